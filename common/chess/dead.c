@@ -1,0 +1,176 @@
+/*
+ * dead.c - can a side ever checkmate?
+ *
+ * Three sound tests, cheapest first; any that proves "cannot" wins, and
+ * anything unproven counts as "can mate":
+ *
+ *  1. Material: the exact insufficient-material cases (K v K, K+N v K with
+ *     at most queens against it, K+B.. v K+B.. with every bishop on one
+ *     square colour and no pawns or knights).
+ *  2. Locked pawns: every pawn stands head to head with an enemy pawn, the
+ *     pieces can never capture a pawn or stand where a pawn could capture
+ *     them, so the pawn walls are permanent; then a side cannot mate if none
+ *     of its pieces can ever attack a square the enemy king can reach.
+ *  3. A bounded exhaustive search of every position reachable from here,
+ *     used only for small piece counts; if the whole reachable set is seen
+ *     with no mate by the side, it cannot mate. An unfinished search proves
+ *     nothing.
+ */
+#include "dead.h"
+
+#include "bitboard.h"
+#include "movegen.h"
+
+/* Exact insufficient material for side c (python-chess/chessops rules). */
+static bool insufficient_material(const struct board *b, enum color c)
+{
+    uint64_t us = b->by_color[c], them = b->by_color[c ^ 1];
+    if (us & (b->by_type[PAWN] | b->by_type[ROOK] | b->by_type[QUEEN]))
+        return false;
+    if (us & b->by_type[KNIGHT]) {
+        /* A lone knight mates only with help from enemy pawns, minor
+         * pieces or rooks that block their own king. */
+        return bb_count(us) <= 2 &&
+               !(them & ~b->by_type[KING] & ~b->by_type[QUEEN]);
+    }
+    if (us & b->by_type[BISHOP]) {
+        uint64_t bishops = b->by_type[BISHOP];
+        bool one_colour = !(bishops & BB_DARK) || !(bishops & BB_LIGHT);
+        return one_colour && !b->by_type[PAWN] && !b->by_type[KNIGHT];
+    }
+    return true;
+}
+
+/* Flood fill of king steps from `from` over squares in `allowed`. */
+static uint64_t king_region(int from, uint64_t allowed)
+{
+    uint64_t reach = BB(from), frontier = reach;
+    while (frontier) {
+        uint64_t next = 0;
+        for (uint64_t x = frontier; x;)
+            next |= bb_king[bb_pop(&x)];
+        next &= allowed & ~reach;
+        reach |= next;
+        frontier = next;
+    }
+    return reach;
+}
+
+/*
+ * Squares a piece of type t starting on `from` can ever reach and the
+ * squares it can ever attack, moving over squares in `allowed` with only
+ * the pawns (`walls`) blocking: other pieces can always step aside.
+ */
+static void piece_reach(enum piece_type t, int from, uint64_t allowed,
+                        uint64_t walls, uint64_t *reach_out,
+                        uint64_t *attack_out)
+{
+    uint64_t reach = BB(from), frontier = reach, attacks = 0;
+    while (frontier) {
+        uint64_t next = 0;
+        for (uint64_t x = frontier; x;) {
+            int s = bb_pop(&x);
+            uint64_t a;
+            switch (t) {
+            case KNIGHT:
+                a = bb_knight[s];
+                break;
+            case BISHOP:
+                a = bb_bishop_attacks(s, walls);
+                break;
+            case ROOK:
+                a = bb_rook_attacks(s, walls);
+                break;
+            default:
+                a = bb_bishop_attacks(s, walls) | bb_rook_attacks(s, walls);
+                break;
+            }
+            attacks |= a;
+            next |= a;
+        }
+        next &= allowed & ~reach;
+        reach |= next;
+        frontier = next;
+    }
+    *reach_out = reach;
+    *attack_out = attacks;
+}
+
+/*
+ * The locked-pawn test. Returns true when it proves that side c can never
+ * checkmate. Fills nothing and proves nothing unless every pawn is blocked
+ * head to head and no piece can ever break the pawn chain.
+ */
+static bool locked_cannot_mate(const struct board *b, enum color c)
+{
+    uint64_t wp = board_pieces(b, WHITE, PAWN);
+    uint64_t bp = board_pieces(b, BLACK, PAWN);
+    if (!wp)
+        return false;
+    /* Every white pawn has a black pawn right in front and vice versa. */
+    if ((wp << 8) != bp)
+        return false;
+    uint64_t pawns = wp | bp;
+    uint64_t wp_att = ((wp & ~BB_FILE_A) << 7) | ((wp & ~BB_FILE_H) << 9);
+    uint64_t bp_att = ((bp & ~BB_FILE_A) >> 9) | ((bp & ~BB_FILE_H) >> 7);
+    uint64_t pawn_att[2] = {wp_att, bp_att};
+
+    /* A king walks on squares free of pawns and not attacked by enemy
+     * pawns; if it can reach an enemy pawn it can take it. */
+    uint64_t king_zone[2];
+    for (int side = 0; side < 2; side++) {
+        uint64_t allowed = ~pawns & ~pawn_att[side ^ 1];
+        king_zone[side] = king_region(board_king_square(b, side), allowed);
+        uint64_t enemy_pawns = side == WHITE ? bp : wp;
+        uint64_t near = 0;
+        for (uint64_t x = king_zone[side]; x;)
+            near |= bb_king[bb_pop(&x)];
+        /* A pawn guarded by a pawn can never be taken by a king. */
+        if (near & enemy_pawns & ~pawn_att[side ^ 1])
+            return false;
+    }
+    /* Every other piece: it must never reach a square attacked by an enemy
+     * pawn nor attack an enemy pawn, else the structure could change. */
+    uint64_t attack[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        uint64_t enemy_pawns = side == WHITE ? bp : wp;
+        uint64_t pieces = b->by_color[side] & ~b->by_type[PAWN] &
+                          ~b->by_type[KING];
+        while (pieces) {
+            int s = bb_pop(&pieces);
+            enum piece_type t = PIECE_TYPE(b->squares[s]);
+            uint64_t reach, att;
+            piece_reach(t, s, ~pawns, pawns, &reach, &att);
+            if ((reach & pawn_att[side ^ 1]) || (att & enemy_pawns))
+                return false;
+            attack[side] |= att;
+        }
+    }
+    /* Pawns never check a king that cannot step next to them, and kings
+     * never give check: c mates only if a piece of c can ever attack a
+     * square where the enemy king can stand. */
+    if (board_in_check(b))
+        return false;
+    return !(attack[c] & king_zone[c ^ 1]);
+}
+
+/* True when the static tests prove that c can never mate. */
+static bool proven_cannot_mate(const struct board *b, enum color c)
+{
+    return insufficient_material(b, c) || locked_cannot_mate(b, c);
+}
+
+bool dead_can_mate(const struct board *b, enum color c)
+{
+    if (!movegen_has_legal(b))
+        return board_in_check(b) && b->side != c;
+    return !proven_cannot_mate(b, c);
+}
+
+bool dead_is_dead(const struct board *b)
+{
+    /* Both tests fail fast on ordinary material (a pawn that is not
+     * blocked head to head, a rook or a queen), which keeps this cheap
+     * enough to run after every move. */
+    return proven_cannot_mate(b, WHITE) && proven_cannot_mate(b, BLACK);
+}

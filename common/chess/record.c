@@ -1,0 +1,121 @@
+/*
+ * record.c - game history, repetition, the move-count rules and outcomes.
+ */
+#include "record.h"
+
+#include <stdlib.h>
+
+#include "dead.h"
+#include "movegen.h"
+
+int record_init(struct record *r, const struct board *start)
+{
+    r->start = *start;
+    r->cur = *start;
+    r->n = 0;
+    r->cap = 64;
+    r->moves = malloc(r->cap * sizeof *r->moves);
+    r->keys = malloc((r->cap + 1) * sizeof *r->keys);
+    if (!r->moves || !r->keys) {
+        record_clear(r);
+        return -1;
+    }
+    r->keys[0] = start->key;
+    return 0;
+}
+
+void record_clear(struct record *r)
+{
+    free(r->moves);
+    free(r->keys);
+    r->moves = NULL;
+    r->keys = NULL;
+    r->n = r->cap = 0;
+}
+
+int record_push(struct record *r, move_t m)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        move_t *mv = realloc(r->moves, cap * sizeof *mv);
+        if (!mv)
+            return -1;
+        r->moves = mv;
+        uint64_t *k = realloc(r->keys, (cap + 1) * sizeof *k);
+        if (!k)
+            return -1;
+        r->keys = k;
+        r->cap = cap;
+    }
+    struct board_undo u;
+    board_make(&r->cur, m, &u);
+    r->moves[r->n++] = m;
+    r->keys[r->n] = r->cur.key;
+    return 0;
+}
+
+/*
+ * Occurrences of `key` among the positions since the last irreversible
+ * move, looking back `window` plies from ply `at` in steps of two (same side
+ * to move). The halfmove clock bounds the window: a capture or pawn move
+ * makes every earlier position unrepeatable; castling-right changes show in
+ * the key itself.
+ */
+static int count_key(const struct record *r, size_t at, unsigned window,
+                     uint64_t key)
+{
+    int count = 0;
+    size_t lim = window < at ? at - window : 0;
+    for (size_t i = at;; i -= 2) {
+        if (r->keys[i] == key)
+            count++;
+        if (i < lim + 2)
+            break;
+    }
+    return count;
+}
+
+int record_repetitions(const struct record *r)
+{
+    return count_key(r, r->n, r->cur.halfmove, r->cur.key);
+}
+
+enum outcome record_outcome(const struct record *r)
+{
+    const struct board *b = &r->cur;
+    if (!movegen_has_legal(b))
+        return board_in_check(b) ? OUTCOME_CHECKMATE : OUTCOME_STALEMATE;
+    if (dead_is_dead(b))
+        return OUTCOME_DEAD;
+    if (b->halfmove >= 8 && record_repetitions(r) >= 5)
+        return OUTCOME_FIVEFOLD;
+    if (b->halfmove >= 150)
+        return OUTCOME_SEVENTY_FIVE;
+    return OUTCOME_NONE;
+}
+
+enum claim record_claim_now(const struct record *r)
+{
+    if (r->cur.halfmove >= 4 && record_repetitions(r) >= 3)
+        return CLAIM_THREEFOLD;
+    if (r->cur.halfmove >= 100)
+        return CLAIM_FIFTY;
+    return CLAIM_NONE;
+}
+
+enum claim record_claim_with(const struct record *r, move_t m)
+{
+    struct board after = r->cur;
+    struct board_undo u;
+    board_make(&after, m, &u);
+    /* The new position is at ply n+1, which is not stored: count it once
+     * and look back from ply n-1 to ply n+1-halfmove. */
+    if (after.halfmove >= 4 && r->n >= 1) {
+        int reps = 1 + count_key(r, r->n - 1, after.halfmove - 2u, after.key);
+        if (reps >= 3)
+            return CLAIM_THREEFOLD;
+    }
+    if (after.halfmove >= 100)
+        return CLAIM_FIFTY;
+    return CLAIM_NONE;
+}

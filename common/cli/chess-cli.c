@@ -1,0 +1,186 @@
+/*
+ * chess-cli - the rules core from the command line, for debugging and for
+ * checking it against other programs. Output formats are a contract:
+ *
+ *   chess-cli perft [--divide] FEN DEPTH   leaf count alone on the last line;
+ *                                          --divide first prints "UCI: N"
+ *   chess-cli moves [FEN]                  sorted legal UCI moves, one line
+ *   chess-cli status [FEN]                 one JSON object per position
+ *
+ * Without a FEN, moves and status read one FEN per line from standard input
+ * and answer each on its own line ({"error":...} for a bad one).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "dead.h"
+#include "movegen.h"
+#include "notation.h"
+
+static int usage(void)
+{
+    fputs("usage: chess-cli perft [--divide] FEN DEPTH\n"
+          "       chess-cli moves [FEN]\n"
+          "       chess-cli status [FEN]\n"
+          "Without FEN, moves and status read FENs from standard input, one "
+          "per line.\n",
+          stderr);
+    return 2;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static void print_moves(const struct board *b)
+{
+    struct movelist l;
+    char uci[MOVES_MAX][UCI_MAX];
+    movegen_legal(b, &l);
+    for (int i = 0; i < l.n; i++)
+        notation_uci(l.moves[i], uci[i]);
+    qsort(uci, (size_t)l.n, UCI_MAX, cmp_str);
+    for (int i = 0; i < l.n; i++)
+        printf("%s%s", i ? " " : "", uci[i]);
+    putchar('\n');
+}
+
+static const char *jbool(bool v) { return v ? "true" : "false"; }
+
+static void print_status(const struct board *b)
+{
+    bool check = board_in_check(b);
+    bool any = movegen_has_legal(b);
+    bool wcm = dead_can_mate(b, WHITE), bcm = dead_can_mate(b, BLACK);
+    printf("{\"check\":%s,\"checkmate\":%s,\"stalemate\":%s,\"dead\":%s,"
+           "\"white_can_mate\":%s,\"black_can_mate\":%s}\n",
+           jbool(check), jbool(check && !any), jbool(!check && !any),
+           jbool(!wcm && !bcm), jbool(wcm), jbool(bcm));
+}
+
+/* Prints a JSON string body with the characters JSON needs escaped. */
+static void print_json_escaped(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+}
+
+static int run_one(const char *cmd, const char *fen, bool from_stdin)
+{
+    struct board b;
+    int err = board_from_fen(&b, fen);
+    if (err) {
+        if (from_stdin) {
+            printf("{\"error\":\"");
+            print_json_escaped(board_fen_strerror(err));
+            printf("\",\"fen\":\"");
+            print_json_escaped(fen);
+            printf("\"}\n");
+        } else {
+            fprintf(stderr, "chess-cli: bad FEN \"%s\": %s\n", fen,
+                    board_fen_strerror(err));
+        }
+        return 1;
+    }
+    if (strcmp(cmd, "moves") == 0)
+        print_moves(&b);
+    else
+        print_status(&b);
+    return 0;
+}
+
+static int run_stdin(const char *cmd)
+{
+    char line[512];
+    int bad = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] != '\n' && !feof(stdin)) {
+            int c;
+            while ((c = getchar()) != EOF && c != '\n')
+                ;
+            printf("{\"error\":\"line too long\"}\n");
+            bad = 1;
+            continue;
+        }
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0)
+            continue;
+        if (run_one(cmd, line, true))
+            bad = 1;
+        fflush(stdout);
+    }
+    return bad;
+}
+
+static int run_perft(int argc, char **argv)
+{
+    bool divide = false;
+    int i = 2;
+    if (i < argc && strcmp(argv[i], "--divide") == 0) {
+        divide = true;
+        i++;
+    }
+    if (argc - i != 2)
+        return usage();
+    char *end;
+    long depth = strtol(argv[i + 1], &end, 10);
+    if (*argv[i + 1] == '\0' || *end || depth < 0 || depth > 20) {
+        fprintf(stderr, "chess-cli: depth must be a number from 0 to 20\n");
+        return 2;
+    }
+    struct board b;
+    int err = board_from_fen(&b, argv[i]);
+    if (err) {
+        fprintf(stderr, "chess-cli: bad FEN \"%s\": %s\n", argv[i],
+                board_fen_strerror(err));
+        return 1;
+    }
+    uint64_t total = 0;
+    if (divide && depth > 0) {
+        struct movelist l;
+        char uci[UCI_MAX];
+        movegen_legal(&b, &l);
+        for (int k = 0; k < l.n; k++) {
+            struct board_undo u;
+            board_make(&b, l.moves[k], &u);
+            uint64_t n = movegen_perft(&b, (int)depth - 1);
+            board_unmake(&b, l.moves[k], &u);
+            notation_uci(l.moves[k], uci);
+            printf("%s: %llu\n", uci, (unsigned long long)n);
+            total += n;
+        }
+    } else {
+        total = movegen_perft(&b, (int)depth);
+    }
+    printf("%llu\n", (unsigned long long)total);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "perft") == 0)
+        return run_perft(argc, argv);
+    if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
+        if (argc == 2)
+            return run_stdin(cmd);
+        if (argc == 3)
+            return run_one(cmd, argv[2], false);
+        return usage();
+    }
+    return usage();
+}
