@@ -1,0 +1,31 @@
+/*
+ * pgn.h - a finished (or live) game as PGN text: the seven-tag roster,
+ * TimeControl, Termination, SetUp/FEN for set-up positions, and a
+ * [%clk H:MM:SS] comment after each move.
+ */
+#ifndef CHESS_PGN_H
+#define CHESS_PGN_H
+
+#include <stdint.h>
+
+#include "record.h"
+
+struct pgn_tags {
+    const char *event;        /* e.g. "Casual game" */
+    const char *site;         /* e.g. "https://host/g/GID" */
+    const char *date;         /* "YYYY.MM.DD" */
+    const char *white;
+    const char *black;
+    const char *result;       /* "1-0", "0-1", "1/2-1/2", "*" */
+    const char *time_control; /* "300+2" (Fischer) or "1/60" (per move) */
+    const char *termination;  /* e.g. "normal", "time forfeit", "abandoned" */
+};
+
+/* Returns the PGN of record r (malloc'ed, caller frees; NULL when out of
+ * memory). clk_ms[i], when clk_ms is not NULL, is the mover's remaining
+ * time after move i. SetUp/FEN tags are written when r started from a
+ * position other than the initial one. Tag values are escaped. */
+char *pgn_format(const struct pgn_tags *t, const struct record *r,
+                 const int64_t *clk_ms);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * store.h - durable storage in SQLite: players, games, the per-move journal.
+ *
+ * Threads. Every function here is called from the event-loop thread. Writes
+ * (store_put_*) only copy their arguments into a bounded queue and return a
+ * sequence number; one writer thread commits the queue in batched
+ * transactions (WAL, synchronous=NORMAL) and then calls `on_commit` from the
+ * writer thread, which must do nothing but wake the loop
+ * (lws_cancel_service). The loop then compares store_committed() with the
+ * sequence numbers it waits for. Reads use a separate read-only connection
+ * and never wait on the writer.
+ *
+ * Ownership: the store copies every string it is given; structs it fills
+ * for the caller own heap strings that the matching *_clear releases.
+ */
+#ifndef SERVER_STORE_H
+#define SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+struct store_player {
+    char pid[33];
+    char name[21];
+    uint8_t token_hash[32]; /* SHA-256 of the token */
+    int64_t created_ms;     /* Unix epoch milliseconds */
+};
+
+/* Clock settings as the protocol gives them. */
+struct store_clock {
+    int per_move;     /* 0 = Fischer, 1 = per move */
+    int initial_s;    /* Fischer */
+    int increment_s;  /* Fischer */
+    int per_move_s;   /* per move */
+};
+
+struct store_move {
+    int ply;          /* 1-based: the ply this move produced */
+    char uci[6];
+    char san[10];
+    int64_t white_ms; /* remaining after the move */
+    int64_t black_ms;
+    int64_t wall_ms;  /* Unix epoch ms when the move was played */
+};
+
+struct store_game {
+    char gid[33];
+    char white_pid[33], white_name[21]; /* "" for an empty seat */
+    char black_pid[33], black_name[21];
+    char creator_pid[33];               /* "" for games from seeks */
+    struct store_clock clock;
+    char initial_fen[92];
+    char status[8];      /* "waiting", "started", "ended" */
+    char result[8];      /* "" while live, else "1-0", "0-1", "1/2-1/2", "*" */
+    char reason[32];     /* "" while live, else a protocol reason */
+    char final_fen[92];
+    char draw_offer[6];  /* "", "white" or "black" */
+    int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
+    int64_t white_ms, black_ms; /* remaining, as of the last journal row */
+};
+
+/* A page of a player's finished games, newest first. */
+struct store_game_list {
+    struct store_game *games; /* owned; released by store_game_list_clear */
+    size_t n;
+    int has_more;             /* a further page exists */
+};
+
+/* Opens (creating if needed) the database at path, applies pending
+ * migrations in one transaction, starts the writer thread. Returns 0, or
+ * -1 with a sentence in err (e.g. a schema newer than this binary). */
+int store_open(struct store **out, const char *path,
+               void (*on_commit)(void *arg), void *arg, char *err,
+               size_t errlen);
+
+/* Commits everything queued, stops the writer, closes the database.
+ * store_close(NULL) is a no-op. */
+void store_close(struct store *s);
+
+/* The schema version (the highest migration number applied). */
+int store_schema_version(const struct store *s);
+
+/* Queued writes. Each returns a sequence number > 0, or 0 when the queue
+ * is full (nothing was queued; the caller reports the failure). */
+uint64_t store_put_player(struct store *s, const struct store_player *p);
+/* Creates or replaces the game row (seats, status, offer, times). */
+uint64_t store_put_game(struct store *s, const struct store_game *g);
+uint64_t store_put_move(struct store *s, const char *gid,
+                        const struct store_move *m);
+/* Marks the game ended and stores its final row and full PGN. */
+uint64_t store_finish_game(struct store *s, const struct store_game *g,
+                           const char *pgn);
+
+/* Highest sequence number whose transaction has committed. */
+uint64_t store_committed(const struct store *s);
+/* Writes queued and not yet committed. */
+size_t store_queue_depth(const struct store *s);
+/* Wall-clock ms of the last heartbeat the writer recorded before this
+ * process started (0 if none): the moment the previous run was last seen. */
+int64_t store_last_heartbeat_ms(const struct store *s);
+
+/* Reads. Return 1 when found, 0 when not found, -1 on a database error. */
+int store_find_player_by_token(struct store *s, const uint8_t hash[32],
+                               struct store_player *out);
+int store_find_player(struct store *s, const char *pid,
+                      struct store_player *out);
+/* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
+ * with its journal in ply order; *pgn likewise (NULL while live). */
+int store_get_game(struct store *s, const char *gid, struct store_game *g,
+                   struct store_move **moves, size_t *n_moves, char **pgn);
+/* Calls cb for every game whose status is waiting or started, oldest
+ * first, with its journal; stops early when cb returns non-zero. */
+int store_load_live(struct store *s,
+                    int (*cb)(void *arg, const struct store_game *g,
+                              const struct store_move *moves, size_t n),
+                    void *arg);
+/* A player's ended, non-aborted games, newest first, after `before_gid`
+ * (NULL for the first page), at most `limit`. */
+int store_list_player_games(struct store *s, const char *pid,
+                            const char *before_gid, int limit,
+                            struct store_game_list *out);
+void store_game_list_clear(struct store_game_list *l);
+
+/* Copies the live database to path with SQLite's online backup API.
+ * Usable from another process while a server runs. Returns 0 or -1 with
+ * a sentence in err. */
+int store_backup(const char *db_path, const char *dest_path, char *err,
+                 size_t errlen);
+
+#endif
