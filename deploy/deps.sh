@@ -1,0 +1,36 @@
+#!/bin/sh
+# deploy/deps.sh - install the Debian 12 packages this project needs that are
+# missing. Usage: deploy/deps.sh build|test. Runs apt-get only when something
+# is missing (as root, or through sudo when it exists).
+set -eu
+
+build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
+libjansson-dev libsqlite3-dev libssl-dev"
+test_pkgs="check python3 openssl sqlite3 valgrind clang chromium"
+
+case "${1:-build}" in
+build) want="$build_pkgs" ;;
+test) want="$build_pkgs $test_pkgs" ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+        missing="$missing $p"
+    fi
+done
+if [ -n "$missing" ]; then
+    echo "deps: installing$missing"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+
+# Node.js and npm for the browser tests: use what is on PATH, else Debian's.
+if [ "${1:-build}" = test ] && ! command -v npm >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q nodejs npm
+fi
