@@ -18,6 +18,8 @@
  */
 #include "dead.h"
 
+#include <string.h>
+
 #include "bitboard.h"
 #include "movegen.h"
 
@@ -173,4 +175,104 @@ bool dead_is_dead(const struct board *b)
      * blocked head to head, a rook or a queen), which keeps this cheap
      * enough to run after every move. */
     return proven_cannot_mate(b, WHITE) && proven_cannot_mate(b, BLACK);
+}
+
+/* ---- bounded exhaustive search ---- */
+
+struct dead_frame {
+    struct movelist moves;
+    struct board_undo undo;
+    int next; /* index of the next move to try */
+};
+
+struct dead_scratch {
+    uint64_t seen[DEAD_SEARCH_SEEN]; /* 0 = empty slot */
+    struct dead_frame stack[DEAD_SEARCH_DEPTH];
+};
+
+size_t dead_scratch_size(void)
+{
+    return sizeof(struct dead_scratch);
+}
+
+/* Marks key seen; false when it was already there or the table is full. */
+static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
+{
+    uint64_t k = key ? key : 1; /* 0 marks an empty slot */
+    size_t mask = DEAD_SEARCH_SEEN - 1, i = (size_t)(k * 0x9E3779B97F4A7C15ull >> 40) & mask;
+    for (size_t probes = 0; probes < 64; probes++, i = (i + 1) & mask) {
+        if (ws->seen[i] == k)
+            return false;
+        if (ws->seen[i] == 0) {
+            ws->seen[i] = k;
+            return true;
+        }
+    }
+    *full = true;
+    return false;
+}
+
+/*
+ * Outcome of one node for the search: 1 = c has mated here, 0 = nothing to
+ * expand (stalemate, mate of c, or statically unwinnable for c), -1 =
+ * expand its moves.
+ */
+static int classify(const struct board *b, enum color c, struct movelist *ml)
+{
+    if (movegen_legal(b, ml) == 0)
+        return board_in_check(b) && b->side != c ? 1 : 0;
+    if (proven_cannot_mate(b, c))
+        return 0;
+    return -1;
+}
+
+bool dead_search_can_mate(const struct board *root, enum color c, void *mem)
+{
+    struct dead_scratch *ws = mem;
+    struct board b = *root;
+    bool full = false;
+    long nodes = 0;
+    int depth = 0;
+
+    if (!movegen_has_legal(&b))
+        return board_in_check(&b) && b.side != c;
+    if (proven_cannot_mate(&b, c))
+        return false;
+    memset(ws->seen, 0, sizeof ws->seen);
+    seen_insert(ws, b.key, &full);
+    if (classify(&b, c, &ws->stack[0].moves) != -1)
+        return true; /* unreachable: root has moves and was not settled */
+    ws->stack[0].next = 0;
+
+    while (depth >= 0) {
+        struct dead_frame *f = &ws->stack[depth];
+        if (f->next == f->moves.n) {
+            if (depth > 0)
+                board_unmake(&b, ws->stack[depth - 1].moves.moves[ws->stack[depth - 1].next - 1],
+                             &ws->stack[depth - 1].undo);
+            depth--;
+            continue;
+        }
+        move_t m = f->moves.moves[f->next++];
+        board_make(&b, m, &f->undo);
+        if (!seen_insert(ws, b.key, &full)) {
+            board_unmake(&b, m, &f->undo);
+            if (full)
+                return true; /* out of memory for the proof: unknown */
+            continue;
+        }
+        if (++nodes > DEAD_SEARCH_NODES || depth + 1 >= DEAD_SEARCH_DEPTH)
+            return true; /* budget spent: unknown counts as "can mate" */
+        struct dead_frame *child = &ws->stack[depth + 1];
+        int r = classify(&b, c, &child->moves);
+        if (r == 1)
+            return true;
+        if (r == 0) {
+            board_unmake(&b, m, &f->undo);
+            continue;
+        }
+        child->next = 0;
+        depth++;
+    }
+    return false; /* every reachable position seen: no mate by c */
 }

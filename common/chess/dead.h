@@ -16,6 +16,25 @@
  * side giving mate; in a stalemate it is false for both. */
 bool dead_can_mate(const struct board *b, enum color c);
 
+/*
+ * Scratch memory for dead_search_can_mate: the caller allocates it (it is
+ * large, about 8.5 MB) and may reuse it for any number of searches, so the
+ * rules core itself never allocates.
+ */
+#define DEAD_SEARCH_SEEN (1u << 19)  /* visited-position slots, power of 2 */
+#define DEAD_SEARCH_NODES 200000    /* positions explored before giving up */
+#define DEAD_SEARCH_DEPTH 8192       /* longest line explored */
+struct dead_scratch;
+size_t dead_scratch_size(void);
+
+/* Like dead_can_mate, but when the static tests prove nothing it also
+ * explores every position reachable from b (both sides' moves, bounded by
+ * DEAD_SEARCH_NODES), pruning positions the static tests settle; if no
+ * checkmate by c is reachable, c cannot mate. ws points to
+ * dead_scratch_size() bytes owned by the caller. Worst case some tens of
+ * milliseconds: meant for a flag-fall verdict or a tool, not every move. */
+bool dead_search_can_mate(const struct board *b, enum color c, void *ws);
+
 /* True when neither side can ever checkmate (a dead position). Meant for a
  * position where the side to move has a legal move: checkmate and
  * stalemate are decided before this is asked. */

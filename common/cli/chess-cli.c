@@ -50,11 +50,15 @@ static void print_moves(const struct board *b)
 
 static const char *jbool(bool v) { return v ? "true" : "false"; }
 
+/* Scratch memory for the dead-position search, allocated once. */
+static void *dead_ws;
+
 static void print_status(const struct board *b)
 {
     bool check = board_in_check(b);
     bool any = movegen_has_legal(b);
-    bool wcm = dead_can_mate(b, WHITE), bcm = dead_can_mate(b, BLACK);
+    bool wcm = dead_search_can_mate(b, WHITE, dead_ws);
+    bool bcm = dead_search_can_mate(b, BLACK, dead_ws);
     printf("{\"check\":%s,\"checkmate\":%s,\"stalemate\":%s,\"dead\":%s,"
            "\"white_can_mate\":%s,\"black_can_mate\":%s}\n",
            jbool(check), jbool(check && !any), jbool(!check && !any),
@@ -176,11 +180,17 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "perft") == 0)
         return run_perft(argc, argv);
     if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
-        if (argc == 2)
-            return run_stdin(cmd);
-        if (argc == 3)
-            return run_one(cmd, argv[2], false);
-        return usage();
+        int rc;
+        if (argc > 3)
+            return usage();
+        dead_ws = malloc(dead_scratch_size());
+        if (!dead_ws) {
+            fprintf(stderr, "chess-cli: out of memory\n");
+            return 1;
+        }
+        rc = argc == 2 ? run_stdin(cmd) : run_one(cmd, argv[2], false);
+        free(dead_ws);
+        return rc;
     }
     return usage();
 }
