@@ -1,0 +1,22 @@
+/*
+ * migrations.h - the schema migrations (migrations/NNNN_name.sql) embedded
+ * into the binary at build time by embed.c. The array is generated, constant
+ * and sorted: migrations_list[i].version == i + 1.
+ */
+#ifndef MIGRATIONS_H
+#define MIGRATIONS_H
+
+#include <stddef.h>
+
+struct migration {
+    int version;     /* NNNN from the file name, 1-based, no gaps */
+    const char *name;
+    const char *sql; /* the whole file, NUL-terminated */
+};
+
+/* Every embedded migration in version order (static storage). */
+extern const struct migration migrations_list[];
+/* How many entries migrations_list has (at least one). */
+extern const size_t migrations_count;
+
+#endif
