@@ -83,7 +83,10 @@ void store_close(struct store *s);
 int store_schema_version(const struct store *s);
 
 /* Queued writes. Each returns a sequence number > 0, or 0 when the queue
- * is full (nothing was queued; the caller reports the failure). */
+ * is full (nothing was queued; the caller reports the failure). 0 also
+ * when an argument is unusable: an empty pid/gid/uci, ply < 1, a status,
+ * result or draw_offer outside the values listed below, or (finish) an
+ * empty result or a NULL pgn. */
 uint64_t store_put_player(struct store *s, const struct store_player *p);
 /* Creates or replaces the game row (seats, status, offer, times). */
 uint64_t store_put_game(struct store *s, const struct store_game *g);
@@ -111,13 +114,17 @@ int store_find_player(struct store *s, const char *pid,
 int store_get_game(struct store *s, const char *gid, struct store_game *g,
                    struct store_move **moves, size_t *n_moves, char **pgn);
 /* Calls cb for every game whose status is waiting or started, oldest
- * first, with its journal; stops early when cb returns non-zero. */
+ * first, with its journal; stops early when cb returns non-zero. All rows
+ * are read (one snapshot) before the first call, so cb may use the store.
+ * Returns 0, or -1 on a database error (then cb was not called). */
 int store_load_live(struct store *s,
                     int (*cb)(void *arg, const struct store_game *g,
                               const struct store_move *moves, size_t n),
                     void *arg);
 /* A player's ended, non-aborted games, newest first, after `before_gid`
- * (NULL for the first page), at most `limit`. */
+ * (NULL for the first page), at most `limit`. Returns 0 (an unknown or
+ * live before_gid gives an empty page), or -1 on a database error or when
+ * pid is empty or limit < 1 (*out is then empty). */
 int store_list_player_games(struct store *s, const char *pid,
                             const char *before_gid, int limit,
                             struct store_game_list *out);
