@@ -1,0 +1,1258 @@
+/*
+ * store.c - SQLite storage: migrations, prepared statements, the writer
+ * thread and the read-only connection. See store.h for the contract.
+ *
+ * Two connections to one WAL database:
+ * - `w`, the writer's. The loop thread uses it only inside store_open
+ *   (migrations, heartbeat read) and store_close; between the two only the
+ *   writer thread touches it (handed over by pthread_create/pthread_join).
+ * - `r`, read-only (SQLITE_OPEN_READONLY), used by the loop thread for every
+ *   read. WAL lets it read while the writer commits.
+ *
+ * Queue. Enqueuers allocate an op, copy their arguments into it, and append
+ * its pointer to `q` under `mu`; the writer swaps `q` with its own empty
+ * `batch` array (so the lock is held for a pointer swap, never for disk),
+ * then applies the whole batch in one BEGIN IMMEDIATE ... COMMIT, publishes
+ * the last sequence number in `committed` and calls on_commit. A failed
+ * transaction (busy, disk full, I/O) is rolled back and retried with the
+ * same ops, so order is kept and nothing is reported committed that is not;
+ * a single op that violates a constraint is logged and skipped, because
+ * retrying it could never succeed.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "migrations.h"
+
+/*
+ * Tunables.
+ * STORE_QUEUE_CAP: writes that may wait for the writer. A move is about
+ * 0.5 KB queued, so a full queue is ~30 MB; at the writer's measured batch
+ * rate it drains in well under a second, and filling it means the disk has
+ * stalled, at which point refusing new writes is the honest answer.
+ * STORE_BUSY_MS: how long a statement waits on a lock held by another
+ * connection (an online backup, the sqlite3 shell) before failing.
+ * STORE_HEARTBEAT_MS: how often the writer records the wall clock; restored
+ * games are charged up to the last heartbeat, so this bounds the time the
+ * side to move can lose to a crash.
+ * STORE_RETRY_MS / STORE_CLOSE_RETRIES: back-off after a failed transaction,
+ * and how many attempts store_close makes before dropping what is left.
+ */
+#define STORE_QUEUE_CAP 65536
+#define STORE_BUSY_MS 5000
+#define STORE_HEARTBEAT_MS 1000
+#define STORE_RETRY_MS 50
+#define STORE_CLOSE_RETRIES 20
+
+enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH };
+
+/* One queued write, owned by the queue until the writer frees it. */
+struct op {
+    enum op_kind kind;
+    uint64_t seq;
+    union {
+        struct store_player player;
+        struct store_game game; /* OP_GAME, OP_FINISH */
+        struct {
+            char gid[33];
+            struct store_move m;
+        } move;
+    } u;
+    char *pgn; /* OP_FINISH only, owned */
+};
+
+struct store {
+    sqlite3 *w, *r;
+    int schema_version;
+    int64_t last_heartbeat_ms;
+    void (*on_commit)(void *arg);
+    void *arg;
+
+    /* writer statements */
+    sqlite3_stmt *w_begin, *w_commit, *w_rollback;
+    sqlite3_stmt *w_player, *w_game, *w_finish, *w_move, *w_beat;
+    /* reader statements */
+    sqlite3_stmt *r_begin, *r_end;
+    sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
+    sqlite3_stmt *r_ended, *r_list;
+
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;     /* signalled when q gains an op or on stop */
+    struct op **q;         /* pending ops, q[0..q_n-1], guarded by mu */
+    size_t q_n;
+    struct op **batch;     /* the writer's array; swapped with q */
+    bool stopping;         /* guarded by mu */
+    uint64_t next_seq;     /* guarded by mu */
+    _Atomic uint64_t queued;    /* highest sequence number handed out */
+    _Atomic uint64_t committed; /* highest sequence number committed */
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static int64_t clock_ms(clockid_t id)
+{
+    struct timespec ts;
+
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Copies a string into a fixed array, truncating, always terminated. */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t n = src ? strnlen(src, len - 1) : 0;
+
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
+#define TERMINATE(a) ((a)[sizeof(a) - 1] = '\0')
+
+/* Steps a statement that returns no rows and resets it: the step's code. */
+static int step_once(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* Binds text, or NULL when the text is empty (nullable columns). */
+static int bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+    if (!v || !*v)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static int bind_ms_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+    return v ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* Copies a text column into a fixed array ("" for NULL), truncating. */
+static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
+{
+    copy_str(dst, len, (const char *)sqlite3_column_text(st, i));
+}
+
+/* ---- statements ------------------------------------------------------- */
+
+/* The game columns in the order both the upserts bind them (?1..?21) and
+ * the reads return them (0..20). */
+#define GAME_COLS                                                          \
+    "gid, white_pid, white_name, black_pid, black_name, creator_pid, "     \
+    "per_move, initial_s, increment_s, per_move_s, initial_fen, status, "  \
+    "result, reason, final_fen, draw_offer, created_ms, started_ms, "      \
+    "ended_ms, white_ms, black_ms"
+#define GAME_PARAMS                                                        \
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "   \
+    "?16, ?17, ?18, ?19, ?20, ?21"
+#define GAME_UPDATE                                                        \
+    "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
+    "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \
+    "creator_pid = excluded.creator_pid, per_move = excluded.per_move, "   \
+    "initial_s = excluded.initial_s, increment_s = excluded.increment_s, " \
+    "per_move_s = excluded.per_move_s, "                                   \
+    "initial_fen = excluded.initial_fen, status = excluded.status, "       \
+    "result = excluded.result, reason = excluded.reason, "                 \
+    "final_fen = excluded.final_fen, draw_offer = excluded.draw_offer, "   \
+    "created_ms = excluded.created_ms, started_ms = excluded.started_ms, " \
+    "ended_ms = excluded.ended_ms, white_ms = excluded.white_ms, "         \
+    "black_ms = excluded.black_ms"
+#define MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms"
+
+/* A player's finished, non-aborted games as seen from one seat, strictly
+ * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
+ * serves it in that order. */
+#define LIST_SEAT(seat, other)                                            \
+    "SELECT " GAME_COLS " FROM games WHERE " seat " = ?1 AND "            \
+    "status = 'ended' AND result <> '*' AND "                             \
+    "(ended_ms < ?2 OR (ended_ms = ?2 AND gid < ?3))" other
+
+struct stmt_def {
+    size_t offset; /* of the sqlite3_stmt * in struct store */
+    const char *sql;
+};
+
+#define DEF(field, sql) {offsetof(struct store, field), sql}
+
+static const struct stmt_def writer_stmts[] = {
+    DEF(w_begin, "BEGIN IMMEDIATE"),
+    DEF(w_commit, "COMMIT"),
+    DEF(w_rollback, "ROLLBACK"),
+    DEF(w_player,
+        "INSERT INTO players (pid, name, token_hash, created_ms) "
+        "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, "
+        "created_ms = excluded.created_ms"),
+    DEF(w_game, "INSERT INTO games (" GAME_COLS ") VALUES (" GAME_PARAMS
+                ") ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE),
+    DEF(w_finish, "INSERT INTO games (" GAME_COLS ", pgn) VALUES ("
+                  GAME_PARAMS ", ?22) ON CONFLICT (gid) DO UPDATE SET "
+                  GAME_UPDATE ", pgn = excluded.pgn"),
+    DEF(w_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+    DEF(w_beat, "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', ?1) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+};
+
+static const struct stmt_def reader_stmts[] = {
+    DEF(r_begin, "BEGIN"),
+    DEF(r_end, "COMMIT"),
+    DEF(r_token, "SELECT pid, name, token_hash, created_ms FROM players "
+                 "WHERE token_hash = ?1"),
+    DEF(r_player, "SELECT pid, name, token_hash, created_ms FROM players "
+                  "WHERE pid = ?1"),
+    DEF(r_game, "SELECT " GAME_COLS ", pgn FROM games WHERE gid = ?1"),
+    DEF(r_moves, "SELECT " MOVE_COLS " FROM moves WHERE gid = ?1 "
+                 "ORDER BY ply"),
+    DEF(r_live, "SELECT " GAME_COLS " FROM games "
+                "WHERE status IN ('waiting', 'started') "
+                "ORDER BY created_ms, gid"),
+    DEF(r_ended, "SELECT ended_ms FROM games WHERE gid = ?1 AND "
+                 "status = 'ended'"),
+    DEF(r_list, LIST_SEAT("white_pid", "") " UNION ALL "
+                LIST_SEAT("black_pid", " AND white_pid IS NOT ?1")
+                " ORDER BY ended_ms DESC, gid DESC LIMIT ?4"),
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static sqlite3_stmt **stmt_slot(struct store *s, const struct stmt_def *d)
+{
+    return (sqlite3_stmt **)(void *)((char *)s + d->offset);
+}
+
+static int prepare_all(struct store *s, sqlite3 *db,
+                       const struct stmt_def *defs, size_t n, char *err,
+                       size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (sqlite3_prepare_v3(db, defs[i].sql, -1,
+                               SQLITE_PREPARE_PERSISTENT,
+                               stmt_slot(s, &defs[i]), NULL) != SQLITE_OK) {
+            set_err(err, errlen, "cannot prepare a statement: %s",
+                    sqlite3_errmsg(db));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void finalize_all(struct store *s, const struct stmt_def *defs,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_stmt **st = stmt_slot(s, &defs[i]);
+        sqlite3_finalize(*st);
+        *st = NULL;
+    }
+}
+
+/* ---- open: pragmas and migrations ------------------------------------- */
+
+/* Runs a one-integer query ("PRAGMA user_version"); -1 on error. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE)
+        *out = 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int configure_writer(sqlite3 *db, const char *path, char *err,
+                            size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int wal;
+
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, STORE_BUSY_MS);
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st,
+                           NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW)
+        goto fail;
+    wal = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0),
+                          "wal") == 0;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!wal) {
+        set_err(err, errlen, "%s: cannot switch the database to WAL mode",
+                path);
+        return -1;
+    }
+    if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL; "
+                         "PRAGMA foreign_keys = ON;",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    return 0;
+fail:
+    set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* Applies every embedded migration newer than the database's user_version
+ * in one transaction. A database newer than this binary is refused. */
+static int migrate(sqlite3 *db, const char *path, int *version, char *err,
+                   size_t errlen)
+{
+    int newest = migrations_list[migrations_count - 1].version;
+    int64_t have;
+    char sql[64];
+
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (query_int(db, "PRAGMA user_version", &have) != 0) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        goto fail;
+    }
+    if (have > newest) {
+        set_err(err, errlen,
+                "%s: the database schema is version %lld, newer than the "
+                "newest this server knows (%d); run a newer server or "
+                "restore a backup",
+                path, (long long)have, newest);
+        goto fail;
+    }
+    if (have < 0) {
+        set_err(err, errlen, "%s: invalid schema version %lld", path,
+                (long long)have);
+        goto fail;
+    }
+    for (size_t i = (size_t)have; i < migrations_count; i++) {
+        const struct migration *m = &migrations_list[i];
+        if (sqlite3_exec(db, m->sql, NULL, NULL, NULL) != SQLITE_OK) {
+            set_err(err, errlen, "%s: migration %04d_%s failed: %s", path,
+                    m->version, m->name, sqlite3_errmsg(db));
+            goto fail;
+        }
+    }
+    /* A pragma takes no parameters; the value is our own integer. */
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", newest);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        goto fail;
+    }
+    *version = newest;
+    return 0;
+fail:
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/* ---- the writer thread ------------------------------------------------ */
+
+/* Binds the GAME_COLS parameters ?1..?21. Returns SQLITE_OK (0), or
+ * non-zero when any bind failed (the codes are OR-ed together). */
+static int bind_game(sqlite3_stmt *st, const struct store_game *g,
+                     const char *status)
+{
+    int rc = SQLITE_OK;
+
+    rc |= sqlite3_bind_text(st, 1, g->gid, -1, SQLITE_STATIC);
+    rc |= bind_text_or_null(st, 2, g->white_pid);
+    rc |= sqlite3_bind_text(st, 3, g->white_name, -1, SQLITE_STATIC);
+    rc |= bind_text_or_null(st, 4, g->black_pid);
+    rc |= sqlite3_bind_text(st, 5, g->black_name, -1, SQLITE_STATIC);
+    rc |= bind_text_or_null(st, 6, g->creator_pid);
+    rc |= sqlite3_bind_int(st, 7, g->clock.per_move);
+    rc |= sqlite3_bind_int(st, 8, g->clock.initial_s);
+    rc |= sqlite3_bind_int(st, 9, g->clock.increment_s);
+    rc |= sqlite3_bind_int(st, 10, g->clock.per_move_s);
+    rc |= sqlite3_bind_text(st, 11, g->initial_fen, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_text(st, 12, status, -1, SQLITE_STATIC);
+    rc |= bind_text_or_null(st, 13, g->result);
+    rc |= bind_text_or_null(st, 14, g->reason);
+    rc |= bind_text_or_null(st, 15, g->final_fen);
+    rc |= bind_text_or_null(st, 16, g->draw_offer);
+    rc |= sqlite3_bind_int64(st, 17, g->created_ms);
+    rc |= bind_ms_or_null(st, 18, g->started_ms);
+    rc |= bind_ms_or_null(st, 19, g->ended_ms);
+    rc |= sqlite3_bind_int64(st, 20, g->white_ms);
+    rc |= sqlite3_bind_int64(st, 21, g->black_ms);
+    return rc;
+}
+
+/* Applies one op inside the open transaction: the step's result code. */
+static int apply_op(struct store *s, const struct op *op)
+{
+    sqlite3_stmt *st;
+    int rc = SQLITE_OK;
+
+    switch (op->kind) {
+    case OP_PLAYER:
+        st = s->w_player;
+        rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.player.name, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_blob(st, 3, op->u.player.token_hash, 32,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 4, op->u.player.created_ms);
+        break;
+    case OP_GAME:
+        st = s->w_game;
+        rc |= bind_game(st, &op->u.game, op->u.game.status);
+        break;
+    case OP_FINISH:
+        st = s->w_finish;
+        rc |= bind_game(st, &op->u.game, "ended");
+        rc |= sqlite3_bind_text(st, 22, op->pgn, -1, SQLITE_STATIC);
+        break;
+    case OP_MOVE:
+        st = s->w_move;
+        rc |= sqlite3_bind_text(st, 1, op->u.move.gid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int(st, 2, op->u.move.m.ply);
+        rc |= sqlite3_bind_text(st, 3, op->u.move.m.uci, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 4, op->u.move.m.san, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 5, op->u.move.m.white_ms);
+        rc |= sqlite3_bind_int64(st, 6, op->u.move.m.black_ms);
+        rc |= sqlite3_bind_int64(st, 7, op->u.move.m.wall_ms);
+        break;
+    default:
+        return SQLITE_MISUSE;
+    }
+    if (rc != SQLITE_OK) {
+        sqlite3_clear_bindings(st);
+        return SQLITE_RANGE;
+    }
+    rc = step_once(st);
+    sqlite3_clear_bindings(st); /* drop the pointers into op */
+    return rc;
+}
+
+/* True for an error that belongs to the op itself, not the transaction:
+ * retrying the same op could never succeed. */
+static bool op_error(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG:
+    case SQLITE_RANGE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *op_name(enum op_kind k)
+{
+    static const char *const names[] = {"player", "game", "move", "finish"};
+    return names[k];
+}
+
+/* One transaction: every op of the batch plus, when beat_ms is not 0, the
+ * heartbeat. Returns 0 when committed, -1 when rolled back. */
+static int commit_batch(struct store *s, struct op **ops, size_t n,
+                        int64_t beat_ms)
+{
+    int rc = step_once(s->w_begin);
+
+    if (rc != SQLITE_DONE)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        rc = apply_op(s, ops[i]);
+        if (rc == SQLITE_DONE)
+            continue;
+        if (!op_error(rc))
+            goto fail;
+        fprintf(stderr, "store: dropped %s write #%llu: %s\n",
+                op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
+                sqlite3_errmsg(s->w));
+    }
+    if (beat_ms) {
+        sqlite3_bind_int64(s->w_beat, 1, beat_ms);
+        if ((rc = step_once(s->w_beat)) != SQLITE_DONE)
+            goto fail;
+    }
+    if ((rc = step_once(s->w_commit)) != SQLITE_DONE)
+        goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "store: transaction failed (%d): %s\n", rc,
+            sqlite3_errmsg(s->w));
+    if (!sqlite3_get_autocommit(s->w))
+        step_once(s->w_rollback);
+    return -1;
+}
+
+static void op_free(struct op *op)
+{
+    if (op) {
+        free(op->pgn);
+        free(op);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static bool stop_requested(struct store *s)
+{
+    bool stop;
+
+    pthread_mutex_lock(&s->mu);
+    stop = s->stopping;
+    pthread_mutex_unlock(&s->mu);
+    return stop;
+}
+
+/*
+ * The writer: waits for ops (or the next heartbeat), takes everything
+ * queued, commits it, publishes the sequence number and wakes the loop.
+ * On stop it drains the queue, records a last heartbeat and returns.
+ */
+static void *writer_main(void *arg)
+{
+    struct store *s = arg;
+    int64_t next_beat = 0; /* CLOCK_MONOTONIC ms; 0: beat at once */
+
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        struct op **ops;
+        size_t n;
+        bool stopping, beat, lost = false;
+        int tries = 0;
+
+        while (s->q_n == 0 && !s->stopping &&
+               clock_ms(CLOCK_MONOTONIC) < next_beat) {
+            struct timespec ts = {(time_t)(next_beat / 1000),
+                                  (long)(next_beat % 1000) * 1000000L};
+            pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+        }
+        ops = s->q;
+        n = s->q_n;
+        s->q = s->batch;
+        s->q_n = 0;
+        s->batch = ops;
+        stopping = s->stopping;
+        pthread_mutex_unlock(&s->mu);
+
+        beat = stopping || clock_ms(CLOCK_MONOTONIC) >= next_beat;
+        while (commit_batch(s, ops, n, beat ? clock_ms(CLOCK_REALTIME) : 0)
+               != 0) {
+            /* Keep the batch (order matters) until it commits; once
+             * store_close waits, give up after a bounded number of tries. */
+            if (stop_requested(s) && ++tries >= STORE_CLOSE_RETRIES) {
+                fprintf(stderr, "store: giving up; %zu writes lost\n", n);
+                lost = true;
+                break;
+            }
+            sleep_ms(STORE_RETRY_MS);
+        }
+        if (beat)
+            next_beat = clock_ms(CLOCK_MONOTONIC) + STORE_HEARTBEAT_MS;
+        if (n > 0 && !lost) {
+            atomic_store(&s->committed, ops[n - 1]->seq);
+            if (s->on_commit)
+                s->on_commit(s->arg);
+        }
+        for (size_t i = 0; i < n; i++)
+            op_free(ops[i]);
+
+        pthread_mutex_lock(&s->mu);
+        if (stopping && s->q_n == 0)
+            break;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+int store_open(struct store **out, const char *path,
+               void (*on_commit)(void *arg), void *arg, char *err,
+               size_t errlen)
+{
+    struct store *s;
+    pthread_condattr_t ca;
+    int64_t beat = 0;
+
+    *out = NULL;
+    if (!path || !*path) {
+        set_err(err, errlen, "no database path given");
+        return -1;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    s->on_commit = on_commit;
+    s->arg = arg;
+    s->next_seq = 1;
+
+    if (pthread_condattr_init(&ca) != 0) {
+        set_err(err, errlen, "cannot create a condition variable");
+        free(s);
+        return -1;
+    }
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (pthread_mutex_init(&s->mu, NULL) != 0) {
+        pthread_condattr_destroy(&ca);
+        set_err(err, errlen, "cannot create a mutex");
+        free(s);
+        return -1;
+    }
+    if (pthread_cond_init(&s->cv, &ca) != 0) {
+        pthread_condattr_destroy(&ca);
+        pthread_mutex_destroy(&s->mu);
+        set_err(err, errlen, "cannot create a condition variable");
+        free(s);
+        return -1;
+    }
+    pthread_condattr_destroy(&ca);
+
+    if (sqlite3_open_v2(path, &s->w,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path,
+                s->w ? sqlite3_errmsg(s->w) : "out of memory");
+        goto fail;
+    }
+    if (configure_writer(s->w, path, err, errlen) != 0 ||
+        migrate(s->w, path, &s->schema_version, err, errlen) != 0 ||
+        prepare_all(s, s->w, writer_stmts, N_OF(writer_stmts), err,
+                    errlen) != 0)
+        goto fail;
+    if (query_int(s->w, "SELECT value FROM meta WHERE key = 'heartbeat_ms'",
+                  &beat) != 0) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
+        goto fail;
+    }
+    s->last_heartbeat_ms = beat;
+
+    if (sqlite3_open_v2(path, &s->r, SQLITE_OPEN_READONLY, NULL) !=
+        SQLITE_OK) {
+        set_err(err, errlen, "%s (read-only): %s", path,
+                s->r ? sqlite3_errmsg(s->r) : "out of memory");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->r, 1);
+    sqlite3_busy_timeout(s->r, STORE_BUSY_MS);
+    if (prepare_all(s, s->r, reader_stmts, N_OF(reader_stmts), err,
+                    errlen) != 0)
+        goto fail;
+
+    s->q = malloc(STORE_QUEUE_CAP * sizeof *s->q);
+    s->batch = malloc(STORE_QUEUE_CAP * sizeof *s->batch);
+    if (!s->q || !s->batch) {
+        set_err(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (pthread_create(&s->thread, NULL, writer_main, s) != 0) {
+        set_err(err, errlen, "cannot start the writer thread");
+        goto fail;
+    }
+    s->thread_started = true;
+    *out = s;
+    return 0;
+fail:
+    store_close(s);
+    return -1;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->mu);
+        s->stopping = true;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->thread, NULL);
+    }
+    for (size_t i = 0; i < s->q_n; i++) /* only if the writer never ran */
+        op_free(s->q[i]);
+    free(s->q);
+    free(s->batch);
+    finalize_all(s, reader_stmts, N_OF(reader_stmts));
+    finalize_all(s, writer_stmts, N_OF(writer_stmts));
+    /* The reader first: closing the last connection checkpoints the WAL
+     * into the database file and removes it. */
+    sqlite3_close(s->r);
+    sqlite3_close(s->w);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+int store_schema_version(const struct store *s)
+{
+    return s->schema_version;
+}
+
+/* ---- enqueue ---------------------------------------------------------- */
+
+/* Appends op to the queue and returns its sequence number; 0 (and frees
+ * op) when the queue is full or op is NULL. */
+static uint64_t enqueue(struct store *s, struct op *op)
+{
+    uint64_t seq = 0;
+
+    if (!op)
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    if (s->q_n < STORE_QUEUE_CAP && !s->stopping) {
+        seq = op->seq = s->next_seq++;
+        s->q[s->q_n++] = op;
+        atomic_store(&s->queued, seq);
+        if (s->q_n == 1)
+            pthread_cond_signal(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!seq)
+        op_free(op);
+    return seq;
+}
+
+static struct op *op_new(enum op_kind kind)
+{
+    struct op *op = calloc(1, sizeof *op);
+
+    if (op)
+        op->kind = kind;
+    return op;
+}
+
+static bool valid_status(const char *st)
+{
+    return !strcmp(st, "waiting") || !strcmp(st, "started") ||
+           !strcmp(st, "ended");
+}
+
+static bool valid_result(const char *r)
+{
+    return !strcmp(r, "1-0") || !strcmp(r, "0-1") ||
+           !strcmp(r, "1/2-1/2") || !strcmp(r, "*");
+}
+
+/* Copies g into op with every string terminated; false when g is not a
+ * game row the schema would accept. */
+static bool copy_game(struct op *op, const struct store_game *g)
+{
+    struct store_game *c = &op->u.game;
+
+    *c = *g;
+    TERMINATE(c->gid);
+    TERMINATE(c->white_pid);
+    TERMINATE(c->white_name);
+    TERMINATE(c->black_pid);
+    TERMINATE(c->black_name);
+    TERMINATE(c->creator_pid);
+    TERMINATE(c->initial_fen);
+    TERMINATE(c->status);
+    TERMINATE(c->result);
+    TERMINATE(c->reason);
+    TERMINATE(c->final_fen);
+    TERMINATE(c->draw_offer);
+    return c->gid[0] && c->initial_fen[0] &&
+           (c->clock.per_move == 0 || c->clock.per_move == 1) &&
+           (!c->result[0] || valid_result(c->result)) &&
+           (!c->draw_offer[0] || !strcmp(c->draw_offer, "white") ||
+            !strcmp(c->draw_offer, "black"));
+}
+
+uint64_t store_put_player(struct store *s, const struct store_player *p)
+{
+    struct op *op;
+
+    if (!s || !p)
+        return 0;
+    if (!(op = op_new(OP_PLAYER)))
+        return 0;
+    op->u.player = *p;
+    TERMINATE(op->u.player.pid);
+    TERMINATE(op->u.player.name);
+    if (!op->u.player.pid[0]) {
+        op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
+uint64_t store_put_game(struct store *s, const struct store_game *g)
+{
+    struct op *op;
+
+    if (!s || !g)
+        return 0;
+    if (!(op = op_new(OP_GAME)))
+        return 0;
+    if (!copy_game(op, g) || !valid_status(op->u.game.status)) {
+        op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
+uint64_t store_put_move(struct store *s, const char *gid,
+                        const struct store_move *m)
+{
+    struct op *op;
+
+    if (!s || !gid || !*gid || !m || m->ply < 1)
+        return 0;
+    if (!(op = op_new(OP_MOVE)))
+        return 0;
+    copy_str(op->u.move.gid, sizeof op->u.move.gid, gid);
+    op->u.move.m = *m;
+    TERMINATE(op->u.move.m.uci);
+    TERMINATE(op->u.move.m.san);
+    if (!op->u.move.m.uci[0]) {
+        op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
+uint64_t store_finish_game(struct store *s, const struct store_game *g,
+                           const char *pgn)
+{
+    struct op *op;
+
+    if (!s || !g || !pgn)
+        return 0;
+    if (!(op = op_new(OP_FINISH)))
+        return 0;
+    if (!copy_game(op, g) || !op->u.game.result[0] ||
+        !(op->pgn = strdup(pgn))) {
+        op_free(op);
+        return 0;
+    }
+    copy_str(op->u.game.status, sizeof op->u.game.status, "ended");
+    return enqueue(s, op);
+}
+
+uint64_t store_committed(const struct store *s)
+{
+    return atomic_load(&s->committed);
+}
+
+size_t store_queue_depth(const struct store *s)
+{
+    /* committed first: it only grows and never passes queued */
+    uint64_t c = atomic_load(&s->committed);
+    return (size_t)(atomic_load(&s->queued) - c);
+}
+
+int64_t store_last_heartbeat_ms(const struct store *s)
+{
+    return s->last_heartbeat_ms;
+}
+
+/* ---- reads ------------------------------------------------------------ */
+
+static void row_player(sqlite3_stmt *st, struct store_player *p)
+{
+    const void *hash = sqlite3_column_blob(st, 2);
+
+    memset(p, 0, sizeof *p);
+    col_str(st, 0, p->pid, sizeof p->pid);
+    col_str(st, 1, p->name, sizeof p->name);
+    if (hash && sqlite3_column_bytes(st, 2) == 32)
+        memcpy(p->token_hash, hash, 32);
+    p->created_ms = sqlite3_column_int64(st, 3);
+}
+
+/* Fills g from columns 0..20 (GAME_COLS order). */
+static void row_game(sqlite3_stmt *st, struct store_game *g)
+{
+    int i = 0;
+
+    memset(g, 0, sizeof *g);
+    col_str(st, i++, g->gid, sizeof g->gid);
+    col_str(st, i++, g->white_pid, sizeof g->white_pid);
+    col_str(st, i++, g->white_name, sizeof g->white_name);
+    col_str(st, i++, g->black_pid, sizeof g->black_pid);
+    col_str(st, i++, g->black_name, sizeof g->black_name);
+    col_str(st, i++, g->creator_pid, sizeof g->creator_pid);
+    g->clock.per_move = sqlite3_column_int(st, i++);
+    g->clock.initial_s = sqlite3_column_int(st, i++);
+    g->clock.increment_s = sqlite3_column_int(st, i++);
+    g->clock.per_move_s = sqlite3_column_int(st, i++);
+    col_str(st, i++, g->initial_fen, sizeof g->initial_fen);
+    col_str(st, i++, g->status, sizeof g->status);
+    col_str(st, i++, g->result, sizeof g->result);
+    col_str(st, i++, g->reason, sizeof g->reason);
+    col_str(st, i++, g->final_fen, sizeof g->final_fen);
+    col_str(st, i++, g->draw_offer, sizeof g->draw_offer);
+    g->created_ms = sqlite3_column_int64(st, i++);
+    g->started_ms = sqlite3_column_int64(st, i++);
+    g->ended_ms = sqlite3_column_int64(st, i++);
+    g->white_ms = sqlite3_column_int64(st, i++);
+    g->black_ms = sqlite3_column_int64(st, i++);
+}
+
+static int read_failed(struct store *s, sqlite3_stmt *st)
+{
+    fprintf(stderr, "store: read failed: %s\n", sqlite3_errmsg(s->r));
+    sqlite3_reset(st);
+    return -1;
+}
+
+static int find_player(struct store *s, sqlite3_stmt *st,
+                       struct store_player *out)
+{
+    int rc = sqlite3_step(st), found = 0;
+
+    if (rc == SQLITE_ROW) {
+        row_player(st, out);
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = read_failed(s, st);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
+}
+
+int store_find_player_by_token(struct store *s, const uint8_t hash[32],
+                               struct store_player *out)
+{
+    if (!hash)
+        return 0;
+    sqlite3_bind_blob(s->r_token, 1, hash, 32, SQLITE_STATIC);
+    return find_player(s, s->r_token, out);
+}
+
+int store_find_player(struct store *s, const char *pid,
+                      struct store_player *out)
+{
+    if (!pid)
+        return 0;
+    sqlite3_bind_text(s->r_player, 1, pid, -1, SQLITE_STATIC);
+    return find_player(s, s->r_player, out);
+}
+
+/* Reads the journal of gid in ply order into *out (malloc'ed; NULL when
+ * empty). Returns 0 or -1. */
+static int read_moves(struct store *s, const char *gid,
+                      struct store_move **out, size_t *n_out)
+{
+    sqlite3_stmt *st = s->r_moves;
+    struct store_move *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+
+    sqlite3_bind_text(st, 1, gid, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_move *m;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct store_move *nv = realloc(v, ncap * sizeof *v);
+            if (!nv)
+                goto fail;
+            v = nv;
+            cap = ncap;
+        }
+        m = &v[n++];
+        memset(m, 0, sizeof *m);
+        m->ply = sqlite3_column_int(st, 0);
+        col_str(st, 1, m->uci, sizeof m->uci);
+        col_str(st, 2, m->san, sizeof m->san);
+        m->white_ms = sqlite3_column_int64(st, 3);
+        m->black_ms = sqlite3_column_int64(st, 4);
+        m->wall_ms = sqlite3_column_int64(st, 5);
+    }
+    if (rc != SQLITE_DONE)
+        goto fail;
+    sqlite3_reset(st);
+    *out = v;
+    *n_out = n;
+    return 0;
+fail:
+    read_failed(s, st);
+    free(v);
+    return -1;
+}
+
+/* Read transactions give a multi-statement read one snapshot. */
+static int read_begin(struct store *s)
+{
+    return step_once(s->r_begin) == SQLITE_DONE ? 0 : -1;
+}
+
+static void read_end(struct store *s)
+{
+    step_once(s->r_end);
+}
+
+int store_get_game(struct store *s, const char *gid, struct store_game *g,
+                   struct store_move **moves, size_t *n_moves, char **pgn)
+{
+    sqlite3_stmt *st = s->r_game;
+    int rc, found = 0;
+
+    if (moves)
+        *moves = NULL;
+    if (n_moves)
+        *n_moves = 0;
+    if (pgn)
+        *pgn = NULL;
+    if (!gid)
+        return 0;
+    if (read_begin(s) != 0)
+        return read_failed(s, st);
+    sqlite3_bind_text(st, 1, gid, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 21);
+        row_game(st, g);
+        found = 1;
+        if (pgn && text && !(*pgn = strdup(text)))
+            found = -1;
+    } else if (rc != SQLITE_DONE) {
+        found = -1;
+    }
+    if (found == -1)
+        read_failed(s, st);
+    sqlite3_reset(st);
+    if (found == 1 && moves) {
+        size_t n = 0;
+        if (read_moves(s, gid, moves, &n) != 0) {
+            found = -1;
+        } else if (n_moves) {
+            *n_moves = n;
+        }
+    }
+    read_end(s);
+    if (found == -1 && pgn) {
+        free(*pgn);
+        *pgn = NULL;
+    }
+    return found;
+}
+
+struct live_game {
+    struct store_game g;
+    struct store_move *moves;
+    size_t n;
+};
+
+int store_load_live(struct store *s,
+                    int (*cb)(void *arg, const struct store_game *g,
+                              const struct store_move *moves, size_t n),
+                    void *arg)
+{
+    sqlite3_stmt *st = s->r_live;
+    struct live_game *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc, ret = -1;
+
+    /* Everything is read first, in one snapshot, so that cb may call
+     * other store functions. */
+    if (read_begin(s) != 0)
+        return read_failed(s, st);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            struct live_game *nv = realloc(v, ncap * sizeof *v);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        row_game(st, &v[n].g);
+        v[n].moves = NULL;
+        v[n].n = 0;
+        n++;
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(s, st);
+        goto out;
+    }
+    sqlite3_reset(st);
+    for (size_t i = 0; i < n; i++)
+        if (read_moves(s, v[i].g.gid, &v[i].moves, &v[i].n) != 0)
+            goto out;
+    read_end(s);
+    ret = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cb(arg, &v[i].g, v[i].moves, v[i].n) != 0)
+            break;
+out:
+    if (ret != 0)
+        read_end(s);
+    for (size_t i = 0; i < n; i++)
+        free(v[i].moves);
+    free(v);
+    return ret;
+}
+
+int store_list_player_games(struct store *s, const char *pid,
+                            const char *before_gid, int limit,
+                            struct store_game_list *out)
+{
+    sqlite3_stmt *st = s->r_list;
+    size_t cap = 0;
+    int rc;
+
+    out->games = NULL;
+    out->n = 0;
+    out->has_more = 0;
+    if (!pid || !*pid || limit < 1)
+        return -1;
+    if (read_begin(s) != 0)
+        return read_failed(s, st);
+    if (before_gid) {
+        sqlite3_bind_text(s->r_ended, 1, before_gid, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(s->r_ended);
+        if (rc == SQLITE_ROW)
+            sqlite3_bind_int64(st, 2, sqlite3_column_int64(s->r_ended, 0));
+        sqlite3_reset(s->r_ended);
+        if (rc == SQLITE_DONE) { /* unknown or live game: an empty page */
+            read_end(s);
+            return 0;
+        }
+        if (rc != SQLITE_ROW) {
+            read_end(s);
+            return read_failed(s, s->r_ended);
+        }
+        sqlite3_bind_text(st, 3, before_gid, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_int64(st, 2, INT64_MAX);
+        sqlite3_bind_text(st, 3, "", -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, (int64_t)limit + 1);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n == (size_t)limit) {
+            out->has_more = 1;
+            continue;
+        }
+        if (out->n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            struct store_game *nv;
+            if (ncap > (size_t)limit)
+                ncap = (size_t)limit;
+            nv = realloc(out->games, ncap * sizeof *nv);
+            if (!nv) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            out->games = nv;
+            cap = ncap;
+        }
+        row_game(st, &out->games[out->n++]);
+    }
+    if (rc != SQLITE_DONE) {
+        read_failed(s, st);
+        read_end(s);
+        store_game_list_clear(out);
+        return -1;
+    }
+    sqlite3_reset(st);
+    read_end(s);
+    return 0;
+}
+
+void store_game_list_clear(struct store_game_list *l)
+{
+    if (!l)
+        return;
+    free(l->games);
+    l->games = NULL;
+    l->n = 0;
+    l->has_more = 0;
+}
+
+/* ---- backup ----------------------------------------------------------- */
+
+int store_backup(const char *db_path, const char *dest_path, char *err,
+                 size_t errlen)
+{
+    sqlite3 *src = NULL, *dst = NULL;
+    sqlite3_backup *b;
+    int rc, ret = -1;
+
+    if (!db_path || !dest_path) {
+        set_err(err, errlen, "backup needs a source and a destination");
+        return -1;
+    }
+    if (sqlite3_open_v2(db_path, &src, SQLITE_OPEN_READONLY, NULL) !=
+        SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", db_path,
+                src ? sqlite3_errmsg(src) : "out of memory");
+        goto out;
+    }
+    sqlite3_busy_timeout(src, STORE_BUSY_MS);
+    if (sqlite3_open_v2(dest_path, &dst,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", dest_path,
+                dst ? sqlite3_errmsg(dst) : "out of memory");
+        goto out;
+    }
+    sqlite3_busy_timeout(dst, STORE_BUSY_MS);
+    b = sqlite3_backup_init(dst, "main", src, "main");
+    if (!b) {
+        set_err(err, errlen, "%s: %s", dest_path, sqlite3_errmsg(dst));
+        goto out;
+    }
+    /* One step copies every page inside one read transaction of the
+     * source, so writes by a running server cannot restart it; a busy
+     * source (a checkpoint in progress) only delays it. */
+    do {
+        rc = sqlite3_backup_step(b, -1);
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+            sleep_ms(10);
+    } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        set_err(err, errlen, "backup of %s to %s failed: %s", db_path,
+                dest_path, sqlite3_errstr(rc));
+        goto out;
+    }
+    ret = 0;
+out:
+    sqlite3_close(dst);
+    sqlite3_close(src);
+    return ret;
+}
