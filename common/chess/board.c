@@ -261,7 +261,7 @@ static int parse_placement(struct board *b, const char *s, size_t len)
             if (--rank < 0)
                 return FEN_ERR_RANKS;
             file = 0;
-        } else if (c >= '1' && c <= '8') {
+        } else if (c >= '1' && c <= '9') {
             file += c - '0';
             if (file > 8)
                 return FEN_ERR_RANK_LONG;

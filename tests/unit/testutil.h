@@ -1,0 +1,25 @@
+/*
+ * testutil.h - helpers shared by the rules-core unit tests.
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stdio.h>
+
+#include "board.h"
+
+/* Opens a file from tests/data (CHESS_TEST_DATA or the source tree);
+ * aborts the test when it is missing. The caller fcloses it. */
+FILE *testutil_open_data(const char *name);
+
+/* Parses fen into *b, failing the test with the core's reason if bad. */
+void testutil_board(struct board *b, const char *fen);
+
+/* Plays space-separated UCI moves on *b, failing the test on an illegal
+ * one. */
+void testutil_play(struct board *b, const char *uci_moves);
+
+/* Deterministic PRNG for random games (xorshift64*). */
+unsigned long long testutil_rand(unsigned long long *state);
+
+#endif
