@@ -1,0 +1,625 @@
+/*
+ * proto.c - protocol messages to and from JSON (see proto.h).
+ *
+ * Parsing follows the protocol's check order exactly: JSON, "t", the type,
+ * authentication, the fields (unknown, missing, mistyped), the clock. The
+ * checks that need game state (no_such_game onwards) belong to the server.
+ */
+#include "proto.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dead.h"
+#include "movegen.h"
+
+static const char *const code_names[PROTO_CODE_COUNT] = {
+    [PROTO_OK] = "ok",
+    [PROTO_BAD_JSON] = "bad_json",
+    [PROTO_BAD_FIELD] = "bad_field",
+    [PROTO_UNKNOWN_TYPE] = "unknown_type",
+    [PROTO_UNAUTHENTICATED] = "unauthenticated",
+    [PROTO_BAD_TOKEN] = "bad_token",
+    [PROTO_NO_SUCH_GAME] = "no_such_game",
+    [PROTO_NOT_A_PLAYER] = "not_a_player",
+    [PROTO_NOT_STARTED] = "not_started",
+    [PROTO_GAME_OVER] = "game_over",
+    [PROTO_STALE_PLY] = "stale_ply",
+    [PROTO_NOT_YOUR_TURN] = "not_your_turn",
+    [PROTO_ILLEGAL_MOVE] = "illegal_move",
+    [PROTO_BAD_CLOCK] = "bad_clock",
+    [PROTO_CLAIM_REJECTED] = "claim_rejected",
+    [PROTO_SEAT_TAKEN] = "seat_taken",
+    [PROTO_OWN_GAME] = "own_game",
+    [PROTO_NO_DRAW_OFFER] = "no_draw_offer",
+    [PROTO_ABORT_NOT_ALLOWED] = "abort_not_allowed",
+    [PROTO_NO_SEEK] = "no_seek",
+    [PROTO_RATE_LIMITED] = "rate_limited",
+};
+
+/* Which optional fields each type takes, beyond "t" and "id". */
+enum {
+    F_NAME = 1 << 0,
+    F_TOKEN = 1 << 1,
+    F_CLOCK = 1 << 2,
+    F_COLOR = 1 << 3,
+    F_GAME = 1 << 4,
+    F_UCI = 1 << 5,
+    F_PLY = 1 << 6,
+    F_FEN = 1 << 7
+};
+
+static const struct {
+    const char *name;
+    unsigned allowed;  /* fields it may carry */
+    unsigned required; /* fields it must carry */
+} types[PROTO_T_COUNT] = {
+    [PROTO_T_NONE] = {"", 0, 0},
+    [PROTO_T_HELLO] = {"hello", F_NAME | F_TOKEN, 0},
+    [PROTO_T_PING] = {"ping", 0, 0},
+    [PROTO_T_SEEK] = {"seek", F_CLOCK | F_COLOR, F_CLOCK},
+    [PROTO_T_CANCEL_SEEK] = {"cancel_seek", 0, 0},
+    [PROTO_T_INVITE] = {"invite", F_CLOCK | F_COLOR | F_FEN, F_CLOCK},
+    [PROTO_T_JOIN] = {"join", F_GAME, F_GAME},
+    [PROTO_T_MOVE] = {"move", F_GAME | F_UCI | F_PLY,
+                      F_GAME | F_UCI | F_PLY},
+    [PROTO_T_RESIGN] = {"resign", F_GAME, F_GAME},
+    [PROTO_T_LEAVE] = {"leave", F_GAME, F_GAME},
+    [PROTO_T_ABORT] = {"abort", F_GAME, F_GAME},
+    [PROTO_T_DRAW_OFFER] = {"draw_offer", F_GAME, F_GAME},
+    [PROTO_T_DRAW_ACCEPT] = {"draw_accept", F_GAME, F_GAME},
+    [PROTO_T_DRAW_DECLINE] = {"draw_decline", F_GAME, F_GAME},
+    [PROTO_T_DRAW_CLAIM] = {"draw_claim", F_GAME | F_UCI | F_PLY, F_GAME},
+    [PROTO_T_SYNC] = {"sync", F_GAME, F_GAME},
+    [PROTO_T_WATCH] = {"watch", F_GAME, F_GAME},
+    [PROTO_T_UNWATCH] = {"unwatch", F_GAME, F_GAME},
+};
+
+static const struct {
+    const char *key;
+    unsigned flag;
+} field_keys[] = {
+    {"name", F_NAME}, {"token", F_TOKEN}, {"clock", F_CLOCK},
+    {"color", F_COLOR}, {"game", F_GAME}, {"uci", F_UCI},
+    {"ply", F_PLY}, {"fen", F_FEN},
+};
+
+/* Largest ply a client may name: far beyond any real game. */
+#define PLY_MAX 100000
+/* The id's integer range: magnitude below 2^53. */
+#define ID_INT_LIMIT ((json_int_t)1 << 53)
+
+const char *proto_code_name(enum proto_code code)
+{
+    if (code < 0 || code >= PROTO_CODE_COUNT)
+        return "?";
+    return code_names[code];
+}
+
+const char *proto_type_name(enum proto_type type)
+{
+    if (type < 0 || type >= PROTO_T_COUNT)
+        return "";
+    return types[type].name;
+}
+
+const char *proto_color_name(int color)
+{
+    return color == 1 ? "black" : "white";
+}
+
+static bool key_chars(const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; s[n]; n++) {
+        char c = s[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return false;
+    }
+    return n >= 1 && n <= max;
+}
+
+bool proto_key_valid(const char *s)
+{
+    return key_chars(s, PROTO_KEY_MAX);
+}
+
+bool proto_name_valid(const char *s)
+{
+    return key_chars(s, PROTO_NAME_MAX);
+}
+
+static int fail(struct proto_error *e, enum proto_code code,
+                const char *fmt, const char *arg)
+{
+    e->code = code;
+    snprintf(e->msg, sizeof e->msg, fmt, arg);
+    return -1;
+}
+
+/* Keeps a valid id for echoing; returns false when id is present but
+ * invalid. */
+static bool take_id(json_t *v, struct proto_id *id)
+{
+    memset(id, 0, sizeof *id);
+    if (!v)
+        return true;
+    if (json_is_string(v)) {
+        size_t n = json_string_length(v);
+        if (n > PROTO_ID_MAX || memchr(json_string_value(v), 0, n))
+            return false;
+        memcpy(id->str, json_string_value(v), n);
+        id->len = n;
+        id->kind = 1;
+        return true;
+    }
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x <= -ID_INT_LIMIT || x >= ID_INT_LIMIT)
+            return false;
+        id->num = x;
+        id->kind = 2;
+        return true;
+    }
+    return false;
+}
+
+/* A string field copied into buf (cap bytes with the terminator). */
+static int get_string(json_t *obj, const char *key, char *buf, size_t cap,
+                      struct proto_error *e)
+{
+    json_t *v = json_object_get(obj, key);
+    size_t n;
+
+    if (!json_is_string(v))
+        return fail(e, PROTO_BAD_FIELD, "%s: must be a string", key);
+    n = json_string_length(v);
+    if (n >= cap || memchr(json_string_value(v), 0, n))
+        return fail(e, PROTO_BAD_FIELD, "%s: too long", key);
+    memcpy(buf, json_string_value(v), n + 1);
+    return 0;
+}
+
+static int check_fen(struct proto_msg *m, struct proto_error *e)
+{
+    int rc = board_from_fen(&m->start, m->fen);
+
+    if (rc != FEN_OK)
+        return fail(e, PROTO_BAD_FIELD, "fen: %s", board_fen_strerror(rc));
+    if (!movegen_has_legal(&m->start))
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the side to move has no legal move");
+    if (dead_is_dead(&m->start))
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the position is dead (no side can ever checkmate)");
+    if (m->start.halfmove >= 150)
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the halfmove clock is 150 or more (75-move rule)");
+    board_to_fen(&m->start, m->fen); /* normalised: effective en passant */
+    return 0;
+}
+
+/* True when v is exactly the string s. */
+static bool str_is(json_t *v, const char *s)
+{
+    return json_is_string(v) && json_string_length(v) == strlen(s)
+        && !strcmp(json_string_value(v), s);
+}
+
+/* The fields after the type is known, in a fixed order. */
+static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
+                        struct proto_error *e)
+{
+    unsigned allowed = types[m->type].allowed;
+    unsigned required = types[m->type].required;
+    unsigned present = 0;
+    const char *key;
+    json_t *v;
+
+    if (!id_ok)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "id: must be a string of at most 64 bytes or an "
+                    "integer of magnitude below 2^53");
+    json_object_foreach(root, key, v) {
+        unsigned flag = 0;
+        if (!strcmp(key, "t") || !strcmp(key, "id"))
+            continue;
+        for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
+            if (!strcmp(key, field_keys[i].key))
+                flag = field_keys[i].flag;
+        if (!(flag & allowed))
+            return fail(e, PROTO_BAD_FIELD, "unknown field '%.60s'", key);
+        present |= flag;
+    }
+    for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
+        if ((required & field_keys[i].flag) && !(present & field_keys[i].flag))
+            return fail(e, PROTO_BAD_FIELD, "%s: missing", field_keys[i].key);
+
+    if (present & F_NAME) {
+        if (get_string(root, "name", m->name, sizeof m->name, e) < 0
+            || !proto_name_valid(m->name))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "name: 1-20 ASCII letters, digits, '_' or '-'");
+    }
+    if (present & F_TOKEN) {
+        if (get_string(root, "token", m->token, sizeof m->token, e) < 0)
+            return -1;
+        if (!m->token[0])
+            return fail(e, PROTO_BAD_FIELD, "%s", "token: empty");
+        if (present & F_NAME)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "hello takes a name or a token, not both");
+    }
+    if (present & F_COLOR) {
+        v = json_object_get(root, "color");
+        if (str_is(v, "white"))
+            m->color = PROTO_WHITE;
+        else if (str_is(v, "black"))
+            m->color = PROTO_BLACK;
+        else if (str_is(v, "random"))
+            m->color = PROTO_RANDOM;
+        else
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "color: \"random\", \"white\" or \"black\"");
+    }
+    if (present & F_GAME) {
+        if (get_string(root, "game", m->game, sizeof m->game, e) < 0
+            || !proto_key_valid(m->game))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "game: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_UCI) {
+        if (get_string(root, "uci", m->uci, sizeof m->uci, e) < 0
+            || !notation_uci_well_formed(m->uci))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "uci: lowercase from-square, to-square and an "
+                        "optional q, r, b or n");
+    }
+    if (present & F_PLY) {
+        v = json_object_get(root, "ply");
+        if (!json_is_integer(v) || json_integer_value(v) < 0
+            || json_integer_value(v) > PLY_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "ply: an integer, 0 or more");
+        m->ply = (int)json_integer_value(v);
+    }
+    if (present & F_FEN) {
+        if (get_string(root, "fen", m->fen, sizeof m->fen, e) < 0)
+            return -1;
+        if (check_fen(m, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int clock_int(json_t *c, const char *key, int lo, int hi, int *out,
+                     struct proto_error *e)
+{
+    json_t *v = json_object_get(c, key);
+
+    if (!json_is_integer(v))
+        return fail(e, PROTO_BAD_CLOCK, "clock.%s: missing or not an "
+                    "integer", key);
+    if (json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return fail(e, PROTO_BAD_CLOCK, "clock.%s: out of range", key);
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int parse_clock(json_t *c, struct clock_spec *s,
+                       struct proto_error *e)
+{
+    json_t *type = json_object_get(c, "type");
+
+    memset(s, 0, sizeof *s);
+    if (!json_is_object(c))
+        return fail(e, PROTO_BAD_CLOCK, "%s", "clock: must be an object");
+    if (json_is_string(type) && !strcmp(json_string_value(type), "fischer")) {
+        if (json_object_size(c) != 3)
+            return fail(e, PROTO_BAD_CLOCK, "%s", "clock: a fischer clock "
+                        "has exactly type, initial_s and increment_s");
+        if (clock_int(c, "initial_s", 1, CLOCK_INITIAL_MAX_S,
+                      &s->initial_s, e) < 0
+            || clock_int(c, "increment_s", 0, CLOCK_INCREMENT_MAX_S,
+                         &s->increment_s, e) < 0)
+            return -1;
+        return 0;
+    }
+    if (json_is_string(type) && !strcmp(json_string_value(type), "per_move")) {
+        if (json_object_size(c) != 2)
+            return fail(e, PROTO_BAD_CLOCK, "%s", "clock: a per_move clock "
+                        "has exactly type and per_move_s");
+        s->per_move = 1;
+        return clock_int(c, "per_move_s", 1, CLOCK_PER_MOVE_MAX_S,
+                         &s->per_move_s, e);
+    }
+    return fail(e, PROTO_BAD_CLOCK, "%s",
+                "clock.type: \"fischer\" or \"per_move\"");
+}
+
+int proto_parse(const char *text, size_t len, bool authed,
+                struct proto_msg *m, struct proto_error *e)
+{
+    json_error_t jerr;
+    json_t *root, *t;
+    bool id_ok;
+    int rc = -1;
+
+    memset(m, 0, sizeof *m);
+    memset(e, 0, sizeof *e);
+    m->ply = -1;
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(root)) {
+        fail(e, PROTO_BAD_JSON, "not one JSON object: %.120s",
+             root ? "another JSON value" : jerr.text);
+        goto done;
+    }
+    id_ok = take_id(json_object_get(root, "id"), &m->id);
+    t = json_object_get(root, "t");
+    if (!json_is_string(t)) {
+        fail(e, PROTO_BAD_FIELD, "%s", t ? "t: must be a string"
+                                          : "t: missing");
+        goto done;
+    }
+    for (int i = 1; i < PROTO_T_COUNT; i++)
+        if (!strcmp(json_string_value(t), types[i].name))
+            m->type = (enum proto_type)i;
+    if (m->type == PROTO_T_NONE) {
+        fail(e, PROTO_UNKNOWN_TYPE, "unknown message type '%.60s'",
+             json_string_value(t));
+        goto done;
+    }
+    if (!authed && m->type != PROTO_T_HELLO && m->type != PROTO_T_PING) {
+        fail(e, PROTO_UNAUTHENTICATED, "%s", "send hello first");
+        goto done;
+    }
+    if (parse_fields(root, m, id_ok, e) < 0)
+        goto done;
+    if ((types[m->type].allowed & F_CLOCK)
+        && parse_clock(json_object_get(root, "clock"), &m->clock, e) < 0)
+        goto done;
+    rc = 0;
+done:
+    json_decref(root);
+    return rc;
+}
+
+/* ---- rendering --------------------------------------------------------- */
+
+static json_t *j_id(const struct proto_id *id)
+{
+    if (!id || id->kind == 0)
+        return NULL;
+    if (id->kind == 1)
+        return json_stringn(id->str, id->len);
+    return json_integer(id->num);
+}
+
+static json_t *j_player(const struct proto_player *p)
+{
+    if (!p || !p->id)
+        return json_null();
+    return json_pack("{s:s,s:s}", "id", p->id, "name", p->name);
+}
+
+static json_t *j_clock(const struct clock_spec *c)
+{
+    if (c->per_move)
+        return json_pack("{s:s,s:i}", "type", "per_move", "per_move_s",
+                         c->per_move_s);
+    return json_pack("{s:s,s:i,s:i}", "type", "fischer", "initial_s",
+                     c->initial_s, "increment_s", c->increment_s);
+}
+
+static json_t *j_color_or_null(int color)
+{
+    return color < 0 ? json_null() : json_string(proto_color_name(color));
+}
+
+static json_t *j_ms_or_null(int64_t ms)
+{
+    return ms < 0 ? json_null() : json_integer(ms);
+}
+
+static json_t *j_clocks(const struct proto_clocks *c)
+{
+    return json_pack("{s:I,s:I,s:o}", "white_ms", (json_int_t)c->white_ms,
+                     "black_ms", (json_int_t)c->black_ms, "running",
+                     j_color_or_null(c->running));
+}
+
+static json_t *j_uci_list(const char (*l)[UCI_MAX], size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(l[i]));
+    return a;
+}
+
+static json_t *j_san_list(const char (*l)[SAN_MAX], size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(l[i]));
+    return a;
+}
+
+/* Serialises and releases o; adds the id when given. */
+static char *finish(json_t *o, const struct proto_id *id)
+{
+    char *s;
+    json_t *jid = j_id(id);
+
+    if (!o) {
+        json_decref(jid);
+        return NULL;
+    }
+    if (jid)
+        json_object_set_new(o, "id", jid);
+    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}
+
+char *proto_render_error(enum proto_code code, const char *msg,
+                         const struct proto_id *id)
+{
+    return finish(json_pack("{s:s,s:s,s:s}", "t", "error", "code",
+                            proto_code_name(code), "msg", msg), id);
+}
+
+char *proto_render_welcome(const struct proto_player *p, const char *token,
+                           const char *const *games, size_t n,
+                           const struct proto_id *id)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(games[i]));
+    return finish(json_pack("{s:s,s:o,s:s,s:o}", "t", "welcome", "player",
+                            j_player(p), "token", token, "games", a), id);
+}
+
+char *proto_render_pong(const struct proto_id *id)
+{
+    return finish(json_pack("{s:s}", "t", "pong"), id);
+}
+
+char *proto_render_seeking(const char *sid, const struct proto_id *id)
+{
+    return finish(json_pack("{s:s,s:s}", "t", "seeking", "seek", sid), id);
+}
+
+char *proto_render_seek_cancelled(const struct proto_id *id)
+{
+    return finish(json_pack("{s:s}", "t", "seek_cancelled"), id);
+}
+
+char *proto_render_invited(const char *gid, const struct proto_id *id)
+{
+    return finish(json_pack("{s:s,s:s}", "t", "invited", "game", gid), id);
+}
+
+char *proto_render_shutdown(void)
+{
+    return finish(json_pack("{s:s}", "t", "shutdown"), NULL);
+}
+
+char *proto_render_game_start(const char *gid, const struct proto_player *w,
+                              const struct proto_player *b,
+                              const struct clock_spec *clock, int you)
+{
+    return finish(json_pack("{s:s,s:s,s:o,s:o,s:o,s:s}", "t", "game_start",
+                            "game", gid, "white", j_player(w), "black",
+                            j_player(b), "clock", j_clock(clock), "you",
+                            proto_color_name(you)), NULL);
+}
+
+char *proto_render_state(const struct proto_state *s,
+                         const struct proto_id *id)
+{
+    json_t *o = json_pack(
+        "{s:s,s:s,s:o,s:o,s:o,s:s,s:o,s:o,s:s,s:i,s:s,s:b,s:o,s:o,s:s,s:o,"
+        "s:{s:o,s:o},s:o,s:b,s:o}",
+        "t", "state", "game", s->game, "white", j_player(&s->white),
+        "black", j_player(&s->black), "clock", j_clock(&s->clock),
+        "initial_fen", s->initial_fen, "moves", j_uci_list(s->moves, s->n),
+        "san", j_san_list(s->san, s->n), "fen", s->fen, "ply", s->ply,
+        "to_move", proto_color_name(s->to_move), "check", s->check,
+        "clocks", j_clocks(&s->clocks), "first_move_ms",
+        j_ms_or_null(s->first_move_ms), "status", s->status, "draw_offer",
+        j_color_or_null(s->draw_offer), "gone", "white",
+        j_ms_or_null(s->gone_ms[0]), "black", j_ms_or_null(s->gone_ms[1]),
+        "legal", j_uci_list(s->legal, s->n_legal), "claimable",
+        s->claimable, "claim_moves", j_uci_list(s->claim_moves, s->n_claim));
+
+    if (!o)
+        return NULL;
+    if (s->result)
+        json_object_set_new(o, "result", json_string(s->result));
+    if (s->reason)
+        json_object_set_new(o, "reason", json_string(s->reason));
+    if (s->api) {
+        json_object_del(o, "t");
+        json_object_set_new(o, "created_ms", j_ms_or_null(
+            s->created_ms ? s->created_ms : -1));
+        json_object_set_new(o, "started_ms", j_ms_or_null(
+            s->started_ms ? s->started_ms : -1));
+        json_object_set_new(o, "ended_ms", j_ms_or_null(
+            s->ended_ms ? s->ended_ms : -1));
+    }
+    return finish(o, id);
+}
+
+char *proto_render_moved(const struct proto_moved *m)
+{
+    return finish(json_pack(
+        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:o,s:o,s:o,s:o,s:b,s:o}",
+        "t", "moved", "game", m->game, "ply", m->ply, "uci", m->uci, "san",
+        m->san, "fen", m->fen, "check", m->check, "clocks",
+        j_clocks(&m->clocks), "first_move_ms", j_ms_or_null(m->first_move_ms),
+        "draw_offer", j_color_or_null(m->draw_offer), "legal",
+        j_uci_list(m->legal, m->n_legal), "claimable", m->claimable,
+        "claim_moves", j_uci_list(m->claim_moves, m->n_claim)), NULL);
+}
+
+char *proto_render_game_end(const char *gid, const char *result,
+                            const char *reason)
+{
+    return finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game",
+                            gid, "result", result, "reason", reason), NULL);
+}
+
+char *proto_render_draw(const char *type, const char *gid, int color)
+{
+    return finish(json_pack("{s:s,s:s,s:s}", "t", type, "game", gid,
+                            "color", proto_color_name(color)), NULL);
+}
+
+char *proto_render_opponent_gone(const char *gid, int color,
+                                 int64_t grace_ms)
+{
+    return finish(json_pack("{s:s,s:s,s:s,s:I}", "t", "opponent_gone",
+                            "game", gid, "color", proto_color_name(color),
+                            "grace_ms", (json_int_t)grace_ms), NULL);
+}
+
+char *proto_render_opponent_back(const char *gid, int color)
+{
+    return finish(json_pack("{s:s,s:s,s:s}", "t", "opponent_back", "game",
+                            gid, "color", proto_color_name(color)), NULL);
+}
+
+char *proto_render_api_error(const char *code)
+{
+    return finish(json_pack("{s:s}", "error", code), NULL);
+}
+
+char *proto_render_game_list(const struct proto_game_summary *games,
+                             size_t n, const char *next)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++) {
+        const struct proto_game_summary *g = &games[i];
+        json_array_append_new(a, json_pack(
+            "{s:s,s:o,s:o,s:o,s:s,s:s,s:I}", "game", g->game, "white",
+            j_player(&g->white), "black", j_player(&g->black), "clock",
+            j_clock(&g->clock), "result", g->result, "reason", g->reason,
+            "ended_ms", (json_int_t)g->ended_ms));
+    }
+    return finish(json_pack("{s:o,s:o}", "games", a, "next",
+                            next ? json_string(next) : json_null()), NULL);
+}
+
+char *proto_render_health(bool ok, int64_t live_games, int64_t connections)
+{
+    return finish(json_pack("{s:s,s:I,s:I}", "status", ok ? "ok" : "fail",
+                            "live_games", (json_int_t)live_games,
+                            "connections", (json_int_t)connections), NULL);
+}

@@ -1,0 +1,232 @@
+/*
+ * proto.h - the wire protocol (version 1) as typed C values: parsing a
+ * client's text message into a struct proto_msg (or the precise error the
+ * protocol's check order demands), and rendering every server message and
+ * HTTP API body as compact JSON.
+ *
+ * Only this module knows JSON. Rendering functions return a malloc'ed,
+ * NUL-terminated string the caller frees (NULL when out of memory).
+ * Nothing here keeps state; every function may be called from any thread.
+ */
+#ifndef COMMON_PROTO_H
+#define COMMON_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "clock.h"
+#include "notation.h"
+
+/* Error codes, in the protocol's spelling (proto_code_name). */
+enum proto_code {
+    PROTO_OK = 0,
+    PROTO_BAD_JSON,
+    PROTO_BAD_FIELD,
+    PROTO_UNKNOWN_TYPE,
+    PROTO_UNAUTHENTICATED,
+    PROTO_BAD_TOKEN,
+    PROTO_NO_SUCH_GAME,
+    PROTO_NOT_A_PLAYER,
+    PROTO_NOT_STARTED,
+    PROTO_GAME_OVER,
+    PROTO_STALE_PLY,
+    PROTO_NOT_YOUR_TURN,
+    PROTO_ILLEGAL_MOVE,
+    PROTO_BAD_CLOCK,
+    PROTO_CLAIM_REJECTED,
+    PROTO_SEAT_TAKEN,
+    PROTO_OWN_GAME,
+    PROTO_NO_DRAW_OFFER,
+    PROTO_ABORT_NOT_ALLOWED,
+    PROTO_NO_SEEK,
+    PROTO_RATE_LIMITED,
+    PROTO_CODE_COUNT
+};
+
+/* Client message types. PROTO_T_NONE: the type is unknown or missing. */
+enum proto_type {
+    PROTO_T_NONE = 0,
+    PROTO_T_HELLO,
+    PROTO_T_PING,
+    PROTO_T_SEEK,
+    PROTO_T_CANCEL_SEEK,
+    PROTO_T_INVITE,
+    PROTO_T_JOIN,
+    PROTO_T_MOVE,
+    PROTO_T_RESIGN,
+    PROTO_T_LEAVE,
+    PROTO_T_ABORT,
+    PROTO_T_DRAW_OFFER,
+    PROTO_T_DRAW_ACCEPT,
+    PROTO_T_DRAW_DECLINE,
+    PROTO_T_DRAW_CLAIM,
+    PROTO_T_SYNC,
+    PROTO_T_WATCH,
+    PROTO_T_UNWATCH,
+    PROTO_T_COUNT
+};
+
+/* Colour wishes of seek and invite. */
+enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
+
+#define PROTO_ID_MAX 64     /* bytes of a string id */
+#define PROTO_NAME_MAX 20   /* characters of a player name */
+#define PROTO_KEY_MAX 32    /* characters of a GID, PID or SID */
+#define PROTO_TOKEN_MAX 64  /* characters of a token */
+#define PROTO_MSG_MAX 200   /* bytes of an error's human text */
+
+/* A client's "id", kept to be echoed. */
+struct proto_id {
+    int kind;                   /* 0 absent (or invalid), 1 string, 2 int */
+    size_t len;                 /* string: its length in bytes */
+    char str[PROTO_ID_MAX + 1]; /* string: may contain no NUL */
+    int64_t num;                /* integer */
+};
+
+/* A parsed client message. Fields a type does not take are zero/empty. */
+struct proto_msg {
+    enum proto_type type;
+    struct proto_id id;
+    char name[PROTO_NAME_MAX + 1];   /* hello: "" when absent */
+    char token[PROTO_TOKEN_MAX + 1]; /* hello: "" when absent */
+    struct clock_spec clock;         /* seek, invite */
+    enum proto_color color;          /* seek, invite: random when absent */
+    char game[PROTO_KEY_MAX + 1];    /* game commands */
+    char uci[UCI_MAX];               /* move, draw_claim: "" when absent */
+    int ply;                         /* move, draw_claim: -1 when absent */
+    char fen[FEN_MAX];               /* invite: "" when absent */
+    struct board start;              /* invite with fen: the position */
+};
+
+struct proto_error {
+    enum proto_code code;
+    char msg[PROTO_MSG_MAX];
+};
+
+/* The protocol's name of a code ("bad_json", ...). */
+const char *proto_code_name(enum proto_code code);
+
+/* The protocol's name of a type ("hello", ...); "" for PROTO_T_NONE. */
+const char *proto_type_name(enum proto_type type);
+
+/* True when s is a valid GID/PID/SID: 1-32 of [A-Za-z0-9_-]. */
+bool proto_key_valid(const char *s);
+
+/* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
+bool proto_name_valid(const char *s);
+
+/*
+ * Parses one text message of len bytes. `authed` says whether the
+ * connection has completed hello. Returns 0 with *m filled, or -1 with *e
+ * set to the first failing check in the protocol's order. Even on error,
+ * m->type is the message type when it was recognised (for rate limiting)
+ * and m->id the id when it was valid (to echo it).
+ */
+int proto_parse(const char *text, size_t len, bool authed,
+                struct proto_msg *m, struct proto_error *e);
+
+/* ---- rendering --------------------------------------------------------- */
+
+/* A player, or a seat not yet taken when id is NULL. */
+struct proto_player {
+    const char *id;
+    const char *name;
+};
+
+struct proto_clocks {
+    int64_t white_ms, black_ms;
+    int running; /* colour, or -1 for null */
+};
+
+/* Everything `state` carries; also the body of GET /api/games/GID. */
+struct proto_state {
+    const char *game;
+    struct proto_player white, black;
+    struct clock_spec clock;
+    const char *initial_fen;
+    const char (*moves)[UCI_MAX]; /* n entries */
+    const char (*san)[SAN_MAX];   /* n entries */
+    size_t n;
+    const char *fen;
+    int ply;
+    int to_move;                  /* colour */
+    bool check;
+    struct proto_clocks clocks;
+    int64_t first_move_ms;        /* -1 for null */
+    const char *status;           /* "waiting", "started", "ended" */
+    int draw_offer;               /* colour, or -1 for null */
+    int64_t gone_ms[2];           /* -1 for null */
+    const char (*legal)[UCI_MAX]; /* n_legal entries, sorted */
+    size_t n_legal;
+    bool claimable;
+    const char (*claim_moves)[UCI_MAX];
+    size_t n_claim;
+    const char *result;           /* NULL while live */
+    const char *reason;           /* NULL while live */
+    /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
+    bool api;
+    int64_t created_ms, started_ms, ended_ms;
+};
+
+/* `moved`: the move that made ply `ply`. */
+struct proto_moved {
+    const char *game;
+    int ply;
+    const char *uci, *san, *fen;
+    bool check;
+    struct proto_clocks clocks;
+    int64_t first_move_ms;        /* -1 for null */
+    int draw_offer;               /* colour, or -1 */
+    const char (*legal)[UCI_MAX];
+    size_t n_legal;
+    bool claimable;
+    const char (*claim_moves)[UCI_MAX];
+    size_t n_claim;
+};
+
+/* One finished game in a player's list (GET /api/players/PID/games). */
+struct proto_game_summary {
+    const char *game;
+    struct proto_player white, black;
+    struct clock_spec clock;
+    const char *result, *reason;
+    int64_t ended_ms;
+};
+
+/* A colour's name: "white" or "black". */
+const char *proto_color_name(int color);
+
+char *proto_render_error(enum proto_code code, const char *msg,
+                         const struct proto_id *id);
+char *proto_render_welcome(const struct proto_player *p, const char *token,
+                           const char *const *games, size_t n,
+                           const struct proto_id *id);
+char *proto_render_pong(const struct proto_id *id);
+char *proto_render_seeking(const char *sid, const struct proto_id *id);
+char *proto_render_seek_cancelled(const struct proto_id *id);
+char *proto_render_invited(const char *gid, const struct proto_id *id);
+char *proto_render_shutdown(void);
+char *proto_render_game_start(const char *gid, const struct proto_player *w,
+                              const struct proto_player *b,
+                              const struct clock_spec *clock, int you);
+char *proto_render_state(const struct proto_state *s,
+                         const struct proto_id *id);
+char *proto_render_moved(const struct proto_moved *m);
+char *proto_render_game_end(const char *gid, const char *result,
+                            const char *reason);
+/* draw_offered / draw_declined ("type"), with the colour that sent it. */
+char *proto_render_draw(const char *type, const char *gid, int color);
+char *proto_render_opponent_gone(const char *gid, int color,
+                                 int64_t grace_ms);
+char *proto_render_opponent_back(const char *gid, int color);
+/* HTTP API: {"error":code}. */
+char *proto_render_api_error(const char *code);
+/* HTTP API: {"games":[...],"next":GID|null}. */
+char *proto_render_game_list(const struct proto_game_summary *games,
+                             size_t n, const char *next);
+/* HTTP API: {"status":"ok",...} for /healthz. */
+char *proto_render_health(bool ok, int64_t live_games, int64_t connections);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * test_proto.c - parsing client messages in the protocol's check order,
+ * and the shape of rendered server messages.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+static struct proto_msg m;
+static struct proto_error e;
+
+static int parse(const char *s, bool authed)
+{
+    return proto_parse(s, strlen(s), authed, &m, &e);
+}
+
+/* Asserts that the last error's text contains want (if not NULL). */
+static void check_msg(const char *want)
+{
+    if (want)
+        ck_assert_msg(strstr(e.msg, want), "msg '%s' lacks '%s'", e.msg,
+                      want);
+}
+
+/* Asserts that s fails with code, and msg contains want (if not NULL). */
+#define FAILS(s, authed, want_code, want)                                      \
+    do {                                                                  \
+        ck_assert_int_eq(parse(s, authed), -1);                           \
+        ck_assert_str_eq(proto_code_name(e.code), proto_code_name(want_code)); \
+        check_msg(want);                                                  \
+    } while (0)
+
+START_TEST(bad_json_first)
+{
+    FAILS("", true, PROTO_BAD_JSON, NULL);
+    FAILS("{", true, PROTO_BAD_JSON, NULL);
+    FAILS("[1,2]", true, PROTO_BAD_JSON, NULL);
+    FAILS("\"hello\"", true, PROTO_BAD_JSON, NULL);
+    FAILS("{\"t\":\"ping\"} x", true, PROTO_BAD_JSON, NULL);
+    FAILS("{\"t\":\"ping\",\"t\":\"ping\"}", true, PROTO_BAD_JSON, NULL);
+}
+END_TEST
+
+START_TEST(t_then_type_then_auth)
+{
+    FAILS("{}", true, PROTO_BAD_FIELD, "t: missing");
+    FAILS("{\"t\":5}", true, PROTO_BAD_FIELD, "t: must be a string");
+    FAILS("{\"t\":\"fly\"}", true, PROTO_UNKNOWN_TYPE, "fly");
+    /* unknown_type comes before unauthenticated */
+    FAILS("{\"t\":\"fly\"}", false, PROTO_UNKNOWN_TYPE, NULL);
+    FAILS("{\"t\":\"seek\"}", false, PROTO_UNAUTHENTICATED, NULL);
+    /* unauthenticated comes before field checks */
+    FAILS("{\"t\":\"move\",\"bogus\":1}", false, PROTO_UNAUTHENTICATED, NULL);
+    ck_assert_int_eq(m.type, PROTO_T_MOVE);
+    ck_assert_int_eq(parse("{\"t\":\"ping\"}", false), 0);
+    ck_assert_int_eq(parse("{\"t\":\"hello\"}", false), 0);
+    ck_assert_int_eq(m.type, PROTO_T_HELLO);
+}
+END_TEST
+
+START_TEST(id_echo_rules)
+{
+    ck_assert_int_eq(parse("{\"t\":\"ping\",\"id\":\"abc\"}", true), 0);
+    ck_assert_int_eq(m.id.kind, 1);
+    ck_assert_str_eq(m.id.str, "abc");
+    ck_assert_int_eq(parse("{\"t\":\"ping\",\"id\":-9007199254740991}", true),
+                     0);
+    ck_assert_int_eq(m.id.kind, 2);
+    ck_assert(m.id.num == -9007199254740991LL);
+    FAILS("{\"t\":\"ping\",\"id\":9007199254740992}", true, PROTO_BAD_FIELD,
+          "id");
+    ck_assert_int_eq(m.id.kind, 0); /* not echoed */
+    FAILS("{\"t\":\"ping\",\"id\":1.5}", true, PROTO_BAD_FIELD, "id");
+    FAILS("{\"t\":\"ping\",\"id\":[1]}", true, PROTO_BAD_FIELD, "id");
+    char big[200];
+    snprintf(big, sizeof big, "{\"t\":\"ping\",\"id\":\"%065d\"}", 0);
+    FAILS(big, true, PROTO_BAD_FIELD, "id");
+    snprintf(big, sizeof big, "{\"t\":\"ping\",\"id\":\"%064d\"}", 0);
+    ck_assert_int_eq(parse(big, true), 0);
+    /* a valid id is kept for the echo even when a later check fails */
+    FAILS("{\"t\":\"nope\",\"id\":7}", true, PROTO_UNKNOWN_TYPE, NULL);
+    ck_assert_int_eq(m.id.kind, 2);
+    ck_assert(m.id.num == 7);
+}
+END_TEST
+
+START_TEST(fields)
+{
+    FAILS("{\"t\":\"ping\",\"x\":1}", true, PROTO_BAD_FIELD, "'x'");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\"}", true,
+          PROTO_BAD_FIELD, "ply: missing");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\",\"ply\":\"0\"}",
+          true, PROTO_BAD_FIELD, "ply");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\",\"ply\":-1}",
+          true, PROTO_BAD_FIELD, "ply");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"E2E4\",\"ply\":0}",
+          true, PROTO_BAD_FIELD, "uci");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e9\",\"ply\":0}",
+          true, PROTO_BAD_FIELD, "uci");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e7e8k\",\"ply\":0}",
+          true, PROTO_BAD_FIELD, "uci");
+    FAILS("{\"t\":\"move\",\"game\":\"a b\",\"uci\":\"e2e4\",\"ply\":0}",
+          true, PROTO_BAD_FIELD, "game");
+    FAILS("{\"t\":\"join\",\"game\":\"\"}", true, PROTO_BAD_FIELD, "game");
+    FAILS("{\"t\":\"join\",\"game\":"
+          "\"123456789012345678901234567890123\"}", true, PROTO_BAD_FIELD,
+          "game");
+    FAILS("{\"t\":\"join\"}", true, PROTO_BAD_FIELD, "game: missing");
+    ck_assert_int_eq(parse("{\"t\":\"move\",\"game\":\"A_b-9\",\"uci\":"
+                           "\"e7e8q\",\"ply\":12}", true), 0);
+    ck_assert_str_eq(m.game, "A_b-9");
+    ck_assert_str_eq(m.uci, "e7e8q");
+    ck_assert_int_eq(m.ply, 12);
+    ck_assert_int_eq(parse("{\"t\":\"draw_claim\",\"game\":\"g\"}", true), 0);
+    ck_assert_int_eq(m.ply, -1);
+    ck_assert_str_eq(m.uci, "");
+}
+END_TEST
+
+START_TEST(hello_fields)
+{
+    ck_assert_int_eq(parse("{\"t\":\"hello\",\"name\":\"al_ice-1\"}", false),
+                     0);
+    ck_assert_str_eq(m.name, "al_ice-1");
+    FAILS("{\"t\":\"hello\",\"name\":\"\"}", false, PROTO_BAD_FIELD, "name");
+    FAILS("{\"t\":\"hello\",\"name\":\"a b\"}", false, PROTO_BAD_FIELD,
+          "name");
+    FAILS("{\"t\":\"hello\",\"name\":\"abcdefghijklmnopqrstu\"}", false,
+          PROTO_BAD_FIELD, "name");
+    FAILS("{\"t\":\"hello\",\"name\":\"\\u00e9\"}", false, PROTO_BAD_FIELD,
+          "name");
+    FAILS("{\"t\":\"hello\",\"name\":3}", false, PROTO_BAD_FIELD, "name");
+    ck_assert_int_eq(parse("{\"t\":\"hello\",\"token\":\"xyz\"}", false), 0);
+    ck_assert_str_eq(m.token, "xyz");
+    FAILS("{\"t\":\"hello\",\"token\":\"\"}", false, PROTO_BAD_FIELD,
+          "token");
+    FAILS("{\"t\":\"hello\",\"token\":\"x\",\"name\":\"y\"}", false,
+          PROTO_BAD_FIELD, "not both");
+}
+END_TEST
+
+START_TEST(clocks)
+{
+    ck_assert_int_eq(parse("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\","
+                           "\"initial_s\":300,\"increment_s\":2},\"color\":"
+                           "\"white\"}", true), 0);
+    ck_assert_int_eq(m.clock.per_move, 0);
+    ck_assert_int_eq(m.clock.initial_s, 300);
+    ck_assert_int_eq(m.clock.increment_s, 2);
+    ck_assert_int_eq(m.color, PROTO_WHITE);
+    ck_assert_int_eq(parse("{\"t\":\"seek\",\"clock\":{\"type\":"
+                           "\"per_move\",\"per_move_s\":86400}}", true), 0);
+    ck_assert_int_eq(m.clock.per_move, 1);
+    ck_assert_int_eq(m.color, PROTO_RANDOM);
+    FAILS("{\"t\":\"seek\"}", true, PROTO_BAD_FIELD, "clock: missing");
+    FAILS("{\"t\":\"seek\",\"clock\":3}", true, PROTO_BAD_CLOCK, NULL);
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"bullet\"}}", true,
+          PROTO_BAD_CLOCK, "type");
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":0,"
+          "\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":"
+          "10801,\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60,"
+          "\"increment_s\":11}}", true, PROTO_BAD_CLOCK, "increment_s");
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60"
+          "}}", true, PROTO_BAD_CLOCK, NULL);
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":1.5,"
+          "\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60,"
+          "\"increment_s\":0,\"extra\":1}}", true, PROTO_BAD_CLOCK, NULL);
+    FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"per_move\",\"per_move_s\":"
+          "86401}}", true, PROTO_BAD_CLOCK, "per_move_s");
+    /* a bad field is reported before a bad clock */
+    FAILS("{\"t\":\"seek\",\"clock\":{},\"color\":\"green\"}", true,
+          PROTO_BAD_FIELD, "color");
+}
+END_TEST
+
+START_TEST(invite_fen)
+{
+    const char *clk = "\"clock\":{\"type\":\"per_move\",\"per_move_s\":5}";
+    char buf[512];
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    ck_assert_int_eq(parse(buf, true), 0);
+    ck_assert_str_eq(m.fen, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    /* the en-passant square is normalised away when no capture exists */
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1");
+    ck_assert_int_eq(parse(buf, true), 0);
+    ck_assert_str_eq(m.fen, "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1");
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+    FAILS(buf, true, PROTO_BAD_FIELD, "dead");
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    FAILS(buf, true, PROTO_BAD_FIELD, "no legal move");
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/8/8/4P3/4K3 w - - 150 80");
+    FAILS(buf, true, PROTO_BAD_FIELD, "150");
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/8/8/4P3/4K3 w - -");
+    FAILS(buf, true, PROTO_BAD_FIELD, board_fen_strerror(FEN_ERR_FIELDS));
+    snprintf(buf, sizeof buf, "{\"t\":\"invite\",%s,\"fen\":\"%s\"}", clk,
+             "4k3/8/8/8/8/8/4P3/4KK2 w - - 0 1");
+    FAILS(buf, true, PROTO_BAD_FIELD, board_fen_strerror(FEN_ERR_KINGS));
+    /* bad fen beats bad clock */
+    FAILS("{\"t\":\"invite\",\"clock\":{},\"fen\":\"x\"}", true,
+          PROTO_BAD_FIELD, "fen");
+}
+END_TEST
+
+/* Parses rendered text back and returns the object (caller decrefs). */
+static json_t *load(char *s)
+{
+    json_error_t err;
+    ck_assert_ptr_nonnull(s);
+    json_t *o = json_loads(s, 0, &err);
+    ck_assert_ptr_nonnull(o);
+    free(s);
+    return o;
+}
+
+START_TEST(render_error_echoes_id)
+{
+    struct proto_id id = {1, 2, "ab", 0};
+    json_t *o = load(proto_render_error(PROTO_STALE_PLY, "late", &id));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "error");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "code")),
+                     "stale_ply");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "id")), "ab");
+    json_decref(o);
+    o = load(proto_render_error(PROTO_BAD_JSON, "x", NULL));
+    ck_assert_ptr_null(json_object_get(o, "id"));
+    json_decref(o);
+    struct proto_id n = {2, 0, "", 42};
+    o = load(proto_render_pong(&n));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "id")), 42);
+    json_decref(o);
+}
+END_TEST
+
+START_TEST(render_state_and_moved)
+{
+    static const char moves[][UCI_MAX] = {"e2e4"};
+    static const char san[][SAN_MAX] = {"e4"};
+    static const char legal[][UCI_MAX] = {"a7a5", "a7a6"};
+    struct proto_state s = {
+        .game = "G1", .white = {"p1", "al"}, .black = {NULL, NULL},
+        .clock = {0, 60, 1, 0}, .initial_fen = FEN_START, .moves = moves,
+        .san = san, .n = 1, .fen = "x", .ply = 1, .to_move = 1,
+        .clocks = {60000, 59000, 1}, .first_move_ms = -1,
+        .status = "started", .draw_offer = -1, .gone_ms = {-1, 1234},
+        .legal = legal, .n_legal = 2,
+    };
+    json_t *o = load(proto_render_state(&s, NULL));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "state");
+    ck_assert(json_is_null(json_object_get(o, "black")));
+    ck_assert(json_is_null(json_object_get(o, "first_move_ms")));
+    ck_assert(json_is_null(json_object_get(o, "draw_offer")));
+    ck_assert_str_eq(json_string_value(json_object_get(
+        json_object_get(o, "clocks"), "running")), "black");
+    ck_assert_int_eq(json_integer_value(json_object_get(
+        json_object_get(o, "gone"), "black")), 1234);
+    ck_assert_int_eq(json_array_size(json_object_get(o, "legal")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(
+        json_object_get(o, "clock"), "type")), "fischer");
+    ck_assert_ptr_null(json_object_get(o, "result"));
+    json_decref(o);
+    s.result = "1-0";
+    s.reason = "checkmate";
+    s.api = true;
+    s.created_ms = 5;
+    o = load(proto_render_state(&s, NULL));
+    ck_assert_ptr_null(json_object_get(o, "t"));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "reason")),
+                     "checkmate");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "created_ms")), 5);
+    ck_assert(json_is_null(json_object_get(o, "ended_ms")));
+    json_decref(o);
+
+    struct proto_moved mv = {
+        .game = "G1", .ply = 1, .uci = "e2e4", .san = "e4", .fen = "f",
+        .clocks = {1, 2, -1}, .first_move_ms = 30000, .draw_offer = 0,
+        .legal = legal, .n_legal = 2, .claimable = true,
+    };
+    o = load(proto_render_moved(&mv));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "moved");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "first_move_ms")),
+                     30000);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "draw_offer")),
+                     "white");
+    ck_assert(json_is_true(json_object_get(o, "claimable")));
+    ck_assert(json_is_null(json_object_get(json_object_get(o, "clocks"),
+                                           "running")));
+    ck_assert_ptr_null(json_object_get(o, "id"));
+    json_decref(o);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("proto");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, bad_json_first);
+    tcase_add_test(tc, t_then_type_then_auth);
+    tcase_add_test(tc, id_echo_rules);
+    tcase_add_test(tc, fields);
+    tcase_add_test(tc, hello_fields);
+    tcase_add_test(tc, clocks);
+    tcase_add_test(tc, invite_fen);
+    tcase_add_test(tc, render_error_echoes_id);
+    tcase_add_test(tc, render_state_and_moved);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
