@@ -194,7 +194,7 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
 #define LIST_SEAT(seat, other)                                            \
     "SELECT " GAME_COLS " FROM games WHERE " seat " = ?1 AND "            \
     "status = 'ended' AND result <> '*' AND "                             \
-    "(ended_ms < ?2 OR (ended_ms = ?2 AND gid < ?3))" other
+    "(ended_ms, gid) < (?2, ?3)" other
 
 struct stmt_def {
     size_t offset; /* of the sqlite3_stmt * in struct store */

@@ -1,0 +1,817 @@
+/*
+ * test_store.c - the SQLite store: migrations, the writer thread and its
+ * queue, reads on the read-only connection, reopen, backup.
+ *
+ * Every test works in its own mkdtemp directory, removed afterwards. The
+ * tests look at the database file with a separate raw sqlite3 connection
+ * where the store's own answers would not prove anything.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+
+static char dir[64];
+static char db_path[128];
+static atomic_int commits;
+
+static void on_commit(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&commits, 1);
+}
+
+static void setup(void)
+{
+    strcpy(dir, "/tmp/test_store_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db_path, sizeof db_path, "%s/chess.db", dir);
+    atomic_store(&commits, 0);
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static struct store *open_store(const char *path)
+{
+    struct store *s = NULL;
+    char err[256] = "";
+
+    ck_assert_msg(store_open(&s, path, on_commit, NULL, err, sizeof err) ==
+                      0,
+                  "store_open: %s", err);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+/* Waits (bounded: 10 s) until sequence number seq has committed. */
+static void wait_committed(struct store *s, uint64_t seq)
+{
+    ck_assert_uint_gt(seq, 0);
+    for (int i = 0; i < 10000 && store_committed(s) < seq; i++)
+        sleep_ms(1);
+    ck_assert_uint_ge(store_committed(s), seq);
+}
+
+/* A raw connection for looking behind the store's back. */
+static sqlite3 *raw_open(const char *path)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
+}
+
+static struct store_player player(const char *pid, const char *name,
+                                  uint8_t hash_byte)
+{
+    struct store_player p;
+
+    memset(&p, 0, sizeof p);
+    snprintf(p.pid, sizeof p.pid, "%s", pid);
+    snprintf(p.name, sizeof p.name, "%s", name);
+    for (int i = 0; i < 32; i++)
+        p.token_hash[i] = (uint8_t)(hash_byte + i);
+    p.created_ms = 1700000000000 + hash_byte;
+    return p;
+}
+
+static struct store_game game(const char *gid, const char *white,
+                              const char *black, const char *status,
+                              int64_t created_ms)
+{
+    struct store_game g;
+
+    memset(&g, 0, sizeof g);
+    snprintf(g.gid, sizeof g.gid, "%s", gid);
+    snprintf(g.white_pid, sizeof g.white_pid, "%s", white);
+    snprintf(g.white_name, sizeof g.white_name, "%s", *white ? white : "");
+    snprintf(g.black_pid, sizeof g.black_pid, "%s", black);
+    snprintf(g.black_name, sizeof g.black_name, "%s", *black ? black : "");
+    snprintf(g.creator_pid, sizeof g.creator_pid, "%s", white);
+    g.clock.per_move = 0;
+    g.clock.initial_s = 300;
+    g.clock.increment_s = 2;
+    snprintf(g.initial_fen, sizeof g.initial_fen, "%s",
+             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    snprintf(g.status, sizeof g.status, "%s", status);
+    g.created_ms = created_ms;
+    if (strcmp(status, "waiting") != 0)
+        g.started_ms = created_ms + 10;
+    g.white_ms = 300000;
+    g.black_ms = 300000;
+    return g;
+}
+
+static struct store_move move(int ply, const char *uci, const char *san)
+{
+    struct store_move m;
+
+    memset(&m, 0, sizeof m);
+    m.ply = ply;
+    snprintf(m.uci, sizeof m.uci, "%s", uci);
+    snprintf(m.san, sizeof m.san, "%s", san);
+    m.white_ms = 300000 - ply * 1000;
+    m.black_ms = 300000 - ply * 500;
+    m.wall_ms = 1700000001000 + ply;
+    return m;
+}
+
+/* Ends g with the given result at ended_ms. */
+static void end_game(struct store_game *g, const char *result,
+                     const char *reason, int64_t ended_ms)
+{
+    snprintf(g->status, sizeof g->status, "ended");
+    snprintf(g->result, sizeof g->result, "%s", result);
+    snprintf(g->reason, sizeof g->reason, "%s", reason);
+    g->ended_ms = ended_ms;
+}
+
+static void assert_game_eq(const struct store_game *a,
+                           const struct store_game *b)
+{
+    ck_assert_str_eq(a->gid, b->gid);
+    ck_assert_str_eq(a->white_pid, b->white_pid);
+    ck_assert_str_eq(a->white_name, b->white_name);
+    ck_assert_str_eq(a->black_pid, b->black_pid);
+    ck_assert_str_eq(a->black_name, b->black_name);
+    ck_assert_str_eq(a->creator_pid, b->creator_pid);
+    ck_assert_int_eq(a->clock.per_move, b->clock.per_move);
+    ck_assert_int_eq(a->clock.initial_s, b->clock.initial_s);
+    ck_assert_int_eq(a->clock.increment_s, b->clock.increment_s);
+    ck_assert_int_eq(a->clock.per_move_s, b->clock.per_move_s);
+    ck_assert_str_eq(a->initial_fen, b->initial_fen);
+    ck_assert_str_eq(a->status, b->status);
+    ck_assert_str_eq(a->result, b->result);
+    ck_assert_str_eq(a->reason, b->reason);
+    ck_assert_str_eq(a->final_fen, b->final_fen);
+    ck_assert_str_eq(a->draw_offer, b->draw_offer);
+    ck_assert_int_eq(a->created_ms, b->created_ms);
+    ck_assert_int_eq(a->started_ms, b->started_ms);
+    ck_assert_int_eq(a->ended_ms, b->ended_ms);
+    ck_assert_int_eq(a->white_ms, b->white_ms);
+    ck_assert_int_eq(a->black_ms, b->black_ms);
+}
+
+static void assert_move_eq(const struct store_move *a,
+                           const struct store_move *b)
+{
+    ck_assert_int_eq(a->ply, b->ply);
+    ck_assert_str_eq(a->uci, b->uci);
+    ck_assert_str_eq(a->san, b->san);
+    ck_assert_int_eq(a->white_ms, b->white_ms);
+    ck_assert_int_eq(a->black_ms, b->black_ms);
+    ck_assert_int_eq(a->wall_ms, b->wall_ms);
+}
+
+START_TEST(fresh_database_is_migrated)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+
+    /* the version the store reports is what the file records */
+    ck_assert_int_ge(store_schema_version(s), 1);
+    ck_assert_int_eq(raw_int(db, "PRAGMA user_version"),
+                     store_schema_version(s));
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
+                                 "type = 'table' AND name IN ('players', "
+                                 "'games', 'moves', 'meta')"),
+                     4);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
+                                 "type = 'index' AND name IN "
+                                 "('games_white_ended', "
+                                 "'games_black_ended', 'games_status')"),
+                     3);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st,
+                                        NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    ck_assert_int_eq(store_last_heartbeat_ms(s), 0);
+    ck_assert_uint_eq(store_committed(s), 0);
+    ck_assert_uint_eq(store_queue_depth(s), 0);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(players_round_trip)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "alice", 1);
+    struct store_player b = player("pidB", "bob", 100);
+    struct store_player out;
+    uint8_t unknown[32] = {0};
+    uint64_t seq;
+
+    ck_assert_uint_gt(store_put_player(s, &a), 0);
+    seq = store_put_player(s, &b);
+    wait_committed(s, seq);
+    ck_assert_int_ge(atomic_load(&commits), 1);
+
+    ck_assert_int_eq(store_find_player_by_token(s, b.token_hash, &out), 1);
+    ck_assert_str_eq(out.pid, "pidB");
+    ck_assert_str_eq(out.name, "bob");
+    ck_assert_int_eq(out.created_ms, b.created_ms);
+    ck_assert_mem_eq(out.token_hash, b.token_hash, 32);
+
+    ck_assert_int_eq(store_find_player(s, "pidA", &out), 1);
+    ck_assert_str_eq(out.name, "alice");
+    ck_assert_mem_eq(out.token_hash, a.token_hash, 32);
+
+    ck_assert_int_eq(store_find_player(s, "nobody", &out), 0);
+    ck_assert_int_eq(store_find_player_by_token(s, unknown, &out), 0);
+
+    /* a second put of the same pid updates it (a rename) */
+    snprintf(a.name, sizeof a.name, "alice2");
+    wait_committed(s, store_put_player(s, &a));
+    ck_assert_int_eq(store_find_player(s, "pidA", &out), 1);
+    ck_assert_str_eq(out.name, "alice2");
+    store_close(s);
+}
+END_TEST
+
+START_TEST(game_journal_and_finish)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game g = game("g1", "pidA", "pidB", "started", 5000);
+    struct store_game got;
+    struct store_move mv[4] = {move(1, "e2e4", "e4"), move(2, "e7e5", "e5"),
+                               move(3, "g1f3", "Nf3"),
+                               move(4, "b8c6", "Nc6")};
+    struct store_move *moves = NULL;
+    size_t n = 99;
+    char *pgn = (char *)"sentinel";
+    uint64_t seq = 0;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_game(s, &g);
+    /* queued out of order on purpose: the journal reads back in ply order */
+    for (int i = 3; i >= 0; i--)
+        seq = store_put_move(s, "g1", &mv[i]);
+    wait_committed(s, seq);
+
+    ck_assert_int_eq(store_get_game(s, "g1", &got, &moves, &n, &pgn), 1);
+    assert_game_eq(&got, &g);
+    ck_assert_ptr_null(pgn);
+    ck_assert_uint_eq(n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_move_eq(&moves[i], &mv[i]);
+    free(moves);
+
+    /* an update of the row (a draw offer) keeps the journal */
+    snprintf(g.draw_offer, sizeof g.draw_offer, "white");
+    g.white_ms = 123456;
+    wait_committed(s, store_put_game(s, &g));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, &moves, &n, NULL), 1);
+    ck_assert_str_eq(got.draw_offer, "white");
+    ck_assert_int_eq(got.white_ms, 123456);
+    ck_assert_uint_eq(n, 4);
+    free(moves);
+
+    /* finish: the status is forced to "ended" even if the row says not */
+    snprintf(g.result, sizeof g.result, "1/2-1/2");
+    snprintf(g.reason, sizeof g.reason, "agreement");
+    snprintf(g.final_fen, sizeof g.final_fen, "%s",
+             "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - "
+             "2 3");
+    g.draw_offer[0] = '\0';
+    g.ended_ms = 9000;
+    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n");
+    wait_committed(s, seq);
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, &pgn), 1);
+    snprintf(g.status, sizeof g.status, "ended");
+    assert_game_eq(&got, &g);
+    ck_assert_str_eq(pgn, "[Event \"x\"]\n\n1. e4 1/2-1/2\n");
+    free(pgn);
+
+    ck_assert_int_eq(store_get_game(s, "nope", &got, &moves, &n, &pgn), 0);
+    ck_assert_ptr_null(moves);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(pgn);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(empty_seats_are_null)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_game g = game("g1", "pidA", "", "waiting", 5000);
+    struct store_game got;
+    sqlite3 *db;
+
+    store_put_player(s, &a);
+    wait_committed(s, store_put_game(s, &g));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    assert_game_eq(&got, &g);
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM games WHERE "
+                                 "black_pid IS NULL AND result IS NULL AND "
+                                 "started_ms IS NULL AND ended_ms IS NULL"),
+                     1);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+struct live_seen {
+    char gids[8][33];
+    size_t n_moves[8];
+    char first_uci[8][6];
+    int n;
+    int stop_after;
+};
+
+static int live_cb(void *arg, const struct store_game *g,
+                   const struct store_move *moves, size_t n)
+{
+    struct live_seen *seen = arg;
+
+    snprintf(seen->gids[seen->n], 33, "%s", g->gid);
+    seen->n_moves[seen->n] = n;
+    snprintf(seen->first_uci[seen->n], 6, "%s", n ? moves[0].uci : "");
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(moves[i].ply, (int)i + 1);
+    seen->n++;
+    return seen->stop_after && seen->n == seen->stop_after;
+}
+
+START_TEST(load_live_lists_waiting_and_started_oldest_first)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game late = game("late", "pidA", "pidB", "started", 3000);
+    struct store_game wait = game("wait", "pidA", "", "waiting", 2000);
+    struct store_game early = game("early", "pidA", "pidB", "started", 1000);
+    struct store_game done = game("done", "pidA", "pidB", "started", 500);
+    struct store_move m1 = move(1, "d2d4", "d4"), m2 = move(2, "d7d5", "d5");
+    struct live_seen seen;
+    uint64_t seq;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_game(s, &late);
+    store_put_game(s, &wait);
+    store_put_game(s, &early);
+    store_put_game(s, &done);
+    store_put_move(s, "early", &m1);
+    store_put_move(s, "early", &m2);
+    store_put_move(s, "late", &m1);
+    store_put_move(s, "done", &m1);
+    end_game(&done, "1-0", "resignation", 4000);
+    seq = store_finish_game(s, &done, "pgn");
+    wait_committed(s, seq);
+
+    memset(&seen, 0, sizeof seen);
+    ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
+    ck_assert_int_eq(seen.n, 3);
+    ck_assert_str_eq(seen.gids[0], "early");
+    ck_assert_uint_eq(seen.n_moves[0], 2);
+    ck_assert_str_eq(seen.first_uci[0], "d2d4");
+    ck_assert_str_eq(seen.gids[1], "wait");
+    ck_assert_uint_eq(seen.n_moves[1], 0);
+    ck_assert_str_eq(seen.gids[2], "late");
+    ck_assert_uint_eq(seen.n_moves[2], 1);
+
+    /* a non-zero return stops the walk */
+    memset(&seen, 0, sizeof seen);
+    seen.stop_after = 2;
+    ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
+    ck_assert_int_eq(seen.n, 2);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(list_player_games_pages_newest_first)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_player c = player("pidC", "pidC", 3);
+    struct store_game_list l;
+    uint64_t seq = 0;
+    /* gid, white, black, result, ended_ms */
+    static const struct {
+        const char *gid, *w, *b, *result;
+        int64_t ended;
+    } rows[] = {
+        {"g1", "pidA", "pidB", "1-0", 1000},
+        {"g2", "pidB", "pidA", "0-1", 2000},  /* A as black */
+        {"g3", "pidA", "pidB", "*", 3000},    /* aborted: never listed */
+        {"g4", "pidA", "pidC", "1/2-1/2", 4000},
+        {"g6", "pidC", "pidA", "1-0", 5000},  /* same ended_ms as g5: */
+        {"g5", "pidA", "pidB", "0-1", 5000},  /* gid breaks the tie */
+        {"g7", "pidB", "pidC", "1-0", 6000},  /* not A's */
+    };
+    static const char *const expect[] = {"g6", "g5", "g4", "g2", "g1"};
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_player(s, &c);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct store_game g = game(rows[i].gid, rows[i].w, rows[i].b,
+                                   "started", 100 + (int64_t)i);
+        end_game(&g, rows[i].result, "checkmate", rows[i].ended);
+        seq = store_finish_game(s, &g, "pgn");
+    }
+    struct store_game live = game("live", "pidA", "pidB", "started", 9000);
+    seq = store_put_game(s, &live);
+    wait_committed(s, seq);
+
+    /* one page with everything */
+    ck_assert_int_eq(store_list_player_games(s, "pidA", NULL, 10, &l), 0);
+    ck_assert_uint_eq(l.n, 5);
+    ck_assert_int_eq(l.has_more, 0);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_str_eq(l.games[i].gid, expect[i]);
+    ck_assert_str_eq(l.games[3].black_pid, "pidA");
+    ck_assert_str_eq(l.games[3].result, "0-1");
+    store_game_list_clear(&l);
+
+    /* pages of two: g6 g5 | g4 g2 | g1 */
+    const char *before = NULL;
+    char last[33];
+    for (size_t page = 0; page < 3; page++) {
+        ck_assert_int_eq(store_list_player_games(s, "pidA", before, 2, &l),
+                         0);
+        size_t want = page < 2 ? 2 : 1;
+        ck_assert_uint_eq(l.n, want);
+        ck_assert_int_eq(l.has_more, page < 2);
+        for (size_t i = 0; i < l.n; i++)
+            ck_assert_str_eq(l.games[i].gid, expect[page * 2 + i]);
+        snprintf(last, sizeof last, "%s", l.games[l.n - 1].gid);
+        before = last;
+        store_game_list_clear(&l);
+    }
+
+    /* pages of one: the g6/g5 tie on ended_ms straddles a page edge */
+    before = NULL;
+    for (size_t page = 0; page < 5; page++) {
+        ck_assert_int_eq(store_list_player_games(s, "pidA", before, 1, &l),
+                         0);
+        ck_assert_uint_eq(l.n, 1);
+        ck_assert_str_eq(l.games[0].gid, expect[page]);
+        ck_assert_int_eq(l.has_more, page < 4);
+        snprintf(last, sizeof last, "%s", l.games[0].gid);
+        before = last;
+        store_game_list_clear(&l);
+    }
+
+    /* a player with one game as each colour */
+    ck_assert_int_eq(store_list_player_games(s, "pidC", NULL, 10, &l), 0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_str_eq(l.games[0].gid, "g7");
+    ck_assert_str_eq(l.games[1].gid, "g6");
+    ck_assert_str_eq(l.games[2].gid, "g4");
+    store_game_list_clear(&l);
+
+    /* unknown player, unknown or live cursor: empty pages */
+    ck_assert_int_eq(store_list_player_games(s, "pidZ", NULL, 10, &l), 0);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_int_eq(store_list_player_games(s, "pidA", "nope", 10, &l), 0);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_int_eq(store_list_player_games(s, "pidA", "live", 10, &l), 0);
+    ck_assert_uint_eq(l.n, 0);
+    /* bad arguments */
+    ck_assert_int_eq(store_list_player_games(s, "pidA", NULL, 0, &l), -1);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_ptr_null(l.games);
+    ck_assert_int_eq(store_list_player_games(s, "", NULL, 5, &l), -1);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(reopen_keeps_everything_and_heartbeat)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_game g = game("g1", "pidA", "", "waiting", 100);
+    struct store_move m = move(1, "e2e4", "e4");
+    struct store_game got;
+    struct store_move *moves;
+    size_t n;
+    int64_t before_close, after_close;
+    int version = store_schema_version(s);
+
+    store_put_player(s, &a);
+    store_put_game(s, &g);
+    store_put_move(s, "g1", &m); /* queued, not waited for: close drains */
+    before_close = now_ms();
+    store_close(s);
+    after_close = now_ms();
+
+    s = open_store(db_path);
+    ck_assert_int_eq(store_schema_version(s), version);
+    /* the heartbeat of the previous run is its last moment */
+    ck_assert_int_ge(store_last_heartbeat_ms(s), before_close);
+    ck_assert_int_le(store_last_heartbeat_ms(s), after_close);
+    ck_assert_int_eq(store_find_player(s, "pidA", &a), 1);
+    ck_assert_str_eq(a.name, "pidA");
+    ck_assert_int_eq(store_get_game(s, "g1", &got, &moves, &n, NULL), 1);
+    assert_game_eq(&got, &g);
+    ck_assert_uint_eq(n, 1);
+    assert_move_eq(&moves[0], &m);
+    free(moves);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(newer_schema_is_refused)
+{
+    struct store *s = open_store(db_path);
+    int version = store_schema_version(s);
+    char sql[64], err[256] = "";
+    sqlite3 *db;
+
+    store_close(s);
+    db = raw_open(db_path);
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", version + 1);
+    raw_exec(db, sql);
+    sqlite3_close(db);
+
+    s = (struct store *)&s; /* must be reset to NULL */
+    ck_assert_int_eq(store_open(&s, db_path, NULL, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err, "newer") != NULL, "err: %s", err);
+    ck_assert_msg(strstr(err, db_path) != NULL, "err: %s", err);
+
+    /* and the file was not touched */
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "PRAGMA user_version"), version + 1);
+    sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(open_errors_are_sentences)
+{
+    struct store *s = NULL;
+    char err[256] = "";
+    char path[200];
+
+    snprintf(path, sizeof path, "%s/no/such/dir/x.db", dir);
+    ck_assert_int_eq(store_open(&s, path, NULL, NULL, err, sizeof err), -1);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err, path) != NULL, "err: %s", err);
+
+    /* a file that is not a database */
+    FILE *f = fopen(db_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("this is not an SQLite database, not even close to one......\n"
+          "................................................................",
+          f);
+    fclose(f);
+    err[0] = '\0';
+    ck_assert_int_eq(store_open(&s, db_path, NULL, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strlen(err) > strlen(db_path), "err: %s", err);
+}
+END_TEST
+
+START_TEST(bad_writes_are_refused_and_change_nothing)
+{
+    struct store *s = open_store(db_path);
+    struct store_player p = player("", "anon", 1);
+    struct store_game g = game("g1", "", "", "started", 1);
+    struct store_move m = move(1, "e2e4", "e4");
+    struct store_game got;
+
+    ck_assert_uint_eq(store_put_player(s, &p), 0); /* empty pid */
+    snprintf(g.status, sizeof g.status, "paused");
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    snprintf(g.status, sizeof g.status, "started");
+    snprintf(g.result, sizeof g.result, "2-0");
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    g.result[0] = '\0';
+    snprintf(g.draw_offer, sizeof g.draw_offer, "both");
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    g.draw_offer[0] = '\0';
+    g.gid[0] = '\0';
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    snprintf(g.gid, sizeof g.gid, "g1");
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0); /* no result */
+    snprintf(g.result, sizeof g.result, "1-0");
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL), 0);
+    g.result[0] = '\0';
+    m.ply = 0;
+    ck_assert_uint_eq(store_put_move(s, "g1", &m), 0);
+    m.ply = 1;
+    ck_assert_uint_eq(store_put_move(s, "", &m), 0);
+    ck_assert_uint_eq(store_put_move(s, NULL, &m), 0);
+    ck_assert_uint_eq(store_queue_depth(s), 0);
+
+    /* an unterminated string is cut, not read past */
+    memset(g.white_name, 'x', sizeof g.white_name);
+    /* a write the schema rejects (no such game for the move) is dropped
+     * alone: the writes around it still commit */
+    ck_assert_uint_gt(store_put_move(s, "nosuchgame", &m), 0);
+    uint64_t seq = store_put_game(s, &g);
+    wait_committed(s, seq);
+    ck_assert_uint_eq(store_queue_depth(s), 0);
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    ck_assert_uint_eq(strlen(got.white_name), sizeof g.white_name - 1);
+    sqlite3 *db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"), 0);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(full_queue_refuses_writes)
+{
+    struct store *s = open_store(db_path);
+    struct store_game g = game("g1", "", "", "started", 1);
+    sqlite3 *db;
+    uint64_t first = 0, last = 0, seq, accepted = 0, base;
+    int ply = 0;
+
+    wait_committed(s, store_put_game(s, &g));
+    base = store_committed(s);
+
+    /* Hold the write lock from another connection: the writer cannot
+     * commit, so the queue fills and then refuses. */
+    db = raw_open(db_path);
+    raw_exec(db, "BEGIN IMMEDIATE");
+    for (;;) {
+        struct store_move m = move(++ply, "e2e4", "e4");
+        seq = store_put_move(s, "g1", &m);
+        if (seq == 0)
+            break;
+        if (!first)
+            first = seq;
+        ck_assert_uint_eq(seq, base + 1 + accepted); /* no gaps */
+        last = seq;
+        accepted++;
+        ck_assert_uint_le(accepted, 4 * 65536); /* the queue is bounded */
+    }
+    ck_assert_uint_gt(accepted, 0);
+    ck_assert_uint_eq(store_committed(s), base);
+    ck_assert_uint_eq(store_queue_depth(s), accepted);
+    raw_exec(db, "ROLLBACK");
+
+    /* released: everything accepted commits, in order */
+    wait_committed(s, last);
+    ck_assert_uint_eq(store_queue_depth(s), 0);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"),
+                     (int64_t)accepted);
+    ck_assert_int_eq(raw_int(db, "SELECT max(ply) FROM moves"),
+                     (int64_t)accepted);
+    struct store_move m = move(ply, "d2d4", "d4");
+    ck_assert_uint_eq(store_put_move(s, "g1", &m), last + 1);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+START_TEST(backup_copies_a_live_database)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_game g = game("g1", "pidA", "", "started", 1);
+    struct store_game got;
+    char dest[160], err[256] = "", *pgn = NULL;
+    struct store *copy;
+
+    store_put_player(s, &a);
+    end_game(&g, "0-1", "resignation", 50);
+    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n"));
+    snprintf(dest, sizeof dest, "%s/backup.db", dir);
+
+    /* while the store is open and writing */
+    ck_assert_msg(store_backup(db_path, dest, err, sizeof err) == 0, "%s",
+                  err);
+    store_close(s);
+
+    copy = open_store(dest);
+    ck_assert_int_eq(store_get_game(copy, "g1", &got, NULL, NULL, &pgn), 1);
+    ck_assert_str_eq(got.status, "ended");
+    ck_assert_str_eq(got.result, "0-1");
+    ck_assert_str_eq(pgn, "1. e4 0-1\n");
+    free(pgn);
+    ck_assert_int_eq(store_find_player(copy, "pidA", &a), 1);
+    store_close(copy);
+
+    /* a missing source is an error with the path in it */
+    snprintf(dest, sizeof dest, "%s/missing.db", dir);
+    ck_assert_int_eq(store_backup(dest, db_path, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, dest) != NULL, "err: %s", err);
+}
+END_TEST
+
+START_TEST(heartbeat_is_written_while_open)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    int64_t t0 = now_ms(), beat = -1;
+
+    /* the first heartbeat comes at once, the next about a second later */
+    for (int i = 0; i < 3000; i++) {
+        beat = raw_int(db, "SELECT value FROM meta WHERE key = "
+                           "'heartbeat_ms'");
+        if (beat > t0 + 500)
+            break;
+        sleep_ms(1);
+    }
+    ck_assert_int_gt(beat, t0 + 500);
+    ck_assert_int_le(beat, now_ms());
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, fresh_database_is_migrated);
+    tcase_add_test(tc, players_round_trip);
+    tcase_add_test(tc, game_journal_and_finish);
+    tcase_add_test(tc, empty_seats_are_null);
+    tcase_add_test(tc, load_live_lists_waiting_and_started_oldest_first);
+    tcase_add_test(tc, list_player_games_pages_newest_first);
+    tcase_add_test(tc, reopen_keeps_everything_and_heartbeat);
+    tcase_add_test(tc, newer_schema_is_refused);
+    tcase_add_test(tc, open_errors_are_sentences);
+    tcase_add_test(tc, bad_writes_are_refused_and_change_nothing);
+    tcase_add_test(tc, full_queue_refuses_writes);
+    tcase_add_test(tc, backup_copies_a_live_database);
+    tcase_add_test(tc, heartbeat_is_written_while_open);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(store_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
