@@ -1,0 +1,312 @@
+// app.js - the entry point: owns the connection, routes between the lobby
+// ('/') and a game ('/g/GID'), dispatches server messages to the views, and
+// shows toasts, confirmations and the connection status.
+
+import { Connection } from './net.js';
+import { GameView } from './game.js';
+import { LobbyView } from './lobby.js';
+import * as W from './words.js';
+
+const $ = (id) => document.getElementById(id);
+const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
+const TOAST_MS = 7000;
+
+const state = {
+    me: null,
+    requests: new Map(),   /* id -> what was sent, to explain its error */
+};
+
+let conn, game, lobby, announcer;
+
+const ctx = {
+    send(msg, req) {
+        const id = conn.send(msg);
+        if (!id) {
+            toast('Not connected to the server. Reconnecting…', 'error');
+            return 0;
+        }
+        if (req)
+            state.requests.set(id, req);
+        if (state.requests.size > 200)
+            state.requests.delete(state.requests.keys().next().value);
+        return id;
+    },
+    me: () => state.me,
+    online: () => conn.authed,
+    toast: (text, kind) => toast(text, kind),
+    confirm: (text, yes, no) => confirmDialog(text, yes, no),
+    navigate: (path) => navigate(path),
+    announce: (text) => {
+        announcer.textContent = '';
+        announcer.textContent = text;
+    },
+};
+
+// ---- routing ------------------------------------------------------------
+
+function route(stateComing) {
+    const m = location.pathname.match(GAME_PATH);
+    if (m) {
+        lobby.hide();
+        game.open(m[1], stateComing);
+    } else {
+        game.close();
+        lobby.show();
+    }
+}
+
+function navigate(path, stateComing) {
+    if (location.pathname !== path)
+        history.pushState(null, '', path);
+    route(stateComing);
+    const main = $('main');
+    if (main && document.activeElement === document.body)
+        main.focus({ preventScroll: true });
+}
+
+// ---- server messages ----------------------------------------------------
+
+function onMessage(msg) {
+    switch (msg.t) {
+    case 'welcome':
+        state.me = msg.player;
+        renderMe(msg);
+        lobby.onWelcome(msg);
+        game.resync();
+        break;
+    case 'seeking':
+        lobby.onSeeking(msg);
+        break;
+    case 'seek_cancelled':
+        lobby.onSeekCancelled(msg);
+        break;
+    case 'invited':
+        lobby.games.set(msg.game, { gid: msg.game });
+        navigate(`/g/${msg.game}`);
+        break;
+    case 'game_start':
+        lobby.onGameStart(msg);
+        if (game.gid !== msg.game) {
+            if (game.g && game.g.you && game.g.status === 'started') {
+                toast('Another game of yours has started.', 'info');
+                break;
+            }
+            navigate(`/g/${msg.game}`, true);
+        }
+        break;
+    case 'state':
+        lobby.onGameInfo(msg);
+        game.onState(msg);
+        break;
+    case 'moved':
+        lobby.onGameInfo(msg);
+        game.onMoved(msg);
+        break;
+    case 'game_end':
+        lobby.onGameInfo(msg);
+        game.onEnd(msg);
+        break;
+    case 'draw_offered':
+        game.onDrawOffered(msg);
+        break;
+    case 'draw_declined':
+        game.onDrawDeclined(msg);
+        break;
+    case 'opponent_gone':
+        game.onGone(msg);
+        break;
+    case 'opponent_back':
+        game.onBack(msg);
+        break;
+    case 'shutdown':
+        toast('The server is restarting. Reconnecting…', 'info');
+        break;
+    case 'error':
+        onError(msg);
+        break;
+    default:
+        break;
+    }
+}
+
+function onError(msg) {
+    const req = msg.id !== undefined ? state.requests.get(msg.id) : null;
+    if (msg.id !== undefined)
+        state.requests.delete(msg.id);
+    if (!(req && req.quiet))
+        toast(W.errorText(msg.code, msg.msg), 'error');
+    if (req) {
+        lobby.onError(req, msg);
+        if (req.game && req.game === game.gid)
+            game.onError(req, msg);
+    }
+}
+
+function renderMe() {
+    $('me').textContent = state.me ? `Playing as ${state.me.name}` : '';
+    $('rename-btn').hidden = !state.me;
+}
+
+// ---- connection status --------------------------------------------------
+
+let connStatus = 'connecting';
+
+function onStatus(status) {
+    const prev = connStatus;
+    connStatus = status;
+    document.body.dataset.conn = status;
+    $('retry-btn').hidden = status !== 'offline';
+    updateConnText();
+    if (status === 'online' && prev !== 'online' && game && game.gid &&
+        !game.g)
+        game.render();
+    if (game && game.g && (status === 'online') !== (prev === 'online'))
+        game.render();
+}
+
+function updateConnText() {
+    let text;
+    if (connStatus === 'online') {
+        text = 'Online';
+    } else if (connStatus === 'connecting') {
+        text = 'Connecting…';
+    } else {
+        const left = conn && conn.retryAt
+            ? Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000)) : 0;
+        text = left > 0 ? `Offline, retrying in ${left} s` : 'Offline';
+    }
+    const el = $('conn-text');
+    if (el.textContent !== text)
+        el.textContent = text;
+}
+
+// ---- toasts and dialogs -------------------------------------------------
+
+function toast(text, kind) {
+    const box = $('toasts');
+    const el = document.createElement('div');
+    el.className = `toast ${kind || 'info'}`;
+    el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    const p = document.createElement('span');
+    p.textContent = text;
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'toast-close';
+    close.setAttribute('aria-label', 'Dismiss');
+    close.textContent = '×';
+    close.addEventListener('click', () => el.remove());
+    el.append(p, close);
+    box.append(el);
+    while (box.children.length > 4)
+        box.firstElementChild.remove();
+    setTimeout(() => el.remove(), TOAST_MS);
+}
+
+let confirmResolve = null;
+
+function confirmDialog(text, yes, no) {
+    const dlg = $('confirm');
+    if (confirmResolve)
+        confirmResolve(false);
+    $('confirm-text').textContent = text;
+    $('confirm-yes').textContent = yes || 'Yes';
+    $('confirm-no').textContent = no || 'Cancel';
+    return new Promise((resolve) => {
+        confirmResolve = resolve;
+        dlg.showModal();
+        $('confirm-no').focus();
+    });
+}
+
+function closeConfirm(answer) {
+    const dlg = $('confirm');
+    if (dlg.open)
+        dlg.close();
+    if (confirmResolve) {
+        const r = confirmResolve;
+        confirmResolve = null;
+        r(answer);
+    }
+}
+
+function bindDialogs() {
+    $('confirm-yes').addEventListener('click', () => closeConfirm(true));
+    $('confirm-no').addEventListener('click', () => closeConfirm(false));
+    $('confirm').addEventListener('close', () => closeConfirm(false));
+
+    const nameDlg = $('name-dialog');
+    $('rename-btn').addEventListener('click', () => {
+        $('name-input').value = '';
+        $('name-error').hidden = true;
+        nameDlg.showModal();
+        $('name-input').focus();
+    });
+    $('name-cancel').addEventListener('click', () => nameDlg.close());
+    const submit = () => {
+        const name = $('name-input').value.trim();
+        if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
+            $('name-error').textContent = 'Use 1 to 20 letters, digits, _ ' +
+                'or -.';
+            $('name-error').hidden = false;
+            return;
+        }
+        nameDlg.close();
+        if (lobby.games.size > 0) {
+            toast('Finish your games in progress before changing your name.',
+                  'error');
+            return;
+        }
+        state.me = null;
+        conn.newIdentity(name);
+    };
+    $('name-ok').addEventListener('click', submit);
+    $('name-input').addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+            e.preventDefault();
+            submit();
+        }
+    });
+}
+
+// ---- start --------------------------------------------------------------
+
+function frame(now) {
+    if (game.gid)
+        game.tick(now);
+    requestAnimationFrame(frame);
+}
+
+function start() {
+    announcer = document.createElement('div');
+    announcer.className = 'sr-only';
+    announcer.setAttribute('aria-live', 'polite');
+    document.body.append(announcer);
+
+    game = new GameView(ctx);
+    lobby = new LobbyView(ctx);
+    conn = new Connection(onMessage, onStatus);
+    bindDialogs();
+
+    // Internal links change the page without reloading it.
+    document.addEventListener('click', (e) => {
+        const a = e.target.closest && e.target.closest('a[href]');
+        if (!a || a.hasAttribute('download') || a.target ||
+            e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey)
+            return;
+        const url = new URL(a.href, location.href);
+        if (url.origin !== location.origin ||
+            !(url.pathname === '/' || GAME_PATH.test(url.pathname)))
+            return;
+        e.preventDefault();
+        navigate(url.pathname);
+    });
+    window.addEventListener('popstate', () => route(false));
+    $('retry-btn').addEventListener('click', () => conn.retryNow());
+    setInterval(updateConnText, 500);
+
+    route(false);
+    conn.connect();
+    requestAnimationFrame(frame);
+}
+
+start();

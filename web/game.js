@@ -1,0 +1,719 @@
+// game.js - the game page: one game (played, joined, or watched) with its
+// board, clocks, move list, actions and end.
+//
+// The server is the only authority. This view keeps a copy of the last
+// `state` plus the `moved`s since, and resyncs (`sync`) whenever that copy
+// could be wrong: after a reconnection, a gap in the plies, a rejected move.
+// Clocks are counted down between messages for display only; every server
+// message replaces the numbers.
+
+import { Board } from './board.js';
+import { applyUci, kingSquare, parseFen, squareIndex } from './position.js';
+import * as W from './words.js';
+
+const $ = (id) => document.getElementById(id);
+const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+export class GameView {
+    // ctx: send(msg) -> id or 0, me() -> PLAYER or null, online() -> bool,
+    // toast(text, kind), confirm(text, yes, no) -> Promise<bool>,
+    // navigate(path), announce(text).
+    constructor(ctx) {
+        this.ctx = ctx;
+        this.gid = null;
+        this.g = null;
+        this.flipped = false;
+        this.board = new Board($('board'), (uci) => this.playMove(uci));
+        this.section = $('game');
+        this.lastRendered = {};
+        this.bind();
+    }
+
+    bind() {
+        $('nav-first').addEventListener('click', () => this.browse(0));
+        $('nav-prev').addEventListener('click', () => this.browse(-1, true));
+        $('nav-next').addEventListener('click', () => this.browse(1, true));
+        $('nav-last').addEventListener('click', () => this.browse(null));
+        $('flip-btn').addEventListener('click', () => {
+            this.flipped = !this.flipped;
+            this.render();
+        });
+        $('moves').addEventListener('click', (e) => {
+            const b = e.target.closest('button[data-ply]');
+            if (b)
+                this.browse(Number(b.dataset.ply));
+        });
+        $('draw-btn').addEventListener('click', () => this.act('draw_offer'));
+        $('accept-draw-btn').addEventListener('click',
+                                              () => this.act('draw_accept'));
+        $('decline-draw-btn').addEventListener('click',
+                                               () => this.act('draw_decline'));
+        $('claim-btn').addEventListener('click', () => this.act('draw_claim'));
+        $('abort-btn').addEventListener('click', () => this.act('abort'));
+        $('cancel-invite-btn').addEventListener('click',
+                                                () => this.act('abort'));
+        $('resign-btn').addEventListener('click', async () => {
+            if (await this.ctx.confirm('Resign this game?', 'Resign'))
+                this.act('resign');
+        });
+        $('leave-btn').addEventListener('click', () => this.leave());
+        $('join-btn').addEventListener('click', () => this.act('join'));
+        $('copy-btn').addEventListener('click', () => this.copyLink());
+        document.addEventListener('keydown', (e) => this.keyDown(e));
+    }
+
+    // ---- opening and closing -------------------------------------------
+
+    // Shows game `gid`; unless `stateComing` (a `state` is already on its
+    // way, after game_start), asks the server for it.
+    open(gid, stateComing) {
+        if (this.gid !== gid) {
+            this.close();
+            this.gid = gid;
+            this.g = null;
+            this.flipped = false;
+            this.watching = false;
+        }
+        this.section.hidden = false;
+        if (!stateComing)
+            this.resync();
+        this.render();
+    }
+
+    // Leaves the page (not the game: a player's game goes on).
+    close() {
+        if (this.gid && this.watching)
+            this.ctx.send({ t: 'unwatch', game: this.gid });
+        this.watching = false;
+        this.gid = null;
+        this.g = null;
+        this.section.hidden = true;
+        document.title = 'Chess';
+    }
+
+    // Asks for the whole state again (after a reconnection or any doubt).
+    resync() {
+        if (!this.gid || !this.ctx.online())
+            return;
+        if (this.g && this.watching) {
+            // A new connection is not subscribed: watch again.
+            this.watching = false;
+        }
+        this.ctx.send({ t: 'sync', game: this.gid }, { t: 'sync',
+                                                       game: this.gid });
+    }
+
+    // ---- server messages -----------------------------------------------
+
+    onState(msg) {
+        if (msg.game !== this.gid)
+            return false;
+        const me = this.ctx.me();
+        const you = me && msg.white && msg.white.id === me.id ? 'white'
+            : me && msg.black && msg.black.id === me.id ? 'black' : null;
+        const now = performance.now();
+        const old = this.g;
+        this.g = {
+            white: msg.white, black: msg.black, clock: msg.clock,
+            initialFen: msg.initial_fen || START_FEN,
+            moves: (msg.moves || []).slice(), san: (msg.san || []).slice(),
+            fen: msg.fen, ply: msg.ply, toMove: msg.to_move,
+            check: !!msg.check, clocks: msg.clocks, clocksAt: now,
+            firstMoveMs: msg.first_move_ms, firstMoveAt: now,
+            status: msg.status, drawOffer: msg.draw_offer || null,
+            gone: {
+                white: msg.gone && msg.gone.white != null
+                    ? { ms: msg.gone.white, at: now } : null,
+                black: msg.gone && msg.gone.black != null
+                    ? { ms: msg.gone.black, at: now } : null,
+            },
+            legal: msg.legal || [], claimable: !!msg.claimable,
+            claimMoves: msg.claim_moves || [],
+            result: msg.result || null, reason: msg.reason || null,
+            you, positions: null,
+            viewPly: old && old.viewPly !== null && old.viewPly < msg.ply
+                ? old.viewPly : null,
+            pendingMove: null,
+        };
+        if (!you && msg.status !== 'waiting' && msg.status !== 'ended' &&
+            !this.watching) {
+            this.watching = true;
+            this.ctx.send({ t: 'watch', game: this.gid },
+                          { t: 'watch', game: this.gid });
+        }
+        this.render();
+        return true;
+    }
+
+    onMoved(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        if (msg.ply <= g.ply)
+            return true;
+        if (msg.ply !== g.ply + 1) {
+            this.resync();
+            return true;
+        }
+        const now = performance.now();
+        const mine = g.pendingMove && g.pendingMove.uci === msg.uci;
+        const mover = g.toMove;
+        g.moves.push(msg.uci);
+        g.san.push(msg.san);
+        g.fen = msg.fen;
+        g.ply = msg.ply;
+        g.toMove = parseFen(msg.fen).turn === 'w' ? 'white' : 'black';
+        g.check = !!msg.check;
+        g.clocks = msg.clocks;
+        g.clocksAt = now;
+        g.firstMoveMs = msg.first_move_ms === undefined ? null
+            : msg.first_move_ms;
+        g.firstMoveAt = now;
+        g.drawOffer = msg.draw_offer || null;
+        g.legal = msg.legal || [];
+        g.claimable = !!msg.claimable;
+        g.claimMoves = msg.claim_moves || [];
+        g.pendingMove = null;
+        if (g.status === 'waiting')
+            g.status = 'started';
+        this.ctx.announce(`${W.colorName(mover)} played ${msg.san}`);
+        const live = g.viewPly === null;
+        this.render(live && !mine ? [squareIndex(msg.uci.slice(0, 2)),
+                                     squareIndex(msg.uci.slice(2, 4))]
+            : null);
+        return true;
+    }
+
+    onEnd(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        const now = performance.now();
+        if (g.clocks) {
+            g.clocks = { white_ms: this.clockMs('white', now),
+                         black_ms: this.clockMs('black', now),
+                         running: null };
+            g.clocksAt = now;
+        }
+        g.status = 'ended';
+        g.result = msg.result;
+        g.reason = msg.reason;
+        g.legal = [];
+        g.claimable = false;
+        g.claimMoves = [];
+        g.drawOffer = null;
+        g.pendingMove = null;
+        g.firstMoveMs = null;
+        g.gone = { white: null, black: null };
+        this.ctx.announce(`${W.resultTitle(msg.result, g.you)}. ${
+            W.reasonText(msg.result, msg.reason, g.toMove)}`);
+        this.render();
+        // The final clocks and position come with the full state.
+        this.resync();
+        return true;
+    }
+
+    onDrawOffered(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        if (g.you) {
+            g.drawOffer = W.other(g.you);
+            this.render();
+        } else {
+            this.resync();
+        }
+        return true;
+    }
+
+    onDrawDeclined(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        g.drawOffer = null;
+        this.ctx.toast('Your draw offer was declined.', 'info');
+        this.render();
+        return true;
+    }
+
+    onGone(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        g.gone[msg.color] = { ms: msg.grace_ms, at: performance.now() };
+        this.render();
+        return true;
+    }
+
+    onBack(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        g.gone[msg.color] = null;
+        this.render();
+        return true;
+    }
+
+    // An error caused by a request this view sent (`req` is what was sent).
+    onError(req, msg) {
+        const g = this.g;
+        if (req.t === 'move' || req.t === 'draw_claim') {
+            if (g)
+                g.pendingMove = null;
+            this.render();
+            this.resync();
+        } else if ((req.t === 'sync' || req.t === 'watch') &&
+                   msg.code === 'no_such_game') {
+            this.missing = true;
+            this.render();
+        } else if (req.t === 'join' || req.t === 'abort' ||
+                   req.t.startsWith('draw')) {
+            this.resync();
+        }
+    }
+
+    // ---- actions -------------------------------------------------------
+
+    act(t) {
+        const g = this.g;
+        if (!g)
+            return;
+        const msg = { t, game: this.gid };
+        const id = this.ctx.send(msg, msg);
+        if (!id)
+            return;
+        if (t === 'draw_offer' && g.you) {
+            // Shown at once; the server's next message confirms or clears.
+            if (g.drawOffer === W.other(g.you))
+                g.drawOffer = null;
+            else
+                g.drawOffer = g.you;
+            this.render();
+        } else if (t === 'draw_decline') {
+            g.drawOffer = null;
+            this.render();
+        }
+    }
+
+    async playMove(uci) {
+        const g = this.g;
+        if (!g || g.pendingMove)
+            return;
+        const ply = g.ply;
+        let msg = { t: 'move', game: this.gid, uci, ply };
+        if (g.claimMoves.includes(uci)) {
+            const claim = await this.ctx.confirm(
+                'This move lets you claim a draw (the same position a third ' +
+                'time, or 50 moves without a capture or pawn move). Claim ' +
+                'the draw with it?', 'Play it and claim a draw', 'Just play');
+            if (this.g !== g || g.ply !== ply)
+                return;
+            if (claim)
+                msg = { t: 'draw_claim', game: this.gid, uci, ply };
+        }
+        const id = this.ctx.send(msg, msg);
+        if (!id) {
+            this.render();
+            return;
+        }
+        g.pendingMove = { uci, ply, id };
+        this.render();
+    }
+
+    async leave() {
+        const g = this.g;
+        if (!g) {
+            this.ctx.navigate('/');
+            return;
+        }
+        if (g.you && g.status === 'started') {
+            if (!await this.ctx.confirm(
+                'Leave this game? Leaving counts as resigning.', 'Leave'))
+                return;
+            this.ctx.send({ t: 'leave', game: this.gid },
+                          { t: 'leave', game: this.gid });
+        } else if (g.status === 'ended' || !g.you) {
+            // Only unsubscribes this connection.
+            if (this.watching || g.you)
+                this.ctx.send({ t: 'leave', game: this.gid },
+                              { t: 'leave', game: this.gid });
+            this.watching = false;
+        }
+        // A waiting invitation stays open: its link still works.
+        this.ctx.navigate('/');
+    }
+
+    async copyLink() {
+        const input = $('invite-link');
+        try {
+            await navigator.clipboard.writeText(input.value);
+            this.ctx.toast('Link copied.', 'info');
+        } catch {
+            input.focus();
+            input.select();
+            const ok = document.execCommand && document.execCommand('copy');
+            this.ctx.toast(ok ? 'Link copied.'
+                : 'Select the link and copy it.', 'info');
+        }
+    }
+
+    // Moves the view to ply `to` (null: live), or by `to` when `relative`.
+    browse(to, relative) {
+        const g = this.g;
+        if (!g)
+            return;
+        const cur = g.viewPly === null ? g.ply : g.viewPly;
+        let next = relative ? cur + to : to;
+        if (next === null || next >= g.ply)
+            next = null;
+        else
+            next = Math.max(0, next);
+        if (next === g.viewPly)
+            return;
+        g.viewPly = next;
+        this.render();
+    }
+
+    keyDown(e) {
+        if (this.section.hidden || !this.g || e.altKey || e.ctrlKey ||
+            e.metaKey)
+            return;
+        const t = e.target;
+        if (t && (t.closest('input, textarea, select, dialog, .board')))
+            return;
+        const keys = { ArrowLeft: [-1, true], ArrowRight: [1, true],
+                       Home: [0, false], End: [null, false] };
+        const k = keys[e.key];
+        if (!k)
+            return;
+        e.preventDefault();
+        this.browse(k[0], k[1]);
+    }
+
+    // ---- drawing -------------------------------------------------------
+
+    positionAt(ply) {
+        const g = this.g;
+        if (!g.positions || g.positions.length > g.moves.length + 1 ||
+            g.positions.initialFen !== g.initialFen) {
+            g.positions = [parseFen(g.initialFen).board];
+            g.positions.initialFen = g.initialFen;
+        }
+        while (g.positions.length <= ply) {
+            const i = g.positions.length;
+            g.positions.push(applyUci(g.positions[i - 1], g.moves[i - 1]));
+        }
+        return g.positions[ply];
+    }
+
+    clockMs(color, now) {
+        const g = this.g;
+        if (!g || !g.clocks)
+            return 0;
+        const base = g.clocks[`${color}_ms`];
+        if (g.clocks.running !== color)
+            return base;
+        return Math.max(0, base - (now - g.clocksAt));
+    }
+
+    lowMs() {
+        const c = this.g && this.g.clock;
+        if (!c)
+            return 10000;
+        if (c.type === 'per_move')
+            return Math.min(10000, c.per_move_s * 250);
+        return Math.min(30000, Math.max(10000, c.initial_s * 100));
+    }
+
+    render(animate) {
+        const g = this.g;
+        const online = this.ctx.online();
+        if (!g) {
+            $('status').textContent = this.missing
+                ? 'There is no such game. The link may be mistyped or expired.'
+                : online ? 'Loading the game…' : 'Connecting…';
+            for (const id of ['invite-panel', 'join-panel', 'offer-panel',
+                              'end-panel', 'controls'])
+                $(id).hidden = true;
+            $('moves').replaceChildren();
+            this.board.set({ board: parseFen(START_FEN).board,
+                             orientation: 'white', interactive: false });
+            this.renderBars();
+            return;
+        }
+        this.missing = false;
+        const base = g.you === 'black' ? 'black' : 'white';
+        const orientation = this.flipped ? W.other(base) : base;
+        const live = g.viewPly === null;
+        let board, lastMove = null, check = -1;
+        if (live) {
+            board = parseFen(g.fen).board;
+            let last = g.moves[g.ply - 1];
+            if (g.pendingMove) {
+                board = applyUci(board, g.pendingMove.uci);
+                last = g.pendingMove.uci;
+            } else if (g.check) {
+                check = kingSquare(board, g.toMove[0]);
+            }
+            if (last)
+                lastMove = [squareIndex(last.slice(0, 2)),
+                            squareIndex(last.slice(2, 4))];
+        } else {
+            board = this.positionAt(g.viewPly);
+            const last = g.moves[g.viewPly - 1];
+            if (last) {
+                lastMove = [squareIndex(last.slice(0, 2)),
+                            squareIndex(last.slice(2, 4))];
+                if (/[+#]$/.test(g.san[g.viewPly - 1] || ''))
+                    check = kingSquare(board, g.viewPly % 2 ===
+                        (parseFen(g.initialFen).turn === 'w' ? 0 : 1)
+                        ? 'w' : 'b');
+            }
+        }
+        const myTurn = g.status === 'started' && g.you === g.toMove;
+        const interactive = live && myTurn && online && !g.pendingMove;
+        this.board.set({ board, orientation, lastMove, check,
+                         legal: g.legal, interactive, animate });
+        this.section.classList.toggle('browsing', !live);
+        this.section.classList.toggle('my-turn', interactive);
+        this.renderBars();
+        this.renderStatus(online);
+        this.renderPanels();
+        this.renderMoves();
+        document.title = g.status === 'started' && myTurn
+            ? 'Your move · Chess' : g.status === 'ended'
+                ? `${W.resultTitle(g.result, g.you)} · Chess` : 'Chess';
+    }
+
+    renderBars() {
+        const g = this.g;
+        const bottom = this.board.orientation;
+        const sides = [['bar-top', W.other(bottom)], ['bar-bottom', bottom]];
+        for (const [id, color] of sides) {
+            const bar = $(id);
+            const p = g ? g[color] : null;
+            bar.dataset.color = color;
+            bar.querySelector('.pcolor').className = `pcolor ${color}`;
+            let name = p ? p.name : g && g.status === 'waiting'
+                ? 'Waiting for an opponent…' : '';
+            if (g && g.you === color)
+                name += ' (you)';
+            bar.querySelector('.name').textContent = name;
+            bar.querySelector('.name').title = p ? `${W.colorName(color)}: ${
+                p.name}` : '';
+        }
+        this.tick(performance.now());
+    }
+
+    renderStatus(online) {
+        const g = this.g;
+        const el = $('status');
+        let text;
+        if (!online) {
+            text = 'Connection lost. Reconnecting…';
+        } else if (g.status === 'waiting') {
+            text = g.you ? 'Waiting for your opponent to join.'
+                : 'This game is waiting for a second player.';
+        } else if (g.status === 'ended') {
+            text = W.resultTitle(g.result, g.you);
+        } else if (g.pendingMove) {
+            text = 'Sending your move…';
+        } else if (g.you) {
+            text = g.you === g.toMove ? 'Your move' : 'Waiting for your ' +
+                'opponent to move';
+            if (g.check && g.you === g.toMove)
+                text += ': you are in check';
+        } else {
+            text = `You are watching. ${W.colorName(g.toMove)} to move`;
+            if (g.check)
+                text += ', in check';
+        }
+        if (g.viewPly !== null)
+            text += ` (viewing move ${g.viewPly} of ${g.ply})`;
+        el.textContent = text;
+        el.classList.toggle('your-move', !!(online && g.status === 'started' &&
+                                            g.you === g.toMove));
+    }
+
+    renderPanels() {
+        const g = this.g;
+        const started = g.status === 'started';
+        $('invite-panel').hidden = !(g.status === 'waiting' && g.you);
+        if (g.status === 'waiting' && g.you)
+            $('invite-link').value = `${location.origin}/g/${this.gid}`;
+        const joinable = g.status === 'waiting' && !g.you;
+        $('join-panel').hidden = !joinable;
+        if (joinable) {
+            const host = g.white || g.black;
+            const seat = g.white ? 'Black' : 'White';
+            $('join-title').textContent = `${host ? host.name : 'Someone'
+            } invites you to play`;
+            let text = `${W.clockLabel(g.clock)} (${W.clockSpeed(g.clock)
+            }). You play ${seat}.`;
+            if (g.initialFen !== START_FEN)
+                text += ' The game starts from the position on the board.';
+            $('join-text').textContent = text;
+        }
+        $('offer-panel').hidden = !(started && g.you &&
+                                    g.drawOffer === W.other(g.you));
+        const ended = g.status === 'ended';
+        $('end-panel').hidden = !ended;
+        if (ended) {
+            $('end-title').textContent = W.resultTitle(g.result, g.you);
+            $('end-reason').textContent = W.reasonText(g.result, g.reason,
+                                                       g.toMove);
+            const pgn = $('pgn-link');
+            pgn.href = `/api/games/${this.gid}/pgn`;
+            pgn.setAttribute('download', `chess-${this.gid}.pgn`);
+            pgn.hidden = g.result === '*' && g.ply === 0;
+        }
+        $('controls').hidden = false;
+        const player = !!g.you;
+        const showDraw = started && player;
+        $('draw-btn').hidden = !showDraw;
+        if (showDraw) {
+            const mine = g.drawOffer === g.you;
+            $('draw-btn').disabled = mine;
+            $('draw-btn').textContent = mine ? 'Draw offered'
+                : g.drawOffer ? 'Accept draw' : 'Offer draw';
+        }
+        $('claim-btn').hidden = !(started && player && g.claimable &&
+                                  g.toMove === g.you);
+        $('abort-btn').hidden = !(started && player && g.ply < 2);
+        $('resign-btn').hidden = !(started && player && g.ply >= 2);
+        const leave = $('leave-btn');
+        leave.textContent = started && player ? 'Leave'
+            : !player && started ? 'Stop watching' : 'Back to lobby';
+    }
+
+    renderMoves() {
+        const g = this.g;
+        const list = $('moves');
+        const key = `${this.gid}:${g.ply}:${g.viewPly}:${g.san.length}`;
+        if (list.dataset.key === key)
+            return;
+        list.dataset.key = key;
+        const fen = g.initialFen.split(/\s+/);
+        const blackFirst = fen[1] === 'b';
+        const startNo = Number(fen[5]) || 1;
+        const current = g.viewPly === null ? g.ply : g.viewPly;
+        const frag = document.createDocumentFragment();
+        let row = null;
+        g.san.forEach((san, i) => {
+            const h = i + (blackFirst ? 1 : 0);
+            const white = h % 2 === 0;
+            if (white || !row) {
+                row = document.createElement('div');
+                row.className = 'move-row';
+                row.setAttribute('role', 'listitem');
+                const no = document.createElement('span');
+                no.className = 'move-no';
+                no.textContent = `${startNo + Math.floor(h / 2)}.`;
+                row.append(no);
+                if (!white) {
+                    const dots = document.createElement('span');
+                    dots.className = 'move dots';
+                    dots.textContent = '…';
+                    row.append(dots);
+                }
+                frag.append(row);
+            }
+            const b = document.createElement('button');
+            b.type = 'button';
+            b.className = 'move';
+            b.dataset.ply = String(i + 1);
+            b.textContent = san;
+            b.setAttribute('aria-label', `${startNo + Math.floor(h / 2)}${
+                white ? '.' : '…'} ${san}`);
+            if (i + 1 === current) {
+                b.classList.add('current');
+                b.setAttribute('aria-current', 'step');
+            }
+            row.append(b);
+        });
+        if (!g.san.length) {
+            const p = document.createElement('p');
+            p.className = 'no-moves';
+            p.textContent = g.status === 'ended' ? 'No moves were played.'
+                : 'No moves yet.';
+            frag.append(p);
+        }
+        list.replaceChildren(frag);
+        const cur = list.querySelector('.current');
+        if (cur && typeof cur.scrollIntoView === 'function')
+            cur.scrollIntoView({ block: 'nearest' });
+        const live = g.viewPly === null;
+        $('nav-first').disabled = current === 0;
+        $('nav-prev').disabled = current === 0;
+        $('nav-next').disabled = live;
+        $('nav-last').disabled = live;
+    }
+
+    // Called every animation frame while the page shows a game: clocks,
+    // first-move and disconnection countdowns.
+    tick(now) {
+        const g = this.g;
+        const low = this.lowMs();
+        for (const id of ['bar-top', 'bar-bottom']) {
+            const bar = $(id);
+            const color = bar.dataset.color;
+            const clockEl = bar.querySelector('.clock');
+            const goneEl = bar.querySelector('.gone-tag');
+            if (!g || !g.clocks) {
+                setText(clockEl, '');
+                clockEl.className = 'clock';
+                goneEl.hidden = true;
+                continue;
+            }
+            const ms = this.clockMs(color, now);
+            setText(clockEl, W.formatClock(ms));
+            const running = g.clocks.running === color;
+            const cls = `clock${running ? ' running' : ''}${
+                ms <= low && g.status === 'started' ? ' low' : ''}${
+                ms <= 0 ? ' flagged' : ''}`;
+            if (clockEl.className !== cls)
+                clockEl.className = cls;
+            clockEl.setAttribute('aria-label', `${W.colorName(color)} clock`);
+            const gone = g.gone[color];
+            if (gone) {
+                const left = W.seconds(gone.ms - (now - gone.at));
+                goneEl.hidden = false;
+                setText(goneEl, `offline ${left} s`);
+            } else {
+                goneEl.hidden = true;
+            }
+        }
+        const notice = $('notice');
+        const text = g ? this.noticeText(now) : '';
+        notice.hidden = !text;
+        setText(notice, text);
+    }
+
+    noticeText(now) {
+        const g = this.g;
+        if (g.status !== 'started')
+            return '';
+        const parts = [];
+        for (const color of ['white', 'black']) {
+            const gone = g.gone[color];
+            if (!gone || color === g.you)
+                continue;
+            const left = W.seconds(gone.ms - (now - gone.at));
+            const who = g.you ? 'Your opponent' : W.colorName(color);
+            parts.push(`${who} disconnected: ${left} s to return.`);
+        }
+        if (g.firstMoveMs != null && g.clocks && g.clocks.running === null) {
+            const left = W.seconds(g.firstMoveMs - (now - g.firstMoveAt));
+            const who = g.you === g.toMove ? 'You have'
+                : `${W.colorName(g.toMove)} has`;
+            parts.push(`${who} ${left} s to make the first move, or the ` +
+                       'game is aborted.');
+        }
+        return parts.join(' ');
+    }
+}
+
+function setText(el, text) {
+    if (el.textContent !== text)
+        el.textContent = text;
+}

@@ -1,0 +1,215 @@
+// lobby.js - the front page: choose a time control and a colour, then seek
+// an opponent or create an invitation; lists the player's games in progress.
+
+import * as W from './words.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class LobbyView {
+    // ctx: send(msg, req) -> id or 0, toast(text, kind), navigate(path).
+    constructor(ctx) {
+        this.ctx = ctx;
+        this.section = $('lobby');
+        this.seek = null;          /* the open seek, to renew on reconnect */
+        this.games = new Map();    /* GID -> summary of a game in progress */
+        this.bind();
+        this.updateCustom();
+    }
+
+    bind() {
+        const form = $('play-form');
+        form.addEventListener('submit', (e) => {
+            e.preventDefault();
+            this.startSeek();
+        });
+        $('invite-btn').addEventListener('click', () => this.invite());
+        $('cancel-seek-btn').addEventListener('click', () => {
+            if (this.ctx.send({ t: 'cancel_seek' }, { t: 'cancel_seek' }))
+                this.seek = null;
+            this.render();
+        });
+        form.addEventListener('change', () => this.updateCustom());
+        form.addEventListener('input', () => this.updateCustom());
+    }
+
+    show() {
+        this.section.hidden = false;
+        this.render();
+    }
+
+    hide() {
+        this.section.hidden = true;
+    }
+
+    updateCustom() {
+        const custom = $('tc-custom').checked;
+        $('custom').hidden = !custom;
+        const perMove = document.querySelector(
+            'input[name="kind"]:checked').value === 'per_move';
+        $('fischer-fields').hidden = perMove;
+        $('permove-fields').hidden = !perMove;
+        const clock = this.customClock();
+        $('custom-summary').textContent = custom && clock
+            ? W.clockLabel(clock) : 'Set your own';
+    }
+
+    customClock() {
+        const kind = document.querySelector('input[name="kind"]:checked').value;
+        if (kind === 'per_move') {
+            const s = Number($('c-permove').value);
+            if (!Number.isInteger(s) || s < 1 || s > 86400)
+                return null;
+            return { type: 'per_move', per_move_s: s };
+        }
+        const initial = Math.round(Number($('c-minutes').value) * 60);
+        const inc = Number($('c-inc').value);
+        if (!Number.isFinite(initial) || initial < 1 || initial > 10800 ||
+            !Number.isInteger(inc) || inc < 0 || inc > 10)
+            return null;
+        return { type: 'fischer', initial_s: initial, increment_s: inc };
+    }
+
+    // The chosen clock, or null after telling the person what is wrong.
+    chosenClock() {
+        const v = document.querySelector('input[name="tc"]:checked').value;
+        if (v === 'custom') {
+            const c = this.customClock();
+            if (!c)
+                this.ctx.toast('Choose between 0.5 and 180 minutes with an ' +
+                               'increment of 0 to 10 seconds, or 1 to ' +
+                               '86400 seconds per move.', 'error');
+            return c;
+        }
+        const [type, a, b] = v.split(':');
+        return type === 'per_move'
+            ? { type, per_move_s: Number(a) }
+            : { type, initial_s: Number(a), increment_s: Number(b) };
+    }
+
+    chosenColor() {
+        return document.querySelector('input[name="color"]:checked').value;
+    }
+
+    startSeek() {
+        const clock = this.chosenClock();
+        if (!clock)
+            return;
+        const msg = { t: 'seek', clock, color: this.chosenColor() };
+        if (!this.ctx.send(msg, msg))
+            return;
+        this.seek = msg;
+        this.seekConfirmed = false;
+        this.render();
+    }
+
+    invite() {
+        const clock = this.chosenClock();
+        if (!clock)
+            return;
+        const msg = { t: 'invite', clock, color: this.chosenColor() };
+        const fen = $('fen').value.trim();
+        if (fen)
+            msg.fen = fen;
+        this.ctx.send(msg, msg);
+    }
+
+    // ---- server messages -----------------------------------------------
+
+    onWelcome(msg) {
+        const keep = new Map();
+        for (const gid of msg.games || [])
+            keep.set(gid, this.games.get(gid) || { gid });
+        this.games = keep;
+        for (const gid of this.games.keys())
+            this.ctx.send({ t: 'sync', game: gid }, { t: 'sync', game: gid,
+                                                      quiet: true });
+        // A seek dies with its connection: renew it.
+        if (this.seek)
+            this.ctx.send(this.seek, this.seek);
+        this.render();
+    }
+
+    onSeeking() {
+        this.seekConfirmed = true;
+        this.render();
+    }
+
+    onSeekCancelled() {
+        this.seek = null;
+        this.render();
+    }
+
+    onGameStart(msg) {
+        this.seek = null;
+        this.games.set(msg.game, { gid: msg.game });
+        this.render();
+    }
+
+    // Keeps the list of games in progress current from any state/moved/end.
+    onGameInfo(msg) {
+        const s = this.games.get(msg.game);
+        if (!s)
+            return;
+        if (msg.t === 'game_end' || msg.status === 'ended') {
+            this.games.delete(msg.game);
+        } else if (msg.t === 'state') {
+            Object.assign(s, { white: msg.white, black: msg.black,
+                               clock: msg.clock, status: msg.status,
+                               toMove: msg.to_move });
+        } else if (msg.t === 'moved') {
+            s.toMove = s.toMove === 'white' ? 'black' : 'white';
+            s.status = 'started';
+        }
+        if (!this.section.hidden)
+            this.render();
+    }
+
+    onError(req, msg) {
+        if (req.t === 'seek') {
+            this.seek = null;
+            this.render();
+        } else if (req.t === 'cancel_seek' && msg.code === 'no_seek') {
+            this.seek = null;
+            this.render();
+        } else if (req.t === 'sync' && this.games.has(req.game)) {
+            this.games.delete(req.game);
+            this.render();
+        }
+    }
+
+    render() {
+        const seeking = !!this.seek;
+        $('seeking').hidden = !seeking;
+        $('seeking-tc').textContent = seeking ? `${W.clockLabel(
+            this.seek.clock)}, ${this.seek.color === 'random'
+            ? 'random colour' : this.seek.color}` : '';
+        $('seek-btn').disabled = seeking;
+        $('invite-btn').disabled = seeking;
+        const list = $('mygames-list');
+        list.replaceChildren();
+        for (const s of this.games.values()) {
+            const li = document.createElement('li');
+            const a = document.createElement('a');
+            a.href = `/g/${s.gid}`;
+            a.dataset.internal = '1';
+            const me = this.ctx.me();
+            const you = me && s.white && s.white.id === me.id ? 'white'
+                : me && s.black && s.black.id === me.id ? 'black' : null;
+            const opp = you ? s[W.other(you)] : null;
+            let text;
+            if (!s.clock)
+                text = `Game ${s.gid}`;
+            else if (s.status === 'waiting')
+                text = `Your invitation, ${W.clockLabel(s.clock)}: waiting ` +
+                       'for an opponent';
+            else
+                text = `${W.clockLabel(s.clock)} against ${
+                    opp ? opp.name : 'an opponent'}${
+                    s.toMove === you ? ': your move' : ''}`;
+            a.textContent = text;
+            li.append(a);
+            list.append(li);
+        }
+        $('mygames').hidden = this.games.size === 0;
+    }
+}

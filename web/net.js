@@ -1,0 +1,220 @@
+// net.js - the WebSocket to the server: identity (hello with the saved
+// token), request ids, keep-alive pings and reconnection with backoff.
+//
+// The connection owns no game state. It reports, through the callbacks given
+// to its constructor, every server message and every change of its own
+// status ('connecting', 'online', 'offline'); the app resyncs on 'welcome'.
+
+const TOKEN_KEY = 'chess.token';
+const PING_EVERY_MS = 20000;      // well inside any idle timeout
+const PONG_WITHIN_MS = 10000;     // a silent server this long is gone
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 15000;
+
+function savedToken() {
+    try {
+        return localStorage.getItem(TOKEN_KEY);
+    } catch {
+        return null;
+    }
+}
+
+function saveToken(token) {
+    try {
+        if (token)
+            localStorage.setItem(TOKEN_KEY, token);
+        else
+            localStorage.removeItem(TOKEN_KEY);
+    } catch {
+        /* storage disabled: the identity lasts as long as the page */
+    }
+}
+
+export class Connection {
+    // onMessage(msg) gets every server message after 'welcome' handling;
+    // onStatus(status, detail) gets connection status changes.
+    constructor(onMessage, onStatus) {
+        this.onMessage = onMessage;
+        this.onStatus = onStatus;
+        this.ws = null;
+        this.authed = false;
+        this.nextId = 1;
+        this.attempt = 0;
+        this.retryTimer = 0;
+        this.pingTimer = 0;
+        this.pongTimer = 0;
+        this.token = savedToken();
+        this.memoryToken = this.token;
+        this.wantedName = null;
+        this.status = 'offline';
+        window.addEventListener('online', () => this.retryNow());
+        document.addEventListener('visibilitychange', () => {
+            if (document.visibilityState === 'visible')
+                this.retryNow();
+        });
+    }
+
+    url() {
+        const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+        return `${scheme}//${location.host}/ws`;
+    }
+
+    setStatus(status, detail) {
+        this.status = status;
+        this.onStatus(status, detail);
+    }
+
+    connect() {
+        clearTimeout(this.retryTimer);
+        this.retryTimer = 0;
+        if (this.ws)
+            return;
+        this.authed = false;
+        this.setStatus('connecting', this.attempt);
+        let ws;
+        try {
+            ws = new WebSocket(this.url(), 'chess.v1');
+        } catch (e) {
+            this.scheduleRetry();
+            return;
+        }
+        this.ws = ws;
+        ws.addEventListener('open', () => {
+            if (this.ws !== ws)
+                return;
+            const hello = { t: 'hello' };
+            if (this.memoryToken)
+                hello.token = this.memoryToken;
+            else if (this.wantedName)
+                hello.name = this.wantedName;
+            ws.send(JSON.stringify(hello));
+            this.startPing();
+        });
+        ws.addEventListener('message', (ev) => {
+            if (this.ws !== ws)
+                return;
+            this.armPong();
+            let msg;
+            try {
+                msg = JSON.parse(ev.data);
+            } catch {
+                return;
+            }
+            this.handle(msg);
+        });
+        ws.addEventListener('close', (ev) => {
+            if (this.ws !== ws)
+                return;
+            this.dropped(ev.code);
+        });
+        ws.addEventListener('error', () => {
+            /* 'close' follows and does the work */
+        });
+    }
+
+    handle(msg) {
+        if (msg.t === 'pong')
+            return;
+        if (msg.t === 'welcome') {
+            this.authed = true;
+            this.attempt = 0;
+            this.memoryToken = msg.token;
+            this.wantedName = null;
+            saveToken(msg.token);
+            this.setStatus('online');
+        } else if (msg.t === 'error' && msg.code === 'bad_token' &&
+                   !this.authed) {
+            // The saved identity is gone (another server, a wiped
+            // database): start a fresh guest and say so.
+            this.memoryToken = null;
+            saveToken(null);
+            this.ws.send(JSON.stringify({ t: 'hello' }));
+        }
+        this.onMessage(msg);
+    }
+
+    dropped(code) {
+        this.stopPing();
+        this.ws = null;
+        this.authed = false;
+        this.setStatus('offline', code);
+        this.scheduleRetry();
+    }
+
+    scheduleRetry() {
+        clearTimeout(this.retryTimer);
+        const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt);
+        const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+        this.attempt += 1;
+        this.retryAt = Date.now() + delay;
+        this.retryTimer = setTimeout(() => this.connect(), delay);
+        this.setStatus('offline', delay);
+    }
+
+    // Skips the rest of a backoff wait (the network came back, the tab came
+    // to the front, or the person asked).
+    retryNow() {
+        if (!this.ws && this.retryTimer)
+            this.connect();
+    }
+
+    startPing() {
+        this.stopPing();
+        this.pingTimer = setInterval(() => {
+            if (!this.ws || this.ws.readyState !== WebSocket.OPEN)
+                return;
+            this.ws.send(JSON.stringify({ t: 'ping' }));
+            if (!this.pongTimer)
+                this.pongTimer = setTimeout(() => this.kill(), PONG_WITHIN_MS);
+        }, PING_EVERY_MS);
+    }
+
+    armPong() {
+        clearTimeout(this.pongTimer);
+        this.pongTimer = 0;
+    }
+
+    stopPing() {
+        clearInterval(this.pingTimer);
+        this.armPong();
+        this.pingTimer = 0;
+    }
+
+    // Gives up on a connection that stopped answering and reconnects.
+    kill() {
+        const ws = this.ws;
+        if (!ws)
+            return;
+        this.dropped(4000);
+        try {
+            ws.close();
+        } catch {
+            /* already closing */
+        }
+    }
+
+    // Sends a message with a fresh id and returns the id, or 0 when there
+    // is no authenticated connection (the caller tells the person).
+    send(msg) {
+        if (!this.ws || !this.authed || this.ws.readyState !== WebSocket.OPEN)
+            return 0;
+        const id = this.nextId++;
+        this.ws.send(JSON.stringify({ ...msg, id }));
+        return id;
+    }
+
+    // Starts over as a new guest called `name` (the server names a player
+    // only when it creates one).
+    newIdentity(name) {
+        this.memoryToken = null;
+        saveToken(null);
+        this.wantedName = name || null;
+        const ws = this.ws;
+        this.ws = null;
+        this.stopPing();
+        if (ws)
+            ws.close(1000);
+        this.attempt = 0;
+        this.connect();
+    }
+}

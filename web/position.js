@@ -1,0 +1,79 @@
+// position.js - piece placement for display: FEN parsing and replaying the
+// server's own UCI moves to show earlier positions of a game.
+//
+// This is NOT rules code: it never decides whether a move is legal. Legal
+// moves come only from the server's `legal` list; the live position always
+// comes from the server's `fen`. Replaying is needed only to draw positions
+// the server sent as a move list (browsing back through a game).
+
+export const FILES = 'abcdefgh';
+
+// Square index 0..63 with a1 = 0, h1 = 7, a8 = 56.
+export function squareIndex(name) {
+    return (name.charCodeAt(1) - 49) * 8 + (name.charCodeAt(0) - 97);
+}
+
+export function squareName(index) {
+    return FILES[index % 8] + String(Math.floor(index / 8) + 1);
+}
+
+// Parses a FEN into {board, turn}: board is an array of 64 piece codes
+// ('wP', 'bK', ...) or null. Throws on a malformed placement field.
+export function parseFen(fen) {
+    const fields = String(fen).trim().split(/\s+/);
+    const rows = fields[0].split('/');
+    if (rows.length !== 8)
+        throw new Error('bad FEN: ' + fen);
+    const board = new Array(64).fill(null);
+    rows.forEach((row, i) => {
+        const rank = 7 - i;
+        let file = 0;
+        for (const ch of row) {
+            if (ch >= '1' && ch <= '8') {
+                file += Number(ch);
+            } else if ('pnbrqkPNBRQK'.includes(ch)) {
+                if (file > 7)
+                    throw new Error('bad FEN: ' + fen);
+                const color = ch === ch.toUpperCase() ? 'w' : 'b';
+                board[rank * 8 + file] = color + ch.toUpperCase();
+                file += 1;
+            } else {
+                throw new Error('bad FEN: ' + fen);
+            }
+        }
+        if (file !== 8)
+            throw new Error('bad FEN: ' + fen);
+    });
+    return { board, turn: fields[1] === 'b' ? 'b' : 'w' };
+}
+
+// Returns a new board with the server-accepted UCI move applied: the piece
+// moves, a king's two-square move brings its rook along, a pawn moving
+// diagonally onto an empty square removes the pawn it passed, and a
+// promotion letter replaces the pawn.
+export function applyUci(board, uci) {
+    const next = board.slice();
+    const from = squareIndex(uci.slice(0, 2));
+    const to = squareIndex(uci.slice(2, 4));
+    const piece = next[from];
+    if (!piece)
+        return next;
+    const df = (to % 8) - (from % 8);
+    if (piece[1] === 'K' && Math.abs(df) === 2) {
+        const rank = Math.floor(from / 8) * 8;
+        const rookFrom = rank + (df > 0 ? 7 : 0);
+        const rookTo = rank + (df > 0 ? 5 : 3);
+        next[rookTo] = next[rookFrom];
+        next[rookFrom] = null;
+    }
+    if (piece[1] === 'P' && df !== 0 && !next[to])
+        next[Math.floor(from / 8) * 8 + (to % 8)] = null;
+    next[from] = null;
+    next[to] = uci.length > 4 ? piece[0] + uci[4].toUpperCase() : piece;
+    return next;
+}
+
+// The square of `color`'s king ('w' or 'b'), or -1.
+export function kingSquare(board, color) {
+    return board.indexOf(color + 'K');
+}

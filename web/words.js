@@ -1,0 +1,170 @@
+// words.js - everything the client says to a person: piece names, time
+// controls, game results and reasons, and server error codes.
+
+const PIECE_NAMES = { P: 'pawn', N: 'knight', B: 'bishop', R: 'rook',
+                      Q: 'queen', K: 'king' };
+
+export function colorName(color) {
+    return color === 'white' || color === 'w' ? 'White' : 'Black';
+}
+
+export function other(color) {
+    return color === 'white' ? 'black' : 'white';
+}
+
+// 'wN' -> 'white knight'.
+export function pieceName(code) {
+    return (code[0] === 'w' ? 'white ' : 'black ') + PIECE_NAMES[code[1]];
+}
+
+export function promotionName(letter) {
+    return PIECE_NAMES[letter.toUpperCase()];
+}
+
+// A clock object as people write it: '5+3', '1 min per move', '1 day per move'.
+export function clockLabel(clock) {
+    if (!clock)
+        return '';
+    if (clock.type === 'per_move') {
+        const s = clock.per_move_s;
+        if (s % 86400 === 0)
+            return `${s / 86400} day${s === 86400 ? '' : 's'} per move`;
+        if (s % 3600 === 0)
+            return `${s / 3600} h per move`;
+        if (s % 60 === 0)
+            return `${s / 60} min per move`;
+        return `${s} s per move`;
+    }
+    const init = clock.initial_s;
+    const base = init % 60 === 0 ? String(init / 60)
+        : init < 60 ? `${init}s` : (init / 60).toFixed(1);
+    return `${base}+${clock.increment_s}`;
+}
+
+// Speed name of a clock, by its estimated duration (initial + 40 increments).
+export function clockSpeed(clock) {
+    if (!clock)
+        return '';
+    if (clock.type === 'per_move')
+        return clock.per_move_s >= 3600 ? 'Correspondence' : 'Per move';
+    const est = clock.initial_s + 40 * clock.increment_s;
+    if (est < 180)
+        return 'Bullet';
+    if (est < 480)
+        return 'Blitz';
+    if (est < 1500)
+        return 'Rapid';
+    return 'Classical';
+}
+
+// Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
+export function formatClock(ms) {
+    const t = Math.max(0, ms);
+    if (t < 10000)
+        return (Math.floor(t / 100) / 10).toFixed(1);
+    const total = Math.floor(t / 1000);
+    const h = Math.floor(total / 3600);
+    const m = Math.floor((total % 3600) / 60);
+    const s = String(total % 60).padStart(2, '0');
+    return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+// Whole seconds left, rounded up, for countdown sentences.
+export function seconds(ms) {
+    return Math.max(0, Math.ceil(ms / 1000));
+}
+
+// The headline of a finished game, from the point of view of `you`
+// ('white', 'black' or null for a spectator).
+export function resultTitle(result, you) {
+    if (result === '*')
+        return 'Game aborted';
+    if (result === '1/2-1/2')
+        return 'Draw';
+    const winner = result === '1-0' ? 'white' : 'black';
+    if (you)
+        return winner === you ? 'You won' : 'You lost';
+    return `${colorName(winner)} wins`;
+}
+
+// The sentence that says why a game ended. `toMove` is the side to move in
+// the final position (the side whose clock ran out for the timeouts).
+export function reasonText(result, reason, toMove) {
+    const winner = result === '1-0' ? 'White' : result === '0-1' ? 'Black'
+        : null;
+    const loser = winner === 'White' ? 'Black' : 'White';
+    const flagged = toMove ? colorName(toMove) : null;
+    switch (reason) {
+    case 'checkmate':
+        return `${winner} wins by checkmate.`;
+    case 'resignation':
+        return `${loser} resigned. ${winner} wins.`;
+    case 'abandoned':
+        return `${loser} left and did not come back in time. ${winner} wins.`;
+    case 'timeout':
+        return `${loser} ran out of time. ${winner} wins on time.`;
+    case 'timeout_vs_insufficient':
+        return flagged
+            ? `Draw: ${flagged} ran out of time, but ${
+                flagged === 'White' ? 'Black' : 'White'} could not checkmate.`
+            : 'Draw: the opponent of the player who ran out of time ' +
+              'could not checkmate.';
+    case 'stalemate':
+        return 'Draw by stalemate: the side to move has no legal move and ' +
+               'is not in check.';
+    case 'dead_position':
+        return 'Draw: neither side can checkmate any more (dead position).';
+    case 'fivefold':
+        return 'Draw: the same position occurred five times.';
+    case 'seventy_five_moves':
+        return 'Draw: 75 moves by each side without a capture or a pawn move.';
+    case 'threefold':
+        return 'Draw claimed: the same position occurred three times.';
+    case 'fifty_moves':
+        return 'Draw claimed: 50 moves by each side without a capture or a ' +
+               'pawn move.';
+    case 'agreement':
+        return 'Draw by agreement.';
+    case 'aborted':
+        return 'The game was aborted before both sides had moved. ' +
+               'No result.';
+    default:
+        return reason ? `Game over (${reason}).` : 'Game over.';
+    }
+}
+
+const ERRORS = {
+    bad_json: 'The server could not read a message from this page.',
+    bad_field: 'The server refused a request',
+    unknown_type: 'The server did not understand a request from this page.',
+    unauthenticated: 'Not signed in yet. Please wait a moment.',
+    bad_token: 'Your saved identity was not recognised; you are playing as ' +
+               'a new guest.',
+    no_such_game: 'There is no such game. The link may be mistyped or ' +
+                  'expired.',
+    not_a_player: 'You are not playing in this game.',
+    not_started: 'The game has not started yet.',
+    game_over: 'This game is over.',
+    stale_ply: 'The position had changed; the board is up to date now.',
+    not_your_turn: 'It is not your turn.',
+    illegal_move: 'That move is not legal.',
+    bad_clock: 'That time control is not allowed',
+    claim_rejected: 'A draw cannot be claimed now.',
+    seat_taken: 'Someone else already joined this game.',
+    own_game: 'This is your own invitation: send the link to a friend.',
+    no_draw_offer: 'There is no draw offer to answer.',
+    abort_not_allowed: 'Too late to abort: both sides have moved.',
+    no_seek: 'You are not looking for a game.',
+    rate_limited: 'Slow down: too many requests in a short time.',
+};
+
+// A short human sentence for a server error; for the codes whose server
+// text says what exactly was wrong, that text is added.
+export function errorText(code, msg) {
+    const base = ERRORS[code];
+    if (!base)
+        return msg ? `Error: ${msg}` : `Error (${code}).`;
+    if ((code === 'bad_field' || code === 'bad_clock') && msg)
+        return `${base}: ${msg}`;
+    return base.endsWith('.') ? base : base + '.';
+}
