@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -739,9 +740,21 @@ START_TEST(backup_copies_a_live_database)
     wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n"));
     snprintf(dest, sizeof dest, "%s/backup.db", dir);
 
-    /* while the store is open and writing */
-    ck_assert_msg(store_backup(db_path, dest, err, sizeof err) == 0, "%s",
-                  err);
+    /* from another process, while this one has the store open and
+     * writing (the heartbeat, one more game) */
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        int rc = store_backup(db_path, dest, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "backup: %s\n", err);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    struct store_game g2 = game("g2", "pidA", "", "waiting", 2);
+    ck_assert_uint_gt(store_put_game(s, &g2), 0);
+    int status = -1;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     store_close(s);
 
     copy = open_store(dest);
