@@ -1,0 +1,125 @@
+// The game actions: draw offers (declined, then accepted), resignation with
+// its confirmation, abort, and draw claims (with a move and without).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+    assertClean, clickMove, confirm, invite, join, launchBrowser,
+    openPlayer, startServer, waitText,
+} from './lib.mjs';
+
+async function newGame(a, b, server) {
+    await a.page.goto(`${server.base}/`);
+    await waitText(a.page, '#conn-text', /^Online$/);
+    const link = await invite(a.page, { preset: '15-10', color: 'white' });
+    await join(b.page, link);
+    await waitText(a.page, '#status', /^Your move$/);
+}
+
+test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
+     async (t) => {
+    const server = await startServer();
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    const a = await openPlayer(browser, `${server.base}/`);
+    const b = await openPlayer(browser, `${server.base}/`);
+
+    await t.test('draw offer declined, then accepted', async () => {
+        await newGame(a, b, server);
+        await clickMove(a.page, 'e2e4');
+        await clickMove(b.page, 'e7e5');
+        await a.page.click('#draw-btn');
+        await waitText(a.page, '#draw-btn', /^Draw offered$/);
+        assert.ok(await a.page.locator('#draw-btn').isDisabled());
+        await waitText(b.page, '#offer-panel', /Your opponent offers a draw/);
+        await b.page.click('#decline-draw-btn');
+        await waitText(a.page, '.toast', /Your draw offer was declined/);
+        await waitText(a.page, '#draw-btn', /^Offer draw$/);
+        assert.ok(await b.page.locator('#offer-panel').isHidden());
+
+        await a.page.click('#draw-btn');
+        await waitText(b.page, '#offer-panel', /Your opponent offers a draw/);
+        await b.page.click('#accept-draw-btn');
+        for (const p of [a, b]) {
+            await waitText(p.page, '#end-title', /^Draw$/);
+            await waitText(p.page, '#end-reason', /^Draw by agreement\.$/);
+        }
+    });
+
+    await t.test('resignation asks first', async () => {
+        await newGame(a, b, server);
+        await clickMove(a.page, 'd2d4');
+        await clickMove(b.page, 'd7d5');
+        await b.page.click('#resign-btn');
+        await confirm(b.page, false);
+        await waitText(b.page, '#status', /^Waiting for your opponent to move$/);
+        assert.ok(await b.page.locator('#end-panel').isHidden());
+        await b.page.click('#resign-btn');
+        await confirm(b.page, true);
+        await waitText(a.page, '#end-title', /^You won$/);
+        await waitText(a.page, '#end-reason', /^Black resigned\. White wins\.$/);
+        await waitText(b.page, '#end-title', /^You lost$/);
+    });
+
+    await t.test('abort before both sides moved', async () => {
+        await newGame(a, b, server);
+        await clickMove(a.page, 'c2c4');
+        assert.ok(await b.page.locator('#abort-btn').isVisible());
+        await b.page.click('#abort-btn');
+        for (const p of [a, b]) {
+            await waitText(p.page, '#end-title', /^Game aborted$/);
+            await waitText(p.page, '#end-reason', /aborted/);
+        }
+    });
+
+    await t.test('threefold: claim offered with a move, then claimed',
+                 async () => {
+        await newGame(a, b, server);
+        const dance = [[a, 'g1f3'], [b, 'g8f6'], [a, 'f3g1'], [b, 'f6g8'],
+                       [a, 'g1f3'], [b, 'g8f6'], [a, 'f3g1']];
+        for (const [p, uci] of dance)
+            await clickMove(p.page, uci);
+        // Black's next move repeats the start position a third time: the
+        // page asks whether to claim with it. B only plays it.
+        await b.page.locator('#board .sq.movable').first().waitFor();
+        await b.page.click('#board [data-sq="45"]');   // f6
+        await b.page.click('#board [data-sq="62"]');   // g8
+        await waitText(b.page, '#confirm-text', /claim a draw/);
+        await confirm(b.page, false);
+        await waitText(a.page, '#moves', /Ng8/);
+        // Now White may claim without a move.
+        await a.page.locator('#claim-btn:not([hidden])').waitFor();
+        await a.page.click('#claim-btn');
+        for (const p of [a, b]) {
+            await waitText(p.page, '#end-title', /^Draw$/);
+            await waitText(p.page, '#end-reason',
+                           /^Draw claimed: the same position occurred three times\.$/);
+        }
+    });
+
+    await t.test('moves by keyboard; no claim without repetition',
+                 async () => {
+        await newGame(a, b, server);
+        assert.ok(await a.page.locator('#claim-btn').isHidden());
+        // e2 is the board's tab stop; Enter picks the pawn up, the arrows
+        // walk to e4, Enter puts it down.
+        await a.page.locator('#board [data-sq="12"].movable').waitFor();
+        await a.page.focus('#board [data-sq="12"]');
+        await a.page.keyboard.press('Enter');
+        await a.page.locator('#board [data-sq="12"].selected').waitFor();
+        await a.page.keyboard.press('ArrowUp');
+        await a.page.keyboard.press('ArrowUp');
+        await a.page.keyboard.press('Enter');
+        await waitText(b.page, '#moves', /^1\.e4$/);
+        await clickMove(b.page, 'e7e5');
+        assert.ok(await a.page.locator('#claim-btn').isHidden());
+        await a.page.click('#resign-btn');
+        await confirm(a.page, true);
+        await waitText(b.page, '#end-reason', /^White resigned\. Black wins\.$/);
+    });
+
+    assertClean(t, a, b);
+});

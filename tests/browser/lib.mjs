@@ -1,0 +1,301 @@
+// lib.mjs - shared helpers of the browser tests: a chess-server per test on
+// a free port with its own temporary database, Debian's chromium through
+// playwright-core, and waits/actions phrased the way a person sees the page.
+//
+// Environment (set by tests/browser/meson.build):
+//   CHESS_SERVER  path of the chess-server binary
+//   CHESS_WEB     the web/ directory to serve
+//   CHESS_SHOTS   where screenshots go (a build folder)
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..', '..');
+
+export const SERVER = process.env.CHESS_SERVER ||
+    join(root, 'build', 'server', 'chess-server');
+export const WEB = process.env.CHESS_WEB || join(root, 'web');
+export const SHOTS = process.env.CHESS_SHOTS ||
+    join(root, 'build', 'tests', 'browser', 'screenshots');
+export const CHROMIUM = process.env.CHESS_CHROMIUM || '/usr/bin/chromium';
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+function freePort() {
+    return new Promise((ok, fail) => {
+        const s = net.createServer();
+        s.unref();
+        s.on('error', fail);
+        s.listen(0, '127.0.0.1', () => {
+            const { port } = s.address();
+            s.close(() => ok(port));
+        });
+    });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Starts chess-server on a free port with a fresh database. opts:
+// firstMoveS, graceS (server settings), extra (more arguments).
+export async function startServer(opts = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'chess-browser-'));
+    let lastError = null;
+    for (let attempt = 0; attempt < 3; attempt++) {
+        const port = await freePort();
+        const args = ['--port', String(port), '--db', join(dir, 'chess.db'),
+                      '--web', WEB];
+        if (opts.firstMoveS !== undefined)
+            args.push('--first-move-s', String(opts.firstMoveS));
+        if (opts.graceS !== undefined)
+            args.push('--grace-s', String(opts.graceS));
+        args.push(...(opts.extra || []));
+        const proc = spawn(SERVER, args, { cwd: dir,
+                                           stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        proc.stdout.on('data', (d) => { output += d; });
+        proc.stderr.on('data', (d) => { output += d; });
+        let exited = null;
+        proc.on('exit', (code, sig) => { exited = { code, sig }; });
+        const base = `http://127.0.0.1:${port}`;
+        const deadline = Date.now() + 15000;
+        while (Date.now() < deadline && !exited) {
+            try {
+                const r = await fetch(`${base}/healthz`);
+                if (r.status === 200)
+                    break;
+            } catch {
+                /* not listening yet */
+            }
+            await sleep(50);
+        }
+        if (exited || Date.now() >= deadline) {
+            proc.kill('SIGKILL');
+            lastError = new Error(`chess-server did not start (${
+                JSON.stringify(exited)}): ${SERVER} ${args.join(' ')}\n${
+                output}`);
+            continue;
+        }
+        return {
+            base, port, dir, proc,
+            output: () => output,
+            async stop() {
+                if (!exited) {
+                    proc.kill('SIGTERM');
+                    const until = Date.now() + 5000;
+                    while (!exited && Date.now() < until)
+                        await sleep(20);
+                    if (!exited)
+                        proc.kill('SIGKILL');
+                }
+                rmSync(dir, { recursive: true, force: true });
+            },
+        };
+    }
+    rmSync(dir, { recursive: true, force: true });
+    throw lastError;
+}
+
+export async function launchBrowser() {
+    const args = ['--disable-background-networking',
+                  '--disable-component-update', '--disable-sync',
+                  '--no-first-run', '--disable-gpu', '--disable-quic',
+                  '--disable-dev-shm-usage'];
+    if (process.getuid && process.getuid() === 0)
+        args.push('--no-sandbox');
+    return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+}
+
+// Opens the client in a new browser context (its own localStorage: its own
+// guest). Returns { ctx, page, problems } where problems collects page
+// errors and console errors (a CSP violation is a console error).
+export async function openPlayer(browser, url, opts = {}) {
+    const phone = opts.phone;
+    const ctx = await browser.newContext({
+        viewport: phone ? PHONE : DESKTOP,
+        deviceScaleFactor: phone ? 2 : 1,
+        isMobile: !!phone,
+        hasTouch: !!phone,
+        acceptDownloads: true,
+    });
+    const page = await ctx.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+        // A refused or cut WebSocket is logged by the browser itself; the
+        // reconnection test causes those on purpose.
+        if (m.type() === 'error' &&
+            !/^WebSocket connection to .* failed/.test(m.text()))
+            problems.push(`console: ${m.text()}`);
+    });
+    if (opts.beforeGoto)
+        await opts.beforeGoto(page);
+    const response = await page.goto(url);
+    await waitText(page, '#conn-text', /^Online$/);
+    return { ctx, page, problems, response };
+}
+
+export function sq(name) {
+    const i = (name.charCodeAt(1) - 49) * 8 + (name.charCodeAt(0) - 97);
+    return `#board [data-sq="${i}"]`;
+}
+
+// Waits until the element matching `selector` is visible and its text
+// matches `re`. Fails with what the page showed instead.
+export async function waitText(page, selector, re, timeout = 15000) {
+    try {
+        await page.waitForFunction(([sel, src, flags]) => {
+            const el = document.querySelector(sel);
+            if (!el || el.closest('[hidden]'))
+                return false;
+            return new RegExp(src, flags).test(el.textContent);
+        }, [selector, re.source, re.flags], { timeout, polling: 50 });
+    } catch (e) {
+        const seen = await page.evaluate((sel) => {
+            const el = document.querySelector(sel);
+            return el ? `${el.closest('[hidden]') ? '(hidden) ' : ''}${
+                JSON.stringify(el.textContent)}` : '(no element)';
+        }, selector).catch(() => '(page gone)');
+        throw new Error(`${selector} never matched ${re}: it shows ${seen}`);
+    }
+}
+
+export async function text(page, selector) {
+    return (await page.locator(selector).first().textContent()).trim();
+}
+
+export async function moveCount(page) {
+    return page.locator('#moves button.move').count();
+}
+
+export async function sanList(page) {
+    return page.locator('#moves button.move').allTextContents();
+}
+
+// Waits until the page offers a move from `from` (its own turn, the move in
+// the server's legal list).
+async function waitMovable(page, from) {
+    await page.locator(`${sq(from)}.movable`).waitFor({ timeout: 15000 });
+}
+
+async function waitPlayed(page, before) {
+    await page.waitForFunction((n) =>
+        document.querySelectorAll('#moves button.move').length > n,
+    before, { timeout: 15000, polling: 50 });
+}
+
+// Plays a UCI move with two clicks (and a click in the promotion picker).
+export async function clickMove(page, uci) {
+    await waitMovable(page, uci.slice(0, 2));
+    const before = await moveCount(page);
+    await page.click(sq(uci.slice(0, 2)));
+    await page.click(sq(uci.slice(2, 4)));
+    if (uci.length > 4)
+        await choosePromotion(page, uci[4]);
+    await waitPlayed(page, before);
+}
+
+// Plays a UCI move by dragging the piece with the mouse.
+export async function dragMove(page, uci) {
+    await waitMovable(page, uci.slice(0, 2));
+    const before = await moveCount(page);
+    const a = await page.locator(sq(uci.slice(0, 2))).boundingBox();
+    const b = await page.locator(sq(uci.slice(2, 4))).boundingBox();
+    await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 + 8,
+                          { steps: 2 });
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2,
+                          { steps: 8 });
+    await page.mouse.up();
+    if (uci.length > 4)
+        await choosePromotion(page, uci[4]);
+    await waitPlayed(page, before);
+}
+
+const PROMO = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
+
+export async function choosePromotion(page, letter) {
+    await page.click(`.promo button[aria-label="Promote to ${
+        PROMO[letter]}"]`);
+}
+
+// The piece a square shows, as its text alternative ('white knight'), or
+// 'empty'.
+export async function pieceOn(page, name) {
+    const label = await page.getAttribute(sq(name), 'aria-label');
+    return label.split(', ')[1];
+}
+
+export async function waitPiece(page, name, piece, timeout = 15000) {
+    const i = (name.charCodeAt(1) - 49) * 8 + (name.charCodeAt(0) - 97);
+    try {
+        await page.waitForFunction(([idx, want]) => {
+            const el = document.querySelector(`#board [data-sq="${idx}"]`);
+            return el && el.getAttribute('aria-label').split(', ')[1] === want;
+        }, [i, piece], { timeout, polling: 50 });
+    } catch {
+        throw new Error(`${name} never showed ${piece}: it shows ${
+            await pieceOn(page, name)}`);
+    }
+}
+
+// Chooses a preset time control and a colour in the lobby form.
+export async function chooseLobby(page, preset, color) {
+    await page.click(`label[for="tc-${preset}"]`);
+    await page.click(`label[for="col-${color}"]`);
+}
+
+// Creates an invitation from the lobby and returns its link.
+export async function invite(page, { preset = '10-5', color = 'white',
+                                     fen = null } = {}) {
+    await chooseLobby(page, preset, color);
+    if (fen) {
+        await page.click('.fen-box summary');
+        await page.fill('#fen', fen);
+    }
+    await page.click('#invite-btn');
+    await page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
+    await waitText(page, '#status', /Waiting for your opponent to join/);
+    const link = await page.inputValue('#invite-link');
+    return link;
+}
+
+// Opens an invitation link in `player` and joins it; both pages then show
+// the started game.
+export async function join(page, link) {
+    await page.goto(link);
+    await waitText(page, '#conn-text', /^Online$/);
+    await waitText(page, '#join-title', /invites you to play/);
+    await page.click('#join-btn');
+    await waitText(page, '#status', /Your move|Waiting for your opponent to move/);
+}
+
+// Answers the confirmation dialog.
+export async function confirm(page, yes = true) {
+    await page.locator('#confirm[open]').waitFor();
+    await page.click(yes ? '#confirm-yes' : '#confirm-no');
+}
+
+export async function screenshot(page, name) {
+    mkdirSync(SHOTS, { recursive: true });
+    const path = join(SHOTS, name);
+    await page.screenshot({ path, fullPage: false });
+    return path;
+}
+
+// Fails when the page reported errors (a CSP violation among them).
+export function assertClean(t, ...players) {
+    for (const p of players) {
+        if (p.problems.length)
+            throw new Error(`the page reported:\n${p.problems.join('\n')}`);
+    }
+}
+
+export { sleep };

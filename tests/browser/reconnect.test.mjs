@@ -1,0 +1,99 @@
+// A dropped connection: the page says so, reconnects by itself with backoff
+// and resyncs the moves it missed without a reload; the opponent sees the
+// disconnection countdown. A reload resumes the same identity and game.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+    assertClean, clickMove, invite, join, launchBrowser, openPlayer,
+    sanList, startServer, text, waitPiece, waitText,
+} from './lib.mjs';
+
+// Routes the page's WebSockets through the test so that it can cut them:
+// `drop()` closes the live socket on both ends and refuses new ones until
+// `restore()`.
+async function cuttable(page) {
+    const state = { blocked: false, live: [], refused: 0 };
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+        if (state.blocked) {
+            state.refused += 1;
+            ws.close({ code: 4001, reason: 'test: network down' });
+            return;
+        }
+        const server = ws.connectToServer();
+        state.live.push({ ws, server });
+    });
+    return {
+        state,
+        async drop() {
+            state.blocked = true;
+            for (const { ws, server } of state.live.splice(0)) {
+                await server.close({ code: 4002, reason: 'test: cut' });
+                await ws.close({ code: 4002, reason: 'test: cut' });
+            }
+        },
+        restore() {
+            state.blocked = false;
+        },
+    };
+}
+
+test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
+    const server = await startServer({ graceS: 30 });
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    let net;
+    const a = await openPlayer(browser, `${server.base}/`, {
+        beforeGoto: async (page) => { net = await cuttable(page); },
+    });
+    const b = await openPlayer(browser, `${server.base}/`);
+    const nameA = (await text(a.page, '#me')).replace('Playing as ', '');
+    const link = await invite(a.page, { preset: '10-5', color: 'white' });
+    await join(b.page, link);
+    await clickMove(a.page, 'e2e4');
+    await clickMove(b.page, 'e7e5');
+    await clickMove(a.page, 'g1f3');
+
+    // A marker that a reload would wipe.
+    await a.page.evaluate(() => { window.notReloaded = true; });
+
+    await net.drop();
+    await waitText(a.page, '#conn-text', /^Offline/);
+    await waitText(a.page, '#status', /Connection lost\. Reconnecting/);
+    await waitText(b.page, '#notice',
+                   /^Your opponent disconnected: \d+ s to return\.$/);
+    await waitText(b.page, '#bar-top .gone-tag', /^offline \d+ s$/);
+
+    // B moves while A is away; A keeps retrying meanwhile.
+    await clickMove(b.page, 'b8c6');
+    const until = Date.now() + 10000;
+    while (net.state.refused < 2 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 100));
+    assert.ok(net.state.refused >= 2, 'the page retried while offline');
+
+    net.restore();
+    await waitText(a.page, '#conn-text', /^Online$/, 30000);
+    await waitPiece(a.page, 'c6', 'black knight');
+    assert.deepEqual(await sanList(a.page), ['e4', 'e5', 'Nf3', 'Nc6']);
+    await waitText(a.page, '#status', /^Your move$/);
+    assert.equal(await a.page.evaluate(() => window.notReloaded), true,
+                 'resynced without a reload');
+    await b.page.locator('#notice').waitFor({ state: 'hidden' });
+
+    // Play goes on from the resynced position.
+    await clickMove(a.page, 'f1b5');
+    await waitPiece(b.page, 'b5', 'white bishop');
+
+    // A reload resumes the same guest (saved token) in the same game.
+    await a.page.reload();
+    await waitText(a.page, '#conn-text', /^Online$/);
+    await waitText(a.page, '#me', new RegExp(`^Playing as ${nameA}$`));
+    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA} \\(you\\)$`));
+    await waitPiece(a.page, 'b5', 'white bishop');
+    await waitText(a.page, '#status', /^Waiting for your opponent to move$/);
+
+    assertClean(t, a, b);
+});

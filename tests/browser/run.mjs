@@ -1,0 +1,55 @@
+// run.mjs - runs the browser tests (meson: suite 'browser'). Installs the
+// pinned playwright-core with `npm ci` when node_modules lacks it, checks
+// for Debian's chromium, then runs every *.test.mjs here with node's test
+// runner, whose summary ends the output.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const chromium = process.env.CHESS_CHROMIUM || '/usr/bin/chromium';
+const server = process.env.CHESS_SERVER;
+
+function installedVersion() {
+    try {
+        return JSON.parse(readFileSync(join(here, 'node_modules',
+            'playwright-core', 'package.json'), 'utf8')).version;
+    } catch {
+        return null;
+    }
+}
+
+const wanted = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'))
+    .devDependencies['playwright-core'];
+if (installedVersion() !== wanted) {
+    console.log(`run.mjs: installing playwright-core ${wanted} (npm ci)`);
+    const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'],
+                          { cwd: here, stdio: 'inherit' });
+    if (npm.status !== 0) {
+        console.error('run.mjs: npm ci failed');
+        process.exit(1);
+    }
+}
+if (!existsSync(chromium)) {
+    console.error(`run.mjs: no chromium at ${chromium}; install Debian's ` +
+                  'chromium (deploy/deps.sh test)');
+    process.exit(1);
+}
+if (server && !existsSync(server)) {
+    console.error(`run.mjs: no chess-server at ${server}`);
+    process.exit(1);
+}
+
+const files = readdirSync(here).filter((f) => f.endsWith('.test.mjs'))
+    .sort().map((f) => join(here, f));
+const [major, minor] = process.versions.node.split('.').map(Number);
+const args = ['--test'];
+// One file at a time: each starts a server and a browser, and the machines
+// this runs on have two cores.
+if (major > 20 || (major === 20 && minor >= 10))
+    args.push('--test-concurrency=1');
+const r = spawnSync(process.execPath, [...args, ...files],
+                    { cwd: here, stdio: 'inherit', env: process.env });
+process.exit(r.status === null ? 1 : r.status);

@@ -1,0 +1,47 @@
+// A spectator follows a live game by its link; a player leaving counts as
+// resigning.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+    assertClean, clickMove, confirm, invite, join, launchBrowser, openPlayer,
+    sanList, startServer, waitPiece, waitText,
+} from './lib.mjs';
+
+test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
+    const server = await startServer();
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    const a = await openPlayer(browser, `${server.base}/`);
+    const b = await openPlayer(browser, `${server.base}/`);
+    const link = await invite(a.page, { preset: '5-3', color: 'white' });
+    await join(b.page, link);
+    await clickMove(a.page, 'e2e4');
+
+    const c = await openPlayer(browser, link, { phone: true });
+    await waitText(c.page, '#status', /^You are watching\. Black to move$/);
+    await waitPiece(c.page, 'e4', 'white pawn');
+    assert.ok(await c.page.locator('#controls #resign-btn').isHidden());
+    assert.ok(await c.page.locator('#join-panel').isHidden());
+
+    await clickMove(b.page, 'c7c5');
+    await waitPiece(c.page, 'c5', 'black pawn');
+    await clickMove(a.page, 'g1f3');
+    await waitPiece(c.page, 'f3', 'white knight');
+    await waitPiece(c.page, 'g1', 'empty');
+    assert.deepEqual(await sanList(c.page), ['e4', 'c5', 'Nf3']);
+    await waitText(c.page, '#status', /^You are watching\. Black to move$/);
+
+    // White leaves: that counts as resigning, and everyone sees it.
+    await a.page.click('#leave-btn');
+    await confirm(a.page, true);
+    await a.page.waitForURL(`${server.base}/`);
+    await waitText(c.page, '#end-title', /^Black wins$/);
+    await waitText(c.page, '#end-reason', /^White resigned\. Black wins\.$/);
+    await waitText(b.page, '#end-title', /^You won$/);
+
+    assertClean(t, a, b, c);
+});
