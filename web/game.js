@@ -442,7 +442,11 @@ export class GameView {
             return;
         }
         this.missing = false;
-        const base = g.you === 'black' ? 'black' : 'white';
+        // A player sees their own side at the bottom; someone invited, the
+        // side they would take.
+        const base = g.you ? g.you
+            : g.status === 'waiting' && g.white && !g.black ? 'black'
+                : 'white';
         const orientation = this.flipped ? W.other(base) : base;
         const live = g.viewPly === null;
         let board, lastMove = null, check = -1;
@@ -515,7 +519,7 @@ export class GameView {
             text = g.you ? 'Waiting for your opponent to join.'
                 : 'This game is waiting for a second player.';
         } else if (g.status === 'ended') {
-            text = W.resultTitle(g.result, g.you);
+            text = 'Game over';
         } else if (g.pendingMove) {
             text = 'Sending your move…';
         } else if (g.you) {
@@ -569,13 +573,13 @@ export class GameView {
         }
         $('controls').hidden = false;
         const player = !!g.you;
-        const showDraw = started && player;
+        const showDraw = started && player &&
+            g.drawOffer !== W.other(g.you);
         $('draw-btn').hidden = !showDraw;
         if (showDraw) {
             const mine = g.drawOffer === g.you;
             $('draw-btn').disabled = mine;
-            $('draw-btn').textContent = mine ? 'Draw offered'
-                : g.drawOffer ? 'Accept draw' : 'Offer draw';
+            $('draw-btn').textContent = mine ? 'Draw offered' : 'Offer draw';
         }
         $('claim-btn').hidden = !(started && player && g.claimable &&
                                   g.toMove === g.you);
