@@ -1,0 +1,1127 @@
+/*
+ * game.c - a live game (see game.h).
+ *
+ * Deadlines. A game has one timer, armed at the earliest moment something
+ * can happen by itself: the running side flags, a pending first move runs
+ * out, an absent player's grace period ends (only while the opponent is
+ * present), a restored game's pause ends, an invitation expires, or an
+ * ended game's linger is over. next_event() computes it from the state;
+ * every command re-arms through rearm(), so the timer is never stale.
+ *
+ * Ordering. Every store write returns a sequence number kept in g->seq;
+ * every message about the game is queued with g->seq, so that a client
+ * sees nothing (a move, an offer, an ending) before it is durable.
+ */
+#include "game.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dead.h"
+#include "tunables.h"
+#include "movegen.h"
+#include "msgbuf.h"
+#include "notation.h"
+#include "pgn.h"
+#include "record.h"
+
+struct sub {
+    struct session *s;
+    enum game_role role;
+};
+
+struct seat {
+    char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
+    char name[PROTO_NAME_MAX + 1];
+    bool present;                /* a connection of the player is here */
+    int64_t gone_since;          /* when its grace period (re)started */
+};
+
+struct game {
+    struct game_env env;
+    char gid[PROTO_KEY_MAX + 1];
+    char creator[PROTO_KEY_MAX + 1];
+    struct seat seat[2];
+    enum game_status status;
+    struct clock clock;
+    struct record rec;
+    char initial_fen[FEN_MAX];
+    char (*uci)[UCI_MAX];  /* rec.n moves as UCI */
+    char (*san)[SAN_MAX];  /* ... as SAN */
+    int64_t *clk_ms;       /* mover's time left after each move */
+    size_t cap;
+    int draw_offer;        /* colour whose offer is pending, or -1 */
+    bool paused;           /* restored, waiting for both players */
+    int64_t pause_until;
+    int64_t first_deadline; /* pending first move runs out, or NEVER */
+    int64_t invite_deadline;
+    int64_t linger_until;
+    int64_t created_wall, started_wall, ended_wall;
+    char result[8];
+    char reason[32];
+    uint64_t seq;          /* the game's last store write */
+    struct sub *subs;
+    size_t nsubs, subcap;
+    int64_t armed;
+    void *user;
+};
+
+enum event {
+    EV_NONE,
+    EV_INVITE,     /* invitation expired */
+    EV_UNPAUSE,    /* a restored game's pause is over */
+    EV_FLAG,       /* the running side's time is up */
+    EV_FIRST_MOVE, /* a first move was not made in time */
+    EV_GRACE_W,    /* white's grace period is over */
+    EV_GRACE_B,
+    EV_LINGER      /* an ended game may be freed */
+};
+
+static const char *win_for(int color)
+{
+    return color == WHITE ? "1-0" : "0-1";
+}
+
+static int side_to_move(const struct game *g)
+{
+    return g->rec.cur.side;
+}
+
+static int set_err(struct proto_error *err, enum proto_code code,
+                   const char *msg)
+{
+    err->code = code;
+    snprintf(err->msg, sizeof err->msg, "%s", msg);
+    return -1;
+}
+
+/* ---- subscribers and messages ----------------------------------------- */
+
+/* Renders once, queues the same bytes to every subscriber. */
+static void broadcast(struct game *g, char *text)
+{
+    struct msgbuf *b = msgbuf_take(text);
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < g->nsubs; i++)
+        g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
+    msgbuf_unref(b);
+}
+
+int game_subscribe(struct game *g, struct session *s, enum game_role role)
+{
+    for (size_t i = 0; i < g->nsubs; i++)
+        if (g->subs[i].s == s) {
+            g->subs[i].role = role;
+            return 0;
+        }
+    if (g->nsubs == g->subcap) {
+        size_t cap = g->subcap ? 2 * g->subcap : 4;
+        struct sub *n = realloc(g->subs, cap * sizeof *n);
+        if (!n)
+            return -1;
+        g->subs = n;
+        g->subcap = cap;
+    }
+    g->subs[g->nsubs++] = (struct sub){s, role};
+    return 0;
+}
+
+void game_unsubscribe(struct game *g, struct session *s)
+{
+    for (size_t i = 0; i < g->nsubs; i++)
+        if (g->subs[i].s == s) {
+            g->subs[i] = g->subs[--g->nsubs];
+            return;
+        }
+}
+
+bool game_is_subscribed(const struct game *g, const struct session *s)
+{
+    for (size_t i = 0; i < g->nsubs; i++)
+        if (g->subs[i].s == s)
+            return true;
+    return false;
+}
+
+/* ---- derived views ----------------------------------------------------- */
+
+struct moves_info {
+    char legal[MOVES_MAX][UCI_MAX];
+    size_t n_legal;
+    char claim[MOVES_MAX][UCI_MAX];
+    size_t n_claim;
+    bool claimable;
+};
+
+struct uci_move {
+    char uci[UCI_MAX];
+    move_t m;
+};
+
+static int cmp_uci_move(const void *a, const void *b)
+{
+    return strcmp(((const struct uci_move *)a)->uci,
+                  ((const struct uci_move *)b)->uci);
+}
+
+/* Legal moves (sorted) and claims of the side to move; all empty unless
+ * the game is started. */
+static void moves_info(const struct game *g, struct moves_info *mi)
+{
+    struct uci_move um[MOVES_MAX];
+    struct movelist l;
+
+    mi->n_legal = mi->n_claim = 0;
+    mi->claimable = false;
+    if (g->status != GAME_STARTED)
+        return;
+    movegen_legal(&g->rec.cur, &l);
+    for (int i = 0; i < l.n; i++) {
+        um[i].m = l.moves[i];
+        notation_uci(l.moves[i], um[i].uci);
+    }
+    qsort(um, (size_t)l.n, sizeof *um, cmp_uci_move);
+    for (int i = 0; i < l.n; i++) {
+        memcpy(mi->legal[mi->n_legal++], um[i].uci, UCI_MAX);
+        if (record_claim_with(&g->rec, um[i].m) != CLAIM_NONE)
+            memcpy(mi->claim[mi->n_claim++], um[i].uci, UCI_MAX);
+    }
+    mi->claimable = record_claim_now(&g->rec) != CLAIM_NONE;
+}
+
+static struct proto_clocks clocks_at(const struct game *g, int64_t now)
+{
+    struct proto_clocks c = {
+        clock_left(&g->clock, WHITE, now),
+        clock_left(&g->clock, BLACK, now),
+        g->status == GAME_STARTED ? g->clock.running : -1,
+    };
+    return c;
+}
+
+static int64_t first_move_left(const struct game *g, int64_t now)
+{
+    if (g->status != GAME_STARTED || g->paused
+        || g->first_deadline == CLOCK_NEVER)
+        return -1;
+    return g->first_deadline > now ? g->first_deadline - now : 0;
+}
+
+static const char *status_name(enum game_status s)
+{
+    return s == GAME_WAITING ? "waiting" : s == GAME_STARTED ? "started"
+                                                             : "ended";
+}
+
+char *game_render_state(struct game *g, const struct proto_id *id,
+                        bool api, int64_t now)
+{
+    struct moves_info *mi = malloc(sizeof *mi);
+    char fen[FEN_MAX];
+    char *text;
+
+    if (!mi)
+        return NULL;
+    moves_info(g, mi);
+    board_to_fen(&g->rec.cur, fen);
+    struct proto_state s = {
+        .game = g->gid,
+        .white = {g->seat[0].pid[0] ? g->seat[0].pid : NULL,
+                  g->seat[0].name},
+        .black = {g->seat[1].pid[0] ? g->seat[1].pid : NULL,
+                  g->seat[1].name},
+        .clock = g->clock.spec,
+        .initial_fen = g->initial_fen,
+        .moves = (const char(*)[UCI_MAX])g->uci,
+        .san = (const char(*)[SAN_MAX])g->san,
+        .n = g->rec.n,
+        .fen = fen,
+        .ply = (int)g->rec.n,
+        .to_move = side_to_move(g),
+        .check = board_in_check(&g->rec.cur),
+        .clocks = clocks_at(g, now),
+        .first_move_ms = first_move_left(g, now),
+        .status = status_name(g->status),
+        .draw_offer = g->status == GAME_STARTED ? g->draw_offer : -1,
+        .gone_ms = {-1, -1},
+        .legal = (const char(*)[UCI_MAX])mi->legal,
+        .n_legal = mi->n_legal,
+        .claimable = mi->claimable,
+        .claim_moves = (const char(*)[UCI_MAX])mi->claim,
+        .n_claim = mi->n_claim,
+        .result = g->status == GAME_ENDED ? g->result : NULL,
+        .reason = g->status == GAME_ENDED ? g->reason : NULL,
+        .api = api,
+        .created_ms = g->created_wall,
+        .started_ms = g->started_wall,
+        .ended_ms = g->ended_wall,
+    };
+    for (int c = 0; c < 2; c++)
+        if (g->status == GAME_STARTED && !g->seat[c].present) {
+            int64_t end = g->seat[c].gone_since + g->env.grace_ms;
+            s.gone_ms[c] = end > now ? end - now : 0;
+        }
+    text = proto_render_state(&s, id);
+    free(mi);
+    return text;
+}
+
+/* ---- store rows -------------------------------------------------------- */
+
+static void fill_row(const struct game *g, struct store_game *r,
+                     int64_t now)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->gid, sizeof r->gid, "%s", g->gid);
+    snprintf(r->white_pid, sizeof r->white_pid, "%s", g->seat[0].pid);
+    snprintf(r->white_name, sizeof r->white_name, "%s", g->seat[0].name);
+    snprintf(r->black_pid, sizeof r->black_pid, "%s", g->seat[1].pid);
+    snprintf(r->black_name, sizeof r->black_name, "%s", g->seat[1].name);
+    snprintf(r->creator_pid, sizeof r->creator_pid, "%s", g->creator);
+    r->clock.per_move = g->clock.spec.per_move;
+    r->clock.initial_s = g->clock.spec.initial_s;
+    r->clock.increment_s = g->clock.spec.increment_s;
+    r->clock.per_move_s = g->clock.spec.per_move_s;
+    snprintf(r->initial_fen, sizeof r->initial_fen, "%s", g->initial_fen);
+    snprintf(r->status, sizeof r->status, "%s", status_name(g->status));
+    if (g->status == GAME_ENDED) {
+        snprintf(r->result, sizeof r->result, "%s", g->result);
+        snprintf(r->reason, sizeof r->reason, "%s", g->reason);
+    }
+    board_to_fen(&g->rec.cur, r->final_fen);
+    if (g->draw_offer >= 0 && g->status == GAME_STARTED)
+        snprintf(r->draw_offer, sizeof r->draw_offer, "%s",
+                 proto_color_name(g->draw_offer));
+    r->created_ms = g->created_wall;
+    r->started_ms = g->started_wall;
+    r->ended_ms = g->ended_wall;
+    r->white_ms = clock_left(&g->clock, WHITE, now);
+    r->black_ms = clock_left(&g->clock, BLACK, now);
+}
+
+/* Writes the game row; 0, or -1 when the store's queue is full. */
+static int put_row(struct game *g, int64_t now)
+{
+    struct store_game r;
+    uint64_t seq;
+
+    fill_row(g, &r, now);
+    seq = g->env.put_game(g->env.ctx, &r);
+    if (!seq)
+        return -1;
+    g->seq = seq;
+    return 0;
+}
+
+static const char *termination(const char *reason)
+{
+    if (!strncmp(reason, "timeout", 7))
+        return "time forfeit";
+    if (!strcmp(reason, "abandoned"))
+        return "abandoned";
+    if (!strcmp(reason, "aborted"))
+        return "unterminated";
+    return "normal";
+}
+
+static char *make_pgn(const struct game *g, const char *result)
+{
+    char date[16] = "????.??.??", tc[32];
+    time_t t = (time_t)((g->started_wall ? g->started_wall
+                                         : g->created_wall) / 1000);
+    struct tm tm;
+    char site[64];
+
+    if (gmtime_r(&t, &tm))
+        strftime(date, sizeof date, "%Y.%m.%d", &tm);
+    if (g->clock.spec.per_move)
+        snprintf(tc, sizeof tc, "1/%d", g->clock.spec.per_move_s);
+    else
+        snprintf(tc, sizeof tc, "%d+%d", g->clock.spec.initial_s,
+                 g->clock.spec.increment_s);
+    snprintf(site, sizeof site, "/g/%s", g->gid);
+    struct pgn_tags tags = {
+        .event = "Casual game",
+        .site = site,
+        .date = date,
+        .white = g->seat[0].name[0] ? g->seat[0].name : "?",
+        .black = g->seat[1].name[0] ? g->seat[1].name : "?",
+        .result = result,
+        .time_control = tc,
+        .termination = termination(g->reason),
+    };
+    return pgn_format(&tags, &g->rec, g->clk_ms);
+}
+
+char *game_pgn(const struct game *g)
+{
+    return make_pgn(g, g->status == GAME_ENDED ? g->result : "*");
+}
+
+/* ---- deadlines --------------------------------------------------------- */
+
+static enum event next_event(const struct game *g, int64_t *at)
+{
+    enum event ev = EV_NONE;
+    int64_t t = CLOCK_NEVER;
+
+#define CONSIDER(when, what) \
+    do {                     \
+        if ((when) < t) {    \
+            t = (when);      \
+            ev = (what);     \
+        }                    \
+    } while (0)
+
+    switch (g->status) {
+    case GAME_WAITING:
+        CONSIDER(g->invite_deadline, EV_INVITE);
+        break;
+    case GAME_STARTED:
+        if (g->paused) {
+            CONSIDER(g->pause_until, EV_UNPAUSE);
+        } else {
+            CONSIDER(clock_deadline(&g->clock), EV_FLAG);
+            CONSIDER(g->first_deadline, EV_FIRST_MOVE);
+        }
+        for (int c = 0; c < 2; c++)
+            if (!g->seat[c].present && g->seat[1 - c].present)
+                CONSIDER(g->seat[c].gone_since + g->env.grace_ms,
+                         c == WHITE ? EV_GRACE_W : EV_GRACE_B);
+        break;
+    case GAME_ENDED:
+        CONSIDER(g->linger_until, EV_LINGER);
+        break;
+    }
+#undef CONSIDER
+    *at = t;
+    return ev;
+}
+
+static void rearm(struct game *g)
+{
+    int64_t at;
+
+    next_event(g, &at);
+    if (at != g->armed) {
+        g->armed = at;
+        g->env.arm(g->env.ctx, g, at);
+    }
+}
+
+static void end_game(struct game *g, const char *result, const char *reason,
+                     int64_t now)
+{
+    struct store_game row;
+    uint64_t seq;
+    char *pgn;
+
+    clock_pause(&g->clock, now);
+    g->status = GAME_ENDED;
+    g->paused = false;
+    g->first_deadline = CLOCK_NEVER;
+    snprintf(g->result, sizeof g->result, "%s", result);
+    snprintf(g->reason, sizeof g->reason, "%s", reason);
+    g->ended_wall = g->env.wall_ms(g->env.ctx);
+    g->linger_until = now + LIMIT_ENDED_LINGER_MS;
+    fill_row(g, &row, now);
+    pgn = make_pgn(g, g->result);
+    seq = g->env.finish(g->env.ctx, &row, pgn ? pgn : "");
+    free(pgn);
+    if (seq)
+        g->seq = seq;
+    broadcast(g, proto_render_game_end(g->gid, g->result, g->reason));
+    g->env.ended(g->env.ctx, g);
+}
+
+/* The running side's time is up: the rules core decides whether its
+ * opponent could still have mated (FIDE 6.9). */
+static void flag(struct game *g, int64_t now)
+{
+    int loser = g->clock.running;
+
+    if (dead_can_mate(&g->rec.cur, (enum color)(1 - loser)))
+        end_game(g, win_for(1 - loser), "timeout", now);
+    else
+        end_game(g, "1/2-1/2", "timeout_vs_insufficient", now);
+}
+
+static void unpause(struct game *g, int64_t now)
+{
+    g->paused = false;
+    if (g->rec.n >= 2)
+        clock_start(&g->clock, side_to_move(g), now);
+    else
+        g->first_deadline = now + g->env.first_move_ms;
+    broadcast(g, game_render_state(g, NULL, false, now));
+}
+
+void game_tick(struct game *g, int64_t now)
+{
+    int64_t at;
+    enum event ev;
+
+    while ((ev = next_event(g, &at)) != EV_NONE && ev != EV_LINGER
+           && at <= now) {
+        switch (ev) {
+        case EV_INVITE:
+        case EV_FIRST_MOVE:
+            end_game(g, "*", "aborted", now);
+            break;
+        case EV_UNPAUSE:
+            unpause(g, now);
+            break;
+        case EV_FLAG:
+            flag(g, now);
+            break;
+        case EV_GRACE_W:
+        case EV_GRACE_B:
+            end_game(g, win_for(ev == EV_GRACE_W ? BLACK : WHITE),
+                     "abandoned", now);
+            break;
+        default:
+            break;
+        }
+    }
+    rearm(g);
+}
+
+void game_on_timer(struct game *g, int64_t now)
+{
+    int64_t at;
+
+    g->armed = CLOCK_NEVER; /* the timer fired: nothing is armed now */
+    game_tick(g, now);
+    if (next_event(g, &at) == EV_LINGER && at <= now) {
+        g->env.expired(g->env.ctx, g);
+        return;
+    }
+    rearm(g);
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+static struct game *alloc_game(const struct game_env *env, const char *gid,
+                               const struct clock_spec *clock,
+                               const struct board *start)
+{
+    struct game *g = calloc(1, sizeof *g);
+
+    if (!g)
+        return NULL;
+    if (record_init(&g->rec, start) < 0) {
+        free(g);
+        return NULL;
+    }
+    g->env = *env;
+    snprintf(g->gid, sizeof g->gid, "%s", gid);
+    clock_init(&g->clock, clock);
+    board_to_fen(start, g->initial_fen);
+    g->draw_offer = -1;
+    g->first_deadline = g->invite_deadline = CLOCK_NEVER;
+    g->linger_until = g->pause_until = CLOCK_NEVER;
+    g->armed = CLOCK_NEVER;
+    g->seat[0].gone_since = g->seat[1].gone_since = -1;
+    return g;
+}
+
+/* Room for one more move in the per-move arrays. */
+static int reserve(struct game *g)
+{
+    size_t cap;
+    void *a, *b, *c;
+
+    if (g->rec.n < g->cap)
+        return 0;
+    cap = g->cap ? 2 * g->cap : 64;
+    a = realloc(g->uci, cap * sizeof *g->uci);
+    if (a)
+        g->uci = a;
+    b = realloc(g->san, cap * sizeof *g->san);
+    if (b)
+        g->san = b;
+    c = realloc(g->clk_ms, cap * sizeof *g->clk_ms);
+    if (c)
+        g->clk_ms = c;
+    if (!a || !b || !c)
+        return -1;
+    g->cap = cap;
+    return 0;
+}
+
+struct game *game_new(const struct game_env *env, const char *gid,
+                      const struct clock_spec *clock,
+                      const struct board *start,
+                      const struct game_seat_init seats[2],
+                      const char *creator_pid, int64_t now)
+{
+    struct game *g = alloc_game(env, gid, clock, start);
+    int taken = 0;
+
+    if (!g)
+        return NULL;
+    for (int c = 0; c < 2; c++)
+        if (seats[c].pid) {
+            snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s",
+                     seats[c].pid);
+            snprintf(g->seat[c].name, sizeof g->seat[c].name, "%s",
+                     seats[c].name);
+            g->seat[c].present = true;
+            taken++;
+        }
+    if (creator_pid)
+        snprintf(g->creator, sizeof g->creator, "%s", creator_pid);
+    g->created_wall = env->wall_ms(env->ctx);
+    if (taken == 2) {
+        g->status = GAME_STARTED;
+        g->started_wall = g->created_wall;
+        g->first_deadline = now + env->first_move_ms;
+    } else {
+        g->status = GAME_WAITING;
+        g->invite_deadline = now + LIMIT_INVITE_MS;
+    }
+    if (put_row(g, now) < 0) {
+        game_free(g);
+        return NULL;
+    }
+    rearm(g);
+    return g;
+}
+
+struct game *game_restore(const struct game_env *env,
+                          const struct store_game *row,
+                          const struct store_move *moves, size_t n,
+                          int64_t heartbeat_ms, int64_t now)
+{
+    struct clock_spec spec = {row->clock.per_move, row->clock.initial_s,
+                              row->clock.increment_s,
+                              row->clock.per_move_s};
+    struct board start;
+    struct game *g;
+    int64_t wall = env->wall_ms(env->ctx);
+
+    if (board_from_fen(&start, row->initial_fen) != FEN_OK)
+        return NULL;
+    g = alloc_game(env, row->gid, &spec, &start);
+    if (!g)
+        return NULL;
+    snprintf(g->seat[0].pid, sizeof g->seat[0].pid, "%s", row->white_pid);
+    snprintf(g->seat[0].name, sizeof g->seat[0].name, "%s",
+             row->white_name);
+    snprintf(g->seat[1].pid, sizeof g->seat[1].pid, "%s", row->black_pid);
+    snprintf(g->seat[1].name, sizeof g->seat[1].name, "%s",
+             row->black_name);
+    snprintf(g->creator, sizeof g->creator, "%s", row->creator_pid);
+    g->created_wall = row->created_ms;
+    g->started_wall = row->started_ms;
+    for (size_t i = 0; i < n; i++) {
+        move_t m;
+        if (reserve(g) < 0
+            || notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0
+            || record_push(&g->rec, m) < 0)
+            goto fail;
+        memcpy(g->uci[i], moves[i].uci, UCI_MAX);
+        snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
+        g->clk_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].white_ms
+                                                     : moves[i].black_ms;
+    }
+    if (n > 0) {
+        g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
+        g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
+    }
+    if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
+        int stm = g->rec.cur.side;
+        int64_t left = g->clock.left_ms[stm]
+            - (heartbeat_ms - moves[n - 1].wall_ms);
+        g->clock.left_ms[stm] = left > 0 ? left : 0;
+    }
+    if (!strcmp(row->draw_offer, "white"))
+        g->draw_offer = WHITE;
+    else if (!strcmp(row->draw_offer, "black"))
+        g->draw_offer = BLACK;
+    if (!strcmp(row->status, "ended")) {
+        g->status = GAME_ENDED;
+        snprintf(g->result, sizeof g->result, "%s", row->result);
+        snprintf(g->reason, sizeof g->reason, "%s", row->reason);
+        g->ended_wall = row->ended_ms;
+        g->clock.left_ms[WHITE] = row->white_ms;
+        g->clock.left_ms[BLACK] = row->black_ms;
+        g->draw_offer = -1;
+        g->linger_until = now + LIMIT_ENDED_LINGER_MS;
+    } else if (!strcmp(row->status, "waiting")) {
+        int64_t left = row->created_ms + LIMIT_INVITE_MS - wall;
+        g->status = GAME_WAITING;
+        g->invite_deadline = now + (left > 0 ? left : 0);
+    } else {
+        g->status = GAME_STARTED;
+        g->paused = true;
+        g->pause_until = now + env->grace_ms;
+        g->seat[0].gone_since = g->seat[1].gone_since = now;
+    }
+    rearm(g);
+    return g;
+fail:
+    game_free(g);
+    return NULL;
+}
+
+void game_free(struct game *g)
+{
+    if (!g)
+        return;
+    record_clear(&g->rec);
+    free(g->uci);
+    free(g->san);
+    free(g->clk_ms);
+    free(g->subs);
+    free(g);
+}
+
+const char *game_gid(const struct game *g) { return g->gid; }
+enum game_status game_status(const struct game *g) { return g->status; }
+const char *game_creator(const struct game *g) { return g->creator; }
+const char *game_reason(const struct game *g) { return g->reason; }
+int game_ply(const struct game *g) { return (int)g->rec.n; }
+uint64_t game_seq(const struct game *g) { return g->seq; }
+int64_t game_created_ms(const struct game *g) { return g->created_wall; }
+void *game_user(const struct game *g) { return g->user; }
+void game_set_user(struct game *g, void *user) { g->user = user; }
+
+const char *game_seat_pid(const struct game *g, int color)
+{
+    return g->seat[color].pid;
+}
+
+const char *game_seat_name(const struct game *g, int color)
+{
+    return g->seat[color].name;
+}
+
+int game_color_of(const struct game *g, const char *pid)
+{
+    for (int c = 0; c < 2; c++)
+        if (g->seat[c].pid[0] && !strcmp(g->seat[c].pid, pid))
+            return c;
+    return -1;
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+void game_announce_start(struct game *g, int64_t now)
+{
+    struct proto_player p[2];
+
+    for (int c = 0; c < 2; c++)
+        p[c] = (struct proto_player){g->seat[c].pid, g->seat[c].name};
+    for (int c = 0; c < 2; c++) {
+        struct msgbuf *b = msgbuf_take(proto_render_game_start(
+            g->gid, &p[0], &p[1], &g->clock.spec, c));
+        if (!b)
+            continue;
+        for (size_t i = 0; i < g->nsubs; i++)
+            if (g->subs[i].role == (enum game_role)c)
+                g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
+        msgbuf_unref(b);
+    }
+    broadcast(g, game_render_state(g, NULL, false, now));
+}
+
+void game_send_state(struct game *g, struct session *s,
+                     const struct proto_id *id, int64_t now)
+{
+    struct msgbuf *b;
+    char *text;
+
+    game_tick(g, now);
+    text = game_render_state(g, id, false, now);
+    b = msgbuf_take(text);
+    if (!b)
+        return;
+    g->env.send(g->env.ctx, s, b, g->seq);
+    msgbuf_unref(b);
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+/* The checks every player command starts with: seat, then status. */
+static int check_player(struct game *g, const char *pid, int *color,
+                        struct proto_error *err)
+{
+    *color = game_color_of(g, pid);
+    if (*color < 0)
+        return set_err(err, PROTO_NOT_A_PLAYER,
+                       "you hold no seat in this game");
+    if (g->status == GAME_WAITING)
+        return set_err(err, PROTO_NOT_STARTED,
+                       "the game has not started: nobody joined yet");
+    if (g->status == GAME_ENDED)
+        return set_err(err, PROTO_GAME_OVER, "the game is over");
+    return 0;
+}
+
+static int busy(struct proto_error *err)
+{
+    return set_err(err, PROTO_RATE_LIMITED,
+                   "the server is busy storing moves; try again");
+}
+
+int game_join(struct game *g, const char *pid, const char *name,
+              int64_t now, struct proto_error *err)
+{
+    struct seat saved[2];
+    int c;
+
+    game_tick(g, now);
+    if (!strcmp(pid, g->creator))
+        return set_err(err, PROTO_OWN_GAME, "this is your own invitation");
+    if (g->status == GAME_ENDED)
+        return set_err(err, PROTO_GAME_OVER,
+                       "the invitation was cancelled or expired");
+    if (g->status == GAME_STARTED)
+        return set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
+    c = g->seat[WHITE].pid[0] ? BLACK : WHITE;
+    memcpy(saved, g->seat, sizeof saved);
+    snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s", pid);
+    snprintf(g->seat[c].name, sizeof g->seat[c].name, "%s", name);
+    g->seat[c].present = true;
+    g->seat[c].gone_since = -1;
+    if (!g->seat[1 - c].present)
+        g->seat[1 - c].gone_since = now;
+    g->status = GAME_STARTED;
+    g->started_wall = g->env.wall_ms(g->env.ctx);
+    g->first_deadline = now + g->env.first_move_ms;
+    g->invite_deadline = CLOCK_NEVER;
+    if (put_row(g, now) < 0) {
+        memcpy(g->seat, saved, sizeof saved);
+        g->status = GAME_WAITING;
+        g->started_wall = 0;
+        g->first_deadline = CLOCK_NEVER;
+        g->invite_deadline = now + LIMIT_INVITE_MS;
+        rearm(g);
+        return busy(err);
+    }
+    rearm(g);
+    return 0;
+}
+
+/* Plays legal move m for the side to move; `claim` is the draw that a
+ * claim with this move asked for (CLAIM_NONE for a plain move). */
+static int play(struct game *g, move_t m, enum claim claim, int64_t now,
+                struct proto_error *err)
+{
+    int mover = side_to_move(g);
+    struct clock nc = g->clock;
+    int64_t fd = g->first_deadline;
+    struct store_move sm;
+    struct moves_info *mi;
+    enum outcome outcome;
+    char fen[FEN_MAX];
+    uint64_t seq;
+
+    if (reserve(g) < 0)
+        return busy(err);
+    if (g->rec.n == 0) {
+        fd = now + g->env.first_move_ms;
+    } else if (g->rec.n == 1) {
+        fd = CLOCK_NEVER;
+        if (!g->paused)
+            clock_start(&nc, 1 - mover, now);
+    } else {
+        if (nc.running != mover)
+            clock_start(&nc, mover, now);
+        clock_press(&nc, now);
+        if (g->paused)
+            clock_pause(&nc, now);
+    }
+    memset(&sm, 0, sizeof sm);
+    sm.ply = (int)g->rec.n + 1;
+    notation_uci(m, sm.uci);
+    notation_san(&g->rec.cur, m, sm.san);
+    sm.white_ms = clock_left(&nc, WHITE, now);
+    sm.black_ms = clock_left(&nc, BLACK, now);
+    sm.wall_ms = g->env.wall_ms(g->env.ctx);
+    seq = g->env.put_move(g->env.ctx, g->gid, &sm);
+    if (!seq)
+        return busy(err);
+    if (record_push(&g->rec, m) < 0)
+        return busy(err);
+    g->seq = seq;
+    g->clock = nc;
+    g->first_deadline = fd;
+    memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
+    memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
+    g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
+    if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
+        g->draw_offer = -1;
+        put_row(g, now);
+    }
+
+    outcome = record_outcome(&g->rec);
+    mi = malloc(sizeof *mi);
+    if (mi && (outcome == OUTCOME_NONE && claim == CLAIM_NONE))
+        moves_info(g, mi);
+    else if (mi)
+        mi->n_legal = mi->n_claim = 0, mi->claimable = false;
+    board_to_fen(&g->rec.cur, fen);
+    struct proto_moved mv = {
+        .game = g->gid,
+        .ply = (int)g->rec.n,
+        .uci = sm.uci,
+        .san = sm.san,
+        .fen = fen,
+        .check = board_in_check(&g->rec.cur),
+        .clocks = clocks_at(g, now),
+        .first_move_ms = first_move_left(g, now),
+        .draw_offer = g->draw_offer,
+        .legal = mi ? (const char(*)[UCI_MAX])mi->legal : NULL,
+        .n_legal = mi ? mi->n_legal : 0,
+        .claimable = mi ? mi->claimable : false,
+        .claim_moves = mi ? (const char(*)[UCI_MAX])mi->claim : NULL,
+        .n_claim = mi ? mi->n_claim : 0,
+    };
+    if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
+        mv.clocks.running = -1;
+        mv.first_move_ms = -1;
+        mv.draw_offer = -1;
+    }
+    broadcast(g, proto_render_moved(&mv));
+    free(mi);
+
+    switch (outcome) {
+    case OUTCOME_CHECKMATE:
+        end_game(g, win_for(mover), "checkmate", now);
+        break;
+    case OUTCOME_STALEMATE:
+        end_game(g, "1/2-1/2", "stalemate", now);
+        break;
+    case OUTCOME_DEAD:
+        end_game(g, "1/2-1/2", "dead_position", now);
+        break;
+    case OUTCOME_FIVEFOLD:
+        end_game(g, "1/2-1/2", "fivefold", now);
+        break;
+    case OUTCOME_SEVENTY_FIVE:
+        end_game(g, "1/2-1/2", "seventy_five_moves", now);
+        break;
+    case OUTCOME_NONE:
+        if (claim != CLAIM_NONE)
+            end_game(g, "1/2-1/2",
+                     claim == CLAIM_THREEFOLD ? "threefold" : "fifty_moves",
+                     now);
+        break;
+    }
+    return 0;
+}
+
+int game_move(struct game *g, const char *pid, const char *uci, int ply,
+              int64_t now, struct proto_error *err)
+{
+    move_t m;
+    int c, rc;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    if (ply != (int)g->rec.n)
+        return set_err(err, PROTO_STALE_PLY,
+                       "ply does not match the moves played so far");
+    if (c != side_to_move(g))
+        return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
+    rc = notation_parse_uci(&g->rec.cur, uci, &m);
+    if (rc == -1)
+        return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
+    if (rc < 0)
+        return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
+    rc = play(g, m, CLAIM_NONE, now, err);
+    rearm(g);
+    return rc;
+}
+
+int game_resign(struct game *g, const char *pid, int64_t now,
+                struct proto_error *err)
+{
+    int c;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    end_game(g, win_for(1 - c), "resignation", now);
+    rearm(g);
+    return 0;
+}
+
+int game_leave(struct game *g, const char *pid, struct session *s,
+               int64_t now, struct proto_error *err)
+{
+    int c;
+
+    (void)err;
+    game_tick(g, now);
+    c = game_color_of(g, pid);
+    if (c < 0 || g->status == GAME_ENDED) {
+        game_unsubscribe(g, s);
+    } else if (g->status == GAME_WAITING) {
+        end_game(g, "*", "aborted", now);
+    } else {
+        end_game(g, win_for(1 - c), "resignation", now);
+    }
+    rearm(g);
+    return 0;
+}
+
+int game_abort(struct game *g, const char *pid, int64_t now,
+               struct proto_error *err)
+{
+    int c;
+
+    game_tick(g, now);
+    c = game_color_of(g, pid);
+    if (c < 0)
+        return set_err(err, PROTO_NOT_A_PLAYER,
+                       "you hold no seat in this game");
+    if (g->status == GAME_ENDED)
+        return set_err(err, PROTO_GAME_OVER, "the game is over");
+    if (g->status == GAME_STARTED && g->rec.n >= 2)
+        return set_err(err, PROTO_ABORT_NOT_ALLOWED,
+                       "both sides have moved: resign or offer a draw");
+    end_game(g, "*", "aborted", now);
+    rearm(g);
+    return 0;
+}
+
+int game_draw_offer(struct game *g, const char *pid, int64_t now,
+                    struct proto_error *err)
+{
+    int c;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    if (g->draw_offer == 1 - c) {
+        end_game(g, "1/2-1/2", "agreement", now);
+    } else {
+        g->draw_offer = c;
+        if (put_row(g, now) < 0) {
+            g->draw_offer = -1;
+            return busy(err);
+        }
+        broadcast(g, proto_render_draw("draw_offered", g->gid, c));
+    }
+    rearm(g);
+    return 0;
+}
+
+int game_draw_accept(struct game *g, const char *pid, int64_t now,
+                     struct proto_error *err)
+{
+    int c;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    if (g->draw_offer != 1 - c)
+        return set_err(err, PROTO_NO_DRAW_OFFER,
+                       "your opponent has no draw offer pending");
+    end_game(g, "1/2-1/2", "agreement", now);
+    rearm(g);
+    return 0;
+}
+
+int game_draw_decline(struct game *g, const char *pid, int64_t now,
+                      struct proto_error *err)
+{
+    int c;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    if (g->draw_offer != 1 - c)
+        return set_err(err, PROTO_NO_DRAW_OFFER,
+                       "your opponent has no draw offer pending");
+    g->draw_offer = -1;
+    if (put_row(g, now) < 0) {
+        g->draw_offer = 1 - c;
+        return busy(err);
+    }
+    broadcast(g, proto_render_draw("draw_declined", g->gid, c));
+    rearm(g);
+    return 0;
+}
+
+int game_claim(struct game *g, const char *pid, const char *uci, int ply,
+               int64_t now, struct proto_error *err)
+{
+    enum claim claim;
+    move_t m;
+    int c, rc;
+
+    game_tick(g, now);
+    if (check_player(g, pid, &c, err) < 0)
+        return -1;
+    if (ply >= 0 && ply != (int)g->rec.n)
+        return set_err(err, PROTO_STALE_PLY,
+                       "ply does not match the moves played so far");
+    if (c != side_to_move(g))
+        return set_err(err, PROTO_NOT_YOUR_TURN,
+                       "only the player to move may claim");
+    if (uci[0]) {
+        rc = notation_parse_uci(&g->rec.cur, uci, &m);
+        if (rc == -1)
+            return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
+        if (rc < 0)
+            return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
+        claim = record_claim_with(&g->rec, m);
+        if (claim == CLAIM_NONE)
+            return set_err(err, PROTO_CLAIM_REJECTED,
+                           "that move completes neither threefold "
+                           "repetition nor 50 moves");
+        rc = play(g, m, claim, now, err);
+        rearm(g);
+        return rc;
+    }
+    claim = record_claim_now(&g->rec);
+    if (claim == CLAIM_NONE)
+        return set_err(err, PROTO_CLAIM_REJECTED,
+                       "no threefold repetition and fewer than 50 moves "
+                       "without capture or pawn move");
+    end_game(g, "1/2-1/2",
+             claim == CLAIM_THREEFOLD ? "threefold" : "fifty_moves", now);
+    rearm(g);
+    return 0;
+}
+
+/* ---- presence ---------------------------------------------------------- */
+
+void game_player_gone(struct game *g, int color, int64_t now)
+{
+    game_tick(g, now);
+    if (!g->seat[color].present)
+        return;
+    g->seat[color].present = false;
+    g->seat[color].gone_since = now;
+    if (g->status == GAME_STARTED)
+        broadcast(g, proto_render_opponent_gone(g->gid, color,
+                                                g->env.grace_ms));
+    rearm(g);
+}
+
+void game_player_back(struct game *g, int color, int64_t now)
+{
+    game_tick(g, now);
+    if (g->seat[color].present)
+        return;
+    g->seat[color].present = true;
+    g->seat[color].gone_since = -1;
+    if (!g->seat[1 - color].present)
+        g->seat[1 - color].gone_since = now; /* afresh */
+    if (g->status == GAME_STARTED) {
+        broadcast(g, proto_render_opponent_back(g->gid, color));
+        if (g->paused && g->seat[1 - color].present)
+            unpause(g, now);
+    }
+    rearm(g);
+}

@@ -1,0 +1,173 @@
+/*
+ * game.h - one live game: the rules core's record, the clock, the seats,
+ * the subscribers (players' connections and spectators), draw offers,
+ * presence and every way the game can end.
+ *
+ * A game never sees the network, the database or a clock. Time comes in as
+ * `now` (monotonic milliseconds); everything going out goes through the
+ * struct game_env it was created with: messages to subscribers (each with
+ * the store sequence number it must wait for, so that nobody sees a move
+ * before its journal row committed), store writes, and its single timer,
+ * armed at the next deadline (flag, first-move abort, grace expiry, end of
+ * a pause, invitation expiry, or the end of the linger after the end).
+ *
+ * Commands return 0, or -1 with the protocol error in *err (nothing
+ * changed then). Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_GAME_H
+#define SERVER_GAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "clock.h"
+#include "proto.h"
+#include "store.h"
+
+struct game;
+struct session; /* a subscriber; opaque to the game */
+struct msgbuf;
+
+/* Roles of a subscriber. */
+enum game_role { GAME_WHITE = 0, GAME_BLACK = 1, GAME_SPECTATOR = 2 };
+
+enum game_status { GAME_WAITING, GAME_STARTED, GAME_ENDED };
+
+/* What a game needs from its host (the hub, or a test's fakes). */
+struct game_env {
+    void *ctx;
+    int64_t grace_ms;      /* disconnection grace period */
+    int64_t first_move_ms; /* time for each side's first move */
+    /* Queues b for `to` (adds its own reference), to be written once the
+     * store has committed seq (0: at once). */
+    void (*send)(void *ctx, struct session *to, struct msgbuf *b,
+                 uint64_t seq);
+    /* Arms the game's timer at monotonic `at`, CLOCK_NEVER to disarm. */
+    void (*arm)(void *ctx, struct game *g, int64_t at);
+    /* Store writes: return a sequence number, 0 when the queue is full. */
+    uint64_t (*put_game)(void *ctx, const struct store_game *row);
+    uint64_t (*put_move)(void *ctx, const char *gid,
+                         const struct store_move *m);
+    uint64_t (*finish)(void *ctx, const struct store_game *row,
+                       const char *pgn);
+    /* Unix epoch milliseconds now. */
+    int64_t (*wall_ms)(void *ctx);
+    /* The game has just ended (its game_end is queued). */
+    void (*ended)(void *ctx, struct game *g);
+    /* The ended game lingered long enough: the host unsubscribes and
+     * frees it (it may do so inside this call). */
+    void (*expired)(void *ctx, struct game *g);
+};
+
+/* Seat holders when a game is created. */
+struct game_seat_init {
+    const char *pid;  /* NULL: seat empty */
+    const char *name;
+};
+
+/*
+ * Creates a game and writes its row. With both seats taken it starts at
+ * once (paired from seeks); with one it is an invitation (waiting) whose
+ * creator is creator_pid. start is the initial position (already
+ * validated). Returns NULL when out of memory or the store is full.
+ * The env is copied. The caller subscribes the players, then calls
+ * game_announce_start for a started game.
+ */
+struct game *game_new(const struct game_env *env, const char *gid,
+                      const struct clock_spec *clock,
+                      const struct board *start,
+                      const struct game_seat_init seats[2],
+                      const char *creator_pid, int64_t now);
+
+/* Rebuilds a game from its stored row and journal: a live one after a
+ * restart, or an ended one (status "ended") to render its state.
+ * The side to move is charged from its last move up to heartbeat_ms (the
+ * previous run's last sign of life, Unix ms). A started game comes back
+ * paused with both players absent. Returns NULL when the stored game is
+ * inconsistent (an illegal move in the journal) or out of memory. */
+struct game *game_restore(const struct game_env *env,
+                          const struct store_game *row,
+                          const struct store_move *moves, size_t n,
+                          int64_t heartbeat_ms, int64_t now);
+
+/* Frees the game; its subscribers are dropped without messages.
+ * game_free(NULL) is a no-op. */
+void game_free(struct game *g);
+
+const char *game_gid(const struct game *g);
+enum game_status game_status(const struct game *g);
+/* Seat holder's pid ("" when empty) and name. */
+const char *game_seat_pid(const struct game *g, int color);
+const char *game_seat_name(const struct game *g, int color);
+/* The colour pid plays, or -1. */
+int game_color_of(const struct game *g, const char *pid);
+const char *game_creator(const struct game *g);
+const char *game_reason(const struct game *g); /* "" while live */
+int game_ply(const struct game *g);
+/* The sequence number of the game's last store write. */
+uint64_t game_seq(const struct game *g);
+/* Unix ms when the game was created. */
+int64_t game_created_ms(const struct game *g);
+/* Opaque pointer the host may keep with the game (its timer). */
+void *game_user(const struct game *g);
+void game_set_user(struct game *g, void *user);
+
+/* Subscribes s (idempotent; a second call may change the role).
+ * Returns 0 or -1 when out of memory. */
+int game_subscribe(struct game *g, struct session *s, enum game_role role);
+void game_unsubscribe(struct game *g, struct session *s);
+bool game_is_subscribed(const struct game *g, const struct session *s);
+
+/* Sends game_start (to each player's subscribers, with "you") followed by
+ * state to every subscriber. */
+void game_announce_start(struct game *g, int64_t now);
+
+/* Queues the `state` message for s (echoing id), behind the game's
+ * pending messages. */
+void game_send_state(struct game *g, struct session *s,
+                     const struct proto_id *id, int64_t now);
+
+/* Renders the state echoing id (NULL: none), or the HTTP API's body when
+ * api is true. Returns a malloc'ed string the caller frees. */
+char *game_render_state(struct game *g, const struct proto_id *id,
+                        bool api, int64_t now);
+
+/* The game's PGN so far (result "*" while live); malloc'ed, caller
+ * frees; NULL when out of memory. */
+char *game_pgn(const struct game *g);
+
+/* Plays through every deadline that has passed by now. */
+void game_tick(struct game *g, int64_t now);
+/* The game's timer fired. May call env->expired (the game is gone then). */
+void game_on_timer(struct game *g, int64_t now);
+
+/* Player commands, checked in the protocol's order. */
+int game_join(struct game *g, const char *pid, const char *name,
+              int64_t now, struct proto_error *err);
+int game_move(struct game *g, const char *pid, const char *uci, int ply,
+              int64_t now, struct proto_error *err);
+int game_resign(struct game *g, const char *pid, int64_t now,
+                struct proto_error *err);
+/* leave: resigns a started game, cancels the creator's waiting game;
+ * otherwise it only unsubscribes s. */
+int game_leave(struct game *g, const char *pid, struct session *s,
+               int64_t now, struct proto_error *err);
+int game_abort(struct game *g, const char *pid, int64_t now,
+               struct proto_error *err);
+int game_draw_offer(struct game *g, const char *pid, int64_t now,
+                    struct proto_error *err);
+int game_draw_accept(struct game *g, const char *pid, int64_t now,
+                     struct proto_error *err);
+int game_draw_decline(struct game *g, const char *pid, int64_t now,
+                      struct proto_error *err);
+/* A claim; uci "" for none, ply -1 for none. */
+int game_claim(struct game *g, const char *pid, const char *uci, int ply,
+               int64_t now, struct proto_error *err);
+
+/* Presence: the player's last connection closed / a connection of the
+ * player said hello again. */
+void game_player_gone(struct game *g, int color, int64_t now);
+void game_player_back(struct game *g, int color, int64_t now);
+
+#endif

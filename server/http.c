@@ -1,0 +1,183 @@
+/*
+ * http.c - the HTTP API (see http.h).
+ */
+#include "http.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "metrics.h"
+#include "proto.h"
+#include "session.h"
+#include "store.h"
+
+#define JSON_TYPE "application/json"
+
+int http_wants(const char *path)
+{
+    return !strncmp(path, "/api/", 5) || !strcmp(path, "/healthz")
+        || !strcmp(path, "/metrics");
+}
+
+static int reply(struct http_reply *r, int status, const char *type,
+                  char *body)
+{
+    r->status = status;
+    r->type = type;
+    r->body = body;
+    r->len = body ? strlen(body) : 0;
+    if (!body) { /* out of memory rendering: say so plainly */
+        r->status = 500;
+        r->type = "text/plain";
+    }
+    return 0;
+}
+
+static int api_error(struct http_reply *r, int status, const char *code)
+{
+    reply(r, status, JSON_TYPE, proto_render_api_error(code));
+    if (r->body)
+        r->status = status;
+    return 0;
+}
+
+static const char *arg(const char *const *args, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(args[i], name, len) && args[i][len] == '=')
+            return args[i] + len + 1;
+    return NULL;
+}
+
+static int api_game_pgn(struct hub *h, const char *gid,
+                       struct http_reply *r)
+{
+    struct store_game row;
+    char *pgn = NULL;
+    int found = store_get_game(hub_store(h), gid, &row, NULL, NULL, &pgn);
+
+    if (found < 0)
+        return api_error(r, 500, "database_error");
+    if (found == 0)
+        return api_error(r, 404, "no_such_game");
+    if (!pgn) { /* live: the PGN so far comes from memory */
+        pgn = hub_game_pgn(h, gid);
+        if (!pgn)
+            return api_error(r, 404, "no_such_game");
+    }
+    return reply(r, 200, "application/x-chess-pgn", pgn);
+}
+
+static int player_games(struct hub *h, const char *pid,
+                         const char *const *args, size_t nargs,
+                         struct http_reply *r)
+{
+    const char *before = arg(args, nargs, "before");
+    const char *lim = arg(args, nargs, "limit");
+    struct store_game_list list = {NULL, 0, 0};
+    struct proto_game_summary *sum;
+    long limit = 20;
+    char *end;
+
+    if (!proto_key_valid(pid))
+        return api_error(r, 404, "no_such_player");
+    if (before && !proto_key_valid(before))
+        return api_error(r, 400, "bad_before");
+    if (lim) {
+        limit = strtol(lim, &end, 10);
+        if (!*lim || *end || limit < 1 || limit > 100)
+            return api_error(r, 400, "bad_limit");
+    }
+    if (store_list_player_games(hub_store(h), pid, before, (int)limit,
+                                &list) < 0)
+        return api_error(r, 500, "database_error");
+    sum = calloc(list.n ? list.n : 1, sizeof *sum);
+    if (!sum) {
+        store_game_list_clear(&list);
+        return api_error(r, 500, "out_of_memory");
+    }
+    for (size_t i = 0; i < list.n; i++) {
+        const struct store_game *g = &list.games[i];
+        sum[i] = (struct proto_game_summary){
+            .game = g->gid,
+            .white = {g->white_pid[0] ? g->white_pid : NULL, g->white_name},
+            .black = {g->black_pid[0] ? g->black_pid : NULL, g->black_name},
+            .clock = {g->clock.per_move, g->clock.initial_s,
+                      g->clock.increment_s, g->clock.per_move_s},
+            .result = g->result,
+            .reason = g->reason,
+            .ended_ms = g->ended_ms,
+        };
+    }
+    reply(r, 200, JSON_TYPE, proto_render_game_list(
+        sum, list.n, list.has_more && list.n ? list.games[list.n - 1].gid
+                                             : NULL));
+    free(sum);
+    store_game_list_clear(&list);
+    return 0;
+}
+
+static int route(struct hub *h, const char *path, const char *const *args,
+                 size_t nargs, int64_t now, struct http_reply *r)
+{
+    char id[64];
+    const char *rest;
+    int status;
+
+    memset(r, 0, sizeof *r);
+    if (!strcmp(path, "/healthz")) {
+        struct store_player p;
+        int ok = store_find_player(hub_store(h), "-", &p) >= 0;
+        reply(r, ok ? 200 : 503, JSON_TYPE,
+              proto_render_health(ok, (int64_t)hub_live_games(h),
+                                  hub_metrics(h)->connections));
+        if (r->body)
+            r->status = ok ? 200 : 503;
+        return 0;
+    }
+    if (!strcmp(path, "/metrics")) {
+        return reply(r, 200, "text/plain; version=0.0.4",
+              metrics_render(hub_metrics(h), hub_live_games(h),
+                             hub_open_seeks(h),
+                             store_queue_depth(hub_store(h))));
+    }
+    if (!strncmp(path, "/api/games/", 11)) {
+        rest = path + 11;
+        size_t n = strcspn(rest, "/");
+        if (n == 0 || n >= sizeof id)
+            return api_error(r, 404, "no_such_game");
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        if (!proto_key_valid(id))
+            return api_error(r, 404, "no_such_game");
+        if (!strcmp(rest + n, "/pgn"))
+            return api_game_pgn(h, id, r);
+        if (rest[n])
+            return api_error(r, 404, "not_found");
+        char *body = hub_game_json(h, id, now, &status);
+        if (!body)
+            return api_error(r, status, status == 404 ? "no_such_game"
+                                                      : "database_error");
+        return reply(r, 200, JSON_TYPE, body);
+    }
+    if (!strncmp(path, "/api/players/", 13)) {
+        rest = path + 13;
+        size_t n = strcspn(rest, "/");
+        if (n == 0 || n >= sizeof id || strcmp(rest + n, "/games"))
+            return api_error(r, 404, "not_found");
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        return player_games(h, id, args, nargs, r);
+    }
+    return api_error(r, 404, "not_found");
+}
+
+void http_handle(struct hub *h, const char *path, const char *const *args,
+                 size_t nargs, int64_t now, struct http_reply *r)
+{
+    route(h, path, args, nargs, now, r);
+}

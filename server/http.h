@@ -1,0 +1,30 @@
+/*
+ * http.h - the HTTP API: a game as JSON, its PGN, a player's finished
+ * games, /healthz and /metrics. Builds JSON through proto; knows nothing
+ * of libwebsockets (net.c hands it the path and the query arguments and
+ * writes the reply). Runs on the event-loop thread.
+ */
+#ifndef SERVER_HTTP_H
+#define SERVER_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hub;
+
+struct http_reply {
+    int status;        /* 200, 400, 404, 500, 503 */
+    const char *type;  /* Content-Type */
+    char *body;        /* malloc'ed; the caller frees */
+    size_t len;
+};
+
+/* True when net.c should hand this path to http_handle. */
+int http_wants(const char *path);
+
+/* Answers GET path with query arguments args[0..nargs) ("name=value",
+ * already URL-decoded). Always fills *r. */
+void http_handle(struct hub *h, const char *path, const char *const *args,
+                 size_t nargs, int64_t now, struct http_reply *r);
+
+#endif

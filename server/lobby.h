@@ -1,0 +1,55 @@
+/*
+ * lobby.h - open seeks and their pairing.
+ *
+ * Two seeks are compatible when their clocks are equal, their colours fit
+ * (random fits anything, white fits black) and they come from different
+ * players; a new seek pairs with the oldest compatible one, else it waits.
+ * A player has at most one open seek: a new one replaces it. A seek dies
+ * with the connection (`owner`) that made it. Pure bookkeeping: no I/O,
+ * no clock; the caller supplies identifiers and the coin for random
+ * colours. Only the event-loop thread uses it.
+ */
+#ifndef SERVER_LOBBY_H
+#define SERVER_LOBBY_H
+
+#include <stddef.h>
+
+#include "clock.h"
+#include "proto.h"
+
+struct lobby;
+
+struct lobby_seek {
+    char sid[PROTO_KEY_MAX + 1];
+    char pid[PROTO_KEY_MAX + 1];
+    void *owner; /* the connection that made it; not owned */
+    struct clock_spec clock;
+    enum proto_color color;
+};
+
+/* Returns an empty lobby (NULL when out of memory). */
+struct lobby *lobby_new(void);
+/* Frees the lobby and its seeks. lobby_free(NULL) is a no-op. */
+void lobby_free(struct lobby *l);
+
+/*
+ * Offers seek s (copied), after removing any open seek of the same player.
+ * Returns 1 when it paired: *match is the (removed) oldest compatible seek
+ * and *s_color the colour (0 white, 1 black) of the new seek's player;
+ * `coin` (0 or 1) decides when both wanted random. Returns 0 when the seek
+ * now waits, -1 when out of memory (nothing changed but the old seek's
+ * removal).
+ */
+int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
+               struct lobby_seek *match, int *s_color);
+
+/* Removes pid's open seek. Returns 1 when there was one, else 0. */
+int lobby_cancel(struct lobby *l, const char *pid);
+
+/* Removes every seek that owner made. Returns how many. */
+int lobby_drop_owner(struct lobby *l, const void *owner);
+
+/* Open seeks. */
+size_t lobby_count(const struct lobby *l);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * metrics.h - the server's counters and their Prometheus text rendering.
+ * Only the event-loop thread updates or renders them.
+ */
+#ifndef SERVER_METRICS_H
+#define SERVER_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define METRICS_REASONS 13
+#define METRICS_BUCKETS 10
+
+struct metrics {
+    int64_t connections;     /* open WebSocket connections */
+    uint64_t connections_total;
+    uint64_t messages_in;    /* text messages received */
+    uint64_t moves;          /* moves played */
+    uint64_t finished[METRICS_REASONS];
+    uint64_t rejected[PROTO_CODE_COUNT];
+    uint64_t out_queue_bytes; /* bytes waiting in all outbound queues */
+    uint64_t closed_overflow;  /* connections cut for not reading */
+    uint64_t closed_flood;     /* connections closed 1008 for flooding */
+    /* move handling latency, seconds: cumulative buckets and sum */
+    uint64_t latency[METRICS_BUCKETS + 1]; /* last: +Inf */
+    uint64_t latency_count;
+    double latency_sum;
+};
+
+/* Counts a finished game under its protocol reason. */
+void metrics_finished(struct metrics *m, const char *reason);
+
+/* Records how long handling one move took, in microseconds. */
+void metrics_move_latency(struct metrics *m, int64_t us);
+
+/* Renders the Prometheus text exposition (malloc'ed, caller frees);
+ * the gauges that live elsewhere are passed in. */
+char *metrics_render(const struct metrics *m, size_t live_games,
+                     size_t open_seeks, size_t store_queue_depth);
+
+#endif

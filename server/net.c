@@ -1,0 +1,644 @@
+/*
+ * net.c - libwebsockets glue (see net.h).
+ *
+ * Outbound queues. Each connection has a FIFO of (message, store sequence)
+ * entries. The WRITEABLE callback writes the head, one frame per callback,
+ * only when the store has committed the head's sequence number; otherwise
+ * the connection waits on the `waiting` list until a commit wakes the loop
+ * (store writer -> net_wake -> lws_cancel_service -> EVENT_WAIT_CANCELLED).
+ * This is how "nobody sees a move before its journal row committed" holds
+ * without the game code knowing about sockets.
+ */
+#include "net.h"
+
+#include <limits.h>
+#include <libwebsockets.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "http.h"
+#include "tunables.h"
+#include "msgbuf.h"
+#include "proto.h"
+#include "session.h"
+#include "store.h"
+
+_Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
+
+struct qnode {
+    struct qnode *next;
+    struct msgbuf *b;
+    uint64_t seq;
+};
+
+struct conn {
+    struct lws *wsi;
+    struct session *sess;
+    struct qnode *head, *tail;
+    size_t qbytes;
+    bool closing;            /* close after the queue drains */
+    bool killed;             /* cut: write nothing more */
+    int close_code;
+    const char *close_reason;
+    bool in_msg;             /* a message is being reassembled */
+    bool rx_binary;
+    size_t rx_len;
+    struct conn *prev, *next;           /* all connections */
+    struct conn *wprev, *wnext;         /* waiting for a commit */
+    bool waiting;
+    char rx[LIMIT_MSG_BYTES + 1];
+};
+
+struct net_timer {
+    lws_sorted_usec_list_t sul;
+    void (*cb)(void *arg);
+    void *arg;
+};
+
+/* HTTP API replies in progress. */
+struct http_pss {
+    char *body;
+    size_t len, sent;
+};
+
+static struct lws_context *context;
+static _Atomic(struct lws_context *) wake_context;
+static struct hub *hub;
+static struct store *store;
+static struct conn *conns;          /* all connections */
+static struct conn *waiting;        /* waiting for a commit */
+static volatile sig_atomic_t stop_requested;
+static bool stopping, stopped;
+static lws_sorted_usec_list_t drain_sul;
+static char index_path[4096];
+static const struct lws_protocols *chess_protocol;
+
+int64_t net_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t net_wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- outbound queues --------------------------------------------------- */
+
+static void wait_remove(struct conn *c)
+{
+    if (!c->waiting)
+        return;
+    if (c->wprev)
+        c->wprev->wnext = c->wnext;
+    else
+        waiting = c->wnext;
+    if (c->wnext)
+        c->wnext->wprev = c->wprev;
+    c->waiting = false;
+    c->wprev = c->wnext = NULL;
+}
+
+/* Asks for a WRITEABLE callback when the head may be written now, or parks
+ * the connection until the store commits the head's sequence number. */
+static void schedule_write(struct conn *c)
+{
+    if (c->killed)
+        return;
+    if (c->head && c->head->seq > store_committed(store)) {
+        if (!c->waiting) {
+            c->waiting = true;
+            c->wprev = NULL;
+            c->wnext = waiting;
+            if (waiting)
+                waiting->wprev = c;
+            waiting = c;
+        }
+        return;
+    }
+    if (c->head || c->closing)
+        lws_callback_on_writable(c->wsi);
+}
+
+static void queue_clear(struct conn *c)
+{
+    struct metrics *m = hub_metrics(hub);
+
+    while (c->head) {
+        struct qnode *n = c->head;
+        c->head = n->next;
+        m->out_queue_bytes -= n->b->len;
+        msgbuf_unref(n->b);
+        free(n);
+    }
+    c->tail = NULL;
+    c->qbytes = 0;
+}
+
+void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
+{
+    struct qnode *n;
+
+    if (c->closing || c->killed)
+        return;
+    if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
+        /* the client stopped reading: cut it, its queue goes with it */
+        fprintf(stderr, "W: connection cut: outbound queue over %d bytes\n",
+                LIMIT_OUT_QUEUE_BYTES);
+        hub_metrics(hub)->closed_overflow++;
+        c->killed = true;
+        wait_remove(c);
+        queue_clear(c);
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        return;
+    }
+    n = malloc(sizeof *n);
+    if (!n)
+        return;
+    n->next = NULL;
+    n->b = msgbuf_ref(b);
+    n->seq = seq;
+    if (c->tail)
+        c->tail->next = n;
+    else
+        c->head = n;
+    c->tail = n;
+    c->qbytes += b->len;
+    hub_metrics(hub)->out_queue_bytes += b->len;
+    if (c->head == n)
+        schedule_write(c);
+}
+
+void net_close(struct conn *c, int code, const char *reason)
+{
+    if (c->closing || c->killed)
+        return;
+    c->closing = true;
+    c->close_code = code;
+    c->close_reason = reason;
+    if (!c->head)
+        lws_callback_on_writable(c->wsi);
+}
+
+static int write_next(struct conn *c)
+{
+    struct qnode *n = c->head;
+    int w;
+
+    if (c->killed)
+        return -1;
+    if (!n) {
+        if (c->closing) {
+            lws_close_reason(c->wsi, (enum lws_close_status)c->close_code,
+                             (unsigned char *)c->close_reason,
+                             strlen(c->close_reason));
+            return -1;
+        }
+        return 0;
+    }
+    if (n->seq > store_committed(store)) {
+        schedule_write(c);
+        return 0;
+    }
+    c->head = n->next;
+    if (!c->head)
+        c->tail = NULL;
+    c->qbytes -= n->b->len;
+    hub_metrics(hub)->out_queue_bytes -= n->b->len;
+    w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
+                  LWS_WRITE_TEXT);
+    msgbuf_unref(n->b);
+    free(n);
+    if (w < 0)
+        return -1;
+    schedule_write(c);
+    return 0;
+}
+
+/* Store commits arrived: release the connections whose head is durable. */
+static void on_commits(void)
+{
+    uint64_t committed = store_committed(store);
+    struct conn *c = waiting, *next;
+
+    for (; c; c = next) {
+        next = c->wnext;
+        if (!c->head || c->head->seq <= committed) {
+            wait_remove(c);
+            lws_callback_on_writable(c->wsi);
+        }
+    }
+}
+
+void net_wake(void)
+{
+    struct lws_context *ctx = atomic_load(&wake_context);
+
+    if (ctx)
+        lws_cancel_service(ctx);
+}
+
+void net_request_stop(void)
+{
+    stop_requested = 1;
+    net_wake();
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static void timer_fire(lws_sorted_usec_list_t *sul)
+{
+    struct net_timer *t = lws_container_of(sul, struct net_timer, sul);
+
+    t->cb(t->arg);
+}
+
+struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
+{
+    struct net_timer *t = calloc(1, sizeof *t);
+
+    if (t) {
+        t->cb = cb;
+        t->arg = arg;
+    }
+    return t;
+}
+
+void net_timer_arm(struct net_timer *t, int64_t at_ms)
+{
+    int64_t delay;
+
+    if (at_ms == INT64_MAX) {
+        lws_sul_cancel(&t->sul);
+        return;
+    }
+    delay = at_ms - net_now_ms();
+    if (delay < 0)
+        delay = 0;
+    /* +1 ms: the deadline has surely passed by the millisecond clock the
+     * game reads when the timer fires */
+    lws_sul_schedule(context, 0, &t->sul, timer_fire,
+                     (lws_usec_t)(delay + 1) * 1000);
+}
+
+void net_timer_free(struct net_timer *t)
+{
+    if (!t)
+        return;
+    lws_sul_cancel(&t->sul);
+    free(t);
+}
+
+/* ---- shutdown ---------------------------------------------------------- */
+
+static void drain_done(lws_sorted_usec_list_t *sul)
+{
+    (void)sul;
+    stopped = true;
+}
+
+/* A planned stop: every client is told, then closed with 1001. */
+static void begin_shutdown(void)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_shutdown());
+
+    stopping = true;
+    fprintf(stderr, "N: shutting down\n");
+    for (struct conn *c = conns; c; c = c->next) {
+        if (b)
+            net_send(c, b, 0);
+        net_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutdown");
+    }
+    msgbuf_unref(b);
+    if (!conns)
+        stopped = true;
+    else
+        lws_sul_schedule(context, 0, &drain_sul, drain_done,
+                         LIMIT_SHUTDOWN_DRAIN_MS * 1000);
+}
+
+/* ---- WebSocket --------------------------------------------------------- */
+
+/* Refuses an upgrade on any path but /ws with 404. */
+static int confirm_upgrade(struct lws *wsi)
+{
+    char uri[256];
+
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
+        || strcmp(uri, "/ws")) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return 1;
+    }
+    if (stopping)
+        return -1;
+    return 0;
+}
+
+static void on_message(struct conn *c)
+{
+    int64_t t0 = net_now_ms(), t1;
+    struct timespec a, b;
+    enum proto_type type;
+
+    if (c->rx_binary) {
+        session_on_binary(c->sess, t0);
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    type = session_on_text(c->sess, c->rx, c->rx_len, t0);
+    if (type == PROTO_T_MOVE) {
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t1 = (int64_t)(b.tv_sec - a.tv_sec) * 1000000
+            + (b.tv_nsec - a.tv_nsec) / 1000;
+        metrics_move_latency(hub_metrics(hub), t1);
+    }
+}
+
+static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
+                          void *user, void *in, size_t len)
+{
+    struct conn *c = user;
+
+    switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return confirm_upgrade(wsi);
+
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(c, 0, offsetof(struct conn, rx));
+        c->wsi = wsi;
+        c->sess = session_new(hub, c);
+        if (!c->sess)
+            return -1;
+        c->next = conns;
+        if (conns)
+            conns->prev = c;
+        conns = c;
+        break;
+
+    case LWS_CALLBACK_CLOSED:
+        if (!c->sess)
+            break;
+        wait_remove(c);
+        queue_clear(c);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        session_free(c->sess, net_now_ms());
+        c->sess = NULL;
+        if (stopping && !conns)
+            stopped = true;
+        break;
+
+    case LWS_CALLBACK_RECEIVE:
+        if (!c->sess || c->closing || c->killed)
+            break;
+        if (!c->in_msg) {
+            c->in_msg = true;
+            c->rx_len = 0;
+            c->rx_binary = lws_frame_is_binary(wsi);
+        }
+        if (c->rx_len + len > LIMIT_MSG_BYTES) {
+            static const char why[] = "message too large";
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                             (unsigned char *)why, sizeof why - 1);
+            return -1;
+        }
+        memcpy(c->rx + c->rx_len, in, len);
+        c->rx_len += len;
+        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+            break;
+        c->in_msg = false;
+        c->rx[c->rx_len] = '\0';
+        on_message(c);
+        break;
+
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (!c->sess)
+            break;
+        return write_next(c);
+
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if (store)
+            on_commits();
+        if (stop_requested && !stopping)
+            begin_shutdown();
+        break;
+
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* ---- HTTP -------------------------------------------------------------- */
+
+#define MAX_ARGS 8
+
+static int http_begin(struct lws *wsi, struct http_pss *pss)
+{
+    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+            *end = &buf[sizeof buf - 1];
+    char uri[512], argbuf[MAX_ARGS][128];
+    const char *args[MAX_ARGS];
+    struct http_reply r;
+    size_t nargs = 0;
+
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0)
+        return -1;
+    if (!strncmp(uri, "/g/", 3)) /* the client's page for a game link */
+        return lws_serve_http_file(wsi, index_path, "text/html", NULL, 0)
+            < 0 ? -1 : 0;
+    if (!http_wants(uri)) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    while (nargs < MAX_ARGS
+           && lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
+                                    WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
+        args[nargs] = argbuf[nargs];
+        nargs++;
+    }
+    http_handle(hub, uri, args, nargs, net_now_ms(), &r);
+    if (!r.body) {
+        lws_return_http_status(wsi, (unsigned)r.status, NULL);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    pss->body = r.body;
+    pss->len = r.len;
+    pss->sent = 0;
+    if (lws_add_http_common_headers(wsi, (unsigned)r.status, r.type,
+                                    (lws_filepos_t)r.len, &p, end)
+        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                        (unsigned char *)"no-store", 8, &p,
+                                        end)
+        || lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+static int http_write(struct lws *wsi, struct http_pss *pss)
+{
+    uint8_t buf[LWS_PRE + 16384];
+    size_t chunk = pss->len - pss->sent;
+    enum lws_write_protocol kind = LWS_WRITE_HTTP_FINAL;
+
+    if (!pss->body)
+        return 0;
+    if (chunk > sizeof buf - LWS_PRE) {
+        chunk = sizeof buf - LWS_PRE;
+        kind = LWS_WRITE_HTTP;
+    }
+    memcpy(buf + LWS_PRE, pss->body + pss->sent, chunk);
+    if (lws_write(wsi, buf + LWS_PRE, chunk, kind) != (int)chunk)
+        return -1;
+    pss->sent += chunk;
+    if (kind == LWS_WRITE_HTTP) {
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    free(pss->body);
+    pss->body = NULL;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
+                         void *user, void *in, size_t len)
+{
+    struct http_pss *pss = user;
+
+    switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return confirm_upgrade(wsi);
+    case LWS_CALLBACK_HTTP:
+        return http_begin(wsi, pss);
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return http_write(wsi, pss);
+    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        if (pss) {
+            free(pss->body);
+            pss->body = NULL;
+        }
+        break;
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        return 0; /* handled by the chess protocol */
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- context ----------------------------------------------------------- */
+
+static const struct lws_protocols protocols[] = {
+    {"http", callback_http, sizeof(struct http_pss), 0, 0, NULL, 0},
+    {"chess.v1", callback_chess, sizeof(struct conn), LIMIT_MSG_BYTES, 0,
+     NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}
+};
+
+/* A client naming no subprotocol binds to chess.v1. */
+static const struct lws_protocol_vhost_options pvo_default = {
+    NULL, NULL, "default", "1"};
+static const struct lws_protocol_vhost_options pvo = {
+    NULL, &pvo_default, "chess.v1", ""};
+
+static const struct lws_protocol_vhost_options mime_mjs = {
+    NULL, NULL, ".mjs", "text/javascript"};
+static const struct lws_protocol_vhost_options mime_svg = {
+    &mime_mjs, NULL, ".svg", "image/svg+xml"};
+static const struct lws_protocol_vhost_options mime_types = {
+    &mime_svg, NULL, ".json", "application/json"};
+
+static const lws_retry_bo_t retry = {
+    .secs_since_valid_ping = LIMIT_PING_IDLE_S,
+    .secs_since_valid_hangup = LIMIT_PING_HANGUP_S,
+};
+
+static struct lws_http_mount mount_metrics, mount_health, mount_api,
+    mount_g, mount_root;
+
+static void set_mount(struct lws_http_mount *m, const struct lws_http_mount
+                      *next, const char *point, const char *origin,
+                      unsigned char kind)
+{
+    memset(m, 0, sizeof *m);
+    m->mount_next = next;
+    m->mountpoint = point;
+    m->mountpoint_len = (unsigned char)strlen(point);
+    m->origin = origin;
+    m->origin_protocol = kind;
+    if (kind == LWSMPRO_CALLBACK) {
+        m->protocol = "http";
+    } else {
+        m->def = "index.html";
+        m->extra_mimetypes = &mime_types;
+    }
+}
+
+int net_start(const struct net_config *cfg, char *err, size_t errlen)
+{
+    struct lws_context_creation_info info;
+
+    snprintf(index_path, sizeof index_path, "%s/index.html", cfg->web_dir);
+    set_mount(&mount_root, NULL, "/", cfg->web_dir, LWSMPRO_FILE);
+    set_mount(&mount_g, &mount_root, "/g", NULL, LWSMPRO_CALLBACK);
+    set_mount(&mount_api, &mount_g, "/api", NULL, LWSMPRO_CALLBACK);
+    set_mount(&mount_health, &mount_api, "/healthz", NULL, LWSMPRO_CALLBACK);
+    set_mount(&mount_metrics, &mount_health, "/metrics", NULL,
+              LWSMPRO_CALLBACK);
+
+    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
+    memset(&info, 0, sizeof info);
+    info.port = cfg->port;
+    info.protocols = protocols;
+    info.pvo = &pvo;
+    info.mounts = &mount_metrics;
+    info.retry_and_idle_policy = &retry;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
+        | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    context = lws_create_context(&info);
+    if (!context) {
+        snprintf(err, errlen, "cannot listen on port %d (in use?)",
+                 cfg->port);
+        return -1;
+    }
+    chess_protocol = &protocols[1];
+    atomic_store(&wake_context, context);
+    return 0;
+}
+
+void net_attach(struct hub *h, struct store *st)
+{
+    hub = h;
+    store = st;
+}
+
+void net_run(void)
+{
+    while (!stopped)
+        if (lws_service(context, 0) < 0)
+            break;
+}
+
+void net_stop(void)
+{
+    atomic_store(&wake_context, NULL);
+    lws_sul_cancel(&drain_sul);
+    lws_context_destroy(context);
+    context = NULL;
+}

@@ -1,0 +1,74 @@
+/*
+ * net.h - the network glue over libwebsockets: one context and service
+ * thread serving HTTP and the WebSocket at /ws on one port, one outbound
+ * queue per connection (written one frame per WRITEABLE callback), one
+ * timer per game, and the wake-up through which store commits release
+ * queued messages.
+ *
+ * This header does not expose libwebsockets: the rest of the server sees
+ * connections and timers as opaque handles. Everything here runs on the
+ * event-loop thread except net_wake and net_request_stop.
+ */
+#ifndef SERVER_NET_H
+#define SERVER_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct conn;
+struct net_timer;
+struct msgbuf;
+struct hub;
+struct store;
+
+struct net_config {
+    int port;
+    const char *web_dir; /* static files; /g/... serves its index.html */
+};
+
+/* Creates the lws context and starts listening. Returns 0, or -1 with a
+ * sentence in err. */
+int net_start(const struct net_config *cfg, char *err, size_t errlen);
+
+/* Connects the hub and store used by the callbacks (after net_start,
+ * before net_run). */
+void net_attach(struct hub *h, struct store *st);
+
+/* Runs the event loop until a stop was requested and the shutdown is
+ * complete. */
+void net_run(void);
+
+/* Destroys the context (closing every connection). */
+void net_stop(void);
+
+/* From any thread (the store's writer): wakes the loop to look at
+ * store_committed(). */
+void net_wake(void);
+
+/* From a signal handler: begin a planned shutdown (async-signal-safe). */
+void net_request_stop(void);
+
+/* Monotonic time in milliseconds. */
+int64_t net_now_ms(void);
+
+/* Unix epoch time in milliseconds. */
+int64_t net_wall_ms(void);
+
+/* Queues b on c (taking a reference), to be written once the store has
+ * committed seq (0: as soon as the socket allows). A connection whose
+ * queue exceeds LIMIT_OUT_QUEUE_BYTES is cut. */
+void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
+
+/* Closes c with a WebSocket close code once what is queued before has been
+ * written. The session is freed later, from the close callback. */
+void net_close(struct conn *c, int code, const char *reason);
+
+/* A timer calling cb(arg) on the loop thread. */
+struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg);
+/* Arms t at monotonic `at_ms` (INT64_MAX: disarm). */
+void net_timer_arm(struct net_timer *t, int64_t at_ms);
+/* Disarms and frees t. NULL is a no-op. Safe inside t's own callback. */
+void net_timer_free(struct net_timer *t);
+
+#endif

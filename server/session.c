@@ -1,0 +1,1045 @@
+/*
+ * session.c - the hub: players, sessions, routing (see session.h).
+ *
+ * A player (struct player) exists in memory while it has a connection or a
+ * seat in a live game; its `games` lists those games. Sessions remember the
+ * GIDs they are subscribed to (not pointers), so a game that is freed
+ * leaves nothing dangling behind.
+ */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "ids.h"
+#include "tunables.h"
+#include "lobby.h"
+#include "movegen.h"
+#include "msgbuf.h"
+#include "net.h"
+#include "store.h"
+#include "table.h"
+
+struct player {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    struct session **conns; /* authenticated connections */
+    size_t nconns, conncap;
+    struct game **games;    /* live games with a seat */
+    size_t ngames, gamecap;
+};
+
+struct bucket {
+    double tokens;
+    int64_t last_ms;
+};
+
+struct session {
+    struct hub *hub;
+    struct conn *conn;
+    struct player *player;  /* NULL before hello */
+    struct bucket moves, msgs;
+    int strikes;            /* consecutive rate_limited replies */
+    char (*subs)[PROTO_KEY_MAX + 1];
+    size_t nsubs, subcap;
+};
+
+struct hub {
+    struct store *store;
+    struct hub_config cfg;
+    struct game_env env;
+    struct table games;     /* gid -> struct game */
+    struct table players;   /* pid -> struct player */
+    struct table tokens;    /* token_key -> struct player */
+    struct lobby *lobby;
+    struct metrics metrics;
+    bool shutting_down;
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+    size_t c;
+    void *a;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? 2 * *cap : 4;
+    a = realloc(*arr, c * size);
+    if (!a)
+        return -1;
+    *arr = a;
+    *cap = c;
+    return 0;
+}
+
+static void send_text(struct session *s, char *text, uint64_t seq)
+{
+    struct msgbuf *b = msgbuf_take(text);
+
+    if (!b)
+        return;
+    net_send(s->conn, b, seq);
+    msgbuf_unref(b);
+}
+
+static void send_error(struct session *s, enum proto_code code,
+                       const char *msg, const struct proto_id *id)
+{
+    s->hub->metrics.rejected[code]++;
+    send_text(s, proto_render_error(code, msg, id), 0);
+}
+
+static void hex(const uint8_t *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* ---- players ----------------------------------------------------------- */
+
+static struct player *player_get(struct hub *h, const char *pid,
+                                 const char *name)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->pid, sizeof p->pid, "%s", pid);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    if (table_put(&h->players, p->pid, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void player_set_token(struct hub *h, struct player *p,
+                             const uint8_t hash[32])
+{
+    if (p->token_key[0])
+        return;
+    hex(hash, 32, p->token_key);
+    if (table_put(&h->tokens, p->token_key, p) < 0)
+        p->token_key[0] = '\0';
+}
+
+/* Frees p when nothing refers to it any more. */
+static void player_release(struct hub *h, struct player *p)
+{
+    if (p->nconns || p->ngames)
+        return;
+    table_del(&h->players, p->pid);
+    if (p->token_key[0])
+        table_del(&h->tokens, p->token_key);
+    free(p->conns);
+    free(p->games);
+    free(p);
+}
+
+static int player_add_game(struct player *p, struct game *g)
+{
+    for (size_t i = 0; i < p->ngames; i++)
+        if (p->games[i] == g)
+            return 0;
+    if (grow((void **)&p->games, &p->gamecap, p->ngames, sizeof *p->games))
+        return -1;
+    p->games[p->ngames++] = g;
+    return 0;
+}
+
+static void player_drop_game(struct player *p, struct game *g)
+{
+    for (size_t i = 0; i < p->ngames; i++)
+        if (p->games[i] == g) {
+            memmove(&p->games[i], &p->games[i + 1],
+                    (p->ngames - i - 1) * sizeof *p->games);
+            p->ngames--;
+            return;
+        }
+}
+
+/* ---- subscriptions ----------------------------------------------------- */
+
+static void sub_add(struct session *s, struct game *g, enum game_role role)
+{
+    const char *gid = game_gid(g);
+
+    if (game_subscribe(g, s, role) < 0)
+        return;
+    for (size_t i = 0; i < s->nsubs; i++)
+        if (!strcmp(s->subs[i], gid))
+            return;
+    if (grow((void **)&s->subs, &s->subcap, s->nsubs, sizeof *s->subs)) {
+        game_unsubscribe(g, s);
+        return;
+    }
+    snprintf(s->subs[s->nsubs++], sizeof *s->subs, "%s", gid);
+}
+
+static void sub_drop(struct session *s, struct game *g)
+{
+    game_unsubscribe(g, s);
+    for (size_t i = 0; i < s->nsubs; i++)
+        if (!strcmp(s->subs[i], game_gid(g))) {
+            memcpy(s->subs[i], s->subs[--s->nsubs], sizeof *s->subs);
+            return;
+        }
+}
+
+/* Subscribes every connection of the game's players with their colour. */
+static void subscribe_players(struct hub *h, struct game *g)
+{
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (!p)
+            continue;
+        for (size_t i = 0; i < p->nconns; i++)
+            sub_add(p->conns[i], g, (enum game_role)c);
+    }
+}
+
+/* ---- the games' environment -------------------------------------------- */
+
+static void env_send(void *ctx, struct session *to, struct msgbuf *b,
+                     uint64_t seq)
+{
+    (void)ctx;
+    net_send(to->conn, b, seq);
+}
+
+static void env_timer_cb(void *arg);
+
+struct game_timer {
+    struct hub *hub;
+    struct game *game;
+    struct net_timer *t;
+};
+
+static void env_arm(void *ctx, struct game *g, int64_t at)
+{
+    struct game_timer *gt = game_user(g);
+
+    if (!gt) {
+        if (at == CLOCK_NEVER)
+            return;
+        gt = calloc(1, sizeof *gt);
+        if (!gt)
+            return;
+        gt->hub = ctx;
+        gt->game = g;
+        gt->t = net_timer_new(env_timer_cb, gt);
+        if (!gt->t) {
+            free(gt);
+            return;
+        }
+        game_set_user(g, gt);
+    }
+    net_timer_arm(gt->t, at);
+}
+
+static void env_timer_cb(void *arg)
+{
+    struct game_timer *gt = arg;
+
+    game_on_timer(gt->game, net_now_ms());
+}
+
+static uint64_t env_put_game(void *ctx, const struct store_game *row)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_put_game(h->store, row);
+
+    if (!seq)
+        fprintf(stderr, "W: store queue full: game %s not written\n",
+                row->gid);
+    return seq;
+}
+
+static uint64_t env_put_move(void *ctx, const char *gid,
+                             const struct store_move *m)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_put_move(h->store, gid, m);
+
+    if (seq)
+        h->metrics.moves++;
+    else
+        fprintf(stderr, "W: store queue full: move refused in %s\n", gid);
+    return seq;
+}
+
+static uint64_t env_finish(void *ctx, const struct store_game *row,
+                           const char *pgn)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_finish_game(h->store, row, pgn);
+
+    if (!seq)
+        fprintf(stderr, "E: store queue full: ending of %s not written\n",
+                row->gid);
+    return seq;
+}
+
+static int64_t env_wall_ms(void *ctx)
+{
+    (void)ctx;
+    return net_wall_ms();
+}
+
+static void env_ended(void *ctx, struct game *g)
+{
+    struct hub *h = ctx;
+
+    fprintf(stderr, "N: game %s ended: %s\n", game_gid(g), game_reason(g));
+    metrics_finished(&h->metrics, game_reason(g));
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (p) {
+            player_drop_game(p, g);
+            player_release(h, p);
+        }
+    }
+}
+
+static void game_destroy(struct hub *h, struct game *g)
+{
+    struct game_timer *gt = game_user(g);
+
+    table_del(&h->games, game_gid(g));
+    if (gt) {
+        net_timer_free(gt->t);
+        free(gt);
+    }
+    game_free(g);
+}
+
+static void env_expired(void *ctx, struct game *g)
+{
+    game_destroy(ctx, g);
+}
+
+/* ---- hub --------------------------------------------------------------- */
+
+struct hub *hub_new(struct store *st, const struct hub_config *cfg)
+{
+    struct hub *h = calloc(1, sizeof *h);
+
+    if (!h)
+        return NULL;
+    h->store = st;
+    h->cfg = *cfg;
+    h->lobby = lobby_new();
+    if (!h->lobby) {
+        free(h);
+        return NULL;
+    }
+    table_init(&h->games);
+    table_init(&h->players);
+    table_init(&h->tokens);
+    h->env = (struct game_env){
+        .ctx = h,
+        .grace_ms = cfg->grace_ms,
+        .first_move_ms = cfg->first_move_ms,
+        .send = env_send,
+        .arm = env_arm,
+        .put_game = env_put_game,
+        .put_move = env_put_move,
+        .finish = env_finish,
+        .wall_ms = env_wall_ms,
+        .ended = env_ended,
+        .expired = env_expired,
+    };
+    return h;
+}
+
+void hub_free(struct hub *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->games.cap; i++) {
+        struct table_slot *sl = &h->games.slots[i];
+        if (sl->value) {
+            struct game_timer *gt = game_user(sl->value);
+            if (gt) {
+                net_timer_free(gt->t);
+                free(gt);
+            }
+            game_free(sl->value);
+        }
+    }
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        if (p) {
+            free(p->conns);
+            free(p->games);
+            free(p);
+        }
+    }
+    table_clear(&h->games);
+    table_clear(&h->players);
+    table_clear(&h->tokens);
+    lobby_free(h->lobby);
+    free(h);
+}
+
+struct restore_ctx {
+    struct hub *h;
+    int64_t heartbeat, now;
+    int n;
+};
+
+static int restore_one(void *arg, const struct store_game *row,
+                       const struct store_move *moves, size_t n)
+{
+    struct restore_ctx *rc = arg;
+    struct hub *h = rc->h;
+    struct game *g = game_restore(&h->env, row, moves, n, rc->heartbeat,
+                                  rc->now);
+
+    if (!g) {
+        fprintf(stderr, "E: game %s could not be restored\n", row->gid);
+        return 0;
+    }
+    if (table_put(&h->games, game_gid(g), g) < 0) {
+        game_destroy(h, g);
+        return 0;
+    }
+    for (int c = 0; c < 2; c++) {
+        const char *pid = game_seat_pid(g, c);
+        struct player *p;
+        if (!pid[0])
+            continue;
+        p = player_get(h, pid, game_seat_name(g, c));
+        if (p)
+            player_add_game(p, g);
+    }
+    rc->n++;
+    return 0;
+}
+
+int hub_restore(struct hub *h, int64_t now)
+{
+    struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
+
+    if (store_load_live(h->store, restore_one, &rc) < 0)
+        return -1;
+    return rc.n;
+}
+
+struct metrics *hub_metrics(struct hub *h) { return &h->metrics; }
+struct store *hub_store(struct hub *h) { return h->store; }
+size_t hub_live_games(const struct hub *h)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < h->games.cap; i++) {
+        struct game *g = h->games.slots[i].value;
+        if (g && game_status(g) != GAME_ENDED)
+            n++;
+    }
+    return n;
+}
+size_t hub_open_seeks(const struct hub *h) { return lobby_count(h->lobby); }
+
+static void noop_arm(void *ctx, struct game *g, int64_t at)
+{
+    (void)ctx;
+    (void)g;
+    (void)at;
+}
+
+/* A finished game from the store as a temporary game (caller frees with
+ * game_free). Returns NULL when absent; *found -1 on a database error. */
+static struct game *load_stored(struct hub *h, const char *gid, int *found,
+                                struct store_game *row)
+{
+    struct store_move *moves = NULL;
+    struct game_env env = h->env;
+    struct game *g = NULL;
+    size_t n = 0;
+
+    *found = store_get_game(h->store, gid, row, &moves, &n, NULL);
+    if (*found == 1) {
+        env.arm = noop_arm;
+        g = game_restore(&env, row, moves, n, 0, net_now_ms());
+    }
+    free(moves);
+    return g;
+}
+
+char *hub_game_json(struct hub *h, const char *gid, int64_t now,
+                    int *status)
+{
+    struct store_game row;
+    struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid)
+                                          : NULL;
+    char *body;
+    int found;
+
+    *status = 200;
+    if (g)
+        return game_render_state(g, NULL, true, now);
+    if (!proto_key_valid(gid)) {
+        *status = 404;
+        return NULL;
+    }
+    g = load_stored(h, gid, &found, &row);
+    if (!g) {
+        *status = found < 0 ? 500 : 404;
+        return NULL;
+    }
+    body = game_render_state(g, NULL, true, now);
+    game_free(g);
+    return body;
+}
+
+char *hub_game_pgn(struct hub *h, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+
+    return g ? game_pgn(g) : NULL;
+}
+
+void hub_shutdown(struct hub *h)
+{
+    h->shutting_down = true;
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+struct session *session_new(struct hub *h, struct conn *c)
+{
+    struct session *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return NULL;
+    s->hub = h;
+    s->conn = c;
+    s->moves.tokens = LIMIT_MOVE_BURST;
+    s->msgs.tokens = LIMIT_MSG_BURST;
+    s->moves.last_ms = s->msgs.last_ms = -1;
+    h->metrics.connections++;
+    h->metrics.connections_total++;
+    return s;
+}
+
+/* Copies a player's live games so that callbacks ending a game (which
+ * edit p->games) cannot disturb the iteration. */
+static struct game **games_snapshot(const struct player *p, size_t *n)
+{
+    struct game **a = malloc((p->ngames ? p->ngames : 1) * sizeof *a);
+
+    *n = a ? p->ngames : 0;
+    if (a && p->ngames)
+        memcpy(a, p->games, p->ngames * sizeof *a);
+    return a;
+}
+
+void session_free(struct session *s, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+
+    lobby_drop_owner(h->lobby, s);
+    h->metrics.connections--;
+    if (h->shutting_down) {
+        if (p)
+            for (size_t i = 0; i < p->nconns; i++)
+                if (p->conns[i] == s) {
+                    p->conns[i] = p->conns[--p->nconns];
+                    break;
+                }
+        free(s->subs);
+        free(s);
+        return;
+    }
+    for (size_t i = 0; i < s->nsubs; i++) {
+        struct game *g = table_get(&h->games, s->subs[i]);
+        if (g)
+            game_unsubscribe(g, s);
+    }
+    free(s->subs);
+    if (p) {
+        for (size_t i = 0; i < p->nconns; i++)
+            if (p->conns[i] == s) {
+                p->conns[i] = p->conns[--p->nconns];
+                break;
+            }
+        if (p->nconns == 0) {
+            size_t n;
+            struct game **gs = games_snapshot(p, &n);
+            for (size_t i = 0; i < n; i++) {
+                struct game *g = gs[i];
+                if (table_get(&h->games, game_gid(g)) == g)
+                    game_player_gone(g, game_color_of(g, p->pid), now);
+            }
+            free(gs);
+            player_release(h, p);
+        }
+    }
+    free(s);
+}
+
+/* Token bucket: true when a message may pass. */
+static bool bucket_take(struct bucket *b, double rate, double burst,
+                        int64_t now)
+{
+    if (b->last_ms >= 0 && now > b->last_ms) {
+        b->tokens += rate * (double)(now - b->last_ms) / 1000.0;
+        if (b->tokens > burst)
+            b->tokens = burst;
+    }
+    b->last_ms = now;
+    if (b->tokens < 1.0)
+        return false;
+    b->tokens -= 1.0;
+    return true;
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+static int cmp_created(const void *a, const void *b)
+{
+    const struct game *x = *(struct game *const *)a;
+    const struct game *y = *(struct game *const *)b;
+    int64_t cx = game_created_ms(x), cy = game_created_ms(y);
+
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    return strcmp(game_gid(x), game_gid(y));
+}
+
+static void welcome(struct session *s, const char *token,
+                    const struct proto_id *id, uint64_t seq)
+{
+    struct player *p = s->player;
+    struct proto_player pp = {p->pid, p->name};
+    size_t n;
+    struct game **gs = games_snapshot(p, &n);
+    const char **gids = malloc((n ? n : 1) * sizeof *gids);
+
+    if (gs && gids) {
+        qsort(gs, n, sizeof *gs, cmp_created);
+        for (size_t i = 0; i < n; i++)
+            gids[i] = game_gid(gs[i]);
+        send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
+    }
+    free(gids);
+    free(gs);
+}
+
+static int attach(struct session *s, struct player *p)
+{
+    if (grow((void **)&p->conns, &p->conncap, p->nconns, sizeof *p->conns))
+        return -1;
+    p->conns[p->nconns++] = s;
+    s->player = p;
+    return 0;
+}
+
+static void do_hello(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p;
+    uint8_t hash[32];
+    char key[65];
+
+    if (s->player) {
+        send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
+        return;
+    }
+    if (m->token[0]) {
+        struct store_player sp;
+        int rc;
+        ids_token_hash(m->token, hash);
+        hex(hash, 32, key);
+        p = table_get(&h->tokens, key);
+        if (!p) {
+            rc = store_find_player_by_token(h->store, hash, &sp);
+            if (rc <= 0) {
+                send_error(s, PROTO_BAD_TOKEN, rc < 0
+                           ? "the player database did not answer"
+                           : "unknown token", &m->id);
+                return;
+            }
+            p = player_get(h, sp.pid, sp.name);
+            if (!p)
+                return;
+            player_set_token(h, p, hash);
+        }
+        bool was_gone = p->nconns == 0;
+        if (attach(s, p) < 0)
+            return;
+        welcome(s, m->token, &m->id, 0);
+        size_t n;
+        struct game **gs = games_snapshot(p, &n);
+        for (size_t i = 0; i < n; i++)
+            sub_add(s, gs[i], (enum game_role)game_color_of(gs[i], p->pid));
+        for (size_t i = 0; was_gone && i < n; i++)
+            if (table_get(&h->games, game_gid(gs[i])) == gs[i])
+                game_player_back(gs[i], game_color_of(gs[i], p->pid), now);
+        free(gs);
+        fprintf(stderr, "N: player %s resumed\n", p->pid);
+        return;
+    }
+
+    struct store_player sp;
+    char token[2 * LIMIT_TOKEN_BYTES];
+    uint64_t seq;
+    memset(&sp, 0, sizeof sp);
+    if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0
+        || ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
+        send_error(s, PROTO_RATE_LIMITED, "no randomness available", &m->id);
+        return;
+    }
+    if (m->name[0]) {
+        snprintf(sp.name, sizeof sp.name, "%s", m->name);
+    } else {
+        char r[16];
+        ids_random(r, 6);
+        r[6] = '\0';
+        snprintf(sp.name, sizeof sp.name, "Guest-%.6s", r);
+    }
+    ids_token_hash(token, sp.token_hash);
+    sp.created_ms = net_wall_ms();
+    seq = store_put_player(h->store, &sp);
+    if (!seq) {
+        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    p = player_get(h, sp.pid, sp.name);
+    if (!p)
+        return;
+    player_set_token(h, p, sp.token_hash);
+    if (attach(s, p) < 0) {
+        player_release(h, p);
+        return;
+    }
+    welcome(s, token, &m->id, seq);
+    fprintf(stderr, "N: player %s (%s) joined\n", p->pid, p->name);
+}
+
+static struct game *start_game(struct hub *h, const struct clock_spec *clock,
+                               const struct board *start,
+                               const struct game_seat_init seats[2],
+                               const char *creator, int64_t now)
+{
+    char gid[PROTO_KEY_MAX + 1];
+    struct game *g;
+
+    if (ids_random(gid, LIMIT_GID_BYTES) < 0)
+        return NULL;
+    g = game_new(&h->env, gid, clock, start, seats, creator, now);
+    if (!g)
+        return NULL;
+    if (table_put(&h->games, game_gid(g), g) < 0) {
+        game_destroy(h, g);
+        return NULL;
+    }
+    for (int c = 0; c < 2; c++) {
+        struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
+                                        : NULL;
+        if (p)
+            player_add_game(p, g);
+    }
+    subscribe_players(h, g);
+    fprintf(stderr, "N: game %s created\n", gid);
+    return g;
+}
+
+static void do_seek(struct session *s, const struct proto_msg *m,
+                    int64_t now)
+{
+    struct hub *h = s->hub;
+    struct lobby_seek seek, match;
+    struct board start;
+    int color, rc;
+
+    memset(&seek, 0, sizeof seek);
+    ids_random(seek.sid, LIMIT_SID_BYTES);
+    snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
+    seek.owner = s;
+    seek.clock = m->clock;
+    seek.color = m->color;
+    rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
+                    &color);
+    if (rc < 0) {
+        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
+    if (rc == 0)
+        return;
+    struct player *other = table_get(&h->players, match.pid);
+    struct game_seat_init seats[2];
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){match.pid,
+                                               other ? other->name : "?"};
+    board_from_fen(&start, FEN_START);
+    struct game *g = start_game(h, &m->clock, &start, seats, NULL, now);
+    if (g)
+        game_announce_start(g, now);
+}
+
+static void do_invite(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct game_seat_init seats[2] = {{NULL, NULL}, {NULL, NULL}};
+    struct board start;
+    struct game *g;
+    int color = m->color == PROTO_WHITE   ? 0
+              : m->color == PROTO_BLACK ? 1
+                                        : (int)(ids_random_byte() & 1);
+
+    if (m->fen[0])
+        start = m->start;
+    else
+        board_from_fen(&start, FEN_START);
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    g = start_game(s->hub, &m->clock, &start, seats, s->player->pid, now);
+    if (!g) {
+        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
+}
+
+/* The answer for a game that is not in memory: the store knows it (ended
+ * long ago) or nobody does. Reports seat before status, like a live one. */
+static void stored_game_error(struct session *s, const struct proto_msg *m,
+                              bool is_join)
+{
+    struct store_game row;
+    int found = store_get_game(s->hub->store, m->game, &row, NULL, NULL,
+                               NULL);
+    const char *pid = s->player->pid;
+
+    if (found <= 0) {
+        send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    } else if (is_join && !strcmp(row.creator_pid, pid)) {
+        send_error(s, PROTO_OWN_GAME, "this is your own invitation",
+                   &m->id);
+    } else if (!is_join && strcmp(row.white_pid, pid)
+               && strcmp(row.black_pid, pid)) {
+        send_error(s, PROTO_NOT_A_PLAYER, "you hold no seat in this game",
+                   &m->id);
+    } else {
+        send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
+    }
+}
+
+static void do_join(struct session *s, struct game *g,
+                    const struct proto_msg *m, int64_t now)
+{
+    struct proto_error err;
+
+    if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
+        send_error(s, err.code, err.msg, &m->id);
+        return;
+    }
+    player_add_game(s->player, g);
+    subscribe_players(s->hub, g);
+    game_announce_start(g, now);
+}
+
+static void do_state(struct session *s, const struct proto_msg *m,
+                     int64_t now, bool watch)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+    struct store_game row;
+    int found;
+
+    if (g) {
+        if (watch && !game_is_subscribed(g, s)) {
+            int c = game_color_of(g, s->player->pid);
+            sub_add(s, g, c < 0 ? GAME_SPECTATOR : (enum game_role)c);
+        }
+        game_send_state(g, s, &m->id, now);
+        return;
+    }
+    g = load_stored(h, m->game, &found, &row);
+    if (!g) {
+        send_error(s, PROTO_NO_SUCH_GAME, found < 0
+                   ? "the game database did not answer" : "no such game",
+                   &m->id);
+        return;
+    }
+    send_text(s, game_render_state(g, &m->id, false, now), 0);
+    game_free(g);
+}
+
+static void do_game_command(struct session *s, const struct proto_msg *m,
+                            int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+    const char *pid = s->player->pid;
+    struct proto_error err = {PROTO_OK, ""};
+    int rc = 0;
+
+    if (!g) {
+        if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing to */
+            struct store_game row;
+            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL)
+                <= 0)
+                send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+            return;
+        }
+        stored_game_error(s, m, m->type == PROTO_T_JOIN);
+        return;
+    }
+    switch (m->type) {
+    case PROTO_T_JOIN:
+        do_join(s, g, m, now);
+        return;
+    case PROTO_T_MOVE:
+        rc = game_move(g, pid, m->uci, m->ply, now, &err);
+        break;
+    case PROTO_T_RESIGN:
+        rc = game_resign(g, pid, now, &err);
+        break;
+    case PROTO_T_LEAVE:
+        rc = game_leave(g, pid, s, now, &err);
+        if (!game_is_subscribed(g, s))
+            sub_drop(s, g);
+        break;
+    case PROTO_T_ABORT:
+        rc = game_abort(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_OFFER:
+        rc = game_draw_offer(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_ACCEPT:
+        rc = game_draw_accept(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_DECLINE:
+        rc = game_draw_decline(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_CLAIM:
+        rc = game_claim(g, pid, m->uci, m->ply, now, &err);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0)
+        send_error(s, err.code, err.msg, &m->id);
+}
+
+static void dispatch(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct hub *h = s->hub;
+
+    switch (m->type) {
+    case PROTO_T_HELLO:
+        do_hello(s, m, now);
+        break;
+    case PROTO_T_PING:
+        send_text(s, proto_render_pong(&m->id), 0);
+        break;
+    case PROTO_T_SEEK:
+        do_seek(s, m, now);
+        break;
+    case PROTO_T_CANCEL_SEEK:
+        if (lobby_cancel(h->lobby, s->player->pid))
+            send_text(s, proto_render_seek_cancelled(&m->id), 0);
+        else
+            send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
+        break;
+    case PROTO_T_INVITE:
+        do_invite(s, m, now);
+        break;
+    case PROTO_T_SYNC:
+        do_state(s, m, now, false);
+        break;
+    case PROTO_T_WATCH:
+        do_state(s, m, now, true);
+        break;
+    case PROTO_T_UNWATCH: {
+        struct game *g = table_get(&h->games, m->game);
+        if (!g) {
+            struct store_game row;
+            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL)
+                <= 0)
+                send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        } else if (game_color_of(g, s->player->pid) < 0) {
+            sub_drop(s, g);
+        }
+        break;
+    }
+    default:
+        do_game_command(s, m, now);
+        break;
+    }
+}
+
+enum proto_type session_on_text(struct session *s, const char *text,
+                                size_t len, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct proto_msg m;
+    struct proto_error e;
+    bool ok, allowed;
+    int rc;
+
+    h->metrics.messages_in++;
+    rc = proto_parse(text, len, s->player != NULL, &m, &e);
+    if (m.type == PROTO_T_MOVE)
+        allowed = bucket_take(&s->moves, LIMIT_MOVE_RATE_PER_S,
+                              LIMIT_MOVE_BURST, now);
+    else
+        allowed = bucket_take(&s->msgs, LIMIT_MSG_RATE_PER_S,
+                              LIMIT_MSG_BURST, now);
+    if (!allowed) {
+        if (++s->strikes > LIMIT_RATE_STRIKES) {
+            h->metrics.closed_flood++;
+            net_close(s->conn, 1008, "message flood");
+        } else {
+            send_error(s, PROTO_RATE_LIMITED, "too many messages; slow down",
+                       rc == 0 ? &m.id : NULL);
+        }
+        return PROTO_T_NONE;
+    }
+    s->strikes = 0;
+    ok = rc == 0;
+    if (!ok) {
+        send_error(s, e.code, e.msg, &m.id);
+        return PROTO_T_NONE;
+    }
+    dispatch(s, &m, now);
+    return m.type;
+}
+
+void session_on_binary(struct session *s, int64_t now)
+{
+    struct proto_id none = {0, 0, "", 0};
+
+    if (!bucket_take(&s->msgs, LIMIT_MSG_RATE_PER_S, LIMIT_MSG_BURST, now)) {
+        if (++s->strikes > LIMIT_RATE_STRIKES) {
+            s->hub->metrics.closed_flood++;
+            net_close(s->conn, 1008, "message flood");
+        } else {
+            send_error(s, PROTO_RATE_LIMITED, "too many messages", &none);
+        }
+        return;
+    }
+    send_error(s, PROTO_BAD_JSON,
+               "binary messages are not accepted: send JSON text", &none);
+}

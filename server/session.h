@@ -1,0 +1,78 @@
+/*
+ * session.h - the hub of the server and its connected sessions.
+ *
+ * The hub owns every player in memory, every live game (by GID), the
+ * lobby and the metrics; it implements the games' environment on top of
+ * the network (net.h) and the store (store.h). A session is one WebSocket
+ * connection: its identity (after hello), its rate limits and the games it
+ * is subscribed to. session_on_text routes a parsed message to the lobby
+ * or a game and answers errors in the protocol's order.
+ *
+ * Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_SESSION_H
+#define SERVER_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "proto.h"
+
+struct hub;
+struct session;
+struct conn;
+struct store;
+struct game;
+
+struct hub_config {
+    int64_t grace_ms;
+    int64_t first_move_ms;
+};
+
+/* Creates the hub over an open store (not owned). NULL when out of
+ * memory. */
+struct hub *hub_new(struct store *st, const struct hub_config *cfg);
+
+/* Frees every game, player and session record. hub_free(NULL): no-op. */
+void hub_free(struct hub *h);
+
+/* Restores the live games of a previous run from the store. Returns how
+ * many, or -1 on a database error. */
+int hub_restore(struct hub *h, int64_t now);
+
+struct metrics *hub_metrics(struct hub *h);
+struct store *hub_store(struct hub *h);
+size_t hub_live_games(const struct hub *h);
+size_t hub_open_seeks(const struct hub *h);
+
+/* Renders a game's state for the HTTP API (live from memory, finished
+ * from the store). Returns a malloc'ed body, or NULL with *status 404 or
+ * 500. */
+char *hub_game_json(struct hub *h, const char *gid, int64_t now,
+                    int *status);
+
+/* The PGN of a game in memory (malloc'ed), or NULL. */
+char *hub_game_pgn(struct hub *h, const char *gid);
+
+/* Stops reacting to closing connections (a shutdown is under way): their
+ * games are not told that players left. */
+void hub_shutdown(struct hub *h);
+
+/* A new connection; NULL when out of memory. */
+struct session *session_new(struct hub *h, struct conn *c);
+
+/* The connection closed: drops its seeks and subscriptions and, for the
+ * player's last connection, starts the grace period in their games. */
+void session_free(struct session *s, int64_t now);
+
+/* One complete text message. Returns the message type it was (or
+ * PROTO_T_NONE when unparseable), for the caller's latency metrics. */
+enum proto_type session_on_text(struct session *s, const char *text,
+                                size_t len, int64_t now);
+
+/* One complete binary message: answered with bad_json. */
+void session_on_binary(struct session *s, int64_t now);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * tunables.h - every tunable of the server in one place, each with the
+ * reason for its value. Times are milliseconds unless the name ends in _S.
+ * (Not named limits.h: server/ is on the include path, and that name would
+ * shadow the C library's <limits.h> for every file built here.)
+ */
+#ifndef SERVER_TUNABLES_H
+#define SERVER_TUNABLES_H
+
+/* Largest client message after reassembly (protocol: larger closes 1009).
+ * The longest legitimate message, an invite with a FEN, is ~250 bytes. */
+#define LIMIT_MSG_BYTES 4096
+
+/* Bytes a connection may have queued for sending before it is considered
+ * a client that stopped reading and is disconnected. A `state` of a long
+ * game is ~10 KiB; 256 KiB holds a reconnect burst of many games with room
+ * to spare while bounding memory per connection. */
+#define LIMIT_OUT_QUEUE_BYTES (256 * 1024)
+
+/* Rate limits: token buckets per connection. Moves are counted apart from
+ * everything else so that chatty clients (ping, sync) cannot starve play.
+ * A human plays at most a few moves a second (premoves included); 10/s
+ * with a burst of 20 leaves ample room. Other messages: 20/s, burst 60
+ * (a reconnect syncs every live game at once). */
+#define LIMIT_MOVE_RATE_PER_S 10
+#define LIMIT_MOVE_BURST 20
+#define LIMIT_MSG_RATE_PER_S 20
+#define LIMIT_MSG_BURST 60
+
+/* Messages rejected with rate_limited before the connection is closed with
+ * 1008: a client that ignores the first few errors is flooding. */
+#define LIMIT_RATE_STRIKES 20
+
+/* WebSocket keepalive: ping a connection idle this long, hang up when
+ * nothing valid arrived for the second value (browsers answer pings). */
+#define LIMIT_PING_IDLE_S 30
+#define LIMIT_PING_HANGUP_S 60
+
+/* An invitation stays open this long (protocol: 24 hours). */
+#define LIMIT_INVITE_MS (24LL * 3600 * 1000)
+
+/* An ended game stays in memory this long so that late commands about it
+ * (a resign crossing the checkmate) are answered from memory, not the
+ * database, and its final messages are not raced by a store read. */
+#define LIMIT_ENDED_LINGER_MS (5LL * 60 * 1000)
+
+/* Random bytes in identifiers: GIDs must be unguessable (>= 64 bits, the
+ * protocol); PIDs need only be unique; tokens carry >= 128 bits. */
+#define LIMIT_GID_BYTES 12   /* 16 base64url characters, 96 bits */
+#define LIMIT_PID_BYTES 12
+#define LIMIT_SID_BYTES 6
+#define LIMIT_TOKEN_BYTES 32 /* 43 characters, 256 bits */
+
+/* Live games one player may hold at once: generous for correspondence
+ * play, small enough that one client cannot exhaust memory. */
+#define LIMIT_GAMES_PER_PLAYER 200
+
+/* How long a planned shutdown waits for queued messages to drain. */
+#define LIMIT_SHUTDOWN_DRAIN_MS 500
+
+#endif

@@ -1,0 +1,272 @@
+"""Integration-test harness: starts the real chess-server on a free port
+with a temporary database and talks to it over real WebSockets.
+
+The server binary comes from the CHESS_SERVER environment variable (meson
+passes it). Every wait is bounded; nothing sleeps for a fixed time where a
+message can be awaited instead.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from wsclient import Closed, HandshakeError, WebSocket  # noqa: F401
+
+SERVER = os.environ.get("CHESS_SERVER", "")
+WAIT = 5.0  # seconds: the longest any single expected message may take
+
+FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    def __init__(self, grace_s=60, first_move_s=30, datadir=None,
+                 extra=()):
+        self.own_dir = datadir is None
+        self.dir = datadir or tempfile.mkdtemp(prefix="chess-it-")
+        self.db = os.path.join(self.dir, "db", "chess.db")
+        self.web = os.path.join(self.dir, "web")
+        os.makedirs(self.web, exist_ok=True)
+        with open(os.path.join(self.web, "index.html"), "w") as f:
+            f.write("<!doctype html><title>chess test page</title>\n")
+        self.grace_s, self.first_move_s = grace_s, first_move_s
+        self.extra = list(extra)
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.port = free_port()
+        self.log = open(os.path.join(self.dir, "server.log"), "ab")
+        self.log_start = self.log.tell()
+        self.proc = subprocess.Popen(
+            [SERVER, "--port", str(self.port), "--db", self.db,
+             "--web", self.web, "--grace-s", str(self.grace_s),
+             "--first-move-s", str(self.first_move_s)] + self.extra,
+            stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited: " + self.log_text())
+            if "listening on port" in self.log_text():
+                return
+            time.sleep(0.005)
+        raise RuntimeError("server did not start: " + self.log_text())
+
+    def log_text(self):
+        with open(os.path.join(self.dir, "server.log"), "rb") as f:
+            f.seek(self.log_start)
+            return f.read().decode("utf-8", "replace")
+
+    def terminate(self):
+        """SIGTERM and wait; returns the exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(timeout=WAIT)
+        self.log.close()
+        return rc
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(timeout=WAIT)
+        self.log.close()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=WAIT)
+        if not self.log.closed:
+            self.log.close()
+        if self.own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def http(self, path):
+        """(status, content type, body bytes) of GET path."""
+        url = "http://127.0.0.1:%d%s" % (self.port, path)
+        try:
+            with urllib.request.urlopen(url, timeout=WAIT) as r:
+                return r.status, r.headers.get("Content-Type"), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type"), e.read()
+
+    def http_json(self, path):
+        status, _, body = self.http(path)
+        return status, json.loads(body)
+
+
+class Client:
+    """A protocol client: sends JSON, waits for messages by type and fields
+    (keeping unmatched ones for later waits, in order)."""
+
+    def __init__(self, server, hello=True, name=None, token=None, **kw):
+        self.server = server
+        self.ws = WebSocket("127.0.0.1", server.port, **kw)
+        self.backlog = []
+        self.player = self.token = None
+        self.games = []
+        if hello:
+            msg = {"t": "hello"}
+            if name:
+                msg["name"] = name
+            if token:
+                msg["token"] = token
+            self.send(msg)
+            w = self.expect("welcome")
+            self.player, self.token = w["player"], w["token"]
+            self.games = w["games"]
+
+    @property
+    def pid(self):
+        return self.player["id"]
+
+    def send(self, obj):
+        self.ws.send(obj)
+
+    def _next(self, timeout):
+        self.ws.sock.settimeout(timeout)
+        text = self.ws.recv_message()
+        return json.loads(text)
+
+    def expect(self, t, timeout=WAIT, **fields):
+        """The first message (backlog first) of type t whose fields match."""
+        def match(m):
+            return m.get("t") == t and all(
+                m.get(k) == v for k, v in fields.items())
+        for i, m in enumerate(self.backlog):
+            if match(m):
+                return self.backlog.pop(i)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no %s %r; backlog: %r" % (
+                    t, fields, self.backlog[-8:]))
+            try:
+                m = self._next(left)
+            except socket.timeout:
+                continue
+            if match(m):
+                return m
+            self.backlog.append(m)
+
+    def expect_error(self, code, timeout=WAIT):
+        return self.expect("error", timeout=timeout, code=code)
+
+    def next(self, timeout=WAIT):
+        """The very next message (backlog first)."""
+        if self.backlog:
+            return self.backlog.pop(0)
+        return self._next(timeout)
+
+    def quiet(self, timeout=0.2):
+        """Asserts nothing arrives within timeout (used sparingly)."""
+        if self.backlog:
+            raise AssertionError("unexpected: %r" % self.backlog)
+        try:
+            m = self._next(timeout)
+        except socket.timeout:
+            return
+        raise AssertionError("unexpected message: %r" % m)
+
+    def request(self, msg, reply):
+        """Sends msg with a fresh id and returns the reply of type reply
+        echoing it (an error raises)."""
+        Client._ids = getattr(Client, "_ids", 0) + 1
+        msg = dict(msg, id=Client._ids)
+        self.send(msg)
+        deadline = time.monotonic() + WAIT
+        while True:
+            m = self.expect_any(deadline)
+            if m.get("id") == msg["id"]:
+                if m["t"] == "error" and reply != "error":
+                    raise AssertionError("error reply: %r" % m)
+                assert m["t"] == reply, m
+                return m
+            self.backlog.append(m)
+
+    def expect_any(self, deadline):
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no reply; backlog %r" % self.backlog)
+            try:
+                return self._next(left)
+            except socket.timeout:
+                continue
+
+    def move(self, game, uci, ply):
+        self.send({"t": "move", "game": game, "uci": uci, "ply": ply})
+
+    def close(self):
+        self.ws.close()
+
+
+class ServerTest(unittest.TestCase):
+    """Base: one server per test class, started fresh (milliseconds)."""
+    server_args = {}
+
+    @classmethod
+    def setUpClass(cls):
+        if not SERVER:
+            raise unittest.SkipTest("CHESS_SERVER not set")
+        cls.server = Server(**cls.server_args)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def setUp(self):
+        self.clients = []
+
+    def tearDown(self):
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+    def client(self, **kw):
+        c = Client(self.server, **kw)
+        self.clients.append(c)
+        return c
+
+    def invite_game(self, clock=None, fen=None, color="white"):
+        """Two players in a started game from an invitation; returns
+        (white, black, gid)."""
+        a, b = self.client(), self.client()
+        msg = {"t": "invite", "clock": clock or FISCHER_5_0, "color": color}
+        if fen:
+            msg["fen"] = fen
+        gid = a.request(msg, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (a, b):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+        return (a, b, gid) if color == "white" else (b, a, gid)
+
+    def play(self, white, black, gid, moves, start_ply=0):
+        """Plays UCI moves alternately (white first unless the position
+        says otherwise); each is confirmed by moved to both."""
+        ply = start_ply
+        players = [white, black]
+        side = 0
+        for uci in moves.split():
+            players[side].move(gid, uci, ply)
+            ply += 1
+            for c in players:
+                m = c.expect("moved", game=gid, ply=ply)
+                self.assertEqual(m["uci"], uci)
+            side = 1 - side
+        return ply

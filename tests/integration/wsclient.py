@@ -1,0 +1,179 @@
+"""A small RFC 6455 WebSocket client for the integration tests.
+
+Standard library only. Besides the ordinary calls it can send frames the
+server must refuse: binary frames, oversized or fragmented messages,
+invalid UTF-8, unmasked frames.
+"""
+import base64
+import hashlib
+import json
+import os
+import socket
+import struct
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+OP_CONT, OP_TEXT, OP_BINARY = 0x0, 0x1, 0x2
+OP_CLOSE, OP_PING, OP_PONG = 0x8, 0x9, 0xA
+
+
+class HandshakeError(Exception):
+    def __init__(self, status, head):
+        super().__init__("handshake refused: %s" % status)
+        self.status = status
+        self.head = head
+
+
+class Closed(Exception):
+    """The server closed the connection (code None: no close frame)."""
+
+    def __init__(self, code=None, reason=""):
+        super().__init__("closed: %r %r" % (code, reason))
+        self.code = code
+        self.reason = reason
+
+
+class WebSocket:
+    def __init__(self, host, port, path="/ws", protocol=None, timeout=5.0,
+                 rcvbuf=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, port))
+        self.buf = b""
+        self.closed = None
+        self.protocol = None
+        key = base64.b64encode(os.urandom(16)).decode()
+        lines = [
+            "GET %s HTTP/1.1" % path,
+            "Host: %s:%d" % (host, port),
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            "Sec-WebSocket-Key: " + key,
+            "Sec-WebSocket-Version: 13",
+        ]
+        if protocol:
+            lines.append("Sec-WebSocket-Protocol: " + protocol)
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = self._read_until(b"\r\n\r\n").decode("latin-1")
+        status = head.split("\r\n")[0]
+        if " 101 " not in status + " ":
+            self.sock.close()
+            raise HandshakeError(status, head)
+        headers = {}
+        for line in head.split("\r\n")[1:]:
+            if ":" in line:
+                k, v = line.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+        want = base64.b64encode(
+            hashlib.sha1((key + GUID).encode()).digest()).decode()
+        if headers.get("sec-websocket-accept") != want:
+            raise HandshakeError("bad accept key", head)
+        self.protocol = headers.get("sec-websocket-protocol")
+
+    def _read_until(self, marker):
+        while marker not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise Closed(None, "eof during handshake")
+            self.buf += chunk
+        i = self.buf.index(marker) + len(marker)
+        out, self.buf = self.buf[:i], self.buf[i:]
+        return out
+
+    def _read_exact(self, n):
+        while len(self.buf) < n:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                raise Closed(None, "eof")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    # ---- sending ----------------------------------------------------------
+    def send_frame(self, opcode, payload, fin=True, mask=True):
+        head = bytes([(0x80 if fin else 0) | opcode])
+        n = len(payload)
+        mbit = 0x80 if mask else 0
+        if n < 126:
+            head += bytes([mbit | n])
+        elif n < 65536:
+            head += bytes([mbit | 126]) + struct.pack("!H", n)
+        else:
+            head += bytes([mbit | 127]) + struct.pack("!Q", n)
+        if mask:
+            key = os.urandom(4)
+            payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+            head += key
+        self.sock.sendall(head + payload)
+
+    def send_text(self, text):
+        data = text.encode() if isinstance(text, str) else text
+        self.send_frame(OP_TEXT, data)
+
+    def send(self, obj):
+        self.send_text(json.dumps(obj))
+
+    def close(self, code=1000):
+        try:
+            self.send_frame(OP_CLOSE, struct.pack("!H", code))
+        except OSError:
+            pass
+        self.sock.close()
+
+    # ---- receiving --------------------------------------------------------
+    def recv_frame(self):
+        b0, b1 = self._read_exact(2)
+        fin, opcode = bool(b0 & 0x80), b0 & 0x0F
+        n = b1 & 0x7F
+        if n == 126:
+            n = struct.unpack("!H", self._read_exact(2))[0]
+        elif n == 127:
+            n = struct.unpack("!Q", self._read_exact(8))[0]
+        if b1 & 0x80:
+            key = self._read_exact(4)
+            data = bytes(b ^ key[i % 4] for i, b in enumerate(
+                self._read_exact(n)))
+        else:
+            data = self._read_exact(n)
+        return fin, opcode, data
+
+    def recv_message(self):
+        """The next complete text message (str); answers pings; raises
+        Closed on a close frame or end of stream."""
+        parts, first = [], None
+        while True:
+            fin, opcode, data = self.recv_frame()
+            if opcode == OP_PING:
+                self.send_frame(OP_PONG, data)
+                continue
+            if opcode == OP_PONG:
+                continue
+            if opcode == OP_CLOSE:
+                code = struct.unpack("!H", data[:2])[0] if len(data) >= 2 \
+                    else None
+                self.closed = code
+                raise Closed(code, data[2:].decode("utf-8", "replace"))
+            if opcode != OP_CONT:
+                first = opcode
+            parts.append(data)
+            if fin:
+                payload = b"".join(parts)
+                if first == OP_BINARY:
+                    return payload
+                return payload.decode("utf-8")
+
+    def recv_close(self):
+        """Reads until the server closes; returns the close code (None when
+        the stream ended without a close frame)."""
+        try:
+            while True:
+                self.recv_message()
+        except Closed as c:
+            return c.code
+        except (ConnectionResetError, BrokenPipeError):
+            return None
