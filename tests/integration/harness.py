@@ -257,11 +257,11 @@ class ServerTest(unittest.TestCase):
         return (a, b, gid) if color == "white" else (b, a, gid)
 
     def play(self, white, black, gid, moves, start_ply=0):
-        """Plays UCI moves alternately (white first unless the position
-        says otherwise); each is confirmed by moved to both."""
+        """Plays UCI moves alternately, starting with white at an even
+        start_ply; each is confirmed by moved to both."""
         ply = start_ply
         players = [white, black]
-        side = 0
+        side = start_ply % 2
         for uci in moves.split():
             players[side].move(gid, uci, ply)
             ply += 1
