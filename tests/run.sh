@@ -1,0 +1,51 @@
+#!/bin/sh
+# tests/run.sh - install what is missing, build, and run every test:
+# unit (Check) and integration tests in a -Werror build, the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests under
+# valgrind memcheck, and the browser tests (chromium via playwright-core).
+set -eu
+cd "$(dirname "$0")/.."
+
+sh deploy/deps.sh test
+if [ -f tests/browser/package.json ]; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+setup() { # dir, options...
+    dir=$1
+    shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$@"
+    else
+        meson setup "$dir" "$@"
+    fi
+}
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+
+setup build-test --werror --buildtype=debugoptimized
+ninja -C build-test
+meson test -C build-test --print-errorlogs --num-processes 2
+meson test -C build-test --print-errorlogs --num-processes 2 \
+    --setup valgrind --suite unit
+
+setup build-asan --werror --buildtype=debug \
+    -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C build-asan
+meson test -C build-asan --print-errorlogs --num-processes 2 \
+    --suite unit --suite integration
+
+# One summary line over every run above.
+passed=0 failed=0
+for log in build-test/meson-logs/testlog.json \
+           build-test/meson-logs/testlog-valgrind.json \
+           build-asan/meson-logs/testlog.json; do
+    [ -f "$log" ] || continue
+    p=$(grep -c '"result": "OK"' "$log" || true)
+    f=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
