@@ -1,0 +1,148 @@
+"""Restarts: a planned stop (SIGTERM) and a crash (kill -9) lose nothing;
+live games come back paused, with their moves, offers and clocks, and the
+players resume them with their tokens."""
+import shutil
+import tempfile
+import time
+import unittest
+
+from harness import SERVER, Client, Server, Closed, FISCHER_5_0
+
+
+class RestartTest(unittest.TestCase):
+    def setUp(self):
+        if not SERVER:
+            raise unittest.SkipTest("CHESS_SERVER not set")
+        self.dir = tempfile.mkdtemp(prefix="chess-restart-")
+        self.servers, self.clients = [], []
+
+    def tearDown(self):
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass
+        for s in self.servers:
+            s.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def server(self, **kw):
+        s = Server(datadir=self.dir, **kw)
+        self.servers.append(s)
+        return s
+
+    def client(self, server, **kw):
+        c = Client(server, **kw)
+        self.clients.append(c)
+        return c
+
+    def start_game(self, srv, clock=FISCHER_5_0):
+        w, b = self.client(srv), self.client(srv)
+        gid = w.request({"t": "invite", "clock": clock, "color": "white"},
+                        "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        return w, b, gid
+
+    def play(self, w, b, gid, moves, ply=0):
+        for uci in moves.split():
+            (w if ply % 2 == 0 else b).move(gid, uci, ply)
+            ply += 1
+            w.expect("moved", game=gid, ply=ply)
+            b.expect("moved", game=gid, ply=ply)
+        return ply
+
+    def test_sigterm_then_resume(self):
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        self.play(w, b, gid, "e2e4 e7e5 g1f3")
+        b.send({"t": "draw_offer", "game": gid})
+        w.expect("draw_offered", game=gid)
+        before = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(before["clocks"]["running"], "black")
+        self.assertEqual(srv.terminate(), 0)
+        for c in (w, b):
+            c.expect("shutdown")
+            self.assertEqual(c.ws.recv_close(), 1001)
+        time.sleep(1.0)  # downtime that must be charged to no one
+        srv2 = self.server()
+        self.assertIn("restored 1 live game", srv2.log_text())
+        w2 = self.client(srv2, token=w.token)
+        self.assertEqual(w2.games, [gid])
+        self.assertEqual(w2.pid, w.pid)
+        st = w2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"], ["e2e4", "e7e5", "g1f3"])
+        self.assertEqual(st["san"], ["e4", "e5", "Nf3"])
+        self.assertEqual(st["draw_offer"], "black")
+        self.assertEqual(st["status"], "started")
+        self.assertIsNone(st["clocks"]["running"])  # paused
+        self.assertIsNotNone(st["gone"]["black"])
+        black_left = st["clocks"]["black_ms"]
+        self.assertGreater(black_left, before["clocks"]["black_ms"] - 900)
+        self.assertLessEqual(black_left, before["clocks"]["black_ms"])
+        b2 = self.client(srv2, token=b.token)
+        w2.expect("opponent_back", game=gid, color="black")
+        st = w2.expect("state", game=gid)  # unpaused
+        self.assertEqual(st["clocks"]["running"], "black")
+        # play on: the offer is still there to accept
+        w2.send({"t": "draw_accept", "game": gid})
+        e = b2.expect("game_end", game=gid)
+        self.assertEqual(e["reason"], "agreement")
+
+    def test_kill9_loses_no_seen_move(self):
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        ply = self.play(w, b, gid, "d2d4 d7d5 c2c4 e7e6 b1c3")
+        srv.kill()
+        self.assertIsNone(w.ws.recv_close())
+        srv2 = self.server()
+        b2 = self.client(srv2, token=b.token)
+        self.assertEqual(b2.games, [gid])
+        st = b2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["ply"], ply)
+        self.assertEqual(st["moves"], "d2d4 d7d5 c2c4 e7e6 b1c3".split())
+        w2 = self.client(srv2, token=w.token)
+        b2.expect("opponent_back", game=gid, color="white")
+        b2.move(gid, "g8f6", ply)
+        w2.expect("moved", game=gid, ply=ply + 1)
+
+    def test_restored_game_abandoned_when_one_never_returns(self):
+        srv = self.server(grace_s=1)
+        w, b, gid = self.start_game(srv)
+        self.play(w, b, gid, "e2e4 e7e5")
+        srv.kill()
+        srv2 = self.server(grace_s=1)
+        w2 = self.client(srv2, token=w.token)
+        e = w2.expect("game_end", game=gid, timeout=4)
+        self.assertEqual((e["result"], e["reason"]), ("1-0", "abandoned"))
+
+    def test_invitation_and_finished_game_survive(self):
+        srv = self.server()
+        a = self.client(srv)
+        inv = a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        w, b, gid = self.start_game(srv)
+        w.send({"t": "resign", "game": gid})
+        b.expect("game_end", game=gid)
+        self.assertEqual(srv.terminate(), 0)
+        srv2 = self.server()
+        status, body = srv2.http_json("/api/games/" + gid)
+        self.assertEqual(status, 200)
+        self.assertEqual(body["reason"], "resignation")
+        j = self.client(srv2)
+        j.send({"t": "join", "game": inv["game"]})
+        j.expect("game_start", game=inv["game"])
+        a2 = self.client(srv2, token=a.token)
+        self.assertEqual(a2.games, [inv["game"]])
+
+    def test_unknown_token_after_restart(self):
+        srv = self.server()
+        c = self.client(srv, hello=False)
+        c.send({"t": "hello", "token": "not-a-token"})
+        c.expect_error("bad_token")
+        c.send({"t": "hello"})
+        c.expect("welcome")
+        try:
+            c.close()
+        except Closed:
+            pass
