@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "http.h"
@@ -74,7 +75,8 @@ static struct conn *waiting;        /* waiting for a commit */
 static volatile sig_atomic_t stop_requested;
 static bool stopping, stopped;
 static lws_sorted_usec_list_t drain_sul;
-static char index_path[4096];
+static char web_dir[4096];
+static const struct lws_http_mount mount_root; /* defined below */
 static const struct lws_protocols *chess_protocol;
 
 int64_t net_now_ms(void)
@@ -447,6 +449,53 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
 
 #define MAX_ARGS 8
 
+/* A URL path that names a file under the web folder: no "..", no hidden
+ * files, only ordinary characters. */
+static bool safe_path(const char *uri)
+{
+    if (uri[0] != '/' || strstr(uri, "/.") || strstr(uri, ".."))
+        return false;
+    for (const char *p = uri; *p; p++)
+        if (!(*p == '/' || *p == '.' || *p == '_' || *p == '-'
+              || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+              || (*p >= '0' && *p <= '9')))
+            return false;
+    return true;
+}
+
+static int not_found(struct lws *wsi)
+{
+    lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* Static files of the client; /g/GID is the client's page for a game.
+ * (lws 4.1's file mounts never answer a missing file, so this callback
+ * serves the folder itself and says 404.) */
+static int serve_file(struct lws *wsi, const char *uri)
+{
+    char path[sizeof web_dir + 600];
+    const char *type;
+    struct stat st;
+
+    if (!strncmp(uri, "/g/", 3))
+        uri = "/index.html";
+    if (!safe_path(uri))
+        return not_found(wsi);
+    if (snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
+                 uri[strlen(uri) - 1] == '/' ? "index.html" : "")
+        >= (int)sizeof path)
+        return not_found(wsi);
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return not_found(wsi);
+    type = lws_get_mimetype(path, &mount_root);
+    if (lws_serve_http_file(wsi, path, type ? type
+                                            : "application/octet-stream",
+                            NULL, 0) < 0)
+        return -1;
+    return 0;
+}
+
 static int http_begin(struct lws *wsi, struct http_pss *pss)
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
@@ -458,13 +507,8 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
 
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0)
         return -1;
-    if (!strncmp(uri, "/g/", 3)) /* the client's page for a game link */
-        return lws_serve_http_file(wsi, index_path, "text/html", NULL, 0)
-            < 0 ? -1 : 0;
-    if (!http_wants(uri)) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    }
+    if (!http_wants(uri))
+        return serve_file(wsi, uri);
     while (nargs < MAX_ARGS
            && lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
                                     WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
@@ -569,45 +613,27 @@ static const lws_retry_bo_t retry = {
     .secs_since_valid_hangup = LIMIT_PING_HANGUP_S,
 };
 
-static struct lws_http_mount mount_metrics, mount_health, mount_api,
-    mount_g, mount_root;
-
-static void set_mount(struct lws_http_mount *m, const struct lws_http_mount
-                      *next, const char *point, const char *origin,
-                      unsigned char kind)
-{
-    memset(m, 0, sizeof *m);
-    m->mount_next = next;
-    m->mountpoint = point;
-    m->mountpoint_len = (unsigned char)strlen(point);
-    m->origin = origin;
-    m->origin_protocol = kind;
-    if (kind == LWSMPRO_CALLBACK) {
-        m->protocol = "http";
-    } else {
-        m->def = "index.html";
-        m->extra_mimetypes = &mime_types;
-    }
-}
+/* One callback mount for the whole URL space (see serve_file); its
+ * extra_mimetypes also feed lws_get_mimetype. */
+static const struct lws_http_mount mount_root = {
+    .mountpoint = "/",
+    .mountpoint_len = 1,
+    .protocol = "http",
+    .origin_protocol = LWSMPRO_CALLBACK,
+    .extra_mimetypes = &mime_types,
+};
 
 int net_start(const struct net_config *cfg, char *err, size_t errlen)
 {
     struct lws_context_creation_info info;
 
-    snprintf(index_path, sizeof index_path, "%s/index.html", cfg->web_dir);
-    set_mount(&mount_root, NULL, "/", cfg->web_dir, LWSMPRO_FILE);
-    set_mount(&mount_g, &mount_root, "/g", NULL, LWSMPRO_CALLBACK);
-    set_mount(&mount_api, &mount_g, "/api", NULL, LWSMPRO_CALLBACK);
-    set_mount(&mount_health, &mount_api, "/healthz", NULL, LWSMPRO_CALLBACK);
-    set_mount(&mount_metrics, &mount_health, "/metrics", NULL,
-              LWSMPRO_CALLBACK);
-
+    snprintf(web_dir, sizeof web_dir, "%s", cfg->web_dir);
     lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     memset(&info, 0, sizeof info);
     info.port = cfg->port;
     info.protocols = protocols;
     info.pvo = &pvo;
-    info.mounts = &mount_metrics;
+    info.mounts = &mount_root;
     info.retry_and_idle_policy = &retry;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
         | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
