@@ -1,5 +1,5 @@
 """Identity, lobby pairing and the first moves."""
-from harness import FISCHER_5_0, ServerTest
+from harness import FISCHER_5_0, Client, ServerTest
 
 
 class BasicTest(ServerTest):
@@ -51,3 +51,84 @@ class BasicTest(ServerTest):
         m = a.expect("moved", game=gid, ply=2)
         self.assertEqual(m["clocks"]["running"], "white")
         self.assertIsNone(m["first_move_ms"])
+
+
+class LobbyTest(ServerTest):
+    def test_seek_replace_cancel_and_compatibility(self):
+        blitz = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+        a, b, c = self.client(), self.client(), self.client()
+        a.request({"t": "seek", "clock": blitz, "color": "white"}, "seeking")
+        # same colour: no pairing; different clock: no pairing
+        b.request({"t": "seek", "clock": blitz, "color": "white"}, "seeking")
+        c.request({"t": "seek", "clock": FISCHER_5_0, "color": "black"},
+                  "seeking")
+        # a replaces its seek with one that fits c
+        a.request({"t": "seek", "clock": FISCHER_5_0, "color": "random"},
+                  "seeking")
+        g = a.expect("game_start")
+        self.assertEqual(g["you"], "white")  # c wanted black
+        self.assertEqual(c.expect("game_start")["game"], g["game"])
+        b.request({"t": "cancel_seek"}, "seek_cancelled")
+        b.send({"t": "cancel_seek"})
+        b.expect_error("no_seek")
+        b.quiet(0.2)
+
+    def test_own_seeks_never_pair(self):
+        a = self.client()
+        a2 = Client(self.server, token=a.token)
+        self.clients.append(a2)
+        a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        a2.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        a.quiet(0.2)
+
+    def test_seek_dies_with_its_connection(self):
+        a, b = self.client(), self.client()
+        a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        a.close()
+        b.request({"t": "ping"}, "pong")  # a's close is processed by now
+        b.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        b.quiet(0.3)
+
+    def test_oldest_compatible_pairs_first(self):
+        a, b, c = self.client(), self.client(), self.client()
+        a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        b.request({"t": "seek", "clock": FISCHER_5_0, "color": "black"},
+                  "seeking")
+        b.expect("game_start")  # b pairs with a, the oldest
+        c.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        ga = a.expect("game_start")
+        self.assertEqual(ga["black"]["id"], b.pid)
+        c.quiet(0.2)
+
+    def test_invite_with_fen_and_colors(self):
+        a, b = self.client(), self.client()
+        fen = "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"
+        gid = a.request({"t": "invite", "clock": FISCHER_5_0,
+                         "color": "black", "fen": fen}, "invited")["game"]
+        st = a.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["white"], None)
+        self.assertEqual(st["black"]["id"], a.pid)
+        self.assertEqual(st["initial_fen"],
+                         "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1")
+        self.assertEqual(st["ply"], 0)
+        self.assertEqual(st["to_move"], "black")
+        b.send({"t": "join", "game": gid})
+        gs = b.expect("game_start", game=gid)
+        self.assertEqual(gs["you"], "white")
+        st = a.expect("state", game=gid)
+        self.assertEqual(len(st["legal"]), 5)  # the black king's moves
+        a.move(gid, "e8d7", 0)
+        self.assertEqual(b.expect("moved", game=gid)["ply"], 1)
+        welcome_games = Client(self.server, token=a.token).games
+        self.assertEqual(welcome_games, [gid])
+
+    def test_welcome_lists_live_games_oldest_first(self):
+        a = self.client()
+        g1 = a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        g2 = a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        g3 = a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        a.send({"t": "abort", "game": g2["game"]})
+        a.expect("game_end", game=g2["game"])
+        a2 = Client(self.server, token=a.token)
+        self.clients.append(a2)
+        self.assertEqual(a2.games, [g1["game"], g3["game"]])
