@@ -28,7 +28,7 @@ setup build-test --werror --buildtype=debugoptimized
 ninja -C build-test
 meson test -C build-test --print-errorlogs --num-processes 2
 meson test -C build-test --print-errorlogs --num-processes 2 \
-    --setup valgrind --suite unit
+    --setup valgrind --suite unit --no-suite slow
 
 setup build-asan --werror --buildtype=debug \
     -Db_sanitize=address,undefined -Db_lundef=false

@@ -179,15 +179,18 @@ bool dead_is_dead(const struct board *b)
 
 /* ---- bounded exhaustive search ---- */
 
+/* One step of the current line. Move lists are regenerated on the way
+ * back instead of being kept, so a frame stays small and the line may be
+ * as long as the node budget. */
 struct dead_frame {
-    struct movelist moves;
     struct board_undo undo;
-    int next; /* index of the next move to try */
+    move_t move;     /* the move made from this frame's position */
+    uint16_t next;   /* index of the next move to try there */
 };
 
 struct dead_scratch {
     uint64_t seen[DEAD_SEARCH_SEEN]; /* 0 = empty slot */
-    struct dead_frame stack[DEAD_SEARCH_DEPTH];
+    struct dead_frame stack[DEAD_SEARCH_NODES + 1];
 };
 
 size_t dead_scratch_size(void)
@@ -199,8 +202,9 @@ size_t dead_scratch_size(void)
 static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
 {
     uint64_t k = key ? key : 1; /* 0 marks an empty slot */
-    size_t mask = DEAD_SEARCH_SEEN - 1, i = (size_t)(k * 0x9E3779B97F4A7C15ull >> 40) & mask;
-    for (size_t probes = 0; probes < 64; probes++, i = (i + 1) & mask) {
+    size_t mask = DEAD_SEARCH_SEEN - 1;
+    size_t i = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+    for (int probes = 0; probes < 64; probes++, i = (i + 1) & mask) {
         if (ws->seen[i] == k)
             return false;
         if (ws->seen[i] == 0) {
@@ -213,66 +217,72 @@ static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
 }
 
 /*
- * Outcome of one node for the search: 1 = c has mated here, 0 = nothing to
- * expand (stalemate, mate of c, or statically unwinnable for c), -1 =
- * expand its moves.
+ * What the search does with a position (its legal moves left in *ml):
+ * 1 = c has mated here, 0 = nothing
+ * to expand (stalemate, c mated, or settled by the static tests),
+ * -1 = expand its moves.
  */
 static int classify(const struct board *b, enum color c, struct movelist *ml)
 {
     if (movegen_legal(b, ml) == 0)
         return board_in_check(b) && b->side != c ? 1 : 0;
-    if (proven_cannot_mate(b, c))
-        return 0;
-    return -1;
+    return proven_cannot_mate(b, c) ? 0 : -1;
 }
 
 bool dead_search_can_mate(const struct board *root, enum color c, void *mem)
 {
     struct dead_scratch *ws = mem;
     struct board b = *root;
+    struct movelist lists[2];
+    struct movelist *ml = &lists[0], *spare = &lists[1];
     bool full = false;
-    long nodes = 0;
-    int depth = 0;
+    long nodes = 0, depth = 0;
 
-    if (!movegen_has_legal(&b))
-        return board_in_check(&b) && b.side != c;
-    if (proven_cannot_mate(&b, c))
-        return false;
+    int r = classify(&b, c, ml);
+    if (r >= 0)
+        return r == 1;
     memset(ws->seen, 0, sizeof ws->seen);
     seen_insert(ws, b.key, &full);
-    if (classify(&b, c, &ws->stack[0].moves) != -1)
-        return true; /* unreachable: root has moves and was not settled */
     ws->stack[0].next = 0;
 
+    /* Depth-first over every position reachable from the root; a position
+     * already seen was (or is being) explored from its first visit. *ml
+     * holds the moves of the current position except right after a step
+     * back, when they are generated again. */
+    bool ml_valid = true;
     while (depth >= 0) {
         struct dead_frame *f = &ws->stack[depth];
-        if (f->next == f->moves.n) {
-            if (depth > 0)
-                board_unmake(&b, ws->stack[depth - 1].moves.moves[ws->stack[depth - 1].next - 1],
-                             &ws->stack[depth - 1].undo);
-            depth--;
+        if (!ml_valid) {
+            movegen_legal(&b, ml);
+            ml_valid = true;
+        }
+        if (f->next >= ml->n) {
+            if (--depth >= 0)
+                board_unmake(&b, ws->stack[depth].move, &ws->stack[depth].undo);
+            ml_valid = false;
             continue;
         }
-        move_t m = f->moves.moves[f->next++];
-        board_make(&b, m, &f->undo);
+        f->move = ml->moves[f->next++];
+        board_make(&b, f->move, &f->undo);
         if (!seen_insert(ws, b.key, &full)) {
-            board_unmake(&b, m, &f->undo);
+            board_unmake(&b, f->move, &f->undo);
             if (full)
-                return true; /* out of memory for the proof: unknown */
+                return true; /* no room left for the proof: unknown */
             continue;
         }
-        if (++nodes > DEAD_SEARCH_NODES || depth + 1 >= DEAD_SEARCH_DEPTH)
+        if (++nodes > DEAD_SEARCH_NODES)
             return true; /* budget spent: unknown counts as "can mate" */
-        struct dead_frame *child = &ws->stack[depth + 1];
-        int r = classify(&b, c, &child->moves);
+        r = classify(&b, c, spare);
         if (r == 1)
             return true;
         if (r == 0) {
-            board_unmake(&b, m, &f->undo);
+            board_unmake(&b, f->move, &f->undo);
             continue;
         }
-        child->next = 0;
-        depth++;
+        struct movelist *t = ml; /* the child's moves become current */
+        ml = spare;
+        spare = t;
+        ws->stack[++depth].next = 0;
     }
     return false; /* every reachable position seen: no mate by c */
 }
