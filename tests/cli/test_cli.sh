@@ -1,0 +1,55 @@
+#!/bin/sh
+# The chess-cli output contract: perft (with --divide), moves and status on
+# the command line and from standard input, and bad input.
+# usage: test_cli.sh PATH/TO/chess-cli
+set -u
+cli=$1
+fails=0 passes=0
+check() { # name, expected, actual
+    if [ "$2" = "$3" ]; then
+        passes=$((passes + 1))
+    else
+        fails=$((fails + 1))
+        printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"
+    fi
+}
+start="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+check "perft last line" 8902 "$("$cli" perft "$start" 3 | tail -n 1)"
+check "perft depth 0" 1 "$("$cli" perft "$start" 0)"
+out=$("$cli" perft --divide "$start" 2)
+check "divide lines" 21 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"
+check "divide entry" "e2e4: 20" "$(printf '%s\n' "$out" | grep '^e2e4:')"
+check "divide total" 400 "$(printf '%s\n' "$out" | tail -n 1)"
+
+check "moves sorted" \
+    "a2a3 a2a4 b1a3 b1c3 b2b3 b2b4 c2c3 c2c4 d2d3 d2d4 e2e3 e2e4 f2f3 f2f4 g1f3 g1h3 g2g3 g2g4 h2h3 h2h4" \
+    "$("$cli" moves "$start")"
+check "moves none (mate)" "" \
+    "$("$cli" moves "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")"
+check "status mate" \
+    '{"check":true,"checkmate":true,"stalemate":false,"dead":false,"white_can_mate":false,"black_can_mate":true}' \
+    "$("$cli" status "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")"
+check "status dead" \
+    '{"check":false,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false}' \
+    "$("$cli" status "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1")"
+
+# Standard input: one answer per line, an error line for a bad FEN.
+out=$(printf '%s\nnot a fen\n4k3/8/8/8/8/8/8/4K3 b - - 0 1\n' "$start" | "$cli" moves)
+check "stdin lines" 3 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"
+check "stdin error line" '{"error":"a FEN has six space-separated fields","fen":"not a fen"}' \
+    "$(printf '%s\n' "$out" | sed -n 2p)"
+check "stdin third" "e8d7 e8d8 e8e7 e8f7 e8f8" "$(printf '%s\n' "$out" | sed -n 3p)"
+
+# Bad FEN on the command line: message on stderr, non-zero exit.
+err=$("$cli" moves "8/8/8/8/8/8/8/8 w - - 0 1" 2>&1 >/dev/null); rc=$?
+check "bad fen exit" 1 "$rc"
+case "$err" in *"exactly one king"*) passes=$((passes + 1)) ;;
+*) fails=$((fails + 1)); echo "FAIL bad fen message: $err" ;; esac
+"$cli" perft "$start" x >/dev/null 2>&1
+check "bad depth exit" 2 "$?"
+"$cli" frobnicate >/dev/null 2>&1
+check "unknown command exit" 2 "$?"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
