@@ -1,0 +1,359 @@
+/*
+ * test_game.c - a live game against a fake environment: a fake outbox
+ * (every message with the store sequence it waits for), a fake scheduler
+ * (the armed deadline), a fake store (sequence numbers, rows, failure on
+ * demand). Time is whatever the test says.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "msgbuf.h"
+
+#define MAXMSG 64
+
+struct fake {
+    char *text[MAXMSG];
+    struct session *to[MAXMSG];
+    uint64_t seq[MAXMSG];
+    int n;
+    int64_t armed;
+    uint64_t next_seq;
+    int full; /* the store refuses writes */
+    struct store_move moves[32];
+    int nmoves;
+    struct store_game last_row;
+    int finished, ended, expired;
+};
+
+static struct fake F;
+static struct session *const S_WHITE = (struct session *)0x10;
+static struct session *const S_BLACK = (struct session *)0x20;
+static struct session *const S_SPEC = (struct session *)0x30;
+
+static void f_send(void *ctx, struct session *to, struct msgbuf *b,
+                   uint64_t seq)
+{
+    (void)ctx;
+    ck_assert_int_lt(F.n, MAXMSG);
+    F.text[F.n] = strdup(b->data);
+    F.to[F.n] = to;
+    F.seq[F.n] = seq;
+    F.n++;
+}
+
+static void f_arm(void *ctx, struct game *g, int64_t at)
+{
+    (void)ctx;
+    (void)g;
+    F.armed = at;
+}
+
+static uint64_t f_put_game(void *ctx, const struct store_game *row)
+{
+    (void)ctx;
+    if (F.full)
+        return 0;
+    F.last_row = *row;
+    return ++F.next_seq;
+}
+
+static uint64_t f_put_move(void *ctx, const char *gid,
+                           const struct store_move *m)
+{
+    (void)ctx;
+    (void)gid;
+    if (F.full)
+        return 0;
+    F.moves[F.nmoves++] = *m;
+    return ++F.next_seq;
+}
+
+static uint64_t f_finish(void *ctx, const struct store_game *row,
+                         const char *pgn)
+{
+    (void)ctx;
+    ck_assert_ptr_nonnull(strstr(pgn, row->result));
+    F.last_row = *row;
+    F.finished++;
+    return ++F.next_seq;
+}
+
+static int64_t f_wall(void *ctx)
+{
+    (void)ctx;
+    return 1700000000000LL;
+}
+
+static void f_ended(void *ctx, struct game *g)
+{
+    (void)ctx;
+    (void)g;
+    F.ended++;
+}
+
+static void f_expired(void *ctx, struct game *g)
+{
+    (void)ctx;
+    (void)g;
+    F.expired++;
+}
+
+static const struct game_env ENV = {
+    NULL, 5000, 30000, f_send, f_arm, f_put_game, f_put_move, f_finish,
+    f_wall, f_ended, f_expired,
+};
+
+static void reset(void)
+{
+    for (int i = 0; i < F.n; i++)
+        free(F.text[i]);
+    memset(&F, 0, sizeof F);
+}
+
+/* Index of the last message containing s (sent to anyone), or -1. */
+static int find(const char *s)
+{
+    for (int i = F.n - 1; i >= 0; i--)
+        if (strstr(F.text[i], s))
+            return i;
+    return -1;
+}
+
+static struct game *new_game(const struct clock_spec *c, const char *fen,
+                             int64_t now)
+{
+    struct board b;
+    struct game_seat_init seats[2] = {{"pw", "white"}, {"pb", "black"}};
+    struct game *g;
+
+    ck_assert_int_eq(board_from_fen(&b, fen ? fen : FEN_START), FEN_OK);
+    g = game_new(&ENV, "G1", c, &b, seats, NULL, now);
+    ck_assert_ptr_nonnull(g);
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    game_subscribe(g, S_BLACK, GAME_BLACK);
+    game_subscribe(g, S_SPEC, GAME_SPECTATOR);
+    return g;
+}
+
+static void move_ok(struct game *g, const char *pid, const char *uci,
+                    int ply, int64_t now)
+{
+    struct proto_error e;
+    ck_assert_msg(game_move(g, pid, uci, ply, now, &e) == 0, "%s: %s", uci,
+                  e.msg);
+}
+
+static const struct clock_spec blitz = {0, 60, 2, 0};
+static const struct clock_spec tiny = {0, 1, 0, 0};
+
+START_TEST(moved_waits_for_its_journal_row)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    uint64_t row_seq = F.next_seq;
+    ck_assert_int_eq(F.armed, 30000); /* first-move deadline */
+    game_announce_start(g, 0);
+    ck_assert_int_eq(F.seq[find("game_start")], row_seq);
+    move_ok(g, "pw", "e2e4", 0, 100);
+    ck_assert_int_eq(F.nmoves, 1);
+    ck_assert_str_eq(F.moves[0].san, "e4");
+    ck_assert_int_eq(F.moves[0].ply, 1);
+    ck_assert_int_eq(F.moves[0].white_ms, 60000);
+    int i = find("\"moved\"");
+    ck_assert_int_ge(i, 0);
+    ck_assert_int_eq(F.seq[i], F.next_seq); /* the move's own seq */
+    /* rendered once: the same message to all three subscribers */
+    ck_assert_int_eq(F.n - i, 1);
+    ck_assert_int_eq(F.seq[i - 1], F.next_seq);
+    ck_assert_int_eq(F.seq[i - 2], F.next_seq);
+    ck_assert_int_eq(F.armed, 100 + 30000); /* black's first move */
+    move_ok(g, "pb", "e7e5", 1, 200);
+    ck_assert_int_eq(F.armed, 200 + 60000); /* white's flag */
+    move_ok(g, "pw", "g1f3", 2, 1200);
+    ck_assert_int_eq(F.moves[2].white_ms, 61000); /* 60 - 1 + 2 */
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(error_order_and_nothing_changes)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    ck_assert_int_eq(game_move(g, "px", "e2e4", 0, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NOT_A_PLAYER);
+    ck_assert_int_eq(game_move(g, "pb", "e7e5", 1, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_STALE_PLY); /* before not_your_turn */
+    ck_assert_int_eq(game_move(g, "pb", "e7e5", 0, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NOT_YOUR_TURN);
+    ck_assert_int_eq(game_move(g, "pw", "e2e5", 0, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_ILLEGAL_MOVE);
+    F.full = 1;
+    ck_assert_int_eq(game_move(g, "pw", "e2e4", 0, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_RATE_LIMITED);
+    F.full = 0;
+    ck_assert_int_eq(game_ply(g), 0);
+    ck_assert_int_eq(F.nmoves, 0);
+    ck_assert_int_eq(game_draw_accept(g, "pb", 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NO_DRAW_OFFER);
+    ck_assert_int_eq(game_claim(g, "pw", "", -1, 1, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_CLAIM_REJECTED);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(timer_flags_and_verdict)
+{
+    reset();
+    struct game *g = new_game(&tiny, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 10);
+    move_ok(g, "pb", "e7e5", 1, 20);
+    ck_assert_int_eq(F.armed, 1020);
+    game_on_timer(g, 1019); /* early: nothing */
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    game_on_timer(g, 1020);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    ck_assert_str_eq(game_reason(g), "timeout");
+    ck_assert_int_ge(find("\"0-1\""), 0);
+    ck_assert_int_eq(F.ended, 1);
+    ck_assert_int_eq(F.finished, 1);
+    ck_assert_str_eq(F.last_row.reason, "timeout");
+    ck_assert_int_eq(F.last_row.white_ms, 0);
+    /* lingers, then asks to be freed */
+    ck_assert_int_gt(F.armed, 1020);
+    game_on_timer(g, F.armed);
+    ck_assert_int_eq(F.expired, 1);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(timeout_against_lone_king_is_a_draw)
+{
+    reset();
+    struct game *g = new_game(&tiny, "k7/8/8/8/8/8/8/KQ6 w - - 0 1", 0);
+    move_ok(g, "pw", "b1b2", 0, 0);
+    move_ok(g, "pb", "a8a7", 1, 0);
+    game_tick(g, 5000);
+    ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
+    ck_assert_int_ge(find("\"1/2-1/2\""), 0);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(first_move_abort)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 1000);
+    game_on_timer(g, 31000);
+    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(F.last_row.result, "*");
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(grace_period_abandons)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 0);
+    move_ok(g, "pb", "e7e5", 1, 0);
+    game_player_gone(g, 1, 100);
+    ck_assert_int_ge(find("opponent_gone"), 0);
+    ck_assert_int_eq(F.armed, 100 + 5000); /* before white's flag */
+    game_player_gone(g, 0, 200); /* both gone: only the clock counts */
+    ck_assert_int_eq(F.armed, 60000);
+    game_player_back(g, 0, 300); /* black's grace starts afresh */
+    ck_assert_int_eq(F.armed, 300 + 5000);
+    game_on_timer(g, 5300);
+    ck_assert_str_eq(game_reason(g), "abandoned");
+    ck_assert_str_eq(F.last_row.result, "1-0");
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(restore_charges_up_to_heartbeat_and_pauses)
+{
+    reset();
+    struct store_game row;
+    struct store_move mv[2];
+    memset(&row, 0, sizeof row);
+    memset(mv, 0, sizeof mv);
+    strcpy(row.gid, "R1");
+    strcpy(row.white_pid, "pw");
+    strcpy(row.black_pid, "pb");
+    row.clock = (struct store_clock){0, 60, 0, 0};
+    strcpy(row.initial_fen, FEN_START);
+    strcpy(row.status, "started");
+    strcpy(row.draw_offer, "black");
+    mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000};
+    mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000};
+    struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500);
+    ck_assert_ptr_nonnull(g);
+    char *st = game_render_state(g, NULL, false, 500);
+    ck_assert_ptr_nonnull(strstr(st, "\"white_ms\":57000"));
+    ck_assert_ptr_nonnull(strstr(st, "\"running\":null"));
+    ck_assert_ptr_nonnull(strstr(st, "\"draw_offer\":\"black\""));
+    ck_assert_ptr_nonnull(strstr(st, "\"ply\":2"));
+    free(st);
+    ck_assert_int_eq(F.armed, 500 + 5000); /* the pause */
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    game_player_back(g, 0, 600);
+    game_player_back(g, 1, 700); /* both back: the clock runs */
+    st = game_render_state(g, NULL, false, 1700);
+    ck_assert_ptr_nonnull(strstr(st, "\"white_ms\":56000"));
+    ck_assert_ptr_nonnull(strstr(st, "\"running\":\"white\""));
+    free(st);
+    game_free(g);
+    /* a journal with an illegal move is refused */
+    strcpy(mv[1].uci, "e7e4");
+    ck_assert_ptr_null(game_restore(&ENV, &row, mv, 2, 14000, 500));
+    reset();
+}
+END_TEST
+
+START_TEST(claims)
+{
+    reset();
+    struct game *g = new_game(&blitz, "k7/8/8/8/8/8/8/KQ6 w - - 99 80", 0);
+    struct proto_error e;
+    ck_assert_int_eq(game_claim(g, "pb", "", -1, 0, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NOT_YOUR_TURN);
+    ck_assert_int_eq(game_claim(g, "pw", "b1b2", 0, 0, &e), 0);
+    ck_assert_str_eq(game_reason(g), "fifty_moves");
+    ck_assert_int_eq(F.nmoves, 1); /* the move was journaled */
+    int moved = find("\"moved\""), end = find("game_end");
+    ck_assert_int_ge(moved, 0);
+    ck_assert_int_gt(end, moved);
+    ck_assert_int_gt(F.seq[end], F.seq[moved]);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("game");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, moved_waits_for_its_journal_row);
+    tcase_add_test(tc, error_order_and_nothing_changes);
+    tcase_add_test(tc, timer_flags_and_verdict);
+    tcase_add_test(tc, timeout_against_lone_king_is_a_draw);
+    tcase_add_test(tc, first_move_abort);
+    tcase_add_test(tc, grace_period_abandons);
+    tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
+    tcase_add_test(tc, claims);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
