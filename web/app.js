@@ -133,7 +133,11 @@ function onError(msg) {
     const req = msg.id !== undefined ? state.requests.get(msg.id) : null;
     if (msg.id !== undefined)
         state.requests.delete(msg.id);
-    if (!(req && req.quiet))
+    // Background requests (the lobby's list, unsubscribing) fail quietly
+    // into the console; everything a person asked for is answered on screen.
+    if (req && req.quiet)
+        console.warn(`server: ${msg.code}: ${msg.msg}`);
+    else
         toast(W.errorText(msg.code, msg.msg), 'error');
     if (req) {
         lobby.onError(req, msg);
@@ -143,7 +147,10 @@ function onError(msg) {
 }
 
 function renderMe() {
-    $('me').textContent = state.me ? `Playing as ${state.me.name}` : '';
+    const name = state.me ? state.me.name : '';
+    $('me').textContent = name;
+    $('identity-text').textContent = state.me
+        ? `You play as ${name}.` : 'Connecting…';
     $('rename-btn').hidden = !state.me;
 }
 

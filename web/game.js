@@ -83,7 +83,8 @@ export class GameView {
     // Leaves the page (not the game: a player's game goes on).
     close() {
         if (this.gid && this.watching)
-            this.ctx.send({ t: 'unwatch', game: this.gid });
+            this.ctx.send({ t: 'unwatch', game: this.gid },
+                          { t: 'unwatch', game: this.gid, quiet: true });
         this.watching = false;
         this.gid = null;
         this.g = null;
@@ -213,12 +214,16 @@ export class GameView {
         return true;
     }
 
+    // The protocol sends draw_offered to the offerer's opponent; a server
+    // may send it to everyone with the offerer's `color`, which wins.
     onDrawOffered(msg) {
         const g = this.g;
         if (msg.game !== this.gid || !g)
             return false;
-        if (g.you) {
-            g.drawOffer = W.other(g.you);
+        const by = msg.color === 'white' || msg.color === 'black' ? msg.color
+            : g.you && g.drawOffer !== g.you ? W.other(g.you) : null;
+        if (by) {
+            g.drawOffer = by;
             this.render();
         } else {
             this.resync();
@@ -226,12 +231,16 @@ export class GameView {
         return true;
     }
 
+    // Sent to the offerer, or to everyone with the decliner's `color`.
     onDrawDeclined(msg) {
         const g = this.g;
         if (msg.game !== this.gid || !g)
             return false;
+        const mine = g.you && (msg.color ? msg.color !== g.you
+            : g.drawOffer === g.you);
         g.drawOffer = null;
-        this.ctx.toast('Your draw offer was declined.', 'info');
+        if (mine)
+            this.ctx.toast('Your draw offer was declined.', 'info');
         this.render();
         return true;
     }
@@ -336,7 +345,7 @@ export class GameView {
             // Only unsubscribes this connection.
             if (this.watching || g.you)
                 this.ctx.send({ t: 'leave', game: this.gid },
-                              { t: 'leave', game: this.gid });
+                              { t: 'leave', game: this.gid, quiet: true });
             this.watching = false;
         }
         // A waiting invitation stays open: its link still works.

@@ -37,6 +37,8 @@ test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
         await waitText(b.page, '#offer-panel', /Your opponent offers a draw/);
         await b.page.click('#decline-draw-btn');
         await waitText(a.page, '.toast', /Your draw offer was declined/);
+        assert.equal(await b.page.locator('.toast', { hasText: 'declined' })
+            .count(), 0, 'only the offerer hears of the decline');
         await waitText(a.page, '#draw-btn', /^Offer draw$/);
         assert.ok(await b.page.locator('#offer-panel').isHidden());
 
@@ -73,6 +75,19 @@ test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
             await waitText(p.page, '#end-title', /^Game aborted$/);
             await waitText(p.page, '#end-reason', /aborted/);
         }
+    });
+
+    await t.test('an invitation can be cancelled', async () => {
+        await a.page.goto(`${server.base}/`);
+        await waitText(a.page, '#conn-text', /^Online$/);
+        const link = await invite(a.page, { preset: '3-0', color: 'black' });
+        await a.page.click('#cancel-invite-btn');
+        await waitText(a.page, '#end-title', /^Game aborted$/);
+        // The link no longer offers a seat.
+        await b.page.goto(link);
+        await waitText(b.page, '#conn-text', /^Online$/);
+        await waitText(b.page, '#end-title', /^Game aborted$/);
+        assert.ok(await b.page.locator('#join-panel').isHidden());
     });
 
     await t.test('threefold: claim offered with a move, then claimed',

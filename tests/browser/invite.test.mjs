@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
+    myName,
     assertClean, dragMove, invite, join, launchBrowser, openPlayer, sanList,
     startServer, text, waitPiece, waitText,
 } from './lib.mjs';
@@ -19,8 +20,8 @@ test('invitation link, checkmate by drag, PGN download', { timeout: 120000 },
     });
     const a = await openPlayer(browser, `${server.base}/`);
     const b = await openPlayer(browser, `${server.base}/`);
-    const nameA = (await text(a.page, '#me')).replace('Playing as ', '');
-    const nameB = (await text(b.page, '#me')).replace('Playing as ', '');
+    const nameA = await myName(a.page);
+    const nameB = await myName(b.page);
 
     const link = await invite(a.page, { preset: '10-5', color: 'white' });
     assert.match(link, new RegExp(`^${server.base}/g/[A-Za-z0-9_-]+$`));

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join as pathJoin, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -19,10 +19,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
 
 export const SERVER = process.env.CHESS_SERVER ||
-    join(root, 'build', 'server', 'chess-server');
-export const WEB = process.env.CHESS_WEB || join(root, 'web');
+    pathJoin(root, 'build', 'server', 'chess-server');
+export const WEB = process.env.CHESS_WEB || pathJoin(root, 'web');
 export const SHOTS = process.env.CHESS_SHOTS ||
-    join(root, 'build', 'tests', 'browser', 'screenshots');
+    pathJoin(root, 'build', 'tests', 'browser', 'screenshots');
 export const CHROMIUM = process.env.CHESS_CHROMIUM || '/usr/bin/chromium';
 
 export const DESKTOP = { width: 1280, height: 800 };
@@ -45,11 +45,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Starts chess-server on a free port with a fresh database. opts:
 // firstMoveS, graceS (server settings), extra (more arguments).
 export async function startServer(opts = {}) {
-    const dir = mkdtempSync(join(tmpdir(), 'chess-browser-'));
+    const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-browser-'));
     let lastError = null;
     for (let attempt = 0; attempt < 3; attempt++) {
         const port = await freePort();
-        const args = ['--port', String(port), '--db', join(dir, 'chess.db'),
+        const args = ['--port', String(port), '--db', pathJoin(dir, 'chess.db'),
                       '--web', WEB];
         if (opts.firstMoveS !== undefined)
             args.push('--first-move-s', String(opts.firstMoveS));
@@ -170,6 +170,12 @@ export async function text(page, selector) {
     return (await page.locator(selector).first().textContent()).trim();
 }
 
+// The player's name as the page shows it (after the server's welcome).
+export async function myName(page) {
+    await waitText(page, '#me', /\S/);
+    return text(page, '#me');
+}
+
 export async function moveCount(page) {
     return page.locator('#moves button.move').count();
 }
@@ -285,7 +291,8 @@ export async function confirm(page, yes = true) {
 
 export async function screenshot(page, name) {
     mkdirSync(SHOTS, { recursive: true });
-    const path = join(SHOTS, name);
+    const path = pathJoin(SHOTS, name);
+    await sleep(400);     // let a piece finish sliding
     await page.screenshot({ path, fullPage: false });
     return path;
 }

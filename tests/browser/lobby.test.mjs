@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+    myName,
     assertClean, chooseLobby, clickMove, launchBrowser, moveCount,
     openPlayer, sanList, screenshot, sleep, sq, startServer, text, waitPiece,
     waitText,
@@ -21,11 +22,37 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     const b = await openPlayer(browser, `${server.base}/`, { phone: true });
 
     // Each context got its own guest identity.
-    const nameA = (await text(a.page, '#me')).replace('Playing as ', '');
-    const nameB = (await text(b.page, '#me')).replace('Playing as ', '');
-    assert.match(nameA, /^Guest-/);
-    assert.match(nameB, /^Guest-/);
-    assert.notEqual(nameA, nameB);
+    const guestA = await myName(a.page);
+    const nameB = await myName(b.page);
+    assert.match(guestA, /^Guest-[A-Za-z0-9_-]+$/);
+    assert.match(nameB, /^Guest-[A-Za-z0-9_-]+$/);
+    assert.notEqual(guestA, nameB);
+
+    // A picks a name of their own; a bad one is refused in the dialog.
+    await a.page.click('#rename-btn');
+    await a.page.fill('#name-input', 'not ok!');
+    await a.page.click('#name-ok');
+    await waitText(a.page, '#name-error', /letters, digits/);
+    await a.page.fill('#name-input', 'Alice_1');
+    await a.page.click('#name-ok');
+    await waitText(a.page, '#me', /^Alice_1$/);
+    await waitText(a.page, '#conn-text', /^Online$/);
+    const nameA = 'Alice_1';
+
+    // A custom clock and the per-move preset; seeks can be cancelled.
+    await a.page.click('label[for="tc-custom"]');
+    await a.page.fill('#c-minutes', '2');
+    await a.page.fill('#c-inc', '1');
+    await waitText(a.page, '#custom-summary', /^2\+1$/);
+    await a.page.click('#seek-btn');
+    await waitText(a.page, '#seeking', /Looking for an opponent: 2\+1, random colour/);
+    await a.page.click('#cancel-seek-btn');
+    await a.page.locator('#seeking').waitFor({ state: 'hidden' });
+    await chooseLobby(a.page, 'pm', 'white');
+    await a.page.click('#seek-btn');
+    await waitText(a.page, '#seeking', /Looking for an opponent: 1 min per move, white/);
+    await a.page.click('#cancel-seek-btn');
+    await a.page.locator('#seeking').waitFor({ state: 'hidden' });
 
     await chooseLobby(a.page, '3-2', 'white');
     await a.page.click('#seek-btn');

@@ -20,6 +20,16 @@ test('promotion through the picker', { timeout: 120000 }, async (t) => {
     const a = await openPlayer(browser, `${server.base}/`);
     const b = await openPlayer(browser, `${server.base}/`, { phone: true });
 
+    // A position the rules core refuses: the server's reason is shown and
+    // the page stays in the lobby.
+    await a.page.click('.fen-box summary');
+    await a.page.fill('#fen', '8/8/8/8/8/8/8/8 w - - 0 1');
+    await a.page.click('#invite-btn');
+    await waitText(a.page, '.toast.error', /The server refused a request: ./);
+    assert.equal(new URL(a.page.url()).pathname, '/');
+    await a.page.fill('#fen', '');
+    await a.page.click('.fen-box summary');
+
     const link = await invite(a.page, { preset: '5-3', color: 'white',
                                         fen: FEN });
     await waitPiece(a.page, 'a7', 'white pawn');

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+    myName,
     assertClean, clickMove, invite, join, launchBrowser, openPlayer,
     sanList, startServer, text, waitPiece, waitText,
 } from './lib.mjs';
@@ -50,7 +51,7 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
         beforeGoto: async (page) => { net = await cuttable(page); },
     });
     const b = await openPlayer(browser, `${server.base}/`);
-    const nameA = (await text(a.page, '#me')).replace('Playing as ', '');
+    const nameA = await myName(a.page);
     const link = await invite(a.page, { preset: '10-5', color: 'white' });
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
@@ -90,7 +91,7 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
     // A reload resumes the same guest (saved token) in the same game.
     await a.page.reload();
     await waitText(a.page, '#conn-text', /^Online$/);
-    await waitText(a.page, '#me', new RegExp(`^Playing as ${nameA}$`));
+    await waitText(a.page, '#me', new RegExp(`^${nameA}$`));
     await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA} \\(you\\)$`));
     await waitPiece(a.page, 'b5', 'white bishop');
     await waitText(a.page, '#status', /^Waiting for your opponent to move$/);
