@@ -84,13 +84,23 @@ class Server:
         self.log.close()
 
     def stop(self):
+        """Stops the server (SIGTERM, so that sanitizers report at exit)
+        and fails when it crashed or a sanitizer complained."""
         if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=WAIT)
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=WAIT)
         if not self.log.closed:
             self.log.close()
+        text = self.log_text()
         if self.own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            if bad in text:
+                raise AssertionError("server log: " + text[-4000:])
 
     def http(self, path):
         """(status, content type, body bytes) of GET path."""
