@@ -7,7 +7,7 @@
  *  1. Material: the exact insufficient-material cases (K v K, K+N v K with
  *     at most queens against it, K+B.. v K+B.. with every bishop on one
  *     square colour and no pawns or knights).
- *  2. Locked pawns: every pawn stands head to head with an enemy pawn, the
+ *  2. Locked pawns: every pawn has a pawn right in front of it, the
  *     pieces can never capture a pawn or stand where a pawn could capture
  *     them, so the pawn walls are permanent; then a side cannot mate if none
  *     of its pieces can ever attack a square the enemy king can reach.
@@ -100,22 +100,26 @@ static void piece_reach(enum piece_type t, int from, uint64_t allowed,
 
 /*
  * The locked-pawn test. Returns true when it proves that side c can never
- * checkmate. Fills nothing and proves nothing unless every pawn is blocked
- * head to head and no piece can ever break the pawn chain.
+ * checkmate. Proves nothing unless every pawn is blocked by a pawn in
+ * front of it and no piece can ever break the pawn chain.
  */
 static bool locked_cannot_mate(const struct board *b, enum color c)
 {
     uint64_t wp = board_pieces(b, WHITE, PAWN);
     uint64_t bp = board_pieces(b, BLACK, PAWN);
-    if (!wp)
-        return false;
-    /* Every white pawn has a black pawn right in front and vice versa. */
-    if ((wp << 8) != bp)
-        return false;
     uint64_t pawns = wp | bp;
+    if (!wp || !bp)
+        return false;
+    /* Every pawn has a pawn right in front of it, so none can advance
+     * (a chain of pawns of one colour ends at an enemy pawn). */
+    if (((wp << 8) & ~pawns) || ((bp >> 8) & ~pawns))
+        return false;
     uint64_t wp_att = ((wp & ~BB_FILE_A) << 7) | ((wp & ~BB_FILE_H) << 9);
     uint64_t bp_att = ((bp & ~BB_FILE_A) >> 9) | ((bp & ~BB_FILE_H) >> 7);
     uint64_t pawn_att[2] = {wp_att, bp_att};
+    /* No pawn may be able to take another now. */
+    if ((wp_att & bp) || (bp_att & wp))
+        return false;
 
     /* A king walks on squares free of pawns and not attacked by enemy
      * pawns; if it can reach an enemy pawn it can take it. */

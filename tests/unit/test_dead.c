@@ -123,6 +123,10 @@ START_TEST(material_cases)
         {"4k3/8/8/8/8/8/8/1N1rK3 w - - 0 1", true, true},
         /* Blocked pawns only: dead. */
         {"4k3/8/8/1p1p1p1p/1P1P1P1P/8/8/4K3 w - - 0 1", false, false},
+        /* Blocked head to head, but each side can take a pawn: not dead. */
+        {"4k3/8/8/3pp3/3PP3/8/8/4K3 w - - 0 1", true, true},
+        /* A pawn blocked by its own pawn, which is blocked: still locked. */
+        {"4k3/8/8/1p1p1p1p/1P1P1P1P/1P6/8/4K3 w - - 0 1", false, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct board b;
