@@ -297,7 +297,8 @@ void net_timer_free(struct net_timer *t)
 {
     if (!t)
         return;
-    lws_sul_cancel(&t->sul);
+    if (context) /* after net_stop the timer lists died with the context */
+        lws_sul_cancel(&t->sul);
     free(t);
 }
 

@@ -20,7 +20,10 @@ import urllib.request
 from wsclient import Closed, HandshakeError, WebSocket  # noqa: F401
 
 SERVER = os.environ.get("CHESS_SERVER", "")
-WAIT = 5.0  # seconds: the longest any single expected message may take
+# e.g. "valgrind --error-exitcode=99 --leak-check=full" to run the server
+# under a checker; waits grow accordingly
+WRAPPED = bool(os.environ.get("CHESS_SERVER_WRAPPER"))
+WAIT = 30.0 if WRAPPED else 5.0  # the longest any expected message takes
 
 FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 
@@ -52,8 +55,9 @@ class Server:
         self.port = free_port()
         self.log = open(os.path.join(self.dir, "server.log"), "ab")
         self.log_start = self.log.tell()
+        wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
         self.proc = subprocess.Popen(
-            [SERVER, "--port", str(self.port), "--db", self.db,
+            wrapper + [SERVER, "--port", str(self.port), "--db", self.db,
              "--web", self.web, "--grace-s", str(self.grace_s),
              "--first-move-s", str(self.first_move_s)] + self.extra,
             stdout=self.log, stderr=self.log)
@@ -98,7 +102,11 @@ class Server:
         text = self.log_text()
         if self.own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
-        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        if self.proc.returncode not in (0, -signal.SIGKILL):
+            raise AssertionError("server exit %s: %s" % (
+                self.proc.returncode, text[-4000:]))
+        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:",
+                    "definitely lost", "Invalid read", "Invalid write"):
             if bad in text:
                 raise AssertionError("server log: " + text[-4000:])
 
