@@ -42,59 +42,78 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Spawns chess-server with `args` in `dir` and waits until /healthz
+// answers. Returns { proc, output(), exited() } or throws with its output.
+async function spawnServer(dir, port, args) {
+    const proc = spawn(SERVER, args, { cwd: dir,
+                                       stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    proc.stdout.on('data', (d) => { output += d; });
+    proc.stderr.on('data', (d) => { output += d; });
+    let exited = null;
+    proc.on('exit', (code, sig) => { exited = { code, sig }; });
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 15000;
+    while (Date.now() < deadline && !exited) {
+        try {
+            const r = await fetch(`${base}/healthz`);
+            if (r.status === 200)
+                return { proc, output: () => output, exited: () => exited };
+        } catch {
+            /* not listening yet */
+        }
+        await sleep(50);
+    }
+    proc.kill('SIGKILL');
+    throw new Error(`chess-server did not start (${JSON.stringify(exited)}): ${
+        SERVER} ${args.join(' ')}\n${output}`);
+}
+
 // Starts chess-server on a free port with a fresh database. opts:
 // firstMoveS, graceS (server settings), extra (more arguments).
+// The result has base (the URL), stop() and restart().
 export async function startServer(opts = {}) {
     const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-browser-'));
     let lastError = null;
     for (let attempt = 0; attempt < 3; attempt++) {
         const port = await freePort();
-        const args = ['--port', String(port), '--db', pathJoin(dir, 'chess.db'),
-                      '--web', WEB];
+        const args = ['--port', String(port), '--db',
+                      pathJoin(dir, 'chess.db'), '--web', WEB];
         if (opts.firstMoveS !== undefined)
             args.push('--first-move-s', String(opts.firstMoveS));
         if (opts.graceS !== undefined)
             args.push('--grace-s', String(opts.graceS));
         args.push(...(opts.extra || []));
-        const proc = spawn(SERVER, args, { cwd: dir,
-                                           stdio: ['ignore', 'pipe', 'pipe'] });
-        let output = '';
-        proc.stdout.on('data', (d) => { output += d; });
-        proc.stderr.on('data', (d) => { output += d; });
-        let exited = null;
-        proc.on('exit', (code, sig) => { exited = { code, sig }; });
-        const base = `http://127.0.0.1:${port}`;
-        const deadline = Date.now() + 15000;
-        while (Date.now() < deadline && !exited) {
-            try {
-                const r = await fetch(`${base}/healthz`);
-                if (r.status === 200)
-                    break;
-            } catch {
-                /* not listening yet */
-            }
-            await sleep(50);
-        }
-        if (exited || Date.now() >= deadline) {
-            proc.kill('SIGKILL');
-            lastError = new Error(`chess-server did not start (${
-                JSON.stringify(exited)}): ${SERVER} ${args.join(' ')}\n${
-                output}`);
+        let run;
+        try {
+            run = await spawnServer(dir, port, args);
+        } catch (e) {
+            lastError = e;
             continue;
         }
+        const halt = async () => {
+            if (run.exited())
+                return;
+            run.proc.kill('SIGTERM');
+            const until = Date.now() + 5000;
+            while (!run.exited() && Date.now() < until)
+                await sleep(20);
+            if (!run.exited())
+                run.proc.kill('SIGKILL');
+        };
         return {
-            base, port, dir, proc,
-            output: () => output,
+            base: `http://127.0.0.1:${port}`,
+            port,
+            output: () => run.output(),
             async stop() {
-                if (!exited) {
-                    proc.kill('SIGTERM');
-                    const until = Date.now() + 5000;
-                    while (!exited && Date.now() < until)
-                        await sleep(20);
-                    if (!exited)
-                        proc.kill('SIGKILL');
-                }
+                await halt();
                 rmSync(dir, { recursive: true, force: true });
+            },
+            // A planned shutdown, then the same server again on the same
+            // port and database.
+            async restart() {
+                await halt();
+                run = await spawnServer(dir, port, args);
             },
         };
     }

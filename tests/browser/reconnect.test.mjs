@@ -98,3 +98,53 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
 
     assertClean(t, a, b);
 });
+
+test('an absent player loses when the grace period ends', { timeout: 60000 },
+     async (t) => {
+    const server = await startServer({ graceS: 3 });
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    const a = await openPlayer(browser, `${server.base}/`);
+    const b = await openPlayer(browser, `${server.base}/`);
+    const link = await invite(a.page, { preset: '10-5', color: 'white' });
+    await join(b.page, link);
+    await clickMove(a.page, 'd2d4');
+    await clickMove(b.page, 'd7d5');
+    // A closes the tab.
+    await a.ctx.close();
+    await waitText(b.page, '#notice',
+                   /^Your opponent disconnected: [1-3] s to return\.$/);
+    await waitText(b.page, '#end-title', /^You won$/, 10000);
+    await waitText(b.page, '#end-reason',
+                   /^White left and did not come back in time\. Black wins\.$/);
+    assertClean(t, b);
+});
+
+test('a server restart: both pages come back to the game', { timeout: 90000 },
+     async (t) => {
+    const server = await startServer();
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    const a = await openPlayer(browser, `${server.base}/`);
+    const b = await openPlayer(browser, `${server.base}/`, { phone: true });
+    const link = await invite(a.page, { preset: '15-10', color: 'white' });
+    await join(b.page, link);
+    await clickMove(a.page, 'e2e4');
+    await clickMove(b.page, 'c7c5');
+
+    await server.restart();
+    await waitText(a.page, '.toast', /The server is restarting/);
+    for (const p of [a, b])
+        await waitText(p.page, '#conn-text', /^Online$/, 30000);
+    await waitText(a.page, '#status', /^Your move$/);
+    assert.deepEqual(await sanList(b.page), ['e4', 'c5']);
+    await clickMove(a.page, 'g1f3');
+    await waitPiece(b.page, 'f3', 'white knight');
+    assertClean(t, a, b);
+});
