@@ -30,6 +30,7 @@ struct player {
     size_t nconns, conncap;
     struct game **games;    /* live games with a seat */
     size_t ngames, gamecap;
+    int pins;               /* held by a caller: do not free yet */
 };
 
 struct bucket {
@@ -139,7 +140,7 @@ static void player_set_token(struct hub *h, struct player *p,
 /* Frees p when nothing refers to it any more. */
 static void player_release(struct hub *h, struct player *p)
 {
-    if (p->nconns || p->ngames)
+    if (p->nconns || p->ngames || p->pins)
         return;
     table_del(&h->players, p->pid);
     if (p->token_key[0])
@@ -581,11 +582,13 @@ void session_free(struct session *s, int64_t now)
         if (p->nconns == 0) {
             size_t n;
             struct game **gs = games_snapshot(p, &n);
+            p->pins++; /* a game ending below may drop p's last game */
             for (size_t i = 0; i < n; i++) {
                 struct game *g = gs[i];
                 if (table_get(&h->games, game_gid(g)) == g)
                     game_player_gone(g, game_color_of(g, p->pid), now);
             }
+            p->pins--;
             free(gs);
             player_release(h, p);
         }

@@ -338,6 +338,51 @@ START_TEST(claims)
 }
 END_TEST
 
+START_TEST(invitation_expires_after_a_day)
+{
+    reset();
+    struct board b;
+    struct game_seat_init seats[2] = {{NULL, NULL}, {"pb", "black"}};
+    struct proto_error e;
+    board_from_fen(&b, FEN_START);
+    struct game *g = game_new(&ENV, "I1", &blitz, &b, seats, "pb", 0);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_str_eq(F.last_row.status, "waiting");
+    ck_assert_str_eq(F.last_row.creator_pid, "pb");
+    ck_assert(F.armed == 24LL * 3600 * 1000);
+    ck_assert_int_eq(game_join(g, "pb", "black", 10, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_OWN_GAME);
+    game_on_timer(g, 24LL * 3600 * 1000);
+    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_int_eq(game_join(g, "px", "x", 10, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_GAME_OVER);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+START_TEST(join_starts_and_arms_first_move)
+{
+    reset();
+    struct board b;
+    struct game_seat_init seats[2] = {{"pw", "white"}, {NULL, NULL}};
+    struct proto_error e;
+    board_from_fen(&b, FEN_START);
+    struct game *g = game_new(&ENV, "I2", &blitz, &b, seats, "pw", 0);
+    ck_assert_int_eq(game_move(g, "pw", "e2e4", 0, 5, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NOT_STARTED);
+    ck_assert_int_eq(game_join(g, "pj", "joiner", 100, &e), 0);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    ck_assert_str_eq(F.last_row.black_pid, "pj");
+    ck_assert_str_eq(F.last_row.status, "started");
+    ck_assert_int_eq(F.armed, 100 + 30000);
+    ck_assert_int_eq(game_join(g, "pk", "late", 200, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_SEAT_TAKEN);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("game");
@@ -350,6 +395,8 @@ int main(void)
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, claims);
+    tcase_add_test(tc, invitation_expires_after_a_day);
+    tcase_add_test(tc, join_starts_and_arms_first_move);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
