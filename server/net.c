@@ -27,6 +27,7 @@
 #include "proto.h"
 #include "session.h"
 #include "store.h"
+#include "table.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
@@ -51,7 +52,14 @@ struct conn {
     struct conn *prev, *next;           /* all connections */
     struct conn *wprev, *wnext;         /* waiting for a commit */
     bool waiting;
+    struct peer *peer;       /* its address's connection count */
     char rx[LIMIT_MSG_BYTES + 1];
+};
+
+/* Open WebSocket connections per IP address. */
+struct peer {
+    char ip[64];
+    int conns;
 };
 
 struct net_timer {
@@ -78,6 +86,7 @@ static lws_sorted_usec_list_t drain_sul;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
 static const struct lws_protocols *chess_protocol;
+static struct table peers; /* ip -> struct peer */
 
 int64_t net_now_ms(void)
 {
@@ -332,14 +341,30 @@ static void begin_shutdown(void)
 
 /* ---- WebSocket --------------------------------------------------------- */
 
-/* Refuses an upgrade on any path but /ws with 404. */
+static void peer_ip(struct lws *wsi, char *ip, size_t len)
+{
+    if (!lws_get_peer_simple(wsi, ip, len))
+        snprintf(ip, len, "?");
+}
+
+/* Refuses an upgrade on any path but /ws with 404, and one from an address
+ * that holds LIMIT_CONNS_PER_IP connections already with 429. */
 static int confirm_upgrade(struct lws *wsi)
 {
-    char uri[256];
+    char uri[256], ip[64];
+    struct peer *p;
 
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return 1;
+    }
+    peer_ip(wsi, ip, sizeof ip);
+    p = table_get(&peers, ip);
+    if (p && p->conns >= LIMIT_CONNS_PER_IP) {
+        fprintf(stderr, "W: %s: too many connections, upgrade refused\n",
+                ip);
+        lws_return_http_status(wsi, 429, NULL);
         return 1;
     }
     if (stopping)
@@ -367,6 +392,26 @@ static void on_message(struct conn *c)
     }
 }
 
+static struct peer *peer_get(struct lws *wsi)
+{
+    char ip[64];
+    struct peer *p;
+
+    peer_ip(wsi, ip, sizeof ip);
+    p = table_get(&peers, ip);
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->ip, sizeof p->ip, "%s", ip);
+    if (table_put(&peers, p->ip, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
                           void *user, void *in, size_t len)
 {
@@ -382,6 +427,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         c->sess = session_new(hub, c);
         if (!c->sess)
             return -1;
+        c->peer = peer_get(wsi);
+        if (c->peer)
+            c->peer->conns++;
         c->next = conns;
         if (conns)
             conns->prev = c;
@@ -401,6 +449,8 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             c->next->prev = c->prev;
         session_free(c->sess, net_now_ms());
         c->sess = NULL;
+        if (c->peer && --c->peer->conns == 0)
+            free(table_del(&peers, c->peer->ip));
         if (stopping && !conns)
             stopped = true;
         break;
@@ -668,4 +718,7 @@ void net_stop(void)
     lws_sul_cancel(&drain_sul);
     lws_context_destroy(context);
     context = NULL;
+    for (size_t i = 0; i < peers.cap; i++)
+        free(peers.slots[i].value);
+    table_clear(&peers);
 }

@@ -31,6 +31,11 @@
  * 1008: a client that ignores the first few errors is flooding. */
 #define LIMIT_RATE_STRIKES 20
 
+/* WebSocket connections one IP address may hold open. Debian's lws has no
+ * peer limits of its own. Generous: a household or office behind one NAT
+ * address, each person with a few tabs. More are refused with HTTP 429. */
+#define LIMIT_CONNS_PER_IP 256
+
 /* WebSocket keepalive: ping a connection idle this long, hang up when
  * nothing valid arrived for the second value (browsers answer pings). */
 #define LIMIT_PING_IDLE_S 30

@@ -238,3 +238,29 @@ class BadInputTest(ServerTest):
             pass
         s.close()
         self.client().request({"t": "ping"}, "pong")
+
+    def test_connections_per_ip_are_capped(self):
+        socks, refused = [], None
+        try:
+            for i in range(300):
+                try:
+                    socks.append(WebSocket("127.0.0.1", self.server.port))
+                except HandshakeError as e:
+                    refused = e.status
+                    break
+            self.assertIsNotNone(refused, "no cap after 300")
+            self.assertIn("429", refused)
+            self.assertGreaterEqual(len(socks), 230)
+            self.assertLessEqual(len(socks), 256)
+            socks.pop().close()
+            deadline = time.monotonic() + 5
+            while True:  # the close is processed asynchronously
+                try:
+                    socks.append(WebSocket("127.0.0.1", self.server.port))
+                    break
+                except HandshakeError:
+                    self.assertLess(time.monotonic(), deadline)
+                    time.sleep(0.01)
+        finally:
+            for s in socks:
+                s.close()
