@@ -136,8 +136,9 @@ export class GameView {
                 ? old.viewPly : null,
             pendingMove: null,
         };
-        if (!you && msg.status !== 'waiting' && msg.status !== 'ended' &&
-            !this.watching) {
+        // Anyone without a seat follows the game live, also an invitation
+        // (to see it start, or be taken by someone else).
+        if (!you && msg.status !== 'ended' && !this.watching) {
             this.watching = true;
             this.ctx.send({ t: 'watch', game: this.gid },
                           { t: 'watch', game: this.gid });

@@ -18,9 +18,18 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     const a = await openPlayer(browser, `${server.base}/`);
     const b = await openPlayer(browser, `${server.base}/`);
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
-    await join(b.page, link);
-    await clickMove(a.page, 'e2e4');
 
+    // D opens the invitation, but B joins first: D's page turns into a
+    // spectator's view by itself.
+    const d = await openPlayer(browser, link);
+    await waitText(d.page, '#join-title', /invites you to play/);
+    await join(b.page, link);
+    await waitText(d.page, '#status', /^You are watching\. White to move$/);
+    assert.ok(await d.page.locator('#join-panel').isHidden());
+    await clickMove(a.page, 'e2e4');
+    await waitPiece(d.page, 'e4', 'white pawn');
+
+    // C opens the link of the running game.
     const c = await openPlayer(browser, link, { phone: true });
     await waitText(c.page, '#status', /^You are watching\. Black to move$/);
     await waitPiece(c.page, 'e4', 'white pawn');
@@ -42,6 +51,7 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     await waitText(c.page, '#end-title', /^Black wins$/);
     await waitText(c.page, '#end-reason', /^White resigned\. Black wins\.$/);
     await waitText(b.page, '#end-title', /^You won$/);
+    await waitText(d.page, '#end-title', /^Black wins$/);
 
-    assertClean(t, a, b, c);
+    assertClean(t, a, b, c, d);
 });
