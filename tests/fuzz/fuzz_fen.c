@@ -1,0 +1,92 @@
+/*
+ * fuzz_fen.c - fuzz target for board_from_fen.
+ *
+ * Input: any bytes, read as a FEN up to the first NUL. board_from_fen must
+ * return FEN_OK or one of its documented errors. A position it accepts
+ * must be consistent (fuzz_check_board), survive board_to_fen ->
+ * board_from_fen unchanged, have exactly the legal moves the reference
+ * generator finds (with the en-passant field kept only when a capture is
+ * legal), and every legal move must give a consistent position whose moves
+ * are again exact, and be taken back to the same bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "movegen.h"
+
+/* The square the en-passant field of an accepted FEN names, or SQ_NONE. */
+static int ep_field(const char *fen)
+{
+    const char *p = fen;
+
+    for (int field = 0; field < 3; field++) {
+        while (*p == ' ')
+            p++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    while (*p == ' ')
+        p++;
+    if (p[0] >= 'a' && p[0] <= 'h' && p[1] >= '1' && p[1] <= '8')
+        return SQ(p[0] - 'a', p[1] - '1');
+    return SQ_NONE;
+}
+
+static void check_children(const struct board *b)
+{
+    struct movelist l;
+    struct board after;
+    struct board_undo u;
+
+    movegen_legal(b, &l);
+    FUZZ_CHECK(!movegen_is_legal(b, MOVE_NONE), "MOVE_NONE is legal");
+    for (int i = 0; i < l.n; i++) {
+        move_t m = l.moves[i];
+        int from = MOVE_FROM(m), to = MOVE_TO(m);
+        int ep = SQ_NONE;
+
+        FUZZ_CHECK(movegen_is_legal(b, m), "generated move %04x not legal",
+                   m);
+        if (PIECE_TYPE(b->squares[from]) == PAWN && (from ^ to) == 16)
+            ep = (from + to) / 2;
+        memcpy(&after, b, sizeof after);
+        board_make(&after, m, &u);
+        fuzz_check_board(&after);
+        fuzz_check_moves(&after, ep);
+        board_unmake(&after, m, &u);
+        FUZZ_CHECK(!memcmp(&after, b, sizeof after),
+                   "make/unmake of %04x did not restore the board", m);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_text(data, size);
+    char *fen = malloc(FEN_MAX), *fen2 = malloc(FEN_MAX);
+    struct board b, again;
+    int rc;
+
+    if (!fen || !fen2)
+        abort();
+    rc = board_from_fen(&b, text);
+    FUZZ_CHECK(rc <= FEN_OK && rc >= FEN_ERR_CHECKERS, "returned %d", rc);
+    FUZZ_CHECK(strcmp(board_fen_strerror(rc), "invalid FEN") != 0,
+               "code %d has no explanation", rc);
+    if (rc == FEN_OK) {
+        fuzz_check_board(&b);
+        board_to_fen(&b, fen);
+        FUZZ_CHECK(board_from_fen(&again, fen) == FEN_OK, "own FEN '%s'",
+                   fen);
+        board_to_fen(&again, fen2);
+        FUZZ_CHECK(!strcmp(fen, fen2), "FEN '%s' became '%s'", fen, fen2);
+        FUZZ_CHECK(!memcmp(&again, &b, sizeof b),
+                   "FEN round trip of '%s' changed the board", fen);
+        fuzz_check_moves(&b, ep_field(text));
+        check_children(&b);
+    }
+    free(fen2);
+    free(fen);
+    free(text);
+    return 0;
+}
