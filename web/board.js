@@ -176,7 +176,8 @@ export class Board {
                 cls += ' hover';
             cell.className = cls;
             this.setPiece(sq, code);
-            let label = `${squareName(sq)}, ${code ? pieceName(code) : 'empty'}`;
+            let label = `${squareName(sq)}, ${
+                code ? pieceName(code) : 'empty'}`;
             if (sq === this.selected)
                 label += ', selected';
             else if (dests && dests.has(sq))

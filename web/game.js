@@ -327,7 +327,9 @@ export class GameView {
             return;
         }
         g.pendingMove = { uci, ply, id };
-        this.render();
+        // Slides the piece (the board skips it after a drag).
+        this.render([squareIndex(uci.slice(0, 2)),
+                     squareIndex(uci.slice(2, 4))]);
     }
 
     async leave() {

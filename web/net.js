@@ -143,7 +143,8 @@ export class Connection {
 
     scheduleRetry() {
         clearTimeout(this.retryTimer);
-        const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt);
+        const base = Math.min(BACKOFF_MAX_MS,
+                              BACKOFF_MIN_MS * 2 ** this.attempt);
         const delay = Math.round(base * (0.75 + Math.random() * 0.5));
         this.attempt += 1;
         this.retryAt = Date.now() + delay;
