@@ -164,7 +164,7 @@ export function errorText(code, msg) {
     const base = ERRORS[code];
     if (!base)
         return msg ? `Error: ${msg}` : `Error (${code}).`;
-    if ((code === 'bad_field' || code === 'bad_clock') && msg)
-        return `${base}: ${msg}`;
-    return base.endsWith('.') ? base : base + '.';
+    const full = (code === 'bad_field' || code === 'bad_clock') && msg
+        ? `${base}: ${msg}` : base;
+    return /[.!?]$/.test(full) ? full : `${full}.`;
 }

@@ -1,0 +1,139 @@
+// The client's DOM-free modules, run directly in node: replaying server
+// moves for the move browser, and the words the page uses.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { applyUci, kingSquare, parseFen, squareIndex, squareName }
+    from '../../web/position.js';
+import * as W from '../../web/words.js';
+
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+function replay(fen, moves) {
+    let b = parseFen(fen).board;
+    for (const m of moves)
+        b = applyUci(b, m);
+    return b;
+}
+
+const at = (b, sq) => b[squareIndex(sq)];
+
+test('squares and FEN placement', () => {
+    assert.equal(squareIndex('a1'), 0);
+    assert.equal(squareIndex('h8'), 63);
+    assert.equal(squareName(12), 'e2');
+    const { board, turn } = parseFen(START);
+    assert.equal(turn, 'w');
+    assert.equal(at(board, 'e1'), 'wK');
+    assert.equal(at(board, 'd8'), 'bQ');
+    assert.equal(at(board, 'e4'), null);
+    assert.equal(board.filter(Boolean).length, 32);
+    assert.equal(kingSquare(board, 'b'), squareIndex('e8'));
+    assert.equal(parseFen('8/8/8/8/8/8/8/K6k b - - 0 1').turn, 'b');
+    assert.throws(() => parseFen('8/8/8 w - - 0 1'));
+    assert.throws(() => parseFen('9/8/8/8/8/8/8/8 w - - 0 1'));
+    assert.throws(() => parseFen('rnbqkbnrr/8/8/8/8/8/8/8 w - - 0 1'));
+});
+
+test('replay: castling both ways brings the rook', () => {
+    const b = replay(START, ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'd7d6',
+                             'e1g1', 'c8g4', 'd2d3', 'd8d7', 'c1e3', 'e8c8']);
+    assert.equal(at(b, 'g1'), 'wK');
+    assert.equal(at(b, 'f1'), 'wR');
+    assert.equal(at(b, 'h1'), null);
+    assert.equal(at(b, 'e1'), null);
+    assert.equal(at(b, 'c8'), 'bK');
+    assert.equal(at(b, 'd8'), 'bR');
+    assert.equal(at(b, 'a8'), null);
+});
+
+test('replay: en passant removes the passed pawn; a plain capture not',
+     () => {
+    const b = replay(START, ['e2e4', 'a7a6', 'e4e5', 'd7d5', 'e5d6']);
+    assert.equal(at(b, 'd6'), 'wP');
+    assert.equal(at(b, 'd5'), null);
+    assert.equal(at(b, 'e5'), null);
+    const c = replay(START, ['e2e4', 'd7d5', 'e4d5']);
+    assert.equal(at(c, 'd5'), 'wP');
+    assert.equal(c.filter(Boolean).length, 31);
+});
+
+test('replay: promotion to the named piece, also with capture', () => {
+    const b = replay('1n5k/P7/8/8/8/8/8/K7 w - - 0 1', ['a7b8n']);
+    assert.equal(at(b, 'b8'), 'wN');
+    assert.equal(at(b, 'a7'), null);
+    const d = replay('k7/8/8/8/8/8/5p2/K5N1 b - - 0 1', ['f2g1r']);
+    assert.equal(at(d, 'g1'), 'bR');
+});
+
+test('clock faces', () => {
+    assert.equal(W.formatClock(300000), '5:00');
+    assert.equal(W.formatClock(59999), '0:59');
+    assert.equal(W.formatClock(10000), '0:10');
+    assert.equal(W.formatClock(9999), '9.9');
+    assert.equal(W.formatClock(0), '0.0');
+    assert.equal(W.formatClock(-50), '0.0');
+    assert.equal(W.formatClock(3723000), '1:02:03');
+    assert.equal(W.seconds(1001), 2);
+    assert.equal(W.seconds(-1), 0);
+});
+
+test('time controls in words', () => {
+    const f = (i, n) => ({ type: 'fischer', initial_s: i, increment_s: n });
+    assert.equal(W.clockLabel(f(180, 2)), '3+2');
+    assert.equal(W.clockLabel(f(30, 0)), '30s+0');
+    assert.equal(W.clockLabel(f(90, 1)), '1.5+1');
+    assert.equal(W.clockLabel({ type: 'per_move', per_move_s: 60 }),
+                 '1 min per move');
+    assert.equal(W.clockLabel({ type: 'per_move', per_move_s: 86400 }),
+                 '1 day per move');
+    assert.equal(W.clockLabel({ type: 'per_move', per_move_s: 45 }),
+                 '45 s per move');
+    assert.equal(W.clockSpeed(f(60, 0)), 'Bullet');
+    assert.equal(W.clockSpeed(f(180, 2)), 'Blitz');
+    assert.equal(W.clockSpeed(f(600, 5)), 'Rapid');
+    assert.equal(W.clockSpeed(f(1800, 0)), 'Classical');
+});
+
+test('results and reasons in words', () => {
+    assert.equal(W.resultTitle('1-0', 'white'), 'You won');
+    assert.equal(W.resultTitle('1-0', 'black'), 'You lost');
+    assert.equal(W.resultTitle('0-1', null), 'Black wins');
+    assert.equal(W.resultTitle('1/2-1/2', 'white'), 'Draw');
+    assert.equal(W.resultTitle('*', null), 'Game aborted');
+    assert.equal(W.reasonText('1-0', 'checkmate'),
+                 'White wins by checkmate.');
+    assert.equal(W.reasonText('0-1', 'timeout'),
+                 'White ran out of time. Black wins on time.');
+    assert.equal(W.reasonText('1/2-1/2', 'timeout_vs_insufficient', 'white'),
+                 'Draw: White ran out of time, but Black could not checkmate.');
+    assert.equal(W.reasonText('1/2-1/2', 'timeout_vs_insufficient'),
+                 'Draw: the opponent of the player who ran out of time ' +
+                 'could not checkmate.');
+    const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
+                     'timeout_vs_insufficient', 'stalemate', 'dead_position',
+                     'fivefold', 'seventy_five_moves', 'threefold',
+                     'fifty_moves', 'agreement', 'aborted'];
+    const texts = new Set(reasons.map((r) => W.reasonText('1-0', r, 'white')));
+    assert.equal(texts.size, reasons.length, 'every reason has its words');
+    for (const t of texts)
+        assert.doesNotMatch(t, /undefined|null|_/);
+});
+
+test('every protocol error code has a human message', () => {
+    const codes = ['bad_json', 'bad_field', 'unknown_type', 'unauthenticated',
+                   'bad_token', 'no_such_game', 'not_a_player', 'not_started',
+                   'game_over', 'stale_ply', 'not_your_turn', 'illegal_move',
+                   'bad_clock', 'claim_rejected', 'seat_taken', 'own_game',
+                   'no_draw_offer', 'abort_not_allowed', 'no_seek',
+                   'rate_limited'];
+    for (const c of codes) {
+        const t = W.errorText(c, 'server words');
+        assert.doesNotMatch(t, /^Error/, c);
+        assert.match(t, /\.$/, c);
+    }
+    assert.equal(W.errorText('bad_field', 'fen: no white king'),
+                 'The server refused a request: fen: no white king.');
+    assert.equal(W.errorText('something_new', 'what happened'),
+                 'Error: what happened');
+});
