@@ -316,6 +316,19 @@ export async function screenshot(page, name) {
     return path;
 }
 
+// Fails unless every piece image on the board loaded (SVG served, parsed).
+export async function assertPiecesDrawn(page) {
+    await page.waitForFunction(() => {
+        const imgs = [...document.querySelectorAll('#board img.piece')];
+        return imgs.length > 0 && imgs.every((i) => i.complete);
+    });
+    const broken = await page.evaluate(() =>
+        [...document.querySelectorAll('#board img.piece')]
+            .filter((i) => !(i.naturalWidth > 0)).map((i) => i.src));
+    if (broken.length)
+        throw new Error(`pieces not drawn: ${broken.join(' ')}`);
+}
+
 // Fails when the page reported errors (a CSP violation among them).
 export function assertClean(t, ...players) {
     for (const p of players) {

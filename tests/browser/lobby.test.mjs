@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    myName,
+    assertPiecesDrawn, myName,
     assertClean, chooseLobby, clickMove, launchBrowser, moveCount,
     openPlayer, sanList, screenshot, sleep, sq, startServer, text, waitPiece,
     waitText,
@@ -20,6 +20,13 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     });
     const a = await openPlayer(browser, `${server.base}/`);
     const b = await openPlayer(browser, `${server.base}/`, { phone: true });
+
+    // The page runs under the server's strict security headers (any
+    // violation would be a console error, which assertClean reports).
+    const csp = a.response.headers()['content-security-policy'] || '';
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /style-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
 
     // Each context got its own guest identity.
     const guestA = await myName(a.page);
@@ -74,6 +81,9 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
         .locator('.sq').first().getAttribute('aria-label');
     assert.match(await firstCell(a.page), /^a8, black rook$/);
     assert.match(await firstCell(b.page), /^h1, white rook$/);
+
+    await assertPiecesDrawn(a.page);
+    await assertPiecesDrawn(b.page);
 
     // Clocks show the full time until both sides have moved.
     await waitText(a.page, '#bar-bottom .clock', /^3:00$/);
