@@ -439,12 +439,19 @@ static void end_game(struct game *g, const char *result, const char *reason,
 }
 
 /* The running side's time is up: the rules core decides whether its
- * opponent could still have mated (FIDE 6.9). */
+ * opponent could still have mated (FIDE 6.9). With scratch memory it also
+ * runs the bounded search, which settles blocked positions the static
+ * tests cannot (tens of milliseconds at worst, once per flag). */
 static void flag(struct game *g, int64_t now)
 {
     int loser = g->clock.running;
+    enum color opp = (enum color)(1 - loser);
+    bool can_mate = g->env.dead_scratch
+                        ? dead_search_can_mate(&g->rec.cur, opp,
+                                               g->env.dead_scratch)
+                        : dead_can_mate(&g->rec.cur, opp);
 
-    if (dead_can_mate(&g->rec.cur, (enum color)(1 - loser)))
+    if (can_mate)
         end_game(g, win_for(1 - loser), "timeout", now);
     else
         end_game(g, "1/2-1/2", "timeout_vs_insufficient", now);

@@ -53,6 +53,9 @@ struct game_env {
                        const char *pgn);
     /* Unix epoch milliseconds now. */
     int64_t (*wall_ms)(void *ctx);
+    /* dead_scratch_size() bytes owned by the host for the flag verdict's
+     * bounded search (dead_search_can_mate); NULL: static tests only. */
+    void *dead_scratch;
     /* The game has just ended (its game_end is queued). */
     void (*ended)(void *ctx, struct game *g);
     /* The ended game lingered long enough: the host unsubscribes and

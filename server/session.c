@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dead.h"
 #include "game.h"
 #include "ids.h"
 #include "tunables.h"
@@ -56,6 +57,7 @@ struct hub {
     struct table players;   /* pid -> struct player */
     struct table tokens;    /* token_key -> struct player */
     struct lobby *lobby;
+    void *dead_scratch;     /* for flag verdicts, dead_scratch_size() bytes */
     struct metrics metrics;
     bool shutting_down;
 };
@@ -343,7 +345,10 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
     h->store = st;
     h->cfg = *cfg;
     h->lobby = lobby_new();
-    if (!h->lobby) {
+    h->dead_scratch = malloc(dead_scratch_size());
+    if (!h->lobby || !h->dead_scratch) {
+        lobby_free(h->lobby);
+        free(h->dead_scratch);
         free(h);
         return NULL;
     }
@@ -360,6 +365,7 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         .put_move = env_put_move,
         .finish = env_finish,
         .wall_ms = env_wall_ms,
+        .dead_scratch = h->dead_scratch,
         .ended = env_ended,
         .expired = env_expired,
     };
@@ -393,6 +399,7 @@ void hub_free(struct hub *h)
     table_clear(&h->players);
     table_clear(&h->tokens);
     lobby_free(h->lobby);
+    free(h->dead_scratch);
     free(h);
 }
 

@@ -27,6 +27,16 @@ class ClockTest(ServerTest):
         self.assertEqual((e["result"], e["reason"]),
                          ("1/2-1/2", "timeout_vs_insufficient"))
 
+    def test_timeout_vs_blocked_position(self):
+        # black to move flags; white's rook is walled in behind its own
+        # pawns and can never mate, which only the bounded search proves
+        w, b, gid = self.invite_game(
+            clock=TINY, fen="2k5/6p1/6P1/6PK/6P1/6PR/7P/8 b - - 0 1")
+        self.play(b, w, gid, "c8b8 h3h4")
+        e = w.expect("game_end", game=gid, timeout=3)
+        self.assertEqual((e["result"], e["reason"]),
+                         ("1/2-1/2", "timeout_vs_insufficient"))
+
     def test_move_after_flag_is_refused(self):
         w, b, gid = self.invite_game(clock=TINY)
         self.play(w, b, gid, "e2e4 e7e5")

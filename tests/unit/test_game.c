@@ -101,8 +101,18 @@ static void f_expired(void *ctx, struct game *g)
 }
 
 static const struct game_env ENV = {
-    NULL, 5000, 30000, f_send, f_arm, f_put_game, f_put_move, f_finish,
-    f_wall, f_ended, f_expired,
+    .ctx = NULL,
+    .grace_ms = 5000,
+    .first_move_ms = 30000,
+    .send = f_send,
+    .arm = f_arm,
+    .put_game = f_put_game,
+    .put_move = f_put_move,
+    .finish = f_finish,
+    .wall_ms = f_wall,
+    .dead_scratch = NULL, /* flags use the static tests only */
+    .ended = f_ended,
+    .expired = f_expired,
 };
 
 static void reset(void)
