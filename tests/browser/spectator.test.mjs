@@ -53,5 +53,11 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     await waitText(b.page, '#end-title', /^You won$/);
     await waitText(d.page, '#end-title', /^Black wins$/);
 
+    // A link to no game says so.
+    await c.page.goto(`${server.base}/g/NoSuchGame0123`);
+    await waitText(c.page, '#status', /^There is no such game\./);
+    await waitText(c.page, '.toast.error', /There is no such game/);
+    assert.ok(await c.page.locator('#controls').isHidden());
+
     assertClean(t, a, b, c, d);
 });
