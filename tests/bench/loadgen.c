@@ -1,0 +1,590 @@
+/*
+ * chess-loadgen - load generator for chess-server over the real protocol.
+ *
+ *   chess-loadgen [--url ws://127.0.0.1:8080/ws] [--mode play|connect|idle]
+ *                 [--games N] [--move-interval-ms MS] [--duration-s S]
+ *                 [--spectators-per-game N] [--seed N] [--server-pid PID]
+ *                 [--procs N] [--connections N] [--src-addrs N]
+ *                 [--max-connecting N] [--ramp-timeout-s S]
+ *
+ * The work is spread over --procs processes (a process may hold at most
+ * 20,000 descriptors here), each a libwebsockets client (loadgen_run.c)
+ * with its share of the games. This parent waits until every process has
+ * its games started, opens the measurement window in all of them at once,
+ * samples the server's CPU time and RSS from /proc around the window,
+ * merges what the processes measured and prints one line of key=value
+ * pairs on stdout (see usage()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loadgen_run.h"
+
+#define MAX_PROCS 64
+
+struct options {
+    struct lg_config cfg;   /* the whole load; split per process */
+    int procs;
+    int server_pid;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: chess-loadgen [options]\n"
+        "  --url URL                ws://HOST:PORT/PATH of the server "
+        "(default ws://127.0.0.1:8080/ws)\n"
+        "  --mode play|connect|idle play games (default); connect: "
+        "connect, hello, welcome,\n"
+        "                           close, again; idle: games with both "
+        "first moves made, then\n"
+        "                           nothing but staying connected\n"
+        "  --games N                concurrent games (default 10)\n"
+        "  --move-interval-ms MS    mean time between two moves of a game "
+        "(open loop);\n"
+        "                           0: each side moves as soon as it may "
+        "(closed loop, default)\n"
+        "  --duration-s S           measurement window (default 10)\n"
+        "  --spectators-per-game N  spectator connections per game "
+        "(default 0)\n"
+        "  --seed N                 seed of the move choices (default 1)\n"
+        "  --server-pid PID         report the server's RSS and CPU from "
+        "/proc\n"
+        "  --procs N                client processes (default 1)\n"
+        "  --connections N          connect mode: attempts in flight "
+        "(default 100)\n"
+        "  --src-addrs N            spread source addresses over "
+        "127.0.0.1 .. 127.0.0.N\n"
+        "  --max-connecting N       handshakes in progress per process "
+        "(default 256)\n"
+        "  --ramp-timeout-s S       longest wait for the games to start "
+        "(default 300)\n"
+        "Output: one line of key=value pairs. Latencies are in "
+        "microseconds from the\n"
+        "moment a move frame is written: own_* until the mover reads its "
+        "`moved`,\n"
+        "opp_* until the opponent does, spec_* until a spectator does. "
+        "server_cpu_pct\n"
+        "is of one core (the server's threads summed); "
+        "server_rss_bytes_per_conn is the\n"
+        "RSS growth since start-up divided by the connections.\n");
+}
+
+static long num_arg(const char *name, const char *text, long lo, long hi)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || !*text || *end || v < lo || v > hi) {
+        fprintf(stderr, "E: %s must be an integer from %ld to %ld, not "
+                "'%s'\n", name, lo, hi, text);
+        exit(2);
+    }
+    return v;
+}
+
+static void parse_url(const char *url, struct lg_config *c)
+{
+    const char *p, *colon, *slash;
+    size_t hl;
+
+    if (strncmp(url, "ws://", 5)) {
+        fprintf(stderr, "E: --url must begin with ws://, not '%s'\n", url);
+        exit(2);
+    }
+    p = url + 5;
+    slash = strchr(p, '/');
+    colon = strchr(p, ':');
+    if (colon && slash && colon > slash)
+        colon = NULL;
+    hl = (size_t)((colon ? colon : slash ? slash : p + strlen(p)) - p);
+    if (!hl || hl >= sizeof c->host) {
+        fprintf(stderr, "E: no host in --url '%s'\n", url);
+        exit(2);
+    }
+    memcpy(c->host, p, hl);
+    c->host[hl] = '\0';
+    c->port = 80;
+    if (colon) {
+        char port[8];
+        size_t pl = (size_t)((slash ? slash : colon + strlen(colon))
+                             - colon - 1);
+        if (pl >= sizeof port)
+            pl = sizeof port - 1;
+        memcpy(port, colon + 1, pl);
+        port[pl] = '\0';
+        c->port = (int)num_arg("the port of --url", port, 1, 65535);
+    }
+    snprintf(c->path, sizeof c->path, "%s", slash ? slash : "/");
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"url", required_argument, NULL, 'u'},
+        {"mode", required_argument, NULL, 'm'},
+        {"games", required_argument, NULL, 'g'},
+        {"move-interval-ms", required_argument, NULL, 'i'},
+        {"duration-s", required_argument, NULL, 'd'},
+        {"spectators-per-game", required_argument, NULL, 's'},
+        {"seed", required_argument, NULL, 'S'},
+        {"server-pid", required_argument, NULL, 'P'},
+        {"procs", required_argument, NULL, 'n'},
+        {"connections", required_argument, NULL, 'c'},
+        {"src-addrs", required_argument, NULL, 'a'},
+        {"max-connecting", required_argument, NULL, 'x'},
+        {"ramp-timeout-s", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct lg_config *c = &o->cfg;
+    int ch;
+
+    memset(o, 0, sizeof *o);
+    parse_url("ws://127.0.0.1:8080/ws", c);
+    c->mode = LG_MODE_PLAY;
+    c->games = 10;
+    c->duration_s = 10;
+    c->seed = 1;
+    c->connections = 100;
+    c->src_addrs = 1;
+    c->max_connecting = 256;
+    c->ramp_timeout_s = 300;
+    o->procs = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'u':
+            parse_url(optarg, c);
+            break;
+        case 'm':
+            if (!strcmp(optarg, "play"))
+                c->mode = LG_MODE_PLAY;
+            else if (!strcmp(optarg, "connect"))
+                c->mode = LG_MODE_CONNECT;
+            else if (!strcmp(optarg, "idle"))
+                c->mode = LG_MODE_IDLE;
+            else {
+                fprintf(stderr, "E: --mode is play, connect or idle, not "
+                        "'%s'\n", optarg);
+                exit(2);
+            }
+            break;
+        case 'g':
+            c->games = (int)num_arg("--games", optarg, 1, 1000000);
+            break;
+        case 'i':
+            c->move_interval_ms = (int)num_arg("--move-interval-ms", optarg,
+                                               0, 3600000);
+            break;
+        case 'd':
+            c->duration_s = (double)num_arg("--duration-s", optarg, 1,
+                                            86400);
+            break;
+        case 's':
+            c->spectators = (int)num_arg("--spectators-per-game", optarg, 0,
+                                         100);
+            break;
+        case 'S':
+            c->seed = (uint64_t)num_arg("--seed", optarg, 0, LONG_MAX);
+            break;
+        case 'P':
+            o->server_pid = (int)num_arg("--server-pid", optarg, 1,
+                                         1 << 30);
+            break;
+        case 'n':
+            o->procs = (int)num_arg("--procs", optarg, 1, MAX_PROCS);
+            break;
+        case 'c':
+            c->connections = (int)num_arg("--connections", optarg, 1,
+                                          1000000);
+            break;
+        case 'a':
+            c->src_addrs = (int)num_arg("--src-addrs", optarg, 1, 65000);
+            break;
+        case 'x':
+            c->max_connecting = (int)num_arg("--max-connecting", optarg, 1,
+                                             100000);
+            break;
+        case 'r':
+            c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg,
+                                                1, 86400);
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            fprintf(stderr, "E: unknown or incomplete option '%s'\n",
+                    argv[optind - 1]);
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "E: unexpected argument '%s'\n", argv[optind]);
+        exit(2);
+    }
+}
+
+/* ---- the server, from /proc -------------------------------------------- */
+
+/* utime + stime of pid in seconds, or -1. */
+static double proc_cpu_s(int pid)
+{
+    char path[64], buf[2048], *p;
+    unsigned long ut, st;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    f = fopen(path, "r");
+    if (!f)
+        return -1;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* the command name may hold spaces: fields resume after its ')' */
+    p = strrchr(buf, ')');
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+                     "%lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* VmRSS of pid in KiB, or -1. */
+static long proc_rss_kb(int pid)
+{
+    char path[64], line[256];
+    long kb = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+struct child {
+    pid_t pid;
+    int ctl, out;          /* our ends: write control, read results */
+    bool ready, done;
+    struct lg_stats st;
+};
+
+static int read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The share of `total` that process i of n gets, and where it starts. */
+static void share(int total, int n, int i, int *count, int *first)
+{
+    int base = total / n, extra = total % n;
+
+    *count = base + (i < extra);
+    *first = i * base + (i < extra ? i : extra);
+}
+
+static int spawn(const struct options *o, int i, struct child *ch)
+{
+    int ctl[2], out[2];
+    struct lg_config cfg = o->cfg;
+
+    if (pipe(ctl) < 0 || pipe(out) < 0) {
+        perror("E: pipe");
+        return -1;
+    }
+    share(o->cfg.games, o->procs, i, &cfg.games, &cfg.first_game);
+    if (cfg.mode == LG_MODE_CONNECT) {
+        int first;
+        share(o->cfg.connections, o->procs, i, &cfg.connections, &first);
+        cfg.first_game = first;
+    }
+    ch->pid = fork();
+    if (ch->pid < 0) {
+        perror("E: fork");
+        return -1;
+    }
+    if (ch->pid == 0) {
+        close(ctl[1]);
+        close(out[0]);
+        cfg.ctl_fd = ctl[0];
+        cfg.out_fd = out[1];
+        /* the control pipe is polled by a timer: never block on it */
+        fcntl(ctl[0], F_SETFL, fcntl(ctl[0], F_GETFL) | O_NONBLOCK);
+        _exit(lg_run(&cfg));
+    }
+    close(ctl[0]);
+    close(out[1]);
+    ch->ctl = ctl[1];
+    ch->out = out[0];
+    return 0;
+}
+
+/* Waits until every child wrote 'R' (or died). Returns how many are
+ * ready. */
+static int wait_ready(struct child *ch, int n, double timeout_s)
+{
+    double deadline = mono_s() + timeout_s;
+    int ready = 0;
+
+    while (ready < n && mono_s() < deadline) {
+        struct pollfd pf[MAX_PROCS];
+        int k = 0, idx[MAX_PROCS];
+        for (int i = 0; i < n; i++)
+            if (!ch[i].ready && !ch[i].done) {
+                pf[k].fd = ch[i].out;
+                pf[k].events = POLLIN;
+                idx[k++] = i;
+            }
+        if (!k)
+            break;
+        if (poll(pf, (nfds_t)k, 1000) <= 0)
+            continue;
+        for (int j = 0; j < k; j++) {
+            char b;
+            if (!pf[j].revents)
+                continue;
+            if (read(ch[idx[j]].out, &b, 1) == 1 && b == 'R') {
+                ch[idx[j]].ready = true;
+                ready++;
+            } else {
+                ch[idx[j]].done = true; /* died */
+            }
+        }
+    }
+    return ready;
+}
+
+static void put_hist(const char *name, const struct lg_hist *h)
+{
+    printf(" %s_samples=%llu %s_p50_us=%llu %s_p99_us=%llu %s_p999_us=%llu "
+           "%s_max_us=%llu", name, (unsigned long long)h->total, name,
+           (unsigned long long)lg_hist_quantile(h, 0.50), name,
+           (unsigned long long)lg_hist_quantile(h, 0.99), name,
+           (unsigned long long)lg_hist_quantile(h, 0.999), name,
+           (unsigned long long)h->max);
+}
+
+static const char *mode_name(enum lg_mode m)
+{
+    return m == LG_MODE_PLAY ? "play" : m == LG_MODE_CONNECT ? "connect"
+                                                             : "idle";
+}
+
+static void report(const struct options *o, const struct lg_stats *t,
+                   int failed, double wall_s, double srv_cpu_s,
+                   long rss0_kb, long rss1_kb)
+{
+    const struct lg_config *c = &o->cfg;
+    uint64_t errors = 0;
+    bool any = false;
+    double window = t->window_s > 0 ? t->window_s : wall_s;
+
+    for (int i = 0; i < LG_ERR_COUNT; i++)
+        errors += t->errors[i];
+    printf("mode=%s procs=%d", mode_name(c->mode), o->procs);
+    if (c->mode == LG_MODE_CONNECT)
+        printf(" connections_in_flight=%d", c->connections);
+    else
+        printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
+               c->games, c->spectators, c->move_interval_ms);
+    printf(" duration_s=%.2f ramp_s=%.2f connections=%llu", window,
+           t->ramp_s, (unsigned long long)t->connections);
+    if (c->mode == LG_MODE_CONNECT) {
+        printf(" connects=%llu connects_per_s=%.0f",
+               (unsigned long long)t->connects,
+               (double)t->connects / window);
+        put_hist("welcome", &t->welcome);
+    } else {
+        printf(" games_live=%llu games_started=%llu games_ended=%llu "
+               "moves=%llu moves_per_s=%.0f late_moves=%llu",
+               (unsigned long long)t->games_live,
+               (unsigned long long)t->games_started,
+               (unsigned long long)t->games_ended,
+               (unsigned long long)t->moves, (double)t->moves / window,
+               (unsigned long long)t->late_moves);
+        put_hist("own", &t->own);
+        put_hist("opp", &t->opp);
+        if (c->spectators)
+            put_hist("spec", &t->spec);
+    }
+    printf(" errors=%llu errors_by_code=", (unsigned long long)errors);
+    for (int i = 0; i < LG_ERR_COUNT; i++)
+        if (t->errors[i]) {
+            printf("%s%s:%llu", any ? "," : "", lg_msg_error_name(i),
+                   (unsigned long long)t->errors[i]);
+            any = true;
+        }
+    printf("%s unexpected_closes=%llu connect_failures=%llu stalls=%llu "
+           "client_queue_full=%llu shutdowns=%llu failed_procs=%d",
+           any ? "" : "none", (unsigned long long)t->unexpected_closes,
+           (unsigned long long)t->connect_failures,
+           (unsigned long long)t->stalls,
+           (unsigned long long)t->queue_full,
+           (unsigned long long)t->shutdowns, failed);
+    if (o->server_pid && rss1_kb >= 0) {
+        printf(" server_rss_kb=%ld server_rss_start_kb=%ld", rss1_kb,
+               rss0_kb);
+        if (t->connections)
+            printf(" server_rss_bytes_per_conn=%.0f",
+                   (double)(rss1_kb - rss0_kb) * 1024.0
+                       / (double)t->connections);
+        else
+            printf(" server_rss_bytes_per_conn=na");
+        printf(" server_cpu_pct=%.1f", 100.0 * srv_cpu_s / wall_s);
+    } else {
+        printf(" server_rss_kb=na server_rss_bytes_per_conn=na "
+               "server_cpu_pct=na");
+    }
+    printf(" loadgen_cpu_pct=%.1f\n",
+           100.0 * (double)t->cpu_us / 1e6 / window);
+}
+
+/* Raises the descriptor limit to the hard limit; says so when the load
+ * cannot fit. */
+static void raise_nofile(const struct options *o)
+{
+    struct rlimit rl;
+    long need;
+    const struct lg_config *c = &o->cfg;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    need = c->mode == LG_MODE_CONNECT
+               ? c->connections
+               : (long)c->games * (2 + c->spectators);
+    need = (need + o->procs - 1) / o->procs + 64;
+    if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)need > rl.rlim_cur)
+        fprintf(stderr, "W: each process needs about %ld descriptors but "
+                "may open %llu: use more --procs\n", need,
+                (unsigned long long)rl.rlim_cur);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct child ch[MAX_PROCS];
+    struct lg_stats *total;
+    double cpu0 = 0, cpu1 = 0, t0, t1;
+    long rss0 = -1, rss1 = -1;
+    int ready, failed = 0;
+
+    parse_args(argc, argv, &o);
+    raise_nofile(&o);
+    signal(SIGPIPE, SIG_IGN);
+    if (o.server_pid) {
+        rss0 = proc_rss_kb(o.server_pid);
+        if (rss0 < 0) {
+            fprintf(stderr, "E: no process %d to measure\n", o.server_pid);
+            return 2;
+        }
+    }
+    memset(ch, 0, sizeof ch);
+    fflush(stdout);
+    for (int i = 0; i < o.procs; i++)
+        if (spawn(&o, i, &ch[i]) < 0)
+            return 1;
+    ready = wait_ready(ch, o.procs, o.cfg.ramp_timeout_s + 30);
+    if (ready < o.procs)
+        fprintf(stderr, "W: %d of %d processes ready\n", ready, o.procs);
+    if (o.server_pid)
+        cpu0 = proc_cpu_s(o.server_pid);
+    t0 = mono_s();
+    for (int i = 0; i < o.procs; i++)
+        if (ch[i].ready && write(ch[i].ctl, "G", 1) != 1)
+            ch[i].ready = false;
+    total = calloc(1, sizeof *total);
+    if (!total)
+        return 1;
+    for (int i = 0; i < o.procs; i++) {
+        if (!ch[i].ready || read_all(ch[i].out, &ch[i].st, sizeof ch[i].st)) {
+            failed++;
+            continue;
+        }
+    }
+    t1 = mono_s();
+    if (o.server_pid) {
+        cpu1 = proc_cpu_s(o.server_pid);
+        rss1 = proc_rss_kb(o.server_pid);
+    }
+    for (int i = 0; i < o.procs; i++)
+        close(ch[i].ctl); /* end of file: the children close and exit */
+    for (int i = 0; i < o.procs; i++) {
+        struct lg_stats *s = &ch[i].st;
+        int status;
+        waitpid(ch[i].pid, &status, 0);
+        close(ch[i].out);
+        if (!ch[i].ready)
+            continue;
+        total->moves += s->moves;
+        total->games_started += s->games_started;
+        total->games_ended += s->games_ended;
+        for (int k = 0; k < LG_ERR_COUNT; k++)
+            total->errors[k] += s->errors[k];
+        total->unexpected_closes += s->unexpected_closes;
+        total->connect_failures += s->connect_failures;
+        total->stalls += s->stalls;
+        total->late_moves += s->late_moves;
+        total->queue_full += s->queue_full;
+        total->shutdowns += s->shutdowns;
+        total->connects += s->connects;
+        total->connections += s->connections;
+        total->games_live += s->games_live;
+        total->cpu_us += s->cpu_us;
+        if (s->window_s > total->window_s)
+            total->window_s = s->window_s;
+        if (s->ramp_s > total->ramp_s)
+            total->ramp_s = s->ramp_s;
+        lg_hist_merge(&total->own, &s->own);
+        lg_hist_merge(&total->opp, &s->opp);
+        lg_hist_merge(&total->spec, &s->spec);
+        lg_hist_merge(&total->welcome, &s->welcome);
+    }
+    report(&o, total, failed, t1 - t0,
+           cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1);
+    free(total);
+    return failed ? 1 : 0;
+}

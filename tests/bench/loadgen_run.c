@@ -1,0 +1,982 @@
+/*
+ * loadgen_run.c - one load-generator process (see loadgen_run.h).
+ *
+ * Objects. A `pair` is one game slot: two players (A invites, B joins)
+ * and its spectators, each a `conn` with its own WebSocket. A slot plays
+ * one game after another on the same connections, so the load stays
+ * constant. When anything goes wrong (an error, a close, no progress) the
+ * slot closes all its connections and starts again from new players.
+ *
+ * Moves. The side to move picks a move at random (the slot's own seeded
+ * generator) from the `legal` list of the message that gave it the turn.
+ * Closed loop: it sends at once. Open loop: each slot keeps a schedule,
+ * one move every move_interval_ms on average (uniform in 0.5x..1.5x); a
+ * move whose time has passed when the turn arrives goes at once and is
+ * counted late. Latency runs from the moment the move frame is written
+ * to the moment a `moved` of that ply is read, per recipient kind.
+ *
+ * Timers: one lws_sul armed at the earliest deadline of a min-heap of
+ * per-slot timers (loadgen_timerq), one for the window's end, one that
+ * polls the control pipe and runs the watchdog. Every outbound message
+ * is queued on its connection and written one per WRITEABLE callback.
+ */
+#include "loadgen_run.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libwebsockets.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loadgen_timerq.h"
+
+#define QSLOTS 6
+#define QBYTES 224
+#define RESTART_US 200000        /* a failed slot reconnects after this */
+#define RETRY_US 250000          /* a rate-limited move is sent again */
+#define SETUP_STALL_US 30000000  /* a slot stuck before its game starts */
+#define CTL_POLL_US 20000
+
+enum role { ROLE_A, ROLE_B, ROLE_SPEC, ROLE_PROBE };
+
+enum pstate {
+    PS_CONNECTING, /* connections opening, hello sent */
+    PS_INVITING,   /* A sent invite */
+    PS_WATCHING,   /* spectators sent watch */
+    PS_JOINING,    /* B sent join, waiting for both states */
+    PS_PLAYING,
+    PS_ENDING,     /* last move played, waiting for game_end */
+    PS_IDLE,       /* idle mode: first moves made, nothing more */
+    PS_RESETTING,  /* closing every connection, then reconnect */
+};
+
+struct out_msg {
+    uint16_t len;
+    bool is_move;
+    long ply;                  /* a move: the ply it is played at */
+    unsigned char buf[LWS_PRE + QBYTES];
+};
+
+struct conn {
+    struct run *run;
+    struct pair *pair;         /* NULL for a probe (connect mode) */
+    struct lws *wsi;           /* non-NULL while open or opening */
+    enum role role;
+    int gindex;                /* global connection number */
+    bool white;                /* players: the colour of this game */
+    bool open;                 /* attempted, its close not yet handled */
+    bool established, closing, pending;
+    struct conn *next_pending;
+    int64_t t_start_us;        /* when the attempt began */
+    unsigned qhead, qn;
+    struct out_msg q[QSLOTS];
+    char *rx;
+    size_t rx_len, rx_cap;
+};
+
+#define SENT_RING 4
+
+struct pair {
+    struct run *run;
+    int index;                 /* global game-slot number */
+    struct conn *conns;        /* [0] A, [1] B, then spectators */
+    int nconn, open;
+    enum pstate st;
+    char gid[LG_MSG_GID_MAX + 1];
+    int welcomed, watching, joined, ended;
+    long ply;                  /* plies played */
+    char uci[6];               /* the next move, chosen on receipt */
+    struct conn *mover;
+    int64_t sent_us[SENT_RING]; /* write time by ply % SENT_RING */
+    long sent_ply[SENT_RING];
+    int64_t due_us;            /* open loop: when the next move is due */
+    int64_t progress_us;       /* last progress, for the watchdog */
+    uint64_t rng;
+    bool ready;                /* counted in run->ready */
+    bool restart;              /* the timer restarts the slot */
+    struct lg_timer timer;
+};
+
+struct run {
+    const struct lg_config *cfg;
+    struct lws_context *ctx;
+    struct pair *pairs;
+    struct conn *probes;
+    int npairs, nprobes;
+    struct conn *pend_head, *pend_tail;
+    int connecting, established, ready, live;
+    bool in_start_pending;
+    struct lg_timerq tq;
+    lws_sorted_usec_list_t tq_sul, ctl_sul, end_sul, kick_sul;
+    int64_t tq_armed_us;       /* INT64_MAX when tq_sul is not armed */
+    int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
+    bool sent_ready, going, reported, stopping;
+    int64_t cpu_go_us;
+    struct lg_stats st;
+    struct lg_msg msg;
+    char hostport[300];
+};
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t cpu_us(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000
+           + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/* xorshift64*: fast, seeded, good enough to pick moves. */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+/* Uniform in [0, 1). */
+static double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        len -= (size_t)w;
+    }
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static void tq_fire(lws_sorted_usec_list_t *sul);
+
+/* Arms the one lws_sul at the heap's earliest deadline when that moved. */
+static void tq_rearm(struct run *r)
+{
+    int64_t next = lg_timerq_next(&r->tq), now;
+
+    if (next == r->tq_armed_us)
+        return;
+    r->tq_armed_us = next;
+    if (next == INT64_MAX) {
+        lws_sul_cancel(&r->tq_sul);
+        return;
+    }
+    now = now_us();
+    lws_sul_schedule(r->ctx, 0, &r->tq_sul, tq_fire,
+                     next > now ? next - now : 0);
+}
+
+static void tq_fire(lws_sorted_usec_list_t *sul)
+{
+    struct run *r = lws_container_of(sul, struct run, tq_sul);
+    int64_t now = now_us();
+    struct lg_timer *t;
+
+    r->tq_armed_us = INT64_MAX;
+    while ((t = lg_timerq_pop_due(&r->tq, now)))
+        t->cb(t);
+    tq_rearm(r);
+}
+
+static void pair_arm(struct pair *p, int64_t at_us, bool restart)
+{
+    p->restart = restart;
+    lg_timerq_arm(&p->run->tq, &p->timer, at_us);
+    tq_rearm(p->run);
+}
+
+/* ---- outbound ---------------------------------------------------------- */
+
+/* Queues one text message on c, written by a later WRITEABLE callback. */
+static void __attribute__((format(printf, 4, 5)))
+conn_send(struct conn *c, bool is_move, long ply, const char *fmt, ...)
+{
+    struct out_msg *m;
+    va_list ap;
+    int n;
+
+    if (!c->established || c->closing)
+        return;
+    if (c->qn == QSLOTS) {
+        c->run->st.queue_full++;
+        return;
+    }
+    m = &c->q[(c->qhead + c->qn) % QSLOTS];
+    va_start(ap, fmt);
+    n = vsnprintf((char *)m->buf + LWS_PRE, QBYTES, fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= QBYTES)
+        return;
+    m->len = (uint16_t)n;
+    m->is_move = is_move;
+    m->ply = ply;
+    if (c->qn++ == 0)
+        lws_callback_on_writable(c->wsi);
+}
+
+static int conn_writeable(struct conn *c)
+{
+    struct out_msg *m;
+
+    if (c->closing) {
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+        return -1;
+    }
+    if (!c->qn)
+        return 0;
+    m = &c->q[c->qhead];
+    if (m->is_move && c->pair) {
+        struct pair *p = c->pair;
+        p->sent_us[(m->ply + 1) % SENT_RING] = now_us();
+        p->sent_ply[(m->ply + 1) % SENT_RING] = m->ply + 1;
+    }
+    if (lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT)
+        < (int)m->len)
+        return -1;
+    c->qhead = (c->qhead + 1) % QSLOTS;
+    if (--c->qn)
+        lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* Closes c from our side (a normal close, not counted as unexpected). */
+static void conn_close(struct conn *c)
+{
+    if (c->pending) {
+        /* not yet attempted: drop it from the queue of attempts */
+        struct conn **pp = &c->run->pend_head, *prev = NULL;
+        while (*pp && *pp != c) {
+            prev = *pp;
+            pp = &(*pp)->next_pending;
+        }
+        if (*pp) {
+            *pp = c->next_pending;
+            if (c->run->pend_tail == c)
+                c->run->pend_tail = prev;
+        }
+        c->pending = false;
+        c->pair->open--;
+        return;
+    }
+    if (!c->open || c->closing)
+        return;
+    c->closing = true;
+    if (c->established)
+        lws_callback_on_writable(c->wsi);
+    else if (c->wsi)
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    /* else: closed as soon as it is established */
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+static void conn_closed(struct conn *c);
+
+static void conn_attempt(struct conn *c)
+{
+    struct run *r = c->run;
+    const struct lg_config *cfg = r->cfg;
+    struct lws_client_connect_info i;
+    char iface[INET_ADDRSTRLEN];
+    struct lws *wsi;
+
+    memset(&i, 0, sizeof i);
+    i.context = r->ctx;
+    i.address = cfg->host;
+    i.port = cfg->port;
+    i.path = cfg->path;
+    i.host = r->hostport;
+    i.origin = r->hostport;
+    i.protocol = "chess.v1";
+    i.userdata = c;
+    i.opaque_user_data = c;
+    if (cfg->src_addrs > 1) {
+        struct in_addr a;
+        a.s_addr = htonl(0x7f000001u + (uint32_t)(c->gindex % cfg->src_addrs));
+        inet_ntop(AF_INET, &a, iface, sizeof iface);
+        i.iface = iface;
+    }
+    c->t_start_us = now_us();
+    c->wsi = NULL;
+    c->open = true;
+    i.pwsi = &c->wsi;
+    r->connecting++;
+    wsi = lws_client_connect_via_info(&i);
+    if (!c->open)
+        return; /* CONNECTION_ERROR already ran */
+    if (wsi)
+        c->wsi = wsi;
+    else
+        conn_closed(c);
+}
+
+/* Starts queued attempts while fewer than max_connecting are in flight. */
+static void start_pending(struct run *r)
+{
+    if (r->in_start_pending)
+        return;
+    r->in_start_pending = true;
+    while (r->pend_head && r->connecting < r->cfg->max_connecting
+           && !r->stopping) {
+        struct conn *c = r->pend_head;
+        r->pend_head = c->next_pending;
+        if (!r->pend_head)
+            r->pend_tail = NULL;
+        c->pending = false;
+        c->next_pending = NULL;
+        conn_attempt(c);
+    }
+    r->in_start_pending = false;
+}
+
+static void kick_fire(lws_sorted_usec_list_t *sul)
+{
+    start_pending(lws_container_of(sul, struct run, kick_sul));
+}
+
+/* Starts pending attempts soon, outside any connection's callback (so a
+ * close callback never re-enters lws to open another connection). */
+static void kick(struct run *r)
+{
+    if (r->pend_head && !r->stopping)
+        lws_sul_schedule(r->ctx, 0, &r->kick_sul, kick_fire, 1);
+}
+
+static void conn_queue_attempt(struct conn *c)
+{
+    struct run *r = c->run;
+
+    c->established = c->closing = false;
+    c->qhead = c->qn = 0;
+    c->rx_len = 0;
+    c->pending = true;
+    c->next_pending = NULL;
+    if (r->pend_tail)
+        r->pend_tail->next_pending = c;
+    else
+        r->pend_head = c;
+    r->pend_tail = c;
+    if (c->pair)
+        c->pair->open++;
+}
+
+/* ---- game slots -------------------------------------------------------- */
+
+static void pair_set_ready(struct pair *p)
+{
+    if (!p->ready) {
+        p->ready = true;
+        p->run->ready++;
+    }
+}
+
+static void pair_set_live(struct pair *p, bool live)
+{
+    bool was = p->st == PS_PLAYING || p->st == PS_ENDING;
+
+    if (was != live)
+        p->run->live += live ? 1 : -1;
+}
+
+static void pair_set_state(struct pair *p, enum pstate st)
+{
+    pair_set_live(p, st == PS_PLAYING || st == PS_ENDING);
+    p->st = st;
+    p->progress_us = now_us();
+}
+
+/* Closes every connection of p; the slot restarts once all are closed. */
+static void pair_reset(struct pair *p)
+{
+    if (p->st == PS_RESETTING)
+        return;
+    pair_set_state(p, PS_RESETTING);
+    lg_timerq_cancel(&p->run->tq, &p->timer);
+    for (int k = 0; k < p->nconn; k++)
+        conn_close(&p->conns[k]);
+    if (!p->open)
+        pair_arm(p, now_us() + RESTART_US, true);
+}
+
+static void pair_connect(struct pair *p)
+{
+    pair_set_state(p, PS_CONNECTING);
+    p->welcomed = 0;
+    p->gid[0] = '\0';
+    for (int k = 0; k < p->nconn; k++)
+        conn_queue_attempt(&p->conns[k]);
+    start_pending(p->run);
+}
+
+static void pair_new_game(struct pair *p)
+{
+    pair_set_state(p, PS_INVITING);
+    p->watching = p->joined = p->ended = 0;
+    p->mover = NULL;
+    for (int k = 0; k < SENT_RING; k++)
+        p->sent_ply[k] = -1;
+    conn_send(&p->conns[0], false, 0,
+              "{\"t\":\"invite\",\"clock\":{\"type\":\"fischer\","
+              "\"initial_s\":10800,\"increment_s\":0},\"color\":\"random\"}");
+}
+
+static void pair_send_move(struct pair *p)
+{
+    conn_send(p->mover, true, p->ply,
+              "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\",\"ply\":%ld,"
+              "\"id\":%ld}", p->gid, p->uci, p->ply, p->ply);
+}
+
+/* It is p->mover's turn and p->uci is chosen: send now or when due. */
+static void pair_turn(struct pair *p, bool first)
+{
+    const struct lg_config *cfg = p->run->cfg;
+    int64_t now = now_us(), interval = (int64_t)cfg->move_interval_ms * 1000;
+
+    if (cfg->mode == LG_MODE_IDLE && p->ply >= 2) {
+        pair_set_state(p, PS_IDLE);
+        pair_set_ready(p);
+        return;
+    }
+    if (!interval || cfg->mode == LG_MODE_IDLE) {
+        pair_send_move(p);
+        return;
+    }
+    if (first)
+        p->due_us = now + (int64_t)(rng_unit(&p->rng) * (double)interval);
+    else
+        p->due_us += (int64_t)((0.5 + rng_unit(&p->rng)) * (double)interval);
+    if (p->due_us <= now) {
+        if (!first)
+            p->run->st.late_moves++;
+        p->due_us = now;
+        pair_send_move(p);
+        return;
+    }
+    pair_arm(p, p->due_us, false);
+}
+
+static void pair_timer(struct lg_timer *t)
+{
+    struct pair *p = lws_container_of(t, struct pair, timer);
+
+    if (p->restart)
+        pair_connect(p);
+    else if (p->st == PS_PLAYING && p->mover)
+        pair_send_move(p);
+}
+
+static void pick_move(struct pair *p, const struct lg_msg *m)
+{
+    int i = (int)(rng_next(&p->rng) % (uint64_t)m->nlegal);
+
+    memcpy(p->uci, m->legal[i], sizeof p->uci);
+}
+
+static void on_moved(struct pair *p, struct conn *c, const struct lg_msg *m,
+                     int64_t now)
+{
+    struct run *r = p->run;
+    long slot = m->ply % SENT_RING;
+    bool known = m->ply > 0 && p->sent_ply[slot] == m->ply;
+    uint64_t lat = known ? (uint64_t)(now - p->sent_us[slot]) : 0;
+
+    if (c->role == ROLE_SPEC) {
+        if (known)
+            lg_hist_record(&r->st.spec, lat);
+        return;
+    }
+    if (p->st != PS_PLAYING)
+        return;
+    /* a move that ended in an odd ply was white's (games start at ply 0) */
+    if (c->white == (m->ply % 2 == 1)) {
+        if (known) {
+            lg_hist_record(&r->st.own, lat);
+            r->st.moves++;
+        }
+        return;
+    }
+    if (known)
+        lg_hist_record(&r->st.opp, lat);
+    if (m->ply != p->ply + 1)
+        return;
+    p->ply = m->ply;
+    p->progress_us = now;
+    if (!m->nlegal) {
+        pair_set_state(p, PS_ENDING);
+        return;
+    }
+    p->mover = c;
+    pick_move(p, m);
+    pair_turn(p, false);
+}
+
+static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
+{
+    if (strcmp(m->game, p->gid))
+        return;
+    if (c->role == ROLE_SPEC) {
+        if (p->st == PS_WATCHING && ++p->watching == p->nconn - 2) {
+            pair_set_state(p, PS_JOINING);
+            conn_send(&p->conns[1], false, 0,
+                      "{\"t\":\"join\",\"game\":\"%s\"}", p->gid);
+        }
+        return;
+    }
+    if (p->st != PS_JOINING || ++p->joined < 2)
+        return;
+    if (!m->started || !m->nlegal || m->white_to_move < 0) {
+        pair_reset(p);
+        return;
+    }
+    pair_set_state(p, PS_PLAYING);
+    if (p->run->cfg->mode == LG_MODE_PLAY)
+        pair_set_ready(p);
+    p->run->st.games_started++;
+    p->ply = m->ply;
+    p->mover = p->conns[0].white == (m->white_to_move == 1) ? &p->conns[0]
+                                                           : &p->conns[1];
+    pick_move(p, m);
+    pair_turn(p, true);
+}
+
+static void on_error(struct pair *p, struct conn *c, const struct lg_msg *m)
+{
+    p->run->st.errors[m->error]++;
+    if (m->error == lg_msg_error_index("rate_limited") && m->has_id
+        && c == p->mover && m->id == p->ply && p->st == PS_PLAYING) {
+        pair_arm(p, now_us() + RETRY_US, false);
+        return;
+    }
+    pair_reset(p);
+}
+
+static void pair_on_message(struct pair *p, struct conn *c,
+                            const struct lg_msg *m, int64_t now)
+{
+    switch (m->type) {
+    case LG_MSG_WELCOME:
+        if (p->st == PS_CONNECTING && ++p->welcomed == p->nconn)
+            pair_new_game(p);
+        break;
+    case LG_MSG_INVITED:
+        if (c->role != ROLE_A || p->st != PS_INVITING)
+            break;
+        snprintf(p->gid, sizeof p->gid, "%s", m->game);
+        if (p->nconn > 2) {
+            pair_set_state(p, PS_WATCHING);
+            for (int k = 2; k < p->nconn; k++)
+                conn_send(&p->conns[k], false, 0,
+                          "{\"t\":\"watch\",\"game\":\"%s\"}", p->gid);
+        } else {
+            pair_set_state(p, PS_JOINING);
+            conn_send(&p->conns[1], false, 0,
+                      "{\"t\":\"join\",\"game\":\"%s\"}", p->gid);
+        }
+        break;
+    case LG_MSG_GAME_START:
+        if (c->role != ROLE_SPEC && !strcmp(m->game, p->gid))
+            c->white = m->you_white == 1;
+        break;
+    case LG_MSG_STATE:
+        on_state(p, c, m);
+        break;
+    case LG_MSG_MOVED:
+        if (!strcmp(m->game, p->gid))
+            on_moved(p, c, m, now);
+        break;
+    case LG_MSG_GAME_END:
+        if (strcmp(m->game, p->gid))
+            break;
+        if (c->role == ROLE_SPEC) {
+            conn_send(c, false, 0, "{\"t\":\"unwatch\",\"game\":\"%s\"}",
+                      p->gid);
+            break;
+        }
+        if ((p->st == PS_PLAYING || p->st == PS_ENDING) && ++p->ended == 2) {
+            p->run->st.games_ended++;
+            lg_timerq_cancel(&p->run->tq, &p->timer);
+            pair_new_game(p);
+        }
+        break;
+    case LG_MSG_ERROR:
+        on_error(p, c, m);
+        break;
+    case LG_MSG_SHUTDOWN:
+        p->run->st.shutdowns++;
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- connect mode ------------------------------------------------------ */
+
+static void probe_on_message(struct conn *c, const struct lg_msg *m,
+                             int64_t now)
+{
+    struct run *r = c->run;
+
+    if (m->type == LG_MSG_WELCOME) {
+        lg_hist_record(&r->st.welcome, (uint64_t)(now - c->t_start_us));
+        r->st.connects++;
+        c->closing = true;
+        lws_callback_on_writable(c->wsi);
+    } else if (m->type == LG_MSG_ERROR) {
+        r->st.errors[m->error]++;
+    }
+}
+
+/* ---- lws callbacks ----------------------------------------------------- */
+
+static void conn_established(struct conn *c, struct lws *wsi)
+{
+    struct run *r = c->run;
+
+    c->wsi = wsi;
+    c->established = true;
+    r->connecting--;
+    r->established++;
+    kick(r);
+    if (c->closing) {
+        lws_callback_on_writable(wsi);
+        return;
+    }
+    if (c->role == ROLE_PROBE)
+        conn_send(c, false, 0, "{\"t\":\"hello\"}");
+    else
+        conn_send(c, false, 0, "{\"t\":\"hello\",\"name\":\"lg%d%c%d\"}",
+                  c->pair->index, "abs"[c->role], (int)(c - c->pair->conns));
+}
+
+/* The connection is gone (closed, refused or cut). */
+static void conn_closed(struct conn *c)
+{
+    struct run *r = c->run;
+    struct pair *p = c->pair;
+
+    if (!c->open)
+        return;
+    c->open = false;
+    if (c->established)
+        r->established--;
+    else
+        r->connecting--;
+    if (!c->closing && !r->stopping) {
+        if (c->established)
+            r->st.unexpected_closes++;
+        else
+            r->st.connect_failures++;
+    }
+    c->wsi = NULL;
+    c->established = c->closing = false;
+    c->qn = 0;
+    c->rx_len = 0;
+    if (!r->stopping) {
+        if (!p) {
+            conn_queue_attempt(c);
+        } else {
+            p->open--;
+            if (p->st != PS_RESETTING)
+                pair_reset(p);
+            else if (!p->open)
+                pair_arm(p, now_us() + RESTART_US, true);
+        }
+    }
+    kick(r);
+}
+
+static void conn_message(struct conn *c, const char *text, size_t len)
+{
+    struct run *r = c->run;
+    int64_t now = now_us();
+
+    lg_msg_parse(text, len, &r->msg);
+    if (c->pair)
+        pair_on_message(c->pair, c, &r->msg, now);
+    else
+        probe_on_message(c, &r->msg, now);
+}
+
+static void conn_receive(struct conn *c, struct lws *wsi, const char *in,
+                         size_t len)
+{
+    bool last = lws_is_final_fragment(wsi)
+                && !lws_remaining_packet_payload(wsi);
+
+    if (c->closing)
+        return;
+    if (last && !c->rx_len) {
+        conn_message(c, in, len);
+        return;
+    }
+    if (c->rx_len + len > c->rx_cap) {
+        size_t cap = c->rx_cap ? c->rx_cap : 4096;
+        char *n;
+        while (cap < c->rx_len + len)
+            cap *= 2;
+        n = realloc(c->rx, cap);
+        if (!n)
+            return;
+        c->rx = n;
+        c->rx_cap = cap;
+    }
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    if (last) {
+        conn_message(c, c->rx, c->rx_len);
+        c->rx_len = 0;
+    }
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason,
+                    void *user, void *in, size_t len)
+{
+    struct conn *c = user ? user : lws_get_opaque_user_data(wsi);
+
+    /* a connection's callbacks all come before its close is handled, and
+     * a new attempt starts only later (kick), so `open` tells them apart */
+    if (!c || !c->open)
+        return 0;
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        conn_established(c, wsi);
+        break;
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        conn_receive(c, wsi, in, len);
+        break;
+    case LWS_CALLBACK_CLIENT_WRITEABLE:
+        return conn_writeable(c);
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+    case LWS_CALLBACK_CLIENT_CLOSED:
+    case LWS_CALLBACK_CLOSED:
+        conn_closed(c);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+    {"chess.v1", callback, 0, 0, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* ---- the window -------------------------------------------------------- */
+
+static void window_end(lws_sorted_usec_list_t *sul)
+{
+    struct run *r = lws_container_of(sul, struct run, end_sul);
+
+    r->st.window_s = (double)(now_us() - r->t_go_us) / 1e6;
+    r->st.cpu_us = (uint64_t)(cpu_us() - r->cpu_go_us);
+    r->st.connections = (uint64_t)r->established;
+    r->st.games_live = (uint64_t)r->live;
+    write_all(r->cfg->out_fd, &r->st, sizeof r->st);
+    r->reported = true;
+}
+
+static void window_go(struct run *r)
+{
+    double ramp = r->st.ramp_s;
+
+    memset(&r->st, 0, sizeof r->st);
+    r->st.ramp_s = ramp;
+    r->going = true;
+    r->t_go_us = now_us();
+    r->cpu_go_us = cpu_us();
+    lws_sul_schedule(r->ctx, 0, &r->end_sul, window_end,
+                     (lws_usec_t)(r->cfg->duration_s * 1e6));
+}
+
+/* Restarts slots that made no progress for too long. */
+static void watchdog(struct run *r, int64_t now)
+{
+    int64_t play_stall = 10LL * r->cfg->move_interval_ms * 1000;
+
+    if (play_stall < 15000000)
+        play_stall = 15000000;
+    for (int i = 0; i < r->npairs; i++) {
+        struct pair *p = &r->pairs[i];
+        int64_t limit;
+        if (p->st == PS_IDLE || p->st == PS_RESETTING)
+            continue;
+        limit = p->st == PS_PLAYING || p->st == PS_ENDING ? play_stall
+                                                          : SETUP_STALL_US;
+        if (now - p->progress_us > limit) {
+            r->st.stalls++;
+            pair_reset(p);
+        }
+    }
+}
+
+static void ctl_poll(lws_sorted_usec_list_t *sul)
+{
+    struct run *r = lws_container_of(sul, struct run, ctl_sul);
+    int64_t now = now_us();
+    char b[16];
+    ssize_t n;
+
+    if (!r->sent_ready && (r->ready == r->npairs || now >= r->ramp_deadline_us)) {
+        r->st.ramp_s = (double)(now - r->t_begin_us) / 1e6;
+        write_all(r->cfg->out_fd, "R", 1);
+        r->sent_ready = true;
+    }
+    while ((n = read(r->cfg->ctl_fd, b, sizeof b)) > 0)
+        for (ssize_t k = 0; k < n; k++)
+            if (b[k] == 'G' && !r->going)
+                window_go(r);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        r->stopping = true;
+        lws_cancel_service(r->ctx);
+        return;
+    }
+    if (now - r->last_watchdog_us >= 1000000) {
+        r->last_watchdog_us = now;
+        watchdog(r, now);
+    }
+    lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static int build(struct run *r)
+{
+    const struct lg_config *cfg = r->cfg;
+    int per = 2 + cfg->spectators, gi = cfg->first_game * per;
+
+    if (cfg->mode == LG_MODE_CONNECT) {
+        r->nprobes = cfg->connections;
+        r->probes = calloc((size_t)r->nprobes, sizeof *r->probes);
+        if (!r->probes)
+            return -1;
+        for (int i = 0; i < r->nprobes; i++) {
+            struct conn *c = &r->probes[i];
+            c->run = r;
+            c->role = ROLE_PROBE;
+            c->gindex = cfg->first_game + i;
+            conn_queue_attempt(c);
+        }
+        r->npairs = 0;
+        return 0;
+    }
+    r->npairs = cfg->games;
+    r->pairs = calloc((size_t)r->npairs, sizeof *r->pairs);
+    if (!r->pairs)
+        return -1;
+    for (int i = 0; i < r->npairs; i++) {
+        struct pair *p = &r->pairs[i];
+        p->run = r;
+        p->index = cfg->first_game + i;
+        p->nconn = per;
+        p->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)p->index + 1;
+        if (!p->rng)
+            p->rng = 1;
+        lg_timer_init(&p->timer, pair_timer);
+        p->conns = calloc((size_t)per, sizeof *p->conns);
+        if (!p->conns)
+            return -1;
+        for (int k = 0; k < per; k++) {
+            struct conn *c = &p->conns[k];
+            c->run = r;
+            c->pair = p;
+            c->role = k == 0 ? ROLE_A : k == 1 ? ROLE_B : ROLE_SPEC;
+            c->gindex = gi++;
+        }
+        pair_connect(p);
+    }
+    return 0;
+}
+
+static void teardown(struct run *r)
+{
+    lg_timerq_free(&r->tq);
+    for (int i = 0; i < r->npairs; i++) {
+        if (!r->pairs[i].conns)
+            continue;
+        for (int k = 0; k < r->pairs[i].nconn; k++)
+            free(r->pairs[i].conns[k].rx);
+        free(r->pairs[i].conns);
+    }
+    free(r->pairs);
+    for (int i = 0; i < r->nprobes; i++)
+        free(r->probes[i].rx);
+    free(r->probes);
+}
+
+int lg_run(const struct lg_config *cfg)
+{
+    struct lws_context_creation_info info;
+    struct run *r = calloc(1, sizeof *r);
+    int conns, rc = 0;
+
+    if (!r)
+        return 1;
+    r->cfg = cfg;
+    r->tq_armed_us = INT64_MAX;
+    snprintf(r->hostport, sizeof r->hostport, "%s:%d", cfg->host, cfg->port);
+    conns = cfg->mode == LG_MODE_CONNECT ? cfg->connections
+                                         : cfg->games * (2 + cfg->spectators);
+    lws_set_log_level(LLL_ERR, NULL);
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    info.fd_limit_per_thread = (unsigned)conns + 64;
+    r->ctx = lws_create_context(&info);
+    if (!r->ctx) {
+        fprintf(stderr, "E: cannot create the client context\n");
+        free(r);
+        return 1;
+    }
+    r->t_begin_us = now_us();
+    r->ramp_deadline_us = r->t_begin_us
+                          + (int64_t)(cfg->ramp_timeout_s * 1e6);
+    if (build(r) < 0) {
+        fprintf(stderr, "E: out of memory\n");
+        rc = 1;
+        goto done;
+    }
+    if (cfg->mode == LG_MODE_CONNECT)
+        r->ready = r->npairs; /* nothing to ramp */
+    start_pending(r);
+    lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
+    while (!r->stopping)
+        if (lws_service(r->ctx, 0) < 0)
+            break;
+done:
+    r->stopping = true;
+    lws_sul_cancel(&r->tq_sul);
+    lws_sul_cancel(&r->ctl_sul);
+    lws_sul_cancel(&r->end_sul);
+    lws_sul_cancel(&r->kick_sul);
+    lws_context_destroy(r->ctx);
+    teardown(r);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * loadgen_run.h - one load-generator process: a libwebsockets client
+ * context holding its share of the games (or of the connections), driven
+ * by its parent through two pipes.
+ *
+ * Life of a process: connect every player (at most `max_connecting`
+ * handshakes at a time), pair them into games, and write 'R' on out_fd
+ * when every game has started (or the ramp timed out). A 'G' on ctl_fd
+ * opens the measurement window: the counters restart, and after
+ * duration_s the process writes one struct lg_stats on out_fd. It keeps
+ * its connections (and its load) until ctl_fd reaches end of file, then
+ * closes them and returns.
+ */
+#ifndef LOADGEN_RUN_H
+#define LOADGEN_RUN_H
+
+#include <stdint.h>
+
+#include "loadgen_hist.h"
+#include "loadgen_msg.h"
+
+enum lg_mode {
+    LG_MODE_PLAY,    /* games played, replaced when they end */
+    LG_MODE_CONNECT, /* connect, hello, welcome, close, again */
+    LG_MODE_IDLE,    /* games with both first moves made, then silence */
+};
+
+struct lg_config {
+    enum lg_mode mode;
+    char host[256];
+    int port;
+    char path[256];
+    int games;            /* this process's games */
+    int first_game;       /* global index of its first game (names, seeds) */
+    int spectators;       /* per game */
+    int connections;      /* connect mode: attempts kept in flight */
+    int move_interval_ms; /* mean time between moves of a game; 0: at once */
+    double duration_s;    /* length of the measurement window */
+    uint64_t seed;
+    int src_addrs;        /* >1: bind to 127.0.0.1 + (connection % N) */
+    int max_connecting;   /* handshakes in progress at once */
+    double ramp_timeout_s;
+    int ctl_fd;           /* read: 'G', then end of file */
+    int out_fd;           /* write: 'R', then struct lg_stats */
+};
+
+/* What one process measured in its window; several merge by adding. */
+struct lg_stats {
+    uint64_t moves;             /* moves whose mover saw its own `moved` */
+    uint64_t games_started;
+    uint64_t games_ended;
+    uint64_t errors[LG_ERR_COUNT];
+    uint64_t unexpected_closes; /* established connections the server cut */
+    uint64_t connect_failures;  /* attempts that never got established */
+    uint64_t stalls;            /* games without progress, restarted */
+    uint64_t late_moves;        /* open loop: moves sent after their time */
+    uint64_t queue_full;        /* client-side outbound ring overflowed */
+    uint64_t shutdowns;         /* {"t":"shutdown"} received */
+    uint64_t connects;          /* connect mode: hello -> welcome done */
+    uint64_t connections;       /* established at the end of the window */
+    uint64_t games_live;        /* games being played at the end */
+    uint64_t cpu_us;            /* this process's CPU time in the window */
+    double window_s;
+    double ramp_s;              /* start to 'R' */
+    struct lg_hist own;         /* move written -> mover's own `moved` */
+    struct lg_hist opp;         /* move written -> opponent's `moved` */
+    struct lg_hist spec;        /* move written -> a spectator's `moved` */
+    struct lg_hist welcome;     /* connect mode: connect -> `welcome` */
+};
+
+/* Runs one process as described above. Returns 0, or 1 when the client
+ * context could not be created or memory ran out. */
+int lg_run(const struct lg_config *cfg);
+
+#endif
