@@ -597,6 +597,14 @@ export class GameView {
                                   g.toMove === g.you);
         $('abort-btn').hidden = !(started && player && g.ply < 2);
         $('resign-btn').hidden = !(started && player && g.ply >= 2);
+        // Nothing can reach the server while offline: say so by disabling.
+        const online = this.ctx.online();
+        for (const id of ['resign-btn', 'abort-btn', 'claim-btn',
+                          'accept-draw-btn', 'decline-draw-btn', 'join-btn',
+                          'cancel-invite-btn'])
+            $(id).disabled = !online;
+        if (!online)
+            $('draw-btn').disabled = true;
         const leave = $('leave-btn');
         leave.textContent = started && player ? 'Leave'
             : !player && started ? 'Stop watching' : 'Back to lobby';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    myName,
+    myName, screenshot,
     assertClean, clickMove, invite, join, launchBrowser, openPlayer,
     sanList, startServer, text, waitPiece, waitText,
 } from './lib.mjs';
@@ -67,6 +67,10 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
     await waitText(b.page, '#notice',
                    /^Your opponent disconnected: \d+ s to return\.$/);
     await waitText(b.page, '#bar-top .gone-tag', /^offline \d+ s$/);
+    assert.ok(await a.page.locator('#resign-btn').isDisabled(),
+              'no actions while offline');
+    await screenshot(a.page, 'offline-desktop.png');
+    await screenshot(b.page, 'opponent-gone-desktop.png');
 
     // B moves while A is away; A keeps retrying meanwhile.
     await clickMove(b.page, 'b8c6');
@@ -80,6 +84,7 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
     await waitPiece(a.page, 'c6', 'black knight');
     assert.deepEqual(await sanList(a.page), ['e4', 'e5', 'Nf3', 'Nc6']);
     await waitText(a.page, '#status', /^Your move$/);
+    assert.ok(await a.page.locator('#resign-btn').isEnabled());
     assert.equal(await a.page.evaluate(() => window.notReloaded), true,
                  'resynced without a reload');
     await b.page.locator('#notice').waitFor({ state: 'hidden' });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
     assertClean, clickMove, confirm, invite, join, launchBrowser, openPlayer,
-    sanList, startServer, waitPiece, waitText,
+    sanList, screenshot, startServer, waitPiece, waitText,
 } from './lib.mjs';
 
 test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
@@ -42,6 +42,7 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     await waitPiece(c.page, 'f3', 'white knight');
     await waitPiece(c.page, 'g1', 'empty');
     assert.deepEqual(await sanList(c.page), ['e4', 'c5', 'Nf3']);
+    await screenshot(c.page, 'spectator-phone.png');
     await waitText(c.page, '#status', /^You are watching\. Black to move$/);
 
     // White leaves: that counts as resigning, and everyone sees it.
