@@ -153,3 +153,34 @@ test('a server restart: both pages come back to the game', { timeout: 90000 },
     await waitPiece(b.page, 'f3', 'white knight');
     assertClean(t, a, b);
 });
+
+test('an unknown saved token: a new guest, and the page says so',
+     { timeout: 60000 }, async (t) => {
+    const server = await startServer();
+    const browser = await launchBrowser();
+    t.after(async () => {
+        await browser.close();
+        await server.stop();
+    });
+    const a = await openPlayer(browser, `${server.base}/`, {
+        beforeGoto: (page) => page.addInitScript(() => {
+            if (!sessionStorage.getItem('seeded')) {
+                sessionStorage.setItem('seeded', '1');
+                localStorage.setItem('chess.token', 'not-a-real-token');
+            }
+        }),
+    });
+    await waitText(a.page, '.toast.error',
+                   /Your saved identity was not recognised/);
+    const name = await myName(a.page);
+    assert.match(name, /^Guest-/);
+    const saved = await a.page.evaluate(() =>
+        localStorage.getItem('chess.token'));
+    assert.notEqual(saved, 'not-a-real-token');
+    assert.ok(saved && saved.length >= 16, 'the new token is saved');
+    // The new identity survives a reload.
+    await a.page.reload();
+    await waitText(a.page, '#conn-text', /^Online$/);
+    await waitText(a.page, '#me', new RegExp(`^${name}$`));
+    assertClean(t, a);
+});
