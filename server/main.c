@@ -1,12 +1,20 @@
 /*
- * main.c - chess-server: command line, start-up, signals, shutdown.
+ * main.c - chess-server: command line, config file, start-up, signals,
+ * shutdown, and the backup subcommand.
  *
- *   chess-server --port N --db PATH --web DIR --grace-s N --first-move-s N
+ *   chess-server [--config PATH] [--port N] [--db PATH] [--web DIR]
+ *                [--grace-s N] [--first-move-s N] [--log-level L]
+ *                [--log-file PATH]
+ *   chess-server --check-config PATH [flags]
+ *   chess-server backup DEST (--db PATH | --config PATH)
  *
- * Start-up order: take the database's lock file, listen, open the store
- * (migrations), restore the live games of the previous run, serve. SIGTERM
- * and SIGINT begin a planned shutdown: clients get {"t":"shutdown"} and a
- * 1001 close, the store commits everything queued, the process exits 0.
+ * Settings come from the defaults, then the config file, then the flags
+ * (config.h). Start-up order: open the log, take the database's lock
+ * file, listen, open the store (migrations), restore the live games of
+ * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
+ * clients get {"t":"shutdown"} and a 1001 close, the store commits
+ * everything queued and records its last heartbeat (so the downtime is
+ * charged to no clock), the process exits 0. SIGHUP reopens the log file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +22,7 @@
 #include <limits.h>
 #include <linux/limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,52 +30,69 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "log.h"
 #include "net.h"
 #include "session.h"
 #include "store.h"
 
-struct options {
-    int port;
-    const char *db;
-    const char *web;
-    int grace_s;
-    int first_move_s;
+#ifndef CHESS_SERVER_VERSION
+#define CHESS_SERVER_VERSION "unknown"
+#endif
+
+/* A planned shutdown that has not ended after this long (a store that
+ * cannot commit, a wedged loop) is ended by SIGALRM's default action. */
+#define SHUTDOWN_HARD_LIMIT_S 20
+
+/* A flag given on the command line, applied after the config file. */
+struct override {
+    const char *flag; /* as spelled, for messages */
+    const char *key;
+    const char *value;
+};
+
+struct args {
+    const char *config;       /* --config */
+    bool check;               /* --check-config */
+    struct override over[16];
+    size_t n_over;
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: chess-server [options]\n"
-        "  --port N          TCP port for HTTP and the WebSocket at /ws "
-        "(default 8080)\n"
-        "  --db PATH         SQLite database (default ./data/chess.db; its "
-        "folder is created)\n"
-        "  --web DIR         static files of the browser client (default "
+        "       chess-server --check-config PATH [options]\n"
+        "       chess-server backup DEST (--db PATH | --config PATH)\n"
+        "  --config PATH      JSON settings file (see the README); the "
+        "options\n"
+        "                     below override it\n"
+        "  --check-config PATH  validate PATH (and the options) and exit: 0 "
+        "when\n"
+        "                     good, 2 with a message when not\n"
+        "  --port N           TCP port for HTTP(S) and the WebSocket at /ws "
+        "(default\n"
+        "                     8080)\n"
+        "  --db PATH          SQLite database (default ./data/chess.db; its "
+        "folder is\n"
+        "                     created)\n"
+        "  --web DIR          static files of the browser client (default "
         "./web)\n"
-        "  --grace-s N       seconds a disconnected player keeps a game "
+        "  --grace-s N        seconds a disconnected player keeps a game "
         "(default 60)\n"
-        "  --first-move-s N  seconds for each side's first move (default "
+        "  --first-move-s N   seconds for each side's first move (default "
         "30)\n"
-        "  --help            this text\n");
+        "  --log-level L      error, warn, info or debug (default info)\n"
+        "  --log-file PATH    append the log to PATH (default: standard "
+        "error);\n"
+        "                     SIGHUP reopens it\n"
+        "  --help             this text\n"
+        "backup copies the live database with SQLite's online backup, "
+        "safe while\n"
+        "the server runs; DEST must not exist.\n");
 }
 
-/* Parses a decimal integer in [lo, hi]; exits with a message otherwise. */
-static int int_arg(const char *name, const char *text, int lo, int hi)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno || !*text || *end || v < lo || v > hi) {
-        fprintf(stderr, "E: %s must be an integer from %d to %d, not '%s'\n",
-                name, lo, hi, text);
-        exit(2);
-    }
-    return (int)v;
-}
-
-static void parse_args(int argc, char **argv, struct options *o)
+static void parse_args(int argc, char **argv, struct args *a)
 {
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},
@@ -74,49 +100,97 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"web", required_argument, NULL, 'w'},
         {"grace-s", required_argument, NULL, 'g'},
         {"first-move-s", required_argument, NULL, 'f'},
+        {"log-level", required_argument, NULL, 'l'},
+        {"log-file", required_argument, NULL, 'L'},
+        {"config", required_argument, NULL, 'c'},
+        {"check-config", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static const struct {
+        int opt;
+        const char *flag, *key;
+    } map[] = {
+        {'p', "--port", "port"},
+        {'d', "--db", "database"},
+        {'w', "--web", "web_root"},
+        {'g', "--grace-s", "grace_s"},
+        {'f', "--first-move-s", "first_move_s"},
+        {'l', "--log-level", "log_level"},
+        {'L', "--log-file", "log_file"},
+    };
     int c;
 
-    *o = (struct options){8080, "./data/chess.db", "./web", 60, 30};
+    memset(a, 0, sizeof *a);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'p':
-            o->port = int_arg("--port", optarg, 1, 65535);
-            break;
-        case 'd':
-            if (!*optarg) {
-                fprintf(stderr, "E: --db needs a path\n");
+        case 'c':
+        case 'C':
+            if (a->config && strcmp(a->config, optarg)) {
+                fprintf(stderr, "E: --config and --check-config name "
+                        "different files\n");
                 exit(2);
             }
-            o->db = optarg;
-            break;
-        case 'w':
-            o->web = optarg;
-            break;
-        case 'g':
-            o->grace_s = int_arg("--grace-s", optarg, 1, 86400);
-            break;
-        case 'f':
-            o->first_move_s = int_arg("--first-move-s", optarg, 1, 86400);
+            a->config = optarg;
+            if (c == 'C')
+                a->check = true;
             break;
         case 'h':
             usage(stdout);
             exit(0);
         default:
+            for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+                if (map[i].opt == c) {
+                    if (a->n_over == sizeof a->over / sizeof a->over[0]) {
+                        fprintf(stderr, "E: too many options\n");
+                        exit(2);
+                    }
+                    a->over[a->n_over++] = (struct override){
+                        map[i].flag, map[i].key, optarg};
+                    goto next;
+                }
             fprintf(stderr, "E: unknown or incomplete option '%s'\n",
                     argv[optind - 1]);
             usage(stderr);
             exit(2);
         }
+next:;
     }
     if (optind < argc) {
         fprintf(stderr, "E: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
         exit(2);
     }
+}
+
+/* Defaults, the file, the flags, then the checks across keys. Exits 2
+ * with a message on any error. */
+static void load_config(const struct args *a, struct config *cfg)
+{
+    char err[600];
+
+    if (config_init(cfg) < 0) {
+        fprintf(stderr, "E: out of memory\n");
+        exit(1);
+    }
+    if (a->config && config_load_file(cfg, a->config, err, sizeof err) < 0)
+        goto fail;
+    for (size_t i = 0; i < a->n_over; i++) {
+        char why[512];
+        if (config_set_text(cfg, a->over[i].key, a->over[i].value, why,
+                            sizeof why) < 0) {
+            snprintf(err, sizeof err, "%s %s", a->over[i].flag, why);
+            goto fail;
+        }
+    }
+    if (config_validate(cfg, err, sizeof err) < 0)
+        goto fail;
+    return;
+fail:
+    fprintf(stderr, "E: %s\n", err);
+    config_clear(cfg);
+    exit(2);
 }
 
 /* mkdir -p of the folder holding path. */
@@ -143,6 +217,25 @@ static int make_parent(const char *path)
     return 0;
 }
 
+static bool log_to_file;
+
+/* A start-up failure: logged, and on standard error too when the log
+ * goes to a file (the operator at the terminal must see it). */
+static void start_failed(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static void start_failed(const char *fmt, ...)
+{
+    char msg[700], q[800];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    log_error("event=start_failed error=%s", log_quote(q, sizeof q, msg));
+    if (log_to_file)
+        fprintf(stderr, "E: %s\n", msg);
+}
+
 /* One server per database: an exclusive lock on <db>.lock for the
  * process lifetime. Returns the descriptor or -1. */
 static int lock_db(const char *db)
@@ -153,20 +246,30 @@ static int lock_db(const char *db)
     snprintf(path, sizeof path, "%s.lock", db);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        fprintf(stderr, "E: cannot open %s: %s\n", path, strerror(errno));
+        start_failed("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        fprintf(stderr, "E: %s is in use by another chess-server\n", db);
+        start_failed("database %s is in use by another chess-server "
+                     "(%s is locked)", db, path);
         close(fd);
         return -1;
     }
     return fd;
 }
 
+static volatile sig_atomic_t stopping;
+
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (sig == SIGHUP) {
+        net_request_log_reopen();
+        return;
+    }
+    if (!stopping) {
+        stopping = 1;
+        alarm(SHUTDOWN_HARD_LIMIT_S);
+    }
     net_request_stop();
 }
 
@@ -176,67 +279,201 @@ static void on_commit(void *arg)
     net_wake();
 }
 
+/* chess-server backup DEST (--db PATH | --config PATH) */
+static int cmd_backup(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"config", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = NULL, *config = NULL, *dest;
+    struct config cfg = {0};
+    char tmp[PATH_MAX], err[600];
+    struct stat st;
+    int c, rc = 1;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db = optarg;
+            break;
+        case 'c':
+            config = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            fprintf(stderr, "E: backup: unknown or incomplete option '%s'\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1 || (!db && !config) || (db && !*db)) {
+        fprintf(stderr, "E: usage: chess-server backup DEST "
+                "(--db PATH | --config PATH)\n");
+        return 2;
+    }
+    dest = argv[optind];
+    if (config) {
+        if (config_init(&cfg) < 0) {
+            fprintf(stderr, "E: out of memory\n");
+            return 1;
+        }
+        if (config_load_file(&cfg, config, err, sizeof err) < 0) {
+            fprintf(stderr, "E: %s\n", err);
+            config_clear(&cfg);
+            return 2;
+        }
+        if (!db)
+            db = cfg.database;
+    }
+    if (stat(db, &st) < 0) {
+        fprintf(stderr, "E: backup: no database at %s: %s\n", db,
+                strerror(errno));
+        goto out;
+    }
+    if (lstat(dest, &st) == 0) {
+        fprintf(stderr, "E: backup: %s exists; name a new file\n", dest);
+        goto out;
+    }
+    /* Written beside DEST and renamed when complete, so DEST is never a
+     * partial copy; readable by the owner only (it holds token hashes). */
+    if (snprintf(tmp, sizeof tmp, "%s.partial", dest) >= (int)sizeof tmp) {
+        fprintf(stderr, "E: backup: path too long\n");
+        goto out;
+    }
+    unlink(tmp);
+    umask(077);
+    if (store_backup(db, tmp, err, sizeof err) < 0) {
+        fprintf(stderr, "E: backup: %s\n", err);
+        unlink(tmp);
+        goto out;
+    }
+    if (rename(tmp, dest) < 0) {
+        fprintf(stderr, "E: backup: cannot rename %s to %s: %s\n", tmp, dest,
+                strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    printf("backed up %s to %s\n", db, dest);
+    rc = 0;
+out:
+    config_clear(&cfg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    struct options o;
+    struct args a;
+    struct config cfg;
     struct store *st = NULL;
     struct hub *h = NULL;
-    char err[256];
-    int lock_fd, restored;
-
-    parse_args(argc, argv, &o);
-    setvbuf(stderr, NULL, _IOLBF, 0);
-    signal(SIGPIPE, SIG_IGN);
-    if (make_parent(o.db) < 0) {
-        fprintf(stderr, "E: cannot create the folder of %s: %s\n", o.db,
-                strerror(errno));
-        return 1;
-    }
-    lock_fd = lock_db(o.db);
-    if (lock_fd < 0)
-        return 1;
-    struct net_config nc = {o.port, o.web};
-    if (net_start(&nc, err, sizeof err) < 0) {
-        fprintf(stderr, "E: %s\n", err);
-        return 1;
-    }
-    if (store_open(&st, o.db, on_commit, NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "E: database %s: %s\n", o.db, err);
-        net_stop();
-        return 1;
-    }
-    struct hub_config hc = {(int64_t)o.grace_s * 1000,
-                            (int64_t)o.first_move_s * 1000};
-    h = hub_new(st, &hc);
-    if (!h) {
-        fprintf(stderr, "E: out of memory\n");
-        store_close(st);
-        net_stop();
-        return 1;
-    }
-    net_attach(h, st);
-    restored = hub_restore(h, net_now_ms());
-    if (restored < 0)
-        fprintf(stderr, "E: live games could not be read from %s\n", o.db);
-    else
-        fprintf(stderr, "N: restored %d live game(s)\n", restored);
-
     struct sigaction sa;
+    char err[600], q1[600], q2[600];
+    int lock_fd, restored, rc = 1;
+
+    if (argc >= 2 && !strcmp(argv[1], "backup"))
+        return cmd_backup(argc - 1, argv + 1);
+    parse_args(argc, argv, &a);
+    load_config(&a, &cfg);
+    if (a.check) {
+        printf("%s: OK\n", a.config);
+        config_clear(&cfg);
+        return 0;
+    }
+
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    if (log_open(cfg.log_file, (enum log_level)cfg.log_level, err,
+                 sizeof err) < 0) {
+        fprintf(stderr, "E: %s\n", err);
+        config_clear(&cfg);
+        return 2;
+    }
+    log_to_file = cfg.log_file[0] != '\0';
 
-    fprintf(stderr, "N: listening on port %d (http://localhost:%d/, "
-            "WebSocket /ws); database %s (schema %d); web %s\n", o.port,
-            o.port, o.db, store_schema_version(st), o.web);
+    if (make_parent(cfg.database) < 0) {
+        start_failed("cannot create the folder of %s: %s", cfg.database,
+                     strerror(errno));
+        goto out_log;
+    }
+    lock_fd = lock_db(cfg.database);
+    if (lock_fd < 0)
+        goto out_log;
+    if (net_start(&cfg, err, sizeof err) < 0) {
+        start_failed("%s", err);
+        goto out_lock;
+    }
+    if (store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) < 0) {
+        start_failed("database %s: %s", cfg.database, err);
+        goto out_net;
+    }
+    struct hub_config hc = {
+        .grace_ms = (int64_t)cfg.grace_s * 1000,
+        .first_move_ms = (int64_t)cfg.first_move_s * 1000,
+        .move_rate_per_s = cfg.move_rate_per_s,
+        .move_burst = cfg.move_burst,
+        .msg_rate_per_s = cfg.msg_rate_per_s,
+        .msg_burst = cfg.msg_burst,
+    };
+    h = hub_new(st, &hc);
+    if (!h) {
+        start_failed("out of memory");
+        goto out_store;
+    }
+    net_attach(h, st);
+    restored = hub_restore(h, net_now_ms());
+    if (restored < 0)
+        log_error("event=restore_failed db=%s",
+                  log_quote(q1, sizeof q1, cfg.database));
+    else
+        log_info("event=restored games=%d", restored);
+
+    struct stat wst;
+    if (stat(cfg.web_root, &wst) < 0 || !S_ISDIR(wst.st_mode))
+        log_warn("event=web_root_missing web=%s",
+                 log_quote(q1, sizeof q1, cfg.web_root));
+    log_info("event=listening version=%s address=%s port=%d tls=%s "
+             "redirect_port=%d origins=%zu db=%s schema=%d web=%s "
+             "log_level=%s",
+             CHESS_SERVER_VERSION,
+             cfg.listen_address[0] ? cfg.listen_address : "*", cfg.port,
+             cfg.tls_cert[0] ? "on" : "off", cfg.http_redirect_port,
+             cfg.n_allowed_origins,
+             log_quote(q1, sizeof q1, cfg.database), store_schema_version(st),
+             log_quote(q2, sizeof q2, cfg.web_root),
+             log_level_name((enum log_level)cfg.log_level));
+    net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
 
     hub_shutdown(h);
     store_close(st);
+    st = NULL;
     net_stop();
     hub_free(h);
     close(lock_fd);
-    fprintf(stderr, "N: stopped\n");
+    log_info("event=stopped");
+    log_close();
+    config_clear(&cfg);
     return 0;
+
+out_store:
+    store_close(st);
+out_net:
+    net_stop();
+out_lock:
+    close(lock_fd);
+out_log:
+    log_close();
+    config_clear(&cfg);
+    return rc;
 }

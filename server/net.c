@@ -21,7 +21,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "config.h"
 #include "http.h"
+#include "log.h"
 #include "tunables.h"
 #include "msgbuf.h"
 #include "proto.h"
@@ -80,12 +82,13 @@ static struct hub *hub;
 static struct store *store;
 static struct conn *conns;          /* all connections */
 static struct conn *waiting;        /* waiting for a commit */
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reopen_requested;
+static const struct config *cfg;    /* main.c's, for the process lifetime */
+static int n_conns;                 /* open WebSocket connections */
 static bool stopping, stopped;
 static lws_sorted_usec_list_t drain_sul;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
-static const struct lws_protocols *chess_protocol;
 static struct table peers; /* ip -> struct peer */
 
 int64_t net_now_ms(void)
@@ -164,8 +167,8 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         return;
     if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
         /* the client stopped reading: cut it, its queue goes with it */
-        fprintf(stderr, "W: connection cut: outbound queue over %d bytes\n",
-                LIMIT_OUT_QUEUE_BYTES);
+        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
+                 c->peer ? c->peer->ip : "?", c->qbytes);
         hub_metrics(hub)->closed_overflow++;
         c->killed = true;
         wait_remove(c);
@@ -265,6 +268,12 @@ void net_request_stop(void)
     net_wake();
 }
 
+void net_request_log_reopen(void)
+{
+    reopen_requested = 1;
+    net_wake();
+}
+
 /* ---- timers ------------------------------------------------------------ */
 
 static void timer_fire(lws_sorted_usec_list_t *sul)
@@ -325,7 +334,10 @@ static void begin_shutdown(void)
     struct msgbuf *b = msgbuf_take(proto_render_shutdown());
 
     stopping = true;
-    fprintf(stderr, "N: shutting down\n");
+    log_info("event=shutdown_begin connections=%d", n_conns);
+    /* closing connections are not players leaving their games */
+    if (hub)
+        hub_shutdown(hub);
     for (struct conn *c = conns; c; c = c->next) {
         if (b)
             net_send(c, b, 0);
@@ -347,28 +359,51 @@ static void peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
-/* Refuses an upgrade on any path but /ws with 404, and one from an address
- * that holds LIMIT_CONNS_PER_IP connections already with 429. */
+/* Refuses an upgrade on any path but /ws with 404; from an Origin outside
+ * allowed_origins (when that list is set) with 403, against cross-site
+ * WebSocket hijacking (browsers always send Origin; other clients may
+ * leave it out); over max_connections with 503; from an address that
+ * holds max_connections_per_ip already with 429. */
 static int confirm_upgrade(struct lws *wsi)
 {
-    char uri[256], ip[64];
+    char uri[256], ip[64], origin[300], q[320];
     struct peer *p;
+    int olen;
 
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
         return 1;
     }
+    if (stopping)
+        return -1;
     peer_ip(wsi, ip, sizeof ip);
+    olen = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+    if (olen > 0 && cfg->n_allowed_origins) {
+        if (olen >= (int)sizeof origin
+            || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
+            snprintf(origin, sizeof origin, "(too long)");
+        else if (config_origin_allowed(cfg, origin))
+            goto origin_ok;
+        log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
+                 log_quote(q, sizeof q, origin));
+        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
+        return 1;
+    }
+origin_ok:
+    if (n_conns >= cfg->max_connections) {
+        log_warn("event=upgrade_refused why=max_connections ip=%s "
+                 "connections=%d", ip, n_conns);
+        lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
+        return 1;
+    }
     p = table_get(&peers, ip);
-    if (p && p->conns >= LIMIT_CONNS_PER_IP) {
-        fprintf(stderr, "W: %s: too many connections, upgrade refused\n",
-                ip);
+    if (p && p->conns >= cfg->max_connections_per_ip) {
+        log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
+                 "connections=%d", ip, p->conns);
         lws_return_http_status(wsi, 429, NULL);
         return 1;
     }
-    if (stopping)
-        return -1;
     return 0;
 }
 
@@ -430,6 +465,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         c->peer = peer_get(wsi);
         if (c->peer)
             c->peer->conns++;
+        n_conns++;
+        log_debug("event=ws_open ip=%s connections=%d",
+                  c->peer ? c->peer->ip : "?", n_conns);
         c->next = conns;
         if (conns)
             conns->prev = c;
@@ -449,6 +487,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             c->next->prev = c->prev;
         session_free(c->sess, net_now_ms());
         c->sess = NULL;
+        n_conns--;
+        log_debug("event=ws_close ip=%s connections=%d",
+                  c->peer ? c->peer->ip : "?", n_conns);
         if (c->peer && --c->peer->conns == 0)
             free(table_del(&peers, c->peer->ip));
         if (stopping && !conns)
@@ -486,6 +527,10 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (store)
             on_commits();
+        if (reopen_requested) {
+            reopen_requested = 0;
+            log_reopen();
+        }
         if (stop_requested && !stopping)
             begin_shutdown();
         break;
@@ -674,13 +719,135 @@ static const struct lws_http_mount mount_root = {
     .extra_mimetypes = &mime_types,
 };
 
-int net_start(const struct net_config *cfg, char *err, size_t errlen)
+/* ---- HTTP to HTTPS redirect ------------------------------------------- */
+
+/* The Host header's host without its port, when it is a plain name or
+ * address (anything else could smuggle text into the Location header). */
+static bool redirect_host(struct lws *wsi, char *host, size_t len)
+{
+    char *colon;
+
+    if (lws_hdr_copy(wsi, host, (int)len, WSI_TOKEN_HOST) <= 0)
+        return false;
+    if (host[0] == '[') {
+        colon = strchr(host, ']');
+        if (!colon)
+            return false;
+        colon[1] = '\0';
+    } else if ((colon = strchr(host, ':'))) {
+        *colon = '\0';
+    }
+    for (const char *p = host; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+              || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'
+              || *p == ':' || *p == '[' || *p == ']'))
+            return false;
+    return host[0] != '\0';
+}
+
+/* Answers every request on the plain-HTTP listener with 301 to the same
+ * host and path over https on the main port. */
+static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
+                             void *user, void *in, size_t len)
+{
+    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+            *end = &buf[sizeof buf - 1];
+    char host[256], uri[512], loc[900], port[8] = "";
+    int n;
+
+    switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
+        return 1;
+    case LWS_CALLBACK_HTTP:
+        if (!redirect_host(wsi, host, sizeof host)
+            || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
+            || !safe_path(uri[0] ? uri : "/")) {
+            lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, NULL);
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
+        if (cfg->port != 443)
+            snprintf(port, sizeof port, ":%d", cfg->port);
+        n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
+        if (lws_http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY,
+                              (unsigned char *)loc, n, &p, end) < 0)
+            return -1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        return 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols redirect_protocols[] = {
+    {"http-redirect", callback_redirect, 0, 0, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}
+};
+
+/* ---- lws's log --------------------------------------------------------- */
+
+/* lws's lines go through the logger: errors and warnings as such, notices
+ * as info, the rest as debug. */
+static void lws_emit(int level, const char *line)
+{
+    enum log_level l = LOG_DEBUG;
+    char msg[600], q[700];
+    size_t n;
+
+    if (level & LLL_ERR)
+        l = LOG_ERROR;
+    else if (level & LLL_WARN)
+        l = LOG_WARN;
+    else if (level & (LLL_NOTICE | LLL_USER))
+        l = LOG_INFO;
+    snprintf(msg, sizeof msg, "%s", line);
+    n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
+}
+
+static int lws_levels(void)
+{
+    switch (log_get_level()) {
+    case LOG_ERROR: return LLL_ERR;
+    case LOG_WARN: return LLL_ERR | LLL_WARN;
+    case LOG_INFO: return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER;
+    default:
+        return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO
+            | LLL_DEBUG;
+    }
+}
+
+/* ---- context ----------------------------------------------------------- */
+
+int net_start(const struct config *config, char *err, size_t errlen)
 {
     struct lws_context_creation_info info;
+    bool tls = config->tls_cert[0] != '\0';
+    const char *iface = config->listen_address[0] ? config->listen_address
+                                                  : NULL;
 
-    snprintf(web_dir, sizeof web_dir, "%s", cfg->web_dir);
-    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
+    cfg = config;
+    snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
+    lws_set_log_level(lws_levels(), lws_emit);
     memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    /* UTF-8 validation is a context option: it must be given here */
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
+        | LWS_SERVER_OPTION_VALIDATE_UTF8
+        | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
+    context = lws_create_context(&info);
+    if (!context) {
+        snprintf(err, errlen, "cannot create the libwebsockets context");
+        return -1;
+    }
+
+    memset(&info, 0, sizeof info);
+    info.vhost_name = "chess";
+    info.iface = iface;
     info.port = cfg->port;
     info.protocols = protocols;
     info.pvo = &pvo;
@@ -688,15 +855,43 @@ int net_start(const struct net_config *cfg, char *err, size_t errlen)
     info.retry_and_idle_policy = &retry;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
         | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
-    context = lws_create_context(&info);
-    if (!context) {
-        snprintf(err, errlen, "cannot listen on port %d (in use?)",
-                 cfg->port);
-        return -1;
+    if (tls) {
+        info.ssl_cert_filepath = cfg->tls_cert;
+        info.ssl_private_key_filepath = cfg->tls_key;
+        /* Debian's lws speaks HTTP/2: with it a browser would multiplex
+         * its WebSockets over one connection, which this server's per-
+         * connection queues and limits do not expect. */
+        info.alpn = "http/1.1";
     }
-    chess_protocol = &protocols[1];
+    if (!lws_create_vhost(context, &info)) {
+        snprintf(err, errlen, "cannot listen on %s port %d (in use?%s)",
+                 iface ? iface : "every address", cfg->port,
+                 tls ? " or the TLS certificate and key unusable: see the "
+                       "lws lines above" : "");
+        goto fail;
+    }
+    if (cfg->http_redirect_port) {
+        memset(&info, 0, sizeof info);
+        info.vhost_name = "redirect";
+        info.iface = iface;
+        info.port = cfg->http_redirect_port;
+        info.protocols = redirect_protocols;
+        info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
+            | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+        if (!lws_create_vhost(context, &info)) {
+            snprintf(err, errlen, "cannot listen on %s port %d for the "
+                     "HTTPS redirect (in use?)",
+                     iface ? iface : "every address",
+                     cfg->http_redirect_port);
+            goto fail;
+        }
+    }
     atomic_store(&wake_context, context);
     return 0;
+fail:
+    lws_context_destroy(context);
+    context = NULL;
+    return -1;
 }
 
 void net_attach(struct hub *h, struct store *st)

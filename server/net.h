@@ -22,14 +22,14 @@ struct msgbuf;
 struct hub;
 struct store;
 
-struct net_config {
-    int port;
-    const char *web_dir; /* static files; /g/... serves its index.html */
-};
+struct config;
 
-/* Creates the lws context and starts listening. Returns 0, or -1 with a
+/* Creates the lws context (its log routed through log.h) and starts
+ * listening as cfg says: plain HTTP or, with tls_cert, HTTPS and wss on
+ * one port, and the optional plain-HTTP redirect listener. cfg is kept
+ * (not copied) and must outlive net_stop. Returns 0, or -1 with a
  * sentence in err. */
-int net_start(const struct net_config *cfg, char *err, size_t errlen);
+int net_start(const struct config *cfg, char *err, size_t errlen);
 
 /* Connects the hub and store used by the callbacks (after net_start,
  * before net_run). */
@@ -48,6 +48,10 @@ void net_wake(void);
 
 /* From a signal handler: begin a planned shutdown (async-signal-safe). */
 void net_request_stop(void);
+
+/* From a signal handler (SIGHUP): the loop reopens the log file
+ * (async-signal-safe). */
+void net_request_log_reopen(void);
 
 /* Monotonic time in milliseconds. */
 int64_t net_now_ms(void);

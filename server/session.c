@@ -17,6 +17,7 @@
 #include "ids.h"
 #include "tunables.h"
 #include "lobby.h"
+#include "log.h"
 #include "movegen.h"
 #include "msgbuf.h"
 #include "net.h"
@@ -266,8 +267,7 @@ static uint64_t env_put_game(void *ctx, const struct store_game *row)
     uint64_t seq = store_put_game(h->store, row);
 
     if (!seq)
-        fprintf(stderr, "W: store queue full: game %s not written\n",
-                row->gid);
+        log_warn("event=store_queue_full game=%s what=game_row", row->gid);
     return seq;
 }
 
@@ -280,7 +280,7 @@ static uint64_t env_put_move(void *ctx, const char *gid,
     if (seq)
         h->metrics.moves++;
     else
-        fprintf(stderr, "W: store queue full: move refused in %s\n", gid);
+        log_warn("event=store_queue_full game=%s what=move", gid);
     return seq;
 }
 
@@ -291,8 +291,7 @@ static uint64_t env_finish(void *ctx, const struct store_game *row,
     uint64_t seq = store_finish_game(h->store, row, pgn);
 
     if (!seq)
-        fprintf(stderr, "E: store queue full: ending of %s not written\n",
-                row->gid);
+        log_error("event=store_queue_full game=%s what=game_end", row->gid);
     return seq;
 }
 
@@ -306,7 +305,9 @@ static void env_ended(void *ctx, struct game *g)
 {
     struct hub *h = ctx;
 
-    fprintf(stderr, "N: game %s ended: %s\n", game_gid(g), game_reason(g));
+    log_info("event=game_end game=%s reason=%s white=%s black=%s",
+             game_gid(g), game_reason(g), game_seat_pid(g, 0),
+             game_seat_pid(g, 1));
     metrics_finished(&h->metrics, game_reason(g));
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));
@@ -344,6 +345,15 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         return NULL;
     h->store = st;
     h->cfg = *cfg;
+    /* zero: the defaults of tunables.h */
+    if (h->cfg.move_rate_per_s <= 0)
+        h->cfg.move_rate_per_s = LIMIT_MOVE_RATE_PER_S;
+    if (h->cfg.move_burst <= 0)
+        h->cfg.move_burst = LIMIT_MOVE_BURST;
+    if (h->cfg.msg_rate_per_s <= 0)
+        h->cfg.msg_rate_per_s = LIMIT_MSG_RATE_PER_S;
+    if (h->cfg.msg_burst <= 0)
+        h->cfg.msg_burst = LIMIT_MSG_BURST;
     h->lobby = lobby_new();
     h->dead_scratch = malloc(dead_scratch_size());
     if (!h->lobby || !h->dead_scratch) {
@@ -418,7 +428,7 @@ static int restore_one(void *arg, const struct store_game *row,
                                   rc->now);
 
     if (!g) {
-        fprintf(stderr, "E: game %s could not be restored\n", row->gid);
+        log_error("event=restore_failed game=%s", row->gid);
         return 0;
     }
     if (table_put(&h->games, game_gid(g), g) < 0) {
@@ -536,8 +546,8 @@ struct session *session_new(struct hub *h, struct conn *c)
         return NULL;
     s->hub = h;
     s->conn = c;
-    s->moves.tokens = LIMIT_MOVE_BURST;
-    s->msgs.tokens = LIMIT_MSG_BURST;
+    s->moves.tokens = h->cfg.move_burst;
+    s->msgs.tokens = h->cfg.msg_burst;
     s->moves.last_ms = s->msgs.last_ms = -1;
     h->metrics.connections++;
     h->metrics.connections_total++;
@@ -703,7 +713,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
             if (table_get(&h->games, game_gid(gs[i])) == gs[i])
                 game_player_back(gs[i], game_color_of(gs[i], p->pid), now);
         free(gs);
-        fprintf(stderr, "N: player %s resumed\n", p->pid);
+        log_info("event=player_resumed player=%s", p->pid);
         return;
     }
 
@@ -741,7 +751,9 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         return;
     }
     welcome(s, token, &m->id, seq);
-    fprintf(stderr, "N: player %s (%s) joined\n", p->pid, p->name);
+    char q[2 * PROTO_NAME_MAX + 8];
+    log_info("event=player_new player=%s name=%s", p->pid,
+             log_quote(q, sizeof q, p->name));
 }
 
 static struct game *start_game(struct hub *h, const struct clock_spec *clock,
@@ -768,7 +780,7 @@ static struct game *start_game(struct hub *h, const struct clock_spec *clock,
             player_add_game(p, g);
     }
     subscribe_players(h, g);
-    fprintf(stderr, "N: game %s created\n", gid);
+    log_info("event=game_created game=%s", gid);
     return g;
 }
 
@@ -1012,11 +1024,11 @@ enum proto_type session_on_text(struct session *s, const char *text,
     h->metrics.messages_in++;
     rc = proto_parse(text, len, s->player != NULL, &m, &e);
     if (m.type == PROTO_T_MOVE)
-        allowed = bucket_take(&s->moves, LIMIT_MOVE_RATE_PER_S,
-                              LIMIT_MOVE_BURST, now);
+        allowed = bucket_take(&s->moves, h->cfg.move_rate_per_s,
+                              h->cfg.move_burst, now);
     else
-        allowed = bucket_take(&s->msgs, LIMIT_MSG_RATE_PER_S,
-                              LIMIT_MSG_BURST, now);
+        allowed = bucket_take(&s->msgs, h->cfg.msg_rate_per_s,
+                              h->cfg.msg_burst, now);
     if (!allowed) {
         if (++s->strikes > LIMIT_RATE_STRIKES) {
             h->metrics.closed_flood++;
@@ -1041,7 +1053,8 @@ void session_on_binary(struct session *s, int64_t now)
 {
     struct proto_id none = {0, 0, "", 0};
 
-    if (!bucket_take(&s->msgs, LIMIT_MSG_RATE_PER_S, LIMIT_MSG_BURST, now)) {
+    if (!bucket_take(&s->msgs, s->hub->cfg.msg_rate_per_s,
+                     s->hub->cfg.msg_burst, now)) {
         if (++s->strikes > LIMIT_RATE_STRIKES) {
             s->hub->metrics.closed_flood++;
             net_close(s->conn, 1008, "message flood");

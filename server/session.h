@@ -29,6 +29,9 @@ struct game;
 struct hub_config {
     int64_t grace_ms;
     int64_t first_move_ms;
+    /* Token buckets per connection (0: the defaults of tunables.h). */
+    int move_rate_per_s, move_burst;  /* move messages */
+    int msg_rate_per_s, msg_burst;    /* every other message */
 };
 
 /* Creates the hub over an open store (not owned). NULL when out of

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "migrations.h"
 
 /*
@@ -485,6 +486,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
                         int64_t beat_ms)
 {
     int rc = step_once(s->w_begin);
+    char q[256];
 
     if (rc != SQLITE_DONE)
         goto fail;
@@ -494,9 +496,9 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
             continue;
         if (!op_error(rc))
             goto fail;
-        fprintf(stderr, "store: dropped %s write #%llu: %s\n",
-                op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
-                sqlite3_errmsg(s->w));
+        log_error("event=store_write_dropped what=%s seq=%llu error=%s",
+                  op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
+                  log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
     }
     if (beat_ms) {
         sqlite3_bind_int64(s->w_beat, 1, beat_ms);
@@ -507,8 +509,8 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         goto fail;
     return 0;
 fail:
-    fprintf(stderr, "store: transaction failed (%d): %s\n", rc,
-            sqlite3_errmsg(s->w));
+    log_error("event=store_commit_failed code=%d error=%s", rc,
+              log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
     if (!sqlite3_get_autocommit(s->w))
         step_once(s->w_rollback);
     return -1;
@@ -577,7 +579,7 @@ static void *writer_main(void *arg)
             /* Keep the batch (order matters) until it commits; once
              * store_close waits, give up after a bounded number of tries. */
             if (stop_requested(s) && ++tries >= STORE_CLOSE_RETRIES) {
-                fprintf(stderr, "store: giving up; %zu writes lost\n", n);
+                log_error("event=store_writes_lost count=%zu", n);
                 lost = true;
                 break;
             }
@@ -930,7 +932,10 @@ static void row_game(sqlite3_stmt *st, struct store_game *g)
 
 static int read_failed(struct store *s, sqlite3_stmt *st)
 {
-    fprintf(stderr, "store: read failed: %s\n", sqlite3_errmsg(s->r));
+    char q[256];
+
+    log_error("event=store_read_failed error=%s",
+              log_quote(q, sizeof q, sqlite3_errmsg(s->r)));
     sqlite3_reset(st);
     return -1;
 }

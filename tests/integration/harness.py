@@ -65,7 +65,7 @@ class Server:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("server exited: " + self.log_text())
-            if "listening on port" in self.log_text():
+            if "event=listening" in self.log_text():
                 return
             time.sleep(0.005)
         raise RuntimeError("server did not start: " + self.log_text())

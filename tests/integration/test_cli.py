@@ -43,13 +43,14 @@ class CliTest(unittest.TestCase):
         try:
             srv = Server(datadir=d)
             log = srv.log_text()
-            self.assertIn("listening on port %d" % srv.port, log)
+            self.assertIn("event=listening", log)
+            self.assertIn("port=%d " % srv.port, log)
             self.assertIn(srv.db, log)
             self.assertTrue(os.path.isdir(os.path.dirname(srv.db)))
             r = self.run_server("--port", "1", "--db", srv.db)
             self.assertEqual(r.returncode, 1)
             self.assertIn("in use", r.stderr)
             self.assertEqual(srv.terminate(), 0)
-            self.assertIn("stopped", srv.log_text())
+            self.assertIn("event=stopped", srv.log_text())
         finally:
             shutil.rmtree(d, ignore_errors=True)

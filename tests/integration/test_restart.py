@@ -67,7 +67,7 @@ class RestartTest(unittest.TestCase):
             self.assertEqual(c.ws.recv_close(), 1001)
         time.sleep(1.0)  # downtime that must be charged to no one
         srv2 = self.server()
-        self.assertIn("restored 1 live game", srv2.log_text())
+        self.assertIn("event=restored games=1", srv2.log_text())
         w2 = self.client(srv2, token=w.token)
         self.assertEqual(w2.games, [gid])
         self.assertEqual(w2.pid, w.pid)

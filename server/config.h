@@ -1,0 +1,79 @@
+/*
+ * config.h - the server's settings: defaults, the JSON config file
+ * (--config PATH, read with jansson) and command-line overrides.
+ *
+ * Every setting has one key; the file is one JSON object of keys. An
+ * unknown key, a duplicate key or a value of the wrong type or range is
+ * an error naming the key and what is wrong, and nothing is started.
+ * Command-line flags are applied after the file, through config_set_text,
+ * so they override it and are checked by the same rules.
+ *
+ * Ownership: a struct config owns every string and the origin list;
+ * config_clear frees them. Not thread-safe; main.c uses it before the
+ * server starts.
+ */
+#ifndef SERVER_CONFIG_H
+#define SERVER_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_MAX_ORIGINS 64
+
+struct config {
+    char *listen_address;    /* IP address to bind; "": every interface */
+    int port;                /* HTTP(S) and the WebSocket at /ws */
+    char *database;          /* SQLite file; its folder is created */
+    char *web_root;          /* the browser client's files */
+    int grace_s;             /* a disconnected player keeps a game */
+    int first_move_s;        /* each side's first move */
+    char *tls_cert;          /* PEM certificate chain; "": plain HTTP */
+    char *tls_key;           /* PEM private key; "" with tls_cert "" */
+    int http_redirect_port;  /* plain-HTTP listener redirecting to https;
+                                0: none (needs TLS) */
+    char **allowed_origins;  /* "scheme://host[:port]", lowercase; none:
+                                any Origin may open a WebSocket */
+    size_t n_allowed_origins;
+    int max_connections;     /* open WebSockets in all */
+    int max_connections_per_ip;
+    int move_rate_per_s;     /* token bucket for move messages */
+    int move_burst;
+    int msg_rate_per_s;      /* token bucket for every other message */
+    int msg_burst;
+    int log_level;           /* enum log_level */
+    char *log_file;          /* "": standard error */
+};
+
+/* Fills c with the defaults. Returns 0, or -1 when out of memory (c is
+ * then cleared). */
+int config_init(struct config *c);
+
+/* Frees what c owns. Safe on a cleared or zeroed struct. */
+void config_clear(struct config *c);
+
+/* Reads the JSON file at path over c's current values. Returns 0, or -1
+ * with a sentence naming the file and the key in err (c may then be
+ * partly updated: discard it). */
+int config_load_file(struct config *c, const char *path, char *err,
+                     size_t errlen);
+
+/* Same from a JSON text (for tests); `name` prefixes error sentences. */
+int config_load_text(struct config *c, const char *text, const char *name,
+                     char *err, size_t errlen);
+
+/* Sets one key from a command-line string (integers in decimal; an
+ * origin list comma-separated). Returns 0, or -1 with what is wrong in
+ * err (not naming the key: the caller knows how it was spelled). An
+ * unknown key is -1 too. */
+int config_set_text(struct config *c, const char *key, const char *text,
+                    char *err, size_t errlen);
+
+/* Checks what single keys cannot: tls_cert and tls_key together and
+ * readable, http_redirect_port only with TLS and not the main port,
+ * log_file's folder exists. Returns 0, or -1 with a sentence in err. */
+int config_validate(const struct config *c, char *err, size_t errlen);
+
+/* True when origin (as the browser sent it) may open a WebSocket: no list
+ * is set, or it is in the list (scheme and host compared without case). */
+int config_origin_allowed(const struct config *c, const char *origin);
+
+#endif
