@@ -387,10 +387,6 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
             set_err(err, errlen, "must be a string, not %s", json_kind(v));
             return -1;
         }
-        if (strlen(json_string_value(v)) != json_string_length(v)) {
-            set_err(err, errlen, "must not contain NUL characters");
-            return -1;
-        }
         if (k->kind == K_LEVEL)
             return set_level(c, json_string_value(v), err, errlen);
         return set_str(c, k, json_string_value(v), err, errlen);

@@ -1,0 +1,407 @@
+/*
+ * test_config.c - the settings: defaults, a good file with every key,
+ * unknown keys, wrong types and ranges, malformed JSON, command-line
+ * overrides, the checks across keys, and the Origin allow-list.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+static struct config cfg;
+static char err[600];
+static char dir[] = "/tmp/test_config_XXXXXX";
+static char cert[64], key[64];
+
+static void setup(void)
+{
+    ck_assert_int_eq(config_init(&cfg), 0);
+    err[0] = '\0';
+}
+
+static void teardown(void)
+{
+    config_clear(&cfg);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static int load(const char *text)
+{
+    return config_load_text(&cfg, text, "test.json", err, sizeof err);
+}
+
+/* err holds every one of the words (NULL-terminated). */
+static void err_has(const char *first, ...)
+{
+    va_list ap;
+
+    va_start(ap, first);
+    for (const char *w = first; w; w = va_arg(ap, const char *))
+        ck_assert_msg(strstr(err, w), "'%s' not in: %s", w, err);
+    va_end(ap);
+}
+
+START_TEST(defaults)
+{
+    ck_assert_int_eq(cfg.port, 8080);
+    ck_assert_str_eq(cfg.database, "./data/chess.db");
+    ck_assert_str_eq(cfg.web_root, "./web");
+    ck_assert_str_eq(cfg.listen_address, "");
+    ck_assert_str_eq(cfg.tls_cert, "");
+    ck_assert_str_eq(cfg.log_file, "");
+    ck_assert_int_eq(cfg.grace_s, 60);
+    ck_assert_int_eq(cfg.first_move_s, 30);
+    ck_assert_int_eq(cfg.http_redirect_port, 0);
+    ck_assert_int_eq(cfg.max_connections_per_ip, 256);
+    ck_assert_int_eq(cfg.move_rate_per_s, 10);
+    ck_assert_int_eq(cfg.msg_burst, 60);
+    ck_assert_int_eq(cfg.log_level, LOG_INFO);
+    ck_assert_uint_eq(cfg.n_allowed_origins, 0);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+}
+END_TEST
+
+START_TEST(every_key)
+{
+    char text[2048];
+
+    snprintf(text, sizeof text,
+             "{\"listen_address\": \"127.0.0.1\", \"port\": 8443,\n"
+             " \"database\": \"/srv/chess/db.sqlite\", \"web_root\": \"/w\",\n"
+             " \"grace_s\": 120, \"first_move_s\": 15,\n"
+             " \"tls_cert\": \"%s\", \"tls_key\": \"%s\",\n"
+             " \"http_redirect_port\": 8080,\n"
+             " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
+             "                       \"http://localhost:8080\"],\n"
+             " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
+             " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
+             " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
+             " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
+             cert, key, dir);
+    ck_assert_msg(load(text) == 0, "%s", err);
+    ck_assert_str_eq(cfg.listen_address, "127.0.0.1");
+    ck_assert_int_eq(cfg.port, 8443);
+    ck_assert_str_eq(cfg.database, "/srv/chess/db.sqlite");
+    ck_assert_str_eq(cfg.web_root, "/w");
+    ck_assert_int_eq(cfg.grace_s, 120);
+    ck_assert_int_eq(cfg.first_move_s, 15);
+    ck_assert_str_eq(cfg.tls_cert, cert);
+    ck_assert_str_eq(cfg.tls_key, key);
+    ck_assert_int_eq(cfg.http_redirect_port, 8080);
+    ck_assert_uint_eq(cfg.n_allowed_origins, 2);
+    ck_assert_str_eq(cfg.allowed_origins[0], "https://chess.example.org");
+    ck_assert_str_eq(cfg.allowed_origins[1], "http://localhost:8080");
+    ck_assert_int_eq(cfg.max_connections, 5000);
+    ck_assert_int_eq(cfg.max_connections_per_ip, 16);
+    ck_assert_int_eq(cfg.move_rate_per_s, 5);
+    ck_assert_int_eq(cfg.move_burst, 8);
+    ck_assert_int_eq(cfg.msg_rate_per_s, 7);
+    ck_assert_int_eq(cfg.msg_burst, 9);
+    ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
+    ck_assert_msg(config_validate(&cfg, err, sizeof err) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(example_file_is_valid)
+{
+    /* deploy/config.example.json: every key, and it loads */
+    char path[4096];
+    const char *data = getenv("CHESS_TEST_DATA"); /* SOURCE/tests/data */
+
+    ck_assert_ptr_nonnull(data);
+    snprintf(path, sizeof path, "%s/../../deploy/config.example.json", data);
+    ck_assert_msg(config_load_file(&cfg, path, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_str_ne(cfg.tls_cert, "");
+    ck_assert_uint_gt(cfg.n_allowed_origins, 0);
+}
+END_TEST
+
+START_TEST(unknown_key)
+{
+    ck_assert_int_eq(load("{\"port\": 9000, \"prot\": 9001}"), -1);
+    err_has("test.json", "unknown key", "'prot'", NULL);
+}
+END_TEST
+
+START_TEST(wrong_types)
+{
+    static const struct {
+        const char *text, *key, *what;
+    } cases[] = {
+        {"{\"port\": \"80\"}", "'port'", "not a string"},
+        {"{\"port\": 80.5}", "'port'", "fraction"},
+        {"{\"grace_s\": true}", "'grace_s'", "boolean"},
+        {"{\"database\": 5}", "'database'", "must be a string"},
+        {"{\"log_file\": null}", "'log_file'", "not null"},
+        {"{\"allowed_origins\": \"https://a.org\"}", "'allowed_origins'",
+         "list of strings"},
+        {"{\"allowed_origins\": [1]}", "'allowed_origins'", "item 1"},
+        {"{\"tls_cert\": [\"a\"]}", "'tls_cert'", "not a list"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        config_clear(&cfg);
+        config_init(&cfg);
+        ck_assert_int_eq(load(cases[i].text), -1);
+        err_has("test.json", cases[i].key, cases[i].what, NULL);
+    }
+}
+END_TEST
+
+START_TEST(bad_values)
+{
+    static const struct {
+        const char *text, *key, *what;
+    } cases[] = {
+        {"{\"port\": 0}", "'port'", "from 1 to 65535, not 0"},
+        {"{\"port\": 65536}", "'port'", "not 65536"},
+        {"{\"port\": 99999999999999}", "'port'", "not 99999999999999"},
+        {"{\"grace_s\": -1}", "'grace_s'", "not -1"},
+        {"{\"first_move_s\": 86401}", "'first_move_s'", "86400"},
+        {"{\"http_redirect_port\": -1}", "'http_redirect_port'", "0 to"},
+        {"{\"max_connections\": 0}", "'max_connections'", "not 0"},
+        {"{\"move_burst\": 0}", "'move_burst'", "not 0"},
+        {"{\"database\": \"\"}", "'database'", "empty"},
+        {"{\"listen_address\": \"localhost\"}", "'listen_address'",
+         "IPv4 or IPv6"},
+        {"{\"listen_address\": \"300.1.1.1\"}", "'listen_address'",
+         "'300.1.1.1'"},
+        {"{\"log_level\": \"verbose\"}", "'log_level'", "'verbose'"},
+        {"{\"allowed_origins\": [\"chess.example.org\"]}",
+         "'allowed_origins'", "not an origin"},
+        {"{\"allowed_origins\": [\"https://a.org/\"]}", "'allowed_origins'",
+         "no path"},
+        {"{\"allowed_origins\": [\"ftp://a.org\"]}", "'allowed_origins'",
+         "http or https"},
+        {"{\"allowed_origins\": [\"https://a.org:0\"]}",
+         "'allowed_origins'", "not an origin"},
+        {"{\"allowed_origins\": [\"https://a.org:99999\"]}",
+         "'allowed_origins'", "not an origin"},
+        {"{\"allowed_origins\": [\"https://\"]}", "'allowed_origins'",
+         "not an origin"},
+        {"{\"web_root\": \"a\\nb\"}", "'web_root'", "control"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        config_clear(&cfg);
+        config_init(&cfg);
+        ck_assert_msg(load(cases[i].text) == -1, "%s", cases[i].text);
+        err_has("test.json", cases[i].key, cases[i].what, NULL);
+    }
+}
+END_TEST
+
+START_TEST(good_edge_values)
+{
+    ck_assert_int_eq(load("{\"port\": 1, \"grace_s\": 86400, "
+                          "\"listen_address\": \"::1\", "
+                          "\"allowed_origins\": [\"http://[::1]:8080\", "
+                          "\"https://192.0.2.7\"], "
+                          "\"log_file\": \"\", \"log_level\": \"error\"}"),
+                     0);
+    ck_assert_int_eq(cfg.port, 1);
+    ck_assert_int_eq(cfg.grace_s, 86400);
+    ck_assert_str_eq(cfg.listen_address, "::1");
+    ck_assert_str_eq(cfg.allowed_origins[0], "http://[::1]:8080");
+    ck_assert_int_eq(cfg.log_level, LOG_ERROR);
+    /* an empty list: any origin again */
+    ck_assert_int_eq(load("{\"allowed_origins\": []}"), 0);
+    ck_assert_uint_eq(cfg.n_allowed_origins, 0);
+    ck_assert_int_eq(load("{}"), 0);
+}
+END_TEST
+
+START_TEST(malformed_json)
+{
+    ck_assert_int_eq(load("{\"port\": 80,\n \"grace_s\": }"), -1);
+    err_has("test.json", "line 2", NULL);
+    ck_assert_int_eq(load("[1, 2]"), -1);
+    err_has("one JSON object", "a list", NULL);
+    ck_assert_int_eq(load("{\"port\": 80, \"port\": 81}"), -1);
+    err_has("duplicate", NULL);
+    ck_assert_int_eq(load(""), -1);
+}
+END_TEST
+
+START_TEST(missing_file)
+{
+    char path[128];
+
+    snprintf(path, sizeof path, "%s/nope.json", dir);
+    ck_assert_int_eq(config_load_file(&cfg, path, err, sizeof err), -1);
+    err_has(path, "No such file", NULL);
+}
+END_TEST
+
+START_TEST(load_file_and_override)
+{
+    char path[128];
+
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    ck_assert_int_eq(write_file(path, "{\"port\": 9000, \"grace_s\": 10, "
+                     "\"database\": \"/a/b.db\"}\n"), 0);
+    ck_assert_msg(config_load_file(&cfg, path, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(cfg.port, 9000);
+    /* the command line comes after the file and wins */
+    ck_assert_int_eq(config_set_text(&cfg, "port", "9100", err, sizeof err),
+                     0);
+    ck_assert_int_eq(config_set_text(&cfg, "database", "/c.db", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(cfg.port, 9100);
+    ck_assert_int_eq(cfg.grace_s, 10);
+    ck_assert_str_eq(cfg.database, "/c.db");
+    ck_assert_int_eq(config_set_text(&cfg, "allowed_origins",
+                                     "https://a.org,http://b.org:81", err,
+                                     sizeof err), 0);
+    ck_assert_uint_eq(cfg.n_allowed_origins, 2);
+    ck_assert_str_eq(cfg.allowed_origins[1], "http://b.org:81");
+    ck_assert_int_eq(config_set_text(&cfg, "log_level", "warn", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(cfg.log_level, LOG_WARN);
+}
+END_TEST
+
+START_TEST(bad_override_changes_nothing)
+{
+    ck_assert_int_eq(config_set_text(&cfg, "port", "abc", err, sizeof err),
+                     -1);
+    err_has("from 1 to 65535", "'abc'", NULL);
+    ck_assert_int_eq(config_set_text(&cfg, "port", "", err, sizeof err), -1);
+    ck_assert_int_eq(config_set_text(&cfg, "port", "80x", err, sizeof err),
+                     -1);
+    ck_assert_int_eq(cfg.port, 8080);
+    ck_assert_int_eq(config_set_text(&cfg, "database", "", err, sizeof err),
+                     -1);
+    ck_assert_str_eq(cfg.database, "./data/chess.db");
+    ck_assert_int_eq(config_set_text(&cfg, "allowed_origins",
+                                     "https://a.org,nope", err, sizeof err),
+                     -1);
+    ck_assert_uint_eq(cfg.n_allowed_origins, 0);
+    ck_assert_int_eq(config_set_text(&cfg, "nosuch", "1", err, sizeof err),
+                     -1);
+    err_has("unknown key", "'nosuch'", NULL);
+    /* a bad file value after good ones: the error names the bad key */
+    ck_assert_int_eq(load("{\"grace_s\": 5, \"first_move_s\": 0}"), -1);
+    err_has("'first_move_s'", NULL);
+}
+END_TEST
+
+START_TEST(cross_key_checks)
+{
+    char missing[128];
+
+    snprintf(missing, sizeof missing, "%s/missing.pem", dir);
+    config_set_text(&cfg, "tls_cert", cert, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'tls_cert'", "'tls_key'", NULL);
+    config_set_text(&cfg, "tls_key", missing, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'tls_key'", missing, NULL);
+    config_set_text(&cfg, "tls_key", key, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    config_set_text(&cfg, "tls_cert", dir, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("not a file", NULL);
+    config_set_text(&cfg, "tls_cert", cert, err, sizeof err);
+    config_set_text(&cfg, "http_redirect_port", "8080", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'http_redirect_port'", "differ", NULL);
+    config_set_text(&cfg, "http_redirect_port", "8081", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    config_set_text(&cfg, "tls_cert", "", err, sizeof err);
+    config_set_text(&cfg, "tls_key", "", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'http_redirect_port'", "needs TLS", NULL);
+    config_set_text(&cfg, "http_redirect_port", "0", err, sizeof err);
+    config_set_text(&cfg, "log_file", "/no/such/folder/x.log", err,
+                    sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'log_file'", "/no/such/folder", NULL);
+}
+END_TEST
+
+START_TEST(origins)
+{
+    ck_assert(config_origin_allowed(&cfg, "https://anything.example"));
+    ck_assert_int_eq(load("{\"allowed_origins\": [\"https://chess.example."
+                          "org\", \"http://localhost:8080\"]}"), 0);
+    ck_assert(config_origin_allowed(&cfg, "https://chess.example.org"));
+    ck_assert(config_origin_allowed(&cfg, "HTTPS://Chess.Example.ORG"));
+    ck_assert(config_origin_allowed(&cfg, "http://localhost:8080"));
+    ck_assert(!config_origin_allowed(&cfg, "http://chess.example.org"));
+    ck_assert(!config_origin_allowed(&cfg, "https://chess.example.org:443"));
+    ck_assert(!config_origin_allowed(&cfg, "https://evil.example"));
+    ck_assert(!config_origin_allowed(&cfg, "http://localhost:8081"));
+    ck_assert(!config_origin_allowed(&cfg, "http://localhost"));
+    ck_assert(!config_origin_allowed(&cfg, "null"));
+    ck_assert(!config_origin_allowed(&cfg, ""));
+}
+END_TEST
+
+START_TEST(quote)
+{
+    char b[32];
+
+    ck_assert_str_eq(log_quote(b, sizeof b, "plain"), "plain");
+    ck_assert_str_eq(log_quote(b, sizeof b, ""), "\"\"");
+    ck_assert_str_eq(log_quote(b, sizeof b, "a b"), "\"a b\"");
+    ck_assert_str_eq(log_quote(b, sizeof b, "say \"hi\""),
+                     "\"say \\\"hi\\\"\"");
+    ck_assert_str_eq(log_quote(b, sizeof b, "k=v"), "\"k=v\"");
+    ck_assert_str_eq(log_quote(b, 8, "a long value"), "\"a lo\"");
+}
+END_TEST
+
+int main(void)
+{
+    if (!mkdtemp(dir))
+        return EXIT_FAILURE;
+    snprintf(cert, sizeof cert, "%s/cert.pem", dir);
+    snprintf(key, sizeof key, "%s/key.pem", dir);
+    if (write_file(cert, "not really a certificate\n") < 0
+        || write_file(key, "not really a key\n") < 0)
+        return EXIT_FAILURE;
+
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, every_key);
+    tcase_add_test(tc, example_file_is_valid);
+    tcase_add_test(tc, unknown_key);
+    tcase_add_test(tc, wrong_types);
+    tcase_add_test(tc, bad_values);
+    tcase_add_test(tc, good_edge_values);
+    tcase_add_test(tc, malformed_json);
+    tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, load_file_and_override);
+    tcase_add_test(tc, bad_override_changes_nothing);
+    tcase_add_test(tc, cross_key_checks);
+    tcase_add_test(tc, origins);
+    tcase_add_test(tc, quote);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    unlink(cert);
+    unlink(key);
+    rmdir(dir);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
