@@ -90,7 +90,8 @@ static long replay_dir(const char *dir)
     }
     closedir(d);
     d = NULL;
-    qsort(names, n, sizeof *names, by_name);
+    if (n)
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
