@@ -65,8 +65,13 @@ static void usage(FILE *f)
         "  --procs N                client processes (default 1)\n"
         "  --connections N          connect mode: attempts in flight "
         "(default 100)\n"
-        "  --src-addrs N            spread source addresses over "
-        "127.0.0.1 .. 127.0.0.N\n"
+        "  --src-addrs N            spread source addresses over N "
+        "addresses from 127.0.0.1\n"
+        "                           (default: when the host is 127.x.x.x, "
+        "enough to keep\n"
+        "                           200 connections per address, at least "
+        "64 in connect mode;\n"
+        "                           else 1, no binding)\n"
         "  --max-connecting N       handshakes in progress per process "
         "(default 256)\n"
         "  --ramp-timeout-s S       longest wait for the games to start "
@@ -161,7 +166,7 @@ static void parse_args(int argc, char **argv, struct options *o)
     c->duration_s = 10;
     c->seed = 1;
     c->connections = 100;
-    c->src_addrs = 1;
+    c->src_addrs = 0; /* auto */
     c->max_connecting = 256;
     c->ramp_timeout_s = 300;
     o->procs = 1;
@@ -237,6 +242,18 @@ static void parse_args(int argc, char **argv, struct options *o)
     if (optind < argc) {
         fprintf(stderr, "E: unexpected argument '%s'\n", argv[optind]);
         exit(2);
+    }
+    if (!c->src_addrs) {
+        /* the server caps connections per address; loopback has 2^24 */
+        long conns = c->mode == LG_MODE_CONNECT
+                         ? c->connections
+                         : (long)c->games * (2 + c->spectators);
+        c->src_addrs = 1;
+        if (!strncmp(c->host, "127.", 4)) {
+            c->src_addrs = (int)((conns + 199) / 200);
+            if (c->mode == LG_MODE_CONNECT && c->src_addrs < 64)
+                c->src_addrs = 64; /* TIME_WAIT spreads over addresses */
+        }
     }
 }
 
@@ -429,8 +446,9 @@ static void report(const struct options *o, const struct lg_stats *t,
     else
         printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
                c->games, c->spectators, c->move_interval_ms);
-    printf(" duration_s=%.2f ramp_s=%.2f connections=%llu", window,
-           t->ramp_s, (unsigned long long)t->connections);
+    printf(" duration_s=%.2f ramp_s=%.2f src_addrs=%d connections=%llu",
+           window, t->ramp_s, c->src_addrs,
+           (unsigned long long)t->connections);
     if (c->mode == LG_MODE_CONNECT) {
         printf(" connects=%llu connects_per_s=%.0f",
                (unsigned long long)t->connects,
