@@ -351,6 +351,7 @@ static int spawn(const struct options *o, int i, struct child *ch)
         perror("E: pipe");
         return -1;
     }
+    cfg.proc_index = i;
     share(o->cfg.games, o->procs, i, &cfg.games, &cfg.first_game);
     if (cfg.mode == LG_MODE_CONNECT) {
         int first;

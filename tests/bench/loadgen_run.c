@@ -117,6 +117,7 @@ struct run {
     int64_t tq_armed_us;       /* INT64_MAX when tq_sul is not armed */
     int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
     bool sent_ready, going, reported, stopping;
+    int ramp_ticks;
     int64_t cpu_go_us;
     struct lg_stats st;
     struct lg_msg msg;
@@ -815,6 +816,22 @@ static void window_go(struct run *r)
                      (lws_usec_t)(r->cfg->duration_s * 1e6));
 }
 
+/* During the ramp, says every few seconds how far it got (stderr). */
+static void ramp_progress(struct run *r)
+{
+    int n[PS_RESETTING + 1] = {0};
+
+    for (int i = 0; i < r->npairs; i++)
+        n[r->pairs[i].st]++;
+    fprintf(stderr, "I: process %d: %d of %d games started; connections "
+            "%d open, %d opening; slots connecting %d inviting %d watching "
+            "%d joining %d playing %d ending %d idle %d resetting %d\n",
+            r->cfg->proc_index, r->ready, r->npairs, r->established,
+            r->connecting, n[PS_CONNECTING], n[PS_INVITING], n[PS_WATCHING],
+            n[PS_JOINING], n[PS_PLAYING], n[PS_ENDING], n[PS_IDLE],
+            n[PS_RESETTING]);
+}
+
 /* Restarts slots that made no progress for too long. */
 static void watchdog(struct run *r, int64_t now)
 {
@@ -860,6 +877,8 @@ static void ctl_poll(lws_sorted_usec_list_t *sul)
     if (now - r->last_watchdog_us >= 1000000) {
         r->last_watchdog_us = now;
         watchdog(r, now);
+        if (!r->sent_ready && ++r->ramp_ticks % 5 == 0)
+            ramp_progress(r);
     }
     lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
 }

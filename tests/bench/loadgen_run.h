@@ -40,6 +40,7 @@ struct lg_config {
     int src_addrs;        /* >1: bind to 127.0.0.1 + (connection % N) */
     int max_connecting;   /* handshakes in progress at once */
     double ramp_timeout_s;
+    int proc_index;       /* for messages */
     int ctl_fd;           /* read: 'G', then end of file */
     int out_fd;           /* write: 'R', then struct lg_stats */
 };
