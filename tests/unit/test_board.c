@@ -8,6 +8,7 @@
 #include "board.h"
 #include "movegen.h"
 #include "testutil.h"
+#include "check_main.h"
 
 START_TEST(fen_round_trips_the_perft_suite)
 {
@@ -196,9 +197,5 @@ static Suite *board_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(board_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(board_suite());
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "check_main.h"
 
 static const struct clock_spec blitz = {0, 180, 2, 0};
 static const struct clock_spec permove = {1, 0, 0, 30};
@@ -141,9 +142,5 @@ int main(void)
     tcase_add_test(tc, per_move_budget_resets);
     tcase_add_test(tc, time_going_backwards_charges_nothing);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(s);
 }

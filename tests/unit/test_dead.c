@@ -15,6 +15,7 @@
 #include "dead.h"
 #include "movegen.h"
 #include "testutil.h"
+#include "check_main.h"
 
 /* CHA "cannot mate" verdicts recognised by the search (924 of 962 when
  * this test was written); a change that loses any of them fails here. */
@@ -158,9 +159,5 @@ static Suite *dead_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(dead_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(dead_suite());
 }

@@ -10,6 +10,7 @@
 
 #include "game.h"
 #include "msgbuf.h"
+#include "check_main.h"
 
 #define MAXMSG 64
 
@@ -408,9 +409,5 @@ int main(void)
     tcase_add_test(tc, invitation_expires_after_a_day);
     tcase_add_test(tc, join_starts_and_arms_first_move);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(s);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lobby.h"
+#include "check_main.h"
 
 static const struct clock_spec blitz = {0, 180, 2, 0};
 static const struct clock_spec rapid = {0, 600, 0, 0};
@@ -126,9 +127,5 @@ int main(void)
     tcase_add_test(tc, same_player_never_pairs_and_replaces);
     tcase_add_test(tc, cancel_and_drop_owner);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(s);
 }

@@ -11,6 +11,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "testutil.h"
+#include "check_main.h"
 
 /* Depths whose node count is at most this run in the unit tests; the
  * deeper ones run in the benchmark (tests/bench). */
@@ -138,9 +139,5 @@ static Suite *movegen_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(movegen_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(movegen_suite());
 }

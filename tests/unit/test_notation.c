@@ -9,6 +9,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "testutil.h"
+#include "check_main.h"
 
 static void san_of(const char *fen, const char *uci, const char *want)
 {
@@ -137,9 +138,5 @@ static Suite *notation_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(notation_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(notation_suite());
 }

@@ -13,6 +13,7 @@
 #include "pgn.h"
 #include "record.h"
 #include "testutil.h"
+#include "check_main.h"
 
 static const struct pgn_tags casual = {
     .event = "Casual game",
@@ -292,11 +293,5 @@ static Suite *pgn_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(pgn_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(pgn_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "check_main.h"
 
 static struct proto_msg m;
 static struct proto_error e;
@@ -315,9 +316,5 @@ int main(void)
     tcase_add_test(tc, render_error_echoes_id);
     tcase_add_test(tc, render_state_and_moved);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(s);
 }

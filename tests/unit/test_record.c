@@ -10,6 +10,7 @@
 #include "notation.h"
 #include "record.h"
 #include "testutil.h"
+#include "check_main.h"
 
 static void start(struct record *r, const char *fen)
 {
@@ -207,9 +208,5 @@ static Suite *record_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(record_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(record_suite());
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "check_main.h"
 
 static char dir[64];
 static char db_path[128];
@@ -822,9 +823,6 @@ static Suite *store_suite(void)
 
 int main(int argc, char **argv)
 {
-    SRunner *sr;
-    int failed;
-
     /* test_store --backup DB DEST: what backup_copies_a_live_database
      * runs in a second process */
     if (argc == 4 && !strcmp(argv[1], "--backup")) {
@@ -835,10 +833,5 @@ int main(int argc, char **argv)
         }
         return EXIT_SUCCESS;
     }
-    sr = srunner_create(store_suite());
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_main(store_suite());
 }
