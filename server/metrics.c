@@ -126,6 +126,15 @@ char *metrics_render(const struct metrics *m, size_t live_games,
             "chess_connections_cut_total{why=\"flood\"} %llu\n",
         (unsigned long long)m->closed_overflow,
         (unsigned long long)m->closed_flood);
+    put(&o, "# HELP chess_upgrades_refused_total WebSocket upgrades "
+            "refused.\n# TYPE chess_upgrades_refused_total counter\n"
+            "chess_upgrades_refused_total{why=\"origin\"} %llu\n"
+            "chess_upgrades_refused_total{why=\"max_connections\"} %llu\n"
+            "chess_upgrades_refused_total{why=\"max_connections_per_ip\"} "
+            "%llu\n",
+        (unsigned long long)m->refused_origin,
+        (unsigned long long)m->refused_full,
+        (unsigned long long)m->refused_per_ip);
     put(&o, "# HELP chess_move_seconds Time to handle one move message.\n"
             "# TYPE chess_move_seconds histogram\n");
     for (int i = 0; i < METRICS_BUCKETS; i++) {

@@ -23,6 +23,9 @@ struct metrics {
     uint64_t out_queue_bytes; /* bytes waiting in all outbound queues */
     uint64_t closed_overflow;  /* connections cut for not reading */
     uint64_t closed_flood;     /* connections closed 1008 for flooding */
+    /* WebSocket upgrades refused: Origin not allowed (403), server full
+     * (503), too many from one address (429) */
+    uint64_t refused_origin, refused_full, refused_per_ip;
     /* move handling latency, seconds: cumulative buckets and sum */
     uint64_t latency[METRICS_BUCKETS + 1]; /* last: +Inf */
     uint64_t latency_count;

@@ -11,15 +11,20 @@
  */
 #include "net.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <limits.h>
 #include <libwebsockets.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "http.h"
@@ -387,6 +392,7 @@ static int confirm_upgrade(struct lws *wsi)
             goto origin_ok;
         log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
                  log_quote(q, sizeof q, origin));
+        hub_metrics(hub)->refused_origin++;
         lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
         return 1;
     }
@@ -394,6 +400,7 @@ origin_ok:
     if (n_conns >= cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d", ip, n_conns);
+        hub_metrics(hub)->refused_full++;
         lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
         return 1;
     }
@@ -401,6 +408,7 @@ origin_ok:
     if (p && p->conns >= cfg->max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d", ip, p->conns);
+        hub_metrics(hub)->refused_per_ip++;
         lws_return_http_status(wsi, 429, NULL);
         return 1;
     }
@@ -684,6 +692,32 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
 
 /* ---- context ----------------------------------------------------------- */
 
+/* Why lws could not create a listener: the errno of binding the same
+ * address and port now, as lws does (0: binding works, so the cause was
+ * something else, such as the TLS certificate). */
+static int bind_errno(const char *iface, int port)
+{
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6,
+                              .sin6_port = htons((uint16_t)port),
+                              .sin6_addr = IN6ADDR_ANY_INIT};
+    struct sockaddr_in a4 = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)port)};
+    bool v4 = iface && inet_pton(AF_INET, iface, &a4.sin_addr) == 1;
+    int fd, one = 1, e = 0;
+
+    if (iface && !v4 && inet_pton(AF_INET6, iface, &a6.sin6_addr) != 1)
+        return EINVAL;
+    fd = socket(v4 ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (v4 ? bind(fd, (struct sockaddr *)&a4, sizeof a4)
+           : bind(fd, (struct sockaddr *)&a6, sizeof a6))
+        e = errno;
+    close(fd);
+    return e;
+}
+
 static const struct lws_protocols protocols[] = {
     {"http", callback_http, sizeof(struct http_pss), 0, 0, NULL, 0},
     {"chess.v1", callback_chess, sizeof(struct conn), LIMIT_MSG_BYTES, 0,
@@ -856,6 +890,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
         | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
     if (tls) {
+        /* without this flag on the vhost too, lws serves it in clear */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cfg->tls_cert;
         info.ssl_private_key_filepath = cfg->tls_key;
         /* Debian's lws speaks HTTP/2: with it a browser would multiplex
@@ -864,10 +900,15 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.alpn = "http/1.1";
     }
     if (!lws_create_vhost(context, &info)) {
-        snprintf(err, errlen, "cannot listen on %s port %d (in use?%s)",
-                 iface ? iface : "every address", cfg->port,
-                 tls ? " or the TLS certificate and key unusable: see the "
-                       "lws lines above" : "");
+        int e = bind_errno(iface, cfg->port);
+        if (tls && !e)
+            snprintf(err, errlen, "cannot use the TLS certificate %s and "
+                     "key %s (see the lws lines above)", cfg->tls_cert,
+                     cfg->tls_key);
+        else
+            snprintf(err, errlen, "cannot listen on %s port %d (%s)",
+                     iface ? iface : "every address", cfg->port,
+                     e == EADDRINUSE ? "in use?" : strerror(e));
         goto fail;
     }
     if (cfg->http_redirect_port) {

@@ -52,6 +52,16 @@ class Server:
         self.start()
 
     def start(self):
+        """Starts the server on a free port; a port taken between
+        free_port() and the server's bind (the race every such helper
+        has) is retried with another."""
+        for attempt in range(5):
+            if self._start_once():
+                return
+            self.log.close()
+        raise RuntimeError("no free port: " + self.log_text())
+
+    def _start_once(self):
         self.port = free_port()
         self.log = open(os.path.join(self.dir, "server.log"), "ab")
         self.log_start = self.log.tell()
@@ -64,9 +74,11 @@ class Server:
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                if "(in use?)" in self.log_text():
+                    return False
                 raise RuntimeError("server exited: " + self.log_text())
             if "event=listening" in self.log_text():
-                return
+                return True
             time.sleep(0.005)
         raise RuntimeError("server did not start: " + self.log_text())
 

@@ -35,12 +35,17 @@ class Closed(Exception):
 
 class WebSocket:
     def __init__(self, host, port, path="/ws", protocol=None, timeout=5.0,
-                 rcvbuf=None):
+                 rcvbuf=None, headers=None, ssl_context=None):
+        """headers: extra handshake headers (e.g. Origin); ssl_context: an
+        ssl.SSLContext to speak wss (TLS) instead of ws."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
+        if ssl_context is not None:
+            self.sock = ssl_context.wrap_socket(self.sock,
+                                                server_hostname=host)
         self.buf = b""
         self.closed = None
         self.protocol = None
@@ -55,6 +60,8 @@ class WebSocket:
         ]
         if protocol:
             lines.append("Sec-WebSocket-Protocol: " + protocol)
+        for k, v in (headers or {}).items():
+            lines.append("%s: %s" % (k, v))
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         head = self._read_until(b"\r\n\r\n").decode("latin-1")
         status = head.split("\r\n")[0]

@@ -1,0 +1,527 @@
+"""Operations: the config file (--config, --check-config, flags override
+it), TLS (https and wss on one port with a throwaway certificate, ALPN
+http/1.1, the HTTP-to-HTTPS redirect listener), the Origin allow-list,
+connection and rate limits from the config, SIGTERM mid-game and restart
+without charging the downtime, SIGHUP log reopen, one server per database,
+and the online backup while games are played (and its restore)."""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from harness import (FISCHER_5_0, SERVER, WAIT, Client, Closed,
+                     HandshakeError, Server, free_port)
+
+
+def write_json(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+    return path
+
+
+def make_cert(folder):
+    """A self-signed certificate for localhost and 127.0.0.1 made with the
+    openssl command; returns (cert, key) paths."""
+    cert = os.path.join(folder, "cert.pem")
+    key = os.path.join(folder, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+         "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+def wait_until(pred, what, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def run(*args, timeout=20):
+    return subprocess.run([SERVER] + list(args), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+class OpsTest(unittest.TestCase):
+    """A temporary folder per test, servers and clients closed after."""
+
+    def setUp(self):
+        if not SERVER:
+            raise unittest.SkipTest("CHESS_SERVER not set")
+        self.dir = tempfile.mkdtemp(prefix="chess-ops-")
+        self.servers, self.clients, self.procs = [], [], []
+
+    def tearDown(self):
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=WAIT)
+        for s in self.servers:
+            s.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def server(self, config=None, **kw):
+        extra = list(kw.pop("extra", []))
+        if config is not None:
+            extra += ["--config", write_json(self.path("config.json"),
+                                             config)]
+        s = Server(datadir=self.dir, extra=extra, **kw)
+        self.servers.append(s)
+        return s
+
+    def client(self, server, **kw):
+        c = Client(server, **kw)
+        self.clients.append(c)
+        return c
+
+    def start_game(self, srv, clock=FISCHER_5_0, **kw):
+        w, b = self.client(srv, **kw), self.client(srv, **kw)
+        gid = w.request({"t": "invite", "clock": clock, "color": "white"},
+                        "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        return w, b, gid
+
+    def launch(self, *args, log=None):
+        """chess-server with args and --port on a free port, its stderr in
+        a file; waits for the start line in `log` (default: that file).
+        A port taken meanwhile is retried. Returns (proc, port, stderr
+        path)."""
+        for attempt in range(5):
+            err = self.path("stderr-%d.txt" % len(self.procs))
+            port = free_port()
+            with open(err, "wb") as f:
+                p = subprocess.Popen([SERVER, "--port", str(port)]
+                                     + list(args), stdout=f, stderr=f)
+            self.procs.append(p)
+            wait_until(lambda: "event=listening" in read(log or err)
+                       or p.poll() is not None, "the start")
+            if p.poll() is None:
+                return p, port, err
+            if "(in use?)" not in read(err):
+                raise AssertionError("server exited: " + read(err))
+        raise AssertionError("no free port")
+
+
+class ConfigFileTest(OpsTest):
+    def test_check_config_good(self):
+        cfg = write_json(self.path("good.json"), {
+            "port": 9999, "grace_s": 5, "log_level": "debug",
+            "allowed_origins": ["https://chess.example.org"],
+            "database": self.path("x.db")})
+        r = run("--check-config", cfg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(cfg + ": OK", r.stdout)
+        self.assertFalse(os.path.exists(self.path("x.db")))  # not started
+
+    def test_check_config_bad(self):
+        cases = [
+            ({"port": 8080, "colour": "blue"}, ["unknown key", "'colour'"]),
+            ({"port": "8080"}, ["'port'", "integer", "not a string"]),
+            ({"grace_s": 0}, ["'grace_s'", "from 1 to 86400", "not 0"]),
+            ({"log_level": "loud"}, ["'log_level'", "'loud'"]),
+            ({"allowed_origins": ["example.org"]},
+             ["'allowed_origins'", "not an origin"]),
+            ({"tls_cert": self.path("nope.pem"),
+              "tls_key": self.path("nope.key")},
+             ["'tls_cert'", "nope.pem", "No such file"]),
+            ({"tls_key": self.path("k")}, ["'tls_key'", "'tls_cert'"]),
+            ({"http_redirect_port": 80}, ["'http_redirect_port'", "TLS"]),
+        ]
+        for obj, words in cases:
+            cfg = write_json(self.path("bad.json"), obj)
+            r = run("--check-config", cfg)
+            self.assertEqual(r.returncode, 2, (obj, r.stdout, r.stderr))
+            self.assertNotIn("OK", r.stdout)
+            for w in words:
+                self.assertIn(w, r.stderr, obj)
+        with open(self.path("broken.json"), "w") as f:
+            f.write('{"port": 8080,\n "grace_s": }\n')
+        r = run("--check-config", self.path("broken.json"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("broken.json: line 2", r.stderr)
+        r = run("--check-config", self.path("missing.json"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("missing.json", r.stderr)
+        # a flag is checked with the file
+        cfg = write_json(self.path("ok.json"), {"port": 8080})
+        r = run("--check-config", cfg, "--grace-s", "x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--grace-s", r.stderr)
+
+    def test_bad_config_stops_the_start(self):
+        cfg = write_json(self.path("bad.json"), {
+            "database": self.path("db", "c.db"), "max_connections": -5})
+        r = run("--config", cfg, "--port", str(free_port()))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'max_connections'", r.stderr)
+        self.assertNotIn("event=listening", r.stderr)
+        self.assertFalse(os.path.exists(self.path("db")))
+
+    def test_flags_override_the_file(self):
+        file_port = free_port()
+        db = self.path("from-file.db")
+        cfg = write_json(self.path("c.json"), {
+            "port": file_port, "database": db, "web_root": self.path("web"),
+            "log_level": "debug"})
+        p, flag_port, err = self.launch("--config", cfg, "--log-level",
+                                        "info")
+        log = read(err)
+        self.assertIn("port=%d " % flag_port, log)
+        self.assertIn("db=" + db, log)            # the file's, not a flag's
+        self.assertIn("log_level=info", log)      # the flag's
+        self.assertNotIn(" debug ", log)
+        conn = http.client.HTTPConnection("127.0.0.1", flag_port, timeout=5)
+        conn.request("GET", "/healthz")
+        self.assertEqual(conn.getresponse().status, 200)
+        with self.assertRaises(OSError):
+            socket.create_connection(("127.0.0.1", file_port), timeout=2)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=WAIT), 0)
+
+
+class OriginTest(OpsTest):
+    def test_origins(self):
+        srv = self.server({"allowed_origins": [
+            "https://chess.example.org", "http://localhost:8080"]})
+        with self.assertRaises(HandshakeError) as e:
+            self.client(srv, headers={"Origin": "https://evil.example"})
+        self.assertIn("403", e.exception.status)
+        with self.assertRaises(HandshakeError) as e:
+            self.client(srv, headers={"Origin": "http://chess.example.org"})
+        self.assertIn("403", e.exception.status)
+        with self.assertRaises(HandshakeError) as e:
+            self.client(srv, headers={"Origin": "null"})
+        self.assertIn("403", e.exception.status)
+        ok = self.client(srv, headers={"Origin": "https://chess.example.org"})
+        self.assertTrue(ok.pid)
+        ok2 = self.client(srv, headers={"Origin": "HTTP://LOCALHOST:8080"})
+        self.assertTrue(ok2.pid)
+        # no Origin at all: not a browser, so not a cross-site page
+        self.assertTrue(self.client(srv).pid)
+        self.assertIn("why=origin", srv.log_text())
+        self.assertIn("origin=https://evil.example", srv.log_text())
+        status, _, body = srv.http("/metrics")
+        self.assertIn(
+            'chess_upgrades_refused_total{why="origin"} 3\n', body.decode())
+
+    def test_any_origin_without_a_list(self):
+        srv = self.server({})
+        c = self.client(srv, headers={"Origin": "https://anywhere.example"})
+        self.assertTrue(c.pid)
+
+
+class LimitsTest(OpsTest):
+    def test_total_connections_capped(self):
+        srv = self.server({"max_connections": 3})
+        for _ in range(3):
+            self.client(srv)
+        with self.assertRaises(HandshakeError) as e:
+            self.client(srv)
+        self.assertIn("503", e.exception.status)
+        self.assertIn("why=max_connections", srv.log_text())
+        self.clients.pop(0).close()
+        wait_until(lambda: srv.http_json("/healthz")[1]["connections"] == 2,
+                   "the close")
+        self.assertTrue(self.client(srv).pid)
+
+    def test_rates_from_the_config(self):
+        srv = self.server({"msg_rate_per_s": 1, "msg_burst": 5,
+                           "move_rate_per_s": 1, "move_burst": 2})
+        c = self.client(srv)  # hello took one token
+        for i in range(4):
+            c.send({"t": "ping", "id": i})
+        for i in range(4):
+            c.expect("pong", id=i)
+        c.send({"t": "ping", "id": 99})
+        c.expect_error("rate_limited")
+        w, b, gid = self.start_game(srv)
+        w.move(gid, "e2e4", 0)
+        b.expect("moved", game=gid, ply=1)
+        b.move(gid, "e7e5", 1)
+        w.expect("moved", game=gid, ply=2)
+        w.move(gid, "g1f3", 2)
+        w.expect("moved", game=gid, ply=3)
+        w.move(gid, "f3e5", 3)  # a third move at once: over the burst
+        w.expect_error("rate_limited")
+
+
+class TlsTest(OpsTest):
+    def setUp(self):
+        super().setUp()
+        self.cert, self.key = make_cert(self.dir)
+        self.ctx = ssl.create_default_context(cafile=self.cert)
+
+    def test_https_and_wss(self):
+        srv = self.server({"tls_cert": self.cert, "tls_key": self.key})
+        self.assertIn("tls=on", srv.log_text())
+        conn = http.client.HTTPSConnection("127.0.0.1", srv.port, timeout=5,
+                                           context=self.ctx)
+        conn.request("GET", "/healthz")
+        r = conn.getresponse()
+        self.assertEqual(r.status, 200)
+        self.assertEqual(json.loads(r.read())["status"], "ok")
+        # each WebSocket its own HTTP/1.1 connection, even when the client
+        # offers HTTP/2
+        ctx = ssl.create_default_context(cafile=self.cert)
+        ctx.set_alpn_protocols(["h2", "http/1.1"])
+        w, b, gid = self.start_game(srv, ssl_context=ctx)
+        self.assertEqual(w.ws.sock.selected_alpn_protocol(), "http/1.1")
+        self.assertEqual(w.ws.sock.version()[:4], "TLSv")
+        w.move(gid, "e2e4", 0)
+        self.assertEqual(b.expect("moved", game=gid, ply=1)["san"], "e4")
+        # verification off also works (a client that does not know the CA)
+        loose = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        loose.check_hostname = False
+        loose.verify_mode = ssl.CERT_NONE
+        self.assertTrue(self.client(srv, ssl_context=loose).pid)
+        # plain text on the TLS port gets no WebSocket
+        with self.assertRaises((HandshakeError, Closed, OSError)):
+            Client(srv).close()
+
+    def test_redirect_listener(self):
+        rport = free_port()
+        srv = self.server({"tls_cert": self.cert, "tls_key": self.key,
+                           "http_redirect_port": rport})
+        conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
+        conn.request("GET", "/g/SomeGame1", headers={
+            "Host": "chess.example.org:%d" % rport})
+        r = conn.getresponse()
+        self.assertEqual(r.status, 301)
+        self.assertEqual(r.getheader("Location"),
+                         "https://chess.example.org:%d/g/SomeGame1"
+                         % srv.port)
+        r.read()
+        conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
+        conn.request("GET", "/", headers={"Host": "evil\"host"})
+        self.assertEqual(conn.getresponse().status, 400)
+
+    def test_unusable_certificate_stops_the_start(self):
+        with open(self.path("junk.pem"), "w") as f:
+            f.write("-----BEGIN CERTIFICATE-----\nnot base64\n")
+        cfg = write_json(self.path("c.json"), {
+            "tls_cert": self.path("junk.pem"), "tls_key": self.key,
+            "database": self.path("c.db")})
+        r = run("--config", cfg, "--port", str(free_port()))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("event=start_failed", r.stderr)
+        self.assertIn("cannot use the TLS certificate", r.stderr)
+        self.assertIn("junk.pem", r.stderr)
+
+
+class LifecycleTest(OpsTest):
+    def test_sigterm_mid_game_then_resume_without_charging_downtime(self):
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        for ply, uci in enumerate("e2e4 e7e5 g1f3".split()):
+            (w if ply % 2 == 0 else b).move(gid, uci, ply)
+            w.expect("moved", game=gid, ply=ply + 1)
+            b.expect("moved", game=gid, ply=ply + 1)
+        t_moved = time.monotonic()  # black's clock runs from about here
+        before = w.request({"t": "sync", "game": gid}, "state")["clocks"]
+        t0 = time.monotonic()
+        self.assertEqual(srv.terminate(), 0)
+        stop_s = time.monotonic() - t0
+        self.assertLess(stop_s, 5.0)  # bounded
+        for c in (w, b):
+            c.expect("shutdown")
+            self.assertEqual(c.ws.recv_close(), 1001)
+        log = srv.log_text()
+        self.assertIn("event=shutdown_begin connections=2", log)
+        self.assertIn("event=stopped", log)
+        charged_before_stop_ms = (time.monotonic() - t_moved) * 1000
+        time.sleep(2.0)  # downtime
+        srv2 = self.server()
+        self.assertIn("event=restored games=1", srv2.log_text())
+        w2 = self.client(srv2, token=w.token)
+        st = w2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"], ["e2e4", "e7e5", "g1f3"])
+        self.assertIsNone(st["clocks"]["running"])
+        self.assertEqual(before["running"], "black")
+        self.assertEqual(st["clocks"]["white_ms"], before["white_ms"])
+        charged = before["black_ms"] - st["clocks"]["black_ms"]
+        self.assertGreaterEqual(charged, 0)
+        # black was charged at most the time it really had before the
+        # stop: never the two seconds the server was down
+        self.assertLess(charged, charged_before_stop_ms + 300)
+        self.assertLess(charged, 2000)
+        b2 = self.client(srv2, token=b.token)
+        w2.expect("opponent_back", game=gid, color="black")
+        b2.move(gid, "b8c6", 3)
+        self.assertEqual(w2.expect("moved", game=gid, ply=4)["san"], "Nc6")
+
+    def test_sighup_reopens_the_log_file(self):
+        logf = self.path("chess.log")
+        cfg = write_json(self.path("c.json"), {
+            "database": self.path("c.db"), "log_file": logf,
+            "web_root": self.path("web")})
+        p, port, err = self.launch("--config", cfg, log=logf)
+        self.assertEqual(read(err), "")  # everything went to the file
+        os.rename(logf, logf + ".1")
+        p.send_signal(signal.SIGHUP)
+        wait_until(lambda: "event=log_reopened" in read(logf), "the reopen")
+        srv = type("S", (), {"port": port})()
+        c = self.client(srv)
+        wait_until(lambda: "player=" + c.pid in read(logf), "a new line")
+        old = read(logf + ".1")
+        self.assertIn("event=listening", old)
+        self.assertNotIn("player=" + c.pid, old)
+        self.assertNotIn("event=listening", read(logf))
+        for line in read(logf).splitlines():
+            self.assertRegex(
+                line, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
+                r"(error|warn|info|debug) event=\w+")
+        c.close()
+        self.clients.remove(c)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=WAIT), 0)
+        self.assertIn("event=stopped", read(logf))
+
+    def test_second_instance_refused(self):
+        logf = self.path("chess.log")
+        cfg = write_json(self.path("c.json"), {
+            "database": self.path("db", "c.db"), "log_file": logf,
+            "web_root": self.path("web")})
+        p, port, err = self.launch("--config", cfg, log=logf)
+        r = run("--config", cfg, "--port", str(free_port()))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("in use by another chess-server", r.stderr)
+        self.assertIn(self.path("db", "c.db"), r.stderr)
+        self.assertIn("event=start_failed", read(logf))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", "/healthz")
+        self.assertEqual(conn.getresponse().status, 200)  # first one fine
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=WAIT), 0)
+
+
+class BackupTest(OpsTest):
+    def finished_games(self, db):
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            self.assertEqual(con.execute("PRAGMA integrity_check")
+                             .fetchone()[0], "ok")
+            return {r[0]: r[1] for r in con.execute(
+                "SELECT gid, reason FROM games WHERE status = 'ended'")}
+        finally:
+            con.close()
+
+    def test_backup_while_games_are_played_and_restore(self):
+        # games back to back are faster than a person: raise the rates
+        srv = self.server({"msg_rate_per_s": 10000, "msg_burst": 10000,
+                           "move_rate_per_s": 10000, "move_burst": 10000})
+        finished = []       # gids whose game_end a player received
+        errors = []
+        stop = threading.Event()
+
+        def play():
+            try:
+                w, b = Client(srv), Client(srv)
+                while not stop.is_set():
+                    gid = w.request({"t": "invite", "clock": FISCHER_5_0,
+                                     "color": "white"}, "invited")["game"]
+                    b.send({"t": "join", "game": gid})
+                    b.expect("game_start", game=gid)
+                    ply = 0
+                    for uci in "f2f3 e7e5 g2g4 d8h4".split():
+                        (w if ply % 2 == 0 else b).move(gid, uci, ply)
+                        ply += 1
+                        w.expect("moved", game=gid, ply=ply)
+                    w.expect("game_end", game=gid)
+                    finished.append(gid)
+                w.close()
+                b.close()
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        t = threading.Thread(target=play)
+        t.start()
+        try:
+            wait_until(lambda: len(finished) >= 5 or errors, "some games",
+                       timeout=4 * WAIT)
+            done_before = list(finished)
+            dest = self.path("backup.db")
+            r = run("backup", dest, "--db", srv.db)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("backed up", r.stdout)
+            wait_until(lambda: len(finished) >= len(done_before) + 3
+                       or errors, "games after the backup",
+                       timeout=4 * WAIT)
+        finally:
+            stop.set()
+            t.join(timeout=4 * WAIT)
+        self.assertEqual(errors, [])
+        self.assertFalse(os.path.exists(dest + ".partial"))
+        self.assertEqual(os.stat(dest).st_mode & 0o077, 0)
+        games = self.finished_games(dest)
+        for gid in done_before:
+            self.assertEqual(games.get(gid), "checkmate", gid)
+        # a second backup through the config file, after the games
+        cfg = write_json(self.path("c.json"), {"database": srv.db})
+        dest2 = self.path("backup2.db")
+        r = run("backup", dest2, "--config", cfg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        games2 = self.finished_games(dest2)
+        for gid in finished:
+            self.assertIn(gid, games2)
+        # an existing destination is never overwritten
+        r = run("backup", dest, "--db", srv.db)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("exists", r.stderr)
+        self.assertEqual(self.finished_games(dest), games)
+
+        # restore: stop, put the copy in place of the database, start
+        self.assertEqual(srv.terminate(), 0)
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(srv.db + suffix):
+                os.remove(srv.db + suffix)
+        shutil.copyfile(dest, srv.db)
+        srv2 = self.server()
+        for gid in done_before:
+            status, g = srv2.http_json("/api/games/" + gid)
+            self.assertEqual((status, g["reason"]), (200, "checkmate"))
+
+    def test_backup_usage_errors(self):
+        r = run("backup", self.path("b.db"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--db PATH | --config PATH", r.stderr)
+        r = run("backup", self.path("b.db"), "--db", self.path("none.db"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no database", r.stderr)
+        self.assertFalse(os.path.exists(self.path("b.db")))
+        bad = write_json(self.path("bad.json"), {"databse": "x"})
+        r = run("backup", self.path("b.db"), "--config", bad)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'databse'", r.stderr)
