@@ -5,6 +5,120 @@ import re
 from harness import ServerTest
 
 
+METRIC_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL_NAME = r"[a-zA-Z_][a-zA-Z0-9_]*"
+LABEL_VALUE = r'"(?:[^"\\\n]|\\[\\"n])*"'
+SAMPLE = re.compile(
+    r"^(%s)(?:\{((?:%s=%s)(?:,%s=%s)*)?,?\})? (\S+)(?: (-?\d+))?$"
+    % (METRIC_NAME, LABEL_NAME, LABEL_VALUE, LABEL_NAME, LABEL_VALUE))
+LABEL = re.compile(r"(%s)=(%s)" % (LABEL_NAME, LABEL_VALUE))
+TYPES = ("counter", "gauge", "histogram", "summary", "untyped")
+
+
+def prom_float(text):
+    """A sample value as the text format allows (Go's ParseFloat plus
+    +Inf, -Inf, NaN); raises ValueError otherwise."""
+    if text in ("+Inf", "Inf"):
+        return float("inf")
+    if text == "-Inf":
+        return float("-inf")
+    if text == "NaN":
+        return float("nan")
+    if not re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text):
+        raise ValueError("bad sample value %r" % text)
+    return float(text)
+
+
+def parse_prometheus(test, text):
+    """Parses the Prometheus text exposition format (version 0.0.4)
+    strictly; fails the test on any violation. Returns {family: {"type",
+    "help", "samples": [(name, {labels}, value)]}}."""
+    test.assertTrue(text.endswith("\n"), "exposition must end in a newline")
+    families = {}
+    order = []          # family of each sample line, to check grouping
+
+    def family_of(name):
+        for suffix in ("_bucket", "_sum", "_count"):
+            base = name[:-len(suffix)]
+            if name.endswith(suffix) and families.get(base, {}).get(
+                    "type") in ("histogram", "summary"):
+                return base
+        return name
+    for n, line in enumerate(text.split("\n")[:-1], 1):
+        where = "line %d: %r" % (n, line)
+        test.assertNotEqual(line.strip(), "", "blank line, " + where)
+        if line.startswith("#"):
+            parts = line.split(" ", 3)
+            if len(parts) >= 2 and parts[1] in ("HELP", "TYPE"):
+                test.assertGreaterEqual(len(parts), 4, where)
+                test.assertRegex(parts[2], "^%s$" % METRIC_NAME, where)
+                fam = families.setdefault(parts[2], {"samples": []})
+                test.assertNotIn(parts[1].lower(), fam,
+                                 "second %s, %s" % (parts[1], where))
+                if parts[1] == "TYPE":
+                    test.assertIn(parts[3], TYPES, where)
+                    test.assertEqual(fam["samples"], [],
+                                     "TYPE after samples, " + where)
+                    fam["type"] = parts[3]
+                else:
+                    test.assertNotRegex(parts[3], r"\\[^\\n]", where)
+                    fam["help"] = parts[3]
+            continue
+        m = SAMPLE.match(line)
+        test.assertIsNotNone(m, "not a sample, " + where)
+        name, labels_text, value = m.group(1), m.group(2), m.group(3)
+        labels = {}
+        for lm in LABEL.finditer(labels_text or ""):
+            test.assertNotIn(lm.group(1), labels, "label twice, " + where)
+            labels[lm.group(1)] = lm.group(2)[1:-1]
+        try:
+            v = prom_float(value)
+        except ValueError as e:
+            test.fail("%s, %s" % (e, where))
+        fam_name = family_of(name)
+        fam = families.setdefault(fam_name, {"samples": []})
+        test.assertIn("type", fam, "sample before its TYPE, " + where)
+        test.assertIn("help", fam, "sample without HELP, " + where)
+        if order and order[-1] != fam_name:
+            test.assertNotIn(fam_name, order,
+                             "samples of %s not together" % fam_name)
+        order.append(fam_name)
+        key = (name, tuple(sorted(labels.items())))
+        test.assertNotIn(key, [(s[0], tuple(sorted(s[1].items())))
+                               for s in fam["samples"]],
+                         "duplicate series, " + where)
+        fam["samples"].append((name, labels, v))
+        if fam["type"] == "counter":
+            test.assertTrue(name.endswith("_total"), where)
+            test.assertGreaterEqual(v, 0, where)
+            test.assertEqual(v, int(v), where)
+        if fam["type"] == "histogram":
+            test.assertIn(name, (fam_name + "_bucket", fam_name + "_sum",
+                                 fam_name + "_count"), where)
+    for fam_name, fam in families.items():
+        test.assertIn("type", fam, fam_name)
+        if fam["type"] != "histogram":
+            continue
+        buckets = [(s[1], s[2]) for s in fam["samples"]
+                   if s[0] == fam_name + "_bucket"]
+        sums = [s[2] for s in fam["samples"] if s[0] == fam_name + "_sum"]
+        counts = [s[2] for s in fam["samples"]
+                  if s[0] == fam_name + "_count"]
+        test.assertEqual((len(sums), len(counts)), (1, 1), fam_name)
+        test.assertGreater(len(buckets), 1, fam_name)
+        bounds = [prom_float(b[0]["le"]) for b in buckets]
+        test.assertEqual(bounds, sorted(bounds), "le ascending")
+        test.assertEqual(len(set(bounds)), len(bounds), "le unique")
+        test.assertEqual(buckets[-1][0]["le"], "+Inf", fam_name)
+        values = [b[1] for b in buckets]
+        test.assertEqual(values, sorted(values), "buckets cumulative")
+        test.assertEqual(values[-1], counts[0], "+Inf bucket == _count")
+        test.assertGreaterEqual(sums[0], 0)
+        if counts[0] == 0:
+            test.assertEqual(sums[0], 0)
+    return families
+
+
 class HttpTest(ServerTest):
     def finished_game(self, moves="f2f3 e7e5 g2g4 d8h4"):
         w, b, gid = self.invite_game()
@@ -121,11 +235,60 @@ class HttpTest(ServerTest):
             value('chess_messages_rejected_total{code="unauthenticated"}'),
             1)
         self.assertGreaterEqual(value("chess_move_seconds_count"), 4)
+        fams = parse_prometheus(self, text)
+        for name, kind in (("chess_connections", "gauge"),
+                           ("chess_connections_total", "counter"),
+                           ("chess_live_games", "gauge"),
+                           ("chess_open_seeks", "gauge"),
+                           ("chess_messages_total", "counter"),
+                           ("chess_moves_total", "counter"),
+                           ("chess_games_finished_total", "counter"),
+                           ("chess_messages_rejected_total", "counter"),
+                           ("chess_store_queue_depth", "gauge"),
+                           ("chess_out_queue_bytes", "gauge"),
+                           ("chess_connections_cut_total", "counter"),
+                           ("chess_upgrades_refused_total", "counter"),
+                           ("chess_move_seconds", "histogram")):
+            self.assertEqual(fams[name]["type"], kind, name)
+        reasons = {s[1]["reason"] for s in
+                   fams["chess_games_finished_total"]["samples"]}
+        self.assertIn("checkmate", reasons)
+        self.assertIn("timeout_vs_insufficient", reasons)
         self.assertEqual(value('chess_move_seconds_bucket{le="+Inf"}'),
                          value("chess_move_seconds_count"))
         value("chess_live_games")
         value("chess_store_queue_depth")
         value("chess_out_queue_bytes")
+
+    def test_prometheus_parser_rejects(self):
+        """The strict parser is itself strict: each broken exposition
+        fails it."""
+        good = ("# HELP a_total A.\n# TYPE a_total counter\n"
+                'a_total{x="1"} 3\n')
+        parse_prometheus(self, good)
+        h = ("# HELP h H.\n# TYPE h histogram\n"
+             'h_bucket{le="0.1"} %s\nh_bucket{le="%s"} %s\n'
+             "h_sum 1.5\nh_count %s\n")
+        parse_prometheus(self, h % (1, "+Inf", 2, 2))
+        bad = [
+            good.rstrip("\n"),                        # no final newline
+            good.replace("counter", "countr"),         # unknown type
+            good.replace("a_total{", "1a_total{"),     # bad name
+            good.replace('x="1"', "x=1"),              # unquoted label
+            good.replace('x="1"', '1x="1"'),           # bad label name
+            good.replace(" 3\n", " three\n"),          # bad value
+            good.replace("# HELP a_total A.\n", ""),   # no HELP
+            good + 'a_total{x="1"} 4\n',               # duplicate series
+            good.replace("a_total", "a"),              # counter w/o _total
+            good.replace(" 3\n", " -3\n"),             # negative counter
+            h % (3, "+Inf", 2, 2),                     # not cumulative
+            h % (1, "5", 2, 2),                        # no +Inf bucket
+            h % (1, "+Inf", 2, 3),                     # +Inf != count
+            good + "\n",                               # blank line
+        ]
+        for text in bad:
+            with self.assertRaises(AssertionError, msg=text):
+                parse_prometheus(self, text)
 
     def test_pages(self):
         status, ctype, body = self.server.http("/")
