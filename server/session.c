@@ -631,15 +631,21 @@ static bool bucket_take(struct bucket *b, double rate, double burst,
 
 /* ---- commands ---------------------------------------------------------- */
 
-static int cmp_created(const void *a, const void *b)
+/* Sorts a player's games oldest first, stably: games created in the same
+ * millisecond keep the order in which the player got them (creation
+ * order), not an order of their random GIDs. n is at most
+ * LIMIT_GAMES_PER_PLAYER. */
+static void sort_created(struct game **gs, size_t n)
 {
-    const struct game *x = *(struct game *const *)a;
-    const struct game *y = *(struct game *const *)b;
-    int64_t cx = game_created_ms(x), cy = game_created_ms(y);
-
-    if (cx != cy)
-        return cx < cy ? -1 : 1;
-    return strcmp(game_gid(x), game_gid(y));
+    for (size_t i = 1; i < n; i++) {
+        struct game *g = gs[i];
+        size_t j = i;
+        while (j > 0 && game_created_ms(gs[j - 1]) > game_created_ms(g)) {
+            gs[j] = gs[j - 1];
+            j--;
+        }
+        gs[j] = g;
+    }
 }
 
 static void welcome(struct session *s, const char *token,
@@ -652,7 +658,7 @@ static void welcome(struct session *s, const char *token,
     const char **gids = malloc((n ? n : 1) * sizeof *gids);
 
     if (gs && gids) {
-        qsort(gs, n, sizeof *gs, cmp_created);
+        sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
             gids[i] = game_gid(gs[i]);
         send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
