@@ -49,8 +49,20 @@ struct lg_msg {
 
 /* Parses one server message (text of len bytes, need not be terminated)
  * into *m. Returns 0, or -1 when it is not a JSON object with a string
- * "t" (m->type is then LG_MSG_OTHER). */
+ * "t" (m->type is then LG_MSG_OTHER). Tries lg_msg_parse_fast first and
+ * falls back to jansson. */
 int lg_msg_parse(const char *text, size_t len, struct lg_msg *m);
+
+/* The jansson parser alone (the reference). Same contract. */
+int lg_msg_parse_jansson(const char *text, size_t len, struct lg_msg *m);
+
+/* A single pass over the text that extracts only the fields above, with
+ * no allocation: jansson's tree building was the load generator's largest
+ * cost (about a third of its CPU time at thousands of moves a second).
+ * Returns 0 with the same result jansson gives, or -1 when the text is
+ * anything it does not handle (malformed, or an escape inside a string it
+ * extracts): the caller then asks jansson. */
+int lg_msg_parse_fast(const char *text, size_t len, struct lg_msg *m);
 
 /* The index (0 .. LG_ERR_COUNT-1) of an error code; LG_ERR_UNKNOWN for a
  * code the protocol does not list. */

@@ -209,6 +209,118 @@ START_TEST(msg_error_names_round_trip)
 }
 END_TEST
 
+/* Both parsers on one text: when the fast one answers it agrees with
+ * jansson field by field, and lg_msg_parse always agrees. */
+static void same_fields(const struct lg_msg *a, const struct lg_msg *b)
+{
+    ck_assert_int_eq(a->type, b->type);
+    ck_assert_str_eq(a->game, b->game);
+    ck_assert_int_eq(a->ply, b->ply);
+    ck_assert_int_eq(a->you_white, b->you_white);
+    ck_assert_int_eq(a->white_to_move, b->white_to_move);
+    ck_assert_int_eq(a->started, b->started);
+    ck_assert_int_eq(a->nlegal, b->nlegal);
+    for (int i = 0; i < a->nlegal; i++)
+        ck_assert_str_eq(a->legal[i], b->legal[i]);
+    ck_assert_int_eq(a->error, b->error);
+    ck_assert_int_eq(a->has_id, b->has_id);
+    if (a->has_id)
+        ck_assert_int_eq(a->id, b->id);
+}
+
+static int check_both(const char *text)
+{
+    struct lg_msg *j = malloc(sizeof *j), *f = malloc(sizeof *f);
+    size_t len = strlen(text);
+    int rj = lg_msg_parse_jansson(text, len, j);
+    int rf = lg_msg_parse_fast(text, len, f);
+
+    if (rf == 0) {
+        ck_assert_int_eq(rj, 0);
+        same_fields(f, j);
+    }
+    ck_assert_int_eq(lg_msg_parse(text, len, f), rj);
+    if (rj == 0)
+        same_fields(f, j);
+    free(j);
+    free(f);
+    return rf;
+}
+
+/* Messages as the server writes them: the fast parser takes them all. */
+static const char *const server_texts[] = {
+    "{\"t\":\"welcome\",\"player\":{\"id\":\"7J0J1xh4NJopJHU4\",\"name\":"
+    "\"a\"},\"token\":\"Wa4ZUyOhJQn0KxR-Tyy4Av3rupMF34HB74bVGZC-GKg\","
+    "\"games\":[]}",
+    "{\"t\":\"invited\",\"game\":\"AP-UOcQiOeFhG8mK\"}",
+    "{\"t\":\"game_start\",\"game\":\"AP-UOcQiOeFhG8mK\",\"white\":{\"id\":"
+    "\"x\",\"name\":\"a\"},\"black\":{\"id\":\"y\",\"name\":\"G\"},"
+    "\"clock\":{\"type\":\"fischer\",\"initial_s\":600,\"increment_s\":0},"
+    "\"you\":\"black\"}",
+    "{\"t\":\"state\",\"game\":\"AP-UOcQiOeFhG8mK\",\"white\":{\"id\":\"x\","
+    "\"name\":\"a\"},\"black\":null,\"clock\":{\"type\":\"per_move\","
+    "\"per_move_s\":5},\"initial_fen\":\"8/8/8/8/8/8/8/8 w - - 0 1\","
+    "\"moves\":[\"e2e4\"],\"san\":[\"e4\"],\"fen\":\"f\",\"ply\":1,"
+    "\"to_move\":\"white\",\"check\":false,\"clocks\":{\"white_ms\":1,"
+    "\"black_ms\":2,\"running\":null},\"first_move_ms\":null,"
+    "\"status\":\"started\",\"draw_offer\":null,\"gone\":{\"white\":null,"
+    "\"black\":3},\"legal\":[\"a2a3\",\"h7h8q\"],\"claimable\":true,"
+    "\"claim_moves\":[\"a2a3\"],\"result\":\"1-0\",\"reason\":\"x\"}",
+    "{\"t\":\"moved\",\"game\":\"g\",\"ply\":7,\"uci\":\"e2e4\","
+    "\"san\":\"e4\",\"fen\":\"f\",\"check\":true,\"clocks\":{\"white_ms\":"
+    "-5,\"black_ms\":2,\"running\":\"black\"},\"first_move_ms\":30000,"
+    "\"draw_offer\":\"white\",\"legal\":[],\"claimable\":false,"
+    "\"claim_moves\":[]}",
+    "{\"t\":\"game_end\",\"game\":\"g\",\"result\":\"1/2-1/2\","
+    "\"reason\":\"stalemate\"}",
+    "{\"t\":\"error\",\"code\":\"stale_ply\",\"msg\":\"ply 3, not 2\","
+    "\"id\":-12}",
+    "{\"t\":\"error\",\"code\":\"bad_field\",\"msg\":\"m\",\"id\":\"s\"}",
+    "{\"t\":\"pong\"}",
+    " { \"legal\" : [ \"e2e4\" , \"d2d4\" ] , \"t\" : \"moved\" ,"
+    " \"ply\" : 0 , \"game\" : \"g\" } ",
+};
+
+START_TEST(msg_fast_agrees_with_jansson)
+{
+    for (size_t i = 0; i < sizeof server_texts / sizeof server_texts[0]; i++)
+        ck_assert_int_eq(check_both(server_texts[i]), 0);
+}
+END_TEST
+
+START_TEST(msg_fast_falls_back)
+{
+    /* escapes in extracted strings, reals, odd shapes: the fast parser
+     * either agrees or declines, and lg_msg_parse still gets it right */
+    static const char *const odd[] = {
+        "{\"t\":\"mo\\u0076ed\",\"game\":\"g\",\"ply\":1,\"legal\":[]}",
+        "{\"t\":\"moved\",\"game\":\"g\\/h\",\"ply\":1}",
+        "{\"t\":\"moved\",\"game\":\"g\",\"ply\":1.0}",
+        "{\"t\":\"moved\",\"game\":\"g\",\"ply\":1e3}",
+        "{\"t\":\"moved\",\"game\":7,\"ply\":\"1\",\"legal\":\"x\"}",
+        "{\"t\":\"moved\",\"legal\":[\"e2e4\",7,\"toolong\",[\"a\"],"
+        "\"a\\u0031b2\"]}",
+        "{\"t\":\"moved\",\"game\":\"0123456789012345678901234567890123\"}",
+        "{\"t\":\"error\",\"code\":\"rate_\\u006cimited\",\"id\":5}",
+        "{\"t\":\"error\",\"msg\":\"a \\\"quoted\\\" }{ text\",\"code\":"
+        "\"illegal_move\",\"id\":123456789012345678901}",
+        "{\"t\":\"state\",\"status\":\"started\",\"to_move\":\"blackish\"}",
+        "{\"t\":\"moved\",\"t\":\"state\"}",
+        "{\"game\":\"g\"}",
+        "{}",
+        "[\"t\"]",
+        "{\"t\":\"moved\"",
+        "{\"t\":\"moved\"} x",
+        "",
+    };
+
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        check_both(odd[i]);
+    ck_assert_int_eq(check_both(odd[0]), -1);   /* escape in "t" */
+    ck_assert_int_eq(check_both(odd[4]), 0);    /* wrong types: skipped */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loadgen");
@@ -224,6 +336,8 @@ int main(void)
     tcase_add_test(tc, msg_moved);
     tcase_add_test(tc, msg_state_start_error);
     tcase_add_test(tc, msg_error_names_round_trip);
+    tcase_add_test(tc, msg_fast_agrees_with_jansson);
+    tcase_add_test(tc, msg_fast_falls_back);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
