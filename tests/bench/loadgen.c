@@ -34,6 +34,12 @@
 
 #define MAX_PROCS 64
 
+#ifdef LOADGEN_HAVE_LIBEV
+#define LOADGEN_LIBEV 1
+#else
+#define LOADGEN_LIBEV 0
+#endif
+
 struct options {
     struct lg_config cfg;   /* the whole load; split per process */
     int procs;
@@ -76,6 +82,8 @@ static void usage(FILE *f)
         "(default 256)\n"
         "  --ramp-timeout-s S       longest wait for the games to start "
         "(default 300)\n"
+        "  --event-loop poll|libev  the client's event loop (default libev "
+        "when built with it)\n"
         "Output: one line of key=value pairs. Latencies are in "
         "microseconds from the\n"
         "moment a move frame is written: own_* until the mover reads its "
@@ -153,6 +161,7 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"src-addrs", required_argument, NULL, 'a'},
         {"max-connecting", required_argument, NULL, 'x'},
         {"ramp-timeout-s", required_argument, NULL, 'r'},
+        {"event-loop", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -169,6 +178,7 @@ static void parse_args(int argc, char **argv, struct options *o)
     c->src_addrs = 0; /* auto */
     c->max_connecting = 256;
     c->ramp_timeout_s = 300;
+    c->use_libev = LOADGEN_LIBEV;
     o->procs = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -228,6 +238,17 @@ static void parse_args(int argc, char **argv, struct options *o)
         case 'r':
             c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg,
                                                 1, 86400);
+            break;
+        case 'e':
+            if (!strcmp(optarg, "poll"))
+                c->use_libev = 0;
+            else if (!strcmp(optarg, "libev") && LOADGEN_LIBEV)
+                c->use_libev = 1;
+            else {
+                fprintf(stderr, "E: --event-loop is poll%s, not '%s'\n",
+                        LOADGEN_LIBEV ? " or libev" : "", optarg);
+                exit(2);
+            }
             break;
         case 'h':
             usage(stdout);
@@ -441,7 +462,8 @@ static void report(const struct options *o, const struct lg_stats *t,
 
     for (int i = 0; i < LG_ERR_COUNT; i++)
         errors += t->errors[i];
-    printf("mode=%s procs=%d", mode_name(c->mode), o->procs);
+    printf("mode=%s procs=%d event_loop=%s", mode_name(c->mode), o->procs,
+           c->use_libev ? "libev" : "poll");
     if (c->mode == LG_MODE_CONNECT)
         printf(" connections_in_flight=%d", c->connections);
     else

@@ -36,6 +36,10 @@
 
 #include "loadgen_timerq.h"
 
+#ifdef LOADGEN_HAVE_LIBEV
+#include <ev.h>
+#endif
+
 #define QSLOTS 6
 #define QBYTES 224
 #define RESTART_US 200000        /* a failed slot reconnects after this */
@@ -106,6 +110,7 @@ struct pair {
 struct run {
     const struct lg_config *cfg;
     struct lws_context *ctx;
+    void *ev_loop;             /* libev's loop, or NULL: lws polls */
     struct pair *pairs;
     struct conn *probes;
     int npairs, nprobes;
@@ -871,6 +876,10 @@ static void ctl_poll(lws_sorted_usec_list_t *sul)
                 window_go(r);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         r->stopping = true;
+#ifdef LOADGEN_HAVE_LIBEV
+        if (r->ev_loop)
+            ev_break(r->ev_loop, EVBREAK_ALL);
+#endif
         lws_cancel_service(r->ctx);
         return;
     }
@@ -953,23 +962,43 @@ int lg_run(const struct lg_config *cfg)
 {
     struct lws_context_creation_info info;
     struct run *r = calloc(1, sizeof *r);
-    int conns, rc = 0;
+    int rc = 0;
 
     if (!r)
         return 1;
     r->cfg = cfg;
     r->tq_armed_us = INT64_MAX;
     snprintf(r->hostport, sizeof r->hostport, "%s:%d", cfg->host, cfg->port);
-    conns = cfg->mode == LG_MODE_CONNECT ? cfg->connections
-                                         : cfg->games * (2 + cfg->spectators);
     lws_set_log_level(LLL_ERR, NULL);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = protocols;
-    info.fd_limit_per_thread = (unsigned)conns + 64;
+    /* no fd_limit_per_thread: below the process limit lws switches to a
+     * linear search of its descriptor table (a fifth of the CPU time) */
+#ifdef LOADGEN_HAVE_LIBEV
+    /* lws's own loop poll()s every descriptor on each turn: with
+     * thousands of connections that was a fifth of the CPU time. libev
+     * (epoll) through lws's event-lib support does not. */
+    void *loops[1];
+    if (cfg->use_libev) {
+        r->ev_loop = ev_loop_new(EVFLAG_AUTO);
+        if (!r->ev_loop) {
+            fprintf(stderr, "E: cannot create a libev loop\n");
+            free(r);
+            return 1;
+        }
+        loops[0] = r->ev_loop;
+        info.options |= LWS_SERVER_OPTION_LIBEV;
+        info.foreign_loops = loops;
+    }
+#endif
     r->ctx = lws_create_context(&info);
     if (!r->ctx) {
         fprintf(stderr, "E: cannot create the client context\n");
+#ifdef LOADGEN_HAVE_LIBEV
+        if (r->ev_loop)
+            ev_loop_destroy(r->ev_loop);
+#endif
         free(r);
         return 1;
     }
@@ -985,6 +1014,10 @@ int lg_run(const struct lg_config *cfg)
         r->ready = r->npairs; /* nothing to ramp */
     start_pending(r);
     lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
+#ifdef LOADGEN_HAVE_LIBEV
+    if (r->ev_loop)
+        ev_run(r->ev_loop, 0); /* until ctl_poll breaks it */
+#endif
     while (!r->stopping)
         if (lws_service(r->ctx, 0) < 0)
             break;
@@ -995,6 +1028,10 @@ done:
     lws_sul_cancel(&r->end_sul);
     lws_sul_cancel(&r->kick_sul);
     lws_context_destroy(r->ctx);
+#ifdef LOADGEN_HAVE_LIBEV
+    if (r->ev_loop)
+        ev_loop_destroy(r->ev_loop);
+#endif
     teardown(r);
     free(r);
     return rc;
