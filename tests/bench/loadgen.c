@@ -71,13 +71,14 @@ static void usage(FILE *f)
         "  --procs N                client processes (default 1)\n"
         "  --connections N          connect mode: attempts in flight "
         "(default 100)\n"
-        "  --src-addrs N            spread source addresses over N "
-        "addresses from 127.0.0.1\n"
-        "                           (default: when the host is 127.x.x.x, "
-        "enough to keep\n"
-        "                           200 connections per address, at least "
-        "64 in connect mode;\n"
-        "                           else 1, no binding)\n"
+        "  --src-addrs N            bind the connections to N source "
+        "addresses from\n"
+        "                           127.0.0.1, in turn (default 1: no "
+        "binding). For a server\n"
+        "                           with a per-address cap; note that "
+        "while they live, their\n"
+        "                           ports cannot be listened on at every "
+        "address\n"
         "  --max-connecting N       handshakes in progress per process "
         "(default 256)\n"
         "  --ramp-timeout-s S       longest wait for the games to start "
@@ -175,7 +176,7 @@ static void parse_args(int argc, char **argv, struct options *o)
     c->duration_s = 10;
     c->seed = 1;
     c->connections = 100;
-    c->src_addrs = 0; /* auto */
+    c->src_addrs = 1;
     c->max_connecting = 256;
     c->ramp_timeout_s = 300;
     c->use_libev = LOADGEN_LIBEV;
@@ -263,18 +264,6 @@ static void parse_args(int argc, char **argv, struct options *o)
     if (optind < argc) {
         fprintf(stderr, "E: unexpected argument '%s'\n", argv[optind]);
         exit(2);
-    }
-    if (!c->src_addrs) {
-        /* the server caps connections per address; loopback has 2^24 */
-        long conns = c->mode == LG_MODE_CONNECT
-                         ? c->connections
-                         : (long)c->games * (2 + c->spectators);
-        c->src_addrs = 1;
-        if (!strncmp(c->host, "127.", 4)) {
-            c->src_addrs = (int)((conns + 199) / 200);
-            if (c->mode == LG_MODE_CONNECT && c->src_addrs < 64)
-                c->src_addrs = 64; /* TIME_WAIT spreads over addresses */
-        }
     }
 }
 

@@ -14,7 +14,8 @@
 #   tests/bench/loadgen_bench.sh build custom 1 -- --games 10
 # Prints each run's summary line, prefixed with the run number, and the
 # machine's load average before the run (other work skews the figures).
-# BENCH_SERVER_ARGS adds options to the server's command line.
+# BENCH_SERVER_ARGS adds options to the server's command line; LOADGEN
+# names another chess-loadgen binary.
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -30,7 +31,7 @@ shift 2
 
 here=$(cd "$(dirname "$0")" && pwd)
 server=$build/server/chess-server
-loadgen=$build/tests/bench/chess-loadgen
+loadgen=${LOADGEN:-$build/tests/bench/chess-loadgen}
 config=$here/bench-config.json
 
 # options after -- follow the scenario's (a later option wins)
@@ -45,8 +46,38 @@ esac
 # the server holds 18,000+ sockets; the hard limit is 20,000 here
 ulimit -n "$(ulimit -Hn)"
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# A port below the ephemeral range (32768-60999): the load generator's
+# own sockets use those, and the server binds its port on every address.
+pick_port() {
+    python3 -c 'import random; print(random.randrange(20000, 32000))'
+}
+
+# start_server DIR: starts it on a free port; sets pid and port.
+start_server() {
+    attempt=0
+    while [ $attempt -lt 10 ]; do
+        attempt=$((attempt + 1))
+        port=$(pick_port)
+        # shellcheck disable=SC2086
+        "$server" --config "$config" --port "$port" \
+            --db "$1/db/chess.db" --web "$1/web" ${BENCH_SERVER_ARGS:-} \
+            > /dev/null 2> "$1/server.log" &
+        pid=$!
+        tries=0
+        while kill -0 $pid 2>/dev/null; do
+            if python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),1)" 2>/dev/null; then
+                return 0
+            fi
+            tries=$((tries + 1))
+            [ $tries -gt 500 ] && break
+            sleep 0.02
+        done
+        kill $pid 2>/dev/null || true
+        wait $pid 2>/dev/null || true
+    done
+    echo "server did not start:" >&2
+    cat "$1/server.log" >&2
+    exit 1
 }
 
 run=1
@@ -54,21 +85,7 @@ while [ "$run" -le "$runs" ]; do
     dir=$(mktemp -d /tmp/chess-bench-XXXXXX)
     mkdir -p "$dir/web"
     echo '<!doctype html><title>bench</title>' > "$dir/web/index.html"
-    port=$(free_port)
-    # shellcheck disable=SC2086
-    "$server" --config "$config" --port "$port" --db "$dir/db/chess.db" \
-        --web "$dir/web" ${BENCH_SERVER_ARGS:-} 2> "$dir/server.log" &
-    pid=$!
-    tries=0
-    until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),1)" 2>/dev/null; do
-        tries=$((tries + 1))
-        if [ $tries -gt 500 ] || ! kill -0 $pid 2>/dev/null; then
-            echo "server did not start:" >&2
-            cat "$dir/server.log" >&2
-            exit 1
-        fi
-        sleep 0.02
-    done
+    start_server "$dir"
     load=$(cut -d' ' -f1 /proc/loadavg)
     line=$("$loadgen" --url "ws://127.0.0.1:$port/ws" --server-pid $pid \
         --seed "$run" "$@" || true)

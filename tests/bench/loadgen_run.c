@@ -401,9 +401,14 @@ static void pair_set_ready(struct pair *p)
     }
 }
 
+static bool live_state(enum pstate st)
+{
+    return st == PS_PLAYING || st == PS_ENDING || st == PS_IDLE;
+}
+
 static void pair_set_live(struct pair *p, bool live)
 {
-    bool was = p->st == PS_PLAYING || p->st == PS_ENDING;
+    bool was = live_state(p->st);
 
     if (was != live)
         p->run->live += live ? 1 : -1;
@@ -411,7 +416,7 @@ static void pair_set_live(struct pair *p, bool live)
 
 static void pair_set_state(struct pair *p, enum pstate st)
 {
-    pair_set_live(p, st == PS_PLAYING || st == PS_ENDING);
+    pair_set_live(p, live_state(st));
     p->st = st;
     p->progress_us = now_us();
 }
