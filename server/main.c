@@ -2,9 +2,9 @@
  * main.c - chess-server: command line, config file, start-up, signals,
  * shutdown, and the backup subcommand.
  *
- *   chess-server [--config PATH] [--port N] [--db PATH] [--web DIR]
- *                [--grace-s N] [--first-move-s N] [--log-level L]
- *                [--log-file PATH]
+ *   chess-server [--config PATH] [--listen ADDR] [--port N] [--db PATH]
+ *                [--web DIR] [--grace-s N] [--first-move-s N]
+ *                [--log-level L] [--log-file PATH]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
  *
@@ -70,6 +70,8 @@ static void usage(FILE *f)
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
         "when\n"
         "                     good, 2 with a message when not\n"
+        "  --listen ADDR      IP address to listen on (default: every "
+        "address)\n"
         "  --port N           TCP port for HTTP(S) and the WebSocket at /ws "
         "(default\n"
         "                     8080)\n"
@@ -102,6 +104,7 @@ static void parse_args(int argc, char **argv, struct args *a)
         {"first-move-s", required_argument, NULL, 'f'},
         {"log-level", required_argument, NULL, 'l'},
         {"log-file", required_argument, NULL, 'L'},
+        {"listen", required_argument, NULL, 'a'},
         {"config", required_argument, NULL, 'c'},
         {"check-config", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
@@ -118,6 +121,7 @@ static void parse_args(int argc, char **argv, struct args *a)
         {'f', "--first-move-s", "first_move_s"},
         {'l', "--log-level", "log_level"},
         {'L', "--log-file", "log_file"},
+        {'a', "--listen", "listen_address"},
     };
     int c;
 

@@ -863,6 +863,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
     bool tls = config->tls_cert[0] != '\0';
     const char *iface = config->listen_address[0] ? config->listen_address
                                                   : NULL;
+    int e;
 
     cfg = config;
     snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
@@ -879,6 +880,16 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return -1;
     }
 
+    /* A port in use is said plainly here; lws would only log a bind
+     * error, and a failed vhost can hold its socket until the context
+     * goes, so the cause cannot be probed afterwards. */
+    e = bind_errno(iface, cfg->port);
+    if (e) {
+        snprintf(err, errlen, "cannot listen on %s port %d (%s)",
+                 iface ? iface : "every address", cfg->port,
+                 e == EADDRINUSE ? "in use?" : strerror(e));
+        goto fail;
+    }
     memset(&info, 0, sizeof info);
     info.vhost_name = "chess";
     info.iface = iface;
@@ -900,15 +911,14 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.alpn = "http/1.1";
     }
     if (!lws_create_vhost(context, &info)) {
-        int e = bind_errno(iface, cfg->port);
-        if (tls && !e)
+        if (tls)
             snprintf(err, errlen, "cannot use the TLS certificate %s and "
-                     "key %s (see the lws lines above)", cfg->tls_cert,
-                     cfg->tls_key);
+                     "key %s, or listen on port %d (see the lws lines "
+                     "above)", cfg->tls_cert, cfg->tls_key, cfg->port);
         else
-            snprintf(err, errlen, "cannot listen on %s port %d (%s)",
-                     iface ? iface : "every address", cfg->port,
-                     e == EADDRINUSE ? "in use?" : strerror(e));
+            snprintf(err, errlen, "cannot listen on %s port %d (see the "
+                     "lws lines above)", iface ? iface : "every address",
+                     cfg->port);
         goto fail;
     }
     if (cfg->http_redirect_port) {

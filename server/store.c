@@ -98,6 +98,8 @@ struct store {
     uint64_t next_seq;     /* guarded by mu */
     _Atomic uint64_t queued;    /* highest sequence number handed out */
     _Atomic uint64_t committed; /* highest sequence number committed */
+    _Atomic int64_t last_commit_ms; /* CLOCK_MONOTONIC of the writer's
+                                       last committed transaction */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -587,6 +589,8 @@ static void *writer_main(void *arg)
         }
         if (beat)
             next_beat = clock_ms(CLOCK_MONOTONIC) + STORE_HEARTBEAT_MS;
+        if (!lost)
+            atomic_store(&s->last_commit_ms, clock_ms(CLOCK_MONOTONIC));
         if (n > 0 && !lost) {
             atomic_store(&s->committed, ops[n - 1]->seq);
             if (s->on_commit)
@@ -685,6 +689,7 @@ int store_open(struct store **out, const char *path,
         set_err(err, errlen, "out of memory");
         goto fail;
     }
+    atomic_store(&s->last_commit_ms, clock_ms(CLOCK_MONOTONIC));
     if (pthread_create(&s->thread, NULL, writer_main, s) != 0) {
         set_err(err, errlen, "cannot start the writer thread");
         goto fail;
@@ -880,6 +885,11 @@ size_t store_queue_depth(const struct store *s)
     /* committed first: it only grows and never passes queued */
     uint64_t c = atomic_load(&s->committed);
     return (size_t)(atomic_load(&s->queued) - c);
+}
+
+int64_t store_last_commit_ms(const struct store *s)
+{
+    return atomic_load(&s->last_commit_ms);
 }
 
 int64_t store_last_heartbeat_ms(const struct store *s)

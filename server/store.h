@@ -100,6 +100,10 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
 uint64_t store_committed(const struct store *s);
 /* Writes queued and not yet committed. */
 size_t store_queue_depth(const struct store *s);
+/* CLOCK_MONOTONIC ms when the writer last committed a transaction (it
+ * commits a heartbeat about once a second even when idle, so an old value
+ * means the database refuses writes). */
+int64_t store_last_commit_ms(const struct store *s);
 /* Wall-clock ms of the last heartbeat the writer recorded before this
  * process started (0 if none): the moment the previous run was last seen. */
 int64_t store_last_heartbeat_ms(const struct store *s);

@@ -60,6 +60,12 @@
  * play, small enough that one client cannot exhaust memory. */
 #define LIMIT_GAMES_PER_PLAYER 200
 
+/* /healthz fails when the store's writer has committed nothing (not even
+ * its once-a-second heartbeat) for this long: the database refuses writes
+ * (locked, disk full), so no move can be confirmed. Above the writer's
+ * 5 s busy timeout, so one slow lock does not flap the health check. */
+#define LIMIT_HEALTH_WRITER_STALL_MS 8000
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 

@@ -7,6 +7,7 @@ message can be awaited instead.
 """
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -28,12 +29,31 @@ WAIT = 30.0 if WRAPPED else 5.0  # the longest any expected message takes
 FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 
 
+def _ephemeral_start():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A free TCP port of 127.0.0.1 below the kernel's ephemeral range:
+    client sockets (a load generator opening thousands) take their ports
+    from that range, so none can grab this one between this call and the
+    server's bind."""
+    top = max(_ephemeral_start() - 1, 20000)
+    for _ in range(500):
+        port = random.randint(10000, top)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 class Server:
@@ -52,9 +72,11 @@ class Server:
         self.start()
 
     def start(self):
-        """Starts the server on a free port; a port taken between
-        free_port() and the server's bind (the race every such helper
-        has) is retried with another."""
+        """Starts the server on a free port of 127.0.0.1 (only: a load
+        generator's client sockets on other 127.x addresses cannot then
+        collide with it); a port taken between free_port() and the
+        server's bind (the race every such helper has) is retried with
+        another."""
         for attempt in range(5):
             if self._start_once():
                 return
@@ -67,7 +89,8 @@ class Server:
         self.log_start = self.log.tell()
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
         self.proc = subprocess.Popen(
-            wrapper + [SERVER, "--port", str(self.port), "--db", self.db,
+            wrapper + [SERVER, "--listen", "127.0.0.1",
+             "--port", str(self.port), "--db", self.db,
              "--web", self.web, "--grace-s", str(self.grace_s),
              "--first-move-s", str(self.first_move_s)] + self.extra,
             stdout=self.log, stderr=self.log)
