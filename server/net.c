@@ -364,6 +364,25 @@ static void peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
+/* True when the request's Origin may open a WebSocket: no allow-list, no
+ * Origin header, or an Origin in the list. Logs a refusal. */
+static bool origin_ok(struct lws *wsi, const char *ip)
+{
+    char origin[300], q[320];
+    int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+
+    if (len <= 0 || !cfg->n_allowed_origins)
+        return true;
+    if (len >= (int)sizeof origin
+        || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
+        snprintf(origin, sizeof origin, "(too long)");
+    else if (config_origin_allowed(cfg, origin))
+        return true;
+    log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
+             log_quote(q, sizeof q, origin));
+    return false;
+}
+
 /* Refuses an upgrade on any path but /ws with 404; from an Origin outside
  * allowed_origins (when that list is set) with 403, against cross-site
  * WebSocket hijacking (browsers always send Origin; other clients may
@@ -371,9 +390,8 @@ static void peer_ip(struct lws *wsi, char *ip, size_t len)
  * holds max_connections_per_ip already with 429. */
 static int confirm_upgrade(struct lws *wsi)
 {
-    char uri[256], ip[64], origin[300], q[320];
+    char uri[256], ip[64];
     struct peer *p;
-    int olen;
 
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
@@ -383,20 +401,11 @@ static int confirm_upgrade(struct lws *wsi)
     if (stopping)
         return -1;
     peer_ip(wsi, ip, sizeof ip);
-    olen = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
-    if (olen > 0 && cfg->n_allowed_origins) {
-        if (olen >= (int)sizeof origin
-            || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
-            snprintf(origin, sizeof origin, "(too long)");
-        else if (config_origin_allowed(cfg, origin))
-            goto origin_ok;
-        log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
-                 log_quote(q, sizeof q, origin));
+    if (!origin_ok(wsi, ip)) {
         hub_metrics(hub)->refused_origin++;
         lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
         return 1;
     }
-origin_ok:
     if (n_conns >= cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d", ip, n_conns);
