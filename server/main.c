@@ -30,6 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "config.h"
 #include "log.h"
 #include "net.h"
@@ -168,6 +171,39 @@ next:;
     }
 }
 
+/* The certificate chain and key load, and the key is the certificate's:
+ * found by --check-config (and before a start), not by a failed listen. */
+static int check_tls(const struct config *cfg, char *err, size_t errlen)
+{
+    SSL_CTX *ctx;
+    int rc = -1;
+
+    if (!cfg->tls_cert[0])
+        return 0;
+    ctx = SSL_CTX_new(TLS_server_method());
+    if (!ctx) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
+        snprintf(err, errlen, "key 'tls_cert': %s is not a usable PEM "
+                 "certificate chain (%s)", cfg->tls_cert,
+                 ERR_reason_error_string(ERR_peek_last_error()));
+    else if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key,
+                                         SSL_FILETYPE_PEM) != 1)
+        snprintf(err, errlen, "key 'tls_key': %s is not a usable PEM "
+                 "private key for the certificate (%s)", cfg->tls_key,
+                 ERR_reason_error_string(ERR_peek_last_error()));
+    else if (SSL_CTX_check_private_key(ctx) != 1)
+        snprintf(err, errlen, "key 'tls_key': %s does not match the "
+                 "certificate %s", cfg->tls_key, cfg->tls_cert);
+    else
+        rc = 0;
+    ERR_clear_error();
+    SSL_CTX_free(ctx);
+    return rc;
+}
+
 /* Defaults, the file, the flags, then the checks across keys. Exits 2
  * with a message on any error. */
 static void load_config(const struct args *a, struct config *cfg)
@@ -188,7 +224,8 @@ static void load_config(const struct args *a, struct config *cfg)
             goto fail;
         }
     }
-    if (config_validate(cfg, err, sizeof err) < 0)
+    if (config_validate(cfg, err, sizeof err) < 0
+        || check_tls(cfg, err, sizeof err) < 0)
         goto fail;
     return;
 fail:

@@ -207,6 +207,7 @@ class ConfigFileTest(OpsTest):
         conn = http.client.HTTPConnection("127.0.0.1", flag_port, timeout=5)
         conn.request("GET", "/healthz")
         self.assertEqual(conn.getresponse().status, 200)
+        conn.close()
         with self.assertRaises(OSError):
             socket.create_connection(("127.0.0.1", file_port), timeout=2)
         p.send_signal(signal.SIGTERM)
@@ -294,6 +295,7 @@ class TlsTest(OpsTest):
         r = conn.getresponse()
         self.assertEqual(r.status, 200)
         self.assertEqual(json.loads(r.read())["status"], "ok")
+        conn.close()
         # each WebSocket its own HTTP/1.1 connection, even when the client
         # offers HTTP/2
         ctx = ssl.create_default_context(cafile=self.cert)
@@ -329,20 +331,43 @@ class TlsTest(OpsTest):
         conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
         conn.request("GET", "/", headers={"Host": "evil\"host"})
         self.assertEqual(conn.getresponse().status, 400)
+        conn.close()
+
+    def test_check_config_loads_the_certificate(self):
+        good = write_json(self.path("good.json"), {
+            "tls_cert": self.cert, "tls_key": self.key})
+        r = run("--check-config", good)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("junk.pem"), "w") as f:
+            f.write("-----BEGIN CERTIFICATE-----\nnot base64\n")
+        junk = write_json(self.path("junk.json"), {
+            "tls_cert": self.path("junk.pem"), "tls_key": self.key})
+        r = run("--check-config", junk)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'tls_cert'", r.stderr)
+        self.assertIn("junk.pem is not a usable PEM certificate", r.stderr)
+        other = os.path.join(self.dir, "other")
+        os.mkdir(other)
+        _, other_key = make_cert(other)
+        mismatch = write_json(self.path("mismatch.json"), {
+            "tls_cert": self.cert, "tls_key": other_key})
+        r = run("--check-config", mismatch)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'tls_key'", r.stderr)
+        self.assertIn(other_key, r.stderr)
 
     def test_unusable_certificate_stops_the_start(self):
         with open(self.path("junk.pem"), "w") as f:
             f.write("-----BEGIN CERTIFICATE-----\nnot base64\n")
         cfg = write_json(self.path("c.json"), {
             "tls_cert": self.path("junk.pem"), "tls_key": self.key,
-            "database": self.path("c.db")})
+            "database": self.path("db", "c.db")})
         r = run("--config", cfg, "--listen", "127.0.0.1", "--port",
                 str(free_port()))
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("event=start_failed", r.stderr)
-        self.assertIn("cannot use the TLS certificate", r.stderr)
-        self.assertIn("bad end line", r.stderr)  # lws's reason, logged
-        self.assertIn("junk.pem", r.stderr)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("junk.pem is not a usable PEM certificate", r.stderr)
+        self.assertNotIn("event=listening", r.stderr)
+        self.assertFalse(os.path.exists(self.path("db")))
 
 
 class LifecycleTest(OpsTest):
@@ -430,6 +455,7 @@ class LifecycleTest(OpsTest):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("GET", "/healthz")
         self.assertEqual(conn.getresponse().status, 200)  # first one fine
+        conn.close()
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(timeout=WAIT), 0)
 
