@@ -132,11 +132,51 @@ bool proto_name_valid(const char *s)
     return key_chars(s, PROTO_NAME_MAX);
 }
 
+/* Length of the longest prefix of s that is valid UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_valid_prefix(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (p[i]) {
+        unsigned c = p[i];
+        size_t n;
+        unsigned min, cp;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) {
+            n = 1, min = 0x80, cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2, min = 0x800, cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3, min = 0x10000, cp = c & 0x07;
+        } else {
+            return i;
+        }
+        for (size_t k = 1; k <= n; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return i;
+}
+
+/* Sets the error; the text quotes client bytes, cut short at a length
+ * or by jansson, so it is cut back to valid UTF-8 before it can be sent. */
 static int fail(struct proto_error *e, enum proto_code code,
                 const char *fmt, const char *arg)
 {
     e->code = code;
     snprintf(e->msg, sizeof e->msg, fmt, arg);
+    e->msg[utf8_valid_prefix(e->msg)] = '\0';
     return -1;
 }
 

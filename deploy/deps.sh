@@ -6,7 +6,7 @@ set -eu
 
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
 libjansson-dev libsqlite3-dev libssl-dev"
-test_pkgs="check python3 openssl sqlite3 valgrind clang chromium"
+test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium"
 
 case "${1:-build}" in
 build) want="$build_pkgs" ;;

@@ -2,7 +2,8 @@
 # tests/run.sh - install what is missing, build, and run every test:
 # unit (Check) and integration tests in a -Werror build, the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests under
-# valgrind memcheck, and the browser tests (chromium via playwright-core).
+# valgrind memcheck, the browser tests (chromium via playwright-core), and
+# a minute of libFuzzer per fuzz target.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,10 @@ setup build-asan --werror --buildtype=debug \
 ninja -C build-asan
 meson test -C build-asan --print-errorlogs --num-processes 2 \
     --suite unit --suite integration
+
+# libFuzzer: each target for a bounded time (longer by hand: see
+# tests/fuzz/README.md); a crash fails the run.
+sh tests/fuzz/run.sh 60
 
 # One summary line over every run above.
 passed=0 failed=0
