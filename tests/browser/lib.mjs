@@ -77,8 +77,10 @@ export async function startServer(opts = {}) {
     let lastError = null;
     for (let attempt = 0; attempt < 3; attempt++) {
         const port = await freePort();
-        const args = ['--port', String(port), '--db',
-                      pathJoin(dir, 'chess.db'), '--web', WEB];
+        // Loopback only: a wildcard bind also collides with sockets other
+        // tests (the load generator) leave in TIME_WAIT on 127.0.0.x.
+        const args = ['--listen', '127.0.0.1', '--port', String(port),
+                      '--db', pathJoin(dir, 'chess.db'), '--web', WEB];
         if (opts.firstMoveS !== undefined)
             args.push('--first-move-s', String(opts.firstMoveS));
         if (opts.graceS !== undefined)
