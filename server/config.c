@@ -59,6 +59,8 @@ static const struct key keys[] = {
     INT_KEY(move_burst, 1, 100000),
     INT_KEY(msg_rate_per_s, 1, 100000),
     INT_KEY(msg_burst, 1, 100000),
+    INT_KEY(ping_interval_s, 1, 3600),
+    INT_KEY(ping_timeout_s, 2, 7200),
     {"log_level", K_LEVEL, offsetof(struct config, log_level), 0, 0},
     STR_KEY(log_file, K_PATH, true),
 };
@@ -134,6 +136,14 @@ int config_init(struct config *c)
     c->move_burst = 20;
     c->msg_rate_per_s = 20;
     c->msg_burst = 60;
+    /* Keepalive: a connection is pinged 30 s after its last pong (or its
+     * opening; browsers answer by themselves); one that has not answered
+     * 60 s after that mark is dead or half-open (a laptop lid closed, a
+     * NAT entry dropped) and is closed, which starts its player's grace
+     * period. Well under the few minutes after which NATs and proxies
+     * drop idle flows. */
+    c->ping_interval_s = 30;
+    c->ping_timeout_s = 60;
     c->log_level = LOG_INFO;
     c->listen_address = strdup("");
     c->database = strdup("./data/chess.db");
@@ -518,6 +528,12 @@ int config_validate(const struct config *c, char *err, size_t errlen)
     if (c->http_redirect_port && !tls) {
         set_err(err, errlen, "key 'http_redirect_port': needs TLS "
                 "(tls_cert and tls_key)");
+        return -1;
+    }
+    if (c->ping_timeout_s <= c->ping_interval_s) {
+        set_err(err, errlen, "key 'ping_timeout_s': must be greater than "
+                "'ping_interval_s' (%d), or no ping could be answered in "
+                "time", c->ping_interval_s);
         return -1;
     }
     if (c->http_redirect_port == c->port) {

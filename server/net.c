@@ -747,10 +747,12 @@ static const struct lws_protocol_vhost_options mime_svg = {
 static const struct lws_protocol_vhost_options mime_types = {
     &mime_svg, NULL, ".json", "application/json"};
 
-static const lws_retry_bo_t retry = {
-    .secs_since_valid_ping = LIMIT_PING_IDLE_S,
-    .secs_since_valid_hangup = LIMIT_PING_HANGUP_S,
-};
+/* Keepalive (filled from the config in net_start): lws pings a
+ * connection ping_interval_s after its last pong (or its opening) and
+ * hangs up at ping_timeout_s; only a pong counts, not received messages
+ * (lws 4.1). The hang-up is an ordinary disconnection, so the player's
+ * grace period starts. */
+static lws_retry_bo_t retry;
 
 /* One callback mount for the whole URL space (see serve_file); its
  * extra_mimetypes also feed lws_get_mimetype. */
@@ -906,6 +908,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.protocols = protocols;
     info.pvo = &pvo;
     info.mounts = &mount_root;
+    retry.secs_since_valid_ping = (uint16_t)cfg->ping_interval_s;
+    retry.secs_since_valid_hangup = (uint16_t)cfg->ping_timeout_s;
     info.retry_and_idle_policy = &retry;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
         | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;

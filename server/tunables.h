@@ -36,11 +36,6 @@
  * address, each person with a few tabs. More are refused with HTTP 429. */
 #define LIMIT_CONNS_PER_IP 256
 
-/* WebSocket keepalive: ping a connection idle this long, hang up when
- * nothing valid arrived for the second value (browsers answer pings). */
-#define LIMIT_PING_IDLE_S 30
-#define LIMIT_PING_HANGUP_S 60
-
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)
 

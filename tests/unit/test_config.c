@@ -69,6 +69,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.max_connections_per_ip, 256);
     ck_assert_int_eq(cfg.move_rate_per_s, 10);
     ck_assert_int_eq(cfg.msg_burst, 60);
+    ck_assert_int_eq(cfg.ping_interval_s, 30);
+    ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
     ck_assert_uint_eq(cfg.n_allowed_origins, 0);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
@@ -90,6 +92,7 @@ START_TEST(every_key)
              " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
              " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
              " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
+             " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
              " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
              cert, key, dir);
     ck_assert_msg(load(text) == 0, "%s", err);
@@ -111,6 +114,8 @@ START_TEST(every_key)
     ck_assert_int_eq(cfg.move_burst, 8);
     ck_assert_int_eq(cfg.msg_rate_per_s, 7);
     ck_assert_int_eq(cfg.msg_burst, 9);
+    ck_assert_int_eq(cfg.ping_interval_s, 4);
+    ck_assert_int_eq(cfg.ping_timeout_s, 11);
     ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
     ck_assert_msg(config_validate(&cfg, err, sizeof err) == 0, "%s", err);
 }
@@ -176,6 +181,9 @@ START_TEST(bad_values)
         {"{\"http_redirect_port\": -1}", "'http_redirect_port'", "0 to"},
         {"{\"max_connections\": 0}", "'max_connections'", "not 0"},
         {"{\"move_burst\": 0}", "'move_burst'", "not 0"},
+        {"{\"ping_interval_s\": 0}", "'ping_interval_s'", "1 to 3600"},
+        {"{\"ping_timeout_s\": 1}", "'ping_timeout_s'", "2 to 7200"},
+        {"{\"ping_timeout_s\": 7201}", "'ping_timeout_s'", "not 7201"},
         {"{\"database\": \"\"}", "'database'", "empty"},
         {"{\"listen_address\": \"localhost\"}", "'listen_address'",
          "IPv4 or IPv6"},
@@ -333,6 +341,13 @@ START_TEST(cross_key_checks)
                     sizeof err);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
     err_has("'log_file'", "/no/such/folder", NULL);
+    config_set_text(&cfg, "log_file", "", err, sizeof err);
+    /* a ping must have time to be answered before the hang-up */
+    config_set_text(&cfg, "ping_interval_s", "60", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'ping_timeout_s'", "greater", "'ping_interval_s' (60)", NULL);
+    config_set_text(&cfg, "ping_timeout_s", "61", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
 }
 END_TEST
 
