@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@
 #include "net.h"
 #include "session.h"
 #include "store.h"
+#include "tunables.h"
 
 #ifndef CHESS_SERVER_VERSION
 #define CHESS_SERVER_VERSION "unknown"
@@ -299,6 +301,39 @@ static int lock_db(const char *db)
     return fd;
 }
 
+/* Fits the connection cap under the descriptor limit: raises the soft
+ * limit towards max_connections + LIMIT_FD_RESERVE (not to the hard
+ * limit: lws sizes its tables by the soft limit, so it is raised no
+ * further than needed) and lowers max_connections when the hard limit is
+ * too low, with a warning. Called before net_start, which reads the
+ * limit. */
+static void fit_fd_limit(struct config *cfg)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)cfg->max_connections + LIMIT_FD_RESERVE;
+    int fit;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want
+            ? rl.rlim_max : want;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    fit = rl.rlim_cur > LIMIT_FD_RESERVE + 1
+        ? (int)(rl.rlim_cur - LIMIT_FD_RESERVE) : 1;
+    log_warn("event=max_connections_lowered configured=%d now=%d "
+             "fd_limit=%llu reserve=%d hint=\"raise the descriptor limit "
+             "(LimitNOFILE, ulimit -n) to max_connections + %d\"",
+             cfg->max_connections, fit, (unsigned long long)rl.rlim_cur,
+             LIMIT_FD_RESERVE, LIMIT_FD_RESERVE);
+    cfg->max_connections = fit;
+}
+
 static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
@@ -450,6 +485,7 @@ int main(int argc, char **argv)
     lock_fd = lock_db(cfg.database);
     if (lock_fd < 0)
         goto out_log;
+    fit_fd_limit(&cfg);
     if (net_start(&cfg, err, sizeof err) < 0) {
         start_failed("%s", err);
         goto out_lock;

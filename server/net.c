@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -833,12 +834,39 @@ static const struct lws_protocols redirect_protocols[] = {
 
 /* ---- lws's log --------------------------------------------------------- */
 
+/* The last line lws logged, for collapsing repeats (under lws_last_mu:
+ * lws logs from the loop, but lws_cancel_service runs on the writer). */
+static pthread_mutex_t lws_last_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char msg[600];
+    enum log_level level;
+    unsigned long repeats;   /* equal lines since it was written */
+    int64_t written_ms;      /* when it (or its repeat count) was written */
+} lws_last;
+
+/* Writes how often the last lws line repeated, if it did. */
+static void lws_flush_repeats(void)
+{
+    char q[700];
+
+    if (!lws_last.repeats)
+        return;
+    log_write(lws_last.level, "event=lws_repeated count=%lu msg=%s",
+              lws_last.repeats, log_quote(q, sizeof q, lws_last.msg));
+    lws_last.repeats = 0;
+}
+
 /* lws's lines go through the logger: errors and warnings as such, notices
- * as info, the rest as debug. */
+ * as info, the rest as debug. Some lws errors repeat on every turn of the
+ * loop (accept() failing with EMFILE while the descriptors are used up:
+ * thousands a second, gigabytes of log in minutes), so a line equal to
+ * the previous one is counted, and the count written at most once a
+ * second and before the next different line. */
 static void lws_emit(int level, const char *line)
 {
     enum log_level l = LOG_DEBUG;
     char msg[600], q[700];
+    int64_t now = net_now_ms();
     size_t n;
 
     if (level & LLL_ERR)
@@ -851,7 +879,21 @@ static void lws_emit(int level, const char *line)
     n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
-    log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
+    pthread_mutex_lock(&lws_last_mu);
+    if (l == lws_last.level && !strcmp(msg, lws_last.msg)) {
+        lws_last.repeats++;
+        if (now - lws_last.written_ms >= 1000) {
+            lws_flush_repeats();
+            lws_last.written_ms = now;
+        }
+    } else {
+        lws_flush_repeats();
+        memcpy(lws_last.msg, msg, n + 1);
+        lws_last.level = l;
+        lws_last.written_ms = now;
+        log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
+    }
+    pthread_mutex_unlock(&lws_last_mu);
 }
 
 static int lws_levels(void)

@@ -36,6 +36,16 @@
  * address, each person with a few tabs. More are refused with HTTP 429. */
 #define LIMIT_CONNS_PER_IP 256
 
+/* Descriptors kept beyond max_connections WebSockets: the server's own
+ * files (standard streams, log, lock, database, WAL and shared memory,
+ * lws's pipe and listeners: about 15), HTTP requests and WebSocket
+ * handshakes in progress, and handshakes being refused with 503 while
+ * the server is full. At start-up the soft descriptor limit is raised to
+ * max_connections plus this; when the hard limit does not allow it,
+ * max_connections is lowered to fit, so a full server refuses upgrades
+ * with 503 instead of failing accept() with EMFILE. */
+#define LIMIT_FD_RESERVE 128
+
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)
 

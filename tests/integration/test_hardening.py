@@ -192,5 +192,74 @@ class KeepaliveTest(HardeningTest):
                    "the hang-up")
 
 
+class DescriptorLimitTest(HardeningTest):
+    """The server under a hard descriptor limit of 200 (prlimit), far
+    below what the default max_connections (10000) needs."""
+    NOFILE = 200
+    RESERVE = 128  # LIMIT_FD_RESERVE in server/tunables.h
+
+    def limited_server(self, config):
+        wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "")
+        os.environ["CHESS_SERVER_WRAPPER"] = "prlimit --nofile=%d:%d -- %s" % (
+            self.NOFILE, self.NOFILE, wrapper)
+        try:
+            return self.server(config)
+        finally:
+            os.environ["CHESS_SERVER_WRAPPER"] = wrapper
+
+    def test_cap_fits_the_descriptor_limit_and_refuses_with_503(self):
+        srv = self.limited_server({"max_connections_per_ip": 100000})
+        cap = self.NOFILE - self.RESERVE
+        self.assertIn("event=max_connections_lowered configured=10000 "
+                      "now=%d fd_limit=%d" % (cap, self.NOFILE),
+                      srv.log_text())
+        socks, refused = [], None
+        try:
+            for _ in range(cap + 50):
+                try:
+                    socks.append(WebSocket("127.0.0.1", srv.port))
+                except HandshakeError as e:
+                    refused = e.status
+                    break
+            self.assertIsNotNone(refused, "no refusal")
+            self.assertIn("503", refused)
+            self.assertEqual(len(socks), cap)
+            # full, yet the server answers HTTP and every open connection
+            status, health = srv.http_json("/healthz")
+            self.assertEqual((status, health["connections"]), (200, cap))
+            for ws in socks[:: max(1, cap // 8)]:
+                ws.send({"t": "ping"})
+                self.assertEqual(json.loads(ws.recv_message())["t"], "pong")
+            socks.pop().close()
+            wait_until(lambda: srv.http_json("/healthz")[1]["connections"]
+                       == cap - 1, "the close")
+            socks.append(WebSocket("127.0.0.1", srv.port))
+        finally:
+            for ws in socks:
+                ws.close()
+        self.assertNotIn("errno 24", srv.log_text())
+
+    def test_descriptor_exhaustion_does_not_flood_the_log(self):
+        # Raw TCP connections that never send a request hold descriptors
+        # without being WebSockets: past the limit accept() fails with
+        # EMFILE on every turn of lws's loop. The server must keep its
+        # log short and recover when they go.
+        srv = self.limited_server({})
+        raw = []
+        try:
+            for _ in range(self.NOFILE + 20):
+                raw.append(socket.create_connection(("127.0.0.1", srv.port)))
+            wait_until(lambda: "errno 24" in srv.log_text(), "EMFILE")
+            time.sleep(1.5)  # the loop spins on accept() meanwhile
+            text = srv.log_text()
+            self.assertLess(text.count("errno 24"), 10, text[-2000:])
+            self.assertIn("event=lws_repeated", text)
+        finally:
+            for s in raw:
+                s.close()
+        c = self.client(srv)
+        c.request({"t": "ping"}, "pong")
+
+
 if __name__ == "__main__":
     unittest.main()
