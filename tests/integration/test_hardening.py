@@ -192,6 +192,63 @@ class KeepaliveTest(HardeningTest):
                    "the hang-up")
 
 
+class RateLimitTest(HardeningTest):
+    """test_badinput covers a ping flood (rate_limited, then 1008) and a
+    move flood that leaves pings free; test_ops the config keys. Here: an
+    exhausted message budget leaves moves free, a rate-limited move is
+    not played, and a move flood is closed with 1008 too. Refill is 1/s,
+    so nothing can refill between two round trips on loopback."""
+
+    def test_moves_and_messages_have_separate_budgets(self):
+        srv = self.server({"msg_rate_per_s": 1, "msg_burst": 6,
+                           "move_rate_per_s": 1, "move_burst": 4})
+        w, b, gid = self.start_game(srv)
+        # white spends its message budget...
+        code = None
+        for i in range(10):
+            w.send({"t": "ping", "id": i})
+            m = w.next()
+            code = m.get("code", m["t"])
+            if code == "rate_limited":
+                break
+        self.assertEqual(code, "rate_limited")
+        self.assertEqual(m.get("id"), i)
+        # ...and its moves still pass
+        w.move(gid, "e2e4", 0)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=1)
+
+        # black spends its move budget on illegal moves...
+        for i in range(10):
+            b.move(gid, "e7e4", 1)
+            code = b.expect("error")["code"]
+            if code == "rate_limited":
+                break
+        self.assertEqual((code, i), ("rate_limited", 4))
+        # ...so a legal move now is refused and not played...
+        b.move(gid, "e7e5", 1)
+        b.expect_error("rate_limited")
+        # ...while other messages pass: the game is where it was
+        state = b.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(state["ply"], 1)
+
+        # a move flood that goes on is closed with 1008 (each reply read
+        # before the next send, so the close is not turned into a reset)
+        close = None
+        for i in range(1000):
+            b.move(gid, "e7e4", 1)
+            try:
+                b.next()
+            except Closed as e:
+                close = e.code
+                break
+        self.assertEqual(close, 1008)
+        # the flooder's player has no other connection: it is gone
+        w.expect("opponent_gone", game=gid, color="black")
+        self.assertIn('chess_connections_cut_total{why="flood"} 1',
+                      srv.http("/metrics")[2].decode())
+
+
 class DescriptorLimitTest(HardeningTest):
     """The server under a hard descriptor limit of 200 (prlimit), far
     below what the default max_connections (10000) needs."""
