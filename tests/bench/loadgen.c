@@ -85,6 +85,9 @@ static void usage(FILE *f)
         "(default 300)\n"
         "  --event-loop poll|libev  the client's event loop (default libev "
         "when built with it)\n"
+        "  --verbose                progress on stderr every 5 s (by default "
+        "only while\n"
+        "                           the games are being set up)\n"
         "Output: one line of key=value pairs. Latencies are in "
         "microseconds from the\n"
         "moment a move frame is written: own_* until the mover reads its "
@@ -163,6 +166,7 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"max-connecting", required_argument, NULL, 'x'},
         {"ramp-timeout-s", required_argument, NULL, 'r'},
         {"event-loop", required_argument, NULL, 'e'},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -239,6 +243,9 @@ static void parse_args(int argc, char **argv, struct options *o)
         case 'r':
             c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg,
                                                 1, 86400);
+            break;
+        case 'v':
+            c->verbose = 1;
             break;
         case 'e':
             if (!strcmp(optarg, "poll"))

@@ -294,9 +294,9 @@ static void conn_close(struct conn *c)
     c->closing = true;
     if (c->established)
         lws_callback_on_writable(c->wsi);
-    else if (c->wsi)
-        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-    /* else: closed as soon as it is established */
+    /* else: closed as soon as it is established, or lws gives up on it
+     * (lws_set_timeout on a client still connecting crashed lws 4.1
+     * inside its timer list) */
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -786,6 +786,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
     case LWS_CALLBACK_CLIENT_CLOSED:
     case LWS_CALLBACK_CLOSED:
+    case LWS_CALLBACK_WSI_DESTROY:
+        /* the last one is the only word of a handshake that timed out */
         conn_closed(c);
         break;
     default:
@@ -826,7 +828,17 @@ static void window_go(struct run *r)
                      (lws_usec_t)(r->cfg->duration_s * 1e6));
 }
 
-/* During the ramp, says every few seconds how far it got (stderr). */
+static int pending_count(const struct run *r)
+{
+    int n = 0;
+
+    for (const struct conn *c = r->pend_head; c; c = c->next_pending)
+        n++;
+    return n;
+}
+
+/* During the ramp (always with --verbose) says every few seconds how far
+ * it got (stderr). */
 static void ramp_progress(struct run *r)
 {
     int n[PS_RESETTING + 1] = {0};
@@ -835,11 +847,12 @@ static void ramp_progress(struct run *r)
         n[r->pairs[i].st]++;
     fprintf(stderr, "I: process %d: %d of %d games started; connections "
             "%d open, %d opening; slots connecting %d inviting %d watching "
-            "%d joining %d playing %d ending %d idle %d resetting %d\n",
+            "%d joining %d playing %d ending %d idle %d resetting %d; "
+            "attempts queued %d\n",
             r->cfg->proc_index, r->ready, r->npairs, r->established,
             r->connecting, n[PS_CONNECTING], n[PS_INVITING], n[PS_WATCHING],
             n[PS_JOINING], n[PS_PLAYING], n[PS_ENDING], n[PS_IDLE],
-            n[PS_RESETTING]);
+            n[PS_RESETTING], pending_count(r));
 }
 
 /* Restarts slots that made no progress for too long. */
@@ -891,7 +904,7 @@ static void ctl_poll(lws_sorted_usec_list_t *sul)
     if (now - r->last_watchdog_us >= 1000000) {
         r->last_watchdog_us = now;
         watchdog(r, now);
-        if (!r->sent_ready && ++r->ramp_ticks % 5 == 0)
+        if ((!r->sent_ready || r->cfg->verbose) && ++r->ramp_ticks % 5 == 0)
             ramp_progress(r);
     }
     lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);

@@ -41,6 +41,7 @@ struct lg_config {
     int max_connecting;   /* handshakes in progress at once */
     double ramp_timeout_s;
     int proc_index;       /* for messages */
+    int verbose;          /* progress on stderr all along, not only ramp */
     int use_libev;        /* event loop: libev (epoll) rather than poll() */
     int ctl_fd;           /* read: 'G', then end of file */
     int out_fd;           /* write: 'R', then struct lg_stats */
