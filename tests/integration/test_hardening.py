@@ -249,6 +249,136 @@ class RateLimitTest(HardeningTest):
                       srv.http("/metrics")[2].decode())
 
 
+def metric(server, name):
+    """A sample's value from /metrics (name with its labels)."""
+    body = server.http("/metrics")[2].decode()
+    m = re.search(r"^%s (\S+)$" % re.escape(name), body, re.M)
+    if not m:
+        raise AssertionError("no %s in /metrics" % name)
+    return float(m.group(1))
+
+
+def asan_quiet_env():
+    """ASAN_OPTIONS with a small quarantine: ASan keeps freed memory
+    (256 MiB by default), which would read as growth in RSS checks."""
+    opts = os.environ.get("ASAN_OPTIONS", "")
+    return (opts + ":" if opts else "") + "quarantine_size_mb=4"
+
+
+class SlowReaderTest(HardeningTest):
+    """100 spectators that never read, with tiny receive buffers, watching
+    every busy game while reading players keep playing."""
+    GAMES = 5
+    SPECTATORS = 100
+    QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/tunables.h
+
+    def new_game(self, srv):
+        w, b = self.client(srv), self.client(srv)
+        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
+                         "color": "white"}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        state = w.expect("state", game=gid)
+        b.expect("state", game=gid)
+        return {"players": (w, b), "gid": gid, "ply": 0,
+                "legal": state["legal"]}
+
+    def play_one(self, g, rng):
+        """One random legal move in game g, confirmed to both players;
+        returns False when the game is over."""
+        mover = g["players"][g["ply"] % 2]
+        mover.move(g["gid"], rng.choice(g["legal"]), g["ply"])
+        g["ply"] += 1
+        for c in g["players"]:
+            m = c.expect("moved", game=g["gid"], ply=g["ply"])
+        g["legal"] = m["legal"]
+        if not g["legal"]:
+            for c in g["players"]:
+                c.expect("game_end", game=g["gid"])
+            for c in g["players"]:
+                c.close()
+                self.clients.remove(c)
+            return False
+        return True
+
+    def test_non_readers_are_cut_and_memory_stays_bounded(self):
+        import random
+        rng = random.Random(7)
+        old = os.environ.get("ASAN_OPTIONS")
+        os.environ["ASAN_OPTIONS"] = asan_quiet_env()
+        try:
+            srv = self.server({"move_rate_per_s": 10000,
+                               "move_burst": 10000})
+        finally:
+            if old is None:
+                del os.environ["ASAN_OPTIONS"]
+            else:
+                os.environ["ASAN_OPTIONS"] = old
+        games = [self.new_game(srv) for _ in range(self.GAMES)]
+        rss_start = rss_kb(srv)
+        silent = []
+        try:
+            for _ in range(self.SPECTATORS):
+                ws = WebSocket("127.0.0.1", srv.port, rcvbuf=4096)
+                silent.append(ws)
+                ws.send({"t": "hello"})
+                for g in games:
+                    ws.send({"t": "watch", "game": g["gid"]})
+            # the server knows them all before the games go on
+            wait_until(lambda: srv.http_json("/healthz")[1]["connections"]
+                       == 2 * self.GAMES + self.SPECTATORS, "spectators")
+
+            def watch_new(g):
+                for ws in silent:
+                    try:
+                        ws.send({"t": "watch", "game": g["gid"]})
+                    except OSError:
+                        pass  # already cut
+
+            moves, rss_max, queued_max = 0, rss_start, 0
+            cut = 0
+            deadline = time.monotonic() + 60
+            while cut < self.SPECTATORS:
+                self.assertLess(time.monotonic(), deadline,
+                                "only %d cut after %d moves" % (cut, moves))
+                for i, g in enumerate(games):
+                    if not self.play_one(g, rng):
+                        games[i] = self.new_game(srv)
+                        watch_new(games[i])
+                    moves += 1
+                if moves % 50 < self.GAMES:
+                    rss_max = max(rss_max, rss_kb(srv))
+                    queued_max = max(queued_max,
+                                     metric(srv, "chess_out_queue_bytes"))
+                    cut = metric(
+                        srv, 'chess_connections_cut_total{why="slow_reader"}')
+            # every spectator was cut, no player was
+            self.assertEqual(cut, self.SPECTATORS)
+            wait_until(lambda: srv.http_json("/healthz")[1]["connections"]
+                       == 2 * self.GAMES, "the cut connections to close")
+            self.assertLessEqual(queued_max,
+                                 self.SPECTATORS * self.QUEUE_CAP)
+            rss_cut = rss_kb(srv)
+            # the games go on for the readers, and memory does not grow
+            for _ in range(60):
+                for i, g in enumerate(games):
+                    if not self.play_one(g, rng):
+                        games[i] = self.new_game(srv)
+            rss_end = rss_kb(srv)
+        finally:
+            for ws in silent:
+                ws.sock.close()
+        # what is left queued is what the readers have not read yet
+        self.assertLess(metric(srv, "chess_out_queue_bytes"), 64 * 1024)
+        # generous bounds: 100 full queues would be 25 MiB if no message
+        # were shared; the same bytes are queued to every spectator
+        self.assertLess(rss_max - rss_start, 64 * 1024,
+                        "RSS %d -> %d kB" % (rss_start, rss_max))
+        self.assertLess(rss_end - rss_cut, 8 * 1024,
+                        "RSS after the cut %d -> %d kB" % (rss_cut, rss_end))
+
+
 class DescriptorLimitTest(HardeningTest):
     """The server under a hard descriptor limit of 200 (prlimit), far
     below what the default max_connections (10000) needs."""
