@@ -1022,17 +1022,27 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
     return 0;
 }
 
+/* The checks accept and decline share: pid is a player of g (colour in
+ * *c) and the opponent's offer is pending. */
+static int opponent_offer(struct game *g, const char *pid, int64_t now,
+                          int *c, struct proto_error *err)
+{
+    game_tick(g, now);
+    if (check_player(g, pid, c, err) < 0)
+        return -1;
+    if (g->draw_offer != 1 - *c)
+        return set_err(err, PROTO_NO_DRAW_OFFER,
+                       "your opponent has no draw offer pending");
+    return 0;
+}
+
 int game_draw_accept(struct game *g, const char *pid, int64_t now,
                      struct proto_error *err)
 {
     int c;
 
-    game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
-    if (g->draw_offer != 1 - c)
-        return set_err(err, PROTO_NO_DRAW_OFFER,
-                       "your opponent has no draw offer pending");
     end_game(g, "1/2-1/2", "agreement", now);
     rearm(g);
     return 0;
@@ -1043,12 +1053,8 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
 {
     int c;
 
-    game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
-    if (g->draw_offer != 1 - c)
-        return set_err(err, PROTO_NO_DRAW_OFFER,
-                       "your opponent has no draw offer pending");
     g->draw_offer = -1;
     if (put_row(g, now) < 0) {
         g->draw_offer = 1 - c;
