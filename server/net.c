@@ -359,9 +359,13 @@ static void begin_shutdown(void)
 
 /* ---- WebSocket --------------------------------------------------------- */
 
+/* The peer's address as text, or "?" when it is gone (lws 4.1 then
+ * writes getpeername's error sentence into ip, which would key the
+ * per-address count and break the log's key=value fields). */
 static void peer_ip(struct lws *wsi, char *ip, size_t len)
 {
-    if (!lws_get_peer_simple(wsi, ip, len))
+    if (!lws_get_peer_simple(wsi, ip, len) || !ip[0]
+        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, len, "?");
 }
 
