@@ -57,14 +57,16 @@ class LoadgenSmoke(unittest.TestCase):
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if cls.server.poll() is not None:
-                raise RuntimeError("server exited: " + cls.server_log())
+                cls.cleanup()
+                raise RuntimeError("server exited: " + cls.log_text)
             try:
                 socket.create_connection(("127.0.0.1", cls.port),
                                          timeout=1).close()
                 return
             except OSError:
                 time.sleep(0.01)
-        raise RuntimeError("server did not start: " + cls.server_log())
+        cls.cleanup()  # tearDownClass does not run when this raises
+        raise RuntimeError("server did not start: " + cls.log_text)
 
     @classmethod
     def server_log(cls):
@@ -72,15 +74,23 @@ class LoadgenSmoke(unittest.TestCase):
             return f.read().decode("utf-8", "replace")
 
     @classmethod
-    def tearDownClass(cls):
-        cls.server.send_signal(signal.SIGTERM)
-        try:
-            cls.server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            cls.server.kill()
-            cls.server.wait()
+    def cleanup(cls):
+        """Stops the server (SIGTERM, then SIGKILL) and removes the
+        folder; keeps the log text in cls.log_text."""
+        if cls.server.poll() is None:
+            cls.server.send_signal(signal.SIGTERM)
+            try:
+                cls.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                cls.server.kill()
+                cls.server.wait()
         cls.log.close()
+        cls.log_text = cls.server_log()
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cleanup()
 
     def run_loadgen(self, *args):
         cmd = [LOADGEN, "--url", "ws://127.0.0.1:%d/ws" % self.port,
