@@ -48,8 +48,8 @@ while :; do
     pid=$!
     tries=0
     while kill -0 "$pid" 2>/dev/null && [ $tries -lt 250 ]; do
-        python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
-            2>/dev/null && break
+        python3 -c "import socket
+socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
         tries=$((tries + 1))
         sleep 0.02
     done
@@ -85,11 +85,12 @@ fds() { ls "/proc/$pid/fd" | wc -l; }
 run() {
     want=$1
     made=0
-    rate=4000
+    rate=1000000 # unknown: the first slice is one second
     start=$(date +%s.%N)
     while [ "$made" -lt "$want" ]; do
         slice=$(awk -v r="$rate" -v n="$((want - made))" \
-            'BEGIN { s = int(n / r + 0.5); if (s < 1) s = 1; if (s > 5) s = 5; print s }')
+            'BEGIN { s = int(n / r + 0.5); if (s < 1) s = 1
+                     if (s > 5) s = 5; print s }')
         line=$("$loadgen" --url "ws://127.0.0.1:$port/ws" --mode connect \
             --connections 100 --duration-s "$slice")
         n=$(echo "$line" | tr ' ' '\n' | sed -n 's/^connects=//p')
@@ -102,7 +103,8 @@ run() {
         rate=$(echo "$line" | tr ' ' '\n' | sed -n 's/^connects_per_s=//p')
     done
     end=$(date +%s.%N)
-    echo "$made $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')"
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    echo "$made $secs"
 }
 
 rss_start=$(rss)
@@ -122,7 +124,8 @@ rss1=$(rss)
 fds1=$(fds)
 kill -0 "$pid" || { echo "server died" >&2; exit 1; }
 
-pct=$(awk -v a="$rss0" -v b="$rss1" 'BEGIN { printf "%.1f", (b - a) * 100 / a }')
+pct=$(awk -v a="$rss0" -v b="$rss1" \
+    'BEGIN { printf "%.1f", (b - a) * 100 / a }')
 rate=$(awk -v n="$made" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
 echo "warmup_cycles=$warm_made cycles=$made seconds=$secs cycles_per_s=$rate" \
      "rss_start_kb=$rss_start rss_after_warmup_kb=$rss0 rss_end_kb=$rss1" \

@@ -2,9 +2,9 @@
 connections, whose close starts the grace period), the descriptor budget
 (the connection cap fits under the process's descriptor limit, so new
 connections are refused with 503 instead of failing), separate rate-limit
-budgets for moves and other messages, clients that stop reading (cut, and
-the server's memory stays bounded while games go on), and connection
-churn (memory and descriptors return to where they were).
+budgets for moves and other messages, and clients that stop reading
+(cut, and the server's memory stays bounded while games go on).
+Connection churn is in test_churn.
 
 Every assertion is about behaviour: what the server sends, whether it
 closes, what /proc says about its memory and descriptors. Timeouts only
@@ -153,6 +153,7 @@ class KeepaliveTest(HardeningTest):
         self.assertEqual(gone["grace_ms"], 2000)
         # white's socket was closed by the server (no close frame: a
         # hang-up), after the ping it never answered
+        w.ws.sock.settimeout(WAIT)
         self.assertIsNone(w.ws.recv_close())
         # the grace period runs out: white loses by abandonment
         end = b.expect("game_end", game=gid, timeout=2 + WAIT)
