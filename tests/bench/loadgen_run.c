@@ -15,10 +15,11 @@
  * counted late. Latency runs from the moment the move frame is written
  * to the moment a `moved` of that ply is read, per recipient kind.
  *
- * Timers: one lws_sul armed at the earliest deadline of a min-heap of
- * per-slot timers (loadgen_timerq), one for the window's end, one that
- * polls the control pipe and runs the watchdog. Every outbound message
- * is queued on its connection and written one per WRITEABLE callback.
+ * Timers: every timer (one per slot, the window's end, the control-pipe
+ * poll that also runs the watchdog, the start of queued attempts) is in
+ * one min-heap (loadgen_timerq) driven by a single lws_sul, or a single
+ * ev_timer when libev runs the loop. Every outbound message is queued on
+ * its connection and written one per WRITEABLE callback.
  */
 #include "loadgen_run.h"
 
@@ -118,8 +119,12 @@ struct run {
     int connecting, established, ready, live;
     bool in_start_pending;
     struct lg_timerq tq;
-    lws_sorted_usec_list_t tq_sul, ctl_sul, end_sul, kick_sul;
-    int64_t tq_armed_us;       /* INT64_MAX when tq_sul is not armed */
+    lws_sorted_usec_list_t tq_sul;  /* drives tq with lws's poll() loop */
+#ifdef LOADGEN_HAVE_LIBEV
+    ev_timer tq_ev;                 /* drives tq with libev */
+#endif
+    int64_t tq_armed_us;       /* INT64_MAX when nothing drives tq */
+    struct lg_timer ctl_timer, end_timer, kick_timer;
     int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
     bool sent_ready, going, reported, stopping;
     int ramp_ticks;
@@ -178,9 +183,15 @@ static void write_all(int fd, const void *buf, size_t len)
 
 /* ---- timers ------------------------------------------------------------ */
 
-static void tq_fire(lws_sorted_usec_list_t *sul);
+static void tq_sul_fire(lws_sorted_usec_list_t *sul);
+#ifdef LOADGEN_HAVE_LIBEV
+static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents);
+#endif
 
-/* Arms the one lws_sul at the heap's earliest deadline when that moved. */
+/* Arms the heap's driver at its earliest deadline when that moved: an
+ * lws_sul with lws's own loop, an ev_timer with libev (lws 4.1's libev
+ * glue does not shorten its wait for an lws_sul scheduled from a
+ * callback: such a timer fired only at the next unrelated wake-up). */
 static void tq_rearm(struct run *r)
 {
     int64_t next = lg_timerq_next(&r->tq), now;
@@ -188,24 +199,56 @@ static void tq_rearm(struct run *r)
     if (next == r->tq_armed_us)
         return;
     r->tq_armed_us = next;
+    now = now_us();
+#ifdef LOADGEN_HAVE_LIBEV
+    if (r->ev_loop) {
+        ev_timer_stop(r->ev_loop, &r->tq_ev);
+        if (next != INT64_MAX) {
+            ev_now_update(r->ev_loop);
+            ev_timer_set(&r->tq_ev,
+                         next > now ? (double)(next - now) / 1e6 : 0.0, 0.0);
+            ev_timer_start(r->ev_loop, &r->tq_ev);
+        }
+        return;
+    }
+#endif
     if (next == INT64_MAX) {
         lws_sul_cancel(&r->tq_sul);
         return;
     }
-    now = now_us();
-    lws_sul_schedule(r->ctx, 0, &r->tq_sul, tq_fire,
+    lws_sul_schedule(r->ctx, 0, &r->tq_sul, tq_sul_fire,
                      next > now ? next - now : 0);
 }
 
-static void tq_fire(lws_sorted_usec_list_t *sul)
+/* Runs every timer that is due, then re-arms the driver. */
+static void tq_service(struct run *r)
 {
-    struct run *r = lws_container_of(sul, struct run, tq_sul);
     int64_t now = now_us();
     struct lg_timer *t;
 
     r->tq_armed_us = INT64_MAX;
     while ((t = lg_timerq_pop_due(&r->tq, now)))
         t->cb(t);
+    tq_rearm(r);
+}
+
+static void tq_sul_fire(lws_sorted_usec_list_t *sul)
+{
+    tq_service(lws_container_of(sul, struct run, tq_sul));
+}
+
+#ifdef LOADGEN_HAVE_LIBEV
+static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    tq_service(w->data);
+}
+#endif
+
+static void run_arm(struct run *r, struct lg_timer *t, int64_t at_us)
+{
+    lg_timerq_arm(&r->tq, t, at_us);
     tq_rearm(r);
 }
 
@@ -360,9 +403,9 @@ static void start_pending(struct run *r)
     r->in_start_pending = false;
 }
 
-static void kick_fire(lws_sorted_usec_list_t *sul)
+static void kick_fire(struct lg_timer *t)
 {
-    start_pending(lws_container_of(sul, struct run, kick_sul));
+    start_pending(lws_container_of(t, struct run, kick_timer));
 }
 
 /* Starts pending attempts soon, outside any connection's callback (so a
@@ -370,7 +413,7 @@ static void kick_fire(lws_sorted_usec_list_t *sul)
 static void kick(struct run *r)
 {
     if (r->pend_head && !r->stopping)
-        lws_sul_schedule(r->ctx, 0, &r->kick_sul, kick_fire, 1);
+        run_arm(r, &r->kick_timer, now_us());
 }
 
 static void conn_queue_attempt(struct conn *c)
@@ -803,9 +846,9 @@ static const struct lws_protocols protocols[] = {
 
 /* ---- the window -------------------------------------------------------- */
 
-static void window_end(lws_sorted_usec_list_t *sul)
+static void window_end(struct lg_timer *t)
 {
-    struct run *r = lws_container_of(sul, struct run, end_sul);
+    struct run *r = lws_container_of(t, struct run, end_timer);
 
     r->st.window_s = (double)(now_us() - r->t_go_us) / 1e6;
     r->st.cpu_us = (uint64_t)(cpu_us() - r->cpu_go_us);
@@ -824,8 +867,8 @@ static void window_go(struct run *r)
     r->going = true;
     r->t_go_us = now_us();
     r->cpu_go_us = cpu_us();
-    lws_sul_schedule(r->ctx, 0, &r->end_sul, window_end,
-                     (lws_usec_t)(r->cfg->duration_s * 1e6));
+    run_arm(r, &r->end_timer,
+            r->t_go_us + (int64_t)(r->cfg->duration_s * 1e6));
 }
 
 static int pending_count(const struct run *r)
@@ -876,9 +919,9 @@ static void watchdog(struct run *r, int64_t now)
     }
 }
 
-static void ctl_poll(lws_sorted_usec_list_t *sul)
+static void ctl_poll(struct lg_timer *t)
 {
-    struct run *r = lws_container_of(sul, struct run, ctl_sul);
+    struct run *r = lws_container_of(t, struct run, ctl_timer);
     int64_t now = now_us();
     char b[16];
     ssize_t n;
@@ -907,7 +950,7 @@ static void ctl_poll(lws_sorted_usec_list_t *sul)
         if ((!r->sent_ready || r->cfg->verbose) && ++r->ramp_ticks % 5 == 0)
             ramp_progress(r);
     }
-    lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
+    run_arm(r, &r->ctl_timer, now + CTL_POLL_US);
 }
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -1020,6 +1063,15 @@ int lg_run(const struct lg_config *cfg)
         free(r);
         return 1;
     }
+    lg_timer_init(&r->ctl_timer, ctl_poll);
+    lg_timer_init(&r->end_timer, window_end);
+    lg_timer_init(&r->kick_timer, kick_fire);
+#ifdef LOADGEN_HAVE_LIBEV
+    if (r->ev_loop) {
+        ev_timer_init(&r->tq_ev, tq_ev_fire, 0.0, 0.0);
+        r->tq_ev.data = r;
+    }
+#endif
     r->t_begin_us = now_us();
     r->ramp_deadline_us = r->t_begin_us
                           + (int64_t)(cfg->ramp_timeout_s * 1e6);
@@ -1031,7 +1083,7 @@ int lg_run(const struct lg_config *cfg)
     if (cfg->mode == LG_MODE_CONNECT)
         r->ready = r->npairs; /* nothing to ramp */
     start_pending(r);
-    lws_sul_schedule(r->ctx, 0, &r->ctl_sul, ctl_poll, CTL_POLL_US);
+    run_arm(r, &r->ctl_timer, now_us() + CTL_POLL_US);
 #ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop)
         ev_run(r->ev_loop, 0); /* until ctl_poll breaks it */
@@ -1042,9 +1094,10 @@ int lg_run(const struct lg_config *cfg)
 done:
     r->stopping = true;
     lws_sul_cancel(&r->tq_sul);
-    lws_sul_cancel(&r->ctl_sul);
-    lws_sul_cancel(&r->end_sul);
-    lws_sul_cancel(&r->kick_sul);
+#ifdef LOADGEN_HAVE_LIBEV
+    if (r->ev_loop)
+        ev_timer_stop(r->ev_loop, &r->tq_ev);
+#endif
     lws_context_destroy(r->ctx);
 #ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop)
