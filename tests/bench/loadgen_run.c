@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -898,6 +899,33 @@ static void ramp_progress(struct run *r)
             n[PS_RESETTING], pending_count(r));
 }
 
+/* --verbose: what a stalled slot was waiting for (stderr). */
+static void stall_report(const struct pair *p, int64_t now)
+{
+    long next = p->ply + 1, slot = next % SENT_RING;
+    const struct conn *m = p->mover;
+
+    fprintf(stderr, "I: stall: game %s slot %d state %d ply %ld, %.1f s "
+            "without progress; mover %s (queued %u, open %d established %d "
+            "closing %d); move for ply %ld %s%s\n", p->gid, p->index, p->st,
+            p->ply, (double)(now - p->progress_us) / 1e6,
+            !m ? "none" : m == &p->conns[0] ? "A" : "B", m ? m->qn : 0,
+            m ? m->open : 0, m ? m->established : 0, m ? m->closing : 0,
+            next, p->sent_ply[slot] == next ? "written " : "not written",
+            p->sent_ply[slot] == next ? "" : "");
+    if (p->sent_ply[slot] == next)
+        fprintf(stderr, "I: stall:   written %.1f s ago\n",
+                (double)(now - p->sent_us[slot]) / 1e6);
+    for (int k = 0; k < 2; k++) {
+        const struct conn *c = &p->conns[k];
+        int unread = -1;
+        if (c->wsi && c->established)
+            ioctl(lws_get_socket_fd(c->wsi), FIONREAD, &unread);
+        fprintf(stderr, "I: stall:   %s: %d bytes unread in the socket\n",
+                k ? "B" : "A", unread);
+    }
+}
+
 /* Restarts slots that made no progress for too long. */
 static void watchdog(struct run *r, int64_t now)
 {
@@ -914,6 +942,8 @@ static void watchdog(struct run *r, int64_t now)
                                                           : SETUP_STALL_US;
         if (now - p->progress_us > limit) {
             r->st.stalls++;
+            if (r->cfg->verbose && r->st.stalls <= 10)
+                stall_report(p, now);
             pair_reset(p);
         }
     }
