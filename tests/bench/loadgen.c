@@ -543,7 +543,7 @@ static void raise_nofile(const struct options *o)
 int main(int argc, char **argv)
 {
     struct options o;
-    struct child ch[MAX_PROCS];
+    struct child *ch; /* each holds ~120 KiB of histograms: not the stack */
     struct lg_stats *total;
     double cpu0 = 0, cpu1 = 0, t0, t1;
     long rss0 = -1, rss1 = -1;
@@ -559,7 +559,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    memset(ch, 0, sizeof ch);
+    ch = calloc(MAX_PROCS, sizeof *ch);
+    total = calloc(1, sizeof *total);
+    if (!ch || !total) {
+        fprintf(stderr, "E: out of memory\n");
+        return 1;
+    }
     fflush(stdout);
     for (int i = 0; i < o.procs; i++)
         if (spawn(&o, i, &ch[i]) < 0)
@@ -573,9 +578,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.procs; i++)
         if (ch[i].ready && write(ch[i].ctl, "G", 1) != 1)
             ch[i].ready = false;
-    total = calloc(1, sizeof *total);
-    if (!total)
-        return 1;
     for (int i = 0; i < o.procs; i++) {
         if (!ch[i].ready || read_all(ch[i].out, &ch[i].st, sizeof ch[i].st)) {
             failed++;
@@ -623,5 +625,6 @@ int main(int argc, char **argv)
     report(&o, total, failed, t1 - t0,
            cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1);
     free(total);
+    free(ch);
     return failed ? 1 : 0;
 }
