@@ -622,6 +622,18 @@ int main(int argc, char **argv)
         lg_hist_merge(&total->spec, &s->spec);
         lg_hist_merge(&total->welcome, &s->welcome);
     }
+    if (o.cfg.verbose) {
+        static const double qs[] = {0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99,
+                                    0.995, 0.999};
+        const struct lg_hist *h = o.cfg.mode == LG_MODE_CONNECT
+                                      ? &total->welcome : &total->opp;
+        fprintf(stderr, "I: %s latency (us):",
+                o.cfg.mode == LG_MODE_CONNECT ? "welcome" : "opponent");
+        for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)
+            fprintf(stderr, " p%g=%llu", qs[i] * 100,
+                    (unsigned long long)lg_hist_quantile(h, qs[i]));
+        fprintf(stderr, "\n");
+    }
     report(&o, total, failed, t1 - t0,
            cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1);
     free(total);
