@@ -6,6 +6,7 @@
  *                 [--spectators-per-game N] [--seed N] [--server-pid PID]
  *                 [--procs N] [--connections N] [--src-addrs N]
  *                 [--max-connecting N] [--ramp-timeout-s S]
+ *                 [--event-loop poll|libev] [--verbose]
  *
  * The work is spread over --procs processes (a process may hold at most
  * 20,000 descriptors here), each a libwebsockets client (loadgen_run.c)
@@ -13,7 +14,9 @@
  * its games started, opens the measurement window in all of them at once,
  * samples the server's CPU time and RSS from /proc around the window,
  * merges what the processes measured and prints one line of key=value
- * pairs on stdout (see usage()).
+ * pairs on stdout (see usage()), ending with the machine's load average:
+ * the load generator shares the machine with the server, and so does
+ * anything else running.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -451,6 +454,14 @@ static void report(const struct options *o, const struct lg_stats *t,
                    int failed, double wall_s, double srv_cpu_s,
                    long rss0_kb, long rss1_kb)
 {
+    char loadavg[16] = "na";
+    FILE *f = fopen("/proc/loadavg", "r");
+
+    if (f) {
+        if (fscanf(f, "%15s", loadavg) != 1)
+            strcpy(loadavg, "na");
+        fclose(f);
+    }
     const struct lg_config *c = &o->cfg;
     uint64_t errors = 0;
     bool any = false;
@@ -514,8 +525,8 @@ static void report(const struct options *o, const struct lg_stats *t,
         printf(" server_rss_kb=na server_rss_bytes_per_conn=na "
                "server_cpu_pct=na");
     }
-    printf(" loadgen_cpu_pct=%.1f\n",
-           100.0 * (double)t->cpu_us / 1e6 / window);
+    printf(" loadgen_cpu_pct=%.1f loadavg_1m=%s\n",
+           100.0 * (double)t->cpu_us / 1e6 / window, loadavg);
 }
 
 /* Raises the descriptor limit to the hard limit; says so when the load
