@@ -8,11 +8,18 @@
  * (store writer -> net_wake -> lws_cancel_service -> EVENT_WAIT_CANCELLED).
  * This is how "nobody sees a move before its journal row committed" holds
  * without the game code knowing about sockets.
+ *
+ * The loop is libev's (epoll), which lws drives as a foreign loop: lws's
+ * own poll() loop walks every descriptor on every turn. lws 4.1 keeps its
+ * timers (lws_sul) in one sorted list, O(connections) per insertion, so
+ * this file keeps its own: the game timers in a heap behind one ev_timer,
+ * and keepalive as two lists ordered by the last pong (see keepalive_tick).
  */
 #include "net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ev.h>
 #include <limits.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
@@ -36,6 +43,7 @@
 #include "session.h"
 #include "store.h"
 #include "table.h"
+#include "timerq.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
@@ -57,11 +65,20 @@ struct conn {
     bool in_msg;             /* a message is being reassembled */
     bool rx_binary;
     size_t rx_len;
-    struct conn *prev, *next;           /* all connections */
+    char *rx;                /* LIMIT_MSG_BYTES + 1, allocated only for a
+                                message that spans several callbacks */
+    struct conn *prev, *next; /* in `alive` or `pinged`, by last_pong_ms */
+    struct conn_list *list;   /* which of the two */
+    int64_t last_pong_ms;     /* the last pong, or the opening */
+    bool want_ping;           /* the next WRITEABLE sends a ping first */
     struct conn *wprev, *wnext;         /* waiting for a commit */
     bool waiting;
     struct peer *peer;       /* its address's connection count */
-    char rx[LIMIT_MSG_BYTES + 1];
+};
+
+/* Connections in order of their last pong: the oldest at head. */
+struct conn_list {
+    struct conn *head, *tail;
 };
 
 /* Open WebSocket connections per IP address. */
@@ -71,7 +88,7 @@ struct peer {
 };
 
 struct net_timer {
-    lws_sorted_usec_list_t sul;
+    struct timerq_timer t;   /* due in monotonic milliseconds */
     void (*cb)(void *arg);
     void *arg;
 };
@@ -84,15 +101,22 @@ struct http_pss {
 
 static struct lws_context *context;
 static _Atomic(struct lws_context *) wake_context;
+static struct ev_loop *loop;
 static struct hub *hub;
 static struct store *store;
-static struct conn *conns;          /* all connections */
+static struct conn_list alive;      /* no ping outstanding */
+static struct conn_list pinged;     /* pinged, no pong yet */
 static struct conn *waiting;        /* waiting for a commit */
 static volatile sig_atomic_t stop_requested, reopen_requested;
 static const struct config *cfg;    /* main.c's, for the process lifetime */
 static int n_conns;                 /* open WebSocket connections */
 static bool stopping, stopped;
-static lws_sorted_usec_list_t drain_sul;
+static struct net_timer *drain_timer;
+static struct timerq timers;        /* every net_timer */
+static ev_timer timers_ev;          /* armed at timerq_next(&timers) */
+static int64_t timers_ev_at = INT64_MAX;
+static ev_timer keepalive_ev;
+static ev_check stop_check;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
 static struct table peers; /* ip -> struct peer */
@@ -282,11 +306,46 @@ void net_request_log_reopen(void)
 
 /* ---- timers ------------------------------------------------------------ */
 
-static void timer_fire(lws_sorted_usec_list_t *sul)
+/* Points timers_ev at the earliest deadline when that changed. */
+static void timers_rearm(void)
 {
-    struct net_timer *t = lws_container_of(sul, struct net_timer, sul);
+    int64_t next = timerq_next(&timers), delay;
 
-    t->cb(t->arg);
+    if (next == timers_ev_at || !loop)
+        return;
+    timers_ev_at = next;
+    ev_timer_stop(loop, &timers_ev);
+    if (next == INT64_MAX)
+        return;
+    ev_now_update(loop); /* libev counts from the turn's start otherwise */
+    delay = next - net_now_ms();
+    if (delay < 0)
+        delay = 0;
+    /* +1 ms: the deadline has surely passed by the millisecond clock the
+     * game reads when the timer fires */
+    ev_timer_set(&timers_ev, (double)(delay + 1) / 1000.0, 0.0);
+    ev_timer_start(loop, &timers_ev);
+}
+
+static void timers_fire(struct ev_loop *l, ev_timer *w, int revents)
+{
+    int64_t now = net_now_ms();
+    struct timerq_timer *t;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    timers_ev_at = INT64_MAX;
+    while ((t = timerq_pop_due(&timers, now)))
+        t->cb(t);
+    timers_rearm();
+}
+
+static void net_timer_fire(struct timerq_timer *t)
+{
+    struct net_timer *nt = lws_container_of(t, struct net_timer, t);
+
+    nt->cb(nt->arg);
 }
 
 struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
@@ -294,6 +353,7 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
     struct net_timer *t = calloc(1, sizeof *t);
 
     if (t) {
+        timerq_timer_init(&t->t, net_timer_fire);
         t->cb = cb;
         t->arg = arg;
     }
@@ -302,35 +362,112 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
 
 void net_timer_arm(struct net_timer *t, int64_t at_ms)
 {
-    int64_t delay;
-
-    if (at_ms == INT64_MAX) {
-        lws_sul_cancel(&t->sul);
-        return;
-    }
-    delay = at_ms - net_now_ms();
-    if (delay < 0)
-        delay = 0;
-    /* +1 ms: the deadline has surely passed by the millisecond clock the
-     * game reads when the timer fires */
-    lws_sul_schedule(context, 0, &t->sul, timer_fire,
-                     (lws_usec_t)(delay + 1) * 1000);
+    if (at_ms == INT64_MAX)
+        timerq_cancel(&timers, &t->t);
+    else if (timerq_arm(&timers, &t->t, at_ms) < 0)
+        log_error("event=timer_lost why=out_of_memory");
+    timers_rearm();
 }
 
 void net_timer_free(struct net_timer *t)
 {
     if (!t)
         return;
-    if (context) /* after net_stop the timer lists died with the context */
-        lws_sul_cancel(&t->sul);
+    timerq_cancel(&timers, &t->t);
     free(t);
+}
+
+/* ---- keepalive ---------------------------------------------------------- */
+
+/* Keepalive without lws's validity timers (one sorted-list insertion on
+ * every ping and pong): a connection sits in `alive` until it has been
+ * silent for ping_interval_s since its last pong (or its opening), then
+ * is pinged and moves to `pinged`; a pong moves it back to the tail of
+ * `alive`, and one still in `pinged` at ping_timeout_s is hung up. Both
+ * lists stay ordered by last_pong_ms, so a tick only looks at the
+ * connections that are due. Only a pong counts, not messages (as with
+ * lws's policy). The hang-up is an ordinary disconnection, so the
+ * player's grace period starts. */
+static void list_remove(struct conn *c)
+{
+    struct conn_list *l = c->list;
+
+    if (!l)
+        return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        l->tail = c->prev;
+    c->prev = c->next = NULL;
+    c->list = NULL;
+}
+
+static void list_append(struct conn_list *l, struct conn *c)
+{
+    c->prev = l->tail;
+    c->next = NULL;
+    if (l->tail)
+        l->tail->next = c;
+    else
+        l->head = c;
+    l->tail = c;
+    c->list = l;
+}
+
+/* Alive again at now: to the tail of `alive`. */
+static void conn_ponged(struct conn *c, int64_t now)
+{
+    list_remove(c);
+    c->last_pong_ms = now;
+    list_append(&alive, c);
+}
+
+static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
+{
+    int64_t now = net_now_ms();
+    int64_t interval = (int64_t)cfg->ping_interval_s * 1000;
+    int64_t timeout = (int64_t)cfg->ping_timeout_s * 1000;
+    struct conn *c;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    while ((c = pinged.head) && now - c->last_pong_ms >= timeout) {
+        list_remove(c);
+        log_info("event=conn_cut why=no_pong ip=%s",
+                 c->peer ? c->peer->ip : "?");
+        /* outside any lws callback a synchronous kill is safe, and an
+         * asynchronous one would wait for lws's own timer */
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
+    while ((c = alive.head) && now - c->last_pong_ms >= interval) {
+        list_remove(c);
+        list_append(&pinged, c);
+        c->want_ping = true;
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
+/* Writes the ping keepalive_tick asked for. Returns lws_write's result. */
+static int write_ping(struct conn *c)
+{
+    /* one byte: lws 4.1 reports no pong with an empty payload */
+    unsigned char ping[LWS_PRE + 1];
+
+    c->want_ping = false;
+    ping[LWS_PRE] = 'k';
+    return lws_write(c->wsi, ping + LWS_PRE, 1, LWS_WRITE_PING);
 }
 
 /* ---- shutdown ---------------------------------------------------------- */
 
-static void drain_done(lws_sorted_usec_list_t *sul)
+static void drain_done(void *arg)
 {
-    (void)sul;
+    (void)arg;
     stopped = true;
 }
 
@@ -344,17 +481,18 @@ static void begin_shutdown(void)
     /* closing connections are not players leaving their games */
     if (hub)
         hub_shutdown(hub);
-    for (struct conn *c = conns; c; c = c->next) {
-        if (b)
-            net_send(c, b, 0);
-        net_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutdown");
-    }
+    for (int i = 0; i < 2; i++)
+        for (struct conn *c = i ? pinged.head : alive.head; c; c = c->next) {
+            if (b)
+                net_send(c, b, 0);
+            net_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutdown");
+        }
     msgbuf_unref(b);
-    if (!conns)
+    drain_timer = net_timer_new(drain_done, NULL);
+    if (!n_conns || !drain_timer)
         stopped = true;
     else
-        lws_sul_schedule(context, 0, &drain_sul, drain_done,
-                         LIMIT_SHUTDOWN_DRAIN_MS * 1000);
+        net_timer_arm(drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
 /* ---- WebSocket --------------------------------------------------------- */
@@ -429,7 +567,12 @@ static int confirm_upgrade(struct lws *wsi)
     return 0;
 }
 
-static void on_message(struct conn *c)
+/* A message that arrived in one callback, NUL-terminated (the loop's one
+ * buffer: lws's own is not ours to terminate). */
+static char rx_one[LIMIT_MSG_BYTES + 1];
+
+/* A whole message: text NUL-terminated at len. */
+static void on_message(struct conn *c, char *text, size_t len)
 {
     int64_t t0 = net_now_ms(), t1;
     struct timespec a, b;
@@ -440,7 +583,7 @@ static void on_message(struct conn *c)
         return;
     }
     clock_gettime(CLOCK_MONOTONIC, &a);
-    type = session_on_text(c->sess, c->rx, c->rx_len, t0);
+    type = session_on_text(c->sess, text, len, t0);
     if (type == PROTO_T_MOVE) {
         clock_gettime(CLOCK_MONOTONIC, &b);
         t1 = (int64_t)(b.tv_sec - a.tv_sec) * 1000000
@@ -479,7 +622,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         return confirm_upgrade(wsi);
 
     case LWS_CALLBACK_ESTABLISHED:
-        memset(c, 0, offsetof(struct conn, rx));
+        memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->sess = session_new(hub, c);
         if (!c->sess)
@@ -490,10 +633,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         n_conns++;
         log_debug("event=ws_open ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", n_conns);
-        c->next = conns;
-        if (conns)
-            conns->prev = c;
-        conns = c;
+        conn_ponged(c, net_now_ms());
         break;
 
     case LWS_CALLBACK_CLOSED:
@@ -501,12 +641,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             break;
         wait_remove(c);
         queue_clear(c);
-        if (c->prev)
-            c->prev->next = c->next;
-        else
-            conns = c->next;
-        if (c->next)
-            c->next->prev = c->prev;
+        list_remove(c);
+        free(c->rx);
+        c->rx = NULL;
         session_free(c->sess, net_now_ms());
         c->sess = NULL;
         n_conns--;
@@ -514,18 +651,30 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
                   c->peer ? c->peer->ip : "?", n_conns);
         if (c->peer && --c->peer->conns == 0)
             free(table_del(&peers, c->peer->ip));
-        if (stopping && !conns)
+        if (stopping && !n_conns)
             stopped = true;
         break;
 
     case LWS_CALLBACK_RECEIVE:
         if (!c->sess || c->closing || c->killed)
             break;
+        if (!c->in_msg && lws_is_final_fragment(wsi)
+            && !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
+            /* the common case: a whole message in one callback, handled
+             * from the loop's one buffer */
+            c->rx_binary = lws_frame_is_binary(wsi);
+            memcpy(rx_one, in, len);
+            rx_one[len] = '\0';
+            on_message(c, rx_one, len);
+            break;
+        }
         if (!c->in_msg) {
             c->in_msg = true;
             c->rx_len = 0;
             c->rx_binary = lws_frame_is_binary(wsi);
         }
+        if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
+            return -1;
         if (c->rx_len + len > LIMIT_MSG_BYTES) {
             static const char why[] = "message too large";
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
@@ -538,13 +687,24 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             break;
         c->in_msg = false;
         c->rx[c->rx_len] = '\0';
-        on_message(c);
+        on_message(c, c->rx, c->rx_len);
         break;
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (!c->sess)
             break;
+        if (c->want_ping && !c->killed && !c->closing) {
+            if (write_ping(c) < 0)
+                return -1;
+            schedule_write(c);
+            return 0;
+        }
         return write_next(c);
+
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (c->sess && c->list)
+            conn_ponged(c, net_now_ms());
+        break;
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (store)
@@ -734,8 +894,9 @@ static int bind_errno(const char *iface, int port)
 
 static const struct lws_protocols protocols[] = {
     {"http", callback_http, sizeof(struct http_pss), 0, 0, NULL, 0},
-    {"chess.v1", callback_chess, sizeof(struct conn), LIMIT_MSG_BYTES, 0,
-     NULL, 0},
+    /* lws allocates rx_buffer_size per connection: 512 bytes hold any
+     * ordinary message, longer ones arrive in pieces (see RECEIVE) */
+    {"chess.v1", callback_chess, sizeof(struct conn), 512, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
 
@@ -752,12 +913,10 @@ static const struct lws_protocol_vhost_options mime_svg = {
 static const struct lws_protocol_vhost_options mime_types = {
     &mime_svg, NULL, ".json", "application/json"};
 
-/* Keepalive (filled from the config in net_start): lws pings a
- * connection ping_interval_s after its last pong (or its opening) and
- * hangs up at ping_timeout_s; only a pong counts, not received messages
- * (lws 4.1). The hang-up is an ordinary disconnection, so the player's
- * grace period starts. */
-static lws_retry_bo_t retry;
+/* Keepalive is keepalive_tick's. A policy without ping or hang-up keeps
+ * lws from arming its own validity timers (with no policy at all it
+ * applies a default of 300 s). */
+static const lws_retry_bo_t retry;
 
 /* One callback mount for the whole URL space (see serve_file); its
  * extra_mimetypes also feed lws_get_mimetype. */
@@ -925,15 +1084,25 @@ int net_start(const struct config *config, char *err, size_t errlen)
     cfg = config;
     snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
     lws_set_log_level(lws_levels(), lws_emit);
+    loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+    if (!loop) {
+        snprintf(err, errlen, "cannot create the event loop (libev)");
+        return -1;
+    }
+    ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* UTF-8 validation is a context option: it must be given here */
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
-        | LWS_SERVER_OPTION_VALIDATE_UTF8
+        | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
+    info.foreign_loops = (void **)&loop;
     context = lws_create_context(&info);
     if (!context) {
-        snprintf(err, errlen, "cannot create the libwebsockets context");
+        snprintf(err, errlen, "cannot create the libwebsockets context "
+                 "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
+        ev_loop_destroy(loop);
+        loop = NULL;
         return -1;
     }
 
@@ -954,8 +1123,6 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.protocols = protocols;
     info.pvo = &pvo;
     info.mounts = &mount_root;
-    retry.secs_since_valid_ping = (uint16_t)cfg->ping_interval_s;
-    retry.secs_since_valid_hangup = (uint16_t)cfg->ping_timeout_s;
     info.retry_and_idle_policy = &retry;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
         | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
@@ -1001,6 +1168,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
 fail:
     lws_context_destroy(context);
     context = NULL;
+    ev_loop_destroy(loop);
+    loop = NULL;
     return -1;
 }
 
@@ -1010,19 +1179,42 @@ void net_attach(struct hub *h, struct store *st)
     store = st;
 }
 
+/* Ends the loop once the shutdown is complete (after every turn). */
+static void stop_check_cb(struct ev_loop *l, ev_check *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    if (stopped)
+        ev_break(l, EVBREAK_ALL);
+}
+
 void net_run(void)
 {
-    while (!stopped)
-        if (lws_service(context, 0) < 0)
-            break;
+    ev_check_init(&stop_check, stop_check_cb);
+    ev_check_start(loop, &stop_check);
+    /* a quarter second: hang-ups within 250 ms of ping_timeout_s */
+    ev_timer_init(&keepalive_ev, keepalive_tick, 0.25, 0.25);
+    ev_timer_start(loop, &keepalive_ev);
+    if (!stopped)
+        ev_run(loop, 0);
 }
 
 void net_stop(void)
 {
     atomic_store(&wake_context, NULL);
-    lws_sul_cancel(&drain_sul);
+    net_timer_free(drain_timer);
+    drain_timer = NULL;
     lws_context_destroy(context);
     context = NULL;
+    if (loop) {
+        ev_timer_stop(loop, &timers_ev);
+        ev_timer_stop(loop, &keepalive_ev);
+        ev_check_stop(loop, &stop_check);
+        ev_loop_destroy(loop);
+        loop = NULL;
+    }
+    timers_ev_at = INT64_MAX;
+    timerq_free(&timers);
     for (size_t i = 0; i < peers.cap; i++)
         free(peers.slots[i].value);
     table_clear(&peers);

@@ -17,7 +17,7 @@
  *
  * Timers: every timer (one per slot, the window's end, the control-pipe
  * poll that also runs the watchdog, the start of queued attempts) is in
- * one min-heap (loadgen_timerq) driven by a single lws_sul, or a single
+ * one min-heap (common/timerq) driven by a single lws_sul, or a single
  * ev_timer when libev runs the loop. Every outbound message is queued on
  * its connection and written one per WRITEABLE callback.
  */
@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loadgen_timerq.h"
+#include "timerq.h"
 
 #ifdef LOADGEN_HAVE_LIBEV
 #include <ev.h>
@@ -106,7 +106,7 @@ struct pair {
     uint64_t rng;
     bool ready;                /* counted in run->ready */
     bool restart;              /* the timer restarts the slot */
-    struct lg_timer timer;
+    struct timerq_timer timer;
 };
 
 struct run {
@@ -119,13 +119,13 @@ struct run {
     struct conn *pend_head, *pend_tail;
     int connecting, established, ready, live;
     bool in_start_pending;
-    struct lg_timerq tq;
+    struct timerq tq;
     lws_sorted_usec_list_t tq_sul;  /* drives tq with lws's poll() loop */
 #ifdef LOADGEN_HAVE_LIBEV
     ev_timer tq_ev;                 /* drives tq with libev */
 #endif
     int64_t tq_armed_us;       /* INT64_MAX when nothing drives tq */
-    struct lg_timer ctl_timer, end_timer, kick_timer;
+    struct timerq_timer ctl_timer, end_timer, kick_timer;
     int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
     bool sent_ready, going, reported, stopping;
     int ramp_ticks;
@@ -195,7 +195,7 @@ static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents);
  * callback: such a timer fired only at the next unrelated wake-up). */
 static void tq_rearm(struct run *r)
 {
-    int64_t next = lg_timerq_next(&r->tq), now;
+    int64_t next = timerq_next(&r->tq), now;
 
     if (next == r->tq_armed_us)
         return;
@@ -225,10 +225,10 @@ static void tq_rearm(struct run *r)
 static void tq_service(struct run *r)
 {
     int64_t now = now_us();
-    struct lg_timer *t;
+    struct timerq_timer *t;
 
     r->tq_armed_us = INT64_MAX;
-    while ((t = lg_timerq_pop_due(&r->tq, now)))
+    while ((t = timerq_pop_due(&r->tq, now)))
         t->cb(t);
     tq_rearm(r);
 }
@@ -247,16 +247,16 @@ static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents)
 }
 #endif
 
-static void run_arm(struct run *r, struct lg_timer *t, int64_t at_us)
+static void run_arm(struct run *r, struct timerq_timer *t, int64_t at_us)
 {
-    lg_timerq_arm(&r->tq, t, at_us);
+    timerq_arm(&r->tq, t, at_us);
     tq_rearm(r);
 }
 
 static void pair_arm(struct pair *p, int64_t at_us, bool restart)
 {
     p->restart = restart;
-    lg_timerq_arm(&p->run->tq, &p->timer, at_us);
+    timerq_arm(&p->run->tq, &p->timer, at_us);
     tq_rearm(p->run);
 }
 
@@ -404,7 +404,7 @@ static void start_pending(struct run *r)
     r->in_start_pending = false;
 }
 
-static void kick_fire(struct lg_timer *t)
+static void kick_fire(struct timerq_timer *t)
 {
     start_pending(lws_container_of(t, struct run, kick_timer));
 }
@@ -471,7 +471,7 @@ static void pair_reset(struct pair *p)
     if (p->st == PS_RESETTING)
         return;
     pair_set_state(p, PS_RESETTING);
-    lg_timerq_cancel(&p->run->tq, &p->timer);
+    timerq_cancel(&p->run->tq, &p->timer);
     for (int k = 0; k < p->nconn; k++)
         conn_close(&p->conns[k]);
     if (!p->open)
@@ -536,7 +536,7 @@ static void pair_turn(struct pair *p, bool first)
     pair_arm(p, p->due_us, false);
 }
 
-static void pair_timer(struct lg_timer *t)
+static void pair_timer(struct timerq_timer *t)
 {
     struct pair *p = lws_container_of(t, struct pair, timer);
 
@@ -675,7 +675,7 @@ static void pair_on_message(struct pair *p, struct conn *c,
         }
         if ((p->st == PS_PLAYING || p->st == PS_ENDING) && ++p->ended == 2) {
             p->run->st.games_ended++;
-            lg_timerq_cancel(&p->run->tq, &p->timer);
+            timerq_cancel(&p->run->tq, &p->timer);
             pair_new_game(p);
         }
         break;
@@ -847,7 +847,7 @@ static const struct lws_protocols protocols[] = {
 
 /* ---- the window -------------------------------------------------------- */
 
-static void window_end(struct lg_timer *t)
+static void window_end(struct timerq_timer *t)
 {
     struct run *r = lws_container_of(t, struct run, end_timer);
 
@@ -949,7 +949,7 @@ static void watchdog(struct run *r, int64_t now)
     }
 }
 
-static void ctl_poll(struct lg_timer *t)
+static void ctl_poll(struct timerq_timer *t)
 {
     struct run *r = lws_container_of(t, struct run, ctl_timer);
     int64_t now = now_us();
@@ -1017,7 +1017,7 @@ static int build(struct run *r)
         p->rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)p->index + 1;
         if (!p->rng)
             p->rng = 1;
-        lg_timer_init(&p->timer, pair_timer);
+        timerq_timer_init(&p->timer, pair_timer);
         p->conns = calloc((size_t)per, sizeof *p->conns);
         if (!p->conns)
             return -1;
@@ -1035,7 +1035,7 @@ static int build(struct run *r)
 
 static void teardown(struct run *r)
 {
-    lg_timerq_free(&r->tq);
+    timerq_free(&r->tq);
     for (int i = 0; i < r->npairs; i++) {
         if (!r->pairs[i].conns)
             continue;
@@ -1093,9 +1093,9 @@ int lg_run(const struct lg_config *cfg)
         free(r);
         return 1;
     }
-    lg_timer_init(&r->ctl_timer, ctl_poll);
-    lg_timer_init(&r->end_timer, window_end);
-    lg_timer_init(&r->kick_timer, kick_fire);
+    timerq_timer_init(&r->ctl_timer, ctl_poll);
+    timerq_timer_init(&r->end_timer, window_end);
+    timerq_timer_init(&r->kick_timer, kick_fire);
 #ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop) {
         ev_timer_init(&r->tq_ev, tq_ev_fire, 0.0, 0.0);

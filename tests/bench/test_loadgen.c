@@ -1,6 +1,6 @@
 /*
  * test_loadgen.c - unit tests of the load generator's parts: the latency
- * histogram, the timer heap and the message parser.
+ * histogram and the message parser.
  */
 #include <check.h>
 #include <stdint.h>
@@ -9,7 +9,6 @@
 
 #include "loadgen_hist.h"
 #include "loadgen_msg.h"
-#include "loadgen_timerq.h"
 
 /* ---- histogram --------------------------------------------------------- */
 
@@ -84,58 +83,6 @@ START_TEST(hist_merge_adds)
     ck_assert_uint_eq(a->min, 5);
     free(a);
     free(b);
-}
-END_TEST
-
-/* ---- timer heap -------------------------------------------------------- */
-
-static int fired[64], nfired;
-
-static void on_fire(struct lg_timer *t)
-{
-    fired[nfired++] = (int)t->due_us;
-}
-
-START_TEST(timerq_orders_rearms_cancels)
-{
-    struct lg_timerq q = {0};
-    struct lg_timer t[40];
-    struct lg_timer *x;
-    uint64_t s = 12345;
-    int64_t last = -1;
-    int armed = 0;
-
-    nfired = 0;
-    for (int i = 0; i < 40; i++) {
-        lg_timer_init(&t[i], on_fire);
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        ck_assert_int_eq(lg_timerq_arm(&q, &t[i], (int64_t)(s >> 54)), 0);
-    }
-    ck_assert_int_eq(lg_timerq_next(&q) >= 0, 1);
-    for (int i = 0; i < 40; i += 4)   /* re-arm every 4th later */
-        lg_timerq_arm(&q, &t[i], 5000 + i);
-    for (int i = 1; i < 40; i += 4)   /* cancel others */
-        lg_timerq_cancel(&q, &t[i]);
-    lg_timerq_cancel(&q, &t[1]);      /* twice: a no-op */
-    for (int i = 0; i < 40; i++)
-        armed += t[i].slot >= 0;
-    ck_assert_int_eq(armed, 30);
-    ck_assert_ptr_null(lg_timerq_pop_due(&q, -1));
-    while ((x = lg_timerq_pop_due(&q, 4999))) {
-        ck_assert_int_ge(x->due_us, last);
-        last = x->due_us;
-        ck_assert_int_eq(x->slot, -1);
-        x->cb(x);
-    }
-    ck_assert_int_eq(nfired, 20);
-    ck_assert_int_eq(lg_timerq_next(&q), 5000);
-    while ((x = lg_timerq_pop_due(&q, INT64_MAX)))
-        x->cb(x);
-    ck_assert_int_eq(nfired, 30);
-    for (int i = 21; i < 30; i++)
-        ck_assert_int_gt(fired[i], fired[i - 1]);
-    ck_assert_int_eq(lg_timerq_next(&q), INT64_MAX);
-    lg_timerq_free(&q);
 }
 END_TEST
 
@@ -332,7 +279,6 @@ int main(void)
     tcase_add_test(tc, hist_precision);
     tcase_add_test(tc, hist_quantiles);
     tcase_add_test(tc, hist_merge_adds);
-    tcase_add_test(tc, timerq_orders_rearms_cancels);
     tcase_add_test(tc, msg_moved);
     tcase_add_test(tc, msg_state_start_error);
     tcase_add_test(tc, msg_error_names_round_trip);
