@@ -2,12 +2,18 @@
  * store.c - SQLite storage: migrations, prepared statements, the writer
  * thread and the read-only connection. See store.h for the contract.
  *
- * Two connections to one WAL database:
+ * Three connections to one WAL database:
  * - `w`, the writer's. The loop thread uses it only inside store_open
  *   (migrations, heartbeat read) and store_close; between the two only the
  *   writer thread touches it (handed over by pthread_create/pthread_join).
  * - `r`, read-only (SQLITE_OPEN_READONLY), used by the loop thread for every
  *   read. WAL lets it read while the writer commits.
+ * - `c`, the checkpointer thread's. The writer never checkpoints (its
+ *   wal_autocheckpoint is 0): an automatic checkpoint runs inside the
+ *   committing transaction and syncs the database file, tens of
+ *   milliseconds during which no move could be committed, and so seen.
+ *   The checkpointer copies the WAL into the database every
+ *   STORE_CHECKPOINT_MS instead, PASSIVE, beside the writer's commits.
  *
  * Queue. Enqueuers allocate an op, copy their arguments into it, and append
  * its pointer to `q` under `mu`; the writer swaps `q` with its own empty
@@ -54,6 +60,7 @@
 #define STORE_HEARTBEAT_MS 1000
 #define STORE_RETRY_MS 50
 #define STORE_CLOSE_RETRIES 20
+#define STORE_CHECKPOINT_MS 1000
 
 enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH };
 
@@ -73,7 +80,7 @@ struct op {
 };
 
 struct store {
-    sqlite3 *w, *r;
+    sqlite3 *w, *r, *c;
     int schema_version;
     int64_t last_heartbeat_ms;
     void (*on_commit)(void *arg);
@@ -87,8 +94,9 @@ struct store {
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_ended, *r_list;
 
-    pthread_t thread;
-    bool thread_started;
+    pthread_t thread, ckpt_thread;
+    bool thread_started, ckpt_started;
+    pthread_cond_t ckpt_cv;   /* signalled on stop, for the checkpointer */
     pthread_mutex_t mu;
     pthread_cond_t cv;     /* signalled when q gains an op or on stop */
     struct op **q;         /* pending ops, q[0..q_n-1], guarded by mu */
@@ -320,7 +328,8 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
         return -1;
     }
     if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL; "
-                         "PRAGMA foreign_keys = ON;",
+                         "PRAGMA foreign_keys = ON; "
+                         "PRAGMA wal_autocheckpoint = 0;",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     return 0;
@@ -607,6 +616,40 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/*
+ * The checkpointer: every STORE_CHECKPOINT_MS, a PASSIVE checkpoint on its
+ * own connection (it never waits for the writer or readers, and they never
+ * wait for it; the writer starts the WAL over once a checkpoint has caught
+ * up). Failures are logged and tried again next time.
+ */
+static void *checkpointer_main(void *arg)
+{
+    struct store *s = arg;
+
+    pthread_mutex_lock(&s->mu);
+    while (!s->stopping) {
+        int64_t at = clock_ms(CLOCK_MONOTONIC) + STORE_CHECKPOINT_MS;
+        struct timespec ts = {(time_t)(at / 1000),
+                              (long)(at % 1000) * 1000000L};
+        int rc;
+
+        pthread_cond_timedwait(&s->ckpt_cv, &s->mu, &ts);
+        if (s->stopping)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        rc = sqlite3_wal_checkpoint_v2(s->c, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                       NULL, NULL);
+        if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
+            char q[300];
+            log_warn("event=store_checkpoint_failed code=%d error=%s", rc,
+                     log_quote(q, sizeof q, sqlite3_errmsg(s->c)));
+        }
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
 /* ---- open / close ----------------------------------------------------- */
 
 int store_open(struct store **out, const char *path,
@@ -650,6 +693,14 @@ int store_open(struct store **out, const char *path,
         free(s);
         return -1;
     }
+    if (pthread_cond_init(&s->ckpt_cv, &ca) != 0) {
+        pthread_condattr_destroy(&ca);
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        set_err(err, errlen, "cannot create a condition variable");
+        free(s);
+        return -1;
+    }
     pthread_condattr_destroy(&ca);
 
     if (sqlite3_open_v2(path, &s->w,
@@ -683,6 +734,15 @@ int store_open(struct store **out, const char *path,
                     errlen) != 0)
         goto fail;
 
+    if (sqlite3_open_v2(path, &s->c, SQLITE_OPEN_READWRITE, NULL) !=
+        SQLITE_OK) {
+        set_err(err, errlen, "%s (checkpointer): %s", path,
+                s->c ? sqlite3_errmsg(s->c) : "out of memory");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->c, 1);
+    sqlite3_exec(s->c, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+
     s->q = malloc(STORE_QUEUE_CAP * sizeof *s->q);
     s->batch = malloc(STORE_QUEUE_CAP * sizeof *s->batch);
     if (!s->q || !s->batch) {
@@ -695,6 +755,11 @@ int store_open(struct store **out, const char *path,
         goto fail;
     }
     s->thread_started = true;
+    if (pthread_create(&s->ckpt_thread, NULL, checkpointer_main, s) != 0) {
+        set_err(err, errlen, "cannot start the checkpointer thread");
+        goto fail;
+    }
+    s->ckpt_started = true;
     *out = s;
     return 0;
 fail:
@@ -706,23 +771,27 @@ void store_close(struct store *s)
 {
     if (!s)
         return;
-    if (s->thread_started) {
-        pthread_mutex_lock(&s->mu);
-        s->stopping = true;
-        pthread_cond_signal(&s->cv);
-        pthread_mutex_unlock(&s->mu);
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    pthread_cond_signal(&s->cv);
+    pthread_cond_signal(&s->ckpt_cv);
+    pthread_mutex_unlock(&s->mu);
+    if (s->thread_started)
         pthread_join(s->thread, NULL);
-    }
+    if (s->ckpt_started)
+        pthread_join(s->ckpt_thread, NULL);
     for (size_t i = 0; i < s->q_n; i++) /* only if the writer never ran */
         op_free(s->q[i]);
     free(s->q);
     free(s->batch);
     finalize_all(s, reader_stmts, N_OF(reader_stmts));
     finalize_all(s, writer_stmts, N_OF(writer_stmts));
-    /* The reader first: closing the last connection checkpoints the WAL
+    /* The writer last: closing the last connection checkpoints the WAL
      * into the database file and removes it. */
+    sqlite3_close(s->c);
     sqlite3_close(s->r);
     sqlite3_close(s->w);
+    pthread_cond_destroy(&s->ckpt_cv);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     free(s);
