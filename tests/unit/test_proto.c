@@ -302,6 +302,75 @@ START_TEST(render_state_and_moved)
 }
 END_TEST
 
+/* The old jansson rendering of `moved`, kept as the reference. */
+static char *moved_by_jansson(const struct proto_moved *m)
+{
+    json_t *legal = json_array(), *claim = json_array(), *o;
+    char *text;
+
+    for (size_t i = 0; i < m->n_legal; i++)
+        json_array_append_new(legal, json_string(m->legal[i]));
+    for (size_t i = 0; i < m->n_claim; i++)
+        json_array_append_new(claim, json_string(m->claim_moves[i]));
+    o = json_pack(
+        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:o,s:o,s:b,s:o}",
+        "t", "moved", "game", m->game, "ply", m->ply, "uci", m->uci, "san",
+        m->san, "fen", m->fen, "check", m->check, "clocks", "white_ms",
+        (json_int_t)m->clocks.white_ms, "black_ms",
+        (json_int_t)m->clocks.black_ms, "running",
+        m->clocks.running < 0
+            ? json_null() : json_string(proto_color_name(m->clocks.running)),
+        "first_move_ms",
+        m->first_move_ms < 0 ? json_null() : json_integer(m->first_move_ms),
+        "draw_offer",
+        m->draw_offer < 0
+            ? json_null() : json_string(proto_color_name(m->draw_offer)),
+        "legal", legal, "claimable", m->claimable, "claim_moves", claim);
+    ck_assert_ptr_nonnull(o);
+    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+/* proto_render_moved writes its text by hand: byte for byte what jansson
+ * writes, over every combination of nulls and flags, empty to 218-entry
+ * lists, and strings that need escaping. */
+START_TEST(moved_matches_jansson)
+{
+    static char moves[218][UCI_MAX];
+    const char (*legal)[UCI_MAX] = (const char (*)[UCI_MAX])moves;
+    static const char *const games[] = {"G1", "a\"b\\c\n\x01\x1f/\t\r\b\f"};
+    static const size_t sizes[] = {0, 1, 2, 37, 218};
+    int cases = 0;
+
+    for (int i = 0; i < 218; i++)
+        snprintf(moves[i], UCI_MAX, "%c%d%c%d%s", 'a' + i % 8, 1 + i % 7,
+                 'h' - i % 8, 8 - i % 5, i % 11 ? "" : "q");
+    for (int bits = 0; bits < 64; bits++)
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            struct proto_moved m = {
+                .game = games[bits & 1], .ply = bits * 37,
+                .uci = "e7e8q", .san = "e8=Q+", .fen = FEN_START,
+                .check = bits & 2,
+                .clocks = {bits & 4 ? INT64_MAX : 0, 59999,
+                           (bits >> 3) % 3 - 1},
+                .first_move_ms = bits & 16 ? -1 : 30000,
+                .draw_offer = bits & 32 ? -1 : bits & 1,
+                .legal = legal, .n_legal = sizes[k],
+                .claimable = bits & 8,
+                .claim_moves = legal + 5, .n_claim = sizes[k] / 3,
+            };
+            char *want = moved_by_jansson(&m);
+            char *got = proto_render_moved(&m);
+            ck_assert_str_eq(got, want);
+            free(got);
+            free(want);
+            cases++;
+        }
+    ck_assert_int_eq(cases, 320);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -315,6 +384,7 @@ int main(void)
     tcase_add_test(tc, invite_fen);
     tcase_add_test(tc, render_error_echoes_id);
     tcase_add_test(tc, render_state_and_moved);
+    tcase_add_test(tc, moved_matches_jansson);
     suite_add_tcase(s, tc);
     return check_main(s);
 }
