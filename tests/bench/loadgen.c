@@ -37,12 +37,6 @@
 
 #define MAX_PROCS 64
 
-#ifdef LOADGEN_HAVE_LIBEV
-#define LOADGEN_LIBEV 1
-#else
-#define LOADGEN_LIBEV 0
-#endif
-
 struct options {
     struct lg_config cfg;   /* the whole load; split per process */
     int procs;
@@ -86,8 +80,7 @@ static void usage(FILE *f)
         "(default 256)\n"
         "  --ramp-timeout-s S       longest wait for the games to start "
         "(default 300)\n"
-        "  --event-loop poll|libev  the client's event loop (default libev "
-        "when built with it)\n"
+        "  --event-loop poll|libev  the client's event loop (default libev)\n"
         "  --verbose                progress on stderr every 5 s (by default "
         "only while\n"
         "                           the games are being set up)\n"
@@ -186,7 +179,7 @@ static void parse_args(int argc, char **argv, struct options *o)
     c->src_addrs = 1;
     c->max_connecting = 256;
     c->ramp_timeout_s = 300;
-    c->use_libev = LOADGEN_LIBEV;
+    c->use_libev = 1;
     o->procs = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -253,11 +246,11 @@ static void parse_args(int argc, char **argv, struct options *o)
         case 'e':
             if (!strcmp(optarg, "poll"))
                 c->use_libev = 0;
-            else if (!strcmp(optarg, "libev") && LOADGEN_LIBEV)
+            else if (!strcmp(optarg, "libev"))
                 c->use_libev = 1;
             else {
-                fprintf(stderr, "E: --event-loop is poll%s, not '%s'\n",
-                        LOADGEN_LIBEV ? " or libev" : "", optarg);
+                fprintf(stderr, "E: --event-loop is poll or libev, not '%s'\n",
+                        optarg);
                 exit(2);
             }
             break;

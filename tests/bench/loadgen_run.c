@@ -38,9 +38,7 @@
 
 #include "timerq.h"
 
-#ifdef LOADGEN_HAVE_LIBEV
 #include <ev.h>
-#endif
 
 #define QSLOTS 6
 #define QBYTES 224
@@ -121,9 +119,7 @@ struct run {
     bool in_start_pending;
     struct timerq tq;
     lws_sorted_usec_list_t tq_sul;  /* drives tq with lws's poll() loop */
-#ifdef LOADGEN_HAVE_LIBEV
     ev_timer tq_ev;                 /* drives tq with libev */
-#endif
     int64_t tq_armed_us;       /* INT64_MAX when nothing drives tq */
     struct timerq_timer ctl_timer, end_timer, kick_timer;
     int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
@@ -185,9 +181,7 @@ static void write_all(int fd, const void *buf, size_t len)
 /* ---- timers ------------------------------------------------------------ */
 
 static void tq_sul_fire(lws_sorted_usec_list_t *sul);
-#ifdef LOADGEN_HAVE_LIBEV
 static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents);
-#endif
 
 /* Arms the heap's driver at its earliest deadline when that moved: an
  * lws_sul with lws's own loop, an ev_timer with libev (lws 4.1's libev
@@ -201,7 +195,6 @@ static void tq_rearm(struct run *r)
         return;
     r->tq_armed_us = next;
     now = now_us();
-#ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop) {
         ev_timer_stop(r->ev_loop, &r->tq_ev);
         if (next != INT64_MAX) {
@@ -212,7 +205,6 @@ static void tq_rearm(struct run *r)
         }
         return;
     }
-#endif
     if (next == INT64_MAX) {
         lws_sul_cancel(&r->tq_sul);
         return;
@@ -238,14 +230,12 @@ static void tq_sul_fire(lws_sorted_usec_list_t *sul)
     tq_service(lws_container_of(sul, struct run, tq_sul));
 }
 
-#ifdef LOADGEN_HAVE_LIBEV
 static void tq_ev_fire(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     tq_service(w->data);
 }
-#endif
 
 static void run_arm(struct run *r, struct timerq_timer *t, int64_t at_us)
 {
@@ -967,10 +957,8 @@ static void ctl_poll(struct timerq_timer *t)
                 window_go(r);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         r->stopping = true;
-#ifdef LOADGEN_HAVE_LIBEV
         if (r->ev_loop)
             ev_break(r->ev_loop, EVBREAK_ALL);
-#endif
         lws_cancel_service(r->ctx);
         return;
     }
@@ -1066,7 +1054,6 @@ int lg_run(const struct lg_config *cfg)
     info.protocols = protocols;
     /* no fd_limit_per_thread: below the process limit lws switches to a
      * linear search of its descriptor table (a fifth of the CPU time) */
-#ifdef LOADGEN_HAVE_LIBEV
     /* lws's own loop poll()s every descriptor on each turn: with
      * thousands of connections that was a fifth of the CPU time. libev
      * (epoll) through lws's event-lib support does not. */
@@ -1082,26 +1069,21 @@ int lg_run(const struct lg_config *cfg)
         info.options |= LWS_SERVER_OPTION_LIBEV;
         info.foreign_loops = loops;
     }
-#endif
     r->ctx = lws_create_context(&info);
     if (!r->ctx) {
         fprintf(stderr, "E: cannot create the client context\n");
-#ifdef LOADGEN_HAVE_LIBEV
         if (r->ev_loop)
             ev_loop_destroy(r->ev_loop);
-#endif
         free(r);
         return 1;
     }
     timerq_timer_init(&r->ctl_timer, ctl_poll);
     timerq_timer_init(&r->end_timer, window_end);
     timerq_timer_init(&r->kick_timer, kick_fire);
-#ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop) {
         ev_timer_init(&r->tq_ev, tq_ev_fire, 0.0, 0.0);
         r->tq_ev.data = r;
     }
-#endif
     r->t_begin_us = now_us();
     r->ramp_deadline_us = r->t_begin_us
                           + (int64_t)(cfg->ramp_timeout_s * 1e6);
@@ -1114,25 +1096,19 @@ int lg_run(const struct lg_config *cfg)
         r->ready = r->npairs; /* nothing to ramp */
     start_pending(r);
     run_arm(r, &r->ctl_timer, now_us() + CTL_POLL_US);
-#ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop)
         ev_run(r->ev_loop, 0); /* until ctl_poll breaks it */
-#endif
     while (!r->stopping)
         if (lws_service(r->ctx, 0) < 0)
             break;
 done:
     r->stopping = true;
     lws_sul_cancel(&r->tq_sul);
-#ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop)
         ev_timer_stop(r->ev_loop, &r->tq_ev);
-#endif
     lws_context_destroy(r->ctx);
-#ifdef LOADGEN_HAVE_LIBEV
     if (r->ev_loop)
         ev_loop_destroy(r->ev_loop);
-#endif
     teardown(r);
     free(r);
     return rc;
