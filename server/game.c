@@ -53,6 +53,9 @@ struct game {
     int64_t *clk_ms;       /* mover's time left after each move */
     size_t cap;
     int draw_offer;        /* colour whose offer is pending, or -1 */
+    int flagged;           /* colour whose time ran out while the verdict
+                              is computed (the game is over for commands,
+                              not yet ended), or -1 */
     bool paused;           /* restored, waiting for both players */
     int64_t pause_until;
     int64_t first_deadline; /* pending first move runs out, or NEVER */
@@ -177,7 +180,7 @@ static void moves_info(const struct game *g, struct moves_info *mi)
 
     mi->n_legal = mi->n_claim = 0;
     mi->claimable = false;
-    if (g->status != GAME_STARTED)
+    if (g->status != GAME_STARTED || g->flagged >= 0)
         return;
     movegen_legal(&g->rec.cur, &l);
     for (int i = 0; i < l.n; i++) {
@@ -382,6 +385,8 @@ static enum event next_event(const struct game *g, int64_t *at)
         CONSIDER(g->invite_deadline, EV_INVITE);
         break;
     case GAME_STARTED:
+        if (g->flagged >= 0)
+            break; /* nothing happens until the verdict */
         if (g->paused) {
             CONSIDER(g->pause_until, EV_UNPAUSE);
         } else {
@@ -438,23 +443,42 @@ static void end_game(struct game *g, const char *result, const char *reason,
     g->env.ended(g->env.ctx, g);
 }
 
-/* The running side's time is up: the rules core decides whether its
- * opponent could still have mated (FIDE 6.9). With scratch memory it also
- * runs the bounded search, which settles blocked positions the static
- * tests cannot (tens of milliseconds at worst, once per flag). */
-static void flag(struct game *g, int64_t now)
+/* Ends the game on `loser`'s time: a win for the opponent if it could
+ * still checkmate, a draw otherwise (FIDE 6.9). */
+static void end_on_time(struct game *g, int loser, bool can_mate,
+                        int64_t now)
 {
-    int loser = g->clock.running;
-    enum color opp = (enum color)(1 - loser);
-    bool can_mate = g->env.dead_scratch
-                        ? dead_search_can_mate(&g->rec.cur, opp,
-                                               g->env.dead_scratch)
-                        : dead_can_mate(&g->rec.cur, opp);
-
+    g->flagged = -1;
     if (can_mate)
         end_game(g, win_for(1 - loser), "timeout", now);
     else
         end_game(g, "1/2-1/2", "timeout_vs_insufficient", now);
+}
+
+/* The running side's time is up: its clock stops at zero and the game
+ * takes no more commands. Whether the opponent could still mate is the
+ * host's bounded search when it takes the question (it settles blocked
+ * positions the static tests cannot, and may take tens of milliseconds),
+ * else the static tests', now. */
+static void flag(struct game *g, int64_t now)
+{
+    int loser = g->clock.running;
+
+    clock_pause(&g->clock, now);
+    g->flagged = loser;
+    if (g->env.ask_verdict
+        && g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
+        return;
+    end_on_time(g, loser,
+                dead_can_mate(&g->rec.cur, (enum color)(1 - loser)), now);
+}
+
+void game_verdict(struct game *g, bool can_mate, int64_t now)
+{
+    if (g->status != GAME_STARTED || g->flagged < 0)
+        return;
+    end_on_time(g, g->flagged, can_mate, now);
+    rearm(g);
 }
 
 static void unpause(struct game *g, int64_t now)
@@ -529,6 +553,7 @@ static struct game *alloc_game(const struct game_env *env, const char *gid,
     clock_init(&g->clock, clock);
     board_to_fen(start, g->initial_fen);
     g->draw_offer = -1;
+    g->flagged = -1;
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
     g->linger_until = g->pause_until = CLOCK_NEVER;
     g->armed = CLOCK_NEVER;
@@ -765,7 +790,7 @@ static int check_player(struct game *g, const char *pid, int *color,
     if (g->status == GAME_WAITING)
         return set_err(err, PROTO_NOT_STARTED,
                        "the game has not started: nobody joined yet");
-    if (g->status == GAME_ENDED)
+    if (g->status == GAME_ENDED || g->flagged >= 0)
         return set_err(err, PROTO_GAME_OVER, "the game is over");
     return 0;
 }
@@ -969,7 +994,7 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     (void)err;
     game_tick(g, now);
     c = game_color_of(g, pid);
-    if (c < 0 || g->status == GAME_ENDED) {
+    if (c < 0 || g->status == GAME_ENDED || g->flagged >= 0) {
         game_unsubscribe(g, s);
     } else if (g->status == GAME_WAITING) {
         end_game(g, "*", "aborted", now);
@@ -990,7 +1015,7 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     if (c < 0)
         return set_err(err, PROTO_NOT_A_PLAYER,
                        "you hold no seat in this game");
-    if (g->status == GAME_ENDED)
+    if (g->status == GAME_ENDED || g->flagged >= 0)
         return set_err(err, PROTO_GAME_OVER, "the game is over");
     if (g->status == GAME_STARTED && g->rec.n >= 2)
         return set_err(err, PROTO_ABORT_NOT_ALLOWED,

@@ -53,9 +53,13 @@ struct game_env {
                        const char *pgn);
     /* Unix epoch milliseconds now. */
     int64_t (*wall_ms)(void *ctx);
-    /* dead_scratch_size() bytes owned by the host for the flag verdict's
-     * bounded search (dead_search_can_mate); NULL: static tests only. */
-    void *dead_scratch;
+    /* A clock ran out: asks the host whether `color` can still checkmate
+     * on b (the bounded search, dead_search_can_mate, off the loop); the
+     * host answers later with game_verdict. Returns 0, or -1 when it
+     * cannot ask, and the game decides on the static tests at once.
+     * NULL: static tests only. */
+    int (*ask_verdict)(void *ctx, struct game *g, const struct board *b,
+                       int color);
     /* The game has just ended (its game_end is queued). */
     void (*ended)(void *ctx, struct game *g);
     /* The ended game lingered long enough: the host unsubscribes and
@@ -93,6 +97,11 @@ struct game *game_restore(const struct game_env *env,
                           const struct store_game *row,
                           const struct store_move *moves, size_t n,
                           int64_t heartbeat_ms, int64_t now);
+
+/* The answer to env.ask_verdict: ends the game on time, won by the
+ * opponent when it can mate, drawn otherwise. Ignored unless the game is
+ * waiting for it. */
+void game_verdict(struct game *g, bool can_mate, int64_t now);
 
 /* Frees the game; its subscribers are dropped without messages.
  * game_free(NULL) is a no-op. */

@@ -709,6 +709,8 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (store)
             on_commits();
+        if (hub)
+            hub_wake(hub);
         if (reopen_requested) {
             reopen_requested = 0;
             log_reopen();

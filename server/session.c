@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dead.h"
 #include "game.h"
 #include "ids.h"
 #include "tunables.h"
@@ -23,6 +22,7 @@
 #include "net.h"
 #include "store.h"
 #include "table.h"
+#include "verdict.h"
 
 struct player {
     char pid[PROTO_KEY_MAX + 1];
@@ -58,7 +58,7 @@ struct hub {
     struct table players;   /* pid -> struct player */
     struct table tokens;    /* token_key -> struct player */
     struct lobby *lobby;
-    void *dead_scratch;     /* for flag verdicts, dead_scratch_size() bytes */
+    struct verdicts *verdicts; /* flag verdicts, off the loop */
     struct metrics metrics;
     bool shutting_down;
 };
@@ -335,6 +335,29 @@ static void env_expired(void *ctx, struct game *g)
     game_destroy(ctx, g);
 }
 
+static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
+                           int color)
+{
+    struct hub *h = ctx;
+
+    return verdicts_ask(h->verdicts, game_gid(g), b, color);
+}
+
+/* A verdict for a game that has gone meanwhile (a shutdown) is dropped. */
+static void on_verdict(void *arg, const char *gid, bool can_mate)
+{
+    struct hub *h = arg;
+    struct game *g = table_get(&h->games, gid);
+
+    if (g)
+        game_verdict(g, can_mate, net_now_ms());
+}
+
+void hub_wake(struct hub *h)
+{
+    verdicts_collect(h->verdicts, on_verdict, h);
+}
+
 /* ---- hub --------------------------------------------------------------- */
 
 struct hub *hub_new(struct store *st, const struct hub_config *cfg)
@@ -355,10 +378,10 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
     if (h->cfg.msg_burst <= 0)
         h->cfg.msg_burst = LIMIT_MSG_BURST;
     h->lobby = lobby_new();
-    h->dead_scratch = malloc(dead_scratch_size());
-    if (!h->lobby || !h->dead_scratch) {
+    h->verdicts = verdicts_start(net_wake);
+    if (!h->lobby || !h->verdicts) {
         lobby_free(h->lobby);
-        free(h->dead_scratch);
+        verdicts_stop(h->verdicts);
         free(h);
         return NULL;
     }
@@ -375,7 +398,7 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         .put_move = env_put_move,
         .finish = env_finish,
         .wall_ms = env_wall_ms,
-        .dead_scratch = h->dead_scratch,
+        .ask_verdict = env_ask_verdict,
         .ended = env_ended,
         .expired = env_expired,
     };
@@ -386,6 +409,7 @@ void hub_free(struct hub *h)
 {
     if (!h)
         return;
+    verdicts_stop(h->verdicts); /* before the games it could answer */
     for (size_t i = 0; i < h->games.cap; i++) {
         struct table_slot *sl = &h->games.slots[i];
         if (sl->value) {
@@ -409,7 +433,6 @@ void hub_free(struct hub *h)
     table_clear(&h->players);
     table_clear(&h->tokens);
     lobby_free(h->lobby);
-    free(h->dead_scratch);
     free(h);
 }
 

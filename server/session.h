@@ -63,6 +63,10 @@ char *hub_game_pgn(struct hub *h, const char *gid);
  * games are not told that players left. */
 void hub_shutdown(struct hub *h);
 
+/* The loop was woken (net_wake): takes the work other threads finished,
+ * the flag verdicts, to their games. */
+void hub_wake(struct hub *h);
+
 /* A new connection; NULL when out of memory. */
 struct session *session_new(struct hub *h, struct conn *c);
 

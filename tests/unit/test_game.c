@@ -26,6 +26,9 @@ struct fake {
     int nmoves;
     struct store_game last_row;
     int finished, ended, expired;
+    int asked;            /* ask_verdict calls */
+    int asked_color;
+    int refuse_verdict;   /* ask_verdict fails */
 };
 
 static struct fake F;
@@ -101,6 +104,20 @@ static void f_expired(void *ctx, struct game *g)
     F.expired++;
 }
 
+static int f_ask_verdict(void *ctx, struct game *g, const struct board *b,
+                         int color)
+{
+    (void)ctx;
+    (void)g;
+    (void)b;
+    if (F.refuse_verdict)
+        return -1;
+    F.asked++;
+    F.asked_color = color;
+    return 0;
+}
+
+/* Flags decided at once on the static tests, as without a worker. */
 static const struct game_env ENV = {
     .ctx = NULL,
     .grace_ms = 5000,
@@ -111,7 +128,7 @@ static const struct game_env ENV = {
     .put_move = f_put_move,
     .finish = f_finish,
     .wall_ms = f_wall,
-    .dead_scratch = NULL, /* flags use the static tests only */
+    .ask_verdict = NULL,
     .ended = f_ended,
     .expired = f_expired,
 };
@@ -252,6 +269,71 @@ START_TEST(timeout_against_lone_king_is_a_draw)
     game_tick(g, 5000);
     ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
     ck_assert_int_ge(find("\"1/2-1/2\""), 0);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+/* With a host that computes verdicts: the flag stops the clock at zero
+ * and closes the game to commands; the answer ends it. A host that cannot
+ * take the question leaves the static tests to decide at once. */
+START_TEST(flag_waits_for_the_hosts_verdict)
+{
+    struct game_env env = ENV;
+    struct game_seat_init seats[2] = {{"pw", "white"}, {"pb", "black"}};
+    struct proto_error e;
+    struct board b;
+    struct game *g;
+
+    reset();
+    env.ask_verdict = f_ask_verdict;
+    ck_assert_int_eq(board_from_fen(&b, FEN_START), FEN_OK);
+    g = game_new(&env, "G1", &tiny, &b, seats, NULL, 0);
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    game_subscribe(g, S_BLACK, GAME_BLACK);
+    move_ok(g, "pw", "e2e4", 0, 10);
+    move_ok(g, "pb", "e7e5", 1, 20);
+    game_verdict(g, true, 30); /* nobody asked: ignored */
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    game_on_timer(g, 1020);
+    ck_assert_int_eq(F.asked, 1);
+    ck_assert_int_eq(F.asked_color, 1); /* can black still mate? */
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    ck_assert_int_eq(F.ended, 0);
+    ck_assert_int_eq(F.armed, 1020); /* the flag's, fired; none since */
+    /* closed to commands, and to a late leaver's "resignation" */
+    ck_assert_int_eq(game_move(g, "pw", "g1f3", 2, 1030, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_GAME_OVER);
+    ck_assert_int_eq(game_resign(g, "pb", 1030, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_GAME_OVER);
+    ck_assert_int_eq(game_draw_offer(g, "pb", 1030, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_GAME_OVER);
+    ck_assert_int_eq(game_abort(g, "pb", 1030, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_GAME_OVER);
+    game_player_gone(g, BLACK, 1030);
+    ck_assert_int_eq(F.armed, 1020); /* no grace period armed */
+    game_on_timer(g, 1030 + 60000); /* no grace expiry meanwhile */
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    game_verdict(g, false, 1050);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
+    ck_assert_str_eq(F.last_row.result, "1/2-1/2");
+    ck_assert_int_eq(F.last_row.white_ms, 0); /* stopped at the flag */
+    ck_assert_int_eq(F.ended, 1);
+    game_verdict(g, true, 1060); /* a second answer changes nothing */
+    ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
+    ck_assert_int_eq(F.finished, 1);
+    ck_assert_int_gt(F.armed, 1050); /* lingers */
+    game_free(g);
+
+    reset();
+    F.refuse_verdict = 1;
+    g = game_new(&env, "G2", &tiny, &b, seats, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 10);
+    move_ok(g, "pb", "e7e5", 1, 20);
+    game_on_timer(g, 1020);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    ck_assert_str_eq(game_reason(g), "timeout");
     game_free(g);
     reset();
 }
@@ -402,6 +484,7 @@ int main(void)
     tcase_add_test(tc, error_order_and_nothing_changes);
     tcase_add_test(tc, timer_flags_and_verdict);
     tcase_add_test(tc, timeout_against_lone_king_is_a_draw);
+    tcase_add_test(tc, flag_waits_for_the_hosts_verdict);
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
