@@ -14,6 +14,7 @@
 
 #include "dead.h"
 #include "movegen.h"
+#include "text.h"
 
 static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_OK] = "ok",
@@ -599,45 +600,14 @@ char *proto_render_state(const struct proto_state *s,
 
 /* ---- `moved`, written directly ----------------------------------------- */
 
-/* A growing text buffer; `failed` once an allocation failed. */
-struct text {
-    char *p;
-    size_t len, cap;
-    bool failed;
-};
-
-static void text_put(struct text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = (t->len + n + 1) * 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->failed = true;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static void text_lit(struct text *t, const char *s)
-{
-    text_put(t, s, strlen(s));
-}
-
-static void text_int(struct text *t, int64_t v)
+static void put_json_int(struct text *t, int64_t v)
 {
     char b[24];
     text_put(t, b, (size_t)snprintf(b, sizeof b, "%lld", (long long)v));
 }
 
 /* s as a JSON string, escaped as jansson escapes it. */
-static void text_str(struct text *t, const char *s)
+static void put_json_string(struct text *t, const char *s)
 {
     text_put(t, "\"", 1);
     for (const char *run = s;; s++) {
@@ -650,37 +620,36 @@ static void text_str(struct text *t, const char *s)
         if (!c)
             break;
         switch (c) {
-        case '"': text_lit(t, "\\\""); break;
-        case '\\': text_lit(t, "\\\\"); break;
-        case '\b': text_lit(t, "\\b"); break;
-        case '\f': text_lit(t, "\\f"); break;
-        case '\n': text_lit(t, "\\n"); break;
-        case '\r': text_lit(t, "\\r"); break;
-        case '\t': text_lit(t, "\\t"); break;
+        case '"': text_str(t, "\\\""); break;
+        case '\\': text_str(t, "\\\\"); break;
+        case '\b': text_str(t, "\\b"); break;
+        case '\f': text_str(t, "\\f"); break;
+        case '\n': text_str(t, "\\n"); break;
+        case '\r': text_str(t, "\\r"); break;
+        case '\t': text_str(t, "\\t"); break;
         default:
             snprintf(esc, sizeof esc, "\\u%04X", c);
-            text_lit(t, esc);
+            text_str(t, esc);
         }
     }
     text_put(t, "\"", 1);
 }
 
-static void text_color_or_null(struct text *t, int color)
+static void put_color_or_null(struct text *t, int color)
 {
     if (color < 0)
-        text_lit(t, "null");
+        text_str(t, "null");
     else
-        text_str(t, proto_color_name(color));
+        put_json_string(t, proto_color_name(color));
 }
 
-static void text_uci_list(struct text *t, const char (*l)[UCI_MAX],
-                          size_t n)
+static void put_uci_list(struct text *t, const char (*l)[UCI_MAX], size_t n)
 {
     text_put(t, "[", 1);
     for (size_t i = 0; i < n; i++) {
         if (i)
             text_put(t, ",", 1);
-        text_str(t, l[i]);
+        put_json_string(t, l[i]);
     }
     text_put(t, "]", 1);
 }
@@ -693,39 +662,36 @@ char *proto_render_moved(const struct proto_moved *m)
 {
     struct text t = {0};
 
-    t.cap = 256 + 9 * (m->n_legal + m->n_claim);
-    t.p = malloc(t.cap);
-    if (!t.p)
-        return NULL;
-    text_lit(&t, "{\"t\":\"moved\",\"game\":");
-    text_str(&t, m->game);
-    text_lit(&t, ",\"ply\":");
-    text_int(&t, m->ply);
-    text_lit(&t, ",\"uci\":");
-    text_str(&t, m->uci);
-    text_lit(&t, ",\"san\":");
-    text_str(&t, m->san);
-    text_lit(&t, ",\"fen\":");
-    text_str(&t, m->fen);
-    text_lit(&t, m->check ? ",\"check\":true" : ",\"check\":false");
-    text_lit(&t, ",\"clocks\":{\"white_ms\":");
-    text_int(&t, m->clocks.white_ms);
-    text_lit(&t, ",\"black_ms\":");
-    text_int(&t, m->clocks.black_ms);
-    text_lit(&t, ",\"running\":");
-    text_color_or_null(&t, m->clocks.running);
-    text_lit(&t, "},\"first_move_ms\":");
+    text_str(&t, "{\"t\":\"moved\",\"game\":");
+    put_json_string(&t, m->game);
+    text_str(&t, ",\"ply\":");
+    put_json_int(&t, m->ply);
+    text_str(&t, ",\"uci\":");
+    put_json_string(&t, m->uci);
+    text_str(&t, ",\"san\":");
+    put_json_string(&t, m->san);
+    text_str(&t, ",\"fen\":");
+    put_json_string(&t, m->fen);
+    text_str(&t, m->check ? ",\"check\":true" : ",\"check\":false");
+    text_str(&t, ",\"clocks\":{\"white_ms\":");
+    put_json_int(&t, m->clocks.white_ms);
+    text_str(&t, ",\"black_ms\":");
+    put_json_int(&t, m->clocks.black_ms);
+    text_str(&t, ",\"running\":");
+    put_color_or_null(&t, m->clocks.running);
+    text_str(&t, "},\"first_move_ms\":");
     if (m->first_move_ms < 0)
-        text_lit(&t, "null");
+        text_str(&t, "null");
     else
-        text_int(&t, m->first_move_ms);
-    text_lit(&t, ",\"draw_offer\":");
-    text_color_or_null(&t, m->draw_offer);
-    text_lit(&t, ",\"legal\":");
-    text_uci_list(&t, m->legal, m->n_legal);
-    text_lit(&t, m->claimable ? ",\"claimable\":true" : ",\"claimable\":false");
-    text_lit(&t, ",\"claim_moves\":");
-    text_uci_list(&t, m->claim_moves, m->n_claim);
+        put_json_int(&t, m->first_move_ms);
+    text_str(&t, ",\"draw_offer\":");
+    put_color_or_null(&t, m->draw_offer);
+    text_str(&t, ",\"legal\":");
+    put_uci_list(&t, m->legal, m->n_legal);
+    text_str(&t, m->claimable ? ",\"claimable\":true"
+                              : ",\"claimable\":false");
+    text_str(&t, ",\"claim_moves\":");
+    put_uci_list(&t, m->claim_moves, m->n_claim);
     text_put(&t, "}", 1);
     if (t.failed) {
         free(t.p);

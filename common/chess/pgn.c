@@ -11,44 +11,17 @@
 #include <string.h>
 
 #include "notation.h"
+#include "text.h"
 
 /* Export format: no line longer than this. */
 #define PGN_LINE_MAX 80
 
-/* A growing string; `oom` latches the first failed allocation. */
+/* The PGN being written, and the characters on its current movetext
+ * line. */
 struct pgn_buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-    size_t col; /* characters on the current movetext line */
+    struct text t;
+    size_t col;
 };
-
-static void buf_put(struct pgn_buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        char *p;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_str(struct pgn_buf *b, const char *s)
-{
-    buf_put(b, s, strlen(s));
-}
 
 /* Writes [Name "value"] with backslash and quote escaped; control
  * characters (which the format does not allow in a tag) become spaces.
@@ -58,18 +31,18 @@ static void put_tag(struct pgn_buf *b, const char *name, const char *value,
 {
     const char *v = value ? value : unknown;
 
-    buf_str(b, "[");
-    buf_str(b, name);
-    buf_str(b, " \"");
+    text_str(&b->t, "[");
+    text_str(&b->t, name);
+    text_str(&b->t, " \"");
     for (; *v; v++) {
         unsigned char c = (unsigned char)*v;
         if (c == '\\' || c == '"')
-            buf_put(b, "\\", 1);
+            text_put(&b->t, "\\", 1);
         if (c < 0x20 || c == 0x7f)
             c = ' ';
-        buf_put(b, (const char *)&c, 1);
+        text_put(&b->t, (const char *)&c, 1);
     }
-    buf_str(b, "\"]\n");
+    text_str(&b->t, "\"]\n");
 }
 
 /* Appends a movetext token, breaking the line before it when it would
@@ -80,14 +53,14 @@ static void put_token(struct pgn_buf *b, const char *tok)
 
     if (b->col > 0) {
         if (b->col + 1 + n > PGN_LINE_MAX) {
-            buf_put(b, "\n", 1);
+            text_put(&b->t, "\n", 1);
             b->col = 0;
         } else {
-            buf_put(b, " ", 1);
+            text_put(&b->t, " ", 1);
             b->col++;
         }
     }
-    buf_put(b, tok, n);
+    text_put(&b->t, tok, n);
     b->col += n;
 }
 
@@ -124,7 +97,7 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
         put_tag(&b, "SetUp", "1", "1");
         put_tag(&b, "FEN", fen, "");
     }
-    buf_put(&b, "\n", 1);
+    text_put(&b.t, "\n", 1);
 
     for (size_t i = 0; i < r->n; i++) {
         move_t m = r->moves[i];
@@ -154,11 +127,11 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
         }
     }
     put_token(&b, result);
-    buf_put(&b, "\n", 1);
+    text_put(&b.t, "\n", 1);
 
-    if (b.oom) {
-        free(b.p);
+    if (b.t.failed) {
+        free(b.t.p);
         return NULL;
     }
-    return b.p;
+    return b.t.p;
 }
