@@ -27,16 +27,16 @@ void metrics_finished(struct metrics *m, const char *reason)
             m->finished[i]++;
 }
 
-void metrics_move_latency(struct metrics *m, int64_t us)
+void metrics_hist_add(struct metrics_hist *h, int64_t us)
 {
     double s = (double)us / 1e6;
     int i = 0;
 
     while (i < METRICS_BUCKETS && s > bounds[i])
         i++;
-    m->latency[i]++;
-    m->latency_count++;
-    m->latency_sum += s;
+    h->bucket[i]++;
+    h->count++;
+    h->sum += s;
 }
 
 struct out {
@@ -74,11 +74,27 @@ static void put(struct out *o, const char *fmt, ...)
     }
 }
 
+static void put_hist(struct out *o, const char *name, const char *help,
+                     const struct metrics_hist *h)
+{
+    uint64_t cum = 0;
+
+    put(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (int i = 0; i < METRICS_BUCKETS; i++) {
+        cum += h->bucket[i];
+        put(o, "%s_bucket{le=\"%g\"} %llu\n", name, bounds[i],
+            (unsigned long long)cum);
+    }
+    cum += h->bucket[METRICS_BUCKETS];
+    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
+        name, (unsigned long long)cum, name, h->sum, name,
+        (unsigned long long)h->count);
+}
+
 char *metrics_render(const struct metrics *m, size_t live_games,
                      size_t open_seeks, size_t store_queue_depth)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
-    uint64_t cum = 0;
 
     if (!o.buf)
         return NULL;
@@ -135,18 +151,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->refused_origin,
         (unsigned long long)m->refused_full,
         (unsigned long long)m->refused_per_ip);
-    put(&o, "# HELP chess_move_seconds Time to handle one move message.\n"
-            "# TYPE chess_move_seconds histogram\n");
-    for (int i = 0; i < METRICS_BUCKETS; i++) {
-        cum += m->latency[i];
-        put(&o, "chess_move_seconds_bucket{le=\"%g\"} %llu\n", bounds[i],
-            (unsigned long long)cum);
-    }
-    cum += m->latency[METRICS_BUCKETS];
-    put(&o, "chess_move_seconds_bucket{le=\"+Inf\"} %llu\n"
-            "chess_move_seconds_sum %.6f\nchess_move_seconds_count %llu\n",
-        (unsigned long long)cum, m->latency_sum,
-        (unsigned long long)m->latency_count);
+    put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
+             &m->move);
+    put_hist(&o, "chess_move_commit_seconds", "Time from a move's arrival "
+             "to the journal commit that lets its moved message go out.",
+             &m->commit);
     if (o.failed) {
         free(o.buf);
         return NULL;

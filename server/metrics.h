@@ -13,6 +13,13 @@
 #define METRICS_REASONS 13
 #define METRICS_BUCKETS 10
 
+/* A latency histogram: cumulative buckets are rendered from these. */
+struct metrics_hist {
+    uint64_t bucket[METRICS_BUCKETS + 1]; /* last: +Inf */
+    uint64_t count;
+    double sum;                           /* seconds */
+};
+
 struct metrics {
     int64_t connections;     /* open WebSocket connections */
     uint64_t connections_total;
@@ -26,17 +33,16 @@ struct metrics {
     /* WebSocket upgrades refused: Origin not allowed (403), server full
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;
-    /* move handling latency, seconds: cumulative buckets and sum */
-    uint64_t latency[METRICS_BUCKETS + 1]; /* last: +Inf */
-    uint64_t latency_count;
-    double latency_sum;
+    struct metrics_hist move;   /* handling one move message */
+    struct metrics_hist commit; /* a move's arrival to its journal commit,
+                                   when its `moved` may go out */
 };
 
 /* Counts a finished game under its protocol reason. */
 void metrics_finished(struct metrics *m, const char *reason);
 
-/* Records how long handling one move took, in microseconds. */
-void metrics_move_latency(struct metrics *m, int64_t us);
+/* Records one latency of us microseconds in h. */
+void metrics_hist_add(struct metrics_hist *h, int64_t us);
 
 /* Renders the Prometheus text exposition (malloc'ed, caller frees);
  * the gauges that live elsewhere are passed in. */

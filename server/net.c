@@ -137,6 +137,24 @@ int64_t net_wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Moves played and not yet committed, oldest first: the store sequence
+ * number of each one's journal row and when the move arrived, for the
+ * commit-latency histogram. When it is full, moves go unmeasured. */
+#define PENDING_MOVES 4096
+static struct {
+    uint64_t seq;
+    int64_t at_us;
+} pending[PENDING_MOVES];
+static size_t pending_head, pending_n;
+
 /* ---- outbound queues --------------------------------------------------- */
 
 static void wait_remove(struct conn *c)
@@ -274,7 +292,14 @@ static void on_commits(void)
 {
     uint64_t committed = store_committed(store);
     struct conn *c = waiting, *next;
+    int64_t now = pending_n ? now_us() : 0;
 
+    while (pending_n && pending[pending_head].seq <= committed) {
+        metrics_hist_add(&hub_metrics(hub)->commit,
+                         now - pending[pending_head].at_us);
+        pending_head = (pending_head + 1) % PENDING_MOVES;
+        pending_n--;
+    }
     for (; c; c = next) {
         next = c->wnext;
         if (!c->head || c->head->seq <= committed) {
@@ -574,21 +599,22 @@ static char rx_one[LIMIT_MSG_BYTES + 1];
 /* A whole message: text NUL-terminated at len. */
 static void on_message(struct conn *c, char *text, size_t len)
 {
-    int64_t t0 = net_now_ms(), t1;
-    struct timespec a, b;
+    int64_t t0 = now_us();
+    uint64_t queued = store_queued(store);
     enum proto_type type;
 
     if (c->rx_binary) {
-        session_on_binary(c->sess, t0);
+        session_on_binary(c->sess, t0 / 1000);
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    type = session_on_text(c->sess, text, len, t0);
-    if (type == PROTO_T_MOVE) {
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        t1 = (int64_t)(b.tv_sec - a.tv_sec) * 1000000
-            + (b.tv_nsec - a.tv_nsec) / 1000;
-        metrics_move_latency(hub_metrics(hub), t1);
+    type = session_on_text(c->sess, text, len, t0 / 1000);
+    if (type != PROTO_T_MOVE)
+        return;
+    metrics_hist_add(&hub_metrics(hub)->move, now_us() - t0);
+    if (store_queued(store) != queued && pending_n < PENDING_MOVES) {
+        size_t i = (pending_head + pending_n++) % PENDING_MOVES;
+        pending[i].seq = store_queued(store); /* the move's row */
+        pending[i].at_us = t0;
     }
 }
 

@@ -949,6 +949,11 @@ uint64_t store_committed(const struct store *s)
     return atomic_load(&s->committed);
 }
 
+uint64_t store_queued(const struct store *s)
+{
+    return atomic_load(&s->queued);
+}
+
 size_t store_queue_depth(const struct store *s)
 {
     /* committed first: it only grows and never passes queued */

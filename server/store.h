@@ -98,6 +98,8 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
 
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
+/* Highest sequence number handed out (the last write queued). */
+uint64_t store_queued(const struct store *s);
 /* Writes queued and not yet committed. */
 size_t store_queue_depth(const struct store *s);
 /* CLOCK_MONOTONIC ms when the writer last committed a transaction (it

@@ -14,8 +14,9 @@
 #   tests/bench/loadgen_bench.sh build custom 1 -- --games 10
 # Prints each run's summary line, prefixed with the run number, and the
 # machine's load average before the run (other work skews the figures).
-# BENCH_SERVER_ARGS adds options to the server's command line; LOADGEN
-# names another chess-loadgen binary.
+# BENCH_SERVER_ARGS adds options to the server's command line, BENCH_CONFIG
+# names another server config file; LOADGEN names another chess-loadgen
+# binary.
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -32,7 +33,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 server=$build/server/chess-server
 loadgen=${LOADGEN:-$build/tests/bench/chess-loadgen}
-config=$here/bench-config.json
+config=${BENCH_CONFIG:-$here/bench-config.json}
 
 # options after -- follow the scenario's (a later option wins)
 case $scenario in

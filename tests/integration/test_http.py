@@ -235,6 +235,11 @@ class HttpTest(ServerTest):
             value('chess_messages_rejected_total{code="unauthenticated"}'),
             1)
         self.assertGreaterEqual(value("chess_move_seconds_count"), 4)
+        # every move played has been seen by its players, so committed:
+        # each one measured
+        self.assertEqual(value("chess_move_commit_seconds_count"),
+                         value("chess_moves_total"))
+        self.assertGreater(value("chess_move_commit_seconds_sum"), 0)
         fams = parse_prometheus(self, text)
         for name, kind in (("chess_connections", "gauge"),
                            ("chess_connections_total", "counter"),
@@ -248,14 +253,16 @@ class HttpTest(ServerTest):
                            ("chess_out_queue_bytes", "gauge"),
                            ("chess_connections_cut_total", "counter"),
                            ("chess_upgrades_refused_total", "counter"),
-                           ("chess_move_seconds", "histogram")):
+                           ("chess_move_seconds", "histogram"),
+                           ("chess_move_commit_seconds", "histogram")):
             self.assertEqual(fams[name]["type"], kind, name)
         reasons = {s[1]["reason"] for s in
                    fams["chess_games_finished_total"]["samples"]}
         self.assertIn("checkmate", reasons)
         self.assertIn("timeout_vs_insufficient", reasons)
-        self.assertEqual(value('chess_move_seconds_bucket{le="+Inf"}'),
-                         value("chess_move_seconds_count"))
+        for h in ("chess_move_seconds", "chess_move_commit_seconds"):
+            self.assertEqual(value(h + '_bucket{le="+Inf"}'),
+                             value(h + "_count"))
         value("chess_live_games")
         value("chess_store_queue_depth")
         value("chess_out_queue_bytes")
