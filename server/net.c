@@ -451,11 +451,23 @@ static void conn_ponged(struct conn *c, int64_t now)
     list_append(&alive, c);
 }
 
+/* The keepalive tick's period, and the share of the pong allowance
+ * (ping_timeout_s - ping_interval_s, or the interval when shorter) within
+ * which a due ping goes out: connections that fall due together (opened
+ * together, after a restart, say) are pinged in a spread-out stream, not
+ * in one burst that would hold up every game's moves. */
+#define KEEPALIVE_TICK_MS 50
+#define KEEPALIVE_SPREAD_DIV 2
+
 static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
     int64_t now = net_now_ms();
     int64_t interval = (int64_t)cfg->ping_interval_s * 1000;
     int64_t timeout = (int64_t)cfg->ping_timeout_s * 1000;
+    int64_t spread = (timeout - interval < interval ? timeout - interval
+                                                     : interval)
+                     / KEEPALIVE_SPREAD_DIV;
+    int64_t budget = 16 + (int64_t)n_conns * KEEPALIVE_TICK_MS / spread;
     struct conn *c;
 
     (void)l;
@@ -469,7 +481,8 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
          * asynchronous one would wait for lws's own timer */
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
     }
-    while ((c = alive.head) && now - c->last_pong_ms >= interval) {
+    while ((c = alive.head) && now - c->last_pong_ms >= interval
+           && budget-- > 0) {
         list_remove(c);
         list_append(&pinged, c);
         c->want_ping = true;
@@ -1220,8 +1233,8 @@ void net_run(void)
 {
     ev_check_init(&stop_check, stop_check_cb);
     ev_check_start(loop, &stop_check);
-    /* a quarter second: hang-ups within 250 ms of ping_timeout_s */
-    ev_timer_init(&keepalive_ev, keepalive_tick, 0.25, 0.25);
+    ev_timer_init(&keepalive_ev, keepalive_tick, KEEPALIVE_TICK_MS / 1000.0,
+                  KEEPALIVE_TICK_MS / 1000.0);
     ev_timer_start(loop, &keepalive_ev);
     if (!stopped)
         ev_run(loop, 0);

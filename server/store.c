@@ -8,12 +8,19 @@
  *   writer thread touches it (handed over by pthread_create/pthread_join).
  * - `r`, read-only (SQLITE_OPEN_READONLY), used by the loop thread for every
  *   read. WAL lets it read while the writer commits.
- * - `c`, the checkpointer thread's. The writer never checkpoints (its
- *   wal_autocheckpoint is 0): an automatic checkpoint runs inside the
- *   committing transaction and syncs the database file, tens of
- *   milliseconds during which no move could be committed, and so seen.
- *   The checkpointer copies the WAL into the database every
+ * - `c`, the checkpointer thread's. The writer's automatic checkpoint
+ *   is off (its wal hook, on_wal_commit, replaces it): it ran inside the committing
+ *   transaction, copied up to 1000 pages and synced the database file,
+ *   tens of milliseconds during which no move could be committed, and so
+ *   seen. The checkpointer copies the WAL into the database every
  *   STORE_CHECKPOINT_MS instead, PASSIVE, beside the writer's commits.
+ *   That alone never lets the WAL start over (SQLite restarts it only at
+ *   a write transaction that finds every frame copied, and the writer
+ *   appends while the checkpointer copies), so once the WAL holds
+ *   STORE_WAL_RESTART_FRAMES the writer runs a PASSIVE checkpoint itself
+ *   between two transactions: only the pages changed since the
+ *   checkpointer's last pass are left to copy, and its next transaction
+ *   writes the WAL from the start again.
  *
  * Queue. Enqueuers allocate an op, copy their arguments into it, and append
  * its pointer to `q` under `mu`; the writer swaps `q` with its own empty
@@ -60,7 +67,8 @@
 #define STORE_HEARTBEAT_MS 1000
 #define STORE_RETRY_MS 50
 #define STORE_CLOSE_RETRIES 20
-#define STORE_CHECKPOINT_MS 1000
+#define STORE_CHECKPOINT_MS 200
+#define STORE_WAL_RESTART_FRAMES 4096
 
 enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH };
 
@@ -108,6 +116,8 @@ struct store {
     _Atomic uint64_t committed; /* highest sequence number committed */
     _Atomic int64_t last_commit_ms; /* CLOCK_MONOTONIC of the writer's
                                        last committed transaction */
+    int wal_frames;        /* frames in the WAL after the writer's last
+                              commit (its wal hook; writer thread only) */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -328,8 +338,7 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
         return -1;
     }
     if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL; "
-                         "PRAGMA foreign_keys = ON; "
-                         "PRAGMA wal_autocheckpoint = 0;",
+                         "PRAGMA foreign_keys = ON;",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     return 0;
@@ -553,6 +562,18 @@ static bool stop_requested(struct store *s)
     return stop;
 }
 
+/* The writer connection's wal hook, after each commit: how big the WAL is. */
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name,
+                         int frames)
+{
+    struct store *s = arg;
+
+    (void)db;
+    (void)name;
+    s->wal_frames = frames;
+    return SQLITE_OK;
+}
+
 /*
  * The writer: waits for ops (or the next heartbeat), takes everything
  * queued, commits it, publishes the sequence number and wakes the loop.
@@ -607,6 +628,11 @@ static void *writer_main(void *arg)
         }
         for (size_t i = 0; i < n; i++)
             op_free(ops[i]);
+        if (s->wal_frames >= STORE_WAL_RESTART_FRAMES
+            && sqlite3_wal_checkpoint_v2(s->w, NULL,
+                                         SQLITE_CHECKPOINT_PASSIVE, NULL,
+                                         NULL) == SQLITE_OK)
+            s->wal_frames = 0; /* (busy: the checkpointer is at it) */
 
         pthread_mutex_lock(&s->mu);
         if (stopping && s->q_n == 0)
@@ -715,6 +741,8 @@ int store_open(struct store **out, const char *path,
         prepare_all(s, s->w, writer_stmts, N_OF(writer_stmts), err,
                     errlen) != 0)
         goto fail;
+    /* from here on, no automatic checkpoints (see the top of the file) */
+    sqlite3_wal_hook(s->w, on_wal_commit, s);
     if (query_int(s->w, "SELECT value FROM meta WHERE key = 'heartbeat_ms'",
                   &beat) != 0) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
