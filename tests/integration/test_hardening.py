@@ -179,6 +179,44 @@ class KeepaliveTest(HardeningTest):
         b.expect("moved", game=gid, ply=1)
         self.assertEqual(srv.http_json("/healthz")[1]["connections"], 2)
 
+    def test_connections_due_together_are_pinged_in_a_stream(self):
+        # 400 connections opened at once fall due for their ping at once;
+        # the server spreads the pings out (a burst would hold up every
+        # game) yet pings each in time: all answer, none is hung up
+        n = 400
+        srv = self.server({"ping_interval_s": self.PING_S,
+                           "ping_timeout_s": self.TIMEOUT_S,
+                           "max_connections_per_ip": 1000})
+        clients = [self.client(srv) for _ in range(n)]
+        index = {c.ws.sock: i for i, c in enumerate(clients)}
+        first_ping = {}
+        pings = [0] * n
+        deadline = time.monotonic() + 3 * self.TIMEOUT_S
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select(list(index), [], [], 0.1)
+            for sock in ready:
+                i = index[sock]
+                ws = clients[i].ws
+                ws.sock.settimeout(WAIT)
+                while True:
+                    _, opcode, data = ws.recv_frame()
+                    if opcode == OP_PING:
+                        ws.send_frame(OP_PONG, data)
+                        pings[i] += 1
+                        first_ping.setdefault(i, time.monotonic())
+                    elif opcode == OP_CLOSE:
+                        self.fail("connection %d closed" % i)
+                    if not ws.buf:
+                        break
+        self.assertGreaterEqual(min(pings), 3, sorted(pings)[:10])
+        spread = max(first_ping.values()) - min(first_ping.values())
+        # at most 16 + 400*50/500 = 56 pings per 50 ms tick: 8 ticks,
+        # 0.35 s (all in the ticks they fall due: as long as opening the
+        # connections took, 0.2 s here)
+        self.assertGreater(spread, 0.3, "first pings within %.3f s"
+                           % spread)
+        self.assertEqual(srv.http_json("/healthz")[1]["connections"], n)
+
     def test_a_client_that_only_sends_is_hung_up(self):
         # messages prove the client writes, not that it reads: without a
         # pong it is closed at the timeout like a silent one
