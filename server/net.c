@@ -1060,8 +1060,9 @@ static void lws_flush_repeats(void)
     lws_last.repeats = 0;
 }
 
-/* lws's lines go through the logger: errors and warnings as such, notices
- * as info, the rest as debug. Some lws errors repeat on every turn of the
+/* lws's lines go through the logger: errors and warnings as such, the
+ * rest as debug (its libev glue writes a notice on every change of a
+ * socket's events: several lines per message). Some lws errors repeat on every turn of the
  * loop (accept() failing with EMFILE while the descriptors are used up:
  * thousands a second, gigabytes of log in minutes), so a line equal to
  * the previous one is counted, and the count written at most once a
@@ -1077,7 +1078,7 @@ static void lws_emit(int level, const char *line)
         l = LOG_ERROR;
     else if (level & LLL_WARN)
         l = LOG_WARN;
-    else if (level & (LLL_NOTICE | LLL_USER))
+    else if (level & LLL_USER)
         l = LOG_INFO;
     snprintf(msg, sizeof msg, "%s", line);
     n = strlen(msg);
@@ -1105,7 +1106,7 @@ static int lws_levels(void)
     switch (log_get_level()) {
     case LOG_ERROR: return LLL_ERR;
     case LOG_WARN: return LLL_ERR | LLL_WARN;
-    case LOG_INFO: return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER;
+    case LOG_INFO: return LLL_ERR | LLL_WARN | LLL_USER;
     default:
         return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO
             | LLL_DEBUG;

@@ -430,6 +430,26 @@ class LifecycleTest(OpsTest):
         b2.move(gid, "b8c6", 3)
         self.assertEqual(w2.expect("moved", game=gid, ply=4)["san"], "Nc6")
 
+    def test_a_game_logs_a_line_per_event_at_the_default_level(self):
+        # at info, a game is a handful of lines; libwebsockets' chatter
+        # (its libev glue writes a notice on every change of a socket's
+        # events, several per message) stays at debug
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        for ply, (c, o, uci) in enumerate(((w, b, "e2e4"), (b, w, "e7e5"),
+                                          (w, b, "g1f3"))):
+            c.move(gid, uci, ply)
+            o.expect("moved", game=gid, ply=ply + 1)
+        b.send({"t": "resign", "game": gid})
+        for c in (w, b):
+            c.expect("game_end", game=gid)
+        self.assertEqual(srv.http("/")[0], 200)
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        text = srv.log_text()
+        self.assertNotIn("event=lws ", text)
+        self.assertIn("event=game_end", text)
+        self.assertLess(len(text.splitlines()), 15, text)
+
     def test_sighup_reopens_the_log_file(self):
         logf = self.path("chess.log")
         cfg = write_json(self.path("c.json"), {
