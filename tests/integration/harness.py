@@ -323,3 +323,75 @@ class ServerTest(unittest.TestCase):
                 self.assertEqual(m["uci"], uci)
             side = 1 - side
         return ply
+
+
+def wait_until(pred, what, timeout=WAIT):
+    """Polls pred until it holds; fails naming `what` after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def write_json(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+    return path
+
+
+class FreshServerTest(unittest.TestCase):
+    """Base: servers of its own per test, in a temporary folder; clients,
+    servers and other processes (self.procs) closed after."""
+
+    def setUp(self):
+        if not SERVER:
+            raise unittest.SkipTest("CHESS_SERVER not set")
+        self.dir = tempfile.mkdtemp(prefix="chess-it-")
+        self.servers, self.clients, self.procs = [], [], []
+
+    def tearDown(self):
+        for c in self.clients:
+            try:
+                c.close()
+            except OSError:
+                pass
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=WAIT)
+        for s in self.servers:
+            s.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def server(self, config=None, **kw):
+        """A server on this test's folder; config (a dict) becomes its
+        --config file."""
+        extra = list(kw.pop("extra", []))
+        if config is not None:
+            extra += ["--config", write_json(self.path("config.json"),
+                                             config)]
+        s = Server(datadir=self.dir, extra=extra, **kw)
+        self.servers.append(s)
+        return s
+
+    def client(self, server, **kw):
+        c = Client(server, **kw)
+        self.clients.append(c)
+        return c
+
+    def start_game(self, srv, clock=FISCHER_5_0, **kw):
+        """Two players in a started game from an invitation, both past
+        game_start and its state; returns (white, black, gid)."""
+        w, b = self.client(srv, **kw), self.client(srv, **kw)
+        gid = w.request({"t": "invite", "clock": clock, "color": "white"},
+                        "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+        return w, b, gid

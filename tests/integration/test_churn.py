@@ -16,8 +16,8 @@ counts."""
 import os
 import unittest
 
-from harness import SERVER, Server, WebSocket
-from test_hardening import asan_quiet_env, fd_count, rss_kb, wait_until
+from harness import SERVER, Server, WebSocket, wait_until
+from test_hardening import asan_quiet_env, fd_count, rss_kb
 
 CYCLES = int(os.environ.get("CHESS_CHURN_CYCLES", "10000"))
 WARMUP = int(os.environ.get("CHESS_CHURN_WARMUP", "15000"))

@@ -13,31 +13,13 @@ import json
 import os
 import re
 import select
-import shutil
 import socket
-import tempfile
 import time
 import unittest
 
-from harness import (FISCHER_5_0, SERVER, WAIT, Client, Closed,
-                     HandshakeError, Server, WebSocket)
+from harness import (WAIT, Closed, FreshServerTest, HandshakeError,
+                     WebSocket, wait_until)
 from wsclient import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT
-
-
-def write_config(folder, obj):
-    path = os.path.join(folder, "config.json")
-    with open(path, "w") as f:
-        json.dump(obj, f)
-    return path
-
-
-def wait_until(pred, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def pump_all(clients, seconds, on_ping=None):
@@ -92,46 +74,8 @@ def fd_count(server):
     return len(os.listdir("/proc/%d/fd" % server.proc.pid))
 
 
-class HardeningTest(unittest.TestCase):
-    """A server per test, started with a config file; clients and servers
-    closed after."""
-
-    def setUp(self):
-        if not SERVER:
-            raise unittest.SkipTest("CHESS_SERVER not set")
-        self.dir = tempfile.mkdtemp(prefix="chess-hard-")
-        self.servers, self.clients = [], []
-
-    def tearDown(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
-        for s in self.servers:
-            s.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def server(self, config, **kw):
-        s = Server(datadir=self.dir, extra=["--config", write_config(
-            self.dir, config)], **kw)
-        self.servers.append(s)
-        return s
-
-    def client(self, server, **kw):
-        c = Client(server, **kw)
-        self.clients.append(c)
-        return c
-
-    def start_game(self, srv):
-        w, b = self.client(srv), self.client(srv)
-        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
-                         "color": "white"}, "invited")["game"]
-        b.send({"t": "join", "game": gid})
-        for c in (w, b):
-            c.expect("game_start", game=gid)
-            c.expect("state", game=gid)
-        return w, b, gid
+class HardeningTest(FreshServerTest):
+    """A server per test, started with a config file."""
 
 
 class KeepaliveTest(HardeningTest):
@@ -304,16 +248,9 @@ class SlowReaderTest(HardeningTest):
     QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/tunables.h
 
     def new_game(self, srv):
-        w, b = self.client(srv), self.client(srv)
-        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
-                         "color": "white"}, "invited")["game"]
-        b.send({"t": "join", "game": gid})
-        for c in (w, b):
-            c.expect("game_start", game=gid)
-        state = w.expect("state", game=gid)
-        b.expect("state", game=gid)
-        return {"players": (w, b), "gid": gid, "ply": 0,
-                "legal": state["legal"]}
+        w, b, gid = self.start_game(srv)
+        legal = w.request({"t": "sync", "game": gid}, "state")["legal"]
+        return {"players": (w, b), "gid": gid, "ply": 0, "legal": legal}
 
     def play_one(self, g, rng):
         """One random legal move in game g, confirmed to both players;

@@ -13,19 +13,13 @@ import socket
 import sqlite3
 import ssl
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 
 from harness import (FISCHER_5_0, SERVER, WAIT, Client, Closed,
-                     HandshakeError, Server, free_port)
-
-
-def write_json(path, obj):
-    with open(path, "w") as f:
-        json.dump(obj, f)
-    return path
+                     FreshServerTest, HandshakeError, free_port, wait_until,
+                     write_json)
 
 
 def make_cert(folder):
@@ -42,15 +36,6 @@ def make_cert(folder):
     return cert, key
 
 
-def wait_until(pred, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting for " + what)
-
-
 def read(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -64,54 +49,8 @@ def run(*args, timeout=20):
                           text=True, timeout=timeout)
 
 
-class OpsTest(unittest.TestCase):
+class OpsTest(FreshServerTest):
     """A temporary folder per test, servers and clients closed after."""
-
-    def setUp(self):
-        if not SERVER:
-            raise unittest.SkipTest("CHESS_SERVER not set")
-        self.dir = tempfile.mkdtemp(prefix="chess-ops-")
-        self.servers, self.clients, self.procs = [], [], []
-
-    def tearDown(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=WAIT)
-        for s in self.servers:
-            s.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, *names):
-        return os.path.join(self.dir, *names)
-
-    def server(self, config=None, **kw):
-        extra = list(kw.pop("extra", []))
-        if config is not None:
-            extra += ["--config", write_json(self.path("config.json"),
-                                             config)]
-        s = Server(datadir=self.dir, extra=extra, **kw)
-        self.servers.append(s)
-        return s
-
-    def client(self, server, **kw):
-        c = Client(server, **kw)
-        self.clients.append(c)
-        return c
-
-    def start_game(self, srv, clock=FISCHER_5_0, **kw):
-        w, b = self.client(srv, **kw), self.client(srv, **kw)
-        gid = w.request({"t": "invite", "clock": clock, "color": "white"},
-                        "invited")["game"]
-        b.send({"t": "join", "game": gid})
-        for c in (w, b):
-            c.expect("game_start", game=gid)
-        return w, b, gid
 
     def launch(self, *args, log=None):
         """chess-server with args and --port on a free port, its stderr in

@@ -1,50 +1,13 @@
 """Restarts: a planned stop (SIGTERM) and a crash (kill -9) lose nothing;
 live games come back paused, with their moves, offers and clocks, and the
 players resume them with their tokens."""
-import shutil
-import tempfile
 import time
 import unittest
 
-from harness import SERVER, Client, Server, Closed, FISCHER_5_0
+from harness import FISCHER_5_0, Closed, FreshServerTest
 
 
-class RestartTest(unittest.TestCase):
-    def setUp(self):
-        if not SERVER:
-            raise unittest.SkipTest("CHESS_SERVER not set")
-        self.dir = tempfile.mkdtemp(prefix="chess-restart-")
-        self.servers, self.clients = [], []
-
-    def tearDown(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
-        for s in self.servers:
-            s.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def server(self, **kw):
-        s = Server(datadir=self.dir, **kw)
-        self.servers.append(s)
-        return s
-
-    def client(self, server, **kw):
-        c = Client(server, **kw)
-        self.clients.append(c)
-        return c
-
-    def start_game(self, srv, clock=FISCHER_5_0):
-        w, b = self.client(srv), self.client(srv)
-        gid = w.request({"t": "invite", "clock": clock, "color": "white"},
-                        "invited")["game"]
-        b.send({"t": "join", "game": gid})
-        for c in (w, b):
-            c.expect("game_start", game=gid)
-        return w, b, gid
-
+class RestartTest(FreshServerTest):
     def play(self, w, b, gid, moves, ply=0):
         for uci in moves.split():
             (w if ply % 2 == 0 else b).move(gid, uci, ply)
