@@ -266,6 +266,15 @@ class Client:
         self.ws.close()
 
 
+def close_all(clients):
+    """Closes every client, whatever state its connection is in."""
+    for c in clients:
+        try:
+            c.close()
+        except OSError:
+            pass
+
+
 class ServerTest(unittest.TestCase):
     """Base: one server per test class, started fresh (milliseconds)."""
     server_args = {}
@@ -284,11 +293,7 @@ class ServerTest(unittest.TestCase):
         self.clients = []
 
     def tearDown(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
+        close_all(self.clients)
 
     def client(self, **kw):
         c = Client(self.server, **kw)
@@ -352,11 +357,7 @@ class FreshServerTest(unittest.TestCase):
         self.servers, self.clients, self.procs = [], [], []
 
     def tearDown(self):
-        for c in self.clients:
-            try:
-                c.close()
-            except OSError:
-                pass
+        close_all(self.clients)
         for p in self.procs:
             if p.poll() is None:
                 p.kill()
