@@ -9,6 +9,7 @@
 #include "verdict.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ struct verdicts {
     pthread_cond_t cv;      /* a question arrived, or stop */
     struct list questions, answers;
     size_t n_questions;
+    atomic_bool answered;   /* answers wait: the loop's collect looks
+                               without the lock on every wake-up */
     bool stopping;
     void (*wake)(void);
     void *scratch;          /* dead_scratch_size() bytes, the worker's */
@@ -92,6 +95,7 @@ static void *worker_main(void *arg)
                                            v->scratch);
         pthread_mutex_lock(&v->mu);
         list_push(&v->answers, j);
+        atomic_store(&v->answered, true);
         pthread_mutex_unlock(&v->mu);
         v->wake();
         pthread_mutex_lock(&v->mu);
@@ -159,7 +163,10 @@ void verdicts_collect(struct verdicts *v,
 {
     struct job *j, *all;
 
+    if (!atomic_load(&v->answered))
+        return; /* the wake-up was the store's */
     pthread_mutex_lock(&v->mu);
+    atomic_store(&v->answered, false);
     all = list_take_all(&v->answers);
     pthread_mutex_unlock(&v->mu);
     for (j = all; j; j = j->next)
