@@ -35,6 +35,7 @@
 #include <openssl/ssl.h>
 
 #include "config.h"
+#include "listener.h"
 #include "log.h"
 #include "net.h"
 #include "session.h"
@@ -450,7 +451,8 @@ int main(int argc, char **argv)
     struct hub *h = NULL;
     struct sigaction sa;
     char err[600], q1[600], q2[600];
-    int lock_fd, restored, rc = 1;
+    struct listener_bound bound, rbound;
+    int lock_fd, restored, e, rc = 1;
 
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return cmd_backup(argc - 1, argv + 1);
@@ -486,8 +488,11 @@ int main(int argc, char **argv)
     if (lock_fd < 0)
         goto out_log;
     fit_fd_limit(&cfg);
-    if (net_start(&cfg, err, sizeof err) < 0) {
+    e = net_start(&cfg, err, sizeof err);
+    if (e < 0) {
         start_failed("%s", err);
+        if (e == NET_START_REFUSED)
+            rc = 2; /* no use restarting: RestartPreventExitStatus=2 */
         goto out_lock;
     }
     if (store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) < 0) {
@@ -519,12 +524,13 @@ int main(int argc, char **argv)
     if (stat(cfg.web_root, &wst) < 0 || !S_ISDIR(wst.st_mode))
         log_warn("event=web_root_missing web=%s",
                  log_quote(q1, sizeof q1, cfg.web_root));
-    log_info("event=listening version=%s address=%s port=%d tls=%s "
-             "redirect_port=%d origins=%zu db=%s schema=%d web=%s "
+    /* the address and ports as the kernel bound them (getsockname) */
+    net_bound(&bound, &rbound);
+    log_info("event=listening version=%s address=%s family=%s port=%d "
+             "tls=%s redirect_port=%d origins=%zu db=%s schema=%d web=%s "
              "log_level=%s",
-             CHESS_SERVER_VERSION,
-             cfg.listen_address[0] ? cfg.listen_address : "*", cfg.port,
-             cfg.tls_cert[0] ? "on" : "off", cfg.http_redirect_port,
+             CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
+             cfg.tls_cert[0] ? "on" : "off", rbound.port,
              cfg.n_allowed_origins,
              log_quote(q1, sizeof q1, cfg.database), store_schema_version(st),
              log_quote(q2, sizeof q2, cfg.web_root),

@@ -36,6 +36,7 @@
 
 #include "config.h"
 #include "http.h"
+#include "listener.h"
 #include "log.h"
 #include "tunables.h"
 #include "msgbuf.h"
@@ -1115,15 +1116,60 @@ static int lws_levels(void)
 
 /* ---- context ----------------------------------------------------------- */
 
+/* The vhost options that make lws open the socket listen_address asks
+ * for: an IPv4 socket for an IPv4 address (else lws binds an IPv6 socket
+ * and the IPv4 address lands outside its address field: [::]), an
+ * IPv6-only socket for an IPv6 address, and a dual-stack [::] for ""
+ * whatever net.ipv6.bindv6only says. */
+static uint64_t listen_options(const struct listener_want *w)
+{
+    switch (w->scope) {
+    case LISTENER_IPV4:
+        return LWS_SERVER_OPTION_DISABLE_IPV6;
+    case LISTENER_IPV6:
+        return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY
+            | LWS_SERVER_OPTION_IPV6_V6ONLY_VALUE;
+    case LISTENER_EVERY:
+        break;
+    }
+    return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY;
+}
+
+static struct listener_bound bound_main, bound_redirect;
+
+/* After lws_create_vhost: the one listening socket on w->port is bound
+ * exactly as asked, else the start is refused (never wider than asked). */
+static int check_bound(const struct listener_want *w, const char *what,
+                       struct listener_bound *out, char *err, size_t errlen)
+{
+    char why[400];
+
+    if (listener_verify(w, out, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "listen_address cannot be honoured for the %s: "
+             "%s; refusing to start (libwebsockets finds the address "
+             "through the interface list: under systemd, "
+             "RestrictAddressFamilies= must include AF_NETLINK)", what, why);
+    return -1;
+}
+
 int net_start(const struct config *config, char *err, size_t errlen)
 {
     struct lws_context_creation_info info;
+    struct listener_want want, want_redirect;
     bool tls = config->tls_cert[0] != '\0';
     const char *iface = config->listen_address[0] ? config->listen_address
                                                   : NULL;
-    int e;
+    int e, rc = -1;
 
     cfg = config;
+    if (listener_parse(cfg->listen_address, cfg->port, &want) < 0
+        || listener_parse(cfg->listen_address, cfg->http_redirect_port,
+                          &want_redirect) < 0) {
+        snprintf(err, errlen, "listen_address '%s' is not an IPv4 or IPv6 "
+                 "address", cfg->listen_address);
+        return NET_START_REFUSED;
+    }
     snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
     lws_set_log_level(lws_levels(), lws_emit);
     loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
@@ -1167,7 +1213,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.mounts = &mount_root;
     info.retry_and_idle_policy = &retry;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-        | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+        | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
+        | listen_options(&want);
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -1189,6 +1236,11 @@ int net_start(const struct config *config, char *err, size_t errlen)
                      cfg->port);
         goto fail;
     }
+    if (check_bound(&want, "main port", &bound_main, err, errlen) < 0) {
+        rc = NET_START_REFUSED;
+        goto fail;
+    }
+    memset(&bound_redirect, 0, sizeof bound_redirect);
     if (cfg->http_redirect_port) {
         memset(&info, 0, sizeof info);
         info.vhost_name = "redirect";
@@ -1196,12 +1248,18 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.port = cfg->http_redirect_port;
         info.protocols = redirect_protocols;
         info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-            | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+            | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
+            | listen_options(&want_redirect);
         if (!lws_create_vhost(context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
                      iface ? iface : "every address",
                      cfg->http_redirect_port);
+            goto fail;
+        }
+        if (check_bound(&want_redirect, "redirect port", &bound_redirect,
+                        err, errlen) < 0) {
+            rc = NET_START_REFUSED;
             goto fail;
         }
     }
@@ -1212,7 +1270,14 @@ fail:
     context = NULL;
     ev_loop_destroy(loop);
     loop = NULL;
-    return -1;
+    return rc;
+}
+
+void net_bound(struct listener_bound *main_port,
+               struct listener_bound *redirect_port)
+{
+    *main_port = bound_main;
+    *redirect_port = bound_redirect;
 }
 
 void net_attach(struct hub *h, struct store *st)

@@ -23,13 +23,28 @@ struct hub;
 struct store;
 
 struct config;
+struct listener_bound;
+
+/* net_start's result when listen_address cannot be honoured as asked
+ * (the socket came out bound wider, or elsewhere): a start that would
+ * fail the same way if retried. */
+#define NET_START_REFUSED (-2)
 
 /* Creates the lws context (its log routed through log.h) and starts
  * listening as cfg says: plain HTTP or, with tls_cert, HTTPS and wss on
- * one port, and the optional plain-HTTP redirect listener. cfg is kept
- * (not copied) and must outlive net_stop. Returns 0, or -1 with a
- * sentence in err. */
+ * one port, and the optional plain-HTTP redirect listener, each on
+ * listen_address only (an IPv4 address: an IPv4 socket; an IPv6
+ * address: an IPv6-only socket; "": one socket for both), checked after
+ * binding (listener_verify). cfg is kept (not copied) and must outlive
+ * net_stop. Returns 0; -1 with a sentence in err (the port in use, an
+ * unusable certificate, ...); or NET_START_REFUSED with a sentence in err
+ * when a socket was not bound as asked (nothing is left listening). */
 int net_start(const struct config *cfg, char *err, size_t errlen);
+
+/* What net_start bound, from getsockname: the main port and the redirect
+ * listener (all zero without one). */
+void net_bound(struct listener_bound *main_port,
+               struct listener_bound *redirect_port);
 
 /* Connects the hub and store used by the callbacks (after net_start,
  * before net_run). */
