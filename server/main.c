@@ -237,7 +237,9 @@ fail:
     exit(2);
 }
 
-/* mkdir -p of the folder holding path. */
+/* mkdir -p of the folder holding path; the folders it creates are the
+ * owner's only (0700: the database in them holds token hashes), whatever
+ * the umask. */
 static int make_parent(const char *path)
 {
     char dir[PATH_MAX];
@@ -252,11 +254,11 @@ static int make_parent(const char *path)
     for (char *p = dir + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+            if (mkdir(dir, 0700) < 0 && errno != EEXIST)
                 return -1;
             *p = '/';
         }
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return -1;
     return 0;
 }
@@ -280,19 +282,23 @@ static void start_failed(const char *fmt, ...)
         fprintf(stderr, "E: %s\n", msg);
 }
 
-/* One server per database: an exclusive lock on <db>.lock for the
- * process lifetime. Returns the descriptor or -1. */
+/* One server per database: an exclusive lock on <db>.lock (the owner's
+ * only, like the database) for the process lifetime. Returns the
+ * descriptor or -1. */
 static int lock_db(const char *db)
 {
     char path[PATH_MAX];
+    struct stat st;
     int fd;
 
     snprintf(path, sizeof path, "%s.lock", db);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         start_failed("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
+    if (fstat(fd, &st) == 0 && (st.st_mode & 077))
+        (void)fchmod(fd, st.st_mode & 0700);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         start_failed("database %s is in use by another chess-server "
                      "(%s is locked)", db, path);

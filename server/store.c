@@ -35,6 +35,8 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -43,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "migrations.h"
@@ -678,6 +682,49 @@ static void *checkpointer_main(void *arg)
 
 /* ---- open / close ----------------------------------------------------- */
 
+/* The database holds token hashes: it is its owner's alone, whatever the
+ * umask. It is created 0600 here when missing (SQLite gives its -wal and
+ * -shm the database file's mode), and a database, -wal or -shm that
+ * others may read (written by an older version) is narrowed to its
+ * owner's bits, with a warning. */
+static int own_files(const char *path, char *err, size_t errlen)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm"};
+    char p[PATH_MAX];
+
+    for (size_t i = 0; i < N_OF(suffix); i++) {
+        struct stat st;
+        int fd;
+
+        if (snprintf(p, sizeof p, "%s%s", path, suffix[i]) >= (int)sizeof p) {
+            set_err(err, errlen, "%s: path too long", path);
+            return -1;
+        }
+        fd = open(p, O_RDWR | O_CLOEXEC | (i == 0 ? O_CREAT : 0), 0600);
+        if (fd < 0 && i > 0 && errno == ENOENT)
+            continue;
+        if (fd < 0) {
+            set_err(err, errlen, "%s: %s", p, strerror(errno));
+            return -1;
+        }
+        if (fstat(fd, &st) == 0 && (st.st_mode & 077)) {
+            char q[PATH_MAX + 8];
+            if (fchmod(fd, st.st_mode & 0700) < 0) {
+                set_err(err, errlen, "%s is readable by others and cannot "
+                        "be made private (chmod 600 it): %s", p,
+                        strerror(errno));
+                close(fd);
+                return -1;
+            }
+            log_warn("event=store_mode_narrowed file=%s was=%04o now=%04o",
+                     log_quote(q, sizeof q, p), (unsigned)(st.st_mode & 0777),
+                     (unsigned)(st.st_mode & 0700));
+        }
+        close(fd);
+    }
+    return 0;
+}
+
 int store_open(struct store **out, const char *path,
                void (*on_commit)(void *arg), void *arg, char *err,
                size_t errlen)
@@ -729,6 +776,8 @@ int store_open(struct store **out, const char *path,
     }
     pthread_condattr_destroy(&ca);
 
+    if (own_files(path, err, errlen) != 0)
+        goto fail;
     if (sqlite3_open_v2(path, &s->w,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                         NULL) != SQLITE_OK) {
