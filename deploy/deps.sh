@@ -6,7 +6,11 @@ set -eu
 
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
 libjansson-dev libsqlite3-dev libssl-dev"
-test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium"
+# nginx and systemd (systemd-analyze): tests/integration/test_deploy checks
+# deploy/nginx.conf and the unit with them (Debian's nginx package starts
+# its default site where services may start; the tests run their own).
+test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium
+nginx systemd"
 
 case "${1:-build}" in
 build) want="$build_pkgs" ;;

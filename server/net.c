@@ -927,6 +927,8 @@ static int bind_errno(const char *iface, int port)
     if (fd < 0)
         return errno;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (!v4 && iface) /* as the listener will be (listen_options) */
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
     if (v4 ? bind(fd, (struct sockaddr *)&a4, sizeof a4)
            : bind(fd, (struct sockaddr *)&a6, sizeof a6))
         e = errno;

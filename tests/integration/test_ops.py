@@ -91,10 +91,10 @@ class ConfigFileTest(OpsTest):
         if os.path.exists(bench):
             r = run("--check-config", bench)
             self.assertEqual(r.returncode, 0, r.stderr)
-        # the example names the certificate's real location on a host;
-        # with a generated one in its place it passes
+        # the TLS example names the certificate's real location on a
+        # host; with a generated one in its place it passes
         example = os.path.join(here, "..", "..", "deploy",
-                               "config.example.json")
+                               "config.tls.example.json")
         with open(example) as f:
             obj = json.load(f)
         cert, key = make_cert(self.dir)
