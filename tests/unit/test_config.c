@@ -123,12 +123,24 @@ END_TEST
 
 START_TEST(example_file_is_valid)
 {
-    /* deploy/config.example.json: every key, and it loads */
+    /* deploy/config.example.json (behind nginx) and
+     * config.tls.example.json (TLS itself): every key, and they load */
     char path[4096];
     const char *data = getenv("CHESS_TEST_DATA"); /* SOURCE/tests/data */
 
     ck_assert_ptr_nonnull(data);
     snprintf(path, sizeof path, "%s/../../deploy/config.example.json", data);
+    ck_assert_msg(config_load_file(&cfg, path, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_str_eq(cfg.listen_address, "127.0.0.1");
+    ck_assert_str_eq(cfg.tls_cert, "");
+    ck_assert_uint_gt(cfg.n_allowed_origins, 0);
+    /* behind a proxy every player has its address (deploy/nginx.conf) */
+    ck_assert_int_eq(cfg.max_connections_per_ip, cfg.max_connections);
+    config_clear(&cfg);
+    ck_assert_int_eq(config_init(&cfg), 0);
+    snprintf(path, sizeof path, "%s/../../deploy/config.tls.example.json",
+             data);
     ck_assert_msg(config_load_file(&cfg, path, err, sizeof err) == 0, "%s",
                   err);
     ck_assert_str_ne(cfg.tls_cert, "");
