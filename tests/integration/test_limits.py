@@ -3,16 +3,9 @@ live games, invitations and seeks per player, open invitations and new
 guests per address, and the cost of one player's many connections to
 everyone else. Clients on 127.0.0.2 play the attacker: another address on
 loopback, counted apart from the other clients on 127.0.0.1."""
-import os
-import select
 import sqlite3
-import struct
-import threading
-import time
-import json
 
-from harness import (FISCHER_5_0, WAIT, Client, FreshServerTest, WebSocket,
-                     close_all)
+from harness import FISCHER_5_0, WAIT, FreshServerTest
 
 ATTACKER = "127.0.0.2"
 FAST = {"msg_rate_per_s": 100000, "msg_burst": 100000}
@@ -117,11 +110,45 @@ class GuestRateTest(FreshServerTest):
         self.assertEqual(db_count(srv, "SELECT count(*) FROM players"), 6)
 
 
-def ws_frame(obj):
-    """A masked text frame for obj (for sending many at once)."""
-    data = json.dumps(obj).encode()
-    mask = os.urandom(4)
-    n = len(data)
-    head = bytes([0x81, 0x80 | n]) if n < 126 else \
-        bytes([0x81, 0x80 | 126]) + struct.pack("!H", n)
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+class FanOutTest(FreshServerTest):
+    """A player's connections get its games' messages through one
+    subscription of the player (not one per connection): every connection,
+    also one opened after the game started, gets each message once; a
+    connection that watched an invitation before joining it is not served
+    twice."""
+
+    def count(self, client, t, **fields):
+        client.request({"t": "ping"}, "pong")  # behind anything queued
+        n = [m for m in client.backlog if m.get("t") == t and all(
+            m.get(k) == v for k, v in fields.items())]
+        client.backlog = [m for m in client.backlog if m not in n]
+        return len(n)
+
+    def test_every_connection_of_a_player_gets_each_message_once(self):
+        srv = self.server(FAST)
+        host = self.client(srv)
+        gid = invite(host, "white")
+        c1 = self.client(srv, source=ATTACKER)
+        c2 = self.client(srv, token=c1.token, source=ATTACKER)
+        c3 = self.client(srv, token=c1.token, source=ATTACKER)
+        c3.request({"t": "watch", "game": gid}, "state")
+        c1.send({"t": "join", "game": gid})
+        for c in (c1, c2, c3):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+            self.assertEqual(self.count(c, "game_start"), 0)
+            self.assertEqual(self.count(c, "state", game=gid), 0)
+        c4 = self.client(srv, token=c1.token, source=ATTACKER)
+        self.assertEqual(c4.games, [gid])
+        c3.send({"t": "unwatch", "game": gid})  # a player's: no effect
+        host.move(gid, "e2e4", 0)
+        for c in (c1, c2, c3, c4):
+            c.expect("moved", game=gid, ply=1)
+            self.assertEqual(self.count(c, "moved"), 0)
+        c2.close()
+        c4.move(gid, "e7e5", 1)
+        for c in (host, c1, c3, c4):
+            c.expect("moved", game=gid, ply=2)
+        c1.send({"t": "resign", "game": gid})
+        for c in (host, c1, c3, c4):
+            c.expect("game_end", game=gid)
