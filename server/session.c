@@ -238,7 +238,7 @@ static void watch_clear(struct hub *h, struct session *s)
     for (size_t i = 0; i < s->subs.cap; i++) {
         char *gid = s->subs.slots[i].value;
         if (gid) {
-            struct game *g = h ? table_get(&h->games, gid) : NULL;
+            struct game *g = table_get(&h->games, gid);
             if (g)
                 game_unsubscribe(g, s);
             free(gid);
@@ -760,7 +760,7 @@ void session_free(struct session *s, int64_t now)
                     p->conns[i] = p->conns[--p->nconns];
                     break;
                 }
-        watch_clear(NULL, s);
+        watch_clear(h, s); /* (tells no one: a spectator) */
         free(s);
         return;
     }
