@@ -38,6 +38,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_ABORT_NOT_ALLOWED] = "abort_not_allowed",
     [PROTO_NO_SEEK] = "no_seek",
     [PROTO_RATE_LIMITED] = "rate_limited",
+    [PROTO_TOO_MANY_GAMES] = "too_many_games",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */

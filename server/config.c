@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "tunables.h"
 
 enum kind {
     K_INT,     /* integer in [lo, hi] */
@@ -59,6 +60,9 @@ static const struct key keys[] = {
     INT_KEY(move_burst, 1, 100000),
     INT_KEY(msg_rate_per_s, 1, 100000),
     INT_KEY(msg_burst, 1, 100000),
+    INT_KEY(max_games_per_player, 1, 100000),
+    INT_KEY(max_invites_per_ip, 1, 10000000),
+    INT_KEY(guests_per_ip_per_min, 1, 10000000),
     INT_KEY(ping_interval_s, 1, 3600),
     INT_KEY(ping_timeout_s, 2, 7200),
     {"log_level", K_LEVEL, offsetof(struct config, log_level), 0, 0},
@@ -136,6 +140,10 @@ int config_init(struct config *c)
     c->move_burst = 20;
     c->msg_rate_per_s = 20;
     c->msg_burst = 60;
+    /* Per player and per address: see tunables.h. */
+    c->max_games_per_player = LIMIT_GAMES_PER_PLAYER;
+    c->max_invites_per_ip = LIMIT_INVITES_PER_IP;
+    c->guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
     /* Keepalive: a connection is pinged 30 s after its last pong (or its
      * opening; browsers answer by themselves); one that has not answered
      * 60 s after that mark is dead or half-open (a laptop lid closed, a

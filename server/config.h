@@ -39,6 +39,9 @@ struct config {
     int move_burst;
     int msg_rate_per_s;      /* token bucket for every other message */
     int msg_burst;
+    int max_games_per_player; /* live games + invitations + seek */
+    int max_invites_per_ip;   /* open invitations from one address */
+    int guests_per_ip_per_min; /* new guests from one address */
     int ping_interval_s;     /* WebSocket ping this long after the last
                                 pong (or the opening) */
     int ping_timeout_s;      /* no pong this long after it: hang up */

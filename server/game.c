@@ -53,6 +53,9 @@ struct game {
     int64_t *clk_ms;       /* mover's time left after each move */
     size_t cap;
     int draw_offer;        /* colour whose offer is pending, or -1 */
+    bool declined[2];      /* the colour's offer was declined and it has
+                              not moved since: it may not offer again
+                              (FIDE 11.5: no repeated offers) */
     int flagged;           /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
@@ -887,6 +890,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
     memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
     g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
+    g->declined[mover] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
         g->draw_offer = -1;
         put_row(g, now);
@@ -1035,6 +1039,12 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
         return -1;
     if (g->draw_offer == 1 - c) {
         end_game(g, "1/2-1/2", "agreement", now);
+    } else if (g->draw_offer == c) {
+        /* repeated while pending: nothing to store or tell anyone */
+    } else if (g->declined[c]) {
+        return set_err(err, PROTO_RATE_LIMITED,
+                       "your draw offer was declined: make a move before "
+                       "offering again");
     } else {
         g->draw_offer = c;
         if (put_row(g, now) < 0) {
@@ -1085,6 +1095,7 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
         g->draw_offer = 1 - c;
         return busy(err);
     }
+    g->declined[1 - c] = true;
     broadcast(g, proto_render_draw("draw_declined", g->gid, c));
     rearm(g);
     return 0;

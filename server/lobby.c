@@ -104,6 +104,14 @@ int lobby_cancel(struct lobby *l, const char *pid)
     return 0;
 }
 
+int lobby_has(const struct lobby *l, const char *pid)
+{
+    for (const struct node *n = l->head; n; n = n->next)
+        if (!strcmp(n->seek.pid, pid))
+            return 1;
+    return 0;
+}
+
 int lobby_drop_owner(struct lobby *l, const void *owner)
 {
     struct node *prev = NULL, *n = l->head;

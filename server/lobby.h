@@ -46,6 +46,9 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
 /* Removes pid's open seek. Returns 1 when there was one, else 0. */
 int lobby_cancel(struct lobby *l, const char *pid);
 
+/* 1 when pid has an open seek, else 0. */
+int lobby_has(const struct lobby *l, const char *pid);
+
 /* Removes every seek that owner made. Returns how many. */
 int lobby_drop_owner(struct lobby *l, const void *owner);
 

@@ -90,6 +90,14 @@ static void usage(FILE *f)
         "(default 60)\n"
         "  --first-move-s N   seconds for each side's first move (default "
         "30)\n"
+        "  --max-games-per-player N  live games, open invitations and "
+        "seek one player\n"
+        "                     may hold (default 100)\n"
+        "  --max-invites-per-ip N  open invitations from one address "
+        "(default 500)\n"
+        "  --guests-per-ip-per-min N  new guests (hello without a token) "
+        "one address\n"
+        "                     may create a minute (default 30)\n"
         "  --log-level L      error, warn, info or debug (default info)\n"
         "  --log-file PATH    append the log to PATH (default: standard "
         "error);\n"
@@ -111,6 +119,9 @@ static void parse_args(int argc, char **argv, struct args *a)
         {"log-level", required_argument, NULL, 'l'},
         {"log-file", required_argument, NULL, 'L'},
         {"listen", required_argument, NULL, 'a'},
+        {"max-games-per-player", required_argument, NULL, 'G'},
+        {"max-invites-per-ip", required_argument, NULL, 'I'},
+        {"guests-per-ip-per-min", required_argument, NULL, 'N'},
         {"config", required_argument, NULL, 'c'},
         {"check-config", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
@@ -128,6 +139,9 @@ static void parse_args(int argc, char **argv, struct args *a)
         {'l', "--log-level", "log_level"},
         {'L', "--log-file", "log_file"},
         {'a', "--listen", "listen_address"},
+        {'G', "--max-games-per-player", "max_games_per_player"},
+        {'I', "--max-invites-per-ip", "max_invites_per_ip"},
+        {'N', "--guests-per-ip-per-min", "guests_per_ip_per_min"},
     };
     int c;
 
@@ -512,6 +526,9 @@ int main(int argc, char **argv)
         .move_burst = cfg.move_burst,
         .msg_rate_per_s = cfg.msg_rate_per_s,
         .msg_burst = cfg.msg_burst,
+        .max_games_per_player = cfg.max_games_per_player,
+        .max_invites_per_ip = cfg.max_invites_per_ip,
+        .guests_per_ip_per_min = cfg.guests_per_ip_per_min,
     };
     h = hub_new(st, &hc);
     if (!h) {

@@ -242,6 +242,11 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         schedule_write(c);
 }
 
+const char *net_conn_ip(const struct conn *c)
+{
+    return c->peer ? c->peer->ip : "?";
+}
+
 void net_close(struct conn *c, int code, const char *reason)
 {
     if (c->closing || c->killed)

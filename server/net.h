@@ -79,6 +79,10 @@ int64_t net_wall_ms(void);
  * queue exceeds LIMIT_OUT_QUEUE_BYTES is cut. */
 void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
 
+/* The peer's IP address as text ("?" when it could not be read); valid
+ * while c is open. */
+const char *net_conn_ip(const struct conn *c);
+
 /* Closes c with a WebSocket close code once what is queued before has been
  * written. The session is freed later, from the close callback. */
 void net_close(struct conn *c, int code, const char *reason);

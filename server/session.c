@@ -2,9 +2,20 @@
  * session.c - the hub: players, sessions, routing (see session.h).
  *
  * A player (struct player) exists in memory while it has a connection or a
- * seat in a live game; its `games` lists those games. Sessions remember the
- * GIDs they are subscribed to (not pointers), so a game that is freed
- * leaves nothing dangling behind.
+ * seat in a live game; its `games` lists those games. A player's
+ * connections are not subscribed to its games one by one: the player's
+ * `fan`, a session without a connection, is subscribed in their place
+ * (with the player's colour), and a message to it goes to every
+ * connection of the player. So starting a game costs nothing per
+ * connection, and a new connection of the player receives its games'
+ * messages from its hello on. Sessions subscribe themselves only as
+ * spectators; they remember those GIDs (not pointers), so a game that is
+ * freed leaves nothing dangling behind.
+ *
+ * Per IP address (struct addr) the hub counts the open invitations
+ * created from it and meters the new guests it creates; a periodic sweep
+ * forgets idle addresses and asks the store to purge guests that never
+ * played.
  */
 #include "session.h"
 
@@ -24,6 +35,21 @@
 #include "table.h"
 #include "verdict.h"
 
+struct bucket {
+    double tokens;
+    int64_t last_ms;
+};
+
+struct session {
+    struct hub *hub;
+    struct conn *conn;      /* NULL: a player's fan (see the top) */
+    struct player *player;  /* NULL before hello */
+    struct bucket moves, msgs;
+    int strikes;            /* consecutive rate_limited replies */
+    struct table subs;      /* games watched: gid -> its own copy (the
+                               key), freed with the entry */
+};
+
 struct player {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
@@ -33,21 +59,15 @@ struct player {
     struct game **games;    /* live games with a seat */
     size_t ngames, gamecap;
     int pins;               /* held by a caller: do not free yet */
+    struct session fan;     /* subscribed to the live games for every
+                               connection of the player */
 };
 
-struct bucket {
-    double tokens;
-    int64_t last_ms;
-};
-
-struct session {
-    struct hub *hub;
-    struct conn *conn;
-    struct player *player;  /* NULL before hello */
-    struct bucket moves, msgs;
-    int strikes;            /* consecutive rate_limited replies */
-    char (*subs)[PROTO_KEY_MAX + 1];
-    size_t nsubs, subcap;
+/* One IP address: its open invitations and its new guests' bucket. */
+struct addr {
+    char ip[64];
+    int invites;
+    struct bucket guests;
 };
 
 struct hub {
@@ -57,6 +77,9 @@ struct hub {
     struct table games;     /* gid -> struct game */
     struct table players;   /* pid -> struct player */
     struct table tokens;    /* token_key -> struct player */
+    struct table addrs;     /* ip -> struct addr */
+    struct net_timer *sweep; /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;     /* the last guest purge queued */
     struct lobby *lobby;
     struct verdicts *verdicts; /* flag verdicts, off the loop */
     struct metrics metrics;
@@ -123,6 +146,8 @@ static struct player *player_get(struct hub *h, const char *pid,
         return NULL;
     snprintf(p->pid, sizeof p->pid, "%s", pid);
     snprintf(p->name, sizeof p->name, "%s", name);
+    p->fan.hub = h;
+    p->fan.player = p;
     if (table_put(&h->players, p->pid, p) < 0) {
         free(p);
         return NULL;
@@ -177,88 +202,176 @@ static void player_drop_game(struct player *p, struct game *g)
 
 /* ---- subscriptions ----------------------------------------------------- */
 
-static void sub_add(struct session *s, struct game *g, enum game_role role)
+/* Subscribes s to g as a spectator (idempotent). */
+static void watch_add(struct session *s, struct game *g)
 {
     const char *gid = game_gid(g);
+    char *key;
 
-    if (game_subscribe(g, s, role) < 0)
+    if (table_get(&s->subs, gid))
         return;
-    for (size_t i = 0; i < s->nsubs; i++)
-        if (!strcmp(s->subs[i], gid))
-            return;
-    if (grow((void **)&s->subs, &s->subcap, s->nsubs, sizeof *s->subs)) {
-        game_unsubscribe(g, s);
+    key = strdup(gid);
+    if (!key)
+        return;
+    if (table_put(&s->subs, key, key) < 0) {
+        free(key);
         return;
     }
-    snprintf(s->subs[s->nsubs++], sizeof *s->subs, "%s", gid);
+    if (game_subscribe(g, s, GAME_SPECTATOR) < 0)
+        free(table_del(&s->subs, gid));
 }
 
-static void sub_drop(struct session *s, struct game *g)
+/* Ends s's watch of g, if it watches it. */
+static void watch_drop(struct session *s, struct game *g)
 {
-    game_unsubscribe(g, s);
-    for (size_t i = 0; i < s->nsubs; i++)
-        if (!strcmp(s->subs[i], game_gid(g))) {
-            memcpy(s->subs[i], s->subs[--s->nsubs], sizeof *s->subs);
-            return;
-        }
+    char *key = table_del(&s->subs, game_gid(g));
+
+    if (key) {
+        game_unsubscribe(g, s);
+        free(key);
+    }
 }
 
-/* Subscribes every connection of the game's players with their colour. */
+/* Unsubscribes s from every game it watches and forgets them. */
+static void watch_clear(struct hub *h, struct session *s)
+{
+    for (size_t i = 0; i < s->subs.cap; i++) {
+        char *gid = s->subs.slots[i].value;
+        if (gid) {
+            struct game *g = table_get(&h->games, gid);
+            if (g)
+                game_unsubscribe(g, s);
+            free(gid);
+        }
+    }
+    table_clear(&s->subs);
+}
+
+/* Subscribes the game's players (their fans) with their colour. A
+ * connection of theirs that watched the game as a spectator (the joiner
+ * of an invitation, usually) now gets its messages through the fan. */
 static void subscribe_players(struct hub *h, struct game *g)
 {
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));
         if (!p)
             continue;
+        game_subscribe(g, &p->fan, (enum game_role)c);
         for (size_t i = 0; i < p->nconns; i++)
-            sub_add(p->conns[i], g, (enum game_role)c);
+            watch_drop(p->conns[i], g);
     }
+}
+
+/* ---- addresses --------------------------------------------------------- */
+
+/* The record of ip, created when missing (NULL when out of memory). */
+static struct addr *addr_get(struct hub *h, const char *ip)
+{
+    struct addr *a = table_get(&h->addrs, ip);
+
+    if (a)
+        return a;
+    a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    a->guests.tokens = h->cfg.guests_per_ip_per_min;
+    a->guests.last_ms = -1;
+    if (table_put(&h->addrs, a->ip, a) < 0) {
+        free(a);
+        return NULL;
+    }
+    return a;
 }
 
 /* ---- the games' environment -------------------------------------------- */
 
+/* To a connection, or through a player's fan to all its connections. */
 static void env_send(void *ctx, struct session *to, struct msgbuf *b,
                      uint64_t seq)
 {
     (void)ctx;
-    net_send(to->conn, b, seq);
+    if (to->conn) {
+        net_send(to->conn, b, seq);
+        return;
+    }
+    for (size_t i = 0; i < to->player->nconns; i++)
+        net_send(to->player->conns[i]->conn, b, seq);
 }
 
 static void env_timer_cb(void *arg);
 
-struct game_timer {
+/* What the hub keeps with a game (its game_user): the timer, and the
+ * address whose open invitation the game is. */
+struct game_host {
     struct hub *hub;
     struct game *game;
     struct net_timer *t;
+    char invite_ip[64];  /* counted in that addr's invites; "" if none */
 };
+
+/* g's host record, created when missing (NULL when out of memory). */
+static struct game_host *host_get(struct hub *h, struct game *g)
+{
+    struct game_host *gh = game_user(g);
+
+    if (gh)
+        return gh;
+    gh = calloc(1, sizeof *gh);
+    if (!gh)
+        return NULL;
+    gh->hub = h;
+    gh->game = g;
+    gh->t = net_timer_new(env_timer_cb, gh);
+    if (!gh->t) {
+        free(gh);
+        return NULL;
+    }
+    game_set_user(g, gh);
+    return gh;
+}
+
+static void host_free(struct game_host *gh)
+{
+    if (gh) {
+        net_timer_free(gh->t);
+        free(gh);
+    }
+}
+
+/* g is no longer an open invitation: its address may create another. */
+static void invite_closed(struct hub *h, struct game *g)
+{
+    struct game_host *gh = game_user(g);
+    struct addr *a;
+
+    if (!gh || !gh->invite_ip[0])
+        return;
+    a = table_get(&h->addrs, gh->invite_ip);
+    if (a && a->invites > 0)
+        a->invites--;
+    gh->invite_ip[0] = '\0';
+}
 
 static void env_arm(void *ctx, struct game *g, int64_t at)
 {
-    struct game_timer *gt = game_user(g);
+    struct game_host *gh = game_user(g);
 
-    if (!gt) {
+    if (!gh) {
         if (at == CLOCK_NEVER)
             return;
-        gt = calloc(1, sizeof *gt);
-        if (!gt)
+        gh = host_get(ctx, g);
+        if (!gh)
             return;
-        gt->hub = ctx;
-        gt->game = g;
-        gt->t = net_timer_new(env_timer_cb, gt);
-        if (!gt->t) {
-            free(gt);
-            return;
-        }
-        game_set_user(g, gt);
     }
-    net_timer_arm(gt->t, at);
+    net_timer_arm(gh->t, at);
 }
 
 static void env_timer_cb(void *arg)
 {
-    struct game_timer *gt = arg;
+    struct game_host *gh = arg;
 
-    game_on_timer(gt->game, net_now_ms());
+    game_on_timer(gh->game, net_now_ms());
 }
 
 static uint64_t env_put_game(void *ctx, const struct store_game *row)
@@ -309,9 +422,12 @@ static void env_ended(void *ctx, struct game *g)
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
     metrics_finished(&h->metrics, game_reason(g));
+    invite_closed(h, g);
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));
         if (p) {
+            /* nothing more is broadcast: the fan may go with p */
+            game_unsubscribe(g, &p->fan);
             player_drop_game(p, g);
             player_release(h, p);
         }
@@ -320,13 +436,8 @@ static void env_ended(void *ctx, struct game *g)
 
 static void game_destroy(struct hub *h, struct game *g)
 {
-    struct game_timer *gt = game_user(g);
-
     table_del(&h->games, game_gid(g));
-    if (gt) {
-        net_timer_free(gt->t);
-        free(gt);
-    }
+    host_free(game_user(g));
     game_free(g);
 }
 
@@ -360,6 +471,42 @@ void hub_wake(struct hub *h)
 
 /* ---- hub --------------------------------------------------------------- */
 
+/* Every LIMIT_SWEEP_MS: forgets the addresses that have nothing to
+ * remember (no open invitation, a full guest bucket), and queues a pass
+ * of the purge of guests that never played, keeping every player in
+ * memory (connected, or seated in a live game). */
+static void sweep(void *arg)
+{
+    struct hub *h = arg;
+    int64_t now = net_now_ms();
+    const char **keep;
+    size_t n = 0;
+    uint64_t seq;
+
+    net_timer_arm(h->sweep, now + LIMIT_SWEEP_MS);
+    for (size_t i = 0; i < h->addrs.cap; i++) {
+        struct addr *a = h->addrs.slots[i].value;
+        if (a && !a->invites
+            && (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
+            free(table_del(&h->addrs, a->ip));
+    }
+    if (h->shutting_down)
+        return;
+    keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
+    if (!keep)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        if (p)
+            keep[n++] = p->pid;
+    }
+    seq = store_purge_guests(h->store,
+                             net_wall_ms() - LIMIT_GUEST_UNPLAYED_MS, keep, n);
+    if (seq)
+        h->purge_seq = seq;
+    free(keep);
+}
+
 struct hub *hub_new(struct store *st, const struct hub_config *cfg)
 {
     struct hub *h = calloc(1, sizeof *h);
@@ -377,17 +524,27 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         h->cfg.msg_rate_per_s = LIMIT_MSG_RATE_PER_S;
     if (h->cfg.msg_burst <= 0)
         h->cfg.msg_burst = LIMIT_MSG_BURST;
+    if (h->cfg.max_games_per_player <= 0)
+        h->cfg.max_games_per_player = LIMIT_GAMES_PER_PLAYER;
+    if (h->cfg.max_invites_per_ip <= 0)
+        h->cfg.max_invites_per_ip = LIMIT_INVITES_PER_IP;
+    if (h->cfg.guests_per_ip_per_min <= 0)
+        h->cfg.guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
     h->lobby = lobby_new();
     h->verdicts = verdicts_start(net_wake);
-    if (!h->lobby || !h->verdicts) {
+    h->sweep = net_timer_new(sweep, h);
+    if (!h->lobby || !h->verdicts || !h->sweep) {
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
+        net_timer_free(h->sweep);
         free(h);
         return NULL;
     }
+    net_timer_arm(h->sweep, net_now_ms() + LIMIT_SWEEP_MS);
     table_init(&h->games);
     table_init(&h->players);
     table_init(&h->tokens);
+    table_init(&h->addrs);
     h->env = (struct game_env){
         .ctx = h,
         .grace_ms = cfg->grace_ms,
@@ -410,17 +567,16 @@ void hub_free(struct hub *h)
     if (!h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
+    net_timer_free(h->sweep);
     for (size_t i = 0; i < h->games.cap; i++) {
         struct table_slot *sl = &h->games.slots[i];
         if (sl->value) {
-            struct game_timer *gt = game_user(sl->value);
-            if (gt) {
-                net_timer_free(gt->t);
-                free(gt);
-            }
+            host_free(game_user(sl->value));
             game_free(sl->value);
         }
     }
+    for (size_t i = 0; i < h->addrs.cap; i++)
+        free(h->addrs.slots[i].value);
     for (size_t i = 0; i < h->players.cap; i++) {
         struct player *p = h->players.slots[i].value;
         if (p) {
@@ -432,6 +588,7 @@ void hub_free(struct hub *h)
     table_clear(&h->games);
     table_clear(&h->players);
     table_clear(&h->tokens);
+    table_clear(&h->addrs);
     lobby_free(h->lobby);
     free(h);
 }
@@ -464,8 +621,8 @@ static int restore_one(void *arg, const struct store_game *row,
         if (!pid[0])
             continue;
         p = player_get(h, pid, game_seat_name(g, c));
-        if (p)
-            player_add_game(p, g);
+        if (p && player_add_game(p, g) == 0)
+            game_subscribe(g, &p->fan, (enum game_role)c);
     }
     rc->n++;
     return 0;
@@ -603,16 +760,11 @@ void session_free(struct session *s, int64_t now)
                     p->conns[i] = p->conns[--p->nconns];
                     break;
                 }
-        free(s->subs);
+        watch_clear(h, s); /* (tells no one: a spectator) */
         free(s);
         return;
     }
-    for (size_t i = 0; i < s->nsubs; i++) {
-        struct game *g = table_get(&h->games, s->subs[i]);
-        if (g)
-            game_unsubscribe(g, s);
-    }
-    free(s->subs);
+    watch_clear(h, s);
     if (p) {
         for (size_t i = 0; i < p->nconns; i++)
             if (p->conns[i] == s) {
@@ -657,7 +809,7 @@ static bool bucket_take(struct bucket *b, double rate, double burst,
 /* Sorts a player's games oldest first, stably: games created in the same
  * millisecond keep the order in which the player got them (creation
  * order), not an order of their random GIDs. n is at most
- * LIMIT_GAMES_PER_PLAYER. */
+ * max_games_per_player (or what a restart restored). */
 static void sort_created(struct game **gs, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -713,6 +865,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
     }
     if (m->token[0]) {
         struct store_player sp;
+        uint64_t seq = 0;
         int rc;
         ids_token_hash(m->token, hash);
         hex(hash, 32, key);
@@ -729,15 +882,20 @@ static void do_hello(struct session *s, const struct proto_msg *m,
             if (!p)
                 return;
             player_set_token(h, p, hash);
+            /* A guest purge queued before p was in memory may delete the
+             * row just read: put it back, behind the purge. */
+            if (h->purge_seq > store_committed(h->store))
+                seq = store_put_player(h->store, &sp);
         }
         bool was_gone = p->nconns == 0;
-        if (attach(s, p) < 0)
+        if (attach(s, p) < 0) {
+            player_release(h, p);
             return;
-        welcome(s, m->token, &m->id, 0);
+        }
+        /* subscribed to p's games from here on, through p->fan */
+        welcome(s, m->token, &m->id, seq);
         size_t n;
         struct game **gs = games_snapshot(p, &n);
-        for (size_t i = 0; i < n; i++)
-            sub_add(s, gs[i], (enum game_role)game_color_of(gs[i], p->pid));
         for (size_t i = 0; was_gone && i < n; i++)
             if (table_get(&h->games, game_gid(gs[i])) == gs[i])
                 game_player_back(gs[i], game_color_of(gs[i], p->pid), now);
@@ -749,6 +907,13 @@ static void do_hello(struct session *s, const struct proto_msg *m,
     struct store_player sp;
     char token[2 * LIMIT_TOKEN_BYTES];
     uint64_t seq;
+    struct addr *a = addr_get(h, net_conn_ip(s->conn));
+    if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
+                          h->cfg.guests_per_ip_per_min, now)) {
+        send_error(s, PROTO_RATE_LIMITED, "too many new players from your "
+                   "address; try again in a minute", &m->id);
+        return;
+    }
     memset(&sp, 0, sizeof sp);
     if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0
         || ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
@@ -813,6 +978,27 @@ static struct game *start_game(struct hub *h, const struct clock_spec *clock,
     return g;
 }
 
+/* True when p may not take one more live game, open invitation or seek
+ * (sends too_many_games then). A new seek replaces p's open one, so a
+ * seek counts only the games. */
+static bool player_full(struct session *s, bool seek,
+                        const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    size_t held = p->ngames;
+    char msg[96];
+
+    if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player)
+        held += (size_t)lobby_has(h->lobby, p->pid);
+    if (held < (size_t)h->cfg.max_games_per_player)
+        return false;
+    snprintf(msg, sizeof msg, "you hold %d live games, invitations and "
+             "seeks: the most there may be", h->cfg.max_games_per_player);
+    send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
+    return true;
+}
+
 static void do_seek(struct session *s, const struct proto_msg *m,
                     int64_t now)
 {
@@ -821,6 +1007,8 @@ static void do_seek(struct session *s, const struct proto_msg *m,
     struct board start;
     int color, rc;
 
+    if (player_full(s, true, &m->id))
+        return;
     memset(&seek, 0, sizeof seek);
     ids_random(seek.sid, LIMIT_SID_BYTES);
     snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
@@ -850,23 +1038,38 @@ static void do_seek(struct session *s, const struct proto_msg *m,
 static void do_invite(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
+    struct hub *h = s->hub;
     struct game_seat_init seats[2] = {{NULL, NULL}, {NULL, NULL}};
     struct board start;
     struct game *g;
+    struct game_host *gh;
+    struct addr *a;
     int color = m->color == PROTO_WHITE   ? 0
               : m->color == PROTO_BLACK ? 1
                                         : (int)(ids_random_byte() & 1);
 
+    if (player_full(s, false, &m->id))
+        return;
+    a = addr_get(h, net_conn_ip(s->conn));
+    if (a && a->invites >= h->cfg.max_invites_per_ip) {
+        send_error(s, PROTO_TOO_MANY_GAMES, "too many open invitations "
+                   "from your address", &m->id);
+        return;
+    }
     if (m->fen[0])
         start = m->start;
     else
         board_from_fen(&start, FEN_START);
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    g = start_game(s->hub, &m->clock, &start, seats, s->player->pid, now);
+    g = start_game(h, &m->clock, &start, seats, s->player->pid, now);
     if (!g) {
         send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
                    &m->id);
         return;
+    }
+    if (a && (gh = host_get(h, g)) != NULL) {
+        snprintf(gh->invite_ip, sizeof gh->invite_ip, "%s", a->ip);
+        a->invites++;
     }
     send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
 }
@@ -900,10 +1103,20 @@ static void do_join(struct session *s, struct game *g,
 {
     struct proto_error err;
 
+    /* too_many_games only where the join would otherwise succeed, after
+     * the checks of game_join that come first in the protocol's order */
+    if (s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) {
+        game_tick(g, now);
+        if (game_status(g) == GAME_WAITING
+            && strcmp(game_creator(g), s->player->pid)
+            && player_full(s, false, &m->id))
+            return;
+    }
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
         send_error(s, err.code, err.msg, &m->id);
         return;
     }
+    invite_closed(s->hub, g);
     player_add_game(s->player, g);
     subscribe_players(s->hub, g);
     game_announce_start(g, now);
@@ -918,10 +1131,9 @@ static void do_state(struct session *s, const struct proto_msg *m,
     int found;
 
     if (g) {
-        if (watch && !game_is_subscribed(g, s)) {
-            int c = game_color_of(g, s->player->pid);
-            sub_add(s, g, c < 0 ? GAME_SPECTATOR : (enum game_role)c);
-        }
+        /* a player's connections get the game through the player's fan */
+        if (watch && game_color_of(g, s->player->pid) < 0)
+            watch_add(s, g);
         game_send_state(g, s, &m->id, now);
         return;
     }
@@ -968,8 +1180,8 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
         break;
     case PROTO_T_LEAVE:
         rc = game_leave(g, pid, s, now, &err);
-        if (!game_is_subscribed(g, s))
-            sub_drop(s, g);
+        if (game_color_of(g, pid) < 0)
+            watch_drop(s, g);
         break;
     case PROTO_T_ABORT:
         rc = game_abort(g, pid, now, &err);
@@ -1031,7 +1243,7 @@ static void dispatch(struct session *s, const struct proto_msg *m,
                 <= 0)
                 send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
         } else if (game_color_of(g, s->player->pid) < 0) {
-            sub_drop(s, g);
+            watch_drop(s, g);
         }
         break;
     }

@@ -32,6 +32,9 @@ struct hub_config {
     /* Token buckets per connection (0: the defaults of tunables.h). */
     int move_rate_per_s, move_burst;  /* move messages */
     int msg_rate_per_s, msg_burst;    /* every other message */
+    int max_games_per_player;  /* live games + invitations + seek */
+    int max_invites_per_ip;    /* open invitations from one address */
+    int guests_per_ip_per_min; /* new guests from one address */
 };
 
 /* Creates the hub over an open store (not owned). NULL when out of

@@ -73,8 +73,11 @@
 #define STORE_CLOSE_RETRIES 20
 #define STORE_CHECKPOINT_MS 200
 #define STORE_WAL_RESTART_FRAMES 4096
+/* STORE_PURGE_BATCH: players one purge op examines (store_purge_guests),
+ * so that one op holds the writer for a few milliseconds at most. */
+#define STORE_PURGE_BATCH 1000
 
-enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH };
+enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH, OP_PURGE };
 
 /* One queued write, owned by the queue until the writer frees it. */
 struct op {
@@ -87,8 +90,13 @@ struct op {
             char gid[33];
             struct store_move m;
         } move;
+        struct {
+            int64_t before_ms;
+            size_t n_keep;
+        } purge;
     } u;
     char *pgn; /* OP_FINISH only, owned */
+    char (*keep)[33]; /* OP_PURGE only, owned, sorted by strcmp */
 };
 
 struct store {
@@ -101,6 +109,7 @@ struct store {
     /* writer statements */
     sqlite3_stmt *w_begin, *w_commit, *w_rollback;
     sqlite3_stmt *w_player, *w_game, *w_finish, *w_move, *w_beat;
+    sqlite3_stmt *w_purge_scan, *w_purge_del;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -122,6 +131,13 @@ struct store {
                                        last committed transaction */
     int wal_frames;        /* frames in the WAL after the writer's last
                               commit (its wal hook; writer thread only) */
+    /* Where the next purge op goes on (writer thread only): players are
+     * examined in (created_ms, pid) order after this key; a pass that
+     * reaches the end starts the next one at the first player it kept. */
+    int64_t purge_ms;
+    char purge_pid[33];
+    bool purge_kept;       /* a player was kept since the last restart */
+    int64_t kept_ms;       /* ... the first of them */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -246,6 +262,17 @@ static const struct stmt_def writer_stmts[] = {
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
     DEF(w_beat, "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', ?1) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+    DEF(w_purge_scan, "SELECT pid, created_ms FROM players "
+                      "WHERE (created_ms, pid) > (?1, ?2) "
+                      "AND created_ms < ?3 ORDER BY created_ms, pid "
+                      "LIMIT ?4"),
+    DEF(w_purge_del, "DELETE FROM players WHERE pid = ?1 "
+                     "AND NOT EXISTS (SELECT 1 FROM games "
+                     "WHERE white_pid = ?1) "
+                     "AND NOT EXISTS (SELECT 1 FROM games "
+                     "WHERE black_pid = ?1) "
+                     "AND NOT EXISTS (SELECT 1 FROM games "
+                     "WHERE creator_pid = ?1)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -437,6 +464,78 @@ static int bind_game(sqlite3_stmt *st, const struct store_game *g,
     return rc;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/*
+ * One pass of the guest purge, inside the open transaction: examines up
+ * to STORE_PURGE_BATCH players created before op's before_ms, after the
+ * last pass's key, and deletes each that no game names (as a seat or as
+ * creator) and that is not in op's keep list. SQLITE_DONE, or the failing
+ * step's code.
+ */
+static int apply_purge(struct store *s, const struct op *op)
+{
+    struct row {
+        char pid[33];
+        int64_t ms;
+    } *rows = malloc(STORE_PURGE_BATCH * sizeof *rows);
+    sqlite3_stmt *st = s->w_purge_scan;
+    size_t n = 0;
+    int rc;
+
+    if (!rows)
+        return SQLITE_NOMEM;
+    sqlite3_bind_int64(st, 1, s->purge_ms);
+    sqlite3_bind_text(st, 2, s->purge_pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, op->u.purge.before_ms);
+    sqlite3_bind_int(st, 4, STORE_PURGE_BATCH);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < STORE_PURGE_BATCH) {
+        col_str(st, 0, rows[n].pid, sizeof rows[n].pid);
+        rows[n++].ms = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        free(rows);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (op->keep && bsearch(rows[i].pid, op->keep, op->u.purge.n_keep,
+                                sizeof *op->keep, cmp_pid)) {
+            if (!s->purge_kept) {
+                s->purge_kept = true;
+                s->kept_ms = rows[i].ms;
+            }
+            continue;
+        }
+        sqlite3_bind_text(s->w_purge_del, 1, rows[i].pid, -1,
+                          SQLITE_STATIC);
+        rc = step_once(s->w_purge_del);
+        sqlite3_clear_bindings(s->w_purge_del);
+        if (rc != SQLITE_DONE) {
+            free(rows);
+            return rc;
+        }
+    }
+    if (n == STORE_PURGE_BATCH) {
+        s->purge_ms = rows[n - 1].ms;
+        copy_str(s->purge_pid, sizeof s->purge_pid, rows[n - 1].pid);
+    } else if (s->purge_kept) {
+        /* the end: start again (just) before the first player kept */
+        s->purge_ms = s->kept_ms - 1;
+        s->purge_pid[0] = '\0';
+        s->purge_kept = false;
+    } else if (n > 0) {
+        s->purge_ms = rows[n - 1].ms;
+        copy_str(s->purge_pid, sizeof s->purge_pid, rows[n - 1].pid);
+    }
+    free(rows);
+    return SQLITE_DONE;
+}
+
 /* Applies one op inside the open transaction: the step's result code. */
 static int apply_op(struct store *s, const struct op *op)
 {
@@ -444,6 +543,8 @@ static int apply_op(struct store *s, const struct op *op)
     int rc = SQLITE_OK;
 
     switch (op->kind) {
+    case OP_PURGE:
+        return apply_purge(s, op);
     case OP_PLAYER:
         st = s->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);
@@ -500,7 +601,8 @@ static bool op_error(int rc)
 
 static const char *op_name(enum op_kind k)
 {
-    static const char *const names[] = {"player", "game", "move", "finish"};
+    static const char *const names[] = {"player", "game", "move", "finish",
+                                        "purge"};
     return names[k];
 }
 
@@ -544,6 +646,7 @@ static void op_free(struct op *op)
 {
     if (op) {
         free(op->pgn);
+        free(op->keep);
         free(op);
     }
 }
@@ -1018,6 +1121,30 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
         return 0;
     }
     copy_str(op->u.game.status, sizeof op->u.game.status, "ended");
+    return enqueue(s, op);
+}
+
+uint64_t store_purge_guests(struct store *s, int64_t before_ms,
+                            const char *const *keep, size_t n_keep)
+{
+    struct op *op;
+
+    if (!s || (n_keep && !keep))
+        return 0;
+    if (!(op = op_new(OP_PURGE)))
+        return 0;
+    op->u.purge.before_ms = before_ms;
+    op->u.purge.n_keep = n_keep;
+    if (n_keep) {
+        op->keep = malloc(n_keep * sizeof *op->keep);
+        if (!op->keep) {
+            op_free(op);
+            return 0;
+        }
+        for (size_t i = 0; i < n_keep; i++)
+            copy_str(op->keep[i], sizeof op->keep[i], keep[i]);
+        qsort(op->keep, n_keep, sizeof *op->keep, cmp_pid);
+    }
     return enqueue(s, op);
 }
 

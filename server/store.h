@@ -96,6 +96,20 @@ uint64_t store_put_move(struct store *s, const char *gid,
 uint64_t store_finish_game(struct store *s, const struct store_game *g,
                            const char *pgn);
 
+/*
+ * Queues one pass of the purge of guests that never played: players
+ * created before before_ms (Unix ms) that no game names, as a seat or as
+ * its creator, and whose pid is not in keep (n_keep pids, copied; the
+ * caller lists the players it holds in memory, so none of them loses its
+ * row under it). Ops are applied in order, so a game queued before the
+ * purge protects its players. One pass examines at most a batch of
+ * players (a thousand), going on where the previous pass stopped and
+ * starting over at the first player kept once it reaches the end; call it
+ * periodically. Returns the sequence number, 0 when the queue is full.
+ */
+uint64_t store_purge_guests(struct store *s, int64_t before_ms,
+                            const char *const *keep, size_t n_keep);
+
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
 /* Highest sequence number handed out (the last write queued). */

@@ -61,9 +61,28 @@
 #define LIMIT_SID_BYTES 6
 #define LIMIT_TOKEN_BYTES 32 /* 43 characters, 256 bits */
 
-/* Live games one player may hold at once: generous for correspondence
- * play, small enough that one client cannot exhaust memory. */
-#define LIMIT_GAMES_PER_PLAYER 200
+/* Defaults of the per-player and per-address limits (config.c; an
+ * operator may change them):
+ * - max_games_per_player: live games, open invitations and the open seek
+ *   one player may hold at once. Generous for correspondence play; small
+ *   enough that one client cannot fill memory and the database (an open
+ *   invitation is 6-7 KB and lives a day). More: too_many_games.
+ * - max_invites_per_ip: open invitations created from one address, by
+ *   all its players (a script can make a new guest per hundred). Room for
+ *   a household or office behind one NAT address.
+ * - guests_per_ip_per_min: new guests (hello without a token) one address
+ *   may create a minute (a token bucket: that many at once, refilled over
+ *   a minute). A person creates one per browser; more: rate_limited. */
+#define LIMIT_GAMES_PER_PLAYER 100
+#define LIMIT_INVITES_PER_IP 500
+#define LIMIT_GUESTS_PER_IP_PER_MIN 30
+
+/* A guest that never played (no game names it: seat, creator, any status)
+ * is deleted from the database this long after its creation, unless it
+ * is connected or has a live game then. Checked every LIMIT_SWEEP_MS,
+ * which also forgets idle addresses' counters. */
+#define LIMIT_GUEST_UNPLAYED_MS (24LL * 3600 * 1000)
+#define LIMIT_SWEEP_MS (10LL * 1000)
 
 /* /healthz fails when the store's writer has committed nothing (not even
  * its once-a-second heartbeat) for this long: the database refuses writes

@@ -176,6 +176,8 @@ export class GameView {
         g.claimable = !!msg.claimable;
         g.claimMoves = msg.claim_moves || [];
         g.pendingMove = null;
+        if (mover === g.you)
+            g.offerDeclined = false; // the server allows a new offer now
         if (g.status === 'waiting')
             g.status = 'started';
         this.ctx.announce(`${W.colorName(mover)} played ${msg.san}`);
@@ -240,8 +242,11 @@ export class GameView {
         const mine = g.you && (msg.color ? msg.color !== g.you
             : g.drawOffer === g.you);
         g.drawOffer = null;
-        if (mine)
+        if (mine) {
+            // The server takes no new offer before a move of ours.
+            g.offerDeclined = true;
             this.ctx.toast('Your draw offer was declined.', 'info');
+        }
         this.render();
         return true;
     }
@@ -590,7 +595,7 @@ export class GameView {
         $('draw-btn').hidden = !showDraw;
         if (showDraw) {
             const mine = g.drawOffer === g.you;
-            $('draw-btn').disabled = mine;
+            $('draw-btn').disabled = mine || !!g.offerDeclined;
             $('draw-btn').textContent = mine ? 'Draw offered' : 'Offer draw';
         }
         $('claim-btn').hidden = !(started && player && g.claimable &&

@@ -156,6 +156,8 @@ const ERRORS = {
     abort_not_allowed: 'Too late to abort: both sides have moved.',
     no_seek: 'You are not looking for a game.',
     rate_limited: 'Slow down: too many requests in a short time.',
+    too_many_games: 'You have too many games, invitations and seeks open: ' +
+                    'finish or cancel some first.',
 };
 
 // A short human sentence for a server error; for the codes whose server

@@ -57,8 +57,13 @@ def free_port():
 
 
 class Server:
+    # Tests create a new guest per client, hundreds a second from
+    # 127.0.0.1: far more than the server lets one address create (its
+    # guests_per_ip_per_min); tests of that limit pass their own.
+    GUESTS_PER_IP_PER_MIN = 10000000
+
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
-                 extra=()):
+                 extra=(), guests_per_ip_per_min=GUESTS_PER_IP_PER_MIN):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-it-")
         self.db = os.path.join(self.dir, "db", "chess.db")
@@ -67,6 +72,7 @@ class Server:
         with open(os.path.join(self.web, "index.html"), "w") as f:
             f.write("<!doctype html><title>chess test page</title>\n")
         self.grace_s, self.first_move_s = grace_s, first_move_s
+        self.guests_per_ip_per_min = guests_per_ip_per_min
         self.extra = list(extra)
         self.proc = None
         self.start()
@@ -92,7 +98,9 @@ class Server:
             wrapper + [SERVER, "--listen", "127.0.0.1",
              "--port", str(self.port), "--db", self.db,
              "--web", self.web, "--grace-s", str(self.grace_s),
-             "--first-move-s", str(self.first_move_s)] + self.extra,
+             "--first-move-s", str(self.first_move_s),
+             "--guests-per-ip-per-min", str(self.guests_per_ip_per_min)]
+            + self.extra,
             stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:

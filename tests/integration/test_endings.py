@@ -137,13 +137,22 @@ class EndingsTest(ServerTest):
         self.assertEqual(d["color"], "black")
         b.send({"t": "draw_accept", "game": gid})
         b.expect_error("no_draw_offer")
+        # declined: white offers again only after a move of its own
+        w.send({"t": "draw_offer", "game": gid})
+        w.expect_error("rate_limited")
+        self.play(w, b, gid, "e2e4 e7e5")
         # an offer survives the offerer's move, lapses on the opponent's
         w.send({"t": "draw_offer", "game": gid})
         b.expect("draw_offered", game=gid)
-        w.move(gid, "e2e4", 0)
-        self.assertEqual(b.expect("moved", ply=1)["draw_offer"], "white")
-        b.move(gid, "e7e5", 1)
-        self.assertIsNone(w.expect("moved", ply=2)["draw_offer"])
+        # repeating it while it is pending does nothing at all
+        w.send({"t": "draw_offer", "game": gid})
+        w.request({"t": "ping"}, "pong")
+        b.request({"t": "ping"}, "pong")  # behind any draw_offered
+        self.assertNotIn("draw_offered", [m["t"] for m in b.backlog])
+        w.move(gid, "g1f3", 2)
+        self.assertEqual(b.expect("moved", ply=3)["draw_offer"], "white")
+        b.move(gid, "b8c6", 3)
+        self.assertIsNone(w.expect("moved", ply=4)["draw_offer"])
         b.send({"t": "draw_accept", "game": gid})
         b.expect_error("no_draw_offer")
         w.send({"t": "draw_offer", "game": gid})

@@ -35,12 +35,16 @@ class Closed(Exception):
 
 class WebSocket:
     def __init__(self, host, port, path="/ws", protocol=None, timeout=5.0,
-                 rcvbuf=None, headers=None, ssl_context=None):
+                 rcvbuf=None, headers=None, ssl_context=None, source=None):
         """headers: extra handshake headers (e.g. Origin); ssl_context: an
-        ssl.SSLContext to speak wss (TLS) instead of ws."""
+        ssl.SSLContext to speak wss (TLS) instead of ws; source: the local
+        address to connect from (e.g. "127.0.0.2", another client
+        address on loopback)."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        if source:
+            self.sock.bind((source, 0))
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
         if ssl_context is not None:

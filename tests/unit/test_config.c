@@ -69,6 +69,9 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.max_connections_per_ip, 256);
     ck_assert_int_eq(cfg.move_rate_per_s, 10);
     ck_assert_int_eq(cfg.msg_burst, 60);
+    ck_assert_int_eq(cfg.max_games_per_player, 100);
+    ck_assert_int_eq(cfg.max_invites_per_ip, 500);
+    ck_assert_int_eq(cfg.guests_per_ip_per_min, 30);
     ck_assert_int_eq(cfg.ping_interval_s, 30);
     ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
@@ -92,6 +95,8 @@ START_TEST(every_key)
              " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
              " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
              " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
+             " \"max_games_per_player\": 12, \"max_invites_per_ip\": 34,\n"
+             " \"guests_per_ip_per_min\": 56,\n"
              " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
              " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
              cert, key, dir);
@@ -114,6 +119,9 @@ START_TEST(every_key)
     ck_assert_int_eq(cfg.move_burst, 8);
     ck_assert_int_eq(cfg.msg_rate_per_s, 7);
     ck_assert_int_eq(cfg.msg_burst, 9);
+    ck_assert_int_eq(cfg.max_games_per_player, 12);
+    ck_assert_int_eq(cfg.max_invites_per_ip, 34);
+    ck_assert_int_eq(cfg.guests_per_ip_per_min, 56);
     ck_assert_int_eq(cfg.ping_interval_s, 4);
     ck_assert_int_eq(cfg.ping_timeout_s, 11);
     ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
@@ -193,6 +201,15 @@ START_TEST(bad_values)
         {"{\"http_redirect_port\": -1}", "'http_redirect_port'", "0 to"},
         {"{\"max_connections\": 0}", "'max_connections'", "not 0"},
         {"{\"move_burst\": 0}", "'move_burst'", "not 0"},
+        {"{\"max_games_per_player\": 0}", "'max_games_per_player'",
+         "from 1 to 100000, not 0"},
+        {"{\"max_games_per_player\": 100001}", "'max_games_per_player'",
+         "not 100001"},
+        {"{\"max_invites_per_ip\": 0}", "'max_invites_per_ip'", "not 0"},
+        {"{\"max_invites_per_ip\": \"9\"}", "'max_invites_per_ip'",
+         "not a string"},
+        {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",
+         "not -5"},
         {"{\"ping_interval_s\": 0}", "'ping_interval_s'", "1 to 3600"},
         {"{\"ping_timeout_s\": 1}", "'ping_timeout_s'", "2 to 7200"},
         {"{\"ping_timeout_s\": 7201}", "'ping_timeout_s'", "not 7201"},
@@ -294,6 +311,20 @@ START_TEST(load_file_and_override)
     ck_assert_int_eq(config_set_text(&cfg, "log_level", "warn", err,
                                      sizeof err), 0);
     ck_assert_int_eq(cfg.log_level, LOG_WARN);
+    /* the limits' flags (--max-games-per-player ...) */
+    ck_assert_int_eq(config_set_text(&cfg, "max_games_per_player", "7", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(config_set_text(&cfg, "max_invites_per_ip", "8", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(config_set_text(&cfg, "guests_per_ip_per_min", "9",
+                                     err, sizeof err), 0);
+    ck_assert_int_eq(cfg.max_games_per_player, 7);
+    ck_assert_int_eq(cfg.max_invites_per_ip, 8);
+    ck_assert_int_eq(cfg.guests_per_ip_per_min, 9);
+    ck_assert_int_eq(config_set_text(&cfg, "guests_per_ip_per_min", "0",
+                                     err, sizeof err), -1);
+    err_has("from 1 to", NULL);
+    ck_assert_int_eq(cfg.guests_per_ip_per_min, 9);
 }
 END_TEST
 

@@ -25,6 +25,7 @@ struct fake {
     struct store_move moves[32];
     int nmoves;
     struct store_game last_row;
+    int rows;             /* put_game calls that were stored */
     int finished, ended, expired;
     int asked;            /* ask_verdict calls */
     int asked_color;
@@ -60,6 +61,7 @@ static uint64_t f_put_game(void *ctx, const struct store_game *row)
     if (F.full)
         return 0;
     F.last_row = *row;
+    F.rows++;
     return ++F.next_seq;
 }
 
@@ -476,6 +478,50 @@ START_TEST(join_starts_and_arms_first_move)
 }
 END_TEST
 
+/* A repeated offer while one's own is pending changes nothing (no row,
+ * no message); after a decline the same player may offer again only
+ * once it has moved. The opponent's offer is unaffected. */
+START_TEST(draw_offers_are_not_repeated)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    move_ok(g, "pw", "e2e4", 0, 10);
+    move_ok(g, "pb", "e7e5", 1, 20);
+    ck_assert_int_eq(game_draw_offer(g, "pw", 30, &e), 0);
+    int rows = F.rows, n = F.n;
+    ck_assert_int_eq(n, 9); /* 3 x (2 moved + draw_offered) */
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(game_draw_offer(g, "pw", 40 + i, &e), 0);
+    ck_assert_int_eq(F.rows, rows);
+    ck_assert_int_eq(F.n, n);
+    ck_assert_str_eq(F.last_row.draw_offer, "white");
+
+    ck_assert_int_eq(game_draw_decline(g, "pb", 200, &e), 0);
+    rows = F.rows;
+    n = F.n;
+    /* declined: white may not offer again before moving */
+    ck_assert_int_eq(game_draw_offer(g, "pw", 210, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_RATE_LIMITED);
+    ck_assert_int_eq(F.rows, rows);
+    ck_assert_int_eq(F.n, n);
+    /* black's move does not lift it; black may offer, white accepts */
+    move_ok(g, "pw", "g1f3", 2, 220);
+    ck_assert_int_eq(game_draw_offer(g, "pw", 230, &e), 0);
+    ck_assert_str_eq(F.last_row.draw_offer, "white");
+    ck_assert_int_eq(game_draw_decline(g, "pb", 240, &e), 0);
+    move_ok(g, "pb", "b8c6", 3, 250);
+    ck_assert_int_eq(game_draw_offer(g, "pw", 260, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_RATE_LIMITED);
+    ck_assert_int_eq(game_draw_offer(g, "pb", 270, &e), 0);
+    ck_assert_int_eq(game_draw_offer(g, "pw", 280, &e), 0);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    ck_assert_str_eq(game_reason(g), "agreement");
+    game_free(g);
+    reset();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("game");
@@ -491,6 +537,7 @@ int main(void)
     tcase_add_test(tc, claims);
     tcase_add_test(tc, invitation_expires_after_a_day);
     tcase_add_test(tc, join_starts_and_arms_first_move);
+    tcase_add_test(tc, draw_offers_are_not_repeated);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -102,9 +102,13 @@ START_TEST(cancel_and_drop_owner)
     lobby_seek(l, &s, 0, &m, &color);
     s = mk("c", "p3", &conn1, &rapid, PROTO_WHITE);
     ck_assert_int_eq(lobby_seek(l, &s, 0, &m, &color), 1); /* pairs b */
+    ck_assert_int_eq(lobby_has(l, "p1"), 1);
+    ck_assert_int_eq(lobby_has(l, "p2"), 0); /* paired: gone */
+    ck_assert_int_eq(lobby_has(l, "p3"), 0); /* paired at once */
     ck_assert_int_eq(lobby_cancel(l, "p9"), 0);
     ck_assert_int_eq(lobby_cancel(l, "p1"), 1);
     ck_assert_int_eq(lobby_cancel(l, "p1"), 0);
+    ck_assert_int_eq(lobby_has(l, "p1"), 0);
     s = mk("d", "p4", &conn2, &blitz, PROTO_RANDOM);
     lobby_seek(l, &s, 0, &m, &color);
     s = mk("e", "p5", &conn2, &rapid, PROTO_RANDOM);

@@ -833,6 +833,86 @@ START_TEST(wal_starts_over_under_steady_writes)
 }
 END_TEST
 
+/* A gameless player created at ms. */
+static void put_guest(struct store *s, const char *pid, int64_t ms,
+                      uint8_t hash_byte)
+{
+    static unsigned n;
+    struct store_player p = player(pid, pid, hash_byte);
+    p.token_hash[31] = (uint8_t)n; /* unique */
+    p.token_hash[30] = (uint8_t)(n++ >> 8);
+    p.created_ms = ms;
+    ck_assert_uint_gt(store_put_player(s, &p), 0);
+}
+
+static int exists(struct store *s, const char *pid)
+{
+    struct store_player out;
+    return store_find_player(s, pid, &out) == 1;
+}
+
+/* The purge of guests that never played, with the time passed in: only
+ * players created before the cutoff go, and only when no game names them
+ * (seat or creator, any status, also a game queued just before the
+ * purge) and the caller does not hold them; a player kept is examined
+ * again once a pass reaches the end; each pass examines a bounded batch
+ * and the next goes on from there. */
+START_TEST(purge_deletes_only_old_guests_that_never_played)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    const int64_t day = 86400000, now = 1800000000000;
+    const char *keep[] = {"held"};
+    struct store_game g;
+
+    put_guest(s, "idle", now - day - 1, 1);
+    put_guest(s, "inviter", now - day - 2, 2);
+    put_guest(s, "black", now - day - 3, 3);
+    put_guest(s, "loser", now - day - 4, 4);
+    put_guest(s, "held", now - day - 5, 5);
+    put_guest(s, "late", now - day - 6, 6);
+    put_guest(s, "young", now - day + 1, 7);
+    g = game("g1", "inviter", "", "waiting", now - 10);
+    ck_assert_uint_gt(store_put_game(s, &g), 0);
+    g = game("g2", "young", "black", "started", now - 10);
+    ck_assert_uint_gt(store_put_game(s, &g), 0);
+    g = game("g3", "loser", "young", "started", now - 10);
+    end_game(&g, "*", "aborted", now - 5);
+    ck_assert_uint_gt(store_finish_game(s, &g, ""), 0);
+    g = game("g4", "late", "", "waiting", now); /* queued before it */
+    ck_assert_uint_gt(store_put_game(s, &g), 0);
+    wait_committed(s, store_purge_guests(s, now - day, keep, 1));
+    ck_assert(!exists(s, "idle"));
+    ck_assert(exists(s, "inviter"));
+    ck_assert(exists(s, "black"));
+    ck_assert(exists(s, "loser"));
+    ck_assert(exists(s, "held"));
+    ck_assert(exists(s, "late"));
+    ck_assert(exists(s, "young"));
+    /* let go of: the next pass starts over at it */
+    wait_committed(s, store_purge_guests(s, now - day, NULL, 0));
+    ck_assert(!exists(s, "held"));
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 5);
+
+    /* 2,500 idle guests, a day later: a thousand a pass */
+    for (int i = 0; i < 2500; i++) {
+        char pid[16];
+        snprintf(pid, sizeof pid, "bulk%04d", i);
+        put_guest(s, pid, now + i, (uint8_t)i);
+    }
+    wait_committed(s, store_purge_guests(s, now + 2500, NULL, 0));
+    /* (young, after where the last pass stopped, is one of the 1,000) */
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 5 + 1501);
+    wait_committed(s, store_purge_guests(s, now + 2500, NULL, 0));
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 5 + 501);
+    wait_committed(s, store_purge_guests(s, now + 2500, NULL, 0));
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 5);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM games"), 4);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -854,6 +934,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, heartbeat_is_written_while_open);
     tcase_add_test(tc, wal_starts_over_under_steady_writes);
+    tcase_add_test(tc, purge_deletes_only_old_guests_that_never_played);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,154 @@
+"""Limits on what one client can make the server hold or do (issue 11):
+live games, invitations and seeks per player, open invitations and new
+guests per address, and the cost of one player's many connections to
+everyone else. Clients on 127.0.0.2 play the attacker: another address on
+loopback, counted apart from the other clients on 127.0.0.1."""
+import sqlite3
+
+from harness import FISCHER_5_0, WAIT, FreshServerTest
+
+ATTACKER = "127.0.0.2"
+FAST = {"msg_rate_per_s": 100000, "msg_burst": 100000}
+
+
+def db_count(server, sql, *args):
+    """One number from the server's database (read beside the server:
+    WAL lets a reader in while it writes)."""
+    db = sqlite3.connect("file:%s?mode=ro" % server.db, uri=True,
+                         timeout=WAIT)
+    try:
+        return db.execute(sql, args).fetchone()[0]
+    finally:
+        db.close()
+
+
+def invite(client, color="white"):
+    return client.request({"t": "invite", "clock": FISCHER_5_0,
+                           "color": color}, "invited")["game"]
+
+
+def refused(client, msg, code):
+    err = client.request(msg, "error")
+    assert err["code"] == code, err
+    return err
+
+
+class GamesPerPlayerTest(FreshServerTest):
+    def test_the_101st_invitation_seek_or_game_is_refused(self):
+        srv = self.server(FAST)  # max_games_per_player: the default, 100
+        a, other = self.client(srv), self.client(srv)
+        gids = [invite(a) for _ in range(100)]
+        theirs = invite(other)
+        refused(a, {"t": "invite", "clock": FISCHER_5_0},
+                "too_many_games")
+        refused(a, {"t": "seek", "clock": FISCHER_5_0}, "too_many_games")
+        refused(a, {"t": "join", "game": theirs}, "too_many_games")
+        # nothing stored or changed: 100 games of a's, theirs still open
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM games WHERE "
+                                  "creator_pid = ?", a.pid), 100)
+        self.assertEqual(srv.http_json("/api/games/" + theirs)[1]["status"],
+                         "waiting")
+        back = self.client(srv, token=a.token)
+        self.assertEqual(sorted(back.games), sorted(gids))
+        # the order of checks: a game that cannot be joined says why
+        refused(a, {"t": "join", "game": gids[0]}, "own_game")
+
+        # one invitation cancelled: room for one game (here, theirs) ...
+        a.send({"t": "abort", "game": gids.pop()})
+        a.expect("game_end")
+        a.send({"t": "join", "game": theirs})
+        a.expect("game_start", game=theirs)
+        refused(a, {"t": "seek", "clock": FISCHER_5_0}, "too_many_games")
+        # ... and the seek counts: 99 games and a seek are 100
+        a.send({"t": "resign", "game": theirs})
+        a.expect("game_end", game=theirs)
+        a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        refused(a, {"t": "invite", "clock": FISCHER_5_0}, "too_many_games")
+        a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")  # replaces
+        a.request({"t": "cancel_seek"}, "seek_cancelled")
+        invite(a)
+
+    def test_invitations_from_one_address_are_capped(self):
+        srv = self.server(dict(FAST, max_invites_per_ip=20,
+                               max_games_per_player=8))
+        guests = [self.client(srv, source=ATTACKER) for _ in range(5)]
+        made = [invite(g) for g in guests[:4] for _ in range(5)]
+        self.assertEqual(len(made), 20)
+        err = refused(guests[4], {"t": "invite", "clock": FISCHER_5_0},
+                      "too_many_games")
+        self.assertIn("address", err["msg"])
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM games"), 20)
+        # another address is not affected
+        local = self.client(srv)
+        invite(local)
+        # an invitation joined or cancelled is no longer open
+        local.send({"t": "join", "game": made[0]})
+        local.expect("game_start", game=made[0])
+        invite(guests[4])
+        refused(guests[4], {"t": "invite", "clock": FISCHER_5_0},
+                "too_many_games")
+        guests[1].send({"t": "abort", "game": made[5]})  # its first
+        guests[1].expect("game_end", game=made[5])
+        invite(guests[4])
+
+
+class GuestRateTest(FreshServerTest):
+    def test_new_guests_per_address_are_metered(self):
+        srv = self.server(guests_per_ip_per_min=5)
+        made = [self.client(srv, source=ATTACKER) for _ in range(5)]
+        late = self.client(srv, hello=False, source=ATTACKER)
+        err = late.request({"t": "hello"}, "error")
+        self.assertEqual(err["code"], "rate_limited")
+        self.assertIn("address", err["msg"])
+        # still unauthenticated; nothing was stored
+        self.assertEqual(late.request({"t": "sync", "game": "x"},
+                                      "error")["code"], "unauthenticated")
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM players"), 5)
+        # a returning player is not a new guest; another address is apart
+        self.client(srv, token=made[0].token, source=ATTACKER)
+        self.client(srv)
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM players"), 6)
+
+
+class FanOutTest(FreshServerTest):
+    """A player's connections get its games' messages through one
+    subscription of the player (not one per connection): every connection,
+    also one opened after the game started, gets each message once; a
+    connection that watched an invitation before joining it is not served
+    twice."""
+
+    def count(self, client, t, **fields):
+        client.request({"t": "ping"}, "pong")  # behind anything queued
+        n = [m for m in client.backlog if m.get("t") == t and all(
+            m.get(k) == v for k, v in fields.items())]
+        client.backlog = [m for m in client.backlog if m not in n]
+        return len(n)
+
+    def test_every_connection_of_a_player_gets_each_message_once(self):
+        srv = self.server(FAST)
+        host = self.client(srv)
+        gid = invite(host, "white")
+        c1 = self.client(srv, source=ATTACKER)
+        c2 = self.client(srv, token=c1.token, source=ATTACKER)
+        c3 = self.client(srv, token=c1.token, source=ATTACKER)
+        c3.request({"t": "watch", "game": gid}, "state")
+        c1.send({"t": "join", "game": gid})
+        for c in (c1, c2, c3):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+            self.assertEqual(self.count(c, "game_start"), 0)
+            self.assertEqual(self.count(c, "state", game=gid), 0)
+        c4 = self.client(srv, token=c1.token, source=ATTACKER)
+        self.assertEqual(c4.games, [gid])
+        c3.send({"t": "unwatch", "game": gid})  # a player's: no effect
+        host.move(gid, "e2e4", 0)
+        for c in (c1, c2, c3, c4):
+            c.expect("moved", game=gid, ply=1)
+            self.assertEqual(self.count(c, "moved"), 0)
+        c2.close()
+        c4.move(gid, "e7e5", 1)
+        for c in (host, c1, c3, c4):
+            c.expect("moved", game=gid, ply=2)
+        c1.send({"t": "resign", "game": gid})
+        for c in (host, c1, c3, c4):
+            c.expect("game_end", game=gid)
