@@ -4,6 +4,7 @@
  * loopback, ephemeral ports) and asks listener_verify about them.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <check.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -146,12 +147,21 @@ START_TEST(none_or_two)
     ck_assert_int_eq(listener_verify(&w, &b, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "no listening socket"));
     /* two sockets on one port (IPv4 and IPv6-only) */
-    fd = listen_on("::1", true, &port);
-    fd2 = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    ck_assert_int_eq(bind(fd2, (struct sockaddr *)&a, sizeof a), 0);
+    /* the IPv6 port may be taken on 127.0.0.1 by another process (tests
+     * run in parallel): pick another until both binds succeed */
+    for (int tries = 0;; tries++) {
+        ck_assert_int_lt(tries, 100);
+        fd = listen_on("::1", true, &port);
+        fd2 = socket(AF_INET, SOCK_STREAM, 0);
+        a.sin_port = htons((uint16_t)port);
+        if (bind(fd2, (struct sockaddr *)&a, sizeof a) == 0)
+            break;
+        ck_assert_int_eq(errno, EADDRINUSE);
+        close(fd2);
+        close(fd);
+    }
     ck_assert_int_eq(listen(fd2, 4), 0);
     listener_parse("::1", port, &w);
     ck_assert_int_eq(listener_verify(&w, &b, err, sizeof err), -1);
