@@ -60,8 +60,12 @@ struct conn {
     size_t qbytes;
     bool closing;            /* close after the queue drains */
     bool killed;             /* cut: write nothing more */
+    bool close_sent;         /* the close frame is written */
+    bool draining;           /* half-closed: input is read and dropped */
     int close_code;
     const char *close_reason;
+    ev_io drain_io;          /* while draining: the socket readable */
+    ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
     bool in_msg;             /* a message is being reassembled */
     bool rx_binary;
     size_t rx_len;
@@ -241,6 +245,28 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         schedule_write(c);
 }
 
+/* ---- closing ----------------------------------------------------------
+ *
+ * A close the server decides on (net_close: a flood, a message too large,
+ * the planned shutdown) is staged so that the client sees everything that
+ * was due, then the close frame, then the end of the stream:
+ *
+ * 1. input is no longer read (lws's rx flow control) nor acted on;
+ * 2. the queue is written as usual, then the close frame (a raw write of
+ *    a ready frame: lws 4.1 has no public call that only writes one);
+ * 3. once lws has written all of it, the socket is half-closed
+ *    (shutdown SHUT_WR) and everything the client still sends is read
+ *    and dropped unparsed, until it closes its side or
+ *    LIMIT_CLOSE_DRAIN_MS pass;
+ * 4. only then lws closes the socket.
+ *
+ * Closing a socket with unread input makes the kernel send a reset and
+ * drop everything not yet delivered, the close frame included: that is
+ * what 3 avoids. lws's own close (lws_close_reason and returning -1)
+ * closes the descriptor at once, whatever is unread, so it is not used.
+ * Cuts (a slow reader, no pong) are not staged: nothing more can reach
+ * such a client. */
+
 void net_close(struct conn *c, int code, const char *reason)
 {
     if (c->closing || c->killed)
@@ -248,8 +274,94 @@ void net_close(struct conn *c, int code, const char *reason)
     c->closing = true;
     c->close_code = code;
     c->close_reason = reason;
+    lws_rx_flow_control(c->wsi, 0);
     if (!c->head)
         lws_callback_on_writable(c->wsi);
+}
+
+/* Writes the close frame: code and reason (at most 123 bytes). Returns
+ * lws_write's result. */
+static int write_close(struct conn *c)
+{
+    unsigned char f[LWS_PRE + 4 + 123], *p = f + LWS_PRE;
+    size_t len = strlen(c->close_reason);
+
+    if (len > 123)
+        len = 123;
+    p[0] = 0x88; /* FIN, close */
+    p[1] = (unsigned char)(2 + len);
+    p[2] = (unsigned char)(c->close_code >> 8);
+    p[3] = (unsigned char)c->close_code;
+    memcpy(p + 4, c->close_reason, len);
+    c->close_sent = true;
+    return lws_write(c->wsi, p, 4 + len, LWS_WRITE_RAW);
+}
+
+static void drain_stop(struct conn *c)
+{
+    if (!c->draining)
+        return;
+    ev_io_stop(loop, &c->drain_io);
+    ev_timer_stop(loop, &c->drain_timeout);
+    c->draining = false;
+}
+
+/* The end of the drain: lws closes the connection now (the CLOSED
+ * callback runs before this returns; c is gone after). */
+static void drain_end(struct conn *c)
+{
+    drain_stop(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+}
+
+/* Reads what the client sent and drops it; ends the drain when the
+ * client has closed (end of stream or an error). A bounded number of
+ * reads per turn of the loop, so that a flooding client cannot hold the
+ * loop. */
+static void drain_read(struct ev_loop *l, ev_io *w, int revents)
+{
+    static char sink[16384];
+    struct conn *c = lws_container_of(w, struct conn, drain_io);
+
+    (void)l;
+    (void)revents;
+    for (int i = 0; i < 4; i++) {
+        ssize_t n = recv(w->fd, sink, sizeof sink, MSG_DONTWAIT);
+
+        if (n > 0)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
+                      || errno == EINTR))
+            return;
+        drain_end(c);
+        return;
+    }
+}
+
+static void drain_expired(struct ev_loop *l, ev_timer *w, int revents)
+{
+    struct conn *c = lws_container_of(w, struct conn, drain_timeout);
+
+    (void)l;
+    (void)revents;
+    drain_end(c);
+}
+
+/* The close frame has left lws: half-close and drain. */
+static int drain_start(struct conn *c)
+{
+    int fd = lws_get_socket_fd(c->wsi);
+
+    if (fd < 0)
+        return -1;
+    shutdown(fd, SHUT_WR);
+    ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
+    ev_timer_init(&c->drain_timeout, drain_expired,
+                  LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
+    ev_io_start(loop, &c->drain_io);
+    ev_timer_start(loop, &c->drain_timeout);
+    c->draining = true;
+    return 0;
 }
 
 static int write_next(struct conn *c)
@@ -260,11 +372,13 @@ static int write_next(struct conn *c)
     if (c->killed)
         return -1;
     if (!n) {
-        if (c->closing) {
-            lws_close_reason(c->wsi, (enum lws_close_status)c->close_code,
-                             (unsigned char *)c->close_reason,
-                             strlen(c->close_reason));
-            return -1;
+        if (c->closing && !c->close_sent) {
+            if (write_close(c) < 0)
+                return -1;
+            /* the next WRITEABLE comes once lws has written it all */
+            lws_callback_on_writable(c->wsi);
+        } else if (c->close_sent && !c->draining) {
+            return drain_start(c);
         }
         return 0;
     }
@@ -678,6 +792,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_CLOSED:
         if (!c->sess)
             break;
+        drain_stop(c);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);
@@ -715,10 +830,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
             return -1;
         if (c->rx_len + len > LIMIT_MSG_BYTES) {
-            static const char why[] = "message too large";
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                             (unsigned char *)why, sizeof why - 1);
-            return -1;
+            net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                      "message too large");
+            break;
         }
         memcpy(c->rx + c->rx_len, in, len);
         c->rx_len += len;
