@@ -719,6 +719,45 @@ static int confirm_upgrade(struct lws *wsi)
     return 0;
 }
 
+/* True when the len bytes at s are UTF-8 (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF). Text messages are checked here
+ * rather than by lws (LWS_SERVER_OPTION_VALIDATE_UTF8), whose 1007 close
+ * would skip the queue and could not drain (see "closing" above). */
+static bool utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned c = p[i], min, cp;
+        size_t n;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0)
+            n = 1, min = 0x80, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0)
+            n = 2, min = 0x800, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0)
+            n = 3, min = 0x10000, cp = c & 0x07;
+        else
+            return false;
+        if (len - i <= n)
+            return false;
+        for (size_t k = 1; k <= n; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
 /* A message that arrived in one callback, NUL-terminated (the loop's one
  * buffer: lws's own is not ours to terminate). */
 static char rx_one[LIMIT_MSG_BYTES + 1];
@@ -732,6 +771,10 @@ static void on_message(struct conn *c, char *text, size_t len)
 
     if (c->rx_binary) {
         session_on_binary(c->sess, t0 / 1000);
+        return;
+    }
+    if (!utf8_valid(text, len)) {
+        net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
     type = session_on_text(c->sess, text, len, t0 / 1000);
@@ -1248,9 +1291,9 @@ int net_start(const struct config *config, char *err, size_t errlen)
     ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
-    /* UTF-8 validation is a context option: it must be given here */
+    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: see utf8_valid */
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
-        | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_LIBEV
+        | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.foreign_loops = (void **)&loop;
     context = lws_create_context(&info);
@@ -1280,8 +1323,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.pvo = &pvo;
     info.mounts = &mount_root;
     info.retry_and_idle_policy = &retry;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-        | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    info.options =
+        LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -1309,8 +1352,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.iface = iface;
         info.port = cfg->http_redirect_port;
         info.protocols = redirect_protocols;
-        info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-            | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+        info.options =
+            LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
         if (!lws_create_vhost(context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",

@@ -3,7 +3,7 @@ a client that floods (hundreds or thousands of messages in one write, or
 many maximum-size frames) gets every reply that was due, its
 `rate_limited` errors and the close frame 1008, and then the end of the
 stream (the server's half-close), never a reset; the same for a message
-too large (1009) in the middle of a flood. A reset would throw away
+too large (1009) or not UTF-8 (1007) in the middle of a flood. A reset would throw away
 everything still queued for the client, the close frame included."""
 import json
 import socket
@@ -12,18 +12,18 @@ import time
 
 from harness import (FISCHER_5_0, WAIT, Closed, FreshServerTest, ServerTest,
                      wait_until)
-from wsclient import OP_TEXT, frame
+from wsclient import OP_CONT, OP_TEXT, frame
 
 STRIKES = 20  # LIMIT_RATE_STRIKES: rate_limited errors before 1008
 
 
-def flood(c, texts):
-    """Sends texts as one write (from a thread of its own, so that a
+def flood(c, texts, head=b""):
+    """Sends head (frames) and texts as one write (from a thread of its own, so that a
     flood larger than the socket buffers cannot block the reading)
     and returns (messages received, close code or None without a close
     frame or "reset", and after the close frame: "eof", "reset" or
     "data")."""
-    data = b"".join(frame(OP_TEXT, t.encode()) for t in texts)
+    data = head + b"".join(frame(OP_TEXT, t.encode()) for t in texts)
 
     def send():
         try:
@@ -107,6 +107,37 @@ class FloodTest(ServerTest):
                          [("pong", i) for i in range(30)])
         self.client().request({"t": "ping"}, "pong")
 
+
+
+    def test_invalid_utf8_amid_a_flood_closes_1007(self):
+        c = self.client(rcvbuf=8192)
+        before = ['{"t":"ping","id":%d}' % i for i in range(30)]
+        after = ['{"t":"ping","id":%d}' % i for i in range(30, 3000)]
+        data = b"".join(frame(OP_TEXT, t.encode()) for t in before)
+        data += frame(OP_TEXT, b'{"t":"ping","id":"\xff\xfe"}')
+        msgs, code, end = flood(c, after, head=data)
+        self.assertEqual((code, end), (1007, "eof"))
+        self.assertEqual([(m["t"], m["id"]) for m in msgs],
+                         [("pong", i) for i in range(30)])
+
+    def test_utf8_is_checked_per_message(self):
+        # the server checks UTF-8 itself (RFC 3629), over the whole
+        # reassembled message
+        for bad in (b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80",
+                    b"\xf4\x90\x80\x80", b"\xf8\x88\x80\x80\x80",
+                    b"\x80", b"\xe2\x99"):
+            with self.subTest(bad=bad):
+                c = self.client()
+                c.ws.send_frame(OP_TEXT, b'{"t":"ping","id":"' + bad + b'"}')
+                self.assertEqual(c.ws.recv_close(), 1007)
+        c = self.client()
+        for good in ("\u00e9", "\u265e", "\U0001f600"):
+            text = json.dumps({"t": "ping", "id": good},
+                              ensure_ascii=False).encode()
+            cut = text.index(good.encode()) + 1  # inside the sequence
+            c.ws.send_frame(OP_TEXT, text[:cut], fin=False)
+            c.ws.send_frame(OP_CONT, text[cut:])
+            self.assertEqual(c.expect("pong")["id"], good)
 
 
 DRAIN_S = 2.0  # LIMIT_CLOSE_DRAIN_MS: how long the server reads and drops
