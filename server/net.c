@@ -247,11 +247,13 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 
 /* ---- closing ----------------------------------------------------------
  *
- * A close the server decides on (net_close: a flood, a message too large,
- * the planned shutdown) is staged so that the client sees everything that
- * was due, then the close frame, then the end of the stream:
+ * A close the server decides on (net_close: a flood, a message too large
+ * or not UTF-8, the planned shutdown) is staged so that the client sees
+ * everything that was due, then the close frame, then the end of the
+ * stream:
  *
- * 1. input is no longer read (lws's rx flow control) nor acted on;
+ * 1. what the client sends is no longer acted on, nor read (lws's rx
+ *    flow control; over TLS lws goes on reading, see below);
  * 2. the queue is written as usual, then the close frame (a raw write of
  *    a ready frame: lws 4.1 has no public call that only writes one);
  * 3. once lws has written all of it, the socket is half-closed
@@ -263,9 +265,13 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
  * Closing a socket with unread input makes the kernel send a reset and
  * drop everything not yet delivered, the close frame included: that is
  * what 3 avoids. lws's own close (lws_close_reason and returning -1)
- * closes the descriptor at once, whatever is unread, so it is not used.
- * Cuts (a slow reader, no pong) are not staged: nothing more can reach
- * such a client. */
+ * closes the descriptor at once after its close frame, whatever is
+ * unread, so it is not used. Over TLS, lws 4.1 spins on a connection
+ * whose rx flow is off while OpenSSL holds input, so there lws keeps
+ * reading (and this file ignores what it delivers) and itself closes at
+ * the client's end of stream; only the timeout is this file's. Cuts (a
+ * slow reader, no pong) are not staged: nothing more can reach such a
+ * client. */
 
 void net_close(struct conn *c, int code, const char *reason)
 {
@@ -274,7 +280,8 @@ void net_close(struct conn *c, int code, const char *reason)
     c->closing = true;
     c->close_code = code;
     c->close_reason = reason;
-    lws_rx_flow_control(c->wsi, 0);
+    if (!lws_is_ssl(c->wsi))
+        lws_rx_flow_control(c->wsi, 0);
     if (!c->head)
         lws_callback_on_writable(c->wsi);
 }
@@ -301,7 +308,8 @@ static void drain_stop(struct conn *c)
 {
     if (!c->draining)
         return;
-    ev_io_stop(loop, &c->drain_io);
+    if (!lws_is_ssl(c->wsi))
+        ev_io_stop(loop, &c->drain_io);
     ev_timer_stop(loop, &c->drain_timeout);
     c->draining = false;
 }
@@ -355,10 +363,12 @@ static int drain_start(struct conn *c)
     if (fd < 0)
         return -1;
     shutdown(fd, SHUT_WR);
-    ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
+    if (!lws_is_ssl(c->wsi)) {
+        ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
+        ev_io_start(loop, &c->drain_io);
+    }
     ev_timer_init(&c->drain_timeout, drain_expired,
                   LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
-    ev_io_start(loop, &c->drain_io);
     ev_timer_start(loop, &c->drain_timeout);
     c->draining = true;
     return 0;

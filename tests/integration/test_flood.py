@@ -7,20 +7,22 @@ too large (1009) or not UTF-8 (1007) in the middle of a flood. A reset would thr
 everything still queued for the client, the close frame included."""
 import json
 import socket
+import ssl
 import threading
 import time
 
 from harness import (FISCHER_5_0, WAIT, Closed, FreshServerTest, ServerTest,
                      wait_until)
+from test_ops import make_cert
 from wsclient import OP_CONT, OP_TEXT, frame
 
 STRIKES = 20  # LIMIT_RATE_STRIKES: rate_limited errors before 1008
 
 
-def flood(c, texts, head=b""):
-    """Sends head (frames) and texts as one write (from a thread of its own, so that a
-    flood larger than the socket buffers cannot block the reading)
-    and returns (messages received, close code or None without a close
+def flood(c, texts, head=b"", thread=True):
+    """Sends head (frames) and texts as one write (from a thread of its
+    own unless thread is false, so that a flood larger than the socket
+    buffers cannot block the reading) and returns (messages received, close code or None without a close
     frame or "reset", and after the close frame: "eof", "reset" or
     "data")."""
     data = head + b"".join(frame(OP_TEXT, t.encode()) for t in texts)
@@ -32,7 +34,10 @@ def flood(c, texts, head=b""):
             pass
 
     sender = threading.Thread(target=send)
-    sender.start()
+    if thread:
+        sender.start()
+    else:
+        send()
     msgs, code = [], None
     try:
         while True:
@@ -49,26 +54,29 @@ def flood(c, texts, head=b""):
                 else "data"
         except ConnectionResetError:
             end = "reset"
-    sender.join(timeout=30)
-    assert not sender.is_alive(), "the flood is still being sent"
+    if thread:
+        sender.join(timeout=30)
+        assert not sender.is_alive(), "the flood is still being sent"
     return msgs, code, end
 
 
-class FloodTest(ServerTest):
-    def assert_flood_closed(self, msgs, code, end, reply, n):
-        """Every message was answered in order up to the close (ids 0, 1,
-        ...): replies of type reply, the last STRIKES of them rate_limited
-        and the one before those not (a message that passes resets the
-        count), then close 1008 and the end of the stream."""
-        self.assertEqual((code, end), (1008, "eof"),
-                         "%d messages before the end" % len(msgs))
-        self.assertEqual([m.get("id") for m in msgs], list(range(len(msgs))))
-        kinds = [m.get("code") or m["t"] for m in msgs]
-        self.assertEqual(kinds[-STRIKES:], ["rate_limited"] * STRIKES)
-        self.assertEqual(kinds[-STRIKES - 1], reply)
-        self.assertEqual(set(kinds), {reply, "rate_limited"})
-        self.assertLess(len(msgs), n)  # the rest was not acted on
+def assert_flood_closed(t, msgs, code, end, reply, n):
+    """Asserts (t: the TestCase) that every message was answered in order
+    up to the close (ids 0, 1, ...): replies of type reply, the last
+    STRIKES of them rate_limited and the one before those not (a message
+    that passes resets the count), then close 1008 and the end of the
+    stream."""
+    t.assertEqual((code, end), (1008, "eof"),
+                  "%d messages before the end" % len(msgs))
+    t.assertEqual([m.get("id") for m in msgs], list(range(len(msgs))))
+    kinds = [m.get("code") or m["t"] for m in msgs]
+    t.assertEqual(kinds[-STRIKES:], ["rate_limited"] * STRIKES)
+    t.assertEqual(kinds[-STRIKES - 1], reply)
+    t.assertEqual(set(kinds), {reply, "rate_limited"})
+    t.assertLess(len(msgs), n)  # the rest was not acted on
 
+
+class FloodTest(ServerTest):
     def test_sync_floods_get_their_replies_and_close_1008(self):
         for n in (200, 1000, 5000):
             with self.subTest(n=n):
@@ -78,7 +86,7 @@ class FloodTest(ServerTest):
                 texts = [json.dumps({"t": "sync", "game": gid, "id": i})
                          for i in range(n)]
                 msgs, code, end = flood(c, texts)
-                self.assert_flood_closed(msgs, code, end, "state", n)
+                assert_flood_closed(self, msgs, code, end, "state", n)
                 self.assertEqual(msgs[0]["game"], gid)
         self.client().request({"t": "ping"}, "pong")  # the server lives
 
@@ -92,7 +100,7 @@ class FloodTest(ServerTest):
             t = json.dumps({"t": "sync", "game": gid, "id": i})
             texts.append(t + " " * (4096 - len(t)))
         msgs, code, end = flood(c, texts)
-        self.assert_flood_closed(msgs, code, end, "state", n)
+        assert_flood_closed(self, msgs, code, end, "state", n)
         self.client().request({"t": "ping"}, "pong")
 
     def test_message_too_large_amid_a_flood_closes_1009(self):
@@ -188,3 +196,21 @@ class DrainTest(FreshServerTest):
             stop.set()
             t.join(timeout=WAIT)
         self.client(srv).request({"t": "ping"}, "pong")
+
+
+class TlsFloodTest(FreshServerTest):
+    def test_flood_over_tls_closes_1008(self):
+        # over TLS lws reads on while the connection closes (see net.c)
+        cert, key = make_cert(self.dir)
+        srv = self.server({"tls_cert": cert, "tls_key": key})
+        ctx = ssl.create_default_context(cafile=cert)
+        for n in (200, 5000):
+            with self.subTest(n=n):
+                c = self.client(srv, ssl_context=ctx)
+                # one thread: an SSL socket is not to be read and written
+                # from two at once (the server reads it all over TLS)
+                msgs, code, end = flood(c, [
+                    json.dumps({"t": "ping", "id": i}) for i in range(n)],
+                    thread=False)
+                assert_flood_closed(self, msgs, code, end, "pong", n)
+        self.client(srv, ssl_context=ctx).request({"t": "ping"}, "pong")
