@@ -3,8 +3,9 @@ a client that floods (hundreds or thousands of messages in one write, or
 many maximum-size frames) gets every reply that was due, its
 `rate_limited` errors and the close frame 1008, and then the end of the
 stream (the server's half-close), never a reset; the same for a message
-too large (1009) or not UTF-8 (1007) in the middle of a flood. A reset would throw away
-everything still queued for the client, the close frame included."""
+too large (1009) or not UTF-8 (1007) in the middle of a flood, and over
+TLS. A reset would throw away everything still queued for the client,
+the close frame included."""
 import json
 import socket
 import ssl
@@ -22,9 +23,9 @@ STRIKES = 20  # LIMIT_RATE_STRIKES: rate_limited errors before 1008
 def flood(c, texts, head=b"", thread=True):
     """Sends head (frames) and texts as one write (from a thread of its
     own unless thread is false, so that a flood larger than the socket
-    buffers cannot block the reading) and returns (messages received, close code or None without a close
-    frame or "reset", and after the close frame: "eof", "reset" or
-    "data")."""
+    buffers cannot block the reading) and returns (messages received,
+    close code or None without a close frame or "reset", and after the
+    close frame: "eof", "reset" or "data")."""
     data = head + b"".join(frame(OP_TEXT, t.encode()) for t in texts)
 
     def send():
