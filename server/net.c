@@ -61,8 +61,12 @@ struct conn {
     size_t qbytes;
     bool closing;            /* close after the queue drains */
     bool killed;             /* cut: write nothing more */
+    bool close_sent;         /* the close frame is written */
+    bool draining;           /* half-closed: input is read and dropped */
     int close_code;
     const char *close_reason;
+    ev_io drain_io;          /* while draining: the socket readable */
+    ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
     bool in_msg;             /* a message is being reassembled */
     bool rx_binary;
     size_t rx_len;
@@ -247,6 +251,34 @@ const char *net_conn_ip(const struct conn *c)
     return c->peer ? c->peer->ip : "?";
 }
 
+/* ---- closing ----------------------------------------------------------
+ *
+ * A close the server decides on (net_close: a flood, a message too large
+ * or not UTF-8, the planned shutdown) is staged so that the client sees
+ * everything that was due, then the close frame, then the end of the
+ * stream:
+ *
+ * 1. what the client sends is no longer acted on, nor read (lws's rx
+ *    flow control; over TLS lws goes on reading, see below);
+ * 2. the queue is written as usual, then the close frame (a raw write of
+ *    a ready frame: lws 4.1 has no public call that only writes one);
+ * 3. once lws has written all of it, the socket is half-closed
+ *    (shutdown SHUT_WR) and everything the client still sends is read
+ *    and dropped unparsed, until it closes its side or
+ *    LIMIT_CLOSE_DRAIN_MS pass;
+ * 4. only then lws closes the socket.
+ *
+ * Closing a socket with unread input makes the kernel send a reset and
+ * drop everything not yet delivered, the close frame included: that is
+ * what 3 avoids. lws's own close (lws_close_reason and returning -1)
+ * closes the descriptor at once after its close frame, whatever is
+ * unread, so it is not used. Over TLS, lws 4.1 spins on a connection
+ * whose rx flow is off while OpenSSL holds input, so there lws keeps
+ * reading (and this file ignores what it delivers) and itself closes at
+ * the client's end of stream; only the timeout is this file's. Cuts (a
+ * slow reader, no pong) are not staged: nothing more can reach such a
+ * client. */
+
 void net_close(struct conn *c, int code, const char *reason)
 {
     if (c->closing || c->killed)
@@ -254,8 +286,98 @@ void net_close(struct conn *c, int code, const char *reason)
     c->closing = true;
     c->close_code = code;
     c->close_reason = reason;
+    if (!lws_is_ssl(c->wsi))
+        lws_rx_flow_control(c->wsi, 0);
     if (!c->head)
         lws_callback_on_writable(c->wsi);
+}
+
+/* Writes the close frame: code and reason (at most 123 bytes). Returns
+ * lws_write's result. */
+static int write_close(struct conn *c)
+{
+    unsigned char f[LWS_PRE + 4 + 123], *p = f + LWS_PRE;
+    size_t len = strlen(c->close_reason);
+
+    if (len > 123)
+        len = 123;
+    p[0] = 0x88; /* FIN, close */
+    p[1] = (unsigned char)(2 + len);
+    p[2] = (unsigned char)(c->close_code >> 8);
+    p[3] = (unsigned char)c->close_code;
+    memcpy(p + 4, c->close_reason, len);
+    c->close_sent = true;
+    return lws_write(c->wsi, p, 4 + len, LWS_WRITE_RAW);
+}
+
+static void drain_stop(struct conn *c)
+{
+    if (!c->draining)
+        return;
+    if (!lws_is_ssl(c->wsi))
+        ev_io_stop(loop, &c->drain_io);
+    ev_timer_stop(loop, &c->drain_timeout);
+    c->draining = false;
+}
+
+/* The end of the drain: lws closes the connection now (the CLOSED
+ * callback runs before this returns; c is gone after). */
+static void drain_end(struct conn *c)
+{
+    drain_stop(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+}
+
+/* Reads what the client sent and drops it; ends the drain when the
+ * client has closed (end of stream or an error). A bounded number of
+ * reads per turn of the loop, so that a flooding client cannot hold the
+ * loop. */
+static void drain_read(struct ev_loop *l, ev_io *w, int revents)
+{
+    static char sink[16384];
+    struct conn *c = lws_container_of(w, struct conn, drain_io);
+
+    (void)l;
+    (void)revents;
+    for (int i = 0; i < 4; i++) {
+        ssize_t n = recv(w->fd, sink, sizeof sink, MSG_DONTWAIT);
+
+        if (n > 0)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
+                      || errno == EINTR))
+            return;
+        drain_end(c);
+        return;
+    }
+}
+
+static void drain_expired(struct ev_loop *l, ev_timer *w, int revents)
+{
+    struct conn *c = lws_container_of(w, struct conn, drain_timeout);
+
+    (void)l;
+    (void)revents;
+    drain_end(c);
+}
+
+/* The close frame has left lws: half-close and drain. */
+static int drain_start(struct conn *c)
+{
+    int fd = lws_get_socket_fd(c->wsi);
+
+    if (fd < 0)
+        return -1;
+    shutdown(fd, SHUT_WR);
+    if (!lws_is_ssl(c->wsi)) {
+        ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
+        ev_io_start(loop, &c->drain_io);
+    }
+    ev_timer_init(&c->drain_timeout, drain_expired,
+                  LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
+    ev_timer_start(loop, &c->drain_timeout);
+    c->draining = true;
+    return 0;
 }
 
 static int write_next(struct conn *c)
@@ -266,11 +388,13 @@ static int write_next(struct conn *c)
     if (c->killed)
         return -1;
     if (!n) {
-        if (c->closing) {
-            lws_close_reason(c->wsi, (enum lws_close_status)c->close_code,
-                             (unsigned char *)c->close_reason,
-                             strlen(c->close_reason));
-            return -1;
+        if (c->closing && !c->close_sent) {
+            if (write_close(c) < 0)
+                return -1;
+            /* the next WRITEABLE comes once lws has written it all */
+            lws_callback_on_writable(c->wsi);
+        } else if (c->close_sent && !c->draining) {
+            return drain_start(c);
         }
         return 0;
     }
@@ -611,6 +735,45 @@ static int confirm_upgrade(struct lws *wsi)
     return 0;
 }
 
+/* True when the len bytes at s are UTF-8 (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF). Text messages are checked here
+ * rather than by lws (LWS_SERVER_OPTION_VALIDATE_UTF8), whose 1007 close
+ * would skip the queue and could not drain (see "closing" above). */
+static bool utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned c = p[i], min, cp;
+        size_t n;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0)
+            n = 1, min = 0x80, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0)
+            n = 2, min = 0x800, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0)
+            n = 3, min = 0x10000, cp = c & 0x07;
+        else
+            return false;
+        if (len - i <= n)
+            return false;
+        for (size_t k = 1; k <= n; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
 /* A message that arrived in one callback, NUL-terminated (the loop's one
  * buffer: lws's own is not ours to terminate). */
 static char rx_one[LIMIT_MSG_BYTES + 1];
@@ -624,6 +787,10 @@ static void on_message(struct conn *c, char *text, size_t len)
 
     if (c->rx_binary) {
         session_on_binary(c->sess, t0 / 1000);
+        return;
+    }
+    if (!utf8_valid(text, len)) {
+        net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
     type = session_on_text(c->sess, text, len, t0 / 1000);
@@ -684,6 +851,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_CLOSED:
         if (!c->sess)
             break;
+        drain_stop(c);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);
@@ -721,10 +889,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
             return -1;
         if (c->rx_len + len > LIMIT_MSG_BYTES) {
-            static const char why[] = "message too large";
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                             (unsigned char *)why, sizeof why - 1);
-            return -1;
+            net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                      "message too large");
+            break;
         }
         memcpy(c->rx + c->rx_len, in, len);
         c->rx_len += len;
@@ -1187,9 +1354,9 @@ int net_start(const struct config *config, char *err, size_t errlen)
     ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
-    /* UTF-8 validation is a context option: it must be given here */
+    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: see utf8_valid */
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
-        | LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_LIBEV
+        | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.foreign_loops = (void **)&loop;
     context = lws_create_context(&info);
@@ -1219,8 +1386,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.pvo = &pvo;
     info.mounts = &mount_root;
     info.retry_and_idle_policy = &retry;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-        | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
+    info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
         | listen_options(&want);
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
@@ -1254,8 +1420,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.iface = iface;
         info.port = cfg->http_redirect_port;
         info.protocols = redirect_protocols;
-        info.options = LWS_SERVER_OPTION_VALIDATE_UTF8
-            | LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
+        info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
             | listen_options(&want_redirect);
         if (!lws_create_vhost(context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "

@@ -83,8 +83,12 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
  * while c is open. */
 const char *net_conn_ip(const struct conn *c);
 
-/* Closes c with a WebSocket close code once what is queued before has been
- * written. The session is freed later, from the close callback. */
+/* Closes c with a WebSocket close code: what c sends from now on is not
+ * acted on; what is queued before is written, then the close frame; then
+ * c is half-closed and its input read and dropped until the peer closes
+ * or LIMIT_CLOSE_DRAIN_MS pass (so the peer never gets a reset that would
+ * lose the close frame). The session is freed later, from the close
+ * callback. */
 void net_close(struct conn *c, int code, const char *reason);
 
 /* A timer calling cb(arg) on the loop thread. */

@@ -90,6 +90,14 @@
  * 5 s busy timeout, so one slow lock does not flap the health check. */
 #define LIMIT_HEALTH_WRITER_STALL_MS 8000
 
+/* After a close the server decided on, it half-closes the socket and
+ * reads and drops what the client still sends until the client closes
+ * its side, at most this long (closing with unread input would reset the
+ * connection and lose the close frame). A client sees the close frame
+ * within a round trip and closes at once; a flooder that keeps sending
+ * costs only reads for this long. */
+#define LIMIT_CLOSE_DRAIN_MS 2000
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 

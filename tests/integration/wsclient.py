@@ -17,6 +17,26 @@ OP_CONT, OP_TEXT, OP_BINARY = 0x0, 0x1, 0x2
 OP_CLOSE, OP_PING, OP_PONG = 0x8, 0x9, 0xA
 
 
+def frame(opcode, payload, fin=True, mask=True):
+    """The bytes of one client frame (masked unless mask is false)."""
+    head = bytes([(0x80 if fin else 0) | opcode])
+    n = len(payload)
+    mbit = 0x80 if mask else 0
+    if n < 126:
+        head += bytes([mbit | n])
+    elif n < 65536:
+        head += bytes([mbit | 126]) + struct.pack("!H", n)
+    else:
+        head += bytes([mbit | 127]) + struct.pack("!Q", n)
+    if mask:
+        key = os.urandom(4)
+        stream = (key * (n // 4 + 1))[:n]
+        payload = (int.from_bytes(payload, "big")
+                   ^ int.from_bytes(stream, "big")).to_bytes(n, "big")
+        head += key
+    return head + payload
+
+
 class HandshakeError(Exception):
     def __init__(self, status, head):
         super().__init__("handshake refused: %s" % status)
@@ -107,20 +127,7 @@ class WebSocket:
 
     # ---- sending ----------------------------------------------------------
     def send_frame(self, opcode, payload, fin=True, mask=True):
-        head = bytes([(0x80 if fin else 0) | opcode])
-        n = len(payload)
-        mbit = 0x80 if mask else 0
-        if n < 126:
-            head += bytes([mbit | n])
-        elif n < 65536:
-            head += bytes([mbit | 126]) + struct.pack("!H", n)
-        else:
-            head += bytes([mbit | 127]) + struct.pack("!Q", n)
-        if mask:
-            key = os.urandom(4)
-            payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
-            head += key
-        self.sock.sendall(head + payload)
+        self.sock.sendall(frame(opcode, payload, fin, mask))
 
     def send_text(self, text):
         data = text.encode() if isinstance(text, str) else text
