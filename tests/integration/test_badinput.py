@@ -166,8 +166,8 @@ class BadInputTest(ServerTest):
         self.assertEqual(c.ws.recv_close(), 1007)
 
     def test_flood_closes_1008(self):
-        # one message at a time, each answered before the next is sent, so
-        # that no unread data turns the server's close into a reset
+        # one message at a time, each answered before the next is sent (a
+        # flood in one write is test_flood's)
         c = self.client()
         codes, close = [], None
         for i in range(1000):
