@@ -8,7 +8,9 @@
  * writer thread, which must do nothing but wake the loop
  * (lws_cancel_service). The loop then compares store_committed() with the
  * sequence numbers it waits for. Reads use a separate read-only connection
- * and never wait on the writer.
+ * and never wait on the writer. A third thread checkpoints the WAL into
+ * the database on its own connection; the writer never does, and waits
+ * for it only when the WAL has reached its cap (see store.c).
  *
  * Ownership: the store copies every string it is given; structs it fills
  * for the caller own heap strings that the matching *_clear releases.
@@ -20,6 +22,11 @@
 #include <stdint.h>
 
 struct store;
+
+/* The WAL's cap, in frames (one 4 KB page each, 16 MB): a commit that
+ * leaves this many makes the writer wait for a checkpoint pass before its
+ * next transaction, which then starts the WAL over. */
+#define STORE_WAL_CAP_FRAMES 4096
 
 struct store_player {
     char pid[33];
@@ -149,6 +156,27 @@ int store_list_player_games(struct store *s, const char *pid,
                             const char *before_gid, int limit,
                             struct store_game_list *out);
 void store_game_list_clear(struct store_game_list *l);
+
+/* What the WAL and the checkpointer have done since store_open. */
+struct store_wal_stats {
+    int wal_frames;          /* frames in the WAL after the last commit */
+    int wal_frames_max;      /* the most it has held */
+    uint64_t wal_restarts;   /* commits that started the WAL over (seen as
+                                the WAL holding fewer frames than before) */
+    uint64_t checkpoints;    /* checkpoint passes ended */
+    int ckpt_log, ckpt_copied; /* the last pass: frames in the WAL when it
+                                  began and frames copied by then (-1 when
+                                  it failed) */
+    uint64_t writer_waits;   /* times the writer began to wait for a pass */
+    int64_t writer_wait_us;  /* how long the waits that ended took, in all */
+};
+void store_wal_stats(struct store *s, struct store_wal_stats *out);
+
+/* Stops the checkpointer (hold != 0; returns once a pass in progress has
+ * ended) or lets it go on. While it is held nothing is copied into the
+ * database file, and a writer that reaches the WAL's cap waits
+ * (store_close still returns). For tests. */
+void store_hold_checkpoints(struct store *s, int hold);
 
 /* Copies the live database to path with SQLite's online backup API.
  * Usable from another process while a server runs. Returns 0 or -1 with

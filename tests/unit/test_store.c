@@ -800,35 +800,197 @@ START_TEST(heartbeat_is_written_while_open)
 END_TEST
 
 
-/* Thousands of small transactions, as under a steady stream of moves:
- * the WAL starts over instead of growing with every commit (checkpoints
- * from the checkpointer thread alone never let it). 12,000 commits
- * write about 14,000 frames (57 MB, which the WAL reaches without the
- * restart); it must stay within the restart threshold of 4,096 frames
- * (16 MB) plus what a few commits add. */
-START_TEST(wal_starts_over_under_steady_writes)
+/* The WAL's tests. A move commit writes a frame or two (its journal
+ * page, now and then a split); a WAL file of f frames is 32 + f * 4120
+ * bytes, and SQLite never shrinks it below the most it held (except to
+ * journal_size_limit, twice the cap). */
+#define FRAME_BYTES (4096 + 24)
+#define COMMIT_FRAMES 8 /* more than one move's commit ever writes */
+
+static struct store_wal_stats wal_stats(struct store *s)
 {
-    struct store *s = open_store(db_path);
+    struct store_wal_stats st;
+    store_wal_stats(s, &st);
+    return st;
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    return st.st_size;
+}
+
+static off_t wal_size(void)
+{
+    char wal[sizeof db_path + 8];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    return file_size(wal);
+}
+
+/* A game g1 between pidA and pidB, committed. */
+static void start_game(struct store *s)
+{
     struct store_player a = player("pidA", "pidA", 1);
     struct store_player b = player("pidB", "pidB", 2);
     struct store_game g = game("g1", "pidA", "pidB", "started", 5000);
-    char wal[sizeof db_path + 8];
-    struct stat st;
 
     store_put_player(s, &a);
     store_put_player(s, &b);
     wait_committed(s, store_put_game(s, &g));
+}
+
+/* Queues move `ply` of g1 and waits until it has committed: one commit per
+ * move, back to back, as under a steady stream of moves. */
+static void commit_move(struct store *s, int ply)
+{
+    struct store_move m = move(ply, "e2e4", "e4");
+    uint64_t seq = store_put_move(s, "g1", &m);
+
+    ck_assert_uint_gt(seq, 0);
+    while (store_committed(s) < seq)
+        sched_yield();
+}
+
+/* Back-to-back commits leave the checkpointer no moment when it could
+ * copy the log end (the WAL grew to 14,000 frames from 12,000 commits
+ * with the checkpointer alone). At the cap the writer waits for one pass,
+ * and the next commit starts the WAL over: the WAL never holds more than
+ * the cap plus one commit, whatever the disk or the scheduler do. */
+START_TEST(wal_stays_within_its_cap_under_back_to_back_commits)
+{
+    struct store *s = open_store(db_path);
+    struct store_wal_stats st;
+
+    start_game(s);
     for (int ply = 1; ply <= 12000; ply++) {
-        struct store_move m = move(ply, "e2e4", "e4");
-        uint64_t seq = store_put_move(s, "g1", &m);
-        ck_assert_uint_gt(seq, 0);
-        while (store_committed(s) < seq) /* one commit per move */
-            sched_yield();
+        commit_move(s, ply);
+        st = wal_stats(s);
+        ck_assert_msg(st.wal_frames <= STORE_WAL_CAP_FRAMES + COMMIT_FRAMES,
+                      "ply %d: WAL of %d frames", ply, st.wal_frames);
     }
-    snprintf(wal, sizeof wal, "%s-wal", db_path);
-    ck_assert_int_eq(stat(wal, &st), 0);
-    ck_assert_msg(st.st_size < 24 * 1024 * 1024, "WAL of %lld bytes",
-                  (long long)st.st_size);
+    st = wal_stats(s);
+    /* 12,000 commits write more than three caps' worth */
+    ck_assert_uint_ge(st.wal_restarts, 3);
+    ck_assert_uint_ge(st.writer_waits, 3);
+    ck_assert_int_le(st.wal_frames_max, STORE_WAL_CAP_FRAMES + COMMIT_FRAMES);
+    ck_assert_int_le(wal_size(),
+                     32 + (STORE_WAL_CAP_FRAMES + COMMIT_FRAMES) *
+                              FRAME_BYTES);
+    store_close(s);
+}
+END_TEST
+
+/* The writer never copies a page into the database itself: with the
+ * checkpointer held, the database file does not change while the WAL
+ * fills up to the cap, and at the cap the writer waits (the next move is
+ * not committed) instead of checkpointing. Let go, the checkpointer's
+ * pass releases it and the WAL starts over. */
+START_TEST(writer_waits_for_the_checkpointer_and_never_checkpoints)
+{
+    struct store *s = open_store(db_path);
+    struct store_wal_stats st;
+    struct store_move m;
+    off_t db_before;
+    uint64_t seq, restarts;
+    int ply = 1;
+
+    start_game(s);
+    store_hold_checkpoints(s, 1);
+    db_before = file_size(db_path);
+    restarts = wal_stats(s).wal_restarts;
+    while (wal_stats(s).wal_frames < STORE_WAL_CAP_FRAMES) {
+        commit_move(s, ply++);
+        ck_assert_int_lt(ply, 3 * STORE_WAL_CAP_FRAMES);
+    }
+    m = move(ply, "e2e4", "e4");
+    seq = store_put_move(s, "g1", &m);
+    ck_assert_uint_gt(seq, 0);
+    for (int i = 0; i < 10000 && wal_stats(s).writer_waits == 0; i++)
+        sleep_ms(1);
+    st = wal_stats(s);
+    ck_assert_uint_lt(store_committed(s), seq);
+    ck_assert_int_eq(file_size(db_path), db_before);
+    ck_assert_uint_eq(st.wal_restarts, restarts);
+    ck_assert_uint_eq(st.writer_waits, 1);
+
+    store_hold_checkpoints(s, 0);
+    wait_committed(s, seq);
+    st = wal_stats(s);
+    ck_assert_uint_eq(st.wal_restarts, restarts + 1);
+    ck_assert_int_le(st.wal_frames, COMMIT_FRAMES);
+    ck_assert_int_gt(file_size(db_path), db_before);
+    store_close(s);
+}
+END_TEST
+
+/* Below the cap nobody waits: once the writer is idle through one pass,
+ * the pass copies the log end and the next commit starts the WAL over. */
+START_TEST(wal_starts_over_after_an_idle_pass_without_waiting)
+{
+    struct store *s = open_store(db_path);
+    struct store_wal_stats st;
+    uint64_t restarts;
+    int frames, i;
+
+    start_game(s);
+    for (int ply = 1; ply <= 300; ply++)
+        commit_move(s, ply);
+    for (i = 0; i < 10000; i++) {
+        st = wal_stats(s);
+        if (st.ckpt_copied == st.wal_frames && st.ckpt_log == st.wal_frames)
+            break;
+        sleep_ms(1);
+    }
+    ck_assert_int_lt(i, 10000);
+    frames = st.wal_frames;
+    restarts = st.wal_restarts;
+    /* (a heartbeat may commit first and be the one that starts over) */
+    commit_move(s, 301);
+    st = wal_stats(s);
+    ck_assert_uint_eq(st.wal_restarts, restarts + 1);
+    ck_assert_int_le(st.wal_frames, COMMIT_FRAMES);
+    ck_assert_int_gt(frames, 0);
+    ck_assert_uint_eq(st.writer_waits, 0);
+    store_close(s);
+}
+END_TEST
+
+/* A reader that keeps a snapshot (an operator's open transaction) stops
+ * the WAL from starting over, but not the writer: it waits for one pass
+ * per cap's worth of frames and goes on. Once the reader is done, the WAL
+ * starts over and its file is cut back to journal_size_limit. */
+START_TEST(reader_snapshot_delays_the_restart_not_the_writer)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    struct store_wal_stats st;
+    off_t grown;
+    int ply = 1;
+
+    start_game(s);
+    raw_exec(db, "BEGIN");
+    ck_assert_int_ge(raw_int(db, "SELECT count(*) FROM moves"), 0);
+    while (wal_stats(s).wal_frames < 2 * STORE_WAL_CAP_FRAMES + 100) {
+        commit_move(s, ply++);
+        ck_assert_int_lt(ply, 6 * STORE_WAL_CAP_FRAMES);
+    }
+    st = wal_stats(s);
+    ck_assert_uint_eq(st.wal_restarts, 0);
+    ck_assert_uint_ge(st.writer_waits, 2);
+    /* it waited once per cap's worth, not on every commit */
+    ck_assert_uint_le(st.writer_waits, 2);
+    grown = wal_size();
+    ck_assert_int_gt(grown, 2 * STORE_WAL_CAP_FRAMES * FRAME_BYTES);
+
+    raw_exec(db, "COMMIT");
+    while (wal_stats(s).wal_restarts == 0) {
+        commit_move(s, ply++);
+        ck_assert_int_lt(ply, 12 * STORE_WAL_CAP_FRAMES);
+    }
+    ck_assert_int_le(wal_size(), 2 * STORE_WAL_CAP_FRAMES * FRAME_BYTES);
+    ck_assert_int_lt(wal_size(), grown);
+    sqlite3_close(db);
     store_close(s);
 }
 END_TEST
@@ -933,8 +1095,12 @@ static Suite *store_suite(void)
     tcase_add_test(tc, full_queue_refuses_writes);
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, heartbeat_is_written_while_open);
-    tcase_add_test(tc, wal_starts_over_under_steady_writes);
     tcase_add_test(tc, purge_deletes_only_old_guests_that_never_played);
+    tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
+    tcase_add_test(tc,
+                   writer_waits_for_the_checkpointer_and_never_checkpoints);
+    tcase_add_test(tc, wal_starts_over_after_an_idle_pass_without_waiting);
+    tcase_add_test(tc, reader_snapshot_delays_the_restart_not_the_writer);
     suite_add_tcase(s, tc);
     return s;
 }
