@@ -278,6 +278,11 @@ char *game_render_state(struct game *g, const struct proto_id *id,
 
 /* ---- store rows -------------------------------------------------------- */
 
+/* board_to_fen writes straight into the row. */
+_Static_assert(sizeof ((struct store_game *)0)->final_fen >= FEN_MAX &&
+                   sizeof ((struct store_game *)0)->initial_fen >= FEN_MAX,
+               "store_game FEN fields shorter than FEN_MAX");
+
 static void fill_row(const struct game *g, struct store_game *r,
                      int64_t now)
 {

@@ -58,11 +58,11 @@ struct store_game {
     char black_pid[33], black_name[21];
     char creator_pid[33];               /* "" for games from seeks */
     struct store_clock clock;
-    char initial_fen[92];
+    char initial_fen[94]; /* FEN_MAX of common/chess/board.h */
     char status[8];      /* "waiting", "started", "ended" */
     char result[8];      /* "" while live, else "1-0", "0-1", "1/2-1/2", "*" */
     char reason[32];     /* "" while live, else a protocol reason */
-    char final_fen[92];
+    char final_fen[94];   /* FEN_MAX */
     char draw_offer[6];  /* "", "white" or "black" */
     int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
     int64_t white_ms, black_ms; /* remaining, as of the last journal row */

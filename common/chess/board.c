@@ -367,7 +367,39 @@ static int check_checkers(const struct board *b)
     return FEN_OK;
 }
 
-int board_from_fen(struct board *b, const char *fen)
+/* Pieces of a kind beyond the number a side starts with. */
+static int beyond(uint64_t pieces, int start)
+{
+    int n = bb_count(pieces);
+    return n > start ? n - start : 0;
+}
+
+/*
+ * Material no game can reach. A side starts with 16 pieces: 8 pawns, a
+ * queen, two rooks, two knights and two bishops, one on each square
+ * colour. Moves only remove pieces, except that a pawn that promotes
+ * becomes a queen, rook, bishop or knight. So each piece beyond that set
+ * (for bishops: beyond one per square colour, as a bishop keeps its square
+ * colour) was a pawn of that side, and there are at most 8 of those.
+ */
+static int check_material(const struct board *b)
+{
+    for (int c = WHITE; c <= BLACK; c++) {
+        uint64_t us = b->by_color[c];
+        uint64_t bishops = us & b->by_type[BISHOP];
+        int pawns = bb_count(us & b->by_type[PAWN]);
+        int promoted = beyond(us & b->by_type[QUEEN], 1) +
+                       beyond(us & b->by_type[ROOK], 2) +
+                       beyond(us & b->by_type[KNIGHT], 2) +
+                       beyond(bishops & BB_LIGHT, 1) +
+                       beyond(bishops & BB_DARK, 1);
+        if (bb_count(us) > 16 || pawns > 8 || promoted > 8 - pawns)
+            return FEN_ERR_MATERIAL;
+    }
+    return FEN_OK;
+}
+
+static int parse_fen(struct board *b, const char *fen, bool any_material)
 {
     const char *f[7];
     size_t len[7];
@@ -402,6 +434,8 @@ int board_from_fen(struct board *b, const char *fen)
         return FEN_ERR_KINGS;
     if (b->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8))
         return FEN_ERR_PAWN_RANK;
+    if (!any_material && (err = check_material(b)))
+        return err;
     if (len[1] != 1 || (f[1][0] != 'w' && f[1][0] != 'b'))
         return FEN_ERR_SIDE;
     b->side = f[1][0] == 'w' ? WHITE : BLACK;
@@ -425,6 +459,16 @@ int board_from_fen(struct board *b, const char *fen)
     b->fullmove = (uint16_t)fm;
     b->key = compute_key(b);
     return FEN_OK;
+}
+
+int board_from_fen(struct board *b, const char *fen)
+{
+    return parse_fen(b, fen, false);
+}
+
+int board_from_fen_any_material(struct board *b, const char *fen)
+{
+    return parse_fen(b, fen, true);
 }
 
 const char *board_fen_strerror(int err)
@@ -467,6 +511,10 @@ const char *board_fen_strerror(int err)
         return "the side not to move is in check";
     case FEN_ERR_CHECKERS:
         return "the side to move is in a check that no move could give";
+    case FEN_ERR_MATERIAL:
+        return "impossible material: a side has at most 16 pieces and 8 "
+               "pawns, and each queen beyond 1, rook or knight beyond 2, or "
+               "bishop beyond 1 per square colour needs a missing pawn";
     default:
         return "invalid FEN";
     }

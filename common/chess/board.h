@@ -102,17 +102,41 @@ enum fen_error {
     FEN_ERR_HALFMOVE = -13,     /* halfmove clock not a number 0..9999 */
     FEN_ERR_FULLMOVE = -14,     /* fullmove number not a number 1..9999 */
     FEN_ERR_OPP_CHECK = -15,    /* the side not to move is in check */
-    FEN_ERR_CHECKERS = -16      /* check by more than two pieces, or two
+    FEN_ERR_CHECKERS = -16,     /* check by more than two pieces, or two
                                    that no last move could give */
+    FEN_ERR_MATERIAL = -17      /* more pieces than a game can have: see
+                                   board_from_fen */
 };
 
 #define FEN_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-/* Longest FEN board_to_fen writes, terminator included. */
-#define FEN_MAX 92
+/* Longest FEN board_to_fen writes, terminator included, for any board:
+ * placement 64 squares + 7 slashes = 71, side 1, castling at most 4,
+ * en passant at most 2, and the two clocks at most 5 digits each (they
+ * are uint16_t and board_make counts on past 9999), 5 separating spaces:
+ * 71 + 1 + 4 + 2 + 5 + 5 + 5 = 93, plus the terminator. */
+#define FEN_MAX 94
 
 /* Sets *b from a six-field FEN. Returns FEN_OK or a negative enum fen_error
- * and leaves *b unspecified on error. Never reads past the terminator. */
+ * and leaves *b unspecified on error. Never reads past the terminator.
+ *
+ * Besides the form of each field it refuses positions no game can reach
+ * by the clear cases: not one king a side, pawns on the first or last
+ * rank, impossible castling or en-passant rights, the side not to move in
+ * check, impossible checks, and impossible material (FEN_ERR_MATERIAL):
+ * more than 16 pieces or 8 pawns of one colour, or more promoted pieces
+ * than that colour has missing pawns, counting as promoted each queen
+ * beyond 1, each rook or knight beyond 2, and each bishop beyond 1 on one
+ * square colour (a side starts with one bishop on each colour and a
+ * bishop never changes colour, so a second one on the same colour is a
+ * promoted pawn even while the side has only two bishops). */
 int board_from_fen(struct board *b, const char *fen);
+
+/* As board_from_fen, but accepts material no game can reach (never
+ * returns FEN_ERR_MATERIAL): for composed positions, such as test vectors
+ * of dead-position analysers. Every other function of the rules core
+ * works on such a board (movegen.h: MOVES_MAX); the server never makes
+ * one. */
+int board_from_fen_any_material(struct board *b, const char *fen);
 
 /* A static English sentence for a board_from_fen error code. */
 const char *board_fen_strerror(int err);

@@ -36,7 +36,8 @@ fuzz_fail(const char *file, int line, const char *fmt, ...);
 char *fuzz_text(const uint8_t *data, size_t size);
 
 /* Checks that b is self-consistent: mailbox and bitboards agree, one king
- * each, fields in range, and its FEN parses back to the same placement,
+ * each, fields in range, and its FEN parses back (with
+ * board_from_fen_any_material: b may be composed) to the same placement,
  * side, castling, en-passant square, clocks and key (so the incremental
  * key equals the one computed from scratch). Aborts on a mismatch. */
 void fuzz_check_board(const struct board *b);

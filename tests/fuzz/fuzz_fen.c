@@ -1,13 +1,18 @@
 /*
- * fuzz_fen.c - fuzz target for board_from_fen.
+ * fuzz_fen.c - fuzz target for board_from_fen and
+ * board_from_fen_any_material.
  *
  * Input: any bytes, read as a FEN up to the first NUL. board_from_fen must
- * return FEN_OK or one of its documented errors. A position it accepts
- * must be consistent (fuzz_check_board), survive board_to_fen ->
- * board_from_fen unchanged, have exactly the legal moves the reference
- * generator finds (with the en-passant field kept only when a capture is
- * legal), and every legal move must give a consistent position whose moves
- * are again exact, and be taken back to the same bytes.
+ * return FEN_OK or one of its documented errors, and
+ * board_from_fen_any_material the same except where the material was the
+ * only fault. A position either accepts must be consistent
+ * (fuzz_check_board), survive board_to_fen -> the same parser unchanged,
+ * have exactly the legal moves the reference generator finds (with the
+ * en-passant field kept only when a capture is legal; composed positions
+ * have up to MOVES_MAX), and every legal move must give a consistent
+ * position whose moves are again exact, whose material board_from_fen
+ * still accepts when it accepted the parent's, and be taken back to the
+ * same bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +38,7 @@ static int ep_field(const char *fen)
     return SQ_NONE;
 }
 
-static void check_children(const struct board *b)
+static void check_children(const struct board *b, bool reachable)
 {
     struct movelist l;
     struct board after;
@@ -54,6 +59,14 @@ static void check_children(const struct board *b)
         board_make(&after, m, &u);
         fuzz_check_board(&after);
         fuzz_check_moves(&after, ep);
+        if (reachable) {
+            /* A move removes material or turns a pawn into a piece. */
+            struct board again;
+            char fen[FEN_MAX];
+            board_to_fen(&after, fen);
+            FUZZ_CHECK(board_from_fen(&again, fen) != FEN_ERR_MATERIAL,
+                       "move %04x made material unreachable: %s", m, fen);
+        }
         board_unmake(&after, m, &u);
         FUZZ_CHECK(!memcmp(&after, b, sizeof after),
                    "make/unmake of %04x did not restore the board", m);
@@ -65,25 +78,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size);
     char *fen = malloc(FEN_MAX), *fen2 = malloc(FEN_MAX);
     struct board b, again;
-    int rc;
+    int rc, rc_any;
+    int (*parse)(struct board *, const char *) = board_from_fen;
 
     if (!fen || !fen2)
         abort();
+    rc_any = board_from_fen_any_material(&again, text);
     rc = board_from_fen(&b, text);
-    FUZZ_CHECK(rc <= FEN_OK && rc >= FEN_ERR_CHECKERS, "returned %d", rc);
+    FUZZ_CHECK(rc <= FEN_OK && rc >= FEN_ERR_MATERIAL, "returned %d", rc);
     FUZZ_CHECK(strcmp(board_fen_strerror(rc), "invalid FEN") != 0,
                "code %d has no explanation", rc);
-    if (rc == FEN_OK) {
+    /* The material check comes after the kings' and pawns' and before
+     * the other fields': only its verdict may differ. */
+    if (rc != FEN_ERR_MATERIAL)
+        FUZZ_CHECK(rc_any == rc, "any material: %d, strict %d", rc_any, rc);
+    else
+        FUZZ_CHECK(rc_any == FEN_OK ||
+                       (rc_any < FEN_ERR_PAWN_RANK &&
+                        rc_any >= FEN_ERR_CHECKERS),
+                   "any material: %d after material", rc_any);
+    if (rc == FEN_ERR_MATERIAL && rc_any == FEN_OK) {
+        parse = board_from_fen_any_material;
+        b = again;
+    }
+    if (rc == FEN_OK || parse == board_from_fen_any_material) {
         fuzz_check_board(&b);
         board_to_fen(&b, fen);
-        FUZZ_CHECK(board_from_fen(&again, fen) == FEN_OK, "own FEN '%s'",
-                   fen);
+        FUZZ_CHECK(parse(&again, fen) == FEN_OK, "own FEN '%s'", fen);
         board_to_fen(&again, fen2);
         FUZZ_CHECK(!strcmp(fen, fen2), "FEN '%s' became '%s'", fen, fen2);
         FUZZ_CHECK(!memcmp(&again, &b, sizeof b),
                    "FEN round trip of '%s' changed the board", fen);
         fuzz_check_moves(&b, ep_field(text));
-        check_children(&b);
+        check_children(&b, rc == FEN_OK);
     }
     free(fen2);
     free(fen);

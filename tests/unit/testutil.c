@@ -23,6 +23,12 @@ void testutil_board(struct board *b, const char *fen)
     ck_assert_msg(err == 0, "bad FEN %s: %s", fen, board_fen_strerror(err));
 }
 
+void testutil_board_any(struct board *b, const char *fen)
+{
+    int err = board_from_fen_any_material(b, fen);
+    ck_assert_msg(err == 0, "bad FEN %s: %s", fen, board_fen_strerror(err));
+}
+
 void testutil_play(struct board *b, const char *uci_moves)
 {
     char buf[16];

@@ -15,6 +15,10 @@ FILE *testutil_open_data(const char *name);
 /* Parses fen into *b, failing the test with the core's reason if bad. */
 void testutil_board(struct board *b, const char *fen);
 
+/* As testutil_board, but with board_from_fen_any_material (for composed
+ * positions with material no game can reach). */
+void testutil_board_any(struct board *b, const char *fen);
+
 /* Plays space-separated UCI moves on *b, failing the test on an illegal
  * one. */
 void testutil_play(struct board *b, const char *uci_moves);
