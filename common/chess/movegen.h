@@ -11,11 +11,13 @@
 /*
  * The most moves movegen_legal can write, for any board it can be given
  * (one king a side, an en-passant square only when it is empty), reachable
- * or not. A position board_from_fen accepts has at most 218 legal moves
- * (R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1 has 218), but a
- * board with unreachable material has more (nine queens and more: 262 in
- * QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w), so the list is sized
- * for every board. Proof, with P the number of pieces of the side to move
+ * or not. No position a game can reach is known to have more than 218
+ * legal moves (R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1 has
+ * 218), but boards with unreachable material have more (263 with 26
+ * queens: QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1, which
+ * board_from_fen refuses and board_from_fen_any_material accepts), so the
+ * list is sized for every board, not only for the positions the parser
+ * lets through. Proof, with P the number of pieces of the side to move
  * (1 <= P <= 63):
  *
  * - By piece: a king has at most 8 steps and 2 castlings; a queen at most

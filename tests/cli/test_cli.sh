@@ -51,5 +51,19 @@ check "bad depth exit" 2 "$?"
 "$cli" frobnicate >/dev/null 2>&1
 check "unknown command exit" 2 "$?"
 
+# The most legal moves a reachable position has (218); a composed one with
+# more (263, 26 queens) is refused with the reason, not played.
+max218="R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
+check "218 moves" 218 "$("$cli" moves "$max218" | wc -w | tr -d ' ')"
+check "218 perft 1" 218 "$("$cli" perft "$max218" 1)"
+queens="QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1"
+err=$("$cli" moves "$queens" 2>&1 >/dev/null); rc=$?
+check "impossible material exit" 1 "$rc"
+case "$err" in *"impossible material"*) passes=$((passes + 1)) ;;
+*) fails=$((fails + 1)); echo "FAIL impossible material message: $err" ;; esac
+check "impossible material stdin" \
+    '{"error":"impossible material: a side has at most 16 pieces and 8 pawns, and each queen beyond 1, rook or knight beyond 2, or bishop beyond 1 per square colour needs a missing pawn","fen":"'"$queens"'"}' \
+    "$(printf '%s\n' "$queens" | "$cli" status)"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -87,7 +87,91 @@ static const struct {
     /* Three checkers; two knights; two rooks on one line. */
     {"4k3/8/8/8/8/3n1n2/4r3/4K3 w - - 0 1", FEN_ERR_CHECKERS},
     {"4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1", FEN_ERR_CHECKERS},
+    /* Material no game reaches: 263 legal moves with 26 queens; 9 pawns;
+     * 17 pieces; a second queen, a third rook or knight, a second bishop
+     * on one square colour (f1 and h1 are light) with all 8 pawns, for
+     * either side; 3 promoted pieces with 6 pawns. */
+    {"QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1",
+     FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/8/1N6/PPPPPPPP/RNBQKBNR w KQ - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/3Q4/8/PPPPPPPP/3QK3 w - - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/8/8/PPPPPPPP/R3K1RR w - - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/8/8/PPPPPPPP/1NN1K1N1 w - - 0 1", FEN_ERR_MATERIAL},
+    {"4k3/8/8/8/8/8/PPPPPPPP/4KB1B w - - 0 1", FEN_ERR_MATERIAL},
+    {"2b1kb1b/pppppppp/8/8/8/8/8/4K3 w - - 0 1", FEN_ERR_MATERIAL},
+    {"2b1k3/ppp1pp1p/8/8/8/8/8/qqqqK3 w - - 0 1", FEN_ERR_MATERIAL},
 };
+
+/* The most material each rule allows; all reachable by promotions. */
+static const char *const material_edges[] = {
+    /* 218 legal moves, the most known in a reachable position. */
+    "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1",
+    FEN_START,
+    /* 9 queens and no pawns; with 6 pawns two promoted pieces: a queen
+     * and a rook, two knights, two light bishops (b1, f1, h1). */
+    "QQQQ1QQQ/8/8/8/3k4/8/Q7/K7 b - - 0 1",
+    "4k3/8/8/8/3Q4/8/PPPPPP2/RN1QK1RR w - - 0 1",
+    "1nbnkbnn/ppp2ppp/8/8/8/8/8/4KB1B w - - 0 1",
+    "4k3/8/8/8/8/8/PPPPPP2/1BB1KB1B w - - 0 1",
+};
+
+START_TEST(fen_accepts_the_most_material_a_game_reaches)
+{
+    const char *fen = material_edges[_i];
+    struct board b, any;
+    char out[FEN_MAX];
+    testutil_board(&b, fen);
+    board_to_fen(&b, out);
+    ck_assert_str_eq(out, fen);
+    ck_assert_int_eq(board_from_fen_any_material(&any, fen), FEN_OK);
+    ck_assert(!memcmp(&any, &b, sizeof b));
+}
+END_TEST
+
+/* Composed material is refused by board_from_fen only: every other check
+ * still applies to board_from_fen_any_material, and the board is the same
+ * a legal position would give. */
+START_TEST(any_material_keeps_every_other_check)
+{
+    struct board b;
+    char out[FEN_MAX];
+    const char *queens = "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1";
+    ck_assert_int_eq(board_from_fen_any_material(&b, queens), FEN_OK);
+    board_to_fen(&b, out);
+    ck_assert_str_eq(out, queens);
+    ck_assert_int_eq(board_from_fen_any_material(
+                         &b, "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w KQ "
+                             "- 0 1"),
+                     FEN_ERR_CASTLING_POS);
+    ck_assert_int_eq(board_from_fen_any_material(
+                         &b, "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 x"),
+                     FEN_ERR_FULLMOVE);
+    for (size_t i = 0; i < sizeof bad_fens / sizeof bad_fens[0]; i++)
+        if (bad_fens[i].err != FEN_ERR_MATERIAL)
+            ck_assert_int_eq(board_from_fen_any_material(&b, bad_fens[i].fen),
+                             bad_fens[i].err);
+}
+END_TEST
+
+/* The longest FEN: every rank written with 8 characters, all castling
+ * rights, and both clocks counted on past 9999 by a quiet move: 92
+ * characters and the terminator. */
+START_TEST(longest_fen_fits_fen_max)
+{
+    struct board b;
+    char out[FEN_MAX + 16];
+    testutil_board_any(&b, "rnbqkbnr/pppppppp/1p1p1p1p/p1p1p1p1/1P1P1P1P/"
+                           "P1P1P1P1/PPPPPPPP/RNBQKBNR b KQkq - 9999 9999");
+    testutil_play(&b, "b8a6");
+    memset(out, 'x', sizeof out);
+    board_to_fen(&b, out);
+    ck_assert_str_eq(out, "r1bqkbnr/pppppppp/np1p1p1p/p1p1p1p1/1P1P1P1P/"
+                          "P1P1P1P1/PPPPPPPP/RNBQKBNR w KQkq - 10000 10000");
+    ck_assert_uint_lt(strlen(out), FEN_MAX);
+}
+END_TEST
 
 START_TEST(fen_rejects_each_malformed_case)
 {
@@ -185,6 +269,11 @@ static Suite *board_suite(void)
     tcase_add_loop_test(tc, fen_rejects_each_malformed_case, 0,
                         (int)(sizeof bad_fens / sizeof bad_fens[0]));
     tcase_add_test(tc, fen_null_and_garbage_never_crash);
+    tcase_add_loop_test(tc, fen_accepts_the_most_material_a_game_reaches, 0,
+                        (int)(sizeof material_edges /
+                              sizeof material_edges[0]));
+    tcase_add_test(tc, any_material_keeps_every_other_check);
+    tcase_add_test(tc, longest_fen_fits_fen_max);
     tcase_add_test(tc, ineffective_en_passant_is_dropped);
     suite_add_tcase(s, tc);
     tc = tcase_create("make");

@@ -122,6 +122,43 @@ START_TEST(pins_checks_and_promotions)
 }
 END_TEST
 
+/* The most legal moves: 218 in a reachable position, more in composed
+ * ones (board_from_fen refuses those, but the generator must hold every
+ * board: MOVES_MAX). Each list has distinct moves, every one legal, and
+ * every one makes and unmakes back to the same board. */
+static const struct {
+    const char *fen;
+    int moves;
+} most_moves[] = {
+    {"R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1", 218},
+    /* from issue 10 (which counts 262; this generator, the fuzzers'
+     * reference generator and Stockfish 15.1 perft 1 count 263) */
+    {"QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1", 263},
+    /* the most a hill-climbing search over composed boards found */
+    {"QQQQQQBk/Q5RB/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1", 271},
+};
+
+START_TEST(most_moves_fit_the_list)
+{
+    struct board b, before;
+    struct movelist l;
+    struct board_undo u;
+    testutil_board_any(&b, most_moves[_i].fen);
+    before = b;
+    ck_assert_int_eq(movegen_legal(&b, &l), most_moves[_i].moves);
+    ck_assert_int_le(l.n, MOVES_MAX);
+    for (int i = 0; i < l.n; i++) {
+        ck_assert(movegen_is_legal(&b, l.moves[i]));
+        for (int j = 0; j < i; j++)
+            ck_assert_uint_ne(l.moves[i], l.moves[j]);
+        board_make(&b, l.moves[i], &u);
+        board_unmake(&b, l.moves[i], &u);
+        ck_assert(!memcmp(&b, &before, sizeof b));
+    }
+    ck_assert_uint_eq(movegen_perft(&b, 1), (uint64_t)most_moves[_i].moves);
+}
+END_TEST
+
 static Suite *movegen_suite(void)
 {
     Suite *s = suite_create("movegen");
@@ -133,6 +170,8 @@ static Suite *movegen_suite(void)
     tcase_add_test(tc, castling_rules);
     tcase_add_test(tc, en_passant_rules);
     tcase_add_test(tc, pins_checks_and_promotions);
+    tcase_add_loop_test(tc, most_moves_fit_the_list, 0,
+                        (int)(sizeof most_moves / sizeof most_moves[0]));
     suite_add_tcase(s, tc);
     return s;
 }
