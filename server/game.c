@@ -635,7 +635,8 @@ struct game *game_new(const struct game_env *env, const char *gid,
 struct game *game_restore(const struct game_env *env,
                           const struct store_game *row,
                           const struct store_move *moves, size_t n,
-                          int64_t heartbeat_ms, int64_t now)
+                          int64_t heartbeat_ms, int64_t now,
+                          const char **why)
 {
     struct clock_spec spec = {row->clock.per_move, row->clock.initial_s,
                               row->clock.increment_s,
@@ -643,12 +644,17 @@ struct game *game_restore(const struct game_env *env,
     struct board start;
     struct game *g;
     int64_t wall = env->wall_ms(env->ctx);
+    const char *cause = "out of memory";
+    int err = board_from_fen(&start, row->initial_fen);
 
-    if (board_from_fen(&start, row->initial_fen) != FEN_OK)
+    if (err != FEN_OK) {
+        if (why)
+            *why = board_fen_strerror(err);
         return NULL;
+    }
     g = alloc_game(env, row->gid, &spec, &start);
     if (!g)
-        return NULL;
+        goto fail;
     snprintf(g->seat[0].pid, sizeof g->seat[0].pid, "%s", row->white_pid);
     snprintf(g->seat[0].name, sizeof g->seat[0].name, "%s",
              row->white_name);
@@ -660,9 +666,13 @@ struct game *game_restore(const struct game_env *env,
     g->started_wall = row->started_ms;
     for (size_t i = 0; i < n; i++) {
         move_t m;
-        if (reserve(g) < 0
-            || notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0
-            || record_push(&g->rec, m) < 0)
+        if (reserve(g) < 0)
+            goto fail;
+        if (notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0) {
+            cause = "a move in the journal is not legal";
+            goto fail;
+        }
+        if (record_push(&g->rec, m) < 0)
             goto fail;
         memcpy(g->uci[i], moves[i].uci, UCI_MAX);
         snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
@@ -705,6 +715,8 @@ struct game *game_restore(const struct game_env *env,
     rearm(g);
     return g;
 fail:
+    if (why)
+        *why = cause;
     game_free(g);
     return NULL;
 }

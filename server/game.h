@@ -91,12 +91,16 @@ struct game *game_new(const struct game_env *env, const char *gid,
  * restart, or an ended one (status "ended") to render its state.
  * The side to move is charged from its last move up to heartbeat_ms (the
  * previous run's last sign of life, Unix ms). A started game comes back
- * paused with both players absent. Returns NULL when the stored game is
- * inconsistent (an illegal move in the journal) or out of memory. */
+ * paused with both players absent. Returns NULL when the stored game
+ * cannot be rebuilt: a start position the rules core refuses (such as
+ * material no game reaches, stored before that was checked), an illegal
+ * move in the journal, or out of memory; *why (when why is not NULL) then
+ * names the cause in a static sentence. */
 struct game *game_restore(const struct game_env *env,
                           const struct store_game *row,
                           const struct store_move *moves, size_t n,
-                          int64_t heartbeat_ms, int64_t now);
+                          int64_t heartbeat_ms, int64_t now,
+                          const char **why);
 
 /* The answer to env.ask_verdict: ends the game on time, won by the
  * opponent when it can mate, drawn otherwise. Ignored unless the game is

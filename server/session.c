@@ -604,11 +604,16 @@ static int restore_one(void *arg, const struct store_game *row,
 {
     struct restore_ctx *rc = arg;
     struct hub *h = rc->h;
+    const char *why = "";
     struct game *g = game_restore(&h->env, row, moves, n, rc->heartbeat,
-                                  rc->now);
+                                  rc->now, &why);
+    char q1[80], q2[40], q3[256];
 
-    if (!g) {
-        log_error("event=restore_failed game=%s", row->gid);
+    if (!g) { /* skipped: the other games are restored, the server starts */
+        log_error("event=restore_failed game=%s status=%s reason=%s",
+                  log_quote(q1, sizeof q1, row->gid),
+                  log_quote(q2, sizeof q2, row->status),
+                  log_quote(q3, sizeof q3, why));
         return 0;
     }
     if (table_put(&h->games, game_gid(g), g) < 0) {
@@ -672,7 +677,7 @@ static struct game *load_stored(struct hub *h, const char *gid, int *found,
     *found = store_get_game(h->store, gid, row, &moves, &n, NULL);
     if (*found == 1) {
         env.arm = noop_arm;
-        g = game_restore(&env, row, moves, n, 0, net_now_ms());
+        g = game_restore(&env, row, moves, n, 0, net_now_ms(), NULL);
     }
     free(moves);
     return g;

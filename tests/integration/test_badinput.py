@@ -11,6 +11,12 @@ from harness import FISCHER_5_0, Client, Closed, HandshakeError, ServerTest
 from wsclient import OP_BINARY, OP_CONT, OP_TEXT, WebSocket
 
 
+# The most legal moves known in a reachable position; and 263 from
+# material no game reaches (26 queens), which the server must refuse.
+MAX_218 = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1"
+QUEENS_263 = "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1"
+
+
 class BadInputTest(ServerTest):
     def raw(self, **kw):
         ws = WebSocket("127.0.0.1", self.server.port, **kw)
@@ -103,11 +109,29 @@ class BadInputTest(ServerTest):
                 ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "no legal move"),
                 ("k7/8/8/8/8/8/8/KQ6 w - - 150 90", "150"),
                 ("k7/8/8/8/8/8/8/KQ6 w", "six"),
-                ("k7/8/8/8/8/8/8/KQ6 x - - 0 1", "side")):
+                ("k7/8/8/8/8/8/8/KQ6 x - - 0 1", "side"),
+                (QUEENS_263, "impossible material"),
+                ("4k3/8/8/8/8/8/PPPPPPPP/4KB1B w - - 0 1",
+                 "impossible material")):
             c.send({"t": "invite", "clock": FISCHER_5_0, "fen": fen})
             e = c.expect_error("bad_field")
             self.assertIn("fen", e["msg"])
             self.assertIn(why, e["msg"].lower(), e["msg"])
+        c.request({"t": "ping"}, "pong")
+
+    def test_most_legal_moves(self):
+        """The reachable position with the most legal moves (218) plays:
+        every one is in the state's and the moved message's list."""
+        w, b, gid = self.invite_game(fen=MAX_218)
+        st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(len(st["legal"]), 218)
+        self.assertEqual(len(set(st["legal"])), 218)
+        self.assertEqual(st["legal"], sorted(st["legal"]))
+        self.assertIn("b1c2", st["legal"])
+        w.move(gid, "b1c2", 0)
+        for c in (w, b):
+            self.assertEqual(c.expect("moved", game=gid, ply=1)["san"],
+                             "Bc2")
 
     def test_game_errors(self):
         w, b, gid = self.invite_game()

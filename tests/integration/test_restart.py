@@ -1,6 +1,7 @@
 """Restarts: a planned stop (SIGTERM) and a crash (kill -9) lose nothing;
 live games come back paused, with their moves, offers and clocks, and the
 players resume them with their tokens."""
+import sqlite3
 import time
 import unittest
 
@@ -99,6 +100,55 @@ class RestartTest(FreshServerTest):
         j.expect("game_start", game=inv["game"])
         a2 = self.client(srv2, token=a.token)
         self.assertEqual(a2.games, [inv["game"]])
+
+    def test_unloadable_games_are_logged_and_skipped(self):
+        """A stored game the server cannot rebuild (an invitation from
+        material no game reaches, accepted before that was checked; a
+        journal with an illegal move) is logged in one line and skipped:
+        the server starts, serves, and restores the other games."""
+        srv = self.server()
+        a, c = self.client(srv), self.client(srv)
+        bad_inv = a.request({"t": "invite", "clock": FISCHER_5_0},
+                            "invited")["game"]
+        good_inv = c.request({"t": "invite", "clock": FISCHER_5_0},
+                             "invited")["game"]
+        w, b, good = self.start_game(srv)
+        self.play(w, b, good, "e2e4 e7e5")
+        w2, b2, bad_moves = self.start_game(srv)
+        self.play(w2, b2, bad_moves, "d2d4")
+        self.assertEqual(srv.terminate(), 0)
+        db = sqlite3.connect(srv.db)
+        with db:
+            db.execute("UPDATE games SET initial_fen = ? WHERE gid = ?",
+                       ("QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - "
+                        "0 1", bad_inv))
+            db.execute("UPDATE moves SET uci = 'd2d5' WHERE gid = ?",
+                       (bad_moves,))
+        db.close()
+
+        srv2 = self.server()
+        log = srv2.log_text().splitlines()
+        failed = [ln for ln in log if "event=restore_failed" in ln]
+        self.assertEqual(len(failed), 2, log)
+        self.assertTrue(all(" error " in ln for ln in failed), failed)
+        by_game = {g: [ln for ln in failed if "game=" + g + " " in ln]
+                   for g in (bad_inv, bad_moves)}
+        self.assertIn("impossible material", by_game[bad_inv][0])
+        self.assertIn("status=waiting", by_game[bad_inv][0])
+        self.assertIn("not legal", by_game[bad_moves][0])
+        self.assertIn("event=restored games=2", srv2.log_text())
+        # it serves: a skipped game is not live (joining it is as joining
+        # an ended one), the others play on
+        j = self.client(srv2)
+        j.send({"t": "join", "game": bad_inv})
+        j.expect_error("game_over")
+        j.send({"t": "join", "game": good_inv})
+        j.expect("game_start", game=good_inv)
+        w3 = self.client(srv2, token=w.token)
+        self.assertEqual(w3.games, [good])
+        st = w3.request({"t": "sync", "game": good}, "state")
+        self.assertEqual(st["moves"], ["e2e4", "e7e5"])
+        j.request({"t": "ping"}, "pong")
 
     def test_unknown_token_after_restart(self):
         srv = self.server()

@@ -390,7 +390,7 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     strcpy(row.draw_offer, "black");
     mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000};
     mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000};
-    struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500);
+    struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
     ck_assert_ptr_nonnull(g);
     char *st = game_render_state(g, NULL, false, 500);
     ck_assert_ptr_nonnull(strstr(st, "\"white_ms\":57000"));
@@ -407,9 +407,16 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     ck_assert_ptr_nonnull(strstr(st, "\"running\":\"white\""));
     free(st);
     game_free(g);
-    /* a journal with an illegal move is refused */
+    /* a journal with an illegal move is refused, and so is a start
+     * position the rules core refuses (stored by an older server) */
+    const char *why = NULL;
     strcpy(mv[1].uci, "e7e4");
-    ck_assert_ptr_null(game_restore(&ENV, &row, mv, 2, 14000, 500));
+    ck_assert_ptr_null(game_restore(&ENV, &row, mv, 2, 14000, 500, &why));
+    ck_assert_str_eq(why, "a move in the journal is not legal");
+    strcpy(row.initial_fen,
+           "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1");
+    ck_assert_ptr_null(game_restore(&ENV, &row, mv, 0, 14000, 500, &why));
+    ck_assert_str_eq(why, board_fen_strerror(FEN_ERR_MATERIAL));
     reset();
 }
 END_TEST
