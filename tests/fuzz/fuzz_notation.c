@@ -32,6 +32,8 @@ static const char *const positions[] = {
     "4k3/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
     "R6R/8/8/2k5/8/8/8/R1K4R w - - 0 1",
     "8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1",
+    /* 218 legal moves, nine queens: the longest list, full-square SAN */
+    "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1",
 };
 #define N_POSITIONS (sizeof positions / sizeof *positions)
 
@@ -113,7 +115,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size == 0)
         return 0;
-    if (board_from_fen(&b, positions[data[0] % N_POSITIONS]) != FEN_OK)
+    /* '0' picks the first position, '1' the second, and so on. */
+    if (board_from_fen(&b, positions[((size_t)data[0] + 256 * N_POSITIONS -
+                                      '0') % N_POSITIONS]) != FEN_OK)
         abort();
     check_all_san(&b);
     input = fuzz_text(data + 1, size - 1);
