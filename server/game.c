@@ -278,10 +278,14 @@ char *game_render_state(struct game *g, const struct proto_id *id,
 
 /* ---- store rows -------------------------------------------------------- */
 
-/* board_to_fen writes straight into the row. */
+/* board_to_fen and notation_* write straight into the rows, and moves are
+ * copied between them and the game's arrays with the rules core's sizes. */
 _Static_assert(sizeof ((struct store_game *)0)->final_fen >= FEN_MAX &&
                    sizeof ((struct store_game *)0)->initial_fen >= FEN_MAX,
                "store_game FEN fields shorter than FEN_MAX");
+_Static_assert(sizeof ((struct store_move *)0)->uci == UCI_MAX &&
+                   sizeof ((struct store_move *)0)->san == SAN_MAX,
+               "store_move text fields differ from UCI_MAX, SAN_MAX");
 
 static void fill_row(const struct game *g, struct store_game *r,
                      int64_t now)

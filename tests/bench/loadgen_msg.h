@@ -29,7 +29,9 @@ enum {
     LG_ERR_COUNT,
 };
 
-/* A position has at most 218 legal moves. */
+/* Legal moves kept from a message; more are dropped. The server sends at
+ * most 218 (no position a game reaches is known to have more, and it
+ * refuses material no game reaches: common/chess/movegen.h). */
 #define LG_MSG_MAX_LEGAL 256
 #define LG_MSG_GID_MAX 32
 

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,33 @@ START_TEST(msg_moved)
     ck_assert_str_eq(m->legal[0], "a7a5");
     ck_assert_str_eq(m->legal[3], "e7e8q");
     free(m);
+}
+END_TEST
+
+/* A list longer than the loadgen keeps (no server sends one) is cut at
+ * LG_MSG_MAX_LEGAL by both parsers, never written past. */
+START_TEST(msg_long_legal_list_is_cut)
+{
+    enum { N = LG_MSG_MAX_LEGAL + 44 };
+    char *text = malloc(64 + (size_t)N * 8);
+    struct lg_msg *m = malloc(sizeof *m);
+    int (*parse[2])(const char *, size_t, struct lg_msg *) = {
+        lg_msg_parse_jansson, lg_msg_parse_fast};
+    size_t len;
+
+    len = (size_t)sprintf(text, "{\"t\":\"moved\",\"ply\":1,\"legal\":[");
+    for (int i = 0; i < N; i++)
+        len += (size_t)sprintf(text + len, "%s\"%c%c%c%c\"", i ? "," : "",
+                               'a' + i % 8, '1' + i / 8 % 8,
+                               'a' + i / 64 % 8, '1' + i / 512 % 8);
+    len += (size_t)sprintf(text + len, "]}");
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(parse[k](text, len, m), 0);
+        ck_assert_int_eq(m->nlegal, LG_MSG_MAX_LEGAL);
+        ck_assert_str_eq(m->legal[LG_MSG_MAX_LEGAL - 1], "h8d1");
+    }
+    free(m);
+    free(text);
 }
 END_TEST
 
@@ -280,6 +308,7 @@ int main(void)
     tcase_add_test(tc, hist_quantiles);
     tcase_add_test(tc, hist_merge_adds);
     tcase_add_test(tc, msg_moved);
+    tcase_add_test(tc, msg_long_legal_list_is_cut);
     tcase_add_test(tc, msg_state_start_error);
     tcase_add_test(tc, msg_error_names_round_trip);
     tcase_add_test(tc, msg_fast_agrees_with_jansson);
