@@ -65,6 +65,13 @@ struct game_env {
     /* The ended game lingered long enough: the host unsubscribes and
      * frees it (it may do so inside this call). */
     void (*expired)(void *ctx, struct game *g);
+    /* A turn (a clock, a first-move time) begins only once the messages
+     * announcing it go out, i.e. once the store has committed seq: returns
+     * true when seq is committed already (the turn begins at once), else
+     * false, and the host calls game_released(g, seq, now) when it is.
+     * Until then the side to move is charged nothing and no deadline of
+     * that turn runs. NULL: every write counts as released at once. */
+    bool (*hold)(void *ctx, struct game *g, uint64_t seq);
 };
 
 /* Seat holders when a game is created. */
@@ -102,6 +109,12 @@ struct game *game_restore(const struct game_env *env,
  * opponent when it can mate, drawn otherwise. Ignored unless the game is
  * waiting for it. */
 void game_verdict(struct game *g, bool can_mate, int64_t now);
+
+/* The host released (sent) the messages waiting for store sequence
+ * number seq at now: the turn held for it (env.hold) begins, its clock
+ * running from now. Later sequence numbers release earlier ones too;
+ * anything else is ignored. */
+void game_released(struct game *g, uint64_t seq, int64_t now);
 
 /* Frees the game; its subscribers are dropped without messages.
  * game_free(NULL) is a no-op. */

@@ -241,6 +241,34 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         schedule_write(c);
 }
 
+void net_send_now(struct conn *c, struct msgbuf *b)
+{
+    uint64_t committed = store_committed(store);
+    struct qnode *n, **at = &c->head;
+
+    if (c->closing || c->killed || !c->head) {
+        net_send(c, b, 0);
+        return;
+    }
+    n = malloc(sizeof *n);
+    if (!n)
+        return;
+    while (*at && (*at)->seq <= committed)
+        at = &(*at)->next;
+    n->b = msgbuf_ref(b);
+    n->seq = 0;
+    n->next = *at;
+    *at = n;
+    if (!n->next)
+        c->tail = n;
+    c->qbytes += b->len;
+    hub_metrics(hub)->out_queue_bytes += b->len;
+    if (c->head == n) {
+        wait_remove(c);
+        schedule_write(c);
+    }
+}
+
 void net_close(struct conn *c, int code, const char *reason)
 {
     if (c->closing || c->killed)

@@ -64,6 +64,11 @@ int64_t net_wall_ms(void);
  * queue exceeds LIMIT_OUT_QUEUE_BYTES is cut. */
 void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
 
+/* Queues b on c (taking a reference) ahead of the messages waiting for a
+ * store commit, behind those ready to go: a notice about the server
+ * itself (a stalled database) that must not wait for what it reports. */
+void net_send_now(struct conn *c, struct msgbuf *b);
+
 /* Closes c with a WebSocket close code once what is queued before has been
  * written. The session is freed later, from the close callback. */
 void net_close(struct conn *c, int code, const char *reason);

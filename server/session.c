@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "holds.h"
 #include "ids.h"
 #include "tunables.h"
 #include "lobby.h"
@@ -59,6 +60,12 @@ struct hub {
     struct table tokens;    /* token_key -> struct player */
     struct lobby *lobby;
     struct verdicts *verdicts; /* flag verdicts, off the loop */
+    struct holds holds;     /* turns waiting for a store commit */
+    struct net_timer *stall_timer; /* the oldest hold is a stall */
+    int64_t stall_timer_at; /* CLOCK_NEVER: disarmed */
+    bool stalled;           /* players were told the store stalls ... */
+    uint64_t stall_seq;     /* ... until it commits this */
+    int64_t stall_since;
     struct metrics metrics;
     bool shutting_down;
 };
@@ -353,8 +360,105 @@ static void on_verdict(void *arg, const char *gid, bool can_mate)
         game_verdict(g, can_mate, net_now_ms());
 }
 
+/* ---- turns held for the store ------------------------------------------ */
+
+/* Tells every connected player that the store stalls (or resumed after
+ * ms), ahead of the messages the stall holds back. */
+static void notice_all(struct hub *h, bool resumed, int64_t ms)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_store_stall(resumed, ms));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++)
+            net_send_now(p->conns[j]->conn, b);
+    }
+    msgbuf_unref(b);
+}
+
+/* Arms the stall timer for when the oldest held turn will have waited
+ * LIMIT_STALL_NOTICE_MS (unless it fires earlier anyway, or a stall is
+ * being reported). */
+static void stall_watch(struct hub *h)
+{
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t at;
+
+    if (!o || h->stalled || !h->stall_timer)
+        return;
+    at = o->since + LIMIT_STALL_NOTICE_MS;
+    if (h->stall_timer_at <= at)
+        return; /* it fires first and looks again */
+    h->stall_timer_at = at;
+    net_timer_arm(h->stall_timer, at);
+}
+
+static void stall_check(void *arg)
+{
+    struct hub *h = arg;
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t now = net_now_ms();
+
+    h->stall_timer_at = CLOCK_NEVER;
+    if (!o || h->stalled)
+        return;
+    if (now - o->since < LIMIT_STALL_NOTICE_MS) {
+        stall_watch(h);
+        return;
+    }
+    h->stalled = true;
+    h->stall_seq = o->seq;
+    h->stall_since = o->since;
+    log_warn("event=store_stall waited_ms=%lld held_turns=%zu",
+             (long long)(now - o->since), h->holds.n);
+    notice_all(h, false, now - o->since);
+}
+
+/* env.hold: the turn begins at once when seq has committed, else when
+ * hub_wake sees the commit. */
+static bool env_hold(void *ctx, struct game *g, uint64_t seq)
+{
+    struct hub *h = ctx;
+
+    if (seq <= store_committed(h->store))
+        return true;
+    if (holds_push(&h->holds, game_gid(g), seq, net_now_ms()) < 0)
+        return true; /* out of memory: as if released */
+    stall_watch(h);
+    return false;
+}
+
+/* The store committed: begins the turns its commit released (net.c has
+ * just released their messages, on the same wake-up). */
+static void release_held(struct hub *h)
+{
+    uint64_t committed = store_committed(h->store);
+    const struct hold *o = holds_oldest(&h->holds);
+    struct hold e;
+    int64_t now;
+
+    if ((!o || o->seq > committed) && !h->stalled)
+        return;
+    now = net_now_ms();
+    while (holds_pop_committed(&h->holds, committed, &e)) {
+        struct game *g = table_get(&h->games, e.gid);
+        if (g)
+            game_released(g, e.seq, now);
+    }
+    if (h->stalled && committed >= h->stall_seq) {
+        h->stalled = false;
+        log_info("event=store_resumed stalled_ms=%lld",
+                 (long long)(now - h->stall_since));
+        notice_all(h, true, now - h->stall_since);
+    }
+    stall_watch(h);
+}
+
 void hub_wake(struct hub *h)
 {
+    release_held(h);
     verdicts_collect(h->verdicts, on_verdict, h);
 }
 
@@ -379,9 +483,13 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         h->cfg.msg_burst = LIMIT_MSG_BURST;
     h->lobby = lobby_new();
     h->verdicts = verdicts_start(net_wake);
-    if (!h->lobby || !h->verdicts) {
+    h->stall_timer = net_timer_new(stall_check, h);
+    h->stall_timer_at = CLOCK_NEVER;
+    holds_init(&h->holds);
+    if (!h->lobby || !h->verdicts || !h->stall_timer) {
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
+        net_timer_free(h->stall_timer);
         free(h);
         return NULL;
     }
@@ -401,6 +509,7 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         .ask_verdict = env_ask_verdict,
         .ended = env_ended,
         .expired = env_expired,
+        .hold = env_hold,
     };
     return h;
 }
@@ -433,6 +542,8 @@ void hub_free(struct hub *h)
     table_clear(&h->players);
     table_clear(&h->tokens);
     lobby_free(h->lobby);
+    holds_clear(&h->holds);
+    net_timer_free(h->stall_timer);
     free(h);
 }
 
@@ -515,6 +626,7 @@ static struct game *load_stored(struct hub *h, const char *gid, int *found,
     *found = store_get_game(h->store, gid, row, &moves, &n, NULL);
     if (*found == 1) {
         env.arm = noop_arm;
+        env.hold = NULL;
         g = game_restore(&env, row, moves, n, 0, net_now_ms());
     }
     free(moves);

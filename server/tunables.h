@@ -71,6 +71,13 @@
  * 5 s busy timeout, so one slow lock does not flap the health check. */
 #define LIMIT_HEALTH_WRITER_STALL_MS 8000
 
+/* A turn held this long for the store's commit of the move that begins
+ * it (the database is locked or slow) is a stall: every connected player
+ * is told (store_stall), and told again when the store commits it
+ * (store_resumed). Commits normally take milliseconds; a second is far
+ * beyond a slow disk's fsync and short enough to explain a frozen board. */
+#define LIMIT_STALL_NOTICE_MS 1000
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 
