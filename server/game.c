@@ -515,20 +515,22 @@ static void end_on_time(struct game *g, int loser, bool can_mate,
 
 /* The running side's time is up: its clock stops at zero and the game
  * takes no more commands. Whether the opponent could still mate is the
- * host's bounded search when it takes the question (it settles blocked
+ * static tests' answer when they prove it cannot (now), else the host's
+ * bounded search when it takes the question (it settles blocked
  * positions the static tests cannot, and may take tens of milliseconds),
- * else the static tests', now. */
+ * else "can mate". */
 static void flag(struct game *g, int64_t now)
 {
     int loser = g->clock.running;
+    bool can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
 
     clock_pause(&g->clock, now);
     g->flagged = loser;
-    if (g->env.ask_verdict
+    /* only "can mate" is left for the search to overturn */
+    if (can_mate && g->env.ask_verdict
         && g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
         return;
-    end_on_time(g, loser,
-                dead_can_mate(&g->rec.cur, (enum color)(1 - loser)), now);
+    end_on_time(g, loser, can_mate, now);
 }
 
 void game_verdict(struct game *g, bool can_mate, int64_t now)

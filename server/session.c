@@ -351,13 +351,16 @@ static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
 }
 
 /* A verdict for a game that has gone meanwhile (a shutdown) is dropped. */
-static void on_verdict(void *arg, const char *gid, bool can_mate)
+static void on_verdict(void *arg, const struct verdict *a)
 {
     struct hub *h = arg;
-    struct game *g = table_get(&h->games, gid);
+    struct game *g = table_get(&h->games, a->gid);
 
+    if (a->cut_short) /* unproven: "can mate" */
+        log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
+                 a->budget);
     if (g)
-        game_verdict(g, can_mate, net_now_ms());
+        game_verdict(g, a->can_mate, net_now_ms());
 }
 
 /* ---- turns held for the store ------------------------------------------ */
@@ -482,7 +485,7 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
     if (h->cfg.msg_burst <= 0)
         h->cfg.msg_burst = LIMIT_MSG_BURST;
     h->lobby = lobby_new();
-    h->verdicts = verdicts_start(net_wake);
+    h->verdicts = verdicts_start(net_wake, 0);
     h->stall_timer = net_timer_new(stall_check, h);
     h->stall_timer_at = CLOCK_NEVER;
     holds_init(&h->holds);

@@ -6,7 +6,10 @@
  *
  * usage: bench_flag [GAMES] [SEED]
  * Prints one line: positions, how many the search called "cannot mate",
- * and the time per verdict (p50, p99, max) in microseconds.
+ * the time per verdict (p50, p99, max) in microseconds, and the search's
+ * speed in nodes per millisecond (what the server's verdict budgets,
+ * server/verdict.h, are counted in). The search is dead_search_bounded
+ * with the full budget, as the server's worker runs it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +46,14 @@ int main(int argc, char **argv)
     int games = argc > 1 ? atoi(argv[1]) : 200;
     unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     void *ws = malloc(dead_scratch_size());
+    long long nodes_total = 0, us_total = 0;
     size_t cap = (size_t)games * 100, n = 0, cannot = 0;
     int64_t *us = malloc(cap * sizeof *us);
     struct board start;
 
     if (!ws || !us || board_from_fen(&start, FEN_START))
         return 1;
+    dead_scratch_init(ws);
     for (int g = 0; g < games; g++) {
         struct record r;
         if (record_init(&r, &start))
@@ -59,9 +64,14 @@ int main(int argc, char **argv)
             if (ply % 4 == 3 && n < cap) {
                 /* the side to move flags: can the other side mate? */
                 enum color opp = (enum color)(1 - r.cur.side);
+                long nodes;
                 int64_t t0 = now_us();
-                cannot += !dead_search_can_mate(&r.cur, opp, ws);
-                us[n++] = now_us() - t0;
+                cannot += dead_search_bounded(&r.cur, opp, ws,
+                                              DEAD_SEARCH_NODES, &nodes)
+                          == DEAD_SEARCH_NO_MATE;
+                us[n] = now_us() - t0;
+                nodes_total += nodes;
+                us_total += us[n++];
             }
             movegen_legal(&r.cur, &l);
             record_push(&r, l.moves[rng(&seed) % (unsigned)l.n]);
@@ -70,8 +80,9 @@ int main(int argc, char **argv)
     }
     qsort(us, n, sizeof *us, cmp_i64);
     printf("positions=%zu cannot_mate=%zu p50_us=%lld p99_us=%lld "
-           "max_us=%lld\n", n, cannot, (long long)us[n / 2],
-           (long long)us[n * 99 / 100], (long long)us[n - 1]);
+           "max_us=%lld nodes_per_ms=%lld\n", n, cannot, (long long)us[n / 2],
+           (long long)us[n * 99 / 100], (long long)us[n - 1],
+           us_total ? nodes_total * 1000 / us_total : 0);
     free(us);
     free(ws);
     return 0;
