@@ -59,6 +59,8 @@ static const struct key keys[] = {
     INT_KEY(move_burst, 1, 100000),
     INT_KEY(msg_rate_per_s, 1, 100000),
     INT_KEY(msg_burst, 1, 100000),
+    INT_KEY(http_rate_per_s, 1, 100000),
+    INT_KEY(http_burst, 1, 100000),
     INT_KEY(ping_interval_s, 1, 3600),
     INT_KEY(ping_timeout_s, 2, 7200),
     {"log_level", K_LEVEL, offsetof(struct config, log_level), 0, 0},
@@ -136,6 +138,11 @@ int config_init(struct config *c)
     c->move_burst = 20;
     c->msg_rate_per_s = 20;
     c->msg_burst = 60;
+    /* HTTP API requests from one address: a page asks for a game or a
+     * page of history at a time; a script scraping every game, or a
+     * flood, is held to this. */
+    c->http_rate_per_s = 10;
+    c->http_burst = 30;
     /* Keepalive: a connection is pinged 30 s after its last pong (or its
      * opening; browsers answer by themselves); one that has not answered
      * 60 s after that mark is dead or half-open (a laptop lid closed, a

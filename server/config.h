@@ -39,6 +39,8 @@ struct config {
     int move_burst;
     int msg_rate_per_s;      /* token bucket for every other message */
     int msg_burst;
+    int http_rate_per_s;     /* HTTP API requests per address a second */
+    int http_burst;
     int ping_interval_s;     /* WebSocket ping this long after the last
                                 pong (or the opening) */
     int ping_timeout_s;      /* no pong this long after it: hang up */

@@ -291,6 +291,62 @@ char *game_render_state(struct game *g, const struct proto_id *id,
     return text;
 }
 
+char *game_render_stored(const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         const struct proto_id *id, bool api)
+{
+    char(*uci)[UCI_MAX] = malloc((n ? n : 1) * sizeof *uci);
+    char(*san)[SAN_MAX] = malloc((n ? n : 1) * sizeof *san);
+    struct board b;
+    char fen[FEN_MAX], initial[FEN_MAX];
+    char *text = NULL;
+
+    if (!uci || !san || strcmp(row->status, "ended")
+        || board_from_fen(&b, row->initial_fen) != FEN_OK)
+        goto out;
+    board_to_fen(&b, initial); /* normalised, as a restored game has it */
+    if (board_from_fen(&b, row->final_fen) != FEN_OK)
+        goto out;
+    board_to_fen(&b, fen);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(uci[i], moves[i].uci, UCI_MAX);
+        snprintf(san[i], SAN_MAX, "%s", moves[i].san);
+    }
+    struct proto_state s = {
+        .game = row->gid,
+        .white = {row->white_pid[0] ? row->white_pid : NULL,
+                  row->white_name},
+        .black = {row->black_pid[0] ? row->black_pid : NULL,
+                  row->black_name},
+        .clock = {row->clock.per_move, row->clock.initial_s,
+                  row->clock.increment_s, row->clock.per_move_s},
+        .initial_fen = initial,
+        .moves = (const char(*)[UCI_MAX])uci,
+        .san = (const char(*)[SAN_MAX])san,
+        .n = n,
+        .fen = fen,
+        .ply = (int)n,
+        .to_move = b.side,
+        .check = board_in_check(&b),
+        .clocks = {row->white_ms, row->black_ms, -1},
+        .first_move_ms = -1,
+        .status = "ended",
+        .draw_offer = -1,
+        .gone_ms = {-1, -1},
+        .result = row->result,
+        .reason = row->reason,
+        .api = api,
+        .created_ms = row->created_ms,
+        .started_ms = row->started_ms,
+        .ended_ms = row->ended_ms,
+    };
+    text = proto_render_state(&s, id);
+out:
+    free(uci);
+    free(san);
+    return text;
+}
+
 /* ---- store rows -------------------------------------------------------- */
 
 static void fill_row(const struct game *g, struct store_game *r,

@@ -158,6 +158,15 @@ void game_send_state(struct game *g, struct session *s,
 char *game_render_state(struct game *g, const struct proto_id *id,
                         bool api, int64_t now);
 
+/* Renders the state of a finished game (row status "ended") straight
+ * from its stored row and journal, as game_render_state of the restored
+ * game would, without replaying its moves (the final position is the
+ * row's final_fen). Returns a malloc'ed string the caller frees, or NULL
+ * when out of memory or the row is not an ended game with a valid FEN. */
+char *game_render_stored(const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         const struct proto_id *id, bool api);
+
 /* The game's PGN so far (result "*" while live); malloc'ed, caller
  * frees; NULL when out of memory. */
 char *game_pgn(const struct game *g);

@@ -73,6 +73,12 @@ static int api_game_pgn(struct hub *h, const char *gid,
     return reply(r, 200, "application/x-chess-pgn", pgn);
 }
 
+void http_too_many(struct http_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    api_error(r, 429, "rate_limited");
+}
+
 static int player_games(struct hub *h, const char *pid,
                          const char *const *args, size_t nargs,
                          struct http_reply *r)

@@ -155,6 +155,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->refused_origin,
         (unsigned long long)m->refused_full,
         (unsigned long long)m->refused_per_ip);
+    put(&o, "# HELP chess_http_rate_limited_total HTTP API requests "
+            "refused with 429 (over http_rate_per_s).\n"
+            "# TYPE chess_http_rate_limited_total counter\n"
+            "chess_http_rate_limited_total %llu\n",
+        (unsigned long long)m->refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
              &m->move);
     put_hist(&o, "chess_move_commit_seconds", "Time from a move's arrival "

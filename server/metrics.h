@@ -34,6 +34,7 @@ struct metrics {
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;
     int db_file_lost;           /* the database file left its path */
+    uint64_t refused_http_rate; /* API requests over an address's rate */
     struct metrics_hist move;   /* handling one move message */
     struct metrics_hist commit; /* a move's arrival to its journal commit,
                                    when its `moved` may go out */

@@ -616,30 +616,43 @@ static void noop_arm(void *ctx, struct game *g, int64_t at)
     (void)at;
 }
 
-/* A finished game from the store as a temporary game (caller frees with
- * game_free). Returns NULL when absent; *found -1 on a database error. */
-static struct game *load_stored(struct hub *h, const char *gid, int *found,
-                                struct store_game *row)
+/* The state of a game that is not in memory, from the store: a finished
+ * one straight from its row and journal (no replay on the loop), anything
+ * else (a live game whose restore failed) through a temporary restored
+ * game. Returns a malloc'ed text, or NULL with *found 0 (absent), -1 (a
+ * database error) or 1 (out of memory, an inconsistent game). */
+static char *render_stored(struct hub *h, const char *gid,
+                           const struct proto_id *id, bool api, int *found)
 {
     struct store_move *moves = NULL;
+    struct store_game row;
     struct game_env env = h->env;
-    struct game *g = NULL;
+    struct game *g;
+    char *text = NULL;
     size_t n = 0;
 
-    *found = store_get_game(h->store, gid, row, &moves, &n, NULL);
-    if (*found == 1) {
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found != 1) {
+        free(moves);
+        return NULL;
+    }
+    if (!strcmp(row.status, "ended")) {
+        text = game_render_stored(&row, moves, n, id, api);
+    } else {
         env.arm = noop_arm;
         env.hold = NULL;
-        g = game_restore(&env, row, moves, n, 0, net_now_ms());
+        g = game_restore(&env, &row, moves, n, 0, net_now_ms());
+        if (g)
+            text = game_render_state(g, id, api, net_now_ms());
+        game_free(g);
     }
     free(moves);
-    return g;
+    return text;
 }
 
 char *hub_game_json(struct hub *h, const char *gid, int64_t now,
                     int *status)
 {
-    struct store_game row;
     struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid)
                                           : NULL;
     char *body;
@@ -652,13 +665,9 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now,
         *status = 404;
         return NULL;
     }
-    g = load_stored(h, gid, &found, &row);
-    if (!g) {
-        *status = found < 0 ? 500 : 404;
-        return NULL;
-    }
-    body = game_render_state(g, NULL, true, now);
-    game_free(g);
+    body = render_stored(h, gid, NULL, true, &found);
+    if (!body)
+        *status = found < 0 ? 500 : found == 0 ? 404 : 500;
     return body;
 }
 
@@ -1029,7 +1038,7 @@ static void do_state(struct session *s, const struct proto_msg *m,
 {
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
-    struct store_game row;
+    char *text;
     int found;
 
     if (g) {
@@ -1040,15 +1049,14 @@ static void do_state(struct session *s, const struct proto_msg *m,
         game_send_state(g, s, &m->id, now);
         return;
     }
-    g = load_stored(h, m->game, &found, &row);
-    if (!g) {
+    text = render_stored(h, m->game, &m->id, false, &found);
+    if (!text) {
         send_error(s, PROTO_NO_SUCH_GAME, found < 0
                    ? "the game database did not answer" : "no such game",
                    &m->id);
         return;
     }
-    send_text(s, game_render_state(g, &m->id, false, now), 0);
-    game_free(g);
+    send_text(s, text, 0);
 }
 
 static void do_game_command(struct session *s, const struct proto_msg *m,

@@ -46,6 +46,12 @@
  * with 503 instead of failing accept() with EMFILE. */
 #define LIMIT_FD_RESERVE 128
 
+/* Addresses the HTTP API's rate limit keeps a bucket for at once (about
+ * 100 bytes each): beyond this, new addresses are refused until buckets
+ * refill (server/ratelimit.h), which bounds memory under a flood from
+ * many addresses. */
+#define LIMIT_HTTP_ADDRS 65536
+
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)
 

@@ -69,6 +69,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.max_connections_per_ip, 256);
     ck_assert_int_eq(cfg.move_rate_per_s, 10);
     ck_assert_int_eq(cfg.msg_burst, 60);
+    ck_assert_int_eq(cfg.http_rate_per_s, 10);
+    ck_assert_int_eq(cfg.http_burst, 30);
     ck_assert_int_eq(cfg.ping_interval_s, 30);
     ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
@@ -92,6 +94,7 @@ START_TEST(every_key)
              " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
              " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
              " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
+             " \"http_rate_per_s\": 3, \"http_burst\": 4,\n"
              " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
              " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
              cert, key, dir);
@@ -114,6 +117,8 @@ START_TEST(every_key)
     ck_assert_int_eq(cfg.move_burst, 8);
     ck_assert_int_eq(cfg.msg_rate_per_s, 7);
     ck_assert_int_eq(cfg.msg_burst, 9);
+    ck_assert_int_eq(cfg.http_rate_per_s, 3);
+    ck_assert_int_eq(cfg.http_burst, 4);
     ck_assert_int_eq(cfg.ping_interval_s, 4);
     ck_assert_int_eq(cfg.ping_timeout_s, 11);
     ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
@@ -181,6 +186,8 @@ START_TEST(bad_values)
         {"{\"http_redirect_port\": -1}", "'http_redirect_port'", "0 to"},
         {"{\"max_connections\": 0}", "'max_connections'", "not 0"},
         {"{\"move_burst\": 0}", "'move_burst'", "not 0"},
+        {"{\"http_rate_per_s\": 0}", "'http_rate_per_s'", "1 to 100000"},
+        {"{\"http_burst\": 100001}", "'http_burst'", "not 100001"},
         {"{\"ping_interval_s\": 0}", "'ping_interval_s'", "1 to 3600"},
         {"{\"ping_timeout_s\": 1}", "'ping_timeout_s'", "2 to 7200"},
         {"{\"ping_timeout_s\": 7201}", "'ping_timeout_s'", "not 7201"},

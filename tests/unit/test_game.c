@@ -545,6 +545,40 @@ START_TEST(fischer_charges_from_the_release)
 }
 END_TEST
 
+/* A finished game read back for the API renders from its stored row and
+ * journal exactly as the replayed game did (without replaying it). */
+START_TEST(stored_render_matches_the_replay)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_id id = {.kind = 2, .num = 7}; /* an integer id */
+    const char *moves[] = {"f2f3", "e7e5", "g2g4", "d8h4"};
+    for (int i = 0; i < 4; i++)
+        move_ok(g, i % 2 ? "pb" : "pw", moves[i], i, 100 * (i + 1));
+    ck_assert_str_eq(game_reason(g), "checkmate");
+    game_free(g);
+    struct store_game row = F.last_row;
+    ck_assert_str_eq(row.status, "ended");
+    for (int api = 0; api < 2; api++) {
+        struct game *r = game_restore(&ENV, &row, F.moves, 4, 0, 5000);
+        ck_assert_ptr_nonnull(r);
+        char *replayed = game_render_state(r, api ? NULL : &id, api, 5000);
+        char *stored = game_render_stored(&row, F.moves, 4,
+                                          api ? NULL : &id, api);
+        ck_assert_ptr_nonnull(stored);
+        ck_assert_str_eq(stored, replayed);
+        ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
+        free(replayed);
+        free(stored);
+        game_free(r);
+    }
+    /* only ended games */
+    strcpy(row.status, "started");
+    ck_assert_ptr_null(game_render_stored(&row, F.moves, 4, NULL, true));
+    reset();
+}
+END_TEST
+
 START_TEST(claims)
 {
     reset();
@@ -622,6 +656,7 @@ int main(void)
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, claims);
+    tcase_add_test(tc, stored_render_matches_the_replay);
     tcase_add_test(tc, turn_is_held_until_the_move_is_released);
     tcase_add_test(tc, fischer_charges_from_the_release);
     tcase_add_test(tc, invitation_expires_after_a_day);
