@@ -23,7 +23,7 @@
  * right answer: the positions where only the search proves "cannot mate"
  * (locked pawns, few mobile pieces) have small reachable sets, proven
  * within a few hundred to a few thousand nodes (the median of the 602
- * such proofs in tests/data/dead-positions.tsv is 548 nodes), while the
+ * such proofs in tests/data/dead-positions.tsv is 549 nodes), while the
  * searches that exhaust a budget are in open positions where a mate is
  * reachable.
  */
