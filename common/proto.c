@@ -553,6 +553,14 @@ char *proto_render_shutdown(void)
     return finish(json_pack("{s:s}", "t", "shutdown"), NULL);
 }
 
+char *proto_render_store_stall(bool resumed, int64_t stalled_ms)
+{
+    return finish(json_pack("{s:s,s:I}", "t",
+                            resumed ? "store_resumed" : "store_stall",
+                            "stalled_ms", (json_int_t)stalled_ms),
+                  NULL);
+}
+
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
                               const struct clock_spec *clock, int you)

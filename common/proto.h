@@ -209,6 +209,10 @@ char *proto_render_seeking(const char *sid, const struct proto_id *id);
 char *proto_render_seek_cancelled(const struct proto_id *id);
 char *proto_render_invited(const char *gid, const struct proto_id *id);
 char *proto_render_shutdown(void);
+/* {"t":"store_stall","stalled_ms":N} (resumed false) or
+ * {"t":"store_resumed","stalled_ms":N}: the database has confirmed no
+ * write for N ms / confirms again after N ms. */
+char *proto_render_store_stall(bool resumed, int64_t stalled_ms);
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
                               const struct clock_spec *clock, int you);

@@ -63,6 +63,8 @@ static const struct key keys[] = {
     INT_KEY(max_games_per_player, 1, 100000),
     INT_KEY(max_invites_per_ip, 1, 10000000),
     INT_KEY(guests_per_ip_per_min, 1, 10000000),
+    INT_KEY(http_rate_per_s, 1, 100000),
+    INT_KEY(http_burst, 1, 100000),
     INT_KEY(ping_interval_s, 1, 3600),
     INT_KEY(ping_timeout_s, 2, 7200),
     {"log_level", K_LEVEL, offsetof(struct config, log_level), 0, 0},
@@ -144,6 +146,11 @@ int config_init(struct config *c)
     c->max_games_per_player = LIMIT_GAMES_PER_PLAYER;
     c->max_invites_per_ip = LIMIT_INVITES_PER_IP;
     c->guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
+    /* HTTP API requests from one address: a page asks for a game or a
+     * page of history at a time; a script scraping every game, or a
+     * flood, is held to this. */
+    c->http_rate_per_s = 10;
+    c->http_burst = 30;
     /* Keepalive: a connection is pinged 30 s after its last pong (or its
      * opening; browsers answer by themselves); one that has not answered
      * 60 s after that mark is dead or half-open (a laptop lid closed, a

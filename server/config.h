@@ -42,6 +42,8 @@ struct config {
     int max_games_per_player; /* live games + invitations + seek */
     int max_invites_per_ip;   /* open invitations from one address */
     int guests_per_ip_per_min; /* new guests from one address */
+    int http_rate_per_s;     /* HTTP API requests per address a second */
+    int http_burst;
     int ping_interval_s;     /* WebSocket ping this long after the last
                                 pong (or the opening) */
     int ping_timeout_s;      /* no pong this long after it: hang up */

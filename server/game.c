@@ -11,6 +11,14 @@
  * Ordering. Every store write returns a sequence number kept in g->seq;
  * every message about the game is queued with g->seq, so that a client
  * sees nothing (a move, an offer, an ending) before it is durable.
+ *
+ * Held turns. Since a move reaches the opponent only once it is durable,
+ * the opponent's turn (its clock, or the time for its first move) begins
+ * then, not when the move arrived: begin_turn asks the host (env.hold)
+ * and, while the store has not committed the move, leaves the clock
+ * stopped with the turn `held`; game_released starts it. A stalled
+ * database therefore charges nobody for a move nobody has seen, and no
+ * flag can fall on it.
  */
 #include "game.h"
 
@@ -60,6 +68,11 @@ struct game {
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
     bool paused;           /* restored, waiting for both players */
+    bool held;             /* a turn waits for hold_seq's release: */
+    uint64_t hold_seq;
+    int hold_clock;        /* ... the side whose clock then starts, or -1 */
+    bool hold_first;       /* ... a first move's time then starts */
+    uint64_t released;     /* the highest seq the host released */
     int64_t pause_until;
     int64_t first_deadline; /* pending first move runs out, or NEVER */
     int64_t invite_deadline;
@@ -204,15 +217,20 @@ static struct proto_clocks clocks_at(const struct game *g, int64_t now)
     struct proto_clocks c = {
         clock_left(&g->clock, WHITE, now),
         clock_left(&g->clock, BLACK, now),
-        g->status == GAME_STARTED ? g->clock.running : -1,
+        g->status != GAME_STARTED ? -1
+        : g->held                 ? g->hold_clock
+                                  : g->clock.running,
     };
     return c;
 }
 
 static int64_t first_move_left(const struct game *g, int64_t now)
 {
-    if (g->status != GAME_STARTED || g->paused
-        || g->first_deadline == CLOCK_NEVER)
+    if (g->status != GAME_STARTED || g->paused)
+        return -1;
+    if (g->held && g->hold_first)
+        return g->env.first_move_ms; /* starts when this is sent */
+    if (g->first_deadline == CLOCK_NEVER)
         return -1;
     return g->first_deadline > now ? g->first_deadline - now : 0;
 }
@@ -273,6 +291,62 @@ char *game_render_state(struct game *g, const struct proto_id *id,
         }
     text = proto_render_state(&s, id);
     free(mi);
+    return text;
+}
+
+char *game_render_stored(const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         const struct proto_id *id, bool api)
+{
+    char(*uci)[UCI_MAX] = malloc((n ? n : 1) * sizeof *uci);
+    char(*san)[SAN_MAX] = malloc((n ? n : 1) * sizeof *san);
+    struct board b;
+    char fen[FEN_MAX], initial[FEN_MAX];
+    char *text = NULL;
+
+    if (!uci || !san || strcmp(row->status, "ended")
+        || board_from_fen(&b, row->initial_fen) != FEN_OK)
+        goto out;
+    board_to_fen(&b, initial); /* normalised, as a restored game has it */
+    if (board_from_fen(&b, row->final_fen) != FEN_OK)
+        goto out;
+    board_to_fen(&b, fen);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(uci[i], moves[i].uci, UCI_MAX);
+        snprintf(san[i], SAN_MAX, "%s", moves[i].san);
+    }
+    struct proto_state s = {
+        .game = row->gid,
+        .white = {row->white_pid[0] ? row->white_pid : NULL,
+                  row->white_name},
+        .black = {row->black_pid[0] ? row->black_pid : NULL,
+                  row->black_name},
+        .clock = {row->clock.per_move, row->clock.initial_s,
+                  row->clock.increment_s, row->clock.per_move_s},
+        .initial_fen = initial,
+        .moves = (const char(*)[UCI_MAX])uci,
+        .san = (const char(*)[SAN_MAX])san,
+        .n = n,
+        .fen = fen,
+        .ply = (int)n,
+        .to_move = b.side,
+        .check = board_in_check(&b),
+        .clocks = {row->white_ms, row->black_ms, -1},
+        .first_move_ms = -1,
+        .status = "ended",
+        .draw_offer = -1,
+        .gone_ms = {-1, -1},
+        .result = row->result,
+        .reason = row->reason,
+        .api = api,
+        .created_ms = row->created_ms,
+        .started_ms = row->started_ms,
+        .ended_ms = row->ended_ms,
+    };
+    text = proto_render_state(&s, id);
+out:
+    free(uci);
+    free(san);
     return text;
 }
 
@@ -430,6 +504,45 @@ static void rearm(struct game *g)
     }
 }
 
+/* Begins a turn once its messages (queued with g->seq) go out: the clock
+ * of `side` (-1: none) starts, and with `first` the time for a first move.
+ * Until the host releases g->seq the turn is held: nothing runs. */
+static void begin_turn(struct game *g, int side, bool first, int64_t now)
+{
+    g->held = false;
+    if (g->env.hold && g->seq > g->released
+        && !g->env.hold(g->env.ctx, g, g->seq)) {
+        g->held = true;
+        g->hold_seq = g->seq;
+        g->hold_clock = side;
+        g->hold_first = first;
+        g->first_deadline = CLOCK_NEVER;
+        return;
+    }
+    if (g->seq > g->released)
+        g->released = g->seq;
+    if (side >= 0)
+        clock_start(&g->clock, side, now);
+    if (first)
+        g->first_deadline = now + g->env.first_move_ms;
+}
+
+void game_released(struct game *g, uint64_t seq, int64_t now)
+{
+    if (seq > g->released)
+        g->released = seq;
+    if (!g->held || g->released < g->hold_seq)
+        return;
+    g->held = false;
+    if (g->status != GAME_STARTED || g->flagged >= 0)
+        return;
+    if (g->hold_clock >= 0 && !g->paused)
+        clock_start(&g->clock, g->hold_clock, now);
+    if (g->hold_first)
+        g->first_deadline = now + g->env.first_move_ms;
+    rearm(g);
+}
+
 static void end_game(struct game *g, const char *result, const char *reason,
                      int64_t now)
 {
@@ -440,6 +553,7 @@ static void end_game(struct game *g, const char *result, const char *reason,
     clock_pause(&g->clock, now);
     g->status = GAME_ENDED;
     g->paused = false;
+    g->held = false;
     g->first_deadline = CLOCK_NEVER;
     snprintf(g->result, sizeof g->result, "%s", result);
     snprintf(g->reason, sizeof g->reason, "%s", reason);
@@ -469,20 +583,22 @@ static void end_on_time(struct game *g, int loser, bool can_mate,
 
 /* The running side's time is up: its clock stops at zero and the game
  * takes no more commands. Whether the opponent could still mate is the
- * host's bounded search when it takes the question (it settles blocked
+ * static tests' answer when they prove it cannot (now), else the host's
+ * bounded search when it takes the question (it settles blocked
  * positions the static tests cannot, and may take tens of milliseconds),
- * else the static tests', now. */
+ * else "can mate". */
 static void flag(struct game *g, int64_t now)
 {
     int loser = g->clock.running;
+    bool can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
 
     clock_pause(&g->clock, now);
     g->flagged = loser;
-    if (g->env.ask_verdict
+    /* only "can mate" is left for the search to overturn */
+    if (can_mate && g->env.ask_verdict
         && g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
         return;
-    end_on_time(g, loser,
-                dead_can_mate(&g->rec.cur, (enum color)(1 - loser)), now);
+    end_on_time(g, loser, can_mate, now);
 }
 
 void game_verdict(struct game *g, bool can_mate, int64_t now)
@@ -496,10 +612,7 @@ void game_verdict(struct game *g, bool can_mate, int64_t now)
 static void unpause(struct game *g, int64_t now)
 {
     g->paused = false;
-    if (g->rec.n >= 2)
-        clock_start(&g->clock, side_to_move(g), now);
-    else
-        g->first_deadline = now + g->env.first_move_ms;
+    begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2, now);
     broadcast(g, game_render_state(g, NULL, false, now));
 }
 
@@ -623,7 +736,6 @@ struct game *game_new(const struct game_env *env, const char *gid,
     if (taken == 2) {
         g->status = GAME_STARTED;
         g->started_wall = g->created_wall;
-        g->first_deadline = now + env->first_move_ms;
     } else {
         g->status = GAME_WAITING;
         g->invite_deadline = now + LIMIT_INVITE_MS;
@@ -632,6 +744,8 @@ struct game *game_new(const struct game_env *env, const char *gid,
         game_free(g);
         return NULL;
     }
+    if (g->status == GAME_STARTED) /* once game_start goes out */
+        begin_turn(g, -1, true, now);
     rearm(g);
     return g;
 }
@@ -849,17 +963,16 @@ int game_join(struct game *g, const char *pid, const char *name,
         g->seat[1 - c].gone_since = now;
     g->status = GAME_STARTED;
     g->started_wall = g->env.wall_ms(g->env.ctx);
-    g->first_deadline = now + g->env.first_move_ms;
     g->invite_deadline = CLOCK_NEVER;
     if (put_row(g, now) < 0) {
         memcpy(g->seat, saved, sizeof saved);
         g->status = GAME_WAITING;
         g->started_wall = 0;
-        g->first_deadline = CLOCK_NEVER;
         g->invite_deadline = now + LIMIT_INVITE_MS;
         rearm(g);
         return busy(err);
     }
+    begin_turn(g, -1, true, now); /* once game_start goes out */
     rearm(g);
     return 0;
 }
@@ -871,7 +984,8 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
 {
     int mover = side_to_move(g);
     struct clock nc = g->clock;
-    int64_t fd = g->first_deadline;
+    int next = -1;     /* whose clock starts with the next turn */
+    bool first = false; /* the next turn is a first move */
     struct store_move sm;
     struct moves_info *mi;
     enum outcome outcome;
@@ -881,17 +995,17 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     if (reserve(g) < 0)
         return busy(err);
     if (g->rec.n == 0) {
-        fd = now + g->env.first_move_ms;
+        first = true;
     } else if (g->rec.n == 1) {
-        fd = CLOCK_NEVER;
         if (!g->paused)
-            clock_start(&nc, 1 - mover, now);
+            next = 1 - mover;
     } else {
-        if (nc.running != mover)
+        if (nc.running != mover) /* paused, or its turn still held */
             clock_start(&nc, mover, now);
         clock_press(&nc, now);
-        if (g->paused)
-            clock_pause(&nc, now);
+        clock_pause(&nc, now); /* the opponent's turn begins below */
+        if (!g->paused)
+            next = 1 - mover;
     }
     memset(&sm, 0, sizeof sm);
     sm.ply = (int)g->rec.n + 1;
@@ -907,7 +1021,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
         return busy(err);
     g->seq = seq;
     g->clock = nc;
-    g->first_deadline = fd;
+    g->first_deadline = CLOCK_NEVER;
     memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
     memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
     g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
@@ -916,6 +1030,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
         g->draw_offer = -1;
         put_row(g, now);
     }
+    begin_turn(g, next, first, now);
 
     outcome = record_outcome(&g->rec);
     mi = malloc(sizeof *mi);

@@ -65,6 +65,13 @@ struct game_env {
     /* The ended game lingered long enough: the host unsubscribes and
      * frees it (it may do so inside this call). */
     void (*expired)(void *ctx, struct game *g);
+    /* A turn (a clock, a first-move time) begins only once the messages
+     * announcing it go out, i.e. once the store has committed seq: returns
+     * true when seq is committed already (the turn begins at once), else
+     * false, and the host calls game_released(g, seq, now) when it is.
+     * Until then the side to move is charged nothing and no deadline of
+     * that turn runs. NULL: every write counts as released at once. */
+    bool (*hold)(void *ctx, struct game *g, uint64_t seq);
 };
 
 /* Seat holders when a game is created. */
@@ -107,6 +114,12 @@ struct game *game_restore(const struct game_env *env,
  * waiting for it. */
 void game_verdict(struct game *g, bool can_mate, int64_t now);
 
+/* The host released (sent) the messages waiting for store sequence
+ * number seq at now: the turn held for it (env.hold) begins, its clock
+ * running from now. Later sequence numbers release earlier ones too;
+ * anything else is ignored. */
+void game_released(struct game *g, uint64_t seq, int64_t now);
+
 /* Frees the game; its subscribers are dropped without messages.
  * game_free(NULL) is a no-op. */
 void game_free(struct game *g);
@@ -148,6 +161,15 @@ void game_send_state(struct game *g, struct session *s,
  * api is true. Returns a malloc'ed string the caller frees. */
 char *game_render_state(struct game *g, const struct proto_id *id,
                         bool api, int64_t now);
+
+/* Renders the state of a finished game (row status "ended") straight
+ * from its stored row and journal, as game_render_state of the restored
+ * game would, without replaying its moves (the final position is the
+ * row's final_fen). Returns a malloc'ed string the caller frees, or NULL
+ * when out of memory or the row is not an ended game with a valid FEN. */
+char *game_render_stored(const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         const struct proto_id *id, bool api);
 
 /* The game's PGN so far (result "*" while live); malloc'ed, caller
  * frees; NULL when out of memory. */

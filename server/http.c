@@ -73,6 +73,12 @@ static int api_game_pgn(struct hub *h, const char *gid,
     return reply(r, 200, "application/x-chess-pgn", pgn);
 }
 
+void http_too_many(struct http_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    api_error(r, 429, "rate_limited");
+}
+
 static int player_games(struct hub *h, const char *pid,
                          const char *const *args, size_t nargs,
                          struct http_reply *r)
@@ -132,11 +138,13 @@ static int route(struct hub *h, const char *path, const char *const *args,
     memset(r, 0, sizeof *r);
     if (!strcmp(path, "/healthz")) {
         /* the loop answers (this runs on it), the database answers a
-         * read, and the writer has committed lately (its heartbeat) */
+         * read, the writer has committed lately (its heartbeat), and the
+         * database file is still where it was opened */
         struct store_player p;
         int ok = store_find_player(hub_store(h), "-", &p) >= 0
             && now - store_last_commit_ms(hub_store(h))
-                   < LIMIT_HEALTH_WRITER_STALL_MS;
+                   < LIMIT_HEALTH_WRITER_STALL_MS
+            && !hub_metrics(h)->db_file_lost;
         reply(r, ok ? 200 : 503, JSON_TYPE,
               proto_render_health(ok, (int64_t)hub_live_games(h),
                                   hub_metrics(h)->connections));

@@ -27,4 +27,8 @@ int http_wants(const char *path);
 void http_handle(struct hub *h, const char *path, const char *const *args,
                  size_t nargs, int64_t now, struct http_reply *r);
 
+/* Fills *r with 429 {"error":"rate_limited"}: the address made more API
+ * requests than http_rate_per_s and http_burst allow. */
+void http_too_many(struct http_reply *r);
+
 #endif

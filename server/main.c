@@ -36,6 +36,7 @@
 
 #include "config.h"
 #include "listener.h"
+#include "dbfile.h"
 #include "log.h"
 #include "net.h"
 #include "session.h"
@@ -279,6 +280,34 @@ static int make_parent(const char *path)
 
 static bool log_to_file;
 
+/* The watch on the database file, looked at every DB_WATCH_MS on the
+ * loop: a deleted or replaced file is logged once and fails /healthz. */
+#define DB_WATCH_MS 1000
+static struct {
+    struct dbfile_watch w;
+    struct hub *hub;
+    struct net_timer *timer;
+} db_watch;
+
+static void db_watch_tick(void *arg)
+{
+    struct metrics *m = hub_metrics(db_watch.hub);
+    const char *why;
+    char q[600];
+
+    (void)arg;
+    if (!m->db_file_lost && (why = dbfile_watch_check(&db_watch.w))) {
+        m->db_file_lost = 1;
+        log_error("event=store_file_lost db=%s why=%s msg=\"the database "
+                  "file is no longer at its path: writes from now on are "
+                  "lost when the server stops; stop it and restore the "
+                  "database from a backup\"",
+                  log_quote(q, sizeof q, db_watch.w.path), why);
+    }
+    if (!m->db_file_lost)
+        net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
+}
+
 /* A start-up failure: logged, and on standard error too when the log
  * goes to a file (the operator at the terminal must see it). */
 static void start_failed(const char *fmt, ...)
@@ -507,6 +536,10 @@ int main(int argc, char **argv)
     lock_fd = lock_db(cfg.database);
     if (lock_fd < 0)
         goto out_log;
+    if (dbfile_check(cfg.database, err, sizeof err) < 0) {
+        start_failed("%s", err);
+        goto out_lock;
+    }
     fit_fd_limit(&cfg);
     e = net_start(&cfg, err, sizeof err);
     if (e < 0) {
@@ -518,6 +551,10 @@ int main(int argc, char **argv)
     if (store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) < 0) {
         start_failed("database %s: %s", cfg.database, err);
         goto out_net;
+    }
+    if (dbfile_watch_start(&db_watch.w, cfg.database, err, sizeof err) < 0) {
+        start_failed("%s", err);
+        goto out_store;
     }
     struct hub_config hc = {
         .grace_ms = (int64_t)cfg.grace_s * 1000,
@@ -536,6 +573,10 @@ int main(int argc, char **argv)
         goto out_store;
     }
     net_attach(h, st);
+    db_watch.hub = h;
+    db_watch.timer = net_timer_new(db_watch_tick, NULL);
+    if (db_watch.timer)
+        net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
     restored = hub_restore(h, net_now_ms());
     if (restored < 0)
         log_error("event=restore_failed db=%s",
@@ -561,6 +602,7 @@ int main(int argc, char **argv)
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
 
+    net_timer_free(db_watch.timer);
     hub_shutdown(h);
     store_close(st);
     st = NULL;

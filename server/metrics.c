@@ -132,6 +132,10 @@ char *metrics_render(const struct metrics *m, size_t live_games,
     put(&o, "# HELP chess_store_queue_depth Store writes queued, not yet "
             "committed.\n# TYPE chess_store_queue_depth gauge\n"
             "chess_store_queue_depth %zu\n", store_queue_depth);
+    put(&o, "# HELP chess_database_file_lost 1 when the database file "
+            "was deleted or replaced under the running server.\n"
+            "# TYPE chess_database_file_lost gauge\n"
+            "chess_database_file_lost %d\n", m->db_file_lost);
     put(&o, "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
             "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
         (unsigned long long)m->out_queue_bytes);
@@ -151,6 +155,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->refused_origin,
         (unsigned long long)m->refused_full,
         (unsigned long long)m->refused_per_ip);
+    put(&o, "# HELP chess_http_rate_limited_total HTTP API requests "
+            "refused with 429 (over http_rate_per_s).\n"
+            "# TYPE chess_http_rate_limited_total counter\n"
+            "chess_http_rate_limited_total %llu\n",
+        (unsigned long long)m->refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
              &m->move);
     put_hist(&o, "chess_move_commit_seconds", "Time from a move's arrival "

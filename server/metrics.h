@@ -33,6 +33,8 @@ struct metrics {
     /* WebSocket upgrades refused: Origin not allowed (403), server full
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;
+    int db_file_lost;           /* the database file left its path */
+    uint64_t refused_http_rate; /* API requests over an address's rate */
     struct metrics_hist move;   /* handling one move message */
     struct metrics_hist commit; /* a move's arrival to its journal commit,
                                    when its `moved` may go out */

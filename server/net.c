@@ -41,6 +41,7 @@
 #include "tunables.h"
 #include "msgbuf.h"
 #include "proto.h"
+#include "ratelimit.h"
 #include "session.h"
 #include "store.h"
 #include "table.h"
@@ -125,6 +126,7 @@ static ev_check stop_check;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
 static struct table peers; /* ip -> struct peer */
+static struct ratelimit *api_limits; /* HTTP API requests per address */
 
 int64_t net_now_ms(void)
 {
@@ -278,6 +280,34 @@ const char *net_conn_ip(const struct conn *c)
  * the client's end of stream; only the timeout is this file's. Cuts (a
  * slow reader, no pong) are not staged: nothing more can reach such a
  * client. */
+
+void net_send_now(struct conn *c, struct msgbuf *b)
+{
+    uint64_t committed = store_committed(store);
+    struct qnode *n, **at = &c->head;
+
+    if (c->closing || c->killed || !c->head) {
+        net_send(c, b, 0);
+        return;
+    }
+    n = malloc(sizeof *n);
+    if (!n)
+        return;
+    while (*at && (*at)->seq <= committed)
+        at = &(*at)->next;
+    n->b = msgbuf_ref(b);
+    n->seq = 0;
+    n->next = *at;
+    *at = n;
+    if (!n->next)
+        c->tail = n;
+    c->qbytes += b->len;
+    hub_metrics(hub)->out_queue_bytes += b->len;
+    if (c->head == n) {
+        wait_remove(c);
+        schedule_write(c);
+    }
+}
 
 void net_close(struct conn *c, int code, const char *reason)
 {
@@ -1001,6 +1031,15 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         return -1;
     if (!http_wants(uri))
         return serve_file(wsi, uri);
+    if (!strncmp(uri, "/api/", 5)) {
+        char ip[64];
+        peer_ip(wsi, ip, sizeof ip);
+        if (!ratelimit_take(api_limits, ip, net_now_ms())) {
+            hub_metrics(hub)->refused_http_rate++;
+            http_too_many(&r);
+            goto answer;
+        }
+    }
     while (nargs < MAX_ARGS
            && lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
                                     WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
@@ -1008,6 +1047,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         nargs++;
     }
     http_handle(hub, uri, args, nargs, net_now_ms(), &r);
+answer:
     if (!r.body) {
         lws_return_http_status(wsi, (unsigned)r.status, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -1345,6 +1385,12 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return NET_START_REFUSED;
     }
     snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
+    api_limits = ratelimit_new(cfg->http_rate_per_s, cfg->http_burst,
+                               LIMIT_HTTP_ADDRS);
+    if (!api_limits) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     lws_set_log_level(lws_levels(), lws_emit);
     loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
     if (!loop) {
@@ -1497,4 +1543,6 @@ void net_stop(void)
     for (size_t i = 0; i < peers.cap; i++)
         free(peers.slots[i].value);
     table_clear(&peers);
+    ratelimit_free(api_limits);
+    api_limits = NULL;
 }

@@ -83,6 +83,11 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
  * while c is open. */
 const char *net_conn_ip(const struct conn *c);
 
+/* Queues b on c (taking a reference) ahead of the messages waiting for a
+ * store commit, behind those ready to go: a notice about the server
+ * itself (a stalled database) that must not wait for what it reports. */
+void net_send_now(struct conn *c, struct msgbuf *b);
+
 /* Closes c with a WebSocket close code: what c sends from now on is not
  * acted on; what is queued before is written, then the close frame; then
  * c is half-closed and its input read and dropped until the peer closes

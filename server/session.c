@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "holds.h"
 #include "ids.h"
 #include "tunables.h"
 #include "lobby.h"
@@ -82,6 +83,12 @@ struct hub {
     uint64_t purge_seq;     /* the last guest purge queued */
     struct lobby *lobby;
     struct verdicts *verdicts; /* flag verdicts, off the loop */
+    struct holds holds;     /* turns waiting for a store commit */
+    struct net_timer *stall_timer; /* the oldest hold is a stall */
+    int64_t stall_timer_at; /* CLOCK_NEVER: disarmed */
+    bool stalled;           /* players were told the store stalls ... */
+    uint64_t stall_seq;     /* ... until it commits this */
+    int64_t stall_since;
     struct metrics metrics;
     bool shutting_down;
 };
@@ -455,17 +462,117 @@ static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
 }
 
 /* A verdict for a game that has gone meanwhile (a shutdown) is dropped. */
-static void on_verdict(void *arg, const char *gid, bool can_mate)
+static void on_verdict(void *arg, const struct verdict *a)
 {
     struct hub *h = arg;
-    struct game *g = table_get(&h->games, gid);
+    struct game *g = table_get(&h->games, a->gid);
 
+    if (a->cut_short) /* unproven: "can mate" */
+        log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
+                 a->budget);
     if (g)
-        game_verdict(g, can_mate, net_now_ms());
+        game_verdict(g, a->can_mate, net_now_ms());
+}
+
+/* ---- turns held for the store ------------------------------------------ */
+
+/* Tells every connected player that the store stalls (or resumed after
+ * ms), ahead of the messages the stall holds back. */
+static void notice_all(struct hub *h, bool resumed, int64_t ms)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_store_stall(resumed, ms));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++)
+            net_send_now(p->conns[j]->conn, b);
+    }
+    msgbuf_unref(b);
+}
+
+/* Arms the stall timer for when the oldest held turn will have waited
+ * LIMIT_STALL_NOTICE_MS (unless it fires earlier anyway, or a stall is
+ * being reported). */
+static void stall_watch(struct hub *h)
+{
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t at;
+
+    if (!o || h->stalled || !h->stall_timer)
+        return;
+    at = o->since + LIMIT_STALL_NOTICE_MS;
+    if (h->stall_timer_at <= at)
+        return; /* it fires first and looks again */
+    h->stall_timer_at = at;
+    net_timer_arm(h->stall_timer, at);
+}
+
+static void stall_check(void *arg)
+{
+    struct hub *h = arg;
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t now = net_now_ms();
+
+    h->stall_timer_at = CLOCK_NEVER;
+    if (!o || h->stalled)
+        return;
+    if (now - o->since < LIMIT_STALL_NOTICE_MS) {
+        stall_watch(h);
+        return;
+    }
+    h->stalled = true;
+    h->stall_seq = o->seq;
+    h->stall_since = o->since;
+    log_warn("event=store_stall waited_ms=%lld held_turns=%zu",
+             (long long)(now - o->since), h->holds.n);
+    notice_all(h, false, now - o->since);
+}
+
+/* env.hold: the turn begins at once when seq has committed, else when
+ * hub_wake sees the commit. */
+static bool env_hold(void *ctx, struct game *g, uint64_t seq)
+{
+    struct hub *h = ctx;
+
+    if (seq <= store_committed(h->store))
+        return true;
+    if (holds_push(&h->holds, game_gid(g), seq, net_now_ms()) < 0)
+        return true; /* out of memory: as if released */
+    stall_watch(h);
+    return false;
+}
+
+/* The store committed: begins the turns its commit released (net.c has
+ * just released their messages, on the same wake-up). */
+static void release_held(struct hub *h)
+{
+    uint64_t committed = store_committed(h->store);
+    const struct hold *o = holds_oldest(&h->holds);
+    struct hold e;
+    int64_t now;
+
+    if ((!o || o->seq > committed) && !h->stalled)
+        return;
+    now = net_now_ms();
+    while (holds_pop_committed(&h->holds, committed, &e)) {
+        struct game *g = table_get(&h->games, e.gid);
+        if (g)
+            game_released(g, e.seq, now);
+    }
+    if (h->stalled && committed >= h->stall_seq) {
+        h->stalled = false;
+        log_info("event=store_resumed stalled_ms=%lld",
+                 (long long)(now - h->stall_since));
+        notice_all(h, true, now - h->stall_since);
+    }
+    stall_watch(h);
 }
 
 void hub_wake(struct hub *h)
 {
+    release_held(h);
     verdicts_collect(h->verdicts, on_verdict, h);
 }
 
@@ -531,12 +638,16 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
     if (h->cfg.guests_per_ip_per_min <= 0)
         h->cfg.guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
     h->lobby = lobby_new();
-    h->verdicts = verdicts_start(net_wake);
+    h->verdicts = verdicts_start(net_wake, 0);
     h->sweep = net_timer_new(sweep, h);
-    if (!h->lobby || !h->verdicts || !h->sweep) {
+    h->stall_timer = net_timer_new(stall_check, h);
+    h->stall_timer_at = CLOCK_NEVER;
+    holds_init(&h->holds);
+    if (!h->lobby || !h->verdicts || !h->sweep || !h->stall_timer) {
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
         net_timer_free(h->sweep);
+        net_timer_free(h->stall_timer);
         free(h);
         return NULL;
     }
@@ -558,6 +669,7 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         .ask_verdict = env_ask_verdict,
         .ended = env_ended,
         .expired = env_expired,
+        .hold = env_hold,
     };
     return h;
 }
@@ -590,6 +702,8 @@ void hub_free(struct hub *h)
     table_clear(&h->tokens);
     table_clear(&h->addrs);
     lobby_free(h->lobby);
+    holds_clear(&h->holds);
+    net_timer_free(h->stall_timer);
     free(h);
 }
 
@@ -664,29 +778,43 @@ static void noop_arm(void *ctx, struct game *g, int64_t at)
     (void)at;
 }
 
-/* A finished game from the store as a temporary game (caller frees with
- * game_free). Returns NULL when absent; *found -1 on a database error. */
-static struct game *load_stored(struct hub *h, const char *gid, int *found,
-                                struct store_game *row)
+/* The state of a game that is not in memory, from the store: a finished
+ * one straight from its row and journal (no replay on the loop), anything
+ * else (a live game whose restore failed) through a temporary restored
+ * game. Returns a malloc'ed text, or NULL with *found 0 (absent), -1 (a
+ * database error) or 1 (out of memory, an inconsistent game). */
+static char *render_stored(struct hub *h, const char *gid,
+                           const struct proto_id *id, bool api, int *found)
 {
     struct store_move *moves = NULL;
+    struct store_game row;
     struct game_env env = h->env;
-    struct game *g = NULL;
+    struct game *g;
+    char *text = NULL;
     size_t n = 0;
 
-    *found = store_get_game(h->store, gid, row, &moves, &n, NULL);
-    if (*found == 1) {
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found != 1) {
+        free(moves);
+        return NULL;
+    }
+    if (!strcmp(row.status, "ended")) {
+        text = game_render_stored(&row, moves, n, id, api);
+    } else {
         env.arm = noop_arm;
-        g = game_restore(&env, row, moves, n, 0, net_now_ms(), NULL);
+        env.hold = NULL;
+        g = game_restore(&env, &row, moves, n, 0, net_now_ms(), NULL);
+        if (g)
+            text = game_render_state(g, id, api, net_now_ms());
+        game_free(g);
     }
     free(moves);
-    return g;
+    return text;
 }
 
 char *hub_game_json(struct hub *h, const char *gid, int64_t now,
                     int *status)
 {
-    struct store_game row;
     struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid)
                                           : NULL;
     char *body;
@@ -699,13 +827,9 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now,
         *status = 404;
         return NULL;
     }
-    g = load_stored(h, gid, &found, &row);
-    if (!g) {
-        *status = found < 0 ? 500 : 404;
-        return NULL;
-    }
-    body = game_render_state(g, NULL, true, now);
-    game_free(g);
+    body = render_stored(h, gid, NULL, true, &found);
+    if (!body)
+        *status = found < 0 ? 500 : found == 0 ? 404 : 500;
     return body;
 }
 
@@ -1132,7 +1256,7 @@ static void do_state(struct session *s, const struct proto_msg *m,
 {
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
-    struct store_game row;
+    char *text;
     int found;
 
     if (g) {
@@ -1142,15 +1266,14 @@ static void do_state(struct session *s, const struct proto_msg *m,
         game_send_state(g, s, &m->id, now);
         return;
     }
-    g = load_stored(h, m->game, &found, &row);
-    if (!g) {
+    text = render_stored(h, m->game, &m->id, false, &found);
+    if (!text) {
         send_error(s, PROTO_NO_SUCH_GAME, found < 0
                    ? "the game database did not answer" : "no such game",
                    &m->id);
         return;
     }
-    send_text(s, game_render_state(g, &m->id, false, now), 0);
-    game_free(g);
+    send_text(s, text, 0);
 }
 
 static void do_game_command(struct session *s, const struct proto_msg *m,

@@ -66,8 +66,9 @@ char *hub_game_pgn(struct hub *h, const char *gid);
  * games are not told that players left. */
 void hub_shutdown(struct hub *h);
 
-/* The loop was woken (net_wake): takes the work other threads finished,
- * the flag verdicts, to their games. */
+/* The loop was woken (net_wake): takes the work other threads finished
+ * to their games: the store's commits (the turns held for them begin,
+ * and a stall notice ends) and the flag verdicts. */
 void hub_wake(struct hub *h);
 
 /* A new connection; NULL when out of memory. */

@@ -46,6 +46,12 @@
  * with 503 instead of failing accept() with EMFILE. */
 #define LIMIT_FD_RESERVE 128
 
+/* Addresses the HTTP API's rate limit keeps a bucket for at once (about
+ * 100 bytes each): beyond this, new addresses are refused until buckets
+ * refill (server/ratelimit.h), which bounds memory under a flood from
+ * many addresses. */
+#define LIMIT_HTTP_ADDRS 65536
+
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)
 
@@ -97,6 +103,12 @@
  * within a round trip and closes at once; a flooder that keeps sending
  * costs only reads for this long. */
 #define LIMIT_CLOSE_DRAIN_MS 2000
+/* A turn held this long for the store's commit of the move that begins
+ * it (the database is locked or slow) is a stall: every connected player
+ * is told (store_stall), and told again when the store commits it
+ * (store_resumed). Commits normally take milliseconds; a second is far
+ * beyond a slow disk's fsync and short enough to explain a frozen board. */
+#define LIMIT_STALL_NOTICE_MS 1000
 
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500

@@ -121,6 +121,13 @@ function onMessage(msg) {
     case 'shutdown':
         toast('The server is restarting. Reconnecting…', 'info');
         break;
+    case 'store_stall':
+        toast('The server cannot store moves at the moment. No clock runs ' +
+              'for a move you have not seen.', 'info');
+        break;
+    case 'store_resumed':
+        toast('The server stores moves again.', 'info');
+        break;
     case 'error':
         onError(msg);
         break;

@@ -195,6 +195,9 @@ struct dead_frame {
 struct dead_scratch {
     uint64_t seen[DEAD_SEARCH_SEEN]; /* 0 = empty slot */
     struct dead_frame stack[DEAD_SEARCH_NODES + 1];
+    uint32_t used[DEAD_SEARCH_NODES + 2]; /* slots of seen filled by the
+                                             search, emptied at its end */
+    size_t n_used;
 };
 
 size_t dead_scratch_size(void)
@@ -213,6 +216,7 @@ static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
             return false;
         if (ws->seen[i] == 0) {
             ws->seen[i] = k;
+            ws->used[ws->n_used++] = (uint32_t)i;
             return true;
         }
     }
@@ -233,19 +237,30 @@ static int classify(const struct board *b, enum color c, struct movelist *ml)
     return proven_cannot_mate(b, c) ? 0 : -1;
 }
 
-bool dead_search_can_mate(const struct board *root, enum color c, void *mem)
+void dead_scratch_init(void *mem)
 {
     struct dead_scratch *ws = mem;
+
+    memset(ws->seen, 0, sizeof ws->seen);
+    ws->n_used = 0;
+}
+
+/* The search of dead_search_bounded, on a table that is empty at entry;
+ * *nodes counts the positions explored. */
+static enum dead_search search(const struct board *root, enum color c,
+                               struct dead_scratch *ws, long max_nodes,
+                               long *nodes_out)
+{
     struct board b = *root;
     struct movelist lists[2];
     struct movelist *ml = &lists[0], *spare = &lists[1];
     bool full = false;
     long nodes = 0, depth = 0;
 
+    *nodes_out = 0;
     int r = classify(&b, c, ml);
     if (r >= 0)
-        return r == 1;
-    memset(ws->seen, 0, sizeof ws->seen);
+        return r == 1 ? DEAD_SEARCH_MATE : DEAD_SEARCH_NO_MATE;
     seen_insert(ws, b.key, &full);
     ws->stack[0].next = 0;
 
@@ -271,14 +286,15 @@ bool dead_search_can_mate(const struct board *root, enum color c, void *mem)
         if (!seen_insert(ws, b.key, &full)) {
             board_unmake(&b, f->move, &f->undo);
             if (full)
-                return true; /* no room left for the proof: unknown */
+                return DEAD_SEARCH_UNKNOWN; /* no room left for the proof */
             continue;
         }
-        if (++nodes > DEAD_SEARCH_NODES)
-            return true; /* budget spent: unknown counts as "can mate" */
+        *nodes_out = ++nodes;
+        if (nodes > max_nodes)
+            return DEAD_SEARCH_UNKNOWN; /* budget spent */
         r = classify(&b, c, spare);
         if (r == 1)
-            return true;
+            return DEAD_SEARCH_MATE;
         if (r == 0) {
             board_unmake(&b, f->move, &f->undo);
             continue;
@@ -288,5 +304,30 @@ bool dead_search_can_mate(const struct board *root, enum color c, void *mem)
         spare = t;
         ws->stack[++depth].next = 0;
     }
-    return false; /* every reachable position seen: no mate by c */
+    return DEAD_SEARCH_NO_MATE; /* every reachable position seen */
+}
+
+enum dead_search dead_search_bounded(const struct board *b, enum color c,
+                                     void *mem, long max_nodes, long *nodes)
+{
+    struct dead_scratch *ws = mem;
+    enum dead_search r;
+
+    if (max_nodes > DEAD_SEARCH_NODES)
+        max_nodes = DEAD_SEARCH_NODES;
+    r = search(b, c, ws, max_nodes, nodes);
+    for (size_t i = 0; i < ws->n_used; i++) /* as cheap as the search */
+        ws->seen[ws->used[i]] = 0;
+    ws->n_used = 0;
+    return r;
+}
+
+bool dead_search_can_mate(const struct board *b, enum color c, void *ws)
+{
+    long nodes;
+
+    dead_scratch_init(ws);
+    /* unknown counts as "can mate" */
+    return dead_search_bounded(b, c, ws, DEAD_SEARCH_NODES, &nodes)
+        != DEAD_SEARCH_NO_MATE;
 }

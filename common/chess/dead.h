@@ -34,6 +34,25 @@ size_t dead_scratch_size(void);
  * milliseconds: meant for a flag-fall verdict or a tool, not every move. */
 bool dead_search_can_mate(const struct board *b, enum color c, void *ws);
 
+/* What a bounded search found. */
+enum dead_search {
+    DEAD_SEARCH_NO_MATE, /* proven: c can never mate */
+    DEAD_SEARCH_MATE,    /* a mate by c is reachable (or static: can mate
+                            and nothing to search) */
+    DEAD_SEARCH_UNKNOWN  /* the budget ran out first: counts as can mate */
+};
+
+/* Empties the scratch's table once, for dead_search_bounded. */
+void dead_scratch_init(void *ws);
+
+/* dead_search_can_mate with a budget of max_nodes positions (at most
+ * DEAD_SEARCH_NODES), telling a proof from a budget that ran out; *nodes
+ * gets the positions explored. Its cost is proportional to *nodes (no
+ * per-call clearing of the whole table): ws must have been through
+ * dead_scratch_init, and each call leaves it ready for the next. */
+enum dead_search dead_search_bounded(const struct board *b, enum color c,
+                                     void *ws, long max_nodes, long *nodes);
+
 /* True when neither side can ever checkmate (a dead position). Meant for a
  * position where the side to move has a legal move: checkmate and
  * stalemate are decided before this is asked. */

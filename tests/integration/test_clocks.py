@@ -1,6 +1,9 @@
 """Server-side clocks: flag by timeout and against insufficient material,
 moves after the flag, the first-move rule, per-move budgets, increments."""
-from harness import ServerTest
+import sqlite3
+import time
+
+from harness import FreshServerTest, ServerTest
 
 TINY = {"type": "fischer", "initial_s": 1, "increment_s": 0}
 
@@ -88,3 +91,47 @@ class ClockTest(ServerTest):
         self.assertEqual(m["clocks"]["running"], "black")
         e = w.expect("game_end", game=gid, timeout=3)
         self.assertEqual((e["result"], e["reason"]), ("1-0", "timeout"))
+
+
+class StallTest(FreshServerTest):
+    """The database refuses writes for a while (another connection holds
+    its write lock): a move nobody has seen yet costs nobody time."""
+
+    def test_locked_database_charges_nobody_for_a_withheld_move(self):
+        srv = self.server()
+        w, b, gid = self.start_game(
+            srv, clock={"type": "per_move", "per_move_s": 2})
+        ServerTest.play(self, w, b, gid, "e2e4 e7e5")  # clocks run now
+        lock = sqlite3.connect(srv.db, timeout=5, isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")
+        try:
+            t0 = time.monotonic()
+            w.move(gid, "g1f3", 2)
+            # after a second everyone hears why nothing comes
+            s = b.expect("store_stall", timeout=3)
+            self.assertGreaterEqual(s["stalled_ms"], 1000)
+            w.expect("store_stall")
+            # held twice black's budget, so far
+            time.sleep(max(0.0, 4.0 - (time.monotonic() - t0)))
+            self.assertFalse([m for m in b.backlog
+                              if m["t"] in ("moved", "game_end")])
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        m = b.expect("moved", game=gid, ply=3)
+        shown = time.monotonic()
+        self.assertGreater(shown - t0, 3.5)
+        # black's whole budget runs from now, not from white's move
+        self.assertEqual(m["clocks"]["running"], "black")
+        self.assertEqual(m["clocks"]["black_ms"], 2000)
+        b.expect("store_resumed")
+        time.sleep(1.0)  # half of it thinking: still in time
+        b.move(gid, "b8c6", 3)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=4)
+        self.assertFalse([m for m in b.backlog if m["t"] == "game_end"])
+        # and it does run: white now lets its 2 s pass
+        e = b.expect("game_end", game=gid, timeout=5)
+        self.assertEqual((e["result"], e["reason"]), ("0-1", "timeout"))
+        self.assertIn("event=store_stall", srv.log_text())
+        self.assertIn("event=store_resumed", srv.log_text())

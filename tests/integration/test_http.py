@@ -2,7 +2,7 @@
 (newest first, paged), /healthz, /metrics and the client pages."""
 import re
 
-from harness import ServerTest
+from harness import FreshServerTest, ServerTest, wait_until
 
 
 METRIC_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -309,3 +309,24 @@ class HttpTest(ServerTest):
         self.assertEqual(status, 404)
         status, _ = self.server.http_json("/api/unknown")
         self.assertEqual(status, 404)
+
+
+class ApiRateLimitTest(FreshServerTest):
+    def test_api_requests_per_address_are_capped(self):
+        srv = self.server(config={"http_rate_per_s": 1, "http_burst": 5})
+        for i in range(5):
+            status, body = srv.http_json("/api/games/NoSuchGame")
+            self.assertEqual(status, 404, i)
+        status, body = srv.http_json("/api/games/NoSuchGame")
+        self.assertEqual((status, body), (429, {"error": "rate_limited"}))
+        status, _ = srv.http_json("/api/players/NoSuchPlayer/games")
+        self.assertEqual(status, 429)
+        # the health check, the metrics and the pages are not counted
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        status, _, text = srv.http("/metrics")
+        self.assertEqual(status, 200)
+        self.assertIn("chess_http_rate_limited_total 2", text.decode())
+        self.assertEqual(srv.http("/")[0], 200)
+        # one token a second comes back
+        wait_until(lambda: srv.http_json("/api/games/NoSuchGame")[0] == 404,
+                   "a refilled token", timeout=3)

@@ -458,6 +458,46 @@ class HealthTest(OpsTest):
                    "a passing health check again", timeout=10)
 
 
+class DatabaseFileTest(OpsTest):
+    def test_deleted_database_fails_health_and_a_restart_refuses(self):
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        marker = srv.db + ".created"
+        self.assertTrue(os.path.exists(marker))
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        os.remove(srv.db)  # the server still has it open
+        wait_until(lambda: srv.http_json("/healthz")[0] == 503,
+                   "a failing health check")
+        self.assertEqual(srv.http_json("/healthz")[1]["status"], "fail")
+        self.assertRegex(srv.log_text(),
+                         r"error event=store_file_lost db=\S+ why=deleted")
+        self.assertIn("chess_database_file_lost 1",
+                      srv.http("/metrics")[2].decode())
+        self.assertEqual(srv.terminate(), 0)
+        # a restart finds the marker and no database: it refuses rather
+        # than starting over with an empty one
+        r = run("--listen", "127.0.0.1", "--port", str(free_port()),
+                "--db", srv.db, "--web", srv.web)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("event=start_failed", r.stderr)
+        self.assertIn("is missing or empty", r.stderr)
+        self.assertIn("restore it from a backup", r.stderr)
+        self.assertFalse(os.path.exists(srv.db))
+        # starting over on purpose: delete the marker too
+        os.remove(marker)
+        srv2 = self.server()
+        self.assertEqual(srv2.http_json("/healthz")[0], 200)
+        self.assertTrue(os.path.exists(marker))
+
+    def test_replaced_database_fails_health(self):
+        srv = self.server()
+        shutil.copyfile(srv.db, srv.db + ".copy")
+        os.replace(srv.db + ".copy", srv.db)
+        wait_until(lambda: srv.http_json("/healthz")[0] == 503,
+                   "a failing health check")
+        self.assertIn("why=replaced", srv.log_text())
+
+
 class BackupTest(OpsTest):
     def finished_games(self, db):
         con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)

@@ -72,6 +72,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.max_games_per_player, 100);
     ck_assert_int_eq(cfg.max_invites_per_ip, 500);
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 30);
+    ck_assert_int_eq(cfg.http_rate_per_s, 10);
+    ck_assert_int_eq(cfg.http_burst, 30);
     ck_assert_int_eq(cfg.ping_interval_s, 30);
     ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
@@ -97,6 +99,7 @@ START_TEST(every_key)
              " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
              " \"max_games_per_player\": 12, \"max_invites_per_ip\": 34,\n"
              " \"guests_per_ip_per_min\": 56,\n"
+             " \"http_rate_per_s\": 3, \"http_burst\": 4,\n"
              " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
              " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
              cert, key, dir);
@@ -122,6 +125,8 @@ START_TEST(every_key)
     ck_assert_int_eq(cfg.max_games_per_player, 12);
     ck_assert_int_eq(cfg.max_invites_per_ip, 34);
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 56);
+    ck_assert_int_eq(cfg.http_rate_per_s, 3);
+    ck_assert_int_eq(cfg.http_burst, 4);
     ck_assert_int_eq(cfg.ping_interval_s, 4);
     ck_assert_int_eq(cfg.ping_timeout_s, 11);
     ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
@@ -210,6 +215,8 @@ START_TEST(bad_values)
          "not a string"},
         {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",
          "not -5"},
+        {"{\"http_rate_per_s\": 0}", "'http_rate_per_s'", "1 to 100000"},
+        {"{\"http_burst\": 100001}", "'http_burst'", "not 100001"},
         {"{\"ping_interval_s\": 0}", "'ping_interval_s'", "1 to 3600"},
         {"{\"ping_timeout_s\": 1}", "'ping_timeout_s'", "2 to 7200"},
         {"{\"ping_timeout_s\": 7201}", "'ping_timeout_s'", "not 7201"},

@@ -30,6 +30,9 @@ struct fake {
     int asked;            /* ask_verdict calls */
     int asked_color;
     int refuse_verdict;   /* ask_verdict fails */
+    uint64_t committed;   /* the store's committed sequence number */
+    uint64_t held;        /* the last seq a turn was held for */
+    int holds;            /* hold calls that had to wait */
 };
 
 static struct fake F;
@@ -119,6 +122,25 @@ static int f_ask_verdict(void *ctx, struct game *g, const struct board *b,
     return 0;
 }
 
+/* A store that commits only when the test says (F.committed). */
+static bool f_hold(void *ctx, struct game *g, uint64_t seq)
+{
+    (void)ctx;
+    (void)g;
+    if (seq <= F.committed)
+        return true;
+    F.held = seq;
+    F.holds++;
+    return false;
+}
+
+/* The store commits everything queued at now: the host releases it. */
+static void commit_all(struct game *g, int64_t now)
+{
+    F.committed = F.next_seq;
+    game_released(g, F.committed, now);
+}
+
 /* Flags decided at once on the static tests, as without a worker. */
 static const struct game_env ENV = {
     .ctx = NULL,
@@ -134,6 +156,14 @@ static const struct game_env ENV = {
     .ended = f_ended,
     .expired = f_expired,
 };
+
+/* The same with the store's commits in the test's hands. */
+static struct game_env hold_env(void)
+{
+    struct game_env env = ENV;
+    env.hold = f_hold;
+    return env;
+}
 
 static void reset(void)
 {
@@ -421,6 +451,143 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
 }
 END_TEST
 
+static struct game *new_game_env(const struct game_env *env,
+                                 const struct clock_spec *c, int64_t now)
+{
+    struct board b;
+    struct game_seat_init seats[2] = {{"pw", "white"}, {"pb", "black"}};
+    struct game *g;
+
+    ck_assert_int_eq(board_from_fen(&b, FEN_START), FEN_OK);
+    g = game_new(env, "G2", c, &b, seats, NULL, now);
+    ck_assert_ptr_nonnull(g);
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    game_subscribe(g, S_BLACK, GAME_BLACK);
+    return g;
+}
+
+static const struct clock_spec per_move_5 = {1, 0, 0, 5};
+
+/* The database stalls after white's move: black has not been shown it, so
+ * black's clock does not run and no flag falls, however long the stall;
+ * once the move goes out black has the full 5 s from that moment. */
+START_TEST(turn_is_held_until_the_move_is_released)
+{
+    reset();
+    struct game_env env = hold_env();
+    F.armed = CLOCK_NEVER; /* what the game starts from */
+    struct game *g = new_game_env(&env, &per_move_5, 0);
+    char *st;
+
+    /* game_start waits for the game row: no first-move time runs yet */
+    ck_assert_int_eq(F.holds, 1);
+    ck_assert(F.armed == CLOCK_NEVER);
+    commit_all(g, 50);
+    ck_assert_int_eq(F.armed, 50 + 30000);
+    move_ok(g, "pw", "e2e4", 0, 100);
+    ck_assert(F.armed == CLOCK_NEVER); /* black's first move: held */
+    commit_all(g, 120);
+    ck_assert_int_eq(F.armed, 120 + 30000);
+    move_ok(g, "pb", "e7e5", 1, 200);
+    commit_all(g, 210);
+    ck_assert_int_eq(F.armed, 210 + 5000); /* white's clock runs */
+    move_ok(g, "pw", "g1f3", 2, 1000);
+    int moved = find("\"moved\"");
+    ck_assert_uint_eq(F.seq[moved], F.held); /* waits for its row */
+    /* shown as black's turn with the full budget: true when it is sent */
+    ck_assert_ptr_nonnull(strstr(F.text[moved], "\"running\":\"black\""));
+    ck_assert_ptr_nonnull(strstr(F.text[moved], "\"black_ms\":5000"));
+    /* the store stalls 9 s: black is charged nothing, no flag falls */
+    ck_assert(F.armed == CLOCK_NEVER);
+    game_on_timer(g, 10000);
+    game_tick(g, 10000);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    st = game_render_state(g, NULL, false, 10000);
+    ck_assert_ptr_nonnull(strstr(st, "\"black_ms\":5000"));
+    free(st);
+    /* released at 10 s: black's 5 s run from then */
+    commit_all(g, 10000);
+    ck_assert_int_eq(F.armed, 10000 + 5000);
+    st = game_render_state(g, NULL, false, 12000);
+    ck_assert_ptr_nonnull(strstr(st, "\"black_ms\":3000"));
+    ck_assert_ptr_nonnull(strstr(st, "\"running\":\"black\""));
+    free(st);
+    game_on_timer(g, 14999);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    move_ok(g, "pb", "b8c6", 3, 14999); /* in time */
+    /* an earlier release (another game's commit) does not start white */
+    game_released(g, F.held - 1, 15000);
+    ck_assert(F.armed == CLOCK_NEVER);
+    commit_all(g, 15100);
+    game_on_timer(g, 15100 + 5000);
+    ck_assert_str_eq(game_reason(g), "timeout");
+    game_free(g);
+    reset();
+}
+END_TEST
+
+/* Fischer: the mover is charged up to its move's arrival, the opponent
+ * from the release; the time between is nobody's. */
+START_TEST(fischer_charges_from_the_release)
+{
+    reset();
+    struct game_env env = hold_env();
+    struct game *g = new_game_env(&env, &blitz, 0);
+
+    commit_all(g, 0);
+    move_ok(g, "pw", "e2e4", 0, 100);
+    commit_all(g, 100);
+    move_ok(g, "pb", "e7e5", 1, 200);
+    commit_all(g, 300); /* white's clock from 300 */
+    move_ok(g, "pw", "g1f3", 2, 1300);
+    ck_assert_int_eq(F.moves[2].white_ms, 60000 - 1000 + 2000);
+    commit_all(g, 4300); /* a 3 s stall: black from 4300 */
+    move_ok(g, "pb", "b8c6", 3, 5300);
+    ck_assert_int_eq(F.moves[3].black_ms, 60000 - 1000 + 2000);
+    /* the game ending during a hold leaves nothing armed but the linger */
+    struct proto_error e;
+    ck_assert_int_eq(game_resign(g, "pw", 5400, &e), 0);
+    commit_all(g, 5500);
+    ck_assert_int_eq(F.armed, 5400 + 5 * 60 * 1000);
+    game_free(g);
+    reset();
+}
+END_TEST
+
+/* A finished game read back for the API renders from its stored row and
+ * journal exactly as the replayed game did (without replaying it). */
+START_TEST(stored_render_matches_the_replay)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_id id = {.kind = 2, .num = 7}; /* an integer id */
+    const char *moves[] = {"f2f3", "e7e5", "g2g4", "d8h4"};
+    for (int i = 0; i < 4; i++)
+        move_ok(g, i % 2 ? "pb" : "pw", moves[i], i, 100 * (i + 1));
+    ck_assert_str_eq(game_reason(g), "checkmate");
+    game_free(g);
+    struct store_game row = F.last_row;
+    ck_assert_str_eq(row.status, "ended");
+    for (int api = 0; api < 2; api++) {
+        struct game *r = game_restore(&ENV, &row, F.moves, 4, 0, 5000, NULL);
+        ck_assert_ptr_nonnull(r);
+        char *replayed = game_render_state(r, api ? NULL : &id, api, 5000);
+        char *stored = game_render_stored(&row, F.moves, 4,
+                                          api ? NULL : &id, api);
+        ck_assert_ptr_nonnull(stored);
+        ck_assert_str_eq(stored, replayed);
+        ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
+        free(replayed);
+        free(stored);
+        game_free(r);
+    }
+    /* only ended games */
+    strcpy(row.status, "started");
+    ck_assert_ptr_null(game_render_stored(&row, F.moves, 4, NULL, true));
+    reset();
+}
+END_TEST
+
 START_TEST(claims)
 {
     reset();
@@ -542,6 +709,9 @@ int main(void)
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, claims);
+    tcase_add_test(tc, stored_render_matches_the_replay);
+    tcase_add_test(tc, turn_is_held_until_the_move_is_released);
+    tcase_add_test(tc, fischer_charges_from_the_release);
     tcase_add_test(tc, invitation_expires_after_a_day);
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);

@@ -244,6 +244,17 @@ START_TEST(render_error_echoes_id)
 }
 END_TEST
 
+START_TEST(render_store_stall)
+{
+    char *s = proto_render_store_stall(false, 1234);
+    ck_assert_str_eq(s, "{\"t\":\"store_stall\",\"stalled_ms\":1234}");
+    free(s);
+    s = proto_render_store_stall(true, 9000);
+    ck_assert_str_eq(s, "{\"t\":\"store_resumed\",\"stalled_ms\":9000}");
+    free(s);
+}
+END_TEST
+
 START_TEST(render_state_and_moved)
 {
     static const char moves[][UCI_MAX] = {"e2e4"};
@@ -383,6 +394,7 @@ int main(void)
     tcase_add_test(tc, clocks);
     tcase_add_test(tc, invite_fen);
     tcase_add_test(tc, render_error_echoes_id);
+    tcase_add_test(tc, render_store_stall);
     tcase_add_test(tc, render_state_and_moved);
     tcase_add_test(tc, moved_matches_jansson);
     suite_add_tcase(s, tc);

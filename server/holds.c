@@ -1,0 +1,67 @@
+/*
+ * holds.c - the turns waiting for a store commit (see holds.h).
+ */
+#include "holds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void holds_init(struct holds *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+void holds_clear(struct holds *h)
+{
+    free(h->q);
+    holds_init(h);
+}
+
+/* Doubles the ring, unwrapping it so that the oldest entry comes first. */
+static int grow(struct holds *h)
+{
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    struct hold *q = malloc(cap * sizeof *q);
+
+    if (!q)
+        return -1;
+    for (size_t i = 0; i < h->n; i++)
+        q[i] = h->q[(h->head + i) % h->cap];
+    free(h->q);
+    h->q = q;
+    h->head = 0;
+    h->cap = cap;
+    return 0;
+}
+
+int holds_push(struct holds *h, const char *gid, uint64_t seq,
+               int64_t since)
+{
+    struct hold *e;
+
+    if (h->n == h->cap && grow(h) < 0)
+        return -1;
+    e = &h->q[(h->head + h->n) % h->cap];
+    snprintf(e->gid, sizeof e->gid, "%s", gid);
+    e->seq = seq;
+    e->since = since;
+    h->n++;
+    return 0;
+}
+
+const struct hold *holds_oldest(const struct holds *h)
+{
+    return h->n ? &h->q[h->head] : NULL;
+}
+
+bool holds_pop_committed(struct holds *h, uint64_t committed,
+                         struct hold *out)
+{
+    if (!h->n || h->q[h->head].seq > committed)
+        return false;
+    *out = h->q[h->head];
+    h->head = (h->head + 1) % h->cap;
+    h->n--;
+    return true;
+}

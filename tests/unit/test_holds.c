@@ -1,0 +1,58 @@
+/*
+ * test_holds.c - the queue of turns waiting for a store commit: a commit
+ * releases exactly the prefix it covers, in order, across the ring's
+ * growth and wrap-around.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "holds.h"
+#include "check_main.h"
+
+START_TEST(commit_releases_its_prefix_in_order)
+{
+    struct holds h;
+    struct hold out;
+    char gid[16];
+    uint64_t next = 1, popped = 1;
+
+    holds_init(&h);
+    ck_assert_ptr_null(holds_oldest(&h));
+    ck_assert(!holds_pop_committed(&h, 100, &out));
+    /* push 3, pop 2, many times: the ring wraps and grows */
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < 3; i++, next++) {
+            snprintf(gid, sizeof gid, "G%llu", (unsigned long long)next);
+            ck_assert_int_eq(holds_push(&h, gid, next, (int64_t)next), 0);
+        }
+        ck_assert(!holds_pop_committed(&h, popped - 1, &out));
+        for (int i = 0; i < 2; i++, popped++) {
+            ck_assert(holds_pop_committed(&h, popped + 1, &out));
+            ck_assert_uint_eq(out.seq, popped);
+            ck_assert_int_eq(out.since, (int64_t)popped);
+            snprintf(gid, sizeof gid, "G%llu", (unsigned long long)popped);
+            ck_assert_str_eq(out.gid, gid);
+        }
+        /* the next one waits for a later commit */
+        ck_assert(!holds_pop_committed(&h, popped - 1, &out));
+    }
+    ck_assert_uint_eq(holds_oldest(&h)->seq, popped);
+    /* one commit of everything releases all that is left, in order */
+    while (holds_pop_committed(&h, next, &out))
+        ck_assert_uint_eq(out.seq, popped++);
+    ck_assert_uint_eq(popped, next);
+    ck_assert_ptr_null(holds_oldest(&h));
+    holds_clear(&h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("holds");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, commit_releases_its_prefix_in_order);
+    suite_add_tcase(s, tc);
+    return check_main(s);
+}
