@@ -14,7 +14,8 @@
  * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
  * clients get {"t":"shutdown"} and a 1001 close, the store commits
  * everything queued and records its last heartbeat (so the downtime is
- * charged to no clock), the process exits 0. SIGHUP reopens the log file.
+ * charged to no clock), the process exits 0. SIGHUP reopens the log file
+ * and reloads the TLS certificate.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,15 +32,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include "config.h"
 #include "listener.h"
 #include "log.h"
 #include "net.h"
 #include "session.h"
 #include "store.h"
+#include "tls.h"
 #include "tunables.h"
 
 #ifndef CHESS_SERVER_VERSION
@@ -92,9 +91,21 @@ static void usage(FILE *f)
         "30)\n"
         "  --log-level L      error, warn, info or debug (default info)\n"
         "  --log-file PATH    append the log to PATH (default: standard "
-        "error);\n"
-        "                     SIGHUP reopens it\n"
+        "error)\n"
         "  --help             this text\n"
+        "Settings only in the --config file (defaults in brackets; the "
+        "README has\n"
+        "every key): tls_cert, tls_key [\"\": plain HTTP], "
+        "tls_min_version [\"1.2\"],\n"
+        "tls_ciphers [forward-secret AEAD suites], hsts_max_age_s "
+        "[31536000],\n"
+        "http_redirect_port [0], allowed_origins [[]], max_connections "
+        "[10000],\n"
+        "max_connections_per_ip [256], move_rate_per_s [10], move_burst "
+        "[20],\n"
+        "msg_rate_per_s [20], msg_burst [60], ping_interval_s [30], "
+        "ping_timeout_s [60].\n"
+        "SIGHUP reopens the log file and reloads the TLS certificate.\n"
         "backup copies the live database with SQLite's online backup, "
         "safe while\n"
         "the server runs; DEST must not exist.\n");
@@ -174,39 +185,6 @@ next:;
     }
 }
 
-/* The certificate chain and key load, and the key is the certificate's:
- * found by --check-config (and before a start), not by a failed listen. */
-static int check_tls(const struct config *cfg, char *err, size_t errlen)
-{
-    SSL_CTX *ctx;
-    int rc = -1;
-
-    if (!cfg->tls_cert[0])
-        return 0;
-    ctx = SSL_CTX_new(TLS_server_method());
-    if (!ctx) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
-        snprintf(err, errlen, "key 'tls_cert': %s is not a usable PEM "
-                 "certificate chain (%s)", cfg->tls_cert,
-                 ERR_reason_error_string(ERR_peek_last_error()));
-    else if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key,
-                                         SSL_FILETYPE_PEM) != 1)
-        snprintf(err, errlen, "key 'tls_key': %s is not a usable PEM "
-                 "private key for the certificate (%s)", cfg->tls_key,
-                 ERR_reason_error_string(ERR_peek_last_error()));
-    else if (SSL_CTX_check_private_key(ctx) != 1)
-        snprintf(err, errlen, "key 'tls_key': %s does not match the "
-                 "certificate %s", cfg->tls_key, cfg->tls_cert);
-    else
-        rc = 0;
-    ERR_clear_error();
-    SSL_CTX_free(ctx);
-    return rc;
-}
-
 /* Defaults, the file, the flags, then the checks across keys. Exits 2
  * with a message on any error. */
 static void load_config(const struct args *a, struct config *cfg)
@@ -228,7 +206,7 @@ static void load_config(const struct args *a, struct config *cfg)
         }
     }
     if (config_validate(cfg, err, sizeof err) < 0
-        || check_tls(cfg, err, sizeof err) < 0)
+        || tls_check(cfg, err, sizeof err) < 0)
         goto fail;
     return;
 fail:
@@ -549,6 +527,7 @@ int main(int argc, char **argv)
     st = NULL;
     net_stop();
     hub_free(h);
+    tls_free();
     close(lock_fd);
     log_info("event=stopped");
     log_close();
@@ -559,6 +538,7 @@ out_store:
     store_close(st);
 out_net:
     net_stop();
+    tls_free();
 out_lock:
     close(lock_fd);
 out_log:

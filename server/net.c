@@ -38,6 +38,7 @@
 #include "http.h"
 #include "listener.h"
 #include "log.h"
+#include "tls.h"
 #include "tunables.h"
 #include "msgbuf.h"
 #include "proto.h"
@@ -606,6 +607,24 @@ static int confirm_upgrade(struct lws *wsi)
     return 0;
 }
 
+/* SIGHUP with TLS: new handshakes get the certificate and key now at
+ * tls_cert and tls_key (renewed by certbot, say); open connections keep
+ * theirs. A pair that does not load leaves the old one served. */
+static void reload_certificate(void)
+{
+    char err[600], q1[700], q2[700];
+
+    if (!cfg->tls_cert[0])
+        return;
+    if (tls_reload(cfg->tls_cert, cfg->tls_key, err, sizeof err) < 0)
+        log_error("event=tls_reload_failed error=%s keeping=previous",
+                  log_quote(q1, sizeof q1, err));
+    else
+        log_info("event=tls_reloaded cert=%s key=%s",
+                 log_quote(q1, sizeof q1, cfg->tls_cert),
+                 log_quote(q2, sizeof q2, cfg->tls_key));
+}
+
 /* A message that arrived in one callback, NUL-terminated (the loop's one
  * buffer: lws's own is not ours to terminate). */
 static char rx_one[LIMIT_MSG_BYTES + 1];
@@ -754,6 +773,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (reopen_requested) {
             reopen_requested = 0;
             log_reopen();
+            reload_certificate();
         }
         if (stop_requested && !stopping)
             begin_shutdown();
@@ -900,6 +920,16 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
         break;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         return 0; /* handled by the chess protocol */
+    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS: {
+        /* the HTTPS vhost's SSL_CTX, before its certificate is loaded */
+        char err[600], q[700];
+        if (tls_setup_ctx(user, cfg, err, sizeof err) < 0) {
+            log_error("event=tls_setup_failed error=%s",
+                      log_quote(q, sizeof q, err));
+            return 1;
+        }
+        return 0;
+    }
     default:
         break;
     }
@@ -1139,6 +1169,13 @@ static uint64_t listen_options(const struct listener_want *w)
 
 static struct listener_bound bound_main, bound_redirect;
 
+/* Strict-Transport-Security on every response of the HTTPS vhost (lws
+ * adds a vhost's `headers` to each one): browsers then use https only
+ * for hsts_max_age_s. Never on plain HTTP, where it means nothing. */
+static char hsts_value[32];
+static const struct lws_protocol_vhost_options hsts_header = {
+    NULL, NULL, "strict-transport-security:", hsts_value};
+
 /* After lws_create_vhost: the one listening socket on w->port is bound
  * exactly as asked, else the start is refused (never wider than asked). */
 static int check_bound(const struct listener_want *w, const char *what,
@@ -1226,6 +1263,14 @@ int net_start(const struct config *config, char *err, size_t errlen)
          * its WebSockets over one connection, which this server's per-
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
+        /* ciphers and the lowest version again in tls_setup_ctx, with
+         * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
+        info.ssl_cipher_list = cfg->tls_ciphers;
+        if (cfg->hsts_max_age_s) {
+            snprintf(hsts_value, sizeof hsts_value, "max-age=%d",
+                     cfg->hsts_max_age_s);
+            info.headers = &hsts_header;
+        }
     }
     if (!lws_create_vhost(context, &info)) {
         if (tls)
