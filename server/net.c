@@ -63,6 +63,8 @@ struct conn {
     bool closing;            /* close after the queue drains */
     bool killed;             /* cut: write nothing more */
     int close_code;
+    int closed_with;         /* the close code sent or received, for the
+                                metrics (0: none yet) */
     const char *close_reason;
     bool in_msg;             /* a message is being reassembled */
     bool rx_binary;
@@ -118,6 +120,8 @@ static struct timerq timers;        /* every net_timer */
 static ev_timer timers_ev;          /* armed at timerq_next(&timers) */
 static int64_t timers_ev_at = INT64_MAX;
 static ev_timer keepalive_ev;
+static ev_timer lag_ev;
+static int64_t lag_due_us;          /* when lag_ev should fire */
 static ev_check stop_check;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
@@ -266,6 +270,7 @@ static int write_next(struct conn *c)
             lws_close_reason(c->wsi, (enum lws_close_status)c->close_code,
                              (unsigned char *)c->close_reason,
                              strlen(c->close_reason));
+            c->closed_with = c->close_code;
             return -1;
         }
         return 0;
@@ -492,6 +497,33 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     }
 }
 
+/* ---- event-loop lag ------------------------------------------------------ */
+
+/* Every LAG_PERIOD_MS a one-shot timer records how late it fired: the
+ * time the loop spent in a callback, a stall (swap, a stopped process),
+ * anything that holds up every game's moves as much. */
+#define LAG_PERIOD_MS 100
+
+static void lag_arm(void)
+{
+    ev_now_update(loop);
+    lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
+    ev_timer_set(&lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
+    ev_timer_start(loop, &lag_ev);
+}
+
+static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
+{
+    int64_t late = now_us() - lag_due_us;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    if (hub)
+        metrics_hist_add(&hub_metrics(hub)->loop_lag, late > 0 ? late : 0);
+    lag_arm();
+}
+
 /* Writes the ping keepalive_tick asked for. Returns lws_write's result. */
 static int write_ping(struct conn *c)
 {
@@ -695,9 +727,20 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         conn_ponged(c, net_now_ms());
         break;
 
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* in: the close frame's payload, a big-endian code first */
+        if (c->sess && !c->closed_with)
+            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8
+                                            | ((const unsigned char *)in)[1]
+                                      : LWS_CLOSE_STATUS_NO_STATUS;
+        break;
+
     case LWS_CALLBACK_CLOSED:
         if (!c->sess)
             break;
+        metrics_ws_close(hub_metrics(hub), c->closed_with
+                             ? c->closed_with
+                             : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);
@@ -738,6 +781,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             static const char why[] = "message too large";
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
                              (unsigned char *)why, sizeof why - 1);
+            c->closed_with = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
             return -1;
         }
         memcpy(c->rx + c->rx_len, in, len);
@@ -803,6 +847,13 @@ static bool safe_path(const char *uri)
     return true;
 }
 
+/* Counts an HTTP response to uri under its route and status. */
+static void count_http(const char *uri, int status)
+{
+    if (hub)
+        metrics_http(hub_metrics(hub), http_route(uri), status);
+}
+
 static int not_found(struct lws *wsi)
 {
     lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
@@ -820,14 +871,15 @@ static int serve_file(struct lws *wsi, const char *uri)
 
     if (!strncmp(uri, "/g/", 3))
         uri = "/index.html";
-    if (!safe_path(uri))
+    if (!safe_path(uri)
+        || snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
+                    uri[strlen(uri) - 1] == '/' ? "index.html" : "")
+               >= (int)sizeof path
+        || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+        count_http(uri, HTTP_STATUS_NOT_FOUND);
         return not_found(wsi);
-    if (snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
-                 uri[strlen(uri) - 1] == '/' ? "index.html" : "")
-        >= (int)sizeof path)
-        return not_found(wsi);
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-        return not_found(wsi);
+    }
+    count_http(uri, HTTP_STATUS_OK);
     type = lws_get_mimetype(path, &mount_root);
     if (lws_serve_http_file(wsi, path, type ? type
                                             : "application/octet-stream",
@@ -856,6 +908,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         nargs++;
     }
     http_handle(hub, uri, args, nargs, net_now_ms(), &r);
+    count_http(uri, r.status);
     if (!r.body) {
         lws_return_http_status(wsi, (unsigned)r.status, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -1046,9 +1099,15 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         if (!redirect_host(wsi, host, sizeof host)
             || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
             || !safe_path(uri[0] ? uri : "/")) {
+            if (hub)
+                metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+                             HTTP_STATUS_BAD_REQUEST);
             lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, NULL);
             return lws_http_transaction_completed(wsi) ? -1 : 0;
         }
+        if (hub)
+            metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+                         HTTP_STATUS_MOVED_PERMANENTLY);
         if (cfg->port != 443)
             snprintf(port, sizeof port, ":%d", cfg->port);
         n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
@@ -1349,6 +1408,8 @@ void net_run(void)
     ev_timer_init(&keepalive_ev, keepalive_tick, KEEPALIVE_TICK_MS / 1000.0,
                   KEEPALIVE_TICK_MS / 1000.0);
     ev_timer_start(loop, &keepalive_ev);
+    ev_timer_init(&lag_ev, lag_tick, 0.0, 0.0);
+    lag_arm();
     if (!stopped)
         ev_run(loop, 0);
 }
@@ -1363,6 +1424,7 @@ void net_stop(void)
     if (loop) {
         ev_timer_stop(loop, &timers_ev);
         ev_timer_stop(loop, &keepalive_ev);
+        ev_timer_stop(loop, &lag_ev);
         ev_check_stop(loop, &stop_check);
         ev_loop_destroy(loop);
         loop = NULL;

@@ -122,6 +122,7 @@ struct store {
                                        last committed transaction */
     int wal_frames;        /* frames in the WAL after the writer's last
                               commit (its wal hook; writer thread only) */
+    _Atomic uint64_t failures[STORE_FAIL_KINDS];
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -520,6 +521,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
             continue;
         if (!op_error(rc))
             goto fail;
+        atomic_fetch_add(&s->failures[STORE_FAIL_WRITE_DROPPED], 1);
         log_error("event=store_write_dropped what=%s seq=%llu error=%s",
                   op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
                   log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
@@ -533,6 +535,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         goto fail;
     return 0;
 fail:
+    atomic_fetch_add(&s->failures[STORE_FAIL_COMMIT], 1);
     log_error("event=store_commit_failed code=%d error=%s", rc,
               log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
     if (!sqlite3_get_autocommit(s->w))
@@ -615,6 +618,7 @@ static void *writer_main(void *arg)
             /* Keep the batch (order matters) until it commits; once
              * store_close waits, give up after a bounded number of tries. */
             if (stop_requested(s) && ++tries >= STORE_CLOSE_RETRIES) {
+                atomic_fetch_add(&s->failures[STORE_FAIL_WRITES_LOST], 1);
                 log_error("event=store_writes_lost count=%zu", n);
                 lost = true;
                 break;
@@ -671,6 +675,7 @@ static void *checkpointer_main(void *arg)
                                        NULL, NULL);
         if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
             char q[300];
+            atomic_fetch_add(&s->failures[STORE_FAIL_CHECKPOINT], 1);
             log_warn("event=store_checkpoint_failed code=%d error=%s", rc,
                      log_quote(q, sizeof q, sqlite3_errmsg(s->c)));
         }
@@ -1043,6 +1048,18 @@ int64_t store_last_commit_ms(const struct store *s)
     return atomic_load(&s->last_commit_ms);
 }
 
+uint64_t store_failures(const struct store *s, enum store_failure kind)
+{
+    return atomic_load(&s->failures[kind]);
+}
+
+const char *store_failure_name(enum store_failure kind)
+{
+    static const char *const names[STORE_FAIL_KINDS] = {
+        "commit", "write_dropped", "writes_lost", "read", "checkpoint"};
+    return names[kind];
+}
+
 int64_t store_last_heartbeat_ms(const struct store *s)
 {
     return s->last_heartbeat_ms;
@@ -1095,6 +1112,7 @@ static int read_failed(struct store *s, sqlite3_stmt *st)
 {
     char q[256];
 
+    atomic_fetch_add(&s->failures[STORE_FAIL_READ], 1);
     log_error("event=store_read_failed error=%s",
               log_quote(q, sizeof q, sqlite3_errmsg(s->r)));
     sqlite3_reset(st);
