@@ -1081,14 +1081,75 @@ static bool redirect_host(struct lws *wsi, char *host, size_t len)
     return host[0] != '\0';
 }
 
+/* Appends s to out (of cap bytes, at *at) percent-encoded: every byte
+ * but the unreserved characters and those in `keep` becomes %XX, so no
+ * control character, space or quote reaches the header. lws hands the
+ * path and the query arguments over decoded; encoding them again gives
+ * the URL as sent (up to the case of hex digits and the encoding of
+ * characters that need none). Returns false when it does not fit. */
+static bool url_append(char *out, size_t cap, size_t *at, const char *s,
+                       const char *keep)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')
+            || (*c >= '0' && *c <= '9') || strchr("-._~", *c)
+            || strchr(keep, *c);
+        if (*at + (plain ? 1 : 3) >= cap)
+            return false;
+        if (plain) {
+            out[(*at)++] = (char)*c;
+        } else {
+            out[(*at)++] = '%';
+            out[(*at)++] = hex[*c >> 4];
+            out[(*at)++] = hex[*c & 15];
+        }
+    }
+    out[*at] = '\0';
+    return true;
+}
+
+/* The request's path and query, encoded for a Location header (see
+ * url_append) into out. Returns false when they cannot be read or do not
+ * fit. */
+static bool redirect_target(struct lws *wsi, char *out, size_t cap)
+{
+    char part[1024], *eq;
+    size_t at = 0;
+
+    if (lws_hdr_copy(wsi, part, sizeof part, WSI_TOKEN_GET_URI) < 0)
+        return false;
+    if (!url_append(out, cap, &at, part[0] ? part : "/", "/!$&'()*+,;=:@"))
+        return false;
+    for (int i = 0; lws_hdr_copy_fragment(wsi, part, sizeof part,
+                                          WSI_TOKEN_HTTP_URI_ARGS, i) >= 0;
+         i++) {
+        /* one "name=value" argument: '&' would split it, so it is
+         * encoded; the first '=' is the separator, any other is encoded
+         * (what a form decoder reads the same either way) */
+        if (!url_append(out, cap, &at, i ? "&" : "?", "&?"))
+            return false;
+        eq = strchr(part, '=');
+        if (eq)
+            *eq = '\0';
+        if (!url_append(out, cap, &at, part, "/?!$'()*,;:@")
+            || (eq && (!url_append(out, cap, &at, "=", "=")
+                       || !url_append(out, cap, &at, eq + 1,
+                                      "/?!$'()*,;:@"))))
+            return false;
+    }
+    return true;
+}
+
 /* Answers every request on the plain-HTTP listener with 301 to the same
- * host and path over https on the main port. */
+ * host, path and query over https on the main port. */
 static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
                              void *user, void *in, size_t len)
 {
-    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+    uint8_t buf[LWS_PRE + 4096], *start = &buf[LWS_PRE], *p = start,
             *end = &buf[sizeof buf - 1];
-    char host[256], uri[512], loc[900], port[8] = "";
+    char host[256], uri[2048], loc[2400], port[8] = "";
     int n;
 
     switch (reason) {
@@ -1097,8 +1158,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         return 1;
     case LWS_CALLBACK_HTTP:
         if (!redirect_host(wsi, host, sizeof host)
-            || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
-            || !safe_path(uri[0] ? uri : "/")) {
+            || !redirect_target(wsi, uri, sizeof uri)) {
             if (hub)
                 metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);

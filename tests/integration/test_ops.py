@@ -308,6 +308,31 @@ class TlsTest(OpsTest):
         conn.request("GET", "/", headers={"Host": "evil\"host"})
         self.assertEqual(conn.getresponse().status, 400)
         conn.close()
+        # the path and the query as sent, percent-encoding included
+        base = "https://chess.example.org:%d" % srv.port
+
+        def redirect(path):
+            conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
+            conn.request("GET", path, headers={
+                "Host": "chess.example.org"})
+            r = conn.getresponse()
+            r.read()
+            conn.close()
+            self.assertEqual(r.status, 301, path)
+            self.assertEqual(len(r.msg.get_all("Location")), 1, path)
+            self.assertIsNone(r.getheader("Set-Cookie"), path)
+            return r.getheader("Location")
+        for path in ("/g/SomeGame1?x=1&y=a%26b", "/?next=/g/abc&n=%3D",
+                     "/a%20b/%C3%A9.html", "/api/players/P1/games?limit=2",
+                     "/q?s=%22x%22%20y"):
+            self.assertEqual(redirect(path), base + path)
+        # an encoded CR LF makes no header of the visitor's (libwebsockets
+        # cuts the path there; what is left is encoded again)
+        for path in ("/x%0D%0ASet-Cookie:%20evil=1",
+                     "/q?a=%0D%0ALocation:%20https://evil.example"):
+            loc = redirect(path)
+            self.assertTrue(loc.startswith(base + path[:2]), loc)
+            self.assertNotRegex(loc, "[\\x00-\\x20\"]")
 
     def test_check_config_loads_the_certificate(self):
         good = write_json(self.path("good.json"), {
