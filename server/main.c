@@ -9,8 +9,8 @@
  *   chess-server backup DEST (--db PATH | --config PATH)
  *
  * Settings come from the defaults, then the config file, then the flags
- * (config.h). Start-up order: open the log, take the database's lock
- * file, listen, open the store (migrations), restore the live games of
+ * (config.h). Start-up order: open the log, lock the database file,
+ * listen, open the store (migrations), restore the live games of
  * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
  * clients get {"t":"shutdown"} and a 1001 close, the store commits
  * everything queued and records its last heartbeat (so the downtime is
@@ -260,22 +260,19 @@ static void start_failed(const char *fmt, ...)
         fprintf(stderr, "E: %s\n", msg);
 }
 
-/* One server per database: an exclusive lock on <db>.lock (the owner's
- * only, like the database) for the process lifetime. Returns the
- * descriptor or -1. */
-static int lock_db(const char *db)
+/* An exclusive flock(2) on path (created 0600 when missing; narrowed to
+ * the owner when others may read it and `narrow`), or -1 with
+ * start_failed. */
+static int lock_file(const char *db, const char *path, bool narrow)
 {
-    char path[PATH_MAX];
     struct stat st;
-    int fd;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-    snprintf(path, sizeof path, "%s.lock", db);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         start_failed("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) == 0 && (st.st_mode & 077))
+    if (narrow && fstat(fd, &st) == 0 && (st.st_mode & 077))
         (void)fchmod(fd, st.st_mode & 0700);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         start_failed("database %s is in use by another chess-server "
@@ -284,6 +281,30 @@ static int lock_db(const char *db)
         return -1;
     }
     return fd;
+}
+
+/* One server per database, for the process lifetime: an exclusive flock
+ * on the database file itself (deleting a file beside it cannot undo
+ * that; flock locks are apart from SQLite's POSIX locks on the same
+ * file, and this descriptor is closed only after SQLite has closed its
+ * own, since closing any descriptor of a file drops the process's POSIX
+ * locks on it), and on <db>.lock, which is what older versions lock.
+ * Returns 0 with both descriptors, or -1. */
+static int lock_db(const char *db, int fds[2])
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof path, "%s.lock", db);
+    fds[0] = lock_file(db, path, true);
+    if (fds[0] < 0)
+        return -1;
+    /* (the database's mode is the store's to narrow, with a warning) */
+    fds[1] = lock_file(db, db, false);
+    if (fds[1] < 0) {
+        close(fds[0]);
+        return -1;
+    }
+    return 0;
 }
 
 /* Fits the connection cap under the descriptor limit: raises the soft
@@ -436,7 +457,7 @@ int main(int argc, char **argv)
     struct sigaction sa;
     char err[600], q1[600], q2[600];
     struct listener_bound bound, rbound;
-    int lock_fd, restored, e, rc = 1;
+    int lock_fds[2], restored, e, rc = 1;
 
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return cmd_backup(argc - 1, argv + 1);
@@ -468,8 +489,7 @@ int main(int argc, char **argv)
                      strerror(errno));
         goto out_log;
     }
-    lock_fd = lock_db(cfg.database);
-    if (lock_fd < 0)
+    if (lock_db(cfg.database, lock_fds) < 0)
         goto out_log;
     fit_fd_limit(&cfg);
     e = net_start(&cfg, err, sizeof err);
@@ -528,7 +548,8 @@ int main(int argc, char **argv)
     net_stop();
     hub_free(h);
     tls_free();
-    close(lock_fd);
+    close(lock_fds[1]);
+    close(lock_fds[0]);
     log_info("event=stopped");
     log_close();
     config_clear(&cfg);
@@ -540,7 +561,8 @@ out_net:
     net_stop();
     tls_free();
 out_lock:
-    close(lock_fd);
+    close(lock_fds[1]);
+    close(lock_fds[0]);
 out_log:
     log_close();
     config_clear(&cfg);

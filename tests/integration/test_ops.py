@@ -657,6 +657,98 @@ class LifecycleTest(OpsTest):
         self.assertEqual(p.wait(timeout=WAIT), 0)
 
 
+    def test_second_instance_refused_without_the_lock_file(self):
+        """The lock is the database file's own: deleting <db>.lock (or
+        any file beside it) does not let a second server in."""
+        db = self.path("db", "c.db")
+        srv = self.server(extra=["--db", db])
+        for name in os.listdir(self.path("db")):
+            if name.endswith(".lock"):
+                os.remove(self.path("db", name))
+        r = run("--db", db, "--listen", "127.0.0.1", "--port",
+                str(free_port()), "--web", self.path("web"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("in use by another chess-server", r.stderr)
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        # once the first has stopped, the lock is free again
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        srv2 = self.server(extra=["--db", db])
+        self.assertEqual(srv2.http_json("/healthz")[0], 200)
+
+
+class DatabaseStartTest(OpsTest):
+    """What the server opens at start: a database restored from a
+    `sqlite3 .dump`, and one that is damaged."""
+
+    def finished_game(self, srv):
+        w, b, gid = self.start_game(srv)
+        for ply, uci in enumerate("f2f3 e7e5 g2g4 d8h4".split()):
+            (w if ply % 2 == 0 else b).move(gid, uci, ply)
+            b.expect("moved", game=gid, ply=ply + 1)
+        b.expect("game_end", game=gid)
+        return gid
+
+    def sqlite3(self, db, script):
+        r = subprocess.run(["sqlite3", db], input=script, text=True,
+                           capture_output=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return r.stdout
+
+    def test_restore_from_a_dump(self):
+        srv = self.server()
+        gid = self.finished_game(srv)
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        dump = self.sqlite3(srv.db, ".dump\n")
+        # as the README says: a new file from the dump, then start
+        for old in (False, True):
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(srv.db + suffix):
+                    os.remove(srv.db + suffix)
+            # old: a dump of a database that no server of this version
+            # has opened (its schema version only in user_version)
+            self.sqlite3(srv.db, dump + (
+                "DELETE FROM meta WHERE key = 'schema_version';\n"
+                if old else ""))
+            self.assertEqual(self.sqlite3(srv.db, "PRAGMA user_version;"),
+                             "0\n")
+            srv = self.server()
+            self.assertIn("schema=1", srv.log_text())
+            status, g = srv.http_json("/api/games/" + gid)
+            self.assertEqual((status, g["reason"]), (200, "checkmate"))
+            self.finished_game(srv)
+            self.assertEqual(srv.terminate(), 0)
+            self.servers.remove(srv)
+            self.assertEqual(self.sqlite3(srv.db, "PRAGMA user_version;"),
+                             "1\n")
+
+    def test_damaged_database_is_refused(self):
+        srv = self.server()
+        for _ in range(3):
+            self.finished_game(srv)
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        self.sqlite3(srv.db, "PRAGMA wal_checkpoint(TRUNCATE);")
+        # a page of the players table (read by nothing at start) made
+        # garbage
+        con = sqlite3.connect(srv.db)
+        page_size = con.execute("PRAGMA page_size").fetchone()[0]
+        root = con.execute("SELECT rootpage FROM sqlite_schema WHERE name "
+                           "= 'players'").fetchone()[0]
+        con.close()
+        with open(srv.db, "r+b") as f:
+            f.seek((root - 1) * page_size)
+            f.write(b"\xa5" * 64)
+        r = run("--db", srv.db, "--listen", "127.0.0.1", "--port",
+                str(free_port()), "--web", self.path("web"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("is damaged", r.stderr)
+        self.assertIn("quick_check", r.stderr)
+        self.assertIn("restore", r.stderr)
+        self.assertNotIn("event=listening", r.stderr)
+
+
 class HealthTest(OpsTest):
     def test_healthz_fails_while_the_database_refuses_writes(self):
         srv = self.server()
