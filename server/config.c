@@ -30,6 +30,8 @@ enum kind {
     K_ADDR,    /* "" or an IPv4/IPv6 address */
     K_ORIGINS, /* list of origins */
     K_LEVEL,   /* log level word */
+    K_TLSVER,  /* "1.2" or "1.3" */
+    K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
 };
 
 struct key {
@@ -53,6 +55,10 @@ static const struct key keys[] = {
     STR_KEY(tls_cert, K_PATH, true),
     STR_KEY(tls_key, K_PATH, true),
     INT_KEY(http_redirect_port, 0, 65535),
+    STR_KEY(tls_min_version, K_TLSVER, false),
+    STR_KEY(tls_ciphers, K_CIPHERS, false),
+    /* two years: the longest the HSTS preload list asks for */
+    INT_KEY(hsts_max_age_s, 0, 63072000),
     {"allowed_origins", K_ORIGINS, 0, 0, 0},
     INT_KEY(max_connections, 1, 1000000),
     INT_KEY(max_connections_per_ip, 1, 1000000),
@@ -105,6 +111,13 @@ static char **str_at(struct config *c, const struct key *k)
     return (char **)((char *)c + k->off);
 }
 
+/* Keys whose value is a string struct config owns. */
+static bool is_str(const struct key *k)
+{
+    return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER
+        || k->kind == K_CIPHERS;
+}
+
 static void free_origins(struct config *c)
 {
     for (size_t i = 0; i < c->n_allowed_origins; i++)
@@ -117,7 +130,7 @@ static void free_origins(struct config *c)
 void config_clear(struct config *c)
 {
     for (size_t i = 0; i < NKEYS; i++)
-        if (keys[i].kind == K_PATH || keys[i].kind == K_ADDR) {
+        if (is_str(&keys[i])) {
             free(*str_at(c, &keys[i]));
             *str_at(c, &keys[i]) = NULL;
         }
@@ -160,6 +173,10 @@ int config_init(struct config *c)
     c->ping_interval_s = 30;
     c->ping_timeout_s = 60;
     c->log_level = LOG_INFO;
+    /* a year, as Mozilla's server-side TLS guidance and nginx.conf */
+    c->hsts_max_age_s = 31536000;
+    c->tls_min_version = strdup("1.2");
+    c->tls_ciphers = strdup(CONFIG_TLS_CIPHERS_DEFAULT);
     c->listen_address = strdup("");
     c->database = strdup("./data/chess.db");
     c->web_root = strdup("./web");
@@ -167,7 +184,8 @@ int config_init(struct config *c)
     c->tls_key = strdup("");
     c->log_file = strdup("");
     if (!c->listen_address || !c->database || !c->web_root || !c->tls_cert
-        || !c->tls_key || !c->log_file) {
+        || !c->tls_key || !c->log_file || !c->tls_min_version
+        || !c->tls_ciphers) {
         config_clear(c);
         return -1;
     }
@@ -198,8 +216,19 @@ static int set_str(struct config *c, const struct key *k, const char *s,
         set_err(err, errlen, "must be shorter than %d bytes", PATH_BYTES);
         return -1;
     }
-    if (k->kind == K_PATH && k->lo && !*s) {
+    if ((k->kind == K_PATH || k->kind == K_CIPHERS) && k->lo && !*s) {
         set_err(err, errlen, "must not be empty");
+        return -1;
+    }
+    if (k->kind == K_TLSVER && strcmp(s, "1.2") && strcmp(s, "1.3")) {
+        set_err(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
+        return -1;
+    }
+    if (k->kind == K_CIPHERS
+        && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                    "0123456789-_:+!@=.,")]) {
+        set_err(err, errlen, "must be an OpenSSL cipher list (names joined "
+                "by ':'), not '%s'", s);
         return -1;
     }
     if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1
@@ -350,6 +379,8 @@ int config_set_text(struct config *c, const char *key, const char *text,
         return set_int(c, k, v, err, errlen);
     case K_PATH:
     case K_ADDR:
+    case K_TLSVER:
+    case K_CIPHERS:
         return set_str(c, k, text, err, errlen);
     case K_LEVEL:
         return set_level(c, text, err, errlen);
@@ -407,6 +438,8 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
         return set_int(c, k, (long)json_integer_value(v), err, errlen);
     case K_PATH:
     case K_ADDR:
+    case K_TLSVER:
+    case K_CIPHERS:
     case K_LEVEL:
         if (!json_is_string(v)) {
             set_err(err, errlen, "must be a string, not %s", json_kind(v));

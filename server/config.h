@@ -19,6 +19,13 @@
 
 #define CONFIG_MAX_ORIGINS 64
 
+/* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
+ * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
+#define CONFIG_TLS_CIPHERS_DEFAULT                                         \
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"           \
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"           \
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+
 struct config {
     char *listen_address;    /* IP address to bind; "": every interface */
     int port;                /* HTTP(S) and the WebSocket at /ws */
@@ -30,6 +37,11 @@ struct config {
     char *tls_key;           /* PEM private key; "" with tls_cert "" */
     int http_redirect_port;  /* plain-HTTP listener redirecting to https;
                                 0: none (needs TLS) */
+    char *tls_min_version;   /* "1.2" or "1.3" */
+    char *tls_ciphers;       /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
+                                suites are OpenSSL's, all AEAD) */
+    int hsts_max_age_s;      /* Strict-Transport-Security max-age sent
+                                with every HTTPS response; 0: none */
     char **allowed_origins;  /* "scheme://host[:port]", lowercase; none:
                                 any Origin may open a WebSocket */
     size_t n_allowed_origins;

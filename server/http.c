@@ -22,6 +22,30 @@ int http_wants(const char *path)
         || !strcmp(path, "/metrics");
 }
 
+enum metrics_route http_route(const char *path)
+{
+    const char *rest, *slash;
+
+    if (!strcmp(path, "/healthz"))
+        return METRICS_ROUTE_HEALTHZ;
+    if (!strcmp(path, "/metrics"))
+        return METRICS_ROUTE_METRICS;
+    if (!strncmp(path, "/api/games/", 11)) {
+        rest = path + 11;
+        slash = strchr(rest, '/');
+        if (!slash)
+            return METRICS_ROUTE_API_GAME;
+        if (!strcmp(slash, "/pgn"))
+            return METRICS_ROUTE_PGN;
+        return METRICS_ROUTE_OTHER;
+    }
+    if (!strncmp(path, "/api/players/", 13))
+        return METRICS_ROUTE_PLAYER_GAMES;
+    if (http_wants(path))
+        return METRICS_ROUTE_OTHER;
+    return METRICS_ROUTE_STATIC;
+}
+
 static int reply(struct http_reply *r, int status, const char *type,
                   char *body)
 {
@@ -155,8 +179,7 @@ static int route(struct hub *h, const char *path, const char *const *args,
     if (!strcmp(path, "/metrics")) {
         return reply(r, 200, "text/plain; version=0.0.4",
               metrics_render(hub_metrics(h), hub_live_games(h),
-                             hub_open_seeks(h),
-                             store_queue_depth(hub_store(h))));
+                             hub_open_seeks(h), hub_store(h)));
     }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;

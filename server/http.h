@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics.h"
+
 struct hub;
 
 struct http_reply {
@@ -21,6 +23,10 @@ struct http_reply {
 
 /* True when net.c should hand this path to http_handle. */
 int http_wants(const char *path);
+
+/* Which route of the metrics GET path is (any path: the client's files
+ * are METRICS_ROUTE_STATIC). */
+enum metrics_route http_route(const char *path);
 
 /* Answers GET path with query arguments args[0..nargs) ("name=value",
  * already URL-decoded). Always fills *r. */

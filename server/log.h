@@ -11,6 +11,14 @@
  * lines never interleave. A control character in a line is written as a
  * space, so a line is always one line.
  *
+ * Errors and warnings are rate-limited: an error or warning identical
+ * (in its fields) to one written less than a second before is not
+ * written but counted; the next one written after that second carries
+ * `suppressed=N`, and when the repeats stop, a line
+ * `event=log_suppressed of=EVENT count=N` (written with the next line of
+ * any kind, or at log_close) accounts for the rest. Info and debug lines
+ * are never dropped.
+ *
  * Before log_open the logger writes to standard error at level info.
  * This module owns the only FILE* of the logger.
  */
@@ -18,6 +26,7 @@
 #define SERVER_LOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
@@ -50,6 +59,10 @@ void log_write(enum log_level level, const char *fmt, ...)
 #define log_warn(...) log_write(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_write(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_write(LOG_DEBUG, __VA_ARGS__)
+
+/* The clock of the rate limit (milliseconds, monotonic): for tests;
+ * NULL restores the real one. */
+void log_set_clock(int64_t (*now_ms)(void));
 
 /* A value for a key=value field: s itself when it has no space, quote,
  * '=' or control character (and is not empty), else s in double quotes

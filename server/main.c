@@ -9,12 +9,13 @@
  *   chess-server backup DEST (--db PATH | --config PATH)
  *
  * Settings come from the defaults, then the config file, then the flags
- * (config.h). Start-up order: open the log, take the database's lock
- * file, listen, open the store (migrations), restore the live games of
+ * (config.h). Start-up order: open the log, lock the database file,
+ * listen, open the store (migrations), restore the live games of
  * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
  * clients get {"t":"shutdown"} and a 1001 close, the store commits
  * everything queued and records its last heartbeat (so the downtime is
- * charged to no clock), the process exits 0. SIGHUP reopens the log file.
+ * charged to no clock), the process exits 0. SIGHUP reopens the log file
+ * and reloads the TLS certificate.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +32,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include "config.h"
 #include "listener.h"
 #include "dbfile.h"
@@ -41,6 +39,7 @@
 #include "net.h"
 #include "session.h"
 #include "store.h"
+#include "tls.h"
 #include "tunables.h"
 
 #ifndef CHESS_SERVER_VERSION
@@ -101,9 +100,21 @@ static void usage(FILE *f)
         "                     may create a minute (default 30)\n"
         "  --log-level L      error, warn, info or debug (default info)\n"
         "  --log-file PATH    append the log to PATH (default: standard "
-        "error);\n"
-        "                     SIGHUP reopens it\n"
+        "error)\n"
         "  --help             this text\n"
+        "Settings only in the --config file (defaults in brackets; the "
+        "README has\n"
+        "every key): tls_cert, tls_key [\"\": plain HTTP], "
+        "tls_min_version [\"1.2\"],\n"
+        "tls_ciphers [forward-secret AEAD suites], hsts_max_age_s "
+        "[31536000],\n"
+        "http_redirect_port [0], allowed_origins [[]], max_connections "
+        "[10000],\n"
+        "max_connections_per_ip [256], move_rate_per_s [10], move_burst "
+        "[20],\n"
+        "msg_rate_per_s [20], msg_burst [60], ping_interval_s [30], "
+        "ping_timeout_s [60].\n"
+        "SIGHUP reopens the log file and reloads the TLS certificate.\n"
         "backup copies the live database with SQLite's online backup, "
         "safe while\n"
         "the server runs; DEST must not exist.\n");
@@ -189,39 +200,6 @@ next:;
     }
 }
 
-/* The certificate chain and key load, and the key is the certificate's:
- * found by --check-config (and before a start), not by a failed listen. */
-static int check_tls(const struct config *cfg, char *err, size_t errlen)
-{
-    SSL_CTX *ctx;
-    int rc = -1;
-
-    if (!cfg->tls_cert[0])
-        return 0;
-    ctx = SSL_CTX_new(TLS_server_method());
-    if (!ctx) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
-        snprintf(err, errlen, "key 'tls_cert': %s is not a usable PEM "
-                 "certificate chain (%s)", cfg->tls_cert,
-                 ERR_reason_error_string(ERR_peek_last_error()));
-    else if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key,
-                                         SSL_FILETYPE_PEM) != 1)
-        snprintf(err, errlen, "key 'tls_key': %s is not a usable PEM "
-                 "private key for the certificate (%s)", cfg->tls_key,
-                 ERR_reason_error_string(ERR_peek_last_error()));
-    else if (SSL_CTX_check_private_key(ctx) != 1)
-        snprintf(err, errlen, "key 'tls_key': %s does not match the "
-                 "certificate %s", cfg->tls_key, cfg->tls_cert);
-    else
-        rc = 0;
-    ERR_clear_error();
-    SSL_CTX_free(ctx);
-    return rc;
-}
-
 /* Defaults, the file, the flags, then the checks across keys. Exits 2
  * with a message on any error. */
 static void load_config(const struct args *a, struct config *cfg)
@@ -243,7 +221,7 @@ static void load_config(const struct args *a, struct config *cfg)
         }
     }
     if (config_validate(cfg, err, sizeof err) < 0
-        || check_tls(cfg, err, sizeof err) < 0)
+        || tls_check(cfg, err, sizeof err) < 0)
         goto fail;
     return;
 fail:
@@ -325,22 +303,19 @@ static void start_failed(const char *fmt, ...)
         fprintf(stderr, "E: %s\n", msg);
 }
 
-/* One server per database: an exclusive lock on <db>.lock (the owner's
- * only, like the database) for the process lifetime. Returns the
- * descriptor or -1. */
-static int lock_db(const char *db)
+/* An exclusive flock(2) on path (created 0600 when missing; narrowed to
+ * the owner when others may read it and `narrow`), or -1 with
+ * start_failed. */
+static int lock_file(const char *db, const char *path, bool narrow)
 {
-    char path[PATH_MAX];
     struct stat st;
-    int fd;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-    snprintf(path, sizeof path, "%s.lock", db);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         start_failed("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) == 0 && (st.st_mode & 077))
+    if (narrow && fstat(fd, &st) == 0 && (st.st_mode & 077))
         (void)fchmod(fd, st.st_mode & 0700);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         start_failed("database %s is in use by another chess-server "
@@ -349,6 +324,30 @@ static int lock_db(const char *db)
         return -1;
     }
     return fd;
+}
+
+/* One server per database, for the process lifetime: an exclusive flock
+ * on the database file itself (deleting a file beside it cannot undo
+ * that; flock locks are apart from SQLite's POSIX locks on the same
+ * file, and this descriptor is closed only after SQLite has closed its
+ * own, since closing any descriptor of a file drops the process's POSIX
+ * locks on it), and on <db>.lock, which is what older versions lock.
+ * Returns 0 with both descriptors, or -1. */
+static int lock_db(const char *db, int fds[2])
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof path, "%s.lock", db);
+    fds[0] = lock_file(db, path, true);
+    if (fds[0] < 0)
+        return -1;
+    /* (the database's mode is the store's to narrow, with a warning) */
+    fds[1] = lock_file(db, db, false);
+    if (fds[1] < 0) {
+        close(fds[0]);
+        return -1;
+    }
+    return 0;
 }
 
 /* Fits the connection cap under the descriptor limit: raises the soft
@@ -501,7 +500,7 @@ int main(int argc, char **argv)
     struct sigaction sa;
     char err[600], q1[600], q2[600];
     struct listener_bound bound, rbound;
-    int lock_fd, restored, e, rc = 1;
+    int lock_fds[2], restored, e, rc = 1;
 
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return cmd_backup(argc - 1, argv + 1);
@@ -533,8 +532,7 @@ int main(int argc, char **argv)
                      strerror(errno));
         goto out_log;
     }
-    lock_fd = lock_db(cfg.database);
-    if (lock_fd < 0)
+    if (lock_db(cfg.database, lock_fds) < 0)
         goto out_log;
     if (dbfile_check(cfg.database, err, sizeof err) < 0) {
         start_failed("%s", err);
@@ -608,7 +606,9 @@ int main(int argc, char **argv)
     st = NULL;
     net_stop();
     hub_free(h);
-    close(lock_fd);
+    tls_free();
+    close(lock_fds[1]);
+    close(lock_fds[0]);
     log_info("event=stopped");
     log_close();
     config_clear(&cfg);
@@ -618,8 +618,10 @@ out_store:
     store_close(st);
 out_net:
     net_stop();
+    tls_free();
 out_lock:
-    close(lock_fd);
+    close(lock_fds[1]);
+    close(lock_fds[0]);
 out_log:
     log_close();
     config_clear(&cfg);

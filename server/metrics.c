@@ -3,10 +3,20 @@
  */
 #include "metrics.h"
 
+#include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#ifndef CHESS_SERVER_VERSION
+#define CHESS_SERVER_VERSION "unknown"
+#endif
 
 static const char *const reasons[METRICS_REASONS] = {
     "checkmate", "resignation", "abandoned", "timeout",
@@ -15,10 +25,47 @@ static const char *const reasons[METRICS_REASONS] = {
     "aborted",
 };
 
-/* Upper bounds of the latency buckets, in seconds. */
+/* Upper bounds of the latency buckets, in seconds: up to 10 s, so a
+ * storage stall (SQLite's busy timeout is 5 s) shows where it falls. */
 static const double bounds[METRICS_BUCKETS] = {
-    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25,
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+    0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 };
+
+/* The close codes counted one by one (RFC 6455 7.4.1); the rest are
+ * "other". */
+static const int close_codes[METRICS_CLOSE_CODES - 1] = {
+    1000, 1001, 1002, 1003, 1005, 1006, 1007, 1008, 1009, 1011,
+};
+
+static const int http_statuses[METRICS_HTTP_STATUSES - 1] = {
+    200, 301, 304, 400, 403, 404, 429, 500, 503,
+};
+
+static const char *const routes[METRICS_ROUTES] = {
+    "api_game", "pgn", "player_games", "static", "healthz", "metrics",
+    "redirect", "other",
+};
+
+void metrics_ws_close(struct metrics *m, int code)
+{
+    int i = 0;
+
+    while (i < METRICS_CLOSE_CODES - 1 && close_codes[i] != code)
+        i++;
+    m->ws_closes[i]++;
+}
+
+void metrics_http(struct metrics *m, enum metrics_route route, int status)
+{
+    int i = 0;
+
+    if ((unsigned)route >= METRICS_ROUTES)
+        route = METRICS_ROUTE_OTHER;
+    while (i < METRICS_HTTP_STATUSES - 1 && http_statuses[i] != status)
+        i++;
+    m->http[route][i]++;
+}
 
 void metrics_finished(struct metrics *m, const char *reason)
 {
@@ -91,14 +138,125 @@ static void put_hist(struct out *o, const char *name, const char *help,
         (unsigned long long)h->count);
 }
 
+/* ---- the process -------------------------------------------------------- */
+
+/* Descriptors open now (the entries of /proc/self/fd but its own), or -1. */
+static long open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    long n = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1; /* the listing's own */
+}
+
+/* Resident memory in bytes (/proc/self/statm), or -1. */
+static long long resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    unsigned long long size, resident;
+    int ok;
+
+    if (!f)
+        return -1;
+    ok = fscanf(f, "%llu %llu", &size, &resident) == 2;
+    fclose(f);
+    return ok ? (long long)(resident * (unsigned long long)sysconf(
+                                            _SC_PAGESIZE))
+              : -1;
+}
+
+/* The process's start in seconds since the epoch: the boot time
+ * (/proc/stat btime) plus its start in ticks after boot (field 22 of
+ * /proc/self/stat), or -1. */
+static double start_time_s(void)
+{
+    char buf[1024], *p;
+    unsigned long long btime = 0, start = 0;
+    bool found = false;
+    FILE *f = fopen("/proc/stat", "re");
+
+    if (!f)
+        return -1;
+    while (fgets(buf, sizeof buf, f))
+        if (sscanf(buf, "btime %llu", &btime) == 1) {
+            found = true;
+            break;
+        }
+    fclose(f);
+    f = fopen("/proc/self/stat", "re");
+    if (!f || !found)
+        goto fail;
+    if (!fgets(buf, sizeof buf, f))
+        goto fail;
+    fclose(f);
+    f = NULL;
+    /* the command name (field 2) may hold spaces: count from its ')' */
+    p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &start) != 1)
+        return -1;
+    return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+fail:
+    if (f)
+        fclose(f);
+    return -1;
+}
+
+static void put_process(struct out *o)
+{
+    struct rusage ru;
+    struct rlimit rl;
+    long long rss = resident_bytes();
+    long fds = open_fds();
+    double start = start_time_s();
+
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        put(o, "# HELP process_cpu_seconds_total User and system CPU time "
+               "spent in seconds.\n# TYPE process_cpu_seconds_total "
+               "counter\nprocess_cpu_seconds_total %.6f\n",
+            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
+                + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    if (rss >= 0)
+        put(o, "# HELP process_resident_memory_bytes Resident memory size "
+               "in bytes.\n# TYPE process_resident_memory_bytes gauge\n"
+               "process_resident_memory_bytes %lld\n", rss);
+    if (fds >= 0)
+        put(o, "# HELP process_open_fds Number of open file descriptors.\n"
+               "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
+            fds);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        put(o, "# HELP process_max_fds Maximum number of open file "
+               "descriptors.\n# TYPE process_max_fds gauge\n"
+               "process_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+    if (start >= 0)
+        put(o, "# HELP process_start_time_seconds Start time of the process "
+               "since unix epoch in seconds.\n"
+               "# TYPE process_start_time_seconds gauge\n"
+               "process_start_time_seconds %.2f\n", start);
+}
+
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, size_t store_queue_depth)
+                     size_t open_seeks, const struct store *st)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
 
     if (!o.buf)
         return NULL;
     o.buf[0] = '\0';
+    put_process(&o);
+    put(&o, "# HELP chess_build_info The running chess-server's version.\n"
+            "# TYPE chess_build_info gauge\n"
+            "chess_build_info{version=\"%s\"} 1\n", CHESS_SERVER_VERSION);
     put(&o, "# HELP chess_connections Open WebSocket connections.\n"
             "# TYPE chess_connections gauge\nchess_connections %lld\n",
         (long long)m->connections);
@@ -131,7 +289,14 @@ char *metrics_render(const struct metrics *m, size_t live_games,
             (unsigned long long)m->rejected[i]);
     put(&o, "# HELP chess_store_queue_depth Store writes queued, not yet "
             "committed.\n# TYPE chess_store_queue_depth gauge\n"
-            "chess_store_queue_depth %zu\n", store_queue_depth);
+            "chess_store_queue_depth %zu\n", store_queue_depth(st));
+    put(&o, "# HELP chess_store_failures_total Database operations that "
+            "failed (a failed commit is retried).\n"
+            "# TYPE chess_store_failures_total counter\n");
+    for (int i = 0; i < STORE_FAIL_KINDS; i++)
+        put(&o, "chess_store_failures_total{op=\"%s\"} %llu\n",
+            store_failure_name((enum store_failure)i),
+            (unsigned long long)store_failures(st, (enum store_failure)i));
     put(&o, "# HELP chess_database_file_lost 1 when the database file "
             "was deleted or replaced under the running server.\n"
             "# TYPE chess_database_file_lost gauge\n"
@@ -165,6 +330,36 @@ char *metrics_render(const struct metrics *m, size_t live_games,
     put_hist(&o, "chess_move_commit_seconds", "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",
              &m->commit);
+    put_hist(&o, "chess_event_loop_lag_seconds", "How late a periodic "
+             "timer on the event loop fires (the loop was busy or stalled).",
+             &m->loop_lag);
+    put(&o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
+            "close code (1006: no close frame either way).\n"
+            "# TYPE chess_ws_closes_total counter\n");
+    for (int i = 0; i < METRICS_CLOSE_CODES; i++) {
+        if (i < METRICS_CLOSE_CODES - 1)
+            put(&o, "chess_ws_closes_total{code=\"%d\"} %llu\n",
+                close_codes[i], (unsigned long long)m->ws_closes[i]);
+        else
+            put(&o, "chess_ws_closes_total{code=\"other\"} %llu\n",
+                (unsigned long long)m->ws_closes[i]);
+    }
+    put(&o, "# HELP chess_http_requests_total HTTP responses by route and "
+            "status (pairs seen so far).\n"
+            "# TYPE chess_http_requests_total counter\n");
+    for (int r = 0; r < METRICS_ROUTES; r++)
+        for (int i = 0; i < METRICS_HTTP_STATUSES; i++) {
+            char status[8];
+            if (!m->http[r][i])
+                continue;
+            if (i < METRICS_HTTP_STATUSES - 1)
+                snprintf(status, sizeof status, "%d", http_statuses[i]);
+            else
+                snprintf(status, sizeof status, "other");
+            put(&o, "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
+                "%llu\n", routes[r], status,
+                (unsigned long long)m->http[r][i]);
+        }
     if (o.failed) {
         free(o.buf);
         return NULL;

@@ -1,6 +1,11 @@
 /*
- * metrics.h - the server's counters and their Prometheus text rendering.
- * Only the event-loop thread updates or renders them.
+ * metrics.h - the server's counters and their Prometheus text rendering,
+ * with the process's own figures (memory, descriptors, CPU, start time,
+ * read from /proc when rendered) and the store's failure counts. Only
+ * the event-loop thread updates or renders them.
+ *
+ * Every label takes values from a fixed set (routes, status codes, close
+ * codes below), so no request can grow the number of series.
  */
 #ifndef SERVER_METRICS_H
 #define SERVER_METRICS_H
@@ -10,8 +15,25 @@
 
 #include "proto.h"
 
+struct store;
+
 #define METRICS_REASONS 13
-#define METRICS_BUCKETS 10
+#define METRICS_BUCKETS 17   /* 50 us to 10 s, then +Inf */
+#define METRICS_CLOSE_CODES 11 /* WebSocket close codes counted, "other" */
+#define METRICS_HTTP_STATUSES 10 /* HTTP statuses counted, "other" */
+
+/* What an HTTP request asked for (the route label). */
+enum metrics_route {
+    METRICS_ROUTE_API_GAME,     /* /api/games/GID */
+    METRICS_ROUTE_PGN,          /* /api/games/GID/pgn */
+    METRICS_ROUTE_PLAYER_GAMES, /* /api/players/PID/games */
+    METRICS_ROUTE_STATIC,       /* the client's files, /g/GID */
+    METRICS_ROUTE_HEALTHZ,
+    METRICS_ROUTE_METRICS,
+    METRICS_ROUTE_REDIRECT,     /* the plain-HTTP redirect listener */
+    METRICS_ROUTE_OTHER,        /* any other /api/ path */
+    METRICS_ROUTES
+};
 
 /* A latency histogram: cumulative buckets are rendered from these. */
 struct metrics_hist {
@@ -38,6 +60,9 @@ struct metrics {
     struct metrics_hist move;   /* handling one move message */
     struct metrics_hist commit; /* a move's arrival to its journal commit,
                                    when its `moved` may go out */
+    struct metrics_hist loop_lag; /* how late a periodic timer fires */
+    uint64_t ws_closes[METRICS_CLOSE_CODES];
+    uint64_t http[METRICS_ROUTES][METRICS_HTTP_STATUSES];
 };
 
 /* Counts a finished game under its protocol reason. */
@@ -46,9 +71,17 @@ void metrics_finished(struct metrics *m, const char *reason);
 /* Records one latency of us microseconds in h. */
 void metrics_hist_add(struct metrics_hist *h, int64_t us);
 
+/* Counts a closed WebSocket under its close code (1006: closed without a
+ * close frame either way). */
+void metrics_ws_close(struct metrics *m, int code);
+
+/* Counts an HTTP response. */
+void metrics_http(struct metrics *m, enum metrics_route route, int status);
+
 /* Renders the Prometheus text exposition (malloc'ed, caller frees);
- * the gauges that live elsewhere are passed in. */
+ * the gauges that live elsewhere are passed in, and the store's queue
+ * depth and failures read from st. */
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, size_t store_queue_depth);
+                     size_t open_seeks, const struct store *st);
 
 #endif

@@ -38,6 +38,7 @@
 #include "http.h"
 #include "listener.h"
 #include "log.h"
+#include "tls.h"
 #include "tunables.h"
 #include "msgbuf.h"
 #include "proto.h"
@@ -65,6 +66,8 @@ struct conn {
     bool close_sent;         /* the close frame is written */
     bool draining;           /* half-closed: input is read and dropped */
     int close_code;
+    int closed_with;         /* the close code sent or received, for the
+                                metrics (0: none yet) */
     const char *close_reason;
     ev_io drain_io;          /* while draining: the socket readable */
     ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
@@ -122,6 +125,8 @@ static struct timerq timers;        /* every net_timer */
 static ev_timer timers_ev;          /* armed at timerq_next(&timers) */
 static int64_t timers_ev_at = INT64_MAX;
 static ev_timer keepalive_ev;
+static ev_timer lag_ev;
+static int64_t lag_due_us;          /* when lag_ev should fire */
 static ev_check stop_check;
 static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
@@ -419,6 +424,7 @@ static int write_next(struct conn *c)
         return -1;
     if (!n) {
         if (c->closing && !c->close_sent) {
+            c->closed_with = c->close_code;
             if (write_close(c) < 0)
                 return -1;
             /* the next WRITEABLE comes once lws has written it all */
@@ -650,6 +656,33 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     }
 }
 
+/* ---- event-loop lag ------------------------------------------------------ */
+
+/* Every LAG_PERIOD_MS a one-shot timer records how late it fired: the
+ * time the loop spent in a callback, a stall (swap, a stopped process),
+ * anything that holds up every game's moves as much. */
+#define LAG_PERIOD_MS 100
+
+static void lag_arm(void)
+{
+    ev_now_update(loop);
+    lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
+    ev_timer_set(&lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
+    ev_timer_start(loop, &lag_ev);
+}
+
+static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
+{
+    int64_t late = now_us() - lag_due_us;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    if (hub)
+        metrics_hist_add(&hub_metrics(hub)->loop_lag, late > 0 ? late : 0);
+    lag_arm();
+}
+
 /* Writes the ping keepalive_tick asked for. Returns lws_write's result. */
 static int write_ping(struct conn *c)
 {
@@ -804,6 +837,24 @@ static bool utf8_valid(const char *s, size_t len)
     return true;
 }
 
+/* SIGHUP with TLS: new handshakes get the certificate and key now at
+ * tls_cert and tls_key (renewed by certbot, say); open connections keep
+ * theirs. A pair that does not load leaves the old one served. */
+static void reload_certificate(void)
+{
+    char err[600], q1[700], q2[700];
+
+    if (!cfg->tls_cert[0])
+        return;
+    if (tls_reload(cfg->tls_cert, cfg->tls_key, err, sizeof err) < 0)
+        log_error("event=tls_reload_failed error=%s keeping=previous",
+                  log_quote(q1, sizeof q1, err));
+    else
+        log_info("event=tls_reloaded cert=%s key=%s",
+                 log_quote(q1, sizeof q1, cfg->tls_cert),
+                 log_quote(q2, sizeof q2, cfg->tls_key));
+}
+
 /* A message that arrived in one callback, NUL-terminated (the loop's one
  * buffer: lws's own is not ours to terminate). */
 static char rx_one[LIMIT_MSG_BYTES + 1];
@@ -878,10 +929,21 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         conn_ponged(c, net_now_ms());
         break;
 
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* in: the close frame's payload, a big-endian code first */
+        if (c->sess && !c->closed_with)
+            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8
+                                            | ((const unsigned char *)in)[1]
+                                      : LWS_CLOSE_STATUS_NO_STATUS;
+        break;
+
     case LWS_CALLBACK_CLOSED:
         if (!c->sess)
             break;
         drain_stop(c);
+        metrics_ws_close(hub_metrics(hub), c->closed_with
+                             ? c->closed_with
+                             : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);
@@ -956,6 +1018,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (reopen_requested) {
             reopen_requested = 0;
             log_reopen();
+            reload_certificate();
         }
         if (stop_requested && !stopping)
             begin_shutdown();
@@ -985,6 +1048,13 @@ static bool safe_path(const char *uri)
     return true;
 }
 
+/* Counts an HTTP response to uri under its route and status. */
+static void count_http(const char *uri, int status)
+{
+    if (hub)
+        metrics_http(hub_metrics(hub), http_route(uri), status);
+}
+
 static int not_found(struct lws *wsi)
 {
     lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
@@ -1002,14 +1072,15 @@ static int serve_file(struct lws *wsi, const char *uri)
 
     if (!strncmp(uri, "/g/", 3))
         uri = "/index.html";
-    if (!safe_path(uri))
+    if (!safe_path(uri)
+        || snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
+                    uri[strlen(uri) - 1] == '/' ? "index.html" : "")
+               >= (int)sizeof path
+        || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+        count_http(uri, HTTP_STATUS_NOT_FOUND);
         return not_found(wsi);
-    if (snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
-                 uri[strlen(uri) - 1] == '/' ? "index.html" : "")
-        >= (int)sizeof path)
-        return not_found(wsi);
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-        return not_found(wsi);
+    }
+    count_http(uri, HTTP_STATUS_OK);
     type = lws_get_mimetype(path, &mount_root);
     if (lws_serve_http_file(wsi, path, type ? type
                                             : "application/octet-stream",
@@ -1048,6 +1119,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     }
     http_handle(hub, uri, args, nargs, net_now_ms(), &r);
 answer:
+    count_http(uri, r.status);
     if (!r.body) {
         lws_return_http_status(wsi, (unsigned)r.status, NULL);
         return lws_http_transaction_completed(wsi) ? -1 : 0;
@@ -1112,6 +1184,16 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
         break;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         return 0; /* handled by the chess protocol */
+    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS: {
+        /* the HTTPS vhost's SSL_CTX, before its certificate is loaded */
+        char err[600], q[700];
+        if (tls_setup_ctx(user, cfg, err, sizeof err) < 0) {
+            log_error("event=tls_setup_failed error=%s",
+                      log_quote(q, sizeof q, err));
+            return 1;
+        }
+        return 0;
+    }
     default:
         break;
     }
@@ -1210,14 +1292,75 @@ static bool redirect_host(struct lws *wsi, char *host, size_t len)
     return host[0] != '\0';
 }
 
+/* Appends s to out (of cap bytes, at *at) percent-encoded: every byte
+ * but the unreserved characters and those in `keep` becomes %XX, so no
+ * control character, space or quote reaches the header. lws hands the
+ * path and the query arguments over decoded; encoding them again gives
+ * the URL as sent (up to the case of hex digits and the encoding of
+ * characters that need none). Returns false when it does not fit. */
+static bool url_append(char *out, size_t cap, size_t *at, const char *s,
+                       const char *keep)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')
+            || (*c >= '0' && *c <= '9') || strchr("-._~", *c)
+            || strchr(keep, *c);
+        if (*at + (plain ? 1 : 3) >= cap)
+            return false;
+        if (plain) {
+            out[(*at)++] = (char)*c;
+        } else {
+            out[(*at)++] = '%';
+            out[(*at)++] = hex[*c >> 4];
+            out[(*at)++] = hex[*c & 15];
+        }
+    }
+    out[*at] = '\0';
+    return true;
+}
+
+/* The request's path and query, encoded for a Location header (see
+ * url_append) into out. Returns false when they cannot be read or do not
+ * fit. */
+static bool redirect_target(struct lws *wsi, char *out, size_t cap)
+{
+    char part[1024], *eq;
+    size_t at = 0;
+
+    if (lws_hdr_copy(wsi, part, sizeof part, WSI_TOKEN_GET_URI) < 0)
+        return false;
+    if (!url_append(out, cap, &at, part[0] ? part : "/", "/!$&'()*+,;=:@"))
+        return false;
+    for (int i = 0; lws_hdr_copy_fragment(wsi, part, sizeof part,
+                                          WSI_TOKEN_HTTP_URI_ARGS, i) >= 0;
+         i++) {
+        /* one "name=value" argument: '&' would split it, so it is
+         * encoded; the first '=' is the separator, any other is encoded
+         * (what a form decoder reads the same either way) */
+        if (!url_append(out, cap, &at, i ? "&" : "?", "&?"))
+            return false;
+        eq = strchr(part, '=');
+        if (eq)
+            *eq = '\0';
+        if (!url_append(out, cap, &at, part, "/?!$'()*,;:@")
+            || (eq && (!url_append(out, cap, &at, "=", "=")
+                       || !url_append(out, cap, &at, eq + 1,
+                                      "/?!$'()*,;:@"))))
+            return false;
+    }
+    return true;
+}
+
 /* Answers every request on the plain-HTTP listener with 301 to the same
- * host and path over https on the main port. */
+ * host, path and query over https on the main port. */
 static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
                              void *user, void *in, size_t len)
 {
-    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+    uint8_t buf[LWS_PRE + 4096], *start = &buf[LWS_PRE], *p = start,
             *end = &buf[sizeof buf - 1];
-    char host[256], uri[512], loc[900], port[8] = "";
+    char host[256], uri[2048], loc[2400], port[8] = "";
     int n;
 
     switch (reason) {
@@ -1226,11 +1369,16 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         return 1;
     case LWS_CALLBACK_HTTP:
         if (!redirect_host(wsi, host, sizeof host)
-            || lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
-            || !safe_path(uri[0] ? uri : "/")) {
+            || !redirect_target(wsi, uri, sizeof uri)) {
+            if (hub)
+                metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+                             HTTP_STATUS_BAD_REQUEST);
             lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, NULL);
             return lws_http_transaction_completed(wsi) ? -1 : 0;
         }
+        if (hub)
+            metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+                         HTTP_STATUS_MOVED_PERMANENTLY);
         if (cfg->port != 443)
             snprintf(port, sizeof port, ":%d", cfg->port);
         n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
@@ -1351,6 +1499,13 @@ static uint64_t listen_options(const struct listener_want *w)
 
 static struct listener_bound bound_main, bound_redirect;
 
+/* Strict-Transport-Security on every response of the HTTPS vhost (lws
+ * adds a vhost's `headers` to each one): browsers then use https only
+ * for hsts_max_age_s. Never on plain HTTP, where it means nothing. */
+static char hsts_value[32];
+static const struct lws_protocol_vhost_options hsts_header = {
+    NULL, NULL, "strict-transport-security:", hsts_value};
+
 /* After lws_create_vhost: the one listening socket on w->port is bound
  * exactly as asked, else the start is refused (never wider than asked). */
 static int check_bound(const struct listener_want *w, const char *what,
@@ -1443,6 +1598,14 @@ int net_start(const struct config *config, char *err, size_t errlen)
          * its WebSockets over one connection, which this server's per-
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
+        /* ciphers and the lowest version again in tls_setup_ctx, with
+         * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
+        info.ssl_cipher_list = cfg->tls_ciphers;
+        if (cfg->hsts_max_age_s) {
+            snprintf(hsts_value, sizeof hsts_value, "max-age=%d",
+                     cfg->hsts_max_age_s);
+            info.headers = &hsts_header;
+        }
     }
     if (!lws_create_vhost(context, &info)) {
         if (tls)
@@ -1520,6 +1683,8 @@ void net_run(void)
     ev_timer_init(&keepalive_ev, keepalive_tick, KEEPALIVE_TICK_MS / 1000.0,
                   KEEPALIVE_TICK_MS / 1000.0);
     ev_timer_start(loop, &keepalive_ev);
+    ev_timer_init(&lag_ev, lag_tick, 0.0, 0.0);
+    lag_arm();
     if (!stopped)
         ev_run(loop, 0);
 }
@@ -1534,6 +1699,7 @@ void net_stop(void)
     if (loop) {
         ev_timer_stop(loop, &timers_ev);
         ev_timer_stop(loop, &keepalive_ev);
+        ev_timer_stop(loop, &lag_ev);
         ev_check_stop(loop, &stop_check);
         ev_loop_destroy(loop);
         loop = NULL;

@@ -181,6 +181,7 @@ struct store {
     uint64_t ckpt_begun;     /* passes begun */
     uint64_t ckpt_ended;     /* passes ended */
     struct store_wal_stats stats;
+    _Atomic uint64_t failures[STORE_FAIL_KINDS];
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -433,20 +434,90 @@ fail:
     return -1;
 }
 
+/* PRAGMA quick_check (every page and b-tree of the file, without the
+ * index contents: O(size), a second or so per GB) before anything else
+ * reads the database, so a damaged one stops the start with a clear
+ * message instead of failing later, mid-game. Returns 0 when intact. */
+static int check_intact(sqlite3 *db, const char *path, char *err,
+                        size_t errlen)
+{
+    sqlite3_stmt *st;
+    char first[200] = "";
+    int rc, problems = 0;
+
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(10)", -1, &st, NULL)
+        != SQLITE_OK) {
+        set_err(err, errlen, "%s is damaged or not a database "
+                "(PRAGMA quick_check: %s); restore a backup (README: "
+                "Backup and restore)", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (line && !strcmp(line, "ok"))
+            continue;
+        if (!problems++)
+            snprintf(first, sizeof first, "%s", line ? line : "?");
+    }
+    if (rc != SQLITE_DONE && !problems++)
+        snprintf(first, sizeof first, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if (!problems)
+        return 0;
+    set_err(err, errlen, "%s is damaged (PRAGMA quick_check found %d%s "
+            "problem%s, the first: %s); refusing to start: restore a "
+            "backup (README: Backup and restore)", path, problems,
+            problems >= 10 ? " or more" : "", problems == 1 ? "" : "s",
+            first);
+    return -1;
+}
+
+/* The schema version of a database whose user_version is 0: a new file,
+ * or one restored from `sqlite3 .dump`, which does not carry
+ * user_version. Every migration run records the version in meta as well
+ * (which a dump does carry); a dump of a database that no server of this
+ * version has opened has meta (created by 0001) without that row, and
+ * is at version 1, the only one servers before this record knew.
+ * Returns 0 with *have set, or -1. */
+static int version_from_meta(sqlite3 *db, int64_t *have)
+{
+    int64_t tables = 0, rows = 0;
+
+    if (query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
+                      "'table' AND name = 'meta'", &tables) != 0)
+        return -1;
+    if (!tables) {
+        *have = 0;
+        return 0;
+    }
+    if (query_int(db, "SELECT count(*) FROM meta WHERE key = "
+                      "'schema_version'", &rows) != 0)
+        return -1;
+    if (!rows) {
+        *have = 1;
+        return 0;
+    }
+    return query_int(db, "SELECT value FROM meta WHERE key = "
+                         "'schema_version'", have);
+}
+
 /* Applies every embedded migration newer than the database's user_version
- * in one transaction. A database newer than this binary is refused. */
+ * in one transaction, and records the version in user_version and in
+ * meta's schema_version row. A database newer than this binary is
+ * refused. */
 static int migrate(sqlite3 *db, const char *path, int *version, char *err,
                    size_t errlen)
 {
     int newest = migrations_list[migrations_count - 1].version;
     int64_t have;
-    char sql[64];
+    char sql[128];
 
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         return -1;
     }
-    if (query_int(db, "PRAGMA user_version", &have) != 0) {
+    if (query_int(db, "PRAGMA user_version", &have) != 0
+        || (have == 0 && version_from_meta(db, &have) != 0)) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
@@ -473,6 +544,12 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
     }
     /* A pragma takes no parameters; the value is our own integer. */
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", newest);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        goto fail;
+    }
+    snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta (key, value) "
+             "VALUES ('schema_version', %d)", newest);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
@@ -677,6 +754,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
             continue;
         if (!op_error(rc))
             goto fail;
+        atomic_fetch_add(&s->failures[STORE_FAIL_WRITE_DROPPED], 1);
         log_error("event=store_write_dropped what=%s seq=%llu error=%s",
                   op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
                   log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
@@ -691,6 +769,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         goto fail;
     return 0;
 fail:
+    atomic_fetch_add(&s->failures[STORE_FAIL_COMMIT], 1);
     log_error("event=store_commit_failed code=%d error=%s", rc,
               log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
     if (!sqlite3_get_autocommit(s->w))
@@ -820,6 +899,7 @@ static void *writer_main(void *arg)
             /* Keep the batch (order matters) until it commits; once
              * store_close waits, give up after a bounded number of tries. */
             if (stop_requested(s) && ++tries >= STORE_CLOSE_RETRIES) {
+                atomic_fetch_add(&s->failures[STORE_FAIL_WRITES_LOST], 1);
                 log_error("event=store_writes_lost count=%zu", n);
                 lost = true;
                 break;
@@ -894,6 +974,7 @@ static void *checkpointer_main(void *arg)
                                        &log, &copied);
         if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
             char q[300];
+            atomic_fetch_add(&s->failures[STORE_FAIL_CHECKPOINT], 1);
             log_warn("event=store_checkpoint_failed code=%d error=%s", rc,
                      log_quote(q, sizeof q, sqlite3_errmsg(s->c)));
         }
@@ -1036,6 +1117,7 @@ int store_open(struct store **out, const char *path,
         goto fail;
     }
     if (configure_writer(s->w, path, err, errlen) != 0 ||
+        check_intact(s->w, path, err, errlen) != 0 ||
         migrate(s->w, path, &s->schema_version, err, errlen) != 0 ||
         prepare_all(s, s->w, writer_stmts, N_OF(writer_stmts), err,
                     errlen) != 0)
@@ -1318,6 +1400,18 @@ int64_t store_last_commit_ms(const struct store *s)
     return atomic_load(&s->last_commit_ms);
 }
 
+uint64_t store_failures(const struct store *s, enum store_failure kind)
+{
+    return atomic_load(&s->failures[kind]);
+}
+
+const char *store_failure_name(enum store_failure kind)
+{
+    static const char *const names[STORE_FAIL_KINDS] = {
+        "commit", "write_dropped", "writes_lost", "read", "checkpoint"};
+    return names[kind];
+}
+
 int64_t store_last_heartbeat_ms(const struct store *s)
 {
     return s->last_heartbeat_ms;
@@ -1370,6 +1464,7 @@ static int read_failed(struct store *s, sqlite3_stmt *st)
 {
     char q[256];
 
+    atomic_fetch_add(&s->failures[STORE_FAIL_READ], 1);
     log_error("event=store_read_failed error=%s",
               log_quote(q, sizeof q, sqlite3_errmsg(s->r)));
     sqlite3_reset(st);

@@ -127,6 +127,21 @@ size_t store_queue_depth(const struct store *s);
  * commits a heartbeat about once a second even when idle, so an old value
  * means the database refuses writes). */
 int64_t store_last_commit_ms(const struct store *s);
+/* Database operations that failed, by kind, since store_open: a
+ * transaction rolled back (it is retried: disk full, locked, I/O), one
+ * write dropped as invalid, a batch given up at close, a read, a
+ * checkpoint. Any thread may read them. */
+enum store_failure {
+    STORE_FAIL_COMMIT,
+    STORE_FAIL_WRITE_DROPPED,
+    STORE_FAIL_WRITES_LOST,
+    STORE_FAIL_READ,
+    STORE_FAIL_CHECKPOINT,
+    STORE_FAIL_KINDS
+};
+uint64_t store_failures(const struct store *s, enum store_failure kind);
+/* "commit", "write_dropped", "writes_lost", "read", "checkpoint". */
+const char *store_failure_name(enum store_failure kind);
 /* Wall-clock ms of the last heartbeat the writer recorded before this
  * process started (0 if none): the moment the previous run was last seen. */
 int64_t store_last_heartbeat_ms(const struct store *s);

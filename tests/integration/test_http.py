@@ -1,6 +1,12 @@
 """The HTTP API: a game as JSON, its PGN, a player's finished games
-(newest first, paged), /healthz, /metrics and the client pages."""
+(newest first, paged), /healthz, /metrics (and that each metric moves
+with the events it counts) and the client pages."""
+import os
 import re
+import signal
+import socket
+import sqlite3
+import time
 
 from harness import FreshServerTest, ServerTest, wait_until
 
@@ -91,7 +97,8 @@ def parse_prometheus(test, text):
         if fam["type"] == "counter":
             test.assertTrue(name.endswith("_total"), where)
             test.assertGreaterEqual(v, 0, where)
-            test.assertEqual(v, int(v), where)
+            if not name.endswith("_seconds_total"):  # counts are whole
+                test.assertEqual(v, int(v), where)
         if fam["type"] == "histogram":
             test.assertIn(name, (fam_name + "_bucket", fam_name + "_sum",
                                  fam_name + "_count"), where)
@@ -120,6 +127,21 @@ def parse_prometheus(test, text):
 
 
 class HttpTest(ServerTest):
+    @classmethod
+    def setUpClass(cls):
+        cls.started = time.time()
+        super().setUpClass()
+        cls.listening = time.time()
+
+    def metrics(self):
+        """The samples of /metrics, strictly parsed: {(name, ((label,
+        value), ...)): value}."""
+        status, ctype, body = self.server.http("/metrics")
+        self.assertEqual(status, 200)
+        fams = parse_prometheus(self, body.decode())
+        return {(name, tuple(sorted(labels.items()))): v
+                for fam in fams.values() for name, labels, v in fam["samples"]}
+
     def finished_game(self, moves="f2f3 e7e5 g2g4 d8h4"):
         w, b, gid = self.invite_game()
         self.play(w, b, gid, moves)
@@ -254,7 +276,17 @@ class HttpTest(ServerTest):
                            ("chess_connections_cut_total", "counter"),
                            ("chess_upgrades_refused_total", "counter"),
                            ("chess_move_seconds", "histogram"),
-                           ("chess_move_commit_seconds", "histogram")):
+                           ("chess_move_commit_seconds", "histogram"),
+                           ("chess_event_loop_lag_seconds", "histogram"),
+                           ("chess_ws_closes_total", "counter"),
+                           ("chess_http_requests_total", "counter"),
+                           ("chess_store_failures_total", "counter"),
+                           ("chess_build_info", "gauge"),
+                           ("process_resident_memory_bytes", "gauge"),
+                           ("process_open_fds", "gauge"),
+                           ("process_max_fds", "gauge"),
+                           ("process_cpu_seconds_total", "counter"),
+                           ("process_start_time_seconds", "gauge")):
             self.assertEqual(fams[name]["type"], kind, name)
         reasons = {s[1]["reason"] for s in
                    fams["chess_games_finished_total"]["samples"]}
@@ -266,6 +298,155 @@ class HttpTest(ServerTest):
         value("chess_live_games")
         value("chess_store_queue_depth")
         value("chess_out_queue_bytes")
+
+    def test_latency_buckets_reach_10_s(self):
+        m = self.metrics()
+        for h in ("chess_move_seconds", "chess_move_commit_seconds",
+                  "chess_event_loop_lag_seconds"):
+            les = [dict(k[1])["le"] for k in m if k[0] == h + "_bucket"]
+            for le in ("0.25", "0.5", "1", "2.5", "5", "10", "+Inf"):
+                self.assertIn(le, les, h)
+
+    def test_process_metrics(self):
+        m = self.metrics()
+        one = lambda name: m[(name, ())]  # noqa: E731
+        self.assertGreater(one("process_resident_memory_bytes"), 1 << 20)
+        self.assertGreaterEqual(one("process_max_fds"),
+                                one("process_open_fds"))
+        start = one("process_start_time_seconds")
+        self.assertGreaterEqual(start, self.started - 1)
+        self.assertLessEqual(start, self.listening + 1)
+        # descriptors: one per WebSocket, given back when they close
+        fds = one("process_open_fds")
+        clients = [self.client() for _ in range(5)]
+        m = self.metrics()
+        self.assertGreaterEqual(m[("process_open_fds", ())], fds + 5)
+        for c in clients:
+            c.close()
+        wait_until(lambda: self.metrics()[("process_open_fds", ())] <= fds,
+                   "the descriptors closed")
+        # CPU time only grows, and work makes it grow
+        cpu = self.metrics()[("process_cpu_seconds_total", ())]
+        for _ in range(200):
+            self.server.http("/api/games/nosuchgame")
+        self.assertGreater(self.metrics()[("process_cpu_seconds_total", ())],
+                           cpu)
+
+    def test_build_info(self):
+        m = self.metrics()
+        info = [(dict(k[1]), v) for k, v in m.items()
+                if k[0] == "chess_build_info"]
+        version = re.search(r"event=listening version=(\S+)",
+                            self.server.log_text()).group(1)
+        self.assertEqual(info, [({"version": version}, 1)])
+
+    def closes(self, code):
+        return self.metrics()[("chess_ws_closes_total",
+                               (("code", code),))]
+
+    def test_ws_closes_by_code(self):
+        for how, code in (("1000", "1000"), ("1001", "1001"),
+                          ("4000", "other"), ("drop", "1006"),
+                          ("too_large", "1009")):
+            before = self.closes(code)
+            c = self.client()
+            if how == "drop":       # no close frame at all
+                c.ws.sock.close()
+            elif how == "too_large":  # the server closes with 1009
+                c.ws.send_text('{"t":"ping","id":"%s"}' % ("x" * 4100))
+                self.assertEqual(c.ws.recv_close(), 1009)
+                c.ws.sock.close()  # (the server waits for an answer)
+            else:
+                c.ws.close(int(how))
+            wait_until(lambda: self.closes(code) == before + 1,
+                       "close %s counted as %s" % (how, code))
+        # nothing else can add a label value
+        codes = {dict(k[1])["code"] for k in self.metrics()
+                 if k[0] == "chess_ws_closes_total"}
+        self.assertEqual(codes, {"1000", "1001", "1002", "1003", "1005",
+                                 "1006", "1007", "1008", "1009", "1011",
+                                 "other"})
+
+    def test_http_requests_by_route_and_status(self):
+        def http_counts():
+            return {tuple(v for _, v in k[1]): n
+                    for k, n in self.metrics().items()
+                    if k[0] == "chess_http_requests_total"}
+        before = http_counts()
+        gets = [("/", "static", "200"), ("/g/SomeGame1", "static", "200"),
+                ("/nope.html", "static", "404"),
+                ("/../etc/passwd", "static", "404"),
+                ("/api/games/nosuchgame", "api_game", "404"),
+                ("/api/games/nosuchgame/pgn", "pgn", "404"),
+                ("/api/players/nobody/games", "player_games", "200"),
+                ("/api/players/nobody/games?limit=0", "player_games",
+                 "400"),
+                ("/api/unknown", "other", "404"),
+                ("/healthz", "healthz", "200")]
+        want = {}
+        for path, route, status in gets:
+            got, _, _ = self.server.http(path)
+            self.assertEqual(str(got), status, path)
+            want[(route, status)] = want.get((route, status), 0) + 1
+        want[("metrics", "200")] = 1  # the scrape before
+        after = http_counts()
+        delta = {k: after[k] - before.get(k, 0) for k in after
+                 if after[k] != before.get(k, 0)}
+        self.assertEqual(delta, want)
+        # any path lands in the fixed label sets
+        for i in range(30):
+            self.server.http("/random-%d-%s" % (i, os.urandom(4).hex()))
+        routes = {k[0] for k in http_counts()}
+        self.assertLessEqual(routes, {"api_game", "pgn", "player_games",
+                                      "static", "healthz", "metrics",
+                                      "redirect", "other"})
+
+    def test_event_loop_lag(self):
+        def lag(le):
+            name = "chess_event_loop_lag_seconds_"
+            m = self.metrics()
+            return (m[(name + "count", ())] if le is None else
+                    m[(name + "bucket", (("le", le),))])
+        n = lag(None)
+        wait_until(lambda: lag(None) >= n + 3, "lag samples")
+        slow = lag(None) - lag("0.5")
+        # a stopped process: the timer due meanwhile fires at least
+        # 0.5 s late, within the buckets (10 s)
+        self.server.proc.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(0.8)
+        finally:
+            self.server.proc.send_signal(signal.SIGCONT)
+        wait_until(lambda: lag(None) - lag("0.5") > slow, "a late sample")
+        self.assertGreater(lag("10") - lag("0.5"), 0)
+
+    def test_store_failures_and_a_commit_stall(self):
+        def m(name, labels=()):
+            return self.metrics()[(name, labels)]
+        commit = (("op", "commit"),)
+        failed = m("chess_store_failures_total", commit)
+        slow = (m("chess_move_commit_seconds_bucket", (("le", "10"),))
+                - m("chess_move_commit_seconds_bucket", (("le", "2.5"),)))
+        w, b, gid = self.invite_game()
+        # another process holds the write lock: the writer's transaction
+        # fails after SQLite's 5 s busy timeout and is retried
+        con = sqlite3.connect(self.server.db, timeout=1,
+                              isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            w.move(gid, "e2e4", 0)
+            wait_until(lambda: m("chess_store_failures_total", commit)
+                       > failed, "a failed commit", timeout=20)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        b.expect("moved", game=gid, ply=1, timeout=10)
+        # the stall shows in the commit histogram (between 2.5 and 10 s)
+        self.assertGreater(
+            m("chess_move_commit_seconds_bucket", (("le", "10"),))
+            - m("chess_move_commit_seconds_bucket", (("le", "2.5"),)), slow)
+        for op in ("write_dropped", "writes_lost", "read", "checkpoint"):
+            m("chess_store_failures_total", (("op", op),))
 
     def test_prometheus_parser_rejects(self):
         """The strict parser is itself strict: each broken exposition
@@ -288,6 +469,7 @@ class HttpTest(ServerTest):
             good + 'a_total{x="1"} 4\n',               # duplicate series
             good.replace("a_total", "a"),              # counter w/o _total
             good.replace(" 3\n", " -3\n"),             # negative counter
+            good.replace(" 3\n", " 3.5\n"),            # a count with a fraction
             h % (3, "+Inf", 2, 2),                     # not cumulative
             h % (1, "5", 2, 2),                        # no +Inf bucket
             h % (1, "+Inf", 2, 3),                     # +Inf != count

@@ -7,6 +7,7 @@ and the online backup while games are played (and its restore)."""
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -22,18 +23,37 @@ from harness import (FISCHER_5_0, SERVER, WAIT, Client, Closed,
                      write_json)
 
 
-def make_cert(folder):
+def make_cert(folder, kind="ec", name="cert"):
     """A self-signed certificate for localhost and 127.0.0.1 made with the
-    openssl command; returns (cert, key) paths."""
-    cert = os.path.join(folder, "cert.pem")
-    key = os.path.join(folder, "key.pem")
+    openssl command, an ECDSA P-256 key (kind "ec") or RSA 2048 ("rsa");
+    returns (cert, key) paths (cert.pem and key.pem, or NAME.pem and
+    NAME.key.pem)."""
+    cert = os.path.join(folder, name + ".pem")
+    key = os.path.join(folder, "key.pem" if name == "cert"
+                       else name + ".key.pem")
+    newkey = (["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+              if kind == "ec" else ["-newkey", "rsa:2048"])
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+        ["openssl", "req", "-x509"] + newkey + ["-nodes", "-keyout", key,
          "-out", cert, "-days", "2", "-subj", "/CN=localhost",
          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         check=True, capture_output=True, timeout=30)
     return cert, key
+
+
+def s_client(port, *args):
+    """A TLS handshake with `openssl s_client` and its options args (e.g.
+    "-tls1_2", "-cipher", NAME); returns the cipher agreed, or None when
+    the server refused."""
+    r = subprocess.run(
+        ["openssl", "s_client", "-connect", "127.0.0.1:%d" % port,
+         "-servername", "localhost"] + list(args),
+        input=b"", capture_output=True, timeout=30)
+    out = r.stdout.decode("latin-1")
+    m = re.search(r"^New, (\S+), Cipher is (\S+)$", out, re.M)
+    if r.returncode != 0 or not m or m.group(2) == "(NONE)":
+        return None
+    return m.group(2)
 
 
 def read(path):
@@ -288,6 +308,31 @@ class TlsTest(OpsTest):
         conn.request("GET", "/", headers={"Host": "evil\"host"})
         self.assertEqual(conn.getresponse().status, 400)
         conn.close()
+        # the path and the query as sent, percent-encoding included
+        base = "https://chess.example.org:%d" % srv.port
+
+        def redirect(path):
+            conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
+            conn.request("GET", path, headers={
+                "Host": "chess.example.org"})
+            r = conn.getresponse()
+            r.read()
+            conn.close()
+            self.assertEqual(r.status, 301, path)
+            self.assertEqual(len(r.msg.get_all("Location")), 1, path)
+            self.assertIsNone(r.getheader("Set-Cookie"), path)
+            return r.getheader("Location")
+        for path in ("/g/SomeGame1?x=1&y=a%26b", "/?next=/g/abc&n=%3D",
+                     "/a%20b/%C3%A9.html", "/api/players/P1/games?limit=2",
+                     "/q?s=%22x%22%20y"):
+            self.assertEqual(redirect(path), base + path)
+        # an encoded CR LF makes no header of the visitor's (libwebsockets
+        # cuts the path there; what is left is encoded again)
+        for path in ("/x%0D%0ASet-Cookie:%20evil=1",
+                     "/q?a=%0D%0ALocation:%20https://evil.example"):
+            loc = redirect(path)
+            self.assertTrue(loc.startswith(base + path[:2]), loc)
+            self.assertNotRegex(loc, "[\\x00-\\x20\"]")
 
     def test_check_config_loads_the_certificate(self):
         good = write_json(self.path("good.json"), {
@@ -324,6 +369,182 @@ class TlsTest(OpsTest):
         self.assertIn("junk.pem is not a usable PEM certificate", r.stderr)
         self.assertNotIn("event=listening", r.stderr)
         self.assertFalse(os.path.exists(self.path("db")))
+
+
+class TlsPolicyTest(OpsTest):
+    """What the HTTPS port negotiates (tls_min_version, tls_ciphers: by
+    default TLS 1.2 with forward-secret AEAD suites only, and TLS 1.3),
+    HSTS on its responses, and the certificate reload on SIGHUP."""
+
+    def tls_server(self, kind="ec", **settings):
+        cert, key = make_cert(self.dir, kind)
+        return self.server(dict({"tls_cert": cert, "tls_key": key},
+                                **settings))
+
+    def test_ecdsa_certificate(self):
+        srv = self.tls_server("ec")
+        for cipher in ("ECDHE-ECDSA-AES128-GCM-SHA256",
+                       "ECDHE-ECDSA-AES256-GCM-SHA384",
+                       "ECDHE-ECDSA-CHACHA20-POLY1305"):
+            self.assertEqual(s_client(srv.port, "-tls1_2", "-cipher",
+                                      cipher), cipher)
+        # CBC suites, with and without SHA-2
+        for cipher in ("ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA",
+                       "ECDHE-ECDSA-AES128-SHA256",
+                       "ECDHE-ECDSA-AES256-SHA384"):
+            self.assertIsNone(s_client(srv.port, "-tls1_2", "-cipher",
+                                       cipher), cipher)
+        for suite in ("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                      "TLS_CHACHA20_POLY1305_SHA256"):
+            self.assertEqual(s_client(srv.port, "-tls1_3", "-ciphersuites",
+                                      suite), suite)
+        # TLS 1.1 and 1.0, offered by a client that allows them
+        for version in ("-tls1_1", "-tls1"):
+            self.assertIsNone(s_client(srv.port, version, "-cipher",
+                                       "ALL@SECLEVEL=0"), version)
+
+    def test_rsa_certificate(self):
+        srv = self.tls_server("rsa")
+        for cipher in ("ECDHE-RSA-AES128-GCM-SHA256",
+                       "ECDHE-RSA-AES256-GCM-SHA384",
+                       "ECDHE-RSA-CHACHA20-POLY1305"):
+            self.assertEqual(s_client(srv.port, "-tls1_2", "-cipher",
+                                      cipher), cipher)
+        # RSA key exchange (no forward secrecy), AEAD or CBC; ECDHE with
+        # CBC; finite-field DHE
+        for cipher in ("AES128-GCM-SHA256", "AES256-GCM-SHA384",
+                       "AES128-SHA", "AES256-SHA256",
+                       "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384",
+                       "DHE-RSA-AES128-GCM-SHA256"):
+            self.assertIsNone(s_client(srv.port, "-tls1_2", "-cipher",
+                                       cipher), cipher)
+        self.assertEqual(s_client(srv.port, "-tls1_3"),
+                         "TLS_AES_256_GCM_SHA384")
+        self.assertIsNone(s_client(srv.port, "-tls1_1", "-cipher",
+                                   "ALL@SECLEVEL=0"))
+
+    def test_settings(self):
+        srv = self.tls_server("ec", tls_min_version="1.3",
+                              tls_ciphers="ECDHE-ECDSA-CHACHA20-POLY1305")
+        self.assertIsNone(s_client(srv.port, "-tls1_2"))
+        self.assertEqual(s_client(srv.port, "-tls1_3"),
+                         "TLS_AES_256_GCM_SHA384")
+        srv.stop()
+        self.servers.remove(srv)
+        srv = self.tls_server("ec",
+                              tls_ciphers="ECDHE-ECDSA-CHACHA20-POLY1305")
+        self.assertEqual(s_client(srv.port, "-tls1_2"),
+                         "ECDHE-ECDSA-CHACHA20-POLY1305")
+        self.assertIsNone(s_client(srv.port, "-tls1_2", "-cipher",
+                                   "ECDHE-ECDSA-AES128-GCM-SHA256"))
+        # a list OpenSSL selects nothing from, a version it is not given
+        cert, key = make_cert(self.dir)
+        for bad, words in (({"tls_ciphers": "NO-SUCH-CIPHER"},
+                            ["'tls_ciphers'", "NO-SUCH-CIPHER"]),
+                           ({"tls_ciphers": "AES128 SHA"},
+                            ["'tls_ciphers'", "cipher list"]),
+                           ({"tls_min_version": "1.1"},
+                            ["'tls_min_version'", "'1.1'"]),
+                           ({"hsts_max_age_s": -1}, ["'hsts_max_age_s'"])):
+            cfg = write_json(self.path("bad.json"), dict(
+                {"tls_cert": cert, "tls_key": key}, **bad))
+            r = run("--check-config", cfg)
+            self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            for w in words:
+                self.assertIn(w, r.stderr, bad)
+
+    def https_headers(self, srv, path):
+        """(status, Strict-Transport-Security) of GET path over https."""
+        ctx = ssl.create_default_context(cafile=self.path("cert.pem"))
+        conn = http.client.HTTPSConnection("127.0.0.1", srv.port,
+                                           timeout=5, context=ctx)
+        conn.request("GET", path)
+        r = conn.getresponse()
+        r.read()
+        conn.close()
+        return r.status, r.getheader("Strict-Transport-Security")
+
+    def test_hsts(self):
+        rport = free_port()
+        srv = self.tls_server("ec", http_redirect_port=rport)
+        for path, status in (("/", 200), ("/healthz", 200),
+                             ("/api/games/nosuchgame", 404),
+                             ("/nope.html", 404), ("/metrics", 200)):
+            self.assertEqual(self.https_headers(srv, path),
+                             (status, "max-age=31536000"), path)
+        # not over plain HTTP (the redirect listener)
+        conn = http.client.HTTPConnection("127.0.0.1", rport, timeout=5)
+        conn.request("GET", "/", headers={"Host": "localhost"})
+        r = conn.getresponse()
+        self.assertEqual(r.status, 301)
+        self.assertIsNone(r.getheader("Strict-Transport-Security"))
+        conn.close()
+        srv.stop()
+        self.servers.remove(srv)
+        srv = self.tls_server("ec", hsts_max_age_s=600)
+        self.assertEqual(self.https_headers(srv, "/"),
+                         (200, "max-age=600"))
+        srv.stop()
+        self.servers.remove(srv)
+        srv = self.tls_server("ec", hsts_max_age_s=0)
+        self.assertEqual(self.https_headers(srv, "/"), (200, None))
+
+    def served_cert(self, srv, *versions):
+        """The DER certificate a new handshake presents, for each TLS
+        version in versions."""
+        ders = set()
+        for v in versions:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            ctx.minimum_version = ctx.maximum_version = v
+            with socket.create_connection(("127.0.0.1", srv.port),
+                                          timeout=5) as raw:
+                with ctx.wrap_socket(raw) as tls:
+                    ders.add(tls.getpeercert(binary_form=True))
+        self.assertEqual(len(ders), 1)
+        return ders.pop()
+
+    def test_sighup_reloads_the_certificate(self):
+        cert, key = make_cert(self.dir, "rsa")
+        srv = self.server({"tls_cert": cert, "tls_key": key})
+        both = (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3)
+        old = self.served_cert(srv, *both)
+        with open(cert, "rb") as f:
+            self.assertEqual(old, ssl.PEM_cert_to_DER_cert(f.read().decode()))
+        loose = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        loose.check_hostname = False
+        loose.verify_mode = ssl.CERT_NONE
+        w, b, gid = self.start_game(srv, ssl_context=loose)
+        # renewed in place, as certbot does (and RSA to ECDSA)
+        new_cert, new_key = make_cert(self.dir, "ec", "new")
+        os.replace(new_cert, cert)
+        os.replace(new_key, key)
+        srv.proc.send_signal(signal.SIGHUP)
+        wait_until(lambda: "event=tls_reloaded" in srv.log_text(),
+                   "the reload")
+        with open(cert, "rb") as f:
+            want = ssl.PEM_cert_to_DER_cert(f.read().decode())
+        self.assertNotEqual(want, old)
+        self.assertEqual(self.served_cert(srv, *both), want)
+        # the game's WebSockets stayed open through it
+        w.move(gid, "e2e4", 0)
+        self.assertEqual(b.expect("moved", game=gid, ply=1)["san"], "e4")
+        b.move(gid, "e7e5", 1)
+        w.expect("moved", game=gid, ply=2)
+        self.assertEqual(w.ws.sock.getpeercert(binary_form=True), old)
+        # a new wss client verifies against the new certificate
+        ctx = ssl.create_default_context(cafile=cert)
+        self.assertTrue(self.client(srv, ssl_context=ctx).pid)
+        # a broken pair is refused and the last good one kept
+        with open(key, "w") as f:
+            f.write("not a key\n")
+        srv.proc.send_signal(signal.SIGHUP)
+        wait_until(lambda: "event=tls_reload_failed" in srv.log_text(),
+                   "the failed reload")
+        self.assertIn("'tls_key'", srv.log_text())
+        self.assertEqual(self.served_cert(srv, *both), want)
+        self.assertTrue(self.client(srv, ssl_context=ctx).pid)
 
 
 class LifecycleTest(OpsTest):
@@ -434,6 +655,98 @@ class LifecycleTest(OpsTest):
         conn.close()
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(timeout=WAIT), 0)
+
+
+    def test_second_instance_refused_without_the_lock_file(self):
+        """The lock is the database file's own: deleting <db>.lock (or
+        any file beside it) does not let a second server in."""
+        db = self.path("db", "c.db")
+        srv = self.server(extra=["--db", db])
+        for name in os.listdir(self.path("db")):
+            if name.endswith(".lock"):
+                os.remove(self.path("db", name))
+        r = run("--db", db, "--listen", "127.0.0.1", "--port",
+                str(free_port()), "--web", self.path("web"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("in use by another chess-server", r.stderr)
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        # once the first has stopped, the lock is free again
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        srv2 = self.server(extra=["--db", db])
+        self.assertEqual(srv2.http_json("/healthz")[0], 200)
+
+
+class DatabaseStartTest(OpsTest):
+    """What the server opens at start: a database restored from a
+    `sqlite3 .dump`, and one that is damaged."""
+
+    def finished_game(self, srv):
+        w, b, gid = self.start_game(srv)
+        for ply, uci in enumerate("f2f3 e7e5 g2g4 d8h4".split()):
+            (w if ply % 2 == 0 else b).move(gid, uci, ply)
+            b.expect("moved", game=gid, ply=ply + 1)
+        b.expect("game_end", game=gid)
+        return gid
+
+    def sqlite3(self, db, script):
+        r = subprocess.run(["sqlite3", db], input=script, text=True,
+                           capture_output=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return r.stdout
+
+    def test_restore_from_a_dump(self):
+        srv = self.server()
+        gid = self.finished_game(srv)
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        dump = self.sqlite3(srv.db, ".dump\n")
+        # as the README says: a new file from the dump, then start
+        for old in (False, True):
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(srv.db + suffix):
+                    os.remove(srv.db + suffix)
+            # old: a dump of a database that no server of this version
+            # has opened (its schema version only in user_version)
+            self.sqlite3(srv.db, dump + (
+                "DELETE FROM meta WHERE key = 'schema_version';\n"
+                if old else ""))
+            self.assertEqual(self.sqlite3(srv.db, "PRAGMA user_version;"),
+                             "0\n")
+            srv = self.server()
+            self.assertIn("schema=1", srv.log_text())
+            status, g = srv.http_json("/api/games/" + gid)
+            self.assertEqual((status, g["reason"]), (200, "checkmate"))
+            self.finished_game(srv)
+            self.assertEqual(srv.terminate(), 0)
+            self.servers.remove(srv)
+            self.assertEqual(self.sqlite3(srv.db, "PRAGMA user_version;"),
+                             "1\n")
+
+    def test_damaged_database_is_refused(self):
+        srv = self.server()
+        for _ in range(3):
+            self.finished_game(srv)
+        self.assertEqual(srv.terminate(), 0)
+        self.servers.remove(srv)
+        self.sqlite3(srv.db, "PRAGMA wal_checkpoint(TRUNCATE);")
+        # a page of the players table (read by nothing at start) made
+        # garbage
+        con = sqlite3.connect(srv.db)
+        page_size = con.execute("PRAGMA page_size").fetchone()[0]
+        root = con.execute("SELECT rootpage FROM sqlite_schema WHERE name "
+                           "= 'players'").fetchone()[0]
+        con.close()
+        with open(srv.db, "r+b") as f:
+            f.seek((root - 1) * page_size)
+            f.write(b"\xa5" * 64)
+        r = run("--db", srv.db, "--listen", "127.0.0.1", "--port",
+                str(free_port()), "--web", self.path("web"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("is damaged", r.stderr)
+        self.assertIn("quick_check", r.stderr)
+        self.assertIn("restore", r.stderr)
+        self.assertNotIn("event=listening", r.stderr)
 
 
 class HealthTest(OpsTest):

@@ -78,6 +78,21 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
     ck_assert_uint_eq(cfg.n_allowed_origins, 0);
+    ck_assert_str_eq(cfg.tls_min_version, "1.2");
+    ck_assert_str_eq(cfg.tls_ciphers, CONFIG_TLS_CIPHERS_DEFAULT);
+    /* forward secrecy (ECDHE) and AEAD (GCM, ChaCha20-Poly1305) only */
+    for (const char *p = cfg.tls_ciphers; *p;) {
+        size_t n = strcspn(p, ":");
+        char name[64];
+        ck_assert_uint_lt(n, sizeof name);
+        memcpy(name, p, n);
+        name[n] = '\0';
+        ck_assert_msg(!strncmp(name, "ECDHE-", 6), "%s", name);
+        ck_assert_msg(strstr(name, "-GCM-") || strstr(name, "-CHACHA20-"),
+                      "%s", name);
+        p += n + (p[n] == ':');
+    }
+    ck_assert_int_eq(cfg.hsts_max_age_s, 31536000);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
 }
 END_TEST
@@ -92,6 +107,9 @@ START_TEST(every_key)
              " \"grace_s\": 120, \"first_move_s\": 15,\n"
              " \"tls_cert\": \"%s\", \"tls_key\": \"%s\",\n"
              " \"http_redirect_port\": 8080,\n"
+             " \"tls_min_version\": \"1.3\",\n"
+             " \"tls_ciphers\": \"ECDHE-ECDSA-AES256-GCM-SHA384\",\n"
+             " \"hsts_max_age_s\": 0,\n"
              " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
              "                       \"http://localhost:8080\"],\n"
              " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
@@ -113,6 +131,9 @@ START_TEST(every_key)
     ck_assert_str_eq(cfg.tls_cert, cert);
     ck_assert_str_eq(cfg.tls_key, key);
     ck_assert_int_eq(cfg.http_redirect_port, 8080);
+    ck_assert_str_eq(cfg.tls_min_version, "1.3");
+    ck_assert_str_eq(cfg.tls_ciphers, "ECDHE-ECDSA-AES256-GCM-SHA384");
+    ck_assert_int_eq(cfg.hsts_max_age_s, 0);
     ck_assert_uint_eq(cfg.n_allowed_origins, 2);
     ck_assert_str_eq(cfg.allowed_origins[0], "https://chess.example.org");
     ck_assert_str_eq(cfg.allowed_origins[1], "http://localhost:8080");
@@ -182,6 +203,9 @@ START_TEST(wrong_types)
          "list of strings"},
         {"{\"allowed_origins\": [1]}", "'allowed_origins'", "item 1"},
         {"{\"tls_cert\": [\"a\"]}", "'tls_cert'", "not a list"},
+        {"{\"tls_min_version\": 1.2}", "'tls_min_version'", "fraction"},
+        {"{\"tls_ciphers\": [\"A\"]}", "'tls_ciphers'", "not a list"},
+        {"{\"hsts_max_age_s\": \"1\"}", "'hsts_max_age_s'", "string"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -239,6 +263,16 @@ START_TEST(bad_values)
         {"{\"allowed_origins\": [\"https://\"]}", "'allowed_origins'",
          "not an origin"},
         {"{\"web_root\": \"a\\nb\"}", "'web_root'", "control"},
+        {"{\"tls_min_version\": \"1.1\"}", "'tls_min_version'",
+         "\"1.2\" or \"1.3\", not '1.1'"},
+        {"{\"tls_min_version\": \"TLSv1.2\"}", "'tls_min_version'",
+         "'TLSv1.2'"},
+        {"{\"tls_ciphers\": \"\"}", "'tls_ciphers'", "empty"},
+        {"{\"tls_ciphers\": \"AES128 SHA\"}", "'tls_ciphers'",
+         "cipher list"},
+        {"{\"hsts_max_age_s\": -1}", "'hsts_max_age_s'", "0 to 63072000"},
+        {"{\"hsts_max_age_s\": 63072001}", "'hsts_max_age_s'",
+         "not 63072001"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
