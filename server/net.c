@@ -47,6 +47,7 @@
 #include "store.h"
 #include "table.h"
 #include "timerq.h"
+#include "wire.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
@@ -103,6 +104,7 @@ struct peer {
 struct tcp {
     char key[24];               /* the wsi's address, "%p" */
     struct lws *wsi;
+    int fd;
     struct peer *peer;          /* the socket's address */
     int64_t deadline_ms;
     struct tcp *prev, *next;    /* in unrequested */
@@ -150,6 +152,7 @@ static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
  * WSI_CREATE of its wsi that follows at once. */
 static int accepted_fd = -1;
 static char accepted_ip[64];
+static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
 static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
 static void tcp_expire(int64_t now);
 
@@ -842,7 +845,7 @@ static void tcp_refused(const char *why, const char *ip)
 
 /* FILTER_NETWORK_CONNECTION: a connection was just accepted. Returns
  * nonzero to close it at once. */
-static int tcp_filter(int fd)
+static int tcp_filter(struct lws *listener, int fd)
 {
     char ip[64];
     struct peer *p;
@@ -863,6 +866,7 @@ static int tcp_filter(int fd)
     }
     accepted_fd = fd;
     snprintf(accepted_ip, sizeof accepted_ip, "%s", ip);
+    wire_watch(fd, cfg->tls_cert[0] && lws_get_vhost(listener) == vhost_main);
     return 0;
 }
 
@@ -875,13 +879,18 @@ static void tcp_created(struct lws *wsi)
 
     if (accepted_fd < 0)
         return;
-    accepted_fd = -1;
     t = calloc(1, sizeof *t);
-    if (!t)
+    if (!t) {
+        wire_forget(accepted_fd);
+        accepted_fd = -1;
         return;
+    }
     t->wsi = wsi;
+    t->fd = accepted_fd;
+    accepted_fd = -1;
     snprintf(t->key, sizeof t->key, "%p", (void *)wsi);
     if (table_put(&tcps, t->key, t) < 0) {
+        wire_forget(t->fd);
         free(t);
         return;
     }
@@ -901,6 +910,7 @@ static void tcp_destroyed(struct lws *wsi)
         return;
     table_del(&tcps, t->key);
     unrequested_remove(t);
+    wire_forget(t->fd);
     if (t->peer) {
         t->peer->tcp--;
         peer_release(t->peer);
@@ -931,7 +941,7 @@ static bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
     *rc = 0;
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        *rc = tcp_filter((int)(intptr_t)in);
+        *rc = tcp_filter(wsi, (int)(intptr_t)in);
         return true;
     case LWS_CALLBACK_WSI_CREATE:
         tcp_created(wsi);
@@ -954,6 +964,30 @@ static struct peer *peer_get(struct lws *wsi)
     return peer_find(ip);
 }
 
+/* Descriptors wire.c watches at most (a table of ~50 bytes each). */
+#define WIRE_MAX_FDS (1 << 18)
+
+/* wire.c's reports: a ping or pong frame, an unmasked frame. */
+static void wire_control(void *owner)
+{
+    struct conn *c = owner;
+
+    if (c && c->sess && !c->closing && !c->killed)
+        session_on_control(c->sess, net_now_ms());
+}
+
+static void wire_unmasked(void *owner)
+{
+    struct conn *c = owner;
+
+    if (!c || !c->sess)
+        return;
+    log_info("event=conn_cut why=unmasked_frame ip=%s", net_conn_ip(c));
+    net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
+}
+
+static const struct wire_hooks wire_hooks = {wire_control, wire_unmasked};
+
 static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
                           void *user, void *in, size_t len)
 {
@@ -973,6 +1007,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (c->peer)
             c->peer->conns++;
         n_conns++;
+        wire_websocket(lws_get_socket_fd(wsi), c);
         log_debug("event=ws_open ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", n_conns);
         conn_ponged(c, net_now_ms());
@@ -1488,7 +1523,6 @@ int net_start(const struct config *config, char *err, size_t errlen)
     const char *iface = config->listen_address[0] ? config->listen_address
                                                   : NULL;
     int e, rc = -1;
-
     struct rlimit rl;
 
     cfg = config;
@@ -1503,9 +1537,17 @@ int net_start(const struct config *config, char *err, size_t errlen)
     }
     snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
     lws_set_log_level(lws_levels(), lws_emit);
+    /* connections on descriptors past the table are not watched */
+    if (wire_init(fd_limit > 0 && fd_limit < WIRE_MAX_FDS ? (int)fd_limit
+                                                          : WIRE_MAX_FDS,
+                  &wire_hooks) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
     if (!loop) {
         snprintf(err, errlen, "cannot create the event loop (libev)");
+        wire_free();
         return -1;
     }
     ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
@@ -1522,6 +1564,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
                  "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
         ev_loop_destroy(loop);
         loop = NULL;
+        wire_free();
         return -1;
     }
 
@@ -1556,7 +1599,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
     }
-    if (!lws_create_vhost(context, &info)) {
+    if (!(vhost_main = lws_create_vhost(context, &info))) {
         if (tls)
             snprintf(err, errlen, "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
@@ -1601,6 +1644,7 @@ fail:
     context = NULL;
     ev_loop_destroy(loop);
     loop = NULL;
+    wire_free();
     return rc;
 }
 
@@ -1653,6 +1697,7 @@ void net_stop(void)
     }
     timers_ev_at = INT64_MAX;
     timerq_free(&timers);
+    wire_free();
     /* what lws did not report destroyed */
     for (size_t i = 0; i < tcps.cap; i++)
         free(tcps.slots[i].value); /* NULL in empty and deleted slots */
