@@ -429,7 +429,10 @@ class DescriptorLimitTest(HardeningTest):
                 raw.append(s)
             time.sleep(0.3)  # the server takes them (or not)
             cpu = cpu_share(srv, 1.0)
-            self.assertLess(cpu, 0.3, "the server used %.0f%% of a core "
+            # spinning on accept() it took all the CPU it could get (on
+            # this shared 2-core machine, 20-30% at a load of 11, ~180,000
+            # failed accepts a second); idle, it takes none
+            self.assertLess(cpu, 0.1, "the server used %.0f%% of a core "
                             "with its descriptors full" % (100 * cpu))
             text = srv.log_text()
             self.assertNotIn("errno 24", text)
