@@ -1173,6 +1173,11 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     struct http_reply r;
     size_t nargs = 0;
 
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) >= (int)sizeof uri) {
+        /* no path of ours is this long; say so rather than hang up */
+        lws_return_http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, NULL);
+        return http_done(wsi);
+    }
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0)
         return -1;
     if (!http_wants(uri))
