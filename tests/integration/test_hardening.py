@@ -194,6 +194,31 @@ class RateLimitTest(HardeningTest):
     not played, and a move flood is closed with 1008 too. Refill is 1/s,
     so nothing can refill between two round trips on loopback."""
 
+    def test_ping_frame_flood_closes_1008(self):
+        # WebSocket ping frames (which lws answers by itself) are charged
+        # to the message budget like {"t":"ping"}: a flood is closed 1008.
+        # One at a time, each pong read before the next ping; a budget of
+        # 1 a second, so that however slow the server (a sanitizer,
+        # valgrind) the refill cannot keep up.
+        srv = self.server({"msg_rate_per_s": 1, "msg_burst": 5})
+        c = self.client(srv)  # its hello took one
+        pongs, close = 0, None
+        for i in range(1000):
+            c.ws.send_frame(OP_PING, b"p%d" % i)
+            _, opcode, data = c.ws.recv_frame()
+            while opcode not in (OP_PONG, OP_CLOSE):
+                _, opcode, data = c.ws.recv_frame()
+            if opcode == OP_CLOSE:
+                close = int.from_bytes(data[:2], "big")
+                break
+            self.assertEqual(data, b"p%d" % i)
+            pongs += 1
+        self.assertEqual(close, 1008)
+        # the rest of the burst and the 20 strikes passed, then the close
+        self.assertGreaterEqual(pongs, 4 + 20)
+        self.assertLess(pongs, 1000)
+        self.client(srv).request({"t": "ping"}, "pong")
+
     def test_moves_and_messages_have_separate_budgets(self):
         srv = self.server({"msg_rate_per_s": 1, "msg_burst": 6,
                            "move_rate_per_s": 1, "move_burst": 4})
