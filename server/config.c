@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -29,6 +30,7 @@ enum kind {
     K_PATH,    /* non-empty string (or empty when lo == 0) */
     K_ADDR,    /* "" or an IPv4/IPv6 address */
     K_ORIGINS, /* list of origins */
+    K_PROXIES, /* list of IPv4/IPv6 addresses */
     K_LEVEL,   /* log level word */
     K_TLSVER,  /* "1.2" or "1.3" */
     K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
@@ -62,6 +64,8 @@ static const struct key keys[] = {
     {"allowed_origins", K_ORIGINS, 0, 0, 0},
     INT_KEY(max_connections, 1, 1000000),
     INT_KEY(max_connections_per_ip, 1, 1000000),
+    INT_KEY(request_timeout_s, 1, 300),
+    {"trusted_proxies", K_PROXIES, 0, 0, 0},
     INT_KEY(move_rate_per_s, 1, 100000),
     INT_KEY(move_burst, 1, 100000),
     INT_KEY(msg_rate_per_s, 1, 100000),
@@ -127,6 +131,15 @@ static void free_origins(struct config *c)
     c->n_allowed_origins = 0;
 }
 
+static void free_proxies(struct config *c)
+{
+    for (size_t i = 0; i < c->n_trusted_proxies; i++)
+        free(c->trusted_proxies[i]);
+    free(c->trusted_proxies);
+    c->trusted_proxies = NULL;
+    c->n_trusted_proxies = 0;
+}
+
 void config_clear(struct config *c)
 {
     for (size_t i = 0; i < NKEYS; i++)
@@ -135,6 +148,7 @@ void config_clear(struct config *c)
             *str_at(c, &keys[i]) = NULL;
         }
     free_origins(c);
+    free_proxies(c);
 }
 
 int config_init(struct config *c)
@@ -149,6 +163,10 @@ int config_init(struct config *c)
     /* A household or office behind one NAT address, each person with a
      * few tabs. */
     c->max_connections_per_ip = 256;
+    /* A browser sends its request at once; a phone on a poor network
+     * within a few seconds. A connection that has sent no complete
+     * request by then holds a descriptor for nothing. */
+    c->request_timeout_s = LIMIT_REQUEST_TIMEOUT_S;
     /* A human plays at most a few moves a second (premoves included);
      * other messages burst on a reconnect that syncs every game. */
     c->move_rate_per_s = 10;
@@ -356,6 +374,75 @@ fail:
     return -1;
 }
 
+/* The address in canonical text (inet_ntop's; an IPv4-mapped IPv6
+ * address as IPv4, which is how an IPv4 client of a dual-stack socket
+ * appears), or -1. */
+static int canonical_addr(const char *s, char *out, size_t len)
+{
+    struct in6_addr a6;
+    unsigned char a4[4];
+
+    if (inet_pton(AF_INET, s, a4) == 1)
+        return inet_ntop(AF_INET, a4, out, (socklen_t)len) ? 0 : -1;
+    if (inet_pton(AF_INET6, s, &a6) != 1)
+        return -1;
+    if (IN6_IS_ADDR_V4MAPPED(&a6))
+        return inet_ntop(AF_INET, &a6.s6_addr[12], out, (socklen_t)len)
+            ? 0 : -1;
+    return inet_ntop(AF_INET6, &a6, out, (socklen_t)len) ? 0 : -1;
+}
+
+/* Replaces the trusted proxy list with n entries of list. */
+static int set_proxies(struct config *c, const char *const *list, size_t n,
+                       char *err, size_t errlen)
+{
+    char **v, text[INET6_ADDRSTRLEN];
+    size_t i;
+
+    if (n > CONFIG_MAX_PROXIES) {
+        set_err(err, errlen, "at most %d addresses", CONFIG_MAX_PROXIES);
+        return -1;
+    }
+    v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        if (canonical_addr(list[i], text, sizeof text) < 0) {
+            set_err(err, errlen, "'%s' is not an IPv4 or IPv6 address "
+                    "(numeric, no port, no range)", list[i]);
+            goto fail;
+        }
+        if (!(v[i] = strdup(text))) {
+            set_err(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    free_proxies(c);
+    c->trusted_proxies = v;
+    c->n_trusted_proxies = n;
+    return 0;
+fail:
+    while (i > 0)
+        free(v[--i]);
+    free(v);
+    return -1;
+}
+
+/* Splits a comma-separated list (a command-line value) into at most max
+ * + 1 pieces of copy, which the caller frees. Returns how many. */
+static size_t split_list(char *copy, const char **list, size_t max)
+{
+    char *save = NULL, *tok;
+    size_t n = 0;
+
+    for (tok = strtok_r(copy, ",", &save); tok && n <= max;
+         tok = strtok_r(NULL, ",", &save))
+        list[n++] = tok;
+    return n;
+}
+
 int config_set_text(struct config *c, const char *key, const char *text,
                     char *err, size_t errlen)
 {
@@ -384,19 +471,23 @@ int config_set_text(struct config *c, const char *key, const char *text,
         return set_str(c, k, text, err, errlen);
     case K_LEVEL:
         return set_level(c, text, err, errlen);
-    case K_ORIGINS: {
-        char *copy = strdup(text), *save = NULL, *tok;
-        const char *list[CONFIG_MAX_ORIGINS + 1];
-        size_t n = 0;
+    case K_ORIGINS:
+    case K_PROXIES: {
+        char *copy = strdup(text);
+        const char *list[CONFIG_MAX_ORIGINS + CONFIG_MAX_PROXIES + 1];
+        size_t n;
         int rc;
         if (!copy) {
             set_err(err, errlen, "out of memory");
             return -1;
         }
-        for (tok = strtok_r(copy, ",", &save); tok && n <= CONFIG_MAX_ORIGINS;
-             tok = strtok_r(NULL, ",", &save))
-            list[n++] = tok;
-        rc = set_origins(c, list, n, err, errlen);
+        if (k->kind == K_ORIGINS) {
+            n = split_list(copy, list, CONFIG_MAX_ORIGINS);
+            rc = set_origins(c, list, n, err, errlen);
+        } else {
+            n = split_list(copy, list, CONFIG_MAX_PROXIES);
+            rc = set_proxies(c, list, n, err, errlen);
+        }
         free(copy);
         return rc;
     }
@@ -448,16 +539,20 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
         if (k->kind == K_LEVEL)
             return set_level(c, json_string_value(v), err, errlen);
         return set_str(c, k, json_string_value(v), err, errlen);
-    case K_ORIGINS: {
-        const char *list[CONFIG_MAX_ORIGINS];
+    case K_ORIGINS:
+    case K_PROXIES: {
+        const char *list[CONFIG_MAX_ORIGINS + CONFIG_MAX_PROXIES];
         size_t n = json_is_array(v) ? json_array_size(v) : 0;
+        size_t max = k->kind == K_ORIGINS ? CONFIG_MAX_ORIGINS
+                                          : CONFIG_MAX_PROXIES;
         if (!json_is_array(v)) {
             set_err(err, errlen, "must be a list of strings, not %s",
                     json_kind(v));
             return -1;
         }
-        if (n > CONFIG_MAX_ORIGINS) {
-            set_err(err, errlen, "at most %d origins", CONFIG_MAX_ORIGINS);
+        if (n > max) {
+            set_err(err, errlen, "at most %zu %s", max,
+                    k->kind == K_ORIGINS ? "origins" : "addresses");
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
@@ -469,6 +564,8 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
             }
             list[i] = json_string_value(e);
         }
+        if (k->kind == K_PROXIES)
+            return set_proxies(c, list, n, err, errlen);
         return set_origins(c, list, n, err, errlen);
     }
     }
@@ -629,5 +726,17 @@ int config_origin_allowed(const struct config *c, const char *origin)
         if (j == n)
             return 1;
     }
+    return 0;
+}
+
+int config_proxy_trusted(const struct config *c, const char *ip)
+{
+    char text[INET6_ADDRSTRLEN];
+
+    if (!c->n_trusted_proxies || canonical_addr(ip, text, sizeof text) < 0)
+        return 0;
+    for (size_t i = 0; i < c->n_trusted_proxies; i++)
+        if (!strcmp(c->trusted_proxies[i], text))
+            return 1;
     return 0;
 }

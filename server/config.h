@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #define CONFIG_MAX_ORIGINS 64
+#define CONFIG_MAX_PROXIES 64
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
@@ -46,7 +47,15 @@ struct config {
                                 any Origin may open a WebSocket */
     size_t n_allowed_origins;
     int max_connections;     /* open WebSockets in all */
-    int max_connections_per_ip;
+    int max_connections_per_ip; /* WebSockets per client address; TCP
+                                   connections per socket address: this
+                                   plus LIMIT_HTTP_CONNS_PER_IP */
+    int request_timeout_s;   /* a TCP connection's request (or the next
+                                one on a kept-alive connection) complete
+                                within this, else it is closed */
+    char **trusted_proxies;  /* numeric addresses, as inet_ntop writes
+                                them, whose X-Forwarded-For is believed */
+    size_t n_trusted_proxies;
     int move_rate_per_s;     /* token bucket for move messages */
     int move_burst;
     int msg_rate_per_s;      /* token bucket for every other message */
@@ -91,6 +100,10 @@ int config_set_text(struct config *c, const char *key, const char *text,
  * readable, http_redirect_port only with TLS and not the main port,
  * log_file's folder exists. Returns 0, or -1 with a sentence in err. */
 int config_validate(const struct config *c, char *err, size_t errlen);
+
+/* True when ip (numeric text, IPv4, IPv6 or IPv4-mapped IPv6) is one of
+ * trusted_proxies. */
+int config_proxy_trusted(const struct config *c, const char *ip);
 
 /* True when origin (as the browser sent it) may open a WebSocket: no list
  * is set, or it is in the list (scheme and host compared without case). */

@@ -98,6 +98,12 @@ static void usage(FILE *f)
         "  --guests-per-ip-per-min N  new guests (hello without a token) "
         "one address\n"
         "                     may create a minute (default 30)\n"
+        "  --request-timeout-s N  seconds a connection has to send a "
+        "complete request\n"
+        "                     (default 10)\n"
+        "  --trusted-proxies LIST  comma-separated proxy addresses whose "
+        "X-Forwarded-For\n"
+        "                     is believed (default: none)\n"
         "  --log-level L      error, warn, info or debug (default info)\n"
         "  --log-file PATH    append the log to PATH (default: standard "
         "error)\n"
@@ -134,6 +140,8 @@ static void parse_args(int argc, char **argv, struct args *a)
         {"max-games-per-player", required_argument, NULL, 'G'},
         {"max-invites-per-ip", required_argument, NULL, 'I'},
         {"guests-per-ip-per-min", required_argument, NULL, 'N'},
+        {"request-timeout-s", required_argument, NULL, 'R'},
+        {"trusted-proxies", required_argument, NULL, 'T'},
         {"config", required_argument, NULL, 'c'},
         {"check-config", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
@@ -154,6 +162,8 @@ static void parse_args(int argc, char **argv, struct args *a)
         {'G', "--max-games-per-player", "max_games_per_player"},
         {'I', "--max-invites-per-ip", "max_invites_per_ip"},
         {'N', "--guests-per-ip-per-min", "guests_per_ip_per_min"},
+        {'R', "--request-timeout-s", "request_timeout_s"},
+        {'T', "--trusted-proxies", "trusted_proxies"},
     };
     int c;
 

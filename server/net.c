@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -36,6 +37,7 @@
 
 #include "config.h"
 #include "http.h"
+#include "ids.h"
 #include "listener.h"
 #include "log.h"
 #include "tls.h"
@@ -47,6 +49,7 @@
 #include "store.h"
 #include "table.h"
 #include "timerq.h"
+#include "wire.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
@@ -80,6 +83,7 @@ struct conn {
     struct conn_list *list;   /* which of the two */
     int64_t last_pong_ms;     /* the last pong, or the opening */
     bool want_ping;           /* the next WRITEABLE sends a ping first */
+    char ping_data[12];       /* the outstanding ping's random payload */
     struct conn *wprev, *wnext;         /* waiting for a commit */
     bool waiting;
     struct peer *peer;       /* its address's connection count */
@@ -90,10 +94,29 @@ struct conn_list {
     struct conn *head, *tail;
 };
 
-/* Open WebSocket connections per IP address. */
+/* One IP address: its open WebSockets (by the client's address, which
+ * behind a trusted proxy is X-Forwarded-For's) and its accepted TCP
+ * connections (by the socket's address). Freed when both are 0. */
 struct peer {
     char ip[64];
     int conns;
+    int tcp;
+};
+
+/* One accepted TCP connection, from accept to the wsi's destruction
+ * (HTTP, a handshake, a WebSocket or nothing at all), in `tcps` under its
+ * wsi's address (lws 4.1 overwrites a wsi's opaque user data after
+ * WSI_CREATE). Until its request is complete it is in
+ * `unrequested`, which is ordered by deadline (every deadline is now +
+ * request_timeout_s when set). */
+struct tcp {
+    char key[24];               /* the wsi's address, "%p" */
+    struct lws *wsi;
+    int fd;
+    struct peer *peer;          /* the socket's address */
+    int64_t deadline_ms;
+    struct tcp *prev, *next;    /* in unrequested */
+    bool listed;
 };
 
 struct net_timer {
@@ -132,6 +155,17 @@ static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
 static struct table peers; /* ip -> struct peer */
 static struct ratelimit *api_limits; /* HTTP API requests per address */
+static struct table tcps;  /* "%p" of a wsi -> struct tcp */
+static struct { struct tcp *head, *tail; } unrequested;
+static int n_tcp;                   /* accepted TCP connections */
+static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
+/* The connection FILTER_NETWORK_CONNECTION let through, for the
+ * WSI_CREATE of its wsi that follows at once. */
+static int accepted_fd = -1;
+static char accepted_ip[64];
+static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
+static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
+static void tcp_expire(int64_t now);
 
 int64_t net_now_ms(void)
 {
@@ -639,6 +673,7 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
+    tcp_expire(now);
     while ((c = pinged.head) && now - c->last_pong_ms >= timeout) {
         list_remove(c);
         log_info("event=conn_cut why=no_pong ip=%s",
@@ -683,15 +718,35 @@ static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
     lag_arm();
 }
 
-/* Writes the ping keepalive_tick asked for. Returns lws_write's result. */
+/* Writes the ping keepalive_tick asked for, with a random payload that
+ * only a client that read it can echo. Returns lws_write's result. */
 static int write_ping(struct conn *c)
 {
-    /* one byte: lws 4.1 reports no pong with an empty payload */
-    unsigned char ping[LWS_PRE + 1];
+    unsigned char ping[LWS_PRE + sizeof c->ping_data];
+    size_t n;
 
     c->want_ping = false;
-    ping[LWS_PRE] = 'k';
-    return lws_write(c->wsi, ping + LWS_PRE, 1, LWS_WRITE_PING);
+    if (ids_random(c->ping_data, 6) < 0)
+        snprintf(c->ping_data, sizeof c->ping_data, "%lld",
+                 (long long)net_now_ms());
+    n = strlen(c->ping_data);
+    memcpy(ping + LWS_PRE, c->ping_data, n);
+    return lws_write(c->wsi, ping + LWS_PRE, n, LWS_WRITE_PING);
+}
+
+/* A pong arrived: it counts as life only when it answers the ping the
+ * server is waiting on (same payload). An unsolicited pong, which RFC
+ * 6455 allows as a heartbeat, proves nothing: a client that never reads
+ * could send them forever. */
+static void on_pong(struct conn *c, const void *data, size_t len)
+{
+    size_t n = strlen(c->ping_data);
+
+    if (c->list != &pinged || c->want_ping || !n || len != n
+        || memcmp(data, c->ping_data, n))
+        return;
+    c->ping_data[0] = '\0';
+    conn_ponged(c, net_now_ms());
 }
 
 /* ---- shutdown ---------------------------------------------------------- */
@@ -738,6 +793,50 @@ static void peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
+/* The client's address of the request on wsi, as text: the socket's
+ * address, or when that is a trusted proxy (trusted_proxies), the
+ * rightmost address in X-Forwarded-For that is not itself a trusted
+ * proxy (each proxy appends the address it got the request from, so
+ * the entries left of the last untrusted one are the client's say and
+ * worth nothing). An entry that is not an address ends the walk with
+ * the last good one. */
+static void client_ip(struct lws *wsi, char *ip, size_t len)
+{
+    char xff[4096];
+    unsigned char buf[sizeof(struct in6_addr)];
+    size_t n, b, e;
+    int family;
+
+    peer_ip(wsi, ip, len);
+    if (!config_proxy_trusted(cfg, ip)
+        || lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
+        return;
+    n = strlen(xff);
+    while (n > 0) {
+        /* the entry xff[b, e), then left of its comma */
+        e = n;
+        for (b = e; b > 0 && xff[b - 1] != ','; b--)
+            ;
+        n = b > 0 ? b - 1 : 0;
+        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
+            b++;
+        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
+            e--;
+        xff[e] = '\0';
+        /* canonical text, so that one address is one entry */
+        if (inet_pton(AF_INET, xff + b, buf) == 1)
+            family = AF_INET;
+        else if (inet_pton(AF_INET6, xff + b, buf) == 1)
+            family = AF_INET6;
+        else
+            return;
+        if (!inet_ntop(family, buf, ip, (socklen_t)len))
+            return;
+        if (!config_proxy_trusted(cfg, ip))
+            return;
+    }
+}
+
 /* True when the request's Origin may open a WebSocket: no allow-list, no
  * Origin header, or an Origin in the list. Logs a refusal. */
 static bool origin_ok(struct lws *wsi, const char *ip)
@@ -767,6 +866,7 @@ static int confirm_upgrade(struct lws *wsi)
     char uri[256], ip[64];
     struct peer *p;
 
+    tcp_request_done(wsi);
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
@@ -774,7 +874,7 @@ static int confirm_upgrade(struct lws *wsi)
     }
     if (stopping)
         return -1;
-    peer_ip(wsi, ip, sizeof ip);
+    client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
         hub_metrics(hub)->refused_origin++;
         lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
@@ -885,13 +985,11 @@ static void on_message(struct conn *c, char *text, size_t len)
     }
 }
 
-static struct peer *peer_get(struct lws *wsi)
+/* The entry of ip, created when missing (NULL when out of memory). */
+static struct peer *peer_find(const char *ip)
 {
-    char ip[64];
-    struct peer *p;
+    struct peer *p = table_get(&peers, ip);
 
-    peer_ip(wsi, ip, sizeof ip);
-    p = table_get(&peers, ip);
     if (p)
         return p;
     p = calloc(1, sizeof *p);
@@ -904,6 +1002,239 @@ static struct peer *peer_get(struct lws *wsi)
     }
     return p;
 }
+
+/* Forgets p when nothing counts on it any more. */
+static void peer_release(struct peer *p)
+{
+    if (p && !p->conns && !p->tcp)
+        free(table_del(&peers, p->ip));
+}
+
+/* ---- TCP connections --------------------------------------------------- */
+
+/* Every accepted TCP connection counts, from accept on, against its
+ * socket address's cap (max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP,
+ * not for a trusted proxy) and the total (max_connections +
+ * LIMIT_TCP_EXTRA); one over either is closed at once, before it costs
+ * more than the accept. The total stays below the descriptor limit, so
+ * accept() does not fail with EMFILE (which lws 4.1 would retry on every
+ * turn of the loop, a core at 100%). A connection must complete its
+ * request within request_timeout_s of its accept (or of its previous
+ * request's end on a kept-alive connection), else it is closed. */
+
+static struct tcp *tcp_of(struct lws *wsi)
+{
+    char key[24];
+
+    snprintf(key, sizeof key, "%p", (void *)wsi);
+    return table_get(&tcps, key);
+}
+
+static void unrequested_remove(struct tcp *t)
+{
+    if (!t->listed)
+        return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        unrequested.head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        unrequested.tail = t->prev;
+    t->prev = t->next = NULL;
+    t->listed = false;
+}
+
+/* The connection wsi must complete a request within request_timeout_s. */
+static void tcp_await_request(struct lws *wsi)
+{
+    struct tcp *t = tcp_of(wsi);
+
+    if (!t)
+        return;
+    unrequested_remove(t);
+    t->deadline_ms = net_now_ms() + (int64_t)cfg->request_timeout_s * 1000;
+    t->prev = unrequested.tail;
+    t->next = NULL;
+    if (unrequested.tail)
+        unrequested.tail->next = t;
+    else
+        unrequested.head = t;
+    unrequested.tail = t;
+    t->listed = true;
+}
+
+/* wsi's request arrived whole: no deadline while it is answered. */
+static void tcp_request_done(struct lws *wsi)
+{
+    struct tcp *t = tcp_of(wsi);
+
+    if (t)
+        unrequested_remove(t);
+}
+
+/* Writes how many connections were refused since the last such line, at
+ * most once a second (a flood of them must not flood the log). */
+static void tcp_refused(const char *why, const char *ip)
+{
+    static int64_t last_ms;
+    static unsigned long count;
+    int64_t now = net_now_ms();
+
+    count++;
+    if (now - last_ms < 1000)
+        return;
+    log_warn("event=tcp_refused why=%s ip=%s refused=%lu connections=%d",
+             why, ip, count, n_tcp);
+    last_ms = now;
+    count = 0;
+}
+
+/* FILTER_NETWORK_CONNECTION: a connection was just accepted. Returns
+ * nonzero to close it at once. */
+static int tcp_filter(struct lws *listener, int fd)
+{
+    char ip[64];
+    struct peer *p;
+
+    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0]
+        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
+        snprintf(ip, sizeof ip, "?");
+    if (n_tcp >= cfg->max_connections + LIMIT_TCP_EXTRA
+        || (fd_limit > 0 && fd >= fd_limit - LIMIT_TCP_EXTRA / 2)) {
+        tcp_refused("max_connections", ip);
+        return 1;
+    }
+    p = table_get(&peers, ip);
+    if (p && p->tcp >= cfg->max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP
+        && !config_proxy_trusted(cfg, ip)) {
+        tcp_refused("max_connections_per_ip", ip);
+        return 1;
+    }
+    accepted_fd = fd;
+    snprintf(accepted_ip, sizeof accepted_ip, "%s", ip);
+    wire_watch(fd, cfg->tls_cert[0] && lws_get_vhost(listener) == vhost_main);
+    return 0;
+}
+
+/* WSI_CREATE: the wsi of the connection tcp_filter let through, which
+ * lws creates right after the filter (before it gives the wsi its
+ * descriptor); any other wsi, a listener or lws's pipe, is not counted. */
+static void tcp_created(struct lws *wsi)
+{
+    struct tcp *t;
+
+    if (accepted_fd < 0)
+        return;
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        wire_forget(accepted_fd);
+        accepted_fd = -1;
+        return;
+    }
+    t->wsi = wsi;
+    t->fd = accepted_fd;
+    accepted_fd = -1;
+    snprintf(t->key, sizeof t->key, "%p", (void *)wsi);
+    if (table_put(&tcps, t->key, t) < 0) {
+        wire_forget(t->fd);
+        free(t);
+        return;
+    }
+    t->peer = peer_find(accepted_ip);
+    if (t->peer)
+        t->peer->tcp++;
+    n_tcp++;
+    tcp_await_request(wsi);
+}
+
+/* WSI_DESTROY: the connection is gone. */
+static void tcp_destroyed(struct lws *wsi)
+{
+    struct tcp *t = tcp_of(wsi);
+
+    if (!t)
+        return;
+    table_del(&tcps, t->key);
+    unrequested_remove(t);
+    wire_forget(t->fd);
+    if (t->peer) {
+        t->peer->tcp--;
+        peer_release(t->peer);
+    }
+    n_tcp--;
+    free(t);
+}
+
+/* Closes the connections whose request is overdue (outside any lws
+ * callback). */
+static void tcp_expire(int64_t now)
+{
+    struct tcp *t;
+
+    while ((t = unrequested.head) && t->deadline_ms <= now) {
+        unrequested_remove(t);
+        log_debug("event=conn_cut why=request_timeout ip=%s",
+                  t->peer ? t->peer->ip : "?");
+        lws_set_timeout(t->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
+}
+
+/* The TCP-level events every vhost's first protocol gets. Returns true
+ * when reason was one of them, with the callback's result in *rc. */
+static bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
+                      void *in, int *rc)
+{
+    *rc = 0;
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        *rc = tcp_filter(wsi, (int)(intptr_t)in);
+        return true;
+    case LWS_CALLBACK_WSI_CREATE:
+        tcp_created(wsi);
+        return true;
+    case LWS_CALLBACK_WSI_DESTROY:
+        tcp_destroyed(wsi);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A WebSocket's count: its client's address entry (NULL when out of
+ * memory). */
+static struct peer *peer_get(struct lws *wsi)
+{
+    char ip[64];
+
+    client_ip(wsi, ip, sizeof ip);
+    return peer_find(ip);
+}
+
+/* Descriptors wire.c watches at most (a table of ~50 bytes each). */
+#define WIRE_MAX_FDS (1 << 18)
+
+/* wire.c's reports: a ping or pong frame, an unmasked frame. */
+static void wire_control(void *owner)
+{
+    struct conn *c = owner;
+
+    if (c && c->sess && !c->closing && !c->killed)
+        session_on_control(c->sess, net_now_ms());
+}
+
+static void wire_unmasked(void *owner)
+{
+    struct conn *c = owner;
+
+    if (!c || !c->sess)
+        return;
+    log_info("event=conn_cut why=unmasked_frame ip=%s", net_conn_ip(c));
+    net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
+}
+
+static const struct wire_hooks wire_hooks = {wire_control, wire_unmasked};
 
 static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
                           void *user, void *in, size_t len)
@@ -924,6 +1255,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (c->peer)
             c->peer->conns++;
         n_conns++;
+        wire_websocket(lws_get_socket_fd(wsi), c);
         log_debug("event=ws_open ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", n_conns);
         conn_ponged(c, net_now_ms());
@@ -954,8 +1286,10 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         n_conns--;
         log_debug("event=ws_close ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", n_conns);
-        if (c->peer && --c->peer->conns == 0)
-            free(table_del(&peers, c->peer->ip));
+        if (c->peer) {
+            c->peer->conns--;
+            peer_release(c->peer);
+        }
         if (stopping && !n_conns)
             stopped = true;
         break;
@@ -1006,8 +1340,8 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         return write_next(c);
 
     case LWS_CALLBACK_RECEIVE_PONG:
-        if (c->sess && c->list)
-            conn_ponged(c, net_now_ms());
+        if (c->sess)
+            on_pong(c, in, len);
         break;
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
@@ -1055,10 +1389,19 @@ static void count_http(const char *uri, int status)
         metrics_http(hub_metrics(hub), http_route(uri), status);
 }
 
+/* The answer to the request on wsi is complete: the connection closes,
+ * or (kept alive) waits for its next request under request_timeout_s.
+ * Returns the callback's result. */
+static int http_done(struct lws *wsi)
+{
+    tcp_await_request(wsi);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 static int not_found(struct lws *wsi)
 {
     lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return http_done(wsi);
 }
 
 /* Static files of the client; /g/GID is the client's page for a game.
@@ -1098,6 +1441,11 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     struct http_reply r;
     size_t nargs = 0;
 
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) >= (int)sizeof uri) {
+        /* no path of ours is this long; say so rather than hang up */
+        lws_return_http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, NULL);
+        return http_done(wsi);
+    }
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0)
         return -1;
     if (!http_wants(uri))
@@ -1122,7 +1470,7 @@ answer:
     count_http(uri, r.status);
     if (!r.body) {
         lws_return_http_status(wsi, (unsigned)r.status, NULL);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return http_done(wsi);
     }
     pss->body = r.body;
     pss->len = r.len;
@@ -1160,7 +1508,7 @@ static int http_write(struct lws *wsi, struct http_pss *pss)
     }
     free(pss->body);
     pss->body = NULL;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return http_done(wsi);
 }
 
 static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
@@ -1168,11 +1516,20 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
 {
     struct http_pss *pss = user;
 
+    int rc;
+
+    if (tcp_event(wsi, reason, in, &rc))
+        return rc;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return confirm_upgrade(wsi);
     case LWS_CALLBACK_HTTP:
+        tcp_request_done(wsi);
         return http_begin(wsi, pss);
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        /* lws completes the transaction itself after this */
+        tcp_await_request(wsi);
+        break;
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return http_write(wsi, pss);
     case LWS_CALLBACK_CLOSED_HTTP:
@@ -1363,18 +1720,21 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
     char host[256], uri[2048], loc[2400], port[8] = "";
     int n;
 
+    if (tcp_event(wsi, reason, in, &n))
+        return n;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
         return 1;
     case LWS_CALLBACK_HTTP:
+        tcp_request_done(wsi);
         if (!redirect_host(wsi, host, sizeof host)
             || !redirect_target(wsi, uri, sizeof uri)) {
             if (hub)
                 metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
             lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, NULL);
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
+            return http_done(wsi);
         }
         if (hub)
             metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
@@ -1385,7 +1745,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         if (lws_http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY,
                               (unsigned char *)loc, n, &p, end) < 0)
             return -1;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return http_done(wsi);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         return 0;
     default:
@@ -1530,8 +1890,11 @@ int net_start(const struct config *config, char *err, size_t errlen)
     const char *iface = config->listen_address[0] ? config->listen_address
                                                   : NULL;
     int e, rc = -1;
+    struct rlimit rl;
 
     cfg = config;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fd_limit = (long)rl.rlim_cur;
     if (listener_parse(cfg->listen_address, cfg->port, &want) < 0
         || listener_parse(cfg->listen_address, cfg->http_redirect_port,
                           &want_redirect) < 0) {
@@ -1547,9 +1910,17 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return -1;
     }
     lws_set_log_level(lws_levels(), lws_emit);
+    /* connections on descriptors past the table are not watched */
+    if (wire_init(fd_limit > 0 && fd_limit < WIRE_MAX_FDS ? (int)fd_limit
+                                                          : WIRE_MAX_FDS,
+                  &wire_hooks) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
     if (!loop) {
         snprintf(err, errlen, "cannot create the event loop (libev)");
+        wire_free();
         return -1;
     }
     ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
@@ -1566,6 +1937,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
                  "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
         ev_loop_destroy(loop);
         loop = NULL;
+        wire_free();
         return -1;
     }
 
@@ -1607,7 +1979,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
             info.headers = &hsts_header;
         }
     }
-    if (!lws_create_vhost(context, &info)) {
+    if (!(vhost_main = lws_create_vhost(context, &info))) {
         if (tls)
             snprintf(err, errlen, "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
@@ -1651,6 +2023,7 @@ fail:
     context = NULL;
     ev_loop_destroy(loop);
     loop = NULL;
+    wire_free();
     return rc;
 }
 
@@ -1706,6 +2079,13 @@ void net_stop(void)
     }
     timers_ev_at = INT64_MAX;
     timerq_free(&timers);
+    wire_free();
+    /* what lws did not report destroyed */
+    for (size_t i = 0; i < tcps.cap; i++)
+        free(tcps.slots[i].value); /* NULL in empty and deleted slots */
+    table_clear(&tcps);
+    unrequested.head = unrequested.tail = NULL;
+    n_tcp = 0;
     for (size_t i = 0; i < peers.cap; i++)
         free(peers.slots[i].value);
     table_clear(&peers);

@@ -1418,6 +1418,19 @@ enum proto_type session_on_text(struct session *s, const char *text,
     return m.type;
 }
 
+void session_on_control(struct session *s, int64_t now)
+{
+    if (bucket_take(&s->msgs, s->hub->cfg.msg_rate_per_s,
+                    s->hub->cfg.msg_burst, now)) {
+        s->strikes = 0;
+        return;
+    }
+    if (++s->strikes > LIMIT_RATE_STRIKES) {
+        s->hub->metrics.closed_flood++;
+        net_close(s->conn, 1008, "message flood");
+    }
+}
+
 void session_on_binary(struct session *s, int64_t now)
 {
     struct proto_id none = {0, 0, "", 0};

@@ -83,6 +83,11 @@ void session_free(struct session *s, int64_t now);
 enum proto_type session_on_text(struct session *s, const char *text,
                                 size_t len, int64_t now);
 
+/* A WebSocket ping or pong frame the client sent: charged to the
+ * message budget like a message (nothing is answered; lws sends the
+ * pong); a flood of them closes the connection with 1008. */
+void session_on_control(struct session *s, int64_t now);
+
 /* One complete binary message: answered with bad_json. */
 void session_on_binary(struct session *s, int64_t now);
 

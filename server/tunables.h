@@ -36,6 +36,20 @@
  * address, each person with a few tabs. More are refused with HTTP 429. */
 #define LIMIT_CONNS_PER_IP 256
 
+/* TCP connections one socket address may hold beyond
+ * max_connections_per_ip WebSockets: page loads and handshakes in
+ * progress (a browser opens up to 6 per host), so a household at its
+ * WebSocket cap still loads pages and is refused an upgrade with 429.
+ * Every accepted connection counts, whether it ever sends a request or
+ * not; more are closed at once. A trusted proxy (trusted_proxies) is
+ * exempt: its clients are counted by their X-Forwarded-For address. */
+#define LIMIT_HTTP_CONNS_PER_IP 16
+
+/* Default of request_timeout_s: seconds a TCP connection has, from its
+ * accept (or the end of its previous request), to send a complete
+ * request; then it is closed. */
+#define LIMIT_REQUEST_TIMEOUT_S 10
+
 /* Descriptors kept beyond max_connections WebSockets: the server's own
  * files (standard streams, log, lock, database, WAL and shared memory,
  * lws's pipe and listeners: about 15), HTTP requests and WebSocket
@@ -51,6 +65,12 @@
  * refill (server/ratelimit.h), which bounds memory under a flood from
  * many addresses. */
 #define LIMIT_HTTP_ADDRS 65536
+
+/* TCP connections in all (WebSockets, HTTP, handshakes, silent ones):
+ * max_connections plus this share of LIMIT_FD_RESERVE. More are closed
+ * at accept, so connections never use up the descriptors: the rest of
+ * the reserve holds the server's own files and the files being sent. */
+#define LIMIT_TCP_EXTRA (LIMIT_FD_RESERVE / 2)
 
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)

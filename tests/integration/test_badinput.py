@@ -8,7 +8,7 @@ import socket
 import time
 
 from harness import FISCHER_5_0, Client, Closed, HandshakeError, ServerTest
-from wsclient import OP_BINARY, OP_CONT, OP_TEXT, WebSocket
+from wsclient import OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_TEXT, WebSocket
 
 
 # The most legal moves known in a reachable position; and 263 from
@@ -207,6 +207,25 @@ class BadInputTest(ServerTest):
         self.assertEqual(codes[-1], "rate_limited")
         self.assertGreaterEqual(codes.count("rate_limited"), 20)
         # the server lives
+        self.client().request({"t": "ping"}, "pong")
+
+    def test_unmasked_frame_closes_1002(self):
+        # RFC 6455 5.1: a client must mask every frame; the server closes
+        # with 1002 (protocol error) and does not act on the frame
+        c = self.client()
+        c.request({"t": "ping"}, "pong")
+        c.ws.send_frame(OP_TEXT, b'{"t":"ping","id":"unmasked"}', mask=False)
+        seen = []
+        with self.assertRaises(Closed) as e:
+            while True:
+                seen.append(c.ws.recv_message())
+        self.assertEqual(e.exception.code, 1002)
+        self.assertEqual(seen, [])
+        # an unmasked ping too (lws would answer it by itself)
+        c2 = self.client()
+        c2.ws.send_frame(OP_PING, b"x", mask=False)
+        _, opcode, data = c2.ws.recv_frame()
+        self.assertEqual((opcode, data[:2]), (OP_CLOSE, b"\x03\xea"))
         self.client().request({"t": "ping"}, "pong")
 
     def test_move_flood_limited_separately(self):

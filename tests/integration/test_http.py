@@ -8,7 +8,7 @@ import socket
 import sqlite3
 import time
 
-from harness import FreshServerTest, ServerTest, wait_until
+from harness import WAIT, FreshServerTest, ServerTest, wait_until
 
 
 METRIC_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -512,3 +512,53 @@ class ApiRateLimitTest(FreshServerTest):
         # one token a second comes back
         wait_until(lambda: srv.http_json("/api/games/NoSuchGame")[0] == 404,
                    "a refilled token", timeout=3)
+
+
+def raw_responses(port, request, count):
+    """Sends request (bytes) on one connection and reads `count` whole
+    responses (each with a Content-Length); returns their status lines."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(WAIT)
+    s.sendall(request)
+    data, statuses = b"", []
+    try:
+        while len(statuses) < count:
+            while b"\r\n\r\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk:
+                    return statuses
+                data += chunk
+            head, data = data.split(b"\r\n\r\n", 1)
+            lines = head.split(b"\r\n")
+            length = 0
+            for line in lines[1:]:
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            while len(data) < length:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            data = data[length:]
+            statuses.append(lines[0].decode())
+    finally:
+        s.close()
+    return statuses
+
+
+class RawHttpTest(ServerTest):
+    def test_pipelined_requests_are_all_answered(self):
+        # a second request sent before the first answer (HTTP/1.1
+        # pipelining) after a file, a 404 and an API answer
+        get = b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+        for first in (b"/", b"/nope.html", b"/healthz"):
+            statuses = raw_responses(self.server.port,
+                                     get % first + get % b"/", 2)
+            self.assertEqual(len(statuses), 2, first)
+            self.assertEqual(statuses[1], "HTTP/1.1 200 OK", first)
+
+    def test_overlong_url_is_answered_414(self):
+        request = b"GET /" + b"a" * 600 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+        statuses = raw_responses(self.server.port, request, 1)
+        self.assertEqual(len(statuses), 1)
+        self.assertTrue(statuses[0].startswith("HTTP/1.1 414 "), statuses)

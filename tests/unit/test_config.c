@@ -67,6 +67,9 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.first_move_s, 30);
     ck_assert_int_eq(cfg.http_redirect_port, 0);
     ck_assert_int_eq(cfg.max_connections_per_ip, 256);
+    ck_assert_int_eq(cfg.request_timeout_s, 10);
+    ck_assert_uint_eq(cfg.n_trusted_proxies, 0);
+    ck_assert(!config_proxy_trusted(&cfg, "127.0.0.1"));
     ck_assert_int_eq(cfg.move_rate_per_s, 10);
     ck_assert_int_eq(cfg.msg_burst, 60);
     ck_assert_int_eq(cfg.max_games_per_player, 100);
@@ -113,6 +116,8 @@ START_TEST(every_key)
              " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
              "                       \"http://localhost:8080\"],\n"
              " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
+             " \"request_timeout_s\": 3,\n"
+             " \"trusted_proxies\": [\"127.0.0.1\", \"::1\"],\n"
              " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
              " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
              " \"max_games_per_player\": 12, \"max_invites_per_ip\": 34,\n"
@@ -139,6 +144,10 @@ START_TEST(every_key)
     ck_assert_str_eq(cfg.allowed_origins[1], "http://localhost:8080");
     ck_assert_int_eq(cfg.max_connections, 5000);
     ck_assert_int_eq(cfg.max_connections_per_ip, 16);
+    ck_assert_int_eq(cfg.request_timeout_s, 3);
+    ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
+    ck_assert_str_eq(cfg.trusted_proxies[0], "127.0.0.1");
+    ck_assert_str_eq(cfg.trusted_proxies[1], "::1");
     ck_assert_int_eq(cfg.move_rate_per_s, 5);
     ck_assert_int_eq(cfg.move_burst, 8);
     ck_assert_int_eq(cfg.msg_rate_per_s, 7);
@@ -169,8 +178,9 @@ START_TEST(example_file_is_valid)
     ck_assert_str_eq(cfg.listen_address, "127.0.0.1");
     ck_assert_str_eq(cfg.tls_cert, "");
     ck_assert_uint_gt(cfg.n_allowed_origins, 0);
-    /* behind a proxy every player has its address (deploy/nginx.conf) */
-    ck_assert_int_eq(cfg.max_connections_per_ip, cfg.max_connections);
+    /* behind nginx on the same host (deploy/nginx.conf), whose
+     * X-Forwarded-For names each player's address */
+    ck_assert(config_proxy_trusted(&cfg, "127.0.0.1"));
     config_clear(&cfg);
     ck_assert_int_eq(config_init(&cfg), 0);
     snprintf(path, sizeof path, "%s/../../deploy/config.tls.example.json",
@@ -202,6 +212,12 @@ START_TEST(wrong_types)
         {"{\"allowed_origins\": \"https://a.org\"}", "'allowed_origins'",
          "list of strings"},
         {"{\"allowed_origins\": [1]}", "'allowed_origins'", "item 1"},
+        {"{\"trusted_proxies\": \"127.0.0.1\"}", "'trusted_proxies'",
+         "list of strings"},
+        {"{\"trusted_proxies\": [\"::1\", 2]}", "'trusted_proxies'",
+         "item 2"},
+        {"{\"request_timeout_s\": \"5\"}", "'request_timeout_s'",
+         "not a string"},
         {"{\"tls_cert\": [\"a\"]}", "'tls_cert'", "not a list"},
         {"{\"tls_min_version\": 1.2}", "'tls_min_version'", "fraction"},
         {"{\"tls_ciphers\": [\"A\"]}", "'tls_ciphers'", "not a list"},
@@ -273,6 +289,17 @@ START_TEST(bad_values)
         {"{\"hsts_max_age_s\": -1}", "'hsts_max_age_s'", "0 to 63072000"},
         {"{\"hsts_max_age_s\": 63072001}", "'hsts_max_age_s'",
          "not 63072001"},
+        {"{\"request_timeout_s\": 0}", "'request_timeout_s'",
+         "from 1 to 300, not 0"},
+        {"{\"request_timeout_s\": 301}", "'request_timeout_s'", "not 301"},
+        {"{\"trusted_proxies\": [\"localhost\"]}", "'trusted_proxies'",
+         "'localhost' is not an IPv4 or IPv6 address"},
+        {"{\"trusted_proxies\": [\"127.0.0.1:80\"]}", "'trusted_proxies'",
+         "no port"},
+        {"{\"trusted_proxies\": [\"10.0.0.0/8\"]}", "'trusted_proxies'",
+         "no range"},
+        {"{\"trusted_proxies\": [\"\"]}", "'trusted_proxies'",
+         "not an IPv4"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -453,6 +480,48 @@ START_TEST(origins)
 }
 END_TEST
 
+START_TEST(trusted_proxies)
+{
+    const char *many[CONFIG_MAX_PROXIES + 1];
+    char text[8192], *p = text;
+
+    ck_assert_int_eq(load("{\"trusted_proxies\": [\"::ffff:127.0.0.2\", "
+                          "\"2001:DB8:0::1\", \"10.0.0.1\"]}"), 0);
+    /* stored as inet_ntop writes them, an IPv4-mapped one as IPv4 */
+    ck_assert_str_eq(cfg.trusted_proxies[0], "127.0.0.2");
+    ck_assert_str_eq(cfg.trusted_proxies[1], "2001:db8::1");
+    ck_assert(config_proxy_trusted(&cfg, "127.0.0.2"));
+    ck_assert(config_proxy_trusted(&cfg, "::ffff:127.0.0.2"));
+    ck_assert(config_proxy_trusted(&cfg, "2001:db8::0:1"));
+    ck_assert(config_proxy_trusted(&cfg, "::ffff:10.0.0.1"));
+    ck_assert(!config_proxy_trusted(&cfg, "127.0.0.1"));
+    ck_assert(!config_proxy_trusted(&cfg, "2001:db8::2"));
+    ck_assert(!config_proxy_trusted(&cfg, "?"));
+    ck_assert(!config_proxy_trusted(&cfg, ""));
+    /* from the command line: comma-separated; a bad one changes nothing */
+    ck_assert_int_eq(config_set_text(&cfg, "trusted_proxies", "::1,1.2.3.4",
+                                     err, sizeof err), 0);
+    ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
+    ck_assert(config_proxy_trusted(&cfg, "1.2.3.4"));
+    ck_assert_int_eq(config_set_text(&cfg, "trusted_proxies", "::1,x",
+                                     err, sizeof err), -1);
+    ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
+    ck_assert_int_eq(config_set_text(&cfg, "request_timeout_s", "0", err,
+                                     sizeof err), -1);
+    /* at most CONFIG_MAX_PROXIES */
+    p += sprintf(p, "{\"trusted_proxies\": [");
+    for (int i = 0; i <= CONFIG_MAX_PROXIES; i++) {
+        many[i] = "127.0.0.1";
+        p += sprintf(p, "%s\"%s\"", i ? "," : "", many[i]);
+    }
+    sprintf(p, "]}");
+    ck_assert_int_eq(load(text), -1);
+    err_has("'trusted_proxies'", "at most 64 addresses", NULL);
+    ck_assert_int_eq(load("{\"trusted_proxies\": []}"), 0);
+    ck_assert_uint_eq(cfg.n_trusted_proxies, 0);
+}
+END_TEST
+
 START_TEST(quote)
 {
     char b[32];
@@ -493,6 +562,7 @@ int main(void)
     tcase_add_test(tc, bad_override_changes_nothing);
     tcase_add_test(tc, cross_key_checks);
     tcase_add_test(tc, origins);
+    tcase_add_test(tc, trusted_proxies);
     tcase_add_test(tc, quote);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

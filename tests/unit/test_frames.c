@@ -1,0 +1,137 @@
+/*
+ * test_frames.c - following a client's bytes: the end of each HTTP header
+ * block (also when it is split across reads), and in WebSocket frames the
+ * ping and pong frames and an unmasked frame, whatever the frame lengths
+ * (7, 16 and 64-bit) and however the stream is cut into reads.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "frames.h"
+
+/* A masked client frame (mask key 1 2 3 4; the payload is not XORed:
+ * frames.c does not look at it) into out; returns its length. */
+static size_t frame(uint8_t *out, int opcode, size_t len, bool masked)
+{
+    size_t n = 0;
+
+    out[n++] = (uint8_t)(0x80 | opcode);
+    if (len < 126) {
+        out[n++] = (uint8_t)((masked ? 0x80 : 0) | len);
+    } else if (len < 65536) {
+        out[n++] = (uint8_t)((masked ? 0x80 : 0) | 126);
+        out[n++] = (uint8_t)(len >> 8);
+        out[n++] = (uint8_t)len;
+    } else {
+        out[n++] = (uint8_t)((masked ? 0x80 : 0) | 127);
+        for (int i = 7; i >= 0; i--)
+            out[n++] = (uint8_t)((uint64_t)len >> (8 * i));
+    }
+    if (masked)
+        for (int i = 1; i <= 4; i++)
+            out[n++] = (uint8_t)i;
+    memset(out + n, 0x81, len); /* looks like frame starts: must not count */
+    return n + len;
+}
+
+START_TEST(http_cut)
+{
+    struct frames f;
+    const char *req = "GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /ws HTTP/1.1\r\n";
+    size_t n = strlen(req), cut;
+
+    frames_init(&f);
+    cut = frames_http_cut(&f, (const uint8_t *)req, n);
+    ck_assert_uint_eq(cut, strlen("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+    frames_http_feed(&f, (const uint8_t *)req, cut);
+    /* no end in the rest */
+    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)req + cut,
+                                      n - cut), n - cut);
+    /* an end split across reads: "\r\n\r" then "\n..." */
+    frames_init(&f);
+    frames_http_feed(&f, (const uint8_t *)"Host: a\r\n\r", 10);
+    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)"\n\x81\x80", 3),
+                      1);
+    /* "\r\r\n\r\n" still ends a block; "\n\n" does not */
+    frames_init(&f);
+    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)"a\r\r\n\r\nb", 7),
+                      6);
+    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)"a\n\nb", 4), 4);
+}
+END_TEST
+
+/* Feeds data to f in pieces of `step` bytes; sums what was seen. */
+static void feed(struct frames *f, const uint8_t *data, size_t n,
+                 size_t step, unsigned *control, bool *unmasked,
+                 size_t *ok_total)
+{
+    struct frames_seen seen;
+
+    *control = 0;
+    *unmasked = false;
+    *ok_total = 0;
+    for (size_t i = 0; i < n; i += step) {
+        size_t len = n - i < step ? n - i : step;
+        frames_websocket(f, data + i, len, &seen);
+        *control += seen.control;
+        *ok_total += seen.ok_len;
+        if (seen.unmasked) {
+            *unmasked = true;
+            return;
+        }
+    }
+}
+
+START_TEST(websocket_frames)
+{
+    static uint8_t buf[200000];
+    size_t n = 0, bad_at, ok;
+    struct frames f;
+    unsigned control;
+    bool unmasked;
+
+    n += frame(buf + n, 0x1, 12, true);
+    n += frame(buf + n, 0x9, 3, true);     /* ping */
+    n += frame(buf + n, 0x2, 300, true);   /* 16-bit length */
+    n += frame(buf + n, 0xa, 0, true);     /* pong */
+    n += frame(buf + n, 0x1, 70000, true); /* 64-bit length */
+    n += frame(buf + n, 0x9, 125, true);   /* ping */
+    bad_at = n;
+    n += frame(buf + n, 0x1, 5, false);    /* unmasked */
+    n += frame(buf + n, 0x9, 1, true);     /* after it: never seen */
+    for (size_t step = 1; step <= 70100; step = step * 3 + 1) {
+        frames_start_websocket(&f);
+        feed(&f, buf, n, step, &control, &unmasked, &ok);
+        ck_assert_msg(control == 3, "step %zu: %u", step, control);
+        ck_assert(unmasked);
+        /* the bytes passed on stop at the unmasked frame's start, or,
+         * when a piece ended right after its first byte (the mask bit is
+         * in the second), just after that byte */
+        ck_assert_msg(ok == bad_at + (bad_at % step == step - 1),
+                      "step %zu: ok %zu, frame at %zu", step, ok, bad_at);
+    }
+    /* without the unmasked frame: everything passes */
+    frames_start_websocket(&f);
+    feed(&f, buf, bad_at, 7, &control, &unmasked, &ok);
+    ck_assert(!unmasked);
+    ck_assert_uint_eq(control, 3);
+    ck_assert_uint_eq(ok, bad_at);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("frames");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, http_cut);
+    tcase_add_test(tc, websocket_frames);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_main(suite());
+}
