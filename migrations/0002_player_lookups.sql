@@ -7,7 +7,7 @@
 -- keys of games. Without these indexes each of those is a scan of every
 -- game.
 
-CREATE INDEX players_created ON players (created_ms, pid);
-CREATE INDEX games_white ON games (white_pid);
-CREATE INDEX games_black ON games (black_pid);
-CREATE INDEX games_creator ON games (creator_pid);
+CREATE INDEX IF NOT EXISTS players_created ON players (created_ms, pid);
+CREATE INDEX IF NOT EXISTS games_white ON games (white_pid);
+CREATE INDEX IF NOT EXISTS games_black ON games (black_pid);
+CREATE INDEX IF NOT EXISTS games_creator ON games (creator_pid);

@@ -542,12 +542,13 @@ int main(int argc, char **argv)
                      strerror(errno));
         goto out_log;
     }
-    if (lock_db(cfg.database, lock_fds) < 0)
-        goto out_log;
+    /* before the lock, which creates the database file when missing */
     if (dbfile_check(cfg.database, err, sizeof err) < 0) {
         start_failed("%s", err);
-        goto out_lock;
+        goto out_log;
     }
+    if (lock_db(cfg.database, lock_fds) < 0)
+        goto out_log;
     fit_fd_limit(&cfg);
     e = net_start(&cfg, err, sizeof err);
     if (e < 0) {

@@ -188,6 +188,12 @@ class Client:
             self.player, self.token = w["player"], w["token"]
             self.games = w["games"]
 
+    def _log_tail(self, lines=12):
+        try:
+            return "\n".join(self.server.log_text().splitlines()[-lines:])
+        except (OSError, AttributeError, ValueError):
+            return "(unreadable)"
+
     @property
     def pid(self):
         return self.player["id"]
@@ -212,8 +218,9 @@ class Client:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError("no %s %r; backlog: %r" % (
-                    t, fields, self.backlog[-8:]))
+                raise AssertionError("no %s %r; backlog: %r; server log "
+                                     "ends: %s" % (
+                    t, fields, self.backlog[-8:], self._log_tail()))
             try:
                 m = self._next(left)
             except socket.timeout:
