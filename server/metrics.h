@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 #include "proto.h"
+#include "store.h"
 
 #define METRICS_REASONS 13
-#define METRICS_BUCKETS 10
+#define METRICS_BUCKETS 14
 
 /* A latency histogram: cumulative buckets are rendered from these. */
 struct metrics_hist {
@@ -44,9 +45,16 @@ void metrics_finished(struct metrics *m, const char *reason);
 /* Records one latency of us microseconds in h. */
 void metrics_hist_add(struct metrics_hist *h, int64_t us);
 
+/* The journal writer's figures, copied from the store for rendering. */
+struct metrics_store {
+    size_t queue_depth;          /* store_queue_depth */
+    struct store_timing timing;  /* store_timing */
+    struct store_wal_stats wal;  /* store_wal_stats */
+};
+
 /* Renders the Prometheus text exposition (malloc'ed, caller frees);
  * the gauges that live elsewhere are passed in. */
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, size_t store_queue_depth);
+                     size_t open_seeks, const struct metrics_store *st);
 
 #endif
