@@ -1,7 +1,8 @@
 /*
  * chess-loadgen - load generator for chess-server over the real protocol.
  *
- *   chess-loadgen [--url ws://127.0.0.1:8080/ws] [--mode play|connect|idle]
+ *   chess-loadgen [--url ws://127.0.0.1:8080/ws]
+ *                 [--mode play|connect|idle|echo]
  *                 [--games N] [--move-interval-ms MS] [--duration-s S]
  *                 [--spectators-per-game N] [--seed N] [--server-pid PID]
  *                 [--procs N] [--connections N] [--src-addrs N]
@@ -52,11 +53,17 @@ static void usage(FILE *f)
         "usage: chess-loadgen [options]\n"
         "  --url URL                ws://HOST:PORT/PATH of the server "
         "(default ws://127.0.0.1:8080/ws)\n"
-        "  --mode play|connect|idle play games (default); connect: "
+        "  --mode play|connect|idle|echo\n"
+        "                           play games (default); connect: "
         "connect, hello, welcome,\n"
         "                           close, again; idle: games with both "
         "first moves made, then\n"
-        "                           nothing but staying connected\n"
+        "                           nothing but staying connected; echo: "
+        "against\n"
+        "                           tests/bench's echo_server, each "
+        "connection sends a\n"
+        "                           move-sized text and waits for it to "
+        "come back\n"
         "  --games N                concurrent games (default 10)\n"
         "  --move-interval-ms MS    mean time between two moves of a game "
         "(open loop);\n"
@@ -69,8 +76,9 @@ static void usage(FILE *f)
         "  --server-pid PID         report the server's RSS and CPU from "
         "/proc\n"
         "  --procs N                client processes (default 1)\n"
-        "  --connections N          connect mode: attempts in flight "
-        "(default 100)\n"
+        "  --connections N          connect mode: attempts in flight; "
+        "echo mode:\n"
+        "                           connections (default 100)\n"
         "  --src-addrs N            bind the connections to N source "
         "addresses from\n"
         "                           127.0.0.1, in turn (default 1: no "
@@ -207,8 +215,10 @@ static void parse_args(int argc, char **argv, struct options *o)
                 c->mode = LG_MODE_CONNECT;
             else if (!strcmp(optarg, "idle"))
                 c->mode = LG_MODE_IDLE;
+            else if (!strcmp(optarg, "echo"))
+                c->mode = LG_MODE_ECHO;
             else {
-                fprintf(stderr, "E: --mode is play, connect or idle, not "
+                fprintf(stderr, "E: --mode is play, connect, idle or echo, not "
                         "'%s'\n", optarg);
                 exit(2);
             }
@@ -464,7 +474,7 @@ static int spawn(const struct options *o, int i, struct child *ch)
     }
     cfg.proc_index = i;
     share(o->cfg.games, o->procs, i, &cfg.games, &cfg.first_game);
-    if (cfg.mode == LG_MODE_CONNECT) {
+    if (cfg.mode == LG_MODE_CONNECT || cfg.mode == LG_MODE_ECHO) {
         int first;
         share(o->cfg.connections, o->procs, i, &cfg.connections, &first);
         cfg.first_game = first;
@@ -538,7 +548,7 @@ static void put_hist(const char *name, const struct lg_hist *h)
 static const char *mode_name(enum lg_mode m)
 {
     return m == LG_MODE_PLAY ? "play" : m == LG_MODE_CONNECT ? "connect"
-                                                             : "idle";
+           : m == LG_MODE_ECHO ? "echo" : "idle";
 }
 
 static void report(const struct options *o, const struct lg_stats *t,
@@ -565,6 +575,8 @@ static void report(const struct options *o, const struct lg_stats *t,
            c->use_libev ? "libev" : "poll");
     if (c->mode == LG_MODE_CONNECT)
         printf(" connections_in_flight=%d", c->connections);
+    else if (c->mode == LG_MODE_ECHO)
+        printf(" echo_connections=%d", c->connections);
     else
         printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
                c->games, c->spectators, c->move_interval_ms);
@@ -576,6 +588,10 @@ static void report(const struct options *o, const struct lg_stats *t,
                (unsigned long long)t->connects,
                (double)t->connects / window);
         put_hist("welcome", &t->welcome);
+    } else if (c->mode == LG_MODE_ECHO) {
+        printf(" echoes=%llu echoes_per_s=%.0f",
+               (unsigned long long)t->echoes, (double)t->echoes / window);
+        put_hist("echo", &t->echo);
     } else {
         printf(" games_live=%llu games_started=%llu games_ended=%llu "
                "moves=%llu moves_per_s=%.0f late_moves=%llu",
@@ -634,7 +650,7 @@ static void raise_nofile(const struct options *o)
         return;
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
-    need = c->mode == LG_MODE_CONNECT
+    need = c->mode == LG_MODE_CONNECT || c->mode == LG_MODE_ECHO
                ? c->connections
                : (long)c->games * (2 + c->spectators);
     need = (need + o->procs - 1) / o->procs + 64;
@@ -677,7 +693,7 @@ int main(int argc, char **argv)
     ready = wait_ready(ch, o.procs, o.cfg.ramp_timeout_s + 30);
     if (ready < o.procs)
         fprintf(stderr, "W: %d of %d processes ready\n", ready, o.procs);
-    if (o.cfg.mode != LG_MODE_CONNECT)
+    if (o.cfg.mode == LG_MODE_PLAY || o.cfg.mode == LG_MODE_IDLE)
         metrics0 = fetch_metrics(&o.cfg);
     if (o.server_pid)
         cpu0 = proc_cpu_s(o.server_pid);
@@ -719,6 +735,7 @@ int main(int argc, char **argv)
         total->queue_full += s->queue_full;
         total->shutdowns += s->shutdowns;
         total->connects += s->connects;
+        total->echoes += s->echoes;
         total->connections += s->connections;
         total->games_live += s->games_live;
         total->cpu_us += s->cpu_us;
@@ -730,6 +747,7 @@ int main(int argc, char **argv)
         lg_hist_merge(&total->opp, &s->opp);
         lg_hist_merge(&total->spec, &s->spec);
         lg_hist_merge(&total->welcome, &s->welcome);
+        lg_hist_merge(&total->echo, &s->echo);
     }
     if (o.cfg.verbose) {
         static const double qs[] = {0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99,
