@@ -18,9 +18,10 @@
  * on the disk being measured; /tmp may be memory) and removed at the end.
  *
  * Prints one line: moves, elapsed time, commit latency p50/p99/p99.9/max
- * in microseconds, the writer's transactions, its checkpoint waits (count,
- * p50 and max from the store's histogram, total), the checkpointer's
- * passes, the WAL's restarts and its largest size in frames.
+ * in microseconds, the writer's checkpoint waits (count, total and mean),
+ * the checkpointer's passes, the WAL's restarts and its largest size in
+ * frames (all from store_wal_stats, so that the same file measures an
+ * older store.c too).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -91,30 +92,6 @@ static void sleep_until_us(int64_t t)
         ;
 }
 
-/* The value below which a fraction q of the store histogram's samples
- * fall, as the bucket's upper bound (-1: above the last bound). */
-static int64_t store_hist_quantile(const struct store_hist *h, double q)
-{
-    uint64_t want = (uint64_t)(q * (double)h->count + 0.999999), cum = 0;
-
-    if (!h->count)
-        return 0;
-    for (int i = 0; i < STORE_HIST_BUCKETS; i++) {
-        cum += h->bucket[i];
-        if (cum >= want)
-            return store_hist_bounds_us[i];
-    }
-    return -1;
-}
-
-static int64_t store_hist_max(const struct store_hist *h)
-{
-    for (int i = STORE_HIST_BUCKETS; i >= 0; i--)
-        if (h->bucket[i])
-            return i < STORE_HIST_BUCKETS ? store_hist_bounds_us[i] : -1;
-    return 0;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_store [--moves N] [--games G] "
@@ -136,7 +113,6 @@ int main(int argc, char **argv)
     const char *dir = ".";
     char folder[PATH_MAX], path[PATH_MAX + 16], err[256];
     struct bench b;
-    struct store_timing tm;
     struct store_wal_stats ws;
     int c, *ply;
     int64_t t0, t1;
@@ -212,9 +188,7 @@ int main(int argc, char **argv)
     store_wal_stats(b.store, &ws);
     {
         struct store_wal_stats ws0 = ws;
-        struct store_timing tm0;
 
-        store_timing(b.store, &tm0);
         t0 = now_us();
         for (long i = 0; i < moves; i++) {
             struct store_move m;
@@ -247,13 +221,9 @@ int main(int argc, char **argv)
         }
         wait_committed(&b, last);
         t1 = now_us();
-        store_timing(b.store, &tm);
         store_wal_stats(b.store, &ws);
-        for (int i = 0; i <= STORE_HIST_BUCKETS; i++)
-            tm.ckpt_wait.bucket[i] -= tm0.ckpt_wait.bucket[i];
-        tm.ckpt_wait.count -= tm0.ckpt_wait.count;
-        tm.ckpt_wait.sum_us -= tm0.ckpt_wait.sum_us;
-        tm.commit.count -= tm0.commit.count;
+        ws.writer_waits -= ws0.writer_waits;
+        ws.writer_wait_us -= ws0.writer_wait_us;
         ws.wal_restarts -= ws0.wal_restarts;
         ws.checkpoints -= ws0.checkpoints;
     }
@@ -261,9 +231,8 @@ int main(int argc, char **argv)
 
     printf("moves=%ld games=%ld rate=%.0f elapsed_s=%.2f moves_per_s=%.0f "
            "commit_p50_us=%llu commit_p99_us=%llu commit_p999_us=%llu "
-           "commit_max_us=%llu transactions=%llu ckpt_waits=%llu "
-           "ckpt_wait_p50_le_us=%lld ckpt_wait_max_le_us=%lld "
-           "ckpt_wait_total_us=%lld checkpoints=%llu wal_restarts=%llu "
+           "commit_max_us=%llu ckpt_waits=%llu ckpt_wait_total_us=%lld "
+           "ckpt_wait_mean_us=%lld checkpoints=%llu wal_restarts=%llu "
            "wal_frames_max=%d\n",
            moves, games, rate, (double)(t1 - t0) / 1e6,
            (double)moves * 1e6 / (double)(t1 - t0),
@@ -271,11 +240,11 @@ int main(int argc, char **argv)
            (unsigned long long)lg_hist_quantile(&b.lat, 0.99),
            (unsigned long long)lg_hist_quantile(&b.lat, 0.999),
            (unsigned long long)b.lat.max,
-           (unsigned long long)tm.commit.count,
-           (unsigned long long)tm.ckpt_wait.count,
-           (long long)store_hist_quantile(&tm.ckpt_wait, 0.5),
-           (long long)store_hist_max(&tm.ckpt_wait),
-           (long long)tm.ckpt_wait.sum_us,
+           (unsigned long long)ws.writer_waits,
+           (long long)ws.writer_wait_us,
+           (long long)(ws.writer_waits
+                           ? ws.writer_wait_us / (int64_t)ws.writer_waits
+                           : 0),
            (unsigned long long)ws.checkpoints,
            (unsigned long long)ws.wal_restarts, ws.wal_frames_max);
 
