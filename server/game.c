@@ -176,23 +176,30 @@ struct moves_info {
     bool claimable;
 };
 
-struct uci_move {
-    char uci[UCI_MAX];
-    move_t m;
-};
-
-static int cmp_uci_move(const void *a, const void *b)
+/* Where a move's UCI text falls in byte order, as a number: the from
+ * square's file and rank, the to square's, then the promotion letter
+ * (b < n < q < r). No plain move shares a promotion's first four
+ * characters (a pawn reaching the last rank promotes). */
+static unsigned uci_order(move_t m)
 {
-    return strcmp(((const struct uci_move *)a)->uci,
-                  ((const struct uci_move *)b)->uci);
+    /* by MOVE_PROMO - KNIGHT: n, b, r, q */
+    static const unsigned char promo[4] = {1, 0, 3, 2};
+    int from = MOVE_FROM(m), to = MOVE_TO(m);
+    unsigned k = (unsigned)(SQ_FILE(from) * 8 + SQ_RANK(from)) << 8
+                 | (unsigned)(SQ_FILE(to) * 8 + SQ_RANK(to)) << 2;
+
+    if (MOVE_KIND(m) == MOVE_PROMOTION)
+        k |= promo[MOVE_PROMO(m) - KNIGHT];
+    return k;
 }
 
-/* Legal moves (sorted) and claims of the side to move; all empty unless
- * the game is started. */
+/* Legal moves (in byte order: an insertion sort on uci_order, no string
+ * compared) and claims of the side to move; all empty unless the game
+ * is started. */
 static void moves_info(const struct game *g, struct moves_info *mi)
 {
-    struct uci_move um[MOVES_MAX];
     struct movelist l;
+    unsigned key[MOVES_MAX];
 
     mi->n_legal = mi->n_claim = 0;
     mi->claimable = false;
@@ -200,14 +207,21 @@ static void moves_info(const struct game *g, struct moves_info *mi)
         return;
     movegen_legal(&g->rec.cur, &l);
     for (int i = 0; i < l.n; i++) {
-        um[i].m = l.moves[i];
-        notation_uci(l.moves[i], um[i].uci);
+        move_t m = l.moves[i];
+        unsigned k = uci_order(m);
+        int j = i;
+        for (; j > 0 && key[j - 1] > k; j--) {
+            key[j] = key[j - 1];
+            l.moves[j] = l.moves[j - 1];
+        }
+        key[j] = k;
+        l.moves[j] = m;
     }
-    qsort(um, (size_t)l.n, sizeof *um, cmp_uci_move);
     for (int i = 0; i < l.n; i++) {
-        memcpy(mi->legal[mi->n_legal++], um[i].uci, UCI_MAX);
-        if (record_claim_with(&g->rec, um[i].m) != CLAIM_NONE)
-            memcpy(mi->claim[mi->n_claim++], um[i].uci, UCI_MAX);
+        char *uci = mi->legal[mi->n_legal++];
+        notation_uci(l.moves[i], uci);
+        if (record_claim_with(&g->rec, l.moves[i]) != CLAIM_NONE)
+            memcpy(mi->claim[mi->n_claim++], uci, UCI_MAX);
     }
     mi->claimable = record_claim_now(&g->rec) != CLAIM_NONE;
 }

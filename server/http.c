@@ -177,9 +177,17 @@ static int route(struct hub *h, const char *path, const char *const *args,
         return 0;
     }
     if (!strcmp(path, "/metrics")) {
+        struct metrics_store st;
+
+        st.queue_depth = store_queue_depth(hub_store(h));
+        store_timing(hub_store(h), &st.timing);
+        store_wal_stats(hub_store(h), &st.wal);
+        for (int i = 0; i < STORE_FAIL_KINDS; i++)
+            st.failures[i] = store_failures(hub_store(h),
+                                            (enum store_failure)i);
         return reply(r, 200, "text/plain; version=0.0.4",
               metrics_render(hub_metrics(h), hub_live_games(h),
-                             hub_open_seeks(h), hub_store(h)));
+                             hub_open_seeks(h), &st));
     }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;

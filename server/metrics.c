@@ -245,8 +245,64 @@ static void put_process(struct out *o)
                "process_start_time_seconds %.2f\n", start);
 }
 
+/* A histogram of the store's (microseconds, its own bounds). */
+static void put_store_hist(struct out *o, const char *name,
+                           const char *help, const struct store_hist *h)
+{
+    uint64_t cum = 0;
+
+    put(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (int i = 0; i < STORE_HIST_BUCKETS; i++) {
+        cum += h->bucket[i];
+        put(o, "%s_bucket{le=\"%g\"} %llu\n", name,
+            (double)store_hist_bounds_us[i] / 1e6, (unsigned long long)cum);
+    }
+    cum += h->bucket[STORE_HIST_BUCKETS];
+    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
+        name, (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
+        (unsigned long long)h->count);
+}
+
+/* The journal writer: where a commit's time goes, and the WAL. */
+static void put_store(struct out *o, const struct metrics_store *st)
+{
+    put(o, "# HELP chess_store_queue_depth Store writes queued, not yet "
+            "committed.\n# TYPE chess_store_queue_depth gauge\n"
+            "chess_store_queue_depth %zu\n", st->queue_depth);
+    put_store_hist(o, "chess_store_queue_wait_seconds", "Time the oldest "
+                   "write of a journal transaction waited in the queue "
+                   "before the transaction began.", &st->timing.queue);
+    put_store_hist(o, "chess_store_checkpoint_wait_seconds", "Time the "
+                   "journal writer waited for a checkpoint pass, the WAL "
+                   "being at its cap (one sample per wait).",
+                   &st->timing.ckpt_wait);
+    put_store_hist(o, "chess_store_statements_seconds", "Time a journal "
+                   "transaction took from BEGIN to its COMMIT statement.",
+                   &st->timing.statements);
+    put_store_hist(o, "chess_store_commit_seconds", "Time the COMMIT "
+                   "statement of a journal transaction took.",
+                   &st->timing.commit);
+    put(o, "# HELP chess_store_retries_total Journal transactions rolled "
+            "back and tried again.\n"
+            "# TYPE chess_store_retries_total counter\n"
+            "chess_store_retries_total %llu\n",
+        (unsigned long long)st->timing.retries);
+    put(o, "# HELP chess_store_checkpoints_total Checkpoint passes of the "
+            "WAL into the database file.\n"
+            "# TYPE chess_store_checkpoints_total counter\n"
+            "chess_store_checkpoints_total %llu\n",
+        (unsigned long long)st->wal.checkpoints);
+    put(o, "# HELP chess_store_wal_restarts_total Commits that started the "
+            "WAL over.\n# TYPE chess_store_wal_restarts_total counter\n"
+            "chess_store_wal_restarts_total %llu\n",
+        (unsigned long long)st->wal.wal_restarts);
+    put(o, "# HELP chess_store_wal_frames Pages in the WAL after the last "
+            "commit.\n# TYPE chess_store_wal_frames gauge\n"
+            "chess_store_wal_frames %d\n", st->wal.wal_frames);
+}
+
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, const struct store *st)
+                     size_t open_seeks, const struct metrics_store *st)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
 
@@ -287,16 +343,13 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         put(&o, "chess_messages_rejected_total{code=\"%s\"} %llu\n",
             proto_code_name((enum proto_code)i),
             (unsigned long long)m->rejected[i]);
-    put(&o, "# HELP chess_store_queue_depth Store writes queued, not yet "
-            "committed.\n# TYPE chess_store_queue_depth gauge\n"
-            "chess_store_queue_depth %zu\n", store_queue_depth(st));
     put(&o, "# HELP chess_store_failures_total Database operations that "
             "failed (a failed commit is retried).\n"
             "# TYPE chess_store_failures_total counter\n");
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
         put(&o, "chess_store_failures_total{op=\"%s\"} %llu\n",
             store_failure_name((enum store_failure)i),
-            (unsigned long long)store_failures(st, (enum store_failure)i));
+            (unsigned long long)st->failures[i]);
     put(&o, "# HELP chess_database_file_lost 1 when the database file "
             "was deleted or replaced under the running server.\n"
             "# TYPE chess_database_file_lost gauge\n"
@@ -360,6 +413,7 @@ char *metrics_render(const struct metrics *m, size_t live_games,
                 "%llu\n", routes[r], status,
                 (unsigned long long)m->http[r][i]);
         }
+    put_store(&o, st);
     if (o.failed) {
         free(o.buf);
         return NULL;

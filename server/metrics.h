@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "proto.h"
+#include "store.h"
 
 struct store;
 
@@ -78,10 +79,18 @@ void metrics_ws_close(struct metrics *m, int code);
 /* Counts an HTTP response. */
 void metrics_http(struct metrics *m, enum metrics_route route, int status);
 
+/* The journal writer's figures, copied from the store for rendering. */
+struct metrics_store {
+    size_t queue_depth;          /* store_queue_depth */
+    struct store_timing timing;  /* store_timing */
+    struct store_wal_stats wal;  /* store_wal_stats */
+    uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
+};
+
 /* Renders the Prometheus text exposition (malloc'ed, caller frees);
  * the gauges that live elsewhere are passed in, and the store's queue
  * depth and failures read from st. */
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, const struct store *st);
+                     size_t open_seeks, const struct metrics_store *st);
 
 #endif

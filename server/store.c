@@ -30,15 +30,32 @@
  *   over and nobody waited.
  * - When a commit leaves STORE_WAL_CAP_FRAMES or more in the WAL, the
  *   writer, before its next transaction, asks the checkpointer for a pass
- *   and waits for it (wait_for_checkpoint): with nothing committing, the
- *   pass covers the log end, and the next transaction starts the WAL over.
- *   The writer never copies a page itself, and this is the only time a
- *   write waits for a checkpoint: once per STORE_WAL_CAP_FRAMES frames,
- *   for the pages written since the checkpointer's last pass plus its two
- *   syncs. So the WAL never holds more than STORE_WAL_CAP_FRAMES plus one
- *   transaction's frames, unless a reader keeps an old snapshot (an
- *   operator's open transaction, a long backup): then the pass cannot copy
- *   everything, the writer goes on at once and asks again only after
+ *   and waits until a pass that began after its last commit has ended
+ *   (wait_for_checkpoint): with nothing committing, that pass covers the
+ *   log end, and the next transaction starts the WAL over. The writer
+ *   never copies a page itself, and this is the only time a write waits
+ *   for a checkpoint: once per STORE_WAL_CAP_FRAMES frames, for what is
+ *   left of a pass in progress plus one pass over the pages written since
+ *   that one began, with its two syncs. To keep that last pass short,
+ *   the checkpointer runs its passes back to back (not every
+ *   STORE_CHECKPOINT_MS) once the WAL holds STORE_WAL_SOFT_FRAMES (3/4 of
+ *   the cap) and commits go on; one of them that happens to begin after
+ *   a commit and end before the next lets that next commit start the WAL
+ *   over with no wait at all (measured: most WAL generations under an
+ *   open-loop stream of 4,500 moves a second). Within
+ *   STORE_WAL_PARK_FRAMES of the cap, the writer waits as at the cap,
+ *   except that when a pass that began before its last commit is
+ *   running it does not wait for that pass and then one more: it commits
+ *   on and parks the checkpointer, and waits at its next commit for
+ *   exactly one pass. Both syncs are needed whatever the copy's
+ *   size: the WAL's, so that no page reaches the database file before the
+ *   commit that wrote it is durable (commits do not sync at
+ *   synchronous=NORMAL), and the database file's, before the frames may
+ *   be overwritten. So the WAL never holds more than
+ *   STORE_WAL_CAP_FRAMES plus one transaction's frames, unless a reader
+ *   keeps an old snapshot (an operator's open transaction, a long
+ *   backup): then the pass cannot copy everything, the writer goes on at
+ *   once and asks again only after
  *   another STORE_WAL_CAP_FRAMES frames. journal_size_limit cuts the file
  *   back after such a spell, at the first commit of the restarted WAL.
  * - The commit that starts the WAL over syncs the new WAL header (SQLite
@@ -89,8 +106,13 @@
  * STORE_RETRY_MS / STORE_CLOSE_RETRIES: back-off after a failed transaction,
  * and how many attempts store_close makes before dropping what is left.
  * STORE_CHECKPOINT_MS / STORE_WAL_CAP_FRAMES: the checkpointer's period, and
- * the WAL size (frames of 4 KB pages, 16 MB) at which the writer waits for
- * it (see the top of the file). STORE_WAL_LIMIT_BYTES: journal_size_limit,
+ * the WAL size (frames of 4 KB pages, 64 MB) at which the writer waits for
+ * it (see the top of the file); STORE_WAL_SOFT_FRAMES, the size from which
+ * its passes follow each other without a pause; STORE_WAL_PARK_FRAMES,
+ * how far below the cap the writer begins to wait. The bigger the cap, the
+ * rarer the writer's wait (once per 64 MB of WAL: every few seconds at
+ * 4,500 moves a second), at the cost of the WAL file's size on disk.
+ * STORE_WAL_LIMIT_BYTES: journal_size_limit,
  * the size the WAL file is cut back to when it has grown past it.
  * STORE_SLOW_COMMIT_US: a transaction whose queue wait, statements and
  * COMMIT take longer than this is logged at debug level with its parts.
@@ -104,8 +126,11 @@
 /* STORE_PURGE_BATCH: players one purge op examines (store_purge_guests),
  * so that one op holds the writer for a few milliseconds at most. */
 #define STORE_PURGE_BATCH 1000
-#define STORE_WAL_LIMIT_BYTES 33751040 /* 2 * STORE_WAL_CAP_FRAMES * (4096 + 24) */
+/* 2 * STORE_WAL_CAP_FRAMES * (4096 + 24) */
+#define STORE_WAL_LIMIT_BYTES 135004160
 #define STORE_SLOW_COMMIT_US 10000
+#define STORE_WAL_SOFT_FRAMES (STORE_WAL_CAP_FRAMES / 4 * 3)
+#define STORE_WAL_PARK_FRAMES (STORE_WAL_CAP_FRAMES / 16)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -178,13 +203,36 @@ struct store {
     /* checkpointer and writer, guarded by mu */
     bool ckpt_held;          /* store_hold_checkpoints */
     bool ckpt_wanted;        /* the writer waits for a pass */
+    bool ckpt_park;          /* the writer will wait for the next pass:
+                                none of the checkpointer's own (eager)
+                                until it asks */
     uint64_t ckpt_begun;     /* passes begun */
     uint64_t ckpt_ended;     /* passes ended */
+    uint64_t commit_gen;     /* transactions committed (the wal hook) */
+    uint64_t gen_begun;      /* commit_gen when the last pass began */
+    uint64_t gen_ended;      /* ... when the last pass that ended began */
     struct store_wal_stats stats;
     _Atomic uint64_t failures[STORE_FAIL_KINDS];
+    struct store_timing timing;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
+
+const int64_t store_hist_bounds_us[STORE_HIST_BUCKETS] = {
+    50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000,
+    250000, 500000, 1000000, 2500000, 5000000, 10000000,
+};
+
+static void hist_add(struct store_hist *h, int64_t us)
+{
+    int i = 0;
+
+    while (i < STORE_HIST_BUCKETS && us > store_hist_bounds_us[i])
+        i++;
+    h->bucket[i]++;
+    h->count++;
+    h->sum_us += us;
+}
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -738,13 +786,16 @@ static const char *op_name(enum op_kind k)
 }
 
 /* One transaction: every op of the batch plus, when beat_ms is not 0, the
- * heartbeat. Returns 0 when committed, -1 when rolled back; *t_commit is
- * when COMMIT was stepped (clock_us). */
+ * heartbeat. Returns 0 when committed, -1 when rolled back; *t_begin and
+ * *t_commit are when BEGIN and COMMIT were stepped (clock_us). */
 static int commit_batch(struct store *s, struct op **ops, size_t n,
-                        int64_t beat_ms, int64_t *t_commit)
+                        int64_t beat_ms, int64_t *t_begin, int64_t *t_commit)
 {
-    int rc = step_once(s->w_begin);
+    int rc;
     char q[256];
+
+    *t_begin = clock_us();
+    rc = step_once(s->w_begin);
 
     if (rc != SQLITE_DONE)
         goto fail;
@@ -814,45 +865,63 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name,
 
     (void)db;
     (void)name;
-    if (frames < STORE_WAL_CAP_FRAMES)
+    if (frames <= s->wal_frames) /* started over */
         s->wait_at = STORE_WAL_CAP_FRAMES;
     pthread_mutex_lock(&s->mu);
+    s->commit_gen++;
     if (frames <= s->wal_frames)
         s->stats.wal_restarts++;
     s->stats.wal_frames = frames;
     if (frames > s->stats.wal_frames_max)
         s->stats.wal_frames_max = frames;
+    if (frames >= STORE_WAL_SOFT_FRAMES)
+        pthread_cond_signal(&s->ckpt_cv); /* passes back to back */
+    else
+        s->ckpt_park = false;
     pthread_mutex_unlock(&s->mu);
     s->wal_frames = frames;
     return SQLITE_OK;
 }
 
 /*
- * Between two transactions, with STORE_WAL_CAP_FRAMES or more in the WAL:
- * asks the checkpointer for a pass and waits until one that began after
- * the request has ended (at once on stop). Nothing commits meanwhile, so
- * that pass covers the log end unless a reader holds it back; then the
- * writer asks again only after another STORE_WAL_CAP_FRAMES frames.
- * Returns how long it waited, in microseconds.
+ * Between two transactions, with the WAL at wait_at (the cap; must) or
+ * within STORE_WAL_PARK_FRAMES of it: asks the checkpointer for a pass
+ * and waits until one that began after the writer's last commit has
+ * ended (at once on stop). Nothing commits meanwhile, so that pass covers
+ * the log end unless a reader holds it back; then the writer asks again
+ * only after another STORE_WAL_CAP_FRAMES frames. Below the cap, when a
+ * pass that began before the last commit is copying, the writer does not
+ * wait for it to end and then for one more: it goes on committing and
+ * parks the checkpointer (no pass of its own after this one), so that at
+ * its next commit it finds none running and waits for exactly one, which
+ * copies what was committed during the last. Returns how long it waited,
+ * in microseconds.
  */
-static int64_t wait_for_checkpoint(struct store *s)
+static int64_t wait_for_checkpoint(struct store *s, bool must)
 {
     int64_t t0 = clock_us(), waited;
-    uint64_t pass;
+    uint64_t gen;
     bool caught_up;
 
     pthread_mutex_lock(&s->mu);
-    pass = s->ckpt_begun + 1;
+    gen = s->commit_gen;
+    if (!must && (s->ckpt_held || (s->ckpt_begun != s->ckpt_ended &&
+                                   s->gen_begun != gen))) {
+        s->ckpt_park = true;
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
     s->ckpt_wanted = true;
     s->stats.writer_waits++;
     pthread_cond_signal(&s->ckpt_cv);
-    while (!s->stopping && s->ckpt_ended < pass)
+    while (!s->stopping && s->gen_ended != gen)
         pthread_cond_wait(&s->cv, &s->mu);
-    s->ckpt_wanted = false;
-    caught_up = s->ckpt_ended >= pass &&
+    caught_up = s->gen_ended == gen &&
                 s->stats.ckpt_copied == s->wal_frames;
+    s->ckpt_park = false;
     waited = clock_us() - t0;
     s->stats.writer_wait_us += waited;
+    hist_add(&s->timing.ckpt_wait, waited);
     pthread_mutex_unlock(&s->mu);
     s->wait_at = caught_up ? STORE_WAL_CAP_FRAMES
                            : s->wal_frames + STORE_WAL_CAP_FRAMES;
@@ -875,8 +944,8 @@ static void *writer_main(void *arg)
         struct op **ops;
         size_t n;
         bool stopping, beat, lost = false;
-        int tries = 0;
-        int64_t t_begin, t_commit = 0, t_end;
+        int tries = 0, fails = 0;
+        int64_t t_begin, t_try = 0, t_commit = 0, t_end, queue_us = 0;
 
         while (s->q_n == 0 && !s->stopping &&
                clock_ms(CLOCK_MONOTONIC) < next_beat) {
@@ -894,10 +963,13 @@ static void *writer_main(void *arg)
 
         beat = stopping || clock_ms(CLOCK_MONOTONIC) >= next_beat;
         t_begin = clock_us();
+        if (n > 0)
+            queue_us = t_begin - ops[0]->queued_us;
         while (commit_batch(s, ops, n, beat ? clock_ms(CLOCK_REALTIME) : 0,
-                            &t_commit) != 0) {
+                            &t_try, &t_commit) != 0) {
             /* Keep the batch (order matters) until it commits; once
              * store_close waits, give up after a bounded number of tries. */
+            fails++;
             if (stop_requested(s) && ++tries >= STORE_CLOSE_RETRIES) {
                 atomic_fetch_add(&s->failures[STORE_FAIL_WRITES_LOST], 1);
                 log_error("event=store_writes_lost count=%zu", n);
@@ -919,19 +991,25 @@ static void *writer_main(void *arg)
         if (n > 0 && t_end - ops[0]->queued_us > STORE_SLOW_COMMIT_US)
             log_debug("event=store_slow_commit ops=%zu queue_us=%lld "
                       "ckpt_wait_us=%lld statements_us=%lld commit_us=%lld "
-                      "tries=%d wal_frames=%d",
-                      n, (long long)(t_begin - ops[0]->queued_us),
-                      (long long)waited_us,
-                      (long long)(t_commit ? t_commit - t_begin : 0),
-                      (long long)(t_commit ? t_end - t_commit : 0), tries,
+                      "retries=%d wal_frames=%d",
+                      n, (long long)queue_us, (long long)waited_us,
+                      (long long)(lost ? 0 : t_commit - t_try),
+                      (long long)(lost ? 0 : t_end - t_commit), fails,
                       s->wal_frames);
         for (size_t i = 0; i < n; i++)
             op_free(ops[i]);
         waited_us = 0;
-        if (s->wal_frames >= s->wait_at && !stopping)
-            waited_us = wait_for_checkpoint(s);
+        if (s->wal_frames >= s->wait_at - STORE_WAL_PARK_FRAMES && !stopping)
+            waited_us = wait_for_checkpoint(s, s->wal_frames >= s->wait_at);
 
         pthread_mutex_lock(&s->mu);
+        if (!lost) {
+            if (n > 0)
+                hist_add(&s->timing.queue, queue_us);
+            hist_add(&s->timing.statements, t_commit - t_try);
+            hist_add(&s->timing.commit, t_end - t_commit);
+        }
+        s->timing.retries += (uint64_t)fails;
         if (stopping && s->q_n == 0)
             break;
     }
@@ -939,9 +1017,20 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* Under mu: the WAL is past the soft mark and something was committed
+ * since the last pass began, so the next pass should begin at once. */
+static bool eager(const struct store *s)
+{
+    return s->stats.wal_frames >= STORE_WAL_SOFT_FRAMES &&
+           s->commit_gen != s->gen_begun;
+}
+
 /*
  * The checkpointer: a PASSIVE checkpoint on its own connection every
- * STORE_CHECKPOINT_MS, and at once when the writer waits for one. PASSIVE
+ * STORE_CHECKPOINT_MS; passes back to back while the WAL is past
+ * STORE_WAL_SOFT_FRAMES and commits go on (so that the pass the writer
+ * waits for at the cap copies only what was committed during the one
+ * before); and at once when the writer waits for one. PASSIVE
  * takes no lock the writer or the readers need, so they never wait for
  * it (except the writer in wait_for_checkpoint). It records what each
  * pass copied (pnLog, pnCkpt). Failures are logged and tried again next
@@ -955,10 +1044,12 @@ static void *checkpointer_main(void *arg)
     pthread_mutex_lock(&s->mu);
     for (;;) {
         int rc, log = -1, copied = -1;
+        uint64_t gen;
 
         while (!s->stopping &&
-               (s->ckpt_held || (!s->ckpt_wanted &&
-                                 clock_ms(CLOCK_MONOTONIC) < next))) {
+               (s->ckpt_held ||
+                (!s->ckpt_wanted && (s->ckpt_park || !eager(s)) &&
+                 clock_ms(CLOCK_MONOTONIC) < next))) {
             struct timespec ts = {(time_t)(next / 1000),
                                   (long)(next % 1000) * 1000000L};
             if (s->ckpt_held)
@@ -969,6 +1060,11 @@ static void *checkpointer_main(void *arg)
         if (s->stopping)
             break;
         s->ckpt_begun++;
+        gen = s->gen_begun = s->commit_gen;
+        /* this pass serves a waiting writer (it commits nothing while it
+         * waits): without this, passes with nothing to copy would follow
+         * each other until the writer runs again */
+        s->ckpt_wanted = false;
         pthread_mutex_unlock(&s->mu);
         rc = sqlite3_wal_checkpoint_v2(s->c, NULL, SQLITE_CHECKPOINT_PASSIVE,
                                        &log, &copied);
@@ -980,6 +1076,7 @@ static void *checkpointer_main(void *arg)
         }
         pthread_mutex_lock(&s->mu);
         s->ckpt_ended = s->ckpt_begun;
+        s->gen_ended = gen;
         s->stats.checkpoints++;
         s->stats.ckpt_log = rc == SQLITE_OK ? log : -1;
         s->stats.ckpt_copied = rc == SQLITE_OK ? copied : -1;
@@ -1007,6 +1104,13 @@ void store_wal_stats(struct store *s, struct store_wal_stats *out)
 {
     pthread_mutex_lock(&s->mu);
     *out = s->stats;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void store_timing(struct store *s, struct store_timing *out)
+{
+    pthread_mutex_lock(&s->mu);
+    *out = s->timing;
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -1,7 +1,8 @@
 /*
  * chess-loadgen - load generator for chess-server over the real protocol.
  *
- *   chess-loadgen [--url ws://127.0.0.1:8080/ws] [--mode play|connect|idle]
+ *   chess-loadgen [--url ws://127.0.0.1:8080/ws]
+ *                 [--mode play|connect|idle|echo]
  *                 [--games N] [--move-interval-ms MS] [--duration-s S]
  *                 [--spectators-per-game N] [--seed N] [--server-pid PID]
  *                 [--procs N] [--connections N] [--src-addrs N]
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -29,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "loadgen_prom.h"
 #include "loadgen_run.h"
 
 #define MAX_PROCS 64
@@ -49,11 +53,17 @@ static void usage(FILE *f)
         "usage: chess-loadgen [options]\n"
         "  --url URL                ws://HOST:PORT/PATH of the server "
         "(default ws://127.0.0.1:8080/ws)\n"
-        "  --mode play|connect|idle play games (default); connect: "
+        "  --mode play|connect|idle|echo\n"
+        "                           play games (default); connect: "
         "connect, hello, welcome,\n"
         "                           close, again; idle: games with both "
         "first moves made, then\n"
-        "                           nothing but staying connected\n"
+        "                           nothing but staying connected; echo: "
+        "against\n"
+        "                           tests/bench's echo_server, each "
+        "connection sends a\n"
+        "                           move-sized text and waits for it to "
+        "come back\n"
         "  --games N                concurrent games (default 10)\n"
         "  --move-interval-ms MS    mean time between two moves of a game "
         "(open loop);\n"
@@ -66,8 +76,9 @@ static void usage(FILE *f)
         "  --server-pid PID         report the server's RSS and CPU from "
         "/proc\n"
         "  --procs N                client processes (default 1)\n"
-        "  --connections N          connect mode: attempts in flight "
-        "(default 100)\n"
+        "  --connections N          connect mode: attempts in flight; "
+        "echo mode:\n"
+        "                           connections (default 100)\n"
         "  --src-addrs N            bind the connections to N source "
         "addresses from\n"
         "                           127.0.0.1, in turn (default 1: no "
@@ -92,7 +103,17 @@ static void usage(FILE *f)
         "server_cpu_pct\n"
         "is of one core (the server's threads summed); "
         "server_rss_bytes_per_conn is the\n"
-        "RSS growth since start-up divided by the connections.\n");
+        "RSS growth since start-up divided by the connections. "
+        "commit_* is the server's\n"
+        "chess_move_commit_seconds over the window (from /metrics "
+        "before and after it:\n"
+        "a move's arrival to the journal commit that releases its "
+        "`moved`), its\n"
+        "percentiles interpolated inside the histogram's buckets; "
+        "server_moves, the\n"
+        "moves the server counted; ckpt_waits, the journal writer's "
+        "waits for a\n"
+        "checkpoint.\n");
 }
 
 static long num_arg(const char *name, const char *text, long lo, long hi)
@@ -194,8 +215,10 @@ static void parse_args(int argc, char **argv, struct options *o)
                 c->mode = LG_MODE_CONNECT;
             else if (!strcmp(optarg, "idle"))
                 c->mode = LG_MODE_IDLE;
+            else if (!strcmp(optarg, "echo"))
+                c->mode = LG_MODE_ECHO;
             else {
-                fprintf(stderr, "E: --mode is play, connect or idle, not "
+                fprintf(stderr, "E: --mode is play, connect, idle or echo, not "
                         "'%s'\n", optarg);
                 exit(2);
             }
@@ -321,6 +344,91 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- the server's /metrics ---------------------------------------------- */
+
+/* GET /metrics from the --url's host and port (HTTP/1.0, so the server
+ * closes when done): the body, malloc'ed (caller frees), or NULL. */
+static char *fetch_metrics(const struct lg_config *c)
+{
+    struct addrinfo hints = {0}, *ai = NULL;
+    char port[8], req[512], *buf = NULL, *body = NULL;
+    size_t len = 0, cap = 0;
+    int fd = -1;
+    ssize_t n;
+
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(port, sizeof port, "%d", c->port);
+    if (getaddrinfo(c->host, port, &hints, &ai) != 0)
+        return NULL;
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+                ai->ai_protocol);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+        goto out;
+    n = snprintf(req, sizeof req, "GET /metrics HTTP/1.0\r\nHost: %s\r\n"
+                 "\r\n", c->host);
+    if (n >= (ssize_t)sizeof req || write(fd, req, (size_t)n) != n)
+        goto out;
+    for (;;) {
+        if (cap - len < 4096) {
+            char *nb = realloc(buf, cap ? cap * 2 : 65536);
+            if (!nb)
+                goto out;
+            buf = nb;
+            cap = cap ? cap * 2 : 65536;
+        }
+        n = read(fd, buf + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    if (strncmp(buf, "HTTP/1.1 200", 12) && strncmp(buf, "HTTP/1.0 200", 12))
+        goto out;
+    if ((body = strstr(buf, "\r\n\r\n")))
+        body = strdup(body + 4);
+out:
+    if (fd >= 0)
+        close(fd);
+    freeaddrinfo(ai);
+    free(buf);
+    return body;
+}
+
+/* The journal commit latency of the moves made during the window, from
+ * the server's histograms read before and after it: p50/p99/p99.9
+ * estimated from the buckets (linear inside a bucket, so no finer than
+ * the buckets: 1, 2.5, 5, 10, 25 ms...), the moves the server counted,
+ * and the writer's checkpoint waits. "na" when /metrics could not be
+ * read. */
+static void put_commit(const char *before, const char *after)
+{
+    struct lg_prom_hist h0, h1, w0, w1;
+    double m0, m1;
+
+    if (!before || !after ||
+        lg_prom_hist(before, "chess_move_commit_seconds", &h0) ||
+        lg_prom_hist(after, "chess_move_commit_seconds", &h1) ||
+        lg_prom_hist_sub(&h1, &h0) ||
+        lg_prom_value(before, "chess_moves_total", &m0) ||
+        lg_prom_value(after, "chess_moves_total", &m1)) {
+        printf(" commit_samples=na");
+        return;
+    }
+    printf(" server_moves=%.0f commit_samples=%.0f commit_p50_us=%.0f "
+           "commit_p99_us=%.0f commit_p999_us=%.0f commit_mean_us=%.0f",
+           m1 - m0, h1.count, lg_prom_quantile(&h1, 0.5) * 1e6,
+           lg_prom_quantile(&h1, 0.99) * 1e6,
+           lg_prom_quantile(&h1, 0.999) * 1e6,
+           h1.count > 0 ? h1.sum / h1.count * 1e6 : 0);
+    if (!lg_prom_hist(before, "chess_store_checkpoint_wait_seconds", &w0) &&
+        !lg_prom_hist(after, "chess_store_checkpoint_wait_seconds", &w1) &&
+        !lg_prom_hist_sub(&w1, &w0))
+        printf(" ckpt_waits=%.0f ckpt_wait_total_us=%.0f", w1.count,
+               w1.sum * 1e6);
+}
+
 /* ---- processes --------------------------------------------------------- */
 
 struct child {
@@ -366,7 +474,7 @@ static int spawn(const struct options *o, int i, struct child *ch)
     }
     cfg.proc_index = i;
     share(o->cfg.games, o->procs, i, &cfg.games, &cfg.first_game);
-    if (cfg.mode == LG_MODE_CONNECT) {
+    if (cfg.mode == LG_MODE_CONNECT || cfg.mode == LG_MODE_ECHO) {
         int first;
         share(o->cfg.connections, o->procs, i, &cfg.connections, &first);
         cfg.first_game = first;
@@ -440,12 +548,13 @@ static void put_hist(const char *name, const struct lg_hist *h)
 static const char *mode_name(enum lg_mode m)
 {
     return m == LG_MODE_PLAY ? "play" : m == LG_MODE_CONNECT ? "connect"
-                                                             : "idle";
+           : m == LG_MODE_ECHO ? "echo" : "idle";
 }
 
 static void report(const struct options *o, const struct lg_stats *t,
                    int failed, double wall_s, double srv_cpu_s,
-                   long rss0_kb, long rss1_kb)
+                   long rss0_kb, long rss1_kb, const char *metrics0,
+                   const char *metrics1)
 {
     char loadavg[16] = "na";
     FILE *f = fopen("/proc/loadavg", "r");
@@ -466,6 +575,8 @@ static void report(const struct options *o, const struct lg_stats *t,
            c->use_libev ? "libev" : "poll");
     if (c->mode == LG_MODE_CONNECT)
         printf(" connections_in_flight=%d", c->connections);
+    else if (c->mode == LG_MODE_ECHO)
+        printf(" echo_connections=%d", c->connections);
     else
         printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
                c->games, c->spectators, c->move_interval_ms);
@@ -477,6 +588,10 @@ static void report(const struct options *o, const struct lg_stats *t,
                (unsigned long long)t->connects,
                (double)t->connects / window);
         put_hist("welcome", &t->welcome);
+    } else if (c->mode == LG_MODE_ECHO) {
+        printf(" echoes=%llu echoes_per_s=%.0f",
+               (unsigned long long)t->echoes, (double)t->echoes / window);
+        put_hist("echo", &t->echo);
     } else {
         printf(" games_live=%llu games_started=%llu games_ended=%llu "
                "moves=%llu moves_per_s=%.0f late_moves=%llu",
@@ -489,6 +604,7 @@ static void report(const struct options *o, const struct lg_stats *t,
         put_hist("opp", &t->opp);
         if (c->spectators)
             put_hist("spec", &t->spec);
+        put_commit(metrics0, metrics1);
     }
     printf(" errors=%llu errors_by_code=", (unsigned long long)errors);
     for (int i = 0; i < LG_ERR_COUNT; i++)
@@ -534,7 +650,7 @@ static void raise_nofile(const struct options *o)
         return;
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
-    need = c->mode == LG_MODE_CONNECT
+    need = c->mode == LG_MODE_CONNECT || c->mode == LG_MODE_ECHO
                ? c->connections
                : (long)c->games * (2 + c->spectators);
     need = (need + o->procs - 1) / o->procs + 64;
@@ -549,6 +665,7 @@ int main(int argc, char **argv)
     struct options o;
     struct child *ch; /* each holds ~120 KiB of histograms: not the stack */
     struct lg_stats *total;
+    char *metrics0 = NULL, *metrics1 = NULL;
     double cpu0 = 0, cpu1 = 0, t0, t1;
     long rss0 = -1, rss1 = -1;
     int ready, failed = 0;
@@ -576,6 +693,8 @@ int main(int argc, char **argv)
     ready = wait_ready(ch, o.procs, o.cfg.ramp_timeout_s + 30);
     if (ready < o.procs)
         fprintf(stderr, "W: %d of %d processes ready\n", ready, o.procs);
+    if (o.cfg.mode == LG_MODE_PLAY || o.cfg.mode == LG_MODE_IDLE)
+        metrics0 = fetch_metrics(&o.cfg);
     if (o.server_pid)
         cpu0 = proc_cpu_s(o.server_pid);
     t0 = mono_s();
@@ -593,6 +712,8 @@ int main(int argc, char **argv)
         cpu1 = proc_cpu_s(o.server_pid);
         rss1 = proc_rss_kb(o.server_pid);
     }
+    if (metrics0)
+        metrics1 = fetch_metrics(&o.cfg);
     for (int i = 0; i < o.procs; i++)
         close(ch[i].ctl); /* end of file: the children close and exit */
     for (int i = 0; i < o.procs; i++) {
@@ -614,6 +735,7 @@ int main(int argc, char **argv)
         total->queue_full += s->queue_full;
         total->shutdowns += s->shutdowns;
         total->connects += s->connects;
+        total->echoes += s->echoes;
         total->connections += s->connections;
         total->games_live += s->games_live;
         total->cpu_us += s->cpu_us;
@@ -625,6 +747,7 @@ int main(int argc, char **argv)
         lg_hist_merge(&total->opp, &s->opp);
         lg_hist_merge(&total->spec, &s->spec);
         lg_hist_merge(&total->welcome, &s->welcome);
+        lg_hist_merge(&total->echo, &s->echo);
     }
     if (o.cfg.verbose) {
         static const double qs[] = {0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99,
@@ -639,7 +762,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "\n");
     }
     report(&o, total, failed, t1 - t0,
-           cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1);
+           cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1, metrics0,
+           metrics1);
+    free(metrics0);
+    free(metrics1);
     free(total);
     free(ch);
     return failed ? 1 : 0;

@@ -8,19 +8,24 @@
 # SCENARIO is one of
 #   idle     18,000 players in 9,000 live games, connected and silent
 #   open     9,000 games, one move every 2 s per game (4,500 moves/s)
-#   closed   1,000 games as fast as they can move
+#   closed   1,000 games as fast as they can move; then, in the same run,
+#            tests/bench's echo_server over as many connections for as
+#            long (chess-loadgen --mode echo), and the ratio of moves a
+#            second to echo round trips a second (echo_ratio)
 #   connect  connection set-up rate (connect, hello, welcome, close)
 # or any other word and chess-loadgen options after --, e.g.
 #   tests/bench/loadgen_bench.sh build custom 1 -- --games 10
 # Prints each run's summary line, prefixed with the run number, and the
 # machine's load average before the run (other work skews the figures).
+# Play lines carry the server's journal commit latency over the window
+# (commit_p50_us, commit_p99_us, commit_p999_us from /metrics).
 # BENCH_SERVER_ARGS adds options to the server's command line, BENCH_CONFIG
 # names another server config file; LOADGEN names another chess-loadgen
 # binary.
 set -eu
 
 if [ $# -lt 2 ]; then
-    sed -n '2,20p' "$0"
+    sed -n '2,24p' "$0"
     exit 2
 fi
 build=$1
@@ -33,6 +38,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 server=$build/server/chess-server
 loadgen=${LOADGEN:-$build/tests/bench/chess-loadgen}
+echo_server=$build/tests/bench/echo_server
 config=${BENCH_CONFIG:-$here/bench-config.json}
 
 # options after -- follow the scenario's (a later option wins)
@@ -81,6 +87,42 @@ start_server() {
     exit 1
 }
 
+# field NAME LINE: the value of NAME=... in a summary line.
+field() {
+    echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# echo_run CHESS_LINE: echo_server over as many connections as the chess
+# run had, for as long; prints its line and the ratio.
+echo_run() {
+    conns=$(field connections "$1")
+    secs=$(field duration_s "$1" | awk '{ printf "%.0f", $1 }')
+    attempt=0
+    while :; do
+        attempt=$((attempt + 1))
+        eport=$(pick_port)
+        "$echo_server" --port "$eport" 2> /dev/null &
+        epid=$!
+        sleep 0.2
+        kill -0 $epid 2>/dev/null && break
+        wait $epid 2>/dev/null || true
+        if [ $attempt -ge 10 ]; then
+            echo "echo_server did not start" >&2
+            return
+        fi
+    done
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    eline=$("$loadgen" --url "ws://127.0.0.1:$eport/ws" --server-pid $epid \
+        --mode echo --connections "${conns:-2000}" \
+        --duration-s "${secs:-15}" || true)
+    kill -TERM $epid
+    wait $epid || true
+    ratio=$(awk -v m="$(field moves_per_s "$1")" \
+        -v e="$(field echoes_per_s "$eline")" \
+        'BEGIN { if (e > 0) printf "%.3f", m / e; else print "na" }')
+    echo "run=$run loadavg_before=$load echo_ratio=$ratio $eline"
+}
+
 run=1
 while [ "$run" -le "$runs" ]; do
     dir=$(mktemp -d /tmp/chess-bench-XXXXXX)
@@ -94,5 +136,8 @@ while [ "$run" -le "$runs" ]; do
     kill -TERM $pid
     wait $pid || true
     rm -rf "$dir"
+    if [ "$scenario" = closed ]; then
+        echo_run "$line"
+    fi
     run=$((run + 1))
 done

@@ -78,6 +78,8 @@ struct conn {
     bool established, closing, pending;
     struct conn *next_pending;
     int64_t t_start_us;        /* when the attempt began */
+    int64_t t_echo_us;         /* echo mode: when the message was sent */
+    unsigned echo_n;           /* echo mode: messages sent */
     unsigned qhead, qn;
     struct out_msg q[QSLOTS];
     char *rx;
@@ -682,6 +684,26 @@ static void pair_on_message(struct pair *p, struct conn *c,
 
 /* ---- connect mode ------------------------------------------------------ */
 
+/* Echo mode: one move-sized message in flight per connection. */
+static void echo_send(struct conn *c)
+{
+    conn_send(c, false, 0, "{\"t\":\"move\",\"game\":"
+              "\"AP-UOcQiOeFhG8mK\",\"uci\":\"e2e4\",\"id\":%u}",
+              c->echo_n++);
+}
+
+static void echo_on_message(struct conn *c, int64_t now)
+{
+    struct run *r = c->run;
+
+    if (c->t_echo_us) {
+        lg_hist_record(&r->st.echo, (uint64_t)(now - c->t_echo_us));
+        r->st.echoes++;
+    }
+    c->t_echo_us = now;
+    echo_send(c);
+}
+
 static void probe_on_message(struct conn *c, const struct lg_msg *m,
                              int64_t now)
 {
@@ -712,7 +734,10 @@ static void conn_established(struct conn *c, struct lws *wsi)
         lws_callback_on_writable(wsi);
         return;
     }
-    if (c->role == ROLE_PROBE)
+    if (r->cfg->mode == LG_MODE_ECHO) {
+        c->t_echo_us = now_us();
+        echo_send(c);
+    } else if (c->role == ROLE_PROBE)
         conn_send(c, false, 0, "{\"t\":\"hello\"}");
     else
         conn_send(c, false, 0, "{\"t\":\"hello\",\"name\":\"lg%d%c%d\"}",
@@ -761,6 +786,10 @@ static void conn_message(struct conn *c, const char *text, size_t len)
     struct run *r = c->run;
     int64_t now = now_us();
 
+    if (r->cfg->mode == LG_MODE_ECHO) {
+        echo_on_message(c, now);
+        return;
+    }
     lg_msg_parse(text, len, &r->msg);
     if (c->pair)
         pair_on_message(c->pair, c, &r->msg, now);
@@ -946,7 +975,10 @@ static void ctl_poll(struct timerq_timer *t)
     char b[16];
     ssize_t n;
 
-    if (!r->sent_ready && (r->ready == r->npairs || now >= r->ramp_deadline_us)) {
+    if (!r->sent_ready &&
+        ((r->ready == r->npairs && (r->cfg->mode != LG_MODE_ECHO ||
+                                    r->established == r->nprobes)) ||
+         now >= r->ramp_deadline_us)) {
         r->st.ramp_s = (double)(now - r->t_begin_us) / 1e6;
         write_all(r->cfg->out_fd, "R", 1);
         r->sent_ready = true;
@@ -978,7 +1010,7 @@ static int build(struct run *r)
     const struct lg_config *cfg = r->cfg;
     int per = 2 + cfg->spectators, gi = cfg->first_game * per;
 
-    if (cfg->mode == LG_MODE_CONNECT) {
+    if (cfg->mode == LG_MODE_CONNECT || cfg->mode == LG_MODE_ECHO) {
         r->nprobes = cfg->connections;
         r->probes = calloc((size_t)r->nprobes, sizeof *r->probes);
         if (!r->probes)
@@ -1092,8 +1124,8 @@ int lg_run(const struct lg_config *cfg)
         rc = 1;
         goto done;
     }
-    if (cfg->mode == LG_MODE_CONNECT)
-        r->ready = r->npairs; /* nothing to ramp */
+    if (cfg->mode == LG_MODE_CONNECT || cfg->mode == LG_MODE_ECHO)
+        r->ready = r->npairs; /* no games to ramp */
     start_pending(r);
     run_arm(r, &r->ctl_timer, now_us() + CTL_POLL_US);
     if (r->ev_loop)

@@ -23,6 +23,8 @@ enum lg_mode {
     LG_MODE_PLAY,    /* games played, replaced when they end */
     LG_MODE_CONNECT, /* connect, hello, welcome, close, again */
     LG_MODE_IDLE,    /* games with both first moves made, then silence */
+    LG_MODE_ECHO,    /* against an echo server: each connection sends a
+                        move-sized text, waits for it back, again */
 };
 
 struct lg_config {
@@ -33,7 +35,8 @@ struct lg_config {
     int games;            /* this process's games */
     int first_game;       /* global index of its first game (names, seeds) */
     int spectators;       /* per game */
-    int connections;      /* connect mode: attempts kept in flight */
+    int connections;      /* connect mode: attempts kept in flight; echo
+                             mode: connections */
     int move_interval_ms; /* mean time between moves of a game; 0: at once */
     double duration_s;    /* length of the measurement window */
     uint64_t seed;
@@ -60,6 +63,7 @@ struct lg_stats {
     uint64_t queue_full;        /* client-side outbound ring overflowed */
     uint64_t shutdowns;         /* {"t":"shutdown"} received */
     uint64_t connects;          /* connect mode: hello -> welcome done */
+    uint64_t echoes;            /* echo mode: round trips done */
     uint64_t connections;       /* established at the end of the window */
     uint64_t games_live;        /* games being played at the end */
     uint64_t cpu_us;            /* this process's CPU time in the window */
@@ -69,6 +73,7 @@ struct lg_stats {
     struct lg_hist opp;         /* move written -> opponent's `moved` */
     struct lg_hist spec;        /* move written -> a spectator's `moved` */
     struct lg_hist welcome;     /* connect mode: connect -> `welcome` */
+    struct lg_hist echo;        /* echo mode: message written -> echo */
 };
 
 /* Runs one process as described above. Returns 0, or 1 when the client

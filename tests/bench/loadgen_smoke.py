@@ -20,7 +20,7 @@ import tempfile
 import time
 import unittest
 
-SERVER, LOADGEN = sys.argv[1], sys.argv[2]
+SERVER, LOADGEN, ECHO_SERVER = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def free_port():
@@ -131,6 +131,51 @@ class LoadgenSmoke(unittest.TestCase):
             p50, p99 = int(s[k + "_p50_us"]), int(s[k + "_p99_us"])
             mx = int(s[k + "_max_us"])
             self.assertTrue(0 < p50 <= p99 <= mx, line)
+        # the server's own count of the window's moves and of their
+        # commits (/metrics before and after): the same moves, but for
+        # those in flight at either edge, one per game at most
+        server_moves = int(s["server_moves"])
+        commits = int(s["commit_samples"])
+        self.assertLessEqual(abs(server_moves - moves), 2 * 4, line)
+        self.assertLessEqual(abs(commits - server_moves), 2 * 4, line)
+        p50, p99 = int(s["commit_p50_us"]), int(s["commit_p99_us"])
+        self.assertTrue(0 < p50 <= p99 <= int(s["commit_p999_us"]), line)
+        self.assertEqual(s["ckpt_waits"], "0", line)
+
+    def test_echo(self):
+        """--mode echo against tests/bench's echo_server: every
+        connection's messages come back."""
+        port = free_port()
+        echo = subprocess.Popen([ECHO_SERVER, "--port", str(port)])
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port),
+                                             timeout=1).close()
+                    break
+                except OSError:
+                    self.assertLess(time.monotonic(), deadline)
+                    self.assertIsNone(echo.poll())
+                    time.sleep(0.01)
+            cmd = [LOADGEN, "--url", "ws://127.0.0.1:%d/ws" % port,
+                   "--mode", "echo", "--connections", "10",
+                   "--duration-s", "1", "--server-pid", str(echo.pid)]
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            line = p.stdout.strip()
+            s = parse_summary(line)
+            self.assertEqual(s["mode"], "echo", line)
+            self.assertEqual(s["connections"], "10", line)
+            self.assertGreater(int(s["echoes"]), 10, line)
+            self.assertEqual(s["echo_samples"], s["echoes"], line)
+            self.assertEqual(s["unexpected_closes"], "0", line)
+            self.assertEqual(s["connect_failures"], "0", line)
+        finally:
+            echo.send_signal(signal.SIGTERM)
+            echo.wait(timeout=10)
+        self.assertEqual(echo.returncode, 0)
 
     def test_idle(self):
         s, line = self.run_loadgen("--mode", "idle", "--games", "3",

@@ -1,8 +1,9 @@
 /*
  * test_loadgen.c - unit tests of the load generator's parts: the latency
- * histogram and the message parser.
+ * histogram, the message parser and the /metrics reader.
  */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "loadgen_hist.h"
 #include "loadgen_msg.h"
+#include "loadgen_prom.h"
 
 /* ---- histogram --------------------------------------------------------- */
 
@@ -296,6 +298,67 @@ START_TEST(msg_fast_falls_back)
 }
 END_TEST
 
+/* ---- /metrics ---------------------------------------------------------- */
+
+static const char prom_before[] =
+    "# HELP x_seconds X.\n# TYPE x_seconds histogram\n"
+    "x_seconds_bucket{le=\"0.001\"} 10\n"
+    "x_seconds_bucket{le=\"0.005\"} 10\n"
+    "x_seconds_bucket{le=\"0.01\"} 10\n"
+    "x_seconds_bucket{le=\"+Inf\"} 10\n"
+    "x_seconds_sum 0.002\nx_seconds_count 10\n"
+    "# HELP y_total Y.\n# TYPE y_total counter\n"
+    "y_total{code=\"a\"} 3\ny_total{code=\"b\"} 4\nxy 7\n";
+/* after: 100 more, 90 of them up to 1 ms, 8 up to 5 ms, 1 up to 10 ms,
+ * 1 above */
+static const char prom_after[] =
+    "# HELP x_seconds X.\n# TYPE x_seconds histogram\n"
+    "x_seconds_bucket{le=\"0.001\"} 100\n"
+    "x_seconds_bucket{le=\"0.005\"} 108\n"
+    "x_seconds_bucket{le=\"0.01\"} 109\n"
+    "x_seconds_bucket{le=\"+Inf\"} 110\n"
+    "x_seconds_sum 0.5\nx_seconds_count 110\n";
+
+START_TEST(prom_reads_and_subtracts)
+{
+    struct lg_prom_hist a, b;
+    double v;
+
+    ck_assert_int_eq(lg_prom_hist(prom_before, "x_seconds", &b), 0);
+    ck_assert_int_eq(b.n, 4);
+    ck_assert(isinf(b.le[3]));
+    ck_assert_int_eq(lg_prom_hist(prom_after, "x_seconds", &a), 0);
+    ck_assert_int_eq(lg_prom_hist_sub(&a, &b), 0);
+    ck_assert_double_eq(a.count, 100);
+    ck_assert_double_eq_tol(a.sum, 0.498, 1e-9);
+    ck_assert_double_eq(a.cum[0], 90);
+    ck_assert_double_eq(a.cum[3], 100);
+    /* p50: the 50th of 90 in (0, 1 ms]; p95: the 5th of 8 in (1, 5] ms;
+     * p99: the only one in (5, 10] ms; p100: above every bound */
+    ck_assert_double_eq_tol(lg_prom_quantile(&a, 0.5), 0.001 * 50 / 90,
+                            1e-12);
+    ck_assert_double_eq_tol(lg_prom_quantile(&a, 0.95), 0.001 + 0.004 * 5 / 8,
+                            1e-12);
+    ck_assert_double_eq_tol(lg_prom_quantile(&a, 0.99), 0.01, 1e-12);
+    ck_assert_double_eq_tol(lg_prom_quantile(&a, 1.0), 0.01, 1e-12);
+    ck_assert_double_eq(lg_prom_quantile(&b, 0.5) > 0, 1);
+    ck_assert_int_eq(lg_prom_value(prom_before, "y_total{code=\"b\"}", &v),
+                     0);
+    ck_assert_double_eq(v, 4);
+    ck_assert_int_eq(lg_prom_value(prom_before, "xy", &v), 0);
+    ck_assert_double_eq(v, 7);
+    ck_assert_int_eq(lg_prom_value(prom_before, "x", &v), -1);
+    ck_assert_int_eq(lg_prom_hist(prom_before, "y", &a), -1);
+    /* an empty window */
+    ck_assert_int_eq(lg_prom_hist(prom_before, "x_seconds", &a), 0);
+    ck_assert_int_eq(lg_prom_hist_sub(&a, &b), 0);
+    ck_assert_double_eq(lg_prom_quantile(&a, 0.99), 0);
+    /* other bounds: not comparable */
+    b.le[1] = 0.002;
+    ck_assert_int_eq(lg_prom_hist_sub(&a, &b), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loadgen");
@@ -313,6 +376,7 @@ int main(void)
     tcase_add_test(tc, msg_error_names_round_trip);
     tcase_add_test(tc, msg_fast_agrees_with_jansson);
     tcase_add_test(tc, msg_fast_falls_back);
+    tcase_add_test(tc, prom_reads_and_subtracts);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

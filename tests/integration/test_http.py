@@ -286,7 +286,16 @@ class HttpTest(ServerTest):
                            ("process_open_fds", "gauge"),
                            ("process_max_fds", "gauge"),
                            ("process_cpu_seconds_total", "counter"),
-                           ("process_start_time_seconds", "gauge")):
+                           ("process_start_time_seconds", "gauge"),
+                           ("chess_store_queue_wait_seconds", "histogram"),
+                           ("chess_store_checkpoint_wait_seconds",
+                            "histogram"),
+                           ("chess_store_statements_seconds", "histogram"),
+                           ("chess_store_commit_seconds", "histogram"),
+                           ("chess_store_retries_total", "counter"),
+                           ("chess_store_checkpoints_total", "counter"),
+                           ("chess_store_wal_restarts_total", "counter"),
+                           ("chess_store_wal_frames", "gauge")):
             self.assertEqual(fams[name]["type"], kind, name)
         reasons = {s[1]["reason"] for s in
                    fams["chess_games_finished_total"]["samples"]}
@@ -295,6 +304,7 @@ class HttpTest(ServerTest):
         for h in ("chess_move_seconds", "chess_move_commit_seconds"):
             self.assertEqual(value(h + '_bucket{le="+Inf"}'),
                              value(h + "_count"))
+        self.check_store_timing(value, fams)
         value("chess_live_games")
         value("chess_store_queue_depth")
         value("chess_out_queue_bytes")
@@ -447,6 +457,40 @@ class HttpTest(ServerTest):
             - m("chess_move_commit_seconds_bucket", (("le", "2.5"),)), slow)
         for op in ("write_dropped", "writes_lost", "read", "checkpoint"):
             m("chess_store_failures_total", (("op", op),))
+    def check_store_timing(self, value, fams):
+        """The journal writer's split of a commit: one statements and one
+        COMMIT sample per transaction, a queue-wait sample per
+        transaction that carried writes (the 4 moves and the players and
+        games rows took at least one), no checkpoint wait (the WAL is far
+        from its cap); and a move played now adds samples."""
+        txs = value("chess_store_commit_seconds_count")
+        self.assertEqual(value("chess_store_statements_seconds_count"), txs)
+        self.assertGreaterEqual(
+            value("chess_store_queue_wait_seconds_count"), 1)
+        self.assertLessEqual(
+            value("chess_store_queue_wait_seconds_count"), txs)
+        self.assertGreater(value("chess_store_commit_seconds_sum"), 0)
+        self.assertEqual(
+            value("chess_store_checkpoint_wait_seconds_count"), 0)
+        self.assertGreater(value("chess_store_wal_frames"), 0)
+        bounds = [s[1]["le"] for s in
+                  fams["chess_store_commit_seconds"]["samples"]
+                  if s[0].endswith("_bucket")]
+        self.assertIn("0.005", bounds)
+        queued = value("chess_store_queue_wait_seconds_count")
+        w, b, gid = self.invite_game()
+        self.play(w, b, gid, "e2e4")
+        _, _, body = self.server.http("/metrics")
+        text = body.decode()
+        parse_prometheus(self, text)
+
+        def now(name):
+            m = re.search("^%s (\\S+)$" % re.escape(name), text, re.M)
+            self.assertIsNotNone(m, name)
+            return float(m.group(1))
+        self.assertGreater(now("chess_store_commit_seconds_count"), txs)
+        self.assertGreater(now("chess_store_queue_wait_seconds_count"),
+                           queued)
 
     def test_prometheus_parser_rejects(self):
         """The strict parser is itself strict: each broken exposition

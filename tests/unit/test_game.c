@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "game.h"
+#include "movegen.h"
 #include "msgbuf.h"
+#include "notation.h"
 #include "check_main.h"
 
 #define MAXMSG 64
@@ -696,6 +698,64 @@ START_TEST(draw_offers_are_not_repeated)
 }
 END_TEST
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The state's `legal` list is every legal move in byte order: compared
+ * with movegen's moves sorted by strcmp, for positions with promotions
+ * (each letter, with and without capture), castling, en passant. */
+START_TEST(legal_list_in_byte_order)
+{
+    static const char *const fens[] = {
+        FEN_START,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    };
+    static char want[MOVES_MAX][UCI_MAX];
+
+    for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
+        struct game *g = new_game(&blitz, fens[f], 0);
+        char *text = game_render_state(g, NULL, false, 0), *p;
+        struct board b;
+        struct movelist l;
+        int n = 0;
+
+        ck_assert_int_eq(board_from_fen(&b, fens[f]), FEN_OK);
+        movegen_legal(&b, &l);
+        for (int i = 0; i < l.n; i++)
+            notation_uci(l.moves[i], want[i]);
+        qsort(want, (size_t)l.n, UCI_MAX, cmp_str);
+        ck_assert_ptr_nonnull(text);
+        p = strstr(text, "\"legal\":[");
+        ck_assert_ptr_nonnull(p);
+        p += strlen("\"legal\":[");
+        while (*p == '"') {
+            char *end = strchr(p + 1, '"');
+            ck_assert_ptr_nonnull(end);
+            ck_assert_int_lt(n, l.n);
+            ck_assert_msg(!strncmp(p + 1, want[n], (size_t)(end - p - 1)) &&
+                              strlen(want[n]) == (size_t)(end - p - 1),
+                          "%s: move %d is %.*s, not %s", fens[f], n,
+                          (int)(end - p - 1), p + 1, want[n]);
+            n++;
+            p = end + 1;
+            if (*p == ',')
+                p++;
+        }
+        ck_assert_int_eq(*p, ']');
+        ck_assert_int_eq(n, l.n);
+        free(text);
+        game_free(g);
+        reset();
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("game");
@@ -715,6 +775,7 @@ int main(void)
     tcase_add_test(tc, invitation_expires_after_a_day);
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);
+    tcase_add_test(tc, legal_list_in_byte_order);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -863,16 +863,20 @@ START_TEST(wal_stays_within_its_cap_under_back_to_back_commits)
     struct store_wal_stats st;
 
     start_game(s);
-    for (int ply = 1; ply <= 12000; ply++) {
+    for (int ply = 1; ply <= 4 * STORE_WAL_CAP_FRAMES; ply++) {
         commit_move(s, ply);
         st = wal_stats(s);
         ck_assert_msg(st.wal_frames <= STORE_WAL_CAP_FRAMES + COMMIT_FRAMES,
                       "ply %d: WAL of %d frames", ply, st.wal_frames);
     }
     st = wal_stats(s);
-    /* 12,000 commits write more than three caps' worth */
+    /* each commit writes a frame at least: four caps' worth. (How many
+     * of the restarts followed a wait is not fixed: past the soft mark
+     * the checkpointer's passes go back to back, and one that falls
+     * between two of these commits starts the WAL over with no wait;
+     * writer_waits_for_the_checkpointer_and_never_checkpoints shows the
+     * wait.) */
     ck_assert_uint_ge(st.wal_restarts, 3);
-    ck_assert_uint_ge(st.writer_waits, 3);
     ck_assert_int_le(st.wal_frames_max, STORE_WAL_CAP_FRAMES + COMMIT_FRAMES);
     ck_assert_int_le(wal_size(),
                      32 + (STORE_WAL_CAP_FRAMES + COMMIT_FRAMES) *
