@@ -1941,6 +1941,17 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return -1;
     }
 
+    /* lws 4.1 initialises the protocols (and picks each vhost's default
+     * protocol) only when its system state reaches POLICY_VALID, which a
+     * foreign loop's first turn steps it to; a vhost created before that
+     * listens at once, and a connection accepted in that first turn is
+     * bound to protocols[0] (HTTP) and never reaches callback_chess: a
+     * client that connects right after a (re)start would hang. Step the
+     * state now, before any vhost exists: a vhost created afterwards is
+     * initialised as it is created. */
+    lws_state_transition_steps(lws_system_get_state_manager(context),
+                               LWS_SYSTATE_OPERATIONAL);
+
     /* A port in use is said plainly here; lws would only log a bind
      * error, and a failed vhost can hold its socket until the context
      * goes, so the cause cannot be probed afterwards. */

@@ -94,12 +94,16 @@ class Server:
         self.log = open(os.path.join(self.dir, "server.log"), "ab")
         self.log_start = self.log.tell()
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
+        # CHESS_TEST_LOG_LEVEL=debug: the server logs every connection
+        # (for a failure that only shows under load)
+        level = os.environ.get("CHESS_TEST_LOG_LEVEL")
         self.proc = subprocess.Popen(
             wrapper + [SERVER, "--listen", "127.0.0.1",
              "--port", str(self.port), "--db", self.db,
              "--web", self.web, "--grace-s", str(self.grace_s),
              "--first-move-s", str(self.first_move_s),
              "--guests-per-ip-per-min", str(self.guests_per_ip_per_min)]
+            + (["--log-level", level] if level else [])
             + self.extra,
             stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + WAIT

@@ -1,11 +1,16 @@
 """Restarts: a planned stop (SIGTERM) and a crash (kill -9) lose nothing;
 live games come back paused, with their moves, offers and clocks, and the
 players resume them with their tokens."""
+import json
+import os
 import sqlite3
+import subprocess
 import time
 import unittest
 
-from harness import FISCHER_5_0, Closed, FreshServerTest
+from harness import (FISCHER_5_0, SERVER, WAIT, Closed, FreshServerTest,
+                     free_port)
+from wsclient import WebSocket
 
 
 class RestartTest(FreshServerTest):
@@ -100,6 +105,33 @@ class RestartTest(FreshServerTest):
         j.expect("game_start", game=inv["game"])
         a2 = self.client(srv2, token=a.token)
         self.assertEqual(a2.games, [inv["game"]])
+
+    def test_client_connecting_during_start_up_is_served(self):
+        """Browsers reconnect the moment a restarted server listens. A
+        connection accepted before the loop's first turn (while the store
+        opens and games are restored) must be served: lws 4.1 bound such
+        a connection to its HTTP protocol, so its hello went unanswered."""
+        port = free_port()
+        os.makedirs(self.path("web"))
+        with open(self.path("server.log"), "ab") as log:
+            proc = subprocess.Popen(
+                [SERVER, "--listen", "127.0.0.1", "--port", str(port),
+                 "--db", self.path("db", "chess.db"),
+                 "--web", self.path("web")], stdout=log, stderr=log)
+        self.addCleanup(proc.wait, WAIT)
+        self.addCleanup(proc.kill)
+        deadline = time.monotonic() + WAIT
+        while True:  # as early as the port accepts
+            try:
+                ws = WebSocket("127.0.0.1", port, timeout=WAIT)
+                break
+            except ConnectionRefusedError:
+                self.assertLess(time.monotonic(), deadline, "never listened")
+                self.assertIsNone(proc.poll(), "the server exited")
+                time.sleep(0.0005)
+        self.addCleanup(ws.sock.close)
+        ws.send({"t": "hello"})
+        self.assertEqual(json.loads(ws.recv_message())["t"], "welcome")
 
     def test_unloadable_games_are_logged_and_skipped(self):
         """A stored game the server cannot rebuild (an invitation from
