@@ -34,8 +34,8 @@ static bool chance(unsigned long long *s, int percent)
 
 const char *lockgen_kind_name(enum lockgen_kind kind)
 {
-    static const char *names[LOCKGEN_KINDS] = {"locked", "ep", "capture",
-                                               "free-pawn", "piece"};
+    static const char *names[LOCKGEN_KINDS] = {
+        "locked", "ep", "capture", "free-pawn", "piece", "gap"};
     return kind < LOCKGEN_KINDS ? names[kind] : "?";
 }
 
@@ -199,6 +199,18 @@ static bool piece_break(unsigned long long *s, char *g)
     return pawn_captures(g) == 0;
 }
 
+/* Takes every pawn off one file that has some. */
+static bool gap_break(unsigned long long *s, char *g)
+{
+    int f = pick(s, 8);
+    bool any = false;
+    for (int r = 1; r < 7; r++) {
+        any |= g[SQ(f, r)] != '.';
+        g[SQ(f, r)] = '.';
+    }
+    return any && memchr(g, 'P', 64) && memchr(g, 'p', 64);
+}
+
 /* Is sq on c's own side of the pawns: behind every pawn of c on its file
  * and the files beside it? */
 static bool own_side(const char *g, int sq, enum color c)
@@ -291,6 +303,9 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
             break;
         case LOCKGEN_PIECE:
             ok = piece_break(s, g);
+            break;
+        case LOCKGEN_GAP:
+            ok = gap_break(s, g);
             break;
         default:
             break;

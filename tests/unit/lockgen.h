@@ -3,7 +3,7 @@
  * the dead-position analysis: fully locked ones, and near-locked ones with
  * a single point where the lock can break (an en-passant capture, a pawn
  * capture, a pawn that can advance, a pawn blocked by a piece instead of a
- * pawn). Kings and a few pieces are scattered, mostly on their own side of
+ * pawn, a gap in the wall that a king may walk through). Kings and a few pieces are scattered, mostly on their own side of
  * the pawns; castling rights are set wherever a king and rook stand at
  * home, and an en-passant square wherever the core accepts one.
  */
@@ -18,6 +18,7 @@ enum lockgen_kind {
     LOCKGEN_CAPTURE,   /* ... but one pawn can take another */
     LOCKGEN_FREE_PAWN, /* ... but one pawn has lost its blocker */
     LOCKGEN_PIECE,     /* ... but one blocker is a piece, not a pawn */
+    LOCKGEN_GAP,       /* a wall of pawns with one file taken out */
     LOCKGEN_KINDS
 };
 

@@ -230,7 +230,7 @@ static void differential(long per_kind, bool search)
 
 START_TEST(differential_static)
 {
-    differential(600, false);
+    differential(500, false);
 }
 END_TEST
 
