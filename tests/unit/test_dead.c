@@ -18,6 +18,7 @@
 #include "board.h"
 #include "dead.h"
 #include "deaddiff.h"
+#include "helpmate.h"
 #include "movegen.h"
 #include "testutil.h"
 #include "check_main.h"
@@ -208,6 +209,39 @@ START_TEST(locked_with_en_passant)
 }
 END_TEST
 
+/* The reference search itself: it finds the en-passant helpmate above at
+ * its true length, its line replays to a checkmate by that side, and it
+ * finds none where there is none. */
+START_TEST(helpmate_reference)
+{
+    struct helpmate *h = helpmate_new(16);
+    move_t line[HELPMATE_PLIES_MAX];
+    struct board b;
+    ck_assert_ptr_nonnull(h);
+    testutil_board(&b, "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/4K3 b - e3 0 1");
+    int n = helpmate_find(h, &b, BLACK, 8, 1000000, line, NULL);
+    ck_assert_int_eq(n, 7);
+    for (int i = 0; i < n; i++) {
+        struct board_undo u;
+        ck_assert(movegen_is_legal(&b, line[i]));
+        board_make(&b, line[i], &u);
+    }
+    ck_assert(board_in_check(&b) && !movegen_has_legal(&b));
+    ck_assert_int_eq(b.side, WHITE);
+    /* Fool's mate in 4 plies; none shorter. */
+    testutil_board(&b, FEN_START);
+    ck_assert_int_eq(helpmate_find(h, &b, BLACK, 4, 1000000, line, NULL), 4);
+    ck_assert_int_eq(helpmate_find(h, &b, WHITE, 4, 1000000, line, NULL), -1);
+    /* A bare king never mates; the same pawns without en passant. */
+    testutil_board(&b, "7k/8/6K1/8/8/8/8/1Q6 w - - 0 1");
+    ck_assert_int_eq(helpmate_find(h, &b, BLACK, 8, 1000000, line, NULL), -1);
+    ck_assert_int_eq(helpmate_find(h, &b, WHITE, 8, 1000000, line, NULL), 1);
+    testutil_board(&b, "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/3K4 b - - 0 1");
+    ck_assert_int_eq(helpmate_find(h, &b, BLACK, 16, 1000000, line, NULL), -1);
+    helpmate_free(h);
+}
+END_TEST
+
 /*
  * The differential test (tests/unit/deaddiff.h): random locked and
  * near-locked positions; wherever dead.c says a side cannot mate, a plain
@@ -250,6 +284,7 @@ static Suite *dead_suite(void)
     tcase_add_test(tc, terminal_positions);
     tcase_add_test(tc, material_cases);
     tcase_add_test(tc, locked_with_en_passant);
+    tcase_add_test(tc, helpmate_reference);
     tcase_add_test(tc, differential_static);
     suite_add_tcase(s, tc);
     /* Seconds in an optimised build: run as its own meson test. */
