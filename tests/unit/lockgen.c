@@ -67,9 +67,9 @@ static int free_pawns(const char *g)
 {
     int n = 0;
     for (int s = 0; s < 64; s++) {
-        if (g[s] == 'P' && g[s + 8] == '.')
+        if (g[s] == 'P' && at(g, SQ_FILE(s), SQ_RANK(s) + 1) == '.')
             n++;
-        if (g[s] == 'p' && g[s - 8] == '.')
+        if (g[s] == 'p' && at(g, SQ_FILE(s), SQ_RANK(s) - 1) == '.')
             n++;
     }
     return n;
@@ -266,6 +266,25 @@ static void write_fen(const char *g, enum color side, const char *castling,
         sprintf(o, " %c %s - 0 40", side == WHITE ? 'w' : 'b', castling);
 }
 
+/* Every castling right that g allows (a king and a rook at home), as a
+ * FEN field written into buf (5 bytes); returns buf. */
+static const char *castling_rights(const char *g, char *buf)
+{
+    char *o = buf;
+    if (g[SQ(4, 0)] == 'K' && g[SQ(7, 0)] == 'R')
+        *o++ = 'K';
+    if (g[SQ(4, 0)] == 'K' && g[SQ(0, 0)] == 'R')
+        *o++ = 'Q';
+    if (g[SQ(4, 7)] == 'k' && g[SQ(7, 7)] == 'r')
+        *o++ = 'k';
+    if (g[SQ(4, 7)] == 'k' && g[SQ(0, 7)] == 'r')
+        *o++ = 'q';
+    if (o == buf)
+        *o++ = '-';
+    *o = '\0';
+    return buf;
+}
+
 /* A square where `side` could take en passant in g (chosen at random
  * among them), or -1. */
 static int ep_square(unsigned long long *s, const char *g, enum color side)
@@ -286,7 +305,7 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
 {
     static const char white_pieces[] = "NNBBBRQ";
     static const int piece_count[10] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
-    char g[64], fen[FEN_MAX + 32];
+    char g[64], fen[FEN_MAX + 32], castling[5];
     for (;;) {
         enum color side = chance(s, 50) ? WHITE : BLACK;
         locked_pawns(s, g);
@@ -313,21 +332,15 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
         if (!ok)
             continue;
         /* Kings and rooks at home now and then, for castling rights. */
-        char castling[5] = "", *cp = castling;
         for (int c = WHITE; c <= BLACK; c++) {
             int home = c == WHITE ? 0 : 7;
             if (!chance(s, 10) || g[SQ(4, home)] != '.')
                 continue;
             g[SQ(4, home)] = c == WHITE ? 'K' : 'k';
             for (int f = 7; f >= 0; f -= 7)
-                if (g[SQ(f, home)] == '.' && chance(s, 60)) {
+                if (g[SQ(f, home)] == '.' && chance(s, 60))
                     g[SQ(f, home)] = c == WHITE ? 'R' : 'r';
-                    *cp++ = (char)((f ? 'K' : 'Q') + (c ? 32 : 0));
-                }
         }
-        if (cp == castling)
-            *cp++ = '-';
-        *cp = '\0';
         for (int c = WHITE; c <= BLACK && ok; c++) {
             char k = c == WHITE ? 'K' : 'k';
             if (memchr(g, k, 64))
@@ -351,7 +364,7 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
          * en-passant kind, most of the time for the others. */
         int ep = kind == LOCKGEN_EP || chance(s, 70) ? ep_square(s, g, side)
                                                      : -1;
-        write_fen(g, side, castling, ep, fen);
+        write_fen(g, side, castling_rights(g, castling), ep, fen);
         if (board_from_fen(b, fen) == FEN_OK && movegen_has_legal(b))
             return;
     }
