@@ -117,8 +117,10 @@ static bool locked_cannot_mate(const struct board *b, enum color c)
     uint64_t wp_att = ((wp & ~BB_FILE_A) << 7) | ((wp & ~BB_FILE_H) << 9);
     uint64_t bp_att = ((bp & ~BB_FILE_A) >> 9) | ((bp & ~BB_FILE_H) >> 7);
     uint64_t pawn_att[2] = {wp_att, bp_att};
-    /* No pawn may be able to take another now. */
-    if ((wp_att & bp) || (bp_att & wp))
+    /* No pawn may be able to take another now, en passant included (b->ep
+     * is set only when that capture is legal). Later there is none: a
+     * double step needs a pawn that can advance. */
+    if ((wp_att & bp) || (bp_att & wp) || b->ep != SQ_NONE)
         return false;
 
     /* A king walks on squares free of pawns and not attacked by enemy

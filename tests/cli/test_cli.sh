@@ -34,6 +34,11 @@ check "status dead" \
     '{"check":false,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false}' \
     "$("$cli" status "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1")"
 
+# Locked pawns, but Black can take en passant (f4xe3) and promote: not dead.
+check "status locked but en passant" \
+    '{"check":false,"checkmate":false,"stalemate":false,"dead":false,"white_can_mate":true,"black_can_mate":true}' \
+    "$("$cli" status "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/4K3 b - e3 0 1")"
+
 # Standard input: one answer per line, an error line for a bad FEN.
 out=$(printf '%s\nnot a fen\n4k3/8/8/8/8/8/8/4K3 b - - 0 1\n' "$start" | "$cli" moves)
 check "stdin lines" 3 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"

@@ -173,6 +173,16 @@ START_TEST(outcomes)
     play(&r, "e1e2");
     ck_assert_int_eq(record_outcome(&r), OUTCOME_DEAD);
     record_clear(&r);
+    /* e2-e4 locks the pawns, but Black may take en passant (f4xe3) and
+     * promote: the game goes on (issue 10); once the right is gone and
+     * nothing else changed, it is dead. */
+    start(&r, "4k3/8/8/p1p1p3/P1P2p1p/1B3P1P/4P3/4K3 w - - 0 1");
+    play(&r, "e2e4");
+    ck_assert_int_eq(r.cur.ep, SQ(4, 2));
+    ck_assert_int_eq(record_outcome(&r), OUTCOME_NONE);
+    play(&r, "e8d8");
+    ck_assert_int_eq(record_outcome(&r), OUTCOME_DEAD);
+    record_clear(&r);
 }
 END_TEST
 
