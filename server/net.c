@@ -20,9 +20,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ev.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -164,6 +166,7 @@ static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
 static int accepted_fd = -1;
 static char accepted_ip[64];
 static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
+static struct listener_bound bound_main, bound_redirect; /* port 0: none */
 static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
 static int http_status(struct lws *wsi, unsigned code); /* see HTTP */
 static void tcp_expire(int64_t now);
@@ -1822,6 +1825,89 @@ static const struct lws_protocols redirect_protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
 
+/* ---- descriptors used up ----------------------------------------------- */
+
+/* When accept() fails for want of a descriptor (EMFILE, ENFILE), lws 4.1
+ * logs "accept: errno 24" and leaves the connection queued: the listening
+ * socket stays readable and the loop would retry on every turn, a core
+ * at 100%. The TCP cap keeps connections from using the descriptors up,
+ * but files, the database or a limit lowered under the running process
+ * can. So the server keeps a reserve descriptor (/dev/null): after such
+ * a failure, before the loop waits again, it closes the reserve, accepts
+ * and closes what is queued on its listening sockets (those clients see
+ * their connection closed instead of hanging), and opens the reserve
+ * again. The loop then sleeps until the next connection. */
+static int reserve_fd = -1;
+static bool accept_starved;     /* lws said accept() failed so */
+static ev_prepare starved_prepare;
+
+/* Connections shed from one listening socket per turn of the loop. */
+#define SHED_MAX 256
+
+/* Notes lws's line (an error) when it says that accept() failed for want
+ * of a descriptor. */
+static void starved_note(const char *line)
+{
+    int e;
+
+    if (sscanf(line, "accept: errno %d", &e) == 1
+        && (e == EMFILE || e == ENFILE))
+        accept_starved = true;
+}
+
+static void reserve_open(void)
+{
+    if (reserve_fd < 0)
+        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Accepts and closes the connections queued on the listening socket fd
+ * (poll first, as lws does: the socket may block). Returns how many. */
+static unsigned long shed_queue(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    unsigned long n = 0;
+    int c;
+
+    while (n < SHED_MAX && poll(&p, 1, 0) == 1
+           && (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+        close(c);
+        n++;
+    }
+    return n;
+}
+
+/* Before the loop waits: sheds the queued connections after a starved
+ * accept (see above); says so at most once a second. */
+static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
+{
+    static int64_t last_ms;
+    static unsigned long shed;
+    int64_t now;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    if (!accept_starved)
+        return;
+    accept_starved = false;
+    if (reserve_fd >= 0) {
+        close(reserve_fd);
+        reserve_fd = -1;
+    }
+    shed += shed_queue(bound_main.fd);
+    if (bound_redirect.port)
+        shed += shed_queue(bound_redirect.fd);
+    reserve_open();
+    now = net_now_ms();
+    if (now - last_ms < 1000)
+        return;
+    log_warn("event=descriptors_exhausted shed=%lu reserve=%s connections=%d",
+             shed, reserve_fd >= 0 ? "kept" : "lost", n_tcp);
+    last_ms = now;
+    shed = 0;
+}
+
 /* ---- lws's log --------------------------------------------------------- */
 
 /* The last line lws logged, for collapsing repeats (under lws_last_mu:
@@ -1860,8 +1946,10 @@ static void lws_emit(int level, const char *line)
     int64_t now = net_now_ms();
     size_t n;
 
-    if (level & LLL_ERR)
+    if (level & LLL_ERR) {
         l = LOG_ERROR;
+        starved_note(line);
+    }
     else if (level & LLL_WARN)
         l = LOG_WARN;
     else if (level & LLL_USER)
@@ -1919,8 +2007,6 @@ static uint64_t listen_options(const struct listener_want *w)
     }
     return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY;
 }
-
-static struct listener_bound bound_main, bound_redirect;
 
 /* The headers of every HTTP answer: lws adds a vhost's `headers` in
  * lws_add_http_header_status, which every answer goes through (files,
@@ -2050,6 +2136,9 @@ int net_start(const struct config *config, char *err, size_t errlen)
     ev_check_init(&date_check, date_check_cb);
     ev_set_priority(&date_check, EV_MAXPRI);
     ev_check_start(loop, &date_check);
+    reserve_open();
+    ev_prepare_init(&starved_prepare, starved_prepare_cb);
+    ev_prepare_start(loop, &starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: see utf8_valid */
@@ -2150,6 +2239,8 @@ fail:
     ev_loop_destroy(loop);
     loop = NULL;
     wire_free();
+    close(reserve_fd);
+    reserve_fd = -1;
     return rc;
 }
 
@@ -2201,11 +2292,15 @@ void net_stop(void)
         ev_timer_stop(loop, &lag_ev);
         ev_check_stop(loop, &stop_check);
         ev_check_stop(loop, &date_check);
+        ev_prepare_stop(loop, &starved_prepare);
         ev_loop_destroy(loop);
         loop = NULL;
     }
     timers_ev_at = INT64_MAX;
     timerq_free(&timers);
+    if (reserve_fd >= 0)
+        close(reserve_fd);
+    reserve_fd = -1;
     wire_free();
     /* what lws did not report destroyed */
     for (size_t i = 0; i < tcps.cap; i++)
