@@ -179,7 +179,8 @@ static int route(struct hub *h, const char *path, const char *const *args,
     if (!strcmp(path, "/metrics")) {
         return reply(r, 200, "text/plain; version=0.0.4",
               metrics_render(hub_metrics(h), hub_live_games(h),
-                             hub_open_seeks(h), hub_store(h)));
+                             hub_open_seeks(h), hub_subscriptions(h),
+                             hub_store(h)));
     }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;

@@ -82,6 +82,7 @@ void metrics_http(struct metrics *m, enum metrics_route route, int status);
  * the gauges that live elsewhere are passed in, and the store's queue
  * depth and failures read from st. */
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, const struct store *st);
+                     size_t open_seeks, size_t subscriptions,
+                     const struct store *st);
 
 #endif
