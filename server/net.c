@@ -1949,11 +1949,11 @@ static void lws_emit(int level, const char *line)
     if (level & LLL_ERR) {
         l = LOG_ERROR;
         starved_note(line);
-    }
-    else if (level & LLL_WARN)
+    } else if (level & LLL_WARN) {
         l = LOG_WARN;
-    else if (level & LLL_USER)
+    } else if (level & LLL_USER) {
         l = LOG_INFO;
+    }
     snprintf(msg, sizeof msg, "%s", line);
     n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
