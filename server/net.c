@@ -2017,7 +2017,7 @@ static uint64_t listen_options(const struct listener_want *w)
  * 'self' where lws allows any WebSocket host (CSP 3's 'self' covers the
  * page's own host over ws: and wss:); and Date, kept current by
  * date_check. */
-static char date_value[32];
+static char date_value[80]; /* 29 used; room for any int fields */
 static const struct lws_protocol_vhost_options hdr_referrer = {
     NULL, NULL, "referrer-policy:", "no-referrer"};
 static const struct lws_protocol_vhost_options hdr_frames = {
