@@ -166,6 +166,11 @@ bool game_is_subscribed(const struct game *g, const struct session *s)
     return false;
 }
 
+size_t game_subscriptions(const struct game *g)
+{
+    return g->nsubs;
+}
+
 /* ---- derived views ----------------------------------------------------- */
 
 struct moves_info {

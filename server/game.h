@@ -148,6 +148,9 @@ int game_subscribe(struct game *g, struct session *s, enum game_role role);
 void game_unsubscribe(struct game *g, struct session *s);
 bool game_is_subscribed(const struct game *g, const struct session *s);
 
+/* How many sessions g sends its messages to. */
+size_t game_subscriptions(const struct game *g);
+
 /* Sends game_start (to each player's subscribers, with "you") followed by
  * state to every subscriber. */
 void game_announce_start(struct game *g, int64_t now);

@@ -187,7 +187,7 @@ static int route(struct hub *h, const char *path, const char *const *args,
                                             (enum store_failure)i);
         return reply(r, 200, "text/plain; version=0.0.4",
               metrics_render(hub_metrics(h), hub_live_games(h),
-                             hub_open_seeks(h), &st));
+                             hub_open_seeks(h), hub_subscriptions(h), &st));
     }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;

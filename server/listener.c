@@ -41,6 +41,7 @@ int listener_describe(int fd, struct listener_bound *out)
     socklen_t len = sizeof ss;
 
     memset(out, 0, sizeof *out);
+    out->fd = fd;
     if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
         return -1;
     if (ss.ss_family == AF_INET) {

@@ -302,7 +302,8 @@ static void put_store(struct out *o, const struct metrics_store *st)
 }
 
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, const struct metrics_store *st)
+                     size_t open_seeks, size_t subscriptions,
+                     const struct metrics_store *st)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
 
@@ -326,6 +327,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
     put(&o, "# HELP chess_open_seeks Seeks waiting for an opponent.\n"
             "# TYPE chess_open_seeks gauge\nchess_open_seeks %zu\n",
         open_seeks);
+    put(&o, "# HELP chess_game_subscriptions Targets of the games' "
+            "messages: one per seated player online (whatever its number "
+            "of connections) and one per spectating connection.\n"
+            "# TYPE chess_game_subscriptions gauge\n"
+            "chess_game_subscriptions %zu\n", subscriptions);
     put(&o, "# HELP chess_messages_total Client text messages received.\n"
             "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
         (unsigned long long)m->messages_in);

@@ -91,6 +91,7 @@ struct metrics_store {
  * the gauges that live elsewhere are passed in, and the store's queue
  * depth and failures read from st. */
 char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, const struct metrics_store *st);
+                     size_t open_seeks, size_t subscriptions,
+                     const struct metrics_store *st);
 
 #endif

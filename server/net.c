@@ -20,9 +20,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ev.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -164,7 +166,9 @@ static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
 static int accepted_fd = -1;
 static char accepted_ip[64];
 static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
+static struct listener_bound bound_main, bound_redirect; /* port 0: none */
 static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
+static int http_status(struct lws *wsi, unsigned code); /* see HTTP */
 static void tcp_expire(int64_t now);
 
 int64_t net_now_ms(void)
@@ -869,7 +873,7 @@ static int confirm_upgrade(struct lws *wsi)
     tcp_request_done(wsi);
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        http_status(wsi, HTTP_STATUS_NOT_FOUND);
         return 1;
     }
     if (stopping)
@@ -877,14 +881,14 @@ static int confirm_upgrade(struct lws *wsi)
     client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
         hub_metrics(hub)->refused_origin++;
-        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
+        http_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
     if (n_conns >= cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d", ip, n_conns);
         hub_metrics(hub)->refused_full++;
-        lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL);
+        http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
     p = table_get(&peers, ip);
@@ -892,7 +896,7 @@ static int confirm_upgrade(struct lws *wsi)
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d", ip, p->conns);
         hub_metrics(hub)->refused_per_ip++;
-        lws_return_http_status(wsi, 429, NULL);
+        http_status(wsi, 429);
         return 1;
     }
     return 0;
@@ -1398,9 +1402,64 @@ static int http_done(struct lws *wsi)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+/* True when the request on wsi is a HEAD: answered as its GET would be,
+ * without the body. */
+static bool is_head(struct lws *wsi)
+{
+    return lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
+}
+
+/* The header holding the request's path: a GET's, or a HEAD's. */
+static enum lws_token_indexes path_token(struct lws *wsi)
+{
+    return is_head(wsi) ? WSI_TOKEN_HEAD_URI : WSI_TOKEN_GET_URI;
+}
+
+static const char *status_text(unsigned code)
+{
+    switch (code) {
+    case HTTP_STATUS_BAD_REQUEST: return "Bad Request";
+    case HTTP_STATUS_FORBIDDEN: return "Forbidden";
+    case HTTP_STATUS_NOT_FOUND: return "Not Found";
+    case HTTP_STATUS_REQ_URI_TOO_LONG: return "URI Too Long";
+    case 429: return "Too Many Requests";
+    case HTTP_STATUS_INTERNAL_SERVER_ERROR: return "Internal Server Error";
+    case HTTP_STATUS_SERVICE_UNAVAILABLE: return "Service Unavailable";
+    default: return "Error";
+    }
+}
+
+/* Answers the request on wsi with status code and its reason as a line
+ * of text (none to a HEAD): what lws_return_http_status does, which
+ * writes its body to a HEAD too. Returns nonzero when it could not be
+ * written. */
+static int http_status(struct lws *wsi, unsigned code)
+{
+    uint8_t buf[LWS_PRE + 2048], *start = &buf[LWS_PRE], *p = start,
+            *end = &buf[sizeof buf - 1];
+    char body[64], len[16];
+    int n = snprintf(body, sizeof body, "%u %s\n", code, status_text(code));
+    int ln = snprintf(len, sizeof len, "%d", n);
+
+    if (lws_add_http_header_status(wsi, code, &p, end)
+        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
+                                        (unsigned char *)"text/plain", 10,
+                                        &p, end)
+        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH,
+                                        (unsigned char *)len, ln, &p, end)
+        || lws_finalize_http_header(wsi, &p, end) || end - p < n)
+        return 1;
+    if (!is_head(wsi)) {
+        memcpy(p, body, (size_t)n);
+        p += n;
+    }
+    n = (int)(p - start);
+    return lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP) != n;
+}
+
 static int not_found(struct lws *wsi)
 {
-    lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+    http_status(wsi, HTTP_STATUS_NOT_FOUND);
     return http_done(wsi);
 }
 
@@ -1436,17 +1495,18 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
             *end = &buf[sizeof buf - 1];
-    char uri[512], argbuf[MAX_ARGS][128];
+    char uri[512] = "", argbuf[MAX_ARGS][128];
     const char *args[MAX_ARGS];
     struct http_reply r;
     size_t nargs = 0;
 
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) >= (int)sizeof uri) {
+    if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
         /* no path of ours is this long; say so rather than hang up */
-        lws_return_http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, NULL);
+        http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
         return http_done(wsi);
     }
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0)
+    /* any other method has no path here: a 404 */
+    if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
         return -1;
     if (!http_wants(uri))
         return serve_file(wsi, uri);
@@ -1469,7 +1529,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
 answer:
     count_http(uri, r.status);
     if (!r.body) {
-        lws_return_http_status(wsi, (unsigned)r.status, NULL);
+        http_status(wsi, (unsigned)r.status);
         return http_done(wsi);
     }
     pss->body = r.body;
@@ -1482,6 +1542,11 @@ answer:
                                         end)
         || lws_finalize_write_http_header(wsi, start, &p, end))
         return -1;
+    if (is_head(wsi)) {
+        free(pss->body);
+        pss->body = NULL;
+        return http_done(wsi);
+    }
     lws_callback_on_writable(wsi);
     return 0;
 }
@@ -1686,7 +1751,8 @@ static bool redirect_target(struct lws *wsi, char *out, size_t cap)
     char part[1024], *eq;
     size_t at = 0;
 
-    if (lws_hdr_copy(wsi, part, sizeof part, WSI_TOKEN_GET_URI) < 0)
+    part[0] = '\0';
+    if (lws_hdr_copy(wsi, part, sizeof part, path_token(wsi)) < 0)
         return false;
     if (!url_append(out, cap, &at, part[0] ? part : "/", "/!$&'()*+,;=:@"))
         return false;
@@ -1724,7 +1790,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         return n;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
+        http_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     case LWS_CALLBACK_HTTP:
         tcp_request_done(wsi);
@@ -1733,7 +1799,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
             if (hub)
                 metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
-            lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST, NULL);
+            http_status(wsi, HTTP_STATUS_BAD_REQUEST);
             return http_done(wsi);
         }
         if (hub)
@@ -1758,6 +1824,89 @@ static const struct lws_protocols redirect_protocols[] = {
     {"http-redirect", callback_redirect, 0, 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
+
+/* ---- descriptors used up ----------------------------------------------- */
+
+/* When accept() fails for want of a descriptor (EMFILE, ENFILE), lws 4.1
+ * logs "accept: errno 24" and leaves the connection queued: the listening
+ * socket stays readable and the loop would retry on every turn, a core
+ * at 100%. The TCP cap keeps connections from using the descriptors up,
+ * but files, the database or a limit lowered under the running process
+ * can. So the server keeps a reserve descriptor (/dev/null): after such
+ * a failure, before the loop waits again, it closes the reserve, accepts
+ * and closes what is queued on its listening sockets (those clients see
+ * their connection closed instead of hanging), and opens the reserve
+ * again. The loop then sleeps until the next connection. */
+static int reserve_fd = -1;
+static bool accept_starved;     /* lws said accept() failed so */
+static ev_prepare starved_prepare;
+
+/* Connections shed from one listening socket per turn of the loop. */
+#define SHED_MAX 256
+
+/* Notes lws's line (an error) when it says that accept() failed for want
+ * of a descriptor. */
+static void starved_note(const char *line)
+{
+    int e;
+
+    if (sscanf(line, "accept: errno %d", &e) == 1
+        && (e == EMFILE || e == ENFILE))
+        accept_starved = true;
+}
+
+static void reserve_open(void)
+{
+    if (reserve_fd < 0)
+        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Accepts and closes the connections queued on the listening socket fd
+ * (poll first, as lws does: the socket may block). Returns how many. */
+static unsigned long shed_queue(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    unsigned long n = 0;
+    int c;
+
+    while (n < SHED_MAX && poll(&p, 1, 0) == 1
+           && (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+        close(c);
+        n++;
+    }
+    return n;
+}
+
+/* Before the loop waits: sheds the queued connections after a starved
+ * accept (see above); says so at most once a second. */
+static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
+{
+    static int64_t last_ms;
+    static unsigned long shed;
+    int64_t now;
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    if (!accept_starved)
+        return;
+    accept_starved = false;
+    if (reserve_fd >= 0) {
+        close(reserve_fd);
+        reserve_fd = -1;
+    }
+    shed += shed_queue(bound_main.fd);
+    if (bound_redirect.port)
+        shed += shed_queue(bound_redirect.fd);
+    reserve_open();
+    now = net_now_ms();
+    if (now - last_ms < 1000)
+        return;
+    log_warn("event=descriptors_exhausted shed=%lu reserve=%s connections=%d",
+             shed, reserve_fd >= 0 ? "kept" : "lost", n_tcp);
+    last_ms = now;
+    shed = 0;
+}
 
 /* ---- lws's log --------------------------------------------------------- */
 
@@ -1797,12 +1946,14 @@ static void lws_emit(int level, const char *line)
     int64_t now = net_now_ms();
     size_t n;
 
-    if (level & LLL_ERR)
+    if (level & LLL_ERR) {
         l = LOG_ERROR;
-    else if (level & LLL_WARN)
+        starved_note(line);
+    } else if (level & LLL_WARN) {
         l = LOG_WARN;
-    else if (level & LLL_USER)
+    } else if (level & LLL_USER) {
         l = LOG_INFO;
+    }
     snprintf(msg, sizeof msg, "%s", line);
     n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
@@ -1857,14 +2008,71 @@ static uint64_t listen_options(const struct listener_want *w)
     return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY;
 }
 
-static struct listener_bound bound_main, bound_redirect;
+/* The headers of every HTTP answer: lws adds a vhost's `headers` in
+ * lws_add_http_header_status, which every answer goes through (files,
+ * the API, errors, redirects and lws's own). The security headers are
+ * those of lws 4.1's LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_
+ * PRACTICES_ENFORCE less X-XSS-Protection (obsolete: browsers dropped
+ * the filter it steers, which could itself be abused), with connect-src
+ * 'self' where lws allows any WebSocket host (CSP 3's 'self' covers the
+ * page's own host over ws: and wss:); and Date, kept current by
+ * date_check. */
+static char date_value[80]; /* 29 used; room for any int fields */
+static const struct lws_protocol_vhost_options hdr_referrer = {
+    NULL, NULL, "referrer-policy:", "no-referrer"};
+static const struct lws_protocol_vhost_options hdr_frames = {
+    &hdr_referrer, NULL, "x-frame-options:", "deny"};
+static const struct lws_protocol_vhost_options hdr_nosniff = {
+    &hdr_frames, NULL, "x-content-type-options:", "nosniff"};
+static const struct lws_protocol_vhost_options hdr_csp = {
+    &hdr_nosniff, NULL, "content-security-policy:",
+    "default-src 'none'; img-src 'self' data:; script-src 'self'; "
+    "font-src 'self'; style-src 'self'; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"};
+static const struct lws_protocol_vhost_options common_headers = {
+    &hdr_csp, NULL, "date:", date_value};
 
-/* Strict-Transport-Security on every response of the HTTPS vhost (lws
- * adds a vhost's `headers` to each one): browsers then use https only
- * for hsts_max_age_s. Never on plain HTTP, where it means nothing. */
+/* Strict-Transport-Security on every response of the HTTPS vhost, before
+ * the common headers: browsers then use https only for hsts_max_age_s.
+ * Never on plain HTTP, where it means nothing. */
 static char hsts_value[32];
 static const struct lws_protocol_vhost_options hsts_header = {
-    NULL, NULL, "strict-transport-security:", hsts_value};
+    &common_headers, NULL, "strict-transport-security:", hsts_value};
+
+/* Writes the time into date_value as RFC 9110's IMF-fixdate ("Sun, 06
+ * Nov 1994 08:49:37 GMT", English whatever the locale) when its second
+ * changed. */
+static void date_refresh(void)
+{
+    static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu",
+                                    "Fri", "Sat"};
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May",
+                                       "Jun", "Jul", "Aug", "Sep", "Oct",
+                                       "Nov", "Dec"};
+    static time_t shown = -1;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (now == shown || !gmtime_r(&now, &tm))
+        return;
+    shown = now;
+    snprintf(date_value, sizeof date_value,
+             "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday],
+             tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
+             tm.tm_min, tm.tm_sec);
+}
+
+/* Before the callbacks of every turn of the loop (the highest priority),
+ * so that an answer written in them is dated when it is written. */
+static ev_check date_check;
+
+static void date_check_cb(struct ev_loop *l, ev_check *w, int revents)
+{
+    (void)l;
+    (void)w;
+    (void)revents;
+    date_refresh();
+}
 
 /* After lws_create_vhost: the one listening socket on w->port is bound
  * exactly as asked, else the start is refused (never wider than asked). */
@@ -1924,6 +2132,13 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return -1;
     }
     ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
+    date_refresh();
+    ev_check_init(&date_check, date_check_cb);
+    ev_set_priority(&date_check, EV_MAXPRI);
+    ev_check_start(loop, &date_check);
+    reserve_open();
+    ev_prepare_init(&starved_prepare, starved_prepare_cb);
+    ev_prepare_start(loop, &starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: see utf8_valid */
@@ -1970,8 +2185,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.pvo = &pvo;
     info.mounts = &mount_root;
     info.retry_and_idle_policy = &retry;
-    info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
-        | listen_options(&want);
+    info.options = listen_options(&want);
+    info.headers = &common_headers;
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -2012,8 +2227,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.iface = iface;
         info.port = cfg->http_redirect_port;
         info.protocols = redirect_protocols;
-        info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE
-            | listen_options(&want_redirect);
+        info.options = listen_options(&want_redirect);
+        info.headers = &common_headers;
         if (!lws_create_vhost(context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
@@ -2035,6 +2250,8 @@ fail:
     ev_loop_destroy(loop);
     loop = NULL;
     wire_free();
+    close(reserve_fd);
+    reserve_fd = -1;
     return rc;
 }
 
@@ -2085,11 +2302,16 @@ void net_stop(void)
         ev_timer_stop(loop, &keepalive_ev);
         ev_timer_stop(loop, &lag_ev);
         ev_check_stop(loop, &stop_check);
+        ev_check_stop(loop, &date_check);
+        ev_prepare_stop(loop, &starved_prepare);
         ev_loop_destroy(loop);
         loop = NULL;
     }
     timers_ev_at = INT64_MAX;
     timerq_free(&timers);
+    if (reserve_fd >= 0)
+        close(reserve_fd);
+    reserve_fd = -1;
     wire_free();
     /* what lws did not report destroyed */
     for (size_t i = 0; i < tcps.cap; i++)

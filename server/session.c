@@ -770,6 +770,17 @@ size_t hub_live_games(const struct hub *h)
     return n;
 }
 size_t hub_open_seeks(const struct hub *h) { return lobby_count(h->lobby); }
+size_t hub_subscriptions(const struct hub *h)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < h->games.cap; i++) {
+        struct game *g = h->games.slots[i].value;
+        if (g)
+            n += game_subscriptions(g);
+    }
+    return n;
+}
 
 static void noop_arm(void *ctx, struct game *g, int64_t at)
 {

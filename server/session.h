@@ -53,6 +53,12 @@ struct store *hub_store(struct hub *h);
 size_t hub_live_games(const struct hub *h);
 size_t hub_open_seeks(const struct hub *h);
 
+/* The subscriptions of the games in memory (each a target of every
+ * message of its game): one per seated player whose connections are
+ * open, whatever their number (the player's fan, see session.c), and one
+ * per spectating connection. */
+size_t hub_subscriptions(const struct hub *h);
+
 /* Renders a game's state for the HTTP API (live from memory, finished
  * from the store). Returns a malloc'ed body, or NULL with *status 404 or
  * 500. */

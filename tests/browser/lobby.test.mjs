@@ -27,6 +27,10 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     assert.match(csp, /script-src 'self'/);
     assert.match(csp, /style-src 'self'/);
     assert.doesNotMatch(csp, /unsafe-inline/);
+    // WebSockets to the page's own host only (CSP 3's 'self' covers ws:
+    // and wss: to it), and the page connects under it
+    assert.match(csp, /connect-src 'self';/);
+    assert.doesNotMatch(csp, /ws:|wss:/);
 
     // Each context got its own guest identity.
     const guestA = await myName(a.page);

@@ -14,6 +14,7 @@ import os
 import re
 import select
 import socket
+import subprocess
 import time
 import unittest
 
@@ -481,6 +482,52 @@ class DescriptorLimitTest(HardeningTest):
         wait_until(lambda: fd_count(srv) < 40, "the closes")
         c = self.client(srv)
         c.request({"t": "ping"}, "pong")
+
+    def test_descriptors_used_up_otherwise_neither_spin_nor_hang(self):
+        # Descriptors can run out for reasons other than connections (the
+        # limit lowered under the running process here, as an operator's
+        # prlimit would; files, the database). accept() then fails with
+        # EMFILE and libwebsockets 4.1 retries it on every turn of the
+        # loop while the connection stays queued. The server keeps a
+        # reserve descriptor to accept and close such connections: the
+        # loop stays idle, the client is not left hanging, and once
+        # descriptors are free again connections are served.
+        srv = self.limited_server({})
+        pid = srv.proc.pid
+        c = self.client(srv)
+        used = {int(n) for n in os.listdir("/proc/%d/fd" % pid)}
+        lowest_free = min(set(range(self.NOFILE + 1)) - used)
+        subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d"
+                        % (lowest_free, self.NOFILE)], check=True)
+        socks = []
+        try:
+            for _ in range(5):
+                s = socket.create_connection(("127.0.0.1", srv.port))
+                s.settimeout(WAIT)
+                socks.append(s)
+            time.sleep(0.3)  # the server meets them
+            cpu = cpu_share(srv, 1.0)
+            # spinning, the loop took all the CPU it could get (~50% of a
+            # core on this shared machine); idle, it takes none
+            self.assertLess(cpu, 0.1, "the server used %.0f%% of a core "
+                            "with no descriptor free" % (100 * cpu))
+            for s in socks:  # closed at once, not left queued
+                try:
+                    self.assertEqual(s.recv(1), b"")
+                except ConnectionResetError:
+                    pass
+            # what is open goes on: the client's session and /healthz
+            c.request({"t": "ping"}, "pong")
+            self.assertIn("event=descriptors_exhausted", srv.log_text())
+        finally:
+            for s in socks:
+                s.close()
+            subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d"
+                            % (self.NOFILE, self.NOFILE)], check=True)
+        # descriptors free again: new connections are served
+        c2 = self.client(srv)
+        c2.request({"t": "ping"}, "pong")
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
 
 
 def cpu_share(server, seconds):

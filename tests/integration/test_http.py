@@ -1,6 +1,7 @@
 """The HTTP API: a game as JSON, its PGN, a player's finished games
 (newest first, paged), /healthz, /metrics (and that each metric moves
 with the events it counts) and the client pages."""
+import email.utils
 import os
 import re
 import signal
@@ -558,36 +559,52 @@ class ApiRateLimitTest(FreshServerTest):
                    "a refilled token", timeout=3)
 
 
-def raw_responses(port, request, count):
-    """Sends request (bytes) on one connection and reads `count` whole
-    responses (each with a Content-Length); returns their status lines."""
+def raw_answers(port, request, methods):
+    """Sends request (bytes) on one connection and reads one response per
+    method in methods (the methods of the requests in it, in order): each
+    is (status line, {lower-case header name: value}, body bytes). A
+    response to HEAD has no body whatever its Content-Length says; any
+    other has Content-Length bytes. Stops early when the server closes."""
     s = socket.create_connection(("127.0.0.1", port))
     s.settimeout(WAIT)
     s.sendall(request)
-    data, statuses = b"", []
+    data, answers = b"", []
     try:
-        while len(statuses) < count:
+        for method in methods:
             while b"\r\n\r\n" not in data:
                 chunk = s.recv(65536)
                 if not chunk:
-                    return statuses
+                    return answers
                 data += chunk
             head, data = data.split(b"\r\n\r\n", 1)
-            lines = head.split(b"\r\n")
-            length = 0
+            lines = head.decode("latin-1").split("\r\n")
+            headers = {}
             for line in lines[1:]:
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+            length = 0 if method == "HEAD" else int(
+                headers.get("content-length", "0"))
             while len(data) < length:
                 chunk = s.recv(65536)
                 if not chunk:
                     break
                 data += chunk
+            answers.append((lines[0], headers, data[:length]))
             data = data[length:]
-            statuses.append(lines[0].decode())
     finally:
         s.close()
-    return statuses
+    return answers
+
+
+def raw_responses(port, request, count):
+    """Sends GET requests (bytes) on one connection and reads `count`
+    whole responses; returns their status lines."""
+    return [a[0] for a in raw_answers(port, request, ["GET"] * count)]
+
+
+def http_request(method, path):
+    return b"%s %s HTTP/1.1\r\nHost: x\r\n\r\n" % (
+        method.encode(), path.encode())
 
 
 class RawHttpTest(ServerTest):
@@ -606,3 +623,89 @@ class RawHttpTest(ServerTest):
         statuses = raw_responses(self.server.port, request, 1)
         self.assertEqual(len(statuses), 1)
         self.assertTrue(statuses[0].startswith("HTTP/1.1 414 "), statuses)
+
+    def answers_of(self, gid, pid):
+        """The paths every kind of answer comes from: files, the game
+        page, a missing file, /healthz, /metrics, the API (200 and 404)."""
+        return ["/", "/g/" + gid, "/nope.html", "/healthz", "/metrics",
+                "/api/games/" + gid, "/api/games/%s/pgn" % gid,
+                "/api/games/NoSuchGame", "/api/players/%s/games" % pid,
+                "/api/nothing"]
+
+    def test_head_answers_as_get_without_a_body(self):
+        w, b, gid = self.invite_game()
+        for path in self.answers_of(gid, w.pid):
+            # HEAD, GET of the same path and a third request on one
+            # connection: a body after the HEAD answer would be read as
+            # the second answer's status line
+            got = raw_answers(self.server.port,
+                              http_request("HEAD", path)
+                              + http_request("GET", path)
+                              + http_request("GET", "/healthz"),
+                              ["HEAD", "GET", "GET"])
+            self.assertEqual(len(got), 3, path)
+            (hs, hh, _), (gs, gh, body), (third, _, _) = got
+            self.assertEqual(hs, gs, path)
+            self.assertEqual(third, "HTTP/1.1 200 OK", path)
+            self.assertEqual(sorted(hh), sorted(gh), path)
+            for name in gh:
+                if name == "date" or (path == "/metrics"
+                                      and name == "content-length"):
+                    continue  # the time, and metrics that count the HEAD
+                self.assertEqual(hh[name], gh[name], (path, name))
+            self.assertEqual(int(gh["content-length"]), len(body), path)
+
+    def assert_common_headers(self, headers, what):
+        """Date (now, RFC 9110's IMF-fixdate) and the security headers:
+        scripts, styles and connections only to the page's own origin,
+        no framing, no sniffing, no referrer; no X-XSS-Protection."""
+        date = headers.get("date")
+        self.assertIsNotNone(date, what)
+        self.assertRegex(date, r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d "
+                         r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+                         r" \d{4} \d\d:\d\d:\d\d GMT$", what)
+        age = time.time() - email.utils.parsedate_to_datetime(
+            date).timestamp()
+        self.assertTrue(0 <= age < 2, (what, date, age))
+        self.assertNotIn("x-xss-protection", headers, what)
+        csp = {}
+        for d in headers.get("content-security-policy", "").split(";"):
+            words = d.split()
+            if words:
+                csp[words[0]] = words[1:]
+        self.assertEqual(csp.get("connect-src"), ["'self'"], what)
+        for name, value in (("default-src", ["'none'"]),
+                            ("script-src", ["'self'"]),
+                            ("style-src", ["'self'"]),
+                            ("frame-ancestors", ["'none'"])):
+            self.assertEqual(csp.get(name), value, what)
+        self.assertEqual(headers.get("x-content-type-options"), "nosniff",
+                         what)
+        self.assertEqual(headers.get("x-frame-options"), "deny", what)
+        self.assertEqual(headers.get("referrer-policy"), "no-referrer", what)
+
+    def test_every_answer_has_date_and_security_headers(self):
+        w, b, gid = self.invite_game()
+        for path in self.answers_of(gid, w.pid):
+            got = raw_answers(self.server.port,
+                              http_request("GET", path), ["GET"])
+            self.assertEqual(len(got), 1, path)
+            self.assert_common_headers(got[0][1], path)
+        # the 414, and a WebSocket upgrade refused (a path but /ws)
+        got = raw_answers(self.server.port,
+                          http_request("GET", "/" + "a" * 600), ["GET"])
+        self.assertTrue(got[0][0].startswith("HTTP/1.1 414 "), got)
+        self.assert_common_headers(got[0][1], "414")
+        got = raw_answers(self.server.port, (
+            b"GET /notws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"),
+            ["GET"])
+        # (lws answers a refused upgrade as HTTP/1.0)
+        self.assertRegex(got[0][0], r"^HTTP/1\.[01] 404 ")
+        self.assert_common_headers(got[0][1], "upgrade refused")
+        # the date moves on (a second later, it is that second's)
+        time.sleep(1.5)
+        got = raw_answers(self.server.port, http_request("GET", "/"),
+                          ["GET"])
+        self.assert_common_headers(got[0][1], "1.5 s later")

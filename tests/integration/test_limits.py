@@ -152,3 +152,65 @@ class FanOutTest(FreshServerTest):
         c1.send({"t": "resign", "game": gid})
         for c in (host, c1, c3, c4):
             c.expect("game_end", game=gid)
+
+
+def metric(server, name):
+    """One unlabelled sample of /metrics."""
+    status, _, body = server.http("/metrics")
+    assert status == 200, status
+    for line in body.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
+class FanOutCostTest(FreshServerTest):
+    """One player with 256 connections starts 100 games: each game is
+    subscribed once per player (its fan), not once per connection, so
+    starting a game costs no subscription work per connection. What each
+    start still costs per connection is queueing and writing game_start
+    and state to it (one shared buffer per message); an unrelated
+    client's round trip then depends on how busy the machine is, so the
+    test asserts the subscriptions (chess_game_subscriptions), not a
+    time."""
+    CONNS, GAMES = 256, 100
+
+    def test_a_players_connections_are_one_subscription_per_game(self):
+        srv = self.server(dict(FAST, max_connections_per_ip=1000,
+                               max_games_per_player=1000,
+                               max_invites_per_ip=1000))
+        a = self.client(srv, source=ATTACKER)
+        conns = [a] + [self.client(srv, token=a.token, source=ATTACKER)
+                       for _ in range(self.CONNS - 1)]
+        b, other = self.client(srv), self.client(srv)
+        gids = []
+        for _ in range(self.GAMES):
+            gid = invite(a)
+            b.send({"t": "join", "game": gid})
+            b.expect("game_start", game=gid)
+            b.expect("state", game=gid)
+            a.backlog = []
+            # the unrelated client is answered all along
+            other.request({"t": "ping"}, "pong")
+            gids.append(gid)
+        # two per game (the two players), whatever their connections
+        self.assertEqual(metric(srv, "chess_game_subscriptions"),
+                         2 * self.GAMES)
+        # every connection got every start (one of them checked whole)
+        for c in (conns[1], conns[self.CONNS // 2], conns[-1]):
+            c.request({"t": "ping"}, "pong")  # behind what was queued
+            starts = [m["game"] for m in c.backlog
+                      if m["t"] == "game_start"]
+            states = [m["game"] for m in c.backlog if m["t"] == "state"]
+            self.assertEqual((starts, states), (gids, gids))
+            c.backlog = []
+        # another connection of the player: its games from its hello, and
+        # no subscription more; a spectator's connection is one more
+        late = self.client(srv, token=a.token, source=ATTACKER)
+        self.assertEqual(sorted(late.games), sorted(gids))
+        other.request({"t": "watch", "game": gids[0]}, "state")
+        self.assertEqual(metric(srv, "chess_game_subscriptions"),
+                         2 * self.GAMES + 1)
+        conns[7].move(gids[0], "e2e4", 0)  # white: the player's
+        for c in (late, conns[7], b, other):
+            c.expect("moved", game=gids[0], ply=1)

@@ -478,6 +478,19 @@ class TlsPolicyTest(OpsTest):
         r = conn.getresponse()
         self.assertEqual(r.status, 301)
         self.assertIsNone(r.getheader("Strict-Transport-Security"))
+        # the headers of every answer, on both listeners
+        self.assertIsNotNone(r.getheader("Date"))
+        self.assertEqual(r.getheader("X-Frame-Options"), "deny")
+        conn.close()
+        ctx = ssl.create_default_context(cafile=self.path("cert.pem"))
+        conn = http.client.HTTPSConnection("127.0.0.1", srv.port,
+                                           timeout=5, context=ctx)
+        conn.request("GET", "/")
+        r = conn.getresponse()
+        r.read()
+        self.assertIsNotNone(r.getheader("Date"))
+        self.assertIn("connect-src 'self';",
+                      r.getheader("Content-Security-Policy"))
         conn.close()
         srv.stop()
         self.servers.remove(srv)
