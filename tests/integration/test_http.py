@@ -143,6 +143,13 @@ class HttpTest(ServerTest):
         return {(name, tuple(sorted(labels.items()))): v
                 for fam in fams.values() for name, labels, v in fam["samples"]}
 
+    def quiet(self):
+        """Waits until the earlier tests' connections (on this class's one
+        server) have all closed, so counts taken next move only with this
+        test's own."""
+        wait_until(lambda: self.server.http_json("/healthz")[1]
+                   ["connections"] == 0, "earlier connections to close")
+
     def finished_game(self, moves="f2f3 e7e5 g2g4 d8h4"):
         w, b, gid = self.invite_game()
         self.play(w, b, gid, moves)
@@ -328,7 +335,8 @@ class HttpTest(ServerTest):
         self.assertGreaterEqual(start, self.started - 1)
         self.assertLessEqual(start, self.listening + 1)
         # descriptors: one per WebSocket, given back when they close
-        fds = one("process_open_fds")
+        self.quiet()
+        fds = self.metrics()[("process_open_fds", ())]
         clients = [self.client() for _ in range(5)]
         m = self.metrics()
         self.assertGreaterEqual(m[("process_open_fds", ())], fds + 5)
@@ -359,6 +367,7 @@ class HttpTest(ServerTest):
         for how, code in (("1000", "1000"), ("1001", "1001"),
                           ("4000", "other"), ("drop", "1006"),
                           ("too_large", "1009")):
+            self.quiet()
             before = self.closes(code)
             c = self.client()
             if how == "drop":       # no close frame at all
