@@ -122,22 +122,14 @@ static bool is_str(const struct key *k)
         || k->kind == K_CIPHERS;
 }
 
-static void free_origins(struct config *c)
+/* Frees a list setting's entries and array and empties it. */
+static void free_list(char ***v, size_t *n)
 {
-    for (size_t i = 0; i < c->n_allowed_origins; i++)
-        free(c->allowed_origins[i]);
-    free(c->allowed_origins);
-    c->allowed_origins = NULL;
-    c->n_allowed_origins = 0;
-}
-
-static void free_proxies(struct config *c)
-{
-    for (size_t i = 0; i < c->n_trusted_proxies; i++)
-        free(c->trusted_proxies[i]);
-    free(c->trusted_proxies);
-    c->trusted_proxies = NULL;
-    c->n_trusted_proxies = 0;
+    for (size_t i = 0; i < *n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+    *n = 0;
 }
 
 void config_clear(struct config *c)
@@ -147,8 +139,8 @@ void config_clear(struct config *c)
             free(*str_at(c, &keys[i]));
             *str_at(c, &keys[i]) = NULL;
         }
-    free_origins(c);
-    free_proxies(c);
+    free_list(&c->allowed_origins, &c->n_allowed_origins);
+    free_list(&c->trusted_proxies, &c->n_trusted_proxies);
 }
 
 int config_init(struct config *c)
@@ -344,36 +336,6 @@ bad:
     return -1;
 }
 
-/* Replaces the origin list with n entries of list. */
-static int set_origins(struct config *c, const char *const *list, size_t n,
-                       char *err, size_t errlen)
-{
-    char **v;
-    size_t i;
-
-    if (n > CONFIG_MAX_ORIGINS) {
-        set_err(err, errlen, "at most %d origins", CONFIG_MAX_ORIGINS);
-        return -1;
-    }
-    v = calloc(n ? n : 1, sizeof *v);
-    if (!v) {
-        set_err(err, errlen, "out of memory");
-        return -1;
-    }
-    for (i = 0; i < n; i++)
-        if (parse_origin(list[i], &v[i], err, errlen) < 0)
-            goto fail;
-    free_origins(c);
-    c->allowed_origins = v;
-    c->n_allowed_origins = n;
-    return 0;
-fail:
-    while (i > 0)
-        free(v[--i]);
-    free(v);
-    return -1;
-}
-
 /* The address in canonical text (inet_ntop's; an IPv4-mapped IPv6
  * address as IPv4, which is how an IPv4 client of a dual-stack socket
  * appears), or -1. */
@@ -392,15 +354,41 @@ static int canonical_addr(const char *s, char *out, size_t len)
     return inet_ntop(AF_INET6, &a6, out, (socklen_t)len) ? 0 : -1;
 }
 
-/* Replaces the trusted proxy list with n entries of list. */
-static int set_proxies(struct config *c, const char *const *list, size_t n,
-                       char *err, size_t errlen)
+/* A trusted proxy: an address in canonical text (malloc'ed in *out). */
+static int parse_proxy(const char *s, char **out, char *err, size_t errlen)
 {
-    char **v, text[INET6_ADDRSTRLEN];
+    char text[INET6_ADDRSTRLEN];
+
+    if (canonical_addr(s, text, sizeof text) < 0) {
+        set_err(err, errlen, "'%s' is not an IPv4 or IPv6 address "
+                "(numeric, no port, no range)", s);
+        return -1;
+    }
+    if (!(*out = strdup(text))) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Replaces the list setting of key k with n entries of list, each parsed
+ * (checked and made canonical) by the setting's own parser. */
+static int set_list(struct config *c, const struct key *k,
+                    const char *const *list, size_t n, char *err,
+                    size_t errlen)
+{
+    bool proxies = k->kind == K_PROXIES;
+    size_t max = proxies ? CONFIG_MAX_PROXIES : CONFIG_MAX_ORIGINS;
+    int (*parse)(const char *, char **, char *, size_t) =
+        proxies ? parse_proxy : parse_origin;
+    char ***field = proxies ? &c->trusted_proxies : &c->allowed_origins;
+    size_t *count = proxies ? &c->n_trusted_proxies : &c->n_allowed_origins;
+    char **v;
     size_t i;
 
-    if (n > CONFIG_MAX_PROXIES) {
-        set_err(err, errlen, "at most %d addresses", CONFIG_MAX_PROXIES);
+    if (n > max) {
+        set_err(err, errlen, "at most %zu %s", max,
+                proxies ? "addresses" : "origins");
         return -1;
     }
     v = calloc(n ? n : 1, sizeof *v);
@@ -408,20 +396,12 @@ static int set_proxies(struct config *c, const char *const *list, size_t n,
         set_err(err, errlen, "out of memory");
         return -1;
     }
-    for (i = 0; i < n; i++) {
-        if (canonical_addr(list[i], text, sizeof text) < 0) {
-            set_err(err, errlen, "'%s' is not an IPv4 or IPv6 address "
-                    "(numeric, no port, no range)", list[i]);
+    for (i = 0; i < n; i++)
+        if (parse(list[i], &v[i], err, errlen) < 0)
             goto fail;
-        }
-        if (!(v[i] = strdup(text))) {
-            set_err(err, errlen, "out of memory");
-            goto fail;
-        }
-    }
-    free_proxies(c);
-    c->trusted_proxies = v;
-    c->n_trusted_proxies = n;
+    free_list(field, count);
+    *field = v;
+    *count = n;
     return 0;
 fail:
     while (i > 0)
@@ -481,13 +461,10 @@ int config_set_text(struct config *c, const char *key, const char *text,
             set_err(err, errlen, "out of memory");
             return -1;
         }
-        if (k->kind == K_ORIGINS) {
-            n = split_list(copy, list, CONFIG_MAX_ORIGINS);
-            rc = set_origins(c, list, n, err, errlen);
-        } else {
-            n = split_list(copy, list, CONFIG_MAX_PROXIES);
-            rc = set_proxies(c, list, n, err, errlen);
-        }
+        n = split_list(copy, list, k->kind == K_ORIGINS
+                                       ? CONFIG_MAX_ORIGINS
+                                       : CONFIG_MAX_PROXIES);
+        rc = set_list(c, k, list, n, err, errlen);
         free(copy);
         return rc;
     }
@@ -564,9 +541,7 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
             }
             list[i] = json_string_value(e);
         }
-        if (k->kind == K_PROXIES)
-            return set_proxies(c, list, n, err, errlen);
-        return set_origins(c, list, n, err, errlen);
+        return set_list(c, k, list, n, err, errlen);
     }
     }
     return -1;

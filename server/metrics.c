@@ -25,13 +25,6 @@ static const char *const reasons[METRICS_REASONS] = {
     "aborted",
 };
 
-/* Upper bounds of the latency buckets, in seconds: up to 10 s, so a
- * storage stall (SQLite's busy timeout is 5 s) shows where it falls. */
-static const double bounds[METRICS_BUCKETS] = {
-    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-    0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-};
-
 /* The close codes counted one by one (RFC 6455 7.4.1); the rest are
  * "other". */
 static const int close_codes[METRICS_CLOSE_CODES - 1] = {
@@ -74,18 +67,6 @@ void metrics_finished(struct metrics *m, const char *reason)
             m->finished[i]++;
 }
 
-void metrics_hist_add(struct metrics_hist *h, int64_t us)
-{
-    double s = (double)us / 1e6;
-    int i = 0;
-
-    while (i < METRICS_BUCKETS && s > bounds[i])
-        i++;
-    h->bucket[i]++;
-    h->count++;
-    h->sum += s;
-}
-
 struct out {
     char *buf;
     size_t len, cap;
@@ -122,19 +103,19 @@ static void put(struct out *o, const char *fmt, ...)
 }
 
 static void put_hist(struct out *o, const char *name, const char *help,
-                     const struct metrics_hist *h)
+                     const struct hist *h)
 {
     uint64_t cum = 0;
 
     put(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-    for (int i = 0; i < METRICS_BUCKETS; i++) {
+    for (int i = 0; i < HIST_BUCKETS; i++) {
         cum += h->bucket[i];
-        put(o, "%s_bucket{le=\"%g\"} %llu\n", name, bounds[i],
-            (unsigned long long)cum);
+        put(o, "%s_bucket{le=\"%g\"} %llu\n", name,
+            (double)hist_bounds_us[i] / 1e6, (unsigned long long)cum);
     }
-    cum += h->bucket[METRICS_BUCKETS];
+    cum += h->bucket[HIST_BUCKETS];
     put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
-        name, (unsigned long long)cum, name, h->sum, name,
+        name, (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
         (unsigned long long)h->count);
 }
 
@@ -245,41 +226,23 @@ static void put_process(struct out *o)
                "process_start_time_seconds %.2f\n", start);
 }
 
-/* A histogram of the store's (microseconds, its own bounds). */
-static void put_store_hist(struct out *o, const char *name,
-                           const char *help, const struct store_hist *h)
-{
-    uint64_t cum = 0;
-
-    put(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-    for (int i = 0; i < STORE_HIST_BUCKETS; i++) {
-        cum += h->bucket[i];
-        put(o, "%s_bucket{le=\"%g\"} %llu\n", name,
-            (double)store_hist_bounds_us[i] / 1e6, (unsigned long long)cum);
-    }
-    cum += h->bucket[STORE_HIST_BUCKETS];
-    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
-        name, (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
-        (unsigned long long)h->count);
-}
-
 /* The journal writer: where a commit's time goes, and the WAL. */
 static void put_store(struct out *o, const struct metrics_store *st)
 {
     put(o, "# HELP chess_store_queue_depth Store writes queued, not yet "
             "committed.\n# TYPE chess_store_queue_depth gauge\n"
             "chess_store_queue_depth %zu\n", st->queue_depth);
-    put_store_hist(o, "chess_store_queue_wait_seconds", "Time the oldest "
+    put_hist(o, "chess_store_queue_wait_seconds", "Time the oldest "
                    "write of a journal transaction waited in the queue "
                    "before the transaction began.", &st->timing.queue);
-    put_store_hist(o, "chess_store_checkpoint_wait_seconds", "Time the "
+    put_hist(o, "chess_store_checkpoint_wait_seconds", "Time the "
                    "journal writer waited for a checkpoint pass, the WAL "
                    "being at its cap (one sample per wait).",
                    &st->timing.ckpt_wait);
-    put_store_hist(o, "chess_store_statements_seconds", "Time a journal "
+    put_hist(o, "chess_store_statements_seconds", "Time a journal "
                    "transaction took from BEGIN to its COMMIT statement.",
                    &st->timing.statements);
-    put_store_hist(o, "chess_store_commit_seconds", "Time the COMMIT "
+    put_hist(o, "chess_store_commit_seconds", "Time the COMMIT "
                    "statement of a journal transaction took.",
                    &st->timing.commit);
     put(o, "# HELP chess_store_retries_total Journal transactions rolled "

@@ -14,12 +14,12 @@
 #include <stdint.h>
 
 #include "proto.h"
+#include "hist.h"
 #include "store.h"
 
 struct store;
 
 #define METRICS_REASONS 13
-#define METRICS_BUCKETS 17   /* 50 us to 10 s, then +Inf */
 #define METRICS_CLOSE_CODES 11 /* WebSocket close codes counted, "other" */
 #define METRICS_HTTP_STATUSES 10 /* HTTP statuses counted, "other" */
 
@@ -34,13 +34,6 @@ enum metrics_route {
     METRICS_ROUTE_REDIRECT,     /* the plain-HTTP redirect listener */
     METRICS_ROUTE_OTHER,        /* any other /api/ path */
     METRICS_ROUTES
-};
-
-/* A latency histogram: cumulative buckets are rendered from these. */
-struct metrics_hist {
-    uint64_t bucket[METRICS_BUCKETS + 1]; /* last: +Inf */
-    uint64_t count;
-    double sum;                           /* seconds */
 };
 
 struct metrics {
@@ -58,19 +51,16 @@ struct metrics {
     uint64_t refused_origin, refused_full, refused_per_ip;
     int db_file_lost;           /* the database file left its path */
     uint64_t refused_http_rate; /* API requests over an address's rate */
-    struct metrics_hist move;   /* handling one move message */
-    struct metrics_hist commit; /* a move's arrival to its journal commit,
+    struct hist move;   /* handling one move message */
+    struct hist commit; /* a move's arrival to its journal commit,
                                    when its `moved` may go out */
-    struct metrics_hist loop_lag; /* how late a periodic timer fires */
+    struct hist loop_lag; /* how late a periodic timer fires */
     uint64_t ws_closes[METRICS_CLOSE_CODES];
     uint64_t http[METRICS_ROUTES][METRICS_HTTP_STATUSES];
 };
 
 /* Counts a finished game under its protocol reason. */
 void metrics_finished(struct metrics *m, const char *reason);
-
-/* Records one latency of us microseconds in h. */
-void metrics_hist_add(struct metrics_hist *h, int64_t us);
 
 /* Counts a closed WebSocket under its close code (1006: closed without a
  * close frame either way). */

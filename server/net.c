@@ -499,7 +499,7 @@ static void on_commits(void)
     int64_t now = pending_n ? now_us() : 0;
 
     while (pending_n && pending[pending_head].seq <= committed) {
-        metrics_hist_add(&hub_metrics(hub)->commit,
+        hist_add(&hub_metrics(hub)->commit,
                          now - pending[pending_head].at_us);
         pending_head = (pending_head + 1) % PENDING_MOVES;
         pending_n--;
@@ -718,7 +718,7 @@ static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)w;
     (void)revents;
     if (hub)
-        metrics_hist_add(&hub_metrics(hub)->loop_lag, late > 0 ? late : 0);
+        hist_add(&hub_metrics(hub)->loop_lag, late > 0 ? late : 0);
     lag_arm();
 }
 
@@ -981,7 +981,7 @@ static void on_message(struct conn *c, char *text, size_t len)
     type = session_on_text(c->sess, text, len, t0 / 1000);
     if (type != PROTO_T_MOVE)
         return;
-    metrics_hist_add(&hub_metrics(hub)->move, now_us() - t0);
+    hist_add(&hub_metrics(hub)->move, now_us() - t0);
     if (store_queued(store) != queued && pending_n < PENDING_MOVES) {
         size_t i = (pending_head + pending_n++) % PENDING_MOVES;
         pending[i].seq = store_queued(store); /* the move's row */

@@ -218,22 +218,6 @@ struct store {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-const int64_t store_hist_bounds_us[STORE_HIST_BUCKETS] = {
-    50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000,
-    250000, 500000, 1000000, 2500000, 5000000, 10000000,
-};
-
-static void hist_add(struct store_hist *h, int64_t us)
-{
-    int i = 0;
-
-    while (i < STORE_HIST_BUCKETS && us > store_hist_bounds_us[i])
-        i++;
-    h->bucket[i]++;
-    h->count++;
-    h->sum_us += us;
-}
-
 static void set_err(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
+
 struct store;
 
 /* The WAL's cap, in frames (one 4 KB page each, 64 MB): a commit that
@@ -187,28 +189,19 @@ struct store_wal_stats {
 };
 void store_wal_stats(struct store *s, struct store_wal_stats *out);
 
-/* Latency histograms of the writer thread. bucket[i] counts the values
- * of at most store_hist_bounds_us[i] microseconds and above the bound
- * before it; bucket[STORE_HIST_BUCKETS], those above every bound. */
-#define STORE_HIST_BUCKETS 17
-extern const int64_t store_hist_bounds_us[STORE_HIST_BUCKETS];
-struct store_hist {
-    uint64_t bucket[STORE_HIST_BUCKETS + 1];
-    uint64_t count;
-    int64_t sum_us;
-};
+/* Latency histograms of the writer thread (hist.h). */
 
 /* Where the writer's time goes, per transaction since store_open. A
  * move's commit latency is about queue + ckpt_wait (when the writer
  * waited just before) + statements + commit. */
 struct store_timing {
-    struct store_hist queue;      /* a transaction's oldest write, from
+    struct hist queue;      /* a transaction's oldest write, from
                                      being queued to BEGIN (transactions
                                      with writes only) */
-    struct store_hist ckpt_wait;  /* the writer waiting for a checkpoint
+    struct hist ckpt_wait;  /* the writer waiting for a checkpoint
                                      pass at the WAL's cap (one per wait) */
-    struct store_hist statements; /* BEGIN to the COMMIT statement */
-    struct store_hist commit;     /* the COMMIT statement */
+    struct hist statements; /* BEGIN to the COMMIT statement */
+    struct hist commit;     /* the COMMIT statement */
     uint64_t retries;             /* transactions rolled back and tried
                                      again */
 };
