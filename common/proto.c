@@ -135,14 +135,12 @@ bool proto_name_valid(const char *s)
     return key_chars(s, PROTO_NAME_MAX);
 }
 
-/* Length of the longest prefix of s that is valid UTF-8 (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_valid_prefix(const char *s)
+size_t proto_utf8_prefix(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
 
-    while (p[i]) {
+    while (i < len) {
         unsigned c = p[i];
         size_t n;
         unsigned min, cp;
@@ -160,6 +158,8 @@ static size_t utf8_valid_prefix(const char *s)
         } else {
             return i;
         }
+        if (len - i <= n)
+            return i;
         for (size_t k = 1; k <= n; k++) {
             if ((p[i + k] & 0xC0) != 0x80)
                 return i;
@@ -179,7 +179,7 @@ static int fail(struct proto_error *e, enum proto_code code,
 {
     e->code = code;
     snprintf(e->msg, sizeof e->msg, fmt, arg);
-    e->msg[utf8_valid_prefix(e->msg)] = '\0';
+    e->msg[proto_utf8_prefix(e->msg, strlen(e->msg))] = '\0';
     return -1;
 }
 

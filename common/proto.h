@@ -118,6 +118,11 @@ bool proto_key_valid(const char *s);
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
 
+/* Length of the longest prefix of the len bytes at s that is UTF-8
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF);
+ * len when all of it is. */
+size_t proto_utf8_prefix(const char *s, size_t len);
+
 /*
  * Parses one text message of len bytes. `authed` says whether the
  * connection has completed hello. Returns 0 with *m filled, or -1 with *e

@@ -902,45 +902,6 @@ static int confirm_upgrade(struct lws *wsi)
     return 0;
 }
 
-/* True when the len bytes at s are UTF-8 (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF). Text messages are checked here
- * rather than by lws (LWS_SERVER_OPTION_VALIDATE_UTF8), whose 1007 close
- * would skip the queue and could not drain (see "closing" above). */
-static bool utf8_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-
-    while (i < len) {
-        unsigned c = p[i], min, cp;
-        size_t n;
-
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if ((c & 0xE0) == 0xC0)
-            n = 1, min = 0x80, cp = c & 0x1F;
-        else if ((c & 0xF0) == 0xE0)
-            n = 2, min = 0x800, cp = c & 0x0F;
-        else if ((c & 0xF8) == 0xF0)
-            n = 3, min = 0x10000, cp = c & 0x07;
-        else
-            return false;
-        if (len - i <= n)
-            return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
-
 /* SIGHUP with TLS: new handshakes get the certificate and key now at
  * tls_cert and tls_key (renewed by certbot, say); open connections keep
  * theirs. A pair that does not load leaves the old one served. */
@@ -974,7 +935,7 @@ static void on_message(struct conn *c, char *text, size_t len)
         session_on_binary(c->sess, t0 / 1000);
         return;
     }
-    if (!utf8_valid(text, len)) {
+    if (proto_utf8_prefix(text, len) != len) {
         net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
@@ -2141,7 +2102,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     ev_prepare_start(loop, &starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
-    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: see utf8_valid */
+    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
+     * on_message (proto_utf8_prefix), so 1007 takes the staged close */
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
         | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
