@@ -25,13 +25,14 @@ setup() { # dir, options...
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 
-setup build-test --werror --buildtype=debugoptimized
+# -Dtests=enabled: a missing test package is an error, never a skip.
+setup build-test --werror --buildtype=debugoptimized -Dtests=enabled
 ninja -C build-test
 meson test -C build-test --print-errorlogs --num-processes 2
 meson test -C build-test --print-errorlogs --num-processes 2 \
     --setup valgrind --suite unit --no-suite slow
 
-setup build-asan --werror --buildtype=debug \
+setup build-asan --werror --buildtype=debug -Dtests=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
 meson test -C build-asan --print-errorlogs --num-processes 2 \
