@@ -44,6 +44,17 @@ sh tests/fuzz/run.sh 60
 
 # One summary line over every run above.
 passed=0 failed=0
+
+# CHESS_FRESH_DEBIAN=1: also the README's run command on a fresh Debian 12
+# minbase chroot (tests/fresh/debian12.sh: debootstrap, the Debian mirror,
+# minutes); =ci: and this whole run inside a second one (an hour or more).
+case ${CHESS_FRESH_DEBIAN:-} in
+"") ;;
+ci) if sh tests/fresh/debian12.sh --ci; then passed=$((passed + 1));
+    else failed=$((failed + 1)); fi ;;
+*) if sh tests/fresh/debian12.sh; then passed=$((passed + 1));
+   else failed=$((failed + 1)); fi ;;
+esac
 for log in build-test/meson-logs/testlog.json \
            build-test/meson-logs/testlog-valgrind.json \
            build-asan/meson-logs/testlog.json; do
