@@ -29,7 +29,7 @@ done
 # Every program on PATH but openssl.
 for d in $(printf '%s' "$PATH" | tr : ' '); do
     for f in "$d"/*; do
-        [ -x "$f" ] && [ ! -d "$f" ] || continue
+        if [ ! -x "$f" ] || [ -d "$f" ]; then continue; fi
         name=${f##*/}
         [ "$name" = openssl ] || [ -e "$tmp/bin/$name" ] ||
             ln -s "$f" "$tmp/bin/$name"
