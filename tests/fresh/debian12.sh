@@ -19,6 +19,10 @@
 #   FRESH_MIRROR   Debian mirror (default http://deb.debian.org/debian)
 #   FRESH_PORT     port for deploy/run.sh's server (default 18080)
 #   FRESH_TIMEOUT  seconds deploy/run.sh may take to answer (default 1800)
+#   FRESH_CA       certificates (PEM) that npm in the chroots must trust,
+#                  for a host behind a TLS-intercepting proxy (default:
+#                  $NODE_EXTRA_CA_CERTS when set; the open internet needs
+#                  none); given to the chroots as NODE_EXTRA_CA_CERTS
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 ci=${FRESH_CI:-0}
@@ -26,6 +30,7 @@ ci=${FRESH_CI:-0}
 port=${FRESH_PORT:-18080}
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
 timeout=${FRESH_TIMEOUT:-1800}
+ca=${FRESH_CA:-${NODE_EXTRA_CA_CERTS:-}}
 
 say() { echo "fresh: $*"; }
 die() { echo "fresh: FAIL: $*" >&2; exit 1; }
@@ -57,6 +62,12 @@ cleanup() {
         kill -KILL "$server" 2>/dev/null || true
     fi
     for r in $roots; do
+        # Whatever still runs inside this root was started here.
+        for p in /proc/[0-9]*; do
+            if [ "$(readlink "$p/root" 2>/dev/null)" = "$r" ]; then
+                kill -KILL "${p#/proc/}" 2>/dev/null || true
+            fi
+        done
         for m in dev/shm dev/pts dev sys proc; do
             if mountpoint -q "$r/$m"; then
                 umount -R "$r/$m" || umount -R -l "$r/$m" || true
@@ -92,6 +103,7 @@ make_root() {
     cp -a "$base" "$r"
     roots="$roots $r"
     cp /etc/resolv.conf "$r/etc/resolv.conf"
+    [ -z "$ca" ] || cp "$ca" "$r/etc/fresh-extra-ca.pem"
     printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
     chmod 755 "$r/usr/sbin/policy-rc.d"
     mount -t proc proc "$r/proc"
@@ -103,10 +115,12 @@ make_root() {
 }
 
 # in_root NAME COMMAND: COMMAND in the chroot with a clean environment.
+clean_env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HOME=/root LANG=C.UTF-8 TERM=dumb"
+[ -z "$ca" ] || clean_env="$clean_env NODE_EXTRA_CA_CERTS=/etc/fresh-extra-ca.pem"
 in_root() {
-    env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 TERM=dumb \
-        chroot "$work/$1" sh -c "$2"
+    # shellcheck disable=SC2086
+    env -i $clean_env chroot "$work/$1" sh -c "$2"
 }
 
 # get URL: prints "STATUS CONTENT-TYPE" and the body.
@@ -120,8 +134,12 @@ except urllib.error.HTTPError as e:
 except OSError as e:
     print("000 -")
     sys.exit(0)
-print(r.status, r.headers.get("Content-Type"))
-sys.stdout.write(r.read().decode("utf-8", "replace"))
+try:
+    print(r.status, r.headers.get("Content-Type"))
+    sys.stdout.write(r.read().decode("utf-8", "replace"))
+    sys.stdout.flush()
+except BrokenPipeError:  # the caller read only the status line
+    sys.stdout = None
 PY
 }
 
@@ -131,7 +149,11 @@ if get "http://127.0.0.1:$port/healthz" | head -n 1 | grep -qv '^000'; then
 fi
 make_root run
 say "deploy/run.sh --port $port in $work/run (log: $work/run.log)"
-in_root run "cd /root/chess && exec sh deploy/run.sh --port $port" \
+# One process from env to chess-server (each execs the next): $! is the
+# server's.
+# shellcheck disable=SC2086
+env -i $clean_env chroot "$work/run" \
+    sh -c "cd /root/chess && exec sh deploy/run.sh --port $port" \
     >"$work/run.log" 2>&1 &
 server=$!
 waited=0
