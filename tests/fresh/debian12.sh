@@ -4,8 +4,9 @@
 # clone of this repository's HEAD (committed work only) in /root/chess, and
 #  - `sh deploy/run.sh --port $FRESH_PORT` until /healthz answers 200 and /
 #    serves the client page, then the operations commands of the README
-#    (--check-config, backup) with only the build packages installed, and a
-#    planned shutdown (SIGTERM, exit 0);
+#    (--check-config, backup) with only the build packages installed, a
+#    planned shutdown (SIGTERM, exit 0), and the README's install (meson
+#    setup without options, ninja install to a staging folder);
 #  - with --ci (or FRESH_CI=1), in a second fresh copy, `CI=true bash
 #    .ci/run` (deploy/deps.sh test, every test suite): its last line.
 # Runs as root on a Debian host with debootstrap, git and python3; downloads
@@ -206,6 +207,20 @@ wait "$server" || rc=$?
 server=""
 [ "$rc" -eq 0 ] || { tail -n 5 "$work/run.log"; die "the server exited $rc on SIGTERM"; }
 say "deploy: OK (stopped by SIGTERM, exit 0)"
+
+# The README's install (meson's default -Dtests=auto) with the same
+# packages: the tests are left out, chess-server and the client install.
+say "README install: meson setup build-install (log: $work/install.log)"
+in_root run 'cd /root/chess &&
+    meson setup build-install --buildtype=release --prefix=/usr/local &&
+    ninja -C build-install && DESTDIR=/tmp/stage ninja -C build-install install &&
+    test -x /tmp/stage/usr/local/bin/chess-server &&
+    test -f /tmp/stage/usr/local/share/chess-server/web/index.html' \
+    >"$work/install.log" 2>&1 ||
+    { tail -n 20 "$work/install.log"; die "the README's install failed"; }
+grep -q 'tests left out' "$work/install.log" ||
+    die "the README's install did not say the tests are left out"
+say "README install: OK ($(grep -o 'tests left out[^,]*' "$work/install.log"))"
 
 # ---- CI=true bash .ci/run ----------------------------------------------
 if [ "$ci" = 1 ]; then
