@@ -2,7 +2,8 @@
 # tests/fresh/build_deps.sh SOURCE_DIR - a machine with only deploy/deps.sh's
 # build packages configures the project: the tests are left out without
 # Check (its pkg-config file hidden) and the openssl program (hidden from
-# PATH), and -Dtests=enabled is the error that names what is missing.
+# PATH), and -Dtests=enabled is the error that names what is missing (also
+# for node, which only the browser tests need).
 # The full proof on a real fresh Debian 12 is tests/fresh/debian12.sh.
 set -u
 src=$(cd "${1:?usage: build_deps.sh SOURCE_DIR}" && pwd)
@@ -17,7 +18,7 @@ fail() {
 }
 
 # Every pkg-config file but check.pc.
-mkdir "$tmp/pc" "$tmp/bin"
+mkdir "$tmp/pc"
 for d in $(pkg-config --variable pc_path pkg-config | tr : ' '); do
     for f in "$d"/*.pc; do
         [ -f "$f" ] || continue
@@ -26,15 +27,19 @@ for d in $(pkg-config --variable pc_path pkg-config | tr : ' '); do
             ln -s "$f" "$tmp/pc/$name"
     done
 done
-# Every program on PATH but openssl.
-for d in $(printf '%s' "$PATH" | tr : ' '); do
-    for f in "$d"/*; do
-        if [ ! -x "$f" ] || [ -d "$f" ]; then continue; fi
-        name=${f##*/}
-        [ "$name" = openssl ] || [ -e "$tmp/bin/$name" ] ||
-            ln -s "$f" "$tmp/bin/$name"
+# bin_farm DIR NAME: links to every program on PATH but NAME, in DIR.
+bin_farm() {
+    mkdir "$1"
+    for d in $(printf '%s' "$PATH" | tr : ' '); do
+        for f in "$d"/*; do
+            if [ ! -x "$f" ] || [ -d "$f" ]; then continue; fi
+            name=${f##*/}
+            [ "$name" = "$2" ] || [ -e "$1/$name" ] || ln -s "$f" "$1/$name"
+        done
     done
-done
+}
+bin_farm "$tmp/bin" openssl
+bin_farm "$tmp/bin-nonode" node
 if [ ! -e "$tmp/pc/libwebsockets.pc" ]; then
     echo "build_deps: libwebsockets.pc not found; is libwebsockets-dev installed?" >&2
     exit 1
@@ -84,6 +89,26 @@ if env PATH="$tmp/bin" "$meson" setup "$tmp/noopenssl" "$src" \
 elif ! grep -q 'Program .openssl. not found' "$tmp/noopenssl.log"; then
     fail "enabled: failed without naming openssl:"
     tail -n 5 "$tmp/noopenssl.log"
+fi
+
+# Node.js missing: auto leaves out only the browser tests, enabled names it.
+if env PATH="$tmp/bin-nonode" "$meson" setup "$tmp/nonode" "$src" \
+    >"$tmp/nonode.log" 2>&1; then
+    case $("$meson" introspect --tests "$tmp/nonode") in
+    *'"name": "browser"'*) fail "auto: browser test registered without node" ;;
+    *'"name": "board"'*) ;;
+    *) fail "auto: without node, the unit tests are left out too" ;;
+    esac
+else
+    fail "auto: meson setup failed without node:"
+    tail -n 5 "$tmp/nonode.log"
+fi
+if env PATH="$tmp/bin-nonode" "$meson" setup "$tmp/nonode-enabled" "$src" \
+    -Dtests=enabled >"$tmp/nonode-enabled.log" 2>&1; then
+    fail "enabled: meson setup succeeded without node"
+elif ! grep -q 'Program .node. not found' "$tmp/nonode-enabled.log"; then
+    fail "enabled: failed without naming node:"
+    tail -n 5 "$tmp/nonode-enabled.log"
 fi
 
 [ "$fails" -eq 0 ] && echo "build_deps: OK"
