@@ -1205,6 +1205,14 @@ int net_start(const struct config *config, char *err, size_t errlen)
             goto fail;
         }
     }
+    /* Now, not lazily on some later turn of the loop as lws would: until
+     * then a WebSocket naming no subprotocol binds to protocols[0] (http,
+     * which ignores it) instead of the pvo default chess.v1, and a client
+     * connecting at once (every player, after a restart) hears nothing. */
+    if (lws_protocol_init(context)) {
+        snprintf(err, errlen, "cannot initialise the WebSocket protocols");
+        goto fail;
+    }
     atomic_store(&wake_context, context);
     return 0;
 fail:

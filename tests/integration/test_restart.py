@@ -1,10 +1,14 @@
 """Restarts: a planned stop (SIGTERM) and a crash (kill -9) lose nothing;
 live games come back paused, with their moves, offers and clocks, and the
 players resume them with their tokens."""
+import os
+import subprocess
 import time
+import types
 import unittest
 
-from harness import FISCHER_5_0, Closed, FreshServerTest
+from harness import (FISCHER_5_0, SERVER, WAIT, Closed, FreshServerTest,
+                     free_port)
 
 
 class RestartTest(FreshServerTest):
@@ -111,3 +115,30 @@ class RestartTest(FreshServerTest):
             c.close()
         except Closed:
             pass
+
+    def test_a_client_of_the_first_moment_is_served(self):
+        """A client that connects while the server is still starting, as
+        the players do after a restart, gets its welcome: lws binds a
+        WebSocket naming no subprotocol to chess.v1 (the vhost's default)
+        only once the vhost's protocols are initialised, which it did
+        lazily, on a later turn of the loop."""
+        port = free_port()
+        os.makedirs(self.path("web"))
+        log = open(self.path("early.log"), "wb")
+        proc = subprocess.Popen(
+            [SERVER, "--listen", "127.0.0.1", "--port", str(port),
+             "--db", self.path("db", "chess.db"), "--web", self.path("web")],
+            stdout=log, stderr=log)
+        log.close()
+        self.procs.append(proc)
+        deadline = time.monotonic() + WAIT
+        while True:  # the first moment the port takes a connection
+            try:
+                c = self.client(types.SimpleNamespace(port=port))
+                break
+            except ConnectionRefusedError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise
+        self.assertTrue(c.pid)
+        c.send({"t": "ping", "id": 1})
+        self.assertEqual(c.expect("pong")["id"], 1)
