@@ -117,9 +117,9 @@ class RestartTest(FreshServerTest):
             pass
 
     def test_a_client_of_the_first_moment_is_served(self):
-        """A client that connects while the server is still starting, as
-        the players do after a restart, gets its welcome: lws binds a
-        WebSocket naming no subprotocol to chess.v1 (the vhost's default)
+        """A client naming no subprotocol that connects while the server
+        is still starting (a bot reconnecting after a restart) gets its
+        welcome: lws binds such a WebSocket to chess.v1 (the vhost's default)
         only once the vhost's protocols are initialised, which it did
         lazily, on a later turn of the loop."""
         port = free_port()
