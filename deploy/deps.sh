@@ -24,17 +24,25 @@ for p in $want; do
         missing="$missing $p"
     fi
 done
-if [ -n "$missing" ]; then
-    echo "deps: installing$missing"
+# Node.js and npm for the browser tests: use what is on PATH, else Debian's.
+node=""
+if [ "${1:-build}" = test ] && ! command -v npm >/dev/null 2>&1; then
+    node="nodejs npm"
+fi
+
+if [ -n "$missing$node" ]; then
+    echo "deps: installing$missing${node:+ $node}"
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
-fi
-
-# Node.js and npm for the browser tests: use what is on PATH, else Debian's.
-if [ "${1:-build}" = test ] && ! command -v npm >/dev/null 2>&1; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q nodejs npm
+    # (env: sudo would drop a DEBIAN_FRONTEND set before it)
+    # shellcheck disable=SC2086
+    if [ -n "$missing" ]; then
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+            --no-install-recommends $missing
+    fi
+    # shellcheck disable=SC2086
+    if [ -n "$node" ]; then
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $node
+    fi
 fi

@@ -25,13 +25,14 @@ setup() { # dir, options...
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 
-setup build-test --werror --buildtype=debugoptimized
+# -Dtests=enabled: a missing test package is an error, never a skip.
+setup build-test --werror --buildtype=debugoptimized -Dtests=enabled
 ninja -C build-test
 meson test -C build-test --print-errorlogs --num-processes 2
 meson test -C build-test --print-errorlogs --num-processes 2 \
     --setup valgrind --suite unit --no-suite slow
 
-setup build-asan --werror --buildtype=debug \
+setup build-asan --werror --buildtype=debug -Dtests=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
 meson test -C build-asan --print-errorlogs --num-processes 2 \
@@ -43,6 +44,17 @@ sh tests/fuzz/run.sh 60
 
 # One summary line over every run above.
 passed=0 failed=0
+
+# CHESS_FRESH_DEBIAN=1: also the README's run command on a fresh Debian 12
+# minbase chroot (tests/fresh/debian12.sh: debootstrap, the Debian mirror,
+# minutes); =ci: and this whole run inside a second one (an hour or more).
+case ${CHESS_FRESH_DEBIAN:-} in
+"") ;;
+ci) if sh tests/fresh/debian12.sh --ci; then passed=$((passed + 1));
+    else failed=$((failed + 1)); fi ;;
+*) if sh tests/fresh/debian12.sh; then passed=$((passed + 1));
+   else failed=$((failed + 1)); fi ;;
+esac
 for log in build-test/meson-logs/testlog.json \
            build-test/meson-logs/testlog-valgrind.json \
            build-asan/meson-logs/testlog.json; do

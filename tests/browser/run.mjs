@@ -46,9 +46,15 @@ const files = readdirSync(here).filter((f) => f.endsWith('.test.mjs'))
     .sort().map((f) => join(here, f));
 const [major, minor] = process.versions.node.split('.').map(Number);
 const args = ['--test'];
+// Type web/'s modules by the package.json above them (the repository's),
+// never by Node 20+'s guess from their syntax: Node 18 (Debian 12's) does
+// not guess, so a client module it would load as CommonJS fails here too.
+if (process.allowedNodeEnvironmentFlags.has('--experimental-detect-module'))
+    args.push('--no-experimental-detect-module');
 // One file at a time: each starts a server and a browser, and the machines
-// this runs on have two cores.
-if (major > 20 || (major === 20 && minor >= 10))
+// this runs on have two cores. The flag is in Node 18.19+ (Debian 12 has
+// 18.20) and 20.10+; older ones run max(cores - 1, 1) files at once.
+if (major > 20 || (major === 20 && minor >= 10) || (major === 18 && minor >= 19))
     args.push('--test-concurrency=1');
 const r = spawnSync(process.execPath, [...args, ...files],
                     { cwd: here, stdio: 'inherit', env: process.env });
