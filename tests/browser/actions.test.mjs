@@ -41,6 +41,10 @@ test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
             .count(), 0, 'only the offerer hears of the decline');
         await waitText(a.page, '#draw-btn', /^Offer draw$/);
         assert.ok(await b.page.locator('#offer-panel').isHidden());
+        // after a declined offer, the next one only after a move of ours
+        assert.ok(await a.page.locator('#draw-btn').isDisabled());
+        await clickMove(a.page, 'g1f3');
+        await a.page.waitForSelector('#draw-btn:not([disabled])');
 
         await a.page.click('#draw-btn');
         await waitText(b.page, '#offer-panel', /Your opponent offers a draw/);
