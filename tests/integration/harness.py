@@ -26,6 +26,15 @@ SERVER = os.environ.get("CHESS_SERVER", "")
 WRAPPED = bool(os.environ.get("CHESS_SERVER_WRAPPER"))
 WAIT = 30.0 if WRAPPED else 5.0  # the longest any expected message takes
 
+
+def sanitized():
+    """True when the server under test is an AddressSanitizer build."""
+    try:
+        with open(SERVER, "rb") as f:
+            return b"__asan_init" in f.read()
+    except OSError:
+        return False
+
 FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 
 

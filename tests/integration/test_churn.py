@@ -5,7 +5,8 @@ WARMUP cycles run first and are not measured: they take the one-time
 allocations (malloc's arenas, lws's tables, and SQLite's page cache,
 which fills up to its 2 MiB default as every guest's hello adds a player
 row; with one client at a time RSS stops growing after about 15,000
-cycles). Then CYCLES more cycles, after which RSS must be within 10% of
+cycles). Then CYCLES more cycles, after which RSS must be within 10% (25%
+under AddressSanitizer, whose allocator caches grow for longer) of
 what it was after the warm-up and the descriptor count equal. The cycles
 alternate between a clean close (close frame), a dropped TCP connection
 and, every tenth, a connection that leaves before its hello.
@@ -16,7 +17,7 @@ counts."""
 import os
 import unittest
 
-from harness import SERVER, Server, WebSocket, wait_until
+from harness import SERVER, Server, WebSocket, sanitized, wait_until
 from test_hardening import asan_quiet_env, fd_count, rss_kb
 
 CYCLES = int(os.environ.get("CHESS_CHURN_CYCLES", "10000"))
@@ -61,7 +62,12 @@ class ChurnTest(unittest.TestCase):
         self.cycles(CYCLES)
         rss1, fds1 = rss_kb(self.srv), fd_count(self.srv)
         self.assertEqual(fds1, fds0, "descriptors %d -> %d" % (fds0, fds1))
-        self.assertLessEqual(rss1, rss0 * 1.10,
+        # Under AddressSanitizer its allocator's caches go on growing
+        # slowly after the warm-up (measured: +4% to +10% over 10,000
+        # cycles, flat in a plain build); a leak there is LeakSanitizer's
+        # to report at exit, so the bound is only a gross one.
+        bound = 1.25 if sanitized() else 1.10
+        self.assertLessEqual(rss1, rss0 * bound,
                              "RSS %d -> %d kB" % (rss0, rss1))
         # every cycle reached the server as a connection of its own
         body = self.srv.http("/metrics")[2].decode()
