@@ -6,17 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bucket.h"
 #include "table.h"
 
-struct bucket {
+struct entry {
     char addr[64];
-    double tokens;
-    int64_t last; /* when tokens was computed */
+    struct bucket b;
 };
 
 struct ratelimit {
-    struct table t; /* addr -> struct bucket (owned) */
-    double rate;    /* tokens a millisecond */
+    struct table t; /* addr -> struct entry (owned) */
+    double rate;    /* tokens a second */
     double burst;
     size_t max;
     int64_t swept;  /* the last sweep ... */
@@ -30,7 +30,7 @@ struct ratelimit *ratelimit_new(int rate_per_s, int burst, size_t max_addrs)
     if (!rl)
         return NULL;
     table_init(&rl->t);
-    rl->rate = rate_per_s / 1000.0;
+    rl->rate = rate_per_s;
     rl->burst = burst;
     rl->max = max_addrs;
     return rl;
@@ -49,15 +49,6 @@ void ratelimit_free(struct ratelimit *rl)
     free(rl);
 }
 
-/* b's tokens at now. */
-static double refill(const struct ratelimit *rl, const struct bucket *b,
-                     int64_t now)
-{
-    double tokens = b->tokens + (double)(now - b->last) * rl->rate;
-
-    return tokens < rl->burst ? tokens : rl->burst;
-}
-
 /* Forgets the buckets that are full again. */
 static void sweep(struct ratelimit *rl, int64_t now)
 {
@@ -65,37 +56,31 @@ static void sweep(struct ratelimit *rl, int64_t now)
     rl->ever = true;
     for (size_t i = 0; i < rl->t.cap; i++) {
         struct table_slot *sl = &rl->t.slots[i];
-        struct bucket *b = sl->value;
-        if (b && refill(rl, b, now) >= rl->burst) {
-            table_del(&rl->t, b->addr);
-            free(b);
+        struct entry *e = sl->value;
+        if (e && bucket_level(&e->b, rl->rate, rl->burst, now) >= rl->burst) {
+            table_del(&rl->t, e->addr);
+            free(e);
         }
     }
 }
 
 bool ratelimit_take(struct ratelimit *rl, const char *addr, int64_t now)
 {
-    struct bucket *b = table_get(&rl->t, addr);
+    struct entry *e = table_get(&rl->t, addr);
 
-    if (!b) {
+    if (!e) {
         if (rl->t.n >= rl->max && (!rl->ever || now - rl->swept >= 1000))
             sweep(rl, now);
-        if (rl->t.n >= rl->max || !(b = calloc(1, sizeof *b)))
+        if (rl->t.n >= rl->max || !(e = calloc(1, sizeof *e)))
             return false;
-        snprintf(b->addr, sizeof b->addr, "%s", addr);
-        b->tokens = rl->burst;
-        b->last = now;
-        if (table_put(&rl->t, b->addr, b) < 0) {
-            free(b);
+        snprintf(e->addr, sizeof e->addr, "%s", addr);
+        bucket_init(&e->b, rl->burst);
+        if (table_put(&rl->t, e->addr, e) < 0) {
+            free(e);
             return false;
         }
     }
-    b->tokens = refill(rl, b, now);
-    b->last = now;
-    if (b->tokens < 1.0)
-        return false;
-    b->tokens -= 1.0;
-    return true;
+    return bucket_take(&e->b, rl->rate, rl->burst, now);
 }
 
 size_t ratelimit_addrs(const struct ratelimit *rl)

@@ -33,13 +33,9 @@
 #include "msgbuf.h"
 #include "net.h"
 #include "store.h"
+#include "bucket.h"
 #include "table.h"
 #include "verdict.h"
-
-struct bucket {
-    double tokens;
-    int64_t last_ms;
-};
 
 struct session {
     struct hub *hub;
@@ -282,8 +278,7 @@ static struct addr *addr_get(struct hub *h, const char *ip)
     if (!a)
         return NULL;
     snprintf(a->ip, sizeof a->ip, "%s", ip);
-    a->guests.tokens = h->cfg.guests_per_ip_per_min;
-    a->guests.last_ms = -1;
+    bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);
         return NULL;
@@ -866,9 +861,8 @@ struct session *session_new(struct hub *h, struct conn *c)
         return NULL;
     s->hub = h;
     s->conn = c;
-    s->moves.tokens = h->cfg.move_burst;
-    s->msgs.tokens = h->cfg.msg_burst;
-    s->moves.last_ms = s->msgs.last_ms = -1;
+    bucket_init(&s->moves, h->cfg.move_burst);
+    bucket_init(&s->msgs, h->cfg.msg_burst);
     h->metrics.connections++;
     h->metrics.connections_total++;
     return s;
@@ -926,22 +920,6 @@ void session_free(struct session *s, int64_t now)
         }
     }
     free(s);
-}
-
-/* Token bucket: true when a message may pass. */
-static bool bucket_take(struct bucket *b, double rate, double burst,
-                        int64_t now)
-{
-    if (b->last_ms >= 0 && now > b->last_ms) {
-        b->tokens += rate * (double)(now - b->last_ms) / 1000.0;
-        if (b->tokens > burst)
-            b->tokens = burst;
-    }
-    b->last_ms = now;
-    if (b->tokens < 1.0)
-        return false;
-    b->tokens -= 1.0;
-    return true;
 }
 
 /* ---- commands ---------------------------------------------------------- */
