@@ -3,6 +3,7 @@
  */
 #include "timerq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 void timerq_timer_init(struct timerq_timer *t,
@@ -66,6 +67,7 @@ static void remove_at(struct timerq *q, int i)
 
 int timerq_arm(struct timerq *q, struct timerq_timer *t, int64_t due)
 {
+    assert(t->cb && (t->slot < 0 || q->heap[t->slot] == t));
     if (t->slot >= 0)
         remove_at(q, t->slot);
     if (q->n == q->cap) {
@@ -84,6 +86,7 @@ int timerq_arm(struct timerq *q, struct timerq_timer *t, int64_t due)
 
 void timerq_cancel(struct timerq *q, struct timerq_timer *t)
 {
+    assert(t->slot < 0 || (t->slot < q->n && q->heap[t->slot] == t));
     if (t->slot >= 0)
         remove_at(q, t->slot);
 }

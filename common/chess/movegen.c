@@ -9,6 +9,8 @@
  */
 #include "movegen.h"
 
+#include <assert.h>
+
 #include "bitboard.h"
 
 static inline move_t *add_promotions(move_t *out, int from, int to)
@@ -188,6 +190,7 @@ static move_t *gen_all(const struct board *b, move_t *out)
 int movegen_legal(const struct board *b, struct movelist *out)
 {
     out->n = (int)(gen_all(b, out->moves) - out->moves);
+    assert(out->n <= MOVES_MAX); /* the bound movegen.h proves */
     return out->n;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "record.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "dead.h"
@@ -35,6 +36,7 @@ void record_clear(struct record *r)
 
 int record_push(struct record *r, move_t m)
 {
+    assert(movegen_is_legal(&r->cur, m));
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
         move_t *mv = realloc(r->moves, cap * sizeof *mv);
