@@ -453,10 +453,28 @@ static int drain_start(struct conn *c)
     return 0;
 }
 
-static int write_next(struct conn *c)
+/* Takes the head off the queue and writes it. Returns lws_write's
+ * result. */
+static int write_head(struct conn *c)
 {
     struct qnode *n = c->head;
     int w;
+
+    c->head = n->next;
+    if (!c->head)
+        c->tail = NULL;
+    c->qbytes -= n->b->len;
+    hub_metrics(hub)->out_queue_bytes -= n->b->len;
+    w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
+                  LWS_WRITE_TEXT);
+    msgbuf_unref(n->b);
+    free(n);
+    return w;
+}
+
+static int write_next(struct conn *c)
+{
+    struct qnode *n = c->head;
 
     if (c->killed)
         return -1;
@@ -476,19 +494,38 @@ static int write_next(struct conn *c)
         schedule_write(c);
         return 0;
     }
-    c->head = n->next;
-    if (!c->head)
-        c->tail = NULL;
-    c->qbytes -= n->b->len;
-    hub_metrics(hub)->out_queue_bytes -= n->b->len;
-    w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
-                  LWS_WRITE_TEXT);
-    msgbuf_unref(n->b);
-    free(n);
-    if (w < 0)
+    if (write_head(c) < 0)
         return -1;
     schedule_write(c);
     return 0;
+}
+
+/* Writes the messages a commit released at once, outside a WRITEABLE
+ * callback: a commit releases a batch of moves, and asking lws for
+ * WRITEABLE would cost each connection two epoll_ctl calls and a turn of
+ * the loop. Stops where lws had to keep part of a frame (the socket is
+ * full): the rest then waits for WRITEABLE as before, so a slow reader
+ * holds at most one frame in lws besides its own queue. */
+static void write_released(struct conn *c)
+{
+    uint64_t committed = store_committed(store);
+
+    if (c->killed || c->want_ping) {
+        schedule_write(c);
+        return;
+    }
+    while (c->head && c->head->seq <= committed
+           && !lws_partial_buffered(c->wsi)) {
+        if (write_head(c) < 0) {
+            /* lws marked the socket unusable: close it from the loop */
+            c->killed = true;
+            queue_clear(c);
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK,
+                            LWS_TO_KILL_ASYNC);
+            return;
+        }
+    }
+    schedule_write(c);
 }
 
 /* Store commits arrived: release the connections whose head is durable. */
@@ -508,7 +545,7 @@ static void on_commits(void)
         next = c->wnext;
         if (!c->head || c->head->seq <= committed) {
             wait_remove(c);
-            lws_callback_on_writable(c->wsi);
+            write_released(c);
         }
     }
 }
