@@ -37,7 +37,8 @@ static const struct ending table[] = {
     ROW(ENDING_AGREEMENT, "agreement", ENDING_KIND_DRAW, "normal",
         "a draw offer was accepted"),
     ROW(ENDING_ABORTED, "aborted", ENDING_KIND_NONE, "unterminated",
-        "aborted before both sides had moved, by a player or by a clock"),
+        "aborted before both sides had moved, or a first move or an "
+        "invitation ran out of time"),
 };
 
 _Static_assert(sizeof table / sizeof table[0] == ENDING_REASONS,
