@@ -425,8 +425,8 @@ static int put_row(struct game *g, int64_t now)
     return 0;
 }
 
-/* The game's PGN: its result and Termination once ended, "*" and
- * "normal" (the value of every game still played to a finish) before. */
+/* The game's PGN: its result and Termination (the table of endings'
+ * values) once ended; "*" and Termination "normal" while it is live. */
 static char *make_pgn(const struct game *g)
 {
     bool ended = g->status == GAME_ENDED;
