@@ -709,11 +709,16 @@ char *proto_render_moved(const struct proto_moved *m)
     return t.p;
 }
 
-char *proto_render_game_end(const char *gid, const char *result,
-                            const char *reason)
+char *proto_render_game_end(const char *gid, enum ending_result result,
+                            enum ending_reason reason)
 {
+    const struct ending *e = ending_get(reason);
+    const char *r = ending_result_name(result);
+
+    if (!e || !r)
+        return NULL;
     return finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game",
-                            gid, "result", result, "reason", reason), NULL);
+                            gid, "result", r, "reason", e->name), NULL);
 }
 
 char *proto_render_draw(const char *type, const char *gid, int color)

@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "ending.h"
 #include "notation.h"
 
 /* Error codes, in the protocol's spelling (proto_code_name). */
@@ -224,8 +225,9 @@ char *proto_render_game_start(const char *gid, const struct proto_player *w,
 char *proto_render_state(const struct proto_state *s,
                          const struct proto_id *id);
 char *proto_render_moved(const struct proto_moved *m);
-char *proto_render_game_end(const char *gid, const char *result,
-                            const char *reason);
+/* {"t":"game_end",...} with the result's and the reason's wire names. */
+char *proto_render_game_end(const char *gid, enum ending_result result,
+                            enum ending_reason reason);
 /* draw_offered / draw_declined ("type"), with the colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);
 char *proto_render_opponent_gone(const char *gid, int color,

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "dead.h"
+#include "ending.h"
 #include "tunables.h"
 #include "movegen.h"
 #include "msgbuf.h"
@@ -78,8 +79,8 @@ struct game {
     int64_t invite_deadline;
     int64_t linger_until;
     int64_t created_wall, started_wall, ended_wall;
-    char result[8];
-    char reason[32];
+    enum ending_result result; /* both only when GAME_ENDED */
+    enum ending_reason reason;
     uint64_t seq;          /* the game's last store write */
     struct sub *subs;
     size_t nsubs, subcap;
@@ -97,11 +98,6 @@ enum event {
     EV_GRACE_B,
     EV_LINGER      /* an ended game may be freed */
 };
-
-static const char *win_for(int color)
-{
-    return color == WHITE ? "1-0" : "0-1";
-}
 
 static int side_to_move(const struct game *g)
 {
@@ -296,8 +292,10 @@ char *game_render_state(struct game *g, const struct proto_id *id,
         .claimable = mi->claimable,
         .claim_moves = (const char(*)[UCI_MAX])mi->claim,
         .n_claim = mi->n_claim,
-        .result = g->status == GAME_ENDED ? g->result : NULL,
-        .reason = g->status == GAME_ENDED ? g->reason : NULL,
+        .result = g->status == GAME_ENDED ? ending_result_name(g->result)
+                                          : NULL,
+        .reason = g->status == GAME_ENDED ? ending_get(g->reason)->name
+                                          : NULL,
         .api = api,
         .created_ms = g->created_wall,
         .started_ms = g->started_wall,
@@ -397,8 +395,10 @@ static void fill_row(const struct game *g, struct store_game *r,
     snprintf(r->initial_fen, sizeof r->initial_fen, "%s", g->initial_fen);
     snprintf(r->status, sizeof r->status, "%s", status_name(g->status));
     if (g->status == GAME_ENDED) {
-        snprintf(r->result, sizeof r->result, "%s", g->result);
-        snprintf(r->reason, sizeof r->reason, "%s", g->reason);
+        snprintf(r->result, sizeof r->result, "%s",
+                 ending_result_name(g->result));
+        snprintf(r->reason, sizeof r->reason, "%s",
+                 ending_get(g->reason)->name);
     }
     board_to_fen(&g->rec.cur, r->final_fen);
     if (g->draw_offer >= 0 && g->status == GAME_STARTED)
@@ -425,19 +425,11 @@ static int put_row(struct game *g, int64_t now)
     return 0;
 }
 
-static const char *termination(const char *reason)
+/* The game's PGN: its result and Termination (the table of endings'
+ * values) once ended; "*" and Termination "normal" while it is live. */
+static char *make_pgn(const struct game *g)
 {
-    if (!strncmp(reason, "timeout", 7))
-        return "time forfeit";
-    if (!strcmp(reason, "abandoned"))
-        return "abandoned";
-    if (!strcmp(reason, "aborted"))
-        return "unterminated";
-    return "normal";
-}
-
-static char *make_pgn(const struct game *g, const char *result)
-{
+    bool ended = g->status == GAME_ENDED;
     char date[16] = "????.??.??", tc[32];
     time_t t = (time_t)((g->started_wall ? g->started_wall
                                          : g->created_wall) / 1000);
@@ -458,16 +450,17 @@ static char *make_pgn(const struct game *g, const char *result)
         .date = date,
         .white = g->seat[0].name[0] ? g->seat[0].name : "?",
         .black = g->seat[1].name[0] ? g->seat[1].name : "?",
-        .result = result,
+        .result = ended ? ending_result_name(g->result) : "*",
         .time_control = tc,
-        .termination = termination(g->reason),
+        .termination = ended ? ending_get(g->reason)->termination
+                             : "normal",
     };
     return pgn_format(&tags, &g->rec, g->clk_ms);
 }
 
 char *game_pgn(const struct game *g)
 {
-    return make_pgn(g, g->status == GAME_ENDED ? g->result : "*");
+    return make_pgn(g);
 }
 
 /* ---- deadlines --------------------------------------------------------- */
@@ -562,7 +555,9 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
     rearm(g);
 }
 
-static void end_game(struct game *g, const char *result, const char *reason,
+/* Ends the game for `reason`; `winner` (a colour) matters only for the
+ * reasons that give a win (ending_result_for). */
+static void end_game(struct game *g, enum ending_reason reason, int winner,
                      int64_t now)
 {
     struct store_game row;
@@ -574,12 +569,12 @@ static void end_game(struct game *g, const char *result, const char *reason,
     g->paused = false;
     g->held = false;
     g->first_deadline = CLOCK_NEVER;
-    snprintf(g->result, sizeof g->result, "%s", result);
-    snprintf(g->reason, sizeof g->reason, "%s", reason);
+    g->result = ending_result_for(reason, winner);
+    g->reason = reason;
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
     fill_row(g, &row, now);
-    pgn = make_pgn(g, g->result);
+    pgn = make_pgn(g);
     seq = g->env.finish(g->env.ctx, &row, pgn ? pgn : "");
     free(pgn);
     if (seq)
@@ -595,9 +590,9 @@ static void end_on_time(struct game *g, int loser, bool can_mate,
 {
     g->flagged = -1;
     if (can_mate)
-        end_game(g, win_for(1 - loser), "timeout", now);
+        end_game(g, ENDING_TIMEOUT, 1 - loser, now);
     else
-        end_game(g, "1/2-1/2", "timeout_vs_insufficient", now);
+        end_game(g, ENDING_TIMEOUT_VS_INSUFFICIENT, -1, now);
 }
 
 /* The running side's time is up: its clock stops at zero and the game
@@ -645,7 +640,7 @@ void game_tick(struct game *g, int64_t now)
         switch (ev) {
         case EV_INVITE:
         case EV_FIRST_MOVE:
-            end_game(g, "*", "aborted", now);
+            end_game(g, ENDING_ABORTED, -1, now);
             break;
         case EV_UNPAUSE:
             unpause(g, now);
@@ -655,8 +650,8 @@ void game_tick(struct game *g, int64_t now)
             break;
         case EV_GRACE_W:
         case EV_GRACE_B:
-            end_game(g, win_for(ev == EV_GRACE_W ? BLACK : WHITE),
-                     "abandoned", now);
+            end_game(g, ENDING_ABANDONED,
+                     ev == EV_GRACE_W ? BLACK : WHITE, now);
             break;
         default:
             break;
@@ -831,9 +826,14 @@ struct game *game_restore(const struct game_env *env,
     else if (!strcmp(row->draw_offer, "black"))
         g->draw_offer = BLACK;
     if (!strcmp(row->status, "ended")) {
+        const struct ending *e = ending_find(row->reason);
+        if (!e || ending_result_find(row->result, &g->result) < 0
+            || !ending_result_fits(e->reason, g->result)) {
+            cause = "the stored result and reason are not an ending";
+            goto fail;
+        }
+        g->reason = e->reason;
         g->status = GAME_ENDED;
-        snprintf(g->result, sizeof g->result, "%s", row->result);
-        snprintf(g->reason, sizeof g->reason, "%s", row->reason);
         g->ended_wall = row->ended_ms;
         g->clock.left_ms[WHITE] = row->white_ms;
         g->clock.left_ms[BLACK] = row->black_ms;
@@ -873,7 +873,11 @@ void game_free(struct game *g)
 const char *game_gid(const struct game *g) { return g->gid; }
 enum game_status game_status(const struct game *g) { return g->status; }
 const char *game_creator(const struct game *g) { return g->creator; }
-const char *game_reason(const struct game *g) { return g->reason; }
+const char *game_reason(const struct game *g)
+{
+    return g->status == GAME_ENDED ? ending_get(g->reason)->name : "";
+}
+enum ending_reason game_ending(const struct game *g) { return g->reason; }
 int game_ply(const struct game *g) { return (int)g->rec.n; }
 uint64_t game_seq(const struct game *g) { return g->seq; }
 int64_t game_created_ms(const struct game *g) { return g->created_wall; }
@@ -1084,25 +1088,25 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
 
     switch (outcome) {
     case OUTCOME_CHECKMATE:
-        end_game(g, win_for(mover), "checkmate", now);
+        end_game(g, ENDING_CHECKMATE, mover, now);
         break;
     case OUTCOME_STALEMATE:
-        end_game(g, "1/2-1/2", "stalemate", now);
+        end_game(g, ENDING_STALEMATE, -1, now);
         break;
     case OUTCOME_DEAD:
-        end_game(g, "1/2-1/2", "dead_position", now);
+        end_game(g, ENDING_DEAD_POSITION, -1, now);
         break;
     case OUTCOME_FIVEFOLD:
-        end_game(g, "1/2-1/2", "fivefold", now);
+        end_game(g, ENDING_FIVEFOLD, -1, now);
         break;
     case OUTCOME_SEVENTY_FIVE:
-        end_game(g, "1/2-1/2", "seventy_five_moves", now);
+        end_game(g, ENDING_SEVENTY_FIVE_MOVES, -1, now);
         break;
     case OUTCOME_NONE:
         if (claim != CLAIM_NONE)
-            end_game(g, "1/2-1/2",
-                     claim == CLAIM_THREEFOLD ? "threefold" : "fifty_moves",
-                     now);
+            end_game(g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
+                                                 : ENDING_FIFTY_MOVES,
+                     -1, now);
         break;
     }
     return 0;
@@ -1140,7 +1144,7 @@ int game_resign(struct game *g, const char *pid, int64_t now,
     game_tick(g, now);
     if (check_player(g, pid, &c, err) < 0)
         return -1;
-    end_game(g, win_for(1 - c), "resignation", now);
+    end_game(g, ENDING_RESIGNATION, 1 - c, now);
     rearm(g);
     return 0;
 }
@@ -1156,9 +1160,9 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     if (c < 0 || g->status == GAME_ENDED || g->flagged >= 0) {
         game_unsubscribe(g, s);
     } else if (g->status == GAME_WAITING) {
-        end_game(g, "*", "aborted", now);
+        end_game(g, ENDING_ABORTED, -1, now);
     } else {
-        end_game(g, win_for(1 - c), "resignation", now);
+        end_game(g, ENDING_RESIGNATION, 1 - c, now);
     }
     rearm(g);
     return 0;
@@ -1179,7 +1183,7 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     if (g->status == GAME_STARTED && g->rec.n >= 2)
         return set_err(err, PROTO_ABORT_NOT_ALLOWED,
                        "both sides have moved: resign or offer a draw");
-    end_game(g, "*", "aborted", now);
+    end_game(g, ENDING_ABORTED, -1, now);
     rearm(g);
     return 0;
 }
@@ -1193,7 +1197,7 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
     if (check_player(g, pid, &c, err) < 0)
         return -1;
     if (g->draw_offer == 1 - c) {
-        end_game(g, "1/2-1/2", "agreement", now);
+        end_game(g, ENDING_AGREEMENT, -1, now);
     } else if (g->draw_offer == c) {
         /* repeated while pending: nothing to store or tell anyone */
     } else if (g->declined[c]) {
@@ -1233,7 +1237,7 @@ int game_draw_accept(struct game *g, const char *pid, int64_t now,
 
     if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
-    end_game(g, "1/2-1/2", "agreement", now);
+    end_game(g, ENDING_AGREEMENT, -1, now);
     rearm(g);
     return 0;
 }
@@ -1292,8 +1296,9 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
         return set_err(err, PROTO_CLAIM_REJECTED,
                        "no threefold repetition and fewer than 50 moves "
                        "without capture or pawn move");
-    end_game(g, "1/2-1/2",
-             claim == CLAIM_THREEFOLD ? "threefold" : "fifty_moves", now);
+    end_game(g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
+                                         : ENDING_FIFTY_MOVES,
+             -1, now);
     rearm(g);
     return 0;
 }

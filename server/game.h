@@ -22,6 +22,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "ending.h"
 #include "proto.h"
 #include "store.h"
 
@@ -132,7 +133,10 @@ const char *game_seat_name(const struct game *g, int color);
 /* The colour pid plays, or -1. */
 int game_color_of(const struct game *g, const char *pid);
 const char *game_creator(const struct game *g);
-const char *game_reason(const struct game *g); /* "" while live */
+/* The ending's wire name ("" while live) and the ending itself (only
+ * meaningful once the game is GAME_ENDED). */
+const char *game_reason(const struct game *g);
+enum ending_reason game_ending(const struct game *g);
 int game_ply(const struct game *g);
 /* The sequence number of the game's last store write. */
 uint64_t game_seq(const struct game *g);

@@ -18,13 +18,6 @@
 #define CHESS_SERVER_VERSION "unknown"
 #endif
 
-static const char *const reasons[METRICS_REASONS] = {
-    "checkmate", "resignation", "abandoned", "timeout",
-    "timeout_vs_insufficient", "stalemate", "dead_position", "fivefold",
-    "seventy_five_moves", "threefold", "fifty_moves", "agreement",
-    "aborted",
-};
-
 /* The close codes counted one by one (RFC 6455 7.4.1); the rest are
  * "other". */
 static const int close_codes[METRICS_CLOSE_CODES - 1] = {
@@ -60,11 +53,10 @@ void metrics_http(struct metrics *m, enum metrics_route route, int status)
     m->http[route][i]++;
 }
 
-void metrics_finished(struct metrics *m, const char *reason)
+void metrics_finished(struct metrics *m, enum ending_reason reason)
 {
-    for (int i = 0; i < METRICS_REASONS; i++)
-        if (!strcmp(reasons[i], reason))
-            m->finished[i]++;
+    if (ending_get(reason))
+        m->finished[reason]++;
 }
 
 struct out {
@@ -303,9 +295,10 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->moves);
     put(&o, "# HELP chess_games_finished_total Finished games by reason.\n"
             "# TYPE chess_games_finished_total counter\n");
-    for (int i = 0; i < METRICS_REASONS; i++)
+    for (int i = 0; i < ENDING_REASONS; i++)
         put(&o, "chess_games_finished_total{reason=\"%s\"} %llu\n",
-            reasons[i], (unsigned long long)m->finished[i]);
+            ending_get((enum ending_reason)i)->metric,
+            (unsigned long long)m->finished[i]);
     put(&o, "# HELP chess_messages_rejected_total Error replies by code.\n"
             "# TYPE chess_messages_rejected_total counter\n");
     for (int i = 1; i < PROTO_CODE_COUNT; i++)

@@ -13,13 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ending.h"
 #include "proto.h"
 #include "hist.h"
 #include "store.h"
 
 struct store;
 
-#define METRICS_REASONS 13
 #define METRICS_CLOSE_CODES 11 /* WebSocket close codes counted, "other" */
 #define METRICS_HTTP_STATUSES 10 /* HTTP statuses counted, "other" */
 
@@ -41,7 +41,7 @@ struct metrics {
     uint64_t connections_total;
     uint64_t messages_in;    /* text messages received */
     uint64_t moves;          /* moves played */
-    uint64_t finished[METRICS_REASONS];
+    uint64_t finished[ENDING_REASONS]; /* by reason */
     uint64_t rejected[PROTO_CODE_COUNT];
     uint64_t out_queue_bytes; /* bytes waiting in all outbound queues */
     uint64_t closed_overflow;  /* connections cut for not reading */
@@ -59,8 +59,9 @@ struct metrics {
     uint64_t http[METRICS_ROUTES][METRICS_HTTP_STATUSES];
 };
 
-/* Counts a finished game under its protocol reason. */
-void metrics_finished(struct metrics *m, const char *reason);
+/* Counts a finished game under its reason (labelled with the table's
+ * metrics label); anything not a reason is ignored. */
+void metrics_finished(struct metrics *m, enum ending_reason reason);
 
 /* Counts a closed WebSocket under its close code (1006: closed without a
  * close frame either way). */

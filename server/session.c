@@ -423,7 +423,7 @@ static void env_ended(void *ctx, struct game *g)
     log_info("event=game_end game=%s reason=%s white=%s black=%s",
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
-    metrics_finished(&h->metrics, game_reason(g));
+    metrics_finished(&h->metrics, game_ending(g));
     invite_closed(h, g);
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));

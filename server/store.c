@@ -89,6 +89,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ending.h"
 #include "log.h"
 #include "migrations.h"
 
@@ -1339,12 +1340,6 @@ static bool valid_status(const char *st)
            !strcmp(st, "ended");
 }
 
-static bool valid_result(const char *r)
-{
-    return !strcmp(r, "1-0") || !strcmp(r, "0-1") ||
-           !strcmp(r, "1/2-1/2") || !strcmp(r, "*");
-}
-
 /* Copies g into op with every string terminated; false when g is not a
  * game row the schema would accept. */
 static bool copy_game(struct op *op, const struct store_game *g)
@@ -1366,7 +1361,8 @@ static bool copy_game(struct op *op, const struct store_game *g)
     TERMINATE(c->draw_offer);
     return c->gid[0] && c->initial_fen[0] &&
            (c->clock.per_move == 0 || c->clock.per_move == 1) &&
-           (!c->result[0] || valid_result(c->result)) &&
+           (!c->result[0] || ending_result_find(c->result, NULL) == 0) &&
+           (!c->reason[0] || ending_find(c->reason)) &&
            (!c->draw_offer[0] || !strcmp(c->draw_offer, "white") ||
             !strcmp(c->draw_offer, "black"));
 }

@@ -62,8 +62,10 @@ struct store_game {
     struct store_clock clock;
     char initial_fen[94]; /* FEN_MAX of common/chess/board.h */
     char status[8];      /* "waiting", "started", "ended" */
-    char result[8];      /* "" while live, else "1-0", "0-1", "1/2-1/2", "*" */
-    char reason[32];     /* "" while live, else a protocol reason */
+    char result[8];      /* "" while live, else "1-0", "0-1", "1/2-1/2", "*"
+                            (ending_result_name) */
+    char reason[32];     /* "" while live, else a protocol reason (the wire
+                            name of common/ending.h's table) */
     char final_fen[94];   /* FEN_MAX */
     char draw_offer[6];  /* "", "white" or "black" */
     int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
@@ -94,8 +96,9 @@ int store_schema_version(const struct store *s);
 /* Queued writes. Each returns a sequence number > 0, or 0 when the queue
  * is full (nothing was queued; the caller reports the failure). 0 also
  * when an argument is unusable: an empty pid/gid/uci/initial_fen, ply < 1,
- * clock.per_move not 0 or 1, a status, result or draw_offer outside the
- * values listed above, or (finish) an empty result or a NULL pgn. */
+ * clock.per_move not 0 or 1, a status, result, reason or draw_offer
+ * outside the values listed above, or (finish) an empty result or a NULL
+ * pgn. */
 uint64_t store_put_player(struct store *s, const struct store_player *p);
 /* Creates or replaces the game row (seats, status, offer, times). */
 uint64_t store_put_game(struct store *s, const struct store_game *g);

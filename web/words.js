@@ -88,7 +88,9 @@ export function resultTitle(result, you) {
 }
 
 // The sentence that says why a game ended. `toMove` is the side to move in
-// the final position (the side whose clock ran out for the timeouts).
+// the final position (the side whose clock ran out for the timeouts). Its
+// cases name exactly the reasons of the server's table of endings
+// (common/ending.c; tests/unit/test_ending.c checks it).
 export function reasonText(result, reason, toMove) {
     const winner = result === '1-0' ? 'White' : result === '0-1' ? 'Black'
         : null;

@@ -556,6 +556,50 @@ START_TEST(fischer_charges_from_the_release)
 }
 END_TEST
 
+/* An ended game is restored only with a result and a reason of the table
+ * of endings that go together; otherwise it is refused with a cause. */
+START_TEST(restore_needs_a_known_ending)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    const char *moves[] = {"f2f3", "e7e5", "g2g4", "d8h4"};
+    for (int i = 0; i < 4; i++)
+        move_ok(g, i % 2 ? "pb" : "pw", moves[i], i, 100 * (i + 1));
+    game_free(g);
+    struct store_game row = F.last_row;
+    ck_assert_str_eq(row.result, "0-1");
+    ck_assert_str_eq(row.reason, "checkmate");
+    g = game_restore(&ENV, &row, F.moves, 4, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    ck_assert_int_eq(game_ending(g), ENDING_CHECKMATE);
+    ck_assert_str_eq(game_reason(g), "checkmate");
+    char *pgn = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(pgn, "[Result \"0-1\"]"));
+    ck_assert_ptr_nonnull(strstr(pgn, "[Termination \"normal\"]"));
+    free(pgn);
+    game_free(g);
+    static const char *const bad[][2] = {
+        {"0-1", "adjourned"}, /* no such reason */
+        {"0-1", ""},
+        {"2-0", "checkmate"}, /* no such result */
+        {"1/2-1/2", "checkmate"}, /* a checkmate is not a draw */
+        {"*", "resignation"},
+        {"1-0", "aborted"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *why = NULL;
+        strcpy(row.result, bad[i][0]);
+        strcpy(row.reason, bad[i][1]);
+        ck_assert_msg(!game_restore(&ENV, &row, F.moves, 4, 0, 5000, &why),
+                      "%s %s restored", bad[i][0], bad[i][1]);
+        ck_assert_str_eq(why, "the stored result and reason are not an "
+                              "ending");
+    }
+    reset();
+}
+END_TEST
+
 /* A finished game read back for the API renders from its stored row and
  * journal exactly as the replayed game did (without replaying it). */
 START_TEST(stored_render_matches_the_replay)
@@ -770,6 +814,7 @@ int main(void)
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, claims);
     tcase_add_test(tc, stored_render_matches_the_replay);
+    tcase_add_test(tc, restore_needs_a_known_ending);
     tcase_add_test(tc, turn_is_held_until_the_move_is_released);
     tcase_add_test(tc, fischer_charges_from_the_release);
     tcase_add_test(tc, invitation_expires_after_a_day);

@@ -683,6 +683,26 @@ START_TEST(bad_writes_are_refused_and_change_nothing)
 }
 END_TEST
 
+/* A reason must be one of the table of endings' (common/ending.h), as a
+ * result must be one of its four: what the store writes reads back. */
+START_TEST(unknown_reason_is_refused)
+{
+    struct store *s = open_store(db_path);
+    struct store_game g = game("g1", "pidA", "pidB", "started", 1);
+
+    snprintf(g.result, sizeof g.result, "1-0");
+    snprintf(g.reason, sizeof g.reason, "adjourned");
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    snprintf(g.reason, sizeof g.reason, "Checkmate");
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_eq(store_queue_depth(s), 0);
+    snprintf(g.reason, sizeof g.reason, "checkmate");
+    ck_assert_uint_gt(store_finish_game(s, &g, "pgn"), 0);
+    store_close(s);
+}
+END_TEST
+
 START_TEST(full_queue_refuses_writes)
 {
     struct store *s = open_store(db_path);
@@ -1096,6 +1116,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, open_errors_are_sentences);
     tcase_add_test(tc, bad_writes_are_refused_and_change_nothing);
+    tcase_add_test(tc, unknown_reason_is_refused);
     tcase_add_test(tc, full_queue_refuses_writes);
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, heartbeat_is_written_while_open);
