@@ -280,8 +280,8 @@ const struct config_setting *config_setting_find(const char *name)
     return NULL;
 }
 
-void config_default_text(const struct config_setting *s, char *out,
-                         size_t len)
+int config_default_text(const struct config_setting *s, char *out,
+                        size_t len)
 {
     const struct key *k = (const struct key *)s;
 
@@ -291,17 +291,19 @@ void config_default_text(const struct config_setting *s, char *out,
         snprintf(out, len, "%ld", k->def);
     else if (k->kind == K_ORIGINS || k->kind == K_PROXIES)
         snprintf(out, len, "[]");
-    else
+    else /* (no default needs JSON escapes) */
         snprintf(out, len, "\"%s\"", k->def_str);
+    return !k->shown;
 }
 
 /* Writes text to f from column col, breaking lines before column 80 at
- * spaces; a new line starts with indent spaces. Returns the column where
- * it ended. */
-static size_t wrap(FILE *f, size_t col, size_t indent, const char *text)
+ * spaces (or, when `whole`, only before text); a new line starts with
+ * indent spaces. Returns the column where it ended. */
+static size_t wrap(FILE *f, size_t col, size_t indent, const char *text,
+                   bool whole)
 {
     while (*text) {
-        size_t n = strcspn(text, " ");
+        size_t n = whole ? strlen(text) : strcspn(text, " ");
         if (col > indent && col + 1 + n >= 80) {
             fprintf(f, "\n%*s", (int)indent, "");
             col = indent;
@@ -338,11 +340,11 @@ void config_help(FILE *f)
                      k->pub.help, k->lo, k->hi, def);
         else
             snprintf(line, sizeof line, "%s (default %s)", k->pub.help, def);
-        wrap(f, col, 21, line);
+        wrap(f, col, 21, line, false);
         fputc('\n', f);
     }
     col = wrap(f, 0, 0, "Settings only in the --config file (defaults in "
-               "brackets; the README says more of each):");
+               "brackets; the README says more of each):", false);
     for (size_t i = 0; i < NKEYS; i++)
         left += !keys[i].pub.flag;
     for (size_t i = 0; i < NKEYS; i++) {
@@ -352,7 +354,7 @@ void config_help(FILE *f)
         config_default_text(&k->pub, def, sizeof def);
         snprintf(line, sizeof line, "%s [%s]%s", k->pub.key, def,
                  --left ? "," : ".");
-        col = wrap(f, col, 0, line);
+        col = wrap(f, col, 0, line, true);
     }
     fputc('\n', f);
 }

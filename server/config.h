@@ -94,10 +94,10 @@ const struct config_setting *config_setting_at(size_t i);
 const struct config_setting *config_setting_find(const char *name);
 
 /* Writes s's default into out as --help and the README's table show it:
- * 8080, "./web" (JSON strings quoted), [] (an empty list), or words for
- * a default too long to show (tls_ciphers). */
-void config_default_text(const struct config_setting *s, char *out,
-                         size_t len);
+ * its JSON value (8080, "./web", [] for an empty list), and returns 1;
+ * or words for a default too long to show (tls_ciphers), and returns 0. */
+int config_default_text(const struct config_setting *s, char *out,
+                        size_t len);
 
 /* Writes the settings' part of --help to f: one line (wrapped) per flag
  * with its range and default, then the settings only in the file with
