@@ -16,6 +16,7 @@
  * charged to no clock), the process exits 0. SIGHUP reopens the log file
  * and reloads the TLS certificate.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -101,9 +102,13 @@ static void parse_args(int argc, char **argv, struct args *a)
         (struct option){"check-config", required_argument, NULL, 'C'};
     longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
     for (size_t i = 0; (s = config_setting_at(i)); i++)
-        if (s->flag && n < sizeof longopts / sizeof longopts[0] - 1)
-            longopts[n++] = (struct option){
-                s->flag + 2, required_argument, NULL, OPT_SETTING + (int)i};
+        if (s->flag) {
+            /* room for every flag and the terminator */
+            assert(n < sizeof longopts / sizeof longopts[0] - 1);
+            if (n < sizeof longopts / sizeof longopts[0] - 1)
+                longopts[n++] = (struct option){s->flag + 2,
+                    required_argument, NULL, OPT_SETTING + (int)i};
+        }
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     memset(a, 0, sizeof *a);
