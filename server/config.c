@@ -2,9 +2,12 @@
  * config.c - settings from defaults, a JSON file and the command line
  * (see config.h).
  *
- * One table describes every key: its kind, where it lives in struct
- * config and its range. The file loader and config_set_text both go
- * through it, so a key is checked by the same rule wherever it comes from.
+ * One table describes every setting: its key, its command-line flag, its
+ * kind, where it lives in struct config, its range, its default and its
+ * help. config_init, the file loader, config_set_text, main.c's flags and
+ * --help all go through it, so a key has one default and is checked by
+ * the same rule wherever it comes from; a unit test holds the README's
+ * table of settings to it.
  */
 #include "config.h"
 
@@ -23,7 +26,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "tunables.h"
 
 enum kind {
     K_INT,     /* integer in [lo, hi] */
@@ -36,49 +38,130 @@ enum kind {
     K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
 };
 
+/* One row of the table: what the command line and the docs see (pub,
+ * first, so that a pointer to it is a pointer to its row), then how the
+ * value is checked and stored. */
 struct key {
-    const char *name;
+    struct config_setting pub;
     enum kind kind;
-    size_t off;
-    long lo, hi;
+    size_t off;          /* of the field in struct config */
+    long lo, hi;         /* K_INT: the range; strings: lo 1: not empty */
+    long def;            /* K_INT's default */
+    const char *def_str; /* the default of a string or log level; lists
+                            have none (empty) */
+    const char *shown;   /* the default in words when its text is too long
+                            for --help and the README's table; NULL: its
+                            text */
 };
 
-#define INT_KEY(n, lo, hi) {#n, K_INT, offsetof(struct config, n), lo, hi}
-#define STR_KEY(n, k, empty_ok) \
-    {#n, k, offsetof(struct config, n), empty_ok ? 0 : 1, 0}
+#define INT_KEY(n, flag, lo, hi, def, help) \
+    {{#n, flag, "N", help}, K_INT, offsetof(struct config, n), lo, hi, \
+     def, NULL, NULL}
+#define STR_KEY(n, flag, arg, k, empty_ok, def, help) \
+    {{#n, flag, arg, help}, k, offsetof(struct config, n), \
+     empty_ok ? 0 : 1, 0, 0, def, NULL}
+#define LIST_KEY(n, flag, k, help) \
+    {{#n, flag, "LIST", help}, k, offsetof(struct config, n), 0, 0, 0, \
+     NULL, NULL}
 
+/* Every setting, in the order of the README's table (which a unit test
+ * holds to these keys, flags and defaults). Each default's reason is
+ * beside it; config_init sets each through the same checks as a file. */
 static const struct key keys[] = {
-    STR_KEY(listen_address, K_ADDR, true),
-    INT_KEY(port, 1, 65535),
-    STR_KEY(database, K_PATH, false),
-    STR_KEY(web_root, K_PATH, false),
-    INT_KEY(grace_s, 1, 86400),
-    INT_KEY(first_move_s, 1, 86400),
-    STR_KEY(tls_cert, K_PATH, true),
-    STR_KEY(tls_key, K_PATH, true),
-    INT_KEY(http_redirect_port, 0, 65535),
-    STR_KEY(tls_min_version, K_TLSVER, false),
-    STR_KEY(tls_ciphers, K_CIPHERS, false),
-    /* two years: the longest the HSTS preload list asks for */
-    INT_KEY(hsts_max_age_s, 0, 63072000),
-    {"allowed_origins", K_ORIGINS, 0, 0, 0},
-    INT_KEY(max_connections, 1, 1000000),
-    INT_KEY(max_connections_per_ip, 1, 1000000),
-    INT_KEY(request_timeout_s, 1, 300),
-    {"trusted_proxies", K_PROXIES, 0, 0, 0},
-    INT_KEY(move_rate_per_s, 1, 100000),
-    INT_KEY(move_burst, 1, 100000),
-    INT_KEY(msg_rate_per_s, 1, 100000),
-    INT_KEY(msg_burst, 1, 100000),
-    INT_KEY(max_games_per_player, 1, 100000),
-    INT_KEY(max_invites_per_ip, 1, 10000000),
-    INT_KEY(guests_per_ip_per_min, 1, 10000000),
-    INT_KEY(http_rate_per_s, 1, 100000),
-    INT_KEY(http_burst, 1, 100000),
-    INT_KEY(ping_interval_s, 1, 3600),
-    INT_KEY(ping_timeout_s, 2, 7200),
-    {"log_level", K_LEVEL, offsetof(struct config, log_level), 0, 0},
-    STR_KEY(log_file, K_PATH, true),
+    STR_KEY(listen_address, "--listen", "ADDR", K_ADDR, true, "",
+            "IP address to listen on; \"\": every address, IPv4 and IPv6"),
+    INT_KEY(port, "--port", 1, 65535, 8080,
+            "TCP port for HTTP(S) and the WebSocket at /ws"),
+    STR_KEY(tls_cert, NULL, "PATH", K_PATH, true, "",
+            "PEM certificate chain; \"\": plain HTTP"),
+    STR_KEY(tls_key, NULL, "PATH", K_PATH, true, "",
+            "PEM private key, set with tls_cert"),
+    STR_KEY(tls_min_version, NULL, "V", K_TLSVER, false, "1.2",
+            "oldest TLS version accepted, \"1.2\" or \"1.3\""),
+    {{"tls_ciphers", NULL, "LIST",
+      "OpenSSL cipher list for TLS 1.2"},
+     K_CIPHERS, offsetof(struct config, tls_ciphers), 1, 0, 0,
+     CONFIG_TLS_CIPHERS_DEFAULT, "forward-secret AEAD suites"},
+    /* a year, as Mozilla's server-side TLS guidance and nginx.conf; at
+     * most two years: the longest the HSTS preload list asks for */
+    INT_KEY(hsts_max_age_s, NULL, 0, 63072000, 31536000,
+            "Strict-Transport-Security max-age with TLS; 0: none"),
+    INT_KEY(http_redirect_port, NULL, 0, 65535, 0,
+            "plain-HTTP port redirecting to https; 0: none"),
+    LIST_KEY(allowed_origins, NULL, K_ORIGINS,
+             "origins whose pages may open a WebSocket; []: any"),
+    STR_KEY(database, "--db", "PATH", K_PATH, false, "./data/chess.db",
+            "SQLite database file; its folder is created"),
+    STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
+            "static files of the browser client"),
+    INT_KEY(grace_s, "--grace-s", 1, 86400, 60,
+            "seconds a disconnected player keeps a game"),
+    INT_KEY(first_move_s, "--first-move-s", 1, 86400, 30,
+            "seconds for each side's first move"),
+    /* The descriptor budget of these machines is 20,000 a process; half
+     * leaves room for HTTP requests, the database and lws itself. */
+    INT_KEY(max_connections, NULL, 1, 1000000, 10000,
+            "open WebSockets in all"),
+    /* A household or office behind one NAT address, each person with a
+     * few tabs. */
+    INT_KEY(max_connections_per_ip, NULL, 1, 1000000, 256,
+            "open WebSockets from one address"),
+    /* A browser sends its request at once; a phone on a poor network
+     * within a few seconds. A connection that has sent no complete
+     * request by then holds a descriptor for nothing. */
+    INT_KEY(request_timeout_s, "--request-timeout-s", 1, 300, 10,
+            "seconds a connection has to send a complete request"),
+    LIST_KEY(trusted_proxies, "--trusted-proxies", K_PROXIES,
+             "comma-separated proxy addresses whose X-Forwarded-For is "
+             "believed"),
+    /* A human plays at most a few moves a second (premoves included);
+     * 10/s with a burst of 20 leaves ample room. Moves are counted apart
+     * from everything else so that chatty clients (ping, sync) cannot
+     * starve play; other messages burst on a reconnect that syncs every
+     * live game at once. */
+    INT_KEY(move_rate_per_s, NULL, 1, 100000, 10,
+            "move messages a connection may send a second"),
+    INT_KEY(move_burst, NULL, 1, 100000, 20,
+            "move messages in one burst"),
+    INT_KEY(msg_rate_per_s, NULL, 1, 100000, 20,
+            "other messages a connection may send a second"),
+    INT_KEY(msg_burst, NULL, 1, 100000, 60,
+            "other messages in one burst"),
+    /* Generous for correspondence play; small enough that one client
+     * cannot fill memory and the database (an open invitation is 6-7 KB
+     * and lives a day). */
+    INT_KEY(max_games_per_player, "--max-games-per-player", 1, 100000, 100,
+            "live games, open invitations and seek one player may hold"),
+    /* By all the players of one address (a script can make a new guest
+     * per hundred); room for a household or office behind one NAT
+     * address. */
+    INT_KEY(max_invites_per_ip, "--max-invites-per-ip", 1, 10000000, 500,
+            "open invitations from one address"),
+    /* A token bucket: that many at once, refilled over a minute. A person
+     * creates one guest per browser. */
+    INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000,
+            30, "new guests (hello without a token) one address may create "
+            "a minute"),
+    /* A page asks for a game or a page of history at a time; a script
+     * scraping every game, or a flood, is held to this. */
+    INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,
+            "HTTP API requests from one address a second"),
+    INT_KEY(http_burst, NULL, 1, 100000, 30,
+            "HTTP API requests in one burst"),
+    /* Keepalive: a connection is pinged 30 s after its last pong (or its
+     * opening; browsers answer by themselves); one that has not answered
+     * 60 s after that mark is dead or half-open (a laptop lid closed, a
+     * NAT entry dropped) and is closed, which starts its player's grace
+     * period. Well under the few minutes after which NATs and proxies
+     * drop idle flows. */
+    INT_KEY(ping_interval_s, NULL, 1, 3600, 30,
+            "seconds after the last pong before a ping"),
+    INT_KEY(ping_timeout_s, NULL, 2, 7200, 60,
+            "seconds after the last pong before a close"),
+    {{"log_level", "--log-level", "L", "error, warn, info or debug"},
+     K_LEVEL, offsetof(struct config, log_level), 0, 0, 0, "info", NULL},
+    STR_KEY(log_file, "--log-file", "PATH", K_PATH, true, "",
+            "append the log to this file; \"\": standard error"),
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -100,7 +183,7 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 static const struct key *find_key(const char *name)
 {
     for (size_t i = 0; i < NKEYS; i++)
-        if (!strcmp(keys[i].name, name))
+        if (!strcmp(keys[i].pub.key, name))
             return &keys[i];
     return NULL;
 }
@@ -143,63 +226,137 @@ void config_clear(struct config *c)
     free_list(&c->trusted_proxies, &c->n_trusted_proxies);
 }
 
+static int set_int(struct config *c, const struct key *k, long v,
+                   char *err, size_t errlen);
+static int set_str(struct config *c, const struct key *k, const char *s,
+                   char *err, size_t errlen);
+static int set_level(struct config *c, const char *s, char *err,
+                     size_t errlen);
+
 int config_init(struct config *c)
 {
     memset(c, 0, sizeof *c);
-    c->port = 8080;
-    c->grace_s = 60;
-    c->first_move_s = 30;
-    /* The descriptor budget of these machines is 20,000 a process; half
-     * leaves room for HTTP requests, the database and lws itself. */
-    c->max_connections = 10000;
-    /* A household or office behind one NAT address, each person with a
-     * few tabs. */
-    c->max_connections_per_ip = 256;
-    /* A browser sends its request at once; a phone on a poor network
-     * within a few seconds. A connection that has sent no complete
-     * request by then holds a descriptor for nothing. */
-    c->request_timeout_s = LIMIT_REQUEST_TIMEOUT_S;
-    /* A human plays at most a few moves a second (premoves included);
-     * other messages burst on a reconnect that syncs every game. */
-    c->move_rate_per_s = 10;
-    c->move_burst = 20;
-    c->msg_rate_per_s = 20;
-    c->msg_burst = 60;
-    /* Per player and per address: see tunables.h. */
-    c->max_games_per_player = LIMIT_GAMES_PER_PLAYER;
-    c->max_invites_per_ip = LIMIT_INVITES_PER_IP;
-    c->guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
-    /* HTTP API requests from one address: a page asks for a game or a
-     * page of history at a time; a script scraping every game, or a
-     * flood, is held to this. */
-    c->http_rate_per_s = 10;
-    c->http_burst = 30;
-    /* Keepalive: a connection is pinged 30 s after its last pong (or its
-     * opening; browsers answer by themselves); one that has not answered
-     * 60 s after that mark is dead or half-open (a laptop lid closed, a
-     * NAT entry dropped) and is closed, which starts its player's grace
-     * period. Well under the few minutes after which NATs and proxies
-     * drop idle flows. */
-    c->ping_interval_s = 30;
-    c->ping_timeout_s = 60;
-    c->log_level = LOG_INFO;
-    /* a year, as Mozilla's server-side TLS guidance and nginx.conf */
-    c->hsts_max_age_s = 31536000;
-    c->tls_min_version = strdup("1.2");
-    c->tls_ciphers = strdup(CONFIG_TLS_CIPHERS_DEFAULT);
-    c->listen_address = strdup("");
-    c->database = strdup("./data/chess.db");
-    c->web_root = strdup("./web");
-    c->tls_cert = strdup("");
-    c->tls_key = strdup("");
-    c->log_file = strdup("");
-    if (!c->listen_address || !c->database || !c->web_root || !c->tls_cert
-        || !c->tls_key || !c->log_file || !c->tls_min_version
-        || !c->tls_ciphers) {
-        config_clear(c);
-        return -1;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        int rc = 0;
+        switch (k->kind) {
+        case K_INT:
+            rc = set_int(c, k, k->def, NULL, 0);
+            break;
+        case K_PATH:
+        case K_ADDR:
+        case K_TLSVER:
+        case K_CIPHERS:
+            rc = set_str(c, k, k->def_str, NULL, 0);
+            break;
+        case K_LEVEL:
+            rc = set_level(c, k->def_str, NULL, 0);
+            break;
+        case K_ORIGINS:
+        case K_PROXIES:
+            break; /* empty */
+        }
+        if (rc < 0) {
+            config_clear(c);
+            return -1;
+        }
     }
     return 0;
+}
+
+/* ---- the table as the command line and the docs see it ----------------- */
+
+const struct config_setting *config_setting_at(size_t i)
+{
+    return i < NKEYS ? &keys[i].pub : NULL;
+}
+
+const struct config_setting *config_setting_find(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].pub.key, name)
+            || (keys[i].pub.flag && !strcmp(keys[i].pub.flag, name)))
+            return &keys[i].pub;
+    return NULL;
+}
+
+int config_default_text(const struct config_setting *s, char *out,
+                        size_t len)
+{
+    const struct key *k = (const struct key *)s;
+
+    if (k->shown)
+        snprintf(out, len, "%s", k->shown);
+    else if (k->kind == K_INT)
+        snprintf(out, len, "%ld", k->def);
+    else if (k->kind == K_ORIGINS || k->kind == K_PROXIES)
+        snprintf(out, len, "[]");
+    else /* (no default needs JSON escapes) */
+        snprintf(out, len, "\"%s\"", k->def_str);
+    return !k->shown;
+}
+
+/* Writes text to f from column col, breaking lines before column 80 at
+ * spaces (or, when `whole`, only before text); a new line starts with
+ * indent spaces. Returns the column where it ended. */
+static size_t wrap(FILE *f, size_t col, size_t indent, const char *text,
+                   bool whole)
+{
+    while (*text) {
+        size_t n = whole ? strlen(text) : strcspn(text, " ");
+        if (col > indent && col + 1 + n >= 80) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", (int)n, text);
+        col += n;
+        text += n;
+        text += strspn(text, " ");
+    }
+    return col;
+}
+
+void config_help(FILE *f)
+{
+    char line[512], def[160];
+    size_t col, left = 0;
+
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        if (!k->pub.flag)
+            continue;
+        config_default_text(&k->pub, def, sizeof def);
+        /* the help in column 21, or two spaces after a longer flag */
+        col = (size_t)fprintf(f, "  %s %s ", k->pub.flag, k->pub.arg);
+        if (col < 21) {
+            fprintf(f, "%*s", (int)(21 - col), "");
+            col = 21;
+        }
+        if (k->kind == K_INT)
+            snprintf(line, sizeof line, "%s (%ld-%ld, default %s)",
+                     k->pub.help, k->lo, k->hi, def);
+        else
+            snprintf(line, sizeof line, "%s (default %s)", k->pub.help, def);
+        wrap(f, col, 21, line, false);
+        fputc('\n', f);
+    }
+    col = wrap(f, 0, 0, "Settings only in the --config file (defaults in "
+               "brackets; the README says more of each):", false);
+    for (size_t i = 0; i < NKEYS; i++)
+        left += !keys[i].pub.flag;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        if (k->pub.flag)
+            continue;
+        config_default_text(&k->pub, def, sizeof def);
+        snprintf(line, sizeof line, "%s [%s]%s", k->pub.key, def,
+                 --left ? "," : ".");
+        col = wrap(f, col, 0, line, true);
+    }
+    fputc('\n', f);
 }
 
 /* ---- single values ----------------------------------------------------- */

@@ -2,7 +2,9 @@
  * config.h - the server's settings: defaults, the JSON config file
  * (--config PATH, read with jansson) and command-line overrides.
  *
- * Every setting has one key; the file is one JSON object of keys. An
+ * Every setting has one key and one row in config.c's table, from which
+ * its default, its checks, its flag and its --help line are derived; the
+ * file is one JSON object of keys. An
  * unknown key, a duplicate key or a value of the wrong type or range is
  * an error naming the key and what is wrong, and nothing is started.
  * Command-line flags are applied after the file, through config_set_text,
@@ -16,6 +18,7 @@
 #define SERVER_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define CONFIG_MAX_ORIGINS 64
 #define CONFIG_MAX_PROXIES 64
@@ -72,8 +75,38 @@ struct config {
     char *log_file;          /* "": standard error */
 };
 
-/* Fills c with the defaults. Returns 0, or -1 when out of memory (c is
- * then cleared). */
+/* One setting as the command line and the docs name it: a row of the
+ * table in config.c, which holds every setting (key, flag, kind, range,
+ * default, help). Static storage, read-only. */
+struct config_setting {
+    const char *key;  /* the JSON key, "grace_s" */
+    const char *flag; /* the command-line flag, "--grace-s"; NULL: the
+                         setting is only in the file */
+    const char *arg;  /* the flag's argument in --help: N, PATH, ... */
+    const char *help; /* a short phrase for --help */
+};
+
+/* The i-th setting (in the order of the README's table), or NULL past
+ * the last. */
+const struct config_setting *config_setting_at(size_t i);
+
+/* The setting whose key or flag ("--db") is name, or NULL. */
+const struct config_setting *config_setting_find(const char *name);
+
+/* Writes s's default into out as --help and the README's table show it:
+ * its JSON value (8080, "./web", [] for an empty list), and returns 1;
+ * or words for a default too long to show (tls_ciphers), and returns 0. */
+int config_default_text(const struct config_setting *s, char *out,
+                        size_t len);
+
+/* Writes the settings' part of --help to f: one line (wrapped) per flag
+ * with its range and default, then the settings only in the file with
+ * their defaults. */
+void config_help(FILE *f);
+
+/* Fills c with the defaults of the table, each set through the checks a
+ * file's value gets. Returns 0, or -1 when out of memory (c is then
+ * cleared). */
 int config_init(struct config *c);
 
 /* Frees what c owns. Safe on a cleared or zeroed struct. */

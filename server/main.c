@@ -2,14 +2,13 @@
  * main.c - chess-server: command line, config file, start-up, signals,
  * shutdown, and the backup subcommand.
  *
- *   chess-server [--config PATH] [--listen ADDR] [--port N] [--db PATH]
- *                [--web DIR] [--grace-s N] [--first-move-s N]
- *                [--log-level L] [--log-file PATH]
+ *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
  *
  * Settings come from the defaults, then the config file, then the flags
- * (config.h). Start-up order: open the log, lock the database file,
+ * (config.h; the flags and their --help lines come from config.c's table
+ * of settings). Start-up order: open the log, lock the database file,
  * listen, open the store (migrations), restore the live games of
  * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
  * clients get {"t":"shutdown"} and a 1001 close, the store commits
@@ -17,6 +16,7 @@
  * charged to no clock), the process exits 0. SIGHUP reopens the log file
  * and reloads the TLS certificate.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -76,96 +76,40 @@ static void usage(FILE *f)
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
         "when\n"
         "                     good, 2 with a message when not\n"
-        "  --listen ADDR      IP address to listen on (default: every "
-        "address)\n"
-        "  --port N           TCP port for HTTP(S) and the WebSocket at /ws "
-        "(default\n"
-        "                     8080)\n"
-        "  --db PATH          SQLite database (default ./data/chess.db; its "
-        "folder is\n"
-        "                     created)\n"
-        "  --web DIR          static files of the browser client (default "
-        "./web)\n"
-        "  --grace-s N        seconds a disconnected player keeps a game "
-        "(default 60)\n"
-        "  --first-move-s N   seconds for each side's first move (default "
-        "30)\n"
-        "  --max-games-per-player N  live games, open invitations and "
-        "seek one player\n"
-        "                     may hold (default 100)\n"
-        "  --max-invites-per-ip N  open invitations from one address "
-        "(default 500)\n"
-        "  --guests-per-ip-per-min N  new guests (hello without a token) "
-        "one address\n"
-        "                     may create a minute (default 30)\n"
-        "  --request-timeout-s N  seconds a connection has to send a "
-        "complete request\n"
-        "                     (default 10)\n"
-        "  --trusted-proxies LIST  comma-separated proxy addresses whose "
-        "X-Forwarded-For\n"
-        "                     is believed (default: none)\n"
-        "  --log-level L      error, warn, info or debug (default info)\n"
-        "  --log-file PATH    append the log to PATH (default: standard "
-        "error)\n"
-        "  --help             this text\n"
-        "Settings only in the --config file (defaults in brackets; the "
-        "README has\n"
-        "every key): tls_cert, tls_key [\"\": plain HTTP], "
-        "tls_min_version [\"1.2\"],\n"
-        "tls_ciphers [forward-secret AEAD suites], hsts_max_age_s "
-        "[31536000],\n"
-        "http_redirect_port [0], allowed_origins [[]], max_connections "
-        "[10000],\n"
-        "max_connections_per_ip [256], move_rate_per_s [10], move_burst "
-        "[20],\n"
-        "msg_rate_per_s [20], msg_burst [60], ping_interval_s [30], "
-        "ping_timeout_s [60].\n"
+        "  --help             this text\n");
+    config_help(f); /* a line per flag, then the settings only in files */
+    fprintf(f,
         "SIGHUP reopens the log file and reloads the TLS certificate.\n"
         "backup copies the live database with SQLite's online backup, "
         "safe while\n"
         "the server runs; DEST must not exist.\n");
 }
 
+/* getopt_long's value for the i-th setting of config.c's table. */
+#define OPT_SETTING 256
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
-    static const struct option longopts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"db", required_argument, NULL, 'd'},
-        {"web", required_argument, NULL, 'w'},
-        {"grace-s", required_argument, NULL, 'g'},
-        {"first-move-s", required_argument, NULL, 'f'},
-        {"log-level", required_argument, NULL, 'l'},
-        {"log-file", required_argument, NULL, 'L'},
-        {"listen", required_argument, NULL, 'a'},
-        {"max-games-per-player", required_argument, NULL, 'G'},
-        {"max-invites-per-ip", required_argument, NULL, 'I'},
-        {"guests-per-ip-per-min", required_argument, NULL, 'N'},
-        {"request-timeout-s", required_argument, NULL, 'R'},
-        {"trusted-proxies", required_argument, NULL, 'T'},
-        {"config", required_argument, NULL, 'c'},
-        {"check-config", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    static const struct {
-        int opt;
-        const char *flag, *key;
-    } map[] = {
-        {'p', "--port", "port"},
-        {'d', "--db", "database"},
-        {'w', "--web", "web_root"},
-        {'g', "--grace-s", "grace_s"},
-        {'f', "--first-move-s", "first_move_s"},
-        {'l', "--log-level", "log_level"},
-        {'L', "--log-file", "log_file"},
-        {'a', "--listen", "listen_address"},
-        {'G', "--max-games-per-player", "max_games_per_player"},
-        {'I', "--max-invites-per-ip", "max_invites_per_ip"},
-        {'N', "--guests-per-ip-per-min", "guests_per_ip_per_min"},
-        {'R', "--request-timeout-s", "request_timeout_s"},
-        {'T', "--trusted-proxies", "trusted_proxies"},
-    };
+    /* --config, --check-config, --help and a flag per setting that has
+     * one (config.h), with a terminator */
+    struct option longopts[64];
+    const struct config_setting *s;
+    size_t n = 0;
     int c;
+
+    longopts[n++] = (struct option){"config", required_argument, NULL, 'c'};
+    longopts[n++] =
+        (struct option){"check-config", required_argument, NULL, 'C'};
+    longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    for (size_t i = 0; (s = config_setting_at(i)); i++)
+        if (s->flag) {
+            /* room for every flag and the terminator */
+            assert(n < sizeof longopts / sizeof longopts[0] - 1);
+            if (n < sizeof longopts / sizeof longopts[0] - 1)
+                longopts[n++] = (struct option){s->flag + 2,
+                    required_argument, NULL, OPT_SETTING + (int)i};
+        }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     memset(a, 0, sizeof *a);
     opterr = 0;
@@ -186,22 +130,21 @@ static void parse_args(int argc, char **argv, struct args *a)
             usage(stdout);
             exit(0);
         default:
-            for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-                if (map[i].opt == c) {
-                    if (a->n_over == sizeof a->over / sizeof a->over[0]) {
-                        fprintf(stderr, "E: too many options\n");
-                        exit(2);
-                    }
-                    a->over[a->n_over++] = (struct override){
-                        map[i].flag, map[i].key, optarg};
-                    goto next;
+            if (c >= OPT_SETTING
+                && (s = config_setting_at((size_t)(c - OPT_SETTING)))) {
+                if (a->n_over == sizeof a->over / sizeof a->over[0]) {
+                    fprintf(stderr, "E: too many options\n");
+                    exit(2);
                 }
+                a->over[a->n_over++] =
+                    (struct override){s->flag, s->key, optarg};
+                break;
+            }
             fprintf(stderr, "E: unknown or incomplete option '%s'\n",
                     argv[optind - 1]);
             usage(stderr);
             exit(2);
         }
-next:;
     }
     if (optind < argc) {
         fprintf(stderr, "E: unexpected argument '%s'\n", argv[optind]);

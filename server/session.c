@@ -617,21 +617,6 @@ struct hub *hub_new(struct store *st, const struct hub_config *cfg)
         return NULL;
     h->store = st;
     h->cfg = *cfg;
-    /* zero: the defaults of tunables.h */
-    if (h->cfg.move_rate_per_s <= 0)
-        h->cfg.move_rate_per_s = LIMIT_MOVE_RATE_PER_S;
-    if (h->cfg.move_burst <= 0)
-        h->cfg.move_burst = LIMIT_MOVE_BURST;
-    if (h->cfg.msg_rate_per_s <= 0)
-        h->cfg.msg_rate_per_s = LIMIT_MSG_RATE_PER_S;
-    if (h->cfg.msg_burst <= 0)
-        h->cfg.msg_burst = LIMIT_MSG_BURST;
-    if (h->cfg.max_games_per_player <= 0)
-        h->cfg.max_games_per_player = LIMIT_GAMES_PER_PLAYER;
-    if (h->cfg.max_invites_per_ip <= 0)
-        h->cfg.max_invites_per_ip = LIMIT_INVITES_PER_IP;
-    if (h->cfg.guests_per_ip_per_min <= 0)
-        h->cfg.guests_per_ip_per_min = LIMIT_GUESTS_PER_IP_PER_MIN;
     h->lobby = lobby_new();
     h->verdicts = verdicts_start(net_wake, 0);
     h->sweep = net_timer_new(sweep, h);

@@ -26,10 +26,12 @@ struct conn;
 struct store;
 struct game;
 
+/* The hub's settings, from struct config (main.c copies them; their
+ * defaults and ranges are config.c's table: every one is set, > 0). */
 struct hub_config {
     int64_t grace_ms;
     int64_t first_move_ms;
-    /* Token buckets per connection (0: the defaults of tunables.h). */
+    /* Token buckets per connection. */
     int move_rate_per_s, move_burst;  /* move messages */
     int msg_rate_per_s, msg_burst;    /* every other message */
     int max_games_per_player;  /* live games + invitations + seek */

@@ -1,6 +1,14 @@
 /*
- * tunables.h - every tunable of the server in one place, each with the
- * reason for its value. Times are milliseconds unless the name ends in _S.
+ * tunables.h - the fixed limits and timings of connections, sessions and
+ * games (those the protocol, the docs or the tests name), each with the
+ * reason for its value; an operator cannot change them. Times are
+ * milliseconds unless the name ends in _S. Every limit here is enforced
+ * where its name is used.
+ *
+ * Not here: the settings an operator can change (their defaults, ranges
+ * and reasons are the table in config.c), and a module's own mechanics
+ * (the store's queue and WAL sizes, net.c's timer ticks), which stay
+ * beside their code.
  * (Not named limits.h: server/ is on the include path, and that name would
  * shadow the C library's <limits.h> for every file built here.)
  */
@@ -17,24 +25,11 @@
  * to spare while bounding memory per connection. */
 #define LIMIT_OUT_QUEUE_BYTES (256 * 1024)
 
-/* Rate limits: token buckets per connection. Moves are counted apart from
- * everything else so that chatty clients (ping, sync) cannot starve play.
- * A human plays at most a few moves a second (premoves included); 10/s
- * with a burst of 20 leaves ample room. Other messages: 20/s, burst 60
- * (a reconnect syncs every live game at once). */
-#define LIMIT_MOVE_RATE_PER_S 10
-#define LIMIT_MOVE_BURST 20
-#define LIMIT_MSG_RATE_PER_S 20
-#define LIMIT_MSG_BURST 60
-
-/* Messages rejected with rate_limited before the connection is closed with
- * 1008: a client that ignores the first few errors is flooding. */
+/* Messages rejected with rate_limited (the token buckets of the settings
+ * move_rate_per_s, move_burst, msg_rate_per_s, msg_burst) before the
+ * connection is closed with 1008: a client that ignores the first few
+ * errors is flooding. */
 #define LIMIT_RATE_STRIKES 20
-
-/* WebSocket connections one IP address may hold open. Debian's lws has no
- * peer limits of its own. Generous: a household or office behind one NAT
- * address, each person with a few tabs. More are refused with HTTP 429. */
-#define LIMIT_CONNS_PER_IP 256
 
 /* TCP connections one socket address may hold beyond
  * max_connections_per_ip WebSockets: page loads and handshakes in
@@ -44,11 +39,6 @@
  * not; more are closed at once. A trusted proxy (trusted_proxies) is
  * exempt: its clients are counted by their X-Forwarded-For address. */
 #define LIMIT_HTTP_CONNS_PER_IP 16
-
-/* Default of request_timeout_s: seconds a TCP connection has, from its
- * accept (or the end of its previous request), to send a complete
- * request; then it is closed. */
-#define LIMIT_REQUEST_TIMEOUT_S 10
 
 /* Descriptors kept beyond max_connections WebSockets: the server's own
  * files (standard streams, log, lock, database, WAL and shared memory,
@@ -86,22 +76,6 @@
 #define LIMIT_PID_BYTES 12
 #define LIMIT_SID_BYTES 6
 #define LIMIT_TOKEN_BYTES 32 /* 43 characters, 256 bits */
-
-/* Defaults of the per-player and per-address limits (config.c; an
- * operator may change them):
- * - max_games_per_player: live games, open invitations and the open seek
- *   one player may hold at once. Generous for correspondence play; small
- *   enough that one client cannot fill memory and the database (an open
- *   invitation is 6-7 KB and lives a day). More: too_many_games.
- * - max_invites_per_ip: open invitations created from one address, by
- *   all its players (a script can make a new guest per hundred). Room for
- *   a household or office behind one NAT address.
- * - guests_per_ip_per_min: new guests (hello without a token) one address
- *   may create a minute (a token bucket: that many at once, refilled over
- *   a minute). A person creates one per browser; more: rate_limited. */
-#define LIMIT_GAMES_PER_PLAYER 100
-#define LIMIT_INVITES_PER_IP 500
-#define LIMIT_GUESTS_PER_IP_PER_MIN 30
 
 /* A guest that never played (no game names it: seat, creator, any status)
  * is deleted from the database this long after its creation, unless it

@@ -1,10 +1,13 @@
 /*
  * test_config.c - the settings: defaults, a good file with every key,
  * unknown keys, wrong types and ranges, malformed JSON, command-line
- * overrides, the checks across keys, and the Origin allow-list.
+ * overrides, the checks across keys, the Origin allow-list, and the table
+ * of settings: consistent, in --help, and in the README's table with the
+ * same keys, flags and defaults.
  */
 #include <check.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,6 +539,236 @@ START_TEST(quote)
 }
 END_TEST
 
+/* ---- the table of settings, --help and the README ---------------------- */
+
+/* Reads a whole file into a malloc'ed string (NULL on failure). */
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    size_t len = 0;
+
+    if (!f)
+        return NULL;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        int ch;
+        while ((ch = getc(f)) != EOF)
+            putc(ch, m);
+        fclose(m);
+    }
+    fclose(f);
+    return text;
+}
+
+static char *readme_text(void)
+{
+    char path[4096];
+    const char *data = getenv("CHESS_TEST_DATA"); /* SOURCE/tests/data */
+
+    ck_assert_ptr_nonnull(data);
+    snprintf(path, sizeof path, "%s/../../README.md", data);
+    char *text = read_all(path);
+    ck_assert_msg(text, "cannot read %s", path);
+    return text;
+}
+
+/* Copies the n characters at p into out without the spaces around. */
+static void trim_cell(const char *p, size_t n, char *out, size_t len)
+{
+    while (n && *p == ' ')
+        p++, n--;
+    while (n && p[n - 1] == ' ')
+        n--;
+    snprintf(out, len, "%.*s", (int)n, p);
+}
+
+/* Compares the README's table of settings (the rows under the header
+ * "| key | flag | default | meaning |") with config.c's table: the same
+ * keys, each once, with the same flag and default. Returns how many
+ * differences; the first few are described in why. */
+static int readme_diff(const char *text, char *why, size_t len)
+{
+    static const char head[] = "\n| key | flag | default | meaning |\n";
+    const char *p = strstr(text, head);
+    bool seen[128] = {false};
+    size_t used = 0;
+    int diffs = 0;
+
+#define DIFF(...)                                                         \
+    do {                                                                  \
+        diffs++;                                                          \
+        if (used < len)                                                   \
+            used += (size_t)snprintf(why + used, len - used, __VA_ARGS__); \
+    } while (0)
+
+    why[0] = '\0';
+    if (!p) {
+        DIFF("no table of settings; ");
+        return diffs;
+    }
+    p = strchr(p + sizeof head - 1, '\n'); /* past "| --- | ..." */
+    for (p = p ? p + 1 : ""; *p == '|'; p = strchr(p, '\n') + 1) {
+        const char *end = strchr(p, '\n'), *c = p + 1;
+        char cell[3][256], want[300], def[256];
+        const struct config_setting *st = NULL;
+        size_t i;
+
+        ck_assert_ptr_nonnull(end);
+        for (int k = 0; k < 3; k++) {
+            const char *bar = memchr(c, '|', (size_t)(end - c));
+            if (!bar)
+                bar = end;
+            trim_cell(c, (size_t)(bar - c), cell[k], sizeof cell[k]);
+            c = bar < end ? bar + 1 : end;
+        }
+        for (i = 0; (st = config_setting_at(i)); i++) {
+            snprintf(want, sizeof want, "`%s`", st->key);
+            if (!strcmp(cell[0], want))
+                break;
+        }
+        if (!st) {
+            DIFF("README key %s is no setting; ", cell[0]);
+            continue;
+        }
+        if (i < sizeof seen && seen[i])
+            DIFF("README lists %s twice; ", cell[0]);
+        if (i < sizeof seen)
+            seen[i] = true;
+        snprintf(want, sizeof want, st->flag ? "`%s`" : "%s",
+                 st->flag ? st->flag : "");
+        if (strcmp(cell[1], want))
+            DIFF("%s: README flag '%s', the server's '%s'; ", st->key,
+                 cell[1], want);
+        if (config_default_text(st, def, sizeof def))
+            snprintf(want, sizeof want, "`%s`", def);
+        else
+            snprintf(want, sizeof want, "%s", def);
+        if (strcmp(cell[2], want))
+            DIFF("%s: README default '%s', the server's '%s'; ", st->key,
+                 cell[2], want);
+    }
+    for (size_t i = 0; config_setting_at(i); i++)
+        if (i >= sizeof seen || !seen[i])
+            DIFF("setting %s is not in the README; ",
+                 config_setting_at(i)->key);
+#undef DIFF
+    return diffs;
+}
+
+START_TEST(table_is_consistent)
+{
+    /* keys and flags unique, flags spelled --word, every setting has help,
+     * and each default shown as a value is one a file may hold */
+    const struct config_setting *a, *b;
+    size_t n = 0;
+
+    for (size_t i = 0; (a = config_setting_at(i)); i++, n++) {
+        char def[256], text[400];
+        ck_assert_msg(a->help && *a->help, "%s", a->key);
+        ck_assert_ptr_eq(config_setting_find(a->key), a);
+        if (a->flag) {
+            ck_assert_msg(!strncmp(a->flag, "--", 2) && a->flag[2], "%s",
+                          a->flag);
+            ck_assert_ptr_eq(config_setting_find(a->flag), a);
+            ck_assert_msg(a->arg && *a->arg, "%s", a->key);
+        }
+        for (size_t j = 0; j < i; j++) {
+            b = config_setting_at(j);
+            ck_assert_str_ne(a->key, b->key);
+            ck_assert(!a->flag || !b->flag || strcmp(a->flag, b->flag));
+        }
+        if (config_default_text(a, def, sizeof def)) {
+            snprintf(text, sizeof text, "{\"%s\": %s}", a->key, def);
+            ck_assert_msg(load(text) == 0, "%s: %s", text, err);
+        }
+    }
+    ck_assert_uint_gt(n, 0);
+    ck_assert_ptr_null(config_setting_find("no_such_key"));
+    ck_assert_ptr_null(config_setting_find("--no-such-flag"));
+}
+END_TEST
+
+START_TEST(help_lists_every_setting)
+{
+    char *text = NULL, def[256], want[300];
+    size_t len = 0;
+    const struct config_setting *st;
+    FILE *f = open_memstream(&text, &len);
+
+    ck_assert_ptr_nonnull(f);
+    config_help(f);
+    fclose(f);
+    for (size_t i = 0; (st = config_setting_at(i)); i++) {
+        config_default_text(st, def, sizeof def);
+        if (st->flag)
+            snprintf(want, sizeof want, "  %s %s ", st->flag, st->arg);
+        else
+            snprintf(want, sizeof want, "%s [%s]", st->key, def);
+        ck_assert_msg(strstr(text, want), "'%s' not in:\n%s", want, text);
+    }
+    /* lines fit a terminal of 80 columns */
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        ck_assert_msg(n < 80, "%.*s", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    free(text);
+}
+END_TEST
+
+START_TEST(readme_lists_every_setting)
+{
+    char *text = readme_text();
+    char why[2048];
+
+    ck_assert_msg(readme_diff(text, why, sizeof why) == 0, "%s", why);
+    /* the default too long for the table is in its row */
+    ck_assert(strstr(text, "`" CONFIG_TLS_CIPHERS_DEFAULT "`"));
+    free(text);
+}
+END_TEST
+
+/* A README that drifted from the table in one way, and what readme_diff
+ * must say about it. */
+static void drifted(const char *text, const char *from, const char *to,
+                    const char *says)
+{
+    char *p = strstr(text, from), *copy, why[2048];
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+
+    ck_assert_msg(p, "'%s' not in the README", from);
+    copy = malloc(n);
+    ck_assert_ptr_nonnull(copy);
+    snprintf(copy, n, "%.*s%s%s", (int)(p - text), text, to,
+             p + strlen(from));
+    ck_assert_int_gt(readme_diff(copy, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, says), "'%s' not in: %s", says, why);
+    free(copy);
+}
+
+START_TEST(readme_check_sees_drift)
+{
+    char *text = readme_text();
+
+    drifted(text, "| `grace_s` | `--grace-s` | `60` |",
+            "| `grace_s` | `--grace-s` | `61` |",
+            "grace_s: README default '`61`'");
+    drifted(text, "| `port` | `--port` |", "| `port` | `--prot` |",
+            "port: README flag '`--prot`'");
+    drifted(text, "| `move_burst` | |", "| `move_burst` | `--move-burst` |",
+            "move_burst: README flag");
+    drifted(text, "| `log_file` |", "| `log_files` |",
+            "setting log_file is not in the README");
+    drifted(text, "| `log_file` |", "| `log_files` |",
+            "README key `log_files` is no setting");
+    drifted(text, "| `tls_ciphers` | | forward-secret AEAD suites |",
+            "| `tls_ciphers` | | `\"ECDHE\"` |", "tls_ciphers: README default");
+    drifted(text, "| `log_file` |", "| `port` |", "twice");
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -564,6 +797,10 @@ int main(void)
     tcase_add_test(tc, origins);
     tcase_add_test(tc, trusted_proxies);
     tcase_add_test(tc, quote);
+    tcase_add_test(tc, table_is_consistent);
+    tcase_add_test(tc, help_lists_every_setting);
+    tcase_add_test(tc, readme_lists_every_setting);
+    tcase_add_test(tc, readme_check_sees_drift);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
