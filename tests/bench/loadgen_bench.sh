@@ -21,11 +21,14 @@
 # (commit_p50_us, commit_p99_us, commit_p999_us from /metrics).
 # BENCH_SERVER_ARGS adds options to the server's command line, BENCH_CONFIG
 # names another server config file; LOADGEN names another chess-loadgen
-# binary.
+# binary. BENCH_PERF=FILE records a perf profile of the server (8 s from
+# 3 s in, call graphs) into FILE.RUN; read the loop thread's with
+#   perf report -i FILE.1 --tid PID --no-children --sort dso,sym
+# (PID: perf report -i FILE.1 --sort pid shows it; it is the first).
 set -eu
 
 if [ $# -lt 2 ]; then
-    sed -n '2,24p' "$0"
+    sed -n '2,29p' "$0"
     exit 2
 fi
 build=$1
@@ -130,8 +133,16 @@ while [ "$run" -le "$runs" ]; do
     echo '<!doctype html><title>bench</title>' > "$dir/web/index.html"
     start_server "$dir"
     load=$(cut -d' ' -f1 /proc/loadavg)
+    if [ -n "${BENCH_PERF:-}" ]; then
+        # the server's threads, sampled with call graphs from 3 s in
+        # for 8 s (past the ramp); the loop thread's id is the pid
+        (sleep 3; perf record -q -F 999 --call-graph dwarf,16384 \
+            -p $pid -o "$BENCH_PERF.$run" -- sleep 8 > /dev/null 2>&1) &
+        perf_job=$!
+    fi
     line=$("$loadgen" --url "ws://127.0.0.1:$port/ws" --server-pid $pid \
         --seed "$run" "$@" || true)
+    [ -n "${BENCH_PERF:-}" ] && wait $perf_job
     echo "run=$run loadavg_before=$load $line"
     kill -TERM $pid
     wait $pid || true
