@@ -62,8 +62,9 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     lobby_cancel(l, s->pid);
     for (n = l->head; n; prev = n, n = n->next) {
         const struct lobby_seek *o = &n->seek;
-        if (strcmp(o->pid, s->pid) && clock_spec_equal(&o->clock, &s->clock)
-            && colors_fit(o->color, s->color))
+        if (strcmp(o->pid, s->pid) &&
+            clock_spec_equal(&o->clock, &s->clock) &&
+            colors_fit(o->color, s->color))
             break;
     }
     if (n) {

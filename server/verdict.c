@@ -63,17 +63,17 @@ struct list {
 struct verdicts {
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t cv;      /* a question arrived, or stop */
+    pthread_cond_t cv; /* a question arrived, or stop */
     struct list questions, answers;
     size_t n_questions;
-    atomic_bool answered;   /* answers wait: the loop's collect looks
+    atomic_bool answered; /* answers wait: the loop's collect looks
                                without the lock on every wake-up */
     bool stopping;
     void (*wake)(void);
-    void *scratch;          /* dead_scratch_size() bytes, the worker's */
-    long window;            /* nodes a question may wait for its answer */
-    long spent;             /* nodes (and question costs) spent so far */
-    long current;           /* the cost the search in progress may reach,
+    void *scratch; /* dead_scratch_size() bytes, the worker's */
+    long window;   /* nodes a question may wait for its answer */
+    long spent;    /* nodes (and question costs) spent so far */
+    long current;  /* the cost the search in progress may reach,
                                0 when idle */
 };
 

@@ -65,8 +65,8 @@ static int proofs(const char *path)
             continue; /* the header */
         for (int c = 0; c < 2; c++) {
             long k;
-            enum dead_search r = dead_search_bounded(
-                &b, (enum color)c, ws, DEAD_SEARCH_NODES, &k);
+            enum dead_search r = dead_search_bounded(&b, (enum color)c, ws,
+                                                     DEAD_SEARCH_NODES, &k);
             if (r == DEAD_SEARCH_UNKNOWN)
                 unknown++;
             else if (r == DEAD_SEARCH_NO_MATE && k > 0) {
@@ -79,8 +79,8 @@ static int proofs(const char *path)
     qsort(nodes, n, sizeof *nodes, cmp_i64);
     if (n)
         printf("search_proofs=%zu p50_nodes=%lld p99_nodes=%lld "
-               "max_nodes=%lld over_125000=%zu budget_spent=%zu\n", n,
-               (long long)nodes[n / 2], (long long)nodes[n * 99 / 100],
+               "max_nodes=%lld over_125000=%zu budget_spent=%zu\n",
+               n, (long long)nodes[n / 2], (long long)nodes[n * 99 / 100],
                (long long)nodes[n - 1], over, unknown);
     free(nodes);
     free(ws);
@@ -115,8 +115,8 @@ int main(int argc, char **argv)
                 long nodes;
                 int64_t t0 = now_us();
                 cannot += dead_search_bounded(&r.cur, opp, ws,
-                                              DEAD_SEARCH_NODES, &nodes)
-                          == DEAD_SEARCH_NO_MATE;
+                                              DEAD_SEARCH_NODES,
+                                              &nodes) == DEAD_SEARCH_NO_MATE;
                 us[n] = now_us() - t0;
                 nodes_total += nodes;
                 us_total += us[n++];
@@ -128,8 +128,9 @@ int main(int argc, char **argv)
     }
     qsort(us, n, sizeof *us, cmp_i64);
     printf("positions=%zu cannot_mate=%zu p50_us=%lld p99_us=%lld "
-           "max_us=%lld nodes_per_ms=%lld\n", n, cannot, (long long)us[n / 2],
-           (long long)us[n * 99 / 100], (long long)us[n - 1],
+           "max_us=%lld nodes_per_ms=%lld\n",
+           n, cannot, (long long)us[n / 2], (long long)us[n * 99 / 100],
+           (long long)us[n - 1],
            us_total ? nodes_total * 1000 / us_total : 0);
     free(us);
     free(ws);

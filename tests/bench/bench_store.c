@@ -48,10 +48,10 @@ static int64_t now_us(void)
 /* Shared between the main thread and the writer's on_commit. */
 struct bench {
     struct store *store;
-    int64_t *put_us;       /* by sequence number; 0: not a move */
+    int64_t *put_us; /* by sequence number; 0: not a move */
     size_t n_seq;
-    uint64_t seen;         /* sequence numbers measured so far (writer) */
-    struct lg_hist lat;    /* written by the writer thread only */
+    uint64_t seen;      /* sequence numbers measured so far (writer) */
+    struct lg_hist lat; /* written by the writer thread only */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -120,11 +120,20 @@ int main(int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': moves = strtol(optarg, NULL, 10); break;
-        case 'g': games = strtol(optarg, NULL, 10); break;
-        case 'r': rate = strtod(optarg, NULL); break;
-        case 'd': dir = optarg; break;
-        default: usage();
+        case 'n':
+            moves = strtol(optarg, NULL, 10);
+            break;
+        case 'g':
+            games = strtol(optarg, NULL, 10);
+            break;
+        case 'r':
+            rate = strtod(optarg, NULL);
+            break;
+        case 'd':
+            dir = optarg;
+            break;
+        default:
+            usage();
         }
     }
     if (optind != argc || moves < 1 || games < 1 || games > 1000000 ||
@@ -161,7 +170,8 @@ int main(int argc, char **argv)
         memset(&row, 0, sizeof row);
         for (int i = 0; i < 2; i++) {
             snprintf(p[i].pid, sizeof p[i].pid, "p%031ld", 2 * g + i);
-            snprintf(p[i].name, sizeof p[i].name, "guest%d", (int)(2 * g + i));
+            snprintf(p[i].name, sizeof p[i].name, "guest%d",
+                     (int)(2 * g + i));
             memcpy(p[i].token_hash, p[i].pid, 32);
             p[i].created_ms = 1700000000000;
             if (!store_put_player(b.store, &p[i]))
@@ -239,8 +249,7 @@ int main(int argc, char **argv)
            (unsigned long long)lg_hist_quantile(&b.lat, 0.5),
            (unsigned long long)lg_hist_quantile(&b.lat, 0.99),
            (unsigned long long)lg_hist_quantile(&b.lat, 0.999),
-           (unsigned long long)b.lat.max,
-           (unsigned long long)ws.writer_waits,
+           (unsigned long long)b.lat.max, (unsigned long long)ws.writer_waits,
            (long long)ws.writer_wait_us,
            (long long)(ws.writer_waits
                            ? ws.writer_wait_us / (int64_t)ws.writer_waits
