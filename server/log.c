@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "sysclock.h"
+
 #define LINE_MAX_BYTES 2048
 
 /* Repeats of one error or warning within RATE_WINDOW_MS of the last one
@@ -42,10 +44,7 @@ static struct rate_slot rate[RATE_SLOTS];
 
 static int64_t monotonic_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return sysclock_ms(CLOCK_MONOTONIC);
 }
 
 static int64_t (*_Atomic rate_clock)(void) = monotonic_ms;

@@ -24,6 +24,7 @@
 #include "board.h"
 #include "dead.h"
 #include "movegen.h"
+#include "sysclock.h"
 #include "record.h"
 
 static unsigned long long rng(unsigned long long *s)
@@ -32,13 +33,6 @@ static unsigned long long rng(unsigned long long *s)
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ull;
-}
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -113,11 +107,11 @@ int main(int argc, char **argv)
                 /* the side to move flags: can the other side mate? */
                 enum color opp = (enum color)(1 - r.cur.side);
                 long nodes;
-                int64_t t0 = now_us();
+                int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
                 cannot += dead_search_bounded(&r.cur, opp, ws,
                                               DEAD_SEARCH_NODES,
                                               &nodes) == DEAD_SEARCH_NO_MATE;
-                us[n] = now_us() - t0;
+                us[n] = sysclock_us(CLOCK_MONOTONIC) - t0;
                 nodes_total += nodes;
                 us_total += us[n++];
             }

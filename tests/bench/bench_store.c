@@ -36,14 +36,7 @@
 
 #include "loadgen_hist.h"
 #include "store.h"
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#include "sysclock.h"
 
 /* Shared between the main thread and the writer's on_commit. */
 struct bench {
@@ -61,7 +54,7 @@ static void on_commit(void *arg)
 {
     struct bench *b = arg;
     uint64_t upto = store_committed(b->store);
-    int64_t t = now_us();
+    int64_t t = sysclock_us(CLOCK_MONOTONIC);
 
     for (uint64_t seq = b->seen + 1; seq <= upto && seq < b->n_seq; seq++) {
         int64_t put = b->put_us[seq]; /* written before store_put_move,
@@ -199,7 +192,7 @@ int main(int argc, char **argv)
     {
         struct store_wal_stats ws0 = ws;
 
-        t0 = now_us();
+        t0 = sysclock_us(CLOCK_MONOTONIC);
         for (long i = 0; i < moves; i++) {
             struct store_move m;
             long g = i % games;
@@ -219,7 +212,7 @@ int main(int argc, char **argv)
              * one is this one's (one thread queues). */
             seq = store_queued(b.store) + 1;
             if (seq < b.n_seq)
-                b.put_us[seq] = now_us();
+                b.put_us[seq] = sysclock_us(CLOCK_MONOTONIC);
             snprintf(gid, sizeof gid, "g%031ld", g);
             last = store_put_move(b.store, gid, &m);
             if (!last) {
@@ -230,7 +223,7 @@ int main(int argc, char **argv)
                 wait_committed(&b, last);
         }
         wait_committed(&b, last);
-        t1 = now_us();
+        t1 = sysclock_us(CLOCK_MONOTONIC);
         store_wal_stats(b.store, &ws);
         ws.writer_waits -= ws0.writer_waits;
         ws.writer_wait_us -= ws0.writer_wait_us;

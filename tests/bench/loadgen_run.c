@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sysclock.h"
 #include "timerq.h"
 
 #include <ev.h>
@@ -135,10 +136,7 @@ struct run {
 
 static int64_t now_us(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return sysclock_us(CLOCK_MONOTONIC);
 }
 
 static int64_t cpu_us(void)
