@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fifo.h"
+
 struct node {
     struct lobby_seek seek;
     struct node *next;
@@ -39,12 +41,7 @@ static struct node *unlink_after(struct lobby *l, struct node *prev)
 {
     struct node *n = prev ? prev->next : l->head;
 
-    if (prev)
-        prev->next = n->next;
-    else
-        l->head = n->next;
-    if (l->tail == n)
-        l->tail = prev;
+    FIFO_UNLINK(l, prev, n, next);
     l->n--;
     return n;
 }
@@ -83,12 +80,7 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     if (!n)
         return -1;
     n->seek = *s;
-    n->next = NULL;
-    if (l->tail)
-        l->tail->next = n;
-    else
-        l->head = n;
-    l->tail = n;
+    FIFO_PUSH(l, n, next);
     l->n++;
     return 0;
 }

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fifo.h"
 #include "sysclock.h"
 #include "timerq.h"
 
@@ -117,7 +118,9 @@ struct run {
     struct pair *pairs;
     struct conn *probes;
     int npairs, nprobes;
-    struct conn *pend_head, *pend_tail;
+    struct {
+        struct conn *head, *tail;
+    } pend;
     int connecting, established, ready, live;
     bool in_start_pending;
     struct timerq tq;
@@ -309,16 +312,13 @@ static void conn_close(struct conn *c)
 {
     if (c->pending) {
         /* not yet attempted: drop it from the queue of attempts */
-        struct conn **pp = &c->run->pend_head, *prev = NULL;
-        while (*pp && *pp != c) {
-            prev = *pp;
-            pp = &(*pp)->next_pending;
+        struct conn *prev = NULL, *p = c->run->pend.head;
+        while (p && p != c) {
+            prev = p;
+            p = p->next_pending;
         }
-        if (*pp) {
-            *pp = c->next_pending;
-            if (c->run->pend_tail == c)
-                c->run->pend_tail = prev;
-        }
+        if (p)
+            FIFO_UNLINK(&c->run->pend, prev, c, next_pending);
         c->pending = false;
         c->pair->open--;
         return;
@@ -382,12 +382,10 @@ static void start_pending(struct run *r)
     if (r->in_start_pending)
         return;
     r->in_start_pending = true;
-    while (r->pend_head && r->connecting < r->cfg->max_connecting &&
+    while (r->pend.head && r->connecting < r->cfg->max_connecting &&
            !r->stopping) {
-        struct conn *c = r->pend_head;
-        r->pend_head = c->next_pending;
-        if (!r->pend_head)
-            r->pend_tail = NULL;
+        struct conn *c;
+        FIFO_POP(&r->pend, c, next_pending);
         c->pending = false;
         c->next_pending = NULL;
         conn_attempt(c);
@@ -404,7 +402,7 @@ static void kick_fire(struct timerq_timer *t)
  * close callback never re-enters lws to open another connection). */
 static void kick(struct run *r)
 {
-    if (r->pend_head && !r->stopping)
+    if (r->pend.head && !r->stopping)
         run_arm(r, &r->kick_timer, now_us());
 }
 
@@ -416,12 +414,7 @@ static void conn_queue_attempt(struct conn *c)
     c->qhead = c->qn = 0;
     c->rx_len = 0;
     c->pending = true;
-    c->next_pending = NULL;
-    if (r->pend_tail)
-        r->pend_tail->next_pending = c;
-    else
-        r->pend_head = c;
-    r->pend_tail = c;
+    FIFO_PUSH(&r->pend, c, next_pending);
     if (c->pair)
         c->pair->open++;
 }
@@ -896,7 +889,7 @@ static int pending_count(const struct run *r)
 {
     int n = 0;
 
-    for (const struct conn *c = r->pend_head; c; c = c->next_pending)
+    for (const struct conn *c = r->pend.head; c; c = c->next_pending)
         n++;
     return n;
 }
