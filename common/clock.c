@@ -8,11 +8,11 @@
 bool clock_spec_valid(const struct clock_spec *spec)
 {
     if (spec->per_move)
-        return spec->per_move_s >= 1
-            && spec->per_move_s <= CLOCK_PER_MOVE_MAX_S;
-    return spec->initial_s >= 1 && spec->initial_s <= CLOCK_INITIAL_MAX_S
-        && spec->increment_s >= 0
-        && spec->increment_s <= CLOCK_INCREMENT_MAX_S;
+        return spec->per_move_s >= 1 &&
+               spec->per_move_s <= CLOCK_PER_MOVE_MAX_S;
+    return spec->initial_s >= 1 && spec->initial_s <= CLOCK_INITIAL_MAX_S &&
+           spec->increment_s >= 0 &&
+           spec->increment_s <= CLOCK_INCREMENT_MAX_S;
 }
 
 bool clock_spec_equal(const struct clock_spec *a, const struct clock_spec *b)
@@ -26,8 +26,8 @@ bool clock_spec_equal(const struct clock_spec *a, const struct clock_spec *b)
 
 int64_t clock_full_ms(const struct clock_spec *spec)
 {
-    return (int64_t)(spec->per_move ? spec->per_move_s : spec->initial_s)
-        * 1000;
+    return (int64_t)(spec->per_move ? spec->per_move_s : spec->initial_s) *
+           1000;
 }
 
 void clock_init(struct clock *c, const struct clock_spec *spec)
@@ -83,8 +83,8 @@ int64_t clock_press(struct clock *c, int64_t now)
     if (c->spec.per_move)
         c->left_ms[mover] = clock_full_ms(&c->spec);
     else
-        c->left_ms[mover] = clock_left(c, mover, now)
-            + (int64_t)c->spec.increment_s * 1000;
+        c->left_ms[mover] = clock_left(c, mover, now) +
+                            (int64_t)c->spec.increment_s * 1000;
     c->running = 1 - mover;
     c->since_ms = now;
     return c->left_ms[mover];

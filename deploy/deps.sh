@@ -9,8 +9,9 @@ libjansson-dev libsqlite3-dev libssl-dev"
 # nginx and systemd (systemd-analyze): tests/integration/test_deploy checks
 # deploy/nginx.conf and the unit with them (Debian's nginx package starts
 # its default site where services may start; the tests run their own).
+# clang-format: tools/check-format.sh (the meson test `format`).
 test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium
-nginx systemd"
+nginx systemd clang-format"
 
 case "${1:-build}" in
 build) want="$build_pkgs" ;;

@@ -47,8 +47,8 @@ int dbfile_watch_start(struct dbfile_watch *w, const char *db, char *err,
     int fd;
 
     memset(w, 0, sizeof *w);
-    if (snprintf(w->path, sizeof w->path, "%s", db) >= (int)sizeof w->path
-        || marker_path(db, marker, sizeof marker) < 0) {
+    if (snprintf(w->path, sizeof w->path, "%s", db) >= (int)sizeof w->path ||
+        marker_path(db, marker, sizeof marker) < 0) {
         snprintf(err, errlen, "database path too long");
         return -1;
     }
@@ -66,12 +66,11 @@ int dbfile_watch_start(struct dbfile_watch *w, const char *db, char *err,
                  strerror(errno));
         return -1;
     }
-    if (!gmtime_r(&now, &tm)
-        || !strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%SZ\n", &tm))
+    if (!gmtime_r(&now, &tm) ||
+        !strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%SZ\n", &tm))
         snprintf(line, sizeof line, "?\n");
     if (write(fd, line, strlen(line)) < 0 || fsync(fd) < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", marker,
-                 strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", marker, strerror(errno));
         close(fd);
         unlink(marker);
         return -1;

@@ -23,20 +23,20 @@ enum frames_mode {
 
 struct frames {
     enum frames_mode mode;
-    unsigned crlf;       /* HTTP: bytes of "\r\n\r\n" just seen (0-3) */
-    int state;           /* WebSocket: where in a frame (frames.c) */
-    unsigned need;       /* bytes left of the length or mask fields */
-    uint64_t len;        /* the frame's payload length, being read */
-    uint64_t payload;    /* payload bytes left of the current frame */
+    unsigned crlf;    /* HTTP: bytes of "\r\n\r\n" just seen (0-3) */
+    int state;        /* WebSocket: where in a frame (frames.c) */
+    unsigned need;    /* bytes left of the length or mask fields */
+    uint64_t len;     /* the frame's payload length, being read */
+    uint64_t payload; /* payload bytes left of the current frame */
 };
 
 /* What frames_websocket found in a piece of data. */
 struct frames_seen {
-    size_t ok_len;     /* bytes before the first unmasked frame (all of
+    size_t ok_len;    /* bytes before the first unmasked frame (all of
                           them when there is none; 0 when that frame
                           began in an earlier piece) */
-    unsigned control;  /* ping and pong frames begun, up to ok_len */
-    bool unmasked;     /* an unmasked frame: a protocol error (1002) */
+    unsigned control; /* ping and pong frames begun, up to ok_len */
+    bool unmasked;    /* an unmasked frame: a protocol error (1002) */
 };
 
 /* A new connection: HTTP requests first. */
@@ -49,8 +49,7 @@ void frames_start_websocket(struct frames *f);
 /* HTTP: the length of the prefix of data[0, n) that ends with the end
  * of a header block ("\r\n\r\n", counting what was fed before), or n
  * when no block ends in it. Changes nothing. */
-size_t frames_http_cut(const struct frames *f, const uint8_t *data,
-                       size_t n);
+size_t frames_http_cut(const struct frames *f, const uint8_t *data, size_t n);
 
 /* HTTP: data[0, n) was read (passed on). */
 void frames_http_feed(struct frames *f, const uint8_t *data, size_t n);

@@ -35,8 +35,7 @@ static int grow(struct holds *h)
     return 0;
 }
 
-int holds_push(struct holds *h, const char *gid, uint64_t seq,
-               int64_t since)
+int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
 {
     struct hold *e;
 

@@ -36,8 +36,7 @@ void holds_clear(struct holds *h);
 
 /* Queues gid waiting for seq (not below the last one queued). Returns 0,
  * or -1 when out of memory (nothing queued). */
-int holds_push(struct holds *h, const char *gid, uint64_t seq,
-               int64_t since);
+int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since);
 
 /* The oldest entry, or NULL when empty; valid until the next call. */
 const struct hold *holds_oldest(const struct holds *h);

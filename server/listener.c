@@ -57,12 +57,12 @@ int listener_describe(int fd, struct listener_bound *out)
         socklen_t olen = sizeof v6only;
         if (getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &olen) < 0)
             return -1;
-        inet_ntop(AF_INET6, &a->sin6_addr, out->address,
-                  sizeof out->address);
+        inet_ntop(AF_INET6, &a->sin6_addr, out->address, sizeof out->address);
         /* an IPv6 socket that is not IPv6-only also takes IPv4 (as
          * v4-mapped addresses) when bound to [::] */
         out->family = !v6only && IN6_IS_ADDR_UNSPECIFIED(&a->sin6_addr)
-            ? "ipv4+ipv6" : "ipv6";
+                          ? "ipv4+ipv6"
+                          : "ipv6";
         out->port = ntohs(a->sin6_port);
         return 0;
     }
@@ -78,8 +78,8 @@ static bool is_listener(int fd)
     if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) < 0 || !on)
         return false;
     len = sizeof type;
-    return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0
-        && type == SOCK_STREAM;
+    return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+           type == SOCK_STREAM;
 }
 
 /* The listening sockets of this process on port, described into found.
@@ -97,8 +97,9 @@ static int find_listeners(int port, struct listener_bound *found, int max)
         char *end;
         long fd = strtol(e->d_name, &end, 10);
         struct listener_bound b;
-        if (*end || end == e->d_name || fd == dirfd(d) || !is_listener((int)fd)
-            || listener_describe((int)fd, &b) < 0 || b.port != port)
+        if (*end || end == e->d_name || fd == dirfd(d) ||
+            !is_listener((int)fd) || listener_describe((int)fd, &b) < 0 ||
+            b.port != port)
             continue;
         if (n < max)
             found[n] = b;
@@ -140,8 +141,10 @@ int listener_verify(const struct listener_want *w, struct listener_bound *out,
     else
         snprintf(want, sizeof want, "every address");
     if (n < 0) {
-        snprintf(err, errlen, "cannot check the address listened on for "
-                 "port %d: /proc/self/fd: %s", w->port, strerror(errno));
+        snprintf(err, errlen,
+                 "cannot check the address listened on for "
+                 "port %d: /proc/self/fd: %s",
+                 w->port, strerror(errno));
         return -1;
     }
     if (n == 0) {
@@ -150,15 +153,20 @@ int listener_verify(const struct listener_want *w, struct listener_bound *out,
         return -1;
     }
     if (n > 1) {
-        snprintf(err, errlen, "%d listening sockets on port %d (asked: one "
-                 "on %s)", n, w->port, want);
+        snprintf(err, errlen,
+                 "%d listening sockets on port %d (asked: one "
+                 "on %s)",
+                 n, w->port, want);
         return -1;
     }
     if (!matches(w, &found[0])) {
-        snprintf(err, errlen, "asked to listen on %s port %d (%s), but the "
-                 "socket is bound to %s (%s)", want, w->port,
-                 w->scope == LISTENER_IPV4 ? "ipv4"
-                 : w->scope == LISTENER_IPV6 ? "ipv6" : "ipv4+ipv6",
+        snprintf(err, errlen,
+                 "asked to listen on %s port %d (%s), but the "
+                 "socket is bound to %s (%s)",
+                 want, w->port,
+                 w->scope == LISTENER_IPV4   ? "ipv4"
+                 : w->scope == LISTENER_IPV6 ? "ipv6"
+                                             : "ipv4+ipv6",
                  found[0].address, found[0].family);
         return -1;
     }

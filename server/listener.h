@@ -39,7 +39,7 @@ struct listener_bound {
     char address[INET6_ADDRSTRLEN]; /* as inet_ntop writes it: "::" */
     const char *family;             /* "ipv4", "ipv6" or "ipv4+ipv6" */
     int port;
-    int fd;                         /* the socket (lws's) */
+    int fd; /* the socket (lws's) */
 };
 
 /* Fills w from listen_address ("" or a numeric IPv4 or IPv6 address) and

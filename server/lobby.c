@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fifo.h"
+
 struct node {
     struct lobby_seek seek;
     struct node *next;
@@ -39,12 +41,7 @@ static struct node *unlink_after(struct lobby *l, struct node *prev)
 {
     struct node *n = prev ? prev->next : l->head;
 
-    if (prev)
-        prev->next = n->next;
-    else
-        l->head = n->next;
-    if (l->tail == n)
-        l->tail = prev;
+    FIFO_UNLINK(l, prev, n, next);
     l->n--;
     return n;
 }
@@ -62,8 +59,9 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     lobby_cancel(l, s->pid);
     for (n = l->head; n; prev = n, n = n->next) {
         const struct lobby_seek *o = &n->seek;
-        if (strcmp(o->pid, s->pid) && clock_spec_equal(&o->clock, &s->clock)
-            && colors_fit(o->color, s->color))
+        if (strcmp(o->pid, s->pid) &&
+            clock_spec_equal(&o->clock, &s->clock) &&
+            colors_fit(o->color, s->color))
             break;
     }
     if (n) {
@@ -82,12 +80,7 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     if (!n)
         return -1;
     n->seek = *s;
-    n->next = NULL;
-    if (l->tail)
-        l->tail->next = n;
-    else
-        l->head = n;
-    l->tail = n;
+    FIFO_PUSH(l, n, next);
     l->n++;
     return 0;
 }

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "sysclock.h"
+
 #define LINE_MAX_BYTES 2048
 
 /* Repeats of one error or warning within RATE_WINDOW_MS of the last one
@@ -30,10 +32,10 @@
 #define RATE_SLOTS 32
 
 struct rate_slot {
-    uint64_t hash;           /* of the line's fields; 0: free */
-    char event[48];          /* its event=, for the summary line */
+    uint64_t hash;  /* of the line's fields; 0: free */
+    char event[48]; /* its event=, for the summary line */
     enum log_level level;
-    int64_t written_ms;      /* when it was last written */
+    int64_t written_ms;       /* when it was last written */
     unsigned long suppressed; /* identical ones dropped since */
 };
 
@@ -42,16 +44,13 @@ static struct rate_slot rate[RATE_SLOTS];
 
 static int64_t monotonic_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return sysclock_ms(CLOCK_MONOTONIC);
 }
 
 static int64_t (*_Atomic rate_clock)(void) = monotonic_ms;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static FILE *file;             /* NULL: standard error */
+static FILE *file; /* NULL: standard error */
 static char file_path[PATH_MAX];
 static atomic_int threshold = LOG_INFO;
 
@@ -114,8 +113,8 @@ static bool rate_admit(enum log_level level, const char *fields,
     for (int i = 0; i < RATE_SLOTS && !slot; i++) {
         if (rate[i].hash == h)
             slot = &rate[i];
-        else if (!rate[i].hash
-                 || (oldest->hash && rate[i].written_ms < oldest->written_ms))
+        else if (!rate[i].hash ||
+                 (oldest->hash && rate[i].written_ms < oldest->written_ms))
             oldest = &rate[i];
     }
     if (slot && now - slot->written_ms < RATE_WINDOW_MS) {
@@ -159,8 +158,8 @@ static void rate_flush(void)
 
     pthread_mutex_lock(&rate_mu);
     for (int i = 0; i < RATE_SLOTS; i++)
-        if (rate[i].suppressed
-            && now - rate[i].written_ms >= RATE_WINDOW_MS) {
+        if (rate[i].suppressed &&
+            now - rate[i].written_ms >= RATE_WINDOW_MS) {
             memcpy(done[n].event, rate[i].event, sizeof done[n].event);
             done[n].level = rate[i].level;
             done[n++].n = rate[i].suppressed;
@@ -168,9 +167,10 @@ static void rate_flush(void)
         }
     pthread_mutex_unlock(&rate_mu);
     for (int i = 0; i < n; i++)
-        write_always(done[i].level, "event=log_suppressed of=%s count=%lu "
-                     "window_ms=%d", done[i].event, done[i].n,
-                     RATE_WINDOW_MS);
+        write_always(done[i].level,
+                     "event=log_suppressed of=%s count=%lu "
+                     "window_ms=%d",
+                     done[i].event, done[i].n, RATE_WINDOW_MS);
 }
 
 /* Formats and writes one line; `limit`: an error or warning goes through
@@ -198,8 +198,8 @@ static void format_line(enum log_level level, bool limit, const char *fmt,
         n += (size_t)k < sizeof line - n - 1 ? (size_t)k
                                              : sizeof line - n - 2;
     line[n] = '\0';
-    if (limit && level <= LOG_WARN
-        && !rate_admit(level, line + fields, &suppressed))
+    if (limit && level <= LOG_WARN &&
+        !rate_admit(level, line + fields, &suppressed))
         return;
     if (suppressed) {
         k = snprintf(line + n, sizeof line - n - 1, " suppressed=%lu",
@@ -251,8 +251,7 @@ static FILE *open_append(const char *path)
     return f;
 }
 
-int log_open(const char *path, enum log_level level, char *err,
-             size_t errlen)
+int log_open(const char *path, enum log_level level, char *err, size_t errlen)
 {
     FILE *f = NULL, *old;
 
@@ -291,8 +290,9 @@ int log_reopen(void)
         return 0;
     f = open_append(path);
     if (!f) {
-        write_always(LOG_ERROR, "event=log_reopen_failed file=%s error=\"%s\"",
-                     path, strerror(errno));
+        write_always(LOG_ERROR,
+                     "event=log_reopen_failed file=%s error=\"%s\"", path,
+                     strerror(errno));
         return -1;
     }
     pthread_mutex_lock(&mu);
@@ -325,8 +325,8 @@ const char *log_quote(char *buf, size_t len, const char *s)
     bool plain = *s != '\0';
 
     for (const char *p = s; *p && plain; p++)
-        if ((unsigned char)*p <= ' ' || *p == '"' || *p == '=' || *p == '\\'
-            || *p == 0x7f)
+        if ((unsigned char)*p <= ' ' || *p == '"' || *p == '=' ||
+            *p == '\\' || *p == 0x7f)
             plain = false;
     if (plain || len < 3)
         return plain ? s : "\"\"";

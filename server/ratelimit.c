@@ -19,8 +19,8 @@ struct ratelimit {
     double rate;    /* tokens a second */
     double burst;
     size_t max;
-    int64_t swept;  /* the last sweep ... */
-    bool ever;      /* ... if any */
+    int64_t swept; /* the last sweep ... */
+    bool ever;     /* ... if any */
 };
 
 struct ratelimit *ratelimit_new(int rate_per_s, int burst, size_t max_addrs)

@@ -92,6 +92,7 @@
 #include "ending.h"
 #include "log.h"
 #include "migrations.h"
+#include "sysclock.h"
 
 /*
  * Tunables.
@@ -231,23 +232,6 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
-}
-
-static int64_t clock_ms(clockid_t id)
-{
-    struct timespec ts;
-
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* CLOCK_MONOTONIC in microseconds. */
-static int64_t clock_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* Copies a string into a fixed array, truncating, always terminated. */
@@ -772,14 +756,14 @@ static const char *op_name(enum op_kind k)
 
 /* One transaction: every op of the batch plus, when beat_ms is not 0, the
  * heartbeat. Returns 0 when committed, -1 when rolled back; *t_begin and
- * *t_commit are when BEGIN and COMMIT were stepped (clock_us). */
+ * *t_commit are when BEGIN and COMMIT were stepped (sysclock_us). */
 static int commit_batch(struct store *s, struct op **ops, size_t n,
                         int64_t beat_ms, int64_t *t_begin, int64_t *t_commit)
 {
     int rc;
     char q[256];
 
-    *t_begin = clock_us();
+    *t_begin = sysclock_us(CLOCK_MONOTONIC);
     rc = step_once(s->w_begin);
 
     if (rc != SQLITE_DONE)
@@ -800,7 +784,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         if ((rc = step_once(s->w_beat)) != SQLITE_DONE)
             goto fail;
     }
-    *t_commit = clock_us();
+    *t_commit = sysclock_us(CLOCK_MONOTONIC);
     if ((rc = step_once(s->w_commit)) != SQLITE_DONE)
         goto fail;
     return 0;
@@ -884,7 +868,7 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name,
  */
 static int64_t wait_for_checkpoint(struct store *s, bool must)
 {
-    int64_t t0 = clock_us(), waited;
+    int64_t t0 = sysclock_us(CLOCK_MONOTONIC), waited;
     uint64_t gen;
     bool caught_up;
 
@@ -904,7 +888,7 @@ static int64_t wait_for_checkpoint(struct store *s, bool must)
     caught_up = s->gen_ended == gen &&
                 s->stats.ckpt_copied == s->wal_frames;
     s->ckpt_park = false;
-    waited = clock_us() - t0;
+    waited = sysclock_us(CLOCK_MONOTONIC) - t0;
     s->stats.writer_wait_us += waited;
     hist_add(&s->timing.ckpt_wait, waited);
     pthread_mutex_unlock(&s->mu);
@@ -933,7 +917,7 @@ static void *writer_main(void *arg)
         int64_t t_begin, t_try = 0, t_commit = 0, t_end, queue_us = 0;
 
         while (s->q_n == 0 && !s->stopping &&
-               clock_ms(CLOCK_MONOTONIC) < next_beat) {
+               sysclock_ms(CLOCK_MONOTONIC) < next_beat) {
             struct timespec ts = {(time_t)(next_beat / 1000),
                                   (long)(next_beat % 1000) * 1000000L};
             pthread_cond_timedwait(&s->cv, &s->mu, &ts);
@@ -946,11 +930,11 @@ static void *writer_main(void *arg)
         stopping = s->stopping;
         pthread_mutex_unlock(&s->mu);
 
-        beat = stopping || clock_ms(CLOCK_MONOTONIC) >= next_beat;
-        t_begin = clock_us();
+        beat = stopping || sysclock_ms(CLOCK_MONOTONIC) >= next_beat;
+        t_begin = sysclock_us(CLOCK_MONOTONIC);
         if (n > 0)
             queue_us = t_begin - ops[0]->queued_us;
-        while (commit_batch(s, ops, n, beat ? clock_ms(CLOCK_REALTIME) : 0,
+        while (commit_batch(s, ops, n, beat ? sysclock_ms(CLOCK_REALTIME) : 0,
                             &t_try, &t_commit) != 0) {
             /* Keep the batch (order matters) until it commits; once
              * store_close waits, give up after a bounded number of tries. */
@@ -963,11 +947,11 @@ static void *writer_main(void *arg)
             }
             sleep_ms(STORE_RETRY_MS);
         }
-        t_end = clock_us();
+        t_end = sysclock_us(CLOCK_MONOTONIC);
         if (beat)
-            next_beat = clock_ms(CLOCK_MONOTONIC) + STORE_HEARTBEAT_MS;
+            next_beat = sysclock_ms(CLOCK_MONOTONIC) + STORE_HEARTBEAT_MS;
         if (!lost)
-            atomic_store(&s->last_commit_ms, clock_ms(CLOCK_MONOTONIC));
+            atomic_store(&s->last_commit_ms, sysclock_ms(CLOCK_MONOTONIC));
         if (n > 0 && !lost) {
             atomic_store(&s->committed, ops[n - 1]->seq);
             if (s->on_commit)
@@ -1024,7 +1008,7 @@ static bool eager(const struct store *s)
 static void *checkpointer_main(void *arg)
 {
     struct store *s = arg;
-    int64_t next = clock_ms(CLOCK_MONOTONIC) + STORE_CHECKPOINT_MS;
+    int64_t next = sysclock_ms(CLOCK_MONOTONIC) + STORE_CHECKPOINT_MS;
 
     pthread_mutex_lock(&s->mu);
     for (;;) {
@@ -1034,7 +1018,7 @@ static void *checkpointer_main(void *arg)
         while (!s->stopping &&
                (s->ckpt_held ||
                 (!s->ckpt_wanted && (s->ckpt_park || !eager(s)) &&
-                 clock_ms(CLOCK_MONOTONIC) < next))) {
+                 sysclock_ms(CLOCK_MONOTONIC) < next))) {
             struct timespec ts = {(time_t)(next / 1000),
                                   (long)(next % 1000) * 1000000L};
             if (s->ckpt_held)
@@ -1066,7 +1050,7 @@ static void *checkpointer_main(void *arg)
         s->stats.ckpt_log = rc == SQLITE_OK ? log : -1;
         s->stats.ckpt_copied = rc == SQLITE_OK ? copied : -1;
         pthread_cond_signal(&s->cv); /* a writer waiting for this pass */
-        next = clock_ms(CLOCK_MONOTONIC) + STORE_CHECKPOINT_MS;
+        next = sysclock_ms(CLOCK_MONOTONIC) + STORE_CHECKPOINT_MS;
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
@@ -1247,7 +1231,7 @@ int store_open(struct store **out, const char *path,
         set_err(err, errlen, "out of memory");
         goto fail;
     }
-    atomic_store(&s->last_commit_ms, clock_ms(CLOCK_MONOTONIC));
+    atomic_store(&s->last_commit_ms, sysclock_ms(CLOCK_MONOTONIC));
     if (pthread_create(&s->thread, NULL, writer_main, s) != 0) {
         set_err(err, errlen, "cannot start the writer thread");
         goto fail;
@@ -1313,7 +1297,7 @@ static uint64_t enqueue(struct store *s, struct op *op)
     pthread_mutex_lock(&s->mu);
     if (s->q_n < STORE_QUEUE_CAP && !s->stopping) {
         seq = op->seq = s->next_seq++;
-        op->queued_us = clock_us();
+        op->queued_us = sysclock_us(CLOCK_MONOTONIC);
         s->q[s->q_n++] = op;
         atomic_store(&s->queued, seq);
         if (s->q_n == 1)

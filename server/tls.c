@@ -23,9 +23,9 @@
 #include "config.h"
 
 struct cert_set {
-    X509 *cert;              /* the leaf */
+    X509 *cert; /* the leaf */
     EVP_PKEY *key;
-    STACK_OF(X509) *chain;   /* the intermediates after it in the file */
+    STACK_OF(X509) * chain; /* the intermediates after it in the file */
 };
 
 /* The set tls_reload loaded last; cert NULL: none, lws's own is served. */
@@ -69,15 +69,17 @@ static int load_set(const char *cert_path, const char *key_path,
     ERR_clear_error();
     f = fopen(cert_path, "re");
     if (!f) {
-        snprintf(err, errlen, "key 'tls_cert': cannot read %s: %s",
-                 cert_path, strerror(errno));
+        snprintf(err, errlen, "key 'tls_cert': cannot read %s: %s", cert_path,
+                 strerror(errno));
         return -1;
     }
     out->cert = PEM_read_X509_AUX(f, NULL, no_passphrase, NULL);
     out->chain = sk_X509_new_null();
     if (!out->cert || !out->chain) {
-        snprintf(err, errlen, "key 'tls_cert': %s is not a usable PEM "
-                 "certificate chain (%s)", cert_path, ssl_reason());
+        snprintf(err, errlen,
+                 "key 'tls_cert': %s is not a usable PEM "
+                 "certificate chain (%s)",
+                 cert_path, ssl_reason());
         fclose(f);
         goto out;
     }
@@ -92,8 +94,10 @@ static int load_set(const char *cert_path, const char *key_path,
     /* the end of the file ends the loop with "no start line"; anything
      * else is a broken certificate in the chain */
     if (ERR_GET_REASON(ERR_peek_last_error()) != PEM_R_NO_START_LINE) {
-        snprintf(err, errlen, "key 'tls_cert': %s is not a usable PEM "
-                 "certificate chain (%s)", cert_path, ssl_reason());
+        snprintf(err, errlen,
+                 "key 'tls_cert': %s is not a usable PEM "
+                 "certificate chain (%s)",
+                 cert_path, ssl_reason());
         goto out;
     }
     ERR_clear_error();
@@ -106,12 +110,15 @@ static int load_set(const char *cert_path, const char *key_path,
     out->key = PEM_read_PrivateKey(f, NULL, no_passphrase, NULL);
     fclose(f);
     if (!out->key)
-        snprintf(err, errlen, "key 'tls_key': %s is not a usable PEM "
-                 "private key for the certificate (%s)", key_path,
-                 ssl_reason());
+        snprintf(err, errlen,
+                 "key 'tls_key': %s is not a usable PEM "
+                 "private key for the certificate (%s)",
+                 key_path, ssl_reason());
     else if (X509_check_private_key(out->cert, out->key) != 1)
-        snprintf(err, errlen, "key 'tls_key': %s does not match the "
-                 "certificate %s", key_path, cert_path);
+        snprintf(err, errlen,
+                 "key 'tls_key': %s does not match the "
+                 "certificate %s",
+                 key_path, cert_path);
     else
         rc = 0;
 out:
@@ -137,8 +144,10 @@ int tls_check(const struct config *cfg, char *err, size_t errlen)
         return -1;
     }
     if (SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers) != 1) {
-        snprintf(err, errlen, "key 'tls_ciphers': OpenSSL knows no cipher "
-                 "in '%s'", cfg->tls_ciphers);
+        snprintf(err, errlen,
+                 "key 'tls_ciphers': OpenSSL knows no cipher "
+                 "in '%s'",
+                 cfg->tls_ciphers);
         rc = -1;
     }
     ERR_clear_error();
@@ -155,8 +164,8 @@ static int cert_cb(SSL *ssl, void *arg)
     if (!current.cert)
         return 1;
     SSL_certs_clear(ssl);
-    return SSL_use_cert_and_key(ssl, current.cert, current.key,
-                                current.chain, 1) == 1;
+    return SSL_use_cert_and_key(ssl, current.cert, current.key, current.chain,
+                                1) == 1;
 }
 
 int tls_setup_ctx(void *ssl_ctx, const struct config *cfg, char *err,
@@ -164,13 +173,14 @@ int tls_setup_ctx(void *ssl_ctx, const struct config *cfg, char *err,
 {
     SSL_CTX *ctx = ssl_ctx;
     int min = strcmp(cfg->tls_min_version, "1.3") ? TLS1_2_VERSION
-                                                   : TLS1_3_VERSION;
+                                                  : TLS1_3_VERSION;
 
-    if (SSL_CTX_set_min_proto_version(ctx, min) != 1
-        || SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers) != 1) {
-        snprintf(err, errlen, "cannot apply tls_min_version '%s' or "
-                 "tls_ciphers '%s' (%s)", cfg->tls_min_version,
-                 cfg->tls_ciphers, ssl_reason());
+    if (SSL_CTX_set_min_proto_version(ctx, min) != 1 ||
+        SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers) != 1) {
+        snprintf(err, errlen,
+                 "cannot apply tls_min_version '%s' or "
+                 "tls_ciphers '%s' (%s)",
+                 cfg->tls_min_version, cfg->tls_ciphers, ssl_reason());
         ERR_clear_error();
         return -1;
     }

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "dead.h"
+#include "fifo.h"
 #include "proto.h"
 
 /* Questions that may wait: each is one flag. Over this the static tests
@@ -63,29 +64,19 @@ struct list {
 struct verdicts {
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t cv;      /* a question arrived, or stop */
+    pthread_cond_t cv; /* a question arrived, or stop */
     struct list questions, answers;
     size_t n_questions;
-    atomic_bool answered;   /* answers wait: the loop's collect looks
+    atomic_bool answered; /* answers wait: the loop's collect looks
                                without the lock on every wake-up */
     bool stopping;
     void (*wake)(void);
-    void *scratch;          /* dead_scratch_size() bytes, the worker's */
-    long window;            /* nodes a question may wait for its answer */
-    long spent;             /* nodes (and question costs) spent so far */
-    long current;           /* the cost the search in progress may reach,
+    void *scratch; /* dead_scratch_size() bytes, the worker's */
+    long window;   /* nodes a question may wait for its answer */
+    long spent;    /* nodes (and question costs) spent so far */
+    long current;  /* the cost the search in progress may reach,
                                0 when idle */
 };
-
-static void list_push(struct list *l, struct job *j)
-{
-    j->next = NULL;
-    if (l->tail)
-        l->tail->next = j;
-    else
-        l->head = j;
-    l->tail = j;
-}
 
 static struct job *list_take_all(struct list *l)
 {
@@ -116,10 +107,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&v->cv, &v->mu);
         if (v->stopping)
             break;
-        j = v->questions.head;
-        v->questions.head = j->next;
-        if (!v->questions.head)
-            v->questions.tail = NULL;
+        FIFO_POP(&v->questions, j, next);
         v->n_questions--;
         long share = j->allow / 2, k = 3, nodes, cost;
         for (struct job *w = j->next; w; w = w->next, k++)
@@ -143,7 +131,7 @@ static void *worker_main(void *arg)
         j->a.cut_short = r == DEAD_SEARCH_UNKNOWN;
         j->a.nodes = nodes;
         j->a.waited = v->spent - j->spent_at;
-        list_push(&v->answers, j);
+        FIFO_PUSH(&v->answers, j, next);
         atomic_store(&v->answered, true);
         pthread_mutex_unlock(&v->mu);
         v->wake();
@@ -201,7 +189,7 @@ int verdicts_ask(struct verdicts *v, const char *gid, const struct board *b,
     j->allow = v->window - v->current;
     j->spent_at = v->spent;
     if (v->n_questions < VERDICT_QUEUE_CAP && !v->stopping) {
-        list_push(&v->questions, j);
+        FIFO_PUSH(&v->questions, j, next);
         v->n_questions++;
         pthread_cond_signal(&v->cv);
         rc = 0;

@@ -15,10 +15,10 @@
 #include "frames.h"
 
 struct watch {
-    bool on;          /* watching this descriptor */
-    bool tls;         /* read through SSL_read */
-    bool broken;      /* an unmasked frame came: drop all that follows */
-    void *owner;      /* the WebSocket's, once upgraded */
+    bool on;     /* watching this descriptor */
+    bool tls;    /* read through SSL_read */
+    bool broken; /* an unmasked frame came: drop all that follows */
+    void *owner; /* the WebSocket's, once upgraded */
     struct frames f;
 };
 

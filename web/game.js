@@ -217,8 +217,10 @@ export class GameView {
         return true;
     }
 
-    // The protocol sends draw_offered to the offerer's opponent; a server
-    // may send it to everyone with the offerer's `color`, which wins.
+    // Everyone in the game gets draw_offered with the offerer's `color`
+    // (PROTOCOL.md, Draw offers). Without a valid one the page takes it
+    // for the opponent's offer unless its own is pending, and a spectator
+    // asks for the state.
     onDrawOffered(msg) {
         const g = this.g;
         if (msg.game !== this.gid || !g)
@@ -234,7 +236,8 @@ export class GameView {
         return true;
     }
 
-    // Sent to the offerer, or to everyone with the decliner's `color`.
+    // Everyone in the game gets draw_declined with the decliner's `color`;
+    // without one the declined offer is ours if ours was pending.
     onDrawDeclined(msg) {
         const g = this.g;
         if (msg.game !== this.gid || !g)

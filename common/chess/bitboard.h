@@ -33,26 +33,37 @@ extern const uint64_t zobrist_side;
 #define BB_DARK 0xAA55AA55AA55AA55ull
 #define BB_LIGHT (~BB_DARK)
 
-static inline int bb_lsb(uint64_t b) { return __builtin_ctzll(b); }
-static inline int bb_count(uint64_t b) { return __builtin_popcountll(b); }
+static inline int bb_lsb(uint64_t b)
+{
+    return __builtin_ctzll(b);
+}
+static inline int bb_count(uint64_t b)
+{
+    return __builtin_popcountll(b);
+}
 static inline int bb_pop(uint64_t *b)
 {
     int s = __builtin_ctzll(*b);
     *b &= *b - 1;
     return s;
 }
-static inline int bb_more_than_one(uint64_t b) { return (b & (b - 1)) != 0; }
+static inline int bb_more_than_one(uint64_t b)
+{
+    return (b & (b - 1)) != 0;
+}
 
 static inline uint64_t bb_rook_attacks(int sq, uint64_t occ)
 {
     const struct bb_magic *m = &bb_rook_magic[sq];
-    return bb_slider_table[m->offset + (((occ & m->mask) * m->magic) >> m->shift)];
+    return bb_slider_table[m->offset +
+                           (((occ & m->mask) * m->magic) >> m->shift)];
 }
 
 static inline uint64_t bb_bishop_attacks(int sq, uint64_t occ)
 {
     const struct bb_magic *m = &bb_bishop_magic[sq];
-    return bb_slider_table[m->offset + (((occ & m->mask) * m->magic) >> m->shift)];
+    return bb_slider_table[m->offset +
+                           (((occ & m->mask) * m->magic) >> m->shift)];
 }
 
 /* Shift a whole set one rank toward the opponent of colour c. */

@@ -10,9 +10,12 @@
 
 /* Castling rights that survive a move touching each square. */
 static const uint8_t castle_keep[64] = {
-    [0] = 0xF & ~CASTLE_WQ, [4] = 0xF & ~(CASTLE_WK | CASTLE_WQ),
-    [7] = 0xF & ~CASTLE_WK, [56] = 0xF & ~CASTLE_BQ,
-    [60] = 0xF & ~(CASTLE_BK | CASTLE_BQ), [63] = 0xF & ~CASTLE_BK,
+    [0] = 0xF & ~CASTLE_WQ,
+    [4] = 0xF & ~(CASTLE_WK | CASTLE_WQ),
+    [7] = 0xF & ~CASTLE_WK,
+    [56] = 0xF & ~CASTLE_BQ,
+    [60] = 0xF & ~(CASTLE_BK | CASTLE_BQ),
+    [63] = 0xF & ~CASTLE_BK,
 };
 
 static inline uint8_t keep_mask(int sq)
@@ -149,7 +152,8 @@ void board_make(struct board *b, move_t m, struct board_undo *u)
         key ^= zobrist_piece[p][from] ^ zobrist_piece[p][to] ^
                zobrist_piece[r][rfrom] ^ zobrist_piece[r][rto];
     } else {
-        int capsq = kind == MOVE_EN_PASSANT ? to + (us == WHITE ? -8 : 8) : to;
+        int capsq = kind == MOVE_EN_PASSANT ? to + (us == WHITE ? -8 : 8)
+                                            : to;
         uint8_t cap = b->squares[capsq];
         if (cap) {
             u->captured = cap;
@@ -215,8 +219,8 @@ void board_unmake(struct board *b, move_t m, const struct board_undo *u)
         }
         move_piece(b, to, from);
         if (u->captured) {
-            int capsq =
-                kind == MOVE_EN_PASSANT ? to + (us == WHITE ? -8 : 8) : to;
+            int capsq = kind == MOVE_EN_PASSANT ? to + (us == WHITE ? -8 : 8)
+                                                : to;
             put_piece(b, capsq, u->captured);
         }
     }

@@ -21,6 +21,8 @@ enum color { WHITE = 0, BLACK = 1 };
 enum piece_type { PAWN = 0, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_TYPE };
 
 /* A piece code on the mailbox: 0 = empty, else 1 + type + 8 * color. */
+/* (clang-format 14 takes `(p)` for a cast and writes `(p)-1`) */
+/* clang-format off */
 #define PIECE_NONE 0
 #define PIECE_MAKE(c, t) ((uint8_t)(1 + (t) + 8 * (c)))
 #define PIECE_TYPE(p) ((enum piece_type)(((p) - 1) & 7))
@@ -30,6 +32,7 @@ enum piece_type { PAWN = 0, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_TYPE };
 #define SQ(file, rank) ((file) + 8 * (rank))
 #define SQ_FILE(s) ((s) & 7)
 #define SQ_RANK(s) ((s) >> 3)
+/* clang-format on */
 
 /* Castling right bits. */
 enum {
@@ -52,14 +55,16 @@ enum move_kind {
     MOVE_EN_PASSANT = 2,
     MOVE_CASTLING = 3
 };
+/* clang-format off */
 #define MOVE_FROM(m) ((int)((m) & 63))
+/* clang-format on */
 #define MOVE_TO(m) ((int)(((m) >> 6) & 63))
 #define MOVE_KIND(m) ((enum move_kind)((m) >> 14))
 #define MOVE_PROMO(m) ((enum piece_type)((((m) >> 12) & 3) + KNIGHT))
 #define MOVE_MAKE(from, to) ((move_t)((from) | ((to) << 6)))
 #define MOVE_MAKE_KIND(from, to, kind) \
     ((move_t)((from) | ((to) << 6) | ((unsigned)(kind) << 14)))
-#define MOVE_MAKE_PROMO(from, to, type)                             \
+#define MOVE_MAKE_PROMO(from, to, type)                                  \
     ((move_t)((from) | ((to) << 6) | (((unsigned)(type)-KNIGHT) << 12) | \
               ((unsigned)MOVE_PROMOTION << 14)))
 

@@ -190,8 +190,8 @@ bool dead_is_dead(const struct board *b)
  * as long as the node budget. */
 struct dead_frame {
     struct board_undo undo;
-    move_t move;     /* the move made from this frame's position */
-    uint16_t next;   /* index of the next move to try there */
+    move_t move;   /* the move made from this frame's position */
+    uint16_t next; /* index of the next move to try there */
 };
 
 struct dead_scratch {
@@ -279,7 +279,8 @@ static enum dead_search search(const struct board *root, enum color c,
         }
         if (f->next >= ml->n) {
             if (--depth >= 0)
-                board_unmake(&b, ws->stack[depth].move, &ws->stack[depth].undo);
+                board_unmake(&b, ws->stack[depth].move,
+                             &ws->stack[depth].undo);
             ml_valid = false;
             continue;
         }
@@ -330,6 +331,6 @@ bool dead_search_can_mate(const struct board *b, enum color c, void *ws)
 
     dead_scratch_init(ws);
     /* unknown counts as "can mate" */
-    return dead_search_bounded(b, c, ws, DEAD_SEARCH_NODES, &nodes)
-        != DEAD_SEARCH_NO_MATE;
+    return dead_search_bounded(b, c, ws, DEAD_SEARCH_NODES, &nodes) !=
+           DEAD_SEARCH_NO_MATE;
 }

@@ -21,7 +21,7 @@ bool dead_can_mate(const struct board *b, enum color c);
  * large, about 9 MB) and may reuse it for any number of searches, so the
  * rules core itself never allocates.
  */
-#define DEAD_SEARCH_SEEN (1u << 19)  /* visited-position slots, power of 2 */
+#define DEAD_SEARCH_SEEN (1u << 19) /* visited-position slots, power of 2 */
 #define DEAD_SEARCH_NODES 200000    /* positions explored before giving up */
 struct dead_scratch;
 size_t dead_scratch_size(void);

@@ -22,7 +22,10 @@ static uint64_t rng_next(void)
     return rng_state * 2685821657736338717ull;
 }
 
-static uint64_t bit(int sq) { return 1ull << sq; }
+static uint64_t bit(int sq)
+{
+    return 1ull << sq;
+}
 
 static uint64_t step_attacks(int sq, const int (*d)[2], int n)
 {
@@ -156,7 +159,7 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 1;
     }
-    static const int knight_d[8][2] = {{1, 2},  {2, 1},  {2, -1}, {1, -2},
+    static const int knight_d[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
                                        {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
     static const int king_d[8][2] = {{1, 0},  {1, 1},   {0, 1},  {-1, 1},
                                      {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
@@ -181,12 +184,16 @@ int main(int argc, char **argv)
             if (a == b)
                 continue;
             for (int k = 0; k < 2; k++) {
+                /* (clang-format 14 writes `int(*d)`) */
+                /* clang-format off */
                 const int (*d)[2] = k ? bishop_dirs : rook_dirs;
+                /* clang-format on */
                 if (!(slide(a, 0, d) & bit(b)))
                     continue;
-                between[a * 64 + b] = slide(a, bit(b), d) & slide(b, bit(a), d);
-                line[a * 64 + b] =
-                    (slide(a, 0, d) & slide(b, 0, d)) | bit(a) | bit(b);
+                between[a * 64 + b] = slide(a, bit(b), d) &
+                                      slide(b, bit(a), d);
+                line[a * 64 + b] = (slide(a, 0, d) & slide(b, 0, d)) |
+                                   bit(a) | bit(b);
             }
         }
     uint64_t zob[16 * 64 + 16 + 8 + 1];
@@ -201,7 +208,8 @@ int main(int argc, char **argv)
     print_rows(f, "const uint64_t bb_pawn[2][64]", pawn, 2);
     print_rows(f, "const uint64_t bb_between[64][64]", between, 64);
     print_rows(f, "const uint64_t bb_line[64][64]", line, 64);
-    print_array(f, "const uint64_t bb_slider_table[]", table, (int)table_used);
+    print_array(f, "const uint64_t bb_slider_table[]", table,
+                (int)table_used);
     const char *names[2] = {"bb_rook_magic", "bb_bishop_magic"};
     struct magic *ms[2] = {rook, bishop};
     for (int k = 0; k < 2; k++) {

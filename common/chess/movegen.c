@@ -27,11 +27,11 @@ static uint64_t pinned_pieces(const struct board *b, int ksq, int us)
 {
     int them = us ^ 1;
     uint64_t occ = board_occupied(b), pinned = 0;
-    uint64_t snipers =
-        ((bb_rook_attacks(ksq, 0) & (b->by_type[ROOK] | b->by_type[QUEEN])) |
-         (bb_bishop_attacks(ksq, 0) &
-          (b->by_type[BISHOP] | b->by_type[QUEEN]))) &
-        b->by_color[them];
+    uint64_t snipers = ((bb_rook_attacks(ksq, 0) &
+                         (b->by_type[ROOK] | b->by_type[QUEEN])) |
+                        (bb_bishop_attacks(ksq, 0) &
+                         (b->by_type[BISHOP] | b->by_type[QUEEN]))) &
+                       b->by_color[them];
     while (snipers) {
         int s = bb_pop(&snipers);
         uint64_t bw = bb_between[ksq][s] & occ;
@@ -101,8 +101,8 @@ static move_t *gen_pawns(const struct board *b, move_t *out, uint64_t target,
         if ((BB(to) & empty) && (BB(to) & line)) {
             if (BB(to) & target)
                 dests |= BB(to);
-            if ((BB(from) & bb_forward(third, them)) && (BB(to + up) & empty) &&
-                (BB(to + up) & target))
+            if ((BB(from) & bb_forward(third, them)) &&
+                (BB(to + up) & empty) && (BB(to + up) & target))
                 dests |= BB(to + up);
         }
         while (dests) {
@@ -145,8 +145,8 @@ static move_t *gen_all(const struct board *b, move_t *out)
     if (bb_more_than_one(checkers))
         return out;
 
-    uint64_t target =
-        checkers ? bb_between[ksq][bb_lsb(checkers)] | checkers : ~ours;
+    uint64_t target = checkers ? bb_between[ksq][bb_lsb(checkers)] | checkers
+                               : ~ours;
     uint64_t pinned = pinned_pieces(b, ksq, us);
 
     out = gen_pawns(b, out, target, pinned, ksq);
@@ -175,7 +175,8 @@ static move_t *gen_all(const struct board *b, move_t *out)
         int base = us == WHITE ? 0 : 56;
         int kright = us == WHITE ? CASTLE_WK : CASTLE_BK;
         int qright = us == WHITE ? CASTLE_WQ : CASTLE_BQ;
-        if ((b->castling & kright) && !(occ & bb_between[base + 4][base + 7]) &&
+        if ((b->castling & kright) &&
+            !(occ & bb_between[base + 4][base + 7]) &&
             !board_attackers(b, base + 5, them, occ) &&
             !board_attackers(b, base + 6, them, occ))
             *out++ = MOVE_MAKE_KIND(base + 4, base + 6, MOVE_CASTLING);

@@ -64,8 +64,8 @@ void notation_san(const struct board *b, move_t m, char *buf)
         strcpy(o, to > from ? "O-O" : "O-O-O");
         o += strlen(o);
     } else {
-        bool capture =
-            b->squares[to] != PIECE_NONE || MOVE_KIND(m) == MOVE_EN_PASSANT;
+        bool capture = b->squares[to] != PIECE_NONE ||
+                       MOVE_KIND(m) == MOVE_EN_PASSANT;
         if (pt == PAWN) {
             if (capture)
                 *o++ = (char)('a' + SQ_FILE(from));
@@ -84,7 +84,8 @@ void notation_san(const struct board *b, move_t m, char *buf)
                 }
                 if (others) {
                     bool same_file = others & (BB_FILE_A << SQ_FILE(from));
-                    bool same_rank = others & (BB_RANK_1 << (8 * SQ_RANK(from)));
+                    bool same_rank = others &
+                                     (BB_RANK_1 << (8 * SQ_RANK(from)));
                     if (!same_file) {
                         *o++ = (char)('a' + SQ_FILE(from));
                     } else if (!same_rank) {

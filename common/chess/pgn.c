@@ -68,8 +68,8 @@ static void put_token(struct pgn_buf *b, const char *tok)
  * but the four legal values is written as "*". */
 static const char *normal_result(const char *r)
 {
-    if (r && (!strcmp(r, "1-0") || !strcmp(r, "0-1") ||
-              !strcmp(r, "1/2-1/2")))
+    if (r &&
+        (!strcmp(r, "1-0") || !strcmp(r, "0-1") || !strcmp(r, "1/2-1/2")))
         return r;
     return "*";
 }

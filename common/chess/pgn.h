@@ -11,9 +11,9 @@
 #include "record.h"
 
 struct pgn_tags {
-    const char *event;        /* e.g. "Casual game" */
-    const char *site;         /* e.g. "https://host/g/GID" */
-    const char *date;         /* "YYYY.MM.DD" */
+    const char *event; /* e.g. "Casual game" */
+    const char *site;  /* e.g. "https://host/g/GID" */
+    const char *date;  /* "YYYY.MM.DD" */
     const char *white;
     const char *black;
     const char *result;       /* "1-0", "0-1", "1/2-1/2", "*" */

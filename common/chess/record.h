@@ -16,7 +16,7 @@
 /* How a position ends the game by itself (checked in this order). */
 enum outcome {
     OUTCOME_NONE = 0,
-    OUTCOME_CHECKMATE,   /* the side to move is mated */
+    OUTCOME_CHECKMATE, /* the side to move is mated */
     OUTCOME_STALEMATE,
     OUTCOME_DEAD,        /* neither side can checkmate */
     OUTCOME_FIVEFOLD,    /* the same position for the fifth time */
@@ -24,11 +24,7 @@ enum outcome {
 };
 
 /* Draws a player may claim. */
-enum claim {
-    CLAIM_NONE = 0,
-    CLAIM_THREEFOLD,
-    CLAIM_FIFTY
-};
+enum claim { CLAIM_NONE = 0, CLAIM_THREEFOLD, CLAIM_FIFTY };
 
 struct record {
     struct board start; /* position the game began from */

@@ -48,7 +48,10 @@ static void print_moves(const struct board *b)
     putchar('\n');
 }
 
-static const char *jbool(bool v) { return v ? "true" : "false"; }
+static const char *jbool(bool v)
+{
+    return v ? "true" : "false";
+}
 
 /* Scratch memory for the dead-position search, allocated once. */
 static void *dead_ws;

@@ -24,6 +24,7 @@
 #include "board.h"
 #include "dead.h"
 #include "movegen.h"
+#include "sysclock.h"
 #include "record.h"
 
 static unsigned long long rng(unsigned long long *s)
@@ -32,13 +33,6 @@ static unsigned long long rng(unsigned long long *s)
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ull;
-}
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -65,8 +59,8 @@ static int proofs(const char *path)
             continue; /* the header */
         for (int c = 0; c < 2; c++) {
             long k;
-            enum dead_search r = dead_search_bounded(
-                &b, (enum color)c, ws, DEAD_SEARCH_NODES, &k);
+            enum dead_search r = dead_search_bounded(&b, (enum color)c, ws,
+                                                     DEAD_SEARCH_NODES, &k);
             if (r == DEAD_SEARCH_UNKNOWN)
                 unknown++;
             else if (r == DEAD_SEARCH_NO_MATE && k > 0) {
@@ -79,8 +73,8 @@ static int proofs(const char *path)
     qsort(nodes, n, sizeof *nodes, cmp_i64);
     if (n)
         printf("search_proofs=%zu p50_nodes=%lld p99_nodes=%lld "
-               "max_nodes=%lld over_125000=%zu budget_spent=%zu\n", n,
-               (long long)nodes[n / 2], (long long)nodes[n * 99 / 100],
+               "max_nodes=%lld over_125000=%zu budget_spent=%zu\n",
+               n, (long long)nodes[n / 2], (long long)nodes[n * 99 / 100],
                (long long)nodes[n - 1], over, unknown);
     free(nodes);
     free(ws);
@@ -113,11 +107,11 @@ int main(int argc, char **argv)
                 /* the side to move flags: can the other side mate? */
                 enum color opp = (enum color)(1 - r.cur.side);
                 long nodes;
-                int64_t t0 = now_us();
+                int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
                 cannot += dead_search_bounded(&r.cur, opp, ws,
-                                              DEAD_SEARCH_NODES, &nodes)
-                          == DEAD_SEARCH_NO_MATE;
-                us[n] = now_us() - t0;
+                                              DEAD_SEARCH_NODES,
+                                              &nodes) == DEAD_SEARCH_NO_MATE;
+                us[n] = sysclock_us(CLOCK_MONOTONIC) - t0;
                 nodes_total += nodes;
                 us_total += us[n++];
             }
@@ -128,8 +122,9 @@ int main(int argc, char **argv)
     }
     qsort(us, n, sizeof *us, cmp_i64);
     printf("positions=%zu cannot_mate=%zu p50_us=%lld p99_us=%lld "
-           "max_us=%lld nodes_per_ms=%lld\n", n, cannot, (long long)us[n / 2],
-           (long long)us[n * 99 / 100], (long long)us[n - 1],
+           "max_us=%lld nodes_per_ms=%lld\n",
+           n, cannot, (long long)us[n / 2], (long long)us[n * 99 / 100],
+           (long long)us[n - 1],
            us_total ? nodes_total * 1000 / us_total : 0);
     free(us);
     free(ws);

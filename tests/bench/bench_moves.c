@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 
     /* First choose the games' moves as UCI text, outside the timing. */
     size_t cap = (size_t)games * 120, n = 0;
-    char (*texts)[UCI_MAX] = malloc(cap * UCI_MAX);
+    char(*texts)[UCI_MAX] = malloc(cap * UCI_MAX);
     int *lengths = malloc((size_t)games * sizeof *lengths);
     if (!texts || !lengths)
         return 1;

@@ -36,22 +36,15 @@
 
 #include "loadgen_hist.h"
 #include "store.h"
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#include "sysclock.h"
 
 /* Shared between the main thread and the writer's on_commit. */
 struct bench {
     struct store *store;
-    int64_t *put_us;       /* by sequence number; 0: not a move */
+    int64_t *put_us; /* by sequence number; 0: not a move */
     size_t n_seq;
-    uint64_t seen;         /* sequence numbers measured so far (writer) */
-    struct lg_hist lat;    /* written by the writer thread only */
+    uint64_t seen;      /* sequence numbers measured so far (writer) */
+    struct lg_hist lat; /* written by the writer thread only */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -61,7 +54,7 @@ static void on_commit(void *arg)
 {
     struct bench *b = arg;
     uint64_t upto = store_committed(b->store);
-    int64_t t = now_us();
+    int64_t t = sysclock_us(CLOCK_MONOTONIC);
 
     for (uint64_t seq = b->seen + 1; seq <= upto && seq < b->n_seq; seq++) {
         int64_t put = b->put_us[seq]; /* written before store_put_move,
@@ -120,11 +113,20 @@ int main(int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': moves = strtol(optarg, NULL, 10); break;
-        case 'g': games = strtol(optarg, NULL, 10); break;
-        case 'r': rate = strtod(optarg, NULL); break;
-        case 'd': dir = optarg; break;
-        default: usage();
+        case 'n':
+            moves = strtol(optarg, NULL, 10);
+            break;
+        case 'g':
+            games = strtol(optarg, NULL, 10);
+            break;
+        case 'r':
+            rate = strtod(optarg, NULL);
+            break;
+        case 'd':
+            dir = optarg;
+            break;
+        default:
+            usage();
         }
     }
     if (optind != argc || moves < 1 || games < 1 || games > 1000000 ||
@@ -161,7 +163,8 @@ int main(int argc, char **argv)
         memset(&row, 0, sizeof row);
         for (int i = 0; i < 2; i++) {
             snprintf(p[i].pid, sizeof p[i].pid, "p%031ld", 2 * g + i);
-            snprintf(p[i].name, sizeof p[i].name, "guest%d", (int)(2 * g + i));
+            snprintf(p[i].name, sizeof p[i].name, "guest%d",
+                     (int)(2 * g + i));
             memcpy(p[i].token_hash, p[i].pid, 32);
             p[i].created_ms = 1700000000000;
             if (!store_put_player(b.store, &p[i]))
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
     {
         struct store_wal_stats ws0 = ws;
 
-        t0 = now_us();
+        t0 = sysclock_us(CLOCK_MONOTONIC);
         for (long i = 0; i < moves; i++) {
             struct store_move m;
             long g = i % games;
@@ -209,7 +212,7 @@ int main(int argc, char **argv)
              * one is this one's (one thread queues). */
             seq = store_queued(b.store) + 1;
             if (seq < b.n_seq)
-                b.put_us[seq] = now_us();
+                b.put_us[seq] = sysclock_us(CLOCK_MONOTONIC);
             snprintf(gid, sizeof gid, "g%031ld", g);
             last = store_put_move(b.store, gid, &m);
             if (!last) {
@@ -220,7 +223,7 @@ int main(int argc, char **argv)
                 wait_committed(&b, last);
         }
         wait_committed(&b, last);
-        t1 = now_us();
+        t1 = sysclock_us(CLOCK_MONOTONIC);
         store_wal_stats(b.store, &ws);
         ws.writer_waits -= ws0.writer_waits;
         ws.writer_wait_us -= ws0.writer_wait_us;
@@ -239,8 +242,7 @@ int main(int argc, char **argv)
            (unsigned long long)lg_hist_quantile(&b.lat, 0.5),
            (unsigned long long)lg_hist_quantile(&b.lat, 0.99),
            (unsigned long long)lg_hist_quantile(&b.lat, 0.999),
-           (unsigned long long)b.lat.max,
-           (unsigned long long)ws.writer_waits,
+           (unsigned long long)b.lat.max, (unsigned long long)ws.writer_waits,
            (long long)ws.writer_wait_us,
            (long long)(ws.writer_waits
                            ? ws.writer_wait_us / (int64_t)ws.writer_waits

@@ -31,8 +31,8 @@ struct slot {
 
 /* Per connection, allocated by lws (per_session_data_size). */
 struct echo_conn {
-    unsigned head, n;          /* replies queued: slots[head..head+n) */
-    size_t rx_len;             /* a message arriving in pieces */
+    unsigned head, n; /* replies queued: slots[head..head+n) */
+    size_t rx_len;    /* a message arriving in pieces */
     struct slot slots[ECHO_SLOTS];
 };
 
@@ -87,10 +87,10 @@ static const struct lws_protocols protocols[] = {
 };
 
 /* A client naming no subprotocol binds to chess.v1, as in chess-server. */
-static const struct lws_protocol_vhost_options pvo_default = {
-    NULL, NULL, "default", "1"};
-static const struct lws_protocol_vhost_options pvo = {
-    NULL, &pvo_default, "chess.v1", ""};
+static const struct lws_protocol_vhost_options pvo_default = {NULL, NULL,
+                                                              "default", "1"};
+static const struct lws_protocol_vhost_options pvo = {NULL, &pvo_default,
+                                                      "chess.v1", ""};
 
 static void on_signal(struct ev_loop *l, ev_signal *w, int revents)
 {
@@ -118,7 +118,8 @@ int main(int argc, char **argv)
         return 1;
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_LIBEV;
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                   LWS_SERVER_OPTION_LIBEV;
     info.foreign_loops = (void **)&loop;
     ctx = lws_create_context(&info);
     if (!ctx) {

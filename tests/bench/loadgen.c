@@ -42,14 +42,15 @@
 #define MAX_PROCS 64
 
 struct options {
-    struct lg_config cfg;   /* the whole load; split per process */
+    struct lg_config cfg; /* the whole load; split per process */
     int procs;
     int server_pid;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: chess-loadgen [options]\n"
         "  --url URL                ws://HOST:PORT/PATH of the server "
         "(default ws://127.0.0.1:8080/ws)\n"
@@ -124,8 +125,10 @@ static long num_arg(const char *name, const char *text, long lo, long hi)
     errno = 0;
     v = strtol(text, &end, 10);
     if (errno || !*text || *end || v < lo || v > hi) {
-        fprintf(stderr, "E: %s must be an integer from %ld to %ld, not "
-                "'%s'\n", name, lo, hi, text);
+        fprintf(stderr,
+                "E: %s must be an integer from %ld to %ld, not "
+                "'%s'\n",
+                name, lo, hi, text);
         exit(2);
     }
     return v;
@@ -155,8 +158,8 @@ static void parse_url(const char *url, struct lg_config *c)
     c->port = 80;
     if (colon) {
         char port[8];
-        size_t pl = (size_t)((slash ? slash : colon + strlen(colon))
-                             - colon - 1);
+        size_t pl = (size_t)((slash ? slash : colon + strlen(colon)) - colon -
+                             1);
         if (pl >= sizeof port)
             pl = sizeof port - 1;
         memcpy(port, colon + 1, pl);
@@ -218,8 +221,10 @@ static void parse_args(int argc, char **argv, struct options *o)
             else if (!strcmp(optarg, "echo"))
                 c->mode = LG_MODE_ECHO;
             else {
-                fprintf(stderr, "E: --mode is play, connect, idle or echo, not "
-                        "'%s'\n", optarg);
+                fprintf(stderr,
+                        "E: --mode is play, connect, idle or echo, not "
+                        "'%s'\n",
+                        optarg);
                 exit(2);
             }
             break;
@@ -231,8 +236,7 @@ static void parse_args(int argc, char **argv, struct options *o)
                                                0, 3600000);
             break;
         case 'd':
-            c->duration_s = (double)num_arg("--duration-s", optarg, 1,
-                                            86400);
+            c->duration_s = (double)num_arg("--duration-s", optarg, 1, 86400);
             break;
         case 's':
             c->spectators = (int)num_arg("--spectators-per-game", optarg, 0,
@@ -242,8 +246,7 @@ static void parse_args(int argc, char **argv, struct options *o)
             c->seed = (uint64_t)num_arg("--seed", optarg, 0, LONG_MAX);
             break;
         case 'P':
-            o->server_pid = (int)num_arg("--server-pid", optarg, 1,
-                                         1 << 30);
+            o->server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30);
             break;
         case 'n':
             o->procs = (int)num_arg("--procs", optarg, 1, MAX_PROCS);
@@ -260,8 +263,8 @@ static void parse_args(int argc, char **argv, struct options *o)
                                              100000);
             break;
         case 'r':
-            c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg,
-                                                1, 86400);
+            c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg, 1,
+                                                86400);
             break;
         case 'v':
             c->verbose = 1;
@@ -272,7 +275,8 @@ static void parse_args(int argc, char **argv, struct options *o)
             else if (!strcmp(optarg, "libev"))
                 c->use_libev = 1;
             else {
-                fprintf(stderr, "E: --event-loop is poll or libev, not '%s'\n",
+                fprintf(stderr,
+                        "E: --event-loop is poll or libev, not '%s'\n",
                         optarg);
                 exit(2);
             }
@@ -312,8 +316,10 @@ static double proc_cpu_s(int pid)
     buf[n] = '\0';
     /* the command name may hold spaces: fields resume after its ')' */
     p = strrchr(buf, ')');
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-                     "%lu %lu", &ut, &st) != 2)
+    if (!p || sscanf(p + 2,
+                     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+                     "%lu %lu",
+                     &ut, &st) != 2)
         return -1;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -364,8 +370,10 @@ static char *fetch_metrics(const struct lg_config *c)
                 ai->ai_protocol);
     if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
         goto out;
-    n = snprintf(req, sizeof req, "GET /metrics HTTP/1.0\r\nHost: %s\r\n"
-                 "\r\n", c->host);
+    n = snprintf(req, sizeof req,
+                 "GET /metrics HTTP/1.0\r\nHost: %s\r\n"
+                 "\r\n",
+                 c->host);
     if (n >= (ssize_t)sizeof req || write(fd, req, (size_t)n) != n)
         goto out;
     for (;;) {
@@ -433,7 +441,7 @@ static void put_commit(const char *before, const char *after)
 
 struct child {
     pid_t pid;
-    int ctl, out;          /* our ends: write control, read results */
+    int ctl, out; /* our ends: write control, read results */
     bool ready, done;
     struct lg_stats st;
 };
@@ -538,7 +546,8 @@ static int wait_ready(struct child *ch, int n, double timeout_s)
 static void put_hist(const char *name, const struct lg_hist *h)
 {
     printf(" %s_samples=%llu %s_p50_us=%llu %s_p99_us=%llu %s_p999_us=%llu "
-           "%s_max_us=%llu", name, (unsigned long long)h->total, name,
+           "%s_max_us=%llu",
+           name, (unsigned long long)h->total, name,
            (unsigned long long)lg_hist_quantile(h, 0.50), name,
            (unsigned long long)lg_hist_quantile(h, 0.99), name,
            (unsigned long long)lg_hist_quantile(h, 0.999), name,
@@ -547,14 +556,15 @@ static void put_hist(const char *name, const struct lg_hist *h)
 
 static const char *mode_name(enum lg_mode m)
 {
-    return m == LG_MODE_PLAY ? "play" : m == LG_MODE_CONNECT ? "connect"
-           : m == LG_MODE_ECHO ? "echo" : "idle";
+    return m == LG_MODE_PLAY      ? "play"
+           : m == LG_MODE_CONNECT ? "connect"
+           : m == LG_MODE_ECHO    ? "echo"
+                                  : "idle";
 }
 
 static void report(const struct options *o, const struct lg_stats *t,
-                   int failed, double wall_s, double srv_cpu_s,
-                   long rss0_kb, long rss1_kb, const char *metrics0,
-                   const char *metrics1)
+                   int failed, double wall_s, double srv_cpu_s, long rss0_kb,
+                   long rss1_kb, const char *metrics0, const char *metrics1)
 {
     char loadavg[16] = "na";
     FILE *f = fopen("/proc/loadavg", "r");
@@ -585,8 +595,7 @@ static void report(const struct options *o, const struct lg_stats *t,
            (unsigned long long)t->connections);
     if (c->mode == LG_MODE_CONNECT) {
         printf(" connects=%llu connects_per_s=%.0f",
-               (unsigned long long)t->connects,
-               (double)t->connects / window);
+               (unsigned long long)t->connects, (double)t->connects / window);
         put_hist("welcome", &t->welcome);
     } else if (c->mode == LG_MODE_ECHO) {
         printf(" echoes=%llu echoes_per_s=%.0f",
@@ -617,16 +626,15 @@ static void report(const struct options *o, const struct lg_stats *t,
            "client_queue_full=%llu shutdowns=%llu failed_procs=%d",
            any ? "" : "none", (unsigned long long)t->unexpected_closes,
            (unsigned long long)t->connect_failures,
-           (unsigned long long)t->stalls,
-           (unsigned long long)t->queue_full,
+           (unsigned long long)t->stalls, (unsigned long long)t->queue_full,
            (unsigned long long)t->shutdowns, failed);
     if (o->server_pid && rss1_kb >= 0) {
         printf(" server_rss_kb=%ld server_rss_start_kb=%ld", rss1_kb,
                rss0_kb);
         if (t->connections)
             printf(" server_rss_bytes_per_conn=%.0f",
-                   (double)(rss1_kb - rss0_kb) * 1024.0
-                       / (double)t->connections);
+                   (double)(rss1_kb - rss0_kb) * 1024.0 /
+                       (double)t->connections);
         else
             printf(" server_rss_bytes_per_conn=na");
         printf(" server_cpu_pct=%.1f", 100.0 * srv_cpu_s / wall_s);
@@ -655,9 +663,10 @@ static void raise_nofile(const struct options *o)
                : (long)c->games * (2 + c->spectators);
     need = (need + o->procs - 1) / o->procs + 64;
     if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)need > rl.rlim_cur)
-        fprintf(stderr, "W: each process needs about %ld descriptors but "
-                "may open %llu: use more --procs\n", need,
-                (unsigned long long)rl.rlim_cur);
+        fprintf(stderr,
+                "W: each process needs about %ld descriptors but "
+                "may open %llu: use more --procs\n",
+                need, (unsigned long long)rl.rlim_cur);
 }
 
 int main(int argc, char **argv)
@@ -750,10 +759,11 @@ int main(int argc, char **argv)
         lg_hist_merge(&total->echo, &s->echo);
     }
     if (o.cfg.verbose) {
-        static const double qs[] = {0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99,
-                                    0.995, 0.999};
+        static const double qs[] = {0.5,  0.75, 0.9,   0.95, 0.97,
+                                    0.98, 0.99, 0.995, 0.999};
         const struct lg_hist *h = o.cfg.mode == LG_MODE_CONNECT
-                                      ? &total->welcome : &total->opp;
+                                      ? &total->welcome
+                                      : &total->opp;
         fprintf(stderr, "I: %s latency (us):",
                 o.cfg.mode == LG_MODE_CONNECT ? "welcome" : "opponent");
         for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)

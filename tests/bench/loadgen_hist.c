@@ -27,8 +27,8 @@ unsigned lg_hist_bucket(uint64_t v)
         return LG_HIST_BUCKETS - 1;
     msb = 63u - (unsigned)__builtin_clzll(v);
     shift = msb - LG_HIST_SUB_BITS + 1;
-    return 2 * LG_HIST_HALF + (shift - 1) * LG_HIST_HALF
-           + (unsigned)((v >> shift) - LG_HIST_HALF);
+    return 2 * LG_HIST_HALF + (shift - 1) * LG_HIST_HALF +
+           (unsigned)((v >> shift) - LG_HIST_HALF);
 }
 
 uint64_t lg_hist_bucket_high(unsigned i)

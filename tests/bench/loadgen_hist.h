@@ -19,7 +19,7 @@
 #define LG_HIST_SUB_BITS 8
 #define LG_HIST_MAX_BITS 36
 #define LG_HIST_HALF (1u << (LG_HIST_SUB_BITS - 1))
-#define LG_HIST_BUCKETS                                                     \
+#define LG_HIST_BUCKETS \
     (2 * LG_HIST_HALF + (LG_HIST_MAX_BITS - LG_HIST_SUB_BITS) * LG_HIST_HALF)
 
 /* A plain value: zero it (or call lg_hist_clear) before use; copyable,

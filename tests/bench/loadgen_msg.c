@@ -7,11 +7,12 @@
 #include <string.h>
 
 static const char *const error_names[LG_ERR_COUNT] = {
-    "bad_json", "bad_field", "unknown_type", "unauthenticated", "bad_token",
-    "no_such_game", "not_a_player", "not_started", "game_over", "stale_ply",
-    "not_your_turn", "illegal_move", "bad_clock", "claim_rejected",
-    "seat_taken", "own_game", "no_draw_offer", "abort_not_allowed",
-    "no_seek", "rate_limited", "unknown",
+    "bad_json",      "bad_field",         "unknown_type",  "unauthenticated",
+    "bad_token",     "no_such_game",      "not_a_player",  "not_started",
+    "game_over",     "stale_ply",         "not_your_turn", "illegal_move",
+    "bad_clock",     "claim_rejected",    "seat_taken",    "own_game",
+    "no_draw_offer", "abort_not_allowed", "no_seek",       "rate_limited",
+    "unknown",
 };
 
 int lg_msg_error_index(const char *code)
@@ -33,10 +34,10 @@ static const struct {
     const char *name;
     enum lg_msg_type type;
 } types[] = {
-    {"moved", LG_MSG_MOVED},         {"state", LG_MSG_STATE},
+    {"moved", LG_MSG_MOVED},           {"state", LG_MSG_STATE},
     {"game_start", LG_MSG_GAME_START}, {"game_end", LG_MSG_GAME_END},
-    {"welcome", LG_MSG_WELCOME},     {"invited", LG_MSG_INVITED},
-    {"error", LG_MSG_ERROR},         {"shutdown", LG_MSG_SHUTDOWN},
+    {"welcome", LG_MSG_WELCOME},       {"invited", LG_MSG_INVITED},
+    {"error", LG_MSG_ERROR},           {"shutdown", LG_MSG_SHUTDOWN},
 };
 
 static void get_legal(json_t *o, struct lg_msg *m)
@@ -46,7 +47,8 @@ static void get_legal(json_t *o, struct lg_msg *m)
 
     if (!json_is_array(list))
         return;
-    json_array_foreach(list, i, mv) {
+    json_array_foreach(list, i, mv)
+    {
         const char *s = json_string_value(mv);
         if (!s || strlen(s) > 5 || m->nlegal == LG_MSG_MAX_LEGAL)
             continue;
@@ -83,7 +85,8 @@ int lg_msg_parse_jansson(const char *text, size_t len, struct lg_msg *m)
 
     msg_reset(m);
     o = json_loadb(text, len, 0, NULL);
-    if (!json_is_object(o) || !(t = json_string_value(json_object_get(o, "t")))) {
+    if (!json_is_object(o) ||
+        !(t = json_string_value(json_object_get(o, "t")))) {
         json_decref(o);
         return -1;
     }
@@ -135,9 +138,8 @@ struct scan {
 
 static void skip_ws(struct scan *s)
 {
-    while (s->p < s->end
-           && (*s->p == ' ' || *s->p == '\n' || *s->p == '\t'
-               || *s->p == '\r'))
+    while (s->p < s->end &&
+           (*s->p == ' ' || *s->p == '\n' || *s->p == '\t' || *s->p == '\r'))
         s->p++;
 }
 
@@ -200,17 +202,17 @@ static int skip_value(struct scan *s)
             s->p++;
             break;
         default:
-            if (*s->p == ' ' || *s->p == '\n' || *s->p == '\t'
-                || *s->p == '\r') {
+            if (*s->p == ' ' || *s->p == '\n' || *s->p == '\t' ||
+                *s->p == '\r') {
                 s->p++;
                 break;
             }
             /* a number or a literal: up to the next delimiter */
-            if (!((*s->p >= '0' && *s->p <= '9') || *s->p == '-'
-                  || *s->p == 't' || *s->p == 'f' || *s->p == 'n'))
+            if (!((*s->p >= '0' && *s->p <= '9') || *s->p == '-' ||
+                  *s->p == 't' || *s->p == 'f' || *s->p == 'n'))
                 return -1;
-            while (s->p < s->end && *s->p != ',' && *s->p != '}'
-                   && *s->p != ']' && *s->p != ' ' && *s->p != '\n')
+            while (s->p < s->end && *s->p != ',' && *s->p != '}' &&
+                   *s->p != ']' && *s->p != ' ' && *s->p != '\n')
                 s->p++;
             break;
         }
@@ -360,8 +362,8 @@ int lg_msg_parse_fast(const char *text, size_t len, struct lg_msg *m)
             lb = s.p; /* kept: only state and moved use it */
             if (skip_value(&s))
                 return -1;
-        } else if (KEY("you") || KEY("to_move") || KEY("status")
-                   || KEY("code")) {
+        } else if (KEY("you") || KEY("to_move") || KEY("status") ||
+                   KEY("code")) {
             if (s.p < s.end && *s.p == '"') {
                 const char *b, *e;
                 if (scan_string(&s, &b, &e, &esc))

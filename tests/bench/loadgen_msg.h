@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 enum lg_msg_type {
-    LG_MSG_OTHER,      /* anything the load generator ignores */
+    LG_MSG_OTHER, /* anything the load generator ignores */
     LG_MSG_WELCOME,
     LG_MSG_INVITED,
     LG_MSG_GAME_START,
@@ -44,8 +44,8 @@ struct lg_msg {
     bool started;                  /* state: status is "started" */
     int nlegal;                    /* state, moved */
     char legal[LG_MSG_MAX_LEGAL][6];
-    int error;                     /* error: LG_ERR_* index */
-    bool has_id;                   /* error: an integer id was echoed */
+    int error;   /* error: LG_ERR_* index */
+    bool has_id; /* error: an integer id was echoed */
     long long id;
 };
 

@@ -109,8 +109,8 @@ double lg_prom_quantile(const struct lg_prom_hist *h, double q)
                 return i > 0 ? h->le[i - 1] : 0;
             if (h->cum[i] == below)
                 return h->le[i];
-            return lo + (h->le[i] - lo) * (rank - below) /
-                            (h->cum[i] - below);
+            return lo +
+                   (h->le[i] - lo) * (rank - below) / (h->cum[i] - below);
         }
         below = h->cum[i];
         lo = h->le[i];

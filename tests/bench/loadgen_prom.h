@@ -22,7 +22,8 @@ struct lg_prom_hist {
 /* Reads histogram `name` (its NAME_bucket{le="..."}, NAME_sum and
  * NAME_count lines) from text. 0, or -1 when it is missing or has more
  * than LG_PROM_MAX_BUCKETS buckets. */
-int lg_prom_hist(const char *text, const char *name, struct lg_prom_hist *out);
+int lg_prom_hist(const char *text, const char *name,
+                 struct lg_prom_hist *out);
 
 /* Reads the value of the sample named exactly `series` (a name, with its
  * labels when it has any: `a_total{code="x"}`). 0, or -1 when missing. */

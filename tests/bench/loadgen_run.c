@@ -36,15 +36,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fifo.h"
+#include "sysclock.h"
 #include "timerq.h"
 
 #include <ev.h>
 
 #define QSLOTS 6
 #define QBYTES 224
-#define RESTART_US 200000        /* a failed slot reconnects after this */
-#define RETRY_US 250000          /* a rate-limited move is sent again */
-#define SETUP_STALL_US 30000000  /* a slot stuck before its game starts */
+#define RESTART_US 200000       /* a failed slot reconnects after this */
+#define RETRY_US 250000         /* a rate-limited move is sent again */
+#define SETUP_STALL_US 30000000 /* a slot stuck before its game starts */
 #define CTL_POLL_US 20000
 
 enum role { ROLE_A, ROLE_B, ROLE_SPEC, ROLE_PROBE };
@@ -55,31 +57,31 @@ enum pstate {
     PS_WATCHING,   /* spectators sent watch */
     PS_JOINING,    /* B sent join, waiting for both states */
     PS_PLAYING,
-    PS_ENDING,     /* last move played, waiting for game_end */
-    PS_IDLE,       /* idle mode: first moves made, nothing more */
-    PS_RESETTING,  /* closing every connection, then reconnect */
+    PS_ENDING,    /* last move played, waiting for game_end */
+    PS_IDLE,      /* idle mode: first moves made, nothing more */
+    PS_RESETTING, /* closing every connection, then reconnect */
 };
 
 struct out_msg {
     uint16_t len;
     bool is_move;
-    long ply;                  /* a move: the ply it is played at */
+    long ply; /* a move: the ply it is played at */
     unsigned char buf[LWS_PRE + QBYTES];
 };
 
 struct conn {
     struct run *run;
-    struct pair *pair;         /* NULL for a probe (connect mode) */
-    struct lws *wsi;           /* non-NULL while open or opening */
+    struct pair *pair; /* NULL for a probe (connect mode) */
+    struct lws *wsi;   /* non-NULL while open or opening */
     enum role role;
-    int gindex;                /* global connection number */
-    bool white;                /* players: the colour of this game */
-    bool open;                 /* attempted, its close not yet handled */
+    int gindex; /* global connection number */
+    bool white; /* players: the colour of this game */
+    bool open;  /* attempted, its close not yet handled */
     bool established, closing, pending;
     struct conn *next_pending;
-    int64_t t_start_us;        /* when the attempt began */
-    int64_t t_echo_us;         /* echo mode: when the message was sent */
-    unsigned echo_n;           /* echo mode: messages sent */
+    int64_t t_start_us; /* when the attempt began */
+    int64_t t_echo_us;  /* echo mode: when the message was sent */
+    unsigned echo_n;    /* echo mode: messages sent */
     unsigned qhead, qn;
     struct out_msg q[QSLOTS];
     char *rx;
@@ -90,39 +92,41 @@ struct conn {
 
 struct pair {
     struct run *run;
-    int index;                 /* global game-slot number */
-    struct conn *conns;        /* [0] A, [1] B, then spectators */
+    int index;          /* global game-slot number */
+    struct conn *conns; /* [0] A, [1] B, then spectators */
     int nconn, open;
     enum pstate st;
     char gid[LG_MSG_GID_MAX + 1];
     int welcomed, watching, joined, ended;
-    long ply;                  /* plies played */
-    char uci[6];               /* the next move, chosen on receipt */
+    long ply;    /* plies played */
+    char uci[6]; /* the next move, chosen on receipt */
     struct conn *mover;
     int64_t sent_us[SENT_RING]; /* write time by ply % SENT_RING */
     long sent_ply[SENT_RING];
-    int64_t due_us;            /* open loop: when the next move is due */
-    int64_t progress_us;       /* last progress, for the watchdog */
+    int64_t due_us;      /* open loop: when the next move is due */
+    int64_t progress_us; /* last progress, for the watchdog */
     uint64_t rng;
-    bool ready;                /* counted in run->ready */
-    bool restart;              /* the timer restarts the slot */
+    bool ready;   /* counted in run->ready */
+    bool restart; /* the timer restarts the slot */
     struct timerq_timer timer;
 };
 
 struct run {
     const struct lg_config *cfg;
     struct lws_context *ctx;
-    void *ev_loop;             /* libev's loop, or NULL: lws polls */
+    void *ev_loop; /* libev's loop, or NULL: lws polls */
     struct pair *pairs;
     struct conn *probes;
     int npairs, nprobes;
-    struct conn *pend_head, *pend_tail;
+    struct {
+        struct conn *head, *tail;
+    } pend;
     int connecting, established, ready, live;
     bool in_start_pending;
     struct timerq tq;
-    lws_sorted_usec_list_t tq_sul;  /* drives tq with lws's poll() loop */
-    ev_timer tq_ev;                 /* drives tq with libev */
-    int64_t tq_armed_us;       /* INT64_MAX when nothing drives tq */
+    lws_sorted_usec_list_t tq_sul; /* drives tq with lws's poll() loop */
+    ev_timer tq_ev;                /* drives tq with libev */
+    int64_t tq_armed_us;           /* INT64_MAX when nothing drives tq */
     struct timerq_timer ctl_timer, end_timer, kick_timer;
     int64_t t_begin_us, t_go_us, ramp_deadline_us, last_watchdog_us;
     bool sent_ready, going, reported, stopping;
@@ -135,10 +139,7 @@ struct run {
 
 static int64_t now_us(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return sysclock_us(CLOCK_MONOTONIC);
 }
 
 static int64_t cpu_us(void)
@@ -146,8 +147,8 @@ static int64_t cpu_us(void)
     struct rusage ru;
 
     getrusage(RUSAGE_SELF, &ru);
-    return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000
-           + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+           ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
 /* xorshift64*: fast, seeded, good enough to pick moves. */
@@ -297,8 +298,8 @@ static int conn_writeable(struct conn *c)
         p->sent_us[(m->ply + 1) % SENT_RING] = now_us();
         p->sent_ply[(m->ply + 1) % SENT_RING] = m->ply + 1;
     }
-    if (lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT)
-        < (int)m->len)
+    if (lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) <
+        (int)m->len)
         return -1;
     c->qhead = (c->qhead + 1) % QSLOTS;
     if (--c->qn)
@@ -311,16 +312,13 @@ static void conn_close(struct conn *c)
 {
     if (c->pending) {
         /* not yet attempted: drop it from the queue of attempts */
-        struct conn **pp = &c->run->pend_head, *prev = NULL;
-        while (*pp && *pp != c) {
-            prev = *pp;
-            pp = &(*pp)->next_pending;
+        struct conn *prev = NULL, *p = c->run->pend.head;
+        while (p && p != c) {
+            prev = p;
+            p = p->next_pending;
         }
-        if (*pp) {
-            *pp = c->next_pending;
-            if (c->run->pend_tail == c)
-                c->run->pend_tail = prev;
-        }
+        if (p)
+            FIFO_UNLINK(&c->run->pend, prev, c, next_pending);
         c->pending = false;
         c->pair->open--;
         return;
@@ -359,7 +357,8 @@ static void conn_attempt(struct conn *c)
     i.opaque_user_data = c;
     if (cfg->src_addrs > 1) {
         struct in_addr a;
-        a.s_addr = htonl(0x7f000001u + (uint32_t)(c->gindex % cfg->src_addrs));
+        a.s_addr = htonl(0x7f000001u +
+                         (uint32_t)(c->gindex % cfg->src_addrs));
         inet_ntop(AF_INET, &a, iface, sizeof iface);
         i.iface = iface;
     }
@@ -383,12 +382,10 @@ static void start_pending(struct run *r)
     if (r->in_start_pending)
         return;
     r->in_start_pending = true;
-    while (r->pend_head && r->connecting < r->cfg->max_connecting
-           && !r->stopping) {
-        struct conn *c = r->pend_head;
-        r->pend_head = c->next_pending;
-        if (!r->pend_head)
-            r->pend_tail = NULL;
+    while (r->pend.head && r->connecting < r->cfg->max_connecting &&
+           !r->stopping) {
+        struct conn *c;
+        FIFO_POP(&r->pend, c, next_pending);
         c->pending = false;
         c->next_pending = NULL;
         conn_attempt(c);
@@ -405,7 +402,7 @@ static void kick_fire(struct timerq_timer *t)
  * close callback never re-enters lws to open another connection). */
 static void kick(struct run *r)
 {
-    if (r->pend_head && !r->stopping)
+    if (r->pend.head && !r->stopping)
         run_arm(r, &r->kick_timer, now_us());
 }
 
@@ -417,12 +414,7 @@ static void conn_queue_attempt(struct conn *c)
     c->qhead = c->qn = 0;
     c->rx_len = 0;
     c->pending = true;
-    c->next_pending = NULL;
-    if (r->pend_tail)
-        r->pend_tail->next_pending = c;
-    else
-        r->pend_head = c;
-    r->pend_tail = c;
+    FIFO_PUSH(&r->pend, c, next_pending);
     if (c->pair)
         c->pair->open++;
 }
@@ -496,7 +488,8 @@ static void pair_send_move(struct pair *p)
 {
     conn_send(p->mover, true, p->ply,
               "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\",\"ply\":%ld,"
-              "\"id\":%ld}", p->gid, p->uci, p->ply, p->ply);
+              "\"id\":%ld}",
+              p->gid, p->uci, p->ply, p->ply);
 }
 
 /* It is p->mover's turn and p->uci is chosen: send now or when due. */
@@ -607,7 +600,7 @@ static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
     p->run->st.games_started++;
     p->ply = m->ply;
     p->mover = p->conns[0].white == (m->white_to_move == 1) ? &p->conns[0]
-                                                           : &p->conns[1];
+                                                            : &p->conns[1];
     pick_move(p, m);
     pair_turn(p, true);
 }
@@ -615,8 +608,8 @@ static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
 static void on_error(struct pair *p, struct conn *c, const struct lg_msg *m)
 {
     p->run->st.errors[m->error]++;
-    if (m->error == lg_msg_error_index("rate_limited") && m->has_id
-        && c == p->mover && m->id == p->ply && p->st == PS_PLAYING) {
+    if (m->error == lg_msg_error_index("rate_limited") && m->has_id &&
+        c == p->mover && m->id == p->ply && p->st == PS_PLAYING) {
         pair_arm(p, now_us() + RETRY_US, false);
         return;
     }
@@ -687,7 +680,8 @@ static void pair_on_message(struct pair *p, struct conn *c,
 /* Echo mode: one move-sized message in flight per connection. */
 static void echo_send(struct conn *c)
 {
-    conn_send(c, false, 0, "{\"t\":\"move\",\"game\":"
+    conn_send(c, false, 0,
+              "{\"t\":\"move\",\"game\":"
               "\"AP-UOcQiOeFhG8mK\",\"uci\":\"e2e4\",\"id\":%u}",
               c->echo_n++);
 }
@@ -800,8 +794,8 @@ static void conn_message(struct conn *c, const char *text, size_t len)
 static void conn_receive(struct conn *c, struct lws *wsi, const char *in,
                          size_t len)
 {
-    bool last = lws_is_final_fragment(wsi)
-                && !lws_remaining_packet_payload(wsi);
+    bool last = lws_is_final_fragment(wsi) &&
+                !lws_remaining_packet_payload(wsi);
 
     if (c->closing)
         return;
@@ -895,7 +889,7 @@ static int pending_count(const struct run *r)
 {
     int n = 0;
 
-    for (const struct conn *c = r->pend_head; c; c = c->next_pending)
+    for (const struct conn *c = r->pend.head; c; c = c->next_pending)
         n++;
     return n;
 }
@@ -908,7 +902,8 @@ static void ramp_progress(struct run *r)
 
     for (int i = 0; i < r->npairs; i++)
         n[r->pairs[i].st]++;
-    fprintf(stderr, "I: process %d: %d of %d games started; connections "
+    fprintf(stderr,
+            "I: process %d: %d of %d games started; connections "
             "%d open, %d opening; slots connecting %d inviting %d watching "
             "%d joining %d playing %d ending %d idle %d resetting %d; "
             "attempts queued %d\n",
@@ -924,13 +919,18 @@ static void stall_report(const struct pair *p, int64_t now)
     long next = p->ply + 1, slot = next % SENT_RING;
     const struct conn *m = p->mover;
 
-    fprintf(stderr, "I: stall: game %s slot %d state %d ply %ld, %.1f s "
+    fprintf(stderr,
+            "I: stall: game %s slot %d state %d ply %ld, %.1f s "
             "without progress; mover %s (queued %u, open %d established %d "
-            "closing %d); move for ply %ld %s%s\n", p->gid, p->index, p->st,
-            p->ply, (double)(now - p->progress_us) / 1e6,
-            !m ? "none" : m == &p->conns[0] ? "A" : "B", m ? m->qn : 0,
-            m ? m->open : 0, m ? m->established : 0, m ? m->closing : 0,
-            next, p->sent_ply[slot] == next ? "written " : "not written",
+            "closing %d); move for ply %ld %s%s\n",
+            p->gid, p->index, p->st, p->ply,
+            (double)(now - p->progress_us) / 1e6,
+            !m                  ? "none"
+            : m == &p->conns[0] ? "A"
+                                : "B",
+            m ? m->qn : 0, m ? m->open : 0, m ? m->established : 0,
+            m ? m->closing : 0, next,
+            p->sent_ply[slot] == next ? "written " : "not written",
             p->sent_ply[slot] == next ? "" : "");
     if (p->sent_ply[slot] == next)
         fprintf(stderr, "I: stall:   written %.1f s ago\n",
@@ -976,8 +976,8 @@ static void ctl_poll(struct timerq_timer *t)
     ssize_t n;
 
     if (!r->sent_ready &&
-        ((r->ready == r->npairs && (r->cfg->mode != LG_MODE_ECHO ||
-                                    r->established == r->nprobes)) ||
+        ((r->ready == r->npairs &&
+          (r->cfg->mode != LG_MODE_ECHO || r->established == r->nprobes)) ||
          now >= r->ramp_deadline_us)) {
         r->st.ramp_s = (double)(now - r->t_begin_us) / 1e6;
         write_all(r->cfg->out_fd, "R", 1);
@@ -1117,8 +1117,8 @@ int lg_run(const struct lg_config *cfg)
         r->tq_ev.data = r;
     }
     r->t_begin_us = now_us();
-    r->ramp_deadline_us = r->t_begin_us
-                          + (int64_t)(cfg->ramp_timeout_s * 1e6);
+    r->ramp_deadline_us = r->t_begin_us +
+                          (int64_t)(cfg->ramp_timeout_s * 1e6);
     if (build(r) < 0) {
         fprintf(stderr, "E: out of memory\n");
         rc = 1;

@@ -40,19 +40,19 @@ struct lg_config {
     int move_interval_ms; /* mean time between moves of a game; 0: at once */
     double duration_s;    /* length of the measurement window */
     uint64_t seed;
-    int src_addrs;        /* >1: bind to 127.0.0.1 + (connection % N) */
-    int max_connecting;   /* handshakes in progress at once */
+    int src_addrs;      /* >1: bind to 127.0.0.1 + (connection % N) */
+    int max_connecting; /* handshakes in progress at once */
     double ramp_timeout_s;
-    int proc_index;       /* for messages */
-    int verbose;          /* progress on stderr all along, not only ramp */
-    int use_libev;        /* event loop: libev (epoll) rather than poll() */
-    int ctl_fd;           /* read: 'G', then end of file */
-    int out_fd;           /* write: 'R', then struct lg_stats */
+    int proc_index; /* for messages */
+    int verbose;    /* progress on stderr all along, not only ramp */
+    int use_libev;  /* event loop: libev (epoll) rather than poll() */
+    int ctl_fd;     /* read: 'G', then end of file */
+    int out_fd;     /* write: 'R', then struct lg_stats */
 };
 
 /* What one process measured in its window; several merge by adding. */
 struct lg_stats {
-    uint64_t moves;             /* moves whose mover saw its own `moved` */
+    uint64_t moves; /* moves whose mover saw its own `moved` */
     uint64_t games_started;
     uint64_t games_ended;
     uint64_t errors[LG_ERR_COUNT];
@@ -68,12 +68,12 @@ struct lg_stats {
     uint64_t games_live;        /* games being played at the end */
     uint64_t cpu_us;            /* this process's CPU time in the window */
     double window_s;
-    double ramp_s;              /* start to 'R' */
-    struct lg_hist own;         /* move written -> mover's own `moved` */
-    struct lg_hist opp;         /* move written -> opponent's `moved` */
-    struct lg_hist spec;        /* move written -> a spectator's `moved` */
-    struct lg_hist welcome;     /* connect mode: connect -> `welcome` */
-    struct lg_hist echo;        /* echo mode: message written -> echo */
+    double ramp_s;          /* start to 'R' */
+    struct lg_hist own;     /* move written -> mover's own `moved` */
+    struct lg_hist opp;     /* move written -> opponent's `moved` */
+    struct lg_hist spec;    /* move written -> a spectator's `moved` */
+    struct lg_hist welcome; /* connect mode: connect -> `welcome` */
+    struct lg_hist echo;    /* echo mode: message written -> echo */
 };
 
 /* Runs one process as described above. Returns 0, or 1 when the client

@@ -125,8 +125,8 @@ START_TEST(msg_long_legal_list_is_cut)
     len = (size_t)sprintf(text, "{\"t\":\"moved\",\"ply\":1,\"legal\":[");
     for (int i = 0; i < N; i++)
         len += (size_t)sprintf(text + len, "%s\"%c%c%c%c\"", i ? "," : "",
-                               'a' + i % 8, '1' + i / 8 % 8,
-                               'a' + i / 64 % 8, '1' + i / 512 % 8);
+                               'a' + i % 8, '1' + i / 8 % 8, 'a' + i / 64 % 8,
+                               '1' + i / 512 % 8);
     len += (size_t)sprintf(text + len, "]}");
     for (int k = 0; k < 2; k++) {
         ck_assert_int_eq(parse[k](text, len, m), 0);
@@ -293,8 +293,8 @@ START_TEST(msg_fast_falls_back)
 
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         check_both(odd[i]);
-    ck_assert_int_eq(check_both(odd[0]), -1);   /* escape in "t" */
-    ck_assert_int_eq(check_both(odd[4]), 0);    /* wrong types: skipped */
+    ck_assert_int_eq(check_both(odd[0]), -1); /* escape in "t" */
+    ck_assert_int_eq(check_both(odd[4]), 0);  /* wrong types: skipped */
 }
 END_TEST
 

@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, launchBrowser,
-    openPlayer, startServer, waitText,
+    assertClean, clickMove, confirm, invite, join, twoPlayers, waitText,
 } from './lib.mjs';
 
 async function newGame(a, b, server) {
@@ -18,14 +17,7 @@ async function newGame(a, b, server) {
 
 test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
      async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { server, a, b } = await twoPlayers(t);
 
     await t.test('draw offer declined, then accepted', async () => {
         await newGame(a, b, server);

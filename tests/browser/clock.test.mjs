@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, invite, join, launchBrowser, openPlayer,
-    startServer, text, waitText,
+    assertClean, clickMove, invite, join, text, twoPlayers, waitText,
 } from './lib.mjs';
 
 async function customPerMove(page, seconds) {
@@ -17,14 +16,7 @@ async function customPerMove(page, seconds) {
 
 test('per-move clock: low time, then a flag', { timeout: 120000 },
      async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { a, b } = await twoPlayers(t);
     await customPerMove(a.page, 5);
     const link = await invite(a.page, { preset: 'custom', color: 'white' });
     await join(b.page, link);
@@ -50,14 +42,7 @@ test('per-move clock: low time, then a flag', { timeout: 120000 },
 });
 
 test('a game nobody starts is aborted', { timeout: 60000 }, async (t) => {
-    const server = await startServer({ firstMoveS: 3 });
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { a, b } = await twoPlayers(t, { server: { firstMoveS: 3 } });
     const link = await invite(a.page, { preset: '5-3', color: 'black' });
     await join(b.page, link);
     await waitText(b.page, '#notice', /You have [1-3] s to make the first move/);

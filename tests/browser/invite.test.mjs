@@ -5,21 +5,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-    myName,
-    assertClean, dragMove, invite, join, launchBrowser, openPlayer, sanList,
-    startServer, text, waitPiece, waitText,
+    assertClean, dragMove, invite, join, myName, sanList, text, twoPlayers,
+    waitPiece, waitText,
 } from './lib.mjs';
 
 test('invitation link, checkmate by drag, PGN download', { timeout: 120000 },
      async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { server, a, b } = await twoPlayers(t);
     const nameA = await myName(a.page);
     const nameB = await myName(b.page);
 

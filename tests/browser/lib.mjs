@@ -164,6 +164,26 @@ export async function openPlayer(browser, url, opts = {}) {
     return { ctx, page, problems, response };
 }
 
+// The set-up most tests share: a chess-server (opts.server: startServer's
+// options), a browser, and players A and B on the lobby page (opts.a,
+// opts.b: openPlayer's options; opts.b === null: A alone). The browser and
+// the server are stopped after the test `t`. Returns
+// { server, browser, a, b }.
+export async function twoPlayers(t, opts = {}) {
+    const server = await startServer(opts.server);
+    let browser = null;
+    t.after(async () => {
+        if (browser)
+            await browser.close();
+        await server.stop();
+    });
+    browser = await launchBrowser();
+    const a = await openPlayer(browser, `${server.base}/`, opts.a);
+    const b = opts.b === null ? null
+        : await openPlayer(browser, `${server.base}/`, opts.b);
+    return { server, browser, a, b };
+}
+
 export function sq(name) {
     const i = (name.charCodeAt(1) - 49) * 8 + (name.charCodeAt(0) - 97);
     return `#board [data-sq="${i}"]`;

@@ -4,22 +4,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertPiecesDrawn, myName,
-    assertClean, chooseLobby, clickMove, launchBrowser, moveCount,
-    openPlayer, sanList, screenshot, sleep, sq, startServer, text, waitPiece,
-    waitText,
+    assertClean, assertPiecesDrawn, chooseLobby, clickMove, moveCount, myName,
+    sanList, screenshot, sleep, sq, text, twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
 
 test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
      async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`, { phone: true });
+    const { a, b } = await twoPlayers(t, { b: { phone: true } });
 
     // The page runs under the server's strict security headers (any
     // violation would be a console error, which assertClean reports).

@@ -4,21 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, choosePromotion, invite, join, launchBrowser, moveCount,
-    openPlayer, sanList, sq, startServer, waitPiece, waitText,
+    assertClean, choosePromotion, invite, join, moveCount, sanList, sq,
+    twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
 
 const FEN = '8/P7/7k/8/8/8/8/K7 w - - 0 1';
 
 test('promotion through the picker', { timeout: 120000 }, async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`, { phone: true });
+    const { a, b } = await twoPlayers(t, { b: { phone: true } });
 
     // A position the rules core refuses: the server's reason is shown and
     // the page stays in the lobby.

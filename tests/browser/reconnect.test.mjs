@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    myName, screenshot,
-    assertClean, clickMove, invite, join, launchBrowser, openPlayer,
-    sanList, startServer, text, waitPiece, waitText,
+    assertClean, clickMove, invite, join, myName, sanList, screenshot, text,
+    twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
 
 // Routes the page's WebSockets through the test so that it can cut them:
@@ -40,17 +39,11 @@ async function cuttable(page) {
 }
 
 test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
-    const server = await startServer({ graceS: 30 });
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
     let net;
-    const a = await openPlayer(browser, `${server.base}/`, {
-        beforeGoto: async (page) => { net = await cuttable(page); },
+    const { a, b } = await twoPlayers(t, {
+        server: { graceS: 30 },
+        a: { beforeGoto: async (page) => { net = await cuttable(page); } },
     });
-    const b = await openPlayer(browser, `${server.base}/`);
     const nameA = await myName(a.page);
     const link = await invite(a.page, { preset: '10-5', color: 'white' });
     await join(b.page, link);
@@ -106,14 +99,7 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
 
 test('an absent player loses when the grace period ends', { timeout: 60000 },
      async (t) => {
-    const server = await startServer({ graceS: 3 });
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { a, b } = await twoPlayers(t, { server: { graceS: 3 } });
     const link = await invite(a.page, { preset: '10-5', color: 'white' });
     await join(b.page, link);
     await clickMove(a.page, 'd2d4');
@@ -130,14 +116,7 @@ test('an absent player loses when the grace period ends', { timeout: 60000 },
 
 test('a server restart: both pages come back to the game', { timeout: 90000 },
      async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`, { phone: true });
+    const { server, a, b } = await twoPlayers(t, { b: { phone: true } });
     const link = await invite(a.page, { preset: '15-10', color: 'white' });
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
@@ -156,19 +135,16 @@ test('a server restart: both pages come back to the game', { timeout: 90000 },
 
 test('an unknown saved token: a new guest, and the page says so',
      { timeout: 60000 }, async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`, {
-        beforeGoto: (page) => page.addInitScript(() => {
-            if (!sessionStorage.getItem('seeded')) {
-                sessionStorage.setItem('seeded', '1');
-                localStorage.setItem('chess.token', 'not-a-real-token');
-            }
-        }),
+    const { a } = await twoPlayers(t, {
+        a: {
+            beforeGoto: (page) => page.addInitScript(() => {
+                if (!sessionStorage.getItem('seeded')) {
+                    sessionStorage.setItem('seeded', '1');
+                    localStorage.setItem('chess.token', 'not-a-real-token');
+                }
+            }),
+        },
+        b: null,
     });
     await waitText(a.page, '.toast.error',
                    /Your saved identity was not recognised/);

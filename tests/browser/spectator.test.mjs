@@ -4,19 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, launchBrowser, openPlayer,
-    sanList, screenshot, startServer, waitPiece, waitText,
+    assertClean, clickMove, confirm, invite, join, openPlayer, sanList,
+    screenshot, twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
 
 test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
-    const server = await startServer();
-    const browser = await launchBrowser();
-    t.after(async () => {
-        await browser.close();
-        await server.stop();
-    });
-    const a = await openPlayer(browser, `${server.base}/`);
-    const b = await openPlayer(browser, `${server.base}/`);
+    const { server, browser, a, b } = await twoPlayers(t);
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
 
     // D opens the invitation, but B joins first: D's page turns into a

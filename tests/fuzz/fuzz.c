@@ -76,11 +76,11 @@ void fuzz_check_board(const struct board *b)
         rc = board_from_fen_any_material(&again, fen);
         FUZZ_CHECK(rc == FEN_OK, "own FEN '%s' rejected: %s", fen,
                    board_fen_strerror(rc));
-        FUZZ_CHECK(!memcmp(again.squares, b->squares, sizeof b->squares) &&
-                       !memcmp(again.by_color, b->by_color,
-                               sizeof b->by_color) &&
-                       !memcmp(again.by_type, b->by_type, sizeof b->by_type),
-                   "placement differs after FEN round trip of '%s'", fen);
+        FUZZ_CHECK(
+            !memcmp(again.squares, b->squares, sizeof b->squares) &&
+                !memcmp(again.by_color, b->by_color, sizeof b->by_color) &&
+                !memcmp(again.by_type, b->by_type, sizeof b->by_type),
+            "placement differs after FEN round trip of '%s'", fen);
         FUZZ_CHECK(again.side == b->side && again.castling == b->castling &&
                        again.ep == b->ep,
                    "side/castling/ep differ after FEN round trip of '%s'",
@@ -88,10 +88,9 @@ void fuzz_check_board(const struct board *b)
         FUZZ_CHECK(again.halfmove == b->halfmove &&
                        again.fullmove == b->fullmove,
                    "clocks differ after FEN round trip of '%s'", fen);
-        FUZZ_CHECK(again.key == b->key,
-                   "key %016llx, from scratch %016llx for '%s'",
-                   (unsigned long long)b->key,
-                   (unsigned long long)again.key, fen);
+        FUZZ_CHECK(
+            again.key == b->key, "key %016llx, from scratch %016llx for '%s'",
+            (unsigned long long)b->key, (unsigned long long)again.key, fen);
     }
     free(fen);
 }
@@ -112,8 +111,7 @@ void fuzz_check_moves(const struct board *b, int ep_candidate)
     for (int i = 0; i < want.n; i++)
         if (MOVE_KIND(want.moves[i]) == MOVE_EN_PASSANT)
             want_ep = ep_candidate;
-    FUZZ_CHECK(b->ep == want_ep, "ep square %u, expected %d", b->ep,
-               want_ep);
+    FUZZ_CHECK(b->ep == want_ep, "ep square %u, expected %d", b->ep, want_ep);
     qsort(got.moves, (size_t)got.n, sizeof *got.moves, cmp_move);
     qsort(want.moves, (size_t)want.n, sizeof *want.moves, cmp_move);
     for (int i = 0; i < got.n && i < want.n; i++)

@@ -23,10 +23,10 @@ __attribute__((noreturn, format(printf, 3, 4))) void
 fuzz_fail(const char *file, int line, const char *fmt, ...);
 
 /* Aborts with a message when cond is false; never compiled out. */
-#define FUZZ_CHECK(cond, ...)                                               \
-    do {                                                                    \
-        if (!(cond))                                                        \
-            fuzz_fail(__FILE__, __LINE__, "check failed: " __VA_ARGS__);    \
+#define FUZZ_CHECK(cond, ...)                                            \
+    do {                                                                 \
+        if (!(cond))                                                     \
+            fuzz_fail(__FILE__, __LINE__, "check failed: " __VA_ARGS__); \
     } while (0)
 
 /* A malloc'ed copy of data up to its first NUL (or all size bytes), NUL

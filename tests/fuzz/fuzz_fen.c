@@ -93,9 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != FEN_ERR_MATERIAL)
         FUZZ_CHECK(rc_any == rc, "any material: %d, strict %d", rc_any, rc);
     else
-        FUZZ_CHECK(rc_any == FEN_OK ||
-                       (rc_any < FEN_ERR_PAWN_RANK &&
-                        rc_any >= FEN_ERR_CHECKERS),
+        FUZZ_CHECK(rc_any == FEN_OK || (rc_any < FEN_ERR_PAWN_RANK &&
+                                        rc_any >= FEN_ERR_CHECKERS),
                    "any material: %d after material", rc_any);
     if (rc == FEN_ERR_MATERIAL && rc_any == FEN_OK) {
         parse = board_from_fen_any_material;

@@ -55,12 +55,10 @@ static void check_all_san(const struct board *b)
     for (int i = 0; i < l.n; i++) {
         notation_san(b, l.moves[i], san[i]);
         FUZZ_CHECK(strlen(san[i]) < SAN_MAX, "SAN '%s' too long", san[i]);
-        FUZZ_CHECK(notation_parse_san(b, san[i], &m) == 0 &&
-                       m == l.moves[i],
+        FUZZ_CHECK(notation_parse_san(b, san[i], &m) == 0 && m == l.moves[i],
                    "SAN '%s' does not parse back", san[i]);
         for (int j = 0; j < i; j++)
-            FUZZ_CHECK(strcmp(san[i], san[j]) != 0, "SAN '%s' twice",
-                       san[i]);
+            FUZZ_CHECK(strcmp(san[i], san[j]) != 0, "SAN '%s' twice", san[i]);
         notation_uci(l.moves[i], uci);
         FUZZ_CHECK(notation_uci_well_formed(uci), "UCI '%s'", uci);
         FUZZ_CHECK(notation_parse_uci(b, uci, &m) == 0 && m == l.moves[i],
@@ -78,8 +76,8 @@ static move_t check_text(const struct board *b, const char *text)
 
     FUZZ_CHECK(rs == 0 || rs == -1 || rs == -2 || rs == -3,
                "parse_san('%s') returned %d", text, rs);
-    FUZZ_CHECK(ru == 0 || ru == -1 || ru == -2,
-               "parse_uci('%s') returned %d", text, ru);
+    FUZZ_CHECK(ru == 0 || ru == -1 || ru == -2, "parse_uci('%s') returned %d",
+               text, ru);
     FUZZ_CHECK((ru == -1) == !notation_uci_well_formed(text),
                "parse_uci('%s') returned %d", text, ru);
     if (rs == 0) {
@@ -97,12 +95,12 @@ static move_t check_text(const struct board *b, const char *text)
         FUZZ_CHECK(!strcmp(uci, text), "UCI '%s' read as '%s'", text, uci);
         notation_san(b, mu, san);
         FUZZ_CHECK(notation_parse_san(b, san, &m) == 0 && m == mu,
-                   "SAN of UCI '%s' is '%s', which does not parse back",
-                   text, san);
+                   "SAN of UCI '%s' is '%s', which does not parse back", text,
+                   san);
     }
     if (rs == 0 && ru == 0)
-        FUZZ_CHECK(ms == mu, "'%s' is %04x as SAN but %04x as UCI", text,
-                   ms, mu);
+        FUZZ_CHECK(ms == mu, "'%s' is %04x as SAN but %04x as UCI", text, ms,
+                   mu);
     return rs == 0 ? ms : ru == 0 ? mu : MOVE_NONE;
 }
 
@@ -116,8 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     /* '0' picks the first position, '1' the second, and so on. */
-    if (board_from_fen(&b, positions[((size_t)data[0] + 256 * N_POSITIONS -
-                                      '0') % N_POSITIONS]) != FEN_OK)
+    if (board_from_fen(&b,
+                       positions[((size_t)data[0] + 256 * N_POSITIONS - '0') %
+                                 N_POSITIONS]) != FEN_OK)
         abort();
     check_all_san(&b);
     input = fuzz_text(data + 1, size - 1);

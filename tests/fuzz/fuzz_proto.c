@@ -123,14 +123,14 @@ static void check_clock(json_t *c, const struct clock_spec *s)
     if (s->per_move) {
         FUZZ_CHECK(json_object_size(c) == 2 &&
                        str_equals(json_object_get(c, "type"), "per_move") &&
-                       json_integer_value(json_object_get(
-                           c, "per_move_s")) == s->per_move_s,
+                       json_integer_value(json_object_get(c, "per_move_s")) ==
+                           s->per_move_s,
                    "per_move clock differs from the input");
     } else {
         FUZZ_CHECK(json_object_size(c) == 3 &&
                        str_equals(json_object_get(c, "type"), "fischer") &&
-                       json_integer_value(json_object_get(
-                           c, "initial_s")) == s->initial_s &&
+                       json_integer_value(json_object_get(c, "initial_s")) ==
+                           s->initial_s &&
                        json_integer_value(json_object_get(
                            c, "increment_s")) == s->increment_s,
                    "fischer clock differs from the input");
@@ -147,8 +147,7 @@ static void check_fen(json_t *v, const struct proto_msg *m)
     FUZZ_CHECK(board_from_fen(&b, m->fen) == FEN_OK &&
                    !memcmp(&b, &m->start, sizeof b),
                "normalised fen '%s' differs from the position", m->fen);
-    FUZZ_CHECK(movegen_has_legal(&b) && !dead_is_dead(&b) &&
-                   b.halfmove < 150,
+    FUZZ_CHECK(movegen_has_legal(&b) && !dead_is_dead(&b) && b.halfmove < 150,
                "accepted fen '%s' that cannot start a game", m->fen);
 }
 
@@ -159,13 +158,13 @@ static void check_message(json_t *root, const struct proto_msg *m,
     size_t len;
     json_t *v;
 
-    FUZZ_CHECK(m->type > PROTO_T_NONE && m->type < PROTO_T_COUNT,
-               "type %d", m->type);
+    FUZZ_CHECK(m->type > PROTO_T_NONE && m->type < PROTO_T_COUNT, "type %d",
+               m->type);
     FUZZ_CHECK(authed || m->type == PROTO_T_HELLO || m->type == PROTO_T_PING,
                "%s accepted before hello", proto_type_name(m->type));
-    FUZZ_CHECK(str_equals(json_object_get(root, "t"),
-                          proto_type_name(m->type)),
-               "\"t\" is not exactly '%s'", proto_type_name(m->type));
+    FUZZ_CHECK(
+        str_equals(json_object_get(root, "t"), proto_type_name(m->type)),
+        "\"t\" is not exactly '%s'", proto_type_name(m->type));
     check_id(root, &m->id);
     FUZZ_CHECK(!json_object_get(root, "id") || m->id.kind != 0,
                "accepted with an invalid id");

@@ -5,10 +5,10 @@
 
 #include <string.h>
 
-static const int knight_d[8][2] = {{1, 2},  {2, 1},  {2, -1}, {1, -2},
+static const int knight_d[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
                                    {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
 static const int king_d[8][2] = {{1, 0},  {1, 1},   {0, 1},  {-1, 1},
-                                  {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+                                 {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
 /* The first four are rook directions, the last four bishop directions. */
 static const int ray_d[8][2] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
                                 {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
@@ -82,7 +82,7 @@ static bool leaves_king_safe(const struct board *b, move_t m)
         break;
     }
     sq[to] = MOVE_KIND(m) == MOVE_PROMOTION ? PIECE_MAKE(us, MOVE_PROMO(m))
-                                             : sq[from];
+                                            : sq[from];
     sq[from] = PIECE_NONE;
     for (int s = 0; s < 64; s++)
         if (is(sq[s], us, KING))
@@ -125,7 +125,8 @@ static void gen_pawn(const struct board *b, int ep, struct movelist *out,
         uint8_t p = b->squares[to];
         if (p && (int)PIECE_COLOR(p) != us)
             add_pawn(b, out, from, to);
-        else if (!p && to == ep && is(b->squares[SQ(f + df, r)], us ^ 1, PAWN))
+        else if (!p && to == ep &&
+                 is(b->squares[SQ(f + df, r)], us ^ 1, PAWN))
             add(b, out, MOVE_MAKE_KIND(from, to, MOVE_EN_PASSANT));
     }
 }
@@ -147,7 +148,8 @@ static void gen_rays(const struct board *b, struct movelist *out, int from,
                      int first, int last)
 {
     for (int i = first; i < last; i++) {
-        int nf = SQ_FILE(from) + ray_d[i][0], nr = SQ_RANK(from) + ray_d[i][1];
+        int nf = SQ_FILE(from) + ray_d[i][0],
+            nr = SQ_RANK(from) + ray_d[i][1];
         while (on_board(nf, nr)) {
             uint8_t p = b->squares[SQ(nf, nr)];
             if (p && (int)PIECE_COLOR(p) == b->side)
@@ -169,7 +171,8 @@ static void gen_castling(const struct board *b, struct movelist *out)
     int us = b->side, base = us == WHITE ? 0 : 56;
     int k = base + 4;
 
-    if (!is(b->squares[k], us, KING) || refgen_attacked(b->squares, k, us ^ 1))
+    if (!is(b->squares[k], us, KING) ||
+        refgen_attacked(b->squares, k, us ^ 1))
         return;
     if ((b->castling & (us == WHITE ? CASTLE_WK : CASTLE_BK)) &&
         is(b->squares[base + 7], us, ROOK) && !b->squares[base + 5] &&

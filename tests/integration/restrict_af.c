@@ -43,8 +43,8 @@ static const struct {
     const char *name;
     int af;
 } families[] = {
-    {"AF_UNIX", AF_UNIX},       {"AF_INET", AF_INET},
-    {"AF_INET6", AF_INET6},     {"AF_NETLINK", AF_NETLINK},
+    {"AF_UNIX", AF_UNIX},     {"AF_INET", AF_INET},
+    {"AF_INET6", AF_INET6},   {"AF_NETLINK", AF_NETLINK},
     {"AF_PACKET", AF_PACKET},
 };
 
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 
     if (argc < 3) {
         fprintf(stderr, "usage: restrict_af FAMILY[,FAMILY...] COMMAND "
-                "[ARGS...]\n");
+                        "[ARGS...]\n");
         return 2;
     }
     if (!THIS_ARCH) {
@@ -88,12 +88,11 @@ int main(int argc, char **argv)
                                           THIS_ARCH, 1, 0);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
                                           SECCOMP_RET_KILL_PROCESS);
-    f[k++] = (struct sock_filter)BPF_STMT(
-        BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, nr));
     /* not socket(): allow (jump over the family tests and the errno) */
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-                                          __NR_socket, 0,
-                                          (unsigned char)(n + 2));
+    f[k++] = (struct sock_filter)BPF_JUMP(
+        BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, (unsigned char)(n + 2));
     f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO);
     /* an allowed family: jump to the final allow */
     for (int i = 0; i < n; i++)
@@ -102,12 +101,11 @@ int main(int argc, char **argv)
                                               (unsigned char)(n - i), 0);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
                                           SECCOMP_RET_ERRNO | EAFNOSUPPORT);
-    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-                                          SECCOMP_RET_ALLOW);
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     prog.len = (unsigned short)k;
     prog.filter = f;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
-        || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
         fprintf(stderr, "restrict_af: seccomp: %s\n", strerror(errno));
         return 2;
     }

@@ -143,6 +143,24 @@ class HttpTest(ServerTest):
         return {(name, tuple(sorted(labels.items()))): v
                 for fam in fams.values() for name, labels, v in fam["samples"]}
 
+    def test_metrics_are_documented(self):
+        """server/PROTOCOL.md's list of metrics names exactly the families
+        /metrics exposes."""
+        status, _, body = self.server.http("/metrics")
+        self.assertEqual(status, 200)
+        exposed = set(parse_prometheus(self, body.decode()))
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "server", "PROTOCOL.md")
+        with open(doc, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^Metrics: (.*?)\n\n", text, re.M | re.S)
+        self.assertIsNotNone(m, "no Metrics: paragraph in PROTOCOL.md")
+        listed = set(re.findall(r"`((?:chess|process)_[a-z_]+)", m.group(1)))
+        self.assertEqual(sorted(exposed - listed), [],
+                         "exposed, not in PROTOCOL.md")
+        self.assertEqual(sorted(listed - exposed), [],
+                         "in PROTOCOL.md, not exposed")
+
     def quiet(self):
         """Waits until the earlier tests' connections (on this class's one
         server) have all closed, so counts taken next move only with this

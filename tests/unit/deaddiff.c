@@ -20,8 +20,10 @@ static void report(FILE *log, const struct board *b, enum color c,
     if (!log)
         return;
     board_to_fen(b, fen);
-    fprintf(log, "unsound (%s): %s cannot mate, yet it mates in %d plies: "
-                 "%s moves", who, c == WHITE ? "white" : "black", n, fen);
+    fprintf(log,
+            "unsound (%s): %s cannot mate, yet it mates in %d plies: "
+            "%s moves",
+            who, c == WHITE ? "white" : "black", n, fen);
     for (int i = 0; i < n; i++) {
         notation_uci(line[i], uci);
         fprintf(log, " %s", uci);
@@ -87,8 +89,9 @@ bool deaddiff_run(const struct deaddiff_options *o, int check_can,
 static void print_count(const char *name, const struct deaddiff_count *n,
                         FILE *f)
 {
-    fprintf(f, "%-10s positions=%ld cannot_static=%ld cannot_search=%ld "
-               "can_checked=%ld can_mates_found=%ld unsound=%ld\n",
+    fprintf(f,
+            "%-10s positions=%ld cannot_static=%ld cannot_search=%ld "
+            "can_checked=%ld can_mates_found=%ld unsound=%ld\n",
             name, n->positions, n->cannot_fast, n->cannot_deep,
             n->can_checked, n->can_mates, n->unsound);
 }

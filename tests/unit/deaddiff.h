@@ -12,21 +12,21 @@
 #include "lockgen.h"
 
 struct deaddiff_options {
-    long per_kind;            /* positions of each lockgen kind */
-    unsigned long long seed;  /* lockgen's seed (non-zero) */
-    int plies;                /* helpmate search depth */
-    long nodes;               /* helpmate search budget per verdict */
-    bool search;              /* also check dead_search_can_mate */
+    long per_kind;           /* positions of each lockgen kind */
+    unsigned long long seed; /* lockgen's seed (non-zero) */
+    int plies;               /* helpmate search depth */
+    long nodes;              /* helpmate search budget per verdict */
+    bool search;             /* also check dead_search_can_mate */
 };
 
 /* Counts per lockgen kind; a verdict is one (position, side). */
 struct deaddiff_count {
     long positions;
-    long cannot_fast;   /* "cannot mate" by the static tests */
-    long cannot_deep;   /* ... with the bounded search (when run) */
-    long can_checked;   /* "can mate" verdicts given to the helpmate search */
-    long can_mates;     /* ... where it found a mate (its reach) */
-    long unsound;       /* "cannot mate" contradicted by a helpmate */
+    long cannot_fast; /* "cannot mate" by the static tests */
+    long cannot_deep; /* ... with the bounded search (when run) */
+    long can_checked; /* "can mate" verdicts given to the helpmate search */
+    long can_mates;   /* ... where it found a mate (its reach) */
+    long unsound;     /* "cannot mate" contradicted by a helpmate */
 };
 
 struct deaddiff_tally {

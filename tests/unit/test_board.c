@@ -51,8 +51,7 @@ static const struct {
      FEN_ERR_RANK_LONG},
     {"rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
      FEN_ERR_RANK_SHORT},
-    {"rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-     FEN_ERR_RANKS},
+    {"rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", FEN_ERR_RANKS},
     {"rnbqkbnr/pppppppp/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
      FEN_ERR_RANKS},
     {"rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", FEN_ERR_KINGS},
@@ -61,7 +60,8 @@ static const struct {
      FEN_ERR_PAWN_RANK},
     {"pnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
      FEN_ERR_PAWN_RANK},
-    {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", FEN_ERR_SIDE},
+    {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+     FEN_ERR_SIDE},
     {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1",
      FEN_ERR_CASTLING},
     {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QK - 0 1",
@@ -137,13 +137,15 @@ START_TEST(any_material_keeps_every_other_check)
 {
     struct board b;
     char out[FEN_MAX];
-    const char *queens = "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1";
+    const char *queens =
+        "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1";
     ck_assert_int_eq(board_from_fen_any_material(&b, queens), FEN_OK);
     board_to_fen(&b, out);
     ck_assert_str_eq(out, queens);
     ck_assert_int_eq(board_from_fen_any_material(
-                         &b, "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w KQ "
-                             "- 0 1"),
+                         &b,
+                         "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w KQ "
+                         "- 0 1"),
                      FEN_ERR_CASTLING_POS);
     ck_assert_int_eq(board_from_fen_any_material(
                          &b, "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 x"),
@@ -269,9 +271,9 @@ static Suite *board_suite(void)
     tcase_add_loop_test(tc, fen_rejects_each_malformed_case, 0,
                         (int)(sizeof bad_fens / sizeof bad_fens[0]));
     tcase_add_test(tc, fen_null_and_garbage_never_crash);
-    tcase_add_loop_test(tc, fen_accepts_the_most_material_a_game_reaches, 0,
-                        (int)(sizeof material_edges /
-                              sizeof material_edges[0]));
+    tcase_add_loop_test(
+        tc, fen_accepts_the_most_material_a_game_reaches, 0,
+        (int)(sizeof material_edges / sizeof material_edges[0]));
     tcase_add_test(tc, any_material_keeps_every_other_check);
     tcase_add_test(tc, longest_fen_fits_fen_max);
     tcase_add_test(tc, ineffective_en_passant_is_dropped);

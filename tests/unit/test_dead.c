@@ -66,7 +66,8 @@ static struct file_tally check_file(const char *name, bool search)
                                            composed: 7 bishops, 9 queens */
         bool cha = strstr(col[4], "D3-Chess") || strstr(col[4], "CHA ");
         bool other = strstr(col[4], "python-chess") ||
-                     strstr(col[4], "scalachess") || strstr(col[4], "chessops");
+                     strstr(col[4], "scalachess") ||
+                     strstr(col[4], "chessops");
         for (int c = WHITE; c <= BLACK; c++) {
             const char *want = col[2 + c];
             bool fast = dead_can_mate(&b, c);
@@ -92,8 +93,8 @@ static struct file_tally check_file(const char *name, bool search)
         }
         /* dead_is_dead agrees with the static per-side answers. */
         if (movegen_has_legal(&b))
-            ck_assert(dead_is_dead(&b) ==
-                      (!dead_can_mate(&b, WHITE) && !dead_can_mate(&b, BLACK)));
+            ck_assert(dead_is_dead(&b) == (!dead_can_mate(&b, WHITE) &&
+                                           !dead_can_mate(&b, BLACK)));
         t.rows++;
     }
     fclose(f);
@@ -238,7 +239,8 @@ START_TEST(helpmate_reference)
     ck_assert_int_eq(helpmate_find(h, &b, BLACK, 8, 1000000, line, NULL), -1);
     ck_assert_int_eq(helpmate_find(h, &b, WHITE, 8, 1000000, line, NULL), 1);
     testutil_board(&b, "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/3K4 b - - 0 1");
-    ck_assert_int_eq(helpmate_find(h, &b, BLACK, 16, 1000000, line, NULL), -1);
+    ck_assert_int_eq(helpmate_find(h, &b, BLACK, 16, 1000000, line, NULL),
+                     -1);
     helpmate_free(h);
 }
 END_TEST
@@ -251,9 +253,11 @@ END_TEST
  */
 static void differential(long per_kind, bool search)
 {
-    struct deaddiff_options o = {
-        .per_kind = per_kind, .seed = 20240610, .plies = 16,
-        .nodes = 200000, .search = search};
+    struct deaddiff_options o = {.per_kind = per_kind,
+                                 .seed = 20240610,
+                                 .plies = 16,
+                                 .nodes = 200000,
+                                 .search = search};
     struct deaddiff_tally t;
     ck_assert(deaddiff_run(&o, 0, &t, stdout));
     deaddiff_print(&t, stdout);

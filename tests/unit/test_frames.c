@@ -46,8 +46,8 @@ START_TEST(http_cut)
     ck_assert_uint_eq(cut, strlen("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
     frames_http_feed(&f, (const uint8_t *)req, cut);
     /* no end in the rest */
-    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)req + cut,
-                                      n - cut), n - cut);
+    ck_assert_uint_eq(
+        frames_http_cut(&f, (const uint8_t *)req + cut, n - cut), n - cut);
     /* an end split across reads: "\r\n\r" then "\n..." */
     frames_init(&f);
     frames_http_feed(&f, (const uint8_t *)"Host: a\r\n\r", 10);
@@ -62,9 +62,8 @@ START_TEST(http_cut)
 END_TEST
 
 /* Feeds data to f in pieces of `step` bytes; sums what was seen. */
-static void feed(struct frames *f, const uint8_t *data, size_t n,
-                 size_t step, unsigned *control, bool *unmasked,
-                 size_t *ok_total)
+static void feed(struct frames *f, const uint8_t *data, size_t n, size_t step,
+                 unsigned *control, bool *unmasked, size_t *ok_total)
 {
     struct frames_seen seen;
 
@@ -98,8 +97,8 @@ START_TEST(websocket_frames)
     n += frame(buf + n, 0x1, 70000, true); /* 64-bit length */
     n += frame(buf + n, 0x9, 125, true);   /* ping */
     bad_at = n;
-    n += frame(buf + n, 0x1, 5, false);    /* unmasked */
-    n += frame(buf + n, 0x9, 1, true);     /* after it: never seen */
+    n += frame(buf + n, 0x1, 5, false); /* unmasked */
+    n += frame(buf + n, 0x9, 1, true);  /* after it: never seen */
     for (size_t step = 1; step <= 70100; step = step * 3 + 1) {
         frames_start_websocket(&f);
         feed(&f, buf, n, step, &control, &unmasked, &ok);

@@ -40,8 +40,8 @@ static int listen_on(const char *addr, bool v6only, int *port)
     fd = socket(ss.ss_family, SOCK_STREAM, 0);
     ck_assert_int_ge(fd, 0);
     if (ss.ss_family == AF_INET6)
-        ck_assert_int_eq(setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on,
-                                    sizeof on), 0);
+        ck_assert_int_eq(
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on), 0);
     ck_assert_int_eq(bind(fd, (struct sockaddr *)&ss, len), 0);
     ck_assert_int_eq(listen(fd, 4), 0);
     len = sizeof ss;

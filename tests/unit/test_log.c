@@ -32,8 +32,7 @@ static void setup(void)
     ck_assert_ptr_nonnull(f);
     fclose(f);
     log_set_clock(fake_clock);
-    ck_assert_msg(log_open(path, LOG_INFO, err, sizeof err) == 0, "%s",
-                  err);
+    ck_assert_msg(log_open(path, LOG_INFO, err, sizeof err) == 0, "%s", err);
 }
 
 static void teardown(void)
@@ -70,8 +69,8 @@ START_TEST(repeats_within_a_second_are_counted)
     now_ms += 1; /* 1,001 ms after the first */
     log_error("event=store_commit_failed code=13 error=\"disk full\"");
     ck_assert_int_eq(lines_with("event=store_commit_failed", NULL), 2);
-    ck_assert_int_eq(lines_with("event=store_commit_failed",
-                                "suppressed=24"), 1);
+    ck_assert_int_eq(lines_with("event=store_commit_failed", "suppressed=24"),
+                     1);
 }
 END_TEST
 
@@ -101,7 +100,8 @@ START_TEST(the_count_is_written_when_the_repeats_stop)
     now_ms += 600;
     log_info("event=player_new player=P2"); /* any line flushes it */
     ck_assert_int_eq(lines_with("warn event=log_suppressed",
-                                "of=store_checkpoint_failed count=6 "), 1);
+                                "of=store_checkpoint_failed count=6 "),
+                     1);
     /* counted once: the next repeat starts afresh */
     log_warn("event=store_checkpoint_failed code=10");
     ck_assert_int_eq(lines_with("event=store_checkpoint_failed", NULL), 2);
@@ -111,7 +111,8 @@ START_TEST(the_count_is_written_when_the_repeats_stop)
     now_ms += 1000;
     log_close();
     ck_assert_int_eq(lines_with("event=log_suppressed",
-                                "of=store_checkpoint_failed count=1 "), 1);
+                                "of=store_checkpoint_failed count=1 "),
+                     1);
 }
 END_TEST
 

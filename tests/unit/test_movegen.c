@@ -62,7 +62,8 @@ static void moves_text(const char *fen, char *out)
     movegen_legal(&b, &l);
     for (int i = 0; i < l.n; i++)
         notation_uci(l.moves[i], uci[i]);
-    qsort(uci, (size_t)l.n, UCI_MAX, (int (*)(const void *, const void *))strcmp);
+    qsort(uci, (size_t)l.n, UCI_MAX,
+          (int (*)(const void *, const void *))strcmp);
     out[0] = '\0';
     for (int i = 0; i < l.n; i++) {
         if (i)
@@ -114,7 +115,8 @@ START_TEST(pins_checks_and_promotions)
     ck_assert_str_eq(out, "e1e2 e1f2");
     /* A pinned rook slides along the pin only. */
     moves_text("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", out);
-    ck_assert(strstr(out, "e2e7") && strstr(out, "e2e3") && !strstr(out, "e2d2"));
+    ck_assert(strstr(out, "e2e7") && strstr(out, "e2e3") &&
+              !strstr(out, "e2d2"));
     /* Promotion with capture and underpromotion. */
     moves_text("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", out);
     ck_assert(strstr(out, "a7a8n") && strstr(out, "a7b8q") &&

@@ -38,8 +38,9 @@ START_TEST(san_cases)
     san_of("4k3/8/8/8/8/8/4N3/r2NK3 w - - 0 1", "e2c3", "Nc3");
     san_of("rnbqkbnr/pppp1ppp/8/4p3/4P3/5Q2/PPPP1PPP/RNB1KBNR w KQkq - 0 1",
            "f3f7", "Qxf7+");
-    san_of("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 1",
-           "h5f7", "Qxf7#");
+    san_of(
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 1",
+        "h5f7", "Qxf7#");
     san_of("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "O-O");
     san_of("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "e8c8", "O-O-O");
     san_of("r3k3/8/8/8/8/8/8/3K4 b q - 0 1", "e8c8", "O-O-O+");

@@ -61,7 +61,8 @@ START_TEST(scholars_mate_with_clocks)
     ck_assert_ptr_nonnull(pgn);
     /* Lines break before the token that would pass column 80; a Black
      * move after a comment gets its "N..." number again. */
-    ck_assert_str_eq(pgn,
+    ck_assert_str_eq(
+        pgn,
         "[Event \"Casual game\"]\n"
         "[Site \"https://chess.example/g/abc\"]\n"
         "[Date \"2026.11.30\"]\n"
@@ -121,20 +122,19 @@ START_TEST(setup_position_with_black_to_move)
     record_of(&r, fen, "e8c8 e1g1 d8d1 f1d1");
     pgn = pgn_format(&t, &r, NULL);
     ck_assert_ptr_nonnull(pgn);
-    ck_assert_str_eq(pgn,
-        "[Event \"Casual game\"]\n"
-        "[Site \"https://chess.example/g/abc\"]\n"
-        "[Date \"2026.11.30\"]\n"
-        "[Round \"-\"]\n"
-        "[White \"alice\"]\n"
-        "[Black \"bob\"]\n"
-        "[Result \"*\"]\n"
-        "[TimeControl \"1/60\"]\n"
-        "[Termination \"unterminated\"]\n"
-        "[SetUp \"1\"]\n"
-        "[FEN \"r3k3/8/8/8/8/8/8/4K2R b Kq - 5 30\"]\n"
-        "\n"
-        "30... O-O-O 31. O-O Rd1 32. Rxd1 *\n");
+    ck_assert_str_eq(pgn, "[Event \"Casual game\"]\n"
+                          "[Site \"https://chess.example/g/abc\"]\n"
+                          "[Date \"2026.11.30\"]\n"
+                          "[Round \"-\"]\n"
+                          "[White \"alice\"]\n"
+                          "[Black \"bob\"]\n"
+                          "[Result \"*\"]\n"
+                          "[TimeControl \"1/60\"]\n"
+                          "[Termination \"unterminated\"]\n"
+                          "[SetUp \"1\"]\n"
+                          "[FEN \"r3k3/8/8/8/8/8/8/4K2R b Kq - 5 30\"]\n"
+                          "\n"
+                          "30... O-O-O 31. O-O Rd1 32. Rxd1 *\n");
     free(pgn);
     record_clear(&r);
 }
@@ -169,18 +169,17 @@ START_TEST(tags_are_escaped_and_missing_ones_filled)
     record_of(&r, FEN_START, "");
     pgn = pgn_format(&t, &r, NULL);
     ck_assert_ptr_nonnull(pgn);
-    ck_assert_str_eq(pgn,
-        "[Event \"?\"]\n"
-        "[Site \"?\"]\n"
-        "[Date \"????.??.??\"]\n"
-        "[Round \"-\"]\n"
-        "[White \"Ann \\\"the \\\\ rook\\\"\"]\n"
-        "[Black \"two lines and tab\"]\n"
-        "[Result \"*\"]\n"
-        "[TimeControl \"-\"]\n"
-        "[Termination \"?\"]\n"
-        "\n"
-        "*\n");
+    ck_assert_str_eq(pgn, "[Event \"?\"]\n"
+                          "[Site \"?\"]\n"
+                          "[Date \"????.??.??\"]\n"
+                          "[Round \"-\"]\n"
+                          "[White \"Ann \\\"the \\\\ rook\\\"\"]\n"
+                          "[Black \"two lines and tab\"]\n"
+                          "[Result \"*\"]\n"
+                          "[TimeControl \"-\"]\n"
+                          "[Termination \"?\"]\n"
+                          "\n"
+                          "*\n");
     free(pgn);
     record_clear(&r);
 }
@@ -253,8 +252,8 @@ START_TEST(long_games_wrap_at_80_and_read_back)
         memcpy(tok, p, n);
         tok[n] = '\0';
         p += n;
-        if (tok[0] == '{' || (tok[0] >= '0' && tok[0] <= '9' &&
-                              strchr(tok, '.')))
+        if (tok[0] == '{' ||
+            (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')))
             continue; /* comment or move number */
         if (!strcmp(tok, "1-0") || !strcmp(tok, "0-1") ||
             !strcmp(tok, "1/2-1/2") || !strcmp(tok, "*")) {

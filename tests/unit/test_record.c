@@ -19,24 +19,14 @@ static void start(struct record *r, const char *fen)
     ck_assert_int_eq(record_init(r, &b), 0);
 }
 
+static void push_move(void *r, move_t m)
+{
+    ck_assert_int_eq(record_push(r, m), 0);
+}
+
 static void play(struct record *r, const char *uci_moves)
 {
-    char buf[16];
-    const char *p = uci_moves;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        size_t n = strcspn(p, " ");
-        if (!n)
-            break;
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        move_t m;
-        ck_assert_msg(notation_parse_uci(&r->cur, buf, &m) == 0, "illegal %s",
-                      buf);
-        ck_assert_int_eq(record_push(r, m), 0);
-        p += n;
-    }
+    testutil_each_move(&r->cur, uci_moves, push_move, r);
 }
 
 static move_t uci(const struct record *r, const char *text)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "sysclock.h"
 #include "check_main.h"
 
 static char dir[64];
@@ -56,13 +57,6 @@ static void teardown(void)
     }
     closedir(d);
     rmdir(dir);
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void sleep_ms(int ms)
@@ -561,9 +555,9 @@ START_TEST(reopen_keeps_everything_and_heartbeat)
     store_put_player(s, &a);
     store_put_game(s, &g);
     store_put_move(s, "g1", &m); /* queued, not waited for: close drains */
-    before_close = now_ms();
+    before_close = sysclock_ms(CLOCK_REALTIME);
     store_close(s);
-    after_close = now_ms();
+    after_close = sysclock_ms(CLOCK_REALTIME);
 
     s = open_store(db_path);
     ck_assert_int_eq(store_schema_version(s), version);
@@ -802,7 +796,7 @@ START_TEST(heartbeat_is_written_while_open)
 {
     struct store *s = open_store(db_path);
     sqlite3 *db = raw_open(db_path);
-    int64_t t0 = now_ms(), beat = -1;
+    int64_t t0 = sysclock_ms(CLOCK_REALTIME), beat = -1;
 
     /* the first heartbeat comes at once, the next about a second later */
     for (int i = 0; i < 3000; i++) {
@@ -813,7 +807,7 @@ START_TEST(heartbeat_is_written_while_open)
         sleep_ms(1);
     }
     ck_assert_int_gt(beat, t0 + 500);
-    ck_assert_int_le(beat, now_ms());
+    ck_assert_int_le(beat, sysclock_ms(CLOCK_REALTIME));
     sqlite3_close(db);
     store_close(s);
 }

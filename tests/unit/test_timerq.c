@@ -32,11 +32,11 @@ START_TEST(orders_rearms_cancels)
         ck_assert_int_eq(timerq_arm(&q, &t[i], (int64_t)(s >> 54)), 0);
     }
     ck_assert_int_eq(timerq_next(&q) >= 0, 1);
-    for (int i = 0; i < 40; i += 4)   /* re-arm every 4th later */
+    for (int i = 0; i < 40; i += 4) /* re-arm every 4th later */
         timerq_arm(&q, &t[i], 5000 + i);
-    for (int i = 1; i < 40; i += 4)   /* cancel others */
+    for (int i = 1; i < 40; i += 4) /* cancel others */
         timerq_cancel(&q, &t[i]);
-    timerq_cancel(&q, &t[1]);      /* twice: a no-op */
+    timerq_cancel(&q, &t[1]); /* twice: a no-op */
     for (int i = 0; i < 40; i++)
         armed += t[i].slot >= 0;
     ck_assert_int_eq(armed, 30);

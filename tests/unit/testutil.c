@@ -29,7 +29,8 @@ void testutil_board_any(struct board *b, const char *fen)
     ck_assert_msg(err == 0, "bad FEN %s: %s", fen, board_fen_strerror(err));
 }
 
-void testutil_play(struct board *b, const char *uci_moves)
+void testutil_each_move(const struct board *pos, const char *uci_moves,
+                        void (*push)(void *arg, move_t m), void *arg)
 {
     char buf[16];
     const char *p = uci_moves;
@@ -43,11 +44,22 @@ void testutil_play(struct board *b, const char *uci_moves)
         memcpy(buf, p, n);
         buf[n] = '\0';
         move_t m;
-        ck_assert_msg(notation_parse_uci(b, buf, &m) == 0, "illegal %s", buf);
-        struct board_undo u;
-        board_make(b, m, &u);
+        ck_assert_msg(notation_parse_uci(pos, buf, &m) == 0, "illegal %s",
+                      buf);
+        push(arg, m);
         p += n;
     }
+}
+
+static void make_move(void *b, move_t m)
+{
+    struct board_undo u;
+    board_make(b, m, &u);
+}
+
+void testutil_play(struct board *b, const char *uci_moves)
+{
+    testutil_each_move(b, uci_moves, make_move, b);
 }
 
 unsigned long long testutil_rand(unsigned long long *s)

@@ -23,6 +23,14 @@ void testutil_board_any(struct board *b, const char *fen);
  * one. */
 void testutil_play(struct board *b, const char *uci_moves);
 
+/* Parses each of the space-separated UCI moves in *pos and hands it to
+ * push(arg, m), which plays it so that *pos is the position of the next;
+ * fails the test on an illegal one. testutil_play is this with
+ * board_make; a test playing on something holding a board (a record) uses
+ * it with its own push. */
+void testutil_each_move(const struct board *pos, const char *uci_moves,
+                        void (*push)(void *arg, move_t m), void *arg);
+
 /* Deterministic PRNG for random games (xorshift64*). */
 unsigned long long testutil_rand(unsigned long long *state);
 
