@@ -789,11 +789,75 @@ size_t hub_subscriptions(const struct hub *h)
     return n;
 }
 
-static void noop_arm(void *ctx, struct game *g, int64_t at)
+/* ---- stand-ins: games rebuilt from the store for one answer ------------ */
+
+static void mute_send(void *ctx, struct session *to, struct msgbuf *b,
+                      uint64_t seq)
+{
+    (void)ctx;
+    (void)to;
+    (void)b;
+    (void)seq;
+}
+
+static void mute_arm(void *ctx, struct game *g, int64_t at)
 {
     (void)ctx;
     (void)g;
     (void)at;
+}
+
+static uint64_t mute_put_game(void *ctx, const struct store_game *row)
+{
+    (void)ctx;
+    (void)row;
+    return 0;
+}
+
+static uint64_t mute_put_move(void *ctx, const char *gid,
+                              const struct store_move *m)
+{
+    (void)ctx;
+    (void)gid;
+    (void)m;
+    return 0;
+}
+
+static uint64_t mute_finish(void *ctx, const struct store_game *row,
+                            const char *pgn)
+{
+    (void)ctx;
+    (void)row;
+    (void)pgn;
+    return 0;
+}
+
+static void mute_game(void *ctx, struct game *g)
+{
+    (void)ctx;
+    (void)g;
+}
+
+/* The environment of a stand-in: a game rebuilt from the store to render
+ * its state or to check a command against it, freed at once. It sends,
+ * stores and schedules nothing. */
+static struct game_env mute_env(struct hub *h)
+{
+    return (struct game_env){
+        .ctx = h,
+        .grace_ms = h->game_env.grace_ms,
+        .first_move_ms = h->game_env.first_move_ms,
+        .send = mute_send,
+        .arm = mute_arm,
+        .put_game = mute_put_game,
+        .put_move = mute_put_move,
+        .finish = mute_finish,
+        .wall_ms = env_wall_ms,
+        .ask_verdict = NULL,
+        .ended = mute_game,
+        .expired = mute_game,
+        .hold = NULL,
+    };
 }
 
 /* The state of a game that is not in memory, from the store: a finished
@@ -806,7 +870,7 @@ static char *render_stored(struct hub *h, const char *gid,
 {
     struct store_move *moves = NULL;
     struct store_game row;
-    struct game_env env = h->game_env;
+    struct game_env env = mute_env(h);
     struct game *g;
     char *text = NULL;
     size_t n = 0;
@@ -819,8 +883,6 @@ static char *render_stored(struct hub *h, const char *gid,
     if (!strcmp(row.status, "ended")) {
         text = game_render_stored(&row, moves, n, id, api);
     } else {
-        env.arm = noop_arm;
-        env.hold = NULL;
         g = game_restore(&env, &row, moves, n, 0, now_ms(h), NULL);
         if (g)
             text = game_render_state(g, id, api, now_ms(h));
@@ -1200,30 +1262,6 @@ static void do_invite(struct session *s, const struct proto_msg *m,
     send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
 }
 
-/* The answer for a game that is not in memory: the store knows it (ended
- * long ago) or nobody does. Reports seat before status, like a live one. */
-static void stored_game_error(struct session *s, const struct proto_msg *m,
-                              bool is_join)
-{
-    struct store_game row;
-    int found = store_get_game(s->hub->store, m->game, &row, NULL, NULL,
-                               NULL);
-    const char *pid = s->player->pid;
-
-    if (found <= 0) {
-        send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
-    } else if (is_join && !strcmp(row.creator_pid, pid)) {
-        send_error(s, PROTO_OWN_GAME, "this is your own invitation",
-                   &m->id);
-    } else if (!is_join && strcmp(row.white_pid, pid)
-               && strcmp(row.black_pid, pid)) {
-        send_error(s, PROTO_NOT_A_PLAYER, "you hold no seat in this game",
-                   &m->id);
-    } else {
-        send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
-    }
-}
-
 static void do_join(struct session *s, struct game *g,
                     const struct proto_msg *m, int64_t now)
 {
@@ -1273,26 +1311,15 @@ static void do_state(struct session *s, const struct proto_msg *m,
     send_text(s, text, 0);
 }
 
-static void do_game_command(struct session *s, const struct proto_msg *m,
-                            int64_t now)
+/* Runs a player's command m on g; game.c checks it in the protocol's
+ * order and the first failure is answered. */
+static void game_command(struct session *s, struct game *g,
+                         const struct proto_msg *m, int64_t now)
 {
-    struct hub *h = s->hub;
-    struct game *g = table_get(&h->games, m->game);
     const char *pid = s->player->pid;
     struct proto_error err = {PROTO_OK, ""};
     int rc = 0;
 
-    if (!g) {
-        if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing to */
-            struct store_game row;
-            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL)
-                <= 0)
-                send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
-            return;
-        }
-        stored_game_error(s, m, m->type == PROTO_T_JOIN);
-        return;
-    }
     switch (m->type) {
     case PROTO_T_JOIN:
         do_join(s, g, m, now);
@@ -1328,6 +1355,50 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     }
     if (rc < 0)
         send_error(s, err.code, err.msg, &m->id);
+}
+
+/* A command to a game that is not in memory: the store knows it (it
+ * ended long ago, or its restore failed: either way it is over) or nobody
+ * does. The game is rebuilt from its row alone, as ended (no journal
+ * replay on the loop), with the mute environment, and the command runs on
+ * it: game.c answers in the same order as for a game in memory. */
+static void stored_game_command(struct session *s, const struct proto_msg *m,
+                                int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_env env = mute_env(h);
+    struct store_game row;
+    struct game *g;
+
+    if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0) {
+        send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        return;
+    }
+    snprintf(row.status, sizeof row.status, "ended");
+    g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
+    if (!g) { /* a start position the rules core refuses: over too */
+        send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
+        return;
+    }
+    game_command(s, g, m, now);
+    game_free(g);
+}
+
+static void do_game_command(struct session *s, const struct proto_msg *m,
+                            int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+
+    if (g) {
+        game_command(s, g, m, now);
+    } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
+        struct store_game row;
+        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
+            send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    } else {
+        stored_game_command(s, m, now);
+    }
 }
 
 static void dispatch(struct session *s, const struct proto_msg *m,
