@@ -2,7 +2,9 @@
  * hub.c - the hub: players, games, routing, presence (see hub.h).
  *
  * A player (struct player) exists in memory while it has a connection or a
- * seat in a live game; its `games` lists those games. A player's
+ * seat in a live game; its `games` lists those games by GID (never by
+ * pointer: all the hub keeps of a game outside its table of games is its
+ * GID, so a game may later live elsewhere). A player's
  * connections are not subscribed to its games one by one: the player's
  * `fan`, a session without a connection, is subscribed in their place
  * (with the player's colour), and a message to it goes to every
@@ -37,13 +39,18 @@
 #include "table.h"
 #include "verdict.h"
 
+/* A game, as the hub's records outside its table name it. */
+struct game_ref {
+    char gid[PROTO_KEY_MAX + 1];
+};
+
 struct player {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
     char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
     struct session **conns; /* authenticated connections */
     size_t nconns, conncap;
-    struct game **games;    /* live games with a seat */
+    struct game_ref *games; /* live games with a seat */
     size_t ngames, gamecap;
     int pins;               /* held by a caller: do not free yet */
     struct session fan;     /* subscribed to the live games for every
@@ -199,21 +206,21 @@ static void player_release(struct hub *h, struct player *p)
     free(p);
 }
 
-static int player_add_game(struct player *p, struct game *g)
+static int player_add_game(struct player *p, const char *gid)
 {
     for (size_t i = 0; i < p->ngames; i++)
-        if (p->games[i] == g)
+        if (!strcmp(p->games[i].gid, gid))
             return 0;
     if (grow((void **)&p->games, &p->gamecap, p->ngames, sizeof *p->games))
         return -1;
-    p->games[p->ngames++] = g;
+    snprintf(p->games[p->ngames++].gid, sizeof p->games->gid, "%s", gid);
     return 0;
 }
 
-static void player_drop_game(struct player *p, struct game *g)
+static void player_drop_game(struct player *p, const char *gid)
 {
     for (size_t i = 0; i < p->ngames; i++)
-        if (p->games[i] == g) {
+        if (!strcmp(p->games[i].gid, gid)) {
             memmove(&p->games[i], &p->games[i + 1],
                     (p->ngames - i - 1) * sizeof *p->games);
             p->ngames--;
@@ -440,7 +447,7 @@ static void env_ended(void *ctx, struct game *g)
         if (p) {
             /* nothing more is broadcast: the fan may go with p */
             game_unsubscribe(g, &p->fan);
-            player_drop_game(p, g);
+            player_drop_game(p, game_gid(g));
             player_release(h, p);
         }
     }
@@ -747,7 +754,7 @@ static int restore_one(void *arg, const struct store_game *row,
         if (!pid[0])
             continue;
         p = player_get(h, pid, game_seat_name(g, c));
-        if (p && player_add_game(p, g) == 0)
+        if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
     }
     rc->n++;
@@ -940,10 +947,11 @@ struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
 }
 
 /* Copies a player's live games so that callbacks ending a game (which
- * edit p->games) cannot disturb the iteration. */
-static struct game **games_snapshot(const struct player *p, size_t *n)
+ * edit p->games) cannot disturb the iteration; each is looked up by GID
+ * when its turn comes. Malloc'ed (NULL with *n 0 when out of memory). */
+static struct game_ref *games_snapshot(const struct player *p, size_t *n)
 {
-    struct game **a = malloc((p->ngames ? p->ngames : 1) * sizeof *a);
+    struct game_ref *a = malloc((p->ngames ? p->ngames : 1) * sizeof *a);
 
     *n = a ? p->ngames : 0;
     if (a && p->ngames)
@@ -977,11 +985,11 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
             }
         if (p->nconns == 0) {
             size_t n;
-            struct game **gs = games_snapshot(p, &n);
+            struct game_ref *gs = games_snapshot(p, &n);
             p->pins++; /* a game ending below may drop p's last game */
             for (size_t i = 0; i < n; i++) {
-                struct game *g = gs[i];
-                if (table_get(&h->games, game_gid(g)) == g)
+                struct game *g = table_get(&h->games, gs[i].gid);
+                if (g)
                     game_player_gone(g, game_color_of(g, p->pid), now);
             }
             p->pins--;
@@ -1016,11 +1024,16 @@ static void welcome(struct session *s, const char *token,
 {
     struct player *p = s->player;
     struct proto_player pp = {p->pid, p->name};
-    size_t n;
-    struct game **gs = games_snapshot(p, &n);
+    size_t n, k = 0;
+    struct game_ref *refs = games_snapshot(p, &n);
+    struct game **gs = malloc((n ? n : 1) * sizeof *gs);
     const char **gids = malloc((n ? n : 1) * sizeof *gids);
 
-    if (gs && gids) {
+    for (size_t i = 0; refs && gs && i < n; i++)
+        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
+            k++;
+    n = k;
+    if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
             gids[i] = game_gid(gs[i]);
@@ -1028,6 +1041,7 @@ static void welcome(struct session *s, const char *token,
     }
     free(gids);
     free(gs);
+    free(refs);
 }
 
 static int attach(struct session *s, struct player *p)
@@ -1083,10 +1097,12 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         /* subscribed to p's games from here on, through p->fan */
         welcome(s, m->token, &m->id, seq);
         size_t n;
-        struct game **gs = games_snapshot(p, &n);
-        for (size_t i = 0; was_gone && i < n; i++)
-            if (table_get(&h->games, game_gid(gs[i])) == gs[i])
-                game_player_back(gs[i], game_color_of(gs[i], p->pid), now);
+        struct game_ref *gs = games_snapshot(p, &n);
+        for (size_t i = 0; was_gone && i < n; i++) {
+            struct game *g = table_get(&h->games, gs[i].gid);
+            if (g)
+                game_player_back(g, game_color_of(g, p->pid), now);
+        }
         free(gs);
         log_info("event=player_resumed player=%s", p->pid);
         return;
@@ -1159,7 +1175,7 @@ static struct game *start_game(struct hub *h, const struct clock_spec *clock,
         struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
                                         : NULL;
         if (p)
-            player_add_game(p, g);
+            player_add_game(p, game_gid(g));
     }
     subscribe_players(h, g);
     log_info("event=game_created game=%s", gid);
@@ -1281,7 +1297,7 @@ static void do_join(struct session *s, struct game *g,
         return;
     }
     invite_closed(s->hub, g);
-    player_add_game(s->player, g);
+    player_add_game(s->player, game_gid(g));
     subscribe_players(s->hub, g);
     game_announce_start(g, now);
 }

@@ -465,6 +465,32 @@ START_TEST(resume_after_reconnect)
 }
 END_TEST
 
+/* welcome lists the player's live games oldest first (games created in
+ * the same millisecond in the order the player got them); a game that
+ * ended is left out. */
+START_TEST(welcome_lists_games_oldest_first)
+{
+    struct fconn *a = fake_connect("10.0.0.1"), *a2;
+    char tok[64], gids[4][64];
+    json_t *w, *list;
+
+    fake_hello(a, "alice", NULL, tok);
+    for (int i = 0; i < 4; i++)
+        fake_invite(a, gids[i]);
+    fake_say(a, "{\"t\":\"abort\",\"game\":\"%s\"}", gids[1]);
+    a2 = fake_connect("10.0.0.1");
+    fake_say(a2, "{\"t\":\"hello\",\"token\":\"%s\"}", tok);
+    w = fake_find(a2, "welcome");
+    ck_assert_ptr_nonnull(w);
+    list = json_object_get(w, "games");
+    ck_assert_uint_eq(json_array_size(list), 3);
+    ck_assert_str_eq(json_string_value(json_array_get(list, 0)), gids[0]);
+    ck_assert_str_eq(json_string_value(json_array_get(list, 1)), gids[2]);
+    ck_assert_str_eq(json_string_value(json_array_get(list, 2)), gids[3]);
+    json_decref(w);
+}
+END_TEST
+
 /* A player is gone only when its last connection closes; every one of
  * its connections gets the game; grace expiry abandons the game. */
 START_TEST(presence_counts_the_last_connection)
@@ -611,6 +637,7 @@ static Suite *hub_suite(void)
     tcase_add_test(t, hello_rules);
     tcase_add_test(t, resume_from_store);
     tcase_add_test(t, resume_after_reconnect);
+    tcase_add_test(t, welcome_lists_games_oldest_first);
     tcase_add_test(t, presence_counts_the_last_connection);
     tcase_add_test(t, spectators_and_subscriptions);
     tcase_add_test(t, seeks_pair_and_go_with_the_connection);
