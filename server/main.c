@@ -1,6 +1,8 @@
 /*
  * main.c - chess-server: command line, config file, start-up, signals,
- * shutdown, and the backup subcommand.
+ * shutdown, the backup subcommand, and the wiring: the one module that
+ * knows the hub (hub.h, http.h) and the network (net.h) and connects
+ * them through struct hub_env and struct net_handlers.
  *
  *   chess-server [--config PATH] [--listen ADDR] [--port N] [--db PATH]
  *                [--web DIR] [--grace-s N] [--first-move-s N]
@@ -629,7 +631,8 @@ static void on_http_too_many(struct net_reply *r)
     to_net_reply(&hr, r);
 }
 
-static struct hub *hub_start(struct store *st, const struct hub_config *hc)
+/* The hub over net.h, and net.c attached to it. NULL when out of memory. */
+static struct hub *start_hub(struct store *st, const struct hub_config *hc)
 {
     const struct hub_env env = {
         .ctx = NULL,
@@ -740,7 +743,7 @@ int main(int argc, char **argv)
         .max_invites_per_ip = cfg.max_invites_per_ip,
         .guests_per_ip_per_min = cfg.guests_per_ip_per_min,
     };
-    h = hub_start(st, &hc);
+    h = start_hub(st, &hc);
     if (!h) {
         start_failed("out of memory");
         goto out_store;
