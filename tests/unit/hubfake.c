@@ -4,7 +4,6 @@
 #include "hubfake.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "msgbuf.h"
 #include "store.h"
+#include "tmpdir.h"
 
 #define MAXALARM 256
 #define MAXCONN 64
@@ -158,8 +158,7 @@ void fake_setup(const struct hub_config *cfg)
     fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     memset(alarms, 0, sizeof alarms);
     nconns = 0;
-    strcpy(dir, "/tmp/test_hub_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make(dir, sizeof dir, "test_hub");
     snprintf(path, sizeof path, "%s/chess.db", dir);
     ck_assert_msg(store_open(&fake_store, path, on_commit, NULL, err,
                              sizeof err) == 0, "store_open: %s", err);
@@ -176,10 +175,6 @@ void fake_clear(struct fconn *c)
 
 void fake_teardown(void)
 {
-    DIR *d;
-    struct dirent *e;
-    char path[512];
-
     free_hub();
     for (int i = 0; i < nconns; i++) {
         fake_clear(conns[i]);
@@ -188,17 +183,7 @@ void fake_teardown(void)
     nconns = 0;
     store_close(fake_store);
     fake_store = NULL;
-    d = opendir(dir);
-    if (!d)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
+    tmpdir_remove(dir);
 }
 
 struct fconn *fake_connect(const char *ip)
