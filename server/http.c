@@ -10,7 +10,7 @@
 #include "game.h"
 #include "metrics.h"
 #include "proto.h"
-#include "session.h"
+#include "hub.h"
 #include "store.h"
 #include "tunables.h"
 

@@ -1,6 +1,8 @@
 /*
  * main.c - chess-server: command line, config file, start-up, signals,
- * shutdown, and the backup subcommand.
+ * shutdown, the backup subcommand, and the wiring: the one module that
+ * knows the hub (hub.h, http.h) and the network (net.h) and connects
+ * them through struct hub_env and struct net_handlers.
  *
  *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
@@ -36,8 +38,10 @@
 #include "listener.h"
 #include "dbfile.h"
 #include "log.h"
+#include "http.h"
+#include "hub.h"
+#include "msgbuf.h"
 #include "net.h"
-#include "session.h"
 #include "store.h"
 #include "tls.h"
 #include "tunables.h"
@@ -444,6 +448,169 @@ out:
     return rc;
 }
 
+/* ---- wiring: the hub over the network, the network over the hub -------
+ *
+ * main.c is the one module that knows both: the hub talks out through
+ * struct hub_env (filled in here over net.h) and net.c hands its events
+ * to struct net_handlers (filled in here over hub.h and http.h). */
+
+static void env_send(void *ctx, struct conn *c, struct msgbuf *b,
+                     uint64_t seq)
+{
+    (void)ctx;
+    net_send(c, b, seq);
+}
+
+static void env_send_now(void *ctx, struct conn *c, struct msgbuf *b)
+{
+    (void)ctx;
+    net_send_now(c, b);
+}
+
+static void env_close(void *ctx, struct conn *c, int code,
+                      const char *reason)
+{
+    (void)ctx;
+    net_close(c, code, reason);
+}
+
+/* A hub_alarm is a net_timer. */
+static struct hub_alarm *env_alarm_new(void *ctx, void (*cb)(void *arg),
+                                       void *arg)
+{
+    (void)ctx;
+    return (struct hub_alarm *)net_timer_new(cb, arg);
+}
+
+static void env_alarm_arm(void *ctx, struct hub_alarm *a, int64_t at)
+{
+    (void)ctx;
+    net_timer_arm((struct net_timer *)a, at);
+}
+
+static void env_alarm_free(void *ctx, struct hub_alarm *a)
+{
+    (void)ctx;
+    net_timer_free((struct net_timer *)a);
+}
+
+static int64_t env_now_ms(void *ctx)
+{
+    (void)ctx;
+    return net_now_ms();
+}
+
+static int64_t env_wall_ms(void *ctx)
+{
+    (void)ctx;
+    return net_wall_ms();
+}
+
+static void *on_open(void *ctx, struct conn *c, const char *ip)
+{
+    return hub_open(ctx, c, ip);
+}
+
+static bool on_text(void *ctx, void *owner, const char *text, size_t len,
+                    int64_t now)
+{
+    return hub_on_text(ctx, owner, text, len, now) == PROTO_T_MOVE;
+}
+
+static void on_binary(void *ctx, void *owner, int64_t now)
+{
+    hub_on_binary(ctx, owner, now);
+}
+
+static void on_control(void *ctx, void *owner, int64_t now)
+{
+    hub_on_control(ctx, owner, now);
+}
+
+static void on_closed(void *ctx, void *owner, int64_t now)
+{
+    hub_close(ctx, owner, now);
+}
+
+static void on_wake(void *ctx)
+{
+    hub_wake(ctx);
+}
+
+static void on_shutdown(void *ctx)
+{
+    hub_shutdown(ctx);
+}
+
+static bool on_http_wants(const char *path)
+{
+    return http_wants(path);
+}
+
+static int on_http_route(const char *path)
+{
+    return (int)http_route(path);
+}
+
+static void to_net_reply(const struct http_reply *hr, struct net_reply *r)
+{
+    *r = (struct net_reply){hr->status, hr->type, hr->body, hr->len};
+}
+
+static void on_http(void *ctx, const char *path, const char *const *args,
+                    size_t nargs, int64_t now, struct net_reply *r)
+{
+    struct http_reply hr;
+
+    http_handle(ctx, path, args, nargs, now, &hr);
+    to_net_reply(&hr, r);
+}
+
+static void on_http_too_many(struct net_reply *r)
+{
+    struct http_reply hr;
+
+    http_too_many(&hr);
+    to_net_reply(&hr, r);
+}
+
+/* The hub over net.h, and net.c attached to it. NULL when out of memory. */
+static struct hub *start_hub(struct store *st, const struct hub_config *hc)
+{
+    const struct hub_env env = {
+        .ctx = NULL,
+        .store = st,
+        .send = env_send,
+        .send_now = env_send_now,
+        .close = env_close,
+        .alarm_new = env_alarm_new,
+        .alarm_arm = env_alarm_arm,
+        .alarm_free = env_alarm_free,
+        .now_ms = env_now_ms,
+        .wall_ms = env_wall_ms,
+        .wake = net_wake,
+    };
+    struct hub *h = hub_new(&env, hc);
+    const struct net_handlers hd = {
+        .ctx = h,
+        .open = on_open,
+        .text = on_text,
+        .binary = on_binary,
+        .control = on_control,
+        .closed = on_closed,
+        .wake = on_wake,
+        .shutdown = on_shutdown,
+        .http_wants = on_http_wants,
+        .http_route = on_http_route,
+        .http = on_http,
+        .http_too_many = on_http_too_many,
+    };
+
+    if (h)
+        net_attach(&hd, hub_metrics(h), st);
+    return h;
+}
+
 int main(int argc, char **argv)
 {
     struct args a;
@@ -519,12 +686,11 @@ int main(int argc, char **argv)
         .max_invites_per_ip = cfg.max_invites_per_ip,
         .guests_per_ip_per_min = cfg.guests_per_ip_per_min,
     };
-    h = hub_new(st, &hc);
+    h = start_hub(st, &hc);
     if (!h) {
         start_failed("out of memory");
         goto out_store;
     }
-    net_attach(h, st);
     db_watch.hub = h;
     db_watch.timer = net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)

@@ -38,16 +38,15 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "http.h"
 #include "ids.h"
 #include "listener.h"
 #include "log.h"
+#include "metrics.h"
 #include "tls.h"
 #include "tunables.h"
 #include "msgbuf.h"
 #include "proto.h"
 #include "ratelimit.h"
-#include "session.h"
 #include "store.h"
 #include "table.h"
 #include "timerq.h"
@@ -63,7 +62,7 @@ struct qnode {
 
 struct conn {
     struct lws *wsi;
-    struct session *sess;
+    void *owner;             /* the handlers' (net_handlers.open) */
     struct qnode *head, *tail;
     size_t qbytes;
     bool closing;            /* close after the queue drains */
@@ -136,7 +135,9 @@ struct http_pss {
 static struct lws_context *context;
 static _Atomic(struct lws_context *) wake_context;
 static struct ev_loop *loop;
-static struct hub *hub;
+static struct net_handlers hd;      /* main.c's (net_attach) */
+static bool attached;
+static struct metrics *metrics;     /* main.c's (net_attach) */
 static struct store *store;
 static struct conn_list alive;      /* no ping outstanding */
 static struct conn_list pinged;     /* pinged, no pong yet */
@@ -244,7 +245,7 @@ static void schedule_write(struct conn *c)
 
 static void queue_clear(struct conn *c)
 {
-    struct metrics *m = hub_metrics(hub);
+    struct metrics *m = metrics;
 
     while (c->head) {
         struct qnode *n = c->head;
@@ -267,7 +268,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         /* the client stopped reading: cut it, its queue goes with it */
         log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
                  c->peer ? c->peer->ip : "?", c->qbytes);
-        hub_metrics(hub)->closed_overflow++;
+        metrics->closed_overflow++;
         c->killed = true;
         wait_remove(c);
         queue_clear(c);
@@ -286,7 +287,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         c->head = n;
     c->tail = n;
     c->qbytes += b->len;
-    hub_metrics(hub)->out_queue_bytes += b->len;
+    metrics->out_queue_bytes += b->len;
     if (c->head == n)
         schedule_write(c);
 }
@@ -345,7 +346,7 @@ void net_send_now(struct conn *c, struct msgbuf *b)
     if (!n->next)
         c->tail = n;
     c->qbytes += b->len;
-    hub_metrics(hub)->out_queue_bytes += b->len;
+    metrics->out_queue_bytes += b->len;
     if (c->head == n) {
         wait_remove(c);
         schedule_write(c);
@@ -464,7 +465,7 @@ static int write_head(struct conn *c)
     if (!c->head)
         c->tail = NULL;
     c->qbytes -= n->b->len;
-    hub_metrics(hub)->out_queue_bytes -= n->b->len;
+    metrics->out_queue_bytes -= n->b->len;
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
                   LWS_WRITE_TEXT);
     msgbuf_unref(n->b);
@@ -536,7 +537,7 @@ static void on_commits(void)
     int64_t now = pending_n ? now_us() : 0;
 
     while (pending_n && pending[pending_head].seq <= committed) {
-        hist_add(&hub_metrics(hub)->commit,
+        hist_add(&metrics->commit,
                          now - pending[pending_head].at_us);
         pending_head = (pending_head + 1) % PENDING_MOVES;
         pending_n--;
@@ -754,8 +755,8 @@ static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
-    if (hub)
-        hist_add(&hub_metrics(hub)->loop_lag, late > 0 ? late : 0);
+    if (attached)
+        hist_add(&metrics->loop_lag, late > 0 ? late : 0);
     lag_arm();
 }
 
@@ -806,8 +807,8 @@ static void begin_shutdown(void)
     stopping = true;
     log_info("event=shutdown_begin connections=%d", n_conns);
     /* closing connections are not players leaving their games */
-    if (hub)
-        hub_shutdown(hub);
+    if (attached)
+        hd.shutdown(hd.ctx);
     for (int i = 0; i < 2; i++)
         for (struct conn *c = i ? pinged.head : alive.head; c; c = c->next) {
             if (b)
@@ -917,14 +918,14 @@ static int confirm_upgrade(struct lws *wsi)
         return -1;
     client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
-        hub_metrics(hub)->refused_origin++;
+        metrics->refused_origin++;
         http_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
     if (n_conns >= cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d", ip, n_conns);
-        hub_metrics(hub)->refused_full++;
+        metrics->refused_full++;
         http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
@@ -932,7 +933,7 @@ static int confirm_upgrade(struct lws *wsi)
     if (p && p->conns >= cfg->max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d", ip, p->conns);
-        hub_metrics(hub)->refused_per_ip++;
+        metrics->refused_per_ip++;
         http_status(wsi, 429);
         return 1;
     }
@@ -966,20 +967,18 @@ static void on_message(struct conn *c, char *text, size_t len)
 {
     int64_t t0 = now_us();
     uint64_t queued = store_queued(store);
-    enum proto_type type;
 
     if (c->rx_binary) {
-        session_on_binary(c->sess, t0 / 1000);
+        hd.binary(hd.ctx, c->owner, t0 / 1000);
         return;
     }
     if (proto_utf8_prefix(text, len) != len) {
         net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
-    type = session_on_text(c->sess, text, len, t0 / 1000);
-    if (type != PROTO_T_MOVE)
+    if (!hd.text(hd.ctx, c->owner, text, len, t0 / 1000))
         return;
-    hist_add(&hub_metrics(hub)->move, now_us() - t0);
+    hist_add(&metrics->move, now_us() - t0);
     if (store_queued(store) != queued && pending_n < PENDING_MOVES) {
         size_t i = (pending_head + pending_n++) % PENDING_MOVES;
         pending[i].seq = store_queued(store); /* the move's row */
@@ -1222,15 +1221,15 @@ static void wire_control(void *owner)
 {
     struct conn *c = owner;
 
-    if (c && c->sess && !c->closing && !c->killed)
-        session_on_control(c->sess, net_now_ms());
+    if (c && c->owner && !c->closing && !c->killed)
+        hd.control(hd.ctx, c->owner, net_now_ms());
 }
 
 static void wire_unmasked(void *owner)
 {
     struct conn *c = owner;
 
-    if (!c || !c->sess)
+    if (!c || !c->owner)
         return;
     log_info("event=conn_cut why=unmasked_frame ip=%s", net_conn_ip(c));
     net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
@@ -1250,10 +1249,13 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
-        c->sess = session_new(hub, c);
-        if (!c->sess)
-            return -1;
         c->peer = peer_get(wsi);
+        c->owner = hd.open(hd.ctx, c, net_conn_ip(c));
+        if (!c->owner) {
+            if (c->peer)
+                peer_release(c->peer);
+            return -1;
+        }
         if (c->peer)
             c->peer->conns++;
         n_conns++;
@@ -1265,17 +1267,17 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         /* in: the close frame's payload, a big-endian code first */
-        if (c->sess && !c->closed_with)
+        if (c->owner && !c->closed_with)
             c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8
                                             | ((const unsigned char *)in)[1]
                                       : LWS_CLOSE_STATUS_NO_STATUS;
         break;
 
     case LWS_CALLBACK_CLOSED:
-        if (!c->sess)
+        if (!c->owner)
             break;
         drain_stop(c);
-        metrics_ws_close(hub_metrics(hub), c->closed_with
+        metrics_ws_close(metrics, c->closed_with
                              ? c->closed_with
                              : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
@@ -1283,8 +1285,8 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         list_remove(c);
         free(c->rx);
         c->rx = NULL;
-        session_free(c->sess, net_now_ms());
-        c->sess = NULL;
+        hd.closed(hd.ctx, c->owner, net_now_ms());
+        c->owner = NULL;
         n_conns--;
         log_debug("event=ws_close ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", n_conns);
@@ -1297,7 +1299,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         break;
 
     case LWS_CALLBACK_RECEIVE:
-        if (!c->sess || c->closing || c->killed)
+        if (!c->owner || c->closing || c->killed)
             break;
         if (!c->in_msg && lws_is_final_fragment(wsi)
             && !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
@@ -1331,7 +1333,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         break;
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        if (!c->sess)
+        if (!c->owner)
             break;
         if (c->want_ping && !c->killed && !c->closing) {
             if (write_ping(c) < 0)
@@ -1342,15 +1344,15 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         return write_next(c);
 
     case LWS_CALLBACK_RECEIVE_PONG:
-        if (c->sess)
+        if (c->owner)
             on_pong(c, in, len);
         break;
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (store)
             on_commits();
-        if (hub)
-            hub_wake(hub);
+        if (attached)
+            hd.wake(hd.ctx);
         if (reopen_requested) {
             reopen_requested = 0;
             log_reopen();
@@ -1387,8 +1389,9 @@ static bool safe_path(const char *uri)
 /* Counts an HTTP response to uri under its route and status. */
 static void count_http(const char *uri, int status)
 {
-    if (hub)
-        metrics_http(hub_metrics(hub), http_route(uri), status);
+    if (attached)
+        metrics_http(metrics, (enum metrics_route)hd.http_route(uri),
+                     status);
 }
 
 /* The answer to the request on wsi is complete: the connection closes,
@@ -1495,7 +1498,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
             *end = &buf[sizeof buf - 1];
     char uri[512] = "", argbuf[MAX_ARGS][128];
     const char *args[MAX_ARGS];
-    struct http_reply r;
+    struct net_reply r;
     size_t nargs = 0;
 
     if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
@@ -1506,14 +1509,14 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     /* any other method has no path here: a 404 */
     if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
         return -1;
-    if (!http_wants(uri))
+    if (!hd.http_wants(uri))
         return serve_file(wsi, uri);
     if (!strncmp(uri, "/api/", 5)) {
         char ip[64];
         peer_ip(wsi, ip, sizeof ip);
         if (!ratelimit_take(api_limits, ip, net_now_ms())) {
-            hub_metrics(hub)->refused_http_rate++;
-            http_too_many(&r);
+            metrics->refused_http_rate++;
+            hd.http_too_many(&r);
             goto answer;
         }
     }
@@ -1523,7 +1526,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         args[nargs] = argbuf[nargs];
         nargs++;
     }
-    http_handle(hub, uri, args, nargs, net_now_ms(), &r);
+    hd.http(hd.ctx, uri, args, nargs, net_now_ms(), &r);
 answer:
     count_http(uri, r.status);
     if (!r.body) {
@@ -1794,14 +1797,14 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         tcp_request_done(wsi);
         if (!redirect_host(wsi, host, sizeof host)
             || !redirect_target(wsi, uri, sizeof uri)) {
-            if (hub)
-                metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+            if (attached)
+                metrics_http(metrics, METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
             http_status(wsi, HTTP_STATUS_BAD_REQUEST);
             return http_done(wsi);
         }
-        if (hub)
-            metrics_http(hub_metrics(hub), METRICS_ROUTE_REDIRECT,
+        if (attached)
+            metrics_http(metrics, METRICS_ROUTE_REDIRECT,
                          HTTP_STATUS_MOVED_PERMANENTLY);
         if (cfg->port != 443)
             snprintf(port, sizeof port, ":%d", cfg->port);
@@ -2261,10 +2264,13 @@ void net_bound(struct listener_bound *main_port,
     *redirect_port = bound_redirect;
 }
 
-void net_attach(struct hub *h, struct store *st)
+void net_attach(const struct net_handlers *h, struct metrics *m,
+                struct store *st)
 {
-    hub = h;
+    hd = *h;
+    metrics = m;
     store = st;
+    attached = true;
 }
 
 /* Ends the loop once the shutdown is complete (after every turn). */

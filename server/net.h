@@ -19,7 +19,7 @@
 struct conn;
 struct net_timer;
 struct msgbuf;
-struct hub;
+struct metrics;
 struct store;
 
 struct config;
@@ -46,9 +46,52 @@ int net_start(const struct config *cfg, char *err, size_t errlen);
 void net_bound(struct listener_bound *main_port,
                struct listener_bound *redirect_port);
 
-/* Connects the hub and store used by the callbacks (after net_start,
- * before net_run). */
-void net_attach(struct hub *h, struct store *st);
+/* An answer to an HTTP API request (net_handlers.http). */
+struct net_reply {
+    int status;        /* 200, 400, 404, 429, 500, 503 */
+    const char *type;  /* Content-Type */
+    char *body;        /* malloc'ed (net.c frees it); NULL: status only */
+    size_t len;
+};
+
+/* What net.c hands to the server above it (main.c fills them in): the
+ * WebSocket connections' events, the loop's wake-ups and the HTTP API.
+ * `owner` is what open returned for the connection. All are called on
+ * the event-loop thread. */
+struct net_handlers {
+    void *ctx;
+    /* A WebSocket opened from address ip: its owner, NULL to refuse. */
+    void *(*open)(void *ctx, struct conn *c, const char *ip);
+    /* A whole text message, valid UTF-8, NUL-terminated at len: returns
+     * true when it was a move (timed for the metrics). */
+    bool (*text)(void *ctx, void *owner, const char *text, size_t len,
+                 int64_t now);
+    /* A whole binary message. */
+    void (*binary)(void *ctx, void *owner, int64_t now);
+    /* A ping or pong frame from the client. */
+    void (*control)(void *ctx, void *owner, int64_t now);
+    /* The connection is gone: the owner may be freed. */
+    void (*closed)(void *ctx, void *owner, int64_t now);
+    /* The loop was woken (net_wake), after the queues were released. */
+    void (*wake)(void *ctx);
+    /* A planned shutdown begins: connections close from now on. */
+    void (*shutdown)(void *ctx);
+    /* Whether path is the API's (else a file is served), and its metrics
+     * route (enum metrics_route). */
+    bool (*http_wants)(const char *path);
+    int (*http_route)(const char *path);
+    /* Answers GET path with args[0..nargs) ("name=value"). */
+    void (*http)(void *ctx, const char *path, const char *const *args,
+                 size_t nargs, int64_t now, struct net_reply *r);
+    /* The answer to an address over its API request rate (429). */
+    void (*http_too_many)(struct net_reply *r);
+};
+
+/* Connects the handlers (copied), the metrics it counts into and the
+ * store whose commits release queued messages (after net_start, before
+ * net_run; neither owned). */
+void net_attach(const struct net_handlers *hd, struct metrics *m,
+                struct store *st);
 
 /* Runs the event loop until a stop was requested and the shutdown is
  * complete. */

@@ -1,102 +1,80 @@
 /*
- * session.h - the hub of the server and its connected sessions.
+ * session.h - one WebSocket connection's state: the connection (an opaque
+ * handle of the hub's environment), its peer's address, the player it
+ * speaks for after hello, its message budgets and the games it watches as
+ * a spectator.
  *
- * The hub owns every player in memory, every live game (by GID), the
- * lobby and the metrics; it implements the games' environment on top of
- * the network (net.h) and the store (store.h). A session is one WebSocket
- * connection: its identity (after hello), its rate limits and the games it
- * is subscribed to. session_on_text routes a parsed message to the lobby
- * or a game and answers errors in the protocol's order.
- *
+ * The hub (hub.h) creates, routes and frees sessions and owns the player
+ * a session points to; a player's fan is a session without a connection.
+ * A session remembers the games it watches by GID, not by pointer, so a
+ * game freed (or one living elsewhere) leaves nothing dangling here.
  * Only the event-loop thread calls these functions.
  */
 #ifndef SERVER_SESSION_H
 #define SERVER_SESSION_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
-#include "metrics.h"
-#include "proto.h"
+#include "bucket.h"
+#include "table.h"
 
 struct hub;
-struct session;
 struct conn;
-struct store;
-struct game;
+struct player;
 
-/* The hub's settings, from struct config (main.c copies them; their
- * defaults and ranges are config.c's table: every one is set, > 0). */
-struct hub_config {
-    int64_t grace_ms;
-    int64_t first_move_ms;
-    /* Token buckets per connection. */
-    int move_rate_per_s, move_burst;  /* move messages */
-    int msg_rate_per_s, msg_burst;    /* every other message */
-    int max_games_per_player;  /* live games + invitations + seek */
-    int max_invites_per_ip;    /* open invitations from one address */
-    int guests_per_ip_per_min; /* new guests from one address */
+/* The token buckets of every connection: each move message takes a token
+ * from the first, every other message (and ping or pong frame) from the
+ * second. Rates and bursts >= 1. */
+struct session_limits {
+    int move_rate_per_s, move_burst;
+    int msg_rate_per_s, msg_burst;
+    int strikes; /* limited replies in a row before a flood closes it */
 };
 
-/* Creates the hub over an open store (not owned). NULL when out of
- * memory. */
-struct hub *hub_new(struct store *st, const struct hub_config *cfg);
+/* What one message may do with the budget (session_admit). */
+enum session_admit {
+    SESSION_ADMIT,   /* go on */
+    SESSION_LIMITED, /* over the budget: answer rate_limited */
+    SESSION_FLOOD,   /* over it too many times in a row: close (1008) */
+};
 
-/* Frees every game, player and session record. hub_free(NULL): no-op. */
-void hub_free(struct hub *h);
+struct session {
+    struct hub *hub;        /* the owner */
+    struct conn *conn;      /* NULL: a player's fan */
+    struct player *player;  /* the hub's; NULL before hello */
+    char ip[64];            /* the peer's address ("" for a fan) */
+    const struct session_limits *limits; /* the hub's, outlives s */
+    struct bucket moves, msgs;
+    int strikes;            /* consecutive messages over the budget */
+    struct table subs;      /* games watched: gid -> its own copy (the
+                               key), freed with the entry */
+};
 
-/* Restores the live games of a previous run from the store. Returns how
- * many, or -1 on a database error. */
-int hub_restore(struct hub *h, int64_t now);
+/* Sets up *s for conn (NULL: a fan) from address ip (copied; NULL: "")
+ * with full buckets. */
+void session_init(struct session *s, struct hub *h, struct conn *conn,
+                  const char *ip, const struct session_limits *limits);
 
-struct metrics *hub_metrics(struct hub *h);
-struct store *hub_store(struct hub *h);
-size_t hub_live_games(const struct hub *h);
-size_t hub_open_seeks(const struct hub *h);
+/* Frees what s holds (its watch list), not s itself. */
+void session_clear(struct session *s);
 
-/* The subscriptions of the games in memory (each a target of every
- * message of its game): one per seated player whose connections are
- * open, whatever their number (the player's fan, see session.c), and one
- * per spectating connection. */
-size_t hub_subscriptions(const struct hub *h);
+/* Charges one message (a move or not) to s's budget at now. */
+enum session_admit session_admit(struct session *s, bool move, int64_t now);
 
-/* Renders a game's state for the HTTP API (live from memory, finished
- * from the store). Returns a malloc'ed body, or NULL with *status 404 or
- * 500. */
-char *hub_game_json(struct hub *h, const char *gid, int64_t now,
-                    int *status);
+/* True when s watches gid. */
+bool session_watches(const struct session *s, const char *gid);
 
-/* The PGN of a game in memory (malloc'ed), or NULL. */
-char *hub_game_pgn(struct hub *h, const char *gid);
+/* Adds gid to what s watches. Returns 1 when added, 0 when it was
+ * already there, -1 when out of memory. */
+int session_watch(struct session *s, const char *gid);
 
-/* Stops reacting to closing connections (a shutdown is under way): their
- * games are not told that players left. */
-void hub_shutdown(struct hub *h);
+/* Removes gid; true when s watched it. */
+bool session_unwatch(struct session *s, const char *gid);
 
-/* The loop was woken (net_wake): takes the work other threads finished
- * to their games: the store's commits (the turns held for them begin,
- * and a stall notice ends) and the flag verdicts. */
-void hub_wake(struct hub *h);
-
-/* A new connection; NULL when out of memory. */
-struct session *session_new(struct hub *h, struct conn *c);
-
-/* The connection closed: drops its seeks and subscriptions and, for the
- * player's last connection, starts the grace period in their games. */
-void session_free(struct session *s, int64_t now);
-
-/* One complete text message. Returns the message type it was (or
- * PROTO_T_NONE when unparseable), for the caller's latency metrics. */
-enum proto_type session_on_text(struct session *s, const char *text,
-                                size_t len, int64_t now);
-
-/* A WebSocket ping or pong frame the client sent: charged to the
- * message budget like a message (nothing is answered; lws sends the
- * pong); a flood of them closes the connection with 1008. */
-void session_on_control(struct session *s, int64_t now);
-
-/* One complete binary message: answered with bad_json. */
-void session_on_binary(struct session *s, int64_t now);
+/* Calls each(arg, gid) for every game s watches, then forgets them all. */
+void session_unwatch_all(struct session *s,
+                         void (*each)(void *arg, const char *gid),
+                         void *arg);
 
 #endif

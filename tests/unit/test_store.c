@@ -7,7 +7,6 @@
  * where the store's own answers would not prove anything.
  */
 #include <check.h>
-#include <dirent.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 
 #include "store.h"
 #include "sysclock.h"
+#include "tmpdir.h"
 #include "check_main.h"
 
 static char dir[64];
@@ -35,28 +35,14 @@ static void on_commit(void *arg)
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/test_store_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make(dir, sizeof dir, "test_store");
     snprintf(db_path, sizeof db_path, "%s/chess.db", dir);
     atomic_store(&commits, 0);
 }
 
 static void teardown(void)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[512];
-
-    if (!d)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
+    tmpdir_remove(dir);
 }
 
 static void sleep_ms(int ms)

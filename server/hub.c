@@ -1,0 +1,1508 @@
+/*
+ * hub.c - the hub: players, games, routing, presence (see hub.h).
+ *
+ * A player (struct player) exists in memory while it has a connection or a
+ * seat in a live game; its `games` lists those games by GID (never by
+ * pointer: all the hub keeps of a game outside its table of games is its
+ * GID, so a game may later live elsewhere). A player's
+ * connections are not subscribed to its games one by one: the player's
+ * `fan`, a session without a connection, is subscribed in their place
+ * (with the player's colour), and a message to it goes to every
+ * connection of the player. So starting a game costs nothing per
+ * connection, and a new connection of the player receives its games'
+ * messages from its hello on. Sessions subscribe themselves only as
+ * spectators; they remember those GIDs (not pointers), so a game that is
+ * freed leaves nothing dangling behind.
+ *
+ * Per IP address (struct addr) the hub counts the open invitations
+ * created from it and meters the new guests it creates; a periodic sweep
+ * forgets idle addresses and asks the store to purge guests that never
+ * played.
+ */
+#include "hub.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "holds.h"
+#include "ids.h"
+#include "tunables.h"
+#include "lobby.h"
+#include "log.h"
+#include "movegen.h"
+#include "msgbuf.h"
+#include "session.h"
+#include "store.h"
+#include "bucket.h"
+#include "table.h"
+#include "verdict.h"
+
+/* A game, as the hub's records outside its table name it. */
+struct game_ref {
+    char gid[PROTO_KEY_MAX + 1];
+};
+
+struct player {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    struct session **conns; /* authenticated connections */
+    size_t nconns, conncap;
+    struct game_ref *games; /* live games with a seat */
+    size_t ngames, gamecap;
+    int pins;               /* held by a caller: do not free yet */
+    struct session fan;     /* subscribed to the live games for every
+                               connection of the player */
+};
+
+/* One IP address: its open invitations and its new guests' bucket. */
+struct addr {
+    char ip[64];
+    int invites;
+    struct bucket guests;
+};
+
+struct hub {
+    struct hub_env env;     /* the world outside (hub.h) */
+    struct store *store;    /* env.store */
+    struct hub_config cfg;
+    struct session_limits limits; /* every session's, from cfg */
+    struct game_env game_env; /* every game's, over env */
+    struct table games;     /* gid -> struct game */
+    struct table players;   /* pid -> struct player */
+    struct table tokens;    /* token_key -> struct player */
+    struct table addrs;     /* ip -> struct addr */
+    struct hub_alarm *sweep; /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;     /* the last guest purge queued */
+    struct lobby *lobby;
+    struct verdicts *verdicts; /* flag verdicts, off the loop */
+    struct holds holds;     /* turns waiting for a store commit */
+    struct hub_alarm *stall_timer; /* the oldest hold is a stall */
+    int64_t stall_timer_at; /* CLOCK_NEVER: disarmed */
+    bool stalled;           /* players were told the store stalls ... */
+    uint64_t stall_seq;     /* ... until it commits this */
+    int64_t stall_since;
+    struct metrics metrics;
+    bool shutting_down;
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* The environment's functions, for brevity. */
+static int64_t now_ms(struct hub *h) { return h->env.now_ms(h->env.ctx); }
+static int64_t wall_ms(struct hub *h) { return h->env.wall_ms(h->env.ctx); }
+
+static struct hub_alarm *alarm_new(struct hub *h, void (*cb)(void *arg),
+                                   void *arg)
+{
+    return h->env.alarm_new(h->env.ctx, cb, arg);
+}
+
+static void alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at)
+{
+    h->env.alarm_arm(h->env.ctx, a, at);
+}
+
+static void alarm_free(struct hub *h, struct hub_alarm *a)
+{
+    h->env.alarm_free(h->env.ctx, a);
+}
+
+static void conn_send(struct hub *h, struct conn *c, struct msgbuf *b,
+                      uint64_t seq)
+{
+    h->env.send(h->env.ctx, c, b, seq);
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+    size_t c;
+    void *a;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? 2 * *cap : 4;
+    a = realloc(*arr, c * size);
+    if (!a)
+        return -1;
+    *arr = a;
+    *cap = c;
+    return 0;
+}
+
+static void send_text(struct session *s, char *text, uint64_t seq)
+{
+    struct msgbuf *b = msgbuf_take(text);
+
+    if (!b)
+        return;
+    conn_send(s->hub, s->conn, b, seq);
+    msgbuf_unref(b);
+}
+
+static void send_error(struct session *s, enum proto_code code,
+                       const char *msg, const struct proto_id *id)
+{
+    s->hub->metrics.rejected[code]++;
+    send_text(s, proto_render_error(code, msg, id), 0);
+}
+
+static void hex(const uint8_t *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* ---- players ----------------------------------------------------------- */
+
+static struct player *player_get(struct hub *h, const char *pid,
+                                 const char *name)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->pid, sizeof p->pid, "%s", pid);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    session_init(&p->fan, h, NULL, NULL, &h->limits);
+    p->fan.player = p;
+    if (table_put(&h->players, p->pid, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void player_set_token(struct hub *h, struct player *p,
+                             const uint8_t hash[32])
+{
+    if (p->token_key[0])
+        return;
+    hex(hash, 32, p->token_key);
+    if (table_put(&h->tokens, p->token_key, p) < 0)
+        p->token_key[0] = '\0';
+}
+
+/* Frees p when nothing refers to it any more. */
+static void player_release(struct hub *h, struct player *p)
+{
+    if (p->nconns || p->ngames || p->pins)
+        return;
+    table_del(&h->players, p->pid);
+    if (p->token_key[0])
+        table_del(&h->tokens, p->token_key);
+    free(p->conns);
+    free(p->games);
+    free(p);
+}
+
+static int player_add_game(struct player *p, const char *gid)
+{
+    for (size_t i = 0; i < p->ngames; i++)
+        if (!strcmp(p->games[i].gid, gid))
+            return 0;
+    if (grow((void **)&p->games, &p->gamecap, p->ngames, sizeof *p->games))
+        return -1;
+    snprintf(p->games[p->ngames++].gid, sizeof p->games->gid, "%s", gid);
+    return 0;
+}
+
+static void player_drop_game(struct player *p, const char *gid)
+{
+    for (size_t i = 0; i < p->ngames; i++)
+        if (!strcmp(p->games[i].gid, gid)) {
+            memmove(&p->games[i], &p->games[i + 1],
+                    (p->ngames - i - 1) * sizeof *p->games);
+            p->ngames--;
+            return;
+        }
+}
+
+/* ---- subscriptions ----------------------------------------------------- */
+
+/* Subscribes s to g as a spectator (idempotent). */
+static void watch_add(struct session *s, struct game *g)
+{
+    if (session_watch(s, game_gid(g)) == 1
+        && game_subscribe(g, s, GAME_SPECTATOR) < 0)
+        session_unwatch(s, game_gid(g));
+}
+
+/* Ends s's watch of g, if it watches it. */
+static void watch_drop(struct session *s, struct game *g)
+{
+    if (session_unwatch(s, game_gid(g)))
+        game_unsubscribe(g, s);
+}
+
+struct unwatch_ctx {
+    struct hub *h;
+    struct session *s;
+};
+
+static void unwatch_one(void *arg, const char *gid)
+{
+    struct unwatch_ctx *u = arg;
+    struct game *g = table_get(&u->h->games, gid);
+
+    if (g)
+        game_unsubscribe(g, u->s);
+}
+
+/* Unsubscribes s from every game it watches and forgets them. */
+static void watch_clear(struct hub *h, struct session *s)
+{
+    struct unwatch_ctx u = {h, s};
+
+    session_unwatch_all(s, unwatch_one, &u);
+}
+
+/* Subscribes the game's players (their fans) with their colour. A
+ * connection of theirs that watched the game as a spectator (the joiner
+ * of an invitation, usually) now gets its messages through the fan. */
+static void subscribe_players(struct hub *h, struct game *g)
+{
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (!p)
+            continue;
+        game_subscribe(g, &p->fan, (enum game_role)c);
+        for (size_t i = 0; i < p->nconns; i++)
+            watch_drop(p->conns[i], g);
+    }
+}
+
+/* ---- addresses --------------------------------------------------------- */
+
+/* The record of ip, created when missing (NULL when out of memory). */
+static struct addr *addr_get(struct hub *h, const char *ip)
+{
+    struct addr *a = table_get(&h->addrs, ip);
+
+    if (a)
+        return a;
+    a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
+    if (table_put(&h->addrs, a->ip, a) < 0) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* ---- the games' environment -------------------------------------------- */
+
+/* To a connection, or through a player's fan to all its connections. */
+static void env_send(void *ctx, struct session *to, struct msgbuf *b,
+                     uint64_t seq)
+{
+    struct hub *h = ctx;
+
+    if (to->conn) {
+        conn_send(h, to->conn, b, seq);
+        return;
+    }
+    for (size_t i = 0; i < to->player->nconns; i++)
+        conn_send(h, to->player->conns[i]->conn, b, seq);
+}
+
+static void env_timer_cb(void *arg);
+
+/* What the hub keeps with a game (its game_user): the timer, and the
+ * address whose open invitation the game is. */
+struct game_host {
+    struct hub *hub;
+    struct game *game;
+    struct hub_alarm *t;
+    char invite_ip[64];  /* counted in that addr's invites; "" if none */
+};
+
+/* g's host record, created when missing (NULL when out of memory). */
+static struct game_host *host_get(struct hub *h, struct game *g)
+{
+    struct game_host *gh = game_user(g);
+
+    if (gh)
+        return gh;
+    gh = calloc(1, sizeof *gh);
+    if (!gh)
+        return NULL;
+    gh->hub = h;
+    gh->game = g;
+    gh->t = alarm_new(h, env_timer_cb, gh);
+    if (!gh->t) {
+        free(gh);
+        return NULL;
+    }
+    game_set_user(g, gh);
+    return gh;
+}
+
+static void host_free(struct game_host *gh)
+{
+    if (gh) {
+        alarm_free(gh->hub, gh->t);
+        free(gh);
+    }
+}
+
+/* g is no longer an open invitation: its address may create another. */
+static void invite_closed(struct hub *h, struct game *g)
+{
+    struct game_host *gh = game_user(g);
+    struct addr *a;
+
+    if (!gh || !gh->invite_ip[0])
+        return;
+    a = table_get(&h->addrs, gh->invite_ip);
+    if (a && a->invites > 0)
+        a->invites--;
+    gh->invite_ip[0] = '\0';
+}
+
+static void env_arm(void *ctx, struct game *g, int64_t at)
+{
+    struct game_host *gh = game_user(g);
+
+    if (!gh) {
+        if (at == CLOCK_NEVER)
+            return;
+        gh = host_get(ctx, g);
+        if (!gh)
+            return;
+    }
+    alarm_arm(gh->hub, gh->t, at);
+}
+
+static void env_timer_cb(void *arg)
+{
+    struct game_host *gh = arg;
+
+    game_on_timer(gh->game, now_ms(gh->hub));
+}
+
+static uint64_t env_put_game(void *ctx, const struct store_game *row)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_put_game(h->store, row);
+
+    if (!seq)
+        log_warn("event=store_queue_full game=%s what=game_row", row->gid);
+    return seq;
+}
+
+static uint64_t env_put_move(void *ctx, const char *gid,
+                             const struct store_move *m)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_put_move(h->store, gid, m);
+
+    if (seq)
+        h->metrics.moves++;
+    else
+        log_warn("event=store_queue_full game=%s what=move", gid);
+    return seq;
+}
+
+static uint64_t env_finish(void *ctx, const struct store_game *row,
+                           const char *pgn)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_finish_game(h->store, row, pgn);
+
+    if (!seq)
+        log_error("event=store_queue_full game=%s what=game_end", row->gid);
+    return seq;
+}
+
+static int64_t env_wall_ms(void *ctx)
+{
+    return wall_ms(ctx);
+}
+
+static void env_ended(void *ctx, struct game *g)
+{
+    struct hub *h = ctx;
+
+    log_info("event=game_end game=%s reason=%s white=%s black=%s",
+             game_gid(g), game_reason(g), game_seat_pid(g, 0),
+             game_seat_pid(g, 1));
+    metrics_finished(&h->metrics, game_ending(g));
+    invite_closed(h, g);
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (p) {
+            /* nothing more is broadcast: the fan may go with p */
+            game_unsubscribe(g, &p->fan);
+            player_drop_game(p, game_gid(g));
+            player_release(h, p);
+        }
+    }
+}
+
+static void game_destroy(struct hub *h, struct game *g)
+{
+    table_del(&h->games, game_gid(g));
+    host_free(game_user(g));
+    game_free(g);
+}
+
+static void env_expired(void *ctx, struct game *g)
+{
+    game_destroy(ctx, g);
+}
+
+static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
+                           int color)
+{
+    struct hub *h = ctx;
+
+    return verdicts_ask(h->verdicts, game_gid(g), b, color);
+}
+
+/* A verdict for a game that has gone meanwhile (a shutdown) is dropped. */
+static void on_verdict(void *arg, const struct verdict *a)
+{
+    struct hub *h = arg;
+    struct game *g = table_get(&h->games, a->gid);
+
+    if (a->cut_short) /* unproven: "can mate" */
+        log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
+                 a->budget);
+    if (g)
+        game_verdict(g, a->can_mate, now_ms(h));
+}
+
+/* ---- turns held for the store ------------------------------------------ */
+
+/* Tells every connected player that the store stalls (or resumed after
+ * ms), ahead of the messages the stall holds back. */
+static void notice_all(struct hub *h, bool resumed, int64_t ms)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_store_stall(resumed, ms));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++)
+            h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
+    }
+    msgbuf_unref(b);
+}
+
+/* Arms the stall timer for when the oldest held turn will have waited
+ * LIMIT_STALL_NOTICE_MS (unless it fires earlier anyway, or a stall is
+ * being reported). */
+static void stall_watch(struct hub *h)
+{
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t at;
+
+    if (!o || h->stalled || !h->stall_timer)
+        return;
+    at = o->since + LIMIT_STALL_NOTICE_MS;
+    if (h->stall_timer_at <= at)
+        return; /* it fires first and looks again */
+    h->stall_timer_at = at;
+    alarm_arm(h, h->stall_timer, at);
+}
+
+static void stall_check(void *arg)
+{
+    struct hub *h = arg;
+    const struct hold *o = holds_oldest(&h->holds);
+    int64_t now = now_ms(h);
+
+    h->stall_timer_at = CLOCK_NEVER;
+    if (!o || h->stalled)
+        return;
+    if (now - o->since < LIMIT_STALL_NOTICE_MS) {
+        stall_watch(h);
+        return;
+    }
+    h->stalled = true;
+    h->stall_seq = o->seq;
+    h->stall_since = o->since;
+    log_warn("event=store_stall waited_ms=%lld held_turns=%zu",
+             (long long)(now - o->since), h->holds.n);
+    notice_all(h, false, now - o->since);
+}
+
+/* env.hold: the turn begins at once when seq has committed, else when
+ * hub_wake sees the commit. */
+static bool env_hold(void *ctx, struct game *g, uint64_t seq)
+{
+    struct hub *h = ctx;
+
+    if (seq <= store_committed(h->store))
+        return true;
+    if (holds_push(&h->holds, game_gid(g), seq, now_ms(h)) < 0)
+        return true; /* out of memory: as if released */
+    stall_watch(h);
+    return false;
+}
+
+/* The store committed: begins the turns its commit released (net.c has
+ * just released their messages, on the same wake-up). */
+static void release_held(struct hub *h)
+{
+    uint64_t committed = store_committed(h->store);
+    const struct hold *o = holds_oldest(&h->holds);
+    struct hold e;
+    int64_t now;
+
+    if ((!o || o->seq > committed) && !h->stalled)
+        return;
+    now = now_ms(h);
+    while (holds_pop_committed(&h->holds, committed, &e)) {
+        struct game *g = table_get(&h->games, e.gid);
+        if (g)
+            game_released(g, e.seq, now);
+    }
+    if (h->stalled && committed >= h->stall_seq) {
+        h->stalled = false;
+        log_info("event=store_resumed stalled_ms=%lld",
+                 (long long)(now - h->stall_since));
+        notice_all(h, true, now - h->stall_since);
+    }
+    stall_watch(h);
+}
+
+void hub_wake(struct hub *h)
+{
+    release_held(h);
+    verdicts_collect(h->verdicts, on_verdict, h);
+}
+
+/* ---- hub --------------------------------------------------------------- */
+
+/* Every LIMIT_SWEEP_MS: forgets the addresses that have nothing to
+ * remember (no open invitation, a full guest bucket), and queues a pass
+ * of the purge of guests that never played, keeping every player in
+ * memory (connected, or seated in a live game). */
+static void sweep(void *arg)
+{
+    struct hub *h = arg;
+    int64_t now = now_ms(h);
+    const char **keep;
+    size_t n = 0;
+    uint64_t seq;
+
+    alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
+    for (size_t i = 0; i < h->addrs.cap; i++) {
+        struct addr *a = h->addrs.slots[i].value;
+        if (a && !a->invites
+            && (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
+            free(table_del(&h->addrs, a->ip));
+    }
+    if (h->shutting_down)
+        return;
+    keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
+    if (!keep)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        if (p)
+            keep[n++] = p->pid;
+    }
+    seq = store_purge_guests(h->store,
+                             wall_ms(h) - LIMIT_GUEST_UNPLAYED_MS, keep, n);
+    if (seq)
+        h->purge_seq = seq;
+    free(keep);
+}
+
+struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
+{
+    struct hub *h = calloc(1, sizeof *h);
+
+    if (!h)
+        return NULL;
+    h->env = *env;
+    h->store = env->store;
+    h->cfg = *cfg;
+    h->limits = (struct session_limits){
+        h->cfg.move_rate_per_s, h->cfg.move_burst, h->cfg.msg_rate_per_s,
+        h->cfg.msg_burst, LIMIT_RATE_STRIKES};
+    h->lobby = lobby_new();
+    h->verdicts = verdicts_start(env->wake, 0);
+    h->sweep = alarm_new(h, sweep, h);
+    h->stall_timer = alarm_new(h, stall_check, h);
+    h->stall_timer_at = CLOCK_NEVER;
+    holds_init(&h->holds);
+    if (!h->lobby || !h->verdicts || !h->sweep || !h->stall_timer) {
+        lobby_free(h->lobby);
+        verdicts_stop(h->verdicts);
+        alarm_free(h, h->sweep);
+        alarm_free(h, h->stall_timer);
+        free(h);
+        return NULL;
+    }
+    alarm_arm(h, h->sweep, now_ms(h) + LIMIT_SWEEP_MS);
+    table_init(&h->games);
+    table_init(&h->players);
+    table_init(&h->tokens);
+    table_init(&h->addrs);
+    h->game_env = (struct game_env){
+        .ctx = h,
+        .grace_ms = cfg->grace_ms,
+        .first_move_ms = cfg->first_move_ms,
+        .send = env_send,
+        .arm = env_arm,
+        .put_game = env_put_game,
+        .put_move = env_put_move,
+        .finish = env_finish,
+        .wall_ms = env_wall_ms,
+        .ask_verdict = env_ask_verdict,
+        .ended = env_ended,
+        .expired = env_expired,
+        .hold = env_hold,
+    };
+    return h;
+}
+
+void hub_free(struct hub *h)
+{
+    if (!h)
+        return;
+    verdicts_stop(h->verdicts); /* before the games it could answer */
+    alarm_free(h, h->sweep);
+    /* (deleting leaves a tombstone: the slots do not move) */
+    for (size_t i = 0; i < h->games.cap; i++)
+        if (h->games.slots[i].value)
+            game_destroy(h, h->games.slots[i].value);
+    for (size_t i = 0; i < h->addrs.cap; i++)
+        free(h->addrs.slots[i].value);
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        if (p) {
+            session_clear(&p->fan);
+            free(p->conns);
+            free(p->games);
+            free(p);
+        }
+    }
+    table_clear(&h->games);
+    table_clear(&h->players);
+    table_clear(&h->tokens);
+    table_clear(&h->addrs);
+    lobby_free(h->lobby);
+    holds_clear(&h->holds);
+    alarm_free(h, h->stall_timer);
+    free(h);
+}
+
+struct restore_ctx {
+    struct hub *h;
+    int64_t heartbeat, now;
+    int n;
+};
+
+static int restore_one(void *arg, const struct store_game *row,
+                       const struct store_move *moves, size_t n)
+{
+    struct restore_ctx *rc = arg;
+    struct hub *h = rc->h;
+    const char *why = "";
+    struct game *g = game_restore(&h->game_env, row, moves, n, rc->heartbeat,
+                                  rc->now, &why);
+    char q1[80], q2[40], q3[256];
+
+    if (!g) { /* skipped: the other games are restored, the server starts */
+        log_error("event=restore_failed game=%s status=%s reason=%s",
+                  log_quote(q1, sizeof q1, row->gid),
+                  log_quote(q2, sizeof q2, row->status),
+                  log_quote(q3, sizeof q3, why));
+        return 0;
+    }
+    if (table_put(&h->games, game_gid(g), g) < 0) {
+        game_destroy(h, g);
+        return 0;
+    }
+    for (int c = 0; c < 2; c++) {
+        const char *pid = game_seat_pid(g, c);
+        struct player *p;
+        if (!pid[0])
+            continue;
+        p = player_get(h, pid, game_seat_name(g, c));
+        if (p && player_add_game(p, game_gid(g)) == 0)
+            game_subscribe(g, &p->fan, (enum game_role)c);
+    }
+    rc->n++;
+    return 0;
+}
+
+int hub_restore(struct hub *h, int64_t now)
+{
+    struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
+
+    if (store_load_live(h->store, restore_one, &rc) < 0)
+        return -1;
+    return rc.n;
+}
+
+struct metrics *hub_metrics(struct hub *h) { return &h->metrics; }
+struct store *hub_store(struct hub *h) { return h->store; }
+size_t hub_live_games(const struct hub *h)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < h->games.cap; i++) {
+        struct game *g = h->games.slots[i].value;
+        if (g && game_status(g) != GAME_ENDED)
+            n++;
+    }
+    return n;
+}
+size_t hub_open_seeks(const struct hub *h) { return lobby_count(h->lobby); }
+size_t hub_subscriptions(const struct hub *h)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < h->games.cap; i++) {
+        struct game *g = h->games.slots[i].value;
+        if (g)
+            n += game_subscriptions(g);
+    }
+    return n;
+}
+
+/* ---- stand-ins: games rebuilt from the store for one answer ------------ */
+
+static void mute_send(void *ctx, struct session *to, struct msgbuf *b,
+                      uint64_t seq)
+{
+    (void)ctx;
+    (void)to;
+    (void)b;
+    (void)seq;
+}
+
+static void mute_arm(void *ctx, struct game *g, int64_t at)
+{
+    (void)ctx;
+    (void)g;
+    (void)at;
+}
+
+static uint64_t mute_put_game(void *ctx, const struct store_game *row)
+{
+    (void)ctx;
+    (void)row;
+    return 0;
+}
+
+static uint64_t mute_put_move(void *ctx, const char *gid,
+                              const struct store_move *m)
+{
+    (void)ctx;
+    (void)gid;
+    (void)m;
+    return 0;
+}
+
+static uint64_t mute_finish(void *ctx, const struct store_game *row,
+                            const char *pgn)
+{
+    (void)ctx;
+    (void)row;
+    (void)pgn;
+    return 0;
+}
+
+static void mute_game(void *ctx, struct game *g)
+{
+    (void)ctx;
+    (void)g;
+}
+
+/* The environment of a stand-in: a game rebuilt from the store to render
+ * its state or to check a command against it, freed at once. It sends,
+ * stores and schedules nothing. */
+static struct game_env mute_env(struct hub *h)
+{
+    return (struct game_env){
+        .ctx = h,
+        .grace_ms = h->game_env.grace_ms,
+        .first_move_ms = h->game_env.first_move_ms,
+        .send = mute_send,
+        .arm = mute_arm,
+        .put_game = mute_put_game,
+        .put_move = mute_put_move,
+        .finish = mute_finish,
+        .wall_ms = env_wall_ms,
+        .ask_verdict = NULL,
+        .ended = mute_game,
+        .expired = mute_game,
+        .hold = NULL,
+    };
+}
+
+/* The state of a game that is not in memory, from the store: a finished
+ * one straight from its row and journal (no replay on the loop), anything
+ * else (a live game whose restore failed) through a temporary restored
+ * game. Returns a malloc'ed text, or NULL with *found 0 (absent), -1 (a
+ * database error) or 1 (out of memory, an inconsistent game). */
+static char *render_stored(struct hub *h, const char *gid,
+                           const struct proto_id *id, bool api, int *found)
+{
+    struct store_move *moves = NULL;
+    struct store_game row;
+    struct game_env env = mute_env(h);
+    struct game *g;
+    char *text = NULL;
+    size_t n = 0;
+
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found != 1) {
+        free(moves);
+        return NULL;
+    }
+    if (!strcmp(row.status, "ended")) {
+        text = game_render_stored(&row, moves, n, id, api);
+    } else {
+        g = game_restore(&env, &row, moves, n, 0, now_ms(h), NULL);
+        if (g)
+            text = game_render_state(g, id, api, now_ms(h));
+        game_free(g);
+    }
+    free(moves);
+    return text;
+}
+
+char *hub_game_json(struct hub *h, const char *gid, int64_t now,
+                    int *status)
+{
+    struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid)
+                                          : NULL;
+    char *body;
+    int found;
+
+    *status = 200;
+    if (g)
+        return game_render_state(g, NULL, true, now);
+    if (!proto_key_valid(gid)) {
+        *status = 404;
+        return NULL;
+    }
+    body = render_stored(h, gid, NULL, true, &found);
+    if (!body)
+        *status = found < 0 ? 500 : found == 0 ? 404 : 500;
+    return body;
+}
+
+char *hub_game_pgn(struct hub *h, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+
+    return g ? game_pgn(g) : NULL;
+}
+
+void hub_shutdown(struct hub *h)
+{
+    h->shutting_down = true;
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
+{
+    struct session *s = malloc(sizeof *s);
+
+    if (!s)
+        return NULL;
+    session_init(s, h, c, ip, &h->limits);
+    h->metrics.connections++;
+    h->metrics.connections_total++;
+    return s;
+}
+
+/* Copies a player's live games so that callbacks ending a game (which
+ * edit p->games) cannot disturb the iteration; each is looked up by GID
+ * when its turn comes. Malloc'ed (NULL with *n 0 when out of memory). */
+static struct game_ref *games_snapshot(const struct player *p, size_t *n)
+{
+    struct game_ref *a = malloc((p->ngames ? p->ngames : 1) * sizeof *a);
+
+    *n = a ? p->ngames : 0;
+    if (a && p->ngames)
+        memcpy(a, p->games, p->ngames * sizeof *a);
+    return a;
+}
+
+void hub_close(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    lobby_drop_owner(h->lobby, s);
+    h->metrics.connections--;
+    if (h->shutting_down) {
+        if (p)
+            for (size_t i = 0; i < p->nconns; i++)
+                if (p->conns[i] == s) {
+                    p->conns[i] = p->conns[--p->nconns];
+                    break;
+                }
+        watch_clear(h, s); /* (tells no one: a spectator) */
+        free(s);
+        return;
+    }
+    watch_clear(h, s);
+    if (p) {
+        for (size_t i = 0; i < p->nconns; i++)
+            if (p->conns[i] == s) {
+                p->conns[i] = p->conns[--p->nconns];
+                break;
+            }
+        if (p->nconns == 0) {
+            size_t n;
+            struct game_ref *gs = games_snapshot(p, &n);
+            p->pins++; /* a game ending below may drop p's last game */
+            for (size_t i = 0; i < n; i++) {
+                struct game *g = table_get(&h->games, gs[i].gid);
+                if (g)
+                    game_player_gone(g, game_color_of(g, p->pid), now);
+            }
+            p->pins--;
+            free(gs);
+            player_release(h, p);
+        }
+    }
+    free(s);
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+/* Sorts a player's games oldest first, stably: games created in the same
+ * millisecond keep the order in which the player got them (creation
+ * order), not an order of their random GIDs. n is at most
+ * max_games_per_player (or what a restart restored). */
+static void sort_created(struct game **gs, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct game *g = gs[i];
+        size_t j = i;
+        while (j > 0 && game_created_ms(gs[j - 1]) > game_created_ms(g)) {
+            gs[j] = gs[j - 1];
+            j--;
+        }
+        gs[j] = g;
+    }
+}
+
+static void welcome(struct session *s, const char *token,
+                    const struct proto_id *id, uint64_t seq)
+{
+    struct player *p = s->player;
+    struct proto_player pp = {p->pid, p->name};
+    size_t n, k = 0;
+    struct game_ref *refs = games_snapshot(p, &n);
+    struct game **gs = malloc((n ? n : 1) * sizeof *gs);
+    const char **gids = malloc((n ? n : 1) * sizeof *gids);
+
+    for (size_t i = 0; refs && gs && i < n; i++)
+        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
+            k++;
+    n = k;
+    if (refs && gs && gids) {
+        sort_created(gs, n);
+        for (size_t i = 0; i < n; i++)
+            gids[i] = game_gid(gs[i]);
+        send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
+    }
+    free(gids);
+    free(gs);
+    free(refs);
+}
+
+static int attach(struct session *s, struct player *p)
+{
+    if (grow((void **)&p->conns, &p->conncap, p->nconns, sizeof *p->conns))
+        return -1;
+    p->conns[p->nconns++] = s;
+    s->player = p;
+    return 0;
+}
+
+static void do_hello(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p;
+    uint8_t hash[32];
+    char key[65];
+
+    if (s->player) {
+        send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
+        return;
+    }
+    if (m->token[0]) {
+        struct store_player sp;
+        uint64_t seq = 0;
+        int rc;
+        ids_token_hash(m->token, hash);
+        hex(hash, 32, key);
+        p = table_get(&h->tokens, key);
+        if (!p) {
+            rc = store_find_player_by_token(h->store, hash, &sp);
+            if (rc <= 0) {
+                send_error(s, PROTO_BAD_TOKEN, rc < 0
+                           ? "the player database did not answer"
+                           : "unknown token", &m->id);
+                return;
+            }
+            p = player_get(h, sp.pid, sp.name);
+            if (!p)
+                return;
+            player_set_token(h, p, hash);
+            /* A guest purge queued before p was in memory may delete the
+             * row just read: put it back, behind the purge. */
+            if (h->purge_seq > store_committed(h->store))
+                seq = store_put_player(h->store, &sp);
+        }
+        bool was_gone = p->nconns == 0;
+        if (attach(s, p) < 0) {
+            player_release(h, p);
+            return;
+        }
+        /* subscribed to p's games from here on, through p->fan */
+        welcome(s, m->token, &m->id, seq);
+        size_t n;
+        struct game_ref *gs = games_snapshot(p, &n);
+        for (size_t i = 0; was_gone && i < n; i++) {
+            struct game *g = table_get(&h->games, gs[i].gid);
+            if (g)
+                game_player_back(g, game_color_of(g, p->pid), now);
+        }
+        free(gs);
+        log_info("event=player_resumed player=%s", p->pid);
+        return;
+    }
+
+    struct store_player sp;
+    char token[2 * LIMIT_TOKEN_BYTES];
+    uint64_t seq;
+    struct addr *a = addr_get(h, s->ip);
+    if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
+                          h->cfg.guests_per_ip_per_min, now)) {
+        send_error(s, PROTO_RATE_LIMITED, "too many new players from your "
+                   "address; try again in a minute", &m->id);
+        return;
+    }
+    memset(&sp, 0, sizeof sp);
+    if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0
+        || ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
+        send_error(s, PROTO_RATE_LIMITED, "no randomness available", &m->id);
+        return;
+    }
+    if (m->name[0]) {
+        snprintf(sp.name, sizeof sp.name, "%s", m->name);
+    } else {
+        char r[16];
+        ids_random(r, 6);
+        r[6] = '\0';
+        snprintf(sp.name, sizeof sp.name, "Guest-%.6s", r);
+    }
+    ids_token_hash(token, sp.token_hash);
+    sp.created_ms = wall_ms(h);
+    seq = store_put_player(h->store, &sp);
+    if (!seq) {
+        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    p = player_get(h, sp.pid, sp.name);
+    if (!p)
+        return;
+    player_set_token(h, p, sp.token_hash);
+    if (attach(s, p) < 0) {
+        player_release(h, p);
+        return;
+    }
+    welcome(s, token, &m->id, seq);
+    char q[2 * PROTO_NAME_MAX + 8];
+    log_info("event=player_new player=%s name=%s", p->pid,
+             log_quote(q, sizeof q, p->name));
+}
+
+static struct game *start_game(struct hub *h, const struct clock_spec *clock,
+                               const struct board *start,
+                               const struct game_seat_init seats[2],
+                               const char *creator, int64_t now)
+{
+    char gid[PROTO_KEY_MAX + 1];
+    struct game *g;
+
+    if (ids_random(gid, LIMIT_GID_BYTES) < 0)
+        return NULL;
+    g = game_new(&h->game_env, gid, clock, start, seats, creator, now);
+    if (!g)
+        return NULL;
+    if (table_put(&h->games, game_gid(g), g) < 0) {
+        game_destroy(h, g);
+        return NULL;
+    }
+    for (int c = 0; c < 2; c++) {
+        struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
+                                        : NULL;
+        if (p)
+            player_add_game(p, game_gid(g));
+    }
+    subscribe_players(h, g);
+    log_info("event=game_created game=%s", gid);
+    return g;
+}
+
+/* True when p may not take one more live game, open invitation or seek
+ * (sends too_many_games then). A new seek replaces p's open one, so a
+ * seek counts only the games. */
+static bool player_full(struct session *s, bool seek,
+                        const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    size_t held = p->ngames;
+    char msg[96];
+
+    if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player)
+        held += (size_t)lobby_has(h->lobby, p->pid);
+    if (held < (size_t)h->cfg.max_games_per_player)
+        return false;
+    snprintf(msg, sizeof msg, "you hold %d live games, invitations and "
+             "seeks: the most there may be", h->cfg.max_games_per_player);
+    send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
+    return true;
+}
+
+static void do_seek(struct session *s, const struct proto_msg *m,
+                    int64_t now)
+{
+    struct hub *h = s->hub;
+    struct lobby_seek seek, match;
+    struct board start;
+    int color, rc;
+
+    if (player_full(s, true, &m->id))
+        return;
+    memset(&seek, 0, sizeof seek);
+    ids_random(seek.sid, LIMIT_SID_BYTES);
+    snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
+    seek.owner = s;
+    seek.clock = m->clock;
+    seek.color = m->color;
+    rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
+                    &color);
+    if (rc < 0) {
+        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
+    if (rc == 0)
+        return;
+    struct player *other = table_get(&h->players, match.pid);
+    struct game_seat_init seats[2];
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){match.pid,
+                                               other ? other->name : "?"};
+    board_from_fen(&start, FEN_START);
+    struct game *g = start_game(h, &m->clock, &start, seats, NULL, now);
+    if (g)
+        game_announce_start(g, now);
+}
+
+static void do_invite(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_seat_init seats[2] = {{NULL, NULL}, {NULL, NULL}};
+    struct board start;
+    struct game *g;
+    struct game_host *gh;
+    struct addr *a;
+    int color = m->color == PROTO_WHITE   ? 0
+              : m->color == PROTO_BLACK ? 1
+                                        : (int)(ids_random_byte() & 1);
+
+    if (player_full(s, false, &m->id))
+        return;
+    a = addr_get(h, s->ip);
+    if (a && a->invites >= h->cfg.max_invites_per_ip) {
+        send_error(s, PROTO_TOO_MANY_GAMES, "too many open invitations "
+                   "from your address", &m->id);
+        return;
+    }
+    if (m->fen[0])
+        start = m->start;
+    else
+        board_from_fen(&start, FEN_START);
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    g = start_game(h, &m->clock, &start, seats, s->player->pid, now);
+    if (!g) {
+        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    if (a && (gh = host_get(h, g)) != NULL) {
+        snprintf(gh->invite_ip, sizeof gh->invite_ip, "%s", a->ip);
+        a->invites++;
+    }
+    send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
+}
+
+static void do_join(struct session *s, struct game *g,
+                    const struct proto_msg *m, int64_t now)
+{
+    struct proto_error err;
+
+    /* too_many_games only where the join would otherwise succeed, after
+     * the checks of game_join that come first in the protocol's order */
+    if (s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) {
+        game_tick(g, now);
+        if (game_status(g) == GAME_WAITING
+            && strcmp(game_creator(g), s->player->pid)
+            && player_full(s, false, &m->id))
+            return;
+    }
+    if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
+        send_error(s, err.code, err.msg, &m->id);
+        return;
+    }
+    invite_closed(s->hub, g);
+    player_add_game(s->player, game_gid(g));
+    subscribe_players(s->hub, g);
+    game_announce_start(g, now);
+}
+
+static void do_state(struct session *s, const struct proto_msg *m,
+                     int64_t now, bool watch)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+    char *text;
+    int found;
+
+    if (g) {
+        /* a player's connections get the game through the player's fan */
+        if (watch && game_color_of(g, s->player->pid) < 0)
+            watch_add(s, g);
+        game_send_state(g, s, &m->id, now);
+        return;
+    }
+    text = render_stored(h, m->game, &m->id, false, &found);
+    if (!text) {
+        send_error(s, PROTO_NO_SUCH_GAME, found < 0
+                   ? "the game database did not answer" : "no such game",
+                   &m->id);
+        return;
+    }
+    send_text(s, text, 0);
+}
+
+/* Runs a player's command m on g; game.c checks it in the protocol's
+ * order and the first failure is answered. */
+static void game_command(struct session *s, struct game *g,
+                         const struct proto_msg *m, int64_t now)
+{
+    const char *pid = s->player->pid;
+    struct proto_error err = {PROTO_OK, ""};
+    int rc = 0;
+
+    switch (m->type) {
+    case PROTO_T_JOIN:
+        do_join(s, g, m, now);
+        return;
+    case PROTO_T_MOVE:
+        rc = game_move(g, pid, m->uci, m->ply, now, &err);
+        break;
+    case PROTO_T_RESIGN:
+        rc = game_resign(g, pid, now, &err);
+        break;
+    case PROTO_T_LEAVE:
+        rc = game_leave(g, pid, s, now, &err);
+        if (game_color_of(g, pid) < 0)
+            watch_drop(s, g);
+        break;
+    case PROTO_T_ABORT:
+        rc = game_abort(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_OFFER:
+        rc = game_draw_offer(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_ACCEPT:
+        rc = game_draw_accept(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_DECLINE:
+        rc = game_draw_decline(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_CLAIM:
+        rc = game_claim(g, pid, m->uci, m->ply, now, &err);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0)
+        send_error(s, err.code, err.msg, &m->id);
+}
+
+/* A command to a game that is not in memory: the store knows it (it
+ * ended long ago, or its restore failed: either way it is over) or nobody
+ * does. The game is rebuilt from its row alone, as ended (no journal
+ * replay on the loop), with the mute environment, and the command runs on
+ * it: game.c answers in the same order as for a game in memory. */
+static void stored_game_command(struct session *s, const struct proto_msg *m,
+                                int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_env env = mute_env(h);
+    struct store_game row;
+    struct game *g;
+
+    if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0) {
+        send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        return;
+    }
+    snprintf(row.status, sizeof row.status, "ended");
+    g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
+    if (!g) { /* a start position the rules core refuses: over too */
+        send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
+        return;
+    }
+    game_command(s, g, m, now);
+    game_free(g);
+}
+
+static void do_game_command(struct session *s, const struct proto_msg *m,
+                            int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+
+    if (g) {
+        game_command(s, g, m, now);
+    } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
+        struct store_game row;
+        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
+            send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    } else {
+        stored_game_command(s, m, now);
+    }
+}
+
+static void dispatch(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct hub *h = s->hub;
+
+    switch (m->type) {
+    case PROTO_T_HELLO:
+        do_hello(s, m, now);
+        break;
+    case PROTO_T_PING:
+        send_text(s, proto_render_pong(&m->id), 0);
+        break;
+    case PROTO_T_SEEK:
+        do_seek(s, m, now);
+        break;
+    case PROTO_T_CANCEL_SEEK:
+        if (lobby_cancel(h->lobby, s->player->pid))
+            send_text(s, proto_render_seek_cancelled(&m->id), 0);
+        else
+            send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
+        break;
+    case PROTO_T_INVITE:
+        do_invite(s, m, now);
+        break;
+    case PROTO_T_SYNC:
+        do_state(s, m, now, false);
+        break;
+    case PROTO_T_WATCH:
+        do_state(s, m, now, true);
+        break;
+    case PROTO_T_UNWATCH: {
+        struct game *g = table_get(&h->games, m->game);
+        if (!g) {
+            struct store_game row;
+            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL)
+                <= 0)
+                send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        } else if (game_color_of(g, s->player->pid) < 0) {
+            watch_drop(s, g);
+        }
+        break;
+    }
+    default:
+        do_game_command(s, m, now);
+        break;
+    }
+}
+
+/* Charges a message to s's budget: true when it may go on; else s was
+ * answered rate_limited (with id, when `answer`) or closed for a flood. */
+static bool admitted(struct hub *h, struct session *s, bool move,
+                     bool answer, const char *msg, const struct proto_id *id,
+                     int64_t now)
+{
+    switch (session_admit(s, move, now)) {
+    case SESSION_ADMIT:
+        return true;
+    case SESSION_FLOOD:
+        h->metrics.closed_flood++;
+        h->env.close(h->env.ctx, s->conn, 1008, "message flood");
+        return false;
+    case SESSION_LIMITED:
+        if (answer)
+            send_error(s, PROTO_RATE_LIMITED, msg, id);
+        return false;
+    }
+    return false;
+}
+
+enum proto_type hub_on_text(struct hub *h, struct session *s,
+                            const char *text, size_t len, int64_t now)
+{
+    struct proto_msg m;
+    struct proto_error e;
+    int rc;
+
+    h->metrics.messages_in++;
+    rc = proto_parse(text, len, s->player != NULL, &m, &e);
+    if (!admitted(h, s, m.type == PROTO_T_MOVE, true,
+                  "too many messages; slow down", rc == 0 ? &m.id : NULL,
+                  now))
+        return PROTO_T_NONE;
+    if (rc != 0) {
+        send_error(s, e.code, e.msg, &m.id);
+        return PROTO_T_NONE;
+    }
+    dispatch(s, &m, now);
+    return m.type;
+}
+
+void hub_on_control(struct hub *h, struct session *s, int64_t now)
+{
+    admitted(h, s, false, false, NULL, NULL, now);
+}
+
+void hub_on_binary(struct hub *h, struct session *s, int64_t now)
+{
+    struct proto_id none = {0, 0, "", 0};
+
+    if (admitted(h, s, false, true, "too many messages", &none, now))
+        send_error(s, PROTO_BAD_JSON,
+                   "binary messages are not accepted: send JSON text",
+                   &none);
+}

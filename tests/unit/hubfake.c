@@ -1,0 +1,375 @@
+/*
+ * hubfake.c - the fake environment of hubfake.h.
+ */
+#include "hubfake.h"
+
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "msgbuf.h"
+#include "store.h"
+#include "tmpdir.h"
+
+#define MAXALARM 256
+#define MAXCONN 64
+
+struct hub *fake_hub;
+struct store *fake_store;
+int64_t fake_now;
+
+struct falarm {
+    void (*cb)(void *arg);
+    void *arg;
+    int64_t at;
+    bool used;
+};
+
+static struct falarm alarms[MAXALARM];
+static struct fconn *conns[MAXCONN];
+static int nconns;
+static char dir[64];
+
+static void f_send(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq)
+{
+    struct fconn *fc = (struct fconn *)c;
+
+    (void)ctx;
+    ck_assert_int_lt(fc->n, FAKE_MAXMSG);
+    fc->msg[fc->n] = strdup(b->data);
+    fc->seq[fc->n] = seq;
+    fc->n++;
+}
+
+static void f_send_now(void *ctx, struct conn *c, struct msgbuf *b)
+{
+    f_send(ctx, c, b, 0);
+    ((struct fconn *)c)->now_n++;
+}
+
+static void f_close(void *ctx, struct conn *c, int code, const char *reason)
+{
+    (void)ctx;
+    (void)reason;
+    ((struct fconn *)c)->closed = code;
+}
+
+static struct hub_alarm *f_alarm_new(void *ctx, void (*cb)(void *arg),
+                                     void *arg)
+{
+    (void)ctx;
+    for (int i = 0; i < MAXALARM; i++)
+        if (!alarms[i].used) {
+            alarms[i] = (struct falarm){cb, arg, INT64_MAX, true};
+            return (struct hub_alarm *)&alarms[i];
+        }
+    return NULL;
+}
+
+static void f_alarm_arm(void *ctx, struct hub_alarm *a, int64_t at)
+{
+    (void)ctx;
+    ((struct falarm *)a)->at = at;
+}
+
+static void f_alarm_free(void *ctx, struct hub_alarm *a)
+{
+    (void)ctx;
+    if (a)
+        ((struct falarm *)a)->used = false;
+}
+
+static int64_t f_now(void *ctx)
+{
+    (void)ctx;
+    return fake_now;
+}
+
+static int64_t f_wall(void *ctx)
+{
+    struct timespec ts;
+
+    (void)ctx;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void f_wake(void)
+{
+}
+
+static void on_commit(void *arg)
+{
+    (void)arg;
+}
+
+/* cfg with every field it leaves 0 at the setting's default (config.c),
+ * as main.c hands the hub every setting. */
+static struct hub_config with_defaults(const struct hub_config *cfg)
+{
+    struct hub_config h = cfg ? *cfg : (struct hub_config){0};
+    struct config c;
+
+    ck_assert_int_eq(config_init(&c), 0);
+#define DEFAULT(field, value) \
+    if (!h.field) \
+        h.field = value
+    DEFAULT(grace_ms, (int64_t)c.grace_s * 1000);
+    DEFAULT(first_move_ms, (int64_t)c.first_move_s * 1000);
+    DEFAULT(move_rate_per_s, c.move_rate_per_s);
+    DEFAULT(move_burst, c.move_burst);
+    DEFAULT(msg_rate_per_s, c.msg_rate_per_s);
+    DEFAULT(msg_burst, c.msg_burst);
+    DEFAULT(max_games_per_player, c.max_games_per_player);
+    DEFAULT(max_invites_per_ip, c.max_invites_per_ip);
+    DEFAULT(guests_per_ip_per_min, c.guests_per_ip_per_min);
+#undef DEFAULT
+    config_clear(&c);
+    return h;
+}
+
+static void new_hub(const struct hub_config *cfg)
+{
+    const struct hub_config def = with_defaults(cfg);
+    const struct hub_env env = {
+        .ctx = NULL,
+        .store = fake_store,
+        .send = f_send,
+        .send_now = f_send_now,
+        .close = f_close,
+        .alarm_new = f_alarm_new,
+        .alarm_arm = f_alarm_arm,
+        .alarm_free = f_alarm_free,
+        .now_ms = f_now,
+        .wall_ms = f_wall,
+        .wake = f_wake,
+    };
+    fake_hub = hub_new(&env, &def);
+    ck_assert_ptr_nonnull(fake_hub);
+}
+
+/* Closes the connections still open and frees the hub. */
+static void free_hub(void)
+{
+    hub_shutdown(fake_hub);
+    for (int i = 0; i < nconns; i++)
+        if (conns[i]->s) {
+            hub_close(fake_hub, conns[i]->s, fake_now);
+            conns[i]->s = NULL;
+        }
+    hub_free(fake_hub);
+    fake_hub = NULL;
+    for (int i = 0; i < MAXALARM; i++)
+        ck_assert_msg(!alarms[i].used, "alarm %d not freed", i);
+}
+
+void fake_restart(const struct hub_config *cfg)
+{
+    free_hub();
+    new_hub(cfg);
+}
+
+void fake_setup(const struct hub_config *cfg)
+{
+    char path[128], err[256] = "";
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    memset(alarms, 0, sizeof alarms);
+    nconns = 0;
+    tmpdir_make(dir, sizeof dir, "test_hub");
+    snprintf(path, sizeof path, "%s/chess.db", dir);
+    ck_assert_msg(store_open(&fake_store, path, on_commit, NULL, err,
+                             sizeof err) == 0, "store_open: %s", err);
+    new_hub(cfg);
+}
+
+void fake_clear(struct fconn *c)
+{
+    for (int i = 0; i < c->n; i++)
+        free(c->msg[i]);
+    c->n = 0;
+    c->now_n = 0;
+}
+
+void fake_teardown(void)
+{
+    free_hub();
+    for (int i = 0; i < nconns; i++) {
+        fake_clear(conns[i]);
+        free(conns[i]);
+    }
+    nconns = 0;
+    store_close(fake_store);
+    fake_store = NULL;
+    tmpdir_remove(dir);
+}
+
+struct fconn *fake_connect(const char *ip)
+{
+    struct fconn *c = calloc(1, sizeof *c);
+
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_lt(nconns, MAXCONN);
+    c->s = hub_open(fake_hub, (struct conn *)c, ip);
+    ck_assert_ptr_nonnull(c->s);
+    conns[nconns++] = c;
+    return c;
+}
+
+void fake_disconnect(struct fconn *c)
+{
+    ck_assert_ptr_nonnull(c->s);
+    hub_close(fake_hub, c->s, fake_now);
+    c->s = NULL;
+    fake_settle();
+}
+
+void fake_settle(void)
+{
+    struct timespec ms = {0, 1000000L};
+
+    for (int i = 0; i < 10000
+                    && store_committed(fake_store) < store_queued(fake_store);
+         i++)
+        nanosleep(&ms, NULL);
+    ck_assert_uint_ge(store_committed(fake_store), store_queued(fake_store));
+    hub_wake(fake_hub);
+}
+
+void fake_advance(int64_t ms)
+{
+    int64_t to = fake_now + ms;
+
+    /* in deadline order, the clock at each deadline */
+    for (;;) {
+        int next = -1;
+        for (int i = 0; i < MAXALARM; i++)
+            if (alarms[i].used && alarms[i].at <= to
+                && (next < 0 || alarms[i].at < alarms[next].at))
+                next = i;
+        if (next < 0)
+            break;
+        if (alarms[next].at > fake_now)
+            fake_now = alarms[next].at;
+        alarms[next].at = INT64_MAX;
+        alarms[next].cb(alarms[next].arg);
+        fake_settle();
+    }
+    fake_now = to;
+}
+
+enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    enum proto_type t;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ck_assert_int_lt(n, (int)sizeof text);
+    ck_assert_ptr_nonnull(c->s);
+    t = hub_on_text(fake_hub, c->s, text, (size_t)n, fake_now);
+    fake_settle();
+    return t;
+}
+
+json_t *fake_msg(const struct fconn *c, int i)
+{
+    json_error_t e;
+    json_t *j;
+
+    if (i < 0)
+        i = c->n + i;
+    ck_assert_msg(i >= 0 && i < c->n, "no message %d of %d", i, c->n);
+    j = json_loads(c->msg[i], 0, &e);
+    ck_assert_msg(j != NULL, "not JSON: %s", c->msg[i]);
+    return j;
+}
+
+static const char *copy_str(json_t *j, const char *key)
+{
+    static char buf[4][256];
+    static int k;
+    const char *v = json_string_value(json_object_get(j, key));
+
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s", v ? v : "");
+    json_decref(j);
+    return buf[k];
+}
+
+const char *fake_last_t(const struct fconn *c)
+{
+    return c->n ? copy_str(fake_msg(c, -1), "t") : "";
+}
+
+json_t *fake_find(const struct fconn *c, const char *t)
+{
+    for (int i = c->n - 1; i >= 0; i--) {
+        json_t *j = fake_msg(c, i);
+        const char *v = json_string_value(json_object_get(j, "t"));
+        if (v && !strcmp(v, t))
+            return j;
+        json_decref(j);
+    }
+    return NULL;
+}
+
+int fake_count(const struct fconn *c, const char *t)
+{
+    int n = 0;
+
+    for (int i = 0; i < c->n; i++) {
+        json_t *j = fake_msg(c, i);
+        const char *v = json_string_value(json_object_get(j, "t"));
+        n += v && !strcmp(v, t);
+        json_decref(j);
+    }
+    return n;
+}
+
+const char *fake_error(const struct fconn *c)
+{
+    ck_assert_msg(c->n > 0, "no message");
+    ck_assert_str_eq(fake_last_t(c), "error");
+    return copy_str(fake_msg(c, -1), "code");
+}
+
+void fake_hello(struct fconn *c, const char *name, char pid[64],
+                char token[64])
+{
+    json_t *w;
+
+    fake_say(c, "{\"t\":\"hello\",\"name\":\"%s\"}", name);
+    w = fake_find(c, "welcome");
+    ck_assert_msg(w != NULL, "no welcome: %s", c->n ? c->msg[c->n - 1] : "");
+    if (pid)
+        snprintf(pid, 64, "%s", json_string_value(json_object_get(
+                                    json_object_get(w, "player"), "id")));
+    if (token)
+        snprintf(token, 64, "%s",
+                 json_string_value(json_object_get(w, "token")));
+    json_decref(w);
+}
+
+void fake_invite(struct fconn *c, char gid[64])
+{
+    json_t *j;
+
+    fake_say(c, "{\"t\":\"invite\",\"color\":\"white\",\"clock\":"
+                "{\"type\":\"fischer\",\"initial_s\":300,"
+                "\"increment_s\":0}}");
+    j = fake_find(c, "invited");
+    ck_assert_msg(j != NULL, "no invited: %s", c->n ? c->msg[c->n - 1] : "");
+    snprintf(gid, 64, "%s", json_string_value(json_object_get(j, "game")));
+    json_decref(j);
+}

@@ -1,0 +1,83 @@
+/*
+ * hubfake.h - a hub over a fake environment, for test_hub and
+ * test_http_api: fake connections that keep every message sent to them
+ * (with the store sequence it waits for) and their close code, fake
+ * alarms fired when the test moves time on, a fake clock. The store is
+ * real, in a mkdtemp directory removed afterwards: what the hub reads back
+ * (tokens, finished games) goes through SQLite as in the server.
+ */
+#ifndef TESTS_UNIT_HUBFAKE_H
+#define TESTS_UNIT_HUBFAKE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hub.h"
+
+#define FAKE_MAXMSG 256
+
+/* A connection: the hub sees it as a struct conn *. */
+struct fconn {
+    char *msg[FAKE_MAXMSG]; /* owned copies */
+    uint64_t seq[FAKE_MAXMSG];
+    int n;
+    int now_n;              /* of which sent with send_now */
+    int closed;             /* the close code; 0 while open */
+    struct session *s;      /* NULL once hub_close'd */
+};
+
+/* The hub under test, its store and the fake clock (monotonic ms). */
+extern struct hub *fake_hub;
+extern struct store *fake_store;
+extern int64_t fake_now;
+
+/* Opens a store in a fresh directory and a hub over the fakes with cfg
+ * (NULL: the defaults). */
+void fake_setup(const struct hub_config *cfg);
+/* Closes every fake connection still open, frees the hub and the store,
+ * removes the directory. */
+void fake_teardown(void);
+
+/* Closes every fake connection still open and frees the hub, then
+ * creates a new one over the same store with cfg (NULL: the defaults), as
+ * a restart does. */
+void fake_restart(const struct hub_config *cfg);
+
+/* A new connection from ip, opened in the hub. */
+struct fconn *fake_connect(const char *ip);
+/* The connection closes (the hub's hub_close). */
+void fake_disconnect(struct fconn *c);
+
+/* Waits (bounded: 10 s) until the store has committed everything queued,
+ * then wakes the hub (hub_wake), as the loop does after a commit. */
+void fake_settle(void);
+
+/* Moves the clock to now + ms and fires the alarms due, in order. */
+void fake_advance(int64_t ms);
+
+/* Sends a text message (printf format) on c at fake_now, then settles.
+ * Returns what hub_on_text returned. */
+enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Message i of c parsed (a new reference), -1: the last. */
+json_t *fake_msg(const struct fconn *c, int i);
+/* The "t" of c's last message ("" when none). */
+const char *fake_last_t(const struct fconn *c);
+/* The last message of c with "t" == t, parsed, or NULL. */
+json_t *fake_find(const struct fconn *c, const char *t);
+/* How many of c's messages have "t" == t. */
+int fake_count(const struct fconn *c, const char *t);
+/* The "code" of c's last message, which must be an error. */
+const char *fake_error(const struct fconn *c);
+/* Forgets c's messages. */
+void fake_clear(struct fconn *c);
+
+/* hello as a new guest named name on c: copies its pid and token. */
+void fake_hello(struct fconn *c, const char *name, char pid[64],
+                char token[64]);
+/* An invitation by c (white, 5+0) and its GID. */
+void fake_invite(struct fconn *c, char gid[64]);
+
+#endif
