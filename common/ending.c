@@ -6,9 +6,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#define ROW(r, n, k, term, w) \
-    [r] = {.reason = r, .name = n, .kind = k, .termination = term, \
-           .words = w, .metric = n}
+#define ROW(r, n, k, term, w)   \
+    [r] = {.reason = r,         \
+           .name = n,           \
+           .kind = k,           \
+           .termination = term, \
+           .words = w,          \
+           .metric = n}
 
 static const struct ending table[] = {
     ROW(ENDING_CHECKMATE, "checkmate", ENDING_KIND_WIN, "normal",

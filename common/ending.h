@@ -56,7 +56,7 @@ enum ending_kind {
 /* One row of the table. */
 struct ending {
     enum ending_reason reason;
-    const char *name;        /* wire name: "checkmate", "fifty_moves", ... */
+    const char *name; /* wire name: "checkmate", "fifty_moves", ... */
     enum ending_kind kind;
     const char *termination; /* PGN Termination tag value */
     const char *words;       /* what happened, in a few plain words */

@@ -52,8 +52,8 @@ struct player {
     size_t nconns, conncap;
     struct game_ref *games; /* live games with a seat */
     size_t ngames, gamecap;
-    int pins;               /* held by a caller: do not free yet */
-    struct session fan;     /* subscribed to the live games for every
+    int pins;           /* held by a caller: do not free yet */
+    struct session fan; /* subscribed to the live games for every
                                connection of the player */
 };
 
@@ -65,24 +65,24 @@ struct addr {
 };
 
 struct hub {
-    struct hub_env env;     /* the world outside (hub.h) */
-    struct store *store;    /* env.store */
+    struct hub_env env;  /* the world outside (hub.h) */
+    struct store *store; /* env.store */
     struct hub_config cfg;
     struct session_limits limits; /* every session's, from cfg */
-    struct game_env game_env; /* every game's, over env */
-    struct table games;     /* gid -> struct game */
-    struct table players;   /* pid -> struct player */
-    struct table tokens;    /* token_key -> struct player */
-    struct table addrs;     /* ip -> struct addr */
-    struct hub_alarm *sweep; /* every LIMIT_SWEEP_MS */
-    uint64_t purge_seq;     /* the last guest purge queued */
+    struct game_env game_env;     /* every game's, over env */
+    struct table games;           /* gid -> struct game */
+    struct table players;         /* pid -> struct player */
+    struct table tokens;          /* token_key -> struct player */
+    struct table addrs;           /* ip -> struct addr */
+    struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;           /* the last guest purge queued */
     struct lobby *lobby;
-    struct verdicts *verdicts; /* flag verdicts, off the loop */
-    struct holds holds;     /* turns waiting for a store commit */
+    struct verdicts *verdicts;     /* flag verdicts, off the loop */
+    struct holds holds;            /* turns waiting for a store commit */
     struct hub_alarm *stall_timer; /* the oldest hold is a stall */
-    int64_t stall_timer_at; /* CLOCK_NEVER: disarmed */
-    bool stalled;           /* players were told the store stalls ... */
-    uint64_t stall_seq;     /* ... until it commits this */
+    int64_t stall_timer_at;        /* CLOCK_NEVER: disarmed */
+    bool stalled;       /* players were told the store stalls ... */
+    uint64_t stall_seq; /* ... until it commits this */
     int64_t stall_since;
     struct metrics metrics;
     bool shutting_down;
@@ -91,8 +91,14 @@ struct hub {
 /* ---- helpers ----------------------------------------------------------- */
 
 /* The environment's functions, for brevity. */
-static int64_t now_ms(struct hub *h) { return h->env.now_ms(h->env.ctx); }
-static int64_t wall_ms(struct hub *h) { return h->env.wall_ms(h->env.ctx); }
+static int64_t now_ms(struct hub *h)
+{
+    return h->env.now_ms(h->env.ctx);
+}
+static int64_t wall_ms(struct hub *h)
+{
+    return h->env.wall_ms(h->env.ctx);
+}
 
 static struct hub_alarm *alarm_new(struct hub *h, void (*cb)(void *arg),
                                    void *arg)
@@ -233,8 +239,8 @@ static void player_drop_game(struct player *p, const char *gid)
 /* Subscribes s to g as a spectator (idempotent). */
 static void watch_add(struct session *s, struct game *g)
 {
-    if (session_watch(s, game_gid(g)) == 1
-        && game_subscribe(g, s, GAME_SPECTATOR) < 0)
+    if (session_watch(s, game_gid(g)) == 1 &&
+        game_subscribe(g, s, GAME_SPECTATOR) < 0)
         session_unwatch(s, game_gid(g));
 }
 
@@ -327,7 +333,7 @@ struct game_host {
     struct hub *hub;
     struct game *game;
     struct hub_alarm *t;
-    char invite_ip[64];  /* counted in that addr's invites; "" if none */
+    char invite_ip[64]; /* counted in that addr's invites; "" if none */
 };
 
 /* g's host record, created when missing (NULL when out of memory). */
@@ -605,8 +611,8 @@ static void sweep(void *arg)
     alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites
-            && (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
+        if (a && !a->invites &&
+            (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
             free(table_del(&h->addrs, a->ip));
     }
     if (h->shutting_down)
@@ -619,8 +625,8 @@ static void sweep(void *arg)
         if (p)
             keep[n++] = p->pid;
     }
-    seq = store_purge_guests(h->store,
-                             wall_ms(h) - LIMIT_GUEST_UNPLAYED_MS, keep, n);
+    seq = store_purge_guests(h->store, wall_ms(h) - LIMIT_GUEST_UNPLAYED_MS,
+                             keep, n);
     if (seq)
         h->purge_seq = seq;
     free(keep);
@@ -755,8 +761,14 @@ int hub_restore(struct hub *h, int64_t now)
     return rc.n;
 }
 
-struct metrics *hub_metrics(struct hub *h) { return &h->metrics; }
-struct store *hub_store(struct hub *h) { return h->store; }
+struct metrics *hub_metrics(struct hub *h)
+{
+    return &h->metrics;
+}
+struct store *hub_store(struct hub *h)
+{
+    return h->store;
+}
 size_t hub_live_games(const struct hub *h)
 {
     size_t n = 0;
@@ -768,7 +780,10 @@ size_t hub_live_games(const struct hub *h)
     }
     return n;
 }
-size_t hub_open_seeks(const struct hub *h) { return lobby_count(h->lobby); }
+size_t hub_open_seeks(const struct hub *h)
+{
+    return lobby_count(h->lobby);
+}
 size_t hub_subscriptions(const struct hub *h)
 {
     size_t n = 0;
@@ -884,11 +899,9 @@ static char *render_stored(struct hub *h, const char *gid,
     return text;
 }
 
-char *hub_game_json(struct hub *h, const char *gid, int64_t now,
-                    int *status)
+char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
 {
-    struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid)
-                                          : NULL;
+    struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid) : NULL;
     char *body;
     int found;
 
@@ -1060,9 +1073,10 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         if (!p) {
             rc = store_find_player_by_token(h->store, hash, &sp);
             if (rc <= 0) {
-                send_error(s, PROTO_BAD_TOKEN, rc < 0
-                           ? "the player database did not answer"
-                           : "unknown token", &m->id);
+                send_error(s, PROTO_BAD_TOKEN,
+                           rc < 0 ? "the player database did not answer"
+                                  : "unknown token",
+                           &m->id);
                 return;
             }
             p = player_get(h, sp.pid, sp.name);
@@ -1099,13 +1113,15 @@ static void do_hello(struct session *s, const struct proto_msg *m,
     struct addr *a = addr_get(h, s->ip);
     if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
                           h->cfg.guests_per_ip_per_min, now)) {
-        send_error(s, PROTO_RATE_LIMITED, "too many new players from your "
-                   "address; try again in a minute", &m->id);
+        send_error(s, PROTO_RATE_LIMITED,
+                   "too many new players from your "
+                   "address; try again in a minute",
+                   &m->id);
         return;
     }
     memset(&sp, 0, sizeof sp);
-    if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0
-        || ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
+    if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0 ||
+        ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
         send_error(s, PROTO_RATE_LIMITED, "no randomness available", &m->id);
         return;
     }
@@ -1182,14 +1198,15 @@ static bool player_full(struct session *s, bool seek,
         held += (size_t)lobby_has(h->lobby, p->pid);
     if (held < (size_t)h->cfg.max_games_per_player)
         return false;
-    snprintf(msg, sizeof msg, "you hold %d live games, invitations and "
-             "seeks: the most there may be", h->cfg.max_games_per_player);
+    snprintf(msg, sizeof msg,
+             "you hold %d live games, invitations and "
+             "seeks: the most there may be",
+             h->cfg.max_games_per_player);
     send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
     return true;
 }
 
-static void do_seek(struct session *s, const struct proto_msg *m,
-                    int64_t now)
+static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
     struct lobby_seek seek, match;
@@ -1234,15 +1251,17 @@ static void do_invite(struct session *s, const struct proto_msg *m,
     struct game_host *gh;
     struct addr *a;
     int color = m->color == PROTO_WHITE   ? 0
-              : m->color == PROTO_BLACK ? 1
-                                        : (int)(ids_random_byte() & 1);
+                : m->color == PROTO_BLACK ? 1
+                                          : (int)(ids_random_byte() & 1);
 
     if (player_full(s, false, &m->id))
         return;
     a = addr_get(h, s->ip);
     if (a && a->invites >= h->cfg.max_invites_per_ip) {
-        send_error(s, PROTO_TOO_MANY_GAMES, "too many open invitations "
-                   "from your address", &m->id);
+        send_error(s, PROTO_TOO_MANY_GAMES,
+                   "too many open invitations "
+                   "from your address",
+                   &m->id);
         return;
     }
     if (m->fen[0])
@@ -1272,9 +1291,9 @@ static void do_join(struct session *s, struct game *g,
      * the checks of game_join that come first in the protocol's order */
     if (s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) {
         game_tick(g, now);
-        if (game_status(g) == GAME_WAITING
-            && strcmp(game_creator(g), s->player->pid)
-            && player_full(s, false, &m->id))
+        if (game_status(g) == GAME_WAITING &&
+            strcmp(game_creator(g), s->player->pid) &&
+            player_full(s, false, &m->id))
             return;
     }
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
@@ -1304,8 +1323,9 @@ static void do_state(struct session *s, const struct proto_msg *m,
     }
     text = render_stored(h, m->game, &m->id, false, &found);
     if (!text) {
-        send_error(s, PROTO_NO_SUCH_GAME, found < 0
-                   ? "the game database did not answer" : "no such game",
+        send_error(s, PROTO_NO_SUCH_GAME,
+                   found < 0 ? "the game database did not answer"
+                             : "no such game",
                    &m->id);
         return;
     }
@@ -1436,8 +1456,8 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         struct game *g = table_get(&h->games, m->game);
         if (!g) {
             struct store_game row;
-            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL)
-                <= 0)
+            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <=
+                0)
                 send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
         } else if (game_color_of(g, s->player->pid) < 0) {
             watch_drop(s, g);
@@ -1452,9 +1472,8 @@ static void dispatch(struct session *s, const struct proto_msg *m,
 
 /* Charges a message to s's budget: true when it may go on; else s was
  * answered rate_limited (with id, when `answer`) or closed for a flood. */
-static bool admitted(struct hub *h, struct session *s, bool move,
-                     bool answer, const char *msg, const struct proto_id *id,
-                     int64_t now)
+static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
+                     const char *msg, const struct proto_id *id, int64_t now)
 {
     switch (session_admit(s, move, now)) {
     case SESSION_ADMIT:
@@ -1503,6 +1522,5 @@ void hub_on_binary(struct hub *h, struct session *s, int64_t now)
 
     if (admitted(h, s, false, true, "too many messages", &none, now))
         send_error(s, PROTO_BAD_JSON,
-                   "binary messages are not accepted: send JSON text",
-                   &none);
+                   "binary messages are not accepted: send JSON text", &none);
 }

@@ -75,11 +75,11 @@ struct hub_config {
     int64_t grace_ms;
     int64_t first_move_ms;
     /* Token buckets per connection (the settings of the same names). */
-    int move_rate_per_s, move_burst;  /* move messages */
-    int msg_rate_per_s, msg_burst;    /* every other message */
-    int max_games_per_player;  /* live games + invitations + seek */
-    int max_invites_per_ip;    /* open invitations from one address */
-    int guests_per_ip_per_min; /* new guests from one address */
+    int move_rate_per_s, move_burst; /* move messages */
+    int msg_rate_per_s, msg_burst;   /* every other message */
+    int max_games_per_player;        /* live games + invitations + seek */
+    int max_invites_per_ip;          /* open invitations from one address */
+    int guests_per_ip_per_min;       /* new guests from one address */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
@@ -108,8 +108,7 @@ size_t hub_subscriptions(const struct hub *h);
 /* Renders a game's state for the HTTP API (live from memory, finished
  * from the store). Returns a malloc'ed body, or NULL with *status 404 or
  * 500. */
-char *hub_game_json(struct hub *h, const char *gid, int64_t now,
-                    int *status);
+char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status);
 
 /* The PGN of a game in memory (malloc'ed), or NULL. */
 char *hub_game_pgn(struct hub *h, const char *gid);

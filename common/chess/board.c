@@ -129,8 +129,8 @@ void board_make(struct board *b, move_t m, struct board_undo *u)
 
     /* a move of the side to move, not onto a piece of its own */
     assert(p != PIECE_NONE && (int)PIECE_COLOR(p) == us);
-    assert(kind == MOVE_CASTLING || b->squares[to] == PIECE_NONE
-           || (int)PIECE_COLOR(b->squares[to]) == them);
+    assert(kind == MOVE_CASTLING || b->squares[to] == PIECE_NONE ||
+           (int)PIECE_COLOR(b->squares[to]) == them);
     u->key = key;
     u->castling = b->castling;
     u->ep = b->ep;
@@ -202,8 +202,8 @@ void board_unmake(struct board *b, move_t m, const struct board_undo *u)
     int them = b->side, us = them ^ 1;
 
     /* m was the last move made: its piece stands on its arrival square */
-    assert(b->squares[from] == PIECE_NONE && b->squares[to] != PIECE_NONE
-           && (int)PIECE_COLOR(b->squares[to]) == us);
+    assert(b->squares[from] == PIECE_NONE && b->squares[to] != PIECE_NONE &&
+           (int)PIECE_COLOR(b->squares[to]) == us);
     b->side = (uint8_t)us;
     if (us == BLACK)
         b->fullmove--;

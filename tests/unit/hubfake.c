@@ -99,9 +99,7 @@ static int64_t f_wall(void *ctx)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void f_wake(void)
-{
-}
+static void f_wake(void) {}
 
 static void on_commit(void *arg)
 {
@@ -117,8 +115,8 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
 
     ck_assert_int_eq(config_init(&c), 0);
 #define DEFAULT(field, value) \
-    if (!h.field) \
-        h.field = value
+    if (!h.field)             \
+    h.field = value
     DEFAULT(grace_ms, (int64_t)c.grace_s * 1000);
     DEFAULT(first_move_ms, (int64_t)c.first_move_s * 1000);
     DEFAULT(move_rate_per_s, c.move_rate_per_s);
@@ -185,8 +183,9 @@ void fake_setup(const struct hub_config *cfg)
     nconns = 0;
     tmpdir_make(dir, sizeof dir, "test_hub");
     snprintf(path, sizeof path, "%s/chess.db", dir);
-    ck_assert_msg(store_open(&fake_store, path, on_commit, NULL, err,
-                             sizeof err) == 0, "store_open: %s", err);
+    ck_assert_msg(
+        store_open(&fake_store, path, on_commit, NULL, err, sizeof err) == 0,
+        "store_open: %s", err);
     new_hub(cfg);
 }
 
@@ -235,8 +234,8 @@ void fake_settle(void)
 {
     struct timespec ms = {0, 1000000L};
 
-    for (int i = 0; i < 10000
-                    && store_committed(fake_store) < store_queued(fake_store);
+    for (int i = 0;
+         i < 10000 && store_committed(fake_store) < store_queued(fake_store);
          i++)
         nanosleep(&ms, NULL);
     ck_assert_uint_ge(store_committed(fake_store), store_queued(fake_store));
@@ -251,8 +250,8 @@ void fake_advance(int64_t ms)
     for (;;) {
         int next = -1;
         for (int i = 0; i < MAXALARM; i++)
-            if (alarms[i].used && alarms[i].at <= to
-                && (next < 0 || alarms[i].at < alarms[next].at))
+            if (alarms[i].used && alarms[i].at <= to &&
+                (next < 0 || alarms[i].at < alarms[next].at))
                 next = i;
         if (next < 0)
             break;
@@ -353,8 +352,9 @@ void fake_hello(struct fconn *c, const char *name, char pid[64],
     w = fake_find(c, "welcome");
     ck_assert_msg(w != NULL, "no welcome: %s", c->n ? c->msg[c->n - 1] : "");
     if (pid)
-        snprintf(pid, 64, "%s", json_string_value(json_object_get(
-                                    json_object_get(w, "player"), "id")));
+        snprintf(pid, 64, "%s",
+                 json_string_value(
+                     json_object_get(json_object_get(w, "player"), "id")));
     if (token)
         snprintf(token, 64, "%s",
                  json_string_value(json_object_get(w, "token")));

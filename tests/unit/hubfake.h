@@ -22,9 +22,9 @@ struct fconn {
     char *msg[FAKE_MAXMSG]; /* owned copies */
     uint64_t seq[FAKE_MAXMSG];
     int n;
-    int now_n;              /* of which sent with send_now */
-    int closed;             /* the close code; 0 while open */
-    struct session *s;      /* NULL once hub_close'd */
+    int now_n;         /* of which sent with send_now */
+    int closed;        /* the close code; 0 while open */
+    struct session *s; /* NULL once hub_close'd */
 };
 
 /* The hub under test, its store and the fake clock (monotonic ms). */

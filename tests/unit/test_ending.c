@@ -15,8 +15,8 @@
 
 /* PGN's Termination tag values (PGN standard 9.8.1). */
 static const char *const pgn_terminations[] = {
-    "abandoned", "adjudication", "death", "emergency",
-    "normal", "rules infraction", "time forfeit", "unterminated",
+    "abandoned", "adjudication",     "death",        "emergency",
+    "normal",    "rules infraction", "time forfeit", "unterminated",
 };
 
 /* A wire name or a metrics label: lower-case letters and '_' only. */
@@ -48,13 +48,14 @@ START_TEST(table_is_complete)
         ck_assert_msg(strlen(e->words) > 0 && !strchr(e->words, '|'),
                       "%s: words", e->name);
         ck_assert_ptr_nonnull(e->termination);
-        for (size_t t = 0; t < sizeof pgn_terminations
-                                   / sizeof pgn_terminations[0]; t++)
+        for (size_t t = 0;
+             t < sizeof pgn_terminations / sizeof pgn_terminations[0]; t++)
             term |= !strcmp(e->termination, pgn_terminations[t]);
         ck_assert_msg(term, "%s: Termination \"%s\" is not PGN's", e->name,
                       e->termination);
-        ck_assert_msg(e->kind == ENDING_KIND_WIN || e->kind == ENDING_KIND_DRAW
-                          || e->kind == ENDING_KIND_NONE,
+        ck_assert_msg(e->kind == ENDING_KIND_WIN ||
+                          e->kind == ENDING_KIND_DRAW ||
+                          e->kind == ENDING_KIND_NONE,
                       "%s: kind %d", e->name, (int)e->kind);
         for (int j = 0; j < i; j++) {
             const struct ending *o = ending_get((enum ending_reason)j);
@@ -63,7 +64,7 @@ START_TEST(table_is_complete)
         }
     }
     ck_assert_ptr_null(ending_get(ENDING_REASONS));
-    ck_assert_ptr_null(ending_get((enum ending_reason)-1));
+    ck_assert_ptr_null(ending_get((enum ending_reason) - 1));
 }
 END_TEST
 
@@ -106,14 +107,13 @@ END_TEST
 
 START_TEST(results)
 {
-    static const char *const names[ENDING_RESULTS] = {"1-0", "0-1",
-                                                      "1/2-1/2", "*"};
+    static const char *const names[ENDING_RESULTS] = {"1-0", "0-1", "1/2-1/2",
+                                                      "*"};
     enum ending_result r;
 
     for (int i = 0; i < ENDING_RESULTS; i++) {
-        ck_assert_str_eq(ending_result_name((enum ending_result)i),
-                         names[i]);
-        r = (enum ending_result)-1;
+        ck_assert_str_eq(ending_result_name((enum ending_result)i), names[i]);
+        r = (enum ending_result) - 1;
         ck_assert_int_eq(ending_result_find(names[i], &r), 0);
         ck_assert_int_eq(r, i);
         ck_assert_int_eq(ending_result_find(names[i], NULL), 0);
@@ -149,8 +149,8 @@ START_TEST(result_for_and_fits)
             break;
         }
         for (int r = 0; r < ENDING_RESULTS; r++)
-            ck_assert_msg(ending_result_fits(why, (enum ending_result)r)
-                              == (r == (int)w || r == (int)b),
+            ck_assert_msg(ending_result_fits(why, (enum ending_result)r) ==
+                              (r == (int)w || r == (int)b),
                           "%s fits %s", e->name,
                           ending_result_name((enum ending_result)r));
     }
@@ -198,8 +198,8 @@ static void saw(const char *where, const char *s, size_t n,
     memcpy(name, s, n);
     name[n] = '\0';
     e = ending_find(name);
-    ck_assert_msg(e != NULL, "%s names \"%s\", which is not a reason",
-                  where, name);
+    ck_assert_msg(e != NULL, "%s names \"%s\", which is not a reason", where,
+                  name);
     ck_assert_msg(!seen[e->reason], "%s names \"%s\" twice", where, name);
     seen[e->reason] = 1;
 }
@@ -250,7 +250,8 @@ START_TEST(protocol_md_names_the_same_reasons)
                 bar[k++] = q;
         ck_assert_msg(k == 5 && bar[4] == end - 1,
                       "PROTOCOL.md: a row of the table of endings without "
-                      "four cells: %.*s", (int)(end - p), p);
+                      "four cells: %.*s",
+                      (int)(end - p), p);
         for (int i = 0; i < 4; i++)
             cell(bar[i] + 1, (size_t)(bar[i + 1] - bar[i] - 1), c[i],
                  sizeof c[i]);

@@ -13,7 +13,10 @@
 #include "tunables.h"
 #include "check_main.h"
 
-static void setup(void) { fake_setup(NULL); }
+static void setup(void)
+{
+    fake_setup(NULL);
+}
 
 /* GET path (with args): the reply, its body checked to be r.len long. */
 static struct http_reply get(const char *path, const char *const *args,
@@ -86,8 +89,7 @@ START_TEST(not_found)
     expect_error("/api/games/", NULL, 0, 404, "no_such_game");
     expect_error("/api/games/no!valid", NULL, 0, 404, "no_such_game");
     expect_error("/api/games/unknowngame", NULL, 0, 404, "no_such_game");
-    expect_error("/api/games/unknowngame/pgn", NULL, 0, 404,
-                 "no_such_game");
+    expect_error("/api/games/unknowngame/pgn", NULL, 0, 404, "no_such_game");
     expect_error("/api/games/unknowngame/moves", NULL, 0, 404, "not_found");
     expect_error("/api/players/p1", NULL, 0, 404, "not_found");
     expect_error("/api/players/p1/x", NULL, 0, 404, "not_found");
@@ -122,22 +124,20 @@ START_TEST(healthz)
     ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "connections")),
                      1);
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "live_games")),
-                     0);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "live_games")), 0);
     json_decref(j);
     /* the database file gone: 503 */
     hub_metrics(fake_hub)->db_file_lost = 1;
     r = get("/healthz", NULL, 0);
     ck_assert_int_eq(r.status, 503);
     j = json_loads(r.body, 0, NULL);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "status")),
-                     "fail");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "fail");
     json_decref(j);
     free(r.body);
     hub_metrics(fake_hub)->db_file_lost = 0;
     /* the writer silent too long: 503 */
-    fake_now = store_last_commit_ms(fake_store)
-             + LIMIT_HEALTH_WRITER_STALL_MS + 1;
+    fake_now = store_last_commit_ms(fake_store) +
+               LIMIT_HEALTH_WRITER_STALL_MS + 1;
     r = get("/healthz", NULL, 0);
     ck_assert_int_eq(r.status, 503);
     free(r.body);
@@ -176,8 +176,10 @@ START_TEST(games_live_and_finished)
     fake_hello(b, "bob", NULL, NULL);
     fake_invite(a, gid);
     fake_say(b, "{\"t\":\"join\",\"game\":\"%s\"}", gid);
-    fake_say(a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                "\"ply\":0}", gid);
+    fake_say(a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             gid);
     snprintf(path, sizeof path, "/api/games/%s", gid);
     snprintf(path_pgn, sizeof path_pgn, "/api/games/%s/pgn", gid);
 
@@ -212,9 +214,10 @@ START_TEST(games_live_and_finished)
     snprintf(path, sizeof path, "/api/players/%s/games", apid);
     j = get_json(path, NULL, 0);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "games")), 1);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(json_object_get(j, "games"), 0),
-                         "game")), gid);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(j, "games"), 0), "game")),
+        gid);
     ck_assert(json_is_null(json_object_get(j, "next")));
     json_decref(j);
     const char *lim0[] = {"limit=0"}, *lim101[] = {"limit=101"},

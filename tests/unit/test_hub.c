@@ -17,7 +17,10 @@
 
 #define CLOCK5 "{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"
 
-static void setup(void) { fake_setup(NULL); }
+static void setup(void)
+{
+    fake_setup(NULL);
+}
 
 /* alice (white) and bob (black) in a started game gid. */
 struct pair {
@@ -42,10 +45,14 @@ static void start_pair(struct pair *p)
 /* 1. e4 e5 */
 static void play_two(struct pair *p)
 {
-    fake_say(p->a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                   "\"ply\":0}", p->gid);
-    fake_say(p->b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-                   "\"ply\":1}", p->gid);
+    fake_say(p->a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             p->gid);
+    fake_say(p->b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
+             "\"ply\":1}",
+             p->gid);
     ck_assert_str_eq(fake_last_t(p->a), "moved");
 }
 
@@ -86,11 +93,15 @@ START_TEST(step8_seat_before_status)
     fake_hello(a, "alice", NULL, NULL);
     fake_hello(b, "bob", NULL, NULL);
     fake_invite(a, gid);
-    fake_say(b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                "\"ply\":0}", gid);
+    fake_say(b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             gid);
     ck_assert_str_eq(fake_error(b), "not_a_player");
-    fake_say(a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                "\"ply\":0}", gid);
+    fake_say(a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             gid);
     ck_assert_str_eq(fake_error(a), "not_started");
     fake_say(a, "{\"t\":\"resign\",\"game\":\"%s\"}", gid);
     ck_assert_str_eq(fake_error(a), "not_started");
@@ -111,18 +122,26 @@ START_TEST(step10_to_12_ply_turn_legality)
 
     start_pair(&p);
     /* bob: a stale ply and not his turn: the ply is reported */
-    fake_say(p.b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-                  "\"ply\":3}", p.gid);
+    fake_say(p.b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
+             "\"ply\":3}",
+             p.gid);
     ck_assert_str_eq(fake_error(p.b), "stale_ply");
     /* right ply, not his turn, an illegal move: the turn */
-    fake_say(p.b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e4\","
-                  "\"ply\":0}", p.gid);
+    fake_say(p.b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e4\","
+             "\"ply\":0}",
+             p.gid);
     ck_assert_str_eq(fake_error(p.b), "not_your_turn");
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e5\","
-                  "\"ply\":0}", p.gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e5\","
+             "\"ply\":0}",
+             p.gid);
     ck_assert_str_eq(fake_error(p.a), "illegal_move");
-    ck_assert_int_eq(fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\","
-                                   "\"uci\":\"e2e4\",\"ply\":0}", p.gid),
+    ck_assert_int_eq(fake_say(p.a,
+                              "{\"t\":\"move\",\"game\":\"%s\","
+                              "\"uci\":\"e2e4\",\"ply\":0}",
+                              p.gid),
                      PROTO_T_MOVE);
     ck_assert_str_eq(fake_last_t(p.a), "moved");
     ck_assert_str_eq(fake_last_t(p.b), "moved");
@@ -170,11 +189,15 @@ START_TEST(stored_game_same_order)
     ck_assert_ptr_null(hub_game_pgn(fake_hub, p.gid)); /* not in memory */
     snprintf(pgn_gid, sizeof pgn_gid, "%s", p.gid);
 
-    fake_say(c, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                "\"ply\":0}", pgn_gid);
+    fake_say(c,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             pgn_gid);
     ck_assert_str_eq(fake_error(c), "not_a_player");
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                  "\"ply\":0}", pgn_gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             pgn_gid);
     ck_assert_str_eq(fake_error(p.a), "game_over");
     fake_say(p.b, "{\"t\":\"resign\",\"game\":\"%s\"}", pgn_gid);
     ck_assert_str_eq(fake_error(p.b), "game_over");
@@ -196,8 +219,8 @@ END_TEST
 /* too_many_games only where the join would otherwise succeed. */
 START_TEST(too_many_games_after_join_checks)
 {
-    struct hub_config cfg = {.grace_ms = 60000, .first_move_ms = 30000,
-                             .max_games_per_player = 1};
+    struct hub_config cfg = {
+        .grace_ms = 60000, .first_move_ms = 30000, .max_games_per_player = 1};
     struct fconn *a, *b;
     char ga[64], gb[64];
 
@@ -229,9 +252,12 @@ END_TEST
 
 static void setup_small_budget(void)
 {
-    struct hub_config cfg = {.grace_ms = 60000, .first_move_ms = 30000,
-                             .msg_rate_per_s = 1, .msg_burst = 3,
-                             .move_rate_per_s = 1, .move_burst = 2};
+    struct hub_config cfg = {.grace_ms = 60000,
+                             .first_move_ms = 30000,
+                             .msg_rate_per_s = 1,
+                             .msg_burst = 3,
+                             .move_rate_per_s = 1,
+                             .move_burst = 2};
     fake_setup(&cfg);
 }
 
@@ -280,22 +306,30 @@ START_TEST(moves_have_their_own_budget)
         fake_say(p.a, "{\"t\":\"ping\"}");
     for (int ply = 0; ply < 2; ply++) {
         struct fconn *c = ply % 2 ? p.b : p.a;
-        fake_say(c, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
-                    "\"ply\":%d}", p.gid, moves[ply], ply);
+        fake_say(c,
+                 "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
+                 "\"ply\":%d}",
+                 p.gid, moves[ply], ply);
         ck_assert_str_eq(fake_last_t(c), "moved");
     }
     /* alice: messages spent, one move left */
     fake_say(p.a, "{\"t\":\"ping\"}");
     ck_assert_str_eq(fake_error(p.a), "rate_limited");
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
-                  "\"ply\":2}", p.gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
+             "\"ply\":2}",
+             p.gid);
     ck_assert_str_eq(fake_last_t(p.a), "moved");
-    fake_say(p.b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"b8c6\","
-                  "\"ply\":3}", p.gid);
+    fake_say(p.b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"b8c6\","
+             "\"ply\":3}",
+             p.gid);
     ck_assert_str_eq(fake_last_t(p.b), "moved");
     /* alice's moves spent (2), bob's ping still answered */
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"f1c4\","
-                  "\"ply\":4}", p.gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"f1c4\","
+             "\"ply\":4}",
+             p.gid);
     ck_assert_str_eq(fake_error(p.a), "rate_limited");
     fake_say(p.b, "{\"t\":\"ping\"}");
     ck_assert_str_eq(fake_last_t(p.b), "pong");
@@ -330,7 +364,8 @@ END_TEST
 
 START_TEST(guests_per_address)
 {
-    struct hub_config cfg = {.grace_ms = 60000, .first_move_ms = 30000,
+    struct hub_config cfg = {.grace_ms = 60000,
+                             .first_move_ms = 30000,
                              .guests_per_ip_per_min = 2};
     struct fconn *a, *b, *c, *d;
     char pid[64], tok[64], pid2[64];
@@ -351,8 +386,9 @@ START_TEST(guests_per_address)
     fake_say(c, "{\"t\":\"hello\",\"token\":\"%s\"}", tok);
     json_t *w = fake_find(c, "welcome");
     ck_assert_ptr_nonnull(w);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_object_get(w, "player"), "id")), pid);
+    ck_assert_str_eq(json_string_value(
+                         json_object_get(json_object_get(w, "player"), "id")),
+                     pid);
     json_decref(w);
     fake_hello(d, "dave", pid2, NULL); /* another address */
     /* half a minute: one more guest from 10.0.0.1 */
@@ -364,8 +400,8 @@ END_TEST
 
 START_TEST(invitations_per_address)
 {
-    struct hub_config cfg = {.grace_ms = 60000, .first_move_ms = 30000,
-                             .max_invites_per_ip = 1};
+    struct hub_config cfg = {
+        .grace_ms = 60000, .first_move_ms = 30000, .max_invites_per_ip = 1};
     struct fconn *a, *b, *c;
     char ga[64], gb[64];
 
@@ -395,7 +431,8 @@ START_TEST(hello_rules)
 
     fake_say(c, "{\"t\":\"sync\",\"game\":\"g\"}");
     ck_assert_str_eq(fake_error(c), "unauthenticated");
-    fake_say(c, "{\"t\":\"hello\",\"token\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}");
+    fake_say(c, "{\"t\":\"hello\",\"token\":"
+                "\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}");
     ck_assert_str_eq(fake_error(c), "bad_token");
     fake_hello(c, "alice", NULL, NULL);
     fake_say(c, "{\"t\":\"hello\"}");
@@ -417,10 +454,12 @@ START_TEST(resume_from_store)
     fake_say(a2, "{\"t\":\"hello\",\"token\":\"%s\"}", tok);
     w = fake_find(a2, "welcome");
     ck_assert_ptr_nonnull(w);
+    ck_assert_str_eq(json_string_value(
+                         json_object_get(json_object_get(w, "player"), "id")),
+                     pid);
     ck_assert_str_eq(json_string_value(json_object_get(
-                         json_object_get(w, "player"), "id")), pid);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_object_get(w, "player"), "name")), "alice");
+                         json_object_get(w, "player"), "name")),
+                     "alice");
     ck_assert_uint_eq(json_array_size(json_object_get(w, "games")), 0);
     json_decref(w);
 }
@@ -440,8 +479,7 @@ START_TEST(resume_after_reconnect)
     fake_disconnect(p.a);
     j = fake_find(p.b, "opponent_gone");
     ck_assert_ptr_nonnull(j);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "color")),
-                     "white");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "color")), "white");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "grace_ms")),
                      60000);
     json_decref(j);
@@ -450,16 +488,19 @@ START_TEST(resume_after_reconnect)
     fake_say(a2, "{\"t\":\"hello\",\"token\":\"%s\"}", p.atok);
     j = fake_find(a2, "welcome");
     ck_assert_ptr_nonnull(j);
-    ck_assert_str_eq(json_string_value(json_array_get(
-                         json_object_get(j, "games"), 0)), p.gid);
+    ck_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(j, "games"), 0)),
+        p.gid);
     json_decref(j);
     ck_assert_int_eq(fake_count(a2, "opponent_back"), 1);
     ck_assert_int_eq(fake_count(p.b, "opponent_back"), 1);
     /* the grace period no longer runs: no abandonment */
     fake_advance(120000 - 5000);
     ck_assert_int_eq(fake_count(p.b, "game_end"), 0);
-    fake_say(a2, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
-                 "\"ply\":2}", p.gid);
+    fake_say(a2,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
+             "\"ply\":2}",
+             p.gid);
     ck_assert_str_eq(fake_last_t(a2), "moved");
     ck_assert_str_eq(fake_last_t(p.b), "moved");
 }
@@ -533,14 +574,18 @@ START_TEST(spectators_and_subscriptions)
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
     fake_say(p.a, "{\"t\":\"watch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                  "\"ply\":0}", p.gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             p.gid);
     ck_assert_int_eq(fake_count(c, "moved"), 1);
     ck_assert_int_eq(fake_count(p.a, "moved"), 1);
     fake_say(c, "{\"t\":\"unwatch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 2);
-    fake_say(p.b, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-                  "\"ply\":1}", p.gid);
+    fake_say(p.b,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
+             "\"ply\":1}",
+             p.gid);
     ck_assert_int_eq(fake_count(c, "moved"), 1);
     fake_say(c, "{\"t\":\"watch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
@@ -582,8 +627,10 @@ START_TEST(restore_after_restart)
     json_t *w;
 
     start_pair(&p);
-    fake_say(p.a, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                  "\"ply\":0}", p.gid);
+    fake_say(p.a,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             p.gid);
     fake_disconnect(p.a);
     fake_disconnect(p.b);
     /* a second hub over the same store, as after a restart */
@@ -594,8 +641,9 @@ START_TEST(restore_after_restart)
     fake_say(a, "{\"t\":\"hello\",\"token\":\"%s\"}", p.atok);
     w = fake_find(a, "welcome");
     ck_assert_ptr_nonnull(w);
-    ck_assert_str_eq(json_string_value(json_array_get(
-                         json_object_get(w, "games"), 0)), p.gid);
+    ck_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(w, "games"), 0)),
+        p.gid);
     json_decref(w);
     fake_say(a, "{\"t\":\"sync\",\"game\":\"%s\"}", p.gid);
     w = fake_find(a, "state");
