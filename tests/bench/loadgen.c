@@ -102,7 +102,11 @@ static void usage(FILE *f)
         "`moved`,\n"
         "opp_* until the opponent does, spec_* until a spectator does. "
         "server_cpu_pct\n"
-        "is of one core (the server's threads summed); "
+        "is of one core (the server's threads summed), server_loop_cpu_pct "
+        "of its main\n"
+        "thread (the event loop) alone, server_loop_us_per_op that "
+        "thread's CPU time\n"
+        "per move, echo or connection cycle; "
         "server_rss_bytes_per_conn is the\n"
         "RSS growth since start-up divided by the connections. "
         "commit_* is the server's\n"
@@ -299,15 +303,19 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 /* ---- the server, from /proc -------------------------------------------- */
 
-/* utime + stime of pid in seconds, or -1. */
-static double proc_cpu_s(int pid)
+/* utime + stime of pid in seconds (tid > 0: of its thread tid only), or
+ * -1. */
+static double proc_cpu_s(int pid, int tid)
 {
     char path[64], buf[2048], *p;
     unsigned long ut, st;
     FILE *f;
     size_t n;
 
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    if (tid > 0)
+        snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+    else
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
     f = fopen(path, "r");
     if (!f)
         return -1;
@@ -562,9 +570,27 @@ static const char *mode_name(enum lg_mode m)
                                   : "idle";
 }
 
+/* The server's loop thread (its main thread) over the run: its share of
+ * a core and its CPU time per operation (a move, an echo, a connection
+ * cycle). Unlike a rate, the time per operation hardly depends on what
+ * else the machine runs, so runs on a busy machine still compare. */
+static void loop_report(enum lg_mode m, const struct lg_stats *t,
+                        double wall_s, double loop_cpu_s)
+{
+    uint64_t ops = m == LG_MODE_ECHO      ? t->echoes
+                   : m == LG_MODE_CONNECT ? t->connects
+                   : m == LG_MODE_PLAY    ? t->moves
+                                          : 0;
+
+    printf(" server_loop_cpu_pct=%.1f", 100.0 * loop_cpu_s / wall_s);
+    if (ops)
+        printf(" server_loop_us_per_op=%.2f", loop_cpu_s * 1e6 / (double)ops);
+}
+
 static void report(const struct options *o, const struct lg_stats *t,
-                   int failed, double wall_s, double srv_cpu_s, long rss0_kb,
-                   long rss1_kb, const char *metrics0, const char *metrics1)
+                   int failed, double wall_s, double srv_cpu_s,
+                   double loop_cpu_s, long rss0_kb, long rss1_kb,
+                   const char *metrics0, const char *metrics1)
 {
     char loadavg[16] = "na";
     FILE *f = fopen("/proc/loadavg", "r");
@@ -638,6 +664,7 @@ static void report(const struct options *o, const struct lg_stats *t,
         else
             printf(" server_rss_bytes_per_conn=na");
         printf(" server_cpu_pct=%.1f", 100.0 * srv_cpu_s / wall_s);
+        loop_report(c->mode, t, wall_s, loop_cpu_s);
     } else {
         printf(" server_rss_kb=na server_rss_bytes_per_conn=na "
                "server_cpu_pct=na");
@@ -675,7 +702,7 @@ int main(int argc, char **argv)
     struct child *ch; /* each holds ~120 KiB of histograms: not the stack */
     struct lg_stats *total;
     char *metrics0 = NULL, *metrics1 = NULL;
-    double cpu0 = 0, cpu1 = 0, t0, t1;
+    double cpu0 = 0, cpu1 = 0, loop0 = 0, loop1 = 0, t0, t1;
     long rss0 = -1, rss1 = -1;
     int ready, failed = 0;
 
@@ -704,8 +731,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "W: %d of %d processes ready\n", ready, o.procs);
     if (o.cfg.mode == LG_MODE_PLAY || o.cfg.mode == LG_MODE_IDLE)
         metrics0 = fetch_metrics(&o.cfg);
-    if (o.server_pid)
-        cpu0 = proc_cpu_s(o.server_pid);
+    if (o.server_pid) {
+        cpu0 = proc_cpu_s(o.server_pid, 0);
+        loop0 = proc_cpu_s(o.server_pid, o.server_pid);
+    }
     t0 = mono_s();
     for (int i = 0; i < o.procs; i++)
         if (ch[i].ready && write(ch[i].ctl, "G", 1) != 1)
@@ -718,7 +747,8 @@ int main(int argc, char **argv)
     }
     t1 = mono_s();
     if (o.server_pid) {
-        cpu1 = proc_cpu_s(o.server_pid);
+        cpu1 = proc_cpu_s(o.server_pid, 0);
+        loop1 = proc_cpu_s(o.server_pid, o.server_pid);
         rss1 = proc_rss_kb(o.server_pid);
     }
     if (metrics0)
@@ -772,8 +802,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "\n");
     }
     report(&o, total, failed, t1 - t0,
-           cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0, rss0, rss1, metrics0,
-           metrics1);
+           cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0,
+           loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1,
+           metrics0, metrics1);
     free(metrics0);
     free(metrics1);
     free(total);

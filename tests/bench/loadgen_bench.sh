@@ -11,7 +11,9 @@
 #   closed   1,000 games as fast as they can move; then, in the same run,
 #            tests/bench's echo_server over as many connections for as
 #            long (chess-loadgen --mode echo), and the ratio of moves a
-#            second to echo round trips a second (echo_ratio)
+#            second to echo round trips a second (echo_ratio) and of the
+#            two loop threads' CPU time per operation (loop_cost_ratio:
+#            echo's per round trip over chess-server's per move)
 #   connect  connection set-up rate (connect, hello, welcome, close)
 # or any other word and chess-loadgen options after --, e.g.
 #   tests/bench/loadgen_bench.sh build custom 1 -- --games 10
@@ -22,13 +24,14 @@
 # BENCH_SERVER_ARGS adds options to the server's command line, BENCH_CONFIG
 # names another server config file; LOADGEN names another chess-loadgen
 # binary. BENCH_PERF=FILE records a perf profile of the server (8 s from
-# 3 s in, call graphs) into FILE.RUN; read the loop thread's with
+# 3 s in, call graphs) into FILE.RUN (the echo server's into
+# FILE.RUN.echo); read the loop thread's with
 #   perf report -i FILE.1 --tid PID --no-children --sort dso,sym
 # (PID: perf report -i FILE.1 --sort pid shows it; it is the first).
 set -eu
 
 if [ $# -lt 2 ]; then
-    sed -n '2,29p' "$0"
+    sed -n '2,31p' "$0"
     exit 2
 fi
 build=$1
@@ -115,15 +118,27 @@ echo_run() {
         fi
     done
     load=$(cut -d' ' -f1 /proc/loadavg)
+    if [ -n "${BENCH_PERF:-}" ]; then
+        (sleep 3; perf record -q -F 999 --call-graph dwarf,16384 \
+            -p $epid -o "$BENCH_PERF.$run.echo" -- sleep 8 \
+            > /dev/null 2>&1) &
+        perf_job=$!
+    fi
     eline=$("$loadgen" --url "ws://127.0.0.1:$eport/ws" --server-pid $epid \
         --mode echo --connections "${conns:-2000}" \
         --duration-s "${secs:-15}" || true)
+    [ -n "${BENCH_PERF:-}" ] && wait $perf_job
     kill -TERM $epid
     wait $epid || true
     ratio=$(awk -v m="$(field moves_per_s "$1")" \
         -v e="$(field echoes_per_s "$eline")" \
         'BEGIN { if (e > 0) printf "%.3f", m / e; else print "na" }')
-    echo "run=$run loadavg_before=$load echo_ratio=$ratio $eline"
+    # the same comparison by the loop thread's CPU time per operation,
+    # which other work on the machine skews far less than the rates
+    cost=$(awk -v m="$(field server_loop_us_per_op "$1")" \
+        -v e="$(field server_loop_us_per_op "$eline")" \
+        'BEGIN { if (m > 0) printf "%.3f", e / m; else print "na" }')
+    echo "run=$run loadavg_before=$load echo_ratio=$ratio loop_cost_ratio=$cost $eline"
 }
 
 run=1
