@@ -15,7 +15,7 @@
  * this file keeps its own: the game timers in a heap behind one ev_timer,
  * and keepalive as two lists ordered by the last pong (see keepalive_tick).
  */
-#include "net.h"
+#include "net_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,123 +54,18 @@
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
-struct qnode {
-    struct qnode *next;
-    struct msgbuf *b;
-    uint64_t seq;
+struct net net = {
+    .timers_ev_at = INT64_MAX,
+    .accepted_fd = -1,
+    .reserve_fd = -1,
+    .lws_last_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-struct conn {
-    struct lws *wsi;
-    void *owner;             /* the handlers' (net_handlers.open) */
-    struct qnode *head, *tail;
-    size_t qbytes;
-    bool closing;            /* close after the queue drains */
-    bool killed;             /* cut: write nothing more */
-    bool close_sent;         /* the close frame is written */
-    bool draining;           /* half-closed: input is read and dropped */
-    int close_code;
-    int closed_with;         /* the close code sent or received, for the
-                                metrics (0: none yet) */
-    const char *close_reason;
-    ev_io drain_io;          /* while draining: the socket readable */
-    ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
-    bool in_msg;             /* a message is being reassembled */
-    bool rx_binary;
-    size_t rx_len;
-    char *rx;                /* LIMIT_MSG_BYTES + 1, allocated only for a
-                                message that spans several callbacks */
-    struct conn *prev, *next; /* in `alive` or `pinged`, by last_pong_ms */
-    struct conn_list *list;   /* which of the two */
-    int64_t last_pong_ms;     /* the last pong, or the opening */
-    bool want_ping;           /* the next WRITEABLE sends a ping first */
-    char ping_data[12];       /* the outstanding ping's random payload */
-    struct conn *wprev, *wnext;         /* waiting for a commit */
-    bool waiting;
-    struct peer *peer;       /* its address's connection count */
-};
-
-/* Connections in order of their last pong: the oldest at head. */
-struct conn_list {
-    struct conn *head, *tail;
-};
-
-/* One IP address: its open WebSockets (by the client's address, which
- * behind a trusted proxy is X-Forwarded-For's) and its accepted TCP
- * connections (by the socket's address). Freed when both are 0. */
-struct peer {
-    char ip[64];
-    int conns;
-    int tcp;
-};
-
-/* One accepted TCP connection, from accept to the wsi's destruction
- * (HTTP, a handshake, a WebSocket or nothing at all), in `tcps` under its
- * wsi's address (lws 4.1 overwrites a wsi's opaque user data after
- * WSI_CREATE). Until its request is complete it is in
- * `unrequested`, which is ordered by deadline (every deadline is now +
- * request_timeout_s when set). */
-struct tcp {
-    char key[24];               /* the wsi's address, "%p" */
-    struct lws *wsi;
-    int fd;
-    struct peer *peer;          /* the socket's address */
-    int64_t deadline_ms;
-    struct tcp *prev, *next;    /* in unrequested */
-    bool listed;
-};
-
-struct net_timer {
-    struct timerq_timer t;   /* due in monotonic milliseconds */
-    void (*cb)(void *arg);
-    void *arg;
-};
-
-/* HTTP API replies in progress. */
-struct http_pss {
-    char *body;
-    size_t len, sent;
-};
-
-static struct lws_context *context;
-static _Atomic(struct lws_context *) wake_context;
-static struct ev_loop *loop;
-static struct net_handlers hd;      /* main.c's (net_attach) */
-static bool attached;
-static struct metrics *metrics;     /* main.c's (net_attach) */
-static struct store *store;
-static struct conn_list alive;      /* no ping outstanding */
-static struct conn_list pinged;     /* pinged, no pong yet */
-static struct conn *waiting;        /* waiting for a commit */
-static volatile sig_atomic_t stop_requested, reopen_requested;
-static const struct config *cfg;    /* main.c's, for the process lifetime */
-static int n_conns;                 /* open WebSocket connections */
-static bool stopping, stopped;
-static struct net_timer *drain_timer;
-static struct timerq timers;        /* every net_timer */
-static ev_timer timers_ev;          /* armed at timerq_next(&timers) */
-static int64_t timers_ev_at = INT64_MAX;
-static ev_timer keepalive_ev;
-static ev_timer lag_ev;
-static int64_t lag_due_us;          /* when lag_ev should fire */
-static ev_check stop_check;
-static char web_dir[4096];
 static const struct lws_http_mount mount_root; /* defined below */
-static struct table peers; /* ip -> struct peer */
-static struct ratelimit *api_limits; /* HTTP API requests per address */
-static struct table tcps;  /* "%p" of a wsi -> struct tcp */
-static struct { struct tcp *head, *tail; } unrequested;
-static int n_tcp;                   /* accepted TCP connections */
-static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
-/* The connection FILTER_NETWORK_CONNECTION let through, for the
- * WSI_CREATE of its wsi that follows at once. */
-static int accepted_fd = -1;
-static char accepted_ip[64];
-static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
-static struct listener_bound bound_main, bound_redirect; /* port 0: none */
 static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
 static int http_status(struct lws *wsi, unsigned code); /* see HTTP */
 static void tcp_expire(int64_t now);
+
 
 int64_t net_now_ms(void)
 {
@@ -196,16 +91,6 @@ static int64_t now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Moves played and not yet committed, oldest first: the store sequence
- * number of each one's journal row and when the move arrived, for the
- * commit-latency histogram. When it is full, moves go unmeasured. */
-#define PENDING_MOVES 4096
-static struct {
-    uint64_t seq;
-    int64_t at_us;
-} pending[PENDING_MOVES];
-static size_t pending_head, pending_n;
-
 /* ---- outbound queues --------------------------------------------------- */
 
 static void wait_remove(struct conn *c)
@@ -215,7 +100,7 @@ static void wait_remove(struct conn *c)
     if (c->wprev)
         c->wprev->wnext = c->wnext;
     else
-        waiting = c->wnext;
+        net.waiting = c->wnext;
     if (c->wnext)
         c->wnext->wprev = c->wprev;
     c->waiting = false;
@@ -228,14 +113,14 @@ static void schedule_write(struct conn *c)
 {
     if (c->killed)
         return;
-    if (c->head && c->head->seq > store_committed(store)) {
+    if (c->head && c->head->seq > store_committed(net.store)) {
         if (!c->waiting) {
             c->waiting = true;
             c->wprev = NULL;
-            c->wnext = waiting;
-            if (waiting)
-                waiting->wprev = c;
-            waiting = c;
+            c->wnext = net.waiting;
+            if (net.waiting)
+                net.waiting->wprev = c;
+            net.waiting = c;
         }
         return;
     }
@@ -245,7 +130,7 @@ static void schedule_write(struct conn *c)
 
 static void queue_clear(struct conn *c)
 {
-    struct metrics *m = metrics;
+    struct metrics *m = net.metrics;
 
     while (c->head) {
         struct qnode *n = c->head;
@@ -268,7 +153,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         /* the client stopped reading: cut it, its queue goes with it */
         log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
                  c->peer ? c->peer->ip : "?", c->qbytes);
-        metrics->closed_overflow++;
+        net.metrics->closed_overflow++;
         c->killed = true;
         wait_remove(c);
         queue_clear(c);
@@ -287,7 +172,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         c->head = n;
     c->tail = n;
     c->qbytes += b->len;
-    metrics->out_queue_bytes += b->len;
+    net.metrics->out_queue_bytes += b->len;
     if (c->head == n)
         schedule_write(c);
 }
@@ -327,7 +212,7 @@ const char *net_conn_ip(const struct conn *c)
 
 void net_send_now(struct conn *c, struct msgbuf *b)
 {
-    uint64_t committed = store_committed(store);
+    uint64_t committed = store_committed(net.store);
     struct qnode *n, **at = &c->head;
 
     if (c->closing || c->killed || !c->head) {
@@ -346,7 +231,7 @@ void net_send_now(struct conn *c, struct msgbuf *b)
     if (!n->next)
         c->tail = n;
     c->qbytes += b->len;
-    metrics->out_queue_bytes += b->len;
+    net.metrics->out_queue_bytes += b->len;
     if (c->head == n) {
         wait_remove(c);
         schedule_write(c);
@@ -389,8 +274,8 @@ static void drain_stop(struct conn *c)
     if (!c->draining)
         return;
     if (!lws_is_ssl(c->wsi))
-        ev_io_stop(loop, &c->drain_io);
-    ev_timer_stop(loop, &c->drain_timeout);
+        ev_io_stop(net.loop, &c->drain_io);
+    ev_timer_stop(net.loop, &c->drain_timeout);
     c->draining = false;
 }
 
@@ -445,11 +330,11 @@ static int drain_start(struct conn *c)
     shutdown(fd, SHUT_WR);
     if (!lws_is_ssl(c->wsi)) {
         ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
-        ev_io_start(loop, &c->drain_io);
+        ev_io_start(net.loop, &c->drain_io);
     }
     ev_timer_init(&c->drain_timeout, drain_expired,
                   LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
-    ev_timer_start(loop, &c->drain_timeout);
+    ev_timer_start(net.loop, &c->drain_timeout);
     c->draining = true;
     return 0;
 }
@@ -473,7 +358,7 @@ static int write_next(struct conn *c)
         }
         return 0;
     }
-    if (n->seq > store_committed(store)) {
+    if (n->seq > store_committed(net.store)) {
         schedule_write(c);
         return 0;
     }
@@ -481,7 +366,7 @@ static int write_next(struct conn *c)
     if (!c->head)
         c->tail = NULL;
     c->qbytes -= n->b->len;
-    metrics->out_queue_bytes -= n->b->len;
+    net.metrics->out_queue_bytes -= n->b->len;
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
                   LWS_WRITE_TEXT);
     msgbuf_unref(n->b);
@@ -495,15 +380,15 @@ static int write_next(struct conn *c)
 /* Store commits arrived: release the connections whose head is durable. */
 static void on_commits(void)
 {
-    uint64_t committed = store_committed(store);
-    struct conn *c = waiting, *next;
-    int64_t now = pending_n ? now_us() : 0;
+    uint64_t committed = store_committed(net.store);
+    struct conn *c = net.waiting, *next;
+    int64_t now = net.pending_n ? now_us() : 0;
 
-    while (pending_n && pending[pending_head].seq <= committed) {
-        hist_add(&metrics->commit,
-                         now - pending[pending_head].at_us);
-        pending_head = (pending_head + 1) % PENDING_MOVES;
-        pending_n--;
+    while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
+        hist_add(&net.metrics->commit,
+                         now - net.pending[net.pending_head].at_us);
+        net.pending_head = (net.pending_head + 1) % PENDING_MOVES;
+        net.pending_n--;
     }
     for (; c; c = next) {
         next = c->wnext;
@@ -516,7 +401,7 @@ static void on_commits(void)
 
 void net_wake(void)
 {
-    struct lws_context *ctx = atomic_load(&wake_context);
+    struct lws_context *ctx = atomic_load(&net.wake_context);
 
     if (ctx)
         lws_cancel_service(ctx);
@@ -524,13 +409,13 @@ void net_wake(void)
 
 void net_request_stop(void)
 {
-    stop_requested = 1;
+    net.stop_requested = 1;
     net_wake();
 }
 
 void net_request_log_reopen(void)
 {
-    reopen_requested = 1;
+    net.reopen_requested = 1;
     net_wake();
 }
 
@@ -539,22 +424,22 @@ void net_request_log_reopen(void)
 /* Points timers_ev at the earliest deadline when that changed. */
 static void timers_rearm(void)
 {
-    int64_t next = timerq_next(&timers), delay;
+    int64_t next = timerq_next(&net.timers), delay;
 
-    if (next == timers_ev_at || !loop)
+    if (next == net.timers_ev_at || !net.loop)
         return;
-    timers_ev_at = next;
-    ev_timer_stop(loop, &timers_ev);
+    net.timers_ev_at = next;
+    ev_timer_stop(net.loop, &net.timers_ev);
     if (next == INT64_MAX)
         return;
-    ev_now_update(loop); /* libev counts from the turn's start otherwise */
+    ev_now_update(net.loop); /* libev counts from the turn's start otherwise */
     delay = next - net_now_ms();
     if (delay < 0)
         delay = 0;
     /* +1 ms: the deadline has surely passed by the millisecond clock the
      * game reads when the timer fires */
-    ev_timer_set(&timers_ev, (double)(delay + 1) / 1000.0, 0.0);
-    ev_timer_start(loop, &timers_ev);
+    ev_timer_set(&net.timers_ev, (double)(delay + 1) / 1000.0, 0.0);
+    ev_timer_start(net.loop, &net.timers_ev);
 }
 
 static void timers_fire(struct ev_loop *l, ev_timer *w, int revents)
@@ -565,8 +450,8 @@ static void timers_fire(struct ev_loop *l, ev_timer *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
-    timers_ev_at = INT64_MAX;
-    while ((t = timerq_pop_due(&timers, now)))
+    net.timers_ev_at = INT64_MAX;
+    while ((t = timerq_pop_due(&net.timers, now)))
         t->cb(t);
     timers_rearm();
 }
@@ -593,8 +478,8 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
 void net_timer_arm(struct net_timer *t, int64_t at_ms)
 {
     if (at_ms == INT64_MAX)
-        timerq_cancel(&timers, &t->t);
-    else if (timerq_arm(&timers, &t->t, at_ms) < 0)
+        timerq_cancel(&net.timers, &t->t);
+    else if (timerq_arm(&net.timers, &t->t, at_ms) < 0)
         log_error("event=timer_lost why=out_of_memory");
     timers_rearm();
 }
@@ -603,7 +488,7 @@ void net_timer_free(struct net_timer *t)
 {
     if (!t)
         return;
-    timerq_cancel(&timers, &t->t);
+    timerq_cancel(&net.timers, &t->t);
     free(t);
 }
 
@@ -653,7 +538,7 @@ static void conn_ponged(struct conn *c, int64_t now)
 {
     list_remove(c);
     c->last_pong_ms = now;
-    list_append(&alive, c);
+    list_append(&net.alive, c);
 }
 
 /* The keepalive tick's period, and the share of the pong allowance
@@ -667,19 +552,19 @@ static void conn_ponged(struct conn *c, int64_t now)
 static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
     int64_t now = net_now_ms();
-    int64_t interval = (int64_t)cfg->ping_interval_s * 1000;
-    int64_t timeout = (int64_t)cfg->ping_timeout_s * 1000;
+    int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
+    int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
     int64_t spread = (timeout - interval < interval ? timeout - interval
                                                      : interval)
                      / KEEPALIVE_SPREAD_DIV;
-    int64_t budget = 16 + (int64_t)n_conns * KEEPALIVE_TICK_MS / spread;
+    int64_t budget = 16 + (int64_t)net.n_conns * KEEPALIVE_TICK_MS / spread;
     struct conn *c;
 
     (void)l;
     (void)w;
     (void)revents;
     tcp_expire(now);
-    while ((c = pinged.head) && now - c->last_pong_ms >= timeout) {
+    while ((c = net.pinged.head) && now - c->last_pong_ms >= timeout) {
         list_remove(c);
         log_info("event=conn_cut why=no_pong ip=%s",
                  c->peer ? c->peer->ip : "?");
@@ -687,10 +572,10 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
          * asynchronous one would wait for lws's own timer */
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
     }
-    while ((c = alive.head) && now - c->last_pong_ms >= interval
+    while ((c = net.alive.head) && now - c->last_pong_ms >= interval
            && budget-- > 0) {
         list_remove(c);
-        list_append(&pinged, c);
+        list_append(&net.pinged, c);
         c->want_ping = true;
         lws_callback_on_writable(c->wsi);
     }
@@ -705,21 +590,21 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 
 static void lag_arm(void)
 {
-    ev_now_update(loop);
-    lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
-    ev_timer_set(&lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
-    ev_timer_start(loop, &lag_ev);
+    ev_now_update(net.loop);
+    net.lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
+    ev_timer_set(&net.lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
+    ev_timer_start(net.loop, &net.lag_ev);
 }
 
 static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
-    int64_t late = now_us() - lag_due_us;
+    int64_t late = now_us() - net.lag_due_us;
 
     (void)l;
     (void)w;
     (void)revents;
-    if (attached)
-        hist_add(&metrics->loop_lag, late > 0 ? late : 0);
+    if (net.attached)
+        hist_add(&net.metrics->loop_lag, late > 0 ? late : 0);
     lag_arm();
 }
 
@@ -747,7 +632,7 @@ static void on_pong(struct conn *c, const void *data, size_t len)
 {
     size_t n = strlen(c->ping_data);
 
-    if (c->list != &pinged || c->want_ping || !n || len != n
+    if (c->list != &net.pinged || c->want_ping || !n || len != n
         || memcmp(data, c->ping_data, n))
         return;
     c->ping_data[0] = '\0';
@@ -759,7 +644,7 @@ static void on_pong(struct conn *c, const void *data, size_t len)
 static void drain_done(void *arg)
 {
     (void)arg;
-    stopped = true;
+    net.stopped = true;
 }
 
 /* A planned stop: every client is told, then closed with 1001. */
@@ -767,23 +652,24 @@ static void begin_shutdown(void)
 {
     struct msgbuf *b = msgbuf_take(proto_render_shutdown());
 
-    stopping = true;
-    log_info("event=shutdown_begin connections=%d", n_conns);
+    net.stopping = true;
+    log_info("event=shutdown_begin connections=%d", net.n_conns);
     /* closing connections are not players leaving their games */
-    if (attached)
-        hd.shutdown(hd.ctx);
+    if (net.attached)
+        net.hd.shutdown(net.hd.ctx);
     for (int i = 0; i < 2; i++)
-        for (struct conn *c = i ? pinged.head : alive.head; c; c = c->next) {
+        for (struct conn *c = i ? net.pinged.head : net.alive.head; c;
+             c = c->next) {
             if (b)
                 net_send(c, b, 0);
             net_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutdown");
         }
     msgbuf_unref(b);
-    drain_timer = net_timer_new(drain_done, NULL);
-    if (!n_conns || !drain_timer)
-        stopped = true;
+    net.drain_timer = net_timer_new(drain_done, NULL);
+    if (!net.n_conns || !net.drain_timer)
+        net.stopped = true;
     else
-        net_timer_arm(drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
+        net_timer_arm(net.drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
 /* ---- WebSocket --------------------------------------------------------- */
@@ -813,7 +699,7 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
     int family;
 
     peer_ip(wsi, ip, len);
-    if (!config_proxy_trusted(cfg, ip)
+    if (!config_proxy_trusted(net.cfg, ip)
         || lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
         return;
     n = strlen(xff);
@@ -837,7 +723,7 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
             return;
         if (!inet_ntop(family, buf, ip, (socklen_t)len))
             return;
-        if (!config_proxy_trusted(cfg, ip))
+        if (!config_proxy_trusted(net.cfg, ip))
             return;
     }
 }
@@ -849,12 +735,12 @@ static bool origin_ok(struct lws *wsi, const char *ip)
     char origin[300], q[320];
     int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
 
-    if (len <= 0 || !cfg->n_allowed_origins)
+    if (len <= 0 || !net.cfg->n_allowed_origins)
         return true;
     if (len >= (int)sizeof origin
         || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
         snprintf(origin, sizeof origin, "(too long)");
-    else if (config_origin_allowed(cfg, origin))
+    else if (config_origin_allowed(net.cfg, origin))
         return true;
     log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
              log_quote(q, sizeof q, origin));
@@ -877,26 +763,26 @@ static int confirm_upgrade(struct lws *wsi)
         http_status(wsi, HTTP_STATUS_NOT_FOUND);
         return 1;
     }
-    if (stopping)
+    if (net.stopping)
         return -1;
     client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
-        metrics->refused_origin++;
+        net.metrics->refused_origin++;
         http_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
-    if (n_conns >= cfg->max_connections) {
+    if (net.n_conns >= net.cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
-                 "connections=%d", ip, n_conns);
-        metrics->refused_full++;
+                 "connections=%d", ip, net.n_conns);
+        net.metrics->refused_full++;
         http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
-    p = table_get(&peers, ip);
-    if (p && p->conns >= cfg->max_connections_per_ip) {
+    p = table_get(&net.peers, ip);
+    if (p && p->conns >= net.cfg->max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d", ip, p->conns);
-        metrics->refused_per_ip++;
+        net.metrics->refused_per_ip++;
         http_status(wsi, 429);
         return 1;
     }
@@ -910,49 +796,45 @@ static void reload_certificate(void)
 {
     char err[600], q1[700], q2[700];
 
-    if (!cfg->tls_cert[0])
+    if (!net.cfg->tls_cert[0])
         return;
-    if (tls_reload(cfg->tls_cert, cfg->tls_key, err, sizeof err) < 0)
+    if (tls_reload(net.cfg->tls_cert, net.cfg->tls_key, err, sizeof err) < 0)
         log_error("event=tls_reload_failed error=%s keeping=previous",
                   log_quote(q1, sizeof q1, err));
     else
         log_info("event=tls_reloaded cert=%s key=%s",
-                 log_quote(q1, sizeof q1, cfg->tls_cert),
-                 log_quote(q2, sizeof q2, cfg->tls_key));
+                 log_quote(q1, sizeof q1, net.cfg->tls_cert),
+                 log_quote(q2, sizeof q2, net.cfg->tls_key));
 }
-
-/* A message that arrived in one callback, NUL-terminated (the loop's one
- * buffer: lws's own is not ours to terminate). */
-static char rx_one[LIMIT_MSG_BYTES + 1];
 
 /* A whole message: text NUL-terminated at len. */
 static void on_message(struct conn *c, char *text, size_t len)
 {
     int64_t t0 = now_us();
-    uint64_t queued = store_queued(store);
+    uint64_t queued = store_queued(net.store);
 
     if (c->rx_binary) {
-        hd.binary(hd.ctx, c->owner, t0 / 1000);
+        net.hd.binary(net.hd.ctx, c->owner, t0 / 1000);
         return;
     }
     if (proto_utf8_prefix(text, len) != len) {
         net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
-    if (!hd.text(hd.ctx, c->owner, text, len, t0 / 1000))
+    if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000))
         return;
-    hist_add(&metrics->move, now_us() - t0);
-    if (store_queued(store) != queued && pending_n < PENDING_MOVES) {
-        size_t i = (pending_head + pending_n++) % PENDING_MOVES;
-        pending[i].seq = store_queued(store); /* the move's row */
-        pending[i].at_us = t0;
+    hist_add(&net.metrics->move, now_us() - t0);
+    if (store_queued(net.store) != queued && net.pending_n < PENDING_MOVES) {
+        size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
+        net.pending[i].seq = store_queued(net.store); /* the move's row */
+        net.pending[i].at_us = t0;
     }
 }
 
 /* The entry of ip, created when missing (NULL when out of memory). */
 static struct peer *peer_find(const char *ip)
 {
-    struct peer *p = table_get(&peers, ip);
+    struct peer *p = table_get(&net.peers, ip);
 
     if (p)
         return p;
@@ -960,7 +842,7 @@ static struct peer *peer_find(const char *ip)
     if (!p)
         return NULL;
     snprintf(p->ip, sizeof p->ip, "%s", ip);
-    if (table_put(&peers, p->ip, p) < 0) {
+    if (table_put(&net.peers, p->ip, p) < 0) {
         free(p);
         return NULL;
     }
@@ -971,7 +853,7 @@ static struct peer *peer_find(const char *ip)
 static void peer_release(struct peer *p)
 {
     if (p && !p->conns && !p->tcp)
-        free(table_del(&peers, p->ip));
+        free(table_del(&net.peers, p->ip));
 }
 
 /* ---- TCP connections --------------------------------------------------- */
@@ -991,7 +873,7 @@ static struct tcp *tcp_of(struct lws *wsi)
     char key[24];
 
     snprintf(key, sizeof key, "%p", (void *)wsi);
-    return table_get(&tcps, key);
+    return table_get(&net.tcps, key);
 }
 
 static void unrequested_remove(struct tcp *t)
@@ -1001,11 +883,11 @@ static void unrequested_remove(struct tcp *t)
     if (t->prev)
         t->prev->next = t->next;
     else
-        unrequested.head = t->next;
+        net.unrequested.head = t->next;
     if (t->next)
         t->next->prev = t->prev;
     else
-        unrequested.tail = t->prev;
+        net.unrequested.tail = t->prev;
     t->prev = t->next = NULL;
     t->listed = false;
 }
@@ -1018,14 +900,14 @@ static void tcp_await_request(struct lws *wsi)
     if (!t)
         return;
     unrequested_remove(t);
-    t->deadline_ms = net_now_ms() + (int64_t)cfg->request_timeout_s * 1000;
-    t->prev = unrequested.tail;
+    t->deadline_ms = net_now_ms() + (int64_t)net.cfg->request_timeout_s * 1000;
+    t->prev = net.unrequested.tail;
     t->next = NULL;
-    if (unrequested.tail)
-        unrequested.tail->next = t;
+    if (net.unrequested.tail)
+        net.unrequested.tail->next = t;
     else
-        unrequested.head = t;
-    unrequested.tail = t;
+        net.unrequested.head = t;
+    net.unrequested.tail = t;
     t->listed = true;
 }
 
@@ -1050,7 +932,7 @@ static void tcp_refused(const char *why, const char *ip)
     if (now - last_ms < 1000)
         return;
     log_warn("event=tcp_refused why=%s ip=%s refused=%lu connections=%d",
-             why, ip, count, n_tcp);
+             why, ip, count, net.n_tcp);
     last_ms = now;
     count = 0;
 }
@@ -1065,20 +947,23 @@ static int tcp_filter(struct lws *listener, int fd)
     if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0]
         || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, sizeof ip, "?");
-    if (n_tcp >= cfg->max_connections + LIMIT_TCP_EXTRA
-        || (fd_limit > 0 && fd >= fd_limit - LIMIT_TCP_EXTRA / 2)) {
+    if (net.n_tcp >= net.cfg->max_connections + LIMIT_TCP_EXTRA
+        || (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
         tcp_refused("max_connections", ip);
         return 1;
     }
-    p = table_get(&peers, ip);
-    if (p && p->tcp >= cfg->max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP
-        && !config_proxy_trusted(cfg, ip)) {
+    p = table_get(&net.peers, ip);
+    if (p
+        && p->tcp >= net.cfg->max_connections_per_ip
+                         + LIMIT_HTTP_CONNS_PER_IP
+        && !config_proxy_trusted(net.cfg, ip)) {
         tcp_refused("max_connections_per_ip", ip);
         return 1;
     }
-    accepted_fd = fd;
-    snprintf(accepted_ip, sizeof accepted_ip, "%s", ip);
-    wire_watch(fd, cfg->tls_cert[0] && lws_get_vhost(listener) == vhost_main);
+    net.accepted_fd = fd;
+    snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", ip);
+    wire_watch(fd, net.cfg->tls_cert[0]
+                       && lws_get_vhost(listener) == net.vhost_main);
     return 0;
 }
 
@@ -1089,27 +974,27 @@ static void tcp_created(struct lws *wsi)
 {
     struct tcp *t;
 
-    if (accepted_fd < 0)
+    if (net.accepted_fd < 0)
         return;
     t = calloc(1, sizeof *t);
     if (!t) {
-        wire_forget(accepted_fd);
-        accepted_fd = -1;
+        wire_forget(net.accepted_fd);
+        net.accepted_fd = -1;
         return;
     }
     t->wsi = wsi;
-    t->fd = accepted_fd;
-    accepted_fd = -1;
+    t->fd = net.accepted_fd;
+    net.accepted_fd = -1;
     snprintf(t->key, sizeof t->key, "%p", (void *)wsi);
-    if (table_put(&tcps, t->key, t) < 0) {
+    if (table_put(&net.tcps, t->key, t) < 0) {
         wire_forget(t->fd);
         free(t);
         return;
     }
-    t->peer = peer_find(accepted_ip);
+    t->peer = peer_find(net.accepted_ip);
     if (t->peer)
         t->peer->tcp++;
-    n_tcp++;
+    net.n_tcp++;
     tcp_await_request(wsi);
 }
 
@@ -1120,14 +1005,14 @@ static void tcp_destroyed(struct lws *wsi)
 
     if (!t)
         return;
-    table_del(&tcps, t->key);
+    table_del(&net.tcps, t->key);
     unrequested_remove(t);
     wire_forget(t->fd);
     if (t->peer) {
         t->peer->tcp--;
         peer_release(t->peer);
     }
-    n_tcp--;
+    net.n_tcp--;
     free(t);
 }
 
@@ -1137,7 +1022,7 @@ static void tcp_expire(int64_t now)
 {
     struct tcp *t;
 
-    while ((t = unrequested.head) && t->deadline_ms <= now) {
+    while ((t = net.unrequested.head) && t->deadline_ms <= now) {
         unrequested_remove(t);
         log_debug("event=conn_cut why=request_timeout ip=%s",
                   t->peer ? t->peer->ip : "?");
@@ -1185,7 +1070,7 @@ static void wire_control(void *owner)
     struct conn *c = owner;
 
     if (c && c->owner && !c->closing && !c->killed)
-        hd.control(hd.ctx, c->owner, net_now_ms());
+        net.hd.control(net.hd.ctx, c->owner, net_now_ms());
 }
 
 static void wire_unmasked(void *owner)
@@ -1213,7 +1098,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->peer = peer_get(wsi);
-        c->owner = hd.open(hd.ctx, c, net_conn_ip(c));
+        c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
         if (!c->owner) {
             if (c->peer)
                 peer_release(c->peer);
@@ -1221,10 +1106,10 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         }
         if (c->peer)
             c->peer->conns++;
-        n_conns++;
+        net.n_conns++;
         wire_websocket(lws_get_socket_fd(wsi), c);
         log_debug("event=ws_open ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", n_conns);
+                  c->peer ? c->peer->ip : "?", net.n_conns);
         conn_ponged(c, net_now_ms());
         break;
 
@@ -1240,7 +1125,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         if (!c->owner)
             break;
         drain_stop(c);
-        metrics_ws_close(metrics, c->closed_with
+        metrics_ws_close(net.metrics, c->closed_with
                              ? c->closed_with
                              : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
@@ -1248,17 +1133,17 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         list_remove(c);
         free(c->rx);
         c->rx = NULL;
-        hd.closed(hd.ctx, c->owner, net_now_ms());
+        net.hd.closed(net.hd.ctx, c->owner, net_now_ms());
         c->owner = NULL;
-        n_conns--;
+        net.n_conns--;
         log_debug("event=ws_close ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", n_conns);
+                  c->peer ? c->peer->ip : "?", net.n_conns);
         if (c->peer) {
             c->peer->conns--;
             peer_release(c->peer);
         }
-        if (stopping && !n_conns)
-            stopped = true;
+        if (net.stopping && !net.n_conns)
+            net.stopped = true;
         break;
 
     case LWS_CALLBACK_RECEIVE:
@@ -1269,9 +1154,9 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
             /* the common case: a whole message in one callback, handled
              * from the loop's one buffer */
             c->rx_binary = lws_frame_is_binary(wsi);
-            memcpy(rx_one, in, len);
-            rx_one[len] = '\0';
-            on_message(c, rx_one, len);
+            memcpy(net.rx_one, in, len);
+            net.rx_one[len] = '\0';
+            on_message(c, net.rx_one, len);
             break;
         }
         if (!c->in_msg) {
@@ -1312,16 +1197,16 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         break;
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (store)
+        if (net.store)
             on_commits();
-        if (attached)
-            hd.wake(hd.ctx);
-        if (reopen_requested) {
-            reopen_requested = 0;
+        if (net.attached)
+            net.hd.wake(net.hd.ctx);
+        if (net.reopen_requested) {
+            net.reopen_requested = 0;
             log_reopen();
             reload_certificate();
         }
-        if (stop_requested && !stopping)
+        if (net.stop_requested && !net.stopping)
             begin_shutdown();
         break;
 
@@ -1352,8 +1237,8 @@ static bool safe_path(const char *uri)
 /* Counts an HTTP response to uri under its route and status. */
 static void count_http(const char *uri, int status)
 {
-    if (attached)
-        metrics_http(metrics, (enum metrics_route)hd.http_route(uri),
+    if (net.attached)
+        metrics_http(net.metrics, (enum metrics_route)net.hd.http_route(uri),
                      status);
 }
 
@@ -1432,14 +1317,14 @@ static int not_found(struct lws *wsi)
  * serves the folder itself and says 404.) */
 static int serve_file(struct lws *wsi, const char *uri)
 {
-    char path[sizeof web_dir + 600];
+    char path[sizeof net.web_dir + 600];
     const char *type;
     struct stat st;
 
     if (!strncmp(uri, "/g/", 3))
         uri = "/index.html";
     if (!safe_path(uri)
-        || snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
+        || snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,
                     uri[strlen(uri) - 1] == '/' ? "index.html" : "")
                >= (int)sizeof path
         || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -1472,14 +1357,14 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     /* any other method has no path here: a 404 */
     if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
         return -1;
-    if (!hd.http_wants(uri))
+    if (!net.hd.http_wants(uri))
         return serve_file(wsi, uri);
     if (!strncmp(uri, "/api/", 5)) {
         char ip[64];
         peer_ip(wsi, ip, sizeof ip);
-        if (!ratelimit_take(api_limits, ip, net_now_ms())) {
-            metrics->refused_http_rate++;
-            hd.http_too_many(&r);
+        if (!ratelimit_take(net.api_limits, ip, net_now_ms())) {
+            net.metrics->refused_http_rate++;
+            net.hd.http_too_many(&r);
             goto answer;
         }
     }
@@ -1489,7 +1374,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         args[nargs] = argbuf[nargs];
         nargs++;
     }
-    hd.http(hd.ctx, uri, args, nargs, net_now_ms(), &r);
+    net.hd.http(net.hd.ctx, uri, args, nargs, net_now_ms(), &r);
 answer:
     count_http(uri, r.status);
     if (!r.body) {
@@ -1573,7 +1458,7 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS: {
         /* the HTTPS vhost's SSL_CTX, before its certificate is loaded */
         char err[600], q[700];
-        if (tls_setup_ctx(user, cfg, err, sizeof err) < 0) {
+        if (tls_setup_ctx(user, net.cfg, err, sizeof err) < 0) {
             log_error("event=tls_setup_failed error=%s",
                       log_quote(q, sizeof q, err));
             return 1;
@@ -1760,17 +1645,17 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         tcp_request_done(wsi);
         if (!redirect_host(wsi, host, sizeof host)
             || !redirect_target(wsi, uri, sizeof uri)) {
-            if (attached)
-                metrics_http(metrics, METRICS_ROUTE_REDIRECT,
+            if (net.attached)
+                metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
             http_status(wsi, HTTP_STATUS_BAD_REQUEST);
             return http_done(wsi);
         }
-        if (attached)
-            metrics_http(metrics, METRICS_ROUTE_REDIRECT,
+        if (net.attached)
+            metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
                          HTTP_STATUS_MOVED_PERMANENTLY);
-        if (cfg->port != 443)
-            snprintf(port, sizeof port, ":%d", cfg->port);
+        if (net.cfg->port != 443)
+            snprintf(port, sizeof port, ":%d", net.cfg->port);
         n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
         if (lws_http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY,
                               (unsigned char *)loc, n, &p, end) < 0)
@@ -1801,9 +1686,6 @@ static const struct lws_protocols redirect_protocols[] = {
  * and closes what is queued on its listening sockets (those clients see
  * their connection closed instead of hanging), and opens the reserve
  * again. The loop then sleeps until the next connection. */
-static int reserve_fd = -1;
-static bool accept_starved;     /* lws said accept() failed so */
-static ev_prepare starved_prepare;
 
 /* Connections shed from one listening socket per turn of the loop. */
 #define SHED_MAX 256
@@ -1816,13 +1698,13 @@ static void starved_note(const char *line)
 
     if (sscanf(line, "accept: errno %d", &e) == 1
         && (e == EMFILE || e == ENFILE))
-        accept_starved = true;
+        net.accept_starved = true;
 }
 
 static void reserve_open(void)
 {
-    if (reserve_fd < 0)
-        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (net.reserve_fd < 0)
+        net.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 /* Accepts and closes the connections queued on the listening socket fd
@@ -1852,48 +1734,38 @@ static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
-    if (!accept_starved)
+    if (!net.accept_starved)
         return;
-    accept_starved = false;
-    if (reserve_fd >= 0) {
-        close(reserve_fd);
-        reserve_fd = -1;
+    net.accept_starved = false;
+    if (net.reserve_fd >= 0) {
+        close(net.reserve_fd);
+        net.reserve_fd = -1;
     }
-    shed += shed_queue(bound_main.fd);
-    if (bound_redirect.port)
-        shed += shed_queue(bound_redirect.fd);
+    shed += shed_queue(net.bound_main.fd);
+    if (net.bound_redirect.port)
+        shed += shed_queue(net.bound_redirect.fd);
     reserve_open();
     now = net_now_ms();
     if (now - last_ms < 1000)
         return;
     log_warn("event=descriptors_exhausted shed=%lu reserve=%s connections=%d",
-             shed, reserve_fd >= 0 ? "kept" : "lost", n_tcp);
+             shed, net.reserve_fd >= 0 ? "kept" : "lost", net.n_tcp);
     last_ms = now;
     shed = 0;
 }
 
 /* ---- lws's log --------------------------------------------------------- */
 
-/* The last line lws logged, for collapsing repeats (under lws_last_mu:
- * lws logs from the loop, but lws_cancel_service runs on the writer). */
-static pthread_mutex_t lws_last_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    char msg[600];
-    enum log_level level;
-    unsigned long repeats;   /* equal lines since it was written */
-    int64_t written_ms;      /* when it (or its repeat count) was written */
-} lws_last;
-
 /* Writes how often the last lws line repeated, if it did. */
 static void lws_flush_repeats(void)
 {
     char q[700];
 
-    if (!lws_last.repeats)
+    if (!net.lws_last.repeats)
         return;
-    log_write(lws_last.level, "event=lws_repeated count=%lu msg=%s",
-              lws_last.repeats, log_quote(q, sizeof q, lws_last.msg));
-    lws_last.repeats = 0;
+    log_write(net.lws_last.level, "event=lws_repeated count=%lu msg=%s",
+              net.lws_last.repeats, log_quote(q, sizeof q, net.lws_last.msg));
+    net.lws_last.repeats = 0;
 }
 
 /* lws's lines go through the logger: errors and warnings as such, the
@@ -1922,21 +1794,21 @@ static void lws_emit(int level, const char *line)
     n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
-    pthread_mutex_lock(&lws_last_mu);
-    if (l == lws_last.level && !strcmp(msg, lws_last.msg)) {
-        lws_last.repeats++;
-        if (now - lws_last.written_ms >= 1000) {
+    pthread_mutex_lock(&net.lws_last_mu);
+    if (l == net.lws_last.level && !strcmp(msg, net.lws_last.msg)) {
+        net.lws_last.repeats++;
+        if (now - net.lws_last.written_ms >= 1000) {
             lws_flush_repeats();
-            lws_last.written_ms = now;
+            net.lws_last.written_ms = now;
         }
     } else {
         lws_flush_repeats();
-        memcpy(lws_last.msg, msg, n + 1);
-        lws_last.level = l;
-        lws_last.written_ms = now;
+        memcpy(net.lws_last.msg, msg, n + 1);
+        net.lws_last.level = l;
+        net.lws_last.written_ms = now;
         log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
     }
-    pthread_mutex_unlock(&lws_last_mu);
+    pthread_mutex_unlock(&net.lws_last_mu);
 }
 
 static int lws_levels(void)
@@ -1981,7 +1853,6 @@ static uint64_t listen_options(const struct listener_want *w)
  * 'self' where lws allows any WebSocket host (CSP 3's 'self' covers the
  * page's own host over ws: and wss:); and Date, kept current by
  * date_check. */
-static char date_value[80]; /* 29 used; room for any int fields */
 static const struct lws_protocol_vhost_options hdr_referrer = {
     NULL, NULL, "referrer-policy:", "no-referrer"};
 static const struct lws_protocol_vhost_options hdr_frames = {
@@ -1994,14 +1865,13 @@ static const struct lws_protocol_vhost_options hdr_csp = {
     "font-src 'self'; style-src 'self'; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"};
 static const struct lws_protocol_vhost_options common_headers = {
-    &hdr_csp, NULL, "date:", date_value};
+    &hdr_csp, NULL, "date:", net.date_value};
 
 /* Strict-Transport-Security on every response of the HTTPS vhost, before
  * the common headers: browsers then use https only for hsts_max_age_s.
  * Never on plain HTTP, where it means nothing. */
-static char hsts_value[32];
 static const struct lws_protocol_vhost_options hsts_header = {
-    &common_headers, NULL, "strict-transport-security:", hsts_value};
+    &common_headers, NULL, "strict-transport-security:", net.hsts_value};
 
 /* Writes the time into date_value as RFC 9110's IMF-fixdate ("Sun, 06
  * Nov 1994 08:49:37 GMT", English whatever the locale) when its second
@@ -2020,15 +1890,11 @@ static void date_refresh(void)
     if (now == shown || !gmtime_r(&now, &tm))
         return;
     shown = now;
-    snprintf(date_value, sizeof date_value,
+    snprintf(net.date_value, sizeof net.date_value,
              "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday],
              tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
              tm.tm_min, tm.tm_sec);
 }
-
-/* Before the callbacks of every turn of the loop (the highest priority),
- * so that an answer written in them is dated when it is written. */
-static ev_check date_check;
 
 static void date_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
@@ -2064,45 +1930,46 @@ int net_start(const struct config *config, char *err, size_t errlen)
     int e, rc = -1;
     struct rlimit rl;
 
-    cfg = config;
+    net.cfg = config;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        fd_limit = (long)rl.rlim_cur;
-    if (listener_parse(cfg->listen_address, cfg->port, &want) < 0
-        || listener_parse(cfg->listen_address, cfg->http_redirect_port,
+        net.fd_limit = (long)rl.rlim_cur;
+    if (listener_parse(net.cfg->listen_address, net.cfg->port, &want) < 0
+        || listener_parse(net.cfg->listen_address, net.cfg->http_redirect_port,
                           &want_redirect) < 0) {
         snprintf(err, errlen, "listen_address '%s' is not an IPv4 or IPv6 "
-                 "address", cfg->listen_address);
+                 "address", net.cfg->listen_address);
         return NET_START_REFUSED;
     }
-    snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
-    api_limits = ratelimit_new(cfg->http_rate_per_s, cfg->http_burst,
-                               LIMIT_HTTP_ADDRS);
-    if (!api_limits) {
+    snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg->web_root);
+    net.api_limits = ratelimit_new(net.cfg->http_rate_per_s,
+                                   net.cfg->http_burst, LIMIT_HTTP_ADDRS);
+    if (!net.api_limits) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     lws_set_log_level(lws_levels(), lws_emit);
     /* connections on descriptors past the table are not watched */
-    if (wire_init(fd_limit > 0 && fd_limit < WIRE_MAX_FDS ? (int)fd_limit
-                                                          : WIRE_MAX_FDS,
+    if (wire_init(net.fd_limit > 0 && net.fd_limit < WIRE_MAX_FDS
+                      ? (int)net.fd_limit
+                      : WIRE_MAX_FDS,
                   &wire_hooks) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
-    if (!loop) {
+    net.loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+    if (!net.loop) {
         snprintf(err, errlen, "cannot create the event loop (libev)");
         wire_free();
         return -1;
     }
-    ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
+    ev_timer_init(&net.timers_ev, timers_fire, 0.0, 0.0);
     date_refresh();
-    ev_check_init(&date_check, date_check_cb);
-    ev_set_priority(&date_check, EV_MAXPRI);
-    ev_check_start(loop, &date_check);
+    ev_check_init(&net.date_check, date_check_cb);
+    ev_set_priority(&net.date_check, EV_MAXPRI);
+    ev_check_start(net.loop, &net.date_check);
     reserve_open();
-    ev_prepare_init(&starved_prepare, starved_prepare_cb);
-    ev_prepare_start(loop, &starved_prepare);
+    ev_prepare_init(&net.starved_prepare, starved_prepare_cb);
+    ev_prepare_start(net.loop, &net.starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
@@ -2110,13 +1977,13 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
         | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
-    info.foreign_loops = (void **)&loop;
-    context = lws_create_context(&info);
-    if (!context) {
+    info.foreign_loops = (void **)&net.loop;
+    net.context = lws_create_context(&info);
+    if (!net.context) {
         snprintf(err, errlen, "cannot create the libwebsockets context "
                  "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
-        ev_loop_destroy(loop);
-        loop = NULL;
+        ev_loop_destroy(net.loop);
+        net.loop = NULL;
         wire_free();
         return -1;
     }
@@ -2129,23 +1996,23 @@ int net_start(const struct config *config, char *err, size_t errlen)
      * client that connects right after a (re)start would hang. Step the
      * state now, before any vhost exists: a vhost created afterwards is
      * initialised as it is created. */
-    lws_state_transition_steps(lws_system_get_state_manager(context),
+    lws_state_transition_steps(lws_system_get_state_manager(net.context),
                                LWS_SYSTATE_OPERATIONAL);
 
     /* A port in use is said plainly here; lws would only log a bind
      * error, and a failed vhost can hold its socket until the context
      * goes, so the cause cannot be probed afterwards. */
-    e = bind_errno(iface, cfg->port);
+    e = bind_errno(iface, net.cfg->port);
     if (e) {
         snprintf(err, errlen, "cannot listen on %s port %d (%s)",
-                 iface ? iface : "every address", cfg->port,
+                 iface ? iface : "every address", net.cfg->port,
                  e == EADDRINUSE ? "in use?" : strerror(e));
         goto fail;
     }
     memset(&info, 0, sizeof info);
     info.vhost_name = "chess";
     info.iface = iface;
-    info.port = cfg->port;
+    info.port = net.cfg->port;
     info.protocols = protocols;
     info.pvo = &pvo;
     info.mounts = &mount_root;
@@ -2155,85 +2022,86 @@ int net_start(const struct config *config, char *err, size_t errlen)
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.ssl_cert_filepath = cfg->tls_cert;
-        info.ssl_private_key_filepath = cfg->tls_key;
+        info.ssl_cert_filepath = net.cfg->tls_cert;
+        info.ssl_private_key_filepath = net.cfg->tls_key;
         /* Debian's lws speaks HTTP/2: with it a browser would multiplex
          * its WebSockets over one connection, which this server's per-
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
         /* ciphers and the lowest version again in tls_setup_ctx, with
          * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
-        info.ssl_cipher_list = cfg->tls_ciphers;
-        if (cfg->hsts_max_age_s) {
-            snprintf(hsts_value, sizeof hsts_value, "max-age=%d",
-                     cfg->hsts_max_age_s);
+        info.ssl_cipher_list = net.cfg->tls_ciphers;
+        if (net.cfg->hsts_max_age_s) {
+            snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
+                     net.cfg->hsts_max_age_s);
             info.headers = &hsts_header;
         }
     }
-    if (!(vhost_main = lws_create_vhost(context, &info))) {
+    if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
         if (tls)
             snprintf(err, errlen, "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
-                     "above)", cfg->tls_cert, cfg->tls_key, cfg->port);
+                     "above)", net.cfg->tls_cert, net.cfg->tls_key,
+                     net.cfg->port);
         else
             snprintf(err, errlen, "cannot listen on %s port %d (see the "
                      "lws lines above)", iface ? iface : "every address",
-                     cfg->port);
+                     net.cfg->port);
         goto fail;
     }
-    if (check_bound(&want, "main port", &bound_main, err, errlen) < 0) {
+    if (check_bound(&want, "main port", &net.bound_main, err, errlen) < 0) {
         rc = NET_START_REFUSED;
         goto fail;
     }
-    memset(&bound_redirect, 0, sizeof bound_redirect);
-    if (cfg->http_redirect_port) {
+    memset(&net.bound_redirect, 0, sizeof net.bound_redirect);
+    if (net.cfg->http_redirect_port) {
         memset(&info, 0, sizeof info);
         info.vhost_name = "redirect";
         info.iface = iface;
-        info.port = cfg->http_redirect_port;
+        info.port = net.cfg->http_redirect_port;
         info.protocols = redirect_protocols;
         info.options = listen_options(&want_redirect);
         info.headers = &common_headers;
-        if (!lws_create_vhost(context, &info)) {
+        if (!lws_create_vhost(net.context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
                      iface ? iface : "every address",
-                     cfg->http_redirect_port);
+                     net.cfg->http_redirect_port);
             goto fail;
         }
-        if (check_bound(&want_redirect, "redirect port", &bound_redirect,
+        if (check_bound(&want_redirect, "redirect port", &net.bound_redirect,
                         err, errlen) < 0) {
             rc = NET_START_REFUSED;
             goto fail;
         }
     }
-    atomic_store(&wake_context, context);
+    atomic_store(&net.wake_context, net.context);
     return 0;
 fail:
-    lws_context_destroy(context);
-    context = NULL;
-    ev_loop_destroy(loop);
-    loop = NULL;
+    lws_context_destroy(net.context);
+    net.context = NULL;
+    ev_loop_destroy(net.loop);
+    net.loop = NULL;
     wire_free();
-    close(reserve_fd);
-    reserve_fd = -1;
+    close(net.reserve_fd);
+    net.reserve_fd = -1;
     return rc;
 }
 
 void net_bound(struct listener_bound *main_port,
                struct listener_bound *redirect_port)
 {
-    *main_port = bound_main;
-    *redirect_port = bound_redirect;
+    *main_port = net.bound_main;
+    *redirect_port = net.bound_redirect;
 }
 
 void net_attach(const struct net_handlers *h, struct metrics *m,
                 struct store *st)
 {
-    hd = *h;
-    metrics = m;
-    store = st;
-    attached = true;
+    net.hd = *h;
+    net.metrics = m;
+    net.store = st;
+    net.attached = true;
 }
 
 /* Ends the loop once the shutdown is complete (after every turn). */
@@ -2241,55 +2109,55 @@ static void stop_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
     (void)w;
     (void)revents;
-    if (stopped)
+    if (net.stopped)
         ev_break(l, EVBREAK_ALL);
 }
 
 void net_run(void)
 {
-    ev_check_init(&stop_check, stop_check_cb);
-    ev_check_start(loop, &stop_check);
-    ev_timer_init(&keepalive_ev, keepalive_tick, KEEPALIVE_TICK_MS / 1000.0,
-                  KEEPALIVE_TICK_MS / 1000.0);
-    ev_timer_start(loop, &keepalive_ev);
-    ev_timer_init(&lag_ev, lag_tick, 0.0, 0.0);
+    ev_check_init(&net.stop_check, stop_check_cb);
+    ev_check_start(net.loop, &net.stop_check);
+    ev_timer_init(&net.keepalive_ev, keepalive_tick,
+                  KEEPALIVE_TICK_MS / 1000.0, KEEPALIVE_TICK_MS / 1000.0);
+    ev_timer_start(net.loop, &net.keepalive_ev);
+    ev_timer_init(&net.lag_ev, lag_tick, 0.0, 0.0);
     lag_arm();
-    if (!stopped)
-        ev_run(loop, 0);
+    if (!net.stopped)
+        ev_run(net.loop, 0);
 }
 
 void net_stop(void)
 {
-    atomic_store(&wake_context, NULL);
-    net_timer_free(drain_timer);
-    drain_timer = NULL;
-    lws_context_destroy(context);
-    context = NULL;
-    if (loop) {
-        ev_timer_stop(loop, &timers_ev);
-        ev_timer_stop(loop, &keepalive_ev);
-        ev_timer_stop(loop, &lag_ev);
-        ev_check_stop(loop, &stop_check);
-        ev_check_stop(loop, &date_check);
-        ev_prepare_stop(loop, &starved_prepare);
-        ev_loop_destroy(loop);
-        loop = NULL;
+    atomic_store(&net.wake_context, NULL);
+    net_timer_free(net.drain_timer);
+    net.drain_timer = NULL;
+    lws_context_destroy(net.context);
+    net.context = NULL;
+    if (net.loop) {
+        ev_timer_stop(net.loop, &net.timers_ev);
+        ev_timer_stop(net.loop, &net.keepalive_ev);
+        ev_timer_stop(net.loop, &net.lag_ev);
+        ev_check_stop(net.loop, &net.stop_check);
+        ev_check_stop(net.loop, &net.date_check);
+        ev_prepare_stop(net.loop, &net.starved_prepare);
+        ev_loop_destroy(net.loop);
+        net.loop = NULL;
     }
-    timers_ev_at = INT64_MAX;
-    timerq_free(&timers);
-    if (reserve_fd >= 0)
-        close(reserve_fd);
-    reserve_fd = -1;
+    net.timers_ev_at = INT64_MAX;
+    timerq_free(&net.timers);
+    if (net.reserve_fd >= 0)
+        close(net.reserve_fd);
+    net.reserve_fd = -1;
     wire_free();
     /* what lws did not report destroyed */
-    for (size_t i = 0; i < tcps.cap; i++)
-        free(tcps.slots[i].value); /* NULL in empty and deleted slots */
-    table_clear(&tcps);
-    unrequested.head = unrequested.tail = NULL;
-    n_tcp = 0;
-    for (size_t i = 0; i < peers.cap; i++)
-        free(peers.slots[i].value);
-    table_clear(&peers);
-    ratelimit_free(api_limits);
-    api_limits = NULL;
+    for (size_t i = 0; i < net.tcps.cap; i++)
+        free(net.tcps.slots[i].value); /* NULL in empty and deleted slots */
+    table_clear(&net.tcps);
+    net.unrequested.head = net.unrequested.tail = NULL;
+    net.n_tcp = 0;
+    for (size_t i = 0; i < net.peers.cap; i++)
+        free(net.peers.slots[i].value);
+    table_clear(&net.peers);
+    ratelimit_free(net.api_limits);
+    net.api_limits = NULL;
 }
