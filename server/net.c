@@ -61,11 +61,6 @@ struct net net = {
     .lws_last_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static const struct lws_http_mount mount_root; /* defined below */
-static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
-static int http_status(struct lws *wsi, unsigned code); /* see HTTP */
-static void tcp_expire(int64_t now);
-
 
 int64_t net_now_ms(void)
 {
@@ -83,7 +78,7 @@ int64_t net_wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t now_us(void)
+int64_t net_now_us(void)
 {
     struct timespec ts;
 
@@ -378,11 +373,11 @@ static int write_next(struct conn *c)
 }
 
 /* Store commits arrived: release the connections whose head is durable. */
-static void on_commits(void)
+void conn_on_commits(void)
 {
     uint64_t committed = store_committed(net.store);
     struct conn *c = net.waiting, *next;
-    int64_t now = net.pending_n ? now_us() : 0;
+    int64_t now = net.pending_n ? net_now_us() : 0;
 
     while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
         hist_add(&net.metrics->commit,
@@ -546,12 +541,10 @@ static void conn_ponged(struct conn *c, int64_t now)
  * which a due ping goes out: connections that fall due together (opened
  * together, after a restart, say) are pinged in a spread-out stream, not
  * in one burst that would hold up every game's moves. */
-#define KEEPALIVE_TICK_MS 50
 #define KEEPALIVE_SPREAD_DIV 2
 
-static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
+void conn_keepalive(int64_t now)
 {
-    int64_t now = net_now_ms();
     int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
     int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
     int64_t spread = (timeout - interval < interval ? timeout - interval
@@ -560,10 +553,6 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     int64_t budget = 16 + (int64_t)net.n_conns * KEEPALIVE_TICK_MS / spread;
     struct conn *c;
 
-    (void)l;
-    (void)w;
-    (void)revents;
-    tcp_expire(now);
     while ((c = net.pinged.head) && now - c->last_pong_ms >= timeout) {
         list_remove(c);
         log_info("event=conn_cut why=no_pong ip=%s",
@@ -581,6 +570,19 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     }
 }
 
+/* Every KEEPALIVE_TICK_MS: the requests overdue (tcp.c), the pings due
+ * and the connections that did not answer theirs (conn.c). */
+static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
+{
+    int64_t now = net_now_ms();
+
+    (void)l;
+    (void)w;
+    (void)revents;
+    tcp_expire(now);
+    conn_keepalive(now);
+}
+
 /* ---- event-loop lag ------------------------------------------------------ */
 
 /* Every LAG_PERIOD_MS a one-shot timer records how late it fired: the
@@ -591,14 +593,14 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 static void lag_arm(void)
 {
     ev_now_update(net.loop);
-    net.lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
+    net.lag_due_us = net_now_us() + LAG_PERIOD_MS * 1000;
     ev_timer_set(&net.lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
     ev_timer_start(net.loop, &net.lag_ev);
 }
 
 static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
-    int64_t late = now_us() - net.lag_due_us;
+    int64_t late = net_now_us() - net.lag_due_us;
 
     (void)l;
     (void)w;
@@ -672,12 +674,47 @@ static void begin_shutdown(void)
         net_timer_arm(net.drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
+/* SIGHUP with TLS: new handshakes get the certificate and key now at
+ * tls_cert and tls_key (renewed by certbot, say); open connections keep
+ * theirs. A pair that does not load leaves the old one served. */
+static void reload_certificate(void)
+{
+    char err[600], q1[700], q2[700];
+
+    if (!net.cfg->tls_cert[0])
+        return;
+    if (tls_reload(net.cfg->tls_cert, net.cfg->tls_key, err, sizeof err) < 0)
+        log_error("event=tls_reload_failed error=%s keeping=previous",
+                  log_quote(q1, sizeof q1, err));
+    else
+        log_info("event=tls_reloaded cert=%s key=%s",
+                 log_quote(q1, sizeof q1, net.cfg->tls_cert),
+                 log_quote(q2, sizeof q2, net.cfg->tls_key));
+}
+
+/* The loop was woken (net_wake): store commits, a reopen of the log, a
+ * stop. */
+void net_woken(void)
+{
+    if (net.store)
+        conn_on_commits();
+    if (net.attached)
+        net.hd.wake(net.hd.ctx);
+    if (net.reopen_requested) {
+        net.reopen_requested = 0;
+        log_reopen();
+        reload_certificate();
+    }
+    if (net.stop_requested && !net.stopping)
+        begin_shutdown();
+}
+
 /* ---- WebSocket --------------------------------------------------------- */
 
 /* The peer's address as text, or "?" when it is gone (lws 4.1 then
  * writes getpeername's error sentence into ip, which would key the
  * per-address count and break the log's key=value fields). */
-static void peer_ip(struct lws *wsi, char *ip, size_t len)
+void tcp_peer_ip(struct lws *wsi, char *ip, size_t len)
 {
     if (!lws_get_peer_simple(wsi, ip, len) || !ip[0]
         || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
@@ -698,7 +735,7 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
     size_t n, b, e;
     int family;
 
-    peer_ip(wsi, ip, len);
+    tcp_peer_ip(wsi, ip, len);
     if (!config_proxy_trusted(net.cfg, ip)
         || lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
         return;
@@ -752,7 +789,7 @@ static bool origin_ok(struct lws *wsi, const char *ip)
  * WebSocket hijacking (browsers always send Origin; other clients may
  * leave it out); over max_connections with 503; from an address that
  * holds max_connections_per_ip already with 429. */
-static int confirm_upgrade(struct lws *wsi)
+int conn_confirm_upgrade(struct lws *wsi)
 {
     char uri[256], ip[64];
     struct peer *p;
@@ -760,7 +797,7 @@ static int confirm_upgrade(struct lws *wsi)
     tcp_request_done(wsi);
     if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
         || strcmp(uri, "/ws")) {
-        http_status(wsi, HTTP_STATUS_NOT_FOUND);
+        web_status(wsi, HTTP_STATUS_NOT_FOUND);
         return 1;
     }
     if (net.stopping)
@@ -768,14 +805,14 @@ static int confirm_upgrade(struct lws *wsi)
     client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
         net.metrics->refused_origin++;
-        http_status(wsi, HTTP_STATUS_FORBIDDEN);
+        web_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
     if (net.n_conns >= net.cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d", ip, net.n_conns);
         net.metrics->refused_full++;
-        http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
+        web_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
     p = table_get(&net.peers, ip);
@@ -783,34 +820,16 @@ static int confirm_upgrade(struct lws *wsi)
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d", ip, p->conns);
         net.metrics->refused_per_ip++;
-        http_status(wsi, 429);
+        web_status(wsi, 429);
         return 1;
     }
     return 0;
 }
 
-/* SIGHUP with TLS: new handshakes get the certificate and key now at
- * tls_cert and tls_key (renewed by certbot, say); open connections keep
- * theirs. A pair that does not load leaves the old one served. */
-static void reload_certificate(void)
-{
-    char err[600], q1[700], q2[700];
-
-    if (!net.cfg->tls_cert[0])
-        return;
-    if (tls_reload(net.cfg->tls_cert, net.cfg->tls_key, err, sizeof err) < 0)
-        log_error("event=tls_reload_failed error=%s keeping=previous",
-                  log_quote(q1, sizeof q1, err));
-    else
-        log_info("event=tls_reloaded cert=%s key=%s",
-                 log_quote(q1, sizeof q1, net.cfg->tls_cert),
-                 log_quote(q2, sizeof q2, net.cfg->tls_key));
-}
-
 /* A whole message: text NUL-terminated at len. */
 static void on_message(struct conn *c, char *text, size_t len)
 {
-    int64_t t0 = now_us();
+    int64_t t0 = net_now_us();
     uint64_t queued = store_queued(net.store);
 
     if (c->rx_binary) {
@@ -823,7 +842,7 @@ static void on_message(struct conn *c, char *text, size_t len)
     }
     if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000))
         return;
-    hist_add(&net.metrics->move, now_us() - t0);
+    hist_add(&net.metrics->move, net_now_us() - t0);
     if (store_queued(net.store) != queued && net.pending_n < PENDING_MOVES) {
         size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
         net.pending[i].seq = store_queued(net.store); /* the move's row */
@@ -832,7 +851,7 @@ static void on_message(struct conn *c, char *text, size_t len)
 }
 
 /* The entry of ip, created when missing (NULL when out of memory). */
-static struct peer *peer_find(const char *ip)
+struct peer *tcp_peer_find(const char *ip)
 {
     struct peer *p = table_get(&net.peers, ip);
 
@@ -850,7 +869,7 @@ static struct peer *peer_find(const char *ip)
 }
 
 /* Forgets p when nothing counts on it any more. */
-static void peer_release(struct peer *p)
+void tcp_peer_release(struct peer *p)
 {
     if (p && !p->conns && !p->tcp)
         free(table_del(&net.peers, p->ip));
@@ -893,7 +912,7 @@ static void unrequested_remove(struct tcp *t)
 }
 
 /* The connection wsi must complete a request within request_timeout_s. */
-static void tcp_await_request(struct lws *wsi)
+void tcp_await_request(struct lws *wsi)
 {
     struct tcp *t = tcp_of(wsi);
 
@@ -912,7 +931,7 @@ static void tcp_await_request(struct lws *wsi)
 }
 
 /* wsi's request arrived whole: no deadline while it is answered. */
-static void tcp_request_done(struct lws *wsi)
+void tcp_request_done(struct lws *wsi)
 {
     struct tcp *t = tcp_of(wsi);
 
@@ -991,7 +1010,7 @@ static void tcp_created(struct lws *wsi)
         free(t);
         return;
     }
-    t->peer = peer_find(net.accepted_ip);
+    t->peer = tcp_peer_find(net.accepted_ip);
     if (t->peer)
         t->peer->tcp++;
     net.n_tcp++;
@@ -1010,7 +1029,7 @@ static void tcp_destroyed(struct lws *wsi)
     wire_forget(t->fd);
     if (t->peer) {
         t->peer->tcp--;
-        peer_release(t->peer);
+        tcp_peer_release(t->peer);
     }
     net.n_tcp--;
     free(t);
@@ -1018,7 +1037,7 @@ static void tcp_destroyed(struct lws *wsi)
 
 /* Closes the connections whose request is overdue (outside any lws
  * callback). */
-static void tcp_expire(int64_t now)
+void tcp_expire(int64_t now)
 {
     struct tcp *t;
 
@@ -1032,8 +1051,8 @@ static void tcp_expire(int64_t now)
 
 /* The TCP-level events every vhost's first protocol gets. Returns true
  * when reason was one of them, with the callback's result in *rc. */
-static bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
-                      void *in, int *rc)
+bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
+               void *in, int *rc)
 {
     *rc = 0;
     switch (reason) {
@@ -1058,7 +1077,7 @@ static struct peer *peer_get(struct lws *wsi)
     char ip[64];
 
     client_ip(wsi, ip, sizeof ip);
-    return peer_find(ip);
+    return tcp_peer_find(ip);
 }
 
 /* Descriptors wire.c watches at most (a table of ~50 bytes each). */
@@ -1083,16 +1102,16 @@ static void wire_unmasked(void *owner)
     net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
-static const struct wire_hooks wire_hooks = {wire_control, wire_unmasked};
+const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked};
 
-static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
-                          void *user, void *in, size_t len)
+int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+                  void *user, void *in, size_t len)
 {
     struct conn *c = user;
 
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return confirm_upgrade(wsi);
+        return conn_confirm_upgrade(wsi);
 
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof *c);
@@ -1101,7 +1120,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
         if (!c->owner) {
             if (c->peer)
-                peer_release(c->peer);
+                tcp_peer_release(c->peer);
             return -1;
         }
         if (c->peer)
@@ -1140,7 +1159,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
                   c->peer ? c->peer->ip : "?", net.n_conns);
         if (c->peer) {
             c->peer->conns--;
-            peer_release(c->peer);
+            tcp_peer_release(c->peer);
         }
         if (net.stopping && !net.n_conns)
             net.stopped = true;
@@ -1197,17 +1216,7 @@ static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
         break;
 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (net.store)
-            on_commits();
-        if (net.attached)
-            net.hd.wake(net.hd.ctx);
-        if (net.reopen_requested) {
-            net.reopen_requested = 0;
-            log_reopen();
-            reload_certificate();
-        }
-        if (net.stop_requested && !net.stopping)
-            begin_shutdown();
+        net_woken();
         break;
 
     default:
@@ -1282,7 +1291,7 @@ static const char *status_text(unsigned code)
  * of text (none to a HEAD): what lws_return_http_status does, which
  * writes its body to a HEAD too. Returns nonzero when it could not be
  * written. */
-static int http_status(struct lws *wsi, unsigned code)
+int web_status(struct lws *wsi, unsigned code)
 {
     uint8_t buf[LWS_PRE + 2048], *start = &buf[LWS_PRE], *p = start,
             *end = &buf[sizeof buf - 1];
@@ -1308,7 +1317,7 @@ static int http_status(struct lws *wsi, unsigned code)
 
 static int not_found(struct lws *wsi)
 {
-    http_status(wsi, HTTP_STATUS_NOT_FOUND);
+    web_status(wsi, HTTP_STATUS_NOT_FOUND);
     return http_done(wsi);
 }
 
@@ -1332,7 +1341,7 @@ static int serve_file(struct lws *wsi, const char *uri)
         return not_found(wsi);
     }
     count_http(uri, HTTP_STATUS_OK);
-    type = lws_get_mimetype(path, &mount_root);
+    type = lws_get_mimetype(path, &web_mount);
     if (lws_serve_http_file(wsi, path, type ? type
                                             : "application/octet-stream",
                             NULL, 0) < 0)
@@ -1351,7 +1360,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
 
     if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
         /* no path of ours is this long; say so rather than hang up */
-        http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
+        web_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
         return http_done(wsi);
     }
     /* any other method has no path here: a 404 */
@@ -1361,7 +1370,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         return serve_file(wsi, uri);
     if (!strncmp(uri, "/api/", 5)) {
         char ip[64];
-        peer_ip(wsi, ip, sizeof ip);
+        tcp_peer_ip(wsi, ip, sizeof ip);
         if (!ratelimit_take(net.api_limits, ip, net_now_ms())) {
             net.metrics->refused_http_rate++;
             net.hd.http_too_many(&r);
@@ -1378,7 +1387,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
 answer:
     count_http(uri, r.status);
     if (!r.body) {
-        http_status(wsi, (unsigned)r.status);
+        web_status(wsi, (unsigned)r.status);
         return http_done(wsi);
     }
     pss->body = r.body;
@@ -1425,8 +1434,8 @@ static int http_write(struct lws *wsi, struct http_pss *pss)
     return http_done(wsi);
 }
 
-static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
-                         void *user, void *in, size_t len)
+int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
+                 void *user, void *in, size_t len)
 {
     struct http_pss *pss = user;
 
@@ -1436,7 +1445,7 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
         return rc;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return confirm_upgrade(wsi);
+        return conn_confirm_upgrade(wsi);
     case LWS_CALLBACK_HTTP:
         tcp_request_done(wsi);
         return http_begin(wsi, pss);
@@ -1502,10 +1511,10 @@ static int bind_errno(const char *iface, int port)
 }
 
 static const struct lws_protocols protocols[] = {
-    {"http", callback_http, sizeof(struct http_pss), 0, 0, NULL, 0},
+    {"http", web_callback, sizeof(struct http_pss), 0, 0, NULL, 0},
     /* lws allocates rx_buffer_size per connection: 512 bytes hold any
      * ordinary message, longer ones arrive in pieces (see RECEIVE) */
-    {"chess.v1", callback_chess, sizeof(struct conn), 512, 0, NULL, 0},
+    {"chess.v1", conn_callback, sizeof(struct conn), 512, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
 
@@ -1529,7 +1538,7 @@ static const lws_retry_bo_t retry;
 
 /* One callback mount for the whole URL space (see serve_file); its
  * extra_mimetypes also feed lws_get_mimetype. */
-static const struct lws_http_mount mount_root = {
+const struct lws_http_mount web_mount = {
     .mountpoint = "/",
     .mountpoint_len = 1,
     .protocol = "http",
@@ -1639,7 +1648,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         return n;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        http_status(wsi, HTTP_STATUS_FORBIDDEN);
+        web_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     case LWS_CALLBACK_HTTP:
         tcp_request_done(wsi);
@@ -1648,7 +1657,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
             if (net.attached)
                 metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
-            http_status(wsi, HTTP_STATUS_BAD_REQUEST);
+            web_status(wsi, HTTP_STATUS_BAD_REQUEST);
             return http_done(wsi);
         }
         if (net.attached)
@@ -1669,10 +1678,24 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
-static const struct lws_protocols redirect_protocols[] = {
+const struct lws_protocols web_redirect_protocols[] = {
     {"http-redirect", callback_redirect, 0, 0, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
+
+/* Forgets every connection and address, at the stop (what lws did not
+ * report destroyed). */
+void tcp_forget_all(void)
+{
+    for (size_t i = 0; i < net.tcps.cap; i++)
+        free(net.tcps.slots[i].value); /* NULL in empty and deleted slots */
+    table_clear(&net.tcps);
+    net.unrequested.head = net.unrequested.tail = NULL;
+    net.n_tcp = 0;
+    for (size_t i = 0; i < net.peers.cap; i++)
+        free(net.peers.slots[i].value);
+    table_clear(&net.peers);
+}
 
 /* ---- descriptors used up ----------------------------------------------- */
 
@@ -1692,7 +1715,7 @@ static const struct lws_protocols redirect_protocols[] = {
 
 /* Notes lws's line (an error) when it says that accept() failed for want
  * of a descriptor. */
-static void starved_note(const char *line)
+void tcp_starved_note(const char *line)
 {
     int e;
 
@@ -1701,7 +1724,7 @@ static void starved_note(const char *line)
         net.accept_starved = true;
 }
 
-static void reserve_open(void)
+void tcp_reserve_open(void)
 {
     if (net.reserve_fd < 0)
         net.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1725,7 +1748,7 @@ static unsigned long shed_queue(int fd)
 
 /* Before the loop waits: sheds the queued connections after a starved
  * accept (see above); says so at most once a second. */
-static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
+void tcp_starved_prepare(struct ev_loop *l, ev_prepare *w, int revents)
 {
     static int64_t last_ms;
     static unsigned long shed;
@@ -1744,7 +1767,7 @@ static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
     shed += shed_queue(net.bound_main.fd);
     if (net.bound_redirect.port)
         shed += shed_queue(net.bound_redirect.fd);
-    reserve_open();
+    tcp_reserve_open();
     now = net_now_ms();
     if (now - last_ms < 1000)
         return;
@@ -1784,7 +1807,7 @@ static void lws_emit(int level, const char *line)
 
     if (level & LLL_ERR) {
         l = LOG_ERROR;
-        starved_note(line);
+        tcp_starved_note(line);
     } else if (level & LLL_WARN) {
         l = LOG_WARN;
     } else if (level & LLL_USER) {
@@ -1821,6 +1844,11 @@ static int lws_levels(void)
         return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO
             | LLL_DEBUG;
     }
+}
+
+void lwslog_start(void)
+{
+    lws_set_log_level(lws_levels(), lws_emit);
 }
 
 /* ---- context ----------------------------------------------------------- */
@@ -1864,19 +1892,19 @@ static const struct lws_protocol_vhost_options hdr_csp = {
     "default-src 'none'; img-src 'self' data:; script-src 'self'; "
     "font-src 'self'; style-src 'self'; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"};
-static const struct lws_protocol_vhost_options common_headers = {
+const struct lws_protocol_vhost_options web_headers = {
     &hdr_csp, NULL, "date:", net.date_value};
 
 /* Strict-Transport-Security on every response of the HTTPS vhost, before
  * the common headers: browsers then use https only for hsts_max_age_s.
  * Never on plain HTTP, where it means nothing. */
-static const struct lws_protocol_vhost_options hsts_header = {
-    &common_headers, NULL, "strict-transport-security:", net.hsts_value};
+const struct lws_protocol_vhost_options web_headers_hsts = {
+    &web_headers, NULL, "strict-transport-security:", net.hsts_value};
 
 /* Writes the time into date_value as RFC 9110's IMF-fixdate ("Sun, 06
  * Nov 1994 08:49:37 GMT", English whatever the locale) when its second
  * changed. */
-static void date_refresh(void)
+void web_date_refresh(void)
 {
     static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu",
                                     "Fri", "Sat"};
@@ -1901,7 +1929,7 @@ static void date_check_cb(struct ev_loop *l, ev_check *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
-    date_refresh();
+    web_date_refresh();
 }
 
 /* After lws_create_vhost: the one listening socket on w->port is bound
@@ -1947,12 +1975,12 @@ int net_start(const struct config *config, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    lws_set_log_level(lws_levels(), lws_emit);
+    lwslog_start();
     /* connections on descriptors past the table are not watched */
     if (wire_init(net.fd_limit > 0 && net.fd_limit < WIRE_MAX_FDS
                       ? (int)net.fd_limit
                       : WIRE_MAX_FDS,
-                  &wire_hooks) < 0) {
+                  &conn_wire_hooks) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -1963,12 +1991,12 @@ int net_start(const struct config *config, char *err, size_t errlen)
         return -1;
     }
     ev_timer_init(&net.timers_ev, timers_fire, 0.0, 0.0);
-    date_refresh();
+    web_date_refresh();
     ev_check_init(&net.date_check, date_check_cb);
     ev_set_priority(&net.date_check, EV_MAXPRI);
     ev_check_start(net.loop, &net.date_check);
-    reserve_open();
-    ev_prepare_init(&net.starved_prepare, starved_prepare_cb);
+    tcp_reserve_open();
+    ev_prepare_init(&net.starved_prepare, tcp_starved_prepare);
     ev_prepare_start(net.loop, &net.starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
@@ -1992,7 +2020,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
      * protocol) only when its system state reaches POLICY_VALID, which a
      * foreign loop's first turn steps it to; a vhost created before that
      * listens at once, and a connection accepted in that first turn is
-     * bound to protocols[0] (HTTP) and never reaches callback_chess: a
+     * bound to protocols[0] (HTTP) and never reaches conn_callback: a
      * client that connects right after a (re)start would hang. Step the
      * state now, before any vhost exists: a vhost created afterwards is
      * initialised as it is created. */
@@ -2015,10 +2043,10 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.port = net.cfg->port;
     info.protocols = protocols;
     info.pvo = &pvo;
-    info.mounts = &mount_root;
+    info.mounts = &web_mount;
     info.retry_and_idle_policy = &retry;
     info.options = listen_options(&want);
-    info.headers = &common_headers;
+    info.headers = &web_headers;
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -2034,7 +2062,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
         if (net.cfg->hsts_max_age_s) {
             snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
                      net.cfg->hsts_max_age_s);
-            info.headers = &hsts_header;
+            info.headers = &web_headers_hsts;
         }
     }
     if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
@@ -2059,9 +2087,9 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.vhost_name = "redirect";
         info.iface = iface;
         info.port = net.cfg->http_redirect_port;
-        info.protocols = redirect_protocols;
+        info.protocols = web_redirect_protocols;
         info.options = listen_options(&want_redirect);
-        info.headers = &common_headers;
+        info.headers = &web_headers;
         if (!lws_create_vhost(net.context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
@@ -2149,15 +2177,7 @@ void net_stop(void)
         close(net.reserve_fd);
     net.reserve_fd = -1;
     wire_free();
-    /* what lws did not report destroyed */
-    for (size_t i = 0; i < net.tcps.cap; i++)
-        free(net.tcps.slots[i].value); /* NULL in empty and deleted slots */
-    table_clear(&net.tcps);
-    net.unrequested.head = net.unrequested.tail = NULL;
-    net.n_tcp = 0;
-    for (size_t i = 0; i < net.peers.cap; i++)
-        free(net.peers.slots[i].value);
-    table_clear(&net.peers);
+    tcp_forget_all();
     ratelimit_free(net.api_limits);
     net.api_limits = NULL;
 }

@@ -196,4 +196,89 @@ struct net {
 
 extern struct net net;
 
+/* The keepalive tick's period (net.c's timer, conn.c's ping budget). */
+#define KEEPALIVE_TICK_MS 50
+
+struct wire_hooks;
+
+/* ---- the loop (net.c) ---- */
+
+/* Monotonic time in microseconds. */
+int64_t net_now_us(void);
+/* The loop was woken (net_wake): releases what store commits allow, runs
+ * the handlers' wake, a requested log reopen and a requested stop. */
+void net_woken(void);
+
+/* ---- WebSocket connections (conn.c) ---- */
+
+/* The "chess.v1" protocol's lws callback; user is the struct conn. */
+int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+                  void *user, void *in, size_t len);
+/* HTTP_CONFIRM_UPGRADE: 0 lets the WebSocket open; otherwise answered
+ * (404, 403, 503, 429) or refused, the callback's result. */
+int conn_confirm_upgrade(struct lws *wsi);
+/* Store commits arrived: releases the connections whose head is durable
+ * and times the moves they made durable. */
+void conn_on_commits(void);
+/* Keepalive at now: hangs up the connections whose ping went unanswered
+ * for ping_timeout_s, pings those silent for ping_interval_s. */
+void conn_keepalive(int64_t now);
+/* wire.c's reports about a WebSocket's frames. */
+extern const struct wire_hooks conn_wire_hooks;
+
+/* ---- TCP accounting (tcp.c) ---- */
+
+/* The peer's address of wsi as text into ip, or "?" when it is gone. */
+void tcp_peer_ip(struct lws *wsi, char *ip, size_t len);
+/* The entry of ip, created when missing (NULL when out of memory); owned
+ * by net.peers until tcp_peer_release frees it. */
+struct peer *tcp_peer_find(const char *ip);
+/* Forgets p when nothing counts on it any more. */
+void tcp_peer_release(struct peer *p);
+/* The connection wsi must complete a request within request_timeout_s. */
+void tcp_await_request(struct lws *wsi);
+/* wsi's request arrived whole: no deadline while it is answered. */
+void tcp_request_done(struct lws *wsi);
+/* Closes the connections whose request is overdue (outside any lws
+ * callback). */
+void tcp_expire(int64_t now);
+/* The TCP-level events every vhost's first protocol gets. Returns true
+ * when reason was one of them, with the callback's result in *rc. */
+bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason, void *in,
+               int *rc);
+/* Forgets every connection and address, at the stop. */
+void tcp_forget_all(void);
+/* Opens the reserve descriptor when it is not open. */
+void tcp_reserve_open(void);
+/* Notes lws's error line when it says accept() ran out of descriptors. */
+void tcp_starved_note(const char *line);
+/* The loop's prepare watcher: after a starved accept, sheds the
+ * connections queued on the listening sockets. */
+void tcp_starved_prepare(struct ev_loop *l, ev_prepare *w, int revents);
+
+/* ---- HTTP (web.c) ---- */
+
+/* The "http" protocol's lws callback; user is the struct http_pss. */
+int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
+                 void *user, void *in, size_t len);
+/* Answers the request on wsi with status code and its reason as a line
+ * of text (none to a HEAD). Returns nonzero when it could not be
+ * written. */
+int web_status(struct lws *wsi, unsigned code);
+/* Writes the time into net.date_value when its second changed. */
+void web_date_refresh(void);
+/* The one mount of the main vhost, the headers of every answer (with
+ * Strict-Transport-Security first: web_headers_hsts, which reads
+ * net.hsts_value) and the redirect vhost's protocols. */
+extern const struct lws_http_mount web_mount;
+extern const struct lws_protocol_vhost_options web_headers;
+extern const struct lws_protocol_vhost_options web_headers_hsts;
+extern const struct lws_protocols web_redirect_protocols[];
+
+/* ---- lws's log (lwslog.c) ---- */
+
+/* Routes lws's log lines, at the levels log.h's level lets through, into
+ * log.h. */
+void lwslog_start(void);
+
 #endif
