@@ -17,6 +17,8 @@
 
 #include "config.h"
 #include "log.h"
+#include "table.h"
+#include "tunables.h"
 #include "wire.h"
 
 /* ---- addresses --------------------------------------------------------- */
