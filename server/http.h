@@ -1,7 +1,7 @@
 /*
  * http.h - the HTTP API: a game as JSON, its PGN, a player's finished
  * games, /healthz and /metrics. Builds JSON through proto; knows nothing
- * of libwebsockets (net.c hands it the path and the query arguments and
+ * of libwebsockets (web.c hands it the path and the query arguments and
  * writes the reply). Runs on the event-loop thread.
  */
 #ifndef SERVER_HTTP_H
@@ -21,7 +21,7 @@ struct http_reply {
     size_t len;
 };
 
-/* True when net.c should hand this path to http_handle. */
+/* True when web.c should hand this path to http_handle. */
 int http_wants(const char *path);
 
 /* Which route of the metrics GET path is (any path: the client's files

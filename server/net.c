@@ -1,44 +1,34 @@
 /*
- * net.c - libwebsockets glue (see net.h).
- *
- * Outbound queues. Each connection has a FIFO of (message, store sequence)
- * entries. The WRITEABLE callback writes the head, one frame per callback,
- * only when the store has committed the head's sequence number; otherwise
- * the connection waits on the `waiting` list until a commit wakes the loop
- * (store writer -> net_wake -> lws_cancel_service -> EVENT_WAIT_CANCELLED).
- * This is how "nobody sees a move before its journal row committed" holds
- * without the game code knowing about sockets.
+ * net.c - the loop of the libwebsockets glue (see net.h; its parts are
+ * listed in net_internal.h): libev and the lws context, start and stop,
+ * the wake-ups, the net timers, keepalive's tick, the loop-lag metric and
+ * the planned shutdown. It owns `net`, the state of every part.
  *
  * The loop is libev's (epoll), which lws drives as a foreign loop: lws's
  * own poll() loop walks every descriptor on every turn. lws 4.1 keeps its
  * timers (lws_sul) in one sorted list, O(connections) per insertion, so
  * this file keeps its own: the game timers in a heap behind one ev_timer,
- * and keepalive as two lists ordered by the last pong (see keepalive_tick).
+ * and keepalive as two lists ordered by the last pong (see conn.c's
+ * conn_keepalive).
  */
-#include "net.h"
+#include "net_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ev.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
-#include "ids.h"
 #include "listener.h"
 #include "log.h"
 #include "metrics.h"
@@ -47,130 +37,15 @@
 #include "msgbuf.h"
 #include "proto.h"
 #include "ratelimit.h"
-#include "store.h"
-#include "table.h"
 #include "timerq.h"
 #include "wire.h"
 
-_Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
-
-struct qnode {
-    struct qnode *next;
-    struct msgbuf *b;
-    uint64_t seq;
+struct net net = {
+    .timers_ev_at = INT64_MAX,
+    .accepted_fd = -1,
+    .reserve_fd = -1,
+    .lws_last_mu = PTHREAD_MUTEX_INITIALIZER,
 };
-
-struct conn {
-    struct lws *wsi;
-    void *owner;             /* the handlers' (net_handlers.open) */
-    struct qnode *head, *tail;
-    size_t qbytes;
-    bool closing;            /* close after the queue drains */
-    bool killed;             /* cut: write nothing more */
-    bool close_sent;         /* the close frame is written */
-    bool draining;           /* half-closed: input is read and dropped */
-    int close_code;
-    int closed_with;         /* the close code sent or received, for the
-                                metrics (0: none yet) */
-    const char *close_reason;
-    ev_io drain_io;          /* while draining: the socket readable */
-    ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
-    bool in_msg;             /* a message is being reassembled */
-    bool rx_binary;
-    size_t rx_len;
-    char *rx;                /* LIMIT_MSG_BYTES + 1, allocated only for a
-                                message that spans several callbacks */
-    struct conn *prev, *next; /* in `alive` or `pinged`, by last_pong_ms */
-    struct conn_list *list;   /* which of the two */
-    int64_t last_pong_ms;     /* the last pong, or the opening */
-    bool want_ping;           /* the next WRITEABLE sends a ping first */
-    char ping_data[12];       /* the outstanding ping's random payload */
-    struct conn *wprev, *wnext;         /* waiting for a commit */
-    bool waiting;
-    struct peer *peer;       /* its address's connection count */
-};
-
-/* Connections in order of their last pong: the oldest at head. */
-struct conn_list {
-    struct conn *head, *tail;
-};
-
-/* One IP address: its open WebSockets (by the client's address, which
- * behind a trusted proxy is X-Forwarded-For's) and its accepted TCP
- * connections (by the socket's address). Freed when both are 0. */
-struct peer {
-    char ip[64];
-    int conns;
-    int tcp;
-};
-
-/* One accepted TCP connection, from accept to the wsi's destruction
- * (HTTP, a handshake, a WebSocket or nothing at all), in `tcps` under its
- * wsi's address (lws 4.1 overwrites a wsi's opaque user data after
- * WSI_CREATE). Until its request is complete it is in
- * `unrequested`, which is ordered by deadline (every deadline is now +
- * request_timeout_s when set). */
-struct tcp {
-    char key[24];               /* the wsi's address, "%p" */
-    struct lws *wsi;
-    int fd;
-    struct peer *peer;          /* the socket's address */
-    int64_t deadline_ms;
-    struct tcp *prev, *next;    /* in unrequested */
-    bool listed;
-};
-
-struct net_timer {
-    struct timerq_timer t;   /* due in monotonic milliseconds */
-    void (*cb)(void *arg);
-    void *arg;
-};
-
-/* HTTP API replies in progress. */
-struct http_pss {
-    char *body;
-    size_t len, sent;
-};
-
-static struct lws_context *context;
-static _Atomic(struct lws_context *) wake_context;
-static struct ev_loop *loop;
-static struct net_handlers hd;      /* main.c's (net_attach) */
-static bool attached;
-static struct metrics *metrics;     /* main.c's (net_attach) */
-static struct store *store;
-static struct conn_list alive;      /* no ping outstanding */
-static struct conn_list pinged;     /* pinged, no pong yet */
-static struct conn *waiting;        /* waiting for a commit */
-static volatile sig_atomic_t stop_requested, reopen_requested;
-static const struct config *cfg;    /* main.c's, for the process lifetime */
-static int n_conns;                 /* open WebSocket connections */
-static bool stopping, stopped;
-static struct net_timer *drain_timer;
-static struct timerq timers;        /* every net_timer */
-static ev_timer timers_ev;          /* armed at timerq_next(&timers) */
-static int64_t timers_ev_at = INT64_MAX;
-static ev_timer keepalive_ev;
-static ev_timer lag_ev;
-static int64_t lag_due_us;          /* when lag_ev should fire */
-static ev_check stop_check;
-static char web_dir[4096];
-static const struct lws_http_mount mount_root; /* defined below */
-static struct table peers; /* ip -> struct peer */
-static struct ratelimit *api_limits; /* HTTP API requests per address */
-static struct table tcps;  /* "%p" of a wsi -> struct tcp */
-static struct { struct tcp *head, *tail; } unrequested;
-static int n_tcp;                   /* accepted TCP connections */
-static long fd_limit;               /* RLIMIT_NOFILE's soft limit */
-/* The connection FILTER_NETWORK_CONNECTION let through, for the
- * WSI_CREATE of its wsi that follows at once. */
-static int accepted_fd = -1;
-static char accepted_ip[64];
-static struct lws_vhost *vhost_main; /* TLS when tls_cert is set */
-static struct listener_bound bound_main, bound_redirect; /* port 0: none */
-static void tcp_request_done(struct lws *wsi);  /* see TCP connections */
-static int http_status(struct lws *wsi, unsigned code); /* see HTTP */
-static void tcp_expire(int64_t now);
 
 int64_t net_now_ms(void)
 {
@@ -188,7 +63,7 @@ int64_t net_wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t now_us(void)
+int64_t net_now_us(void)
 {
     struct timespec ts;
 
@@ -196,364 +71,9 @@ static int64_t now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Moves played and not yet committed, oldest first: the store sequence
- * number of each one's journal row and when the move arrived, for the
- * commit-latency histogram. When it is full, moves go unmeasured. */
-#define PENDING_MOVES 4096
-static struct {
-    uint64_t seq;
-    int64_t at_us;
-} pending[PENDING_MOVES];
-static size_t pending_head, pending_n;
-
-/* ---- outbound queues --------------------------------------------------- */
-
-static void wait_remove(struct conn *c)
-{
-    if (!c->waiting)
-        return;
-    if (c->wprev)
-        c->wprev->wnext = c->wnext;
-    else
-        waiting = c->wnext;
-    if (c->wnext)
-        c->wnext->wprev = c->wprev;
-    c->waiting = false;
-    c->wprev = c->wnext = NULL;
-}
-
-/* Asks for a WRITEABLE callback when the head may be written now, or parks
- * the connection until the store commits the head's sequence number. */
-static void schedule_write(struct conn *c)
-{
-    if (c->killed)
-        return;
-    if (c->head && c->head->seq > store_committed(store)) {
-        if (!c->waiting) {
-            c->waiting = true;
-            c->wprev = NULL;
-            c->wnext = waiting;
-            if (waiting)
-                waiting->wprev = c;
-            waiting = c;
-        }
-        return;
-    }
-    if (c->head || c->closing)
-        lws_callback_on_writable(c->wsi);
-}
-
-static void queue_clear(struct conn *c)
-{
-    struct metrics *m = metrics;
-
-    while (c->head) {
-        struct qnode *n = c->head;
-        c->head = n->next;
-        m->out_queue_bytes -= n->b->len;
-        msgbuf_unref(n->b);
-        free(n);
-    }
-    c->tail = NULL;
-    c->qbytes = 0;
-}
-
-void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
-{
-    struct qnode *n;
-
-    if (c->closing || c->killed)
-        return;
-    if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
-        /* the client stopped reading: cut it, its queue goes with it */
-        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
-                 c->peer ? c->peer->ip : "?", c->qbytes);
-        metrics->closed_overflow++;
-        c->killed = true;
-        wait_remove(c);
-        queue_clear(c);
-        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-        return;
-    }
-    n = malloc(sizeof *n);
-    if (!n)
-        return;
-    n->next = NULL;
-    n->b = msgbuf_ref(b);
-    n->seq = seq;
-    if (c->tail)
-        c->tail->next = n;
-    else
-        c->head = n;
-    c->tail = n;
-    c->qbytes += b->len;
-    metrics->out_queue_bytes += b->len;
-    if (c->head == n)
-        schedule_write(c);
-}
-
-const char *net_conn_ip(const struct conn *c)
-{
-    return c->peer ? c->peer->ip : "?";
-}
-
-/* ---- closing ----------------------------------------------------------
- *
- * A close the server decides on (net_close: a flood, a message too large
- * or not UTF-8, the planned shutdown) is staged so that the client sees
- * everything that was due, then the close frame, then the end of the
- * stream:
- *
- * 1. what the client sends is no longer acted on, nor read (lws's rx
- *    flow control; over TLS lws goes on reading, see below);
- * 2. the queue is written as usual, then the close frame (a raw write of
- *    a ready frame: lws 4.1 has no public call that only writes one);
- * 3. once lws has written all of it, the socket is half-closed
- *    (shutdown SHUT_WR) and everything the client still sends is read
- *    and dropped unparsed, until it closes its side or
- *    LIMIT_CLOSE_DRAIN_MS pass;
- * 4. only then lws closes the socket.
- *
- * Closing a socket with unread input makes the kernel send a reset and
- * drop everything not yet delivered, the close frame included: that is
- * what 3 avoids. lws's own close (lws_close_reason and returning -1)
- * closes the descriptor at once after its close frame, whatever is
- * unread, so it is not used. Over TLS, lws 4.1 spins on a connection
- * whose rx flow is off while OpenSSL holds input, so there lws keeps
- * reading (and this file ignores what it delivers) and itself closes at
- * the client's end of stream; only the timeout is this file's. Cuts (a
- * slow reader, no pong) are not staged: nothing more can reach such a
- * client. */
-
-void net_send_now(struct conn *c, struct msgbuf *b)
-{
-    uint64_t committed = store_committed(store);
-    struct qnode *n, **at = &c->head;
-
-    if (c->closing || c->killed || !c->head) {
-        net_send(c, b, 0);
-        return;
-    }
-    n = malloc(sizeof *n);
-    if (!n)
-        return;
-    while (*at && (*at)->seq <= committed)
-        at = &(*at)->next;
-    n->b = msgbuf_ref(b);
-    n->seq = 0;
-    n->next = *at;
-    *at = n;
-    if (!n->next)
-        c->tail = n;
-    c->qbytes += b->len;
-    metrics->out_queue_bytes += b->len;
-    if (c->head == n) {
-        wait_remove(c);
-        schedule_write(c);
-    }
-}
-
-void net_close(struct conn *c, int code, const char *reason)
-{
-    if (c->closing || c->killed)
-        return;
-    c->closing = true;
-    c->close_code = code;
-    c->close_reason = reason;
-    if (!lws_is_ssl(c->wsi))
-        lws_rx_flow_control(c->wsi, 0);
-    if (!c->head)
-        lws_callback_on_writable(c->wsi);
-}
-
-/* Writes the close frame: code and reason (at most 123 bytes). Returns
- * lws_write's result. */
-static int write_close(struct conn *c)
-{
-    unsigned char f[LWS_PRE + 4 + 123], *p = f + LWS_PRE;
-    size_t len = strlen(c->close_reason);
-
-    if (len > 123)
-        len = 123;
-    p[0] = 0x88; /* FIN, close */
-    p[1] = (unsigned char)(2 + len);
-    p[2] = (unsigned char)(c->close_code >> 8);
-    p[3] = (unsigned char)c->close_code;
-    memcpy(p + 4, c->close_reason, len);
-    c->close_sent = true;
-    return lws_write(c->wsi, p, 4 + len, LWS_WRITE_RAW);
-}
-
-static void drain_stop(struct conn *c)
-{
-    if (!c->draining)
-        return;
-    if (!lws_is_ssl(c->wsi))
-        ev_io_stop(loop, &c->drain_io);
-    ev_timer_stop(loop, &c->drain_timeout);
-    c->draining = false;
-}
-
-/* The end of the drain: lws closes the connection now (the CLOSED
- * callback runs before this returns; c is gone after). */
-static void drain_end(struct conn *c)
-{
-    drain_stop(c);
-    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
-}
-
-/* Reads what the client sent and drops it; ends the drain when the
- * client has closed (end of stream or an error). A bounded number of
- * reads per turn of the loop, so that a flooding client cannot hold the
- * loop. */
-static void drain_read(struct ev_loop *l, ev_io *w, int revents)
-{
-    static char sink[16384];
-    struct conn *c = lws_container_of(w, struct conn, drain_io);
-
-    (void)l;
-    (void)revents;
-    for (int i = 0; i < 4; i++) {
-        ssize_t n = recv(w->fd, sink, sizeof sink, MSG_DONTWAIT);
-
-        if (n > 0)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
-                      || errno == EINTR))
-            return;
-        drain_end(c);
-        return;
-    }
-}
-
-static void drain_expired(struct ev_loop *l, ev_timer *w, int revents)
-{
-    struct conn *c = lws_container_of(w, struct conn, drain_timeout);
-
-    (void)l;
-    (void)revents;
-    drain_end(c);
-}
-
-/* The close frame has left lws: half-close and drain. */
-static int drain_start(struct conn *c)
-{
-    int fd = lws_get_socket_fd(c->wsi);
-
-    if (fd < 0)
-        return -1;
-    shutdown(fd, SHUT_WR);
-    if (!lws_is_ssl(c->wsi)) {
-        ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
-        ev_io_start(loop, &c->drain_io);
-    }
-    ev_timer_init(&c->drain_timeout, drain_expired,
-                  LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
-    ev_timer_start(loop, &c->drain_timeout);
-    c->draining = true;
-    return 0;
-}
-
-/* Takes the head off the queue and writes it. Returns lws_write's
- * result. */
-static int write_head(struct conn *c)
-{
-    struct qnode *n = c->head;
-    int w;
-
-    c->head = n->next;
-    if (!c->head)
-        c->tail = NULL;
-    c->qbytes -= n->b->len;
-    metrics->out_queue_bytes -= n->b->len;
-    w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
-                  LWS_WRITE_TEXT);
-    msgbuf_unref(n->b);
-    free(n);
-    return w;
-}
-
-static int write_next(struct conn *c)
-{
-    struct qnode *n = c->head;
-
-    if (c->killed)
-        return -1;
-    if (!n) {
-        if (c->closing && !c->close_sent) {
-            c->closed_with = c->close_code;
-            if (write_close(c) < 0)
-                return -1;
-            /* the next WRITEABLE comes once lws has written it all */
-            lws_callback_on_writable(c->wsi);
-        } else if (c->close_sent && !c->draining) {
-            return drain_start(c);
-        }
-        return 0;
-    }
-    if (n->seq > store_committed(store)) {
-        schedule_write(c);
-        return 0;
-    }
-    if (write_head(c) < 0)
-        return -1;
-    schedule_write(c);
-    return 0;
-}
-
-/* Writes the messages a commit released at once, outside a WRITEABLE
- * callback: a commit releases a batch of moves, and asking lws for
- * WRITEABLE would cost each connection two epoll_ctl calls and a turn of
- * the loop. Stops where lws had to keep part of a frame (the socket is
- * full): the rest then waits for WRITEABLE as before, so a slow reader
- * holds at most one frame in lws besides its own queue. */
-static void write_released(struct conn *c)
-{
-    uint64_t committed = store_committed(store);
-
-    if (c->killed || c->want_ping) {
-        schedule_write(c);
-        return;
-    }
-    while (c->head && c->head->seq <= committed
-           && !lws_partial_buffered(c->wsi)) {
-        if (write_head(c) < 0) {
-            /* lws marked the socket unusable: close it from the loop */
-            c->killed = true;
-            queue_clear(c);
-            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK,
-                            LWS_TO_KILL_ASYNC);
-            return;
-        }
-    }
-    schedule_write(c);
-}
-
-/* Store commits arrived: release the connections whose head is durable. */
-static void on_commits(void)
-{
-    uint64_t committed = store_committed(store);
-    struct conn *c = waiting, *next;
-    int64_t now = pending_n ? now_us() : 0;
-
-    while (pending_n && pending[pending_head].seq <= committed) {
-        hist_add(&metrics->commit,
-                         now - pending[pending_head].at_us);
-        pending_head = (pending_head + 1) % PENDING_MOVES;
-        pending_n--;
-    }
-    for (; c; c = next) {
-        next = c->wnext;
-        if (!c->head || c->head->seq <= committed) {
-            wait_remove(c);
-            write_released(c);
-        }
-    }
-}
-
 void net_wake(void)
 {
-    struct lws_context *ctx = atomic_load(&wake_context);
+    struct lws_context *ctx = atomic_load(&net.wake_context);
 
     if (ctx)
         lws_cancel_service(ctx);
@@ -561,13 +81,13 @@ void net_wake(void)
 
 void net_request_stop(void)
 {
-    stop_requested = 1;
+    net.stop_requested = 1;
     net_wake();
 }
 
 void net_request_log_reopen(void)
 {
-    reopen_requested = 1;
+    net.reopen_requested = 1;
     net_wake();
 }
 
@@ -576,22 +96,22 @@ void net_request_log_reopen(void)
 /* Points timers_ev at the earliest deadline when that changed. */
 static void timers_rearm(void)
 {
-    int64_t next = timerq_next(&timers), delay;
+    int64_t next = timerq_next(&net.timers), delay;
 
-    if (next == timers_ev_at || !loop)
+    if (next == net.timers_ev_at || !net.loop)
         return;
-    timers_ev_at = next;
-    ev_timer_stop(loop, &timers_ev);
+    net.timers_ev_at = next;
+    ev_timer_stop(net.loop, &net.timers_ev);
     if (next == INT64_MAX)
         return;
-    ev_now_update(loop); /* libev counts from the turn's start otherwise */
+    ev_now_update(net.loop); /* libev counts from the turn's start otherwise */
     delay = next - net_now_ms();
     if (delay < 0)
         delay = 0;
     /* +1 ms: the deadline has surely passed by the millisecond clock the
      * game reads when the timer fires */
-    ev_timer_set(&timers_ev, (double)(delay + 1) / 1000.0, 0.0);
-    ev_timer_start(loop, &timers_ev);
+    ev_timer_set(&net.timers_ev, (double)(delay + 1) / 1000.0, 0.0);
+    ev_timer_start(net.loop, &net.timers_ev);
 }
 
 static void timers_fire(struct ev_loop *l, ev_timer *w, int revents)
@@ -602,8 +122,8 @@ static void timers_fire(struct ev_loop *l, ev_timer *w, int revents)
     (void)l;
     (void)w;
     (void)revents;
-    timers_ev_at = INT64_MAX;
-    while ((t = timerq_pop_due(&timers, now)))
+    net.timers_ev_at = INT64_MAX;
+    while ((t = timerq_pop_due(&net.timers, now)))
         t->cb(t);
     timers_rearm();
 }
@@ -630,8 +150,8 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
 void net_timer_arm(struct net_timer *t, int64_t at_ms)
 {
     if (at_ms == INT64_MAX)
-        timerq_cancel(&timers, &t->t);
-    else if (timerq_arm(&timers, &t->t, at_ms) < 0)
+        timerq_cancel(&net.timers, &t->t);
+    else if (timerq_arm(&net.timers, &t->t, at_ms) < 0)
         log_error("event=timer_lost why=out_of_memory");
     timers_rearm();
 }
@@ -640,97 +160,21 @@ void net_timer_free(struct net_timer *t)
 {
     if (!t)
         return;
-    timerq_cancel(&timers, &t->t);
+    timerq_cancel(&net.timers, &t->t);
     free(t);
 }
 
-/* ---- keepalive ---------------------------------------------------------- */
-
-/* Keepalive without lws's validity timers (one sorted-list insertion on
- * every ping and pong): a connection sits in `alive` until it has been
- * silent for ping_interval_s since its last pong (or its opening), then
- * is pinged and moves to `pinged`; a pong moves it back to the tail of
- * `alive`, and one still in `pinged` at ping_timeout_s is hung up. Both
- * lists stay ordered by last_pong_ms, so a tick only looks at the
- * connections that are due. Only a pong counts, not messages (as with
- * lws's policy). The hang-up is an ordinary disconnection, so the
- * player's grace period starts. */
-static void list_remove(struct conn *c)
-{
-    struct conn_list *l = c->list;
-
-    if (!l)
-        return;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        l->head = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    else
-        l->tail = c->prev;
-    c->prev = c->next = NULL;
-    c->list = NULL;
-}
-
-static void list_append(struct conn_list *l, struct conn *c)
-{
-    c->prev = l->tail;
-    c->next = NULL;
-    if (l->tail)
-        l->tail->next = c;
-    else
-        l->head = c;
-    l->tail = c;
-    c->list = l;
-}
-
-/* Alive again at now: to the tail of `alive`. */
-static void conn_ponged(struct conn *c, int64_t now)
-{
-    list_remove(c);
-    c->last_pong_ms = now;
-    list_append(&alive, c);
-}
-
-/* The keepalive tick's period, and the share of the pong allowance
- * (ping_timeout_s - ping_interval_s, or the interval when shorter) within
- * which a due ping goes out: connections that fall due together (opened
- * together, after a restart, say) are pinged in a spread-out stream, not
- * in one burst that would hold up every game's moves. */
-#define KEEPALIVE_TICK_MS 50
-#define KEEPALIVE_SPREAD_DIV 2
-
+/* Every KEEPALIVE_TICK_MS: the requests overdue (tcp.c), the pings due
+ * and the connections that did not answer theirs (conn.c). */
 static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
     int64_t now = net_now_ms();
-    int64_t interval = (int64_t)cfg->ping_interval_s * 1000;
-    int64_t timeout = (int64_t)cfg->ping_timeout_s * 1000;
-    int64_t spread = (timeout - interval < interval ? timeout - interval
-                                                     : interval)
-                     / KEEPALIVE_SPREAD_DIV;
-    int64_t budget = 16 + (int64_t)n_conns * KEEPALIVE_TICK_MS / spread;
-    struct conn *c;
 
     (void)l;
     (void)w;
     (void)revents;
     tcp_expire(now);
-    while ((c = pinged.head) && now - c->last_pong_ms >= timeout) {
-        list_remove(c);
-        log_info("event=conn_cut why=no_pong ip=%s",
-                 c->peer ? c->peer->ip : "?");
-        /* outside any lws callback a synchronous kill is safe, and an
-         * asynchronous one would wait for lws's own timer */
-        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
-    }
-    while ((c = alive.head) && now - c->last_pong_ms >= interval
-           && budget-- > 0) {
-        list_remove(c);
-        list_append(&pinged, c);
-        c->want_ping = true;
-        lws_callback_on_writable(c->wsi);
-    }
+    conn_keepalive(now);
 }
 
 /* ---- event-loop lag ------------------------------------------------------ */
@@ -742,53 +186,22 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 
 static void lag_arm(void)
 {
-    ev_now_update(loop);
-    lag_due_us = now_us() + LAG_PERIOD_MS * 1000;
-    ev_timer_set(&lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
-    ev_timer_start(loop, &lag_ev);
+    ev_now_update(net.loop);
+    net.lag_due_us = net_now_us() + LAG_PERIOD_MS * 1000;
+    ev_timer_set(&net.lag_ev, LAG_PERIOD_MS / 1000.0, 0.0);
+    ev_timer_start(net.loop, &net.lag_ev);
 }
 
 static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
-    int64_t late = now_us() - lag_due_us;
+    int64_t late = net_now_us() - net.lag_due_us;
 
     (void)l;
     (void)w;
     (void)revents;
-    if (attached)
-        hist_add(&metrics->loop_lag, late > 0 ? late : 0);
+    if (net.attached)
+        hist_add(&net.metrics->loop_lag, late > 0 ? late : 0);
     lag_arm();
-}
-
-/* Writes the ping keepalive_tick asked for, with a random payload that
- * only a client that read it can echo. Returns lws_write's result. */
-static int write_ping(struct conn *c)
-{
-    unsigned char ping[LWS_PRE + sizeof c->ping_data];
-    size_t n;
-
-    c->want_ping = false;
-    if (ids_random(c->ping_data, 6) < 0)
-        snprintf(c->ping_data, sizeof c->ping_data, "%lld",
-                 (long long)net_now_ms());
-    n = strlen(c->ping_data);
-    memcpy(ping + LWS_PRE, c->ping_data, n);
-    return lws_write(c->wsi, ping + LWS_PRE, n, LWS_WRITE_PING);
-}
-
-/* A pong arrived: it counts as life only when it answers the ping the
- * server is waiting on (same payload). An unsolicited pong, which RFC
- * 6455 allows as a heartbeat, proves nothing: a client that never reads
- * could send them forever. */
-static void on_pong(struct conn *c, const void *data, size_t len)
-{
-    size_t n = strlen(c->ping_data);
-
-    if (c->list != &pinged || c->want_ping || !n || len != n
-        || memcmp(data, c->ping_data, n))
-        return;
-    c->ping_data[0] = '\0';
-    conn_ponged(c, net_now_ms());
 }
 
 /* ---- shutdown ---------------------------------------------------------- */
@@ -796,7 +209,7 @@ static void on_pong(struct conn *c, const void *data, size_t len)
 static void drain_done(void *arg)
 {
     (void)arg;
-    stopped = true;
+    net.stopped = true;
 }
 
 /* A planned stop: every client is told, then closed with 1001. */
@@ -804,140 +217,24 @@ static void begin_shutdown(void)
 {
     struct msgbuf *b = msgbuf_take(proto_render_shutdown());
 
-    stopping = true;
-    log_info("event=shutdown_begin connections=%d", n_conns);
+    net.stopping = true;
+    log_info("event=shutdown_begin connections=%d", net.n_conns);
     /* closing connections are not players leaving their games */
-    if (attached)
-        hd.shutdown(hd.ctx);
+    if (net.attached)
+        net.hd.shutdown(net.hd.ctx);
     for (int i = 0; i < 2; i++)
-        for (struct conn *c = i ? pinged.head : alive.head; c; c = c->next) {
+        for (struct conn *c = i ? net.pinged.head : net.alive.head; c;
+             c = c->next) {
             if (b)
                 net_send(c, b, 0);
             net_close(c, LWS_CLOSE_STATUS_GOINGAWAY, "server shutdown");
         }
     msgbuf_unref(b);
-    drain_timer = net_timer_new(drain_done, NULL);
-    if (!n_conns || !drain_timer)
-        stopped = true;
+    net.drain_timer = net_timer_new(drain_done, NULL);
+    if (!net.n_conns || !net.drain_timer)
+        net.stopped = true;
     else
-        net_timer_arm(drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
-}
-
-/* ---- WebSocket --------------------------------------------------------- */
-
-/* The peer's address as text, or "?" when it is gone (lws 4.1 then
- * writes getpeername's error sentence into ip, which would key the
- * per-address count and break the log's key=value fields). */
-static void peer_ip(struct lws *wsi, char *ip, size_t len)
-{
-    if (!lws_get_peer_simple(wsi, ip, len) || !ip[0]
-        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
-        snprintf(ip, len, "?");
-}
-
-/* The client's address of the request on wsi, as text: the socket's
- * address, or when that is a trusted proxy (trusted_proxies), the
- * rightmost address in X-Forwarded-For that is not itself a trusted
- * proxy (each proxy appends the address it got the request from, so
- * the entries left of the last untrusted one are the client's say and
- * worth nothing). An entry that is not an address ends the walk with
- * the last good one. */
-static void client_ip(struct lws *wsi, char *ip, size_t len)
-{
-    char xff[4096];
-    unsigned char buf[sizeof(struct in6_addr)];
-    size_t n, b, e;
-    int family;
-
-    peer_ip(wsi, ip, len);
-    if (!config_proxy_trusted(cfg, ip)
-        || lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
-        return;
-    n = strlen(xff);
-    while (n > 0) {
-        /* the entry xff[b, e), then left of its comma */
-        e = n;
-        for (b = e; b > 0 && xff[b - 1] != ','; b--)
-            ;
-        n = b > 0 ? b - 1 : 0;
-        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
-            b++;
-        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
-            e--;
-        xff[e] = '\0';
-        /* canonical text, so that one address is one entry */
-        if (inet_pton(AF_INET, xff + b, buf) == 1)
-            family = AF_INET;
-        else if (inet_pton(AF_INET6, xff + b, buf) == 1)
-            family = AF_INET6;
-        else
-            return;
-        if (!inet_ntop(family, buf, ip, (socklen_t)len))
-            return;
-        if (!config_proxy_trusted(cfg, ip))
-            return;
-    }
-}
-
-/* True when the request's Origin may open a WebSocket: no allow-list, no
- * Origin header, or an Origin in the list. Logs a refusal. */
-static bool origin_ok(struct lws *wsi, const char *ip)
-{
-    char origin[300], q[320];
-    int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
-
-    if (len <= 0 || !cfg->n_allowed_origins)
-        return true;
-    if (len >= (int)sizeof origin
-        || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
-        snprintf(origin, sizeof origin, "(too long)");
-    else if (config_origin_allowed(cfg, origin))
-        return true;
-    log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
-             log_quote(q, sizeof q, origin));
-    return false;
-}
-
-/* Refuses an upgrade on any path but /ws with 404; from an Origin outside
- * allowed_origins (when that list is set) with 403, against cross-site
- * WebSocket hijacking (browsers always send Origin; other clients may
- * leave it out); over max_connections with 503; from an address that
- * holds max_connections_per_ip already with 429. */
-static int confirm_upgrade(struct lws *wsi)
-{
-    char uri[256], ip[64];
-    struct peer *p;
-
-    tcp_request_done(wsi);
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
-        || strcmp(uri, "/ws")) {
-        http_status(wsi, HTTP_STATUS_NOT_FOUND);
-        return 1;
-    }
-    if (stopping)
-        return -1;
-    client_ip(wsi, ip, sizeof ip);
-    if (!origin_ok(wsi, ip)) {
-        metrics->refused_origin++;
-        http_status(wsi, HTTP_STATUS_FORBIDDEN);
-        return 1;
-    }
-    if (n_conns >= cfg->max_connections) {
-        log_warn("event=upgrade_refused why=max_connections ip=%s "
-                 "connections=%d", ip, n_conns);
-        metrics->refused_full++;
-        http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
-        return 1;
-    }
-    p = table_get(&peers, ip);
-    if (p && p->conns >= cfg->max_connections_per_ip) {
-        log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
-                 "connections=%d", ip, p->conns);
-        metrics->refused_per_ip++;
-        http_status(wsi, 429);
-        return 1;
-    }
-    return 0;
+        net_timer_arm(net.drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
 /* SIGHUP with TLS: new handshakes get the certificate and key now at
@@ -947,680 +244,32 @@ static void reload_certificate(void)
 {
     char err[600], q1[700], q2[700];
 
-    if (!cfg->tls_cert[0])
+    if (!net.cfg->tls_cert[0])
         return;
-    if (tls_reload(cfg->tls_cert, cfg->tls_key, err, sizeof err) < 0)
+    if (tls_reload(net.cfg->tls_cert, net.cfg->tls_key, err, sizeof err) < 0)
         log_error("event=tls_reload_failed error=%s keeping=previous",
                   log_quote(q1, sizeof q1, err));
     else
         log_info("event=tls_reloaded cert=%s key=%s",
-                 log_quote(q1, sizeof q1, cfg->tls_cert),
-                 log_quote(q2, sizeof q2, cfg->tls_key));
+                 log_quote(q1, sizeof q1, net.cfg->tls_cert),
+                 log_quote(q2, sizeof q2, net.cfg->tls_key));
 }
 
-/* A message that arrived in one callback, NUL-terminated (the loop's one
- * buffer: lws's own is not ours to terminate). */
-static char rx_one[LIMIT_MSG_BYTES + 1];
-
-/* A whole message: text NUL-terminated at len. */
-static void on_message(struct conn *c, char *text, size_t len)
+/* The loop was woken (net_wake): store commits, a reopen of the log, a
+ * stop. */
+void net_woken(void)
 {
-    int64_t t0 = now_us();
-    uint64_t queued = store_queued(store);
-
-    if (c->rx_binary) {
-        hd.binary(hd.ctx, c->owner, t0 / 1000);
-        return;
+    if (net.store)
+        conn_on_commits();
+    if (net.attached)
+        net.hd.wake(net.hd.ctx);
+    if (net.reopen_requested) {
+        net.reopen_requested = 0;
+        log_reopen();
+        reload_certificate();
     }
-    if (proto_utf8_prefix(text, len) != len) {
-        net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
-        return;
-    }
-    if (!hd.text(hd.ctx, c->owner, text, len, t0 / 1000))
-        return;
-    hist_add(&metrics->move, now_us() - t0);
-    if (store_queued(store) != queued && pending_n < PENDING_MOVES) {
-        size_t i = (pending_head + pending_n++) % PENDING_MOVES;
-        pending[i].seq = store_queued(store); /* the move's row */
-        pending[i].at_us = t0;
-    }
-}
-
-/* The entry of ip, created when missing (NULL when out of memory). */
-static struct peer *peer_find(const char *ip)
-{
-    struct peer *p = table_get(&peers, ip);
-
-    if (p)
-        return p;
-    p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
-    snprintf(p->ip, sizeof p->ip, "%s", ip);
-    if (table_put(&peers, p->ip, p) < 0) {
-        free(p);
-        return NULL;
-    }
-    return p;
-}
-
-/* Forgets p when nothing counts on it any more. */
-static void peer_release(struct peer *p)
-{
-    if (p && !p->conns && !p->tcp)
-        free(table_del(&peers, p->ip));
-}
-
-/* ---- TCP connections --------------------------------------------------- */
-
-/* Every accepted TCP connection counts, from accept on, against its
- * socket address's cap (max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP,
- * not for a trusted proxy) and the total (max_connections +
- * LIMIT_TCP_EXTRA); one over either is closed at once, before it costs
- * more than the accept. The total stays below the descriptor limit, so
- * accept() does not fail with EMFILE (which lws 4.1 would retry on every
- * turn of the loop, a core at 100%). A connection must complete its
- * request within request_timeout_s of its accept (or of its previous
- * request's end on a kept-alive connection), else it is closed. */
-
-static struct tcp *tcp_of(struct lws *wsi)
-{
-    char key[24];
-
-    snprintf(key, sizeof key, "%p", (void *)wsi);
-    return table_get(&tcps, key);
-}
-
-static void unrequested_remove(struct tcp *t)
-{
-    if (!t->listed)
-        return;
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        unrequested.head = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    else
-        unrequested.tail = t->prev;
-    t->prev = t->next = NULL;
-    t->listed = false;
-}
-
-/* The connection wsi must complete a request within request_timeout_s. */
-static void tcp_await_request(struct lws *wsi)
-{
-    struct tcp *t = tcp_of(wsi);
-
-    if (!t)
-        return;
-    unrequested_remove(t);
-    t->deadline_ms = net_now_ms() + (int64_t)cfg->request_timeout_s * 1000;
-    t->prev = unrequested.tail;
-    t->next = NULL;
-    if (unrequested.tail)
-        unrequested.tail->next = t;
-    else
-        unrequested.head = t;
-    unrequested.tail = t;
-    t->listed = true;
-}
-
-/* wsi's request arrived whole: no deadline while it is answered. */
-static void tcp_request_done(struct lws *wsi)
-{
-    struct tcp *t = tcp_of(wsi);
-
-    if (t)
-        unrequested_remove(t);
-}
-
-/* Writes how many connections were refused since the last such line, at
- * most once a second (a flood of them must not flood the log). */
-static void tcp_refused(const char *why, const char *ip)
-{
-    static int64_t last_ms;
-    static unsigned long count;
-    int64_t now = net_now_ms();
-
-    count++;
-    if (now - last_ms < 1000)
-        return;
-    log_warn("event=tcp_refused why=%s ip=%s refused=%lu connections=%d",
-             why, ip, count, n_tcp);
-    last_ms = now;
-    count = 0;
-}
-
-/* FILTER_NETWORK_CONNECTION: a connection was just accepted. Returns
- * nonzero to close it at once. */
-static int tcp_filter(struct lws *listener, int fd)
-{
-    char ip[64];
-    struct peer *p;
-
-    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0]
-        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
-        snprintf(ip, sizeof ip, "?");
-    if (n_tcp >= cfg->max_connections + LIMIT_TCP_EXTRA
-        || (fd_limit > 0 && fd >= fd_limit - LIMIT_TCP_EXTRA / 2)) {
-        tcp_refused("max_connections", ip);
-        return 1;
-    }
-    p = table_get(&peers, ip);
-    if (p && p->tcp >= cfg->max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP
-        && !config_proxy_trusted(cfg, ip)) {
-        tcp_refused("max_connections_per_ip", ip);
-        return 1;
-    }
-    accepted_fd = fd;
-    snprintf(accepted_ip, sizeof accepted_ip, "%s", ip);
-    wire_watch(fd, cfg->tls_cert[0] && lws_get_vhost(listener) == vhost_main);
-    return 0;
-}
-
-/* WSI_CREATE: the wsi of the connection tcp_filter let through, which
- * lws creates right after the filter (before it gives the wsi its
- * descriptor); any other wsi, a listener or lws's pipe, is not counted. */
-static void tcp_created(struct lws *wsi)
-{
-    struct tcp *t;
-
-    if (accepted_fd < 0)
-        return;
-    t = calloc(1, sizeof *t);
-    if (!t) {
-        wire_forget(accepted_fd);
-        accepted_fd = -1;
-        return;
-    }
-    t->wsi = wsi;
-    t->fd = accepted_fd;
-    accepted_fd = -1;
-    snprintf(t->key, sizeof t->key, "%p", (void *)wsi);
-    if (table_put(&tcps, t->key, t) < 0) {
-        wire_forget(t->fd);
-        free(t);
-        return;
-    }
-    t->peer = peer_find(accepted_ip);
-    if (t->peer)
-        t->peer->tcp++;
-    n_tcp++;
-    tcp_await_request(wsi);
-}
-
-/* WSI_DESTROY: the connection is gone. */
-static void tcp_destroyed(struct lws *wsi)
-{
-    struct tcp *t = tcp_of(wsi);
-
-    if (!t)
-        return;
-    table_del(&tcps, t->key);
-    unrequested_remove(t);
-    wire_forget(t->fd);
-    if (t->peer) {
-        t->peer->tcp--;
-        peer_release(t->peer);
-    }
-    n_tcp--;
-    free(t);
-}
-
-/* Closes the connections whose request is overdue (outside any lws
- * callback). */
-static void tcp_expire(int64_t now)
-{
-    struct tcp *t;
-
-    while ((t = unrequested.head) && t->deadline_ms <= now) {
-        unrequested_remove(t);
-        log_debug("event=conn_cut why=request_timeout ip=%s",
-                  t->peer ? t->peer->ip : "?");
-        lws_set_timeout(t->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
-    }
-}
-
-/* The TCP-level events every vhost's first protocol gets. Returns true
- * when reason was one of them, with the callback's result in *rc. */
-static bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
-                      void *in, int *rc)
-{
-    *rc = 0;
-    switch (reason) {
-    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        *rc = tcp_filter(wsi, (int)(intptr_t)in);
-        return true;
-    case LWS_CALLBACK_WSI_CREATE:
-        tcp_created(wsi);
-        return true;
-    case LWS_CALLBACK_WSI_DESTROY:
-        tcp_destroyed(wsi);
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* A WebSocket's count: its client's address entry (NULL when out of
- * memory). */
-static struct peer *peer_get(struct lws *wsi)
-{
-    char ip[64];
-
-    client_ip(wsi, ip, sizeof ip);
-    return peer_find(ip);
-}
-
-/* Descriptors wire.c watches at most (a table of ~50 bytes each). */
-#define WIRE_MAX_FDS (1 << 18)
-
-/* wire.c's reports: a ping or pong frame, an unmasked frame. */
-static void wire_control(void *owner)
-{
-    struct conn *c = owner;
-
-    if (c && c->owner && !c->closing && !c->killed)
-        hd.control(hd.ctx, c->owner, net_now_ms());
-}
-
-static void wire_unmasked(void *owner)
-{
-    struct conn *c = owner;
-
-    if (!c || !c->owner)
-        return;
-    log_info("event=conn_cut why=unmasked_frame ip=%s", net_conn_ip(c));
-    net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
-}
-
-static const struct wire_hooks wire_hooks = {wire_control, wire_unmasked};
-
-static int callback_chess(struct lws *wsi, enum lws_callback_reasons reason,
-                          void *user, void *in, size_t len)
-{
-    struct conn *c = user;
-
-    switch (reason) {
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return confirm_upgrade(wsi);
-
-    case LWS_CALLBACK_ESTABLISHED:
-        memset(c, 0, sizeof *c);
-        c->wsi = wsi;
-        c->peer = peer_get(wsi);
-        c->owner = hd.open(hd.ctx, c, net_conn_ip(c));
-        if (!c->owner) {
-            if (c->peer)
-                peer_release(c->peer);
-            return -1;
-        }
-        if (c->peer)
-            c->peer->conns++;
-        n_conns++;
-        wire_websocket(lws_get_socket_fd(wsi), c);
-        log_debug("event=ws_open ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", n_conns);
-        conn_ponged(c, net_now_ms());
-        break;
-
-    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        /* in: the close frame's payload, a big-endian code first */
-        if (c->owner && !c->closed_with)
-            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8
-                                            | ((const unsigned char *)in)[1]
-                                      : LWS_CLOSE_STATUS_NO_STATUS;
-        break;
-
-    case LWS_CALLBACK_CLOSED:
-        if (!c->owner)
-            break;
-        drain_stop(c);
-        metrics_ws_close(metrics, c->closed_with
-                             ? c->closed_with
-                             : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
-        wait_remove(c);
-        queue_clear(c);
-        list_remove(c);
-        free(c->rx);
-        c->rx = NULL;
-        hd.closed(hd.ctx, c->owner, net_now_ms());
-        c->owner = NULL;
-        n_conns--;
-        log_debug("event=ws_close ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", n_conns);
-        if (c->peer) {
-            c->peer->conns--;
-            peer_release(c->peer);
-        }
-        if (stopping && !n_conns)
-            stopped = true;
-        break;
-
-    case LWS_CALLBACK_RECEIVE:
-        if (!c->owner || c->closing || c->killed)
-            break;
-        if (!c->in_msg && lws_is_final_fragment(wsi)
-            && !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
-            /* the common case: a whole message in one callback, handled
-             * from the loop's one buffer */
-            c->rx_binary = lws_frame_is_binary(wsi);
-            memcpy(rx_one, in, len);
-            rx_one[len] = '\0';
-            on_message(c, rx_one, len);
-            break;
-        }
-        if (!c->in_msg) {
-            c->in_msg = true;
-            c->rx_len = 0;
-            c->rx_binary = lws_frame_is_binary(wsi);
-        }
-        if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
-            return -1;
-        if (c->rx_len + len > LIMIT_MSG_BYTES) {
-            net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                      "message too large");
-            break;
-        }
-        memcpy(c->rx + c->rx_len, in, len);
-        c->rx_len += len;
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
-            break;
-        c->in_msg = false;
-        c->rx[c->rx_len] = '\0';
-        on_message(c, c->rx, c->rx_len);
-        break;
-
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        if (!c->owner)
-            break;
-        if (c->want_ping && !c->killed && !c->closing) {
-            if (write_ping(c) < 0)
-                return -1;
-            schedule_write(c);
-            return 0;
-        }
-        return write_next(c);
-
-    case LWS_CALLBACK_RECEIVE_PONG:
-        if (c->owner)
-            on_pong(c, in, len);
-        break;
-
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (store)
-            on_commits();
-        if (attached)
-            hd.wake(hd.ctx);
-        if (reopen_requested) {
-            reopen_requested = 0;
-            log_reopen();
-            reload_certificate();
-        }
-        if (stop_requested && !stopping)
-            begin_shutdown();
-        break;
-
-    default:
-        break;
-    }
-    return 0;
-}
-
-/* ---- HTTP -------------------------------------------------------------- */
-
-#define MAX_ARGS 8
-
-/* A URL path that names a file under the web folder: no "..", no hidden
- * files, only ordinary characters. */
-static bool safe_path(const char *uri)
-{
-    if (uri[0] != '/' || strstr(uri, "/.") || strstr(uri, ".."))
-        return false;
-    for (const char *p = uri; *p; p++)
-        if (!(*p == '/' || *p == '.' || *p == '_' || *p == '-'
-              || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-              || (*p >= '0' && *p <= '9')))
-            return false;
-    return true;
-}
-
-/* Counts an HTTP response to uri under its route and status. */
-static void count_http(const char *uri, int status)
-{
-    if (attached)
-        metrics_http(metrics, (enum metrics_route)hd.http_route(uri),
-                     status);
-}
-
-/* The answer to the request on wsi is complete: the connection closes,
- * or (kept alive) waits for its next request under request_timeout_s.
- * Returns the callback's result. */
-static int http_done(struct lws *wsi)
-{
-    tcp_await_request(wsi);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
-}
-
-/* True when the request on wsi is a HEAD: answered as its GET would be,
- * without the body. */
-static bool is_head(struct lws *wsi)
-{
-    return lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
-}
-
-/* The header holding the request's path: a GET's, or a HEAD's. */
-static enum lws_token_indexes path_token(struct lws *wsi)
-{
-    return is_head(wsi) ? WSI_TOKEN_HEAD_URI : WSI_TOKEN_GET_URI;
-}
-
-static const char *status_text(unsigned code)
-{
-    switch (code) {
-    case HTTP_STATUS_BAD_REQUEST: return "Bad Request";
-    case HTTP_STATUS_FORBIDDEN: return "Forbidden";
-    case HTTP_STATUS_NOT_FOUND: return "Not Found";
-    case HTTP_STATUS_REQ_URI_TOO_LONG: return "URI Too Long";
-    case 429: return "Too Many Requests";
-    case HTTP_STATUS_INTERNAL_SERVER_ERROR: return "Internal Server Error";
-    case HTTP_STATUS_SERVICE_UNAVAILABLE: return "Service Unavailable";
-    default: return "Error";
-    }
-}
-
-/* Answers the request on wsi with status code and its reason as a line
- * of text (none to a HEAD): what lws_return_http_status does, which
- * writes its body to a HEAD too. Returns nonzero when it could not be
- * written. */
-static int http_status(struct lws *wsi, unsigned code)
-{
-    uint8_t buf[LWS_PRE + 2048], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
-    char body[64], len[16];
-    int n = snprintf(body, sizeof body, "%u %s\n", code, status_text(code));
-    int ln = snprintf(len, sizeof len, "%d", n);
-
-    if (lws_add_http_header_status(wsi, code, &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
-                                        (unsigned char *)"text/plain", 10,
-                                        &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH,
-                                        (unsigned char *)len, ln, &p, end)
-        || lws_finalize_http_header(wsi, &p, end) || end - p < n)
-        return 1;
-    if (!is_head(wsi)) {
-        memcpy(p, body, (size_t)n);
-        p += n;
-    }
-    n = (int)(p - start);
-    return lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP) != n;
-}
-
-static int not_found(struct lws *wsi)
-{
-    http_status(wsi, HTTP_STATUS_NOT_FOUND);
-    return http_done(wsi);
-}
-
-/* Static files of the client; /g/GID is the client's page for a game.
- * (lws 4.1's file mounts never answer a missing file, so this callback
- * serves the folder itself and says 404.) */
-static int serve_file(struct lws *wsi, const char *uri)
-{
-    char path[sizeof web_dir + 600];
-    const char *type;
-    struct stat st;
-
-    if (!strncmp(uri, "/g/", 3))
-        uri = "/index.html";
-    if (!safe_path(uri)
-        || snprintf(path, sizeof path, "%s%s%s", web_dir, uri,
-                    uri[strlen(uri) - 1] == '/' ? "index.html" : "")
-               >= (int)sizeof path
-        || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-        count_http(uri, HTTP_STATUS_NOT_FOUND);
-        return not_found(wsi);
-    }
-    count_http(uri, HTTP_STATUS_OK);
-    type = lws_get_mimetype(path, &mount_root);
-    if (lws_serve_http_file(wsi, path, type ? type
-                                            : "application/octet-stream",
-                            NULL, 0) < 0)
-        return -1;
-    return 0;
-}
-
-static int http_begin(struct lws *wsi, struct http_pss *pss)
-{
-    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
-    char uri[512] = "", argbuf[MAX_ARGS][128];
-    const char *args[MAX_ARGS];
-    struct net_reply r;
-    size_t nargs = 0;
-
-    if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
-        /* no path of ours is this long; say so rather than hang up */
-        http_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
-        return http_done(wsi);
-    }
-    /* any other method has no path here: a 404 */
-    if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
-        return -1;
-    if (!hd.http_wants(uri))
-        return serve_file(wsi, uri);
-    if (!strncmp(uri, "/api/", 5)) {
-        char ip[64];
-        peer_ip(wsi, ip, sizeof ip);
-        if (!ratelimit_take(api_limits, ip, net_now_ms())) {
-            metrics->refused_http_rate++;
-            hd.http_too_many(&r);
-            goto answer;
-        }
-    }
-    while (nargs < MAX_ARGS
-           && lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
-                                    WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
-        args[nargs] = argbuf[nargs];
-        nargs++;
-    }
-    hd.http(hd.ctx, uri, args, nargs, net_now_ms(), &r);
-answer:
-    count_http(uri, r.status);
-    if (!r.body) {
-        http_status(wsi, (unsigned)r.status);
-        return http_done(wsi);
-    }
-    pss->body = r.body;
-    pss->len = r.len;
-    pss->sent = 0;
-    if (lws_add_http_common_headers(wsi, (unsigned)r.status, r.type,
-                                    (lws_filepos_t)r.len, &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-                                        (unsigned char *)"no-store", 8, &p,
-                                        end)
-        || lws_finalize_write_http_header(wsi, start, &p, end))
-        return -1;
-    if (is_head(wsi)) {
-        free(pss->body);
-        pss->body = NULL;
-        return http_done(wsi);
-    }
-    lws_callback_on_writable(wsi);
-    return 0;
-}
-
-static int http_write(struct lws *wsi, struct http_pss *pss)
-{
-    uint8_t buf[LWS_PRE + 16384];
-    size_t chunk = pss->len - pss->sent;
-    enum lws_write_protocol kind = LWS_WRITE_HTTP_FINAL;
-
-    if (!pss->body)
-        return 0;
-    if (chunk > sizeof buf - LWS_PRE) {
-        chunk = sizeof buf - LWS_PRE;
-        kind = LWS_WRITE_HTTP;
-    }
-    memcpy(buf + LWS_PRE, pss->body + pss->sent, chunk);
-    if (lws_write(wsi, buf + LWS_PRE, chunk, kind) != (int)chunk)
-        return -1;
-    pss->sent += chunk;
-    if (kind == LWS_WRITE_HTTP) {
-        lws_callback_on_writable(wsi);
-        return 0;
-    }
-    free(pss->body);
-    pss->body = NULL;
-    return http_done(wsi);
-}
-
-static int callback_http(struct lws *wsi, enum lws_callback_reasons reason,
-                         void *user, void *in, size_t len)
-{
-    struct http_pss *pss = user;
-
-    int rc;
-
-    if (tcp_event(wsi, reason, in, &rc))
-        return rc;
-    switch (reason) {
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return confirm_upgrade(wsi);
-    case LWS_CALLBACK_HTTP:
-        tcp_request_done(wsi);
-        return http_begin(wsi, pss);
-    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
-        /* lws completes the transaction itself after this */
-        tcp_await_request(wsi);
-        break;
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return http_write(wsi, pss);
-    case LWS_CALLBACK_CLOSED_HTTP:
-    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-        if (pss) {
-            free(pss->body);
-            pss->body = NULL;
-        }
-        break;
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        return 0; /* handled by the chess protocol */
-    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS: {
-        /* the HTTPS vhost's SSL_CTX, before its certificate is loaded */
-        char err[600], q[700];
-        if (tls_setup_ctx(user, cfg, err, sizeof err) < 0) {
-            log_error("event=tls_setup_failed error=%s",
-                      log_quote(q, sizeof q, err));
-            return 1;
-        }
-        return 0;
-    }
-    default:
-        break;
-    }
-    return lws_callback_http_dummy(wsi, reason, user, in, len);
+    if (net.stop_requested && !net.stopping)
+        begin_shutdown();
 }
 
 /* ---- context ----------------------------------------------------------- */
@@ -1654,10 +303,10 @@ static int bind_errno(const char *iface, int port)
 }
 
 static const struct lws_protocols protocols[] = {
-    {"http", callback_http, sizeof(struct http_pss), 0, 0, NULL, 0},
+    {"http", web_callback, sizeof(struct http_pss), 0, 0, NULL, 0},
     /* lws allocates rx_buffer_size per connection: 512 bytes hold any
      * ordinary message, longer ones arrive in pieces (see RECEIVE) */
-    {"chess.v1", callback_chess, sizeof(struct conn), 512, 0, NULL, 0},
+    {"chess.v1", conn_callback, sizeof(struct conn), 512, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}
 };
 
@@ -1667,328 +316,13 @@ static const struct lws_protocol_vhost_options pvo_default = {
 static const struct lws_protocol_vhost_options pvo = {
     NULL, &pvo_default, "chess.v1", ""};
 
-static const struct lws_protocol_vhost_options mime_mjs = {
-    NULL, NULL, ".mjs", "text/javascript"};
-static const struct lws_protocol_vhost_options mime_svg = {
-    &mime_mjs, NULL, ".svg", "image/svg+xml"};
-static const struct lws_protocol_vhost_options mime_types = {
-    &mime_svg, NULL, ".json", "application/json"};
-
-/* Keepalive is keepalive_tick's. A policy without ping or hang-up keeps
+/* Keepalive is conn_keepalive's. A policy without ping or hang-up keeps
  * lws from arming its own validity timers (with no policy at all it
  * applies a default of 300 s). */
 static const lws_retry_bo_t retry;
 
-/* One callback mount for the whole URL space (see serve_file); its
- * extra_mimetypes also feed lws_get_mimetype. */
-static const struct lws_http_mount mount_root = {
-    .mountpoint = "/",
-    .mountpoint_len = 1,
-    .protocol = "http",
-    .origin_protocol = LWSMPRO_CALLBACK,
-    .extra_mimetypes = &mime_types,
-};
-
-/* ---- HTTP to HTTPS redirect ------------------------------------------- */
-
-/* The Host header's host without its port, when it is a plain name or
- * address (anything else could smuggle text into the Location header). */
-static bool redirect_host(struct lws *wsi, char *host, size_t len)
-{
-    char *colon;
-
-    if (lws_hdr_copy(wsi, host, (int)len, WSI_TOKEN_HOST) <= 0)
-        return false;
-    if (host[0] == '[') {
-        colon = strchr(host, ']');
-        if (!colon)
-            return false;
-        colon[1] = '\0';
-    } else if ((colon = strchr(host, ':'))) {
-        *colon = '\0';
-    }
-    for (const char *p = host; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-              || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'
-              || *p == ':' || *p == '[' || *p == ']'))
-            return false;
-    return host[0] != '\0';
-}
-
-/* Appends s to out (of cap bytes, at *at) percent-encoded: every byte
- * but the unreserved characters and those in `keep` becomes %XX, so no
- * control character, space or quote reaches the header. lws hands the
- * path and the query arguments over decoded; encoding them again gives
- * the URL as sent (up to the case of hex digits and the encoding of
- * characters that need none). Returns false when it does not fit. */
-static bool url_append(char *out, size_t cap, size_t *at, const char *s,
-                       const char *keep)
-{
-    static const char hex[] = "0123456789ABCDEF";
-
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')
-            || (*c >= '0' && *c <= '9') || strchr("-._~", *c)
-            || strchr(keep, *c);
-        if (*at + (plain ? 1 : 3) >= cap)
-            return false;
-        if (plain) {
-            out[(*at)++] = (char)*c;
-        } else {
-            out[(*at)++] = '%';
-            out[(*at)++] = hex[*c >> 4];
-            out[(*at)++] = hex[*c & 15];
-        }
-    }
-    out[*at] = '\0';
-    return true;
-}
-
-/* The request's path and query, encoded for a Location header (see
- * url_append) into out. Returns false when they cannot be read or do not
- * fit. */
-static bool redirect_target(struct lws *wsi, char *out, size_t cap)
-{
-    char part[1024], *eq;
-    size_t at = 0;
-
-    part[0] = '\0';
-    if (lws_hdr_copy(wsi, part, sizeof part, path_token(wsi)) < 0)
-        return false;
-    if (!url_append(out, cap, &at, part[0] ? part : "/", "/!$&'()*+,;=:@"))
-        return false;
-    for (int i = 0; lws_hdr_copy_fragment(wsi, part, sizeof part,
-                                          WSI_TOKEN_HTTP_URI_ARGS, i) >= 0;
-         i++) {
-        /* one "name=value" argument: '&' would split it, so it is
-         * encoded; the first '=' is the separator, any other is encoded
-         * (what a form decoder reads the same either way) */
-        if (!url_append(out, cap, &at, i ? "&" : "?", "&?"))
-            return false;
-        eq = strchr(part, '=');
-        if (eq)
-            *eq = '\0';
-        if (!url_append(out, cap, &at, part, "/?!$'()*,;:@")
-            || (eq && (!url_append(out, cap, &at, "=", "=")
-                       || !url_append(out, cap, &at, eq + 1,
-                                      "/?!$'()*,;:@"))))
-            return false;
-    }
-    return true;
-}
-
-/* Answers every request on the plain-HTTP listener with 301 to the same
- * host, path and query over https on the main port. */
-static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
-                             void *user, void *in, size_t len)
-{
-    uint8_t buf[LWS_PRE + 4096], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
-    char host[256], uri[2048], loc[2400], port[8] = "";
-    int n;
-
-    if (tcp_event(wsi, reason, in, &n))
-        return n;
-    switch (reason) {
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        http_status(wsi, HTTP_STATUS_FORBIDDEN);
-        return 1;
-    case LWS_CALLBACK_HTTP:
-        tcp_request_done(wsi);
-        if (!redirect_host(wsi, host, sizeof host)
-            || !redirect_target(wsi, uri, sizeof uri)) {
-            if (attached)
-                metrics_http(metrics, METRICS_ROUTE_REDIRECT,
-                             HTTP_STATUS_BAD_REQUEST);
-            http_status(wsi, HTTP_STATUS_BAD_REQUEST);
-            return http_done(wsi);
-        }
-        if (attached)
-            metrics_http(metrics, METRICS_ROUTE_REDIRECT,
-                         HTTP_STATUS_MOVED_PERMANENTLY);
-        if (cfg->port != 443)
-            snprintf(port, sizeof port, ":%d", cfg->port);
-        n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
-        if (lws_http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY,
-                              (unsigned char *)loc, n, &p, end) < 0)
-            return -1;
-        return http_done(wsi);
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        return 0;
-    default:
-        break;
-    }
-    return lws_callback_http_dummy(wsi, reason, user, in, len);
-}
-
-static const struct lws_protocols redirect_protocols[] = {
-    {"http-redirect", callback_redirect, 0, 0, 0, NULL, 0},
-    {NULL, NULL, 0, 0, 0, NULL, 0}
-};
-
-/* ---- descriptors used up ----------------------------------------------- */
-
-/* When accept() fails for want of a descriptor (EMFILE, ENFILE), lws 4.1
- * logs "accept: errno 24" and leaves the connection queued: the listening
- * socket stays readable and the loop would retry on every turn, a core
- * at 100%. The TCP cap keeps connections from using the descriptors up,
- * but files, the database or a limit lowered under the running process
- * can. So the server keeps a reserve descriptor (/dev/null): after such
- * a failure, before the loop waits again, it closes the reserve, accepts
- * and closes what is queued on its listening sockets (those clients see
- * their connection closed instead of hanging), and opens the reserve
- * again. The loop then sleeps until the next connection. */
-static int reserve_fd = -1;
-static bool accept_starved;     /* lws said accept() failed so */
-static ev_prepare starved_prepare;
-
-/* Connections shed from one listening socket per turn of the loop. */
-#define SHED_MAX 256
-
-/* Notes lws's line (an error) when it says that accept() failed for want
- * of a descriptor. */
-static void starved_note(const char *line)
-{
-    int e;
-
-    if (sscanf(line, "accept: errno %d", &e) == 1
-        && (e == EMFILE || e == ENFILE))
-        accept_starved = true;
-}
-
-static void reserve_open(void)
-{
-    if (reserve_fd < 0)
-        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-}
-
-/* Accepts and closes the connections queued on the listening socket fd
- * (poll first, as lws does: the socket may block). Returns how many. */
-static unsigned long shed_queue(int fd)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    unsigned long n = 0;
-    int c;
-
-    while (n < SHED_MAX && poll(&p, 1, 0) == 1
-           && (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-        close(c);
-        n++;
-    }
-    return n;
-}
-
-/* Before the loop waits: sheds the queued connections after a starved
- * accept (see above); says so at most once a second. */
-static void starved_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
-{
-    static int64_t last_ms;
-    static unsigned long shed;
-    int64_t now;
-
-    (void)l;
-    (void)w;
-    (void)revents;
-    if (!accept_starved)
-        return;
-    accept_starved = false;
-    if (reserve_fd >= 0) {
-        close(reserve_fd);
-        reserve_fd = -1;
-    }
-    shed += shed_queue(bound_main.fd);
-    if (bound_redirect.port)
-        shed += shed_queue(bound_redirect.fd);
-    reserve_open();
-    now = net_now_ms();
-    if (now - last_ms < 1000)
-        return;
-    log_warn("event=descriptors_exhausted shed=%lu reserve=%s connections=%d",
-             shed, reserve_fd >= 0 ? "kept" : "lost", n_tcp);
-    last_ms = now;
-    shed = 0;
-}
-
-/* ---- lws's log --------------------------------------------------------- */
-
-/* The last line lws logged, for collapsing repeats (under lws_last_mu:
- * lws logs from the loop, but lws_cancel_service runs on the writer). */
-static pthread_mutex_t lws_last_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    char msg[600];
-    enum log_level level;
-    unsigned long repeats;   /* equal lines since it was written */
-    int64_t written_ms;      /* when it (or its repeat count) was written */
-} lws_last;
-
-/* Writes how often the last lws line repeated, if it did. */
-static void lws_flush_repeats(void)
-{
-    char q[700];
-
-    if (!lws_last.repeats)
-        return;
-    log_write(lws_last.level, "event=lws_repeated count=%lu msg=%s",
-              lws_last.repeats, log_quote(q, sizeof q, lws_last.msg));
-    lws_last.repeats = 0;
-}
-
-/* lws's lines go through the logger: errors and warnings as such, the
- * rest as debug (its libev glue writes a notice on every change of a
- * socket's events: several lines per message). Some lws errors repeat on every turn of the
- * loop (accept() failing with EMFILE while the descriptors are used up:
- * thousands a second, gigabytes of log in minutes), so a line equal to
- * the previous one is counted, and the count written at most once a
- * second and before the next different line. */
-static void lws_emit(int level, const char *line)
-{
-    enum log_level l = LOG_DEBUG;
-    char msg[600], q[700];
-    int64_t now = net_now_ms();
-    size_t n;
-
-    if (level & LLL_ERR) {
-        l = LOG_ERROR;
-        starved_note(line);
-    } else if (level & LLL_WARN) {
-        l = LOG_WARN;
-    } else if (level & LLL_USER) {
-        l = LOG_INFO;
-    }
-    snprintf(msg, sizeof msg, "%s", line);
-    n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-        msg[--n] = '\0';
-    pthread_mutex_lock(&lws_last_mu);
-    if (l == lws_last.level && !strcmp(msg, lws_last.msg)) {
-        lws_last.repeats++;
-        if (now - lws_last.written_ms >= 1000) {
-            lws_flush_repeats();
-            lws_last.written_ms = now;
-        }
-    } else {
-        lws_flush_repeats();
-        memcpy(lws_last.msg, msg, n + 1);
-        lws_last.level = l;
-        lws_last.written_ms = now;
-        log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
-    }
-    pthread_mutex_unlock(&lws_last_mu);
-}
-
-static int lws_levels(void)
-{
-    switch (log_get_level()) {
-    case LOG_ERROR: return LLL_ERR;
-    case LOG_WARN: return LLL_ERR | LLL_WARN;
-    case LOG_INFO: return LLL_ERR | LLL_WARN | LLL_USER;
-    default:
-        return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO
-            | LLL_DEBUG;
-    }
-}
-
-/* ---- context ----------------------------------------------------------- */
+/* Descriptors wire.c watches at most (a table of ~50 bytes each). */
+#define WIRE_MAX_FDS (1 << 18)
 
 /* The vhost options that make lws open the socket listen_address asks
  * for: an IPv4 socket for an IPv4 address (else lws binds an IPv6 socket
@@ -2009,70 +343,12 @@ static uint64_t listen_options(const struct listener_want *w)
     return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY;
 }
 
-/* The headers of every HTTP answer: lws adds a vhost's `headers` in
- * lws_add_http_header_status, which every answer goes through (files,
- * the API, errors, redirects and lws's own). The security headers are
- * those of lws 4.1's LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_
- * PRACTICES_ENFORCE less X-XSS-Protection (obsolete: browsers dropped
- * the filter it steers, which could itself be abused), with connect-src
- * 'self' where lws allows any WebSocket host (CSP 3's 'self' covers the
- * page's own host over ws: and wss:); and Date, kept current by
- * date_check. */
-static char date_value[80]; /* 29 used; room for any int fields */
-static const struct lws_protocol_vhost_options hdr_referrer = {
-    NULL, NULL, "referrer-policy:", "no-referrer"};
-static const struct lws_protocol_vhost_options hdr_frames = {
-    &hdr_referrer, NULL, "x-frame-options:", "deny"};
-static const struct lws_protocol_vhost_options hdr_nosniff = {
-    &hdr_frames, NULL, "x-content-type-options:", "nosniff"};
-static const struct lws_protocol_vhost_options hdr_csp = {
-    &hdr_nosniff, NULL, "content-security-policy:",
-    "default-src 'none'; img-src 'self' data:; script-src 'self'; "
-    "font-src 'self'; style-src 'self'; connect-src 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"};
-static const struct lws_protocol_vhost_options common_headers = {
-    &hdr_csp, NULL, "date:", date_value};
-
-/* Strict-Transport-Security on every response of the HTTPS vhost, before
- * the common headers: browsers then use https only for hsts_max_age_s.
- * Never on plain HTTP, where it means nothing. */
-static char hsts_value[32];
-static const struct lws_protocol_vhost_options hsts_header = {
-    &common_headers, NULL, "strict-transport-security:", hsts_value};
-
-/* Writes the time into date_value as RFC 9110's IMF-fixdate ("Sun, 06
- * Nov 1994 08:49:37 GMT", English whatever the locale) when its second
- * changed. */
-static void date_refresh(void)
-{
-    static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu",
-                                    "Fri", "Sat"};
-    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May",
-                                       "Jun", "Jul", "Aug", "Sep", "Oct",
-                                       "Nov", "Dec"};
-    static time_t shown = -1;
-    time_t now = time(NULL);
-    struct tm tm;
-
-    if (now == shown || !gmtime_r(&now, &tm))
-        return;
-    shown = now;
-    snprintf(date_value, sizeof date_value,
-             "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday],
-             tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
-             tm.tm_min, tm.tm_sec);
-}
-
-/* Before the callbacks of every turn of the loop (the highest priority),
- * so that an answer written in them is dated when it is written. */
-static ev_check date_check;
-
 static void date_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
     (void)l;
     (void)w;
     (void)revents;
-    date_refresh();
+    web_date_refresh();
 }
 
 /* After lws_create_vhost: the one listening socket on w->port is bound
@@ -2101,45 +377,46 @@ int net_start(const struct config *config, char *err, size_t errlen)
     int e, rc = -1;
     struct rlimit rl;
 
-    cfg = config;
+    net.cfg = config;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        fd_limit = (long)rl.rlim_cur;
-    if (listener_parse(cfg->listen_address, cfg->port, &want) < 0
-        || listener_parse(cfg->listen_address, cfg->http_redirect_port,
+        net.fd_limit = (long)rl.rlim_cur;
+    if (listener_parse(net.cfg->listen_address, net.cfg->port, &want) < 0
+        || listener_parse(net.cfg->listen_address, net.cfg->http_redirect_port,
                           &want_redirect) < 0) {
         snprintf(err, errlen, "listen_address '%s' is not an IPv4 or IPv6 "
-                 "address", cfg->listen_address);
+                 "address", net.cfg->listen_address);
         return NET_START_REFUSED;
     }
-    snprintf(web_dir, sizeof web_dir, "%s", cfg->web_root);
-    api_limits = ratelimit_new(cfg->http_rate_per_s, cfg->http_burst,
-                               LIMIT_HTTP_ADDRS);
-    if (!api_limits) {
+    snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg->web_root);
+    net.api_limits = ratelimit_new(net.cfg->http_rate_per_s,
+                                   net.cfg->http_burst, LIMIT_HTTP_ADDRS);
+    if (!net.api_limits) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    lws_set_log_level(lws_levels(), lws_emit);
+    lwslog_start();
     /* connections on descriptors past the table are not watched */
-    if (wire_init(fd_limit > 0 && fd_limit < WIRE_MAX_FDS ? (int)fd_limit
-                                                          : WIRE_MAX_FDS,
-                  &wire_hooks) < 0) {
+    if (wire_init(net.fd_limit > 0 && net.fd_limit < WIRE_MAX_FDS
+                      ? (int)net.fd_limit
+                      : WIRE_MAX_FDS,
+                  &conn_wire_hooks) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
-    if (!loop) {
+    net.loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+    if (!net.loop) {
         snprintf(err, errlen, "cannot create the event loop (libev)");
         wire_free();
         return -1;
     }
-    ev_timer_init(&timers_ev, timers_fire, 0.0, 0.0);
-    date_refresh();
-    ev_check_init(&date_check, date_check_cb);
-    ev_set_priority(&date_check, EV_MAXPRI);
-    ev_check_start(loop, &date_check);
-    reserve_open();
-    ev_prepare_init(&starved_prepare, starved_prepare_cb);
-    ev_prepare_start(loop, &starved_prepare);
+    ev_timer_init(&net.timers_ev, timers_fire, 0.0, 0.0);
+    web_date_refresh();
+    ev_check_init(&net.date_check, date_check_cb);
+    ev_set_priority(&net.date_check, EV_MAXPRI);
+    ev_check_start(net.loop, &net.date_check);
+    tcp_reserve_open();
+    ev_prepare_init(&net.starved_prepare, tcp_starved_prepare);
+    ev_prepare_start(net.loop, &net.starved_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
@@ -2147,13 +424,13 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
         | LWS_SERVER_OPTION_LIBEV
         | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
-    info.foreign_loops = (void **)&loop;
-    context = lws_create_context(&info);
-    if (!context) {
+    info.foreign_loops = (void **)&net.loop;
+    net.context = lws_create_context(&info);
+    if (!net.context) {
         snprintf(err, errlen, "cannot create the libwebsockets context "
                  "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
-        ev_loop_destroy(loop);
-        loop = NULL;
+        ev_loop_destroy(net.loop);
+        net.loop = NULL;
         wire_free();
         return -1;
     }
@@ -2162,115 +439,116 @@ int net_start(const struct config *config, char *err, size_t errlen)
      * protocol) only when its system state reaches POLICY_VALID, which a
      * foreign loop's first turn steps it to; a vhost created before that
      * listens at once, and a connection accepted in that first turn is
-     * bound to protocols[0] (HTTP) and never reaches callback_chess: a
+     * bound to protocols[0] (HTTP) and never reaches conn_callback: a
      * client that connects right after a (re)start would hang. Step the
      * state now, before any vhost exists: a vhost created afterwards is
      * initialised as it is created. */
-    lws_state_transition_steps(lws_system_get_state_manager(context),
+    lws_state_transition_steps(lws_system_get_state_manager(net.context),
                                LWS_SYSTATE_OPERATIONAL);
 
     /* A port in use is said plainly here; lws would only log a bind
      * error, and a failed vhost can hold its socket until the context
      * goes, so the cause cannot be probed afterwards. */
-    e = bind_errno(iface, cfg->port);
+    e = bind_errno(iface, net.cfg->port);
     if (e) {
         snprintf(err, errlen, "cannot listen on %s port %d (%s)",
-                 iface ? iface : "every address", cfg->port,
+                 iface ? iface : "every address", net.cfg->port,
                  e == EADDRINUSE ? "in use?" : strerror(e));
         goto fail;
     }
     memset(&info, 0, sizeof info);
     info.vhost_name = "chess";
     info.iface = iface;
-    info.port = cfg->port;
+    info.port = net.cfg->port;
     info.protocols = protocols;
     info.pvo = &pvo;
-    info.mounts = &mount_root;
+    info.mounts = &web_mount;
     info.retry_and_idle_policy = &retry;
     info.options = listen_options(&want);
-    info.headers = &common_headers;
+    info.headers = &web_headers;
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.ssl_cert_filepath = cfg->tls_cert;
-        info.ssl_private_key_filepath = cfg->tls_key;
+        info.ssl_cert_filepath = net.cfg->tls_cert;
+        info.ssl_private_key_filepath = net.cfg->tls_key;
         /* Debian's lws speaks HTTP/2: with it a browser would multiplex
          * its WebSockets over one connection, which this server's per-
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
         /* ciphers and the lowest version again in tls_setup_ctx, with
          * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
-        info.ssl_cipher_list = cfg->tls_ciphers;
-        if (cfg->hsts_max_age_s) {
-            snprintf(hsts_value, sizeof hsts_value, "max-age=%d",
-                     cfg->hsts_max_age_s);
-            info.headers = &hsts_header;
+        info.ssl_cipher_list = net.cfg->tls_ciphers;
+        if (net.cfg->hsts_max_age_s) {
+            snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
+                     net.cfg->hsts_max_age_s);
+            info.headers = &web_headers_hsts;
         }
     }
-    if (!(vhost_main = lws_create_vhost(context, &info))) {
+    if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
         if (tls)
             snprintf(err, errlen, "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
-                     "above)", cfg->tls_cert, cfg->tls_key, cfg->port);
+                     "above)", net.cfg->tls_cert, net.cfg->tls_key,
+                     net.cfg->port);
         else
             snprintf(err, errlen, "cannot listen on %s port %d (see the "
                      "lws lines above)", iface ? iface : "every address",
-                     cfg->port);
+                     net.cfg->port);
         goto fail;
     }
-    if (check_bound(&want, "main port", &bound_main, err, errlen) < 0) {
+    if (check_bound(&want, "main port", &net.bound_main, err, errlen) < 0) {
         rc = NET_START_REFUSED;
         goto fail;
     }
-    memset(&bound_redirect, 0, sizeof bound_redirect);
-    if (cfg->http_redirect_port) {
+    memset(&net.bound_redirect, 0, sizeof net.bound_redirect);
+    if (net.cfg->http_redirect_port) {
         memset(&info, 0, sizeof info);
         info.vhost_name = "redirect";
         info.iface = iface;
-        info.port = cfg->http_redirect_port;
-        info.protocols = redirect_protocols;
+        info.port = net.cfg->http_redirect_port;
+        info.protocols = web_redirect_protocols;
         info.options = listen_options(&want_redirect);
-        info.headers = &common_headers;
-        if (!lws_create_vhost(context, &info)) {
+        info.headers = &web_headers;
+        if (!lws_create_vhost(net.context, &info)) {
             snprintf(err, errlen, "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
                      iface ? iface : "every address",
-                     cfg->http_redirect_port);
+                     net.cfg->http_redirect_port);
             goto fail;
         }
-        if (check_bound(&want_redirect, "redirect port", &bound_redirect,
+        if (check_bound(&want_redirect, "redirect port", &net.bound_redirect,
                         err, errlen) < 0) {
             rc = NET_START_REFUSED;
             goto fail;
         }
     }
-    atomic_store(&wake_context, context);
+    atomic_store(&net.wake_context, net.context);
     return 0;
 fail:
-    lws_context_destroy(context);
-    context = NULL;
-    ev_loop_destroy(loop);
-    loop = NULL;
+    lws_context_destroy(net.context);
+    net.context = NULL;
+    ev_loop_destroy(net.loop);
+    net.loop = NULL;
     wire_free();
-    close(reserve_fd);
-    reserve_fd = -1;
+    close(net.reserve_fd);
+    net.reserve_fd = -1;
     return rc;
 }
 
 void net_bound(struct listener_bound *main_port,
                struct listener_bound *redirect_port)
 {
-    *main_port = bound_main;
-    *redirect_port = bound_redirect;
+    *main_port = net.bound_main;
+    *redirect_port = net.bound_redirect;
 }
 
 void net_attach(const struct net_handlers *h, struct metrics *m,
                 struct store *st)
 {
-    hd = *h;
-    metrics = m;
-    store = st;
-    attached = true;
+    net.hd = *h;
+    net.metrics = m;
+    net.store = st;
+    net.attached = true;
 }
 
 /* Ends the loop once the shutdown is complete (after every turn). */
@@ -2278,55 +556,47 @@ static void stop_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
     (void)w;
     (void)revents;
-    if (stopped)
+    if (net.stopped)
         ev_break(l, EVBREAK_ALL);
 }
 
 void net_run(void)
 {
-    ev_check_init(&stop_check, stop_check_cb);
-    ev_check_start(loop, &stop_check);
-    ev_timer_init(&keepalive_ev, keepalive_tick, KEEPALIVE_TICK_MS / 1000.0,
-                  KEEPALIVE_TICK_MS / 1000.0);
-    ev_timer_start(loop, &keepalive_ev);
-    ev_timer_init(&lag_ev, lag_tick, 0.0, 0.0);
+    ev_check_init(&net.stop_check, stop_check_cb);
+    ev_check_start(net.loop, &net.stop_check);
+    ev_timer_init(&net.keepalive_ev, keepalive_tick,
+                  KEEPALIVE_TICK_MS / 1000.0, KEEPALIVE_TICK_MS / 1000.0);
+    ev_timer_start(net.loop, &net.keepalive_ev);
+    ev_timer_init(&net.lag_ev, lag_tick, 0.0, 0.0);
     lag_arm();
-    if (!stopped)
-        ev_run(loop, 0);
+    if (!net.stopped)
+        ev_run(net.loop, 0);
 }
 
 void net_stop(void)
 {
-    atomic_store(&wake_context, NULL);
-    net_timer_free(drain_timer);
-    drain_timer = NULL;
-    lws_context_destroy(context);
-    context = NULL;
-    if (loop) {
-        ev_timer_stop(loop, &timers_ev);
-        ev_timer_stop(loop, &keepalive_ev);
-        ev_timer_stop(loop, &lag_ev);
-        ev_check_stop(loop, &stop_check);
-        ev_check_stop(loop, &date_check);
-        ev_prepare_stop(loop, &starved_prepare);
-        ev_loop_destroy(loop);
-        loop = NULL;
+    atomic_store(&net.wake_context, NULL);
+    net_timer_free(net.drain_timer);
+    net.drain_timer = NULL;
+    lws_context_destroy(net.context);
+    net.context = NULL;
+    if (net.loop) {
+        ev_timer_stop(net.loop, &net.timers_ev);
+        ev_timer_stop(net.loop, &net.keepalive_ev);
+        ev_timer_stop(net.loop, &net.lag_ev);
+        ev_check_stop(net.loop, &net.stop_check);
+        ev_check_stop(net.loop, &net.date_check);
+        ev_prepare_stop(net.loop, &net.starved_prepare);
+        ev_loop_destroy(net.loop);
+        net.loop = NULL;
     }
-    timers_ev_at = INT64_MAX;
-    timerq_free(&timers);
-    if (reserve_fd >= 0)
-        close(reserve_fd);
-    reserve_fd = -1;
+    net.timers_ev_at = INT64_MAX;
+    timerq_free(&net.timers);
+    if (net.reserve_fd >= 0)
+        close(net.reserve_fd);
+    net.reserve_fd = -1;
     wire_free();
-    /* what lws did not report destroyed */
-    for (size_t i = 0; i < tcps.cap; i++)
-        free(tcps.slots[i].value); /* NULL in empty and deleted slots */
-    table_clear(&tcps);
-    unrequested.head = unrequested.tail = NULL;
-    n_tcp = 0;
-    for (size_t i = 0; i < peers.cap; i++)
-        free(peers.slots[i].value);
-    table_clear(&peers);
-    ratelimit_free(api_limits);
-    api_limits = NULL;
+    tcp_forget_all();
+    ratelimit_free(net.api_limits);
+    net.api_limits = NULL;
 }

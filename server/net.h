@@ -50,7 +50,7 @@ void net_bound(struct listener_bound *main_port,
 struct net_reply {
     int status;        /* 200, 400, 404, 429, 500, 503 */
     const char *type;  /* Content-Type */
-    char *body;        /* malloc'ed (net.c frees it); NULL: status only */
+    char *body;        /* malloc'ed (web.c frees it); NULL: status only */
     size_t len;
 };
 

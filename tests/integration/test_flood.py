@@ -201,7 +201,7 @@ class DrainTest(FreshServerTest):
 
 class TlsFloodTest(FreshServerTest):
     def test_flood_over_tls_closes_1008(self):
-        # over TLS lws reads on while the connection closes (see net.c)
+        # over TLS lws reads on while the connection closes (see conn.c)
         cert, key = make_cert(self.dir)
         srv = self.server({"tls_cert": cert, "tls_key": key})
         ctx = ssl.create_default_context(cafile=cert)
