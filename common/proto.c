@@ -65,8 +65,7 @@ static const struct {
     [PROTO_T_CANCEL_SEEK] = {"cancel_seek", 0, 0},
     [PROTO_T_INVITE] = {"invite", F_CLOCK | F_COLOR | F_FEN, F_CLOCK},
     [PROTO_T_JOIN] = {"join", F_GAME, F_GAME},
-    [PROTO_T_MOVE] = {"move", F_GAME | F_UCI | F_PLY,
-                      F_GAME | F_UCI | F_PLY},
+    [PROTO_T_MOVE] = {"move", F_GAME | F_UCI | F_PLY, F_GAME | F_UCI | F_PLY},
     [PROTO_T_RESIGN] = {"resign", F_GAME, F_GAME},
     [PROTO_T_LEAVE] = {"leave", F_GAME, F_GAME},
     [PROTO_T_ABORT] = {"abort", F_GAME, F_GAME},
@@ -83,9 +82,9 @@ static const struct {
     const char *key;
     unsigned flag;
 } field_keys[] = {
-    {"name", F_NAME}, {"token", F_TOKEN}, {"clock", F_CLOCK},
-    {"color", F_COLOR}, {"game", F_GAME}, {"uci", F_UCI},
-    {"ply", F_PLY}, {"fen", F_FEN},
+    {"name", F_NAME},   {"token", F_TOKEN}, {"clock", F_CLOCK},
+    {"color", F_COLOR}, {"game", F_GAME},   {"uci", F_UCI},
+    {"ply", F_PLY},     {"fen", F_FEN},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -118,8 +117,8 @@ static bool key_chars(const char *s, size_t max)
 
     for (; s[n]; n++) {
         char c = s[n];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-'))
             return false;
     }
     return n >= 1 && n <= max;
@@ -174,8 +173,8 @@ size_t proto_utf8_prefix(const char *s, size_t len)
 
 /* Sets the error; the text quotes client bytes, cut short at a length
  * or by jansson, so it is cut back to valid UTF-8 before it can be sent. */
-static int fail(struct proto_error *e, enum proto_code code,
-                const char *fmt, const char *arg)
+static int fail(struct proto_error *e, enum proto_code code, const char *fmt,
+                const char *arg)
 {
     e->code = code;
     snprintf(e->msg, sizeof e->msg, fmt, arg);
@@ -248,8 +247,8 @@ static int check_fen(struct proto_msg *m, struct proto_error *e)
 /* True when v is exactly the string s. */
 static bool str_is(json_t *v, const char *s)
 {
-    return json_is_string(v) && json_string_length(v) == strlen(s)
-        && !strcmp(json_string_value(v), s);
+    return json_is_string(v) && json_string_length(v) == strlen(s) &&
+           !strcmp(json_string_value(v), s);
 }
 
 /* The fields after the type is known, in a fixed order. */
@@ -266,7 +265,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         return fail(e, PROTO_BAD_FIELD, "%s",
                     "id: must be a string of at most 64 bytes or an "
                     "integer of magnitude below 2^53");
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         unsigned flag = 0;
         if (!strcmp(key, "t") || !strcmp(key, "id"))
             continue;
@@ -278,12 +278,13 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         present |= flag;
     }
     for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
-        if ((required & field_keys[i].flag) && !(present & field_keys[i].flag))
+        if ((required & field_keys[i].flag) &&
+            !(present & field_keys[i].flag))
             return fail(e, PROTO_BAD_FIELD, "%s: missing", field_keys[i].key);
 
     if (present & F_NAME) {
-        if (get_string(root, "name", m->name, sizeof m->name, e) < 0
-            || !proto_name_valid(m->name))
+        if (get_string(root, "name", m->name, sizeof m->name, e) < 0 ||
+            !proto_name_valid(m->name))
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "name: 1-20 ASCII letters, digits, '_' or '-'");
     }
@@ -309,22 +310,22 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         "color: \"random\", \"white\" or \"black\"");
     }
     if (present & F_GAME) {
-        if (get_string(root, "game", m->game, sizeof m->game, e) < 0
-            || !proto_key_valid(m->game))
+        if (get_string(root, "game", m->game, sizeof m->game, e) < 0 ||
+            !proto_key_valid(m->game))
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "game: 1-32 of A-Z a-z 0-9 _ -");
     }
     if (present & F_UCI) {
-        if (get_string(root, "uci", m->uci, sizeof m->uci, e) < 0
-            || !notation_uci_well_formed(m->uci))
+        if (get_string(root, "uci", m->uci, sizeof m->uci, e) < 0 ||
+            !notation_uci_well_formed(m->uci))
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "uci: lowercase from-square, to-square and an "
                         "optional q, r, b or n");
     }
     if (present & F_PLY) {
         v = json_object_get(root, "ply");
-        if (!json_is_integer(v) || json_integer_value(v) < 0
-            || json_integer_value(v) > PLY_MAX)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > PLY_MAX)
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "ply: an integer, 0 or more");
         m->ply = (int)json_integer_value(v);
@@ -344,16 +345,17 @@ static int clock_int(json_t *c, const char *key, int lo, int hi, int *out,
     json_t *v = json_object_get(c, key);
 
     if (!json_is_integer(v))
-        return fail(e, PROTO_BAD_CLOCK, "clock.%s: missing or not an "
-                    "integer", key);
+        return fail(e, PROTO_BAD_CLOCK,
+                    "clock.%s: missing or not an "
+                    "integer",
+                    key);
     if (json_integer_value(v) < lo || json_integer_value(v) > hi)
         return fail(e, PROTO_BAD_CLOCK, "clock.%s: out of range", key);
     *out = (int)json_integer_value(v);
     return 0;
 }
 
-static int parse_clock(json_t *c, struct clock_spec *s,
-                       struct proto_error *e)
+static int parse_clock(json_t *c, struct clock_spec *s, struct proto_error *e)
 {
     json_t *type = json_object_get(c, "type");
 
@@ -362,18 +364,21 @@ static int parse_clock(json_t *c, struct clock_spec *s,
         return fail(e, PROTO_BAD_CLOCK, "%s", "clock: must be an object");
     if (json_is_string(type) && !strcmp(json_string_value(type), "fischer")) {
         if (json_object_size(c) != 3)
-            return fail(e, PROTO_BAD_CLOCK, "%s", "clock: a fischer clock "
+            return fail(e, PROTO_BAD_CLOCK, "%s",
+                        "clock: a fischer clock "
                         "has exactly type, initial_s and increment_s");
-        if (clock_int(c, "initial_s", 1, CLOCK_INITIAL_MAX_S,
-                      &s->initial_s, e) < 0
-            || clock_int(c, "increment_s", 0, CLOCK_INCREMENT_MAX_S,
-                         &s->increment_s, e) < 0)
+        if (clock_int(c, "initial_s", 1, CLOCK_INITIAL_MAX_S, &s->initial_s,
+                      e) < 0 ||
+            clock_int(c, "increment_s", 0, CLOCK_INCREMENT_MAX_S,
+                      &s->increment_s, e) < 0)
             return -1;
         return 0;
     }
-    if (json_is_string(type) && !strcmp(json_string_value(type), "per_move")) {
+    if (json_is_string(type) &&
+        !strcmp(json_string_value(type), "per_move")) {
         if (json_object_size(c) != 2)
-            return fail(e, PROTO_BAD_CLOCK, "%s", "clock: a per_move clock "
+            return fail(e, PROTO_BAD_CLOCK, "%s",
+                        "clock: a per_move clock "
                         "has exactly type and per_move_s");
         s->per_move = 1;
         return clock_int(c, "per_move_s", 1, CLOCK_PER_MOVE_MAX_S,
@@ -403,8 +408,8 @@ int proto_parse(const char *text, size_t len, bool authed,
     id_ok = take_id(json_object_get(root, "id"), &m->id);
     t = json_object_get(root, "t");
     if (!json_is_string(t)) {
-        fail(e, PROTO_BAD_FIELD, "%s", t ? "t: must be a string"
-                                          : "t: missing");
+        fail(e, PROTO_BAD_FIELD, "%s",
+             t ? "t: must be a string" : "t: missing");
         goto done;
     }
     for (int i = 1; i < PROTO_T_COUNT; i++)
@@ -421,8 +426,8 @@ int proto_parse(const char *text, size_t len, bool authed,
     }
     if (parse_fields(root, m, id_ok, e) < 0)
         goto done;
-    if ((types[m->type].allowed & F_CLOCK)
-        && parse_clock(json_object_get(root, "clock"), &m->clock, e) < 0)
+    if ((types[m->type].allowed & F_CLOCK) &&
+        parse_clock(json_object_get(root, "clock"), &m->clock, e) < 0)
         goto done;
     rc = 0;
 done:
@@ -513,7 +518,8 @@ char *proto_render_error(enum proto_code code, const char *msg,
                          const struct proto_id *id)
 {
     return finish(json_pack("{s:s,s:s,s:s}", "t", "error", "code",
-                            proto_code_name(code), "msg", msg), id);
+                            proto_code_name(code), "msg", msg),
+                  id);
 }
 
 char *proto_render_welcome(const struct proto_player *p, const char *token,
@@ -525,7 +531,8 @@ char *proto_render_welcome(const struct proto_player *p, const char *token,
     for (size_t i = 0; a && i < n; i++)
         json_array_append_new(a, json_string(games[i]));
     return finish(json_pack("{s:s,s:o,s:s,s:o}", "t", "welcome", "player",
-                            j_player(p), "token", token, "games", a), id);
+                            j_player(p), "token", token, "games", a),
+                  id);
 }
 
 char *proto_render_pong(const struct proto_id *id)
@@ -568,7 +575,8 @@ char *proto_render_game_start(const char *gid, const struct proto_player *w,
     return finish(json_pack("{s:s,s:s,s:o,s:o,s:o,s:s}", "t", "game_start",
                             "game", gid, "white", j_player(w), "black",
                             j_player(b), "clock", j_clock(clock), "you",
-                            proto_color_name(you)), NULL);
+                            proto_color_name(you)),
+                  NULL);
 }
 
 char *proto_render_state(const struct proto_state *s,
@@ -577,17 +585,17 @@ char *proto_render_state(const struct proto_state *s,
     json_t *o = json_pack(
         "{s:s,s:s,s:o,s:o,s:o,s:s,s:o,s:o,s:s,s:i,s:s,s:b,s:o,s:o,s:s,s:o,"
         "s:{s:o,s:o},s:o,s:b,s:o}",
-        "t", "state", "game", s->game, "white", j_player(&s->white),
-        "black", j_player(&s->black), "clock", j_clock(&s->clock),
-        "initial_fen", s->initial_fen, "moves", j_uci_list(s->moves, s->n),
-        "san", j_san_list(s->san, s->n), "fen", s->fen, "ply", s->ply,
-        "to_move", proto_color_name(s->to_move), "check", s->check,
-        "clocks", j_clocks(&s->clocks), "first_move_ms",
-        j_ms_or_null(s->first_move_ms), "status", s->status, "draw_offer",
-        j_color_or_null(s->draw_offer), "gone", "white",
-        j_ms_or_null(s->gone_ms[0]), "black", j_ms_or_null(s->gone_ms[1]),
-        "legal", j_uci_list(s->legal, s->n_legal), "claimable",
-        s->claimable, "claim_moves", j_uci_list(s->claim_moves, s->n_claim));
+        "t", "state", "game", s->game, "white", j_player(&s->white), "black",
+        j_player(&s->black), "clock", j_clock(&s->clock), "initial_fen",
+        s->initial_fen, "moves", j_uci_list(s->moves, s->n), "san",
+        j_san_list(s->san, s->n), "fen", s->fen, "ply", s->ply, "to_move",
+        proto_color_name(s->to_move), "check", s->check, "clocks",
+        j_clocks(&s->clocks), "first_move_ms", j_ms_or_null(s->first_move_ms),
+        "status", s->status, "draw_offer", j_color_or_null(s->draw_offer),
+        "gone", "white", j_ms_or_null(s->gone_ms[0]), "black",
+        j_ms_or_null(s->gone_ms[1]), "legal",
+        j_uci_list(s->legal, s->n_legal), "claimable", s->claimable,
+        "claim_moves", j_uci_list(s->claim_moves, s->n_claim));
 
     if (!o)
         return NULL;
@@ -597,12 +605,12 @@ char *proto_render_state(const struct proto_state *s,
         json_object_set_new(o, "reason", json_string(s->reason));
     if (s->api) {
         json_object_del(o, "t");
-        json_object_set_new(o, "created_ms", j_ms_or_null(
-            s->created_ms ? s->created_ms : -1));
-        json_object_set_new(o, "started_ms", j_ms_or_null(
-            s->started_ms ? s->started_ms : -1));
-        json_object_set_new(o, "ended_ms", j_ms_or_null(
-            s->ended_ms ? s->ended_ms : -1));
+        json_object_set_new(o, "created_ms",
+                            j_ms_or_null(s->created_ms ? s->created_ms : -1));
+        json_object_set_new(o, "started_ms",
+                            j_ms_or_null(s->started_ms ? s->started_ms : -1));
+        json_object_set_new(o, "ended_ms",
+                            j_ms_or_null(s->ended_ms ? s->ended_ms : -1));
     }
     return finish(o, id);
 }
@@ -629,13 +637,27 @@ static void put_json_string(struct text *t, const char *s)
         if (!c)
             break;
         switch (c) {
-        case '"': text_str(t, "\\\""); break;
-        case '\\': text_str(t, "\\\\"); break;
-        case '\b': text_str(t, "\\b"); break;
-        case '\f': text_str(t, "\\f"); break;
-        case '\n': text_str(t, "\\n"); break;
-        case '\r': text_str(t, "\\r"); break;
-        case '\t': text_str(t, "\\t"); break;
+        case '"':
+            text_str(t, "\\\"");
+            break;
+        case '\\':
+            text_str(t, "\\\\");
+            break;
+        case '\b':
+            text_str(t, "\\b");
+            break;
+        case '\f':
+            text_str(t, "\\f");
+            break;
+        case '\n':
+            text_str(t, "\\n");
+            break;
+        case '\r':
+            text_str(t, "\\r");
+            break;
+        case '\t':
+            text_str(t, "\\t");
+            break;
         default:
             snprintf(esc, sizeof esc, "\\u%04X", c);
             text_str(t, esc);
@@ -697,8 +719,8 @@ char *proto_render_moved(const struct proto_moved *m)
     put_color_or_null(&t, m->draw_offer);
     text_str(&t, ",\"legal\":");
     put_uci_list(&t, m->legal, m->n_legal);
-    text_str(&t, m->claimable ? ",\"claimable\":true"
-                              : ",\"claimable\":false");
+    text_str(&t,
+             m->claimable ? ",\"claimable\":true" : ",\"claimable\":false");
     text_str(&t, ",\"claim_moves\":");
     put_uci_list(&t, m->claim_moves, m->n_claim);
     text_put(&t, "}", 1);
@@ -717,28 +739,31 @@ char *proto_render_game_end(const char *gid, enum ending_result result,
 
     if (!e || !r)
         return NULL;
-    return finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game",
-                            gid, "result", r, "reason", e->name), NULL);
+    return finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game", gid,
+                            "result", r, "reason", e->name),
+                  NULL);
 }
 
 char *proto_render_draw(const char *type, const char *gid, int color)
 {
-    return finish(json_pack("{s:s,s:s,s:s}", "t", type, "game", gid,
-                            "color", proto_color_name(color)), NULL);
+    return finish(json_pack("{s:s,s:s,s:s}", "t", type, "game", gid, "color",
+                            proto_color_name(color)),
+                  NULL);
 }
 
-char *proto_render_opponent_gone(const char *gid, int color,
-                                 int64_t grace_ms)
+char *proto_render_opponent_gone(const char *gid, int color, int64_t grace_ms)
 {
-    return finish(json_pack("{s:s,s:s,s:s,s:I}", "t", "opponent_gone",
-                            "game", gid, "color", proto_color_name(color),
-                            "grace_ms", (json_int_t)grace_ms), NULL);
+    return finish(json_pack("{s:s,s:s,s:s,s:I}", "t", "opponent_gone", "game",
+                            gid, "color", proto_color_name(color), "grace_ms",
+                            (json_int_t)grace_ms),
+                  NULL);
 }
 
 char *proto_render_opponent_back(const char *gid, int color)
 {
     return finish(json_pack("{s:s,s:s,s:s}", "t", "opponent_back", "game",
-                            gid, "color", proto_color_name(color)), NULL);
+                            gid, "color", proto_color_name(color)),
+                  NULL);
 }
 
 char *proto_render_api_error(const char *code)
@@ -746,26 +771,29 @@ char *proto_render_api_error(const char *code)
     return finish(json_pack("{s:s}", "error", code), NULL);
 }
 
-char *proto_render_game_list(const struct proto_game_summary *games,
-                             size_t n, const char *next)
+char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
+                             const char *next)
 {
     json_t *a = json_array();
 
     for (size_t i = 0; a && i < n; i++) {
         const struct proto_game_summary *g = &games[i];
-        json_array_append_new(a, json_pack(
-            "{s:s,s:o,s:o,s:o,s:s,s:s,s:I}", "game", g->game, "white",
-            j_player(&g->white), "black", j_player(&g->black), "clock",
-            j_clock(&g->clock), "result", g->result, "reason", g->reason,
-            "ended_ms", (json_int_t)g->ended_ms));
+        json_array_append_new(
+            a, json_pack("{s:s,s:o,s:o,s:o,s:s,s:s,s:I}", "game", g->game,
+                         "white", j_player(&g->white), "black",
+                         j_player(&g->black), "clock", j_clock(&g->clock),
+                         "result", g->result, "reason", g->reason, "ended_ms",
+                         (json_int_t)g->ended_ms));
     }
     return finish(json_pack("{s:o,s:o}", "games", a, "next",
-                            next ? json_string(next) : json_null()), NULL);
+                            next ? json_string(next) : json_null()),
+                  NULL);
 }
 
 char *proto_render_health(bool ok, int64_t live_games, int64_t connections)
 {
     return finish(json_pack("{s:s,s:I,s:I}", "status", ok ? "ok" : "fail",
                             "live_games", (json_int_t)live_games,
-                            "connections", (json_int_t)connections), NULL);
+                            "connections", (json_int_t)connections),
+                  NULL);
 }

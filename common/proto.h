@@ -73,11 +73,11 @@ enum proto_type {
 /* Colour wishes of seek and invite. */
 enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 
-#define PROTO_ID_MAX 64     /* bytes of a string id */
-#define PROTO_NAME_MAX 20   /* characters of a player name */
-#define PROTO_KEY_MAX 32    /* characters of a GID, PID or SID */
-#define PROTO_TOKEN_MAX 64  /* characters of a token */
-#define PROTO_MSG_MAX 200   /* bytes of an error's human text */
+#define PROTO_ID_MAX 64    /* bytes of a string id */
+#define PROTO_NAME_MAX 20  /* characters of a player name */
+#define PROTO_KEY_MAX 32   /* characters of a GID, PID or SID */
+#define PROTO_TOKEN_MAX 64 /* characters of a token */
+#define PROTO_MSG_MAX 200  /* bytes of an error's human text */
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -158,7 +158,7 @@ struct proto_state {
     size_t n;
     const char *fen;
     int ply;
-    int to_move;                  /* colour */
+    int to_move; /* colour */
     bool check;
     struct proto_clocks clocks;
     int64_t first_move_ms;        /* -1 for null */
@@ -170,8 +170,8 @@ struct proto_state {
     bool claimable;
     const char (*claim_moves)[UCI_MAX];
     size_t n_claim;
-    const char *result;           /* NULL while live */
-    const char *reason;           /* NULL while live */
+    const char *result; /* NULL while live */
+    const char *reason; /* NULL while live */
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
     bool api;
     int64_t created_ms, started_ms, ended_ms;
@@ -184,8 +184,8 @@ struct proto_moved {
     const char *uci, *san, *fen;
     bool check;
     struct proto_clocks clocks;
-    int64_t first_move_ms;        /* -1 for null */
-    int draw_offer;               /* colour, or -1 */
+    int64_t first_move_ms; /* -1 for null */
+    int draw_offer;        /* colour, or -1 */
     const char (*legal)[UCI_MAX];
     size_t n_legal;
     bool claimable;
@@ -236,8 +236,8 @@ char *proto_render_opponent_back(const char *gid, int color);
 /* HTTP API: {"error":code}. */
 char *proto_render_api_error(const char *code);
 /* HTTP API: {"games":[...],"next":GID|null}. */
-char *proto_render_game_list(const struct proto_game_summary *games,
-                             size_t n, const char *next);
+char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
+                             const char *next);
 /* HTTP API: {"status":"ok",...} for /healthz. */
 char *proto_render_health(bool ok, int64_t live_games, int64_t connections);
 

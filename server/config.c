@@ -54,15 +54,21 @@ struct key {
                             text */
 };
 
-#define INT_KEY(n, flag, lo, hi, def, help) \
-    {{#n, flag, "N", help}, K_INT, offsetof(struct config, n), lo, hi, \
-     def, NULL, NULL}
-#define STR_KEY(n, flag, arg, k, empty_ok, def, help) \
-    {{#n, flag, arg, help}, k, offsetof(struct config, n), \
-     empty_ok ? 0 : 1, 0, 0, def, NULL}
-#define LIST_KEY(n, flag, k, help) \
-    {{#n, flag, "LIST", help}, k, offsetof(struct config, n), 0, 0, 0, \
-     NULL, NULL}
+#define INT_KEY(n, flag, lo, hi, def, help)                               \
+    {                                                                     \
+        {#n, flag, "N", help}, K_INT, offsetof(struct config, n), lo, hi, \
+            def, NULL, NULL                                               \
+    }
+#define STR_KEY(n, flag, arg, k, empty_ok, def, help)         \
+    {                                                         \
+        {#n, flag, arg, help}, k, offsetof(struct config, n), \
+            empty_ok ? 0 : 1, 0, 0, def, NULL                 \
+    }
+#define LIST_KEY(n, flag, k, help)                                        \
+    {                                                                     \
+        {#n, flag, "LIST", help}, k, offsetof(struct config, n), 0, 0, 0, \
+            NULL, NULL                                                    \
+    }
 
 /* Every setting, in the order of the README's table (which a unit test
  * holds to these keys, flags and defaults). Each default's reason is
@@ -78,10 +84,14 @@ static const struct key keys[] = {
             "PEM private key, set with tls_cert"),
     STR_KEY(tls_min_version, NULL, "V", K_TLSVER, false, "1.2",
             "oldest TLS version accepted, \"1.2\" or \"1.3\""),
-    {{"tls_ciphers", NULL, "LIST",
-      "OpenSSL cipher list for TLS 1.2"},
-     K_CIPHERS, offsetof(struct config, tls_ciphers), 1, 0, 0,
-     CONFIG_TLS_CIPHERS_DEFAULT, "forward-secret AEAD suites"},
+    {{"tls_ciphers", NULL, "LIST", "OpenSSL cipher list for TLS 1.2"},
+     K_CIPHERS,
+     offsetof(struct config, tls_ciphers),
+     1,
+     0,
+     0,
+     CONFIG_TLS_CIPHERS_DEFAULT,
+     "forward-secret AEAD suites"},
     /* a year, as Mozilla's server-side TLS guidance and nginx.conf; at
      * most two years: the longest the HSTS preload list asks for */
     INT_KEY(hsts_max_age_s, NULL, 0, 63072000, 31536000,
@@ -121,12 +131,10 @@ static const struct key keys[] = {
      * live game at once. */
     INT_KEY(move_rate_per_s, NULL, 1, 100000, 10,
             "move messages a connection may send a second"),
-    INT_KEY(move_burst, NULL, 1, 100000, 20,
-            "move messages in one burst"),
+    INT_KEY(move_burst, NULL, 1, 100000, 20, "move messages in one burst"),
     INT_KEY(msg_rate_per_s, NULL, 1, 100000, 20,
             "other messages a connection may send a second"),
-    INT_KEY(msg_burst, NULL, 1, 100000, 60,
-            "other messages in one burst"),
+    INT_KEY(msg_burst, NULL, 1, 100000, 60, "other messages in one burst"),
     /* Generous for correspondence play; small enough that one client
      * cannot fill memory and the database (an open invitation is 6-7 KB
      * and lives a day). */
@@ -139,8 +147,8 @@ static const struct key keys[] = {
             "open invitations from one address"),
     /* A token bucket: that many at once, refilled over a minute. A person
      * creates one guest per browser. */
-    INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000,
-            30, "new guests (hello without a token) one address may create "
+    INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,
+            "new guests (hello without a token) one address may create "
             "a minute"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
@@ -159,7 +167,13 @@ static const struct key keys[] = {
     INT_KEY(ping_timeout_s, NULL, 2, 7200, 60,
             "seconds after the last pong before a close"),
     {{"log_level", "--log-level", "L", "error, warn, info or debug"},
-     K_LEVEL, offsetof(struct config, log_level), 0, 0, 0, "info", NULL},
+     K_LEVEL,
+     offsetof(struct config, log_level),
+     0,
+     0,
+     0,
+     "info",
+     NULL},
     STR_KEY(log_file, "--log-file", "PATH", K_PATH, true, "",
             "append the log to this file; \"\": standard error"),
 };
@@ -201,8 +215,8 @@ static char **str_at(struct config *c, const struct key *k)
 /* Keys whose value is a string struct config owns. */
 static bool is_str(const struct key *k)
 {
-    return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER
-        || k->kind == K_CIPHERS;
+    return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER ||
+           k->kind == K_CIPHERS;
 }
 
 /* Frees a list setting's entries and array and empties it. */
@@ -226,8 +240,8 @@ void config_clear(struct config *c)
     free_list(&c->trusted_proxies, &c->n_trusted_proxies);
 }
 
-static int set_int(struct config *c, const struct key *k, long v,
-                   char *err, size_t errlen);
+static int set_int(struct config *c, const struct key *k, long v, char *err,
+                   size_t errlen);
 static int set_str(struct config *c, const struct key *k, const char *s,
                    char *err, size_t errlen);
 static int set_level(struct config *c, const char *s, char *err,
@@ -274,14 +288,13 @@ const struct config_setting *config_setting_at(size_t i)
 const struct config_setting *config_setting_find(const char *name)
 {
     for (size_t i = 0; i < NKEYS; i++)
-        if (!strcmp(keys[i].pub.key, name)
-            || (keys[i].pub.flag && !strcmp(keys[i].pub.flag, name)))
+        if (!strcmp(keys[i].pub.key, name) ||
+            (keys[i].pub.flag && !strcmp(keys[i].pub.flag, name)))
             return &keys[i].pub;
     return NULL;
 }
 
-int config_default_text(const struct config_setting *s, char *out,
-                        size_t len)
+int config_default_text(const struct config_setting *s, char *out, size_t len)
 {
     const struct key *k = (const struct key *)s;
 
@@ -343,8 +356,10 @@ void config_help(FILE *f)
         wrap(f, col, 21, line, false);
         fputc('\n', f);
     }
-    col = wrap(f, 0, 0, "Settings only in the --config file (defaults in "
-               "brackets; the README says more of each):", false);
+    col = wrap(f, 0, 0,
+               "Settings only in the --config file (defaults in "
+               "brackets; the README says more of each):",
+               false);
     for (size_t i = 0; i < NKEYS; i++)
         left += !keys[i].pub.flag;
     for (size_t i = 0; i < NKEYS; i++) {
@@ -361,8 +376,8 @@ void config_help(FILE *f)
 
 /* ---- single values ----------------------------------------------------- */
 
-static int set_int(struct config *c, const struct key *k, long v,
-                   char *err, size_t errlen)
+static int set_int(struct config *c, const struct key *k, long v, char *err,
+                   size_t errlen)
 {
     if (v < k->lo || v > k->hi) {
         set_err(err, errlen, "must be an integer from %ld to %ld, not %ld",
@@ -391,17 +406,21 @@ static int set_str(struct config *c, const struct key *k, const char *s,
         set_err(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
         return -1;
     }
-    if (k->kind == K_CIPHERS
-        && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    if (k->kind == K_CIPHERS &&
+        s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                     "0123456789-_:+!@=.,")]) {
-        set_err(err, errlen, "must be an OpenSSL cipher list (names joined "
-                "by ':'), not '%s'", s);
+        set_err(err, errlen,
+                "must be an OpenSSL cipher list (names joined "
+                "by ':'), not '%s'",
+                s);
         return -1;
     }
-    if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1
-        && inet_pton(AF_INET6, s, buf) != 1) {
-        set_err(err, errlen, "must be an IPv4 or IPv6 address (or \"\" "
-                "for every interface), not '%s'", s);
+    if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1 &&
+        inet_pton(AF_INET6, s, buf) != 1) {
+        set_err(err, errlen,
+                "must be an IPv4 or IPv6 address (or \"\" "
+                "for every interface), not '%s'",
+                s);
         return -1;
     }
     for (const char *p = s; *p; p++)
@@ -425,8 +444,10 @@ static int set_level(struct config *c, const char *s, char *err,
     int level = log_level_parse(s);
 
     if (level < 0) {
-        set_err(err, errlen, "must be one of \"error\", \"warn\", \"info\", "
-                "\"debug\", not '%s'", s);
+        set_err(err, errlen,
+                "must be one of \"error\", \"warn\", \"info\", "
+                "\"debug\", not '%s'",
+                s);
         return -1;
     }
     c->log_level = level;
@@ -435,8 +456,8 @@ static int set_level(struct config *c, const char *s, char *err,
 
 static bool host_char(char ch)
 {
-    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-'
-        || ch == '.';
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+           ch == '-' || ch == '.';
 }
 
 /* Checks "http[s]://host[:port]" (host a name, an IPv4 address or an
@@ -476,8 +497,8 @@ static int parse_origin(const char *s, char **out, char *err, size_t errlen)
     }
     if (*p == ':') {
         n = strspn(p + 1, "0123456789");
-        if (n == 0 || n > 5 || p[1 + n] || atol(p + 1) < 1
-            || atol(p + 1) > 65535)
+        if (n == 0 || n > 5 || p[1 + n] || atol(p + 1) < 1 ||
+            atol(p + 1) > 65535)
             goto bad;
     } else if (*p) {
         goto bad;
@@ -487,8 +508,10 @@ static int parse_origin(const char *s, char **out, char *err, size_t errlen)
     *out = o;
     return 0;
 bad:
-    set_err(err, errlen, "'%s' is not an origin: write scheme://host or "
-            "scheme://host:port with scheme http or https, no path", s);
+    set_err(err, errlen,
+            "'%s' is not an origin: write scheme://host or "
+            "scheme://host:port with scheme http or https, no path",
+            s);
     free(o);
     return -1;
 }
@@ -506,8 +529,8 @@ static int canonical_addr(const char *s, char *out, size_t len)
     if (inet_pton(AF_INET6, s, &a6) != 1)
         return -1;
     if (IN6_IS_ADDR_V4MAPPED(&a6))
-        return inet_ntop(AF_INET, &a6.s6_addr[12], out, (socklen_t)len)
-            ? 0 : -1;
+        return inet_ntop(AF_INET, &a6.s6_addr[12], out, (socklen_t)len) ? 0
+                                                                        : -1;
     return inet_ntop(AF_INET6, &a6, out, (socklen_t)len) ? 0 : -1;
 }
 
@@ -517,8 +540,10 @@ static int parse_proxy(const char *s, char **out, char *err, size_t errlen)
     char text[INET6_ADDRSTRLEN];
 
     if (canonical_addr(s, text, sizeof text) < 0) {
-        set_err(err, errlen, "'%s' is not an IPv4 or IPv6 address "
-                "(numeric, no port, no range)", s);
+        set_err(err, errlen,
+                "'%s' is not an IPv4 or IPv6 address "
+                "(numeric, no port, no range)",
+                s);
         return -1;
     }
     if (!(*out = strdup(text))) {
@@ -536,8 +561,8 @@ static int set_list(struct config *c, const struct key *k,
 {
     bool proxies = k->kind == K_PROXIES;
     size_t max = proxies ? CONFIG_MAX_PROXIES : CONFIG_MAX_ORIGINS;
-    int (*parse)(const char *, char **, char *, size_t) =
-        proxies ? parse_proxy : parse_origin;
+    int (*parse)(const char *, char **, char *,
+                 size_t) = proxies ? parse_proxy : parse_origin;
     char ***field = proxies ? &c->trusted_proxies : &c->allowed_origins;
     size_t *count = proxies ? &c->n_trusted_proxies : &c->n_allowed_origins;
     char **v;
@@ -596,8 +621,10 @@ int config_set_text(struct config *c, const char *key, const char *text,
         errno = 0;
         v = strtol(text, &end, 10);
         if (errno || !*text || *end || v < k->lo || v > k->hi) {
-            set_err(err, errlen, "must be an integer from %ld to %ld, not "
-                    "'%s'", k->lo, k->hi, text);
+            set_err(err, errlen,
+                    "must be an integer from %ld to %ld, not "
+                    "'%s'",
+                    k->lo, k->hi, text);
             return -1;
         }
         return set_int(c, k, v, err, errlen);
@@ -618,9 +645,9 @@ int config_set_text(struct config *c, const char *key, const char *text,
             set_err(err, errlen, "out of memory");
             return -1;
         }
-        n = split_list(copy, list, k->kind == K_ORIGINS
-                                       ? CONFIG_MAX_ORIGINS
-                                       : CONFIG_MAX_PROXIES);
+        n = split_list(copy, list,
+                       k->kind == K_ORIGINS ? CONFIG_MAX_ORIGINS
+                                            : CONFIG_MAX_PROXIES);
         rc = set_list(c, k, list, n, err, errlen);
         free(copy);
         return rc;
@@ -634,14 +661,21 @@ int config_set_text(struct config *c, const char *key, const char *text,
 static const char *json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "a list";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number with a fraction";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "a list";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number with a fraction";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
     }
 }
 
@@ -651,13 +685,17 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     switch (k->kind) {
     case K_INT:
         if (!json_is_integer(v)) {
-            set_err(err, errlen, "must be an integer from %ld to %ld, not "
-                    "%s", k->lo, k->hi, json_kind(v));
+            set_err(err, errlen,
+                    "must be an integer from %ld to %ld, not "
+                    "%s",
+                    k->lo, k->hi, json_kind(v));
             return -1;
         }
         if (json_integer_value(v) < k->lo || json_integer_value(v) > k->hi) {
-            set_err(err, errlen, "must be an integer from %ld to %ld, not %"
-                    JSON_INTEGER_FORMAT, k->lo, k->hi, json_integer_value(v));
+            set_err(err, errlen,
+                    "must be an integer from %ld to %ld, not "
+                    "%" JSON_INTEGER_FORMAT,
+                    k->lo, k->hi, json_integer_value(v));
             return -1;
         }
         return set_int(c, k, (long)json_integer_value(v), err, errlen);
@@ -712,11 +750,14 @@ static int load_json(struct config *c, json_t *root, const char *name,
     char why[512];
 
     if (!json_is_object(root)) {
-        set_err(err, errlen, "%s: must hold one JSON object of settings, "
-                "not %s", name, json_kind(root));
+        set_err(err, errlen,
+                "%s: must hold one JSON object of settings, "
+                "not %s",
+                name, json_kind(root));
         return -1;
     }
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         const struct key *k = find_key(key);
         if (!k) {
             set_err(err, errlen, "%s: unknown key '%s'", name, key);
@@ -799,23 +840,28 @@ int config_validate(const struct config *c, char *err, size_t errlen)
                 tls ? "tls_cert" : "tls_key", tls ? "tls_key" : "tls_cert");
         return -1;
     }
-    if (tls && (readable_file("tls_cert", c->tls_cert, err, errlen) < 0
-                || readable_file("tls_key", c->tls_key, err, errlen) < 0))
+    if (tls && (readable_file("tls_cert", c->tls_cert, err, errlen) < 0 ||
+                readable_file("tls_key", c->tls_key, err, errlen) < 0))
         return -1;
     if (c->http_redirect_port && !tls) {
-        set_err(err, errlen, "key 'http_redirect_port': needs TLS "
+        set_err(err, errlen,
+                "key 'http_redirect_port': needs TLS "
                 "(tls_cert and tls_key)");
         return -1;
     }
     if (c->ping_timeout_s <= c->ping_interval_s) {
-        set_err(err, errlen, "key 'ping_timeout_s': must be greater than "
+        set_err(err, errlen,
+                "key 'ping_timeout_s': must be greater than "
                 "'ping_interval_s' (%d), or no ping could be answered in "
-                "time", c->ping_interval_s);
+                "time",
+                c->ping_interval_s);
         return -1;
     }
     if (c->http_redirect_port == c->port) {
-        set_err(err, errlen, "key 'http_redirect_port': must differ from "
-                "'port' (%d)", c->port);
+        set_err(err, errlen,
+                "key 'http_redirect_port': must differ from "
+                "'port' (%d)",
+                c->port);
         return -1;
     }
     if (c->log_file[0]) {
@@ -827,8 +873,10 @@ int config_validate(const struct config *c, char *err, size_t errlen)
         if (slash) {
             *(slash == dir ? slash + 1 : slash) = '\0';
             if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                set_err(err, errlen, "key 'log_file': folder %s does not "
-                        "exist", dir);
+                set_err(err, errlen,
+                        "key 'log_file': folder %s does not "
+                        "exist",
+                        dir);
                 return -1;
             }
         }

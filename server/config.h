@@ -25,54 +25,54 @@
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
-#define CONFIG_TLS_CIPHERS_DEFAULT                                         \
-    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"           \
-    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"           \
+#define CONFIG_TLS_CIPHERS_DEFAULT                               \
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:" \
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:" \
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 struct config {
-    char *listen_address;    /* IP address to bind; "": every interface */
-    int port;                /* HTTP(S) and the WebSocket at /ws */
-    char *database;          /* SQLite file; its folder is created */
-    char *web_root;          /* the browser client's files */
-    int grace_s;             /* a disconnected player keeps a game */
-    int first_move_s;        /* each side's first move */
-    char *tls_cert;          /* PEM certificate chain; "": plain HTTP */
-    char *tls_key;           /* PEM private key; "" with tls_cert "" */
-    int http_redirect_port;  /* plain-HTTP listener redirecting to https;
+    char *listen_address;   /* IP address to bind; "": every interface */
+    int port;               /* HTTP(S) and the WebSocket at /ws */
+    char *database;         /* SQLite file; its folder is created */
+    char *web_root;         /* the browser client's files */
+    int grace_s;            /* a disconnected player keeps a game */
+    int first_move_s;       /* each side's first move */
+    char *tls_cert;         /* PEM certificate chain; "": plain HTTP */
+    char *tls_key;          /* PEM private key; "" with tls_cert "" */
+    int http_redirect_port; /* plain-HTTP listener redirecting to https;
                                 0: none (needs TLS) */
-    char *tls_min_version;   /* "1.2" or "1.3" */
-    char *tls_ciphers;       /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
+    char *tls_min_version;  /* "1.2" or "1.3" */
+    char *tls_ciphers;      /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
                                 suites are OpenSSL's, all AEAD) */
-    int hsts_max_age_s;      /* Strict-Transport-Security max-age sent
+    int hsts_max_age_s;     /* Strict-Transport-Security max-age sent
                                 with every HTTPS response; 0: none */
-    char **allowed_origins;  /* "scheme://host[:port]", lowercase; none:
+    char **allowed_origins; /* "scheme://host[:port]", lowercase; none:
                                 any Origin may open a WebSocket */
     size_t n_allowed_origins;
-    int max_connections;     /* open WebSockets in all */
+    int max_connections;        /* open WebSockets in all */
     int max_connections_per_ip; /* WebSockets per client address; TCP
                                    connections per socket address: this
                                    plus LIMIT_HTTP_CONNS_PER_IP */
-    int request_timeout_s;   /* a TCP connection's request (or the next
+    int request_timeout_s;      /* a TCP connection's request (or the next
                                 one on a kept-alive connection) complete
                                 within this, else it is closed */
-    char **trusted_proxies;  /* numeric addresses, as inet_ntop writes
+    char **trusted_proxies;     /* numeric addresses, as inet_ntop writes
                                 them, whose X-Forwarded-For is believed */
     size_t n_trusted_proxies;
-    int move_rate_per_s;     /* token bucket for move messages */
+    int move_rate_per_s; /* token bucket for move messages */
     int move_burst;
-    int msg_rate_per_s;      /* token bucket for every other message */
+    int msg_rate_per_s; /* token bucket for every other message */
     int msg_burst;
-    int max_games_per_player; /* live games + invitations + seek */
-    int max_invites_per_ip;   /* open invitations from one address */
+    int max_games_per_player;  /* live games + invitations + seek */
+    int max_invites_per_ip;    /* open invitations from one address */
     int guests_per_ip_per_min; /* new guests from one address */
-    int http_rate_per_s;     /* HTTP API requests per address a second */
+    int http_rate_per_s;       /* HTTP API requests per address a second */
     int http_burst;
-    int ping_interval_s;     /* WebSocket ping this long after the last
+    int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */
-    int ping_timeout_s;      /* no pong this long after it: hang up */
-    int log_level;           /* enum log_level */
-    char *log_file;          /* "": standard error */
+    int ping_timeout_s;  /* no pong this long after it: hang up */
+    int log_level;       /* enum log_level */
+    char *log_file;      /* "": standard error */
 };
 
 /* One setting as the command line and the docs name it: a row of the

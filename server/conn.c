@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include "config.h"
+#include "fifo.h"
 #include "ids.h"
 #include "log.h"
 #include "metrics.h"
@@ -107,14 +108,9 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
     n = malloc(sizeof *n);
     if (!n)
         return;
-    n->next = NULL;
     n->b = msgbuf_ref(b);
     n->seq = seq;
-    if (c->tail)
-        c->tail->next = n;
-    else
-        c->head = n;
-    c->tail = n;
+    FIFO_PUSH(c, n, next);
     c->qbytes += b->len;
     net.metrics->out_queue_bytes += b->len;
     if (c->head == n)
@@ -247,8 +243,8 @@ static void drain_read(struct ev_loop *l, ev_io *w, int revents)
 
         if (n > 0)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK
-                      || errno == EINTR))
+        if (n < 0 &&
+            (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
         drain_end(c);
         return;
@@ -287,12 +283,10 @@ static int drain_start(struct conn *c)
  * result. */
 static int write_head(struct conn *c)
 {
-    struct qnode *n = c->head;
+    struct qnode *n;
     int w;
 
-    c->head = n->next;
-    if (!c->head)
-        c->tail = NULL;
+    FIFO_POP(c, n, next);
     c->qbytes -= n->b->len;
     net.metrics->out_queue_bytes -= n->b->len;
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
@@ -344,8 +338,8 @@ static void write_released(struct conn *c)
         schedule_write(c);
         return;
     }
-    while (c->head && c->head->seq <= committed
-           && !lws_partial_buffered(c->wsi)) {
+    while (c->head && c->head->seq <= committed &&
+           !lws_partial_buffered(c->wsi)) {
         if (write_head(c) < 0) {
             /* lws marked the socket unusable: close it from the loop */
             c->killed = true;
@@ -367,7 +361,7 @@ void conn_on_commits(void)
 
     while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
         hist_add(&net.metrics->commit,
-                         now - net.pending[net.pending_head].at_us);
+                 now - net.pending[net.pending_head].at_us);
         net.pending_head = (net.pending_head + 1) % PENDING_MOVES;
         net.pending_n--;
     }
@@ -441,8 +435,8 @@ void conn_keepalive(int64_t now)
     int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
     int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
     int64_t spread = (timeout - interval < interval ? timeout - interval
-                                                     : interval)
-                     / KEEPALIVE_SPREAD_DIV;
+                                                    : interval) /
+                     KEEPALIVE_SPREAD_DIV;
     int64_t budget = 16 + (int64_t)net.n_conns * KEEPALIVE_TICK_MS / spread;
     struct conn *c;
 
@@ -454,8 +448,8 @@ void conn_keepalive(int64_t now)
          * asynchronous one would wait for lws's own timer */
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
     }
-    while ((c = net.alive.head) && now - c->last_pong_ms >= interval
-           && budget-- > 0) {
+    while ((c = net.alive.head) && now - c->last_pong_ms >= interval &&
+           budget-- > 0) {
         list_remove(c);
         list_append(&net.pinged, c);
         c->want_ping = true;
@@ -487,8 +481,8 @@ static void on_pong(struct conn *c, const void *data, size_t len)
 {
     size_t n = strlen(c->ping_data);
 
-    if (c->list != &net.pinged || c->want_ping || !n || len != n
-        || memcmp(data, c->ping_data, n))
+    if (c->list != &net.pinged || c->want_ping || !n || len != n ||
+        memcmp(data, c->ping_data, n))
         return;
     c->ping_data[0] = '\0';
     conn_ponged(c, net_now_ms());
@@ -511,8 +505,8 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
     int family;
 
     tcp_peer_ip(wsi, ip, len);
-    if (!config_proxy_trusted(net.cfg, ip)
-        || lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
+    if (!config_proxy_trusted(net.cfg, ip) ||
+        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
         return;
     n = strlen(xff);
     while (n > 0) {
@@ -549,8 +543,8 @@ static bool origin_ok(struct lws *wsi, const char *ip)
 
     if (len <= 0 || !net.cfg->n_allowed_origins)
         return true;
-    if (len >= (int)sizeof origin
-        || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
+    if (len >= (int)sizeof origin ||
+        lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
         snprintf(origin, sizeof origin, "(too long)");
     else if (config_origin_allowed(net.cfg, origin))
         return true;
@@ -570,8 +564,8 @@ int conn_confirm_upgrade(struct lws *wsi)
     struct peer *p;
 
     tcp_request_done(wsi);
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0
-        || strcmp(uri, "/ws")) {
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0 ||
+        strcmp(uri, "/ws")) {
         web_status(wsi, HTTP_STATUS_NOT_FOUND);
         return 1;
     }
@@ -585,7 +579,8 @@ int conn_confirm_upgrade(struct lws *wsi)
     }
     if (net.n_conns >= net.cfg->max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
-                 "connections=%d", ip, net.n_conns);
+                 "connections=%d",
+                 ip, net.n_conns);
         net.metrics->refused_full++;
         web_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
@@ -593,7 +588,8 @@ int conn_confirm_upgrade(struct lws *wsi)
     p = table_get(&net.peers, ip);
     if (p && p->conns >= net.cfg->max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
-                 "connections=%d", ip, p->conns);
+                 "connections=%d",
+                 ip, p->conns);
         net.metrics->refused_per_ip++;
         web_status(wsi, 429);
         return 1;
@@ -687,8 +683,8 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         /* in: the close frame's payload, a big-endian code first */
         if (c->owner && !c->closed_with)
-            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8
-                                            | ((const unsigned char *)in)[1]
+            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8 |
+                                            ((const unsigned char *)in)[1]
                                       : LWS_CLOSE_STATUS_NO_STATUS;
         break;
 
@@ -697,8 +693,8 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
             break;
         drain_stop(c);
         metrics_ws_close(net.metrics, c->closed_with
-                             ? c->closed_with
-                             : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+                                          ? c->closed_with
+                                          : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);
@@ -720,8 +716,8 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_RECEIVE:
         if (!c->owner || c->closing || c->killed)
             break;
-        if (!c->in_msg && lws_is_final_fragment(wsi)
-            && !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
+        if (!c->in_msg && lws_is_final_fragment(wsi) &&
+            !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
             /* the common case: a whole message in one callback, handled
              * from the loop's one buffer */
             c->rx_binary = lws_frame_is_binary(wsi);

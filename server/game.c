@@ -44,8 +44,8 @@ struct sub {
 struct seat {
     char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
     char name[PROTO_NAME_MAX + 1];
-    bool present;                /* a connection of the player is here */
-    int64_t gone_since;          /* when its grace period (re)started */
+    bool present;       /* a connection of the player is here */
+    int64_t gone_since; /* when its grace period (re)started */
 };
 
 struct game {
@@ -57,23 +57,23 @@ struct game {
     struct clock clock;
     struct record rec;
     char initial_fen[FEN_MAX];
-    char (*uci)[UCI_MAX];  /* rec.n moves as UCI */
-    char (*san)[SAN_MAX];  /* ... as SAN */
-    int64_t *clk_ms;       /* mover's time left after each move */
+    char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
+    char (*san)[SAN_MAX]; /* ... as SAN */
+    int64_t *clk_ms;      /* mover's time left after each move */
     size_t cap;
-    int draw_offer;        /* colour whose offer is pending, or -1 */
-    bool declined[2];      /* the colour's offer was declined and it has
+    int draw_offer;   /* colour whose offer is pending, or -1 */
+    bool declined[2]; /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
-    int flagged;           /* colour whose time ran out while the verdict
+    int flagged;      /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
-    bool paused;           /* restored, waiting for both players */
-    bool held;             /* a turn waits for hold_seq's release: */
+    bool paused;      /* restored, waiting for both players */
+    bool held;        /* a turn waits for hold_seq's release: */
     uint64_t hold_seq;
-    int hold_clock;        /* ... the side whose clock then starts, or -1 */
-    bool hold_first;       /* ... a first move's time then starts */
-    uint64_t released;     /* the highest seq the host released */
+    int hold_clock;    /* ... the side whose clock then starts, or -1 */
+    bool hold_first;   /* ... a first move's time then starts */
+    uint64_t released; /* the highest seq the host released */
     int64_t pause_until;
     int64_t first_deadline; /* pending first move runs out, or NEVER */
     int64_t invite_deadline;
@@ -81,7 +81,7 @@ struct game {
     int64_t created_wall, started_wall, ended_wall;
     enum ending_result result; /* both only when GAME_ENDED */
     enum ending_reason reason;
-    uint64_t seq;          /* the game's last store write */
+    uint64_t seq; /* the game's last store write */
     struct sub *subs;
     size_t nsubs, subcap;
     int64_t armed;
@@ -96,7 +96,7 @@ enum event {
     EV_FIRST_MOVE, /* a first move was not made in time */
     EV_GRACE_W,    /* white's grace period is over */
     EV_GRACE_B,
-    EV_LINGER      /* an ended game may be freed */
+    EV_LINGER /* an ended game may be freed */
 };
 
 static int side_to_move(const struct game *g)
@@ -186,8 +186,8 @@ static unsigned uci_order(move_t m)
     /* by MOVE_PROMO - KNIGHT: n, b, r, q */
     static const unsigned char promo[4] = {1, 0, 3, 2};
     int from = MOVE_FROM(m), to = MOVE_TO(m);
-    unsigned k = (unsigned)(SQ_FILE(from) * 8 + SQ_RANK(from)) << 8
-                 | (unsigned)(SQ_FILE(to) * 8 + SQ_RANK(to)) << 2;
+    unsigned k = (unsigned)(SQ_FILE(from) * 8 + SQ_RANK(from)) << 8 |
+                 (unsigned)(SQ_FILE(to) * 8 + SQ_RANK(to)) << 2;
 
     if (MOVE_KIND(m) == MOVE_PROMOTION)
         k |= promo[MOVE_PROMO(m) - KNIGHT];
@@ -252,12 +252,13 @@ static int64_t first_move_left(const struct game *g, int64_t now)
 
 static const char *status_name(enum game_status s)
 {
-    return s == GAME_WAITING ? "waiting" : s == GAME_STARTED ? "started"
-                                                             : "ended";
+    return s == GAME_WAITING   ? "waiting"
+           : s == GAME_STARTED ? "started"
+                               : "ended";
 }
 
-char *game_render_state(struct game *g, const struct proto_id *id,
-                        bool api, int64_t now)
+char *game_render_state(struct game *g, const struct proto_id *id, bool api,
+                        int64_t now)
 {
     struct moves_info *mi = malloc(sizeof *mi);
     char fen[FEN_MAX];
@@ -269,10 +270,8 @@ char *game_render_state(struct game *g, const struct proto_id *id,
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
         .game = g->gid,
-        .white = {g->seat[0].pid[0] ? g->seat[0].pid : NULL,
-                  g->seat[0].name},
-        .black = {g->seat[1].pid[0] ? g->seat[1].pid : NULL,
-                  g->seat[1].name},
+        .white = {g->seat[0].pid[0] ? g->seat[0].pid : NULL, g->seat[0].name},
+        .black = {g->seat[1].pid[0] ? g->seat[1].pid : NULL, g->seat[1].name},
         .clock = g->clock.spec,
         .initial_fen = g->initial_fen,
         .moves = (const char(*)[UCI_MAX])g->uci,
@@ -321,8 +320,8 @@ char *game_render_stored(const struct store_game *row,
     char fen[FEN_MAX], initial[FEN_MAX];
     char *text = NULL;
 
-    if (!uci || !san || strcmp(row->status, "ended")
-        || board_from_fen(&b, row->initial_fen) != FEN_OK)
+    if (!uci || !san || strcmp(row->status, "ended") ||
+        board_from_fen(&b, row->initial_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, initial); /* normalised, as a restored game has it */
     if (board_from_fen(&b, row->final_fen) != FEN_OK)
@@ -334,10 +333,8 @@ char *game_render_stored(const struct store_game *row,
     }
     struct proto_state s = {
         .game = row->gid,
-        .white = {row->white_pid[0] ? row->white_pid : NULL,
-                  row->white_name},
-        .black = {row->black_pid[0] ? row->black_pid : NULL,
-                  row->black_name},
+        .white = {row->white_pid[0] ? row->white_pid : NULL, row->white_name},
+        .black = {row->black_pid[0] ? row->black_pid : NULL, row->black_name},
         .clock = {row->clock.per_move, row->clock.initial_s,
                   row->clock.increment_s, row->clock.per_move_s},
         .initial_fen = initial,
@@ -371,15 +368,14 @@ out:
 
 /* board_to_fen and notation_* write straight into the rows, and moves are
  * copied between them and the game's arrays with the rules core's sizes. */
-_Static_assert(sizeof ((struct store_game *)0)->final_fen >= FEN_MAX &&
-                   sizeof ((struct store_game *)0)->initial_fen >= FEN_MAX,
+_Static_assert(sizeof((struct store_game *)0)->final_fen >= FEN_MAX &&
+                   sizeof((struct store_game *)0)->initial_fen >= FEN_MAX,
                "store_game FEN fields shorter than FEN_MAX");
-_Static_assert(sizeof ((struct store_move *)0)->uci == UCI_MAX &&
-                   sizeof ((struct store_move *)0)->san == SAN_MAX,
+_Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
+                   sizeof((struct store_move *)0)->san == SAN_MAX,
                "store_move text fields differ from UCI_MAX, SAN_MAX");
 
-static void fill_row(const struct game *g, struct store_game *r,
-                     int64_t now)
+static void fill_row(const struct game *g, struct store_game *r, int64_t now)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->gid, sizeof r->gid, "%s", g->gid);
@@ -432,7 +428,8 @@ static char *make_pgn(const struct game *g)
     bool ended = g->status == GAME_ENDED;
     char date[16] = "????.??.??", tc[32];
     time_t t = (time_t)((g->started_wall ? g->started_wall
-                                         : g->created_wall) / 1000);
+                                         : g->created_wall) /
+                        1000);
     struct tm tm;
     char site[64];
 
@@ -452,8 +449,7 @@ static char *make_pgn(const struct game *g)
         .black = g->seat[1].name[0] ? g->seat[1].name : "?",
         .result = ended ? ending_result_name(g->result) : "*",
         .time_control = tc,
-        .termination = ended ? ending_get(g->reason)->termination
-                             : "normal",
+        .termination = ended ? ending_get(g->reason)->termination : "normal",
     };
     return pgn_format(&tags, &g->rec, g->clk_ms);
 }
@@ -522,8 +518,8 @@ static void rearm(struct game *g)
 static void begin_turn(struct game *g, int side, bool first, int64_t now)
 {
     g->held = false;
-    if (g->env.hold && g->seq > g->released
-        && !g->env.hold(g->env.ctx, g, g->seq)) {
+    if (g->env.hold && g->seq > g->released &&
+        !g->env.hold(g->env.ctx, g, g->seq)) {
         g->held = true;
         g->hold_seq = g->seq;
         g->hold_clock = side;
@@ -585,8 +581,7 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
 
 /* Ends the game on `loser`'s time: a win for the opponent if it could
  * still checkmate, a draw otherwise (FIDE 6.9). */
-static void end_on_time(struct game *g, int loser, bool can_mate,
-                        int64_t now)
+static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
 {
     g->flagged = -1;
     if (can_mate)
@@ -609,8 +604,8 @@ static void flag(struct game *g, int64_t now)
     clock_pause(&g->clock, now);
     g->flagged = loser;
     /* only "can mate" is left for the search to overturn */
-    if (can_mate && g->env.ask_verdict
-        && g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
+    if (can_mate && g->env.ask_verdict &&
+        g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
         return;
     end_on_time(g, loser, can_mate, now);
 }
@@ -635,8 +630,8 @@ void game_tick(struct game *g, int64_t now)
     int64_t at;
     enum event ev;
 
-    while ((ev = next_event(g, &at)) != EV_NONE && ev != EV_LINGER
-           && at <= now) {
+    while ((ev = next_event(g, &at)) != EV_NONE && ev != EV_LINGER &&
+           at <= now) {
         switch (ev) {
         case EV_INVITE:
         case EV_FIRST_MOVE:
@@ -650,8 +645,8 @@ void game_tick(struct game *g, int64_t now)
             break;
         case EV_GRACE_W:
         case EV_GRACE_B:
-            end_game(g, ENDING_ABANDONED,
-                     ev == EV_GRACE_W ? BLACK : WHITE, now);
+            end_game(g, ENDING_ABANDONED, ev == EV_GRACE_W ? BLACK : WHITE,
+                     now);
             break;
         default:
             break;
@@ -767,12 +762,10 @@ struct game *game_new(const struct game_env *env, const char *gid,
 struct game *game_restore(const struct game_env *env,
                           const struct store_game *row,
                           const struct store_move *moves, size_t n,
-                          int64_t heartbeat_ms, int64_t now,
-                          const char **why)
+                          int64_t heartbeat_ms, int64_t now, const char **why)
 {
     struct clock_spec spec = {row->clock.per_move, row->clock.initial_s,
-                              row->clock.increment_s,
-                              row->clock.per_move_s};
+                              row->clock.increment_s, row->clock.per_move_s};
     struct board start;
     struct game *g;
     int64_t wall = env->wall_ms(env->ctx);
@@ -788,11 +781,9 @@ struct game *game_restore(const struct game_env *env,
     if (!g)
         goto fail;
     snprintf(g->seat[0].pid, sizeof g->seat[0].pid, "%s", row->white_pid);
-    snprintf(g->seat[0].name, sizeof g->seat[0].name, "%s",
-             row->white_name);
+    snprintf(g->seat[0].name, sizeof g->seat[0].name, "%s", row->white_name);
     snprintf(g->seat[1].pid, sizeof g->seat[1].pid, "%s", row->black_pid);
-    snprintf(g->seat[1].name, sizeof g->seat[1].name, "%s",
-             row->black_name);
+    snprintf(g->seat[1].name, sizeof g->seat[1].name, "%s", row->black_name);
     snprintf(g->creator, sizeof g->creator, "%s", row->creator_pid);
     g->created_wall = row->created_ms;
     g->started_wall = row->started_ms;
@@ -817,8 +808,8 @@ struct game *game_restore(const struct game_env *env,
     }
     if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
         int stm = g->rec.cur.side;
-        int64_t left = g->clock.left_ms[stm]
-            - (heartbeat_ms - moves[n - 1].wall_ms);
+        int64_t left = g->clock.left_ms[stm] -
+                       (heartbeat_ms - moves[n - 1].wall_ms);
         g->clock.left_ms[stm] = left > 0 ? left : 0;
     }
     if (!strcmp(row->draw_offer, "white"))
@@ -827,8 +818,8 @@ struct game *game_restore(const struct game_env *env,
         g->draw_offer = BLACK;
     if (!strcmp(row->status, "ended")) {
         const struct ending *e = ending_find(row->reason);
-        if (!e || ending_result_find(row->result, &g->result) < 0
-            || !ending_result_fits(e->reason, g->result)) {
+        if (!e || ending_result_find(row->result, &g->result) < 0 ||
+            !ending_result_fits(e->reason, g->result)) {
             cause = "the stored result and reason are not an ending";
             goto fail;
         }
@@ -870,19 +861,46 @@ void game_free(struct game *g)
     free(g);
 }
 
-const char *game_gid(const struct game *g) { return g->gid; }
-enum game_status game_status(const struct game *g) { return g->status; }
-const char *game_creator(const struct game *g) { return g->creator; }
+const char *game_gid(const struct game *g)
+{
+    return g->gid;
+}
+enum game_status game_status(const struct game *g)
+{
+    return g->status;
+}
+const char *game_creator(const struct game *g)
+{
+    return g->creator;
+}
 const char *game_reason(const struct game *g)
 {
     return g->status == GAME_ENDED ? ending_get(g->reason)->name : "";
 }
-enum ending_reason game_ending(const struct game *g) { return g->reason; }
-int game_ply(const struct game *g) { return (int)g->rec.n; }
-uint64_t game_seq(const struct game *g) { return g->seq; }
-int64_t game_created_ms(const struct game *g) { return g->created_wall; }
-void *game_user(const struct game *g) { return g->user; }
-void game_set_user(struct game *g, void *user) { g->user = user; }
+enum ending_reason game_ending(const struct game *g)
+{
+    return g->reason;
+}
+int game_ply(const struct game *g)
+{
+    return (int)g->rec.n;
+}
+uint64_t game_seq(const struct game *g)
+{
+    return g->seq;
+}
+int64_t game_created_ms(const struct game *g)
+{
+    return g->created_wall;
+}
+void *game_user(const struct game *g)
+{
+    return g->user;
+}
+void game_set_user(struct game *g, void *user)
+{
+    g->user = user;
+}
 
 const char *game_seat_pid(const struct game *g, int color)
 {
@@ -911,8 +929,8 @@ void game_announce_start(struct game *g, int64_t now)
     for (int c = 0; c < 2; c++)
         p[c] = (struct proto_player){g->seat[c].pid, g->seat[c].name};
     for (int c = 0; c < 2; c++) {
-        struct msgbuf *b = msgbuf_take(proto_render_game_start(
-            g->gid, &p[0], &p[1], &g->clock.spec, c));
+        struct msgbuf *b = msgbuf_take(
+            proto_render_game_start(g->gid, &p[0], &p[1], &g->clock.spec, c));
         if (!b)
             continue;
         for (size_t i = 0; i < g->nsubs; i++)
@@ -962,8 +980,8 @@ static int busy(struct proto_error *err)
                    "the server is busy storing moves; try again");
 }
 
-int game_join(struct game *g, const char *pid, const char *name,
-              int64_t now, struct proto_error *err)
+int game_join(struct game *g, const char *pid, const char *name, int64_t now,
+              struct proto_error *err)
 {
     struct seat saved[2];
     int c;
@@ -1007,7 +1025,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
 {
     int mover = side_to_move(g);
     struct clock nc = g->clock;
-    int next = -1;     /* whose clock starts with the next turn */
+    int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;
     struct moves_info *mi;
@@ -1104,8 +1122,9 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
         break;
     case OUTCOME_NONE:
         if (claim != CLAIM_NONE)
-            end_game(g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
-                                                 : ENDING_FIFTY_MOVES,
+            end_game(g,
+                     claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
+                                              : ENDING_FIFTY_MOVES,
                      -1, now);
         break;
     }
@@ -1296,8 +1315,8 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
         return set_err(err, PROTO_CLAIM_REJECTED,
                        "no threefold repetition and fewer than 50 moves "
                        "without capture or pawn move");
-    end_game(g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
-                                         : ENDING_FIFTY_MOVES,
+    end_game(g,
+             claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES,
              -1, now);
     rearm(g);
     return 0;
@@ -1313,8 +1332,8 @@ void game_player_gone(struct game *g, int color, int64_t now)
     g->seat[color].present = false;
     g->seat[color].gone_since = now;
     if (g->status == GAME_STARTED)
-        broadcast(g, proto_render_opponent_gone(g->gid, color,
-                                                g->env.grace_ms));
+        broadcast(g,
+                  proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
     rearm(g);
 }
 

@@ -77,7 +77,7 @@ struct game_env {
 
 /* Seat holders when a game is created. */
 struct game_seat_init {
-    const char *pid;  /* NULL: seat empty */
+    const char *pid; /* NULL: seat empty */
     const char *name;
 };
 
@@ -166,8 +166,8 @@ void game_send_state(struct game *g, struct session *s,
 
 /* Renders the state echoing id (NULL: none), or the HTTP API's body when
  * api is true. Returns a malloc'ed string the caller frees. */
-char *game_render_state(struct game *g, const struct proto_id *id,
-                        bool api, int64_t now);
+char *game_render_state(struct game *g, const struct proto_id *id, bool api,
+                        int64_t now);
 
 /* Renders the state of a finished game (row status "ended") straight
  * from its stored row and journal, as game_render_state of the restored
@@ -188,8 +188,8 @@ void game_tick(struct game *g, int64_t now);
 void game_on_timer(struct game *g, int64_t now);
 
 /* Player commands, checked in the protocol's order. */
-int game_join(struct game *g, const char *pid, const char *name,
-              int64_t now, struct proto_error *err);
+int game_join(struct game *g, const char *pid, const char *name, int64_t now,
+              struct proto_error *err);
 int game_move(struct game *g, const char *pid, const char *uci, int ply,
               int64_t now, struct proto_error *err);
 int game_resign(struct game *g, const char *pid, int64_t now,

@@ -18,8 +18,8 @@
 
 int http_wants(const char *path)
 {
-    return !strncmp(path, "/api/", 5) || !strcmp(path, "/healthz")
-        || !strcmp(path, "/metrics");
+    return !strncmp(path, "/api/", 5) || !strcmp(path, "/healthz") ||
+           !strcmp(path, "/metrics");
 }
 
 enum metrics_route http_route(const char *path)
@@ -47,7 +47,7 @@ enum metrics_route http_route(const char *path)
 }
 
 static int reply(struct http_reply *r, int status, const char *type,
-                  char *body)
+                 char *body)
 {
     r->status = status;
     r->type = type;
@@ -78,8 +78,7 @@ static const char *arg(const char *const *args, size_t n, const char *name)
     return NULL;
 }
 
-static int api_game_pgn(struct hub *h, const char *gid,
-                       struct http_reply *r)
+static int api_game_pgn(struct hub *h, const char *gid, struct http_reply *r)
 {
     struct store_game row;
     char *pgn = NULL;
@@ -104,8 +103,8 @@ void http_too_many(struct http_reply *r)
 }
 
 static int player_games(struct hub *h, const char *pid,
-                         const char *const *args, size_t nargs,
-                         struct http_reply *r)
+                        const char *const *args, size_t nargs,
+                        struct http_reply *r)
 {
     const char *before = arg(args, nargs, "before");
     const char *lim = arg(args, nargs, "limit");
@@ -144,9 +143,10 @@ static int player_games(struct hub *h, const char *pid,
             .ended_ms = g->ended_ms,
         };
     }
-    reply(r, 200, JSON_TYPE, proto_render_game_list(
-        sum, list.n, list.has_more && list.n ? list.games[list.n - 1].gid
-                                             : NULL));
+    reply(r, 200, JSON_TYPE,
+          proto_render_game_list(
+              sum, list.n,
+              list.has_more && list.n ? list.games[list.n - 1].gid : NULL));
     free(sum);
     store_game_list_clear(&list);
     return 0;
@@ -165,10 +165,10 @@ static int route(struct hub *h, const char *path, const char *const *args,
          * read, the writer has committed lately (its heartbeat), and the
          * database file is still where it was opened */
         struct store_player p;
-        int ok = store_find_player(hub_store(h), "-", &p) >= 0
-            && now - store_last_commit_ms(hub_store(h))
-                   < LIMIT_HEALTH_WRITER_STALL_MS
-            && !hub_metrics(h)->db_file_lost;
+        int ok = store_find_player(hub_store(h), "-", &p) >= 0 &&
+                 now - store_last_commit_ms(hub_store(h)) <
+                     LIMIT_HEALTH_WRITER_STALL_MS &&
+                 !hub_metrics(h)->db_file_lost;
         reply(r, ok ? 200 : 503, JSON_TYPE,
               proto_render_health(ok, (int64_t)hub_live_games(h),
                                   hub_metrics(h)->connections));
@@ -186,8 +186,9 @@ static int route(struct hub *h, const char *path, const char *const *args,
             st.failures[i] = store_failures(hub_store(h),
                                             (enum store_failure)i);
         return reply(r, 200, "text/plain; version=0.0.4",
-              metrics_render(hub_metrics(h), hub_live_games(h),
-                             hub_open_seeks(h), hub_subscriptions(h), &st));
+                     metrics_render(hub_metrics(h), hub_live_games(h),
+                                    hub_open_seeks(h), hub_subscriptions(h),
+                                    &st));
     }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;
@@ -204,8 +205,8 @@ static int route(struct hub *h, const char *path, const char *const *args,
             return api_error(r, 404, "not_found");
         char *body = hub_game_json(h, id, now, &status);
         if (!body)
-            return api_error(r, status, status == 404 ? "no_such_game"
-                                                      : "database_error");
+            return api_error(
+                r, status, status == 404 ? "no_such_game" : "database_error");
         return reply(r, 200, JSON_TYPE, body);
     }
     if (!strncmp(path, "/api/players/", 13)) {

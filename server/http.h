@@ -15,9 +15,9 @@
 struct hub;
 
 struct http_reply {
-    int status;        /* 200, 400, 404, 500, 503 */
-    const char *type;  /* Content-Type */
-    char *body;        /* malloc'ed; the caller frees */
+    int status;       /* 200, 400, 404, 500, 503 */
+    const char *type; /* Content-Type */
+    char *body;       /* malloc'ed; the caller frees */
     size_t len;
 };
 

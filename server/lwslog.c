@@ -68,12 +68,15 @@ static void lws_emit(int level, const char *line)
 static int lws_levels(void)
 {
     switch (log_get_level()) {
-    case LOG_ERROR: return LLL_ERR;
-    case LOG_WARN: return LLL_ERR | LLL_WARN;
-    case LOG_INFO: return LLL_ERR | LLL_WARN | LLL_USER;
+    case LOG_ERROR:
+        return LLL_ERR;
+    case LOG_WARN:
+        return LLL_ERR | LLL_WARN;
+    case LOG_INFO:
+        return LLL_ERR | LLL_WARN | LLL_USER;
     default:
-        return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO
-            | LLL_DEBUG;
+        return LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_USER | LLL_INFO |
+               LLL_DEBUG;
     }
 }
 

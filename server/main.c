@@ -62,15 +62,16 @@ struct override {
 };
 
 struct args {
-    const char *config;       /* --config */
-    bool check;               /* --check-config */
+    const char *config; /* --config */
+    bool check;         /* --check-config */
     struct override over[16];
     size_t n_over;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: chess-server [options]\n"
         "       chess-server --check-config PATH [options]\n"
         "       chess-server backup DEST (--db PATH | --config PATH)\n"
@@ -83,10 +84,10 @@ static void usage(FILE *f)
         "  --help             this text\n");
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
-        "SIGHUP reopens the log file and reloads the TLS certificate.\n"
-        "backup copies the live database with SQLite's online backup, "
-        "safe while\n"
-        "the server runs; DEST must not exist.\n");
+            "SIGHUP reopens the log file and reloads the TLS certificate.\n"
+            "backup copies the live database with SQLite's online backup, "
+            "safe while\n"
+            "the server runs; DEST must not exist.\n");
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -102,8 +103,8 @@ static void parse_args(int argc, char **argv, struct args *a)
     int c;
 
     longopts[n++] = (struct option){"config", required_argument, NULL, 'c'};
-    longopts[n++] =
-        (struct option){"check-config", required_argument, NULL, 'C'};
+    longopts[n++] = (struct option){"check-config", required_argument, NULL,
+                                    'C'};
     longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
     for (size_t i = 0; (s = config_setting_at(i)); i++)
         if (s->flag) {
@@ -111,7 +112,8 @@ static void parse_args(int argc, char **argv, struct args *a)
             assert(n < sizeof longopts / sizeof longopts[0] - 1);
             if (n < sizeof longopts / sizeof longopts[0] - 1)
                 longopts[n++] = (struct option){s->flag + 2,
-                    required_argument, NULL, OPT_SETTING + (int)i};
+                                                required_argument, NULL,
+                                                OPT_SETTING + (int)i};
         }
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
@@ -123,7 +125,7 @@ static void parse_args(int argc, char **argv, struct args *a)
         case 'C':
             if (a->config && strcmp(a->config, optarg)) {
                 fprintf(stderr, "E: --config and --check-config name "
-                        "different files\n");
+                                "different files\n");
                 exit(2);
             }
             a->config = optarg;
@@ -134,14 +136,14 @@ static void parse_args(int argc, char **argv, struct args *a)
             usage(stdout);
             exit(0);
         default:
-            if (c >= OPT_SETTING
-                && (s = config_setting_at((size_t)(c - OPT_SETTING)))) {
+            if (c >= OPT_SETTING &&
+                (s = config_setting_at((size_t)(c - OPT_SETTING)))) {
                 if (a->n_over == sizeof a->over / sizeof a->over[0]) {
                     fprintf(stderr, "E: too many options\n");
                     exit(2);
                 }
-                a->over[a->n_over++] =
-                    (struct override){s->flag, s->key, optarg};
+                a->over[a->n_over++] = (struct override){s->flag, s->key,
+                                                         optarg};
                 break;
             }
             fprintf(stderr, "E: unknown or incomplete option '%s'\n",
@@ -177,8 +179,8 @@ static void load_config(const struct args *a, struct config *cfg)
             goto fail;
         }
     }
-    if (config_validate(cfg, err, sizeof err) < 0
-        || tls_check(cfg, err, sizeof err) < 0)
+    if (config_validate(cfg, err, sizeof err) < 0 ||
+        tls_check(cfg, err, sizeof err) < 0)
         goto fail;
     return;
 fail:
@@ -276,7 +278,8 @@ static int lock_file(const char *db, const char *path, bool narrow)
         (void)fchmod(fd, st.st_mode & 0700);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         start_failed("database %s is in use by another chess-server "
-                     "(%s is locked)", db, path);
+                     "(%s is locked)",
+                     db, path);
         close(fd);
         return -1;
     }
@@ -324,14 +327,16 @@ static void fit_fd_limit(struct config *cfg)
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
         struct rlimit up = rl;
         up.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want
-            ? rl.rlim_max : want;
+                          ? rl.rlim_max
+                          : want;
         if (setrlimit(RLIMIT_NOFILE, &up) == 0)
             rl = up;
     }
     if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
         return;
     fit = rl.rlim_cur > LIMIT_FD_RESERVE + 1
-        ? (int)(rl.rlim_cur - LIMIT_FD_RESERVE) : 1;
+              ? (int)(rl.rlim_cur - LIMIT_FD_RESERVE)
+              : 1;
     log_warn("event=max_connections_lowered configured=%d now=%d "
              "fd_limit=%llu reserve=%d hint=\"raise the descriptor limit "
              "(LimitNOFILE, ulimit -n) to max_connections + %d\"",
@@ -396,7 +401,7 @@ static int cmd_backup(int argc, char **argv)
     }
     if (optind != argc - 1 || (!db && !config) || (db && !*db)) {
         fprintf(stderr, "E: usage: chess-server backup DEST "
-                "(--db PATH | --config PATH)\n");
+                        "(--db PATH | --config PATH)\n");
         return 2;
     }
     dest = argv[optind];
@@ -467,8 +472,7 @@ static void env_send_now(void *ctx, struct conn *c, struct msgbuf *b)
     net_send_now(c, b);
 }
 
-static void env_close(void *ctx, struct conn *c, int code,
-                      const char *reason)
+static void env_close(void *ctx, struct conn *c, int code, const char *reason)
 {
     (void)ctx;
     net_close(c, code, reason);
@@ -713,9 +717,8 @@ int main(int argc, char **argv)
              "log_level=%s",
              CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
              cfg.tls_cert[0] ? "on" : "off", rbound.port,
-             cfg.n_allowed_origins,
-             log_quote(q1, sizeof q1, cfg.database), store_schema_version(st),
-             log_quote(q2, sizeof q2, cfg.web_root),
+             cfg.n_allowed_origins, log_quote(q1, sizeof q1, cfg.database),
+             store_schema_version(st), log_quote(q2, sizeof q2, cfg.web_root),
              log_level_name((enum log_level)cfg.log_level));
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();

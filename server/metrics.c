@@ -29,8 +29,8 @@ static const int http_statuses[METRICS_HTTP_STATUSES - 1] = {
 };
 
 static const char *const routes[METRICS_ROUTES] = {
-    "api_game", "pgn", "player_games", "static", "healthz", "metrics",
-    "redirect", "other",
+    "api_game", "pgn",     "player_games", "static",
+    "healthz",  "metrics", "redirect",     "other",
 };
 
 void metrics_ws_close(struct metrics *m, int code)
@@ -106,8 +106,8 @@ static void put_hist(struct out *o, const char *name, const char *help,
             (double)hist_bounds_us[i] / 1e6, (unsigned long long)cum);
     }
     cum += h->bucket[HIST_BUCKETS];
-    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n",
-        name, (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
+    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
+        (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
         (unsigned long long)h->count);
 }
 
@@ -140,8 +140,8 @@ static long long resident_bytes(void)
         return -1;
     ok = fscanf(f, "%llu %llu", &size, &resident) == 2;
     fclose(f);
-    return ok ? (long long)(resident * (unsigned long long)sysconf(
-                                            _SC_PAGESIZE))
+    return ok ? (long long)(resident *
+                            (unsigned long long)sysconf(_SC_PAGESIZE))
               : -1;
 }
 
@@ -194,66 +194,86 @@ static void put_process(struct out *o)
     double start = start_time_s();
 
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        put(o, "# HELP process_cpu_seconds_total User and system CPU time "
-               "spent in seconds.\n# TYPE process_cpu_seconds_total "
-               "counter\nprocess_cpu_seconds_total %.6f\n",
-            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
-                + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+        put(o,
+            "# HELP process_cpu_seconds_total User and system CPU time "
+            "spent in seconds.\n# TYPE process_cpu_seconds_total "
+            "counter\nprocess_cpu_seconds_total %.6f\n",
+            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     if (rss >= 0)
-        put(o, "# HELP process_resident_memory_bytes Resident memory size "
-               "in bytes.\n# TYPE process_resident_memory_bytes gauge\n"
-               "process_resident_memory_bytes %lld\n", rss);
+        put(o,
+            "# HELP process_resident_memory_bytes Resident memory size "
+            "in bytes.\n# TYPE process_resident_memory_bytes gauge\n"
+            "process_resident_memory_bytes %lld\n",
+            rss);
     if (fds >= 0)
-        put(o, "# HELP process_open_fds Number of open file descriptors.\n"
-               "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
+        put(o,
+            "# HELP process_open_fds Number of open file descriptors.\n"
+            "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
             fds);
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        put(o, "# HELP process_max_fds Maximum number of open file "
-               "descriptors.\n# TYPE process_max_fds gauge\n"
-               "process_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+        put(o,
+            "# HELP process_max_fds Maximum number of open file "
+            "descriptors.\n# TYPE process_max_fds gauge\n"
+            "process_max_fds %llu\n",
+            (unsigned long long)rl.rlim_cur);
     if (start >= 0)
-        put(o, "# HELP process_start_time_seconds Start time of the process "
-               "since unix epoch in seconds.\n"
-               "# TYPE process_start_time_seconds gauge\n"
-               "process_start_time_seconds %.2f\n", start);
+        put(o,
+            "# HELP process_start_time_seconds Start time of the process "
+            "since unix epoch in seconds.\n"
+            "# TYPE process_start_time_seconds gauge\n"
+            "process_start_time_seconds %.2f\n",
+            start);
 }
 
 /* The journal writer: where a commit's time goes, and the WAL. */
 static void put_store(struct out *o, const struct metrics_store *st)
 {
-    put(o, "# HELP chess_store_queue_depth Store writes queued, not yet "
-            "committed.\n# TYPE chess_store_queue_depth gauge\n"
-            "chess_store_queue_depth %zu\n", st->queue_depth);
-    put_hist(o, "chess_store_queue_wait_seconds", "Time the oldest "
-                   "write of a journal transaction waited in the queue "
-                   "before the transaction began.", &st->timing.queue);
-    put_hist(o, "chess_store_checkpoint_wait_seconds", "Time the "
-                   "journal writer waited for a checkpoint pass, the WAL "
-                   "being at its cap (one sample per wait).",
-                   &st->timing.ckpt_wait);
-    put_hist(o, "chess_store_statements_seconds", "Time a journal "
-                   "transaction took from BEGIN to its COMMIT statement.",
-                   &st->timing.statements);
-    put_hist(o, "chess_store_commit_seconds", "Time the COMMIT "
-                   "statement of a journal transaction took.",
-                   &st->timing.commit);
-    put(o, "# HELP chess_store_retries_total Journal transactions rolled "
-            "back and tried again.\n"
-            "# TYPE chess_store_retries_total counter\n"
-            "chess_store_retries_total %llu\n",
+    put(o,
+        "# HELP chess_store_queue_depth Store writes queued, not yet "
+        "committed.\n# TYPE chess_store_queue_depth gauge\n"
+        "chess_store_queue_depth %zu\n",
+        st->queue_depth);
+    put_hist(o, "chess_store_queue_wait_seconds",
+             "Time the oldest "
+             "write of a journal transaction waited in the queue "
+             "before the transaction began.",
+             &st->timing.queue);
+    put_hist(o, "chess_store_checkpoint_wait_seconds",
+             "Time the "
+             "journal writer waited for a checkpoint pass, the WAL "
+             "being at its cap (one sample per wait).",
+             &st->timing.ckpt_wait);
+    put_hist(o, "chess_store_statements_seconds",
+             "Time a journal "
+             "transaction took from BEGIN to its COMMIT statement.",
+             &st->timing.statements);
+    put_hist(o, "chess_store_commit_seconds",
+             "Time the COMMIT "
+             "statement of a journal transaction took.",
+             &st->timing.commit);
+    put(o,
+        "# HELP chess_store_retries_total Journal transactions rolled "
+        "back and tried again.\n"
+        "# TYPE chess_store_retries_total counter\n"
+        "chess_store_retries_total %llu\n",
         (unsigned long long)st->timing.retries);
-    put(o, "# HELP chess_store_checkpoints_total Checkpoint passes of the "
-            "WAL into the database file.\n"
-            "# TYPE chess_store_checkpoints_total counter\n"
-            "chess_store_checkpoints_total %llu\n",
+    put(o,
+        "# HELP chess_store_checkpoints_total Checkpoint passes of the "
+        "WAL into the database file.\n"
+        "# TYPE chess_store_checkpoints_total counter\n"
+        "chess_store_checkpoints_total %llu\n",
         (unsigned long long)st->wal.checkpoints);
-    put(o, "# HELP chess_store_wal_restarts_total Commits that started the "
-            "WAL over.\n# TYPE chess_store_wal_restarts_total counter\n"
-            "chess_store_wal_restarts_total %llu\n",
+    put(o,
+        "# HELP chess_store_wal_restarts_total Commits that started the "
+        "WAL over.\n# TYPE chess_store_wal_restarts_total counter\n"
+        "chess_store_wal_restarts_total %llu\n",
         (unsigned long long)st->wal.wal_restarts);
-    put(o, "# HELP chess_store_wal_frames Pages in the WAL after the last "
-            "commit.\n# TYPE chess_store_wal_frames gauge\n"
-            "chess_store_wal_frames %d\n", st->wal.wal_frames);
+    put(o,
+        "# HELP chess_store_wal_frames Pages in the WAL after the last "
+        "commit.\n# TYPE chess_store_wal_frames gauge\n"
+        "chess_store_wal_frames %d\n",
+        st->wal.wal_frames);
 }
 
 char *metrics_render(const struct metrics *m, size_t live_games,
@@ -266,32 +286,42 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         return NULL;
     o.buf[0] = '\0';
     put_process(&o);
-    put(&o, "# HELP chess_build_info The running chess-server's version.\n"
-            "# TYPE chess_build_info gauge\n"
-            "chess_build_info{version=\"%s\"} 1\n", CHESS_SERVER_VERSION);
-    put(&o, "# HELP chess_connections Open WebSocket connections.\n"
-            "# TYPE chess_connections gauge\nchess_connections %lld\n",
+    put(&o,
+        "# HELP chess_build_info The running chess-server's version.\n"
+        "# TYPE chess_build_info gauge\n"
+        "chess_build_info{version=\"%s\"} 1\n",
+        CHESS_SERVER_VERSION);
+    put(&o,
+        "# HELP chess_connections Open WebSocket connections.\n"
+        "# TYPE chess_connections gauge\nchess_connections %lld\n",
         (long long)m->connections);
-    put(&o, "# HELP chess_connections_total WebSocket connections accepted."
-            "\n# TYPE chess_connections_total counter\n"
-            "chess_connections_total %llu\n",
+    put(&o,
+        "# HELP chess_connections_total WebSocket connections accepted."
+        "\n# TYPE chess_connections_total counter\n"
+        "chess_connections_total %llu\n",
         (unsigned long long)m->connections_total);
-    put(&o, "# HELP chess_live_games Games waiting or being played.\n"
-            "# TYPE chess_live_games gauge\nchess_live_games %zu\n",
+    put(&o,
+        "# HELP chess_live_games Games waiting or being played.\n"
+        "# TYPE chess_live_games gauge\nchess_live_games %zu\n",
         live_games);
-    put(&o, "# HELP chess_open_seeks Seeks waiting for an opponent.\n"
-            "# TYPE chess_open_seeks gauge\nchess_open_seeks %zu\n",
+    put(&o,
+        "# HELP chess_open_seeks Seeks waiting for an opponent.\n"
+        "# TYPE chess_open_seeks gauge\nchess_open_seeks %zu\n",
         open_seeks);
-    put(&o, "# HELP chess_game_subscriptions Targets of the games' "
-            "messages: one per seated player online (whatever its number "
-            "of connections) and one per spectating connection.\n"
-            "# TYPE chess_game_subscriptions gauge\n"
-            "chess_game_subscriptions %zu\n", subscriptions);
-    put(&o, "# HELP chess_messages_total Client text messages received.\n"
-            "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
+    put(&o,
+        "# HELP chess_game_subscriptions Targets of the games' "
+        "messages: one per seated player online (whatever its number "
+        "of connections) and one per spectating connection.\n"
+        "# TYPE chess_game_subscriptions gauge\n"
+        "chess_game_subscriptions %zu\n",
+        subscriptions);
+    put(&o,
+        "# HELP chess_messages_total Client text messages received.\n"
+        "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
         (unsigned long long)m->messages_in);
-    put(&o, "# HELP chess_moves_total Moves played.\n"
-            "# TYPE chess_moves_total counter\nchess_moves_total %llu\n",
+    put(&o,
+        "# HELP chess_moves_total Moves played.\n"
+        "# TYPE chess_moves_total counter\nchess_moves_total %llu\n",
         (unsigned long long)m->moves);
     put(&o, "# HELP chess_games_finished_total Finished games by reason.\n"
             "# TYPE chess_games_finished_total counter\n");
@@ -312,40 +342,48 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         put(&o, "chess_store_failures_total{op=\"%s\"} %llu\n",
             store_failure_name((enum store_failure)i),
             (unsigned long long)st->failures[i]);
-    put(&o, "# HELP chess_database_file_lost 1 when the database file "
-            "was deleted or replaced under the running server.\n"
-            "# TYPE chess_database_file_lost gauge\n"
-            "chess_database_file_lost %d\n", m->db_file_lost);
-    put(&o, "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
-            "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
+    put(&o,
+        "# HELP chess_database_file_lost 1 when the database file "
+        "was deleted or replaced under the running server.\n"
+        "# TYPE chess_database_file_lost gauge\n"
+        "chess_database_file_lost %d\n",
+        m->db_file_lost);
+    put(&o,
+        "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
+        "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
         (unsigned long long)m->out_queue_bytes);
-    put(&o, "# HELP chess_connections_cut_total Connections closed by the "
-            "server for misbehaviour.\n"
-            "# TYPE chess_connections_cut_total counter\n"
-            "chess_connections_cut_total{why=\"slow_reader\"} %llu\n"
-            "chess_connections_cut_total{why=\"flood\"} %llu\n",
+    put(&o,
+        "# HELP chess_connections_cut_total Connections closed by the "
+        "server for misbehaviour.\n"
+        "# TYPE chess_connections_cut_total counter\n"
+        "chess_connections_cut_total{why=\"slow_reader\"} %llu\n"
+        "chess_connections_cut_total{why=\"flood\"} %llu\n",
         (unsigned long long)m->closed_overflow,
         (unsigned long long)m->closed_flood);
-    put(&o, "# HELP chess_upgrades_refused_total WebSocket upgrades "
-            "refused.\n# TYPE chess_upgrades_refused_total counter\n"
-            "chess_upgrades_refused_total{why=\"origin\"} %llu\n"
-            "chess_upgrades_refused_total{why=\"max_connections\"} %llu\n"
-            "chess_upgrades_refused_total{why=\"max_connections_per_ip\"} "
-            "%llu\n",
+    put(&o,
+        "# HELP chess_upgrades_refused_total WebSocket upgrades "
+        "refused.\n# TYPE chess_upgrades_refused_total counter\n"
+        "chess_upgrades_refused_total{why=\"origin\"} %llu\n"
+        "chess_upgrades_refused_total{why=\"max_connections\"} %llu\n"
+        "chess_upgrades_refused_total{why=\"max_connections_per_ip\"} "
+        "%llu\n",
         (unsigned long long)m->refused_origin,
         (unsigned long long)m->refused_full,
         (unsigned long long)m->refused_per_ip);
-    put(&o, "# HELP chess_http_rate_limited_total HTTP API requests "
-            "refused with 429 (over http_rate_per_s).\n"
-            "# TYPE chess_http_rate_limited_total counter\n"
-            "chess_http_rate_limited_total %llu\n",
+    put(&o,
+        "# HELP chess_http_rate_limited_total HTTP API requests "
+        "refused with 429 (over http_rate_per_s).\n"
+        "# TYPE chess_http_rate_limited_total counter\n"
+        "chess_http_rate_limited_total %llu\n",
         (unsigned long long)m->refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
              &m->move);
-    put_hist(&o, "chess_move_commit_seconds", "Time from a move's arrival "
+    put_hist(&o, "chess_move_commit_seconds",
+             "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",
              &m->commit);
-    put_hist(&o, "chess_event_loop_lag_seconds", "How late a periodic "
+    put_hist(&o, "chess_event_loop_lag_seconds",
+             "How late a periodic "
              "timer on the event loop fires (the loop was busy or stalled).",
              &m->loop_lag);
     put(&o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
@@ -371,9 +409,10 @@ char *metrics_render(const struct metrics *m, size_t live_games,
                 snprintf(status, sizeof status, "%d", http_statuses[i]);
             else
                 snprintf(status, sizeof status, "other");
-            put(&o, "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
-                "%llu\n", routes[r], status,
-                (unsigned long long)m->http[r][i]);
+            put(&o,
+                "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
+                "%llu\n",
+                routes[r], status, (unsigned long long)m->http[r][i]);
         }
     put_store(&o, st);
     if (o.failed) {

@@ -20,7 +20,7 @@
 
 struct store;
 
-#define METRICS_CLOSE_CODES 11 /* WebSocket close codes counted, "other" */
+#define METRICS_CLOSE_CODES 11   /* WebSocket close codes counted, "other" */
 #define METRICS_HTTP_STATUSES 10 /* HTTP statuses counted, "other" */
 
 /* What an HTTP request asked for (the route label). */
@@ -31,30 +31,30 @@ enum metrics_route {
     METRICS_ROUTE_STATIC,       /* the client's files, /g/GID */
     METRICS_ROUTE_HEALTHZ,
     METRICS_ROUTE_METRICS,
-    METRICS_ROUTE_REDIRECT,     /* the plain-HTTP redirect listener */
-    METRICS_ROUTE_OTHER,        /* any other /api/ path */
+    METRICS_ROUTE_REDIRECT, /* the plain-HTTP redirect listener */
+    METRICS_ROUTE_OTHER,    /* any other /api/ path */
     METRICS_ROUTES
 };
 
 struct metrics {
-    int64_t connections;     /* open WebSocket connections */
+    int64_t connections; /* open WebSocket connections */
     uint64_t connections_total;
-    uint64_t messages_in;    /* text messages received */
-    uint64_t moves;          /* moves played */
+    uint64_t messages_in;              /* text messages received */
+    uint64_t moves;                    /* moves played */
     uint64_t finished[ENDING_REASONS]; /* by reason */
     uint64_t rejected[PROTO_CODE_COUNT];
     uint64_t out_queue_bytes; /* bytes waiting in all outbound queues */
-    uint64_t closed_overflow;  /* connections cut for not reading */
-    uint64_t closed_flood;     /* connections closed 1008 for flooding */
+    uint64_t closed_overflow; /* connections cut for not reading */
+    uint64_t closed_flood;    /* connections closed 1008 for flooding */
     /* WebSocket upgrades refused: Origin not allowed (403), server full
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;
     int db_file_lost;           /* the database file left its path */
     uint64_t refused_http_rate; /* API requests over an address's rate */
-    struct hist move;   /* handling one move message */
-    struct hist commit; /* a move's arrival to its journal commit,
+    struct hist move;           /* handling one move message */
+    struct hist commit;         /* a move's arrival to its journal commit,
                                    when its `moved` may go out */
-    struct hist loop_lag; /* how late a periodic timer fires */
+    struct hist loop_lag;       /* how late a periodic timer fires */
     uint64_t ws_closes[METRICS_CLOSE_CODES];
     uint64_t http[METRICS_ROUTES][METRICS_HTTP_STATUSES];
 };
@@ -72,9 +72,9 @@ void metrics_http(struct metrics *m, enum metrics_route route, int status);
 
 /* The journal writer's figures, copied from the store for rendering. */
 struct metrics_store {
-    size_t queue_depth;          /* store_queue_depth */
-    struct store_timing timing;  /* store_timing */
-    struct store_wal_stats wal;  /* store_wal_stats */
+    size_t queue_depth;                  /* store_queue_depth */
+    struct store_timing timing;          /* store_timing */
+    struct store_wal_stats wal;          /* store_wal_stats */
     uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
 };
 

@@ -37,6 +37,7 @@
 #include "msgbuf.h"
 #include "proto.h"
 #include "ratelimit.h"
+#include "sysclock.h"
 #include "timerq.h"
 #include "wire.h"
 
@@ -49,26 +50,17 @@ struct net net = {
 
 int64_t net_now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return sysclock_ms(CLOCK_MONOTONIC);
 }
 
 int64_t net_wall_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return sysclock_ms(CLOCK_REALTIME);
 }
 
 int64_t net_now_us(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return sysclock_us(CLOCK_MONOTONIC);
 }
 
 void net_wake(void)
@@ -104,7 +96,8 @@ static void timers_rearm(void)
     ev_timer_stop(net.loop, &net.timers_ev);
     if (next == INT64_MAX)
         return;
-    ev_now_update(net.loop); /* libev counts from the turn's start otherwise */
+    ev_now_update(
+        net.loop); /* libev counts from the turn's start otherwise */
     delay = next - net_now_ms();
     if (delay < 0)
         delay = 0;
@@ -234,7 +227,8 @@ static void begin_shutdown(void)
     if (!net.n_conns || !net.drain_timer)
         net.stopped = true;
     else
-        net_timer_arm(net.drain_timer, net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
+        net_timer_arm(net.drain_timer,
+                      net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
 /* SIGHUP with TLS: new handshakes get the certificate and key now at
@@ -307,14 +301,13 @@ static const struct lws_protocols protocols[] = {
     /* lws allocates rx_buffer_size per connection: 512 bytes hold any
      * ordinary message, longer ones arrive in pieces (see RECEIVE) */
     {"chess.v1", conn_callback, sizeof(struct conn), 512, 0, NULL, 0},
-    {NULL, NULL, 0, 0, 0, NULL, 0}
-};
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* A client naming no subprotocol binds to chess.v1. */
-static const struct lws_protocol_vhost_options pvo_default = {
-    NULL, NULL, "default", "1"};
-static const struct lws_protocol_vhost_options pvo = {
-    NULL, &pvo_default, "chess.v1", ""};
+static const struct lws_protocol_vhost_options pvo_default = {NULL, NULL,
+                                                              "default", "1"};
+static const struct lws_protocol_vhost_options pvo = {NULL, &pvo_default,
+                                                      "chess.v1", ""};
 
 /* Keepalive is conn_keepalive's. A policy without ping or hang-up keeps
  * lws from arming its own validity timers (with no policy at all it
@@ -335,8 +328,8 @@ static uint64_t listen_options(const struct listener_want *w)
     case LISTENER_IPV4:
         return LWS_SERVER_OPTION_DISABLE_IPV6;
     case LISTENER_IPV6:
-        return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY
-            | LWS_SERVER_OPTION_IPV6_V6ONLY_VALUE;
+        return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY |
+               LWS_SERVER_OPTION_IPV6_V6ONLY_VALUE;
     case LISTENER_EVERY:
         break;
     }
@@ -360,10 +353,12 @@ static int check_bound(const struct listener_want *w, const char *what,
 
     if (listener_verify(w, out, why, sizeof why) == 0)
         return 0;
-    snprintf(err, errlen, "listen_address cannot be honoured for the %s: "
+    snprintf(err, errlen,
+             "listen_address cannot be honoured for the %s: "
              "%s; refusing to start (libwebsockets finds the address "
              "through the interface list: under systemd, "
-             "RestrictAddressFamilies= must include AF_NETLINK)", what, why);
+             "RestrictAddressFamilies= must include AF_NETLINK)",
+             what, why);
     return -1;
 }
 
@@ -380,11 +375,13 @@ int net_start(const struct config *config, char *err, size_t errlen)
     net.cfg = config;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         net.fd_limit = (long)rl.rlim_cur;
-    if (listener_parse(net.cfg->listen_address, net.cfg->port, &want) < 0
-        || listener_parse(net.cfg->listen_address, net.cfg->http_redirect_port,
-                          &want_redirect) < 0) {
-        snprintf(err, errlen, "listen_address '%s' is not an IPv4 or IPv6 "
-                 "address", net.cfg->listen_address);
+    if (listener_parse(net.cfg->listen_address, net.cfg->port, &want) < 0 ||
+        listener_parse(net.cfg->listen_address, net.cfg->http_redirect_port,
+                       &want_redirect) < 0) {
+        snprintf(err, errlen,
+                 "listen_address '%s' is not an IPv4 or IPv6 "
+                 "address",
+                 net.cfg->listen_address);
         return NET_START_REFUSED;
     }
     snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg->web_root);
@@ -421,13 +418,14 @@ int net_start(const struct config *config, char *err, size_t errlen)
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
      * on_message (proto_utf8_prefix), so 1007 takes the staged close */
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS
-        | LWS_SERVER_OPTION_LIBEV
-        | (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                   LWS_SERVER_OPTION_LIBEV |
+                   (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.foreign_loops = (void **)&net.loop;
     net.context = lws_create_context(&info);
     if (!net.context) {
-        snprintf(err, errlen, "cannot create the libwebsockets context "
+        snprintf(err, errlen,
+                 "cannot create the libwebsockets context "
                  "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
         ev_loop_destroy(net.loop);
         net.loop = NULL;
@@ -486,14 +484,16 @@ int net_start(const struct config *config, char *err, size_t errlen)
     }
     if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
         if (tls)
-            snprintf(err, errlen, "cannot use the TLS certificate %s and "
+            snprintf(err, errlen,
+                     "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
-                     "above)", net.cfg->tls_cert, net.cfg->tls_key,
-                     net.cfg->port);
+                     "above)",
+                     net.cfg->tls_cert, net.cfg->tls_key, net.cfg->port);
         else
-            snprintf(err, errlen, "cannot listen on %s port %d (see the "
-                     "lws lines above)", iface ? iface : "every address",
-                     net.cfg->port);
+            snprintf(err, errlen,
+                     "cannot listen on %s port %d (see the "
+                     "lws lines above)",
+                     iface ? iface : "every address", net.cfg->port);
         goto fail;
     }
     if (check_bound(&want, "main port", &net.bound_main, err, errlen) < 0) {
@@ -510,7 +510,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
         info.options = listen_options(&want_redirect);
         info.headers = &web_headers;
         if (!lws_create_vhost(net.context, &info)) {
-            snprintf(err, errlen, "cannot listen on %s port %d for the "
+            snprintf(err, errlen,
+                     "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
                      iface ? iface : "every address",
                      net.cfg->http_redirect_port);

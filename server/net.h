@@ -48,9 +48,9 @@ void net_bound(struct listener_bound *main_port,
 
 /* An answer to an HTTP API request (net_handlers.http). */
 struct net_reply {
-    int status;        /* 200, 400, 404, 429, 500, 503 */
-    const char *type;  /* Content-Type */
-    char *body;        /* malloc'ed (web.c frees it); NULL: status only */
+    int status;       /* 200, 400, 404, 429, 500, 503 */
+    const char *type; /* Content-Type */
+    char *body;       /* malloc'ed (web.c frees it); NULL: status only */
     size_t len;
 };
 

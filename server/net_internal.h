@@ -42,32 +42,32 @@ struct qnode {
 
 struct conn {
     struct lws *wsi;
-    void *owner;             /* the handlers' (net_handlers.open) */
+    void *owner; /* the handlers' (net_handlers.open) */
     struct qnode *head, *tail;
     size_t qbytes;
-    bool closing;            /* close after the queue drains */
-    bool killed;             /* cut: write nothing more */
-    bool close_sent;         /* the close frame is written */
-    bool draining;           /* half-closed: input is read and dropped */
+    bool closing;    /* close after the queue drains */
+    bool killed;     /* cut: write nothing more */
+    bool close_sent; /* the close frame is written */
+    bool draining;   /* half-closed: input is read and dropped */
     int close_code;
-    int closed_with;         /* the close code sent or received, for the
+    int closed_with; /* the close code sent or received, for the
                                 metrics (0: none yet) */
     const char *close_reason;
-    ev_io drain_io;          /* while draining: the socket readable */
-    ev_timer drain_timeout;  /* while draining: LIMIT_CLOSE_DRAIN_MS */
-    bool in_msg;             /* a message is being reassembled */
+    ev_io drain_io;         /* while draining: the socket readable */
+    ev_timer drain_timeout; /* while draining: LIMIT_CLOSE_DRAIN_MS */
+    bool in_msg;            /* a message is being reassembled */
     bool rx_binary;
     size_t rx_len;
-    char *rx;                /* LIMIT_MSG_BYTES + 1, allocated only for a
+    char *rx;                   /* LIMIT_MSG_BYTES + 1, allocated only for a
                                 message that spans several callbacks */
-    struct conn *prev, *next; /* in `alive` or `pinged`, by last_pong_ms */
-    struct conn_list *list;   /* which of the two */
-    int64_t last_pong_ms;     /* the last pong, or the opening */
-    bool want_ping;           /* the next WRITEABLE sends a ping first */
-    char ping_data[12];       /* the outstanding ping's random payload */
-    struct conn *wprev, *wnext;         /* waiting for a commit */
+    struct conn *prev, *next;   /* in `alive` or `pinged`, by last_pong_ms */
+    struct conn_list *list;     /* which of the two */
+    int64_t last_pong_ms;       /* the last pong, or the opening */
+    bool want_ping;             /* the next WRITEABLE sends a ping first */
+    char ping_data[12];         /* the outstanding ping's random payload */
+    struct conn *wprev, *wnext; /* waiting for a commit */
     bool waiting;
-    struct peer *peer;       /* its address's connection count */
+    struct peer *peer; /* its address's connection count */
 };
 
 /* Connections in order of their last pong: the oldest at head. */
@@ -91,17 +91,17 @@ struct peer {
  * `unrequested`, which is ordered by deadline (every deadline is now +
  * request_timeout_s when set). */
 struct tcp {
-    char key[24];               /* the wsi's address, "%p" */
+    char key[24]; /* the wsi's address, "%p" */
     struct lws *wsi;
     int fd;
-    struct peer *peer;          /* the socket's address */
+    struct peer *peer; /* the socket's address */
     int64_t deadline_ms;
-    struct tcp *prev, *next;    /* in unrequested */
+    struct tcp *prev, *next; /* in unrequested */
     bool listed;
 };
 
 struct net_timer {
-    struct timerq_timer t;   /* due in monotonic milliseconds */
+    struct timerq_timer t; /* due in monotonic milliseconds */
     void (*cb)(void *arg);
     void *arg;
 };
@@ -124,20 +124,20 @@ struct net {
     struct lws_context *context;
     _Atomic(struct lws_context *) wake_context;
     struct ev_loop *loop;
-    struct net_handlers hd;      /* main.c's (net_attach) */
+    struct net_handlers hd; /* main.c's (net_attach) */
     bool attached;
-    struct metrics *metrics;     /* main.c's (net_attach) */
+    struct metrics *metrics; /* main.c's (net_attach) */
     struct store *store;
     volatile sig_atomic_t stop_requested, reopen_requested;
-    const struct config *cfg;    /* main.c's, for the process lifetime */
+    const struct config *cfg; /* main.c's, for the process lifetime */
     bool stopping, stopped;
     struct net_timer *drain_timer;
-    struct timerq timers;        /* every net_timer */
-    ev_timer timers_ev;          /* armed at timerq_next(&timers) */
-    int64_t timers_ev_at;        /* INT64_MAX: not armed */
+    struct timerq timers; /* every net_timer */
+    ev_timer timers_ev;   /* armed at timerq_next(&timers) */
+    int64_t timers_ev_at; /* INT64_MAX: not armed */
     ev_timer keepalive_ev;
     ev_timer lag_ev;
-    int64_t lag_due_us;          /* when lag_ev should fire */
+    int64_t lag_due_us; /* when lag_ev should fire */
     ev_check stop_check;
     /* Before the callbacks of every turn of the loop (the highest
      * priority), so that an answer written in them is dated when it is
@@ -147,14 +147,14 @@ struct net {
     struct listener_bound bound_main, bound_redirect; /* port 0: none */
 
     /* WebSocket connections (conn.c) */
-    struct conn_list alive;      /* no ping outstanding */
-    struct conn_list pinged;     /* pinged, no pong yet */
-    struct conn *waiting;        /* waiting for a commit */
-    int n_conns;                 /* open WebSocket connections */
+    struct conn_list alive;  /* no ping outstanding */
+    struct conn_list pinged; /* pinged, no pong yet */
+    struct conn *waiting;    /* waiting for a commit */
+    int n_conns;             /* open WebSocket connections */
     struct {
         uint64_t seq;
         int64_t at_us;
-    } pending[PENDING_MOVES];    /* see PENDING_MOVES */
+    } pending[PENDING_MOVES]; /* see PENDING_MOVES */
     size_t pending_head, pending_n;
     /* A message that arrived in one callback, NUL-terminated (the loop's
      * one buffer: lws's own is not ours to terminate). */
@@ -163,21 +163,23 @@ struct net {
     /* TCP accounting (tcp.c) */
     struct table peers; /* ip -> struct peer */
     struct table tcps;  /* "%p" of a wsi -> struct tcp */
-    struct { struct tcp *head, *tail; } unrequested;
-    int n_tcp;                   /* accepted TCP connections */
-    long fd_limit;               /* RLIMIT_NOFILE's soft limit */
+    struct {
+        struct tcp *head, *tail;
+    } unrequested;
+    int n_tcp;     /* accepted TCP connections */
+    long fd_limit; /* RLIMIT_NOFILE's soft limit */
     /* The connection FILTER_NETWORK_CONNECTION let through, for the
      * WSI_CREATE of its wsi that follows at once. */
-    int accepted_fd;             /* -1: none */
+    int accepted_fd; /* -1: none */
     char accepted_ip[64];
-    int reserve_fd;              /* see tcp.c's descriptors used up */
-    bool accept_starved;         /* lws said accept() failed so */
+    int reserve_fd;      /* see tcp.c's descriptors used up */
+    bool accept_starved; /* lws said accept() failed so */
     ev_prepare starved_prepare;
 
     /* HTTP (web.c) */
     char web_dir[4096];
     struct ratelimit *api_limits; /* HTTP API requests per address */
-    char date_value[80]; /* 29 used; room for any int fields */
+    char date_value[80];          /* 29 used; room for any int fields */
     char hsts_value[32];
 
     /* lws's log (lwslog.c) */
@@ -188,8 +190,8 @@ struct net {
     struct {
         char msg[600];
         enum log_level level;
-        unsigned long repeats;   /* equal lines since it was written */
-        int64_t written_ms;      /* when it (or its repeat count) was
+        unsigned long repeats; /* equal lines since it was written */
+        int64_t written_ms;    /* when it (or its repeat count) was
                                     written */
     } lws_last;
 };

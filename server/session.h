@@ -40,14 +40,14 @@ enum session_admit {
 };
 
 struct session {
-    struct hub *hub;        /* the owner */
-    struct conn *conn;      /* NULL: a player's fan */
-    struct player *player;  /* the hub's; NULL before hello */
-    char ip[64];            /* the peer's address ("" for a fan) */
+    struct hub *hub;       /* the owner */
+    struct conn *conn;     /* NULL: a player's fan */
+    struct player *player; /* the hub's; NULL before hello */
+    char ip[64];           /* the peer's address ("" for a fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
-    int strikes;            /* consecutive messages over the budget */
-    struct table subs;      /* games watched: gid -> its own copy (the
+    int strikes;       /* consecutive messages over the budget */
+    struct table subs; /* games watched: gid -> its own copy (the
                                key), freed with the entry */
 };
 
@@ -74,7 +74,6 @@ bool session_unwatch(struct session *s, const char *gid);
 
 /* Calls each(arg, gid) for every game s watches, then forgets them all. */
 void session_unwatch_all(struct session *s,
-                         void (*each)(void *arg, const char *gid),
-                         void *arg);
+                         void (*each)(void *arg, const char *gid), void *arg);
 
 #endif

@@ -155,7 +155,7 @@ struct op {
             size_t n_keep;
         } purge;
     } u;
-    char *pgn; /* OP_FINISH only, owned */
+    char *pgn;        /* OP_FINISH only, owned */
     char (*keep)[33]; /* OP_PURGE only, owned, sorted by strcmp */
 };
 
@@ -177,42 +177,42 @@ struct store {
 
     pthread_t thread, ckpt_thread;
     bool thread_started, ckpt_thread_started;
-    pthread_cond_t ckpt_cv;   /* wakes the checkpointer: stop, hold, or
+    pthread_cond_t ckpt_cv; /* wakes the checkpointer: stop, hold, or
                                  the writer waiting for a pass */
     pthread_mutex_t mu;
-    pthread_cond_t cv;     /* wakes the writer: q gains an op, stop, or
+    pthread_cond_t cv; /* wakes the writer: q gains an op, stop, or
                               a checkpoint pass ended */
-    struct op **q;         /* pending ops, q[0..q_n-1], guarded by mu */
+    struct op **q;     /* pending ops, q[0..q_n-1], guarded by mu */
     size_t q_n;
-    struct op **batch;     /* the writer's array; swapped with q */
-    bool stopping;         /* guarded by mu */
-    uint64_t next_seq;     /* guarded by mu */
-    _Atomic uint64_t queued;    /* highest sequence number handed out */
-    _Atomic uint64_t committed; /* highest sequence number committed */
+    struct op **batch;              /* the writer's array; swapped with q */
+    bool stopping;                  /* guarded by mu */
+    uint64_t next_seq;              /* guarded by mu */
+    _Atomic uint64_t queued;        /* highest sequence number handed out */
+    _Atomic uint64_t committed;     /* highest sequence number committed */
     _Atomic int64_t last_commit_ms; /* CLOCK_MONOTONIC of the writer's
                                        last committed transaction */
-    int wal_frames;        /* frames in the WAL after the writer's last
+    int wal_frames; /* frames in the WAL after the writer's last
                               commit (its wal hook; writer thread only) */
     /* Where the next purge op goes on (writer thread only): players are
      * examined in (created_ms, pid) order after this key; a pass that
      * reaches the end starts the next one at the first player it kept. */
     int64_t purge_ms;
     char purge_pid[33];
-    bool purge_kept;       /* a player was kept since the last restart */
-    int64_t kept_ms;       /* ... the first of them */
-    int wait_at;           /* the writer waits for a checkpoint pass when
+    bool purge_kept; /* a player was kept since the last restart */
+    int64_t kept_ms; /* ... the first of them */
+    int wait_at;     /* the writer waits for a checkpoint pass when
                               wal_frames reaches this (writer thread only) */
     /* checkpointer and writer, guarded by mu */
-    bool ckpt_held;          /* store_hold_checkpoints */
-    bool ckpt_wanted;        /* the writer waits for a pass */
-    bool ckpt_park;          /* the writer will wait for the next pass:
+    bool ckpt_held;      /* store_hold_checkpoints */
+    bool ckpt_wanted;    /* the writer waits for a pass */
+    bool ckpt_park;      /* the writer will wait for the next pass:
                                 none of the checkpointer's own (eager)
                                 until it asks */
-    uint64_t ckpt_begun;     /* passes begun */
-    uint64_t ckpt_ended;     /* passes ended */
-    uint64_t commit_gen;     /* transactions committed (the wal hook) */
-    uint64_t gen_begun;      /* commit_gen when the last pass began */
-    uint64_t gen_ended;      /* ... when the last pass that ended began */
+    uint64_t ckpt_begun; /* passes begun */
+    uint64_t ckpt_ended; /* passes ended */
+    uint64_t commit_gen; /* transactions committed (the wal hook) */
+    uint64_t gen_begun;  /* commit_gen when the last pass began */
+    uint64_t gen_ended;  /* ... when the last pass that ended began */
     struct store_wal_stats stats;
     _Atomic uint64_t failures[STORE_FAIL_KINDS];
     struct store_timing timing;
@@ -277,13 +277,13 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
 
 /* The game columns in the order both the upserts bind them (?1..?21) and
  * the reads return them (0..20). */
-#define GAME_COLS                                                          \
-    "gid, white_pid, white_name, black_pid, black_name, creator_pid, "     \
-    "per_move, initial_s, increment_s, per_move_s, initial_fen, status, "  \
-    "result, reason, final_fen, draw_offer, created_ms, started_ms, "      \
+#define GAME_COLS                                                         \
+    "gid, white_pid, white_name, black_pid, black_name, creator_pid, "    \
+    "per_move, initial_s, increment_s, per_move_s, initial_fen, status, " \
+    "result, reason, final_fen, draw_offer, created_ms, started_ms, "     \
     "ended_ms, white_ms, black_ms"
-#define GAME_PARAMS                                                        \
-    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "   \
+#define GAME_PARAMS                                                      \
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, " \
     "?16, ?17, ?18, ?19, ?20, ?21"
 #define GAME_UPDATE                                                        \
     "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
@@ -302,9 +302,9 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
  * serves it in that order. */
-#define LIST_SEAT(seat, other)                                            \
-    "SELECT " GAME_COLS " FROM games WHERE " seat " = ?1 AND "            \
-    "status = 'ended' AND result <> '*' AND "                             \
+#define LIST_SEAT(seat, other)                                 \
+    "SELECT " GAME_COLS " FROM games WHERE " seat " = ?1 AND " \
+    "status = 'ended' AND result <> '*' AND "                  \
     "(ended_ms, gid) < (?2, ?3)" other
 
 struct stmt_def {
@@ -312,22 +312,25 @@ struct stmt_def {
     const char *sql;
 };
 
-#define DEF(field, sql) {offsetof(struct store, field), sql}
+#define DEF(field, sql)                    \
+    {                                      \
+        offsetof(struct store, field), sql \
+    }
 
 static const struct stmt_def writer_stmts[] = {
     DEF(w_begin, "BEGIN IMMEDIATE"),
     DEF(w_commit, "COMMIT"),
     DEF(w_rollback, "ROLLBACK"),
-    DEF(w_player,
-        "INSERT INTO players (pid, name, token_hash, created_ms) "
-        "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pid) DO UPDATE SET "
-        "name = excluded.name, token_hash = excluded.token_hash, "
-        "created_ms = excluded.created_ms"),
+    DEF(w_player, "INSERT INTO players (pid, name, token_hash, created_ms) "
+                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (pid) DO UPDATE SET "
+                  "name = excluded.name, token_hash = excluded.token_hash, "
+                  "created_ms = excluded.created_ms"),
     DEF(w_game, "INSERT INTO games (" GAME_COLS ") VALUES (" GAME_PARAMS
                 ") ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE),
-    DEF(w_finish, "INSERT INTO games (" GAME_COLS ", pgn) VALUES ("
-                  GAME_PARAMS ", ?22) ON CONFLICT (gid) DO UPDATE SET "
-                  GAME_UPDATE ", pgn = excluded.pgn"),
+    DEF(w_finish,
+        "INSERT INTO games (" GAME_COLS ", pgn) VALUES (" GAME_PARAMS
+        ", ?22) ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE
+        ", pgn = excluded.pgn"),
     DEF(w_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
     DEF(w_beat, "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', ?1) "
@@ -360,9 +363,10 @@ static const struct stmt_def reader_stmts[] = {
                 "ORDER BY created_ms, gid"),
     DEF(r_ended, "SELECT ended_ms FROM games WHERE gid = ?1 AND "
                  "status = 'ended'"),
-    DEF(r_list, LIST_SEAT("white_pid", "") " UNION ALL "
-                LIST_SEAT("black_pid", " AND white_pid IS NOT ?1")
-                " ORDER BY ended_ms DESC, gid DESC LIMIT ?4"),
+    DEF(r_list, LIST_SEAT("white_pid", "") " UNION ALL " LIST_SEAT(
+                    "black_pid",
+                    " AND white_pid IS NOT ?1") " ORDER BY ended_ms DESC, "
+                                                "gid DESC LIMIT ?4"),
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -377,8 +381,7 @@ static int prepare_all(struct store *s, sqlite3 *db,
                        size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
-        if (sqlite3_prepare_v3(db, defs[i].sql, -1,
-                               SQLITE_PREPARE_PERSISTENT,
+        if (sqlite3_prepare_v3(db, defs[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
                                stmt_slot(s, &defs[i]), NULL) != SQLITE_OK) {
             set_err(err, errlen, "cannot prepare a statement: %s",
                     sqlite3_errmsg(db));
@@ -425,12 +428,12 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
 
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, STORE_BUSY_MS);
-    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st,
-                           NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st, NULL) !=
+            SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW)
         goto fail;
-    wal = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0),
-                          "wal") == 0;
+    wal = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") ==
+          0;
     sqlite3_finalize(st);
     st = NULL;
     if (!wal) {
@@ -438,11 +441,12 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
                 path);
         return -1;
     }
-    if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL; "
-                         "PRAGMA foreign_keys = ON; "
-                         "PRAGMA journal_size_limit = "
-                         STR(STORE_WAL_LIMIT_BYTES) ";",
-                     NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(
+            db,
+            "PRAGMA synchronous = NORMAL; "
+            "PRAGMA foreign_keys = ON; "
+            "PRAGMA journal_size_limit = " STR(STORE_WAL_LIMIT_BYTES) ";",
+            NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     return 0;
 fail:
@@ -462,11 +466,13 @@ static int check_intact(sqlite3 *db, const char *path, char *err,
     char first[200] = "";
     int rc, problems = 0;
 
-    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(10)", -1, &st, NULL)
-        != SQLITE_OK) {
-        set_err(err, errlen, "%s is damaged or not a database "
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(10)", -1, &st, NULL) !=
+        SQLITE_OK) {
+        set_err(err, errlen,
+                "%s is damaged or not a database "
                 "(PRAGMA quick_check: %s); restore a backup (README: "
-                "Backup and restore)", path, sqlite3_errmsg(db));
+                "Backup and restore)",
+                path, sqlite3_errmsg(db));
         return -1;
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -481,11 +487,12 @@ static int check_intact(sqlite3 *db, const char *path, char *err,
     sqlite3_finalize(st);
     if (!problems)
         return 0;
-    set_err(err, errlen, "%s is damaged (PRAGMA quick_check found %d%s "
+    set_err(err, errlen,
+            "%s is damaged (PRAGMA quick_check found %d%s "
             "problem%s, the first: %s); refusing to start: restore a "
-            "backup (README: Backup and restore)", path, problems,
-            problems >= 10 ? " or more" : "", problems == 1 ? "" : "s",
-            first);
+            "backup (README: Backup and restore)",
+            path, problems, problems >= 10 ? " or more" : "",
+            problems == 1 ? "" : "s", first);
     return -1;
 }
 
@@ -500,22 +507,28 @@ static int version_from_meta(sqlite3 *db, int64_t *have)
 {
     int64_t tables = 0, rows = 0;
 
-    if (query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = "
-                      "'table' AND name = 'meta'", &tables) != 0)
+    if (query_int(db,
+                  "SELECT count(*) FROM sqlite_schema WHERE type = "
+                  "'table' AND name = 'meta'",
+                  &tables) != 0)
         return -1;
     if (!tables) {
         *have = 0;
         return 0;
     }
-    if (query_int(db, "SELECT count(*) FROM meta WHERE key = "
-                      "'schema_version'", &rows) != 0)
+    if (query_int(db,
+                  "SELECT count(*) FROM meta WHERE key = "
+                  "'schema_version'",
+                  &rows) != 0)
         return -1;
     if (!rows) {
         *have = 1;
         return 0;
     }
-    return query_int(db, "SELECT value FROM meta WHERE key = "
-                         "'schema_version'", have);
+    return query_int(db,
+                     "SELECT value FROM meta WHERE key = "
+                     "'schema_version'",
+                     have);
 }
 
 /* Applies every embedded migration newer than the database's user_version
@@ -533,8 +546,8 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         return -1;
     }
-    if (query_int(db, "PRAGMA user_version", &have) != 0
-        || (have == 0 && version_from_meta(db, &have) != 0)) {
+    if (query_int(db, "PRAGMA user_version", &have) != 0 ||
+        (have == 0 && version_from_meta(db, &have) != 0)) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
@@ -565,8 +578,10 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
-    snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta (key, value) "
-             "VALUES ('schema_version', %d)", newest);
+    snprintf(sql, sizeof sql,
+             "INSERT OR REPLACE INTO meta (key, value) "
+             "VALUES ('schema_version', %d)",
+             newest);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
@@ -659,8 +674,7 @@ static int apply_purge(struct store *s, const struct op *op)
             }
             continue;
         }
-        sqlite3_bind_text(s->w_purge_del, 1, rows[i].pid, -1,
-                          SQLITE_STATIC);
+        sqlite3_bind_text(s->w_purge_del, 1, rows[i].pid, -1, SQLITE_STATIC);
         rc = step_once(s->w_purge_del);
         sqlite3_clear_bindings(s->w_purge_del);
         if (rc != SQLITE_DONE) {
@@ -827,8 +841,7 @@ static bool stop_requested(struct store *s)
 /* The writer connection's wal hook, after each commit: how big the WAL
  * is. A commit adds at least one frame, so fewer frames than before mean
  * that it started the WAL over. */
-static int on_wal_commit(void *arg, sqlite3 *db, const char *name,
-                         int frames)
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int frames)
 {
     struct store *s = arg;
 
@@ -874,8 +887,8 @@ static int64_t wait_for_checkpoint(struct store *s, bool must)
 
     pthread_mutex_lock(&s->mu);
     gen = s->commit_gen;
-    if (!must && (s->ckpt_held || (s->ckpt_begun != s->ckpt_ended &&
-                                   s->gen_begun != gen))) {
+    if (!must && (s->ckpt_held ||
+                  (s->ckpt_begun != s->ckpt_ended && s->gen_begun != gen))) {
         s->ckpt_park = true;
         pthread_mutex_unlock(&s->mu);
         return 0;
@@ -885,8 +898,7 @@ static int64_t wait_for_checkpoint(struct store *s, bool must)
     pthread_cond_signal(&s->ckpt_cv);
     while (!s->stopping && s->gen_ended != gen)
         pthread_cond_wait(&s->cv, &s->mu);
-    caught_up = s->gen_ended == gen &&
-                s->stats.ckpt_copied == s->wal_frames;
+    caught_up = s->gen_ended == gen && s->stats.ckpt_copied == s->wal_frames;
     s->ckpt_park = false;
     waited = sysclock_us(CLOCK_MONOTONIC) - t0;
     s->stats.writer_wait_us += waited;
@@ -1113,9 +1125,10 @@ static int own_files(const char *path, char *err, size_t errlen)
         if (fstat(fd, &st) == 0 && (st.st_mode & 077)) {
             char q[PATH_MAX + 8];
             if (fchmod(fd, st.st_mode & 0700) < 0) {
-                set_err(err, errlen, "%s is readable by others and cannot "
-                        "be made private (chmod 600 it): %s", p,
-                        strerror(errno));
+                set_err(err, errlen,
+                        "%s is readable by others and cannot "
+                        "be made private (chmod 600 it): %s",
+                        p, strerror(errno));
                 close(fd);
                 return -1;
             }
@@ -1192,8 +1205,8 @@ int store_open(struct store **out, const char *path,
     if (configure_writer(s->w, path, err, errlen) != 0 ||
         check_intact(s->w, path, err, errlen) != 0 ||
         migrate(s->w, path, &s->schema_version, err, errlen) != 0 ||
-        prepare_all(s, s->w, writer_stmts, N_OF(writer_stmts), err,
-                    errlen) != 0)
+        prepare_all(s, s->w, writer_stmts, N_OF(writer_stmts), err, errlen) !=
+            0)
         goto fail;
     /* from here on, no automatic checkpoints (see the top of the file) */
     sqlite3_wal_hook(s->w, on_wal_commit, s);
@@ -1212,8 +1225,8 @@ int store_open(struct store **out, const char *path,
     }
     sqlite3_extended_result_codes(s->r, 1);
     sqlite3_busy_timeout(s->r, STORE_BUSY_MS);
-    if (prepare_all(s, s->r, reader_stmts, N_OF(reader_stmts), err,
-                    errlen) != 0)
+    if (prepare_all(s, s->r, reader_stmts, N_OF(reader_stmts), err, errlen) !=
+        0)
         goto fail;
 
     if (sqlite3_open_v2(path, &s->c, SQLITE_OPEN_READWRITE, NULL) !=

@@ -39,35 +39,35 @@ struct store_player {
 
 /* Clock settings as the protocol gives them. */
 struct store_clock {
-    int per_move;     /* 0 = Fischer, 1 = per move */
-    int initial_s;    /* Fischer */
-    int increment_s;  /* Fischer */
-    int per_move_s;   /* per move */
+    int per_move;    /* 0 = Fischer, 1 = per move */
+    int initial_s;   /* Fischer */
+    int increment_s; /* Fischer */
+    int per_move_s;  /* per move */
 };
 
 struct store_move {
-    int ply;          /* 1-based: the ply this move produced */
+    int ply; /* 1-based: the ply this move produced */
     char uci[6];
     char san[10];
     int64_t white_ms; /* remaining after the move */
     int64_t black_ms;
-    int64_t wall_ms;  /* Unix epoch ms when the move was played */
+    int64_t wall_ms; /* Unix epoch ms when the move was played */
 };
 
 struct store_game {
     char gid[33];
     char white_pid[33], white_name[21]; /* "" for an empty seat */
     char black_pid[33], black_name[21];
-    char creator_pid[33];               /* "" for games from seeks */
+    char creator_pid[33]; /* "" for games from seeks */
     struct store_clock clock;
     char initial_fen[94]; /* FEN_MAX of common/chess/board.h */
-    char status[8];      /* "waiting", "started", "ended" */
-    char result[8];      /* "" while live, else "1-0", "0-1", "1/2-1/2", "*"
+    char status[8];       /* "waiting", "started", "ended" */
+    char result[8];       /* "" while live, else "1-0", "0-1", "1/2-1/2", "*"
                             (ending_result_name) */
-    char reason[32];     /* "" while live, else a protocol reason (the wire
+    char reason[32];      /* "" while live, else a protocol reason (the wire
                             name of common/ending.h's table) */
     char final_fen[94];   /* FEN_MAX */
-    char draw_offer[6];  /* "", "white" or "black" */
+    char draw_offer[6];   /* "", "white" or "black" */
     int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
     int64_t white_ms, black_ms; /* remaining, as of the last journal row */
 };
@@ -76,7 +76,7 @@ struct store_game {
 struct store_game_list {
     struct store_game *games; /* owned; released by store_game_list_clear */
     size_t n;
-    int has_more;             /* a further page exists */
+    int has_more; /* a further page exists */
 };
 
 /* Opens (creating if needed) the database at path, applies pending
@@ -179,16 +179,16 @@ void store_game_list_clear(struct store_game_list *l);
 
 /* What the WAL and the checkpointer have done since store_open. */
 struct store_wal_stats {
-    int wal_frames;          /* frames in the WAL after the last commit */
-    int wal_frames_max;      /* the most it has held */
-    uint64_t wal_restarts;   /* commits that started the WAL over (seen as
+    int wal_frames;            /* frames in the WAL after the last commit */
+    int wal_frames_max;        /* the most it has held */
+    uint64_t wal_restarts;     /* commits that started the WAL over (seen as
                                 the WAL holding fewer frames than before) */
-    uint64_t checkpoints;    /* checkpoint passes ended */
+    uint64_t checkpoints;      /* checkpoint passes ended */
     int ckpt_log, ckpt_copied; /* the last pass: frames in the WAL when it
                                   began and frames copied by then (-1 when
                                   it failed) */
-    uint64_t writer_waits;   /* times the writer began to wait for a pass */
-    int64_t writer_wait_us;  /* how long the waits that ended took, in all */
+    uint64_t writer_waits;     /* times the writer began to wait for a pass */
+    int64_t writer_wait_us; /* how long the waits that ended took, in all */
 };
 void store_wal_stats(struct store *s, struct store_wal_stats *out);
 
@@ -205,7 +205,7 @@ struct store_timing {
                                      pass at the WAL's cap (one per wait) */
     struct hist statements; /* BEGIN to the COMMIT statement */
     struct hist commit;     /* the COMMIT statement */
-    uint64_t retries;             /* transactions rolled back and tried
+    uint64_t retries;       /* transactions rolled back and tried
                                      again */
 };
 void store_timing(struct store *s, struct store_timing *out);

@@ -28,8 +28,8 @@
  * per-address count and break the log's key=value fields). */
 void tcp_peer_ip(struct lws *wsi, char *ip, size_t len)
 {
-    if (!lws_get_peer_simple(wsi, ip, len) || !ip[0]
-        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
+    if (!lws_get_peer_simple(wsi, ip, len) || !ip[0] ||
+        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, len, "?");
 }
 
@@ -102,7 +102,8 @@ void tcp_await_request(struct lws *wsi)
     if (!t)
         return;
     unrequested_remove(t);
-    t->deadline_ms = net_now_ms() + (int64_t)net.cfg->request_timeout_s * 1000;
+    t->deadline_ms = net_now_ms() +
+                     (int64_t)net.cfg->request_timeout_s * 1000;
     t->prev = net.unrequested.tail;
     t->next = NULL;
     if (net.unrequested.tail)
@@ -133,8 +134,8 @@ static void tcp_refused(const char *why, const char *ip)
     count++;
     if (now - last_ms < 1000)
         return;
-    log_warn("event=tcp_refused why=%s ip=%s refused=%lu connections=%d",
-             why, ip, count, net.n_tcp);
+    log_warn("event=tcp_refused why=%s ip=%s refused=%lu connections=%d", why,
+             ip, count, net.n_tcp);
     last_ms = now;
     count = 0;
 }
@@ -146,26 +147,25 @@ static int tcp_filter(struct lws *listener, int fd)
     char ip[64];
     struct peer *p;
 
-    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0]
-        || ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
+    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0] ||
+        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, sizeof ip, "?");
-    if (net.n_tcp >= net.cfg->max_connections + LIMIT_TCP_EXTRA
-        || (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
+    if (net.n_tcp >= net.cfg->max_connections + LIMIT_TCP_EXTRA ||
+        (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
         tcp_refused("max_connections", ip);
         return 1;
     }
     p = table_get(&net.peers, ip);
-    if (p
-        && p->tcp >= net.cfg->max_connections_per_ip
-                         + LIMIT_HTTP_CONNS_PER_IP
-        && !config_proxy_trusted(net.cfg, ip)) {
+    if (p &&
+        p->tcp >= net.cfg->max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP &&
+        !config_proxy_trusted(net.cfg, ip)) {
         tcp_refused("max_connections_per_ip", ip);
         return 1;
     }
     net.accepted_fd = fd;
     snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", ip);
-    wire_watch(fd, net.cfg->tls_cert[0]
-                       && lws_get_vhost(listener) == net.vhost_main);
+    wire_watch(fd, net.cfg->tls_cert[0] &&
+                       lws_get_vhost(listener) == net.vhost_main);
     return 0;
 }
 
@@ -234,8 +234,8 @@ void tcp_expire(int64_t now)
 
 /* The TCP-level events every vhost's first protocol gets. Returns true
  * when reason was one of them, with the callback's result in *rc. */
-bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason,
-               void *in, int *rc)
+bool tcp_event(struct lws *wsi, enum lws_callback_reasons reason, void *in,
+               int *rc)
 {
     *rc = 0;
     switch (reason) {
@@ -289,8 +289,8 @@ void tcp_starved_note(const char *line)
 {
     int e;
 
-    if (sscanf(line, "accept: errno %d", &e) == 1
-        && (e == EMFILE || e == ENFILE))
+    if (sscanf(line, "accept: errno %d", &e) == 1 &&
+        (e == EMFILE || e == ENFILE))
         net.accept_starved = true;
 }
 
@@ -308,8 +308,8 @@ static unsigned long shed_queue(int fd)
     unsigned long n = 0;
     int c;
 
-    while (n < SHED_MAX && poll(&p, 1, 0) == 1
-           && (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+    while (n < SHED_MAX && poll(&p, 1, 0) == 1 &&
+           (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
         close(c);
         n++;
     }

@@ -72,7 +72,7 @@
 
 /* Random bytes in identifiers: GIDs must be unguessable (>= 64 bits, the
  * protocol); PIDs need only be unique; tokens carry >= 128 bits. */
-#define LIMIT_GID_BYTES 12   /* 16 base64url characters, 96 bits */
+#define LIMIT_GID_BYTES 12 /* 16 base64url characters, 96 bits */
 #define LIMIT_PID_BYTES 12
 #define LIMIT_SID_BYTES 6
 #define LIMIT_TOKEN_BYTES 32 /* 43 characters, 256 bits */

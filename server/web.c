@@ -29,9 +29,9 @@ static bool safe_path(const char *uri)
     if (uri[0] != '/' || strstr(uri, "/.") || strstr(uri, ".."))
         return false;
     for (const char *p = uri; *p; p++)
-        if (!(*p == '/' || *p == '.' || *p == '_' || *p == '-'
-              || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-              || (*p >= '0' && *p <= '9')))
+        if (!(*p == '/' || *p == '.' || *p == '_' || *p == '-' ||
+              (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9')))
             return false;
     return true;
 }
@@ -69,14 +69,22 @@ static enum lws_token_indexes path_token(struct lws *wsi)
 static const char *status_text(unsigned code)
 {
     switch (code) {
-    case HTTP_STATUS_BAD_REQUEST: return "Bad Request";
-    case HTTP_STATUS_FORBIDDEN: return "Forbidden";
-    case HTTP_STATUS_NOT_FOUND: return "Not Found";
-    case HTTP_STATUS_REQ_URI_TOO_LONG: return "URI Too Long";
-    case 429: return "Too Many Requests";
-    case HTTP_STATUS_INTERNAL_SERVER_ERROR: return "Internal Server Error";
-    case HTTP_STATUS_SERVICE_UNAVAILABLE: return "Service Unavailable";
-    default: return "Error";
+    case HTTP_STATUS_BAD_REQUEST:
+        return "Bad Request";
+    case HTTP_STATUS_FORBIDDEN:
+        return "Forbidden";
+    case HTTP_STATUS_NOT_FOUND:
+        return "Not Found";
+    case HTTP_STATUS_REQ_URI_TOO_LONG:
+        return "URI Too Long";
+    case 429:
+        return "Too Many Requests";
+    case HTTP_STATUS_INTERNAL_SERVER_ERROR:
+        return "Internal Server Error";
+    case HTTP_STATUS_SERVICE_UNAVAILABLE:
+        return "Service Unavailable";
+    default:
+        return "Error";
     }
 }
 
@@ -87,18 +95,18 @@ static const char *status_text(unsigned code)
 int web_status(struct lws *wsi, unsigned code)
 {
     uint8_t buf[LWS_PRE + 2048], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
+                                 *end = &buf[sizeof buf - 1];
     char body[64], len[16];
     int n = snprintf(body, sizeof body, "%u %s\n", code, status_text(code));
     int ln = snprintf(len, sizeof len, "%d", n);
 
-    if (lws_add_http_header_status(wsi, code, &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
-                                        (unsigned char *)"text/plain", 10,
-                                        &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH,
-                                        (unsigned char *)len, ln, &p, end)
-        || lws_finalize_http_header(wsi, &p, end) || end - p < n)
+    if (lws_add_http_header_status(wsi, code, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
+                                     (unsigned char *)"text/plain", 10, &p,
+                                     end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH,
+                                     (unsigned char *)len, ln, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end) || end - p < n)
         return 1;
     if (!is_head(wsi)) {
         memcpy(p, body, (size_t)n);
@@ -125,19 +133,18 @@ static int serve_file(struct lws *wsi, const char *uri)
 
     if (!strncmp(uri, "/g/", 3))
         uri = "/index.html";
-    if (!safe_path(uri)
-        || snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,
-                    uri[strlen(uri) - 1] == '/' ? "index.html" : "")
-               >= (int)sizeof path
-        || stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+    if (!safe_path(uri) ||
+        snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,
+                 uri[strlen(uri) - 1] == '/' ? "index.html" : "") >=
+            (int)sizeof path ||
+        stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
         count_http(uri, HTTP_STATUS_NOT_FOUND);
         return not_found(wsi);
     }
     count_http(uri, HTTP_STATUS_OK);
     type = lws_get_mimetype(path, &web_mount);
-    if (lws_serve_http_file(wsi, path, type ? type
-                                            : "application/octet-stream",
-                            NULL, 0) < 0)
+    if (lws_serve_http_file(
+            wsi, path, type ? type : "application/octet-stream", NULL, 0) < 0)
         return -1;
     return 0;
 }
@@ -145,7 +152,7 @@ static int serve_file(struct lws *wsi, const char *uri)
 static int http_begin(struct lws *wsi, struct http_pss *pss)
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
+                                 *end = &buf[sizeof buf - 1];
     char uri[512] = "", argbuf[MAX_ARGS][128];
     const char *args[MAX_ARGS];
     struct net_reply r;
@@ -170,9 +177,9 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
             goto answer;
         }
     }
-    while (nargs < MAX_ARGS
-           && lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
-                                    WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
+    while (nargs < MAX_ARGS &&
+           lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
+                                 WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
         args[nargs] = argbuf[nargs];
         nargs++;
     }
@@ -187,11 +194,11 @@ answer:
     pss->len = r.len;
     pss->sent = 0;
     if (lws_add_http_common_headers(wsi, (unsigned)r.status, r.type,
-                                    (lws_filepos_t)r.len, &p, end)
-        || lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-                                        (unsigned char *)"no-store", 8, &p,
-                                        end)
-        || lws_finalize_write_http_header(wsi, start, &p, end))
+                                    (lws_filepos_t)r.len, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                     (unsigned char *)"no-store", 8, &p,
+                                     end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
         return -1;
     if (is_head(wsi)) {
         free(pss->body);
@@ -273,8 +280,8 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
-static const struct lws_protocol_vhost_options mime_mjs = {
-    NULL, NULL, ".mjs", "text/javascript"};
+static const struct lws_protocol_vhost_options mime_mjs = {NULL, NULL, ".mjs",
+                                                           "text/javascript"};
 static const struct lws_protocol_vhost_options mime_svg = {
     &mime_mjs, NULL, ".svg", "image/svg+xml"};
 static const struct lws_protocol_vhost_options mime_types = {
@@ -309,9 +316,9 @@ static bool redirect_host(struct lws *wsi, char *host, size_t len)
         *colon = '\0';
     }
     for (const char *p = host; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-              || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'
-              || *p == ':' || *p == '[' || *p == ']'))
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
+              *p == ':' || *p == '[' || *p == ']'))
             return false;
     return host[0] != '\0';
 }
@@ -328,9 +335,9 @@ static bool url_append(char *out, size_t cap, size_t *at, const char *s,
     static const char hex[] = "0123456789ABCDEF";
 
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')
-            || (*c >= '0' && *c <= '9') || strchr("-._~", *c)
-            || strchr(keep, *c);
+        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                     (*c >= '0' && *c <= '9') || strchr("-._~", *c) ||
+                     strchr(keep, *c);
         if (*at + (plain ? 1 : 3) >= cap)
             return false;
         if (plain) {
@@ -369,10 +376,9 @@ static bool redirect_target(struct lws *wsi, char *out, size_t cap)
         eq = strchr(part, '=');
         if (eq)
             *eq = '\0';
-        if (!url_append(out, cap, &at, part, "/?!$'()*,;:@")
-            || (eq && (!url_append(out, cap, &at, "=", "=")
-                       || !url_append(out, cap, &at, eq + 1,
-                                      "/?!$'()*,;:@"))))
+        if (!url_append(out, cap, &at, part, "/?!$'()*,;:@") ||
+            (eq && (!url_append(out, cap, &at, "=", "=") ||
+                    !url_append(out, cap, &at, eq + 1, "/?!$'()*,;:@"))))
             return false;
     }
     return true;
@@ -380,11 +386,12 @@ static bool redirect_target(struct lws *wsi, char *out, size_t cap)
 
 /* Answers every request on the plain-HTTP listener with 301 to the same
  * host, path and query over https on the main port. */
-static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
-                             void *user, void *in, size_t len)
+static int callback_redirect(struct lws *wsi,
+                             enum lws_callback_reasons reason, void *user,
+                             void *in, size_t len)
 {
     uint8_t buf[LWS_PRE + 4096], *start = &buf[LWS_PRE], *p = start,
-            *end = &buf[sizeof buf - 1];
+                                 *end = &buf[sizeof buf - 1];
     char host[256], uri[2048], loc[2400], port[8] = "";
     int n;
 
@@ -396,8 +403,8 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
         return 1;
     case LWS_CALLBACK_HTTP:
         tcp_request_done(wsi);
-        if (!redirect_host(wsi, host, sizeof host)
-            || !redirect_target(wsi, uri, sizeof uri)) {
+        if (!redirect_host(wsi, host, sizeof host) ||
+            !redirect_target(wsi, uri, sizeof uri)) {
             if (net.attached)
                 metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
                              HTTP_STATUS_BAD_REQUEST);
@@ -424,8 +431,7 @@ static int callback_redirect(struct lws *wsi, enum lws_callback_reasons reason,
 
 const struct lws_protocols web_redirect_protocols[] = {
     {"http-redirect", callback_redirect, 0, 0, 0, NULL, 0},
-    {NULL, NULL, 0, 0, 0, NULL, 0}
-};
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* ---- headers ----------------------------------------------------------- */
 
@@ -463,11 +469,11 @@ const struct lws_protocol_vhost_options web_headers_hsts = {
  * changed. */
 void web_date_refresh(void)
 {
-    static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu",
-                                    "Fri", "Sat"};
-    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May",
-                                       "Jun", "Jul", "Aug", "Sep", "Oct",
-                                       "Nov", "Dec"};
+    static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed",
+                                    "Thu", "Fri", "Sat"};
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr",
+                                       "May", "Jun", "Jul", "Aug",
+                                       "Sep", "Oct", "Nov", "Dec"};
     static time_t shown = -1;
     time_t now = time(NULL);
     struct tm tm;

@@ -803,8 +803,8 @@ int main(int argc, char **argv)
     }
     report(&o, total, failed, t1 - t0,
            cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0,
-           loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1,
-           metrics0, metrics1);
+           loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1, metrics0,
+           metrics1);
     free(metrics0);
     free(metrics1);
     free(total);

@@ -107,28 +107,29 @@ START_TEST(every_key)
 {
     char text[2048];
 
-    snprintf(text, sizeof text,
-             "{\"listen_address\": \"127.0.0.1\", \"port\": 8443,\n"
-             " \"database\": \"/srv/chess/db.sqlite\", \"web_root\": \"/w\",\n"
-             " \"grace_s\": 120, \"first_move_s\": 15,\n"
-             " \"tls_cert\": \"%s\", \"tls_key\": \"%s\",\n"
-             " \"http_redirect_port\": 8080,\n"
-             " \"tls_min_version\": \"1.3\",\n"
-             " \"tls_ciphers\": \"ECDHE-ECDSA-AES256-GCM-SHA384\",\n"
-             " \"hsts_max_age_s\": 0,\n"
-             " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
-             "                       \"http://localhost:8080\"],\n"
-             " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
-             " \"request_timeout_s\": 3,\n"
-             " \"trusted_proxies\": [\"127.0.0.1\", \"::1\"],\n"
-             " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
-             " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
-             " \"max_games_per_player\": 12, \"max_invites_per_ip\": 34,\n"
-             " \"guests_per_ip_per_min\": 56,\n"
-             " \"http_rate_per_s\": 3, \"http_burst\": 4,\n"
-             " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
-             " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
-             cert, key, dir);
+    snprintf(
+        text, sizeof text,
+        "{\"listen_address\": \"127.0.0.1\", \"port\": 8443,\n"
+        " \"database\": \"/srv/chess/db.sqlite\", \"web_root\": \"/w\",\n"
+        " \"grace_s\": 120, \"first_move_s\": 15,\n"
+        " \"tls_cert\": \"%s\", \"tls_key\": \"%s\",\n"
+        " \"http_redirect_port\": 8080,\n"
+        " \"tls_min_version\": \"1.3\",\n"
+        " \"tls_ciphers\": \"ECDHE-ECDSA-AES256-GCM-SHA384\",\n"
+        " \"hsts_max_age_s\": 0,\n"
+        " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
+        "                       \"http://localhost:8080\"],\n"
+        " \"max_connections\": 5000, \"max_connections_per_ip\": 16,\n"
+        " \"request_timeout_s\": 3,\n"
+        " \"trusted_proxies\": [\"127.0.0.1\", \"::1\"],\n"
+        " \"move_rate_per_s\": 5, \"move_burst\": 8,\n"
+        " \"msg_rate_per_s\": 7, \"msg_burst\": 9,\n"
+        " \"max_games_per_player\": 12, \"max_invites_per_ip\": 34,\n"
+        " \"guests_per_ip_per_min\": 56,\n"
+        " \"http_rate_per_s\": 3, \"http_burst\": 4,\n"
+        " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
+        " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
+        cert, key, dir);
     ck_assert_msg(load(text) == 0, "%s", err);
     ck_assert_str_eq(cfg.listen_address, "127.0.0.1");
     ck_assert_int_eq(cfg.port, 8443);
@@ -275,8 +276,8 @@ START_TEST(bad_values)
          "no path"},
         {"{\"allowed_origins\": [\"ftp://a.org\"]}", "'allowed_origins'",
          "http or https"},
-        {"{\"allowed_origins\": [\"https://a.org:0\"]}",
-         "'allowed_origins'", "not an origin"},
+        {"{\"allowed_origins\": [\"https://a.org:0\"]}", "'allowed_origins'",
+         "not an origin"},
         {"{\"allowed_origins\": [\"https://a.org:99999\"]}",
          "'allowed_origins'", "not an origin"},
         {"{\"allowed_origins\": [\"https://\"]}", "'allowed_origins'",
@@ -287,8 +288,7 @@ START_TEST(bad_values)
         {"{\"tls_min_version\": \"TLSv1.2\"}", "'tls_min_version'",
          "'TLSv1.2'"},
         {"{\"tls_ciphers\": \"\"}", "'tls_ciphers'", "empty"},
-        {"{\"tls_ciphers\": \"AES128 SHA\"}", "'tls_ciphers'",
-         "cipher list"},
+        {"{\"tls_ciphers\": \"AES128 SHA\"}", "'tls_ciphers'", "cipher list"},
         {"{\"hsts_max_age_s\": -1}", "'hsts_max_age_s'", "0 to 63072000"},
         {"{\"hsts_max_age_s\": 63072001}", "'hsts_max_age_s'",
          "not 63072001"},
@@ -301,8 +301,7 @@ START_TEST(bad_values)
          "no port"},
         {"{\"trusted_proxies\": [\"10.0.0.0/8\"]}", "'trusted_proxies'",
          "no range"},
-        {"{\"trusted_proxies\": [\"\"]}", "'trusted_proxies'",
-         "not an IPv4"},
+        {"{\"trusted_proxies\": [\"\"]}", "'trusted_proxies'", "not an IPv4"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -362,38 +361,43 @@ START_TEST(load_file_and_override)
 
     snprintf(path, sizeof path, "%s/c.json", dir);
     ck_assert_int_eq(write_file(path, "{\"port\": 9000, \"grace_s\": 10, "
-                     "\"database\": \"/a/b.db\"}\n"), 0);
+                                      "\"database\": \"/a/b.db\"}\n"),
+                     0);
     ck_assert_msg(config_load_file(&cfg, path, err, sizeof err) == 0, "%s",
                   err);
     ck_assert_int_eq(cfg.port, 9000);
     /* the command line comes after the file and wins */
     ck_assert_int_eq(config_set_text(&cfg, "port", "9100", err, sizeof err),
                      0);
-    ck_assert_int_eq(config_set_text(&cfg, "database", "/c.db", err,
-                                     sizeof err), 0);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "database", "/c.db", err, sizeof err), 0);
     ck_assert_int_eq(cfg.port, 9100);
     ck_assert_int_eq(cfg.grace_s, 10);
     ck_assert_str_eq(cfg.database, "/c.db");
     ck_assert_int_eq(config_set_text(&cfg, "allowed_origins",
                                      "https://a.org,http://b.org:81", err,
-                                     sizeof err), 0);
+                                     sizeof err),
+                     0);
     ck_assert_uint_eq(cfg.n_allowed_origins, 2);
     ck_assert_str_eq(cfg.allowed_origins[1], "http://b.org:81");
-    ck_assert_int_eq(config_set_text(&cfg, "log_level", "warn", err,
-                                     sizeof err), 0);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "log_level", "warn", err, sizeof err), 0);
     ck_assert_int_eq(cfg.log_level, LOG_WARN);
     /* the limits' flags (--max-games-per-player ...) */
-    ck_assert_int_eq(config_set_text(&cfg, "max_games_per_player", "7", err,
-                                     sizeof err), 0);
-    ck_assert_int_eq(config_set_text(&cfg, "max_invites_per_ip", "8", err,
-                                     sizeof err), 0);
-    ck_assert_int_eq(config_set_text(&cfg, "guests_per_ip_per_min", "9",
-                                     err, sizeof err), 0);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "max_games_per_player", "7", err, sizeof err),
+        0);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "max_invites_per_ip", "8", err, sizeof err), 0);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "guests_per_ip_per_min", "9", err, sizeof err),
+        0);
     ck_assert_int_eq(cfg.max_games_per_player, 7);
     ck_assert_int_eq(cfg.max_invites_per_ip, 8);
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 9);
-    ck_assert_int_eq(config_set_text(&cfg, "guests_per_ip_per_min", "0",
-                                     err, sizeof err), -1);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "guests_per_ip_per_min", "0", err, sizeof err),
+        -1);
     err_has("from 1 to", NULL);
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 9);
 }
@@ -469,7 +473,8 @@ START_TEST(origins)
 {
     ck_assert(config_origin_allowed(&cfg, "https://anything.example"));
     ck_assert_int_eq(load("{\"allowed_origins\": [\"https://chess.example."
-                          "org\", \"http://localhost:8080\"]}"), 0);
+                          "org\", \"http://localhost:8080\"]}"),
+                     0);
     ck_assert(config_origin_allowed(&cfg, "https://chess.example.org"));
     ck_assert(config_origin_allowed(&cfg, "HTTPS://Chess.Example.ORG"));
     ck_assert(config_origin_allowed(&cfg, "http://localhost:8080"));
@@ -489,7 +494,8 @@ START_TEST(trusted_proxies)
     char text[8192], *p = text;
 
     ck_assert_int_eq(load("{\"trusted_proxies\": [\"::ffff:127.0.0.2\", "
-                          "\"2001:DB8:0::1\", \"10.0.0.1\"]}"), 0);
+                          "\"2001:DB8:0::1\", \"10.0.0.1\"]}"),
+                     0);
     /* stored as inet_ntop writes them, an IPv4-mapped one as IPv4 */
     ck_assert_str_eq(cfg.trusted_proxies[0], "127.0.0.2");
     ck_assert_str_eq(cfg.trusted_proxies[1], "2001:db8::1");
@@ -503,14 +509,16 @@ START_TEST(trusted_proxies)
     ck_assert(!config_proxy_trusted(&cfg, ""));
     /* from the command line: comma-separated; a bad one changes nothing */
     ck_assert_int_eq(config_set_text(&cfg, "trusted_proxies", "::1,1.2.3.4",
-                                     err, sizeof err), 0);
+                                     err, sizeof err),
+                     0);
     ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
     ck_assert(config_proxy_trusted(&cfg, "1.2.3.4"));
-    ck_assert_int_eq(config_set_text(&cfg, "trusted_proxies", "::1,x",
-                                     err, sizeof err), -1);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "trusted_proxies", "::1,x", err, sizeof err),
+        -1);
     ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
-    ck_assert_int_eq(config_set_text(&cfg, "request_timeout_s", "0", err,
-                                     sizeof err), -1);
+    ck_assert_int_eq(
+        config_set_text(&cfg, "request_timeout_s", "0", err, sizeof err), -1);
     /* at most CONFIG_MAX_PROXIES */
     p += sprintf(p, "{\"trusted_proxies\": [");
     for (int i = 0; i <= CONFIG_MAX_PROXIES; i++) {
@@ -595,10 +603,10 @@ static int readme_diff(const char *text, char *why, size_t len)
     size_t used = 0;
     int diffs = 0;
 
-#define DIFF(...)                                                         \
-    do {                                                                  \
-        diffs++;                                                          \
-        if (used < len)                                                   \
+#define DIFF(...)                                                          \
+    do {                                                                   \
+        diffs++;                                                           \
+        if (used < len)                                                    \
             used += (size_t)snprintf(why + used, len - used, __VA_ARGS__); \
     } while (0)
 
@@ -763,7 +771,8 @@ START_TEST(readme_check_sees_drift)
     drifted(text, "| `log_file` |", "| `log_files` |",
             "README key `log_files` is no setting");
     drifted(text, "| `tls_ciphers` | | forward-secret AEAD suites |",
-            "| `tls_ciphers` | | `\"ECDHE\"` |", "tls_ciphers: README default");
+            "| `tls_ciphers` | | `\"ECDHE\"` |",
+            "tls_ciphers: README default");
     drifted(text, "| `log_file` |", "| `port` |", "twice");
     free(text);
 }
@@ -775,8 +784,8 @@ int main(void)
         return EXIT_FAILURE;
     snprintf(cert, sizeof cert, "%s/cert.pem", dir);
     snprintf(key, sizeof key, "%s/key.pem", dir);
-    if (write_file(cert, "not really a certificate\n") < 0
-        || write_file(key, "not really a key\n") < 0)
+    if (write_file(cert, "not really a certificate\n") < 0 ||
+        write_file(key, "not really a key\n") < 0)
         return EXIT_FAILURE;
 
     Suite *s = suite_create("config");

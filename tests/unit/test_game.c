@@ -27,14 +27,14 @@ struct fake {
     struct store_move moves[32];
     int nmoves;
     struct store_game last_row;
-    int rows;             /* put_game calls that were stored */
+    int rows; /* put_game calls that were stored */
     int finished, ended, expired;
-    int asked;            /* ask_verdict calls */
+    int asked; /* ask_verdict calls */
     int asked_color;
-    int refuse_verdict;   /* ask_verdict fails */
-    uint64_t committed;   /* the store's committed sequence number */
-    uint64_t held;        /* the last seq a turn was held for */
-    int holds;            /* hold calls that had to wait */
+    int refuse_verdict; /* ask_verdict fails */
+    uint64_t committed; /* the store's committed sequence number */
+    uint64_t held;      /* the last seq a turn was held for */
+    int holds;          /* hold calls that had to wait */
 };
 
 static struct fake F;
@@ -199,8 +199,8 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     return g;
 }
 
-static void move_ok(struct game *g, const char *pid, const char *uci,
-                    int ply, int64_t now)
+static void move_ok(struct game *g, const char *pid, const char *uci, int ply,
+                    int64_t now)
 {
     struct proto_error e;
     ck_assert_msg(game_move(g, pid, uci, ply, now, &e) == 0, "%s: %s", uci,
@@ -346,7 +346,7 @@ START_TEST(flag_waits_for_the_hosts_verdict)
     ck_assert_int_eq(e.code, PROTO_GAME_OVER);
     game_player_gone(g, BLACK, 1030);
     ck_assert_int_eq(F.armed, 1020); /* no grace period armed */
-    game_on_timer(g, 1030 + 60000); /* no grace expiry meanwhile */
+    game_on_timer(g, 1030 + 60000);  /* no grace expiry meanwhile */
     ck_assert_int_eq(game_status(g), GAME_STARTED);
     game_verdict(g, false, 1050);
     ck_assert_int_eq(game_status(g), GAME_ENDED);
@@ -582,7 +582,7 @@ START_TEST(restore_needs_a_known_ending)
     static const char *const bad[][2] = {
         {"0-1", "adjourned"}, /* no such reason */
         {"0-1", ""},
-        {"2-0", "checkmate"}, /* no such result */
+        {"2-0", "checkmate"},     /* no such result */
         {"1/2-1/2", "checkmate"}, /* a checkmate is not a draw */
         {"*", "resignation"},
         {"1-0", "aborted"},
@@ -618,8 +618,8 @@ START_TEST(stored_render_matches_the_replay)
         struct game *r = game_restore(&ENV, &row, F.moves, 4, 0, 5000, NULL);
         ck_assert_ptr_nonnull(r);
         char *replayed = game_render_state(r, api ? NULL : &id, api, 5000);
-        char *stored = game_render_stored(&row, F.moves, 4,
-                                          api ? NULL : &id, api);
+        char *stored = game_render_stored(&row, F.moves, 4, api ? NULL : &id,
+                                          api);
         ck_assert_ptr_nonnull(stored);
         ck_assert_str_eq(stored, replayed);
         ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
@@ -754,8 +754,10 @@ START_TEST(legal_list_in_byte_order)
 {
     static const char *const fens[] = {
         FEN_START,
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 "
+        "1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 "
+        "1",
         "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
         "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
         "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",

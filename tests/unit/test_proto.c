@@ -27,11 +27,12 @@ static void check_msg(const char *want)
 }
 
 /* Asserts that s fails with code, and msg contains want (if not NULL). */
-#define FAILS(s, authed, want_code, want)                                      \
-    do {                                                                  \
-        ck_assert_int_eq(parse(s, authed), -1);                           \
-        ck_assert_str_eq(proto_code_name(e.code), proto_code_name(want_code)); \
-        check_msg(want);                                                  \
+#define FAILS(s, authed, want_code, want)             \
+    do {                                              \
+        ck_assert_int_eq(parse(s, authed), -1);       \
+        ck_assert_str_eq(proto_code_name(e.code),     \
+                         proto_code_name(want_code)); \
+        check_msg(want);                              \
     } while (0)
 
 START_TEST(bad_json_first)
@@ -97,21 +98,23 @@ START_TEST(fields)
           true, PROTO_BAD_FIELD, "ply");
     FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\",\"ply\":-1}",
           true, PROTO_BAD_FIELD, "ply");
-    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"E2E4\",\"ply\":0}",
-          true, PROTO_BAD_FIELD, "uci");
-    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e9\",\"ply\":0}",
-          true, PROTO_BAD_FIELD, "uci");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"E2E4\",\"ply\":0}", true,
+          PROTO_BAD_FIELD, "uci");
+    FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e9\",\"ply\":0}", true,
+          PROTO_BAD_FIELD, "uci");
     FAILS("{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e7e8k\",\"ply\":0}",
           true, PROTO_BAD_FIELD, "uci");
     FAILS("{\"t\":\"move\",\"game\":\"a b\",\"uci\":\"e2e4\",\"ply\":0}",
           true, PROTO_BAD_FIELD, "game");
     FAILS("{\"t\":\"join\",\"game\":\"\"}", true, PROTO_BAD_FIELD, "game");
     FAILS("{\"t\":\"join\",\"game\":"
-          "\"123456789012345678901234567890123\"}", true, PROTO_BAD_FIELD,
-          "game");
+          "\"123456789012345678901234567890123\"}",
+          true, PROTO_BAD_FIELD, "game");
     FAILS("{\"t\":\"join\"}", true, PROTO_BAD_FIELD, "game: missing");
     ck_assert_int_eq(parse("{\"t\":\"move\",\"game\":\"A_b-9\",\"uci\":"
-                           "\"e7e8q\",\"ply\":12}", true), 0);
+                           "\"e7e8q\",\"ply\":12}",
+                           true),
+                     0);
     ck_assert_str_eq(m.game, "A_b-9");
     ck_assert_str_eq(m.uci, "e7e8q");
     ck_assert_int_eq(m.ply, 12);
@@ -147,13 +150,17 @@ START_TEST(clocks)
 {
     ck_assert_int_eq(parse("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\","
                            "\"initial_s\":300,\"increment_s\":2},\"color\":"
-                           "\"white\"}", true), 0);
+                           "\"white\"}",
+                           true),
+                     0);
     ck_assert_int_eq(m.clock.per_move, 0);
     ck_assert_int_eq(m.clock.initial_s, 300);
     ck_assert_int_eq(m.clock.increment_s, 2);
     ck_assert_int_eq(m.color, PROTO_WHITE);
     ck_assert_int_eq(parse("{\"t\":\"seek\",\"clock\":{\"type\":"
-                           "\"per_move\",\"per_move_s\":86400}}", true), 0);
+                           "\"per_move\",\"per_move_s\":86400}}",
+                           true),
+                     0);
     ck_assert_int_eq(m.clock.per_move, 1);
     ck_assert_int_eq(m.color, PROTO_RANDOM);
     FAILS("{\"t\":\"seek\"}", true, PROTO_BAD_FIELD, "clock: missing");
@@ -161,19 +168,26 @@ START_TEST(clocks)
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"bullet\"}}", true,
           PROTO_BAD_CLOCK, "type");
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":0,"
-          "\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+          "\"increment_s\":0}}",
+          true, PROTO_BAD_CLOCK, "initial_s");
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":"
-          "10801,\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+          "10801,\"increment_s\":0}}",
+          true, PROTO_BAD_CLOCK, "initial_s");
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60,"
-          "\"increment_s\":11}}", true, PROTO_BAD_CLOCK, "increment_s");
+          "\"increment_s\":11}}",
+          true, PROTO_BAD_CLOCK, "increment_s");
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60"
-          "}}", true, PROTO_BAD_CLOCK, NULL);
+          "}}",
+          true, PROTO_BAD_CLOCK, NULL);
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":1.5,"
-          "\"increment_s\":0}}", true, PROTO_BAD_CLOCK, "initial_s");
+          "\"increment_s\":0}}",
+          true, PROTO_BAD_CLOCK, "initial_s");
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\",\"initial_s\":60,"
-          "\"increment_s\":0,\"extra\":1}}", true, PROTO_BAD_CLOCK, NULL);
+          "\"increment_s\":0,\"extra\":1}}",
+          true, PROTO_BAD_CLOCK, NULL);
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"per_move\",\"per_move_s\":"
-          "86401}}", true, PROTO_BAD_CLOCK, "per_move_s");
+          "86401}}",
+          true, PROTO_BAD_CLOCK, "per_move_s");
     /* a bad field is reported before a bad clock */
     FAILS("{\"t\":\"seek\",\"clock\":{},\"color\":\"green\"}", true,
           PROTO_BAD_FIELD, "color");
@@ -261,12 +275,24 @@ START_TEST(render_state_and_moved)
     static const char san[][SAN_MAX] = {"e4"};
     static const char legal[][UCI_MAX] = {"a7a5", "a7a6"};
     struct proto_state s = {
-        .game = "G1", .white = {"p1", "al"}, .black = {NULL, NULL},
-        .clock = {0, 60, 1, 0}, .initial_fen = FEN_START, .moves = moves,
-        .san = san, .n = 1, .fen = "x", .ply = 1, .to_move = 1,
-        .clocks = {60000, 59000, 1}, .first_move_ms = -1,
-        .status = "started", .draw_offer = -1, .gone_ms = {-1, 1234},
-        .legal = legal, .n_legal = 2,
+        .game = "G1",
+        .white = {"p1", "al"},
+        .black = {NULL, NULL},
+        .clock = {0, 60, 1, 0},
+        .initial_fen = FEN_START,
+        .moves = moves,
+        .san = san,
+        .n = 1,
+        .fen = "x",
+        .ply = 1,
+        .to_move = 1,
+        .clocks = {60000, 59000, 1},
+        .first_move_ms = -1,
+        .status = "started",
+        .draw_offer = -1,
+        .gone_ms = {-1, 1234},
+        .legal = legal,
+        .n_legal = 2,
     };
     json_t *o = load(proto_render_state(&s, NULL));
     ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "state");
@@ -274,12 +300,15 @@ START_TEST(render_state_and_moved)
     ck_assert(json_is_null(json_object_get(o, "first_move_ms")));
     ck_assert(json_is_null(json_object_get(o, "draw_offer")));
     ck_assert_str_eq(json_string_value(json_object_get(
-        json_object_get(o, "clocks"), "running")), "black");
+                         json_object_get(o, "clocks"), "running")),
+                     "black");
     ck_assert_int_eq(json_integer_value(json_object_get(
-        json_object_get(o, "gone"), "black")), 1234);
+                         json_object_get(o, "gone"), "black")),
+                     1234);
     ck_assert_int_eq(json_array_size(json_object_get(o, "legal")), 2);
     ck_assert_str_eq(json_string_value(json_object_get(
-        json_object_get(o, "clock"), "type")), "fischer");
+                         json_object_get(o, "clock"), "type")),
+                     "fischer");
     ck_assert_ptr_null(json_object_get(o, "result"));
     json_decref(o);
     s.result = "1-0";
@@ -295,9 +324,17 @@ START_TEST(render_state_and_moved)
     json_decref(o);
 
     struct proto_moved mv = {
-        .game = "G1", .ply = 1, .uci = "e2e4", .san = "e4", .fen = "f",
-        .clocks = {1, 2, -1}, .first_move_ms = 30000, .draw_offer = 0,
-        .legal = legal, .n_legal = 2, .claimable = true,
+        .game = "G1",
+        .ply = 1,
+        .uci = "e2e4",
+        .san = "e4",
+        .fen = "f",
+        .clocks = {1, 2, -1},
+        .first_move_ms = 30000,
+        .draw_offer = 0,
+        .legal = legal,
+        .n_legal = 2,
+        .claimable = true,
     };
     o = load(proto_render_moved(&mv));
     ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "moved");
@@ -306,8 +343,8 @@ START_TEST(render_state_and_moved)
     ck_assert_str_eq(json_string_value(json_object_get(o, "draw_offer")),
                      "white");
     ck_assert(json_is_true(json_object_get(o, "claimable")));
-    ck_assert(json_is_null(json_object_get(json_object_get(o, "clocks"),
-                                           "running")));
+    ck_assert(json_is_null(
+        json_object_get(json_object_get(o, "clocks"), "running")));
     ck_assert_ptr_null(json_object_get(o, "id"));
     json_decref(o);
 }
@@ -330,12 +367,13 @@ static char *moved_by_jansson(const struct proto_moved *m)
         (json_int_t)m->clocks.white_ms, "black_ms",
         (json_int_t)m->clocks.black_ms, "running",
         m->clocks.running < 0
-            ? json_null() : json_string(proto_color_name(m->clocks.running)),
+            ? json_null()
+            : json_string(proto_color_name(m->clocks.running)),
         "first_move_ms",
         m->first_move_ms < 0 ? json_null() : json_integer(m->first_move_ms),
         "draw_offer",
-        m->draw_offer < 0
-            ? json_null() : json_string(proto_color_name(m->draw_offer)),
+        m->draw_offer < 0 ? json_null()
+                          : json_string(proto_color_name(m->draw_offer)),
         "legal", legal, "claimable", m->claimable, "claim_moves", claim);
     ck_assert_ptr_nonnull(o);
     text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -349,7 +387,7 @@ static char *moved_by_jansson(const struct proto_moved *m)
 START_TEST(moved_matches_jansson)
 {
     static char moves[218][UCI_MAX];
-    const char (*legal)[UCI_MAX] = (const char (*)[UCI_MAX])moves;
+    const char(*legal)[UCI_MAX] = (const char(*)[UCI_MAX])moves;
     static const char *const games[] = {"G1", "a\"b\\c\n\x01\x1f/\t\r\b\f"};
     static const size_t sizes[] = {0, 1, 2, 37, 218};
     int cases = 0;
@@ -360,16 +398,21 @@ START_TEST(moved_matches_jansson)
     for (int bits = 0; bits < 64; bits++)
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
             struct proto_moved m = {
-                .game = games[bits & 1], .ply = bits * 37,
-                .uci = "e7e8q", .san = "e8=Q+", .fen = FEN_START,
+                .game = games[bits & 1],
+                .ply = bits * 37,
+                .uci = "e7e8q",
+                .san = "e8=Q+",
+                .fen = FEN_START,
                 .check = bits & 2,
                 .clocks = {bits & 4 ? INT64_MAX : 0, 59999,
                            (bits >> 3) % 3 - 1},
                 .first_move_ms = bits & 16 ? -1 : 30000,
                 .draw_offer = bits & 32 ? -1 : bits & 1,
-                .legal = legal, .n_legal = sizes[k],
+                .legal = legal,
+                .n_legal = sizes[k],
                 .claimable = bits & 8,
-                .claim_moves = legal + 5, .n_claim = sizes[k] / 3,
+                .claim_moves = legal + 5,
+                .n_claim = sizes[k] / 3,
             };
             char *want = moved_by_jansson(&m);
             char *got = proto_render_moved(&m);

@@ -56,8 +56,7 @@ static struct store *open_store(const char *path)
     struct store *s = NULL;
     char err[256] = "";
 
-    ck_assert_msg(store_open(&s, path, on_commit, NULL, err, sizeof err) ==
-                      0,
+    ck_assert_msg(store_open(&s, path, on_commit, NULL, err, sizeof err) == 0,
                   "store_open: %s", err);
     ck_assert_ptr_nonnull(s);
     return s;
@@ -221,9 +220,9 @@ START_TEST(fresh_database_is_migrated)
                                  "'games_black_ended', 'games_status')"),
                      3);
     sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st,
-                                        NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL),
+        SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
     ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
@@ -441,12 +440,12 @@ START_TEST(list_player_games_pages_newest_first)
         int64_t ended;
     } rows[] = {
         {"g1", "pidA", "pidB", "1-0", 1000},
-        {"g2", "pidB", "pidA", "0-1", 2000},  /* A as black */
-        {"g3", "pidA", "pidB", "*", 3000},    /* aborted: never listed */
+        {"g2", "pidB", "pidA", "0-1", 2000}, /* A as black */
+        {"g3", "pidA", "pidB", "*", 3000},   /* aborted: never listed */
         {"g4", "pidA", "pidC", "1/2-1/2", 4000},
-        {"g6", "pidC", "pidA", "1-0", 5000},  /* same ended_ms as g5: */
-        {"g5", "pidA", "pidB", "0-1", 5000},  /* gid breaks the tie */
-        {"g7", "pidB", "pidC", "1-0", 6000},  /* not A's */
+        {"g6", "pidC", "pidA", "1-0", 5000}, /* same ended_ms as g5: */
+        {"g5", "pidA", "pidB", "0-1", 5000}, /* gid breaks the tie */
+        {"g7", "pidB", "pidC", "1-0", 6000}, /* not A's */
     };
     static const char *const expect[] = {"g6", "g5", "g4", "g2", "g1"};
 
@@ -799,7 +798,6 @@ START_TEST(heartbeat_is_written_while_open)
 }
 END_TEST
 
-
 /* The WAL's tests. A move commit writes a frame or two (its journal
  * page, now and then a split); a WAL file of f frames is 32 + f * 4120
  * bytes, and SQLite never shrinks it below the most it held (except to
@@ -878,9 +876,8 @@ START_TEST(wal_stays_within_its_cap_under_back_to_back_commits)
      * wait.) */
     ck_assert_uint_ge(st.wal_restarts, 3);
     ck_assert_int_le(st.wal_frames_max, STORE_WAL_CAP_FRAMES + COMMIT_FRAMES);
-    ck_assert_int_le(wal_size(),
-                     32 + (STORE_WAL_CAP_FRAMES + COMMIT_FRAMES) *
-                              FRAME_BYTES);
+    ck_assert_int_le(wal_size(), 32 + (STORE_WAL_CAP_FRAMES + COMMIT_FRAMES) *
+                                          FRAME_BYTES);
     store_close(s);
 }
 END_TEST
