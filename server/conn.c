@@ -5,10 +5,13 @@
  * they send.
  *
  * Outbound queues. Each connection has a FIFO of (message, store sequence)
- * entries. The WRITEABLE callback writes the head, one frame per callback,
- * only when the store has committed the head's sequence number; otherwise
- * the connection waits on the `waiting` list until a commit wakes the loop
- * (store writer -> net_wake -> lws_cancel_service -> EVENT_WAIT_CANCELLED).
+ * entries. A message is written only when the store has committed its
+ * sequence number; until then the connection waits on the `waiting` list
+ * until a commit wakes the loop (store writer -> net_wake ->
+ * lws_cancel_service -> EVENT_WAIT_CANCELLED), which writes what the
+ * commit released at once (write_released); the WRITEABLE callback writes
+ * the rest, one frame per callback (what a full socket held back, and
+ * replies with sequence 0).
  * This is how "nobody sees a move before its journal row committed" holds
  * without the game code knowing about sockets.
  */
