@@ -281,6 +281,15 @@ enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
     return t;
 }
 
+enum proto_type fake_move(struct fconn *c, const char *gid, const char *uci,
+                          int ply)
+{
+    return fake_say(c,
+                    "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
+                    "\"ply\":%d}",
+                    gid, uci, ply);
+}
+
 json_t *fake_msg(const struct fconn *c, int i)
 {
     json_error_t e;

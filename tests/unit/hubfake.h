@@ -61,6 +61,10 @@ void fake_advance(int64_t ms);
 enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* fake_say of a move: gid's uci at ply. */
+enum proto_type fake_move(struct fconn *c, const char *gid, const char *uci,
+                          int ply);
+
 /* Message i of c parsed (a new reference), -1: the last. */
 json_t *fake_msg(const struct fconn *c, int i);
 /* The "t" of c's last message ("" when none). */

@@ -45,14 +45,8 @@ static void start_pair(struct pair *p)
 /* 1. e4 e5 */
 static void play_two(struct pair *p)
 {
-    fake_say(p->a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             p->gid);
-    fake_say(p->b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-             "\"ply\":1}",
-             p->gid);
+    fake_move(p->a, p->gid, "e2e4", 0);
+    fake_move(p->b, p->gid, "e7e5", 1);
     ck_assert_str_eq(fake_last_t(p->a), "moved");
 }
 
@@ -93,15 +87,9 @@ START_TEST(step8_seat_before_status)
     fake_hello(a, "alice", NULL, NULL);
     fake_hello(b, "bob", NULL, NULL);
     fake_invite(a, gid);
-    fake_say(b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             gid);
+    fake_move(b, gid, "e2e4", 0);
     ck_assert_str_eq(fake_error(b), "not_a_player");
-    fake_say(a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             gid);
+    fake_move(a, gid, "e2e4", 0);
     ck_assert_str_eq(fake_error(a), "not_started");
     fake_say(a, "{\"t\":\"resign\",\"game\":\"%s\"}", gid);
     ck_assert_str_eq(fake_error(a), "not_started");
@@ -122,21 +110,12 @@ START_TEST(step10_to_12_ply_turn_legality)
 
     start_pair(&p);
     /* bob: a stale ply and not his turn: the ply is reported */
-    fake_say(p.b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-             "\"ply\":3}",
-             p.gid);
+    fake_move(p.b, p.gid, "e7e5", 3);
     ck_assert_str_eq(fake_error(p.b), "stale_ply");
     /* right ply, not his turn, an illegal move: the turn */
-    fake_say(p.b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e4\","
-             "\"ply\":0}",
-             p.gid);
+    fake_move(p.b, p.gid, "e7e4", 0);
     ck_assert_str_eq(fake_error(p.b), "not_your_turn");
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e5\","
-             "\"ply\":0}",
-             p.gid);
+    fake_move(p.a, p.gid, "e2e5", 0);
     ck_assert_str_eq(fake_error(p.a), "illegal_move");
     ck_assert_int_eq(fake_say(p.a,
                               "{\"t\":\"move\",\"game\":\"%s\","
@@ -189,15 +168,9 @@ START_TEST(stored_game_same_order)
     ck_assert_ptr_null(hub_game_pgn(fake_hub, p.gid)); /* not in memory */
     snprintf(pgn_gid, sizeof pgn_gid, "%s", p.gid);
 
-    fake_say(c,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             pgn_gid);
+    fake_move(c, pgn_gid, "e2e4", 0);
     ck_assert_str_eq(fake_error(c), "not_a_player");
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             pgn_gid);
+    fake_move(p.a, pgn_gid, "e2e4", 0);
     ck_assert_str_eq(fake_error(p.a), "game_over");
     fake_say(p.b, "{\"t\":\"resign\",\"game\":\"%s\"}", pgn_gid);
     ck_assert_str_eq(fake_error(p.b), "game_over");
@@ -315,21 +288,12 @@ START_TEST(moves_have_their_own_budget)
     /* alice: messages spent, one move left */
     fake_say(p.a, "{\"t\":\"ping\"}");
     ck_assert_str_eq(fake_error(p.a), "rate_limited");
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
-             "\"ply\":2}",
-             p.gid);
+    fake_move(p.a, p.gid, "g1f3", 2);
     ck_assert_str_eq(fake_last_t(p.a), "moved");
-    fake_say(p.b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"b8c6\","
-             "\"ply\":3}",
-             p.gid);
+    fake_move(p.b, p.gid, "b8c6", 3);
     ck_assert_str_eq(fake_last_t(p.b), "moved");
     /* alice's moves spent (2), bob's ping still answered */
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"f1c4\","
-             "\"ply\":4}",
-             p.gid);
+    fake_move(p.a, p.gid, "f1c4", 4);
     ck_assert_str_eq(fake_error(p.a), "rate_limited");
     fake_say(p.b, "{\"t\":\"ping\"}");
     ck_assert_str_eq(fake_last_t(p.b), "pong");
@@ -497,10 +461,7 @@ START_TEST(resume_after_reconnect)
     /* the grace period no longer runs: no abandonment */
     fake_advance(120000 - 5000);
     ck_assert_int_eq(fake_count(p.b, "game_end"), 0);
-    fake_say(a2,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"g1f3\","
-             "\"ply\":2}",
-             p.gid);
+    fake_move(a2, p.gid, "g1f3", 2);
     ck_assert_str_eq(fake_last_t(a2), "moved");
     ck_assert_str_eq(fake_last_t(p.b), "moved");
 }
@@ -574,18 +535,12 @@ START_TEST(spectators_and_subscriptions)
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
     fake_say(p.a, "{\"t\":\"watch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             p.gid);
+    fake_move(p.a, p.gid, "e2e4", 0);
     ck_assert_int_eq(fake_count(c, "moved"), 1);
     ck_assert_int_eq(fake_count(p.a, "moved"), 1);
     fake_say(c, "{\"t\":\"unwatch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 2);
-    fake_say(p.b,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-             "\"ply\":1}",
-             p.gid);
+    fake_move(p.b, p.gid, "e7e5", 1);
     ck_assert_int_eq(fake_count(c, "moved"), 1);
     fake_say(c, "{\"t\":\"watch\",\"game\":\"%s\"}", p.gid);
     ck_assert_uint_eq(hub_subscriptions(fake_hub), 3);
@@ -627,10 +582,7 @@ START_TEST(restore_after_restart)
     json_t *w;
 
     start_pair(&p);
-    fake_say(p.a,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-             "\"ply\":0}",
-             p.gid);
+    fake_move(p.a, p.gid, "e2e4", 0);
     fake_disconnect(p.a);
     fake_disconnect(p.b);
     /* a second hub over the same store, as after a restart */
