@@ -1,6 +1,8 @@
 /* bucket.c - see bucket.h. */
 #include "bucket.h"
 
+#include <assert.h>
+
 void bucket_init(struct bucket *b, double burst)
 {
     b->tokens = burst;
@@ -22,6 +24,7 @@ bool bucket_take(struct bucket *b, double rate_per_s, double burst,
 {
     b->tokens = bucket_level(b, rate_per_s, burst, now);
     b->last_ms = now;
+    assert(b->tokens <= burst);
     if (b->tokens < 1.0)
         return false;
     b->tokens -= 1.0;

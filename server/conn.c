@@ -18,6 +18,7 @@
 #include "net_internal.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -32,7 +33,6 @@
 #include "metrics.h"
 #include "msgbuf.h"
 #include "proto.h"
-#include "store.h"
 #include "table.h"
 #include "tunables.h"
 #include "wire.h"
@@ -61,7 +61,7 @@ static void schedule_write(struct conn *c)
 {
     if (c->killed)
         return;
-    if (c->head && c->head->seq > store_committed(net.store)) {
+    if (c->head && c->head->seq > net_committed()) {
         if (!c->waiting) {
             c->waiting = true;
             c->wprev = NULL;
@@ -155,7 +155,7 @@ const char *net_conn_ip(const struct conn *c)
 
 void net_send_now(struct conn *c, struct msgbuf *b)
 {
-    uint64_t committed = store_committed(net.store);
+    uint64_t committed = net_committed();
     struct qnode *n, **at = &c->head;
 
     if (c->closing || c->killed || !c->head) {
@@ -289,6 +289,7 @@ static int write_head(struct conn *c)
     struct qnode *n;
     int w;
 
+    assert(c->head && c->head->seq <= net_committed());
     FIFO_POP(c, n, next);
     c->qbytes -= n->b->len;
     net.metrics->out_queue_bytes -= n->b->len;
@@ -317,7 +318,7 @@ static int write_next(struct conn *c)
         }
         return 0;
     }
-    if (n->seq > store_committed(net.store)) {
+    if (n->seq > net_committed()) {
         schedule_write(c);
         return 0;
     }
@@ -335,7 +336,7 @@ static int write_next(struct conn *c)
  * holds at most one frame in lws besides its own queue. */
 static void write_released(struct conn *c)
 {
-    uint64_t committed = store_committed(net.store);
+    uint64_t committed = net_committed();
 
     if (c->killed || c->want_ping) {
         schedule_write(c);
@@ -358,7 +359,7 @@ static void write_released(struct conn *c)
 /* Store commits arrived: release the connections whose head is durable. */
 void conn_on_commits(void)
 {
-    uint64_t committed = store_committed(net.store);
+    uint64_t committed = net_committed();
     struct conn *c = net.waiting, *next;
     int64_t now = net.pending_n ? net_now_us() : 0;
 
@@ -604,7 +605,7 @@ int conn_confirm_upgrade(struct lws *wsi)
 static void on_message(struct conn *c, char *text, size_t len)
 {
     int64_t t0 = net_now_us();
-    uint64_t queued = store_queued(net.store);
+    uint64_t row = 0;
 
     if (c->rx_binary) {
         net.hd.binary(net.hd.ctx, c->owner, t0 / 1000);
@@ -614,12 +615,12 @@ static void on_message(struct conn *c, char *text, size_t len)
         net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
-    if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000))
+    if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000, &row))
         return;
     hist_add(&net.metrics->move, net_now_us() - t0);
-    if (store_queued(net.store) != queued && net.pending_n < PENDING_MOVES) {
+    if (row && net.pending_n < PENDING_MOVES) {
         size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
-        net.pending[i].seq = store_queued(net.store); /* the move's row */
+        net.pending[i].seq = row;
         net.pending[i].at_us = t0;
     }
 }

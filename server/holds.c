@@ -3,6 +3,7 @@
  */
 #include "holds.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
 {
     struct hold *e;
 
+    /* sorted by seq: a commit releases a prefix */
+    assert(!h->n || h->q[(h->head + h->n - 1) % h->cap].seq <= seq);
     if (h->n == h->cap && grow(h) < 0)
         return -1;
     e = &h->q[(h->head + h->n) % h->cap];

@@ -515,10 +515,21 @@ static void *on_open(void *ctx, struct conn *c, const char *ip)
     return hub_open(ctx, c, ip);
 }
 
+/* A move's journal row is the one it queued: the store's counter moved. */
 static bool on_text(void *ctx, void *owner, const char *text, size_t len,
-                    int64_t now)
+                    int64_t now, uint64_t *row)
 {
-    return hub_on_text(ctx, owner, text, len, now) == PROTO_T_MOVE;
+    struct store *st = hub_store(ctx);
+    uint64_t queued = store_queued(st);
+    bool move = hub_on_text(ctx, owner, text, len, now) == PROTO_T_MOVE;
+
+    *row = store_queued(st) != queued ? store_queued(st) : 0;
+    return move;
+}
+
+static uint64_t on_committed(void *ctx)
+{
+    return store_committed(hub_store(ctx));
 }
 
 static void on_binary(void *ctx, void *owner, int64_t now)
@@ -599,6 +610,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .ctx = h,
         .open = on_open,
         .text = on_text,
+        .committed = on_committed,
         .binary = on_binary,
         .control = on_control,
         .closed = on_closed,
@@ -611,7 +623,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
     };
 
     if (h)
-        net_attach(&hd, hub_metrics(h), st);
+        net_attach(&hd, hub_metrics(h));
     return h;
 }
 

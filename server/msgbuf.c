@@ -3,6 +3,7 @@
  */
 #include "msgbuf.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ struct msgbuf *msgbuf_ref(struct msgbuf *b)
 
 void msgbuf_unref(struct msgbuf *b)
 {
+    assert(!b || b->refs > 0);
     if (b && --b->refs == 0)
         free(b);
 }

@@ -253,10 +253,10 @@ static void reload_certificate(void)
  * stop. */
 void net_woken(void)
 {
-    if (net.store)
+    if (net.attached) {
         conn_on_commits();
-    if (net.attached)
         net.hd.wake(net.hd.ctx);
+    }
     if (net.reopen_requested) {
         net.reopen_requested = 0;
         log_reopen();
@@ -543,12 +543,10 @@ void net_bound(struct listener_bound *main_port,
     *redirect_port = net.bound_redirect;
 }
 
-void net_attach(const struct net_handlers *h, struct metrics *m,
-                struct store *st)
+void net_attach(const struct net_handlers *h, struct metrics *m)
 {
     net.hd = *h;
     net.metrics = m;
-    net.store = st;
     net.attached = true;
 }
 

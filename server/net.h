@@ -1,9 +1,9 @@
 /*
  * net.h - the network glue over libwebsockets: one context and service
  * thread serving HTTP and the WebSocket at /ws on one port, one outbound
- * queue per connection (written one frame per WRITEABLE callback), one
- * timer per game, and the wake-up through which store commits release
- * queued messages.
+ * queue per connection, one timer per game, and the wake-up through which
+ * journal commits release queued messages. What it knows of the rest of
+ * the server is struct net_handlers, which main.c fills in.
  *
  * This header does not expose libwebsockets: the rest of the server sees
  * connections and timers as opaque handles. Everything here runs on the
@@ -20,7 +20,6 @@ struct conn;
 struct net_timer;
 struct msgbuf;
 struct metrics;
-struct store;
 
 struct config;
 struct listener_bound;
@@ -63,9 +62,14 @@ struct net_handlers {
     /* A WebSocket opened from address ip: its owner, NULL to refuse. */
     void *(*open)(void *ctx, struct conn *c, const char *ip);
     /* A whole text message, valid UTF-8, NUL-terminated at len: returns
-     * true when it was a move (timed for the metrics). */
+     * true when it was a move (timed for the metrics), and sets *row to
+     * the journal sequence number of the move it played (its commit
+     * latency is measured), 0 when it played none. */
     bool (*text)(void *ctx, void *owner, const char *text, size_t len,
-                 int64_t now);
+                 int64_t now, uint64_t *row);
+    /* The journal's committed sequence number (any thread may advance it,
+     * then net_wake): a message queued with a higher one waits. */
+    uint64_t (*committed)(void *ctx);
     /* A whole binary message. */
     void (*binary)(void *ctx, void *owner, int64_t now);
     /* A ping or pong frame from the client. */
@@ -87,11 +91,9 @@ struct net_handlers {
     void (*http_too_many)(struct net_reply *r);
 };
 
-/* Connects the handlers (copied), the metrics it counts into and the
- * store whose commits release queued messages (after net_start, before
- * net_run; neither owned). */
-void net_attach(const struct net_handlers *hd, struct metrics *m,
-                struct store *st);
+/* Connects the handlers (copied) and the metrics it counts into (not
+ * owned), after net_start, before net_run. */
+void net_attach(const struct net_handlers *hd, struct metrics *m);
 
 /* Runs the event loop until a stop was requested and the shutdown is
  * complete. */
@@ -100,8 +102,8 @@ void net_run(void);
 /* Destroys the context (closing every connection). */
 void net_stop(void);
 
-/* From any thread (the store's writer): wakes the loop to look at
- * store_committed(). */
+/* From any thread (the store's writer): wakes the loop to look at the
+ * committed sequence number (net_handlers.committed). */
 void net_wake(void);
 
 /* From a signal handler: begin a planned shutdown (async-signal-safe). */

@@ -127,7 +127,6 @@ struct net {
     struct net_handlers hd; /* main.c's (net_attach) */
     bool attached;
     struct metrics *metrics; /* main.c's (net_attach) */
-    struct store *store;
     volatile sig_atomic_t stop_requested, reopen_requested;
     const struct config *cfg; /* main.c's, for the process lifetime */
     bool stopping, stopped;
@@ -207,6 +206,11 @@ struct wire_hooks;
 
 /* Monotonic time in microseconds. */
 int64_t net_now_us(void);
+/* The journal's committed sequence number (after net_attach). */
+static inline uint64_t net_committed(void)
+{
+    return net.hd.committed(net.hd.ctx);
+}
 /* The loop was woken (net_wake): releases what store commits allow, runs
  * the handlers' wake, a requested log reopen and a requested stop. */
 void net_woken(void);

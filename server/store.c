@@ -74,6 +74,7 @@
  */
 #include "store.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -965,6 +966,8 @@ static void *writer_main(void *arg)
         if (!lost)
             atomic_store(&s->last_commit_ms, sysclock_ms(CLOCK_MONOTONIC));
         if (n > 0 && !lost) {
+            /* sequence numbers commit in the order they were handed out */
+            assert(ops[n - 1]->seq >= atomic_load(&s->committed));
             atomic_store(&s->committed, ops[n - 1]->seq);
             if (s->on_commit)
                 s->on_commit(s->arg);
