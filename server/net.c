@@ -299,8 +299,15 @@ static int bind_errno(const char *iface, int port)
 static const struct lws_protocols protocols[] = {
     {"http", web_callback, sizeof(struct http_pss), 0, 0, NULL, 0},
     /* lws allocates rx_buffer_size per connection: 512 bytes hold any
-     * ordinary message, longer ones arrive in pieces (see RECEIVE) */
-    {"chess.v1", conn_callback, sizeof(struct conn), 512, 0, NULL, 0},
+     * ordinary message, longer ones arrive in pieces (see RECEIVE).
+     * tx_packet_size is what one send() may take: left 0, lws would
+     * limit it to rx_buffer_size, and every frame over 532 bytes (most
+     * `moved` with their legal moves) would go out in two send() calls,
+     * the rest copied into lws's own buffer and sent on a second turn of
+     * the loop with POLLOUT switched on and off around it. No message
+     * is larger than a connection's whole queue. */
+    {"chess.v1", conn_callback, sizeof(struct conn), 512, 0, NULL,
+     LIMIT_OUT_QUEUE_BYTES},
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* A client naming no subprotocol binds to chess.v1. */
