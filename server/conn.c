@@ -30,7 +30,7 @@
 #include "fifo.h"
 #include "ids.h"
 #include "log.h"
-#include "metrics.h"
+#include "netstats.h"
 #include "msgbuf.h"
 #include "proto.h"
 #include "table.h"
@@ -78,7 +78,7 @@ static void schedule_write(struct conn *c)
 
 static void queue_clear(struct conn *c)
 {
-    struct metrics *m = net.metrics;
+    struct net_stats *m = net.stats;
 
     while (c->head) {
         struct qnode *n = c->head;
@@ -101,7 +101,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         /* the client stopped reading: cut it, its queue goes with it */
         log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
                  c->peer ? c->peer->ip : "?", c->qbytes);
-        net.metrics->closed_overflow++;
+        net.stats->closed_overflow++;
         c->killed = true;
         wait_remove(c);
         queue_clear(c);
@@ -115,7 +115,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
     n->seq = seq;
     FIFO_PUSH(c, n, next);
     c->qbytes += b->len;
-    net.metrics->out_queue_bytes += b->len;
+    net.stats->out_queue_bytes += b->len;
     if (c->head == n)
         schedule_write(c);
 }
@@ -174,7 +174,7 @@ void net_send_now(struct conn *c, struct msgbuf *b)
     if (!n->next)
         c->tail = n;
     c->qbytes += b->len;
-    net.metrics->out_queue_bytes += b->len;
+    net.stats->out_queue_bytes += b->len;
     if (c->head == n) {
         wait_remove(c);
         schedule_write(c);
@@ -292,7 +292,7 @@ static int write_head(struct conn *c)
     assert(c->head && c->head->seq <= net_committed());
     FIFO_POP(c, n, next);
     c->qbytes -= n->b->len;
-    net.metrics->out_queue_bytes -= n->b->len;
+    net.stats->out_queue_bytes -= n->b->len;
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
                   LWS_WRITE_TEXT);
     msgbuf_unref(n->b);
@@ -364,7 +364,7 @@ void conn_on_commits(void)
     int64_t now = net.pending_n ? net_now_us() : 0;
 
     while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
-        hist_add(&net.metrics->commit,
+        hist_add(&net.stats->commit,
                  now - net.pending[net.pending_head].at_us);
         net.pending_head = (net.pending_head + 1) % PENDING_MOVES;
         net.pending_n--;
@@ -577,7 +577,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         return -1;
     client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
-        net.metrics->refused_origin++;
+        net.stats->refused_origin++;
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
@@ -585,7 +585,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d",
                  ip, net.n_conns);
-        net.metrics->refused_full++;
+        net.stats->refused_full++;
         web_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
@@ -594,7 +594,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d",
                  ip, p->conns);
-        net.metrics->refused_per_ip++;
+        net.stats->refused_per_ip++;
         web_status(wsi, 429);
         return 1;
     }
@@ -617,7 +617,7 @@ static void on_message(struct conn *c, char *text, size_t len)
     }
     if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000, &row))
         return;
-    hist_add(&net.metrics->move, net_now_us() - t0);
+    hist_add(&net.stats->move, net_now_us() - t0);
     if (row && net.pending_n < PENDING_MOVES) {
         size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
         net.pending[i].seq = row;
@@ -696,9 +696,9 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
         if (!c->owner)
             break;
         drain_stop(c);
-        metrics_ws_close(net.metrics, c->closed_with
-                                          ? c->closed_with
-                                          : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+        netstats_ws_close(net.stats, c->closed_with
+                                         ? c->closed_with
+                                         : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
         wait_remove(c);
         queue_clear(c);
         list_remove(c);

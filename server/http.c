@@ -22,28 +22,28 @@ int http_wants(const char *path)
            !strcmp(path, "/metrics");
 }
 
-enum metrics_route http_route(const char *path)
+enum netstats_route http_route(const char *path)
 {
     const char *rest, *slash;
 
     if (!strcmp(path, "/healthz"))
-        return METRICS_ROUTE_HEALTHZ;
+        return NETSTATS_ROUTE_HEALTHZ;
     if (!strcmp(path, "/metrics"))
-        return METRICS_ROUTE_METRICS;
+        return NETSTATS_ROUTE_METRICS;
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;
         slash = strchr(rest, '/');
         if (!slash)
-            return METRICS_ROUTE_API_GAME;
+            return NETSTATS_ROUTE_API_GAME;
         if (!strcmp(slash, "/pgn"))
-            return METRICS_ROUTE_PGN;
-        return METRICS_ROUTE_OTHER;
+            return NETSTATS_ROUTE_PGN;
+        return NETSTATS_ROUTE_OTHER;
     }
     if (!strncmp(path, "/api/players/", 13))
-        return METRICS_ROUTE_PLAYER_GAMES;
+        return NETSTATS_ROUTE_PLAYER_GAMES;
     if (http_wants(path))
-        return METRICS_ROUTE_OTHER;
-    return METRICS_ROUTE_STATIC;
+        return NETSTATS_ROUTE_OTHER;
+    return NETSTATS_ROUTE_STATIC;
 }
 
 static int reply(struct http_reply *r, int status, const char *type,

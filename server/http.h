@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "netstats.h"
 
 struct hub;
 
@@ -25,8 +25,8 @@ struct http_reply {
 int http_wants(const char *path);
 
 /* Which route of the metrics GET path is (any path: the client's files
- * are METRICS_ROUTE_STATIC). */
-enum metrics_route http_route(const char *path);
+ * are NETSTATS_ROUTE_STATIC). */
+enum netstats_route http_route(const char *path);
 
 /* Answers GET path with query arguments args[0..nargs) ("name=value",
  * already URL-decoded). Always fills *r. */

@@ -122,8 +122,9 @@ void hub_shutdown(struct hub *h);
  * held for them begin, and a stall notice ends) and the flag verdicts. */
 void hub_wake(struct hub *h);
 
-/* A new connection c from address ip (copied); its session, owned by the
- * hub until hub_close, or NULL when out of memory. */
+/* A new connection c from address ip (not copied: it must outlive the
+ * session, as net's entry for the address does); its session, owned by
+ * the hub until hub_close, or NULL when out of memory. */
 struct session *hub_open(struct hub *h, struct conn *c, const char *ip);
 
 /* The connection closed: drops its seeks and subscriptions and, for the

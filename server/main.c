@@ -623,7 +623,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
     };
 
     if (h)
-        net_attach(&hd, hub_metrics(h));
+        net_attach(&hd, &hub_metrics(h)->net);
     return h;
 }
 

@@ -18,41 +18,6 @@
 #define CHESS_SERVER_VERSION "unknown"
 #endif
 
-/* The close codes counted one by one (RFC 6455 7.4.1); the rest are
- * "other". */
-static const int close_codes[METRICS_CLOSE_CODES - 1] = {
-    1000, 1001, 1002, 1003, 1005, 1006, 1007, 1008, 1009, 1011,
-};
-
-static const int http_statuses[METRICS_HTTP_STATUSES - 1] = {
-    200, 301, 304, 400, 403, 404, 429, 500, 503,
-};
-
-static const char *const routes[METRICS_ROUTES] = {
-    "api_game", "pgn",     "player_games", "static",
-    "healthz",  "metrics", "redirect",     "other",
-};
-
-void metrics_ws_close(struct metrics *m, int code)
-{
-    int i = 0;
-
-    while (i < METRICS_CLOSE_CODES - 1 && close_codes[i] != code)
-        i++;
-    m->ws_closes[i]++;
-}
-
-void metrics_http(struct metrics *m, enum metrics_route route, int status)
-{
-    int i = 0;
-
-    if ((unsigned)route >= METRICS_ROUTES)
-        route = METRICS_ROUTE_OTHER;
-    while (i < METRICS_HTTP_STATUSES - 1 && http_statuses[i] != status)
-        i++;
-    m->http[route][i]++;
-}
-
 void metrics_finished(struct metrics *m, enum ending_reason reason)
 {
     if (ending_get(reason))
@@ -351,14 +316,14 @@ char *metrics_render(const struct metrics *m, size_t live_games,
     put(&o,
         "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
         "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
-        (unsigned long long)m->out_queue_bytes);
+        (unsigned long long)m->net.out_queue_bytes);
     put(&o,
         "# HELP chess_connections_cut_total Connections closed by the "
         "server for misbehaviour.\n"
         "# TYPE chess_connections_cut_total counter\n"
         "chess_connections_cut_total{why=\"slow_reader\"} %llu\n"
         "chess_connections_cut_total{why=\"flood\"} %llu\n",
-        (unsigned long long)m->closed_overflow,
+        (unsigned long long)m->net.closed_overflow,
         (unsigned long long)m->closed_flood);
     put(&o,
         "# HELP chess_upgrades_refused_total WebSocket upgrades "
@@ -367,52 +332,55 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         "chess_upgrades_refused_total{why=\"max_connections\"} %llu\n"
         "chess_upgrades_refused_total{why=\"max_connections_per_ip\"} "
         "%llu\n",
-        (unsigned long long)m->refused_origin,
-        (unsigned long long)m->refused_full,
-        (unsigned long long)m->refused_per_ip);
+        (unsigned long long)m->net.refused_origin,
+        (unsigned long long)m->net.refused_full,
+        (unsigned long long)m->net.refused_per_ip);
     put(&o,
         "# HELP chess_http_rate_limited_total HTTP API requests "
         "refused with 429 (over http_rate_per_s).\n"
         "# TYPE chess_http_rate_limited_total counter\n"
         "chess_http_rate_limited_total %llu\n",
-        (unsigned long long)m->refused_http_rate);
+        (unsigned long long)m->net.refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
-             &m->move);
+             &m->net.move);
     put_hist(&o, "chess_move_commit_seconds",
              "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",
-             &m->commit);
+             &m->net.commit);
     put_hist(&o, "chess_event_loop_lag_seconds",
              "How late a periodic "
              "timer on the event loop fires (the loop was busy or stalled).",
-             &m->loop_lag);
+             &m->net.loop_lag);
     put(&o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
             "close code (1006: no close frame either way).\n"
             "# TYPE chess_ws_closes_total counter\n");
-    for (int i = 0; i < METRICS_CLOSE_CODES; i++) {
-        if (i < METRICS_CLOSE_CODES - 1)
+    for (int i = 0; i < NETSTATS_CLOSE_CODES; i++) {
+        if (i < NETSTATS_CLOSE_CODES - 1)
             put(&o, "chess_ws_closes_total{code=\"%d\"} %llu\n",
-                close_codes[i], (unsigned long long)m->ws_closes[i]);
+                netstats_close_codes[i],
+                (unsigned long long)m->net.ws_closes[i]);
         else
             put(&o, "chess_ws_closes_total{code=\"other\"} %llu\n",
-                (unsigned long long)m->ws_closes[i]);
+                (unsigned long long)m->net.ws_closes[i]);
     }
     put(&o, "# HELP chess_http_requests_total HTTP responses by route and "
             "status (pairs seen so far).\n"
             "# TYPE chess_http_requests_total counter\n");
-    for (int r = 0; r < METRICS_ROUTES; r++)
-        for (int i = 0; i < METRICS_HTTP_STATUSES; i++) {
+    for (int r = 0; r < NETSTATS_ROUTES; r++)
+        for (int i = 0; i < NETSTATS_HTTP_STATUSES; i++) {
             char status[8];
-            if (!m->http[r][i])
+            if (!m->net.http[r][i])
                 continue;
-            if (i < METRICS_HTTP_STATUSES - 1)
-                snprintf(status, sizeof status, "%d", http_statuses[i]);
+            if (i < NETSTATS_HTTP_STATUSES - 1)
+                snprintf(status, sizeof status, "%d",
+                         netstats_http_statuses[i]);
             else
                 snprintf(status, sizeof status, "other");
             put(&o,
                 "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
                 "%llu\n",
-                routes[r], status, (unsigned long long)m->http[r][i]);
+                netstats_routes[r], status,
+                (unsigned long long)m->net.http[r][i]);
         }
     put_store(&o, st);
     if (o.failed) {

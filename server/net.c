@@ -31,7 +31,7 @@
 #include "config.h"
 #include "listener.h"
 #include "log.h"
-#include "metrics.h"
+#include "netstats.h"
 #include "tls.h"
 #include "tunables.h"
 #include "msgbuf.h"
@@ -193,7 +193,7 @@ static void lag_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)w;
     (void)revents;
     if (net.attached)
-        hist_add(&net.metrics->loop_lag, late > 0 ? late : 0);
+        hist_add(&net.stats->loop_lag, late > 0 ? late : 0);
     lag_arm();
 }
 
@@ -550,10 +550,10 @@ void net_bound(struct listener_bound *main_port,
     *redirect_port = net.bound_redirect;
 }
 
-void net_attach(const struct net_handlers *h, struct metrics *m)
+void net_attach(const struct net_handlers *h, struct net_stats *stats)
 {
     net.hd = *h;
-    net.metrics = m;
+    net.stats = stats;
     net.attached = true;
 }
 

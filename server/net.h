@@ -19,7 +19,7 @@
 struct conn;
 struct net_timer;
 struct msgbuf;
-struct metrics;
+struct net_stats;
 
 struct config;
 struct listener_bound;
@@ -80,8 +80,8 @@ struct net_handlers {
     void (*wake)(void *ctx);
     /* A planned shutdown begins: connections close from now on. */
     void (*shutdown)(void *ctx);
-    /* Whether path is the API's (else a file is served), and its metrics
-     * route (enum metrics_route). */
+    /* Whether path is the API's (else a file is served), and its route
+     * label (enum netstats_route). */
     bool (*http_wants)(const char *path);
     int (*http_route)(const char *path);
     /* Answers GET path with args[0..nargs) ("name=value"). */
@@ -91,9 +91,9 @@ struct net_handlers {
     void (*http_too_many)(struct net_reply *r);
 };
 
-/* Connects the handlers (copied) and the metrics it counts into (not
- * owned), after net_start, before net_run. */
-void net_attach(const struct net_handlers *hd, struct metrics *m);
+/* Connects the handlers (copied) and the counters it writes (netstats.h,
+ * not owned), after net_start, before net_run. */
+void net_attach(const struct net_handlers *hd, struct net_stats *stats);
 
 /* Runs the event loop until a stop was requested and the shutdown is
  * complete. */

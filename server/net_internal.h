@@ -126,7 +126,7 @@ struct net {
     struct ev_loop *loop;
     struct net_handlers hd; /* main.c's (net_attach) */
     bool attached;
-    struct metrics *metrics; /* main.c's (net_attach) */
+    struct net_stats *stats; /* main.c's (net_attach) */
     volatile sig_atomic_t stop_requested, reopen_requested;
     const struct config *cfg; /* main.c's, for the process lifetime */
     bool stopping, stopped;

@@ -3,7 +3,6 @@
  */
 #include "session.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +12,7 @@ void session_init(struct session *s, struct hub *h, struct conn *conn,
     memset(s, 0, sizeof *s);
     s->hub = h;
     s->conn = conn;
-    snprintf(s->ip, sizeof s->ip, "%s", ip ? ip : "");
+    s->ip = ip ? ip : "";
     s->limits = limits;
     bucket_init(&s->moves, limits->move_burst);
     bucket_init(&s->msgs, limits->msg_burst);

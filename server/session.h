@@ -40,10 +40,12 @@ enum session_admit {
 };
 
 struct session {
-    struct hub *hub;       /* the owner */
-    struct conn *conn;     /* NULL: a player's fan */
-    struct player *player; /* the hub's; NULL before hello */
-    char ip[64];           /* the peer's address ("" for a fan) */
+    struct hub *hub;                     /* the owner */
+    struct conn *conn;                   /* NULL: a player's fan */
+    struct player *player;               /* the hub's; NULL before hello */
+    const char *ip;                      /* the peer's address, not owned: the
+                              connection's, which outlives s ("" for a
+                              fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
     int strikes;       /* consecutive messages over the budget */
@@ -51,8 +53,8 @@ struct session {
                                key), freed with the entry */
 };
 
-/* Sets up *s for conn (NULL: a fan) from address ip (copied; NULL: "")
- * with full buckets. */
+/* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not
+ * copied: it must outlive s) with full buckets. */
 void session_init(struct session *s, struct hub *h, struct conn *conn,
                   const char *ip, const struct session_limits *limits);
 

@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "metrics.h"
+#include "netstats.h"
 #include "ratelimit.h"
 #include "tls.h"
 
@@ -40,8 +40,8 @@ static bool safe_path(const char *uri)
 static void count_http(const char *uri, int status)
 {
     if (net.attached)
-        metrics_http(net.metrics, (enum metrics_route)net.hd.http_route(uri),
-                     status);
+        netstats_http(net.stats, (enum netstats_route)net.hd.http_route(uri),
+                      status);
 }
 
 /* The answer to the request on wsi is complete: the connection closes,
@@ -172,7 +172,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         char ip[64];
         tcp_peer_ip(wsi, ip, sizeof ip);
         if (!ratelimit_take(net.api_limits, ip, net_now_ms())) {
-            net.metrics->refused_http_rate++;
+            net.stats->refused_http_rate++;
             net.hd.http_too_many(&r);
             goto answer;
         }
@@ -406,14 +406,14 @@ static int callback_redirect(struct lws *wsi,
         if (!redirect_host(wsi, host, sizeof host) ||
             !redirect_target(wsi, uri, sizeof uri)) {
             if (net.attached)
-                metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
-                             HTTP_STATUS_BAD_REQUEST);
+                netstats_http(net.stats, NETSTATS_ROUTE_REDIRECT,
+                              HTTP_STATUS_BAD_REQUEST);
             web_status(wsi, HTTP_STATUS_BAD_REQUEST);
             return http_done(wsi);
         }
         if (net.attached)
-            metrics_http(net.metrics, METRICS_ROUTE_REDIRECT,
-                         HTTP_STATUS_MOVED_PERMANENTLY);
+            netstats_http(net.stats, NETSTATS_ROUTE_REDIRECT,
+                          HTTP_STATUS_MOVED_PERMANENTLY);
         if (net.cfg->port != 443)
             snprintf(port, sizeof port, ":%d", net.cfg->port);
         n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);

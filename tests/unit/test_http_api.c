@@ -71,15 +71,15 @@ START_TEST(routes)
     ck_assert(!http_wants("/"));
     ck_assert(!http_wants("/g/abc"));
     ck_assert(!http_wants("/metricsx"));
-    ck_assert_int_eq(http_route("/api/games/abc"), METRICS_ROUTE_API_GAME);
-    ck_assert_int_eq(http_route("/api/games/abc/pgn"), METRICS_ROUTE_PGN);
-    ck_assert_int_eq(http_route("/api/games/abc/x"), METRICS_ROUTE_OTHER);
+    ck_assert_int_eq(http_route("/api/games/abc"), NETSTATS_ROUTE_API_GAME);
+    ck_assert_int_eq(http_route("/api/games/abc/pgn"), NETSTATS_ROUTE_PGN);
+    ck_assert_int_eq(http_route("/api/games/abc/x"), NETSTATS_ROUTE_OTHER);
     ck_assert_int_eq(http_route("/api/players/p/games"),
-                     METRICS_ROUTE_PLAYER_GAMES);
-    ck_assert_int_eq(http_route("/api/other"), METRICS_ROUTE_OTHER);
-    ck_assert_int_eq(http_route("/healthz"), METRICS_ROUTE_HEALTHZ);
-    ck_assert_int_eq(http_route("/metrics"), METRICS_ROUTE_METRICS);
-    ck_assert_int_eq(http_route("/index.html"), METRICS_ROUTE_STATIC);
+                     NETSTATS_ROUTE_PLAYER_GAMES);
+    ck_assert_int_eq(http_route("/api/other"), NETSTATS_ROUTE_OTHER);
+    ck_assert_int_eq(http_route("/healthz"), NETSTATS_ROUTE_HEALTHZ);
+    ck_assert_int_eq(http_route("/metrics"), NETSTATS_ROUTE_METRICS);
+    ck_assert_int_eq(http_route("/index.html"), NETSTATS_ROUTE_STATIC);
 }
 END_TEST
 
