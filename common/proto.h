@@ -134,6 +134,13 @@ size_t proto_utf8_prefix(const char *s, size_t len);
 int proto_parse(const char *text, size_t len, bool authed,
                 struct proto_msg *m, struct proto_error *e);
 
+/* proto_parse through jansson alone. proto_parse reads the plain move
+ * message, the one a game sends most, without it; this is the reference
+ * its result must equal for every input (the unit tests and the fuzzer
+ * hold it to that). */
+int proto_parse_json(const char *text, size_t len, bool authed,
+                     struct proto_msg *m, struct proto_error *e);
+
 /* ---- rendering --------------------------------------------------------- */
 
 /* A player, or a seat not yet taken when id is NULL. */

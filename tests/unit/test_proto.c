@@ -425,6 +425,107 @@ START_TEST(moved_matches_jansson)
 }
 END_TEST
 
+/* proto_parse and proto_parse_json (jansson alone) give the same message,
+ * or the same error, for every input. */
+static void same_as_jansson(const char *text, size_t len, bool authed)
+{
+    struct proto_msg m2;
+    struct proto_error e2;
+    int rc = proto_parse(text, len, authed, &m, &e);
+
+    ck_assert_int_eq(proto_parse_json(text, len, authed, &m2, &e2), rc);
+    ck_assert_msg(!memcmp(&m, &m2, sizeof m) && !memcmp(&e, &e2, sizeof e),
+                  "'%.*s' parses differently without jansson", (int)len,
+                  text);
+}
+
+START_TEST(move_shortcut_matches_jansson)
+{
+    static const char *const good[] = {
+        "{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\",\"ply\":0}",
+        " {\"ply\":12 , \"uci\":\"e7e8q\",\"t\":\"move\",\"game\":\"a-_Z9\"}\n",
+        "{\"t\":\"move\",\"id\":\"x y\",\"game\":\"g\",\"uci\":\"a1h8\","
+        "\"ply\":100000}",
+        "{\"id\":-0,\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7,"
+        "\"id\":999999999999999}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7,"
+        "\"id\":-999999999999999}",
+        /* an escape: jansson reads it */
+        "{\"t\":\"move\",\"game\":\"g\\u0031\",\"uci\":\"e2e4\",\"ply\":1}",
+    };
+    static const char *const near[] = {
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":01}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1.0}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1e2}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":-1}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":100001}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":\"1\"}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e9\",\"ply\":1}",
+        "{\"t\":\"move\",\"game\":\"g!\",\"uci\":\"e2e4\",\"ply\":1}",
+        "{\"t\":\"move\",\"game\":\"\",\"uci\":\"e2e4\",\"ply\":1}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\"}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1} x",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,\"x\":1}",
+        "{\"t\":\"move\",\"game\":\"g\",\"game\":\"h\",\"uci\":\"e2e4\","
+        "\"ply\":1}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,"
+        "\"id\":9999999999999999}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,"
+        "\"id\":\"" /* 65 bytes */
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,\"id\":true}",
+        "{\"t\":\"movE\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1",
+        "{\"t\":\"move\",\"game\":\"g\xc3\xa9\",\"uci\":\"e2e4\",\"ply\":1}",
+    };
+    /* a NUL inside, as a client may send one */
+    static const char nul[] =
+        "{\"t\":\"move\",\"game\":\"g\0\",\"uci\":\"e2e4\",\"ply\":1}";
+    const char *base = good[0];
+    char buf[128];
+    uint32_t seed = 12345;
+
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        same_as_jansson(good[i], strlen(good[i]), true);
+        ck_assert_msg(m.type == PROTO_T_MOVE && e.code == PROTO_OK, "%s",
+                      good[i]);
+        same_as_jansson(good[i], strlen(good[i]), false);
+        ck_assert_int_eq(e.code, PROTO_UNAUTHENTICATED);
+    }
+    for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+        same_as_jansson(near[i], strlen(near[i]), true);
+        ck_assert_msg(e.code != PROTO_OK, "%s", near[i]);
+    }
+    same_as_jansson(nul, sizeof nul - 1, true);
+    ck_assert_int_ne(e.code, PROTO_OK);
+    /* one to three bytes of a good message changed, inserted or dropped */
+    for (int i = 0; i < 200000; i++) {
+        size_t n = strlen(base);
+        memcpy(buf, base, n);
+        for (int k = 0, edits = 1 + i % 3; k < edits; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % n;
+            char c = " \"{}:,-.01e9\\gmtx"[(seed >> 20) % 17];
+            switch ((seed >> 28) % 3) {
+            case 0:
+                buf[at] = c;
+                break;
+            case 1:
+                memmove(buf + at + 1, buf + at, n - at);
+                buf[at] = c, n++;
+                break;
+            default:
+                memmove(buf + at, buf + at + 1, n - at - 1);
+                n--;
+            }
+        }
+        same_as_jansson(buf, n, true);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -440,6 +541,7 @@ int main(void)
     tcase_add_test(tc, render_store_stall);
     tcase_add_test(tc, render_state_and_moved);
     tcase_add_test(tc, moved_matches_jansson);
+    tcase_add_test(tc, move_shortcut_matches_jansson);
     suite_add_tcase(s, tc);
     return check_main(s);
 }
