@@ -781,8 +781,15 @@ char *proto_render_state(const struct proto_state *s,
 
 static void put_json_int(struct text *t, int64_t v)
 {
-    char b[24];
-    text_put(t, b, (size_t)snprintf(b, sizeof b, "%lld", (long long)v));
+    char b[24], *p = b + sizeof b;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    text_put(t, p, (size_t)(b + sizeof b - p));
 }
 
 /* s as a JSON string, escaped as jansson escapes it. */
@@ -836,15 +843,29 @@ static void put_color_or_null(struct text *t, int color)
         put_json_string(t, proto_color_name(color));
 }
 
+/* A list of UCI moves: their text (notation_uci_well_formed) needs no
+ * escaping, so it is copied as it is, a chunk at a time. */
 static void put_uci_list(struct text *t, const char (*l)[UCI_MAX], size_t n)
 {
-    text_put(t, "[", 1);
+    char b[512];
+    size_t len = 0;
+
+    b[len++] = '[';
     for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(l[i]);
+        if (len + k + 3 > sizeof b) {
+            text_put(t, b, len);
+            len = 0;
+        }
         if (i)
-            text_put(t, ",", 1);
-        put_json_string(t, l[i]);
+            b[len++] = ',';
+        b[len++] = '"';
+        memcpy(b + len, l[i], k);
+        len += k;
+        b[len++] = '"';
     }
-    text_put(t, "]", 1);
+    b[len++] = ']';
+    text_put(t, b, len);
 }
 
 /* The message sent on every move, to every player and spectator: written
@@ -854,6 +875,9 @@ static void put_uci_list(struct text *t, const char (*l)[UCI_MAX], size_t n)
 char *proto_render_moved(const struct proto_moved *m)
 {
     struct text t = {0};
+
+    /* one allocation: what a move with its lists takes */
+    text_reserve(&t, 384 + 8 * (m->n_legal + m->n_claim));
 
     text_str(&t, "{\"t\":\"moved\",\"game\":");
     put_json_string(&t, m->game);

@@ -201,6 +201,7 @@ static void moves_info(const struct game *g, struct moves_info *mi)
 {
     struct movelist l;
     unsigned key[MOVES_MAX];
+    enum claim claims[MOVES_MAX];
 
     mi->n_legal = mi->n_claim = 0;
     mi->claimable = false;
@@ -218,10 +219,11 @@ static void moves_info(const struct game *g, struct moves_info *mi)
         key[j] = k;
         l.moves[j] = m;
     }
+    record_claims(&g->rec, l.moves, l.n, claims);
     for (int i = 0; i < l.n; i++) {
         char *uci = mi->legal[mi->n_legal++];
         notation_uci(l.moves[i], uci);
-        if (record_claim_with(&g->rec, l.moves[i]) != CLAIM_NONE)
+        if (claims[i] != CLAIM_NONE)
             memcpy(mi->claim[mi->n_claim++], uci, UCI_MAX);
     }
     mi->claimable = record_claim_now(&g->rec) != CLAIM_NONE;
@@ -1028,7 +1030,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;
-    struct moves_info *mi;
+    struct moves_info mi; /* 8 KB: the loop thread's stack is 8 MB */
     enum outcome outcome;
     char fen[FEN_MAX];
     uint64_t seq;
@@ -1074,11 +1076,10 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     begin_turn(g, next, first, now);
 
     outcome = record_outcome(&g->rec);
-    mi = malloc(sizeof *mi);
-    if (mi && (outcome == OUTCOME_NONE && claim == CLAIM_NONE))
-        moves_info(g, mi);
-    else if (mi)
-        mi->n_legal = mi->n_claim = 0, mi->claimable = false;
+    if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
+        moves_info(g, &mi);
+    else
+        mi.n_legal = mi.n_claim = 0, mi.claimable = false;
     board_to_fen(&g->rec.cur, fen);
     struct proto_moved mv = {
         .game = g->gid,
@@ -1090,11 +1091,11 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
         .clocks = clocks_at(g, now),
         .first_move_ms = first_move_left(g, now),
         .draw_offer = g->draw_offer,
-        .legal = mi ? (const char(*)[UCI_MAX])mi->legal : NULL,
-        .n_legal = mi ? mi->n_legal : 0,
-        .claimable = mi ? mi->claimable : false,
-        .claim_moves = mi ? (const char(*)[UCI_MAX])mi->claim : NULL,
-        .n_claim = mi ? mi->n_claim : 0,
+        .legal = (const char(*)[UCI_MAX])mi.legal,
+        .n_legal = mi.n_legal,
+        .claimable = mi.claimable,
+        .claim_moves = (const char(*)[UCI_MAX])mi.claim,
+        .n_claim = mi.n_claim,
     };
     if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
         mv.clocks.running = -1;
@@ -1102,7 +1103,6 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
         mv.draw_offer = -1;
     }
     broadcast(g, proto_render_moved(&mv));
-    free(mi);
 
     switch (outcome) {
     case OUTCOME_CHECKMATE:

@@ -41,13 +41,19 @@ int notation_parse_uci(const struct board *b, const char *text, move_t *m)
 {
     if (!notation_uci_well_formed(text))
         return -1;
+    /* compared as numbers: from, to, and the promotion (or none) */
+    int from = SQ(text[0] - 'a', text[1] - '1');
+    int to = SQ(text[2] - 'a', text[3] - '1');
+    int promo = text[4] ? (int)(strchr(promo_lower, text[4]) - promo_lower)
+                        : -1;
     struct movelist l;
-    char buf[UCI_MAX];
     movegen_legal(b, &l);
     for (int i = 0; i < l.n; i++) {
-        notation_uci(l.moves[i], buf);
-        if (strcmp(buf, text) == 0) {
-            *m = l.moves[i];
+        move_t x = l.moves[i];
+        bool is_promo = MOVE_KIND(x) == MOVE_PROMOTION;
+        if (MOVE_FROM(x) == from && MOVE_TO(x) == to &&
+            (is_promo ? (int)MOVE_PROMO(x) - KNIGHT == promo : promo < 0)) {
+            *m = x;
             return 0;
         }
     }

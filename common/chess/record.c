@@ -105,6 +105,44 @@ enum claim record_claim_now(const struct record *r)
     return CLAIM_NONE;
 }
 
+/* False when no move of the side to move can be played with a claim:
+ * fewer than 99 plies since the last irreversible move, and no position
+ * that a move could repeat a third time, none having occurred twice among
+ * those with the opponent to move within the halfmove window. */
+static bool claim_possible(const struct record *r)
+{
+    uint64_t seen[80];
+    unsigned window;
+    size_t n = 0, lim;
+
+    if (r->cur.halfmove >= 99)
+        return true;
+    if (r->cur.halfmove < 3 || r->n < 1)
+        return false;
+    /* as count_key looks back from ply n-1 for a move's position */
+    window = r->cur.halfmove - 1u;
+    lim = window < r->n - 1 ? r->n - 1 - window : 0;
+    for (size_t i = r->n - 1;; i -= 2) {
+        for (size_t j = 0; j < n; j++)
+            if (seen[j] == r->keys[i])
+                return true;
+        assert(n < sizeof seen / sizeof *seen);
+        seen[n++] = r->keys[i];
+        if (i < lim + 2)
+            break;
+    }
+    return false;
+}
+
+void record_claims(const struct record *r, const move_t *moves, int n,
+                   enum claim *out)
+{
+    bool possible = claim_possible(r);
+
+    for (int i = 0; i < n; i++)
+        out[i] = possible ? record_claim_with(r, moves[i]) : CLAIM_NONE;
+}
+
 enum claim record_claim_with(const struct record *r, move_t m)
 {
     struct board after = r->cur;

@@ -58,4 +58,9 @@ enum claim record_claim_now(const struct record *r);
 /* The draw that playing legal move m and then claiming would give. */
 enum claim record_claim_with(const struct record *r, move_t m);
 
+/* record_claim_with for each of the n legal moves into out[0..n-1], at
+ * the cost of one look at the history when no claim is possible. */
+void record_claims(const struct record *r, const move_t *moves, int n,
+                   enum claim *out);
+
 #endif

@@ -6,22 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+void text_reserve(struct text *t, size_t cap)
+{
+    char *p;
+
+    if (t->failed || cap <= t->cap)
+        return;
+    p = realloc(t->p, cap);
+    if (!p) {
+        t->failed = true;
+        return;
+    }
+    t->p = p;
+    t->cap = cap;
+    t->p[t->len] = '\0';
+}
+
 void text_put(struct text *t, const char *s, size_t n)
 {
     if (t->failed)
         return;
     if (t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 512;
-        char *p;
         while (cap < t->len + n + 1)
             cap *= 2;
-        p = realloc(t->p, cap);
-        if (!p) {
-            t->failed = true;
+        text_reserve(t, cap);
+        if (t->failed)
             return;
-        }
-        t->p = p;
-        t->cap = cap;
     }
     memcpy(t->p + t->len, s, n);
     t->len += n;

@@ -15,6 +15,9 @@ struct text {
     bool failed;
 };
 
+/* Makes room for a string of at least cap - 1 bytes in all. */
+void text_reserve(struct text *t, size_t cap);
+
 /* Appends the n bytes at s. */
 void text_put(struct text *t, const char *s, size_t n);
 

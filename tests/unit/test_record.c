@@ -2,6 +2,7 @@
  * test_record.c - repetition, the 50/75-move rules, outcomes and claims.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,56 @@ START_TEST(history_grows_past_its_first_allocation)
 }
 END_TEST
 
+/* record_claims gives what record_claim_with gives for every legal move,
+ * over random games that often undo their last move (so positions repeat,
+ * and claims by threefold and by the fifty-move rule both occur). */
+START_TEST(claims_of_all_moves_match_one_by_one)
+{
+    uint32_t seed = 7;
+    long claims = 0, positions = 0;
+
+    for (int game = 0; game < 100; game++) {
+        struct record r;
+        char fen[FEN_MAX];
+        /* half the games start a few plies short of the fifty-move claim */
+        snprintf(fen, sizeof fen, "8/8/3k4/8/8/3K4/1R6/5b2 w - - %d 80",
+                 90 + game % 10);
+        start(&r, game % 2 ? FEN_START : fen);
+        for (int ply = 0; ply < 400; ply++) {
+            struct movelist l;
+            enum claim got[MOVES_MAX];
+            move_t m = MOVE_NONE;
+
+            if (record_outcome(&r) != OUTCOME_NONE)
+                break;
+            movegen_legal(&r.cur, &l);
+            record_claims(&r, l.moves, l.n, got);
+            for (int i = 0; i < l.n; i++) {
+                ck_assert_int_eq(got[i], record_claim_with(&r, l.moves[i]));
+                claims += got[i] != CLAIM_NONE;
+            }
+            positions++;
+            seed = seed * 1103515245u + 12345u;
+            /* undo the mover's own last move when legal, else random */
+            if (r.n >= 2 && (seed >> 16) % 4 != 0) {
+                move_t last = r.moves[r.n - 2];
+                for (int i = 0; i < l.n; i++)
+                    if (MOVE_FROM(l.moves[i]) == MOVE_TO(last) &&
+                        MOVE_TO(l.moves[i]) == MOVE_FROM(last) &&
+                        MOVE_KIND(l.moves[i]) == MOVE_NORMAL)
+                        m = l.moves[i];
+            }
+            if (m == MOVE_NONE)
+                m = l.moves[(seed >> 8) % (unsigned)l.n];
+            ck_assert_int_eq(record_push(&r, m), 0);
+        }
+        record_clear(&r);
+    }
+    ck_assert_int_gt(positions, 5000);
+    ck_assert_int_gt(claims, 1000);
+}
+END_TEST
+
 static Suite *record_suite(void)
 {
     Suite *s = suite_create("record");
@@ -202,6 +253,7 @@ static Suite *record_suite(void)
     tcase_add_test(tc, mate_on_the_150th_halfmove_beats_75_moves);
     tcase_add_test(tc, outcomes);
     tcase_add_test(tc, history_grows_past_its_first_allocation);
+    tcase_add_test(tc, claims_of_all_moves_match_one_by_one);
     suite_add_tcase(s, tc);
     return s;
 }
