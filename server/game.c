@@ -196,10 +196,11 @@ static unsigned uci_order(move_t m)
 
 /* Legal moves (in byte order: an insertion sort on uci_order, no string
  * compared) and claims of the side to move; all empty unless the game
- * is started. */
-static void moves_info(const struct game *g, struct moves_info *mi)
+ * is started. *l holds the legal moves of the current position (from
+ * movegen_legal; sorted here). */
+static void moves_info(const struct game *g, struct movelist *l,
+                       struct moves_info *mi)
 {
-    struct movelist l;
     unsigned key[MOVES_MAX];
     enum claim claims[MOVES_MAX];
 
@@ -207,22 +208,21 @@ static void moves_info(const struct game *g, struct moves_info *mi)
     mi->claimable = false;
     if (g->status != GAME_STARTED || g->flagged >= 0)
         return;
-    movegen_legal(&g->rec.cur, &l);
-    for (int i = 0; i < l.n; i++) {
-        move_t m = l.moves[i];
+    for (int i = 0; i < l->n; i++) {
+        move_t m = l->moves[i];
         unsigned k = uci_order(m);
         int j = i;
         for (; j > 0 && key[j - 1] > k; j--) {
             key[j] = key[j - 1];
-            l.moves[j] = l.moves[j - 1];
+            l->moves[j] = l->moves[j - 1];
         }
         key[j] = k;
-        l.moves[j] = m;
+        l->moves[j] = m;
     }
-    record_claims(&g->rec, l.moves, l.n, claims);
-    for (int i = 0; i < l.n; i++) {
+    record_claims(&g->rec, l->moves, l->n, claims);
+    for (int i = 0; i < l->n; i++) {
         char *uci = mi->legal[mi->n_legal++];
-        notation_uci(l.moves[i], uci);
+        notation_uci(l->moves[i], uci);
         if (claims[i] != CLAIM_NONE)
             memcpy(mi->claim[mi->n_claim++], uci, UCI_MAX);
     }
@@ -263,12 +263,14 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                         int64_t now)
 {
     struct moves_info *mi = malloc(sizeof *mi);
+    struct movelist l;
     char fen[FEN_MAX];
     char *text;
 
     if (!mi)
         return NULL;
-    moves_info(g, mi);
+    movegen_legal(&g->rec.cur, &l);
+    moves_info(g, &l, mi);
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
         .game = g->gid,
@@ -1030,7 +1032,8 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;
-    struct moves_info mi; /* 8 KB: the loop thread's stack is 8 MB */
+    struct movelist legal; /* of the position after the move */
+    struct moves_info mi;  /* 8 KB: the loop thread's stack is 8 MB */
     enum outcome outcome;
     char fen[FEN_MAX];
     uint64_t seq;
@@ -1075,9 +1078,10 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     }
     begin_turn(g, next, first, now);
 
-    outcome = record_outcome(&g->rec);
+    movegen_legal(&g->rec.cur, &legal);
+    outcome = record_outcome_n(&g->rec, legal.n);
     if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
-        moves_info(g, &mi);
+        moves_info(g, &legal, &mi);
     else
         mi.n_legal = mi.n_claim = 0, mi.claimable = false;
     board_to_fen(&g->rec.cur, fen);

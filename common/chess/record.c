@@ -84,8 +84,13 @@ int record_repetitions(const struct record *r)
 
 enum outcome record_outcome(const struct record *r)
 {
+    return record_outcome_n(r, movegen_has_legal(&r->cur) ? 1 : 0);
+}
+
+enum outcome record_outcome_n(const struct record *r, int n_legal)
+{
     const struct board *b = &r->cur;
-    if (!movegen_has_legal(b))
+    if (n_legal == 0)
         return board_in_check(b) ? OUTCOME_CHECKMATE : OUTCOME_STALEMATE;
     if (dead_is_dead(b))
         return OUTCOME_DEAD;

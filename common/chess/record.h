@@ -52,6 +52,10 @@ int record_repetitions(const struct record *r);
 /* The automatic ending of the current position, if any. */
 enum outcome record_outcome(const struct record *r);
 
+/* record_outcome when the number of legal moves of the current position is
+ * known already (n_legal, from movegen_legal). */
+enum outcome record_outcome_n(const struct record *r, int n_legal);
+
 /* The draw the side to move could claim now (threefold first). */
 enum claim record_claim_now(const struct record *r);
 
