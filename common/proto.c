@@ -39,6 +39,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_NO_SEEK] = "no_seek",
     [PROTO_RATE_LIMITED] = "rate_limited",
     [PROTO_TOO_MANY_GAMES] = "too_many_games",
+    [PROTO_NO_REMATCH] = "no_rematch",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */
@@ -76,6 +77,8 @@ static const struct {
     [PROTO_T_SYNC] = {"sync", F_GAME, F_GAME},
     [PROTO_T_WATCH] = {"watch", F_GAME, F_GAME},
     [PROTO_T_UNWATCH] = {"unwatch", F_GAME, F_GAME},
+    [PROTO_T_REMATCH] = {"rematch", F_GAME, F_GAME},
+    [PROTO_T_REMATCH_DECLINE] = {"rematch_decline", F_GAME, F_GAME},
 };
 
 static const struct {
@@ -934,6 +937,17 @@ char *proto_render_draw(const char *type, const char *gid, int color)
 {
     return finish(json_pack("{s:s,s:s,s:s}", "t", type, "game", gid, "color",
                             proto_color_name(color)),
+                  NULL);
+}
+
+char *proto_render_rematch_declined(const char *gid, int color,
+                                    const char *reason)
+{
+    return finish(json_pack("{s:s,s:s,s:o,s:s}", "t", "rematch_declined",
+                            "game", gid, "color",
+                            color < 0 ? json_null()
+                                      : json_string(proto_color_name(color)),
+                            "reason", reason),
                   NULL);
 }
 

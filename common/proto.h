@@ -44,6 +44,7 @@ enum proto_code {
     PROTO_NO_SEEK,
     PROTO_RATE_LIMITED,
     PROTO_TOO_MANY_GAMES,
+    PROTO_NO_REMATCH,
     PROTO_CODE_COUNT
 };
 
@@ -67,6 +68,8 @@ enum proto_type {
     PROTO_T_SYNC,
     PROTO_T_WATCH,
     PROTO_T_UNWATCH,
+    PROTO_T_REMATCH,
+    PROTO_T_REMATCH_DECLINE,
     PROTO_T_COUNT
 };
 
@@ -235,8 +238,13 @@ char *proto_render_moved(const struct proto_moved *m);
 /* {"t":"game_end",...} with the result's and the reason's wire names. */
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason);
-/* draw_offered / draw_declined ("type"), with the colour that sent it. */
+/* draw_offered / draw_declined / rematch_offered ("type"), with the
+ * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);
+/* {"t":"rematch_declined","game":GID,"color":C|null,"reason":R}: the
+ * rematch offer on gid is off; color -1 renders null. */
+char *proto_render_rematch_declined(const char *gid, int color,
+                                    const char *reason);
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);

@@ -897,6 +897,14 @@ int64_t game_created_ms(const struct game *g)
 {
     return g->created_wall;
 }
+const struct clock_spec *game_clock_spec(const struct game *g)
+{
+    return &g->clock.spec;
+}
+const char *game_initial_fen(const struct game *g)
+{
+    return g->initial_fen;
+}
 void *game_user(const struct game *g)
 {
     return g->user;

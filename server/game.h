@@ -142,6 +142,10 @@ int game_ply(const struct game *g);
 uint64_t game_seq(const struct game *g);
 /* Unix ms when the game was created. */
 int64_t game_created_ms(const struct game *g);
+/* The clock settings and the start position (its FEN, normalised) the
+ * game was created with; both owned by g. */
+const struct clock_spec *game_clock_spec(const struct game *g);
+const char *game_initial_fen(const struct game *g);
 /* Opaque pointer the host may keep with the game (its timer). */
 void *game_user(const struct game *g);
 void game_set_user(struct game *g, void *user);

@@ -14,6 +14,10 @@
  * spectators; they remember those GIDs (not pointers), so a game that is
  * freed leaves nothing dangling behind.
  *
+ * A rematch offer (PROTOCOL.md section 7) is kept with its ended game's
+ * host record and named by GID in both players' `offers`; it lives only
+ * while both players are connected and the game is in memory.
+ *
  * Per IP address (struct addr) the hub counts the open invitations
  * created from it and meters the new guests it creates; a periodic sweep
  * forgets idle addresses and asks the store to purge guests that never
@@ -52,6 +56,9 @@ struct player {
     size_t nconns, conncap;
     struct game_ref *games; /* live games with a seat */
     size_t ngames, gamecap;
+    struct game_ref *offers; /* ended games with a pending rematch offer
+                                to or from the player */
+    size_t noffers, offercap;
     int pins;           /* held by a caller: do not free yet */
     struct session fan; /* subscribed to the live games for every
                                connection of the player */
@@ -213,29 +220,43 @@ static void player_release(struct hub *h, struct player *p)
         table_del(&h->tokens, p->token_key);
     free(p->conns);
     free(p->games);
+    free(p->offers);
     free(p);
+}
+
+/* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
+ * Returns 0, or -1 when out of memory. */
+static int refs_add(struct game_ref **refs, size_t *n, size_t *cap,
+                    const char *gid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*refs)[i].gid, gid))
+            return 0;
+    if (grow((void **)refs, cap, *n, sizeof **refs))
+        return -1;
+    snprintf((*refs)[(*n)++].gid, sizeof(*refs)->gid, "%s", gid);
+    return 0;
+}
+
+/* Removes gid from the array *refs of *n, keeping the order. */
+static void refs_drop(struct game_ref *refs, size_t *n, const char *gid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(refs[i].gid, gid)) {
+            memmove(&refs[i], &refs[i + 1], (*n - i - 1) * sizeof *refs);
+            (*n)--;
+            return;
+        }
 }
 
 static int player_add_game(struct player *p, const char *gid)
 {
-    for (size_t i = 0; i < p->ngames; i++)
-        if (!strcmp(p->games[i].gid, gid))
-            return 0;
-    if (grow((void **)&p->games, &p->gamecap, p->ngames, sizeof *p->games))
-        return -1;
-    snprintf(p->games[p->ngames++].gid, sizeof p->games->gid, "%s", gid);
-    return 0;
+    return refs_add(&p->games, &p->ngames, &p->gamecap, gid);
 }
 
 static void player_drop_game(struct player *p, const char *gid)
 {
-    for (size_t i = 0; i < p->ngames; i++)
-        if (!strcmp(p->games[i].gid, gid)) {
-            memmove(&p->games[i], &p->games[i + 1],
-                    (p->ngames - i - 1) * sizeof *p->games);
-            p->ngames--;
-            return;
-        }
+    refs_drop(p->games, &p->ngames, gid);
 }
 
 /* ---- subscriptions ----------------------------------------------------- */
@@ -331,13 +352,19 @@ static void env_send(void *ctx, struct session *to, struct msgbuf *b,
 
 static void env_timer_cb(void *arg);
 
-/* What the hub keeps with a game (its game_user): the timer, and the
- * address whose open invitation the game is. */
+/* What the hub keeps with a game (its game_user): the timer, the
+ * address whose open invitation the game is, and, once it has ended, its
+ * rematch. */
 struct game_host {
     struct hub *hub;
     struct game *game;
     struct hub_alarm *t;
     char invite_ip[64]; /* counted in that addr's invites; "" if none */
+    int rematch_by;     /* colour whose rematch offer is pending, or -1 */
+    struct hub_alarm *rematch_t; /* its lapse; NULL when none pending */
+    bool rematch_barred[2];      /* the colour's offer was declined, withdrawn
+                               or left: it may not offer again */
+    bool rematch_used;           /* the rematch has started */
 };
 
 /* g's host record, created when missing (NULL when out of memory). */
@@ -352,6 +379,7 @@ static struct game_host *host_get(struct hub *h, struct game *g)
         return NULL;
     gh->hub = h;
     gh->game = g;
+    gh->rematch_by = -1;
     gh->t = alarm_new(h, env_timer_cb, gh);
     if (!gh->t) {
         free(gh);
@@ -365,6 +393,7 @@ static void host_free(struct game_host *gh)
 {
     if (gh) {
         alarm_free(gh->hub, gh->t);
+        alarm_free(gh->hub, gh->rematch_t);
         free(gh);
     }
 }
@@ -443,6 +472,82 @@ static int64_t env_wall_ms(void *ctx)
     return wall_ms(ctx);
 }
 
+/* ---- rematch offers ----------------------------------------------------- */
+
+/* Sends text (taken) to every connection of both players of g, behind
+ * the game's own messages. */
+static void rematch_tell(struct hub *h, struct game *g, char *text)
+{
+    struct msgbuf *b = msgbuf_take(text);
+
+    if (!b)
+        return;
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (p)
+            env_send(h, &p->fan, b, game_seq(g));
+    }
+    msgbuf_unref(b);
+}
+
+/* Ends gh's pending rematch offer, if any: both players forget it and,
+ * unless reason is NULL, hear {"t":"rematch_declined",...,"reason":R}
+ * with color (the player who declined or left; -1: null). */
+static void rematch_clear(struct hub *h, struct game_host *gh, int color,
+                          const char *reason)
+{
+    struct game *g = gh->game;
+
+    if (gh->rematch_by < 0)
+        return;
+    gh->rematch_by = -1;
+    alarm_free(h, gh->rematch_t);
+    gh->rematch_t = NULL;
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (p)
+            refs_drop(p->offers, &p->noffers, game_gid(g));
+    }
+    if (reason)
+        rematch_tell(
+            h, g, proto_render_rematch_declined(game_gid(g), color, reason));
+}
+
+/* The offer's LIMIT_REMATCH_MS are over. */
+static void rematch_expire(void *arg)
+{
+    struct game_host *gh = arg;
+
+    rematch_clear(gh->hub, gh, -1, "expired");
+}
+
+/* p's last connection closed: the offers to and from p lapse. */
+static void rematch_player_gone(struct hub *h, struct player *p)
+{
+    while (p->noffers) {
+        struct game *g = table_get(&h->games, p->offers[0].gid);
+        struct game_host *gh = g ? game_user(g) : NULL;
+        if (gh && gh->rematch_by >= 0)
+            rematch_clear(h, gh, game_color_of(g, p->pid), "left");
+        else /* (not expected: a game frees its offer with itself) */
+            refs_drop(p->offers, &p->noffers, p->offers[0].gid);
+    }
+}
+
+/* The player pid sent leave for g: a pending offer lapses, and the
+ * player may not offer again (a leave and offer loop would spam the
+ * opponent). */
+static void rematch_left(struct hub *h, struct game *g, const char *pid)
+{
+    struct game_host *gh = game_user(g);
+    int c = game_color_of(g, pid);
+
+    if (!gh || gh->rematch_by < 0 || c < 0)
+        return;
+    gh->rematch_barred[c] = true;
+    rematch_clear(h, gh, c, "left");
+}
+
 static void env_ended(void *ctx, struct game *g)
 {
     struct hub *h = ctx;
@@ -472,6 +577,10 @@ static void game_destroy(struct hub *h, struct game *g)
 
 static void env_expired(void *ctx, struct game *g)
 {
+    struct game_host *gh = game_user(g);
+
+    if (gh) /* the game leaves memory: its rematch offer with it */
+        rematch_clear(ctx, gh, -1, "expired");
     game_destroy(ctx, g);
 }
 
@@ -703,6 +812,7 @@ void hub_free(struct hub *h)
             session_clear(&p->fan);
             free(p->conns);
             free(p->games);
+            free(p->offers);
             free(p);
         }
     }
@@ -987,7 +1097,9 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
             }
         if (p->nconns == 0) {
             size_t n;
-            struct game_ref *gs = games_snapshot(p, &n);
+            struct game_ref *gs;
+            rematch_player_gone(h, p);
+            gs = games_snapshot(p, &n);
             p->pins++; /* a game ending below may drop p's last game */
             for (size_t i = 0; i < n; i++) {
                 struct game *g = table_get(&h->games, gs[i].gid);
@@ -1310,6 +1422,158 @@ static void do_join(struct session *s, struct game *g,
     game_announce_start(g, now);
 }
 
+/* The checks rematch and rematch_decline share, in this order:
+ * no_such_game, then no_rematch (not a player, not over, a game not in
+ * memory, nobody joined it, its rematch has started). Returns g's host
+ * record with *color the sender's, or NULL when the error was sent. */
+static struct game_host *rematch_host(struct session *s,
+                                      const struct proto_msg *m, int *color,
+                                      int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+    struct game_host *gh;
+    struct store_game row;
+    const char *why = NULL;
+
+    if (!g) {
+        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
+            send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        else
+            send_error(s, PROTO_NO_REMATCH,
+                       "a rematch is offered only within 5 minutes of a "
+                       "game's end",
+                       &m->id);
+        return NULL;
+    }
+    game_tick(g, now);
+    *color = game_color_of(g, s->player->pid);
+    if (*color < 0)
+        why = "you are not a player of this game";
+    else if (game_status(g) != GAME_ENDED)
+        why = "the game is not over";
+    else if (!game_seat_pid(g, 1 - *color)[0])
+        why = "nobody joined this game";
+    if (why) {
+        send_error(s, PROTO_NO_REMATCH, why, &m->id);
+        return NULL;
+    }
+    gh = host_get(h, g);
+    if (!gh) {
+        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return NULL;
+    }
+    if (gh->rematch_used) {
+        send_error(s, PROTO_NO_REMATCH, "the rematch has started", &m->id);
+        return NULL;
+    }
+    return gh;
+}
+
+/* The opponent's rematch answers the pending offer: a new game, colours
+ * swapped, the same clock and start position. */
+static void rematch_start(struct session *s, struct game_host *gh, int color,
+                          const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *old = gh->game, *g;
+    struct player *opp = table_get(&h->players,
+                                   game_seat_pid(old, 1 - color));
+    struct game_seat_init seats[2];
+    struct board start;
+
+    if (player_full(s, false, &m->id))
+        return;
+    if (!opp || opp->ngames + (size_t)lobby_has(h->lobby, opp->pid) >=
+                    (size_t)h->cfg.max_games_per_player) {
+        send_error(s, PROTO_TOO_MANY_GAMES,
+                   "your opponent holds as many live games, invitations "
+                   "and seeks as there may be",
+                   &m->id);
+        return;
+    }
+    if (board_from_fen(&start, game_initial_fen(old)) != FEN_OK) {
+        send_error(s, PROTO_NO_REMATCH, "the game's start is not valid",
+                   &m->id);
+        return;
+    }
+    for (int c = 0; c < 2; c++)
+        seats[c] = (struct game_seat_init){game_seat_pid(old, 1 - c),
+                                           game_seat_name(old, 1 - c)};
+    /* Ratings (issue 13) add a rated flag to games: the rematch keeps the
+     * old game's, as it keeps its clock. */
+    g = start_game(h, game_clock_spec(old), &start, seats, NULL, now);
+    if (!g) {
+        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    gh->rematch_used = true;
+    rematch_clear(h, gh, -1, NULL); /* the game_start says it */
+    log_info("event=rematch game=%s of=%s", game_gid(g), game_gid(old));
+    game_announce_start(g, now);
+}
+
+/* rematch and rematch_decline (PROTOCOL.md section 7). */
+static void do_rematch(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_host *gh;
+    struct player *opp;
+    int color;
+
+    gh = rematch_host(s, m, &color, now);
+    if (!gh)
+        return;
+    if (m->type == PROTO_T_REMATCH_DECLINE) {
+        if (gh->rematch_by < 0) {
+            send_error(s, PROTO_NO_REMATCH, "there is no rematch offer",
+                       &m->id);
+            return;
+        }
+        gh->rematch_barred[gh->rematch_by] = true;
+        rematch_clear(h, gh, color, "declined");
+        return;
+    }
+    if (gh->rematch_by == color) /* offered already: nothing new */
+        return;
+    if (gh->rematch_by == 1 - color) {
+        rematch_start(s, gh, color, m, now);
+        return;
+    }
+    opp = table_get(&h->players, game_seat_pid(gh->game, 1 - color));
+    if (gh->rematch_barred[color]) {
+        send_error(s, PROTO_NO_REMATCH,
+                   "your rematch offer was declined, withdrawn or left",
+                   &m->id);
+        return;
+    }
+    if (!opp || !opp->nconns) {
+        send_error(s, PROTO_NO_REMATCH, "your opponent has left", &m->id);
+        return;
+    }
+    if (player_full(s, false, &m->id))
+        return;
+    gh->rematch_t = alarm_new(h, rematch_expire, gh);
+    if (!gh->rematch_t ||
+        refs_add(&s->player->offers, &s->player->noffers,
+                 &s->player->offercap, game_gid(gh->game)) < 0 ||
+        refs_add(&opp->offers, &opp->noffers, &opp->offercap,
+                 game_gid(gh->game)) < 0) {
+        refs_drop(s->player->offers, &s->player->noffers, game_gid(gh->game));
+        alarm_free(h, gh->rematch_t);
+        gh->rematch_t = NULL;
+        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    gh->rematch_by = color;
+    alarm_arm(h, gh->rematch_t, now + LIMIT_REMATCH_MS);
+    rematch_tell(
+        h, gh->game,
+        proto_render_draw("rematch_offered", game_gid(gh->game), color));
+}
+
 static void do_state(struct session *s, const struct proto_msg *m,
                      int64_t now, bool watch)
 {
@@ -1359,6 +1623,8 @@ static void game_command(struct session *s, struct game *g,
         rc = game_leave(g, pid, s, now, &err);
         if (game_color_of(g, pid) < 0)
             watch_drop(s, g);
+        else if (rc == 0 && game_status(g) == GAME_ENDED)
+            rematch_left(s->hub, g, pid);
         break;
     case PROTO_T_ABORT:
         rc = game_abort(g, pid, now, &err);
@@ -1455,6 +1721,10 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         break;
     case PROTO_T_WATCH:
         do_state(s, m, now, true);
+        break;
+    case PROTO_T_REMATCH:
+    case PROTO_T_REMATCH_DECLINE:
+        do_rematch(s, m, now);
         break;
     case PROTO_T_UNWATCH: {
         struct game *g = table_get(&h->games, m->game);

@@ -70,6 +70,12 @@
  * database, and its final messages are not raced by a store read. */
 #define LIMIT_ENDED_LINGER_MS (5LL * 60 * 1000)
 
+/* A rematch offer lapses this long after it was made (protocol: 60 s).
+ * Offers are made only on ended games still in memory (within
+ * LIMIT_ENDED_LINGER_MS of their end): an offer that the game's linger
+ * cuts short lapses then. */
+#define LIMIT_REMATCH_MS (60LL * 1000)
+
 /* Random bytes in identifiers: GIDs must be unguessable (>= 64 bits, the
  * protocol); PIDs need only be unique; tokens carry >= 128 bits. */
 #define LIMIT_GID_BYTES 12 /* 16 base64url characters, 96 bits */

@@ -160,6 +160,7 @@ const ERRORS = {
     rate_limited: 'Slow down: too many requests in a short time.',
     too_many_games: 'You have too many games, invitations and seeks open: ' +
                     'finish or cancel some first.',
+    no_rematch: 'A rematch of this game is not possible now.',
 };
 
 // A short human sentence for a server error; for the codes whose server

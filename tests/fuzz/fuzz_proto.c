@@ -43,6 +43,8 @@ static const struct {
     [PROTO_T_SYNC] = {{"game"}, {"game"}},
     [PROTO_T_WATCH] = {{"game"}, {"game"}},
     [PROTO_T_UNWATCH] = {{"game"}, {"game"}},
+    [PROTO_T_REMATCH] = {{"game"}, {"game"}},
+    [PROTO_T_REMATCH_DECLINE] = {{"game"}, {"game"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,

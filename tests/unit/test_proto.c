@@ -269,6 +269,43 @@ START_TEST(render_store_stall)
 }
 END_TEST
 
+START_TEST(rematch_messages)
+{
+    ck_assert_int_eq(parse("{\"t\":\"rematch\",\"game\":\"g1\"}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_REMATCH);
+    ck_assert_str_eq(m.game, "g1");
+    ck_assert_int_eq(
+        parse("{\"t\":\"rematch_decline\",\"game\":\"g1\",\"id\":3}", true),
+        0);
+    ck_assert_int_eq(m.type, PROTO_T_REMATCH_DECLINE);
+    FAILS("{\"t\":\"rematch\"}", true, PROTO_BAD_FIELD, "game: missing");
+    FAILS("{\"t\":\"rematch_decline\",\"game\":\"a b\"}", true,
+          PROTO_BAD_FIELD, "game");
+    FAILS("{\"t\":\"rematch\",\"game\":\"g1\",\"color\":\"white\"}", true,
+          PROTO_BAD_FIELD, "'color'");
+    FAILS("{\"t\":\"rematch\",\"game\":\"g1\"}", false, PROTO_UNAUTHENTICATED,
+          NULL);
+    ck_assert_str_eq(proto_code_name(PROTO_NO_REMATCH), "no_rematch");
+    ck_assert_str_eq(proto_type_name(PROTO_T_REMATCH_DECLINE),
+                     "rematch_decline");
+
+    char *s = proto_render_draw("rematch_offered", "g1", 1);
+    ck_assert_str_eq(
+        s, "{\"t\":\"rematch_offered\",\"game\":\"g1\",\"color\":\"black\"}");
+    free(s);
+    s = proto_render_rematch_declined("g1", 0, "left");
+    ck_assert_str_eq(s,
+                     "{\"t\":\"rematch_declined\",\"game\":\"g1\",\"color\":"
+                     "\"white\",\"reason\":\"left\"}");
+    free(s);
+    s = proto_render_rematch_declined("g1", -1, "expired");
+    ck_assert_str_eq(s,
+                     "{\"t\":\"rematch_declined\",\"game\":\"g1\",\"color\":"
+                     "null,\"reason\":\"expired\"}");
+    free(s);
+}
+END_TEST
+
 START_TEST(render_state_and_moved)
 {
     static const char moves[][UCI_MAX] = {"e2e4"};
@@ -539,6 +576,7 @@ int main(void)
     tcase_add_test(tc, invite_fen);
     tcase_add_test(tc, render_error_echoes_id);
     tcase_add_test(tc, render_store_stall);
+    tcase_add_test(tc, rematch_messages);
     tcase_add_test(tc, render_state_and_moved);
     tcase_add_test(tc, moved_matches_jansson);
     tcase_add_test(tc, move_shortcut_matches_jansson);
