@@ -436,8 +436,8 @@ static bool scan_int(struct scan *s, int64_t *out)
         v = v * 10 + (*q++ - '0');
     if (q == digits || q - digits > 15 || (*digits == '0' && q - digits > 1))
         return false;
-    if (q < s->end && (*q == '.' || *q == 'e' || *q == 'E' ||
-                       (*q >= '0' && *q <= '9')))
+    if (q < s->end &&
+        (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
         return false;
     *out = neg ? -v : v;
     s->p = q;
@@ -536,7 +536,8 @@ static int parse_move_fast(const char *text, size_t len, struct proto_msg *m)
         break;
     }
     scan_ws(&s);
-    if (s.p != s.end || (seen | K_ID) != (K_T | K_ID | K_GAME | K_UCI | K_PLY))
+    if (s.p != s.end ||
+        (seen | K_ID) != (K_T | K_ID | K_GAME | K_UCI | K_PLY))
         return 1;
     m->type = PROTO_T_MOVE;
     return 0;

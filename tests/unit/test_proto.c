@@ -480,10 +480,12 @@ START_TEST(move_shortcut_matches_jansson)
 {
     static const char *const good[] = {
         "{\"t\":\"move\",\"game\":\"g1\",\"uci\":\"e2e4\",\"ply\":0}",
-        " {\"ply\":12 , \"uci\":\"e7e8q\",\"t\":\"move\",\"game\":\"a-_Z9\"}\n",
+        " {\"ply\":12 , "
+        "\"uci\":\"e7e8q\",\"t\":\"move\",\"game\":\"a-_Z9\"}\n",
         "{\"t\":\"move\",\"id\":\"x y\",\"game\":\"g\",\"uci\":\"a1h8\","
         "\"ply\":100000}",
-        "{\"id\":-0,\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7}",
+        "{\"id\":-0,\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":"
+        "7}",
         "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7,"
         "\"id\":999999999999999}",
         "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"a1a2\",\"ply\":7,"
@@ -511,8 +513,10 @@ START_TEST(move_shortcut_matches_jansson)
         "\"id\":9999999999999999}",
         "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,"
         "\"id\":\"" /* 65 bytes */
-        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
-        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,\"id\":true}",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""
+        "}",
+        "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1,\"id\":"
+        "true}",
         "{\"t\":\"movE\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1}",
         "{\"t\":\"move\",\"game\":\"g\",\"uci\":\"e2e4\",\"ply\":1",
         "{\"t\":\"move\",\"game\":\"g\xc3\xa9\",\"uci\":\"e2e4\",\"ply\":1}",
