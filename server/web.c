@@ -122,12 +122,55 @@ static int not_found(struct lws *wsi)
     return http_done(wsi);
 }
 
+/* True when the If-None-Match list inm names etag ("*" names any; weak
+ * tags compare as strong ones: RFC 9110 13.1.2's weak comparison). */
+static bool etag_listed(const char *inm, const char *etag)
+{
+    size_t n = strlen(etag);
+
+    for (const char *p = inm; *p;) {
+        const char *end;
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (*p == '*')
+            return true;
+        if (!strncmp(p, "W/", 2))
+            p += 2;
+        end = p + strcspn(p, ", \t");
+        if ((size_t)(end - p) == n && !memcmp(p, etag, n))
+            return true;
+        p = end;
+    }
+    return false;
+}
+
+/* Answers 304 Not Modified: the validators, no body. */
+static int not_modified(struct lws *wsi, const char *headers)
+{
+    uint8_t buf[LWS_PRE + 512], *start = &buf[LWS_PRE], *p = start,
+                                *end = &buf[sizeof buf - 1];
+    size_t n = strlen(headers);
+
+    if (lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end) ||
+        (size_t)(end - p) < n)
+        return -1;
+    memcpy(p, headers, n);
+    p += n;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    return http_done(wsi);
+}
+
 /* Static files of the client; /g/GID is the client's page for a game.
  * (lws 4.1's file mounts never answer a missing file, so this callback
- * serves the folder itself and says 404.) */
+ * serves the folder itself and says 404.) Every file carries an ETag
+ * (its size and modification time) and `Cache-Control: no-cache`: a
+ * browser keeps it and asks again with If-None-Match, answered 304 with
+ * no body while the file is unchanged, so a new version of the client is
+ * seen at once and an unchanged one is not sent again. */
 static int serve_file(struct lws *wsi, const char *uri)
 {
-    char path[sizeof net.web_dir + 600];
+    char path[sizeof net.web_dir + 600], etag[48], inm[256], headers[128];
     const char *type;
     struct stat st;
 
@@ -141,10 +184,25 @@ static int serve_file(struct lws *wsi, const char *uri)
         count_http(uri, HTTP_STATUS_NOT_FOUND);
         return not_found(wsi);
     }
+    snprintf(etag, sizeof etag, "\"%llx-%llx\"",
+             (unsigned long long)st.st_size,
+             (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+                 (unsigned long long)st.st_mtim.tv_nsec);
+    snprintf(headers, sizeof headers,
+             "etag: %s\x0d\x0a"
+             "cache-control: no-cache\x0d\x0a",
+             etag);
+    if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) >
+            0 &&
+        etag_listed(inm, etag)) {
+        count_http(uri, HTTP_STATUS_NOT_MODIFIED);
+        return not_modified(wsi, headers);
+    }
     count_http(uri, HTTP_STATUS_OK);
     type = lws_get_mimetype(path, &web_mount);
-    if (lws_serve_http_file(
-            wsi, path, type ? type : "application/octet-stream", NULL, 0) < 0)
+    if (lws_serve_http_file(wsi, path,
+                            type ? type : "application/octet-stream", headers,
+                            (int)strlen(headers)) < 0)
         return -1;
     return 0;
 }

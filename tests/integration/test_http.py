@@ -564,6 +564,42 @@ class HttpTest(ServerTest):
         status, _ = self.server.http_json("/api/unknown")
         self.assertEqual(status, 404)
 
+    def test_static_files_revalidate_by_etag(self):
+        def get(path, extra=""):
+            req = ("GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (path, extra))
+            return raw_answers(self.server.port, req.encode(), ["GET"])[0]
+        line, h, body = get("/index.html")
+        self.assertIn(" 200 ", line)
+        self.assertIn(b"chess test page", body)
+        self.assertEqual(h.get("cache-control"), "no-cache")
+        etag = h["etag"]
+        self.assertRegex(etag, r'^"[0-9a-f]+-[0-9a-f]+"$')
+        # the same file under /g/GID has the same validator
+        self.assertEqual(get("/g/SomeGame1")[1]["etag"], etag)
+        for inm in (etag, "W/" + etag, '"other", ' + etag, "*"):
+            line, h, body = get("/index.html", "If-None-Match: %s\r\n" % inm)
+            self.assertIn(" 304 ", line, inm)
+            self.assertEqual(body, b"")
+            self.assertNotIn("content-length", h)
+            self.assertEqual((h["etag"], h["cache-control"]),
+                             (etag, "no-cache"))
+        line, h, body = get("/index.html", 'If-None-Match: "other"\r\n')
+        self.assertIn(" 200 ", line)
+        self.assertIn(b"chess test page", body)
+        # a 304 keeps the connection: the next request on it is answered
+        req = ("GET /index.html HTTP/1.1\r\nHost: x\r\n"
+               "If-None-Match: %s\r\n\r\n"
+               "GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n" % etag)
+        answers = raw_answers(self.server.port, req.encode(), ["GET", "GET"])
+        self.assertEqual([a[0].split()[1] for a in answers], ["304", "200"])
+        # a changed file is sent again, under a new validator
+        with open(os.path.join(self.server.web, "index.html"), "a") as f:
+            f.write("<!-- changed -->\n")
+        line, h, body = get("/index.html", "If-None-Match: %s\r\n" % etag)
+        self.assertIn(" 200 ", line)
+        self.assertIn(b"changed", body)
+        self.assertNotEqual(h["etag"], etag)
+
 
 class ApiRateLimitTest(FreshServerTest):
     def test_api_requests_per_address_are_capped(self):
