@@ -72,6 +72,7 @@ function onMessage(msg) {
         state.me = msg.player;
         renderMe(msg);
         lobby.onWelcome(msg);
+        game.onWelcome();
         game.resync();
         break;
     case 'seeking':

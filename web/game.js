@@ -326,6 +326,24 @@ export class GameView {
         return r;
     }
 
+    // A new connection (after a lost one) is not told of offers made
+    // before it, and ours lapsed if it was our last connection
+    // (PROTOCOL.md section 7): the page forgets pending offers rather than
+    // show one that may be gone. Offering again is always safe: it accepts
+    // an offer still pending, and repeats ours without effect.
+    onWelcome() {
+        for (const [gid, r] of this.rematches) {
+            if (!r.offer && !r.busy)
+                continue;
+            r.offer = null;
+            r.busy = false;
+            r.note = 'The connection dropped: the rematch offer may have ' +
+                'lapsed.';
+            if (gid === this.gid && this.g)
+                this.render();
+        }
+    }
+
     // Remembers who sits where in game `gid` (PIDs), `you` our colour.
     seats(gid, you, white, black) {
         Object.assign(this.rematch(gid), { you, white, black });

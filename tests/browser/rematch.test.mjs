@@ -2,13 +2,14 @@
 // other page and accepted (both pages move to the new game, colours
 // swapped, the board turned), a declined offer and a withdrawn one (who may
 // offer again), an offer that lapses when the opponent goes to the lobby,
-// and one that reaches the opponent there. B plays at phone size.
+// and one that reaches the opponent there, and one that lapses with a
+// dropped connection. B plays at phone size.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, screenshot, twoPlayers,
-    waitText,
+    assertClean, clickMove, confirm, cuttable, invite, join, screenshot,
+    twoPlayers, waitText,
 } from './lib.mjs';
 
 const gidOf = (page) => new URL(page.url()).pathname.split('/')[2];
@@ -79,7 +80,11 @@ async function waitSeat(page, gid, color) {
 
 test('rematch: offered, accepted, declined, withdrawn, lapsed',
      { timeout: 240000 }, async (t) => {
-    const { server, a, b } = await twoPlayers(t, { b: { phone: true } });
+    let net;
+    const { server, a, b } = await twoPlayers(t, { b: {
+        phone: true,
+        beforeGoto: async (page) => { net = await cuttable(page); },
+    } });
 
     await t.test('an offer on one page is accepted on the other; the new ' +
                  'game has the colours swapped', async () => {
@@ -183,6 +188,35 @@ test('rematch: offered, accepted, declined, withdrawn, lapsed',
         const next = gidOf(b.page);
         await waitSeat(b.page, next, 'white');
         await waitSeat(a.page, next, 'black');
+    });
+
+    await t.test('an offer lapses when the connection drops; the page ' +
+                 'forgets it', async () => {
+        const old = await shortGame(a, b, server, b);
+        await a.page.click('#rematch-btn');
+        await waitRematch(b.page, { incoming: true, answer: true });
+        await net.drop();
+        await waitText(b.page, '#conn-text', /^Offline/);
+        assert.ok(await b.page.locator('#rematch-accept-btn').isDisabled(),
+                  'no answer while offline');
+        await waitRematch(a.page, { note: 'Your opponent left: the rematch ' +
+                                          'offer lapsed.',
+                                    withdraw: false, button: 'Rematch',
+                                    buttonEnabled: true });
+        net.restore();
+        await waitText(b.page, '#conn-text', /^Online$/, 30000);
+        await waitRematch(b.page, { note: 'The connection dropped: the ' +
+                                          'rematch offer may have lapsed.',
+                                    incoming: false, answer: false,
+                                    button: 'Rematch', buttonEnabled: true });
+        // B may offer now; A accepts.
+        await b.page.click('#rematch-btn');
+        await waitRematch(a.page, { incoming: true, answer: true });
+        await a.page.click('#rematch-accept-btn');
+        await a.page.waitForURL((u) => !u.pathname.endsWith(`/${old}`));
+        const next = gidOf(a.page);
+        await waitSeat(a.page, next, 'black');
+        await waitSeat(b.page, next, 'white');
     });
 
     assertClean(t, a, b);
