@@ -310,7 +310,8 @@ export class GameView {
 
     // The rematch record of game `gid`, made when missing (the oldest is
     // forgotten beyond REMATCH_GAMES). offer: the colour whose offer is
-    // pending; busy: a request of ours is unanswered; barred: the label of
+    // pending; busy: our answer to it (accept, decline) or our withdrawal
+    // is unanswered; barred: the label of
     // the Rematch button when the server would refuse our offer (null: it
     // would not); note: what the page last said about it; next: the GID of
     // the rematch once it started.
@@ -433,6 +434,8 @@ export class GameView {
         if (!g || !g.you)
             return;
         const r = this.rematch(this.gid);
+        if (r.busy)
+            return;     // one request at a time
         const msg = { t, game: this.gid };
         // The end panel tells the outcome: no toast as well.
         if (!this.ctx.send(msg, { ...msg, quiet: true }))
@@ -790,20 +793,23 @@ export class GameView {
         const incoming = r.offer === W.other(g.you);
         const mine = r.offer === g.you;
         const note = $('rematch-note');
+        // (r.note after an offer: our answer to it was refused)
         setText(note, r.next ? 'The rematch has started.'
-            : incoming ? 'Your opponent offers a rematch.'
+            : incoming ? `Your opponent offers a rematch.${
+                r.note ? ` ${r.note}` : ''}`
                 : mine ? 'You offered a rematch. Waiting for your opponent…'
                     : r.note);
         note.classList.toggle('incoming', incoming);
         $('rematch-answer').hidden = !incoming || !!r.next;
-        $('rematch-accept-btn').disabled = !online || r.busy;
-        $('rematch-decline-btn').disabled = !online || r.busy;
+        // (not disabled while busy: that would take the keyboard focus)
+        $('rematch-accept-btn').disabled = !online;
+        $('rematch-decline-btn').disabled = !online;
         const btn = $('rematch-btn');
         btn.hidden = incoming || !!r.next;
         setText(btn, mine ? 'Rematch offered' : r.barred || 'Rematch');
-        btn.disabled = mine || !!r.barred || r.busy || !online;
+        btn.disabled = mine || !!r.barred || !online;
         $('rematch-withdraw-btn').hidden = !mine || !!r.next;
-        $('rematch-withdraw-btn').disabled = !online || r.busy;
+        $('rematch-withdraw-btn').disabled = !online;
         const link = $('rematch-link');
         link.hidden = !r.next;
         if (r.next)

@@ -221,3 +221,32 @@ test('rematch: offered, accepted, declined, withdrawn, lapsed',
 
     assertClean(t, a, b);
 });
+
+test('an acceptance the server refuses is told; the offer stays',
+     { timeout: 120000 }, async (t) => {
+    const { server, a, b } = await twoPlayers(t, {
+        server: { extra: ['--max-games-per-player', '1'] },
+    });
+    const old = await shortGame(a, b, server, b);
+    await a.page.click('#rematch-btn');
+    await waitRematch(b.page, { incoming: true, answer: true });
+    // B holds an invitation made in another tab: B may hold no more games.
+    const tab = await b.ctx.newPage();
+    await tab.goto(`${server.base}/`);
+    await waitText(tab, '#conn-text', /^Online$/);
+    await invite(tab, { preset: '3-0', color: 'white' });
+    await b.page.click('#rematch-accept-btn');
+    await waitRematch(b.page, {
+        note: 'Your opponent offers a rematch. You have too many games, ' +
+              'invitations and seeks open: finish or cancel some first.',
+        incoming: true, answer: true });
+    assert.match(b.page.url(), new RegExp(`/g/${old}$`));
+    // The offer is still pending: after the invitation goes, B accepts.
+    await tab.click('#cancel-invite-btn');
+    await waitText(tab, '#end-title', /^Game aborted$/);
+    await b.page.click('#rematch-accept-btn');
+    await b.page.waitForURL((u) => !u.pathname.endsWith(`/${old}`));
+    await waitSeat(b.page, gidOf(b.page), 'white');
+    await waitSeat(a.page, gidOf(b.page), 'black');
+    assertClean(t, a, b);
+});
