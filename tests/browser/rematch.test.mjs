@@ -209,8 +209,13 @@ test('rematch: offered, accepted, declined, withdrawn, lapsed',
                                           'rematch offer may have lapsed.',
                                     incoming: false, answer: false,
                                     button: 'Rematch', buttonEnabled: true });
-        // B may offer now; A accepts.
+        // B may offer now (the phone's panel holds it); A accepts.
         await b.page.click('#rematch-btn');
+        await waitRematch(b.page, { button: 'Rematch offered',
+                                    withdraw: true });
+        assert.ok(await b.page.evaluate(() =>
+            document.documentElement.scrollWidth <= window.innerWidth));
+        await screenshot(b.page, 'rematch-offered-phone.png');
         await waitRematch(a.page, { incoming: true, answer: true });
         await a.page.click('#rematch-accept-btn');
         await a.page.waitForURL((u) => !u.pathname.endsWith(`/${old}`));
