@@ -33,7 +33,7 @@ const ctx = {
     },
     me: () => state.me,
     online: () => conn.authed,
-    toast: (text, kind) => toast(text, kind),
+    toast: (text, kind, action) => toast(text, kind, action),
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
     announce: (text) => {
@@ -72,6 +72,7 @@ function onMessage(msg) {
         state.me = msg.player;
         renderMe(msg);
         lobby.onWelcome(msg);
+        game.onWelcome();
         game.resync();
         break;
     case 'seeking':
@@ -86,6 +87,7 @@ function onMessage(msg) {
         break;
     case 'game_start':
         lobby.onGameStart(msg);
+        game.onGameStart(msg);
         if (game.gid !== msg.game) {
             if (game.g && game.g.you && game.g.status === 'started') {
                 toast('Another game of yours has started.', 'info');
@@ -111,6 +113,12 @@ function onMessage(msg) {
         break;
     case 'draw_declined':
         game.onDrawDeclined(msg);
+        break;
+    case 'rematch_offered':
+        game.onRematchOffered(msg);
+        break;
+    case 'rematch_declined':
+        game.onRematchDeclined(msg);
         break;
     case 'opponent_gone':
         game.onGone(msg);
@@ -141,14 +149,17 @@ function onError(msg) {
     if (msg.id !== undefined)
         state.requests.delete(msg.id);
     // Background requests (the lobby's list, unsubscribing) fail quietly
-    // into the console; everything a person asked for is answered on screen.
+    // into the console; everything a person asked for is answered on screen
+    // (a rematch's refusal in the end panel, the rest in a toast).
     if (req && req.quiet)
         console.warn(`server: ${msg.code}: ${msg.msg}`);
     else
         toast(W.errorText(msg.code, msg.msg), 'error');
     if (req) {
         lobby.onError(req, msg);
-        if (req.game && req.game === game.gid)
+        if (req.t === 'rematch' || req.t === 'rematch_decline')
+            game.onRematchError(req, msg);
+        else if (req.game && req.game === game.gid)
             game.onError(req, msg);
     }
 }
@@ -196,7 +207,9 @@ function updateConnText() {
 
 // ---- toasts and dialogs -------------------------------------------------
 
-function toast(text, kind) {
+// Shows `text` for a while; `action` ({ label, run }) adds a button that
+// runs it and closes the toast.
+function toast(text, kind, action) {
     const box = $('toasts');
     const el = document.createElement('div');
     el.className = `toast ${kind || 'info'}`;
@@ -209,7 +222,19 @@ function toast(text, kind) {
     close.setAttribute('aria-label', 'Dismiss');
     close.textContent = '×';
     close.addEventListener('click', () => el.remove());
-    el.append(p, close);
+    el.append(p);
+    if (action) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'toast-action';
+        b.textContent = action.label;
+        b.addEventListener('click', () => {
+            el.remove();
+            action.run();
+        });
+        el.append(b);
+    }
+    el.append(close);
     box.append(el);
     while (box.children.length > 4)
         box.firstElementChild.remove();

@@ -160,7 +160,7 @@ const ERRORS = {
     rate_limited: 'Slow down: too many requests in a short time.',
     too_many_games: 'You have too many games, invitations and seeks open: ' +
                     'finish or cancel some first.',
-    no_rematch: 'A rematch of this game is not possible now.',
+    no_rematch: 'No rematch of this game is possible',
 };
 
 // A short human sentence for a server error; for the codes whose server
@@ -169,7 +169,33 @@ export function errorText(code, msg) {
     const base = ERRORS[code];
     if (!base)
         return msg ? `Error: ${msg}` : `Error (${code}).`;
-    const full = (code === 'bad_field' || code === 'bad_clock') && msg
-        ? `${base}: ${msg}` : base;
+    const full = (code === 'bad_field' || code === 'bad_clock' ||
+                  code === 'no_rematch') && msg ? `${base}: ${msg}` : base;
     return /[.!?]$/.test(full) ? full : `${full}.`;
+}
+
+// Why a rematch offer ended (PROTOCOL.md section 7: rematch_declined),
+// from the point of view of `you`. `by` is the colour in the message (who
+// declined or left; null when it expired), `offerer` the colour whose offer
+// it was (null when the page did not see the offer).
+export function rematchEndText(reason, by, offerer, you) {
+    const mine = by === you;
+    switch (reason) {
+    case 'declined':
+        if (!offerer)
+            return mine ? 'You ended the rematch offer.'
+                : 'Your opponent ended the rematch offer.';
+        if (by === offerer)
+            return mine ? 'You withdrew your rematch offer.'
+                : 'Your opponent withdrew the rematch offer.';
+        return mine ? 'You declined the rematch.'
+            : 'Your opponent declined the rematch.';
+    case 'left':
+        return mine ? 'You left the game: the rematch offer lapsed.'
+            : 'Your opponent left: the rematch offer lapsed.';
+    case 'expired':
+        return 'The rematch offer expired.';
+    default:
+        return 'The rematch offer ended.';
+    }
 }

@@ -326,6 +326,35 @@ export async function join(page, link) {
     await waitText(page, '#status', /Your move|Waiting for your opponent to move/);
 }
 
+// Routes the page's WebSockets through the test so that it can cut them:
+// `drop()` closes the live socket on both ends and refuses new ones until
+// `restore()`.
+export async function cuttable(page) {
+    const state = { blocked: false, live: [], refused: 0 };
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+        if (state.blocked) {
+            state.refused += 1;
+            ws.close({ code: 4001, reason: 'test: network down' });
+            return;
+        }
+        const server = ws.connectToServer();
+        state.live.push({ ws, server });
+    });
+    return {
+        state,
+        async drop() {
+            state.blocked = true;
+            for (const { ws, server } of state.live.splice(0)) {
+                await server.close({ code: 4002, reason: 'test: cut' });
+                await ws.close({ code: 4002, reason: 'test: cut' });
+            }
+        },
+        restore() {
+            state.blocked = false;
+        },
+    };
+}
+
 // Answers the confirmation dialog.
 export async function confirm(page, yes = true) {
     await page.locator('#confirm[open]').waitFor();

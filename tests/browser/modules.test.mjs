@@ -134,6 +134,33 @@ test('every protocol error code has a human message', () => {
     }
     assert.equal(W.errorText('bad_field', 'fen: no white king'),
                  'The server refused a request: fen: no white king.');
+    assert.equal(W.errorText('no_rematch', 'your opponent has left'),
+                 'No rematch of this game is possible: your opponent has ' +
+                 'left.');
     assert.equal(W.errorText('something_new', 'what happened'),
                  'Error: what happened');
+});
+
+test('why a rematch offer ended, from each side', () => {
+    // rematch_declined: who sent it, whose offer it was, who reads it
+    const say = (reason, by, offerer, you) =>
+        W.rematchEndText(reason, by, offerer, you);
+    assert.equal(say('declined', 'black', 'white', 'white'),
+                 'Your opponent declined the rematch.');
+    assert.equal(say('declined', 'black', 'white', 'black'),
+                 'You declined the rematch.');
+    assert.equal(say('declined', 'white', 'white', 'white'),
+                 'You withdrew your rematch offer.');
+    assert.equal(say('declined', 'white', 'white', 'black'),
+                 'Your opponent withdrew the rematch offer.');
+    assert.equal(say('declined', 'white', null, 'black'),
+                 'Your opponent ended the rematch offer.');
+    assert.equal(say('left', 'black', 'white', 'white'),
+                 'Your opponent left: the rematch offer lapsed.');
+    assert.equal(say('left', 'white', 'black', 'white'),
+                 'You left the game: the rematch offer lapsed.');
+    assert.equal(say('expired', null, 'white', 'black'),
+                 'The rematch offer expired.');
+    assert.equal(say('expired', null, null, 'white'),
+                 'The rematch offer expired.');
 });

@@ -5,38 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, invite, join, myName, sanList, screenshot, text,
-    twoPlayers, waitPiece, waitText,
+    assertClean, clickMove, cuttable, invite, join, myName, sanList,
+    screenshot, text, twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
-
-// Routes the page's WebSockets through the test so that it can cut them:
-// `drop()` closes the live socket on both ends and refuses new ones until
-// `restore()`.
-async function cuttable(page) {
-    const state = { blocked: false, live: [], refused: 0 };
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-        if (state.blocked) {
-            state.refused += 1;
-            ws.close({ code: 4001, reason: 'test: network down' });
-            return;
-        }
-        const server = ws.connectToServer();
-        state.live.push({ ws, server });
-    });
-    return {
-        state,
-        async drop() {
-            state.blocked = true;
-            for (const { ws, server } of state.live.splice(0)) {
-                await server.close({ code: 4002, reason: 'test: cut' });
-                await ws.close({ code: 4002, reason: 'test: cut' });
-            }
-        },
-        restore() {
-            state.blocked = false;
-        },
-    };
-}
 
 test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
     let net;
