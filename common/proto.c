@@ -95,10 +95,17 @@ static const struct {
     const char *key;
     unsigned flag;
 } field_keys[] = {
-    {"name", F_NAME},   {"token", F_TOKEN}, {"clock", F_CLOCK},
-    {"color", F_COLOR}, {"game", F_GAME},   {"uci", F_UCI},
-    {"ply", F_PLY},     {"fen", F_FEN},     {"username", F_USERNAME},
-    {"password", F_PASSWORD}, {"everywhere", F_EVERYWHERE},
+    {"name", F_NAME},
+    {"token", F_TOKEN},
+    {"clock", F_CLOCK},
+    {"color", F_COLOR},
+    {"game", F_GAME},
+    {"uci", F_UCI},
+    {"ply", F_PLY},
+    {"fen", F_FEN},
+    {"username", F_USERNAME},
+    {"password", F_PASSWORD},
+    {"everywhere", F_EVERYWHERE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -371,8 +378,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
             json_string_length(v) > PROTO_USERNAME_FIELD_MAX)
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "username: at most 64 bytes");
-        if (get_string(root, "username", m->username, sizeof m->username,
-                       e) < 0)
+        if (get_string(root, "username", m->username, sizeof m->username, e) <
+            0)
             return -1;
     }
     if (present & F_PASSWORD) {
@@ -380,8 +387,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         if (json_is_string(v) && json_string_length(v) > PROTO_PASSWORD_MAX)
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "password: at most 128 bytes");
-        if (get_string(root, "password", m->password, sizeof m->password,
-                       e) < 0)
+        if (get_string(root, "password", m->password, sizeof m->password, e) <
+            0)
             return -1;
         m->password_len = json_string_length(v);
     }
@@ -582,8 +589,8 @@ char *proto_render_error(enum proto_code code, const char *msg,
 /* {"id","name","account"}; an account's ratings are to come here. */
 static json_t *j_me(const struct proto_me *p)
 {
-    return json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name,
-                     "account", p->account);
+    return json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name, "account",
+                     p->account);
 }
 
 char *proto_render_welcome(const struct proto_me *p, const char *token,

@@ -154,10 +154,10 @@ static const struct key keys[] = {
      * refilled over a minute: per address, room for a household behind
      * one NAT address; per username, room for a person's devices and
      * typos, while a guesser gets 10 passwords a minute per account. */
-    INT_KEY(logins_per_ip_per_min, "--logins-per-ip-per-min", 1, 10000000,
-            30, "login attempts one address may make a minute"),
-    INT_KEY(logins_per_user_per_min, "--logins-per-user-per-min", 1,
-            10000000, 10, "login attempts for one username a minute"),
+    INT_KEY(logins_per_ip_per_min, "--logins-per-ip-per-min", 1, 10000000, 30,
+            "login attempts one address may make a minute"),
+    INT_KEY(logins_per_user_per_min, "--logins-per-user-per-min", 1, 10000000,
+            10, "login attempts for one username a minute"),
     /* Argon2id takes 19 MiB and tens of milliseconds of a core per
      * password: one thread leaves the other cores to the event loop and
      * the database; the queue is what a login storm may make wait (64

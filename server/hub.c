@@ -79,10 +79,10 @@ struct player {
  * comes; owned by the hub's list. */
 struct auth_job {
     struct auth_job *next;
-    struct session *s; /* NULL: the connection closed or logged out
+    struct session *s;           /* NULL: the connection closed or logged out
                           meanwhile: the answer is dropped */
-    enum proto_type type; /* PROTO_T_LOGIN or PROTO_T_REGISTER */
-    struct proto_id id;   /* to echo */
+    enum proto_type type;        /* PROTO_T_LOGIN or PROTO_T_REGISTER */
+    struct proto_id id;          /* to echo */
     char pid[PROTO_KEY_MAX + 1]; /* register: the guest; login: the
                                     account ("": no such user) */
     char username[PROTO_USERNAME_MAX + 1]; /* as it will be shown */
@@ -136,13 +136,13 @@ struct hub {
     struct metrics metrics;
     bool shutting_down;
     /* accounts (see the top of the file) */
-    struct passwd *passwd;      /* the password workers */
-    struct auth_job *jobs;      /* every job waiting for its answer */
+    struct passwd *passwd; /* the password workers */
+    struct auth_job *jobs; /* every job waiting for its answer */
     struct ratelimit *login_ips, *login_users; /* attempts per address,
                                                   per lowercase username */
-    struct table names;         /* lowercase username -> struct pending */
-    struct table revoked;       /* token key / "pid:" PID -> pending */
-    int64_t tokens_expired_at;  /* the last store_expire_tokens, wall ms */
+    struct table names;        /* lowercase username -> struct pending */
+    struct table revoked;      /* token key / "pid:" PID -> pending */
+    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -1284,9 +1284,8 @@ static int find_by_token(struct hub *h, const uint8_t hash[32],
     }
     if (rc < 0)
         return rc;
-    rc = store_find_account_token(h->store, hash,
-                                  wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS,
-                                  sp, last);
+    rc = store_find_account_token(
+        h->store, hash, wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS, sp, last);
     if (rc != 1)
         return rc;
     snprintf(key, sizeof key, "pid:%s", sp->pid);
@@ -1395,19 +1394,18 @@ static void do_register(struct session *s, const struct proto_msg *m)
     int rc = 0;
 
     if (p->account) {
-        send_error(s, PROTO_ALREADY_REGISTERED,
-                   "you are registered already", &m->id);
+        send_error(s, PROTO_ALREADY_REGISTERED, "you are registered already",
+                   &m->id);
         return;
     }
     if (!proto_username_valid(m->username)) {
-        send_error(s, PROTO_BAD_USERNAME,
-                   "username: 2-20 of A-Z a-z 0-9 _ -", &m->id);
+        send_error(s, PROTO_BAD_USERNAME, "username: 2-20 of A-Z a-z 0-9 _ -",
+                   &m->id);
         return;
     }
-    if (proto_utf8_chars(m->password, m->password_len) <
-        PROTO_PASSWORD_MIN) {
-        send_error(s, PROTO_WEAK_PASSWORD,
-                   "password: at least 8 characters", &m->id);
+    if (proto_utf8_chars(m->password, m->password_len) < PROTO_PASSWORD_MIN) {
+        send_error(s, PROTO_WEAK_PASSWORD, "password: at least 8 characters",
+                   &m->id);
         return;
     }
     lower(m->username, key, sizeof key);
@@ -1422,8 +1420,7 @@ static void do_register(struct session *s, const struct proto_msg *m)
     }
     if (p->registering || auth_busy(s)) {
         send_error(s, PROTO_RATE_LIMITED,
-                   "a registration or login of yours is in progress",
-                   &m->id);
+                   "a registration or login of yours is in progress", &m->id);
         return;
     }
     if (!pending_put(&h->names, key, 0) || !(j = job_new(s, m))) {
@@ -1515,8 +1512,7 @@ static void do_login(struct session *s, const struct proto_msg *m,
 
     if (auth_busy(s)) {
         send_error(s, PROTO_RATE_LIMITED,
-                   "a registration or login of yours is in progress",
-                   &m->id);
+                   "a registration or login of yours is in progress", &m->id);
         return;
     }
     lower(m->username, key, sizeof key);
@@ -1691,9 +1687,9 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         hex(hash, 32, key);
         p = revoked(h, key) ? NULL : table_get(&h->tokens, key);
         if (!p)
-            rc = revoked(h, key) ? 0
-                                 : find_by_token(h, hash, &sp, &account,
-                                                 &last);
+            rc = revoked(h, key)
+                     ? 0
+                     : find_by_token(h, hash, &sp, &account, &last);
         if (rc <= 0) {
             send_error(s, PROTO_BAD_TOKEN,
                        rc < 0 ? "the player database did not answer"

@@ -23,11 +23,11 @@
 struct job {
     struct job *next;
     void *tag;
-    bool hash;                          /* hash (else verify) */
-    bool known;                         /* verify: encoded was given */
-    size_t len;                         /* of password */
-    char password[PASSWD_MAX_BYTES];    /* wiped once hashed */
-    char encoded[PASSWD_ENCODED_MAX];   /* verify: the stored hash;
+    bool hash;                        /* hash (else verify) */
+    bool known;                       /* verify: encoded was given */
+    size_t len;                       /* of password */
+    char password[PASSWD_MAX_BYTES];  /* wiped once hashed */
+    char encoded[PASSWD_ENCODED_MAX]; /* verify: the stored hash;
                                            hash: the answer */
     struct passwd_answer a;
 };
@@ -88,9 +88,8 @@ static void work(struct job *j)
     } else {
         /* the same work as a verification at the default cost */
         memset(salt, 0, sizeof salt);
-        (void)argon2id_hash_raw(PASSWD_T, PASSWD_M_KIB, PASSWD_P,
-                                j->password, j->len, salt, sizeof salt, tag,
-                                sizeof tag);
+        (void)argon2id_hash_raw(PASSWD_T, PASSWD_M_KIB, PASSWD_P, j->password,
+                                j->len, salt, sizeof salt, tag, sizeof tag);
         OPENSSL_cleanse(tag, sizeof tag);
         j->a.encoded = "";
     }

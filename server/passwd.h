@@ -37,8 +37,8 @@ struct passwd;
 /* An answer, valid during the collect callback. */
 struct passwd_answer {
     void *tag;
-    bool hashed;     /* a passwd_hash job (else a verification) */
-    bool ok;         /* hash: encoded is set; verify: the password fits */
+    bool hashed;         /* a passwd_hash job (else a verification) */
+    bool ok;             /* hash: encoded is set; verify: the password fits */
     const char *encoded; /* hash: the encoded string ("" when !ok) */
 };
 

@@ -49,8 +49,8 @@ struct session {
                               fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
-    int strikes;       /* consecutive messages over the budget */
-    struct table subs; /* games watched: gid -> its own copy (the
+    int strikes;               /* consecutive messages over the budget */
+    struct table subs;         /* games watched: gid -> its own copy (the
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a
                                   password job in flight; NULL: none */

@@ -219,7 +219,7 @@ struct store {
                                        last committed transaction */
     char op_err[128]; /* why the last op undone in a savepoint failed
                          ("": none; writer thread only) */
-    int wal_frames; /* frames in the WAL after the writer's last
+    int wal_frames;   /* frames in the WAL after the writer's last
                               commit (its wal hook; writer thread only) */
     /* Where the next purge op goes on (writer thread only): players are
      * examined in (created_ms, pid) order after this key; a pass that
@@ -776,8 +776,7 @@ static int apply_register(struct store *s, const struct op *op)
     if ((rc = step_clear(s->w_account)) != SQLITE_DONE)
         goto undo;
     sqlite3_bind_text(s->w_player_account, 1, a->pid, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s->w_player_account, 2, a->username, -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(s->w_player_account, 2, a->username, -1, SQLITE_STATIC);
     sqlite3_bind_blob(s->w_player_account, 3, op->u.reg.dead, 32,
                       SQLITE_STATIC);
     if ((rc = step_clear(s->w_player_account)) != SQLITE_DONE)
@@ -892,8 +891,8 @@ static bool op_error(int rc)
 static const char *op_name(enum op_kind k)
 {
     static const char *const names[] = {
-        "player",       "game",         "move",          "finish",
-        "purge",        "register",     "token_put",     "token_touch",
+        "player",       "game",          "move",         "finish",
+        "purge",        "register",      "token_put",    "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire"};
     return names[k];
 }
@@ -922,8 +921,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         log_error("event=store_write_dropped what=%s seq=%llu error=%s",
                   op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
                   log_quote(q, sizeof q,
-                            s->op_err[0] ? s->op_err
-                                         : sqlite3_errmsg(s->w)));
+                            s->op_err[0] ? s->op_err : sqlite3_errmsg(s->w)));
         s->op_err[0] = '\0';
     }
     if (beat_ms) {

@@ -98,8 +98,7 @@ static int64_t f_wall(void *ctx)
 
     (void)ctx;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-           fake_wall_shift;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + fake_wall_shift;
 }
 
 static void f_wake(void) {}

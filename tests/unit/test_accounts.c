@@ -60,7 +60,8 @@ static bool is_account(const struct fconn *c, const char *t)
     ck_assert_msg(j != NULL, "no %s", t);
     ck_assert(json_is_boolean(
         json_object_get(json_object_get(j, "player"), "account")));
-    b = json_is_true(json_object_get(json_object_get(j, "player"), "account"));
+    b = json_is_true(
+        json_object_get(json_object_get(j, "player"), "account"));
     json_decref(j);
     return b;
 }
@@ -71,10 +72,9 @@ static const char *player_field(const struct fconn *c, const char *t,
     static char buf[4][64];
     static int k;
     json_t *j = fake_find(c, t);
-    const char *v =
-        j ? json_string_value(json_object_get(json_object_get(j, "player"),
-                                              key))
-          : NULL;
+    const char *v = j ? json_string_value(json_object_get(
+                            json_object_get(j, "player"), key))
+                      : NULL;
 
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s", v ? v : "");
@@ -161,9 +161,9 @@ START_TEST(register_keeps_the_guest)
     ck_assert(is_account(c, "welcome"));
     ck_assert_str_eq(player_field(c, "welcome", "name"), "Alice_1");
     json_t *w = fake_find(c, "welcome");
-    ck_assert_str_eq(json_string_value(json_array_get(
-                         json_object_get(w, "games"), 0)),
-                     gid);
+    ck_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(w, "games"), 0)),
+        gid);
     json_decref(w);
 }
 END_TEST
@@ -248,9 +248,9 @@ START_TEST(login_before_and_after_hello)
     ck_assert_str_eq(fake_last_t(b), "welcome");
     json_t *j = fake_find(b, "welcome");
     ck_assert_int_eq(json_integer_value(json_object_get(j, "id")), 7);
-    ck_assert_str_eq(json_string_value(json_array_get(
-                         json_object_get(j, "games"), 0)),
-                     gid);
+    ck_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(j, "games"), 0)),
+        gid);
     json_decref(j);
     ck_assert_str_eq(player_field(b, "welcome", "id"), pid);
     ck_assert_str_eq(player_field(b, "welcome", "name"), "ann");
@@ -378,8 +378,9 @@ START_TEST(logout_everywhere)
         struct fconn *o = i ? c : b;
         ck_assert_str_eq(fake_last_t(o), "logged_out");
         ck_assert_str_eq(field(o, "logged_out", "id"), "");
-        fake_say(o, "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
-                    "\"ply\":0}",
+        fake_say(o,
+                 "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+                 "\"ply\":0}",
                  gid);
         ck_assert_str_eq(fake_error(o), "unauthenticated");
     }
@@ -413,9 +414,8 @@ START_TEST(tokens_lapse_after_30_idle_days)
     ck_assert_str_eq(hello_token(t1), "welcome");
     fake_settle();
     ids_token_hash(t1, hash);
-    ck_assert_int_eq(store_find_account_token(fake_store, hash, 0, &sp,
-                                              &last),
-                     1);
+    ck_assert_int_eq(
+        store_find_account_token(fake_store, hash, 0, &sp, &last), 1);
     ck_assert_int_gt(last, real_wall() + 29 * DAY - 60000);
     /* within the hour: no write */
     uint64_t queued = store_queued(fake_store);
@@ -431,9 +431,8 @@ START_TEST(tokens_lapse_after_30_idle_days)
     ck_assert_str_eq(hello_token(t1), "error");
     /* the sweep deletes lapsed tokens; the password still works */
     fake_advance(LIMIT_SWEEP_MS);
-    ck_assert_int_eq(store_find_account_token(fake_store, hash, 0, &sp,
-                                              &last),
-                     0);
+    ck_assert_int_eq(
+        store_find_account_token(fake_store, hash, 0, &sp, &last), 0);
     login_ok("10.0.0.3", "ann", NULL);
 }
 END_TEST

@@ -83,8 +83,8 @@ START_TEST(hash_then_verify)
     ck_assert(got[0].hashed);
     ck_assert(got[0].ok);
     ck_assert_int_eq(got[0].tag, 1);
-    snprintf(want, sizeof want, "$argon2id$v=19$m=%d,t=%d,p=%d$", PASSWD_M_KIB,
-             PASSWD_T, PASSWD_P);
+    snprintf(want, sizeof want, "$argon2id$v=19$m=%d,t=%d,p=%d$",
+             PASSWD_M_KIB, PASSWD_T, PASSWD_P);
     ck_assert_msg(!strncmp(got[0].encoded, want, strlen(want)), "%s",
                   got[0].encoded);
     /* the library itself accepts it, and the password is not in it */
@@ -95,12 +95,10 @@ START_TEST(hash_then_verify)
 
     /* a second hash of the same password has its own salt */
     ck_assert_int_eq(passwd_hash(pw, "correct horse", 13, (void *)2), 0);
-    ck_assert_int_eq(passwd_verify(pw, encoded, "correct horse", 13,
-                                   (void *)3),
-                     0);
-    ck_assert_int_eq(passwd_verify(pw, encoded, "correct horsf", 13,
-                                   (void *)4),
-                     0);
+    ck_assert_int_eq(
+        passwd_verify(pw, encoded, "correct horse", 13, (void *)3), 0);
+    ck_assert_int_eq(
+        passwd_verify(pw, encoded, "correct horsf", 13, (void *)4), 0);
     ck_assert_int_eq(passwd_verify(pw, NULL, "correct horse", 13, (void *)5),
                      0);
     collect(pw, 5);

@@ -460,8 +460,8 @@ START_TEST(account_fields)
           "password: missing");
     FAILS("{\"t\":\"login\",\"password\":\"secret12\"}", false,
           PROTO_BAD_FIELD, "username: missing");
-    FAILS("{\"t\":\"login\",\"username\":5,\"password\":\"secret12\"}",
-          false, PROTO_BAD_FIELD, "username: must be a string");
+    FAILS("{\"t\":\"login\",\"username\":5,\"password\":\"secret12\"}", false,
+          PROTO_BAD_FIELD, "username: must be a string");
     FAILS("{\"t\":\"login\",\"username\":\"al\",\"password\":null}", false,
           PROTO_BAD_FIELD, "password: must be a string");
     /* (a NUL in a string is not JSON the server reads) */
@@ -478,7 +478,8 @@ START_TEST(account_fields)
              0);
     FAILS(big, false, PROTO_BAD_FIELD, "password: at most 128 bytes");
     snprintf(big, sizeof big,
-             "{\"t\":\"login\",\"username\":\"%065d\",\"password\":\"x\"}", 0);
+             "{\"t\":\"login\",\"username\":\"%065d\",\"password\":\"x\"}",
+             0);
     FAILS(big, false, PROTO_BAD_FIELD, "username: at most 64 bytes");
     /* the username's shape is the server's to judge (bad_username or
      * bad_credentials), not the parser's */

@@ -1151,9 +1151,8 @@ START_TEST(accounts_register_tokens_and_expiry)
     /* a second device, a use recorded, one revoked */
     ck_assert_uint_gt(store_put_token(s, "pidA", t2, now + day), 0);
     wait_committed(s, store_touch_token(s, t1, now + 2 * day));
-    ck_assert_int_eq(store_find_account_token(s, t1, now + 2 * day, &out,
-                                              &last),
-                     1);
+    ck_assert_int_eq(
+        store_find_account_token(s, t1, now + 2 * day, &out, &last), 1);
     ck_assert_int_eq(last, now + 2 * day);
     ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, &last), 1);
     ck_assert_int_eq(last, now + day);
@@ -1245,8 +1244,7 @@ START_TEST(purge_keeps_accounts)
 END_TEST
 
 /* 31 zero bytes in hex */
-#define Z31                                                                \
-    "00000000000000000000000000000000000000000000000000000000000000"
+#define Z31 "00000000000000000000000000000000000000000000000000000000000000"
 
 /* A database of schema version 2 (the first two migrations, as servers
  * before accounts left it) with guests, a live game with its journal and
