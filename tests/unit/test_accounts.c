@@ -304,6 +304,15 @@ START_TEST(login_errors)
     ck_assert_str_eq(fake_error(c), "bad_credentials");
     login(c, "a", "correct horse");
     ck_assert_str_eq(fake_error(c), "bad_credentials");
+    /* an unknown user's password is checked by the workers like a known
+     * one's (the same Argon2id time): no answer while they are held */
+    fake_hold_passwords(1);
+    login(c, "anne", "correct horse");
+    ck_assert_int_eq(c->n, 0);
+    ck_assert_uint_eq(hub_auth_pending(fake_hub), 1);
+    fake_hold_passwords(0);
+    fake_settle();
+    ck_assert_str_eq(fake_error(c), "bad_credentials");
     /* still unauthenticated */
     fake_say(c, "{\"t\":\"seek\",\"clock\":" CLOCK5 "}");
     ck_assert_str_eq(fake_error(c), "unauthenticated");
