@@ -22,6 +22,8 @@
 struct hub *fake_hub;
 struct store *fake_store;
 int64_t fake_now;
+int64_t fake_wall_shift;
+static bool passwords_held;
 
 struct falarm {
     void (*cb)(void *arg);
@@ -96,7 +98,7 @@ static int64_t f_wall(void *ctx)
 
     (void)ctx;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + fake_wall_shift;
 }
 
 static void f_wake(void) {}
@@ -126,6 +128,10 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(max_games_per_player, c.max_games_per_player);
     DEFAULT(max_invites_per_ip, c.max_invites_per_ip);
     DEFAULT(guests_per_ip_per_min, c.guests_per_ip_per_min);
+    DEFAULT(logins_per_ip_per_min, c.logins_per_ip_per_min);
+    DEFAULT(logins_per_user_per_min, c.logins_per_user_per_min);
+    DEFAULT(password_threads, c.password_threads);
+    DEFAULT(password_queue, c.password_queue);
 #undef DEFAULT
     config_clear(&c);
     return h;
@@ -169,6 +175,7 @@ static void free_hub(void)
 void fake_restart(const struct hub_config *cfg)
 {
     free_hub();
+    passwords_held = false;
     new_hub(cfg);
 }
 
@@ -179,6 +186,8 @@ void fake_setup(const struct hub_config *cfg)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    fake_wall_shift = 0;
+    passwords_held = false;
     memset(alarms, 0, sizeof alarms);
     nconns = 0;
     tmpdir_make(dir, sizeof dir, "test_hub");
@@ -234,12 +243,23 @@ void fake_settle(void)
 {
     struct timespec ms = {0, 1000000L};
 
-    for (int i = 0;
-         i < 10000 && store_committed(fake_store) < store_queued(fake_store);
-         i++)
+    /* an answer may queue a write, and a commit let nothing new hash */
+    for (int i = 0; i < 10000; i++) {
+        hub_wake(fake_hub);
+        if (store_committed(fake_store) >= store_queued(fake_store) &&
+            (passwords_held || hub_auth_pending(fake_hub) == 0))
+            break;
         nanosleep(&ms, NULL);
+    }
     ck_assert_uint_ge(store_committed(fake_store), store_queued(fake_store));
+    ck_assert(passwords_held || hub_auth_pending(fake_hub) == 0);
     hub_wake(fake_hub);
+}
+
+void fake_hold_passwords(int hold)
+{
+    passwords_held = hold != 0;
+    hub_hold_passwords(fake_hub, hold);
 }
 
 void fake_advance(int64_t ms)

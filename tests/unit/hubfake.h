@@ -31,6 +31,8 @@ struct fconn {
 extern struct hub *fake_hub;
 extern struct store *fake_store;
 extern int64_t fake_now;
+/* Added to the real wall clock the hub reads (ms): a test moves days on. */
+extern int64_t fake_wall_shift;
 
 /* Opens a store in a fresh directory and a hub over the fakes with cfg
  * (NULL: the defaults). */
@@ -49,9 +51,15 @@ struct fconn *fake_connect(const char *ip);
 /* The connection closes (the hub's hub_close). */
 void fake_disconnect(struct fconn *c);
 
-/* Waits (bounded: 10 s) until the store has committed everything queued,
- * then wakes the hub (hub_wake), as the loop does after a commit. */
+/* Waits (bounded: 10 s) until the store has committed everything queued
+ * and (unless fake_hold_passwords holds them) the password workers have
+ * answered every job, waking the hub (hub_wake) as the loop does after a
+ * commit or an answer. */
 void fake_settle(void);
+
+/* Holds the password workers (hold != 0: jobs wait, fake_settle does not
+ * wait for them) or lets them go on. */
+void fake_hold_passwords(int hold);
 
 /* Moves the clock to now + ms and fires the alarms due, in order. */
 void fake_advance(int64_t ms);
