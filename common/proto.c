@@ -40,6 +40,11 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_RATE_LIMITED] = "rate_limited",
     [PROTO_TOO_MANY_GAMES] = "too_many_games",
     [PROTO_NO_REMATCH] = "no_rematch",
+    [PROTO_BAD_USERNAME] = "bad_username",
+    [PROTO_NAME_TAKEN] = "name_taken",
+    [PROTO_WEAK_PASSWORD] = "weak_password",
+    [PROTO_ALREADY_REGISTERED] = "already_registered",
+    [PROTO_BAD_CREDENTIALS] = "bad_credentials",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */
@@ -51,7 +56,10 @@ enum {
     F_GAME = 1 << 4,
     F_UCI = 1 << 5,
     F_PLY = 1 << 6,
-    F_FEN = 1 << 7
+    F_FEN = 1 << 7,
+    F_USERNAME = 1 << 8,
+    F_PASSWORD = 1 << 9,
+    F_EVERYWHERE = 1 << 10
 };
 
 static const struct {
@@ -79,6 +87,11 @@ static const struct {
     [PROTO_T_UNWATCH] = {"unwatch", F_GAME, F_GAME},
     [PROTO_T_REMATCH] = {"rematch", F_GAME, F_GAME},
     [PROTO_T_REMATCH_DECLINE] = {"rematch_decline", F_GAME, F_GAME},
+    [PROTO_T_REGISTER] = {"register", F_USERNAME | F_PASSWORD,
+                          F_USERNAME | F_PASSWORD},
+    [PROTO_T_LOGIN] = {"login", F_USERNAME | F_PASSWORD,
+                       F_USERNAME | F_PASSWORD},
+    [PROTO_T_LOGOUT] = {"logout", F_EVERYWHERE, 0},
 };
 
 static const struct {
@@ -87,7 +100,8 @@ static const struct {
 } field_keys[] = {
     {"name", F_NAME},   {"token", F_TOKEN}, {"clock", F_CLOCK},
     {"color", F_COLOR}, {"game", F_GAME},   {"uci", F_UCI},
-    {"ply", F_PLY},     {"fen", F_FEN},
+    {"ply", F_PLY},     {"fen", F_FEN},     {"username", F_USERNAME},
+    {"password", F_PASSWORD}, {"everywhere", F_EVERYWHERE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -135,6 +149,21 @@ bool proto_key_valid(const char *s)
 bool proto_name_valid(const char *s)
 {
     return key_chars(s, PROTO_NAME_MAX);
+}
+
+bool proto_username_valid(const char *s)
+{
+    return key_chars(s, PROTO_USERNAME_MAX) &&
+           strlen(s) >= PROTO_USERNAME_MIN;
+}
+
+size_t proto_utf8_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
 }
 
 size_t proto_utf8_prefix(const char *s, size_t len)
@@ -338,6 +367,33 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
             return -1;
         if (check_fen(m, e) < 0)
             return -1;
+    }
+    if (present & F_USERNAME) {
+        v = json_object_get(root, "username");
+        if (json_is_string(v) &&
+            json_string_length(v) > PROTO_USERNAME_FIELD_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "username: at most 64 bytes");
+        if (get_string(root, "username", m->username, sizeof m->username,
+                       e) < 0)
+            return -1;
+    }
+    if (present & F_PASSWORD) {
+        v = json_object_get(root, "password");
+        if (json_is_string(v) && json_string_length(v) > PROTO_PASSWORD_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "password: at most 128 bytes");
+        if (get_string(root, "password", m->password, sizeof m->password,
+                       e) < 0)
+            return -1;
+        m->password_len = json_string_length(v);
+    }
+    if (present & F_EVERYWHERE) {
+        v = json_object_get(root, "everywhere");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "everywhere: true or false");
+        m->everywhere = json_is_true(v);
     }
     return 0;
 }
@@ -585,7 +641,8 @@ int proto_parse_json(const char *text, size_t len, bool authed,
              json_string_value(t));
         goto done;
     }
-    if (!authed && m->type != PROTO_T_HELLO && m->type != PROTO_T_PING) {
+    if (!authed && m->type != PROTO_T_HELLO && m->type != PROTO_T_PING &&
+        m->type != PROTO_T_LOGIN) {
         fail(e, PROTO_UNAUTHENTICATED, "%s", "send hello first");
         goto done;
     }
@@ -687,7 +744,14 @@ char *proto_render_error(enum proto_code code, const char *msg,
                   id);
 }
 
-char *proto_render_welcome(const struct proto_player *p, const char *token,
+/* {"id","name","account"}; an account's ratings are to come here. */
+static json_t *j_me(const struct proto_me *p)
+{
+    return json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name,
+                     "account", p->account);
+}
+
+char *proto_render_welcome(const struct proto_me *p, const char *token,
                            const char *const *games, size_t n,
                            const struct proto_id *id)
 {
@@ -696,8 +760,21 @@ char *proto_render_welcome(const struct proto_player *p, const char *token,
     for (size_t i = 0; a && i < n; i++)
         json_array_append_new(a, json_string(games[i]));
     return finish(json_pack("{s:s,s:o,s:s,s:o}", "t", "welcome", "player",
-                            j_player(p), "token", token, "games", a),
+                            j_me(p), "token", token, "games", a),
                   id);
+}
+
+char *proto_render_registered(const struct proto_me *p, const char *token,
+                              const struct proto_id *id)
+{
+    return finish(json_pack("{s:s,s:o,s:s}", "t", "registered", "player",
+                            j_me(p), "token", token),
+                  id);
+}
+
+char *proto_render_logged_out(const struct proto_id *id)
+{
+    return finish(json_pack("{s:s}", "t", "logged_out"), id);
 }
 
 char *proto_render_pong(const struct proto_id *id)

@@ -45,6 +45,11 @@ enum proto_code {
     PROTO_RATE_LIMITED,
     PROTO_TOO_MANY_GAMES,
     PROTO_NO_REMATCH,
+    PROTO_BAD_USERNAME,       /* register: not 2-20 of A-Z a-z 0-9 _ - */
+    PROTO_NAME_TAKEN,         /* register: another account has it */
+    PROTO_WEAK_PASSWORD,      /* register: fewer than 8 characters */
+    PROTO_ALREADY_REGISTERED, /* register: the player is an account */
+    PROTO_BAD_CREDENTIALS,    /* login: no such user or wrong password */
     PROTO_CODE_COUNT
 };
 
@@ -70,6 +75,9 @@ enum proto_type {
     PROTO_T_UNWATCH,
     PROTO_T_REMATCH,
     PROTO_T_REMATCH_DECLINE,
+    PROTO_T_REGISTER,
+    PROTO_T_LOGIN,
+    PROTO_T_LOGOUT,
     PROTO_T_COUNT
 };
 
@@ -81,6 +89,16 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_KEY_MAX 32   /* characters of a GID, PID or SID */
 #define PROTO_TOKEN_MAX 64 /* characters of a token */
 #define PROTO_MSG_MAX 200  /* bytes of an error's human text */
+/* register and login: a username (2-20 of A-Z a-z 0-9 _ -) arrives as any
+ * string of at most PROTO_USERNAME_FIELD_MAX bytes (longer: bad_field);
+ * a password as a string of at most PROTO_PASSWORD_MAX bytes (longer:
+ * bad_field) and, to register, at least PROTO_PASSWORD_MIN characters
+ * (code points). */
+#define PROTO_USERNAME_MIN 2
+#define PROTO_USERNAME_MAX 20
+#define PROTO_USERNAME_FIELD_MAX 64
+#define PROTO_PASSWORD_MIN 8
+#define PROTO_PASSWORD_MAX 128
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -103,6 +121,11 @@ struct proto_msg {
     int ply;                         /* move, draw_claim: -1 when absent */
     char fen[FEN_MAX];               /* invite: "" when absent */
     struct board start;              /* invite with fen: the position */
+    /* register, login: as sent (checked by the server, not here) */
+    char username[PROTO_USERNAME_FIELD_MAX + 1];
+    char password[PROTO_PASSWORD_MAX + 1];
+    size_t password_len; /* bytes */
+    bool everywhere;     /* logout: every token of the account */
 };
 
 struct proto_error {
@@ -122,6 +145,13 @@ bool proto_key_valid(const char *s);
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
 
+/* True when s is a valid username: 2-20 of [A-Za-z0-9_-]. */
+bool proto_username_valid(const char *s);
+
+/* Characters (UTF-8 code points) in the len bytes at s, which must be
+ * UTF-8. */
+size_t proto_utf8_chars(const char *s, size_t len);
+
 /* Length of the longest prefix of the len bytes at s that is UTF-8
  * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF);
  * len when all of it is. */
@@ -129,7 +159,8 @@ size_t proto_utf8_prefix(const char *s, size_t len);
 
 /*
  * Parses one text message of len bytes. `authed` says whether the
- * connection has completed hello. Returns 0 with *m filled, or -1 with *e
+ * connection has completed hello (or login: before either, only hello,
+ * login and ping are accepted). Returns 0 with *m filled, or -1 with *e
  * set to the first failing check in the protocol's order. Even on error,
  * m->type is the message type when it was recognised (for rate limiting)
  * and m->id the id when it was valid (to echo it).
@@ -150,6 +181,14 @@ int proto_parse_json(const char *text, size_t len, bool authed,
 struct proto_player {
     const char *id;
     const char *name;
+};
+
+/* The player a connection speaks for, as welcome and registered show it:
+ * {"id","name","account"}. (An account's ratings are to come here.) */
+struct proto_me {
+    const char *id;
+    const char *name;
+    bool account;
 };
 
 struct proto_clocks {
@@ -217,9 +256,14 @@ const char *proto_color_name(int color);
 
 char *proto_render_error(enum proto_code code, const char *msg,
                          const struct proto_id *id);
-char *proto_render_welcome(const struct proto_player *p, const char *token,
+char *proto_render_welcome(const struct proto_me *p, const char *token,
                            const char *const *games, size_t n,
                            const struct proto_id *id);
+/* {"t":"registered","player":ME,"token":TOKEN} */
+char *proto_render_registered(const struct proto_me *p, const char *token,
+                              const struct proto_id *id);
+/* {"t":"logged_out"} */
+char *proto_render_logged_out(const struct proto_id *id);
 char *proto_render_pong(const struct proto_id *id);
 char *proto_render_seeking(const char *sid, const struct proto_id *id);
 char *proto_render_seek_cancelled(const struct proto_id *id);

@@ -150,6 +150,22 @@ static const struct key keys[] = {
     INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,
             "new guests (hello without a token) one address may create "
             "a minute"),
+    /* Login attempts (right or wrong), token buckets of that many
+     * refilled over a minute: per address, room for a household behind
+     * one NAT address; per username, room for a person's devices and
+     * typos, while a guesser gets 10 passwords a minute per account. */
+    INT_KEY(logins_per_ip_per_min, "--logins-per-ip-per-min", 1, 10000000,
+            30, "login attempts one address may make a minute"),
+    INT_KEY(logins_per_user_per_min, "--logins-per-user-per-min", 1,
+            10000000, 10, "login attempts for one username a minute"),
+    /* Argon2id takes 19 MiB and tens of milliseconds of a core per
+     * password: one thread leaves the other cores to the event loop and
+     * the database; the queue is what a login storm may make wait (64
+     * at ~50 ms: about 3 s), beyond it logins are refused as busy. */
+    INT_KEY(password_threads, NULL, 1, 64, 1,
+            "threads hashing passwords (logins, registrations)"),
+    INT_KEY(password_queue, NULL, 1, 100000, 64,
+            "password hashes that may wait or run at once"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

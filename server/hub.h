@@ -64,8 +64,8 @@ struct hub_env {
     /* Monotonic and Unix epoch time in milliseconds. */
     int64_t (*now_ms)(void *ctx);
     int64_t (*wall_ms)(void *ctx);
-    /* From any thread (the verdict worker): have the loop call hub_wake
-     * soon. */
+    /* From any thread (the verdict and password workers): have the loop
+     * call hub_wake soon. */
     void (*wake)(void);
 };
 
@@ -80,6 +80,10 @@ struct hub_config {
     int max_games_per_player;        /* live games + invitations + seek */
     int max_invites_per_ip;          /* open invitations from one address */
     int guests_per_ip_per_min;       /* new guests from one address */
+    int logins_per_ip_per_min;       /* login attempts from one address */
+    int logins_per_user_per_min;     /* ... for one username */
+    int password_threads;            /* password workers (passwd.h) */
+    int password_queue;              /* hashes queued or running */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
@@ -96,6 +100,14 @@ int hub_restore(struct hub *h, int64_t now);
 
 struct metrics *hub_metrics(struct hub *h);
 struct store *hub_store(struct hub *h);
+
+/* Password jobs of logins and registrations not answered yet (queued,
+ * being hashed, or answered and not taken by hub_wake). For tests. */
+size_t hub_auth_pending(const struct hub *h);
+
+/* Stops the password workers from taking jobs (hold != 0) or lets them
+ * go on. For tests that fill the queue. */
+void hub_hold_passwords(struct hub *h, int hold);
 size_t hub_live_games(const struct hub *h);
 size_t hub_open_seeks(const struct hub *h);
 
@@ -119,7 +131,8 @@ void hub_shutdown(struct hub *h);
 
 /* The loop was woken (env.wake, or the store's commit): takes the work
  * other threads finished to their games: the store's commits (the turns
- * held for them begin, and a stall notice ends) and the flag verdicts. */
+ * held for them begin, and a stall notice ends), the flag verdicts and
+ * the password workers' answers (logins and registrations end). */
 void hub_wake(struct hub *h);
 
 /* A new connection c from address ip (not copied: it must outlive the

@@ -701,6 +701,10 @@ int main(int argc, char **argv)
         .max_games_per_player = cfg.max_games_per_player,
         .max_invites_per_ip = cfg.max_invites_per_ip,
         .guests_per_ip_per_min = cfg.guests_per_ip_per_min,
+        .logins_per_ip_per_min = cfg.logins_per_ip_per_min,
+        .logins_per_user_per_min = cfg.logins_per_user_per_min,
+        .password_threads = cfg.password_threads,
+        .password_queue = cfg.password_queue,
     };
     h = start_hub(st, &hc);
     if (!h) {

@@ -23,7 +23,8 @@ struct ratelimit {
     bool ever;     /* ... if any */
 };
 
-struct ratelimit *ratelimit_new(int rate_per_s, int burst, size_t max_addrs)
+struct ratelimit *ratelimit_new(double rate_per_s, int burst,
+                                size_t max_addrs)
 {
     struct ratelimit *rl = calloc(1, sizeof *rl);
 

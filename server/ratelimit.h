@@ -1,6 +1,7 @@
 /*
- * ratelimit.h - token buckets per address, for the HTTP API: each address
- * may make `burst` requests at once and `rate_per_s` a second after that.
+ * ratelimit.h - token buckets per address (or any short key), for the
+ * HTTP API and the logins: each key may make `burst` requests at once and
+ * `rate_per_s` a second after that.
  *
  * Memory is bounded: at most max_addrs addresses are kept. When that many
  * are, the buckets that have refilled (those addresses behave like new
@@ -18,8 +19,10 @@
 
 struct ratelimit;
 
-/* NULL when out of memory. rate_per_s and burst >= 1. */
-struct ratelimit *ratelimit_new(int rate_per_s, int burst, size_t max_addrs);
+/* NULL when out of memory. rate_per_s > 0 (a fraction for limits per
+ * minute), burst >= 1. */
+struct ratelimit *ratelimit_new(double rate_per_s, int burst,
+                                size_t max_addrs);
 
 /* Frees rl and every bucket. NULL is a no-op. */
 void ratelimit_free(struct ratelimit *rl);

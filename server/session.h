@@ -22,6 +22,7 @@
 struct hub;
 struct conn;
 struct player;
+struct session_auth;
 
 /* The token buckets of every connection: each move message takes a token
  * from the first, every other message (and ping or pong frame) from the
@@ -51,6 +52,8 @@ struct session {
     int strikes;       /* consecutive messages over the budget */
     struct table subs; /* games watched: gid -> its own copy (the
                                key), freed with the entry */
+    struct session_auth *auth; /* the hub's: an account token in use, a
+                                  password job in flight; NULL: none */
 };
 
 /* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not

@@ -137,7 +137,19 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-enum op_kind { OP_PLAYER, OP_GAME, OP_MOVE, OP_FINISH, OP_PURGE };
+enum op_kind {
+    OP_PLAYER,
+    OP_GAME,
+    OP_MOVE,
+    OP_FINISH,
+    OP_PURGE,
+    OP_REGISTER,
+    OP_TOKEN_PUT,
+    OP_TOKEN_TOUCH,
+    OP_TOKEN_REVOKE,
+    OP_TOKENS_REVOKE,
+    OP_TOKENS_EXPIRE
+};
 
 /* One queued write, owned by the queue until the writer frees it. */
 struct op {
@@ -155,6 +167,15 @@ struct op {
             int64_t before_ms;
             size_t n_keep;
         } purge;
+        struct {
+            struct store_account a;
+            uint8_t dead[32], token[32];
+        } reg;
+        struct { /* OP_TOKEN_*, OP_TOKENS_*: what each needs */
+            char pid[33];
+            uint8_t hash[32];
+            int64_t ms;
+        } token;
     } u;
     char *pgn;        /* OP_FINISH only, owned */
     char (*keep)[33]; /* OP_PURGE only, owned, sorted by strcmp */
@@ -171,10 +192,14 @@ struct store {
     sqlite3_stmt *w_begin, *w_commit, *w_rollback;
     sqlite3_stmt *w_player, *w_game, *w_finish, *w_move, *w_beat;
     sqlite3_stmt *w_purge_scan, *w_purge_del;
+    sqlite3_stmt *w_savepoint, *w_release, *w_rollback_to;
+    sqlite3_stmt *w_account, *w_player_account, *w_token_put;
+    sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
+    sqlite3_stmt *w_tokens_expire;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
-    sqlite3_stmt *r_ended, *r_list;
+    sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
 
     pthread_t thread, ckpt_thread;
     bool thread_started, ckpt_thread_started;
@@ -192,6 +217,8 @@ struct store {
     _Atomic uint64_t committed;     /* highest sequence number committed */
     _Atomic int64_t last_commit_ms; /* CLOCK_MONOTONIC of the writer's
                                        last committed transaction */
+    char op_err[128]; /* why the last op undone in a savepoint failed
+                         ("": none; writer thread only) */
     int wal_frames; /* frames in the WAL after the writer's last
                               commit (its wal hook; writer thread only) */
     /* Where the next purge op goes on (writer thread only): players are
@@ -346,7 +373,25 @@ static const struct stmt_def writer_stmts[] = {
                      "AND NOT EXISTS (SELECT 1 FROM games "
                      "WHERE black_pid = ?1) "
                      "AND NOT EXISTS (SELECT 1 FROM games "
-                     "WHERE creator_pid = ?1)"),
+                     "WHERE creator_pid = ?1) "
+                     "AND NOT EXISTS (SELECT 1 FROM accounts "
+                     "WHERE pid = ?1)"),
+    /* one op of several statements is all or nothing */
+    DEF(w_savepoint, "SAVEPOINT op"),
+    DEF(w_release, "RELEASE op"),
+    DEF(w_rollback_to, "ROLLBACK TO op"),
+    DEF(w_account, "INSERT INTO accounts (pid, username, password_hash, "
+                   "created_ms) VALUES (?1, ?2, ?3, ?4)"),
+    DEF(w_player_account, "UPDATE players SET name = ?2, token_hash = ?3 "
+                          "WHERE pid = ?1"),
+    DEF(w_token_put, "INSERT INTO account_tokens (token_hash, pid, "
+                     "created_ms, last_used_ms) VALUES (?1, ?2, ?3, ?3)"),
+    DEF(w_token_touch, "UPDATE account_tokens SET last_used_ms = ?2 "
+                       "WHERE token_hash = ?1"),
+    DEF(w_token_revoke, "DELETE FROM account_tokens WHERE token_hash = ?1"),
+    DEF(w_tokens_revoke, "DELETE FROM account_tokens WHERE pid = ?1"),
+    DEF(w_tokens_expire, "DELETE FROM account_tokens "
+                         "WHERE last_used_ms < ?1"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -368,6 +413,12 @@ static const struct stmt_def reader_stmts[] = {
                     "black_pid",
                     " AND white_pid IS NOT ?1") " ORDER BY ended_ms DESC, "
                                                 "gid DESC LIMIT ?4"),
+    DEF(r_account, "SELECT pid, username, password_hash, created_ms "
+                   "FROM accounts WHERE username = ?1"),
+    DEF(r_account_token, "SELECT a.pid, a.username, a.created_ms, "
+                         "t.last_used_ms FROM account_tokens t "
+                         "JOIN accounts a ON a.pid = t.pid "
+                         "WHERE t.token_hash = ?1 AND t.last_used_ms >= ?2"),
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -699,6 +750,57 @@ static int apply_purge(struct store *s, const struct op *op)
     return SQLITE_DONE;
 }
 
+/* Steps st (its parameters bound) and clears it: the step's code. */
+static int step_clear(sqlite3_stmt *st)
+{
+    int rc = step_once(st);
+
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
+/* Registers an account (store_register) inside the open transaction, in
+ * a savepoint: all of it or none. SQLITE_DONE, or the failing code (the
+ * player row missing is SQLITE_CONSTRAINT, as a foreign key would be). */
+static int apply_register(struct store *s, const struct op *op)
+{
+    const struct store_account *a = &op->u.reg.a;
+    int rc;
+
+    if ((rc = step_once(s->w_savepoint)) != SQLITE_DONE)
+        return rc;
+    sqlite3_bind_text(s->w_account, 1, a->pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->w_account, 2, a->username, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->w_account, 3, a->password_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s->w_account, 4, a->created_ms);
+    if ((rc = step_clear(s->w_account)) != SQLITE_DONE)
+        goto undo;
+    sqlite3_bind_text(s->w_player_account, 1, a->pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->w_player_account, 2, a->username, -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(s->w_player_account, 3, op->u.reg.dead, 32,
+                      SQLITE_STATIC);
+    if ((rc = step_clear(s->w_player_account)) != SQLITE_DONE)
+        goto undo;
+    if (sqlite3_changes(s->w) != 1) {
+        copy_str(s->op_err, sizeof s->op_err, "no such player");
+        rc = SQLITE_CONSTRAINT;
+        goto undo;
+    }
+    sqlite3_bind_blob(s->w_token_put, 1, op->u.reg.token, 32, SQLITE_STATIC);
+    sqlite3_bind_text(s->w_token_put, 2, a->pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s->w_token_put, 3, a->created_ms);
+    if ((rc = step_clear(s->w_token_put)) != SQLITE_DONE)
+        goto undo;
+    return step_once(s->w_release);
+undo:
+    if (!s->op_err[0])
+        copy_str(s->op_err, sizeof s->op_err, sqlite3_errmsg(s->w));
+    step_once(s->w_rollback_to);
+    step_once(s->w_release);
+    return rc;
+}
+
 /* Applies one op inside the open transaction: the step's result code. */
 static int apply_op(struct store *s, const struct op *op)
 {
@@ -708,6 +810,31 @@ static int apply_op(struct store *s, const struct op *op)
     switch (op->kind) {
     case OP_PURGE:
         return apply_purge(s, op);
+    case OP_REGISTER:
+        return apply_register(s, op);
+    case OP_TOKEN_PUT:
+        st = s->w_token_put;
+        rc |= sqlite3_bind_blob(st, 1, op->u.token.hash, 32, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.token.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 3, op->u.token.ms);
+        break;
+    case OP_TOKEN_TOUCH:
+        st = s->w_token_touch;
+        rc |= sqlite3_bind_blob(st, 1, op->u.token.hash, 32, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 2, op->u.token.ms);
+        break;
+    case OP_TOKEN_REVOKE:
+        st = s->w_token_revoke;
+        rc |= sqlite3_bind_blob(st, 1, op->u.token.hash, 32, SQLITE_STATIC);
+        break;
+    case OP_TOKENS_REVOKE:
+        st = s->w_tokens_revoke;
+        rc |= sqlite3_bind_text(st, 1, op->u.token.pid, -1, SQLITE_STATIC);
+        break;
+    case OP_TOKENS_EXPIRE:
+        st = s->w_tokens_expire;
+        rc |= sqlite3_bind_int64(st, 1, op->u.token.ms);
+        break;
     case OP_PLAYER:
         st = s->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);
@@ -764,8 +891,10 @@ static bool op_error(int rc)
 
 static const char *op_name(enum op_kind k)
 {
-    static const char *const names[] = {"player", "game", "move", "finish",
-                                        "purge"};
+    static const char *const names[] = {
+        "player",       "game",         "move",          "finish",
+        "purge",        "register",     "token_put",     "token_touch",
+        "token_revoke", "tokens_revoke", "tokens_expire"};
     return names[k];
 }
 
@@ -792,7 +921,10 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         atomic_fetch_add(&s->failures[STORE_FAIL_WRITE_DROPPED], 1);
         log_error("event=store_write_dropped what=%s seq=%llu error=%s",
                   op_name(ops[i]->kind), (unsigned long long)ops[i]->seq,
-                  log_quote(q, sizeof q, sqlite3_errmsg(s->w)));
+                  log_quote(q, sizeof q,
+                            s->op_err[0] ? s->op_err
+                                         : sqlite3_errmsg(s->w)));
+        s->op_err[0] = '\0';
     }
     if (beat_ms) {
         sqlite3_bind_int64(s->w_beat, 1, beat_ms);
@@ -1462,6 +1594,75 @@ uint64_t store_purge_guests(struct store *s, int64_t before_ms,
     return enqueue(s, op);
 }
 
+uint64_t store_register(struct store *s, const struct store_account *a,
+                        const uint8_t dead_hash[32],
+                        const uint8_t token_hash[32])
+{
+    struct op *op;
+
+    if (!s || !a || !dead_hash || !token_hash)
+        return 0;
+    if (!(op = op_new(OP_REGISTER)))
+        return 0;
+    op->u.reg.a = *a;
+    TERMINATE(op->u.reg.a.pid);
+    TERMINATE(op->u.reg.a.username);
+    TERMINATE(op->u.reg.a.password_hash);
+    memcpy(op->u.reg.dead, dead_hash, 32);
+    memcpy(op->u.reg.token, token_hash, 32);
+    if (!op->u.reg.a.pid[0] || !op->u.reg.a.username[0] ||
+        !op->u.reg.a.password_hash[0]) {
+        op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
+/* A token op with what its kind needs (pid, hash, ms; NULL: unused). */
+static uint64_t token_op(struct store *s, enum op_kind kind, const char *pid,
+                         const uint8_t *hash, int64_t ms)
+{
+    struct op *op;
+
+    if (!s || (pid && !*pid))
+        return 0;
+    if (!(op = op_new(kind)))
+        return 0;
+    if (pid)
+        copy_str(op->u.token.pid, sizeof op->u.token.pid, pid);
+    if (hash)
+        memcpy(op->u.token.hash, hash, 32);
+    op->u.token.ms = ms;
+    return enqueue(s, op);
+}
+
+uint64_t store_put_token(struct store *s, const char *pid,
+                         const uint8_t hash[32], int64_t now_ms)
+{
+    return pid && hash ? token_op(s, OP_TOKEN_PUT, pid, hash, now_ms) : 0;
+}
+
+uint64_t store_touch_token(struct store *s, const uint8_t hash[32],
+                           int64_t now_ms)
+{
+    return hash ? token_op(s, OP_TOKEN_TOUCH, NULL, hash, now_ms) : 0;
+}
+
+uint64_t store_revoke_token(struct store *s, const uint8_t hash[32])
+{
+    return hash ? token_op(s, OP_TOKEN_REVOKE, NULL, hash, 0) : 0;
+}
+
+uint64_t store_revoke_tokens(struct store *s, const char *pid)
+{
+    return pid ? token_op(s, OP_TOKENS_REVOKE, pid, NULL, 0) : 0;
+}
+
+uint64_t store_expire_tokens(struct store *s, int64_t before_ms)
+{
+    return token_op(s, OP_TOKENS_EXPIRE, NULL, NULL, before_ms);
+}
+
 uint64_t store_committed(const struct store *s)
 {
     return atomic_load(&s->committed);
@@ -1587,6 +1788,59 @@ int store_find_player(struct store *s, const char *pid,
         return 0;
     sqlite3_bind_text(s->r_player, 1, pid, -1, SQLITE_STATIC);
     return find_player(s, s->r_player, out);
+}
+
+int store_find_account(struct store *s, const char *username,
+                       struct store_account *out)
+{
+    sqlite3_stmt *st = s->r_account;
+    int rc, found = 0;
+
+    if (!username)
+        return 0;
+    sqlite3_bind_text(st, 1, username, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        memset(out, 0, sizeof *out);
+        col_str(st, 0, out->pid, sizeof out->pid);
+        col_str(st, 1, out->username, sizeof out->username);
+        col_str(st, 2, out->password_hash, sizeof out->password_hash);
+        out->created_ms = sqlite3_column_int64(st, 3);
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = read_failed(s, st);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
+}
+
+int store_find_account_token(struct store *s, const uint8_t hash[32],
+                             int64_t since_ms, struct store_player *out,
+                             int64_t *last_used_ms)
+{
+    sqlite3_stmt *st = s->r_account_token;
+    int rc, found = 0;
+
+    if (!hash)
+        return 0;
+    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        memset(out, 0, sizeof *out);
+        col_str(st, 0, out->pid, sizeof out->pid);
+        col_str(st, 1, out->name, sizeof out->name);
+        out->created_ms = sqlite3_column_int64(st, 2);
+        if (last_used_ms)
+            *last_used_ms = sqlite3_column_int64(st, 3);
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = read_failed(s, st);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
 }
 
 /* Reads the journal of gid in ply order into *out (malloc'ed; NULL when

@@ -37,6 +37,16 @@ struct store_player {
     int64_t created_ms;     /* Unix epoch milliseconds */
 };
 
+/* An account: a player who registered (the player keeps its pid, row and
+ * games; see migrations/0003_accounts.sql). */
+struct store_account {
+    char pid[33];
+    char username[21];       /* 2-20 of A-Z a-z 0-9 _ -, unique without
+                                regard to case */
+    char password_hash[160]; /* Argon2id's encoded string */
+    int64_t created_ms;
+};
+
 /* Clock settings as the protocol gives them. */
 struct store_clock {
     int per_move;    /* 0 = Fischer, 1 = per move */
@@ -111,7 +121,7 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
 /*
  * Queues one pass of the purge of guests that never played: players
  * created before before_ms (Unix ms) that no game names, as a seat or as
- * its creator, and whose pid is not in keep (n_keep pids, copied; the
+ * its creator, that are not accounts, and whose pid is not in keep (n_keep pids, copied; the
  * caller lists the players it holds in memory, so none of them loses its
  * row under it). Ops are applied in order, so a game queued before the
  * purge protects its players. One pass examines at most a batch of
@@ -121,6 +131,29 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
  */
 uint64_t store_purge_guests(struct store *s, int64_t before_ms,
                             const char *const *keep, size_t n_keep);
+
+/*
+ * Accounts. store_register turns guest a->pid into an account in one
+ * step: its accounts row, players.name set to the username, its guest
+ * token replaced by dead_hash (the hash of a token given to no one: the
+ * old token stops working) and its first account token token_hash, last
+ * used at a->created_ms. Nothing of it is applied when any part fails
+ * (the username taken, no such player). The others: a new token of
+ * account pid (a login) last used at now_ms; a use of a token recorded
+ * at now_ms; one token revoked; every token of pid revoked; the tokens
+ * last used before before_ms deleted. Each returns a sequence number, or
+ * 0 as the other writes (also for an empty pid or username).
+ */
+uint64_t store_register(struct store *s, const struct store_account *a,
+                        const uint8_t dead_hash[32],
+                        const uint8_t token_hash[32]);
+uint64_t store_put_token(struct store *s, const char *pid,
+                         const uint8_t hash[32], int64_t now_ms);
+uint64_t store_touch_token(struct store *s, const uint8_t hash[32],
+                           int64_t now_ms);
+uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
+uint64_t store_revoke_tokens(struct store *s, const char *pid);
+uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
@@ -156,6 +189,16 @@ int store_find_player_by_token(struct store *s, const uint8_t hash[32],
                                struct store_player *out);
 int store_find_player(struct store *s, const char *pid,
                       struct store_player *out);
+/* The account named username (compared without regard to case). */
+int store_find_account(struct store *s, const char *username,
+                       struct store_account *out);
+/* The account whose token hashes to hash, if that token was last used
+ * at since_ms or later: fills *out (pid, name: the username,
+ * created_ms; token_hash left zero) and *last_used_ms. Guest tokens are
+ * store_find_player_by_token's. */
+int store_find_account_token(struct store *s, const uint8_t hash[32],
+                             int64_t since_ms, struct store_player *out,
+                             int64_t *last_used_ms);
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its journal in ply order; *pgn likewise (NULL while live). */
 int store_get_game(struct store *s, const char *gid, struct store_game *g,

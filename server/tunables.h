@@ -103,6 +103,20 @@
  * within a round trip and closes at once; a flooder that keeps sending
  * costs only reads for this long. */
 #define LIMIT_CLOSE_DRAIN_MS 2000
+/* An account's token lapses when it has not been used for this long
+ * (a hello with it, or the login that made it). A use is recorded when
+ * the last one recorded is LIMIT_TOKEN_TOUCH_MS old or more, so that a
+ * player reconnecting all day does not cost a write per hello; tokens
+ * that lapsed are deleted every LIMIT_TOKEN_EXPIRE_MS. */
+#define LIMIT_ACCOUNT_TOKEN_IDLE_MS (30LL * 24 * 3600 * 1000)
+#define LIMIT_TOKEN_TOUCH_MS (3600LL * 1000)
+#define LIMIT_TOKEN_EXPIRE_MS (3600LL * 1000)
+
+/* Addresses and usernames the login rate limits keep a bucket for at
+ * once (server/ratelimit.h): beyond this, new ones are refused until
+ * buckets refill. */
+#define LIMIT_LOGIN_KEYS 65536
+
 /* A turn held this long for the store's commit of the move that begins
  * it (the database is locked or slow) is a stall: every connected player
  * is told (store_stall), and told again when the store commits it

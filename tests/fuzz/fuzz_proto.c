@@ -45,6 +45,9 @@ static const struct {
     [PROTO_T_UNWATCH] = {{"game"}, {"game"}},
     [PROTO_T_REMATCH] = {{"game"}, {"game"}},
     [PROTO_T_REMATCH_DECLINE] = {{"game"}, {"game"}},
+    [PROTO_T_REGISTER] = {{"username", "password"}, {"username", "password"}},
+    [PROTO_T_LOGIN] = {{"username", "password"}, {"username", "password"}},
+    [PROTO_T_LOGOUT] = {{"everywhere"}, {NULL}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,
@@ -163,7 +166,8 @@ static void check_message(json_t *root, const struct proto_msg *m,
 
     FUZZ_CHECK(m->type > PROTO_T_NONE && m->type < PROTO_T_COUNT, "type %d",
                m->type);
-    FUZZ_CHECK(authed || m->type == PROTO_T_HELLO || m->type == PROTO_T_PING,
+    FUZZ_CHECK(authed || m->type == PROTO_T_HELLO ||
+                   m->type == PROTO_T_PING || m->type == PROTO_T_LOGIN,
                "%s accepted before hello", proto_type_name(m->type));
     FUZZ_CHECK(
         str_equals(json_object_get(root, "t"), proto_type_name(m->type)),
@@ -222,6 +226,25 @@ static void check_message(json_t *root, const struct proto_msg *m,
         check_fen(v, m);
     else
         FUZZ_CHECK(!m->fen[0], "fen without input");
+    if ((v = json_object_get(root, "username")))
+        FUZZ_CHECK(str_equals(v, m->username) &&
+                       strlen(m->username) <= PROTO_USERNAME_FIELD_MAX,
+                   "username '%s'", m->username);
+    else
+        FUZZ_CHECK(!m->username[0], "username without input");
+    if ((v = json_object_get(root, "password")))
+        FUZZ_CHECK(str_equals(v, m->password) &&
+                       m->password_len == strlen(m->password) &&
+                       m->password_len <= PROTO_PASSWORD_MAX,
+                   "password of %zu bytes", m->password_len);
+    else
+        FUZZ_CHECK(!m->password[0] && !m->password_len,
+                   "password without input");
+    if ((v = json_object_get(root, "everywhere")))
+        FUZZ_CHECK(json_is_boolean(v) && m->everywhere == json_is_true(v),
+                   "everywhere");
+    else
+        FUZZ_CHECK(!m->everywhere, "everywhere without input");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

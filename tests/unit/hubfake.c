@@ -126,6 +126,10 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(max_games_per_player, c.max_games_per_player);
     DEFAULT(max_invites_per_ip, c.max_invites_per_ip);
     DEFAULT(guests_per_ip_per_min, c.guests_per_ip_per_min);
+    DEFAULT(logins_per_ip_per_min, c.logins_per_ip_per_min);
+    DEFAULT(logins_per_user_per_min, c.logins_per_user_per_min);
+    DEFAULT(password_threads, c.password_threads);
+    DEFAULT(password_queue, c.password_queue);
 #undef DEFAULT
     config_clear(&c);
     return h;

@@ -563,6 +563,110 @@ START_TEST(move_shortcut_matches_jansson)
 }
 END_TEST
 
+/* register, login and logout: which come before hello, their fields'
+ * types and limits, in the check order. */
+START_TEST(account_fields)
+{
+    char big[300];
+
+    /* login before hello, register and logout not */
+    ck_assert_int_eq(parse("{\"t\":\"login\",\"username\":\"al\","
+                           "\"password\":\"secret12\"}",
+                           false),
+                     0);
+    ck_assert_int_eq(m.type, PROTO_T_LOGIN);
+    ck_assert_str_eq(m.username, "al");
+    ck_assert_str_eq(m.password, "secret12");
+    ck_assert_uint_eq(m.password_len, 8);
+    FAILS("{\"t\":\"register\",\"username\":\"al\",\"password\":\"x\"}",
+          false, PROTO_UNAUTHENTICATED, NULL);
+    FAILS("{\"t\":\"logout\"}", false, PROTO_UNAUTHENTICATED, NULL);
+    ck_assert_int_eq(parse("{\"t\":\"logout\"}", true), 0);
+    ck_assert(!m.everywhere);
+    ck_assert_int_eq(parse("{\"t\":\"logout\",\"everywhere\":true}", true),
+                     0);
+    ck_assert(m.everywhere);
+    ck_assert_int_eq(parse("{\"t\":\"logout\",\"everywhere\":false}", true),
+                     0);
+    ck_assert(!m.everywhere);
+    FAILS("{\"t\":\"logout\",\"everywhere\":1}", true, PROTO_BAD_FIELD,
+          "everywhere");
+    FAILS("{\"t\":\"logout\",\"username\":\"al\"}", true, PROTO_BAD_FIELD,
+          "unknown field 'username'");
+    /* both fields required; strings; within their limits */
+    FAILS("{\"t\":\"register\",\"username\":\"al\"}", true, PROTO_BAD_FIELD,
+          "password: missing");
+    FAILS("{\"t\":\"login\",\"password\":\"secret12\"}", false,
+          PROTO_BAD_FIELD, "username: missing");
+    FAILS("{\"t\":\"login\",\"username\":5,\"password\":\"secret12\"}",
+          false, PROTO_BAD_FIELD, "username: must be a string");
+    FAILS("{\"t\":\"login\",\"username\":\"al\",\"password\":null}", false,
+          PROTO_BAD_FIELD, "password: must be a string");
+    /* (a NUL in a string is not JSON the server reads) */
+    FAILS("{\"t\":\"login\",\"username\":\"al\",\"password\":\"a\\u0000b\"}",
+          false, PROTO_BAD_JSON, NULL);
+    memset(big, 0, sizeof big);
+    snprintf(big, sizeof big,
+             "{\"t\":\"login\",\"username\":\"al\",\"password\":\"%0128d\"}",
+             0);
+    ck_assert_int_eq(parse(big, false), 0);
+    ck_assert_uint_eq(m.password_len, 128);
+    snprintf(big, sizeof big,
+             "{\"t\":\"login\",\"username\":\"al\",\"password\":\"%0129d\"}",
+             0);
+    FAILS(big, false, PROTO_BAD_FIELD, "password: at most 128 bytes");
+    snprintf(big, sizeof big,
+             "{\"t\":\"login\",\"username\":\"%065d\",\"password\":\"x\"}", 0);
+    FAILS(big, false, PROTO_BAD_FIELD, "username: at most 64 bytes");
+    /* the username's shape is the server's to judge (bad_username or
+     * bad_credentials), not the parser's */
+    ck_assert_int_eq(parse("{\"t\":\"register\",\"username\":\"a b\","
+                           "\"password\":\"\"}",
+                           true),
+                     0);
+    ck_assert(proto_username_valid("ab"));
+    ck_assert(proto_username_valid("A-b_9"));
+    ck_assert(proto_username_valid("abcdefghijklmnopqrst"));
+    ck_assert(!proto_username_valid("a"));
+    ck_assert(!proto_username_valid("abcdefghijklmnopqrstu"));
+    ck_assert(!proto_username_valid("a b"));
+    ck_assert(!proto_username_valid("\xc3\xa9t\xc3\xa9"));
+    ck_assert_uint_eq(proto_utf8_chars("\xc3\xa9t\xc3\xa9", 5), 3);
+    ck_assert_uint_eq(proto_utf8_chars("\xf0\x9f\x98\x80", 4), 1);
+}
+END_TEST
+
+START_TEST(render_account_messages)
+{
+    struct proto_me me = {"PID", "alice", true};
+    struct proto_id id = {1, 2, "r1", 0};
+    const char *games[] = {"G1"};
+    char *t;
+
+    t = proto_render_registered(&me, "TOK", &id);
+    ck_assert_str_eq(t, "{\"t\":\"registered\",\"player\":{\"id\":\"PID\","
+                        "\"name\":\"alice\",\"account\":true},\"token\":"
+                        "\"TOK\",\"id\":\"r1\"}");
+    free(t);
+    me.account = false;
+    t = proto_render_welcome(&me, "TOK", games, 1, NULL);
+    ck_assert_str_eq(t, "{\"t\":\"welcome\",\"player\":{\"id\":\"PID\","
+                        "\"name\":\"alice\",\"account\":false},\"token\":"
+                        "\"TOK\",\"games\":[\"G1\"]}");
+    free(t);
+    t = proto_render_logged_out(&id);
+    ck_assert_str_eq(t, "{\"t\":\"logged_out\",\"id\":\"r1\"}");
+    free(t);
+    t = proto_render_logged_out(NULL);
+    ck_assert_str_eq(t, "{\"t\":\"logged_out\"}");
+    free(t);
+    ck_assert_str_eq(proto_code_name(PROTO_BAD_CREDENTIALS),
+                     "bad_credentials");
+    ck_assert_str_eq(proto_code_name(PROTO_ALREADY_REGISTERED),
+                     "already_registered");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -580,6 +684,8 @@ int main(void)
     tcase_add_test(tc, render_state_and_moved);
     tcase_add_test(tc, moved_matches_jansson);
     tcase_add_test(tc, move_shortcut_matches_jansson);
+    tcase_add_test(tc, account_fields);
+    tcase_add_test(tc, render_account_messages);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "migrations.h"
 #include "store.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -1076,6 +1077,262 @@ START_TEST(purge_deletes_only_old_guests_that_never_played)
 }
 END_TEST
 
+/* ---- accounts ---------------------------------------------------------- */
+
+static struct store_account account(const char *pid, const char *username,
+                                    int64_t ms)
+{
+    struct store_account a;
+
+    memset(&a, 0, sizeof a);
+    snprintf(a.pid, sizeof a.pid, "%s", pid);
+    snprintf(a.username, sizeof a.username, "%s", username);
+    snprintf(a.password_hash, sizeof a.password_hash,
+             "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$%s",
+             username);
+    a.created_ms = ms;
+    return a;
+}
+
+static void fill(uint8_t h[32], uint8_t b)
+{
+    for (int i = 0; i < 32; i++)
+        h[i] = (uint8_t)(b ^ (i * 7));
+}
+
+/* A guest becomes an account in one write: its row keeps its pid and
+ * games, takes the username as its name, its guest token stops working
+ * and its first account token works; usernames are found without regard
+ * to case; tokens are added, used, revoked one by one or all, and expire
+ * by their last use. */
+START_TEST(accounts_register_tokens_and_expiry)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    const int64_t now = 1800000000000, day = 86400000;
+    struct store_player g = player("pidA", "Guest-abc", 1), out;
+    struct store_account a = account("pidA", "Alice_1", now), got;
+    struct store_game game1 = game("g1", "pidA", "", "waiting", now - 5);
+    uint8_t dead[32], t1[32], t2[32], t3[32];
+    int64_t last = 0;
+
+    fill(dead, 0xd0);
+    fill(t1, 0x11);
+    fill(t2, 0x22);
+    fill(t3, 0x33);
+    ck_assert_uint_gt(store_put_player(s, &g), 0);
+    ck_assert_uint_gt(store_put_game(s, &game1), 0);
+    wait_committed(s, store_register(s, &a, dead, t1));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 0);
+
+    ck_assert_int_eq(store_find_account(s, "alice_1", &got), 1);
+    ck_assert_str_eq(got.pid, "pidA");
+    ck_assert_str_eq(got.username, "Alice_1");
+    ck_assert_str_eq(got.password_hash, a.password_hash);
+    ck_assert_int_eq(got.created_ms, now);
+    ck_assert_int_eq(store_find_account(s, "ALICE_1", &got), 1);
+    ck_assert_int_eq(store_find_account(s, "alice", &got), 0);
+    ck_assert_int_eq(store_find_player(s, "pidA", &out), 1);
+    ck_assert_str_eq(out.name, "Alice_1");
+    ck_assert_int_eq(out.created_ms, g.created_ms);
+    /* the guest token is gone, the first account token works */
+    ck_assert_int_eq(store_find_player_by_token(s, g.token_hash, &out), 0);
+    ck_assert_int_eq(store_find_account_token(s, t1, now, &out, &last), 1);
+    ck_assert_str_eq(out.pid, "pidA");
+    ck_assert_str_eq(out.name, "Alice_1");
+    ck_assert_int_eq(last, now);
+    ck_assert_int_eq(store_find_account_token(s, t1, now + 1, &out, &last),
+                     0);
+    ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, &last), 0);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM games WHERE "
+                                 "white_pid = 'pidA'"),
+                     1);
+
+    /* a second device, a use recorded, one revoked */
+    ck_assert_uint_gt(store_put_token(s, "pidA", t2, now + day), 0);
+    wait_committed(s, store_touch_token(s, t1, now + 2 * day));
+    ck_assert_int_eq(store_find_account_token(s, t1, now + 2 * day, &out,
+                                              &last),
+                     1);
+    ck_assert_int_eq(last, now + 2 * day);
+    ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, &last), 1);
+    ck_assert_int_eq(last, now + day);
+    wait_committed(s, store_revoke_token(s, t1));
+    ck_assert_int_eq(store_find_account_token(s, t1, 0, &out, &last), 0);
+    ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, &last), 1);
+
+    /* expiry deletes by last use only */
+    ck_assert_uint_gt(store_put_token(s, "pidA", t3, now + 40 * day), 0);
+    wait_committed(s, store_expire_tokens(s, now + 30 * day));
+    ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, &last), 0);
+    ck_assert_int_eq(store_find_account_token(s, t3, 0, &out, &last), 1);
+
+    /* every token of the account */
+    ck_assert_uint_gt(store_put_token(s, "pidA", t1, now + 41 * day), 0);
+    wait_committed(s, store_revoke_tokens(s, "pidA"));
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM account_tokens"), 0);
+    ck_assert_int_eq(store_find_account(s, "alice_1", &got), 1);
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 0);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+/* A registration that cannot be applied (the username taken in another
+ * case, no such player) changes nothing: no account row, no token, the
+ * guest's name and token as they were. */
+START_TEST(register_is_all_or_nothing)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    const int64_t now = 1800000000000;
+    struct store_player g1 = player("pid1", "one", 1);
+    struct store_player g2 = player("pid2", "two", 2), out;
+    struct store_account a1 = account("pid1", "bob", now);
+    struct store_account a2 = account("pid2", "BOB", now);
+    struct store_account ghost = account("nobody", "ghost", now);
+    uint8_t dead1[32], dead2[32], dead3[32], t1[32], t2[32], t3[32];
+
+    fill(dead1, 0xd1);
+    fill(dead2, 0xd2);
+    fill(dead3, 0xd3);
+    fill(t1, 0x11);
+    fill(t2, 0x22);
+    fill(t3, 0x33);
+    ck_assert_uint_gt(store_put_player(s, &g1), 0);
+    ck_assert_uint_gt(store_put_player(s, &g2), 0);
+    ck_assert_uint_gt(store_register(s, &a1, dead1, t1), 0);
+    ck_assert_uint_gt(store_register(s, &a2, dead2, t2), 0);
+    wait_committed(s, store_register(s, &ghost, dead3, t3));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 2);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM accounts"), 1);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM account_tokens"), 1);
+    ck_assert_int_eq(store_find_player_by_token(s, g2.token_hash, &out), 1);
+    ck_assert_str_eq(out.name, "two");
+    ck_assert_int_eq(store_find_account_token(s, t2, 0, &out, NULL), 0);
+    ck_assert_int_eq(store_find_account_token(s, t1, 0, &out, NULL), 1);
+    ck_assert_int_eq(store_find_player(s, "nobody", &out), 0);
+    /* bad arguments are refused at once */
+    struct store_account empty = account("pid2", "", now);
+    ck_assert_uint_eq(store_register(s, &empty, dead2, t2), 0);
+    ck_assert_uint_eq(store_put_token(s, "", t2, now), 0);
+    ck_assert_uint_eq(store_revoke_tokens(s, ""), 0);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
+/* The purge of guests that never played leaves accounts alone, however
+ * old and idle. */
+START_TEST(purge_keeps_accounts)
+{
+    struct store *s = open_store(db_path);
+    const int64_t day = 86400000, now = 1800000000000;
+    struct store_account a = account("acct", "carol", now - 5 * day);
+    uint8_t dead[32], t[32];
+
+    fill(dead, 0xdd);
+    fill(t, 0x44);
+    put_guest(s, "acct", now - 5 * day, 1);
+    put_guest(s, "idle", now - 5 * day, 2);
+    ck_assert_uint_gt(store_register(s, &a, dead, t), 0);
+    wait_committed(s, store_purge_guests(s, now - day, NULL, 0));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 0);
+    ck_assert(exists(s, "acct"));
+    ck_assert(!exists(s, "idle"));
+    store_close(s);
+}
+END_TEST
+
+/* 31 zero bytes in hex */
+#define Z31                                                                \
+    "00000000000000000000000000000000000000000000000000000000000000"
+
+/* A database of schema version 2 (the first two migrations, as servers
+ * before accounts left it) with guests, a live game with its journal and
+ * a finished one: opened by this store it is upgraded in place and keeps
+ * every row; the guests' tokens still find them. */
+START_TEST(version_2_database_upgrades_in_place)
+{
+    sqlite3 *db = raw_open(db_path);
+    struct store_player out;
+    struct store_game g;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    char *pgn = NULL;
+    uint8_t hash[32];
+
+    ck_assert_int_ge((int)migrations_count, 3);
+    raw_exec(db, "PRAGMA journal_mode = WAL");
+    for (int i = 0; i < 2; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 2");
+    raw_exec(db, "INSERT INTO meta VALUES ('schema_version', 2)");
+    raw_exec(db, "INSERT INTO players VALUES ('pidW', 'white', x'" Z31
+                 "01', 1700000000000), ('pidB', 'black', x'" Z31
+                 "02', 1700000000001)");
+    raw_exec(db, "INSERT INTO games (gid, white_pid, white_name, "
+                 "black_pid, black_name, creator_pid, per_move, "
+                 "initial_s, increment_s, initial_fen, status, "
+                 "created_ms, started_ms, white_ms, black_ms) VALUES "
+                 "('live', 'pidW', 'white', 'pidB', 'black', 'pidW', 0, "
+                 "300, 2, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w "
+                 "KQkq - 0 1', 'started', 1700000000100, 1700000000200, "
+                 "299000, 300000)");
+    raw_exec(db, "INSERT INTO moves VALUES ('live', 1, 'e2e4', 'e4', "
+                 "299000, 300000, 1700000000300)");
+    raw_exec(db, "INSERT INTO games (gid, white_pid, white_name, "
+                 "black_pid, black_name, per_move, per_move_s, "
+                 "initial_fen, status, result, reason, created_ms, "
+                 "ended_ms, pgn) VALUES ('done', 'pidB', 'black', "
+                 "'pidW', 'white', 1, 60, 'rnbqkbnr/pppppppp/8/8/8/8/"
+                 "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'ended', '0-1', "
+                 "'resignation', 1700000000400, 1700000000500, '[pgn]')");
+    sqlite3_close(db);
+
+    struct store *s = open_store(db_path);
+    ck_assert_int_eq(store_schema_version(s), (int)migrations_count);
+    memset(hash, 0, sizeof hash);
+    hash[31] = 1;
+    ck_assert_int_eq(store_find_player_by_token(s, hash, &out), 1);
+    ck_assert_str_eq(out.pid, "pidW");
+    ck_assert_str_eq(out.name, "white");
+    hash[31] = 2;
+    ck_assert_int_eq(store_find_player_by_token(s, hash, &out), 1);
+    ck_assert_str_eq(out.pid, "pidB");
+    ck_assert_int_eq(store_get_game(s, "live", &g, &moves, &n, NULL), 1);
+    ck_assert_str_eq(g.status, "started");
+    ck_assert_str_eq(g.white_pid, "pidW");
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(moves[0].san, "e4");
+    free(moves);
+    ck_assert_int_eq(store_get_game(s, "done", &g, NULL, NULL, &pgn), 1);
+    ck_assert_str_eq(g.reason, "resignation");
+    ck_assert_str_eq(pgn, "[pgn]");
+    free(pgn);
+    /* and the new tables work on it */
+    struct store_account a = account("pidB", "blackie", 1800000000000);
+    uint8_t dead[32], t[32];
+    fill(dead, 0xee);
+    fill(t, 0x55);
+    wait_committed(s, store_register(s, &a, dead, t));
+    ck_assert_int_eq(store_find_account_token(s, t, 0, &out, NULL), 1);
+    ck_assert_str_eq(out.pid, "pidB");
+    store_close(s);
+
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "PRAGMA user_version"),
+                     (int64_t)migrations_count);
+    ck_assert_int_eq(raw_int(db, "SELECT value FROM meta WHERE key = "
+                                 "'schema_version'"),
+                     (int64_t)migrations_count);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 2);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM games"), 2);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"), 1);
+    sqlite3_close(db);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -1098,6 +1355,10 @@ static Suite *store_suite(void)
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, heartbeat_is_written_while_open);
     tcase_add_test(tc, purge_deletes_only_old_guests_that_never_played);
+    tcase_add_test(tc, accounts_register_tokens_and_expiry);
+    tcase_add_test(tc, register_is_all_or_nothing);
+    tcase_add_test(tc, purge_keeps_accounts);
+    tcase_add_test(tc, version_2_database_upgrades_in_place);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
     tcase_add_test(tc,
                    writer_waits_for_the_checkpointer_and_never_checkpoints);
