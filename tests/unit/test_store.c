@@ -320,7 +320,7 @@ START_TEST(game_journal_and_finish)
              "2 3");
     g.draw_offer[0] = '\0';
     g.ended_ms = 9000;
-    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n");
+    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n", NULL);
     wait_committed(s, seq);
     ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, &pgn), 1);
     snprintf(g.status, sizeof g.status, "ended");
@@ -404,7 +404,7 @@ START_TEST(load_live_lists_waiting_and_started_oldest_first)
     store_put_move(s, "late", &m1);
     store_put_move(s, "done", &m1);
     end_game(&done, "1-0", "resignation", 4000);
-    seq = store_finish_game(s, &done, "pgn");
+    seq = store_finish_game(s, &done, "pgn", NULL);
     wait_committed(s, seq);
 
     memset(&seen, 0, sizeof seen);
@@ -457,7 +457,7 @@ START_TEST(list_player_games_pages_newest_first)
         struct store_game g = game(rows[i].gid, rows[i].w, rows[i].b,
                                    "started", 100 + (int64_t)i);
         end_game(&g, rows[i].result, "checkmate", rows[i].ended);
-        seq = store_finish_game(s, &g, "pgn");
+        seq = store_finish_game(s, &g, "pgn", NULL);
     }
     struct store_game live = game("live", "pidA", "pidB", "started", 9000);
     seq = store_put_game(s, &live);
@@ -635,9 +635,9 @@ START_TEST(bad_writes_are_refused_and_change_nothing)
     g.gid[0] = '\0';
     ck_assert_uint_eq(store_put_game(s, &g), 0);
     snprintf(g.gid, sizeof g.gid, "g1");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0); /* no result */
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0); /* no result */
     snprintf(g.result, sizeof g.result, "1-0");
-    ck_assert_uint_eq(store_finish_game(s, &g, NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, NULL), 0);
     g.result[0] = '\0';
     m.ply = 0;
     ck_assert_uint_eq(store_put_move(s, "g1", &m), 0);
@@ -673,12 +673,12 @@ START_TEST(unknown_reason_is_refused)
     snprintf(g.result, sizeof g.result, "1-0");
     snprintf(g.reason, sizeof g.reason, "adjourned");
     ck_assert_uint_eq(store_put_game(s, &g), 0);
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
     snprintf(g.reason, sizeof g.reason, "Checkmate");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
     ck_assert_uint_eq(store_queue_depth(s), 0);
     snprintf(g.reason, sizeof g.reason, "checkmate");
-    ck_assert_uint_gt(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, "pgn", NULL), 0);
     store_close(s);
 }
 END_TEST
@@ -740,7 +740,7 @@ START_TEST(backup_copies_a_live_database)
 
     store_put_player(s, &a);
     end_game(&g, "0-1", "resignation", 50);
-    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n"));
+    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n", NULL));
     snprintf(dest, sizeof dest, "%s/backup.db", dir);
 
     /* from another process, while this one has the store open and
@@ -1042,7 +1042,7 @@ START_TEST(purge_deletes_only_old_guests_that_never_played)
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     g = game("g3", "loser", "young", "started", now - 10);
     end_game(&g, "*", "aborted", now - 5);
-    ck_assert_uint_gt(store_finish_game(s, &g, ""), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, "", NULL), 0);
     g = game("g4", "late", "", "waiting", now); /* queued before it */
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     wait_committed(s, store_purge_guests(s, now - day, keep, 1));
