@@ -103,11 +103,19 @@ static const struct {
     const char *key;
     unsigned flag;
 } field_keys[] = {
-    {"name", F_NAME},   {"token", F_TOKEN}, {"clock", F_CLOCK},
-    {"color", F_COLOR}, {"game", F_GAME},   {"uci", F_UCI},
-    {"ply", F_PLY},     {"fen", F_FEN},     {"username", F_USERNAME},
-    {"password", F_PASSWORD}, {"everywhere", F_EVERYWHERE},
-    {"rated", F_RATED}, {"rating_range", F_RATING_RANGE},
+    {"name", F_NAME},
+    {"token", F_TOKEN},
+    {"clock", F_CLOCK},
+    {"color", F_COLOR},
+    {"game", F_GAME},
+    {"uci", F_UCI},
+    {"ply", F_PLY},
+    {"fen", F_FEN},
+    {"username", F_USERNAME},
+    {"password", F_PASSWORD},
+    {"everywhere", F_EVERYWHERE},
+    {"rated", F_RATED},
+    {"rating_range", F_RATING_RANGE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -714,11 +722,10 @@ static json_t *j_player(const struct proto_player *p)
 /* {"white":{"before":R,"after":R},"black":{...}} */
 static json_t *j_change(const struct proto_rating_change *c)
 {
-    return json_pack("{s:{s:I,s:I},s:{s:I,s:I}}", "white", "before",
-                     (json_int_t)c->before[0], "after",
-                     (json_int_t)c->after[0], "black", "before",
-                     (json_int_t)c->before[1], "after",
-                     (json_int_t)c->after[1]);
+    return json_pack(
+        "{s:{s:I,s:I},s:{s:I,s:I}}", "white", "before",
+        (json_int_t)c->before[0], "after", (json_int_t)c->after[0], "black",
+        "before", (json_int_t)c->before[1], "after", (json_int_t)c->after[1]);
 }
 
 /* One category's rating as shown: {"rating","rd","games","provisional"}
@@ -1087,8 +1094,8 @@ char *proto_render_game_end(const char *gid, enum ending_result result,
 
     if (!e || !r)
         return NULL;
-    o = json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game", gid,
-                  "result", r, "reason", e->name);
+    o = json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game", gid, "result",
+                  r, "reason", e->name);
     if (o && change)
         json_object_set_new(o, "ratings", j_change(change));
     return finish(o, NULL);
@@ -1182,10 +1189,9 @@ char *proto_render_rating_history(const char *pid, const char *category,
 
     for (size_t i = 0; a && i < n; i++)
         json_array_append_new(a, json_pack("{s:I,s:I,s:I}", "ms",
-                                           (json_int_t)points[i].ms,
-                                           "rating",
-                                           (json_int_t)points[i].rating,
-                                           "rd", (json_int_t)points[i].rd));
+                                           (json_int_t)points[i].ms, "rating",
+                                           (json_int_t)points[i].rating, "rd",
+                                           (json_int_t)points[i].rd));
     return finish(json_pack("{s:s,s:s,s:o}", "player", pid, "category",
                             category, "points", a),
                   NULL);
@@ -1197,12 +1203,12 @@ char *proto_render_leaderboard(const char *category,
     json_t *a = json_array();
 
     for (size_t i = 0; a && i < n; i++)
-        json_array_append_new(
-            a, json_pack("{s:s,s:s,s:I,s:I,s:i}", "id", players[i].id, "name",
-                         players[i].name, "rating",
-                         (json_int_t)players[i].rating, "rd",
-                         (json_int_t)players[i].rd, "games",
-                         players[i].games));
+        json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:I,s:i}", "id",
+                                           players[i].id, "name",
+                                           players[i].name, "rating",
+                                           (json_int_t)players[i].rating,
+                                           "rd", (json_int_t)players[i].rd,
+                                           "games", players[i].games));
     return finish(json_pack("{s:s,s:o}", "category", category, "players", a),
                   NULL);
 }

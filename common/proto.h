@@ -45,11 +45,11 @@ enum proto_code {
     PROTO_RATE_LIMITED,
     PROTO_TOO_MANY_GAMES,
     PROTO_NO_REMATCH,
-    PROTO_BAD_USERNAME,       /* register: not 2-20 of A-Z a-z 0-9 _ - */
-    PROTO_NAME_TAKEN,         /* register: another account has it */
-    PROTO_WEAK_PASSWORD,      /* register: fewer than 8 characters */
-    PROTO_ALREADY_REGISTERED, /* register: the player is an account */
-    PROTO_BAD_CREDENTIALS,    /* login: no such user or wrong password */
+    PROTO_BAD_USERNAME,        /* register: not 2-20 of A-Z a-z 0-9 _ - */
+    PROTO_NAME_TAKEN,          /* register: another account has it */
+    PROTO_WEAK_PASSWORD,       /* register: fewer than 8 characters */
+    PROTO_ALREADY_REGISTERED,  /* register: the player is an account */
+    PROTO_BAD_CREDENTIALS,     /* login: no such user or wrong password */
     PROTO_RATED_NEEDS_ACCOUNT, /* a rated seek, invite or join by a guest */
     PROTO_CODE_COUNT
 };
@@ -127,10 +127,10 @@ struct proto_msg {
     /* register, login: as sent (checked by the server, not here) */
     char username[PROTO_USERNAME_FIELD_MAX + 1];
     char password[PROTO_PASSWORD_MAX + 1];
-    size_t password_len; /* bytes */
-    bool everywhere;     /* logout: every token of the account */
-    bool rated;          /* seek, invite: false when absent */
-    bool has_range;      /* seek: rating_range given ... */
+    size_t password_len;    /* bytes */
+    bool everywhere;        /* logout: every token of the account */
+    bool rated;             /* seek, invite: false when absent */
+    bool has_range;         /* seek: rating_range given ... */
     int range_lo, range_hi; /* ... its bounds, inclusive */
 };
 

@@ -390,13 +390,12 @@ char *game_render_stored(const struct store_game *row,
     }
     /* a rated game that ended with a change (an RD is never 0) */
     bool changed = row->rated && row->rd_before[0] > 0;
-    struct proto_rating_change change =
-        change_of(row->rating_before, row->rating_after);
-    struct proto_player seat[2] = {
-        {row->white_pid[0] ? row->white_pid : NULL, row->white_name, false,
-         0, false},
-        {row->black_pid[0] ? row->black_pid : NULL, row->black_name, false,
-         0, false}};
+    struct proto_rating_change change = change_of(row->rating_before,
+                                                  row->rating_after);
+    struct proto_player seat[2] = {{row->white_pid[0] ? row->white_pid : NULL,
+                                    row->white_name, false, 0, false},
+                                   {row->black_pid[0] ? row->black_pid : NULL,
+                                    row->black_name, false, 0, false}};
     for (int c = 0; changed && c < 2; c++) {
         seat[c].has_rating = true;
         seat[c].rating = change.before[c];
@@ -670,9 +669,9 @@ static bool rate_end(struct game *g, struct store_rating out[2])
         return false;
     for (int c = 0; c < 2; c++) {
         r[c] = (struct rating){out[c].rating, out[c].rd, out[c].vol};
-        days[c] = out[c].last_ms ? (double)(g->ended_wall - out[c].last_ms) /
-                                       86400000.0
-                                 : 0.0;
+        days[c] = out[c].last_ms
+                      ? (double)(g->ended_wall - out[c].last_ms) / 86400000.0
+                      : 0.0;
         g->before[c] = out[c].rating;
         g->rd_before[c] = out[c].rd;
     }

@@ -245,9 +245,8 @@ static int rating_history(struct hub *h, const char *pid, const char *cat,
         return api_error(r, 500, "out_of_memory");
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = (struct proto_rating_point){pts[i].ms,
-                                             rating_round(pts[i].rating),
-                                             rating_round(pts[i].rd)};
+        out[i] = (struct proto_rating_point){
+            pts[i].ms, rating_round(pts[i].rating), rating_round(pts[i].rd)};
     reply(r, 200, JSON_TYPE, proto_render_rating_history(pid, cat, out, n));
     free(out);
     free(pts);

@@ -615,8 +615,8 @@ static int rating_of(struct hub *h, const char *pid, const char *category,
 static void show_rating(struct hub *h, struct game *g, int color)
 {
     struct store_rating r;
-    const char *cat =
-        rating_category_name(rating_category(game_clock_spec(g)));
+    const char *cat = rating_category_name(
+        rating_category(game_clock_spec(g)));
 
     if (!game_rated(g) || !game_seat_pid(g, color)[0])
         return;
@@ -635,8 +635,8 @@ static size_t ratings_shown(struct hub *h, const char *pid,
     struct store_rating rows[RATING_CATEGORIES], r;
     size_t nrows = 0, n = 0;
 
-    if (store_player_ratings(h->store, pid, rows, RATING_CATEGORIES,
-                             &nrows) < 0)
+    if (store_player_ratings(h->store, pid, rows, RATING_CATEGORIES, &nrows) <
+        0)
         nrows = 0;
     for (int c = 0; c < RATING_CATEGORIES; c++) {
         const char *cat = rating_category_name((enum rating_category)c);
@@ -685,7 +685,8 @@ static int env_ratings(void *ctx, const struct game *g, const char *category,
 }
 
 static uint64_t env_finish(void *ctx, const struct store_game *row,
-                           const char *pgn, const struct store_rating *ratings)
+                           const char *pgn,
+                           const struct store_rating *ratings)
 {
     struct hub *h = ctx;
     uint64_t seq = store_finish_game(h->store, row, pgn, ratings);
@@ -2092,8 +2093,7 @@ static struct game *start_game(struct hub *h, const struct clock_spec *clock,
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
         return NULL;
-    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated,
-                 now);
+    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
     if (!g)
         return NULL;
     for (int c = 0; c < 2; c++)

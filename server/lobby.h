@@ -30,8 +30,8 @@ struct lobby_seek {
     struct clock_spec clock;
     enum proto_color color;
     bool rated;
-    long rating;       /* rated: the seeker's rating, rounded */
-    bool has_range;    /* rated: pair only with ratings in [lo, hi] */
+    long rating;    /* rated: the seeker's rating, rounded */
+    bool has_range; /* rated: pair only with ratings in [lo, hi] */
     int lo, hi;
 };
 

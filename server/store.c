@@ -424,7 +424,7 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_player, "SELECT pid, name, token_hash, created_ms FROM players "
                   "WHERE pid = ?1"),
     DEF(r_game, "SELECT " GAME_COLS ", pgn FROM games WHERE gid = ?1"),
-#define RATING_COLS                                                      \
+#define RATING_COLS                                                       \
     "pid, category, rating, rd, volatility, games, wins, draws, losses, " \
     "last_ms"
     DEF(r_rating, "SELECT " RATING_COLS " FROM ratings "
@@ -2243,8 +2243,7 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
     sqlite3_bind_text(st, 1, gid, -1, SQLITE_TRANSIENT);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
-        const char *text =
-            (const char *)sqlite3_column_text(st, GAME_N_COLS);
+        const char *text = (const char *)sqlite3_column_text(st, GAME_N_COLS);
         row_game(st, g);
         found = 1;
         if (pgn && text && !(*pgn = strdup(text)))

@@ -80,7 +80,7 @@ struct store_game {
     char draw_offer[6];   /* "", "white" or "black" */
     int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
     int64_t white_ms, black_ms; /* remaining, as of the last journal row */
-    int rated; /* 0 casual, 1 rated */
+    int rated;                  /* 0 casual, 1 rated */
     /* A rated game that ended (rated and result set; else not stored):
      * each player's rating before and after it, full precision, and RD
      * before it (rating_before[0] white's, [1] black's). */

@@ -251,14 +251,13 @@ static void check_message(json_t *root, const struct proto_msg *m,
     else
         FUZZ_CHECK(!m->rated, "rated without input");
     if ((v = json_object_get(root, "rating_range")))
-        FUZZ_CHECK(m->rated && m->has_range && json_array_size(v) == 2 &&
-                       json_integer_value(json_array_get(v, 0)) ==
-                           m->range_lo &&
-                       json_integer_value(json_array_get(v, 1)) ==
-                           m->range_hi &&
-                       0 <= m->range_lo && m->range_lo <= m->range_hi &&
-                       m->range_hi <= PROTO_RATING_MAX,
-                   "rating_range");
+        FUZZ_CHECK(
+            m->rated && m->has_range && json_array_size(v) == 2 &&
+                json_integer_value(json_array_get(v, 0)) == m->range_lo &&
+                json_integer_value(json_array_get(v, 1)) == m->range_hi &&
+                0 <= m->range_lo && m->range_lo <= m->range_hi &&
+                m->range_hi <= PROTO_RATING_MAX,
+            "rating_range");
     else
         FUZZ_CHECK(!m->has_range, "rating_range without input");
 }

@@ -399,9 +399,8 @@ START_TEST(player_profile_and_rating_history)
     x = json_object_get(j, "points");
     ck_assert_uint_eq(json_array_size(x), LIMIT_RATING_HISTORY);
     ck_assert_int_eq(jint(json_array_get(x, 0), "rating"), 1021);
-    ck_assert_int_eq(jint(json_array_get(x, LIMIT_RATING_HISTORY - 1),
-                          "rating"),
-                     1520);
+    ck_assert_int_eq(
+        jint(json_array_get(x, LIMIT_RATING_HISTORY - 1), "rating"), 1520);
     json_decref(j);
 }
 END_TEST
@@ -443,8 +442,7 @@ START_TEST(leaderboard_best_first)
         ck_assert_int_le(jint(json_array_get(x, i), "rating"),
                          jint(json_array_get(x, i - 1), "rating"));
     /* the 100 best: the last is 1000 + 7 * 11 */
-    ck_assert_int_eq(jint(json_array_get(x, LIMIT_LEADERBOARD - 1),
-                          "rating"),
+    ck_assert_int_eq(jint(json_array_get(x, LIMIT_LEADERBOARD - 1), "rating"),
                      1000 + 7 * 11);
     json_decref(j);
     j = get_json("/api/leaderboard/classical", NULL, 0);

@@ -667,7 +667,8 @@ START_TEST(render_account_messages)
 }
 END_TEST
 
-#define C5 "\"clock\":{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"
+#define C5 \
+    "\"clock\":{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"
 
 START_TEST(rated_fields)
 {
@@ -689,21 +690,20 @@ START_TEST(rated_fields)
                            "\"rating_range\":[0,4000]}",
                            true),
                      0);
-    ck_assert_int_eq(parse("{\"t\":\"invite\"," C5 ",\"rated\":true}",
-                           true),
+    ck_assert_int_eq(parse("{\"t\":\"invite\"," C5 ",\"rated\":true}", true),
                      0);
     ck_assert(m.rated);
     FAILS("{\"t\":\"seek\"," C5 ",\"rated\":1}", true, PROTO_BAD_FIELD,
           "rated:");
-    FAILS("{\"t\":\"seek\"," C5 ",\"rated\":\"yes\"}", true,
-          PROTO_BAD_FIELD, "rated:");
+    FAILS("{\"t\":\"seek\"," C5 ",\"rated\":\"yes\"}", true, PROTO_BAD_FIELD,
+          "rated:");
     FAILS("{\"t\":\"seek\"," C5 ",\"rating_range\":[1,2]}", true,
           PROTO_BAD_FIELD, "only with");
     FAILS("{\"t\":\"seek\"," C5 ",\"rated\":false,\"rating_range\":[1,2]}",
           true, PROTO_BAD_FIELD, "only with");
     static const char *const bad[] = {
-        "[1600,1400]", "[-1,100]", "[0,4001]", "[1,2,3]", "[1]", "[]",
-        "[1.5,2]",     "[\"1\",2]", "{}",        "1500",   "null"};
+        "[1600,1400]", "[-1,100]",  "[0,4001]", "[1,2,3]", "[1]", "[]",
+        "[1.5,2]",     "[\"1\",2]", "{}",       "1500",    "null"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char msg[200];
         snprintf(msg, sizeof msg,

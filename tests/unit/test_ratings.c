@@ -185,8 +185,8 @@ START_TEST(rated_game_changes_both_ratings_as_glicko2)
     ck_assert_int_gt(ra.last_ms, 0);
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "rapid", &ra), 0);
 
-    ck_assert_int_eq(
-        store_get_game(fake_store, gid, &row, NULL, NULL, &pgn), 1);
+    ck_assert_int_eq(store_get_game(fake_store, gid, &row, NULL, NULL, &pgn),
+                     1);
     ck_assert_int_eq(row.rated, 1);
     ck_assert_double_eq_tol(row.rating_before[0], 1500, 1e-9);
     ck_assert_double_eq_tol(row.rating_after[0], w.rating, 1e-9);
@@ -305,11 +305,9 @@ START_TEST(two_ends_before_a_commit_follow_each_other)
     ck_assert_int_eq(sqlite3_open(fake_db_path(), &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
                      SQLITE_OK);
-    n = snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}",
-                 g1);
+    n = snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}", g1);
     hub_on_text(fake_hub, a.c->s, text, (size_t)n, fake_now);
-    n = snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}",
-                 g2);
+    n = snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}", g2);
     hub_on_text(fake_hub, a.c->s, text, (size_t)n, fake_now);
     ck_assert_uint_lt(store_committed(fake_store), store_queued(fake_store));
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -370,8 +368,7 @@ END_TEST
 static void seek_rated(struct who *w, int lo, int hi)
 {
     if (hi < 0)
-        fake_say(w->c,
-                 "{\"t\":\"seek\",\"rated\":true,\"clock\":" BLITZ "}");
+        fake_say(w->c, "{\"t\":\"seek\",\"rated\":true,\"clock\":" BLITZ "}");
     else
         fake_say(w->c,
                  "{\"t\":\"seek\",\"rated\":true,\"rating_range\":[%d,%d],"
@@ -435,8 +432,8 @@ START_TEST(abort_changes_nothing)
     struct store_rating r;
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
     ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
-    ck_assert_int_eq(
-        store_get_game(fake_store, gid, &row, NULL, NULL, &pgn), 1);
+    ck_assert_int_eq(store_get_game(fake_store, gid, &row, NULL, NULL, &pgn),
+                     1);
     ck_assert_int_eq(row.rated, 1);
     ck_assert(row.rd_before[0] == 0 && row.rating_after[0] == 0);
     ck_assert_ptr_null(strstr(pgn, "RatingDiff"));
@@ -489,8 +486,8 @@ START_TEST(one_draw_offer_per_own_move_in_rated_games)
     say_gid(a.c, "draw_offer", gid);
     ck_assert_int_eq(fake_count(b.c, "draw_offered"), 2);
     /* the same in a casual game is allowed (no decline came between) */
-    fake_say(a.c, "{\"t\":\"invite\",\"color\":\"white\",\"clock\":" BLITZ
-                  "}");
+    fake_say(a.c,
+             "{\"t\":\"invite\",\"color\":\"white\",\"clock\":" BLITZ "}");
     gid_of(a.c, "invited", casual);
     say_gid(b.c, "join", casual);
     fake_move(a.c, casual, "e2e4", 0);

@@ -320,8 +320,7 @@ START_TEST(game_journal_and_finish)
              "2 3");
     g.draw_offer[0] = '\0';
     g.ended_ms = 9000;
-    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n",
-                            NULL);
+    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n", NULL);
     wait_committed(s, seq);
     ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, &pgn), 1);
     snprintf(g.status, sizeof g.status, "ended");
