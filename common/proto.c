@@ -1151,7 +1151,7 @@ char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
             j_player(&g->white), "black", j_player(&g->black), "clock",
             j_clock(&g->clock), "result", g->result, "reason", g->reason,
             "ended_ms", (json_int_t)g->ended_ms, "rated", g->rated);
-        if (o && g->rated)
+        if (o && g->rated && g->changed)
             json_object_set_new(o, "ratings", j_change(&g->change));
         json_array_append_new(a, o);
     }

@@ -285,7 +285,8 @@ struct proto_game_summary {
     const char *result, *reason;
     int64_t ended_ms;
     bool rated;
-    struct proto_rating_change change; /* when rated */
+    bool changed;                      /* rated, with a rating change: */
+    struct proto_rating_change change; /* ... the change */
 };
 
 /* One point of a rating history (GET /api/players/PID/ratings/CAT). */

@@ -158,8 +158,10 @@ static int player_games(struct hub *h, const char *pid,
             .result = g->result,
             .reason = g->reason,
             .ended_ms = g->ended_ms,
-            /* a rated game's change (an RD is never 0; none: aborted) */
-            .rated = g->rated && g->rd_before[0] > 0,
+            .rated = g->rated != 0,
+            /* its rating change (an RD is never 0; none: aborted, or
+             * the ratings could not be read at its end) */
+            .changed = g->rated && g->rd_before[0] > 0,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);
