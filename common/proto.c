@@ -45,6 +45,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_WEAK_PASSWORD] = "weak_password",
     [PROTO_ALREADY_REGISTERED] = "already_registered",
     [PROTO_BAD_CREDENTIALS] = "bad_credentials",
+    [PROTO_RATED_NEEDS_ACCOUNT] = "rated_needs_account",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */
@@ -59,7 +60,9 @@ enum {
     F_FEN = 1 << 7,
     F_USERNAME = 1 << 8,
     F_PASSWORD = 1 << 9,
-    F_EVERYWHERE = 1 << 10
+    F_EVERYWHERE = 1 << 10,
+    F_RATED = 1 << 11,
+    F_RATING_RANGE = 1 << 12
 };
 
 static const struct {
@@ -70,9 +73,11 @@ static const struct {
     [PROTO_T_NONE] = {"", 0, 0},
     [PROTO_T_HELLO] = {"hello", F_NAME | F_TOKEN, 0},
     [PROTO_T_PING] = {"ping", 0, 0},
-    [PROTO_T_SEEK] = {"seek", F_CLOCK | F_COLOR, F_CLOCK},
+    [PROTO_T_SEEK] = {"seek", F_CLOCK | F_COLOR | F_RATED | F_RATING_RANGE,
+                      F_CLOCK},
     [PROTO_T_CANCEL_SEEK] = {"cancel_seek", 0, 0},
-    [PROTO_T_INVITE] = {"invite", F_CLOCK | F_COLOR | F_FEN, F_CLOCK},
+    [PROTO_T_INVITE] = {"invite", F_CLOCK | F_COLOR | F_FEN | F_RATED,
+                        F_CLOCK},
     [PROTO_T_JOIN] = {"join", F_GAME, F_GAME},
     [PROTO_T_MOVE] = {"move", F_GAME | F_UCI | F_PLY, F_GAME | F_UCI | F_PLY},
     [PROTO_T_RESIGN] = {"resign", F_GAME, F_GAME},
@@ -109,6 +114,8 @@ static const struct {
     {"username", F_USERNAME},
     {"password", F_PASSWORD},
     {"everywhere", F_EVERYWHERE},
+    {"rated", F_RATED},
+    {"rating_range", F_RATING_RANGE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -402,6 +409,32 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         "everywhere: true or false");
         m->everywhere = json_is_true(v);
     }
+    if (present & F_RATED) {
+        v = json_object_get(root, "rated");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "rated: true or false");
+        m->rated = json_is_true(v);
+    }
+    if (present & F_RATING_RANGE) {
+        json_t *lo, *hi;
+        v = json_object_get(root, "rating_range");
+        lo = json_array_get(v, 0);
+        hi = json_array_get(v, 1);
+        if (!json_is_array(v) || json_array_size(v) != 2 ||
+            !json_is_integer(lo) || !json_is_integer(hi) ||
+            json_integer_value(lo) < 0 ||
+            json_integer_value(lo) > json_integer_value(hi) ||
+            json_integer_value(hi) > PROTO_RATING_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "rating_range: [LO,HI], integers with "
+                        "0 <= LO <= HI <= 4000");
+        if (!m->rated)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "rating_range: only with \"rated\":true");
+        m->has_range = true;
+        m->range_lo = (int)json_integer_value(lo);
+        m->range_hi = (int)json_integer_value(hi);
+    }
     return 0;
 }
 
@@ -680,7 +713,45 @@ static json_t *j_player(const struct proto_player *p)
 {
     if (!p || !p->id)
         return json_null();
+    if (p->has_rating)
+        return json_pack("{s:s,s:s,s:I,s:b}", "id", p->id, "name", p->name,
+                         "rating", (json_int_t)p->rating, "provisional",
+                         p->provisional);
     return json_pack("{s:s,s:s}", "id", p->id, "name", p->name);
+}
+
+/* {"white":{"before":R,"after":R},"black":{...}} */
+static json_t *j_change(const struct proto_rating_change *c)
+{
+    return json_pack(
+        "{s:{s:I,s:I},s:{s:I,s:I}}", "white", "before",
+        (json_int_t)c->before[0], "after", (json_int_t)c->after[0], "black",
+        "before", (json_int_t)c->before[1], "after", (json_int_t)c->after[1]);
+}
+
+/* One category's rating as shown: {"rating","rd","games","provisional"}
+ * and, with results, "wins", "draws", "losses". */
+static json_t *j_rating(const struct proto_rating *r)
+{
+    json_t *o = json_pack("{s:I,s:I,s:i,s:b}", "rating",
+                          (json_int_t)r->rating, "rd", (json_int_t)r->rd,
+                          "games", r->games, "provisional", r->provisional);
+
+    if (o && r->results) {
+        json_object_set_new(o, "wins", json_integer(r->wins));
+        json_object_set_new(o, "draws", json_integer(r->draws));
+        json_object_set_new(o, "losses", json_integer(r->losses));
+    }
+    return o;
+}
+
+static json_t *j_ratings(const struct proto_rating *r, size_t n)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; o && i < n; i++)
+        json_object_set_new(o, r[i].category, j_rating(&r[i]));
+    return o;
 }
 
 static json_t *j_clock(const struct clock_spec *c)
@@ -752,11 +823,16 @@ char *proto_render_error(enum proto_code code, const char *msg,
                   id);
 }
 
-/* {"id","name","account"}; an account's ratings are to come here. */
+/* {"id","name","account"} and, for an account, its "ratings". */
 static json_t *j_me(const struct proto_me *p)
 {
-    return json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name, "account",
-                     p->account);
+    json_t *o = json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name,
+                          "account", p->account);
+
+    if (o && p->account)
+        json_object_set_new(o, "ratings",
+                            j_ratings(p->ratings, p->n_ratings));
+    return o;
 }
 
 char *proto_render_welcome(const struct proto_me *p, const char *token,
@@ -820,12 +896,13 @@ char *proto_render_store_stall(bool resumed, int64_t stalled_ms)
 
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
-                              const struct clock_spec *clock, int you)
+                              const struct clock_spec *clock, bool rated,
+                              int you)
 {
-    return finish(json_pack("{s:s,s:s,s:o,s:o,s:o,s:s}", "t", "game_start",
-                            "game", gid, "white", j_player(w), "black",
-                            j_player(b), "clock", j_clock(clock), "you",
-                            proto_color_name(you)),
+    return finish(json_pack("{s:s,s:s,s:o,s:o,s:o,s:b,s:s}", "t",
+                            "game_start", "game", gid, "white", j_player(w),
+                            "black", j_player(b), "clock", j_clock(clock),
+                            "rated", rated, "you", proto_color_name(you)),
                   NULL);
 }
 
@@ -853,6 +930,9 @@ char *proto_render_state(const struct proto_state *s,
         json_object_set_new(o, "result", json_string(s->result));
     if (s->reason)
         json_object_set_new(o, "reason", json_string(s->reason));
+    json_object_set_new(o, "rated", json_boolean(s->rated));
+    if (s->change)
+        json_object_set_new(o, "ratings", j_change(s->change));
     if (s->api) {
         json_object_del(o, "t");
         json_object_set_new(o, "created_ms",
@@ -1006,16 +1086,20 @@ char *proto_render_moved(const struct proto_moved *m)
 }
 
 char *proto_render_game_end(const char *gid, enum ending_result result,
-                            enum ending_reason reason)
+                            enum ending_reason reason,
+                            const struct proto_rating_change *change)
 {
     const struct ending *e = ending_get(reason);
     const char *r = ending_result_name(result);
+    json_t *o;
 
     if (!e || !r)
         return NULL;
-    return finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game", gid,
-                            "result", r, "reason", e->name),
-                  NULL);
+    o = json_pack("{s:s,s:s,s:s,s:s}", "t", "game_end", "game", gid, "result",
+                  r, "reason", e->name);
+    if (o && change)
+        json_object_set_new(o, "ratings", j_change(change));
+    return finish(o, NULL);
 }
 
 char *proto_render_draw(const char *type, const char *gid, int color)
@@ -1063,15 +1147,70 @@ char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
 
     for (size_t i = 0; a && i < n; i++) {
         const struct proto_game_summary *g = &games[i];
-        json_array_append_new(
-            a, json_pack("{s:s,s:o,s:o,s:o,s:s,s:s,s:I}", "game", g->game,
-                         "white", j_player(&g->white), "black",
-                         j_player(&g->black), "clock", j_clock(&g->clock),
-                         "result", g->result, "reason", g->reason, "ended_ms",
-                         (json_int_t)g->ended_ms));
+        json_t *o = json_pack(
+            "{s:s,s:o,s:o,s:o,s:s,s:s,s:I,s:b}", "game", g->game, "white",
+            j_player(&g->white), "black", j_player(&g->black), "clock",
+            j_clock(&g->clock), "result", g->result, "reason", g->reason,
+            "ended_ms", (json_int_t)g->ended_ms, "rated", g->rated);
+        if (o && g->rated && g->changed)
+            json_object_set_new(o, "ratings", j_change(&g->change));
+        json_array_append_new(a, o);
     }
     return finish(json_pack("{s:o,s:o}", "games", a, "next",
                             next ? json_string(next) : json_null()),
+                  NULL);
+}
+
+char *proto_render_profile(const struct proto_me *p)
+{
+    json_t *o = json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name,
+                          "account", p->account);
+    int w = 0, d = 0, l = 0;
+
+    for (size_t i = 0; i < p->n_ratings; i++) {
+        w += p->ratings[i].wins;
+        d += p->ratings[i].draws;
+        l += p->ratings[i].losses;
+    }
+    if (o) {
+        json_object_set_new(o, "ratings",
+                            j_ratings(p->ratings, p->n_ratings));
+        json_object_set_new(o, "wins", json_integer(w));
+        json_object_set_new(o, "draws", json_integer(d));
+        json_object_set_new(o, "losses", json_integer(l));
+    }
+    return finish(o, NULL);
+}
+
+char *proto_render_rating_history(const char *pid, const char *category,
+                                  const struct proto_rating_point *points,
+                                  size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_pack("{s:I,s:I,s:I}", "ms",
+                                           (json_int_t)points[i].ms, "rating",
+                                           (json_int_t)points[i].rating, "rd",
+                                           (json_int_t)points[i].rd));
+    return finish(json_pack("{s:s,s:s,s:o}", "player", pid, "category",
+                            category, "points", a),
+                  NULL);
+}
+
+char *proto_render_leaderboard(const char *category,
+                               const struct proto_leader *players, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:I,s:i}", "id",
+                                           players[i].id, "name",
+                                           players[i].name, "rating",
+                                           (json_int_t)players[i].rating,
+                                           "rd", (json_int_t)players[i].rd,
+                                           "games", players[i].games));
+    return finish(json_pack("{s:s,s:o}", "category", category, "players", a),
                   NULL);
 }
 

@@ -45,11 +45,12 @@ enum proto_code {
     PROTO_RATE_LIMITED,
     PROTO_TOO_MANY_GAMES,
     PROTO_NO_REMATCH,
-    PROTO_BAD_USERNAME,       /* register: not 2-20 of A-Z a-z 0-9 _ - */
-    PROTO_NAME_TAKEN,         /* register: another account has it */
-    PROTO_WEAK_PASSWORD,      /* register: fewer than 8 characters */
-    PROTO_ALREADY_REGISTERED, /* register: the player is an account */
-    PROTO_BAD_CREDENTIALS,    /* login: no such user or wrong password */
+    PROTO_BAD_USERNAME,        /* register: not 2-20 of A-Z a-z 0-9 _ - */
+    PROTO_NAME_TAKEN,          /* register: another account has it */
+    PROTO_WEAK_PASSWORD,       /* register: fewer than 8 characters */
+    PROTO_ALREADY_REGISTERED,  /* register: the player is an account */
+    PROTO_BAD_CREDENTIALS,     /* login: no such user or wrong password */
+    PROTO_RATED_NEEDS_ACCOUNT, /* a rated seek, invite or join by a guest */
     PROTO_CODE_COUNT
 };
 
@@ -99,6 +100,8 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_USERNAME_FIELD_MAX 64
 #define PROTO_PASSWORD_MIN 8
 #define PROTO_PASSWORD_MAX 128
+/* seek: "rating_range":[LO,HI], integers with 0 <= LO <= HI <= this. */
+#define PROTO_RATING_MAX 4000
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -124,8 +127,11 @@ struct proto_msg {
     /* register, login: as sent (checked by the server, not here) */
     char username[PROTO_USERNAME_FIELD_MAX + 1];
     char password[PROTO_PASSWORD_MAX + 1];
-    size_t password_len; /* bytes */
-    bool everywhere;     /* logout: every token of the account */
+    size_t password_len;    /* bytes */
+    bool everywhere;        /* logout: every token of the account */
+    bool rated;             /* seek, invite: false when absent */
+    bool has_range;         /* seek: rating_range given ... */
+    int range_lo, range_hi; /* ... its bounds, inclusive */
 };
 
 struct proto_error {
@@ -177,18 +183,44 @@ int proto_parse_json(const char *text, size_t len, bool authed,
 
 /* ---- rendering --------------------------------------------------------- */
 
-/* A player, or a seat not yet taken when id is NULL. */
+/* A player, or a seat not yet taken when id is NULL. In a rated game
+ * (has_rating) it also shows the player's rating in the game's category,
+ * rounded, and whether it is provisional. */
 struct proto_player {
     const char *id;
     const char *name;
+    bool has_rating;
+    long rating;
+    bool provisional;
+};
+
+/* A player's rating in one category as shown to players: rounded
+ * rating and RD, rated games, and (for the HTTP API's profile only,
+ * `results`) its wins, draws and losses. */
+struct proto_rating {
+    const char *category;
+    long rating, rd;
+    int games;
+    bool provisional;
+    bool results;
+    int wins, draws, losses;
 };
 
 /* The player a connection speaks for, as welcome and registered show it:
- * {"id","name","account"}. (An account's ratings are to come here.) */
+ * {"id","name","account"} and, for an account, "ratings" with one entry
+ * per category it has played rated (n_ratings of them). */
 struct proto_me {
     const char *id;
     const char *name;
     bool account;
+    const struct proto_rating *ratings;
+    size_t n_ratings;
+};
+
+/* A rated game's rating changes: each colour's rating before and after
+ * it, rounded ([0] white, [1] black). */
+struct proto_rating_change {
+    long before[2], after[2];
 };
 
 struct proto_clocks {
@@ -221,6 +253,9 @@ struct proto_state {
     size_t n_claim;
     const char *result; /* NULL while live */
     const char *reason; /* NULL while live */
+    bool rated;
+    /* a rated game that ended: its changes (NULL: none shown) */
+    const struct proto_rating_change *change;
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
     bool api;
     int64_t created_ms, started_ms, ended_ms;
@@ -249,6 +284,22 @@ struct proto_game_summary {
     struct clock_spec clock;
     const char *result, *reason;
     int64_t ended_ms;
+    bool rated;
+    bool changed;                      /* rated, with a rating change: */
+    struct proto_rating_change change; /* ... the change */
+};
+
+/* One point of a rating history (GET /api/players/PID/ratings/CAT). */
+struct proto_rating_point {
+    int64_t ms;
+    long rating, rd;
+};
+
+/* One entry of a leaderboard (GET /api/leaderboard/CAT). */
+struct proto_leader {
+    const char *id, *name;
+    long rating, rd;
+    int games;
 };
 
 /* A colour's name: "white" or "black". */
@@ -275,13 +326,17 @@ char *proto_render_shutdown(void);
 char *proto_render_store_stall(bool resumed, int64_t stalled_ms);
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
-                              const struct clock_spec *clock, int you);
+                              const struct clock_spec *clock, bool rated,
+                              int you);
 char *proto_render_state(const struct proto_state *s,
                          const struct proto_id *id);
 char *proto_render_moved(const struct proto_moved *m);
-/* {"t":"game_end",...} with the result's and the reason's wire names. */
+/* {"t":"game_end",...} with the result's and the reason's wire names;
+ * change (NULL: none) adds "ratings":{"white":{"before":R,"after":R},
+ * "black":{...}}. */
 char *proto_render_game_end(const char *gid, enum ending_result result,
-                            enum ending_reason reason);
+                            enum ending_reason reason,
+                            const struct proto_rating_change *change);
 /* draw_offered / draw_declined / rematch_offered ("type"), with the
  * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);
@@ -297,6 +352,19 @@ char *proto_render_api_error(const char *code);
 /* HTTP API: {"games":[...],"next":GID|null}. */
 char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
                              const char *next);
+/* HTTP API: {"id","name","account","ratings":{CAT:{"rating","rd",
+ * "games","provisional","wins","draws","losses"}...},"wins","draws",
+ * "losses"} (the sums over the categories). */
+char *proto_render_profile(const struct proto_me *p);
+/* HTTP API: {"player":PID,"category":CAT,"points":[{"ms","rating","rd"}
+ * ...]}. */
+char *proto_render_rating_history(const char *pid, const char *category,
+                                  const struct proto_rating_point *points,
+                                  size_t n);
+/* HTTP API: {"category":CAT,"players":[{"id","name","rating","rd",
+ * "games"}...]}. */
+char *proto_render_leaderboard(const char *category,
+                               const struct proto_leader *players, size_t n);
 /* HTTP API: {"status":"ok",...} for /healthz. */
 char *proto_render_health(bool ok, int64_t live_games, int64_t connections);
 

@@ -19,6 +19,13 @@
  * stopped with the turn `held`; game_released starts it. A stalled
  * database therefore charges nobody for a move nobody has seen, and no
  * flag can fall on it.
+ *
+ * Ratings. A rated game keeps the ratings its host set for its seats
+ * (shown with game_start and state) and, once it has ended with a
+ * rating change (rate_end), each player's rating before and after, and
+ * RD before: the rating change is computed here, from the ratings the
+ * host reads at the end (not at the start: a player's other rated game
+ * may have ended meanwhile), with rating.h's pure Glicko-2.
  */
 #include "game.h"
 
@@ -34,6 +41,7 @@
 #include "msgbuf.h"
 #include "notation.h"
 #include "pgn.h"
+#include "rating.h"
 #include "record.h"
 
 struct sub {
@@ -62,6 +70,9 @@ struct game {
     int64_t *clk_ms;      /* mover's time left after each move */
     size_t cap;
     int draw_offer;   /* colour whose offer is pending, or -1 */
+    bool offered[2];  /* the colour offered a draw and has not moved
+                         since: in a rated game it may not offer again
+                         (at most one offer per move of its own) */
     bool declined[2]; /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
@@ -82,6 +93,11 @@ struct game {
     enum ending_result result; /* both only when GAME_ENDED */
     enum ending_reason reason;
     uint64_t seq; /* the game's last store write */
+    bool rated;
+    bool shown[2]; /* the seat's rating is known (game_set_rating) */
+    double shown_rating[2], shown_rd[2];
+    bool rated_end; /* ended with a rating change, stored with the end: */
+    double before[2], after[2], rd_before[2];
     struct sub *subs;
     size_t nsubs, subcap;
     int64_t armed;
@@ -259,10 +275,45 @@ static const char *status_name(enum game_status s)
                                : "ended";
 }
 
+/* A seat as `state` and game_start show it: with its rating in a rated
+ * game (the one the change was computed from, once there is one). */
+static struct proto_player seat_player(const struct game *g, int c)
+{
+    struct proto_player p = {g->seat[c].pid[0] ? g->seat[c].pid : NULL,
+                             g->seat[c].name, false, 0, false};
+
+    if (!g->rated)
+        return p;
+    if (g->rated_end) {
+        p.has_rating = true;
+        p.rating = rating_round(g->before[c]);
+        p.provisional = g->rd_before[c] > RATING_RD_PROVISIONAL;
+    } else if (g->shown[c]) {
+        p.has_rating = true;
+        p.rating = rating_round(g->shown_rating[c]);
+        p.provisional = g->shown_rd[c] > RATING_RD_PROVISIONAL;
+    }
+    return p;
+}
+
+/* The rounded changes of a game that ended with one. */
+static struct proto_rating_change change_of(const double before[2],
+                                            const double after[2])
+{
+    struct proto_rating_change c;
+
+    for (int i = 0; i < 2; i++) {
+        c.before[i] = rating_round(before[i]);
+        c.after[i] = rating_round(after[i]);
+    }
+    return c;
+}
+
 char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                         int64_t now)
 {
     struct moves_info *mi = malloc(sizeof *mi);
+    struct proto_rating_change change = change_of(g->before, g->after);
     struct movelist l;
     char fen[FEN_MAX];
     char *text;
@@ -274,8 +325,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
         .game = g->gid,
-        .white = {g->seat[0].pid[0] ? g->seat[0].pid : NULL, g->seat[0].name},
-        .black = {g->seat[1].pid[0] ? g->seat[1].pid : NULL, g->seat[1].name},
+        .white = seat_player(g, 0),
+        .black = seat_player(g, 1),
         .clock = g->clock.spec,
         .initial_fen = g->initial_fen,
         .moves = (const char(*)[UCI_MAX])g->uci,
@@ -299,6 +350,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                                           : NULL,
         .reason = g->status == GAME_ENDED ? ending_get(g->reason)->name
                                           : NULL,
+        .rated = g->rated,
+        .change = g->rated_end ? &change : NULL,
         .api = api,
         .created_ms = g->created_wall,
         .started_ms = g->started_wall,
@@ -335,10 +388,23 @@ char *game_render_stored(const struct store_game *row,
         memcpy(uci[i], moves[i].uci, UCI_MAX);
         snprintf(san[i], SAN_MAX, "%s", moves[i].san);
     }
+    /* a rated game that ended with a change (an RD is never 0) */
+    bool changed = row->rated && row->rd_before[0] > 0;
+    struct proto_rating_change change = change_of(row->rating_before,
+                                                  row->rating_after);
+    struct proto_player seat[2] = {{row->white_pid[0] ? row->white_pid : NULL,
+                                    row->white_name, false, 0, false},
+                                   {row->black_pid[0] ? row->black_pid : NULL,
+                                    row->black_name, false, 0, false}};
+    for (int c = 0; changed && c < 2; c++) {
+        seat[c].has_rating = true;
+        seat[c].rating = change.before[c];
+        seat[c].provisional = row->rd_before[c] > RATING_RD_PROVISIONAL;
+    }
     struct proto_state s = {
         .game = row->gid,
-        .white = {row->white_pid[0] ? row->white_pid : NULL, row->white_name},
-        .black = {row->black_pid[0] ? row->black_pid : NULL, row->black_name},
+        .white = seat[0],
+        .black = seat[1],
         .clock = {row->clock.per_move, row->clock.initial_s,
                   row->clock.increment_s, row->clock.per_move_s},
         .initial_fen = initial,
@@ -356,6 +422,8 @@ char *game_render_stored(const struct store_game *row,
         .gone_ms = {-1, -1},
         .result = row->result,
         .reason = row->reason,
+        .rated = row->rated != 0,
+        .change = changed ? &change : NULL,
         .api = api,
         .created_ms = row->created_ms,
         .started_ms = row->started_ms,
@@ -409,6 +477,13 @@ static void fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->ended_ms = g->ended_wall;
     r->white_ms = clock_left(&g->clock, WHITE, now);
     r->black_ms = clock_left(&g->clock, BLACK, now);
+    r->rated = g->rated;
+    if (g->rated_end)
+        for (int c = 0; c < 2; c++) {
+            r->rating_before[c] = g->before[c];
+            r->rating_after[c] = g->after[c];
+            r->rd_before[c] = g->rd_before[c];
+        }
 }
 
 /* Writes the game row; 0, or -1 when the store's queue is full. */
@@ -435,7 +510,8 @@ static char *make_pgn(const struct game *g)
                                          : g->created_wall) /
                         1000);
     struct tm tm;
-    char site[64];
+    char site[64], event[48], elo[2][16], diff[2][16];
+    const char *cat = rating_category_name(rating_category(&g->clock.spec));
 
     if (gmtime_r(&t, &tm))
         strftime(date, sizeof date, "%Y.%m.%d", &tm);
@@ -445,8 +521,10 @@ static char *make_pgn(const struct game *g)
         snprintf(tc, sizeof tc, "%d+%d", g->clock.spec.initial_s,
                  g->clock.spec.increment_s);
     snprintf(site, sizeof site, "/g/%s", g->gid);
+    snprintf(event, sizeof event, "%s %s game", g->rated ? "Rated" : "Casual",
+             cat);
     struct pgn_tags tags = {
-        .event = "Casual game",
+        .event = event,
         .site = site,
         .date = date,
         .white = g->seat[0].name[0] ? g->seat[0].name : "?",
@@ -455,6 +533,25 @@ static char *make_pgn(const struct game *g)
         .time_control = tc,
         .termination = ended ? ending_get(g->reason)->termination : "normal",
     };
+    if (g->rated && g->rated_end) {
+        struct proto_rating_change c = change_of(g->before, g->after);
+        for (int i = 0; i < 2; i++) {
+            snprintf(elo[i], sizeof elo[i], "%ld", c.before[i]);
+            snprintf(diff[i], sizeof diff[i], "%s%ld",
+                     c.after[i] > c.before[i] ? "+" : "",
+                     c.after[i] - c.before[i]);
+        }
+        tags.white_rating_diff = diff[0];
+        tags.black_rating_diff = diff[1];
+    } else if (g->rated) {
+        for (int i = 0; i < 2; i++)
+            snprintf(elo[i], sizeof elo[i], "%ld",
+                     rating_round(g->shown_rating[i]));
+    }
+    if (g->rated && (g->rated_end || (g->shown[0] && g->shown[1]))) {
+        tags.white_elo = elo[0];
+        tags.black_elo = elo[1];
+    }
     return pgn_format(&tags, &g->rec, g->clk_ms);
 }
 
@@ -555,12 +652,59 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
     rearm(g);
 }
 
+/* A rated game has ended (g->result and g->ended_wall set): reads both
+ * players' current ratings from the host, computes the new ones and
+ * fills out[] (the rows to store) and the game's before and after.
+ * False (and nothing changed) when the host cannot tell the ratings. */
+static bool rate_end(struct game *g, struct store_rating out[2])
+{
+    const char *cat = rating_category_name(rating_category(&g->clock.spec));
+    double score = g->result == ENDING_WHITE_WINS   ? 1.0
+                   : g->result == ENDING_BLACK_WINS ? 0.0
+                                                    : 0.5;
+    struct rating r[2];
+    double days[2];
+
+    if (!g->env.ratings || g->env.ratings(g->env.ctx, g, cat, out) < 0)
+        return false;
+    for (int c = 0; c < 2; c++) {
+        r[c] = (struct rating){out[c].rating, out[c].rd, out[c].vol};
+        days[c] = out[c].last_ms
+                      ? (double)(g->ended_wall - out[c].last_ms) / 86400000.0
+                      : 0.0;
+        g->before[c] = out[c].rating;
+        g->rd_before[c] = out[c].rd;
+    }
+    rating_game(&r[0], days[0], &r[1], days[1], score);
+    for (int c = 0; c < 2; c++) {
+        double mine = c == WHITE ? score : 1.0 - score;
+        struct store_rating *o = &out[c];
+        g->after[c] = r[c].rating;
+        snprintf(o->pid, sizeof o->pid, "%s", g->seat[c].pid);
+        snprintf(o->category, sizeof o->category, "%s", cat);
+        o->rating = r[c].rating;
+        o->rd = r[c].rd;
+        o->vol = r[c].vol;
+        o->games++;
+        o->wins += mine == 1.0;
+        o->draws += mine == 0.5;
+        o->losses += mine == 0.0;
+        o->last_ms = g->ended_wall;
+    }
+    g->rated_end = true;
+    return true;
+}
+
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
- * reasons that give a win (ending_result_for). */
+ * reasons that give a win (ending_result_for). A rated game's ending
+ * (any but aborted) changes both players' ratings. */
 static void end_game(struct game *g, enum ending_reason reason, int winner,
                      int64_t now)
 {
     struct store_game row;
+    struct store_rating ratings[2];
+    struct proto_rating_change change;
+    bool rate;
     uint64_t seq;
     char *pgn;
 
@@ -573,13 +717,19 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     g->reason = reason;
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
+    rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
     fill_row(g, &row, now);
     pgn = make_pgn(g);
-    seq = g->env.finish(g->env.ctx, &row, pgn ? pgn : "");
+    seq = g->env.finish(g->env.ctx, &row, pgn ? pgn : "",
+                        rate ? ratings : NULL);
     free(pgn);
     if (seq)
         g->seq = seq;
-    broadcast(g, proto_render_game_end(g->gid, g->result, g->reason));
+    else
+        g->rated_end = false; /* not stored: not shown either */
+    change = change_of(g->before, g->after);
+    broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
+                                       g->rated_end ? &change : NULL));
     g->env.ended(g->env.ctx, g);
 }
 
@@ -727,13 +877,14 @@ struct game *game_new(const struct game_env *env, const char *gid,
                       const struct clock_spec *clock,
                       const struct board *start,
                       const struct game_seat_init seats[2],
-                      const char *creator_pid, int64_t now)
+                      const char *creator_pid, bool rated, int64_t now)
 {
     struct game *g = alloc_game(env, gid, clock, start);
     int taken = 0;
 
     if (!g)
         return NULL;
+    g->rated = rated;
     for (int c = 0; c < 2; c++)
         if (seats[c].pid) {
             snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s",
@@ -791,6 +942,7 @@ struct game *game_restore(const struct game_env *env,
     snprintf(g->creator, sizeof g->creator, "%s", row->creator_pid);
     g->created_wall = row->created_ms;
     g->started_wall = row->started_ms;
+    g->rated = row->rated != 0;
     for (size_t i = 0; i < n; i++) {
         move_t m;
         if (reserve(g) < 0)
@@ -834,6 +986,14 @@ struct game *game_restore(const struct game_env *env,
         g->clock.left_ms[BLACK] = row->black_ms;
         g->draw_offer = -1;
         g->linger_until = now + LIMIT_ENDED_LINGER_MS;
+        if (g->rated && row->rd_before[0] > 0) {
+            g->rated_end = true;
+            for (int c = 0; c < 2; c++) {
+                g->before[c] = row->rating_before[c];
+                g->after[c] = row->rating_after[c];
+                g->rd_before[c] = row->rd_before[c];
+            }
+        }
     } else if (!strcmp(row->status, "waiting")) {
         int64_t left = row->created_ms + LIMIT_INVITE_MS - wall;
         g->status = GAME_WAITING;
@@ -905,6 +1065,18 @@ const char *game_initial_fen(const struct game *g)
 {
     return g->initial_fen;
 }
+bool game_rated(const struct game *g)
+{
+    return g->rated;
+}
+void game_set_rating(struct game *g, int color, double rating, double rd)
+{
+    if (!g->rated || color < 0 || color > 1)
+        return;
+    g->shown[color] = true;
+    g->shown_rating[color] = rating;
+    g->shown_rd[color] = rd;
+}
 void *game_user(const struct game *g)
 {
     return g->user;
@@ -939,10 +1111,10 @@ void game_announce_start(struct game *g, int64_t now)
     struct proto_player p[2];
 
     for (int c = 0; c < 2; c++)
-        p[c] = (struct proto_player){g->seat[c].pid, g->seat[c].name};
+        p[c] = seat_player(g, c);
     for (int c = 0; c < 2; c++) {
-        struct msgbuf *b = msgbuf_take(
-            proto_render_game_start(g->gid, &p[0], &p[1], &g->clock.spec, c));
+        struct msgbuf *b = msgbuf_take(proto_render_game_start(
+            g->gid, &p[0], &p[1], &g->clock.spec, g->rated, c));
         if (!b)
             continue;
         for (size_t i = 0; i < g->nsubs; i++)
@@ -1080,6 +1252,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
     g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
     g->declined[mover] = false;
+    g->offered[mover] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
         g->draw_offer = -1;
         put_row(g, now);
@@ -1235,12 +1408,17 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
         return set_err(err, PROTO_RATE_LIMITED,
                        "your draw offer was declined: make a move before "
                        "offering again");
+    } else if (g->rated && g->offered[c]) {
+        return set_err(err, PROTO_RATE_LIMITED,
+                       "in a rated game you may offer a draw once per move "
+                       "of yours: make a move before offering again");
     } else {
         g->draw_offer = c;
         if (put_row(g, now) < 0) {
             g->draw_offer = -1;
             return busy(err);
         }
+        g->offered[c] = true;
         broadcast(g, proto_render_draw("draw_offered", g->gid, c));
     }
     rearm(g);

@@ -11,6 +11,15 @@
  * armed at the next deadline (flag, first-move abort, grace expiry, end of
  * a pause, invitation expiry, or the end of the linger after the end).
  *
+ * A rated game (game_new's `rated`) shows its players' ratings in its
+ * category (game_set_rating, from the host) with game_start and state;
+ * when it ends (any way but aborted) it asks the host for both players'
+ * current ratings (env.ratings), computes the new ones (rating_game:
+ * each player's RD first grows for the days since their last rated game
+ * in the category), and hands both rows to env.finish with the game's
+ * end, so that they are stored in the same transaction; game_end, the
+ * PGN and the stored row carry the ratings before and after.
+ *
  * Commands return 0, or -1 with the protocol error in *err (nothing
  * changed then). Only the event-loop thread calls these functions.
  */
@@ -50,8 +59,19 @@ struct game_env {
     uint64_t (*put_game)(void *ctx, const struct store_game *row);
     uint64_t (*put_move)(void *ctx, const char *gid,
                          const struct store_move *m);
+    /* The end: the row, its PGN and, for a rated game, both players'
+     * new ratings (ratings[0] white's, [1] black's; NULL: casual, or no
+     * rating change). */
     uint64_t (*finish)(void *ctx, const struct store_game *row,
-                       const char *pgn);
+                       const char *pgn, const struct store_rating *ratings);
+    /* A rated game ends: fills out[0] (white) and out[1] (black) with
+     * the players' current ratings in the category `category` (a
+     * rating_category_name): the store's row, or what is queued to
+     * replace it; a player without one gets rating_start's values, no
+     * games and last_ms 0. Returns 0, or -1 when they cannot be read
+     * (the game then ends without a rating change). NULL: never rated. */
+    int (*ratings)(void *ctx, const struct game *g, const char *category,
+                   struct store_rating out[2]);
     /* Unix epoch milliseconds now. */
     int64_t (*wall_ms)(void *ctx);
     /* A clock ran out: asks the host whether `color` can still checkmate
@@ -85,7 +105,8 @@ struct game_seat_init {
  * Creates a game and writes its row. With both seats taken it starts at
  * once (paired from seeks); with one it is an invitation (waiting) whose
  * creator is creator_pid. start is the initial position (already
- * validated). Returns NULL when out of memory or the store is full.
+ * validated); rated makes it a rated game. Returns NULL when out of
+ * memory or the store is full.
  * The env is copied. The caller subscribes the players, then calls
  * game_announce_start for a started game.
  */
@@ -93,7 +114,7 @@ struct game *game_new(const struct game_env *env, const char *gid,
                       const struct clock_spec *clock,
                       const struct board *start,
                       const struct game_seat_init seats[2],
-                      const char *creator_pid, int64_t now);
+                      const char *creator_pid, bool rated, int64_t now);
 
 /* Rebuilds a game from its stored row and journal: a live one after a
  * restart, or an ended one (status "ended") to render its state.
@@ -146,6 +167,12 @@ int64_t game_created_ms(const struct game *g);
  * game was created with; both owned by g. */
 const struct clock_spec *game_clock_spec(const struct game *g);
 const char *game_initial_fen(const struct game *g);
+/* Whether the game is rated. */
+bool game_rated(const struct game *g);
+/* The rating (and its RD) of the player in seat color shown with a rated
+ * game's game_start and state until it ends; the host sets it when the
+ * seat is taken (or the game restored). Ignored for a casual game. */
+void game_set_rating(struct game *g, int color, double rating, double rd);
 /* Opaque pointer the host may keep with the game (its timer). */
 void *game_user(const struct game *g);
 void game_set_user(struct game *g, void *user);

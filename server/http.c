@@ -1,5 +1,12 @@
 /*
  * http.c - the HTTP API (see http.h).
+ *
+ * Every answer is a bounded read of the store's read-only connection on
+ * the loop thread: a game, a page of at most 100 games, a player's
+ * ratings (at most one row per category), the last
+ * LIMIT_RATING_HISTORY points of a rating history, the
+ * LIMIT_LEADERBOARD best of a category (read in order from the
+ * ratings_board index). Ratings show what the store has committed.
  */
 #include "http.h"
 
@@ -11,6 +18,7 @@
 #include "metrics.h"
 #include "proto.h"
 #include "hub.h"
+#include "rating.h"
 #include "store.h"
 #include "tunables.h"
 
@@ -39,8 +47,17 @@ enum netstats_route http_route(const char *path)
             return NETSTATS_ROUTE_PGN;
         return NETSTATS_ROUTE_OTHER;
     }
-    if (!strncmp(path, "/api/players/", 13))
-        return NETSTATS_ROUTE_PLAYER_GAMES;
+    if (!strncmp(path, "/api/players/", 13)) {
+        rest = path + 13;
+        slash = strchr(rest, '/');
+        if (slash && !strcmp(slash, "/games"))
+            return NETSTATS_ROUTE_PLAYER_GAMES;
+        if (!slash || !strncmp(slash, "/ratings/", 9))
+            return NETSTATS_ROUTE_PLAYER;
+        return NETSTATS_ROUTE_OTHER;
+    }
+    if (!strncmp(path, "/api/leaderboard/", 17))
+        return NETSTATS_ROUTE_LEADERBOARD;
     if (http_wants(path))
         return NETSTATS_ROUTE_OTHER;
     return NETSTATS_ROUTE_STATIC;
@@ -141,7 +158,15 @@ static int player_games(struct hub *h, const char *pid,
             .result = g->result,
             .reason = g->reason,
             .ended_ms = g->ended_ms,
+            .rated = g->rated != 0,
+            /* its rating change (an RD is never 0; none: aborted, or
+             * the ratings could not be read at its end) */
+            .changed = g->rated && g->rd_before[0] > 0,
         };
+        for (int c = 0; c < 2; c++) {
+            sum[i].change.before[c] = rating_round(g->rating_before[c]);
+            sum[i].change.after[c] = rating_round(g->rating_after[c]);
+        }
     }
     reply(r, 200, JSON_TYPE,
           proto_render_game_list(
@@ -149,6 +174,113 @@ static int player_games(struct hub *h, const char *pid,
               list.has_more && list.n ? list.games[list.n - 1].gid : NULL));
     free(sum);
     store_game_list_clear(&list);
+    return 0;
+}
+
+/* GET /api/players/PID: the player's name, whether it is an account, its
+ * ratings (with wins, draws and losses) per category played rated. */
+static int player_profile(struct hub *h, const char *pid,
+                          struct http_reply *r)
+{
+    struct store *st = hub_store(h);
+    struct store_player p;
+    struct store_rating rows[RATING_CATEGORIES];
+    struct proto_rating shown[RATING_CATEGORIES];
+    size_t nrows = 0, n = 0;
+    int found = store_find_player(st, pid, &p), account;
+
+    if (found < 0)
+        return api_error(r, 500, "database_error");
+    if (found == 0)
+        return api_error(r, 404, "no_such_player");
+    account = store_is_account(st, pid);
+    if (account < 0 ||
+        store_player_ratings(st, pid, rows, RATING_CATEGORIES, &nrows) < 0)
+        return api_error(r, 500, "database_error");
+    /* in the categories' order */
+    for (int c = 0; c < RATING_CATEGORIES; c++) {
+        const char *cat = rating_category_name((enum rating_category)c);
+        for (size_t i = 0; i < nrows; i++)
+            if (!strcmp(rows[i].category, cat) && rows[i].games > 0)
+                shown[n++] = (struct proto_rating){
+                    .category = cat,
+                    .rating = rating_round(rows[i].rating),
+                    .rd = rating_round(rows[i].rd),
+                    .games = rows[i].games,
+                    .provisional = rows[i].rd > RATING_RD_PROVISIONAL,
+                    .results = true,
+                    .wins = rows[i].wins,
+                    .draws = rows[i].draws,
+                    .losses = rows[i].losses,
+                };
+    }
+    struct proto_me me = {p.pid, p.name, account == 1, shown, n};
+    return reply(r, 200, JSON_TYPE, proto_render_profile(&me));
+}
+
+/* GET /api/players/PID/ratings/CAT: the last LIMIT_RATING_HISTORY
+ * ratings after a rated game, oldest first. */
+static int rating_history(struct hub *h, const char *pid, const char *cat,
+                          struct http_reply *r)
+{
+    struct store *st = hub_store(h);
+    struct store_player p;
+    struct store_rating_point *pts = NULL;
+    struct proto_rating_point *out;
+    enum rating_category c;
+    size_t n = 0;
+    int found;
+
+    if (!rating_category_parse(cat, &c))
+        return api_error(r, 404, "no_such_category");
+    found = store_find_player(st, pid, &p);
+    if (found < 0)
+        return api_error(r, 500, "database_error");
+    if (found == 0)
+        return api_error(r, 404, "no_such_player");
+    if (store_rating_history(st, pid, cat, LIMIT_RATING_HISTORY, &pts, &n) <
+        0)
+        return api_error(r, 500, "database_error");
+    out = calloc(n ? n : 1, sizeof *out);
+    if (!out) {
+        free(pts);
+        return api_error(r, 500, "out_of_memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct proto_rating_point){
+            pts[i].ms, rating_round(pts[i].rating), rating_round(pts[i].rd)};
+    reply(r, 200, JSON_TYPE, proto_render_rating_history(pid, cat, out, n));
+    free(out);
+    free(pts);
+    return 0;
+}
+
+/* GET /api/leaderboard/CAT: the LIMIT_LEADERBOARD best non-provisional
+ * accounts. */
+static int leaderboard(struct hub *h, const char *cat, struct http_reply *r)
+{
+    struct store_leader *rows = NULL;
+    struct proto_leader *out;
+    enum rating_category c;
+    size_t n = 0;
+
+    if (!rating_category_parse(cat, &c))
+        return api_error(r, 404, "no_such_category");
+    if (store_leaderboard(hub_store(h), cat, LIMIT_LEADERBOARD, &rows, &n) <
+        0)
+        return api_error(r, 500, "database_error");
+    out = calloc(n ? n : 1, sizeof *out);
+    if (!out) {
+        free(rows);
+        return api_error(r, 500, "out_of_memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct proto_leader){
+            rows[i].pid, rows[i].name, rating_round(rows[i].rating),
+            rating_round(rows[i].rd), rows[i].games};
+    reply(r, 200, JSON_TYPE, proto_render_leaderboard(cat, out, n));
+    free(out);
+    free(rows);
     return 0;
 }
 
@@ -212,12 +344,22 @@ static int route(struct hub *h, const char *path, const char *const *args,
     if (!strncmp(path, "/api/players/", 13)) {
         rest = path + 13;
         size_t n = strcspn(rest, "/");
-        if (n == 0 || n >= sizeof id || strcmp(rest + n, "/games"))
+        if (n == 0 || n >= sizeof id)
             return api_error(r, 404, "not_found");
         memcpy(id, rest, n);
         id[n] = '\0';
-        return player_games(h, id, args, nargs, r);
+        if (!strcmp(rest + n, "/games"))
+            return player_games(h, id, args, nargs, r);
+        if (!proto_key_valid(id))
+            return api_error(r, 404, "no_such_player");
+        if (!rest[n])
+            return player_profile(h, id, r);
+        if (!strncmp(rest + n, "/ratings/", 9) && !strchr(rest + n + 9, '/'))
+            return rating_history(h, id, rest + n + 9, r);
+        return api_error(r, 404, "not_found");
     }
+    if (!strncmp(path, "/api/leaderboard/", 17))
+        return leaderboard(h, path + 17, r);
     return api_error(r, 404, "not_found");
 }
 

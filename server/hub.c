@@ -33,6 +33,18 @@
  * registered (names) and the tokens revoked (revoked: by token, or
  * "pid:" PID for every token of an account), each until the store has
  * committed the write.
+ *
+ * Ratings (PROTOCOL.md, "Rated games"). A rated game computes its rating
+ * change when it ends (game.c), from the ratings the hub gives it
+ * (env_ratings), and hands the new rows to the store with the game's end
+ * (one transaction). The hub gives the store's rows overlaid by the
+ * `rated` table: the rows of rated ends queued and not committed yet, by
+ * "PID/CATEGORY". The loop is the only writer of ratings and the store
+ * applies writes in order, so this overlay is always the newest value: a
+ * player whose two rated games end a moment apart (or while the database
+ * stalls) has the second computed from the first's result, never from a
+ * stale row; and each stored row is an absolute value, so the same end
+ * applied twice would leave the same rows.
  */
 #include "hub.h"
 
@@ -46,6 +58,7 @@
 #include "ids.h"
 #include "passwd.h"
 #include "ratelimit.h"
+#include "rating.h"
 #include "tunables.h"
 #include "lobby.h"
 #include "log.h"
@@ -150,6 +163,14 @@ struct hub {
     struct table names;        /* lowercase username -> struct pending */
     struct table revoked;      /* token key / "pid:" PID -> pending */
     int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
+    struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
+};
+
+/* A rating row queued with a rated game's end, until it commits. */
+struct rated_row {
+    char key[48];
+    uint64_t seq;
+    struct store_rating r;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -513,14 +534,168 @@ static uint64_t env_put_move(void *ctx, const char *gid,
     return seq;
 }
 
-static uint64_t env_finish(void *ctx, const struct store_game *row,
-                           const char *pgn)
+/* ---- ratings ----------------------------------------------------------- */
+
+static void rated_key(const char *pid, const char *category, char *key,
+                      size_t len)
+{
+    snprintf(key, len, "%s/%s", pid, category);
+}
+
+/* Remembers r, queued at seq, until the store has committed it. */
+static void rated_put(struct hub *h, const struct store_rating *r,
+                      uint64_t seq)
+{
+    char key[48];
+    struct rated_row *e;
+
+    rated_key(r->pid, r->category, key, sizeof key);
+    e = table_get(&h->rated, key);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e) {
+            log_error("event=rating_unrecorded player=%s", r->pid);
+            return;
+        }
+        snprintf(e->key, sizeof e->key, "%s", key);
+        if (table_put(&h->rated, e->key, e) < 0) {
+            free(e);
+            log_error("event=rating_unrecorded player=%s", r->pid);
+            return;
+        }
+    }
+    e->seq = seq;
+    e->r = *r;
+}
+
+/* Forgets the rows the store has committed (its reads have them). */
+static void rated_sweep(struct hub *h)
+{
+    uint64_t committed = store_committed(h->store);
+
+    for (size_t i = 0; i < h->rated.cap; i++) {
+        struct rated_row *e = h->rated.slots[i].value;
+        if (e && e->seq <= committed)
+            free(table_del(&h->rated, e->key));
+    }
+}
+
+/* pid's current rating in category: a row queued and not committed yet,
+ * else the store's, else a new player's (rating_start, no games). 0, or
+ * -1 when the store cannot be read. */
+static int rating_of(struct hub *h, const char *pid, const char *category,
+                     struct store_rating *out)
+{
+    char key[48];
+    struct rated_row *e;
+    struct rating start = rating_start();
+    int rc;
+
+    rated_key(pid, category, key, sizeof key);
+    e = table_get(&h->rated, key);
+    if (e && e->seq > store_committed(h->store)) {
+        *out = e->r;
+        return 0;
+    }
+    rc = store_get_rating(h->store, pid, category, out);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->pid, sizeof out->pid, "%s", pid);
+        snprintf(out->category, sizeof out->category, "%s", category);
+        out->rating = start.rating;
+        out->rd = start.rd;
+        out->vol = start.vol;
+    }
+    return 0;
+}
+
+/* Shows pid's rating in g's category with g (a rated game). */
+static void show_rating(struct hub *h, struct game *g, int color)
+{
+    struct store_rating r;
+    const char *cat = rating_category_name(
+        rating_category(game_clock_spec(g)));
+
+    if (!game_rated(g) || !game_seat_pid(g, color)[0])
+        return;
+    if (rating_of(h, game_seat_pid(g, color), cat, &r) == 0)
+        game_set_rating(g, color, r.rating, r.rd);
+}
+
+/* Every category pid has played rated, in the categories' order, as
+ * welcome (results false) or the API's profile (true) shows them, into
+ * out[0..RATING_CATEGORIES): one read of the store, overlaid by the rows
+ * not committed yet. How many. */
+static size_t ratings_shown(struct hub *h, const char *pid,
+                            struct proto_rating out[RATING_CATEGORIES],
+                            bool results)
+{
+    struct store_rating rows[RATING_CATEGORIES], r;
+    size_t nrows = 0, n = 0;
+
+    if (store_player_ratings(h->store, pid, rows, RATING_CATEGORIES, &nrows) <
+        0)
+        nrows = 0;
+    for (int c = 0; c < RATING_CATEGORIES; c++) {
+        const char *cat = rating_category_name((enum rating_category)c);
+        char key[48];
+        struct rated_row *e;
+        bool found = false;
+        rated_key(pid, cat, key, sizeof key);
+        e = table_get(&h->rated, key);
+        if (e && e->seq > store_committed(h->store)) {
+            r = e->r;
+            found = true;
+        }
+        for (size_t i = 0; !found && i < nrows; i++)
+            if (!strcmp(rows[i].category, cat)) {
+                r = rows[i];
+                found = true;
+            }
+        if (!found || r.games == 0)
+            continue;
+        out[n++] = (struct proto_rating){
+            .category = cat,
+            .rating = rating_round(r.rating),
+            .rd = rating_round(r.rd),
+            .games = r.games,
+            .provisional = r.rd > RATING_RD_PROVISIONAL,
+            .results = results,
+            .wins = r.wins,
+            .draws = r.draws,
+            .losses = r.losses,
+        };
+    }
+    return n;
+}
+
+static int env_ratings(void *ctx, const struct game *g, const char *category,
+                       struct store_rating out[2])
 {
     struct hub *h = ctx;
-    uint64_t seq = store_finish_game(h->store, row, pgn);
+
+    for (int c = 0; c < 2; c++)
+        if (rating_of(h, game_seat_pid(g, c), category, &out[c]) < 0) {
+            log_error("event=rating_unreadable game=%s", game_gid(g));
+            return -1;
+        }
+    return 0;
+}
+
+static uint64_t env_finish(void *ctx, const struct store_game *row,
+                           const char *pgn,
+                           const struct store_rating *ratings)
+{
+    struct hub *h = ctx;
+    uint64_t seq = store_finish_game(h->store, row, pgn, ratings);
 
     if (!seq)
         log_error("event=store_queue_full game=%s what=game_end", row->gid);
+    else if (ratings)
+        for (int c = 0; c < 2; c++)
+            rated_put(h, &ratings[c], seq);
     return seq;
 }
 
@@ -797,6 +972,7 @@ static void sweep(void *arg)
         return;
     pending_sweep(h, &h->names);
     pending_sweep(h, &h->revoked);
+    rated_sweep(h);
     if (wall_ms(h) - h->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
         store_expire_tokens(h->store,
                             wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS))
@@ -861,6 +1037,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     table_init(&h->addrs);
     table_init(&h->names);
     table_init(&h->revoked);
+    table_init(&h->rated);
     h->game_env = (struct game_env){
         .ctx = h,
         .grace_ms = cfg->grace_ms,
@@ -870,6 +1047,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         .put_game = env_put_game,
         .put_move = env_put_move,
         .finish = env_finish,
+        .ratings = env_ratings,
         .wall_ms = env_wall_ms,
         .ask_verdict = env_ask_verdict,
         .ended = env_ended,
@@ -891,6 +1069,9 @@ void hub_free(struct hub *h)
     ratelimit_free(h->login_users);
     pending_free_all(&h->names);
     pending_free_all(&h->revoked);
+    for (size_t i = 0; i < h->rated.cap; i++)
+        free(h->rated.slots[i].value);
+    table_clear(&h->rated);
     alarm_free(h, h->sweep);
     /* (deleting leaves a tombstone: the slots do not move) */
     for (size_t i = 0; i < h->games.cap; i++)
@@ -953,6 +1134,7 @@ static int restore_one(void *arg, const struct store_game *row,
         p = player_get(h, pid, game_seat_name(g, c));
         if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
+        show_rating(h, g, c);
     }
     rc->n++;
     return 0;
@@ -1049,11 +1231,13 @@ static uint64_t mute_put_move(void *ctx, const char *gid,
 }
 
 static uint64_t mute_finish(void *ctx, const struct store_game *row,
-                            const char *pgn)
+                            const char *pgn,
+                            const struct store_rating *ratings)
 {
     (void)ctx;
     (void)row;
     (void)pgn;
+    (void)ratings;
     return 0;
 }
 
@@ -1257,7 +1441,8 @@ static void welcome(struct session *s, const char *token,
                     const struct proto_id *id, uint64_t seq)
 {
     struct player *p = s->player;
-    struct proto_me pp = {p->pid, p->name, p->account};
+    struct proto_rating ratings[RATING_CATEGORIES];
+    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0};
     size_t n, k = 0;
     struct game_ref *refs = games_snapshot(p, &n);
     struct game **gs = malloc((n ? n : 1) * sizeof *gs);
@@ -1267,6 +1452,8 @@ static void welcome(struct session *s, const char *token,
         if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
             k++;
     n = k;
+    if (p->account)
+        pp.n_ratings = ratings_shown(s->hub, p->pid, ratings, false);
     if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
@@ -1600,7 +1787,9 @@ static void register_done(struct hub *h, struct auth_job *j,
     p->account = true;
     snprintf(p->name, sizeof p->name, "%s", j->username);
     auth_set_token(s, hash);
-    struct proto_me me = {p->pid, p->name, true};
+    struct proto_rating ratings[RATING_CATEGORIES];
+    struct proto_me me = {p->pid, p->name, true, ratings,
+                          ratings_shown(h, p->pid, ratings, false)};
     send_text(s, proto_render_registered(&me, token, &j->id), seq);
     log_info("event=registered player=%s username=%s", p->pid,
              log_quote(q, sizeof q, p->name));
@@ -1893,16 +2082,18 @@ static void do_hello(struct session *s, const struct proto_msg *m,
 static struct game *start_game(struct hub *h, const struct clock_spec *clock,
                                const struct board *start,
                                const struct game_seat_init seats[2],
-                               const char *creator, int64_t now)
+                               const char *creator, bool rated, int64_t now)
 {
     char gid[PROTO_KEY_MAX + 1];
     struct game *g;
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
         return NULL;
-    g = game_new(&h->game_env, gid, clock, start, seats, creator, now);
+    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
     if (!g)
         return NULL;
+    for (int c = 0; c < 2; c++)
+        show_rating(h, g, c);
     if (table_put(&h->games, game_gid(g), g) < 0) {
         game_destroy(h, g);
         return NULL;
@@ -1941,6 +2132,17 @@ static bool player_full(struct session *s, bool seek,
     return true;
 }
 
+/* True when s may not ask for a rated game (sends rated_needs_account
+ * then): only accounts play rated games. */
+static bool rated_refused(struct session *s, const struct proto_id *id)
+{
+    if (s->player->account)
+        return false;
+    send_error(s, PROTO_RATED_NEEDS_ACCOUNT,
+               "rated games are for accounts: register or log in", id);
+    return true;
+}
+
 static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
@@ -1948,6 +2150,8 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     struct board start;
     int color, rc;
 
+    if (m->rated && rated_refused(s, &m->id))
+        return;
     if (player_full(s, true, &m->id))
         return;
     memset(&seek, 0, sizeof seek);
@@ -1956,6 +2160,20 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     seek.owner = s;
     seek.clock = m->clock;
     seek.color = m->color;
+    if (m->rated) {
+        struct store_rating r;
+        if (rating_of(h, s->player->pid,
+                      rating_category_name(rating_category(&m->clock)),
+                      &r) < 0) {
+            busy(s, &m->id);
+            return;
+        }
+        seek.rated = true;
+        seek.rating = rating_round(r.rating);
+        seek.has_range = m->has_range;
+        seek.lo = m->range_lo;
+        seek.hi = m->range_hi;
+    }
     rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
                     &color);
     if (rc < 0) {
@@ -1971,7 +2189,8 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     seats[1 - color] = (struct game_seat_init){match.pid,
                                                other ? other->name : "?"};
     board_from_fen(&start, FEN_START);
-    struct game *g = start_game(h, &m->clock, &start, seats, NULL, now);
+    struct game *g = start_game(h, &m->clock, &start, seats, NULL, m->rated,
+                                now);
     if (g)
         game_announce_start(g, now);
 }
@@ -1989,6 +2208,8 @@ static void do_invite(struct session *s, const struct proto_msg *m,
                 : m->color == PROTO_BLACK ? 1
                                           : (int)(ids_random_byte() & 1);
 
+    if (m->rated && rated_refused(s, &m->id))
+        return;
     if (player_full(s, false, &m->id))
         return;
     a = addr_get(h, s->ip);
@@ -2004,7 +2225,8 @@ static void do_invite(struct session *s, const struct proto_msg *m,
     else
         board_from_fen(&start, FEN_START);
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    g = start_game(h, &m->clock, &start, seats, s->player->pid, now);
+    g = start_game(h, &m->clock, &start, seats, s->player->pid, m->rated,
+                   now);
     if (!g) {
         send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
                    &m->id);
@@ -2021,20 +2243,25 @@ static void do_join(struct session *s, struct game *g,
                     const struct proto_msg *m, int64_t now)
 {
     struct proto_error err;
+    bool joinable;
 
-    /* too_many_games only where the join would otherwise succeed, after
-     * the checks of game_join that come first in the protocol's order */
-    if (s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) {
-        game_tick(g, now);
-        if (game_status(g) == GAME_WAITING &&
-            strcmp(game_creator(g), s->player->pid) &&
-            player_full(s, false, &m->id))
-            return;
-    }
+    /* rated_needs_account, then too_many_games, only where the join would
+     * otherwise succeed, after the checks of game_join that come first in
+     * the protocol's order */
+    game_tick(g, now);
+    joinable = game_status(g) == GAME_WAITING &&
+               strcmp(game_creator(g), s->player->pid);
+    if (joinable && game_rated(g) && rated_refused(s, &m->id))
+        return;
+    if (joinable &&
+        s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player &&
+        player_full(s, false, &m->id))
+        return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
         send_error(s, err.code, err.msg, &m->id);
         return;
     }
+    show_rating(s->hub, g, game_color_of(g, s->player->pid));
     invite_closed(s->hub, g);
     player_add_game(s->player, game_gid(g));
     subscribe_players(s->hub, g);
@@ -2119,9 +2346,10 @@ static void rematch_start(struct session *s, struct game_host *gh, int color,
     for (int c = 0; c < 2; c++)
         seats[c] = (struct game_seat_init){game_seat_pid(old, 1 - c),
                                            game_seat_name(old, 1 - c)};
-    /* Ratings (issue 13) add a rated flag to games: the rematch keeps the
-     * old game's, as it keeps its clock. */
-    g = start_game(h, game_clock_spec(old), &start, seats, NULL, now);
+    /* the rematch keeps the old game's rated flag, as it keeps its clock
+     * (both players of a rated game are accounts) */
+    g = start_game(h, game_clock_spec(old), &start, seats, NULL,
+                   game_rated(old), now);
     if (!g) {
         send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
                    &m->id);

@@ -51,6 +51,18 @@ static int colors_fit(enum proto_color a, enum proto_color b)
     return a == PROTO_RANDOM || b == PROTO_RANDOM || a != b;
 }
 
+/* Rated with rated, casual with casual; each rated seek's range (if
+ * any) holds the other's rating. */
+static int ratings_fit(const struct lobby_seek *a, const struct lobby_seek *b)
+{
+    if (a->rated != b->rated)
+        return 0;
+    if (!a->rated)
+        return 1;
+    return (!a->has_range || (b->rating >= a->lo && b->rating <= a->hi)) &&
+           (!b->has_range || (a->rating >= b->lo && a->rating <= b->hi));
+}
+
 int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
                struct lobby_seek *match, int *s_color)
 {
@@ -61,7 +73,7 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
         const struct lobby_seek *o = &n->seek;
         if (strcmp(o->pid, s->pid) &&
             clock_spec_equal(&o->clock, &s->clock) &&
-            colors_fit(o->color, s->color))
+            colors_fit(o->color, s->color) && ratings_fit(o, s))
             break;
     }
     if (n) {

@@ -2,8 +2,11 @@
  * lobby.h - open seeks and their pairing.
  *
  * Two seeks are compatible when their clocks are equal, their colours fit
- * (random fits anything, white fits black) and they come from different
- * players; a new seek pairs with the oldest compatible one, else it waits.
+ * (random fits anything, white fits black), they come from different
+ * players, both are rated or both casual, and, for rated seeks, each
+ * one's rating lies within the other's rating range (a seek without a
+ * range accepts any); a new seek pairs with the oldest compatible one,
+ * else it waits.
  * A player has at most one open seek: a new one replaces it. A seek dies
  * with the connection (`owner`) that made it. Pure bookkeeping: no I/O,
  * no clock; the caller supplies identifiers and the coin for random
@@ -12,6 +15,7 @@
 #ifndef SERVER_LOBBY_H
 #define SERVER_LOBBY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "clock.h"
@@ -25,6 +29,10 @@ struct lobby_seek {
     void *owner; /* the connection that made it; not owned */
     struct clock_spec clock;
     enum proto_color color;
+    bool rated;
+    long rating;    /* rated: the seeker's rating, rounded */
+    bool has_range; /* rated: pair only with ratings in [lo, hi] */
+    int lo, hi;
 };
 
 /* Returns an empty lobby (NULL when out of memory). */

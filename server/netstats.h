@@ -22,6 +22,8 @@ enum netstats_route {
     NETSTATS_ROUTE_API_GAME,     /* /api/games/GID */
     NETSTATS_ROUTE_PGN,          /* /api/games/GID/pgn */
     NETSTATS_ROUTE_PLAYER_GAMES, /* /api/players/PID/games */
+    NETSTATS_ROUTE_PLAYER,       /* /api/players/PID, .../ratings/CAT */
+    NETSTATS_ROUTE_LEADERBOARD,  /* /api/leaderboard/CAT */
     NETSTATS_ROUTE_STATIC,       /* the client's files, /g/GID */
     NETSTATS_ROUTE_HEALTHZ,
     NETSTATS_ROUTE_METRICS,

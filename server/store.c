@@ -177,8 +177,10 @@ struct op {
             int64_t ms;
         } token;
     } u;
-    char *pgn;        /* OP_FINISH only, owned */
-    char (*keep)[33]; /* OP_PURGE only, owned, sorted by strcmp */
+    char *pgn;                    /* OP_FINISH only, owned */
+    struct store_rating *ratings; /* OP_FINISH of a rated game: white's
+                                     and black's, owned; else NULL */
+    char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
 };
 
 struct store {
@@ -195,11 +197,12 @@ struct store {
     sqlite3_stmt *w_savepoint, *w_release, *w_rollback_to;
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
-    sqlite3_stmt *w_tokens_expire;
+    sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
+    sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
 
     pthread_t thread, ckpt_thread;
     bool thread_started, ckpt_thread_started;
@@ -303,16 +306,18 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
 
 /* ---- statements ------------------------------------------------------- */
 
-/* The game columns in the order both the upserts bind them (?1..?21) and
- * the reads return them (0..20). */
+/* The game columns in the order both the upserts bind them (?1..?28) and
+ * the reads return them (0..27). */
 #define GAME_COLS                                                         \
     "gid, white_pid, white_name, black_pid, black_name, creator_pid, "    \
     "per_move, initial_s, increment_s, per_move_s, initial_fen, status, " \
     "result, reason, final_fen, draw_offer, created_ms, started_ms, "     \
-    "ended_ms, white_ms, black_ms"
+    "ended_ms, white_ms, black_ms, rated, white_before, white_after, "    \
+    "black_before, black_after, white_rd, black_rd"
+#define GAME_N_COLS 28
 #define GAME_PARAMS                                                      \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, " \
-    "?16, ?17, ?18, ?19, ?20, ?21"
+    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28"
 #define GAME_UPDATE                                                        \
     "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
     "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \
@@ -324,7 +329,12 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
     "final_fen = excluded.final_fen, draw_offer = excluded.draw_offer, "   \
     "created_ms = excluded.created_ms, started_ms = excluded.started_ms, " \
     "ended_ms = excluded.ended_ms, white_ms = excluded.white_ms, "         \
-    "black_ms = excluded.black_ms"
+    "black_ms = excluded.black_ms, rated = excluded.rated, "               \
+    "white_before = excluded.white_before, "                               \
+    "white_after = excluded.white_after, "                                 \
+    "black_before = excluded.black_before, "                               \
+    "black_after = excluded.black_after, white_rd = excluded.white_rd, "   \
+    "black_rd = excluded.black_rd"
 #define MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms"
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -357,7 +367,7 @@ static const struct stmt_def writer_stmts[] = {
                 ") ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE),
     DEF(w_finish,
         "INSERT INTO games (" GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-        ", ?22) ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE
+        ", ?29) ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE
         ", pgn = excluded.pgn"),
     DEF(w_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
@@ -392,6 +402,18 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_tokens_revoke, "DELETE FROM account_tokens WHERE pid = ?1"),
     DEF(w_tokens_expire, "DELETE FROM account_tokens "
                          "WHERE last_used_ms < ?1"),
+    DEF(w_rating, "INSERT INTO ratings (pid, category, rating, rd, "
+                  "volatility, games, wins, draws, losses, last_ms) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                  "ON CONFLICT (pid, category) DO UPDATE SET "
+                  "rating = excluded.rating, rd = excluded.rd, "
+                  "volatility = excluded.volatility, "
+                  "games = excluded.games, wins = excluded.wins, "
+                  "draws = excluded.draws, losses = excluded.losses, "
+                  "last_ms = excluded.last_ms"),
+    DEF(w_rating_point, "INSERT OR REPLACE INTO rating_history (pid, "
+                        "category, ended_ms, gid, rating, rd) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -402,6 +424,22 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_player, "SELECT pid, name, token_hash, created_ms FROM players "
                   "WHERE pid = ?1"),
     DEF(r_game, "SELECT " GAME_COLS ", pgn FROM games WHERE gid = ?1"),
+#define RATING_COLS                                                       \
+    "pid, category, rating, rd, volatility, games, wins, draws, losses, " \
+    "last_ms"
+    DEF(r_rating, "SELECT " RATING_COLS " FROM ratings "
+                  "WHERE pid = ?1 AND category = ?2"),
+    DEF(r_ratings, "SELECT " RATING_COLS " FROM ratings WHERE pid = ?1"),
+    DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
+    DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
+                   "WHERE pid = ?1 AND category = ?2 "
+                   "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
+    DEF(r_board, "SELECT r.pid, p.name, r.rating, r.rd, r.games "
+                 "FROM ratings r JOIN players p ON p.pid = r.pid "
+                 "WHERE r.category = ?1 AND r.rd <= 110.0 "
+                 "AND EXISTS (SELECT 1 FROM accounts a "
+                 "WHERE a.pid = r.pid) "
+                 "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     DEF(r_moves, "SELECT " MOVE_COLS " FROM moves WHERE gid = ?1 "
                  "ORDER BY ply"),
     DEF(r_live, "SELECT " GAME_COLS " FROM games "
@@ -648,7 +686,13 @@ fail:
 
 /* ---- the writer thread ------------------------------------------------ */
 
-/* Binds the GAME_COLS parameters ?1..?21. Returns SQLITE_OK (0), or
+/* Binds a REAL, or NULL when `set` is false. */
+static int bind_real_if(sqlite3_stmt *st, int i, bool set, double v)
+{
+    return set ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* Binds the GAME_COLS parameters ?1..?28. Returns SQLITE_OK (0), or
  * non-zero when any bind failed (the codes are OR-ed together). */
 static int bind_game(sqlite3_stmt *st, const struct store_game *g,
                      const char *status)
@@ -676,6 +720,14 @@ static int bind_game(sqlite3_stmt *st, const struct store_game *g,
     rc |= bind_ms_or_null(st, 19, g->ended_ms);
     rc |= sqlite3_bind_int64(st, 20, g->white_ms);
     rc |= sqlite3_bind_int64(st, 21, g->black_ms);
+    rc |= sqlite3_bind_int(st, 22, g->rated ? 1 : 0);
+    /* the rating changes: a rated game that ended */
+    bool rated_end = g->rated && g->result[0];
+    for (int c = 0; c < 2; c++) {
+        rc |= bind_real_if(st, 23 + 2 * c, rated_end, g->rating_before[c]);
+        rc |= bind_real_if(st, 24 + 2 * c, rated_end, g->rating_after[c]);
+        rc |= bind_real_if(st, 27 + c, rated_end, g->rd_before[c]);
+    }
     return rc;
 }
 
@@ -800,6 +852,66 @@ undo:
     return rc;
 }
 
+/* A rating row and its history point (the game gid ended at the row's
+ * last_ms) inside the open transaction: SQLITE_DONE or the failing code. */
+static int apply_rating(struct store *s, const struct store_rating *r,
+                        const char *gid)
+{
+    sqlite3_stmt *st = s->w_rating;
+    int rc;
+
+    sqlite3_bind_text(st, 1, r->pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->category, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 3, r->rating);
+    sqlite3_bind_double(st, 4, r->rd);
+    sqlite3_bind_double(st, 5, r->vol);
+    sqlite3_bind_int(st, 6, r->games);
+    sqlite3_bind_int(st, 7, r->wins);
+    sqlite3_bind_int(st, 8, r->draws);
+    sqlite3_bind_int(st, 9, r->losses);
+    sqlite3_bind_int64(st, 10, r->last_ms);
+    if ((rc = step_clear(st)) != SQLITE_DONE)
+        return rc;
+    st = s->w_rating_point;
+    sqlite3_bind_text(st, 1, r->pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->category, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, r->last_ms);
+    sqlite3_bind_text(st, 4, gid, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, r->rating);
+    sqlite3_bind_double(st, 6, r->rd);
+    return step_clear(st);
+}
+
+/* The end of a rated game (store_finish_game with ratings) inside the
+ * open transaction, in a savepoint: its row, both ratings and both
+ * history points, or none of them. SQLITE_DONE, or the failing code. */
+static int apply_finish_rated(struct store *s, const struct op *op)
+{
+    sqlite3_stmt *st = s->w_finish;
+    int rc;
+
+    if ((rc = step_once(s->w_savepoint)) != SQLITE_DONE)
+        return rc;
+    if (bind_game(st, &op->u.game, "ended") != SQLITE_OK ||
+        sqlite3_bind_text(st, 29, op->pgn, -1, SQLITE_STATIC) != SQLITE_OK) {
+        sqlite3_clear_bindings(st);
+        rc = SQLITE_RANGE;
+        goto undo;
+    }
+    if ((rc = step_clear(st)) != SQLITE_DONE)
+        goto undo;
+    for (int c = 0; c < 2; c++)
+        if ((rc = apply_rating(s, &op->ratings[c], op->u.game.gid)) !=
+            SQLITE_DONE)
+            goto undo;
+    return step_once(s->w_release);
+undo:
+    copy_str(s->op_err, sizeof s->op_err, sqlite3_errmsg(s->w));
+    step_once(s->w_rollback_to);
+    step_once(s->w_release);
+    return rc;
+}
+
 /* Applies one op inside the open transaction: the step's result code. */
 static int apply_op(struct store *s, const struct op *op)
 {
@@ -847,9 +959,11 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= bind_game(st, &op->u.game, op->u.game.status);
         break;
     case OP_FINISH:
+        if (op->ratings)
+            return apply_finish_rated(s, op);
         st = s->w_finish;
         rc |= bind_game(st, &op->u.game, "ended");
-        rc |= sqlite3_bind_text(st, 22, op->pgn, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 29, op->pgn, -1, SQLITE_STATIC);
         break;
     case OP_MOVE:
         st = s->w_move;
@@ -946,6 +1060,7 @@ static void op_free(struct op *op)
 {
     if (op) {
         free(op->pgn);
+        free(op->ratings);
         free(op->keep);
         free(op);
     }
@@ -1550,8 +1665,42 @@ uint64_t store_put_move(struct store *s, const char *gid,
     return enqueue(s, op);
 }
 
+/* True for a category's name as the ratings table's CHECK has it. */
+static bool valid_category(const char *c)
+{
+    static const char *const names[] = {"bullet", "blitz", "rapid",
+                                        "classical", "per_move"};
+
+    for (size_t i = 0; i < N_OF(names); i++)
+        if (!strcmp(c, names[i]))
+            return true;
+    return false;
+}
+
+/* Copies the two ratings of a rated end into op; false when one is not
+ * usable (an empty pid, an unknown category, a pid not in its seat). */
+static bool copy_ratings(struct op *op, const struct store_rating *r)
+{
+    const char *seat[2] = {op->u.game.white_pid, op->u.game.black_pid};
+
+    op->ratings = malloc(2 * sizeof *op->ratings);
+    if (!op->ratings)
+        return false;
+    memcpy(op->ratings, r, 2 * sizeof *op->ratings);
+    for (int c = 0; c < 2; c++) {
+        struct store_rating *x = &op->ratings[c];
+        TERMINATE(x->pid);
+        TERMINATE(x->category);
+        if (!x->pid[0] || strcmp(x->pid, seat[c]) ||
+            !valid_category(x->category))
+            return false;
+    }
+    return true;
+}
+
 uint64_t store_finish_game(struct store *s, const struct store_game *g,
-                           const char *pgn)
+                           const char *pgn,
+                           const struct store_rating *ratings)
 {
     struct op *op;
 
@@ -1560,7 +1709,8 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
     if (!(op = op_new(OP_FINISH)))
         return 0;
     if (!copy_game(op, g) || !op->u.game.result[0] ||
-        !(op->pgn = strdup(pgn))) {
+        !(op->pgn = strdup(pgn)) ||
+        (ratings && (!op->u.game.rated || !copy_ratings(op, ratings)))) {
         op_free(op);
         return 0;
     }
@@ -1714,7 +1864,7 @@ static void row_player(sqlite3_stmt *st, struct store_player *p)
     p->created_ms = sqlite3_column_int64(st, 3);
 }
 
-/* Fills g from columns 0..20 (GAME_COLS order). */
+/* Fills g from columns 0..27 (GAME_COLS order). */
 static void row_game(sqlite3_stmt *st, struct store_game *g)
 {
     int i = 0;
@@ -1741,6 +1891,13 @@ static void row_game(sqlite3_stmt *st, struct store_game *g)
     g->ended_ms = sqlite3_column_int64(st, i++);
     g->white_ms = sqlite3_column_int64(st, i++);
     g->black_ms = sqlite3_column_int64(st, i++);
+    g->rated = sqlite3_column_int(st, i++);
+    for (int c = 0; c < 2; c++) {
+        g->rating_before[c] = sqlite3_column_double(st, i++);
+        g->rating_after[c] = sqlite3_column_double(st, i++);
+    }
+    for (int c = 0; c < 2; c++)
+        g->rd_before[c] = sqlite3_column_double(st, i++);
 }
 
 static int read_failed(struct store *s, sqlite3_stmt *st)
@@ -1841,6 +1998,177 @@ int store_find_account_token(struct store *s, const uint8_t hash[32],
     return found;
 }
 
+/* Fills r from RATING_COLS. */
+static void row_rating(sqlite3_stmt *st, struct store_rating *r)
+{
+    memset(r, 0, sizeof *r);
+    col_str(st, 0, r->pid, sizeof r->pid);
+    col_str(st, 1, r->category, sizeof r->category);
+    r->rating = sqlite3_column_double(st, 2);
+    r->rd = sqlite3_column_double(st, 3);
+    r->vol = sqlite3_column_double(st, 4);
+    r->games = sqlite3_column_int(st, 5);
+    r->wins = sqlite3_column_int(st, 6);
+    r->draws = sqlite3_column_int(st, 7);
+    r->losses = sqlite3_column_int(st, 8);
+    r->last_ms = sqlite3_column_int64(st, 9);
+}
+
+int store_get_rating(struct store *s, const char *pid, const char *category,
+                     struct store_rating *out)
+{
+    sqlite3_stmt *st = s->r_rating;
+    int rc, found = 0;
+
+    if (!pid || !category)
+        return 0;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, category, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        row_rating(st, out);
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = read_failed(s, st);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
+}
+
+int store_player_ratings(struct store *s, const char *pid,
+                         struct store_rating *out, size_t max, size_t *n)
+{
+    sqlite3_stmt *st = s->r_ratings;
+    int rc;
+
+    *n = 0;
+    if (!pid)
+        return 0;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (*n < max)
+            row_rating(st, &out[(*n)++]);
+    if (rc != SQLITE_DONE) {
+        *n = 0;
+        read_failed(s, st);
+        sqlite3_clear_bindings(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return 0;
+}
+
+int store_is_account(struct store *s, const char *pid)
+{
+    sqlite3_stmt *st = s->r_is_account;
+    int rc, found = 0;
+
+    if (!pid)
+        return 0;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        found = 1;
+    else if (rc != SQLITE_DONE)
+        found = read_failed(s, st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
+}
+
+int store_rating_history(struct store *s, const char *pid,
+                         const char *category, int limit,
+                         struct store_rating_point **out, size_t *n)
+{
+    sqlite3_stmt *st = s->r_history;
+    struct store_rating_point *v;
+    size_t k = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (!pid || !category || limit < 1)
+        return -1;
+    v = malloc((size_t)limit * sizeof *v);
+    if (!v)
+        return -1;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, category, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < (size_t)limit) {
+        v[k].ms = sqlite3_column_int64(st, 0);
+        v[k].rating = sqlite3_column_double(st, 1);
+        v[k].rd = sqlite3_column_double(st, 2);
+        k++;
+    }
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        free(v);
+        read_failed(s, st);
+        sqlite3_clear_bindings(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    /* read newest first (the limit keeps the newest): oldest first out */
+    for (size_t i = 0; i < k / 2; i++) {
+        struct store_rating_point t = v[i];
+        v[i] = v[k - 1 - i];
+        v[k - 1 - i] = t;
+    }
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int store_leaderboard(struct store *s, const char *category, int limit,
+                      struct store_leader **out, size_t *n)
+{
+    sqlite3_stmt *st = s->r_board;
+    struct store_leader *v;
+    size_t k = 0;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    if (!category || limit < 1)
+        return -1;
+    v = malloc((size_t)limit * sizeof *v);
+    if (!v)
+        return -1;
+    sqlite3_bind_text(st, 1, category, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, limit);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < (size_t)limit) {
+        memset(&v[k], 0, sizeof v[k]);
+        col_str(st, 0, v[k].pid, sizeof v[k].pid);
+        col_str(st, 1, v[k].name, sizeof v[k].name);
+        v[k].rating = sqlite3_column_double(st, 2);
+        v[k].rd = sqlite3_column_double(st, 3);
+        v[k].games = sqlite3_column_int(st, 4);
+        k++;
+    }
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        free(v);
+        read_failed(s, st);
+        sqlite3_clear_bindings(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
 /* Reads the journal of gid in ply order into *out (malloc'ed; NULL when
  * empty). Returns 0 or -1. */
 static int read_moves(struct store *s, const char *gid,
@@ -1913,7 +2241,7 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
     sqlite3_bind_text(st, 1, gid, -1, SQLITE_TRANSIENT);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 21);
+        const char *text = (const char *)sqlite3_column_text(st, GAME_N_COLS);
         row_game(st, g);
         found = 1;
         if (pgn && text && !(*pgn = strdup(text)))

@@ -80,6 +80,38 @@ struct store_game {
     char draw_offer[6];   /* "", "white" or "black" */
     int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
     int64_t white_ms, black_ms; /* remaining, as of the last journal row */
+    int rated;                  /* 0 casual, 1 rated */
+    /* A rated game that ended (rated and result set; else not stored):
+     * each player's rating before and after it, full precision, and RD
+     * before it (rating_before[0] white's, [1] black's). */
+    double rating_before[2], rating_after[2], rd_before[2];
+};
+
+/* Ratings (migrations/0004_ratings.sql). A player's rating in one
+ * category, in full precision; an account without a rated game in the
+ * category has no row (the caller uses rating_start's values). */
+struct store_rating {
+    char pid[33];
+    char category[12]; /* "bullet", "blitz", "rapid", "classical",
+                          "per_move" (rating_category_name) */
+    double rating, rd, vol;
+    int games, wins, draws, losses;
+    int64_t last_ms; /* Unix ms the last rated game in it ended; 0: none */
+};
+
+/* One point of a rating history: the rating and RD after the rated game
+ * that ended at ms. */
+struct store_rating_point {
+    int64_t ms;
+    double rating, rd;
+};
+
+/* One entry of a leaderboard: an account, its name and its rating. */
+struct store_leader {
+    char pid[33];
+    char name[21];
+    double rating, rd;
+    int games;
 };
 
 /* A page of a player's finished games, newest first. */
@@ -114,9 +146,18 @@ uint64_t store_put_player(struct store *s, const struct store_player *p);
 uint64_t store_put_game(struct store *s, const struct store_game *g);
 uint64_t store_put_move(struct store *s, const char *gid,
                         const struct store_move *m);
-/* Marks the game ended and stores its final row and full PGN. */
+/* Marks the game ended and stores its final row and full PGN; for a
+ * rated game (ratings not NULL) also both players' new ratings
+ * (ratings[0] white's, [1] black's, each with one more game and its
+ * last_ms the game's end) and a point of each one's history, all in one
+ * savepoint of the transaction that ends the game: the end and the
+ * rating change commit together or not at all. The rows hold the
+ * absolute values the caller computed, so the same end applied twice
+ * leaves the same rows. (0 also when a rating's pid or category is
+ * empty, or its pid is no seat of g.) */
 uint64_t store_finish_game(struct store *s, const struct store_game *g,
-                           const char *pgn);
+                           const char *pgn,
+                           const struct store_rating *ratings);
 
 /*
  * Queues one pass of the purge of guests that never played: players
@@ -199,6 +240,29 @@ int store_find_account(struct store *s, const char *username,
 int store_find_account_token(struct store *s, const uint8_t hash[32],
                              int64_t since_ms, struct store_player *out,
                              int64_t *last_used_ms);
+/* Ratings. pid's rating in category: 1 with *out filled, 0 when pid has
+ * none there (no rated game in it yet), -1 on a database error. */
+int store_get_rating(struct store *s, const char *pid, const char *category,
+                     struct store_rating *out);
+/* Every rating pid has (at most one per category, in no set order) into
+ * out[0..max); *n is how many. 0, or -1 on a database error. */
+int store_player_ratings(struct store *s, const char *pid,
+                         struct store_rating *out, size_t max, size_t *n);
+/* 1 when pid is an account, 0 when not, -1 on a database error. */
+int store_is_account(struct store *s, const char *pid);
+/* The last `limit` points of pid's history in category, oldest first:
+ * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
+ * a database error or limit < 1. */
+int store_rating_history(struct store *s, const char *pid,
+                         const char *category, int limit,
+                         struct store_rating_point **out, size_t *n);
+/* The `limit` best non-provisional (RD at most 110) accounts of
+ * category, best first (equal ratings by pid), read through the
+ * ratings_board index: *out malloc'ed (caller frees), *n how many. 0, or
+ * -1 on a database error or limit < 1. */
+int store_leaderboard(struct store *s, const char *category, int limit,
+                      struct store_leader **out, size_t *n);
+
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its journal in ply order; *pgn likewise (NULL while live). */
 int store_get_game(struct store *s, const char *gid, struct store_game *g,

@@ -124,6 +124,12 @@
  * beyond a slow disk's fsync and short enough to explain a frozen board. */
 #define LIMIT_STALL_NOTICE_MS 1000
 
+/* The HTTP API's rating answers: the last this many points of a rating
+ * history (years of daily play, a few tens of KB), and the best this
+ * many of a leaderboard. Each is one bounded read on the loop. */
+#define LIMIT_RATING_HISTORY 500
+#define LIMIT_LEADERBOARD 100
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 

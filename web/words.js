@@ -161,6 +161,8 @@ const ERRORS = {
     too_many_games: 'You have too many games, invitations and seeks open: ' +
                     'finish or cancel some first.',
     no_rematch: 'No rematch of this game is possible',
+    rated_needs_account: 'Rated games are for accounts: sign up or log ' +
+                         'in first.',
 };
 
 // A short human sentence for a server error; for the codes whose server

@@ -90,6 +90,14 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
     put_tag(&b, "White", t->white, "?");
     put_tag(&b, "Black", t->black, "?");
     put_tag(&b, "Result", result, "*");
+    if (t->white_elo)
+        put_tag(&b, "WhiteElo", t->white_elo, "?");
+    if (t->black_elo)
+        put_tag(&b, "BlackElo", t->black_elo, "?");
+    if (t->white_rating_diff)
+        put_tag(&b, "WhiteRatingDiff", t->white_rating_diff, "?");
+    if (t->black_rating_diff)
+        put_tag(&b, "BlackRatingDiff", t->black_rating_diff, "?");
     put_tag(&b, "TimeControl", t->time_control, "-");
     put_tag(&b, "Termination", t->termination, "?");
     board_to_fen(&r->start, fen);

@@ -19,10 +19,18 @@ struct pgn_tags {
     const char *result;       /* "1-0", "0-1", "1/2-1/2", "*" */
     const char *time_control; /* "300+2" (Fischer) or "1/60" (per move) */
     const char *termination;  /* e.g. "normal", "time forfeit", "abandoned" */
+    /* A rated game's WhiteElo, BlackElo (the ratings before it) and,
+     * once it ended, WhiteRatingDiff, BlackRatingDiff ("+12", "-7", "0"):
+     * written after Result when not NULL. */
+    const char *white_elo, *black_elo;
+    const char *white_rating_diff, *black_rating_diff;
 };
 
 /* Returns the PGN of record r (malloc'ed, caller frees; NULL when out of
- * memory). clk_ms[i], when clk_ms is not NULL, is the mover's remaining
+ * memory). Tags in the seven-tag roster's order, then (when set)
+ * WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, then
+ * TimeControl and Termination. clk_ms[i], when clk_ms is not NULL, is the
+ * mover's remaining
  * time after move i. SetUp/FEN tags are written when r started from a
  * position other than the initial one. Tag values are escaped. */
 char *pgn_format(const struct pgn_tags *t, const struct record *r,

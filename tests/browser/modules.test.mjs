@@ -126,7 +126,8 @@ test('every protocol error code has a human message', () => {
                    'game_over', 'stale_ply', 'not_your_turn', 'illegal_move',
                    'bad_clock', 'claim_rejected', 'seat_taken', 'own_game',
                    'no_draw_offer', 'abort_not_allowed', 'no_seek',
-                   'rate_limited', 'too_many_games', 'no_rematch'];
+                   'rate_limited', 'too_many_games', 'no_rematch',
+                   'rated_needs_account'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);

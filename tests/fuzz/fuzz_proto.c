@@ -23,14 +23,14 @@
 
 /* Keys each type takes besides "t" and "id", and which it requires. */
 static const struct {
-    const char *allowed[4];
+    const char *allowed[5];
     const char *required[3];
 } type_keys[PROTO_T_COUNT] = {
     [PROTO_T_HELLO] = {{"name", "token"}, {NULL}},
     [PROTO_T_PING] = {{NULL}, {NULL}},
-    [PROTO_T_SEEK] = {{"clock", "color"}, {"clock"}},
+    [PROTO_T_SEEK] = {{"clock", "color", "rated", "rating_range"}, {"clock"}},
     [PROTO_T_CANCEL_SEEK] = {{NULL}, {NULL}},
-    [PROTO_T_INVITE] = {{"clock", "color", "fen"}, {"clock"}},
+    [PROTO_T_INVITE] = {{"clock", "color", "fen", "rated"}, {"clock"}},
     [PROTO_T_JOIN] = {{"game"}, {"game"}},
     [PROTO_T_MOVE] = {{"game", "uci", "ply"}, {"game", "uci", "ply"}},
     [PROTO_T_RESIGN] = {{"game"}, {"game"}},
@@ -245,6 +245,21 @@ static void check_message(json_t *root, const struct proto_msg *m,
                    "everywhere");
     else
         FUZZ_CHECK(!m->everywhere, "everywhere without input");
+    if ((v = json_object_get(root, "rated")))
+        FUZZ_CHECK(json_is_boolean(v) && m->rated == json_is_true(v),
+                   "rated");
+    else
+        FUZZ_CHECK(!m->rated, "rated without input");
+    if ((v = json_object_get(root, "rating_range")))
+        FUZZ_CHECK(
+            m->rated && m->has_range && json_array_size(v) == 2 &&
+                json_integer_value(json_array_get(v, 0)) == m->range_lo &&
+                json_integer_value(json_array_get(v, 1)) == m->range_hi &&
+                0 <= m->range_lo && m->range_lo <= m->range_hi &&
+                m->range_hi <= PROTO_RATING_MAX,
+            "rating_range");
+    else
+        FUZZ_CHECK(!m->has_range, "rating_range without input");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

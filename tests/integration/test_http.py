@@ -419,6 +419,8 @@ class HttpTest(ServerTest):
                 ("/api/players/nobody/games", "player_games", "200"),
                 ("/api/players/nobody/games?limit=0", "player_games",
                  "400"),
+                ("/api/players/nobody", "player", "404"),
+                ("/api/leaderboard/blitz", "leaderboard", "200"),
                 ("/api/unknown", "other", "404"),
                 ("/healthz", "healthz", "200")]
         want = {}
@@ -436,6 +438,7 @@ class HttpTest(ServerTest):
             self.server.http("/random-%d-%s" % (i, os.urandom(4).hex()))
         routes = {k[0] for k in http_counts()}
         self.assertLessEqual(routes, {"api_game", "pgn", "player_games",
+                                      "player", "leaderboard",
                                       "static", "healthz", "metrics",
                                       "redirect", "other"})
 

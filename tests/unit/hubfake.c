@@ -402,3 +402,11 @@ void fake_invite(struct fconn *c, char gid[64])
     snprintf(gid, 64, "%s", json_string_value(json_object_get(j, "game")));
     json_decref(j);
 }
+
+const char *fake_db_path(void)
+{
+    static char path[128];
+
+    snprintf(path, sizeof path, "%s/chess.db", dir);
+    return path;
+}

@@ -46,6 +46,10 @@ void fake_teardown(void);
  * a restart does. */
 void fake_restart(const struct hub_config *cfg);
 
+/* The path of the store's database (to hold its write lock from a raw
+ * connection, or look behind the store's back). */
+const char *fake_db_path(void);
+
 /* A new connection from ip, opened in the hub. */
 struct fconn *fake_connect(const char *ip);
 /* The connection closes (the hub's hub_close). */

@@ -82,9 +82,10 @@ static uint64_t f_put_move(void *ctx, const char *gid,
 }
 
 static uint64_t f_finish(void *ctx, const struct store_game *row,
-                         const char *pgn)
+                         const char *pgn, const struct store_rating *ratings)
 {
     (void)ctx;
+    ck_assert_ptr_null(ratings); /* casual games */
     ck_assert_ptr_nonnull(strstr(pgn, row->result));
     F.last_row = *row;
     F.finished++;
@@ -191,7 +192,7 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     struct game *g;
 
     ck_assert_int_eq(board_from_fen(&b, fen ? fen : FEN_START), FEN_OK);
-    g = game_new(&ENV, "G1", c, &b, seats, NULL, now);
+    g = game_new(&ENV, "G1", c, &b, seats, NULL, false, now);
     ck_assert_ptr_nonnull(g);
     game_subscribe(g, S_WHITE, GAME_WHITE);
     game_subscribe(g, S_BLACK, GAME_BLACK);
@@ -322,7 +323,7 @@ START_TEST(flag_waits_for_the_hosts_verdict)
     reset();
     env.ask_verdict = f_ask_verdict;
     ck_assert_int_eq(board_from_fen(&b, FEN_START), FEN_OK);
-    g = game_new(&env, "G1", &tiny, &b, seats, NULL, 0);
+    g = game_new(&env, "G1", &tiny, &b, seats, NULL, false, 0);
     game_subscribe(g, S_WHITE, GAME_WHITE);
     game_subscribe(g, S_BLACK, GAME_BLACK);
     move_ok(g, "pw", "e2e4", 0, 10);
@@ -362,7 +363,7 @@ START_TEST(flag_waits_for_the_hosts_verdict)
 
     reset();
     F.refuse_verdict = 1;
-    g = game_new(&env, "G2", &tiny, &b, seats, NULL, 0);
+    g = game_new(&env, "G2", &tiny, &b, seats, NULL, false, 0);
     move_ok(g, "pw", "e2e4", 0, 10);
     move_ok(g, "pb", "e7e5", 1, 20);
     game_on_timer(g, 1020);
@@ -461,7 +462,7 @@ static struct game *new_game_env(const struct game_env *env,
     struct game *g;
 
     ck_assert_int_eq(board_from_fen(&b, FEN_START), FEN_OK);
-    g = game_new(env, "G2", c, &b, seats, NULL, now);
+    g = game_new(env, "G2", c, &b, seats, NULL, false, now);
     ck_assert_ptr_nonnull(g);
     game_subscribe(g, S_WHITE, GAME_WHITE);
     game_subscribe(g, S_BLACK, GAME_BLACK);
@@ -660,7 +661,7 @@ START_TEST(invitation_expires_after_a_day)
     struct game_seat_init seats[2] = {{NULL, NULL}, {"pb", "black"}};
     struct proto_error e;
     board_from_fen(&b, FEN_START);
-    struct game *g = game_new(&ENV, "I1", &blitz, &b, seats, "pb", 0);
+    struct game *g = game_new(&ENV, "I1", &blitz, &b, seats, "pb", false, 0);
     ck_assert_ptr_nonnull(g);
     ck_assert_str_eq(F.last_row.status, "waiting");
     ck_assert_str_eq(F.last_row.creator_pid, "pb");
@@ -683,7 +684,7 @@ START_TEST(join_starts_and_arms_first_move)
     struct game_seat_init seats[2] = {{"pw", "white"}, {NULL, NULL}};
     struct proto_error e;
     board_from_fen(&b, FEN_START);
-    struct game *g = game_new(&ENV, "I2", &blitz, &b, seats, "pw", 0);
+    struct game *g = game_new(&ENV, "I2", &blitz, &b, seats, "pw", false, 0);
     ck_assert_int_eq(game_move(g, "pw", "e2e4", 0, 5, &e), -1);
     ck_assert_int_eq(e.code, PROTO_NOT_STARTED);
     ck_assert_int_eq(game_join(g, "pj", "joiner", 100, &e), 0);

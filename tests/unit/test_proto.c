@@ -643,15 +643,15 @@ END_TEST
 
 START_TEST(render_account_messages)
 {
-    struct proto_me me = {"PID", "alice", true};
+    struct proto_me me = {"PID", "alice", true, NULL, 0};
     struct proto_id id = {1, 2, "r1", 0};
     const char *games[] = {"G1"};
     char *t;
 
     t = proto_render_registered(&me, "TOK", &id);
     ck_assert_str_eq(t, "{\"t\":\"registered\",\"player\":{\"id\":\"PID\","
-                        "\"name\":\"alice\",\"account\":true},\"token\":"
-                        "\"TOK\",\"id\":\"r1\"}");
+                        "\"name\":\"alice\",\"account\":true,"
+                        "\"ratings\":{}},\"token\":\"TOK\",\"id\":\"r1\"}");
     free(t);
     me.account = false;
     t = proto_render_welcome(&me, "TOK", games, 1, NULL);
@@ -669,6 +669,118 @@ START_TEST(render_account_messages)
                      "bad_credentials");
     ck_assert_str_eq(proto_code_name(PROTO_ALREADY_REGISTERED),
                      "already_registered");
+}
+END_TEST
+
+#define C5 \
+    "\"clock\":{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"
+
+START_TEST(rated_fields)
+{
+    ck_assert_int_eq(parse("{\"t\":\"seek\"," C5 "}", true), 0);
+    ck_assert(!m.rated);
+    ck_assert(!m.has_range);
+    ck_assert_int_eq(parse("{\"t\":\"seek\"," C5 ",\"rated\":true}", true),
+                     0);
+    ck_assert(m.rated);
+    ck_assert(!m.has_range);
+    ck_assert_int_eq(parse("{\"t\":\"seek\"," C5 ",\"rated\":true,"
+                           "\"rating_range\":[1400,1600]}",
+                           true),
+                     0);
+    ck_assert(m.has_range);
+    ck_assert_int_eq(m.range_lo, 1400);
+    ck_assert_int_eq(m.range_hi, 1600);
+    ck_assert_int_eq(parse("{\"t\":\"seek\"," C5 ",\"rated\":true,"
+                           "\"rating_range\":[0,4000]}",
+                           true),
+                     0);
+    ck_assert_int_eq(parse("{\"t\":\"invite\"," C5 ",\"rated\":true}", true),
+                     0);
+    ck_assert(m.rated);
+    FAILS("{\"t\":\"seek\"," C5 ",\"rated\":1}", true, PROTO_BAD_FIELD,
+          "rated:");
+    FAILS("{\"t\":\"seek\"," C5 ",\"rated\":\"yes\"}", true, PROTO_BAD_FIELD,
+          "rated:");
+    FAILS("{\"t\":\"seek\"," C5 ",\"rating_range\":[1,2]}", true,
+          PROTO_BAD_FIELD, "only with");
+    FAILS("{\"t\":\"seek\"," C5 ",\"rated\":false,\"rating_range\":[1,2]}",
+          true, PROTO_BAD_FIELD, "only with");
+    static const char *const bad[] = {
+        "[1600,1400]", "[-1,100]",  "[0,4001]", "[1,2,3]", "[1]", "[]",
+        "[1.5,2]",     "[\"1\",2]", "{}",       "1500",    "null"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "{\"t\":\"seek\"," C5 ",\"rated\":true,"
+                 "\"rating_range\":%s}",
+                 bad[i]);
+        FAILS(msg, true, PROTO_BAD_FIELD, "rating_range: [LO,HI]");
+    }
+    /* invite takes rated, not a range */
+    FAILS("{\"t\":\"invite\"," C5 ",\"rated\":true,"
+          "\"rating_range\":[1,2]}",
+          true, PROTO_BAD_FIELD, "unknown field 'rating_range'");
+    /* a bad clock is still bad_clock, after the fields */
+    FAILS("{\"t\":\"seek\",\"clock\":{},\"rated\":true}", true,
+          PROTO_BAD_CLOCK, NULL);
+    ck_assert_str_eq(proto_code_name(PROTO_RATED_NEEDS_ACCOUNT),
+                     "rated_needs_account");
+}
+END_TEST
+
+START_TEST(render_ratings)
+{
+    struct proto_rating r[2] = {
+        {"blitz", 1500, 350, 1, true, false, 1, 0, 0},
+        {"rapid", 1662, 80, 30, false, true, 20, 4, 6}};
+    struct proto_me me = {"PID", "alice", true, r, 1};
+    struct proto_rating_change c = {{1500, 1662}, {1480, 1600}};
+    struct proto_player w = {"W", "white", true, 1500, true};
+    struct proto_player b = {"B", "black", true, 1662, false};
+    struct clock_spec blitz = {0, 180, 2, 0};
+    char *t;
+
+    t = proto_render_welcome(&me, "TOK", NULL, 0, NULL);
+    ck_assert_str_eq(t, "{\"t\":\"welcome\",\"player\":{\"id\":\"PID\","
+                        "\"name\":\"alice\",\"account\":true,\"ratings\":"
+                        "{\"blitz\":{\"rating\":1500,\"rd\":350,\"games\":1,"
+                        "\"provisional\":true}}},\"token\":\"TOK\","
+                        "\"games\":[]}");
+    free(t);
+    me.n_ratings = 2;
+    t = proto_render_profile(&me);
+    ck_assert_str_eq(t, "{\"id\":\"PID\",\"name\":\"alice\",\"account\":"
+                        "true,\"ratings\":{\"blitz\":{\"rating\":1500,"
+                        "\"rd\":350,\"games\":1,\"provisional\":true},"
+                        "\"rapid\":{\"rating\":1662,\"rd\":80,\"games\":30,"
+                        "\"provisional\":false,\"wins\":20,\"draws\":4,"
+                        "\"losses\":6}},\"wins\":21,\"draws\":4,"
+                        "\"losses\":6}");
+    free(t);
+    t = proto_render_game_end("G", ENDING_WHITE_WINS, ENDING_RESIGNATION, &c);
+    ck_assert_str_eq(t, "{\"t\":\"game_end\",\"game\":\"G\",\"result\":"
+                        "\"1-0\",\"reason\":\"resignation\",\"ratings\":"
+                        "{\"white\":{\"before\":1500,\"after\":1480},"
+                        "\"black\":{\"before\":1662,\"after\":1600}}}");
+    free(t);
+    t = proto_render_game_end("G", ENDING_DRAWN, ENDING_AGREEMENT, NULL);
+    ck_assert_ptr_null(strstr(t, "ratings"));
+    free(t);
+    t = proto_render_game_start("G", &w, &b, &blitz, true, 1);
+    ck_assert_str_eq(t, "{\"t\":\"game_start\",\"game\":\"G\",\"white\":"
+                        "{\"id\":\"W\",\"name\":\"white\",\"rating\":1500,"
+                        "\"provisional\":true},\"black\":{\"id\":\"B\","
+                        "\"name\":\"black\",\"rating\":1662,\"provisional\":"
+                        "false},\"clock\":{\"type\":\"fischer\","
+                        "\"initial_s\":180,\"increment_s\":2},\"rated\":true,"
+                        "\"you\":\"black\"}");
+    free(t);
+    w.has_rating = b.has_rating = false;
+    t = proto_render_game_start("G", &w, &b, &blitz, false, 0);
+    ck_assert_ptr_null(strstr(t, "rating\""));
+    ck_assert_ptr_nonnull(strstr(t, "\"rated\":false"));
+    free(t);
 }
 END_TEST
 
@@ -691,6 +803,8 @@ int main(void)
     tcase_add_test(tc, move_shortcut_matches_jansson);
     tcase_add_test(tc, account_fields);
     tcase_add_test(tc, render_account_messages);
+    tcase_add_test(tc, rated_fields);
+    tcase_add_test(tc, render_ratings);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

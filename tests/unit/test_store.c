@@ -320,7 +320,7 @@ START_TEST(game_journal_and_finish)
              "2 3");
     g.draw_offer[0] = '\0';
     g.ended_ms = 9000;
-    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n");
+    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n", NULL);
     wait_committed(s, seq);
     ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, &pgn), 1);
     snprintf(g.status, sizeof g.status, "ended");
@@ -404,7 +404,7 @@ START_TEST(load_live_lists_waiting_and_started_oldest_first)
     store_put_move(s, "late", &m1);
     store_put_move(s, "done", &m1);
     end_game(&done, "1-0", "resignation", 4000);
-    seq = store_finish_game(s, &done, "pgn");
+    seq = store_finish_game(s, &done, "pgn", NULL);
     wait_committed(s, seq);
 
     memset(&seen, 0, sizeof seen);
@@ -457,7 +457,7 @@ START_TEST(list_player_games_pages_newest_first)
         struct store_game g = game(rows[i].gid, rows[i].w, rows[i].b,
                                    "started", 100 + (int64_t)i);
         end_game(&g, rows[i].result, "checkmate", rows[i].ended);
-        seq = store_finish_game(s, &g, "pgn");
+        seq = store_finish_game(s, &g, "pgn", NULL);
     }
     struct store_game live = game("live", "pidA", "pidB", "started", 9000);
     seq = store_put_game(s, &live);
@@ -635,9 +635,10 @@ START_TEST(bad_writes_are_refused_and_change_nothing)
     g.gid[0] = '\0';
     ck_assert_uint_eq(store_put_game(s, &g), 0);
     snprintf(g.gid, sizeof g.gid, "g1");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0); /* no result */
+    /* no result */
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
     snprintf(g.result, sizeof g.result, "1-0");
-    ck_assert_uint_eq(store_finish_game(s, &g, NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, NULL), 0);
     g.result[0] = '\0';
     m.ply = 0;
     ck_assert_uint_eq(store_put_move(s, "g1", &m), 0);
@@ -673,12 +674,12 @@ START_TEST(unknown_reason_is_refused)
     snprintf(g.result, sizeof g.result, "1-0");
     snprintf(g.reason, sizeof g.reason, "adjourned");
     ck_assert_uint_eq(store_put_game(s, &g), 0);
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
     snprintf(g.reason, sizeof g.reason, "Checkmate");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
     ck_assert_uint_eq(store_queue_depth(s), 0);
     snprintf(g.reason, sizeof g.reason, "checkmate");
-    ck_assert_uint_gt(store_finish_game(s, &g, "pgn"), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, "pgn", NULL), 0);
     store_close(s);
 }
 END_TEST
@@ -740,7 +741,7 @@ START_TEST(backup_copies_a_live_database)
 
     store_put_player(s, &a);
     end_game(&g, "0-1", "resignation", 50);
-    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n"));
+    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n", NULL));
     snprintf(dest, sizeof dest, "%s/backup.db", dir);
 
     /* from another process, while this one has the store open and
@@ -1042,7 +1043,7 @@ START_TEST(purge_deletes_only_old_guests_that_never_played)
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     g = game("g3", "loser", "young", "started", now - 10);
     end_game(&g, "*", "aborted", now - 5);
-    ck_assert_uint_gt(store_finish_game(s, &g, ""), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, "", NULL), 0);
     g = game("g4", "late", "", "waiting", now); /* queued before it */
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     wait_committed(s, store_purge_guests(s, now - day, keep, 1));
@@ -1243,6 +1244,167 @@ START_TEST(purge_keeps_accounts)
 }
 END_TEST
 
+/* pid's rating in category after a game that ended at ms. */
+static struct store_rating rating_row(const char *pid, const char *category,
+                                      double rating, int games, int64_t ms)
+{
+    struct store_rating r;
+
+    memset(&r, 0, sizeof r);
+    snprintf(r.pid, sizeof r.pid, "%s", pid);
+    snprintf(r.category, sizeof r.category, "%s", category);
+    r.rating = rating;
+    r.rd = 200.125;
+    r.vol = 0.0599987654321;
+    r.games = games;
+    r.wins = games;
+    r.last_ms = ms;
+    return r;
+}
+
+static void assert_rating_eq(const struct store_rating *a,
+                             const struct store_rating *b)
+{
+    ck_assert_str_eq(a->pid, b->pid);
+    ck_assert_str_eq(a->category, b->category);
+    ck_assert(a->rating == b->rating && a->rd == b->rd && a->vol == b->vol);
+    ck_assert_int_eq(a->games, b->games);
+    ck_assert_int_eq(a->wins, b->wins);
+    ck_assert_int_eq(a->draws, b->draws);
+    ck_assert_int_eq(a->losses, b->losses);
+    ck_assert_int_eq(a->last_ms, b->last_ms);
+}
+
+/* A rated game's end stores its row with the rating changes, both
+ * ratings (full precision) and a history point each, together; the same
+ * end applied again leaves the same rows; a reopen keeps them; rows
+ * that do not fit the game are refused; when a part fails nothing of it
+ * is applied. */
+START_TEST(rated_end_stores_ratings_with_the_end)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game g = game("g1", "pidA", "pidB", "started", 5000), got;
+    struct store_rating r[2] = {rating_row("pidA", "blitz", 1662.3, 1, 9000),
+                                rating_row("pidB", "blitz", 1337.7, 1, 9000)};
+    struct store_rating out, all[5];
+    struct store_rating_point *pts;
+    size_t n;
+    sqlite3 *db;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    g.rated = 1;
+    wait_committed(s, store_put_game(s, &g));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(got.rated, 1);
+    ck_assert(got.rating_after[0] == 0 && got.rd_before[0] == 0);
+    end_game(&g, "1-0", "resignation", 9000);
+    g.rating_before[0] = g.rating_before[1] = 1500;
+    g.rating_after[0] = r[0].rating;
+    g.rating_after[1] = r[1].rating;
+    g.rd_before[0] = 350;
+    g.rd_before[1] = 349.5;
+    /* refused: ratings for a casual game, a pid not in its seat, an
+     * unknown category */
+    g.rated = 0;
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    g.rated = 1;
+    r[1].pid[3] = 'X';
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    r[1].pid[3] = 'B';
+    snprintf(r[1].category, sizeof r[1].category, "lightning");
+    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    snprintf(r[1].category, sizeof r[1].category, "blitz");
+
+    /* a failure in the middle (the second history point) undoes it all */
+    db = raw_open(db_path);
+    raw_exec(db, "CREATE TRIGGER no_b BEFORE INSERT ON rating_history "
+                 "WHEN NEW.pid = 'pidB' BEGIN SELECT RAISE(ABORT, 'no'); "
+                 "END");
+    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(got.status, "started");
+    ck_assert_int_eq(store_get_rating(s, "pidA", "blitz", &out), 0);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM rating_history"), 0);
+    raw_exec(db, "DROP TRIGGER no_b");
+
+    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    assert_game_eq(&got, &g);
+    ck_assert_int_eq(got.rated, 1);
+    for (int c = 0; c < 2; c++) {
+        ck_assert(got.rating_before[c] == g.rating_before[c]);
+        ck_assert(got.rating_after[c] == g.rating_after[c]);
+        ck_assert(got.rd_before[c] == g.rd_before[c]);
+        ck_assert_int_eq(store_get_rating(s, r[c].pid, "blitz", &out), 1);
+        assert_rating_eq(&out, &r[c]);
+    }
+    ck_assert_int_eq(store_get_rating(s, "pidA", "rapid", &out), 0);
+    /* applied twice: the same rows, one history point each */
+    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    ck_assert_int_eq(store_get_rating(s, "pidA", "blitz", &out), 1);
+    assert_rating_eq(&out, &r[0]);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM rating_history"), 2);
+    sqlite3_close(db);
+    store_close(s);
+
+    s = open_store(db_path);
+    ck_assert_int_eq(store_get_rating(s, "pidB", "blitz", &out), 1);
+    assert_rating_eq(&out, &r[1]);
+    ck_assert_int_eq(store_player_ratings(s, "pidA", all, 5, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    assert_rating_eq(&all[0], &r[0]);
+    ck_assert_int_eq(store_rating_history(s, "pidA", "blitz", 10, &pts, &n),
+                     0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(pts[0].ms, 9000);
+    ck_assert(pts[0].rating == r[0].rating && pts[0].rd == r[0].rd);
+    free(pts);
+    ck_assert_int_eq(store_rating_history(s, "pidA", "rapid", 10, &pts, &n),
+                     0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(pts);
+    ck_assert_int_eq(store_is_account(s, "pidA"), 0);
+    store_close(s);
+}
+END_TEST
+
+/* The leaderboard query reads the ratings_board index in order: the
+ * best rows of a category, never a scan of every rating. */
+START_TEST(leaderboard_reads_its_index)
+{
+    struct store *s = open_store(db_path);
+    sqlite3 *db = raw_open(db_path);
+    sqlite3_stmt *st;
+    char plan[1024] = "";
+
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(
+            db,
+            "EXPLAIN QUERY PLAN SELECT r.pid, p.name, r.rating, r.rd, "
+            "r.games FROM ratings r JOIN players p ON p.pid = r.pid "
+            "WHERE r.category = 'blitz' AND r.rd <= 110.0 AND EXISTS "
+            "(SELECT 1 FROM accounts a WHERE a.pid = r.pid) ORDER BY "
+            "r.rating DESC, r.pid LIMIT 100",
+            -1, &st, NULL),
+        SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        strncat(plan, (const char *)sqlite3_column_text(st, 3),
+                sizeof plan - strlen(plan) - 2);
+        strcat(plan, ";");
+    }
+    sqlite3_finalize(st);
+    ck_assert_msg(strstr(plan, "USING INDEX ratings_board"), "%s", plan);
+    ck_assert_msg(!strstr(plan, "SCAN r"), "%s", plan);
+    ck_assert_msg(!strstr(plan, "TEMP B-TREE"), "%s", plan);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
 /* 31 zero bytes in hex */
 #define Z31 "00000000000000000000000000000000000000000000000000000000000000"
 
@@ -1307,6 +1469,7 @@ START_TEST(version_2_database_upgrades_in_place)
     ck_assert_int_eq(store_get_game(s, "done", &g, NULL, NULL, &pgn), 1);
     ck_assert_str_eq(g.reason, "resignation");
     ck_assert_str_eq(pgn, "[pgn]");
+    ck_assert_int_eq(g.rated, 0); /* games from before are casual */
     free(pgn);
     /* and the new tables work on it */
     struct store_account a = account("pidB", "blackie", 1800000000000);
@@ -1316,6 +1479,17 @@ START_TEST(version_2_database_upgrades_in_place)
     wait_committed(s, store_register(s, &a, dead, t));
     ck_assert_int_eq(store_find_account_token(s, t, 0, &out, NULL), 1);
     ck_assert_str_eq(out.pid, "pidB");
+    /* and the ratings: the live game ends rated */
+    struct store_rating r[2] = {rating_row("pidW", "blitz", 1400, 1, 2000),
+                                rating_row("pidB", "blitz", 1600, 1, 2000)};
+    struct store_rating got;
+    ck_assert_int_eq(store_get_game(s, "live", &g, NULL, NULL, NULL), 1);
+    end_game(&g, "0-1", "resignation", 2000);
+    g.rated = 1;
+    g.rd_before[0] = g.rd_before[1] = 350;
+    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    ck_assert_int_eq(store_get_rating(s, "pidB", "blitz", &got), 1);
+    assert_rating_eq(&got, &r[1]);
     store_close(s);
 
     db = raw_open(db_path);
@@ -1357,6 +1531,8 @@ static Suite *store_suite(void)
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, purge_keeps_accounts);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
+    tcase_add_test(tc, rated_end_stores_ratings_with_the_end);
+    tcase_add_test(tc, leaderboard_reads_its_index);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
     tcase_add_test(tc,
                    writer_waits_for_the_checkpointer_and_never_checkpoints);
