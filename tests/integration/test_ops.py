@@ -708,6 +708,30 @@ class DatabaseStartTest(OpsTest):
         self.assertEqual((r.returncode, r.stderr), (0, ""))
         return r.stdout
 
+    def schema_1_dump(self, dump):
+        """The rows of a dump in a database of schema 1 (migration 0001
+        alone, no schema_version in meta), dumped."""
+        new, v1 = (os.path.join(self.dir, n) for n in ("new.db", "v1.db"))
+        for path in (new, v1):
+            if os.path.exists(path):
+                os.remove(path)
+        self.sqlite3(new, dump)
+        with open(os.path.join(os.path.dirname(__file__), "..", "..",
+                               "migrations", "0001_init.sql")) as f:
+            schema = f.read()
+        con = sqlite3.connect(v1)
+        con.executescript(schema)
+        cols = {t: [r[1] for r in con.execute("PRAGMA table_info(%s)" % t)]
+                for t in ("players", "games", "moves", "meta")}
+        con.execute("ATTACH ? AS n", (new,))
+        for t, c in cols.items():
+            con.execute("INSERT INTO %s SELECT %s FROM n.%s%s" % (
+                t, ", ".join(c), t,
+                " WHERE key != 'schema_version'" if t == "meta" else ""))
+        con.commit()
+        con.close()
+        return self.sqlite3(v1, ".dump\n")
+
     def test_restore_from_a_dump(self):
         srv = self.server()
         gid = self.finished_game(srv)
@@ -721,10 +745,9 @@ class DatabaseStartTest(OpsTest):
                 if os.path.exists(srv.db + suffix):
                     os.remove(srv.db + suffix)
             # old: a dump of a database that no server of this version
-            # has opened (its schema version only in user_version)
-            self.sqlite3(srv.db, dump + (
-                "DELETE FROM meta WHERE key = 'schema_version';\n"
-                if old else ""))
+            # has opened (its schema version only in user_version): one
+            # of schema 1, the only one servers before that knew
+            self.sqlite3(srv.db, self.schema_1_dump(dump) if old else dump)
             self.assertEqual(self.sqlite3(srv.db, "PRAGMA user_version;"),
                              "0\n")
             srv = self.server()
