@@ -1911,6 +1911,18 @@ static int read_failed(struct store *s, sqlite3_stmt *st)
     return -1;
 }
 
+/* Ends a read of rows by st whose last step returned rc (SQLITE_ROW
+ * where the caller stopped at its limit): resets st and clears its
+ * bindings. Returns 0, or -1 (logged and counted) when rc is an error. */
+static int rows_end(struct store *s, sqlite3_stmt *st, int rc)
+{
+    int ok = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : read_failed(s, st);
+
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return ok;
+}
+
 static int find_player(struct store *s, sqlite3_stmt *st,
                        struct store_player *out)
 {
@@ -2049,14 +2061,10 @@ int store_player_ratings(struct store *s, const char *pid,
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (*n < max)
             row_rating(st, &out[(*n)++]);
-    if (rc != SQLITE_DONE) {
+    if (rows_end(s, st, rc) < 0) {
         *n = 0;
-        read_failed(s, st);
-        sqlite3_clear_bindings(st);
         return -1;
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
     return 0;
 }
 
@@ -2103,14 +2111,10 @@ int store_rating_history(struct store *s, const char *pid,
         v[k].rd = sqlite3_column_double(st, 2);
         k++;
     }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    if (rows_end(s, st, rc) < 0) {
         free(v);
-        read_failed(s, st);
-        sqlite3_clear_bindings(st);
         return -1;
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
     /* read newest first (the limit keeps the newest): oldest first out */
     for (size_t i = 0; i < k / 2; i++) {
         struct store_rating_point t = v[i];
@@ -2152,14 +2156,10 @@ int store_leaderboard(struct store *s, const char *category, int limit,
         v[k].games = sqlite3_column_int(st, 4);
         k++;
     }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    if (rows_end(s, st, rc) < 0) {
         free(v);
-        read_failed(s, st);
-        sqlite3_clear_bindings(st);
         return -1;
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
     if (!k) {
         free(v);
         v = NULL;
