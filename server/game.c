@@ -1204,8 +1204,8 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
 
 /* Plays legal move m for the side to move; `claim` is the draw that a
  * claim with this move asked for (CLAIM_NONE for a plain move). */
-static int play(struct game *g, move_t m, enum claim claim, int64_t now,
-                struct proto_error *err)
+static int play(struct game *g, const struct movelist *legal_before, move_t m,
+                enum claim claim, int64_t now, struct proto_error *err)
 {
     int mover = side_to_move(g);
     struct clock nc = g->clock;
@@ -1236,7 +1236,7 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     memset(&sm, 0, sizeof sm);
     sm.ply = (int)g->rec.n + 1;
     notation_uci(m, sm.uci);
-    notation_san(&g->rec.cur, m, sm.san);
+    notation_san_in(&g->rec.cur, legal_before, m, sm.san);
     sm.white_ms = clock_left(&nc, WHITE, now);
     sm.black_ms = clock_left(&nc, BLACK, now);
     sm.wall_ms = g->env.wall_ms(g->env.ctx);
@@ -1316,9 +1316,26 @@ static int play(struct game *g, move_t m, enum claim claim, int64_t now,
     return 0;
 }
 
+/* The legal move of the side to move that uci names, with all its legal
+ * moves in *legal. Returns 0, or -1 with the error. */
+static int parse_move(struct game *g, const char *uci, struct movelist *legal,
+                      move_t *m, struct proto_error *err)
+{
+    int rc;
+
+    if (!notation_uci_well_formed(uci))
+        return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
+    movegen_legal(&g->rec.cur, legal);
+    rc = notation_uci_in(legal, uci, m);
+    if (rc < 0)
+        return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
+    return 0;
+}
+
 int game_move(struct game *g, const char *pid, const char *uci, int ply,
               int64_t now, struct proto_error *err)
 {
+    struct movelist legal;
     move_t m;
     int c, rc;
 
@@ -1330,12 +1347,9 @@ int game_move(struct game *g, const char *pid, const char *uci, int ply,
                        "ply does not match the moves played so far");
     if (c != side_to_move(g))
         return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
-    rc = notation_parse_uci(&g->rec.cur, uci, &m);
-    if (rc == -1)
-        return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-    if (rc < 0)
-        return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
-    rc = play(g, m, CLAIM_NONE, now, err);
+    if (parse_move(g, uci, &legal, &m, err) < 0)
+        return -1;
+    rc = play(g, &legal, m, CLAIM_NONE, now, err);
     rearm(g);
     return rc;
 }
@@ -1472,6 +1486,7 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err)
 {
+    struct movelist legal;
     enum claim claim;
     move_t m;
     int c, rc;
@@ -1486,17 +1501,14 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
         return set_err(err, PROTO_NOT_YOUR_TURN,
                        "only the player to move may claim");
     if (uci[0]) {
-        rc = notation_parse_uci(&g->rec.cur, uci, &m);
-        if (rc == -1)
-            return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-        if (rc < 0)
-            return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
+        if (parse_move(g, uci, &legal, &m, err) < 0)
+            return -1;
         claim = record_claim_with(&g->rec, m);
         if (claim == CLAIM_NONE)
             return set_err(err, PROTO_CLAIM_REJECTED,
                            "that move completes neither threefold "
                            "repetition nor 50 moves");
-        rc = play(g, m, claim, now, err);
+        rc = play(g, &legal, m, claim, now, err);
         rearm(g);
         return rc;
     }

@@ -39,6 +39,16 @@ bool notation_uci_well_formed(const char *t)
 
 int notation_parse_uci(const struct board *b, const char *text, move_t *m)
 {
+    struct movelist l;
+
+    if (!notation_uci_well_formed(text))
+        return -1;
+    movegen_legal(b, &l);
+    return notation_uci_in(&l, text, m);
+}
+
+int notation_uci_in(const struct movelist *legal, const char *text, move_t *m)
+{
     if (!notation_uci_well_formed(text))
         return -1;
     /* compared as numbers: from, to, and the promotion (or none) */
@@ -46,10 +56,8 @@ int notation_parse_uci(const struct board *b, const char *text, move_t *m)
     int to = SQ(text[2] - 'a', text[3] - '1');
     int promo = text[4] ? (int)(strchr(promo_lower, text[4]) - promo_lower)
                         : -1;
-    struct movelist l;
-    movegen_legal(b, &l);
-    for (int i = 0; i < l.n; i++) {
-        move_t x = l.moves[i];
+    for (int i = 0; i < legal->n; i++) {
+        move_t x = legal->moves[i];
         bool is_promo = MOVE_KIND(x) == MOVE_PROMOTION;
         if (MOVE_FROM(x) == from && MOVE_TO(x) == to &&
             (is_promo ? (int)MOVE_PROMO(x) - KNIGHT == promo : promo < 0)) {
@@ -61,6 +69,15 @@ int notation_parse_uci(const struct board *b, const char *text, move_t *m)
 }
 
 void notation_san(const struct board *b, move_t m, char *buf)
+{
+    struct movelist l;
+
+    movegen_legal(b, &l);
+    notation_san_in(b, &l, m, buf);
+}
+
+void notation_san_in(const struct board *b, const struct movelist *legal,
+                     move_t m, char *buf)
 {
     int from = MOVE_FROM(m), to = MOVE_TO(m);
     enum piece_type pt = PIECE_TYPE(b->squares[from]);
@@ -79,12 +96,10 @@ void notation_san(const struct board *b, move_t m, char *buf)
             *o++ = piece_upper[pt];
             if (pt != KING) {
                 /* Other pieces of the same kind that could go there too. */
-                struct movelist l;
                 uint64_t others = 0;
-                movegen_legal(b, &l);
-                for (int i = 0; i < l.n; i++) {
-                    int f = MOVE_FROM(l.moves[i]);
-                    if (MOVE_TO(l.moves[i]) == to && f != from &&
+                for (int i = 0; i < legal->n; i++) {
+                    int f = MOVE_FROM(legal->moves[i]);
+                    if (MOVE_TO(legal->moves[i]) == to && f != from &&
                         PIECE_TYPE(b->squares[f]) == pt)
                         others |= BB(f);
                 }
