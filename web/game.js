@@ -753,7 +753,7 @@ export class GameView {
             $('join-title').textContent = `${host ? host.name : 'Someone'
             } invites you to play`;
             let text = `${W.clockLabel(g.clock)} (${W.clockSpeed(g.clock)
-            }), ${g.rated ? 'rated' : 'casual'}. You play ${seat}.`;
+            })${g.rated ? ', rated' : ''}. You play ${seat}.`;
             const me = this.ctx.me();
             if (g.rated && me && !me.account)
                 text += ` ${W.RATED_NEEDS_ACCOUNT}`;
