@@ -1,14 +1,16 @@
 // app.js - the entry point: owns the connection, routes between the lobby
-// ('/') and a game ('/g/GID'), dispatches server messages to the views, and
+// ('/'), a game ('/g/GID') and the leaderboard ('/leaderboard'), dispatches server messages to the views, and
 // shows toasts, confirmations and the connection status.
 
 import { Connection } from './net.js';
 import { GameView } from './game.js';
+import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
+const LEADERBOARD_PATH = '/leaderboard';
 const TOAST_MS = 7000;
 
 const state = {
@@ -16,7 +18,7 @@ const state = {
     requests: new Map(),   /* id -> what was sent, to explain its error */
 };
 
-let conn, game, lobby, announcer;
+let conn, game, lobby, leaderboard, announcer;
 
 const ctx = {
     send(msg, req) {
@@ -46,9 +48,15 @@ const ctx = {
 
 function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
+    if (location.pathname !== LEADERBOARD_PATH)
+        leaderboard.hide();
     if (m) {
         lobby.hide();
         game.open(m[1], stateComing);
+    } else if (location.pathname === LEADERBOARD_PATH) {
+        lobby.hide();
+        game.close();
+        leaderboard.show(new URLSearchParams(location.search));
     } else {
         game.close();
         lobby.show();
@@ -56,7 +64,7 @@ function route(stateComing) {
 }
 
 function navigate(path, stateComing) {
-    if (location.pathname !== path)
+    if (location.pathname + location.search !== path)
         history.pushState(null, '', path);
     route(stateComing);
     const main = $('main');
@@ -323,6 +331,7 @@ function start() {
 
     game = new GameView(ctx);
     lobby = new LobbyView(ctx);
+    leaderboard = new LeaderboardView();
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 
@@ -334,10 +343,11 @@ function start() {
             return;
         const url = new URL(a.href, location.href);
         if (url.origin !== location.origin ||
-            !(url.pathname === '/' || GAME_PATH.test(url.pathname)))
+            !(url.pathname === '/' || url.pathname === LEADERBOARD_PATH ||
+              GAME_PATH.test(url.pathname)))
             return;
         e.preventDefault();
-        navigate(url.pathname);
+        navigate(url.pathname + url.search);
     });
     window.addEventListener('popstate', () => route(false));
     $('retry-btn').addEventListener('click', () => conn.retryNow());

@@ -13,6 +13,7 @@
 
 import { Board } from './board.js';
 import { applyUci, kingSquare, parseFen, squareIndex } from './position.js';
+import { categoryOf } from './ratings.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
@@ -136,6 +137,8 @@ export class GameView {
             check: !!msg.check, clocks: msg.clocks, clocksAt: now,
             firstMoveMs: msg.first_move_ms, firstMoveAt: now,
             status: msg.status, drawOffer: msg.draw_offer || null,
+            rated: !!msg.rated,
+            ratings: msg.ratings || (old && old.ratings) || null,
             gone: {
                 white: msg.gone && msg.gone.white != null
                     ? { ms: msg.gone.white, at: now } : null,
@@ -216,6 +219,8 @@ export class GameView {
             g.clocksAt = now;
         }
         g.status = 'ended';
+        if (msg.ratings)
+            g.ratings = msg.ratings;
         g.result = msg.result;
         g.reason = msg.reason;
         g.legal = [];
@@ -613,7 +618,7 @@ export class GameView {
                 ? 'There is no such game. The link may be mistyped or expired.'
                 : online ? 'Loading the game…' : 'Connecting…';
             for (const id of ['invite-panel', 'join-panel', 'offer-panel',
-                              'end-panel', 'controls'])
+                              'end-panel', 'controls', 'game-kind'])
                 $(id).hidden = true;
             $('moves').replaceChildren();
             this.board.set({ board: parseFen(START_FEN).board,
@@ -685,7 +690,21 @@ export class GameView {
             bar.querySelector('.name').textContent = name;
             bar.querySelector('.name').title = p ? `${W.colorName(color)}: ${
                 p.name}` : '';
+            // A rated game's players show their rating when seated.
+            const rating = bar.querySelector('.prating');
+            const rated = g && g.rated && p && typeof p.rating === 'number';
+            rating.hidden = !rated;
+            setText(rating, rated ? W.ratingText(p.rating, p.provisional)
+                : '');
+            rating.title = rated && p.provisional
+                ? 'Provisional rating: too few rated games to be sure' : '';
         }
+        const kind = $('game-kind');
+        kind.hidden = !g || !g.clock;
+        if (g && g.clock)
+            setText(kind, `${g.rated ? 'Rated' : 'Casual'} ${
+                W.categoryName(categoryOf(g.clock)).toLowerCase()} · ${
+                W.clockLabel(g.clock)}`);
         this.tick(performance.now());
     }
 
@@ -734,7 +753,10 @@ export class GameView {
             $('join-title').textContent = `${host ? host.name : 'Someone'
             } invites you to play`;
             let text = `${W.clockLabel(g.clock)} (${W.clockSpeed(g.clock)
-            }). You play ${seat}.`;
+            })${g.rated ? ', rated' : ''}. You play ${seat}.`;
+            const me = this.ctx.me();
+            if (g.rated && me && !me.account)
+                text += ` ${W.RATED_NEEDS_ACCOUNT}`;
             if (g.initialFen !== START_FEN)
                 text += ' The game starts from the position on the board.';
             $('join-text').textContent = text;
@@ -752,7 +774,9 @@ export class GameView {
             pgn.setAttribute('download', `chess-${this.gid}.pgn`);
             pgn.hidden = g.result === '*' && g.ply === 0;
             this.renderRematch(online);
+            this.renderRatingChange();
         } else {
+            $('end-ratings').hidden = true;
             $('rematch').hidden = true;
         }
         $('controls').hidden = false;
@@ -774,11 +798,44 @@ export class GameView {
                           'accept-draw-btn', 'decline-draw-btn', 'join-btn',
                           'cancel-invite-btn'])
             $(id).disabled = !online;
+        const me = this.ctx.me();
+        if (g.rated && me && !me.account)
+            $('join-btn').disabled = true;
         if (!online)
             $('draw-btn').disabled = true;
         const leave = $('leave-btn');
         leave.textContent = started && player ? 'Leave'
             : !player && started ? 'Stop watching' : 'Back to lobby';
+    }
+
+    // The end panel's rating changes of a rated game (game_end's ratings).
+    renderRatingChange() {
+        const g = this.g;
+        const list = $('end-ratings');
+        list.hidden = !g.ratings;
+        if (!g.ratings)
+            return;
+        const items = ['white', 'black'].filter((c) => g.ratings[c])
+            .map((c) => {
+                const { before, after } = g.ratings[c];
+                const li = document.createElement('li');
+                li.dataset.color = c;
+                const p = g[c];
+                li.append(`${p ? p.name : W.colorName(c)}${
+                    g.you === c ? ' (you)' : ''}: ${before} → ${after} `);
+                const d = document.createElement('b');
+                d.className = after > before ? 'up' : after < before
+                    ? 'down' : 'same';
+                d.textContent = W.ratingDiff(before, after);
+                li.append(d);
+                return li;
+            });
+        const key = JSON.stringify([g.ratings, g.you, g.white && g.white.name,
+                                    g.black && g.black.name]);
+        if (list.dataset.key !== key) {
+            list.dataset.key = key;
+            list.replaceChildren(...items);
+        }
     }
 
     // The end panel's rematch part, for a player of a game both joined.

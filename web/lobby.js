@@ -1,12 +1,15 @@
 // lobby.js - the front page: choose a time control and a colour, then seek
-// an opponent or create an invitation; lists the player's games in progress.
+// an opponent or create an invitation, casual or (for accounts) rated;
+// lists the player's games in progress.
 
+import { categoryOf } from './ratings.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 
 export class LobbyView {
-    // ctx: send(msg, req) -> id or 0, toast(text, kind), navigate(path).
+    // ctx: send(msg, req) -> id or 0, me() -> PLAYER or null,
+    // toast(text, kind), navigate(path).
     constructor(ctx) {
         this.ctx = ctx;
         this.section = $('lobby');
@@ -35,6 +38,33 @@ export class LobbyView {
     show() {
         this.section.hidden = false;
         this.render();
+        this.refreshRatings();
+    }
+
+    // After a rated game ended the welcome's ratings are old: asks the
+    // server for the player's current ones.
+    async refreshRatings() {
+        const me = this.ctx.me();
+        if (!this.ratingsStale || !me || !me.account)
+            return;
+        this.ratingsStale = false;
+        try {
+            const r = await fetch(`/api/players/${encodeURIComponent(me.id)}`);
+            const p = r.ok ? await r.json() : null;
+            if (!p || !p.ratings) {
+                this.ratingsStale = true;
+                return;
+            }
+            if (this.ctx.me() !== me)
+                return;
+            me.ratings = {};
+            for (const [c, v] of Object.entries(p.ratings))
+                me.ratings[c] = { rating: v.rating, rd: v.rd, games: v.games,
+                                  provisional: v.provisional };
+            this.render();
+        } catch {
+            this.ratingsStale = true;
+        }
     }
 
     hide() {
@@ -51,6 +81,47 @@ export class LobbyView {
         const clock = this.customClock();
         $('custom-summary').textContent = custom && clock
             ? W.clockLabel(clock) : 'Set your own';
+        this.renderRated();
+    }
+
+    // The rated switch (only accounts may play rated) and, for an
+    // account, its rating in the chosen clock's category.
+    renderRated() {
+        const me = this.ctx.me();
+        const account = !!(me && me.account);
+        const yes = $('rated-yes');
+        yes.disabled = !account;
+        if (!account && yes.checked)
+            $('rated-no').checked = true;
+        const why = $('rated-why');
+        why.hidden = !me || account;
+        why.textContent = me && !account ? W.RATED_NEEDS_ACCOUNT : '';
+        const mine = $('my-rating');
+        const cat = account ? categoryOf(this.presetClock()) : null;
+        mine.hidden = !cat;
+        if (cat) {
+            const r = me.ratings && me.ratings[cat];
+            mine.textContent = `Your ${W.categoryName(cat).toLowerCase()} ` +
+                `rating: ${r ? W.ratingText(r.rating, r.provisional)
+                    : W.ratingText(1500, true)}`;
+        }
+    }
+
+    // The chosen clock, or null (an invalid custom one), saying nothing.
+    presetClock() {
+        const v = document.querySelector('input[name="tc"]:checked').value;
+        if (v === 'custom')
+            return this.customClock();
+        const [type, a, b] = v.split(':');
+        return type === 'per_move'
+            ? { type, per_move_s: Number(a) }
+            : { type, initial_s: Number(a), increment_s: Number(b) };
+    }
+
+    // The `rated` flag to send: true only for an account that chose it.
+    chosenRated() {
+        const me = this.ctx.me();
+        return !!(me && me.account && $('rated-yes').checked);
     }
 
     customClock() {
@@ -71,19 +142,12 @@ export class LobbyView {
 
     // The chosen clock, or null after telling the person what is wrong.
     chosenClock() {
-        const v = document.querySelector('input[name="tc"]:checked').value;
-        if (v === 'custom') {
-            const c = this.customClock();
-            if (!c)
-                this.ctx.toast('Choose between 0.5 and 180 minutes with an ' +
-                               'increment of 0 to 10 seconds, or 1 to ' +
-                               '86400 seconds per move.', 'error');
-            return c;
-        }
-        const [type, a, b] = v.split(':');
-        return type === 'per_move'
-            ? { type, per_move_s: Number(a) }
-            : { type, initial_s: Number(a), increment_s: Number(b) };
+        const c = this.presetClock();
+        if (!c)
+            this.ctx.toast('Choose between 0.5 and 180 minutes with an ' +
+                           'increment of 0 to 10 seconds, or 1 to ' +
+                           '86400 seconds per move.', 'error');
+        return c;
     }
 
     chosenColor() {
@@ -95,6 +159,8 @@ export class LobbyView {
         if (!clock)
             return;
         const msg = { t: 'seek', clock, color: this.chosenColor() };
+        if (this.chosenRated())
+            msg.rated = true;
         if (!this.ctx.send(msg, msg))
             return;
         this.seek = msg;
@@ -107,6 +173,8 @@ export class LobbyView {
         if (!clock)
             return;
         const msg = { t: 'invite', clock, color: this.chosenColor() };
+        if (this.chosenRated())
+            msg.rated = true;
         const fen = $('fen').value.trim();
         if (fen)
             msg.fen = fen;
@@ -147,6 +215,8 @@ export class LobbyView {
 
     // Keeps the list of games in progress current from any state/moved/end.
     onGameInfo(msg) {
+        if (msg.t === 'game_end' && msg.ratings)
+            this.ratingsStale = true;
         const s = this.games.get(msg.game);
         if (!s)
             return;
@@ -180,9 +250,11 @@ export class LobbyView {
     render() {
         const seeking = !!this.seek;
         $('seeking').hidden = !seeking;
-        $('seeking-tc').textContent = seeking ? `${W.clockLabel(
+        $('seeking-tc').textContent = seeking ? `${
+            this.seek.rated ? 'rated ' : ''}${W.clockLabel(
             this.seek.clock)}, ${this.seek.color === 'random'
             ? 'random colour' : this.seek.color}` : '';
+        this.renderRated();
         $('seek-btn').disabled = seeking;
         $('invite-btn').disabled = seeking;
         const list = $('mygames-list');

@@ -201,3 +201,29 @@ export function rematchEndText(reason, by, offerer, you) {
         return 'The rematch offer ended.';
     }
 }
+
+// Rating categories (PROTOCOL.md section 5), in the order pages list them.
+export const CATEGORIES = ['bullet', 'blitz', 'rapid', 'classical',
+                           'per_move'];
+
+const CATEGORY_NAMES = { bullet: 'Bullet', blitz: 'Blitz', rapid: 'Rapid',
+                         classical: 'Classical', per_move: 'Per move' };
+
+// 'per_move' -> 'Per move'.
+export function categoryName(category) {
+    return CATEGORY_NAMES[category] || category;
+}
+
+// A rating as shown beside a name: 1500, or 1500? while provisional.
+export function ratingText(rating, provisional) {
+    return `${rating}${provisional ? '?' : ''}`;
+}
+
+// A rating change: +12, -7 (a true minus sign), ±0.
+export function ratingDiff(before, after) {
+    const d = after - before;
+    return d > 0 ? `+${d}` : d < 0 ? `\u2212${-d}` : '\u00b10';
+}
+
+export const RATED_NEEDS_ACCOUNT = 'Rated games need an account: sign up ' +
+    'or log in.';

@@ -71,7 +71,8 @@ async function spawnServer(dir, port, args) {
 
 // Starts chess-server on a free port with a fresh database. opts:
 // firstMoveS, graceS (server settings), extra (more arguments).
-// The result has base (the URL), stop() and restart().
+// The result has base (the URL), db (the database's path), stop() and
+// restart().
 export async function startServer(opts = {}) {
     const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-browser-'));
     let lastError = null;
@@ -108,15 +109,19 @@ export async function startServer(opts = {}) {
         return {
             base: `http://127.0.0.1:${port}`,
             port,
+            db: pathJoin(dir, 'chess.db'),
             output: () => run.output(),
             async stop() {
                 await halt();
                 rmSync(dir, { recursive: true, force: true });
             },
             // A planned shutdown, then the same server again on the same
-            // port and database.
-            async restart() {
+            // port and database; `between` (optional, async) runs while it
+            // is down.
+            async restart(between) {
                 await halt();
+                if (between)
+                    await between();
                 run = await spawnServer(dir, port, args);
             },
         };

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyUci, kingSquare, parseFen, squareIndex, squareName }
     from '../../web/position.js';
+import { categoryOf, graphModel } from '../../web/ratings.js';
 import * as W from '../../web/words.js';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -164,4 +165,53 @@ test('why a rematch offer ended, from each side', () => {
                  'The rematch offer expired.');
     assert.equal(say('expired', null, null, 'white'),
                  'The rematch offer expired.');
+});
+
+test('rating categories by clock, as the server counts them', () => {
+    const f = (i, n) => ({ type: 'fischer', initial_s: i, increment_s: n });
+    assert.equal(categoryOf(f(179, 0)), 'bullet');
+    assert.equal(categoryOf(f(60, 2)), 'bullet');    // 60 + 80 = 140
+    assert.equal(categoryOf(f(120, 2)), 'blitz');    // 120 + 80 = 200
+    assert.equal(categoryOf(f(180, 0)), 'blitz');
+    assert.equal(categoryOf(f(479, 0)), 'blitz');
+    assert.equal(categoryOf(f(300, 5)), 'rapid');    // 300 + 200 = 500
+    assert.equal(categoryOf(f(1499, 0)), 'rapid');
+    assert.equal(categoryOf(f(1500, 0)), 'classical');
+    assert.equal(categoryOf({ type: 'per_move', per_move_s: 86400 }),
+                 'per_move');
+    for (const c of W.CATEGORIES)
+        assert.match(W.categoryName(c), /^[A-Z][a-z ]+$/);
+});
+
+test('ratings and their changes in words', () => {
+    assert.equal(W.ratingText(1500, true), '1500?');
+    assert.equal(W.ratingText(1712, false), '1712');
+    assert.equal(W.ratingDiff(1500, 1512), '+12');
+    assert.equal(W.ratingDiff(1500, 1493), '\u22127');
+    assert.equal(W.ratingDiff(1500, 1500), '\u00b10');
+});
+
+test('rating graph: points inside the axes, labels that summarise', () => {
+    const pts = [1500, 1662, 1580, 1431].map((rating, i) =>
+        ({ ms: 1000 * i, rating, rd: 300 }));
+    const m = graphModel(pts, 'blitz');
+    assert.equal(m.xy.length, 4);
+    for (const [x, y] of m.xy) {
+        assert.ok(x >= m.left && x <= m.right, `x ${x}`);
+        assert.ok(y >= m.top && y <= m.bottom, `y ${y}`);
+    }
+    // x by game number, left to right; y upward with the rating
+    assert.equal(m.xy[0][0], m.left);
+    assert.equal(m.xy[3][0], m.right);
+    assert.ok(m.xy[1][1] < m.xy[0][1] && m.xy[3][1] > m.xy[0][1]);
+    const labels = m.yTicks.map((t) => Number(t.label));
+    assert.ok(labels[0] <= 1431 && labels[2] >= 1662, labels.join());
+    assert.deepEqual(m.xTicks.map((t) => t.label), ['game 1', 'game 4']);
+    assert.equal(m.label, 'Blitz rating over 4 rated games: first 1500, ' +
+                 'last 1431, lowest 1431, highest 1662.');
+    const one = graphModel([{ ms: 0, rating: 1500, rd: 350 }], 'per_move');
+    assert.equal(one.xy.length, 1);
+    assert.ok(one.xy[0][1] > one.top && one.xy[0][1] < one.bottom);
+    assert.equal(one.label, 'Per move rating over 1 rated game: first ' +
+                 '1500, last 1500, lowest 1500, highest 1500.');
 });
