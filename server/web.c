@@ -161,7 +161,8 @@ static int not_modified(struct lws *wsi, const char *headers)
     return http_done(wsi);
 }
 
-/* Static files of the client; /g/GID is the client's page for a game.
+/* Static files of the client; /g/GID is the client's page for a game and
+ * /p/PID its page for a player's games.
  * (lws 4.1's file mounts never answer a missing file, so this callback
  * serves the folder itself and says 404.) Every file carries an ETag
  * (its size and modification time) and `Cache-Control: no-cache`: a
@@ -174,7 +175,7 @@ static int serve_file(struct lws *wsi, const char *uri)
     const char *type;
     struct stat st;
 
-    if (!strncmp(uri, "/g/", 3))
+    if (!strncmp(uri, "/g/", 3) || !strncmp(uri, "/p/", 3))
         uri = "/index.html";
     if (!safe_path(uri) ||
         snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,
