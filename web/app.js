@@ -1,22 +1,27 @@
 // app.js - the entry point: owns the connection, routes between the lobby
-// ('/') and a game ('/g/GID'), dispatches server messages to the views, and
-// shows toasts, confirmations and the connection status.
+// ('/'), a game ('/g/GID') and a player's games ('/p/PID'), dispatches
+// server messages to the views, and shows toasts, confirmations and the
+// connection status.
 
+import { AccountView } from './account.js';
 import { Connection } from './net.js';
 import { GameView } from './game.js';
 import { LobbyView } from './lobby.js';
+import { PlayerView } from './player.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
+const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
 const TOAST_MS = 7000;
 
 const state = {
     me: null,
+    pid: null,             /* the player the views' state belongs to */
     requests: new Map(),   /* id -> what was sent, to explain its error */
 };
 
-let conn, game, lobby, announcer;
+let conn, game, lobby, player, account, announcer;
 
 const ctx = {
     send(msg, req) {
@@ -33,6 +38,7 @@ const ctx = {
     },
     me: () => state.me,
     online: () => conn.authed,
+    gamesInProgress: () => lobby.games.size,
     toast: (text, kind, action) => toast(text, kind, action),
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
@@ -46,17 +52,25 @@ const ctx = {
 
 function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
+    const p = location.pathname.match(PLAYER_PATH);
     if (m) {
         lobby.hide();
+        player.hide();
         game.open(m[1], stateComing);
+    } else if (p) {
+        lobby.hide();
+        game.close();
+        player.open(p[1], new URLSearchParams(location.search).get('limit'));
     } else {
         game.close();
+        player.hide();
         lobby.show();
     }
 }
 
+// `path` may carry a query (/p/PID?limit=N).
 function navigate(path, stateComing) {
-    if (location.pathname !== path)
+    if (location.pathname + location.search !== path)
         history.pushState(null, '', path);
     route(stateComing);
     const main = $('main');
@@ -69,11 +83,35 @@ function navigate(path, stateComing) {
 function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
         state.me = msg.player;
-        renderMe(msg);
+        // Another player now (a login, or a new guest after a logout):
+        // what the lobby kept for the last one is not this one's.
+        if (state.pid && state.pid !== msg.player.id)
+            lobby.forget();
+        state.pid = msg.player.id;
+        renderMe();
+        account.onWelcome(msg);
         lobby.onWelcome(msg);
         game.onWelcome();
         game.resync();
+        player.onWelcome();
+        break;
+    case 'registered':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
+        state.me = msg.player;
+        renderMe();
+        account.onRegistered(msg);
+        player.onWelcome();
+        break;
+    case 'logged_out':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
+        state.me = null;
+        renderMe();
+        account.onLoggedOut(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -153,7 +191,7 @@ function onError(msg) {
     // (a rematch's refusal in the end panel, the rest in a toast).
     if (req && req.quiet)
         console.warn(`server: ${msg.code}: ${msg.msg}`);
-    else
+    else if (!account.onError(req, msg))
         toast(W.errorText(msg.code, msg.msg), 'error');
     if (req) {
         lobby.onError(req, msg);
@@ -165,11 +203,7 @@ function onError(msg) {
 }
 
 function renderMe() {
-    const name = state.me ? state.me.name : '';
-    $('me').textContent = name;
-    $('identity-text').textContent = state.me
-        ? `You play as ${name}.` : 'Connecting…';
-    $('rename-btn').hidden = !state.me;
+    account.render();
 }
 
 // ---- connection status --------------------------------------------------
@@ -181,6 +215,8 @@ function onStatus(status) {
     connStatus = status;
     document.body.dataset.conn = status;
     $('retry-btn').hidden = status !== 'offline';
+    if (status === 'offline')
+        account.onOffline();
     updateConnText();
     if (status === 'online' && prev !== 'online' && game && game.gid &&
         !game.g)
@@ -323,6 +359,8 @@ function start() {
 
     game = new GameView(ctx);
     lobby = new LobbyView(ctx);
+    player = new PlayerView(ctx);
+    account = new AccountView(ctx);
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 
@@ -334,10 +372,11 @@ function start() {
             return;
         const url = new URL(a.href, location.href);
         if (url.origin !== location.origin ||
-            !(url.pathname === '/' || GAME_PATH.test(url.pathname)))
+            !(url.pathname === '/' || GAME_PATH.test(url.pathname) ||
+              PLAYER_PATH.test(url.pathname)))
             return;
         e.preventDefault();
-        navigate(url.pathname);
+        navigate(url.pathname + url.search);
     });
     window.addEventListener('popstate', () => route(false));
     $('retry-btn').addEventListener('click', () => conn.retryNow());

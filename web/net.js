@@ -4,6 +4,12 @@
 // The connection owns no game state. It reports, through the callbacks given
 // to its constructor, every server message and every change of its own
 // status ('connecting', 'online', 'offline'); the app resyncs on 'welcome'.
+//
+// The token is kept in localStorage, which every tab of the browser shares:
+// the token there is the browser's identity. A new token (a `welcome`, a
+// `registered`) replaces it; after `logged_out` the connection starts over
+// as a new guest. A tab follows a change made by another tab (a sign-up,
+// login or logout there) by reconnecting with the new token.
 
 const TOKEN_KEY = 'chess.token';
 const PING_EVERY_MS = 20000;      // well inside any idle timeout
@@ -43,11 +49,11 @@ export class Connection {
         this.retryTimer = 0;
         this.pingTimer = 0;
         this.pongTimer = 0;
-        this.token = savedToken();
-        this.memoryToken = this.token;
+        this.memoryToken = savedToken();
         this.wantedName = null;
         this.status = 'offline';
         window.addEventListener('online', () => this.retryNow());
+        window.addEventListener('storage', (e) => this.storageChanged(e));
         document.addEventListener('visibilitychange', () => {
             if (document.visibilityState === 'visible')
                 this.retryNow();
@@ -83,6 +89,9 @@ export class Connection {
             if (this.ws !== ws)
                 return;
             const hello = { t: 'hello' };
+            const saved = savedToken();
+            if (saved)
+                this.memoryToken = saved;
             if (this.memoryToken)
                 hello.token = this.memoryToken;
             else if (this.wantedName)
@@ -122,6 +131,18 @@ export class Connection {
             this.wantedName = null;
             saveToken(msg.token);
             this.setStatus('online');
+        } else if (msg.t === 'registered') {
+            // The guest's token stopped working; the account's replaces it.
+            this.memoryToken = msg.token;
+            saveToken(msg.token);
+        } else if (msg.t === 'logged_out') {
+            // The connection speaks for nobody now (this page logged out,
+            // or the account logged out everywhere): go on as a new guest.
+            this.authed = false;
+            this.memoryToken = null;
+            saveToken(null);
+            this.setStatus('connecting');
+            this.ws.send(JSON.stringify({ t: 'hello' }));
         } else if (msg.t === 'error' && msg.code === 'bad_token' &&
                    !this.authed) {
             // The saved identity is gone (another server, a wiped
@@ -210,8 +231,25 @@ export class Connection {
         this.memoryToken = null;
         saveToken(null);
         this.wantedName = name || null;
+        this.reconnect();
+    }
+
+    // Another tab saved a token: this one follows it to the same identity.
+    // (A removed token is the middle of a logout there: the new guest's
+    // token follows.)
+    storageChanged(e) {
+        if (e.key !== TOKEN_KEY || !e.newValue ||
+            e.newValue === this.memoryToken)
+            return;
+        this.memoryToken = e.newValue;
+        this.reconnect();
+    }
+
+    // Closes the connection and opens a new one at once (hello again).
+    reconnect() {
         const ws = this.ws;
         this.ws = null;
+        this.authed = false;
         this.stopPing();
         if (ws)
             ws.close(1000);
