@@ -197,8 +197,11 @@ export class PlayerView {
         meta.className = 'hmeta';
         const when = g.ended_ms ? new Date(g.ended_ms) : null;
         const parts = [W.clockLabel(g.clock), W.clockSpeed(g.clock),
-                       W.reasonShort(g.reason), g.result].filter(Boolean);
-        meta.append(parts.join(' · '));
+                       W.reasonShort(g.reason)].filter(Boolean);
+        const score = document.createElement('span');
+        score.className = 'hscore';
+        score.textContent = g.result;
+        meta.append(`${parts.join(' · ')} · `, score);
         if (when) {
             const time = document.createElement('time');
             time.dateTime = when.toISOString();

@@ -133,9 +133,13 @@ test('a guest with a finished game signs up and keeps the game',
 
 test('log out, log in again, and log in on another browser',
      { timeout: 120000 }, async (t) => {
-    const { a, browser } = await twoPlayers(t, { b: null });
+    const { a, browser, server } = await twoPlayers(t, { b: null });
+    // A second tab of the same browser follows every change of identity.
+    const tab = await openPlayer(browser, a.page.url(), { ctx: a.ctx });
+    assert.equal(await myName(tab.page), await myName(a.page));
     await submitAccount(a.page, 'signup', 'bob_2', 'secret password');
     await waitAccount(a.page, 'bob_2');
+    await waitAccount(tab.page, 'bob_2');
     const accountToken = await token(a.page);
 
     // Log out from the lobby: a new guest, with the way back offered.
@@ -147,6 +151,13 @@ test('log out, log in again, and log in on another browser',
     assert.ok(await a.page.locator('#login-btn').isVisible());
     assert.ok(await a.page.locator('#signup-btn').isVisible());
     assert.ok(await a.page.locator('#logout-btn').isHidden());
+    await waitGuest(tab.page, 'bob_2');
+    await waitText(tab.page, '#me', new RegExp(`^${await myName(a.page)}$`));
+
+    // A guest looking for a game logs in: the guest's seek ends with it
+    // (not renewed for the account).
+    await a.page.click('#seek-btn');
+    await waitText(a.page, '#seeking', /Looking for an opponent/);
 
     // Log in with the keyboard, from the header's menu.
     await a.page.focus('#menu-btn');
@@ -174,6 +185,10 @@ test('log out, log in again, and log in on another browser',
     await a.page.keyboard.press('Enter');
     await waitAccount(a.page, 'bob_2');
     await waitText(a.page, '#toasts', /You are logged in as bob_2\./);
+    await waitAccount(tab.page, 'bob_2');
+    assert.ok(await a.page.locator('#seeking').isHidden());
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    assert.match(metrics, /^chess_open_seeks 0$/m);
     const loginToken = await token(a.page);
     assert.ok(loginToken && loginToken !== guestToken &&
               loginToken !== accountToken, 'a login gives a new token');
@@ -193,7 +208,7 @@ test('log out, log in again, and log in on another browser',
     assert.ok(overflow <= 0, `no sideways scrolling at phone width (${
         overflow} px)`);
     await screenshot(c.page, 'account-menu-phone.png');
-    assertClean(t, a, c);
+    assertClean(t, a, tab, c);
 });
 
 test('log out everywhere logs out the other browser',
