@@ -76,7 +76,9 @@ export class AccountView {
 
     // ---- the dialog ----------------------------------------------------
 
-    open(mode) {
+    // Opens the dialog to sign up or log in (mode 'signup' or 'login'),
+    // with `username` filled in when given.
+    open(mode, username) {
         const me = this.ctx.me();
         if (!me) {
             this.ctx.toast('Not connected to the server. Reconnecting…',
@@ -104,13 +106,14 @@ export class AccountView {
             : 'account-error');
         $('account-user').setAttribute('aria-describedby', signup
             ? 'account-user-rules account-error' : 'account-error');
-        $('account-user').value = signup && /^[A-Za-z0-9_-]{2,20}$/.test(
-            me.name) && !/^Guest-/.test(me.name) ? me.name : '';
+        $('account-user').value = username || (signup &&
+            /^[A-Za-z0-9_-]{2,20}$/.test(me.name) &&
+            !/^Guest-/.test(me.name) ? me.name : '');
         pass.value = '';
         this.showError('', null);
         this.setBusy(false);
         $('account-dialog').showModal();
-        $('account-user').focus();
+        (username ? pass : $('account-user')).focus();
     }
 
     setBusy(busy) {

@@ -189,10 +189,20 @@ function onError(msg) {
     // Background requests (the lobby's list, unsubscribing) fail quietly
     // into the console; everything a person asked for is answered on screen
     // (a rematch's refusal in the end panel, the rest in a toast).
-    if (req && req.quiet)
+    if (msg.code === 'bad_token' && conn.lapsed) {
+        // An account's saved login no longer works: say which, and offer
+        // to log in again.
+        const name = conn.lapsed;
+        conn.lapsed = null;
+        toast(`Your login as ${name} has ended (logged out on another ` +
+              'device, or unused for 30 days). You play as a new guest now.',
+              'error', { label: 'Log in', run: () => account.open('login',
+                                                                  name) });
+    } else if (req && req.quiet) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
-    else if (!account.onError(req, msg))
+    } else if (!account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
+    }
     if (req) {
         lobby.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')

@@ -12,6 +12,8 @@
 // login or logout there) by reconnecting with the new token.
 
 const TOKEN_KEY = 'chess.token';
+const ACCOUNT_KEY = 'chess.account';   /* the username, when the token is an
+                                          account's */
 const PING_EVERY_MS = 20000;      // well inside any idle timeout
 const PONG_WITHIN_MS = 10000;     // a silent server this long is gone
 const BACKOFF_MIN_MS = 500;
@@ -25,8 +27,22 @@ function savedToken() {
     }
 }
 
-function saveToken(token) {
+function savedAccount() {
     try {
+        return localStorage.getItem(ACCOUNT_KEY);
+    } catch {
+        return null;
+    }
+}
+
+// Keeps `token` (null: none), and `account`, the username when it is an
+// account's token (else null).
+function saveToken(token, account) {
+    try {
+        if (account)
+            localStorage.setItem(ACCOUNT_KEY, account);
+        else
+            localStorage.removeItem(ACCOUNT_KEY);
         if (token)
             localStorage.setItem(TOKEN_KEY, token);
         else
@@ -35,6 +51,8 @@ function saveToken(token) {
         /* storage disabled: the identity lasts as long as the page */
     }
 }
+
+const accountOf = (player) => player && player.account ? player.name : null;
 
 export class Connection {
     // onMessage(msg) gets every server message after 'welcome' handling;
@@ -50,6 +68,8 @@ export class Connection {
         this.pingTimer = 0;
         this.pongTimer = 0;
         this.memoryToken = savedToken();
+        this.memoryAccount = savedAccount();
+        this.lapsed = null;       /* username whose token was refused */
         this.wantedName = null;
         this.status = 'offline';
         window.addEventListener('online', () => this.retryNow());
@@ -128,27 +148,33 @@ export class Connection {
             this.authed = true;
             this.attempt = 0;
             this.memoryToken = msg.token;
+            this.memoryAccount = accountOf(msg.player);
             this.wantedName = null;
-            saveToken(msg.token);
+            saveToken(msg.token, this.memoryAccount);
             this.setStatus('online');
         } else if (msg.t === 'registered') {
             // The guest's token stopped working; the account's replaces it.
             this.memoryToken = msg.token;
-            saveToken(msg.token);
+            this.memoryAccount = accountOf(msg.player);
+            saveToken(msg.token, this.memoryAccount);
         } else if (msg.t === 'logged_out') {
             // The connection speaks for nobody now (this page logged out,
             // or the account logged out everywhere): go on as a new guest.
             this.authed = false;
             this.memoryToken = null;
-            saveToken(null);
+            this.memoryAccount = null;
+            saveToken(null, null);
             this.setStatus('connecting');
             this.ws.send(JSON.stringify({ t: 'hello' }));
         } else if (msg.t === 'error' && msg.code === 'bad_token' &&
                    !this.authed) {
-            // The saved identity is gone (another server, a wiped
-            // database): start a fresh guest and say so.
+            // The saved identity is gone (an account's login lapsed or was
+            // logged out elsewhere; another server, a wiped database):
+            // start a fresh guest and say so (`lapsed`: which account).
+            this.lapsed = savedAccount() || this.memoryAccount;
             this.memoryToken = null;
-            saveToken(null);
+            this.memoryAccount = null;
+            saveToken(null, null);
             this.ws.send(JSON.stringify({ t: 'hello' }));
         }
         this.onMessage(msg);
@@ -229,7 +255,8 @@ export class Connection {
     // only when it creates one).
     newIdentity(name) {
         this.memoryToken = null;
-        saveToken(null);
+        this.memoryAccount = null;
+        saveToken(null, null);
         this.wantedName = name || null;
         this.reconnect();
     }

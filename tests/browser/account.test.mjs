@@ -213,11 +213,16 @@ test('log out, log in again, and log in on another browser',
 
 test('log out everywhere logs out the other browser',
      { timeout: 120000 }, async (t) => {
-    const { a, b } = await twoPlayers(t);
+    const { a, b, browser, server } = await twoPlayers(t);
     await submitAccount(a.page, 'signup', 'carol_3', 'password three');
     await waitAccount(a.page, 'carol_3');
     await submitAccount(b.page, 'login', 'carol_3', 'password three');
     await waitAccount(b.page, 'carol_3');
+    // A third browser logged in, its page closed meanwhile.
+    const e = await openPlayer(browser, `${server.base}/`);
+    await submitAccount(e.page, 'login', 'carol_3', 'password three');
+    await waitAccount(e.page, 'carol_3');
+    await e.page.close();
 
     await openMenu(a.page);
     await a.page.click('#menu-logout-all');
@@ -233,7 +238,23 @@ test('log out everywhere logs out the other browser',
     await b.page.reload();
     await waitText(b.page, '#conn-text', /^Online$/);
     await waitText(b.page, '#me-kind', /^guest$/);
-    assertClean(t, a, b);
+
+    // The third browser comes back: its saved login is refused; the page
+    // says whose it was and offers to log in again.
+    const e2 = await openPlayer(browser, `${server.base}/`, { ctx: e.ctx });
+    await waitText(e2.page, '#toasts .toast.error',
+                   /Your login as carol_3 has ended/);
+    await waitText(e2.page, '#me-kind', /^guest$/);
+    await e2.page.click('#toasts .toast.error .toast-action');
+    await e2.page.locator('#account-dialog[open]').waitFor();
+    await waitText(e2.page, '#account-title', /^Log in$/);
+    assert.equal(await e2.page.inputValue('#account-user'), 'carol_3');
+    assert.equal(await e2.page.evaluate(() => document.activeElement.id),
+                 'account-pass');
+    await e2.page.keyboard.type('password three');
+    await e2.page.keyboard.press('Enter');
+    await waitAccount(e2.page, 'carol_3');
+    assertClean(t, a, b, e, e2);
 });
 
 test('every refusal of a sign-up or login shows its words',
