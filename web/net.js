@@ -69,6 +69,7 @@ export class Connection {
         this.pongTimer = 0;
         this.memoryToken = savedToken();
         this.memoryAccount = savedAccount();
+        this.helloToken = null;   /* the token the last hello named */
         this.lapsed = null;       /* username whose token was refused */
         this.wantedName = null;
         this.status = 'offline';
@@ -116,6 +117,7 @@ export class Connection {
                 hello.token = this.memoryToken;
             else if (this.wantedName)
                 hello.name = this.wantedName;
+            this.helloToken = hello.token || null;
             ws.send(JSON.stringify(hello));
             this.startPing();
         });
@@ -150,7 +152,12 @@ export class Connection {
             this.memoryToken = msg.token;
             this.memoryAccount = accountOf(msg.player);
             this.wantedName = null;
-            saveToken(msg.token, this.memoryAccount);
+            // Only a new token is saved (a new guest, a login): the one the
+            // hello named may have been replaced by another tab meanwhile,
+            // and two tabs saving their own would follow each other.
+            if (msg.token !== this.helloToken)
+                saveToken(msg.token, this.memoryAccount);
+            this.helloToken = msg.token;
             this.setStatus('online');
         } else if (msg.t === 'registered') {
             // The guest's token stopped working; the account's replaces it.
@@ -261,14 +268,15 @@ export class Connection {
         this.reconnect();
     }
 
-    // Another tab saved a token: this one follows it to the same identity.
-    // (A removed token is the middle of a logout there: the new guest's
+    // Another tab saved a token: this one follows the token saved now (not
+    // the event's, which a later change may have replaced) to the same
+    // identity. (No token is the middle of a logout there: the new guest's
     // token follows.)
     storageChanged(e) {
-        if (e.key !== TOKEN_KEY || !e.newValue ||
-            e.newValue === this.memoryToken)
+        const now = savedToken();
+        if (e.key !== TOKEN_KEY || !now || now === this.memoryToken)
             return;
-        this.memoryToken = e.newValue;
+        this.memoryToken = now;
         this.reconnect();
     }
 

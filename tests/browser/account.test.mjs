@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
     assertClean, clickMove, confirm, invite, join, launchBrowser, myName,
-    openPlayer, screenshot, startServer, text, twoPlayers, waitText,
+    openPlayer, screenshot, sleep, startServer, text, twoPlayers, waitText,
 } from './lib.mjs';
 
 const token = (page) => page.evaluate(() =>
@@ -223,6 +223,11 @@ test('log out everywhere logs out the other browser',
     await submitAccount(e.page, 'login', 'carol_3', 'password three');
     await waitAccount(e.page, 'carol_3');
     await e.page.close();
+    // A's browser has a second tab: both are logged out at once and must
+    // settle on one new guest (not follow each other's token back and
+    // forth).
+    const tab = await openPlayer(browser, `${server.base}/`, { ctx: a.ctx });
+    await waitAccount(tab.page, 'carol_3');
 
     await openMenu(a.page);
     await a.page.click('#menu-logout-all');
@@ -230,6 +235,22 @@ test('log out everywhere logs out the other browser',
     await confirm(a.page, true);
     await waitGuest(a.page, 'carol_3');
     await waitGuest(b.page, 'carol_3');
+    await waitGuest(tab.page, 'carol_3');
+    const connections = async () => Number((await (await fetch(
+        `${server.base}/metrics`)).text()).match(
+        /^chess_connections_total (\d+)$/m)[1]);
+    let settled = false;
+    for (const until = Date.now() + 15000; !settled && Date.now() < until;) {
+        const before = await connections();
+        const names = [await text(a.page, '#me'),
+                       await text(tab.page, '#me')];
+        await sleep(1500);
+        settled = names[0] === names[1] &&
+            names[0] === await text(a.page, '#me') &&
+            names[1] === await text(tab.page, '#me') &&
+            await connections() === before;
+    }
+    assert.ok(settled, 'the two tabs settle on one guest');
     await waitText(b.page, '#toasts',
                    /Your account was logged out on every device/);
     assert.notEqual(await myName(a.page), await myName(b.page),
@@ -254,7 +275,7 @@ test('log out everywhere logs out the other browser',
     await e2.page.keyboard.type('password three');
     await e2.page.keyboard.press('Enter');
     await waitAccount(e2.page, 'carol_3');
-    assertClean(t, a, b, e, e2);
+    assertClean(t, a, b, e, e2, tab);
 });
 
 test('every refusal of a sign-up or login shows its words',
