@@ -1,8 +1,10 @@
 // Accounts in the browser (PROTOCOL.md section 4, Accounts): a guest with a
 // finished game signs up and finds the game on its page; logging out
 // starts a new guest and logging in (here and in another browser) comes
-// back to the account; "log out everywhere" logs out the other browser;
-// every refusal of a sign-up or login shows its words in the dialog.
+// back to the account, and a second tab follows each change; "log out
+// everywhere" logs out the other browsers, and one that comes back later
+// is told its login ended and offered to log in again; every refusal of a
+// sign-up or login shows its words in the dialog.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -32,14 +34,14 @@ async function submitAccount(page, mode, username, password) {
     await page.click('#account-ok');
 }
 
-// Waits until the header shows `name` as an account (or, name null, as a
-// guest named otherwise than `notName`).
+// Waits until the header shows `name` as an account, the dialog closed.
 async function waitAccount(page, name) {
     await waitText(page, '#me-kind', /^account$/);
     await waitText(page, '#me', new RegExp(`^${name}$`));
     await page.locator('#account-dialog[open]').waitFor({ state: 'hidden' });
 }
 
+// Waits until the header shows a guest named otherwise than `notName`.
 async function waitGuest(page, notName) {
     await waitText(page, '#me-kind', /^guest$/);
     await page.waitForFunction((n) => {
@@ -145,7 +147,8 @@ test('log out, log in again, and log in on another browser',
     // Log out from the lobby: a new guest, with the way back offered.
     await a.page.click('#logout-btn');
     await waitGuest(a.page, 'bob_2');
-    await waitText(a.page, '#toasts', /You are logged out\. You play on as a new guest\./);
+    await waitText(a.page, '#toasts',
+                   /You are logged out\. You play on as a new guest\./);
     const guestToken = await token(a.page);
     assert.ok(guestToken && guestToken !== accountToken);
     assert.ok(await a.page.locator('#login-btn').isVisible());
@@ -309,7 +312,8 @@ test('every refusal of a sign-up or login shows its words',
     await a.page.fill('#account-user', 'dave_4');
     await a.page.fill('#account-pass', 'short');
     await a.page.click('#account-ok');
-    await waitError(a.page, /^The password is too short: use at least 8 characters\.$/);
+    await waitError(a.page,
+                    /^The password is too short: use at least 8 characters\.$/);
     assert.equal(await a.page.getAttribute('#account-pass', 'aria-invalid'),
                  'true');
     await a.page.fill('#account-pass', 'long enough');
@@ -333,7 +337,8 @@ test('every refusal of a sign-up or login shows its words',
         await waitError(b.page, /^Wrong username or password\.$/);
     }
     await b.page.click('#account-ok');
-    await waitError(b.page, /^Too many attempts: wait a minute, then try again\.$/);
+    await waitError(b.page,
+                    /^Too many attempts: wait a minute, then try again\.$/);
     await screenshot(b.page, 'login-refused.png');
     await waitText(b.page, '#me-kind', /^guest$/);
     assertClean(t, a, b, d);

@@ -180,7 +180,8 @@ test('a player\'s games page by page, with links to games, PGN and players',
     // The game's link opens it in the page (no reload); the names there
     // link to the players' pages.
     await page.evaluate(() => { window.notReloaded = true; });
-    await page.click(`#player-games li[data-game="${rows[0].game}"] a.hgame-open`);
+    await page.click(
+        `#player-games li[data-game="${rows[0].game}"] a.hgame-open`);
     await page.waitForURL(new RegExp(`/g/${rows[0].game}$`));
     await waitText(page, '#end-title', /^(Draw|White wins|Black wins)$/);
     const names = await page.evaluate(() => Object.fromEntries(
