@@ -162,7 +162,8 @@ static int not_modified(struct lws *wsi, const char *headers)
 }
 
 /* Static files of the client; /g/GID is the client's page for a game,
- * /leaderboard its leaderboard page.
+ * /p/PID its page for a player (games and ratings), /leaderboard its
+ * leaderboard.
  * (lws 4.1's file mounts never answer a missing file, so this callback
  * serves the folder itself and says 404.) Every file carries an ETag
  * (its size and modification time) and `Cache-Control: no-cache`: a
@@ -175,7 +176,8 @@ static int serve_file(struct lws *wsi, const char *uri)
     const char *type;
     struct stat st;
 
-    if (!strncmp(uri, "/g/", 3) || !strcmp(uri, "/leaderboard"))
+    if (!strncmp(uri, "/g/", 3) || !strncmp(uri, "/p/", 3) ||
+        !strcmp(uri, "/leaderboard"))
         uri = "/index.html";
     if (!safe_path(uri) ||
         snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,

@@ -1,24 +1,29 @@
 // app.js - the entry point: owns the connection, routes between the lobby
-// ('/'), a game ('/g/GID') and the leaderboard ('/leaderboard'), dispatches server messages to the views, and
-// shows toasts, confirmations and the connection status.
+// ('/'), a game ('/g/GID'), a player's games and ratings ('/p/PID') and
+// the leaderboard ('/leaderboard'), dispatches server messages to the
+// views, and shows toasts, confirmations and the connection status.
 
+import { AccountView } from './account.js';
 import { Connection } from './net.js';
 import { GameView } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { PlayerView } from './player.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
 const LEADERBOARD_PATH = '/leaderboard';
+const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
 const TOAST_MS = 7000;
 
 const state = {
     me: null,
+    pid: null,             /* the player the views' state belongs to */
     requests: new Map(),   /* id -> what was sent, to explain its error */
 };
 
-let conn, game, lobby, leaderboard, announcer;
+let conn, game, lobby, leaderboard, player, account, announcer;
 
 const ctx = {
     send(msg, req) {
@@ -35,6 +40,7 @@ const ctx = {
     },
     me: () => state.me,
     online: () => conn.authed,
+    gamesInProgress: () => lobby.games.size,
     toast: (text, kind, action) => toast(text, kind, action),
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
@@ -48,21 +54,30 @@ const ctx = {
 
 function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
+    const p = location.pathname.match(PLAYER_PATH);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
     if (m) {
         lobby.hide();
+        player.hide();
         game.open(m[1], stateComing);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
+        player.hide();
         leaderboard.show(new URLSearchParams(location.search));
+    } else if (p) {
+        lobby.hide();
+        game.close();
+        player.open(p[1], new URLSearchParams(location.search).get('limit'));
     } else {
         game.close();
+        player.hide();
         lobby.show();
     }
 }
 
+// `path` may carry a query (/p/PID?limit=N).
 function navigate(path, stateComing) {
     if (location.pathname + location.search !== path)
         history.pushState(null, '', path);
@@ -77,11 +92,36 @@ function navigate(path, stateComing) {
 function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
         state.me = msg.player;
-        renderMe(msg);
+        // Another player now (a login, or a new guest after a logout):
+        // what the lobby kept for the last one is not this one's.
+        if (state.pid && state.pid !== msg.player.id)
+            lobby.forget();
+        state.pid = msg.player.id;
+        renderMe();
+        account.onWelcome(msg);
         lobby.onWelcome(msg);
         game.onWelcome();
         game.resync();
+        player.onWelcome();
+        break;
+    case 'registered':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
+        state.me = msg.player;
+        renderMe();
+        account.onRegistered(msg);
+        lobby.renderRated(); // an account may play rated games now
+        player.onWelcome();
+        break;
+    case 'logged_out':
+        if (msg.id !== undefined)
+            state.requests.delete(msg.id);
+        state.me = null;
+        renderMe();
+        account.onLoggedOut(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -159,10 +199,20 @@ function onError(msg) {
     // Background requests (the lobby's list, unsubscribing) fail quietly
     // into the console; everything a person asked for is answered on screen
     // (a rematch's refusal in the end panel, the rest in a toast).
-    if (req && req.quiet)
+    if (msg.code === 'bad_token' && conn.lapsed) {
+        // An account's saved login no longer works: say which, and offer
+        // to log in again.
+        const name = conn.lapsed;
+        conn.lapsed = null;
+        toast(`Your login as ${name} has ended (logged out on another ` +
+              'device, or unused for 30 days). You play as a new guest now.',
+              'error', { label: 'Log in', run: () => account.open('login',
+                                                                  name) });
+    } else if (req && req.quiet) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
-    else
+    } else if (!account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
+    }
     if (req) {
         lobby.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
@@ -173,11 +223,7 @@ function onError(msg) {
 }
 
 function renderMe() {
-    const name = state.me ? state.me.name : '';
-    $('me').textContent = name;
-    $('identity-text').textContent = state.me
-        ? `You play as ${name}.` : 'Connecting…';
-    $('rename-btn').hidden = !state.me;
+    account.render();
 }
 
 // ---- connection status --------------------------------------------------
@@ -189,6 +235,8 @@ function onStatus(status) {
     connStatus = status;
     document.body.dataset.conn = status;
     $('retry-btn').hidden = status !== 'offline';
+    if (status === 'offline')
+        account.onOffline();
     updateConnText();
     if (status === 'online' && prev !== 'online' && game && game.gid &&
         !game.g)
@@ -332,6 +380,8 @@ function start() {
     game = new GameView(ctx);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView();
+    player = new PlayerView(ctx);
+    account = new AccountView(ctx);
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 
@@ -344,7 +394,7 @@ function start() {
         const url = new URL(a.href, location.href);
         if (url.origin !== location.origin ||
             !(url.pathname === '/' || url.pathname === LEADERBOARD_PATH ||
-              GAME_PATH.test(url.pathname)))
+              GAME_PATH.test(url.pathname) || PLAYER_PATH.test(url.pathname)))
             return;
         e.preventDefault();
         navigate(url.pathname + url.search);

@@ -683,13 +683,28 @@ export class GameView {
             const p = g ? g[color] : null;
             bar.dataset.color = color;
             bar.querySelector('.pcolor').className = `pcolor ${color}`;
-            let name = p ? p.name : g && g.status === 'waiting'
-                ? 'Waiting for an opponent…' : '';
-            if (g && g.you === color)
-                name += ' (you)';
-            bar.querySelector('.name').textContent = name;
-            bar.querySelector('.name').title = p ? `${W.colorName(color)}: ${
-                p.name}` : '';
+            const you = !!(g && g.you === color);
+            const el = bar.querySelector('.name');
+            // A player's name links to their page of games; the element is
+            // rebuilt only when it changes (a focused link stays).
+            const key = p ? `${p.id} ${p.name} ${you}` : g && g.status ===
+                'waiting' ? 'waiting' : '';
+            if (el.dataset.key !== key) {
+                el.dataset.key = key;
+                el.replaceChildren();
+                if (p) {
+                    const a = document.createElement('a');
+                    a.href = `/p/${p.id}`;
+                    a.className = 'plink';
+                    a.textContent = p.name;
+                    el.append(a);
+                } else if (key === 'waiting') {
+                    el.append('Waiting for an opponent…');
+                }
+                if (you)
+                    el.append(' (you)');
+            }
+            el.title = p ? `${W.colorName(color)}: ${p.name}` : '';
             // A rated game's players show their rating when seated.
             const rating = bar.querySelector('.prating');
             const rated = g && g.rated && p && typeof p.rating === 'number';

@@ -197,6 +197,15 @@ export class LobbyView {
         this.render();
     }
 
+    // The page speaks for another player now: the last one's seek is gone
+    // with its connection (and is not this one's to renew).
+    forget() {
+        this.seek = null;
+        this.seekConfirmed = false;
+        this.games.clear();
+        this.render();
+    }
+
     onSeeking() {
         this.seekConfirmed = true;
         this.render();

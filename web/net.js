@@ -4,8 +4,16 @@
 // The connection owns no game state. It reports, through the callbacks given
 // to its constructor, every server message and every change of its own
 // status ('connecting', 'online', 'offline'); the app resyncs on 'welcome'.
+//
+// The token is kept in localStorage, which every tab of the browser shares:
+// the token there is the browser's identity. A new token (a `welcome`, a
+// `registered`) replaces it; after `logged_out` the connection starts over
+// as a new guest. A tab follows a change made by another tab (a sign-up,
+// login or logout there) by reconnecting with the new token.
 
 const TOKEN_KEY = 'chess.token';
+const ACCOUNT_KEY = 'chess.account';   /* the username, when the token is an
+                                          account's */
 const PING_EVERY_MS = 20000;      // well inside any idle timeout
 const PONG_WITHIN_MS = 10000;     // a silent server this long is gone
 const BACKOFF_MIN_MS = 500;
@@ -19,8 +27,22 @@ function savedToken() {
     }
 }
 
-function saveToken(token) {
+function savedAccount() {
     try {
+        return localStorage.getItem(ACCOUNT_KEY);
+    } catch {
+        return null;
+    }
+}
+
+// Keeps `token` (null: none), and `account`, the username when it is an
+// account's token (else null).
+function saveToken(token, account) {
+    try {
+        if (account)
+            localStorage.setItem(ACCOUNT_KEY, account);
+        else
+            localStorage.removeItem(ACCOUNT_KEY);
         if (token)
             localStorage.setItem(TOKEN_KEY, token);
         else
@@ -29,6 +51,8 @@ function saveToken(token) {
         /* storage disabled: the identity lasts as long as the page */
     }
 }
+
+const accountOf = (player) => player && player.account ? player.name : null;
 
 export class Connection {
     // onMessage(msg) gets every server message after 'welcome' handling;
@@ -43,11 +67,14 @@ export class Connection {
         this.retryTimer = 0;
         this.pingTimer = 0;
         this.pongTimer = 0;
-        this.token = savedToken();
-        this.memoryToken = this.token;
+        this.memoryToken = savedToken();
+        this.memoryAccount = savedAccount();
+        this.helloToken = null;   /* the token the last hello named */
+        this.lapsed = null;       /* username whose token was refused */
         this.wantedName = null;
         this.status = 'offline';
         window.addEventListener('online', () => this.retryNow());
+        window.addEventListener('storage', (e) => this.storageChanged(e));
         document.addEventListener('visibilitychange', () => {
             if (document.visibilityState === 'visible')
                 this.retryNow();
@@ -83,10 +110,14 @@ export class Connection {
             if (this.ws !== ws)
                 return;
             const hello = { t: 'hello' };
+            const saved = savedToken();
+            if (saved)
+                this.memoryToken = saved;
             if (this.memoryToken)
                 hello.token = this.memoryToken;
             else if (this.wantedName)
                 hello.name = this.wantedName;
+            this.helloToken = hello.token || null;
             ws.send(JSON.stringify(hello));
             this.startPing();
         });
@@ -119,15 +150,38 @@ export class Connection {
             this.authed = true;
             this.attempt = 0;
             this.memoryToken = msg.token;
+            this.memoryAccount = accountOf(msg.player);
             this.wantedName = null;
-            saveToken(msg.token);
+            // Only a new token is saved (a new guest, a login): the one the
+            // hello named may have been replaced by another tab meanwhile,
+            // and two tabs saving their own would follow each other.
+            if (msg.token !== this.helloToken)
+                saveToken(msg.token, this.memoryAccount);
+            this.helloToken = msg.token;
             this.setStatus('online');
+        } else if (msg.t === 'registered') {
+            // The guest's token stopped working; the account's replaces it.
+            this.memoryToken = msg.token;
+            this.memoryAccount = accountOf(msg.player);
+            saveToken(msg.token, this.memoryAccount);
+        } else if (msg.t === 'logged_out') {
+            // The connection speaks for nobody now (this page logged out,
+            // or the account logged out everywhere): go on as a new guest.
+            this.authed = false;
+            this.memoryToken = null;
+            this.memoryAccount = null;
+            saveToken(null, null);
+            this.setStatus('connecting');
+            this.ws.send(JSON.stringify({ t: 'hello' }));
         } else if (msg.t === 'error' && msg.code === 'bad_token' &&
                    !this.authed) {
-            // The saved identity is gone (another server, a wiped
-            // database): start a fresh guest and say so.
+            // The saved identity is gone (an account's login lapsed or was
+            // logged out elsewhere; another server, a wiped database):
+            // start a fresh guest and say so (`lapsed`: which account).
+            this.lapsed = savedAccount() || this.memoryAccount;
             this.memoryToken = null;
-            saveToken(null);
+            this.memoryAccount = null;
+            saveToken(null, null);
             this.ws.send(JSON.stringify({ t: 'hello' }));
         }
         this.onMessage(msg);
@@ -208,10 +262,29 @@ export class Connection {
     // only when it creates one).
     newIdentity(name) {
         this.memoryToken = null;
-        saveToken(null);
+        this.memoryAccount = null;
+        saveToken(null, null);
         this.wantedName = name || null;
+        this.reconnect();
+    }
+
+    // Another tab saved a token: this one follows the token saved now (not
+    // the event's, which a later change may have replaced) to the same
+    // identity. (No token is the middle of a logout there: the new guest's
+    // token follows.)
+    storageChanged(e) {
+        const now = savedToken();
+        if (e.key !== TOKEN_KEY || !now || now === this.memoryToken)
+            return;
+        this.memoryToken = now;
+        this.reconnect();
+    }
+
+    // Closes the connection and opens a new one at once (hello again).
+    reconnect() {
         const ws = this.ws;
         this.ws = null;
+        this.authed = false;
         this.stopPing();
         if (ws)
             ws.close(1000);

@@ -163,7 +163,23 @@ const ERRORS = {
     no_rematch: 'No rematch of this game is possible',
     rated_needs_account: 'Rated games are for accounts: sign up or log ' +
                          'in first.',
+    bad_username: 'Usernames are 2 to 20 letters, digits, _ or -.',
+    name_taken: 'That username is taken: choose another one.',
+    weak_password: 'The password is too short: use at least 8 characters.',
+    already_registered: 'You already have an account: this player is ' +
+                        'signed up.',
+    bad_credentials: 'Wrong username or password.',
 };
+
+// The same for the answers to `register` and `login`: a refusal there is
+// about the attempt (too many of them), not about requests in general.
+export function accountErrorText(code, msg) {
+    if (code === 'rate_limited')
+        return /busy/i.test(msg || '')
+            ? 'The server is busy checking passwords: try again in a moment.'
+            : 'Too many attempts: wait a minute, then try again.';
+    return errorText(code, msg);
+}
 
 // A short human sentence for a server error; for the codes whose server
 // text says what exactly was wrong, that text is added.
@@ -174,6 +190,37 @@ export function errorText(code, msg) {
     const full = (code === 'bad_field' || code === 'bad_clock' ||
                   code === 'no_rematch') && msg ? `${base}: ${msg}` : base;
     return /[.!?]$/.test(full) ? full : `${full}.`;
+}
+
+const REASON_SHORT = {
+    checkmate: 'Checkmate',
+    resignation: 'Resignation',
+    abandoned: 'Left the game',
+    timeout: 'Time',
+    timeout_vs_insufficient: 'Time, insufficient material',
+    stalemate: 'Stalemate',
+    dead_position: 'Dead position',
+    fivefold: 'Fivefold repetition',
+    seventy_five_moves: '75-move rule',
+    threefold: 'Threefold repetition',
+    fifty_moves: '50-move rule',
+    agreement: 'Agreement',
+    aborted: 'Aborted',
+};
+
+// The reason of a game's end in a word or two, for lists of games.
+export function reasonShort(reason) {
+    return REASON_SHORT[reason] || (reason ? String(reason) : '');
+}
+
+// A finished game's result from one player's side ('white' or 'black'):
+// 'Won', 'Lost', 'Draw' (or 'Aborted').
+export function outcome(result, color) {
+    if (result === '1/2-1/2')
+        return 'Draw';
+    if (result === '1-0' || result === '0-1')
+        return (result === '1-0') === (color === 'white') ? 'Won' : 'Lost';
+    return 'Aborted';
 }
 
 // Why a rematch offer ended (PROTOCOL.md section 7: rematch_declined),

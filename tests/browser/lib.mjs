@@ -141,11 +141,12 @@ export async function launchBrowser() {
 }
 
 // Opens the client in a new browser context (its own localStorage: its own
-// guest). Returns { ctx, page, problems } where problems collects page
+// guest), or in a new tab of context opts.ctx (the same storage: the same
+// identity). Returns { ctx, page, problems } where problems collects page
 // errors and console errors (a CSP violation is a console error).
 export async function openPlayer(browser, url, opts = {}) {
     const phone = opts.phone;
-    const ctx = await browser.newContext({
+    const ctx = opts.ctx || await browser.newContext({
         viewport: phone ? PHONE : DESKTOP,
         deviceScaleFactor: phone ? 2 : 1,
         isMobile: !!phone,

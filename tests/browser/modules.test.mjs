@@ -128,7 +128,9 @@ test('every protocol error code has a human message', () => {
                    'bad_clock', 'claim_rejected', 'seat_taken', 'own_game',
                    'no_draw_offer', 'abort_not_allowed', 'no_seek',
                    'rate_limited', 'too_many_games', 'no_rematch',
-                   'rated_needs_account'];
+                   'rated_needs_account',
+                   'bad_username', 'name_taken', 'weak_password',
+                   'already_registered', 'bad_credentials'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);
@@ -141,6 +143,40 @@ test('every protocol error code has a human message', () => {
                  'left.');
     assert.equal(W.errorText('something_new', 'what happened'),
                  'Error: what happened');
+});
+
+test('refused sign-ups and logins in words', () => {
+    for (const c of ['bad_username', 'name_taken', 'weak_password',
+                     'already_registered', 'bad_credentials']) {
+        assert.equal(W.accountErrorText(c, 'server words'),
+                     W.errorText(c, 'server words'), c);
+        assert.doesNotMatch(W.accountErrorText(c), /server words/, c);
+    }
+    assert.equal(W.accountErrorText('rate_limited',
+                                    'too many logins for this username'),
+                 'Too many attempts: wait a minute, then try again.');
+    assert.equal(W.accountErrorText('rate_limited',
+                                    'the server is busy; try again'),
+                 'The server is busy checking passwords: try again in a ' +
+                 'moment.');
+});
+
+test('a game in a list of games, from one player\'s side', () => {
+    assert.equal(W.outcome('1-0', 'white'), 'Won');
+    assert.equal(W.outcome('1-0', 'black'), 'Lost');
+    assert.equal(W.outcome('0-1', 'black'), 'Won');
+    assert.equal(W.outcome('0-1', 'white'), 'Lost');
+    assert.equal(W.outcome('1/2-1/2', 'black'), 'Draw');
+    const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
+                     'timeout_vs_insufficient', 'stalemate', 'dead_position',
+                     'fivefold', 'seventy_five_moves', 'threefold',
+                     'fifty_moves', 'agreement', 'aborted'];
+    const short = new Set(reasons.map((r) => W.reasonShort(r)));
+    assert.equal(short.size, reasons.length, 'every reason has its words');
+    for (const t of short)
+        assert.doesNotMatch(t, /_/);
+    assert.equal(W.reasonShort('resignation'), 'Resignation');
+    assert.equal(W.reasonShort('something_new'), 'something_new');
 });
 
 test('why a rematch offer ended, from each side', () => {

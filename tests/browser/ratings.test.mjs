@@ -227,5 +227,19 @@ sys.exit(0 if n == 1 else 1)`, server.db, pa], { encoding: 'utf8' });
         assert.equal(hist[1], r);
     }
     await screenshot(b.page, 'ratings.png');
+
+    // the player's own page shows the same ratings above its games, and
+    // the leaderboard's name link leads there
+    await b.page.goto(`${server.base}/leaderboard?category=blitz`);
+    await b.page.click(`#lb-panel a[href="/p/${pa}"]`);
+    await b.page.waitForURL(`${server.base}/p/${pa}`);
+    const own = b.page.locator('#player-ratings .rating-cat');
+    await own.first().waitFor();
+    assert.equal(await own.count(), 1);
+    assert.equal(await own.locator('.rating-value').textContent(),
+                 String(ra2.rating));
+    assert.equal(await own.locator('svg[role="img"] circle').count(), 2);
+    await b.page.locator('#player-games li').first().waitFor();
+    assert.equal(await b.page.locator('#player-games li').count(), 2);
     assertClean(t, a, b);
 });
