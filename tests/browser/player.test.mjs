@@ -206,9 +206,14 @@ test('a player\'s games page by page, with links to games, PGN and players',
     await waitText(page, '#end-title', /\S/);
     assert.ok(await page.locator('#player').isHidden());
 
-    // An unknown player has no games.
+    // An unknown player has no games, and its ratings say so (the API's
+    // 404 for the player is the one console line the page may log).
     await page.goto(`${server.base}/p/NoSuchPlayer1`);
     await waitText(page, '#player-status', /^No finished games yet\.$/);
+    await waitText(page, '#player-ratings', /^There is no such player\.$/);
     assert.equal(await text(page, '#player-title'), 'Finished games');
+    const notFound = v.problems.filter((p) => /status of 404/.test(p));
+    assert.equal(notFound.length, 1);
+    v.problems.splice(v.problems.indexOf(notFound[0]), 1);
     assertClean(t, v);
 });
