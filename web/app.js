@@ -9,6 +9,8 @@ import { GameView } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { PlayerView } from './player.js';
+import * as Settings from './settings.js';
+import { Sound, soundForMove } from './sound.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
@@ -23,7 +25,7 @@ const state = {
     requests: new Map(),   /* id -> what was sent, to explain its error */
 };
 
-let conn, game, lobby, leaderboard, player, account, announcer;
+let conn, game, lobby, leaderboard, player, account, announcer, sound;
 
 const ctx = {
     send(msg, req) {
@@ -134,6 +136,7 @@ function onMessage(msg) {
         navigate(`/g/${msg.game}`);
         break;
     case 'game_start':
+        sound.play('start');
         lobby.onGameStart(msg);
         game.onGameStart(msg);
         if (game.gid !== msg.game) {
@@ -148,13 +151,20 @@ function onMessage(msg) {
         lobby.onGameInfo(msg);
         game.onState(msg);
         break;
-    case 'moved':
+    case 'moved': {
+        // A move the shown game had not seen yet sounds.
+        const fresh = game.g && msg.game === game.gid &&
+            msg.ply === game.g.ply + 1;
         lobby.onGameInfo(msg);
         game.onMoved(msg);
+        if (fresh)
+            sound.play(soundForMove(msg.san));
         break;
+    }
     case 'game_end':
         lobby.onGameInfo(msg);
-        game.onEnd(msg);
+        if (game.onEnd(msg))
+            sound.play('end');
         break;
     case 'draw_offered':
         game.onDrawOffered(msg);
@@ -366,8 +376,10 @@ function bindDialogs() {
 // ---- start --------------------------------------------------------------
 
 function frame(now) {
-    if (game.gid)
+    if (game.gid) {
         game.tick(now);
+        sound.watchClock(game, now);
+    }
     requestAnimationFrame(frame);
 }
 
@@ -377,6 +389,8 @@ function start() {
     announcer.setAttribute('aria-live', 'polite');
     document.body.append(announcer);
 
+    Settings.init();
+    sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView();
