@@ -373,6 +373,31 @@ function bindDialogs() {
     });
 }
 
+// ---- move confirmation ---------------------------------------------------
+
+// With the setting on, a move in a game with a time per move is sent only
+// after the player confirms it (the board's moves go through
+// game.playMove). A premove should not ask: the premove code calls the
+// original (game.sendMove) when it lands.
+function confirmPerMove(view) {
+    const send = view.playMove.bind(view);
+    view.sendMove = send;
+    view.playMove = async (uci) => {
+        const g = view.g;
+        if (!Settings.confirmMoves() || !g || !g.clock ||
+            g.clock.type !== 'per_move')
+            return send(uci);
+        const ply = g.ply;
+        const ok = await confirmDialog(`Play ${uci.slice(0, 2)}-${
+            uci.slice(2)}?`, 'Play the move', 'Take it back');
+        if (!ok || view.g !== g || g.ply !== ply) {
+            view.render();
+            return undefined;
+        }
+        return send(uci);
+    };
+}
+
 // ---- start --------------------------------------------------------------
 
 function frame(now) {
@@ -392,6 +417,7 @@ function start() {
     Settings.init();
     sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
+    confirmPerMove(game);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView();
     player = new PlayerView(ctx);

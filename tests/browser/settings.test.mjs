@@ -159,3 +159,34 @@ test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
     assert.equal(await pieceOn(b.page, 'a8'), 'white queen');
     assertClean(t, a, b);
 });
+
+test('move confirmation in a per-move game', { timeout: 60000 },
+     async (t) => {
+    const { a, b } = await twoPlayers(t);
+    const p = a.page;
+    await openSettings(p);
+    await p.check('#settings-form input[name="confirmMoves"]');
+    await p.keyboard.press('Escape');
+    await p.click('label[for="tc-custom"]');
+    await p.check('input[name="kind"][value="per_move"]');
+    await p.fill('#c-permove', '60');
+    await waitText(p, '#custom-summary', /^1 min per move$/);
+    const link = await invite(p, { preset: 'custom', color: 'white' });
+    await join(b.page, link);
+    await p.locator(`${sq('e2')}.movable`).waitFor();
+    await p.click(sq('e2'));
+    await p.click(sq('e4'));
+    await waitText(p, '#confirm-text', /^Play e2-e4\?$/);
+    await p.click('#confirm-no');
+    assert.equal(await pieceOn(p, 'e2'), 'white pawn', 'taken back');
+    assert.equal(await p.locator('#moves button.move').count(), 0);
+    await p.click(sq('e2'));
+    await p.click(sq('e4'));
+    await waitText(p, '#confirm-text', /^Play e2-e4\?$/);
+    await p.click('#confirm-yes');
+    await waitText(b.page, '#moves', /e4/);
+    // B (confirmation off, the default) moves without a question.
+    await clickMove(b.page, 'e7e5');
+    assert.ok(await b.page.locator('#confirm[open]').count() === 0);
+    assertClean(t, a, b);
+});
