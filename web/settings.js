@@ -137,7 +137,7 @@ function renderForm() {
     const quick = $('sound-toggle');
     if (quick) {
         quick.setAttribute('aria-pressed', String(!current.sound));
-        quick.textContent = current.sound ? '🔊' : '🔇';
+        quick.textContent = '♪';
         quick.title = current.sound ? 'Sound on: mute' : 'Muted: turn sound on';
     }
 }
