@@ -9,6 +9,8 @@ import { GameView } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { PlayerView } from './player.js';
+import * as Settings from './settings.js';
+import { Sound, soundForMove } from './sound.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
@@ -23,7 +25,7 @@ const state = {
     requests: new Map(),   /* id -> what was sent, to explain its error */
 };
 
-let conn, game, lobby, leaderboard, player, account, announcer;
+let conn, game, lobby, leaderboard, player, account, announcer, sound;
 
 const ctx = {
     send(msg, req) {
@@ -134,6 +136,7 @@ function onMessage(msg) {
         navigate(`/g/${msg.game}`);
         break;
     case 'game_start':
+        sound.play('start');
         lobby.onGameStart(msg);
         game.onGameStart(msg);
         if (game.gid !== msg.game) {
@@ -148,13 +151,20 @@ function onMessage(msg) {
         lobby.onGameInfo(msg);
         game.onState(msg);
         break;
-    case 'moved':
+    case 'moved': {
+        // A move the shown game had not seen yet sounds.
+        const fresh = game.g && msg.game === game.gid &&
+            msg.ply === game.g.ply + 1;
         lobby.onGameInfo(msg);
         game.onMoved(msg);
+        if (fresh)
+            sound.play(soundForMove(msg.san));
         break;
+    }
     case 'game_end':
         lobby.onGameInfo(msg);
-        game.onEnd(msg);
+        if (game.onEnd(msg))
+            sound.play('end');
         break;
     case 'draw_offered':
         game.onDrawOffered(msg);
@@ -363,11 +373,38 @@ function bindDialogs() {
     });
 }
 
+// ---- move confirmation ---------------------------------------------------
+
+// With the setting on, a move in a game with a time per move is sent only
+// after the player confirms it (the board's moves go through
+// game.playMove). A premove should not ask: the premove code calls the
+// original (game.sendMove) when it lands.
+function confirmPerMove(view) {
+    const send = view.playMove.bind(view);
+    view.sendMove = send;
+    view.playMove = async (uci) => {
+        const g = view.g;
+        if (!Settings.confirmMoves() || !g || !g.clock ||
+            g.clock.type !== 'per_move')
+            return send(uci);
+        const ply = g.ply;
+        const ok = await confirmDialog(`Play ${uci.slice(0, 2)}-${
+            uci.slice(2)}?`, 'Play the move', 'Take it back');
+        if (!ok || view.g !== g || g.ply !== ply) {
+            view.render();
+            return undefined;
+        }
+        return send(uci);
+    };
+}
+
 // ---- start --------------------------------------------------------------
 
 function frame(now) {
-    if (game.gid)
+    if (game.gid) {
         game.tick(now);
+        sound.watchClock(game, now);
+    }
     requestAnimationFrame(frame);
 }
 
@@ -377,7 +414,10 @@ function start() {
     announcer.setAttribute('aria-live', 'polite');
     document.body.append(announcer);
 
+    Settings.init();
+    sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
+    confirmPerMove(game);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView();
     player = new PlayerView(ctx);

@@ -8,6 +8,7 @@
 // position and gets moves through `onMove(uci)`.
 
 import { FILES, squareName } from './position.js';
+import { autoQueen } from './settings.js';
 import { pieceName, promotionName } from './words.js';
 
 const DRAG_THRESHOLD_PX = 4;
@@ -404,6 +405,11 @@ export class Board {
             return;
         }
         this.render();
+        const queen = autoQueen() && ucis.find((u) => u[4] === 'q');
+        if (queen) {
+            this.onMove(queen);
+            return;
+        }
         this.openPromotion(from, to, ucis);
     }
 

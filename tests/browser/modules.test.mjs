@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { applyUci, kingSquare, parseFen, squareIndex, squareName }
     from '../../web/position.js';
 import { categoryOf, graphModel } from '../../web/ratings.js';
+import { normalize, SETTINGS } from '../../web/settings.js';
+import { lowTimeMs, SOUNDS, soundForMove } from '../../web/sound.js';
 import * as W from '../../web/words.js';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -250,4 +252,45 @@ test('rating graph: points inside the axes, labels that summarise', () => {
     assert.ok(one.xy[0][1] > one.top && one.xy[0][1] < one.bottom);
     assert.equal(one.label, 'Per move rating over 1 rated game: first ' +
                  '1500, last 1500, lowest 1500, highest 1500.');
+});
+
+test('the sound of a move, and when time is low', () => {
+    assert.equal(soundForMove('e4'), 'move');
+    assert.equal(soundForMove('Nxe5'), 'capture');
+    assert.equal(soundForMove('exd6'), 'capture');
+    assert.equal(soundForMove('O-O'), 'castle');
+    assert.equal(soundForMove('O-O-O'), 'castle');
+    assert.equal(soundForMove('O-O+'), 'check');
+    assert.equal(soundForMove('Bxf7+'), 'check');
+    assert.equal(soundForMove('Qh5#'), 'check');
+    assert.equal(soundForMove('a8=Q'), 'move');
+    for (const name of ['move', 'capture', 'check', 'castle', 'start', 'end',
+                        'lowtime'])
+        assert.ok(SOUNDS[name].length > 0, name);
+    assert.equal(lowTimeMs({ type: 'fischer', initial_s: 60, increment_s: 0 }),
+                 10000);
+    assert.equal(lowTimeMs({ type: 'fischer', initial_s: 900,
+                             increment_s: 10 }), 10000);
+    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 5 }), 1000);
+    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 60 }), 12000);
+});
+
+test('settings: defaults, and a saved value used only when valid', () => {
+    const def = normalize(null);
+    assert.deepEqual(def, { theme: 'system', board: 'brown', sound: true,
+                            autoQueen: false, hints: true, coords: true,
+                            premoves: 1, confirmMoves: false });
+    assert.deepEqual(Object.keys(def), Object.keys(SETTINGS));
+    assert.deepEqual(normalize('junk'), def);
+    const got = normalize({ theme: 'light', board: 'green', sound: false,
+                            autoQueen: true, hints: false, coords: false,
+                            premoves: 4, confirmMoves: true, other: 1 });
+    assert.deepEqual(got, { theme: 'light', board: 'green', sound: false,
+                            autoQueen: true, hints: false, coords: false,
+                            premoves: 4, confirmMoves: true });
+    assert.deepEqual(normalize({ theme: 'pink', board: 7, sound: 'no',
+                                 hints: 0, premoves: 11 }), def);
+    assert.equal(normalize({ premoves: 0 }).premoves, 0);
+    assert.equal(normalize({ premoves: 1.5 }).premoves, 1);
+    assert.equal(normalize({ premoves: -1 }).premoves, 1);
 });

@@ -1,0 +1,192 @@
+// Settings (web/settings.js): the dialog from the header, used with the
+// keyboard; every setting applied at once (computed styles, classes,
+// attributes, behaviour) and kept across a reload; the "system" theme
+// follows prefers-color-scheme.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+    assertClean, clickMove, invite, join, pieceOn, sq, twoPlayers, waitText,
+} from './lib.mjs';
+
+const bg = (page, sel) => page.$eval(sel, (el) =>
+    getComputedStyle(el).backgroundColor);
+const display = (page, sel, pseudo) => page.$eval(sel, (el, p) =>
+    getComputedStyle(el, p).display, pseudo || null);
+const theme = (page) => page.getAttribute('html', 'data-theme');
+// The media query's change event comes a moment after emulateMedia.
+async function waitTheme(page, want) {
+    await page.waitForFunction((w) =>
+        document.documentElement.dataset.theme === w, want,
+    { timeout: 5000, polling: 50 }).catch(() => {});
+    assert.equal(await theme(page), want);
+}
+const saved = (page) => page.evaluate(() =>
+    JSON.parse(localStorage.getItem('chess.settings')));
+
+async function openSettings(page) {
+    await page.focus('#settings-btn');
+    await page.keyboard.press('Enter');
+    await page.locator('#settings-dialog[open]').waitFor();
+}
+
+test('theme: system follows prefers-color-scheme; dark and light kept',
+     { timeout: 60000 }, async (t) => {
+    const { a } = await twoPlayers(t, { b: null });
+    const p = a.page;
+    const DARK_BG = 'rgb(38, 36, 33)';
+    const LIGHT_BG = 'rgb(244, 241, 236)';
+    // Nothing saved: "system".
+    await p.emulateMedia({ colorScheme: 'light' });
+    await waitTheme(p, 'light');
+    assert.equal(await bg(p, 'body'), LIGHT_BG);
+    await p.emulateMedia({ colorScheme: 'dark' });
+    await waitTheme(p, 'dark');
+    assert.equal(await bg(p, 'body'), DARK_BG);
+
+    // The dialog with the keyboard: the theme radios by arrow keys.
+    await openSettings(p);
+    assert.ok(await p.isChecked('#settings-form input[name="theme"]' +
+                                '[value="system"]'));
+    await p.focus('#settings-form input[name="theme"][value="system"]');
+    await p.keyboard.press('ArrowDown');     // dark
+    await p.keyboard.press('ArrowDown');     // light
+    assert.equal(await theme(p), 'light', 'applied at once');
+    assert.equal(await bg(p, 'body'), LIGHT_BG);
+    await p.keyboard.press('Escape');
+    await p.locator('#settings-dialog').waitFor({ state: 'hidden' });
+    assert.equal(await p.evaluate(() => document.activeElement.id),
+                 'settings-btn', 'focus back on the button');
+    // A chosen theme wins over the system's, also after a reload.
+    await p.reload();
+    await waitText(p, '#conn-text', /^Online$/);
+    assert.equal(await theme(p), 'light');
+    assert.equal(await bg(p, 'body'), LIGHT_BG);
+
+    await openSettings(p);
+    await p.check('#settings-form input[name="theme"][value="dark"]');
+    await p.emulateMedia({ colorScheme: 'light' });
+    await p.waitForFunction(() =>
+        matchMedia('(prefers-color-scheme: light)').matches);
+    assert.equal(await theme(p), 'dark');
+    await p.check('#settings-form input[name="theme"][value="system"]');
+    await waitTheme(p, 'light');
+    assert.equal((await saved(p)).theme, 'system');
+    assertClean(t, a);
+});
+
+test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
+     'confirmation: applied and kept across a reload',
+     { timeout: 90000 }, async (t) => {
+    const { a, b } = await twoPlayers(t);
+    const p = a.page;
+    // Defaults.
+    assert.equal(await bg(p, `${sq('a1')}`), 'rgb(181, 136, 99)');
+    assert.notEqual(await display(p, '#board .coord'), 'none');
+    assert.equal(await p.getAttribute('#sound-toggle', 'aria-pressed'),
+                 'false');
+    const getters = () => p.evaluate(async () => {
+        const m = await import('/settings.js');
+        return { premoves: m.premoveCount(), confirm: m.confirmMoves(),
+                 queen: m.autoQueen(), sound: m.soundOn() };
+    });
+    assert.deepEqual(await getters(),
+                     { premoves: 1, confirm: false, queen: false,
+                       sound: true });
+
+    await openSettings(p);
+    const f = '#settings-form';
+    await p.check(`${f} input[name="board"][value="blue"]`);
+    assert.equal(await bg(p, sq('a1')), 'rgb(140, 162, 173)');
+    assert.equal(await bg(p, sq('b1')), 'rgb(222, 227, 230)');
+    await p.uncheck(`${f} input[name="coords"]`);
+    assert.equal(await display(p, '#board .coord'), 'none');
+    await p.uncheck(`${f} input[name="hints"]`);
+    assert.ok(await p.$eval('html', (h) => h.classList.contains('no-hints')));
+    await p.uncheck(`${f} input[name="sound"]`);
+    assert.equal(await p.getAttribute('#sound-toggle', 'aria-pressed'),
+                 'true', 'the quick switch follows');
+    await p.check(`${f} input[name="autoQueen"]`);
+    await p.check(`${f} input[name="confirmMoves"]`);
+    await p.fill(`${f} input[name="premoves"]`, '3');
+    await p.press(`${f} input[name="premoves"]`, 'Tab');
+    assert.deepEqual(await getters(),
+                     { premoves: 3, confirm: true, queen: true,
+                       sound: false });
+    await p.click('#settings-close');
+    await p.locator('#settings-dialog').waitFor({ state: 'hidden' });
+
+    // All kept across a reload.
+    await p.reload();
+    await waitText(p, '#conn-text', /^Online$/);
+    assert.equal(await p.getAttribute('html', 'data-board'), 'blue');
+    assert.equal(await bg(p, sq('a1')), 'rgb(140, 162, 173)');
+    assert.equal(await display(p, '#board .coord'), 'none');
+    assert.equal(await p.getAttribute('#sound-toggle', 'aria-pressed'),
+                 'true');
+    assert.deepEqual(await getters(),
+                     { premoves: 3, confirm: true, queen: true,
+                       sound: false });
+    await openSettings(p);
+    assert.ok(await p.isChecked(`${f} input[name="board"][value="blue"]`));
+    assert.ok(!await p.isChecked(`${f} input[name="coords"]`));
+    assert.ok(!await p.isChecked(`${f} input[name="hints"]`));
+    assert.ok(!await p.isChecked(`${f} input[name="sound"]`));
+    assert.ok(await p.isChecked(`${f} input[name="autoQueen"]`));
+    assert.ok(await p.isChecked(`${f} input[name="confirmMoves"]`));
+    assert.equal(await p.inputValue(`${f} input[name="premoves"]`), '3');
+    await p.keyboard.press('Escape');
+
+    // In a game: no hint dots on A's board until hints are on again; A's
+    // pawn becomes a queen without the picker.
+    const link = await invite(p, { color: 'white',
+                                   fen: '8/P6k/8/8/8/8/8/K7 w - - 0 1' });
+    await join(b.page, link);
+    await p.locator(`${sq('a7')}.movable`).waitFor();
+    await p.click(sq('a7'));
+    await p.locator(`${sq('a8')}.dest`).waitFor();
+    assert.equal(await display(p, sq('a8'), '::after'), 'none');
+    await openSettings(p);
+    await p.check(`${f} input[name="hints"]`);
+    assert.notEqual(await display(p, sq('a8'), '::after'), 'none');
+    await p.keyboard.press('Escape');
+    await p.locator('#settings-dialog').waitFor({ state: 'hidden' });
+    await p.click(sq('a7'));   // unselect
+    await clickMove(p, 'a7a8');
+    assert.equal(await p.locator('.promo:not([hidden])').count(), 0);
+    await waitText(p, '#moves', /a8=Q/);
+    assert.equal(await pieceOn(p, 'a8'), 'white queen');
+    assert.equal(await pieceOn(b.page, 'a8'), 'white queen');
+    assertClean(t, a, b);
+});
+
+test('move confirmation in a per-move game', { timeout: 60000 },
+     async (t) => {
+    const { a, b } = await twoPlayers(t);
+    const p = a.page;
+    await openSettings(p);
+    await p.check('#settings-form input[name="confirmMoves"]');
+    await p.keyboard.press('Escape');
+    await p.click('label[for="tc-custom"]');
+    await p.check('input[name="kind"][value="per_move"]');
+    await p.fill('#c-permove', '60');
+    await waitText(p, '#custom-summary', /^1 min per move$/);
+    const link = await invite(p, { preset: 'custom', color: 'white' });
+    await join(b.page, link);
+    await p.locator(`${sq('e2')}.movable`).waitFor();
+    await p.click(sq('e2'));
+    await p.click(sq('e4'));
+    await waitText(p, '#confirm-text', /^Play e2-e4\?$/);
+    await p.click('#confirm-no');
+    assert.equal(await pieceOn(p, 'e2'), 'white pawn', 'taken back');
+    assert.equal(await p.locator('#moves button.move').count(), 0);
+    await p.click(sq('e2'));
+    await p.click(sq('e4'));
+    await waitText(p, '#confirm-text', /^Play e2-e4\?$/);
+    await p.click('#confirm-yes');
+    await waitText(b.page, '#moves', /e4/);
+    // B (confirmation off, the default) moves without a question.
+    await clickMove(b.page, 'e7e5');
+    assert.ok(await b.page.locator('#confirm[open]').count() === 0);
+    assertClean(t, a, b);
+});
