@@ -7,8 +7,9 @@
 // that list names. In premove mode (the opponent's turn) `legal` is the
 // caller's list of candidate premoves, a promotion is taken as given (no
 // picker), queued premoves are highlighted, and a click that starts no
-// move or a right-click calls `onCancelPremove()`. The widget owns its DOM under `root`; the caller owns the
-// position and gets moves through `onMove(uci)`.
+// move, a right-click or Escape calls `onCancelPremove()`. The widget owns
+// its DOM under `root`; the caller owns the position and gets moves
+// through `onMove(uci)`.
 
 import { FILES, squareName } from './position.js';
 import { pieceName, promotionName } from './words.js';
@@ -421,7 +422,8 @@ export class Board {
             this.tap(sq, sq === this.selected);
             return;
         case 'Escape':
-            this.select(-1);
+            if (!this.cancelPremove())
+                this.select(-1);
             return;
         default:
             return;

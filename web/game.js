@@ -1141,7 +1141,8 @@ function premoveCandidates(board, color) {
         const there = board[to];
         if (there && there[0] === color)
             return;
-        const promo = board[from][1] === 'P' && (r === 7 || r === 0) ? 'q' : '';
+        const promo = board[from][1] === 'P' && (r === 7 || r === 0)
+            ? 'q' : '';
         out.push(squareName(from) + squareName(to) + promo);
     };
     const lines = { R: [[1, 0], [-1, 0], [0, 1], [0, -1]],

@@ -12,7 +12,8 @@ import {
 } from './lib.mjs';
 
 const FEN = '8/8/8/4k3/8/8/8/R3K3 w - - 99 80';
-const FIFTY = /^Draw claimed: 50 moves by each side without a capture or a pawn move\.$/;
+const FIFTY = new RegExp('^Draw claimed: 50 moves by each side without a ' +
+                         'capture or a pawn move\\.$');
 
 // Notes in window.confirmOpened whether the confirmation dialog ever opens.
 async function watchDialog(page) {
@@ -38,8 +39,8 @@ async function newGame(a, b, server) {
 
 test('a move that allows a draw claim is sent at once', { timeout: 120000 },
      async (t) => {
-    const { server, a, b } = await twoPlayers(t,
-                                              { a: { beforeGoto: logWebSocket } });
+    const { server, a, b } = await twoPlayers(
+        t, { a: { beforeGoto: logWebSocket } });
 
     await t.test('played without a dialog; the opponent claims after it',
                  async () => {

@@ -68,7 +68,8 @@ test('premoves: cancelled, played at once, dropped when illegal',
     // Qh5+) is dropped with a note, and nothing is sent.
     await premove(b.page, 'g8f6');
     await clickMove(a.page, 'd1h5');
-    await waitText(b.page, '.toast', /Premove g8-f6 is not legal now: dropped/);
+    await waitText(b.page, '.toast',
+                   /Premove g8-f6 is not legal now: dropped/);
     await waitText(b.page, '#status', /^Your move: you are in check$/);
     assert.equal(await premoveSquares(b.page), 0);
     assert.deepEqual(await sentMoves(b.page), ['f7f5', 'b8c6']);
