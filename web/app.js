@@ -5,7 +5,7 @@
 
 import { AccountView } from './account.js';
 import { Connection } from './net.js';
-import { GameView } from './game.js';
+import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { PlayerView } from './player.js';
@@ -377,15 +377,14 @@ function bindDialogs() {
 
 // With the setting on, a move in a game with a time per move is sent only
 // after the player confirms it (the board's moves go through
-// game.playMove). A premove should not ask: the premove code calls the
-// original (game.sendMove) when it lands.
+// game.playMove). A premove does not ask: queueing one is not sending it,
+// and a queued premove goes out through game.sendMove when it lands.
 function confirmPerMove(view) {
     const send = view.playMove.bind(view);
-    view.sendMove = send;
     view.playMove = async (uci) => {
         const g = view.g;
         if (!Settings.confirmMoves() || !g || !g.clock ||
-            g.clock.type !== 'per_move')
+            g.clock.type !== 'per_move' || view.premoving())
             return send(uci);
         const ply = g.ply;
         const ok = await confirmDialog(`Play ${uci.slice(0, 2)}-${
@@ -418,6 +417,11 @@ function start() {
     sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
     confirmPerMove(game);
+    setPremoveCount(Settings.premoveCount());
+    Settings.onChange((name, value) => {
+        if (name === 'premoves')
+            setPremoveCount(value);
+    });
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView();
     player = new PlayerView(ctx);

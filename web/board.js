@@ -4,8 +4,12 @@
 //
 // It knows no rules: the only moves it offers are the ones in the list the
 // server sent (`legal`), and a promotion picker offers exactly the pieces
-// that list names. The widget owns its DOM under `root`; the caller owns the
-// position and gets moves through `onMove(uci)`.
+// that list names. In premove mode (the opponent's turn) `legal` is the
+// caller's list of candidate premoves, a promotion is taken as given (no
+// picker), queued premoves are highlighted, and a click that starts no
+// move, a right-click or Escape calls `onCancelPremove()`. The widget owns
+// its DOM under `root`; the caller owns the position and gets moves
+// through `onMove(uci)`.
 
 import { FILES, squareName } from './position.js';
 import { autoQueen } from './settings.js';
@@ -26,6 +30,9 @@ export class Board {
         this.selected = -1;
         this.lastMove = null;
         this.checkSq = -1;
+        this.premove = false;
+        this.premoveSqs = new Set();
+        this.onCancelPremove = null;
         this.focusSq = 12;            /* e2: the roving tab stop */
         this.drag = null;
         this.promo = null;
@@ -70,7 +77,10 @@ export class Board {
         this.root.addEventListener('pointercancel', () => this.endDrag());
         this.root.addEventListener('lostpointercapture', () => this.endDrag());
         this.root.addEventListener('keydown', (e) => this.keyDown(e));
-        this.root.addEventListener('contextmenu', (e) => e.preventDefault());
+        this.root.addEventListener('contextmenu', (e) => {
+            e.preventDefault();
+            this.cancelPremove();
+        });
         this.root.addEventListener('focusin', (e) => {
             const cell = e.target.closest && e.target.closest('.sq');
             if (cell)
@@ -122,7 +132,7 @@ export class Board {
     // Shows a position. opts: board (64 codes or null), orientation,
     // lastMove ([from, to] or null), check (square or -1), legal (UCI list,
     // used only when interactive), interactive, animate ([from, to] to
-    // slide, or null).
+    // slide, or null), premove (premove mode), premoves (queued UCIs).
     set(opts) {
         if (opts.orientation && opts.orientation !== this.orientation) {
             this.orientation = opts.orientation;
@@ -133,6 +143,12 @@ export class Board {
         this.lastMove = opts.lastMove || null;
         this.checkSq = opts.check === undefined ? -1 : opts.check;
         this.interactive = !!opts.interactive;
+        this.premove = !!opts.premove;
+        this.premoveSqs = new Set();
+        for (const uci of opts.premoves || []) {
+            this.premoveSqs.add(sqOf(uci, 0));
+            this.premoveSqs.add(sqOf(uci, 2));
+        }
         this.moves = new Map();
         if (this.interactive) {
             for (const uci of opts.legal || []) {
@@ -167,6 +183,8 @@ export class Board {
                 cls += ' last';
             if (sq === this.checkSq)
                 cls += ' check';
+            if (this.premoveSqs.has(sq))
+                cls += ' premove';
             if (sq === this.selected)
                 cls += ' selected';
             if (dests && dests.has(sq))
@@ -185,6 +203,8 @@ export class Board {
                 label += ', move here';
             if (sq === this.checkSq)
                 label += ', in check';
+            if (this.premoveSqs.has(sq))
+                label += ', premove';
             cell.setAttribute('aria-label', label);
             cell.setAttribute('aria-selected', String(sq === this.selected));
             cell.tabIndex = sq === this.focusSq ? 0 : -1;
@@ -262,13 +282,33 @@ export class Board {
             this.select(-1);
     }
 
+    // Drops the queued premoves (through the caller) when there are any.
+    // Returns whether it did.
+    cancelPremove() {
+        if (!this.premoveSqs.size || !this.onCancelPremove)
+            return false;
+        this.selected = -1;
+        this.onCancelPremove();
+        return true;
+    }
+
     pointerDown(e) {
         if (e.button !== 0 || this.promo)
             return;
         const cell = e.target.closest('.sq');
-        if (!cell || !this.interactive)
+        if (!cell)
             return;
         const sq = Number(cell.dataset.sq);
+        // A click that starts no new premove cancels the queued ones.
+        const dests = this.selected >= 0 ? this.moves.get(this.selected)
+            : null;
+        if (this.premoveSqs.size && !(this.interactive &&
+            (this.moves.has(sq) || dests && dests.has(sq)))) {
+            this.cancelPremove();
+            return;
+        }
+        if (!this.interactive)
+            return;
         const wasSelected = sq === this.selected;
         if (this.selected >= 0 && !wasSelected) {
             const dests = this.moves.get(this.selected);
@@ -383,7 +423,8 @@ export class Board {
             this.tap(sq, sq === this.selected);
             return;
         case 'Escape':
-            this.select(-1);
+            if (!this.cancelPremove())
+                this.select(-1);
             return;
         default:
             return;
@@ -399,7 +440,7 @@ export class Board {
     play(from, to) {
         const ucis = this.moves.get(from).get(to);
         this.selected = -1;
-        if (ucis.length === 1 && ucis[0].length === 4) {
+        if (ucis.length === 1 && (ucis[0].length === 4 || this.premove)) {
             this.render();
             this.onMove(ucis[0]);
             return;

@@ -12,13 +12,28 @@
 // none tells of an offer, and an offer may come while another page shows.
 
 import { Board } from './board.js';
-import { applyUci, kingSquare, parseFen, squareIndex } from './position.js';
+import {
+    applyUci, kingSquare, parseFen, squareIndex, squareName,
+} from './position.js';
 import { categoryOf } from './ratings.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const REMATCH_GAMES = 100;   // games whose rematch state is remembered
+
+// Premoves: on the opponent's turn (or while our own move is on its way)
+// the player may queue up to `premoves.max` moves. The board offers them
+// by piece geometry only (this is no rules code); each is sent the moment
+// the opponent's `moved` makes it our turn, if the server's new `legal`
+// list has it, and dropped with a note (with the rest of the queue) if
+// not. A pawn premoved to the last rank becomes a queen. The settings
+// page may change the count with setPremoveCount (0 turns premoves off).
+export const premoves = { max: 1 };
+
+export function setPremoveCount(n) {
+    premoves.max = Math.max(0, Math.min(10, Math.floor(Number(n)) || 0));
+}
 
 export class GameView {
     // ctx: send(msg) -> id or 0, me() -> PLAYER or null, online() -> bool,
@@ -30,6 +45,7 @@ export class GameView {
         this.g = null;
         this.flipped = false;
         this.board = new Board($('board'), (uci) => this.playMove(uci));
+        this.board.onCancelPremove = () => this.cancelPremoves();
         this.section = $('game');
         this.lastRendered = {};
         this.rematches = new Map();
@@ -88,6 +104,7 @@ export class GameView {
             this.g = null;
             this.flipped = false;
             this.watching = false;
+            $('claim-with-move').checked = false;
         }
         this.section.hidden = false;
         if (!stateComing)
@@ -152,6 +169,8 @@ export class GameView {
             viewPly: old && old.viewPly !== null && old.viewPly < msg.ply
                 ? old.viewPly : null,
             pendingMove: null,
+            premoves: old && you && msg.status === 'started'
+                ? old.premoves : [],
         };
         if (you && msg.white && msg.black)
             this.seats(this.gid, you, msg.white.id, msg.black.id);
@@ -162,6 +181,7 @@ export class GameView {
             this.ctx.send({ t: 'watch', game: this.gid },
                           { t: 'watch', game: this.gid });
         }
+        this.playPremove();
         this.render();
         return true;
     }
@@ -199,11 +219,13 @@ export class GameView {
             g.offerDeclined = false; // the server allows a new offer now
         if (g.status === 'waiting')
             g.status = 'started';
+        // Our premove goes out before anything is drawn.
+        const premoved = this.playPremove();
         this.ctx.announce(`${W.colorName(mover)} played ${msg.san}`);
         const live = g.viewPly === null;
-        this.render(live && !mine ? [squareIndex(msg.uci.slice(0, 2)),
-                                     squareIndex(msg.uci.slice(2, 4))]
-            : null);
+        this.render(live && !mine && !premoved
+            ? [squareIndex(msg.uci.slice(0, 2)),
+               squareIndex(msg.uci.slice(2, 4))] : null);
         return true;
     }
 
@@ -228,6 +250,7 @@ export class GameView {
         g.claimMoves = [];
         g.drawOffer = null;
         g.pendingMove = null;
+        g.premoves = [];
         g.firstMoveMs = null;
         g.gone = { white: null, black: null };
         this.ctx.announce(`${W.resultTitle(msg.result, g.you)}. ${
@@ -297,8 +320,10 @@ export class GameView {
     onError(req, msg) {
         const g = this.g;
         if (req.t === 'move' || req.t === 'draw_claim') {
-            if (g)
+            if (g) {
                 g.pendingMove = null;
+                g.premoves = [];
+            }
             this.render();
             this.resync();
         } else if ((req.t === 'sync' || req.t === 'watch') &&
@@ -478,31 +503,80 @@ export class GameView {
         }
     }
 
-    async playMove(uci) {
+    // The board's move: played now on our turn, queued as a premove on
+    // the opponent's (or while our move is on its way).
+    playMove(uci) {
         const g = this.g;
-        if (!g || g.pendingMove)
+        if (!g)
             return;
-        const ply = g.ply;
-        let msg = { t: 'move', game: this.gid, uci, ply };
-        if (g.claimMoves.includes(uci)) {
-            const claim = await this.ctx.confirm(
-                'This move lets you claim a draw (the same position a third ' +
-                'time, or 50 moves without a capture or pawn move). Claim ' +
-                'the draw with it?', 'Play it and claim a draw', 'Just play');
-            if (this.g !== g || g.ply !== ply)
-                return;
-            if (claim)
-                msg = { t: 'draw_claim', game: this.gid, uci, ply };
-        }
-        const id = this.ctx.send(msg, msg);
-        if (!id) {
-            this.render();
+        if (this.premoving()) {
+            if (g.premoves.length < premoves.max) {
+                g.premoves.push(uci);
+                this.render();
+            }
             return;
         }
-        g.pendingMove = { uci, ply, id };
+        if (g.pendingMove || g.toMove !== g.you)
+            return;
+        this.sendMove(uci);
         // Slides the piece (the board skips it after a drag).
         this.render([squareIndex(uci.slice(0, 2)),
                      squareIndex(uci.slice(2, 4))]);
+    }
+
+    // Sends our move at once (never a dialog while our clock runs): as a
+    // draw claim when the "claim with my move" switch is on and the server
+    // says the move allows one. Returns whether it went out.
+    sendMove(uci) {
+        const g = this.g;
+        const claim = g.claimMoves.includes(uci) &&
+            $('claim-with-move').checked;
+        const msg = { t: claim ? 'draw_claim' : 'move', game: this.gid, uci,
+                      ply: g.ply };
+        const id = this.ctx.send(msg, msg);
+        if (!id)
+            return false;
+        g.pendingMove = { uci, ply: g.ply, id };
+        return true;
+    }
+
+    // True while a board move would be a premove.
+    premoving() {
+        const g = this.g;
+        return !!(g && g.you && g.status === 'started' && premoves.max > 0 &&
+                  g.viewPly === null && this.ctx.online() &&
+                  (g.toMove !== g.you || g.pendingMove));
+    }
+
+    // On our turn, sends the first queued premove if the server lists it
+    // as legal; drops the queue with a note if not. Returns whether a
+    // move went out.
+    playPremove() {
+        const g = this.g;
+        if (!g || !g.premoves.length || g.status !== 'started' ||
+            g.toMove !== g.you || g.pendingMove)
+            return false;
+        const uci = g.premoves[0];
+        if (!g.legal.includes(uci)) {
+            g.premoves = [];
+            this.ctx.toast(`Premove ${uci.slice(0, 2)}-${uci.slice(2, 4)
+            } is not legal now: dropped.`, 'info');
+            return false;
+        }
+        if (!this.sendMove(uci)) {
+            g.premoves = [];
+            return false;
+        }
+        g.premoves.shift();
+        return true;
+    }
+
+    cancelPremoves() {
+        const g = this.g;
+        if (!g || !g.premoves.length)
+            return;
+        g.premoves = [];
+        this.render();
     }
 
     async leave() {
@@ -660,11 +734,23 @@ export class GameView {
             }
         }
         const myTurn = g.status === 'started' && g.you === g.toMove;
-        const interactive = live && myTurn && online && !g.pendingMove;
-        this.board.set({ board, orientation, lastMove, check,
-                         legal: g.legal, interactive, animate });
+        const premoving = this.premoving();
+        const interactive = live && online && (premoving ||
+                                               myTurn && !g.pendingMove);
+        let legal = g.legal;
+        if (premoving) {
+            // Destinations from the position after the queued premoves.
+            let after = board;
+            for (const uci of g.premoves)
+                after = applyUci(after, uci);
+            legal = g.premoves.length < premoves.max
+                ? premoveCandidates(after, g.you[0]) : [];
+        }
+        this.board.set({ board, orientation, lastMove, check, legal,
+                         interactive, animate, premove: premoving,
+                         premoves: live ? g.premoves : [] });
         this.section.classList.toggle('browsing', !live);
-        this.section.classList.toggle('my-turn', interactive);
+        this.section.classList.toggle('my-turn', interactive && !premoving);
         this.renderBars();
         this.renderStatus(online);
         this.renderPanels();
@@ -736,6 +822,9 @@ export class GameView {
             text = 'Game over';
         } else if (g.pendingMove) {
             text = 'Sending your move…';
+        } else if (g.you && g.premoves.length) {
+            text = `Premove ${g.premoves.map((u) => `${u.slice(0, 2)}-${
+                u.slice(2, 4)}`).join(', ')} queued (right-click to cancel)`;
         } else if (g.you) {
             text = g.you === g.toMove ? 'Your move' : 'Waiting for your ' +
                 'opponent to move';
@@ -806,10 +895,15 @@ export class GameView {
         }
         $('claim-btn').hidden = !(started && player && g.claimable &&
                                   g.toMove === g.you);
+        // (claim_moves are the moves of the side to move)
+        $('claim-with').hidden = !(started && player &&
+                                   g.claimMoves.length > 0 &&
+                                   g.toMove === g.you);
         $('abort-btn').hidden = !(started && player && g.ply < 2);
         $('resign-btn').hidden = !(started && player && g.ply >= 2);
         // Nothing can reach the server while offline: say so by disabling.
         for (const id of ['resign-btn', 'abort-btn', 'claim-btn',
+                          'claim-with-move',
                           'accept-draw-btn', 'decline-draw-btn', 'join-btn',
                           'cancel-invite-btn'])
             $(id).disabled = !online;
@@ -1032,6 +1126,58 @@ export class GameView {
         }
         return parts.join(' ');
     }
+}
+
+// The premoves of `color` ('w', 'b') on `board` by piece geometry alone:
+// blockers, checks and whose piece stands on the target are ignored except
+// that a piece never lands on one of its own side. A pawn's move to the
+// last rank is a queen's promotion.
+function premoveCandidates(board, color) {
+    const out = [];
+    const add = (from, f, r) => {
+        if (f < 0 || f > 7 || r < 0 || r > 7)
+            return;
+        const to = r * 8 + f;
+        const there = board[to];
+        if (there && there[0] === color)
+            return;
+        const promo = board[from][1] === 'P' && (r === 7 || r === 0)
+            ? 'q' : '';
+        out.push(squareName(from) + squareName(to) + promo);
+    };
+    const lines = { R: [[1, 0], [-1, 0], [0, 1], [0, -1]],
+                    B: [[1, 1], [1, -1], [-1, 1], [-1, -1]] };
+    lines.Q = lines.R.concat(lines.B);
+    for (let sq = 0; sq < 64; sq++) {
+        const code = board[sq];
+        if (!code || code[0] !== color)
+            continue;
+        const f = sq % 8, r = Math.floor(sq / 8), kind = code[1];
+        if (kind === 'P') {
+            const dir = color === 'w' ? 1 : -1;
+            add(sq, f, r + dir);
+            if (r === (color === 'w' ? 1 : 6))
+                add(sq, f, r + 2 * dir);
+            add(sq, f - 1, r + dir);
+            add(sq, f + 1, r + dir);
+        } else if (kind === 'N') {
+            for (const [df, dr] of [[1, 2], [2, 1], [2, -1], [1, -2],
+                                    [-1, -2], [-2, -1], [-2, 1], [-1, 2]])
+                add(sq, f + df, r + dr);
+        } else if (kind === 'K') {
+            for (const [df, dr] of lines.Q)
+                add(sq, f + df, r + dr);
+            if (f === 4 && r === (color === 'w' ? 0 : 7)) {
+                add(sq, 6, r);
+                add(sq, 2, r);
+            }
+        } else {
+            for (const [df, dr] of lines[kind])
+                for (let i = 1; i < 8; i++)
+                    add(sq, f + i * df, r + i * dr);
+        }
+    }
+    return out;
 }
 
 function setText(el, text) {

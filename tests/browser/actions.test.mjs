@@ -94,12 +94,11 @@ test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
         for (const [p, uci] of dance)
             await clickMove(p.page, uci);
         // Black's next move repeats the start position a third time: the
-        // page asks whether to claim with it. B only plays it.
-        await b.page.locator('#board .sq.movable').first().waitFor();
-        await b.page.click('#board [data-sq="45"]');   // f6
-        await b.page.click('#board [data-sq="62"]');   // g8
-        await waitText(b.page, '#confirm-text', /claim a draw/);
-        await confirm(b.page, false);
+        // page offers to claim with it (a switch, off) and B just plays it,
+        // with no dialog in between.
+        await b.page.locator('#claim-with:not([hidden])').waitFor();
+        await clickMove(b.page, 'f6g8');
+        assert.ok(await b.page.locator('#confirm').evaluate((d) => !d.open));
         await waitText(a.page, '#moves', /Ng8/);
         // Now White may claim without a move.
         await a.page.locator('#claim-btn:not([hidden])').waitFor();

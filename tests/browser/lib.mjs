@@ -234,9 +234,61 @@ export async function sanList(page) {
 }
 
 // Waits until the page offers a move from `from` (its own turn, the move in
-// the server's legal list).
+// the server's legal list; not a premove).
 async function waitMovable(page, from) {
-    await page.locator(`${sq(from)}.movable`).waitFor({ timeout: 15000 });
+    await page.locator(`#game.my-turn ${sq(from)}.movable`)
+        .waitFor({ timeout: 15000 });
+}
+
+// Queues a premove (the opponent's turn) with two clicks and waits until
+// the board shows it.
+export async function premove(page, uci) {
+    await page.locator(`#game:not(.my-turn) ${sq(uci.slice(0, 2))}.movable`)
+        .waitFor({ timeout: 15000 });
+    await page.click(sq(uci.slice(0, 2)));
+    await page.click(sq(uci.slice(2, 4)));
+    await page.locator(`${sq(uci.slice(2, 4))}.premove`).waitFor();
+}
+
+// Before the page loads (openPlayer's beforeGoto): logs every message its
+// WebSockets receive and send, with performance.now() when the socket got
+// it (a listener added before the client's own) or the client sent it, in
+// window.wsLog as { dir: 'in'|'out', at, msg }.
+export async function logWebSocket(page) {
+    await page.addInitScript(() => {
+        const log = [];
+        window.wsLog = log;
+        const Native = window.WebSocket;
+        const send = Native.prototype.send;
+        Native.prototype.send = function (data) {
+            const at = performance.now();
+            try {
+                log.push({ dir: 'out', at, msg: JSON.parse(data) });
+            } catch {
+                /* not JSON */
+            }
+            return send.call(this, data);
+        };
+        window.WebSocket = class extends Native {
+            constructor(...args) {
+                super(...args);
+                this.addEventListener('message', (ev) => {
+                    const at = performance.now();
+                    try {
+                        log.push({ dir: 'in', at, msg: JSON.parse(ev.data) });
+                    } catch {
+                        /* not JSON */
+                    }
+                });
+            }
+        };
+    });
+}
+
+// The page's WebSocket log (logWebSocket), messages of type `t` only.
+export async function wsMessages(page, dir, t) {
+    return page.evaluate(([d, type]) => window.wsLog.filter((e) =>
+        e.dir === d && e.msg.t === type), [dir, t]);
 }
 
 async function waitPlayed(page, before) {
