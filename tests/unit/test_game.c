@@ -421,8 +421,8 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     strcpy(row.initial_fen, FEN_START);
     strcpy(row.status, "started");
     strcpy(row.draw_offer, "black");
-    mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000};
-    mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000};
+    mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000, 0};
+    mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000, 0};
     struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
     ck_assert_ptr_nonnull(g);
     char *st = game_render_state(g, NULL, false, 500);
