@@ -72,18 +72,18 @@ struct game {
     size_t cap;
     int64_t lag_quota[2]; /* lag credit each colour may still get */
     int64_t last_lag;     /* the credit of the last move played */
-    int draw_offer;   /* colour whose offer is pending, or -1 */
-    bool offered[2];  /* the colour offered a draw and has not moved
+    int draw_offer;       /* colour whose offer is pending, or -1 */
+    bool offered[2];      /* the colour offered a draw and has not moved
                          since: in a rated game it may not offer again
                          (at most one offer per move of its own) */
-    bool declined[2]; /* the colour's offer was declined and it has
+    bool declined[2];     /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
-    int flagged;      /* colour whose time ran out while the verdict
+    int flagged;          /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
-    bool paused;      /* restored, waiting for both players */
-    bool held;        /* a turn waits for hold_seq's release: */
+    bool paused;          /* restored, waiting for both players */
+    bool held;            /* a turn waits for hold_seq's release: */
     uint64_t hold_seq;
     int hold_clock;    /* ... the side whose clock then starts, or -1 */
     bool hold_first;   /* ... a first move's time then starts */
@@ -1255,7 +1255,7 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
 {
     int mover = side_to_move(g);
     struct clock nc = g->clock;
-    int64_t lag = 0; /* the credit this move gets */
+    int64_t lag = 0;    /* the credit this move gets */
     int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;

@@ -491,8 +491,7 @@ START_TEST(restore_keeps_the_lag_quota)
     free(pgn);
     game_player_back(g, 0, 600);
     game_player_back(g, 1, 700); /* both back: white's clock runs */
-    ck_assert_int_eq(
-        game_move_lag(g, "pw", "c2c3", 6, 20000, 2700, &err), 0);
+    ck_assert_int_eq(game_move_lag(g, "pw", "c2c3", 6, 20000, 2700, &err), 0);
     ck_assert_int_eq(F.moves[F.nmoves - 1].lag_ms, 100);
     ck_assert_int_eq(game_last_lag_ms(g), 100);
     ck_assert_int_eq(F.moves[F.nmoves - 1].white_ms, 60000 - 2000 + 100);

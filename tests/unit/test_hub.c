@@ -607,12 +607,12 @@ END_TEST
 
 /* ---- lag compensation ---------------------------------------------------- */
 
-static const char *const white_moves[] = {
-    "a2a3", "b2b3", "c2c3", "d2d3", "h2h3", "g2g3",
-    "f2f3", "a3a4", "b3b4", "c3c4", "h3h4", "g3g4"};
-static const char *const black_moves[] = {
-    "a7a6", "b7b6", "c7c6", "d7d6", "h7h6", "g7g6",
-    "f7f6", "a6a5", "b6b5", "c6c5", "h6h5", "g6g5"};
+static const char *const white_moves[] = {"a2a3", "b2b3", "c2c3", "d2d3",
+                                          "h2h3", "g2g3", "f2f3", "a3a4",
+                                          "b3b4", "c3c4", "h3h4", "g3g4"};
+static const char *const black_moves[] = {"a7a6", "b7b6", "c7c6", "d7d6",
+                                          "h7h6", "g7g6", "f7f6", "a6a5",
+                                          "b6b5", "c6c5", "h6h5", "g6g5"};
 
 /* The last moved c got: its lag_ms and white's clock. */
 static int64_t last_lag(const struct fconn *c, int64_t *white_ms)
@@ -666,8 +666,7 @@ START_TEST(lag_credit_is_half_the_round_trip)
     ck_assert_int_eq(hub_metrics(fake_hub)->lag_credit.sum_us, 120000);
     pgn = hub_game_pgn(fake_hub, p.gid);
     ck_assert_ptr_nonnull(pgn);
-    ck_assert_msg(strstr(pgn, "{ [%clk 0:04:59] [%lag 0.120] }"), "%s",
-                  pgn);
+    ck_assert_msg(strstr(pgn, "{ [%clk 0:04:59] [%lag 0.120] }"), "%s", pgn);
     ck_assert_msg(strstr(pgn, "a6 { [%clk 0:05:00] }"), "%s", pgn);
     free(pgn);
 }
