@@ -1069,6 +1069,8 @@ char *proto_render_moved(const struct proto_moved *m)
         text_str(&t, "null");
     else
         put_json_int(&t, m->first_move_ms);
+    text_str(&t, ",\"lag_ms\":");
+    put_json_int(&t, m->lag_ms);
     text_str(&t, ",\"draw_offer\":");
     put_color_or_null(&t, m->draw_offer);
     text_str(&t, ",\"legal\":");

@@ -269,6 +269,7 @@ struct proto_moved {
     bool check;
     struct proto_clocks clocks;
     int64_t first_move_ms; /* -1 for null */
+    int64_t lag_ms;        /* the mover's lag credit (0: none) */
     int draw_offer;        /* colour, or -1 */
     const char (*legal)[UCI_MAX];
     size_t n_legal;

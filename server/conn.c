@@ -474,6 +474,7 @@ static int write_ping(struct conn *c)
                  (long long)net_now_ms());
     n = strlen(c->ping_data);
     memcpy(ping + LWS_PRE, c->ping_data, n);
+    c->ping_sent_ms = net_now_ms();
     return lws_write(c->wsi, ping + LWS_PRE, n, LWS_WRITE_PING);
 }
 
@@ -484,12 +485,26 @@ static int write_ping(struct conn *c)
 static void on_pong(struct conn *c, const void *data, size_t len)
 {
     size_t n = strlen(c->ping_data);
+    int64_t now, rtt;
 
     if (c->list != &net.pinged || c->want_ping || !n || len != n ||
         memcmp(data, c->ping_data, n))
         return;
     c->ping_data[0] = '\0';
-    conn_ponged(c, net_now_ms());
+    now = net_now_ms();
+    rtt = now - c->ping_sent_ms;
+    if (rtt < 0)
+        rtt = 0;
+    /* RFC 6298: SRTT <- 7/8 SRTT + 1/8 R; the first sample as it is
+     * (1 ms at least, so that 0 keeps meaning "none yet") */
+    c->srtt_ms = c->srtt_ms ? c->srtt_ms + (rtt - c->srtt_ms) / 8
+                            : (rtt > 0 ? rtt : 1);
+    conn_ponged(c, now);
+}
+
+int64_t net_conn_rtt_ms(const struct conn *c)
+{
+    return c->srtt_ms;
 }
 
 /* ---- WebSocket --------------------------------------------------------- */

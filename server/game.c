@@ -68,19 +68,22 @@ struct game {
     char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
     char (*san)[SAN_MAX]; /* ... as SAN */
     int64_t *clk_ms;      /* mover's time left after each move */
+    int64_t *lag_ms;      /* the lag credit of each move */
     size_t cap;
-    int draw_offer;   /* colour whose offer is pending, or -1 */
-    bool offered[2];  /* the colour offered a draw and has not moved
+    int64_t lag_quota[2]; /* lag credit each colour may still get */
+    int64_t last_lag;     /* the credit of the last move played */
+    int draw_offer;       /* colour whose offer is pending, or -1 */
+    bool offered[2];      /* the colour offered a draw and has not moved
                          since: in a rated game it may not offer again
                          (at most one offer per move of its own) */
-    bool declined[2]; /* the colour's offer was declined and it has
+    bool declined[2];     /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
-    int flagged;      /* colour whose time ran out while the verdict
+    int flagged;          /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
-    bool paused;      /* restored, waiting for both players */
-    bool held;        /* a turn waits for hold_seq's release: */
+    bool paused;          /* restored, waiting for both players */
+    bool held;            /* a turn waits for hold_seq's release: */
     uint64_t hold_seq;
     int hold_clock;    /* ... the side whose clock then starts, or -1 */
     bool hold_first;   /* ... a first move's time then starts */
@@ -552,7 +555,7 @@ static char *make_pgn(const struct game *g)
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
     }
-    return pgn_format(&tags, &g->rec, g->clk_ms);
+    return pgn_format(&tags, &g->rec, g->clk_ms, g->lag_ms);
 }
 
 char *game_pgn(const struct game *g)
@@ -846,14 +849,49 @@ static struct game *alloc_game(const struct game_env *env, const char *gid,
     g->linger_until = g->pause_until = CLOCK_NEVER;
     g->armed = CLOCK_NEVER;
     g->seat[0].gone_since = g->seat[1].gone_since = -1;
+    g->lag_quota[0] = g->lag_quota[1] = LAG_QUOTA_START_MS;
     return g;
+}
+
+/* The lag quota of colour c for its next clocked move: what is left, plus
+ * the move's gain, capped (tunables.h: LAG_QUOTA_*). */
+static int64_t lag_quota_now(const struct game *g, int c)
+{
+    int64_t q = g->lag_quota[c] + LAG_QUOTA_GAIN_MS;
+
+    return q < LAG_QUOTA_MAX_MS ? q : LAG_QUOTA_MAX_MS;
+}
+
+/* Colour c's clocked move got `lag` (at most lag_quota_now): the quota
+ * left. */
+static void lag_spend(struct game *g, int c, int64_t lag)
+{
+    int64_t q = lag_quota_now(g, c) - lag;
+
+    g->lag_quota[c] = q > 0 ? q : 0;
+}
+
+/* The credit of a move: the one-way estimate est, at most
+ * LAG_CREDIT_MAX_MS, the quota and the time `took` that the move took on
+ * the server's clock; never below 0. */
+static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
+{
+    int64_t c = est;
+
+    if (c > LAG_CREDIT_MAX_MS)
+        c = LAG_CREDIT_MAX_MS;
+    if (c > quota)
+        c = quota;
+    if (c > took)
+        c = took;
+    return c > 0 ? c : 0;
 }
 
 /* Room for one more move in the per-move arrays. */
 static int reserve(struct game *g)
 {
     size_t cap;
-    void *a, *b, *c;
+    void *a, *b, *c, *d;
 
     if (g->rec.n < g->cap)
         return 0;
@@ -867,7 +905,10 @@ static int reserve(struct game *g)
     c = realloc(g->clk_ms, cap * sizeof *g->clk_ms);
     if (c)
         g->clk_ms = c;
-    if (!a || !b || !c)
+    d = realloc(g->lag_ms, cap * sizeof *g->lag_ms);
+    if (d)
+        g->lag_ms = d;
+    if (!a || !b || !c || !d)
         return -1;
     g->cap = cap;
     return 0;
@@ -957,6 +998,9 @@ struct game *game_restore(const struct game_env *env,
         snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
         g->clk_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].white_ms
                                                      : moves[i].black_ms;
+        g->lag_ms[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
+        if (i >= 2) /* the quota as play left it */
+            lag_spend(g, (int)(start.side + i) % 2, g->lag_ms[i]);
     }
     if (n > 0) {
         g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
@@ -1021,6 +1065,7 @@ void game_free(struct game *g)
     free(g->uci);
     free(g->san);
     free(g->clk_ms);
+    free(g->lag_ms);
     free(g->subs);
     free(g);
 }
@@ -1205,10 +1250,12 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
 /* Plays legal move m for the side to move; `claim` is the draw that a
  * claim with this move asked for (CLAIM_NONE for a plain move). */
 static int play(struct game *g, const struct movelist *legal_before, move_t m,
-                enum claim claim, int64_t now, struct proto_error *err)
+                enum claim claim, int64_t lag_est, int64_t now,
+                struct proto_error *err)
 {
     int mover = side_to_move(g);
     struct clock nc = g->clock;
+    int64_t lag = 0;    /* the credit this move gets */
     int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;
@@ -1228,6 +1275,10 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     } else {
         if (nc.running != mover) /* paused, or its turn still held */
             clock_start(&nc, mover, now);
+        else if (!nc.spec.per_move)
+            lag = lag_credit(lag_quota_now(g, mover), lag_est,
+                             now - nc.since_ms);
+        nc.since_ms += lag; /* charged only the time beyond the credit */
         clock_press(&nc, now);
         clock_pause(&nc, now); /* the opponent's turn begins below */
         if (!g->paused)
@@ -1240,6 +1291,7 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     sm.white_ms = clock_left(&nc, WHITE, now);
     sm.black_ms = clock_left(&nc, BLACK, now);
     sm.wall_ms = g->env.wall_ms(g->env.ctx);
+    sm.lag_ms = lag;
     seq = g->env.put_move(g->env.ctx, g->gid, &sm);
     if (!seq)
         return busy(err);
@@ -1251,6 +1303,10 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
     memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
     g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
+    g->lag_ms[g->rec.n - 1] = lag;
+    g->last_lag = lag;
+    if (g->rec.n > 2)
+        lag_spend(g, mover, lag);
     g->declined[mover] = false;
     g->offered[mover] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
@@ -1275,6 +1331,7 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
         .check = board_in_check(&g->rec.cur),
         .clocks = clocks_at(g, now),
         .first_move_ms = first_move_left(g, now),
+        .lag_ms = lag,
         .draw_offer = g->draw_offer,
         .legal = (const char(*)[UCI_MAX])mi.legal,
         .n_legal = mi.n_legal,
@@ -1335,6 +1392,17 @@ static int parse_move(struct game *g, const char *uci, struct movelist *legal,
 int game_move(struct game *g, const char *pid, const char *uci, int ply,
               int64_t now, struct proto_error *err)
 {
+    return game_move_lag(g, pid, uci, ply, 0, now, err);
+}
+
+int64_t game_last_lag_ms(const struct game *g)
+{
+    return g->last_lag;
+}
+
+int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
+                  int64_t lag_est, int64_t now, struct proto_error *err)
+{
     struct movelist legal;
     move_t m;
     int c, rc;
@@ -1349,7 +1417,7 @@ int game_move(struct game *g, const char *pid, const char *uci, int ply,
         return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
     if (parse_move(g, uci, &legal, &m, err) < 0)
         return -1;
-    rc = play(g, &legal, m, CLAIM_NONE, now, err);
+    rc = play(g, &legal, m, CLAIM_NONE, lag_est, now, err);
     rearm(g);
     return rc;
 }
@@ -1508,7 +1576,7 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
             return set_err(err, PROTO_CLAIM_REJECTED,
                            "that move completes neither threefold "
                            "repetition nor 50 moves");
-        rc = play(g, &legal, m, claim, now, err);
+        rc = play(g, &legal, m, claim, 0, now, err);
         rearm(g);
         return rc;
     }

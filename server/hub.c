@@ -2447,6 +2447,17 @@ static void do_state(struct session *s, const struct proto_msg *m,
     send_text(s, text, 0);
 }
 
+/* The one-way delay of s's connection: half its smoothed ping round trip
+ * as the network layer measured it (never anything the client says). */
+static int64_t lag_estimate(const struct session *s)
+{
+    const struct hub_env *env = &s->hub->env;
+
+    if (!s->conn || !env->rtt_ms)
+        return 0;
+    return env->rtt_ms(env->ctx, s->conn) / 2;
+}
+
 /* Runs a player's command m on g; game.c checks it in the protocol's
  * order and the first failure is answered. */
 static void game_command(struct session *s, struct game *g,
@@ -2461,7 +2472,10 @@ static void game_command(struct session *s, struct game *g,
         do_join(s, g, m, now);
         return;
     case PROTO_T_MOVE:
-        rc = game_move(g, pid, m->uci, m->ply, now, &err);
+        rc = game_move_lag(g, pid, m->uci, m->ply, lag_estimate(s), now,
+                           &err);
+        if (rc == 0)
+            hist_add(&s->hub->metrics.lag_credit, game_last_lag_ms(g) * 1000);
         break;
     case PROTO_T_RESIGN:
         rc = game_resign(g, pid, now, &err);

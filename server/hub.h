@@ -61,6 +61,9 @@ struct hub_env {
     void (*alarm_arm)(void *ctx, struct hub_alarm *a, int64_t at);
     /* Disarms and frees a; NULL is a no-op; safe inside a's callback. */
     void (*alarm_free)(void *ctx, struct hub_alarm *a);
+    /* The smoothed round trip of c's pings in ms (net_conn_rtt_ms), 0
+     * while none was measured; NULL: never measured. */
+    int64_t (*rtt_ms)(void *ctx, struct conn *c);
     /* Monotonic and Unix epoch time in milliseconds. */
     int64_t (*now_ms)(void *ctx);
     int64_t (*wall_ms)(void *ctx);

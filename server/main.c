@@ -498,6 +498,12 @@ static void env_alarm_free(void *ctx, struct hub_alarm *a)
     net_timer_free((struct net_timer *)a);
 }
 
+static int64_t env_rtt_ms(void *ctx, struct conn *c)
+{
+    (void)ctx;
+    return net_conn_rtt_ms(c);
+}
+
 static int64_t env_now_ms(void *ctx)
 {
     (void)ctx;
@@ -601,6 +607,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .alarm_new = env_alarm_new,
         .alarm_arm = env_alarm_arm,
         .alarm_free = env_alarm_free,
+        .rtt_ms = env_rtt_ms,
         .now_ms = env_now_ms,
         .wall_ms = env_wall_ms,
         .wake = net_wake,

@@ -343,6 +343,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->net.refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
              &m->net.move);
+    put_hist(&o, "chess_move_lag_credit_seconds",
+             "Lag credit given back to the mover's clock per move played "
+             "(half the connection's smoothed ping round trip, within the "
+             "player's quota).",
+             &m->lag_credit);
     put_hist(&o, "chess_move_commit_seconds",
              "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",

@@ -28,9 +28,10 @@ struct metrics {
     uint64_t moves;                    /* moves played */
     uint64_t finished[ENDING_REASONS]; /* by reason */
     uint64_t rejected[PROTO_CODE_COUNT];
-    uint64_t closed_flood; /* connections closed 1008 for flooding */
-    int db_file_lost;      /* the database file left its path */
-    struct net_stats net;  /* the network's (net_attach) */
+    uint64_t closed_flood;  /* connections closed 1008 for flooding */
+    int db_file_lost;       /* the database file left its path */
+    struct hist lag_credit; /* each move's lag credit (game_move_lag) */
+    struct net_stats net;   /* the network's (net_attach) */
 };
 
 /* Counts a finished game under its reason (labelled with the table's

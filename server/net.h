@@ -128,6 +128,12 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq);
  * while c is open. */
 const char *net_conn_ip(const struct conn *c);
 
+/* c's smoothed round trip in ms (RFC 6298's SRTT, alpha 1/8) over the
+ * keepalive pings whose pong echoed the payload of the ping the server
+ * was waiting on (the time from writing the ping to reading its pong);
+ * 0 until one was answered. */
+int64_t net_conn_rtt_ms(const struct conn *c);
+
 /* Queues b on c (taking a reference) ahead of the messages waiting for a
  * store commit, behind those ready to go: a notice about the server
  * itself (a stalled database) that must not wait for what it reports. */

@@ -65,6 +65,8 @@ struct conn {
     int64_t last_pong_ms;       /* the last pong, or the opening */
     bool want_ping;             /* the next WRITEABLE sends a ping first */
     char ping_data[12];         /* the outstanding ping's random payload */
+    int64_t ping_sent_ms;       /* when that ping was written */
+    int64_t srtt_ms;            /* smoothed round trip, 0: none yet */
     struct conn *wprev, *wnext; /* waiting for a commit */
     bool waiting;
     struct peer *peer; /* its address's connection count */

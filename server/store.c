@@ -335,7 +335,7 @@ static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
     "black_before = excluded.black_before, "                               \
     "black_after = excluded.black_after, white_rd = excluded.white_rd, "   \
     "black_rd = excluded.black_rd"
-#define MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms"
+#define MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms, lag_ms"
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
@@ -370,7 +370,7 @@ static const struct stmt_def writer_stmts[] = {
         ", ?29) ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE
         ", pgn = excluded.pgn"),
     DEF(w_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
     DEF(w_beat, "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', ?1) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
     DEF(w_purge_scan, "SELECT pid, created_ms FROM players "
@@ -974,6 +974,7 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_int64(st, 5, op->u.move.m.white_ms);
         rc |= sqlite3_bind_int64(st, 6, op->u.move.m.black_ms);
         rc |= sqlite3_bind_int64(st, 7, op->u.move.m.wall_ms);
+        rc |= sqlite3_bind_int64(st, 8, op->u.move.m.lag_ms);
         break;
     default:
         return SQLITE_MISUSE;
@@ -2198,6 +2199,7 @@ static int read_moves(struct store *s, const char *gid,
         m->white_ms = sqlite3_column_int64(st, 3);
         m->black_ms = sqlite3_column_int64(st, 4);
         m->wall_ms = sqlite3_column_int64(st, 5);
+        m->lag_ms = sqlite3_column_int64(st, 6);
     }
     if (rc != SQLITE_DONE)
         goto fail;

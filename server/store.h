@@ -62,6 +62,7 @@ struct store_move {
     int64_t white_ms; /* remaining after the move */
     int64_t black_ms;
     int64_t wall_ms; /* Unix epoch ms when the move was played */
+    int64_t lag_ms;  /* lag credit given back to the mover's clock */
 };
 
 struct store_game {

@@ -62,6 +62,25 @@
  * the reserve holds the server's own files and the files being sent. */
 #define LIMIT_TCP_EXTRA (LIMIT_FD_RESERVE / 2)
 
+/* Lag compensation (PROTOCOL.md, "Lag compensation"): a Fischer move is
+ * credited back at most the one-way delay the server measured on the
+ * mover's connection (half its smoothed ping round trip), at most
+ * LAG_CREDIT_MAX_MS, at most the time the move took on the server's
+ * clock, and at most what is left of the player's quota in the game. The
+ * quota starts at LAG_QUOTA_START_MS (the first moves of a bullet game
+ * are where lag hurts most), grows LAG_QUOTA_GAIN_MS with each of the
+ * player's clocked moves and never holds more than LAG_QUOTA_MAX_MS. So
+ * a steady 100 ms one-way delay is compensated in full on every move, a
+ * 500 ms spike once, and over a game of n clocked moves a player gains at
+ * most LAG_QUOTA_START_MS + n * LAG_QUOTA_GAIN_MS, whatever its pongs
+ * claim: a client that delays its pongs on purpose gets no more than a
+ * player on a 100 ms line (a tenth of a second a move, a few percent of
+ * a 3+0 game). */
+#define LAG_CREDIT_MAX_MS 500
+#define LAG_QUOTA_START_MS 300
+#define LAG_QUOTA_GAIN_MS 100
+#define LAG_QUOTA_MAX_MS 1000
+
 /* An invitation stays open this long (protocol: 24 hours). */
 #define LIMIT_INVITE_MS (24LL * 3600 * 1000)
 

@@ -75,11 +75,11 @@ static const char *normal_result(const char *r)
 }
 
 char *pgn_format(const struct pgn_tags *t, const struct record *r,
-                 const int64_t *clk_ms)
+                 const int64_t *clk_ms, const int64_t *lag_ms)
 {
     struct pgn_buf b = {0};
     const char *result = normal_result(t->result);
-    char fen[FEN_MAX], tok[48];
+    char fen[FEN_MAX], tok[80];
     struct board pos = r->start;
     bool after_comment = false;
 
@@ -127,9 +127,18 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
         after_comment = false;
         if (clk_ms) {
             int64_t s = clk_ms[i] > 0 ? clk_ms[i] / 1000 : 0;
-            snprintf(tok, sizeof tok, "{ [%%clk %lld:%02d:%02d] }",
-                     (long long)(s / 3600), (int)(s / 60 % 60),
-                     (int)(s % 60));
+            int64_t lag = lag_ms && lag_ms[i] > 0 ? lag_ms[i] : 0;
+
+            if (lag)
+                snprintf(tok, sizeof tok,
+                         "{ [%%clk %lld:%02d:%02d] [%%lag %lld.%03d] }",
+                         (long long)(s / 3600), (int)(s / 60 % 60),
+                         (int)(s % 60), (long long)(lag / 1000),
+                         (int)(lag % 1000));
+            else
+                snprintf(tok, sizeof tok, "{ [%%clk %lld:%02d:%02d] }",
+                         (long long)(s / 3600), (int)(s / 60 % 60),
+                         (int)(s % 60));
             put_token(&b, tok);
             after_comment = true;
         }

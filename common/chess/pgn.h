@@ -30,10 +30,11 @@ struct pgn_tags {
  * memory). Tags in the seven-tag roster's order, then (when set)
  * WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, then
  * TimeControl and Termination. clk_ms[i], when clk_ms is not NULL, is the
- * mover's remaining
- * time after move i. SetUp/FEN tags are written when r started from a
+ * mover's remaining time after move i ("[%clk H:MM:SS]"); lag_ms[i], when
+ * lag_ms and clk_ms are not NULL and it is above 0, the lag credit move i
+ * got, in seconds with millisecond precision ("[%lag 0.123]"). SetUp/FEN tags are written when r started from a
  * position other than the initial one. Tag values are escaped. */
 char *pgn_format(const struct pgn_tags *t, const struct record *r,
-                 const int64_t *clk_ms);
+                 const int64_t *clk_ms, const int64_t *lag_ms);
 
 #endif

@@ -302,6 +302,7 @@ class HttpTest(ServerTest):
                            ("chess_connections_cut_total", "counter"),
                            ("chess_upgrades_refused_total", "counter"),
                            ("chess_move_seconds", "histogram"),
+                           ("chess_move_lag_credit_seconds", "histogram"),
                            ("chess_move_commit_seconds", "histogram"),
                            ("chess_event_loop_lag_seconds", "histogram"),
                            ("chess_ws_closes_total", "counter"),

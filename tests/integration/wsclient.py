@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import struct
+import time
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -60,6 +61,12 @@ class WebSocket:
         ssl.SSLContext to speak wss (TLS) instead of ws; source: the local
         address to connect from (e.g. "127.0.0.2", another client
         address on loopback)."""
+        # Latency injection (lag compensation tests): every frame is
+        # written delay_s late and handled delay_s after it was read, so
+        # the line looks delay_s long each way; a pong is held back
+        # pong_hold_s more (a client holding its pongs back on purpose).
+        self.delay_s = 0.0
+        self.pong_hold_s = 0.0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -127,6 +134,8 @@ class WebSocket:
 
     # ---- sending ----------------------------------------------------------
     def send_frame(self, opcode, payload, fin=True, mask=True):
+        if self.delay_s:
+            time.sleep(self.delay_s)
         self.sock.sendall(frame(opcode, payload, fin, mask))
 
     def send_text(self, text):
@@ -143,6 +152,12 @@ class WebSocket:
             pass
         self.sock.close()
 
+    def pong(self, data):
+        """Answers a ping (pong_hold_s late)."""
+        if self.pong_hold_s:
+            time.sleep(self.pong_hold_s)
+        self.send_frame(OP_PONG, data)
+
     # ---- receiving --------------------------------------------------------
     def recv_frame(self):
         b0, b1 = self._read_exact(2)
@@ -158,6 +173,8 @@ class WebSocket:
                 self._read_exact(n)))
         else:
             data = self._read_exact(n)
+        if self.delay_s:
+            time.sleep(self.delay_s)
         return fin, opcode, data
 
     def recv_message(self):
@@ -167,7 +184,7 @@ class WebSocket:
         while True:
             fin, opcode, data = self.recv_frame()
             if opcode == OP_PING:
-                self.send_frame(OP_PONG, data)
+                self.pong(data)
                 continue
             if opcode == OP_PONG:
                 continue

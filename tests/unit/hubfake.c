@@ -101,6 +101,12 @@ static int64_t f_wall(void *ctx)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + fake_wall_shift;
 }
 
+static int64_t f_rtt(void *ctx, struct conn *c)
+{
+    (void)ctx;
+    return ((struct fconn *)c)->rtt_ms;
+}
+
 static void f_wake(void) {}
 
 static void on_commit(void *arg)
@@ -149,6 +155,7 @@ static void new_hub(const struct hub_config *cfg)
         .alarm_new = f_alarm_new,
         .alarm_arm = f_alarm_arm,
         .alarm_free = f_alarm_free,
+        .rtt_ms = f_rtt,
         .now_ms = f_now,
         .wall_ms = f_wall,
         .wake = f_wake,

@@ -25,6 +25,7 @@ struct fconn {
     int now_n;         /* of which sent with send_now */
     int closed;        /* the close code; 0 while open */
     struct session *s; /* NULL once hub_close'd */
+    int64_t rtt_ms;    /* what the fake env says its ping round trip is */
 };
 
 /* The hub under test, its store and the fake clock (monotonic ms). */

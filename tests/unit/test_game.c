@@ -421,8 +421,8 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     strcpy(row.initial_fen, FEN_START);
     strcpy(row.status, "started");
     strcpy(row.draw_offer, "black");
-    mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000};
-    mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000};
+    mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000, 0};
+    mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000, 0};
     struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
     ck_assert_ptr_nonnull(g);
     char *st = game_render_state(g, NULL, false, 500);
@@ -450,6 +450,52 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
            "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1");
     ck_assert_ptr_null(game_restore(&ENV, &row, mv, 0, 14000, 500, &why));
     ck_assert_str_eq(why, board_fen_strerror(FEN_ERR_MATERIAL));
+    reset();
+}
+END_TEST
+
+/* A restored game goes on with the lag quota its journal left: white
+ * spent 400 and 100 ms of it before the restart, so a huge delay now
+ * gets only the 100 ms its next move adds (300 if the quota started
+ * afresh), and the restored credits are in the PGN. */
+START_TEST(restore_keeps_the_lag_quota)
+{
+    reset();
+    struct store_game row;
+    struct store_move mv[6];
+    static const char *const uci[] = {"e2e4", "e7e5", "a2a3",
+                                      "a7a6", "b2b3", "b7b6"};
+    static const int64_t lag[] = {0, 0, 400, 0, 100, 0};
+    struct proto_error err;
+    memset(&row, 0, sizeof row);
+    memset(mv, 0, sizeof mv);
+    strcpy(row.gid, "R2");
+    strcpy(row.white_pid, "pw");
+    strcpy(row.black_pid, "pb");
+    row.clock = (struct store_clock){0, 60, 0, 0};
+    strcpy(row.initial_fen, FEN_START);
+    strcpy(row.status, "started");
+    strcpy(row.draw_offer, "");
+    for (int i = 0; i < 6; i++) {
+        mv[i].ply = i + 1;
+        strcpy(mv[i].uci, uci[i]);
+        mv[i].white_ms = mv[i].black_ms = 60000;
+        mv[i].wall_ms = 10000 + i;
+        mv[i].lag_ms = lag[i];
+    }
+    struct game *g = game_restore(&ENV, &row, mv, 6, 10005, 500, NULL);
+    ck_assert_ptr_nonnull(g);
+    char *pgn = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(pgn, "[%lag 0.400]"));
+    ck_assert_ptr_nonnull(strstr(pgn, "[%lag 0.100]"));
+    free(pgn);
+    game_player_back(g, 0, 600);
+    game_player_back(g, 1, 700); /* both back: white's clock runs */
+    ck_assert_int_eq(game_move_lag(g, "pw", "c2c3", 6, 20000, 2700, &err), 0);
+    ck_assert_int_eq(F.moves[F.nmoves - 1].lag_ms, 100);
+    ck_assert_int_eq(game_last_lag_ms(g), 100);
+    ck_assert_int_eq(F.moves[F.nmoves - 1].white_ms, 60000 - 2000 + 100);
+    game_free(g);
     reset();
 }
 END_TEST
@@ -815,6 +861,7 @@ int main(void)
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
+    tcase_add_test(tc, restore_keeps_the_lag_quota);
     tcase_add_test(tc, claims);
     tcase_add_test(tc, stored_render_matches_the_replay);
     tcase_add_test(tc, restore_needs_a_known_ending);

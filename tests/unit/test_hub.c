@@ -605,6 +605,133 @@ START_TEST(restore_after_restart)
 }
 END_TEST
 
+/* ---- lag compensation ---------------------------------------------------- */
+
+static const char *const white_moves[] = {"a2a3", "b2b3", "c2c3", "d2d3",
+                                          "h2h3", "g2g3", "f2f3", "a3a4",
+                                          "b3b4", "c3c4", "h3h4", "g3g4"};
+static const char *const black_moves[] = {"a7a6", "b7b6", "c7c6", "d7d6",
+                                          "h7h6", "g7g6", "f7f6", "a6a5",
+                                          "b6b5", "c6c5", "h6h5", "g6g5"};
+
+/* The last moved c got: its lag_ms and white's clock. */
+static int64_t last_lag(const struct fconn *c, int64_t *white_ms)
+{
+    json_t *j = fake_find(c, "moved");
+    int64_t lag;
+
+    ck_assert_ptr_nonnull(j);
+    ck_assert(json_is_integer(json_object_get(j, "lag_ms")));
+    lag = json_integer_value(json_object_get(j, "lag_ms"));
+    if (white_ms)
+        *white_ms = json_integer_value(
+            json_object_get(json_object_get(j, "clocks"), "white_ms"));
+    json_decref(j);
+    return lag;
+}
+
+/* White's k-th clocked move after `think` ms, then black's at once (no
+ * delay measured on black's connection). Returns white's credit, and
+ * sets *white_ms to white's clock after it. */
+static int64_t white_moves_after(struct pair *p, int k, int64_t think,
+                                 int64_t *white_ms)
+{
+    int64_t lag;
+
+    fake_advance(think);
+    fake_move(p->a, p->gid, white_moves[k], 2 + 2 * k);
+    lag = last_lag(p->b, white_ms);
+    ck_assert_int_eq(last_lag(p->a, NULL), lag); /* everyone sees it */
+    fake_move(p->b, p->gid, black_moves[k], 3 + 2 * k);
+    ck_assert_int_eq(last_lag(p->a, NULL), 0);
+    return lag;
+}
+
+/* A move is credited half its connection's measured round trip: added
+ * back to the mover's clock, in moved, the PGN and the metrics. */
+START_TEST(lag_credit_is_half_the_round_trip)
+{
+    struct pair p;
+    int64_t white_ms;
+    char *pgn;
+
+    start_pair(&p);
+    p.a->rtt_ms = 240;
+    play_two(&p); /* first moves: no clock runs, no credit */
+    ck_assert_int_eq(last_lag(p.b, NULL), 0);
+    ck_assert_int_eq(white_moves_after(&p, 0, 1000, &white_ms), 120);
+    ck_assert_int_eq(white_ms, 300000 - 1000 + 120);
+    /* every move counts, with or without a credit */
+    ck_assert_uint_eq(hub_metrics(fake_hub)->lag_credit.count, 4);
+    ck_assert_int_eq(hub_metrics(fake_hub)->lag_credit.sum_us, 120000);
+    pgn = hub_game_pgn(fake_hub, p.gid);
+    ck_assert_ptr_nonnull(pgn);
+    ck_assert_msg(strstr(pgn, "{ [%clk 0:04:59] [%lag 0.120] }"), "%s", pgn);
+    ck_assert_msg(strstr(pgn, "a6 { [%clk 0:05:00] }"), "%s", pgn);
+    free(pgn);
+}
+END_TEST
+
+/* Never more than the time the move took on the server's clock: no one
+ * gains time from a credit. */
+START_TEST(lag_credit_at_most_the_move_time)
+{
+    struct pair p;
+    int64_t white_ms;
+
+    start_pair(&p);
+    p.a->rtt_ms = 800; /* 400 ms one way, within the first quota */
+    play_two(&p);
+    ck_assert_int_eq(white_moves_after(&p, 0, 150, &white_ms), 150);
+    ck_assert_int_eq(white_ms, 300000);
+}
+END_TEST
+
+/* A client that seems to have a huge delay (it holds its pongs back)
+ * gets the quota and nothing more: 300 + 100 ms on its first clocked
+ * move, then 100 ms a move. */
+START_TEST(lag_quota_bounds_a_held_back_pong)
+{
+    struct pair p;
+    int64_t white_ms, total = 0, lag;
+
+    start_pair(&p);
+    p.a->rtt_ms = 20000;
+    play_two(&p);
+    for (int k = 0; k < 6; k++) {
+        lag = white_moves_after(&p, k, 2000, &white_ms);
+        ck_assert_int_eq(lag, k == 0 ? LAG_QUOTA_START_MS + LAG_QUOTA_GAIN_MS
+                                     : LAG_QUOTA_GAIN_MS);
+        total += lag;
+        ck_assert_int_eq(white_ms, 300000 - 2000 * (k + 1) + total);
+    }
+    ck_assert_int_eq(total, LAG_QUOTA_START_MS + 6 * LAG_QUOTA_GAIN_MS);
+}
+END_TEST
+
+/* The quota saved up while the line was good is capped at
+ * LAG_QUOTA_MAX_MS, and one move gets at most LAG_CREDIT_MAX_MS. */
+START_TEST(lag_quota_and_credit_caps)
+{
+    struct pair p;
+    int64_t white_ms;
+
+    start_pair(&p);
+    play_two(&p);
+    for (int k = 0; k < 8; k++) /* no delay: 400, 500, ..., 1000 saved */
+        ck_assert_int_eq(white_moves_after(&p, k, 1000, &white_ms), 0);
+    p.a->rtt_ms = 20000;
+    ck_assert_int_eq(white_moves_after(&p, 8, 1000, &white_ms),
+                     LAG_CREDIT_MAX_MS); /* of 1000: 500 left */
+    ck_assert_int_eq(white_moves_after(&p, 9, 1000, &white_ms),
+                     LAG_CREDIT_MAX_MS); /* of 600: 100 left */
+    ck_assert_int_eq(white_moves_after(&p, 10, 1000, &white_ms),
+                     LAG_QUOTA_MAX_MS + 2 * LAG_QUOTA_GAIN_MS -
+                         2 * LAG_CREDIT_MAX_MS);
+    ck_assert_int_eq(white_ms, 300000 - 11000 + 1200);
+}
+END_TEST
+
 static Suite *hub_suite(void)
 {
     Suite *s = suite_create("hub");
@@ -642,6 +769,10 @@ static Suite *hub_suite(void)
     tcase_add_test(t, spectators_and_subscriptions);
     tcase_add_test(t, seeks_pair_and_go_with_the_connection);
     tcase_add_test(t, restore_after_restart);
+    tcase_add_test(t, lag_credit_is_half_the_round_trip);
+    tcase_add_test(t, lag_credit_at_most_the_move_time);
+    tcase_add_test(t, lag_quota_bounds_a_held_back_pong);
+    tcase_add_test(t, lag_quota_and_credit_caps);
     suite_add_tcase(s, t);
     return s;
 }

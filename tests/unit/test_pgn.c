@@ -57,7 +57,7 @@ START_TEST(scholars_mate_with_clocks)
     char *pgn;
 
     record_of(&r, FEN_START, "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7");
-    pgn = pgn_format(&casual, &r, clk);
+    pgn = pgn_format(&casual, &r, clk, NULL);
     ck_assert_ptr_nonnull(pgn);
     /* Lines break before the token that would pass column 80; a Black
      * move after a comment gets its "N..." number again. */
@@ -80,7 +80,7 @@ START_TEST(scholars_mate_with_clocks)
     free(pgn);
 
     /* without clocks: plain numbering */
-    pgn = pgn_format(&casual, &r, NULL);
+    pgn = pgn_format(&casual, &r, NULL, NULL);
     ck_assert_ptr_nonnull(pgn);
     ck_assert_ptr_nonnull(strstr(pgn, "\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 "
                                       "4. Qxf7# 1-0\n"));
@@ -98,7 +98,7 @@ START_TEST(clock_format_hours_and_rounding)
     char *pgn;
 
     record_of(&r, FEN_START, "d2d4 d7d5 c2c4");
-    pgn = pgn_format(&casual, &r, clk);
+    pgn = pgn_format(&casual, &r, clk, NULL);
     ck_assert_ptr_nonnull(pgn);
     /* " 1-0" would end in column 81: it goes to the next line */
     ck_assert_ptr_nonnull(strstr(pgn, "\n1. d4 { [%clk 1:02:03] } 1... d5 "
@@ -120,7 +120,7 @@ START_TEST(setup_position_with_black_to_move)
     t.time_control = "1/60";
     t.termination = "unterminated";
     record_of(&r, fen, "e8c8 e1g1 d8d1 f1d1");
-    pgn = pgn_format(&t, &r, NULL);
+    pgn = pgn_format(&t, &r, NULL, NULL);
     ck_assert_ptr_nonnull(pgn);
     ck_assert_str_eq(pgn, "[Event \"Casual game\"]\n"
                           "[Site \"https://chess.example/g/abc\"]\n"
@@ -148,7 +148,7 @@ START_TEST(standard_start_with_other_move_number_is_a_setup)
     /* the initial placement, but not the initial position of a game */
     record_of(&r, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 7",
               "e2e4");
-    pgn = pgn_format(&casual, &r, NULL);
+    pgn = pgn_format(&casual, &r, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(pgn, "[SetUp \"1\"]\n[FEN \"rnbqkbnr/"
                                       "pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w "
                                       "KQkq - 0 7\"]\n\n7. e4 1-0\n"));
@@ -167,7 +167,7 @@ START_TEST(tags_are_escaped_and_missing_ones_filled)
     t.black = "two\nlines\tand tab";
     t.result = "2-0"; /* not a result: written as "*" in both places */
     record_of(&r, FEN_START, "");
-    pgn = pgn_format(&t, &r, NULL);
+    pgn = pgn_format(&t, &r, NULL, NULL);
     ck_assert_ptr_nonnull(pgn);
     ck_assert_str_eq(pgn, "[Event \"?\"]\n"
                           "[Site \"?\"]\n"
@@ -221,7 +221,7 @@ START_TEST(long_games_wrap_at_80_and_read_back)
         ck_assert_int_eq(record_push(&r, m), 0);
         clk[r.n - 1] = (int64_t)(testutil_rand(&seed) % 40000000);
     }
-    pgn = pgn_format(&casual, &r, _i % 2 == 0 ? clk : NULL);
+    pgn = pgn_format(&casual, &r, _i % 2 == 0 ? clk : NULL, NULL);
     ck_assert_ptr_nonnull(pgn);
 
     movetext = strstr(pgn, "\n\n");

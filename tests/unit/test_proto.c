@@ -398,7 +398,8 @@ static char *moved_by_jansson(const struct proto_moved *m)
     for (size_t i = 0; i < m->n_claim; i++)
         json_array_append_new(claim, json_string(m->claim_moves[i]));
     o = json_pack(
-        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:o,s:o,s:b,s:o}",
+        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:I,s:o,s:o,s:b,s:"
+        "o}",
         "t", "moved", "game", m->game, "ply", m->ply, "uci", m->uci, "san",
         m->san, "fen", m->fen, "check", m->check, "clocks", "white_ms",
         (json_int_t)m->clocks.white_ms, "black_ms",
@@ -408,7 +409,7 @@ static char *moved_by_jansson(const struct proto_moved *m)
             : json_string(proto_color_name(m->clocks.running)),
         "first_move_ms",
         m->first_move_ms < 0 ? json_null() : json_integer(m->first_move_ms),
-        "draw_offer",
+        "lag_ms", (json_int_t)m->lag_ms, "draw_offer",
         m->draw_offer < 0 ? json_null()
                           : json_string(proto_color_name(m->draw_offer)),
         "legal", legal, "claimable", m->claimable, "claim_moves", claim);
@@ -444,6 +445,7 @@ START_TEST(moved_matches_jansson)
                 .clocks = {bits & 4 ? INT64_MAX : 0, 59999,
                            (bits >> 3) % 3 - 1},
                 .first_move_ms = bits & 16 ? -1 : 30000,
+                .lag_ms = bits & 4 ? 0 : 37 * bits,
                 .draw_offer = bits & 32 ? -1 : bits & 1,
                 .legal = legal,
                 .n_legal = sizes[k],

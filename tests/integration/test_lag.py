@@ -1,0 +1,125 @@
+"""Lag compensation (PROTOCOL.md, "Lag compensation"): the server times
+each connection's pings and credits a move with half the smoothed round
+trip, within a per-player quota (server/tunables.h: LAG_*). One player's
+line is made 150 ms long each way in the test client; another holds its
+pongs back to look slow."""
+import json
+import socket
+import time
+
+from harness import FreshServerTest
+from wsclient import OP_PING, OP_TEXT
+
+# server/tunables.h
+QUOTA_START_MS, QUOTA_GAIN_MS, CREDIT_MAX_MS = 300, 100, 500
+
+WHITE = "a2a3 b2b3 c2c3 d2d3 h2h3 g2g3 f2f3 a3a4".split()
+BLACK = "a7a6 b7b6 c7c6 d7d6 h7h6 g7g6 f7f6 a6a5".split()
+
+
+class LagTest(FreshServerTest):
+    def setUp(self):
+        super().setUp()
+        # a ping a second, so that round trips are measured within the test
+        self.srv = self.server({"ping_interval_s": 1, "ping_timeout_s": 10})
+
+    def pump(self, c, seconds):
+        """Reads c's frames for a while, answering its pings and keeping
+        its messages (frame by frame: a message read never waits for the
+        next one)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            c.ws.sock.settimeout(left)
+            try:
+                _, opcode, data = c.ws.recv_frame()
+            except socket.timeout:
+                return
+            if opcode == OP_PING:
+                c.ws.pong(data)
+            elif opcode == OP_TEXT:
+                c.backlog.append(json.loads(data))
+
+    def game(self):
+        w, b, gid = self.start_game(self.srv)
+        w.move(gid, "e2e4", 0)
+        b.expect("moved", game=gid, ply=1)
+        b.move(gid, "e7e5", 1)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=2)
+        return w, b, gid
+
+    def white_move(self, w, b, gid, k, think=0.0):
+        """White's k-th clocked move after `think` s, black answering at
+        once: white's moved as black saw it (black's own credits are not
+        looked at: black reads only when the test lets it, so its pongs
+        come late too)."""
+        if think:
+            self.pump(w, think)
+        w.move(gid, WHITE[k], 2 + 2 * k)
+        m = b.expect("moved", game=gid, ply=3 + 2 * k)
+        self.assertEqual(w.expect("moved", game=gid, ply=3 + 2 * k)["lag_ms"],
+                         m["lag_ms"])
+        self.black_sent = time.monotonic()
+        b.move(gid, BLACK[k], 3 + 2 * k)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=4 + 2 * k)
+        return m
+
+    def test_latency_is_credited_within_the_quota(self):
+        w, b, gid = self.game()
+        w.ws.delay_s = 0.15
+        self.pump(w, 2.5)  # a few pings over the long line
+        credits, left = [], 300000
+        for k in range(len(WHITE)):
+            turn_began = self.black_sent if k else None
+            m = self.white_move(w, b, gid, k)
+            span_ms = (time.monotonic() - (turn_began or 0)) * 1000
+            lag = m["lag_ms"]
+            credits.append(lag)
+            charged = left - m["clocks"]["white_ms"]
+            left = m["clocks"]["white_ms"]
+            # the server's own time for the turn is at least the 300 ms
+            # the line took both ways, at most what black saw between its
+            # move and white's: what it charged is that minus the credit
+            self.assertGreaterEqual(charged + lag, 300, m)
+            if turn_began:
+                self.assertLessEqual(charged + lag, span_ms + 1, m)
+            self.assertLessEqual(sum(credits),
+                                 QUOTA_START_MS + QUOTA_GAIN_MS * (k + 1))
+        # 150 ms one way, credited in full while the quota lasts ...
+        for lag in credits[:5]:
+            self.assertGreaterEqual(lag, 120, credits)
+            self.assertLessEqual(lag, 300, credits)
+        # ... then only what the quota gains a move (150 > 100)
+        self.assertEqual(credits[-2:], [QUOTA_GAIN_MS] * 2, credits)
+        # stored with the move, and in the PGN
+        status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
+        self.assertEqual(status, 200)
+        self.assertIn("[%%lag %d.%03d]" % (credits[0] // 1000,
+                                           credits[0] % 1000), body.decode())
+        b.send({"t": "resign", "game": gid})
+        b.expect("game_end", game=gid)
+        st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["game"], gid)
+
+    def test_held_back_pongs_gain_only_the_quota(self):
+        w, b, gid = self.game()
+        w.ws.pong_hold_s = 2.0  # looks like a 2 s round trip
+        self.pump(w, 4.5)
+        credits = []
+        for k in range(5):
+            m = self.white_move(w, b, gid, k, think=1.2)
+            credits.append(m["lag_ms"])
+        # the estimate (about 1 s one way) never gets past the quota
+        self.assertEqual(credits, [QUOTA_START_MS + QUOTA_GAIN_MS] +
+                         [QUOTA_GAIN_MS] * 4)
+        self.assertEqual(sum(credits), QUOTA_START_MS + 5 * QUOTA_GAIN_MS)
+
+    def test_no_ping_answered_no_credit(self):
+        w, b, gid = self.game()
+        m = self.white_move(w, b, gid, 0, think=0.3)
+        # opened less than a ping interval ago: no round trip known
+        self.assertEqual(m["lag_ms"], 0)
