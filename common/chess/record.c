@@ -9,12 +9,16 @@
 #include "dead.h"
 #include "movegen.h"
 
+/* Plies the history holds before it first grows (doubling): a live game's
+ * record is kept for every game a server holds. */
+#define RECORD_FIRST_CAP 16
+
 int record_init(struct record *r, const struct board *start)
 {
     r->start = *start;
     r->cur = *start;
     r->n = 0;
-    r->cap = 64;
+    r->cap = RECORD_FIRST_CAP;
     r->moves = malloc(r->cap * sizeof *r->moves);
     r->keys = malloc((r->cap + 1) * sizeof *r->keys);
     if (!r->moves || !r->keys) {
@@ -38,7 +42,7 @@ int record_push(struct record *r, move_t m)
 {
     assert(movegen_is_legal(&r->cur, m));
     if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
+        size_t cap = r->cap ? r->cap * 2 : RECORD_FIRST_CAP;
         move_t *mv = realloc(r->moves, cap * sizeof *mv);
         if (!mv)
             return -1;
