@@ -1924,20 +1924,22 @@ static int rows_end(struct store *s, sqlite3_stmt *st, int rc)
     return ok;
 }
 
+/* Ends a read of at most one row by st whose step returned rc: 1 when
+ * it found the row (rc SQLITE_ROW), 0 when there was none, -1 on an
+ * error (logged and counted); resets st either way. */
+static int row_end(struct store *s, sqlite3_stmt *st, int rc)
+{
+    return rows_end(s, st, rc) < 0 ? -1 : rc == SQLITE_ROW;
+}
+
 static int find_player(struct store *s, sqlite3_stmt *st,
                        struct store_player *out)
 {
-    int rc = sqlite3_step(st), found = 0;
+    int rc = sqlite3_step(st);
 
-    if (rc == SQLITE_ROW) {
+    if (rc == SQLITE_ROW)
         row_player(st, out);
-        found = 1;
-    } else if (rc != SQLITE_DONE) {
-        found = read_failed(s, st);
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return found;
+    return row_end(s, st, rc);
 }
 
 int store_find_player_by_token(struct store *s, const uint8_t hash[32],
@@ -1962,7 +1964,7 @@ int store_find_account(struct store *s, const char *username,
                        struct store_account *out)
 {
     sqlite3_stmt *st = s->r_account;
-    int rc, found = 0;
+    int rc;
 
     if (!username)
         return 0;
@@ -1974,13 +1976,8 @@ int store_find_account(struct store *s, const char *username,
         col_str(st, 1, out->username, sizeof out->username);
         col_str(st, 2, out->password_hash, sizeof out->password_hash);
         out->created_ms = sqlite3_column_int64(st, 3);
-        found = 1;
-    } else if (rc != SQLITE_DONE) {
-        found = read_failed(s, st);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return found;
+    return row_end(s, st, rc);
 }
 
 int store_find_account_token(struct store *s, const uint8_t hash[32],
@@ -1988,7 +1985,7 @@ int store_find_account_token(struct store *s, const uint8_t hash[32],
                              int64_t *last_used_ms)
 {
     sqlite3_stmt *st = s->r_account_token;
-    int rc, found = 0;
+    int rc;
 
     if (!hash)
         return 0;
@@ -2002,13 +1999,8 @@ int store_find_account_token(struct store *s, const uint8_t hash[32],
         out->created_ms = sqlite3_column_int64(st, 2);
         if (last_used_ms)
             *last_used_ms = sqlite3_column_int64(st, 3);
-        found = 1;
-    } else if (rc != SQLITE_DONE) {
-        found = read_failed(s, st);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return found;
+    return row_end(s, st, rc);
 }
 
 /* Fills r from RATING_COLS. */
@@ -2031,22 +2023,16 @@ int store_get_rating(struct store *s, const char *pid, const char *category,
                      struct store_rating *out)
 {
     sqlite3_stmt *st = s->r_rating;
-    int rc, found = 0;
+    int rc;
 
     if (!pid || !category)
         return 0;
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, category, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    if (rc == SQLITE_ROW)
         row_rating(st, out);
-        found = 1;
-    } else if (rc != SQLITE_DONE) {
-        found = read_failed(s, st);
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return found;
+    return row_end(s, st, rc);
 }
 
 int store_player_ratings(struct store *s, const char *pid,
@@ -2072,19 +2058,13 @@ int store_player_ratings(struct store *s, const char *pid,
 int store_is_account(struct store *s, const char *pid)
 {
     sqlite3_stmt *st = s->r_is_account;
-    int rc, found = 0;
+    int rc;
 
     if (!pid)
         return 0;
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        found = 1;
-    else if (rc != SQLITE_DONE)
-        found = read_failed(s, st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return found;
+    return row_end(s, st, rc);
 }
 
 int store_rating_history(struct store *s, const char *pid,
