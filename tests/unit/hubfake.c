@@ -232,7 +232,9 @@ struct fconn *fake_connect(const char *ip)
 
     ck_assert_ptr_nonnull(c);
     ck_assert_int_lt(nconns, MAXCONN);
-    c->s = hub_open(fake_hub, (struct conn *)c, ip);
+    ck_assert_uint_lt(strlen(ip), sizeof c->ip);
+    strcpy(c->ip, ip);
+    c->s = hub_open(fake_hub, (struct conn *)c, c->ip);
     ck_assert_ptr_nonnull(c->s);
     conns[nconns++] = c;
     return c;

@@ -26,6 +26,8 @@ struct fconn {
     int closed;        /* the close code; 0 while open */
     struct session *s; /* NULL once hub_close'd */
     int64_t rtt_ms;    /* what the fake env says its ping round trip is */
+    char ip[64];       /* its address: the session keeps a pointer to it,
+                          as to a real connection's */
 };
 
 /* The hub under test, its store and the fake clock (monotonic ms). */
@@ -51,7 +53,7 @@ void fake_restart(const struct hub_config *cfg);
  * connection, or look behind the store's back). */
 const char *fake_db_path(void);
 
-/* A new connection from ip, opened in the hub. */
+/* A new connection from ip (copied), opened in the hub. */
 struct fconn *fake_connect(const char *ip);
 /* The connection closes (the hub's hub_close). */
 void fake_disconnect(struct fconn *c);
