@@ -96,6 +96,8 @@ test('the game page: time control, clocks, material, browsing, leaving',
     await waitText(a.page, '#status',
                    /\(viewing 2\. exd5, move 2 of 2\)$/);
     await waitText(a.page, '#bar-bottom .material .mscore', /^\+1$/);
+    await screenshot(a.page, 'gamepage-desktop.png');
+    await screenshot(b.page, 'gamepage-phone.png');
     await a.page.click('#nav-prev');
     await waitText(a.page, '#status',
                    /\(viewing 1… d5, move 1 of 2\)$/);
@@ -105,8 +107,6 @@ test('the game page: time control, clocks, material, browsing, leaving',
     await waitText(a.page, '#status', /\(viewing the starting position\)$/);
     await a.page.click('#nav-last');
     await waitText(a.page, '#status', /^Your move$/);
-    await screenshot(a.page, 'gamepage-desktop.png');
-    await screenshot(b.page, 'gamepage-phone.png');
 
     // A spectator's board shows the real position first, never the
     // starting one.
@@ -236,6 +236,7 @@ test('the lag credit of a move is shown', { timeout: 90000 }, async (t) => {
         assert.equal(await entry.getAttribute('title'), want);
         assert.equal(await entry.getAttribute('aria-label'), `2. Nf3, ${want}`);
     }
+    await screenshot(b.page, 'lagcredit-desktop.png');
     // The other bar says nothing, and the label goes with the next move.
     assert.ok(await b.page.locator('#bar-bottom .lag').isHidden());
     await clickMove(b.page, 'b8c6');
