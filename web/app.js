@@ -23,7 +23,17 @@ const state = {
     me: null,
     pid: null,             /* the player the views' state belongs to */
     requests: new Map(),   /* id -> what was sent, to explain its error */
+    restartToast: null,    /* the "server is restarting" toast, if shown */
 };
+
+// The restart notice is over once the server speaks again (its welcome,
+// or a game's state after it).
+function clearRestartNotice() {
+    if (state.restartToast) {
+        state.restartToast.remove();
+        state.restartToast = null;
+    }
+}
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
 
@@ -94,6 +104,7 @@ function navigate(path, stateComing) {
 function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
+        clearRestartNotice();
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
@@ -148,6 +159,7 @@ function onMessage(msg) {
         }
         break;
     case 'state':
+        clearRestartNotice();
         lobby.onGameInfo(msg);
         game.onState(msg);
         break;
@@ -185,7 +197,9 @@ function onMessage(msg) {
         game.onBack(msg);
         break;
     case 'shutdown':
-        toast('The server is restarting. Reconnecting…', 'info');
+        clearRestartNotice();
+        state.restartToast = toast('The server is restarting. ' +
+                                   'Reconnecting…', 'info');
         break;
     case 'store_stall':
         toast('The server cannot store moves at the moment. No clock runs ' +
@@ -274,7 +288,8 @@ function updateConnText() {
 // ---- toasts and dialogs -------------------------------------------------
 
 // Shows `text` for a while; `action` ({ label, run }) adds a button that
-// runs it and closes the toast.
+// runs it and closes the toast. Returns the toast's element (remove() it
+// to close it early).
 function toast(text, kind, action) {
     const box = $('toasts');
     const el = document.createElement('div');
@@ -305,6 +320,7 @@ function toast(text, kind, action) {
     while (box.children.length > 4)
         box.firstElementChild.remove();
     setTimeout(() => el.remove(), TOAST_MS);
+    return el;
 }
 
 let confirmResolve = null;
