@@ -353,8 +353,12 @@ static void register_done(struct hub *h, struct auth_job *j,
     snprintf(p->name, sizeof p->name, "%s", j->username);
     account_set_token(s, hash);
     struct proto_rating ratings[RATING_CATEGORIES];
-    struct proto_me me = {p->pid, p->name, true, ratings,
-                          hub_ratings_shown(h, p->pid, ratings, false)};
+    struct proto_me me = {p->pid,
+                          p->name,
+                          true,
+                          ratings,
+                          hub_ratings_shown(h, p->pid, ratings, false),
+                          NULL}; /* (none stored yet: settings null) */
     hub_send_text(s, proto_render_registered(&me, token, &j->id), seq);
     log_info("event=registered player=%s username=%s", p->pid,
              log_quote(q, sizeof q, p->name));

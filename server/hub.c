@@ -48,6 +48,7 @@
 #include "holds.h"
 #include "ids.h"
 #include "passwd.h"
+#include "prefs.h"
 #include "ratelimit.h"
 #include "rating.h"
 #include "rematch.h"
@@ -782,6 +783,7 @@ static void sweep(void *arg)
     if (h->shutting_down)
         return;
     account_sweep(h);
+    prefs_sweep(h);
     rated_sweep(h);
     if (hub_wall_ms(h) - h->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
         store_expire_tokens(h->store,
@@ -824,17 +826,19 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     h->login_users = ratelimit_new(cfg->logins_per_user_per_min / 60.0,
                                    cfg->logins_per_user_per_min,
                                    LIMIT_LOGIN_KEYS);
+    h->prefs = prefs_new();
     h->sweep = hub_alarm_new(h, sweep, h);
     h->stall_timer = hub_alarm_new(h, stall_check, h);
     h->stall_timer_at = CLOCK_NEVER;
     holds_init(&h->holds);
     if (!h->lobby || !h->verdicts || !h->passwd || !h->login_ips ||
-        !h->login_users || !h->sweep || !h->stall_timer) {
+        !h->login_users || !h->prefs || !h->sweep || !h->stall_timer) {
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
         passwd_stop(h->passwd);
         ratelimit_free(h->login_ips);
         ratelimit_free(h->login_users);
+        prefs_free(h->prefs);
         hub_alarm_free(h, h->sweep);
         hub_alarm_free(h, h->stall_timer);
         free(h);
@@ -876,6 +880,7 @@ void hub_free(struct hub *h)
     account_free_all(h);
     ratelimit_free(h->login_ips);
     ratelimit_free(h->login_users);
+    prefs_free(h->prefs);
     for (size_t i = 0; i < h->rated.cap; i++)
         free(h->rated.slots[i].value);
     table_clear(&h->rated);
@@ -1243,7 +1248,8 @@ void hub_welcome(struct session *s, const char *token,
 {
     struct player *p = s->player;
     struct proto_rating ratings[RATING_CATEGORIES];
-    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0};
+    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
+    char *settings = NULL;
     size_t n, k = 0;
     struct game_ref *refs = games_snapshot(p, &n);
     struct game **gs = malloc((n ? n : 1) * sizeof *gs);
@@ -1253,14 +1259,17 @@ void hub_welcome(struct session *s, const char *token,
         if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
             k++;
     n = k;
-    if (p->account)
+    if (p->account) {
         pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
+        pp.settings = settings = prefs_get(s->hub, p->pid);
+    }
     if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
             gids[i] = game_gid(gs[i]);
         hub_send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
     }
+    free(settings);
     free(gids);
     free(gs);
     free(refs);
@@ -1743,6 +1752,9 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         break;
     case PROTO_T_LOGOUT:
         account_logout(s, m, now);
+        break;
+    case PROTO_T_SETTINGS:
+        prefs_command(s, m, now);
         break;
     case PROTO_T_SEEK:
         do_seek(s, m, now);

@@ -82,6 +82,7 @@ struct hub {
     struct table revoked;      /* token key / "pid:" PID -> pending */
     int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
     struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
+    struct prefs *prefs;       /* accounts' settings (prefs.c) */
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
