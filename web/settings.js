@@ -103,11 +103,7 @@ export function set(name, value) {
     const next = normalize({ ...current, [name]: value });
     if (next[name] !== value)
         return;
-    current = next;
-    save();
-    apply();
-    for (const fn of listeners)
-        fn(name, value);
+    replace(next);
     if (remote.account) {
         remote.dirty = remote.account;
         schedule(SAVE_DELAY_MS);
@@ -144,16 +140,9 @@ function push() {
 }
 
 // Replaces the settings with the server's object (unknown names dropped,
-// wrong values defaulted) and tells the listeners.
+// wrong values defaulted).
 function adopt(obj) {
-    const next = normalize(obj);
-    if (JSON.stringify(next) === JSON.stringify(current))
-        return;
-    current = next;
-    save();
-    apply();
-    for (const fn of listeners)
-        fn(null, null);
+    replace(normalize(obj));
 }
 
 // `welcome` or `registered`: whose settings these are now. For an
@@ -209,7 +198,21 @@ export function onSignedOut() {
     clearTimeout(remote.timer);
 }
 
-// Calls fn(name, value) after every change, also from another tab.
+// Makes `next` (a complete, normal settings object) the settings: saves,
+// applies them and tells the listeners of each setting that changed.
+function replace(next) {
+    const changed = Object.keys(SETTINGS).filter((k) =>
+        next[k] !== current[k]);
+    current = next;
+    save();
+    apply();
+    for (const name of changed)
+        for (const fn of listeners)
+            fn(name, next[name]);
+}
+
+// Calls fn(name, value) after every change, also from another tab or
+// (logged in) another browser of the account.
 export function onChange(fn) {
     listeners.push(fn);
 }
