@@ -149,7 +149,8 @@ enum op_kind {
     OP_TOKEN_REVOKE,
     OP_TOKENS_REVOKE,
     OP_TOKENS_EXPIRE,
-    OP_SETTINGS
+    OP_SETTINGS,
+    OP_KINDS
 };
 
 /* One queued write, owned by the queue until the writer frees it. */
@@ -1025,9 +1026,11 @@ static bool op_error(int rc)
 static const char *op_name(enum op_kind k)
 {
     static const char *const names[] = {
-        "player",       "game",          "move",         "finish",
-        "purge",        "register",      "token_put",    "token_touch",
-        "token_revoke", "tokens_revoke", "tokens_expire"};
+        "player",       "game",          "move",          "finish",
+        "purge",        "register",      "token_put",     "token_touch",
+        "token_revoke", "tokens_revoke", "tokens_expire", "settings"};
+    _Static_assert(sizeof names / sizeof *names == OP_KINDS,
+                   "a name for every op kind");
     return names[k];
 }
 
