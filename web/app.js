@@ -113,6 +113,7 @@ function onMessage(msg) {
         if (state.pid && state.pid !== msg.player.id)
             lobby.forget();
         state.pid = msg.player.id;
+        Settings.onIdentity(msg);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
@@ -124,6 +125,7 @@ function onMessage(msg) {
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
+        Settings.onIdentity(msg);
         renderMe();
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
@@ -133,8 +135,16 @@ function onMessage(msg) {
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = null;
+        Settings.onSignedOut();
         renderMe();
         account.onLoggedOut(msg);
+        break;
+    case 'settings_saved':
+        state.requests.delete(msg.id);
+        Settings.onSaved(msg.id);
+        break;
+    case 'settings_changed':
+        Settings.onRemote(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -234,6 +244,8 @@ function onError(msg) {
                                                                   name) });
     } else if (req && req.quiet) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
+        if (req.t === 'settings')
+            Settings.onSaveError(msg);
     } else if (!account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
@@ -430,6 +442,14 @@ function start() {
     document.body.append(announcer);
 
     Settings.init();
+    // An account's settings go to the server in the background: a failure
+    // is retried (settings.js), never shown.
+    Settings.connect((msg) => {
+        const id = conn ? conn.send(msg) : 0;
+        if (id)
+            state.requests.set(id, { t: 'settings', quiet: true });
+        return id;
+    });
     sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
     confirmPerMove(game);

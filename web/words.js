@@ -203,6 +203,8 @@ const ERRORS = {
     no_rematch: 'No rematch of this game is possible',
     rated_needs_account: 'Rated games are for accounts: sign up or log ' +
                          'in first.',
+    needs_account: 'Only an account stores its settings on the server: ' +
+                   'sign up or log in.',
     bad_username: 'Usernames are 2 to 20 letters, digits, _ or -.',
     name_taken: 'That username is taken: choose another one.',
     weak_password: 'The password is too short: use at least 8 characters.',

@@ -132,7 +132,7 @@ test('every protocol error code has a human message', () => {
                    'bad_clock', 'claim_rejected', 'seat_taken', 'own_game',
                    'no_draw_offer', 'abort_not_allowed', 'no_seek',
                    'rate_limited', 'too_many_games', 'no_rematch',
-                   'rated_needs_account',
+                   'rated_needs_account', 'needs_account',
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials'];
     for (const c of codes) {
