@@ -45,6 +45,7 @@ static void f_send(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq)
     ck_assert_int_lt(fc->n, FAKE_MAXMSG);
     fc->msg[fc->n] = strdup(b->data);
     fc->seq[fc->n] = seq;
+    fc->buf[fc->n] = b;
     fc->n++;
 }
 

@@ -21,6 +21,8 @@
 struct fconn {
     char *msg[FAKE_MAXMSG]; /* owned copies */
     uint64_t seq[FAKE_MAXMSG];
+    const struct msgbuf *buf[FAKE_MAXMSG]; /* which buffer it was (never
+                                              dereferenced: to compare) */
     int n;
     int now_n;         /* of which sent with send_now */
     int closed;        /* the close code; 0 while open */
