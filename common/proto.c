@@ -1256,11 +1256,11 @@ char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
     for (size_t i = 0; jg && i < ng; i++) {
         const struct proto_lobby_game *g = &games[i];
         if (json_array_append_new(
-                jg, json_pack("{s:s,s:o,s:o,s:o,s:b,s:i}", "game", g->game,
-                              "white", j_player(&g->white), "black",
-                              j_player(&g->black), "clock",
-                              j_clock(&g->clock), "rated", g->rated, "ply",
-                              g->ply)) < 0) {
+                jg,
+                json_pack("{s:s,s:o,s:o,s:o,s:b,s:i}", "game", g->game,
+                          "white", j_player(&g->white), "black",
+                          j_player(&g->black), "clock", j_clock(&g->clock),
+                          "rated", g->rated, "ply", g->ply)) < 0) {
             json_decref(jg);
             jg = NULL;
         }
@@ -1270,9 +1270,9 @@ char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
         json_decref(jg);
         return NULL;
     }
-    return finish(json_pack("{s:s,s:o,s:o}", "t", "lobby", "seeks", js,
-                            "games", jg),
-                  NULL);
+    return finish(
+        json_pack("{s:s,s:o,s:o}", "t", "lobby", "seeks", js, "games", jg),
+        NULL);
 }
 
 char *proto_render_health(bool ok, int64_t live_games, int64_t connections)

@@ -132,11 +132,11 @@ struct proto_msg {
     /* register, login: as sent (checked by the server, not here) */
     char username[PROTO_USERNAME_FIELD_MAX + 1];
     char password[PROTO_PASSWORD_MAX + 1];
-    size_t password_len;    /* bytes */
-    bool everywhere;        /* logout: every token of the account */
-    bool rated;             /* seek, invite: false when absent */
-    bool has_range;         /* seek: rating_range given ... */
-    int range_lo, range_hi; /* ... its bounds, inclusive */
+    size_t password_len;          /* bytes */
+    bool everywhere;              /* logout: every token of the account */
+    bool rated;                   /* seek, invite: false when absent */
+    bool has_range;               /* seek: rating_range given ... */
+    int range_lo, range_hi;       /* ... its bounds, inclusive */
     char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
 };
 

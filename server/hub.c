@@ -147,7 +147,7 @@ struct hub {
     struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
     uint64_t purge_seq;           /* the last guest purge queued */
     struct lobby *lobby;
-    struct lobbyfeed *feed; /* lobby watchers (lobbyfeed.h) */
+    struct lobbyfeed *feed;        /* lobby watchers (lobbyfeed.h) */
     struct verdicts *verdicts;     /* flag verdicts, off the loop */
     struct holds holds;            /* turns waiting for a store commit */
     struct hub_alarm *stall_timer; /* the oldest hold is a stall */
@@ -1025,8 +1025,8 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     h->feed = h->lobby ? lobbyfeed_new(&h->env, h->lobby, &h->games,
                                        &h->metrics.lobby_watchers)
                        : NULL;
-    if (!h->lobby || !h->feed || !h->verdicts || !h->passwd || !h->login_ips ||
-        !h->login_users || !h->sweep || !h->stall_timer) {
+    if (!h->lobby || !h->feed || !h->verdicts || !h->passwd ||
+        !h->login_ips || !h->login_users || !h->sweep || !h->stall_timer) {
         lobbyfeed_free(h->feed);
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);

@@ -33,7 +33,7 @@ struct lobby_seek {
     bool rated;
     long rating;      /* rated: the seeker's rating, rounded */
     bool provisional; /* rated: ... and whether it is provisional */
-    bool has_range; /* rated: pair only with ratings in [lo, hi] */
+    bool has_range;   /* rated: pair only with ratings in [lo, hi] */
     int lo, hi;
 };
 

@@ -137,14 +137,15 @@ static char *render(const struct lobbyfeed *f)
     for (size_t i = 0; i < ns; i++) {
         const struct lobby_seek *k = ls[i];
         seeks[i] = (struct proto_lobby_seek){
-            k->sid,
-            {k->pid, k->name, k->rated, k->rating, k->provisional},
-            k->clock,
-            (int)k->color,
-            k->rated,
-            k->has_range,
-            k->lo,
-            k->hi};
+            .sid = k->sid,
+            .player = {k->pid, k->name, k->rated, k->rating, k->provisional},
+            .clock = k->clock,
+            .color = (int)k->color,
+            .rated = k->rated,
+            .has_range = k->has_range,
+            .lo = k->lo,
+            .hi = k->hi,
+        };
     }
     p.n = 0;
     for (size_t i = 0; i < f->games->cap; i++) {
@@ -155,9 +156,13 @@ static char *render(const struct lobbyfeed *f)
     for (size_t i = 0; i < p.n; i++) {
         const struct game *g = p.game[i];
         games[i] = (struct proto_lobby_game){
-            game_gid(g),         game_seat_player(g, 0),
-            game_seat_player(g, 1), *game_clock_spec(g),
-            game_rated(g),       game_ply(g)};
+            .game = game_gid(g),
+            .white = game_seat_player(g, 0),
+            .black = game_seat_player(g, 1),
+            .clock = *game_clock_spec(g),
+            .rated = game_rated(g),
+            .ply = game_ply(g),
+        };
     }
     return proto_render_lobby(seeks, ns, games, p.n);
 }

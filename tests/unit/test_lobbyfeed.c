@@ -144,7 +144,8 @@ START_TEST(games_order)
     struct lobbyfeed_rank r1500 = {true, 3000, 10, "b"},
                           r1600 = {true, 3200, 5, "c"},
                           r1600b = {true, 3200, 5, "d"},
-                          old = {false, 0, 1, "a"}, young = {false, 0, 20, "z"},
+                          old = {false, 0, 1, "a"},
+                          young = {false, 0, 20, "z"},
                           young_rated_low = {true, 100, 30, "y"};
 
     ck_assert_int_lt(lobbyfeed_rank_cmp(&r1600, &r1500), 0);
