@@ -204,6 +204,16 @@ static bool due(const struct lobbyfeed *f, int64_t now)
            now - f->rendered_at >= LOBBY_TICK_MS;
 }
 
+/* The last snapshot still waits for the store to commit what it shows
+ * (the database stalls): no new one is rendered until it is out, so a
+ * stall queues at most one snapshot per watcher, not one a tick (which
+ * would cut every watcher of a long stall as a slow reader). */
+static bool held(const struct lobbyfeed *f)
+{
+    return f->snap && f->env->store &&
+           store_committed(f->env->store) < f->snap_seq;
+}
+
 static void send_to(struct lobbyfeed *f, struct session *s)
 {
     f->env->send(f->env->ctx, s->conn, f->snap, f->snap_seq);
@@ -235,7 +245,7 @@ static void tick(void *arg)
     f->armed = false;
     if (!f->n)
         return;
-    if (stale(f) && due(f, now) && refresh(f, now))
+    if (stale(f) && due(f, now) && !held(f) && refresh(f, now))
         broadcast(f);
     arm(f, now);
 }
@@ -256,7 +266,8 @@ int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
         if (f->gauge)
             *f->gauge = (int64_t)f->n;
     }
-    if (stale(f) && (due(f, now) || !f->snap) && refresh(f, now)) {
+    if (stale(f) && (due(f, now) || !f->snap) && !held(f) &&
+        refresh(f, now)) {
         broadcast(f); /* the new snapshot, to every watcher */
     } else if (f->snap) {
         send_to(f, s);

@@ -15,7 +15,10 @@
  * seeks, games, watchers or changes, and nothing at all while nobody
  * watches or nothing changes. A new watcher gets the last snapshot at
  * once (a fresh render only when the last is stale and a tick's time has
- * passed since it: then every watcher gets it).
+ * passed since it: then every watcher gets it). A snapshot goes out
+ * once the store has committed what it shows (its moves and games); while
+ * the last one waits for that (the database stalls), no new one is
+ * rendered, so a stall costs each watcher one queued snapshot.
  *
  * The feed reads the hub's lobby and table of games (not owned; both
  * outlive it) and sends through the hub's environment. It remembers

@@ -6,12 +6,14 @@
  * ends with lobby_unwatch, logout and the connection; the games' order.
  */
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hubfake.h"
 #include "lobbyfeed.h"
+#include "store.h"
 #include "tunables.h"
 #include "check_main.h"
 
@@ -139,6 +141,52 @@ START_TEST(watch_ends_with_unwatch_logout_and_close)
 }
 END_TEST
 
+/* hub_on_text without settling (the store may be locked). */
+static void say_now(struct fconn *c, const char *text)
+{
+    hub_on_text(fake_hub, c->s, text, strlen(text), fake_now);
+}
+
+START_TEST(one_snapshot_waits_while_the_store_stalls)
+{
+    char wpid[64], apid[64], bpid[64], cpid[64], gid[64], move[128];
+    struct fconn *w = guest("watcher", wpid);
+    struct fconn *a = guest("alice", apid);
+    struct fconn *b = guest("bob", bpid);
+    struct fconn *c = guest("carol", cpid);
+    sqlite3 *db;
+
+    fake_invite(a, gid);
+    fake_say(b, "{\"t\":\"join\",\"game\":\"%s\"}", gid);
+    fake_say(w, "{\"t\":\"lobby_watch\"}");
+    ck_assert_int_eq(fake_count(w, "lobby"), 1);
+    ck_assert_int_eq(sqlite3_open(fake_db_path(), &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+                     SQLITE_OK);
+    snprintf(move, sizeof move,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e2e4\","
+             "\"ply\":0}",
+             gid);
+    say_now(a, move);
+    fake_advance_unsettled(LOBBY_TICK_MS);
+    ck_assert_int_eq(fake_count(w, "lobby"), 2); /* queued behind e4 */
+    ck_assert_uint_gt(w->seq[w->n - 1], store_committed(fake_store));
+    /* tick after tick of changes: nothing more while it waits */
+    for (int i = 0; i < 5; i++) {
+        say_now(c, i % 2 ? "{\"t\":\"cancel_seek\"}"
+                         : "{\"t\":\"seek\",\"clock\":" CLOCK5 "}");
+        fake_advance_unsettled(LOBBY_TICK_MS);
+    }
+    ck_assert_int_eq(fake_count(w, "lobby"), 2);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    fake_settle();
+    fake_advance(LOBBY_TICK_MS);
+    ck_assert_int_eq(fake_count(w, "lobby"), 3);
+    ck_assert_uint_eq(last_seeks(w), 1);
+}
+END_TEST
+
 START_TEST(games_order)
 {
     struct lobbyfeed_rank r1500 = {true, 3000, 10, "b"},
@@ -199,6 +247,7 @@ int main(void)
     tcase_add_test(tc, snapshot_at_once_and_coalesced_at_the_tick);
     tcase_add_test(tc, one_buffer_for_every_watcher);
     tcase_add_test(tc, watch_ends_with_unwatch_logout_and_close);
+    tcase_add_test(tc, one_snapshot_waits_while_the_store_stalls);
     tcase_add_test(tc, games_order);
     tcase_add_test(tc, at_most_thirty_games_newest_first);
     suite_add_tcase(s, tc);
