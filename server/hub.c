@@ -2265,8 +2265,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
                    &m->id);
         return;
     }
-    lobby_take(h->lobby, m->seek, &seek);
-    lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
+    seek = *k; /* taken (with s's own seek) once the game exists */
     color = lobby_taker_color(&seek, (int)(ids_random_byte() & 1));
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
     seats[1 - color] = (struct game_seat_init){seek.pid, seeker->name};
@@ -2277,6 +2276,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
                    &m->id);
         return;
     }
+    lobby_take(h->lobby, seek.sid, &seek);
+    lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
     log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
     game_announce_start(g, now);
 }

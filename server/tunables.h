@@ -152,9 +152,10 @@
 /* The lobby feed (PROTOCOL.md section 5, "Watching the lobby"): a
  * snapshot lists at most LOBBY_SEEKS_MAX open seeks (the oldest, the
  * order they pair in) and LOBBY_GAMES_MAX live games, so one is at most
- * about 30 KB (a seek ~200 bytes, a game ~250); watchers get a fresh one
+ * about 33 KB (a seek ~200 bytes, a game ~250; measured: 32,783 bytes
+ * with 20-character names, rated seeks with ranges, 3-hour clocks); watchers get a fresh one
  * at most every LOBBY_TICK_MS, rendered once for all of them, so a
- * watcher costs at most ~30 KB/s of output and one queue entry a second.
+ * watcher costs at most ~33 KB/s of output and one queue entry a second.
  * A page shows no more than this anyway; a second between updates is
  * live enough to click a seek and few enough messages for a phone. */
 #define LOBBY_SEEKS_MAX 100
