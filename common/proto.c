@@ -47,6 +47,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_BAD_CREDENTIALS] = "bad_credentials",
     [PROTO_RATED_NEEDS_ACCOUNT] = "rated_needs_account",
     [PROTO_NEEDS_ACCOUNT] = "needs_account",
+    [PROTO_NO_SUCH_SEEK] = "no_such_seek",
+    [PROTO_RATING_OUT_OF_RANGE] = "rating_out_of_range",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */
@@ -64,7 +66,8 @@ enum {
     F_EVERYWHERE = 1 << 10,
     F_RATED = 1 << 11,
     F_RATING_RANGE = 1 << 12,
-    F_SETTINGS = 1 << 13
+    F_SETTINGS = 1 << 13,
+    F_SEEK = 1 << 14
 };
 
 static const struct {
@@ -100,6 +103,9 @@ static const struct {
                        F_USERNAME | F_PASSWORD},
     [PROTO_T_LOGOUT] = {"logout", F_EVERYWHERE, 0},
     [PROTO_T_SETTINGS] = {"settings", F_SETTINGS, F_SETTINGS},
+    [PROTO_T_LOBBY_WATCH] = {"lobby_watch", 0, 0},
+    [PROTO_T_LOBBY_UNWATCH] = {"lobby_unwatch", 0, 0},
+    [PROTO_T_ACCEPT] = {"accept", F_SEEK, F_SEEK},
 };
 
 static const struct {
@@ -120,6 +126,7 @@ static const struct {
     {"rated", F_RATED},
     {"rating_range", F_RATING_RANGE},
     {"settings", F_SETTINGS},
+    {"seek", F_SEEK},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -488,6 +495,12 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
     if ((present & F_SETTINGS) &&
         take_settings(json_object_get(root, "settings"), m->settings, e) < 0)
         return -1;
+    if (present & F_SEEK) {
+        if (get_string(root, "seek", m->seek, sizeof m->seek, e) < 0 ||
+            !proto_key_valid(m->seek))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "seek: 1-32 of A-Z a-z 0-9 _ -");
+    }
     return 0;
 }
 
@@ -1306,6 +1319,52 @@ char *proto_render_leaderboard(const char *category,
                                            "games", players[i].games));
     return finish(json_pack("{s:s,s:o}", "category", category, "players", a),
                   NULL);
+}
+
+static const char *color_wish(int c)
+{
+    return c == PROTO_WHITE ? "white" : c == PROTO_BLACK ? "black" : "random";
+}
+
+char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
+                         const struct proto_lobby_game *games, size_t ng)
+{
+    json_t *js = json_array(), *jg = json_array();
+
+    for (size_t i = 0; js && i < ns; i++) {
+        const struct proto_lobby_seek *k = &seeks[i];
+        json_t *o = json_pack("{s:s,s:o,s:o,s:s,s:b}", "seek", k->sid,
+                              "player", j_player(&k->player), "clock",
+                              j_clock(&k->clock), "color",
+                              color_wish(k->color), "rated", k->rated);
+        if (o && k->has_range)
+            json_object_set_new(o, "rating_range",
+                                json_pack("[i,i]", k->lo, k->hi));
+        if (!o || json_array_append_new(js, o) < 0) {
+            json_decref(js);
+            js = NULL;
+        }
+    }
+    for (size_t i = 0; jg && i < ng; i++) {
+        const struct proto_lobby_game *g = &games[i];
+        if (json_array_append_new(
+                jg,
+                json_pack("{s:s,s:o,s:o,s:o,s:b,s:i}", "game", g->game,
+                          "white", j_player(&g->white), "black",
+                          j_player(&g->black), "clock", j_clock(&g->clock),
+                          "rated", g->rated, "ply", g->ply)) < 0) {
+            json_decref(jg);
+            jg = NULL;
+        }
+    }
+    if (!js || !jg) {
+        json_decref(js);
+        json_decref(jg);
+        return NULL;
+    }
+    return finish(
+        json_pack("{s:s,s:o,s:o}", "t", "lobby", "seeks", js, "games", jg),
+        NULL);
 }
 
 char *proto_render_health(bool ok, int64_t live_games, int64_t connections)

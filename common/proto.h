@@ -52,6 +52,8 @@ enum proto_code {
     PROTO_BAD_CREDENTIALS,     /* login: no such user or wrong password */
     PROTO_RATED_NEEDS_ACCOUNT, /* a rated seek, invite or join by a guest */
     PROTO_NEEDS_ACCOUNT,       /* settings: only an account stores them */
+    PROTO_NO_SUCH_SEEK,        /* accept: no open seek has that SID */
+    PROTO_RATING_OUT_OF_RANGE, /* accept: outside the seek's rating_range */
     PROTO_CODE_COUNT
 };
 
@@ -81,6 +83,9 @@ enum proto_type {
     PROTO_T_LOGIN,
     PROTO_T_LOGOUT,
     PROTO_T_SETTINGS,
+    PROTO_T_LOBBY_WATCH,
+    PROTO_T_LOBBY_UNWATCH,
+    PROTO_T_ACCEPT,
     PROTO_T_COUNT
 };
 
@@ -138,11 +143,12 @@ struct proto_msg {
     /* register, login: as sent (checked by the server, not here) */
     char username[PROTO_USERNAME_FIELD_MAX + 1];
     char password[PROTO_PASSWORD_MAX + 1];
-    size_t password_len;    /* bytes */
-    bool everywhere;        /* logout: every token of the account */
-    bool rated;             /* seek, invite: false when absent */
-    bool has_range;         /* seek: rating_range given ... */
-    int range_lo, range_hi; /* ... its bounds, inclusive */
+    size_t password_len;          /* bytes */
+    bool everywhere;              /* logout: every token of the account */
+    bool rated;                   /* seek, invite: false when absent */
+    bool has_range;               /* seek: rating_range given ... */
+    int range_lo, range_hi;       /* ... its bounds, inclusive */
+    char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
 };
@@ -370,6 +376,33 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+/* One open seek in a lobby snapshot: its SID, the seeker (with the
+ * rating of the seek's category when the seek is rated), the clock, the
+ * colour the seeker wants, rated, and the rating_range when it has one. */
+struct proto_lobby_seek {
+    const char *sid;
+    struct proto_player player;
+    struct clock_spec clock;
+    int color; /* enum proto_color */
+    bool rated;
+    bool has_range;
+    int lo, hi;
+};
+
+/* One live game in a lobby snapshot: players as in game_start. */
+struct proto_lobby_game {
+    const char *game;
+    struct proto_player white, black;
+    struct clock_spec clock;
+    bool rated;
+    int ply;
+};
+
+/* {"t":"lobby","seeks":[{"seek","player","clock","color","rated",
+ * "rating_range"?}...],"games":[{"game","white","black","clock","rated",
+ * "ply"}...]}, in the order given. */
+char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
+                         const struct proto_lobby_game *games, size_t ng);
 /* HTTP API: {"error":code}. */
 char *proto_render_api_error(const char *code);
 /* HTTP API: {"games":[...],"next":GID|null}. */

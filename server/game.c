@@ -280,7 +280,7 @@ static const char *status_name(enum game_status s)
 
 /* A seat as `state` and game_start show it: with its rating in a rated
  * game (the one the change was computed from, once there is one). */
-static struct proto_player seat_player(const struct game *g, int c)
+struct proto_player game_seat_player(const struct game *g, int c)
 {
     struct proto_player p = {g->seat[c].pid[0] ? g->seat[c].pid : NULL,
                              g->seat[c].name, false, 0, false};
@@ -328,8 +328,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
         .game = g->gid,
-        .white = seat_player(g, 0),
-        .black = seat_player(g, 1),
+        .white = game_seat_player(g, 0),
+        .black = game_seat_player(g, 1),
         .clock = g->clock.spec,
         .initial_fen = g->initial_fen,
         .moves = (const char(*)[UCI_MAX])g->uci,
@@ -1158,7 +1158,7 @@ void game_announce_start(struct game *g, int64_t now)
     struct proto_player p[2];
 
     for (int c = 0; c < 2; c++)
-        p[c] = seat_player(g, c);
+        p[c] = game_seat_player(g, c);
     for (int c = 0; c < 2; c++) {
         struct msgbuf *b = msgbuf_take(proto_render_game_start(
             g->gid, &p[0], &p[1], &g->clock.spec, g->rated, c));

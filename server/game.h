@@ -169,6 +169,9 @@ const struct clock_spec *game_clock_spec(const struct game *g);
 const char *game_initial_fen(const struct game *g);
 /* Whether the game is rated. */
 bool game_rated(const struct game *g);
+/* The player in seat color as game_start and state show it (its rating
+ * in a rated game); the strings are g's. */
+struct proto_player game_seat_player(const struct game *g, int color);
 /* The rating (and its RD) of the player in seat color shown with a rated
  * game's game_start and state until it ends; the host sets it when the
  * seat is taken (or the game restored). Ignored for a casual game. */

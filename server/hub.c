@@ -54,6 +54,7 @@
 #include "rematch.h"
 #include "tunables.h"
 #include "lobby.h"
+#include "lobbyfeed.h"
 #include "log.h"
 #include "movegen.h"
 #include "msgbuf.h"
@@ -330,6 +331,7 @@ void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
 {
     struct hub *h = ctx;
 
+    lobbyfeed_touch(h->feed); /* a game changed: the lobby's list may */
     if (to->conn) {
         conn_send(h, to->conn, b, seq);
         return;
@@ -831,8 +833,14 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     h->stall_timer = hub_alarm_new(h, stall_check, h);
     h->stall_timer_at = CLOCK_NEVER;
     holds_init(&h->holds);
-    if (!h->lobby || !h->verdicts || !h->passwd || !h->login_ips ||
-        !h->login_users || !h->prefs || !h->sweep || !h->stall_timer) {
+    table_init(&h->games);
+    h->feed = h->lobby ? lobbyfeed_new(&h->env, h->lobby, &h->games,
+                                       &h->metrics.lobby_watchers)
+                       : NULL;
+    if (!h->lobby || !h->feed || !h->verdicts || !h->passwd ||
+        !h->login_ips || !h->login_users || !h->prefs || !h->sweep ||
+        !h->stall_timer) {
+        lobbyfeed_free(h->feed);
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
         passwd_stop(h->passwd);
@@ -845,7 +853,6 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         return NULL;
     }
     hub_alarm_arm(h, h->sweep, hub_now_ms(h) + LIMIT_SWEEP_MS);
-    table_init(&h->games);
     table_init(&h->players);
     table_init(&h->tokens);
     table_init(&h->addrs);
@@ -905,6 +912,7 @@ void hub_free(struct hub *h)
     table_clear(&h->players);
     table_clear(&h->tokens);
     table_clear(&h->addrs);
+    lobbyfeed_free(h->feed);
     lobby_free(h->lobby);
     holds_clear(&h->holds);
     hub_alarm_free(h, h->stall_timer);
@@ -1176,6 +1184,7 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
     struct player *p = s->player;
 
     lobby_drop_owner(h->lobby, s);
+    lobbyfeed_unwatch(h->feed, s);
     watch_clear(h, s);
     if (!p)
         return;
@@ -1210,6 +1219,7 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
     account_clear_session(s); /* a job in flight is dropped when it answers */
     if (h->shutting_down) {
         lobby_drop_owner(h->lobby, s);
+        lobbyfeed_unwatch(h->feed, s);
         if (p)
             for (size_t i = 0; i < p->nconns; i++)
                 if (p->conns[i] == s) {
@@ -1489,6 +1499,7 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     memset(&seek, 0, sizeof seek);
     ids_random(seek.sid, LIMIT_SID_BYTES);
     snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
+    snprintf(seek.name, sizeof seek.name, "%s", s->player->name);
     seek.owner = s;
     seek.clock = m->clock;
     seek.color = m->color;
@@ -1502,6 +1513,7 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         }
         seek.rated = true;
         seek.rating = rating_round(r.rating);
+        seek.provisional = r.rd > RATING_RD_PROVISIONAL;
         seek.has_range = m->has_range;
         seek.lo = m->range_lo;
         seek.hi = m->range_hi;
@@ -1525,6 +1537,81 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
                                     m->rated, now);
     if (g)
         game_announce_start(g, now);
+}
+
+/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
+ * in the colour its seeker did not ask for. Checks, in this order:
+ * no_such_seek, own_game, rated_needs_account, rating_out_of_range (the
+ * seek's range, against s's rating in its category), too_many_games
+ * (s's live games, then the seeker's). s's own open seek ends with the
+ * game's start. */
+static void do_accept(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    const struct lobby_seek *k = lobby_find(h->lobby, m->seek);
+    struct lobby_seek seek;
+    struct player *seeker;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+    int color;
+
+    if (!k) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                   "no open seek has that id (taken, cancelled or gone)",
+                   &m->id);
+        return;
+    }
+    if (!strcmp(k->pid, s->player->pid)) {
+        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", &m->id);
+        return;
+    }
+    if (k->rated && rated_refused(s, &m->id))
+        return;
+    if (k->rated && k->has_range) {
+        struct store_rating r;
+        long mine;
+        if (rating_of(h, s->player->pid,
+                      rating_category_name(rating_category(&k->clock)),
+                      &r) < 0) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        mine = rating_round(r.rating);
+        if (mine < k->lo || mine > k->hi) {
+            char msg[96];
+            snprintf(msg, sizeof msg,
+                     "the seek is for ratings %d-%d; yours is %ld", k->lo,
+                     k->hi, mine);
+            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, &m->id);
+            return;
+        }
+    }
+    if (hub_player_full(s, true, &m->id))
+        return;
+    seeker = table_get(&h->players, k->pid);
+    if (!seeker || seeker->ngames >= (size_t)h->cfg.max_games_per_player) {
+        hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                   "the seeker holds as many live games as there may be",
+                   &m->id);
+        return;
+    }
+    seek = *k; /* taken (with s's own seek) once the game exists */
+    color = lobby_taker_color(&seek, (int)(ids_random_byte() & 1));
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){seek.pid, seeker->name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, &seek.clock, &start, seats, NULL, seek.rated, now);
+    if (!g) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   &m->id);
+        return;
+    }
+    lobby_take(h->lobby, seek.sid, &seek);
+    lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
+    log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
+    game_announce_start(g, now);
 }
 
 static void do_invite(struct session *s, const struct proto_msg *m,
@@ -1767,6 +1854,16 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         break;
     case PROTO_T_INVITE:
         do_invite(s, m, now);
+        break;
+    case PROTO_T_ACCEPT:
+        do_accept(s, m, now);
+        break;
+    case PROTO_T_LOBBY_WATCH:
+        if (lobbyfeed_watch(h->feed, s, now) < 0)
+            hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        break;
+    case PROTO_T_LOBBY_UNWATCH:
+        lobbyfeed_unwatch(h->feed, s);
         break;
     case PROTO_T_SYNC:
         do_state(s, m, now, false);

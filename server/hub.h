@@ -3,7 +3,8 @@
  * and games.
  *
  * The hub owns every player in memory, every live game (by GID), the
- * lobby, the sessions (session.h: one per connection) and the metrics; it
+ * lobby and its feed to the connections watching it (lobbyfeed.h), the
+ * sessions (session.h: one per connection) and the metrics; it
  * implements the games' environment (game_env) on top of its own, struct
  * hub_env: the hub never calls the network, a clock or the process's
  * timers itself, only the functions it was given, as a game does through

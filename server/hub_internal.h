@@ -64,6 +64,7 @@ struct hub {
     struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
     uint64_t purge_seq;           /* the last guest purge queued */
     struct lobby *lobby;
+    struct lobbyfeed *feed;        /* lobby watchers (lobbyfeed.h) */
     struct verdicts *verdicts;     /* flag verdicts, off the loop */
     struct holds holds;            /* turns waiting for a store commit */
     struct hub_alarm *stall_timer; /* the oldest hold is a stall */

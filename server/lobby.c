@@ -17,6 +17,7 @@ struct node {
 struct lobby {
     struct node *head, *tail;
     size_t n;
+    unsigned long version; /* lobby_version */
 };
 
 struct lobby *lobby_new(void)
@@ -43,6 +44,7 @@ static struct node *unlink_after(struct lobby *l, struct node *prev)
 
     FIFO_UNLINK(l, prev, n, next);
     l->n--;
+    l->version++;
     return n;
 }
 
@@ -94,6 +96,7 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     n->seek = *s;
     FIFO_PUSH(l, n, next);
     l->n++;
+    l->version++;
     return 0;
 }
 
@@ -139,4 +142,49 @@ int lobby_drop_owner(struct lobby *l, const void *owner)
 size_t lobby_count(const struct lobby *l)
 {
     return l->n;
+}
+
+unsigned long lobby_version(const struct lobby *l)
+{
+    return l->version;
+}
+
+const struct lobby_seek *lobby_find(const struct lobby *l, const char *sid)
+{
+    for (const struct node *n = l->head; n; n = n->next)
+        if (!strcmp(n->seek.sid, sid))
+            return &n->seek;
+    return NULL;
+}
+
+int lobby_take(struct lobby *l, const char *sid, struct lobby_seek *out)
+{
+    struct node *prev = NULL;
+
+    for (struct node *n = l->head; n; prev = n, n = n->next)
+        if (!strcmp(n->seek.sid, sid)) {
+            *out = n->seek;
+            free(unlink_after(l, prev));
+            return 1;
+        }
+    return 0;
+}
+
+int lobby_taker_color(const struct lobby_seek *s, int coin)
+{
+    if (s->color == PROTO_WHITE)
+        return 1;
+    if (s->color == PROTO_BLACK)
+        return 0;
+    return coin & 1;
+}
+
+size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
+                  size_t max)
+{
+    size_t k = 0;
+
+    for (const struct node *n = l->head; n && k < max; n = n->next)
+        out[k++] = &n->seek;
+    return k;
 }

@@ -26,12 +26,14 @@ struct lobby;
 struct lobby_seek {
     char sid[PROTO_KEY_MAX + 1];
     char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1]; /* the seeker's, as the lobby shows it */
     void *owner; /* the connection that made it; not owned */
     struct clock_spec clock;
     enum proto_color color;
     bool rated;
-    long rating;    /* rated: the seeker's rating, rounded */
-    bool has_range; /* rated: pair only with ratings in [lo, hi] */
+    long rating;      /* rated: the seeker's rating, rounded */
+    bool provisional; /* rated: ... and whether it is provisional */
+    bool has_range;   /* rated: pair only with ratings in [lo, hi] */
     int lo, hi;
 };
 
@@ -62,5 +64,27 @@ int lobby_drop_owner(struct lobby *l, const void *owner);
 
 /* Open seeks. */
 size_t lobby_count(const struct lobby *l);
+
+/* Counts every change of the open seeks (a seek added, paired, cancelled,
+ * dropped or taken): equal values mean the same seeks. */
+unsigned long lobby_version(const struct lobby *l);
+
+/* The open seek with SID sid (owned by the lobby, valid until the next
+ * change), or NULL. */
+const struct lobby_seek *lobby_find(const struct lobby *l, const char *sid);
+
+/* Removes the open seek with SID sid into *out. Returns 1, or 0 when
+ * there is none. */
+int lobby_take(struct lobby *l, const char *sid, struct lobby_seek *out);
+
+/* The colour (0 white, 1 black) of a player who takes seek s, the
+ * complement of the colour its seeker wants; `coin` (0 or 1) decides
+ * when the seeker wanted random. */
+int lobby_taker_color(const struct lobby_seek *s, int coin);
+
+/* Points out[] at the oldest max open seeks (owned by the lobby, valid
+ * until its next change), oldest first; returns how many. */
+size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
+                  size_t max);
 
 #endif

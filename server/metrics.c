@@ -281,6 +281,11 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         "chess_game_subscriptions %zu\n",
         subscriptions);
     put(&o,
+        "# HELP chess_lobby_watchers Connections watching the lobby's "
+        "open seeks and live games (lobby_watch).\n"
+        "# TYPE chess_lobby_watchers gauge\nchess_lobby_watchers %lld\n",
+        (long long)m->lobby_watchers);
+    put(&o,
         "# HELP chess_messages_total Client text messages received.\n"
         "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
         (unsigned long long)m->messages_in);

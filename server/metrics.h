@@ -22,7 +22,8 @@
 struct store;
 
 struct metrics {
-    int64_t connections; /* open WebSocket connections */
+    int64_t connections;    /* open WebSocket connections */
+    int64_t lobby_watchers; /* connections watching the lobby (lobbyfeed) */
     uint64_t connections_total;
     uint64_t messages_in;              /* text messages received */
     uint64_t moves;                    /* moves played */

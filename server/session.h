@@ -54,6 +54,9 @@ struct session {
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a
                                   password job in flight; NULL: none */
+    size_t lobby_slot;         /* watching the lobby: its place in the
+                                  lobby feed's list + 1 (lobbyfeed.h);
+                                  0: not watching */
 };
 
 /* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not

@@ -158,6 +158,19 @@
 #define LIMIT_RATING_HISTORY 500
 #define LIMIT_LEADERBOARD 100
 
+/* The lobby feed (PROTOCOL.md section 5, "Watching the lobby"): a
+ * snapshot lists at most LOBBY_SEEKS_MAX open seeks (the oldest, the
+ * order they pair in) and LOBBY_GAMES_MAX live games, so one is at most
+ * about 33 KB (a seek ~200 bytes, a game ~250; measured: 32,783 bytes
+ * with 20-character names, rated seeks with ranges, 3-hour clocks); watchers get a fresh one
+ * at most every LOBBY_TICK_MS, rendered once for all of them, so a
+ * watcher costs at most ~33 KB/s of output and one queue entry a second.
+ * A page shows no more than this anyway; a second between updates is
+ * live enough to click a seek and few enough messages for a phone. */
+#define LOBBY_SEEKS_MAX 100
+#define LOBBY_GAMES_MAX 30
+#define LOBBY_TICK_MS 1000
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 

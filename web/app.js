@@ -149,6 +149,9 @@ function onMessage(msg) {
     case 'seeking':
         lobby.onSeeking(msg);
         break;
+    case 'lobby':
+        lobby.onLobby(msg);
+        break;
     case 'seek_cancelled':
         lobby.onSeekCancelled(msg);
         break;

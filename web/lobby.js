@@ -1,6 +1,8 @@
 // lobby.js - the front page: choose a time control and a colour, then seek
 // an opponent or create an invitation, casual or (for accounts) rated;
-// lists the player's games in progress.
+// lists the player's games in progress and, live while the page shows
+// (lobby_watch), the open seeks (a click plays one: accept) and the live
+// games (a click watches one).
 
 import { categoryOf } from './ratings.js';
 import * as W from './words.js';
@@ -15,6 +17,8 @@ export class LobbyView {
         this.section = $('lobby');
         this.seek = null;          /* the open seek, to renew on reconnect */
         this.games = new Map();    /* GID -> summary of a game in progress */
+        this.feed = null;          /* the last lobby snapshot */
+        this.watching = false;     /* lobby_watch sent on this connection */
         this.bind();
         this.updateCustom();
     }
@@ -26,10 +30,15 @@ export class LobbyView {
             this.startSeek();
         });
         $('invite-btn').addEventListener('click', () => this.invite());
-        $('cancel-seek-btn').addEventListener('click', () => {
-            if (this.ctx.send({ t: 'cancel_seek' }, { t: 'cancel_seek' }))
-                this.seek = null;
-            this.render();
+        $('cancel-seek-btn').addEventListener('click', () => this.cancelSeek());
+        // A click anywhere on a seek's row plays it (its button is the
+        // control for the keyboard); the player's name is a link.
+        $('seeks-list').addEventListener('click', (e) => {
+            const row = e.target.closest('li[data-seek]');
+            if (!row || row.classList.contains('mine') ||
+                e.target.closest('a') || e.target.closest('button'))
+                return;
+            this.accept(row.dataset.seek);
         });
         form.addEventListener('change', () => this.updateCustom());
         form.addEventListener('input', () => this.updateCustom());
@@ -37,8 +46,19 @@ export class LobbyView {
 
     show() {
         this.section.hidden = false;
+        this.watch();
         this.render();
         this.refreshRatings();
+    }
+
+    // Asks for the lobby's snapshots while the page shows (once per
+    // connection: a watch ends with it).
+    watch() {
+        if (this.watching || this.section.hidden || !this.ctx.online())
+            return;
+        if (this.ctx.send({ t: 'lobby_watch' },
+                          { t: 'lobby_watch', quiet: true }))
+            this.watching = true;
     }
 
     // After a rated game ended the welcome's ratings are old: asks the
@@ -69,6 +89,9 @@ export class LobbyView {
 
     hide() {
         this.section.hidden = true;
+        if (this.watching && this.ctx.online())
+            this.ctx.send({ t: 'lobby_unwatch' });
+        this.watching = false;
     }
 
     updateCustom() {
@@ -199,6 +222,8 @@ export class LobbyView {
     // ---- server messages -----------------------------------------------
 
     onWelcome(msg) {
+        this.watching = false; /* a new connection: watch again */
+        this.watch();
         const keep = new Map();
         for (const gid of msg.games || [])
             keep.set(gid, this.games.get(gid) || { gid });
@@ -258,6 +283,23 @@ export class LobbyView {
             this.render();
     }
 
+    // A lobby snapshot: the open seeks and the live games.
+    onLobby(msg) {
+        this.feed = msg;
+        if (!this.section.hidden)
+            this.renderFeed();
+    }
+
+    accept(sid) {
+        this.ctx.send({ t: 'accept', seek: sid }, { t: 'accept', seek: sid });
+    }
+
+    cancelSeek() {
+        if (this.ctx.send({ t: 'cancel_seek' }, { t: 'cancel_seek' }))
+            this.seek = null;
+        this.render();
+    }
+
     onError(req, msg) {
         if (req.t === 'seek') {
             this.seek = null;
@@ -312,5 +354,100 @@ export class LobbyView {
             list.append(li);
         }
         $('mygames').hidden = this.games.size === 0;
+        this.renderFeed();
     }
+
+    // The open seeks (yours marked, with a cancel; the others a click to
+    // play) and the live games (a link to watch each).
+    renderFeed() {
+        const me = this.ctx.me();
+        const hist = $('my-history');
+        hist.hidden = !me;
+        if (me)
+            hist.href = `/p/${encodeURIComponent(me.id)}`;
+        const seeks = this.feed ? this.feed.seeks : [];
+        const games = this.feed ? this.feed.games : [];
+        const list = $('seeks-list');
+        list.replaceChildren(...seeks.map((k) => this.seekRow(k, me)));
+        $('seeks-empty').hidden = seeks.length > 0;
+        list.hidden = seeks.length === 0;
+        const live = $('live-list');
+        live.replaceChildren(...games.map((g) => gameRow(g)));
+        $('live-empty').hidden = games.length > 0;
+        live.hidden = games.length === 0;
+    }
+
+    seekRow(k, me) {
+        const mine = !!(me && k.player.id === me.id);
+        const li = el('li', mine ? 'seek-row mine' : 'seek-row');
+        li.dataset.seek = k.seek;
+        const who = el('span', 'seek-who');
+        const name = el('a', 'seek-name', k.player.name);
+        name.href = `/p/${encodeURIComponent(k.player.id)}`;
+        who.append(name);
+        if (k.player.rating !== undefined)
+            who.append(el('span', 'seek-rating',
+                          W.ratingText(k.player.rating, k.player.provisional)));
+        const clock = el('span', 'seek-clock', W.clockLabel(k.clock));
+        // the colour the one who plays it gets (yours: the one you asked)
+        const col = mine ? k.color
+            : k.color === 'random' ? 'random' : W.other(k.color);
+        const color = el('span', 'seek-color',
+                         col === 'random' ? 'Random colour'
+                             : mine ? `You: ${col}` : `You play ${col}`);
+        const mode = el('span', k.rated ? 'seek-mode rated' : 'seek-mode',
+                        k.rated ? (k.rating_range ? `Rated ${
+                            k.rating_range[0]}–${k.rating_range[1]}`
+                            : 'Rated') : 'Casual');
+        let action;
+        if (mine) {
+            li.append(who, clock, color, mode, el('span', 'seek-yours',
+                                                   'Your seek'));
+            action = el('button', 'seek-cancel', 'Cancel');
+            action.type = 'button';
+            action.addEventListener('click', () => this.cancelSeek());
+        } else {
+            li.append(who, clock, color, mode);
+            action = el('button', 'seek-play primary', 'Play');
+            action.type = 'button';
+            action.setAttribute('aria-label', `Play ${k.player.name}, ${
+                W.clockLabel(k.clock)}, ${k.rated ? 'rated' : 'casual'}`);
+            action.addEventListener('click', () => this.accept(k.seek));
+        }
+        li.append(action);
+        return li;
+    }
+}
+
+function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls)
+        e.className = cls;
+    if (text !== undefined)
+        e.textContent = text;
+    return e;
+}
+
+function playerText(p) {
+    if (!p)
+        return '?';
+    return p.rating !== undefined
+        ? `${p.name} (${W.ratingText(p.rating, p.provisional)})` : p.name;
+}
+
+// A live game: a link that opens it to watch.
+function gameRow(g) {
+    const li = el('li', 'live-row');
+    const a = el('a', 'live-link');
+    a.href = `/g/${encodeURIComponent(g.game)}`;
+    a.dataset.internal = '1';
+    a.dataset.game = g.game;
+    const moves = Math.ceil(g.ply / 2);
+    a.append(el('span', 'live-players', `${playerText(g.white)} – ${
+                 playerText(g.black)}`),
+             el('span', 'live-info', `${W.clockLabel(g.clock)}, ${
+                 g.rated ? 'rated' : 'casual'}, ${g.ply === 0 ? 'starting'
+                 : `move ${moves}`}`));
+    li.append(a);
+    return li;
 }

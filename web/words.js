@@ -211,6 +211,9 @@ const ERRORS = {
     already_registered: 'You already have an account: this player is ' +
                         'signed up.',
     bad_credentials: 'Wrong username or password.',
+    no_such_seek: 'That seek is gone: someone else took it, or its player ' +
+                  'cancelled it.',
+    rating_out_of_range: 'That seek is for players of other ratings',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -230,7 +233,8 @@ export function errorText(code, msg) {
     if (!base)
         return msg ? `Error: ${msg}` : `Error (${code}).`;
     const full = (code === 'bad_field' || code === 'bad_clock' ||
-                  code === 'no_rematch') && msg ? `${base}: ${msg}` : base;
+                  code === 'no_rematch' || code === 'rating_out_of_range') &&
+        msg ? `${base}: ${msg}` : base;
     return /[.!?]$/.test(full) ? full : `${full}.`;
 }
 

@@ -134,7 +134,8 @@ test('every protocol error code has a human message', () => {
                    'rate_limited', 'too_many_games', 'no_rematch',
                    'rated_needs_account', 'needs_account',
                    'bad_username', 'name_taken', 'weak_password',
-                   'already_registered', 'bad_credentials'];
+                   'already_registered', 'bad_credentials',
+                   'no_such_seek', 'rating_out_of_range'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);

@@ -45,6 +45,7 @@ static void f_send(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq)
     ck_assert_int_lt(fc->n, FAKE_MAXMSG);
     fc->msg[fc->n] = strdup(b->data);
     fc->seq[fc->n] = seq;
+    fc->buf[fc->n] = b;
     fc->n++;
 }
 
@@ -271,6 +272,15 @@ void fake_hold_passwords(int hold)
     hub_hold_passwords(fake_hub, hold);
 }
 
+static bool settle_on_advance = true;
+
+void fake_advance_unsettled(int64_t ms)
+{
+    settle_on_advance = false;
+    fake_advance(ms);
+    settle_on_advance = true;
+}
+
 void fake_advance(int64_t ms)
 {
     int64_t to = fake_now + ms;
@@ -288,7 +298,8 @@ void fake_advance(int64_t ms)
             fake_now = alarms[next].at;
         alarms[next].at = INT64_MAX;
         alarms[next].cb(alarms[next].arg);
-        fake_settle();
+        if (settle_on_advance)
+            fake_settle();
     }
     fake_now = to;
 }

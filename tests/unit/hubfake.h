@@ -21,6 +21,8 @@
 struct fconn {
     char *msg[FAKE_MAXMSG]; /* owned copies */
     uint64_t seq[FAKE_MAXMSG];
+    const struct msgbuf *buf[FAKE_MAXMSG]; /* which buffer it was (never
+                                              dereferenced: to compare) */
     int n;
     int now_n;         /* of which sent with send_now */
     int closed;        /* the close code; 0 while open */
@@ -70,6 +72,9 @@ void fake_hold_passwords(int hold);
 
 /* Moves the clock to now + ms and fires the alarms due, in order. */
 void fake_advance(int64_t ms);
+/* fake_advance without waiting for the store between the alarms (while a
+ * test holds the database's write lock). */
+void fake_advance_unsettled(int64_t ms);
 
 /* Sends a text message (printf format) on c at fake_now, then settles.
  * Returns what hub_on_text returned. */

@@ -1,0 +1,338 @@
+"""The lobby feed and accept over the real server (PROTOCOL.md section 5,
+"Watching the lobby" and "Accepting a seek"): lobby_watch answers a
+snapshot of the open seeks and live games at once and a fresh one after
+a seek, a cancel, a pairing, a move and a game's end; many changes
+within a second make at most two snapshots; lobby_unwatch and a closed
+connection end the watch (the chess_lobby_watchers gauge); the caps (100
+seeks, oldest first; 30 games, newest first after rated ones); accept
+pairs with that very seek, and each of its errors in the documented
+order; a watcher that stops reading is cut at the output cap while its
+queue never grows beyond it."""
+import json
+import re
+import time
+
+from harness import FreshServerTest, WAIT, WebSocket, wait_until
+
+CLOCK_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
+CLOCK_3_2 = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+PASSWORD = "correct horse"
+QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/tunables.h
+TICK_S = 1.0            # LOBBY_TICK_MS
+
+
+def metric(server, name):
+    body = server.http("/metrics")[2].decode()
+    m = re.search(r"^%s (\S+)$" % re.escape(name), body, re.M)
+    if not m:
+        raise AssertionError("no %s in /metrics" % name)
+    return float(m.group(1))
+
+
+class LobbyFeedTest(FreshServerTest):
+    def snapshot(self, c, pred=lambda m: True, timeout=WAIT):
+        """The first lobby snapshot c gets (backlog first) for which pred
+        holds; earlier ones are dropped."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no such lobby snapshot")
+            m = c.expect("lobby", timeout=left)
+            self.assertNotIn("id", m)
+            if pred(m):
+                return m
+
+    def watcher(self, srv):
+        c = self.client(srv)
+        c.send({"t": "lobby_watch", "id": 5})
+        return c
+
+    def account(self, srv, username):
+        c = self.client(srv, name=username)
+        c.request({"t": "register", "username": username,
+                   "password": PASSWORD}, "registered")
+        return c
+
+    @staticmethod
+    def sids(m):
+        return [s["seek"] for s in m["seeks"]]
+
+    @staticmethod
+    def gids(m):
+        return [g["game"] for g in m["games"]]
+
+    # ---- contents and updates -------------------------------------------
+
+    def test_snapshot_and_updates(self):
+        srv = self.server()
+        w = self.watcher(srv)
+        first = self.snapshot(w)
+        self.assertEqual(first, {"t": "lobby", "seeks": [], "games": []})
+        self.assertEqual(metric(srv, "chess_lobby_watchers"), 1)
+
+        a = self.client(srv, name="alice")
+        sid = a.request({"t": "seek", "clock": CLOCK_3_2, "color": "white"},
+                        "seeking")["seek"]
+        m = self.snapshot(w, lambda m: m["seeks"])
+        self.assertEqual(m["seeks"], [{
+            "seek": sid, "player": {"id": a.pid, "name": "alice"},
+            "clock": CLOCK_3_2, "color": "white", "rated": False}])
+        self.assertEqual(m["games"], [])
+
+        # a second watcher gets the current snapshot at once
+        w2 = self.watcher(srv)
+        self.assertEqual(self.sids(self.snapshot(w2)), [sid])
+
+        a.request({"t": "cancel_seek"}, "seek_cancelled")
+        self.snapshot(w, lambda m: not m["seeks"])
+
+        # a pairing: the seeks go, the game comes
+        a.request({"t": "seek", "clock": CLOCK_5_0, "color": "white"},
+                  "seeking")
+        b = self.client(srv, name="bob")
+        b.request({"t": "seek", "clock": CLOCK_5_0}, "seeking")
+        gid = a.expect("game_start")["game"]
+        b.expect("game_start", game=gid)
+        m = self.snapshot(w, lambda m: m["games"])
+        self.assertEqual(m["seeks"], [])
+        self.assertEqual(m["games"], [{
+            "game": gid, "white": {"id": a.pid, "name": "alice"},
+            "black": {"id": b.pid, "name": "bob"}, "clock": CLOCK_5_0,
+            "rated": False, "ply": 0}])
+
+        # a move changes the ply count
+        a.move(gid, "e2e4", 0)
+        m = self.snapshot(w, lambda m: m["games"] and
+                          m["games"][0]["ply"] == 1)
+
+        # the end takes the game off
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        self.snapshot(w, lambda m: not m["games"])
+
+        # unwatch: no more snapshots; the gauge counts the watchers
+        self.assertEqual(metric(srv, "chess_lobby_watchers"), 2)
+        w.send({"t": "lobby_unwatch"})
+        w.request({"t": "ping"}, "pong")
+        self.assertEqual(metric(srv, "chess_lobby_watchers"), 1)
+        a.request({"t": "seek", "clock": CLOCK_5_0}, "seeking")
+        self.snapshot(w2, lambda m: m["seeks"])  # a tick has passed
+        w.backlog = [x for x in w.backlog if x["t"] != "lobby"]
+        w.quiet(1.5 * TICK_S)
+        w2.close()
+        wait_until(lambda: metric(srv, "chess_lobby_watchers") == 0,
+                   "the closed watcher to go")
+
+    def test_many_changes_make_at_most_two_snapshots(self):
+        srv = self.server()
+        w = self.watcher(srv)
+        self.snapshot(w)
+        a = self.client(srv)
+        start = time.monotonic()
+        for i in range(20):  # within the message budget's burst
+            a.send({"t": "seek", "clock": CLOCK_5_0})
+            a.send({"t": "cancel_seek"})
+        a.send({"t": "seek", "clock": CLOCK_3_2, "id": "last"})
+        last = a.expect("seeking", id="last")["seek"]
+        burst = time.monotonic() - start
+        self.assertLess(burst, 0.5, "the burst took %.2f s" % burst)
+        got = []
+        deadline = time.monotonic() + 2.5 * TICK_S
+        while time.monotonic() < deadline:
+            try:
+                got.append((time.monotonic(),
+                            w.expect("lobby",
+                                     timeout=deadline - time.monotonic())))
+            except AssertionError:
+                break
+        self.assertGreaterEqual(len(got), 1)
+        self.assertLessEqual(len(got), 2, [m for _, m in got])
+        self.assertEqual(self.sids(got[-1][1]), [last])
+        if len(got) == 2:
+            self.assertGreater(got[1][0] - got[0][0], 0.8 * TICK_S)
+
+    def test_caps(self):
+        srv = self.server()
+        seekers = []
+        for i in range(101):
+            c = self.client(srv)
+            # white with white never pairs: all stay open
+            c.request({"t": "seek", "clock": CLOCK_5_0, "color": "white"},
+                      "seeking")
+            seekers.append(c)
+        games = []
+        for i in range(31):
+            x, y = self.client(srv), self.client(srv)
+            gid = x.request({"t": "invite", "clock": CLOCK_3_2,
+                             "color": "white"}, "invited")["game"]
+            y.send({"t": "join", "game": gid})
+            x.expect("game_start", game=gid)
+            games.append(gid)
+            time.sleep(0.003)  # distinct creation times: a strict order
+        w = self.watcher(srv)
+        m = self.snapshot(w)
+        self.assertEqual(len(m["seeks"]), 100)
+        self.assertEqual([s["player"]["id"] for s in m["seeks"]],
+                         [c.pid for c in seekers[:100]])
+        self.assertEqual(self.gids(m), list(reversed(games[1:])))
+        self.assertLess(len(srv.http("/metrics")[2]), 10 ** 6)
+
+    def test_rated_games_first_and_rated_seeks_show_ratings(self):
+        srv = self.server()
+        x, y = self.client(srv), self.client(srv)
+        casual = x.request({"t": "invite", "clock": CLOCK_3_2},
+                           "invited")["game"]
+        y.send({"t": "join", "game": casual})
+        x.expect("game_start", game=casual)
+        time.sleep(0.003)
+        r1, r2 = self.account(srv, "anna"), self.account(srv, "bert")
+        sid = r1.request({"t": "seek", "clock": CLOCK_5_0, "rated": True,
+                          "rating_range": [1400, 1600]}, "seeking")["seek"]
+        w = self.watcher(srv)
+        m = self.snapshot(w, lambda m: m["seeks"])
+        self.assertEqual(m["seeks"], [{
+            "seek": sid, "player": {"id": r1.pid, "name": "anna",
+                                    "rating": 1500, "provisional": True},
+            "clock": CLOCK_5_0, "color": "random", "rated": True,
+            "rating_range": [1400, 1600]}])
+        r2.send({"t": "accept", "seek": sid})
+        rated = r2.expect("game_start")["game"]
+        m = self.snapshot(w, lambda m: len(m["games"]) == 2)
+        # the rated game first, though the casual one is newer... older
+        self.assertEqual(self.gids(m), [rated, casual])
+        self.assertEqual(m["games"][0]["white"]["rating"], 1500)
+        self.assertTrue(m["games"][0]["rated"])
+
+    # ---- accept -----------------------------------------------------------
+
+    def test_accept_pairs_with_that_seek(self):
+        srv = self.server()
+        a = self.client(srv, name="alice")
+        a2 = self.client(srv, token=a.token)  # another connection of alice
+        old = a.request({"t": "seek", "clock": CLOCK_5_0, "color": "black"},
+                        "seeking")["seek"]
+        new = self.client(srv).request(
+            {"t": "seek", "clock": CLOCK_5_0, "color": "black"},
+            "seeking")["seek"]
+        b = self.client(srv, name="bob")
+        own = b.request({"t": "seek", "clock": CLOCK_3_2}, "seeking")["seek"]
+        # not the oldest compatible seek: the one named
+        b.send({"t": "accept", "seek": new, "id": 9})
+        gs = b.expect("game_start")
+        self.assertEqual(gs["white"]["id"], b.pid)
+        self.assertEqual(gs["you"], "white")
+        self.assertNotIn("id", gs)
+        b.expect("state", game=gs["game"])
+        # alice's seek is still open; bob's own seek was withdrawn
+        w = self.watcher(srv)
+        m = self.snapshot(w)
+        self.assertEqual(self.sids(m), [old])
+        self.assertNotIn(own, self.sids(m))
+        self.assertEqual(b.request({"t": "cancel_seek"}, "error")["code"],
+                         "no_seek")
+        # alice's (she wants black): both her connections see the start
+        b.send({"t": "accept", "seek": old})
+        starts = [c.expect("game_start") for c in (a, a2)]
+        gid = starts[0]["game"]
+        self.assertEqual(starts[1]["game"], gid)
+        self.assertEqual(starts[0]["black"]["id"], a.pid)
+        self.assertEqual(starts[0]["you"], "black")
+        gb = b.expect("game_start", game=gid)
+        self.assertEqual(gb["you"], "white")
+        for c in (a, b):
+            c.expect("state", game=gid)
+        self.snapshot(w, lambda m: not m["seeks"] and len(m["games"]) == 2)
+        b.send({"t": "accept", "seek": old})
+        b.expect_error("no_such_seek")
+
+    def test_accept_errors_in_order(self):
+        srv = self.server({"max_games_per_player": 2})
+        a = self.client(srv)
+        for bad in ({"t": "accept"}, {"t": "accept", "seek": "bad sid"},
+                    {"t": "accept", "seek": 7},
+                    {"t": "accept", "seek": "x" * 33},
+                    {"t": "accept", "seek": "abc", "game": "x"}):
+            self.assertEqual(a.request(bad, "error")["code"], "bad_field")
+        self.assertEqual(a.request({"t": "accept", "seek": "nosuchsk"},
+                                   "error")["code"], "no_such_seek")
+        # own seek: before rated_needs_account and the range
+        r = self.account(srv, "ranged")
+        rs = r.request({"t": "seek", "clock": CLOCK_5_0, "rated": True,
+                        "rating_range": [1600, 2000]}, "seeking")["seek"]
+        e = r.request({"t": "accept", "seek": rs}, "error")
+        self.assertEqual(e["code"], "own_game")
+        # a guest: rated_needs_account before the range
+        e = a.request({"t": "accept", "seek": rs}, "error")
+        self.assertEqual(e["code"], "rated_needs_account")
+        # an account of 1500 outside [1600, 2000]
+        o = self.account(srv, "other")
+        e = o.request({"t": "accept", "seek": rs}, "error")
+        self.assertEqual(e["code"], "rating_out_of_range")
+        # full (two invitations, the most): too_many_games, last
+        for _ in range(2):
+            o.request({"t": "invite", "clock": CLOCK_5_0}, "invited")
+        e = o.request({"t": "accept", "seek": rs}, "error")
+        self.assertEqual(e["code"], "rating_out_of_range")
+        cs = self.client(srv).request({"t": "seek", "clock": CLOCK_5_0},
+                                      "seeking")["seek"]
+        e = o.request({"t": "accept", "seek": cs}, "error")
+        self.assertEqual(e["code"], "too_many_games")
+        # the seeks are still open after every refusal
+        w = self.watcher(srv)
+        self.assertEqual(sorted(self.sids(self.snapshot(w))),
+                         sorted([rs, cs]))
+
+    # ---- a watcher that does not read --------------------------------------
+
+    def test_slow_watcher_is_cut_at_the_output_cap(self):
+        """A watcher that never reads, with a tiny receive buffer, asks for
+        the snapshot over and over (each lobby_watch answers one: a queue
+        entry holding the shared bytes) while the seeks change every
+        tick: its queue reaches the output cap and it is cut, and the
+        server never holds more than the cap for it."""
+        srv = self.server()
+        for i in range(99):  # big snapshots: 99 seeks and the toggler's
+            self.client(srv).request(
+                {"t": "seek", "clock": CLOCK_5_0, "color": "white"},
+                "seeking")
+        reader = self.watcher(srv)
+        size = len(json.dumps(self.snapshot(reader)))
+        self.assertGreater(size, 10000)
+        reader.send({"t": "lobby_unwatch"})
+        reader.request({"t": "ping"}, "pong")
+        ws = WebSocket("127.0.0.1", srv.port, rcvbuf=4096)
+        try:
+            ws.send({"t": "hello"})
+            toggler = self.client(srv)
+            cut, queued_max, seeking, sent = 0, 0, False, 0
+            deadline = time.monotonic() + 90
+            reset = False
+            while not cut and not reset:
+                self.assertLess(time.monotonic(), deadline,
+                                "never cut after %d lobby_watch" % sent)
+                for _ in range(3):  # 15 a second: within the budget
+                    try:
+                        ws.send({"t": "lobby_watch"})
+                    except OSError:  # cut: the server reset it
+                        reset = True
+                        break
+                    sent += 1
+                    time.sleep(0.066)
+                toggler.send({"t": "cancel_seek"} if seeking else
+                              {"t": "seek", "clock": CLOCK_3_2})
+                seeking = not seeking
+                queued_max = max(queued_max,
+                                 metric(srv, "chess_out_queue_bytes"))
+                cut = metric(
+                    srv, 'chess_connections_cut_total{why="slow_reader"}')
+            wait_until(lambda: metric(
+                srv, 'chess_connections_cut_total{why="slow_reader"}') == 1,
+                "the slow watcher to be cut")
+            # never more than the cap queued for it (the toggler's own
+            # replies are a few bytes)
+            self.assertLessEqual(queued_max, QUEUE_CAP + 1024)
+            wait_until(lambda: metric(srv, "chess_lobby_watchers") == 0,
+                       "the cut watcher to go")
+        finally:
+            ws.sock.close()
