@@ -508,8 +508,7 @@ int64_t net_conn_rtt_ms(struct conn *c)
      * now, so that the answer is in before its player's next move. Moving
      * it from `alive` to the tail of `pinged` keeps `pinged` ordered:
      * everything there fell due before anything still in `alive`. */
-    if (!c->srtt_ms && c->list == &net.alive && !c->killed &&
-        !c->closing) {
+    if (!c->srtt_ms && c->list == &net.alive && !c->killed && !c->closing) {
         list_remove(c);
         list_append(&net.pinged, c);
         c->want_ping = true;

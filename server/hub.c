@@ -1559,8 +1559,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
 
     if (!k) {
         hub_send_error(s, PROTO_NO_SUCH_SEEK,
-                   "no open seek has that id (taken, cancelled or gone)",
-                   &m->id);
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &m->id);
         return;
     }
     if (!strcmp(k->pid, s->player->pid)) {
@@ -1593,8 +1593,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     seeker = table_get(&h->players, k->pid);
     if (!seeker || seeker->ngames >= (size_t)h->cfg.max_games_per_player) {
         hub_send_error(s, PROTO_TOO_MANY_GAMES,
-                   "the seeker holds as many live games as there may be",
-                   &m->id);
+                       "the seeker holds as many live games as there may be",
+                       &m->id);
         return;
     }
     seek = *k; /* taken (with s's own seek) once the game exists */
@@ -1605,7 +1605,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     g = hub_start_game(h, &seek.clock, &start, seats, NULL, seek.rated, now);
     if (!g) {
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                   &m->id);
+                       &m->id);
         return;
     }
     lobby_take(h->lobby, seek.sid, &seek);

@@ -99,8 +99,8 @@ static void relay(struct lws *wsi, struct echo_conn *c,
         c->side = (int)side;
         relay_pairs[k][side] = wsi;
         if (relay_pairs[k][0] && relay_pairs[k][1])
-            put(relay_pairs[k][0], (const unsigned char *)go,
-                sizeof go - 1, 0);
+            put(relay_pairs[k][0], (const unsigned char *)go, sizeof go - 1,
+                0);
         return;
     }
     if (c->pair < 0)

@@ -49,6 +49,9 @@ static const struct {
     [PROTO_T_LOGIN] = {{"username", "password"}, {"username", "password"}},
     [PROTO_T_LOGOUT] = {{"everywhere"}, {NULL}},
     [PROTO_T_SETTINGS] = {{"settings"}, {"settings"}},
+    [PROTO_T_LOBBY_WATCH] = {{NULL}, {NULL}},
+    [PROTO_T_LOBBY_UNWATCH] = {{NULL}, {NULL}},
+    [PROTO_T_ACCEPT] = {{"seek"}, {"seek"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,
