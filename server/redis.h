@@ -32,6 +32,7 @@
 #ifndef SERVER_REDIS_H
 #define SERVER_REDIS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -107,6 +108,9 @@ int redis_command_argv(struct redis *r, redis_reply_fn *fn, void *arg,
  * called). */
 int redis_command(struct redis *r, redis_reply_fn *fn, void *arg,
                   const char *format, ...);
+/* The same with a va_list. */
+int redis_vcommand(struct redis *r, redis_reply_fn *fn, void *arg,
+                   const char *format, va_list ap);
 
 /* Registers a Lua script (copied); returns its number for redis_eval
  * (0, 1, ...), or -1 when out of memory. Scripts are loaded (SCRIPT
