@@ -85,12 +85,12 @@ struct redis {
 
     redisAsyncContext *cmd, *sub; /* NULL when not connected */
     bool up;
-    bool closing;        /* in redis_free */
-    int handshake;       /* replies awaited before up */
-    int backoff_ms;      /* before the next attempt */
-    ev_timer retry_ev;   /* the next attempt, or the attempt's timeout */
-    ev_timer queue_ev;   /* the queue's oldest command's deadline */
-    ev_timer failed_ev;  /* reports r->failed on the next turn */
+    bool closing;       /* in redis_free */
+    int handshake;      /* replies awaited before up */
+    int backoff_ms;     /* before the next attempt */
+    ev_timer retry_ev;  /* the next attempt, or the attempt's timeout */
+    ev_timer queue_ev;  /* the queue's oldest command's deadline */
+    ev_timer failed_ev; /* reports r->failed on the next turn */
     struct cmd *queue, **queue_tail;
     size_t queued;
     struct cmd *failed, **failed_tail;
@@ -565,9 +565,10 @@ static void on_sub(redisAsyncContext *ac, void *reply, void *privdata)
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 3 ||
         rep->element[0]->type != REDIS_REPLY_STRING ||
         rep->element[1]->type != REDIS_REPLY_STRING) {
-        teardown(r, rep->type == REDIS_REPLY_ERROR
-                        ? rep->str
-                        : "redis: unexpected reply on the pub/sub connection");
+        teardown(r,
+                 rep->type == REDIS_REPLY_ERROR
+                     ? rep->str
+                     : "redis: unexpected reply on the pub/sub connection");
         return;
     }
     kind = rep->element[0]->str;
@@ -754,9 +755,8 @@ static void teardown(struct redis *r, const char *why)
     }
     ev_timer_set(&r->retry_ev, r->backoff_ms / 1000.0, 0.0);
     ev_timer_start(r->loop, &r->retry_ev);
-    r->backoff_ms = r->backoff_ms * 2 > r->backoff_max_ms
-                        ? r->backoff_max_ms
-                        : r->backoff_ms * 2;
+    r->backoff_ms = r->backoff_ms * 2 > r->backoff_max_ms ? r->backoff_max_ms
+                                                          : r->backoff_ms * 2;
     if (r->queue)
         queue_arm(r);
     if (was_up && r->on_state)
@@ -813,8 +813,9 @@ struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
         free(r);
         return NULL;
     }
-    r->connect_timeout_ms =
-        cfg->connect_timeout_ms > 0 ? cfg->connect_timeout_ms : 2000;
+    r->connect_timeout_ms = cfg->connect_timeout_ms > 0
+                                ? cfg->connect_timeout_ms
+                                : 2000;
     r->backoff_min_ms = cfg->backoff_min_ms > 0 ? cfg->backoff_min_ms : 100;
     r->backoff_max_ms = cfg->backoff_max_ms > 0 ? cfg->backoff_max_ms : 2000;
     if (r->backoff_max_ms < r->backoff_min_ms)

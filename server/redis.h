@@ -56,8 +56,8 @@ typedef void redis_reply_fn(void *arg, const redisReply *reply,
 /* A message published on a channel this redis subscribed to: the
  * channel's name and the payload (len bytes, NUL-terminated), both valid
  * only during the call. */
-typedef void redis_message_fn(void *arg, const char *channel,
-                              const char *msg, size_t len);
+typedef void redis_message_fn(void *arg, const char *channel, const char *msg,
+                              size_t len);
 
 /* An up/down transition: up true when both connections are ready (after
  * a connect or a reconnect), false when one was lost (the other is then

@@ -97,14 +97,15 @@ static int write_header(const char *path, char names[][64], int count)
         upper(out, names[i]);
         fputs(",\n", out);
     }
-    fprintf(out, "    REDIS_LUA_COUNT\n};\n\n"
-                 "struct redis_lua {\n"
-                 "    const char *name;   /* the file's name without .lua */\n"
-                 "    const char *source; /* the file's text */\n"
-                 "};\n\n"
-                 "/* Indexed by enum redis_lua_id; static, never freed. */\n"
-                 "extern const struct redis_lua redis_lua[REDIS_LUA_COUNT];\n"
-                 "\n#endif\n");
+    fprintf(out,
+            "    REDIS_LUA_COUNT\n};\n\n"
+            "struct redis_lua {\n"
+            "    const char *name;   /* the file's name without .lua */\n"
+            "    const char *source; /* the file's text */\n"
+            "};\n\n"
+            "/* Indexed by enum redis_lua_id; static, never freed. */\n"
+            "extern const struct redis_lua redis_lua[REDIS_LUA_COUNT];\n"
+            "\n#endif\n");
     if (fclose(out) != 0) {
         perror(path);
         return -1;

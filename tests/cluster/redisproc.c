@@ -114,8 +114,7 @@ static int spawn(struct redisproc *p)
     for (int i = 0; i < 1000; i++) { /* 10 s */
         int status;
         if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-            fprintf(stderr, "redisproc: redis-server exited (see %s)\n",
-                    log);
+            fprintf(stderr, "redisproc: redis-server exited (see %s)\n", log);
             p->pid = 0;
             return -1;
         }

@@ -61,13 +61,13 @@ static void expect(int script, const char *want, int nargs,
     free(got);
 }
 
-#define ACQUIRE(want, ...)                                                  \
+#define ACQUIRE(want, ...) \
     expect(REDIS_LUA_LEASE_ACQUIRE, want, 3, (const char *[]){__VA_ARGS__})
-#define RENEW(want, ...)                                                    \
+#define RENEW(want, ...) \
     expect(REDIS_LUA_LEASE_RENEW, want, 3, (const char *[]){__VA_ARGS__})
-#define RELEASE(want, ...)                                                  \
+#define RELEASE(want, ...) \
     expect(REDIS_LUA_LEASE_RELEASE, want, 2, (const char *[]){__VA_ARGS__})
-#define HANDOVER(want, ...)                                                 \
+#define HANDOVER(want, ...) \
     expect(REDIS_LUA_LEASE_HANDOVER, want, 4, (const char *[]){__VA_ARGS__})
 
 static void expect_cmd(const char *want, const char *command)

@@ -37,8 +37,8 @@ static void on_message(void *arg, const char *channel, const char *msg,
     (void)arg;
     ck_assert_uint_eq(strlen(msg), len);
     if (nmessages < 64)
-        snprintf(messages[nmessages++], sizeof messages[0], "%s:%s",
-                 channel, msg);
+        snprintf(messages[nmessages++], sizeof messages[0], "%s:%s", channel,
+                 msg);
 }
 
 static void setup(void)
@@ -102,11 +102,11 @@ static void wait_states(const char *want)
 }
 
 /* Asserts that the command (hiredis format) answers want. */
-#define ASSERT_CMD(r, want, ...)                                            \
-    do {                                                                    \
-        char *got_ = redissync_command(loop, r, __VA_ARGS__);               \
-        ck_assert_str_eq(got_, want);                                       \
-        free(got_);                                                         \
+#define ASSERT_CMD(r, want, ...)                              \
+    do {                                                      \
+        char *got_ = redissync_command(loop, r, __VA_ARGS__); \
+        ck_assert_str_eq(got_, want);                         \
+        free(got_);                                           \
     } while (0)
 
 /* A callback that counts its calls and keeps the last result's text. */
@@ -475,8 +475,7 @@ START_TEST(test_free_fails_everything)
     struct seen sent = {0}, queued = {0};
 
     wait_up(r);
-    ck_assert_int_eq(redis_command(r, seen_cb, &sent, "BLPOP nothing 0"),
-                     0);
+    ck_assert_int_eq(redis_command(r, seen_cb, &sent, "BLPOP nothing 0"), 0);
     run_for(0.05);
     redisproc_stop(&proc, false);
     wait_states("UD");
@@ -493,8 +492,7 @@ START_TEST(test_free_fails_everything)
     r = open_redis(proc.socket, 0, 0, NULL);
     wait_up(r);
     memset(&sent, 0, sizeof sent);
-    ck_assert_int_eq(redis_command(r, seen_cb, &sent, "BLPOP nothing 0"),
-                     0);
+    ck_assert_int_eq(redis_command(r, seen_cb, &sent, "BLPOP nothing 0"), 0);
     run_for(0.05);
     redis_free(r);
     ck_assert_int_eq(sent.calls, 1);
@@ -505,8 +503,8 @@ END_TEST
 
 START_TEST(test_addresses)
 {
-    static const char *const bad[] = {"nohost", ":6379", "h:0", "h:65536",
-                                      "h:12x", "h:"};
+    static const char *const bad[] = {"nohost",  ":6379", "h:0",
+                                      "h:65536", "h:12x", "h:"};
     static const char *const good[] = {"localhost:6379", "[::1]:6379",
                                        "/run/redis.sock", "./r.sock"};
     struct redis_config cfg = {0};

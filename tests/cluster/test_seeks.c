@@ -97,20 +97,20 @@ static char *place(const struct seek *s)
     return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 3, kp, 10, args);
 }
 
-#define PLACE(want, ...)                                                    \
-    do {                                                                    \
-        struct seek s_ = {__VA_ARGS__};                                     \
-        char *got_;                                                         \
-        if (!s_.node[0])                                                    \
-            strcpy(s_.node, "n0");                                          \
-        if (!s_.clock)                                                      \
-            s_.clock = "f300+0";                                            \
-        if (!s_.color)                                                      \
-            s_.color = "random";                                            \
-        got_ = place(&s_);                                                  \
-        ck_assert_msg(!strcmp(got_, want), "%s: %s, not %s", s_.pid, got_,  \
-                      want);                                                \
-        free(got_);                                                         \
+#define PLACE(want, ...)                                                   \
+    do {                                                                   \
+        struct seek s_ = {__VA_ARGS__};                                    \
+        char *got_;                                                        \
+        if (!s_.node[0])                                                   \
+            strcpy(s_.node, "n0");                                         \
+        if (!s_.clock)                                                     \
+            s_.clock = "f300+0";                                           \
+        if (!s_.color)                                                     \
+            s_.color = "random";                                           \
+        got_ = place(&s_);                                                 \
+        ck_assert_msg(!strcmp(got_, want), "%s: %s, not %s", s_.pid, got_, \
+                      want);                                               \
+        free(got_);                                                        \
     } while (0)
 
 static void expect_cmd(const char *want, const char *format, const char *a)
@@ -179,25 +179,30 @@ END_TEST
 
 START_TEST(test_ranges)
 {
-    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .rated = 1,
-          .rating = 1500, .has_range = 1, .lo = 1400, .hi = 1600);
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .rated = 1, .rating = 1500,
+          .has_range = 1, .lo = 1400, .hi = 1600);
     /* A's range refuses 1601 */
     PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .rated = 1,
           .rating = 1601);
     /* C's range refuses A's 1500 (B's 1601 is fine, but B's open: C
      * pairs with B, the only compatible one) */
     PLACE("[paired,s2,B,n0,white,1601,1700000000000]", .sid = "s3",
-          .pid = "C", .rated = 1, .rating = 1550, .has_range = 1,
-          .lo = 1501, .hi = 1700);
+          .pid = "C", .rated = 1, .rating = 1550, .has_range = 1, .lo = 1501,
+          .hi = 1700);
     /* bounds included, both ways */
     PLACE("[paired,s1,A,n0,white,1500,1700000000000]", .sid = "s4",
-          .pid = "D", .rated = 1, .rating = 1600, .has_range = 1,
-          .lo = 1500, .hi = 1500);
+          .pid = "D", .rated = 1, .rating = 1600, .has_range = 1, .lo = 1500,
+          .hi = 1500);
     /* a casual seek with a range is refused, as a range lo > hi */
     {
-        struct seek s = {.sid = "s5", .pid = "E", .node = "n0",
-                         .clock = "f300+0", .color = "random",
-                         .has_range = 1, .lo = 1, .hi = 2};
+        struct seek s = {.sid = "s5",
+                         .pid = "E",
+                         .node = "n0",
+                         .clock = "f300+0",
+                         .color = "random",
+                         .has_range = 1,
+                         .lo = 1,
+                         .hi = 2};
         char *got = place(&s);
         ck_assert_str_eq(got, "!ERR seek_place: bad arguments");
         free(got);
@@ -330,8 +335,7 @@ START_TEST(test_thousand_at_once)
         results[i].text = NULL;
         results[i].partner = -1;
         ck_assert_int_eq(redis_eval(conns[i % CONNS], REDIS_LUA_SEEK_PLACE,
-                                    placed_cb, &results[i], 3, kp, 10,
-                                    args),
+                                    placed_cb, &results[i], 3, kp, 10, args),
                          0);
     }
     for (int i = 0; i < 3000 && answered < SEEKERS; i++)
@@ -356,8 +360,8 @@ START_TEST(test_thousand_at_once)
         ck_assert_str_eq(seekers[j].sid, osid);
         ck_assert_str_eq(seekers[j].node, onode);
         /* the partner waited: it was placed, not paired, itself */
-        ck_assert_msg(!strncmp(results[j].text, "[waiting,", 9), "%d: %s",
-                      j, results[j].text);
+        ck_assert_msg(!strncmp(results[j].text, "[waiting,", 9), "%d: %s", j,
+                      results[j].text);
         ck_assert_msg(compatible(&seekers[i], &seekers[j]), "%d and %d", i,
                       j);
         ck_assert_str_eq(colour, colour_of(&seekers[i], &seekers[j]));
