@@ -66,7 +66,9 @@ typedef void redis_message_fn(void *arg, const char *channel, const char *msg,
 typedef void redis_state_fn(void *arg, bool up);
 
 struct redis_config {
-    /* "host:port", or a unix socket's path (anything with a '/'). */
+    /* "host:port" ("[v6]:port"), or a unix socket's path (anything with
+     * a '/'). hiredis resolves a host name blocking, on each attempt:
+     * give an address or a socket path. */
     const char *address;
     const char *password;   /* AUTH on both connections; NULL: none */
     int connect_timeout_ms; /* 0: 2000 */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "redis.h"
@@ -335,7 +336,20 @@ START_TEST(test_pubsub)
     wait_numsub(r, "a", 1);
     wait_numsub(r, "b", 1);
 
-    /* nothing of a after its unsubscribe, even what is on its way */
+    /* nothing of a after its unsubscribe, even what is on its way: the
+     * message is in the socket's buffer (published by another client,
+     * which saw the reply) before the unsubscribe */
+    {
+        redisContext *other = redisConnectUnix(proc.socket);
+        redisReply *rep;
+        ck_assert(other && !other->err);
+        rep = redisCommand(other, "PUBLISH a queued");
+        ck_assert(rep && rep->type == REDIS_REPLY_INTEGER &&
+                  rep->integer == 1);
+        freeReplyObject(rep);
+        redisFree(other);
+        usleep(50000);
+    }
     ck_assert_int_eq(redis_unsubscribe(r, "a"), 0);
     ck_assert_int_eq(redis_unsubscribe(r, "a"), -1);
     ck_assert_uint_eq(redis_channels(r), 1);
