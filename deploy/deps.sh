@@ -4,14 +4,21 @@
 # is missing (as root, or through sudo when it exists).
 set -eu
 
+# libhiredis-dev and libpq-dev: the cluster's clients of Redis and
+# PostgreSQL (ARCHITECTURE.md, "A cluster of nodes").
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
-libjansson-dev libsqlite3-dev libssl-dev libargon2-dev"
+libjansson-dev libsqlite3-dev libssl-dev libargon2-dev libhiredis-dev
+libpq-dev"
 # nginx and systemd (systemd-analyze): tests/integration/test_deploy checks
 # deploy/nginx.conf and the unit with them (Debian's nginx package starts
 # its default site where services may start; the tests run their own).
 # clang-format: tools/check-format.sh (the meson test `format`).
+# redis-server and postgresql-15: the cluster tests (suite `cluster`,
+# tests/cluster) start their own Redis and PostgreSQL in a temporary
+# folder (Debian's packages start a system instance where services may
+# start; the tests use their own).
 test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium
-nginx systemd clang-format"
+nginx systemd clang-format redis-server postgresql-15"
 
 case "${1:-build}" in
 build) want="$build_pkgs" ;;

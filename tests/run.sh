@@ -1,9 +1,10 @@
 #!/bin/sh
 # tests/run.sh - install what is missing, build, and run every test:
-# unit (Check) and integration tests in a -Werror build, the same under
-# AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests under
-# valgrind memcheck, the browser tests (chromium via playwright-core), and
-# a minute of libFuzzer per fuzz target.
+# unit (Check), integration and cluster tests in a -Werror build, the
+# same under AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests
+# and the cluster suite's C tests under valgrind memcheck, the browser
+# tests (chromium via playwright-core), and a minute of libFuzzer per fuzz
+# target.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -30,13 +31,14 @@ setup build-test --werror --buildtype=debugoptimized -Dtests=enabled
 ninja -C build-test
 meson test -C build-test --print-errorlogs --num-processes 2
 meson test -C build-test --print-errorlogs --num-processes 2 \
-    --setup valgrind --suite unit --no-suite slow
+    --setup valgrind --suite unit --suite cluster --no-suite slow \
+    --no-suite cluster-py
 
 setup build-asan --werror --buildtype=debug -Dtests=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
 meson test -C build-asan --print-errorlogs --num-processes 2 \
-    --suite unit --suite integration
+    --suite unit --suite integration --suite cluster
 
 # libFuzzer: each target for a bounded time (longer by hand: see
 # tests/fuzz/README.md); a crash fails the run.

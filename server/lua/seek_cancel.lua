@@ -1,0 +1,19 @@
+-- seek_cancel.lua - remove a player's open seek (cancel_seek, or the
+-- close of the connection that made it).
+--
+-- KEYS[1] seeker:PID
+-- ARGV[1] the seek's id to remove only that one (a connection's close:
+--         the player may have placed a newer seek since), or '' for
+--         whichever seek the player has open
+--
+-- Returns 1 when a seek was removed, 0 when there was none (or another).
+local sid = redis.call('GET', KEYS[1])
+if not sid or (ARGV[1] ~= '' and ARGV[1] ~= sid) then
+    return 0
+end
+local z = redis.call('HGET', 'seek:' .. sid, 'zset')
+if z then
+    redis.call('ZREM', z, sid)
+end
+redis.call('DEL', 'seek:' .. sid, KEYS[1])
+return 1

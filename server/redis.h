@@ -1,0 +1,163 @@
+/*
+ * redis.h - a node's connection to Redis (ARCHITECTURE.md, "A cluster of
+ * nodes"): hiredis's asynchronous API on the server's libev loop.
+ *
+ * One struct redis owns two hiredis connections to one server: one for
+ * commands and scripts, one for pub/sub (a subscribed hiredis connection
+ * takes no other command). It is "up" when both are connected, every
+ * script is loaded (SCRIPT LOAD) and every wanted channel is subscribed
+ * again; it reports each up/down transition through `on_state`, so that
+ * the node can tell its clients and resync what it follows. After a loss
+ * (or a failed attempt) it reconnects both, waiting backoff_min_ms, then
+ * twice that after each failure, up to backoff_max_ms; an attempt that
+ * is not up after connect_timeout_ms counts as failed.
+ *
+ * Commands. Every accepted command gets exactly one call of its
+ * redis_reply_fn, never from within the call that issued it (a refusal
+ * is reported on a later turn of the loop). While up, a command is sent
+ * at once (pipelined with the others). While down, it waits in a queue
+ * of at most queue_max commands (REDIS_QUEUE_MAX by default), each for
+ * at most queue_ms (REDIS_QUEUE_MS): when up again the queue is sent in
+ * order; a command that finds the queue full, or outstays queue_ms,
+ * fails with `err` "redis: not connected". A command that was sent
+ * when the connection was lost fails with "redis: connection lost": it
+ * may or may not have run (the caller decides whether it can repeat
+ * it; the scripts of redis_scripts.h can all be repeated).
+ *
+ * Only the event-loop thread uses it. No function here may be called
+ * from within one of this redis's callbacks except redis_command*,
+ * redis_eval, redis_subscribe, redis_unsubscribe and redis_is_up (in
+ * particular not redis_free).
+ */
+#ifndef SERVER_REDIS_H
+#define SERVER_REDIS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hiredis/hiredis.h>
+
+struct ev_loop;
+struct redis;
+
+/* Commands that wait while Redis is down, and for how long at most. */
+#define REDIS_QUEUE_MAX 1024
+#define REDIS_QUEUE_MS 1000
+
+/* A command's result. On success err is NULL and reply is Redis's answer
+ * (owned by redis.c, valid only during the call). On failure err is a
+ * sentence (valid only during the call) and reply is either NULL (not
+ * sent, or no answer: see above) or Redis's error reply (type
+ * REDIS_REPLY_ERROR, err its text). */
+typedef void redis_reply_fn(void *arg, const redisReply *reply,
+                            const char *err);
+
+/* A message published on a channel this redis subscribed to: the
+ * channel's name and the payload (len bytes, NUL-terminated), both valid
+ * only during the call. */
+typedef void redis_message_fn(void *arg, const char *channel, const char *msg,
+                              size_t len);
+
+/* An up/down transition: up true when both connections are ready (after
+ * a connect or a reconnect), false when one was lost (the other is then
+ * closed too). Never called twice in a row with the same value; the
+ * first call is an up. */
+typedef void redis_state_fn(void *arg, bool up);
+
+struct redis_config {
+    /* "host:port" ("[v6]:port"), or a unix socket's path (anything with
+     * a '/'). hiredis resolves a host name blocking, on each attempt:
+     * give an address or a socket path. */
+    const char *address;
+    const char *password;   /* AUTH on both connections; NULL: none */
+    int connect_timeout_ms; /* 0: 2000 */
+    int backoff_min_ms;     /* 0: 100 */
+    int backoff_max_ms;     /* 0: 2000 */
+    int queue_max;          /* 0: REDIS_QUEUE_MAX; -1: none (fail at once) */
+    int queue_ms;           /* 0: REDIS_QUEUE_MS */
+    redis_state_fn *on_state;     /* may be NULL */
+    redis_message_fn *on_message; /* may be NULL */
+    void *arg;                    /* for on_state and on_message */
+};
+
+/* Creates the connection to cfg->address on loop and starts connecting
+ * (on_state(up) follows on a later turn of the loop). cfg's strings are
+ * copied. Returns NULL with a sentence in err when the address cannot be
+ * parsed or memory runs out (an unreachable server is no error: it is
+ * retried). The caller owns the result and frees it with redis_free. */
+struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
+                        char *err, size_t errlen);
+
+/* Closes both connections and frees r: every pending or queued command's
+ * callback is called with "redis: closed" first; on_state is not called.
+ * redis_free(NULL) is a no-op. */
+void redis_free(struct redis *r);
+
+/* True when both connections are ready (between on_state(up) and
+ * on_state(down)). */
+bool redis_is_up(const struct redis *r);
+
+/* Sends (or queues) a command given as argc binary-safe arguments
+ * (argvlen NULL: NUL-terminated strings); copies them. fn(arg, ...) is
+ * called once with its result. Returns 0; -1 when out of memory or
+ * within redis_free (fn is then not called). */
+int redis_command_argv(struct redis *r, redis_reply_fn *fn, void *arg,
+                       int argc, const char **argv, const size_t *argvlen);
+
+/* The same with hiredis's printf-like format ("SET %s %b", ...). Returns
+ * 0, or -1 on a bad format or when out of memory (fn is then not
+ * called). */
+int redis_command(struct redis *r, redis_reply_fn *fn, void *arg,
+                  const char *format, ...);
+/* The same with a va_list. */
+int redis_vcommand(struct redis *r, redis_reply_fn *fn, void *arg,
+                   const char *format, va_list ap);
+
+/* Registers a Lua script (copied); returns its number for redis_eval
+ * (0, 1, ...), or -1 when out of memory. Scripts are loaded (SCRIPT
+ * LOAD) on each connection before it is up, so redis_eval's EVALSHA
+ * finds them; should Redis have lost one (SCRIPT FLUSH, a restart between
+ * a loss and its detection), redis_eval sends that call again as EVAL
+ * (which loads it again). */
+int redis_script_add(struct redis *r, const char *source);
+
+/* Runs script number `script` with nkeys keys and nargs arguments
+ * (NUL-terminated strings, copied): EVALSHA, then EVAL on NOSCRIPT.
+ * Returns 0 (fn will be called) or -1 when out of memory or the script
+ * number is unknown (fn is not called). */
+int redis_eval(struct redis *r, int script, redis_reply_fn *fn, void *arg,
+               int nkeys, const char *const *keys, int nargs,
+               const char *const *args);
+
+/* Adds channel (copied) to the channels this redis follows: subscribed
+ * now when up, and again after every reconnect; messages on it go to
+ * on_message. Following a channel twice is following it once (the
+ * caller counts its followers). Returns 0, or -1 when out of memory. */
+int redis_subscribe(struct redis *r, const char *channel);
+
+/* Stops following channel: no message of it reaches on_message after
+ * this call, even one already on its way. Returns 0, or -1 when it was
+ * not followed. */
+int redis_unsubscribe(struct redis *r, const char *channel);
+
+/* Why the last attempt failed or the connection was lost ("" while up
+ * and after a successful (re)connect); owned by r, valid until its next
+ * call. */
+const char *redis_error(const struct redis *r);
+
+/* How many channels are followed. */
+size_t redis_channels(const struct redis *r);
+
+/* The counters the tests and the metrics read. */
+struct redis_stats {
+    unsigned long connects; /* times it came up */
+    unsigned long losses;   /* times it went down */
+    unsigned long noscript; /* EVALSHA calls sent again as EVAL */
+    unsigned long refused;  /* commands failed with "not connected" */
+    size_t queued;          /* commands waiting for the connection now */
+    size_t pending;         /* commands sent, without an answer yet */
+};
+void redis_stats(const struct redis *r, struct redis_stats *out);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * redisproc.h - a real redis-server for a test: started on a unix socket
+ * in a temporary folder, without persistence, stopped (and restarted) by
+ * the test. The program is $REDIS_SERVER (the meson tests set it), else
+ * redis-server on PATH. The server gets PR_SET_PDEATHSIG: it dies with
+ * the test process even when that one is killed.
+ */
+#ifndef TESTS_CLUSTER_REDISPROC_H
+#define TESTS_CLUSTER_REDISPROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct redisproc {
+    pid_t pid;         /* 0 when not running */
+    char dir[64];      /* the temporary folder */
+    char socket[128];  /* dir/redis.sock */
+    char password[32]; /* requirepass, or "" */
+    int port;          /* also on 127.0.0.1:port, or 0 */
+};
+
+/* Creates the folder and starts the server (with requirepass when
+ * password is not NULL; also on a free loopback TCP port when tcp),
+ * waiting until it answers PING. Returns 0, or -1 with a message on
+ * stderr (nothing left running). */
+int redisproc_start(struct redisproc *p, const char *password, bool tcp);
+
+/* Stops the server: SIGTERM (or SIGKILL when kill9) and waits for it.
+ * The folder and socket path stay for redisproc_restart. */
+void redisproc_stop(struct redisproc *p, bool kill9);
+
+/* Starts the server again on the same socket (after redisproc_stop).
+ * Returns 0 or -1 as redisproc_start. */
+int redisproc_restart(struct redisproc *p);
+
+/* Stops the server if it runs and removes the folder. */
+void redisproc_cleanup(struct redisproc *p);
+
+#endif

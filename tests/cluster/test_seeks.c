@@ -1,0 +1,427 @@
+/*
+ * test_seeks.c - the lobby's scripts (server/lua/seek_place.lua,
+ * seek_cancel.lua) through server/redis.c against a real redis-server:
+ * server/PROTOCOL.md's pairing rules one by one, then 1,000 seeks placed
+ * at once through three connections, each seeker paired at most once,
+ * every pair compatible, and no two compatible seeks left waiting.
+ */
+#include <check.h>
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "redis.h"
+#include "redis_scripts.h"
+#include "redisproc.h"
+#include "redissync.h"
+
+static struct redisproc proc;
+static struct ev_loop *loop;
+static struct redis *rd;
+
+static struct redis *open_redis(void)
+{
+    struct redis_config cfg = {.address = proc.socket};
+    char err[128];
+    struct redis *r = redis_new(loop, &cfg, err, sizeof err);
+    bool never = false;
+
+    ck_assert_msg(r != NULL, "%s", err);
+    for (int i = 0; i < REDIS_LUA_COUNT; i++)
+        ck_assert_int_eq(redis_script_add(r, redis_lua[i].source), i);
+    for (int i = 0; i < 1000 && !redis_is_up(r); i++)
+        redissync_run_until(loop, &never, 0.01);
+    ck_assert_msg(redis_is_up(r), "%s", redis_error(r));
+    return r;
+}
+
+static void setup(void)
+{
+    loop = ev_loop_new(EVFLAG_AUTO);
+    ck_assert_int_eq(redisproc_start(&proc, NULL, false), 0);
+    rd = open_redis();
+}
+
+static void teardown(void)
+{
+    redis_free(rd);
+    redisproc_cleanup(&proc);
+    ev_loop_destroy(loop);
+}
+
+/* A seek as the tests describe it. */
+struct seek {
+    char sid[16], pid[16], node[8];
+    const char *clock; /* canonical: f300+0, m60, ... */
+    const char *color; /* white, black, random */
+    int rated, rating;
+    int has_range, lo, hi;
+    int coin;
+};
+
+/* seek_place's keys and arguments for s (into the buffers given). */
+static void place_args(const struct seek *s, char keys[3][48],
+                       const char *kp[3], char nums[4][16],
+                       const char *args[10])
+{
+    snprintf(keys[0], 48, "seeks:%s", s->clock);
+    snprintf(keys[1], 48, "seeker:%s", s->pid);
+    snprintf(keys[2], 48, "seeks:seq");
+    for (int i = 0; i < 3; i++)
+        kp[i] = keys[i];
+    snprintf(nums[0], 16, "%d", s->rating);
+    snprintf(nums[1], 16, "%d", s->lo);
+    snprintf(nums[2], 16, "%d", s->hi);
+    snprintf(nums[3], 16, "%d", s->coin);
+    args[0] = s->sid;
+    args[1] = s->pid;
+    args[2] = s->node;
+    args[3] = s->color;
+    args[4] = s->rated ? "1" : "0";
+    args[5] = s->rated ? nums[0] : "";
+    args[6] = s->has_range ? nums[1] : "";
+    args[7] = s->has_range ? nums[2] : "";
+    args[8] = nums[3];
+    args[9] = "1700000000000";
+}
+
+/* Places s and returns the script's answer as text (caller frees). */
+static char *place(const struct seek *s)
+{
+    char keys[3][48], nums[4][16];
+    const char *kp[3], *args[10];
+
+    place_args(s, keys, kp, nums, args);
+    return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 3, kp, 10, args);
+}
+
+#define PLACE(want, ...)                                                   \
+    do {                                                                   \
+        struct seek s_ = {__VA_ARGS__};                                    \
+        char *got_;                                                        \
+        if (!s_.node[0])                                                   \
+            strcpy(s_.node, "n0");                                         \
+        if (!s_.clock)                                                     \
+            s_.clock = "f300+0";                                           \
+        if (!s_.color)                                                     \
+            s_.color = "random";                                           \
+        got_ = place(&s_);                                                 \
+        ck_assert_msg(!strcmp(got_, want), "%s: %s, not %s", s_.pid, got_, \
+                      want);                                               \
+        free(got_);                                                        \
+    } while (0)
+
+static void expect_cmd(const char *want, const char *format, const char *a)
+{
+    char *got = redissync_command(loop, rd, format, a);
+    ck_assert_msg(!strcmp(got, want), "%s %s: %s, not %s", format, a, got,
+                  want);
+    free(got);
+}
+
+static int cancel(const char *pid, const char *sid)
+{
+    char key[48], *got;
+    const char *kp[1] = {key}, *args[1] = {sid};
+    int n;
+
+    snprintf(key, sizeof key, "seeker:%s", pid);
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 1, kp, 1, args);
+    n = atoi(got);
+    ck_assert_msg(!strcmp(got, "0") || !strcmp(got, "1"), "%s", got);
+    free(got);
+    return n;
+}
+
+START_TEST(test_colours)
+{
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .color = "white");
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .color = "white");
+    /* black fits white: the oldest, A */
+    PLACE("[paired,s1,A,n0,black,,1700000000000]", .sid = "s3", .pid = "C",
+          .color = "black", .node = "n1");
+    /* random fits white: B, and takes black */
+    PLACE("[paired,s2,B,n0,black,,1700000000000]", .sid = "s4", .pid = "D");
+    expect_cmd("0", "ZCARD %s", "seeks:f300+0");
+    /* both random: the coin decides the new seeker's colour */
+    PLACE("[waiting,s5]", .sid = "s5", .pid = "E");
+    PLACE("[paired,s5,E,n0,white,,1700000000000]", .sid = "s6", .pid = "F",
+          .coin = 0);
+    PLACE("[waiting,s7]", .sid = "s7", .pid = "E");
+    PLACE("[paired,s7,E,n0,black,,1700000000000]", .sid = "s8", .pid = "F",
+          .coin = 1);
+    /* random with black waiting: white */
+    PLACE("[waiting,s9]", .sid = "s9", .pid = "G", .color = "black");
+    PLACE("[paired,s9,G,n0,white,,1700000000000]", .sid = "s10", .pid = "H");
+    /* a paired seek is gone, and so is its player's open seek */
+    expect_cmd("0", "EXISTS %s", "seek:s9");
+    expect_cmd("0", "EXISTS %s", "seeker:G");
+    expect_cmd("0", "EXISTS %s", "seeker:H");
+}
+END_TEST
+
+START_TEST(test_clock_and_rated)
+{
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A");
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .clock = "f300+2");
+    PLACE("[waiting,s3]", .sid = "s3", .pid = "C", .clock = "m60");
+    PLACE("[waiting,s4]", .sid = "s4", .pid = "D", .rated = 1,
+          .rating = 1500);
+    PLACE("[paired,s4,D,n0,black,1500,1700000000000]", .sid = "s5",
+          .pid = "E", .rated = 1, .rating = 1200, .coin = 1);
+    PLACE("[paired,s1,A,n0,white,,1700000000000]", .sid = "s6", .pid = "F");
+    PLACE("[paired,s3,C,n0,white,,1700000000000]", .sid = "s7", .pid = "G",
+          .clock = "m60");
+}
+END_TEST
+
+START_TEST(test_ranges)
+{
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .rated = 1, .rating = 1500,
+          .has_range = 1, .lo = 1400, .hi = 1600);
+    /* A's range refuses 1601 */
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .rated = 1,
+          .rating = 1601);
+    /* C's range refuses A's 1500 (B's 1601 is fine, but B's open: C
+     * pairs with B, the only compatible one) */
+    PLACE("[paired,s2,B,n0,white,1601,1700000000000]", .sid = "s3",
+          .pid = "C", .rated = 1, .rating = 1550, .has_range = 1, .lo = 1501,
+          .hi = 1700);
+    /* bounds included, both ways */
+    PLACE("[paired,s1,A,n0,white,1500,1700000000000]", .sid = "s4",
+          .pid = "D", .rated = 1, .rating = 1600, .has_range = 1, .lo = 1500,
+          .hi = 1500);
+    /* a casual seek with a range is refused, as a range lo > hi */
+    {
+        struct seek s = {.sid = "s5",
+                         .pid = "E",
+                         .node = "n0",
+                         .clock = "f300+0",
+                         .color = "random",
+                         .has_range = 1,
+                         .lo = 1,
+                         .hi = 2};
+        char *got = place(&s);
+        ck_assert_str_eq(got, "!ERR seek_place: bad arguments");
+        free(got);
+        s.rated = 1;
+        s.lo = 3;
+        got = place(&s);
+        ck_assert_str_eq(got, "!ERR seek_place: bad arguments");
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(test_one_seek_per_player)
+{
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .color = "white");
+    /* A's new seek replaces the old one, and never pairs with it */
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "A", .color = "black",
+          .clock = "m60");
+    expect_cmd("0", "ZCARD %s", "seeks:f300+0");
+    expect_cmd("0", "EXISTS %s", "seek:s1");
+    expect_cmd("s2", "GET %s", "seeker:A");
+    PLACE("[waiting,s3]", .sid = "s3", .pid = "A", .clock = "m60");
+    expect_cmd("1", "ZCARD %s", "seeks:m60");
+    /* cancel: only the named seek, or whichever is open */
+    ck_assert_int_eq(cancel("A", "s2"), 0);
+    ck_assert_int_eq(cancel("A", "s3"), 1);
+    ck_assert_int_eq(cancel("A", ""), 0);
+    expect_cmd("0", "ZCARD %s", "seeks:m60");
+    expect_cmd("0", "EXISTS %s", "seek:s3");
+    PLACE("[waiting,s4]", .sid = "s4", .pid = "A");
+    ck_assert_int_eq(cancel("A", ""), 1);
+    expect_cmd("0", "EXISTS %s", "seeker:A");
+    /* a stale entry (its hash gone) is skipped and dropped */
+    PLACE("[waiting,s5]", .sid = "s5", .pid = "B");
+    expect_cmd("1", "DEL %s", "seek:s5");
+    PLACE("[waiting,s6]", .sid = "s6", .pid = "C", .color = "white");
+    expect_cmd("[s6]", "ZRANGE %s 0 -1", "seeks:f300+0");
+}
+END_TEST
+
+/* ---- 1,000 seeks at once through three connections ------------------ */
+
+#define SEEKERS 1000
+#define CONNS 3
+
+static const char *const clocks[] = {"f180+0", "f300+3", "m60"};
+static const char *const colors[] = {"white", "black", "random"};
+
+struct result {
+    char *text;
+    int partner; /* the seeker it paired with, or -1 */
+    char colour[8];
+};
+
+static struct seek seekers[SEEKERS];
+static struct result results[SEEKERS];
+static int answered;
+
+static void placed_cb(void *arg, const redisReply *reply, const char *err)
+{
+    struct result *r = arg;
+
+    r->text = redissync_text(reply, err);
+    answered++;
+}
+
+/* PROTOCOL.md's rule, written again here from the text. */
+static bool compatible(const struct seek *a, const struct seek *b)
+{
+    if (strcmp(a->clock, b->clock) || !strcmp(a->pid, b->pid) ||
+        a->rated != b->rated)
+        return false;
+    if (strcmp(a->color, "random") && strcmp(b->color, "random") &&
+        !strcmp(a->color, b->color))
+        return false;
+    if (a->rated && a->has_range && (b->rating < a->lo || b->rating > a->hi))
+        return false;
+    if (a->rated && b->has_range && (a->rating < b->lo || a->rating > b->hi))
+        return false;
+    return true;
+}
+
+/* The colour the rules give placer p against the waiting seek w. */
+static const char *colour_of(const struct seek *p, const struct seek *w)
+{
+    if (!strcmp(p->color, "white") || !strcmp(w->color, "black"))
+        return "white";
+    if (!strcmp(p->color, "black") || !strcmp(w->color, "white"))
+        return "black";
+    return p->coin ? "black" : "white";
+}
+
+START_TEST(test_thousand_at_once)
+{
+    struct redis *conns[CONNS];
+    unsigned long long x = 0x9e3779b97f4a7c15ull; /* a fixed LCG seed */
+    bool never = false;
+    int pairs = 0, waiting = 0, in_redis = 0;
+    static int times_paired[SEEKERS];
+
+    answered = 0;
+    memset(times_paired, 0, sizeof times_paired);
+    for (int c = 0; c < CONNS; c++)
+        conns[c] = open_redis();
+    for (int i = 0; i < SEEKERS; i++) {
+        struct seek *s = &seekers[i];
+        unsigned v;
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        v = (unsigned)(x >> 33);
+        memset(s, 0, sizeof *s);
+        snprintf(s->sid, sizeof s->sid, "s%04d", i);
+        snprintf(s->pid, sizeof s->pid, "p%04d", i);
+        snprintf(s->node, sizeof s->node, "n%d", i % CONNS);
+        s->clock = clocks[v % 3];
+        s->color = colors[(v / 3) % 3];
+        s->rated = (v / 9) % 2;
+        s->coin = (v / 18) % 2;
+        if (s->rated) {
+            s->rating = 1000 + (int)((v / 36) % 1000);
+            s->has_range = (v / 36000) % 5 < 2;
+            s->lo = s->rating - 50 - (int)((v / 72000) % 300);
+            s->hi = s->rating + 50 + (int)((v / 720) % 300);
+        }
+    }
+    /* all at once: pipelined on three connections, interleaved */
+    for (int i = 0; i < SEEKERS; i++) {
+        char keys[3][48], nums[4][16];
+        const char *kp[3], *args[10];
+        place_args(&seekers[i], keys, kp, nums, args);
+        results[i].text = NULL;
+        results[i].partner = -1;
+        ck_assert_int_eq(redis_eval(conns[i % CONNS], REDIS_LUA_SEEK_PLACE,
+                                    placed_cb, &results[i], 3, kp, 10, args),
+                         0);
+    }
+    for (int i = 0; i < 3000 && answered < SEEKERS; i++)
+        redissync_run_until(loop, &never, 0.01);
+    ck_assert_int_eq(answered, SEEKERS);
+
+    for (int i = 0; i < SEEKERS; i++) {
+        const char *t = results[i].text;
+        char osid[16], opid[16], onode[8], colour[8];
+        int j;
+        if (!strncmp(t, "[waiting,", 9)) {
+            char want[32];
+            snprintf(want, sizeof want, "[waiting,%.15s]", seekers[i].sid);
+            ck_assert_str_eq(t, want);
+            continue;
+        }
+        ck_assert_msg(sscanf(t, "[paired,s%*d,%15[^,],%7[^,],%7[^,],", opid,
+                             onode, colour) == 3,
+                      "%d: %s", i, t);
+        ck_assert(sscanf(t, "[paired,%15[^,]", osid) == 1);
+        j = atoi(opid + 1);
+        ck_assert_str_eq(seekers[j].sid, osid);
+        ck_assert_str_eq(seekers[j].node, onode);
+        /* the partner waited: it was placed, not paired, itself */
+        ck_assert_msg(!strncmp(results[j].text, "[waiting,", 9), "%d: %s", j,
+                      results[j].text);
+        ck_assert_msg(compatible(&seekers[i], &seekers[j]), "%d and %d", i,
+                      j);
+        ck_assert_str_eq(colour, colour_of(&seekers[i], &seekers[j]));
+        results[i].partner = j;
+        times_paired[i]++;
+        times_paired[j]++;
+        pairs++;
+    }
+    /* exactly once: each seeker in at most one pair, and the rest still
+     * waiting in Redis, where no two of them are compatible */
+    for (int i = 0; i < SEEKERS; i++) {
+        char *got;
+        ck_assert_msg(times_paired[i] <= 1, "%s paired %d times",
+                      seekers[i].pid, times_paired[i]);
+        got = redissync_command(loop, rd, "GET seeker:%s", seekers[i].pid);
+        if (times_paired[i] == 0) {
+            waiting++;
+            ck_assert_str_eq(got, seekers[i].sid);
+            for (int j = 0; j < i; j++)
+                ck_assert_msg(times_paired[j] == 1 ||
+                                  !compatible(&seekers[i], &seekers[j]),
+                              "%d and %d both left waiting", j, i);
+        } else {
+            ck_assert_str_eq(got, "nil");
+        }
+        free(got);
+    }
+    for (size_t c = 0; c < 3; c++) {
+        char *got = redissync_command(loop, rd, "ZCARD seeks:%s", clocks[c]);
+        in_redis += atoi(got);
+        free(got);
+    }
+    ck_assert_int_eq(in_redis, waiting);
+    ck_assert_int_eq(2 * pairs + waiting, SEEKERS);
+    ck_assert_msg(pairs >= 300, "only %d pairs: the mix pairs too little",
+                  pairs);
+    for (int i = 0; i < SEEKERS; i++)
+        free(results[i].text);
+    for (int c = 0; c < CONNS; c++)
+        redis_free(conns[c]);
+}
+END_TEST
+
+static Suite *seeks_suite(void)
+{
+    Suite *s = suite_create("seeks");
+    TCase *tc = tcase_create("seeks");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_colours);
+    tcase_add_test(tc, test_clock_and_rated);
+    tcase_add_test(tc, test_ranges);
+    tcase_add_test(tc, test_one_seek_per_player);
+    tcase_add_test(tc, test_thousand_at_once);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_main(seeks_suite());
+}
