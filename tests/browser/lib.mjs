@@ -427,15 +427,20 @@ export async function screenshot(page, name) {
     return path;
 }
 
-// Fails unless every piece image on the board loaded (SVG served, parsed).
+// Fails unless every piece on the board is drawn: each one's <use> names a
+// symbol of the page's sprite that has a drawing, and it takes room.
 export async function assertPiecesDrawn(page) {
-    await page.waitForFunction(() => {
-        const imgs = [...document.querySelectorAll('#board img.piece')];
-        return imgs.length > 0 && imgs.every((i) => i.complete);
-    });
+    await page.waitForFunction(() =>
+        document.querySelectorAll('#board svg.piece').length > 0);
     const broken = await page.evaluate(() =>
-        [...document.querySelectorAll('#board img.piece')]
-            .filter((i) => !(i.naturalWidth > 0)).map((i) => i.src));
+        [...document.querySelectorAll('#board svg.piece')].filter((p) => {
+            const href = p.querySelector('use')?.getAttribute('href') || '';
+            const sym = href.startsWith('#') &&
+                document.getElementById(href.slice(1));
+            const box = p.getBoundingClientRect();
+            return !sym || sym.tagName !== 'symbol' ||
+                !sym.querySelector('path') || box.width < 8;
+        }).map((p) => p.querySelector('use')?.getAttribute('href')));
     if (broken.length)
         throw new Error(`pieces not drawn: ${broken.join(' ')}`);
 }
