@@ -127,14 +127,14 @@ export class Board {
                     const rank = document.createElement('span');
                     rank.className = 'coord rank';
                     rank.setAttribute('aria-hidden', 'true');
-                    rank.textContent = String(Math.floor(sq / 8) + 1);
+                    rank.dataset.label = String(Math.floor(sq / 8) + 1);
                     cell.append(rank);
                 }
                 if (vr === 7) {
                     const file = document.createElement('span');
                     file.className = 'coord file';
                     file.setAttribute('aria-hidden', 'true');
-                    file.textContent = FILES[sq % 8];
+                    file.dataset.label = FILES[sq % 8];
                     cell.append(file);
                 }
                 row.append(cell);
