@@ -236,7 +236,6 @@ test('axe: no serious or critical violation on the lobby and the game ' +
         const size = phone ? 'phone' : 'desktop';
         assert.deepEqual(await axeSerious(p.page), [], `lobby, ${size}`);
         await invite(p.page);
-        await assertPiecesDrawn(p.page);
         assert.deepEqual(await axeSerious(p.page), [], `game, ${size}`);
         assertClean(t, p);
     }
