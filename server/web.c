@@ -148,8 +148,8 @@ static bool etag_listed(const char *inm, const char *etag)
 /* Answers 304 Not Modified: the validators, no body. */
 static int not_modified(struct lws *wsi, const char *headers)
 {
-    uint8_t buf[LWS_PRE + 512], *start = &buf[LWS_PRE], *p = start,
-                                *end = &buf[sizeof buf - 1];
+    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+                                 *end = &buf[sizeof buf - 1];
     size_t n = strlen(headers);
 
     if (lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end) ||
