@@ -46,6 +46,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_ALREADY_REGISTERED] = "already_registered",
     [PROTO_BAD_CREDENTIALS] = "bad_credentials",
     [PROTO_RATED_NEEDS_ACCOUNT] = "rated_needs_account",
+    [PROTO_NEEDS_ACCOUNT] = "needs_account",
 };
 
 /* Which optional fields each type takes, beyond "t" and "id". */
@@ -62,7 +63,8 @@ enum {
     F_PASSWORD = 1 << 9,
     F_EVERYWHERE = 1 << 10,
     F_RATED = 1 << 11,
-    F_RATING_RANGE = 1 << 12
+    F_RATING_RANGE = 1 << 12,
+    F_SETTINGS = 1 << 13
 };
 
 static const struct {
@@ -97,6 +99,7 @@ static const struct {
     [PROTO_T_LOGIN] = {"login", F_USERNAME | F_PASSWORD,
                        F_USERNAME | F_PASSWORD},
     [PROTO_T_LOGOUT] = {"logout", F_EVERYWHERE, 0},
+    [PROTO_T_SETTINGS] = {"settings", F_SETTINGS, F_SETTINGS},
 };
 
 static const struct {
@@ -116,6 +119,7 @@ static const struct {
     {"everywhere", F_EVERYWHERE},
     {"rated", F_RATED},
     {"rating_range", F_RATING_RANGE},
+    {"settings", F_SETTINGS},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -290,6 +294,52 @@ static int check_fen(struct proto_msg *m, struct proto_error *e)
     return 0;
 }
 
+/* Checks a settings object (see PROTO_SETTINGS_KEYS in proto.h) and
+ * writes it, compact and in its key order, into out (PROTO_SETTINGS_MAX
+ * bytes and a NUL). */
+static int take_settings(json_t *v, char *out, struct proto_error *e)
+{
+    const char *key;
+    size_t klen, n;
+    json_t *x;
+
+    out[0] = '\0';
+    if (!json_is_object(v))
+        return fail(e, PROTO_BAD_FIELD, "%s", "settings: must be an object");
+    if (json_object_size(v) > PROTO_SETTINGS_KEYS)
+        return fail(e, PROTO_BAD_FIELD, "%s", "settings: at most 32 keys");
+    json_object_keylen_foreach(v, key, klen, x)
+    {
+        if (klen != strlen(key) || !key_chars(key, PROTO_SETTINGS_KEY_MAX))
+            return fail(e, PROTO_BAD_FIELD,
+                        "settings: key '%.40s' is not 1-32 of A-Z a-z "
+                        "0-9 _ -",
+                        key);
+        if (json_is_boolean(x))
+            continue;
+        if (json_is_integer(x) && json_integer_value(x) > -ID_INT_LIMIT &&
+            json_integer_value(x) < ID_INT_LIMIT)
+            continue;
+        if (json_is_string(x) &&
+            json_string_length(x) <= PROTO_SETTINGS_STRING_MAX &&
+            !memchr(json_string_value(x), 0, json_string_length(x)))
+            continue;
+        return fail(e, PROTO_BAD_FIELD,
+                    "settings.%.40s: true, false, an integer or a string "
+                    "of at most 64 bytes",
+                    key);
+    }
+    n = json_dumpb(v, out, PROTO_SETTINGS_MAX,
+                   JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (n == 0 || n > PROTO_SETTINGS_MAX) {
+        memset(out, 0, PROTO_SETTINGS_MAX + 1);
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "settings: at most 2048 bytes as JSON");
+    }
+    out[n] = '\0';
+    return 0;
+}
+
 /* True when v is exactly the string s. */
 static bool str_is(json_t *v, const char *s)
 {
@@ -435,6 +485,9 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         m->range_lo = (int)json_integer_value(lo);
         m->range_hi = (int)json_integer_value(hi);
     }
+    if ((present & F_SETTINGS) &&
+        take_settings(json_object_get(root, "settings"), m->settings, e) < 0)
+        return -1;
     return 0;
 }
 
@@ -835,6 +888,25 @@ static json_t *j_me(const struct proto_me *p)
     return o;
 }
 
+/* An account's stored settings (struct proto_me), or null. */
+static json_t *j_settings(const char *text)
+{
+    json_t *o = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
+
+    if (json_is_object(o))
+        return o;
+    json_decref(o);
+    return json_null();
+}
+
+/* Adds an account's "settings" to a welcome or registered. */
+static json_t *with_settings(json_t *o, const struct proto_me *p)
+{
+    if (o && p->account)
+        json_object_set_new(o, "settings", j_settings(p->settings));
+    return o;
+}
+
 char *proto_render_welcome(const struct proto_me *p, const char *token,
                            const char *const *games, size_t n,
                            const struct proto_id *id)
@@ -843,17 +915,37 @@ char *proto_render_welcome(const struct proto_me *p, const char *token,
 
     for (size_t i = 0; a && i < n; i++)
         json_array_append_new(a, json_string(games[i]));
-    return finish(json_pack("{s:s,s:o,s:s,s:o}", "t", "welcome", "player",
-                            j_me(p), "token", token, "games", a),
-                  id);
+    return finish(
+        with_settings(json_pack("{s:s,s:o,s:s,s:o}", "t", "welcome", "player",
+                                j_me(p), "token", token, "games", a),
+                      p),
+        id);
 }
 
 char *proto_render_registered(const struct proto_me *p, const char *token,
                               const struct proto_id *id)
 {
-    return finish(json_pack("{s:s,s:o,s:s}", "t", "registered", "player",
-                            j_me(p), "token", token),
+    return finish(with_settings(json_pack("{s:s,s:o,s:s}", "t", "registered",
+                                          "player", j_me(p), "token", token),
+                                p),
                   id);
+}
+
+char *proto_render_settings_saved(const struct proto_id *id)
+{
+    return finish(json_pack("{s:s}", "t", "settings_saved"), id);
+}
+
+char *proto_render_settings_changed(const char *settings)
+{
+    json_t *o = settings ? json_loads(settings, 0, NULL) : NULL;
+
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return NULL;
+    }
+    return finish(
+        json_pack("{s:s,s:o}", "t", "settings_changed", "settings", o), NULL);
 }
 
 char *proto_render_logged_out(const struct proto_id *id)

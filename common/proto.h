@@ -51,6 +51,7 @@ enum proto_code {
     PROTO_ALREADY_REGISTERED,  /* register: the player is an account */
     PROTO_BAD_CREDENTIALS,     /* login: no such user or wrong password */
     PROTO_RATED_NEEDS_ACCOUNT, /* a rated seek, invite or join by a guest */
+    PROTO_NEEDS_ACCOUNT,       /* settings: only an account stores them */
     PROTO_CODE_COUNT
 };
 
@@ -79,6 +80,7 @@ enum proto_type {
     PROTO_T_REGISTER,
     PROTO_T_LOGIN,
     PROTO_T_LOGOUT,
+    PROTO_T_SETTINGS,
     PROTO_T_COUNT
 };
 
@@ -102,6 +104,15 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_PASSWORD_MAX 128
 /* seek: "rating_range":[LO,HI], integers with 0 <= LO <= HI <= this. */
 #define PROTO_RATING_MAX 4000
+/* settings: a JSON object of at most PROTO_SETTINGS_KEYS keys, each 1 to
+ * PROTO_SETTINGS_KEY_MAX of A-Z a-z 0-9 _ -, whose values are true,
+ * false, integers of magnitude below 2^53 or strings of at most
+ * PROTO_SETTINGS_STRING_MAX bytes; at most PROTO_SETTINGS_MAX bytes as
+ * the server serialises it (compact, in the sender's key order). */
+#define PROTO_SETTINGS_KEYS 32
+#define PROTO_SETTINGS_KEY_MAX 32
+#define PROTO_SETTINGS_STRING_MAX 64
+#define PROTO_SETTINGS_MAX 2048
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -132,6 +143,8 @@ struct proto_msg {
     bool rated;             /* seek, invite: false when absent */
     bool has_range;         /* seek: rating_range given ... */
     int range_lo, range_hi; /* ... its bounds, inclusive */
+    /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
+    char settings[PROTO_SETTINGS_MAX + 1];
 };
 
 struct proto_error {
@@ -208,13 +221,17 @@ struct proto_rating {
 
 /* The player a connection speaks for, as welcome and registered show it:
  * {"id","name","account"} and, for an account, "ratings" with one entry
- * per category it has played rated (n_ratings of them). */
+ * per category it has played rated (n_ratings of them). For an account,
+ * welcome and registered also carry "settings": the object `settings`
+ * holds as JSON text (a stored one, valid), or null when it is NULL
+ * (none stored). The HTTP API's profile never shows them. */
 struct proto_me {
     const char *id;
     const char *name;
     bool account;
     const struct proto_rating *ratings;
     size_t n_ratings;
+    const char *settings;
 };
 
 /* A rated game's rating changes: each colour's rating before and after
@@ -316,6 +333,11 @@ char *proto_render_registered(const struct proto_me *p, const char *token,
                               const struct proto_id *id);
 /* {"t":"logged_out"} */
 char *proto_render_logged_out(const struct proto_id *id);
+/* {"t":"settings_saved"}: a settings message's answer. */
+char *proto_render_settings_saved(const struct proto_id *id);
+/* {"t":"settings_changed","settings":S}: S, the JSON object text another
+ * connection of the account saved (valid JSON; NULL when it is not). */
+char *proto_render_settings_changed(const char *settings);
 char *proto_render_pong(const struct proto_id *id);
 char *proto_render_seeking(const char *sid, const struct proto_id *id);
 char *proto_render_seek_cancelled(const struct proto_id *id);

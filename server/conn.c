@@ -502,8 +502,19 @@ static void on_pong(struct conn *c, const void *data, size_t len)
     conn_ponged(c, now);
 }
 
-int64_t net_conn_rtt_ms(const struct conn *c)
+int64_t net_conn_rtt_ms(struct conn *c)
 {
+    /* None yet (the connection is younger than ping_interval_s): ping it
+     * now, so that the answer is in before its player's next move. Moving
+     * it from `alive` to the tail of `pinged` keeps `pinged` ordered:
+     * everything there fell due before anything still in `alive`. */
+    if (!c->srtt_ms && c->list == &net.alive && !c->killed &&
+        !c->closing) {
+        list_remove(c);
+        list_append(&net.pinged, c);
+        c->want_ping = true;
+        lws_callback_on_writable(c->wsi);
+    }
     return c->srtt_ms;
 }
 

@@ -214,7 +214,7 @@ static int player_profile(struct hub *h, const char *pid,
                     .losses = rows[i].losses,
                 };
     }
-    struct proto_me me = {p.pid, p.name, account == 1, shown, n};
+    struct proto_me me = {p.pid, p.name, account == 1, shown, n, NULL};
     return reply(r, 200, JSON_TYPE, proto_render_profile(&me));
 }
 

@@ -14,25 +14,14 @@
  * spectators; they remember those GIDs (not pointers), so a game that is
  * freed leaves nothing dangling behind.
  *
- * A rematch offer (PROTOCOL.md section 7) is kept with its ended game's
- * host record and named by GID in both players' `offers`; it lives only
- * while both players are connected and the game is in memory.
- *
  * Per IP address (struct addr) the hub counts the open invitations
  * created from it and meters the new guests it creates; a periodic sweep
  * forgets idle addresses and asks the store to purge guests that never
  * played.
  *
- * Accounts (register, login, logout). Passwords are hashed and checked
- * by the password workers (passwd.h), never on the loop: a command that
- * needs one leaves a job (struct auth_job) that names its connection,
- * and hub_wake finishes it when the answer comes; a connection that
- * closes first leaves the job without one, and its answer is dropped.
- * What is queued for the store but not committed yet is visible to the
- * loop's reads only through two small tables: the usernames being
- * registered (names) and the tokens revoked (revoked: by token, or
- * "pid:" PID for every token of an account), each until the store has
- * committed the write.
+ * Accounts (register, login, logout and their tokens) are account.c's,
+ * rematch offers rematch.c's; both share the hub's records through
+ * hub_internal.h.
  *
  * Ratings (PROTOCOL.md, "Rated games"). A rated game computes its rating
  * change when it ends (game.c), from the ratings the hub gives it
@@ -47,18 +36,22 @@
  * applied twice would leave the same rows.
  */
 #include "hub.h"
+#include "hub_internal.h"
 
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "game.h"
 #include "holds.h"
 #include "ids.h"
 #include "passwd.h"
+#include "prefs.h"
 #include "ratelimit.h"
 #include "rating.h"
+#include "rematch.h"
 #include "tunables.h"
 #include "lobby.h"
 #include "log.h"
@@ -70,100 +63,11 @@
 #include "table.h"
 #include "verdict.h"
 
-/* A game, as the hub's records outside its table name it. */
-struct game_ref {
-    char gid[PROTO_KEY_MAX + 1];
-};
-
-struct player {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
-    struct session **conns; /* authenticated connections */
-    size_t nconns, conncap;
-    struct game_ref *games; /* live games with a seat */
-    size_t ngames, gamecap;
-    struct game_ref *offers; /* ended games with a pending rematch offer
-                                to or from the player */
-    size_t noffers, offercap;
-    int pins;           /* held by a caller: do not free yet */
-    bool account;       /* registered (set from the store on hello and
-                           login: a player restored from a game's seat
-                           may not know yet) */
-    bool registering;   /* a register of the player's is being hashed */
-    struct session fan; /* subscribed to the live games for every
-                               connection of the player */
-};
-
-/* A password job of a connection's (login or register) until its answer
- * comes; owned by the hub's list. */
-struct auth_job {
-    struct auth_job *next;
-    struct session *s;           /* NULL: the connection closed or logged out
-                          meanwhile: the answer is dropped */
-    enum proto_type type;        /* PROTO_T_LOGIN or PROTO_T_REGISTER */
-    struct proto_id id;          /* to echo */
-    char pid[PROTO_KEY_MAX + 1]; /* register: the guest; login: the
-                                    account ("": no such user) */
-    char username[PROTO_USERNAME_MAX + 1]; /* as it will be shown */
-    char name_key[PROTO_USERNAME_MAX + 1]; /* register: lowercase, the
-                                              key of its reservation */
-};
-
-/* What a connection has of an account (session.auth): the token it uses
- * (to revoke at logout) and its password job in flight. */
-struct session_auth {
-    bool has_token;
-    uint8_t token_hash[32];
-    struct auth_job *job;
-};
-
-/* An entry of names or revoked: held until the store commits seq (0:
- * not queued yet, a username whose password is being hashed). */
-struct pending {
-    char key[72]; /* a lowercase username, a token's hex SHA-256 or
-                     "pid:" PID */
-    uint64_t seq;
-};
-
 /* One IP address: its open invitations and its new guests' bucket. */
 struct addr {
     char ip[64];
     int invites;
     struct bucket guests;
-};
-
-struct hub {
-    struct hub_env env;  /* the world outside (hub.h) */
-    struct store *store; /* env.store */
-    struct hub_config cfg;
-    struct session_limits limits; /* every session's, from cfg */
-    struct game_env game_env;     /* every game's, over env */
-    struct table games;           /* gid -> struct game */
-    struct table players;         /* pid -> struct player */
-    struct table tokens;          /* token_key -> struct player */
-    struct table addrs;           /* ip -> struct addr */
-    struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
-    uint64_t purge_seq;           /* the last guest purge queued */
-    struct lobby *lobby;
-    struct verdicts *verdicts;     /* flag verdicts, off the loop */
-    struct holds holds;            /* turns waiting for a store commit */
-    struct hub_alarm *stall_timer; /* the oldest hold is a stall */
-    int64_t stall_timer_at;        /* CLOCK_NEVER: disarmed */
-    bool stalled;       /* players were told the store stalls ... */
-    uint64_t stall_seq; /* ... until it commits this */
-    int64_t stall_since;
-    struct metrics metrics;
-    bool shutting_down;
-    /* accounts (see the top of the file) */
-    struct passwd *passwd; /* the password workers */
-    struct auth_job *jobs; /* every job waiting for its answer */
-    struct ratelimit *login_ips, *login_users; /* attempts per address,
-                                                  per lowercase username */
-    struct table names;        /* lowercase username -> struct pending */
-    struct table revoked;      /* token key / "pid:" PID -> pending */
-    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
-    struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
 };
 
 /* A rating row queued with a rated game's end, until it commits. */
@@ -176,27 +80,27 @@ struct rated_row {
 /* ---- helpers ----------------------------------------------------------- */
 
 /* The environment's functions, for brevity. */
-static int64_t now_ms(struct hub *h)
+int64_t hub_now_ms(struct hub *h)
 {
     return h->env.now_ms(h->env.ctx);
 }
-static int64_t wall_ms(struct hub *h)
+int64_t hub_wall_ms(struct hub *h)
 {
     return h->env.wall_ms(h->env.ctx);
 }
 
-static struct hub_alarm *alarm_new(struct hub *h, void (*cb)(void *arg),
-                                   void *arg)
+struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
+                                void *arg)
 {
     return h->env.alarm_new(h->env.ctx, cb, arg);
 }
 
-static void alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at)
+void hub_alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at)
 {
     h->env.alarm_arm(h->env.ctx, a, at);
 }
 
-static void alarm_free(struct hub *h, struct hub_alarm *a)
+void hub_alarm_free(struct hub *h, struct hub_alarm *a)
 {
     h->env.alarm_free(h->env.ctx, a);
 }
@@ -227,7 +131,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static void send_text(struct session *s, char *text, uint64_t seq)
+void hub_send_text(struct session *s, char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
 
@@ -237,14 +141,20 @@ static void send_text(struct session *s, char *text, uint64_t seq)
     msgbuf_unref(b);
 }
 
-static void send_error(struct session *s, enum proto_code code,
-                       const char *msg, const struct proto_id *id)
+void hub_send_error(struct session *s, enum proto_code code, const char *msg,
+                    const struct proto_id *id)
 {
     s->hub->metrics.rejected[code]++;
-    send_text(s, proto_render_error(code, msg, id), 0);
+    hub_send_text(s, proto_render_error(code, msg, id), 0);
 }
 
-static void hex(const uint8_t *in, size_t n, char *out)
+void hub_busy(struct session *s, const struct proto_id *id)
+{
+    hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                   id);
+}
+
+void hub_hex(const uint8_t *in, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";
 
@@ -257,8 +167,8 @@ static void hex(const uint8_t *in, size_t n, char *out)
 
 /* ---- players ----------------------------------------------------------- */
 
-static struct player *player_get(struct hub *h, const char *pid,
-                                 const char *name)
+struct player *hub_player_get(struct hub *h, const char *pid,
+                              const char *name)
 {
     struct player *p = table_get(&h->players, pid);
 
@@ -283,13 +193,13 @@ static void player_set_token(struct hub *h, struct player *p,
 {
     if (p->token_key[0])
         return;
-    hex(hash, 32, p->token_key);
+    hub_hex(hash, 32, p->token_key);
     if (table_put(&h->tokens, p->token_key, p) < 0)
         p->token_key[0] = '\0';
 }
 
 /* Frees p when nothing refers to it any more. */
-static void player_release(struct hub *h, struct player *p)
+void hub_player_release(struct hub *h, struct player *p)
 {
     if (p->nconns || p->ngames || p->pins)
         return;
@@ -304,8 +214,8 @@ static void player_release(struct hub *h, struct player *p)
 
 /* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
  * Returns 0, or -1 when out of memory. */
-static int refs_add(struct game_ref **refs, size_t *n, size_t *cap,
-                    const char *gid)
+int hub_refs_add(struct game_ref **refs, size_t *n, size_t *cap,
+                 const char *gid)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*refs)[i].gid, gid))
@@ -317,7 +227,7 @@ static int refs_add(struct game_ref **refs, size_t *n, size_t *cap,
 }
 
 /* Removes gid from the array *refs of *n, keeping the order. */
-static void refs_drop(struct game_ref *refs, size_t *n, const char *gid)
+void hub_refs_drop(struct game_ref *refs, size_t *n, const char *gid)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp(refs[i].gid, gid)) {
@@ -329,12 +239,12 @@ static void refs_drop(struct game_ref *refs, size_t *n, const char *gid)
 
 static int player_add_game(struct player *p, const char *gid)
 {
-    return refs_add(&p->games, &p->ngames, &p->gamecap, gid);
+    return hub_refs_add(&p->games, &p->ngames, &p->gamecap, gid);
 }
 
 static void player_drop_game(struct player *p, const char *gid)
 {
-    refs_drop(p->games, &p->ngames, gid);
+    hub_refs_drop(p->games, &p->ngames, gid);
 }
 
 /* ---- subscriptions ----------------------------------------------------- */
@@ -415,8 +325,8 @@ static struct addr *addr_get(struct hub *h, const char *ip)
 /* ---- the games' environment -------------------------------------------- */
 
 /* To a connection, or through a player's fan to all its connections. */
-static void env_send(void *ctx, struct session *to, struct msgbuf *b,
-                     uint64_t seq)
+void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
+                  uint64_t seq)
 {
     struct hub *h = ctx;
 
@@ -430,23 +340,8 @@ static void env_send(void *ctx, struct session *to, struct msgbuf *b,
 
 static void env_timer_cb(void *arg);
 
-/* What the hub keeps with a game (its game_user): the timer, the
- * address whose open invitation the game is, and, once it has ended, its
- * rematch. */
-struct game_host {
-    struct hub *hub;
-    struct game *game;
-    struct hub_alarm *t;
-    char invite_ip[64]; /* counted in that addr's invites; "" if none */
-    int rematch_by;     /* colour whose rematch offer is pending, or -1 */
-    struct hub_alarm *rematch_t; /* its lapse; NULL when none pending */
-    bool rematch_barred[2];      /* the colour's offer was declined, withdrawn
-                               or left: it may not offer again */
-    bool rematch_used;           /* the rematch has started */
-};
-
 /* g's host record, created when missing (NULL when out of memory). */
-static struct game_host *host_get(struct hub *h, struct game *g)
+struct game_host *hub_host_get(struct hub *h, struct game *g)
 {
     struct game_host *gh = game_user(g);
 
@@ -458,7 +353,7 @@ static struct game_host *host_get(struct hub *h, struct game *g)
     gh->hub = h;
     gh->game = g;
     gh->rematch_by = -1;
-    gh->t = alarm_new(h, env_timer_cb, gh);
+    gh->t = hub_alarm_new(h, env_timer_cb, gh);
     if (!gh->t) {
         free(gh);
         return NULL;
@@ -470,8 +365,8 @@ static struct game_host *host_get(struct hub *h, struct game *g)
 static void host_free(struct game_host *gh)
 {
     if (gh) {
-        alarm_free(gh->hub, gh->t);
-        alarm_free(gh->hub, gh->rematch_t);
+        hub_alarm_free(gh->hub, gh->t);
+        hub_alarm_free(gh->hub, gh->rematch_t);
         free(gh);
     }
 }
@@ -497,18 +392,18 @@ static void env_arm(void *ctx, struct game *g, int64_t at)
     if (!gh) {
         if (at == CLOCK_NEVER)
             return;
-        gh = host_get(ctx, g);
+        gh = hub_host_get(ctx, g);
         if (!gh)
             return;
     }
-    alarm_arm(gh->hub, gh->t, at);
+    hub_alarm_arm(gh->hub, gh->t, at);
 }
 
 static void env_timer_cb(void *arg)
 {
     struct game_host *gh = arg;
 
-    game_on_timer(gh->game, now_ms(gh->hub));
+    game_on_timer(gh->game, hub_now_ms(gh->hub));
 }
 
 static uint64_t env_put_game(void *ctx, const struct store_game *row)
@@ -628,9 +523,9 @@ static void show_rating(struct hub *h, struct game *g, int color)
  * welcome (results false) or the API's profile (true) shows them, into
  * out[0..RATING_CATEGORIES): one read of the store, overlaid by the rows
  * not committed yet. How many. */
-static size_t ratings_shown(struct hub *h, const char *pid,
-                            struct proto_rating out[RATING_CATEGORIES],
-                            bool results)
+size_t hub_ratings_shown(struct hub *h, const char *pid,
+                         struct proto_rating out[RATING_CATEGORIES],
+                         bool results)
 {
     struct store_rating rows[RATING_CATEGORIES], r;
     size_t nrows = 0, n = 0;
@@ -701,83 +596,7 @@ static uint64_t env_finish(void *ctx, const struct store_game *row,
 
 static int64_t env_wall_ms(void *ctx)
 {
-    return wall_ms(ctx);
-}
-
-/* ---- rematch offers ----------------------------------------------------- */
-
-/* Sends text (taken) to every connection of both players of g, behind
- * the game's own messages. */
-static void rematch_tell(struct hub *h, struct game *g, char *text)
-{
-    struct msgbuf *b = msgbuf_take(text);
-
-    if (!b)
-        return;
-    for (int c = 0; c < 2; c++) {
-        struct player *p = table_get(&h->players, game_seat_pid(g, c));
-        if (p)
-            env_send(h, &p->fan, b, game_seq(g));
-    }
-    msgbuf_unref(b);
-}
-
-/* Ends gh's pending rematch offer, if any: both players forget it and,
- * unless reason is NULL, hear {"t":"rematch_declined",...,"reason":R}
- * with color (the player who declined or left; -1: null). */
-static void rematch_clear(struct hub *h, struct game_host *gh, int color,
-                          const char *reason)
-{
-    struct game *g = gh->game;
-
-    if (gh->rematch_by < 0)
-        return;
-    gh->rematch_by = -1;
-    alarm_free(h, gh->rematch_t);
-    gh->rematch_t = NULL;
-    for (int c = 0; c < 2; c++) {
-        struct player *p = table_get(&h->players, game_seat_pid(g, c));
-        if (p)
-            refs_drop(p->offers, &p->noffers, game_gid(g));
-    }
-    if (reason)
-        rematch_tell(
-            h, g, proto_render_rematch_declined(game_gid(g), color, reason));
-}
-
-/* The offer's LIMIT_REMATCH_MS are over. */
-static void rematch_expire(void *arg)
-{
-    struct game_host *gh = arg;
-
-    rematch_clear(gh->hub, gh, -1, "expired");
-}
-
-/* p's last connection closed: the offers to and from p lapse. */
-static void rematch_player_gone(struct hub *h, struct player *p)
-{
-    while (p->noffers) {
-        struct game *g = table_get(&h->games, p->offers[0].gid);
-        struct game_host *gh = g ? game_user(g) : NULL;
-        if (gh && gh->rematch_by >= 0)
-            rematch_clear(h, gh, game_color_of(g, p->pid), "left");
-        else /* (not expected: a game frees its offer with itself) */
-            refs_drop(p->offers, &p->noffers, p->offers[0].gid);
-    }
-}
-
-/* The player pid sent leave for g: a pending offer lapses, and the
- * player may not offer again (a leave and offer loop would spam the
- * opponent). */
-static void rematch_left(struct hub *h, struct game *g, const char *pid)
-{
-    struct game_host *gh = game_user(g);
-    int c = game_color_of(g, pid);
-
-    if (!gh || gh->rematch_by < 0 || c < 0)
-        return;
-    gh->rematch_barred[c] = true;
-    rematch_clear(h, gh, c, "left");
+    return hub_wall_ms(ctx);
 }
 
 static void env_ended(void *ctx, struct game *g)
@@ -795,7 +614,7 @@ static void env_ended(void *ctx, struct game *g)
             /* nothing more is broadcast: the fan may go with p */
             game_unsubscribe(g, &p->fan);
             player_drop_game(p, game_gid(g));
-            player_release(h, p);
+            hub_player_release(h, p);
         }
     }
 }
@@ -834,7 +653,7 @@ static void on_verdict(void *arg, const struct verdict *a)
         log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
                  a->budget);
     if (g)
-        game_verdict(g, a->can_mate, now_ms(h));
+        game_verdict(g, a->can_mate, hub_now_ms(h));
 }
 
 /* ---- turns held for the store ------------------------------------------ */
@@ -869,14 +688,14 @@ static void stall_watch(struct hub *h)
     if (h->stall_timer_at <= at)
         return; /* it fires first and looks again */
     h->stall_timer_at = at;
-    alarm_arm(h, h->stall_timer, at);
+    hub_alarm_arm(h, h->stall_timer, at);
 }
 
 static void stall_check(void *arg)
 {
     struct hub *h = arg;
     const struct hold *o = holds_oldest(&h->holds);
-    int64_t now = now_ms(h);
+    int64_t now = hub_now_ms(h);
 
     h->stall_timer_at = CLOCK_NEVER;
     if (!o || h->stalled)
@@ -901,7 +720,7 @@ static bool env_hold(void *ctx, struct game *g, uint64_t seq)
 
     if (seq <= store_committed(h->store))
         return true;
-    if (holds_push(&h->holds, game_gid(g), seq, now_ms(h)) < 0)
+    if (holds_push(&h->holds, game_gid(g), seq, hub_now_ms(h)) < 0)
         return true; /* out of memory: as if released */
     stall_watch(h);
     return false;
@@ -918,7 +737,7 @@ static void release_held(struct hub *h)
 
     if ((!o || o->seq > committed) && !h->stalled)
         return;
-    now = now_ms(h);
+    now = hub_now_ms(h);
     while (holds_pop_committed(&h->holds, committed, &e)) {
         struct game *g = table_get(&h->games, e.gid);
         if (g)
@@ -933,21 +752,14 @@ static void release_held(struct hub *h)
     stall_watch(h);
 }
 
-static void on_password(void *arg, const struct passwd_answer *a);
-
 void hub_wake(struct hub *h)
 {
     release_held(h);
     verdicts_collect(h->verdicts, on_verdict, h);
-    passwd_collect(h->passwd, on_password, h);
+    passwd_collect(h->passwd, account_on_password, h);
 }
 
 /* ---- hub --------------------------------------------------------------- */
-
-/* (accounts, below) */
-static void pending_sweep(struct hub *h, struct table *t);
-static void pending_free_all(struct table *t);
-static void job_free(struct hub *h, struct auth_job *j);
 
 /* Every LIMIT_SWEEP_MS: forgets the addresses that have nothing to
  * remember (no open invitation, a full guest bucket), and queues a pass
@@ -956,12 +768,12 @@ static void job_free(struct hub *h, struct auth_job *j);
 static void sweep(void *arg)
 {
     struct hub *h = arg;
-    int64_t now = now_ms(h);
+    int64_t now = hub_now_ms(h);
     const char **keep;
     size_t n = 0;
     uint64_t seq;
 
-    alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
+    hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
         if (a && !a->invites &&
@@ -970,13 +782,13 @@ static void sweep(void *arg)
     }
     if (h->shutting_down)
         return;
-    pending_sweep(h, &h->names);
-    pending_sweep(h, &h->revoked);
+    account_sweep(h);
+    prefs_sweep(h);
     rated_sweep(h);
-    if (wall_ms(h) - h->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
+    if (hub_wall_ms(h) - h->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
         store_expire_tokens(h->store,
-                            wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS))
-        h->tokens_expired_at = wall_ms(h);
+                            hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS))
+        h->tokens_expired_at = hub_wall_ms(h);
     keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
     if (!keep)
         return;
@@ -985,8 +797,8 @@ static void sweep(void *arg)
         if (p)
             keep[n++] = p->pid;
     }
-    seq = store_purge_guests(h->store, wall_ms(h) - LIMIT_GUEST_UNPLAYED_MS,
-                             keep, n);
+    seq = store_purge_guests(
+        h->store, hub_wall_ms(h) - LIMIT_GUEST_UNPLAYED_MS, keep, n);
     if (seq)
         h->purge_seq = seq;
     free(keep);
@@ -1014,23 +826,25 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     h->login_users = ratelimit_new(cfg->logins_per_user_per_min / 60.0,
                                    cfg->logins_per_user_per_min,
                                    LIMIT_LOGIN_KEYS);
-    h->sweep = alarm_new(h, sweep, h);
-    h->stall_timer = alarm_new(h, stall_check, h);
+    h->prefs = prefs_new();
+    h->sweep = hub_alarm_new(h, sweep, h);
+    h->stall_timer = hub_alarm_new(h, stall_check, h);
     h->stall_timer_at = CLOCK_NEVER;
     holds_init(&h->holds);
     if (!h->lobby || !h->verdicts || !h->passwd || !h->login_ips ||
-        !h->login_users || !h->sweep || !h->stall_timer) {
+        !h->login_users || !h->prefs || !h->sweep || !h->stall_timer) {
         lobby_free(h->lobby);
         verdicts_stop(h->verdicts);
         passwd_stop(h->passwd);
         ratelimit_free(h->login_ips);
         ratelimit_free(h->login_users);
-        alarm_free(h, h->sweep);
-        alarm_free(h, h->stall_timer);
+        prefs_free(h->prefs);
+        hub_alarm_free(h, h->sweep);
+        hub_alarm_free(h, h->stall_timer);
         free(h);
         return NULL;
     }
-    alarm_arm(h, h->sweep, now_ms(h) + LIMIT_SWEEP_MS);
+    hub_alarm_arm(h, h->sweep, hub_now_ms(h) + LIMIT_SWEEP_MS);
     table_init(&h->games);
     table_init(&h->players);
     table_init(&h->tokens);
@@ -1042,7 +856,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         .ctx = h,
         .grace_ms = cfg->grace_ms,
         .first_move_ms = cfg->first_move_ms,
-        .send = env_send,
+        .send = hub_env_send,
         .arm = env_arm,
         .put_game = env_put_game,
         .put_move = env_put_move,
@@ -1063,16 +877,14 @@ void hub_free(struct hub *h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
     passwd_stop(h->passwd);     /* its answers name jobs freed below */
-    while (h->jobs)
-        job_free(h, h->jobs);
+    account_free_all(h);
     ratelimit_free(h->login_ips);
     ratelimit_free(h->login_users);
-    pending_free_all(&h->names);
-    pending_free_all(&h->revoked);
+    prefs_free(h->prefs);
     for (size_t i = 0; i < h->rated.cap; i++)
         free(h->rated.slots[i].value);
     table_clear(&h->rated);
-    alarm_free(h, h->sweep);
+    hub_alarm_free(h, h->sweep);
     /* (deleting leaves a tombstone: the slots do not move) */
     for (size_t i = 0; i < h->games.cap; i++)
         if (h->games.slots[i].value)
@@ -1095,7 +907,7 @@ void hub_free(struct hub *h)
     table_clear(&h->addrs);
     lobby_free(h->lobby);
     holds_clear(&h->holds);
-    alarm_free(h, h->stall_timer);
+    hub_alarm_free(h, h->stall_timer);
     free(h);
 }
 
@@ -1131,7 +943,7 @@ static int restore_one(void *arg, const struct store_game *row,
         struct player *p;
         if (!pid[0])
             continue;
-        p = player_get(h, pid, game_seat_name(g, c));
+        p = hub_player_get(h, pid, game_seat_name(g, c));
         if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
         show_rating(h, g, c);
@@ -1159,11 +971,7 @@ struct store *hub_store(struct hub *h)
 }
 size_t hub_auth_pending(const struct hub *h)
 {
-    size_t n = 0;
-
-    for (const struct auth_job *j = h->jobs; j; j = j->next)
-        n++;
-    return n;
+    return account_jobs(h);
 }
 void hub_hold_passwords(struct hub *h, int hold)
 {
@@ -1292,9 +1100,9 @@ static char *render_stored(struct hub *h, const char *gid,
     if (!strcmp(row.status, "ended")) {
         text = game_render_stored(&row, moves, n, id, api);
     } else {
-        g = game_restore(&env, &row, moves, n, 0, now_ms(h), NULL);
+        g = game_restore(&env, &row, moves, n, 0, hub_now_ms(h), NULL);
         if (g)
-            text = game_render_state(g, id, api, now_ms(h));
+            text = game_render_state(g, id, api, hub_now_ms(h));
         game_free(g);
     }
     free(moves);
@@ -1363,7 +1171,7 @@ static struct game_ref *games_snapshot(const struct player *p, size_t *n)
  * another): its seeks and watches end and, when it was the player's last
  * connection, the player is gone from its games (their grace periods
  * start) and may be freed. s->player is NULL after. */
-static void detach(struct hub *h, struct session *s, int64_t now)
+void hub_detach(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
 
@@ -1390,18 +1198,16 @@ static void detach(struct hub *h, struct session *s, int64_t now)
         }
         p->pins--;
         free(gs);
-        player_release(h, p);
+        hub_player_release(h, p);
     }
 }
-
-static void auth_clear(struct session *s);
 
 void hub_close(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
 
     h->metrics.connections--;
-    auth_clear(s); /* a job in flight is dropped when it answers */
+    account_clear_session(s); /* a job in flight is dropped when it answers */
     if (h->shutting_down) {
         lobby_drop_owner(h->lobby, s);
         if (p)
@@ -1414,7 +1220,7 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
         free(s);
         return;
     }
-    detach(h, s, now);
+    hub_detach(h, s, now);
     free(s);
 }
 
@@ -1437,12 +1243,13 @@ static void sort_created(struct game **gs, size_t n)
     }
 }
 
-static void welcome(struct session *s, const char *token,
-                    const struct proto_id *id, uint64_t seq)
+void hub_welcome(struct session *s, const char *token,
+                 const struct proto_id *id, uint64_t seq)
 {
     struct player *p = s->player;
     struct proto_rating ratings[RATING_CATEGORIES];
-    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0};
+    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
+    char *settings = NULL;
     size_t n, k = 0;
     struct game_ref *refs = games_snapshot(p, &n);
     struct game **gs = malloc((n ? n : 1) * sizeof *gs);
@@ -1452,20 +1259,23 @@ static void welcome(struct session *s, const char *token,
         if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
             k++;
     n = k;
-    if (p->account)
-        pp.n_ratings = ratings_shown(s->hub, p->pid, ratings, false);
+    if (p->account) {
+        pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
+        pp.settings = settings = prefs_get(s->hub, p->pid);
+    }
     if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
             gids[i] = game_gid(gs[i]);
-        send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
+        hub_send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
     }
+    free(settings);
     free(gids);
     free(gs);
     free(refs);
 }
 
-static int attach(struct session *s, struct player *p)
+int hub_attach(struct session *s, struct player *p)
 {
     if (grow((void **)&p->conns, &p->conncap, p->nconns, sizeof *p->conns))
         return -1;
@@ -1475,7 +1285,7 @@ static int attach(struct session *s, struct player *p)
 }
 
 /* p's first connection is back: its games learn it. */
-static void player_back(struct hub *h, struct player *p, int64_t now)
+void hub_player_back(struct hub *h, struct player *p, int64_t now)
 {
     size_t n;
     struct game_ref *gs = games_snapshot(p, &n);
@@ -1488,484 +1298,6 @@ static void player_back(struct hub *h, struct player *p, int64_t now)
     free(gs);
 }
 
-/* ---- accounts ---------------------------------------------------------- */
-
-/* key's entry in t (names or revoked) while its write is not committed:
- * NULL when there is none, or the store has committed it (then the
- * store's reads tell the truth). */
-static struct pending *pending_get(struct hub *h, struct table *t,
-                                   const char *key)
-{
-    struct pending *e = table_get(t, key);
-
-    if (e && e->seq && e->seq <= store_committed(h->store))
-        return NULL;
-    return e;
-}
-
-/* Holds key in t until seq commits (0: until told). Returns the entry,
- * or NULL when out of memory. */
-static struct pending *pending_put(struct table *t, const char *key,
-                                   uint64_t seq)
-{
-    struct pending *e = table_get(t, key);
-
-    if (!e) {
-        e = calloc(1, sizeof *e);
-        if (!e)
-            return NULL;
-        snprintf(e->key, sizeof e->key, "%s", key);
-        if (table_put(t, e->key, e) < 0) {
-            free(e);
-            return NULL;
-        }
-    }
-    if (seq > e->seq || !seq)
-        e->seq = seq;
-    return e;
-}
-
-static void pending_del(struct table *t, const char *key)
-{
-    free(table_del(t, key));
-}
-
-/* Forgets the entries whose writes have committed. */
-static void pending_sweep(struct hub *h, struct table *t)
-{
-    uint64_t committed = store_committed(h->store);
-
-    for (size_t i = 0; i < t->cap; i++) {
-        struct pending *e = t->slots[i].value;
-        if (e && e->seq && e->seq <= committed)
-            pending_del(t, e->key);
-    }
-}
-
-static void pending_free_all(struct table *t)
-{
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slots[i].value);
-    table_clear(t);
-}
-
-/* True when the token of hex key (or "pid:" PID: every token of it) has
- * been revoked by a write not yet committed. */
-static bool revoked(struct hub *h, const char *key)
-{
-    return pending_get(h, &h->revoked, key) != NULL;
-}
-
-static void revoke(struct hub *h, const char *key, uint64_t seq)
-{
-    if (!pending_put(&h->revoked, key, seq))
-        log_warn("event=revoke_unrecorded what=out_of_memory");
-}
-
-/* The player whose token hashes to hash, from the store: a guest (its
- * row), or an account whose token was used within
- * LIMIT_ACCOUNT_TOKEN_IDLE_MS (*account set, *last its last use); a
- * guest who registered, or an account whose tokens were all revoked,
- * after that store's last commit is not found. 1, 0, or -1 on a
- * database error. */
-static int find_by_token(struct hub *h, const uint8_t hash[32],
-                         struct store_player *sp, bool *account,
-                         int64_t *last)
-{
-    char key[72];
-    struct player *mem;
-    int rc = store_find_player_by_token(h->store, hash, sp);
-
-    *account = false;
-    if (rc == 1) {
-        mem = table_get(&h->players, sp->pid);
-        return mem && mem->account ? 0 : 1;
-    }
-    if (rc < 0)
-        return rc;
-    rc = store_find_account_token(
-        h->store, hash, wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS, sp, last);
-    if (rc != 1)
-        return rc;
-    snprintf(key, sizeof key, "pid:%s", sp->pid);
-    if (revoked(h, key))
-        return 0;
-    *account = true;
-    return 1;
-}
-
-/* s's account state, created when missing (NULL when out of memory). */
-static struct session_auth *auth_of(struct session *s)
-{
-    if (!s->auth)
-        s->auth = calloc(1, sizeof *s->auth);
-    return s->auth;
-}
-
-/* s now uses the account token hash (to revoke at its logout). */
-static void auth_set_token(struct session *s, const uint8_t hash[32])
-{
-    struct session_auth *a = auth_of(s);
-
-    if (!a)
-        return;
-    memcpy(a->token_hash, hash, 32);
-    a->has_token = true;
-}
-
-/* s forgets its token and gives up its job in flight (its answer will be
- * dropped). */
-static void auth_clear(struct session *s)
-{
-    if (!s->auth)
-        return;
-    if (s->auth->job)
-        s->auth->job->s = NULL;
-    free(s->auth);
-    s->auth = NULL;
-}
-
-/* True when s has a password job in flight. */
-static bool auth_busy(const struct session *s)
-{
-    return s->auth && s->auth->job;
-}
-
-/* A new job of s's for m (in the hub's list and s's), or NULL. */
-static struct auth_job *job_new(struct session *s, const struct proto_msg *m)
-{
-    struct hub *h = s->hub;
-    struct session_auth *a = auth_of(s);
-    struct auth_job *j = a ? calloc(1, sizeof *j) : NULL;
-
-    if (!j)
-        return NULL;
-    j->s = s;
-    j->type = m->type;
-    j->id = m->id;
-    j->next = h->jobs;
-    h->jobs = j;
-    a->job = j;
-    return j;
-}
-
-/* Unlinks j from the hub's list and s's, and frees it. */
-static void job_free(struct hub *h, struct auth_job *j)
-{
-    for (struct auth_job **pp = &h->jobs; *pp; pp = &(*pp)->next)
-        if (*pp == j) {
-            *pp = j->next;
-            break;
-        }
-    if (j->s && j->s->auth && j->s->auth->job == j)
-        j->s->auth->job = NULL;
-    free(j);
-}
-
-/* Copies username into out, lowercase (the key of uniqueness and of the
- * per-username rate limit). */
-static void lower(const char *username, char *out, size_t len)
-{
-    size_t i = 0;
-
-    for (; username[i] && i + 1 < len; i++) {
-        char c = username[i];
-        out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-    }
-    out[i] = '\0';
-}
-
-static void busy(struct session *s, const struct proto_id *id)
-{
-    send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again", id);
-}
-
-/* register: the guest s speaks for becomes an account. The checks in the
- * protocol's order, then the password goes to the workers; register_done
- * finishes. */
-static void do_register(struct session *s, const struct proto_msg *m)
-{
-    struct hub *h = s->hub;
-    struct player *p = s->player;
-    struct store_account acc;
-    struct auth_job *j;
-    char key[PROTO_USERNAME_FIELD_MAX + 1];
-    int rc = 0;
-
-    if (p->account) {
-        send_error(s, PROTO_ALREADY_REGISTERED, "you are registered already",
-                   &m->id);
-        return;
-    }
-    if (!proto_username_valid(m->username)) {
-        send_error(s, PROTO_BAD_USERNAME, "username: 2-20 of A-Z a-z 0-9 _ -",
-                   &m->id);
-        return;
-    }
-    if (proto_utf8_chars(m->password, m->password_len) < PROTO_PASSWORD_MIN) {
-        send_error(s, PROTO_WEAK_PASSWORD, "password: at least 8 characters",
-                   &m->id);
-        return;
-    }
-    lower(m->username, key, sizeof key);
-    if (pending_get(h, &h->names, key) ||
-        (rc = store_find_account(h->store, key, &acc)) == 1) {
-        send_error(s, PROTO_NAME_TAKEN, "that username is taken", &m->id);
-        return;
-    }
-    if (rc < 0) {
-        busy(s, &m->id);
-        return;
-    }
-    if (p->registering || auth_busy(s)) {
-        send_error(s, PROTO_RATE_LIMITED,
-                   "a registration or login of yours is in progress", &m->id);
-        return;
-    }
-    if (!pending_put(&h->names, key, 0) || !(j = job_new(s, m))) {
-        pending_del(&h->names, key);
-        busy(s, &m->id);
-        return;
-    }
-    /* (valid: at most PROTO_USERNAME_MAX characters) */
-    snprintf(j->pid, sizeof j->pid, "%s", p->pid);
-    snprintf(j->username, sizeof j->username, "%.*s", PROTO_USERNAME_MAX,
-             m->username);
-    snprintf(j->name_key, sizeof j->name_key, "%.*s", PROTO_USERNAME_MAX,
-             key);
-    if (passwd_hash(h->passwd, m->password, m->password_len, j) < 0) {
-        pending_del(&h->names, key);
-        job_free(h, j);
-        busy(s, &m->id);
-        return;
-    }
-    p->registering = true;
-}
-
-/* The password of j (a register) is hashed: the account is stored and
- * the connection gets `registered` once it has committed. */
-static void register_done(struct hub *h, struct auth_job *j,
-                          const struct passwd_answer *a)
-{
-    struct session *s = j->s;
-    struct player *p = table_get(&h->players, j->pid);
-    struct store_account acc;
-    uint8_t dead[32], hash[32];
-    char token[2 * LIMIT_TOKEN_BYTES], other[2 * LIMIT_TOKEN_BYTES];
-    uint64_t seq = 0;
-    char q[2 * PROTO_USERNAME_MAX + 8];
-
-    if (p)
-        p->registering = false;
-    if (!s || s->player != p || !p || p->account)
-        goto drop; /* the connection went, or speaks for another now */
-    if (!a->ok || ids_random(token, LIMIT_TOKEN_BYTES) < 0 ||
-        ids_random(other, LIMIT_TOKEN_BYTES) < 0) {
-        busy(s, &j->id);
-        goto drop;
-    }
-    ids_token_hash(token, hash);
-    ids_token_hash(other, dead); /* a token given to no one */
-    memset(&acc, 0, sizeof acc);
-    snprintf(acc.pid, sizeof acc.pid, "%s", p->pid);
-    snprintf(acc.username, sizeof acc.username, "%s", j->username);
-    snprintf(acc.password_hash, sizeof acc.password_hash, "%s", a->encoded);
-    acc.created_ms = wall_ms(h);
-    seq = store_register(h->store, &acc, dead, hash);
-    if (!seq) {
-        busy(s, &j->id);
-        goto drop;
-    }
-    pending_put(&h->names, j->name_key, seq);
-    /* the guest token stops working: at once here, in the store when
-     * this commits */
-    if (p->token_key[0]) {
-        revoke(h, p->token_key, seq);
-        table_del(&h->tokens, p->token_key);
-        p->token_key[0] = '\0';
-    }
-    p->account = true;
-    snprintf(p->name, sizeof p->name, "%s", j->username);
-    auth_set_token(s, hash);
-    struct proto_rating ratings[RATING_CATEGORIES];
-    struct proto_me me = {p->pid, p->name, true, ratings,
-                          ratings_shown(h, p->pid, ratings, false)};
-    send_text(s, proto_render_registered(&me, token, &j->id), seq);
-    log_info("event=registered player=%s username=%s", p->pid,
-             log_quote(q, sizeof q, p->name));
-    return;
-drop:
-    pending_del(&h->names, j->name_key);
-}
-
-/* login: the checks that need no password (rate limits, the username's
- * shape), then the account's hash (or none, at the same cost) goes to
- * the workers; login_done finishes. */
-static void do_login(struct session *s, const struct proto_msg *m,
-                     int64_t now)
-{
-    struct hub *h = s->hub;
-    struct store_account acc;
-    struct auth_job *j;
-    char key[PROTO_USERNAME_FIELD_MAX + 1];
-    bool valid = proto_username_valid(m->username);
-    int rc = 0;
-
-    if (auth_busy(s)) {
-        send_error(s, PROTO_RATE_LIMITED,
-                   "a registration or login of yours is in progress", &m->id);
-        return;
-    }
-    lower(m->username, key, sizeof key);
-    if (!ratelimit_take(h->login_ips, s->ip, now)) {
-        send_error(s, PROTO_RATE_LIMITED,
-                   "too many logins from your address; try again in a "
-                   "minute",
-                   &m->id);
-        return;
-    }
-    if (valid && !ratelimit_take(h->login_users, key, now)) {
-        send_error(s, PROTO_RATE_LIMITED,
-                   "too many logins for this username; try again in a "
-                   "minute",
-                   &m->id);
-        return;
-    }
-    if (!valid) { /* no account has such a name: nothing to hide */
-        send_error(s, PROTO_BAD_CREDENTIALS, "wrong username or password",
-                   &m->id);
-        return;
-    }
-    memset(&acc, 0, sizeof acc);
-    rc = store_find_account(h->store, key, &acc);
-    if (rc < 0 || !(j = job_new(s, m))) {
-        busy(s, &m->id);
-        return;
-    }
-    if (rc == 1) {
-        snprintf(j->pid, sizeof j->pid, "%s", acc.pid);
-        snprintf(j->username, sizeof j->username, "%s", acc.username);
-    }
-    if (passwd_verify(h->passwd, rc == 1 ? acc.password_hash : NULL,
-                      m->password, m->password_len, j) < 0) {
-        job_free(h, j);
-        busy(s, &m->id);
-    }
-}
-
-/* The password of j (a login) is checked: on success the connection
- * becomes the account's (leaving its player, if another) and gets
- * `welcome` with a new token once that is stored. */
-static void login_done(struct hub *h, struct auth_job *j,
-                       const struct passwd_answer *a, int64_t now)
-{
-    struct session *s = j->s;
-    struct player *p;
-    uint8_t hash[32];
-    char token[2 * LIMIT_TOKEN_BYTES], q[80];
-    uint64_t seq;
-    bool was_gone = false;
-
-    if (!s)
-        return;
-    if (!a->ok || !j->pid[0]) {
-        log_info("event=login_failed ip=%s", log_quote(q, sizeof q, s->ip));
-        send_error(s, PROTO_BAD_CREDENTIALS, "wrong username or password",
-                   &j->id);
-        return;
-    }
-    if (ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
-        busy(s, &j->id);
-        return;
-    }
-    ids_token_hash(token, hash);
-    seq = store_put_token(h->store, j->pid, hash, wall_ms(h));
-    if (!seq) {
-        busy(s, &j->id);
-        return;
-    }
-    if (s->player && strcmp(s->player->pid, j->pid))
-        detach(h, s, now); /* as if this connection of it closed */
-    p = s->player;
-    if (!p) {
-        p = player_get(h, j->pid, j->username);
-        if (!p)
-            return;
-        was_gone = p->nconns == 0;
-        if (attach(s, p) < 0) {
-            player_release(h, p);
-            return;
-        }
-    }
-    p->account = true;
-    snprintf(p->name, sizeof p->name, "%s", j->username);
-    auth_set_token(s, hash);
-    welcome(s, token, &j->id, seq);
-    if (was_gone)
-        player_back(h, p, now);
-    log_info("event=login player=%s", p->pid);
-}
-
-/* logout: the token in use is revoked (or, `everywhere`, every token of
- * the account, and the account's other connections are logged out too);
- * a guest's token is kept (it is the only way back to the guest). The
- * connection is unauthenticated after, as before hello; `logged_out`
- * comes once the revocation is stored. A job in flight is dropped. */
-static void do_logout(struct session *s, const struct proto_msg *m,
-                      int64_t now)
-{
-    struct hub *h = s->hub;
-    struct player *p = s->player;
-    char key[72];
-    uint64_t seq = 0;
-
-    if (p->account && m->everywhere) {
-        seq = store_revoke_tokens(h->store, p->pid);
-        if (!seq) {
-            busy(s, &m->id);
-            return;
-        }
-        snprintf(key, sizeof key, "pid:%s", p->pid);
-        revoke(h, key, seq);
-        /* from the end: detach moves the last connection (one already
-         * seen, or s, which stays) into the place it empties */
-        for (size_t i = p->nconns; i-- > 0;) {
-            struct session *o = p->conns[i];
-            if (o == s)
-                continue;
-            send_text(o, proto_render_logged_out(NULL), seq);
-            auth_clear(o);
-            detach(h, o, now);
-        }
-    } else if (p->account && s->auth && s->auth->has_token) {
-        seq = store_revoke_token(h->store, s->auth->token_hash);
-        if (!seq) {
-            busy(s, &m->id);
-            return;
-        }
-        hex(s->auth->token_hash, 32, key);
-        revoke(h, key, seq);
-    }
-    send_text(s, proto_render_logged_out(&m->id), seq);
-    log_info("event=logout player=%s everywhere=%d", p->pid,
-             p->account && m->everywhere);
-    auth_clear(s);
-    detach(h, s, now);
-}
-
-/* A password worker answered: the job's command ends. */
-static void on_password(void *arg, const struct passwd_answer *a)
-{
-    struct hub *h = arg;
-    struct auth_job *j = a->tag;
-
-    if (j->type == PROTO_T_REGISTER)
-        register_done(h, j, a);
-    else
-        login_done(h, j, a, now_ms(h));
-    job_free(h, j);
-}
-
 static void do_hello(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
@@ -1975,7 +1307,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
     char key[65];
 
     if (s->player) {
-        send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
+        hub_send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
         return;
     }
     if (m->token[0]) {
@@ -1985,21 +1317,21 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         bool account = false;
         int rc = 1;
         ids_token_hash(m->token, hash);
-        hex(hash, 32, key);
-        p = revoked(h, key) ? NULL : table_get(&h->tokens, key);
+        hub_hex(hash, 32, key);
+        p = account_revoked(h, key) ? NULL : table_get(&h->tokens, key);
         if (!p)
-            rc = revoked(h, key)
+            rc = account_revoked(h, key)
                      ? 0
-                     : find_by_token(h, hash, &sp, &account, &last);
+                     : account_find_by_token(h, hash, &sp, &account, &last);
         if (rc <= 0) {
-            send_error(s, PROTO_BAD_TOKEN,
-                       rc < 0 ? "the player database did not answer"
-                              : "unknown token",
-                       &m->id);
+            hub_send_error(s, PROTO_BAD_TOKEN,
+                           rc < 0 ? "the player database did not answer"
+                                  : "unknown token",
+                           &m->id);
             return;
         }
         if (!p) {
-            p = player_get(h, sp.pid, sp.name);
+            p = hub_player_get(h, sp.pid, sp.name);
             if (!p)
                 return;
             if (account) {
@@ -2014,19 +1346,19 @@ static void do_hello(struct session *s, const struct proto_msg *m,
             }
         }
         bool was_gone = p->nconns == 0;
-        if (attach(s, p) < 0) {
-            player_release(h, p);
+        if (hub_attach(s, p) < 0) {
+            hub_player_release(h, p);
             return;
         }
         if (account) {
-            auth_set_token(s, hash);
-            if (wall_ms(h) - last >= LIMIT_TOKEN_TOUCH_MS)
-                store_touch_token(h->store, hash, wall_ms(h));
+            account_set_token(s, hash);
+            if (hub_wall_ms(h) - last >= LIMIT_TOKEN_TOUCH_MS)
+                store_touch_token(h->store, hash, hub_wall_ms(h));
         }
         /* subscribed to p's games from here on, through p->fan */
-        welcome(s, m->token, &m->id, seq);
+        hub_welcome(s, m->token, &m->id, seq);
         if (was_gone)
-            player_back(h, p, now);
+            hub_player_back(h, p, now);
         log_info("event=player_resumed player=%s", p->pid);
         return;
     }
@@ -2037,16 +1369,17 @@ static void do_hello(struct session *s, const struct proto_msg *m,
     struct addr *a = addr_get(h, s->ip);
     if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
                           h->cfg.guests_per_ip_per_min, now)) {
-        send_error(s, PROTO_RATE_LIMITED,
-                   "too many new players from your "
-                   "address; try again in a minute",
-                   &m->id);
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many new players from your "
+                       "address; try again in a minute",
+                       &m->id);
         return;
     }
     memset(&sp, 0, sizeof sp);
     if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0 ||
         ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
-        send_error(s, PROTO_RATE_LIMITED, "no randomness available", &m->id);
+        hub_send_error(s, PROTO_RATE_LIMITED, "no randomness available",
+                       &m->id);
         return;
     }
     if (m->name[0]) {
@@ -2058,31 +1391,31 @@ static void do_hello(struct session *s, const struct proto_msg *m,
         snprintf(sp.name, sizeof sp.name, "Guest-%.6s", r);
     }
     ids_token_hash(token, sp.token_hash);
-    sp.created_ms = wall_ms(h);
+    sp.created_ms = hub_wall_ms(h);
     seq = store_put_player(h->store, &sp);
     if (!seq) {
-        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                   &m->id);
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       &m->id);
         return;
     }
-    p = player_get(h, sp.pid, sp.name);
+    p = hub_player_get(h, sp.pid, sp.name);
     if (!p)
         return;
     player_set_token(h, p, sp.token_hash);
-    if (attach(s, p) < 0) {
-        player_release(h, p);
+    if (hub_attach(s, p) < 0) {
+        hub_player_release(h, p);
         return;
     }
-    welcome(s, token, &m->id, seq);
+    hub_welcome(s, token, &m->id, seq);
     char q[2 * PROTO_NAME_MAX + 8];
     log_info("event=player_new player=%s name=%s", p->pid,
              log_quote(q, sizeof q, p->name));
 }
 
-static struct game *start_game(struct hub *h, const struct clock_spec *clock,
-                               const struct board *start,
-                               const struct game_seat_init seats[2],
-                               const char *creator, bool rated, int64_t now)
+struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
+                            const struct board *start,
+                            const struct game_seat_init seats[2],
+                            const char *creator, bool rated, int64_t now)
 {
     char gid[PROTO_KEY_MAX + 1];
     struct game *g;
@@ -2112,8 +1445,7 @@ static struct game *start_game(struct hub *h, const struct clock_spec *clock,
 /* True when p may not take one more live game, open invitation or seek
  * (sends too_many_games then). A new seek replaces p's open one, so a
  * seek counts only the games. */
-static bool player_full(struct session *s, bool seek,
-                        const struct proto_id *id)
+bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
@@ -2128,7 +1460,7 @@ static bool player_full(struct session *s, bool seek,
              "you hold %d live games, invitations and "
              "seeks: the most there may be",
              h->cfg.max_games_per_player);
-    send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
+    hub_send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
     return true;
 }
 
@@ -2138,8 +1470,8 @@ static bool rated_refused(struct session *s, const struct proto_id *id)
 {
     if (s->player->account)
         return false;
-    send_error(s, PROTO_RATED_NEEDS_ACCOUNT,
-               "rated games are for accounts: register or log in", id);
+    hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT,
+                   "rated games are for accounts: register or log in", id);
     return true;
 }
 
@@ -2152,7 +1484,7 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
 
     if (m->rated && rated_refused(s, &m->id))
         return;
-    if (player_full(s, true, &m->id))
+    if (hub_player_full(s, true, &m->id))
         return;
     memset(&seek, 0, sizeof seek);
     ids_random(seek.sid, LIMIT_SID_BYTES);
@@ -2165,7 +1497,7 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         if (rating_of(h, s->player->pid,
                       rating_category_name(rating_category(&m->clock)),
                       &r) < 0) {
-            busy(s, &m->id);
+            hub_busy(s, &m->id);
             return;
         }
         seek.rated = true;
@@ -2177,10 +1509,10 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
                     &color);
     if (rc < 0) {
-        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
-    send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
+    hub_send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
     if (rc == 0)
         return;
     struct player *other = table_get(&h->players, match.pid);
@@ -2189,8 +1521,8 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     seats[1 - color] = (struct game_seat_init){match.pid,
                                                other ? other->name : "?"};
     board_from_fen(&start, FEN_START);
-    struct game *g = start_game(h, &m->clock, &start, seats, NULL, m->rated,
-                                now);
+    struct game *g = hub_start_game(h, &m->clock, &start, seats, NULL,
+                                    m->rated, now);
     if (g)
         game_announce_start(g, now);
 }
@@ -2210,14 +1542,14 @@ static void do_invite(struct session *s, const struct proto_msg *m,
 
     if (m->rated && rated_refused(s, &m->id))
         return;
-    if (player_full(s, false, &m->id))
+    if (hub_player_full(s, false, &m->id))
         return;
     a = addr_get(h, s->ip);
     if (a && a->invites >= h->cfg.max_invites_per_ip) {
-        send_error(s, PROTO_TOO_MANY_GAMES,
-                   "too many open invitations "
-                   "from your address",
-                   &m->id);
+        hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                       "too many open invitations "
+                       "from your address",
+                       &m->id);
         return;
     }
     if (m->fen[0])
@@ -2225,18 +1557,18 @@ static void do_invite(struct session *s, const struct proto_msg *m,
     else
         board_from_fen(&start, FEN_START);
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    g = start_game(h, &m->clock, &start, seats, s->player->pid, m->rated,
-                   now);
+    g = hub_start_game(h, &m->clock, &start, seats, s->player->pid, m->rated,
+                       now);
     if (!g) {
-        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                   &m->id);
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       &m->id);
         return;
     }
-    if (a && (gh = host_get(h, g)) != NULL) {
+    if (a && (gh = hub_host_get(h, g)) != NULL) {
         snprintf(gh->invite_ip, sizeof gh->invite_ip, "%s", a->ip);
         a->invites++;
     }
-    send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
+    hub_send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
 }
 
 static void do_join(struct session *s, struct game *g,
@@ -2255,10 +1587,10 @@ static void do_join(struct session *s, struct game *g,
         return;
     if (joinable &&
         s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player &&
-        player_full(s, false, &m->id))
+        hub_player_full(s, false, &m->id))
         return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
-        send_error(s, err.code, err.msg, &m->id);
+        hub_send_error(s, err.code, err.msg, &m->id);
         return;
     }
     show_rating(s->hub, g, game_color_of(g, s->player->pid));
@@ -2266,159 +1598,6 @@ static void do_join(struct session *s, struct game *g,
     player_add_game(s->player, game_gid(g));
     subscribe_players(s->hub, g);
     game_announce_start(g, now);
-}
-
-/* The checks rematch and rematch_decline share, in this order:
- * no_such_game, then no_rematch (not a player, not over, a game not in
- * memory, nobody joined it, its rematch has started). Returns g's host
- * record with *color the sender's, or NULL when the error was sent. */
-static struct game_host *rematch_host(struct session *s,
-                                      const struct proto_msg *m, int *color,
-                                      int64_t now)
-{
-    struct hub *h = s->hub;
-    struct game *g = table_get(&h->games, m->game);
-    struct game_host *gh;
-    struct store_game row;
-    const char *why = NULL;
-
-    if (!g) {
-        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
-            send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
-        else
-            send_error(s, PROTO_NO_REMATCH,
-                       "a rematch is offered only within 5 minutes of a "
-                       "game's end",
-                       &m->id);
-        return NULL;
-    }
-    game_tick(g, now);
-    *color = game_color_of(g, s->player->pid);
-    if (*color < 0)
-        why = "you are not a player of this game";
-    else if (game_status(g) != GAME_ENDED)
-        why = "the game is not over";
-    else if (!game_seat_pid(g, 1 - *color)[0])
-        why = "nobody joined this game";
-    if (why) {
-        send_error(s, PROTO_NO_REMATCH, why, &m->id);
-        return NULL;
-    }
-    gh = host_get(h, g);
-    if (!gh) {
-        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        return NULL;
-    }
-    if (gh->rematch_used) {
-        send_error(s, PROTO_NO_REMATCH, "the rematch has started", &m->id);
-        return NULL;
-    }
-    return gh;
-}
-
-/* The opponent's rematch answers the pending offer: a new game, colours
- * swapped, the same clock and start position. */
-static void rematch_start(struct session *s, struct game_host *gh, int color,
-                          const struct proto_msg *m, int64_t now)
-{
-    struct hub *h = s->hub;
-    struct game *old = gh->game, *g;
-    struct player *opp = table_get(&h->players,
-                                   game_seat_pid(old, 1 - color));
-    struct game_seat_init seats[2];
-    struct board start;
-
-    if (player_full(s, false, &m->id))
-        return;
-    if (!opp || opp->ngames + (size_t)lobby_has(h->lobby, opp->pid) >=
-                    (size_t)h->cfg.max_games_per_player) {
-        send_error(s, PROTO_TOO_MANY_GAMES,
-                   "your opponent holds as many live games, invitations "
-                   "and seeks as there may be",
-                   &m->id);
-        return;
-    }
-    if (board_from_fen(&start, game_initial_fen(old)) != FEN_OK) {
-        send_error(s, PROTO_NO_REMATCH, "the game's start is not valid",
-                   &m->id);
-        return;
-    }
-    for (int c = 0; c < 2; c++)
-        seats[c] = (struct game_seat_init){game_seat_pid(old, 1 - c),
-                                           game_seat_name(old, 1 - c)};
-    /* the rematch keeps the old game's rated flag, as it keeps its clock
-     * (both players of a rated game are accounts) */
-    g = start_game(h, game_clock_spec(old), &start, seats, NULL,
-                   game_rated(old), now);
-    if (!g) {
-        send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                   &m->id);
-        return;
-    }
-    gh->rematch_used = true;
-    rematch_clear(h, gh, -1, NULL); /* the game_start says it */
-    log_info("event=rematch game=%s of=%s", game_gid(g), game_gid(old));
-    game_announce_start(g, now);
-}
-
-/* rematch and rematch_decline (PROTOCOL.md section 7). */
-static void do_rematch(struct session *s, const struct proto_msg *m,
-                       int64_t now)
-{
-    struct hub *h = s->hub;
-    struct game_host *gh;
-    struct player *opp;
-    int color;
-
-    gh = rematch_host(s, m, &color, now);
-    if (!gh)
-        return;
-    if (m->type == PROTO_T_REMATCH_DECLINE) {
-        if (gh->rematch_by < 0) {
-            send_error(s, PROTO_NO_REMATCH, "there is no rematch offer",
-                       &m->id);
-            return;
-        }
-        gh->rematch_barred[gh->rematch_by] = true;
-        rematch_clear(h, gh, color, "declined");
-        return;
-    }
-    if (gh->rematch_by == color) /* offered already: nothing new */
-        return;
-    if (gh->rematch_by == 1 - color) {
-        rematch_start(s, gh, color, m, now);
-        return;
-    }
-    opp = table_get(&h->players, game_seat_pid(gh->game, 1 - color));
-    if (gh->rematch_barred[color]) {
-        send_error(s, PROTO_NO_REMATCH,
-                   "your rematch offer was declined, withdrawn or left",
-                   &m->id);
-        return;
-    }
-    if (!opp || !opp->nconns) {
-        send_error(s, PROTO_NO_REMATCH, "your opponent has left", &m->id);
-        return;
-    }
-    if (player_full(s, false, &m->id))
-        return;
-    gh->rematch_t = alarm_new(h, rematch_expire, gh);
-    if (!gh->rematch_t ||
-        refs_add(&s->player->offers, &s->player->noffers,
-                 &s->player->offercap, game_gid(gh->game)) < 0 ||
-        refs_add(&opp->offers, &opp->noffers, &opp->offercap,
-                 game_gid(gh->game)) < 0) {
-        refs_drop(s->player->offers, &s->player->noffers, game_gid(gh->game));
-        alarm_free(h, gh->rematch_t);
-        gh->rematch_t = NULL;
-        send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        return;
-    }
-    gh->rematch_by = color;
-    alarm_arm(h, gh->rematch_t, now + LIMIT_REMATCH_MS);
-    rematch_tell(
-        h, gh->game,
-        proto_render_draw("rematch_offered", game_gid(gh->game), color));
 }
 
 static void do_state(struct session *s, const struct proto_msg *m,
@@ -2438,13 +1617,13 @@ static void do_state(struct session *s, const struct proto_msg *m,
     }
     text = render_stored(h, m->game, &m->id, false, &found);
     if (!text) {
-        send_error(s, PROTO_NO_SUCH_GAME,
-                   found < 0 ? "the game database did not answer"
-                             : "no such game",
-                   &m->id);
+        hub_send_error(s, PROTO_NO_SUCH_GAME,
+                       found < 0 ? "the game database did not answer"
+                                 : "no such game",
+                       &m->id);
         return;
     }
-    send_text(s, text, 0);
+    hub_send_text(s, text, 0);
 }
 
 /* The one-way delay of s's connection: half its smoothed ping round trip
@@ -2506,7 +1685,7 @@ static void game_command(struct session *s, struct game *g,
         break;
     }
     if (rc < 0)
-        send_error(s, err.code, err.msg, &m->id);
+        hub_send_error(s, err.code, err.msg, &m->id);
 }
 
 /* A command to a game that is not in memory: the store knows it (it
@@ -2523,13 +1702,13 @@ static void stored_game_command(struct session *s, const struct proto_msg *m,
     struct game *g;
 
     if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0) {
-        send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
         return;
     }
     snprintf(row.status, sizeof row.status, "ended");
     g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
     if (!g) { /* a start position the rules core refuses: over too */
-        send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
+        hub_send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
         return;
     }
     game_command(s, g, m, now);
@@ -2547,7 +1726,7 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
         struct store_game row;
         if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
-            send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
     } else {
         stored_game_command(s, m, now);
     }
@@ -2563,25 +1742,28 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         do_hello(s, m, now);
         break;
     case PROTO_T_PING:
-        send_text(s, proto_render_pong(&m->id), 0);
+        hub_send_text(s, proto_render_pong(&m->id), 0);
         break;
     case PROTO_T_REGISTER:
-        do_register(s, m);
+        account_register(s, m);
         break;
     case PROTO_T_LOGIN:
-        do_login(s, m, now);
+        account_login(s, m, now);
         break;
     case PROTO_T_LOGOUT:
-        do_logout(s, m, now);
+        account_logout(s, m, now);
+        break;
+    case PROTO_T_SETTINGS:
+        prefs_command(s, m, now);
         break;
     case PROTO_T_SEEK:
         do_seek(s, m, now);
         break;
     case PROTO_T_CANCEL_SEEK:
         if (lobby_cancel(h->lobby, s->player->pid))
-            send_text(s, proto_render_seek_cancelled(&m->id), 0);
+            hub_send_text(s, proto_render_seek_cancelled(&m->id), 0);
         else
-            send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
+            hub_send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
         break;
     case PROTO_T_INVITE:
         do_invite(s, m, now);
@@ -2594,7 +1776,7 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         break;
     case PROTO_T_REMATCH:
     case PROTO_T_REMATCH_DECLINE:
-        do_rematch(s, m, now);
+        rematch_command(s, m, now);
         break;
     case PROTO_T_UNWATCH: {
         struct game *g = table_get(&h->games, m->game);
@@ -2602,7 +1784,7 @@ static void dispatch(struct session *s, const struct proto_msg *m,
             struct store_game row;
             if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <=
                 0)
-                send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+                hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
         } else if (game_color_of(g, s->player->pid) < 0) {
             watch_drop(s, g);
         }
@@ -2628,7 +1810,7 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
         return false;
     case SESSION_LIMITED:
         if (answer)
-            send_error(s, PROTO_RATE_LIMITED, msg, id);
+            hub_send_error(s, PROTO_RATE_LIMITED, msg, id);
         return false;
     }
     return false;
@@ -2648,7 +1830,7 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
                   now))
         rc = -2;
     else if (rc != 0)
-        send_error(s, e.code, e.msg, &m.id);
+        hub_send_error(s, e.code, e.msg, &m.id);
     else
         dispatch(s, &m, now);
     if (m.password_len) /* (the workers have their own copy) */
@@ -2666,6 +1848,7 @@ void hub_on_binary(struct hub *h, struct session *s, int64_t now)
     struct proto_id none = {0, 0, "", 0};
 
     if (admitted(h, s, false, true, "too many messages", &none, now))
-        send_error(s, PROTO_BAD_JSON,
-                   "binary messages are not accepted: send JSON text", &none);
+        hub_send_error(s, PROTO_BAD_JSON,
+                       "binary messages are not accepted: send JSON text",
+                       &none);
 }

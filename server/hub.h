@@ -62,7 +62,8 @@ struct hub_env {
     /* Disarms and frees a; NULL is a no-op; safe inside a's callback. */
     void (*alarm_free)(void *ctx, struct hub_alarm *a);
     /* The smoothed round trip of c's pings in ms (net_conn_rtt_ms), 0
-     * while none was measured; NULL: never measured. */
+     * while none was measured (and then one is asked for at once); NULL:
+     * never measured. */
     int64_t (*rtt_ms)(void *ctx, struct conn *c);
     /* Monotonic and Unix epoch time in milliseconds. */
     int64_t (*now_ms)(void *ctx);

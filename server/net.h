@@ -131,8 +131,10 @@ const char *net_conn_ip(const struct conn *c);
 /* c's smoothed round trip in ms (RFC 6298's SRTT, alpha 1/8) over the
  * keepalive pings whose pong echoed the payload of the ping the server
  * was waiting on (the time from writing the ping to reading its pong);
- * 0 until one was answered. */
-int64_t net_conn_rtt_ms(const struct conn *c);
+ * 0 until one was answered, and then c is pinged at once (not only after
+ * ping_interval_s), so that a player's first moves ask for the sample
+ * its later ones are credited with. */
+int64_t net_conn_rtt_ms(struct conn *c);
 
 /* Queues b on c (taking a reference) ahead of the messages waiting for a
  * store commit, behind those ready to go: a notice about the server

@@ -148,7 +148,9 @@ enum op_kind {
     OP_TOKEN_TOUCH,
     OP_TOKEN_REVOKE,
     OP_TOKENS_REVOKE,
-    OP_TOKENS_EXPIRE
+    OP_TOKENS_EXPIRE,
+    OP_SETTINGS,
+    OP_KINDS
 };
 
 /* One queued write, owned by the queue until the writer frees it. */
@@ -176,11 +178,16 @@ struct op {
             uint8_t hash[32];
             int64_t ms;
         } token;
+        struct { /* OP_SETTINGS */
+            char pid[33];
+            int64_t ms;
+        } settings;
     } u;
     char *pgn;                    /* OP_FINISH only, owned */
     struct store_rating *ratings; /* OP_FINISH of a rated game: white's
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
+    char *text;                   /* OP_SETTINGS only: the JSON, owned */
 };
 
 struct store {
@@ -198,11 +205,13 @@ struct store {
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
+    sqlite3_stmt *w_settings;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
+    sqlite3_stmt *r_settings;
 
     pthread_t thread, ckpt_thread;
     bool thread_started, ckpt_thread_started;
@@ -414,6 +423,10 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_rating_point, "INSERT OR REPLACE INTO rating_history (pid, "
                         "category, ended_ms, gid, rating, rd) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_settings, "INSERT INTO account_settings (pid, settings, "
+                    "updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (pid) "
+                    "DO UPDATE SET settings = excluded.settings, "
+                    "updated_ms = excluded.updated_ms"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -431,6 +444,7 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings, "SELECT " RATING_COLS " FROM ratings WHERE pid = ?1"),
     DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
+    DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
@@ -946,6 +960,12 @@ static int apply_op(struct store *s, const struct op *op)
         st = s->w_tokens_expire;
         rc |= sqlite3_bind_int64(st, 1, op->u.token.ms);
         break;
+    case OP_SETTINGS:
+        st = s->w_settings;
+        rc |= sqlite3_bind_text(st, 1, op->u.settings.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->text, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 3, op->u.settings.ms);
+        break;
     case OP_PLAYER:
         st = s->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);
@@ -1006,9 +1026,11 @@ static bool op_error(int rc)
 static const char *op_name(enum op_kind k)
 {
     static const char *const names[] = {
-        "player",       "game",          "move",         "finish",
-        "purge",        "register",      "token_put",    "token_touch",
-        "token_revoke", "tokens_revoke", "tokens_expire"};
+        "player",       "game",          "move",          "finish",
+        "purge",        "register",      "token_put",     "token_touch",
+        "token_revoke", "tokens_revoke", "tokens_expire", "settings"};
+    _Static_assert(sizeof names / sizeof *names == OP_KINDS,
+                   "a name for every op kind");
     return names[k];
 }
 
@@ -1063,6 +1085,7 @@ static void op_free(struct op *op)
         free(op->pgn);
         free(op->ratings);
         free(op->keep);
+        free(op->text);
         free(op);
     }
 }
@@ -1812,6 +1835,25 @@ uint64_t store_expire_tokens(struct store *s, int64_t before_ms)
     return token_op(s, OP_TOKENS_EXPIRE, NULL, NULL, before_ms);
 }
 
+uint64_t store_put_settings(struct store *s, const char *pid,
+                            const char *json, int64_t now_ms)
+{
+    struct op *op;
+    size_t n = json ? strlen(json) : 0;
+
+    if (!s || !pid || !*pid || n < 2 || n > STORE_SETTINGS_MAX)
+        return 0;
+    if (!(op = op_new(OP_SETTINGS)))
+        return 0;
+    copy_str(op->u.settings.pid, sizeof op->u.settings.pid, pid);
+    op->u.settings.ms = now_ms;
+    if (!(op->text = strdup(json))) {
+        op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
 uint64_t store_committed(const struct store *s)
 {
     return atomic_load(&s->committed);
@@ -2064,6 +2106,25 @@ int store_is_account(struct store *s, const char *pid)
         return 0;
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
+    return row_end(s, st, rc);
+}
+
+int store_get_settings(struct store *s, const char *pid, char **out)
+{
+    sqlite3_stmt *st = s->r_settings;
+    const char *text;
+    int rc;
+
+    *out = NULL;
+    if (!pid)
+        return 0;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        text = (const char *)sqlite3_column_text(st, 0);
+        if (!(*out = strdup(text ? text : "{}")))
+            rc = SQLITE_NOMEM;
+    }
     return row_end(s, st, rc);
 }
 

@@ -197,6 +197,16 @@ uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
 uint64_t store_revoke_tokens(struct store *s, const char *pid);
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
+/* Account pid's settings (migrations/0006_account_settings.sql): json, a
+ * JSON object of 2 to STORE_SETTINGS_MAX bytes (copied; the caller has
+ * checked its shape), replaces what was stored, saved at now_ms. A
+ * sequence number, or 0 as the other writes (also for an empty pid or a
+ * json out of that size). A pid that is no account is dropped by the
+ * writer (logged). */
+#define STORE_SETTINGS_MAX 2048
+uint64_t store_put_settings(struct store *s, const char *pid,
+                            const char *json, int64_t now_ms);
+
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
 /* Highest sequence number handed out (the last write queued). */
@@ -249,6 +259,10 @@ int store_get_rating(struct store *s, const char *pid, const char *category,
  * out[0..max); *n is how many. 0, or -1 on a database error. */
 int store_player_ratings(struct store *s, const char *pid,
                          struct store_rating *out, size_t max, size_t *n);
+/* Account pid's stored settings: 1 with *out its JSON text (malloc'ed,
+ * the caller frees), 0 when it has none stored, -1 on a database error
+ * or out of memory (*out NULL then). */
+int store_get_settings(struct store *s, const char *pid, char **out);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
 /* The last `limit` points of pid's history in category, oldest first:

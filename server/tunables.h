@@ -144,6 +144,15 @@
  * buckets refill. */
 #define LIMIT_LOGIN_KEYS 65536
 
+/* An account's settings saves (server/prefs.h), each a database write:
+ * LIMIT_SETTINGS_BURST at once, then LIMIT_SETTINGS_PER_MIN a minute
+ * (a client saves a second or so after a change, so a person never
+ * meets it), from all its connections together; the meter keeps a
+ * bucket for at most LIMIT_SETTINGS_KEYS accounts at once. */
+#define LIMIT_SETTINGS_BURST 10
+#define LIMIT_SETTINGS_PER_MIN 20
+#define LIMIT_SETTINGS_KEYS 65536
+
 /* A turn held this long for the store's commit of the move that begins
  * it (the database is locked or slow) is a stall: every connected player
  * is told (store_stall), and told again when the store commits it

@@ -23,7 +23,17 @@ const state = {
     me: null,
     pid: null,             /* the player the views' state belongs to */
     requests: new Map(),   /* id -> what was sent, to explain its error */
+    restartToast: null,    /* the "server is restarting" toast, if shown */
 };
+
+// The restart notice is over once the server speaks again (its welcome,
+// or a game's state after it).
+function clearRestartNotice() {
+    if (state.restartToast) {
+        state.restartToast.remove();
+        state.restartToast = null;
+    }
+}
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
 
@@ -94,6 +104,7 @@ function navigate(path, stateComing) {
 function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
+        clearRestartNotice();
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
@@ -102,6 +113,7 @@ function onMessage(msg) {
         if (state.pid && state.pid !== msg.player.id)
             lobby.forget();
         state.pid = msg.player.id;
+        Settings.onIdentity(msg);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
@@ -113,6 +125,7 @@ function onMessage(msg) {
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
+        Settings.onIdentity(msg);
         renderMe();
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
@@ -122,8 +135,16 @@ function onMessage(msg) {
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = null;
+        Settings.onSignedOut();
         renderMe();
         account.onLoggedOut(msg);
+        break;
+    case 'settings_saved':
+        state.requests.delete(msg.id);
+        Settings.onSaved(msg.id);
+        break;
+    case 'settings_changed':
+        Settings.onRemote(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -148,6 +169,7 @@ function onMessage(msg) {
         }
         break;
     case 'state':
+        clearRestartNotice();
         lobby.onGameInfo(msg);
         game.onState(msg);
         break;
@@ -185,7 +207,9 @@ function onMessage(msg) {
         game.onBack(msg);
         break;
     case 'shutdown':
-        toast('The server is restarting. Reconnecting…', 'info');
+        clearRestartNotice();
+        state.restartToast = toast('The server is restarting. ' +
+                                   'Reconnecting…', 'info');
         break;
     case 'store_stall':
         toast('The server cannot store moves at the moment. No clock runs ' +
@@ -220,6 +244,8 @@ function onError(msg) {
                                                                   name) });
     } else if (req && req.quiet) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
+        if (req.t === 'settings')
+            Settings.onSaveError(msg);
     } else if (!account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
@@ -274,7 +300,8 @@ function updateConnText() {
 // ---- toasts and dialogs -------------------------------------------------
 
 // Shows `text` for a while; `action` ({ label, run }) adds a button that
-// runs it and closes the toast.
+// runs it and closes the toast. Returns the toast's element (remove() it
+// to close it early).
 function toast(text, kind, action) {
     const box = $('toasts');
     const el = document.createElement('div');
@@ -305,6 +332,7 @@ function toast(text, kind, action) {
     while (box.children.length > 4)
         box.firstElementChild.remove();
     setTimeout(() => el.remove(), TOAST_MS);
+    return el;
 }
 
 let confirmResolve = null;
@@ -414,6 +442,14 @@ function start() {
     document.body.append(announcer);
 
     Settings.init();
+    // An account's settings go to the server in the background: a failure
+    // is retried (settings.js), never shown.
+    Settings.connect((msg) => {
+        const id = conn ? conn.send(msg) : 0;
+        if (id)
+            state.requests.set(id, { t: 'settings', quiet: true });
+        return id;
+    });
     sound = new Sound(Settings.soundOn);
     game = new GameView(ctx);
     confirmPerMove(game);

@@ -13,14 +13,19 @@
 
 import { Board } from './board.js';
 import {
-    applyUci, kingSquare, parseFen, squareIndex, squareName,
+    applyUci, kingSquare, materialDiff, moveNumber, parseFen, squareIndex,
+    squareName,
 } from './position.js';
-import { categoryOf } from './ratings.js';
+import { lowTimeMs } from './sound.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const REMATCH_GAMES = 100;   // games whose rematch state is remembered
+// The material difference's pieces, as the opponent's pieces taken (text
+// presentation: U+FE0E keeps a phone from drawing the pawn as an emoji).
+const MATERIAL_GLYPHS = { Q: '\u265b', R: '\u265c', B: '\u265d',
+                          N: '\u265e', P: '\u265f\ufe0e' };
 
 // Premoves: on the opponent's turn (or while our own move is on its way)
 // the player may queue up to `premoves.max` moves. The board offers them
@@ -104,6 +109,7 @@ export class GameView {
             this.g = null;
             this.flipped = false;
             this.watching = false;
+            this.missing = false;
             $('claim-with-move').checked = false;
         }
         this.section.hidden = false;
@@ -132,8 +138,9 @@ export class GameView {
             // A new connection is not subscribed: watch again.
             this.watching = false;
         }
-        this.ctx.send({ t: 'sync', game: this.gid }, { t: 'sync',
-                                                       game: this.gid });
+        // (quiet: onError says what went wrong, once, on the page)
+        this.ctx.send({ t: 'sync', game: this.gid },
+                      { t: 'sync', game: this.gid, quiet: true });
     }
 
     // ---- server messages -----------------------------------------------
@@ -166,6 +173,8 @@ export class GameView {
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
             you, positions: null,
+            // ply -> lag_ms of the moves seen in a `moved` (state has none)
+            lags: old && old.lags ? old.lags : {},
             viewPly: old && old.viewPly !== null && old.viewPly < msg.ply
                 ? old.viewPly : null,
             pendingMove: null,
@@ -179,7 +188,7 @@ export class GameView {
         if (!you && msg.status !== 'ended' && !this.watching) {
             this.watching = true;
             this.ctx.send({ t: 'watch', game: this.gid },
-                          { t: 'watch', game: this.gid });
+                          { t: 'watch', game: this.gid, quiet: true });
         }
         this.playPremove();
         this.render();
@@ -201,6 +210,8 @@ export class GameView {
         const mover = g.toMove;
         g.moves.push(msg.uci);
         g.san.push(msg.san);
+        if (typeof msg.lag_ms === 'number')
+            g.lags[msg.ply] = msg.lag_ms;
         g.fen = msg.fen;
         g.ply = msg.ply;
         g.toMove = parseFen(msg.fen).turn === 'w' ? 'white' : 'black';
@@ -328,8 +339,11 @@ export class GameView {
             this.resync();
         } else if ((req.t === 'sync' || req.t === 'watch') &&
                    msg.code === 'no_such_game') {
+            // The page says it (no toast besides: the request was quiet).
             this.missing = true;
             this.render();
+        } else if (req.t === 'sync' || req.t === 'watch') {
+            this.ctx.toast(W.errorText(msg.code, msg.msg), 'error');
         } else if (req.t === 'join' || req.t === 'abort' ||
                    req.t.startsWith('draw')) {
             this.resync();
@@ -675,29 +689,39 @@ export class GameView {
         return Math.max(0, base - (now - g.clocksAt));
     }
 
+    // The time left at which a clock turns red: the low-time sound's
+    // threshold (sound.js lowTimeMs: 10 s on a time + increment clock; on a
+    // per-move clock the larger of 3 s and a fifth of the budget).
     lowMs() {
-        const c = this.g && this.g.clock;
-        if (!c)
-            return 10000;
-        if (c.type === 'per_move')
-            return Math.min(10000, c.per_move_s * 250);
-        return Math.min(30000, Math.max(10000, c.initial_s * 100));
+        return lowTimeMs(this.g && this.g.clock);
     }
 
     render(animate) {
         const g = this.g;
         const online = this.ctx.online();
+        // A wrong link gets a page of its own; until the real position is
+        // known the board stays hidden (no starting position flashes).
+        const missing = !g && !!this.missing;
+        $('missing').hidden = !missing;
+        this.section.querySelector('.play-area').hidden = missing;
+        this.section.querySelector('.side').hidden = missing;
+        this.section.classList.toggle('loading', !g);
         if (!g) {
-            $('status').textContent = this.missing
-                ? 'There is no such game. The link may be mistyped or expired.'
+            $('status').textContent = missing ? W.errorText('no_such_game')
                 : online ? 'Loading the game…' : 'Connecting…';
             for (const id of ['invite-panel', 'join-panel', 'offer-panel',
                               'end-panel', 'controls', 'game-kind'])
                 $(id).hidden = true;
             $('moves').replaceChildren();
-            this.board.set({ board: parseFen(START_FEN).board,
+            $('moves').dataset.key = '';
+            for (const id of ['nav-first', 'nav-prev', 'nav-next', 'nav-last'])
+                $(id).disabled = true;
+            this.board.set({ board: new Array(64).fill(null),
                              orientation: 'white', interactive: false });
+            this.shown = null;
             this.renderBars();
+            if (missing)
+                document.title = 'No such game · Chess';
             return;
         }
         this.missing = false;
@@ -749,6 +773,7 @@ export class GameView {
         this.board.set({ board, orientation, lastMove, check, legal,
                          interactive, animate, premove: premoving,
                          premoves: live ? g.premoves : [] });
+        this.shown = board;     // the material difference counts this one
         this.section.classList.toggle('browsing', !live);
         this.section.classList.toggle('my-turn', interactive && !premoving);
         this.renderBars();
@@ -763,6 +788,7 @@ export class GameView {
     renderBars() {
         const g = this.g;
         const bottom = this.board.orientation;
+        const diff = g && this.shown ? materialDiff(this.shown) : null;
         const sides = [['bar-top', W.other(bottom)], ['bar-bottom', bottom]];
         for (const [id, color] of sides) {
             const bar = $(id);
@@ -799,14 +825,60 @@ export class GameView {
                 : '');
             rating.title = rated && p.provisional
                 ? 'Provisional rating: too few rated games to be sure' : '';
+            this.renderMaterial(bar.querySelector('.material'), color, diff);
+            this.renderLag(bar.querySelector('.lag'), color);
         }
         const kind = $('game-kind');
         kind.hidden = !g || !g.clock;
         if (g && g.clock)
-            setText(kind, `${g.rated ? 'Rated' : 'Casual'} ${
-                W.categoryName(categoryOf(g.clock)).toLowerCase()} · ${
-                W.clockLabel(g.clock)}`);
+            setText(kind, W.gameKindText(g.clock, g.rated));
         this.tick(performance.now());
+    }
+
+    // Beside a name: the pieces `color` is up by in the position shown
+    // (the live one or the one browsed to), as the opponent's pieces, and
+    // +N points when ahead; a screen reader hears it in words.
+    renderMaterial(el, color, diff) {
+        const d = diff ? diff[color] : { up: [], score: 0 };
+        const key = `${color}:${d.up.join('')}:${d.score}`;
+        if (el.dataset.key === key)
+            return;
+        el.dataset.key = key;
+        el.replaceChildren();
+        el.dataset.score = String(d.score);
+        if (!d.up.length && !d.score)
+            return;
+        const glyphs = document.createElement('span');
+        glyphs.className = `mpieces ${W.other(color)}`;
+        glyphs.setAttribute('aria-hidden', 'true');
+        glyphs.textContent = d.up.map((k) => MATERIAL_GLYPHS[k]).join('');
+        el.append(glyphs);
+        if (d.score) {
+            const score = document.createElement('span');
+            score.className = 'mscore';
+            score.setAttribute('aria-hidden', 'true');
+            score.textContent = `+${d.score}`;
+            el.append(score);
+        }
+        const words = document.createElement('span');
+        words.className = 'sr-only';
+        words.textContent = `${W.colorName(color)} is ${
+            W.materialText(d.up, d.score)}`;
+        el.append(words);
+    }
+
+    // Beside the clock of the side that made the last move (live view):
+    // the lag credit the server gave that move (moved's lag_ms), when any.
+    renderLag(el, color) {
+        const g = this.g;
+        const ply = g ? g.ply : 0;
+        const ms = g && g.viewPly === null && ply > 0 ? g.lags[ply] : 0;
+        const mover = ply > 0 && g.toMove !== color && g.status !== 'waiting';
+        const show = !!(mover && ms > 0);
+        el.hidden = !show;
+        setText(el, show ? W.lagText(ms) : '');
+        el.title = show ? `The server gave ${W.colorName(color)} ${
+            Math.round(ms)} ms back on the last move for network delay` : '';
     }
 
     renderStatus(online) {
@@ -836,10 +908,23 @@ export class GameView {
                 text += ', in check';
         }
         if (g.viewPly !== null)
-            text += ` (viewing move ${g.viewPly} of ${g.ply})`;
+            text += ` (${this.viewingText()})`;
         el.textContent = text;
         el.classList.toggle('your-move', !!(online && g.status === 'started' &&
                                             g.you === g.toMove));
+    }
+
+    // Which move the board shows while browsing, in move numbers (not
+    // half-moves): 'viewing 6… Nf6, move 6 of 7', 'viewing the starting
+    // position'.
+    viewingText() {
+        const g = this.g;
+        if (g.viewPly === 0)
+            return 'viewing the starting position';
+        const at = moveNumber(g.initialFen, g.viewPly);
+        const last = moveNumber(g.initialFen, g.ply);
+        return `viewing ${at.no}${at.white ? '.' : '…'} ${
+            g.san[g.viewPly - 1]}, move ${at.no} of ${last.no}`;
     }
 
     renderPanels() {
@@ -913,7 +998,9 @@ export class GameView {
         if (!online)
             $('draw-btn').disabled = true;
         const leave = $('leave-btn');
-        leave.textContent = started && player ? 'Leave'
+        // Leaving a started game resigns it (PROTOCOL.md: leave): the
+        // button says so.
+        leave.textContent = started && player ? 'Resign and leave'
             : !player && started ? 'Stop watching' : 'Back to lobby';
     }
 
@@ -1038,8 +1125,17 @@ export class GameView {
             b.className = 'move';
             b.dataset.ply = String(i + 1);
             b.textContent = san;
+            // The lag credit the server gave the move, when seen in a
+            // `moved` (the state of a game lists none).
+            const lag = g.lags[i + 1];
+            const lagged = typeof lag === 'number' && lag > 0;
             b.setAttribute('aria-label', `${startNo + Math.floor(h / 2)}${
-                white ? '.' : '…'} ${san}`);
+                white ? '.' : '…'} ${san}${lagged ? `, ${W.lagText(lag)}`
+                : ''}`);
+            if (lagged) {
+                b.title = W.lagText(lag);
+                b.dataset.lag = String(lag);
+            }
             if (i + 1 === current) {
                 b.classList.add('current');
                 b.setAttribute('aria-current', 'step');

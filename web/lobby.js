@@ -154,7 +154,22 @@ export class LobbyView {
         return document.querySelector('input[name="color"]:checked').value;
     }
 
+    // A game of ours that is being played (not an invitation still
+    // waiting), or undefined.
+    liveGame() {
+        for (const s of this.games.values())
+            if (s.status === 'started')
+                return s;
+        return undefined;
+    }
+
     startSeek() {
+        // The protocol lets a player hold several live games, but a fast
+        // game wants the player's whole attention: this client seeks no
+        // second opponent while one of the player's games is being played,
+        // and says why beside the disabled button (render).
+        if (this.liveGame())
+            return;
         const clock = this.chosenClock();
         if (!clock)
             return;
@@ -264,8 +279,13 @@ export class LobbyView {
             this.seek.clock)}, ${this.seek.color === 'random'
             ? 'random colour' : this.seek.color}` : '';
         this.renderRated();
-        $('seek-btn').disabled = seeking;
+        const live = this.liveGame();
+        $('seek-btn').disabled = seeking || !!live;
         $('invite-btn').disabled = seeking;
+        const busy = $('seek-busy');
+        busy.hidden = !live;
+        busy.textContent = live ? 'You have a game in progress: finish it ' +
+            'before you look for another opponent.' : '';
         const list = $('mygames-list');
         list.replaceChildren();
         for (const s of this.games.values()) {

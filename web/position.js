@@ -77,3 +77,43 @@ export function applyUci(board, uci) {
 export function kingSquare(board, color) {
     return board.indexOf(color + 'K');
 }
+
+const MATERIAL_VALUES = { P: 1, N: 3, B: 3, R: 5, Q: 9 };
+const MATERIAL_ORDER = ['Q', 'R', 'B', 'N', 'P'];
+
+// The material difference of `board` (parseFen's board), as lichess shows
+// it: for each kind of piece, the side with more of them is "up" the extra
+// ones (so a promotion or a set-up position needs no captured list).
+// Returns { white: { up: ['N', 'P'...], score }, black: {...} }: the kinds
+// each side is up by, queens first, one letter per piece, and score the
+// side's lead in points (P 1, N 3, B 3, R 5, Q 9; 0 when not ahead).
+export function materialDiff(board) {
+    const count = { w: {}, b: {} };
+    for (const code of board) {
+        if (code && code[1] !== 'K')
+            count[code[0]][code[1]] = (count[code[0]][code[1]] || 0) + 1;
+    }
+    const out = { white: { up: [], score: 0 }, black: { up: [], score: 0 } };
+    let points = 0;
+    for (const kind of MATERIAL_ORDER) {
+        const d = (count.w[kind] || 0) - (count.b[kind] || 0);
+        const side = d > 0 ? out.white : out.black;
+        for (let i = 0; i < Math.abs(d); i++)
+            side.up.push(kind);
+        points += d * MATERIAL_VALUES[kind];
+    }
+    out.white.score = Math.max(0, points);
+    out.black.score = Math.max(0, -points);
+    return out;
+}
+
+// The move that led to position `ply` (1 and up) of a game started from
+// `initialFen`: { no, white } with its move number and whether White made
+// it (so ply 12 from the usual start is { no: 6, white: false }, "6…").
+export function moveNumber(initialFen, ply) {
+    const fields = String(initialFen).trim().split(/\s+/);
+    const blackFirst = fields[1] === 'b';
+    const startNo = Number(fields[5]) || 1;
+    const h = ply - 1 + (blackFirst ? 1 : 0);
+    return { no: startNo + Math.floor(h / 2), white: h % 2 === 0 };
+}

@@ -3,13 +3,22 @@
 // STORAGE_KEY, applied to the page at once (attributes on <html> that
 // style.css reads) and edited in the settings dialog (#settings-dialog).
 //
-// Settings live in this browser only: the server does not store them with
-// an account yet (PROTOCOL.md has no message for them).
+// An account's settings are stored with it too (PROTOCOL.md section 4,
+// "Settings"): once logged in, the server's object wins over this
+// browser's (welcome), a change made here is sent to the server (one
+// `settings` message SAVE_DELAY_MS after the last change, at most one per
+// SAVE_EVERY_MS: the server meters saves), and a change another device or
+// tab of the account saved arrives as `settings_changed`. A guest's
+// settings stay in this browser only. localStorage always holds what the
+// page shows, so a reload shows it before the server answers.
 //
 // The module is DOM-free until init() is called, so node can test
 // normalize().
 
 export const STORAGE_KEY = 'chess.settings';
+export const SAVE_DELAY_MS = 800;
+export const SAVE_EVERY_MS = 3000;  /* the server refills a save per 3 s */
+const RETRY_MS = 5000;
 
 // name -> { def: default, values: allowed values (for choices) }
 export const SETTINGS = {
@@ -46,6 +55,18 @@ let current = normalize(null);
 const listeners = [];
 let media = null;
 
+// The server side (connect()): send(msg) -> id or 0; whose settings these
+// are (the account's PID, null for a guest or while offline); a local
+// change not sent yet (dirty: the account it was made for); the timer of
+// the next save, the id of the save awaited and when the last one left.
+const remote = {
+    send: null,
+    account: null,
+    dirty: null,
+    timer: 0,
+    waiting: 0,
+    lastSent: -Infinity,
+};
 function load() {
     try {
         return normalize(JSON.parse(localStorage.getItem(STORAGE_KEY)));
@@ -82,14 +103,116 @@ export function set(name, value) {
     const next = normalize({ ...current, [name]: value });
     if (next[name] !== value)
         return;
+    replace(next);
+    if (remote.account) {
+        remote.dirty = remote.account;
+        schedule(SAVE_DELAY_MS);
+    }
+}
+
+// ---- the account's copy on the server -----------------------------------
+
+// send(msg) -> the message's id, or 0 when it could not be sent.
+export function connect(send) {
+    remote.send = send;
+}
+
+function schedule(delay) {
+    clearTimeout(remote.timer);
+    const wait = Math.max(delay,
+                          remote.lastSent + SAVE_EVERY_MS - Date.now());
+    remote.timer = setTimeout(push, wait);
+}
+
+// Sends the settings to the server when a change waits for it.
+function push() {
+    remote.timer = 0;
+    if (!remote.account || remote.dirty !== remote.account || !remote.send)
+        return;
+    const id = remote.send({ t: 'settings', settings: { ...current } });
+    if (!id) {
+        schedule(RETRY_MS); /* offline: welcome sends it when back */
+        return;
+    }
+    remote.waiting = id;
+    remote.lastSent = Date.now();
+    remote.dirty = null;
+}
+
+// Replaces the settings with the server's object (unknown names dropped,
+// wrong values defaulted).
+function adopt(obj) {
+    replace(normalize(obj));
+}
+
+// `welcome` or `registered`: whose settings these are now. For an
+// account the server's win (msg.settings), unless a change made here for
+// that account has not reached it yet; an account with none stored gets
+// this browser's.
+export function onIdentity(msg) {
+    const me = msg.player;
+    if (!me || !me.account) {
+        remote.account = null;
+        remote.dirty = null;
+        clearTimeout(remote.timer);
+        return;
+    }
+    const same = remote.dirty === me.id;
+    remote.account = me.id;
+    if (same || msg.settings === null || msg.settings === undefined) {
+        remote.dirty = me.id;
+        schedule(0);
+    } else {
+        adopt(msg.settings);
+    }
+}
+
+// `settings_changed`: another connection of the account saved these.
+export function onRemote(msg) {
+    if (remote.account && msg.settings && remote.dirty !== remote.account)
+        adopt(msg.settings);
+}
+
+// `settings_saved` (or an error) answering save `id`.
+export function onSaved(id) {
+    if (id === remote.waiting)
+        remote.waiting = 0;
+}
+
+// An error answering a save: tried again later (rate_limited, busy), or
+// given up (needs_account: no longer an account).
+export function onSaveError(msg) {
+    if (msg.id !== remote.waiting)
+        return;
+    remote.waiting = 0;
+    if (msg.code === 'rate_limited' && remote.account) {
+        remote.dirty = remote.account;
+        schedule(RETRY_MS);
+    }
+}
+
+// The connection speaks for nobody (logged out, or offline).
+export function onSignedOut() {
+    remote.account = null;
+    remote.waiting = 0;
+    clearTimeout(remote.timer);
+}
+
+// Makes `next` (a complete, normal settings object) the settings: saves,
+// applies them and tells the listeners of each setting that changed.
+function replace(next) {
+    const changed = Object.keys(SETTINGS).filter((k) =>
+        next[k] !== current[k]);
     current = next;
     save();
     apply();
-    for (const fn of listeners)
-        fn(name, value);
+    for (const name of changed)
+        for (const fn of listeners)
+            fn(name, next[name]);
 }
 
-// Calls fn(name, value) after every change, also from another tab.
+// Calls fn(name, value) after every change, also from another tab or
+// (logged in) another browser of the account.
 export function onChange(fn) {
     listeners.push(fn);
 }

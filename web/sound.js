@@ -22,8 +22,14 @@ export const SOUNDS = {
               [1175, 0.24, 0.06, 'square']],
 };
 
-const LOW_FISCHER_MS = 10000;   // 10 s left on a time + increment clock
-const LOW_PER_MOVE = 0.2;       // a fifth of a per-move budget
+// Low time: 10 s left on a time + increment clock; on a per-move clock a
+// fifth of the budget, but never less than 3 s (the larger of the two): a
+// fifth of a 5 s budget (1 s) is too late to do anything about it, while
+// 3 s still is; for long budgets a fifth is the earlier, useful warning.
+// The game page's red clock and the low-time sound share this threshold.
+const LOW_FISCHER_MS = 10000;
+const LOW_PER_MOVE = 0.2;
+const LOW_PER_MOVE_MIN_MS = 3000;
 const VOLUME = 0.18;
 
 // The sound of a move from its SAN: a check wins over a castle, a castle
@@ -39,11 +45,12 @@ export function soundForMove(san) {
     return 'move';
 }
 
-// The time left (ms) at which the low-time sound plays for clock `clock`
-// (PROTOCOL.md's CLOCK).
+// The time left (ms) at which the low-time sound plays and the clock turns
+// red, for clock `clock` (PROTOCOL.md's CLOCK).
 export function lowTimeMs(clock) {
     if (clock && clock.type === 'per_move')
-        return clock.per_move_s * 1000 * LOW_PER_MOVE;
+        return Math.max(LOW_PER_MOVE_MIN_MS,
+                        clock.per_move_s * 1000 * LOW_PER_MOVE);
     return LOW_FISCHER_MS;
 }
 

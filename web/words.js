@@ -41,6 +41,18 @@ export function clockLabel(clock) {
     return `${base}+${clock.increment_s}`;
 }
 
+// The line above the board: rating, category and time control, e.g.
+// 'Rated blitz · 5+3', 'Casual bullet · 1+0', 'Casual · 30 s per move'
+// (a per-move clock's category says no more than its label).
+export function gameKindText(clock, rated) {
+    if (!clock)
+        return '';
+    const mode = rated ? 'Rated' : 'Casual';
+    if (clock.type === 'per_move')
+        return `${mode} · ${clockLabel(clock)}`;
+    return `${mode} ${clockSpeed(clock).toLowerCase()} · ${clockLabel(clock)}`;
+}
+
 // Speed name of a clock, by its estimated duration (initial + 40 increments).
 export function clockSpeed(clock) {
     if (!clock)
@@ -55,6 +67,34 @@ export function clockSpeed(clock) {
     if (est < 1500)
         return 'Rapid';
     return 'Classical';
+}
+
+const MATERIAL_WORDS = { Q: ['queen', 'queens'], R: ['rook', 'rooks'],
+                         B: ['bishop', 'bishops'], N: ['knight', 'knights'],
+                         P: ['pawn', 'pawns'] };
+
+// The material difference beside a name, for screen readers: 'up a knight
+// and 2 pawns, +5 points' from ['N', 'P', 'P'] and 5 ('' when level).
+export function materialText(up, score) {
+    if (!up.length && !score)
+        return '';
+    const groups = [];
+    for (const kind of ['Q', 'R', 'B', 'N', 'P']) {
+        const n = up.filter((k) => k === kind).length;
+        if (n)
+            groups.push(n === 1 ? `a ${MATERIAL_WORDS[kind][0]}`
+                : `${n} ${MATERIAL_WORDS[kind][1]}`);
+    }
+    const list = groups.length > 1
+        ? `${groups.slice(0, -1).join(', ')} and ${groups[groups.length - 1]}`
+        : groups[0] || 'nothing';
+    return `up ${list}${score ? `, +${score} point${score === 1 ? '' : 's'}`
+        : ''}`;
+}
+
+// A move's lag credit (moved's lag_ms) in words: 'lag credit 120 ms'.
+export function lagText(ms) {
+    return `lag credit ${Math.round(ms)} ms`;
 }
 
 // Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
@@ -163,6 +203,8 @@ const ERRORS = {
     no_rematch: 'No rematch of this game is possible',
     rated_needs_account: 'Rated games are for accounts: sign up or log ' +
                          'in first.',
+    needs_account: 'Only an account stores its settings on the server: ' +
+                   'sign up or log in.',
     bad_username: 'Usernames are 2 to 20 letters, digits, _ or -.',
     name_taken: 'That username is taken: choose another one.',
     weak_password: 'The password is too short: use at least 8 characters.',

@@ -54,7 +54,7 @@ static void usage(FILE *f)
         "usage: chess-loadgen [options]\n"
         "  --url URL                ws://HOST:PORT/PATH of the server "
         "(default ws://127.0.0.1:8080/ws)\n"
-        "  --mode play|connect|idle|echo\n"
+        "  --mode play|connect|idle|echo|relay\n"
         "                           play games (default); connect: "
         "connect, hello, welcome,\n"
         "                           close, again; idle: games with both "
@@ -64,7 +64,13 @@ static void usage(FILE *f)
         "                           tests/bench's echo_server, each "
         "connection sends a\n"
         "                           move-sized text and waits for it to "
-        "come back\n"
+        "come back;\n"
+        "                           relay: against echo_server --relay, "
+        "connections in\n"
+        "                           pairs taking turns, each message "
+        "coming back to both\n"
+        "                           (a game's frames without the game; "
+        "--connections even)\n"
         "  --games N                concurrent games (default 10)\n"
         "  --move-interval-ms MS    mean time between two moves of a game "
         "(open loop);\n"
@@ -224,9 +230,13 @@ static void parse_args(int argc, char **argv, struct options *o)
                 c->mode = LG_MODE_IDLE;
             else if (!strcmp(optarg, "echo"))
                 c->mode = LG_MODE_ECHO;
-            else {
+            else if (!strcmp(optarg, "relay")) {
+                c->mode = LG_MODE_ECHO;
+                c->relay = true;
+            } else {
                 fprintf(stderr,
-                        "E: --mode is play, connect, idle or echo, not "
+                        "E: --mode is play, connect, idle, echo or relay, "
+                        "not "
                         "'%s'\n",
                         optarg);
                 exit(2);
@@ -562,11 +572,13 @@ static void put_hist(const char *name, const struct lg_hist *h)
            (unsigned long long)h->max);
 }
 
-static const char *mode_name(enum lg_mode m)
+static const char *mode_name(const struct lg_config *c)
 {
+    enum lg_mode m = c->mode;
+
     return m == LG_MODE_PLAY      ? "play"
            : m == LG_MODE_CONNECT ? "connect"
-           : m == LG_MODE_ECHO    ? "echo"
+           : m == LG_MODE_ECHO    ? (c->relay ? "relay" : "echo")
                                   : "idle";
 }
 
@@ -607,7 +619,7 @@ static void report(const struct options *o, const struct lg_stats *t,
 
     for (int i = 0; i < LG_ERR_COUNT; i++)
         errors += t->errors[i];
-    printf("mode=%s procs=%d event_loop=%s", mode_name(c->mode), o->procs,
+    printf("mode=%s procs=%d event_loop=%s", mode_name(c), o->procs,
            c->use_libev ? "libev" : "poll");
     if (c->mode == LG_MODE_CONNECT)
         printf(" connections_in_flight=%d", c->connections);

@@ -13,7 +13,11 @@
 #            long (chess-loadgen --mode echo), and the ratio of moves a
 #            second to echo round trips a second (echo_ratio) and of the
 #            two loop threads' CPU time per operation (loop_cost_ratio:
-#            echo's per round trip over chess-server's per move)
+#            echo's per round trip over chess-server's per move); then
+#            the same with echo_server --relay (--mode relay: a game's
+#            frames, one in and two out, without the game: relay_ratio
+#            and its loop_cost_ratio, the share of a move's loop time
+#            that is lws and the kernel)
 #   connect  connection set-up rate (connect, hello, welcome, close)
 # or any other word and chess-loadgen options after --, e.g.
 #   tests/bench/loadgen_bench.sh build custom 1 -- --games 10
@@ -31,7 +35,7 @@
 set -eu
 
 if [ $# -lt 2 ]; then
-    sed -n '2,31p' "$0"
+    sed -n '2,35p' "$0"
     exit 2
 fi
 build=$1
@@ -98,16 +102,19 @@ field() {
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-# echo_run CHESS_LINE: echo_server over as many connections as the chess
-# run had, for as long; prints its line and the ratio.
+# echo_run CHESS_LINE MODE [ECHO_SERVER_ARGS]: echo_server over as many
+# connections as the chess run had, for as long, driven by chess-loadgen
+# --mode MODE (echo or relay); prints its line and the two ratios.
 echo_run() {
     conns=$(field connections "$1")
     secs=$(field duration_s "$1" | awk '{ printf "%.0f", $1 }')
+    mode=$2
+    shift 2
     attempt=0
     while :; do
         attempt=$((attempt + 1))
         eport=$(pick_port)
-        "$echo_server" --port "$eport" 2> /dev/null &
+        "$echo_server" --port "$eport" "$@" 2> /dev/null &
         epid=$!
         sleep 0.2
         kill -0 $epid 2>/dev/null && break
@@ -120,25 +127,26 @@ echo_run() {
     load=$(cut -d' ' -f1 /proc/loadavg)
     if [ -n "${BENCH_PERF:-}" ]; then
         (sleep 3; perf record -q -F 999 --call-graph dwarf,16384 \
-            -p $epid -o "$BENCH_PERF.$run.echo" -- sleep 8 \
+            -p $epid -o "$BENCH_PERF.$run.$mode" -- sleep 8 \
             > /dev/null 2>&1) &
         perf_job=$!
     fi
     eline=$("$loadgen" --url "ws://127.0.0.1:$eport/ws" --server-pid $epid \
-        --mode echo --connections "${conns:-2000}" \
+        --mode "$mode" --connections "${conns:-2000}" \
         --duration-s "${secs:-15}" || true)
     [ -n "${BENCH_PERF:-}" ] && wait $perf_job
     kill -TERM $epid
     wait $epid || true
-    ratio=$(awk -v m="$(field moves_per_s "$1")" \
+    ratio=$(awk -v m="$(field moves_per_s "$CHESS_LINE")" \
         -v e="$(field echoes_per_s "$eline")" \
         'BEGIN { if (e > 0) printf "%.3f", m / e; else print "na" }')
     # the same comparison by the loop thread's CPU time per operation,
     # which other work on the machine skews far less than the rates
-    cost=$(awk -v m="$(field server_loop_us_per_op "$1")" \
+    cost=$(awk -v m="$(field server_loop_us_per_op "$CHESS_LINE")" \
         -v e="$(field server_loop_us_per_op "$eline")" \
         'BEGIN { if (m > 0) printf "%.3f", e / m; else print "na" }')
-    echo "run=$run loadavg_before=$load echo_ratio=$ratio loop_cost_ratio=$cost $eline"
+    echo "run=$run loadavg_before=$load ${mode}_ratio=$ratio" \
+        "loop_cost_ratio=$cost $eline"
 }
 
 run=1
@@ -163,7 +171,12 @@ while [ "$run" -le "$runs" ]; do
     wait $pid || true
     rm -rf "$dir"
     if [ "$scenario" = closed ]; then
-        echo_run "$line"
+        CHESS_LINE=$line
+        echo_run "$line" echo
+        # a game's frames without the game: each message in goes back to
+        # both players, padded to a `moved` frame's mean size (548 bytes
+        # on the wire in closed loop, measured with strace -e sendto)
+        echo_run "$line" relay --relay 540
     fi
     run=$((run + 1))
 done

@@ -698,6 +698,38 @@ static void echo_on_message(struct conn *c, int64_t now)
     echo_send(c);
 }
 
+/* Relay mode: connection gindex 2K+S is side S of pair K. Each move goes
+ * back to both sides; the side that did not send it moves next. */
+static void relay_send(struct conn *c)
+{
+    conn_send(c, false, 0,
+              "{\"t\":\"move\",\"game\":"
+              "\"AP-UOcQiOeFhG8mK\",\"uci\":\"e2e4\",\"id\":%u,"
+              "\"pair\":%d,\"side\":%d}",
+              c->echo_n++, c->gindex / 2, c->gindex % 2);
+}
+
+static void relay_on_message(struct conn *c, const char *text, size_t len,
+                             int64_t now)
+{
+    static const char key[] = "\"side\":";
+    struct run *r = c->run;
+    const char *p = memmem(text, len, key, sizeof key - 1);
+
+    if (!p || p + sizeof key > text + len)
+        return;
+    if (p[sizeof key - 1] - '0' == c->gindex % 2) { /* its own move back */
+        if (c->t_echo_us) {
+            lg_hist_record(&r->st.echo, (uint64_t)(now - c->t_echo_us));
+            r->st.echoes++;
+        }
+        c->t_echo_us = 0;
+        return;
+    }
+    c->t_echo_us = now;
+    relay_send(c);
+}
+
 static void probe_on_message(struct conn *c, const struct lg_msg *m,
                              int64_t now)
 {
@@ -728,7 +760,10 @@ static void conn_established(struct conn *c, struct lws *wsi)
         lws_callback_on_writable(wsi);
         return;
     }
-    if (r->cfg->mode == LG_MODE_ECHO) {
+    if (r->cfg->relay)
+        conn_send(c, false, 0, "{\"t\":\"join\",\"pair\":%d,\"side\":%d}",
+                  c->gindex / 2, c->gindex % 2);
+    else if (r->cfg->mode == LG_MODE_ECHO) {
         c->t_echo_us = now_us();
         echo_send(c);
     } else if (c->role == ROLE_PROBE)
@@ -780,6 +815,10 @@ static void conn_message(struct conn *c, const char *text, size_t len)
     struct run *r = c->run;
     int64_t now = now_us();
 
+    if (r->cfg->relay) {
+        relay_on_message(c, text, len, now);
+        return;
+    }
     if (r->cfg->mode == LG_MODE_ECHO) {
         echo_on_message(c, now);
         return;

@@ -37,6 +37,8 @@ struct lg_config {
     int spectators;       /* per game */
     int connections;      /* connect mode: attempts kept in flight; echo
                              mode: connections */
+    bool relay;           /* echo mode against echo_server --relay:
+                             connections 2K and 2K+1 take turns */
     int move_interval_ms; /* mean time between moves of a game; 0: at once */
     double duration_s;    /* length of the measurement window */
     uint64_t seed;

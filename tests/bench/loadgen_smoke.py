@@ -142,11 +142,13 @@ class LoadgenSmoke(unittest.TestCase):
         self.assertTrue(0 < p50 <= p99 <= int(s["commit_p999_us"]), line)
         self.assertEqual(s["ckpt_waits"], "0", line)
 
-    def test_echo(self):
-        """--mode echo against tests/bench's echo_server: every
-        connection's messages come back."""
+    def run_echo(self, mode, *server_args):
+        """chess-loadgen --mode MODE over 10 connections for a second
+        against echo_server started with SERVER_ARGS; returns the
+        summary after checking what every run must show."""
         port = free_port()
-        echo = subprocess.Popen([ECHO_SERVER, "--port", str(port)])
+        echo = subprocess.Popen([ECHO_SERVER, "--port", str(port)] +
+                                list(server_args))
         try:
             deadline = time.monotonic() + 10
             while True:
@@ -159,14 +161,14 @@ class LoadgenSmoke(unittest.TestCase):
                     self.assertIsNone(echo.poll())
                     time.sleep(0.01)
             cmd = [LOADGEN, "--url", "ws://127.0.0.1:%d/ws" % port,
-                   "--mode", "echo", "--connections", "10",
+                   "--mode", mode, "--connections", "10",
                    "--duration-s", "1", "--server-pid", str(echo.pid)]
             p = subprocess.run(cmd, capture_output=True, text=True,
                                timeout=60)
             self.assertEqual(p.returncode, 0, p.stderr)
             line = p.stdout.strip()
             s = parse_summary(line)
-            self.assertEqual(s["mode"], "echo", line)
+            self.assertEqual(s["mode"], mode, line)
             self.assertEqual(s["connections"], "10", line)
             self.assertGreater(int(s["echoes"]), 10, line)
             self.assertEqual(s["echo_samples"], s["echoes"], line)
@@ -176,6 +178,21 @@ class LoadgenSmoke(unittest.TestCase):
             echo.send_signal(signal.SIGTERM)
             echo.wait(timeout=10)
         self.assertEqual(echo.returncode, 0)
+        return s
+
+    def test_echo(self):
+        """--mode echo against tests/bench's echo_server: every
+        connection's messages come back."""
+        self.run_echo("echo")
+
+    def test_relay(self):
+        """--mode relay against echo_server --relay: the five pairs take
+        turns, each move coming back to its sender (counted) and giving
+        the partner the turn; against a plain echo server nobody would
+        get a turn, and nothing would be counted."""
+        self.run_echo("relay", "--relay", "540")
+        with self.assertRaises(AssertionError):
+            self.run_echo("relay")
 
     def test_idle(self):
         s, line = self.run_loadgen("--mode", "idle", "--games", "3",

@@ -23,7 +23,21 @@ test('per-move clock: low time, then a flag', { timeout: 120000 },
     await clickMove(a.page, 'e2e4');
     await clickMove(b.page, 'e7e5');
 
-    // White's 5 s budget runs; the last second and a bit are emphasised.
+    // White's 5 s budget runs; its last 3 s are emphasised (the larger of
+    // 3 s and a fifth of the budget). The page is sampled every frame:
+    // what the clock shows, and whether it is red.
+    await a.page.evaluate(() => {
+        window.clockSamples = [];
+        const el = document.querySelector('#bar-bottom .clock');
+        const look = () => {
+            if (el.classList.contains('running'))
+                window.clockSamples.push([Number(el.textContent),
+                                          el.classList.contains('low')]);
+            if (!el.classList.contains('flagged'))
+                requestAnimationFrame(look);
+        };
+        requestAnimationFrame(look);
+    });
     await a.page.locator('#bar-bottom .clock.running').waitFor();
     assert.equal(await text(a.page, '#bar-top .clock'), '5.0',
                  'the side not to move shows a whole budget');
@@ -38,6 +52,15 @@ test('per-move clock: low time, then a flag', { timeout: 120000 },
     await waitText(b.page, '#end-title', /^You won$/);
     await waitText(a.page, '#bar-bottom .clock', /^0\.0$/);
     await a.page.locator('#bar-bottom .clock.flagged').waitFor();
+    // (the face shows tenths rounded down: 3.0 is at most 3.099 s left)
+    const samples = await a.page.evaluate(() => window.clockSamples);
+    const early = samples.filter(([s, low]) => s >= 3.1 && low);
+    const late = samples.filter(([s, low]) => s < 3.0 && !low);
+    assert.deepEqual(early, [], 'not red above 3 s');
+    assert.deepEqual(late, [], 'red below 3 s');
+    assert.ok(samples.some(([s]) => s >= 3.1) &&
+              samples.some(([s]) => s < 3.0 && s > 1.5),
+              `sampled both sides of 3 s: ${JSON.stringify(samples.slice(0, 3))}`);
     assertClean(t, a, b);
 });
 

@@ -133,7 +133,7 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     // Browsing back shows earlier positions without changing the game.
     await a.page.click('#nav-prev');
     await waitPiece(a.page, 'd8', 'black queen');
-    await waitText(a.page, '#status', /viewing move 3 of 4/);
+    await waitText(a.page, '#status', /\(viewing 2\. g4, move 2 of 2\)$/);
     await a.page.click('#moves button.move >> nth=0');
     await waitPiece(a.page, 'f3', 'white pawn');
     await waitPiece(a.page, 'g2', 'white pawn');

@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyUci, kingSquare, parseFen, squareIndex, squareName }
-    from '../../web/position.js';
+import {
+    applyUci, kingSquare, materialDiff, moveNumber, parseFen, squareIndex,
+    squareName,
+} from '../../web/position.js';
 import { categoryOf, graphModel } from '../../web/ratings.js';
 import { normalize, SETTINGS } from '../../web/settings.js';
 import { lowTimeMs, SOUNDS, soundForMove } from '../../web/sound.js';
@@ -130,7 +132,7 @@ test('every protocol error code has a human message', () => {
                    'bad_clock', 'claim_rejected', 'seat_taken', 'own_game',
                    'no_draw_offer', 'abort_not_allowed', 'no_seek',
                    'rate_limited', 'too_many_games', 'no_rematch',
-                   'rated_needs_account',
+                   'rated_needs_account', 'needs_account',
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials'];
     for (const c of codes) {
@@ -271,8 +273,58 @@ test('the sound of a move, and when time is low', () => {
                  10000);
     assert.equal(lowTimeMs({ type: 'fischer', initial_s: 900,
                              increment_s: 10 }), 10000);
-    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 5 }), 1000);
+    // per move: the larger of 3 s and a fifth of the budget
+    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 5 }), 3000);
+    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 15 }), 3000);
+    assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 20 }), 4000);
     assert.equal(lowTimeMs({ type: 'per_move', per_move_s: 60 }), 12000);
+});
+
+test('material difference and move numbers', () => {
+    const diff = (fen) => materialDiff(parseFen(fen).board);
+    assert.deepEqual(diff(START), { white: { up: [], score: 0 },
+                                    black: { up: [], score: 0 } });
+    // White took a knight and a pawn, Black a bishop: White is up N, P,
+    // Black up B; in points 3 + 1 - 3 = +1 for White.
+    assert.deepEqual(diff('r1bqkbnr/ppp1pppp/8/8/8/8/PPPPPPPP/RN1QKBNR w ' +
+                          'KQkq - 0 1'),
+                     { white: { up: ['N', 'P'], score: 1 },
+                       black: { up: ['B'], score: 0 } });
+    // A promoted queen against a rook: up Q for White, +4 (a pawn less).
+    assert.deepEqual(diff('4k3/8/8/8/8/8/8/Q3K2r w - - 0 1'),
+                     { white: { up: ['Q'], score: 4 },
+                       black: { up: ['R'], score: 0 } });
+    assert.deepEqual(diff('4k3/pp6/8/8/8/8/8/4K3 w - - 0 1'),
+                     { white: { up: [], score: 0 },
+                       black: { up: ['P', 'P'], score: 2 } });
+    assert.deepEqual(moveNumber(START, 1), { no: 1, white: true });
+    assert.deepEqual(moveNumber(START, 12), { no: 6, white: false });
+    assert.deepEqual(moveNumber(START, 13), { no: 7, white: true });
+    // a set-up position with Black to move at move 20
+    const setup = '4k3/8/8/8/8/8/8/4K3 b - - 0 20';
+    assert.deepEqual(moveNumber(setup, 1), { no: 20, white: false });
+    assert.deepEqual(moveNumber(setup, 2), { no: 21, white: true });
+    assert.equal(W.materialText([], 0), '');
+    assert.equal(W.materialText(['N', 'P', 'P'], 5),
+                 'up a knight and 2 pawns, +5 points');
+    assert.equal(W.materialText(['Q', 'R', 'P'], 1),
+                 'up a queen, a rook and a pawn, +1 point');
+    assert.equal(W.materialText(['B'], 0), 'up a bishop');
+    assert.equal(W.lagText(120.4), 'lag credit 120 ms');
+});
+
+test('the time control line above the board', () => {
+    const f = (i, inc) => ({ type: 'fischer', initial_s: i, increment_s: inc });
+    assert.equal(W.gameKindText(f(300, 3), true), 'Rated blitz · 5+3');
+    assert.equal(W.gameKindText(f(60, 0), false), 'Casual bullet · 1+0');
+    assert.equal(W.gameKindText(f(600, 5), false), 'Casual rapid · 10+5');
+    assert.equal(W.gameKindText(f(1800, 0), true), 'Rated classical · 30+0');
+    assert.equal(W.gameKindText(f(30, 0), false), 'Casual bullet · 30s+0');
+    assert.equal(W.gameKindText({ type: 'per_move', per_move_s: 30 }, false),
+                 'Casual · 30 s per move');
+    assert.equal(W.gameKindText({ type: 'per_move', per_move_s: 86400 },
+                                true), 'Rated · 1 day per move');
+    assert.equal(W.gameKindText(null, false), '');
 });
 
 test('settings: defaults, and a saved value used only when valid', () => {

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, cuttable, invite, join, myName, sanList,
+    assertClean, clickMove, cuttable, invite, join, logWebSocket, myName,
+    sanList,
     screenshot, text, twoPlayers, waitPiece, waitText,
 } from './lib.mjs';
 
@@ -87,7 +88,9 @@ test('an absent player loses when the grace period ends', { timeout: 60000 },
 
 test('a server restart: both pages come back to the game', { timeout: 90000 },
      async (t) => {
-    const { server, a, b } = await twoPlayers(t, { b: { phone: true } });
+    const { server, a, b } = await twoPlayers(t, {
+        a: { beforeGoto: logWebSocket }, b: { phone: true },
+    });
     const link = await invite(a.page, { preset: '15-10', color: 'white' });
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
@@ -98,6 +101,16 @@ test('a server restart: both pages come back to the game', { timeout: 90000 },
     for (const p of [a, b])
         await waitText(p.page, '#conn-text', /^Online$/, 30000);
     await waitText(a.page, '#status', /^Your move$/);
+    // The notice is over once the server is back (its welcome and state
+    // have come): it does not linger.
+    await a.page.waitForFunction(() => {
+        const log = window.wsLog;
+        const down = log.findIndex((e) => e.msg.t === 'shutdown');
+        return down >= 0 && log.slice(down).some((e) =>
+            e.dir === 'in' && e.msg.t === 'state');
+    });
+    assert.equal(await a.page.locator('.toast', {
+        hasText: 'The server is restarting' }).count(), 0);
     assert.deepEqual(await sanList(b.page), ['e4', 'c5']);
     await clickMove(a.page, 'g1f3');
     await waitPiece(b.page, 'f3', 'white knight');

@@ -1,12 +1,14 @@
 // Settings (web/settings.js): the dialog from the header, used with the
 // keyboard; every setting applied at once (computed styles, classes,
 // attributes, behaviour) and kept across a reload; the "system" theme
-// follows prefers-color-scheme.
+// follows prefers-color-scheme; an account's settings follow it to a fresh
+// browser (stored on the server) and to its other browsers at once.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, invite, join, pieceOn, sq, twoPlayers, waitText,
+    assertClean, clickMove, invite, join, logWebSocket, openPlayer, pieceOn,
+    sq, twoPlayers, waitText, wsMessages,
 } from './lib.mjs';
 
 const bg = (page, sel) => page.$eval(sel, (el) =>
@@ -189,4 +191,85 @@ test('move confirmation in a per-move game', { timeout: 60000 },
     await clickMove(b.page, 'e7e5');
     assert.ok(await b.page.locator('#confirm[open]').count() === 0);
     assertClean(t, a, b);
+});
+
+// Signs up or logs in (the header's menu) and waits for the account.
+async function accountIn(page, mode, username) {
+    await page.click('#menu-btn');
+    await page.click(mode === 'signup' ? '#menu-signup' : '#menu-login');
+    await page.locator('#account-dialog[open]').waitFor();
+    await page.fill('#account-user', username);
+    await page.fill('#account-pass', 'correct horse');
+    await page.click('#account-ok');
+    await waitText(page, '#me-kind', /^account$/);
+    await waitText(page, '#me', new RegExp(`^${username}$`));
+    await page.locator('#account-dialog[open]').waitFor({ state: 'hidden' });
+}
+
+const board = (page) => page.getAttribute('html', 'data-board');
+const noHints = (page) => page.$eval('html', (h) =>
+    h.classList.contains('no-hints'));
+async function waitBoard(page, want) {
+    await page.waitForFunction((w) =>
+        document.documentElement.dataset.board === w, want,
+    { timeout: 15000, polling: 50 }).catch(() => {});
+    assert.equal(await board(page), want);
+}
+
+test("an account's settings: on the server, applied in a fresh browser " +
+     'at login and in its other browsers at once; a guest keeps its own',
+     { timeout: 90000 }, async (t) => {
+    const { a, browser, server } = await twoPlayers(t, {
+        b: null, a: { beforeGoto: logWebSocket } });
+    const p = a.page;
+    await accountIn(p, 'signup', 'sett_1');
+    // A guest's choice before signing up goes with the new account (it
+    // had none stored); then a change made while logged in.
+    await openSettings(p);
+    await p.check('#settings-form input[name="board"][value="green"]');
+    await p.uncheck('#settings-form input[name="hints"]');
+    await p.keyboard.press('Escape');
+    assert.equal(await board(p), 'green');
+    // Sent once after the last change (the first save, at sign-up, sent
+    // the guest's settings): wait for the server's answer to it.
+    await p.waitForFunction(() => {
+        const out = window.wsLog.filter((e) =>
+            e.dir === 'out' && e.msg.t === 'settings');
+        const last = out[out.length - 1];
+        return last && last.msg.settings.board === 'green' &&
+            window.wsLog.some((e) => e.dir === 'in' &&
+                              e.msg.t === 'settings_saved' &&
+                              e.msg.id === last.msg.id);
+    }, null, { timeout: 15000, polling: 50 });
+    const sent = await wsMessages(p, 'out', 'settings');
+    assert.equal(sent.length, 2, 'one save at sign-up, one after the changes');
+    assert.equal(sent[0].msg.settings.board, 'brown');
+    assert.equal(sent[1].msg.settings.hints, false);
+
+    // A fresh browser (nothing in its localStorage): the defaults as a
+    // guest, the account's settings once logged in.
+    const c = await openPlayer(browser, `${server.base}/`);
+    assert.equal(await c.page.evaluate(() =>
+        localStorage.getItem('chess.settings')), null);
+    assert.equal(await board(c.page), 'brown');
+    assert.equal(await noHints(c.page), false);
+    await accountIn(c.page, 'login', 'sett_1');
+    await waitBoard(c.page, 'green');
+    assert.equal(await noHints(c.page), true);
+    assert.equal(JSON.parse(await c.page.evaluate(() =>
+        localStorage.getItem('chess.settings'))).board, 'green');
+    // The form shows them too.
+    await openSettings(c.page);
+    assert.ok(await c.page.isChecked(
+        '#settings-form input[name="board"][value="green"]'));
+    // A change there reaches the first browser without a reload.
+    await c.page.check('#settings-form input[name="board"][value="blue"]');
+    await c.page.keyboard.press('Escape');
+    await waitBoard(p, 'blue');
+    assert.equal(await noHints(p), true);
+
+    // Another fresh browser stays a guest with its own settings.
+    const g = await openPlayer(browser, `${server.base}/`);
+    assert.equal(await board(g.page), 'brown');
+    assertClean(t, a, c, g);
 });

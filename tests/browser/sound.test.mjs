@@ -116,7 +116,8 @@ test('low time sounds once per turn; the game end after a flag',
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
     await clickMove(b.page, 'e7e5');
-    // White's 5 s run out: the warning at 20% (1 s) once, then the end.
+    // White's 5 s run out: the warning at 3 s (the larger of 3 s and a
+    // fifth of the budget) once, then the end.
     await waitText(a.page, '#end-title', /^You lost$/, 10000);
     const ha = await waitSounds(a.page, 5);
     assert.deepEqual(ha.sounds, ['start', 'move', 'move', 'lowtime', 'end']);

@@ -38,7 +38,9 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     await screenshot(c.page, 'spectator-phone.png');
     await waitText(c.page, '#status', /^You are watching\. Black to move$/);
 
-    // White leaves: that counts as resigning, and everyone sees it.
+    // White leaves: that counts as resigning (the button says so), and
+    // everyone sees it.
+    await waitText(a.page, '#leave-btn', /^Resign and leave$/);
     await a.page.click('#leave-btn');
     await confirm(a.page, true);
     await a.page.waitForURL(`${server.base}/`);
@@ -47,10 +49,9 @@ test('a spectator follows the moves', { timeout: 120000 }, async (t) => {
     await waitText(b.page, '#end-title', /^You won$/);
     await waitText(d.page, '#end-title', /^Black wins$/);
 
-    // A link to no game says so.
+    // A link to no game says so (gamepage.test.mjs has more).
     await c.page.goto(`${server.base}/g/NoSuchGame0123`);
-    await waitText(c.page, '#status', /^There is no such game\./);
-    await waitText(c.page, '.toast.error', /There is no such game/);
+    await waitText(c.page, '#missing h1', /^No such game$/);
     assert.ok(await c.page.locator('#controls').isHidden());
 
     assertClean(t, a, b, c, d);

@@ -48,6 +48,7 @@ static const struct {
     [PROTO_T_REGISTER] = {{"username", "password"}, {"username", "password"}},
     [PROTO_T_LOGIN] = {{"username", "password"}, {"username", "password"}},
     [PROTO_T_LOGOUT] = {{"everywhere"}, {NULL}},
+    [PROTO_T_SETTINGS] = {{"settings"}, {"settings"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,
@@ -157,6 +158,32 @@ static void check_fen(json_t *v, const struct proto_msg *m)
                "accepted fen '%s' that cannot start a game", m->fen);
 }
 
+/* The settings kept are the input's object, within the protocol's
+ * limits (proto.h), as compact JSON. */
+static void check_settings(json_t *v, const struct proto_msg *m)
+{
+    size_t n = strnlen(m->settings, sizeof m->settings);
+    json_t *kept = json_loads(m->settings, JSON_REJECT_DUPLICATES, NULL);
+    const char *key;
+    json_t *x;
+
+    FUZZ_CHECK(n <= PROTO_SETTINGS_MAX && json_is_object(kept) &&
+                   json_equal(kept, v),
+               "settings '%s' differ from the input", m->settings);
+    FUZZ_CHECK(json_object_size(v) <= PROTO_SETTINGS_KEYS, "%zu keys",
+               json_object_size(v));
+    json_object_foreach(v, key, x)
+    {
+        FUZZ_CHECK(strlen(key) >= 1 && strlen(key) <= PROTO_SETTINGS_KEY_MAX,
+                   "settings key '%s'", key);
+        FUZZ_CHECK(json_is_boolean(x) || json_is_integer(x) ||
+                       (json_is_string(x) &&
+                        json_string_length(x) <= PROTO_SETTINGS_STRING_MAX),
+                   "settings value of '%s'", key);
+    }
+    json_decref(kept);
+}
+
 static void check_message(json_t *root, const struct proto_msg *m,
                           bool authed)
 {
@@ -260,6 +287,10 @@ static void check_message(json_t *root, const struct proto_msg *m,
             "rating_range");
     else
         FUZZ_CHECK(!m->has_range, "rating_range without input");
+    if ((v = json_object_get(root, "settings")))
+        check_settings(v, m);
+    else
+        FUZZ_CHECK(!m->settings[0], "settings without input");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -42,8 +42,12 @@ class LagTest(FreshServerTest):
             elif opcode == OP_TEXT:
                 c.backlog.append(json.loads(data))
 
-    def game(self):
+    def game(self, delay_s=0.0, pong_hold_s=0.0):
+        """A game past both first moves; white's line made delay_s long
+        each way and its pongs held back pong_hold_s before its first
+        move, which has the server take its first round-trip sample."""
         w, b, gid = self.start_game(self.srv)
+        w.ws.delay_s, w.ws.pong_hold_s = delay_s, pong_hold_s
         w.move(gid, "e2e4", 0)
         b.expect("moved", game=gid, ply=1)
         b.move(gid, "e7e5", 1)
@@ -69,8 +73,7 @@ class LagTest(FreshServerTest):
         return m
 
     def test_latency_is_credited_within_the_quota(self):
-        w, b, gid = self.game()
-        w.ws.delay_s = 0.15
+        w, b, gid = self.game(delay_s=0.15)
         self.pump(w, 2.5)  # a few pings over the long line
         credits, left = [], 300000
         for k in range(len(WHITE)):
@@ -106,8 +109,7 @@ class LagTest(FreshServerTest):
         self.assertEqual(st["game"], gid)
 
     def test_held_back_pongs_gain_only_the_quota(self):
-        w, b, gid = self.game()
-        w.ws.pong_hold_s = 2.0  # looks like a 2 s round trip
+        w, b, gid = self.game(pong_hold_s=2.0)  # looks like a 2 s round trip
         self.pump(w, 4.5)
         credits = []
         for k in range(5):
@@ -118,8 +120,20 @@ class LagTest(FreshServerTest):
                          [QUOTA_GAIN_MS] * 4)
         self.assertEqual(sum(credits), QUOTA_START_MS + 5 * QUOTA_GAIN_MS)
 
-    def test_no_ping_answered_no_credit(self):
-        w, b, gid = self.game()
-        m = self.white_move(w, b, gid, 0, think=0.3)
-        # opened less than a ping interval ago: no round trip known
-        self.assertEqual(m["lag_ms"], 0)
+    def test_a_first_move_asks_for_a_round_trip(self):
+        """A connection younger than ping_interval_s has no round trip;
+        its first move has the server ping it at once, so the first
+        clocked move is credited (not only moves after the first
+        keepalive ping, an hour in here)."""
+        self.srv.stop()
+        srv = self.server({"ping_interval_s": 3600, "ping_timeout_s": 7200})
+        w, b, gid = self.start_game(srv)
+        w.ws.delay_s = 0.15
+        w.move(gid, "e2e4", 0)  # no clock yet, no credit: asks for a ping
+        b.expect("moved", game=gid, ply=1)
+        b.move(gid, "e7e5", 1)
+        for c in (w, b):  # w answers the ping over its 150 ms line
+            c.expect("moved", game=gid, ply=2)
+        m = self.white_move(w, b, gid, 0)
+        self.assertGreaterEqual(m["lag_ms"], 120, m)
+        self.assertLessEqual(m["lag_ms"], QUOTA_START_MS + QUOTA_GAIN_MS, m)

@@ -645,7 +645,7 @@ END_TEST
 
 START_TEST(render_account_messages)
 {
-    struct proto_me me = {"PID", "alice", true, NULL, 0};
+    struct proto_me me = {"PID", "alice", true, NULL, 0, NULL};
     struct proto_id id = {1, 2, "r1", 0};
     const char *games[] = {"G1"};
     char *t;
@@ -653,8 +653,17 @@ START_TEST(render_account_messages)
     t = proto_render_registered(&me, "TOK", &id);
     ck_assert_str_eq(t, "{\"t\":\"registered\",\"player\":{\"id\":\"PID\","
                         "\"name\":\"alice\",\"account\":true,"
-                        "\"ratings\":{}},\"token\":\"TOK\",\"id\":\"r1\"}");
+                        "\"ratings\":{}},\"token\":\"TOK\","
+                        "\"settings\":null,\"id\":\"r1\"}");
     free(t);
+    me.settings = "{\"sound\":false,\"premoves\":3}";
+    t = proto_render_registered(&me, "TOK", NULL);
+    ck_assert_str_eq(t, "{\"t\":\"registered\",\"player\":{\"id\":\"PID\","
+                        "\"name\":\"alice\",\"account\":true,"
+                        "\"ratings\":{}},\"token\":\"TOK\",\"settings\":"
+                        "{\"sound\":false,\"premoves\":3}}");
+    free(t);
+    /* a guest's welcome has no settings, whatever it is given */
     me.account = false;
     t = proto_render_welcome(&me, "TOK", games, 1, NULL);
     ck_assert_str_eq(t, "{\"t\":\"welcome\",\"player\":{\"id\":\"PID\","
@@ -731,12 +740,158 @@ START_TEST(rated_fields)
 }
 END_TEST
 
+/* The settings object: its shape in the protocol's order, after the
+ * other field checks; what passes is kept as compact JSON in the
+ * sender's key order. */
+START_TEST(settings_field)
+{
+    char text[4200], big[4096];
+    size_t n;
+
+    ck_assert_int_eq(parse("{\"t\":\"settings\",\"id\":7,\"settings\":"
+                           " {\"theme\": \"dark\", \"sound\": false, "
+                           "\"premoves\": -3,\"a-b_C9\":true}}",
+                           true),
+                     0);
+    ck_assert_int_eq(m.type, PROTO_T_SETTINGS);
+    ck_assert_str_eq(m.settings, "{\"theme\":\"dark\",\"sound\":false,"
+                                 "\"premoves\":-3,\"a-b_C9\":true}");
+    ck_assert_int_eq(parse("{\"t\":\"settings\",\"settings\":{}}", true), 0);
+    ck_assert_str_eq(m.settings, "{}");
+    /* before hello: unauthenticated, before any field check */
+    FAILS("{\"t\":\"settings\",\"settings\":5}", false, PROTO_UNAUTHENTICATED,
+          NULL);
+    FAILS("{\"t\":\"settings\"}", true, PROTO_BAD_FIELD, "settings: missing");
+    FAILS("{\"t\":\"settings\",\"settings\":{},\"x\":1}", true,
+          PROTO_BAD_FIELD, "unknown field 'x'");
+    static const char *const not_object[] = {"[]", "null", "\"a\"", "1",
+                                             "true"};
+    for (size_t i = 0; i < sizeof not_object / sizeof *not_object; i++) {
+        snprintf(text, sizeof text, "{\"t\":\"settings\",\"settings\":%s}",
+                 not_object[i]);
+        FAILS(text, true, PROTO_BAD_FIELD, "settings: must be an object");
+    }
+    static const char *const bad_value[] = {
+        "null", "1.5", "[]", "{}", "{\"a\":1}", "9007199254740992",
+        "-9007199254740992",
+        /* 65 bytes */
+        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "\""};
+    for (size_t i = 0; i < sizeof bad_value / sizeof *bad_value; i++) {
+        snprintf(text, sizeof text,
+                 "{\"t\":\"settings\",\"settings\":{\"ok\":1,\"k\":%s}}",
+                 bad_value[i]);
+        FAILS(text, true, PROTO_BAD_FIELD, "settings.k: true, false");
+    }
+    /* the limits themselves pass: 2^53 - 1, 64 bytes (UTF-8 counted in
+     * bytes: 32 two-byte characters) */
+    ck_assert_int_eq(
+        parse(
+            "{\"t\":\"settings\",\"settings\":{\"a\":9007199254740991,"
+            "\"b\":-9007199254740991,\"c\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"d\":\""
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+            "\"}}",
+            true),
+        0);
+    FAILS("{\"t\":\"settings\",\"settings\":{\"d\":\""
+          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+          "x\"}}",
+          true, PROTO_BAD_FIELD, "settings.d:");
+    static const char *const bad_key[] = {
+        "", "a b", "\\u00e9t\\u00e9", "a.b",
+        /* 33 characters */
+        "abcdefghijklmnopqrstuvwxyzabcdefg"};
+    for (size_t i = 0; i < sizeof bad_key / sizeof *bad_key; i++) {
+        snprintf(text, sizeof text,
+                 "{\"t\":\"settings\",\"settings\":{\"%s\":true}}",
+                 bad_key[i]);
+        FAILS(text, true, PROTO_BAD_FIELD, "settings: key");
+    }
+    ck_assert_int_eq(parse("{\"t\":\"settings\",\"settings\":"
+                           "{\"abcdefghijklmnopqrstuvwxyzabcdef\":1}}",
+                           true),
+                     0);
+    /* 32 keys pass, 33 do not */
+    n = (size_t)snprintf(big, sizeof big, "{");
+    for (int i = 0; i < 33; i++) {
+        n += (size_t)snprintf(big + n, sizeof big - n, "%s\"k%d\":%d",
+                              i ? "," : "", i, i);
+        if (i == 31) {
+            snprintf(text, sizeof text,
+                     "{\"t\":\"settings\",\"settings\":%s}}", big);
+            ck_assert_int_eq(parse(text, true), 0);
+        }
+    }
+    snprintf(text, sizeof text, "{\"t\":\"settings\",\"settings\":%s}}", big);
+    FAILS(text, true, PROTO_BAD_FIELD, "settings: at most 32 keys");
+    /* 2048 bytes as the server writes it pass, 2049 do not: 28 strings
+     * of 64 bytes under 2-character keys (2,016 bytes), then one whose
+     * length lands the whole on the limit, or one byte over */
+    for (int extra = 0; extra <= 1; extra++) {
+        char v[65];
+        n = 0;
+        big[n++] = '{';
+        for (int i = 0; i < 28; i++) {
+            memset(v, 'a' + i % 26, 64);
+            v[64] = '\0';
+            n += (size_t)snprintf(big + n, sizeof big - n,
+                                  "%s\"%c%c\":\"%s\"", i ? "," : "",
+                                  'a' + i / 26, 'a' + i % 26, v);
+        }
+        /* ,"zz":"..." and the brace add 9 bytes and the string's */
+        memset(v, 'z', 2048 - n - 9 + (size_t)extra);
+        v[2048 - n - 9 + (size_t)extra] = '\0';
+        n += (size_t)snprintf(big + n, sizeof big - n, ",\"zz\":\"%s\"}", v);
+        ck_assert_uint_eq(n, 2048 + (size_t)extra);
+        snprintf(text, sizeof text, "{\"t\":\"settings\",\"settings\": %s }",
+                 big);
+        if (!extra) {
+            ck_assert_int_eq(parse(text, true), 0);
+            ck_assert_str_eq(m.settings, big);
+        } else {
+            FAILS(text, true, PROTO_BAD_FIELD, "settings: at most 2048");
+            ck_assert_str_eq(m.settings, "");
+        }
+    }
+    /* jansson refuses a NUL in any string (bad_json), so none reaches
+     * the checks */
+    FAILS("{\"t\":\"settings\",\"settings\":{\"a\\u0000b\":true}}", true,
+          PROTO_BAD_JSON, NULL);
+    FAILS("{\"t\":\"settings\",\"settings\":{\"a\":\"\\u0000\"}}", true,
+          PROTO_BAD_JSON, NULL);
+    ck_assert_str_eq(proto_code_name(PROTO_NEEDS_ACCOUNT), "needs_account");
+}
+END_TEST
+
+START_TEST(render_settings)
+{
+    struct proto_id id = {2, 0, "", 9};
+    char *t = proto_render_settings_saved(&id);
+
+    ck_assert_str_eq(t, "{\"t\":\"settings_saved\",\"id\":9}");
+    free(t);
+    t = proto_render_settings_changed("{\"b\":1,\"a\":\"x\"}");
+    ck_assert_str_eq(t, "{\"t\":\"settings_changed\",\"settings\":"
+                        "{\"b\":1,\"a\":\"x\"}}");
+    free(t);
+    ck_assert_ptr_null(proto_render_settings_changed("[1]"));
+    ck_assert_ptr_null(proto_render_settings_changed(NULL));
+}
+END_TEST
+
 START_TEST(render_ratings)
 {
     struct proto_rating r[2] = {
         {"blitz", 1500, 350, 1, true, false, 1, 0, 0},
         {"rapid", 1662, 80, 30, false, true, 20, 4, 6}};
-    struct proto_me me = {"PID", "alice", true, r, 1};
+    struct proto_me me = {"PID", "alice", true, r, 1, NULL};
     struct proto_rating_change c = {{1500, 1662}, {1480, 1600}};
     struct proto_player w = {"W", "white", true, 1500, true};
     struct proto_player b = {"B", "black", true, 1662, false};
@@ -748,9 +903,10 @@ START_TEST(render_ratings)
                         "\"name\":\"alice\",\"account\":true,\"ratings\":"
                         "{\"blitz\":{\"rating\":1500,\"rd\":350,\"games\":1,"
                         "\"provisional\":true}}},\"token\":\"TOK\","
-                        "\"games\":[]}");
+                        "\"games\":[],\"settings\":null}");
     free(t);
     me.n_ratings = 2;
+    me.settings = "{\"theme\":\"dark\"}"; /* never in the profile */
     t = proto_render_profile(&me);
     ck_assert_str_eq(t, "{\"id\":\"PID\",\"name\":\"alice\",\"account\":"
                         "true,\"ratings\":{\"blitz\":{\"rating\":1500,"
@@ -807,6 +963,8 @@ int main(void)
     tcase_add_test(tc, render_account_messages);
     tcase_add_test(tc, rated_fields);
     tcase_add_test(tc, render_ratings);
+    tcase_add_test(tc, settings_field);
+    tcase_add_test(tc, render_settings);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -1222,6 +1222,54 @@ START_TEST(register_is_all_or_nothing)
 }
 END_TEST
 
+/* An account's settings: none until saved, the last save replaces the
+ * object, across a reopen; a pid that is no account is dropped (the
+ * foreign key), and arguments out of bounds are refused at once. */
+START_TEST(account_settings_saved_and_replaced)
+{
+    struct store *s = open_store(db_path);
+    const int64_t now = 1800000000000;
+    struct store_player g = player("pidS", "guest", 1);
+    struct store_account a = account("pidS", "sam", now);
+    uint8_t dead[32], t1[32];
+    char big[2050], *text = NULL;
+
+    fill(dead, 0xd5);
+    fill(t1, 0x55);
+    ck_assert_uint_gt(store_put_player(s, &g), 0);
+    wait_committed(s, store_register(s, &a, dead, t1));
+    ck_assert_int_eq(store_get_settings(s, "pidS", &text), 0);
+    ck_assert_ptr_null(text);
+    ck_assert_uint_gt(store_put_settings(s, "pidS", "{\"a\":1}", now), 0);
+    wait_committed(s, store_put_settings(s, "pidS", "{\"b\":true}", now));
+    ck_assert_int_eq(store_get_settings(s, "pidS", &text), 1);
+    ck_assert_str_eq(text, "{\"b\":true}");
+    free(text);
+    /* a guest's row, or none: dropped, nothing stored */
+    wait_committed(s, store_put_settings(s, "pidX", "{}", now));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    ck_assert_int_eq(store_get_settings(s, "pidX", &text), 0);
+    /* 2048 bytes pass, 2049 and fewer than 2 do not */
+    memset(big, 'x', sizeof big);
+    big[0] = '{';
+    big[2047] = '}';
+    big[2048] = '\0';
+    wait_committed(s, store_put_settings(s, "pidS", big, now));
+    big[2048] = '}';
+    big[2049] = '\0';
+    ck_assert_uint_eq(store_put_settings(s, "pidS", big, now), 0);
+    ck_assert_uint_eq(store_put_settings(s, "pidS", "{", now), 0);
+    ck_assert_uint_eq(store_put_settings(s, "", "{}", now), 0);
+    ck_assert_uint_eq(store_put_settings(s, "pidS", NULL, now), 0);
+    store_close(s);
+    s = open_store(db_path);
+    ck_assert_int_eq(store_get_settings(s, "pidS", &text), 1);
+    ck_assert_uint_eq(strlen(text), 2048);
+    free(text);
+    store_close(s);
+}
+END_TEST
+
 /* The purge of guests that never played leaves accounts alone, however
  * old and idle. */
 START_TEST(purge_keeps_accounts)
@@ -1530,6 +1578,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, accounts_register_tokens_and_expiry);
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, purge_keeps_accounts);
+    tcase_add_test(tc, account_settings_saved_and_replaced);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);
     tcase_add_test(tc, leaderboard_reads_its_index);

@@ -1,0 +1,83 @@
+/*
+ * account.h - accounts: register, login, logout and the account tokens
+ * (PROTOCOL.md, "Accounts").
+ *
+ * The hub (hub.c) dispatches the commands here and calls the rest at its
+ * own moments (hello, a closing connection, its sweep, its wake-up). The
+ * state lives in the hub's records (hub_internal.h: the password
+ * workers, the jobs, the pending names and revocations, the login rate
+ * limits) and in each session's `auth`, which this module creates and
+ * frees. Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_ACCOUNT_H
+#define SERVER_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct hub;
+struct session;
+struct store_player;
+struct passwd_answer;
+
+/* register: the guest s speaks for becomes an account. The checks in the
+ * protocol's order, then the password goes to the workers;
+ * account_on_password finishes (`registered` once the account is
+ * stored). */
+void account_register(struct session *s, const struct proto_msg *m);
+
+/* login: the checks that need no password (rate limits, the username's
+ * shape), then the account's hash (or none, at the same cost) goes to
+ * the workers; account_on_password finishes: on success the connection
+ * becomes the account's (leaving its player, if another) and gets
+ * `welcome` with a new token once that is stored. */
+void account_login(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* logout: the token in use is revoked (or, `everywhere`, every token of
+ * the account, and the account's other connections are logged out too);
+ * a guest's token is kept (it is the only way back to the guest). The
+ * connection is unauthenticated after, as before hello; `logged_out`
+ * comes once the revocation is stored. A job in flight is dropped. */
+void account_logout(struct session *s, const struct proto_msg *m,
+                    int64_t now);
+
+/* passwd_collect's callback (arg: the hub): a password worker answered
+ * job a->tag, whose command ends here; the job is freed. */
+void account_on_password(void *arg, const struct passwd_answer *a);
+
+/* True when the token of hex key (or "pid:" PID: every token of it) has
+ * been revoked by a write not yet committed. */
+bool account_revoked(struct hub *h, const char *key);
+
+/* The player whose token hashes to hash, from the store: a guest (its
+ * row), or an account whose token was used within
+ * LIMIT_ACCOUNT_TOKEN_IDLE_MS (*account set, *last its last use); a
+ * guest who registered, or an account whose tokens were all revoked,
+ * after that store's last commit is not found. 1, 0, or -1 on a
+ * database error. */
+int account_find_by_token(struct hub *h, const uint8_t hash[32],
+                          struct store_player *sp, bool *account,
+                          int64_t *last);
+
+/* s now uses the account token hash (to revoke at its logout). */
+void account_set_token(struct session *s, const uint8_t hash[32]);
+
+/* s forgets its token and gives up its job in flight (its answer will be
+ * dropped); frees s->auth. */
+void account_clear_session(struct session *s);
+
+/* Forgets the pending names and revocations the store has committed
+ * (its reads have them): the hub's periodic sweep. */
+void account_sweep(struct hub *h);
+
+/* Frees every job and pending entry (the hub is being freed; the
+ * password workers have stopped). */
+void account_free_all(struct hub *h);
+
+/* The password jobs not answered yet (hub_auth_pending). */
+size_t account_jobs(const struct hub *h);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * hub_internal.h - what the hub (hub.c) shares with the modules that
+ * handle some of its commands: account.c (register, login, logout, their
+ * tokens) and rematch.c (rematch offers). Not for anything else: the rest
+ * of the server sees the hub through hub.h.
+ *
+ * The records here are hub.c's: it creates and frees every player, game
+ * host record and the hub itself; the modules edit their fields on the
+ * event-loop thread, the only one that calls these functions.
+ */
+#ifndef SERVER_HUB_INTERNAL_H
+#define SERVER_HUB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+#include "holds.h"
+#include "hub.h"
+#include "metrics.h"
+#include "proto.h"
+#include "rating.h"
+#include "session.h"
+#include "table.h"
+
+struct auth_job; /* account.c's */
+
+/* A game, as the hub's records outside its table name it. */
+struct game_ref {
+    char gid[PROTO_KEY_MAX + 1];
+};
+
+struct player {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    struct session **conns; /* authenticated connections */
+    size_t nconns, conncap;
+    struct game_ref *games; /* live games with a seat */
+    size_t ngames, gamecap;
+    struct game_ref *offers; /* ended games with a pending rematch offer
+                                to or from the player */
+    size_t noffers, offercap;
+    int pins;           /* held by a caller: do not free yet */
+    bool account;       /* registered (set from the store on hello and
+                           login: a player restored from a game's seat
+                           may not know yet) */
+    bool registering;   /* a register of the player's is being hashed */
+    struct session fan; /* subscribed to the live games for every
+                               connection of the player */
+};
+
+struct hub {
+    struct hub_env env;  /* the world outside (hub.h) */
+    struct store *store; /* env.store */
+    struct hub_config cfg;
+    struct session_limits limits; /* every session's, from cfg */
+    struct game_env game_env;     /* every game's, over env */
+    struct table games;           /* gid -> struct game */
+    struct table players;         /* pid -> struct player */
+    struct table tokens;          /* token_key -> struct player */
+    struct table addrs;           /* ip -> struct addr */
+    struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;           /* the last guest purge queued */
+    struct lobby *lobby;
+    struct verdicts *verdicts;     /* flag verdicts, off the loop */
+    struct holds holds;            /* turns waiting for a store commit */
+    struct hub_alarm *stall_timer; /* the oldest hold is a stall */
+    int64_t stall_timer_at;        /* CLOCK_NEVER: disarmed */
+    bool stalled;       /* players were told the store stalls ... */
+    uint64_t stall_seq; /* ... until it commits this */
+    int64_t stall_since;
+    struct metrics metrics;
+    bool shutting_down;
+    /* accounts (account.c) */
+    struct passwd *passwd; /* the password workers */
+    struct auth_job *jobs; /* every job waiting for its answer */
+    struct ratelimit *login_ips, *login_users; /* attempts per address,
+                                                  per lowercase username */
+    struct table names;        /* lowercase username -> struct pending */
+    struct table revoked;      /* token key / "pid:" PID -> pending */
+    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
+    struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
+    struct prefs *prefs;       /* accounts' settings (prefs.c) */
+};
+
+/* What the hub keeps with a game (its game_user): the timer, the
+ * address whose open invitation the game is, and, once it has ended, its
+ * rematch. */
+struct game_host {
+    struct hub *hub;
+    struct game *game;
+    struct hub_alarm *t;
+    char invite_ip[64]; /* counted in that addr's invites; "" if none */
+    int rematch_by;     /* colour whose rematch offer is pending, or -1 */
+    struct hub_alarm *rematch_t; /* its lapse; NULL when none pending */
+    bool rematch_barred[2];      /* the colour's offer was declined, withdrawn
+                               or left: it may not offer again */
+    bool rematch_used;           /* the rematch has started */
+};
+
+/* The environment's clocks (hub.h): monotonic and Unix epoch ms. */
+int64_t hub_now_ms(struct hub *h);
+int64_t hub_wall_ms(struct hub *h);
+
+/* The environment's timers (struct hub_env). */
+struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
+                                void *arg);
+void hub_alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at);
+void hub_alarm_free(struct hub *h, struct hub_alarm *a);
+
+/* Queues text (taken: freed by the hub) on s's connection, to be written
+ * once the store has committed seq (0: as soon as possible). */
+void hub_send_text(struct session *s, char *text, uint64_t seq);
+
+/* Answers s with the error code (counted in the metrics), msg and the
+ * message's id. */
+void hub_send_error(struct session *s, enum proto_code code, const char *msg,
+                    const struct proto_id *id);
+
+/* Answers s rate_limited "the server is busy" (the store's queue is
+ * full, a database read failed, out of memory). */
+void hub_busy(struct session *s, const struct proto_id *id);
+
+/* Writes the n bytes of in as 2n lowercase hex digits and a NUL to out. */
+void hub_hex(const uint8_t *in, size_t n, char *out);
+
+/* The player pid in memory, created (with name) when missing; NULL when
+ * out of memory. The hub owns it: see hub_player_release. */
+struct player *hub_player_get(struct hub *h, const char *pid,
+                              const char *name);
+
+/* Frees p when nothing refers to it any more (no connection, live game
+ * or pin). */
+void hub_player_release(struct hub *h, struct player *p);
+
+/* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
+ * Returns 0, or -1 when out of memory. */
+int hub_refs_add(struct game_ref **refs, size_t *n, size_t *cap,
+                 const char *gid);
+
+/* Removes gid from the array *refs of *n, keeping the order. */
+void hub_refs_drop(struct game_ref *refs, size_t *n, const char *gid);
+
+/* The games' env.send: b to a connection, or through a player's fan to
+ * every connection of the player, behind the store's seq (ctx: the hub;
+ * b is not taken). */
+void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
+                  uint64_t seq);
+
+/* g's host record, created when missing (NULL when out of memory); freed
+ * with the game. */
+struct game_host *hub_host_get(struct hub *h, struct game *g);
+
+/* s speaks for p from now on (one of p's connections). 0, or -1 when out
+ * of memory. */
+int hub_attach(struct session *s, struct player *p);
+
+/* s no longer speaks for its player (it closes, logs out, or logs in as
+ * another): its seeks and watches end and, when it was the player's last
+ * connection, the player is gone from its games (their grace periods
+ * start) and may be freed. s->player is NULL after. */
+void hub_detach(struct hub *h, struct session *s, int64_t now);
+
+/* p's first connection is back: its games learn it. */
+void hub_player_back(struct hub *h, struct player *p, int64_t now);
+
+/* Sends s `welcome` for its player with token and the player's live
+ * games, once the store has committed seq. */
+void hub_welcome(struct session *s, const char *token,
+                 const struct proto_id *id, uint64_t seq);
+
+/* Every category pid has played rated, in the categories' order, as
+ * welcome (results false) or the API's profile (true) shows them, into
+ * out[0..RATING_CATEGORIES): one read of the store, overlaid by the rows
+ * not committed yet. How many. */
+size_t hub_ratings_shown(struct hub *h, const char *pid,
+                         struct proto_rating out[RATING_CATEGORIES],
+                         bool results);
+
+/* True when s's player may not take one more live game, open invitation
+ * or seek (it was answered too_many_games then). A new seek replaces the
+ * player's open one, so a seek counts only the games. */
+bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
+
+/* A new game in the hub's table, its players subscribed (not announced
+ * yet: game_announce_start); NULL when out of memory. The hub owns it. */
+struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
+                            const struct board *start,
+                            const struct game_seat_init seats[2],
+                            const char *creator, bool rated, int64_t now);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * prefs.h - an account's preferences: the protocol's `settings` (PROTOCOL.md
+ * section 4, "Settings"), a small JSON object its clients save and get
+ * back in `welcome` on any device.
+ *
+ * Saves go through the store's writer like every account write. What is
+ * queued and not committed yet is kept here (by PID, until the store has
+ * committed it), so a welcome right after a save (another device's login,
+ * a reconnect) shows the newest object, never the one the save replaces.
+ * Saves are metered per account (LIMIT_SETTINGS_BURST, then
+ * LIMIT_SETTINGS_PER_MIN): each is a database write. Only the event-loop
+ * thread calls these functions.
+ */
+#ifndef SERVER_PREFS_H
+#define SERVER_PREFS_H
+
+#include <stdint.h>
+
+#include "proto.h"
+
+struct hub;
+struct prefs;
+struct session;
+
+/* The saves in flight and the per-account meter, empty; NULL when out
+ * of memory. The hub owns it (hub_new, hub_free). */
+struct prefs *prefs_new(void);
+
+/* Frees pf and what it holds; NULL is a no-op. */
+void prefs_free(struct prefs *pf);
+
+/* settings: after the parser's checks (the object's shape), in this
+ * order: needs_account (a guest), rate_limited (the account's meter, then
+ * a full store queue: "busy"). Then the object replaces the account's
+ * stored one; the sender gets settings_saved and the account's other
+ * connections settings_changed, both once the write has committed. */
+void prefs_command(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* Account pid's settings as JSON object text: the newest save not yet
+ * committed, else the store's. Malloc'ed (the caller frees), or NULL when
+ * none is stored (or the store could not be read: logged there). */
+char *prefs_get(struct hub *h, const char *pid);
+
+/* Forgets the saves the store has committed (its reads have them): the
+ * hub's periodic sweep. */
+void prefs_sweep(struct hub *h);
+
+#endif
