@@ -237,6 +237,10 @@ test('axe: no serious or critical violation on the lobby and the game ' +
         assert.deepEqual(await axeSerious(p.page), [], `lobby, ${size}`);
         await invite(p.page);
         assert.deepEqual(await axeSerious(p.page), [], `game, ${size}`);
+        // the game page has a main heading (axe's moderate
+        // page-has-heading-one): for screen readers only
+        assert.equal(await p.page.getByRole('heading', { level: 1 })
+            .count(), 1, `game, ${size}`);
         assertClean(t, p);
     }
 });
