@@ -8,7 +8,7 @@ set -eu
 # PostgreSQL (ARCHITECTURE.md, "A cluster of nodes").
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
 libjansson-dev libsqlite3-dev libssl-dev libargon2-dev libhiredis-dev
-libpq-dev"
+libpq-dev zlib1g-dev"
 # nginx and systemd (systemd-analyze): tests/integration/test_deploy checks
 # deploy/nginx.conf and the unit with them (Debian's nginx package starts
 # its default site where services may start; the tests run their own).

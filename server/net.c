@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gzcache.h"
 #include "listener.h"
 #include "log.h"
 #include "netstats.h"
@@ -394,7 +395,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg->web_root);
     net.api_limits = ratelimit_new(net.cfg->http_rate_per_s,
                                    net.cfg->http_burst, LIMIT_HTTP_ADDRS);
-    if (!net.api_limits) {
+    net.gz = gzcache_new(WEB_GZIP_BYTES, WEB_GZIP_FILES);
+    if (!net.api_limits || !net.gz) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -604,5 +606,6 @@ void net_stop(void)
     wire_free();
     tcp_forget_all();
     ratelimit_free(net.api_limits);
+    gzcache_free(net.gz);
     net.api_limits = NULL;
 }

@@ -180,6 +180,7 @@ struct net {
     /* HTTP (web.c) */
     char web_dir[4096];
     struct ratelimit *api_limits; /* HTTP API requests per address */
+    struct gzcache *gz;           /* gzip copies of the static files */
     char date_value[80];          /* 29 used; room for any int fields */
     char hsts_value[32];
 

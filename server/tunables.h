@@ -56,6 +56,14 @@
  * many addresses. */
 #define LIMIT_HTTP_ADDRS 65536
 
+/* The gzip copies of the static files kept in memory (server/gzcache.h):
+ * at most this many files and this many compressed bytes (the client is
+ * about 20 files and 40 KB compressed); the file least recently asked for
+ * makes room. With the copy each gzip answer makes for its connection
+ * (at most GZCACHE_MAX_FILE), that bounds what compression costs. */
+#define WEB_GZIP_FILES 64
+#define WEB_GZIP_BYTES (2 * 1024 * 1024)
+
 /* TCP connections in all (WebSockets, HTTP, handshakes, silent ones):
  * max_connections plus this share of LIMIT_FD_RESERVE. More are closed
  * at accept, so connections never use up the descriptors: the rest of

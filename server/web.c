@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "gzcache.h"
 #include "log.h"
 #include "netstats.h"
 #include "ratelimit.h"
@@ -147,8 +148,8 @@ static bool etag_listed(const char *inm, const char *etag)
 /* Answers 304 Not Modified: the validators, no body. */
 static int not_modified(struct lws *wsi, const char *headers)
 {
-    uint8_t buf[LWS_PRE + 512], *start = &buf[LWS_PRE], *p = start,
-                                *end = &buf[sizeof buf - 1];
+    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+                                 *end = &buf[sizeof buf - 1];
     size_t n = strlen(headers);
 
     if (lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end) ||
@@ -161,6 +162,39 @@ static int not_modified(struct lws *wsi, const char *headers)
     return http_done(wsi);
 }
 
+/* Sends the gzip copy gz (len bytes) of a file of the given type as the
+ * answer to the request on wsi, with headers (raw lines) after the
+ * common ones; none of its body to a HEAD. The body goes out from a copy
+ * the connection owns (pss->body), as the API's answers do. */
+static int serve_gzip(struct lws *wsi, struct http_pss *pss, const char *type,
+                      const unsigned char *gz, size_t len,
+                      const char *headers)
+{
+    uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
+                                 *end = &buf[sizeof buf - 1];
+    size_t n = strlen(headers);
+
+    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, type,
+                                    (lws_filepos_t)len, &p, end) ||
+        (size_t)(end - p) < n)
+        return -1;
+    memcpy(p, headers, n);
+    p += n;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    if (is_head(wsi))
+        return http_done(wsi);
+    free(pss->body);
+    pss->body = malloc(len);
+    if (!pss->body)
+        return -1;
+    memcpy(pss->body, gz, len);
+    pss->len = len;
+    pss->sent = 0;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
 /* Static files of the client; /g/GID is the client's page for a game,
  * /p/PID its page for a player (games and ratings), /leaderboard its
  * leaderboard.
@@ -169,10 +203,17 @@ static int not_modified(struct lws *wsi, const char *headers)
  * (its size and modification time) and `Cache-Control: no-cache`: a
  * browser keeps it and asks again with If-None-Match, answered 304 with
  * no body while the file is unchanged, so a new version of the client is
- * seen at once and an unchanged one is not sent again. */
-static int serve_file(struct lws *wsi, const char *uri)
+ * seen at once and an unchanged one is not sent again.
+ * Text files (gzcache_compressible) go gzip-compressed to a request whose
+ * Accept-Encoding allows it, from the copy gzcache made once for this
+ * version of the file, when that is smaller; that representation's ETag
+ * ends in "-gz". Every file says `Vary: Accept-Encoding`. */
+static int serve_file(struct lws *wsi, struct http_pss *pss, const char *uri)
 {
-    char path[sizeof net.web_dir + 600], etag[48], inm[256], headers[128];
+    char path[sizeof net.web_dir + 600], etag[48], inm[256], headers[192],
+        ae[256];
+    const unsigned char *gz = NULL;
+    size_t gz_len = 0;
     const char *type;
     struct stat st;
 
@@ -187,13 +228,20 @@ static int serve_file(struct lws *wsi, const char *uri)
         count_http(uri, HTTP_STATUS_NOT_FOUND);
         return not_found(wsi);
     }
-    snprintf(etag, sizeof etag, "\"%llx-%llx\"",
-             (unsigned long long)st.st_size,
+    snprintf(etag, sizeof etag, "\"%llx-%llx", (unsigned long long)st.st_size,
              (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
                  (unsigned long long)st.st_mtim.tv_nsec);
+    /* (an Accept-Encoding longer than ae: identity) */
+    if (gzcache_compressible(path) &&
+        lws_hdr_copy(wsi, ae, sizeof ae, WSI_TOKEN_HTTP_ACCEPT_ENCODING) >
+            0 &&
+        gzcache_accepts(ae))
+        gz = gzcache_get(net.gz, path, etag, &gz_len);
+    strcat(etag, gz ? "-gz\"" : "\"");
     snprintf(headers, sizeof headers,
              "etag: %s\x0d\x0a"
-             "cache-control: no-cache\x0d\x0a",
+             "cache-control: no-cache\x0d\x0a"
+             "vary: accept-encoding\x0d\x0a",
              etag);
     if (lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) >
             0 &&
@@ -203,9 +251,15 @@ static int serve_file(struct lws *wsi, const char *uri)
     }
     count_http(uri, HTTP_STATUS_OK);
     type = lws_get_mimetype(path, &web_mount);
-    if (lws_serve_http_file(wsi, path,
-                            type ? type : "application/octet-stream", headers,
-                            (int)strlen(headers)) < 0)
+    if (!type)
+        type = "application/octet-stream";
+    if (gz) {
+        /* (not in a 304, which carries only the validators) */
+        strcat(headers, "content-encoding: gzip\x0d\x0a");
+        return serve_gzip(wsi, pss, type, gz, gz_len, headers);
+    }
+    if (lws_serve_http_file(wsi, path, type, headers, (int)strlen(headers)) <
+        0)
         return -1;
     return 0;
 }
@@ -228,7 +282,7 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
         return -1;
     if (!net.hd.http_wants(uri))
-        return serve_file(wsi, uri);
+        return serve_file(wsi, pss, uri);
     if (!strncmp(uri, "/api/", 5)) {
         char ip[64];
         tcp_peer_ip(wsi, ip, sizeof ip);

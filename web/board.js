@@ -16,8 +16,32 @@ import { autoQueen } from './settings.js';
 import { pieceName, promotionName } from './words.js';
 
 const DRAG_THRESHOLD_PX = 4;
+const SVG_NS = 'http://www.w3.org/2000/svg';
 const PROMO_ORDER = ['q', 'n', 'r', 'b'];
 const ANIMATE_MS = 160;
+
+// An <svg> that shows piece `code` ('wK', 'bP', ...) from the page's
+// sprite (index.html's <symbol id="piece-wK"> and so on: no request of its
+// own), with class `className`. Decorative (aria-hidden): the caller says
+// what it is. The caller owns the element.
+export function pieceIcon(code, className) {
+    const svg = document.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('class', className);
+    svg.setAttribute('viewBox', '0 0 45 45');
+    svg.setAttribute('aria-hidden', 'true');
+    svg.setAttribute('focusable', 'false');
+    const use = document.createElementNS(SVG_NS, 'use');
+    use.setAttribute('href', `#piece-${code}`);
+    svg.append(use);
+    svg.dataset.code = code;
+    return svg;
+}
+
+// Shows piece `code` in an element made by pieceIcon.
+function setIcon(svg, code) {
+    svg.dataset.code = code;
+    svg.firstChild.setAttribute('href', `#piece-${code}`);
+}
 
 export class Board {
     constructor(root, onMove) {
@@ -37,7 +61,7 @@ export class Board {
         this.drag = null;
         this.promo = null;
         this.cells = [];
-        this.imgs = new Array(64).fill(null);
+        this.icons = new Array(64).fill(null);
         this.build();
     }
 
@@ -103,14 +127,14 @@ export class Board {
                     const rank = document.createElement('span');
                     rank.className = 'coord rank';
                     rank.setAttribute('aria-hidden', 'true');
-                    rank.textContent = String(Math.floor(sq / 8) + 1);
+                    rank.dataset.label = String(Math.floor(sq / 8) + 1);
                     cell.append(rank);
                 }
                 if (vr === 7) {
                     const file = document.createElement('span');
                     file.className = 'coord file';
                     file.setAttribute('aria-hidden', 'true');
-                    file.textContent = FILES[sq % 8];
+                    file.dataset.label = FILES[sq % 8];
                     cell.append(file);
                 }
                 row.append(cell);
@@ -212,26 +236,21 @@ export class Board {
     }
 
     setPiece(sq, code) {
-        let img = this.imgs[sq];
+        let img = this.icons[sq];
         if (!code) {
             if (img) {
                 img.remove();
-                this.imgs[sq] = null;
+                this.icons[sq] = null;
             }
             return;
         }
         if (!img) {
-            img = document.createElement('img');
-            img.className = 'piece';
-            img.draggable = false;
-            this.imgs[sq] = img;
+            img = pieceIcon(code, 'piece');
+            this.icons[sq] = img;
             this.cells[sq].prepend(img);
         }
-        if (img.dataset.code !== code) {
-            img.dataset.code = code;
-            img.src = `/pieces/${code}.svg`;
-            img.alt = pieceName(code);
-        }
+        if (img.dataset.code !== code)
+            setIcon(img, code);
         img.classList.toggle('ghost', !!(this.drag && this.drag.active &&
                                          this.drag.from === sq));
     }
@@ -239,7 +258,7 @@ export class Board {
     // Slides the piece now on `to` from `from` (Web Animations API: no
     // inline style, so the page stays within a strict CSP).
     slide(from, to) {
-        const img = this.imgs[to];
+        const img = this.icons[to];
         if (!img || typeof img.animate !== 'function' ||
             window.matchMedia('(prefers-reduced-motion: reduce)').matches)
             return;
@@ -344,10 +363,7 @@ export class Board {
                 return;
             d.active = true;
             const size = this.root.getBoundingClientRect().width / 8;
-            const img = document.createElement('img');
-            img.className = 'drag-piece';
-            img.src = `/pieces/${this.pieces[d.from]}.svg`;
-            img.alt = '';
+            const img = pieceIcon(this.pieces[d.from], 'drag-piece');
             img.style.width = `${size}px`;
             img.style.height = `${size}px`;
             d.size = size;
@@ -471,11 +487,7 @@ export class Board {
             b.dataset.uci = ucis.find((u) => u[4] === l);
             b.setAttribute('aria-label', `Promote to ${promotionName(l)}`);
             b.title = promotionName(l);
-            const img = document.createElement('img');
-            img.src = `/pieces/${color}${l.toUpperCase()}.svg`;
-            img.alt = '';
-            img.draggable = false;
-            b.append(img);
+            b.append(pieceIcon(`${color}${l.toUpperCase()}`, 'promo-piece'));
             b.addEventListener('click', (ev) => {
                 ev.stopPropagation();
                 const uci = b.dataset.uci;

@@ -1145,6 +1145,7 @@ export class GameView {
         if (!g.san.length) {
             const p = document.createElement('p');
             p.className = 'no-moves';
+            p.setAttribute('role', 'listitem'); /* #moves is a list */
             p.textContent = g.status === 'ended' ? 'No moves were played.'
                 : 'No moves yet.';
             frag.append(p);

@@ -8,7 +8,7 @@
 //   CHESS_SHOTS   where screenshots go (a build folder)
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join as pathJoin, resolve } from 'node:path';
@@ -427,15 +427,20 @@ export async function screenshot(page, name) {
     return path;
 }
 
-// Fails unless every piece image on the board loaded (SVG served, parsed).
+// Fails unless every piece on the board is drawn: each one's <use> names a
+// symbol of the page's sprite that has a drawing, and it takes room.
 export async function assertPiecesDrawn(page) {
-    await page.waitForFunction(() => {
-        const imgs = [...document.querySelectorAll('#board img.piece')];
-        return imgs.length > 0 && imgs.every((i) => i.complete);
-    });
+    await page.waitForFunction(() =>
+        document.querySelectorAll('#board svg.piece').length > 0);
     const broken = await page.evaluate(() =>
-        [...document.querySelectorAll('#board img.piece')]
-            .filter((i) => !(i.naturalWidth > 0)).map((i) => i.src));
+        [...document.querySelectorAll('#board svg.piece')].filter((p) => {
+            const href = p.querySelector('use')?.getAttribute('href') || '';
+            const sym = href.startsWith('#') &&
+                document.getElementById(href.slice(1));
+            const box = p.getBoundingClientRect();
+            return !sym || sym.tagName !== 'symbol' ||
+                !sym.querySelector('path') || box.width < 8;
+        }).map((p) => p.querySelector('use')?.getAttribute('href')));
     if (broken.length)
         throw new Error(`pieces not drawn: ${broken.join(' ')}`);
 }
@@ -446,6 +451,94 @@ export function assertClean(t, ...players) {
         if (p.problems.length)
             throw new Error(`the page reported:\n${p.problems.join('\n')}`);
     }
+}
+
+// Chromium DevTools' "Fast 3G" preset (front_end/core/sdk/NetworkManager.ts,
+// Fast3GConditions): 1.6 Mbit/s down and 750 kbit/s up at 90%, 150 ms
+// round trips times 3.75; for Network.emulateNetworkConditions.
+export const FAST_3G = {
+    offline: false,
+    downloadThroughput: 1.6 * 1000 * 1000 / 8 * 0.9,   // 180,000 B/s
+    uploadThroughput: 750 * 1000 / 8 * 0.9,            // 84,375 B/s
+    latency: 150 * 3.75,                               // 562.5 ms
+};
+
+// Watches what `page` fetches over HTTP through the DevTools protocol.
+// requests() lists { url, path, status, bytes, encoding, type }: bytes is
+// what arrived for it (headers and body, as sent on the wire: compressed
+// when it was), encoding its Content-Encoding. reset() forgets them;
+// throttle(conditions) applies Network.emulateNetworkConditions.
+export async function netMeter(page) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    const reqs = new Map();
+    cdp.on('Network.requestWillBeSent', (e) => {
+        if (!/^https?:/.test(e.request.url))
+            return;
+        reqs.set(e.requestId, { url: e.request.url,
+                                path: new URL(e.request.url).pathname,
+                                status: 0, bytes: 0, encoding: '',
+                                type: e.type || '', done: false });
+    });
+    cdp.on('Network.responseReceived', (e) => {
+        const r = reqs.get(e.requestId);
+        if (!r)
+            return;
+        r.status = e.response.status;
+        for (const [k, v] of Object.entries(e.response.headers))
+            if (k.toLowerCase() === 'content-encoding')
+                r.encoding = v;
+    });
+    cdp.on('Network.loadingFinished', (e) => {
+        const r = reqs.get(e.requestId);
+        if (r) {
+            r.bytes = e.encodedDataLength;
+            r.done = true;
+        }
+    });
+    cdp.on('Network.loadingFailed', (e) => {
+        const r = reqs.get(e.requestId);
+        if (r)
+            r.done = true;
+    });
+    return {
+        requests: () => [...reqs.values()],
+        bytes: () => [...reqs.values()].reduce((n, r) => n + r.bytes, 0),
+        reset: () => reqs.clear(),
+        // waits until every request seen has finished
+        async settled() {
+            const until = Date.now() + 30000;
+            while ([...reqs.values()].some((r) => !r.done) &&
+                   Date.now() < until)
+                await sleep(20);
+        },
+        throttle: (conditions) =>
+            cdp.send('Network.emulateNetworkConditions', conditions),
+    };
+}
+
+// Runs axe-core (the devDependency) in the page and returns its
+// violations of impact `serious` or `critical` as readable lines, with
+// the elements concerned.
+export async function axeSerious(page) {
+    const source = readFileSync(pathJoin(here, 'node_modules', 'axe-core',
+                                         'axe.min.js'), 'utf8');
+    // (evaluated through the DevTools protocol: the page's CSP refuses an
+    // inline <script>, which page.addScriptTag would add)
+    if (!await page.evaluate(() => !!window.axe))
+        await page.evaluate(source);
+    const violations = await page.evaluate(async () => {
+        const r = await window.axe.run(document, {
+            resultTypes: ['violations'],
+        });
+        return r.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map((n) => n.target.join(' ')),
+        }));
+    });
+    return violations.filter((v) => v.impact === 'serious' ||
+                                    v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.join(', ')}`);
 }
 
 export { sleep };

@@ -1,5 +1,6 @@
 // run.mjs - runs the browser tests (meson: suite 'browser'). Installs the
-// pinned playwright-core with `npm ci` when node_modules lacks it, checks
+// pinned devDependencies (playwright-core, axe-core) with `npm ci` when
+// node_modules lacks one, checks
 // for Debian's chromium, then runs every *.test.mjs here with node's test
 // runner, whose summary ends the output.
 
@@ -12,19 +13,23 @@ const here = dirname(fileURLToPath(import.meta.url));
 const chromium = process.env.CHESS_CHROMIUM || '/usr/bin/chromium';
 const server = process.env.CHESS_SERVER;
 
-function installedVersion() {
+function installedVersion(name) {
     try {
-        return JSON.parse(readFileSync(join(here, 'node_modules',
-            'playwright-core', 'package.json'), 'utf8')).version;
+        return JSON.parse(readFileSync(join(here, 'node_modules', name,
+            'package.json'), 'utf8')).version;
     } catch {
         return null;
     }
 }
 
+// playwright-core, and axe-core for the accessibility checks
 const wanted = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'))
-    .devDependencies['playwright-core'];
-if (installedVersion() !== wanted) {
-    console.log(`run.mjs: installing playwright-core ${wanted} (npm ci)`);
+    .devDependencies;
+const stale = Object.keys(wanted).filter((name) =>
+    installedVersion(name) !== wanted[name]);
+if (stale.length) {
+    console.log(`run.mjs: installing ${stale.map((n) =>
+        `${n} ${wanted[n]}`).join(', ')} (npm ci)`);
     const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'],
                           { cwd: here, stdio: 'inherit' });
     if (npm.status !== 0) {

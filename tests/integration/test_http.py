@@ -2,6 +2,7 @@
 (newest first, paged), /healthz, /metrics (and that each metric moves
 with the events it counts) and the client pages."""
 import email.utils
+import gzip
 import os
 import re
 import signal
@@ -614,6 +615,105 @@ class HttpTest(ServerTest):
         self.assertIn(" 200 ", line)
         self.assertIn(b"changed", body)
         self.assertNotEqual(h["etag"], etag)
+
+
+    def test_static_files_gzip_when_accepted(self):
+        """Text files go gzip-compressed to a request that accepts gzip
+        (read as RFC 9110 says: q=0 refuses), identity to any other, under
+        different validators, always with Vary: Accept-Encoding; files
+        that do not gain are sent as they are."""
+        script = ("// a client module\n" +
+                  "export function f(x) { return x * 2; }\n" * 200)
+        with open(os.path.join(self.server.web, "mod.js"), "w") as f:
+            f.write(script)
+        with open(os.path.join(self.server.web, "tiny.css"), "w") as f:
+            f.write("a{}")
+        with open(os.path.join(self.server.web, "pic.png"), "wb") as f:
+            f.write(b"\x89PNG" + b"\0" * 2000)
+
+        def get(path, extra="", method="GET"):
+            req = ("%s %s HTTP/1.1\r\nHost: x\r\n%s\r\n"
+                   % (method, path, extra))
+            return raw_answers(self.server.port, req.encode(), [method])[0]
+        line, h, plain = get("/mod.js")
+        self.assertIn(" 200 ", line)
+        self.assertEqual(plain, script.encode())
+        self.assertNotIn("content-encoding", h)
+        self.assertEqual(h.get("vary"), "accept-encoding")
+        etag = h["etag"]
+        for ae in ("gzip", "gzip, deflate, br, zstd", "br;q=1, gzip;q=0.5",
+                   "x-gzip", "*", "GZIP"):
+            line, hz, body = get("/mod.js", "Accept-Encoding: %s\r\n" % ae)
+            self.assertIn(" 200 ", line, ae)
+            self.assertEqual(hz.get("content-encoding"), "gzip", ae)
+            self.assertEqual(hz.get("vary"), "accept-encoding", ae)
+            self.assertEqual(hz["content-type"], h["content-type"])
+            self.assertEqual(int(hz["content-length"]), len(body))
+            self.assertLess(len(body), len(plain) // 4, ae)
+            self.assertEqual(gzip.decompress(body), plain, ae)
+            self.assertEqual(hz["etag"], etag[:-1] + '-gz"', ae)
+        gz_etag = hz["etag"]
+        for ae in ("identity", "gzip;q=0", "br, gzip;q=0.000", "*;q=0",
+                   "gzip;q=0, *", "deflate", "gzipx", ""):
+            line, hi, body = get("/mod.js", "Accept-Encoding: %s\r\n" % ae)
+            self.assertIn(" 200 ", line, ae)
+            self.assertNotIn("content-encoding", hi, ae)
+            self.assertEqual(body, plain, ae)
+            self.assertEqual(hi["etag"], etag, ae)
+            self.assertEqual(hi.get("vary"), "accept-encoding", ae)
+        # each representation revalidates under its own validator
+        line, h304, body = get("/mod.js", "Accept-Encoding: gzip\r\n"
+                               "If-None-Match: %s\r\n" % gz_etag)
+        self.assertIn(" 304 ", line)
+        self.assertEqual(body, b"")
+        self.assertEqual((h304["etag"], h304.get("vary")),
+                         (gz_etag, "accept-encoding"))
+        line, _, body = get("/mod.js", "Accept-Encoding: gzip\r\n"
+                            "If-None-Match: %s\r\n" % etag)
+        self.assertIn(" 200 ", line)
+        self.assertEqual(gzip.decompress(body), plain)
+        line, _, body = get("/mod.js", "If-None-Match: %s\r\n" % gz_etag)
+        self.assertIn(" 200 ", line)
+        self.assertEqual(body, plain)
+        # HEAD: the gzip answer's headers, no body; then the connection
+        # goes on
+        req = ("HEAD /mod.js HTTP/1.1\r\nHost: x\r\n"
+               "Accept-Encoding: gzip\r\n\r\n"
+               "GET /mod.js HTTP/1.1\r\nHost: x\r\n"
+               "Accept-Encoding: gzip\r\n\r\n")
+        (l1, hh, b1), (l2, hg, b2) = raw_answers(self.server.port,
+                                                 req.encode(),
+                                                 ["HEAD", "GET"])
+        self.assertIn(" 200 ", l1)
+        self.assertEqual(hh.get("content-encoding"), "gzip")
+        self.assertEqual(int(hh["content-length"]), len(b2))
+        self.assertEqual(gzip.decompress(b2), plain)
+        # a changed file: compressed again, under a new validator
+        with open(os.path.join(self.server.web, "mod.js"), "a") as f:
+            f.write("// changed\n")
+        line, h2, body = get("/mod.js", "Accept-Encoding: gzip\r\n"
+                             "If-None-Match: %s\r\n" % gz_etag)
+        self.assertIn(" 200 ", line)
+        self.assertTrue(gzip.decompress(body).endswith(b"// changed\n"))
+        self.assertNotEqual(h2["etag"], gz_etag)
+        self.assertTrue(h2["etag"].endswith('-gz"'))
+        # no gain: a tiny text file and a PNG go as they are
+        for path, want in (("/tiny.css", b"a{}"),
+                           ("/pic.png", b"\x89PNG" + b"\0" * 2000)):
+            line, h, body = get(path, "Accept-Encoding: gzip\r\n")
+            self.assertIn(" 200 ", line, path)
+            self.assertNotIn("content-encoding", h, path)
+            self.assertEqual(body, want, path)
+            self.assertFalse(h["etag"].endswith('-gz"'), path)
+            self.assertEqual(h.get("vary"), "accept-encoding", path)
+        # a large answer, sent in several writes, arrives whole
+        big = "".join("const v%d = %d;\n" % (i, i * i) for i in range(20000))
+        with open(os.path.join(self.server.web, "big.js"), "w") as f:
+            f.write(big)
+        line, h, body = get("/big.js", "Accept-Encoding: gzip\r\n")
+        self.assertEqual(h.get("content-encoding"), "gzip")
+        self.assertGreater(len(body), 16384)
+        self.assertEqual(gzip.decompress(body), big.encode())
 
 
 class ApiRateLimitTest(FreshServerTest):
