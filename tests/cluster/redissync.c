@@ -3,6 +3,9 @@
  */
 #include "redissync.h"
 
+#include "redis_scripts.h"
+
+#include <check.h>
 #include <ev.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,4 +144,20 @@ char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
     memset(&pending, 0, sizeof pending);
     rc = redis_eval(r, script, got, &pending, nkeys, keys, nargs, args);
     return finish(loop, &pending, rc);
+}
+
+struct redis *redissync_open_scripts(struct ev_loop *loop, const char *socket)
+{
+    struct redis_config cfg = {.address = socket};
+    char err[128];
+    struct redis *r = redis_new(loop, &cfg, err, sizeof err);
+    bool never = false;
+
+    ck_assert_msg(r != NULL, "%s", err);
+    for (int i = 0; i < REDIS_LUA_COUNT; i++)
+        ck_assert_int_eq(redis_script_add(r, redis_lua[i].source), i);
+    for (int i = 0; i < 1000 && !redis_is_up(r); i++)
+        redissync_run_until(loop, &never, 0.01);
+    ck_assert_msg(redis_is_up(r), "%s", redis_error(r));
+    return r;
 }

@@ -27,6 +27,12 @@ char *redissync_text(const redisReply *reply, const char *err);
 char *redissync_command(struct ev_loop *loop, struct redis *r,
                         const char *format, ...);
 
+/* A client of the redis-server at socket on loop with every script of
+ * server/lua added (as their ids), once it is up (asserts it within 10
+ * s). The caller frees it with redis_free. */
+struct redis *redissync_open_scripts(struct ev_loop *loop,
+                                     const char *socket);
+
 /* The same for redis_eval. */
 char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
                      int nkeys, const char *const *keys, int nargs,

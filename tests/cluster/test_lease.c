@@ -23,18 +23,7 @@ static const char *const keys[2] = {"game:G:host", "game:G:epoch"};
 
 static struct redis *open_redis(void)
 {
-    struct redis_config cfg = {.address = proc.socket};
-    char err[128];
-    struct redis *r = redis_new(loop, &cfg, err, sizeof err);
-    bool never = false;
-
-    ck_assert_msg(r != NULL, "%s", err);
-    for (int i = 0; i < REDIS_LUA_COUNT; i++)
-        ck_assert_int_eq(redis_script_add(r, redis_lua[i].source), i);
-    for (int i = 0; i < 1000 && !redis_is_up(r); i++)
-        redissync_run_until(loop, &never, 0.01);
-    ck_assert_msg(redis_is_up(r), "%s", redis_error(r));
-    return r;
+    return redissync_open_scripts(loop, proc.socket);
 }
 
 static void setup(void)
