@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, launchBrowser, myName,
-    openPlayer, screenshot, sleep, startServer, text, twoPlayers, waitText,
+    assertClean, clickMove, confirm, invite, join, myName, openPlayer,
+    screenshot, serverAndBrowser, sleep, text, twoPlayers, waitText,
 } from './lib.mjs';
 
 const token = (page) => page.evaluate(() =>
@@ -283,15 +283,8 @@ test('log out everywhere logs out the other browser',
 
 test('every refusal of a sign-up or login shows its words',
      { timeout: 120000 }, async (t) => {
-    const server = await startServer({
+    const { server, browser } = await serverAndBrowser(t, {
         extra: ['--logins-per-user-per-min', '3'] });
-    let browser = null;
-    t.after(async () => {
-        if (browser)
-            await browser.close();
-        await server.stop();
-    });
-    browser = await launchBrowser();
     const url = `${server.base}/`;
     const a = await openPlayer(browser, url);
     const b = await openPlayer(browser, url);

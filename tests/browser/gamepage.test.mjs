@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join as pathJoin } from 'node:path';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, launchBrowser, logWebSocket,
-    openPlayer, screenshot, sleep, startServer, text, twoPlayers, waitPiece,
-    waitText, wsMessages,
+    assertClean, closeBrowser, clickMove, confirm, invite, join, launchBrowser,
+    logWebSocket, openPlayer, screenshot, serverAndBrowser, sleep,
+    startServer, text, twoPlayers, waitPiece, waitText, wsMessages,
 } from './lib.mjs';
 
 // Before the page loads: records, in window.firstBoard, what the board
@@ -139,14 +139,7 @@ test('the game page: time control, clocks, material, browsing, leaving',
 
 test('a wrong game link: a page of its own', { timeout: 60000 },
      async (t) => {
-    const server = await startServer();
-    let browser = null;
-    t.after(async () => {
-        if (browser)
-            await browser.close();
-        await server.stop();
-    });
-    browser = await launchBrowser();
+    const { server, browser } = await serverAndBrowser(t);
     for (const phone of [false, true]) {
         const p = await openPlayer(browser, `${server.base}/g/NoSuchGame0123`,
                                    { phone, beforeGoto: recordFirstBoard });
@@ -209,7 +202,7 @@ test('the lag credit of a move is shown', { timeout: 90000 }, async (t) => {
     let browser = null;
     t.after(async () => {
         if (browser)
-            await browser.close();
+            await closeBrowser(browser);
         proxy.close();
         await server.stop();
     });

@@ -140,6 +140,21 @@ export async function launchBrowser() {
     return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
 }
 
+// Closes a browser from launchBrowser, giving up after 15 s: a Chromium
+// that does not answer must not hold the whole suite (playwright kills the
+// browsers it launched when the test process exits).
+export async function closeBrowser(browser) {
+    let timer;
+    const late = new Promise((resolve) => {
+        timer = setTimeout(() => {
+            console.error('# closeBrowser: no answer in 15 s, left behind');
+            resolve();
+        }, 15000);
+    });
+    await Promise.race([browser.close(), late]);
+    clearTimeout(timer);
+}
+
 // Opens the client in a new browser context (its own localStorage: its own
 // guest), or in a new tab of context opts.ctx (the same storage: the same
 // identity). Returns { ctx, page, problems } where problems collects page
@@ -170,20 +185,27 @@ export async function openPlayer(browser, url, opts = {}) {
     return { ctx, page, problems, response };
 }
 
+// A chess-server (startServer's options) and a browser for the test `t`,
+// both stopped after it. Returns { server, browser }.
+export async function serverAndBrowser(t, serverOpts) {
+    const server = await startServer(serverOpts);
+    let browser = null;
+    t.after(async () => {
+        if (browser)
+            await closeBrowser(browser);
+        await server.stop();
+    });
+    browser = await launchBrowser();
+    return { server, browser };
+}
+
 // The set-up most tests share: a chess-server (opts.server: startServer's
 // options), a browser, and players A and B on the lobby page (opts.a,
 // opts.b: openPlayer's options; opts.b === null: A alone). The browser and
 // the server are stopped after the test `t`. Returns
 // { server, browser, a, b }.
 export async function twoPlayers(t, opts = {}) {
-    const server = await startServer(opts.server);
-    let browser = null;
-    t.after(async () => {
-        if (browser)
-            await browser.close();
-        await server.stop();
-    });
-    browser = await launchBrowser();
+    const { server, browser } = await serverAndBrowser(t, opts.server);
     const a = await openPlayer(browser, `${server.base}/`, opts.a);
     const b = opts.b === null ? null
         : await openPlayer(browser, `${server.base}/`, opts.b);

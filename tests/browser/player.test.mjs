@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, launchBrowser, openPlayer, screenshot, startServer, text,
-    waitText,
+    assertClean, openPlayer, screenshot, serverAndBrowser, text, waitText,
 } from './lib.mjs';
 
 // Plays `n` short games between two new guests, Hist_A and Hist_B, over
@@ -119,14 +118,7 @@ async function waitCount(page, n) {
 
 test('a player\'s games page by page, with links to games, PGN and players',
      { timeout: 120000 }, async (t) => {
-    const server = await startServer();
-    let browser = null;
-    t.after(async () => {
-        if (browser)
-            await browser.close();
-        await server.stop();
-    });
-    browser = await launchBrowser();
+    const { server, browser } = await serverAndBrowser(t);
     const made = await quickGames(browser, server.base, 5);
     const newest = [...made.games].reverse();
 

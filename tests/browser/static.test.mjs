@@ -11,21 +11,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
     assertClean, assertPiecesDrawn, axeSerious, clickMove, invite, join,
-    launchBrowser, netMeter, openPlayer, screenshot, startServer, waitText,
+    netMeter, openPlayer, screenshot, serverAndBrowser, waitText,
 } from './lib.mjs';
-
-// A server and a browser for test t, stopped after it.
-async function setUp(t) {
-    const server = await startServer();
-    let browser = null;
-    t.after(async () => {
-        if (browser)
-            await browser.close();
-        await server.stop();
-    });
-    browser = await launchBrowser();
-    return { server, browser };
-}
 
 // Opens url in a new context with a netMeter watching from the start.
 async function metered(browser, url, opts = {}) {
@@ -38,7 +25,7 @@ async function metered(browser, url, opts = {}) {
 
 test('few requests, gzip-compressed, and a small repeat visit',
      { timeout: 120000 }, async (t) => {
-    const { server, browser } = await setUp(t);
+    const { server, browser } = await serverAndBrowser(t);
     const p = await metered(browser, `${server.base}/`);
     const first = p.meter.requests();
     const line = first.map((r) => `${r.path} ${r.status} ${r.bytes}`)
@@ -106,7 +93,7 @@ async function box(page, sel) {
 
 test('phone: the moves in view with the board, the board 80% of a ' +
      'sideways phone, the logo named', { timeout: 120000 }, async (t) => {
-    const { server, browser } = await setUp(t);
+    const { server, browser } = await serverAndBrowser(t);
     const a = await openPlayer(browser, `${server.base}/`);
     const b = await openPlayer(browser, `${server.base}/`, { phone: true });
     // the logo link's name, where only the logo shows
@@ -203,7 +190,7 @@ async function labelContrasts(page) {
 
 test('coordinate labels at 4.5:1 under the last move in every theme and ' +
      'board colour', { timeout: 120000 }, async (t) => {
-    const { server, browser } = await setUp(t);
+    const { server, browser } = await serverAndBrowser(t);
     const a = await openPlayer(browser, `${server.base}/`);
     await invite(a.page);
     for (const theme of ['dark', 'light']) {
@@ -230,7 +217,7 @@ test('coordinate labels at 4.5:1 under the last move in every theme and ' +
 
 test('axe: no serious or critical violation on the lobby and the game ' +
      'page, desktop and phone', { timeout: 120000 }, async (t) => {
-    const { server, browser } = await setUp(t);
+    const { server, browser } = await serverAndBrowser(t);
     for (const phone of [false, true]) {
         const p = await openPlayer(browser, `${server.base}/`, { phone });
         const size = phone ? 'phone' : 'desktop';
