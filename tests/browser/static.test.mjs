@@ -107,6 +107,30 @@ test('phone: the moves in view with the board, the board 80% of a ' +
         await clickMove(page.page, uci);
     await waitText(b.page, '#moves .move.current', /^Bc5$/);
     await screenshot(a.page, 'static-desktop.png');
+    // desktop: the six buttons under the moves all inside their box
+    const navBox = await box(a.page, '.moves-box');
+    for (const sel of ['#nav-first', '#nav-last', '#flip-btn',
+                       '#sound-toggle']) {
+        const btn = await box(a.page, sel);
+        assert.ok(btn.left >= navBox.left - 1 && btn.right <= navBox.right + 1,
+                  `${sel} inside the moves box: ${JSON.stringify([btn, navBox])}`);
+    }
+    // phone: nothing in the top bar overlaps anything else in it
+    const bar = await b.page.evaluate(() => [
+        ...document.querySelectorAll(
+            '.topbar .brand, .topbar .topnav a, .topbar .me, ' +
+            '.topbar .me-kind, .topbar .menu-btn, .topbar .settings-btn, ' +
+            '.topbar .conn')]
+        .filter((el) => el.getClientRects().length && el.offsetWidth)
+        .map((el) => {
+            const r = el.getBoundingClientRect();
+            return { el: el.className || el.id, left: r.left, right: r.right };
+        }));
+    for (let i = 0; i < bar.length; i++)
+        for (let j = i + 1; j < bar.length; j++)
+            assert.ok(bar[i].right <= bar[j].left + 1 ||
+                      bar[j].right <= bar[i].left + 1,
+                      `top bar overlap: ${JSON.stringify([bar[i], bar[j]])}`);
 
     // portrait: board, clocks and the moves (the current one too) in view
     // without scrolling
