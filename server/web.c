@@ -145,19 +145,28 @@ static bool etag_listed(const char *inm, const char *etag)
     return false;
 }
 
+/* Appends headers (raw lines) after what is in [start, p) and writes
+ * the whole header block; -1 when it does not fit or lws fails. */
+static int end_headers(struct lws *wsi, uint8_t *start, uint8_t *p,
+                       uint8_t *end, const char *headers)
+{
+    size_t n = strlen(headers);
+
+    if ((size_t)(end - p) < n)
+        return -1;
+    memcpy(p, headers, n);
+    p += n;
+    return lws_finalize_write_http_header(wsi, start, &p, end) ? -1 : 0;
+}
+
 /* Answers 304 Not Modified: the validators, no body. */
 static int not_modified(struct lws *wsi, const char *headers)
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
                                  *end = &buf[sizeof buf - 1];
-    size_t n = strlen(headers);
 
     if (lws_add_http_header_status(wsi, HTTP_STATUS_NOT_MODIFIED, &p, end) ||
-        (size_t)(end - p) < n)
-        return -1;
-    memcpy(p, headers, n);
-    p += n;
-    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        end_headers(wsi, start, p, end, headers))
         return -1;
     return http_done(wsi);
 }
@@ -172,15 +181,10 @@ static int serve_gzip(struct lws *wsi, struct http_pss *pss, const char *type,
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
                                  *end = &buf[sizeof buf - 1];
-    size_t n = strlen(headers);
 
     if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, type,
                                     (lws_filepos_t)len, &p, end) ||
-        (size_t)(end - p) < n)
-        return -1;
-    memcpy(p, headers, n);
-    p += n;
-    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        end_headers(wsi, start, p, end, headers))
         return -1;
     if (is_head(wsi))
         return http_done(wsi);
