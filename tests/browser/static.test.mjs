@@ -168,10 +168,10 @@ test('phone: the moves in view with the board, the board 80% of a ' +
 });
 
 // WCAG's contrast ratio of the coordinate labels on the squares that carry
-// them, each under the last move's highlight (the class board.js sets),
-// as the page computes the colours.
-async function labelContrasts(page) {
-    return page.evaluate(() => {
+// them, each under the highlight `mark` (a class board.js sets: last,
+// selected, premove), as the page computes the colours.
+async function labelContrasts(page, mark) {
+    return page.evaluate((mark) => {
         const rgba = (s) => {
             const m = s.match(/rgba?\(([^)]+)\)/);
             const v = m[1].split(',').map(Number);
@@ -191,7 +191,7 @@ async function labelContrasts(page) {
             if (!labels.length)
                 continue;
             const was = cell.className;
-            cell.className = `${cell.dataset.base} last`;
+            cell.className = `${cell.dataset.base} ${mark}`;
             const cs = getComputedStyle(cell);
             const base = rgba(cs.backgroundColor);
             const over = rgba(cs.backgroundImage);
@@ -209,11 +209,11 @@ async function labelContrasts(page) {
             cell.className = was;
         }
         return out;
-    });
+    }, mark);
 }
 
-test('coordinate labels at 4.5:1 under the last move in every theme and ' +
-     'board colour', { timeout: 120000 }, async (t) => {
+test('coordinate labels at 4.5:1 under the last move, the selected square ' +
+     'and a premove in every theme and board colour', { timeout: 120000 }, async (t) => {
     const { server, browser } = await serverAndBrowser(t);
     const a = await openPlayer(browser, `${server.base}/`);
     await invite(a.page);
@@ -229,11 +229,13 @@ test('coordinate labels at 4.5:1 under the last move in every theme and ' +
                 document.documentElement.dataset.theme === th &&
                 document.documentElement.dataset.board === bo,
             [theme, board]);
-            const found = await labelContrasts(a.page);
-            assert.equal(found.length, 16);
-            for (const f of found)
-                assert.ok(f.ratio >= 4.5, `${theme} ${board} ${f.sq}: ${
-                    f.ratio.toFixed(2)}:1`);
+            for (const mark of ['last', 'selected', 'premove']) {
+                const found = await labelContrasts(a.page, mark);
+                assert.equal(found.length, 16);
+                for (const f of found)
+                    assert.ok(f.ratio >= 4.5, `${theme} ${board} ${mark} ${
+                        f.sq}: ${f.ratio.toFixed(2)}:1`);
+            }
         }
     }
     assertClean(t, a);
