@@ -68,7 +68,9 @@ struct game {
     char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
     char (*san)[SAN_MAX]; /* ... as SAN */
     int64_t *clk_ms;      /* mover's time left after each move */
+    int64_t *other_ms;    /* ... and its opponent's */
     int64_t *lag_ms;      /* the lag credit of each move */
+    int64_t *wall_ms;     /* Unix ms each move was played */
     size_t cap;
     int64_t lag_quota[2]; /* lag credit each colour may still get */
     int64_t last_lag;     /* the credit of the last move played */
@@ -698,6 +700,25 @@ static bool rate_end(struct game *g, struct store_rating out[2])
     return true;
 }
 
+/* The game's moves as they were journaled: a malloc'ed array of rec.n
+ * (caller frees), NULL when empty or out of memory. */
+static struct store_move *journal_of(const struct game *g)
+{
+    struct store_move *v = g->rec.n ? calloc(g->rec.n, sizeof *v) : NULL;
+
+    for (size_t i = 0; v && i < g->rec.n; i++) {
+        bool white = (g->rec.start.side + i) % 2 == WHITE;
+        v[i].ply = (int)i + 1;
+        memcpy(v[i].uci, g->uci[i], UCI_MAX);
+        memcpy(v[i].san, g->san[i], SAN_MAX);
+        v[i].white_ms = white ? g->clk_ms[i] : g->other_ms[i];
+        v[i].black_ms = white ? g->other_ms[i] : g->clk_ms[i];
+        v[i].wall_ms = g->wall_ms[i];
+        v[i].lag_ms = g->lag_ms[i];
+    }
+    return v;
+}
+
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
  * (any but aborted) changes both players' ratings. */
@@ -707,6 +728,7 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     struct store_game row;
     struct store_rating ratings[2];
     struct proto_rating_change change;
+    struct store_move *moves;
     bool rate;
     uint64_t seq;
     char *pgn;
@@ -723,8 +745,12 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
     fill_row(g, &row, now);
     pgn = make_pgn(g);
-    seq = g->env.finish(g->env.ctx, &row, pgn ? pgn : "",
-                        rate ? ratings : NULL);
+    moves = journal_of(g);
+    seq = moves || g->rec.n == 0
+              ? g->env.finish(g->env.ctx, &row, moves, g->rec.n,
+                              pgn ? pgn : "", rate ? ratings : NULL)
+              : 0;
+    free(moves);
     free(pgn);
     if (seq)
         g->seq = seq;
@@ -893,7 +919,7 @@ static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
 static int reserve(struct game *g)
 {
     size_t cap;
-    void *a, *b, *c, *d;
+    void *a, *b, *c, *d, *e, *f;
 
     if (g->rec.n < g->cap)
         return 0;
@@ -910,7 +936,13 @@ static int reserve(struct game *g)
     d = realloc(g->lag_ms, cap * sizeof *g->lag_ms);
     if (d)
         g->lag_ms = d;
-    if (!a || !b || !c || !d)
+    e = realloc(g->other_ms, cap * sizeof *g->other_ms);
+    if (e)
+        g->other_ms = e;
+    f = realloc(g->wall_ms, cap * sizeof *g->wall_ms);
+    if (f)
+        g->wall_ms = f;
+    if (!a || !b || !c || !d || !e || !f)
         return -1;
     g->cap = cap;
     return 0;
@@ -1000,7 +1032,10 @@ struct game *game_restore(const struct game_env *env,
         snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
         g->clk_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].white_ms
                                                      : moves[i].black_ms;
+        g->other_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].black_ms
+                                                       : moves[i].white_ms;
         g->lag_ms[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
+        g->wall_ms[i] = moves[i].wall_ms;
         if (i >= 2) /* the quota as play left it */
             lag_spend(g, (int)(start.side + i) % 2, g->lag_ms[i]);
     }
@@ -1067,7 +1102,9 @@ void game_free(struct game *g)
     free(g->uci);
     free(g->san);
     free(g->clk_ms);
+    free(g->other_ms);
     free(g->lag_ms);
+    free(g->wall_ms);
     free(g->subs);
     free(g);
 }
@@ -1305,7 +1342,9 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
     memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
     g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
+    g->other_ms[g->rec.n - 1] = mover == WHITE ? sm.black_ms : sm.white_ms;
     g->lag_ms[g->rec.n - 1] = lag;
+    g->wall_ms[g->rec.n - 1] = sm.wall_ms;
     g->last_lag = lag;
     if (g->rec.n > 2)
         lag_spend(g, mover, lag);

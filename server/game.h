@@ -59,10 +59,12 @@ struct game_env {
     uint64_t (*put_game)(void *ctx, const struct store_game *row);
     uint64_t (*put_move)(void *ctx, const char *gid,
                          const struct store_move *m);
-    /* The end: the row, its PGN and, for a rated game, both players'
-     * new ratings (ratings[0] white's, [1] black's; NULL: casual, or no
+    /* The end: the row, the game's moves (moves[0..n-1], as they were
+     * journaled), its PGN and, for a rated game, both players' new
+     * ratings (ratings[0] white's, [1] black's; NULL: casual, or no
      * rating change). */
     uint64_t (*finish)(void *ctx, const struct store_game *row,
+                       const struct store_move *moves, size_t n,
                        const char *pgn, const struct store_rating *ratings);
     /* A rated game ends: fills out[0] (white) and out[1] (black) with
      * the players' current ratings in the category `category` (a

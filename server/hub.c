@@ -582,11 +582,12 @@ static int env_ratings(void *ctx, const struct game *g, const char *category,
 }
 
 static uint64_t env_finish(void *ctx, const struct store_game *row,
+                           const struct store_move *moves, size_t n,
                            const char *pgn,
                            const struct store_rating *ratings)
 {
     struct hub *h = ctx;
-    uint64_t seq = store_finish_game(h->store, row, pgn, ratings);
+    uint64_t seq = store_finish_game(h->store, row, moves, n, pgn, ratings);
 
     if (!seq)
         log_error("event=store_queue_full game=%s what=game_end", row->gid);
@@ -1047,11 +1048,14 @@ static uint64_t mute_put_move(void *ctx, const char *gid,
 }
 
 static uint64_t mute_finish(void *ctx, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
                             const char *pgn,
                             const struct store_rating *ratings)
 {
     (void)ctx;
     (void)row;
+    (void)moves;
+    (void)n;
     (void)pgn;
     (void)ratings;
     return 0;

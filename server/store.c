@@ -62,6 +62,18 @@
  *   does so at synchronous=NORMAL so that the restart survives a power
  *   cut): one sync per WAL generation that no design here can avoid.
  *
+ * Journal. A move is one row appended to `journal` (migration 0007),
+ * whose only key is its integer seq, so the moves of one transaction
+ * share the table's last page: a commit writes about one page to the
+ * WAL whatever the number of games in play, where a table keyed by
+ * (gid, ply) took a page per move and the checkpoint wrote each again.
+ * The end of a game copies its moves, from the end op, into `moves`
+ * (finished games, keyed by game). The journal rows of ended games are
+ * deleted by sweep_step, a step of a few hundred rows in key order in
+ * the transactions that journal moves, so a pass over the journal costs
+ * two rows examined per move written. Restore reads it in one sorted
+ * pass (read_journal).
+ *
  * Queue. Enqueuers allocate an op, copy their arguments into it, and append
  * its pointer to `q` under `mu`; the writer swaps `q` with its own empty
  * `batch` array (so the lock is held for a pointer swap, never for disk),
@@ -118,10 +130,8 @@
  * it (see the top of the file); STORE_WAL_SOFT_FRAMES, the size from which
  * its passes follow each other without a pause; STORE_WAL_PARK_FRAMES,
  * how far below the cap the writer begins to wait. The bigger the cap, the
- * rarer the writer's wait (once per 64 MB of WAL: every few seconds at
- * 4,500 moves a second), at the cost of the WAL file's size on disk.
- * STORE_WAL_LIMIT_BYTES: journal_size_limit,
- * the size the WAL file is cut back to when it has grown past it.
+ * rarer the writer's wait (once per 16 MB of WAL with 1 KB pages), at
+ * the cost of the WAL file's size on disk.
  * STORE_SLOW_COMMIT_US: a transaction whose queue wait, statements and
  * COMMIT take longer than this is logged at debug level with its parts.
  */
@@ -134,9 +144,13 @@
 /* STORE_PURGE_BATCH: players one purge op examines (store_purge_guests),
  * so that one op holds the writer for a few milliseconds at most. */
 #define STORE_PURGE_BATCH 1000
-/* 2 * STORE_WAL_CAP_FRAMES * (4096 + 24) */
-#define STORE_WAL_LIMIT_BYTES 135004160
 #define STORE_SLOW_COMMIT_US 10000
+/* STORE_SWEEP_ROWS / STORE_SWEEP_MAX / STORE_SWEEP_PER_MOVE: the journal's
+ * sweep (sweep_step): the fewest rows a step examines, the most, and the
+ * budget each journaled move adds. */
+#define STORE_SWEEP_ROWS 64
+#define STORE_SWEEP_MAX 256
+#define STORE_SWEEP_PER_MOVE 2
 #define STORE_WAL_SOFT_FRAMES (STORE_WAL_CAP_FRAMES / 4 * 3)
 #define STORE_WAL_PARK_FRAMES (STORE_WAL_CAP_FRAMES / 16)
 #define STR_(x) #x
@@ -188,7 +202,9 @@ struct op {
             int64_t ms;
         } settings;
     } u;
-    char *pgn;                    /* OP_FINISH only, owned */
+    char *pgn;                /* OP_FINISH only, owned */
+    struct store_move *moves; /* OP_FINISH only: the game's, owned */
+    size_t n_moves;
     struct store_rating *ratings; /* OP_FINISH of a rated game: white's
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
@@ -205,6 +221,7 @@ struct store {
     /* writer statements */
     sqlite3_stmt *w_begin, *w_commit, *w_rollback;
     sqlite3_stmt *w_player, *w_game, *w_finish, *w_move, *w_beat;
+    sqlite3_stmt *w_final_move, *w_sweep;
     sqlite3_stmt *w_purge_scan, *w_purge_del;
     sqlite3_stmt *w_savepoint, *w_release, *w_rollback_to;
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
@@ -214,6 +231,7 @@ struct store {
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
+    sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
     sqlite3_stmt *r_settings;
@@ -247,6 +265,11 @@ struct store {
     int64_t kept_ms; /* ... the first of them */
     int wait_at;     /* the writer waits for a checkpoint pass when
                               wal_frames reaches this (writer thread only) */
+    /* The journal's sweep (writer thread only): the next step examines
+     * the rows after sweep_from; journal_end is the highest seq written;
+     * sweep_rows, the rows the next step may examine. */
+    int64_t sweep_from, journal_end, sweep_rows;
+    uint64_t swept; /* journal rows it deleted */
     /* checkpointer and writer, guarded by mu */
     bool ckpt_held;      /* store_hold_checkpoints */
     bool ckpt_wanted;    /* the writer waits for a pass */
@@ -383,8 +406,15 @@ static const struct stmt_def writer_stmts[] = {
         "INSERT INTO games (" GAME_COLS ", pgn) VALUES (" GAME_PARAMS
         ", ?29) ON CONFLICT (gid) DO UPDATE SET " GAME_UPDATE
         ", pgn = excluded.pgn"),
-    DEF(w_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
+    DEF(w_move, "INSERT INTO journal (gid, " MOVE_COLS ") "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+    DEF(w_final_move, "INSERT OR REPLACE INTO moves (gid, " MOVE_COLS ") "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+    /* the journal rows in (?1, ?2] of games that ended (or are gone) */
+    DEF(w_sweep, "DELETE FROM journal WHERE seq > ?1 AND seq <= ?2 AND "
+                 "NOT EXISTS (SELECT 1 FROM games g INDEXED BY "
+                 "games_in_play WHERE g.gid = journal.gid AND "
+                 "g.status <> 'ended')"),
     DEF(w_beat, "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', ?1) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
     DEF(w_purge_scan, "SELECT pid, created_ms FROM players "
@@ -461,6 +491,13 @@ static const struct stmt_def reader_stmts[] = {
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     DEF(r_moves, "SELECT " MOVE_COLS " FROM moves WHERE gid = ?1 "
                  "ORDER BY ply"),
+    /* a live game's journal: no index by game, so a scan (only for a
+     * game whose restore failed; see store_get_game) */
+    DEF(r_journal_game, "SELECT " MOVE_COLS " FROM journal WHERE gid = ?1 "
+                        "ORDER BY ply, seq"),
+    /* every game's, for restore: one pass and one sort */
+    DEF(r_journal, "SELECT gid, " MOVE_COLS " FROM journal "
+                   "ORDER BY gid, ply, seq"),
     DEF(r_live, "SELECT " GAME_COLS " FROM games "
                 "WHERE status IN ('waiting', 'started') "
                 "ORDER BY created_ms, gid"),
@@ -533,10 +570,16 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
                             size_t errlen)
 {
     sqlite3_stmt *st = NULL;
+    int64_t page = 0;
+    char sql[64];
     int wal;
 
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, STORE_BUSY_MS);
+    /* a new database gets STORE_PAGE_SIZE pages (store.h) */
+    if (sqlite3_exec(db, "PRAGMA page_size = " STR(STORE_PAGE_SIZE), NULL,
+                     NULL, NULL) != SQLITE_OK)
+        goto fail;
     if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st, NULL) !=
             SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW)
@@ -550,12 +593,16 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
                 path);
         return -1;
     }
-    if (sqlite3_exec(
-            db,
-            "PRAGMA synchronous = NORMAL; "
-            "PRAGMA foreign_keys = ON; "
-            "PRAGMA journal_size_limit = " STR(STORE_WAL_LIMIT_BYTES) ";",
-            NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db,
+                     "PRAGMA synchronous = NORMAL; "
+                     "PRAGMA foreign_keys = ON;",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        query_int(db, "PRAGMA page_size", &page) != 0)
+        goto fail;
+    /* the WAL file is cut back to twice the cap after a spell past it */
+    snprintf(sql, sizeof sql, "PRAGMA journal_size_limit = %lld",
+             (long long)(2 * STORE_WAL_CAP_FRAMES * (page + 24)));
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     return 0;
 fail:
@@ -901,10 +948,28 @@ static int apply_rating(struct store *s, const struct store_rating *r,
     return step_clear(st);
 }
 
-/* The end of a rated game (store_finish_game with ratings) inside the
- * open transaction, in a savepoint: its row, both ratings and both
- * history points, or none of them. SQLITE_DONE, or the failing code. */
-static int apply_finish_rated(struct store *s, const struct op *op)
+/* Binds gid and m to a journal or moves insert (same columns). */
+static int bind_move(sqlite3_stmt *st, const char *gid,
+                     const struct store_move *m)
+{
+    int rc = SQLITE_OK;
+
+    rc |= sqlite3_bind_text(st, 1, gid, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int(st, 2, m->ply);
+    rc |= sqlite3_bind_text(st, 3, m->uci, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_text(st, 4, m->san, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int64(st, 5, m->white_ms);
+    rc |= sqlite3_bind_int64(st, 6, m->black_ms);
+    rc |= sqlite3_bind_int64(st, 7, m->wall_ms);
+    rc |= sqlite3_bind_int64(st, 8, m->lag_ms);
+    return rc;
+}
+
+/* The end of a game (store_finish_game) inside the open transaction, in
+ * a savepoint: its row, its moves and, for a rated game, both ratings
+ * and both history points, or none of them. SQLITE_DONE, or the failing
+ * code. */
+static int apply_finish(struct store *s, const struct op *op)
 {
     sqlite3_stmt *st = s->w_finish;
     int rc;
@@ -919,7 +984,17 @@ static int apply_finish_rated(struct store *s, const struct op *op)
     }
     if ((rc = step_clear(st)) != SQLITE_DONE)
         goto undo;
-    for (int c = 0; c < 2; c++)
+    for (size_t i = 0; i < op->n_moves; i++) {
+        if (bind_move(s->w_final_move, op->u.game.gid, &op->moves[i]) !=
+            SQLITE_OK) {
+            sqlite3_clear_bindings(s->w_final_move);
+            rc = SQLITE_RANGE;
+            goto undo;
+        }
+        if ((rc = step_clear(s->w_final_move)) != SQLITE_DONE)
+            goto undo;
+    }
+    for (int c = 0; op->ratings && c < 2; c++)
         if ((rc = apply_rating(s, &op->ratings[c], op->u.game.gid)) !=
             SQLITE_DONE)
             goto undo;
@@ -984,22 +1059,10 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= bind_game(st, &op->u.game, op->u.game.status);
         break;
     case OP_FINISH:
-        if (op->ratings)
-            return apply_finish_rated(s, op);
-        st = s->w_finish;
-        rc |= bind_game(st, &op->u.game, "ended");
-        rc |= sqlite3_bind_text(st, 29, op->pgn, -1, SQLITE_STATIC);
-        break;
+        return apply_finish(s, op);
     case OP_MOVE:
         st = s->w_move;
-        rc |= sqlite3_bind_text(st, 1, op->u.move.gid, -1, SQLITE_STATIC);
-        rc |= sqlite3_bind_int(st, 2, op->u.move.m.ply);
-        rc |= sqlite3_bind_text(st, 3, op->u.move.m.uci, -1, SQLITE_STATIC);
-        rc |= sqlite3_bind_text(st, 4, op->u.move.m.san, -1, SQLITE_STATIC);
-        rc |= sqlite3_bind_int64(st, 5, op->u.move.m.white_ms);
-        rc |= sqlite3_bind_int64(st, 6, op->u.move.m.black_ms);
-        rc |= sqlite3_bind_int64(st, 7, op->u.move.m.wall_ms);
-        rc |= sqlite3_bind_int64(st, 8, op->u.move.m.lag_ms);
+        rc |= bind_move(st, op->u.move.gid, &op->u.move.m);
         break;
     default:
         return SQLITE_MISUSE;
@@ -1039,22 +1102,62 @@ static const char *op_name(enum op_kind k)
     return names[k];
 }
 
+/*
+ * One step of the journal's sweep in the open transaction, when the
+ * budget allows: deletes the rows of ended games among the next rows
+ * after sweep_from (at most STORE_SWEEP_MAX), starting over at the
+ * first row once it passes the last. The budget grows by
+ * STORE_SWEEP_PER_MOVE rows a journaled move and STORE_SWEEP_ROWS a
+ * heartbeat, so a pass over the journal takes at most half as long as
+ * writing it did, and one step holds the writer for well under a
+ * millisecond. *from and *rows are what the sweep's state becomes if
+ * the transaction commits; *swept counts the rows deleted. SQLITE_DONE,
+ * or the failing code.
+ */
+static int sweep_step(struct store *s, int64_t *from, int64_t *rows,
+                      int64_t *swept)
+{
+    int64_t k, to;
+    int rc;
+
+    if (*rows < STORE_SWEEP_ROWS)
+        return SQLITE_DONE;
+    k = *rows < STORE_SWEEP_MAX ? *rows : STORE_SWEEP_MAX;
+    to = *from + k;
+    sqlite3_bind_int64(s->w_sweep, 1, *from);
+    sqlite3_bind_int64(s->w_sweep, 2, to);
+    if ((rc = step_once(s->w_sweep)) != SQLITE_DONE)
+        return rc;
+    *swept += sqlite3_changes(s->w);
+    *from = to >= s->journal_end ? 0 : to;
+    *rows -= k;
+    return SQLITE_DONE;
+}
+
 /* One transaction: every op of the batch plus, when beat_ms is not 0, the
- * heartbeat. Returns 0 when committed, -1 when rolled back; *t_begin and
- * *t_commit are when BEGIN and COMMIT were stepped (sysclock_us). */
+ * heartbeat, and a step of the journal's sweep when it is due. Returns 0
+ * when committed, -1 when rolled back; *t_begin and *t_commit are when
+ * BEGIN and COMMIT were stepped (sysclock_us). */
 static int commit_batch(struct store *s, struct op **ops, size_t n,
                         int64_t beat_ms, int64_t *t_begin, int64_t *t_commit)
 {
     int rc;
     char q[256];
+    int64_t from = s->sweep_from, rows = s->sweep_rows, swept = 0;
 
     *t_begin = sysclock_us(CLOCK_MONOTONIC);
     rc = step_once(s->w_begin);
 
     if (rc != SQLITE_DONE)
         goto fail;
+    if (beat_ms)
+        rows += STORE_SWEEP_ROWS;
     for (size_t i = 0; i < n; i++) {
         rc = apply_op(s, ops[i]);
+        if (rc == SQLITE_DONE && ops[i]->kind == OP_MOVE) {
+            s->journal_end = sqlite3_last_insert_rowid(s->w);
+            rows += STORE_SWEEP_PER_MOVE;
+        }
         if (rc == SQLITE_DONE)
             continue;
         if (!op_error(rc))
@@ -1071,9 +1174,14 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         if ((rc = step_once(s->w_beat)) != SQLITE_DONE)
             goto fail;
     }
+    if ((rc = sweep_step(s, &from, &rows, &swept)) != SQLITE_DONE)
+        goto fail;
     *t_commit = sysclock_us(CLOCK_MONOTONIC);
     if ((rc = step_once(s->w_commit)) != SQLITE_DONE)
         goto fail;
+    s->sweep_from = from;
+    s->sweep_rows = rows;
+    s->swept += (uint64_t)swept;
     return 0;
 fail:
     atomic_fetch_add(&s->failures[STORE_FAIL_COMMIT], 1);
@@ -1088,6 +1196,7 @@ static void op_free(struct op *op)
 {
     if (op) {
         free(op->pgn);
+        free(op->moves);
         free(op->ratings);
         free(op->keep);
         free(op->text);
@@ -1268,6 +1377,7 @@ static void *writer_main(void *arg)
             hist_add(&s->timing.commit, t_end - t_commit);
         }
         s->timing.retries += (uint64_t)fails;
+        s->stats.journal_swept = s->swept;
         if (stopping && s->q_n == 0)
             break;
     }
@@ -1493,6 +1603,11 @@ int store_open(struct store **out, const char *path,
         goto fail;
     }
     s->last_heartbeat_ms = beat;
+    if (query_int(s->w, "SELECT coalesce(max(seq), 0) FROM journal",
+                  &s->journal_end) != 0) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
+        goto fail;
+    }
 
     if (sqlite3_open_v2(path, &s->r, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
@@ -1728,15 +1843,33 @@ static bool copy_ratings(struct op *op, const struct store_rating *r)
 }
 
 uint64_t store_finish_game(struct store *s, const struct store_game *g,
+                           const struct store_move *moves, size_t n_moves,
                            const char *pgn,
                            const struct store_rating *ratings)
 {
     struct op *op;
 
-    if (!s || !g || !pgn)
+    if (!s || !g || !pgn || (n_moves && !moves))
         return 0;
     if (!(op = op_new(OP_FINISH)))
         return 0;
+    if (n_moves) {
+        op->moves = malloc(n_moves * sizeof *op->moves);
+        if (!op->moves) {
+            op_free(op);
+            return 0;
+        }
+        op->n_moves = n_moves;
+        for (size_t i = 0; i < n_moves; i++) {
+            op->moves[i] = moves[i];
+            TERMINATE(op->moves[i].uci);
+            TERMINATE(op->moves[i].san);
+            if (!op->moves[i].uci[0] || op->moves[i].ply < 1) {
+                op_free(op);
+                return 0;
+            }
+        }
+    }
     if (!copy_game(op, g) || !op->u.game.result[0] ||
         !(op->pgn = strdup(pgn)) ||
         (ratings && (!op->u.game.rated || !copy_ratings(op, ratings)))) {
@@ -2216,46 +2349,66 @@ int store_leaderboard(struct store *s, const char *category, int limit,
     return 0;
 }
 
-/* Reads the journal of gid in ply order into *out (malloc'ed; NULL when
+/* A growing list of one game's moves. */
+struct move_list {
+    struct store_move *v; /* malloc'ed */
+    size_t n, cap;
+};
+
+/* Adds the move in columns col.. of st's row (MOVE_COLS) to l, in ply
+ * order: rows come sorted by ply and then by when they were written, and
+ * the last one written for a ply replaces the others. 0 or -1 (out of
+ * memory). */
+static int move_list_add(struct move_list *l, sqlite3_stmt *st, int col)
+{
+    struct store_move m;
+
+    memset(&m, 0, sizeof m);
+    m.ply = sqlite3_column_int(st, col);
+    col_str(st, col + 1, m.uci, sizeof m.uci);
+    col_str(st, col + 2, m.san, sizeof m.san);
+    m.white_ms = sqlite3_column_int64(st, col + 3);
+    m.black_ms = sqlite3_column_int64(st, col + 4);
+    m.wall_ms = sqlite3_column_int64(st, col + 5);
+    m.lag_ms = sqlite3_column_int64(st, col + 6);
+    if (l->n > 0 && l->v[l->n - 1].ply == m.ply) {
+        l->v[l->n - 1] = m;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 64;
+        struct store_move *nv = realloc(l->v, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = m;
+    return 0;
+}
+
+/* Reads gid's moves in ply order with st (r_moves for a finished game,
+ * r_journal_game for one in play) into *out (malloc'ed; NULL when
  * empty). Returns 0 or -1. */
-static int read_moves(struct store *s, const char *gid,
+static int read_moves(struct store *s, sqlite3_stmt *st, const char *gid,
                       struct store_move **out, size_t *n_out)
 {
-    sqlite3_stmt *st = s->r_moves;
-    struct store_move *v = NULL;
-    size_t n = 0, cap = 0;
+    struct move_list l = {NULL, 0, 0};
     int rc;
 
     sqlite3_bind_text(st, 1, gid, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_move *m;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            struct store_move *nv = realloc(v, ncap * sizeof *v);
-            if (!nv)
-                goto fail;
-            v = nv;
-            cap = ncap;
-        }
-        m = &v[n++];
-        memset(m, 0, sizeof *m);
-        m->ply = sqlite3_column_int(st, 0);
-        col_str(st, 1, m->uci, sizeof m->uci);
-        col_str(st, 2, m->san, sizeof m->san);
-        m->white_ms = sqlite3_column_int64(st, 3);
-        m->black_ms = sqlite3_column_int64(st, 4);
-        m->wall_ms = sqlite3_column_int64(st, 5);
-        m->lag_ms = sqlite3_column_int64(st, 6);
-    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (move_list_add(&l, st, 0) != 0)
+            goto fail;
     if (rc != SQLITE_DONE)
         goto fail;
     sqlite3_reset(st);
-    *out = v;
-    *n_out = n;
+    *out = l.v;
+    *n_out = l.n;
     return 0;
 fail:
     read_failed(s, st);
-    free(v);
+    free(l.v);
     return -1;
 }
 
@@ -2302,7 +2455,9 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
     sqlite3_reset(st);
     if (found == 1 && moves) {
         size_t n = 0;
-        if (read_moves(s, gid, moves, &n) != 0) {
+        sqlite3_stmt *ms = strcmp(g->status, "ended") ? s->r_journal_game
+                                                      : s->r_moves;
+        if (read_moves(s, ms, gid, moves, &n) != 0) {
             found = -1;
         } else if (n_moves) {
             *n_moves = n;
@@ -2318,9 +2473,55 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
 
 struct live_game {
     struct store_game g;
-    struct store_move *moves;
-    size_t n;
+    struct move_list l;
 };
+
+static int cmp_live_gid(const void *a, const void *b)
+{
+    const struct live_game *x = *(const struct live_game *const *)a;
+    const struct live_game *y = *(const struct live_game *const *)b;
+
+    return strcmp(x->g.gid, y->g.gid);
+}
+
+/* Reads the whole journal, sorted by game, into the moves of the games
+ * of v (rows of other games, ended ones not yet swept, are skipped): one
+ * pass, merged with v sorted the same way (SQLite's BINARY collation
+ * compares like strcmp). 0 or -1. */
+static int read_journal(struct store *s, struct live_game *v, size_t n)
+{
+    sqlite3_stmt *st = s->r_journal;
+    struct live_game **by_gid = malloc((n ? n : 1) * sizeof *by_gid);
+    size_t i = 0;
+    int rc;
+
+    if (!by_gid)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        by_gid[k] = &v[k];
+    qsort(by_gid, n, sizeof *by_gid, cmp_live_gid);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *gid = (const char *)sqlite3_column_text(st, 0);
+        int c = 1;
+        if (!gid)
+            continue;
+        while (i < n && (c = strcmp(by_gid[i]->g.gid, gid)) < 0)
+            i++;
+        if (i == n)
+            break;
+        if (c == 0 && move_list_add(&by_gid[i]->l, st, 1) != 0) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+    }
+    free(by_gid);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        read_failed(s, st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
 
 int store_load_live(struct store *s,
                     int (*cb)(void *arg, const struct store_game *g,
@@ -2348,8 +2549,7 @@ int store_load_live(struct store *s,
             cap = ncap;
         }
         row_game(st, &v[n].g);
-        v[n].moves = NULL;
-        v[n].n = 0;
+        memset(&v[n].l, 0, sizeof v[n].l);
         n++;
     }
     if (rc != SQLITE_DONE) {
@@ -2357,19 +2557,18 @@ int store_load_live(struct store *s,
         goto out;
     }
     sqlite3_reset(st);
-    for (size_t i = 0; i < n; i++)
-        if (read_moves(s, v[i].g.gid, &v[i].moves, &v[i].n) != 0)
-            goto out;
+    if (read_journal(s, v, n) != 0)
+        goto out;
     read_end(s);
     ret = 0;
     for (size_t i = 0; i < n; i++)
-        if (cb(arg, &v[i].g, v[i].moves, v[i].n) != 0)
+        if (cb(arg, &v[i].g, v[i].l.v, v[i].l.n) != 0)
             break;
 out:
     if (ret != 0)
         read_end(s);
     for (size_t i = 0; i < n; i++)
-        free(v[i].moves);
+        free(v[i].l.v);
     free(v);
     return ret;
 }

@@ -25,10 +25,19 @@
 
 struct store;
 
-/* The WAL's cap, in frames (one 4 KB page each, 64 MB): a commit that
- * leaves this many makes the writer wait for a checkpoint pass before its
- * next transaction, which then starts the WAL over. */
+/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
+ * of a database created since 0007, 64 MB at the 4 KB of an older one):
+ * a commit that leaves this many makes the writer wait for a checkpoint
+ * pass before its next transaction, which then starts the WAL over. */
 #define STORE_WAL_CAP_FRAMES 16384
+
+/* The page size of a new database. Every commit writes each page it
+ * changed to the WAL whole, and a move changes about one (the journal's
+ * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
+ * the bytes, and so does the checkpoint that copies it (README
+ * "Performance": the disk bandwidth a move needs). An existing database
+ * keeps its own (WAL mode cannot change it). */
+#define STORE_PAGE_SIZE 1024
 
 struct store_player {
     char pid[33];
@@ -147,7 +156,9 @@ uint64_t store_put_player(struct store *s, const struct store_player *p);
 uint64_t store_put_game(struct store *s, const struct store_game *g);
 uint64_t store_put_move(struct store *s, const char *gid,
                         const struct store_move *m);
-/* Marks the game ended and stores its final row and full PGN; for a
+/* Marks the game ended and stores its final row, its moves (moves[0..
+ * n_moves-1], copied: the game's whole record, which the journal then
+ * no longer needs) and full PGN; for a
  * rated game (ratings not NULL) also both players' new ratings
  * (ratings[0] white's, [1] black's, each with one more game and its
  * last_ms the game's end) and a point of each one's history, all in one
@@ -157,6 +168,7 @@ uint64_t store_put_move(struct store *s, const char *gid,
  * leaves the same rows. (0 also when a rating's pid or category is
  * empty, or its pid is no seat of g.) */
 uint64_t store_finish_game(struct store *s, const struct store_game *g,
+                           const struct store_move *moves, size_t n_moves,
                            const char *pgn,
                            const struct store_rating *ratings);
 
@@ -279,7 +291,10 @@ int store_leaderboard(struct store *s, const char *category, int limit,
                       struct store_leader **out, size_t *n);
 
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
- * with its journal in ply order; *pgn likewise (NULL while live). */
+ * with its moves in ply order; *pgn likewise (NULL while live). The moves
+ * of a game in play come from the journal, which has no index by game:
+ * a scan of it, meant for the rare game that is in the database but not
+ * in memory (its restore failed), not for every request. */
 int store_get_game(struct store *s, const char *gid, struct store_game *g,
                    struct store_move **moves, size_t *n_moves, char **pgn);
 /* Calls cb for every game whose status is waiting or started, oldest
@@ -311,6 +326,7 @@ struct store_wal_stats {
                                   it failed) */
     uint64_t writer_waits;     /* times the writer began to wait for a pass */
     int64_t writer_wait_us; /* how long the waits that ended took, in all */
+    uint64_t journal_swept; /* journal rows of ended games deleted */
 };
 void store_wal_stats(struct store *s, struct store_wal_stats *out);
 

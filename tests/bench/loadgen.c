@@ -114,7 +114,12 @@ static void usage(FILE *f)
         "thread's CPU time\n"
         "per move, echo or connection cycle; "
         "server_rss_bytes_per_conn is the\n"
-        "RSS growth since start-up divided by the connections. "
+        "RSS growth since start-up divided by the connections; "
+        "server_disk_write_*\n"
+        "the bytes the server dirtied for the disk over the window "
+        "(/proc/PID/io\n"
+        "write_bytes: its journal's WAL and checkpoints), in all and "
+        "per move. "
         "commit_* is the server's\n"
         "chess_move_commit_seconds over the window (from /metrics "
         "before and after it:\n"
@@ -340,6 +345,25 @@ static double proc_cpu_s(int pid, int tid)
                      &ut, &st) != 2)
         return -1;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The bytes pid caused to be written to storage (write_bytes of
+ * /proc/PID/io: pages it dirtied, whoever writes them back), or -1. */
+static long long proc_write_bytes(int pid)
+{
+    char path[64], line[256];
+    long long b = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%d/io", pid);
+    f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "write_bytes: %lld", &b) == 1)
+            break;
+    fclose(f);
+    return b;
 }
 
 /* VmRSS of pid in KiB, or -1. */
@@ -602,7 +626,8 @@ static void loop_report(enum lg_mode m, const struct lg_stats *t,
 static void report(const struct options *o, const struct lg_stats *t,
                    int failed, double wall_s, double srv_cpu_s,
                    double loop_cpu_s, long rss0_kb, long rss1_kb,
-                   const char *metrics0, const char *metrics1)
+                   long long written, const char *metrics0,
+                   const char *metrics1)
 {
     char loadavg[16] = "na";
     FILE *f = fopen("/proc/loadavg", "r");
@@ -677,6 +702,12 @@ static void report(const struct options *o, const struct lg_stats *t,
             printf(" server_rss_bytes_per_conn=na");
         printf(" server_cpu_pct=%.1f", 100.0 * srv_cpu_s / wall_s);
         loop_report(c->mode, t, wall_s, loop_cpu_s);
+        if (c->mode == LG_MODE_PLAY && written >= 0) {
+            printf(" server_disk_write_kb=%lld", written / 1024);
+            if (t->moves)
+                printf(" server_disk_write_bytes_per_move=%.0f",
+                       (double)written / (double)t->moves);
+        }
     } else {
         printf(" server_rss_kb=na server_rss_bytes_per_conn=na "
                "server_cpu_pct=na");
@@ -716,6 +747,7 @@ int main(int argc, char **argv)
     char *metrics0 = NULL, *metrics1 = NULL;
     double cpu0 = 0, cpu1 = 0, loop0 = 0, loop1 = 0, t0, t1;
     long rss0 = -1, rss1 = -1;
+    long long wb0 = -1, wb1 = -1;
     int ready, failed = 0;
 
     parse_args(argc, argv, &o);
@@ -746,6 +778,7 @@ int main(int argc, char **argv)
     if (o.server_pid) {
         cpu0 = proc_cpu_s(o.server_pid, 0);
         loop0 = proc_cpu_s(o.server_pid, o.server_pid);
+        wb0 = proc_write_bytes(o.server_pid);
     }
     t0 = mono_s();
     for (int i = 0; i < o.procs; i++)
@@ -762,6 +795,7 @@ int main(int argc, char **argv)
         cpu1 = proc_cpu_s(o.server_pid, 0);
         loop1 = proc_cpu_s(o.server_pid, o.server_pid);
         rss1 = proc_rss_kb(o.server_pid);
+        wb1 = proc_write_bytes(o.server_pid);
     }
     if (metrics0)
         metrics1 = fetch_metrics(&o.cfg);
@@ -815,8 +849,8 @@ int main(int argc, char **argv)
     }
     report(&o, total, failed, t1 - t0,
            cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0,
-           loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1, metrics0,
-           metrics1);
+           loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1,
+           wb0 >= 0 && wb1 >= 0 ? wb1 - wb0 : -1, metrics0, metrics1);
     free(metrics0);
     free(metrics1);
     free(total);

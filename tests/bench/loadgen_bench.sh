@@ -32,6 +32,10 @@
 # FILE.RUN.echo); read the loop thread's with
 #   perf report -i FILE.1 --tid PID --no-children --sort dso,sym
 # (PID: perf report -i FILE.1 --sort pid shows it; it is the first).
+# BENCH_DISK_BPS=N (root, cgroup v1 blkio) models a slower disk: every
+# write to the block device under /tmp is throttled to N bytes a second
+# for the whole machine while the script runs (blkio.throttle.
+# write_bps_device of the root cgroup; put back to unlimited at exit).
 set -eu
 
 if [ $# -lt 2 ]; then
@@ -148,6 +152,22 @@ echo_run() {
     echo "run=$run loadavg_before=$load ${mode}_ratio=$ratio" \
         "loop_cost_ratio=$cost $eline"
 }
+
+if [ -n "${BENCH_DISK_BPS:-}" ]; then
+    throttle=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device
+    if [ ! -w "$throttle" ]; then
+        echo "BENCH_DISK_BPS needs root and cgroup v1's $throttle" >&2
+        exit 2
+    fi
+    # the whole disk of /tmp's file system (vda1 -> vda)
+    disk=$(lsblk -no PKNAME "$(df --output=source /tmp | tail -1)" \
+        2>/dev/null || true)
+    [ -n "$disk" ] || disk=$(basename "$(df --output=source /tmp | tail -1)")
+    dev=$(cat "/sys/class/block/$disk/dev")
+    echo "$dev $BENCH_DISK_BPS" > "$throttle"
+    trap 'echo "$dev 0" > "$throttle"' EXIT INT TERM
+    echo "disk $disk ($dev) writes throttled to $BENCH_DISK_BPS bytes/s"
+fi
 
 run=1
 while [ "$run" -le "$runs" ]; do

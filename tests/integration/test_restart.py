@@ -154,7 +154,7 @@ class RestartTest(FreshServerTest):
             db.execute("UPDATE games SET initial_fen = ? WHERE gid = ?",
                        ("QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - "
                         "0 1", bad_inv))
-            db.execute("UPDATE moves SET uci = 'd2d5' WHERE gid = ?",
+            db.execute("UPDATE journal SET uci = 'd2d5' WHERE gid = ?",
                        (bad_moves,))
         db.close()
 

@@ -29,7 +29,8 @@ struct fake {
     struct store_game last_row;
     int rows; /* put_game calls that were stored */
     int finished, ended, expired;
-    int asked; /* ask_verdict calls */
+    size_t finished_moves; /* the moves the last end carried */
+    int asked;             /* ask_verdict calls */
     int asked_color;
     int refuse_verdict; /* ask_verdict fails */
     uint64_t committed; /* the store's committed sequence number */
@@ -81,11 +82,28 @@ static uint64_t f_put_move(void *ctx, const char *gid,
     return ++F.next_seq;
 }
 
+/* The end carries the moves as they were journaled: the last F.nmoves of
+ * them are the ones put_move saw (a restored game's earlier ones came
+ * from its journal, not from this fixture). */
 static uint64_t f_finish(void *ctx, const struct store_game *row,
+                         const struct store_move *moves, size_t n,
                          const char *pgn, const struct store_rating *ratings)
 {
     (void)ctx;
     ck_assert_ptr_null(ratings); /* casual games */
+    ck_assert_uint_ge(n, (size_t)F.nmoves);
+    for (size_t i = 0; i < (size_t)F.nmoves; i++) {
+        const struct store_move *a = &moves[n - (size_t)F.nmoves + i];
+        const struct store_move *b = &F.moves[i];
+        ck_assert_int_eq(a->ply, b->ply);
+        ck_assert_str_eq(a->uci, b->uci);
+        ck_assert_str_eq(a->san, b->san);
+        ck_assert_int_eq(a->white_ms, b->white_ms);
+        ck_assert_int_eq(a->black_ms, b->black_ms);
+        ck_assert_int_eq(a->wall_ms, b->wall_ms);
+        ck_assert_int_eq(a->lag_ms, b->lag_ms);
+    }
+    F.finished_moves = n;
     ck_assert_ptr_nonnull(strstr(pgn, row->result));
     F.last_row = *row;
     F.finished++;

@@ -348,7 +348,8 @@ START_TEST(player_profile_and_rating_history)
         r[c].last_ms = g.ended_ms;
     }
     r[0].wins = r[1].losses = 1;
-    ck_assert_uint_gt(store_finish_game(fake_store, &g, "pgn", r), 0);
+    ck_assert_uint_gt(store_finish_game(fake_store, &g, NULL, 0, "pgn", r),
+                      0);
     fake_settle();
 
     j = get_json("/api/players/pidA", NULL, 0);

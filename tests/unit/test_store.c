@@ -213,8 +213,9 @@ START_TEST(fresh_database_is_migrated)
                      store_schema_version(s));
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
                                  "type = 'table' AND name IN ('players', "
-                                 "'games', 'moves', 'meta')"),
-                     4);
+                                 "'games', 'moves', 'meta', 'journal')"),
+                     5);
+    ck_assert_int_eq(raw_int(db, "PRAGMA page_size"), STORE_PAGE_SIZE);
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE "
                                  "type = 'index' AND name IN "
                                  "('games_white_ended', "
@@ -320,12 +321,20 @@ START_TEST(game_journal_and_finish)
              "2 3");
     g.draw_offer[0] = '\0';
     g.ended_ms = 9000;
-    seq = store_finish_game(s, &g, "[Event \"x\"]\n\n1. e4 1/2-1/2\n", NULL);
+    /* the end carries the game's moves: the third one as it was played
+     * in memory, not as journaled, so that the test tells which it read */
+    mv[2].white_ms = 4242;
+    seq = store_finish_game(s, &g, mv, 4, "[Event \"x\"]\n\n1. e4 1/2-1/2\n",
+                            NULL);
     wait_committed(s, seq);
-    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, &pgn), 1);
+    ck_assert_int_eq(store_get_game(s, "g1", &got, &moves, &n, &pgn), 1);
     snprintf(g.status, sizeof g.status, "ended");
     assert_game_eq(&got, &g);
     ck_assert_str_eq(pgn, "[Event \"x\"]\n\n1. e4 1/2-1/2\n");
+    ck_assert_uint_eq(n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_move_eq(&moves[i], &mv[i]);
+    free(moves);
     free(pgn);
 
     ck_assert_int_eq(store_get_game(s, "nope", &got, &moves, &n, &pgn), 0);
@@ -404,7 +413,7 @@ START_TEST(load_live_lists_waiting_and_started_oldest_first)
     store_put_move(s, "late", &m1);
     store_put_move(s, "done", &m1);
     end_game(&done, "1-0", "resignation", 4000);
-    seq = store_finish_game(s, &done, "pgn", NULL);
+    seq = store_finish_game(s, &done, NULL, 0, "pgn", NULL);
     wait_committed(s, seq);
 
     memset(&seen, 0, sizeof seen);
@@ -423,6 +432,114 @@ START_TEST(load_live_lists_waiting_and_started_oldest_first)
     seen.stop_after = 2;
     ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
     ck_assert_int_eq(seen.n, 2);
+    store_close(s);
+}
+END_TEST
+
+/* The journal keeps only games in play: an end copies the game's moves
+ * into `moves`, and the writer's sweep deletes the ended game's journal
+ * rows (as moves are journaled, a few hundred rows at a time) while those
+ * of a game in play stay, in order, for restore. */
+START_TEST(journal_rows_of_ended_games_are_swept)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game done = game("done", "pidA", "pidB", "started", 10);
+    struct store_game live = game("live", "pidB", "pidA", "started", 20);
+    struct store_move mv[2] = {move(1, "e2e4", "e4"), move(2, "e7e5", "e5")};
+    struct store_move *got = NULL;
+    struct store_game row;
+    struct live_seen seen;
+    sqlite3 *db;
+    uint64_t seq = 0;
+    size_t n = 0;
+    int plies = 300; /* a budget of 600 rows: at least one step */
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_game(s, &done);
+    store_put_game(s, &live);
+    store_put_move(s, "done", &mv[0]);
+    store_put_move(s, "done", &mv[1]);
+    end_game(&done, "1-0", "resignation", 30);
+    store_finish_game(s, &done, mv, 2, "pgn", NULL);
+    for (int i = 1; i <= plies; i++) {
+        struct store_move m = move(i, i % 2 ? "g1f3" : "g8f6", "x");
+        seq = store_put_move(s, "live", &m);
+        if (i % 50 == 0) /* several transactions */
+            wait_committed(s, seq);
+    }
+    wait_committed(s, seq);
+
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
+                                 "gid = 'done'"),
+                     0);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
+                                 "gid = 'live'"),
+                     plies);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves WHERE "
+                                 "gid = 'done'"),
+                     2);
+    sqlite3_close(db);
+    {
+        struct store_wal_stats st;
+        store_wal_stats(s, &st);
+        ck_assert_uint_eq(st.journal_swept, 2);
+    }
+    /* the ended game reads from `moves`, the live one from the journal */
+    ck_assert_int_eq(store_get_game(s, "done", &row, &got, &n, NULL), 1);
+    ck_assert_uint_eq(n, 2);
+    assert_move_eq(&got[1], &mv[1]);
+    free(got);
+    ck_assert_int_eq(store_get_game(s, "live", &row, &got, &n, NULL), 1);
+    ck_assert_uint_eq(n, (size_t)plies);
+    for (int i = 0; i < plies; i++)
+        ck_assert_int_eq(got[i].ply, i + 1);
+    free(got);
+    memset(&seen, 0, sizeof seen);
+    ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
+    ck_assert_int_eq(seen.n, 1);
+    ck_assert_str_eq(seen.gids[0], "live");
+    ck_assert_uint_eq(seen.n_moves[0], (size_t)plies);
+    ck_assert_str_eq(seen.first_uci[0], "g1f3");
+    store_close(s);
+}
+END_TEST
+
+/* Restore reads the journal sorted by game and ply, and the last row
+ * written for a ply wins (a move journaled twice, as `moves`' INSERT OR
+ * REPLACE kept one). */
+START_TEST(journal_restore_takes_the_last_row_of_a_ply)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game g1 = game("g1", "pidA", "pidB", "started", 10);
+    struct store_game g2 = game("g2", "pidB", "pidA", "started", 20);
+    struct store_move m1 = move(1, "e2e4", "e4"), m1b = move(1, "d2d4", "d4");
+    struct store_move m2 = move(2, "e7e5", "e5");
+    struct live_seen seen;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_game(s, &g2); /* g2 first: the journal is not in gid order */
+    store_put_game(s, &g1);
+    store_put_move(s, "g2", &m1);
+    store_put_move(s, "g1", &m2);
+    store_put_move(s, "g1", &m1);
+    store_put_move(s, "g2", &m2);
+    wait_committed(s, store_put_move(s, "g1", &m1b));
+    memset(&seen, 0, sizeof seen);
+    ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
+    ck_assert_int_eq(seen.n, 2);
+    ck_assert_str_eq(seen.gids[0], "g1"); /* oldest first */
+    ck_assert_uint_eq(seen.n_moves[0], 2);
+    ck_assert_str_eq(seen.first_uci[0], "d2d4");
+    ck_assert_str_eq(seen.gids[1], "g2");
+    ck_assert_uint_eq(seen.n_moves[1], 2);
+    ck_assert_str_eq(seen.first_uci[1], "e2e4");
     store_close(s);
 }
 END_TEST
@@ -457,7 +574,7 @@ START_TEST(list_player_games_pages_newest_first)
         struct store_game g = game(rows[i].gid, rows[i].w, rows[i].b,
                                    "started", 100 + (int64_t)i);
         end_game(&g, rows[i].result, "checkmate", rows[i].ended);
-        seq = store_finish_game(s, &g, "pgn", NULL);
+        seq = store_finish_game(s, &g, NULL, 0, "pgn", NULL);
     }
     struct store_game live = game("live", "pidA", "pidB", "started", 9000);
     seq = store_put_game(s, &live);
@@ -636,9 +753,9 @@ START_TEST(bad_writes_are_refused_and_change_nothing)
     ck_assert_uint_eq(store_put_game(s, &g), 0);
     snprintf(g.gid, sizeof g.gid, "g1");
     /* no result */
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", NULL), 0);
     snprintf(g.result, sizeof g.result, "1-0");
-    ck_assert_uint_eq(store_finish_game(s, &g, NULL, NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, NULL, NULL), 0);
     g.result[0] = '\0';
     m.ply = 0;
     ck_assert_uint_eq(store_put_move(s, "g1", &m), 0);
@@ -674,12 +791,12 @@ START_TEST(unknown_reason_is_refused)
     snprintf(g.result, sizeof g.result, "1-0");
     snprintf(g.reason, sizeof g.reason, "adjourned");
     ck_assert_uint_eq(store_put_game(s, &g), 0);
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", NULL), 0);
     snprintf(g.reason, sizeof g.reason, "Checkmate");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", NULL), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", NULL), 0);
     ck_assert_uint_eq(store_queue_depth(s), 0);
     snprintf(g.reason, sizeof g.reason, "checkmate");
-    ck_assert_uint_gt(store_finish_game(s, &g, "pgn", NULL), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, NULL, 0, "pgn", NULL), 0);
     store_close(s);
 }
 END_TEST
@@ -719,9 +836,9 @@ START_TEST(full_queue_refuses_writes)
     /* released: everything accepted commits, in order */
     wait_committed(s, last);
     ck_assert_uint_eq(store_queue_depth(s), 0);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"),
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal"),
                      (int64_t)accepted);
-    ck_assert_int_eq(raw_int(db, "SELECT max(ply) FROM moves"),
+    ck_assert_int_eq(raw_int(db, "SELECT max(ply) FROM journal"),
                      (int64_t)accepted);
     struct store_move m = move(ply, "d2d4", "d4");
     ck_assert_uint_eq(store_put_move(s, "g1", &m), last + 1);
@@ -741,7 +858,7 @@ START_TEST(backup_copies_a_live_database)
 
     store_put_player(s, &a);
     end_game(&g, "0-1", "resignation", 50);
-    wait_committed(s, store_finish_game(s, &g, "1. e4 0-1\n", NULL));
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "1. e4 0-1\n", NULL));
     snprintf(dest, sizeof dest, "%s/backup.db", dir);
 
     /* from another process, while this one has the store open and
@@ -801,10 +918,11 @@ START_TEST(heartbeat_is_written_while_open)
 END_TEST
 
 /* The WAL's tests. A move commit writes a frame or two (its journal
- * page, now and then a split); a WAL file of f frames is 32 + f * 4120
+ * page, now and then a split); a WAL file of f frames is 32 + f *
+ * (STORE_PAGE_SIZE + 24)
  * bytes, and SQLite never shrinks it below the most it held (except to
  * journal_size_limit, twice the cap). */
-#define FRAME_BYTES (4096 + 24)
+#define FRAME_BYTES (STORE_PAGE_SIZE + 24)
 #define COMMIT_FRAMES 8 /* more than one move's commit ever writes */
 
 static struct store_wal_stats wal_stats(struct store *s)
@@ -1043,7 +1161,7 @@ START_TEST(purge_deletes_only_old_guests_that_never_played)
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     g = game("g3", "loser", "young", "started", now - 10);
     end_game(&g, "*", "aborted", now - 5);
-    ck_assert_uint_gt(store_finish_game(s, &g, "", NULL), 0);
+    ck_assert_uint_gt(store_finish_game(s, &g, NULL, 0, "", NULL), 0);
     g = game("g4", "late", "", "waiting", now); /* queued before it */
     ck_assert_uint_gt(store_put_game(s, &g), 0);
     wait_committed(s, store_purge_guests(s, now - day, keep, 1));
@@ -1357,13 +1475,13 @@ START_TEST(rated_end_stores_ratings_with_the_end)
     /* refused: ratings for a casual game, a pid not in its seat, an
      * unknown category */
     g.rated = 0;
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", r), 0);
     g.rated = 1;
     r[1].pid[3] = 'X';
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", r), 0);
     r[1].pid[3] = 'B';
     snprintf(r[1].category, sizeof r[1].category, "lightning");
-    ck_assert_uint_eq(store_finish_game(s, &g, "pgn", r), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", r), 0);
     snprintf(r[1].category, sizeof r[1].category, "blitz");
 
     /* a failure in the middle (the second history point) undoes it all */
@@ -1371,7 +1489,7 @@ START_TEST(rated_end_stores_ratings_with_the_end)
     raw_exec(db, "CREATE TRIGGER no_b BEFORE INSERT ON rating_history "
                  "WHEN NEW.pid = 'pidB' BEGIN SELECT RAISE(ABORT, 'no'); "
                  "END");
-    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", r));
     ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
     ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
     ck_assert_str_eq(got.status, "started");
@@ -1379,7 +1497,7 @@ START_TEST(rated_end_stores_ratings_with_the_end)
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM rating_history"), 0);
     raw_exec(db, "DROP TRIGGER no_b");
 
-    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", r));
     ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
     assert_game_eq(&got, &g);
     ck_assert_int_eq(got.rated, 1);
@@ -1392,7 +1510,7 @@ START_TEST(rated_end_stores_ratings_with_the_end)
     }
     ck_assert_int_eq(store_get_rating(s, "pidA", "rapid", &out), 0);
     /* applied twice: the same rows, one history point each */
-    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", r));
     ck_assert_int_eq(store_get_rating(s, "pidA", "blitz", &out), 1);
     assert_rating_eq(&out, &r[0]);
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM rating_history"), 2);
@@ -1496,6 +1614,8 @@ START_TEST(version_2_database_upgrades_in_place)
                  "'pidW', 'white', 1, 60, 'rnbqkbnr/pppppppp/8/8/8/8/"
                  "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'ended', '0-1', "
                  "'resignation', 1700000000400, 1700000000500, '[pgn]')");
+    raw_exec(db, "INSERT INTO moves VALUES ('done', 1, 'd2d4', 'd4', "
+                 "60000, 60000, 1700000000450)");
     sqlite3_close(db);
 
     struct store *s = open_store(db_path);
@@ -1513,7 +1633,18 @@ START_TEST(version_2_database_upgrades_in_place)
     ck_assert_str_eq(g.white_pid, "pidW");
     ck_assert_uint_eq(n, 1);
     ck_assert_str_eq(moves[0].san, "e4");
-    free(moves);
+    /* 0007: the game in play's move went to the journal, the finished
+     * game's stayed; the file keeps its 4 KB pages */
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
+                                 "gid = 'live' AND uci = 'e2e4'"),
+                     1);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves WHERE "
+                                 "gid = 'done' AND uci = 'd2d4'"),
+                     1);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"), 1);
+    ck_assert_int_eq(raw_int(db, "PRAGMA page_size"), 4096);
+    sqlite3_close(db);
     ck_assert_int_eq(store_get_game(s, "done", &g, NULL, NULL, &pgn), 1);
     ck_assert_str_eq(g.reason, "resignation");
     ck_assert_str_eq(pgn, "[pgn]");
@@ -1535,7 +1666,8 @@ START_TEST(version_2_database_upgrades_in_place)
     end_game(&g, "0-1", "resignation", 2000);
     g.rated = 1;
     g.rd_before[0] = g.rd_before[1] = 350;
-    wait_committed(s, store_finish_game(s, &g, "pgn", r));
+    wait_committed(s, store_finish_game(s, &g, moves, n, "pgn", r));
+    free(moves);
     ck_assert_int_eq(store_get_rating(s, "pidB", "blitz", &got), 1);
     assert_rating_eq(&got, &r[1]);
     store_close(s);
@@ -1548,7 +1680,7 @@ START_TEST(version_2_database_upgrades_in_place)
                      (int64_t)migrations_count);
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM players"), 2);
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM games"), 2);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"), 1);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves"), 2);
     sqlite3_close(db);
 }
 END_TEST
@@ -1563,6 +1695,8 @@ static Suite *store_suite(void)
     tcase_add_test(tc, fresh_database_is_migrated);
     tcase_add_test(tc, players_round_trip);
     tcase_add_test(tc, game_journal_and_finish);
+    tcase_add_test(tc, journal_rows_of_ended_games_are_swept);
+    tcase_add_test(tc, journal_restore_takes_the_last_row_of_a_ply);
     tcase_add_test(tc, empty_seats_are_null);
     tcase_add_test(tc, load_live_lists_waiting_and_started_oldest_first);
     tcase_add_test(tc, list_player_games_pages_newest_first);
