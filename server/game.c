@@ -67,10 +67,11 @@ struct game {
     char initial_fen[FEN_MAX];
     char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
     char (*san)[SAN_MAX]; /* ... as SAN */
-    int64_t *clk_ms;      /* mover's time left after each move */
-    int64_t *other_ms;    /* ... and its opponent's */
-    int64_t *lag_ms;      /* the lag credit of each move */
-    int64_t *wall_ms;     /* Unix ms each move was played */
+    /* one block of 4 * cap (reserve), clk_ms at its start: */
+    int64_t *clk_ms;   /* mover's time left after each move */
+    int64_t *other_ms; /* ... and its opponent's */
+    int64_t *lag_ms;   /* the lag credit of each move */
+    int64_t *wall_ms;  /* Unix ms each move was played */
     size_t cap;
     int64_t lag_quota[2]; /* lag credit each colour may still get */
     int64_t last_lag;     /* the credit of the last move played */
@@ -745,7 +746,7 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
     fill_row(g, &row, now);
     pgn = make_pgn(g);
-    moves = journal_of(g);
+    moves = journal_of(g); /* out of memory: not stored, as when full */
     seq = moves || g->rec.n == 0
               ? g->env.finish(g->env.ctx, &row, moves, g->rec.n,
                               pgn ? pgn : "", rate ? ratings : NULL)
@@ -918,32 +919,36 @@ static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
  * connection). */
 static int reserve(struct game *g)
 {
-    size_t cap;
-    void *a, *b, *c, *d, *e, *f;
+    size_t cap, n = g->rec.n;
+    void *a, *b;
+    int64_t *t;
 
-    if (g->rec.n < g->cap)
+    if (n < g->cap)
         return 0;
-    cap = g->cap ? 2 * g->cap : 8;
+    cap = g->cap ? 2 * g->cap : 4; /* most idle games hold a few plies */
     a = realloc(g->uci, cap * sizeof *g->uci);
     if (a)
         g->uci = a;
     b = realloc(g->san, cap * sizeof *g->san);
     if (b)
         g->san = b;
-    c = realloc(g->clk_ms, cap * sizeof *g->clk_ms);
-    if (c)
-        g->clk_ms = c;
-    d = realloc(g->lag_ms, cap * sizeof *g->lag_ms);
-    if (d)
-        g->lag_ms = d;
-    e = realloc(g->other_ms, cap * sizeof *g->other_ms);
-    if (e)
-        g->other_ms = e;
-    f = realloc(g->wall_ms, cap * sizeof *g->wall_ms);
-    if (f)
-        g->wall_ms = f;
-    if (!a || !b || !c || !d || !e || !f)
+    /* the four times of a ply: one block (clk_ms is its start) */
+    t = malloc(4 * cap * sizeof *t);
+    if (!a || !b || !t) {
+        free(t);
         return -1;
+    }
+    if (n) {
+        memcpy(t, g->clk_ms, n * sizeof *t);
+        memcpy(t + cap, g->other_ms, n * sizeof *t);
+        memcpy(t + 2 * cap, g->lag_ms, n * sizeof *t);
+        memcpy(t + 3 * cap, g->wall_ms, n * sizeof *t);
+    }
+    free(g->clk_ms);
+    g->clk_ms = t;
+    g->other_ms = t + cap;
+    g->lag_ms = t + 2 * cap;
+    g->wall_ms = t + 3 * cap;
     g->cap = cap;
     return 0;
 }
@@ -1101,10 +1106,7 @@ void game_free(struct game *g)
     record_clear(&g->rec);
     free(g->uci);
     free(g->san);
-    free(g->clk_ms);
-    free(g->other_ms);
-    free(g->lag_ms);
-    free(g->wall_ms);
+    free(g->clk_ms); /* and the other times: one block */
     free(g->subs);
     free(g);
 }
