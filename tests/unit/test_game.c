@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "move_assert.h"
 #include "movegen.h"
 #include "msgbuf.h"
 #include "notation.h"
@@ -92,17 +93,8 @@ static uint64_t f_finish(void *ctx, const struct store_game *row,
     (void)ctx;
     ck_assert_ptr_null(ratings); /* casual games */
     ck_assert_uint_ge(n, (size_t)F.nmoves);
-    for (size_t i = 0; i < (size_t)F.nmoves; i++) {
-        const struct store_move *a = &moves[n - (size_t)F.nmoves + i];
-        const struct store_move *b = &F.moves[i];
-        ck_assert_int_eq(a->ply, b->ply);
-        ck_assert_str_eq(a->uci, b->uci);
-        ck_assert_str_eq(a->san, b->san);
-        ck_assert_int_eq(a->white_ms, b->white_ms);
-        ck_assert_int_eq(a->black_ms, b->black_ms);
-        ck_assert_int_eq(a->wall_ms, b->wall_ms);
-        ck_assert_int_eq(a->lag_ms, b->lag_ms);
-    }
+    for (size_t i = 0; i < (size_t)F.nmoves; i++)
+        assert_move_eq(&moves[n - (size_t)F.nmoves + i], &F.moves[i]);
     F.finished_moves = n;
     ck_assert_ptr_nonnull(strstr(pgn, row->result));
     F.last_row = *row;

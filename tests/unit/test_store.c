@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "migrations.h"
+#include "move_assert.h"
 #include "store.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -189,17 +190,6 @@ static void assert_game_eq(const struct store_game *a,
     ck_assert_int_eq(a->ended_ms, b->ended_ms);
     ck_assert_int_eq(a->white_ms, b->white_ms);
     ck_assert_int_eq(a->black_ms, b->black_ms);
-}
-
-static void assert_move_eq(const struct store_move *a,
-                           const struct store_move *b)
-{
-    ck_assert_int_eq(a->ply, b->ply);
-    ck_assert_str_eq(a->uci, b->uci);
-    ck_assert_str_eq(a->san, b->san);
-    ck_assert_int_eq(a->white_ms, b->white_ms);
-    ck_assert_int_eq(a->black_ms, b->black_ms);
-    ck_assert_int_eq(a->wall_ms, b->wall_ms);
 }
 
 START_TEST(fresh_database_is_migrated)
