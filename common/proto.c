@@ -1031,6 +1031,12 @@ char *proto_render_state(const struct proto_state *s,
 
     if (!o)
         return NULL;
+    if (s->lags) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < s->n; i++)
+            json_array_append_new(a, json_integer(s->lags[i]));
+        json_object_set_new(o, "lags", a);
+    }
     if (s->result)
         json_object_set_new(o, "result", json_string(s->result));
     if (s->reason)

@@ -259,6 +259,7 @@ struct proto_state {
     const char *initial_fen;
     const char (*moves)[UCI_MAX]; /* n entries */
     const char (*san)[SAN_MAX];   /* n entries */
+    const int64_t *lags;          /* n entries: each move's lag credit */
     size_t n;
     const char *fen;
     int ply;

@@ -337,6 +337,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
         .initial_fen = g->initial_fen,
         .moves = (const char(*)[UCI_MAX])g->uci,
         .san = (const char(*)[SAN_MAX])g->san,
+        .lags = g->lag_ms,
         .n = g->rec.n,
         .fen = fen,
         .ply = (int)g->rec.n,
@@ -379,11 +380,12 @@ char *game_render_stored(const struct store_game *row,
 {
     char(*uci)[UCI_MAX] = malloc((n ? n : 1) * sizeof *uci);
     char(*san)[SAN_MAX] = malloc((n ? n : 1) * sizeof *san);
+    int64_t *lags = malloc((n ? n : 1) * sizeof *lags);
     struct board b;
     char fen[FEN_MAX], initial[FEN_MAX];
     char *text = NULL;
 
-    if (!uci || !san || strcmp(row->status, "ended") ||
+    if (!uci || !san || !lags || strcmp(row->status, "ended") ||
         board_from_fen(&b, row->initial_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, initial); /* normalised, as a restored game has it */
@@ -393,6 +395,7 @@ char *game_render_stored(const struct store_game *row,
     for (size_t i = 0; i < n; i++) {
         memcpy(uci[i], moves[i].uci, UCI_MAX);
         snprintf(san[i], SAN_MAX, "%s", moves[i].san);
+        lags[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
     }
     /* a rated game that ended with a change (an RD is never 0) */
     bool changed = row->rated && row->rd_before[0] > 0;
@@ -416,6 +419,7 @@ char *game_render_stored(const struct store_game *row,
         .initial_fen = initial,
         .moves = (const char(*)[UCI_MAX])uci,
         .san = (const char(*)[SAN_MAX])san,
+        .lags = lags,
         .n = n,
         .fen = fen,
         .ply = (int)n,
@@ -439,6 +443,7 @@ char *game_render_stored(const struct store_game *row,
 out:
     free(uci);
     free(san);
+    free(lags);
     return text;
 }
 

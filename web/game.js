@@ -173,8 +173,8 @@ export class GameView {
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
             you, positions: null,
-            // ply -> lag_ms of the moves seen in a `moved` (state has none)
-            lags: old && old.lags ? old.lags : {},
+            // ply -> lag_ms of each move (state's lags, then moved's)
+            lags: lagsOf(msg.lags),
             viewPly: old && old.viewPly !== null && old.viewPly < msg.ply
                 ? old.viewPly : null,
             pendingMove: null,
@@ -1275,6 +1275,17 @@ function premoveCandidates(board, color) {
         }
     }
     return out;
+}
+
+// state's lags (one per move, 0 for none) as ply -> lag_ms.
+function lagsOf(list) {
+    const lags = {};
+    if (Array.isArray(list))
+        list.forEach((ms, i) => {
+            if (typeof ms === 'number' && ms > 0)
+                lags[i + 1] = ms;
+        });
+    return lags;
 }
 
 function setText(el, text) {

@@ -2,7 +2,7 @@
 // line above the board, large clocks, the material difference, move
 // numbers while browsing, the "Resign and leave" button, no second seek
 // during a game, no starting position before the real one, the page of a
-// wrong link, and the server's lag credit.
+// wrong link, and the server's lag credit (also after a reload).
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -235,5 +235,11 @@ test('the lag credit of a move is shown', { timeout: 90000 }, async (t) => {
     await clickMove(b.page, 'b8c6');
     await a.page.locator('#bar-bottom .lag').waitFor({ state: 'hidden' });
     assert.equal(await text(b.page, '#moves button[data-ply="3"]'), 'Nf3');
+    // A reload keeps it: `state` carries every move's credit.
+    await b.page.reload();
+    const again = b.page.locator('#moves button[data-ply="3"]');
+    await again.waitFor();
+    assert.equal(await again.getAttribute('title'), want);
+    assert.equal(await again.getAttribute('aria-label'), `2. Nf3, ${want}`);
     assertClean(t, a, b);
 });

@@ -103,10 +103,16 @@ class LagTest(FreshServerTest):
         self.assertEqual(status, 200)
         self.assertIn("[%%lag %d.%03d]" % (credits[0] // 1000,
                                            credits[0] % 1000), body.decode())
+        # and in `state`, for a client that comes back (a reload): the
+        # credit of every move, white's first (never credited) 0
+        st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(len(st["lags"]), len(st["moves"]))
+        self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
         b.send({"t": "resign", "game": gid})
         b.expect("game_end", game=gid)
         st = w.request({"t": "sync", "game": gid}, "state")
         self.assertEqual(st["game"], gid)
+        self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
 
     def test_held_back_pongs_gain_only_the_quota(self):
         w, b, gid = self.game(pong_hold_s=2.0)  # looks like a 2 s round trip

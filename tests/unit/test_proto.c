@@ -311,6 +311,7 @@ START_TEST(render_state_and_moved)
     static const char moves[][UCI_MAX] = {"e2e4"};
     static const char san[][SAN_MAX] = {"e4"};
     static const char legal[][UCI_MAX] = {"a7a5", "a7a6"};
+    static const int64_t lags[] = {87};
     struct proto_state s = {
         .game = "G1",
         .white = {"p1", "al"},
@@ -319,6 +320,7 @@ START_TEST(render_state_and_moved)
         .initial_fen = FEN_START,
         .moves = moves,
         .san = san,
+        .lags = lags,
         .n = 1,
         .fen = "x",
         .ply = 1,
@@ -343,6 +345,10 @@ START_TEST(render_state_and_moved)
                          json_object_get(o, "gone"), "black")),
                      1234);
     ck_assert_int_eq(json_array_size(json_object_get(o, "legal")), 2);
+    ck_assert_int_eq(json_array_size(json_object_get(o, "lags")), 1);
+    ck_assert_int_eq(
+        json_integer_value(json_array_get(json_object_get(o, "lags"), 0)),
+        87);
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(o, "clock"), "type")),
                      "fischer");
