@@ -15,6 +15,7 @@
 #include <check.h>
 #include <libpq-fe.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,150 @@ START_TEST(test_constraints)
                   "created_ms) VALUES ('g', 0, 'x', 'paused', 1)");
     ck_assert_str_eq(PQresultErrorField(r, PG_DIAG_SQLSTATE), "23514");
     PQclear(r);
+    PQfinish(c);
+}
+END_TEST
+
+/* One line per column: "table.column type notnull pk", type one of int,
+ * text, blob, real; pk the column's position in the primary key (0: not
+ * in it); a primary key's columns count as NOT NULL (SQLite's INTEGER
+ * PRIMARY KEY is, without saying so). */
+#define COLUMN_LINE "%s.%s %s %d %d\n"
+
+static const char *type_class(const char *t)
+{
+    static const char *const map[][2] = {
+        {"INTEGER", "int"}, {"int4", "int"},  {"int8", "int"},
+        {"TEXT", "text"},   {"text", "text"}, {"BLOB", "blob"},
+        {"bytea", "blob"},  {"REAL", "real"}, {"float8", "real"}};
+
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(t, map[i][0]) == 0)
+            return map[i][1];
+    return t;
+}
+
+/* Appends a formatted line to buf (len bytes), failing when it is full. */
+static void add_line(char *buf, size_t len, const char *table,
+                     const char *column, const char *type, int notnull,
+                     int pk)
+{
+    size_t n = strlen(buf);
+    int w = snprintf(buf + n, len - n, COLUMN_LINE, table, column,
+                     type_class(type), notnull || pk > 0, pk);
+    ck_assert_int_lt(w, (int)(len - n));
+}
+
+/* The SQLite schema's columns after every SQLite migration (an in-memory
+ * database), and its named indexes (one line each: "index NAME"). */
+static void sqlite_schema(char *buf, size_t len)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+
+    buf[0] = '\0';
+    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    for (size_t i = 0; i < migrations_count; i++)
+        ck_assert_msg(sqlite3_exec(db, migrations_list[i].sql, NULL, NULL,
+                                   NULL) == SQLITE_OK,
+                      "%s", sqlite3_errmsg(db));
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db,
+                           "SELECT m.name, p.name, p.type, p.\"notnull\", "
+                           "p.pk FROM sqlite_schema m, "
+                           "pragma_table_info(m.name) p "
+                           "WHERE m.type = 'table' ORDER BY m.name, p.cid",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        add_line(buf, len, (const char *)sqlite3_column_text(st, 0),
+                 (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 2),
+                 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT name FROM sqlite_schema "
+                                        "WHERE type = 'index' AND sql IS "
+                                        "NOT NULL ORDER BY name",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "index %s\n", sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* The same of the PostgreSQL schema, without its own tables (fencing,
+ * schema_version) and indexes (the primary and unique keys' own, which
+ * SQLite does not name, and accounts_username, which stands for SQLite's
+ * UNIQUE COLLATE NOCASE). */
+static void pg_schema(PGconn *c, char *buf, size_t len)
+{
+    PGresult *r;
+
+    buf[0] = '\0';
+    r = PQexec(c, "SELECT c.relname, a.attname, t.typname, "
+                  "a.attnotnull::int, coalesce(array_position("
+                  "  (SELECT string_to_array(ix.indkey::text, ' ')::int2[] "
+                  "   FROM pg_index ix WHERE ix.indrelid = c.oid "
+                  "   AND ix.indisprimary), a.attnum), 0) "
+                  "FROM pg_class c "
+                  "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                  "JOIN pg_attribute a ON a.attrelid = c.oid "
+                  "JOIN pg_type t ON t.oid = a.atttypid "
+                  "WHERE n.nspname = 'public' AND c.relkind = 'r' "
+                  "AND a.attnum > 0 AND NOT a.attisdropped "
+                  "AND c.relname NOT IN ('game_epochs', 'schema_version') "
+                  "ORDER BY c.relname, a.attnum");
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s",
+                  PQerrorMessage(c));
+    for (int i = 0; i < PQntuples(r); i++)
+        add_line(buf, len, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                 PQgetvalue(r, i, 2), atoi(PQgetvalue(r, i, 3)),
+                 atoi(PQgetvalue(r, i, 4)));
+    PQclear(r);
+    r = PQexec(c, "SELECT i.relname FROM pg_index ix "
+                  "JOIN pg_class i ON i.oid = ix.indexrelid "
+                  "JOIN pg_namespace n ON n.oid = i.relnamespace "
+                  "WHERE n.nspname = 'public' AND NOT ix.indisprimary "
+                  "AND NOT EXISTS (SELECT 1 FROM pg_constraint k "
+                  "  WHERE k.conindid = ix.indexrelid) "
+                  "AND i.relname <> 'accounts_username' "
+                  "ORDER BY i.relname COLLATE \"C\"");
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s",
+                  PQerrorMessage(c));
+    for (int i = 0; i < PQntuples(r); i++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "index %s\n", PQgetvalue(r, i, 0));
+    }
+    PQclear(r);
+}
+
+/* The PostgreSQL schema has SQLite's tables, columns (in order, with
+ * matching types, NOT NULL and primary keys) and named indexes. */
+START_TEST(test_same_as_sqlite)
+{
+    static char want[16384], got[16384];
+    const char *w, *g;
+    PGconn *c = connect_db();
+
+    migrate_ok(c);
+    sqlite_schema(want, sizeof want);
+    pg_schema(c, got, sizeof got);
+    ck_assert_ptr_nonnull(strstr(want, "journal.seq int 1 1\n"));
+    /* the first line that differs, for the message */
+    for (w = want, g = got; *w && *g;) {
+        const char *we = strchr(w, '\n'), *ge = strchr(g, '\n');
+        ck_assert_msg(we - w == ge - g && memcmp(w, g, (size_t)(we - w)) == 0,
+                      "SQLite: %.*s, PostgreSQL: %.*s", (int)(we - w), w,
+                      (int)(ge - g), g);
+        w = we + 1;
+        g = ge + 1;
+    }
+    ck_assert_msg(*w == '\0' && *g == '\0', "SQLite: %s, PostgreSQL: %s",
+                  *w ? w : "(end)", *g ? g : "(end)");
     PQfinish(c);
 }
 END_TEST
@@ -543,6 +688,7 @@ static Suite *pgstore_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_fresh_then_noop);
     tcase_add_test(tc, test_constraints);
+    tcase_add_test(tc, test_same_as_sqlite);
     tcase_add_test(tc, test_concurrent_apply);
     tcase_add_test(tc, test_newer_refused);
     tcase_add_test(tc, test_append_current_epoch);
