@@ -44,15 +44,16 @@ static const char *pg_message(PGconn *c, const PGresult *r, char *buf,
     return buf;
 }
 
-/* Runs sql, which returns no rows; 0, or -1 with err set to
- * "pgmigrate: WHAT: libpq's message". */
+/* Runs sql (its rows, if any, unread); 0, or -1 with err set to
+ * "pgmigrate: WHAT: the server's message". */
 static int exec_cmd(PGconn *c, const char *sql, const char *what, char *err,
                     size_t errlen)
 {
     PGresult *r = PQexec(c, sql);
     char msg[512];
 
-    if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+    if (PQresultStatus(r) == PGRES_COMMAND_OK ||
+        PQresultStatus(r) == PGRES_TUPLES_OK) {
         PQclear(r);
         return 0;
     }
@@ -124,24 +125,16 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
                 "pgmigrate: the connection is inside a transaction");
         return -1;
     }
-    if (exec_cmd(c, "BEGIN", "BEGIN", err, errlen) != 0)
+    /* READ COMMITTED whatever the sessions' default: a node that waited
+     * for the lock must read, in the statements after it (each takes a
+     * new snapshot), the schema the node before it committed. */
+    if (exec_cmd(c, "BEGIN ISOLATION LEVEL READ COMMITTED", "BEGIN", err,
+                 errlen) != 0)
         return -1;
-    /* Held until the transaction ends. A node that waited here reads the
-     * schema the first one committed: under READ COMMITTED each statement
-     * below takes a new snapshot. */
     snprintf(sql, sizeof sql, "SELECT pg_advisory_xact_lock(%lld)",
              (long long)PGMIGRATE_LOCK_KEY);
-    {
-        PGresult *r = PQexec(c, sql);
-        char msg[512];
-        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-            set_err(err, errlen, "pgmigrate: taking the migration lock: %s",
-                    pg_message(c, r, msg, sizeof msg));
-            PQclear(r);
-            goto fail;
-        }
-        PQclear(r);
-    }
+    if (exec_cmd(c, sql, "taking the migration lock", err, errlen) != 0)
+        goto fail;
     if (exec_cmd(c,
                  "SET LOCAL client_min_messages = warning; "
                  "CREATE TABLE IF NOT EXISTS schema_version ("

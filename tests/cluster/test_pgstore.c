@@ -418,6 +418,7 @@ END_TEST
 
 struct applier {
     pthread_t thread;
+    const char *dsn;
     int rc, version;
     char err[256];
 };
@@ -425,7 +426,7 @@ struct applier {
 static void *apply_thread(void *arg)
 {
     struct applier *a = arg;
-    PGconn *c = PQconnectdb(getenv("CHESS_PG_DSN"));
+    PGconn *c = PQconnectdb(a->dsn);
 
     a->rc = -1;
     if (PQstatus(c) == CONNECTION_OK)
@@ -437,11 +438,14 @@ static void *apply_thread(void *arg)
 }
 
 /* Two nodes starting together: the test holds the migration lock until
- * both wait for it, then lets them go at once. */
+ * both wait for it, then lets them go at once. Twice: with the server's
+ * default isolation (READ COMMITTED), and with nodes whose sessions
+ * default to SERIALIZABLE (a snapshot taken before the wait would not see
+ * the first node's schema). */
 START_TEST(test_concurrent_apply)
 {
     struct applier a[2];
-    char sql[128];
+    char sql[128], dsn[512];
     long long waiting = 0;
     struct timespec ms = {0, 1000000};
 
@@ -453,9 +457,15 @@ START_TEST(test_concurrent_apply)
         ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
         PQclear(r);
     }
-    for (int i = 0; i < 2; i++)
+    snprintf(dsn, sizeof dsn, "%s%s", getenv("CHESS_PG_DSN"),
+             _i == 0 ? ""
+                     : " options='-c "
+                       "default_transaction_isolation=serializable'");
+    for (int i = 0; i < 2; i++) {
+        a[i].dsn = dsn;
         ck_assert_int_eq(
             pthread_create(&a[i].thread, NULL, apply_thread, &a[i]), 0);
+    }
     for (int i = 0; i < 30000 && waiting < 2; i++) {
         waiting = query_ll(obs, "SELECT count(*) FROM pg_locks WHERE "
                                 "locktype = 'advisory' AND NOT granted");
@@ -689,7 +699,7 @@ static Suite *pgstore_suite(void)
     tcase_add_test(tc, test_fresh_then_noop);
     tcase_add_test(tc, test_constraints);
     tcase_add_test(tc, test_same_as_sqlite);
-    tcase_add_test(tc, test_concurrent_apply);
+    tcase_add_loop_test(tc, test_concurrent_apply, 0, 2);
     tcase_add_test(tc, test_newer_refused);
     tcase_add_test(tc, test_append_current_epoch);
     tcase_add_test(tc, test_append_stale_epoch);
