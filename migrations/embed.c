@@ -2,8 +2,9 @@
  * embed.c - build-time generator: turns migrations/NNNN_name.sql files into
  * a C file defining migrations_list[] (see migrations.h).
  *
- * Usage: embed OUTPUT.c 0001_a.sql 0002_b.sql ...
- * The inputs must be given in order and numbered 1, 2, 3... without gaps;
+ * Usage: embed [--prefix NAME] OUTPUT.c 0001_a.sql 0002_b.sql ...
+ * The arrays are named NAME_list and NAME_count (NAME: "migrations" by
+ * default; "migrations_pg" for migrations/pg). The inputs must be given in order and numbered 1, 2, 3... without gaps;
  * names may hold only [a-z0-9_]. The SQL is written as a byte array
  * (embed_bytes.h).
  */
@@ -44,12 +45,20 @@ static int parse_name(const char *path, int *version, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     char names[64][64];
-    int count = argc - 2;
+    const char *prefix = "migrations";
+    int count;
     FILE *out;
 
+    if (argc > 2 && strcmp(argv[1], "--prefix") == 0) {
+        prefix = argv[2];
+        argc -= 2;
+        argv += 2;
+    }
+    count = argc - 2;
     if (argc < 3 || count > 64) {
-        fprintf(stderr, "usage: %s OUTPUT.c NNNN_name.sql... (1 to 64)\n",
-                argv[0]);
+        fprintf(stderr,
+                "usage: embed [--prefix NAME] OUTPUT.c NNNN_name.sql... "
+                "(1 to 64)\n");
         return 2;
     }
     for (int i = 0; i < count; i++) {
@@ -78,10 +87,10 @@ int main(int argc, char **argv)
         if (embed_bytes(out, argv[i + 2], cname) != 0)
             goto fail;
     }
-    fprintf(out, "const struct migration migrations_list[] = {\n");
+    fprintf(out, "const struct migration %s_list[] = {\n", prefix);
     for (int i = 0; i < count; i++)
         fprintf(out, "    {%d, \"%s\", sql_%04d},\n", i + 1, names[i], i + 1);
-    fprintf(out, "};\n\nconst size_t migrations_count = %d;\n", count);
+    fprintf(out, "};\n\nconst size_t %s_count = %d;\n", prefix, count);
     if (fclose(out) != 0) {
         perror(argv[1]);
         return 1;

@@ -1,7 +1,9 @@
 /*
- * migrations.h - the schema migrations (migrations/NNNN_name.sql) embedded
- * into the binary at build time by embed.c. The array is generated, constant
- * and sorted: migrations_list[i].version == i + 1.
+ * migrations.h - the schema migrations (migrations/NNNN_name.sql for
+ * SQLite, migrations/pg/NNNN_name.sql for PostgreSQL) embedded into the
+ * binary at build time by embed.c. The arrays are generated, constant and
+ * sorted: migrations_list[i].version == i + 1, and alike for
+ * migrations_pg_list.
  */
 #ifndef MIGRATIONS_H
 #define MIGRATIONS_H
@@ -18,5 +20,10 @@ struct migration {
 extern const struct migration migrations_list[];
 /* How many entries migrations_list has (at least one). */
 extern const size_t migrations_count;
+
+/* The PostgreSQL schema's migrations (migrations/pg/NNNN_name.sql), alike;
+ * defined only in what links migrations_pg_dep (server/pgmigrate.c). */
+extern const struct migration migrations_pg_list[];
+extern const size_t migrations_pg_count;
 
 #endif
