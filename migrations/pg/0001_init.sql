@@ -191,12 +191,15 @@ BEGIN
 END;
 $$;
 
--- Appends one move to game p_gid's journal for the host of epoch p_epoch;
--- returns the row's seq. When p_epoch is not the game's current epoch
--- (or the game has none) it raises SQLSTATE 'CH001' ("fenced"), its
--- message naming the stale and the current epoch, and inserts nothing:
--- the error aborts the caller's transaction, so a whole batch of a node
--- whose lease lapsed fails, not only its stale row.
+-- Checks that p_epoch is game p_gid's current epoch, for a write of the
+-- host of epoch p_epoch: when it is not (or the game has none) it raises
+-- SQLSTATE 'CH001' ("fenced"), its message naming the stale and the
+-- current epoch, and the error aborts the caller's transaction, so a
+-- whole batch of a node whose lease lapsed fails, not only its stale
+-- write. journal_append calls it; every other write of a hosted game's
+-- state (its row in games, its end and the copy of its moves, its
+-- ratings) goes after an epoch_check of the game in the same
+-- transaction.
 --
 -- Locking. The check reads the epoch row FOR SHARE, which holds until the
 -- caller's transaction ends, and an epoch_take waits for it (its UPDATE
@@ -212,14 +215,10 @@ $$;
 -- batch's commit and a stale row would land after the new host's restore.
 -- FOR UPDATE would also be correct but would serialise the batches of
 -- one game against each other for nothing; FOR SHARE lets them share.
-CREATE FUNCTION journal_append(p_gid text, p_epoch bigint, p_ply integer,
-                               p_uci text, p_san text, p_white_ms bigint,
-                               p_black_ms bigint, p_wall_ms bigint,
-                               p_lag_ms bigint) RETURNS bigint
+CREATE FUNCTION epoch_check(p_gid text, p_epoch bigint) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     now_epoch bigint;
-    new_seq bigint;
 BEGIN
     SELECT epoch INTO now_epoch FROM game_epochs WHERE gid = p_gid
         FOR SHARE;
@@ -233,6 +232,21 @@ BEGIN
             MESSAGE = format('game %s: epoch %s is stale: the current '
                              'epoch is %s', p_gid, p_epoch, now_epoch);
     END IF;
+END;
+$$;
+
+-- Appends one move to game p_gid's journal for the host of epoch p_epoch
+-- (after epoch_check, so a stale host's batch fails whole); returns the
+-- row's seq.
+CREATE FUNCTION journal_append(p_gid text, p_epoch bigint, p_ply integer,
+                               p_uci text, p_san text, p_white_ms bigint,
+                               p_black_ms bigint, p_wall_ms bigint,
+                               p_lag_ms bigint) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    new_seq bigint;
+BEGIN
+    PERFORM epoch_check(p_gid, p_epoch);
     INSERT INTO journal (gid, ply, uci, san, white_ms, black_ms, wall_ms,
                          lag_ms)
         VALUES (p_gid, p_ply, p_uci, p_san, p_white_ms, p_black_ms,

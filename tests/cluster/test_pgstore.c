@@ -587,6 +587,51 @@ START_TEST(test_stale_fails_batch)
 }
 END_TEST
 
+/* A game's other writes go after epoch_check in the same transaction: a
+ * stale host's update of the game row (a draw offer, say) fails with
+ * CH001 and changes nothing, the current host's goes through. */
+START_TEST(test_check_fences_game_rows)
+{
+    PGconn *c = connect_db();
+    PGresult *r;
+    char state[8] = "";
+
+    migrate_ok(c);
+    exec_ok(c, "INSERT INTO games (gid, per_move, initial_fen, status, "
+               "created_ms) VALUES ('g1', 0, 'x', 'started', 1)");
+    take(c, "g1", 1);
+    take(c, "g1", 2);
+    exec_ok(c, "BEGIN");
+    r = PQexec(c, "SELECT epoch_check('g1', 1)");
+    snprintf(state, sizeof state, "%s",
+             PQresultErrorField(r, PG_DIAG_SQLSTATE)
+                 ? PQresultErrorField(r, PG_DIAG_SQLSTATE)
+                 : "");
+    PQclear(r);
+    ck_assert_str_eq(state, PGMIGRATE_SQLSTATE_FENCED);
+    r = PQexec(c, "UPDATE games SET draw_offer = 'white' WHERE gid = 'g1'");
+    ck_assert_int_eq(PQresultStatus(r), PGRES_FATAL_ERROR); /* aborted */
+    PQclear(r);
+    r = PQexec(c, "COMMIT");
+    ck_assert_str_eq(PQcmdStatus(r), "ROLLBACK");
+    PQclear(r);
+    ck_assert_int_eq(query_ll(obs, "SELECT count(*) FROM games "
+                                   "WHERE draw_offer IS NOT NULL"),
+                     0);
+    exec_ok(c, "BEGIN");
+    r = PQexec(c, "SELECT epoch_check('g1', 2)");
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s",
+                  PQerrorMessage(c));
+    PQclear(r);
+    exec_ok(c, "UPDATE games SET draw_offer = 'white' WHERE gid = 'g1'");
+    exec_ok(c, "COMMIT");
+    ck_assert_int_eq(query_ll(obs, "SELECT count(*) FROM games "
+                                   "WHERE draw_offer = 'white'"),
+                     1);
+    PQfinish(c);
+}
+END_TEST
+
 START_TEST(test_epoch_never_backward)
 {
     PGconn *c = connect_db();
@@ -704,6 +749,7 @@ static Suite *pgstore_suite(void)
     tcase_add_test(tc, test_append_current_epoch);
     tcase_add_test(tc, test_append_stale_epoch);
     tcase_add_test(tc, test_stale_fails_batch);
+    tcase_add_test(tc, test_check_fences_game_rows);
     tcase_add_test(tc, test_epoch_never_backward);
     tcase_add_test(tc, test_take_waits_for_batch);
     tcase_add_test(tc, test_append_waits_for_take);
