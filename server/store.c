@@ -1105,24 +1105,27 @@ static const char *op_name(enum op_kind k)
 /*
  * One step of the journal's sweep in the open transaction, when the
  * budget allows: deletes the rows of ended games among the next rows
- * after sweep_from (at most STORE_SWEEP_MAX), starting over at the
- * first row once it passes the last. The budget grows by
- * STORE_SWEEP_PER_MOVE rows a journaled move and STORE_SWEEP_ROWS a
- * heartbeat, so a pass over the journal takes at most half as long as
- * writing it did, and one step holds the writer for well under a
- * millisecond. *from and *rows are what the sweep's state becomes if
- * the transaction commits; *swept counts the rows deleted. SQLITE_DONE,
- * or the failing code.
+ * after sweep_from, starting over at the first row once it passes the
+ * last. The budget grows by STORE_SWEEP_PER_MOVE rows a journaled move
+ * and STORE_SWEEP_ROWS a heartbeat, so a pass over the journal takes at
+ * most half as long as writing it did. A step examines at most
+ * STORE_SWEEP_MAX rows plus the budget of the `moves` moves the
+ * transaction journals: a small transaction's step holds the writer for
+ * well under a millisecond, and when the disk is slow and transactions
+ * carry hundreds of moves each the sweep still keeps pace with them.
+ * *from and *rows are what the sweep's state becomes if the transaction
+ * commits; *swept counts the rows deleted. SQLITE_DONE, or the failing
+ * code.
  */
-static int sweep_step(struct store *s, int64_t *from, int64_t *rows,
-                      int64_t *swept)
+static int sweep_step(struct store *s, int64_t moves, int64_t *from,
+                      int64_t *rows, int64_t *swept)
 {
-    int64_t k, to;
+    int64_t k, to, max = STORE_SWEEP_MAX + STORE_SWEEP_PER_MOVE * moves;
     int rc;
 
     if (*rows < STORE_SWEEP_ROWS)
         return SQLITE_DONE;
-    k = *rows < STORE_SWEEP_MAX ? *rows : STORE_SWEEP_MAX;
+    k = *rows < max ? *rows : max;
     to = *from + k;
     sqlite3_bind_int64(s->w_sweep, 1, *from);
     sqlite3_bind_int64(s->w_sweep, 2, to);
@@ -1143,7 +1146,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
 {
     int rc;
     char q[256];
-    int64_t from = s->sweep_from, rows = s->sweep_rows, swept = 0;
+    int64_t from = s->sweep_from, rows = s->sweep_rows, swept = 0, moves = 0;
 
     *t_begin = sysclock_us(CLOCK_MONOTONIC);
     rc = step_once(s->w_begin);
@@ -1157,6 +1160,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         if (rc == SQLITE_DONE && ops[i]->kind == OP_MOVE) {
             s->journal_end = sqlite3_last_insert_rowid(s->w);
             rows += STORE_SWEEP_PER_MOVE;
+            moves++;
         }
         if (rc == SQLITE_DONE)
             continue;
@@ -1174,7 +1178,7 @@ static int commit_batch(struct store *s, struct op **ops, size_t n,
         if ((rc = step_once(s->w_beat)) != SQLITE_DONE)
             goto fail;
     }
-    if ((rc = sweep_step(s, &from, &rows, &swept)) != SQLITE_DONE)
+    if ((rc = sweep_step(s, moves, &from, &rows, &swept)) != SQLITE_DONE)
         goto fail;
     *t_commit = sysclock_us(CLOCK_MONOTONIC);
     if ((rc = step_once(s->w_commit)) != SQLITE_DONE)

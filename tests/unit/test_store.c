@@ -498,6 +498,72 @@ START_TEST(journal_rows_of_ended_games_are_swept)
 }
 END_TEST
 
+/* Queues n moves of gid (plies from ply0 + 1) while another connection
+ * holds the write lock, so that they commit in one transaction or two
+ * (the writer may take the first alone before it blocks), and waits for
+ * them. */
+static void moves_in_one_batch(struct store *s, const char *gid, int ply0,
+                               int n)
+{
+    sqlite3 *db = raw_open(db_path);
+    uint64_t seq = 0;
+
+    raw_exec(db, "BEGIN IMMEDIATE");
+    for (int i = 1; i <= n; i++) {
+        struct store_move m = move(ply0 + i, i % 2 ? "g1f3" : "g8f6", "x");
+        seq = store_put_move(s, gid, &m);
+    }
+    raw_exec(db, "COMMIT");
+    sqlite3_close(db);
+    wait_committed(s, seq);
+}
+
+/* When the disk is slow, transactions carry hundreds of moves each; the
+ * sweep then examines as many rows as those moves earned in the same
+ * transaction, not only a small step's, so it keeps pace: the 600 rows
+ * of an ended game are gone after 300 moves, 299 of them in one
+ * transaction. */
+START_TEST(journal_sweep_keeps_pace_with_big_transactions)
+{
+    struct store *s = open_store(db_path);
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game done = game("done", "pidA", "pidB", "started", 10);
+    struct store_game live = game("live", "pidB", "pidA", "started", 20);
+    sqlite3 *db;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    store_put_game(s, &live);
+    end_game(&done, "1-0", "resignation", 30);
+    wait_committed(s, store_finish_game(s, &done, NULL, 0, "pgn", NULL));
+    store_close(s);
+    /* 600 journal rows of the ended game (seq 1-600), as a crash right
+     * after its end would leave them */
+    db = raw_open(db_path);
+    raw_exec(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+                 "FROM n WHERE i < 600) INSERT INTO journal (gid, ply, uci, "
+                 "san, white_ms, black_ms, wall_ms) SELECT 'done', i, "
+                 "'e2e4', 'e4', 1, 1, 1 FROM n");
+    sqlite3_close(db);
+    /* reopened, the sweep starts at the first row with no budget: 300
+     * moves in one or two transactions earn 600 rows (and the first
+     * heartbeat 64); with a step of at most STORE_SWEEP_MAX (256) a
+     * transaction they would examine 322 or 512 at most */
+    s = open_store(db_path);
+    moves_in_one_batch(s, "live", 0, 300);
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
+                                 "gid = 'done'"),
+                     0);
+    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
+                                 "gid = 'live'"),
+                     300);
+    sqlite3_close(db);
+    store_close(s);
+}
+END_TEST
+
 /* Restore reads the journal sorted by game and ply, and the last row
  * written for a ply wins (a move journaled twice, as `moves`' INSERT OR
  * REPLACE kept one). */
@@ -1687,6 +1753,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, game_journal_and_finish);
     tcase_add_test(tc, journal_rows_of_ended_games_are_swept);
     tcase_add_test(tc, journal_restore_takes_the_last_row_of_a_ply);
+    tcase_add_test(tc, journal_sweep_keeps_pace_with_big_transactions);
     tcase_add_test(tc, empty_seats_are_null);
     tcase_add_test(tc, load_live_lists_waiting_and_started_oldest_first);
     tcase_add_test(tc, list_player_games_pages_newest_first);
