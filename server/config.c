@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errtext.h"
 #include "log.h"
 
 enum kind {
@@ -196,19 +196,6 @@ static const struct key keys[] = {
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define PATH_BYTES 4096
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || !len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 static const struct key *find_key(const char *name)
 {
@@ -396,8 +383,9 @@ static int set_int(struct config *c, const struct key *k, long v, char *err,
                    size_t errlen)
 {
     if (v < k->lo || v > k->hi) {
-        set_err(err, errlen, "must be an integer from %ld to %ld, not %ld",
-                k->lo, k->hi, v);
+        errtext_set(err, errlen,
+                    "must be an integer from %ld to %ld, not %ld", k->lo,
+                    k->hi, v);
         return -1;
     }
     *int_at(c, k) = (int)v;
@@ -411,42 +399,42 @@ static int set_str(struct config *c, const struct key *k, const char *s,
     unsigned char buf[sizeof(struct in6_addr)];
 
     if (strlen(s) >= PATH_BYTES) {
-        set_err(err, errlen, "must be shorter than %d bytes", PATH_BYTES);
+        errtext_set(err, errlen, "must be shorter than %d bytes", PATH_BYTES);
         return -1;
     }
     if ((k->kind == K_PATH || k->kind == K_CIPHERS) && k->lo && !*s) {
-        set_err(err, errlen, "must not be empty");
+        errtext_set(err, errlen, "must not be empty");
         return -1;
     }
     if (k->kind == K_TLSVER && strcmp(s, "1.2") && strcmp(s, "1.3")) {
-        set_err(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
+        errtext_set(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
         return -1;
     }
     if (k->kind == K_CIPHERS &&
         s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                     "0123456789-_:+!@=.,")]) {
-        set_err(err, errlen,
-                "must be an OpenSSL cipher list (names joined "
-                "by ':'), not '%s'",
-                s);
+        errtext_set(err, errlen,
+                    "must be an OpenSSL cipher list (names joined "
+                    "by ':'), not '%s'",
+                    s);
         return -1;
     }
     if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1 &&
         inet_pton(AF_INET6, s, buf) != 1) {
-        set_err(err, errlen,
-                "must be an IPv4 or IPv6 address (or \"\" "
-                "for every interface), not '%s'",
-                s);
+        errtext_set(err, errlen,
+                    "must be an IPv4 or IPv6 address (or \"\" "
+                    "for every interface), not '%s'",
+                    s);
         return -1;
     }
     for (const char *p = s; *p; p++)
         if ((unsigned char)*p < 0x20) {
-            set_err(err, errlen, "must not contain control characters");
+            errtext_set(err, errlen, "must not contain control characters");
             return -1;
         }
     copy = strdup(s);
     if (!copy) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         return -1;
     }
     free(*str_at(c, k));
@@ -460,10 +448,10 @@ static int set_level(struct config *c, const char *s, char *err,
     int level = log_level_parse(s);
 
     if (level < 0) {
-        set_err(err, errlen,
-                "must be one of \"error\", \"warn\", \"info\", "
-                "\"debug\", not '%s'",
-                s);
+        errtext_set(err, errlen,
+                    "must be one of \"error\", \"warn\", \"info\", "
+                    "\"debug\", not '%s'",
+                    s);
         return -1;
     }
     c->log_level = level;
@@ -484,7 +472,7 @@ static int parse_origin(const char *s, char **out, char *err, size_t errlen)
     size_t n;
 
     if (!o) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         return -1;
     }
     for (p = o; *p; p++)
@@ -524,10 +512,10 @@ static int parse_origin(const char *s, char **out, char *err, size_t errlen)
     *out = o;
     return 0;
 bad:
-    set_err(err, errlen,
-            "'%s' is not an origin: write scheme://host or "
-            "scheme://host:port with scheme http or https, no path",
-            s);
+    errtext_set(err, errlen,
+                "'%s' is not an origin: write scheme://host or "
+                "scheme://host:port with scheme http or https, no path",
+                s);
     free(o);
     return -1;
 }
@@ -556,14 +544,14 @@ static int parse_proxy(const char *s, char **out, char *err, size_t errlen)
     char text[INET6_ADDRSTRLEN];
 
     if (canonical_addr(s, text, sizeof text) < 0) {
-        set_err(err, errlen,
-                "'%s' is not an IPv4 or IPv6 address "
-                "(numeric, no port, no range)",
-                s);
+        errtext_set(err, errlen,
+                    "'%s' is not an IPv4 or IPv6 address "
+                    "(numeric, no port, no range)",
+                    s);
         return -1;
     }
     if (!(*out = strdup(text))) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         return -1;
     }
     return 0;
@@ -585,13 +573,13 @@ static int set_list(struct config *c, const struct key *k,
     size_t i;
 
     if (n > max) {
-        set_err(err, errlen, "at most %zu %s", max,
-                proxies ? "addresses" : "origins");
+        errtext_set(err, errlen, "at most %zu %s", max,
+                    proxies ? "addresses" : "origins");
         return -1;
     }
     v = calloc(n ? n : 1, sizeof *v);
     if (!v) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         return -1;
     }
     for (i = 0; i < n; i++)
@@ -629,7 +617,7 @@ int config_set_text(struct config *c, const char *key, const char *text,
     long v;
 
     if (!k) {
-        set_err(err, errlen, "unknown key '%s'", key);
+        errtext_set(err, errlen, "unknown key '%s'", key);
         return -1;
     }
     switch (k->kind) {
@@ -637,10 +625,10 @@ int config_set_text(struct config *c, const char *key, const char *text,
         errno = 0;
         v = strtol(text, &end, 10);
         if (errno || !*text || *end || v < k->lo || v > k->hi) {
-            set_err(err, errlen,
-                    "must be an integer from %ld to %ld, not "
-                    "'%s'",
-                    k->lo, k->hi, text);
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "'%s'",
+                        k->lo, k->hi, text);
             return -1;
         }
         return set_int(c, k, v, err, errlen);
@@ -658,7 +646,7 @@ int config_set_text(struct config *c, const char *key, const char *text,
         size_t n;
         int rc;
         if (!copy) {
-            set_err(err, errlen, "out of memory");
+            errtext_set(err, errlen, "out of memory");
             return -1;
         }
         n = split_list(copy, list,
@@ -701,17 +689,17 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     switch (k->kind) {
     case K_INT:
         if (!json_is_integer(v)) {
-            set_err(err, errlen,
-                    "must be an integer from %ld to %ld, not "
-                    "%s",
-                    k->lo, k->hi, json_kind(v));
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "%s",
+                        k->lo, k->hi, json_kind(v));
             return -1;
         }
         if (json_integer_value(v) < k->lo || json_integer_value(v) > k->hi) {
-            set_err(err, errlen,
-                    "must be an integer from %ld to %ld, not "
-                    "%" JSON_INTEGER_FORMAT,
-                    k->lo, k->hi, json_integer_value(v));
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "%" JSON_INTEGER_FORMAT,
+                        k->lo, k->hi, json_integer_value(v));
             return -1;
         }
         return set_int(c, k, (long)json_integer_value(v), err, errlen);
@@ -721,7 +709,8 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     case K_CIPHERS:
     case K_LEVEL:
         if (!json_is_string(v)) {
-            set_err(err, errlen, "must be a string, not %s", json_kind(v));
+            errtext_set(err, errlen, "must be a string, not %s",
+                        json_kind(v));
             return -1;
         }
         if (k->kind == K_LEVEL)
@@ -734,20 +723,20 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
         size_t max = k->kind == K_ORIGINS ? CONFIG_MAX_ORIGINS
                                           : CONFIG_MAX_PROXIES;
         if (!json_is_array(v)) {
-            set_err(err, errlen, "must be a list of strings, not %s",
-                    json_kind(v));
+            errtext_set(err, errlen, "must be a list of strings, not %s",
+                        json_kind(v));
             return -1;
         }
         if (n > max) {
-            set_err(err, errlen, "at most %zu %s", max,
-                    k->kind == K_ORIGINS ? "origins" : "addresses");
+            errtext_set(err, errlen, "at most %zu %s", max,
+                        k->kind == K_ORIGINS ? "origins" : "addresses");
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
             const json_t *e = json_array_get(v, i);
             if (!json_is_string(e)) {
-                set_err(err, errlen, "item %zu must be a string, not %s",
-                        i + 1, json_kind(e));
+                errtext_set(err, errlen, "item %zu must be a string, not %s",
+                            i + 1, json_kind(e));
                 return -1;
             }
             list[i] = json_string_value(e);
@@ -766,21 +755,21 @@ static int load_json(struct config *c, json_t *root, const char *name,
     char why[512];
 
     if (!json_is_object(root)) {
-        set_err(err, errlen,
-                "%s: must hold one JSON object of settings, "
-                "not %s",
-                name, json_kind(root));
+        errtext_set(err, errlen,
+                    "%s: must hold one JSON object of settings, "
+                    "not %s",
+                    name, json_kind(root));
         return -1;
     }
     json_object_foreach(root, key, v)
     {
         const struct key *k = find_key(key);
         if (!k) {
-            set_err(err, errlen, "%s: unknown key '%s'", name, key);
+            errtext_set(err, errlen, "%s: unknown key '%s'", name, key);
             return -1;
         }
         if (set_json(c, k, v, why, sizeof why) < 0) {
-            set_err(err, errlen, "%s: key '%s': %s", name, key, why);
+            errtext_set(err, errlen, "%s: key '%s': %s", name, key, why);
             return -1;
         }
     }
@@ -795,8 +784,8 @@ int config_load_text(struct config *c, const char *text, const char *name,
     int rc;
 
     if (!root) {
-        set_err(err, errlen, "%s: line %d, column %d: %s", name, je.line,
-                je.column, je.text);
+        errtext_set(err, errlen, "%s: line %d, column %d: %s", name, je.line,
+                    je.column, je.text);
         return -1;
     }
     rc = load_json(c, root, name, err, errlen);
@@ -813,14 +802,14 @@ int config_load_file(struct config *c, const char *path, char *err,
     int rc;
 
     if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        errtext_set(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
     fclose(f);
     if (!root) {
-        set_err(err, errlen, "%s: line %d, column %d: %s", path, je.line,
-                je.column, je.text);
+        errtext_set(err, errlen, "%s: line %d, column %d: %s", path, je.line,
+                    je.column, je.text);
         return -1;
     }
     rc = load_json(c, root, path, err, errlen);
@@ -836,12 +825,12 @@ static int readable_file(const char *key, const char *path, char *err,
     struct stat st;
 
     if (stat(path, &st) < 0 || access(path, R_OK) < 0) {
-        set_err(err, errlen, "key '%s': cannot read %s: %s", key, path,
-                strerror(errno));
+        errtext_set(err, errlen, "key '%s': cannot read %s: %s", key, path,
+                    strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errlen, "key '%s': %s is not a file", key, path);
+        errtext_set(err, errlen, "key '%s': %s is not a file", key, path);
         return -1;
     }
     return 0;
@@ -852,32 +841,33 @@ int config_validate(const struct config *c, char *err, size_t errlen)
     bool tls = c->tls_cert[0] != '\0';
 
     if (tls != (c->tls_key[0] != '\0')) {
-        set_err(err, errlen, "key '%s': must be set together with '%s'",
-                tls ? "tls_cert" : "tls_key", tls ? "tls_key" : "tls_cert");
+        errtext_set(err, errlen, "key '%s': must be set together with '%s'",
+                    tls ? "tls_cert" : "tls_key",
+                    tls ? "tls_key" : "tls_cert");
         return -1;
     }
     if (tls && (readable_file("tls_cert", c->tls_cert, err, errlen) < 0 ||
                 readable_file("tls_key", c->tls_key, err, errlen) < 0))
         return -1;
     if (c->http_redirect_port && !tls) {
-        set_err(err, errlen,
-                "key 'http_redirect_port': needs TLS "
-                "(tls_cert and tls_key)");
+        errtext_set(err, errlen,
+                    "key 'http_redirect_port': needs TLS "
+                    "(tls_cert and tls_key)");
         return -1;
     }
     if (c->ping_timeout_s <= c->ping_interval_s) {
-        set_err(err, errlen,
-                "key 'ping_timeout_s': must be greater than "
-                "'ping_interval_s' (%d), or no ping could be answered in "
-                "time",
-                c->ping_interval_s);
+        errtext_set(err, errlen,
+                    "key 'ping_timeout_s': must be greater than "
+                    "'ping_interval_s' (%d), or no ping could be answered in "
+                    "time",
+                    c->ping_interval_s);
         return -1;
     }
     if (c->http_redirect_port == c->port) {
-        set_err(err, errlen,
-                "key 'http_redirect_port': must differ from "
-                "'port' (%d)",
-                c->port);
+        errtext_set(err, errlen,
+                    "key 'http_redirect_port': must differ from "
+                    "'port' (%d)",
+                    c->port);
         return -1;
     }
     if (c->log_file[0]) {
@@ -889,10 +879,10 @@ int config_validate(const struct config *c, char *err, size_t errlen)
         if (slash) {
             *(slash == dir ? slash + 1 : slash) = '\0';
             if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                set_err(err, errlen,
-                        "key 'log_file': folder %s does not "
-                        "exist",
-                        dir);
+                errtext_set(err, errlen,
+                            "key 'log_file': folder %s does not "
+                            "exist",
+                            dir);
                 return -1;
             }
         }

@@ -5,27 +5,13 @@
  */
 #include "pgmigrate.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "errtext.h"
 #include "migrations.h"
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 /* libpq's message of a failed result (or of the connection when r is
  * NULL) without its final newline, in buf. */
@@ -57,8 +43,8 @@ static int exec_cmd(PGconn *c, const char *sql, const char *what, char *err,
         PQclear(r);
         return 0;
     }
-    set_err(err, errlen, "pgmigrate: %s: %s", what,
-            pg_message(c, r, msg, sizeof msg));
+    errtext_set(err, errlen, "pgmigrate: %s: %s", what,
+                pg_message(c, r, msg, sizeof msg));
     PQclear(r);
     return -1;
 }
@@ -73,8 +59,8 @@ static int schema_version(PGconn *c, long long *have, char *err,
     char msg[512];
 
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-        set_err(err, errlen, "pgmigrate: reading schema_version: %s",
-                pg_message(c, r, msg, sizeof msg));
+        errtext_set(err, errlen, "pgmigrate: reading schema_version: %s",
+                    pg_message(c, r, msg, sizeof msg));
         PQclear(r);
         return -1;
     }
@@ -101,8 +87,8 @@ static int record(PGconn *c, const struct migration *m, char *err,
                      "applied_ms) VALUES ($1, $2, $3)",
                      3, NULL, params, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        set_err(err, errlen, "pgmigrate: recording migration %04d_%s: %s",
-                m->version, m->name, pg_message(c, r, msg, sizeof msg));
+        errtext_set(err, errlen, "pgmigrate: recording migration %04d_%s: %s",
+                    m->version, m->name, pg_message(c, r, msg, sizeof msg));
         PQclear(r);
         return -1;
     }
@@ -117,12 +103,12 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
     char sql[128];
 
     if (PQstatus(c) != CONNECTION_OK) {
-        set_err(err, errlen, "pgmigrate: not connected to PostgreSQL");
+        errtext_set(err, errlen, "pgmigrate: not connected to PostgreSQL");
         return -1;
     }
     if (PQtransactionStatus(c) != PQTRANS_IDLE) {
-        set_err(err, errlen,
-                "pgmigrate: the connection is inside a transaction");
+        errtext_set(err, errlen,
+                    "pgmigrate: the connection is inside a transaction");
         return -1;
     }
     /* READ COMMITTED whatever the sessions' default: a node that waited
@@ -144,11 +130,12 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
         schema_version(c, &have, err, errlen) != 0)
         goto fail;
     if (have > newest) {
-        set_err(err, errlen,
-                "pgmigrate: the PostgreSQL database's schema is version "
-                "%lld, newer than the newest this server knows (%d); run a "
-                "newer server or restore a backup",
-                have, newest);
+        errtext_set(
+            err, errlen,
+            "pgmigrate: the PostgreSQL database's schema is version "
+            "%lld, newer than the newest this server knows (%d); run a "
+            "newer server or restore a backup",
+            have, newest);
         goto fail;
     }
     for (size_t i = (size_t)have; i < migrations_pg_count; i++) {

@@ -92,7 +92,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -103,6 +102,7 @@
 #include <unistd.h>
 
 #include "ending.h"
+#include "errtext.h"
 #include "log.h"
 #include "migrations.h"
 #include "sysclock.h"
@@ -287,20 +287,6 @@ struct store {
 };
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 /* Copies a string into a fixed array, truncating, always terminated. */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -529,8 +515,8 @@ static int prepare_all(struct store *s, sqlite3 *db,
     for (size_t i = 0; i < n; i++) {
         if (sqlite3_prepare_v3(db, defs[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
                                stmt_slot(s, &defs[i]), NULL) != SQLITE_OK) {
-            set_err(err, errlen, "cannot prepare a statement: %s",
-                    sqlite3_errmsg(db));
+            errtext_set(err, errlen, "cannot prepare a statement: %s",
+                        sqlite3_errmsg(db));
             return -1;
         }
     }
@@ -589,8 +575,8 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
     sqlite3_finalize(st);
     st = NULL;
     if (!wal) {
-        set_err(err, errlen, "%s: cannot switch the database to WAL mode",
-                path);
+        errtext_set(err, errlen, "%s: cannot switch the database to WAL mode",
+                    path);
         return -1;
     }
     if (sqlite3_exec(db,
@@ -606,7 +592,7 @@ static int configure_writer(sqlite3 *db, const char *path, char *err,
         goto fail;
     return 0;
 fail:
-    set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
     sqlite3_finalize(st);
     return -1;
 }
@@ -624,11 +610,11 @@ static int check_intact(sqlite3 *db, const char *path, char *err,
 
     if (sqlite3_prepare_v2(db, "PRAGMA quick_check(10)", -1, &st, NULL) !=
         SQLITE_OK) {
-        set_err(err, errlen,
-                "%s is damaged or not a database "
-                "(PRAGMA quick_check: %s); restore a backup (README: "
-                "Backup and restore)",
-                path, sqlite3_errmsg(db));
+        errtext_set(err, errlen,
+                    "%s is damaged or not a database "
+                    "(PRAGMA quick_check: %s); restore a backup (README: "
+                    "Backup and restore)",
+                    path, sqlite3_errmsg(db));
         return -1;
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -643,12 +629,12 @@ static int check_intact(sqlite3 *db, const char *path, char *err,
     sqlite3_finalize(st);
     if (!problems)
         return 0;
-    set_err(err, errlen,
-            "%s is damaged (PRAGMA quick_check found %d%s "
-            "problem%s, the first: %s); refusing to start: restore a "
-            "backup (README: Backup and restore)",
-            path, problems, problems >= 10 ? " or more" : "",
-            problems == 1 ? "" : "s", first);
+    errtext_set(err, errlen,
+                "%s is damaged (PRAGMA quick_check found %d%s "
+                "problem%s, the first: %s); refusing to start: restore a "
+                "backup (README: Backup and restore)",
+                path, problems, problems >= 10 ? " or more" : "",
+                problems == 1 ? "" : "s", first);
     return -1;
 }
 
@@ -699,39 +685,39 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
     char sql[128];
 
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         return -1;
     }
     if (query_int(db, "PRAGMA user_version", &have) != 0 ||
         (have == 0 && version_from_meta(db, &have) != 0)) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
     if (have > newest) {
-        set_err(err, errlen,
-                "%s: the database schema is version %lld, newer than the "
-                "newest this server knows (%d); run a newer server or "
-                "restore a backup",
-                path, (long long)have, newest);
+        errtext_set(err, errlen,
+                    "%s: the database schema is version %lld, newer than the "
+                    "newest this server knows (%d); run a newer server or "
+                    "restore a backup",
+                    path, (long long)have, newest);
         goto fail;
     }
     if (have < 0) {
-        set_err(err, errlen, "%s: invalid schema version %lld", path,
-                (long long)have);
+        errtext_set(err, errlen, "%s: invalid schema version %lld", path,
+                    (long long)have);
         goto fail;
     }
     for (size_t i = (size_t)have; i < migrations_count; i++) {
         const struct migration *m = &migrations_list[i];
         if (sqlite3_exec(db, m->sql, NULL, NULL, NULL) != SQLITE_OK) {
-            set_err(err, errlen, "%s: migration %04d_%s failed: %s", path,
-                    m->version, m->name, sqlite3_errmsg(db));
+            errtext_set(err, errlen, "%s: migration %04d_%s failed: %s", path,
+                        m->version, m->name, sqlite3_errmsg(db));
             goto fail;
         }
     }
     /* A pragma takes no parameters; the value is our own integer. */
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", newest);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
     snprintf(sql, sizeof sql,
@@ -740,7 +726,7 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
              newest);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
     *version = newest;
@@ -1503,23 +1489,23 @@ static int own_files(const char *path, char *err, size_t errlen)
         int fd;
 
         if (snprintf(p, sizeof p, "%s%s", path, suffix[i]) >= (int)sizeof p) {
-            set_err(err, errlen, "%s: path too long", path);
+            errtext_set(err, errlen, "%s: path too long", path);
             return -1;
         }
         fd = open(p, O_RDWR | O_CLOEXEC | (i == 0 ? O_CREAT : 0), 0600);
         if (fd < 0 && i > 0 && errno == ENOENT)
             continue;
         if (fd < 0) {
-            set_err(err, errlen, "%s: %s", p, strerror(errno));
+            errtext_set(err, errlen, "%s: %s", p, strerror(errno));
             return -1;
         }
         if (fstat(fd, &st) == 0 && (st.st_mode & 077)) {
             char q[PATH_MAX + 8];
             if (fchmod(fd, st.st_mode & 0700) < 0) {
-                set_err(err, errlen,
-                        "%s is readable by others and cannot "
-                        "be made private (chmod 600 it): %s",
-                        p, strerror(errno));
+                errtext_set(err, errlen,
+                            "%s is readable by others and cannot "
+                            "be made private (chmod 600 it): %s",
+                            p, strerror(errno));
                 close(fd);
                 return -1;
             }
@@ -1542,12 +1528,12 @@ int store_open(struct store **out, const char *path,
 
     *out = NULL;
     if (!path || !*path) {
-        set_err(err, errlen, "no database path given");
+        errtext_set(err, errlen, "no database path given");
         return -1;
     }
     s = calloc(1, sizeof *s);
     if (!s) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         return -1;
     }
     s->on_commit = on_commit;
@@ -1556,21 +1542,21 @@ int store_open(struct store **out, const char *path,
     s->wait_at = STORE_WAL_CAP_FRAMES;
 
     if (pthread_condattr_init(&ca) != 0) {
-        set_err(err, errlen, "cannot create a condition variable");
+        errtext_set(err, errlen, "cannot create a condition variable");
         free(s);
         return -1;
     }
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     if (pthread_mutex_init(&s->mu, NULL) != 0) {
         pthread_condattr_destroy(&ca);
-        set_err(err, errlen, "cannot create a mutex");
+        errtext_set(err, errlen, "cannot create a mutex");
         free(s);
         return -1;
     }
     if (pthread_cond_init(&s->cv, &ca) != 0) {
         pthread_condattr_destroy(&ca);
         pthread_mutex_destroy(&s->mu);
-        set_err(err, errlen, "cannot create a condition variable");
+        errtext_set(err, errlen, "cannot create a condition variable");
         free(s);
         return -1;
     }
@@ -1578,7 +1564,7 @@ int store_open(struct store **out, const char *path,
         pthread_condattr_destroy(&ca);
         pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
-        set_err(err, errlen, "cannot create a condition variable");
+        errtext_set(err, errlen, "cannot create a condition variable");
         free(s);
         return -1;
     }
@@ -1589,8 +1575,8 @@ int store_open(struct store **out, const char *path,
     if (sqlite3_open_v2(path, &s->w,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                         NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", path,
-                s->w ? sqlite3_errmsg(s->w) : "out of memory");
+        errtext_set(err, errlen, "%s: %s", path,
+                    s->w ? sqlite3_errmsg(s->w) : "out of memory");
         goto fail;
     }
     if (configure_writer(s->w, path, err, errlen) != 0 ||
@@ -1603,20 +1589,20 @@ int store_open(struct store **out, const char *path,
     sqlite3_wal_hook(s->w, on_wal_commit, s);
     if (query_int(s->w, "SELECT value FROM meta WHERE key = 'heartbeat_ms'",
                   &beat) != 0) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
         goto fail;
     }
     s->last_heartbeat_ms = beat;
     if (query_int(s->w, "SELECT coalesce(max(seq), 0) FROM journal",
                   &s->journal_end) != 0) {
-        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(s->w));
         goto fail;
     }
 
     if (sqlite3_open_v2(path, &s->r, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
-        set_err(err, errlen, "%s (read-only): %s", path,
-                s->r ? sqlite3_errmsg(s->r) : "out of memory");
+        errtext_set(err, errlen, "%s (read-only): %s", path,
+                    s->r ? sqlite3_errmsg(s->r) : "out of memory");
         goto fail;
     }
     sqlite3_extended_result_codes(s->r, 1);
@@ -1627,8 +1613,8 @@ int store_open(struct store **out, const char *path,
 
     if (sqlite3_open_v2(path, &s->c, SQLITE_OPEN_READWRITE, NULL) !=
         SQLITE_OK) {
-        set_err(err, errlen, "%s (checkpointer): %s", path,
-                s->c ? sqlite3_errmsg(s->c) : "out of memory");
+        errtext_set(err, errlen, "%s (checkpointer): %s", path,
+                    s->c ? sqlite3_errmsg(s->c) : "out of memory");
         goto fail;
     }
     sqlite3_extended_result_codes(s->c, 1);
@@ -1637,17 +1623,17 @@ int store_open(struct store **out, const char *path,
     s->q = malloc(STORE_QUEUE_CAP * sizeof *s->q);
     s->batch = malloc(STORE_QUEUE_CAP * sizeof *s->batch);
     if (!s->q || !s->batch) {
-        set_err(err, errlen, "out of memory");
+        errtext_set(err, errlen, "out of memory");
         goto fail;
     }
     atomic_store(&s->last_commit_ms, sysclock_ms(CLOCK_MONOTONIC));
     if (pthread_create(&s->thread, NULL, writer_main, s) != 0) {
-        set_err(err, errlen, "cannot start the writer thread");
+        errtext_set(err, errlen, "cannot start the writer thread");
         goto fail;
     }
     s->thread_started = true;
     if (pthread_create(&s->ckpt_thread, NULL, checkpointer_main, s) != 0) {
-        set_err(err, errlen, "cannot start the checkpointer thread");
+        errtext_set(err, errlen, "cannot start the checkpointer thread");
         goto fail;
     }
     s->ckpt_thread_started = true;
@@ -2664,27 +2650,27 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
     int rc, ret = -1;
 
     if (!db_path || !dest_path) {
-        set_err(err, errlen, "backup needs a source and a destination");
+        errtext_set(err, errlen, "backup needs a source and a destination");
         return -1;
     }
     if (sqlite3_open_v2(db_path, &src, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", db_path,
-                src ? sqlite3_errmsg(src) : "out of memory");
+        errtext_set(err, errlen, "%s: %s", db_path,
+                    src ? sqlite3_errmsg(src) : "out of memory");
         goto out;
     }
     sqlite3_busy_timeout(src, STORE_BUSY_MS);
     if (sqlite3_open_v2(dest_path, &dst,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                         NULL) != SQLITE_OK) {
-        set_err(err, errlen, "%s: %s", dest_path,
-                dst ? sqlite3_errmsg(dst) : "out of memory");
+        errtext_set(err, errlen, "%s: %s", dest_path,
+                    dst ? sqlite3_errmsg(dst) : "out of memory");
         goto out;
     }
     sqlite3_busy_timeout(dst, STORE_BUSY_MS);
     b = sqlite3_backup_init(dst, "main", src, "main");
     if (!b) {
-        set_err(err, errlen, "%s: %s", dest_path, sqlite3_errmsg(dst));
+        errtext_set(err, errlen, "%s: %s", dest_path, sqlite3_errmsg(dst));
         goto out;
     }
     /* One step copies every page inside one read transaction of the
@@ -2697,8 +2683,8 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
     } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
     sqlite3_backup_finish(b);
     if (rc != SQLITE_DONE) {
-        set_err(err, errlen, "backup of %s to %s failed: %s", db_path,
-                dest_path, sqlite3_errstr(rc));
+        errtext_set(err, errlen, "backup of %s to %s failed: %s", db_path,
+                    dest_path, sqlite3_errstr(rc));
         goto out;
     }
     ret = 0;
