@@ -426,6 +426,16 @@ START_TEST(load_live_lists_waiting_and_started_oldest_first)
 }
 END_TEST
 
+/* The journal rows of gid in the file. */
+static int64_t journal_rows(sqlite3 *db, const char *gid)
+{
+    char sql[128];
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE gid = '%s'",
+             gid);
+    return raw_int(db, sql);
+}
+
 /* The journal keeps only games in play: an end copies the game's moves
  * into `moves`, and the writer's sweep deletes the ended game's journal
  * rows (as moves are journaled, a few hundred rows at a time) while those
@@ -463,12 +473,8 @@ START_TEST(journal_rows_of_ended_games_are_swept)
     wait_committed(s, seq);
 
     db = raw_open(db_path);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
-                                 "gid = 'done'"),
-                     0);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
-                                 "gid = 'live'"),
-                     plies);
+    ck_assert_int_eq(journal_rows(db, "done"), 0);
+    ck_assert_int_eq(journal_rows(db, "live"), plies);
     ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM moves WHERE "
                                  "gid = 'done'"),
                      2);
@@ -553,12 +559,8 @@ START_TEST(journal_sweep_keeps_pace_with_big_transactions)
     s = open_store(db_path);
     moves_in_one_batch(s, "live", 0, 300);
     db = raw_open(db_path);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
-                                 "gid = 'done'"),
-                     0);
-    ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM journal WHERE "
-                                 "gid = 'live'"),
-                     300);
+    ck_assert_int_eq(journal_rows(db, "done"), 0);
+    ck_assert_int_eq(journal_rows(db, "live"), 300);
     sqlite3_close(db);
     store_close(s);
 }
