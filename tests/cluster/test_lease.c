@@ -13,32 +13,10 @@
 #include "redis.h"
 #include "redis_scripts.h"
 #include "redisproc.h"
+#include "redisfix.h"
 #include "redissync.h"
 
-static struct redisproc proc;
-static struct ev_loop *loop;
-static struct redis *rd;
-
 static const char *const keys[2] = {"game:G:host", "game:G:epoch"};
-
-static struct redis *open_redis(void)
-{
-    return redissync_open_scripts(loop, proc.socket);
-}
-
-static void setup(void)
-{
-    loop = ev_loop_new(EVFLAG_AUTO);
-    ck_assert_int_eq(redisproc_start(&proc, NULL, false), 0);
-    rd = open_redis();
-}
-
-static void teardown(void)
-{
-    redis_free(rd);
-    redisproc_cleanup(&proc);
-    ev_loop_destroy(loop);
-}
 
 /* Runs a lease script with the two keys and asserts its answer. */
 static void expect(int script, const char *want, int nargs,
