@@ -1090,33 +1090,26 @@ static struct game_env mute_env(struct hub *h)
 }
 
 /* The state of a game that is not in memory, from the store: a finished
- * one straight from its row and journal (no replay on the loop), anything
- * else (a live game whose restore failed) through a temporary restored
- * game. Returns a malloc'ed text, or NULL with *found 0 (absent), -1 (a
- * database error) or 1 (out of memory, an inconsistent game). */
+ * one straight from its row and moves (no replay on the loop). Any other
+ * is one whose restore failed, over for every command (see
+ * stored_game_command): it is not replayed, and its journal, which has
+ * no index by game, is not scanned on the loop for it. Returns a
+ * malloc'ed text, or NULL with *found 0 (absent), -1 (a database error)
+ * or 1 (out of memory, a game not finished). */
 static char *render_stored(struct hub *h, const char *gid,
                            const struct proto_id *id, bool api, int *found)
 {
     struct store_move *moves = NULL;
     struct store_game row;
-    struct game_env env = mute_env(h);
-    struct game *g;
     char *text = NULL;
     size_t n = 0;
 
-    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
-    if (*found != 1) {
-        free(moves);
+    *found = store_get_game(h->store, gid, &row, NULL, NULL, NULL);
+    if (*found != 1 || strcmp(row.status, "ended"))
         return NULL;
-    }
-    if (!strcmp(row.status, "ended")) {
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found == 1)
         text = game_render_stored(&row, moves, n, id, api);
-    } else {
-        g = game_restore(&env, &row, moves, n, 0, hub_now_ms(h), NULL);
-        if (g)
-            text = game_render_state(g, id, api, hub_now_ms(h));
-        game_free(g);
-    }
     free(moves);
     return text;
 }

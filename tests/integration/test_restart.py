@@ -182,6 +182,37 @@ class RestartTest(FreshServerTest):
         self.assertEqual(st["moves"], ["e2e4", "e7e5"])
         j.request({"t": "ping"}, "pong")
 
+    def test_a_live_game_not_in_memory_is_not_replayed(self):
+        """A game the database holds as live but the server does not host
+        (its restore failed, or it was written behind the server's back)
+        is over for every command, and `sync` and the HTTP API do not
+        replay it: its journal has no index by game, and a scan of it per
+        request on the event loop would let one client stall every game.
+        They answer as for a game that is not there."""
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        self.play(w, b, gid, "e2e4")
+        db = sqlite3.connect(srv.db, timeout=5)
+        with db:
+            db.execute("INSERT INTO games (gid, per_move, initial_s, "
+                       "initial_fen, status, created_ms, started_ms) "
+                       "VALUES ('ghostGame', 0, 300, ?, 'started', 1, 2)",
+                       ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w "
+                        "KQkq - 0 1",))
+            db.execute("INSERT INTO journal (gid, ply, uci, san, "
+                       "white_ms, black_ms, wall_ms) VALUES ('ghostGame', "
+                       "1, 'e2e4', 'e4', 300000, 300000, 3)")
+        db.close()
+        w.send({"t": "sync", "game": "ghostGame"})
+        w.expect_error("no_such_game")
+        w.send({"t": "resign", "game": "ghostGame"})
+        w.expect_error("game_over")
+        status, _, _ = srv.http("/api/games/ghostGame")
+        self.assertEqual(status, 500)
+        # the games it hosts answer as before
+        st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"], ["e2e4"])
+
     def test_unknown_token_after_restart(self):
         srv = self.server()
         c = self.client(srv, hello=False)
