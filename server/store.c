@@ -1302,11 +1302,20 @@ static void *writer_main(void *arg)
         int tries = 0, fails = 0;
         int64_t t_begin, t_try = 0, t_commit = 0, t_end, queue_us = 0;
 
+        /* A heartbeat (a write of its own, with nothing queued) waits
+         * for a checkpoint pass in progress to end: begun during the
+         * pass it would leave the log end uncopied, and one that fell
+         * into every pass (both run about once a second) would keep an
+         * idle WAL from ever starting over. The pass's end signals cv. */
         while (s->q_n == 0 && !s->stopping &&
-               sysclock_ms(CLOCK_MONOTONIC) < next_beat) {
+               (sysclock_ms(CLOCK_MONOTONIC) < next_beat ||
+                s->ckpt_begun != s->ckpt_ended)) {
             struct timespec ts = {(time_t)(next_beat / 1000),
                                   (long)(next_beat % 1000) * 1000000L};
-            pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+            if (sysclock_ms(CLOCK_MONOTONIC) >= next_beat)
+                pthread_cond_wait(&s->cv, &s->mu);
+            else
+                pthread_cond_timedwait(&s->cv, &s->mu, &ts);
         }
         ops = s->q;
         n = s->q_n;
