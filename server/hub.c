@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "cluster.h"
 #include "game.h"
 #include "holds.h"
 #include "ids.h"
@@ -132,13 +133,27 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    if (s->remote)
+        cluster_send(s->hub->cluster, s, b, seq);
+    else
+        conn_send(s->hub, s->conn, b, seq);
+}
+
+void hub_session_close(struct session *s, int code, const char *reason)
+{
+    if (s->conn)
+        s->hub->env.close(s->hub->env.ctx, s->conn, code, reason);
+}
+
 void hub_send_text(struct session *s, char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
 
     if (!b)
         return;
-    conn_send(s->hub, s->conn, b, seq);
+    hub_session_send(s, b, seq);
     msgbuf_unref(b);
 }
 
@@ -202,15 +217,22 @@ static void player_set_token(struct hub *h, struct player *p,
 /* Frees p when nothing refers to it any more. */
 void hub_player_release(struct hub *h, struct player *p)
 {
-    if (p->nconns || p->ngames || p->pins)
+    if (p->nconns || p->nremotes || p->ngames || p->pins)
         return;
     table_del(&h->players, p->pid);
     if (p->token_key[0])
         table_del(&h->tokens, p->token_key);
     free(p->conns);
+    free(p->remotes);
     free(p->games);
     free(p->offers);
     free(p);
+}
+
+/* p has a connection, here or (mirrored) on another node. */
+static bool present(const struct player *p)
+{
+    return p->nconns + p->nremotes > 0;
 }
 
 /* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
@@ -332,12 +354,14 @@ void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
     struct hub *h = ctx;
 
     lobbyfeed_touch(h->feed); /* a game changed: the lobby's list may */
-    if (to->conn) {
-        conn_send(h, to->conn, b, seq);
+    if (to->conn || to->remote) {
+        hub_session_send(to, b, seq);
         return;
     }
     for (size_t i = 0; i < to->player->nconns; i++)
         conn_send(h, to->player->conns[i]->conn, b, seq);
+    for (size_t i = 0; i < to->player->nremotes; i++)
+        cluster_send(h->cluster, to->player->remotes[i], b, seq);
 }
 
 static void env_timer_cb(void *arg);
@@ -635,6 +659,8 @@ static void env_expired(void *ctx, struct game *g)
 
     if (gh) /* the game leaves memory: its rematch offer with it */
         rematch_clear(ctx, gh, -1, "expired");
+    if (((struct hub *)ctx)->cluster)
+        cluster_unhost(((struct hub *)ctx)->cluster, game_gid(g));
     game_destroy(ctx, g);
 }
 
@@ -757,6 +783,8 @@ static void release_held(struct hub *h)
 
 void hub_wake(struct hub *h)
 {
+    if (h->cluster) /* (fenced games first: they release nothing) */
+        cluster_wake(h->cluster);
     release_held(h);
     verdicts_collect(h->verdicts, on_verdict, h);
     passwd_collect(h->passwd, account_on_password, h);
@@ -876,6 +904,13 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         .expired = env_expired,
         .hold = env_hold,
     };
+    if (env->redis) {
+        h->cluster = cluster_new(h, env->redis, cfg->node_id);
+        if (!h->cluster) {
+            hub_free(h);
+            return NULL;
+        }
+    }
     return h;
 }
 
@@ -885,6 +920,7 @@ void hub_free(struct hub *h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
     passwd_stop(h->passwd);     /* its answers name jobs freed below */
+    cluster_free(h->cluster);   /* its remote sessions: the players' */
     account_free_all(h);
     ratelimit_free(h->login_ips);
     ratelimit_free(h->login_users);
@@ -904,6 +940,7 @@ void hub_free(struct hub *h)
         if (p) {
             session_clear(&p->fan);
             free(p->conns);
+            free(p->remotes);
             free(p->games);
             free(p->offers);
             free(p);
@@ -926,14 +963,16 @@ struct restore_ctx {
     int n;
 };
 
-static int restore_one(void *arg, const struct store_game *row,
-                       const struct store_move *moves, size_t n)
+/* Rebuilds a stored live game in the table, its players subscribed
+ * (those with a connection here back in it at once). NULL when it
+ * cannot be rebuilt (logged) or out of memory. */
+static struct game *restore_game(struct hub *h, const struct store_game *row,
+                                 const struct store_move *moves, size_t n,
+                                 int64_t heartbeat, int64_t now)
 {
-    struct restore_ctx *rc = arg;
-    struct hub *h = rc->h;
     const char *why = "";
-    struct game *g = game_restore(&h->game_env, row, moves, n, rc->heartbeat,
-                                  rc->now, &why);
+    struct game *g = game_restore(&h->game_env, row, moves, n, heartbeat, now,
+                                  &why);
     char q1[80], q2[40], q3[256];
 
     if (!g) { /* skipped: the other games are restored, the server starts */
@@ -941,11 +980,11 @@ static int restore_one(void *arg, const struct store_game *row,
                   log_quote(q1, sizeof q1, row->gid),
                   log_quote(q2, sizeof q2, row->status),
                   log_quote(q3, sizeof q3, why));
-        return 0;
+        return NULL;
     }
     if (table_put(&h->games, game_gid(g), g) < 0) {
         game_destroy(h, g);
-        return 0;
+        return NULL;
     }
     for (int c = 0; c < 2; c++) {
         const char *pid = game_seat_pid(g, c);
@@ -956,9 +995,64 @@ static int restore_one(void *arg, const struct store_game *row,
         if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
         show_rating(h, g, c);
+        if (p && present(p))
+            game_player_back(g, c, now);
     }
-    rc->n++;
+    return g;
+}
+
+static int restore_one(void *arg, const struct store_game *row,
+                       const struct store_move *moves, size_t n)
+{
+    struct restore_ctx *rc = arg;
+
+    if (restore_game(rc->h, row, moves, n, rc->heartbeat, rc->now))
+        rc->n++;
     return 0;
+}
+
+struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
+                            int64_t seen_ms, int64_t now)
+{
+    return restore_game(h, row, moves, n, seen_ms, now);
+}
+
+void hub_drop_game(struct hub *h, struct game *g, bool cut)
+{
+    size_t n = game_subscriptions(g);
+    struct session **subs = cut ? malloc((n ? n : 1) * sizeof *subs) : NULL;
+    char pids[2][PROTO_KEY_MAX + 1];
+
+    n = subs ? game_subscribers(g, subs, n) : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct session *s = subs[i];
+        if (s->conn) {
+            hub_session_close(s, 1012, "the game moved; reconnect");
+        } else if (!s->remote && s->player) { /* a fan */
+            for (size_t j = 0; j < s->player->nconns; j++)
+                hub_session_close(s->player->conns[j], 1012,
+                                  "the game moved; reconnect");
+        }
+    }
+    free(subs);
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        snprintf(pids[c], sizeof pids[c], "%s", game_seat_pid(g, c));
+        if (p) {
+            game_unsubscribe(g, &p->fan);
+            player_drop_game(p, game_gid(g));
+        }
+    }
+    log_info("event=game_dropped game=%s cut=%d", game_gid(g), cut ? 1 : 0);
+    invite_closed(h, g);
+    game_destroy(h, g);
+    for (int c = 0; c < 2; c++) { /* (after: the game named them) */
+        struct player *p = pids[c][0] ? table_get(&h->players, pids[c])
+                                      : NULL;
+        if (p)
+            hub_player_release(h, p);
+    }
 }
 
 int hub_restore(struct hub *h, int64_t now)
@@ -1154,6 +1248,10 @@ struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
     if (!s)
         return NULL;
     session_init(s, h, c, ip, &h->limits);
+    if (h->cluster && cluster_session_opened(h->cluster, s) < 0) {
+        free(s);
+        return NULL;
+    }
     h->metrics.connections++;
     h->metrics.connections_total++;
     return s;
@@ -1176,6 +1274,26 @@ static struct game_ref *games_snapshot(const struct player *p, size_t *n)
  * another): its seeks and watches end and, when it was the player's last
  * connection, the player is gone from its games (their grace periods
  * start) and may be freed. s->player is NULL after. */
+/* p's last connection here (local or mirrored) is gone: its games and
+ * rematch offers learn it, and p may be freed. */
+static void player_gone(struct hub *h, struct player *p, int64_t now)
+{
+    size_t n;
+    struct game_ref *gs;
+
+    rematch_player_gone(h, p);
+    gs = games_snapshot(p, &n);
+    p->pins++; /* a game ending below may drop p's last game */
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g)
+            game_player_gone(g, game_color_of(g, p->pid), now);
+    }
+    p->pins--;
+    free(gs);
+    hub_player_release(h, p);
+}
+
 void hub_detach(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
@@ -1185,27 +1303,48 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
     watch_clear(h, s);
     if (!p)
         return;
+    if (h->cluster)
+        cluster_session_detached(h->cluster, s);
     for (size_t i = 0; i < p->nconns; i++)
         if (p->conns[i] == s) {
             p->conns[i] = p->conns[--p->nconns];
             break;
         }
     s->player = NULL;
-    if (p->nconns == 0) {
-        size_t n;
-        struct game_ref *gs;
-        rematch_player_gone(h, p);
-        gs = games_snapshot(p, &n);
-        p->pins++; /* a game ending below may drop p's last game */
-        for (size_t i = 0; i < n; i++) {
-            struct game *g = table_get(&h->games, gs[i].gid);
-            if (g)
-                game_player_gone(g, game_color_of(g, p->pid), now);
+    if (h->cluster)
+        cluster_player_left(h->cluster, p);
+    if (present(p))
+        return;
+    player_gone(h, p, now);
+}
+
+int hub_remote_attach(struct session *s, struct player *p)
+{
+    if (grow((void **)&p->remotes, &p->remotecap, p->nremotes,
+             sizeof *p->remotes))
+        return -1;
+    p->remotes[p->nremotes++] = s;
+    s->player = p;
+    if (p->nremotes == 1 && p->nconns == 0)
+        hub_player_back(s->hub, p, hub_now_ms(s->hub));
+    return 0;
+}
+
+void hub_remote_detach(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    watch_clear(h, s);
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nremotes; i++)
+        if (p->remotes[i] == s) {
+            p->remotes[i] = p->remotes[--p->nremotes];
+            break;
         }
-        p->pins--;
-        free(gs);
-        hub_player_release(h, p);
-    }
+    s->player = NULL;
+    if (!present(p))
+        player_gone(h, p, now);
 }
 
 void hub_close(struct hub *h, struct session *s, int64_t now)
@@ -1214,6 +1353,8 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
 
     h->metrics.connections--;
     account_clear_session(s); /* a job in flight is dropped when it answers */
+    if (h->cluster)
+        cluster_session_closed(h->cluster, s);
     if (h->shutting_down) {
         lobby_drop_owner(h->lobby, s);
         lobbyfeed_unwatch(h->feed, s);
@@ -1224,10 +1365,12 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
                     break;
                 }
         watch_clear(h, s); /* (tells no one: a spectator) */
+        session_clear(s);
         free(s);
         return;
     }
     hub_detach(h, s, now);
+    session_clear(s);
     free(s);
 }
 
@@ -1250,6 +1393,32 @@ static void sort_created(struct game **gs, size_t n)
     }
 }
 
+/* In a cluster: sends s its welcome with every live game of its player
+ * on any node (the store's list), then attaches s at the hosts of those
+ * of other nodes. */
+static void cluster_welcome(struct session *s, struct proto_me *pp,
+                            const char *token, const struct proto_id *id,
+                            uint64_t seq)
+{
+    struct hub *h = s->hub;
+    size_t max = (size_t)h->cfg.max_games_per_player + 8, n = 0;
+    char(*live)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *live);
+    const char **gids = malloc(max * sizeof *gids);
+
+    if (!live || !gids ||
+        store_player_live_games(h->store, s->player->pid, live, max, &n) <
+            0) {
+        hub_busy(s, id);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            gids[i] = live[i];
+        hub_send_text(s, proto_render_welcome(pp, token, gids, n, id), seq);
+        cluster_attach_games(h->cluster, s, gids, n);
+    }
+    free(gids);
+    free(live);
+}
+
 void hub_welcome(struct session *s, const char *token,
                  const struct proto_id *id, uint64_t seq)
 {
@@ -1258,18 +1427,26 @@ void hub_welcome(struct session *s, const char *token,
     struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
     char *settings = NULL;
     size_t n, k = 0;
-    struct game_ref *refs = games_snapshot(p, &n);
-    struct game **gs = malloc((n ? n : 1) * sizeof *gs);
-    const char **gids = malloc((n ? n : 1) * sizeof *gids);
+    struct game_ref *refs = NULL;
+    struct game **gs = NULL;
+    const char **gids = NULL;
 
-    for (size_t i = 0; refs && gs && i < n; i++)
-        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
-            k++;
-    n = k;
     if (p->account) {
         pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
         pp.settings = settings = prefs_get(s->hub, p->pid);
     }
+    if (s->hub->cluster) {
+        cluster_welcome(s, &pp, token, id, seq);
+        free(settings);
+        return;
+    }
+    refs = games_snapshot(p, &n);
+    gs = malloc((n ? n : 1) * sizeof *gs);
+    gids = malloc((n ? n : 1) * sizeof *gids);
+    for (size_t i = 0; refs && gs && i < n; i++)
+        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
+            k++;
+    n = k;
     if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
@@ -1288,6 +1465,8 @@ int hub_attach(struct session *s, struct player *p)
         return -1;
     p->conns[p->nconns++] = s;
     s->player = p;
+    if (s->hub->cluster)
+        cluster_player_joined(s->hub->cluster, p);
     return 0;
 }
 
@@ -1352,7 +1531,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
                     seq = store_put_player(h->store, &sp);
             }
         }
-        bool was_gone = p->nconns == 0;
+        bool was_gone = !present(p);
         if (hub_attach(s, p) < 0) {
             hub_player_release(h, p);
             return;
@@ -1429,15 +1608,19 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
         return NULL;
-    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
-    if (!g)
+    /* in a cluster the game's epoch is taken before its row is written */
+    if (h->cluster && cluster_host_new(h->cluster, gid) < 0)
         return NULL;
-    for (int c = 0; c < 2; c++)
-        show_rating(h, g, c);
-    if (table_put(&h->games, game_gid(g), g) < 0) {
-        game_destroy(h, g);
+    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
+    if (!g || table_put(&h->games, game_gid(g), g) < 0) {
+        if (g)
+            game_destroy(h, g);
+        if (h->cluster)
+            cluster_unhost(h->cluster, gid);
         return NULL;
     }
+    for (int c = 0; c < 2; c++)
+        show_rating(h, g, c);
     for (int c = 0; c < 2; c++) {
         struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
                                         : NULL;
@@ -1445,6 +1628,8 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
             player_add_game(p, game_gid(g));
     }
     subscribe_players(h, g);
+    if (h->cluster)
+        cluster_tell_players(h->cluster, g);
     log_info("event=game_created game=%s", gid);
     return g;
 }
@@ -1681,6 +1866,8 @@ static void do_join(struct session *s, struct game *g,
     invite_closed(s->hub, g);
     player_add_game(s->player, game_gid(g));
     subscribe_players(s->hub, g);
+    if (s->hub->cluster)
+        cluster_tell_players(s->hub->cluster, g);
     game_announce_start(g, now);
 }
 
@@ -1716,6 +1903,8 @@ static int64_t lag_estimate(const struct session *s)
 {
     const struct hub_env *env = &s->hub->env;
 
+    if (s->remote) /* as the connection's node measured it */
+        return s->rtt_ms / 2;
     if (!s->conn || !env->rtt_ms)
         return 0;
     return env->rtt_ms(env->ctx, s->conn) / 2;
@@ -1816,11 +2005,43 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     }
 }
 
+/* True for the messages about one game (m->game). */
+static bool about_a_game(enum proto_type t)
+{
+    switch (t) {
+    case PROTO_T_JOIN:
+    case PROTO_T_MOVE:
+    case PROTO_T_RESIGN:
+    case PROTO_T_LEAVE:
+    case PROTO_T_ABORT:
+    case PROTO_T_DRAW_OFFER:
+    case PROTO_T_DRAW_ACCEPT:
+    case PROTO_T_DRAW_DECLINE:
+    case PROTO_T_DRAW_CLAIM:
+    case PROTO_T_SYNC:
+    case PROTO_T_WATCH:
+    case PROTO_T_UNWATCH:
+    case PROTO_T_REMATCH:
+    case PROTO_T_REMATCH_DECLINE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void dispatch(struct session *s, const struct proto_msg *m,
-                     int64_t now)
+                     const char *text, size_t len, int64_t now,
+                     bool local_only)
 {
     struct hub *h = s->hub;
 
+    /* in a cluster, a game of another node's (or of none) is its host's
+     * to run (cluster.h) */
+    if (h->cluster && !local_only && !s->remote && about_a_game(m->type) &&
+        !table_get(&h->games, m->game)) {
+        cluster_forward(h->cluster, s, m, text, len, now);
+        return;
+    }
     switch (m->type) {
     case PROTO_T_HELLO:
         do_hello(s, m, now);
@@ -1890,6 +2111,37 @@ static void dispatch(struct session *s, const struct proto_msg *m,
     }
 }
 
+void hub_dispatch(struct session *s, const struct proto_msg *m,
+                  const char *text, size_t len, int64_t now, bool local_only)
+{
+    dispatch(s, m, text, len, now, local_only);
+}
+
+void hub_watch(struct session *s, struct game *g, int64_t now)
+{
+    watch_add(s, g);
+    game_send_state(g, s, NULL, now);
+}
+
+void hub_unwatch(struct session *s, struct game *g)
+{
+    watch_drop(s, g);
+}
+
+void hub_notice_cluster(struct hub *h, bool up)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++)
+            h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
+    }
+    msgbuf_unref(b);
+}
+
 /* Charges a message to s's budget: true when it may go on; else s was
  * answered rate_limited (with id, when `answer`) or closed for a flood. */
 static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
@@ -1926,7 +2178,7 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
     else
-        dispatch(s, &m, now);
+        dispatch(s, &m, text, len, now, false);
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
     return rc == 0 ? m.type : PROTO_T_NONE;

@@ -37,6 +37,7 @@ struct session;
 struct conn;
 struct store;
 struct msgbuf;
+struct redis;
 struct hub_alarm; /* a timer of the environment's; opaque to the hub */
 
 /* What the hub needs from the process around it (main.c over net.h, or a
@@ -72,6 +73,10 @@ struct hub_env {
     /* From any thread (the verdict and password workers): have the loop
      * call hub_wake soon. */
     void (*wake)(void);
+    /* Redis, when this node is one of a cluster (not owned: it outlives
+     * the hub; cluster.h takes its callbacks); NULL: the node runs
+     * alone. */
+    struct redis *redis;
 };
 
 /* The hub's settings, from struct config (main.c copies them; their
@@ -89,6 +94,8 @@ struct hub_config {
     int logins_per_user_per_min;     /* ... for one username */
     int password_threads;            /* password workers (passwd.h) */
     int password_queue;              /* hashes queued or running */
+    const char *node_id; /* this node's id in a cluster (env.redis); not
+                            copied: it outlives the hub */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

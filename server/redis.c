@@ -837,6 +837,14 @@ struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
     return r;
 }
 
+void redis_set_handlers(struct redis *r, redis_state_fn *on_state,
+                        redis_message_fn *on_message, void *arg)
+{
+    r->on_state = on_state;
+    r->on_message = on_message;
+    r->arg = arg;
+}
+
 void redis_free(struct redis *r)
 {
     struct cmd *c;

@@ -89,6 +89,11 @@ struct redis_config {
 struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
                         char *err, size_t errlen);
 
+/* Replaces the callbacks of cfg (on_state, on_message and their arg):
+ * for an owner made after r (the hub's cluster). */
+void redis_set_handlers(struct redis *r, redis_state_fn *on_state,
+                        redis_message_fn *on_message, void *arg);
+
 /* Closes both connections and frees r: every pending or queued command's
  * callback is called with "redis: closed" first; on_state is not called.
  * redis_free(NULL) is a no-op. */

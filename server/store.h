@@ -219,6 +219,15 @@ uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 uint64_t store_put_settings(struct store *s, const char *pid,
                             const char *json, int64_t now_ms);
 
+/* ---- a cluster's (PostgreSQL) ------------------------------------------
+ * (Declared here for cluster.c; their implementations come with the
+ * PostgreSQL store.) */
+uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch);
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch);
+size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max);
+int store_player_live_games(struct store *s, const char *pid,
+                            char (*gids)[33], size_t max, size_t *n);
+
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
 /* Highest sequence number handed out (the last write queued). */

@@ -14,7 +14,9 @@
 -- host's lease has lapsed (node:H:alive is gone): the host becomes this
 -- node, G moves to node:N:games (from the old host's set), and the
 -- epoch goes up (above the floor), so every taking has a new epoch.
--- Returns {epoch, node}; or {0, host} when a live other node hosts G.
+-- Returns {epoch, node}, and when G was a dead node's {epoch, node,
+-- seen}: the dead host's node:H:seen, the last time it was known alive
+-- (0 when unknown). Returns {0, host} when a live other node hosts G.
 local node, gid, floor = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if not node or node == '' or not gid or gid == '' or not floor
         or floor < 0 then
@@ -24,8 +26,10 @@ local host = redis.call('GET', KEYS[1])
 if host and host ~= node and redis.call('EXISTS', 'node:' .. host .. ':alive') == 1 then
     return {0, host}
 end
+local seen = nil
 if host and host ~= node then
     redis.call('SREM', 'node:' .. host .. ':games', gid)
+    seen = tonumber(redis.call('GET', 'node:' .. host .. ':seen')) or 0
 end
 redis.call('SET', KEYS[1], node)
 redis.call('SADD', 'node:' .. node .. ':games', gid)
@@ -33,5 +37,8 @@ local epoch = redis.call('INCR', KEYS[2])
 if epoch <= floor then
     epoch = floor + 1
     redis.call('SET', KEYS[2], string.format('%d', epoch))
+end
+if seen then
+    return {epoch, node, seen}
 end
 return {epoch, node}

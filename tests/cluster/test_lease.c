@@ -37,18 +37,19 @@ static void node_up(const char *node, const char *inc, const char *ms)
     char alive[64];
     const char *keys[2] = {alive, "nodes"};
     snprintf(alive, sizeof alive, "node:%s:alive", node);
-    expect_keys(REDIS_LUA_NODE_UP, "1", 2, keys, 3,
-                (const char *[]){node, inc, ms});
+    expect_keys(REDIS_LUA_NODE_UP, "1", 2, keys, 4,
+                (const char *[]){node, inc, ms, "1000"});
 }
 
 static void node_renew(const char *want, const char *node, const char *inc,
                        const char *ms)
 {
-    char alive[64];
-    const char *keys[1] = {alive};
+    char alive[64], seen[64];
+    const char *keys[2] = {alive, seen};
     snprintf(alive, sizeof alive, "node:%s:alive", node);
-    expect_keys(REDIS_LUA_NODE_RENEW, want, 1, keys, 2,
-                (const char *[]){inc, ms});
+    snprintf(seen, sizeof seen, "node:%s:seen", node);
+    expect_keys(REDIS_LUA_NODE_RENEW, want, 2, keys, 3,
+                (const char *[]){inc, ms, "2000"});
 }
 
 #define TAKE(want, ...)                                     \
@@ -97,12 +98,16 @@ START_TEST(test_node_lease)
     node_up("A", "i1", "3000");
     expect_cmd("1", "SISMEMBER nodes A");
     expect_cmd("i1", "GET node:A:alive");
+    expect_cmd("1000", "GET node:A:seen");
     node_renew("1", "A", "i1", "60000");
+    expect_cmd("2000", "GET node:A:seen");
     got = redissync_command(loop, rd, "PTTL node:A:alive");
     ms = strtol(got, NULL, 10);
     free(got);
     ck_assert(ms > 3000 && ms <= 60000);
+    expect_cmd("OK", "SET node:A:seen 1500");
     node_renew("0", "A", "i0", "3000"); /* another incarnation */
+    expect_cmd("1500", "GET node:A:seen"); /* (not renewed: not seen) */
     /* a restarted (or resumed) process comes back as a new incarnation,
      * which fences the old one */
     node_up("A", "i2", "3000");
@@ -142,7 +147,8 @@ START_TEST(test_adopt_after_lapse)
     node_up("B", "b", "3000");
     TAKE("[1,A]", "A", "G", "0");
     lapse("A");
-    TAKE("[2,B]", "B", "G", "0");
+    /* B learns when A was last seen alive (node_up's clock) */
+    TAKE("[2,B,1000]", "B", "G", "0");
     expect_cmd("[]", "SMEMBERS node:A:games");
     expect_cmd("[G]", "SMEMBERS node:B:games");
     /* A comes back: B is alive and keeps the game */
@@ -206,7 +212,7 @@ START_TEST(test_sweep)
     expect_cmd("0", "SISMEMBER nodes C");
     expect_cmd("1", "SISMEMBER nodes B");
     /* A adopts G: B has nothing left, and the next sweep drops it */
-    TAKE("[2,A]", "A", "G", "0");
+    TAKE("[2,A,1000]", "A", "G", "0");
     expect_keys(REDIS_LUA_CLUSTER_SWEEP, "[B,0]", 1, keys, 2,
                 (const char *[]){"A", "10"});
     expect_keys(REDIS_LUA_CLUSTER_SWEEP, "[]", 1, keys, 2,
@@ -220,12 +226,12 @@ START_TEST(test_bad_arguments)
     const char *alive[2] = {"node:A:alive", "nodes"};
     char *got;
 
-    got = redissync_eval(loop, rd, REDIS_LUA_NODE_UP, 2, alive, 3,
-                         (const char *[]){"A", "i", "0"});
+    got = redissync_eval(loop, rd, REDIS_LUA_NODE_UP, 2, alive, 4,
+                         (const char *[]){"A", "i", "0", "0"});
     ck_assert_msg(!strncmp(got, "!ERR node_up", 12), "%s", got);
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_NODE_RENEW, 1, alive, 2,
-                         (const char *[]){"i", "x"});
+    got = redissync_eval(loop, rd, REDIS_LUA_NODE_RENEW, 2, alive, 3,
+                         (const char *[]){"i", "x", "0"});
     ck_assert_msg(!strncmp(got, "!ERR node_renew", 15), "%s", got);
     free(got);
     got = redissync_eval(loop, rd, REDIS_LUA_GAME_TAKE, 2, game_keys, 3,
