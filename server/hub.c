@@ -144,7 +144,7 @@ void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
 void hub_session_close(struct session *s, int code, const char *reason)
 {
     if (s->conn)
-        s->hub->env.close(s->hub->env.ctx, s->conn, code, reason);
+        s->hub->env.drop(s->hub->env.ctx, s->conn, code, reason);
 }
 
 void hub_send_text(struct session *s, char *text, uint64_t seq)

@@ -56,6 +56,8 @@ struct hub_env {
     /* Closes c with a WebSocket close code; its session is freed later,
      * through hub_close, when the connection is gone. */
     void (*close)(void *ctx, struct conn *c, int code, const char *reason);
+    /* The same after dropping what c's queue holds (net_drop). */
+    void (*drop)(void *ctx, struct conn *c, int code, const char *reason);
     /* A timer calling cb(arg); NULL when out of memory. */
     struct hub_alarm *(*alarm_new)(void *ctx, void (*cb)(void *arg),
                                    void *arg);

@@ -203,7 +203,8 @@ void hub_dispatch(struct session *s, const struct proto_msg *m,
  * to be written once the store has committed seq. */
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
 
-/* Closes s's connection (a local one) with a WebSocket close code. */
+/* Closes s's connection (a local one) with a WebSocket close code,
+ * dropping what its queue holds (hub_env.drop). */
 void hub_session_close(struct session *s, int code, const char *reason);
 
 /* s watches g as a spectator (its state sent to s), or no longer. */

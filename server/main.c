@@ -478,6 +478,12 @@ static void env_close(void *ctx, struct conn *c, int code, const char *reason)
     net_close(c, code, reason);
 }
 
+static void env_drop(void *ctx, struct conn *c, int code, const char *reason)
+{
+    (void)ctx;
+    net_drop(c, code, reason);
+}
+
 /* A hub_alarm is a net_timer. */
 static struct hub_alarm *env_alarm_new(void *ctx, void (*cb)(void *arg),
                                        void *arg)
@@ -604,6 +610,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .send = env_send,
         .send_now = env_send_now,
         .close = env_close,
+        .drop = env_drop,
         .alarm_new = env_alarm_new,
         .alarm_arm = env_alarm_arm,
         .alarm_free = env_alarm_free,

@@ -149,6 +149,11 @@ void net_send_now(struct conn *c, struct msgbuf *b);
  * callback. */
 void net_close(struct conn *c, int code, const char *reason);
 
+/* net_close after dropping every message c's queue still holds, written
+ * or waiting for the store (a game that moved: what was queued about it
+ * may never be stored, and the client resyncs when it reconnects). */
+void net_drop(struct conn *c, int code, const char *reason);
+
 /* A timer calling cb(arg) on the loop thread. */
 struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg);
 /* Arms t at monotonic `at_ms` (INT64_MAX: disarm). */
