@@ -568,6 +568,11 @@ static void stop_check_cb(struct ev_loop *l, ev_check *w, int revents)
         ev_break(l, EVBREAK_ALL);
 }
 
+struct ev_loop *net_ev_loop(void)
+{
+    return net.loop;
+}
+
 void net_run(void)
 {
     ev_check_init(&net.stop_check, stop_check_cb);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct conn;
+struct ev_loop;
 struct net_timer;
 struct msgbuf;
 struct net_stats;
@@ -90,6 +91,9 @@ struct net_handlers {
     /* The answer to an address over its API request rate (429). */
     void (*http_too_many)(struct net_reply *r);
 };
+
+/* The loop, after net_start (for a Redis connection on it: redis.h). */
+struct ev_loop *net_ev_loop(void);
 
 /* Connects the handlers (copied) and the counters it writes (netstats.h,
  * not owned), after net_start, before net_run. */
