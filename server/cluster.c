@@ -252,6 +252,7 @@ static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
 
         if (!out)
             return;
+        msgbuf_ref(b); /* (the entries' references go below) */
         len = (size_t)snprintf(out, cap, "T ");
         while ((m = q->head) != NULL && m->b == b && m->seq <= committed) {
             char id[24];
@@ -278,6 +279,7 @@ static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
         out[len++] = '\n';
         memcpy(out + len, b->data, b->len);
         len += b->len;
+        msgbuf_unref(b);
         publish(c, channel, out, len, NULL, NULL);
         free(out);
     }
@@ -1765,6 +1767,12 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
         cluster_free(c);
         return NULL;
     }
+    /* the scripts' numbers are their redis_lua ids (r has no other) */
+    for (int i = 0; i < REDIS_LUA_COUNT; i++)
+        if (redis_script_add(r, redis_lua[i].source) != i) {
+            cluster_free(c);
+            return NULL;
+        }
     redis_set_handlers(r, on_state, on_message, c);
     {
         char channel[PROTO_KEY_MAX + 8];

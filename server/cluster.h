@@ -59,8 +59,9 @@ struct player;
 struct cluster;
 
 /* Joins the cluster as node_id (copied) over r (not owned: it outlives
- * the cluster), taking r's state and message callbacks. NULL when out of
- * memory. */
+ * the cluster; it must have no script of its own: the cluster adds
+ * server/lua's), taking r's state and message callbacks. NULL when out
+ * of memory. */
 struct cluster *cluster_new(struct hub *h, struct redis *r,
                             const char *node_id);
 
