@@ -460,7 +460,7 @@ static void login_done(struct hub *h, struct auth_job *j,
         p = hub_player_get(h, j->pid, j->username);
         if (!p)
             return;
-        was_gone = p->nconns == 0;
+        was_gone = !hub_player_present(p);
         if (hub_attach(s, p) < 0) {
             hub_player_release(h, p);
             return;

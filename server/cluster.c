@@ -437,6 +437,7 @@ struct fwd {
 };
 
 static void no_host(struct cluster *c, struct fwd *f);
+static void drop_seek(struct cluster *c, struct session *s);
 static void adopt(struct cluster *c, const char *gid, int64_t epoch,
                   int64_t seen_ms, struct pending *p);
 
@@ -630,13 +631,16 @@ static void detach_all(struct cluster *c, struct session *s, bool tell)
 
 void cluster_session_detached(struct cluster *c, struct session *s)
 {
+    drop_seek(c, s);
     detach_all(c, s, true);
 }
 
 void cluster_session_closed(struct cluster *c, struct session *s)
 {
-    if (s->player)
+    if (s->player) {
+        drop_seek(c, s);
         detach_all(c, s, true);
+    }
     table_del(&c->locals, s->id_key);
 }
 
@@ -1857,4 +1861,149 @@ int cluster_session_opened(struct cluster *c, struct session *s)
     s->id = ++c->next_conn;
     id_key(s->id, s->id_key, sizeof s->id_key);
     return table_put(&c->locals, s->id_key, s);
+}
+
+/* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
+
+struct seek_call {
+    struct cluster *c;
+    uint64_t sid; /* the local session */
+    char seek[PROTO_KEY_MAX + 1];
+    struct clock_spec clock;
+    bool rated;
+    struct proto_id id;
+};
+
+static void seek_keys(const struct clock_spec *k, const char *pid,
+                      char zset[48], char seeker[48])
+{
+    if (k->per_move)
+        snprintf(zset, 48, "seeks:m%d", k->per_move_s);
+    else
+        snprintf(zset, 48, "seeks:f%d+%d", k->initial_s, k->increment_s);
+    snprintf(seeker, 48, "seeker:%s", pid);
+}
+
+static void on_placed(void *arg, const redisReply *reply, const char *err)
+{
+    struct seek_call *sc = arg;
+    struct cluster *c = sc->c;
+    struct session *s = local_session(c, sc->sid);
+
+    if (!s || !s->player) {
+        free(sc);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements < 2 ||
+        reply->element[0]->type != REDIS_REPLY_STRING) {
+        hub_busy(s, &sc->id);
+        free(sc);
+        return;
+    }
+    hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
+    if (!strcmp(reply->element[0]->str, "waiting")) {
+        snprintf(s->seek_sid, sizeof s->seek_sid, "%s", sc->seek);
+    } else if (reply->elements >= 5 &&
+               reply->element[2]->type == REDIS_REPLY_STRING &&
+               reply->element[4]->type == REDIS_REPLY_STRING &&
+               proto_key_valid(reply->element[2]->str)) {
+        int color = strcmp(reply->element[4]->str, "white") ? 1 : 0;
+        s->seek_sid[0] = '\0';
+        hub_start_paired(s, &sc->clock, sc->rated, color,
+                         reply->element[2]->str, now_ms(c));
+    }
+    flush_soon(c);
+    free(sc);
+}
+
+void cluster_seek(struct cluster *c, struct session *s,
+                  const struct proto_msg *m, const char *sid, int rating)
+{
+    struct seek_call *sc = calloc(1, sizeof *sc);
+    char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
+        created[24];
+    const char *color = m->color == PROTO_WHITE   ? "white"
+                        : m->color == PROTO_BLACK ? "black"
+                                                  : "random";
+
+    if (!sc) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    sc->c = c;
+    sc->sid = s->id;
+    snprintf(sc->seek, sizeof sc->seek, "%s", sid);
+    sc->clock = m->clock;
+    sc->rated = m->rated;
+    sc->id = m->id;
+    seek_keys(&m->clock, s->player->pid, zset, seeker);
+    snprintf(rating_s, sizeof rating_s, "%d", rating);
+    snprintf(lo, sizeof lo, "%d", m->range_lo);
+    snprintf(hi, sizeof hi, "%d", m->range_hi);
+    snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
+    snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
+    if (redis_eval(
+            c->r, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
+            (const char *[]){zset, seeker, "seeks:seq"}, 10,
+            (const char *[]){
+                sid, s->player->pid, c->node, color, m->rated ? "1" : "0",
+                m->rated ? rating_s : "", m->rated && m->has_range ? lo : "",
+                m->rated && m->has_range ? hi : "", coin, created}) < 0) {
+        free(sc);
+        hub_busy(s, &m->id);
+    }
+}
+
+static void on_cancelled(void *arg, const redisReply *reply, const char *err)
+{
+    struct seek_call *sc = arg;
+    struct session *s = local_session(sc->c, sc->sid);
+
+    if (s && s->player) {
+        if (err || !reply || reply->type != REDIS_REPLY_INTEGER)
+            hub_busy(s, &sc->id);
+        else if (reply->integer == 1)
+            hub_send_text(s, proto_render_seek_cancelled(&sc->id), 0);
+        else
+            hub_send_error(s, PROTO_NO_SEEK, "you have no open seek",
+                           &sc->id);
+        s->seek_sid[0] = '\0';
+        flush_soon(sc->c);
+    }
+    free(sc);
+}
+
+void cluster_cancel_seek(struct cluster *c, struct session *s,
+                         const struct proto_id *id)
+{
+    struct seek_call *sc = calloc(1, sizeof *sc);
+    char seeker[48];
+
+    if (!sc) {
+        hub_busy(s, id);
+        return;
+    }
+    sc->c = c;
+    sc->sid = s->id;
+    sc->id = *id;
+    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
+    if (redis_eval(c->r, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
+                   (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
+        free(sc);
+        hub_busy(s, id);
+    }
+}
+
+/* s's open seek (it closes, or no longer speaks for its player) goes. */
+static void drop_seek(struct cluster *c, struct session *s)
+{
+    char seeker[48];
+
+    if (!s->seek_sid[0] || !s->player)
+        return;
+    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
+    redis_eval(c->r, REDIS_LUA_SEEK_CANCEL, log_reply, (void *)"seek_cancel",
+               1, (const char *[]){seeker}, 1, (const char *[]){s->seek_sid});
+    s->seek_sid[0] = '\0';
 }

@@ -103,6 +103,15 @@ void cluster_player_left(struct cluster *c, struct player *p);
 void cluster_session_detached(struct cluster *c, struct session *s);
 void cluster_session_closed(struct cluster *c, struct session *s);
 
+/* The lobby's seeks in Redis: s places seek m (sid: its new id; rating:
+ * s's rounded rating in the clock's category, rated seeks), answered
+ * `seeking`, and a pairing starts the game here (hub_start_paired); or
+ * cancels its player's open seek (seek_cancelled, or no_seek). */
+void cluster_seek(struct cluster *c, struct session *s,
+                  const struct proto_msg *m, const char *sid, int rating);
+void cluster_cancel_seek(struct cluster *c, struct session *s,
+                         const struct proto_id *id);
+
 /* ---- host --------------------------------------------------------------
  *
  * Queues b for the remote session s (adding a reference), to be

@@ -229,8 +229,7 @@ void hub_player_release(struct hub *h, struct player *p)
     free(p);
 }
 
-/* p has a connection, here or (mirrored) on another node. */
-static bool present(const struct player *p)
+bool hub_player_present(const struct player *p)
 {
     return p->nconns + p->nremotes > 0;
 }
@@ -995,7 +994,7 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
         if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
         show_rating(h, g, c);
-        if (p && present(p))
+        if (p && hub_player_present(p))
             game_player_back(g, c, now);
     }
     return g;
@@ -1313,7 +1312,7 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
     s->player = NULL;
     if (h->cluster)
         cluster_player_left(h->cluster, p);
-    if (present(p))
+    if (hub_player_present(p))
         return;
     player_gone(h, p, now);
 }
@@ -1343,7 +1342,7 @@ void hub_remote_detach(struct hub *h, struct session *s, int64_t now)
             break;
         }
     s->player = NULL;
-    if (!present(p))
+    if (!hub_player_present(p))
         player_gone(h, p, now);
 }
 
@@ -1531,7 +1530,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
                     seq = store_put_player(h->store, &sp);
             }
         }
-        bool was_gone = !present(p);
+        bool was_gone = !hub_player_present(p);
         if (hub_attach(s, p) < 0) {
             hub_player_release(h, p);
             return;
@@ -1622,8 +1621,14 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
     for (int c = 0; c < 2; c++)
         show_rating(h, g, c);
     for (int c = 0; c < 2; c++) {
-        struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
-                                        : NULL;
+        /* (a seat of another node's connection has no record here yet
+         * in a cluster: its connections attach to it later) */
+        struct player *p = seats[c].pid
+                               ? (h->cluster
+                                      ? hub_player_get(h, seats[c].pid,
+                                                       seats[c].name)
+                                      : table_get(&h->players, seats[c].pid))
+                               : NULL;
         if (p)
             player_add_game(p, game_gid(g));
     }
@@ -1700,6 +1705,10 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         seek.lo = m->range_lo;
         seek.hi = m->range_hi;
     }
+    if (h->cluster) { /* the seeks of every node are in Redis */
+        cluster_seek(h->cluster, s, m, seek.sid, seek.rating);
+        return;
+    }
     rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
                     &color);
     if (rc < 0) {
@@ -1717,6 +1726,26 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     board_from_fen(&start, FEN_START);
     struct game *g = hub_start_game(h, &m->clock, &start, seats, NULL,
                                     m->rated, now);
+    if (g)
+        game_announce_start(g, now);
+}
+
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *o = table_get(&h->players, other);
+    struct store_player sp;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+
+    if (!o && store_find_player(h->store, other, &sp) != 1)
+        snprintf(sp.name, sizeof sp.name, "?");
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){other, o ? o->name : sp.name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, clock, &start, seats, NULL, rated, now);
     if (g)
         game_announce_start(g, now);
 }
@@ -2065,7 +2094,9 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         do_seek(s, m, now);
         break;
     case PROTO_T_CANCEL_SEEK:
-        if (lobby_cancel(h->lobby, s->player->pid))
+        if (h->cluster)
+            cluster_cancel_seek(h->cluster, s, &m->id);
+        else if (lobby_cancel(h->lobby, s->player->pid))
             hub_send_text(s, proto_render_seek_cancelled(&m->id), 0);
         else
             hub_send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);

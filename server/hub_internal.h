@@ -137,6 +137,10 @@ void hub_hex(const uint8_t *in, size_t n, char *out);
 struct player *hub_player_get(struct hub *h, const char *pid,
                               const char *name);
 
+/* p has a connection here: a local one, or one of another node's
+ * mirrored here (cluster.c). */
+bool hub_player_present(const struct player *p);
+
 /* Frees p when nothing refers to it any more (no connection, live game
  * or pin). */
 void hub_player_release(struct hub *h, struct player *p);
@@ -228,6 +232,11 @@ struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
 /* g leaves memory without a write (it was handed over, or the store
  * fenced it: cut closes the local connections that follow it). */
 void hub_drop_game(struct hub *h, struct game *g, bool cut);
+
+/* s's seek paired with other's (in Redis): the game starts here, s
+ * playing colour color. */
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now);
 
 /* Tells every local connection after hello that Redis is lost (up
  * false) or back. */

@@ -66,6 +66,7 @@ struct session {
     int64_t rtt_ms;        /* remote: the round trip its node measured */
     struct table rgames;   /* games of other nodes the connection follows:
                                gid -> its own copy (the key) */
+    char seek_sid[33];     /* its open seek in Redis (a SID); "" none */
 };
 
 /* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not

@@ -10,7 +10,9 @@
 -- KEYS[2] seeker:PID    the id of the placing player's open seek
 -- KEYS[3] seeks:seq     the placement counter
 -- Each seek is also a hash seek:SID (pid, node, zset, color, rated,
--- rating, lo, hi, created), and a pairing deletes the other player's
+-- rating, lo, hi, created) and a member of its node's set node:N:seeks
+-- (so that a dead node's seeks go with it: cluster_sweep.lua), and a
+-- pairing deletes the other player's
 -- seeker:PID: keys named inside the script, so it needs one Redis (not
 -- Redis Cluster), as the design has.
 --
@@ -48,9 +50,12 @@ end
 -- the player's open seek goes
 local old = redis.call('GET', KEYS[2])
 if old then
-    local z = redis.call('HGET', 'seek:' .. old, 'zset')
-    if z then
-        redis.call('ZREM', z, old)
+    local o = redis.call('HMGET', 'seek:' .. old, 'zset', 'node')
+    if o[1] then
+        redis.call('ZREM', o[1], old)
+    end
+    if o[2] then
+        redis.call('SREM', 'node:' .. o[2] .. ':seeks', old)
     end
     redis.call('DEL', 'seek:' .. old, KEYS[2])
 end
@@ -83,6 +88,7 @@ for _, osid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
         redis.call('ZREM', KEYS[1], osid) -- a stale entry
     elseif fits(o) then
         redis.call('ZREM', KEYS[1], osid)
+        redis.call('SREM', 'node:' .. o[7] .. ':seeks', osid)
         redis.call('DEL', 'seek:' .. osid)
         if redis.call('GET', 'seeker:' .. o[1]) == osid then
             redis.call('DEL', 'seeker:' .. o[1])
@@ -105,5 +111,6 @@ redis.call('HSET', 'seek:' .. sid, 'pid', pid, 'node', node,
            'rating', ARGV[6], 'lo', ARGV[7], 'hi', ARGV[8],
            'created', ARGV[10] or '0')
 redis.call('ZADD', KEYS[1], seq, sid)
+redis.call('SADD', 'node:' .. node .. ':seeks', sid)
 redis.call('SET', KEYS[2], sid)
 return {'waiting', sid}

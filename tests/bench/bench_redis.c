@@ -170,8 +170,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++) {
         got = false;
         t0 = sysclock_us(CLOCK_MONOTONIC);
-        redis_eval(rd, REDIS_LUA_NODE_RENEW, on_reply, &one, 2, lease_keys,
-                   3, args);
+        redis_eval(rd, REDIS_LUA_NODE_RENEW, on_reply, &one, 2, lease_keys, 3,
+                   args);
         waiting++;
         wait_for(&got);
         us[i] = sysclock_us(CLOCK_MONOTONIC) - t0;
@@ -205,8 +205,10 @@ int main(int argc, char **argv)
     }
     /* the bench's keys go */
     for (long i = 0; i < n; i++) {
-        redis_command(rd, on_reply, NULL, "DEL game:bench%ld:host "
-                      "game:bench%ld:epoch", i, i);
+        redis_command(rd, on_reply, NULL,
+                      "DEL game:bench%ld:host "
+                      "game:bench%ld:epoch",
+                      i, i);
         waiting++;
     }
     while (waiting > 0) {
@@ -214,7 +216,8 @@ int main(int argc, char **argv)
         wait_for(&got);
     }
     got = false;
-    redis_command(rd, on_reply, NULL, "DEL node:bench:alive node:bench:seen "
+    redis_command(rd, on_reply, NULL,
+                  "DEL node:bench:alive node:bench:seen "
                   "node:bench:games bench:nodes");
     waiting++;
     wait_for(&got);

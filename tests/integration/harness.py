@@ -72,9 +72,12 @@ class Server:
     GUESTS_PER_IP_PER_MIN = 10000000
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
-                 extra=(), guests_per_ip_per_min=GUESTS_PER_IP_PER_MIN):
+                 extra=(), guests_per_ip_per_min=GUESTS_PER_IP_PER_MIN,
+                 name="server", env=None):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-it-")
+        self.name = name
+        self.env = env
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
         os.makedirs(self.web, exist_ok=True)
@@ -100,7 +103,7 @@ class Server:
 
     def _start_once(self):
         self.port = free_port()
-        self.log = open(os.path.join(self.dir, "server.log"), "ab")
+        self.log = open(os.path.join(self.dir, self.name + ".log"), "ab")
         self.log_start = self.log.tell()
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
         # CHESS_TEST_LOG_LEVEL=debug: the server logs every connection
@@ -114,7 +117,8 @@ class Server:
              "--guests-per-ip-per-min", str(self.guests_per_ip_per_min)]
             + (["--log-level", level] if level else [])
             + self.extra,
-            stdout=self.log, stderr=self.log)
+            stdout=self.log, stderr=self.log,
+            env=dict(os.environ, **self.env) if self.env else None)
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -126,8 +130,12 @@ class Server:
             time.sleep(0.005)
         raise RuntimeError("server did not start: " + self.log_text())
 
+    def client_port(self):
+        """The port a new client connects to (one node's: Cluster)."""
+        return self.port
+
     def log_text(self):
-        with open(os.path.join(self.dir, "server.log"), "rb") as f:
+        with open(os.path.join(self.dir, self.name + ".log"), "rb") as f:
             f.seek(self.log_start)
             return f.read().decode("utf-8", "replace")
 
@@ -180,13 +188,135 @@ class Server:
         return status, json.loads(body)
 
 
+SingleServer = Server  # one process (ClusterServer's nodes)
+
+# CHESS_TEST_CLUSTER=N: every Server is a cluster of N nodes
+# (ClusterServer) sharing one database and one Redis, and each new client
+# connects to the next node in turn: the two players of a test's game on
+# different nodes, a third client (a spectator) on the third.
+CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
+REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
+
+
+class RedisProc:
+    """A redis-server of a cluster's own, on a unix socket in folder, no
+    persistence."""
+
+    def __init__(self, folder):
+        self.socket = os.path.join(folder, "redis.sock")
+        self.log = os.path.join(folder, "redis.log")
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, "--port", "0", "--unixsocket", self.socket,
+             "--save", "", "--appendonly", "no", "--logfile", self.log])
+        deadline = time.monotonic() + WAIT
+        while not os.path.exists(self.socket):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.005)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=WAIT)
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+
+    def restart(self):
+        self.stop(signal.SIGKILL)
+        self.start()
+
+
+class ClusterServer:
+    """CLUSTER nodes of chess-server on one database and one Redis, with
+    Server's interface: port, http and the rest are the first node's,
+    log_text all nodes' logs, and client_port hands out the nodes' ports
+    in turn."""
+
+    def __init__(self, grace_s=60, first_move_s=30, datadir=None,
+                 extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
+                 nodes=None):
+        self.own_dir = datadir is None
+        self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
+        self.db = os.path.join(self.dir, "db", "chess.db")
+        self.redis = RedisProc(self.dir)
+        self.turn = 0
+        self.nodes = []
+        for i in range(nodes or CLUSTER):
+            node = "n%d" % (i + 1)
+            env = {"CHESS_DEBUG_REDIS": self.redis.socket,
+                   "CHESS_DEBUG_NODE": node}
+            self.nodes.append(SingleServer(
+                grace_s=grace_s, first_move_s=first_move_s,
+                datadir=self.dir, extra=extra, name=node, env=env,
+                guests_per_ip_per_min=guests_per_ip_per_min))
+        self.wait_ready()
+
+    def wait_ready(self):
+        """Every node holds its lease (each has logged cluster_joined)."""
+        deadline = time.monotonic() + WAIT
+        for n in self.nodes:
+            while "event=cluster_joined" not in n.log_text():
+                if time.monotonic() > deadline:
+                    raise RuntimeError("node did not join: " + n.log_text())
+                time.sleep(0.005)
+
+    @property
+    def port(self):
+        return self.nodes[0].port
+
+    @property
+    def proc(self):
+        return self.nodes[0].proc
+
+    def client_port(self):
+        live = [n for n in self.nodes if n.proc.poll() is None]
+        port = live[self.turn % len(live)].port
+        self.turn += 1
+        return port
+
+    def log_text(self):
+        return "".join("[%s]\n%s" % (n.name, n.log_text())
+                       for n in self.nodes)
+
+    def terminate(self):
+        rc = 0
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                rc = n.terminate() or rc
+        return rc
+
+    def kill(self):
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                n.kill()
+
+    def stop(self):
+        try:
+            for n in self.nodes:
+                n.stop()
+        finally:
+            self.redis.stop()
+            if self.own_dir:
+                shutil.rmtree(self.dir, ignore_errors=True)
+
+    def http(self, path):
+        return self.nodes[0].http(path)
+
+    def http_json(self, path):
+        return self.nodes[0].http_json(path)
+
+
 class Client:
     """A protocol client: sends JSON, waits for messages by type and fields
     (keeping unmatched ones for later waits, in order)."""
 
     def __init__(self, server, hello=True, name=None, token=None, **kw):
         self.server = server
-        self.ws = WebSocket("127.0.0.1", server.port, **kw)
+        self.port = server.client_port()
+        self.ws = WebSocket("127.0.0.1", self.port, **kw)
         self.backlog = []
         self.player = self.token = None
         self.games = []
@@ -301,6 +431,10 @@ def close_all(clients):
             c.close()
         except OSError:
             pass
+
+
+if CLUSTER:
+    Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
 
 
 class ServerTest(unittest.TestCase):
