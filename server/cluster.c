@@ -35,10 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "ids.h"
 #include "log.h"
 #include "msgbuf.h"
 #include "redis.h"
+#include "prefs.h"
 #include "redis_scripts.h"
 #include "store.h"
 
@@ -79,6 +81,15 @@ struct outmsg {
     struct msgbuf *b;
     uint64_t seq;
     uint64_t conn;
+};
+
+/* A publish that waits for the store to commit seq. */
+struct deferred {
+    struct deferred *next;
+    uint64_t seq;
+    char channel[PROTO_KEY_MAX + 16];
+    size_t len;
+    char payload[];
 };
 
 /* What waits for one node, in order. */
@@ -127,11 +138,15 @@ struct cluster {
     struct table adopting; /* gid -> struct adoption */
     struct table epochs;   /* gid -> int64_t*: the epoch of a hosted game */
     struct retry *retries; /* commands to send again, oldest first */
+    struct deferred *defer, *defer_tail; /* in seq order */
     struct hub_alarm *retry_alarm;
     char peers[16][PROTO_KEY_MAX + 1]; /* the nodes (SMEMBERS nodes), for
                                           the handover */
     size_t n_peers;
-    bool asked_peers;
+    bool asked_peers, peers_known;
+    struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
+    size_t handover_left;
+    bool handing;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -206,6 +221,29 @@ static void flush_soon(struct cluster *c)
         return;
     c->flush_armed = true;
     hub_alarm_arm(c->h, c->flusher, now_ms(c));
+}
+
+void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                         const char *payload, size_t len, uint64_t seq)
+{
+    struct deferred *d = malloc(sizeof *d + HDR_MAX + len);
+    int n;
+
+    if (!d)
+        return;
+    d->next = NULL;
+    d->seq = seq;
+    snprintf(d->channel, sizeof d->channel, "player:%s", pid);
+    n = snprintf(d->payload, HDR_MAX, "%c %s\n", kind, c->node);
+    if (payload)
+        memcpy(d->payload + n, payload, len);
+    d->len = (size_t)n + (payload ? len : 0);
+    if (c->defer_tail)
+        c->defer_tail->next = d;
+    else
+        c->defer = d;
+    c->defer_tail = d;
+    flush_soon(c);
 }
 
 void cluster_send(struct cluster *c, struct session *s, struct msgbuf *b,
@@ -289,6 +327,14 @@ static void flush_all(struct cluster *c)
 {
     uint64_t committed = store_committed(c->h->store);
 
+    while (c->defer && c->defer->seq <= committed) {
+        struct deferred *d = c->defer;
+        c->defer = d->next;
+        if (!c->defer)
+            c->defer_tail = NULL;
+        publish(c, d->channel, d->payload, d->len, NULL, NULL);
+        free(d);
+    }
     for (size_t i = 0; i < c->outqs.cap; i++) {
         struct outq *q = c->outqs.slots[i].value;
         if (q)
@@ -910,7 +956,9 @@ static void on_node_message(struct cluster *c, const char *msg, size_t len)
     }
 }
 
-/* player:P: P has a new game; P's connections here attach to it. */
+/* player:P: P has a new game (N GID: P's connections here attach to
+ * it), logged out everywhere (L NODE) or changed its settings (C
+ * NODE\nJSON) on another node. */
 static void on_player_message(struct cluster *c, const char *pid,
                               const char *msg, size_t len)
 {
@@ -920,12 +968,35 @@ static void on_player_message(struct cluster *c, const char *pid,
     struct player *p = table_get(&c->h->players, pid);
     int n = split(msg, len, buf, sizeof buf, tok, 2, &body, &blen);
 
-    if (n != 2 || tok[0][0] != 'N' || !p || !proto_key_valid(tok[1]) ||
-        table_get(&c->h->games, tok[1]))
+    if (n != 2 || !p || !proto_key_valid(tok[1]))
         return;
-    for (size_t i = 0; i < p->nconns; i++)
-        if (follow_add(c, p->conns[i], tok[1]) == 1)
-            send_kind(c, p->conns[i], tok[1], 'S');
+    switch (tok[0][0]) {
+    case 'N':
+        if (table_get(&c->h->games, tok[1]))
+            return;
+        for (size_t i = 0; i < p->nconns; i++)
+            if (follow_add(c, p->conns[i], tok[1]) == 1)
+                send_kind(c, p->conns[i], tok[1], 'S');
+        break;
+    case 'L':
+        if (strcmp(tok[1], c->node))
+            account_logout_others(c->h, p, NULL, 0, now_ms(c));
+        break;
+    case 'C':
+        if (strcmp(tok[1], c->node) && blen > 0 &&
+            blen <= STORE_SETTINGS_MAX) {
+            char *json = malloc(blen + 1);
+            if (!json)
+                return;
+            memcpy(json, body, blen);
+            json[blen] = '\0';
+            prefs_tell(c->h, p, NULL, json, 0);
+            free(json);
+        }
+        break;
+    default:
+        break;
+    }
 }
 
 /* game:G: G moved to another host; its followers here attach there. */
@@ -1692,6 +1763,7 @@ static void on_peers(void *arg, const redisReply *reply, const char *err)
     struct cluster *c = arg;
 
     c->n_peers = 0;
+    c->peers_known = true;
     if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
         return;
     for (size_t i = 0; i < reply->elements && c->n_peers < 16; i++)
@@ -1699,6 +1771,29 @@ static void on_peers(void *arg, const redisReply *reply, const char *err)
             strcmp(reply->element[i]->str, c->node))
             snprintf(c->peers[c->n_peers++], sizeof c->peers[0], "%s",
                      reply->element[i]->str);
+}
+
+static void on_handover_tick(void *arg)
+{
+    struct cluster *c = arg;
+
+    c->handover_left = cluster_handover(c, now_ms(c));
+    if (c->handover_left)
+        hub_alarm_arm(c->h, c->handover_alarm, now_ms(c) + 10);
+}
+
+void cluster_begin_handover(struct cluster *c)
+{
+    if (c->handing)
+        return;
+    c->handing = true;
+    c->handover_left = c->epochs.n;
+    hub_alarm_arm(c->h, c->handover_alarm, now_ms(c));
+}
+
+bool cluster_handed_over(const struct cluster *c)
+{
+    return !c->handing || c->handover_left == 0;
 }
 
 size_t cluster_handover(struct cluster *c, int64_t now)
@@ -1714,6 +1809,10 @@ size_t cluster_handover(struct cluster *c, int64_t now)
         redis_command(c->r, on_peers, c, "SMEMBERS nodes");
         return c->epochs.n;
     }
+    if (!c->peers_known)
+        return c->epochs.n;
+    if (!c->n_peers) /* nobody to hand them to: adopted after the lease */
+        return 0;
     for (size_t i = 0; i < c->epochs.cap; i++) {
         const char *gid = c->epochs.slots[i].key;
         struct game *g;
@@ -1767,7 +1866,8 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
     c->tick = hub_alarm_new(h, on_tick, c);
     c->flusher = hub_alarm_new(h, on_flush, c);
     c->retry_alarm = hub_alarm_new(h, on_retry, c);
-    if (!c->tick || !c->flusher || !c->retry_alarm) {
+    c->handover_alarm = hub_alarm_new(h, on_handover_tick, c);
+    if (!c->tick || !c->flusher || !c->retry_alarm || !c->handover_alarm) {
         cluster_free(c);
         return NULL;
     }
@@ -1823,6 +1923,11 @@ void cluster_free(struct cluster *c)
     table_clear(&c->epochs);
     table_clear(&c->locals);
     outqs_free(c);
+    while (c->defer) {
+        struct deferred *d = c->defer;
+        c->defer = d->next;
+        free(d);
+    }
     while (c->retries) {
         struct retry *r = c->retries;
         c->retries = r->next;
@@ -1832,6 +1937,7 @@ void cluster_free(struct cluster *c)
     hub_alarm_free(c->h, c->tick);
     hub_alarm_free(c->h, c->flusher);
     hub_alarm_free(c->h, c->retry_alarm);
+    hub_alarm_free(c->h, c->handover_alarm);
     free(c);
 }
 

@@ -112,6 +112,12 @@ void cluster_seek(struct cluster *c, struct session *s,
 void cluster_cancel_seek(struct cluster *c, struct session *s,
                          const struct proto_id *id);
 
+/* Tells the player's connections on other nodes, once the store has
+ * committed seq: kind 'L' (a logout everywhere: they are logged out) or
+ * 'C' (its settings changed to payload, len bytes of JSON). */
+void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                         const char *payload, size_t len, uint64_t seq);
+
 /* ---- host --------------------------------------------------------------
  *
  * Queues b for the remote session s (adding a reference), to be
@@ -136,9 +142,12 @@ void cluster_unhost(struct cluster *c, const char *gid);
  * adoptions whose epoch committed, and handles games the store fenced. */
 void cluster_wake(struct cluster *c);
 
-/* Hands every hosted game to another live node (SIGTERM): returns how
- * many are still being handed over (0: done, or nothing to hand). Call
- * again until 0 or a deadline. */
+/* A shutdown (SIGTERM): hands every hosted game to another live node,
+ * each once its last writes have committed (cluster_handover, called
+ * again every 10 ms), and stops taking commands for them. True once
+ * nothing is left to hand over (or nobody to hand it to). */
+void cluster_begin_handover(struct cluster *c);
+bool cluster_handed_over(const struct cluster *c);
 size_t cluster_handover(struct cluster *c, int64_t now);
 
 /* The number of remote sessions, followed remote games, games being

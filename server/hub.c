@@ -1236,6 +1236,13 @@ char *hub_game_pgn(struct hub *h, const char *gid)
 void hub_shutdown(struct hub *h)
 {
     h->shutting_down = true;
+    if (h->cluster)
+        cluster_begin_handover(h->cluster);
+}
+
+bool hub_stoppable(const struct hub *h)
+{
+    return !h->cluster || cluster_handed_over(h->cluster);
 }
 
 /* ---- sessions ---------------------------------------------------------- */

@@ -140,8 +140,12 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status);
 char *hub_game_pgn(struct hub *h, const char *gid);
 
 /* Stops reacting to closing connections (a shutdown is under way): their
- * games are not told that players left. */
+ * games are not told that players left. In a cluster the node begins
+ * handing its games over to the others. */
 void hub_shutdown(struct hub *h);
+
+/* True when the process may exit (its games handed over, in a cluster). */
+bool hub_stoppable(const struct hub *h);
 
 /* The loop was woken (env.wake, or the store's commit): takes the work
  * other threads finished to their games: the store's commits (the turns

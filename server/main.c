@@ -569,6 +569,11 @@ static void on_shutdown(void *ctx)
     hub_shutdown(ctx);
 }
 
+static bool on_stoppable(void *ctx)
+{
+    return hub_stoppable(ctx);
+}
+
 static bool on_http_wants(const char *path)
 {
     return http_wants(path);
@@ -630,6 +635,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .closed = on_closed,
         .wake = on_wake,
         .shutdown = on_shutdown,
+        .stoppable = on_stoppable,
         .http_wants = on_http_wants,
         .http_route = on_http_route,
         .http = on_http,

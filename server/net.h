@@ -81,6 +81,10 @@ struct net_handlers {
     void (*wake)(void *ctx);
     /* A planned shutdown begins: connections close from now on. */
     void (*shutdown)(void *ctx);
+    /* Whether the loop may end once the connections are closed (a
+     * cluster node has handed its games over); asked after every turn of
+     * a shutdown for at most LIMIT_SHUTDOWN_HANDOVER_MS. NULL: always. */
+    bool (*stoppable)(void *ctx);
     /* Whether path is the API's (else a file is served), and its route
      * label (enum netstats_route). */
     bool (*http_wants)(const char *path);
