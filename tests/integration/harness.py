@@ -229,11 +229,46 @@ class RedisProc:
         self.start()
 
 
+def redis_call(socket_path, *args):
+    """One command to the Redis at socket_path (RESP over a unix socket):
+    its reply as str, int, None or a list."""
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(WAIT)
+    sock.connect(socket_path)
+    out = "*%d\r\n" % len(args) + "".join(
+        "$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
+    sock.sendall(out.encode())
+    f = sock.makefile("rb")
+
+    def read():
+        line = f.readline().rstrip(b"\r\n")
+        kind, rest = line[:1], line[1:].decode()
+        if kind in (b"+", b"-"):
+            return rest if kind == b"+" else RuntimeError(rest)
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = f.read(n + 2)[:n]
+            return data.decode()
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [read() for _ in range(n)]
+        raise RuntimeError("bad reply %r" % line)
+    try:
+        return read()
+    finally:
+        f.close()
+        sock.close()
+
+
 class ClusterServer:
     """CLUSTER nodes of chess-server on one database and one Redis, with
     Server's interface: port, http and the rest are the first node's,
     log_text all nodes' logs, and client_port hands out the nodes' ports
-    in turn."""
+    in turn. pin(i) sends every new client to node i until pin(None)."""
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
                  extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
@@ -241,8 +276,10 @@ class ClusterServer:
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
+        self.web = os.path.join(self.dir, "web")
         self.redis = RedisProc(self.dir)
         self.turn = 0
+        self.pinned = None
         self.nodes = []
         for i in range(nodes or CLUSTER):
             node = "n%d" % (i + 1)
@@ -271,15 +308,47 @@ class ClusterServer:
     def proc(self):
         return self.nodes[0].proc
 
+    def pin(self, i):
+        self.pinned = i
+
     def client_port(self):
+        if self.pinned is not None:
+            return self.nodes[self.pinned].port
         live = [n for n in self.nodes if n.proc.poll() is None]
         port = live[self.turn % len(live)].port
         self.turn += 1
         return port
 
+    def node_of_port(self, port):
+        return next(i for i, n in enumerate(self.nodes) if n.port == port)
+
+    def host_of(self, gid):
+        """The index of the node that hosts gid (Redis's game:G:host)."""
+        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid)
+        return next((i for i, n in enumerate(self.nodes) if n.name == name),
+                    None)
+
+    def restart_node(self, i):
+        """Starts node i again (after a kill or a terminate), on a new
+        port, and waits until it has joined."""
+        n = self.nodes[i]
+        before = len(n.log_text())
+        n.start()
+        deadline = time.monotonic() + WAIT
+        while "event=cluster_joined" not in n.log_text()[before:]:
+            if time.monotonic() > deadline:
+                raise RuntimeError("node did not join: " + n.log_text())
+            time.sleep(0.005)
+
     def log_text(self):
         return "".join("[%s]\n%s" % (n.name, n.log_text())
                        for n in self.nodes)
+
+    def stop_nodes(self):
+        """Every node SIGTERMed (as stop), without the folder going."""
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                n.terminate()
 
     def terminate(self):
         rc = 0
