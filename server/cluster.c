@@ -37,12 +37,15 @@
 
 #include "account.h"
 #include "ids.h"
+#include "lobby.h"
+#include "lobbyfeed.h"
 #include "log.h"
 #include "msgbuf.h"
 #include "redis.h"
 #include "prefs.h"
 #include "redis_scripts.h"
 #include "store.h"
+#include "tunables.h"
 
 /* A connection may follow this many games of other nodes at once. */
 #define CLUSTER_FOLLOWS_MAX 64
@@ -484,6 +487,8 @@ struct fwd {
 
 static void no_host(struct cluster *c, struct fwd *f);
 static void drop_seek(struct cluster *c, struct session *s);
+static void card_put(struct cluster *c, const struct game *g, bool ply_only);
+static void cards_tick(struct cluster *c);
 static void adopt(struct cluster *c, const char *gid, int64_t epoch,
                   int64_t seen_ms, struct pending *p);
 
@@ -808,8 +813,6 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
         log_warn("event=cluster_bad_envelope channel=cmd:%s", gid);
         return;
     }
-    if (!g) /* (no longer ours: the edge finds out from the store) */
-        return;
     if (tok[0][0] == 'D') {
         char key[sizeof((struct remote *)0)->key];
         snprintf(key, sizeof key, "%s/%s/%s", tok[1], tok[2], tok[3]);
@@ -818,6 +821,8 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
             remote_unfollow(c, rs, gid);
         return;
     }
+    if (!g) /* (no longer ours: the edge finds out from the store) */
+        return;
     rs = remote_get(c, tok, &p);
     if (!rs)
         return;
@@ -846,6 +851,11 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
         struct proto_error e;
         if (proto_parse(body, blen, true, &m, &e) != 0) {
             hub_send_error(&rs->s, e.code, e.msg, &m.id);
+            break;
+        }
+        if (strcmp(m.game, gid) != 0) { /* only commands about this game */
+            log_warn("event=cluster_bad_envelope channel=cmd:%s type=%s", gid,
+                     proto_type_name(m.type));
             break;
         }
         hub_dispatch(&rs->s, &m, body, blen, now_ms(c), true);
@@ -1268,6 +1278,8 @@ static void hosting(struct cluster *c, struct game *g, int64_t epoch)
 
     epoch_set(c, gid, epoch);
     follow_subscribe(c, "cmd", gid, true);
+    if (game_status(g) == GAME_STARTED)
+        card_put(c, g, false);
     n = snprintf(out, sizeof out, "M %s", c->node);
     snprintf(channel, sizeof channel, "game:%s", gid);
     publish(c, channel, out, (size_t)n, NULL, NULL);
@@ -1398,6 +1410,8 @@ void cluster_tell_players(struct cluster *c, struct game *g)
     char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
     int n = snprintf(out, sizeof out, "N %s", game_gid(g));
 
+    if (game_status(g) == GAME_STARTED)
+        card_put(c, g, false);
     for (int k = 0; k < 2; k++) {
         const char *pid = game_seat_pid(g, k);
         if (!pid[0])
@@ -1689,6 +1703,7 @@ static void on_tick(void *arg)
         return;
     }
     renew(c);
+    cards_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
     redis_eval(c->r, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
                (const char *[]){"nodes"}, 2, (const char *[]){c->node, max});
@@ -2024,7 +2039,8 @@ static void on_placed(void *arg, const redisReply *reply, const char *err)
 }
 
 void cluster_seek(struct cluster *c, struct session *s,
-                  const struct proto_msg *m, const char *sid, int rating)
+                  const struct proto_msg *m, const char *sid, int rating,
+                  bool provisional)
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
     char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
@@ -2049,13 +2065,14 @@ void cluster_seek(struct cluster *c, struct session *s,
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
-    if (redis_eval(
-            c->r, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
-            (const char *[]){zset, seeker, "seeks:seq"}, 10,
-            (const char *[]){
-                sid, s->player->pid, c->node, color, m->rated ? "1" : "0",
-                m->rated ? rating_s : "", m->rated && m->has_range ? lo : "",
-                m->rated && m->has_range ? hi : "", coin, created}) < 0) {
+    if (redis_eval(c->r, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
+                   (const char *[]){zset, seeker, "seeks:seq"}, 12,
+                   (const char *[]){
+                       sid, s->player->pid, c->node, color,
+                       m->rated ? "1" : "0", m->rated ? rating_s : "",
+                       m->rated && m->has_range ? lo : "",
+                       m->rated && m->has_range ? hi : "", coin, created,
+                       s->player->name, provisional ? "1" : "0"}) < 0) {
         free(sc);
         hub_busy(s, &m->id);
     }
@@ -2112,4 +2129,328 @@ static void drop_seek(struct cluster *c, struct session *s)
     redis_eval(c->r, REDIS_LUA_SEEK_CANCEL, log_reply, (void *)"seek_cancel",
                1, (const char *[]){seeker}, 1, (const char *[]){s->seek_sid});
     s->seek_sid[0] = '\0';
+}
+
+/* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
+
+/* The rank of g in games:live (highest first): rated games above every
+ * casual one, by their rating sum; casual ones by creation time. */
+static double card_score(const struct game *g)
+{
+    double sum = 0;
+
+    if (!game_rated(g))
+        return (double)game_created_ms(g);
+    for (int k = 0; k < 2; k++) {
+        struct proto_player p = game_seat_player(g, k);
+        if (p.has_rating)
+            sum += (double)p.rating;
+    }
+    return 1e15 + sum;
+}
+
+/* Writes g's card (all its fields, or only its ply). */
+static void card_put(struct cluster *c, const struct game *g, bool ply_only)
+{
+    char key[PROTO_KEY_MAX + 16], score[32], ply[16], wr[16], br[16],
+        clock[32];
+    struct proto_player w = game_seat_player(g, 0),
+                        b = game_seat_player(g, 1);
+    const struct clock_spec *k = game_clock_spec(g);
+    const char *args[4 + 2 * 10];
+    int n = 0;
+
+    snprintf(key, sizeof key, "game:%s:card", game_gid(g));
+    snprintf(score, sizeof score, "%.0f", card_score(g));
+    snprintf(ply, sizeof ply, "%d", game_ply(g));
+    snprintf(wr, sizeof wr, "%ld", w.rating);
+    snprintf(br, sizeof br, "%ld", b.rating);
+    if (k->per_move)
+        snprintf(clock, sizeof clock, "m%d", k->per_move_s);
+    else
+        snprintf(clock, sizeof clock, "f%d+%d", k->initial_s, k->increment_s);
+    args[n++] = game_gid(g);
+    args[n++] = score;
+    args[n++] = "ply";
+    args[n++] = ply;
+    if (!ply_only) {
+        const char *kv[] = {"wpid",    w.id,
+                            "wname",   w.name,
+                            "wrating", w.has_rating ? wr : "",
+                            "wprov",   w.provisional ? "1" : "0",
+                            "bpid",    b.id,
+                            "bname",   b.name,
+                            "brating", b.has_rating ? br : "",
+                            "bprov",   b.provisional ? "1" : "0",
+                            "clock",   clock,
+                            "rated",   game_rated(g) ? "1" : "0"};
+        memcpy(args + n, kv, sizeof kv);
+        n += (int)(sizeof kv / sizeof *kv);
+    }
+    redis_eval(c->r, REDIS_LUA_GAME_CARD, log_reply, (void *)"game_card", 2,
+               (const char *[]){key, "games:live"}, n, args);
+}
+
+void cluster_game_started(struct cluster *c, const struct game *g)
+{
+    card_put(c, g, false);
+}
+
+void cluster_game_ended(struct cluster *c, const char *gid)
+{
+    redis_command(c->r, log_reply, (void *)"card", "ZREM games:live %s", gid);
+    redis_command(c->r, log_reply, (void *)"card", "DEL game:%s:card", gid);
+}
+
+/* The tick's look at the lobby's first live games: the ply of those
+ * hosted here is written to their cards (a few Redis writes a second,
+ * whatever the number of games). */
+static void on_top_games(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+        return;
+    for (size_t i = 0; i < reply->elements; i++) {
+        struct game *g;
+        if (reply->element[i]->type != REDIS_REPLY_STRING)
+            continue;
+        g = table_get(&c->h->games, reply->element[i]->str);
+        if (g && game_status(g) == GAME_STARTED &&
+            table_get(&c->epochs, game_gid(g)))
+            card_put(c, g, true);
+    }
+}
+
+static void cards_tick(struct cluster *c)
+{
+    if (c->epochs.n)
+        redis_command(c->r, on_top_games, c, "ZREVRANGE games:live 0 %d",
+                      LOBBY_GAMES_MAX - 1);
+}
+
+/* Element *i of lobby_snapshot's reply as a string ("" when not one), and
+ * as a number; *i advances. */
+static const char *field(const redisReply *r, size_t *i)
+{
+    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
+
+    return e && e->type == REDIS_REPLY_STRING ? e->str : "";
+}
+
+static long number(const redisReply *r, size_t *i)
+{
+    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
+
+    if (!e)
+        return 0;
+    if (e->type == REDIS_REPLY_INTEGER)
+        return (long)e->integer;
+    return e->type == REDIS_REPLY_STRING ? strtol(e->str, NULL, 10) : 0;
+}
+
+/* A clock's canonical form (f300+0, m60, or a seek set's name) back. */
+static bool clock_of(const char *s, struct clock_spec *k)
+{
+    memset(k, 0, sizeof *k);
+    if (!strncmp(s, "seeks:", 6))
+        s += 6;
+    if (s[0] == 'm') {
+        k->per_move = 1;
+        k->per_move_s = atoi(s + 1);
+        return k->per_move_s > 0;
+    }
+    return s[0] == 'f' &&
+           sscanf(s + 1, "%d+%d", &k->initial_s, &k->increment_s) == 2;
+}
+
+static void on_snapshot(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+    struct proto_lobby_seek seeks[LOBBY_SEEKS_MAX];
+    struct proto_lobby_game games[LOBBY_GAMES_MAX];
+    size_t ns = 0, ng = 0, i = 0, n;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY) {
+        lobbyfeed_snapshot(c->h->feed, NULL, now_ms(c));
+        return;
+    }
+    n = (size_t)number(reply, &i);
+    for (size_t k = 0; k < n; k++) {
+        struct proto_lobby_seek *e = &seeks[ns < LOBBY_SEEKS_MAX ? ns : 0];
+        const char *color, *lo;
+        bool ok;
+        memset(e, 0, sizeof *e);
+        e->sid = field(reply, &i);
+        e->player.id = field(reply, &i);
+        e->player.name = field(reply, &i);
+        ok = clock_of(field(reply, &i), &e->clock);
+        color = field(reply, &i);
+        e->color = !strcmp(color, "white")   ? PROTO_WHITE
+                   : !strcmp(color, "black") ? PROTO_BLACK
+                                             : PROTO_RANDOM;
+        e->rated = !strcmp(field(reply, &i), "1");
+        e->player.rating = number(reply, &i);
+        e->player.has_rating = e->rated;
+        e->player.provisional = !strcmp(field(reply, &i), "1");
+        lo = field(reply, &i);
+        e->has_range = e->rated && lo[0] != '\0';
+        e->lo = atoi(lo);
+        e->hi = (int)number(reply, &i);
+        if (ok && e->player.id[0] && ns < LOBBY_SEEKS_MAX)
+            ns++;
+    }
+    n = (size_t)number(reply, &i);
+    for (size_t k = 0; k < n; k++) {
+        struct proto_lobby_game *e = &games[ng < LOBBY_GAMES_MAX ? ng : 0];
+        const char *wr, *br;
+        bool ok;
+        memset(e, 0, sizeof *e);
+        e->game = field(reply, &i);
+        e->white.id = field(reply, &i);
+        e->white.name = field(reply, &i);
+        wr = field(reply, &i);
+        e->white.provisional = !strcmp(field(reply, &i), "1");
+        e->black.id = field(reply, &i);
+        e->black.name = field(reply, &i);
+        br = field(reply, &i);
+        e->black.provisional = !strcmp(field(reply, &i), "1");
+        e->white.has_rating = wr[0] != '\0';
+        e->white.rating = strtol(wr, NULL, 10);
+        e->black.has_rating = br[0] != '\0';
+        e->black.rating = strtol(br, NULL, 10);
+        ok = clock_of(field(reply, &i), &e->clock);
+        e->rated = !strcmp(field(reply, &i), "1");
+        e->ply = (int)number(reply, &i);
+        if (ok && e->white.id[0] && ng < LOBBY_GAMES_MAX)
+            ng++;
+    }
+    lobbyfeed_snapshot(c->h->feed, proto_render_lobby(seeks, ns, games, ng),
+                       now_ms(c));
+}
+
+void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
+{
+    struct cluster *c = arg;
+    char ns[16], ng[16];
+
+    (void)f;
+    snprintf(ns, sizeof ns, "%d", LOBBY_SEEKS_MAX);
+    snprintf(ng, sizeof ng, "%d", LOBBY_GAMES_MAX);
+    if (redis_eval(c->r, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
+                   (const char *[]){"seeks:all", "games:live"}, 2,
+                   (const char *[]){ns, ng}) < 0)
+        lobbyfeed_snapshot(c->h->feed, NULL, now_ms(c));
+}
+
+/* ---- accept (seek_take.lua) -------------------------------------------- */
+
+struct accept_call {
+    struct cluster *c;
+    uint64_t sid;
+    struct proto_id id;
+    struct lobby_seek seek;
+};
+
+static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
+{
+    struct accept_call *a = arg;
+    struct cluster *c = a->c;
+    struct session *s = local_session(c, a->sid);
+    struct game *g;
+
+    if (!s || !s->player) {
+        free(a);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
+        hub_busy(s, &a->id);
+    } else if (reply->integer != 1) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &a->id);
+    } else if ((g = hub_accept_start(s, &a->seek, &a->id, now_ms(c)))) {
+        drop_seek(c, s); /* (the game_start says it) */
+        log_info("event=seek_accepted seek=%s game=%s", a->seek.sid,
+                 game_gid(g));
+        game_announce_start(g, now_ms(c));
+    }
+    flush_soon(c);
+    free(a);
+}
+
+/* The seek's fields: the checks run on them, then it is taken. */
+static void on_seek_read(void *arg, const redisReply *reply, const char *err)
+{
+    struct accept_call *a = arg;
+    struct cluster *c = a->c;
+    struct session *s = local_session(c, a->sid);
+    struct lobby_seek *k = &a->seek;
+    char key[PROTO_KEY_MAX + 8];
+    size_t i = 0;
+    const char *color, *lo;
+
+    if (!s || !s->player) {
+        free(a);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements != 9) {
+        hub_busy(s, &a->id);
+        free(a);
+        return;
+    }
+    snprintf(k->pid, sizeof k->pid, "%s", field(reply, &i));
+    snprintf(k->name, sizeof k->name, "%s", field(reply, &i));
+    color = field(reply, &i);
+    k->rated = !strcmp(field(reply, &i), "1");
+    k->rating = number(reply, &i);
+    k->provisional = !strcmp(field(reply, &i), "1");
+    lo = field(reply, &i);
+    k->has_range = k->rated && lo[0] != '\0';
+    k->lo = atoi(lo);
+    k->hi = (int)number(reply, &i);
+    if (!proto_key_valid(k->pid) || !clock_of(field(reply, &i), &k->clock)) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &a->id);
+        free(a);
+        return;
+    }
+    k->color = !strcmp(color, "white")   ? PROTO_WHITE
+               : !strcmp(color, "black") ? PROTO_BLACK
+                                         : PROTO_RANDOM;
+    if (hub_accept_refused(s, k, &a->id)) {
+        flush_soon(c);
+        free(a);
+        return;
+    }
+    snprintf(key, sizeof key, "seek:%s", k->sid);
+    if (redis_eval(c->r, REDIS_LUA_SEEK_TAKE, on_seek_taken, a, 1,
+                   (const char *[]){key}, 1, (const char *[]){k->sid}) < 0) {
+        hub_busy(s, &a->id);
+        free(a);
+    }
+}
+
+void cluster_accept(struct cluster *c, struct session *s,
+                    const struct proto_msg *m)
+{
+    struct accept_call *a = calloc(1, sizeof *a);
+
+    if (!a) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    a->c = c;
+    a->sid = s->id;
+    a->id = m->id;
+    snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
+    if (redis_command(c->r, on_seek_read, a,
+                      "HMGET seek:%s pid name color rated rating prov lo hi "
+                      "zset",
+                      m->seek) < 0) {
+        free(a);
+        hub_busy(s, &m->id);
+    }
 }

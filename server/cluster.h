@@ -108,15 +108,27 @@ void cluster_session_closed(struct cluster *c, struct session *s);
  * `seeking`, and a pairing starts the game here (hub_start_paired); or
  * cancels its player's open seek (seek_cancelled, or no_seek). */
 void cluster_seek(struct cluster *c, struct session *s,
-                  const struct proto_msg *m, const char *sid, int rating);
+                  const struct proto_msg *m, const char *sid, int rating,
+                  bool provisional);
 void cluster_cancel_seek(struct cluster *c, struct session *s,
                          const struct proto_id *id);
+/* accept of m->seek: its fields read from Redis, hub_accept_refused's
+ * checks, then the seek taken atomically (no_such_seek when another took
+ * it first) and the game started here. */
+void cluster_accept(struct cluster *c, struct session *s,
+                    const struct proto_msg *m);
 
 /* Tells the player's connections on other nodes, once the store has
  * committed seq: kind 'L' (a logout everywhere: they are logged out) or
  * 'C' (its settings changed to payload, len bytes of JSON). */
 void cluster_tell_player(struct cluster *c, const char *pid, char kind,
                          const char *payload, size_t len, uint64_t seq);
+
+/* The lobby feed's source in a cluster (lobbyfeed_set_source): every
+ * node's open seeks and the first live games from Redis, rendered as a
+ * snapshot and handed to lobbyfeed_snapshot. */
+struct lobbyfeed;
+void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
 
 /* ---- host --------------------------------------------------------------
  *
@@ -133,6 +145,11 @@ int cluster_host_new(struct cluster *c, const char *gid);
 /* g's seats changed (created, joined): tells each player's channel, so
  * that the player's connections on other nodes attach. */
 void cluster_tell_players(struct cluster *c, struct game *g);
+
+/* g started here (or was adopted started): its card goes into the
+ * lobby's list of live games, or (ended) out of it. */
+void cluster_game_started(struct cluster *c, const struct game *g);
+void cluster_game_ended(struct cluster *c, const char *gid);
 
 /* Game gid leaves this node's memory (it ended and lingered): releases
  * it in Redis and stops following its commands. */

@@ -632,6 +632,8 @@ static void env_ended(void *ctx, struct game *g)
     log_info("event=game_end game=%s reason=%s white=%s black=%s",
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
+    if (h->cluster)
+        cluster_game_ended(h->cluster, game_gid(g));
     metrics_finished(&h->metrics, game_ending(g));
     invite_closed(h, g);
     for (int c = 0; c < 2; c++) {
@@ -909,6 +911,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
             hub_free(h);
             return NULL;
         }
+        lobbyfeed_set_source(h->feed, cluster_lobby_fetch, h->cluster);
     }
     return h;
 }
@@ -1207,6 +1210,32 @@ static char *render_stored(struct hub *h, const char *gid,
     return text;
 }
 
+/* In a cluster: a live game another node hosts, as its journal has it
+ * (PostgreSQL's journal is indexed by game): rebuilt with the mute
+ * environment, its state rendered for the HTTP API (its clocks as of its
+ * last move). NULL with *found 0 when the store does not have it live,
+ * -1 on a database error. */
+static char *render_live_elsewhere(struct hub *h, const char *gid,
+                                   int64_t now, int *found)
+{
+    struct game_env env = mute_env(h);
+    struct store_move *moves = NULL;
+    struct store_game row;
+    struct game *g = NULL;
+    char *text = NULL;
+    size_t n = 0;
+
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found == 1 && strcmp(row.status, "ended"))
+        g = game_restore(&env, &row, moves, n, 0, now, NULL);
+    if (g) {
+        text = game_render_state(g, NULL, true, now);
+        game_free(g);
+    }
+    free(moves);
+    return text;
+}
+
 char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
 {
     struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid) : NULL;
@@ -1221,6 +1250,8 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
         return NULL;
     }
     body = render_stored(h, gid, NULL, true, &found);
+    if (!body && found == 1 && h->cluster)
+        body = render_live_elsewhere(h, gid, now, &found);
     if (!body)
         *status = found < 0 ? 500 : found == 0 ? 404 : 500;
     return body;
@@ -1656,8 +1687,22 @@ bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
     size_t held = p->ngames;
     char msg[96];
 
-    if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player)
+    if (h->cluster) {
+        /* the games of every node (the store's, which lags the writes
+         * queued here by a commit: those are in p->ngames), and the seek
+         * of this connection */
+        size_t max = (size_t)h->cfg.max_games_per_player + 1, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        if (gids &&
+            store_player_live_games(h->store, p->pid, gids, max, &n) == 0 &&
+            n > held)
+            held = n;
+        free(gids);
+        if (!seek && s->seek_sid[0])
+            held++;
+    } else if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player) {
         held += (size_t)lobby_has(h->lobby, p->pid);
+    }
     if (held < (size_t)h->cfg.max_games_per_player)
         return false;
     snprintf(msg, sizeof msg,
@@ -1713,7 +1758,8 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         seek.hi = m->range_hi;
     }
     if (h->cluster) { /* the seeks of every node are in Redis */
-        cluster_seek(h->cluster, s, m, seek.sid, seek.rating);
+        cluster_seek(h->cluster, s, m, seek.sid, seek.rating,
+                     seek.provisional);
         return;
     }
     rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
@@ -1757,44 +1803,30 @@ void hub_start_paired(struct session *s, const struct clock_spec *clock,
         game_announce_start(g, now);
 }
 
-/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
- * in the colour its seeker did not ask for. Checks, in this order:
- * no_such_seek, own_game, rated_needs_account, rating_out_of_range (the
- * seek's range, against s's rating in its category), too_many_games
- * (s's live games, then the seeker's). s's own open seek ends with the
- * game's start. */
-static void do_accept(struct session *s, const struct proto_msg *m,
-                      int64_t now)
+/* The checks of accept after no_such_seek, in the protocol's order:
+ * own_game, rated_needs_account, rating_out_of_range (the seek's range,
+ * against s's rating in its category), too_many_games (s's live games,
+ * then the seeker's). True when one failed (it was answered). */
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id)
 {
     struct hub *h = s->hub;
-    const struct lobby_seek *k = lobby_find(h->lobby, m->seek);
-    struct lobby_seek seek;
     struct player *seeker;
-    struct game_seat_init seats[2];
-    struct board start;
-    struct game *g;
-    int color;
 
-    if (!k) {
-        hub_send_error(s, PROTO_NO_SUCH_SEEK,
-                       "no open seek has that id (taken, cancelled or gone)",
-                       &m->id);
-        return;
-    }
     if (!strcmp(k->pid, s->player->pid)) {
-        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", &m->id);
-        return;
+        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
+        return true;
     }
-    if (k->rated && rated_refused(s, &m->id))
-        return;
+    if (k->rated && rated_refused(s, id))
+        return true;
     if (k->rated && k->has_range) {
         struct store_rating r;
         long mine;
         if (rating_of(h, s->player->pid,
                       rating_category_name(rating_category(&k->clock)),
                       &r) < 0) {
-            hub_busy(s, &m->id);
-            return;
+            hub_busy(s, id);
+            return true;
         }
         mine = rating_round(r.rating);
         if (mine < k->lo || mine > k->hi) {
@@ -1802,30 +1834,83 @@ static void do_accept(struct session *s, const struct proto_msg *m,
             snprintf(msg, sizeof msg,
                      "the seek is for ratings %d-%d; yours is %ld", k->lo,
                      k->hi, mine);
-            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, &m->id);
-            return;
+            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, id);
+            return true;
         }
     }
-    if (hub_player_full(s, true, &m->id))
-        return;
+    if (hub_player_full(s, true, id))
+        return true;
     seeker = table_get(&h->players, k->pid);
-    if (!seeker || seeker->ngames >= (size_t)h->cfg.max_games_per_player) {
-        hub_send_error(s, PROTO_TOO_MANY_GAMES,
-                       "the seeker holds as many live games as there may be",
-                       &m->id);
-        return;
+    if (h->cluster) { /* the seeker's games on every node */
+        size_t max = (size_t)h->cfg.max_games_per_player, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        int rc = gids ? store_player_live_games(h->store, k->pid, gids, max,
+                                                &n)
+                      : -1;
+        free(gids);
+        if (rc < 0) {
+            hub_busy(s, id);
+            return true;
+        }
+        if (n < max && (!seeker || seeker->ngames < max))
+            return false;
+    } else if (seeker &&
+               seeker->ngames < (size_t)h->cfg.max_games_per_player) {
+        return false;
     }
-    seek = *k; /* taken (with s's own seek) once the game exists */
-    color = lobby_taker_color(&seek, (int)(ids_random_byte() & 1));
+    hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                   "the seeker holds as many live games as there may be", id);
+    return true;
+}
+
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+    int color = lobby_taker_color(k, (int)(ids_random_byte() & 1));
+
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    seats[1 - color] = (struct game_seat_init){seek.pid, seeker->name};
+    seats[1 - color] = (struct game_seat_init){k->pid, k->name};
     board_from_fen(&start, FEN_START);
-    g = hub_start_game(h, &seek.clock, &start, seats, NULL, seek.rated, now);
-    if (!g) {
+    g = hub_start_game(h, &k->clock, &start, seats, NULL, k->rated, now);
+    if (!g)
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       id);
+    return g;
+}
+
+/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
+ * in the colour its seeker did not ask for (hub_accept_refused's
+ * checks after no_such_seek). s's own open seek ends with the game's
+ * start. In a cluster the seek is Redis's (cluster_accept). */
+static void do_accept(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    const struct lobby_seek *k;
+    struct lobby_seek seek;
+    struct game *g;
+
+    if (h->cluster) {
+        cluster_accept(h->cluster, s, m);
+        return;
+    }
+    k = lobby_find(h->lobby, m->seek);
+    if (!k) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
                        &m->id);
         return;
     }
+    if (hub_accept_refused(s, k, &m->id))
+        return;
+    seek = *k; /* taken (with s's own seek) once the game exists */
+    g = hub_accept_start(s, &seek, &m->id, now);
+    if (!g)
+        return;
     lobby_take(h->lobby, seek.sid, &seek);
     lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
     log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
@@ -1891,7 +1976,8 @@ static void do_join(struct session *s, struct game *g,
     if (joinable && game_rated(g) && rated_refused(s, &m->id))
         return;
     if (joinable &&
-        s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player &&
+        (s->hub->cluster || /* (its games on other nodes: hub_player_full) */
+         s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) &&
         hub_player_full(s, false, &m->id))
         return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {

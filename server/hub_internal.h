@@ -238,6 +238,15 @@ void hub_drop_game(struct hub *h, struct game *g, bool cut);
 void hub_start_paired(struct session *s, const struct clock_spec *clock,
                       bool rated, int color, const char *other, int64_t now);
 
+/* accept's checks after no_such_seek (true: one failed and was
+ * answered), and the game it starts (announced by the caller; NULL:
+ * answered busy). */
+struct lobby_seek;
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id);
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now);
+
 /* Tells every local connection after hello that Redis is lost (up
  * false) or back. */
 void hub_notice_cluster(struct hub *h, bool up);

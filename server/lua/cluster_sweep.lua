@@ -22,6 +22,7 @@ for _, n in ipairs(redis.call('SMEMBERS', KEYS[1])) do
             if o[1] then
                 redis.call('ZREM', o[1], sid)
             end
+            redis.call('ZREM', 'seeks:all', sid)
             if o[2] and redis.call('GET', 'seeker:' .. o[2]) == sid then
                 redis.call('DEL', 'seeker:' .. o[2])
             end

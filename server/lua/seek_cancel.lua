@@ -15,6 +15,7 @@ local o = redis.call('HMGET', 'seek:' .. sid, 'zset', 'node')
 if o[1] then
     redis.call('ZREM', o[1], sid)
 end
+redis.call('ZREM', 'seeks:all', sid)
 if o[2] then
     redis.call('SREM', 'node:' .. o[2] .. ':seeks', sid)
 end

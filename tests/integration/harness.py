@@ -312,6 +312,8 @@ class ClusterServer:
         self.pinned = i
 
     def client_port(self):
+        if PIN is not None:
+            return self.nodes[PIN].port
         if self.pinned is not None:
             return self.nodes[self.pinned].port
         live = [n for n in self.nodes if n.proc.poll() is None]
@@ -504,6 +506,23 @@ def close_all(clients):
 
 if CLUSTER:
     Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
+
+PIN = None  # one_node: every client of a cluster on this node
+
+
+def one_node(test):
+    """A test of one process's own behaviour (its metrics, its per-address
+    limits, its keepalive): in a cluster, all its clients connect to the
+    first node (the others still host and forward as they would)."""
+    def run(*args, **kw):
+        global PIN
+        PIN = 0 if CLUSTER else None
+        try:
+            return test(*args, **kw)
+        finally:
+            PIN = None
+    run.__name__, run.__doc__ = test.__name__, test.__doc__
+    return run
 
 
 class ServerTest(unittest.TestCase):

@@ -10,7 +10,7 @@ import socket
 import sqlite3
 import time
 
-from harness import WAIT, FreshServerTest, ServerTest, wait_until
+from harness import WAIT, FreshServerTest, ServerTest, wait_until, one_node
 
 
 METRIC_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -259,6 +259,8 @@ class HttpTest(ServerTest):
         self.assertEqual((status, page["games"], page["next"]),
                          (200, [], None))
 
+    @one_node
+
     def test_healthz_and_metrics(self):
         status, body = self.server.http_json("/healthz")
         self.assertEqual(status, 200)
@@ -345,6 +347,8 @@ class HttpTest(ServerTest):
             for le in ("0.25", "0.5", "1", "2.5", "5", "10", "+Inf"):
                 self.assertIn(le, les, h)
 
+    @one_node
+
     def test_process_metrics(self):
         m = self.metrics()
         one = lambda name: m[(name, ())]  # noqa: E731
@@ -382,6 +386,8 @@ class HttpTest(ServerTest):
     def closes(self, code):
         return self.metrics()[("chess_ws_closes_total",
                                (("code", code),))]
+
+    @one_node
 
     def test_ws_closes_by_code(self):
         for how, code in (("1000", "1000"), ("1001", "1001"),
