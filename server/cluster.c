@@ -147,6 +147,10 @@ struct cluster {
                                           the handover */
     size_t n_peers;
     bool asked_peers, peers_known;
+    char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
+                                              games: where it is */
+    bool orphans_scan;                     /* under way */
+    struct table handing_over; /* gid -> its own copy: a handover in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
     bool handing;
@@ -1538,6 +1542,10 @@ static void on_up(void *arg, const redisReply *reply, const char *err)
     c->leased = true;
     c->lease_until = now_ms(c) + CLUSTER_LEASE_MS;
     log_info("event=cluster_joined node=%s incarnation=%s", c->node, c->inc);
+    if (!c->orphans_scan) { /* games nobody hosts: a cluster restarted */
+        c->orphans_scan = true;
+        c->orphans_after[0] = '\0';
+    }
     reclaim(c);
     resync_all(c);
 }
@@ -1670,6 +1678,36 @@ static void on_swept(void *arg, const redisReply *reply, const char *err)
     }
 }
 
+/* One page of the scan, after joining, of the store's live games: each
+ * not hosted here is adopted unless a live node hosts it (game_take
+ * decides), so that after the whole cluster restarted (Redis empty, no
+ * node's set to sweep) every live game finds a host and its clocks and
+ * deadlines run again. CLUSTER_SWEEP_GAMES a tick. */
+static void orphans_tick(struct cluster *c)
+{
+    char(*gids)[PROTO_KEY_MAX + 1];
+    size_t n = 0;
+
+    if (!c->orphans_scan)
+        return;
+    gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
+    if (!gids || store_live_gids(c->h->store, c->orphans_after, gids,
+                                 CLUSTER_SWEEP_GAMES, &n) < 0) {
+        free(gids);
+        return; /* again next tick */
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!table_get(&c->h->games, gids[i]) &&
+            !table_get(&c->adopting, gids[i]))
+            adopt(c, gids[i], 0, 0, NULL);
+    if (n < CLUSTER_SWEEP_GAMES)
+        c->orphans_scan = false;
+    else
+        snprintf(c->orphans_after, sizeof c->orphans_after, "%s",
+                 gids[n - 1]);
+    free(gids);
+}
+
 /* node's current incarnation is inc (NULL: none, its lease lapsed):
  * remote sessions of any other incarnation of it go. */
 struct alive_check {
@@ -1704,6 +1742,7 @@ static void on_tick(void *arg)
     }
     renew(c);
     cards_tick(c);
+    orphans_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
     redis_eval(c->r, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
                (const char *[]){"nodes"}, 2, (const char *[]){c->node, max});
@@ -1756,8 +1795,20 @@ static void on_handed(void *arg, const redisReply *reply, const char *err)
     struct cluster *c = ho->c;
     struct game *g = table_get(&c->h->games, ho->gid);
 
+    free(table_del(&c->handing_over, ho->gid));
     if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
-        reply->integer > 0) {
+        reply->integer == 0) {
+        /* the node it went to is not alive (or this one no longer hosts
+         * the game): the next try goes to another */
+        for (size_t i = 0; i < c->n_peers; i++)
+            if (!strcmp(c->peers[i], ho->to)) {
+                memmove(c->peers[i], c->peers[i + 1],
+                        (c->n_peers - i - 1) * sizeof c->peers[0]);
+                c->n_peers--;
+                break;
+            }
+    } else if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
+               reply->integer > 0) {
         char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
         int n = snprintf(out, sizeof out, "H %s %lld %lld %s", ho->gid,
                          (long long)reply->integer,
@@ -1838,23 +1889,32 @@ size_t cluster_handover(struct cluster *c, int64_t now)
             continue;
         left++;
         g = table_get(&c->h->games, gid);
-        if (!g || game_seq(g) > committed)
-            continue; /* its last writes first */
-        if (c->n_peers)
-            to = c->peers[k % c->n_peers];
-        if (!to || !(ho = malloc(sizeof *ho)))
+        if (!g || game_seq(g) > committed || table_get(&c->handing_over, gid))
+            continue; /* its last writes first; one try at a time */
+        to = c->peers[k % c->n_peers];
+        if (!(ho = malloc(sizeof *ho)))
             continue;
         k++;
         ho->c = c;
         snprintf(ho->gid, sizeof ho->gid, "%s", gid);
         snprintf(ho->to, sizeof ho->to, "%s", to);
+        {
+            char *key = strdup(gid);
+            if (!key || table_put(&c->handing_over, key, key) < 0) {
+                free(key);
+                free(ho);
+                continue;
+            }
+        }
         follow_subscribe(c, "cmd", gid, false);
         snprintf(host, sizeof host, "game:%s:host", gid);
         snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
         if (redis_eval(c->r, REDIS_LUA_GAME_HANDOVER, on_handed, ho, 2,
                        (const char *[]){host, ekey}, 3,
-                       (const char *[]){c->node, to, gid}) < 0)
+                       (const char *[]){c->node, to, gid}) < 0) {
+            free(table_del(&c->handing_over, ho->gid));
             free(ho);
+        }
     }
     return left;
 }
@@ -1878,6 +1938,7 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
     table_init(&c->outqs);
     table_init(&c->adopting);
     table_init(&c->epochs);
+    table_init(&c->handing_over);
     c->tick = hub_alarm_new(h, on_tick, c);
     c->flusher = hub_alarm_new(h, on_flush, c);
     c->retry_alarm = hub_alarm_new(h, on_retry, c);
@@ -1936,6 +1997,9 @@ void cluster_free(struct cluster *c)
     for (size_t i = 0; i < c->epochs.cap; i++)
         free(c->epochs.slots[i].value);
     table_clear(&c->epochs);
+    for (size_t i = 0; i < c->handing_over.cap; i++)
+        free(c->handing_over.slots[i].value);
+    table_clear(&c->handing_over);
     table_clear(&c->locals);
     outqs_free(c);
     while (c->defer) {

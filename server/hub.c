@@ -1061,6 +1061,10 @@ int hub_restore(struct hub *h, int64_t now)
 {
     struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
 
+    if (h->cluster) /* the live games are every node's: adopted once the
+                       node joined, where nobody hosts them (cluster.c) */
+        return 0;
+
     if (store_load_live(h->store, restore_one, &rc) < 0)
         return -1;
     return rc.n;

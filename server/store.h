@@ -227,6 +227,8 @@ int store_get_epoch(struct store *s, const char *gid, int64_t *epoch);
 size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max);
 int store_player_live_games(struct store *s, const char *pid,
                             char (*gids)[33], size_t max, size_t *n);
+int store_live_gids(struct store *s, const char *after, char (*gids)[33],
+                    size_t max, size_t *n);
 
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);

@@ -334,10 +334,9 @@ class ClusterServer:
         """Starts node i again (after a kill or a terminate), on a new
         port, and waits until it has joined."""
         n = self.nodes[i]
-        before = len(n.log_text())
-        n.start()
+        n.start()  # (its log_text is this run's from now on)
         deadline = time.monotonic() + WAIT
-        while "event=cluster_joined" not in n.log_text()[before:]:
+        while "event=cluster_joined" not in n.log_text():
             if time.monotonic() > deadline:
                 raise RuntimeError("node did not join: " + n.log_text())
             time.sleep(0.005)
@@ -508,6 +507,13 @@ if CLUSTER:
     Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
 
 PIN = None  # one_node: every client of a cluster on this node
+
+
+def not_in_cluster(why):
+    """A test of one process's own life that a cluster has no counterpart
+    of (the cluster's are test_cluster's): skipped in a cluster, saying
+    why."""
+    return unittest.skipIf(CLUSTER, "one process: " + why)
 
 
 def one_node(test):

@@ -158,3 +158,27 @@ class ClusterTest(FreshServerTest):
         self.assertTrue(all(len(ps) == 2 for ps in starts.values()))
         for c in clients[:20]:  # and no second game
             c.quiet(0.05)
+
+    def test_whole_cluster_restart_resumes_every_game(self):
+        """Every node stopped and started again (Redis restarted empty
+        too): each live game is adopted by a node (the store's live games,
+        scanned at start), resumes with its moves and its clocks as at the
+        stop, and the downtime is charged to nobody."""
+        w, b, gid = self.game_on(0, 1)
+        before = w.request({"t": "sync", "game": gid}, "state")["clocks"]
+        self.srv.stop_nodes()
+        self.srv.redis.restart()
+        time.sleep(1.0)  # downtime that must be charged to no one
+        for i in range(len(self.srv.nodes)):
+            self.srv.restart_node(i)
+        w2, b2 = self.reconnect(w, 2), self.reconnect(b, 0)
+        st = w2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"], ["e2e4", "e7e5"])
+        b2.expect("state", game=gid, timeout=LEASE_S + 2)
+        w2.move(gid, "g1f3", 2)
+        m = b2.expect("moved", game=gid, ply=3, timeout=LEASE_S + 2)
+        self.assertEqual(m["clocks"]["black_ms"], before["black_ms"])
+        # white was to move at the stop: charged its thinking, not the
+        # second of downtime
+        self.assertGreater(m["clocks"]["white_ms"],
+                           before["white_ms"] - 900)

@@ -9,7 +9,7 @@ import time
 import unittest
 
 from harness import (FISCHER_5_0, SERVER, WAIT, Closed, FreshServerTest,
-                     free_port)
+                     free_port, not_in_cluster)
 from wsclient import WebSocket
 
 
@@ -22,6 +22,8 @@ class RestartTest(FreshServerTest):
             b.expect("moved", game=gid, ply=ply)
         return ply
 
+    @not_in_cluster("a stopped node hands its games over instead "
+                    "(test_cluster's SIGTERM and whole-cluster restart)")
     def test_sigterm_then_resume(self):
         srv = self.server()
         w, b, gid = self.start_game(srv)
@@ -133,6 +135,8 @@ class RestartTest(FreshServerTest):
         ws.send({"t": "hello"})
         self.assertEqual(json.loads(ws.recv_message())["t"], "welcome")
 
+    @not_in_cluster("games are restored where they are adopted, not all "
+                    "at start")
     def test_unloadable_games_are_logged_and_skipped(self):
         """A stored game the server cannot rebuild (an invitation from
         material no game reaches, accepted before that was checked; a
@@ -182,6 +186,8 @@ class RestartTest(FreshServerTest):
         self.assertEqual(st["moves"], ["e2e4", "e7e5"])
         j.request({"t": "ping"}, "pong")
 
+    @not_in_cluster("a live game nobody hosts is adopted by the node a "
+                    "command reaches")
     def test_a_live_game_not_in_memory_is_not_replayed(self):
         """A game the database holds as live but the server does not host
         (its restore failed, or it was written behind the server's back)
