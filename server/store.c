@@ -237,6 +237,15 @@ struct store__live_game *store__live_find(const struct store__live *ll,
     return NULL;
 }
 
+int store__live_move(const struct store__live *ll,
+                     struct store__live_game **cur, const char *gid,
+                     const struct store_move *m)
+{
+    if (!*cur || strcmp((*cur)->g.gid, gid))
+        *cur = store__live_find(ll, gid);
+    return *cur ? store__moves_add(&(*cur)->l, m) : 0;
+}
+
 static void live_free(struct store__live *ll)
 {
     for (size_t i = 0; i < ll->n; i++)

@@ -367,6 +367,13 @@ int store__live_index(struct store__live *ll);
 /* The game gid of ll (after store__live_index), or NULL. */
 struct store__live_game *store__live_find(const struct store__live *ll,
                                           const char *gid);
+/* Adds journal row m of game gid to its game of ll (store__moves_add);
+ * a row of a game not in ll (an ended one not yet swept) is skipped.
+ * Rows come sorted by game: *cur is the game of the previous row (NULL
+ * at first). 0, or -1 when out of memory. */
+int store__live_move(const struct store__live *ll,
+                     struct store__live_game **cur, const char *gid,
+                     const struct store_move *m);
 
 /* A new game at the end of l (growing it up to `limit`), or NULL when
  * out of memory; *cap is l's room, 0 at first. */

@@ -530,23 +530,6 @@ static void row_rating(const PGresult *r, int i, struct store_rating *x)
     x->last_ms = col_int(r, i, 9);
 }
 
-/* libpq's message of a failed result (or of the connection when r is
- * NULL) without its final newline, in buf. */
-static const char *pg_message(PGconn *c, const PGresult *r, char *buf,
-                              size_t len)
-{
-    const char *m = r ? PQresultErrorMessage(r) : "";
-    size_t n;
-
-    if (!*m && c)
-        m = PQerrorMessage(c);
-    snprintf(buf, len, "%s", *m ? m : "unknown error");
-    n = strlen(buf);
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
-    return buf;
-}
-
 /* ---- connections ------------------------------------------------------ */
 
 /* The server's notices (a ROLLBACK with nothing to roll back...): a debug
@@ -580,7 +563,8 @@ static PGconn *pg_connect(const char *conninfo, const char *app, char *err,
         return c;
     }
     errtext_set(err, errlen, "%s",
-                c ? pg_message(c, NULL, msg, sizeof msg) : "out of memory");
+                c ? pgmigrate_message(c, NULL, msg, sizeof msg)
+                  : "out of memory");
     PQfinish(c);
     return NULL;
 }
@@ -594,7 +578,8 @@ static int pg_exec(PGconn *c, const char *sql, char *err, size_t errlen)
              PQresultStatus(r) == PGRES_TUPLES_OK;
 
     if (!ok)
-        errtext_set(err, errlen, "%s", pg_message(c, r, msg, sizeof msg));
+        errtext_set(err, errlen, "%s",
+                    pgmigrate_message(c, r, msg, sizeof msg));
     PQclear(r);
     return ok ? 0 : -1;
 }
@@ -613,7 +598,7 @@ static int pg_setup(PGconn *c, bool writer, const struct pg_stmt *stmts,
         PGresult *r = PQprepare(c, stmts[i].name, stmts[i].sql, 0, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             errtext_set(err, errlen, "cannot prepare %s: %s", stmts[i].name,
-                        pg_message(c, r, msg, sizeof msg));
+                        pgmigrate_message(c, r, msg, sizeof msg));
             PQclear(r);
             return -1;
         }
@@ -960,7 +945,7 @@ static void read_one(struct store *s, struct pg_be *b, struct op *const *ops,
         o->failed = true;
         o->bad_sent = k;
         store__copy(o->state, sizeof o->state, code ? code : "");
-        pg_message(b->w, r, o->why, sizeof o->why);
+        pgmigrate_message(b->w, r, o->why, sizeof o->why);
     } else if (st == PGRES_TUPLES_OK && e->what == SENT_TAKE &&
                PQntuples(r) == 1) {
         struct op *op = ops[e->op];
@@ -1041,7 +1026,7 @@ static int resolve(struct store *s, struct pg_be *b, struct op *const *ops,
 
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         store__commit_failed(s, "08006",
-                             pg_message(b->w, r, msg, sizeof msg));
+                             pgmigrate_message(b->w, r, msg, sizeof msg));
         PQclear(r);
         return -1;
     }
@@ -1224,7 +1209,7 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
     r = PQexecPrepared(b->w, "w_meta_get", 1, &key, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         errtext_set(err, errlen, "PostgreSQL %s: %s", b->where,
-                    pg_message(b->w, r, why, sizeof why));
+                    pgmigrate_message(b->w, r, why, sizeof why));
         PQclear(r);
         return -1;
     }
@@ -1334,7 +1319,7 @@ static PGresult *rd(struct store *s, const char *name, const char *sql,
             PQclear(r);
             continue;
         }
-        store__read_failed(s, pg_message(b->r, r, msg, sizeof msg));
+        store__read_failed(s, pgmigrate_message(b->r, r, msg, sizeof msg));
         PQclear(r);
         return NULL;
     }
@@ -1359,18 +1344,97 @@ static void rd_end(struct store *s)
         PQclear(PQexec(b->r, "ROLLBACK"));
 }
 
-/* One row's read with one text parameter: 1 with *r (the caller clears
- * it), 0 with none, -1. */
-static int rd_row(struct store *s, const char *name, const struct pgp *p,
-                  PGresult **r)
+/* A read of at most one row by statement name with p: 1 when found
+ * (fill(r, out) on its row, unless fill is NULL), 0 when not, -1. */
+static int rd_one(struct store *s, const char *name, const struct pgp *p,
+                  int (*fill)(struct store *s, const PGresult *r, void *out),
+                  void *out)
 {
-    *r = rd(s, name, NULL, p, false);
-    if (!*r)
+    PGresult *r = rd(s, name, NULL, p, false);
+    int found;
+
+    if (!r)
         return -1;
-    if (PQntuples(*r) > 0)
-        return 1;
-    PQclear(*r);
-    *r = NULL;
+    found = PQntuples(r) > 0;
+    if (found && fill && fill(s, r, out) != 0)
+        found = -1;
+    PQclear(r);
+    return found;
+}
+
+/* A read with one text parameter v. */
+static int rd_one_text(struct store *s, const char *name, const char *v,
+                       int (*fill)(struct store *s, const PGresult *r,
+                                   void *out),
+                       void *out)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_text(&p, v);
+    return rd_one(s, name, &p, fill, out);
+}
+
+static int fill_player(struct store *s, const PGresult *r, void *out)
+{
+    (void)s;
+    row_player(r, 0, out);
+    return 0;
+}
+
+static int fill_account(struct store *s, const PGresult *r, void *out)
+{
+    struct store_account *a = out;
+
+    (void)s;
+    memset(a, 0, sizeof *a);
+    col_str(r, 0, 0, a->pid, sizeof a->pid);
+    col_str(r, 0, 1, a->username, sizeof a->username);
+    col_str(r, 0, 2, a->password_hash, sizeof a->password_hash);
+    a->created_ms = col_int(r, 0, 3);
+    return 0;
+}
+
+/* An account token's row (pg_find_account_token). */
+struct token_out {
+    struct store_player *p;
+    int64_t *last_used_ms;
+};
+
+static int fill_token(struct store *s, const PGresult *r, void *out)
+{
+    struct token_out *t = out;
+
+    (void)s;
+    memset(t->p, 0, sizeof *t->p);
+    col_str(r, 0, 0, t->p->pid, sizeof t->p->pid);
+    col_str(r, 0, 1, t->p->name, sizeof t->p->name);
+    t->p->created_ms = col_int(r, 0, 2);
+    if (t->last_used_ms)
+        *t->last_used_ms = col_int(r, 0, 3);
+    return 0;
+}
+
+static int fill_rating(struct store *s, const PGresult *r, void *out)
+{
+    (void)s;
+    row_rating(r, 0, out);
+    return 0;
+}
+
+static int fill_text(struct store *s, const PGresult *r, void *out)
+{
+    char **text = out;
+
+    if (!(*text = strdup(PQgetvalue(r, 0, 0))))
+        return store__read_failed(s, "out of memory");
+    return 0;
+}
+
+static int fill_int(struct store *s, const PGresult *r, void *out)
+{
+    (void)s;
+    *(int64_t *)out = col_int(r, 0, 0);
     return 0;
 }
 
@@ -1378,89 +1442,46 @@ static int pg_find_player_by_token(struct store *s, const uint8_t hash[32],
                                    struct store_player *out)
 {
     struct pgp p;
-    PGresult *r;
-    int found;
 
     pgp_init(&p);
     pgp_bytes(&p, hash, 32);
-    if ((found = rd_row(s, "r_token", &p, &r)) == 1)
-        row_player(r, 0, out);
-    PQclear(r);
-    return found;
+    return rd_one(s, "r_token", &p, fill_player, out);
 }
 
 static int pg_find_player(struct store *s, const char *pid,
                           struct store_player *out)
 {
-    struct pgp p;
-    PGresult *r;
-    int found;
-
-    pgp_init(&p);
-    pgp_text(&p, pid);
-    if ((found = rd_row(s, "r_player", &p, &r)) == 1)
-        row_player(r, 0, out);
-    PQclear(r);
-    return found;
+    return rd_one_text(s, "r_player", pid, fill_player, out);
 }
 
 static int pg_find_account(struct store *s, const char *username,
                            struct store_account *out)
 {
-    struct pgp p;
-    PGresult *r;
-    int found;
-
-    pgp_init(&p);
-    pgp_text(&p, username);
-    if ((found = rd_row(s, "r_account", &p, &r)) == 1) {
-        memset(out, 0, sizeof *out);
-        col_str(r, 0, 0, out->pid, sizeof out->pid);
-        col_str(r, 0, 1, out->username, sizeof out->username);
-        col_str(r, 0, 2, out->password_hash, sizeof out->password_hash);
-        out->created_ms = col_int(r, 0, 3);
-    }
-    PQclear(r);
-    return found;
+    return rd_one_text(s, "r_account", username, fill_account, out);
 }
 
 static int pg_find_account_token(struct store *s, const uint8_t hash[32],
                                  int64_t since_ms, struct store_player *out,
                                  int64_t *last_used_ms)
 {
+    struct token_out t = {out, last_used_ms};
     struct pgp p;
-    PGresult *r;
-    int found;
 
     pgp_init(&p);
     pgp_bytes(&p, hash, 32);
     pgp_int(&p, since_ms);
-    if ((found = rd_row(s, "r_account_token", &p, &r)) == 1) {
-        memset(out, 0, sizeof *out);
-        col_str(r, 0, 0, out->pid, sizeof out->pid);
-        col_str(r, 0, 1, out->name, sizeof out->name);
-        out->created_ms = col_int(r, 0, 2);
-        if (last_used_ms)
-            *last_used_ms = col_int(r, 0, 3);
-    }
-    PQclear(r);
-    return found;
+    return rd_one(s, "r_account_token", &p, fill_token, &t);
 }
 
 static int pg_get_rating(struct store *s, const char *pid,
                          const char *category, struct store_rating *out)
 {
     struct pgp p;
-    PGresult *r;
-    int found;
 
     pgp_init(&p);
     pgp_text(&p, pid);
     pgp_text(&p, category);
-    if ((found = rd_row(s, "r_rating", &p, &r)) == 1)
-        row_rating(r, 0, out);
-    PQclear(r);
-    return found;
+    return rd_one(s, "r_rating", &p, fill_rating, out);
 }
 
 static int pg_player_ratings(struct store *s, const char *pid,
@@ -1481,30 +1502,12 @@ static int pg_player_ratings(struct store *s, const char *pid,
 
 static int pg_is_account(struct store *s, const char *pid)
 {
-    struct pgp p;
-    PGresult *r;
-    int found;
-
-    pgp_init(&p);
-    pgp_text(&p, pid);
-    found = rd_row(s, "r_is_account", &p, &r);
-    PQclear(r);
-    return found;
+    return rd_one_text(s, "r_is_account", pid, NULL, NULL);
 }
 
 static int pg_get_settings(struct store *s, const char *pid, char **out)
 {
-    struct pgp p;
-    PGresult *r;
-    int found;
-
-    pgp_init(&p);
-    pgp_text(&p, pid);
-    if ((found = rd_row(s, "r_settings", &p, &r)) == 1 &&
-        !(*out = strdup(PQgetvalue(r, 0, 0))))
-        found = store__read_failed(s, "out of memory");
-    PQclear(r);
-    return found;
+    return rd_one_text(s, "r_settings", pid, fill_text, out);
 }
 
 static int pg_rating_history(struct store *s, const char *pid,
@@ -1628,13 +1631,8 @@ static int pg_load_live(struct store *s, struct store__live *ll)
     if (!(r = rd(s, "r_journal", NULL, NULL, true)))
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
-        const char *gid = PQgetvalue(r, i, 0);
-        if (!cur || strcmp(cur->g.gid, gid))
-            cur = store__live_find(ll, gid);
-        if (!cur)
-            continue;
         row_move(r, i, 1, &m);
-        if (store__moves_add(&cur->l, &m) != 0) {
+        if (store__live_move(ll, &cur, PQgetvalue(r, i, 0), &m) != 0) {
             store__read_failed(s, "out of memory");
             goto out;
         }
@@ -1678,16 +1676,7 @@ static int pg_list_player_games(struct store *s, const char *pid,
 
 static int pg_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 {
-    struct pgp p;
-    PGresult *r;
-    int found;
-
-    pgp_init(&p);
-    pgp_text(&p, gid);
-    if ((found = rd_row(s, "r_epoch", &p, &r)) == 1)
-        *epoch = col_int(r, 0, 0);
-    PQclear(r);
-    return found;
+    return rd_one_text(s, "r_epoch", gid, fill_int, epoch);
 }
 
 const struct store_backend store__pg = {

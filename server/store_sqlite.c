@@ -1708,12 +1708,8 @@ static int read_journal(struct store *s, struct store__live *ll)
         const char *gid = (const char *)sqlite3_column_text(st, 0);
         if (!gid)
             continue;
-        if (!cur || strcmp(cur->g.gid, gid))
-            cur = store__live_find(ll, gid);
-        if (!cur)
-            continue;
         row_move(st, 1, &m);
-        if (store__moves_add(&cur->l, &m) != 0)
+        if (store__live_move(ll, &cur, gid, &m) != 0)
             return read_failed(s, st);
     }
     if (rc != SQLITE_DONE)
