@@ -154,6 +154,12 @@ const char *redis_error(const struct redis *r);
 /* How many channels are followed. */
 size_t redis_channels(const struct redis *r);
 
+/* Connects to address (as redis_config's) with hiredis's blocking API,
+ * sends PING and waits for PONG, each step within timeout_ms
+ * (--check-config). Returns 0, or -1 with a sentence in err (no answer,
+ * a refusal such as NOAUTH). Any thread; no loop needed. */
+int redis_ping(const char *address, int timeout_ms, char *err, size_t errlen);
+
 /* The counters the tests and the metrics read. */
 struct redis_stats {
     unsigned long connects; /* times it came up */

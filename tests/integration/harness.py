@@ -4,7 +4,18 @@ with a temporary database and talks to it over real WebSockets.
 The server binary comes from the CHESS_SERVER environment variable (meson
 passes it). Every wait is bounded; nothing sleeps for a fixed time where a
 message can be awaited instead.
+
+The database. By default each server folder holds a SQLite file
+(Server.db). With CHESS_TEST_POSTGRES set to a libpq connection string
+(run.py --postgres sets it to a PostgreSQL of tests/cluster/fixture.py),
+every server runs on PostgreSQL instead (the setting `postgres`): each
+server folder gets a database of its own (CREATE DATABASE, named after
+the folder, dropped with it), so that tests stay independent and a
+restart on the same folder finds its data. Server.sql and
+Server.hold_writer reach either database behind the server's back; tests
+about SQLite's files are marked sqlite_only with the reason.
 """
+import hashlib
 import json
 import os
 import random
@@ -36,6 +47,79 @@ def sanitized():
         return False
 
 FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
+
+# ---- the database: SQLite, or PostgreSQL with CHESS_TEST_POSTGRES ------
+
+POSTGRES = os.environ.get("CHESS_TEST_POSTGRES", "")
+PSQL = os.environ.get("CHESS_TEST_PSQL") or os.path.join(
+    os.environ.get("PG_BINDIR", "/usr/lib/postgresql/15/bin"), "psql")
+
+
+def sqlite_only(reason):
+    """Skips a test (or class) on PostgreSQL, naming why it is SQLite's
+    alone."""
+    return unittest.skipIf(bool(POSTGRES), "SQLite only: " + reason)
+
+
+def pg_database(folder):
+    """The PostgreSQL database of a server folder."""
+    return "it_" + hashlib.sha1(
+        os.path.realpath(folder).encode()).hexdigest()[:20]
+
+
+def _psql(dbname, sql, stdin=None):
+    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f",
+                        "-v", "ON_ERROR_STOP=1",
+                        "-d", POSTGRES + " dbname=" + dbname, "-c", sql],
+                       capture_output=True, text=True, input=stdin,
+                       timeout=WAIT * 4)
+    if r.returncode != 0:
+        raise AssertionError("psql: %s: %s" % (sql, r.stderr.strip()))
+    return r.stdout
+
+
+def pg_create(folder):
+    """Creates the folder's database unless it exists."""
+    name = pg_database(folder)
+    if not _psql("postgres", "SELECT 1 FROM pg_database WHERE datname = "
+                 "'%s'" % name).strip():
+        _psql("postgres", "CREATE DATABASE %s" % name)
+
+
+def pg_drop(folder):
+    if POSTGRES:
+        _psql("postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE)"
+              % pg_database(folder))
+
+
+def db_args(folder, db_path):
+    """The flags that put a server of this folder on its database."""
+    if POSTGRES:
+        pg_create(folder)
+        return ["--postgres", POSTGRES + " dbname=" + pg_database(folder)]
+    return ["--db", db_path]
+
+
+def _literal(v):
+    """A value as PostgreSQL SQL text (the tests' own values)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (bytes, bytearray)):
+        return "'\\x%s'::bytea" % bytes(v).hex()
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def _value(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _ephemeral_start():
@@ -87,6 +171,7 @@ class Server:
         self.guests_per_ip_per_min = guests_per_ip_per_min
         self.extra = list(extra)
         self.proc = None
+        self.pg = pg_database(self.dir) if POSTGRES else None
         self.start()
 
     def start(self):
@@ -111,8 +196,8 @@ class Server:
         level = os.environ.get("CHESS_TEST_LOG_LEVEL")
         self.proc = subprocess.Popen(
             wrapper + [SERVER, "--listen", "127.0.0.1",
-             "--port", str(self.port), "--db", self.db,
-             "--web", self.web, "--grace-s", str(self.grace_s),
+             "--port", str(self.port)] + db_args(self.dir, self.db) +
+            ["--web", self.web, "--grace-s", str(self.grace_s),
              "--first-move-s", str(self.first_move_s),
              "--guests-per-ip-per-min", str(self.guests_per_ip_per_min)]
             + (["--log-level", level] if level else [])
@@ -166,6 +251,7 @@ class Server:
         text = self.log_text()
         if self.own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+            pg_drop(self.dir)
         if self.proc.returncode not in (0, -signal.SIGKILL):
             raise AssertionError("server exit %s: %s" % (
                 self.proc.returncode, text[-4000:]))
@@ -173,6 +259,35 @@ class Server:
                     "definitely lost", "Invalid read", "Invalid write"):
             if bad in text:
                 raise AssertionError("server log: " + text[-4000:])
+
+    def sql(self, statement, *params):
+        """Runs one SQL statement on the server's database behind its
+        back, `?` standing for each of params; returns the rows as tuples
+        (SQLite's values; PostgreSQL's as int, float or text)."""
+        if not self.pg:
+            import sqlite3
+            con = sqlite3.connect(self.db, timeout=WAIT)
+            try:
+                with con:
+                    return [tuple(r) for r in
+                            con.execute(statement, params).fetchall()]
+            finally:
+                con.close()
+        parts = statement.split("?")
+        assert len(parts) == len(params) + 1, statement
+        text = parts[0] + "".join(_literal(p) + s
+                                  for p, s in zip(params, parts[1:]))
+        out = _psql(self.pg, text)
+        return [tuple(_value(c) for c in line.split("\x1f"))
+                for line in out.splitlines() if line]
+
+    def hold_writer(self):
+        """A lock the server's writer needs, taken from another
+        connection until release() of what this returns: SQLite's write
+        lock (BEGIN IMMEDIATE), PostgreSQL's on meta, which every batch
+        writes first. The writer's transaction waits 5 s for it (SQLite's
+        busy timeout, PostgreSQL's lock_timeout), fails and is retried."""
+        return _Hold(self)
 
     def http(self, path):
         """(status, content type, body bytes) of GET path."""
@@ -190,8 +305,9 @@ class Server:
 
 SingleServer = Server  # one process (ClusterServer's nodes)
 
-# CHESS_TEST_CLUSTER=N: every Server is a cluster of N nodes
-# (ClusterServer) sharing one database and one Redis, and each new client
+# CHESS_TEST_CLUSTER=N (with CHESS_TEST_POSTGRES: run.py --cluster N):
+# every Server is a cluster of N nodes (ClusterServer) sharing one
+# PostgreSQL database and one Redis of its own, and each new client
 # connects to the next node in turn: the two players of a test's game on
 # different nodes, a third client (a spectator) on the third.
 CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
@@ -281,14 +397,17 @@ class ClusterServer:
         self.turn = 0
         self.pinned = None
         self.nodes = []
+        if not POSTGRES:
+            raise RuntimeError("a cluster needs CHESS_TEST_POSTGRES")
         for i in range(nodes or CLUSTER):
             node = "n%d" % (i + 1)
-            env = {"CHESS_DEBUG_REDIS": self.redis.socket,
-                   "CHESS_DEBUG_NODE": node}
             self.nodes.append(SingleServer(
                 grace_s=grace_s, first_move_s=first_move_s,
-                datadir=self.dir, extra=extra, name=node, env=env,
+                datadir=self.dir, name=node,
+                extra=["--redis", self.redis.socket, "--node-id", node] +
+                list(extra),
                 guests_per_ip_per_min=guests_per_ip_per_min))
+        self.pg = self.nodes[0].pg
         self.wait_ready()
 
     def wait_ready(self):
@@ -370,6 +489,7 @@ class ClusterServer:
         finally:
             self.redis.stop()
             if self.own_dir:
+                pg_drop(self.dir)
                 shutil.rmtree(self.dir, ignore_errors=True)
 
     def http(self, path):
@@ -377,6 +497,40 @@ class ClusterServer:
 
     def http_json(self, path):
         return self.nodes[0].http_json(path)
+
+    def sql(self, statement, *params):
+        return self.nodes[0].sql(statement, *params)
+
+    def hold_writer(self):
+        return self.nodes[0].hold_writer()
+class _Hold:
+    def __init__(self, server):
+        self.con = self.proc = None
+        if not server.pg:
+            import sqlite3
+            self.con = sqlite3.connect(server.db, timeout=WAIT,
+                                       isolation_level=None)
+            self.con.execute("BEGIN IMMEDIATE")
+            return
+        self.proc = subprocess.Popen(
+            [PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+             "-d", POSTGRES + " dbname=" + server.pg],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc.stdin.write("BEGIN; LOCK TABLE meta IN EXCLUSIVE MODE; "
+                              "SELECT 'locked';\n")
+        self.proc.stdin.flush()
+        if self.proc.stdout.readline().strip() != "locked":
+            self.release()
+            raise AssertionError("psql did not take the lock")
+
+    def release(self):
+        if self.con is not None:
+            self.con.execute("ROLLBACK")
+            self.con.close()
+            self.con = None
+        if self.proc is not None:
+            self.proc.communicate("ROLLBACK;\n", timeout=WAIT)
+            self.proc = None
 
 
 class Client:
@@ -621,6 +775,7 @@ class FreshServerTest(unittest.TestCase):
         for s in self.servers:
             s.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+        pg_drop(self.dir)
 
     def path(self, *names):
         return os.path.join(self.dir, *names)
