@@ -384,6 +384,19 @@ static void outq_drop(struct cluster *c, const char *node,
     }
 }
 
+/* True when a message for connection conn of node waits for a commit
+ * past committed. */
+static bool outq_waiting(struct cluster *c, const char *node, uint64_t conn,
+                         uint64_t committed)
+{
+    struct outq *q = table_get(&c->outqs, node);
+
+    for (struct outmsg *m = q ? q->head : NULL; m; m = m->next)
+        if (m->conn == conn && m->seq > committed)
+            return true;
+    return false;
+}
+
 static void outqs_free(struct cluster *c)
 {
     for (size_t i = 0; i < c->outqs.cap; i++) {
@@ -827,6 +840,14 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
     }
     if (!g) /* (no longer ours: the edge finds out from the store) */
         return;
+    if (!cluster_leased(c)) {
+        /* the lease may have lapsed (this process was paused, or Redis
+         * is slow): another node may have taken the game and got this
+         * command too; this one does nothing until its lease is renewed
+         * or found lost */
+        log_warn("event=cluster_command_ignored game=%s why=lease", gid);
+        return;
+    }
     rs = remote_get(c, tok, &p);
     if (!rs)
         return;
@@ -1478,12 +1499,17 @@ static void fence(struct cluster *c, const char *gid)
     follow_subscribe(c, "cmd", copy, false);
     epoch_drop(c, copy);
     if (g) {
-        /* remote sessions, node by node */
+        /* the remote sessions of it with a message still waiting for the
+         * store (which may be one of the refused writes'): closed, their
+         * outbox dropped; the others were sent nothing but what was
+         * stored, and the game's new host attaches them again */
+        uint64_t committed = store_committed(c->h->store);
         for (size_t i = 0; i < c->remotes.cap; i++) {
             struct remote *rs = c->remotes.slots[i].value;
             char out[64], channel[PROTO_KEY_MAX + 8];
             int n;
-            if (!rs || !table_get(&rs->games, copy))
+            if (!rs || !table_get(&rs->games, copy) ||
+                !outq_waiting(c, rs->node, rs->conn, committed))
                 continue;
             outq_drop(c, rs->node, &rs->conn, 1);
             n = snprintf(out, sizeof out, "K %llu",
@@ -2028,6 +2054,11 @@ const char *cluster_node(const struct cluster *c)
 bool cluster_ready(const struct cluster *c)
 {
     return c->up && c->leased;
+}
+
+bool cluster_leased(struct cluster *c)
+{
+    return c->leased && now_ms(c) < c->lease_until;
 }
 
 size_t cluster_remote_sessions(const struct cluster *c)

@@ -75,6 +75,12 @@ const char *cluster_node(const struct cluster *c);
 /* True when Redis is up and this node holds its lease. */
 bool cluster_ready(const struct cluster *c);
 
+/* True while this node's lease surely lasts (renewed less than
+ * CLUSTER_LEASE_MS ago by the monotonic clock): a host acts on its games
+ * only then (a paused process resumes with its lease lapsed, and another
+ * node may have taken them). */
+bool cluster_leased(struct cluster *c);
+
 /* ---- edge --------------------------------------------------------------
  *
  * A local connection s sends message m (text: its len bytes as received)

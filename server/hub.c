@@ -2120,6 +2120,10 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
 
+    if (g && h->cluster && !cluster_leased(h->cluster)) {
+        hub_busy(s, &m->id); /* (its lease may have lapsed: cluster.h) */
+        return;
+    }
     if (g) {
         game_command(s, g, m, now);
     } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */

@@ -1349,4 +1349,3 @@ int store_live_gids(struct store *s, const char *after, char (*gids)[33],
     *n = 0;
     return max ? s->be->live_gids(s, after ? after : "", gids, max, n) : 0;
 }
-

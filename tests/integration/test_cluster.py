@@ -50,6 +50,21 @@ class ClusterTest(FreshServerTest):
             c.expect("moved", game=gid, ply=2)
         return w, b, gid
 
+    def sees_ply(self, c, gid, ply, timeout=WAIT):
+        """Waits until c has seen the game at ply: its `moved`, or a
+        `state` at ply or later (a connection that attached to a new host
+        just after the move gets the move in its resync). Returns the
+        clocks it saw."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = c.expect_any(deadline)
+            if m.get("game") != gid:
+                continue
+            if m["t"] == "moved" and m["ply"] == ply:
+                return m["clocks"]
+            if m["t"] == "state" and m["ply"] >= ply:
+                return m["clocks"]
+
     def reconnect(self, c, node):
         """c's player on node `node` again, with its token."""
         c.close()
@@ -110,14 +125,14 @@ class ClusterTest(FreshServerTest):
         st = w2.request({"t": "sync", "game": gid}, "state", )
         self.assertEqual(st["ply"], 2)
         w2.move(gid, "g1f3", 2)
-        m = b.expect("moved", game=gid, ply=3)
+        clocks = self.sees_ply(b, gid, 3)
         took = time.monotonic() - stopped
         self.assertLess(took, LEASE_S)  # handed over, not adopted
         self.assertEqual(self.srv.nodes[0].proc.wait(timeout=WAIT), 0)
         self.assertIn("event=cluster_handed_over game=" + gid,
                       self.srv.nodes[0].log_text())
         # no pause: white's clock ran only while white thought
-        self.assertGreater(m["clocks"]["white_ms"], 300000 - 1000 * took - 500)
+        self.assertGreater(clocks["white_ms"], 300000 - 1000 * took - 500)
         print("\nSIGTERM of the host: moves again after %.2f s" % took)
 
     def test_redis_restart_loses_no_move(self):
@@ -182,3 +197,47 @@ class ClusterTest(FreshServerTest):
         # second of downtime
         self.assertGreater(m["clocks"]["white_ms"],
                            before["white_ms"] - 900)
+
+    def test_a_paused_host_is_fenced_and_its_clients_resynced(self):
+        """Two nodes both believing they host a game: the host is paused
+        (SIGSTOP) past its lease, another node adopts the game and it goes
+        on there; resumed (SIGCONT), the stale host plays a move it had
+        been sent meanwhile: PostgreSQL refuses its write (the game's
+        epoch moved on), so the move is never shown to anyone, and the
+        stale host's client is closed (1012) and resyncs from the true
+        host."""
+        w, b, gid = self.game_on(0, 1)
+        stale = self.srv.nodes[0]
+        stale.proc.send_signal(signal.SIGSTOP)
+        try:
+            w.move(gid, "g1f3", 2)  # waits in the paused node's socket
+            deadline = time.monotonic() + LEASE_S + TICK_S + 5
+            while self.srv.host_of(gid) in (0, None):
+                self.assertLess(time.monotonic(), deadline, "not adopted")
+                time.sleep(0.05)
+            # the game goes on at its new host: white plays there
+            w2 = self.client_on(2, token=w.token)
+            w2.move(gid, "d2d4", 2)
+            self.sees_ply(b, gid, 3)
+        finally:
+            stale.proc.send_signal(signal.SIGCONT)
+        # the stale host's move is refused and its client cut
+        with self.assertRaises(harness.Closed) as cm:
+            while True:
+                m = w.next(timeout=LEASE_S + 5)
+                self.assertFalse(m.get("t") == "moved" and
+                                 m.get("uci") == "g1f3", m)
+        self.assertEqual(cm.exception.code, 1012)
+        w3 = self.client_on(1, token=w.token)
+        st = w3.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"], ["e2e4", "e7e5", "d2d4"])
+        b.move(gid, "g8f6", 3)
+        for c in (w2, w3):
+            self.sees_ply(c, gid, 4)
+        rows = self.srv.sql("SELECT uci FROM journal WHERE gid = ? "
+                            "ORDER BY ply", gid)
+        self.assertEqual([r[0] for r in rows],
+                         ["e2e4", "e7e5", "d2d4", "g8f6"])
+        log = stale.log_text()
+        self.assertTrue("event=cluster_fenced game=" + gid in log or
+                        "event=cluster_lease_lost" in log, log[-3000:])
