@@ -314,9 +314,18 @@ CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
 REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
 
 
+def _die_with_parent():
+    """In a child before exec: SIGKILL when the test process dies
+    (prctl PR_SET_PDEATHSIG), so that no server outlives its test."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
 class RedisProc:
     """A redis-server of a cluster's own, on a unix socket in folder, no
-    persistence."""
+    persistence; stopped at the latest when the test process exits or
+    dies."""
+    running = []
 
     def __init__(self, folder):
         self.socket = os.path.join(folder, "redis.sock")
@@ -326,7 +335,10 @@ class RedisProc:
     def start(self):
         self.proc = subprocess.Popen(
             [REDIS_SERVER, "--port", "0", "--unixsocket", self.socket,
-             "--save", "", "--appendonly", "no", "--logfile", self.log])
+             "--save", "", "--appendonly", "no", "--logfile", self.log],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        RedisProc.running.append(self)
         deadline = time.monotonic() + WAIT
         while not os.path.exists(self.socket):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -337,8 +349,15 @@ class RedisProc:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=WAIT)
+        if self in RedisProc.running:
+            RedisProc.running.remove(self)
         if os.path.exists(self.socket):
             os.unlink(self.socket)
+
+    @staticmethod
+    def stop_all():
+        for r in list(RedisProc.running):
+            r.stop(signal.SIGKILL)
 
     def restart(self):
         self.stop(signal.SIGKILL)
@@ -471,16 +490,20 @@ class ClusterServer:
                 n.terminate()
 
     def terminate(self):
+        """Every node SIGTERMed, then Redis stopped (the cluster is down:
+        a new ClusterServer on the same folder starts one again)."""
         rc = 0
         for n in self.nodes:
             if n.proc.poll() is None:
                 rc = n.terminate() or rc
+        self.redis.stop()
         return rc
 
     def kill(self):
         for n in self.nodes:
             if n.proc.poll() is None:
                 n.kill()
+        self.redis.stop(signal.SIGKILL)
 
     def stop(self):
         try:
@@ -658,6 +681,8 @@ def close_all(clients):
 
 
 if CLUSTER:
+    import atexit
+    atexit.register(RedisProc.stop_all)
     Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
 
 PIN = None  # one_node: every client of a cluster on this node

@@ -11,7 +11,7 @@ import statistics
 import threading
 import time
 
-from harness import (FISCHER_5_0, Client, FreshServerTest, ServerTest,
+from harness import (one_node, FISCHER_5_0, Client, FreshServerTest, ServerTest,
                      close_all, sqlite_only)
 
 PASSWORD = "correct horse"
@@ -202,6 +202,8 @@ class LimitTest(ServerTest):
 class LoginStormTest(ServerTest):
     server_args = {"extra": ["--logins-per-ip-per-min", "10000",
                              "--logins-per-user-per-min", "10000"]}
+
+    @one_node
 
     def test_login_storm_does_not_hold_up_other_games(self):
         """50 logins at once (1-2.5 s of Argon2id on a worker thread)

@@ -2,7 +2,7 @@
 moves after the flag, the first-move rule, per-move budgets, increments."""
 import time
 
-from harness import FreshServerTest, ServerTest
+from harness import FreshServerTest, ServerTest, one_node
 
 TINY = {"type": "fischer", "initial_s": 1, "increment_s": 0}
 
@@ -95,6 +95,8 @@ class ClockTest(ServerTest):
 class StallTest(FreshServerTest):
     """The database refuses writes for a while (another connection holds
     its write lock): a move nobody has seen yet costs nobody time."""
+
+    @one_node
 
     def test_locked_database_charges_nobody_for_a_withheld_move(self):
         srv = self.server()

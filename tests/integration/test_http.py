@@ -468,6 +468,8 @@ class HttpTest(ServerTest):
         wait_until(lambda: lag(None) - lag("0.5") > slow, "a late sample")
         self.assertGreater(lag("10") - lag("0.5"), 0)
 
+    @one_node
+
     def test_store_failures_and_a_commit_stall(self):
         def m(name, labels=()):
             return self.metrics()[(name, labels)]

@@ -19,6 +19,7 @@ import time
 import unittest
 
 from harness import (FISCHER_5_0, POSTGRES, SERVER, WAIT, Client, Closed,
+                     not_in_cluster,
                      FreshServerTest, HandshakeError, free_port, sqlite_only,
                      wait_until, write_json)
 
@@ -69,6 +70,7 @@ def run(*args, timeout=20):
                           text=True, timeout=timeout)
 
 
+@not_in_cluster("one process's settings, TLS, signals and files")
 class OpsTest(FreshServerTest):
     """A temporary folder per test, servers and clients closed after."""
 
