@@ -380,9 +380,11 @@ size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max)
 
     pthread_mutex_lock(&s->mu);
     k = s->n_fenced < max ? s->n_fenced : max;
-    memcpy(gids, s->fenced, k * sizeof *gids);
-    memmove(s->fenced, s->fenced + k, (s->n_fenced - k) * sizeof *gids);
-    s->n_fenced -= k;
+    if (k) {
+        memcpy(gids, s->fenced, k * sizeof *gids);
+        memmove(s->fenced, s->fenced + k, (s->n_fenced - k) * sizeof *gids);
+        s->n_fenced -= k;
+    }
     if (s->n_fenced == 0)
         pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);

@@ -18,11 +18,13 @@
  * cap (see store_sqlite.c).
  *
  * Reads are synchronous on the loop thread. With SQLite a read costs
- * microseconds (the pages are in memory); with PostgreSQL each statement
- * of a read is a round trip to the server (about 0.1 ms over a unix
- * socket on the same host, a LAN's round trip otherwise): one for most
- * reads, four for store_get_game and store_load_game (a REPEATABLE READ
- * snapshot around two statements). A read while PostgreSQL is down fails
+ * microseconds (the pages are in memory: store_find_player 4 us at the
+ * median); with PostgreSQL each statement of a read is a round trip to
+ * the server (store_find_player 22-37 us at the median, 66-105 us at
+ * p99, over a unix socket on the same host, measured on a loaded 2-core
+ * machine; add a LAN's round trip otherwise): one for most reads, four
+ * for store_get_game and store_load_game (a REPEATABLE READ snapshot
+ * around two statements), and the loop waits for each. A read while PostgreSQL is down fails
  * (-1) after one reconnect attempt at most once a second (bounded by the
  * connection string's connect_timeout, 2 s unless it says otherwise).
  *

@@ -38,7 +38,7 @@ void sleep_ms(int ms)
 
 void wait_committed(struct store *s, uint64_t seq)
 {
-    int64_t until = sysclock_ms(CLOCK_MONOTONIC) + 10000;
+    int64_t until = sysclock_ms(CLOCK_MONOTONIC) + 60000;
 
     ck_assert_uint_gt(seq, 0);
     while (store_committed(s) < seq && sysclock_ms(CLOCK_MONOTONIC) < until)

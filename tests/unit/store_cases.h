@@ -45,7 +45,8 @@ void store_cases_on_commit(void *arg);
 void store_cases_reset(void);
 
 void sleep_ms(int ms);
-/* Waits (bounded: 10 s) until sequence number seq has committed. */
+/* Waits (bounded: 60 s, for valgrind) until sequence number seq has
+ * committed. */
 void wait_committed(struct store *s, uint64_t seq);
 
 struct store_player player(const char *pid, const char *name,
