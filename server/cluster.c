@@ -31,6 +31,7 @@
 #include "cluster.h"
 #include "hub_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,8 +187,35 @@ static int publish(struct cluster *c, const char *channel,
     const char *argv[3] = {"PUBLISH", channel, payload};
     size_t lens[3] = {7, strlen(channel), len};
 
+    if (!c->r)
+        return -1;
     return redis_command_argv(c->r, fn ? fn : log_reply,
                               fn ? arg : (void *)"publish", 3, argv, lens);
+}
+
+/* redis_eval and redis_command on c's Redis; -1 (fn not called) once the
+ * node has left the cluster (cluster_stop). */
+static int eval_(struct cluster *c, int script, redis_reply_fn *fn, void *arg,
+                 int nkeys, const char *const *keys, int nargs,
+                 const char *const *args)
+{
+    if (!c->r)
+        return -1;
+    return redis_eval(c->r, script, fn, arg, nkeys, keys, nargs, args);
+}
+
+static int cmd_(struct cluster *c, redis_reply_fn *fn, void *arg,
+                const char *format, ...)
+{
+    va_list ap;
+    int rc;
+
+    if (!c->r)
+        return -1;
+    va_start(ap, format);
+    rc = redis_vcommand(c->r, fn, arg, format, ap);
+    va_end(ap);
+    return rc;
 }
 
 static struct session *local_session(struct cluster *c, uint64_t sid)
@@ -422,6 +450,8 @@ static void follow_subscribe(struct cluster *c, const char *prefix,
     char channel[PROTO_KEY_MAX + 16];
 
     snprintf(channel, sizeof channel, "%s:%s", prefix, key);
+    if (!c->r)
+        return;
     if (on)
         redis_subscribe(c->r, channel);
     else
@@ -1212,9 +1242,9 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
     snprintf(floor_s, sizeof floor_s, "%lld", (long long)floor);
-    if (redis_eval(c->r, REDIS_LUA_GAME_TAKE, on_taken, a, 2,
-                   (const char *[]){host, ekey}, 3,
-                   (const char *[]){c->node, gid, floor_s}) < 0)
+    if (eval_(c, REDIS_LUA_GAME_TAKE, on_taken, a, 2,
+              (const char *[]){host, ekey}, 3,
+              (const char *[]){c->node, gid, floor_s}) < 0)
         adoption_free(c, a);
 }
 
@@ -1259,9 +1289,8 @@ static void release_in_redis(struct cluster *c, const char *gid)
 
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    redis_eval(c->r, REDIS_LUA_GAME_RELEASE, log_reply, (void *)"release", 2,
-               (const char *[]){host, ekey}, 2,
-               (const char *[]){c->node, gid});
+    eval_(c, REDIS_LUA_GAME_RELEASE, log_reply, (void *)"release", 2,
+          (const char *[]){host, ekey}, 2, (const char *[]){c->node, gid});
 }
 
 static int epoch_set(struct cluster *c, const char *gid, int64_t epoch)
@@ -1423,9 +1452,9 @@ int cluster_host_new(struct cluster *c, const char *gid)
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
     copy = strdup(gid);
-    if (copy && redis_eval(c->r, REDIS_LUA_GAME_TAKE, on_new_taken, copy, 2,
-                           (const char *[]){host, ekey}, 3,
-                           (const char *[]){c->node, gid, "0"}) < 0)
+    if (copy && eval_(c, REDIS_LUA_GAME_TAKE, on_new_taken, copy, 2,
+                      (const char *[]){host, ekey}, 3,
+                      (const char *[]){c->node, gid, "0"}) < 0)
         free(copy);
     return 0;
 }
@@ -1584,9 +1613,9 @@ static void node_up(struct cluster *c)
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     c->renewing = true;
-    if (redis_eval(c->r, REDIS_LUA_NODE_UP, on_up, c, 2,
-                   (const char *[]){alive, "nodes"}, 4,
-                   (const char *[]){c->node, c->inc, ms, wall}) < 0)
+    if (eval_(c, REDIS_LUA_NODE_UP, on_up, c, 2,
+              (const char *[]){alive, "nodes"}, 4,
+              (const char *[]){c->node, c->inc, ms, wall}) < 0)
         c->renewing = false;
 }
 
@@ -1621,9 +1650,9 @@ static void renew(struct cluster *c)
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     c->renewing = true;
-    if (redis_eval(c->r, REDIS_LUA_NODE_RENEW, on_renewed, c, 2,
-                   (const char *[]){alive, seen}, 3,
-                   (const char *[]){c->inc, ms, wall}) < 0)
+    if (eval_(c, REDIS_LUA_NODE_RENEW, on_renewed, c, 2,
+              (const char *[]){alive, seen}, 3,
+              (const char *[]){c->inc, ms, wall}) < 0)
         c->renewing = false;
 }
 
@@ -1672,9 +1701,9 @@ static void reclaim(struct cluster *c)
         snprintf(host, sizeof host, "game:%s:host", gid);
         snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
         snprintf(fl, sizeof fl, "%lld", (long long)*e);
-        if (redis_eval(c->r, REDIS_LUA_GAME_TAKE, on_reclaimed, r, 2,
-                       (const char *[]){host, ekey}, 3,
-                       (const char *[]){c->node, r->gid, fl}) < 0)
+        if (eval_(c, REDIS_LUA_GAME_TAKE, on_reclaimed, r, 2,
+                  (const char *[]){host, ekey}, 3,
+                  (const char *[]){c->node, r->gid, fl}) < 0)
             free(r);
     }
 }
@@ -1770,8 +1799,8 @@ static void on_tick(void *arg)
     cards_tick(c);
     orphans_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
-    redis_eval(c->r, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
-               (const char *[]){"nodes"}, 2, (const char *[]){c->node, max});
+    eval_(c, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
+          (const char *[]){"nodes"}, 2, (const char *[]){c->node, max});
     table_init(&seen);
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
@@ -1781,8 +1810,7 @@ static void on_tick(void *arg)
             continue;
         a->c = c;
         snprintf(a->node, sizeof a->node, "%s", rs->node);
-        if (redis_command(c->r, on_alive, a, "GET node:%s:alive", rs->node) <
-            0)
+        if (cmd_(c, on_alive, a, "GET node:%s:alive", rs->node) < 0)
             free(a);
     }
     table_clear(&seen);
@@ -1898,7 +1926,7 @@ size_t cluster_handover(struct cluster *c, int64_t now)
         return 0;
     if (!c->asked_peers) {
         c->asked_peers = true;
-        redis_command(c->r, on_peers, c, "SMEMBERS nodes");
+        cmd_(c, on_peers, c, "SMEMBERS nodes");
         return c->epochs.n;
     }
     if (!c->peers_known)
@@ -1935,9 +1963,9 @@ size_t cluster_handover(struct cluster *c, int64_t now)
         follow_subscribe(c, "cmd", gid, false);
         snprintf(host, sizeof host, "game:%s:host", gid);
         snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-        if (redis_eval(c->r, REDIS_LUA_GAME_HANDOVER, on_handed, ho, 2,
-                       (const char *[]){host, ekey}, 3,
-                       (const char *[]){c->node, to, gid}) < 0) {
+        if (eval_(c, REDIS_LUA_GAME_HANDOVER, on_handed, ho, 2,
+                  (const char *[]){host, ekey}, 3,
+                  (const char *[]){c->node, to, gid}) < 0) {
             free(table_del(&c->handing_over, ho->gid));
             free(ho);
         }
@@ -2044,6 +2072,12 @@ void cluster_free(struct cluster *c)
     hub_alarm_free(c->h, c->retry_alarm);
     hub_alarm_free(c->h, c->handover_alarm);
     free(c);
+}
+
+void cluster_stop(struct cluster *c)
+{
+    if (c)
+        c->r = NULL;
 }
 
 const char *cluster_node(const struct cluster *c)
@@ -2160,14 +2194,14 @@ void cluster_seek(struct cluster *c, struct session *s,
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
-    if (redis_eval(c->r, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
-                   (const char *[]){zset, seeker, "seeks:seq"}, 12,
-                   (const char *[]){
-                       sid, s->player->pid, c->node, color,
-                       m->rated ? "1" : "0", m->rated ? rating_s : "",
-                       m->rated && m->has_range ? lo : "",
-                       m->rated && m->has_range ? hi : "", coin, created,
-                       s->player->name, provisional ? "1" : "0"}) < 0) {
+    if (eval_(c, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
+              (const char *[]){zset, seeker, "seeks:seq"}, 12,
+              (const char *[]){sid, s->player->pid, c->node, color,
+                               m->rated ? "1" : "0", m->rated ? rating_s : "",
+                               m->rated && m->has_range ? lo : "",
+                               m->rated && m->has_range ? hi : "", coin,
+                               created, s->player->name,
+                               provisional ? "1" : "0"}) < 0) {
         free(sc);
         hub_busy(s, &m->id);
     }
@@ -2206,8 +2240,8 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
     sc->sid = s->id;
     sc->id = *id;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
-    if (redis_eval(c->r, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
-                   (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
+    if (eval_(c, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
+              (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
         free(sc);
         hub_busy(s, id);
     }
@@ -2221,8 +2255,8 @@ static void drop_seek(struct cluster *c, struct session *s)
     if (!s->seek_sid[0] || !s->player)
         return;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
-    redis_eval(c->r, REDIS_LUA_SEEK_CANCEL, log_reply, (void *)"seek_cancel",
-               1, (const char *[]){seeker}, 1, (const char *[]){s->seek_sid});
+    eval_(c, REDIS_LUA_SEEK_CANCEL, log_reply, (void *)"seek_cancel", 1,
+          (const char *[]){seeker}, 1, (const char *[]){s->seek_sid});
     s->seek_sid[0] = '\0';
 }
 
@@ -2282,8 +2316,8 @@ static void card_put(struct cluster *c, const struct game *g, bool ply_only)
         memcpy(args + n, kv, sizeof kv);
         n += (int)(sizeof kv / sizeof *kv);
     }
-    redis_eval(c->r, REDIS_LUA_GAME_CARD, log_reply, (void *)"game_card", 2,
-               (const char *[]){key, "games:live"}, n, args);
+    eval_(c, REDIS_LUA_GAME_CARD, log_reply, (void *)"game_card", 2,
+          (const char *[]){key, "games:live"}, n, args);
 }
 
 void cluster_game_started(struct cluster *c, const struct game *g)
@@ -2293,8 +2327,8 @@ void cluster_game_started(struct cluster *c, const struct game *g)
 
 void cluster_game_ended(struct cluster *c, const char *gid)
 {
-    redis_command(c->r, log_reply, (void *)"card", "ZREM games:live %s", gid);
-    redis_command(c->r, log_reply, (void *)"card", "DEL game:%s:card", gid);
+    cmd_(c, log_reply, (void *)"card", "ZREM games:live %s", gid);
+    cmd_(c, log_reply, (void *)"card", "DEL game:%s:card", gid);
 }
 
 /* The tick's look at the lobby's first live games: the ply of those
@@ -2320,8 +2354,8 @@ static void on_top_games(void *arg, const redisReply *reply, const char *err)
 static void cards_tick(struct cluster *c)
 {
     if (c->epochs.n)
-        redis_command(c->r, on_top_games, c, "ZREVRANGE games:live 0 %d",
-                      LOBBY_GAMES_MAX - 1);
+        cmd_(c, on_top_games, c, "ZREVRANGE games:live 0 %d",
+             LOBBY_GAMES_MAX - 1);
 }
 
 /* Element *i of lobby_snapshot's reply as a string ("" when not one), and
@@ -2432,9 +2466,9 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
     (void)f;
     snprintf(ns, sizeof ns, "%d", LOBBY_SEEKS_MAX);
     snprintf(ng, sizeof ng, "%d", LOBBY_GAMES_MAX);
-    if (redis_eval(c->r, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
-                   (const char *[]){"seeks:all", "games:live"}, 2,
-                   (const char *[]){ns, ng}) < 0)
+    if (eval_(c, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
+              (const char *[]){"seeks:all", "games:live"}, 2,
+              (const char *[]){ns, ng}) < 0)
         lobbyfeed_snapshot(c->h->feed, NULL, now_ms(c));
 }
 
@@ -2521,8 +2555,8 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
         return;
     }
     snprintf(key, sizeof key, "seek:%s", k->sid);
-    if (redis_eval(c->r, REDIS_LUA_SEEK_TAKE, on_seek_taken, a, 1,
-                   (const char *[]){key}, 1, (const char *[]){k->sid}) < 0) {
+    if (eval_(c, REDIS_LUA_SEEK_TAKE, on_seek_taken, a, 1,
+              (const char *[]){key}, 1, (const char *[]){k->sid}) < 0) {
         hub_busy(s, &a->id);
         free(a);
     }
@@ -2541,10 +2575,10 @@ void cluster_accept(struct cluster *c, struct session *s,
     a->sid = s->id;
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
-    if (redis_command(c->r, on_seek_read, a,
-                      "HMGET seek:%s pid name color rated rating prov lo hi "
-                      "zset",
-                      m->seek) < 0) {
+    if (cmd_(c, on_seek_read, a,
+             "HMGET seek:%s pid name color rated rating prov lo hi "
+             "zset",
+             m->seek) < 0) {
         free(a);
         hub_busy(s, &m->id);
     }

@@ -69,6 +69,11 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
  * games are the hub's. NULL: no-op. */
 void cluster_free(struct cluster *c);
 
+/* The node leaves the cluster (the end of a shutdown, before its Redis is
+ * freed): from now on nothing is sent to Redis, and callbacks of what was
+ * pending (called by redis_free) change nothing. NULL: no-op. */
+void cluster_stop(struct cluster *c);
+
 /* This node's id. */
 const char *cluster_node(const struct cluster *c);
 

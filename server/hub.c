@@ -1280,6 +1280,11 @@ bool hub_stoppable(const struct hub *h)
     return !h->cluster || cluster_handed_over(h->cluster);
 }
 
+void hub_leave_cluster(struct hub *h)
+{
+    cluster_stop(h->cluster);
+}
+
 /* ---- sessions ---------------------------------------------------------- */
 
 struct session *hub_open(struct hub *h, struct conn *c, const char *ip)

@@ -147,6 +147,13 @@ void hub_shutdown(struct hub *h);
 /* True when the process may exit (its games handed over, in a cluster). */
 bool hub_stoppable(const struct hub *h);
 
+/* The node leaves its cluster at the end of a shutdown, before its Redis
+ * connection is freed: nothing is sent to Redis from then on (the
+ * connections still closing detach from nobody: the other nodes drop
+ * what this one's connections followed when its lease lapses). The
+ * cluster's records go with hub_free. No-op for a node alone. */
+void hub_leave_cluster(struct hub *h);
+
 /* The loop was woken (env.wake, or the store's commit): takes the work
  * other threads finished to their games: the store's commits (the turns
  * held for them begin, and a stall notice ends), the flag verdicts and

@@ -820,6 +820,7 @@ int main(int argc, char **argv)
 
     net_timer_free(db_watch.timer);
     hub_shutdown(h);
+    hub_leave_cluster(h);
     redis_free(rd); /* (on the loop, which net_stop destroys) */
     store_close(st);
     st = NULL;
