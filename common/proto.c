@@ -999,6 +999,12 @@ char *proto_render_store_stall(bool resumed, int64_t stalled_ms)
                   NULL);
 }
 
+char *proto_render_cluster(bool up)
+{
+    return finish(
+        json_pack("{s:s}", "t", up ? "cluster_back" : "cluster_lost"), NULL);
+}
+
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
                               const struct clock_spec *clock, bool rated,

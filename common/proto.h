@@ -354,6 +354,9 @@ char *proto_render_shutdown(void);
  * {"t":"store_resumed","stalled_ms":N}: the database has confirmed no
  * write for N ms / confirms again after N ms. */
 char *proto_render_store_stall(bool resumed, int64_t stalled_ms);
+/* {"t":"cluster_lost"} (up false: this node lost Redis, so games of other
+ * nodes are out of reach) or {"t":"cluster_back"}. */
+char *proto_render_cluster(bool up);
 char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               const struct proto_player *b,
                               const struct clock_spec *clock, bool rated,

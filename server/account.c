@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "hub_internal.h"
 #include "ids.h"
 #include "log.h"
@@ -460,7 +461,7 @@ static void login_done(struct hub *h, struct auth_job *j,
         p = hub_player_get(h, j->pid, j->username);
         if (!p)
             return;
-        was_gone = p->nconns == 0;
+        was_gone = !hub_player_present(p);
         if (hub_attach(s, p) < 0) {
             hub_player_release(h, p);
             return;
@@ -473,6 +474,21 @@ static void login_done(struct hub *h, struct auth_job *j,
     if (was_gone)
         hub_player_back(h, p, now);
     log_info("event=login player=%s", p->pid);
+}
+
+void account_logout_others(struct hub *h, struct player *p,
+                           struct session *except, uint64_t seq, int64_t now)
+{
+    /* from the end: detach moves the last connection (one already seen,
+     * or except, which stays) into the place it empties */
+    for (size_t i = p->nconns; i-- > 0;) {
+        struct session *o = p->conns[i];
+        if (o == except)
+            continue;
+        hub_send_text(o, proto_render_logged_out(NULL), seq);
+        account_clear_session(o);
+        hub_detach(h, o, now);
+    }
 }
 
 /* logout: the token in use is revoked (or, `everywhere`, every token of
@@ -495,16 +511,9 @@ void account_logout(struct session *s, const struct proto_msg *m, int64_t now)
         }
         snprintf(key, sizeof key, "pid:%s", p->pid);
         revoke(h, key, seq);
-        /* from the end: detach moves the last connection (one already
-         * seen, or s, which stays) into the place it empties */
-        for (size_t i = p->nconns; i-- > 0;) {
-            struct session *o = p->conns[i];
-            if (o == s)
-                continue;
-            hub_send_text(o, proto_render_logged_out(NULL), seq);
-            account_clear_session(o);
-            hub_detach(h, o, now);
-        }
+        account_logout_others(h, p, s, seq, now);
+        if (h->cluster) /* the other nodes' connections of the account */
+            cluster_tell_player(h->cluster, p->pid, 'L', NULL, 0, seq);
     } else if (p->account && s->auth && s->auth->has_token) {
         seq = store_revoke_token(h->store, s->auth->token_hash);
         if (!seq) {

@@ -19,6 +19,7 @@
 #include "proto.h"
 
 struct hub;
+struct player;
 struct session;
 struct store_player;
 struct passwd_answer;
@@ -35,6 +36,12 @@ void account_register(struct session *s, const struct proto_msg *m);
  * becomes the account's (leaving its player, if another) and gets
  * `welcome` with a new token once that is stored. */
 void account_login(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* Logs out every connection of p here but except (NULL: all): each gets
+ * `logged_out` once seq has committed and is a connection before hello
+ * again (a logout everywhere, here or on another node). */
+void account_logout_others(struct hub *h, struct player *p,
+                           struct session *except, uint64_t seq, int64_t now);
 
 /* logout: the token in use is revoked (or, `everywhere`, every token of
  * the account, and the account's other connections are logged out too);

@@ -36,6 +36,8 @@ enum kind {
     K_LEVEL,   /* log level word */
     K_TLSVER,  /* "1.2" or "1.3" */
     K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
+    K_NODE,    /* a node id: 1-CONFIG_NODE_ID_MAX of [A-Za-z0-9_-] */
+    K_REDIS,   /* "" or "host:port" ("[v6]:port") or a socket path */
 };
 
 /* One row of the table: what the command line and the docs see (pub,
@@ -102,6 +104,27 @@ static const struct key keys[] = {
              "origins whose pages may open a WebSocket; []: any"),
     STR_KEY(database, "--db", "PATH", K_PATH, false, "./data/chess.db",
             "SQLite database file; its folder is created"),
+    /* One node on SQLite unless told otherwise: nothing to install. A
+     * password in it is better in a config file (or ~/.pgpass) than on
+     * a command line others can read in ps. */
+    STR_KEY(postgres, "--postgres", "DSN", K_PATH, true, "",
+            "libpq connection string of the PostgreSQL database; \"\": "
+            "the SQLite file of database"),
+    /* The host name (to its first character that a node id cannot
+     * hold: "web1" of web1.example.org) is unique on a LAN and stable
+     * across restarts, which a node id must be; "node1" without one. */
+    {{"node_id", "--node-id", "ID", "this node's name among the nodes"},
+     K_NODE,
+     offsetof(struct config, node_id),
+     1,
+     0,
+     0,
+     NULL,
+     "the host name, cut to fit"},
+    /* Set: this node is one of a cluster (with `postgres`); unset: it
+     * runs alone, as it always did. */
+    STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",
+            "Redis as host:port or a unix socket path; \"\": none"),
     STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
             "static files of the browser client"),
     INT_KEY(grace_s, "--grace-s", 1, 86400, 60,
@@ -196,6 +219,9 @@ static const struct key keys[] = {
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define PATH_BYTES 4096
+#define NODE_ID_CHARS                                      \
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+    "0123456789_-"
 
 static const struct key *find_key(const char *name)
 {
@@ -219,7 +245,7 @@ static char **str_at(struct config *c, const struct key *k)
 static bool is_str(const struct key *k)
 {
     return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER ||
-           k->kind == K_CIPHERS;
+           k->kind == K_CIPHERS || k->kind == K_NODE || k->kind == K_REDIS;
 }
 
 /* Frees a list setting's entries and array and empties it. */
@@ -250,20 +276,45 @@ static int set_str(struct config *c, const struct key *k, const char *s,
 static int set_level(struct config *c, const char *s, char *err,
                      size_t errlen);
 
+/* node_id's default: the host name up to its first character a node id
+ * cannot hold, at most CONFIG_NODE_ID_MAX of it; "node1" when that
+ * leaves nothing. */
+static void default_node_id(char *out, size_t len)
+{
+    char host[256] = "";
+    size_t n;
+
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    n = strspn(host, NODE_ID_CHARS);
+    if (n > CONFIG_NODE_ID_MAX)
+        n = CONFIG_NODE_ID_MAX;
+    if (n == 0)
+        snprintf(out, len, "node1");
+    else
+        snprintf(out, len, "%.*s", (int)n, host);
+}
+
 int config_init(struct config *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < NKEYS; i++) {
         const struct key *k = &keys[i];
+        char node[CONFIG_NODE_ID_MAX + 1];
         int rc = 0;
         switch (k->kind) {
         case K_INT:
             rc = set_int(c, k, k->def, NULL, 0);
             break;
+        case K_NODE:
+            default_node_id(node, sizeof node);
+            rc = set_str(c, k, node, NULL, 0);
+            break;
         case K_PATH:
         case K_ADDR:
         case K_TLSVER:
         case K_CIPHERS:
+        case K_REDIS:
             rc = set_str(c, k, k->def_str, NULL, 0);
             break;
         case K_LEVEL:
@@ -392,6 +443,31 @@ static int set_int(struct config *c, const struct key *k, long v, char *err,
     return 0;
 }
 
+/* A Redis address: a unix socket's path (anything with a '/'), or
+ * host:port with a port of 1-65535 and a host ("[v6]" for IPv6). */
+static int check_redis(const char *s, char *err, size_t errlen)
+{
+    const char *colon = strrchr(s, ':');
+    char *end;
+    long port;
+
+    if (strchr(s, '/'))
+        return 0;
+    if (colon && colon != s) {
+        errno = 0;
+        port = strtol(colon + 1, &end, 10);
+        if (!errno && end != colon + 1 && !*end && port >= 1 &&
+            port <= 65535 &&
+            (s[0] != '[' || (colon - s >= 3 && colon[-1] == ']')))
+            return 0;
+    }
+    errtext_set(err, errlen,
+                "must be host:port (a port of 1-65535; [addr]:port for "
+                "IPv6) or a unix socket's path, not '%s'",
+                s);
+    return -1;
+}
+
 static int set_str(struct config *c, const struct key *k, const char *s,
                    char *err, size_t errlen)
 {
@@ -419,6 +495,15 @@ static int set_str(struct config *c, const struct key *k, const char *s,
                     s);
         return -1;
     }
+    if (k->kind == K_NODE && (!*s || strlen(s) > CONFIG_NODE_ID_MAX ||
+                              s[strspn(s, NODE_ID_CHARS)])) {
+        errtext_set(err, errlen,
+                    "must be 1 to %d of A-Z a-z 0-9 _ -, not '%s'",
+                    CONFIG_NODE_ID_MAX, s);
+        return -1;
+    }
+    if (k->kind == K_REDIS && *s && check_redis(s, err, errlen) != 0)
+        return -1;
     if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1 &&
         inet_pton(AF_INET6, s, buf) != 1) {
         errtext_set(err, errlen,
@@ -636,6 +721,8 @@ int config_set_text(struct config *c, const char *key, const char *text,
     case K_ADDR:
     case K_TLSVER:
     case K_CIPHERS:
+    case K_NODE:
+    case K_REDIS:
         return set_str(c, k, text, err, errlen);
     case K_LEVEL:
         return set_level(c, text, err, errlen);
@@ -707,6 +794,8 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     case K_ADDR:
     case K_TLSVER:
     case K_CIPHERS:
+    case K_NODE:
+    case K_REDIS:
     case K_LEVEL:
         if (!json_is_string(v)) {
             errtext_set(err, errlen, "must be a string, not %s",
@@ -853,6 +942,13 @@ int config_validate(const struct config *c, char *err, size_t errlen)
         errtext_set(err, errlen,
                     "key 'http_redirect_port': needs TLS "
                     "(tls_cert and tls_key)");
+        return -1;
+    }
+    if (c->redis[0] && !c->postgres[0]) {
+        /* the nodes of a cluster share their games' journal */
+        errtext_set(err, errlen,
+                    "key 'redis': a cluster's nodes need a shared "
+                    "database: set 'postgres' too");
         return -1;
     }
     if (c->ping_timeout_s <= c->ping_interval_s) {

@@ -21,6 +21,8 @@
 #include <stdio.h>
 
 #define CONFIG_MAX_ORIGINS 64
+/* The longest node_id (store.h's STORE_NODE_ID_MAX). */
+#define CONFIG_NODE_ID_MAX 32
 #define CONFIG_MAX_PROXIES 64
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
@@ -34,6 +36,9 @@ struct config {
     char *listen_address;   /* IP address to bind; "": every interface */
     int port;               /* HTTP(S) and the WebSocket at /ws */
     char *database;         /* SQLite file; its folder is created */
+    char *postgres;         /* libpq connection string; "": SQLite */
+    char *node_id;          /* 1-32 of [A-Za-z0-9_-]: this node's name */
+    char *redis;            /* "host:port" or a socket path; "": none */
     char *web_root;         /* the browser client's files */
     int grace_s;            /* a disconnected player keeps a game */
     int first_move_s;       /* each side's first move */

@@ -194,6 +194,15 @@ void net_close(struct conn *c, int code, const char *reason)
         lws_callback_on_writable(c->wsi);
 }
 
+void net_drop(struct conn *c, int code, const char *reason)
+{
+    if (c->closing || c->killed)
+        return;
+    wait_remove(c);
+    queue_clear(c);
+    net_close(c, code, reason);
+}
+
 /* Writes the close frame: code and reason (at most 123 bytes). Returns
  * lws_write's result. */
 static int write_close(struct conn *c)

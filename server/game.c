@@ -1216,6 +1216,34 @@ void game_announce_start(struct game *g, int64_t now)
     broadcast(g, game_render_state(g, NULL, false, now));
 }
 
+void game_send_start(struct game *g, struct session *s, int c, int64_t now)
+{
+    struct proto_player p[2];
+    struct msgbuf *b;
+
+    for (int k = 0; k < 2; k++)
+        p[k] = game_seat_player(g, k);
+    if (g->status != GAME_WAITING && (c == 0 || c == 1)) {
+        b = msgbuf_take(proto_render_game_start(g->gid, &p[0], &p[1],
+                                                &g->clock.spec, g->rated, c));
+        if (b) {
+            g->env.send(g->env.ctx, s, b, g->seq);
+            msgbuf_unref(b);
+        }
+    }
+    game_send_state(g, s, NULL, now);
+}
+
+size_t game_subscribers(const struct game *g, struct session **out,
+                        size_t max)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < g->nsubs && n < max; i++)
+        out[n++] = g->subs[i].s;
+    return n;
+}
+
 void game_send_state(struct game *g, struct session *s,
                      const struct proto_id *id, int64_t now)
 {

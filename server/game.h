@@ -195,6 +195,17 @@ size_t game_subscriptions(const struct game *g);
  * state to every subscriber. */
 void game_announce_start(struct game *g, int64_t now);
 
+/* Queues for s alone what a player's connections get when the game
+ * starts: the game_start of colour c (when the game has started and c
+ * is 0 or 1) and state. (A connection of another node that attaches to
+ * a game just created: cluster.c.) */
+void game_send_start(struct game *g, struct session *s, int c, int64_t now);
+
+/* Copies the game's subscribers (players' fans, spectators' sessions)
+ * into out[0..max); returns how many. */
+size_t game_subscribers(const struct game *g, struct session **out,
+                        size_t max);
+
 /* Queues the `state` message for s (echoing id), behind the game's
  * pending messages. */
 void game_send_state(struct game *g, struct session *s,

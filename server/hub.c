@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "cluster.h"
 #include "game.h"
 #include "holds.h"
 #include "ids.h"
@@ -132,13 +133,27 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    if (s->remote)
+        cluster_send(s->hub->cluster, s, b, seq);
+    else
+        conn_send(s->hub, s->conn, b, seq);
+}
+
+void hub_session_close(struct session *s, int code, const char *reason)
+{
+    if (s->conn)
+        s->hub->env.drop(s->hub->env.ctx, s->conn, code, reason);
+}
+
 void hub_send_text(struct session *s, char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
 
     if (!b)
         return;
-    conn_send(s->hub, s->conn, b, seq);
+    hub_session_send(s, b, seq);
     msgbuf_unref(b);
 }
 
@@ -202,15 +217,21 @@ static void player_set_token(struct hub *h, struct player *p,
 /* Frees p when nothing refers to it any more. */
 void hub_player_release(struct hub *h, struct player *p)
 {
-    if (p->nconns || p->ngames || p->pins)
+    if (p->nconns || p->nremotes || p->ngames || p->pins)
         return;
     table_del(&h->players, p->pid);
     if (p->token_key[0])
         table_del(&h->tokens, p->token_key);
     free(p->conns);
+    free(p->remotes);
     free(p->games);
     free(p->offers);
     free(p);
+}
+
+bool hub_player_present(const struct player *p)
+{
+    return p->nconns + p->nremotes > 0;
 }
 
 /* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
@@ -332,12 +353,14 @@ void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
     struct hub *h = ctx;
 
     lobbyfeed_touch(h->feed); /* a game changed: the lobby's list may */
-    if (to->conn) {
-        conn_send(h, to->conn, b, seq);
+    if (to->conn || to->remote) {
+        hub_session_send(to, b, seq);
         return;
     }
     for (size_t i = 0; i < to->player->nconns; i++)
         conn_send(h, to->player->conns[i]->conn, b, seq);
+    for (size_t i = 0; i < to->player->nremotes; i++)
+        cluster_send(h->cluster, to->player->remotes[i], b, seq);
 }
 
 static void env_timer_cb(void *arg);
@@ -609,6 +632,8 @@ static void env_ended(void *ctx, struct game *g)
     log_info("event=game_end game=%s reason=%s white=%s black=%s",
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
+    if (h->cluster)
+        cluster_game_ended(h->cluster, game_gid(g));
     metrics_finished(&h->metrics, game_ending(g));
     invite_closed(h, g);
     for (int c = 0; c < 2; c++) {
@@ -635,6 +660,8 @@ static void env_expired(void *ctx, struct game *g)
 
     if (gh) /* the game leaves memory: its rematch offer with it */
         rematch_clear(ctx, gh, -1, "expired");
+    if (((struct hub *)ctx)->cluster)
+        cluster_unhost(((struct hub *)ctx)->cluster, game_gid(g));
     game_destroy(ctx, g);
 }
 
@@ -757,6 +784,8 @@ static void release_held(struct hub *h)
 
 void hub_wake(struct hub *h)
 {
+    if (h->cluster) /* (fenced games first: they release nothing) */
+        cluster_wake(h->cluster);
     release_held(h);
     verdicts_collect(h->verdicts, on_verdict, h);
     passwd_collect(h->passwd, account_on_password, h);
@@ -876,6 +905,14 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         .expired = env_expired,
         .hold = env_hold,
     };
+    if (env->redis) {
+        h->cluster = cluster_new(h, env->redis, cfg->node_id);
+        if (!h->cluster) {
+            hub_free(h);
+            return NULL;
+        }
+        lobbyfeed_set_source(h->feed, cluster_lobby_fetch, h->cluster);
+    }
     return h;
 }
 
@@ -885,6 +922,7 @@ void hub_free(struct hub *h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
     passwd_stop(h->passwd);     /* its answers name jobs freed below */
+    cluster_free(h->cluster);   /* its remote sessions: the players' */
     account_free_all(h);
     ratelimit_free(h->login_ips);
     ratelimit_free(h->login_users);
@@ -904,6 +942,7 @@ void hub_free(struct hub *h)
         if (p) {
             session_clear(&p->fan);
             free(p->conns);
+            free(p->remotes);
             free(p->games);
             free(p->offers);
             free(p);
@@ -926,14 +965,16 @@ struct restore_ctx {
     int n;
 };
 
-static int restore_one(void *arg, const struct store_game *row,
-                       const struct store_move *moves, size_t n)
+/* Rebuilds a stored live game in the table, its players subscribed
+ * (those with a connection here back in it at once). NULL when it
+ * cannot be rebuilt (logged) or out of memory. */
+static struct game *restore_game(struct hub *h, const struct store_game *row,
+                                 const struct store_move *moves, size_t n,
+                                 int64_t heartbeat, int64_t now)
 {
-    struct restore_ctx *rc = arg;
-    struct hub *h = rc->h;
     const char *why = "";
-    struct game *g = game_restore(&h->game_env, row, moves, n, rc->heartbeat,
-                                  rc->now, &why);
+    struct game *g = game_restore(&h->game_env, row, moves, n, heartbeat, now,
+                                  &why);
     char q1[80], q2[40], q3[256];
 
     if (!g) { /* skipped: the other games are restored, the server starts */
@@ -941,11 +982,11 @@ static int restore_one(void *arg, const struct store_game *row,
                   log_quote(q1, sizeof q1, row->gid),
                   log_quote(q2, sizeof q2, row->status),
                   log_quote(q3, sizeof q3, why));
-        return 0;
+        return NULL;
     }
     if (table_put(&h->games, game_gid(g), g) < 0) {
         game_destroy(h, g);
-        return 0;
+        return NULL;
     }
     for (int c = 0; c < 2; c++) {
         const char *pid = game_seat_pid(g, c);
@@ -956,14 +997,73 @@ static int restore_one(void *arg, const struct store_game *row,
         if (p && player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
         show_rating(h, g, c);
+        if (p && hub_player_present(p))
+            game_player_back(g, c, now);
     }
-    rc->n++;
+    return g;
+}
+
+static int restore_one(void *arg, const struct store_game *row,
+                       const struct store_move *moves, size_t n)
+{
+    struct restore_ctx *rc = arg;
+
+    if (restore_game(rc->h, row, moves, n, rc->heartbeat, rc->now))
+        rc->n++;
     return 0;
+}
+
+struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
+                            int64_t seen_ms, int64_t now)
+{
+    return restore_game(h, row, moves, n, seen_ms, now);
+}
+
+void hub_drop_game(struct hub *h, struct game *g, bool cut)
+{
+    size_t n = game_subscriptions(g);
+    struct session **subs = cut ? malloc((n ? n : 1) * sizeof *subs) : NULL;
+    char pids[2][PROTO_KEY_MAX + 1];
+
+    n = subs ? game_subscribers(g, subs, n) : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct session *s = subs[i];
+        if (s->conn) {
+            hub_session_close(s, 1012, "the game moved; reconnect");
+        } else if (!s->remote && s->player) { /* a fan */
+            for (size_t j = 0; j < s->player->nconns; j++)
+                hub_session_close(s->player->conns[j], 1012,
+                                  "the game moved; reconnect");
+        }
+    }
+    free(subs);
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        snprintf(pids[c], sizeof pids[c], "%s", game_seat_pid(g, c));
+        if (p) {
+            game_unsubscribe(g, &p->fan);
+            player_drop_game(p, game_gid(g));
+        }
+    }
+    log_info("event=game_dropped game=%s cut=%d", game_gid(g), cut ? 1 : 0);
+    invite_closed(h, g);
+    game_destroy(h, g);
+    for (int c = 0; c < 2; c++) { /* (after: the game named them) */
+        struct player *p = pids[c][0] ? table_get(&h->players, pids[c])
+                                      : NULL;
+        if (p)
+            hub_player_release(h, p);
+    }
 }
 
 int hub_restore(struct hub *h, int64_t now)
 {
     struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
+
+    if (h->cluster) /* the live games are every node's: adopted once the
+                       node joined, where nobody hosts them (cluster.c) */
+        return 0;
 
     if (store_load_live(h->store, restore_one, &rc) < 0)
         return -1;
@@ -1114,6 +1214,32 @@ static char *render_stored(struct hub *h, const char *gid,
     return text;
 }
 
+/* In a cluster: a live game another node hosts, as its journal has it
+ * (PostgreSQL's journal is indexed by game): rebuilt with the mute
+ * environment, its state rendered for the HTTP API (its clocks as of its
+ * last move). NULL with *found 0 when the store does not have it live,
+ * -1 on a database error. */
+static char *render_live_elsewhere(struct hub *h, const char *gid,
+                                   int64_t now, int *found)
+{
+    struct game_env env = mute_env(h);
+    struct store_move *moves = NULL;
+    struct store_game row;
+    struct game *g = NULL;
+    char *text = NULL;
+    size_t n = 0;
+
+    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
+    if (*found == 1 && strcmp(row.status, "ended"))
+        g = game_restore(&env, &row, moves, n, 0, now, NULL);
+    if (g) {
+        text = game_render_state(g, NULL, true, now);
+        game_free(g);
+    }
+    free(moves);
+    return text;
+}
+
 char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
 {
     struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid) : NULL;
@@ -1128,6 +1254,8 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
         return NULL;
     }
     body = render_stored(h, gid, NULL, true, &found);
+    if (!body && found == 1 && h->cluster)
+        body = render_live_elsewhere(h, gid, now, &found);
     if (!body)
         *status = found < 0 ? 500 : found == 0 ? 404 : 500;
     return body;
@@ -1143,6 +1271,18 @@ char *hub_game_pgn(struct hub *h, const char *gid)
 void hub_shutdown(struct hub *h)
 {
     h->shutting_down = true;
+    if (h->cluster)
+        cluster_begin_handover(h->cluster);
+}
+
+bool hub_stoppable(const struct hub *h)
+{
+    return !h->cluster || cluster_handed_over(h->cluster);
+}
+
+void hub_leave_cluster(struct hub *h)
+{
+    cluster_stop(h->cluster);
 }
 
 /* ---- sessions ---------------------------------------------------------- */
@@ -1154,6 +1294,10 @@ struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
     if (!s)
         return NULL;
     session_init(s, h, c, ip, &h->limits);
+    if (h->cluster && cluster_session_opened(h->cluster, s) < 0) {
+        free(s);
+        return NULL;
+    }
     h->metrics.connections++;
     h->metrics.connections_total++;
     return s;
@@ -1176,6 +1320,26 @@ static struct game_ref *games_snapshot(const struct player *p, size_t *n)
  * another): its seeks and watches end and, when it was the player's last
  * connection, the player is gone from its games (their grace periods
  * start) and may be freed. s->player is NULL after. */
+/* p's last connection here (local or mirrored) is gone: its games and
+ * rematch offers learn it, and p may be freed. */
+static void player_gone(struct hub *h, struct player *p, int64_t now)
+{
+    size_t n;
+    struct game_ref *gs;
+
+    rematch_player_gone(h, p);
+    gs = games_snapshot(p, &n);
+    p->pins++; /* a game ending below may drop p's last game */
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g)
+            game_player_gone(g, game_color_of(g, p->pid), now);
+    }
+    p->pins--;
+    free(gs);
+    hub_player_release(h, p);
+}
+
 void hub_detach(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
@@ -1185,27 +1349,48 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
     watch_clear(h, s);
     if (!p)
         return;
+    if (h->cluster)
+        cluster_session_detached(h->cluster, s);
     for (size_t i = 0; i < p->nconns; i++)
         if (p->conns[i] == s) {
             p->conns[i] = p->conns[--p->nconns];
             break;
         }
     s->player = NULL;
-    if (p->nconns == 0) {
-        size_t n;
-        struct game_ref *gs;
-        rematch_player_gone(h, p);
-        gs = games_snapshot(p, &n);
-        p->pins++; /* a game ending below may drop p's last game */
-        for (size_t i = 0; i < n; i++) {
-            struct game *g = table_get(&h->games, gs[i].gid);
-            if (g)
-                game_player_gone(g, game_color_of(g, p->pid), now);
+    if (h->cluster)
+        cluster_player_left(h->cluster, p);
+    if (hub_player_present(p))
+        return;
+    player_gone(h, p, now);
+}
+
+int hub_remote_attach(struct session *s, struct player *p)
+{
+    if (grow((void **)&p->remotes, &p->remotecap, p->nremotes,
+             sizeof *p->remotes))
+        return -1;
+    p->remotes[p->nremotes++] = s;
+    s->player = p;
+    if (p->nremotes == 1 && p->nconns == 0)
+        hub_player_back(s->hub, p, hub_now_ms(s->hub));
+    return 0;
+}
+
+void hub_remote_detach(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    watch_clear(h, s);
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nremotes; i++)
+        if (p->remotes[i] == s) {
+            p->remotes[i] = p->remotes[--p->nremotes];
+            break;
         }
-        p->pins--;
-        free(gs);
-        hub_player_release(h, p);
-    }
+    s->player = NULL;
+    if (!hub_player_present(p))
+        player_gone(h, p, now);
 }
 
 void hub_close(struct hub *h, struct session *s, int64_t now)
@@ -1214,6 +1399,8 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
 
     h->metrics.connections--;
     account_clear_session(s); /* a job in flight is dropped when it answers */
+    if (h->cluster)
+        cluster_session_closed(h->cluster, s);
     if (h->shutting_down) {
         lobby_drop_owner(h->lobby, s);
         lobbyfeed_unwatch(h->feed, s);
@@ -1224,10 +1411,12 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
                     break;
                 }
         watch_clear(h, s); /* (tells no one: a spectator) */
+        session_clear(s);
         free(s);
         return;
     }
     hub_detach(h, s, now);
+    session_clear(s);
     free(s);
 }
 
@@ -1250,6 +1439,32 @@ static void sort_created(struct game **gs, size_t n)
     }
 }
 
+/* In a cluster: sends s its welcome with every live game of its player
+ * on any node (the store's list), then attaches s at the hosts of those
+ * of other nodes. */
+static void cluster_welcome(struct session *s, struct proto_me *pp,
+                            const char *token, const struct proto_id *id,
+                            uint64_t seq)
+{
+    struct hub *h = s->hub;
+    size_t max = (size_t)h->cfg.max_games_per_player + 8, n = 0;
+    char(*live)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *live);
+    const char **gids = malloc(max * sizeof *gids);
+
+    if (!live || !gids ||
+        store_player_live_games(h->store, s->player->pid, live, max, &n) <
+            0) {
+        hub_busy(s, id);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            gids[i] = live[i];
+        hub_send_text(s, proto_render_welcome(pp, token, gids, n, id), seq);
+        cluster_attach_games(h->cluster, s, gids, n);
+    }
+    free(gids);
+    free(live);
+}
+
 void hub_welcome(struct session *s, const char *token,
                  const struct proto_id *id, uint64_t seq)
 {
@@ -1258,18 +1473,26 @@ void hub_welcome(struct session *s, const char *token,
     struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
     char *settings = NULL;
     size_t n, k = 0;
-    struct game_ref *refs = games_snapshot(p, &n);
-    struct game **gs = malloc((n ? n : 1) * sizeof *gs);
-    const char **gids = malloc((n ? n : 1) * sizeof *gids);
+    struct game_ref *refs = NULL;
+    struct game **gs = NULL;
+    const char **gids = NULL;
 
-    for (size_t i = 0; refs && gs && i < n; i++)
-        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
-            k++;
-    n = k;
     if (p->account) {
         pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
         pp.settings = settings = prefs_get(s->hub, p->pid);
     }
+    if (s->hub->cluster) {
+        cluster_welcome(s, &pp, token, id, seq);
+        free(settings);
+        return;
+    }
+    refs = games_snapshot(p, &n);
+    gs = malloc((n ? n : 1) * sizeof *gs);
+    gids = malloc((n ? n : 1) * sizeof *gids);
+    for (size_t i = 0; refs && gs && i < n; i++)
+        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
+            k++;
+    n = k;
     if (refs && gs && gids) {
         sort_created(gs, n);
         for (size_t i = 0; i < n; i++)
@@ -1288,6 +1511,8 @@ int hub_attach(struct session *s, struct player *p)
         return -1;
     p->conns[p->nconns++] = s;
     s->player = p;
+    if (s->hub->cluster)
+        cluster_player_joined(s->hub->cluster, p);
     return 0;
 }
 
@@ -1352,7 +1577,7 @@ static void do_hello(struct session *s, const struct proto_msg *m,
                     seq = store_put_player(h->store, &sp);
             }
         }
-        bool was_gone = p->nconns == 0;
+        bool was_gone = !hub_player_present(p);
         if (hub_attach(s, p) < 0) {
             hub_player_release(h, p);
             return;
@@ -1429,22 +1654,34 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
         return NULL;
-    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
-    if (!g)
+    /* in a cluster the game's epoch is taken before its row is written */
+    if (h->cluster && cluster_host_new(h->cluster, gid) < 0)
         return NULL;
-    for (int c = 0; c < 2; c++)
-        show_rating(h, g, c);
-    if (table_put(&h->games, game_gid(g), g) < 0) {
-        game_destroy(h, g);
+    g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
+    if (!g || table_put(&h->games, game_gid(g), g) < 0) {
+        if (g)
+            game_destroy(h, g);
+        if (h->cluster)
+            cluster_unhost(h->cluster, gid);
         return NULL;
     }
+    for (int c = 0; c < 2; c++)
+        show_rating(h, g, c);
     for (int c = 0; c < 2; c++) {
-        struct player *p = seats[c].pid ? table_get(&h->players, seats[c].pid)
-                                        : NULL;
+        /* (a seat of another node's connection has no record here yet
+         * in a cluster: its connections attach to it later) */
+        struct player *p = seats[c].pid
+                               ? (h->cluster
+                                      ? hub_player_get(h, seats[c].pid,
+                                                       seats[c].name)
+                                      : table_get(&h->players, seats[c].pid))
+                               : NULL;
         if (p)
             player_add_game(p, game_gid(g));
     }
     subscribe_players(h, g);
+    if (h->cluster)
+        cluster_tell_players(h->cluster, g);
     log_info("event=game_created game=%s", gid);
     return g;
 }
@@ -1459,8 +1696,22 @@ bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
     size_t held = p->ngames;
     char msg[96];
 
-    if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player)
+    if (h->cluster) {
+        /* the games of every node (the store's, which lags the writes
+         * queued here by a commit: those are in p->ngames), and the seek
+         * of this connection */
+        size_t max = (size_t)h->cfg.max_games_per_player + 1, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        if (gids &&
+            store_player_live_games(h->store, p->pid, gids, max, &n) == 0 &&
+            n > held)
+            held = n;
+        free(gids);
+        if (!seek && s->seek_sid[0])
+            held++;
+    } else if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player) {
         held += (size_t)lobby_has(h->lobby, p->pid);
+    }
     if (held < (size_t)h->cfg.max_games_per_player)
         return false;
     snprintf(msg, sizeof msg,
@@ -1515,6 +1766,11 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         seek.lo = m->range_lo;
         seek.hi = m->range_hi;
     }
+    if (h->cluster) { /* the seeks of every node are in Redis */
+        cluster_seek(h->cluster, s, m, seek.sid, seek.rating,
+                     seek.provisional);
+        return;
+    }
     rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
                     &color);
     if (rc < 0) {
@@ -1536,44 +1792,50 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         game_announce_start(g, now);
 }
 
-/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
- * in the colour its seeker did not ask for. Checks, in this order:
- * no_such_seek, own_game, rated_needs_account, rating_out_of_range (the
- * seek's range, against s's rating in its category), too_many_games
- * (s's live games, then the seeker's). s's own open seek ends with the
- * game's start. */
-static void do_accept(struct session *s, const struct proto_msg *m,
-                      int64_t now)
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now)
 {
     struct hub *h = s->hub;
-    const struct lobby_seek *k = lobby_find(h->lobby, m->seek);
-    struct lobby_seek seek;
-    struct player *seeker;
+    struct player *o = table_get(&h->players, other);
+    struct store_player sp;
     struct game_seat_init seats[2];
     struct board start;
     struct game *g;
-    int color;
 
-    if (!k) {
-        hub_send_error(s, PROTO_NO_SUCH_SEEK,
-                       "no open seek has that id (taken, cancelled or gone)",
-                       &m->id);
-        return;
-    }
+    if (!o && store_find_player(h->store, other, &sp) != 1)
+        snprintf(sp.name, sizeof sp.name, "?");
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){other, o ? o->name : sp.name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, clock, &start, seats, NULL, rated, now);
+    if (g)
+        game_announce_start(g, now);
+}
+
+/* The checks of accept after no_such_seek, in the protocol's order:
+ * own_game, rated_needs_account, rating_out_of_range (the seek's range,
+ * against s's rating in its category), too_many_games (s's live games,
+ * then the seeker's). True when one failed (it was answered). */
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    struct player *seeker;
+
     if (!strcmp(k->pid, s->player->pid)) {
-        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", &m->id);
-        return;
+        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
+        return true;
     }
-    if (k->rated && rated_refused(s, &m->id))
-        return;
+    if (k->rated && rated_refused(s, id))
+        return true;
     if (k->rated && k->has_range) {
         struct store_rating r;
         long mine;
         if (rating_of(h, s->player->pid,
                       rating_category_name(rating_category(&k->clock)),
                       &r) < 0) {
-            hub_busy(s, &m->id);
-            return;
+            hub_busy(s, id);
+            return true;
         }
         mine = rating_round(r.rating);
         if (mine < k->lo || mine > k->hi) {
@@ -1581,30 +1843,83 @@ static void do_accept(struct session *s, const struct proto_msg *m,
             snprintf(msg, sizeof msg,
                      "the seek is for ratings %d-%d; yours is %ld", k->lo,
                      k->hi, mine);
-            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, &m->id);
-            return;
+            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, id);
+            return true;
         }
     }
-    if (hub_player_full(s, true, &m->id))
-        return;
+    if (hub_player_full(s, true, id))
+        return true;
     seeker = table_get(&h->players, k->pid);
-    if (!seeker || seeker->ngames >= (size_t)h->cfg.max_games_per_player) {
-        hub_send_error(s, PROTO_TOO_MANY_GAMES,
-                       "the seeker holds as many live games as there may be",
-                       &m->id);
-        return;
+    if (h->cluster) { /* the seeker's games on every node */
+        size_t max = (size_t)h->cfg.max_games_per_player, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        int rc = gids ? store_player_live_games(h->store, k->pid, gids, max,
+                                                &n)
+                      : -1;
+        free(gids);
+        if (rc < 0) {
+            hub_busy(s, id);
+            return true;
+        }
+        if (n < max && (!seeker || seeker->ngames < max))
+            return false;
+    } else if (seeker &&
+               seeker->ngames < (size_t)h->cfg.max_games_per_player) {
+        return false;
     }
-    seek = *k; /* taken (with s's own seek) once the game exists */
-    color = lobby_taker_color(&seek, (int)(ids_random_byte() & 1));
+    hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                   "the seeker holds as many live games as there may be", id);
+    return true;
+}
+
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+    int color = lobby_taker_color(k, (int)(ids_random_byte() & 1));
+
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    seats[1 - color] = (struct game_seat_init){seek.pid, seeker->name};
+    seats[1 - color] = (struct game_seat_init){k->pid, k->name};
     board_from_fen(&start, FEN_START);
-    g = hub_start_game(h, &seek.clock, &start, seats, NULL, seek.rated, now);
-    if (!g) {
+    g = hub_start_game(h, &k->clock, &start, seats, NULL, k->rated, now);
+    if (!g)
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       id);
+    return g;
+}
+
+/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
+ * in the colour its seeker did not ask for (hub_accept_refused's
+ * checks after no_such_seek). s's own open seek ends with the game's
+ * start. In a cluster the seek is Redis's (cluster_accept). */
+static void do_accept(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    const struct lobby_seek *k;
+    struct lobby_seek seek;
+    struct game *g;
+
+    if (h->cluster) {
+        cluster_accept(h->cluster, s, m);
+        return;
+    }
+    k = lobby_find(h->lobby, m->seek);
+    if (!k) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
                        &m->id);
         return;
     }
+    if (hub_accept_refused(s, k, &m->id))
+        return;
+    seek = *k; /* taken (with s's own seek) once the game exists */
+    g = hub_accept_start(s, &seek, &m->id, now);
+    if (!g)
+        return;
     lobby_take(h->lobby, seek.sid, &seek);
     lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
     log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
@@ -1670,7 +1985,8 @@ static void do_join(struct session *s, struct game *g,
     if (joinable && game_rated(g) && rated_refused(s, &m->id))
         return;
     if (joinable &&
-        s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player &&
+        (s->hub->cluster || /* (its games on other nodes: hub_player_full) */
+         s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) &&
         hub_player_full(s, false, &m->id))
         return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
@@ -1681,6 +1997,8 @@ static void do_join(struct session *s, struct game *g,
     invite_closed(s->hub, g);
     player_add_game(s->player, game_gid(g));
     subscribe_players(s->hub, g);
+    if (s->hub->cluster)
+        cluster_tell_players(s->hub->cluster, g);
     game_announce_start(g, now);
 }
 
@@ -1716,6 +2034,8 @@ static int64_t lag_estimate(const struct session *s)
 {
     const struct hub_env *env = &s->hub->env;
 
+    if (s->remote) /* as the connection's node measured it */
+        return s->rtt_ms / 2;
     if (!s->conn || !env->rtt_ms)
         return 0;
     return env->rtt_ms(env->ctx, s->conn) / 2;
@@ -1805,6 +2125,10 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
 
+    if (g && h->cluster && !cluster_leased(h->cluster)) {
+        hub_busy(s, &m->id); /* (its lease may have lapsed: cluster.h) */
+        return;
+    }
     if (g) {
         game_command(s, g, m, now);
     } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
@@ -1816,11 +2140,43 @@ static void do_game_command(struct session *s, const struct proto_msg *m,
     }
 }
 
+/* True for the messages about one game (m->game). */
+static bool about_a_game(enum proto_type t)
+{
+    switch (t) {
+    case PROTO_T_JOIN:
+    case PROTO_T_MOVE:
+    case PROTO_T_RESIGN:
+    case PROTO_T_LEAVE:
+    case PROTO_T_ABORT:
+    case PROTO_T_DRAW_OFFER:
+    case PROTO_T_DRAW_ACCEPT:
+    case PROTO_T_DRAW_DECLINE:
+    case PROTO_T_DRAW_CLAIM:
+    case PROTO_T_SYNC:
+    case PROTO_T_WATCH:
+    case PROTO_T_UNWATCH:
+    case PROTO_T_REMATCH:
+    case PROTO_T_REMATCH_DECLINE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void dispatch(struct session *s, const struct proto_msg *m,
-                     int64_t now)
+                     const char *text, size_t len, int64_t now,
+                     bool local_only)
 {
     struct hub *h = s->hub;
 
+    /* in a cluster, a game of another node's (or of none) is its host's
+     * to run (cluster.h) */
+    if (h->cluster && !local_only && !s->remote && about_a_game(m->type) &&
+        !table_get(&h->games, m->game)) {
+        cluster_forward(h->cluster, s, m, text, len, now);
+        return;
+    }
     switch (m->type) {
     case PROTO_T_HELLO:
         do_hello(s, m, now);
@@ -1844,7 +2200,9 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         do_seek(s, m, now);
         break;
     case PROTO_T_CANCEL_SEEK:
-        if (lobby_cancel(h->lobby, s->player->pid))
+        if (h->cluster)
+            cluster_cancel_seek(h->cluster, s, &m->id);
+        else if (lobby_cancel(h->lobby, s->player->pid))
             hub_send_text(s, proto_render_seek_cancelled(&m->id), 0);
         else
             hub_send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
@@ -1890,6 +2248,37 @@ static void dispatch(struct session *s, const struct proto_msg *m,
     }
 }
 
+void hub_dispatch(struct session *s, const struct proto_msg *m,
+                  const char *text, size_t len, int64_t now, bool local_only)
+{
+    dispatch(s, m, text, len, now, local_only);
+}
+
+void hub_watch(struct session *s, struct game *g, int64_t now)
+{
+    watch_add(s, g);
+    game_send_state(g, s, NULL, now);
+}
+
+void hub_unwatch(struct session *s, struct game *g)
+{
+    watch_drop(s, g);
+}
+
+void hub_notice_cluster(struct hub *h, bool up)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++)
+            h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
+    }
+    msgbuf_unref(b);
+}
+
 /* Charges a message to s's budget: true when it may go on; else s was
  * answered rate_limited (with id, when `answer`) or closed for a flood. */
 static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
@@ -1926,7 +2315,7 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
     else
-        dispatch(s, &m, now);
+        dispatch(s, &m, text, len, now, false);
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
     return rc == 0 ? m.type : PROTO_T_NONE;

@@ -25,6 +25,7 @@
 #include "table.h"
 
 struct auth_job; /* account.c's */
+struct cluster;  /* cluster.c's */
 
 /* A game, as the hub's records outside its table name it. */
 struct game_ref {
@@ -37,6 +38,9 @@ struct player {
     char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
     struct session **conns; /* authenticated connections */
     size_t nconns, conncap;
+    struct session **remotes; /* connections of other nodes mirrored here
+                                 (cluster.c): present like conns */
+    size_t nremotes, remotecap;
     struct game_ref *games; /* live games with a seat */
     size_t ngames, gamecap;
     struct game_ref *offers; /* ended games with a pending rematch offer
@@ -84,6 +88,7 @@ struct hub {
     int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
     struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
     struct prefs *prefs;       /* accounts' settings (prefs.c) */
+    struct cluster *cluster;   /* NULL: this node runs alone */
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
@@ -131,6 +136,10 @@ void hub_hex(const uint8_t *in, size_t n, char *out);
  * out of memory. The hub owns it: see hub_player_release. */
 struct player *hub_player_get(struct hub *h, const char *pid,
                               const char *name);
+
+/* p has a connection here: a local one, or one of another node's
+ * mirrored here (cluster.c). */
+bool hub_player_present(const struct player *p);
 
 /* Frees p when nothing refers to it any more (no connection, live game
  * or pin). */
@@ -184,6 +193,63 @@ size_t hub_ratings_shown(struct hub *h, const char *pid,
  * or seek (it was answered too_many_games then). A new seek replaces the
  * player's open one, so a seek counts only the games. */
 bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
+
+/* ---- for cluster.c ---------------------------------------------------- */
+
+/* Runs a parsed message from s as hub_on_text would after its budget
+ * (text: the message as received). local_only: a game not in memory is
+ * answered from the store here, never forwarded (a remote session's
+ * command, or one whose game has no host). */
+void hub_dispatch(struct session *s, const struct proto_msg *m,
+                  const char *text, size_t len, int64_t now, bool local_only);
+
+/* Queues b for s (a local connection, or a remote session: cluster_send),
+ * to be written once the store has committed seq. */
+void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
+
+/* Closes s's connection (a local one) with a WebSocket close code,
+ * dropping what its queue holds (hub_env.drop). */
+void hub_session_close(struct session *s, int code, const char *reason);
+
+/* s watches g as a spectator (its state sent to s), or no longer. */
+void hub_watch(struct session *s, struct game *g, int64_t now);
+void hub_unwatch(struct session *s, struct game *g);
+
+/* The remote session s speaks for p from now on (p's first connection
+ * anywhere brings it back to its games), or no longer (its watches end;
+ * p's last one leaves its games). 0, or -1 when out of memory. */
+int hub_remote_attach(struct session *s, struct player *p);
+void hub_remote_detach(struct hub *h, struct session *s, int64_t now);
+
+/* A live game from the store (row, moves[0..n)) hosted here from now on,
+ * as hub_restore restores one (the side to move charged up to seen_ms,
+ * Unix ms; 0: not charged), its players present when they have a
+ * connection here. NULL when it cannot be rebuilt or out of memory. */
+struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
+                            int64_t seen_ms, int64_t now);
+
+/* g leaves memory without a write (it was handed over, or the store
+ * fenced it: cut closes the local connections that follow it). */
+void hub_drop_game(struct hub *h, struct game *g, bool cut);
+
+/* s's seek paired with other's (in Redis): the game starts here, s
+ * playing colour color. */
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now);
+
+/* accept's checks after no_such_seek (true: one failed and was
+ * answered), and the game it starts (announced by the caller; NULL:
+ * answered busy). */
+struct lobby_seek;
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id);
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now);
+
+/* Tells every local connection after hello that Redis is lost (up
+ * false) or back. */
+void hub_notice_cluster(struct hub *h, bool up);
 
 /* A new game in the hub's table, its players subscribed (not announced
  * yet: game_announce_start); NULL when out of memory. The hub owns it. */

@@ -30,6 +30,10 @@ struct lobbyfeed {
     int64_t rendered_at;   /* when (INT64_MIN: never) */
     unsigned long version; /* the lobby's version it shows */
     bool touched;          /* a game may have changed since */
+    /* a source of snapshots (a cluster's: lobbyfeed_set_source) */
+    void (*fetch)(void *arg, struct lobbyfeed *f);
+    void *fetch_arg;
+    bool fetching; /* a fetch has not answered yet */
 };
 
 static void tick(void *arg);
@@ -237,6 +241,16 @@ static void arm(struct lobbyfeed *f, int64_t now)
     f->armed = true;
 }
 
+/* Asks the source for a snapshot (lobbyfeed_snapshot answers). */
+static void fetch(struct lobbyfeed *f, int64_t now)
+{
+    if (f->fetching)
+        return;
+    f->fetching = true;
+    f->rendered_at = now;
+    f->fetch(f->fetch_arg, f);
+}
+
 static void tick(void *arg)
 {
     struct lobbyfeed *f = arg;
@@ -245,9 +259,40 @@ static void tick(void *arg)
     f->armed = false;
     if (!f->n)
         return;
-    if (stale(f) && due(f, now) && !held(f) && refresh(f, now))
+    if (f->fetch) { /* what other nodes change is seen only by asking */
+        if (due(f, now))
+            fetch(f, now);
+    } else if (stale(f) && due(f, now) && !held(f) && refresh(f, now)) {
         broadcast(f);
+    }
     arm(f, now);
+}
+
+void lobbyfeed_set_source(struct lobbyfeed *f,
+                          void (*fetch_fn)(void *arg, struct lobbyfeed *f),
+                          void *arg)
+{
+    f->fetch = fetch_fn;
+    f->fetch_arg = arg;
+}
+
+void lobbyfeed_snapshot(struct lobbyfeed *f, char *text, int64_t now)
+{
+    struct msgbuf *b = msgbuf_take(text);
+
+    (void)now;
+    f->fetching = false;
+    if (!b)
+        return;
+    if (f->snap && f->snap->len == b->len &&
+        !memcmp(f->snap->data, b->data, b->len)) {
+        msgbuf_unref(b);
+        return;
+    }
+    msgbuf_unref(f->snap);
+    f->snap = b;
+    f->snap_seq = 0; /* (what the hosts put in Redis is committed) */
+    broadcast(f);
 }
 
 int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
@@ -266,8 +311,13 @@ int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
         if (f->gauge)
             *f->gauge = (int64_t)f->n;
     }
-    if (stale(f) && (due(f, now) || !f->snap) && !held(f) &&
-        refresh(f, now)) {
+    if (f->fetch) {
+        if (f->snap)
+            send_to(f, s);
+        if (!f->snap || due(f, now))
+            fetch(f, now);
+    } else if (stale(f) && (due(f, now) || !f->snap) && !held(f) &&
+               refresh(f, now)) {
         broadcast(f); /* the new snapshot, to every watcher */
     } else if (f->snap) {
         send_to(f, s);

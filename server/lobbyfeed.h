@@ -65,6 +65,18 @@ void lobbyfeed_touch(struct lobbyfeed *f);
 
 size_t lobbyfeed_watchers(const struct lobbyfeed *f);
 
+/* Takes the snapshots from fetch instead (a cluster: every node's seeks
+ * and games are in Redis): asked every tick while anyone watches, at
+ * most one at a time; fetch(arg, f) answers with lobbyfeed_snapshot,
+ * now or later. */
+void lobbyfeed_set_source(struct lobbyfeed *f,
+                          void (*fetch)(void *arg, struct lobbyfeed *f),
+                          void *arg);
+
+/* fetch's answer: text (a rendered snapshot, taken; NULL when the fetch
+ * failed), sent to every watcher when it differs from the last one. */
+void lobbyfeed_snapshot(struct lobbyfeed *f, char *text, int64_t now);
+
 /* How a live game ranks in a snapshot: rated games first, the higher
  * sum of the two players' ratings first, then (rated or casual) the
  * newest first, then by GID. */

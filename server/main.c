@@ -10,9 +10,10 @@
  *
  * Settings come from the defaults, then the config file, then the flags
  * (config.h; the flags and their --help lines come from config.c's table
- * of settings). Start-up order: open the log, lock the database file,
- * listen, open the store (migrations), restore the live games of
- * the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
+ * of settings). Start-up order: open the log, lock the database file
+ * (SQLite; with `postgres` set the database is PostgreSQL's and several
+ * nodes may share it: nothing to lock), listen, open the store
+ * (migrations), restore the live games of the previous run, serve. SIGTERM and SIGINT begin a planned shutdown:
  * clients get {"t":"shutdown"} and a 1001 close, the store commits
  * everything queued and records its last heartbeat (so the downtime is
  * charged to no clock), the process exits 0. SIGHUP reopens the log file
@@ -42,6 +43,7 @@
 #include "hub.h"
 #include "msgbuf.h"
 #include "net.h"
+#include "redis.h"
 #include "store.h"
 #include "tls.h"
 #include "tunables.h"
@@ -87,7 +89,8 @@ static void usage(FILE *f)
             "SIGHUP reopens the log file and reloads the TLS certificate.\n"
             "backup copies the live database with SQLite's online backup, "
             "safe while\n"
-            "the server runs; DEST must not exist.\n");
+            "the server runs; DEST must not exist (a PostgreSQL database: "
+            "pg_dump).\n");
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -187,6 +190,24 @@ fail:
     fprintf(stderr, "E: %s\n", err);
     config_clear(cfg);
     exit(2);
+}
+
+/* --check-config's probes of what the settings name beyond files: the
+ * PostgreSQL database (SELECT 1) and Redis (PING), when set. 0, or -1
+ * with a sentence in err. */
+#define CHECK_REDIS_MS 2000
+static int check_servers(const struct config *cfg, char *err, size_t errlen)
+{
+    char why[512];
+
+    if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
+        return -1;
+    if (cfg->redis[0] &&
+        redis_ping(cfg->redis, CHECK_REDIS_MS, why, sizeof why) != 0) {
+        snprintf(err, errlen, "key 'redis': %s", why);
+        return -1;
+    }
+    return 0;
 }
 
 /* mkdir -p of the folder holding path; the folders it creates are the
@@ -415,6 +436,15 @@ static int cmd_backup(int argc, char **argv)
             config_clear(&cfg);
             return 2;
         }
+        if (!db && cfg.postgres[0]) {
+            fprintf(stderr,
+                    "E: backup: %s keeps the database in PostgreSQL "
+                    "(key 'postgres'): back it up with pg_dump "
+                    "(README: Running on PostgreSQL)\n",
+                    config);
+            rc = 2;
+            goto out;
+        }
         if (!db)
             db = cfg.database;
     }
@@ -476,6 +506,12 @@ static void env_close(void *ctx, struct conn *c, int code, const char *reason)
 {
     (void)ctx;
     net_close(c, code, reason);
+}
+
+static void env_drop(void *ctx, struct conn *c, int code, const char *reason)
+{
+    (void)ctx;
+    net_drop(c, code, reason);
 }
 
 /* A hub_alarm is a net_timer. */
@@ -563,6 +599,11 @@ static void on_shutdown(void *ctx)
     hub_shutdown(ctx);
 }
 
+static bool on_stoppable(void *ctx)
+{
+    return hub_stoppable(ctx);
+}
+
 static bool on_http_wants(const char *path)
 {
     return http_wants(path);
@@ -595,15 +636,19 @@ static void on_http_too_many(struct net_reply *r)
     to_net_reply(&hr, r);
 }
 
-/* The hub over net.h, and net.c attached to it. NULL when out of memory. */
-static struct hub *start_hub(struct store *st, const struct hub_config *hc)
+/* The hub over net.h, and net.c attached to it; r: the cluster's Redis
+ * (NULL: one node alone). NULL when out of memory. */
+static struct hub *start_hub(struct store *st, struct redis *r,
+                             const struct hub_config *hc)
 {
     const struct hub_env env = {
+        .redis = r,
         .ctx = NULL,
         .store = st,
         .send = env_send,
         .send_now = env_send_now,
         .close = env_close,
+        .drop = env_drop,
         .alarm_new = env_alarm_new,
         .alarm_arm = env_alarm_arm,
         .alarm_free = env_alarm_free,
@@ -623,6 +668,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .closed = on_closed,
         .wake = on_wake,
         .shutdown = on_shutdown,
+        .stoppable = on_stoppable,
         .http_wants = on_http_wants,
         .http_route = on_http_route,
         .http = on_http,
@@ -640,16 +686,23 @@ int main(int argc, char **argv)
     struct config cfg;
     struct store *st = NULL;
     struct hub *h = NULL;
+    struct redis *rd = NULL;
     struct sigaction sa;
-    char err[600], q1[600], q2[600];
+    char err[600], q1[600], q2[600], where[300];
     struct listener_bound bound, rbound;
-    int lock_fds[2], restored, e, rc = 1;
+    int lock_fds[2] = {-1, -1}, restored, e, rc = 1;
+    bool pg;
 
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return cmd_backup(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &cfg);
     if (a.check) {
+        if (check_servers(&cfg, err, sizeof err) != 0) {
+            fprintf(stderr, "E: %s\n", err);
+            config_clear(&cfg);
+            return 2;
+        }
         printf("%s: OK\n", a.config);
         config_clear(&cfg);
         return 0;
@@ -669,18 +722,20 @@ int main(int argc, char **argv)
         return 2;
     }
     log_to_file = cfg.log_file[0] != '\0';
+    pg = cfg.postgres[0] != '\0';
 
-    if (make_parent(cfg.database) < 0) {
+    /* SQLite: one server per database file (PostgreSQL: shared) */
+    if (!pg && make_parent(cfg.database) < 0) {
         start_failed("cannot create the folder of %s: %s", cfg.database,
                      strerror(errno));
         goto out_log;
     }
     /* before the lock, which creates the database file when missing */
-    if (dbfile_check(cfg.database, err, sizeof err) < 0) {
+    if (!pg && dbfile_check(cfg.database, err, sizeof err) < 0) {
         start_failed("%s", err);
         goto out_log;
     }
-    if (lock_db(cfg.database, lock_fds) < 0)
+    if (!pg && lock_db(cfg.database, lock_fds) < 0)
         goto out_log;
     fit_fd_limit(&cfg);
     e = net_start(&cfg, err, sizeof err);
@@ -690,11 +745,17 @@ int main(int argc, char **argv)
             rc = 2; /* no use restarting: RestartPreventExitStatus=2 */
         goto out_lock;
     }
-    if (store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) < 0) {
-        start_failed("database %s: %s", cfg.database, err);
+    if (pg ? store_open_pg(&st, cfg.postgres, cfg.node_id, on_commit, NULL,
+                           err, sizeof err) < 0
+           : store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) <
+                 0) {
+        start_failed("database %s: %s", pg ? "(postgres)" : cfg.database,
+                     err);
         goto out_net;
     }
-    if (dbfile_watch_start(&db_watch.w, cfg.database, err, sizeof err) < 0) {
+    store_location(st, where, sizeof where);
+    if (!pg &&
+        dbfile_watch_start(&db_watch.w, cfg.database, err, sizeof err) < 0) {
         start_failed("%s", err);
         goto out_store;
     }
@@ -712,20 +773,30 @@ int main(int argc, char **argv)
         .logins_per_user_per_min = cfg.logins_per_user_per_min,
         .password_threads = cfg.password_threads,
         .password_queue = cfg.password_queue,
+        .node_id = cfg.node_id,
     };
-    h = start_hub(st, &hc);
+    if (cfg.redis[0]) { /* one node of a cluster (ARCHITECTURE.md) */
+        struct redis_config rcfg = {.address = cfg.redis};
+        rd = redis_new(net_ev_loop(), &rcfg, err, sizeof err);
+        if (!rd) {
+            start_failed("key 'redis': %s", err);
+            goto out_store;
+        }
+    }
+    h = start_hub(st, rd, &hc);
     if (!h) {
         start_failed("out of memory");
+        redis_free(rd);
         goto out_store;
     }
     db_watch.hub = h;
-    db_watch.timer = net_timer_new(db_watch_tick, NULL);
+    db_watch.timer = pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)
         net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
     restored = hub_restore(h, net_now_ms());
     if (restored < 0)
         log_error("event=restore_failed db=%s",
-                  log_quote(q1, sizeof q1, cfg.database));
+                  log_quote(q1, sizeof q1, where));
     else
         log_info("event=restored games=%d", restored);
 
@@ -736,25 +807,30 @@ int main(int argc, char **argv)
     /* the address and ports as the kernel bound them (getsockname) */
     net_bound(&bound, &rbound);
     log_info("event=listening version=%s address=%s family=%s port=%d "
-             "tls=%s redirect_port=%d origins=%zu db=%s schema=%d web=%s "
-             "log_level=%s",
+             "tls=%s redirect_port=%d origins=%zu store=%s db=%s schema=%d "
+             "node=%s web=%s log_level=%s",
              CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
              cfg.tls_cert[0] ? "on" : "off", rbound.port,
-             cfg.n_allowed_origins, log_quote(q1, sizeof q1, cfg.database),
-             store_schema_version(st), log_quote(q2, sizeof q2, cfg.web_root),
+             cfg.n_allowed_origins, store_backend_name(st),
+             log_quote(q1, sizeof q1, where), store_schema_version(st),
+             cfg.node_id, log_quote(q2, sizeof q2, cfg.web_root),
              log_level_name((enum log_level)cfg.log_level));
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
 
     net_timer_free(db_watch.timer);
     hub_shutdown(h);
+    hub_leave_cluster(h);
+    redis_free(rd); /* (on the loop, which net_stop destroys) */
     store_close(st);
     st = NULL;
     net_stop();
     hub_free(h);
     tls_free();
-    close(lock_fds[1]);
-    close(lock_fds[0]);
+    if (lock_fds[0] >= 0) {
+        close(lock_fds[1]);
+        close(lock_fds[0]);
+    }
     log_info("event=stopped");
     log_close();
     config_clear(&cfg);
@@ -766,8 +842,10 @@ out_net:
     net_stop();
     tls_free();
 out_lock:
-    close(lock_fds[1]);
-    close(lock_fds[0]);
+    if (lock_fds[0] >= 0) {
+        close(lock_fds[1]);
+        close(lock_fds[0]);
+    }
 out_log:
     log_close();
     config_clear(&cfg);

@@ -212,6 +212,7 @@ static void begin_shutdown(void)
     struct msgbuf *b = msgbuf_take(proto_render_shutdown());
 
     net.stopping = true;
+    net.stop_deadline = net_now_ms() + LIMIT_SHUTDOWN_HANDOVER_MS;
     log_info("event=shutdown_begin connections=%d", net.n_conns);
     /* closing connections are not players leaving their games */
     if (net.attached)
@@ -559,13 +560,24 @@ void net_attach(const struct net_handlers *h, struct net_stats *stats)
     net.attached = true;
 }
 
-/* Ends the loop once the shutdown is complete (after every turn). */
+/* Ends the loop once the shutdown is complete (after every turn): the
+ * connections closed and, for at most LIMIT_SHUTDOWN_HANDOVER_MS, the
+ * hub done (a cluster node's handover). */
 static void stop_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
     (void)w;
     (void)revents;
-    if (net.stopped)
-        ev_break(l, EVBREAK_ALL);
+    if (!net.stopped)
+        return;
+    if (net.attached && net.hd.stoppable && !net.hd.stoppable(net.hd.ctx) &&
+        net_now_ms() < net.stop_deadline)
+        return;
+    ev_break(l, EVBREAK_ALL);
+}
+
+struct ev_loop *net_ev_loop(void)
+{
+    return net.loop;
 }
 
 void net_run(void)

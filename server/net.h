@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct conn;
+struct ev_loop;
 struct net_timer;
 struct msgbuf;
 struct net_stats;
@@ -80,6 +81,10 @@ struct net_handlers {
     void (*wake)(void *ctx);
     /* A planned shutdown begins: connections close from now on. */
     void (*shutdown)(void *ctx);
+    /* Whether the loop may end once the connections are closed (a
+     * cluster node has handed its games over); asked after every turn of
+     * a shutdown for at most LIMIT_SHUTDOWN_HANDOVER_MS. NULL: always. */
+    bool (*stoppable)(void *ctx);
     /* Whether path is the API's (else a file is served), and its route
      * label (enum netstats_route). */
     bool (*http_wants)(const char *path);
@@ -90,6 +95,9 @@ struct net_handlers {
     /* The answer to an address over its API request rate (429). */
     void (*http_too_many)(struct net_reply *r);
 };
+
+/* The loop, after net_start (for a Redis connection on it: redis.h). */
+struct ev_loop *net_ev_loop(void);
 
 /* Connects the handlers (copied) and the counters it writes (netstats.h,
  * not owned), after net_start, before net_run. */
@@ -148,6 +156,11 @@ void net_send_now(struct conn *c, struct msgbuf *b);
  * lose the close frame). The session is freed later, from the close
  * callback. */
 void net_close(struct conn *c, int code, const char *reason);
+
+/* net_close after dropping every message c's queue still holds, written
+ * or waiting for the store (a game that moved: what was queued about it
+ * may never be stored, and the client resyncs when it reconnects). */
+void net_drop(struct conn *c, int code, const char *reason);
 
 /* A timer calling cb(arg) on the loop thread. */
 struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg);

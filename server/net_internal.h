@@ -125,6 +125,7 @@ struct net {
     /* the loop (net.c) */
     struct lws_context *context;
     _Atomic(struct lws_context *) wake_context;
+    int64_t stop_deadline; /* a shutdown waits for the hub until then */
     struct ev_loop *loop;
     struct net_handlers hd; /* main.c's (net_attach) */
     bool attached;

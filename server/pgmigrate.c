@@ -5,6 +5,7 @@
  */
 #include "pgmigrate.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +14,32 @@
 #include "errtext.h"
 #include "migrations.h"
 
-/* libpq's message of a failed result (or of the connection when r is
- * NULL) without its final newline, in buf. */
-static const char *pg_message(PGconn *c, const PGresult *r, char *buf,
+const char *pgmigrate_message(PGconn *c, const PGresult *r, char *buf,
                               size_t len)
 {
     const char *m = r ? PQresultErrorMessage(r) : "";
-    size_t n;
+    size_t n, k = 0;
+    bool space = false;
 
-    if (!*m)
+    if (!*m && c)
         m = PQerrorMessage(c);
-    snprintf(buf, len, "%s", *m ? m : "unknown error");
-    n = strlen(buf);
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
+    if (!*m)
+        m = "unknown error";
+    /* one line: each run of newlines and the blanks after them, one space */
+    for (n = 0; m[n] && k + 1 < len; n++) {
+        if (m[n] == '\n' || ((m[n] == ' ' || m[n] == '\t') && space)) {
+            space = true;
+            continue;
+        }
+        if (space && k > 0)
+            buf[k++] = ' ';
+        space = false;
+        if (k + 1 < len)
+            buf[k++] = m[n] == '\t' ? ' ' : m[n];
+    }
+    buf[k] = '\0';
+    while (k > 0 && buf[k - 1] == ' ')
+        buf[--k] = '\0';
     return buf;
 }
 
@@ -44,7 +57,7 @@ static int exec_cmd(PGconn *c, const char *sql, const char *what, char *err,
         return 0;
     }
     errtext_set(err, errlen, "pgmigrate: %s: %s", what,
-                pg_message(c, r, msg, sizeof msg));
+                pgmigrate_message(c, r, msg, sizeof msg));
     PQclear(r);
     return -1;
 }
@@ -60,7 +73,7 @@ static int schema_version(PGconn *c, long long *have, char *err,
 
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
         errtext_set(err, errlen, "pgmigrate: reading schema_version: %s",
-                    pg_message(c, r, msg, sizeof msg));
+                    pgmigrate_message(c, r, msg, sizeof msg));
         PQclear(r);
         return -1;
     }
@@ -88,7 +101,8 @@ static int record(PGconn *c, const struct migration *m, char *err,
                      3, NULL, params, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK) {
         errtext_set(err, errlen, "pgmigrate: recording migration %04d_%s: %s",
-                    m->version, m->name, pg_message(c, r, msg, sizeof msg));
+                    m->version, m->name,
+                    pgmigrate_message(c, r, msg, sizeof msg));
         PQclear(r);
         return -1;
     }

@@ -11,7 +11,7 @@
  * (made here, before any migration) holds one row per migration applied:
  * (version, name, applied_ms); the database's version is the greatest.
  *
- * Not linked into chess-server yet: only the cluster tests use it.
+ * The store's PostgreSQL backend (store_pg.c) runs it at open.
  */
 #ifndef SERVER_PGMIGRATE_H
 #define SERVER_PGMIGRATE_H
@@ -30,6 +30,12 @@
  * whole batch) failed. Its message names the stale and the current
  * epoch. */
 #define PGMIGRATE_SQLSTATE_FENCED "CH001"
+
+/* libpq's words for a failed result r (or, r NULL or without words, for
+ * connection c) on one line, in buf (len bytes, always terminated):
+ * libpq's own messages run over several lines. Returns buf. */
+const char *pgmigrate_message(PGconn *c, const PGresult *r, char *buf,
+                              size_t len);
 
 /* Applies, on connection c (idle, outside a transaction), every embedded
  * migration newer than the database's schema, in one transaction under

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "hub_internal.h"
 #include "log.h"
 #include "msgbuf.h"
@@ -95,7 +96,6 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
-    struct msgbuf *b;
     uint64_t seq;
 
     if (!p->account) {
@@ -118,11 +118,21 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
     }
     remember(h->prefs, p->pid, m->settings, seq);
     hub_send_text(s, proto_render_settings_saved(&m->id), seq);
-    b = msgbuf_take(proto_render_settings_changed(m->settings));
+    prefs_tell(h, p, s, m->settings, seq);
+    if (h->cluster) /* the other nodes' connections of the account */
+        cluster_tell_player(h->cluster, p->pid, 'C', m->settings,
+                            strlen(m->settings), seq);
+}
+
+void prefs_tell(struct hub *h, struct player *p, struct session *except,
+                const char *json, uint64_t seq)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_settings_changed(json));
+
     if (!b)
         return;
     for (size_t i = 0; i < p->nconns; i++)
-        if (p->conns[i] != s)
+        if (p->conns[i] != except)
             h->env.send(h->env.ctx, p->conns[i]->conn, b, seq);
     msgbuf_unref(b);
 }

@@ -19,6 +19,7 @@
 #include "proto.h"
 
 struct hub;
+struct player;
 struct prefs;
 struct session;
 
@@ -35,6 +36,11 @@ void prefs_free(struct prefs *pf);
  * stored one; the sender gets settings_saved and the account's other
  * connections settings_changed, both once the write has committed. */
 void prefs_command(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* Tells p's connections here but except (NULL: all) that its settings
+ * are json now (`settings_changed`, once seq has committed). */
+void prefs_tell(struct hub *h, struct player *p, struct session *except,
+                const char *json, uint64_t seq);
 
 /* Account pid's settings as JSON object text: the newest save not yet
  * committed, else the store's. Malloc'ed (the caller frees), or NULL when

@@ -837,6 +837,14 @@ struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
     return r;
 }
 
+void redis_set_handlers(struct redis *r, redis_state_fn *on_state,
+                        redis_message_fn *on_message, void *arg)
+{
+    r->on_state = on_state;
+    r->on_message = on_message;
+    r->arg = arg;
+}
+
 void redis_free(struct redis *r)
 {
     struct cmd *c;
@@ -924,4 +932,47 @@ void redis_stats(const struct redis *r, struct redis_stats *out)
     *out = r->stats;
     out->queued = r->queued;
     out->pending = r->pending;
+}
+
+int redis_ping(const char *address, int timeout_ms, char *err, size_t errlen)
+{
+    struct redis r;
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    redisContext *c;
+    redisReply *reply;
+    int rc = -1;
+
+    memset(&r, 0, sizeof r);
+    snprintf(err, errlen, "out of memory"); /* unless the address is bad */
+    if (!address || parse_address(&r, address, err, errlen) != 0) {
+        if (!address)
+            snprintf(err, errlen, "redis: no address");
+        free(r.host);
+        free(r.path);
+        return -1;
+    }
+    c = r.path ? redisConnectUnixWithTimeout(r.path, tv)
+               : redisConnectWithTimeout(r.host, r.port, tv);
+    if (!c || c->err) {
+        snprintf(err, errlen, "Redis at %s does not answer: %s", address,
+                 c ? c->errstr : "out of memory");
+        goto out;
+    }
+    redisSetTimeout(c, tv);
+    reply = redisCommand(c, "PING");
+    if (!reply)
+        snprintf(err, errlen, "Redis at %s does not answer PING: %s", address,
+                 c->errstr[0] ? c->errstr : "no reply");
+    else if (reply->type == REDIS_REPLY_STATUS && reply->str &&
+             !strcmp(reply->str, "PONG"))
+        rc = 0;
+    else
+        snprintf(err, errlen, "Redis at %s answered PING with '%s'", address,
+                 reply->str ? reply->str : "(not PONG)");
+    freeReplyObject(reply);
+out:
+    redisFree(c);
+    free(r.host);
+    free(r.path);
+    return rc;
 }

@@ -89,6 +89,11 @@ struct redis_config {
 struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
                         char *err, size_t errlen);
 
+/* Replaces the callbacks of cfg (on_state, on_message and their arg):
+ * for an owner made after r (the hub's cluster). */
+void redis_set_handlers(struct redis *r, redis_state_fn *on_state,
+                        redis_message_fn *on_message, void *arg);
+
 /* Closes both connections and frees r: every pending or queued command's
  * callback is called with "redis: closed" first; on_state is not called.
  * redis_free(NULL) is a no-op. */
@@ -148,6 +153,12 @@ const char *redis_error(const struct redis *r);
 
 /* How many channels are followed. */
 size_t redis_channels(const struct redis *r);
+
+/* Connects to address (as redis_config's) with hiredis's blocking API,
+ * sends PING and waits for PONG, each step within timeout_ms
+ * (--check-config). Returns 0, or -1 with a sentence in err (no answer,
+ * a refusal such as NOAUTH). Any thread; no loop needed. */
+int redis_ping(const char *address, int timeout_ms, char *err, size_t errlen);
 
 /* The counters the tests and the metrics read. */
 struct redis_stats {

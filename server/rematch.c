@@ -221,7 +221,7 @@ void rematch_command(struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
-    if (!opp || !opp->nconns) {
+    if (!opp || !hub_player_present(opp)) {
         hub_send_error(s, PROTO_NO_REMATCH, "your opponent has left", &m->id);
         return;
     }

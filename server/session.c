@@ -17,11 +17,15 @@ void session_init(struct session *s, struct hub *h, struct conn *conn,
     bucket_init(&s->moves, limits->move_burst);
     bucket_init(&s->msgs, limits->msg_burst);
     table_init(&s->subs);
+    table_init(&s->rgames);
 }
 
 void session_clear(struct session *s)
 {
     session_unwatch_all(s, NULL, NULL);
+    for (size_t i = 0; i < s->rgames.cap; i++)
+        free(s->rgames.slots[i].value);
+    table_clear(&s->rgames);
 }
 
 enum session_admit session_admit(struct session *s, bool move, int64_t now)

@@ -23,6 +23,7 @@ struct hub;
 struct conn;
 struct player;
 struct session_auth;
+struct remote;
 
 /* The token buckets of every connection: each move message takes a token
  * from the first, every other message (and ping or pong frame) from the
@@ -57,6 +58,15 @@ struct session {
     size_t lobby_slot;         /* watching the lobby: its place in the
                                   lobby feed's list + 1 (lobbyfeed.h);
                                   0: not watching */
+    /* In a cluster (cluster.h). */
+    uint64_t id;           /* a local connection's number on this node */
+    char id_key[24];       /* ... in decimal */
+    struct remote *remote; /* a connection of another node mirrored on
+                               this host (conn NULL); NULL otherwise */
+    int64_t rtt_ms;        /* remote: the round trip its node measured */
+    struct table rgames;   /* games of other nodes the connection follows:
+                               gid -> its own copy (the key) */
+    char seek_sid[33];     /* its open seek in Redis (a SID); "" none */
 };
 
 /* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not
@@ -64,7 +74,7 @@ struct session {
 void session_init(struct session *s, struct hub *h, struct conn *conn,
                   const char *ip, const struct session_limits *limits);
 
-/* Frees what s holds (its watch list), not s itself. */
+/* Frees what s holds (its watch lists), not s itself. */
 void session_clear(struct session *s);
 
 /* Charges one message (a move or not) to s's budget at now. */

@@ -1,16 +1,48 @@
 /*
- * store.h - durable storage in SQLite: players, games, the per-move journal.
+ * store.h - durable storage: players, accounts, games, the per-move
+ * journal, ratings; in SQLite (one node, the default) or in PostgreSQL
+ * (the setting `postgres`: several nodes may share one database).
  *
  * Threads. Every function here is called from the event-loop thread. Writes
  * (store_put_*) only copy their arguments into a bounded queue and return a
  * sequence number; one writer thread commits the queue in batched
- * transactions (WAL, synchronous=NORMAL) and then calls `on_commit` from the
- * writer thread, which must do nothing but wake the loop
- * (lws_cancel_service). The loop then compares store_committed() with the
- * sequence numbers it waits for. Reads use a separate read-only connection
- * and never wait on the writer. A third thread checkpoints the WAL into
- * the database on its own connection; the writer never does, and waits
- * for it only when the WAL has reached its cap (see store.c).
+ * transactions and then calls `on_commit` from the writer thread, which
+ * must do nothing but wake the loop (lws_cancel_service). The loop then
+ * compares store_committed() with the sequence numbers it waits for. A
+ * write is committed when its transaction has: SQLite's COMMIT in WAL
+ * mode (synchronous=NORMAL), PostgreSQL's COMMIT (sent with the batch in
+ * libpq's pipeline mode: a batch costs about one round trip). Reads use a
+ * separate connection and never wait on the writer. With SQLite a third
+ * thread checkpoints the WAL into the database on its own connection; the
+ * writer never does, and waits for it only when the WAL has reached its
+ * cap (see store_sqlite.c).
+ *
+ * Reads are synchronous on the loop thread. With SQLite a read costs
+ * microseconds (the pages are in memory: store_find_player 4 us at the
+ * median); with PostgreSQL each statement of a read is a round trip to
+ * the server (store_find_player 22-37 us at the median, 66-105 us at
+ * p99, over a unix socket on the same host, measured on a loaded 2-core
+ * machine; add a LAN's round trip otherwise): one for most reads, four
+ * for store_get_game and store_load_game (a REPEATABLE READ snapshot
+ * around two statements), and the loop waits for each. A read while PostgreSQL is down fails
+ * (-1) after one reconnect attempt at most once a second (bounded by the
+ * connection string's connect_timeout, 2 s unless it says otherwise).
+ *
+ * Fencing (the cluster's leases, ARCHITECTURE.md "A cluster of nodes").
+ * store_take_epoch makes this node the fenced writer of a game at an
+ * epoch; the writer then sends every later write of that game (its row,
+ * its moves, its end) with that epoch, and PostgreSQL refuses a batch in
+ * which one is stale (SQLSTATE CH001: another node took the game). The
+ * writer then drops every op of that game from the batch and every
+ * later one (until a new store_take_epoch of it), commits the rest, and
+ * reports the game through store_take_fenced. `committed` does not pass
+ * the first dropped op until the loop has collected the game: the loop
+ * must call store_take_fenced on every wake-up, drop each game it
+ * returns and cut the connections that have messages about it queued,
+ * before it releases anything (messages are released when
+ * store_committed() >= their sequence number). store_close ends the
+ * writer's wait. With SQLite (one node) a take is a write that changes
+ * nothing and no game is ever fenced.
  *
  * Ownership: the store copies every string it is given; structs it fills
  * for the caller own heap strings that the matching *_clear releases.
@@ -131,12 +163,40 @@ struct store_game_list {
     int has_more; /* a further page exists */
 };
 
-/* Opens (creating if needed) the database at path, applies pending
- * migrations in one transaction, starts the writer thread. Returns 0, or
- * -1 with a sentence in err (e.g. a schema newer than this binary). */
+/* Opens (creating if needed) the SQLite database at path, applies
+ * pending migrations in one transaction, starts the writer and
+ * checkpointer threads. Returns 0, or -1 with a sentence in err (e.g. a
+ * schema newer than this binary). */
 int store_open(struct store **out, const char *path,
                void (*on_commit)(void *arg), void *arg, char *err,
                size_t errlen);
+
+/* The longest node id (config.h's node_id). */
+#define STORE_NODE_ID_MAX 32
+
+/* Opens the PostgreSQL database that conninfo (a libpq connection string:
+ * "host=... dbname=... user=...", or a postgresql:// URI; libpq's PG*
+ * variables and ~/.pgpass fill in what it leaves out) names, as node
+ * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), applies
+ * the pending migrations (migrations/pg) in one transaction under an
+ * advisory lock (pgmigrate.h: of several nodes starting together one
+ * migrates), reads this node's last heartbeat, and starts the writer
+ * thread. Two connections: the writer's and the reads'. Returns 0, or
+ * -1 with a sentence in err (libpq's or the server's words: a refused
+ * connection, a password, a schema newer than this binary). */
+int store_open_pg(struct store **out, const char *conninfo,
+                  const char *node_id, void (*on_commit)(void *arg),
+                  void *arg, char *err, size_t errlen);
+
+/* Connects to the PostgreSQL database conninfo names and runs SELECT 1
+ * (--check-config). Returns 0, or -1 with a sentence in err. */
+int store_check_pg(const char *conninfo, char *err, size_t errlen);
+
+/* "sqlite" or "postgres". */
+const char *store_backend_name(const struct store *s);
+/* Where the database is, for the log: SQLite's path, or PostgreSQL's
+ * "host=H port=P dbname=D user=U" as connected (never a password). */
+void store_location(const struct store *s, char *buf, size_t len);
 
 /* Commits everything queued, stops the writer, closes the database.
  * store_close(NULL) is a no-op. */
@@ -219,6 +279,29 @@ uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 uint64_t store_put_settings(struct store *s, const char *pid,
                             const char *json, int64_t now_ms);
 
+/*
+ * Fencing (the top of this file). A queued write that makes this node the
+ * fenced writer of game gid at epoch (>= 1, the lease's number in Redis):
+ * with PostgreSQL, epoch_take (migrations/pg/0001_init.sql) in its batch,
+ * and from then on every write of the game carries that epoch (moves
+ * through journal_append, its row and its end after epoch_check) until
+ * its end commits. When the take finds a newer epoch (another node took
+ * the game since), the game is fenced as when a write is refused. With
+ * SQLite a write that changes nothing. A game never taken is written
+ * without a check (a single node). Returns a sequence number, or 0 as
+ * the other writes (also for an empty gid, one longer than 32, or
+ * epoch < 1).
+ */
+uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch);
+
+/* Moves up to max of the games found fenced since the last call into
+ * gids (each NUL-terminated) and returns how many; call again while it
+ * returns max. Once none is left the writer goes on: `committed` may pass
+ * the fenced games' dropped writes from then on, so the caller drops the
+ * games and cuts the connections with messages about them first (the
+ * top of this file). Loop thread. */
+size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max);
+
 /* Highest sequence number whose transaction has committed. */
 uint64_t store_committed(const struct store *s);
 /* Highest sequence number handed out (the last write queued). */
@@ -230,22 +313,27 @@ size_t store_queue_depth(const struct store *s);
  * means the database refuses writes). */
 int64_t store_last_commit_ms(const struct store *s);
 /* Database operations that failed, by kind, since store_open: a
- * transaction rolled back (it is retried: disk full, locked, I/O), one
- * write dropped as invalid, a batch given up at close, a read, a
- * checkpoint. Any thread may read them. */
+ * transaction rolled back (it is retried: disk full, locked, I/O, a lost
+ * connection), one write dropped as invalid, a batch given up at close, a
+ * read, a checkpoint (SQLite), one write dropped because its game was
+ * fenced (another node's epoch). Any thread may read them. */
 enum store_failure {
     STORE_FAIL_COMMIT,
     STORE_FAIL_WRITE_DROPPED,
     STORE_FAIL_WRITES_LOST,
     STORE_FAIL_READ,
     STORE_FAIL_CHECKPOINT,
+    STORE_FAIL_FENCED,
     STORE_FAIL_KINDS
 };
 uint64_t store_failures(const struct store *s, enum store_failure kind);
-/* "commit", "write_dropped", "writes_lost", "read", "checkpoint". */
+/* "commit", "write_dropped", "writes_lost", "read", "checkpoint",
+ * "fenced". */
 const char *store_failure_name(enum store_failure kind);
 /* Wall-clock ms of the last heartbeat the writer recorded before this
- * process started (0 if none): the moment the previous run was last seen. */
+ * process started (0 if none): the moment the previous run was last seen.
+ * With PostgreSQL, shared by several nodes, the heartbeat is this node's
+ * (a row per node_id). */
 int64_t store_last_heartbeat_ms(const struct store *s);
 
 /* Reads. Return 1 when found, 0 when not found, -1 on a database error. */
@@ -292,13 +380,37 @@ int store_leaderboard(struct store *s, const char *category, int limit,
 
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its moves in ply order; *pgn likewise (NULL while live). The moves
- * of a game in play come from the journal, which has no index by game:
- * a scan of it, meant for the rare game that is in the database but not
- * in memory (its restore failed), not for every request. */
+ * of a game in play come from the journal, which SQLite does not index by
+ * game: there a scan of it, meant for the rare game that is in the
+ * database but not in memory (its restore failed), not for every
+ * request; PostgreSQL's journal has an index by game (migration pg/0002).
+ * Returns 1 found, 0 not, -1 on a database error. */
 int store_get_game(struct store *s, const char *gid, struct store_game *g,
                    struct store_move **moves, size_t *n_moves, char **pgn);
+/* One live game (waiting or started) with its journal, as store_load_live
+ * gives it: the adoption of one game by another node. *moves malloc'ed
+ * (caller frees; NULL when none). 1 found and live, 0 not found or ended,
+ * -1 on a database error. */
+int store_load_game(struct store *s, const char *gid, struct store_game *g,
+                    struct store_move **moves, size_t *n_moves);
+/* The epoch game gid holds in the database (the floor of a new lease):
+ * 1 with *epoch, 0 when none was taken (*epoch 0; always with SQLite),
+ * -1 on a database error. */
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch);
+/* The live games (waiting or started) with pid in a seat, oldest first:
+ * at most max gids into gids, *n how many (a cluster's: every node's
+ * games of the player, for its welcome and its cap of live games). 0, or
+ * -1 on a database error or an empty pid. */
+int store_player_live_games(struct store *s, const char *pid,
+                            char (*gids)[33], size_t max, size_t *n);
+/* Every live game's gid after `after` ("" or NULL: from the first) in
+ * gid order, at most max (a page of a cluster node's scan for games
+ * nobody hosts). 0, or -1 on a database error. */
+int store_live_gids(struct store *s, const char *after, char (*gids)[33],
+                    size_t max, size_t *n);
 /* Calls cb for every game whose status is waiting or started, oldest
- * first, with its journal; stops early when cb returns non-zero. All rows
+ * first, with its journal (with PostgreSQL every node's: the database's
+ * live games); stops early when cb returns non-zero. All rows
  * are read (one snapshot) before the first call, so cb may use the store.
  * Returns 0, or -1 on a database error (then cb was not called). */
 int store_load_live(struct store *s,
@@ -314,7 +426,9 @@ int store_list_player_games(struct store *s, const char *pid,
                             struct store_game_list *out);
 void store_game_list_clear(struct store_game_list *l);
 
-/* What the WAL and the checkpointer have done since store_open. */
+/* What the WAL and the checkpointer have done since store_open. With
+ * PostgreSQL (no WAL of ours, no checkpointer) all zero but
+ * journal_swept: the journal rows deleted by the ends of games. */
 struct store_wal_stats {
     int wal_frames;            /* frames in the WAL after the last commit */
     int wal_frames_max;        /* the most it has held */
@@ -326,7 +440,9 @@ struct store_wal_stats {
                                   it failed) */
     uint64_t writer_waits;     /* times the writer began to wait for a pass */
     int64_t writer_wait_us; /* how long the waits that ended took, in all */
-    uint64_t journal_swept; /* journal rows of ended games deleted */
+    uint64_t journal_swept; /* journal rows of ended games deleted (SQLite:
+                               the sweep; PostgreSQL: each end deletes
+                               its game's) */
 };
 void store_wal_stats(struct store *s, struct store_wal_stats *out);
 
@@ -334,7 +450,10 @@ void store_wal_stats(struct store *s, struct store_wal_stats *out);
 
 /* Where the writer's time goes, per transaction since store_open. A
  * move's commit latency is about queue + ckpt_wait (when the writer
- * waited just before) + statements + commit. */
+ * waited just before) + statements + commit. With PostgreSQL the batch
+ * is one pipeline: statements runs from BEGIN to the result of the
+ * batch's last statement before COMMIT, commit to COMMIT's result;
+ * ckpt_wait stays empty. */
 struct store_timing {
     struct hist queue;      /* a transaction's oldest write, from
                                      being queued to BEGIN (transactions
@@ -351,12 +470,13 @@ void store_timing(struct store *s, struct store_timing *out);
 /* Stops the checkpointer (hold != 0; returns once a pass in progress has
  * ended) or lets it go on. While it is held nothing is copied into the
  * database file, and a writer that reaches the WAL's cap waits
- * (store_close still returns). For tests. */
+ * (store_close still returns). For tests. Nothing with PostgreSQL. */
 void store_hold_checkpoints(struct store *s, int hold);
 
-/* Copies the live database to path with SQLite's online backup API.
- * Usable from another process while a server runs. Returns 0 or -1 with
- * a sentence in err. */
+/* Copies the live SQLite database to path with SQLite's online backup
+ * API. Usable from another process while a server runs. Returns 0 or -1
+ * with a sentence in err. (A PostgreSQL database is backed up with
+ * pg_dump: `chess-server backup` refuses one.) */
 int store_backup(const char *db_path, const char *dest_path, char *err,
                  size_t errlen);
 

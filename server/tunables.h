@@ -181,5 +181,11 @@
 
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
+/* How long a shutdown waits for the hub after the connections closed: a
+ * cluster node handing its games to the others (each waits for its last
+ * writes to commit, then one Redis round trip), a few milliseconds a
+ * game; past it the node exits and the others adopt what is left after
+ * its lease lapses, as after a crash. */
+#define LIMIT_SHUTDOWN_HANDOVER_MS 5000
 
 #endif

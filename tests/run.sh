@@ -1,8 +1,10 @@
 #!/bin/sh
 # tests/run.sh - install what is missing, build, and run every test:
-# unit (Check), integration and cluster tests in a -Werror build, the
-# same under AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests
-# and the cluster suite's C tests under valgrind memcheck, the browser
+# unit (Check), integration (on SQLite and, suite integration-pg, on
+# PostgreSQL) and cluster tests in a -Werror build, the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests and the
+# cluster suite's C tests under valgrind memcheck (those that need
+# PostgreSQL inside its fixture: suite valgrind-pg), the browser
 # tests (chromium via playwright-core), and a minute of libFuzzer per fuzz
 # target.
 set -eu
@@ -29,16 +31,20 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # -Dtests=enabled: a missing test package is an error, never a skip.
 setup build-test --werror --buildtype=debugoptimized -Dtests=enabled
 ninja -C build-test
-meson test -C build-test --print-errorlogs --num-processes 2
+meson test -C build-test --print-errorlogs --num-processes 2 \
+    --no-suite valgrind-pg
 meson test -C build-test --print-errorlogs --num-processes 2 \
     --setup valgrind --suite unit --suite cluster --no-suite slow \
     --no-suite cluster-py
+# the C tests inside fixture.py's PostgreSQL, valgrind around the binary
+meson test -C build-test --print-errorlogs --num-processes 2 \
+    --suite valgrind-pg --logbase testlog-valgrind-pg
 
 setup build-asan --werror --buildtype=debug -Dtests=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
 meson test -C build-asan --print-errorlogs --num-processes 2 \
-    --suite unit --suite integration --suite cluster
+    --suite unit --suite integration --suite cluster --no-suite valgrind-pg
 
 # libFuzzer: each target for a bounded time (longer by hand: see
 # tests/fuzz/README.md); a crash fails the run.
@@ -59,6 +65,7 @@ ci) if sh tests/fresh/debian12.sh --ci; then passed=$((passed + 1));
 esac
 for log in build-test/meson-logs/testlog.json \
            build-test/meson-logs/testlog-valgrind.json \
+           build-test/meson-logs/testlog-valgrind-pg.json \
            build-asan/meson-logs/testlog.json; do
     [ -f "$log" ] || continue
     p=$(grep -c '"result": "OK"' "$log" || true)

@@ -221,6 +221,13 @@ function onMessage(msg) {
     case 'store_resumed':
         toast('The server stores moves again.', 'info');
         break;
+    case 'cluster_lost':
+        toast('This server lost touch with the others: games played ' +
+              'elsewhere pause here until it is back.', 'info');
+        break;
+    case 'cluster_back':
+        toast('This server is in touch with the others again.', 'info');
+        break;
     case 'error':
         onError(msg);
         break;

@@ -11,9 +11,13 @@ local sid = redis.call('GET', KEYS[1])
 if not sid or (ARGV[1] ~= '' and ARGV[1] ~= sid) then
     return 0
 end
-local z = redis.call('HGET', 'seek:' .. sid, 'zset')
-if z then
-    redis.call('ZREM', z, sid)
+local o = redis.call('HMGET', 'seek:' .. sid, 'zset', 'node')
+if o[1] then
+    redis.call('ZREM', o[1], sid)
+end
+redis.call('ZREM', 'seeks:all', sid)
+if o[2] then
+    redis.call('SREM', 'node:' .. o[2] .. ':seeks', sid)
 end
 redis.call('DEL', 'seek:' .. sid, KEYS[1])
 return 1

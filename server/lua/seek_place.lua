@@ -10,7 +10,9 @@
 -- KEYS[2] seeker:PID    the id of the placing player's open seek
 -- KEYS[3] seeks:seq     the placement counter
 -- Each seek is also a hash seek:SID (pid, node, zset, color, rated,
--- rating, lo, hi, created), and a pairing deletes the other player's
+-- rating, lo, hi, created) and a member of its node's set node:N:seeks
+-- (so that a dead node's seeks go with it: cluster_sweep.lua), and a
+-- pairing deletes the other player's
 -- seeker:PID: keys named inside the script, so it needs one Redis (not
 -- Redis Cluster), as the design has.
 --
@@ -19,7 +21,11 @@
 -- ARGV[5] rated: 1 or 0, ARGV[6] the player's rating (rounded; rated),
 -- ARGV[7], ARGV[8] the rating range lo, hi (rated; '' for none),
 -- ARGV[9] coin: 0 or 1, the new seeker's colour (0 white) when both
--- wanted random, ARGV[10] created (ms since the epoch; kept, not used).
+-- wanted random, ARGV[10] created (ms since the epoch; kept, not used),
+-- ARGV[11] the player's name and ARGV[12] whether its rating is
+-- provisional (1 or 0): for the lobby's list (lobby_snapshot.lua; both
+-- optional). Every open seek is also in the sorted set seeks:all, scored
+-- as in its clock's set: the lobby's list, oldest first.
 --
 -- The player's open seek, if any, is removed first (one open seek per
 -- player). Two seeks pair when their clocks are equal (same set), their
@@ -48,9 +54,13 @@ end
 -- the player's open seek goes
 local old = redis.call('GET', KEYS[2])
 if old then
-    local z = redis.call('HGET', 'seek:' .. old, 'zset')
-    if z then
-        redis.call('ZREM', z, old)
+    local o = redis.call('HMGET', 'seek:' .. old, 'zset', 'node')
+    if o[1] then
+        redis.call('ZREM', o[1], old)
+    end
+    redis.call('ZREM', 'seeks:all', old)
+    if o[2] then
+        redis.call('SREM', 'node:' .. o[2] .. ':seeks', old)
     end
     redis.call('DEL', 'seek:' .. old, KEYS[2])
 end
@@ -81,8 +91,11 @@ for _, osid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
                          'node', 'created')
     if not o[1] then
         redis.call('ZREM', KEYS[1], osid) -- a stale entry
+        redis.call('ZREM', 'seeks:all', osid)
     elseif fits(o) then
         redis.call('ZREM', KEYS[1], osid)
+        redis.call('ZREM', 'seeks:all', osid)
+        redis.call('SREM', 'node:' .. o[7] .. ':seeks', osid)
         redis.call('DEL', 'seek:' .. osid)
         if redis.call('GET', 'seeker:' .. o[1]) == osid then
             redis.call('DEL', 'seeker:' .. o[1])
@@ -103,7 +116,10 @@ local seq = redis.call('INCR', KEYS[3])
 redis.call('HSET', 'seek:' .. sid, 'pid', pid, 'node', node,
            'zset', KEYS[1], 'color', color, 'rated', rated,
            'rating', ARGV[6], 'lo', ARGV[7], 'hi', ARGV[8],
-           'created', ARGV[10] or '0')
+           'created', ARGV[10] or '0', 'name', ARGV[11] or '',
+           'prov', ARGV[12] or '0')
 redis.call('ZADD', KEYS[1], seq, sid)
+redis.call('ZADD', 'seeks:all', seq, sid)
+redis.call('SADD', 'node:' .. node .. ':seeks', sid)
 redis.call('SET', KEYS[2], sid)
 return {'waiting', sid}

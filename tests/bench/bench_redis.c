@@ -11,11 +11,11 @@
  *
  *   publish  PUBLISH on the command connection until the message arrives
  *            on the pub/sub connection (an event fanned out to a node);
- *   renew    EVALSHA of server/lua/lease_renew.lua until its reply (a
- *            host renewing a game's lease);
- *   renew pipelined: N renews sent at once, then the time until the last
- *            reply (the renews of N games in one tick), as renews a
- *            second.
+ *   renew    EVALSHA of server/lua/node_renew.lua until its reply (a
+ *            node renewing its lease, once a second);
+ *   take pipelined: N game_take of N games sent at once, then the time
+ *            until the last reply (a dead node's games adopted at once,
+ *            or N games created in one turn), as takes a second.
  *
  * Prints p50/p90/p99/max in microseconds for the first two. Uses the keys
  * bench:* and the channel bench (deleted at the end).
@@ -99,15 +99,16 @@ static void report(const char *what, int64_t *us, long n)
            (long long)us[n * 99 / 100], (long long)us[n - 1]);
 }
 
-static const char *const lease_keys[2] = {"bench:host", "bench:epoch"};
+static const char *const lease_keys[2] = {"node:bench:alive",
+                                          "node:bench:seen"};
 
 int main(int argc, char **argv)
 {
     struct redis_config cfg = {.on_message = on_message};
     long n = argc > 2 ? strtol(argv[2], NULL, 10) : 20000, one = 1;
     int64_t *us, t0;
-    char err[160], epoch[32];
-    const char *args[3];
+    char err[160];
+    const char *args[4];
 
     if (argc < 2 || n < 1) {
         fprintf(stderr, "usage: bench_redis ADDRESS [N]\n");
@@ -153,40 +154,42 @@ int main(int argc, char **argv)
     }
     report("publish", us, n);
 
-    /* EVALSHA lease_renew */
+    /* EVALSHA node_renew */
     got = false;
-    redis_command(rd, on_reply, NULL, "DEL bench:host bench:epoch");
+    args[0] = "bench";
+    args[1] = "inc";
+    args[2] = "600000";
+    args[3] = "0";
+    redis_eval(rd, REDIS_LUA_NODE_UP, on_reply, NULL, 2,
+               (const char *[]){"node:bench:alive", "bench:nodes"}, 4, args);
     waiting++;
     wait_for(&got);
-    args[0] = "bench-node";
+    args[0] = "inc";
     args[1] = "600000";
     args[2] = "0";
-    got = false;
-    redis_eval(rd, REDIS_LUA_LEASE_ACQUIRE, on_reply, NULL, 2, lease_keys, 3,
-               args);
-    waiting++;
-    wait_for(&got);
-    snprintf(epoch, sizeof epoch, "1");
-    args[1] = epoch;
-    args[2] = "600000";
     for (long i = 0; i < n; i++) {
         got = false;
         t0 = sysclock_us(CLOCK_MONOTONIC);
-        redis_eval(rd, REDIS_LUA_LEASE_RENEW, on_reply, &one, 2, lease_keys,
-                   3, args);
+        redis_eval(rd, REDIS_LUA_NODE_RENEW, on_reply, &one, 2, lease_keys, 3,
+                   args);
         waiting++;
         wait_for(&got);
         us[i] = sysclock_us(CLOCK_MONOTONIC) - t0;
     }
     report("renew", us, n);
 
-    /* N renews at once */
+    /* N game takes at once */
     {
         struct redis_stats st;
         t0 = sysclock_us(CLOCK_MONOTONIC);
         for (long i = 0; i < n; i++) {
-            redis_eval(rd, REDIS_LUA_LEASE_RENEW, on_reply, &one, 2,
-                       lease_keys, 3, args);
+            char host[64], epoch[64], gid[32];
+            snprintf(gid, sizeof gid, "bench%ld", i);
+            snprintf(host, sizeof host, "game:%s:host", gid);
+            snprintf(epoch, sizeof epoch, "game:%s:epoch", gid);
+            redis_eval(rd, REDIS_LUA_GAME_TAKE, on_reply, &one, 2,
+                       (const char *[]){host, epoch}, 3,
+                       (const char *[]){"bench", gid, "0"});
             waiting++;
         }
         while (waiting > 0) {
@@ -195,13 +198,27 @@ int main(int argc, char **argv)
         }
         t0 = sysclock_us(CLOCK_MONOTONIC) - t0;
         redis_stats(rd, &st);
-        printf("renew pipelined: %ld in %lld us = %.0f renews/s "
+        printf("take pipelined: %ld in %lld us = %.0f takes/s "
                "(EVALSHA misses: %lu)\n",
                n, (long long)t0, n * 1e6 / (double)(t0 > 0 ? t0 : 1),
                st.noscript);
     }
+    /* the bench's keys go */
+    for (long i = 0; i < n; i++) {
+        redis_command(rd, on_reply, NULL,
+                      "DEL game:bench%ld:host "
+                      "game:bench%ld:epoch",
+                      i, i);
+        waiting++;
+    }
+    while (waiting > 0) {
+        got = false;
+        wait_for(&got);
+    }
     got = false;
-    redis_command(rd, on_reply, NULL, "DEL bench:host bench:epoch");
+    redis_command(rd, on_reply, NULL,
+                  "DEL node:bench:alive node:bench:seen "
+                  "node:bench:games bench:nodes");
     waiting++;
     wait_for(&got);
     redis_free(rd);

@@ -11,7 +11,11 @@ or, around a command (the meson tests of C programs):
 
     python3 fixture.py [--redis] [--postgres] -- COMMAND ARG...
 
-which runs COMMAND with s.env() added and exits with its status.
+which runs COMMAND with s.env() added and exits with its status. There
+COMMAND may stop PostgreSQL (SIGUSR1 to $CHESS_FIXTURE_PID: a fast
+shutdown, waited for) and start it again on the same data and socket
+(SIGUSR2: waited for until it answers), to test a client across a
+restart.
 
 Everything lives in one temporary folder (/tmp/chess_cluster_XXXX):
 redis-server on a unix socket without persistence (no TCP port), and a
@@ -225,13 +229,20 @@ class Servers:
             cwd=self.dir, capture_output=True, text=True)
         if init.returncode != 0:
             raise RuntimeError("initdb failed: " + init.stdout + init.stderr)
+        self.start_postgres()
+        self.psql("CREATE DATABASE chess", "postgres")
+
+    def start_postgres(self):
+        """Starts postgres on the cluster initdb made (again, after
+        stop_postgres) and waits until it answers."""
+        data = os.path.join(self.dir, "pg")
         settings = ["-c", "listen_addresses=", "-c",
                     "unix_socket_directories=" + self.pg_socket_dir,
                     "-p", str(self.PG_PORT)]
         if not self.durable:
             settings += ["-c", "fsync=off", "-c", "full_page_writes=off"]
         log_path = os.path.join(self.dir, "pg.log")
-        log = open(log_path, "wb")
+        log = open(log_path, "ab")
         self._give(log_path)
         # SIGQUIT on the test's death: postgres's immediate shutdown
         self.pg_proc = subprocess.Popen(
@@ -251,7 +262,13 @@ class Servers:
             if time.monotonic() > deadline:
                 raise RuntimeError("postgres does not answer: " + r.stderr)
             time.sleep(0.05)
-        self.psql("CREATE DATABASE chess", "postgres")
+
+    def stop_postgres(self):
+        """A fast shutdown (SIGINT: connections cut, in-flight
+        transactions rolled back), waited for."""
+        if self.pg_proc is not None:
+            self._end(self.pg_proc, signal.SIGINT)
+            self.pg_proc = None
 
     def _psql_run(self, sql, dbname):
         return subprocess.run(
@@ -306,6 +323,24 @@ def main(argv):
     with Servers(redis=redis, postgres=postgres) as s:
         env = dict(os.environ)
         env.update(s.env())
+        env["CHESS_FIXTURE_PID"] = str(os.getpid())
+        if postgres:
+            # in the order sent: a signal that comes while another is
+            # being handled (its handler runs inside that one) waits
+            pending = []
+
+            def on_usr(signum, frame):
+                pending.append(signum)
+                if len(pending) > 1:
+                    return
+                while pending:
+                    if pending[0] == signal.SIGUSR1:
+                        s.stop_postgres()
+                    else:
+                        s.start_postgres()
+                    pending.pop(0)
+            signal.signal(signal.SIGUSR1, on_usr)
+            signal.signal(signal.SIGUSR2, on_usr)
         return subprocess.run(cmd, env=env).returncode
 
 

@@ -1,7 +1,9 @@
 /*
- * test_lease.c - the game lease's scripts (server/lua/lease_*.lua)
- * through server/redis.c against a real redis-server: acquire, renew,
- * release, handover, the epoch's floor, and nodes racing for one game.
+ * test_lease.c - the placement scripts (server/lua/node_*.lua,
+ * game_*.lua, cluster_sweep.lua) through server/redis.c against a real
+ * redis-server: a node's lease (node_up, node_renew), taking, handing
+ * over and releasing a game, the epoch's floor, the sweep's dead nodes,
+ * and nodes racing for one game.
  */
 #include <check.h>
 #include <ev.h>
@@ -16,26 +18,49 @@
 #include "redisfix.h"
 #include "redissync.h"
 
-static const char *const keys[2] = {"game:G:host", "game:G:epoch"};
+static const char *const game_keys[2] = {"game:G:host", "game:G:epoch"};
 
-/* Runs a lease script with the two keys and asserts its answer. */
-static void expect(int script, const char *want, int nargs,
-                   const char *const *args)
+/* Runs a script with nkeys keys and asserts its answer. */
+static void expect_keys(int script, const char *want, int nkeys,
+                        const char *const *keys, int nargs,
+                        const char *const *args)
 {
-    char *got = redissync_eval(loop, rd, script, 2, keys, nargs, args);
+    char *got = redissync_eval(loop, rd, script, nkeys, keys, nargs, args);
     ck_assert_msg(!strcmp(got, want), "%s(%s...): %s, not %s",
                   redis_lua[script].name, nargs ? args[0] : "", got, want);
     free(got);
 }
 
-#define ACQUIRE(want, ...) \
-    expect(REDIS_LUA_LEASE_ACQUIRE, want, 3, (const char *[]){__VA_ARGS__})
-#define RENEW(want, ...) \
-    expect(REDIS_LUA_LEASE_RENEW, want, 3, (const char *[]){__VA_ARGS__})
-#define RELEASE(want, ...) \
-    expect(REDIS_LUA_LEASE_RELEASE, want, 2, (const char *[]){__VA_ARGS__})
-#define HANDOVER(want, ...) \
-    expect(REDIS_LUA_LEASE_HANDOVER, want, 4, (const char *[]){__VA_ARGS__})
+/* node_up / node_renew of node N (keys node:N:alive, nodes). */
+static void node_up(const char *node, const char *inc, const char *ms)
+{
+    char alive[64];
+    const char *keys[2] = {alive, "nodes"};
+    snprintf(alive, sizeof alive, "node:%s:alive", node);
+    expect_keys(REDIS_LUA_NODE_UP, "1", 2, keys, 4,
+                (const char *[]){node, inc, ms, "1000"});
+}
+
+static void node_renew(const char *want, const char *node, const char *inc,
+                       const char *ms)
+{
+    char alive[64], seen[64];
+    const char *keys[2] = {alive, seen};
+    snprintf(alive, sizeof alive, "node:%s:alive", node);
+    snprintf(seen, sizeof seen, "node:%s:seen", node);
+    expect_keys(REDIS_LUA_NODE_RENEW, want, 2, keys, 3,
+                (const char *[]){inc, ms, "2000"});
+}
+
+#define TAKE(want, ...)                                     \
+    expect_keys(REDIS_LUA_GAME_TAKE, want, 2, game_keys, 3, \
+                (const char *[]){__VA_ARGS__})
+#define HANDOVER(want, ...)                                     \
+    expect_keys(REDIS_LUA_GAME_HANDOVER, want, 2, game_keys, 3, \
+                (const char *[]){__VA_ARGS__})
+#define RELEASE(want, ...)                                     \
+    expect_keys(REDIS_LUA_GAME_RELEASE, want, 2, game_keys, 2, \
+                (const char *[]){__VA_ARGS__})
 
 static void expect_cmd(const char *want, const char *command)
 {
@@ -44,68 +69,92 @@ static void expect_cmd(const char *want, const char *command)
     free(got);
 }
 
-/* The lease's remaining ms (PTTL). */
-static long pttl(void)
-{
-    char *got = redissync_command(loop, rd, "PTTL game:G:host");
-    long ms = strtol(got, NULL, 10);
-    free(got);
-    return ms;
-}
-
-START_TEST(test_acquire_renew_release)
-{
-    ACQUIRE("[1,A]", "A", "3000", "0");
-    expect_cmd("A", "GET game:G:host");
-    ck_assert(pttl() > 0 && pttl() <= 3000);
-    ACQUIRE("[0,A]", "B", "3000", "0"); /* held: B learns by whom */
-    expect_cmd("1", "GET game:G:epoch");
-
-    RENEW("1", "A", "1", "60000");
-    ck_assert(pttl() > 3000 && pttl() <= 60000);
-    RENEW("0", "B", "1", "60000"); /* not the holder */
-    RENEW("0", "A", "2", "60000"); /* not that epoch */
-
-    RELEASE("0", "B", "1");
-    RELEASE("0", "A", "0");
-    expect_cmd("A", "GET game:G:host");
-    RELEASE("1", "A", "1");
-    expect_cmd("nil", "GET game:G:host");
-    RELEASE("0", "A", "1"); /* once */
-    RENEW("0", "A", "1", "3000");
-    /* the epoch stays and grows: the next holder's is higher */
-    ACQUIRE("[2,B]", "B", "3000", "0");
-    RENEW("1", "B", "2", "3000");
-}
-END_TEST
-
-START_TEST(test_lapse_fences)
+/* Waits (bounded: 2 s) until a node's lease key has expired. */
+static void lapse(const char *node)
 {
     bool never = false;
     char *got = NULL;
+    int i;
 
-    ACQUIRE("[1,A]", "A", "3000", "0");
-    /* A's lease lapses (it was paused, or cut off from Redis) */
-    expect_cmd("1", "PEXPIRE game:G:host 1");
-    for (int i = 0; i < 200; i++) {
+    got = redissync_command(loop, rd, "PEXPIRE node:%s:alive 1", node);
+    free(got);
+    for (i = 0; i < 400; i++) {
+        got = redissync_command(loop, rd, "EXISTS node:%s:alive", node);
+        bool gone = !strcmp(got, "0");
         free(got);
-        got = redissync_command(loop, rd, "EXISTS game:G:host");
-        if (!strcmp(got, "0"))
+        if (gone)
             break;
         redissync_run_until(loop, &never, 0.005);
     }
-    ck_assert_str_eq(got, "0");
+    ck_assert_int_lt(i, 400);
+}
+
+/* The lease of a node: renewed only by the incarnation that took it. */
+START_TEST(test_node_lease)
+{
+    char *got;
+    long ms;
+
+    node_up("A", "i1", "3000");
+    expect_cmd("1", "SISMEMBER nodes A");
+    expect_cmd("i1", "GET node:A:alive");
+    expect_cmd("1000", "GET node:A:seen");
+    node_renew("1", "A", "i1", "60000");
+    expect_cmd("2000", "GET node:A:seen");
+    got = redissync_command(loop, rd, "PTTL node:A:alive");
+    ms = strtol(got, NULL, 10);
     free(got);
-    RENEW("0", "A", "1", "3000"); /* too late */
-    ACQUIRE("[2,B]", "B", "3000", "0");
-    RENEW("0", "A", "1", "3000"); /* B holds it */
-    RELEASE("0", "A", "1");
-    expect_cmd("B", "GET game:G:host");
-    /* the same node id taking it again (a restarted process): a new
-     * epoch, which fences the old one */
-    ACQUIRE("[3,B]", "B", "3000", "0");
-    RENEW("0", "B", "2", "3000");
-    RENEW("1", "B", "3", "3000");
+    ck_assert(ms > 3000 && ms <= 60000);
+    expect_cmd("OK", "SET node:A:seen 1500");
+    node_renew("0", "A", "i0", "3000"); /* another incarnation */
+    expect_cmd("1500", "GET node:A:seen"); /* (not renewed: not seen) */
+    /* a restarted (or resumed) process comes back as a new incarnation,
+     * which fences the old one */
+    node_up("A", "i2", "3000");
+    node_renew("0", "A", "i1", "3000");
+    node_renew("1", "A", "i2", "3000");
+    lapse("A");
+    node_renew("0", "A", "i2", "3000"); /* too late */
+}
+END_TEST
+
+/* A game is taken by its first node; a live host keeps it; the host
+ * taking it again gets a new epoch; release forgets it. */
+START_TEST(test_take_and_release)
+{
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    TAKE("[1,A]", "A", "G", "0");
+    expect_cmd("A", "GET game:G:host");
+    expect_cmd("[G]", "SMEMBERS node:A:games");
+    TAKE("[0,A]", "B", "G", "0"); /* A is alive: B learns who hosts it */
+    TAKE("[2,A]", "A", "G", "0"); /* A again (its lease had lapsed) */
+    RELEASE("0", "B", "G");
+    expect_cmd("A", "GET game:G:host");
+    RELEASE("1", "A", "G");
+    expect_cmd("0", "EXISTS game:G:host");
+    expect_cmd("0", "EXISTS game:G:epoch");
+    expect_cmd("[]", "SMEMBERS node:A:games");
+    RELEASE("0", "A", "G"); /* once */
+}
+END_TEST
+
+/* A dead host's game goes to the node that takes it, with a new epoch,
+ * and leaves the dead node's set. */
+START_TEST(test_adopt_after_lapse)
+{
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    TAKE("[1,A]", "A", "G", "0");
+    lapse("A");
+    /* B learns when A was last seen alive (node_up's clock) */
+    TAKE("[2,B,1000]", "B", "G", "0");
+    expect_cmd("[]", "SMEMBERS node:A:games");
+    expect_cmd("[G]", "SMEMBERS node:B:games");
+    /* A comes back: B is alive and keeps the game */
+    node_up("A", "a2", "3000");
+    TAKE("[0,B]", "A", "G", "0");
+    RELEASE("0", "A", "G");
 }
 END_TEST
 
@@ -113,52 +162,96 @@ START_TEST(test_floor)
 {
     /* Redis restarted without persistence: the counter is gone, the
      * journal knows epoch 7 */
-    ACQUIRE("[8,A]", "A", "3000", "7");
+    node_up("A", "a", "3000");
+    TAKE("[8,A]", "A", "G", "7");
     expect_cmd("8", "GET game:G:epoch");
-    RELEASE("1", "A", "8");
     /* a floor below the counter changes nothing */
-    ACQUIRE("[9,B]", "B", "3000", "2");
+    TAKE("[9,A]", "A", "G", "2");
 }
 END_TEST
 
 START_TEST(test_handover)
 {
-    ACQUIRE("[1,A]", "A", "3000", "0");
-    HANDOVER("0", "A", "0", "B", "3000"); /* stale epoch: nothing */
-    HANDOVER("0", "C", "1", "B", "3000"); /* not the holder */
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    TAKE("[1,A]", "A", "G", "0");
+    HANDOVER("0", "C", "B", "G"); /* C does not host it */
+    HANDOVER("0", "A", "C", "G"); /* C is no live node */
     expect_cmd("A", "GET game:G:host");
-    HANDOVER("2", "A", "1", "B", "5000");
+    HANDOVER("2", "A", "B", "G");
     expect_cmd("B", "GET game:G:host");
-    ck_assert(pttl() > 3000 && pttl() <= 5000);
-    RENEW("0", "A", "1", "3000"); /* the old host is fenced */
-    RENEW("0", "A", "2", "3000");
-    RENEW("1", "B", "2", "3000");
-    HANDOVER("0", "A", "1", "C", "3000");
-    RELEASE("1", "B", "2");
+    expect_cmd("[]", "SMEMBERS node:A:games");
+    expect_cmd("[G]", "SMEMBERS node:B:games");
+    HANDOVER("0", "A", "B", "G"); /* once */
+    TAKE("[0,B]", "A", "G", "0");
+    RELEASE("1", "B", "G");
+}
+END_TEST
+
+/* The sweep names the dead nodes and their games; a dead node without
+ * games leaves the set of nodes. */
+START_TEST(test_sweep)
+{
+    const char *keys[1] = {"nodes"};
+    char *got;
+
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    node_up("C", "c", "3000");
+    TAKE("[1,B]", "B", "G", "0");
+    expect_keys(REDIS_LUA_CLUSTER_SWEEP, "[]", 1, keys, 2,
+                (const char *[]){"A", "10"});
+    lapse("B");
+    lapse("C");
+    got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, keys, 2,
+                         (const char *[]){"A", "10"});
+    /* (the set's order is Redis's own) */
+    ck_assert_msg(!strcmp(got, "[B,1,G,C,0]") || !strcmp(got, "[C,0,B,1,G]"),
+                  "%s", got);
+    free(got);
+    expect_cmd("0", "SISMEMBER nodes C");
+    expect_cmd("1", "SISMEMBER nodes B");
+    /* A adopts G: B has nothing left, and the next sweep drops it */
+    TAKE("[2,A,1000]", "A", "G", "0");
+    expect_keys(REDIS_LUA_CLUSTER_SWEEP, "[B,0]", 1, keys, 2,
+                (const char *[]){"A", "10"});
+    expect_keys(REDIS_LUA_CLUSTER_SWEEP, "[]", 1, keys, 2,
+                (const char *[]){"A", "10"});
+    expect_cmd("[A]", "SMEMBERS nodes");
 }
 END_TEST
 
 START_TEST(test_bad_arguments)
 {
+    const char *alive[2] = {"node:A:alive", "nodes"};
     char *got;
 
-    got = redissync_eval(loop, rd, REDIS_LUA_LEASE_ACQUIRE, 2, keys, 3,
-                         (const char *[]){"A", "0", "0"});
-    ck_assert_msg(!strncmp(got, "!ERR lease_acquire", 18), "%s", got);
+    got = redissync_eval(loop, rd, REDIS_LUA_NODE_UP, 2, alive, 4,
+                         (const char *[]){"A", "i", "0", "0"});
+    ck_assert_msg(!strncmp(got, "!ERR node_up", 12), "%s", got);
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_LEASE_ACQUIRE, 2, keys, 3,
-                         (const char *[]){"", "10", "0"});
-    ck_assert_msg(!strncmp(got, "!ERR lease_acquire", 18), "%s", got);
+    got = redissync_eval(loop, rd, REDIS_LUA_NODE_RENEW, 2, alive, 3,
+                         (const char *[]){"i", "x", "0"});
+    ck_assert_msg(!strncmp(got, "!ERR node_renew", 15), "%s", got);
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_LEASE_RENEW, 2, keys, 3,
-                         (const char *[]){"A", "1", "x"});
-    ck_assert_msg(!strncmp(got, "!ERR lease_renew", 16), "%s", got);
+    got = redissync_eval(loop, rd, REDIS_LUA_GAME_TAKE, 2, game_keys, 3,
+                         (const char *[]){"", "G", "0"});
+    ck_assert_msg(!strncmp(got, "!ERR game_take", 14), "%s", got);
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_LEASE_HANDOVER, 2, keys, 4,
-                         (const char *[]){"A", "1", "", "10"});
-    ck_assert_msg(!strncmp(got, "!ERR lease_handover", 19), "%s", got);
+    got = redissync_eval(loop, rd, REDIS_LUA_GAME_TAKE, 2, game_keys, 3,
+                         (const char *[]){"A", "G", "-1"});
+    ck_assert_msg(!strncmp(got, "!ERR game_take", 14), "%s", got);
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_GAME_HANDOVER, 2, game_keys, 3,
+                         (const char *[]){"A", "", "G"});
+    ck_assert_msg(!strncmp(got, "!ERR game_handover", 18), "%s", got);
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, alive, 2,
+                         (const char *[]){"A", "0"});
+    ck_assert_msg(!strncmp(got, "!ERR cluster_sweep", 18), "%s", got);
     free(got);
     expect_cmd("0", "EXISTS game:G:host");
+    expect_cmd("0", "EXISTS node:A:alive");
 }
 END_TEST
 
@@ -190,22 +283,25 @@ START_TEST(test_race)
     bool never = false;
 
     race_done = 0;
-    for (int n = 0; n < RACE_NODES; n++)
+    for (int n = 0; n < RACE_NODES; n++) {
         nodes[n] = open_redis();
+        node_up(ids[n], "i", "60000");
+    }
     /* every node asks for every game, the nodes interleaved */
     for (int g = 0; g < RACE_GAMES; g++)
         for (int k = 0; k < RACE_NODES; k++) {
             int n = (g + k) % RACE_NODES;
             struct race *c = &calls[g * RACE_NODES + k];
-            char host[32], epoch[32];
+            char host[32], epoch[32], gid[16];
             const char *kk[2] = {host, epoch};
-            const char *args[3] = {ids[n], "3000", "0"};
+            const char *args[3] = {ids[n], gid, "0"};
             snprintf(host, sizeof host, "game:%d:host", g);
             snprintf(epoch, sizeof epoch, "game:%d:epoch", g);
+            snprintf(gid, sizeof gid, "%d", g);
             c->game = g;
             c->node = n;
             c->text = NULL;
-            ck_assert_int_eq(redis_eval(nodes[n], REDIS_LUA_LEASE_ACQUIRE,
+            ck_assert_int_eq(redis_eval(nodes[n], REDIS_LUA_GAME_TAKE,
                                         race_cb, c, 2, kk, 3, args),
                              0);
         }
@@ -249,10 +345,12 @@ static Suite *lease_suite(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_acquire_renew_release);
-    tcase_add_test(tc, test_lapse_fences);
+    tcase_add_test(tc, test_node_lease);
+    tcase_add_test(tc, test_take_and_release);
+    tcase_add_test(tc, test_adopt_after_lapse);
     tcase_add_test(tc, test_floor);
     tcase_add_test(tc, test_handover);
+    tcase_add_test(tc, test_sweep);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_race);
     suite_add_tcase(s, tc);

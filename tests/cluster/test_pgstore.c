@@ -344,9 +344,12 @@ static void sqlite_schema(char *buf, size_t len)
 }
 
 /* The same of the PostgreSQL schema, without its own tables (fencing,
- * schema_version) and indexes (the primary and unique keys' own, which
- * SQLite does not name, and accounts_username, which stands for SQLite's
- * UNIQUE COLLATE NOCASE). */
+ * schema_version) and indexes: the primary and unique keys' own, which
+ * SQLite does not name; accounts_username, which stands for SQLite's
+ * UNIQUE COLLATE NOCASE; and journal_game (pg/0002), the journal by game,
+ * which PostgreSQL's shared journal needs (a node adopts, reads and ends
+ * one game at a time) and SQLite's, one node's read whole at restore,
+ * leaves out so that a commit writes one page. */
 static void pg_schema(PGconn *c, char *buf, size_t len)
 {
     PGresult *r;
@@ -378,7 +381,8 @@ static void pg_schema(PGconn *c, char *buf, size_t len)
                   "WHERE n.nspname = 'public' AND NOT ix.indisprimary "
                   "AND NOT EXISTS (SELECT 1 FROM pg_constraint k "
                   "  WHERE k.conindid = ix.indexrelid) "
-                  "AND i.relname <> 'accounts_username' "
+                  "AND i.relname NOT IN ('accounts_username', "
+                  "'journal_game') "
                   "ORDER BY i.relname COLLATE \"C\"");
     ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s",
                   PQerrorMessage(c));

@@ -210,6 +210,48 @@ START_TEST(test_one_seek_per_player)
 }
 END_TEST
 
+/* A node's open seeks are in its set (placed, replaced, paired and
+ * cancelled ones leave it), and the sweep of a dead node removes them:
+ * nobody is there to play them. */
+START_TEST(test_dead_node_seeks)
+{
+    const char *sk[1] = {"nodes"};
+    char *got;
+
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .node = "n1");
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .node = "n2",
+          .clock = "m60");
+    PLACE("[waiting,s3]", .sid = "s3", .pid = "C", .node = "n2",
+          .clock = "f180+0");
+    expect_cmd("[s1]", "SMEMBERS %s", "node:n1:seeks");
+    /* B's new seek replaces s2 */
+    PLACE("[waiting,s4]", .sid = "s4", .pid = "B", .node = "n2",
+          .clock = "f600+0");
+    got = redissync_command(loop, rd, "SISMEMBER node:n2:seeks s2");
+    ck_assert_str_eq(got, "0");
+    free(got);
+    /* D pairs with A's: s1 leaves n1's set */
+    PLACE("[paired,s1,A,n1,white,,1700000000000]", .sid = "s5", .pid = "D",
+          .node = "n3");
+    expect_cmd("[]", "SMEMBERS %s", "node:n1:seeks");
+    ck_assert_int_eq(cancel("C", ""), 1);
+    expect_cmd("[s4]", "SMEMBERS %s", "node:n2:seeks");
+    /* n2 dies (it never renewed: no node:n2:alive) with s4 open */
+    got = redissync_command(loop, rd, "SADD nodes n2");
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, sk, 2,
+                         (const char *[]){"n1", "10"});
+    ck_assert_str_eq(got, "[n2,0]");
+    free(got);
+    expect_cmd("0", "EXISTS %s", "seek:s4");
+    expect_cmd("0", "ZCARD %s", "seeks:f600+0");
+    expect_cmd("0", "EXISTS %s", "seeker:B");
+    expect_cmd("0", "EXISTS %s", "node:n2:seeks");
+    /* E's seek on that clock waits: nothing left to pair with */
+    PLACE("[waiting,s6]", .sid = "s6", .pid = "E", .clock = "f600+0");
+}
+END_TEST
+
 /* ---- 1,000 seeks at once through three connections ------------------ */
 
 #define SEEKERS 1000
@@ -383,6 +425,7 @@ static Suite *seeks_suite(void)
     tcase_add_test(tc, test_clock_and_rated);
     tcase_add_test(tc, test_ranges);
     tcase_add_test(tc, test_one_seek_per_player);
+    tcase_add_test(tc, test_dead_node_seeks);
     tcase_add_test(tc, test_thousand_at_once);
     suite_add_tcase(s, tc);
     return s;

@@ -4,7 +4,18 @@ with a temporary database and talks to it over real WebSockets.
 The server binary comes from the CHESS_SERVER environment variable (meson
 passes it). Every wait is bounded; nothing sleeps for a fixed time where a
 message can be awaited instead.
+
+The database. By default each server folder holds a SQLite file
+(Server.db). With CHESS_TEST_POSTGRES set to a libpq connection string
+(run.py --postgres sets it to a PostgreSQL of tests/cluster/fixture.py),
+every server runs on PostgreSQL instead (the setting `postgres`): each
+server folder gets a database of its own (CREATE DATABASE, named after
+the folder, dropped with it), so that tests stay independent and a
+restart on the same folder finds its data. Server.sql and
+Server.hold_writer reach either database behind the server's back; tests
+about SQLite's files are marked sqlite_only with the reason.
 """
+import hashlib
 import json
 import os
 import random
@@ -36,6 +47,79 @@ def sanitized():
         return False
 
 FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
+
+# ---- the database: SQLite, or PostgreSQL with CHESS_TEST_POSTGRES ------
+
+POSTGRES = os.environ.get("CHESS_TEST_POSTGRES", "")
+PSQL = os.environ.get("CHESS_TEST_PSQL") or os.path.join(
+    os.environ.get("PG_BINDIR", "/usr/lib/postgresql/15/bin"), "psql")
+
+
+def sqlite_only(reason):
+    """Skips a test (or class) on PostgreSQL, naming why it is SQLite's
+    alone."""
+    return unittest.skipIf(bool(POSTGRES), "SQLite only: " + reason)
+
+
+def pg_database(folder):
+    """The PostgreSQL database of a server folder."""
+    return "it_" + hashlib.sha1(
+        os.path.realpath(folder).encode()).hexdigest()[:20]
+
+
+def _psql(dbname, sql, stdin=None):
+    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f",
+                        "-v", "ON_ERROR_STOP=1",
+                        "-d", POSTGRES + " dbname=" + dbname, "-c", sql],
+                       capture_output=True, text=True, input=stdin,
+                       timeout=WAIT * 4)
+    if r.returncode != 0:
+        raise AssertionError("psql: %s: %s" % (sql, r.stderr.strip()))
+    return r.stdout
+
+
+def pg_create(folder):
+    """Creates the folder's database unless it exists."""
+    name = pg_database(folder)
+    if not _psql("postgres", "SELECT 1 FROM pg_database WHERE datname = "
+                 "'%s'" % name).strip():
+        _psql("postgres", "CREATE DATABASE %s" % name)
+
+
+def pg_drop(folder):
+    if POSTGRES:
+        _psql("postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE)"
+              % pg_database(folder))
+
+
+def db_args(folder, db_path):
+    """The flags that put a server of this folder on its database."""
+    if POSTGRES:
+        pg_create(folder)
+        return ["--postgres", POSTGRES + " dbname=" + pg_database(folder)]
+    return ["--db", db_path]
+
+
+def _literal(v):
+    """A value as PostgreSQL SQL text (the tests' own values)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (bytes, bytearray)):
+        return "'\\x%s'::bytea" % bytes(v).hex()
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def _value(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _ephemeral_start():
@@ -72,9 +156,12 @@ class Server:
     GUESTS_PER_IP_PER_MIN = 10000000
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
-                 extra=(), guests_per_ip_per_min=GUESTS_PER_IP_PER_MIN):
+                 extra=(), guests_per_ip_per_min=GUESTS_PER_IP_PER_MIN,
+                 name="server", env=None):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-it-")
+        self.name = name
+        self.env = env
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
         os.makedirs(self.web, exist_ok=True)
@@ -84,6 +171,7 @@ class Server:
         self.guests_per_ip_per_min = guests_per_ip_per_min
         self.extra = list(extra)
         self.proc = None
+        self.pg = pg_database(self.dir) if POSTGRES else None
         self.start()
 
     def start(self):
@@ -100,7 +188,7 @@ class Server:
 
     def _start_once(self):
         self.port = free_port()
-        self.log = open(os.path.join(self.dir, "server.log"), "ab")
+        self.log = open(os.path.join(self.dir, self.name + ".log"), "ab")
         self.log_start = self.log.tell()
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
         # CHESS_TEST_LOG_LEVEL=debug: the server logs every connection
@@ -108,13 +196,14 @@ class Server:
         level = os.environ.get("CHESS_TEST_LOG_LEVEL")
         self.proc = subprocess.Popen(
             wrapper + [SERVER, "--listen", "127.0.0.1",
-             "--port", str(self.port), "--db", self.db,
-             "--web", self.web, "--grace-s", str(self.grace_s),
+             "--port", str(self.port)] + db_args(self.dir, self.db) +
+            ["--web", self.web, "--grace-s", str(self.grace_s),
              "--first-move-s", str(self.first_move_s),
              "--guests-per-ip-per-min", str(self.guests_per_ip_per_min)]
             + (["--log-level", level] if level else [])
             + self.extra,
-            stdout=self.log, stderr=self.log)
+            stdout=self.log, stderr=self.log,
+            env=dict(os.environ, **self.env) if self.env else None)
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -126,8 +215,12 @@ class Server:
             time.sleep(0.005)
         raise RuntimeError("server did not start: " + self.log_text())
 
+    def client_port(self):
+        """The port a new client connects to (one node's: Cluster)."""
+        return self.port
+
     def log_text(self):
-        with open(os.path.join(self.dir, "server.log"), "rb") as f:
+        with open(os.path.join(self.dir, self.name + ".log"), "rb") as f:
             f.seek(self.log_start)
             return f.read().decode("utf-8", "replace")
 
@@ -158,6 +251,7 @@ class Server:
         text = self.log_text()
         if self.own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+            pg_drop(self.dir)
         if self.proc.returncode not in (0, -signal.SIGKILL):
             raise AssertionError("server exit %s: %s" % (
                 self.proc.returncode, text[-4000:]))
@@ -165,6 +259,35 @@ class Server:
                     "definitely lost", "Invalid read", "Invalid write"):
             if bad in text:
                 raise AssertionError("server log: " + text[-4000:])
+
+    def sql(self, statement, *params):
+        """Runs one SQL statement on the server's database behind its
+        back, `?` standing for each of params; returns the rows as tuples
+        (SQLite's values; PostgreSQL's as int, float or text)."""
+        if not self.pg:
+            import sqlite3
+            con = sqlite3.connect(self.db, timeout=WAIT)
+            try:
+                with con:
+                    return [tuple(r) for r in
+                            con.execute(statement, params).fetchall()]
+            finally:
+                con.close()
+        parts = statement.split("?")
+        assert len(parts) == len(params) + 1, statement
+        text = parts[0] + "".join(_literal(p) + s
+                                  for p, s in zip(params, parts[1:]))
+        out = _psql(self.pg, text)
+        return [tuple(_value(c) for c in line.split("\x1f"))
+                for line in out.splitlines() if line]
+
+    def hold_writer(self):
+        """A lock the server's writer needs, taken from another
+        connection until release() of what this returns: SQLite's write
+        lock (BEGIN IMMEDIATE), PostgreSQL's on meta, which every batch
+        writes first. The writer's transaction waits 5 s for it (SQLite's
+        busy timeout, PostgreSQL's lock_timeout), fails and is retried."""
+        return _Hold(self)
 
     def http(self, path):
         """(status, content type, body bytes) of GET path."""
@@ -180,13 +303,267 @@ class Server:
         return status, json.loads(body)
 
 
+SingleServer = Server  # one process (ClusterServer's nodes)
+
+# CHESS_TEST_CLUSTER=N (with CHESS_TEST_POSTGRES: run.py --cluster N):
+# every Server is a cluster of N nodes (ClusterServer) sharing one
+# PostgreSQL database and one Redis of its own, and each new client
+# connects to the next node in turn: the two players of a test's game on
+# different nodes, a third client (a spectator) on the third.
+CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
+REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
+
+
+def _die_with_parent():
+    """In a child before exec: SIGKILL when the test process dies
+    (prctl PR_SET_PDEATHSIG), so that no server outlives its test."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+class RedisProc:
+    """A redis-server of a cluster's own, on a unix socket in folder, no
+    persistence; stopped at the latest when the test process exits or
+    dies."""
+    running = []
+
+    def __init__(self, folder):
+        self.socket = os.path.join(folder, "redis.sock")
+        self.log = os.path.join(folder, "redis.log")
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, "--port", "0", "--unixsocket", self.socket,
+             "--save", "", "--appendonly", "no", "--logfile", self.log],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        RedisProc.running.append(self)
+        deadline = time.monotonic() + WAIT
+        while not os.path.exists(self.socket):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.005)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=WAIT)
+        if self in RedisProc.running:
+            RedisProc.running.remove(self)
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+
+    @staticmethod
+    def stop_all():
+        for r in list(RedisProc.running):
+            r.stop(signal.SIGKILL)
+
+    def restart(self):
+        self.stop(signal.SIGKILL)
+        self.start()
+
+
+def redis_call(socket_path, *args):
+    """One command to the Redis at socket_path (RESP over a unix socket):
+    its reply as str, int, None or a list."""
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(WAIT)
+    sock.connect(socket_path)
+    out = "*%d\r\n" % len(args) + "".join(
+        "$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
+    sock.sendall(out.encode())
+    f = sock.makefile("rb")
+
+    def read():
+        line = f.readline().rstrip(b"\r\n")
+        kind, rest = line[:1], line[1:].decode()
+        if kind in (b"+", b"-"):
+            return rest if kind == b"+" else RuntimeError(rest)
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = f.read(n + 2)[:n]
+            return data.decode()
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [read() for _ in range(n)]
+        raise RuntimeError("bad reply %r" % line)
+    try:
+        return read()
+    finally:
+        f.close()
+        sock.close()
+
+
+class ClusterServer:
+    """CLUSTER nodes of chess-server on one database and one Redis, with
+    Server's interface: port, http and the rest are the first node's,
+    log_text all nodes' logs, and client_port hands out the nodes' ports
+    in turn. pin(i) sends every new client to node i until pin(None)."""
+
+    def __init__(self, grace_s=60, first_move_s=30, datadir=None,
+                 extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
+                 nodes=None):
+        self.own_dir = datadir is None
+        self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
+        self.db = os.path.join(self.dir, "db", "chess.db")
+        self.web = os.path.join(self.dir, "web")
+        self.redis = RedisProc(self.dir)
+        self.turn = 0
+        self.pinned = None
+        self.nodes = []
+        if not POSTGRES:
+            raise RuntimeError("a cluster needs CHESS_TEST_POSTGRES")
+        for i in range(nodes or CLUSTER):
+            node = "n%d" % (i + 1)
+            self.nodes.append(SingleServer(
+                grace_s=grace_s, first_move_s=first_move_s,
+                datadir=self.dir, name=node,
+                extra=["--redis", self.redis.socket, "--node-id", node] +
+                list(extra),
+                guests_per_ip_per_min=guests_per_ip_per_min))
+        self.pg = self.nodes[0].pg
+        self.wait_ready()
+
+    def wait_ready(self):
+        """Every node holds its lease (each has logged cluster_joined)."""
+        deadline = time.monotonic() + WAIT
+        for n in self.nodes:
+            while "event=cluster_joined" not in n.log_text():
+                if time.monotonic() > deadline:
+                    raise RuntimeError("node did not join: " + n.log_text())
+                time.sleep(0.005)
+
+    @property
+    def port(self):
+        return self.nodes[0].port
+
+    @property
+    def proc(self):
+        return self.nodes[0].proc
+
+    def pin(self, i):
+        self.pinned = i
+
+    def client_port(self):
+        if PIN is not None:
+            return self.nodes[PIN].port
+        if self.pinned is not None:
+            return self.nodes[self.pinned].port
+        live = [n for n in self.nodes if n.proc.poll() is None]
+        port = live[self.turn % len(live)].port
+        self.turn += 1
+        return port
+
+    def node_of_port(self, port):
+        return next(i for i, n in enumerate(self.nodes) if n.port == port)
+
+    def host_of(self, gid):
+        """The index of the node that hosts gid (Redis's game:G:host)."""
+        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid)
+        return next((i for i, n in enumerate(self.nodes) if n.name == name),
+                    None)
+
+    def restart_node(self, i):
+        """Starts node i again (after a kill or a terminate), on a new
+        port, and waits until it has joined."""
+        n = self.nodes[i]
+        n.start()  # (its log_text is this run's from now on)
+        deadline = time.monotonic() + WAIT
+        while "event=cluster_joined" not in n.log_text():
+            if time.monotonic() > deadline:
+                raise RuntimeError("node did not join: " + n.log_text())
+            time.sleep(0.005)
+
+    def log_text(self):
+        return "".join("[%s]\n%s" % (n.name, n.log_text())
+                       for n in self.nodes)
+
+    def stop_nodes(self):
+        """Every node SIGTERMed (as stop), without the folder going."""
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                n.terminate()
+
+    def terminate(self):
+        """Every node SIGTERMed, then Redis stopped (the cluster is down:
+        a new ClusterServer on the same folder starts one again)."""
+        rc = 0
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                rc = n.terminate() or rc
+        self.redis.stop()
+        return rc
+
+    def kill(self):
+        for n in self.nodes:
+            if n.proc.poll() is None:
+                n.kill()
+        self.redis.stop(signal.SIGKILL)
+
+    def stop(self):
+        try:
+            for n in self.nodes:
+                n.stop()
+        finally:
+            self.redis.stop()
+            if self.own_dir:
+                pg_drop(self.dir)
+                shutil.rmtree(self.dir, ignore_errors=True)
+
+    def http(self, path):
+        return self.nodes[0].http(path)
+
+    def http_json(self, path):
+        return self.nodes[0].http_json(path)
+
+    def sql(self, statement, *params):
+        return self.nodes[0].sql(statement, *params)
+
+    def hold_writer(self):
+        return self.nodes[0].hold_writer()
+class _Hold:
+    def __init__(self, server):
+        self.con = self.proc = None
+        if not server.pg:
+            import sqlite3
+            self.con = sqlite3.connect(server.db, timeout=WAIT,
+                                       isolation_level=None)
+            self.con.execute("BEGIN IMMEDIATE")
+            return
+        self.proc = subprocess.Popen(
+            [PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+             "-d", POSTGRES + " dbname=" + server.pg],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc.stdin.write("BEGIN; LOCK TABLE meta IN EXCLUSIVE MODE; "
+                              "SELECT 'locked';\n")
+        self.proc.stdin.flush()
+        if self.proc.stdout.readline().strip() != "locked":
+            self.release()
+            raise AssertionError("psql did not take the lock")
+
+    def release(self):
+        if self.con is not None:
+            self.con.execute("ROLLBACK")
+            self.con.close()
+            self.con = None
+        if self.proc is not None:
+            self.proc.communicate("ROLLBACK;\n", timeout=WAIT)
+            self.proc = None
+
+
 class Client:
     """A protocol client: sends JSON, waits for messages by type and fields
     (keeping unmatched ones for later waits, in order)."""
 
     def __init__(self, server, hello=True, name=None, token=None, **kw):
         self.server = server
-        self.ws = WebSocket("127.0.0.1", server.port, **kw)
+        self.port = server.client_port()
+        self.ws = WebSocket("127.0.0.1", self.port, **kw)
         self.backlog = []
         self.player = self.token = None
         self.games = []
@@ -303,6 +680,36 @@ def close_all(clients):
             pass
 
 
+if CLUSTER:
+    import atexit
+    atexit.register(RedisProc.stop_all)
+    Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
+
+PIN = None  # one_node: every client of a cluster on this node
+
+
+def not_in_cluster(why):
+    """A test of one process's own life that a cluster has no counterpart
+    of (the cluster's are test_cluster's): skipped in a cluster, saying
+    why."""
+    return unittest.skipIf(CLUSTER, "one process: " + why)
+
+
+def one_node(test):
+    """A test of one process's own behaviour (its metrics, its per-address
+    limits, its keepalive): in a cluster, all its clients connect to the
+    first node (the others still host and forward as they would)."""
+    def run(*args, **kw):
+        global PIN
+        PIN = 0 if CLUSTER else None
+        try:
+            return test(*args, **kw)
+        finally:
+            PIN = None
+    run.__name__, run.__doc__ = test.__name__, test.__doc__
+    return run
+
+
 class ServerTest(unittest.TestCase):
     """Base: one server per test class, started fresh (milliseconds)."""
     server_args = {}
@@ -393,6 +800,7 @@ class FreshServerTest(unittest.TestCase):
         for s in self.servers:
             s.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+        pg_drop(self.dir)
 
     def path(self, *names):
         return os.path.join(self.dir, *names)

@@ -11,8 +11,8 @@ import statistics
 import threading
 import time
 
-from harness import (FISCHER_5_0, Client, FreshServerTest, ServerTest,
-                     close_all)
+from harness import (one_node, FISCHER_5_0, Client, FreshServerTest, ServerTest,
+                     close_all, sqlite_only)
 
 PASSWORD = "correct horse"
 DAY_MS = 24 * 3600 * 1000
@@ -203,6 +203,8 @@ class LoginStormTest(ServerTest):
     server_args = {"extra": ["--logins-per-ip-per-min", "10000",
                              "--logins-per-user-per-min", "10000"]}
 
+    @one_node
+
     def test_login_storm_does_not_hold_up_other_games(self):
         """50 logins at once (1-2.5 s of Argon2id on a worker thread)
         while another game plays: its moves' round trips stay within
@@ -267,14 +269,6 @@ class LoginStormTest(ServerTest):
 
 
 class AccountStoreTest(FreshServerTest):
-    def sql(self, db, script):
-        con = sqlite3.connect(db)
-        try:
-            con.executescript(script)
-            con.commit()
-        finally:
-            con.close()
-
     def test_tokens_lapse_after_30_idle_days(self):
         srv = self.server()
         a = self.client(srv)
@@ -289,11 +283,9 @@ class AccountStoreTest(FreshServerTest):
         h2 = hashlib.sha256(wb["token"].encode()).hexdigest()
         now = int(time.time() * 1000)
         # the first token last used 29 days ago, the second 31
-        self.sql(srv.db,
-                 "UPDATE account_tokens SET last_used_ms = %d WHERE "
-                 "token_hash = x'%s'; UPDATE account_tokens SET "
-                 "last_used_ms = %d WHERE token_hash = x'%s';" % (
-                     now - 29 * DAY_MS, h1, now - 31 * DAY_MS, h2))
+        for ms, h in ((now - 29 * DAY_MS, h1), (now - 31 * DAY_MS, h2)):
+            srv.sql("UPDATE account_tokens SET last_used_ms = ? WHERE "
+                    "token_hash = ?", ms, bytes.fromhex(h))
         srv = self.server()
         c = unauthenticated(srv)
         self.clients.append(c)
@@ -304,10 +296,8 @@ class AccountStoreTest(FreshServerTest):
         # the use was recorded: the token has 30 days again
         self.assertEqual(srv.terminate(), 0)
         self.servers.remove(srv)
-        con = sqlite3.connect(srv.db)
-        (last,) = con.execute("SELECT last_used_ms FROM account_tokens "
-                              "WHERE token_hash = x'%s'" % h1).fetchone()
-        con.close()
+        ((last,),) = srv.sql("SELECT last_used_ms FROM account_tokens "
+                             "WHERE token_hash = ?", bytes.fromhex(h1))
         self.assertGreaterEqual(last, now)
         # and the password still works
         srv = self.server()
@@ -315,6 +305,8 @@ class AccountStoreTest(FreshServerTest):
         self.clients.append(e)
         login(e, "jan_it")
 
+    @sqlite_only("a file at SQLite's schema version 2 upgraded in place "
+                 "(PostgreSQL's schema began at SQLite's version 7)")
     def test_version_2_database_upgrades_in_place(self):
         """A database as servers before accounts left it (schema 2: the
         first two migrations) with guests, a live game and a finished

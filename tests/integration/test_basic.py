@@ -1,5 +1,5 @@
 """Identity, lobby pairing and the first moves."""
-from harness import FISCHER_5_0, Client, ServerTest
+from harness import FISCHER_5_0, Client, ServerTest, one_node
 
 
 class BasicTest(ServerTest):
@@ -80,6 +80,8 @@ class LobbyTest(ServerTest):
         a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
         a2.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
         a.quiet(0.2)
+
+    @one_node
 
     def test_seek_dies_with_its_connection(self):
         a, b = self.client(), self.client()

@@ -6,7 +6,8 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import SERVER, Server
+from harness import (POSTGRES, SERVER, Server, pg_create, pg_database,
+                     pg_drop, sqlite_only)
 
 
 class CliTest(unittest.TestCase):
@@ -38,6 +39,8 @@ class CliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, args)
             self.assertIn(word, r.stderr, args)
 
+    @sqlite_only("the database file's folder and its lock (nodes share a "
+                 "PostgreSQL database: nothing to lock)")
     def test_start_log_db_folder_and_lock(self):
         d = tempfile.mkdtemp(prefix="chess-cli-")
         try:
@@ -54,3 +57,21 @@ class CliTest(unittest.TestCase):
             self.assertIn("event=stopped", srv.log_text())
         finally:
             shutil.rmtree(d, ignore_errors=True)
+
+    @unittest.skipUnless(POSTGRES, "PostgreSQL only: its connection string")
+    def test_start_log_names_postgres_without_its_password(self):
+        d = tempfile.mkdtemp(prefix="chess-cli-")
+        try:
+            pg_create(d)
+            srv = Server(datadir=d, extra=[
+                "--postgres", POSTGRES + " dbname=" + pg_database(d)
+                + " password=s3cret-pw"])
+            log = srv.log_text()
+            self.assertIn("store=postgres", log)
+            self.assertIn("dbname=%s " % pg_database(d), log)
+            self.assertNotIn("s3cret-pw", log)
+            self.assertEqual(srv.terminate(), 0)
+            self.assertNotIn("s3cret-pw", srv.log_text())
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+            pg_drop(d)

@@ -1,9 +1,8 @@
 """Server-side clocks: flag by timeout and against insufficient material,
 moves after the flag, the first-move rule, per-move budgets, increments."""
-import sqlite3
 import time
 
-from harness import FreshServerTest, ServerTest
+from harness import FreshServerTest, ServerTest, one_node
 
 TINY = {"type": "fischer", "initial_s": 1, "increment_s": 0}
 
@@ -97,13 +96,14 @@ class StallTest(FreshServerTest):
     """The database refuses writes for a while (another connection holds
     its write lock): a move nobody has seen yet costs nobody time."""
 
+    @one_node
+
     def test_locked_database_charges_nobody_for_a_withheld_move(self):
         srv = self.server()
         w, b, gid = self.start_game(
             srv, clock={"type": "per_move", "per_move_s": 2})
         ServerTest.play(self, w, b, gid, "e2e4 e7e5")  # clocks run now
-        lock = sqlite3.connect(srv.db, timeout=5, isolation_level=None)
-        lock.execute("BEGIN IMMEDIATE")
+        lock = srv.hold_writer()
         try:
             t0 = time.monotonic()
             w.move(gid, "g1f3", 2)
@@ -116,8 +116,7 @@ class StallTest(FreshServerTest):
             self.assertFalse([m for m in b.backlog
                               if m["t"] in ("moved", "game_end")])
         finally:
-            lock.execute("ROLLBACK")
-            lock.close()
+            lock.release()
         m = b.expect("moved", game=gid, ply=3)
         shown = time.monotonic()
         self.assertGreater(shown - t0, 3.5)

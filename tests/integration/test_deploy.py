@@ -16,7 +16,7 @@ import ssl
 import subprocess
 import types
 
-from harness import (SERVER, WAIT, Client, FreshServerTest, free_port,
+from harness import (not_in_cluster, SERVER, WAIT, Client, FreshServerTest, free_port,
                      wait_until, write_json)
 from test_listen import accepts
 from test_ops import make_cert, read
@@ -49,6 +49,7 @@ def tool(name):
     return path
 
 
+@not_in_cluster("the systemd unit of one process")
 class UnitTest(FreshServerTest):
     def setUp(self):
         super().setUp()
@@ -123,6 +124,7 @@ class UnitTest(FreshServerTest):
         self.assertEqual(len(directive(self.unit, "MemoryMax")), 1)
 
 
+@not_in_cluster("nginx in front of one process (deploy/nginx.conf)")
 class NginxTest(FreshServerTest):
     CERT = "/etc/letsencrypt/live/chess.example.org/fullchain.pem"
     KEY = "/etc/letsencrypt/live/chess.example.org/privkey.pem"

@@ -5,13 +5,14 @@ version left readable by others are narrowed at start."""
 import os
 import stat
 
-from harness import FreshServerTest, Server
+from harness import FreshServerTest, Server, sqlite_only
 
 
 def mode(path):
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
+@sqlite_only("the modes of SQLite's files")
 class FileModeTest(FreshServerTest):
     def setUp(self):
         super().setUp()

@@ -19,6 +19,7 @@ import time
 import unittest
 
 from harness import (WAIT, Closed, FreshServerTest, HandshakeError,
+                     one_node,
                      WebSocket, wait_until)
 from wsclient import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT
 
@@ -115,6 +116,8 @@ class KeepaliveTest(HardeningTest):
         # black, which answered pings all along, is still connected
         b.request({"t": "ping"}, "pong")
 
+    @one_node
+
     def test_answering_clients_stay_past_the_timeout(self):
         srv = self.keepalive_server()
         w, b, gid = self.start_game(srv)
@@ -132,6 +135,8 @@ class KeepaliveTest(HardeningTest):
         w.move(gid, "e2e4", 0)
         b.expect("moved", game=gid, ply=1)
         self.assertEqual(srv.http_json("/healthz")[1]["connections"], 2)
+
+    @one_node
 
     def test_connections_due_together_are_pinged_in_a_stream(self):
         # 400 connections opened at once fall due for their ping at once;
@@ -219,6 +224,8 @@ class RateLimitTest(HardeningTest):
         self.assertGreaterEqual(pongs, 4 + 20)
         self.assertLess(pongs, 1000)
         self.client(srv).request({"t": "ping"}, "pong")
+
+    @one_node
 
     def test_moves_and_messages_have_separate_budgets(self):
         srv = self.server({"msg_rate_per_s": 1, "msg_burst": 6,
@@ -315,6 +322,8 @@ class SlowReaderTest(HardeningTest):
                 self.clients.remove(c)
             return False
         return True
+
+    @one_node
 
     def test_non_readers_are_cut_and_memory_stays_bounded(self):
         import random

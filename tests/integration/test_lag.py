@@ -20,8 +20,10 @@ BLACK = "a7a6 b7b6 c7c6 d7d6 h7h6 g7g6 f7f6 a6a5".split()
 class LagTest(FreshServerTest):
     def setUp(self):
         super().setUp()
-        # a ping a second, so that round trips are measured within the test
-        self.srv = self.server({"ping_interval_s": 1, "ping_timeout_s": 10})
+        # a ping a second, so that round trips are measured within the
+        # test; black, read only when a test lets it, answers its pings up
+        # to 9 s late (its node's pings are not in step with white's)
+        self.srv = self.server({"ping_interval_s": 1, "ping_timeout_s": 30})
 
     def pump(self, c, seconds):
         """Reads c's frames for a while, answering its pings and keeping

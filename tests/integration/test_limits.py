@@ -3,9 +3,8 @@ live games, invitations and seeks per player, open invitations and new
 guests per address, and the cost of one player's many connections to
 everyone else. Clients on 127.0.0.2 play the attacker: another address on
 loopback, counted apart from the other clients on 127.0.0.1."""
-import sqlite3
 
-from harness import FISCHER_5_0, WAIT, FreshServerTest
+from harness import FISCHER_5_0, WAIT, FreshServerTest, one_node
 
 ATTACKER = "127.0.0.2"
 FAST = {"msg_rate_per_s": 100000, "msg_burst": 100000}
@@ -13,13 +12,8 @@ FAST = {"msg_rate_per_s": 100000, "msg_burst": 100000}
 
 def db_count(server, sql, *args):
     """One number from the server's database (read beside the server:
-    WAL lets a reader in while it writes)."""
-    db = sqlite3.connect("file:%s?mode=ro" % server.db, uri=True,
-                         timeout=WAIT)
-    try:
-        return db.execute(sql, args).fetchone()[0]
-    finally:
-        db.close()
+    WAL, or PostgreSQL, lets a reader in while it writes)."""
+    return server.sql(sql, *args)[0][0]
 
 
 def invite(client, color="white"):
@@ -68,6 +62,8 @@ class GamesPerPlayerTest(FreshServerTest):
         a.request({"t": "cancel_seek"}, "seek_cancelled")
         invite(a)
 
+    @one_node
+
     def test_invitations_from_one_address_are_capped(self):
         srv = self.server(dict(FAST, max_invites_per_ip=20,
                                max_games_per_player=8))
@@ -93,6 +89,7 @@ class GamesPerPlayerTest(FreshServerTest):
 
 
 class GuestRateTest(FreshServerTest):
+    @one_node
     def test_new_guests_per_address_are_metered(self):
         srv = self.server(guests_per_ip_per_min=5)
         made = [self.client(srv, source=ATTACKER) for _ in range(5)]
@@ -174,6 +171,8 @@ class FanOutCostTest(FreshServerTest):
     test asserts the subscriptions (chess_game_subscriptions), not a
     time."""
     CONNS, GAMES = 256, 100
+
+    @one_node
 
     def test_a_players_connections_are_one_subscription_per_game(self):
         srv = self.server(dict(FAST, max_connections_per_ip=1000,

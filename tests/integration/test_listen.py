@@ -10,7 +10,7 @@ import re
 import socket
 import subprocess
 
-from harness import SERVER, FreshServerTest, free_port
+from harness import SERVER, FreshServerTest, free_port, not_in_cluster
 from test_ops import make_cert
 
 RESTRICT_AF = os.environ.get("CHESS_RESTRICT_AF", "")
@@ -38,6 +38,7 @@ def start_line(srv):
     return m.group(0) if m else ""
 
 
+@not_in_cluster("a process's own listeners and address families")
 class ListenTest(FreshServerTest):
     def test_ipv4_address_is_the_only_one_listened_on(self):
         srv = self.server(extra=["--listen", "127.0.0.1"])

@@ -12,7 +12,7 @@ import json
 import re
 import time
 
-from harness import FreshServerTest, WAIT, WebSocket, wait_until
+from harness import FreshServerTest, WAIT, WebSocket, wait_until, one_node
 
 CLOCK_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 CLOCK_3_2 = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -63,6 +63,8 @@ class LobbyFeedTest(FreshServerTest):
         return [g["game"] for g in m["games"]]
 
     # ---- contents and updates -------------------------------------------
+
+    @one_node
 
     def test_snapshot_and_updates(self):
         srv = self.server()

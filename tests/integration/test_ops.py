@@ -18,9 +18,10 @@ import threading
 import time
 import unittest
 
-from harness import (FISCHER_5_0, SERVER, WAIT, Client, Closed,
-                     FreshServerTest, HandshakeError, free_port, wait_until,
-                     write_json)
+from harness import (FISCHER_5_0, POSTGRES, SERVER, WAIT, Client, Closed,
+                     not_in_cluster,
+                     FreshServerTest, HandshakeError, free_port, sqlite_only,
+                     wait_until, write_json)
 
 
 def make_cert(folder, kind="ec", name="cert"):
@@ -69,6 +70,7 @@ def run(*args, timeout=20):
                           text=True, timeout=timeout)
 
 
+@not_in_cluster("one process's settings, TLS, signals and files")
 class OpsTest(FreshServerTest):
     """A temporary folder per test, servers and clients closed after."""
 
@@ -104,6 +106,34 @@ class ConfigFileTest(OpsTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(cfg + ": OK", r.stdout)
         self.assertFalse(os.path.exists(self.path("x.db")))  # not started
+
+    def test_check_config_reaches_postgres_and_redis(self):
+        """With postgres or redis set, --check-config connects: SELECT 1,
+        PING; one that does not answer fails the check, naming the key."""
+        cases = [({"postgres": "host=%s port=5432 dbname=chess"
+                   % self.path("nopg")},
+                  ["key 'postgres'", "PostgreSQL does not answer",
+                   self.path("nopg")]),
+                 ({"redis": self.path("no-redis.sock")},
+                  ["key 'redis'", "does not answer",
+                   self.path("no-redis.sock")]),
+                 ({"redis": "127.0.0.1:%d" % free_port()},
+                  ["key 'redis'", "Connection refused"])]
+        for obj, words in cases:
+            r = run("--check-config", write_json(self.path("c.json"), obj))
+            self.assertEqual(r.returncode, 2, (obj, r.stdout, r.stderr))
+            self.assertNotIn("OK", r.stdout)
+            for w in words:
+                self.assertIn(w, r.stderr, obj)
+        if not POSTGRES:
+            return
+        good = {"postgres": POSTGRES}
+        if os.environ.get("CHESS_TEST_REDIS"):
+            good["redis"] = os.environ["CHESS_TEST_REDIS"]
+        cfg = write_json(self.path("good.json"), good)
+        r = run("--check-config", cfg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(cfg + ": OK", r.stdout)
 
     def test_committed_configs_are_valid(self):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -650,6 +680,7 @@ class LifecycleTest(OpsTest):
         self.assertEqual(p.wait(timeout=WAIT), 0)
         self.assertIn("event=stopped", read(logf))
 
+    @sqlite_only("one server per SQLite file (nodes share PostgreSQL)")
     def test_second_instance_refused(self):
         logf = self.path("chess.log")
         cfg = write_json(self.path("c.json"), {
@@ -670,6 +701,7 @@ class LifecycleTest(OpsTest):
         self.assertEqual(p.wait(timeout=WAIT), 0)
 
 
+    @sqlite_only("one server per SQLite file (nodes share PostgreSQL)")
     def test_second_instance_refused_without_the_lock_file(self):
         """The lock is the database file's own: deleting <db>.lock (or
         any file beside it) does not let a second server in."""
@@ -690,6 +722,7 @@ class LifecycleTest(OpsTest):
         self.assertEqual(srv2.http_json("/healthz")[0], 200)
 
 
+@sqlite_only("SQLite's files: a `sqlite3 .dump` restored, a damaged file")
 class DatabaseStartTest(OpsTest):
     """What the server opens at start: a database restored from a
     `sqlite3 .dump`, and one that is damaged."""
@@ -790,10 +823,9 @@ class HealthTest(OpsTest):
     def test_healthz_fails_while_the_database_refuses_writes(self):
         srv = self.server()
         self.assertEqual(srv.http_json("/healthz")[0], 200)
-        # another process holds the write lock: the writer's heartbeat
-        # cannot commit, reads still work
-        con = sqlite3.connect(srv.db, timeout=1, isolation_level=None)
-        con.execute("BEGIN EXCLUSIVE")
+        # another process holds a lock the writer needs: the writer's
+        # heartbeat cannot commit, reads still work
+        lock = srv.hold_writer()
         try:
             t0 = time.monotonic()
             wait_until(lambda: srv.http_json("/healthz")[0] == 503,
@@ -802,12 +834,12 @@ class HealthTest(OpsTest):
             status, body = srv.http_json("/healthz")
             self.assertEqual(body["status"], "fail")
         finally:
-            con.execute("ROLLBACK")
-            con.close()
+            lock.release()
         wait_until(lambda: srv.http_json("/healthz")[0] == 200,
                    "a passing health check again", timeout=10)
 
 
+@sqlite_only("the SQLite file deleted or replaced under the server")
 class DatabaseFileTest(OpsTest):
     def test_deleted_database_fails_health_and_a_restart_refuses(self):
         srv = self.server()
@@ -859,6 +891,7 @@ class BackupTest(OpsTest):
         finally:
             con.close()
 
+    @sqlite_only("SQLite's online backup (PostgreSQL: pg_dump)")
     def test_backup_while_games_are_played_and_restore(self):
         # games back to back are faster than a person: raise the rates
         srv = self.server({"msg_rate_per_s": 10000, "msg_burst": 10000,
@@ -946,3 +979,11 @@ class BackupTest(OpsTest):
         r = run("backup", self.path("b.db"), "--config", bad)
         self.assertEqual(r.returncode, 2)
         self.assertIn("'databse'", r.stderr)
+        # a PostgreSQL database is pg_dump's to back up
+        pg = write_json(self.path("pg.json"), {
+            "postgres": "host=%s dbname=chess" % self.path("nopg")})
+        r = run("backup", self.path("b.db"), "--config", pg)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("PostgreSQL (key 'postgres'): back it up with pg_dump",
+                      r.stderr)
+        self.assertFalse(os.path.exists(self.path("b.db")))

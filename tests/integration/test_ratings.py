@@ -7,7 +7,6 @@ profile, the games list and the leaderboard; a restart changes nothing;
 rated_needs_account for guests at seek, invite and join; rating_range
 pairing; rematch keeps the rated flag; an aborted game changes nothing."""
 import math
-import sqlite3
 
 from harness import FreshServerTest
 
@@ -158,11 +157,12 @@ class RatingsTest(FreshServerTest):
         self.assertEqual(ends[0], ends[1])
         return score, ends[0]
 
-    def check_row(self, db, pid, cat, want):
-        row = db.execute("SELECT rating, rd, volatility, last_ms, games, "
-                         "wins, draws, losses FROM ratings WHERE pid = ? "
-                         "AND category = ?", (pid, cat)).fetchone()
-        self.assertIsNotNone(row, (pid, cat))
+    def check_row(self, srv, pid, cat, want):
+        rows = srv.sql("SELECT rating, rd, volatility, last_ms, games, "
+                       "wins, draws, losses FROM ratings WHERE pid = ? "
+                       "AND category = ?", pid, cat)
+        self.assertEqual(len(rows), 1, (pid, cat))
+        row = rows[0]
         for got, exp in zip(row[:3], want[:3]):
             self.assertAlmostEqual(got, exp, delta=1e-6)
         self.assertEqual(list(row[3:]), want[3:])
@@ -199,11 +199,10 @@ class RatingsTest(FreshServerTest):
             gids.append((gid, cat, w, k, end))
 
         # every row as computed here, to the full precision stored
-        with sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True) as db:
-            for (pid, cat), want in book.rows.items():
-                self.check_row(db, pid, cat, want)
-            self.assertEqual(db.execute(
-                "SELECT count(*) FROM rating_history").fetchone()[0], 12)
+        for (pid, cat), want in book.rows.items():
+            self.check_row(srv, pid, cat, want)
+        self.assertEqual(srv.sql("SELECT count(*) FROM rating_history"),
+                         [(12,)])
         blitz = book.get(a.pid, "blitz")
         self.assertEqual(blitz[4:], [2, 1, 1, 0])
         self.assertLess(blitz[1], 350)
@@ -248,9 +247,8 @@ class RatingsTest(FreshServerTest):
         # a restart changes nothing; a non-provisional rating (set behind
         # the server's back) puts alice on the leaderboard
         srv.stop()
-        with sqlite3.connect(srv.db) as db:
-            db.execute("UPDATE ratings SET rd = 60 WHERE pid = ? AND "
-                       "category = 'blitz'", (a.pid,))
+        srv.sql("UPDATE ratings SET rd = 60 WHERE pid = ? AND "
+                "category = 'blitz'", a.pid)
         srv = self.server(extra=["--logins-per-ip-per-min", "10000"])
         back = self.client(srv, token=a.token)
         ratings = back.player["ratings"]
@@ -265,10 +263,9 @@ class RatingsTest(FreshServerTest):
         self.assertEqual(board, [{"id": a.pid, "name": "alice_r",
                                   "rating": half_up(blitz[0]), "rd": 60,
                                   "games": 2}])
-        with sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True) as db:
-            for (pid, cat), want in book.rows.items():
-                if (pid, cat) != (a.pid, "blitz"):
-                    self.check_row(db, pid, cat, want)
+        for (pid, cat), want in book.rows.items():
+            if (pid, cat) != (a.pid, "blitz"):
+                self.check_row(srv, pid, cat, want)
 
     def test_guests_ranges_rematch_and_abort(self):
         srv = self.server(extra=["--logins-per-ip-per-min", "10000"])

@@ -3,13 +3,12 @@ live games come back paused, with their moves, offers and clocks, and the
 players resume them with their tokens."""
 import json
 import os
-import sqlite3
 import subprocess
 import time
 import unittest
 
 from harness import (FISCHER_5_0, SERVER, WAIT, Closed, FreshServerTest,
-                     free_port)
+                     db_args, free_port, not_in_cluster)
 from wsclient import WebSocket
 
 
@@ -22,6 +21,8 @@ class RestartTest(FreshServerTest):
             b.expect("moved", game=gid, ply=ply)
         return ply
 
+    @not_in_cluster("a stopped node hands its games over instead "
+                    "(test_cluster's SIGTERM and whole-cluster restart)")
     def test_sigterm_then_resume(self):
         srv = self.server()
         w, b, gid = self.start_game(srv)
@@ -115,9 +116,9 @@ class RestartTest(FreshServerTest):
         os.makedirs(self.path("web"))
         with open(self.path("server.log"), "ab") as log:
             proc = subprocess.Popen(
-                [SERVER, "--listen", "127.0.0.1", "--port", str(port),
-                 "--db", self.path("db", "chess.db"),
-                 "--web", self.path("web")], stdout=log, stderr=log)
+                [SERVER, "--listen", "127.0.0.1", "--port", str(port)]
+                + db_args(self.dir, self.path("db", "chess.db"))
+                + ["--web", self.path("web")], stdout=log, stderr=log)
         self.addCleanup(proc.wait, WAIT)
         self.addCleanup(proc.kill)
         deadline = time.monotonic() + WAIT
@@ -133,6 +134,8 @@ class RestartTest(FreshServerTest):
         ws.send({"t": "hello"})
         self.assertEqual(json.loads(ws.recv_message())["t"], "welcome")
 
+    @not_in_cluster("games are restored where they are adopted, not all "
+                    "at start")
     def test_unloadable_games_are_logged_and_skipped(self):
         """A stored game the server cannot rebuild (an invitation from
         material no game reaches, accepted before that was checked; a
@@ -149,14 +152,10 @@ class RestartTest(FreshServerTest):
         w2, b2, bad_moves = self.start_game(srv)
         self.play(w2, b2, bad_moves, "d2d4")
         self.assertEqual(srv.terminate(), 0)
-        db = sqlite3.connect(srv.db)
-        with db:
-            db.execute("UPDATE games SET initial_fen = ? WHERE gid = ?",
-                       ("QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - "
-                        "0 1", bad_inv))
-            db.execute("UPDATE journal SET uci = 'd2d5' WHERE gid = ?",
-                       (bad_moves,))
-        db.close()
+        srv.sql("UPDATE games SET initial_fen = ? WHERE gid = ?",
+                "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1",
+                bad_inv)
+        srv.sql("UPDATE journal SET uci = 'd2d5' WHERE gid = ?", bad_moves)
 
         srv2 = self.server()
         log = srv2.log_text().splitlines()
@@ -182,6 +181,8 @@ class RestartTest(FreshServerTest):
         self.assertEqual(st["moves"], ["e2e4", "e7e5"])
         j.request({"t": "ping"}, "pong")
 
+    @not_in_cluster("a live game nobody hosts is adopted by the node a "
+                    "command reaches")
     def test_a_live_game_not_in_memory_is_not_replayed(self):
         """A game the database holds as live but the server does not host
         (its restore failed, or it was written behind the server's back)
@@ -192,17 +193,13 @@ class RestartTest(FreshServerTest):
         srv = self.server()
         w, b, gid = self.start_game(srv)
         self.play(w, b, gid, "e2e4")
-        db = sqlite3.connect(srv.db, timeout=5)
-        with db:
-            db.execute("INSERT INTO games (gid, per_move, initial_s, "
-                       "initial_fen, status, created_ms, started_ms) "
-                       "VALUES ('ghostGame', 0, 300, ?, 'started', 1, 2)",
-                       ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w "
-                        "KQkq - 0 1",))
-            db.execute("INSERT INTO journal (gid, ply, uci, san, "
-                       "white_ms, black_ms, wall_ms) VALUES ('ghostGame', "
-                       "1, 'e2e4', 'e4', 300000, 300000, 3)")
-        db.close()
+        srv.sql("INSERT INTO games (gid, per_move, initial_s, initial_fen, "
+                "status, created_ms, started_ms) VALUES ('ghostGame', 0, "
+                "300, ?, 'started', 1, 2)",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+        srv.sql("INSERT INTO journal (gid, ply, uci, san, white_ms, "
+                "black_ms, wall_ms) VALUES ('ghostGame', 1, 'e2e4', 'e4', "
+                "300000, 300000, 3)")
         w.send({"t": "sync", "game": "ghostGame"})
         w.expect_error("no_such_game")
         w.send({"t": "resign", "game": "ghostGame"})

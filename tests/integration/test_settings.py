@@ -7,7 +7,7 @@ saves per account."""
 import json
 import time
 
-from harness import Client, FreshServerTest, ServerTest
+from harness import Client, FreshServerTest, ServerTest, one_node
 
 PASSWORD = "correct horse"
 BURST = 10  # LIMIT_SETTINGS_BURST (server/tunables.h)
@@ -158,6 +158,8 @@ class SettingsTest(ServerTest):
             self.clients.append(d)
             d.send({"t": "hello", "token": a.token})
             self.assertEqual(d.expect("welcome")["settings"], s)
+
+    @one_node
 
     def test_saves_are_metered_per_account(self):
         """BURST saves at once, then one per 3 s, from all of the

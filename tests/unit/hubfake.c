@@ -153,6 +153,7 @@ static void new_hub(const struct hub_config *cfg)
         .send = f_send,
         .send_now = f_send_now,
         .close = f_close,
+        .drop = f_close,
         .alarm_new = f_alarm_new,
         .alarm_arm = f_alarm_arm,
         .alarm_free = f_alarm_free,

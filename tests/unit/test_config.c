@@ -99,7 +99,26 @@ START_TEST(defaults)
         p += n + (p[n] == ':');
     }
     ck_assert_int_eq(cfg.hsts_max_age_s, 31536000);
+    ck_assert_str_eq(cfg.postgres, "");
+    ck_assert_str_eq(cfg.redis, "");
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+}
+END_TEST
+
+/* node_id's default: the host name up to its first character a node id
+ * cannot hold (at most 32), or node1. */
+START_TEST(node_id_defaults_to_the_host_name)
+{
+    char host[256] = "", want[40];
+    size_t n;
+
+    ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
+    n = strspn(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                     "0123456789_-");
+    snprintf(want, sizeof want, "%.*s", (int)(n > 32 ? 32 : n), host);
+    ck_assert_str_eq(cfg.node_id, n ? want : "node1");
+    ck_assert_uint_ge(strlen(cfg.node_id), 1);
+    ck_assert_uint_le(strlen(cfg.node_id), CONFIG_NODE_ID_MAX);
 }
 END_TEST
 
@@ -128,6 +147,8 @@ START_TEST(every_key)
         " \"guests_per_ip_per_min\": 56,\n"
         " \"http_rate_per_s\": 3, \"http_burst\": 4,\n"
         " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
+        " \"postgres\": \"host=/run/postgresql dbname=chess\",\n"
+        " \"node_id\": \"web-1\", \"redis\": \"/run/redis/redis.sock\",\n"
         " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
         cert, key, dir);
     ck_assert_msg(load(text) == 0, "%s", err);
@@ -164,6 +185,9 @@ START_TEST(every_key)
     ck_assert_int_eq(cfg.ping_interval_s, 4);
     ck_assert_int_eq(cfg.ping_timeout_s, 11);
     ck_assert_int_eq(cfg.log_level, LOG_DEBUG);
+    ck_assert_str_eq(cfg.postgres, "host=/run/postgresql dbname=chess");
+    ck_assert_str_eq(cfg.node_id, "web-1");
+    ck_assert_str_eq(cfg.redis, "/run/redis/redis.sock");
     ck_assert_msg(config_validate(&cfg, err, sizeof err) == 0, "%s", err);
 }
 END_TEST
@@ -302,6 +326,25 @@ START_TEST(bad_values)
         {"{\"trusted_proxies\": [\"10.0.0.0/8\"]}", "'trusted_proxies'",
          "no range"},
         {"{\"trusted_proxies\": [\"\"]}", "'trusted_proxies'", "not an IPv4"},
+        {"{\"postgres\": \"host=db\\ndbname=x\"}", "'postgres'", "control"},
+        {"{\"postgres\": 5432}", "'postgres'", "must be a string"},
+        {"{\"node_id\": \"\"}", "'node_id'",
+         "1 to 32 of A-Z a-z 0-9 _ -, not ''"},
+        {"{\"node_id\": \"web1.example.org\"}", "'node_id'",
+         "not 'web1.example.org'"},
+        {"{\"node_id\": \"node 1\"}", "'node_id'", "not 'node 1'"},
+        {"{\"node_id\": \"abcdefghijklmnopqrstuvwxyz0123456\"}", "'node_id'",
+         "1 to 32"},
+        {"{\"node_id\": \"n\u00e9\"}", "'node_id'", "A-Z a-z"},
+        {"{\"redis\": \"localhost\"}", "'redis'",
+         "host:port (a port of 1-65535; [addr]:port for IPv6) or a unix "
+         "socket's path, not 'localhost'"},
+        {"{\"redis\": \"localhost:0\"}", "'redis'", "not 'localhost:0'"},
+        {"{\"redis\": \"localhost:65536\"}", "'redis'", "65535"},
+        {"{\"redis\": \":6379\"}", "'redis'", "not ':6379'"},
+        {"{\"redis\": \"host:63x9\"}", "'redis'", "not 'host:63x9'"},
+        {"{\"redis\": \"[::1:6379\"}", "'redis'", "[addr]:port"},
+        {"{\"redis\": 6379}", "'redis'", "must be a string"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -330,6 +373,26 @@ START_TEST(good_edge_values)
     ck_assert_int_eq(load("{\"allowed_origins\": []}"), 0);
     ck_assert_uint_eq(cfg.n_allowed_origins, 0);
     ck_assert_int_eq(load("{}"), 0);
+    /* the cluster's: a node id of 1 and of 32, Redis by name, address,
+     * IPv6 address and socket, PostgreSQL as a URI */
+    ck_assert_int_eq(load("{\"node_id\": \"a\", \"redis\": "
+                          "\"redis.internal:6379\", \"postgres\": "
+                          "\"postgresql://chess@db/chess?sslmode=require\"}"),
+                     0);
+    ck_assert_str_eq(cfg.node_id, "a");
+    ck_assert_str_eq(cfg.redis, "redis.internal:6379");
+    ck_assert_str_eq(cfg.postgres,
+                     "postgresql://chess@db/chess?sslmode=require");
+    ck_assert_int_eq(load("{\"node_id\": "
+                          "\"ABCDEFGHIJKLMNOPQRSTUVWXYZ_-0129\", "
+                          "\"redis\": \"[::1]:1\"}"),
+                     0);
+    ck_assert_uint_eq(strlen(cfg.node_id), 32);
+    ck_assert_int_eq(load("{\"redis\": \"127.0.0.1:65535\"}"), 0);
+    ck_assert_int_eq(load("{\"redis\": \"./redis.sock\"}"), 0);
+    ck_assert_int_eq(load("{\"redis\": \"\", \"postgres\": \"\"}"), 0);
+    ck_assert_str_eq(cfg.redis, "");
+    ck_assert_str_eq(cfg.postgres, "");
 }
 END_TEST
 
@@ -415,6 +478,14 @@ START_TEST(bad_override_changes_nothing)
     ck_assert_int_eq(config_set_text(&cfg, "database", "", err, sizeof err),
                      -1);
     ck_assert_str_eq(cfg.database, "./data/chess.db");
+    ck_assert_int_eq(config_set_text(&cfg, "node_id", "x", err, sizeof err),
+                     0);
+    ck_assert_int_eq(config_set_text(&cfg, "node_id", "a/b", err, sizeof err),
+                     -1);
+    ck_assert_str_eq(cfg.node_id, "x");
+    ck_assert_int_eq(
+        config_set_text(&cfg, "redis", "nowhere", err, sizeof err), -1);
+    ck_assert_str_eq(cfg.redis, "");
     ck_assert_int_eq(config_set_text(&cfg, "allowed_origins",
                                      "https://a.org,nope", err, sizeof err),
                      -1);
@@ -465,6 +536,12 @@ START_TEST(cross_key_checks)
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
     err_has("'ping_timeout_s'", "greater", "'ping_interval_s' (60)", NULL);
     config_set_text(&cfg, "ping_timeout_s", "61", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    /* a cluster (redis) shares its games' journal: PostgreSQL */
+    config_set_text(&cfg, "redis", "/run/redis/redis.sock", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis'", "'postgres'", NULL);
+    config_set_text(&cfg, "postgres", "dbname=chess", err, sizeof err);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
 }
 END_TEST
@@ -792,6 +869,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, defaults);
+    tcase_add_test(tc, node_id_defaults_to_the_host_name);
     tcase_add_test(tc, every_key);
     tcase_add_test(tc, example_file_is_valid);
     tcase_add_test(tc, unknown_key);

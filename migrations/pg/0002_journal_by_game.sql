@@ -1,0 +1,13 @@
+-- pg/0002_journal_by_game.sql - the journal indexed by game.
+--
+-- SQLite's journal has no index but its key (migration 0007): one node
+-- appends to it and reads it whole, in one sorted pass, only at restore;
+-- an index by game would cost a second b-tree page per commit. In
+-- PostgreSQL the journal is shared by every node, and a game is read on
+-- its own: by the node that adopts it (store_load_game, after another
+-- node's lease lapsed), by store_get_game, and deleted by its end (the
+-- end's transaction deletes the game's rows, store_pg.c). Each of those
+-- would otherwise scan every node's live games. Not in SQLite's schema:
+-- tests/cluster/test_pgstore.c's schema comparison names it among
+-- PostgreSQL's own indexes, with this reason.
+CREATE INDEX journal_game ON journal (gid, seq);
