@@ -516,13 +516,14 @@ static void *writer_main(void *arg)
         uint64_t held;
 
         /* A heartbeat (a write of its own, with nothing queued) waits
-         * for a checkpoint pass in progress to end: begun during the
-         * pass it would leave the log end uncopied, and one that fell
-         * into every pass (both run about once a second) would keep an
-         * idle WAL from ever starting over. The pass's end signals cv. */
+         * while the backend says so (SQLite: a checkpoint pass runs;
+         * begun during the pass it would leave the log end uncopied, and
+         * one that fell into every pass, both about once a second, would
+         * keep an idle WAL from ever starting over); the pass's end
+         * signals cv. */
         while (s->q_n == 0 && !s->stopping &&
                (sysclock_ms(CLOCK_MONOTONIC) < next_beat ||
-                s->ckpt_begun != s->ckpt_ended)) {
+                (s->be->beat_waits && s->be->beat_waits(s)))) {
             struct timespec ts = {(time_t)(next_beat / 1000),
                                   (long)(next_beat % 1000) * 1000000L};
             if (sysclock_ms(CLOCK_MONOTONIC) >= next_beat)

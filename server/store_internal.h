@@ -220,6 +220,10 @@ struct store_backend {
     /* Writer thread, between two batches (not while stopping); NULL when
      * there is nothing to do. Returns how long it waited, in us. */
     int64_t (*after_batch)(struct store *s);
+    /* Writer thread, under s->mu: true while a heartbeat with nothing
+     * else to write should wait (the backend signals s->cv when that
+     * ends); NULL: never. */
+    bool (*beat_waits)(struct store *s);
     /* Loop thread, in store_close once the writer has stopped: stops the
      * backend's threads, closes its connections, frees s->be_state. */
     void (*close)(struct store *s);

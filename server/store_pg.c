@@ -1723,6 +1723,7 @@ const struct store_backend store__pg = {
     .name = "postgres",
     .commit = pg_commit,
     .after_batch = NULL,
+    .beat_waits = NULL,
     .close = pg_close,
     .location = pg_location,
     .find_player_by_token = pg_find_player_by_token,

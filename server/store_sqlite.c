@@ -1184,6 +1184,15 @@ static void *checkpointer_main(void *arg)
     return NULL;
 }
 
+/* The backend's beat_waits: a checkpoint pass runs (its end signals
+ * s->cv). */
+static bool sq_beat_waits(struct store *s)
+{
+    const struct sqlite_be *b = s->be_state;
+
+    return b->ckpt_begun != b->ckpt_ended;
+}
+
 void store_hold_checkpoints(struct store *s, int hold)
 {
     struct sqlite_be *b = s->be_state;
@@ -1853,6 +1862,7 @@ const struct store_backend store__sqlite = {
     .name = "sqlite",
     .commit = sq_commit,
     .after_batch = sq_after_batch,
+    .beat_waits = sq_beat_waits,
     .close = sq_close,
     .location = sq_location,
     .find_player_by_token = sq_find_player_by_token,
