@@ -154,7 +154,8 @@ struct cluster {
     struct table handing_over; /* gid -> its own copy: a handover in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
-    bool handing;
+    bool handing, released; /* released: its lease let go (the end) */
+    bool id_taken_logged;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -993,6 +994,16 @@ static void on_node_message(struct cluster *c, const char *msg, size_t len)
         msgbuf_unref(b);
         break;
     }
+    case 'N': /* a seek of a player's here became a game: tell_seeker_node */
+        if (n == 3 && proto_key_valid(tok[1]) && proto_key_valid(tok[2])) {
+            struct player *p = table_get(&c->h->players, tok[2]);
+            if (!p || table_get(&c->h->games, tok[1]))
+                break;
+            for (size_t i = 0; i < p->nconns; i++)
+                if (follow_add(c, p->conns[i], tok[1]) == 1)
+                    send_kind(c, p->conns[i], tok[1], 'S');
+        }
+        break;
     case 'U':
         if (n == 3) {
             struct session *s = local_session(c, strtoull(tok[1], NULL, 10));
@@ -1594,6 +1605,17 @@ static void on_up(void *arg, const redisReply *reply, const char *err)
                  err ? err : "unexpected reply");
         return;
     }
+    if (reply->integer == 0) {   /* tried again next tick */
+        if (!c->id_taken_logged) /* (once until it joins) */
+            log_error("event=cluster_node_id_taken node=%s: another "
+                      "incarnation holds its lease (a node with the same "
+                      "node_id, or this node's own within %d ms of a "
+                      "restart)",
+                      c->node, CLUSTER_LEASE_MS);
+        c->id_taken_logged = true;
+        return;
+    }
+    c->id_taken_logged = false;
     c->leased = true;
     c->lease_until = now_ms(c) + CLUSTER_LEASE_MS;
     log_info("event=cluster_joined node=%s incarnation=%s", c->node, c->inc);
@@ -1893,13 +1915,40 @@ static void on_peers(void *arg, const redisReply *reply, const char *err)
                      reply->element[i]->str);
 }
 
+/* The lease let go at the end of a handover (a lease of 1 ms): the
+ * others see this node gone at once, and its restart joins at once. */
+static void on_released(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    (void)reply;
+    (void)err;
+    c->released = true;
+    c->leased = false;
+}
+
 static void on_handover_tick(void *arg)
 {
     struct cluster *c = arg;
 
     c->handover_left = cluster_handover(c, now_ms(c));
-    if (c->handover_left)
+    if (c->handover_left) {
         hub_alarm_arm(c->h, c->handover_alarm, now_ms(c) + 10);
+    } else if (c->leased && c->up && c->renewing) {
+        hub_alarm_arm(c->h, c->handover_alarm, now_ms(c) + 10);
+    } else if (c->leased && c->up) {
+        char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], wall[24];
+        node_keys(c, alive, sizeof alive);
+        snprintf(seen, sizeof seen, "node:%s:seen", c->node);
+        snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+        c->renewing = true; /* (no renewal of the tick after this) */
+        if (eval_(c, REDIS_LUA_NODE_RENEW, on_released, c, 2,
+                  (const char *[]){alive, seen}, 3,
+                  (const char *[]){c->inc, "1", wall}) < 0)
+            c->released = true;
+    } else {
+        c->released = true;
+    }
 }
 
 void cluster_begin_handover(struct cluster *c)
@@ -1913,7 +1962,7 @@ void cluster_begin_handover(struct cluster *c)
 
 bool cluster_handed_over(const struct cluster *c)
 {
-    return !c->handing || c->handover_left == 0;
+    return !c->handing || (c->handover_left == 0 && c->released);
 }
 
 size_t cluster_handover(struct cluster *c, int64_t now)
@@ -2115,6 +2164,24 @@ int cluster_session_opened(struct cluster *c, struct session *s)
 
 /* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
 
+/* A seek of pid's, placed on node, is now game gid here: that node's
+ * connections of pid attach to it. Said on the node's own channel, which
+ * it follows from its start: a connection that has just said hello and
+ * placed its seek may not follow its player's channel yet (a SUBSCRIBE
+ * and a seek's EVAL travel on two connections, in no set order). */
+static void tell_seeker_node(struct cluster *c, const char *node,
+                             const char *pid, const char *gid)
+{
+    char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
+    int n;
+
+    if (!proto_key_valid(node) || !strcmp(node, c->node))
+        return;
+    n = snprintf(out, sizeof out, "N %s %s", gid, pid);
+    snprintf(channel, sizeof channel, "node:%s", node);
+    publish(c, channel, out, (size_t)n, NULL, NULL);
+}
+
 struct seek_call {
     struct cluster *c;
     uint64_t sid; /* the local session */
@@ -2159,9 +2226,13 @@ static void on_placed(void *arg, const redisReply *reply, const char *err)
                reply->element[4]->type == REDIS_REPLY_STRING &&
                proto_key_valid(reply->element[2]->str)) {
         int color = strcmp(reply->element[4]->str, "white") ? 1 : 0;
+        struct game *g;
         s->seek_sid[0] = '\0';
-        hub_start_paired(s, &sc->clock, sc->rated, color,
-                         reply->element[2]->str, now_ms(c));
+        g = hub_start_paired(s, &sc->clock, sc->rated, color,
+                             reply->element[2]->str, now_ms(c));
+        if (g && reply->element[3]->type == REDIS_REPLY_STRING)
+            tell_seeker_node(c, reply->element[3]->str,
+                             reply->element[2]->str, game_gid(g));
     }
     flush_soon(c);
     free(sc);
@@ -2479,6 +2550,7 @@ struct accept_call {
     uint64_t sid;
     struct proto_id id;
     struct lobby_seek seek;
+    char node[PROTO_KEY_MAX + 1]; /* the seek's */
 };
 
 static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
@@ -2500,6 +2572,7 @@ static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
                        &a->id);
     } else if ((g = hub_accept_start(s, &a->seek, &a->id, now_ms(c)))) {
         drop_seek(c, s); /* (the game_start says it) */
+        tell_seeker_node(c, a->node, a->seek.pid, game_gid(g));
         log_info("event=seek_accepted seek=%s game=%s", a->seek.sid,
                  game_gid(g));
         game_announce_start(g, now_ms(c));
@@ -2524,7 +2597,7 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
         return;
     }
     if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements != 9) {
+        reply->elements != 10) {
         hub_busy(s, &a->id);
         free(a);
         return;
@@ -2539,7 +2612,8 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
     k->has_range = k->rated && lo[0] != '\0';
     k->lo = atoi(lo);
     k->hi = (int)number(reply, &i);
-    if (!proto_key_valid(k->pid) || !clock_of(field(reply, &i), &k->clock)) {
+    if (!proto_key_valid(k->pid) || !clock_of(field(reply, &i), &k->clock) ||
+        snprintf(a->node, sizeof a->node, "%s", field(reply, &i)) <= 0) {
         hub_send_error(s, PROTO_NO_SUCH_SEEK,
                        "no open seek has that id (taken, cancelled or gone)",
                        &a->id);
@@ -2577,7 +2651,7 @@ void cluster_accept(struct cluster *c, struct session *s,
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
     if (cmd_(c, on_seek_read, a,
              "HMGET seek:%s pid name color rated rating prov lo hi "
-             "zset",
+             "zset node",
              m->seek) < 0) {
         free(a);
         hub_busy(s, &m->id);

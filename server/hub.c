@@ -1792,8 +1792,9 @@ static void do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         game_announce_start(g, now);
 }
 
-void hub_start_paired(struct session *s, const struct clock_spec *clock,
-                      bool rated, int color, const char *other, int64_t now)
+struct game *hub_start_paired(struct session *s,
+                              const struct clock_spec *clock, bool rated,
+                              int color, const char *other, int64_t now)
 {
     struct hub *h = s->hub;
     struct player *o = table_get(&h->players, other);
@@ -1810,6 +1811,7 @@ void hub_start_paired(struct session *s, const struct clock_spec *clock,
     g = hub_start_game(h, clock, &start, seats, NULL, rated, now);
     if (g)
         game_announce_start(g, now);
+    return g;
 }
 
 /* The checks of accept after no_such_seek, in the protocol's order:

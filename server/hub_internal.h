@@ -234,9 +234,10 @@ struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
 void hub_drop_game(struct hub *h, struct game *g, bool cut);
 
 /* s's seek paired with other's (in Redis): the game starts here, s
- * playing colour color. */
-void hub_start_paired(struct session *s, const struct clock_spec *clock,
-                      bool rated, int color, const char *other, int64_t now);
+ * playing colour color (announced). NULL when it could not start. */
+struct game *hub_start_paired(struct session *s,
+                              const struct clock_spec *clock, bool rated,
+                              int color, const char *other, int64_t now);
 
 /* accept's checks after no_such_seek (true: one failed and was
  * answered), and the game it starts (announced by the caller; NULL:

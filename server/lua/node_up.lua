@@ -11,11 +11,18 @@
 --         last moment N was known alive, which an adopter of its games
 --         charges the side to move up to
 --
--- Returns 1. A previous incarnation of N (a paused process) loses its
--- lease with this: its next node_renew answers 0.
+-- Returns 1, or 0 when another incarnation of N holds the lease: another
+-- live process has this node id (a mistake in the settings), or this
+-- node's previous one has not lapsed yet (a restart within the lease:
+-- the caller tries again at its next tick). A paused incarnation of N
+-- whose lease lapsed loses it with this: its next node_renew answers 0.
 local node, inc, ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if not node or node == '' or not inc or inc == '' or not ms or ms <= 0 then
     return redis.error_reply('ERR node_up: node, incarnation, lease ms > 0')
+end
+local held = redis.call('GET', KEYS[1])
+if held and held ~= inc then
+    return 0
 end
 redis.call('SET', KEYS[1], inc, 'PX', ms)
 redis.call('SET', 'node:' .. node .. ':seen', ARGV[4] or '0')

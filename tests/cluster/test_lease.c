@@ -32,13 +32,19 @@ static void expect_keys(int script, const char *want, int nkeys,
 }
 
 /* node_up / node_renew of node N (keys node:N:alive, nodes). */
-static void node_up(const char *node, const char *inc, const char *ms)
+static void node_up_as(const char *want, const char *node, const char *inc,
+                       const char *ms)
 {
     char alive[64];
     const char *keys[2] = {alive, "nodes"};
     snprintf(alive, sizeof alive, "node:%s:alive", node);
-    expect_keys(REDIS_LUA_NODE_UP, "1", 2, keys, 4,
+    expect_keys(REDIS_LUA_NODE_UP, want, 2, keys, 4,
                 (const char *[]){node, inc, ms, "1000"});
+}
+
+static void node_up(const char *node, const char *inc, const char *ms)
+{
+    node_up_as("1", node, inc, ms);
 }
 
 static void node_renew(const char *want, const char *node, const char *inc,
@@ -106,10 +112,15 @@ START_TEST(test_node_lease)
     free(got);
     ck_assert(ms > 3000 && ms <= 60000);
     expect_cmd("OK", "SET node:A:seen 1500");
-    node_renew("0", "A", "i0", "3000"); /* another incarnation */
+    node_renew("0", "A", "i0", "3000");    /* another incarnation */
     expect_cmd("1500", "GET node:A:seen"); /* (not renewed: not seen) */
-    /* a restarted (or resumed) process comes back as a new incarnation,
-     * which fences the old one */
+    /* another process with the same node id (or this one restarted
+     * within the lease) cannot join while the lease is held ... */
+    node_up_as("0", "A", "i2", "3000");
+    expect_cmd("i1", "GET node:A:alive");
+    node_up("A", "i1", "3000"); /* (the holder itself may) */
+    /* ... only once it lapsed: the new incarnation then fences the old */
+    lapse("A");
     node_up("A", "i2", "3000");
     node_renew("0", "A", "i1", "3000");
     node_renew("1", "A", "i2", "3000");
