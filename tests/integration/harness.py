@@ -562,7 +562,9 @@ class Client:
 
     def __init__(self, server, hello=True, name=None, token=None, **kw):
         self.server = server
-        self.port = server.client_port()
+        # (a server-like object with only a port: nginx in front of one)
+        self.port = (server.client_port() if hasattr(server, "client_port")
+                     else server.port)
         self.ws = WebSocket("127.0.0.1", self.port, **kw)
         self.backlog = []
         self.player = self.token = None

@@ -114,11 +114,18 @@ class ConfigFileTest(OpsTest):
                    % self.path("nopg")},
                   ["key 'postgres'", "PostgreSQL does not answer",
                    self.path("nopg")]),
+                 # a cluster's nodes share their games: redis alone is
+                 # refused before anything is reached
                  ({"redis": self.path("no-redis.sock")},
-                  ["key 'redis'", "does not answer",
-                   self.path("no-redis.sock")]),
-                 ({"redis": "127.0.0.1:%d" % free_port()},
-                  ["key 'redis'", "Connection refused"])]
+                  ["key 'redis'", "set 'postgres' too"])]
+        if POSTGRES:  # a database that answers, a Redis that does not
+            cases += [({"postgres": POSTGRES,
+                        "redis": self.path("no-redis.sock")},
+                       ["key 'redis'", "does not answer",
+                        self.path("no-redis.sock")]),
+                      ({"postgres": POSTGRES,
+                        "redis": "127.0.0.1:%d" % free_port()},
+                       ["key 'redis'", "Connection refused"])]
         for obj, words in cases:
             r = run("--check-config", write_json(self.path("c.json"), obj))
             self.assertEqual(r.returncode, 2, (obj, r.stdout, r.stderr))
