@@ -14,7 +14,6 @@
 
 #include "dead.h"
 #include "movegen.h"
-#include "text.h"
 
 static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_OK] = "ok",
@@ -197,10 +196,18 @@ size_t proto_utf8_prefix(const char *s, size_t len)
     size_t i = 0;
 
     while (i < len) {
-        unsigned c = p[i];
+        unsigned c;
         size_t n;
         unsigned min, cp;
+        uint64_t w;
 
+        /* ASCII, eight bytes at a time: every message of a move is */
+        while (len - i >= sizeof w &&
+               (memcpy(&w, p + i, sizeof w), !(w & 0x8080808080808080ull)))
+            i += sizeof w;
+        if (i == len)
+            break;
+        c = p[i];
         if (c < 0x80) {
             i++;
             continue;
@@ -1064,9 +1071,16 @@ char *proto_render_state(const struct proto_state *s,
 
 /* ---- `moved`, written directly ----------------------------------------- */
 
-static void put_json_int(struct text *t, int64_t v)
+/* A literal at o (its size known when compiling: no strlen, no call). */
+#define PUT_LIT(o, lit) \
+    (memcpy((o), (lit), sizeof(lit) - 1), (o) + sizeof(lit) - 1)
+
+/* The longest a JSON integer of int64_t is: "-9223372036854775808". */
+#define JSON_INT_MAX 20
+
+static char *put_json_int(char *o, int64_t v)
 {
-    char b[24], *p = b + sizeof b;
+    char b[JSON_INT_MAX], *p = b + sizeof b;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
     do
@@ -1074,134 +1088,148 @@ static void put_json_int(struct text *t, int64_t v)
     while (u /= 10);
     if (v < 0)
         *--p = '-';
-    text_put(t, p, (size_t)(b + sizeof b - p));
+    memcpy(o, p, (size_t)(b + sizeof b - p));
+    return o + (b + sizeof b - p);
 }
 
-/* s as a JSON string, escaped as jansson escapes it. */
-static void put_json_string(struct text *t, const char *s)
+/* The bytes a JSON string holds as they are: not '"', '\\' or a control
+ * character (jansson leaves '/', DEL and UTF-8 as they are, too). */
+static const unsigned char json_plain[256] = {
+#define ROW16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+    ROW16(0), ROW16(0), /* 0x00-0x1f */
+    1,        1,        0,        1,        1,        1,
+    1,        1,        1,        1,        1,        1,
+    1,        1,        1,        1, /* 0x22 '"' */
+    ROW16(1), ROW16(1), 1,        1,        1,        1,
+    1,        1,        1,        1,        1,        1,
+    1,        1,        0,        1,        1,        1, /* 0x5c '\\' */
+    ROW16(1), ROW16(1), ROW16(1), ROW16(1), ROW16(1), ROW16(1),
+    ROW16(1), ROW16(1), ROW16(1), ROW16(1),
+#undef ROW16
+};
+
+/* s as a JSON string at o, escaped as jansson escapes it: at most 2 + 6
+ * bytes a byte of s. */
+static char *put_json_string(char *o, const char *s)
 {
-    text_put(t, "\"", 1);
-    for (const char *run = s;; s++) {
-        unsigned char c = (unsigned char)*s;
-        char esc[8];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        text_put(t, run, (size_t)(s - run));
-        run = s + 1;
-        if (!c)
+    static const char hex[] = "0123456789ABCDEF";
+
+    *o++ = '"';
+    for (;;) {
+        const char *run = s;
+        unsigned char c;
+        while (json_plain[(unsigned char)*s])
+            s++;
+        memcpy(o, run, (size_t)(s - run));
+        o += s - run;
+        if (!(c = (unsigned char)*s++))
             break;
+        *o++ = '\\';
         switch (c) {
         case '"':
-            text_str(t, "\\\"");
-            break;
         case '\\':
-            text_str(t, "\\\\");
+            *o++ = (char)c;
             break;
         case '\b':
-            text_str(t, "\\b");
+            *o++ = 'b';
             break;
         case '\f':
-            text_str(t, "\\f");
+            *o++ = 'f';
             break;
         case '\n':
-            text_str(t, "\\n");
+            *o++ = 'n';
             break;
         case '\r':
-            text_str(t, "\\r");
+            *o++ = 'r';
             break;
         case '\t':
-            text_str(t, "\\t");
+            *o++ = 't';
             break;
         default:
-            snprintf(esc, sizeof esc, "\\u%04X", c);
-            text_str(t, esc);
+            o = PUT_LIT(o, "u00");
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
         }
     }
-    text_put(t, "\"", 1);
+    *o++ = '"';
+    return o;
 }
 
-static void put_color_or_null(struct text *t, int color)
+static char *put_color_or_null(char *o, int color)
 {
     if (color < 0)
-        text_str(t, "null");
-    else
-        put_json_string(t, proto_color_name(color));
+        return PUT_LIT(o, "null");
+    return put_json_string(o, proto_color_name(color));
 }
 
-/* A list of UCI moves: their text (notation_uci_well_formed) needs no
- * escaping, so it is copied as it is, a chunk at a time. */
-static void put_uci_list(struct text *t, const char (*l)[UCI_MAX], size_t n)
+/* A list of moves as UCI text, which needs no escaping: at most 8 bytes a
+ * move ("e7e8q",) and 2 more. */
+static char *put_uci_list(char *o, const move_t *moves, size_t n)
 {
-    char b[512];
-    size_t len = 0;
-
-    b[len++] = '[';
+    *o++ = '[';
     for (size_t i = 0; i < n; i++) {
-        size_t k = strlen(l[i]);
-        if (len + k + 3 > sizeof b) {
-            text_put(t, b, len);
-            len = 0;
-        }
-        if (i)
-            b[len++] = ',';
-        b[len++] = '"';
-        memcpy(b + len, l[i], k);
-        len += k;
-        b[len++] = '"';
+        *o++ = '"';
+        o = notation_uci_put(moves[i], o);
+        *o++ = '"';
+        *o++ = ',';
     }
-    b[len++] = ']';
-    text_put(t, b, len);
+    if (n)
+        o--; /* the last comma */
+    *o++ = ']';
+    return o;
+}
+
+size_t proto_moved_size(const struct proto_moved *m)
+{
+    /* the literals, five integers and two colours come to under 350 */
+    return 400 + 6 * (strlen(m->game) + strlen(m->uci) + strlen(m->san)) +
+           FEN_MAX + 8 * (m->n_legal + m->n_claim);
 }
 
 /* The message sent on every move, to every player and spectator: written
- * straight into one buffer, the same bytes jansson's compact, ordered
- * output would be (test_proto compares the two); through jansson it cost
- * one allocation per legal move, the top of the server's profile. */
-char *proto_render_moved(const struct proto_moved *m)
+ * straight into the buffer the recipients share, the same bytes jansson's
+ * compact, ordered output would be (test_proto compares the two); through
+ * jansson it cost one allocation per legal move, the top of the server's
+ * profile, and through a growing string a length check and a strlen per
+ * piece. */
+size_t proto_write_moved(const struct proto_moved *m, char *out)
 {
-    struct text t = {0};
+    char *o = out;
 
-    /* one allocation: what a move with its lists takes */
-    text_reserve(&t, 384 + 8 * (m->n_legal + m->n_claim));
-
-    text_str(&t, "{\"t\":\"moved\",\"game\":");
-    put_json_string(&t, m->game);
-    text_str(&t, ",\"ply\":");
-    put_json_int(&t, m->ply);
-    text_str(&t, ",\"uci\":");
-    put_json_string(&t, m->uci);
-    text_str(&t, ",\"san\":");
-    put_json_string(&t, m->san);
-    text_str(&t, ",\"fen\":");
-    put_json_string(&t, m->fen);
-    text_str(&t, m->check ? ",\"check\":true" : ",\"check\":false");
-    text_str(&t, ",\"clocks\":{\"white_ms\":");
-    put_json_int(&t, m->clocks.white_ms);
-    text_str(&t, ",\"black_ms\":");
-    put_json_int(&t, m->clocks.black_ms);
-    text_str(&t, ",\"running\":");
-    put_color_or_null(&t, m->clocks.running);
-    text_str(&t, "},\"first_move_ms\":");
-    if (m->first_move_ms < 0)
-        text_str(&t, "null");
-    else
-        put_json_int(&t, m->first_move_ms);
-    text_str(&t, ",\"lag_ms\":");
-    put_json_int(&t, m->lag_ms);
-    text_str(&t, ",\"draw_offer\":");
-    put_color_or_null(&t, m->draw_offer);
-    text_str(&t, ",\"legal\":");
-    put_uci_list(&t, m->legal, m->n_legal);
-    text_str(&t,
-             m->claimable ? ",\"claimable\":true" : ",\"claimable\":false");
-    text_str(&t, ",\"claim_moves\":");
-    put_uci_list(&t, m->claim_moves, m->n_claim);
-    text_put(&t, "}", 1);
-    if (t.failed) {
-        free(t.p);
-        return NULL;
-    }
-    return t.p;
+    o = PUT_LIT(o, "{\"t\":\"moved\",\"game\":");
+    o = put_json_string(o, m->game);
+    o = PUT_LIT(o, ",\"ply\":");
+    o = put_json_int(o, m->ply);
+    o = PUT_LIT(o, ",\"uci\":");
+    o = put_json_string(o, m->uci);
+    o = PUT_LIT(o, ",\"san\":");
+    o = put_json_string(o, m->san);
+    o = PUT_LIT(o, ",\"fen\":\"");
+    o += board_to_fen(m->board, o); /* needs no escaping (board.h) */
+    o = m->check ? PUT_LIT(o, "\",\"check\":true")
+                 : PUT_LIT(o, "\",\"check\":false");
+    o = PUT_LIT(o, ",\"clocks\":{\"white_ms\":");
+    o = put_json_int(o, m->clocks.white_ms);
+    o = PUT_LIT(o, ",\"black_ms\":");
+    o = put_json_int(o, m->clocks.black_ms);
+    o = PUT_LIT(o, ",\"running\":");
+    o = put_color_or_null(o, m->clocks.running);
+    o = PUT_LIT(o, "},\"first_move_ms\":");
+    o = m->first_move_ms < 0 ? PUT_LIT(o, "null")
+                             : put_json_int(o, m->first_move_ms);
+    o = PUT_LIT(o, ",\"lag_ms\":");
+    o = put_json_int(o, m->lag_ms);
+    o = PUT_LIT(o, ",\"draw_offer\":");
+    o = put_color_or_null(o, m->draw_offer);
+    o = PUT_LIT(o, ",\"legal\":");
+    o = put_uci_list(o, m->legal, m->n_legal);
+    o = m->claimable ? PUT_LIT(o, ",\"claimable\":true")
+                     : PUT_LIT(o, ",\"claimable\":false");
+    o = PUT_LIT(o, ",\"claim_moves\":");
+    o = put_uci_list(o, m->claim_moves, m->n_claim);
+    *o++ = '}';
+    *o = '\0';
+    return (size_t)(o - out);
 }
 
 char *proto_render_game_end(const char *gid, enum ending_result result,

@@ -289,16 +289,17 @@ struct proto_state {
 struct proto_moved {
     const char *game;
     int ply;
-    const char *uci, *san, *fen;
+    const char *uci, *san;
+    const struct board *board; /* after the move: its FEN */
     bool check;
     struct proto_clocks clocks;
     int64_t first_move_ms; /* -1 for null */
     int64_t lag_ms;        /* the mover's lag credit (0: none) */
     int draw_offer;        /* colour, or -1 */
-    const char (*legal)[UCI_MAX];
+    const move_t *legal;   /* rendered as UCI text, in this order */
     size_t n_legal;
     bool claimable;
-    const char (*claim_moves)[UCI_MAX];
+    const move_t *claim_moves;
     size_t n_claim;
 };
 
@@ -363,7 +364,12 @@ char *proto_render_game_start(const char *gid, const struct proto_player *w,
                               int you);
 char *proto_render_state(const struct proto_state *s,
                          const struct proto_id *id);
-char *proto_render_moved(const struct proto_moved *m);
+/* `moved` is written, not malloc'ed (it goes out on every move, into a
+ * buffer shared by its recipients): proto_moved_size(m) bytes at out are
+ * enough for proto_write_moved(m, out), which writes the text and its
+ * terminator there and returns the text's length. */
+size_t proto_moved_size(const struct proto_moved *m);
+size_t proto_write_moved(const struct proto_moved *m, char *out);
 /* {"t":"game_end",...} with the result's and the reason's wire names;
  * change (NULL: none) adds "ratings":{"white":{"before":R,"after":R},
  * "black":{...}}. */

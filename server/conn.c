@@ -9,9 +9,12 @@
  * sequence number; until then the connection waits on the `waiting` list
  * until a commit wakes the loop (store writer -> net_wake ->
  * lws_cancel_service -> EVENT_WAIT_CANCELLED), which writes what the
- * commit released at once (write_released); the WRITEABLE callback writes
- * the rest, one frame per callback (what a full socket held back, and
- * replies with sequence 0).
+ * commit released at once (write_released). A message durable when it is
+ * queued (a reply with sequence 0, or a move the writer committed before
+ * the loop had finished it) puts its connection on the `ready` list,
+ * written the same way before the loop next waits (conn_write_ready, an
+ * ev_prepare). The WRITEABLE callback writes only what a full socket held
+ * back, pings and the close frame.
  * This is how "nobody sees a move before its journal row committed" holds
  * without the game code knowing about sockets.
  */
@@ -41,37 +44,95 @@ _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
 
 /* ---- outbound queues --------------------------------------------------- */
 
-static void wait_remove(struct conn *c)
+/* Queue entries are kept for reuse once written (QNODE_SPARE of them at
+ * most, 24 bytes each; conn_free_spares frees them): two per move, which
+ * malloc and free cost some 240 instructions a move. */
+#define QNODE_SPARE 4096
+
+static struct qnode *qnode_new(void)
 {
-    if (!c->waiting)
+    struct qnode *n = net.spare_qnodes;
+
+    if (!n)
+        return malloc(sizeof *n);
+    net.spare_qnodes = n->next;
+    net.n_spare_qnodes--;
+    return n;
+}
+
+static void qnode_free(struct qnode *n)
+{
+    if (net.n_spare_qnodes >= QNODE_SPARE) {
+        free(n);
+        return;
+    }
+    n->next = net.spare_qnodes;
+    net.spare_qnodes = n;
+    net.n_spare_qnodes++;
+}
+
+void conn_free_spares(void)
+{
+    while (net.spare_qnodes) {
+        struct qnode *n = net.spare_qnodes;
+        net.spare_qnodes = n->next;
+        free(n);
+    }
+    net.n_spare_qnodes = 0;
+}
+
+/* Takes c off net.waiting or net.ready, whichever holds it. */
+static void unpark(struct conn *c)
+{
+    if (!c->parked)
         return;
     if (c->wprev)
         c->wprev->wnext = c->wnext;
     else
-        net.waiting = c->wnext;
+        *c->parked = c->wnext;
     if (c->wnext)
         c->wnext->wprev = c->wprev;
-    c->waiting = false;
+    c->parked = NULL;
     c->wprev = c->wnext = NULL;
 }
 
-/* Asks for a WRITEABLE callback when the head may be written now, or parks
- * the connection until the store commits the head's sequence number. */
+/* Puts c on *list (net.waiting or net.ready), off the other one. */
+static void park(struct conn *c, struct conn **list)
+{
+    if (c->parked == list)
+        return;
+    unpark(c);
+    c->parked = list;
+    c->wprev = NULL;
+    c->wnext = *list;
+    if (*list)
+        (*list)->wprev = c;
+    *list = c;
+}
+
+/* Arranges for the head of the queue to be written: parks the connection
+ * on `waiting` until the store commits the head's sequence number; a
+ * durable head goes on `ready`, which conn_write_ready writes before the
+ * loop next waits (outside any callback, as conn_on_commits does); lws
+ * is asked for a WRITEABLE callback only for what needs one: a ping, the
+ * close frame, and a socket that holds back part of a frame. A move
+ * queues its `moved` with a sequence number the writer thread often
+ * commits before the loop has finished the move: asking for WRITEABLE
+ * then cost two epoll_ctl calls per connection and frame. */
 static void schedule_write(struct conn *c)
 {
     if (c->killed)
         return;
     if (c->head && c->head->seq > net_committed()) {
-        if (!c->waiting) {
-            c->waiting = true;
-            c->wprev = NULL;
-            c->wnext = net.waiting;
-            if (net.waiting)
-                net.waiting->wprev = c;
-            net.waiting = c;
-        }
+        park(c, &net.waiting);
         return;
     }
+    if (c->head && !c->closing && !c->want_ping &&
+        !lws_partial_buffered(c->wsi)) {
+        park(c, &net.ready);
+        return;
+    }
+    unpark(c);
     if (c->head || c->closing)
         lws_callback_on_writable(c->wsi);
 }
@@ -85,7 +146,7 @@ static void queue_clear(struct conn *c)
         c->head = n->next;
         m->out_queue_bytes -= n->b->len;
         msgbuf_unref(n->b);
-        free(n);
+        qnode_free(n);
     }
     c->tail = NULL;
     c->qbytes = 0;
@@ -103,12 +164,12 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
                  c->peer ? c->peer->ip : "?", c->qbytes);
         net.stats->closed_overflow++;
         c->killed = true;
-        wait_remove(c);
+        unpark(c);
         queue_clear(c);
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
         return;
     }
-    n = malloc(sizeof *n);
+    n = qnode_new();
     if (!n)
         return;
     n->b = msgbuf_ref(b);
@@ -162,7 +223,7 @@ void net_send_now(struct conn *c, struct msgbuf *b)
         net_send(c, b, 0);
         return;
     }
-    n = malloc(sizeof *n);
+    n = qnode_new();
     if (!n)
         return;
     while (*at && (*at)->seq <= committed)
@@ -175,10 +236,8 @@ void net_send_now(struct conn *c, struct msgbuf *b)
         c->tail = n;
     c->qbytes += b->len;
     net.stats->out_queue_bytes += b->len;
-    if (c->head == n) {
-        wait_remove(c);
+    if (c->head == n)
         schedule_write(c);
-    }
 }
 
 void net_close(struct conn *c, int code, const char *reason)
@@ -198,7 +257,7 @@ void net_drop(struct conn *c, int code, const char *reason)
 {
     if (c->closing || c->killed)
         return;
-    wait_remove(c);
+    unpark(c);
     queue_clear(c);
     net_close(c, code, reason);
 }
@@ -305,7 +364,7 @@ static int write_head(struct conn *c)
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
                   LWS_WRITE_TEXT);
     msgbuf_unref(n->b);
-    free(n);
+    qnode_free(n);
     return w;
 }
 
@@ -381,9 +440,19 @@ void conn_on_commits(void)
     for (; c; c = next) {
         next = c->wnext;
         if (!c->head || c->head->seq <= committed) {
-            wait_remove(c);
+            unpark(c);
             write_released(c);
         }
+    }
+}
+
+void conn_write_ready(void)
+{
+    struct conn *c;
+
+    while ((c = net.ready)) {
+        unpark(c);
+        write_released(c);
     }
 }
 
@@ -733,7 +802,7 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
         netstats_ws_close(net.stats, c->closed_with
                                          ? c->closed_with
                                          : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
-        wait_remove(c);
+        unpark(c);
         queue_clear(c);
         list_remove(c);
         free(c->rx);

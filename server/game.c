@@ -66,6 +66,14 @@ struct game {
     struct record rec;
     char initial_fen[FEN_MAX];
     char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
+    /* The legal moves of rec.cur in the byte order of their UCI text,
+     * kept from the move that made the position (play generates them for
+     * its outcome and its `moved`) for the next move's check and SAN and
+     * for `state`; n_legal < 0 while not known (a new or restored game,
+     * or out of memory: legal_now generates them then). cap_legal moves
+     * at legal, owned. */
+    move_t *legal;
+    int n_legal, cap_legal;
     char (*san)[SAN_MAX]; /* ... as SAN */
     /* one block of 4 * cap (reserve), clk_ms at its start: */
     int64_t *clk_ms;   /* mover's time left after each move */
@@ -136,16 +144,31 @@ static int set_err(struct proto_error *err, enum proto_code code,
 
 /* ---- subscribers and messages ----------------------------------------- */
 
-/* Renders once, queues the same bytes to every subscriber. */
-static void broadcast(struct game *g, char *text)
+/* Queues b (NULL: nothing) to every subscriber, the same bytes to each,
+ * and drops the caller's reference. */
+static void broadcast_buf(struct game *g, struct msgbuf *b)
 {
-    struct msgbuf *b = msgbuf_take(text);
-
     if (!b)
         return;
     for (size_t i = 0; i < g->nsubs; i++)
         g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
     msgbuf_unref(b);
+}
+
+/* Renders once, queues the same bytes to every subscriber. */
+static void broadcast(struct game *g, char *text)
+{
+    broadcast_buf(g, msgbuf_take(text));
+}
+
+/* `moved` written in place into the buffer its recipients share. */
+static void broadcast_moved(struct game *g, const struct proto_moved *mv)
+{
+    struct msgbuf *b = msgbuf_new(proto_moved_size(mv));
+
+    if (b)
+        b->len = proto_write_moved(mv, b->data);
+    broadcast_buf(g, b);
 }
 
 int game_subscribe(struct game *g, struct session *s, enum game_role role)
@@ -199,56 +222,93 @@ struct moves_info {
     bool claimable;
 };
 
-/* Where a move's UCI text falls in byte order, as a number: the from
- * square's file and rank, the to square's, then the promotion letter
- * (b < n < q < r). No plain move shares a promotion's first four
- * characters (a pawn reaching the last rank promotes). */
-static unsigned uci_order(move_t m)
+/* Keeps moves[0..n-1] (sorted) as the legal moves of rec.cur; out of
+ * memory, forgets them instead (legal_now generates them again). */
+static void keep_legal(struct game *g, const move_t *moves, int n)
 {
-    /* by MOVE_PROMO - KNIGHT: n, b, r, q */
-    static const unsigned char promo[4] = {1, 0, 3, 2};
-    int from = MOVE_FROM(m), to = MOVE_TO(m);
-    unsigned k = (unsigned)(SQ_FILE(from) * 8 + SQ_RANK(from)) << 8 |
-                 (unsigned)(SQ_FILE(to) * 8 + SQ_RANK(to)) << 2;
+    if (n > g->cap_legal) {
+        /* 64: 128 bytes a game, and most positions have fewer moves */
+        int cap = g->cap_legal ? g->cap_legal : 64;
+        move_t *p;
+        while (cap < n)
+            cap *= 2;
+        p = realloc(g->legal, (size_t)cap * sizeof *p);
+        if (!p) {
+            g->n_legal = -1;
+            return;
+        }
+        g->legal = p;
+        g->cap_legal = cap;
+    }
+    memcpy(g->legal, moves, (size_t)n * sizeof *moves);
+    g->n_legal = n;
+}
 
-    if (MOVE_KIND(m) == MOVE_PROMOTION)
-        k |= promo[MOVE_PROMO(m) - KNIGHT];
+/* The legal moves of rec.cur, sorted: the kept ones, or generated into
+ * *scratch (and kept) when they are not known. Sets *n. */
+static const move_t *legal_now(struct game *g, struct movelist *scratch,
+                               int *n)
+{
+    if (g->n_legal < 0) {
+        movegen_legal(&g->rec.cur, scratch);
+        notation_sort_uci(scratch->moves, scratch->n);
+        keep_legal(g, scratch->moves, scratch->n);
+        if (g->n_legal < 0) {
+            *n = scratch->n;
+            return scratch->moves;
+        }
+    }
+    *n = g->n_legal;
+    return g->legal;
+}
+
+int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
+{
+    struct movelist scratch;
+    int n;
+    const move_t *l = legal_now(g, &scratch, &n);
+
+    memcpy(out, l, (size_t)n * sizeof *out);
+    return n;
+}
+
+/* The moves among moves[0..n-1], the legal moves of the side to move,
+ * that may be played with a draw claim, into out (in their order);
+ * *claimable when a draw may be claimed without a move. Returns how many
+ * (none while the game is not started). */
+static int claim_moves(const struct game *g, const move_t *moves, int n,
+                       move_t *out, bool *claimable)
+{
+    enum claim claims[MOVES_MAX];
+    int k = 0;
+
+    *claimable = false;
+    if (g->status != GAME_STARTED || g->flagged >= 0)
+        return 0;
+    record_claims(&g->rec, moves, n, claims);
+    for (int i = 0; i < n; i++)
+        if (claims[i] != CLAIM_NONE)
+            out[k++] = moves[i];
+    *claimable = record_claim_now(&g->rec) != CLAIM_NONE;
     return k;
 }
 
-/* Legal moves (in byte order: an insertion sort on uci_order, no string
- * compared) and claims of the side to move; all empty unless the game
- * is started. *l holds the legal moves of the current position (from
- * movegen_legal; sorted here). */
-static void moves_info(const struct game *g, struct movelist *l,
+/* The UCI texts of moves[0..n-1], the legal moves of the side to move
+ * (sorted), and of the claims among them, for `state`; all empty unless
+ * the game is started. */
+static void moves_info(const struct game *g, const move_t *moves, int n,
                        struct moves_info *mi)
 {
-    unsigned key[MOVES_MAX];
-    enum claim claims[MOVES_MAX];
+    move_t claim[MOVES_MAX];
+    int k = claim_moves(g, moves, n, claim, &mi->claimable);
 
     mi->n_legal = mi->n_claim = 0;
-    mi->claimable = false;
     if (g->status != GAME_STARTED || g->flagged >= 0)
         return;
-    for (int i = 0; i < l->n; i++) {
-        move_t m = l->moves[i];
-        unsigned k = uci_order(m);
-        int j = i;
-        for (; j > 0 && key[j - 1] > k; j--) {
-            key[j] = key[j - 1];
-            l->moves[j] = l->moves[j - 1];
-        }
-        key[j] = k;
-        l->moves[j] = m;
-    }
-    record_claims(&g->rec, l->moves, l->n, claims);
-    for (int i = 0; i < l->n; i++) {
-        char *uci = mi->legal[mi->n_legal++];
-        notation_uci(l->moves[i], uci);
-        if (claims[i] != CLAIM_NONE)
-            memcpy(mi->claim[mi->n_claim++], uci, UCI_MAX);
-    }
-    mi->claimable = record_claim_now(&g->rec) != CLAIM_NONE;
+    for (int i = 0; i < n; i++)
+        notation_uci(moves[i], mi->legal[mi->n_legal++]);
+    for (int i = 0; i < k; i++)
+        notation_uci(claim[i], mi->claim[mi->n_claim++]);
 }
 
 static struct proto_clocks clocks_at(const struct game *g, int64_t now)
@@ -320,14 +380,16 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
 {
     struct moves_info *mi = malloc(sizeof *mi);
     struct proto_rating_change change = change_of(g->before, g->after);
-    struct movelist l;
+    struct movelist scratch;
+    const move_t *legal;
+    int n_legal;
     char fen[FEN_MAX];
     char *text;
 
     if (!mi)
         return NULL;
-    movegen_legal(&g->rec.cur, &l);
-    moves_info(g, &l, mi);
+    legal = legal_now(g, &scratch, &n_legal);
+    moves_info(g, legal, n_legal, mi);
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
         .game = g->gid,
@@ -877,6 +939,7 @@ static struct game *alloc_game(const struct game_env *env, const char *gid,
     board_to_fen(start, g->initial_fen);
     g->draw_offer = -1;
     g->flagged = -1;
+    g->n_legal = -1;
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
     g->linger_until = g->pause_until = CLOCK_NEVER;
     g->armed = CLOCK_NEVER;
@@ -1111,6 +1174,7 @@ void game_free(struct game *g)
     record_clear(&g->rec);
     free(g->uci);
     free(g->san);
+    free(g->legal);
     free(g->clk_ms); /* and the other times: one block */
     free(g->subs);
     free(g);
@@ -1321,9 +1385,10 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
     return 0;
 }
 
-/* Plays legal move m for the side to move; `claim` is the draw that a
- * claim with this move asked for (CLAIM_NONE for a plain move). */
-static int play(struct game *g, const struct movelist *legal_before, move_t m,
+/* Plays legal move m for the side to move, one of before[0..n_before-1]
+ * (legal_now's); `claim` is the draw that a claim with this move asked
+ * for (CLAIM_NONE for a plain move). */
+static int play(struct game *g, const move_t *before, int n_before, move_t m,
                 enum claim claim, int64_t lag_est, int64_t now,
                 struct proto_error *err)
 {
@@ -1333,10 +1398,11 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     int next = -1;      /* whose clock starts with the next turn */
     bool first = false; /* the next turn is a first move */
     struct store_move sm;
-    struct movelist legal; /* of the position after the move */
-    struct moves_info mi;  /* 8 KB: the loop thread's stack is 8 MB */
+    struct movelist legal;        /* of the position after the move */
+    move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
+    int n_claim = 0;
+    bool claimable = false;
     enum outcome outcome;
-    char fen[FEN_MAX];
     uint64_t seq;
 
     if (reserve(g) < 0)
@@ -1361,7 +1427,7 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     memset(&sm, 0, sizeof sm);
     sm.ply = (int)g->rec.n + 1;
     notation_uci(m, sm.uci);
-    notation_san_in(&g->rec.cur, legal_before, m, sm.san);
+    notation_san_in(&g->rec.cur, before, n_before, m, sm.san);
     sm.white_ms = clock_left(&nc, WHITE, now);
     sm.black_ms = clock_left(&nc, BLACK, now);
     sm.wall_ms = g->env.wall_ms(g->env.ctx);
@@ -1391,36 +1457,39 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
     }
     begin_turn(g, next, first, now);
 
+    /* before is not used below: it may be the kept list, replaced here */
     movegen_legal(&g->rec.cur, &legal);
     outcome = record_outcome_n(&g->rec, legal.n);
+    notation_sort_uci(legal.moves, legal.n);
+    keep_legal(g, legal.moves, legal.n);
     if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
-        moves_info(g, &legal, &mi);
+        n_claim = claim_moves(g, legal.moves, legal.n, with_claim,
+                              &claimable);
     else
-        mi.n_legal = mi.n_claim = 0, mi.claimable = false;
-    board_to_fen(&g->rec.cur, fen);
+        legal.n = 0; /* no list once the game is over */
     struct proto_moved mv = {
         .game = g->gid,
         .ply = (int)g->rec.n,
         .uci = sm.uci,
         .san = sm.san,
-        .fen = fen,
+        .board = &g->rec.cur,
         .check = board_in_check(&g->rec.cur),
         .clocks = clocks_at(g, now),
         .first_move_ms = first_move_left(g, now),
         .lag_ms = lag,
         .draw_offer = g->draw_offer,
-        .legal = (const char(*)[UCI_MAX])mi.legal,
-        .n_legal = mi.n_legal,
-        .claimable = mi.claimable,
-        .claim_moves = (const char(*)[UCI_MAX])mi.claim,
-        .n_claim = mi.n_claim,
+        .legal = legal.moves,
+        .n_legal = (size_t)legal.n,
+        .claimable = claimable,
+        .claim_moves = with_claim,
+        .n_claim = (size_t)n_claim,
     };
     if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
         mv.clocks.running = -1;
         mv.first_move_ms = -1;
         mv.draw_offer = -1;
     }
-    broadcast(g, proto_render_moved(&mv));
+    broadcast_moved(g, &mv);
 
     switch (outcome) {
     case OUTCOME_CHECKMATE:
@@ -1450,17 +1519,16 @@ static int play(struct game *g, const struct movelist *legal_before, move_t m,
 }
 
 /* The legal move of the side to move that uci names, with all its legal
- * moves in *legal. Returns 0, or -1 with the error. */
-static int parse_move(struct game *g, const char *uci, struct movelist *legal,
+ * moves in *legal (*n of them: legal_now's, scratch its room). Returns 0,
+ * or -1 with the error. */
+static int parse_move(struct game *g, const char *uci,
+                      struct movelist *scratch, const move_t **legal, int *n,
                       move_t *m, struct proto_error *err)
 {
-    int rc;
-
     if (!notation_uci_well_formed(uci))
         return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-    movegen_legal(&g->rec.cur, legal);
-    rc = notation_uci_in(legal, uci, m);
-    if (rc < 0)
+    *legal = legal_now(g, scratch, n);
+    if (notation_uci_in(*legal, *n, uci, m) < 0)
         return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
     return 0;
 }
@@ -1479,9 +1547,10 @@ int64_t game_last_lag_ms(const struct game *g)
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
                   int64_t lag_est, int64_t now, struct proto_error *err)
 {
-    struct movelist legal;
+    struct movelist scratch; /* touched only when the list is not kept */
+    const move_t *legal;
     move_t m;
-    int c, rc;
+    int c, n, rc;
 
     game_tick(g, now);
     if (check_player(g, pid, &c, err) < 0)
@@ -1491,9 +1560,9 @@ int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
                        "ply does not match the moves played so far");
     if (c != side_to_move(g))
         return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
-    if (parse_move(g, uci, &legal, &m, err) < 0)
+    if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
         return -1;
-    rc = play(g, &legal, m, CLAIM_NONE, lag_est, now, err);
+    rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
     rearm(g);
     return rc;
 }
@@ -1630,10 +1699,11 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err)
 {
-    struct movelist legal;
+    struct movelist scratch;
+    const move_t *legal;
     enum claim claim;
     move_t m;
-    int c, rc;
+    int c, n, rc;
 
     game_tick(g, now);
     if (check_player(g, pid, &c, err) < 0)
@@ -1645,14 +1715,14 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
         return set_err(err, PROTO_NOT_YOUR_TURN,
                        "only the player to move may claim");
     if (uci[0]) {
-        if (parse_move(g, uci, &legal, &m, err) < 0)
+        if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
             return -1;
         claim = record_claim_with(&g->rec, m);
         if (claim == CLAIM_NONE)
             return set_err(err, PROTO_CLAIM_REJECTED,
                            "that move completes neither threefold "
                            "repetition nor 50 moves");
-        rc = play(g, &legal, m, claim, 0, now, err);
+        rc = play(g, legal, n, m, claim, 0, now, err);
         rearm(g);
         return rc;
     }

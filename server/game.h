@@ -32,6 +32,7 @@
 #include "board.h"
 #include "clock.h"
 #include "ending.h"
+#include "movegen.h"
 #include "proto.h"
 #include "store.h"
 
@@ -161,6 +162,12 @@ const char *game_creator(const struct game *g);
 const char *game_reason(const struct game *g);
 enum ending_reason game_ending(const struct game *g);
 int game_ply(const struct game *g);
+/* The legal moves of the side to move into out, in the byte order of
+ * their UCI text (the list a `moved` or `state` shows, whatever the
+ * status): the game keeps them from one move to the next, for the next
+ * move's check and SAN, and generates them only when it has not (a new
+ * or restored game). Returns how many. */
+int game_legal_moves(struct game *g, move_t out[MOVES_MAX]);
 /* The sequence number of the game's last store write. */
 uint64_t game_seq(const struct game *g);
 /* Unix ms when the game was created. */

@@ -4,9 +4,10 @@
 #include "holds.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "strcopy.h"
 
 void holds_init(struct holds *h)
 {
@@ -45,7 +46,7 @@ int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
     if (h->n == h->cap && grow(h) < 0)
         return -1;
     e = &h->q[(h->head + h->n) % h->cap];
-    snprintf(e->gid, sizeof e->gid, "%s", gid);
+    strcopy(e->gid, sizeof e->gid, gid);
     e->seq = seq;
     e->since = since;
     h->n++;

@@ -26,6 +26,18 @@ struct msgbuf *msgbuf_take(char *text)
     return b;
 }
 
+struct msgbuf *msgbuf_new(size_t cap)
+{
+    struct msgbuf *b = malloc(sizeof *b + MSGBUF_HEADROOM + cap);
+
+    if (b) {
+        b->refs = 1;
+        b->len = 0;
+        b->data = (char *)(b + 1) + MSGBUF_HEADROOM;
+    }
+    return b;
+}
+
 struct msgbuf *msgbuf_ref(struct msgbuf *b)
 {
     b->refs++;

@@ -25,6 +25,11 @@ struct msgbuf {
  * (text is freed either way). */
 struct msgbuf *msgbuf_take(char *text);
 
+/* A buffer with one reference and room for cap bytes at data (a text and
+ * its terminator), for a message written in place: the caller writes it
+ * and sets len before handing the buffer on. NULL when out of memory. */
+struct msgbuf *msgbuf_new(size_t cap);
+
 /* Adds a reference; returns b. */
 struct msgbuf *msgbuf_ref(struct msgbuf *b);
 

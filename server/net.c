@@ -345,6 +345,16 @@ static uint64_t listen_options(const struct listener_want *w)
     return LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY;
 }
 
+/* Before the loop waits: the durable messages queued in this turn. */
+static void ready_prepare_cb(struct ev_loop *l, ev_prepare *w, int revents)
+{
+    (void)l;
+    (void)w;
+    (void)revents;
+    if (net.attached)
+        conn_write_ready();
+}
+
 static void date_check_cb(struct ev_loop *l, ev_check *w, int revents)
 {
     (void)l;
@@ -424,6 +434,8 @@ int net_start(const struct config *config, char *err, size_t errlen)
     tcp_reserve_open();
     ev_prepare_init(&net.starved_prepare, tcp_starved_prepare);
     ev_prepare_start(net.loop, &net.starved_prepare);
+    ev_prepare_init(&net.ready_prepare, ready_prepare_cb);
+    ev_prepare_start(net.loop, &net.ready_prepare);
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
@@ -607,11 +619,13 @@ void net_stop(void)
         ev_check_stop(net.loop, &net.stop_check);
         ev_check_stop(net.loop, &net.date_check);
         ev_prepare_stop(net.loop, &net.starved_prepare);
+        ev_prepare_stop(net.loop, &net.ready_prepare);
         ev_loop_destroy(net.loop);
         net.loop = NULL;
     }
     net.timers_ev_at = INT64_MAX;
     timerq_free(&net.timers);
+    conn_free_spares(); /* after lws_context_destroy closed every queue */
     if (net.reserve_fd >= 0)
         close(net.reserve_fd);
     net.reserve_fd = -1;

@@ -58,17 +58,20 @@ struct conn {
     bool in_msg;            /* a message is being reassembled */
     bool rx_binary;
     size_t rx_len;
-    char *rx;                   /* LIMIT_MSG_BYTES + 1, allocated only for a
+    char *rx;                 /* LIMIT_MSG_BYTES + 1, allocated only for a
                                 message that spans several callbacks */
-    struct conn *prev, *next;   /* in `alive` or `pinged`, by last_pong_ms */
-    struct conn_list *list;     /* which of the two */
-    int64_t last_pong_ms;       /* the last pong, or the opening */
-    bool want_ping;             /* the next WRITEABLE sends a ping first */
-    char ping_data[12];         /* the outstanding ping's random payload */
-    int64_t ping_sent_ms;       /* when that ping was written */
-    int64_t srtt_ms;            /* smoothed round trip, 0: none yet */
-    struct conn *wprev, *wnext; /* waiting for a commit */
-    bool waiting;
+    struct conn *prev, *next; /* in `alive` or `pinged`, by last_pong_ms */
+    struct conn_list *list;   /* which of the two */
+    int64_t last_pong_ms;     /* the last pong, or the opening */
+    bool want_ping;           /* the next WRITEABLE sends a ping first */
+    char ping_data[12];       /* the outstanding ping's random payload */
+    int64_t ping_sent_ms;     /* when that ping was written */
+    int64_t srtt_ms;          /* smoothed round trip, 0: none yet */
+    /* On one of net.waiting (its head waits for a commit) and net.ready
+     * (its head is durable and is written before the loop next waits):
+     * `parked` names which, NULL when on neither. */
+    struct conn *wprev, *wnext;
+    struct conn **parked;
     struct peer *peer; /* its address's connection count */
 };
 
@@ -149,10 +152,14 @@ struct net {
     struct listener_bound bound_main, bound_redirect; /* port 0: none */
 
     /* WebSocket connections (conn.c) */
-    struct conn_list alive;  /* no ping outstanding */
-    struct conn_list pinged; /* pinged, no pong yet */
-    struct conn *waiting;    /* waiting for a commit */
-    int n_conns;             /* open WebSocket connections */
+    struct conn_list alive;     /* no ping outstanding */
+    struct conn_list pinged;    /* pinged, no pong yet */
+    struct conn *waiting;       /* their queue's head waits for a commit */
+    struct conn *ready;         /* their queue's head may be written now */
+    struct qnode *spare_qnodes; /* written queue entries, for reuse */
+    size_t n_spare_qnodes;
+    ev_prepare ready_prepare; /* writes them: conn_write_ready */
+    int n_conns;              /* open WebSocket connections */
     struct {
         uint64_t seq;
         int64_t at_us;
@@ -230,6 +237,11 @@ int conn_confirm_upgrade(struct lws *wsi);
 /* Store commits arrived: releases the connections whose head is durable
  * and times the moves they made durable. */
 void conn_on_commits(void);
+/* Before the loop waits (net.c's ready_prepare): writes the durable
+ * messages queued during this turn of the loop (net.ready). */
+void conn_write_ready(void);
+/* Frees the queue entries kept for reuse (net_stop). */
+void conn_free_spares(void);
 /* Keepalive at now: hangs up the connections whose ping went unanswered
  * for ping_timeout_s, pings those silent for ping_interval_s. */
 void conn_keepalive(int64_t now);

@@ -44,17 +44,10 @@
 #include "ending.h"
 #include "errtext.h"
 #include "log.h"
+#include "strcopy.h"
 #include "sysclock.h"
 
 /* ---- small helpers ---------------------------------------------------- */
-
-void store__copy(char *dst, size_t len, const char *src)
-{
-    size_t n = src ? strnlen(src, len - 1) : 0;
-
-    memcpy(dst, src ? src : "", n);
-    dst[n] = '\0';
-}
 
 const char *store__op_gid(const struct op *op)
 {
@@ -153,7 +146,7 @@ void store__purge_advance(struct store *s, size_t n, int64_t last_ms,
 {
     if (n == STORE_PURGE_BATCH) {
         s->purge_ms = last_ms;
-        store__copy(s->purge_pid, sizeof s->purge_pid, last_pid);
+        strcopy(s->purge_pid, sizeof s->purge_pid, last_pid);
     } else if (s->purge_kept) {
         /* the end: start again (just) before the first player kept */
         s->purge_ms = s->kept_ms - 1;
@@ -161,7 +154,7 @@ void store__purge_advance(struct store *s, size_t n, int64_t last_ms,
         s->purge_kept = false;
     } else if (n > 0) {
         s->purge_ms = last_ms;
-        store__copy(s->purge_pid, sizeof s->purge_pid, last_pid);
+        strcopy(s->purge_pid, sizeof s->purge_pid, last_pid);
     }
 }
 
@@ -283,7 +276,7 @@ static struct store__epoch *epoch_entry(struct store *s, const char *gid)
         return e;
     if (!(e = calloc(1, sizeof *e)))
         return NULL;
-    store__copy(e->gid, sizeof e->gid, gid);
+    strcopy(e->gid, sizeof e->gid, gid);
     if (table_put(&s->epochs, e->gid, e) != 0) {
         free(e);
         return NULL;
@@ -337,7 +330,7 @@ static void fence_game(struct store *s, struct op *const *ops, size_t n,
     char gid[33], q[300], g[48];
     size_t dropped = 0, i;
 
-    store__copy(gid, sizeof gid, gid_in);
+    strcopy(gid, sizeof gid, gid_in);
     for (i = 0; i < n; i++) {
         const char *og = store__op_gid(ops[i]);
         if (og && !strcmp(og, gid)) {
@@ -494,6 +487,25 @@ static uint64_t settle_batch(struct store *s, struct op *const *ops, size_t n)
     return first;
 }
 
+/* Hands the chain of committed move ops at `back` to s->spare, as many
+ * as it has room for (STORE_SPARE_MOVES); returns the rest, for the
+ * caller to free outside the lock. */
+static struct op *spare_return(struct store *s, struct op *back)
+{
+    struct op *rest;
+
+    pthread_mutex_lock(&s->mu);
+    while (back && s->n_spare < STORE_SPARE_MOVES) {
+        rest = back->next_spare;
+        back->next_spare = s->spare;
+        s->spare = back;
+        s->n_spare++;
+        back = rest;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return back;
+}
+
 /*
  * The writer: waits for ops (or the next heartbeat), takes everything
  * queued, has it committed, publishes the sequence number and wakes the
@@ -502,8 +514,9 @@ static uint64_t settle_batch(struct store *s, struct op *const *ops, size_t n)
 static void *writer_main(void *arg)
 {
     struct store *s = arg;
-    int64_t next_beat = 0; /* CLOCK_MONOTONIC ms; 0: beat at once */
-    int64_t waited_us = 0; /* before this transaction (after_batch) */
+    struct op *back = NULL; /* the batch's move ops, for `spare` */
+    int64_t next_beat = 0;  /* CLOCK_MONOTONIC ms; 0: beat at once */
+    int64_t waited_us = 0;  /* before this transaction (after_batch) */
 
     pthread_mutex_lock(&s->mu);
     for (;;) {
@@ -571,11 +584,25 @@ static void *writer_main(void *arg)
                       n, (long long)queue_us, (long long)waited_us,
                       (long long)(lost ? 0 : a.t_commit - a.t_begin),
                       (long long)(lost ? 0 : t_end - a.t_commit), fails);
-        for (size_t i = 0; i < n; i++)
-            op_free(ops[i]);
+        for (size_t i = 0; i < n; i++) {
+            if (ops[i]->kind == OP_MOVE) { /* owns nothing: reusable */
+                ops[i]->next_spare = back;
+                back = ops[i];
+            } else {
+                op_free(ops[i]);
+            }
+        }
         waited_us = 0;
         if (s->be->after_batch && !stopping)
             waited_us = s->be->after_batch(s);
+
+        if (back)
+            back = spare_return(s, back);
+        while (back) { /* more moves were in flight than are kept */
+            struct op *o = back;
+            back = o->next_spare;
+            op_free(o);
+        }
 
         pthread_mutex_lock(&s->mu);
         if (!lost) {
@@ -739,6 +766,11 @@ void store_close(struct store *s)
     }
     table_clear(&s->epochs);
     free(s->fenced);
+    while (s->spare) {
+        struct op *o = s->spare;
+        s->spare = o->next_spare;
+        op_free(o);
+    }
     free(s->q);
     free(s->batch);
     pthread_cond_destroy(&s->cv);
@@ -763,23 +795,31 @@ void store_location(const struct store *s, char *buf, size_t len)
 
 /* ---- enqueue ---------------------------------------------------------- */
 
-/* Appends op to the queue and returns its sequence number; 0 (and frees
- * op) when the queue is full or op is NULL. */
+/* enqueue under s->mu: the op's sequence number, or 0 when the queue is
+ * full or closing (op is then still the caller's). */
+static uint64_t enqueue_locked(struct store *s, struct op *op)
+{
+    uint64_t seq;
+
+    if (s->q_n >= STORE_QUEUE_CAP || s->stopping)
+        return 0;
+    seq = op->seq = s->next_seq++;
+    op->queued_us = sysclock_us(CLOCK_MONOTONIC);
+    s->q[s->q_n++] = op;
+    atomic_store(&s->queued, seq);
+    if (s->q_n == 1)
+        pthread_cond_signal(&s->cv);
+    return seq;
+}
+
 static uint64_t enqueue(struct store *s, struct op *op)
 {
-    uint64_t seq = 0;
+    uint64_t seq;
 
     if (!op)
         return 0;
     pthread_mutex_lock(&s->mu);
-    if (s->q_n < STORE_QUEUE_CAP && !s->stopping) {
-        seq = op->seq = s->next_seq++;
-        op->queued_us = sysclock_us(CLOCK_MONOTONIC);
-        s->q[s->q_n++] = op;
-        atomic_store(&s->queued, seq);
-        if (s->q_n == 1)
-            pthread_cond_signal(&s->cv);
-    }
+    seq = enqueue_locked(s, op);
     pthread_mutex_unlock(&s->mu);
     if (!seq)
         op_free(op);
@@ -861,23 +901,45 @@ uint64_t store_put_game(struct store *s, const struct store_game *g)
     return enqueue(s, op);
 }
 
+/* A move op's contents: every field the writer or a backend reads (a
+ * spare op keeps the last move's bytes elsewhere, and its flags). */
+static void fill_move(struct op *op, const char *gid,
+                      const struct store_move *m)
+{
+    strcopy(op->u.move.gid, sizeof op->u.move.gid, gid);
+    op->u.move.m = *m;
+    STORE_TERMINATE(op->u.move.m.uci);
+    STORE_TERMINATE(op->u.move.m.san);
+    op->epoch = 0;
+    op->dropped = false;
+    op->fence = false;
+}
+
 uint64_t store_put_move(struct store *s, const char *gid,
                         const struct store_move *m)
 {
     struct op *op;
+    uint64_t seq;
 
-    if (!s || !gid || !*gid || !m || m->ply < 1)
+    if (!s || !gid || !*gid || !m || m->ply < 1 || !m->uci[0])
         return 0;
+    pthread_mutex_lock(&s->mu);
+    if ((op = s->spare)) { /* a committed move's, all of it rewritten */
+        s->spare = op->next_spare;
+        s->n_spare--;
+        fill_move(op, gid, m);
+        if ((seq = enqueue_locked(s, op)) == 0) {
+            op->next_spare = s->spare;
+            s->spare = op;
+            s->n_spare++;
+        }
+        pthread_mutex_unlock(&s->mu);
+        return seq;
+    }
+    pthread_mutex_unlock(&s->mu);
     if (!(op = op_new(OP_MOVE)))
         return 0;
-    store__copy(op->u.move.gid, sizeof op->u.move.gid, gid);
-    op->u.move.m = *m;
-    STORE_TERMINATE(op->u.move.m.uci);
-    STORE_TERMINATE(op->u.move.m.san);
-    if (!op->u.move.m.uci[0]) {
-        op_free(op);
-        return 0;
-    }
+    fill_move(op, gid, m);
     return enqueue(s, op);
 }
 
@@ -948,7 +1010,7 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
         op_free(op);
         return 0;
     }
-    store__copy(op->u.game.status, sizeof op->u.game.status, "ended");
+    strcopy(op->u.game.status, sizeof op->u.game.status, "ended");
     return enqueue(s, op);
 }
 
@@ -975,7 +1037,7 @@ uint64_t store_purge_guests(struct store *s, int64_t before_ms,
             return 0;
         }
         for (size_t i = 0; i < n_keep; i++)
-            store__copy(op->keep[i], sizeof op->keep[i], keep[i]);
+            strcopy(op->keep[i], sizeof op->keep[i], keep[i]);
         qsort(op->keep, n_keep, sizeof *op->keep, cmp_pid);
     }
     return enqueue(s, op);
@@ -1016,7 +1078,7 @@ static uint64_t token_op(struct store *s, enum op_kind kind, const char *pid,
     if (!(op = op_new(kind)))
         return 0;
     if (pid)
-        store__copy(op->u.token.pid, sizeof op->u.token.pid, pid);
+        strcopy(op->u.token.pid, sizeof op->u.token.pid, pid);
     if (hash)
         memcpy(op->u.token.hash, hash, 32);
     op->u.token.ms = ms;
@@ -1060,7 +1122,7 @@ uint64_t store_put_settings(struct store *s, const char *pid,
         return 0;
     if (!(op = op_new(OP_SETTINGS)))
         return 0;
-    store__copy(op->u.settings.pid, sizeof op->u.settings.pid, pid);
+    strcopy(op->u.settings.pid, sizeof op->u.settings.pid, pid);
     op->u.settings.ms = now_ms;
     if (!(op->text = strdup(json))) {
         op_free(op);
@@ -1077,7 +1139,7 @@ uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
         return 0;
     if (!(op = op_new(OP_EPOCH)))
         return 0;
-    store__copy(op->u.take.gid, sizeof op->u.take.gid, gid);
+    strcopy(op->u.take.gid, sizeof op->u.take.gid, gid);
     op->epoch = epoch;
     return enqueue(s, op);
 }

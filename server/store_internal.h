@@ -50,6 +50,12 @@
  * COMMIT take longer than this is logged at debug level with its parts.
  */
 #define STORE_QUEUE_CAP 65536
+/* STORE_SPARE_MOVES: committed move ops the writer hands back (under the
+ * queue's mutex, which both sides take anyway) for the next moves to
+ * reuse: a move then costs the loop no allocation (one of some 600
+ * bytes, zeroed, freed on the writer's thread) while the moves in flight
+ * stay under this; about 150 KB at most. */
+#define STORE_SPARE_MOVES 256
 #define STORE_BUSY_MS 5000
 #define STORE_HEARTBEAT_MS 1000
 #define STORE_RETRY_MS 50
@@ -110,9 +116,11 @@ enum op_kind {
     OP_KINDS
 };
 
-/* One queued write, owned by the queue until the writer frees it. */
+/* One queued write, owned by the queue until the writer frees it (or,
+ * a move's, hands it back to store.spare). */
 struct op {
     enum op_kind kind;
+    struct op *next_spare; /* in store.spare */
     uint64_t seq;
     int64_t queued_us; /* CLOCK_MONOTONIC when enqueued */
     /* OP_EPOCH: the epoch taken. An op that writes a game (OP_GAME,
@@ -296,6 +304,8 @@ struct store {
     size_t q_n;
     struct op **batch;              /* the writer's array; swapped with q */
     bool stopping;                  /* guarded by mu */
+    struct op *spare; /* committed OP_MOVE ops to reuse, guarded by mu */
+    size_t n_spare;
     uint64_t next_seq;              /* guarded by mu */
     _Atomic uint64_t queued;        /* highest sequence number handed out */
     _Atomic uint64_t committed;     /* highest sequence number committed */
@@ -339,8 +349,6 @@ struct store *store__new(const struct store_backend *be,
  * heartbeat read). 0, or -1 with a sentence in err. */
 int store__start(struct store *s, char *err, size_t errlen);
 
-/* Copies a string into a fixed array, truncating, always terminated. */
-void store__copy(char *dst, size_t len, const char *src);
 /* The game an op writes, or NULL for an op about no game. */
 const char *store__op_gid(const struct op *op);
 /* "player", "game", "move", ... (logs). */

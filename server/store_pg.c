@@ -62,6 +62,7 @@
 #include "errtext.h"
 #include "log.h"
 #include "pgmigrate.h"
+#include "strcopy.h"
 #include "sysclock.h"
 
 /* STORE_PG_RECONNECT_MS: how long the reads wait after a failed
@@ -423,7 +424,7 @@ static void pgp_move(struct pgp *p, const char *gid,
 /* Column c of row i as text into dst ("" for NULL), truncating. */
 static void col_str(const PGresult *r, int i, int c, char *dst, size_t len)
 {
-    store__copy(dst, len, PQgetisnull(r, i, c) ? "" : PQgetvalue(r, i, c));
+    strcopy(dst, len, PQgetisnull(r, i, c) ? "" : PQgetvalue(r, i, c));
 }
 
 static int64_t col_int(const PGresult *r, int i, int c)
@@ -954,7 +955,7 @@ static void read_one(struct store *s, struct pg_be *b, struct op *const *ops,
         const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
         o->failed = true;
         o->bad_sent = k;
-        store__copy(o->state, sizeof o->state, code ? code : "");
+        strcopy(o->state, sizeof o->state, code ? code : "");
         pgmigrate_message(b->w, r, o->why, sizeof o->why);
     } else if (st == PGRES_TUPLES_OK && e->what == SENT_TAKE &&
                PQntuples(r) == 1) {
@@ -1152,13 +1153,13 @@ static enum store_batch pg_commit(struct store *s, struct op *const *ops,
         if (e->op != SIZE_MAX &&
             !strcmp(o.state, PGMIGRATE_SQLSTATE_FENCED)) {
             a->bad = e->op;
-            store__copy(a->why, sizeof a->why, o.why);
+            strcopy(a->why, sizeof a->why, o.why);
             return STORE_BATCH_FENCED;
         }
         if (e->op != SIZE_MAX &&
             (!strncmp(o.state, "22", 2) || !strncmp(o.state, "23", 2))) {
             a->bad = e->op;
-            store__copy(a->why, sizeof a->why, o.why);
+            strcopy(a->why, sizeof a->why, o.why);
             return STORE_BATCH_REFUSED;
         }
         store__commit_failed(s, o.state, o.why);
@@ -1195,7 +1196,7 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
         return -1;
     }
     s->be_state = b;
-    store__copy(b->node_id, sizeof b->node_id, node_id);
+    strcopy(b->node_id, sizeof b->node_id, node_id);
     snprintf(b->app, sizeof b->app, "chess-server/%s", b->node_id);
     snprintf(b->beat_key, sizeof b->beat_key, "heartbeat_ms:%s", b->node_id);
     snprintf(b->mark_key, sizeof b->mark_key, "commit:%s", b->node_id);

@@ -98,6 +98,7 @@
 #include "errtext.h"
 #include "log.h"
 #include "migrations.h"
+#include "strcopy.h"
 #include "sysclock.h"
 
 /*
@@ -205,7 +206,7 @@ static int bind_ms_or_null(sqlite3_stmt *st, int i, int64_t v)
 /* Copies a text column into a fixed array ("" for NULL), truncating. */
 static void col_str(sqlite3_stmt *st, int i, char *dst, size_t len)
 {
-    store__copy(dst, len, (const char *)sqlite3_column_text(st, i));
+    strcopy(dst, len, (const char *)sqlite3_column_text(st, i));
 }
 
 /* ---- statements ------------------------------------------------------- */
@@ -739,7 +740,7 @@ static int apply_register(struct store *s, const struct op *op)
     if ((rc = step_clear(b->w_player_account)) != SQLITE_DONE)
         goto undo;
     if (sqlite3_changes(b->w) != 1) {
-        store__copy(b->op_err, sizeof b->op_err, "no such player");
+        strcopy(b->op_err, sizeof b->op_err, "no such player");
         rc = SQLITE_CONSTRAINT;
         goto undo;
     }
@@ -751,7 +752,7 @@ static int apply_register(struct store *s, const struct op *op)
     return step_once(b->w_release);
 undo:
     if (!b->op_err[0])
-        store__copy(b->op_err, sizeof b->op_err, sqlite3_errmsg(b->w));
+        strcopy(b->op_err, sizeof b->op_err, sqlite3_errmsg(b->w));
     step_once(b->w_rollback_to);
     step_once(b->w_release);
     return rc;
@@ -840,7 +841,7 @@ static int apply_finish(struct store *s, const struct op *op)
             goto undo;
     return step_once(b->w_release);
 undo:
-    store__copy(b->op_err, sizeof b->op_err, sqlite3_errmsg(b->w));
+    strcopy(b->op_err, sizeof b->op_err, sqlite3_errmsg(b->w));
     step_once(b->w_rollback_to);
     step_once(b->w_release);
     return rc;

@@ -532,7 +532,7 @@ const char *board_fen_strerror(int err)
     }
 }
 
-void board_to_fen(const struct board *b, char *buf)
+size_t board_to_fen(const struct board *b, char *buf)
 {
     char *o = buf;
     for (int rank = 7; rank >= 0; rank--) {
@@ -584,4 +584,5 @@ void board_to_fen(const struct board *b, char *buf)
             *o++ = num[k][--nl[k]];
     }
     *o = '\0';
+    return (size_t)(o - buf);
 }

@@ -146,8 +146,10 @@ int board_from_fen_any_material(struct board *b, const char *fen);
 /* A static English sentence for a board_from_fen error code. */
 const char *board_fen_strerror(int err);
 
-/* Writes the six-field FEN of b into buf (at least FEN_MAX bytes). */
-void board_to_fen(const struct board *b, char *buf);
+/* Writes the six-field FEN of b into buf (at least FEN_MAX bytes) and
+ * returns its length. The text holds only letters, digits, '/', ' ' and
+ * '-': a JSON string takes it unescaped. */
+size_t board_to_fen(const struct board *b, char *buf);
 
 /* Plays a legal move (from movegen_legal) and fills *u for unmaking. */
 void board_make(struct board *b, move_t m, struct board_undo *u);

@@ -3,26 +3,78 @@
  */
 #include "notation.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "bitboard.h"
 #include "movegen.h"
 
-static const char promo_lower[] = "nbrq";
+static const char promo_lower[] = NOTATION_PROMO_LETTERS;
 static const char piece_upper[] = "PNBRQK";
 
 void notation_uci(move_t m, char *buf)
 {
-    int from = MOVE_FROM(m), to = MOVE_TO(m);
-    buf[0] = (char)('a' + SQ_FILE(from));
-    buf[1] = (char)('1' + SQ_RANK(from));
-    buf[2] = (char)('a' + SQ_FILE(to));
-    buf[3] = (char)('1' + SQ_RANK(to));
-    if (MOVE_KIND(m) == MOVE_PROMOTION) {
-        buf[4] = promo_lower[MOVE_PROMO(m) - KNIGHT];
-        buf[5] = '\0';
-    } else {
-        buf[4] = '\0';
+    *notation_uci_put(m, buf) = '\0';
+}
+
+/* A square as UCI text orders it: file first, then rank. */
+static unsigned uci_square(int sq)
+{
+    return (unsigned)(SQ_FILE(sq) * 8 + SQ_RANK(sq));
+}
+
+/* Where a move's UCI text falls in byte order among the moves of its from
+ * square, as a number: the to square's file and rank, then the promotion
+ * letter (b < n < q < r). No plain move shares a promotion's first four
+ * characters (a pawn reaching the last rank promotes). */
+static unsigned uci_key_to(move_t m)
+{
+    /* by MOVE_PROMO - KNIGHT: n, b, r, q */
+    static const unsigned char promo[4] = {1, 0, 3, 2};
+    unsigned k = uci_square(MOVE_TO(m)) << 2;
+
+    if (MOVE_KIND(m) == MOVE_PROMOTION)
+        k |= promo[MOVE_PROMO(m) - KNIGHT];
+    return k;
+}
+
+/* The most moves one square can start on any board: a queen's 27 (a
+ * king has 10, a pawn 12 with its promotions). */
+#define MOVES_FROM_MAX 27
+
+/* Into one bucket per from square, then the buckets in UCI order (a
+ * bitmask of those used, lowest first), each sorted by to square: a
+ * bucket holds one piece's moves, a few of them. About 30 instructions
+ * a move, where an insertion sort of the generator's order (by piece,
+ * squares in rank order: UCI orders files first) shifted n / 4 moves
+ * each. */
+void notation_sort_uci(move_t *moves, int n)
+{
+    uint32_t bucket[64][MOVES_FROM_MAX];
+    uint8_t count[64];
+    uint64_t used = 0;
+    int k = 0;
+
+    memset(count, 0, sizeof count);
+    for (int i = 0; i < n; i++) {
+        move_t m = moves[i];
+        unsigned f = uci_square(MOVE_FROM(m));
+        assert(count[f] < MOVES_FROM_MAX);
+        bucket[f][count[f]++] = (uint32_t)uci_key_to(m) << 16 | m;
+        used |= 1ull << f;
+    }
+    while (used) {
+        int f = bb_pop(&used), c = count[f];
+        uint32_t *b = bucket[f];
+        for (int i = 1; i < c; i++) {
+            uint32_t x = b[i];
+            int j = i;
+            for (; j > 0 && b[j - 1] > x; j--)
+                b[j] = b[j - 1];
+            b[j] = x;
+        }
+        for (int i = 0; i < c; i++)
+            moves[k++] = (move_t)b[i];
     }
 }
 
@@ -44,10 +96,10 @@ int notation_parse_uci(const struct board *b, const char *text, move_t *m)
     if (!notation_uci_well_formed(text))
         return -1;
     movegen_legal(b, &l);
-    return notation_uci_in(&l, text, m);
+    return notation_uci_in(l.moves, l.n, text, m);
 }
 
-int notation_uci_in(const struct movelist *legal, const char *text, move_t *m)
+int notation_uci_in(const move_t *legal, int n, const char *text, move_t *m)
 {
     if (!notation_uci_well_formed(text))
         return -1;
@@ -56,8 +108,8 @@ int notation_uci_in(const struct movelist *legal, const char *text, move_t *m)
     int to = SQ(text[2] - 'a', text[3] - '1');
     int promo = text[4] ? (int)(strchr(promo_lower, text[4]) - promo_lower)
                         : -1;
-    for (int i = 0; i < legal->n; i++) {
-        move_t x = legal->moves[i];
+    for (int i = 0; i < n; i++) {
+        move_t x = legal[i];
         bool is_promo = MOVE_KIND(x) == MOVE_PROMOTION;
         if (MOVE_FROM(x) == from && MOVE_TO(x) == to &&
             (is_promo ? (int)MOVE_PROMO(x) - KNIGHT == promo : promo < 0)) {
@@ -73,10 +125,10 @@ void notation_san(const struct board *b, move_t m, char *buf)
     struct movelist l;
 
     movegen_legal(b, &l);
-    notation_san_in(b, &l, m, buf);
+    notation_san_in(b, l.moves, l.n, m, buf);
 }
 
-void notation_san_in(const struct board *b, const struct movelist *legal,
+void notation_san_in(const struct board *b, const move_t *legal, int n,
                      move_t m, char *buf)
 {
     int from = MOVE_FROM(m), to = MOVE_TO(m);
@@ -97,9 +149,9 @@ void notation_san_in(const struct board *b, const struct movelist *legal,
             if (pt != KING) {
                 /* Other pieces of the same kind that could go there too. */
                 uint64_t others = 0;
-                for (int i = 0; i < legal->n; i++) {
-                    int f = MOVE_FROM(legal->moves[i]);
-                    if (MOVE_TO(legal->moves[i]) == to && f != from &&
+                for (int i = 0; i < n; i++) {
+                    int f = MOVE_FROM(legal[i]);
+                    if (MOVE_TO(legal[i]) == to && f != from &&
                         PIECE_TYPE(b->squares[f]) == pt)
                         others |= BB(f);
                 }

@@ -4,7 +4,8 @@
  *   chess-loadgen [--url ws://127.0.0.1:8080/ws]
  *                 [--mode play|connect|idle|echo]
  *                 [--games N] [--move-interval-ms MS] [--duration-s S]
- *                 [--spectators-per-game N] [--seed N] [--server-pid PID]
+ *                 [--spectators-per-game N] [--seed N] [--plies N]
+ *                 [--server-pid PID]
  *                 [--procs N] [--connections N] [--src-addrs N]
  *                 [--max-connecting N] [--ramp-timeout-s S]
  *                 [--event-loop poll|libev] [--verbose]
@@ -80,6 +81,16 @@ static void usage(FILE *f)
         "  --spectators-per-game N  spectator connections per game "
         "(default 0)\n"
         "  --seed N                 seed of the move choices (default 1)\n"
+        "  --plies N                each game slot plays N moves in all "
+        "(one game after\n"
+        "                           another), then stays connected and "
+        "silent; the window\n"
+        "                           ends once every slot has (or at "
+        "--duration-s). The\n"
+        "                           moves are then the same from run to "
+        "run: each slot's\n"
+        "                           choices follow from --seed (default "
+        "0: no limit)\n"
         "  --server-pid PID         report the server's RSS and CPU from "
         "/proc\n"
         "  --procs N                client processes (default 1)\n"
@@ -194,6 +205,7 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"duration-s", required_argument, NULL, 'd'},
         {"spectators-per-game", required_argument, NULL, 's'},
         {"seed", required_argument, NULL, 'S'},
+        {"plies", required_argument, NULL, 'p'},
         {"server-pid", required_argument, NULL, 'P'},
         {"procs", required_argument, NULL, 'n'},
         {"connections", required_argument, NULL, 'c'},
@@ -263,6 +275,9 @@ static void parse_args(int argc, char **argv, struct options *o)
             break;
         case 'S':
             c->seed = (uint64_t)num_arg("--seed", optarg, 0, LONG_MAX);
+            break;
+        case 'p':
+            c->plies = num_arg("--plies", optarg, 0, LONG_MAX);
             break;
         case 'P':
             o->server_pid = (int)num_arg("--server-pid", optarg, 1, 1 << 30);

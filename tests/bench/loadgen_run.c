@@ -13,7 +13,10 @@
  * one move every move_interval_ms on average (uniform in 0.5x..1.5x); a
  * move whose time has passed when the turn arrives goes at once and is
  * counted late. Latency runs from the moment the move frame is written
- * to the moment a `moved` of that ply is read, per recipient kind.
+ * to the moment a `moved` of that ply is read, per recipient kind. With
+ * --plies a slot stops (silent, connected) once it has chosen that many
+ * moves over its games, and the window ends when the last slot stops:
+ * the moves played are then the same in every run with the same seed.
  *
  * Timers: every timer (one per slot, the window's end, the control-pipe
  * poll that also runs the watchdog, the start of queued attempts) is in
@@ -106,6 +109,8 @@ struct pair {
     int64_t due_us;      /* open loop: when the next move is due */
     int64_t progress_us; /* last progress, for the watchdog */
     uint64_t rng;
+    long played;  /* moves chosen by this slot, all its games */
+    bool done;    /* --plies: played them all, silent since */
     bool ready;   /* counted in run->ready */
     bool restart; /* the timer restarts the slot */
     struct timerq_timer timer;
@@ -122,6 +127,7 @@ struct run {
         struct conn *head, *tail;
     } pend;
     int connecting, established, ready, live;
+    int done; /* slots that played --plies moves */
     bool in_start_pending;
     struct timerq tq;
     lws_sorted_usec_list_t tq_sul; /* drives tq with lws's poll() loop */
@@ -492,6 +498,24 @@ static void pair_send_move(struct pair *p)
               p->gid, p->uci, p->ply, p->ply);
 }
 
+static void window_end(struct timerq_timer *t);
+
+/* --plies: p has played its moves and goes silent; the window ends with
+ * the last slot's. */
+static void pair_done(struct pair *p)
+{
+    struct run *r = p->run;
+
+    pair_set_state(p, PS_IDLE);
+    if (p->done)
+        return;
+    p->done = true;
+    if (++r->done == r->npairs && r->going && !r->reported) {
+        timerq_cancel(&r->tq, &r->end_timer);
+        window_end(&r->end_timer);
+    }
+}
+
 /* It is p->mover's turn and p->uci is chosen: send now or when due. */
 static void pair_turn(struct pair *p, bool first)
 {
@@ -503,6 +527,11 @@ static void pair_turn(struct pair *p, bool first)
         pair_set_ready(p);
         return;
     }
+    if (cfg->plies && p->played >= cfg->plies) {
+        pair_done(p);
+        return;
+    }
+    p->played++;
     if (!interval || cfg->mode == LG_MODE_IDLE) {
         pair_send_move(p);
         return;
@@ -903,6 +932,8 @@ static void window_end(struct timerq_timer *t)
 {
     struct run *r = lws_container_of(t, struct run, end_timer);
 
+    if (r->reported)
+        return;
     r->st.window_s = (double)(now_us() - r->t_go_us) / 1e6;
     r->st.cpu_us = (uint64_t)(cpu_us() - r->cpu_go_us);
     r->st.connections = (uint64_t)r->established;
@@ -922,6 +953,10 @@ static void window_go(struct run *r)
     r->cpu_go_us = cpu_us();
     run_arm(r, &r->end_timer,
             r->t_go_us + (int64_t)(r->cfg->duration_s * 1e6));
+    if (r->cfg->plies && r->done == r->npairs) { /* over before it began */
+        timerq_cancel(&r->tq, &r->end_timer);
+        window_end(&r->end_timer);
+    }
 }
 
 static int pending_count(const struct run *r)

@@ -42,6 +42,7 @@ struct lg_config {
     int move_interval_ms; /* mean time between moves of a game; 0: at once */
     double duration_s;    /* length of the measurement window */
     uint64_t seed;
+    long plies;         /* >0: each slot's moves in all, then it is silent */
     int src_addrs;      /* >1: bind to 127.0.0.1 + (connection % N) */
     int max_connecting; /* handshakes in progress at once */
     double ramp_timeout_s;

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 
 SERVER, LOADGEN, ECHO_SERVER = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -141,6 +142,25 @@ class LoadgenSmoke(unittest.TestCase):
         p50, p99 = int(s["commit_p50_us"]), int(s["commit_p99_us"])
         self.assertTrue(0 < p50 <= p99 <= int(s["commit_p999_us"]), line)
         self.assertEqual(s["ckpt_waits"], "0", line)
+
+    def server_moves_total(self):
+        url = "http://127.0.0.1:%d/metrics" % self.port
+        with urllib.request.urlopen(url, timeout=10) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith("chess_moves_total "):
+                    return int(float(line.split()[1]))
+        raise AssertionError("no chess_moves_total in /metrics")
+
+    def test_plies(self):
+        """--plies N: each slot plays N moves in all and the window ends
+        with the last slot's, long before --duration-s (which would
+        outlast the subprocess's timeout)."""
+        before = self.server_moves_total()
+        s, line = self.run_loadgen("--games", "3", "--plies", "12",
+                                   "--move-interval-ms", "100",
+                                   "--duration-s", "50", "--seed", "3")
+        self.assertEqual(self.server_moves_total() - before, 3 * 12, line)
+        self.assertEqual(s["games_live"], "3", line)
 
     def run_echo(self, mode, *server_args):
         """chess-loadgen --mode MODE over 10 connections for a second

@@ -6,7 +6,8 @@
  * return FEN_OK or one of its documented errors, and
  * board_from_fen_any_material the same except where the material was the
  * only fault. A position either accepts must be consistent
- * (fuzz_check_board), survive board_to_fen -> the same parser unchanged,
+ * (fuzz_check_board), survive board_to_fen (whose text needs no JSON
+ * escape: board.h) -> the same parser unchanged,
  * have exactly the legal moves the reference generator finds (with the
  * en-passant field kept only when a capture is legal; composed positions
  * have up to MOVES_MAX), and every legal move must give a consistent
@@ -19,6 +20,11 @@
 
 #include "fuzz.h"
 #include "movegen.h"
+
+/* What board.h says board_to_fen writes: `moved` puts it in a JSON
+ * string as it is. */
+#define FEN_ALPHABET \
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ -"
 
 /* The square the en-passant field of an accepted FEN names, or SQ_NONE. */
 static int ep_field(const char *fen)
@@ -102,7 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (rc == FEN_OK || parse == board_from_fen_any_material) {
         fuzz_check_board(&b);
-        board_to_fen(&b, fen);
+        FUZZ_CHECK(board_to_fen(&b, fen) == strlen(fen) &&
+                       strspn(fen, FEN_ALPHABET) == strlen(fen),
+                   "own FEN '%s': its length, or a byte JSON escapes", fen);
         FUZZ_CHECK(parse(&again, fen) == FEN_OK, "own FEN '%s'", fen);
         board_to_fen(&again, fen2);
         FUZZ_CHECK(!strcmp(fen, fen2), "FEN '%s' became '%s'", fen, fen2);

@@ -8,7 +8,8 @@
  * back from notation_uci and SAN from notation_san to the same move; when
  * both parsers accept a text they must agree. The first move found is
  * played, so the input walks a game; in every position reached, each legal
- * move's SAN must be unique, short enough and parse back to that move.
+ * move's SAN must be unique, short enough and parse back to that move, and
+ * notation_sort_uci must put the moves in the byte order of their UCI.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,17 @@ static const char *const positions[] = {
 /* Moves played at most, so one input stays fast. */
 #define PLIES_MAX 64
 
-/* Every legal move of b: SAN short enough, unique, and parsing back. */
+/* Every legal move of b: SAN short enough, unique, and parsing back; in
+ * UCI byte order once sorted. */
 static void check_all_san(const struct board *b)
 {
     struct movelist l;
     char san[MOVES_MAX][SAN_MAX];
-    char uci[UCI_MAX];
+    char uci[UCI_MAX], prev[UCI_MAX] = "";
     move_t m;
 
     movegen_legal(b, &l);
+    notation_sort_uci(l.moves, l.n);
     for (int i = 0; i < l.n; i++) {
         notation_san(b, l.moves[i], san[i]);
         FUZZ_CHECK(strlen(san[i]) < SAN_MAX, "SAN '%s' too long", san[i]);
@@ -61,6 +64,9 @@ static void check_all_san(const struct board *b)
             FUZZ_CHECK(strcmp(san[i], san[j]) != 0, "SAN '%s' twice", san[i]);
         notation_uci(l.moves[i], uci);
         FUZZ_CHECK(notation_uci_well_formed(uci), "UCI '%s'", uci);
+        FUZZ_CHECK(strcmp(prev, uci) < 0, "UCI '%s' sorted after '%s'", uci,
+                   prev);
+        memcpy(prev, uci, UCI_MAX);
         FUZZ_CHECK(notation_parse_uci(b, uci, &m) == 0 && m == l.moves[i],
                    "UCI '%s' does not parse back", uci);
     }

@@ -337,6 +337,55 @@ START_TEST(game_journal_and_finish)
 }
 END_TEST
 
+/* Committed move ops are reused for the next moves (store.spare): a
+ * reused op carries nothing of its last move into the next one, across
+ * games and bursts larger than the spare list. */
+START_TEST(reused_move_ops_carry_nothing_over)
+{
+    static const char *const sans[] = {"Nbd7+", "e4", "exd8=Q#", "O-O"};
+    static const char *const ucis[] = {"b8d7", "e2e4", "e7d8q", "e1g1"};
+    static const char *const gids[] = {"g1", "long-game-two"};
+    static const int bursts[] = {40, 40, 300, 40, 80};
+    struct store *s = H->open();
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    static struct store_move want[2][600];
+    struct store_move *moves = NULL;
+    struct store_game got;
+    int n[2] = {0, 0}, k = 0;
+    uint64_t seq = 0;
+    size_t got_n;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    for (int g = 0; g < 2; g++) {
+        struct store_game row = game(gids[g], "pidA", "pidB", "started", 10);
+        store_put_game(s, &row);
+    }
+    for (size_t burst = 0; burst < sizeof bursts / sizeof *bursts; burst++) {
+        for (int i = 0; i < bursts[burst]; i++, k++) {
+            int g = (k / 3) % 2; /* runs of each game, so ops change game */
+            struct store_move m = move(n[g] + 1, ucis[k % 4], sans[k % 4]);
+            m.lag_ms = k % 5 ? 0 : k;
+            m.white_ms += k;
+            want[g][n[g]++] = m;
+            seq = store_put_move(s, gids[g], &m);
+            ck_assert_uint_gt(seq, 0);
+        }
+        wait_committed(s, seq);
+    }
+    for (int g = 0; g < 2; g++) {
+        ck_assert_int_eq(
+            store_get_game(s, gids[g], &got, &moves, &got_n, NULL), 1);
+        ck_assert_uint_eq(got_n, (size_t)n[g]);
+        for (int i = 0; i < n[g]; i++)
+            assert_move_eq(&moves[i], &want[g][i]);
+        free(moves);
+    }
+    store_close(s);
+}
+END_TEST
+
 START_TEST(empty_seats_are_null)
 {
     struct store *s = H->open();
@@ -1200,6 +1249,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     H = h;
     tcase_add_test(tc, players_round_trip);
     tcase_add_test(tc, game_journal_and_finish);
+    tcase_add_test(tc, reused_move_ops_carry_nothing_over);
     tcase_add_test(tc, empty_seats_are_null);
     tcase_add_test(tc, load_live_lists_waiting_and_started_oldest_first);
     tcase_add_test(tc, journal_rows_of_ended_games_are_swept);

@@ -804,58 +804,173 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(a, b);
 }
 
+/* The legal moves of b as UCI text in strcmp order, fresh from movegen
+ * (want: MOVES_MAX entries). Returns how many. */
+static int fresh_legal(const struct board *b, char (*want)[UCI_MAX])
+{
+    struct movelist l;
+
+    movegen_legal(b, &l);
+    for (int i = 0; i < l.n; i++)
+        notation_uci(l.moves[i], want[i]);
+    qsort(want, (size_t)l.n, UCI_MAX, cmp_str);
+    return l.n;
+}
+
+/* text's "legal":[...] is b's legal moves, in byte order. */
+static void assert_legal_json(const char *text, const struct board *b,
+                              const char *what)
+{
+    static char want[MOVES_MAX][UCI_MAX];
+    int n = 0, nwant = fresh_legal(b, want);
+    const char *p;
+
+    ck_assert_ptr_nonnull(text);
+    p = strstr(text, "\"legal\":[");
+    ck_assert_msg(p != NULL, "%s: no legal list", what);
+    p += strlen("\"legal\":[");
+    while (*p == '"') {
+        const char *end = strchr(p + 1, '"');
+        ck_assert_ptr_nonnull(end);
+        ck_assert_int_lt(n, nwant);
+        ck_assert_msg(!strncmp(p + 1, want[n], (size_t)(end - p - 1)) &&
+                          strlen(want[n]) == (size_t)(end - p - 1),
+                      "%s: move %d is %.*s, not %s", what, n,
+                      (int)(end - p - 1), p + 1, want[n]);
+        n++;
+        p = end + 1;
+        if (*p == ',')
+            p++;
+    }
+    ck_assert_int_eq(*p, ']');
+    ck_assert_int_eq(n, nwant);
+}
+
 /* The state's `legal` list is every legal move in byte order: compared
  * with movegen's moves sorted by strcmp, for positions with promotions
  * (each letter, with and without capture), castling, en passant. */
+static const char *const legal_fens[] = {
+    FEN_START,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+};
+
 START_TEST(legal_list_in_byte_order)
 {
-    static const char *const fens[] = {
-        FEN_START,
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 "
-        "1",
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 "
-        "1",
-        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
-        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-    };
-    static char want[MOVES_MAX][UCI_MAX];
-
-    for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
-        struct game *g = new_game(&blitz, fens[f], 0);
-        char *text = game_render_state(g, NULL, false, 0), *p;
+    for (size_t f = 0; f < sizeof legal_fens / sizeof legal_fens[0]; f++) {
+        struct game *g = new_game(&blitz, legal_fens[f], 0);
+        char *text = game_render_state(g, NULL, false, 0);
         struct board b;
-        struct movelist l;
-        int n = 0;
 
-        ck_assert_int_eq(board_from_fen(&b, fens[f]), FEN_OK);
-        movegen_legal(&b, &l);
-        for (int i = 0; i < l.n; i++)
-            notation_uci(l.moves[i], want[i]);
-        qsort(want, (size_t)l.n, UCI_MAX, cmp_str);
-        ck_assert_ptr_nonnull(text);
-        p = strstr(text, "\"legal\":[");
-        ck_assert_ptr_nonnull(p);
-        p += strlen("\"legal\":[");
-        while (*p == '"') {
-            char *end = strchr(p + 1, '"');
-            ck_assert_ptr_nonnull(end);
-            ck_assert_int_lt(n, l.n);
-            ck_assert_msg(!strncmp(p + 1, want[n], (size_t)(end - p - 1)) &&
-                              strlen(want[n]) == (size_t)(end - p - 1),
-                          "%s: move %d is %.*s, not %s", fens[f], n,
-                          (int)(end - p - 1), p + 1, want[n]);
-            n++;
-            p = end + 1;
-            if (*p == ',')
-                p++;
-        }
-        ck_assert_int_eq(*p, ']');
-        ck_assert_int_eq(n, l.n);
+        ck_assert_int_eq(board_from_fen(&b, legal_fens[f]), FEN_OK);
+        assert_legal_json(text, &b, legal_fens[f]);
         free(text);
         game_free(g);
         reset();
     }
+}
+END_TEST
+
+/* game_legal_moves is b's legal moves, in byte order. */
+static void assert_kept_legal(struct game *g, const struct board *b,
+                              const char *what, int ply)
+{
+    static char want[MOVES_MAX][UCI_MAX];
+    move_t kept[MOVES_MAX];
+    int n = game_legal_moves(g, kept), nwant = fresh_legal(b, want);
+    char uci[UCI_MAX];
+
+    ck_assert_msg(n == nwant, "%s ply %d: %d legal moves kept, %d fresh",
+                  what, ply, n, nwant);
+    for (int i = 0; i < n; i++) {
+        notation_uci(kept[i], uci);
+        ck_assert_msg(!strcmp(uci, want[i]),
+                      "%s ply %d: move %d is %s, not %s", what, ply, i, uci,
+                      want[i]);
+    }
+}
+
+static unsigned long long next_rand(unsigned long long *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The legal moves a game keeps from one move to the next (the list the
+ * next move is checked against and its SAN disambiguated by) equal a
+ * fresh generation after every move, and so do `moved`'s list and its
+ * SAN: seeded random games from positions with castling, en passant and
+ * promotions, each restored from its journal every 25 plies and played
+ * on from the restored game (which generates its list afresh). An
+ * illegal move and a move the store refuses change nothing. */
+START_TEST(kept_legal_moves_match_a_fresh_generation)
+{
+    static struct store_move journal[200];
+
+    for (size_t f = 0; f < sizeof legal_fens / sizeof legal_fens[0]; f++)
+        for (unsigned long long seed = 1; seed <= 3; seed++) {
+            unsigned long long rng = seed * 0x9e3779b97f4a7c15ull + f;
+            struct game *g = new_game(&blitz, legal_fens[f], 0);
+            struct board b;
+            struct proto_error e;
+            int64_t now = 0;
+
+            ck_assert_int_eq(board_from_fen(&b, legal_fens[f]), FEN_OK);
+            for (int ply = 0; ply < 150; ply++) {
+                struct movelist l;
+                char uci[UCI_MAX], san[SAN_MAX];
+                const char *pid = b.side == WHITE ? "pw" : "pb";
+                struct board_undo u;
+                move_t m;
+
+                assert_kept_legal(g, &b, legal_fens[f], ply);
+                if (game_status(g) != GAME_STARTED)
+                    break;
+                movegen_legal(&b, &l);
+                m = l.moves[next_rand(&rng) % (unsigned)l.n];
+                notation_uci(m, uci);
+                notation_san(&b, m, san);
+                /* refused first: the list stays the position's */
+                ck_assert_int_eq(game_move(g, pid, "a1a1", ply, now, &e), -1);
+                F.full = 1;
+                ck_assert_int_eq(game_move(g, pid, uci, ply, now, &e), -1);
+                F.full = 0;
+                assert_kept_legal(g, &b, legal_fens[f], ply);
+                move_ok(g, pid, uci, ply, now += 10);
+                board_make(&b, m, &u);
+                ck_assert_str_eq(F.moves[F.nmoves - 1].san, san);
+                journal[ply] = F.moves[F.nmoves - 1];
+                if (game_status(g) == GAME_STARTED)
+                    assert_legal_json(F.text[find("\"moved\"")], &b, uci);
+                /* the fixture's outbox and journal hold a few moves */
+                for (int i = 0; i < F.n; i++)
+                    free(F.text[i]);
+                F.n = F.nmoves = 0;
+                if ((ply + 1) % 25 == 0 && game_status(g) == GAME_STARTED) {
+                    struct store_game row;
+                    memset(&row, 0, sizeof row);
+                    strcpy(row.gid, "G1");
+                    strcpy(row.white_pid, "pw");
+                    strcpy(row.black_pid, "pb");
+                    row.clock = (struct store_clock){0, 60, 2, 0};
+                    strcpy(row.initial_fen, legal_fens[f]);
+                    strcpy(row.status, "started");
+                    game_free(g);
+                    g = game_restore(&ENV, &row, journal, (size_t)ply + 1, 0,
+                                     now, NULL);
+                    ck_assert_ptr_nonnull(g);
+                    game_subscribe(g, S_WHITE, GAME_WHITE);
+                    game_subscribe(g, S_BLACK, GAME_BLACK);
+                }
+            }
+            game_free(g);
+            reset();
+        }
 }
 END_TEST
 
@@ -881,6 +996,7 @@ int main(void)
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);
     tcase_add_test(tc, legal_list_in_byte_order);
+    tcase_add_test(tc, kept_legal_moves_match_a_fresh_generation);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -48,11 +48,38 @@ START_TEST(commit_releases_its_prefix_in_order)
 }
 END_TEST
 
+/* A GID is copied into the hold (the caller's buffer may be reused at
+ * once), and one longer than the field is cut at PROTO_KEY_MAX bytes,
+ * terminated. */
+START_TEST(gid_is_copied_and_cut_to_its_field)
+{
+    struct holds h;
+    struct hold out;
+    char gid[PROTO_KEY_MAX + 10];
+
+    holds_init(&h);
+    snprintf(gid, sizeof gid, "Qw9-abc");
+    ck_assert_int_eq(holds_push(&h, gid, 1, 0), 0);
+    memset(gid, 'x', sizeof gid - 1);
+    gid[sizeof gid - 1] = '\0';
+    ck_assert_int_eq(holds_push(&h, gid, 2, 0), 0);
+    gid[0] = 'y'; /* the caller's buffer changes: the hold does not */
+    ck_assert(holds_pop_committed(&h, 2, &out));
+    ck_assert_str_eq(out.gid, "Qw9-abc");
+    ck_assert(holds_pop_committed(&h, 2, &out));
+    ck_assert_uint_eq(strlen(out.gid), PROTO_KEY_MAX);
+    ck_assert_int_eq(out.gid[0], 'x');
+    ck_assert(strspn(out.gid, "x") == PROTO_KEY_MAX);
+    holds_clear(&h);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("holds");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, commit_releases_its_prefix_in_order);
+    tcase_add_test(tc, gid_is_copied_and_cut_to_its_field);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -124,6 +124,73 @@ START_TEST(round_trips_over_random_games)
 }
 END_TEST
 
+static int cmp_uci(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* notation_sort_uci(l) in strcmp order of the UCI texts, every move kept
+ * once; the texts in *out are those of the sorted list. */
+static void assert_sorted_like_strcmp(struct movelist *l, const char *what)
+{
+    static char want[MOVES_MAX][UCI_MAX];
+    char got[UCI_MAX], *end;
+
+    for (int i = 0; i < l->n; i++)
+        notation_uci(l->moves[i], want[i]);
+    qsort(want, (size_t)l->n, UCI_MAX, cmp_uci);
+    notation_sort_uci(l->moves, l->n);
+    for (int i = 0; i < l->n; i++) {
+        end = notation_uci_put(l->moves[i], got);
+        *end = '\0';
+        ck_assert_msg(!strcmp(got, want[i]), "%s: move %d is %s, not %s",
+                      what, i, got, want[i]);
+    }
+}
+
+/* The UCI sort orders files before ranks and promotions b < n < q < r,
+ * in positions with every kind of move, along random games, and in the
+ * position with the most moves a board can hold (263, past the counting
+ * sort's per-square and per-list sizes of a game). */
+START_TEST(uci_sort_is_byte_order)
+{
+    static const char *const fens[] = {
+        FEN_START,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 "
+        "1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1",
+        "7k/8/8/8/8/8/8/K7 w - - 0 1",
+    };
+    unsigned long long seed = 4242;
+    struct movelist l;
+    struct board b;
+
+    for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
+        testutil_board(&b, fens[f]);
+        movegen_legal(&b, &l);
+        assert_sorted_like_strcmp(&l, fens[f]);
+    }
+    testutil_board_any(
+        &b, "QQQQQQnk/Q4Qpp/Q5QQ/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1");
+    ck_assert_int_eq(movegen_legal(&b, &l), 263);
+    assert_sorted_like_strcmp(&l, "263 moves");
+    l.n = 0;
+    notation_sort_uci(l.moves, 0);
+    for (int game = 0; game < 50; game++) {
+        testutil_board(&b, fens[game % 5]);
+        for (int ply = 0; ply < 150 && movegen_legal(&b, &l) > 0; ply++) {
+            struct board_undo u;
+            move_t m = l.moves[testutil_rand(&seed) % (unsigned)l.n];
+            assert_sorted_like_strcmp(&l, "random game");
+            board_make(&b, m, &u);
+        }
+    }
+}
+END_TEST
+
 static Suite *notation_suite(void)
 {
     Suite *s = suite_create("notation");
@@ -133,6 +200,7 @@ static Suite *notation_suite(void)
     tcase_add_test(tc, san_parse_variants_and_errors);
     tcase_add_test(tc, uci_parse_and_errors);
     tcase_add_test(tc, round_trips_over_random_games);
+    tcase_add_test(tc, uci_sort_is_byte_order);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -306,6 +306,22 @@ START_TEST(rematch_messages)
 }
 END_TEST
 
+/* proto_write_moved's text, malloc'ed: in a buffer of exactly
+ * proto_moved_size bytes (ASan and valgrind see a write past it), which
+ * the text and its terminator must fit. */
+static char *moved_text(const struct proto_moved *m)
+{
+    size_t size = proto_moved_size(m);
+    char *out = malloc(size);
+    size_t len;
+
+    ck_assert_ptr_nonnull(out);
+    len = proto_write_moved(m, out);
+    ck_assert_uint_lt(len, size);
+    ck_assert_uint_eq(strlen(out), len);
+    return out;
+}
+
 START_TEST(render_state_and_moved)
 {
     static const char moves[][UCI_MAX] = {"e2e4"};
@@ -366,20 +382,28 @@ START_TEST(render_state_and_moved)
     ck_assert(json_is_null(json_object_get(o, "ended_ms")));
     json_decref(o);
 
+    static const move_t legal_moves[] = {MOVE_MAKE(SQ(0, 6), SQ(0, 4)),
+                                         MOVE_MAKE(SQ(0, 6), SQ(0, 5))};
+    struct board start;
+    ck_assert_int_eq(board_from_fen(&start, FEN_START), FEN_OK);
     struct proto_moved mv = {
         .game = "G1",
         .ply = 1,
         .uci = "e2e4",
         .san = "e4",
-        .fen = "f",
+        .board = &start,
         .clocks = {1, 2, -1},
         .first_move_ms = 30000,
         .draw_offer = 0,
-        .legal = legal,
+        .legal = legal_moves,
         .n_legal = 2,
         .claimable = true,
     };
-    o = load(proto_render_moved(&mv));
+    o = load(moved_text(&mv));
+    ck_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(o, "legal"), 1)),
+        "a7a6");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "fen")), FEN_START);
     ck_assert_str_eq(json_string_value(json_object_get(o, "t")), "moved");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "first_move_ms")),
                      30000);
@@ -399,15 +423,22 @@ static char *moved_by_jansson(const struct proto_moved *m)
     json_t *legal = json_array(), *claim = json_array(), *o;
     char *text;
 
-    for (size_t i = 0; i < m->n_legal; i++)
-        json_array_append_new(legal, json_string(m->legal[i]));
-    for (size_t i = 0; i < m->n_claim; i++)
-        json_array_append_new(claim, json_string(m->claim_moves[i]));
+    char uci[UCI_MAX], fen[FEN_MAX];
+
+    board_to_fen(m->board, fen);
+    for (size_t i = 0; i < m->n_legal; i++) {
+        notation_uci(m->legal[i], uci);
+        json_array_append_new(legal, json_string(uci));
+    }
+    for (size_t i = 0; i < m->n_claim; i++) {
+        notation_uci(m->claim_moves[i], uci);
+        json_array_append_new(claim, json_string(uci));
+    }
     o = json_pack(
         "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:I,s:o,s:o,s:b,s:"
         "o}",
         "t", "moved", "game", m->game, "ply", m->ply, "uci", m->uci, "san",
-        m->san, "fen", m->fen, "check", m->check, "clocks", "white_ms",
+        m->san, "fen", fen, "check", m->check, "clocks", "white_ms",
         (json_int_t)m->clocks.white_ms, "black_ms",
         (json_int_t)m->clocks.black_ms, "running",
         m->clocks.running < 0
@@ -425,31 +456,56 @@ static char *moved_by_jansson(const struct proto_moved *m)
     return text;
 }
 
-/* proto_render_moved writes its text by hand: byte for byte what jansson
+/* proto_write_moved writes its text by hand: byte for byte what jansson
  * writes, over every combination of nulls and flags, empty to 218-entry
- * lists, and strings that need escaping. */
+ * lists, the extreme integers, FENs with castling rights, an en-passant
+ * square and long counters, and strings with every byte, including the
+ * longest escapes, in a buffer of exactly proto_moved_size bytes. */
 START_TEST(moved_matches_jansson)
 {
-    static char moves[218][UCI_MAX];
-    const char(*legal)[UCI_MAX] = (const char(*)[UCI_MAX])moves;
-    static const char *const games[] = {"G1", "a\"b\\c\n\x01\x1f/\t\r\b\f"};
+    static move_t legal[218];
+    static char every[256], worst[300];
+    static const char *const games[] = {"G1", "a\"b\\c\n\x01\x1f/\t\r\b\f",
+                                        every, worst};
+    static const char *const fens[] = {
+        FEN_START,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w Kq - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 149 9999",
+    };
     static const size_t sizes[] = {0, 1, 2, 37, 218};
+    struct board boards[3];
     int cases = 0;
 
-    for (int i = 0; i < 218; i++)
-        snprintf(moves[i], UCI_MAX, "%c%d%c%d%s", 'a' + i % 8, 1 + i % 7,
-                 'h' - i % 8, 8 - i % 5, i % 11 ? "" : "q");
-    for (int bits = 0; bits < 64; bits++)
+    /* every ASCII byte but NUL (controls, '"', '\\', '/', DEL) and UTF-8
+     * of two, three and four bytes (jansson takes only valid UTF-8, as
+     * the protocol does), and the longest escape over and over */
+    for (int c = 1; c < 128; c++)
+        every[c - 1] = (char)c;
+    strcpy(every + 127, "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e");
+    memset(worst, 0x1f, sizeof worst - 1);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(board_from_fen(&boards[i], fens[i]), FEN_OK);
+    /* every square, every kind of move, each promotion piece */
+    for (int i = 0; i < 218; i++) {
+        int from = i % 64, to = (i * 7 + 3) % 64;
+        legal[i] = i % 11 == 0   ? MOVE_MAKE_PROMO(from, to, KNIGHT + i % 4)
+                   : i % 13 == 0 ? MOVE_MAKE_KIND(from, to, MOVE_CASTLING)
+                   : i % 17 == 0 ? MOVE_MAKE_KIND(from, to, MOVE_EN_PASSANT)
+                                 : MOVE_MAKE(from, to);
+    }
+    for (int bits = 0; bits < 256; bits++)
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
             struct proto_moved m = {
-                .game = games[bits & 1],
+                .game = games[(bits & 1) | (bits >> 6 & 2)],
                 .ply = bits * 37,
-                .uci = "e7e8q",
-                .san = "e8=Q+",
-                .fen = FEN_START,
+                .uci = bits & 64 ? "e7e8q" : "\"\\",
+                .san = bits & 64 ? "e8=Q+" : "\x7f\xc3\xa9",
+                .board = &boards[bits % 3],
                 .check = bits & 2,
-                .clocks = {bits & 4 ? INT64_MAX : 0, 59999,
-                           (bits >> 3) % 3 - 1},
+                .clocks = {bits & 4    ? INT64_MAX
+                           : bits & 64 ? INT64_MIN
+                                       : 0,
+                           59999, (bits >> 3) % 3 - 1},
                 .first_move_ms = bits & 16 ? -1 : 30000,
                 .lag_ms = bits & 4 ? 0 : 37 * bits,
                 .draw_offer = bits & 32 ? -1 : bits & 1,
@@ -460,13 +516,13 @@ START_TEST(moved_matches_jansson)
                 .n_claim = sizes[k] / 3,
             };
             char *want = moved_by_jansson(&m);
-            char *got = proto_render_moved(&m);
+            char *got = moved_text(&m);
             ck_assert_str_eq(got, want);
             free(got);
             free(want);
             cases++;
         }
-    ck_assert_int_eq(cases, 320);
+    ck_assert_int_eq(cases, 1280);
 }
 END_TEST
 
@@ -646,6 +702,82 @@ START_TEST(account_fields)
     ck_assert(!proto_username_valid("\xc3\xa9t\xc3\xa9"));
     ck_assert_uint_eq(proto_utf8_chars("\xc3\xa9t\xc3\xa9", 5), 3);
     ck_assert_uint_eq(proto_utf8_chars("\xf0\x9f\x98\x80", 4), 1);
+}
+END_TEST
+
+/* RFC 3629 byte by byte, as proto_utf8_prefix was before it took ASCII
+ * eight bytes at a time: the reference. */
+static size_t utf8_prefix_slow(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned c = p[i], min, cp;
+        size_t n;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0)
+            n = 1, min = 0x80, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0)
+            n = 2, min = 0x800, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0)
+            n = 3, min = 0x10000, cp = c & 0x07;
+        else
+            return i;
+        if (len - i <= n)
+            return i;
+        for (size_t k = 1; k <= n; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return i;
+}
+
+/* proto_utf8_prefix agrees with the byte-by-byte reference on ASCII runs
+ * of every length and alignment followed by every kind of sequence
+ * (valid, overlong, surrogate, past U+10FFFF, cut short, a stray
+ * continuation byte), and on random bytes. */
+START_TEST(utf8_prefix_matches_the_byte_by_byte_reading)
+{
+    static const char *const tails[] = {
+        "",         "\xc3\xa9",     "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+        "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+        "\xc3",     "\xe2\x82",     "\x80",         "\xff",
+    };
+    unsigned char buf[64];
+    unsigned long long seed = 99;
+
+    for (size_t run = 0; run < 40; run++)
+        for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+            for (size_t after = 0; after < 10; after++) {
+                size_t len = 0, k = strlen(tails[t]);
+                memset(buf, 'a', run);
+                len = run;
+                memcpy(buf + len, tails[t], k);
+                len += k;
+                memset(buf + len, 'b', after);
+                len += after;
+                ck_assert_uint_eq(proto_utf8_prefix((char *)buf, len),
+                                  utf8_prefix_slow(buf, len));
+            }
+    for (int i = 0; i < 20000; i++) {
+        size_t len = (size_t)(i % 48);
+        for (size_t j = 0; j < len; j++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            /* mostly ASCII, so that runs of eight occur */
+            buf[j] = (unsigned char)(seed >> 60 ? (seed >> 33) & 0x7f
+                                                : (seed >> 33) | 0x80);
+        }
+        ck_assert_uint_eq(proto_utf8_prefix((char *)buf, len),
+                          utf8_prefix_slow(buf, len));
+    }
 }
 END_TEST
 
@@ -953,6 +1085,7 @@ int main(void)
     Suite *s = suite_create("proto");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, bad_json_first);
+    tcase_add_test(tc, utf8_prefix_matches_the_byte_by_byte_reading);
     tcase_add_test(tc, t_then_type_then_auth);
     tcase_add_test(tc, id_echo_rules);
     tcase_add_test(tc, fields);
