@@ -1,6 +1,7 @@
 #!/bin/sh
 # deploy/deps.sh - install the Debian 12 packages this project needs that are
-# missing. Usage: deploy/deps.sh build|test. Runs apt-get only when something
+# missing. Usage: deploy/deps.sh build|cluster|test (cluster: the build's and
+# what deploy/run-cluster.sh starts). Runs apt-get only when something
 # is missing (as root, or through sudo when it exists).
 set -eu
 
@@ -20,10 +21,14 @@ libpq-dev zlib1g-dev"
 test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium
 nginx systemd clang-format redis-server postgresql-15"
 
+# deploy/run-cluster.sh: PostgreSQL, Redis and nginx in front of the nodes.
+cluster_pkgs="postgresql-15 redis-server nginx"
+
 case "${1:-build}" in
 build) want="$build_pkgs" ;;
+cluster) want="$build_pkgs $cluster_pkgs" ;;
 test) want="$build_pkgs $test_pkgs" ;;
-*) echo "usage: $0 build|test" >&2; exit 2 ;;
+*) echo "usage: $0 build|cluster|test" >&2; exit 2 ;;
 esac
 
 missing=""

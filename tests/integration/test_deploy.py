@@ -16,7 +16,8 @@ import ssl
 import subprocess
 import types
 
-from harness import (not_in_cluster, SERVER, WAIT, Client, FreshServerTest, free_port,
+from harness import (FISCHER_5_0, not_in_cluster, SERVER, WAIT, Client,
+                     FreshServerTest, free_port,
                      wait_until, write_json)
 from test_listen import accepts
 from test_ops import make_cert, read
@@ -68,6 +69,41 @@ class UnitTest(FreshServerTest):
         # rather than killing the process with SIGSYS
         self.assertEqual(directive(self.unit, "SystemCallErrorNumber"),
                          ["EPERM"])
+
+    def test_template_unit_for_nodes(self):
+        """deploy/chess-server@.service: systemd-analyze verify of an
+        instance; every node reads the cluster's settings, its node_id is
+        the instance name, its port from its own environment file, and
+        the settings it names are what --check-config accepts (PostgreSQL
+        and Redis aside: their servers are not here)."""
+        unit = deploy_text("chess-server@.service")
+        path = self.path("chess-server@n1.service")
+        with open(path, "w") as f:
+            f.write(unit.replace(INSTALLED_BIN, SERVER))
+        r = subprocess.run([tool("systemd-analyze"), "verify", path],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("chess-server@n1.service:", r.stdout + r.stderr)
+        self.assertEqual(directive(unit, "EnvironmentFile"),
+                         ["/etc/chess-server/node-%i.env"])
+        args = ("--config /etc/chess-server/cluster.json --node-id %i "
+                "--port ${CHESS_PORT}")
+        self.assertEqual(directive(unit, "ExecStart"),
+                         ["%s %s" % (INSTALLED_BIN, args)])
+        self.assertEqual(directive(unit, "ExecStartPre"),
+                         ["%s --check-config %s" % (
+                             INSTALLED_BIN, args.replace("--config ", ""))])
+        env = deploy_text("node.example.env")
+        self.assertRegex(env, r"(?m)^CHESS_PORT=\d+$")
+        with open(os.path.join(DEPLOY, "cluster.example.json")) as f:
+            obj = json.load(f)
+        self.assertTrue(obj.pop("postgres"))
+        self.assertTrue(obj.pop("redis"))
+        r = subprocess.run([SERVER, "--check-config",
+                            write_json(self.path("c.json"), obj),
+                            "--node-id", "n1", "--port", "8081"],
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def start_restricted(self, families, address):
         """The server under the unit's address families; returns (proc,
@@ -320,3 +356,110 @@ class CheckConfigDocsTest(FreshServerTest):
                             write_json(self.path("tls.json"), obj)],
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(r.returncode, 0, r.stderr)
+
+
+def _port_free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+@not_in_cluster("deploy/run-cluster.sh starts a cluster of its own")
+class RunClusterTest(FreshServerTest):
+    """`sh deploy/run-cluster.sh` as the README gives it (with this
+    build's binary, CHESS_SERVER, so that it builds nothing): PostgreSQL,
+    Redis, three nodes and nginx in front; a game between players on two
+    nodes through nginx; a node killed is started again; SIGTERM stops
+    every process it started."""
+
+    def start_cluster(self):
+        for _ in range(20):
+            port = free_port()
+            if all(_port_free(port + i) for i in (1, 2, 3)):
+                break
+        else:
+            raise AssertionError("no four free ports in a row")
+        self.cdir = self.path("cluster")
+        out = open(self.path("run-cluster.out"), "w")
+        p = subprocess.Popen(
+            ["sh", os.path.join(DEPLOY, "run-cluster.sh")],
+            env=dict(os.environ, CHESS_SERVER=SERVER, CLUSTER_DIR=self.cdir,
+                     CLUSTER_PORT=str(port)),
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        out.close()
+        self.procs.append(p)
+        self.addCleanup(self.kill_all, p)
+        wait_until(lambda: p.poll() is not None or "run-cluster: http://"
+                   in read(self.path("run-cluster.out")),
+                   "run-cluster.sh ready", timeout=120)
+        self.assertIsNone(p.poll(), read(self.path("run-cluster.out")))
+        return p, port
+
+    def pids(self):
+        return {f[:-4]: int(read(os.path.join(self.cdir, f)))
+                for f in os.listdir(self.cdir) if f.endswith(".pid")}
+
+    def kill_all(self, p):
+        """After a failure: nothing the script started is left running."""
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+        for pid in self.pids().values() if os.path.isdir(self.cdir) else ():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def node_connections(self, port, n):
+        conn = http.client.HTTPConnection("127.0.0.1", port + n,
+                                          timeout=WAIT)
+        try:
+            conn.request("GET", "/healthz")
+            return json.loads(conn.getresponse().read())["connections"]
+        finally:
+            conn.close()
+
+    def test_three_nodes_behind_nginx(self):
+        p, port = self.start_cluster()
+        front = types.SimpleNamespace(port=port)
+        white, black = self.client(front), self.client(front)
+        # round robin: the two players sit on two different nodes
+        counts = [self.node_connections(port, n) for n in (1, 2, 3)]
+        self.assertEqual(sorted(counts), [0, 1, 1], counts)
+        gid = white.request({"t": "invite", "clock": FISCHER_5_0,
+                             "color": "white"}, "invited")["game"]
+        black.send({"t": "join", "game": gid})
+        for c in (white, black):
+            c.expect("game_start", game=gid)
+        for ply, uci in enumerate(["e2e4", "e7e5", "g1f3"]):
+            (white, black)[ply % 2].move(gid, uci, ply)
+            for c in (white, black):
+                self.assertEqual(c.expect("moved", game=gid,
+                                          ply=ply + 1)["uci"], uci)
+        # the page through nginx, from whichever node
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        conn.request("GET", "/healthz")
+        self.assertEqual(conn.getresponse().status, 200)
+        conn.close()
+        # a node that dies is started again (same node id)
+        before = self.pids()["n2"]
+        os.kill(before, signal.SIGKILL)
+        wait_until(lambda: self.pids().get("n2", before) != before,
+                   "n2 started again", timeout=30)
+        wait_until(lambda: read(os.path.join(self.cdir, "n2.log"))
+                   .count("event=listening") == 2, "n2 listening again")
+        # SIGTERM: everything it started stops, and so does it
+        started = self.pids()
+        self.assertEqual(set(started), {"n1", "n2", "n3", "nginx", "redis",
+                                        "postgres"})
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=60), 143,
+                         read(self.path("run-cluster.out")))
+        for name, pid in started.items():
+            self.assertFalse(os.path.exists("/proc/%d" % pid), name)
+        self.assertIn("run-cluster: stopped",
+                      read(self.path("run-cluster.out")))
