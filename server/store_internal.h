@@ -302,9 +302,9 @@ struct store {
                           checkpoint pass ended */
     struct op **q;     /* pending ops, q[0..q_n-1], guarded by mu */
     size_t q_n;
-    struct op **batch;              /* the writer's array; swapped with q */
-    bool stopping;                  /* guarded by mu */
-    struct op *spare; /* committed OP_MOVE ops to reuse, guarded by mu */
+    struct op **batch; /* the writer's array; swapped with q */
+    bool stopping;     /* guarded by mu */
+    struct op *spare;  /* committed OP_MOVE ops to reuse, guarded by mu */
     size_t n_spare;
     uint64_t next_seq;              /* guarded by mu */
     _Atomic uint64_t queued;        /* highest sequence number handed out */
