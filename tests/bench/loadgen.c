@@ -638,11 +638,32 @@ static void loop_report(enum lg_mode m, const struct lg_stats *t,
         printf(" server_loop_us_per_op=%.2f", loop_cpu_s * 1e6 / (double)ops);
 }
 
+/* The machine's CPU time so far from /proc/stat's first line: *steal,
+ * the time the hypervisor ran something else while this machine's CPUs
+ * wanted to run, and *total, all of it (clock ticks). -1 when unread. */
+static void machine_cpu(long long *steal, long long *total)
+{
+    long long v[8] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+
+    *steal = *total = -1;
+    if (!f)
+        return;
+    if (fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0],
+               &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+        *steal = v[7];
+        *total = 0;
+        for (int i = 0; i < 8; i++)
+            *total += v[i];
+    }
+    fclose(f);
+}
+
 static void report(const struct options *o, const struct lg_stats *t,
                    int failed, double wall_s, double srv_cpu_s,
                    double loop_cpu_s, long rss0_kb, long rss1_kb,
                    long long written, const char *metrics0,
-                   const char *metrics1)
+                   const char *metrics1, double steal_pct)
 {
     char loadavg[16] = "na";
     FILE *f = fopen("/proc/loadavg", "r");
@@ -727,8 +748,12 @@ static void report(const struct options *o, const struct lg_stats *t,
         printf(" server_rss_kb=na server_rss_bytes_per_conn=na "
                "server_cpu_pct=na");
     }
-    printf(" loadgen_cpu_pct=%.1f loadavg_1m=%s\n",
+    printf(" loadgen_cpu_pct=%.1f loadavg_1m=%s",
            100.0 * (double)t->cpu_us / 1e6 / window, loadavg);
+    if (steal_pct >= 0) /* of every CPU's time: a busy neighbour's share */
+        printf(" machine_steal_pct=%.1f\n", steal_pct);
+    else
+        printf(" machine_steal_pct=na\n");
 }
 
 /* Raises the descriptor limit to the hard limit; says so when the load
@@ -762,7 +787,7 @@ int main(int argc, char **argv)
     char *metrics0 = NULL, *metrics1 = NULL;
     double cpu0 = 0, cpu1 = 0, loop0 = 0, loop1 = 0, t0, t1;
     long rss0 = -1, rss1 = -1;
-    long long wb0 = -1, wb1 = -1;
+    long long wb0 = -1, wb1 = -1, st0, st1, all0, all1;
     int ready, failed = 0;
 
     parse_args(argc, argv, &o);
@@ -795,6 +820,7 @@ int main(int argc, char **argv)
         loop0 = proc_cpu_s(o.server_pid, o.server_pid);
         wb0 = proc_write_bytes(o.server_pid);
     }
+    machine_cpu(&st0, &all0);
     t0 = mono_s();
     for (int i = 0; i < o.procs; i++)
         if (ch[i].ready && write(ch[i].ctl, "G", 1) != 1)
@@ -806,6 +832,7 @@ int main(int argc, char **argv)
         }
     }
     t1 = mono_s();
+    machine_cpu(&st1, &all1);
     if (o.server_pid) {
         cpu1 = proc_cpu_s(o.server_pid, 0);
         loop1 = proc_cpu_s(o.server_pid, o.server_pid);
@@ -865,7 +892,10 @@ int main(int argc, char **argv)
     report(&o, total, failed, t1 - t0,
            cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : 0,
            loop0 >= 0 && loop1 >= 0 ? loop1 - loop0 : 0, rss0, rss1,
-           wb0 >= 0 && wb1 >= 0 ? wb1 - wb0 : -1, metrics0, metrics1);
+           wb0 >= 0 && wb1 >= 0 ? wb1 - wb0 : -1, metrics0, metrics1,
+           st0 >= 0 && st1 >= 0 && all1 > all0
+               ? 100.0 * (double)(st1 - st0) / (double)(all1 - all0)
+               : -1);
     free(metrics0);
     free(metrics1);
     free(total);
