@@ -10,6 +10,7 @@
 # ./data/cluster/pg for the next try (as root, when `nobody` cannot reach
 # that folder, in /var/tmp/chess-run-cluster/pg); Redis starts empty each time.
 #
+# Arguments go to every node (chess-server --help: --config FILE, say).
 # Environment: CHESS_SERVER=PATH runs that binary and builds nothing (the
 # tests run it so); CLUSTER_DIR (default ./data/cluster); CLUSTER_PORT
 # (default 8080): nginx's port, the nodes on the next three. Try a
@@ -139,15 +140,17 @@ redis-server --port 0 --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
 echo $! >"$dir/redis.pid"
 wait_for Redis test -S "$dir/redis.sock"
 
-node() { # n: starts node n on port + n
-    "$CHESS_SERVER" --listen 127.0.0.1 --port $((port + $1)) \
-        --node-id "n$1" --postgres "$dsn" --redis "$dir/redis.sock" \
+node() { # n: starts node n on port + n, with the script's arguments
+    n=$1
+    shift
+    "$CHESS_SERVER" --listen 127.0.0.1 --port $((port + n)) \
+        --node-id "n$n" --postgres "$dsn" --redis "$dir/redis.sock" \
         --trusted-proxies 127.0.0.1 --web "$root/web" \
-        --log-file "$dir/n$1.log" &
-    echo $! >"$dir/n$1.pid"
+        --log-file "$dir/n$n.log" "$@" &
+    echo $! >"$dir/n$n.pid"
 }
-for n in 1 2 3; do
-    node $n
+for i in 1 2 3; do
+    node $i "$@"
 done
 for n in 1 2 3; do
     wait_for "node n$n" grep -q "event=listening" "$dir/n$n.log"
@@ -192,7 +195,7 @@ while :; do
     for n in 1 2 3; do
         if ! kill -0 "$(cat "$dir/n$n.pid")" 2>/dev/null; then
             echo "run-cluster: node n$n is gone; starting it again"
-            node $n
+            node $n "$@"
         fi
     done
     sleep 1

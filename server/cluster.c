@@ -1422,6 +1422,14 @@ static void no_host(struct cluster *c, struct fwd *f)
             adopt(c, row.gid, 0, 0, p);
         return;
     }
+    if (rc == 0 && f->kind == 'S' && f->tries < CLUSTER_RETRIES) {
+        /* a new game of the player's, told by its host before its row
+         * committed and, sometimes, before Redis had its host's
+         * subscription to cmd:G (another connection of the host's): 1 of
+         * 1,000 paired seekers lost its game_start so */
+        retry_later(c, f);
+        return;
+    }
     if (rc < 0) {
         struct session *s = local_session(c, f->sid);
         if (s && f->kind == 'M')

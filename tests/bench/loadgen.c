@@ -141,6 +141,26 @@ static void usage(FILE *f)
         "moves the server counted; ckpt_waits, the journal writer's "
         "waits for a\n"
         "checkpoint.\n");
+    fputs("  --ports P1,P2,...        a cluster's nodes on --url's host (at "
+          "most 8): game slot K's\n"
+          "                           players and spectators connect to "
+          "port (K + i) mod n,\n"
+          "                           i their index (A 0, B 1, spectators "
+          "2...): a game's\n"
+          "                           players on different nodes\n"
+          "  --resume                 a connection cut mid-game reconnects "
+          "(to the next port)\n"
+          "                           with its token, resyncs (`sync`) and "
+          "plays on, as a\n"
+          "                           browser does; a move without its "
+          "moved for 5 s is\n"
+          "                           resynced too. Reports reconnects, "
+          "resyncs, lost_moves\n"
+          "                           (acknowledged moves a resync no "
+          "longer showed) and\n"
+          "                           games found ended (abandoned) while "
+          "away\n",
+          f);
 }
 
 static long num_arg(const char *name, const char *text, long lo, long hi)
@@ -158,6 +178,32 @@ static long num_arg(const char *name, const char *text, long lo, long hi)
         exit(2);
     }
     return v;
+}
+
+/* --ports: a comma-separated list of 1-8 ports. */
+static void parse_ports(const char *list, struct lg_config *c)
+{
+    char buf[128], *save = NULL, *tok;
+
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "E: --ports is too long\n");
+        exit(2);
+    }
+    strcpy(buf, list);
+    c->n_ports = 0;
+    for (tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (c->n_ports == LG_MAX_PORTS) {
+            fprintf(stderr, "E: --ports lists at most %d ports\n",
+                    LG_MAX_PORTS);
+            exit(2);
+        }
+        c->ports[c->n_ports++] = (int)num_arg("--ports", tok, 1, 65535);
+    }
+    if (!c->n_ports) {
+        fprintf(stderr, "E: --ports lists no port\n");
+        exit(2);
+    }
 }
 
 static void parse_url(const char *url, struct lg_config *c)
@@ -213,6 +259,8 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"max-connecting", required_argument, NULL, 'x'},
         {"ramp-timeout-s", required_argument, NULL, 'r'},
         {"event-loop", required_argument, NULL, 'e'},
+        {"ports", required_argument, NULL, 'o'},
+        {"resume", no_argument, NULL, 'R'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -299,6 +347,12 @@ static void parse_args(int argc, char **argv, struct options *o)
         case 'r':
             c->ramp_timeout_s = (double)num_arg("--ramp-timeout-s", optarg, 1,
                                                 86400);
+            break;
+        case 'o':
+            parse_ports(optarg, c);
+            break;
+        case 'R':
+            c->resume = true;
             break;
         case 'v':
             c->verbose = 1;
@@ -649,8 +703,8 @@ static void machine_cpu(long long *steal, long long *total)
     *steal = *total = -1;
     if (!f)
         return;
-    if (fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0],
-               &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+    if (fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+               &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
         *steal = v[7];
         *total = 0;
         for (int i = 0; i < 8; i++)
@@ -727,6 +781,17 @@ static void report(const struct options *o, const struct lg_stats *t,
            (unsigned long long)t->connect_failures,
            (unsigned long long)t->stalls, (unsigned long long)t->queue_full,
            (unsigned long long)t->shutdowns, failed);
+    if (c->mode == LG_MODE_PLAY || c->mode == LG_MODE_IDLE)
+        printf(" resets=%llu", (unsigned long long)t->resets);
+    if (c->resume)
+        printf(" reconnects=%llu resumes=%llu resyncs=%llu lost_moves=%llu "
+               "ended_away=%llu abandoned=%llu stale_states=%llu",
+               (unsigned long long)t->reconnects,
+               (unsigned long long)t->resumes, (unsigned long long)t->resyncs,
+               (unsigned long long)t->lost_moves,
+               (unsigned long long)t->ended_away,
+               (unsigned long long)t->abandoned,
+               (unsigned long long)t->stale_states);
     if (o->server_pid && rss1_kb >= 0) {
         printf(" server_rss_kb=%ld server_rss_start_kb=%ld", rss1_kb,
                rss0_kb);
@@ -866,6 +931,14 @@ int main(int argc, char **argv)
         total->connections += s->connections;
         total->games_live += s->games_live;
         total->cpu_us += s->cpu_us;
+        total->resets += s->resets;
+        total->reconnects += s->reconnects;
+        total->resumes += s->resumes;
+        total->resyncs += s->resyncs;
+        total->lost_moves += s->lost_moves;
+        total->ended_away += s->ended_away;
+        total->abandoned += s->abandoned;
+        total->stale_states += s->stale_states;
         if (s->window_s > total->window_s)
             total->window_s = s->window_s;
         if (s->ramp_s > total->ramp_s)

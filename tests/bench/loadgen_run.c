@@ -51,6 +51,8 @@
 #define RETRY_US 250000         /* a rate-limited move is sent again */
 #define SETUP_STALL_US 30000000 /* a slot stuck before its game starts */
 #define CTL_POLL_US 20000
+#define RESYNC_US 5000000   /* --resume: a move this long without moved */
+#define RECONNECT_TRIES 100 /* --resume: attempts before the slot resets */
 
 enum role { ROLE_A, ROLE_B, ROLE_SPEC, ROLE_PROBE };
 
@@ -89,6 +91,13 @@ struct conn {
     struct out_msg q[QSLOTS];
     char *rx;
     size_t rx_len, rx_cap;
+    /* --resume */
+    char token[64]; /* from its welcome */
+    int port_i;     /* index in cfg->ports */
+    bool resuming;  /* reconnecting or resyncing: a `state` is due */
+    bool watchdog;  /* ... asked by the watchdog (nothing in flight) */
+    int tries;      /* reconnect attempts since it was last in play */
+    int64_t est_us; /* when it was last established */
 };
 
 #define SENT_RING 4
@@ -140,6 +149,8 @@ struct run {
     int64_t cpu_go_us;
     struct lg_stats st;
     struct lg_msg msg;
+    const char *text; /* the message being handled, text_len bytes */
+    size_t text_len;
     char hostport[300];
 };
 
@@ -354,7 +365,7 @@ static void conn_attempt(struct conn *c)
     memset(&i, 0, sizeof i);
     i.context = r->ctx;
     i.address = cfg->host;
-    i.port = cfg->port;
+    i.port = cfg->n_ports ? cfg->ports[c->port_i] : cfg->port;
     i.path = cfg->path;
     i.host = r->hostport;
     i.origin = r->hostport;
@@ -468,13 +479,25 @@ static void pair_reset(struct pair *p)
         pair_arm(p, now_us() + RESTART_US, true);
 }
 
+/* p gives up its game (an error, a close, a stall): counted, reset. */
+static void pair_fail(struct pair *p)
+{
+    if (p->st != PS_RESETTING)
+        p->run->st.resets++;
+    pair_reset(p);
+}
+
 static void pair_connect(struct pair *p)
 {
     pair_set_state(p, PS_CONNECTING);
     p->welcomed = 0;
     p->gid[0] = '\0';
-    for (int k = 0; k < p->nconn; k++)
+    for (int k = 0; k < p->nconn; k++) { /* new players */
+        p->conns[k].token[0] = '\0';
+        p->conns[k].resuming = p->conns[k].watchdog = false;
+        p->conns[k].tries = 0;
         conn_queue_attempt(&p->conns[k]);
+    }
     start_pending(p->run);
 }
 
@@ -605,10 +628,84 @@ static void on_moved(struct pair *p, struct conn *c, const struct lg_msg *m,
     pair_turn(p, false);
 }
 
+/* True when the move for the ply after p->ply was written on mv's
+ * current connection (not on one that has gone since) less than
+ * RESYNC_US ago: its moved may still come. */
+static bool move_on_its_way(const struct pair *p, const struct conn *mv)
+{
+    long next = p->ply + 1, slot = next % SENT_RING;
+
+    return p->sent_ply[slot] == next && p->sent_us[slot] >= mv->est_us &&
+           now_us() - p->sent_us[slot] < RESYNC_US;
+}
+
+/* --resume: the `state` a reconnected (or resyncing) connection asked
+ * for; the side to move moves now unless its move is already on its way.
+ * A state behind what the slot has seen is news overtaken by the other
+ * player's node (a move sent on the connection that was cut can reach
+ * the host after this connection's sync): it is left alone, and the
+ * moves it lacks are counted lost only when a resync of the watchdog,
+ * with nothing in flight for RESYNC_US, still lacks them. */
+static void on_resume(struct pair *p, struct conn *c, const struct lg_msg *m)
+{
+    struct run *r = p->run;
+    struct conn *mv;
+    bool watchdog = c->watchdog;
+
+    c->resuming = c->watchdog = false;
+    c->tries = 0;
+    if (c->role == ROLE_SPEC || (p->st != PS_PLAYING && p->st != PS_ENDING))
+        return;
+    if (m->ply < p->ply && !watchdog) {
+        r->st.stale_states++;
+        return;
+    }
+    if (m->ply < p->ply) {
+        r->st.lost_moves += (uint64_t)(p->ply - m->ply);
+        if (r->cfg->verbose)
+            fprintf(stderr,
+                    "I: lost: game %s: ply %ld seen, the state of a "
+                    "resync (%s) has %ld\n",
+                    p->gid, p->ply, c == &p->conns[0] ? "A" : "B", m->ply);
+    }
+    if (!m->started) { /* it ended while this side was away */
+        if (p->st == PS_ENDING) {
+            r->st.games_ended++; /* by its last move, as expected */
+        } else {
+            r->st.ended_away++;
+            static const char key[] = "\"reason\":\"abandoned\"";
+            if (memmem(r->text, r->text_len, key, sizeof key - 1))
+                r->st.abandoned++;
+        }
+        pair_reset(p);
+        return;
+    }
+    if (p->st == PS_ENDING)
+        return;
+    if (m->white_to_move < 0 || !m->nlegal) {
+        pair_fail(p);
+        return;
+    }
+    p->ply = m->ply;
+    p->progress_us = now_us();
+    mv = p->conns[0].white == (m->white_to_move == 1) ? &p->conns[0]
+                                                      : &p->conns[1];
+    if (p->mover == mv && move_on_its_way(p, mv))
+        return; /* on its way: its moved will come */
+    p->mover = mv;
+    timerq_cancel(&r->tq, &p->timer);
+    pick_move(p, m);
+    pair_send_move(p);
+}
+
 static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
 {
     if (strcmp(m->game, p->gid))
         return;
+    if (c->resuming) {
+        on_resume(p, c, m);
+        return;
+    }
     if (c->role == ROLE_SPEC) {
         if (p->st == PS_WATCHING && ++p->watching == p->nconn - 2) {
             pair_set_state(p, PS_JOINING);
@@ -620,7 +717,7 @@ static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
     if (p->st != PS_JOINING || ++p->joined < 2)
         return;
     if (!m->started || !m->nlegal || m->white_to_move < 0) {
-        pair_reset(p);
+        pair_fail(p);
         return;
     }
     pair_set_state(p, PS_PLAYING);
@@ -642,7 +739,12 @@ static void on_error(struct pair *p, struct conn *c, const struct lg_msg *m)
         pair_arm(p, now_us() + RETRY_US, false);
         return;
     }
-    pair_reset(p);
+    /* --resume: a move sent again after a reconnect whose first copy
+     * (on the connection that was cut) got there after all */
+    if (p->run->cfg->resume && m->error == lg_msg_error_index("stale_ply") &&
+        m->has_id && m->id <= p->ply && p->st == PS_PLAYING)
+        return;
+    pair_fail(p);
 }
 
 static void pair_on_message(struct pair *p, struct conn *c,
@@ -650,6 +752,11 @@ static void pair_on_message(struct pair *p, struct conn *c,
 {
     switch (m->type) {
     case LG_MSG_WELCOME:
+        if (c->resuming) { /* back: ask for the game as it is now */
+            conn_send(c, false, 0, "{\"t\":\"%s\",\"game\":\"%s\"}",
+                      c->role == ROLE_SPEC ? "watch" : "sync", p->gid);
+            break;
+        }
         if (p->st == PS_CONNECTING && ++p->welcomed == p->nconn)
             pair_new_game(p);
         break;
@@ -782,6 +889,7 @@ static void conn_established(struct conn *c, struct lws *wsi)
 
     c->wsi = wsi;
     c->established = true;
+    c->est_us = now_us();
     r->connecting--;
     r->established++;
     kick(r);
@@ -797,6 +905,9 @@ static void conn_established(struct conn *c, struct lws *wsi)
         echo_send(c);
     } else if (c->role == ROLE_PROBE)
         conn_send(c, false, 0, "{\"t\":\"hello\"}");
+    else if (c->resuming)
+        conn_send(c, false, 0, "{\"t\":\"hello\",\"token\":\"%s\"}",
+                  c->token);
     else
         conn_send(c, false, 0, "{\"t\":\"hello\",\"name\":\"lg%d%c%d\"}",
                   c->pair->index, "abs"[c->role], (int)(c - c->pair->conns));
@@ -821,6 +932,8 @@ static void conn_closed(struct conn *c)
         else
             r->st.connect_failures++;
     }
+    bool cut = !c->closing;
+
     c->wsi = NULL;
     c->established = c->closing = false;
     c->qn = 0;
@@ -828,15 +941,42 @@ static void conn_closed(struct conn *c)
     if (!r->stopping) {
         if (!p) {
             conn_queue_attempt(c);
+        } else if (cut && r->cfg->resume && c->token[0] &&
+                   (p->st == PS_PLAYING || p->st == PS_ENDING) &&
+                   c->tries++ < RECONNECT_TRIES) {
+            /* back through another node, as a browser would */
+            if (!c->resuming)
+                r->st.reconnects++;
+            c->resuming = true;
+            if (r->cfg->n_ports)
+                c->port_i = (c->port_i + 1) % r->cfg->n_ports;
+            p->open--;
+            conn_queue_attempt(c);
         } else {
             p->open--;
             if (p->st != PS_RESETTING)
-                pair_reset(p);
+                pair_fail(p);
             else if (!p->open)
                 pair_arm(p, now_us() + RESTART_US, true);
         }
     }
     kick(r);
+}
+
+/* Keeps the token of a welcome (base64url: no escapes) for --resume. */
+static void welcome_token(struct conn *c, const char *text, size_t len)
+{
+    static const char key[] = "\"token\":\"";
+    const char *p = memmem(text, len, key, sizeof key - 1), *e;
+
+    if (!p)
+        return;
+    p += sizeof key - 1;
+    e = memchr(p, '"', len - (size_t)(p - text));
+    if (e && (size_t)(e - p) < sizeof c->token) {
+        memcpy(c->token, p, (size_t)(e - p));
+        c->token[e - p] = '\0';
+    }
 }
 
 static void conn_message(struct conn *c, const char *text, size_t len)
@@ -853,6 +993,13 @@ static void conn_message(struct conn *c, const char *text, size_t len)
         return;
     }
     lg_msg_parse(text, len, &r->msg);
+    r->text = text;
+    r->text_len = len;
+    if (c->pair && r->msg.type == LG_MSG_WELCOME && !c->token[0])
+        welcome_token(c, text, len);
+    if (c->pair && r->msg.type == LG_MSG_STATE && c->resuming &&
+        !strcmp(r->msg.game, c->pair->gid))
+        r->st.resumes++;
     if (c->pair)
         pair_on_message(c->pair, c, &r->msg, now);
     else
@@ -1033,11 +1180,29 @@ static void watchdog(struct run *r, int64_t now)
             continue;
         limit = p->st == PS_PLAYING || p->st == PS_ENDING ? play_stall
                                                           : SETUP_STALL_US;
+        if (r->cfg->resume && p->st == PS_PLAYING && p->mover &&
+            now - p->progress_us > RESYNC_US &&
+            now - p->progress_us <= limit) {
+            /* a move, or its moved, lost on the way: ask both sides */
+            bool asked = false;
+            for (int k = 0; k < 2; k++) {
+                struct conn *c = &p->conns[k];
+                if (c->established && !c->resuming) {
+                    c->resuming = c->watchdog = true;
+                    asked = true;
+                    conn_send(c, false, 0, "{\"t\":\"sync\",\"game\":\"%s\"}",
+                              p->gid);
+                }
+            }
+            if (asked)
+                r->st.resyncs++;
+            continue;
+        }
         if (now - p->progress_us > limit) {
             r->st.stalls++;
             if (r->cfg->verbose && r->st.stalls <= 10)
                 stall_report(p, now);
-            pair_reset(p);
+            pair_fail(p);
         }
     }
 }
@@ -1121,6 +1286,8 @@ static int build(struct run *r)
             c->pair = p;
             c->role = k == 0 ? ROLE_A : k == 1 ? ROLE_B : ROLE_SPEC;
             c->gindex = gi++;
+            if (cfg->n_ports)
+                c->port_i = (p->index + k) % cfg->n_ports;
         }
         pair_connect(p);
     }

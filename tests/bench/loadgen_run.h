@@ -27,10 +27,21 @@ enum lg_mode {
                         move-sized text, waits for it back, again */
 };
 
+#define LG_MAX_PORTS 8
+
 struct lg_config {
     enum lg_mode mode;
     char host[256];
     int port;
+    /* >0: the nodes of a cluster on host: the connections of game slot K
+     * go to ports[(K + k) % n_ports], k their index in the slot (A 0, B 1,
+     * spectators 2...), so a game's players sit on different nodes */
+    int ports[LG_MAX_PORTS];
+    int n_ports;
+    /* a connection cut mid-game reconnects (to the next port) with its
+     * token, resyncs with `sync` and plays on; a move without its `moved`
+     * for LG_RESYNC_S is resynced too. Without it the slot starts over. */
+    bool resume;
     char path[256];
     int games;            /* this process's games */
     int first_game;       /* global index of its first game (names, seeds) */
@@ -70,6 +81,14 @@ struct lg_stats {
     uint64_t connections;       /* established at the end of the window */
     uint64_t games_live;        /* games being played at the end */
     uint64_t cpu_us;            /* this process's CPU time in the window */
+    uint64_t resets;            /* slots given up (error, close, stall) */
+    /* --resume: connections re-established and resynced, resyncs of a
+     * move without its `moved`, moves acknowledged (a `moved` seen) that
+     * a resync's `state` no longer had, games found ended while away and
+     * how many of them the server ended as abandoned; states of a
+     * reconnect behind what the slot had seen (overtaken, left alone) */
+    uint64_t reconnects, resumes, resyncs, lost_moves, ended_away, abandoned,
+        stale_states;
     double window_s;
     double ramp_s;          /* start to 'R' */
     struct lg_hist own;     /* move written -> mover's own `moved` */

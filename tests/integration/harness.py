@@ -174,20 +174,23 @@ class Server:
         self.pg = pg_database(self.dir) if POSTGRES else None
         self.start()
 
-    def start(self):
+    def start(self, port=None):
         """Starts the server on a free port of 127.0.0.1 (only: a load
         generator's client sockets on other 127.x addresses cannot then
         collide with it); a port taken between free_port() and the
         server's bind (the race every such helper has) is retried with
-        another."""
-        for attempt in range(5):
-            if self._start_once():
+        another. port: that port (a node restarted where its clients
+        know it), retried for a while when still taken."""
+        for attempt in range(50 if port else 5):
+            if self._start_once(port):
                 return
             self.log.close()
+            if port:
+                time.sleep(0.1)
         raise RuntimeError("no free port: " + self.log_text())
 
-    def _start_once(self):
-        self.port = free_port()
+    def _start_once(self, port=None):
+        self.port = port or free_port()
         self.log = open(os.path.join(self.dir, self.name + ".log"), "ab")
         self.log_start = self.log.tell()
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "").split()
@@ -468,11 +471,12 @@ class ClusterServer:
         return next((i for i, n in enumerate(self.nodes) if n.name == name),
                     None)
 
-    def restart_node(self, i):
+    def restart_node(self, i, same_port=False):
         """Starts node i again (after a kill or a terminate), on a new
-        port, and waits until it has joined."""
+        port (same_port: on its last one), and waits until it has
+        joined."""
         n = self.nodes[i]
-        n.start()  # (its log_text is this run's from now on)
+        n.start(n.port if same_port else None)  # (log_text: this run's)
         deadline = time.monotonic() + WAIT
         while "event=cluster_joined" not in n.log_text():
             if time.monotonic() > deadline:

@@ -5,6 +5,7 @@ placed at once on every node. The players of each game are on
 different nodes. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
 import os
 import signal
+import subprocess
 import time
 import unittest
 
@@ -134,6 +135,59 @@ class ClusterTest(FreshServerTest):
         # no pause: white's clock ran only while white thought
         self.assertGreater(clocks["white_ms"], 300000 - 1000 * took - 500)
         print("\nSIGTERM of the host: moves again after %.2f s" % took)
+
+    def test_rolling_restart_under_load_loses_no_game_and_no_move(self):
+        """chess-loadgen plays 200 games with each game's players on two
+        nodes (--ports) and reconnects a cut connection through the next
+        node with its token (--resume), as a browser does; meanwhile each
+        node in turn is stopped (SIGTERM: its games handed over) and
+        started again on its port. No acknowledged move is missing from
+        any resync, no game is given up or abandoned, and play goes on."""
+        loadgen = os.environ.get("CHESS_LOADGEN")
+        if not loadgen:
+            self.fail("CHESS_LOADGEN not set (tests/cluster/meson.build)")
+        ports = [n.port for n in self.srv.nodes]
+        out = self.path("loadgen.out")
+        with open(out, "w") as f, open(self.path("loadgen.err"), "w") as e:
+            lg = subprocess.Popen(
+                [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
+                 "--ports", ",".join(map(str, ports)), "--resume",
+                 "--games", "200", "--move-interval-ms", "1000",
+                 "--duration-s", "40", "--ramp-timeout-s", "60"],
+                stdout=f, stderr=e)
+        self.procs.append(lg)
+
+        def live():
+            return sum(n.http_json("/healthz")[1]["live_games"]
+                       for n in self.srv.nodes if n.proc.poll() is None)
+        harness.wait_until(lambda: live() >= 200, "200 games in play",
+                           timeout=60)
+        time.sleep(3)  # inside the window (it opens when all have begun)
+        for i in range(len(self.srv.nodes)):
+            self.assertEqual(self.srv.nodes[i].terminate(), 0)
+            self.srv.restart_node(i, same_port=True)
+            time.sleep(4)
+        self.assertEqual(lg.wait(timeout=120), 0)
+        with open(out) as f:
+            line = f.read().strip()
+        got = dict(kv.split("=", 1) for kv in line.split())
+        print("\nrolling restart: " + " ".join(
+            "%s=%s" % (k, got.get(k)) for k in (
+                "moves", "moves_per_s", "opp_p99_us", "opp_max_us",
+                "reconnects", "resumes", "resyncs", "lost_moves",
+                "ended_away", "abandoned", "resets", "errors_by_code")))
+        for k in ("lost_moves", "abandoned", "resets", "stalls",
+                  "failed_procs"):
+            self.assertEqual(got[k], "0", k + ": " + line)
+        # every node's connections came back through the others
+        self.assertGreaterEqual(int(got["reconnects"]), 200, line)
+        self.assertGreaterEqual(int(got["resumes"]),
+                                int(got["reconnects"]), line)
+        self.assertGreater(int(got["moves"]), 200 * 20, line)
+        # and the database agrees: no game ended abandoned
+        self.assertEqual(self.srv.sql(
+            "SELECT count(*) FROM games WHERE reason = 'abandoned'"),
+            [(0,)])
 
     def test_redis_restart_loses_no_move(self):
         w, b, gid = self.game_on(0, 1)
