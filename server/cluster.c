@@ -151,6 +151,7 @@ struct cluster {
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
                                               games: where it is */
     bool orphans_scan;                     /* under way */
+    int64_t orphans_before; /* ... of the games created before this (wall) */
     struct table handing_over; /* gid -> its own copy: a handover in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
@@ -1630,6 +1631,11 @@ static void on_up(void *arg, const redisReply *reply, const char *err)
     if (!c->orphans_scan) { /* games nobody hosts: a cluster restarted */
         c->orphans_scan = true;
         c->orphans_after[0] = '\0';
+        /* not a game created since a lease before: its creator is alive
+         * and takes it in Redis just after storing it (taken first from
+         * here, the creator found it fenced: a node joining a busy
+         * cluster cut the players of dozens of new games) */
+        c->orphans_before = hub_wall_ms(c->h) - CLUSTER_LEASE_MS;
     }
     reclaim(c);
     resync_all(c);
@@ -1776,8 +1782,9 @@ static void orphans_tick(struct cluster *c)
     if (!c->orphans_scan)
         return;
     gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
-    if (!gids || store_live_gids(c->h->store, c->orphans_after, gids,
-                                 CLUSTER_SWEEP_GAMES, &n) < 0) {
+    if (!gids ||
+        store_live_gids(c->h->store, c->orphans_after, c->orphans_before,
+                        gids, CLUSTER_SWEEP_GAMES, &n) < 0) {
         free(gids);
         return; /* again next tick */
     }

@@ -1417,9 +1417,11 @@ int store_player_live_games(struct store *s, const char *pid,
     return max ? s->be->player_live_games(s, pid, gids, max, n) : 0;
 }
 
-int store_live_gids(struct store *s, const char *after, char (*gids)[33],
-                    size_t max, size_t *n)
+int store_live_gids(struct store *s, const char *after, int64_t before_ms,
+                    char (*gids)[33], size_t max, size_t *n)
 {
     *n = 0;
-    return max ? s->be->live_gids(s, after ? after : "", gids, max, n) : 0;
+    return max ? s->be->live_gids(s, after ? after : "", before_ms, gids, max,
+                                  n)
+               : 0;
 }

@@ -404,10 +404,11 @@ int store_get_epoch(struct store *s, const char *gid, int64_t *epoch);
 int store_player_live_games(struct store *s, const char *pid,
                             char (*gids)[33], size_t max, size_t *n);
 /* Every live game's gid after `after` ("" or NULL: from the first) in
- * gid order, at most max (a page of a cluster node's scan for games
- * nobody hosts). 0, or -1 on a database error. */
-int store_live_gids(struct store *s, const char *after, char (*gids)[33],
-                    size_t max, size_t *n);
+ * gid order, created before before_ms (wall), at most max (a page of a
+ * cluster node's scan for games nobody hosts). 0, or -1 on a database
+ * error. */
+int store_live_gids(struct store *s, const char *after, int64_t before_ms,
+                    char (*gids)[33], size_t max, size_t *n);
 /* Calls cb for every game whose status is waiting or started, oldest
  * first, with its journal (with PostgreSQL every node's: the database's
  * live games); stops early when cb returns non-zero. All rows

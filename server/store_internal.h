@@ -274,8 +274,8 @@ struct store_backend {
      * after `after` in gid order: at most max into gids, *n how many. */
     int (*player_live_games)(struct store *s, const char *pid,
                              char (*gids)[33], size_t max, size_t *n);
-    int (*live_gids)(struct store *s, const char *after, char (*gids)[33],
-                     size_t max, size_t *n);
+    int (*live_gids)(struct store *s, const char *after, int64_t before_ms,
+                     char (*gids)[33], size_t max, size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

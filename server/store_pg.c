@@ -278,7 +278,7 @@ static const struct pg_stmt reader_stmts[] = {
                     "AND ended_ms IS NULL AND status <> 'ended' AND "
                     "white_pid IS DISTINCT FROM $1 ORDER BY 2, 1 LIMIT $2"},
     {"r_live_gids", "SELECT gid FROM games WHERE status <> 'ended' AND "
-                    "gid > $1 ORDER BY gid LIMIT $2"},
+                    "gid > $1 AND created_ms < $3 ORDER BY gid LIMIT $2"},
 };
 
 /* ---- parameters and columns ------------------------------------------- */
@@ -1691,8 +1691,10 @@ static int pg_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 }
 
 /* gid in column 0 of each row of a read with a text and a limit. */
+/* The gids of stmt($1 text, $2 max[, $3 before_ms when >= 0]). */
 static int gid_rows(struct store *s, const char *stmt, const char *text,
-                    char (*gids)[33], size_t max, size_t *n)
+                    int64_t before_ms, char (*gids)[33], size_t max,
+                    size_t *n)
 {
     struct pgp p;
     PGresult *r;
@@ -1700,6 +1702,8 @@ static int gid_rows(struct store *s, const char *stmt, const char *text,
     pgp_init(&p);
     pgp_text(&p, text);
     pgp_int(&p, (int64_t)max);
+    if (before_ms >= 0)
+        pgp_int(&p, before_ms);
     if (!(r = rd(s, stmt, NULL, &p, false)))
         return -1;
     for (int i = 0; i < PQntuples(r) && *n < max; i++)
@@ -1711,13 +1715,13 @@ static int gid_rows(struct store *s, const char *stmt, const char *text,
 static int pg_player_live_games(struct store *s, const char *pid,
                                 char (*gids)[33], size_t max, size_t *n)
 {
-    return gid_rows(s, "r_seat_live", pid, gids, max, n);
+    return gid_rows(s, "r_seat_live", pid, -1, gids, max, n);
 }
 
-static int pg_live_gids(struct store *s, const char *after, char (*gids)[33],
-                        size_t max, size_t *n)
+static int pg_live_gids(struct store *s, const char *after, int64_t before_ms,
+                        char (*gids)[33], size_t max, size_t *n)
 {
-    return gid_rows(s, "r_live_gids", after, gids, max, n);
+    return gid_rows(s, "r_live_gids", after, before_ms, gids, max, n);
 }
 
 const struct store_backend store__pg = {

@@ -353,7 +353,7 @@ static const struct stmt_def reader_stmts[] = {
         "ORDER BY 2, 1 LIMIT ?2"),
     /* every live game after a gid (games_in_play) */
     DEF(r_live_gids, "SELECT gid FROM games WHERE status <> 'ended' AND "
-                     "gid > ?1 ORDER BY gid LIMIT ?2"),
+                     "gid > ?1 AND created_ms < ?3 ORDER BY gid LIMIT ?2"),
     DEF(r_ended, "SELECT ended_ms FROM games WHERE gid = ?1 AND "
                  "status = 'ended'"),
     DEF(r_list, LIST_SEAT("white_pid", "") " UNION ALL " LIST_SEAT(
@@ -1848,14 +1848,15 @@ static int sq_player_live_games(struct store *s, const char *pid,
     return gid_rows(s, st, gids, max, n);
 }
 
-static int sq_live_gids(struct store *s, const char *after, char (*gids)[33],
-                        size_t max, size_t *n)
+static int sq_live_gids(struct store *s, const char *after, int64_t before_ms,
+                        char (*gids)[33], size_t max, size_t *n)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_live_gids;
 
     sqlite3_bind_text(st, 1, after, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)before_ms);
     return gid_rows(s, st, gids, max, n);
 }
 

@@ -1157,6 +1157,49 @@ END_TEST
 /* One live game with its journal, as an adopting node reads it: the
  * moves in ply order (the last row of a ply wins); an ended or unknown
  * game is not one. */
+/* store_live_gids: the live games in gid order, a page at a time after
+ * a gid, only those created before the bound (a cluster's scan for games
+ * nobody hosts leaves alone what a live node has just created). */
+START_TEST(live_gids_pages_in_gid_order_before_a_time)
+{
+    struct store *s = H->open();
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    static const char *const ids[] = {"g4", "g1", "g3", "g2", "g5"};
+    static const int64_t created[] = {40, 10, 30, 20, 5000};
+    struct store_game g;
+    char gids[4][33];
+    size_t n = 99;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    for (int i = 0; i < 5; i++) {
+        g = game(ids[i], "pidA", "pidB", i == 3 ? "waiting" : "started",
+                 created[i]);
+        store_put_game(s, &g);
+    }
+    g = game("g3", "pidA", "pidB", "started", 30);
+    end_game(&g, "1-0", "resignation", 60);
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", NULL));
+
+    ck_assert_int_eq(store_live_gids(s, NULL, 1000, gids, 2, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(gids[0], "g1");
+    ck_assert_str_eq(gids[1], "g2"); /* waiting counts as live */
+    ck_assert_int_eq(store_live_gids(s, gids[1], 1000, gids, 2, &n), 0);
+    ck_assert_uint_eq(n, 1); /* g3 ended; g5 created after the bound */
+    ck_assert_str_eq(gids[0], "g4");
+    ck_assert_int_eq(store_live_gids(s, "g4", 1000, gids, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(store_live_gids(s, "", 5001, gids, 4, &n), 0);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(gids[3], "g5");
+    ck_assert_int_eq(store_live_gids(s, "", 40, gids, 4, &n), 0);
+    ck_assert_uint_eq(n, 2); /* created at the bound is not before it */
+    store_close(s);
+}
+END_TEST
+
 START_TEST(load_game_reads_one_live_game)
 {
     struct store *s = H->open();
@@ -1267,5 +1310,6 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, purge_keeps_accounts);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);
     tcase_add_test(tc, load_game_reads_one_live_game);
+    tcase_add_test(tc, live_gids_pages_in_gid_order_before_a_time);
     tcase_add_test(tc, take_epoch_is_a_write);
 }

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""cluster_bench.py - the cluster's figures side by side, in one run.
+
+    tests/bench/cluster_bench.py BUILD [--runs N] [--setups LIST]
+                                 [--scenarios LIST] [--open-games N]
+                                 [--closed-games N] [--duration-s S]
+
+Setups (default all, in this order): `sqlite` (one node on SQLite: the
+server as `sh deploy/run.sh` runs it), `pg` (one node on PostgreSQL, no
+Redis), `2` and `3` (that many nodes on PostgreSQL and Redis, each game's
+two players on two different nodes: chess-loadgen --ports). Scenarios:
+`open` (--open-games games, a move every 2 s each) and `closed` (each
+side moves as soon as it may). Every run starts from an empty database:
+PostgreSQL and Redis are tests/cluster/fixture.py's (a temporary
+cluster on unix sockets; PostgreSQL durable: fsync on, synchronous
+commit, as deploy/postgresql-chess.conf), the nodes run with
+tests/bench/bench-config.json, and the load generator is BUILD's
+chess-loadgen.
+
+One line per run: setup, scenario, the load generator's figures (moves
+a second, opponent latency p50/p99/p99.9 in microseconds, errors) and
+the CPU time each component spent per move over the window: the nodes
+together (`node_us_per_move`), redis-server (`redis_us_per_move`) and
+PostgreSQL (`pg_us_per_move`: the postmaster and all its processes),
+read from /proc every 0.2 s (the window is the load generator's last
+duration_s seconds). `opp_*` of `2`/`3` against `pg` is what forwarding
+through Redis adds (the `moved` of a move made on one node reaches the
+opponent through the game's host and Redis).
+
+BENCH_KEEP=1 keeps the nodes' folders (their logs) and names them.
+Everything shares the machine's cores with the load generator: compare
+figures of one run with each other, not with another machine's.
+"""
+import argparse
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "cluster"))
+import fixture  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid, children=False):
+    """utime+stime of pid (and of its reaped children), seconds; 0 when
+    gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    t = int(fields[11]) + int(fields[12])
+    if children:
+        t += int(fields[13]) + int(fields[14])
+    return t / TICKS
+
+
+def children_of(ppid):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == ppid:
+            out.append(int(d))
+    return out
+
+
+def free_port():
+    for _ in range(200):
+        port = random.randrange(20000, 32000)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise RuntimeError("no free port")
+
+
+class Sampler(threading.Thread):
+    """CPU seconds of the nodes, Redis and PostgreSQL, every 0.2 s."""
+
+    def __init__(self, nodes, redis_pid, pg_pid):
+        super().__init__(daemon=True)
+        self.nodes, self.redis_pid, self.pg_pid = nodes, redis_pid, pg_pid
+        self.samples = []
+        self.stop = threading.Event()
+
+    def sample(self):
+        node = sum(cpu_s(p) for p in self.nodes)
+        redis = cpu_s(self.redis_pid) if self.redis_pid else 0.0
+        pg = 0.0
+        if self.pg_pid:
+            pg = cpu_s(self.pg_pid, children=True) + sum(
+                cpu_s(p) for p in children_of(self.pg_pid))
+        return (time.monotonic(), node, redis, pg)
+
+    def run(self):
+        while not self.stop.is_set():
+            self.samples.append(self.sample())
+            self.stop.wait(0.2)
+
+    def window(self, t0, t1):
+        """CPU seconds of each component between monotonic t0 and t1."""
+        def at(t):
+            return min(self.samples, key=lambda s: abs(s[0] - t))
+        a, b = at(t0), at(t1)
+        return b[1] - a[1], b[2] - a[2], b[3] - a[3]
+
+
+def start_node(server, args, log_path):
+    log = open(log_path, "ab")
+    p = subprocess.Popen([server] + args, stdout=log, stderr=log)
+    log.close()
+    deadline = time.monotonic() + 60
+    want = "event=cluster_joined" if "--redis" in args else "event=listening"
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError("node exited: " + open(log_path).read()[-2000:])
+        with open(log_path, errors="replace") as f:
+            if want in f.read():
+                return p
+        time.sleep(0.05)
+    raise RuntimeError("node did not start: " + open(log_path).read()[-2000:])
+
+
+def run_one(build, servers, setup, scenario, a, run_no, tmp):
+    server = os.path.join(build, "server", "chess-server")
+    loadgen = os.path.join(build, "tests", "bench", "chess-loadgen")
+    config = os.path.join(HERE, "bench-config.json")
+    folder = tempfile.mkdtemp(prefix="node-", dir=tmp)
+    web = os.path.join(folder, "web")
+    os.mkdir(web)
+    with open(os.path.join(web, "index.html"), "w") as f:
+        f.write("<!doctype html><title>bench</title>\n")
+    n = {"sqlite": 1, "pg": 1, "2": 2, "3": 3}[setup]
+    base = ["--config", config, "--log-level", "info", "--listen",
+            "127.0.0.1", "--web", web]
+    if setup == "sqlite":
+        base += ["--db", os.path.join(folder, "chess.db")]
+    else:
+        db = "bench_%d_%s_%s" % (run_no, setup, scenario)
+        servers.psql("DROP DATABASE IF EXISTS %s" % db, "postgres")
+        servers.psql("CREATE DATABASE %s" % db, "postgres")
+        base += ["--postgres", servers.dsn.replace("dbname=chess",
+                                                   "dbname=" + db)]
+    if setup in ("2", "3"):
+        servers.redis_command("FLUSHALL")
+        base += ["--redis", servers.redis_socket]
+    nodes, ports = [], []
+    try:
+        for i in range(n):
+            port = free_port()
+            args = base + ["--port", str(port), "--node-id", "n%d" % (i + 1)]
+            nodes.append(start_node(server, args, os.path.join(
+                folder, "n%d.log" % (i + 1))))
+            ports.append(port)
+        sampler = Sampler([p.pid for p in nodes],
+                          servers.redis_proc.pid if n > 1 else None,
+                          servers.pg_proc.pid if setup != "sqlite" else None)
+        sampler.start()
+        lg = [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
+              "--duration-s", str(a.duration_s), "--seed", str(run_no),
+              "--server-pid", str(nodes[0].pid)]
+        if n > 1:
+            lg += ["--ports", ",".join(map(str, ports))]
+        if scenario == "open":
+            lg += ["--games", str(a.open_games), "--move-interval-ms",
+                   "2000", "--procs", "2"]
+        else:
+            lg += ["--games", str(a.closed_games)]
+        out = subprocess.run(lg, capture_output=True, text=True,
+                             timeout=600)
+        t1 = time.monotonic()
+        sampler.stop.set()
+        sampler.join()
+        line = out.stdout.strip().splitlines()[-1] if out.stdout else ""
+        got = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        window = float(got.get("duration_s", a.duration_s))
+        node_s, redis_s, pg_s = sampler.window(t1 - window, t1)
+        moves = int(got.get("moves", 0)) or 1
+        per = lambda s: "%.1f" % (s * 1e6 / moves)  # noqa: E731
+        keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
+                "commit_p99_us", "errors", "unexpected_closes", "stalls",
+                "machine_steal_pct")
+        print("setup=%s scenario=%s run=%d nodes=%d %s node_us_per_move=%s "
+              "redis_us_per_move=%s pg_us_per_move=%s" % (
+                  setup, scenario, run_no, n,
+                  " ".join("%s=%s" % (k, got.get(k, "na")) for k in keys),
+                  per(node_s), per(redis_s), per(pg_s)), flush=True)
+        if out.returncode != 0 or not line:
+            print("  loadgen: " + out.stderr[-1000:], flush=True)
+    finally:
+        for p in nodes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in nodes:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--setups", default="sqlite,pg,2,3")
+    ap.add_argument("--scenarios", default="open,closed")
+    ap.add_argument("--open-games", type=int, default=3000)
+    ap.add_argument("--closed-games", type=int, default=200)
+    ap.add_argument("--duration-s", type=int, default=20)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="chess-cluster-bench-")
+    os.chmod(tmp, 0o755)
+    with fixture.Servers(redis=True, postgres=True, durable=True) as servers:
+        for run_no in range(1, a.runs + 1):
+            for scenario in a.scenarios.split(","):
+                for setup in a.setups.split(","):
+                    run_one(a.build, servers, setup, scenario, a, run_no, tmp)
+    if os.environ.get("BENCH_KEEP"):  # the nodes' logs, for a look
+        print("kept " + tmp)
+    else:
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()
