@@ -529,6 +529,7 @@ struct fwd {
     uint64_t sid;
     char gid[PROTO_KEY_MAX + 1];
     char kind;
+    bool welcome; /* an attach of the session's hello: holds its welcome */
     int tries;
     size_t len;
     char text[];
@@ -574,6 +575,15 @@ static char *envelope(struct cluster *c, char kind, struct session *s,
 
 static void on_forwarded(void *arg, const redisReply *reply, const char *err);
 
+/* One of s's hello attaches was answered (or failed): the last one sends
+ * the welcome they held. */
+static void attach_answered(struct session *s)
+{
+    if (!s || !s->attaching || --s->attaching)
+        return;
+    hub_session_release_welcome(s);
+}
+
 /* Publishes f's envelope on its game's command channel. */
 static void send_fwd(struct cluster *c, struct fwd *f)
 {
@@ -592,6 +602,8 @@ static void send_fwd(struct cluster *c, struct fwd *f)
     if (!env || publish(c, channel, env, len, on_forwarded, f) < 0) {
         if (f->kind == 'M')
             hub_busy(s, NULL);
+        if (f->welcome)
+            attach_answered(s);
         free(f);
     }
     free(env);
@@ -609,6 +621,7 @@ static struct fwd *fwd_new(struct cluster *c, struct session *s,
     f->sid = s->id;
     snprintf(f->gid, sizeof f->gid, "%s", gid);
     f->kind = kind;
+    f->welcome = false;
     f->tries = 0;
     f->len = len;
     if (len)
@@ -633,6 +646,10 @@ static void on_forwarded(void *arg, const redisReply *reply, const char *err)
     struct cluster *c = f->c;
     struct session *s;
 
+    if (f->welcome) { /* (once: a command sent again holds nothing) */
+        f->welcome = false;
+        attach_answered(local_session(c, f->sid));
+    }
     if (!err && reply && reply->type == REDIS_REPLY_INTEGER &&
         reply->integer > 0) {
         free(f);
@@ -693,13 +710,30 @@ void cluster_forward(struct cluster *c, struct session *s,
     send_fwd(c, f);
 }
 
-void cluster_attach_games(struct cluster *c, struct session *s,
-                          const char *const *gids, size_t n)
+void cluster_welcome_after_attach(struct cluster *c, struct session *s,
+                                  const char *const *gids, size_t n,
+                                  char *welcome, uint64_t seq)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!table_get(&c->h->games, gids[i]) &&
-            follow_add(c, s, gids[i]) == 1)
-            send_kind(c, s, gids[i], 'A');
+    struct msgbuf *b = msgbuf_take(welcome);
+
+    if (!b)
+        return;
+    if (s->welcome) /* (a second hello's: the first goes first) */
+        hub_session_release_welcome(s);
+    s->welcome = b;
+    s->welcome_seq = seq;
+    s->attaching++; /* (until every attach is out: none may send it) */
+    for (size_t i = 0; i < n; i++) {
+        struct fwd *f;
+        if (table_get(&c->h->games, gids[i]) ||
+            follow_add(c, s, gids[i]) != 1 ||
+            !(f = fwd_new(c, s, gids[i], 'A', NULL, 0)))
+            continue;
+        f->welcome = true;
+        s->attaching++;
+        send_fwd(c, f);
+    }
+    attach_answered(s);
 }
 
 void cluster_player_joined(struct cluster *c, struct player *p)
@@ -737,6 +771,8 @@ void cluster_session_detached(struct cluster *c, struct session *s)
 
 void cluster_session_closed(struct cluster *c, struct session *s)
 {
+    hub_session_free_welcome(s);
+    s->attaching = 0;
     if (s->player) {
         drop_seek(c, s);
         detach_all(c, s, true);
@@ -1409,6 +1445,10 @@ static void no_host(struct cluster *c, struct fwd *f)
     struct store_game row;
     int rc;
 
+    if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
+        retry_later(c, f);
+        return;
+    }
     if (table_get(&c->h->games, f->gid)) { /* adopted meanwhile */
         if (f->kind == 'M')
             run_here(c, f->sid, f->text, f->len);
@@ -1973,6 +2013,11 @@ void cluster_begin_handover(struct cluster *c)
     c->handing = true;
     c->handover_left = c->epochs.n;
     hub_alarm_arm(c->h, c->handover_alarm, now_ms(c));
+}
+
+bool cluster_handing_over(const struct cluster *c, const char *gid)
+{
+    return table_get(&c->handing_over, gid) != NULL;
 }
 
 bool cluster_handed_over(const struct cluster *c)

@@ -100,9 +100,15 @@ void cluster_forward(struct cluster *c, struct session *s,
 int cluster_session_opened(struct cluster *c, struct session *s);
 
 /* s (a local connection) says hello for its player: attaches it at the
- * hosts of the player's live games not hosted here (gids[0..n)). */
-void cluster_attach_games(struct cluster *c, struct session *s,
-                          const char *const *gids, size_t n);
+ * hosts of the player's live games not hosted here (gids[0..n)), and
+ * sends it welcome (taken: malloc'ed text; with the store sequence seq)
+ * once Redis has answered every attach's PUBLISH: by then each attach
+ * is in its host's queue, ahead of any message the client sends after
+ * its welcome (a move the host made just after the welcome went out
+ * missed a connection whose attach was still on its way). */
+void cluster_welcome_after_attach(struct cluster *c, struct session *s,
+                                  const char *const *gids, size_t n,
+                                  char *welcome, uint64_t seq);
 
 /* A local connection joined its player (the first one subscribes the
  * player's channel) or left it (the last one unsubscribes), and a local
@@ -176,6 +182,11 @@ void cluster_wake(struct cluster *c);
  * nothing is left to hand over (or nobody to hand it to). */
 void cluster_begin_handover(struct cluster *c);
 bool cluster_handed_over(const struct cluster *c);
+/* True while gid, hosted here, is being handed to another node: its
+ * commands are not run here any more (a move made in that window would
+ * be written with the old epoch, refused once the new host took the
+ * game, and yet its `moved` released), but forwarded to the new host. */
+bool cluster_handing_over(const struct cluster *c, const char *gid);
 size_t cluster_handover(struct cluster *c, int64_t now);
 
 /* The number of remote sessions, followed remote games, games being

@@ -3,7 +3,6 @@
  */
 #include "holds.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,12 +39,19 @@ static int grow(struct holds *h)
 int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
 {
     struct hold *e;
+    size_t at;
 
-    /* sorted by seq: a commit releases a prefix */
-    assert(!h->n || h->q[(h->head + h->n - 1) % h->cap].seq <= seq);
     if (h->n == h->cap && grow(h) < 0)
         return -1;
-    e = &h->q[(h->head + h->n) % h->cap];
+    /* sorted by seq, so that a commit releases a prefix: from the end,
+     * the entries of later writes move up one (none, nearly always) */
+    for (at = h->n; at > 0; at--) {
+        struct hold *prev = &h->q[(h->head + at - 1) % h->cap];
+        if (prev->seq <= seq)
+            break;
+        h->q[(h->head + at) % h->cap] = *prev;
+    }
+    e = &h->q[(h->head + at) % h->cap];
     strcopy(e->gid, sizeof e->gid, gid);
     e->seq = seq;
     e->since = since;

@@ -34,8 +34,10 @@ struct holds {
 void holds_init(struct holds *h);
 void holds_clear(struct holds *h);
 
-/* Queues gid waiting for seq (not below the last one queued). Returns 0,
- * or -1 when out of memory (nothing queued). */
+/* Queues gid waiting for seq, in seq order: usually at the end, but a
+ * turn may begin (a game unpaused, adopted) on a write older than the
+ * last one queued, which goes in its place. Returns 0, or -1 when out of
+ * memory (nothing queued). */
 int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since);
 
 /* The oldest entry, or NULL when empty; valid until the next call. */

@@ -133,12 +133,62 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+/* A message sent to a session whose welcome is held, kept behind it. */
+struct held_msg {
+    struct held_msg *next;
+    struct msgbuf *b;
+    uint64_t seq;
+};
+
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
+    if (s->welcome) { /* nothing before the welcome */
+        struct held_msg *m = malloc(sizeof *m);
+        if (!m)
+            return;
+        *m = (struct held_msg){NULL, msgbuf_ref(b), seq};
+        if (!s->held)
+            s->held_tail = &s->held;
+        *s->held_tail = m;
+        s->held_tail = &m->next;
+        return;
+    }
     if (s->remote)
         cluster_send(s->hub->cluster, s, b, seq);
     else
         conn_send(s->hub, s->conn, b, seq);
+}
+
+void hub_session_release_welcome(struct session *s)
+{
+    struct msgbuf *w = s->welcome;
+    struct held_msg *m = s->held;
+
+    if (!w)
+        return;
+    s->welcome = NULL;
+    s->held = NULL;
+    hub_session_send(s, w, s->welcome_seq);
+    msgbuf_unref(w);
+    while (m) {
+        struct held_msg *next = m->next;
+        hub_session_send(s, m->b, m->seq);
+        msgbuf_unref(m->b);
+        free(m);
+        m = next;
+    }
+}
+
+void hub_session_free_welcome(struct session *s)
+{
+    msgbuf_unref(s->welcome);
+    s->welcome = NULL;
+    while (s->held) {
+        struct held_msg *m = s->held;
+        s->held = m->next;
+        msgbuf_unref(m->b);
+        free(m);
+    }
 }
 
 void hub_session_close(struct session *s, int code, const char *reason)
@@ -1439,9 +1489,9 @@ static void sort_created(struct game **gs, size_t n)
     }
 }
 
-/* In a cluster: sends s its welcome with every live game of its player
- * on any node (the store's list), then attaches s at the hosts of those
- * of other nodes. */
+/* In a cluster: attaches s at the hosts of its player's live games on
+ * other nodes, then sends s its welcome with every live game of its
+ * player on any node (the store's list). */
 static void cluster_welcome(struct session *s, struct proto_me *pp,
                             const char *token, const struct proto_id *id,
                             uint64_t seq)
@@ -1458,8 +1508,9 @@ static void cluster_welcome(struct session *s, struct proto_me *pp,
     } else {
         for (size_t i = 0; i < n; i++)
             gids[i] = live[i];
-        hub_send_text(s, proto_render_welcome(pp, token, gids, n, id), seq);
-        cluster_attach_games(h->cluster, s, gids, n);
+        cluster_welcome_after_attach(
+            h->cluster, s, gids, n,
+            proto_render_welcome(pp, token, gids, n, id), seq);
     }
     free(gids);
     free(live);
@@ -2175,7 +2226,8 @@ static void dispatch(struct session *s, const struct proto_msg *m,
     /* in a cluster, a game of another node's (or of none) is its host's
      * to run (cluster.h) */
     if (h->cluster && !local_only && !s->remote && about_a_game(m->type) &&
-        !table_get(&h->games, m->game)) {
+        (!table_get(&h->games, m->game) ||
+         cluster_handing_over(h->cluster, m->game))) {
         cluster_forward(h->cluster, s, m, text, len, now);
         return;
     }

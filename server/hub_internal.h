@@ -206,6 +206,10 @@ void hub_dispatch(struct session *s, const struct proto_msg *m,
 /* Queues b for s (a local connection, or a remote session: cluster_send),
  * to be written once the store has committed seq. */
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
+/* s's held welcome goes out, then what was held behind it (release), or
+ * all of it is dropped (s closes: free). */
+void hub_session_release_welcome(struct session *s);
+void hub_session_free_welcome(struct session *s);
 
 /* Closes s's connection (a local one) with a WebSocket close code,
  * dropping what its queue holds (hub_env.drop). */

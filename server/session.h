@@ -67,6 +67,13 @@ struct session {
     struct table rgames;   /* games of other nodes the connection follows:
                                gid -> its own copy (the key) */
     char seek_sid[33];     /* its open seek in Redis (a SID); "" none */
+    /* its welcome, held until the attaches of its games at their hosts
+     * are in Redis's hands (cluster_welcome_after_attach), and what was
+     * sent to it meanwhile, in order (hub_session_send); owned */
+    struct msgbuf *welcome;
+    uint64_t welcome_seq;
+    size_t attaching; /* ... the attaches not yet answered */
+    struct held_msg *held, **held_tail;
 };
 
 /* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not

@@ -48,6 +48,40 @@ START_TEST(commit_releases_its_prefix_in_order)
 }
 END_TEST
 
+/* A turn that begins on an older write than the last one queued (a game
+ * unpaused or adopted) goes in its place: a commit still releases
+ * exactly what it covers, in seq order, across the ring's wrap. */
+START_TEST(an_older_write_goes_in_its_place)
+{
+    static const uint64_t seqs[] = {10, 20, 30, 15, 40, 5, 30, 41};
+    static const uint64_t order[] = {5, 10, 15, 20, 30, 30, 40, 41};
+    struct holds h;
+    struct hold out;
+    char gid[16];
+
+    holds_init(&h);
+    for (int round = 0; round < 40; round++) { /* wraps the ring of 64 */
+        uint64_t base = (uint64_t)round * 100;
+        for (size_t i = 0; i < 8; i++) {
+            snprintf(gid, sizeof gid, "G%zu", i);
+            ck_assert_int_eq(holds_push(&h, gid, base + seqs[i], (int64_t)i),
+                             0);
+        }
+        ck_assert(!holds_pop_committed(&h, base + 4, &out));
+        for (size_t i = 0; i < 8; i++) {
+            ck_assert(holds_pop_committed(&h, base + order[i], &out));
+            ck_assert_uint_eq(out.seq, base + order[i]);
+            snprintf(gid, sizeof gid, "G%d",
+                     (int)(out.since)); /* its own gid went with it */
+            ck_assert_str_eq(out.gid, gid);
+            ck_assert_uint_eq(seqs[out.since], order[i]);
+        }
+        ck_assert_ptr_null(holds_oldest(&h));
+    }
+    holds_clear(&h);
+}
+END_TEST
+
 /* A GID is copied into the hold (the caller's buffer may be reused at
  * once), and one longer than the field is cut at PROTO_KEY_MAX bytes,
  * terminated. */
@@ -79,6 +113,7 @@ int main(void)
     Suite *s = suite_create("holds");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, commit_releases_its_prefix_in_order);
+    tcase_add_test(tc, an_older_write_goes_in_its_place);
     tcase_add_test(tc, gid_is_copied_and_cut_to_its_field);
     suite_add_tcase(s, tc);
     return check_main(s);
