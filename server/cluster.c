@@ -152,6 +152,7 @@ struct cluster {
                                               games: where it is */
     bool orphans_scan;                     /* under way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
+    int64_t orphans_at;     /* ... from then on (monotonic ms) */
     struct table handing_over; /* gid -> its own copy: a handover in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
@@ -1676,6 +1677,11 @@ static void on_up(void *arg, const redisReply *reply, const char *err)
          * here, the creator found it fenced: a node joining a busy
          * cluster cut the players of dozens of new games) */
         c->orphans_before = hub_wall_ms(c->h) - CLUSTER_LEASE_MS;
+        /* and a lease after joining: after a Redis restart every live
+         * node takes its own games back at once (reclaim), and a game
+         * another node's scan took first fenced its host (its players
+         * cut with 1012); what nobody has claimed by then is an orphan */
+        c->orphans_at = now_ms(c) + CLUSTER_LEASE_MS;
     }
     reclaim(c);
     resync_all(c);
@@ -1819,7 +1825,7 @@ static void orphans_tick(struct cluster *c)
     char(*gids)[PROTO_KEY_MAX + 1];
     size_t n = 0;
 
-    if (!c->orphans_scan)
+    if (!c->orphans_scan || now_ms(c) < c->orphans_at)
         return;
     gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
     if (!gids ||

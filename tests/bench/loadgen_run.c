@@ -741,7 +741,9 @@ static void on_error(struct pair *p, struct conn *c, const struct lg_msg *m)
     }
     /* --resume: a move sent again after a reconnect whose first copy
      * (on the connection that was cut) got there after all */
-    if (p->run->cfg->resume && m->error == lg_msg_error_index("stale_ply") &&
+    if (p->run->cfg->resume &&
+        (m->error == lg_msg_error_index("stale_ply") ||
+         m->error == lg_msg_error_index("not_your_turn")) &&
         m->has_id && m->id <= p->ply && p->st == PS_PLAYING)
         return;
     pair_fail(p);
