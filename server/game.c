@@ -240,7 +240,8 @@ static void keep_legal(struct game *g, const move_t *moves, int n)
         g->legal = p;
         g->cap_legal = cap;
     }
-    memcpy(g->legal, moves, (size_t)n * sizeof *moves);
+    if (n) /* (none: mate or stalemate, perhaps nothing allocated) */
+        memcpy(g->legal, moves, (size_t)n * sizeof *moves);
     g->n_legal = n;
 }
 
