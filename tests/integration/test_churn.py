@@ -15,6 +15,7 @@ The suite runs 10,000 cycles; tests/bench/churn.sh runs 100,000 with the
 load generator. CHESS_CHURN_CYCLES and CHESS_CHURN_WARMUP override the
 counts."""
 import os
+import time
 import unittest
 
 from harness import SERVER, Server, WebSocket, sanitized, wait_until
@@ -56,11 +57,25 @@ class ChurnTest(unittest.TestCase):
         wait_until(lambda: self.srv.http_json("/healthz")[1]["connections"]
                    == 0, "every connection to close", timeout=30)
 
+    def settled_fds(self):
+        """The server's descriptors once the last HTTP request's socket
+        (the /healthz poll's: closed by the client, perhaps not yet seen
+        by the server) is gone: two reads 0.2 s apart that agree."""
+        deadline = time.monotonic() + 10
+        last = fd_count(self.srv)
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            now = fd_count(self.srv)
+            if now == last:
+                return now
+            last = now
+        return last
+
     def test_churn_leaks_neither_memory_nor_descriptors(self):
         self.cycles(WARMUP)
-        rss0, fds0 = rss_kb(self.srv), fd_count(self.srv)
+        rss0, fds0 = rss_kb(self.srv), self.settled_fds()
         self.cycles(CYCLES)
-        rss1, fds1 = rss_kb(self.srv), fd_count(self.srv)
+        rss1, fds1 = rss_kb(self.srv), self.settled_fds()
         self.assertEqual(fds1, fds0, "descriptors %d -> %d" % (fds0, fds1))
         # Under AddressSanitizer its allocator's caches go on growing
         # slowly after the warm-up (measured: +4% to +10% over 10,000
