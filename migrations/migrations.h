@@ -22,7 +22,7 @@ extern const struct migration migrations_list[];
 extern const size_t migrations_count;
 
 /* The PostgreSQL schema's migrations (migrations/pg/NNNN_name.sql), alike;
- * defined only in what links migrations_pg_dep (server/pgmigrate.c). */
+ * defined only in what links migrations_pg_dep (server/store/pg/pgmigrate.c). */
 extern const struct migration migrations_pg_list[];
 extern const size_t migrations_pg_count;
 

@@ -1,6 +1,6 @@
 /*
  * embed_bytes.h - what the build-time generators migrations/embed.c and
- * server/lua/embed.c share: a file's text written into generated C as a
+ * server/cluster/lua/embed.c share: a file's text written into generated C as a
  * NUL-terminated byte array, not a string literal, because ISO C limits
  * string literals to 4095 characters and the build uses -Wpedantic
  * -Werror. Included by each generator's one .c file (native tools, not

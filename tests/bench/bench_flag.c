@@ -9,7 +9,7 @@
  * Prints one line: positions, how many the search called "cannot mate",
  * the time per verdict (p50, p99, max) in microseconds, and the search's
  * speed in nodes per millisecond (what the server's verdict budgets,
- * server/verdict.h, are counted in). The search is dead_search_bounded
+ * server/game/verdict.h, are counted in). The search is dead_search_bounded
  * with the full budget, as the server's worker runs it.
  * `proofs` searches both colours of every FEN (first column) of TSV and
  * prints how many nodes the searches that proved "cannot mate" needed

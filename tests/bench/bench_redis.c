@@ -1,6 +1,6 @@
 /*
  * bench_redis - the round trips a cluster node pays to Redis, through
- * the server's own client (server/redis.c on a libev loop):
+ * the server's own client (server/cluster/redis.c on a libev loop):
  *
  *   bench_redis ADDRESS [N]
  *
@@ -11,7 +11,7 @@
  *
  *   publish  PUBLISH on the command connection until the message arrives
  *            on the pub/sub connection (an event fanned out to a node);
- *   renew    EVALSHA of server/lua/node_renew.lua until its reply (a
+ *   renew    EVALSHA of server/cluster/lua/node_renew.lua until its reply (a
  *            node renewing its lease, once a second);
  *   take pipelined: N game_take of N games sent at once, then the time
  *            until the last reply (a dead node's games adopted at once,
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "redis.h"
+#include "cluster/redis.h"
 #include "redis_scripts.h"
 #include "sysclock.h"
 

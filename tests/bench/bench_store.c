@@ -1,6 +1,6 @@
 /*
  * bench_store - the journal's commit latency under a steady stream of
- * moves, through the server's own store (server/store.c): its writer
+ * moves, through the server's own store (server/store/store.c): its writer
  * thread, its checkpointer and the WAL's cap, on a real file.
  *
  *   bench_store [--moves N] [--games G] [--rate R] [--dir DIR]
@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "loadgen_hist.h"
-#include "store.h"
+#include "store/store.h"
 #include "sysclock.h"
 
 /* Shared between the main thread and the writer's on_commit. */

@@ -29,14 +29,14 @@ FILE_GROUPS = [
     (r'common/chess/text\.c$', 'wire codec: parse and render (proto.c)'),
     (r'common/chess/', 'rules core (common/chess)'),
     (r'common/proto\.c$', 'wire codec: parse and render (proto.c)'),
-    (r'server/game\.c$|common/clock\.c$',
+    (r'server/game/game\.c$|common/clock\.c$',
      'the game: state, clock, record keeping (game.c, clock.c)'),
-    (r'server/(hub|session|bucket|table|holds|metrics|account|lobby'
-     r'|lobbyfeed|ratelimit)\.c$',
+    (r'server/(hub|lib|game)/(hub|session|bucket|table|holds|metrics'
+     r'|account|lobby|lobbyfeed|ratelimit)\.c$',
      'hub: routing, budgets, holds, metrics'),
-    (r'server/store\.c$', 'journal enqueue (store.c)'),
-    (r'server/(conn|net|msgbuf|wire|frames|tcp|netstats|hist|main|web'
-     r'|lwslog|log)\.c$|common/(timerq|sysclock)\.c$',
+    (r'server/store/store\.c$', 'journal enqueue (store.c)'),
+    (r'server/(net|lib|app)/(conn|net|msgbuf|wire|frames|tcp|netstats'
+     r'|hist|main|web|lwslog|log)\.c$|common/(timerq|sysclock)\.c$',
      'network glue: queues, timers, callbacks (conn.c, net.c, msgbuf.c)'),
 ]
 

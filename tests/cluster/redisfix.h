@@ -1,6 +1,6 @@
 /*
  * redisfix.h - the Check fixture of the cluster tests that talk to one
- * redis-server through server/redis.c with the Lua scripts loaded: a
+ * redis-server through server/cluster/redis.c with the Lua scripts loaded: a
  * libev loop, a redis-server of the test's own (redisproc) and a
  * connection to it (rd), made by setup and undone by teardown. Included
  * once by a test file (its definitions are the file's own statics).
@@ -11,7 +11,7 @@
 #include <check.h>
 #include <ev.h>
 
-#include "redis.h"
+#include "cluster/redis.h"
 #include "redisproc.h"
 #include "redissync.h"
 

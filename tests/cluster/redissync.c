@@ -1,5 +1,5 @@
 /*
- * redissync.c - waiting for server/redis.c in the tests (see redissync.h).
+ * redissync.c - waiting for server/cluster/redis.c in the tests (see redissync.h).
  */
 #include "redissync.h"
 

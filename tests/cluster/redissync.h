@@ -1,5 +1,5 @@
 /*
- * redissync.h - the tests' way to wait for server/redis.c: run the loop
+ * redissync.h - the tests' way to wait for server/cluster/redis.c: run the loop
  * until something happened, and a reply as one line of text to compare.
  */
 #ifndef TESTS_CLUSTER_REDISSYNC_H
@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "redis.h"
+#include "cluster/redis.h"
 
 struct ev_loop;
 
@@ -28,7 +28,7 @@ char *redissync_command(struct ev_loop *loop, struct redis *r,
                         const char *format, ...);
 
 /* A client of the redis-server at socket on loop with every script of
- * server/lua added (as their ids), once it is up (asserts it within 10
+ * server/cluster/lua added (as their ids), once it is up (asserts it within 10
  * s). The caller frees it with redis_free. */
 struct redis *redissync_open_scripts(struct ev_loop *loop,
                                      const char *socket);

@@ -1,6 +1,6 @@
 /*
- * test_lease.c - the placement scripts (server/lua/node_*.lua,
- * game_*.lua, cluster_sweep.lua) through server/redis.c against a real
+ * test_lease.c - the placement scripts (server/cluster/lua/node_*.lua,
+ * game_*.lua, cluster_sweep.lua) through server/cluster/redis.c against a real
  * redis-server: a node's lease (node_up, node_renew), taking, handing
  * over and releasing a game, the epoch's floor, the sweep's dead nodes,
  * and nodes racing for one game.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "redis.h"
+#include "cluster/redis.h"
 #include "redis_scripts.h"
 #include "redisproc.h"
 #include "redisfix.h"

@@ -1,6 +1,6 @@
 /*
  * test_pgstore.c - the PostgreSQL schema (migrations/pg) and its
- * migrations (server/pgmigrate.c) against the real PostgreSQL 15 that
+ * migrations (server/store/pg/pgmigrate.c) against the real PostgreSQL 15 that
  * fixture.py starts (run as `fixture.py --postgres -- test_pgstore`;
  * CHESS_PG_DSN names it): a fresh database migrates once, two nodes
  * migrating together both succeed and the migrations run once, a newer
@@ -24,7 +24,7 @@
 
 #include "check_main.h"
 #include "migrations.h"
-#include "pgmigrate.h"
+#include "store/pg/pgmigrate.h"
 
 /* A connection that watches the others (and runs setup's reset). */
 static PGconn *obs;

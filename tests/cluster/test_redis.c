@@ -1,5 +1,5 @@
 /*
- * test_redis.c - server/redis.c against a real redis-server (redisproc.h)
+ * test_redis.c - server/cluster/redis.c against a real redis-server (redisproc.h)
  * on the tests' own libev loop: commands, errors, the queue while down,
  * reconnects, pub/sub across reconnects, scripts and NOSCRIPT, AUTH.
  */
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "redis.h"
+#include "cluster/redis.h"
 #include "redisproc.h"
 #include "redissync.h"
 

@@ -1,6 +1,6 @@
 /*
- * test_seeks.c - the lobby's scripts (server/lua/seek_place.lua,
- * seek_cancel.lua) through server/redis.c against a real redis-server:
+ * test_seeks.c - the lobby's scripts (server/cluster/lua/seek_place.lua,
+ * seek_cancel.lua) through server/cluster/redis.c against a real redis-server:
  * server/PROTOCOL.md's pairing rules one by one, then 1,000 seeks placed
  * at once through three connections, each seeker paired at most once,
  * every pair compatible, and no two compatible seeks left waiting.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "redis.h"
+#include "cluster/redis.h"
 #include "redis_scripts.h"
 #include "redisproc.h"
 #include "redisfix.h"

@@ -1,5 +1,5 @@
 /*
- * test_store_pg.c - the store on PostgreSQL (server/store_pg.c) against
+ * test_store_pg.c - the store on PostgreSQL (server/store/pg/store_pg.c) against
  * the real PostgreSQL 15 that fixture.py starts (run as `fixture.py
  * --postgres -- test_store_pg`; CHESS_PG_DSN names it, CHESS_FIXTURE_PID
  * restarts it): the behaviour cases every backend shares
@@ -34,8 +34,8 @@
 #include "check_main.h"
 #include "migrations.h"
 #include "move_assert.h"
-#include "pgmigrate.h"
-#include "store.h"
+#include "store/pg/pgmigrate.h"
+#include "store/store.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"

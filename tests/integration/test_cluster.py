@@ -12,7 +12,7 @@ import unittest
 import harness
 from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT
 
-LEASE_S = 3.0  # server/cluster.h: CLUSTER_LEASE_MS
+LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
 
 

@@ -15,7 +15,7 @@ import time
 from harness import (WAIT, WRAPPED, Closed, FreshServerTest, HandshakeError,
                      WebSocket, not_in_cluster, wait_until)
 
-HTTP_EXTRA = 16  # LIMIT_HTTP_CONNS_PER_IP in server/tunables.h
+HTTP_EXTRA = 16  # LIMIT_HTTP_CONNS_PER_IP in server/lib/tunables.h
 
 
 def connect_from(source, port):

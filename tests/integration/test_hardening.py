@@ -298,7 +298,7 @@ class SlowReaderTest(HardeningTest):
     every busy game while reading players keep playing."""
     GAMES = 5
     SPECTATORS = 100
-    QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/tunables.h
+    QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/lib/tunables.h
 
     def new_game(self, srv):
         w, b, gid = self.start_game(srv)
@@ -406,7 +406,7 @@ class DescriptorLimitTest(HardeningTest):
     """The server under a hard descriptor limit of 200 (prlimit), far
     below what the default max_connections (10000) needs."""
     NOFILE = 200
-    RESERVE = 128  # LIMIT_FD_RESERVE in server/tunables.h
+    RESERVE = 128  # LIMIT_FD_RESERVE in server/lib/tunables.h
 
     def limited_server(self, config):
         wrapper = os.environ.get("CHESS_SERVER_WRAPPER", "")

@@ -1,6 +1,6 @@
 """Lag compensation (PROTOCOL.md, "Lag compensation"): the server times
 each connection's pings and credits a move with half the smoothed round
-trip, within a per-player quota (server/tunables.h: LAG_*). One player's
+trip, within a per-player quota (server/lib/tunables.h: LAG_*). One player's
 line is made 150 ms long each way in the test client; another holds its
 pongs back to look slow."""
 import json
@@ -10,7 +10,7 @@ import time
 from harness import FreshServerTest
 from wsclient import OP_PING, OP_TEXT
 
-# server/tunables.h
+# server/lib/tunables.h
 QUOTA_START_MS, QUOTA_GAIN_MS, CREDIT_MAX_MS = 300, 100, 500
 
 WHITE = "a2a3 b2b3 c2c3 d2d3 h2h3 g2g3 f2f3 a3a4".split()

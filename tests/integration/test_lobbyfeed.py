@@ -17,7 +17,7 @@ from harness import FreshServerTest, WAIT, WebSocket, wait_until, one_node
 CLOCK_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 CLOCK_3_2 = {"type": "fischer", "initial_s": 180, "increment_s": 2}
 PASSWORD = "correct horse"
-QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/tunables.h
+QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/lib/tunables.h
 TICK_S = 1.0            # LOBBY_TICK_MS
 
 

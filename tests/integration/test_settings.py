@@ -10,7 +10,7 @@ import time
 from harness import Client, FreshServerTest, ServerTest, one_node
 
 PASSWORD = "correct horse"
-BURST = 10  # LIMIT_SETTINGS_BURST (server/tunables.h)
+BURST = 10  # LIMIT_SETTINGS_BURST (server/lib/tunables.h)
 
 
 def register(c, username):

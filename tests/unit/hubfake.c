@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "msgbuf.h"
-#include "store.h"
+#include "app/config.h"
+#include "lib/msgbuf.h"
+#include "store/store.h"
 #include "tmpdir.h"
 
 #define MAXALARM 256

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hub.h"
+#include "hub/hub.h"
 
 #define FAKE_MAXMSG 256
 

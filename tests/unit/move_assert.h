@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static inline void assert_move_eq(const struct store_move *a,
                                   const struct store_move *b)

@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct store_harness {
     /* The store under test on the test's database (the same database

@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "hubfake.h"
-#include "ids.h"
-#include "store.h"
-#include "tunables.h"
+#include "lib/ids.h"
+#include "store/store.h"
+#include "lib/tunables.h"
 #include "check_main.h"
 
 #define CLOCK5 "{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "log.h"
+#include "app/config.h"
+#include "lib/log.h"
 
 static struct config cfg;
 static char err[600];

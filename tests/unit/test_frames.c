@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "frames.h"
+#include "net/frames.h"
 
 /* A masked client frame (mask key 1 2 3 4; the payload is not XORed:
  * frames.c does not look at it) into out; returns its length. */

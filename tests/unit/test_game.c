@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "game.h"
+#include "game/game.h"
 #include "move_assert.h"
 #include "movegen.h"
-#include "msgbuf.h"
+#include "lib/msgbuf.h"
 #include "notation.h"
 #include "check_main.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "gzcache.h"
+#include "net/gzcache.h"
 #include "check_main.h"
 #include "tmpdir.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "holds.h"
+#include "game/holds.h"
 #include "check_main.h"
 
 START_TEST(commit_releases_its_prefix_in_order)

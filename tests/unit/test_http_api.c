@@ -1,5 +1,5 @@
 /*
- * test_http_api.c - the HTTP API (server/http.h) without a socket: the
+ * test_http_api.c - the HTTP API (server/hub/http.h) without a socket: the
  * routes, their answers and statuses, over a hub on the fakes of
  * hubfake.h and a real store (PROTOCOL.md section 9).
  */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "hub/http.h"
 #include "hubfake.h"
-#include "store.h"
-#include "tunables.h"
+#include "store/store.h"
+#include "lib/tunables.h"
 #include "check_main.h"
 
 static void setup(void)

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "listener.h"
+#include "net/listener.h"
 
 static char err[600];
 

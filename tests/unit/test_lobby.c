@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lobby.h"
+#include "game/lobby.h"
 #include "check_main.h"
 
 static const struct clock_spec blitz = {0, 180, 2, 0};

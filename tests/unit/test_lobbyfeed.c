@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "hubfake.h"
-#include "lobbyfeed.h"
-#include "store.h"
-#include "tunables.h"
+#include "hub/lobbyfeed.h"
+#include "store/store.h"
+#include "lib/tunables.h"
 #include "check_main.h"
 
 #define CLOCK5 "{\"type\":\"fischer\",\"initial_s\":300,\"increment_s\":0}"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 static char path[] = "/tmp/test_log_XXXXXX";
 /* Only moves forward: with CK_FORK=no (valgrind) the logger's state

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "check_main.h"
-#include "passwd.h"
+#include "hub/passwd.h"
 
 #define MAXA 16
 

@@ -1,5 +1,5 @@
 /*
- * test_prefs.c - an account's settings in the hub (server/prefs.c), over
+ * test_prefs.c - an account's settings in the hub (server/hub/prefs.c), over
  * the fakes of hubfake.h with a real store: the settings message's
  * errors in order (bad_field before needs_account, a guest's refusal),
  * the save answered once committed and pushed to the account's other
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "hubfake.h"
-#include "store.h"
-#include "tunables.h"
+#include "store/store.h"
+#include "lib/tunables.h"
 #include "check_main.h"
 
 static void setup(void)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ratelimit.h"
+#include "lib/ratelimit.h"
 #include "check_main.h"
 
 START_TEST(burst_then_rate)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rating.h"
+#include "game/rating.h"
 #include "check_main.h"
 
 /* The paper's example: a player rated 1500, RD 200, volatility 0.06

@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "hubfake.h"
-#include "rating.h"
-#include "store.h"
+#include "game/rating.h"
+#include "store/store.h"
 #include "check_main.h"
 
 #define BLITZ "{\"type\":\"fischer\",\"initial_s\":180,\"increment_s\":2}"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hubfake.h"
-#include "tunables.h"
+#include "lib/tunables.h"
 #include "check_main.h"
 
 /* 3+2 from a position that is not the standard one (White to move). */

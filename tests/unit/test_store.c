@@ -22,7 +22,7 @@
 
 #include "migrations.h"
 #include "move_assert.h"
-#include "store.h"
+#include "store/store.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"

@@ -1,5 +1,5 @@
 /*
- * test_table.c - the string-keyed hash table (server/table.h): lookups,
+ * test_table.c - the string-keyed hash table (server/lib/table.h): lookups,
  * replacement, deletion with tombstones, growth, and reuse of deleted
  * slots without unbounded growth.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "lib/table.h"
 #include "check_main.h"
 
 #define N 5000

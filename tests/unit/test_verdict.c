@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "movegen.h"
-#include "verdict.h"
+#include "game/verdict.h"
 #include "check_main.h"
 
 #define MAXQ 128

@@ -1,0 +1,1024 @@
+/*
+ * config.c - settings from defaults, a JSON file and the command line
+ * (see config.h).
+ *
+ * One table describes every setting: its key, its command-line flag, its
+ * kind, where it lives in struct config, its range, its default and its
+ * help. config_init, the file loader, config_set_text, main.c's flags and
+ * --help all go through it, so a key has one default and is checked by
+ * the same rule wherever it comes from; a unit test holds the README's
+ * table of settings to it.
+ */
+#include "app/config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/errtext.h"
+#include "lib/log.h"
+
+enum kind {
+    K_INT,     /* integer in [lo, hi] */
+    K_PATH,    /* non-empty string (or empty when lo == 0) */
+    K_ADDR,    /* "" or an IPv4/IPv6 address */
+    K_ORIGINS, /* list of origins */
+    K_PROXIES, /* list of IPv4/IPv6 addresses */
+    K_LEVEL,   /* log level word */
+    K_TLSVER,  /* "1.2" or "1.3" */
+    K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
+    K_NODE,    /* a node id: 1-CONFIG_NODE_ID_MAX of [A-Za-z0-9_-] */
+    K_REDIS,   /* "" or "host:port" ("[v6]:port") or a socket path */
+};
+
+/* One row of the table: what the command line and the docs see (pub,
+ * first, so that a pointer to it is a pointer to its row), then how the
+ * value is checked and stored. */
+struct key {
+    struct config_setting pub;
+    enum kind kind;
+    size_t off;          /* of the field in struct config */
+    long lo, hi;         /* K_INT: the range; strings: lo 1: not empty */
+    long def;            /* K_INT's default */
+    const char *def_str; /* the default of a string or log level; lists
+                            have none (empty) */
+    const char *shown;   /* the default in words when its text is too long
+                            for --help and the README's table; NULL: its
+                            text */
+};
+
+#define INT_KEY(n, flag, lo, hi, def, help)                               \
+    {                                                                     \
+        {#n, flag, "N", help}, K_INT, offsetof(struct config, n), lo, hi, \
+            def, NULL, NULL                                               \
+    }
+#define STR_KEY(n, flag, arg, k, empty_ok, def, help)         \
+    {                                                         \
+        {#n, flag, arg, help}, k, offsetof(struct config, n), \
+            empty_ok ? 0 : 1, 0, 0, def, NULL                 \
+    }
+#define LIST_KEY(n, flag, k, help)                                        \
+    {                                                                     \
+        {#n, flag, "LIST", help}, k, offsetof(struct config, n), 0, 0, 0, \
+            NULL, NULL                                                    \
+    }
+
+/* Every setting, in the order of the README's table (which a unit test
+ * holds to these keys, flags and defaults). Each default's reason is
+ * beside it; config_init sets each through the same checks as a file. */
+static const struct key keys[] = {
+    STR_KEY(listen_address, "--listen", "ADDR", K_ADDR, true, "",
+            "IP address to listen on; \"\": every address, IPv4 and IPv6"),
+    INT_KEY(port, "--port", 1, 65535, 8080,
+            "TCP port for HTTP(S) and the WebSocket at /ws"),
+    STR_KEY(tls_cert, NULL, "PATH", K_PATH, true, "",
+            "PEM certificate chain; \"\": plain HTTP"),
+    STR_KEY(tls_key, NULL, "PATH", K_PATH, true, "",
+            "PEM private key, set with tls_cert"),
+    STR_KEY(tls_min_version, NULL, "V", K_TLSVER, false, "1.2",
+            "oldest TLS version accepted, \"1.2\" or \"1.3\""),
+    {{"tls_ciphers", NULL, "LIST", "OpenSSL cipher list for TLS 1.2"},
+     K_CIPHERS,
+     offsetof(struct config, tls_ciphers),
+     1,
+     0,
+     0,
+     CONFIG_TLS_CIPHERS_DEFAULT,
+     "forward-secret AEAD suites"},
+    /* a year, as Mozilla's server-side TLS guidance and nginx.conf; at
+     * most two years: the longest the HSTS preload list asks for */
+    INT_KEY(hsts_max_age_s, NULL, 0, 63072000, 31536000,
+            "Strict-Transport-Security max-age with TLS; 0: none"),
+    INT_KEY(http_redirect_port, NULL, 0, 65535, 0,
+            "plain-HTTP port redirecting to https; 0: none"),
+    LIST_KEY(allowed_origins, NULL, K_ORIGINS,
+             "origins whose pages may open a WebSocket; []: any"),
+    STR_KEY(database, "--db", "PATH", K_PATH, false, "./data/chess.db",
+            "SQLite database file; its folder is created"),
+    /* One node on SQLite unless told otherwise: nothing to install. A
+     * password in it is better in a config file (or ~/.pgpass) than on
+     * a command line others can read in ps. */
+    STR_KEY(postgres, "--postgres", "DSN", K_PATH, true, "",
+            "libpq connection string of the PostgreSQL database; \"\": "
+            "the SQLite file of database"),
+    /* The host name (to its first character that a node id cannot
+     * hold: "web1" of web1.example.org) is unique on a LAN and stable
+     * across restarts, which a node id must be; "node1" without one. */
+    {{"node_id", "--node-id", "ID", "this node's name among the nodes"},
+     K_NODE,
+     offsetof(struct config, node_id),
+     1,
+     0,
+     0,
+     NULL,
+     "the host name, cut to fit"},
+    /* Set: this node is one of a cluster (with `postgres`); unset: it
+     * runs alone, as it always did. */
+    STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",
+            "Redis as host:port or a unix socket path; \"\": none"),
+    STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
+            "static files of the browser client"),
+    INT_KEY(grace_s, "--grace-s", 1, 86400, 60,
+            "seconds a disconnected player keeps a game"),
+    INT_KEY(first_move_s, "--first-move-s", 1, 86400, 30,
+            "seconds for each side's first move"),
+    /* The descriptor budget of these machines is 20,000 a process; half
+     * leaves room for HTTP requests, the database and lws itself. */
+    INT_KEY(max_connections, NULL, 1, 1000000, 10000,
+            "open WebSockets in all"),
+    /* A household or office behind one NAT address, each person with a
+     * few tabs. */
+    INT_KEY(max_connections_per_ip, NULL, 1, 1000000, 256,
+            "open WebSockets from one address"),
+    /* A browser sends its request at once; a phone on a poor network
+     * within a few seconds. A connection that has sent no complete
+     * request by then holds a descriptor for nothing. */
+    INT_KEY(request_timeout_s, "--request-timeout-s", 1, 300, 10,
+            "seconds a connection has to send a complete request"),
+    LIST_KEY(trusted_proxies, "--trusted-proxies", K_PROXIES,
+             "comma-separated proxy addresses whose X-Forwarded-For is "
+             "believed"),
+    /* A human plays at most a few moves a second (premoves included);
+     * 10/s with a burst of 20 leaves ample room. Moves are counted apart
+     * from everything else so that chatty clients (ping, sync) cannot
+     * starve play; other messages burst on a reconnect that syncs every
+     * live game at once. */
+    INT_KEY(move_rate_per_s, NULL, 1, 100000, 10,
+            "move messages a connection may send a second"),
+    INT_KEY(move_burst, NULL, 1, 100000, 20, "move messages in one burst"),
+    INT_KEY(msg_rate_per_s, NULL, 1, 100000, 20,
+            "other messages a connection may send a second"),
+    INT_KEY(msg_burst, NULL, 1, 100000, 60, "other messages in one burst"),
+    /* Generous for correspondence play; small enough that one client
+     * cannot fill memory and the database (an open invitation is 6-7 KB
+     * and lives a day). */
+    INT_KEY(max_games_per_player, "--max-games-per-player", 1, 100000, 100,
+            "live games, open invitations and seek one player may hold"),
+    /* By all the players of one address (a script can make a new guest
+     * per hundred); room for a household or office behind one NAT
+     * address. */
+    INT_KEY(max_invites_per_ip, "--max-invites-per-ip", 1, 10000000, 500,
+            "open invitations from one address"),
+    /* A token bucket: that many at once, refilled over a minute. A person
+     * creates one guest per browser. */
+    INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,
+            "new guests (hello without a token) one address may create "
+            "a minute"),
+    /* Login attempts (right or wrong), token buckets of that many
+     * refilled over a minute: per address, room for a household behind
+     * one NAT address; per username, room for a person's devices and
+     * typos, while a guesser gets 10 passwords a minute per account. */
+    INT_KEY(logins_per_ip_per_min, "--logins-per-ip-per-min", 1, 10000000, 30,
+            "login attempts one address may make a minute"),
+    INT_KEY(logins_per_user_per_min, "--logins-per-user-per-min", 1, 10000000,
+            10, "login attempts for one username a minute"),
+    /* Argon2id takes 19 MiB and tens of milliseconds of a core per
+     * password: one thread leaves the other cores to the event loop and
+     * the database; the queue is what a login storm may make wait (64
+     * at ~50 ms: about 3 s), beyond it logins are refused as busy. */
+    INT_KEY(password_threads, NULL, 1, 64, 1,
+            "threads hashing passwords (logins, registrations)"),
+    INT_KEY(password_queue, NULL, 1, 100000, 64,
+            "password hashes that may wait or run at once"),
+    /* A page asks for a game or a page of history at a time; a script
+     * scraping every game, or a flood, is held to this. */
+    INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,
+            "HTTP API requests from one address a second"),
+    INT_KEY(http_burst, NULL, 1, 100000, 30,
+            "HTTP API requests in one burst"),
+    /* Keepalive: a connection is pinged 30 s after its last pong (or its
+     * opening; browsers answer by themselves); one that has not answered
+     * 60 s after that mark is dead or half-open (a laptop lid closed, a
+     * NAT entry dropped) and is closed, which starts its player's grace
+     * period. Well under the few minutes after which NATs and proxies
+     * drop idle flows. */
+    INT_KEY(ping_interval_s, NULL, 1, 3600, 30,
+            "seconds after the last pong before a ping"),
+    INT_KEY(ping_timeout_s, NULL, 2, 7200, 60,
+            "seconds after the last pong before a close"),
+    {{"log_level", "--log-level", "L", "error, warn, info or debug"},
+     K_LEVEL,
+     offsetof(struct config, log_level),
+     0,
+     0,
+     0,
+     "info",
+     NULL},
+    STR_KEY(log_file, "--log-file", "PATH", K_PATH, true, "",
+            "append the log to this file; \"\": standard error"),
+};
+
+#define NKEYS (sizeof keys / sizeof keys[0])
+#define PATH_BYTES 4096
+#define NODE_ID_CHARS                                      \
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+    "0123456789_-"
+
+static const struct key *find_key(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].pub.key, name))
+            return &keys[i];
+    return NULL;
+}
+
+static int *int_at(struct config *c, const struct key *k)
+{
+    return (int *)((char *)c + k->off);
+}
+
+static char **str_at(struct config *c, const struct key *k)
+{
+    return (char **)((char *)c + k->off);
+}
+
+/* Keys whose value is a string struct config owns. */
+static bool is_str(const struct key *k)
+{
+    return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER ||
+           k->kind == K_CIPHERS || k->kind == K_NODE || k->kind == K_REDIS;
+}
+
+/* Frees a list setting's entries and array and empties it. */
+static void free_list(char ***v, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+    *n = 0;
+}
+
+void config_clear(struct config *c)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (is_str(&keys[i])) {
+            free(*str_at(c, &keys[i]));
+            *str_at(c, &keys[i]) = NULL;
+        }
+    free_list(&c->allowed_origins, &c->n_allowed_origins);
+    free_list(&c->trusted_proxies, &c->n_trusted_proxies);
+}
+
+static int set_int(struct config *c, const struct key *k, long v, char *err,
+                   size_t errlen);
+static int set_str(struct config *c, const struct key *k, const char *s,
+                   char *err, size_t errlen);
+static int set_level(struct config *c, const char *s, char *err,
+                     size_t errlen);
+
+/* node_id's default: the host name up to its first character a node id
+ * cannot hold, at most CONFIG_NODE_ID_MAX of it; "node1" when that
+ * leaves nothing. */
+static void default_node_id(char *out, size_t len)
+{
+    char host[256] = "";
+    size_t n;
+
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
+    n = strspn(host, NODE_ID_CHARS);
+    if (n > CONFIG_NODE_ID_MAX)
+        n = CONFIG_NODE_ID_MAX;
+    if (n == 0)
+        snprintf(out, len, "node1");
+    else
+        snprintf(out, len, "%.*s", (int)n, host);
+}
+
+int config_init(struct config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        char node[CONFIG_NODE_ID_MAX + 1];
+        int rc = 0;
+        switch (k->kind) {
+        case K_INT:
+            rc = set_int(c, k, k->def, NULL, 0);
+            break;
+        case K_NODE:
+            default_node_id(node, sizeof node);
+            rc = set_str(c, k, node, NULL, 0);
+            break;
+        case K_PATH:
+        case K_ADDR:
+        case K_TLSVER:
+        case K_CIPHERS:
+        case K_REDIS:
+            rc = set_str(c, k, k->def_str, NULL, 0);
+            break;
+        case K_LEVEL:
+            rc = set_level(c, k->def_str, NULL, 0);
+            break;
+        case K_ORIGINS:
+        case K_PROXIES:
+            break; /* empty */
+        }
+        if (rc < 0) {
+            config_clear(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the table as the command line and the docs see it ----------------- */
+
+const struct config_setting *config_setting_at(size_t i)
+{
+    return i < NKEYS ? &keys[i].pub : NULL;
+}
+
+const struct config_setting *config_setting_find(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].pub.key, name) ||
+            (keys[i].pub.flag && !strcmp(keys[i].pub.flag, name)))
+            return &keys[i].pub;
+    return NULL;
+}
+
+int config_default_text(const struct config_setting *s, char *out, size_t len)
+{
+    const struct key *k = (const struct key *)s;
+
+    if (k->shown)
+        snprintf(out, len, "%s", k->shown);
+    else if (k->kind == K_INT)
+        snprintf(out, len, "%ld", k->def);
+    else if (k->kind == K_ORIGINS || k->kind == K_PROXIES)
+        snprintf(out, len, "[]");
+    else /* (no default needs JSON escapes) */
+        snprintf(out, len, "\"%s\"", k->def_str);
+    return !k->shown;
+}
+
+/* Writes text to f from column col, breaking lines before column 80 at
+ * spaces (or, when `whole`, only before text); a new line starts with
+ * indent spaces. Returns the column where it ended. */
+static size_t wrap(FILE *f, size_t col, size_t indent, const char *text,
+                   bool whole)
+{
+    while (*text) {
+        size_t n = whole ? strlen(text) : strcspn(text, " ");
+        if (col > indent && col + 1 + n >= 80) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", (int)n, text);
+        col += n;
+        text += n;
+        text += strspn(text, " ");
+    }
+    return col;
+}
+
+void config_help(FILE *f)
+{
+    char line[512], def[160];
+    size_t col, left = 0;
+
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        if (!k->pub.flag)
+            continue;
+        config_default_text(&k->pub, def, sizeof def);
+        /* the help in column 21, or two spaces after a longer flag */
+        col = (size_t)fprintf(f, "  %s %s ", k->pub.flag, k->pub.arg);
+        if (col < 21) {
+            fprintf(f, "%*s", (int)(21 - col), "");
+            col = 21;
+        }
+        if (k->kind == K_INT)
+            snprintf(line, sizeof line, "%s (%ld-%ld, default %s)",
+                     k->pub.help, k->lo, k->hi, def);
+        else
+            snprintf(line, sizeof line, "%s (default %s)", k->pub.help, def);
+        wrap(f, col, 21, line, false);
+        fputc('\n', f);
+    }
+    col = wrap(f, 0, 0,
+               "Settings only in the --config file (defaults in "
+               "brackets; the README says more of each):",
+               false);
+    for (size_t i = 0; i < NKEYS; i++)
+        left += !keys[i].pub.flag;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        if (k->pub.flag)
+            continue;
+        config_default_text(&k->pub, def, sizeof def);
+        snprintf(line, sizeof line, "%s [%s]%s", k->pub.key, def,
+                 --left ? "," : ".");
+        col = wrap(f, col, 0, line, true);
+    }
+    fputc('\n', f);
+}
+
+/* ---- single values ----------------------------------------------------- */
+
+static int set_int(struct config *c, const struct key *k, long v, char *err,
+                   size_t errlen)
+{
+    if (v < k->lo || v > k->hi) {
+        errtext_set(err, errlen,
+                    "must be an integer from %ld to %ld, not %ld", k->lo,
+                    k->hi, v);
+        return -1;
+    }
+    *int_at(c, k) = (int)v;
+    return 0;
+}
+
+/* A Redis address: a unix socket's path (anything with a '/'), or
+ * host:port with a port of 1-65535 and a host ("[v6]" for IPv6). */
+static int check_redis(const char *s, char *err, size_t errlen)
+{
+    const char *colon = strrchr(s, ':');
+    char *end;
+    long port;
+
+    if (strchr(s, '/'))
+        return 0;
+    if (colon && colon != s) {
+        errno = 0;
+        port = strtol(colon + 1, &end, 10);
+        if (!errno && end != colon + 1 && !*end && port >= 1 &&
+            port <= 65535 &&
+            (s[0] != '[' || (colon - s >= 3 && colon[-1] == ']')))
+            return 0;
+    }
+    errtext_set(err, errlen,
+                "must be host:port (a port of 1-65535; [addr]:port for "
+                "IPv6) or a unix socket's path, not '%s'",
+                s);
+    return -1;
+}
+
+static int set_str(struct config *c, const struct key *k, const char *s,
+                   char *err, size_t errlen)
+{
+    char *copy;
+    unsigned char buf[sizeof(struct in6_addr)];
+
+    if (strlen(s) >= PATH_BYTES) {
+        errtext_set(err, errlen, "must be shorter than %d bytes", PATH_BYTES);
+        return -1;
+    }
+    if ((k->kind == K_PATH || k->kind == K_CIPHERS) && k->lo && !*s) {
+        errtext_set(err, errlen, "must not be empty");
+        return -1;
+    }
+    if (k->kind == K_TLSVER && strcmp(s, "1.2") && strcmp(s, "1.3")) {
+        errtext_set(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
+        return -1;
+    }
+    if (k->kind == K_CIPHERS &&
+        s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                    "0123456789-_:+!@=.,")]) {
+        errtext_set(err, errlen,
+                    "must be an OpenSSL cipher list (names joined "
+                    "by ':'), not '%s'",
+                    s);
+        return -1;
+    }
+    if (k->kind == K_NODE && (!*s || strlen(s) > CONFIG_NODE_ID_MAX ||
+                              s[strspn(s, NODE_ID_CHARS)])) {
+        errtext_set(err, errlen,
+                    "must be 1 to %d of A-Z a-z 0-9 _ -, not '%s'",
+                    CONFIG_NODE_ID_MAX, s);
+        return -1;
+    }
+    if (k->kind == K_REDIS && *s && check_redis(s, err, errlen) != 0)
+        return -1;
+    if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1 &&
+        inet_pton(AF_INET6, s, buf) != 1) {
+        errtext_set(err, errlen,
+                    "must be an IPv4 or IPv6 address (or \"\" "
+                    "for every interface), not '%s'",
+                    s);
+        return -1;
+    }
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20) {
+            errtext_set(err, errlen, "must not contain control characters");
+            return -1;
+        }
+    copy = strdup(s);
+    if (!copy) {
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    free(*str_at(c, k));
+    *str_at(c, k) = copy;
+    return 0;
+}
+
+static int set_level(struct config *c, const char *s, char *err,
+                     size_t errlen)
+{
+    int level = log_level_parse(s);
+
+    if (level < 0) {
+        errtext_set(err, errlen,
+                    "must be one of \"error\", \"warn\", \"info\", "
+                    "\"debug\", not '%s'",
+                    s);
+        return -1;
+    }
+    c->log_level = level;
+    return 0;
+}
+
+static bool host_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+           ch == '-' || ch == '.';
+}
+
+/* Checks "http[s]://host[:port]" (host a name, an IPv4 address or an
+ * [IPv6] address) and returns it lowercased in out (malloc'ed), or -1. */
+static int parse_origin(const char *s, char **out, char *err, size_t errlen)
+{
+    char *o = strdup(s), *p, *host;
+    size_t n;
+
+    if (!o) {
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    for (p = o; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    if (!strncmp(o, "https://", 8))
+        host = o + 8;
+    else if (!strncmp(o, "http://", 7))
+        host = o + 7;
+    else
+        goto bad;
+    p = host;
+    if (*p == '[') {
+        p = strchr(p, ']');
+        if (!p || p == host + 1)
+            goto bad;
+        for (char *q = host + 1; q < p; q++)
+            if (!(host_char(*q) || *q == ':'))
+                goto bad;
+        p++;
+    } else {
+        while (host_char(*p))
+            p++;
+        if (p == host)
+            goto bad;
+    }
+    if (*p == ':') {
+        n = strspn(p + 1, "0123456789");
+        if (n == 0 || n > 5 || p[1 + n] || atol(p + 1) < 1 ||
+            atol(p + 1) > 65535)
+            goto bad;
+    } else if (*p) {
+        goto bad;
+    }
+    if (strlen(o) > 255)
+        goto bad;
+    *out = o;
+    return 0;
+bad:
+    errtext_set(err, errlen,
+                "'%s' is not an origin: write scheme://host or "
+                "scheme://host:port with scheme http or https, no path",
+                s);
+    free(o);
+    return -1;
+}
+
+/* The address in canonical text (inet_ntop's; an IPv4-mapped IPv6
+ * address as IPv4, which is how an IPv4 client of a dual-stack socket
+ * appears), or -1. */
+static int canonical_addr(const char *s, char *out, size_t len)
+{
+    struct in6_addr a6;
+    unsigned char a4[4];
+
+    if (inet_pton(AF_INET, s, a4) == 1)
+        return inet_ntop(AF_INET, a4, out, (socklen_t)len) ? 0 : -1;
+    if (inet_pton(AF_INET6, s, &a6) != 1)
+        return -1;
+    if (IN6_IS_ADDR_V4MAPPED(&a6))
+        return inet_ntop(AF_INET, &a6.s6_addr[12], out, (socklen_t)len) ? 0
+                                                                        : -1;
+    return inet_ntop(AF_INET6, &a6, out, (socklen_t)len) ? 0 : -1;
+}
+
+/* A trusted proxy: an address in canonical text (malloc'ed in *out). */
+static int parse_proxy(const char *s, char **out, char *err, size_t errlen)
+{
+    char text[INET6_ADDRSTRLEN];
+
+    if (canonical_addr(s, text, sizeof text) < 0) {
+        errtext_set(err, errlen,
+                    "'%s' is not an IPv4 or IPv6 address "
+                    "(numeric, no port, no range)",
+                    s);
+        return -1;
+    }
+    if (!(*out = strdup(text))) {
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Replaces the list setting of key k with n entries of list, each parsed
+ * (checked and made canonical) by the setting's own parser. */
+static int set_list(struct config *c, const struct key *k,
+                    const char *const *list, size_t n, char *err,
+                    size_t errlen)
+{
+    bool proxies = k->kind == K_PROXIES;
+    size_t max = proxies ? CONFIG_MAX_PROXIES : CONFIG_MAX_ORIGINS;
+    int (*parse)(const char *, char **, char *,
+                 size_t) = proxies ? parse_proxy : parse_origin;
+    char ***field = proxies ? &c->trusted_proxies : &c->allowed_origins;
+    size_t *count = proxies ? &c->n_trusted_proxies : &c->n_allowed_origins;
+    char **v;
+    size_t i;
+
+    if (n > max) {
+        errtext_set(err, errlen, "at most %zu %s", max,
+                    proxies ? "addresses" : "origins");
+        return -1;
+    }
+    v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (parse(list[i], &v[i], err, errlen) < 0)
+            goto fail;
+    free_list(field, count);
+    *field = v;
+    *count = n;
+    return 0;
+fail:
+    while (i > 0)
+        free(v[--i]);
+    free(v);
+    return -1;
+}
+
+/* Splits a comma-separated list (a command-line value) into at most max
+ * + 1 pieces of copy, which the caller frees. Returns how many. */
+static size_t split_list(char *copy, const char **list, size_t max)
+{
+    char *save = NULL, *tok;
+    size_t n = 0;
+
+    for (tok = strtok_r(copy, ",", &save); tok && n <= max;
+         tok = strtok_r(NULL, ",", &save))
+        list[n++] = tok;
+    return n;
+}
+
+int config_set_text(struct config *c, const char *key, const char *text,
+                    char *err, size_t errlen)
+{
+    const struct key *k = find_key(key);
+    char *end;
+    long v;
+
+    if (!k) {
+        errtext_set(err, errlen, "unknown key '%s'", key);
+        return -1;
+    }
+    switch (k->kind) {
+    case K_INT:
+        errno = 0;
+        v = strtol(text, &end, 10);
+        if (errno || !*text || *end || v < k->lo || v > k->hi) {
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "'%s'",
+                        k->lo, k->hi, text);
+            return -1;
+        }
+        return set_int(c, k, v, err, errlen);
+    case K_PATH:
+    case K_ADDR:
+    case K_TLSVER:
+    case K_CIPHERS:
+    case K_NODE:
+    case K_REDIS:
+        return set_str(c, k, text, err, errlen);
+    case K_LEVEL:
+        return set_level(c, text, err, errlen);
+    case K_ORIGINS:
+    case K_PROXIES: {
+        char *copy = strdup(text);
+        const char *list[CONFIG_MAX_ORIGINS + CONFIG_MAX_PROXIES + 1];
+        size_t n;
+        int rc;
+        if (!copy) {
+            errtext_set(err, errlen, "out of memory");
+            return -1;
+        }
+        n = split_list(copy, list,
+                       k->kind == K_ORIGINS ? CONFIG_MAX_ORIGINS
+                                            : CONFIG_MAX_PROXIES);
+        rc = set_list(c, k, list, n, err, errlen);
+        free(copy);
+        return rc;
+    }
+    }
+    return -1;
+}
+
+/* ---- the file ---------------------------------------------------------- */
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "a list";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+static int set_json(struct config *c, const struct key *k, const json_t *v,
+                    char *err, size_t errlen)
+{
+    switch (k->kind) {
+    case K_INT:
+        if (!json_is_integer(v)) {
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "%s",
+                        k->lo, k->hi, json_kind(v));
+            return -1;
+        }
+        if (json_integer_value(v) < k->lo || json_integer_value(v) > k->hi) {
+            errtext_set(err, errlen,
+                        "must be an integer from %ld to %ld, not "
+                        "%" JSON_INTEGER_FORMAT,
+                        k->lo, k->hi, json_integer_value(v));
+            return -1;
+        }
+        return set_int(c, k, (long)json_integer_value(v), err, errlen);
+    case K_PATH:
+    case K_ADDR:
+    case K_TLSVER:
+    case K_CIPHERS:
+    case K_NODE:
+    case K_REDIS:
+    case K_LEVEL:
+        if (!json_is_string(v)) {
+            errtext_set(err, errlen, "must be a string, not %s",
+                        json_kind(v));
+            return -1;
+        }
+        if (k->kind == K_LEVEL)
+            return set_level(c, json_string_value(v), err, errlen);
+        return set_str(c, k, json_string_value(v), err, errlen);
+    case K_ORIGINS:
+    case K_PROXIES: {
+        const char *list[CONFIG_MAX_ORIGINS + CONFIG_MAX_PROXIES];
+        size_t n = json_is_array(v) ? json_array_size(v) : 0;
+        size_t max = k->kind == K_ORIGINS ? CONFIG_MAX_ORIGINS
+                                          : CONFIG_MAX_PROXIES;
+        if (!json_is_array(v)) {
+            errtext_set(err, errlen, "must be a list of strings, not %s",
+                        json_kind(v));
+            return -1;
+        }
+        if (n > max) {
+            errtext_set(err, errlen, "at most %zu %s", max,
+                        k->kind == K_ORIGINS ? "origins" : "addresses");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const json_t *e = json_array_get(v, i);
+            if (!json_is_string(e)) {
+                errtext_set(err, errlen, "item %zu must be a string, not %s",
+                            i + 1, json_kind(e));
+                return -1;
+            }
+            list[i] = json_string_value(e);
+        }
+        return set_list(c, k, list, n, err, errlen);
+    }
+    }
+    return -1;
+}
+
+static int load_json(struct config *c, json_t *root, const char *name,
+                     char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+    char why[512];
+
+    if (!json_is_object(root)) {
+        errtext_set(err, errlen,
+                    "%s: must hold one JSON object of settings, "
+                    "not %s",
+                    name, json_kind(root));
+        return -1;
+    }
+    json_object_foreach(root, key, v)
+    {
+        const struct key *k = find_key(key);
+        if (!k) {
+            errtext_set(err, errlen, "%s: unknown key '%s'", name, key);
+            return -1;
+        }
+        if (set_json(c, k, v, why, sizeof why) < 0) {
+            errtext_set(err, errlen, "%s: key '%s': %s", name, key, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int config_load_text(struct config *c, const char *text, const char *name,
+                     char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    int rc;
+
+    if (!root) {
+        errtext_set(err, errlen, "%s: line %d, column %d: %s", name, je.line,
+                    je.column, je.text);
+        return -1;
+    }
+    rc = load_json(c, root, name, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int config_load_file(struct config *c, const char *path, char *err,
+                     size_t errlen)
+{
+    json_error_t je;
+    json_t *root;
+    FILE *f = fopen(path, "re");
+    int rc;
+
+    if (!f) {
+        errtext_set(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!root) {
+        errtext_set(err, errlen, "%s: line %d, column %d: %s", path, je.line,
+                    je.column, je.text);
+        return -1;
+    }
+    rc = load_json(c, root, path, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- the whole --------------------------------------------------------- */
+
+static int readable_file(const char *key, const char *path, char *err,
+                         size_t errlen)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0 || access(path, R_OK) < 0) {
+        errtext_set(err, errlen, "key '%s': cannot read %s: %s", key, path,
+                    strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        errtext_set(err, errlen, "key '%s': %s is not a file", key, path);
+        return -1;
+    }
+    return 0;
+}
+
+int config_validate(const struct config *c, char *err, size_t errlen)
+{
+    bool tls = c->tls_cert[0] != '\0';
+
+    if (tls != (c->tls_key[0] != '\0')) {
+        errtext_set(err, errlen, "key '%s': must be set together with '%s'",
+                    tls ? "tls_cert" : "tls_key",
+                    tls ? "tls_key" : "tls_cert");
+        return -1;
+    }
+    if (tls && (readable_file("tls_cert", c->tls_cert, err, errlen) < 0 ||
+                readable_file("tls_key", c->tls_key, err, errlen) < 0))
+        return -1;
+    if (c->http_redirect_port && !tls) {
+        errtext_set(err, errlen,
+                    "key 'http_redirect_port': needs TLS "
+                    "(tls_cert and tls_key)");
+        return -1;
+    }
+    if (c->redis[0] && !c->postgres[0]) {
+        /* the nodes of a cluster share their games' journal */
+        errtext_set(err, errlen,
+                    "key 'redis': a cluster's nodes need a shared "
+                    "database: set 'postgres' too");
+        return -1;
+    }
+    if (c->ping_timeout_s <= c->ping_interval_s) {
+        errtext_set(err, errlen,
+                    "key 'ping_timeout_s': must be greater than "
+                    "'ping_interval_s' (%d), or no ping could be answered in "
+                    "time",
+                    c->ping_interval_s);
+        return -1;
+    }
+    if (c->http_redirect_port == c->port) {
+        errtext_set(err, errlen,
+                    "key 'http_redirect_port': must differ from "
+                    "'port' (%d)",
+                    c->port);
+        return -1;
+    }
+    if (c->log_file[0]) {
+        char dir[PATH_BYTES];
+        char *slash;
+        struct stat st;
+        snprintf(dir, sizeof dir, "%s", c->log_file);
+        slash = strrchr(dir, '/');
+        if (slash) {
+            *(slash == dir ? slash + 1 : slash) = '\0';
+            if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                errtext_set(err, errlen,
+                            "key 'log_file': folder %s does not "
+                            "exist",
+                            dir);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int config_origin_allowed(const struct config *c, const char *origin)
+{
+    size_t n = strlen(origin);
+
+    if (!c->n_allowed_origins)
+        return 1;
+    for (size_t i = 0; i < c->n_allowed_origins; i++) {
+        const char *a = c->allowed_origins[i];
+        if (strlen(a) != n)
+            continue;
+        size_t j = 0;
+        while (j < n) {
+            char ch = origin[j];
+            if (ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch - 'A' + 'a');
+            if (ch != a[j])
+                break;
+            j++;
+        }
+        if (j == n)
+            return 1;
+    }
+    return 0;
+}
+
+int config_proxy_trusted(const struct config *c, const char *ip)
+{
+    char text[INET6_ADDRSTRLEN];
+
+    if (!c->n_trusted_proxies || canonical_addr(ip, text, sizeof text) < 0)
+        return 0;
+    for (size_t i = 0; i < c->n_trusted_proxies; i++)
+        if (!strcmp(c->trusted_proxies[i], text))
+            return 1;
+    return 0;
+}

@@ -1,0 +1,282 @@
+/*
+ * game.h - one live game: the rules core's record, the clock, the seats,
+ * the subscribers (players' connections and spectators), draw offers,
+ * presence and every way the game can end.
+ *
+ * A game never sees the network, the database or a clock. Time comes in as
+ * `now` (monotonic milliseconds); everything going out goes through the
+ * struct game_env it was created with: messages to subscribers (each with
+ * the store sequence number it must wait for, so that nobody sees a move
+ * before its journal row committed), store writes, and its single timer,
+ * armed at the next deadline (flag, first-move abort, grace expiry, end of
+ * a pause, invitation expiry, or the end of the linger after the end).
+ *
+ * A rated game (game_new's `rated`) shows its players' ratings in its
+ * category (game_set_rating, from the host) with game_start and state;
+ * when it ends (any way but aborted) it asks the host for both players'
+ * current ratings (env.ratings), computes the new ones (rating_game:
+ * each player's RD first grows for the days since their last rated game
+ * in the category), and hands both rows to env.finish with the game's
+ * end, so that they are stored in the same transaction; game_end, the
+ * PGN and the stored row carry the ratings before and after.
+ *
+ * Commands return 0, or -1 with the protocol error in *err (nothing
+ * changed then). Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_GAME_H
+#define SERVER_GAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "clock.h"
+#include "ending.h"
+#include "movegen.h"
+#include "proto.h"
+#include "store/store.h"
+
+struct game;
+struct session; /* a subscriber; opaque to the game */
+struct msgbuf;
+
+/* Roles of a subscriber. */
+enum game_role { GAME_WHITE = 0, GAME_BLACK = 1, GAME_SPECTATOR = 2 };
+
+enum game_status { GAME_WAITING, GAME_STARTED, GAME_ENDED };
+
+/* What a game needs from its host (the hub, or a test's fakes). */
+struct game_env {
+    void *ctx;
+    int64_t grace_ms;      /* disconnection grace period */
+    int64_t first_move_ms; /* time for each side's first move */
+    /* Queues b for `to` (adds its own reference), to be written once the
+     * store has committed seq (0: at once). */
+    void (*send)(void *ctx, struct session *to, struct msgbuf *b,
+                 uint64_t seq);
+    /* Arms the game's timer at monotonic `at`, CLOCK_NEVER to disarm. */
+    void (*arm)(void *ctx, struct game *g, int64_t at);
+    /* Store writes: return a sequence number, 0 when the queue is full. */
+    uint64_t (*put_game)(void *ctx, const struct store_game *row);
+    uint64_t (*put_move)(void *ctx, const char *gid,
+                         const struct store_move *m);
+    /* The end: the row, the game's moves (moves[0..n-1], as they were
+     * journaled), its PGN and, for a rated game, both players' new
+     * ratings (ratings[0] white's, [1] black's; NULL: casual, or no
+     * rating change). */
+    uint64_t (*finish)(void *ctx, const struct store_game *row,
+                       const struct store_move *moves, size_t n,
+                       const char *pgn, const struct store_rating *ratings);
+    /* A rated game ends: fills out[0] (white) and out[1] (black) with
+     * the players' current ratings in the category `category` (a
+     * rating_category_name): the store's row, or what is queued to
+     * replace it; a player without one gets rating_start's values, no
+     * games and last_ms 0. Returns 0, or -1 when they cannot be read
+     * (the game then ends without a rating change). NULL: never rated. */
+    int (*ratings)(void *ctx, const struct game *g, const char *category,
+                   struct store_rating out[2]);
+    /* Unix epoch milliseconds now. */
+    int64_t (*wall_ms)(void *ctx);
+    /* A clock ran out: asks the host whether `color` can still checkmate
+     * on b (the bounded search, dead_search_can_mate, off the loop); the
+     * host answers later with game_verdict. Returns 0, or -1 when it
+     * cannot ask, and the game decides on the static tests at once.
+     * NULL: static tests only. */
+    int (*ask_verdict)(void *ctx, struct game *g, const struct board *b,
+                       int color);
+    /* The game has just ended (its game_end is queued). */
+    void (*ended)(void *ctx, struct game *g);
+    /* The ended game lingered long enough: the host unsubscribes and
+     * frees it (it may do so inside this call). */
+    void (*expired)(void *ctx, struct game *g);
+    /* A turn (a clock, a first-move time) begins only once the messages
+     * announcing it go out, i.e. once the store has committed seq: returns
+     * true when seq is committed already (the turn begins at once), else
+     * false, and the host calls game_released(g, seq, now) when it is.
+     * Until then the side to move is charged nothing and no deadline of
+     * that turn runs. NULL: every write counts as released at once. */
+    bool (*hold)(void *ctx, struct game *g, uint64_t seq);
+};
+
+/* Seat holders when a game is created. */
+struct game_seat_init {
+    const char *pid; /* NULL: seat empty */
+    const char *name;
+};
+
+/*
+ * Creates a game and writes its row. With both seats taken it starts at
+ * once (paired from seeks); with one it is an invitation (waiting) whose
+ * creator is creator_pid. start is the initial position (already
+ * validated); rated makes it a rated game. Returns NULL when out of
+ * memory or the store is full.
+ * The env is copied. The caller subscribes the players, then calls
+ * game_announce_start for a started game.
+ */
+struct game *game_new(const struct game_env *env, const char *gid,
+                      const struct clock_spec *clock,
+                      const struct board *start,
+                      const struct game_seat_init seats[2],
+                      const char *creator_pid, bool rated, int64_t now);
+
+/* Rebuilds a game from its stored row and journal: a live one after a
+ * restart, or an ended one (status "ended") to render its state.
+ * The side to move is charged from its last move up to heartbeat_ms (the
+ * previous run's last sign of life, Unix ms). A started game comes back
+ * paused with both players absent. Returns NULL when the stored game
+ * cannot be rebuilt: a start position the rules core refuses (such as
+ * material no game reaches, stored before that was checked), an illegal
+ * move in the journal, or out of memory; *why (when why is not NULL) then
+ * names the cause in a static sentence. */
+struct game *game_restore(const struct game_env *env,
+                          const struct store_game *row,
+                          const struct store_move *moves, size_t n,
+                          int64_t heartbeat_ms, int64_t now,
+                          const char **why);
+
+/* The answer to env.ask_verdict: ends the game on time, won by the
+ * opponent when it can mate, drawn otherwise. Ignored unless the game is
+ * waiting for it. */
+void game_verdict(struct game *g, bool can_mate, int64_t now);
+
+/* The host released (sent) the messages waiting for store sequence
+ * number seq at now: the turn held for it (env.hold) begins, its clock
+ * running from now. Later sequence numbers release earlier ones too;
+ * anything else is ignored. */
+void game_released(struct game *g, uint64_t seq, int64_t now);
+
+/* Frees the game; its subscribers are dropped without messages.
+ * game_free(NULL) is a no-op. */
+void game_free(struct game *g);
+
+const char *game_gid(const struct game *g);
+enum game_status game_status(const struct game *g);
+/* Seat holder's pid ("" when empty) and name. */
+const char *game_seat_pid(const struct game *g, int color);
+const char *game_seat_name(const struct game *g, int color);
+/* The colour pid plays, or -1. */
+int game_color_of(const struct game *g, const char *pid);
+const char *game_creator(const struct game *g);
+/* The ending's wire name ("" while live) and the ending itself (only
+ * meaningful once the game is GAME_ENDED). */
+const char *game_reason(const struct game *g);
+enum ending_reason game_ending(const struct game *g);
+int game_ply(const struct game *g);
+/* The legal moves of the side to move into out, in the byte order of
+ * their UCI text (the list a `moved` or `state` shows, whatever the
+ * status): the game keeps them from one move to the next, for the next
+ * move's check and SAN, and generates them only when it has not (a new
+ * or restored game). Returns how many. */
+int game_legal_moves(struct game *g, move_t out[MOVES_MAX]);
+/* The sequence number of the game's last store write. */
+uint64_t game_seq(const struct game *g);
+/* Unix ms when the game was created. */
+int64_t game_created_ms(const struct game *g);
+/* The clock settings and the start position (its FEN, normalised) the
+ * game was created with; both owned by g. */
+const struct clock_spec *game_clock_spec(const struct game *g);
+const char *game_initial_fen(const struct game *g);
+/* Whether the game is rated. */
+bool game_rated(const struct game *g);
+/* The player in seat color as game_start and state show it (its rating
+ * in a rated game); the strings are g's. */
+struct proto_player game_seat_player(const struct game *g, int color);
+/* The rating (and its RD) of the player in seat color shown with a rated
+ * game's game_start and state until it ends; the host sets it when the
+ * seat is taken (or the game restored). Ignored for a casual game. */
+void game_set_rating(struct game *g, int color, double rating, double rd);
+/* Opaque pointer the host may keep with the game (its timer). */
+void *game_user(const struct game *g);
+void game_set_user(struct game *g, void *user);
+
+/* Subscribes s (idempotent; a second call may change the role).
+ * Returns 0 or -1 when out of memory. */
+int game_subscribe(struct game *g, struct session *s, enum game_role role);
+void game_unsubscribe(struct game *g, struct session *s);
+bool game_is_subscribed(const struct game *g, const struct session *s);
+
+/* How many sessions g sends its messages to. */
+size_t game_subscriptions(const struct game *g);
+
+/* Sends game_start (to each player's subscribers, with "you") followed by
+ * state to every subscriber. */
+void game_announce_start(struct game *g, int64_t now);
+
+/* Queues for s alone what a player's connections get when the game
+ * starts: the game_start of colour c (when the game has started and c
+ * is 0 or 1) and state. (A connection of another node that attaches to
+ * a game just created: cluster.c.) */
+void game_send_start(struct game *g, struct session *s, int c, int64_t now);
+
+/* Copies the game's subscribers (players' fans, spectators' sessions)
+ * into out[0..max); returns how many. */
+size_t game_subscribers(const struct game *g, struct session **out,
+                        size_t max);
+
+/* Queues the `state` message for s (echoing id), behind the game's
+ * pending messages. */
+void game_send_state(struct game *g, struct session *s,
+                     const struct proto_id *id, int64_t now);
+
+/* Renders the state echoing id (NULL: none), or the HTTP API's body when
+ * api is true. Returns a malloc'ed string the caller frees. */
+char *game_render_state(struct game *g, const struct proto_id *id, bool api,
+                        int64_t now);
+
+/* Renders the state of a finished game (row status "ended") straight
+ * from its stored row and journal, as game_render_state of the restored
+ * game would, without replaying its moves (the final position is the
+ * row's final_fen). Returns a malloc'ed string the caller frees, or NULL
+ * when out of memory or the row is not an ended game with a valid FEN. */
+char *game_render_stored(const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         const struct proto_id *id, bool api);
+
+/* The game's PGN so far (result "*" while live); malloc'ed, caller
+ * frees; NULL when out of memory. */
+char *game_pgn(const struct game *g);
+
+/* Plays through every deadline that has passed by now. */
+void game_tick(struct game *g, int64_t now);
+/* The game's timer fired. May call env->expired (the game is gone then). */
+void game_on_timer(struct game *g, int64_t now);
+
+/* Player commands, checked in the protocol's order. */
+int game_join(struct game *g, const char *pid, const char *name, int64_t now,
+              struct proto_error *err);
+int game_move(struct game *g, const char *pid, const char *uci, int ply,
+              int64_t now, struct proto_error *err);
+/* game_move of a move that came with lag_est ms of one-way network delay
+ * measured by the host on the mover's connection (0: none known): a
+ * Fischer move is credited back min(lag_est, LAG_CREDIT_MAX_MS, the
+ * time the move took on the game's clock, the mover's lag quota)
+ * (tunables.h), stored with the move and shown in moved's lag_ms and the
+ * PGN. A move sent with a claim (game_claim) gets no credit. */
+int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
+                  int64_t lag_est, int64_t now, struct proto_error *err);
+/* The lag credit of the last move played (ms, 0: none). */
+int64_t game_last_lag_ms(const struct game *g);
+int game_resign(struct game *g, const char *pid, int64_t now,
+                struct proto_error *err);
+/* leave: resigns a started game, cancels the creator's waiting game;
+ * otherwise it only unsubscribes s. */
+int game_leave(struct game *g, const char *pid, struct session *s,
+               int64_t now, struct proto_error *err);
+int game_abort(struct game *g, const char *pid, int64_t now,
+               struct proto_error *err);
+int game_draw_offer(struct game *g, const char *pid, int64_t now,
+                    struct proto_error *err);
+int game_draw_accept(struct game *g, const char *pid, int64_t now,
+                     struct proto_error *err);
+int game_draw_decline(struct game *g, const char *pid, int64_t now,
+                      struct proto_error *err);
+/* A claim; uci "" for none, ply -1 for none. */
+int game_claim(struct game *g, const char *pid, const char *uci, int ply,
+               int64_t now, struct proto_error *err);
+
+/* Presence: the player's last connection closed / a connection of the
+ * player said hello again. */
+void game_player_gone(struct game *g, int color, int64_t now);
+void game_player_back(struct game *g, int color, int64_t now);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * lobby.c - seeks and pairing (see lobby.h). Seeks wait in a FIFO list,
+ * oldest first, so the first compatible one found is the oldest.
+ */
+#include "game/lobby.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fifo.h"
+
+struct node {
+    struct lobby_seek seek;
+    struct node *next;
+};
+
+struct lobby {
+    struct node *head, *tail;
+    size_t n;
+    unsigned long version; /* lobby_version */
+};
+
+struct lobby *lobby_new(void)
+{
+    return calloc(1, sizeof(struct lobby));
+}
+
+void lobby_free(struct lobby *l)
+{
+    if (!l)
+        return;
+    while (l->head) {
+        struct node *n = l->head;
+        l->head = n->next;
+        free(n);
+    }
+    free(l);
+}
+
+/* Unlinks the node after prev (the head when prev is NULL); returns it. */
+static struct node *unlink_after(struct lobby *l, struct node *prev)
+{
+    struct node *n = prev ? prev->next : l->head;
+
+    FIFO_UNLINK(l, prev, n, next);
+    l->n--;
+    l->version++;
+    return n;
+}
+
+static int colors_fit(enum proto_color a, enum proto_color b)
+{
+    return a == PROTO_RANDOM || b == PROTO_RANDOM || a != b;
+}
+
+/* Rated with rated, casual with casual; each rated seek's range (if
+ * any) holds the other's rating. */
+static int ratings_fit(const struct lobby_seek *a, const struct lobby_seek *b)
+{
+    if (a->rated != b->rated)
+        return 0;
+    if (!a->rated)
+        return 1;
+    return (!a->has_range || (b->rating >= a->lo && b->rating <= a->hi)) &&
+           (!b->has_range || (a->rating >= b->lo && a->rating <= b->hi));
+}
+
+int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
+               struct lobby_seek *match, int *s_color)
+{
+    struct node *prev = NULL, *n;
+
+    lobby_cancel(l, s->pid);
+    for (n = l->head; n; prev = n, n = n->next) {
+        const struct lobby_seek *o = &n->seek;
+        if (strcmp(o->pid, s->pid) &&
+            clock_spec_equal(&o->clock, &s->clock) &&
+            colors_fit(o->color, s->color) && ratings_fit(o, s))
+            break;
+    }
+    if (n) {
+        unlink_after(l, prev);
+        *match = n->seek;
+        free(n);
+        if (s->color == PROTO_WHITE || match->color == PROTO_BLACK)
+            *s_color = 0;
+        else if (s->color == PROTO_BLACK || match->color == PROTO_WHITE)
+            *s_color = 1;
+        else
+            *s_color = coin & 1;
+        return 1;
+    }
+    n = malloc(sizeof *n);
+    if (!n)
+        return -1;
+    n->seek = *s;
+    FIFO_PUSH(l, n, next);
+    l->n++;
+    l->version++;
+    return 0;
+}
+
+int lobby_cancel(struct lobby *l, const char *pid)
+{
+    struct node *prev = NULL;
+
+    for (struct node *n = l->head; n; prev = n, n = n->next)
+        if (!strcmp(n->seek.pid, pid)) {
+            free(unlink_after(l, prev));
+            return 1; /* at most one per player */
+        }
+    return 0;
+}
+
+int lobby_has(const struct lobby *l, const char *pid)
+{
+    for (const struct node *n = l->head; n; n = n->next)
+        if (!strcmp(n->seek.pid, pid))
+            return 1;
+    return 0;
+}
+
+int lobby_drop_owner(struct lobby *l, const void *owner)
+{
+    struct node *prev = NULL, *n = l->head;
+    int dropped = 0;
+
+    while (n) {
+        if (n->seek.owner == owner) {
+            struct node *next = n->next;
+            free(unlink_after(l, prev));
+            dropped++;
+            n = next;
+        } else {
+            prev = n;
+            n = n->next;
+        }
+    }
+    return dropped;
+}
+
+size_t lobby_count(const struct lobby *l)
+{
+    return l->n;
+}
+
+unsigned long lobby_version(const struct lobby *l)
+{
+    return l->version;
+}
+
+const struct lobby_seek *lobby_find(const struct lobby *l, const char *sid)
+{
+    for (const struct node *n = l->head; n; n = n->next)
+        if (!strcmp(n->seek.sid, sid))
+            return &n->seek;
+    return NULL;
+}
+
+int lobby_take(struct lobby *l, const char *sid, struct lobby_seek *out)
+{
+    struct node *prev = NULL;
+
+    for (struct node *n = l->head; n; prev = n, n = n->next)
+        if (!strcmp(n->seek.sid, sid)) {
+            *out = n->seek;
+            free(unlink_after(l, prev));
+            return 1;
+        }
+    return 0;
+}
+
+int lobby_taker_color(const struct lobby_seek *s, int coin)
+{
+    if (s->color == PROTO_WHITE)
+        return 1;
+    if (s->color == PROTO_BLACK)
+        return 0;
+    return coin & 1;
+}
+
+size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
+                  size_t max)
+{
+    size_t k = 0;
+
+    for (const struct node *n = l->head; n && k < max; n = n->next)
+        out[k++] = &n->seek;
+    return k;
+}

@@ -1,0 +1,567 @@
+/*
+ * account.c - accounts: register, login, logout and their tokens (see
+ * account.h, PROTOCOL.md section on accounts).
+ *
+ * Passwords are hashed and checked by the password workers (passwd.h),
+ * never on the loop: a command that needs one leaves a job (struct
+ * auth_job) that names its connection, and hub_wake finishes it
+ * (account_on_password) when the answer comes; a connection that closes
+ * first leaves the job without one, and its answer is dropped. What is
+ * queued for the store but not committed yet is visible to the loop's
+ * reads only through two small tables of the hub's: the usernames being
+ * registered (names) and the tokens revoked (revoked: by token, or
+ * "pid:" PID for every token of an account), each until the store has
+ * committed the write.
+ */
+#include "hub/account.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "hub/hub_internal.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "hub/passwd.h"
+#include "lib/ratelimit.h"
+#include "store/store.h"
+#include "lib/tunables.h"
+
+/* A password job of a connection's (login or register) until its answer
+ * comes; owned by the hub's list. */
+struct auth_job {
+    struct auth_job *next;
+    struct session *s;           /* NULL: the connection closed or logged out
+                          meanwhile: the answer is dropped */
+    enum proto_type type;        /* PROTO_T_LOGIN or PROTO_T_REGISTER */
+    struct proto_id id;          /* to echo */
+    char pid[PROTO_KEY_MAX + 1]; /* register: the guest; login: the
+                                    account ("": no such user) */
+    char username[PROTO_USERNAME_MAX + 1]; /* as it will be shown */
+    char name_key[PROTO_USERNAME_MAX + 1]; /* register: lowercase, the
+                                              key of its reservation */
+};
+
+/* What a connection has of an account (session.auth): the token it uses
+ * (to revoke at logout) and its password job in flight. */
+struct session_auth {
+    bool has_token;
+    uint8_t token_hash[32];
+    struct auth_job *job;
+};
+
+/* An entry of names or revoked: held until the store commits seq (0:
+ * not queued yet, a username whose password is being hashed). */
+struct pending {
+    char key[72]; /* a lowercase username, a token's hex SHA-256 or
+                     "pid:" PID */
+    uint64_t seq;
+};
+
+/* key's entry in t (names or revoked) while its write is not committed:
+ * NULL when there is none, or the store has committed it (then the
+ * store's reads tell the truth). */
+static struct pending *pending_get(struct hub *h, struct table *t,
+                                   const char *key)
+{
+    struct pending *e = table_get(t, key);
+
+    if (e && e->seq && e->seq <= store_committed(h->store))
+        return NULL;
+    return e;
+}
+
+/* Holds key in t until seq commits (0: until told). Returns the entry,
+ * or NULL when out of memory. */
+static struct pending *pending_put(struct table *t, const char *key,
+                                   uint64_t seq)
+{
+    struct pending *e = table_get(t, key);
+
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e)
+            return NULL;
+        snprintf(e->key, sizeof e->key, "%s", key);
+        if (table_put(t, e->key, e) < 0) {
+            free(e);
+            return NULL;
+        }
+    }
+    if (seq > e->seq || !seq)
+        e->seq = seq;
+    return e;
+}
+
+static void pending_del(struct table *t, const char *key)
+{
+    free(table_del(t, key));
+}
+
+/* Forgets the entries whose writes have committed. */
+static void pending_sweep(struct hub *h, struct table *t)
+{
+    uint64_t committed = store_committed(h->store);
+
+    for (size_t i = 0; i < t->cap; i++) {
+        struct pending *e = t->slots[i].value;
+        if (e && e->seq && e->seq <= committed)
+            pending_del(t, e->key);
+    }
+}
+
+static void pending_free_all(struct table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slots[i].value);
+    table_clear(t);
+}
+
+/* True when the token of hex key (or "pid:" PID: every token of it) has
+ * been revoked by a write not yet committed. */
+bool account_revoked(struct hub *h, const char *key)
+{
+    return pending_get(h, &h->revoked, key) != NULL;
+}
+
+static void revoke(struct hub *h, const char *key, uint64_t seq)
+{
+    if (!pending_put(&h->revoked, key, seq))
+        log_warn("event=revoke_unrecorded what=out_of_memory");
+}
+
+/* The player whose token hashes to hash, from the store: a guest (its
+ * row), or an account whose token was used within
+ * LIMIT_ACCOUNT_TOKEN_IDLE_MS (*account set, *last its last use); a
+ * guest who registered, or an account whose tokens were all revoked,
+ * after that store's last commit is not found. 1, 0, or -1 on a
+ * database error. */
+int account_find_by_token(struct hub *h, const uint8_t hash[32],
+                          struct store_player *sp, bool *account,
+                          int64_t *last)
+{
+    char key[72];
+    struct player *mem;
+    int rc = store_find_player_by_token(h->store, hash, sp);
+
+    *account = false;
+    if (rc == 1) {
+        mem = table_get(&h->players, sp->pid);
+        return mem && mem->account ? 0 : 1;
+    }
+    if (rc < 0)
+        return rc;
+    rc = store_find_account_token(
+        h->store, hash, hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS, sp,
+        last);
+    if (rc != 1)
+        return rc;
+    snprintf(key, sizeof key, "pid:%s", sp->pid);
+    if (account_revoked(h, key))
+        return 0;
+    *account = true;
+    return 1;
+}
+
+/* s's account state, created when missing (NULL when out of memory). */
+static struct session_auth *auth_of(struct session *s)
+{
+    if (!s->auth)
+        s->auth = calloc(1, sizeof *s->auth);
+    return s->auth;
+}
+
+/* s now uses the account token hash (to revoke at its logout). */
+void account_set_token(struct session *s, const uint8_t hash[32])
+{
+    struct session_auth *a = auth_of(s);
+
+    if (!a)
+        return;
+    memcpy(a->token_hash, hash, 32);
+    a->has_token = true;
+}
+
+/* s forgets its token and gives up its job in flight (its answer will be
+ * dropped). */
+void account_clear_session(struct session *s)
+{
+    if (!s->auth)
+        return;
+    if (s->auth->job)
+        s->auth->job->s = NULL;
+    free(s->auth);
+    s->auth = NULL;
+}
+
+/* True when s has a password job in flight. */
+static bool auth_busy(const struct session *s)
+{
+    return s->auth && s->auth->job;
+}
+
+/* A new job of s's for m (in the hub's list and s's), or NULL. */
+static struct auth_job *job_new(struct session *s, const struct proto_msg *m)
+{
+    struct hub *h = s->hub;
+    struct session_auth *a = auth_of(s);
+    struct auth_job *j = a ? calloc(1, sizeof *j) : NULL;
+
+    if (!j)
+        return NULL;
+    j->s = s;
+    j->type = m->type;
+    j->id = m->id;
+    j->next = h->jobs;
+    h->jobs = j;
+    a->job = j;
+    return j;
+}
+
+/* Unlinks j from the hub's list and s's, and frees it. */
+static void job_free(struct hub *h, struct auth_job *j)
+{
+    for (struct auth_job **pp = &h->jobs; *pp; pp = &(*pp)->next)
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    if (j->s && j->s->auth && j->s->auth->job == j)
+        j->s->auth->job = NULL;
+    free(j);
+}
+
+/* Copies username into out, lowercase (the key of uniqueness and of the
+ * per-username rate limit). */
+static void lower(const char *username, char *out, size_t len)
+{
+    size_t i = 0;
+
+    for (; username[i] && i + 1 < len; i++) {
+        char c = username[i];
+        out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    }
+    out[i] = '\0';
+}
+
+/* register: the guest s speaks for becomes an account. The checks in the
+ * protocol's order, then the password goes to the workers; register_done
+ * finishes. */
+void account_register(struct session *s, const struct proto_msg *m)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    struct store_account acc;
+    struct auth_job *j;
+    char key[PROTO_USERNAME_FIELD_MAX + 1];
+    int rc = 0;
+
+    if (p->account) {
+        hub_send_error(s, PROTO_ALREADY_REGISTERED,
+                       "you are registered already", &m->id);
+        return;
+    }
+    if (!proto_username_valid(m->username)) {
+        hub_send_error(s, PROTO_BAD_USERNAME,
+                       "username: 2-20 of A-Z a-z 0-9 _ -", &m->id);
+        return;
+    }
+    if (proto_utf8_chars(m->password, m->password_len) < PROTO_PASSWORD_MIN) {
+        hub_send_error(s, PROTO_WEAK_PASSWORD,
+                       "password: at least 8 characters", &m->id);
+        return;
+    }
+    lower(m->username, key, sizeof key);
+    if (pending_get(h, &h->names, key) ||
+        (rc = store_find_account(h->store, key, &acc)) == 1) {
+        hub_send_error(s, PROTO_NAME_TAKEN, "that username is taken", &m->id);
+        return;
+    }
+    if (rc < 0) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    if (p->registering || auth_busy(s)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "a registration or login of yours is in progress",
+                       &m->id);
+        return;
+    }
+    if (!pending_put(&h->names, key, 0) || !(j = job_new(s, m))) {
+        pending_del(&h->names, key);
+        hub_busy(s, &m->id);
+        return;
+    }
+    /* (valid: at most PROTO_USERNAME_MAX characters) */
+    snprintf(j->pid, sizeof j->pid, "%s", p->pid);
+    snprintf(j->username, sizeof j->username, "%.*s", PROTO_USERNAME_MAX,
+             m->username);
+    snprintf(j->name_key, sizeof j->name_key, "%.*s", PROTO_USERNAME_MAX,
+             key);
+    if (passwd_hash(h->passwd, m->password, m->password_len, j) < 0) {
+        pending_del(&h->names, key);
+        job_free(h, j);
+        hub_busy(s, &m->id);
+        return;
+    }
+    p->registering = true;
+}
+
+/* The password of j (a register) is hashed: the account is stored and
+ * the connection gets `registered` once it has committed. */
+static void register_done(struct hub *h, struct auth_job *j,
+                          const struct passwd_answer *a)
+{
+    struct session *s = j->s;
+    struct player *p = table_get(&h->players, j->pid);
+    struct store_account acc;
+    uint8_t dead[32], hash[32];
+    char token[2 * LIMIT_TOKEN_BYTES], other[2 * LIMIT_TOKEN_BYTES];
+    uint64_t seq = 0;
+    char q[2 * PROTO_USERNAME_MAX + 8];
+
+    if (p)
+        p->registering = false;
+    if (!s || s->player != p || !p || p->account)
+        goto drop; /* the connection went, or speaks for another now */
+    if (!a->ok || ids_random(token, LIMIT_TOKEN_BYTES) < 0 ||
+        ids_random(other, LIMIT_TOKEN_BYTES) < 0) {
+        hub_busy(s, &j->id);
+        goto drop;
+    }
+    ids_token_hash(token, hash);
+    ids_token_hash(other, dead); /* a token given to no one */
+    memset(&acc, 0, sizeof acc);
+    snprintf(acc.pid, sizeof acc.pid, "%s", p->pid);
+    snprintf(acc.username, sizeof acc.username, "%s", j->username);
+    snprintf(acc.password_hash, sizeof acc.password_hash, "%s", a->encoded);
+    acc.created_ms = hub_wall_ms(h);
+    seq = store_register(h->store, &acc, dead, hash);
+    if (!seq) {
+        hub_busy(s, &j->id);
+        goto drop;
+    }
+    pending_put(&h->names, j->name_key, seq);
+    /* the guest token stops working: at once here, in the store when
+     * this commits */
+    if (p->token_key[0]) {
+        revoke(h, p->token_key, seq);
+        table_del(&h->tokens, p->token_key);
+        p->token_key[0] = '\0';
+    }
+    p->account = true;
+    snprintf(p->name, sizeof p->name, "%s", j->username);
+    account_set_token(s, hash);
+    struct proto_rating ratings[RATING_CATEGORIES];
+    struct proto_me me = {p->pid,
+                          p->name,
+                          true,
+                          ratings,
+                          hub_ratings_shown(h, p->pid, ratings, false),
+                          NULL}; /* (none stored yet: settings null) */
+    hub_send_text(s, proto_render_registered(&me, token, &j->id), seq);
+    log_info("event=registered player=%s username=%s", p->pid,
+             log_quote(q, sizeof q, p->name));
+    return;
+drop:
+    pending_del(&h->names, j->name_key);
+}
+
+/* login: the checks that need no password (rate limits, the username's
+ * shape), then the account's hash (or none, at the same cost) goes to
+ * the workers; login_done finishes. */
+void account_login(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct store_account acc;
+    struct auth_job *j;
+    char key[PROTO_USERNAME_FIELD_MAX + 1];
+    bool valid = proto_username_valid(m->username);
+    int rc = 0;
+
+    if (auth_busy(s)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "a registration or login of yours is in progress",
+                       &m->id);
+        return;
+    }
+    lower(m->username, key, sizeof key);
+    if (!ratelimit_take(h->login_ips, s->ip, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many logins from your address; try again in a "
+                       "minute",
+                       &m->id);
+        return;
+    }
+    if (valid && !ratelimit_take(h->login_users, key, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many logins for this username; try again in a "
+                       "minute",
+                       &m->id);
+        return;
+    }
+    if (!valid) { /* no account has such a name: nothing to hide */
+        hub_send_error(s, PROTO_BAD_CREDENTIALS, "wrong username or password",
+                       &m->id);
+        return;
+    }
+    memset(&acc, 0, sizeof acc);
+    rc = store_find_account(h->store, key, &acc);
+    if (rc < 0 || !(j = job_new(s, m))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    if (rc == 1) {
+        snprintf(j->pid, sizeof j->pid, "%s", acc.pid);
+        snprintf(j->username, sizeof j->username, "%s", acc.username);
+    }
+    if (passwd_verify(h->passwd, rc == 1 ? acc.password_hash : NULL,
+                      m->password, m->password_len, j) < 0) {
+        job_free(h, j);
+        hub_busy(s, &m->id);
+    }
+}
+
+/* The password of j (a login) is checked: on success the connection
+ * becomes the account's (leaving its player, if another) and gets
+ * `welcome` with a new token once that is stored. */
+static void login_done(struct hub *h, struct auth_job *j,
+                       const struct passwd_answer *a, int64_t now)
+{
+    struct session *s = j->s;
+    struct player *p;
+    uint8_t hash[32];
+    char token[2 * LIMIT_TOKEN_BYTES], q[80];
+    uint64_t seq;
+    bool was_gone = false;
+
+    if (!s)
+        return;
+    if (!a->ok || !j->pid[0]) {
+        log_info("event=login_failed ip=%s", log_quote(q, sizeof q, s->ip));
+        hub_send_error(s, PROTO_BAD_CREDENTIALS, "wrong username or password",
+                       &j->id);
+        return;
+    }
+    if (ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
+        hub_busy(s, &j->id);
+        return;
+    }
+    ids_token_hash(token, hash);
+    seq = store_put_token(h->store, j->pid, hash, hub_wall_ms(h));
+    if (!seq) {
+        hub_busy(s, &j->id);
+        return;
+    }
+    if (s->player && strcmp(s->player->pid, j->pid))
+        hub_detach(h, s, now); /* as if this connection of it closed */
+    p = s->player;
+    if (!p) {
+        p = hub_player_get(h, j->pid, j->username);
+        if (!p)
+            return;
+        was_gone = !hub_player_present(p);
+        if (hub_attach(s, p) < 0) {
+            hub_player_release(h, p);
+            return;
+        }
+    }
+    p->account = true;
+    snprintf(p->name, sizeof p->name, "%s", j->username);
+    account_set_token(s, hash);
+    hub_welcome(s, token, &j->id, seq);
+    if (was_gone)
+        hub_player_back(h, p, now);
+    log_info("event=login player=%s", p->pid);
+}
+
+void account_logout_others(struct hub *h, struct player *p,
+                           struct session *except, uint64_t seq, int64_t now)
+{
+    /* from the end: detach moves the last connection (one already seen,
+     * or except, which stays) into the place it empties */
+    for (size_t i = p->nconns; i-- > 0;) {
+        struct session *o = p->conns[i];
+        if (o == except)
+            continue;
+        hub_send_text(o, proto_render_logged_out(NULL), seq);
+        account_clear_session(o);
+        hub_detach(h, o, now);
+    }
+}
+
+/* logout: the token in use is revoked (or, `everywhere`, every token of
+ * the account, and the account's other connections are logged out too);
+ * a guest's token is kept (it is the only way back to the guest). The
+ * connection is unauthenticated after, as before hello; `logged_out`
+ * comes once the revocation is stored. A job in flight is dropped. */
+void account_logout(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    char key[72];
+    uint64_t seq = 0;
+
+    if (p->account && m->everywhere) {
+        seq = store_revoke_tokens(h->store, p->pid);
+        if (!seq) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        snprintf(key, sizeof key, "pid:%s", p->pid);
+        revoke(h, key, seq);
+        account_logout_others(h, p, s, seq, now);
+        if (h->cluster) /* the other nodes' connections of the account */
+            cluster_tell_player(h->cluster, p->pid, 'L', NULL, 0, seq);
+    } else if (p->account && s->auth && s->auth->has_token) {
+        seq = store_revoke_token(h->store, s->auth->token_hash);
+        if (!seq) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        hub_hex(s->auth->token_hash, 32, key);
+        revoke(h, key, seq);
+    }
+    hub_send_text(s, proto_render_logged_out(&m->id), seq);
+    log_info("event=logout player=%s everywhere=%d", p->pid,
+             p->account && m->everywhere);
+    account_clear_session(s);
+    hub_detach(h, s, now);
+}
+
+/* A password worker answered: the job's command ends. */
+void account_on_password(void *arg, const struct passwd_answer *a)
+{
+    struct hub *h = arg;
+    struct auth_job *j = a->tag;
+
+    if (j->type == PROTO_T_REGISTER)
+        register_done(h, j, a);
+    else
+        login_done(h, j, a, hub_now_ms(h));
+    job_free(h, j);
+}
+
+void account_sweep(struct hub *h)
+{
+    pending_sweep(h, &h->names);
+    pending_sweep(h, &h->revoked);
+}
+
+void account_free_all(struct hub *h)
+{
+    while (h->jobs)
+        job_free(h, h->jobs);
+    pending_free_all(&h->names);
+    pending_free_all(&h->revoked);
+}
+
+size_t account_jobs(const struct hub *h)
+{
+    size_t n = 0;
+
+    for (const struct auth_job *j = h->jobs; j; j = j->next)
+        n++;
+    return n;
+}

@@ -1,0 +1,40 @@
+/*
+ * http.h - the HTTP API: a game as JSON, its PGN, a player's finished
+ * games, /healthz and /metrics. Builds JSON through proto; knows nothing
+ * of libwebsockets (web.c hands it the path and the query arguments and
+ * writes the reply). Runs on the event-loop thread.
+ */
+#ifndef SERVER_HTTP_H
+#define SERVER_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/netstats.h"
+
+struct hub;
+
+struct http_reply {
+    int status;       /* 200, 400, 404, 500, 503 */
+    const char *type; /* Content-Type */
+    char *body;       /* malloc'ed; the caller frees */
+    size_t len;
+};
+
+/* True when web.c should hand this path to http_handle. */
+int http_wants(const char *path);
+
+/* Which route of the metrics GET path is (any path: the client's files
+ * are NETSTATS_ROUTE_STATIC). */
+enum netstats_route http_route(const char *path);
+
+/* Answers GET path with query arguments args[0..nargs) ("name=value",
+ * already URL-decoded). Always fills *r. */
+void http_handle(struct hub *h, const char *path, const char *const *args,
+                 size_t nargs, int64_t now, struct http_reply *r);
+
+/* Fills *r with 429 {"error":"rate_limited"}: the address made more API
+ * requests than http_rate_per_s and http_burst allow. */
+void http_too_many(struct http_reply *r);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * hub.h - the hub of the server: routing, presence, the table of players
+ * and games.
+ *
+ * The hub owns every player in memory, every live game (by GID), the
+ * lobby and its feed to the connections watching it (lobbyfeed.h), the
+ * sessions (session.h: one per connection) and the metrics; it
+ * implements the games' environment (game_env) on top of its own, struct
+ * hub_env: the hub never calls the network, a clock or the process's
+ * timers itself, only the functions it was given, as a game does through
+ * game_env. main.c fills them in over net.h; the unit tests with fakes.
+ *
+ * hub_on_text routes a parsed message to the lobby or a game and answers
+ * errors in the protocol's order (PROTOCOL.md, section 3).
+ *
+ * Routing is by GID: a session names the games it watches by GID, the
+ * players' fans are the games' subscribers, and everything a game says
+ * leaves through env.send to a connection handle with the store sequence
+ * it waits for. So a game the hub routes to needs only its GID and a way
+ * to carry a command and its answer: the seam at which a game may later
+ * live in another process (do_game_command and the game_env callbacks).
+ *
+ * Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_HUB_H
+#define SERVER_HUB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hub/metrics.h"
+#include "proto.h"
+
+struct hub;
+struct session;
+struct conn;
+struct store;
+struct msgbuf;
+struct redis;
+struct hub_alarm; /* a timer of the environment's; opaque to the hub */
+
+/* What the hub needs from the process around it (main.c over net.h, or a
+ * test's fakes). Every function is called on the event-loop thread,
+ * except wake. */
+struct hub_env {
+    void *ctx;
+    /* The store (not owned), open for the hub's lifetime. */
+    struct store *store;
+    /* Queues b on connection c (adding its own reference), to be written
+     * once the store has committed seq (0: as soon as possible). */
+    void (*send)(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq);
+    /* Queues b on c ahead of the messages waiting for a commit: a notice
+     * about the server itself (a stalled store). */
+    void (*send_now)(void *ctx, struct conn *c, struct msgbuf *b);
+    /* Closes c with a WebSocket close code; its session is freed later,
+     * through hub_close, when the connection is gone. */
+    void (*close)(void *ctx, struct conn *c, int code, const char *reason);
+    /* The same after dropping what c's queue holds (net_drop). */
+    void (*drop)(void *ctx, struct conn *c, int code, const char *reason);
+    /* A timer calling cb(arg); NULL when out of memory. */
+    struct hub_alarm *(*alarm_new)(void *ctx, void (*cb)(void *arg),
+                                   void *arg);
+    /* Arms a at monotonic `at` ms (INT64_MAX: disarm). */
+    void (*alarm_arm)(void *ctx, struct hub_alarm *a, int64_t at);
+    /* Disarms and frees a; NULL is a no-op; safe inside a's callback. */
+    void (*alarm_free)(void *ctx, struct hub_alarm *a);
+    /* The smoothed round trip of c's pings in ms (net_conn_rtt_ms), 0
+     * while none was measured (and then one is asked for at once); NULL:
+     * never measured. */
+    int64_t (*rtt_ms)(void *ctx, struct conn *c);
+    /* Monotonic and Unix epoch time in milliseconds. */
+    int64_t (*now_ms)(void *ctx);
+    int64_t (*wall_ms)(void *ctx);
+    /* From any thread (the verdict and password workers): have the loop
+     * call hub_wake soon. */
+    void (*wake)(void);
+    /* Redis, when this node is one of a cluster (not owned: it outlives
+     * the hub; cluster.h takes its callbacks); NULL: the node runs
+     * alone. */
+    struct redis *redis;
+};
+
+/* The hub's settings, from struct config (main.c copies them; their
+ * defaults and ranges are config.c's table: every one is set, > 0). */
+struct hub_config {
+    int64_t grace_ms;
+    int64_t first_move_ms;
+    /* Token buckets per connection (the settings of the same names). */
+    int move_rate_per_s, move_burst; /* move messages */
+    int msg_rate_per_s, msg_burst;   /* every other message */
+    int max_games_per_player;        /* live games + invitations + seek */
+    int max_invites_per_ip;          /* open invitations from one address */
+    int guests_per_ip_per_min;       /* new guests from one address */
+    int logins_per_ip_per_min;       /* login attempts from one address */
+    int logins_per_user_per_min;     /* ... for one username */
+    int password_threads;            /* password workers (passwd.h) */
+    int password_queue;              /* hashes queued or running */
+    const char *node_id; /* this node's id in a cluster (env.redis); not
+                            copied: it outlives the hub */
+};
+
+/* Creates the hub over env (copied; env->store not owned). NULL when out
+ * of memory. */
+struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg);
+
+/* Frees every game, player and the hub's timers. The sessions are the
+ * connections' (hub_close); hub_free(NULL): no-op. */
+void hub_free(struct hub *h);
+
+/* Restores the live games of a previous run from the store. Returns how
+ * many, or -1 on a database error. */
+int hub_restore(struct hub *h, int64_t now);
+
+struct metrics *hub_metrics(struct hub *h);
+struct store *hub_store(struct hub *h);
+
+/* Password jobs of logins and registrations not answered yet (queued,
+ * being hashed, or answered and not taken by hub_wake). For tests. */
+size_t hub_auth_pending(const struct hub *h);
+
+/* Stops the password workers from taking jobs (hold != 0) or lets them
+ * go on. For tests that fill the queue. */
+void hub_hold_passwords(struct hub *h, int hold);
+size_t hub_live_games(const struct hub *h);
+size_t hub_open_seeks(const struct hub *h);
+
+/* The subscriptions of the games in memory (each a target of every
+ * message of its game): one per seated player whose connections are
+ * open, whatever their number (the player's fan, see hub.c), and one
+ * per spectating connection. */
+size_t hub_subscriptions(const struct hub *h);
+
+/* Renders a game's state for the HTTP API (live from memory, finished
+ * from the store). Returns a malloc'ed body, or NULL with *status 404 or
+ * 500. */
+char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status);
+
+/* The PGN of a game in memory (malloc'ed), or NULL. */
+char *hub_game_pgn(struct hub *h, const char *gid);
+
+/* Stops reacting to closing connections (a shutdown is under way): their
+ * games are not told that players left. In a cluster the node begins
+ * handing its games over to the others. */
+void hub_shutdown(struct hub *h);
+
+/* True when the process may exit (its games handed over, in a cluster). */
+bool hub_stoppable(const struct hub *h);
+
+/* The node leaves its cluster at the end of a shutdown, before its Redis
+ * connection is freed: nothing is sent to Redis from then on (the
+ * connections still closing detach from nobody: the other nodes drop
+ * what this one's connections followed when its lease lapses). The
+ * cluster's records go with hub_free. No-op for a node alone. */
+void hub_leave_cluster(struct hub *h);
+
+/* The loop was woken (env.wake, or the store's commit): takes the work
+ * other threads finished to their games: the store's commits (the turns
+ * held for them begin, and a stall notice ends), the flag verdicts and
+ * the password workers' answers (logins and registrations end). */
+void hub_wake(struct hub *h);
+
+/* A new connection c from address ip (not copied: it must outlive the
+ * session, as net's entry for the address does); its session, owned by
+ * the hub until hub_close, or NULL when out of memory. */
+struct session *hub_open(struct hub *h, struct conn *c, const char *ip);
+
+/* The connection closed: drops its seeks and subscriptions and, for the
+ * player's last connection, starts the grace period in their games;
+ * frees s. */
+void hub_close(struct hub *h, struct session *s, int64_t now);
+
+/* One complete text message. Returns the message type it was (or
+ * PROTO_T_NONE when unparseable or over the budget), for the caller's
+ * latency metrics. */
+enum proto_type hub_on_text(struct hub *h, struct session *s,
+                            const char *text, size_t len, int64_t now);
+
+/* A WebSocket ping or pong frame the client sent: charged to the
+ * message budget like a message (nothing is answered; the network layer
+ * sends the pong); a flood of them closes the connection with 1008. */
+void hub_on_control(struct hub *h, struct session *s, int64_t now);
+
+/* One complete binary message: answered with bad_json. */
+void hub_on_binary(struct hub *h, struct session *s, int64_t now);
+
+#endif

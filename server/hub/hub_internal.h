@@ -1,0 +1,266 @@
+/*
+ * hub_internal.h - what the hub (hub.c) shares with the modules that
+ * handle some of its commands: account.c (register, login, logout, their
+ * tokens) and rematch.c (rematch offers). Not for anything else: the rest
+ * of the server sees the hub through hub.h.
+ *
+ * The records here are hub.c's: it creates and frees every player, game
+ * host record and the hub itself; the modules edit their fields on the
+ * event-loop thread, the only one that calls these functions.
+ */
+#ifndef SERVER_HUB_INTERNAL_H
+#define SERVER_HUB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game/game.h"
+#include "game/holds.h"
+#include "hub/hub.h"
+#include "hub/metrics.h"
+#include "proto.h"
+#include "game/rating.h"
+#include "hub/session.h"
+#include "lib/table.h"
+
+struct auth_job; /* account.c's */
+struct cluster;  /* cluster.c's */
+
+/* A game, as the hub's records outside its table name it. */
+struct game_ref {
+    char gid[PROTO_KEY_MAX + 1];
+};
+
+struct player {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    struct session **conns; /* authenticated connections */
+    size_t nconns, conncap;
+    struct session **remotes; /* connections of other nodes mirrored here
+                                 (cluster.c): present like conns */
+    size_t nremotes, remotecap;
+    struct game_ref *games; /* live games with a seat */
+    size_t ngames, gamecap;
+    struct game_ref *offers; /* ended games with a pending rematch offer
+                                to or from the player */
+    size_t noffers, offercap;
+    int pins;           /* held by a caller: do not free yet */
+    bool account;       /* registered (set from the store on hello and
+                           login: a player restored from a game's seat
+                           may not know yet) */
+    bool registering;   /* a register of the player's is being hashed */
+    struct session fan; /* subscribed to the live games for every
+                               connection of the player */
+};
+
+struct hub {
+    struct hub_env env;  /* the world outside (hub.h) */
+    struct store *store; /* env.store */
+    struct hub_config cfg;
+    struct session_limits limits; /* every session's, from cfg */
+    struct game_env game_env;     /* every game's, over env */
+    struct table games;           /* gid -> struct game */
+    struct table players;         /* pid -> struct player */
+    struct table tokens;          /* token_key -> struct player */
+    struct table addrs;           /* ip -> struct addr */
+    struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;           /* the last guest purge queued */
+    struct lobby *lobby;
+    struct lobbyfeed *feed;        /* lobby watchers (lobbyfeed.h) */
+    struct verdicts *verdicts;     /* flag verdicts, off the loop */
+    struct holds holds;            /* turns waiting for a store commit */
+    struct hub_alarm *stall_timer; /* the oldest hold is a stall */
+    int64_t stall_timer_at;        /* CLOCK_NEVER: disarmed */
+    bool stalled;       /* players were told the store stalls ... */
+    uint64_t stall_seq; /* ... until it commits this */
+    int64_t stall_since;
+    struct metrics metrics;
+    bool shutting_down;
+    /* accounts (account.c) */
+    struct passwd *passwd; /* the password workers */
+    struct auth_job *jobs; /* every job waiting for its answer */
+    struct ratelimit *login_ips, *login_users; /* attempts per address,
+                                                  per lowercase username */
+    struct table names;        /* lowercase username -> struct pending */
+    struct table revoked;      /* token key / "pid:" PID -> pending */
+    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
+    struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
+    struct prefs *prefs;       /* accounts' settings (prefs.c) */
+    struct cluster *cluster;   /* NULL: this node runs alone */
+};
+
+/* What the hub keeps with a game (its game_user): the timer, the
+ * address whose open invitation the game is, and, once it has ended, its
+ * rematch. */
+struct game_host {
+    struct hub *hub;
+    struct game *game;
+    struct hub_alarm *t;
+    char invite_ip[64]; /* counted in that addr's invites; "" if none */
+    int rematch_by;     /* colour whose rematch offer is pending, or -1 */
+    struct hub_alarm *rematch_t; /* its lapse; NULL when none pending */
+    bool rematch_barred[2];      /* the colour's offer was declined, withdrawn
+                               or left: it may not offer again */
+    bool rematch_used;           /* the rematch has started */
+};
+
+/* The environment's clocks (hub.h): monotonic and Unix epoch ms. */
+int64_t hub_now_ms(struct hub *h);
+int64_t hub_wall_ms(struct hub *h);
+
+/* The environment's timers (struct hub_env). */
+struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
+                                void *arg);
+void hub_alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at);
+void hub_alarm_free(struct hub *h, struct hub_alarm *a);
+
+/* Queues text (taken: freed by the hub) on s's connection, to be written
+ * once the store has committed seq (0: as soon as possible). */
+void hub_send_text(struct session *s, char *text, uint64_t seq);
+
+/* Answers s with the error code (counted in the metrics), msg and the
+ * message's id. */
+void hub_send_error(struct session *s, enum proto_code code, const char *msg,
+                    const struct proto_id *id);
+
+/* Answers s rate_limited "the server is busy" (the store's queue is
+ * full, a database read failed, out of memory). */
+void hub_busy(struct session *s, const struct proto_id *id);
+
+/* Writes the n bytes of in as 2n lowercase hex digits and a NUL to out. */
+void hub_hex(const uint8_t *in, size_t n, char *out);
+
+/* The player pid in memory, created (with name) when missing; NULL when
+ * out of memory. The hub owns it: see hub_player_release. */
+struct player *hub_player_get(struct hub *h, const char *pid,
+                              const char *name);
+
+/* p has a connection here: a local one, or one of another node's
+ * mirrored here (cluster.c). */
+bool hub_player_present(const struct player *p);
+
+/* Frees p when nothing refers to it any more (no connection, live game
+ * or pin). */
+void hub_player_release(struct hub *h, struct player *p);
+
+/* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
+ * Returns 0, or -1 when out of memory. */
+int hub_refs_add(struct game_ref **refs, size_t *n, size_t *cap,
+                 const char *gid);
+
+/* Removes gid from the array *refs of *n, keeping the order. */
+void hub_refs_drop(struct game_ref *refs, size_t *n, const char *gid);
+
+/* The games' env.send: b to a connection, or through a player's fan to
+ * every connection of the player, behind the store's seq (ctx: the hub;
+ * b is not taken). */
+void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
+                  uint64_t seq);
+
+/* g's host record, created when missing (NULL when out of memory); freed
+ * with the game. */
+struct game_host *hub_host_get(struct hub *h, struct game *g);
+
+/* s speaks for p from now on (one of p's connections). 0, or -1 when out
+ * of memory. */
+int hub_attach(struct session *s, struct player *p);
+
+/* s no longer speaks for its player (it closes, logs out, or logs in as
+ * another): its seeks and watches end and, when it was the player's last
+ * connection, the player is gone from its games (their grace periods
+ * start) and may be freed. s->player is NULL after. */
+void hub_detach(struct hub *h, struct session *s, int64_t now);
+
+/* p's first connection is back: its games learn it. */
+void hub_player_back(struct hub *h, struct player *p, int64_t now);
+
+/* Sends s `welcome` for its player with token and the player's live
+ * games, once the store has committed seq. */
+void hub_welcome(struct session *s, const char *token,
+                 const struct proto_id *id, uint64_t seq);
+
+/* Every category pid has played rated, in the categories' order, as
+ * welcome (results false) or the API's profile (true) shows them, into
+ * out[0..RATING_CATEGORIES): one read of the store, overlaid by the rows
+ * not committed yet. How many. */
+size_t hub_ratings_shown(struct hub *h, const char *pid,
+                         struct proto_rating out[RATING_CATEGORIES],
+                         bool results);
+
+/* True when s's player may not take one more live game, open invitation
+ * or seek (it was answered too_many_games then). A new seek replaces the
+ * player's open one, so a seek counts only the games. */
+bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
+
+/* ---- for cluster.c ---------------------------------------------------- */
+
+/* Runs a parsed message from s as hub_on_text would after its budget
+ * (text: the message as received). local_only: a game not in memory is
+ * answered from the store here, never forwarded (a remote session's
+ * command, or one whose game has no host). */
+void hub_dispatch(struct session *s, const struct proto_msg *m,
+                  const char *text, size_t len, int64_t now, bool local_only);
+
+/* Queues b for s (a local connection, or a remote session: cluster_send),
+ * to be written once the store has committed seq. */
+void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
+/* s's held welcome goes out, then what was held behind it (release), or
+ * all of it is dropped (s closes: free). */
+void hub_session_release_welcome(struct session *s);
+void hub_session_free_welcome(struct session *s);
+
+/* Closes s's connection (a local one) with a WebSocket close code,
+ * dropping what its queue holds (hub_env.drop). */
+void hub_session_close(struct session *s, int code, const char *reason);
+
+/* s watches g as a spectator (its state sent to s), or no longer. */
+void hub_watch(struct session *s, struct game *g, int64_t now);
+void hub_unwatch(struct session *s, struct game *g);
+
+/* The remote session s speaks for p from now on (p's first connection
+ * anywhere brings it back to its games), or no longer (its watches end;
+ * p's last one leaves its games). 0, or -1 when out of memory. */
+int hub_remote_attach(struct session *s, struct player *p);
+void hub_remote_detach(struct hub *h, struct session *s, int64_t now);
+
+/* A live game from the store (row, moves[0..n)) hosted here from now on,
+ * as hub_restore restores one (the side to move charged up to seen_ms,
+ * Unix ms; 0: not charged), its players present when they have a
+ * connection here. NULL when it cannot be rebuilt or out of memory. */
+struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
+                            int64_t seen_ms, int64_t now);
+
+/* g leaves memory without a write (it was handed over, or the store
+ * fenced it: cut closes the local connections that follow it). */
+void hub_drop_game(struct hub *h, struct game *g, bool cut);
+
+/* s's seek paired with other's (in Redis): the game starts here, s
+ * playing colour color (announced). NULL when it could not start. */
+struct game *hub_start_paired(struct session *s,
+                              const struct clock_spec *clock, bool rated,
+                              int color, const char *other, int64_t now);
+
+/* accept's checks after no_such_seek (true: one failed and was
+ * answered), and the game it starts (announced by the caller; NULL:
+ * answered busy). */
+struct lobby_seek;
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id);
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now);
+
+/* Tells every local connection after hello that Redis is lost (up
+ * false) or back. */
+void hub_notice_cluster(struct hub *h, bool up);
+
+/* A new game in the hub's table, its players subscribed (not announced
+ * yet: game_announce_start); NULL when out of memory. The hub owns it. */
+struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
+                            const struct board *start,
+                            const struct game_seat_init seats[2],
+                            const char *creator, bool rated, int64_t now);
+
+#endif

@@ -1,0 +1,401 @@
+/*
+ * metrics.c - counters and Prometheus text (see metrics.h).
+ */
+#include "hub/metrics.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+#ifndef CHESS_SERVER_VERSION
+#define CHESS_SERVER_VERSION "unknown"
+#endif
+
+void metrics_finished(struct metrics *m, enum ending_reason reason)
+{
+    if (ending_get(reason))
+        m->finished[reason]++;
+}
+
+struct out {
+    char *buf;
+    size_t len, cap;
+    int failed;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (o->failed)
+        return;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            o->failed = 1;
+            return;
+        }
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            return;
+        }
+        char *b = realloc(o->buf, o->cap * 2);
+        if (!b) {
+            o->failed = 1;
+            return;
+        }
+        o->buf = b;
+        o->cap *= 2;
+    }
+}
+
+static void put_hist(struct out *o, const char *name, const char *help,
+                     const struct hist *h)
+{
+    uint64_t cum = 0;
+
+    put(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (int i = 0; i < HIST_BUCKETS; i++) {
+        cum += h->bucket[i];
+        put(o, "%s_bucket{le=\"%g\"} %llu\n", name,
+            (double)hist_bounds_us[i] / 1e6, (unsigned long long)cum);
+    }
+    cum += h->bucket[HIST_BUCKETS];
+    put(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
+        (unsigned long long)cum, name, (double)h->sum_us / 1e6, name,
+        (unsigned long long)h->count);
+}
+
+/* ---- the process -------------------------------------------------------- */
+
+/* Descriptors open now (the entries of /proc/self/fd but its own), or -1. */
+static long open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    long n = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1; /* the listing's own */
+}
+
+/* Resident memory in bytes (/proc/self/statm), or -1. */
+static long long resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    unsigned long long size, resident;
+    int ok;
+
+    if (!f)
+        return -1;
+    ok = fscanf(f, "%llu %llu", &size, &resident) == 2;
+    fclose(f);
+    return ok ? (long long)(resident *
+                            (unsigned long long)sysconf(_SC_PAGESIZE))
+              : -1;
+}
+
+/* The process's start in seconds since the epoch: the boot time
+ * (/proc/stat btime) plus its start in ticks after boot (field 22 of
+ * /proc/self/stat), or -1. */
+static double start_time_s(void)
+{
+    char buf[1024], *p;
+    unsigned long long btime = 0, start = 0;
+    bool found = false;
+    FILE *f = fopen("/proc/stat", "re");
+
+    if (!f)
+        return -1;
+    while (fgets(buf, sizeof buf, f))
+        if (sscanf(buf, "btime %llu", &btime) == 1) {
+            found = true;
+            break;
+        }
+    fclose(f);
+    f = fopen("/proc/self/stat", "re");
+    if (!f || !found)
+        goto fail;
+    if (!fgets(buf, sizeof buf, f))
+        goto fail;
+    fclose(f);
+    f = NULL;
+    /* the command name (field 2) may hold spaces: count from its ')' */
+    p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &start) != 1)
+        return -1;
+    return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+fail:
+    if (f)
+        fclose(f);
+    return -1;
+}
+
+static void put_process(struct out *o)
+{
+    struct rusage ru;
+    struct rlimit rl;
+    long long rss = resident_bytes();
+    long fds = open_fds();
+    double start = start_time_s();
+
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        put(o,
+            "# HELP process_cpu_seconds_total User and system CPU time "
+            "spent in seconds.\n# TYPE process_cpu_seconds_total "
+            "counter\nprocess_cpu_seconds_total %.6f\n",
+            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    if (rss >= 0)
+        put(o,
+            "# HELP process_resident_memory_bytes Resident memory size "
+            "in bytes.\n# TYPE process_resident_memory_bytes gauge\n"
+            "process_resident_memory_bytes %lld\n",
+            rss);
+    if (fds >= 0)
+        put(o,
+            "# HELP process_open_fds Number of open file descriptors.\n"
+            "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
+            fds);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        put(o,
+            "# HELP process_max_fds Maximum number of open file "
+            "descriptors.\n# TYPE process_max_fds gauge\n"
+            "process_max_fds %llu\n",
+            (unsigned long long)rl.rlim_cur);
+    if (start >= 0)
+        put(o,
+            "# HELP process_start_time_seconds Start time of the process "
+            "since unix epoch in seconds.\n"
+            "# TYPE process_start_time_seconds gauge\n"
+            "process_start_time_seconds %.2f\n",
+            start);
+}
+
+/* The journal writer: where a commit's time goes, and the WAL. */
+static void put_store(struct out *o, const struct metrics_store *st)
+{
+    put(o,
+        "# HELP chess_store_queue_depth Store writes queued, not yet "
+        "committed.\n# TYPE chess_store_queue_depth gauge\n"
+        "chess_store_queue_depth %zu\n",
+        st->queue_depth);
+    put_hist(o, "chess_store_queue_wait_seconds",
+             "Time the oldest "
+             "write of a journal transaction waited in the queue "
+             "before the transaction began.",
+             &st->timing.queue);
+    put_hist(o, "chess_store_checkpoint_wait_seconds",
+             "Time the "
+             "journal writer waited for a checkpoint pass, the WAL "
+             "being at its cap (one sample per wait).",
+             &st->timing.ckpt_wait);
+    put_hist(o, "chess_store_statements_seconds",
+             "Time a journal "
+             "transaction took from BEGIN to its COMMIT statement.",
+             &st->timing.statements);
+    put_hist(o, "chess_store_commit_seconds",
+             "Time the COMMIT "
+             "statement of a journal transaction took.",
+             &st->timing.commit);
+    put(o,
+        "# HELP chess_store_retries_total Journal transactions rolled "
+        "back and tried again.\n"
+        "# TYPE chess_store_retries_total counter\n"
+        "chess_store_retries_total %llu\n",
+        (unsigned long long)st->timing.retries);
+    put(o,
+        "# HELP chess_store_checkpoints_total Checkpoint passes of the "
+        "WAL into the database file.\n"
+        "# TYPE chess_store_checkpoints_total counter\n"
+        "chess_store_checkpoints_total %llu\n",
+        (unsigned long long)st->wal.checkpoints);
+    put(o,
+        "# HELP chess_store_wal_restarts_total Commits that started the "
+        "WAL over.\n# TYPE chess_store_wal_restarts_total counter\n"
+        "chess_store_wal_restarts_total %llu\n",
+        (unsigned long long)st->wal.wal_restarts);
+    put(o,
+        "# HELP chess_store_wal_frames Pages in the WAL after the last "
+        "commit.\n# TYPE chess_store_wal_frames gauge\n"
+        "chess_store_wal_frames %d\n",
+        st->wal.wal_frames);
+}
+
+char *metrics_render(const struct metrics *m, size_t live_games,
+                     size_t open_seeks, size_t subscriptions,
+                     const struct metrics_store *st)
+{
+    struct out o = {malloc(4096), 0, 4096, 0};
+
+    if (!o.buf)
+        return NULL;
+    o.buf[0] = '\0';
+    put_process(&o);
+    put(&o,
+        "# HELP chess_build_info The running chess-server's version.\n"
+        "# TYPE chess_build_info gauge\n"
+        "chess_build_info{version=\"%s\"} 1\n",
+        CHESS_SERVER_VERSION);
+    put(&o,
+        "# HELP chess_connections Open WebSocket connections.\n"
+        "# TYPE chess_connections gauge\nchess_connections %lld\n",
+        (long long)m->connections);
+    put(&o,
+        "# HELP chess_connections_total WebSocket connections accepted."
+        "\n# TYPE chess_connections_total counter\n"
+        "chess_connections_total %llu\n",
+        (unsigned long long)m->connections_total);
+    put(&o,
+        "# HELP chess_live_games Games waiting or being played.\n"
+        "# TYPE chess_live_games gauge\nchess_live_games %zu\n",
+        live_games);
+    put(&o,
+        "# HELP chess_open_seeks Seeks waiting for an opponent.\n"
+        "# TYPE chess_open_seeks gauge\nchess_open_seeks %zu\n",
+        open_seeks);
+    put(&o,
+        "# HELP chess_game_subscriptions Targets of the games' "
+        "messages: one per seated player online (whatever its number "
+        "of connections) and one per spectating connection.\n"
+        "# TYPE chess_game_subscriptions gauge\n"
+        "chess_game_subscriptions %zu\n",
+        subscriptions);
+    put(&o,
+        "# HELP chess_lobby_watchers Connections watching the lobby's "
+        "open seeks and live games (lobby_watch).\n"
+        "# TYPE chess_lobby_watchers gauge\nchess_lobby_watchers %lld\n",
+        (long long)m->lobby_watchers);
+    put(&o,
+        "# HELP chess_messages_total Client text messages received.\n"
+        "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
+        (unsigned long long)m->messages_in);
+    put(&o,
+        "# HELP chess_moves_total Moves played.\n"
+        "# TYPE chess_moves_total counter\nchess_moves_total %llu\n",
+        (unsigned long long)m->moves);
+    put(&o, "# HELP chess_games_finished_total Finished games by reason.\n"
+            "# TYPE chess_games_finished_total counter\n");
+    for (int i = 0; i < ENDING_REASONS; i++)
+        put(&o, "chess_games_finished_total{reason=\"%s\"} %llu\n",
+            ending_get((enum ending_reason)i)->metric,
+            (unsigned long long)m->finished[i]);
+    put(&o, "# HELP chess_messages_rejected_total Error replies by code.\n"
+            "# TYPE chess_messages_rejected_total counter\n");
+    for (int i = 1; i < PROTO_CODE_COUNT; i++)
+        put(&o, "chess_messages_rejected_total{code=\"%s\"} %llu\n",
+            proto_code_name((enum proto_code)i),
+            (unsigned long long)m->rejected[i]);
+    put(&o, "# HELP chess_store_failures_total Database operations that "
+            "failed (a failed commit is retried).\n"
+            "# TYPE chess_store_failures_total counter\n");
+    for (int i = 0; i < STORE_FAIL_KINDS; i++)
+        put(&o, "chess_store_failures_total{op=\"%s\"} %llu\n",
+            store_failure_name((enum store_failure)i),
+            (unsigned long long)st->failures[i]);
+    put(&o,
+        "# HELP chess_database_file_lost 1 when the database file "
+        "was deleted or replaced under the running server.\n"
+        "# TYPE chess_database_file_lost gauge\n"
+        "chess_database_file_lost %d\n",
+        m->db_file_lost);
+    put(&o,
+        "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
+        "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
+        (unsigned long long)m->net.out_queue_bytes);
+    put(&o,
+        "# HELP chess_connections_cut_total Connections closed by the "
+        "server for misbehaviour.\n"
+        "# TYPE chess_connections_cut_total counter\n"
+        "chess_connections_cut_total{why=\"slow_reader\"} %llu\n"
+        "chess_connections_cut_total{why=\"flood\"} %llu\n",
+        (unsigned long long)m->net.closed_overflow,
+        (unsigned long long)m->closed_flood);
+    put(&o,
+        "# HELP chess_upgrades_refused_total WebSocket upgrades "
+        "refused.\n# TYPE chess_upgrades_refused_total counter\n"
+        "chess_upgrades_refused_total{why=\"origin\"} %llu\n"
+        "chess_upgrades_refused_total{why=\"max_connections\"} %llu\n"
+        "chess_upgrades_refused_total{why=\"max_connections_per_ip\"} "
+        "%llu\n",
+        (unsigned long long)m->net.refused_origin,
+        (unsigned long long)m->net.refused_full,
+        (unsigned long long)m->net.refused_per_ip);
+    put(&o,
+        "# HELP chess_http_rate_limited_total HTTP API requests "
+        "refused with 429 (over http_rate_per_s).\n"
+        "# TYPE chess_http_rate_limited_total counter\n"
+        "chess_http_rate_limited_total %llu\n",
+        (unsigned long long)m->net.refused_http_rate);
+    put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
+             &m->net.move);
+    put_hist(&o, "chess_move_lag_credit_seconds",
+             "Lag credit given back to the mover's clock per move played "
+             "(half the connection's smoothed ping round trip, within the "
+             "player's quota).",
+             &m->lag_credit);
+    put_hist(&o, "chess_move_commit_seconds",
+             "Time from a move's arrival "
+             "to the journal commit that lets its moved message go out.",
+             &m->net.commit);
+    put_hist(&o, "chess_event_loop_lag_seconds",
+             "How late a periodic "
+             "timer on the event loop fires (the loop was busy or stalled).",
+             &m->net.loop_lag);
+    put(&o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
+            "close code (1006: no close frame either way).\n"
+            "# TYPE chess_ws_closes_total counter\n");
+    for (int i = 0; i < NETSTATS_CLOSE_CODES; i++) {
+        if (i < NETSTATS_CLOSE_CODES - 1)
+            put(&o, "chess_ws_closes_total{code=\"%d\"} %llu\n",
+                netstats_close_codes[i],
+                (unsigned long long)m->net.ws_closes[i]);
+        else
+            put(&o, "chess_ws_closes_total{code=\"other\"} %llu\n",
+                (unsigned long long)m->net.ws_closes[i]);
+    }
+    put(&o, "# HELP chess_http_requests_total HTTP responses by route and "
+            "status (pairs seen so far).\n"
+            "# TYPE chess_http_requests_total counter\n");
+    for (int r = 0; r < NETSTATS_ROUTES; r++)
+        for (int i = 0; i < NETSTATS_HTTP_STATUSES; i++) {
+            char status[8];
+            if (!m->net.http[r][i])
+                continue;
+            if (i < NETSTATS_HTTP_STATUSES - 1)
+                snprintf(status, sizeof status, "%d",
+                         netstats_http_statuses[i]);
+            else
+                snprintf(status, sizeof status, "other");
+            put(&o,
+                "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
+                "%llu\n",
+                netstats_routes[r], status,
+                (unsigned long long)m->net.http[r][i]);
+        }
+    put_store(&o, st);
+    if (o.failed) {
+        free(o.buf);
+        return NULL;
+    }
+    return o.buf;
+}

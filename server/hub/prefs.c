@@ -1,0 +1,162 @@
+/*
+ * prefs.c - an account's preferences, the protocol's `settings` (see
+ * prefs.h).
+ */
+#include "hub/prefs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "hub/hub_internal.h"
+#include "lib/log.h"
+#include "lib/msgbuf.h"
+#include "lib/ratelimit.h"
+#include "store/store.h"
+#include "lib/table.h"
+#include "lib/tunables.h"
+
+/* A save queued for the store, until it has committed. */
+struct saved {
+    char pid[PROTO_KEY_MAX + 1];
+    uint64_t seq;
+    char *text; /* the JSON object, owned */
+};
+
+struct prefs {
+    struct table saved;      /* pid -> struct saved */
+    struct ratelimit *saves; /* per account, by pid */
+};
+
+struct prefs *prefs_new(void)
+{
+    struct prefs *pf = calloc(1, sizeof *pf);
+
+    if (!pf)
+        return NULL;
+    pf->saves = ratelimit_new(LIMIT_SETTINGS_PER_MIN / 60.0,
+                              LIMIT_SETTINGS_BURST, LIMIT_SETTINGS_KEYS);
+    if (!pf->saves) {
+        free(pf);
+        return NULL;
+    }
+    table_init(&pf->saved);
+    return pf;
+}
+
+static void saved_free(struct saved *e)
+{
+    if (e) {
+        free(e->text);
+        free(e);
+    }
+}
+
+void prefs_free(struct prefs *pf)
+{
+    if (!pf)
+        return;
+    for (size_t i = 0; i < pf->saved.cap; i++)
+        saved_free(pf->saved.slots[i].value);
+    table_clear(&pf->saved);
+    ratelimit_free(pf->saves);
+    free(pf);
+}
+
+/* Remembers text, queued for pid at seq, until it commits. */
+static void remember(struct prefs *pf, const char *pid, const char *text,
+                     uint64_t seq)
+{
+    struct saved *e = table_get(&pf->saved, pid);
+    char *copy = strdup(text);
+
+    if (!copy)
+        goto oom;
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e)
+            goto oom;
+        snprintf(e->pid, sizeof e->pid, "%s", pid);
+        if (table_put(&pf->saved, e->pid, e) < 0) {
+            free(e);
+            goto oom;
+        }
+    }
+    free(e->text);
+    e->text = copy;
+    e->seq = seq;
+    return;
+oom: /* a welcome before the commit may show the settings replaced */
+    free(copy);
+    log_warn("event=settings_unrecorded player=%s what=out_of_memory", pid);
+}
+
+void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    uint64_t seq;
+
+    if (!p->account) {
+        hub_send_error(s, PROTO_NEEDS_ACCOUNT,
+                       "settings are stored for accounts: register or log "
+                       "in (a guest's stay in its browser)",
+                       &m->id);
+        return;
+    }
+    if (!ratelimit_take(h->prefs->saves, p->pid, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many settings saves; try again in a minute",
+                       &m->id);
+        return;
+    }
+    seq = store_put_settings(h->store, p->pid, m->settings, hub_wall_ms(h));
+    if (!seq) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    remember(h->prefs, p->pid, m->settings, seq);
+    hub_send_text(s, proto_render_settings_saved(&m->id), seq);
+    prefs_tell(h, p, s, m->settings, seq);
+    if (h->cluster) /* the other nodes' connections of the account */
+        cluster_tell_player(h->cluster, p->pid, 'C', m->settings,
+                            strlen(m->settings), seq);
+}
+
+void prefs_tell(struct hub *h, struct player *p, struct session *except,
+                const char *json, uint64_t seq)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_settings_changed(json));
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < p->nconns; i++)
+        if (p->conns[i] != except)
+            h->env.send(h->env.ctx, p->conns[i]->conn, b, seq);
+    msgbuf_unref(b);
+}
+
+char *prefs_get(struct hub *h, const char *pid)
+{
+    struct saved *e = table_get(&h->prefs->saved, pid);
+    char *text = NULL;
+
+    if (e && e->seq > store_committed(h->store))
+        return strdup(e->text);
+    if (store_get_settings(h->store, pid, &text) != 1)
+        return NULL;
+    return text;
+}
+
+void prefs_sweep(struct hub *h)
+{
+    struct table *t = &h->prefs->saved;
+    uint64_t committed = store_committed(h->store);
+
+    for (size_t i = 0; i < t->cap; i++) {
+        struct saved *e = t->slots[i].value;
+        if (e && e->seq <= committed)
+            saved_free(table_del(t, e->pid));
+    }
+}

@@ -1,0 +1,104 @@
+/*
+ * session.h - one WebSocket connection's state: the connection (an opaque
+ * handle of the hub's environment), its peer's address, the player it
+ * speaks for after hello, its message budgets and the games it watches as
+ * a spectator.
+ *
+ * The hub (hub.h) creates, routes and frees sessions and owns the player
+ * a session points to; a player's fan is a session without a connection.
+ * A session remembers the games it watches by GID, not by pointer, so a
+ * game freed (or one living elsewhere) leaves nothing dangling here.
+ * Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_SESSION_H
+#define SERVER_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/bucket.h"
+#include "lib/table.h"
+
+struct hub;
+struct conn;
+struct player;
+struct session_auth;
+struct remote;
+
+/* The token buckets of every connection: each move message takes a token
+ * from the first, every other message (and ping or pong frame) from the
+ * second. Rates and bursts >= 1. */
+struct session_limits {
+    int move_rate_per_s, move_burst;
+    int msg_rate_per_s, msg_burst;
+    int strikes; /* limited replies in a row before a flood closes it */
+};
+
+/* What one message may do with the budget (session_admit). */
+enum session_admit {
+    SESSION_ADMIT,   /* go on */
+    SESSION_LIMITED, /* over the budget: answer rate_limited */
+    SESSION_FLOOD,   /* over it too many times in a row: close (1008) */
+};
+
+struct session {
+    struct hub *hub;                     /* the owner */
+    struct conn *conn;                   /* NULL: a player's fan */
+    struct player *player;               /* the hub's; NULL before hello */
+    const char *ip;                      /* the peer's address, not owned: the
+                              connection's, which outlives s ("" for a
+                              fan) */
+    const struct session_limits *limits; /* the hub's, outlives s */
+    struct bucket moves, msgs;
+    int strikes;               /* consecutive messages over the budget */
+    struct table subs;         /* games watched: gid -> its own copy (the
+                               key), freed with the entry */
+    struct session_auth *auth; /* the hub's: an account token in use, a
+                                  password job in flight; NULL: none */
+    size_t lobby_slot;         /* watching the lobby: its place in the
+                                  lobby feed's list + 1 (lobbyfeed.h);
+                                  0: not watching */
+    /* In a cluster (cluster.h). */
+    uint64_t id;           /* a local connection's number on this node */
+    char id_key[24];       /* ... in decimal */
+    struct remote *remote; /* a connection of another node mirrored on
+                               this host (conn NULL); NULL otherwise */
+    int64_t rtt_ms;        /* remote: the round trip its node measured */
+    struct table rgames;   /* games of other nodes the connection follows:
+                               gid -> its own copy (the key) */
+    char seek_sid[33];     /* its open seek in Redis (a SID); "" none */
+    /* its welcome, held until the attaches of its games at their hosts
+     * are in Redis's hands (cluster_welcome_after_attach), and what was
+     * sent to it meanwhile, in order (hub_session_send); owned */
+    struct msgbuf *welcome;
+    uint64_t welcome_seq;
+    size_t attaching; /* ... the attaches not yet answered */
+    struct held_msg *held, **held_tail;
+};
+
+/* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not
+ * copied: it must outlive s) with full buckets. */
+void session_init(struct session *s, struct hub *h, struct conn *conn,
+                  const char *ip, const struct session_limits *limits);
+
+/* Frees what s holds (its watch lists), not s itself. */
+void session_clear(struct session *s);
+
+/* Charges one message (a move or not) to s's budget at now. */
+enum session_admit session_admit(struct session *s, bool move, int64_t now);
+
+/* True when s watches gid. */
+bool session_watches(const struct session *s, const char *gid);
+
+/* Adds gid to what s watches. Returns 1 when added, 0 when it was
+ * already there, -1 when out of memory. */
+int session_watch(struct session *s, const char *gid);
+
+/* Removes gid; true when s watched it. */
+bool session_unwatch(struct session *s, const char *gid);
+
+/* Calls each(arg, gid) for every game s watches, then forgets them all. */
+void session_unwatch_all(struct session *s,
+                         void (*each)(void *arg, const char *gid), void *arg);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * tunables.h - the fixed limits and timings of connections, sessions and
+ * games (those the protocol, the docs or the tests name), each with the
+ * reason for its value; an operator cannot change them. Times are
+ * milliseconds unless the name ends in _S. Every limit here is enforced
+ * where its name is used.
+ *
+ * Not here: the settings an operator can change (their defaults, ranges
+ * and reasons are the table in config.c), and a module's own mechanics
+ * (the store's queue and WAL sizes, net.c's timer ticks), which stay
+ * beside their code.
+ * (Not named limits.h: server/ is on the include path, and that name would
+ * shadow the C library's <limits.h> for every file built here.)
+ */
+#ifndef SERVER_TUNABLES_H
+#define SERVER_TUNABLES_H
+
+/* Largest client message after reassembly (protocol: larger closes 1009).
+ * The longest legitimate message, an invite with a FEN, is ~250 bytes. */
+#define LIMIT_MSG_BYTES 4096
+
+/* Bytes a connection may have queued for sending before it is considered
+ * a client that stopped reading and is disconnected. A `state` of a long
+ * game is ~10 KiB; 256 KiB holds a reconnect burst of many games with room
+ * to spare while bounding memory per connection. */
+#define LIMIT_OUT_QUEUE_BYTES (256 * 1024)
+
+/* Messages rejected with rate_limited (the token buckets of the settings
+ * move_rate_per_s, move_burst, msg_rate_per_s, msg_burst) before the
+ * connection is closed with 1008: a client that ignores the first few
+ * errors is flooding. */
+#define LIMIT_RATE_STRIKES 20
+
+/* TCP connections one socket address may hold beyond
+ * max_connections_per_ip WebSockets: page loads and handshakes in
+ * progress (a browser opens up to 6 per host), so a household at its
+ * WebSocket cap still loads pages and is refused an upgrade with 429.
+ * Every accepted connection counts, whether it ever sends a request or
+ * not; more are closed at once. A trusted proxy (trusted_proxies) is
+ * exempt: its clients are counted by their X-Forwarded-For address. */
+#define LIMIT_HTTP_CONNS_PER_IP 16
+
+/* Descriptors kept beyond max_connections WebSockets: the server's own
+ * files (standard streams, log, lock, database, WAL and shared memory,
+ * lws's pipe and listeners: about 15), HTTP requests and WebSocket
+ * handshakes in progress, and handshakes being refused with 503 while
+ * the server is full. At start-up the soft descriptor limit is raised to
+ * max_connections plus this; when the hard limit does not allow it,
+ * max_connections is lowered to fit, so a full server refuses upgrades
+ * with 503 instead of failing accept() with EMFILE. */
+#define LIMIT_FD_RESERVE 128
+
+/* Addresses the HTTP API's rate limit keeps a bucket for at once (about
+ * 100 bytes each): beyond this, new addresses are refused until buckets
+ * refill (server/lib/ratelimit.h), which bounds memory under a flood from
+ * many addresses. */
+#define LIMIT_HTTP_ADDRS 65536
+
+/* The gzip copies of the static files kept in memory (server/net/gzcache.h):
+ * at most this many files and this many compressed bytes (the client is
+ * about 20 files and 40 KB compressed); the file least recently asked for
+ * makes room. With the copy each gzip answer makes for its connection
+ * (at most GZCACHE_MAX_FILE), that bounds what compression costs. */
+#define WEB_GZIP_FILES 64
+#define WEB_GZIP_BYTES (2 * 1024 * 1024)
+
+/* TCP connections in all (WebSockets, HTTP, handshakes, silent ones):
+ * max_connections plus this share of LIMIT_FD_RESERVE. More are closed
+ * at accept, so connections never use up the descriptors: the rest of
+ * the reserve holds the server's own files and the files being sent. */
+#define LIMIT_TCP_EXTRA (LIMIT_FD_RESERVE / 2)
+
+/* Lag compensation (PROTOCOL.md, "Lag compensation"): a Fischer move is
+ * credited back at most the one-way delay the server measured on the
+ * mover's connection (half its smoothed ping round trip), at most
+ * LAG_CREDIT_MAX_MS, at most the time the move took on the server's
+ * clock, and at most what is left of the player's quota in the game. The
+ * quota starts at LAG_QUOTA_START_MS (the first moves of a bullet game
+ * are where lag hurts most), grows LAG_QUOTA_GAIN_MS with each of the
+ * player's clocked moves and never holds more than LAG_QUOTA_MAX_MS. So
+ * a steady 100 ms one-way delay is compensated in full on every move, a
+ * 500 ms spike once, and over a game of n clocked moves a player gains at
+ * most LAG_QUOTA_START_MS + n * LAG_QUOTA_GAIN_MS, whatever its pongs
+ * claim: a client that delays its pongs on purpose gets no more than a
+ * player on a 100 ms line (a tenth of a second a move, a few percent of
+ * a 3+0 game). */
+#define LAG_CREDIT_MAX_MS 500
+#define LAG_QUOTA_START_MS 300
+#define LAG_QUOTA_GAIN_MS 100
+#define LAG_QUOTA_MAX_MS 1000
+
+/* An invitation stays open this long (protocol: 24 hours). */
+#define LIMIT_INVITE_MS (24LL * 3600 * 1000)
+
+/* An ended game stays in memory this long so that late commands about it
+ * (a resign crossing the checkmate) are answered from memory, not the
+ * database, and its final messages are not raced by a store read. */
+#define LIMIT_ENDED_LINGER_MS (5LL * 60 * 1000)
+
+/* A rematch offer lapses this long after it was made (protocol: 60 s).
+ * Offers are made only on ended games still in memory (within
+ * LIMIT_ENDED_LINGER_MS of their end): an offer that the game's linger
+ * cuts short lapses then. */
+#define LIMIT_REMATCH_MS (60LL * 1000)
+
+/* Random bytes in identifiers: GIDs must be unguessable (>= 64 bits, the
+ * protocol); PIDs need only be unique; tokens carry >= 128 bits. */
+#define LIMIT_GID_BYTES 12 /* 16 base64url characters, 96 bits */
+#define LIMIT_PID_BYTES 12
+#define LIMIT_SID_BYTES 6
+#define LIMIT_TOKEN_BYTES 32 /* 43 characters, 256 bits */
+
+/* A guest that never played (no game names it: seat, creator, any status)
+ * is deleted from the database this long after its creation, unless it
+ * is connected or has a live game then. Checked every LIMIT_SWEEP_MS,
+ * which also forgets idle addresses' counters. */
+#define LIMIT_GUEST_UNPLAYED_MS (24LL * 3600 * 1000)
+#define LIMIT_SWEEP_MS (10LL * 1000)
+
+/* /healthz fails when the store's writer has committed nothing (not even
+ * its once-a-second heartbeat) for this long: the database refuses writes
+ * (locked, disk full), so no move can be confirmed. Above the writer's
+ * 5 s busy timeout, so one slow lock does not flap the health check. */
+#define LIMIT_HEALTH_WRITER_STALL_MS 8000
+
+/* After a close the server decided on, it half-closes the socket and
+ * reads and drops what the client still sends until the client closes
+ * its side, at most this long (closing with unread input would reset the
+ * connection and lose the close frame). A client sees the close frame
+ * within a round trip and closes at once; a flooder that keeps sending
+ * costs only reads for this long. */
+#define LIMIT_CLOSE_DRAIN_MS 2000
+/* An account's token lapses when it has not been used for this long
+ * (a hello with it, or the login that made it). A use is recorded when
+ * the last one recorded is LIMIT_TOKEN_TOUCH_MS old or more, so that a
+ * player reconnecting all day does not cost a write per hello; tokens
+ * that lapsed are deleted every LIMIT_TOKEN_EXPIRE_MS. */
+#define LIMIT_ACCOUNT_TOKEN_IDLE_MS (30LL * 24 * 3600 * 1000)
+#define LIMIT_TOKEN_TOUCH_MS (3600LL * 1000)
+#define LIMIT_TOKEN_EXPIRE_MS (3600LL * 1000)
+
+/* Addresses and usernames the login rate limits keep a bucket for at
+ * once (server/lib/ratelimit.h): beyond this, new ones are refused until
+ * buckets refill. */
+#define LIMIT_LOGIN_KEYS 65536
+
+/* An account's settings saves (server/hub/prefs.h), each a database write:
+ * LIMIT_SETTINGS_BURST at once, then LIMIT_SETTINGS_PER_MIN a minute
+ * (a client saves a second or so after a change, so a person never
+ * meets it), from all its connections together; the meter keeps a
+ * bucket for at most LIMIT_SETTINGS_KEYS accounts at once. */
+#define LIMIT_SETTINGS_BURST 10
+#define LIMIT_SETTINGS_PER_MIN 20
+#define LIMIT_SETTINGS_KEYS 65536
+
+/* A turn held this long for the store's commit of the move that begins
+ * it (the database is locked or slow) is a stall: every connected player
+ * is told (store_stall), and told again when the store commits it
+ * (store_resumed). Commits normally take milliseconds; a second is far
+ * beyond a slow disk's fsync and short enough to explain a frozen board. */
+#define LIMIT_STALL_NOTICE_MS 1000
+
+/* The HTTP API's rating answers: the last this many points of a rating
+ * history (years of daily play, a few tens of KB), and the best this
+ * many of a leaderboard. Each is one bounded read on the loop. */
+#define LIMIT_RATING_HISTORY 500
+#define LIMIT_LEADERBOARD 100
+
+/* The lobby feed (PROTOCOL.md section 5, "Watching the lobby"): a
+ * snapshot lists at most LOBBY_SEEKS_MAX open seeks (the oldest, the
+ * order they pair in) and LOBBY_GAMES_MAX live games, so one is at most
+ * about 33 KB (a seek ~200 bytes, a game ~250; measured: 32,783 bytes
+ * with 20-character names, rated seeks with ranges, 3-hour clocks); watchers get a fresh one
+ * at most every LOBBY_TICK_MS, rendered once for all of them, so a
+ * watcher costs at most ~33 KB/s of output and one queue entry a second.
+ * A page shows no more than this anyway; a second between updates is
+ * live enough to click a seek and few enough messages for a phone. */
+#define LOBBY_SEEKS_MAX 100
+#define LOBBY_GAMES_MAX 30
+#define LOBBY_TICK_MS 1000
+
+/* How long a planned shutdown waits for queued messages to drain. */
+#define LIMIT_SHUTDOWN_DRAIN_MS 500
+/* How long a shutdown waits for the hub after the connections closed: a
+ * cluster node handing its games to the others (each waits for its last
+ * writes to commit, then one Redis round trip), a few milliseconds a
+ * game; past it the node exits and the others adopt what is left after
+ * its lease lapses, as after a crash. */
+#define LIMIT_SHUTDOWN_HANDOVER_MS 5000
+
+#endif

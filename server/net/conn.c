@@ -1,0 +1,881 @@
+/*
+ * conn.c - the WebSocket connections (see net.h and net_internal.h):
+ * their admission, their outbound queues and the write path, the staged
+ * close and its drain, keepalive's pings and pongs, and the messages
+ * they send.
+ *
+ * Outbound queues. Each connection has a FIFO of (message, store sequence)
+ * entries. A message is written only when the store has committed its
+ * sequence number; until then the connection waits on the `waiting` list
+ * until a commit wakes the loop (store writer -> net_wake ->
+ * lws_cancel_service -> EVENT_WAIT_CANCELLED), which writes what the
+ * commit released at once (write_released). A message durable when it is
+ * queued (a reply with sequence 0, or a move the writer committed before
+ * the loop had finished it) puts its connection on the `ready` list,
+ * written the same way before the loop next waits (conn_write_ready, an
+ * ev_prepare). The WRITEABLE callback writes only what a full socket held
+ * back, pings and the close frame.
+ * This is how "nobody sees a move before its journal row committed" holds
+ * without the game code knowing about sockets.
+ */
+#include "net/net_internal.h"
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "app/config.h"
+#include "fifo.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/netstats.h"
+#include "lib/msgbuf.h"
+#include "proto.h"
+#include "lib/table.h"
+#include "lib/tunables.h"
+#include "net/wire.h"
+
+_Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
+
+/* ---- outbound queues --------------------------------------------------- */
+
+/* Queue entries are kept for reuse once written (QNODE_SPARE of them at
+ * most, 24 bytes each; conn_free_spares frees them): two per move, which
+ * malloc and free cost some 240 instructions a move. */
+#define QNODE_SPARE 4096
+
+static struct qnode *qnode_new(void)
+{
+    struct qnode *n = net.spare_qnodes;
+
+    if (!n)
+        return malloc(sizeof *n);
+    net.spare_qnodes = n->next;
+    net.n_spare_qnodes--;
+    return n;
+}
+
+static void qnode_free(struct qnode *n)
+{
+    if (net.n_spare_qnodes >= QNODE_SPARE) {
+        free(n);
+        return;
+    }
+    n->next = net.spare_qnodes;
+    net.spare_qnodes = n;
+    net.n_spare_qnodes++;
+}
+
+void conn_free_spares(void)
+{
+    while (net.spare_qnodes) {
+        struct qnode *n = net.spare_qnodes;
+        net.spare_qnodes = n->next;
+        free(n);
+    }
+    net.n_spare_qnodes = 0;
+}
+
+/* Takes c off net.waiting or net.ready, whichever holds it. */
+static void unpark(struct conn *c)
+{
+    if (!c->parked)
+        return;
+    if (c->wprev)
+        c->wprev->wnext = c->wnext;
+    else
+        *c->parked = c->wnext;
+    if (c->wnext)
+        c->wnext->wprev = c->wprev;
+    c->parked = NULL;
+    c->wprev = c->wnext = NULL;
+}
+
+/* Puts c on *list (net.waiting or net.ready), off the other one. */
+static void park(struct conn *c, struct conn **list)
+{
+    if (c->parked == list)
+        return;
+    unpark(c);
+    c->parked = list;
+    c->wprev = NULL;
+    c->wnext = *list;
+    if (*list)
+        (*list)->wprev = c;
+    *list = c;
+}
+
+/* Arranges for the head of the queue to be written: parks the connection
+ * on `waiting` until the store commits the head's sequence number; a
+ * durable head goes on `ready`, which conn_write_ready writes before the
+ * loop next waits (outside any callback, as conn_on_commits does); lws
+ * is asked for a WRITEABLE callback only for what needs one: a ping, the
+ * close frame, and a socket that holds back part of a frame. A move
+ * queues its `moved` with a sequence number the writer thread often
+ * commits before the loop has finished the move: asking for WRITEABLE
+ * then cost two epoll_ctl calls per connection and frame. */
+static void schedule_write(struct conn *c)
+{
+    if (c->killed)
+        return;
+    if (c->head && c->head->seq > net_committed()) {
+        park(c, &net.waiting);
+        return;
+    }
+    if (c->head && !c->closing && !c->want_ping &&
+        !lws_partial_buffered(c->wsi)) {
+        park(c, &net.ready);
+        return;
+    }
+    unpark(c);
+    if (c->head || c->closing)
+        lws_callback_on_writable(c->wsi);
+}
+
+static void queue_clear(struct conn *c)
+{
+    struct net_stats *m = net.stats;
+
+    while (c->head) {
+        struct qnode *n = c->head;
+        c->head = n->next;
+        m->out_queue_bytes -= n->b->len;
+        msgbuf_unref(n->b);
+        qnode_free(n);
+    }
+    c->tail = NULL;
+    c->qbytes = 0;
+}
+
+void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
+{
+    struct qnode *n;
+
+    if (c->closing || c->killed)
+        return;
+    if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
+        /* the client stopped reading: cut it, its queue goes with it */
+        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
+                 c->peer ? c->peer->ip : "?", c->qbytes);
+        net.stats->closed_overflow++;
+        c->killed = true;
+        unpark(c);
+        queue_clear(c);
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        return;
+    }
+    n = qnode_new();
+    if (!n)
+        return;
+    n->b = msgbuf_ref(b);
+    n->seq = seq;
+    FIFO_PUSH(c, n, next);
+    c->qbytes += b->len;
+    net.stats->out_queue_bytes += b->len;
+    if (c->head == n)
+        schedule_write(c);
+}
+
+const char *net_conn_ip(const struct conn *c)
+{
+    return c->peer ? c->peer->ip : "?";
+}
+
+/* ---- closing ----------------------------------------------------------
+ *
+ * A close the server decides on (net_close: a flood, a message too large
+ * or not UTF-8, the planned shutdown) is staged so that the client sees
+ * everything that was due, then the close frame, then the end of the
+ * stream:
+ *
+ * 1. what the client sends is no longer acted on, nor read (lws's rx
+ *    flow control; over TLS lws goes on reading, see below);
+ * 2. the queue is written as usual, then the close frame (a raw write of
+ *    a ready frame: lws 4.1 has no public call that only writes one);
+ * 3. once lws has written all of it, the socket is half-closed
+ *    (shutdown SHUT_WR) and everything the client still sends is read
+ *    and dropped unparsed, until it closes its side or
+ *    LIMIT_CLOSE_DRAIN_MS pass;
+ * 4. only then lws closes the socket.
+ *
+ * Closing a socket with unread input makes the kernel send a reset and
+ * drop everything not yet delivered, the close frame included: that is
+ * what 3 avoids. lws's own close (lws_close_reason and returning -1)
+ * closes the descriptor at once after its close frame, whatever is
+ * unread, so it is not used. Over TLS, lws 4.1 spins on a connection
+ * whose rx flow is off while OpenSSL holds input, so there lws keeps
+ * reading (and this file ignores what it delivers) and itself closes at
+ * the client's end of stream; only the timeout is this file's. Cuts (a
+ * slow reader, no pong) are not staged: nothing more can reach such a
+ * client. */
+
+void net_send_now(struct conn *c, struct msgbuf *b)
+{
+    uint64_t committed = net_committed();
+    struct qnode *n, **at = &c->head;
+
+    if (c->closing || c->killed || !c->head) {
+        net_send(c, b, 0);
+        return;
+    }
+    n = qnode_new();
+    if (!n)
+        return;
+    while (*at && (*at)->seq <= committed)
+        at = &(*at)->next;
+    n->b = msgbuf_ref(b);
+    n->seq = 0;
+    n->next = *at;
+    *at = n;
+    if (!n->next)
+        c->tail = n;
+    c->qbytes += b->len;
+    net.stats->out_queue_bytes += b->len;
+    if (c->head == n)
+        schedule_write(c);
+}
+
+void net_close(struct conn *c, int code, const char *reason)
+{
+    if (c->closing || c->killed)
+        return;
+    c->closing = true;
+    c->close_code = code;
+    c->close_reason = reason;
+    if (!lws_is_ssl(c->wsi))
+        lws_rx_flow_control(c->wsi, 0);
+    if (!c->head)
+        lws_callback_on_writable(c->wsi);
+}
+
+void net_drop(struct conn *c, int code, const char *reason)
+{
+    if (c->closing || c->killed)
+        return;
+    unpark(c);
+    queue_clear(c);
+    net_close(c, code, reason);
+}
+
+/* Writes the close frame: code and reason (at most 123 bytes). Returns
+ * lws_write's result. */
+static int write_close(struct conn *c)
+{
+    unsigned char f[LWS_PRE + 4 + 123], *p = f + LWS_PRE;
+    size_t len = strlen(c->close_reason);
+
+    if (len > 123)
+        len = 123;
+    p[0] = 0x88; /* FIN, close */
+    p[1] = (unsigned char)(2 + len);
+    p[2] = (unsigned char)(c->close_code >> 8);
+    p[3] = (unsigned char)c->close_code;
+    memcpy(p + 4, c->close_reason, len);
+    c->close_sent = true;
+    return lws_write(c->wsi, p, 4 + len, LWS_WRITE_RAW);
+}
+
+static void drain_stop(struct conn *c)
+{
+    if (!c->draining)
+        return;
+    if (!lws_is_ssl(c->wsi))
+        ev_io_stop(net.loop, &c->drain_io);
+    ev_timer_stop(net.loop, &c->drain_timeout);
+    c->draining = false;
+}
+
+/* The end of the drain: lws closes the connection now (the CLOSED
+ * callback runs before this returns; c is gone after). */
+static void drain_end(struct conn *c)
+{
+    drain_stop(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+}
+
+/* Reads what the client sent and drops it; ends the drain when the
+ * client has closed (end of stream or an error). A bounded number of
+ * reads per turn of the loop, so that a flooding client cannot hold the
+ * loop. */
+static void drain_read(struct ev_loop *l, ev_io *w, int revents)
+{
+    static char sink[16384];
+    struct conn *c = lws_container_of(w, struct conn, drain_io);
+
+    (void)l;
+    (void)revents;
+    for (int i = 0; i < 4; i++) {
+        ssize_t n = recv(w->fd, sink, sizeof sink, MSG_DONTWAIT);
+
+        if (n > 0)
+            continue;
+        if (n < 0 &&
+            (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        drain_end(c);
+        return;
+    }
+}
+
+static void drain_expired(struct ev_loop *l, ev_timer *w, int revents)
+{
+    struct conn *c = lws_container_of(w, struct conn, drain_timeout);
+
+    (void)l;
+    (void)revents;
+    drain_end(c);
+}
+
+/* The close frame has left lws: half-close and drain. */
+static int drain_start(struct conn *c)
+{
+    int fd = lws_get_socket_fd(c->wsi);
+
+    if (fd < 0)
+        return -1;
+    shutdown(fd, SHUT_WR);
+    if (!lws_is_ssl(c->wsi)) {
+        ev_io_init(&c->drain_io, drain_read, fd, EV_READ);
+        ev_io_start(net.loop, &c->drain_io);
+    }
+    ev_timer_init(&c->drain_timeout, drain_expired,
+                  LIMIT_CLOSE_DRAIN_MS / 1000.0, 0.0);
+    ev_timer_start(net.loop, &c->drain_timeout);
+    c->draining = true;
+    return 0;
+}
+
+/* Takes the head off the queue and writes it. Returns lws_write's
+ * result. */
+static int write_head(struct conn *c)
+{
+    struct qnode *n;
+    int w;
+
+    assert(c->head && c->head->seq <= net_committed());
+    FIFO_POP(c, n, next);
+    c->qbytes -= n->b->len;
+    net.stats->out_queue_bytes -= n->b->len;
+    w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
+                  LWS_WRITE_TEXT);
+    msgbuf_unref(n->b);
+    qnode_free(n);
+    return w;
+}
+
+static int write_next(struct conn *c)
+{
+    struct qnode *n = c->head;
+
+    if (c->killed)
+        return -1;
+    if (!n) {
+        if (c->closing && !c->close_sent) {
+            c->closed_with = c->close_code;
+            if (write_close(c) < 0)
+                return -1;
+            /* the next WRITEABLE comes once lws has written it all */
+            lws_callback_on_writable(c->wsi);
+        } else if (c->close_sent && !c->draining) {
+            return drain_start(c);
+        }
+        return 0;
+    }
+    if (n->seq > net_committed()) {
+        schedule_write(c);
+        return 0;
+    }
+    if (write_head(c) < 0)
+        return -1;
+    schedule_write(c);
+    return 0;
+}
+
+/* Writes the messages a commit released at once, outside a WRITEABLE
+ * callback: a commit releases a batch of moves, and asking lws for
+ * WRITEABLE would cost each connection two epoll_ctl calls and a turn of
+ * the loop. Stops where lws had to keep part of a frame (the socket is
+ * full): the rest then waits for WRITEABLE as before, so a slow reader
+ * holds at most one frame in lws besides its own queue. */
+static void write_released(struct conn *c)
+{
+    uint64_t committed = net_committed();
+
+    if (c->killed || c->want_ping) {
+        schedule_write(c);
+        return;
+    }
+    while (c->head && c->head->seq <= committed &&
+           !lws_partial_buffered(c->wsi)) {
+        if (write_head(c) < 0) {
+            /* lws marked the socket unusable: close it from the loop */
+            c->killed = true;
+            queue_clear(c);
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK,
+                            LWS_TO_KILL_ASYNC);
+            return;
+        }
+    }
+    schedule_write(c);
+}
+
+/* Store commits arrived: release the connections whose head is durable. */
+void conn_on_commits(void)
+{
+    uint64_t committed = net_committed();
+    struct conn *c = net.waiting, *next;
+    int64_t now = net.pending_n ? net_now_us() : 0;
+
+    while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
+        hist_add(&net.stats->commit,
+                 now - net.pending[net.pending_head].at_us);
+        net.pending_head = (net.pending_head + 1) % PENDING_MOVES;
+        net.pending_n--;
+    }
+    for (; c; c = next) {
+        next = c->wnext;
+        if (!c->head || c->head->seq <= committed) {
+            unpark(c);
+            write_released(c);
+        }
+    }
+}
+
+void conn_write_ready(void)
+{
+    struct conn *c;
+
+    while ((c = net.ready)) {
+        unpark(c);
+        write_released(c);
+    }
+}
+
+/* ---- keepalive ---------------------------------------------------------- */
+
+/* Keepalive without lws's validity timers (one sorted-list insertion on
+ * every ping and pong): a connection sits in `alive` until it has been
+ * silent for ping_interval_s since its last pong (or its opening), then
+ * is pinged and moves to `pinged`; a pong moves it back to the tail of
+ * `alive`, and one still in `pinged` at ping_timeout_s is hung up. Both
+ * lists stay ordered by last_pong_ms, so a tick only looks at the
+ * connections that are due. Only a pong counts, not messages (as with
+ * lws's policy). The hang-up is an ordinary disconnection, so the
+ * player's grace period starts. */
+static void list_remove(struct conn *c)
+{
+    struct conn_list *l = c->list;
+
+    if (!l)
+        return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        l->tail = c->prev;
+    c->prev = c->next = NULL;
+    c->list = NULL;
+}
+
+static void list_append(struct conn_list *l, struct conn *c)
+{
+    c->prev = l->tail;
+    c->next = NULL;
+    if (l->tail)
+        l->tail->next = c;
+    else
+        l->head = c;
+    l->tail = c;
+    c->list = l;
+}
+
+/* Alive again at now: to the tail of `alive`. */
+static void conn_ponged(struct conn *c, int64_t now)
+{
+    list_remove(c);
+    c->last_pong_ms = now;
+    list_append(&net.alive, c);
+}
+
+/* The keepalive tick's period, and the share of the pong allowance
+ * (ping_timeout_s - ping_interval_s, or the interval when shorter) within
+ * which a due ping goes out: connections that fall due together (opened
+ * together, after a restart, say) are pinged in a spread-out stream, not
+ * in one burst that would hold up every game's moves. */
+#define KEEPALIVE_SPREAD_DIV 2
+
+void conn_keepalive(int64_t now)
+{
+    int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
+    int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
+    int64_t spread = (timeout - interval < interval ? timeout - interval
+                                                    : interval) /
+                     KEEPALIVE_SPREAD_DIV;
+    int64_t budget = 16 + (int64_t)net.n_conns * KEEPALIVE_TICK_MS / spread;
+    struct conn *c;
+
+    while ((c = net.pinged.head) && now - c->last_pong_ms >= timeout) {
+        list_remove(c);
+        log_info("event=conn_cut why=no_pong ip=%s",
+                 c->peer ? c->peer->ip : "?");
+        /* outside any lws callback a synchronous kill is safe, and an
+         * asynchronous one would wait for lws's own timer */
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
+    while ((c = net.alive.head) && now - c->last_pong_ms >= interval &&
+           budget-- > 0) {
+        list_remove(c);
+        list_append(&net.pinged, c);
+        c->want_ping = true;
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
+/* Writes the ping conn_keepalive asked for, with a random payload that
+ * only a client that read it can echo. Returns lws_write's result. */
+static int write_ping(struct conn *c)
+{
+    unsigned char ping[LWS_PRE + sizeof c->ping_data];
+    size_t n;
+
+    c->want_ping = false;
+    if (ids_random(c->ping_data, 6) < 0)
+        snprintf(c->ping_data, sizeof c->ping_data, "%lld",
+                 (long long)net_now_ms());
+    n = strlen(c->ping_data);
+    memcpy(ping + LWS_PRE, c->ping_data, n);
+    c->ping_sent_ms = net_now_ms();
+    return lws_write(c->wsi, ping + LWS_PRE, n, LWS_WRITE_PING);
+}
+
+/* A pong arrived: it counts as life only when it answers the ping the
+ * server is waiting on (same payload). An unsolicited pong, which RFC
+ * 6455 allows as a heartbeat, proves nothing: a client that never reads
+ * could send them forever. */
+static void on_pong(struct conn *c, const void *data, size_t len)
+{
+    size_t n = strlen(c->ping_data);
+    int64_t now, rtt;
+
+    if (c->list != &net.pinged || c->want_ping || !n || len != n ||
+        memcmp(data, c->ping_data, n))
+        return;
+    c->ping_data[0] = '\0';
+    now = net_now_ms();
+    rtt = now - c->ping_sent_ms;
+    if (rtt < 0)
+        rtt = 0;
+    /* RFC 6298: SRTT <- 7/8 SRTT + 1/8 R; the first sample as it is
+     * (1 ms at least, so that 0 keeps meaning "none yet") */
+    c->srtt_ms = c->srtt_ms ? c->srtt_ms + (rtt - c->srtt_ms) / 8
+                            : (rtt > 0 ? rtt : 1);
+    conn_ponged(c, now);
+}
+
+int64_t net_conn_rtt_ms(struct conn *c)
+{
+    /* None yet (the connection is younger than ping_interval_s): ping it
+     * now, so that the answer is in before its player's next move. Moving
+     * it from `alive` to the tail of `pinged` keeps `pinged` ordered:
+     * everything there fell due before anything still in `alive`. */
+    if (!c->srtt_ms && c->list == &net.alive && !c->killed && !c->closing) {
+        list_remove(c);
+        list_append(&net.pinged, c);
+        c->want_ping = true;
+        lws_callback_on_writable(c->wsi);
+    }
+    return c->srtt_ms;
+}
+
+/* ---- WebSocket --------------------------------------------------------- */
+
+/* The client's address of the request on wsi, as text: the socket's
+ * address, or when that is a trusted proxy (trusted_proxies), the
+ * rightmost address in X-Forwarded-For that is not itself a trusted
+ * proxy (each proxy appends the address it got the request from, so
+ * the entries left of the last untrusted one are the client's say and
+ * worth nothing). An entry that is not an address ends the walk with
+ * the last good one. */
+static void client_ip(struct lws *wsi, char *ip, size_t len)
+{
+    char xff[4096];
+    unsigned char buf[sizeof(struct in6_addr)];
+    size_t n, b, e;
+    int family;
+
+    tcp_peer_ip(wsi, ip, len);
+    if (!config_proxy_trusted(net.cfg, ip) ||
+        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
+        return;
+    n = strlen(xff);
+    while (n > 0) {
+        /* the entry xff[b, e), then left of its comma */
+        e = n;
+        for (b = e; b > 0 && xff[b - 1] != ','; b--)
+            ;
+        n = b > 0 ? b - 1 : 0;
+        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
+            b++;
+        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
+            e--;
+        xff[e] = '\0';
+        /* canonical text, so that one address is one entry */
+        if (inet_pton(AF_INET, xff + b, buf) == 1)
+            family = AF_INET;
+        else if (inet_pton(AF_INET6, xff + b, buf) == 1)
+            family = AF_INET6;
+        else
+            return;
+        if (!inet_ntop(family, buf, ip, (socklen_t)len))
+            return;
+        if (!config_proxy_trusted(net.cfg, ip))
+            return;
+    }
+}
+
+/* True when the request's Origin may open a WebSocket: no allow-list, no
+ * Origin header, or an Origin in the list. Logs a refusal. */
+static bool origin_ok(struct lws *wsi, const char *ip)
+{
+    char origin[300], q[320];
+    int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+
+    if (len <= 0 || !net.cfg->n_allowed_origins)
+        return true;
+    if (len >= (int)sizeof origin ||
+        lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
+        snprintf(origin, sizeof origin, "(too long)");
+    else if (config_origin_allowed(net.cfg, origin))
+        return true;
+    log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
+             log_quote(q, sizeof q, origin));
+    return false;
+}
+
+/* Refuses an upgrade on any path but /ws with 404; from an Origin outside
+ * allowed_origins (when that list is set) with 403, against cross-site
+ * WebSocket hijacking (browsers always send Origin; other clients may
+ * leave it out); over max_connections with 503; from an address that
+ * holds max_connections_per_ip already with 429. */
+int conn_confirm_upgrade(struct lws *wsi)
+{
+    char uri[256], ip[64];
+    struct peer *p;
+
+    tcp_request_done(wsi);
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0 ||
+        strcmp(uri, "/ws")) {
+        web_status(wsi, HTTP_STATUS_NOT_FOUND);
+        return 1;
+    }
+    if (net.stopping)
+        return -1;
+    client_ip(wsi, ip, sizeof ip);
+    if (!origin_ok(wsi, ip)) {
+        net.stats->refused_origin++;
+        web_status(wsi, HTTP_STATUS_FORBIDDEN);
+        return 1;
+    }
+    if (net.n_conns >= net.cfg->max_connections) {
+        log_warn("event=upgrade_refused why=max_connections ip=%s "
+                 "connections=%d",
+                 ip, net.n_conns);
+        net.stats->refused_full++;
+        web_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
+        return 1;
+    }
+    p = table_get(&net.peers, ip);
+    if (p && p->conns >= net.cfg->max_connections_per_ip) {
+        log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
+                 "connections=%d",
+                 ip, p->conns);
+        net.stats->refused_per_ip++;
+        web_status(wsi, 429);
+        return 1;
+    }
+    return 0;
+}
+
+/* A whole message: text NUL-terminated at len. */
+static void on_message(struct conn *c, char *text, size_t len)
+{
+    int64_t t0 = net_now_us();
+    uint64_t row = 0;
+
+    if (c->rx_binary) {
+        net.hd.binary(net.hd.ctx, c->owner, t0 / 1000);
+        return;
+    }
+    if (proto_utf8_prefix(text, len) != len) {
+        net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
+        return;
+    }
+    if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000, &row))
+        return;
+    hist_add(&net.stats->move, net_now_us() - t0);
+    if (row && net.pending_n < PENDING_MOVES) {
+        size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
+        net.pending[i].seq = row;
+        net.pending[i].at_us = t0;
+    }
+}
+
+/* A WebSocket's count: its client's address entry (NULL when out of
+ * memory). */
+static struct peer *peer_get(struct lws *wsi)
+{
+    char ip[64];
+
+    client_ip(wsi, ip, sizeof ip);
+    return tcp_peer_find(ip);
+}
+
+/* wire.c's reports: a ping or pong frame, an unmasked frame. */
+static void wire_control(void *owner)
+{
+    struct conn *c = owner;
+
+    if (c && c->owner && !c->closing && !c->killed)
+        net.hd.control(net.hd.ctx, c->owner, net_now_ms());
+}
+
+static void wire_unmasked(void *owner)
+{
+    struct conn *c = owner;
+
+    if (!c || !c->owner)
+        return;
+    log_info("event=conn_cut why=unmasked_frame ip=%s", net_conn_ip(c));
+    net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
+}
+
+const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked};
+
+int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
+                  void *user, void *in, size_t len)
+{
+    struct conn *c = user;
+
+    switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return conn_confirm_upgrade(wsi);
+
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(c, 0, sizeof *c);
+        c->wsi = wsi;
+        c->peer = peer_get(wsi);
+        c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
+        if (!c->owner) {
+            if (c->peer)
+                tcp_peer_release(c->peer);
+            return -1;
+        }
+        if (c->peer)
+            c->peer->conns++;
+        net.n_conns++;
+        wire_websocket(lws_get_socket_fd(wsi), c);
+        log_debug("event=ws_open ip=%s connections=%d",
+                  c->peer ? c->peer->ip : "?", net.n_conns);
+        conn_ponged(c, net_now_ms());
+        break;
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* in: the close frame's payload, a big-endian code first */
+        if (c->owner && !c->closed_with)
+            c->closed_with = len >= 2 ? ((const unsigned char *)in)[0] << 8 |
+                                            ((const unsigned char *)in)[1]
+                                      : LWS_CLOSE_STATUS_NO_STATUS;
+        break;
+
+    case LWS_CALLBACK_CLOSED:
+        if (!c->owner)
+            break;
+        drain_stop(c);
+        netstats_ws_close(net.stats, c->closed_with
+                                         ? c->closed_with
+                                         : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+        unpark(c);
+        queue_clear(c);
+        list_remove(c);
+        free(c->rx);
+        c->rx = NULL;
+        net.hd.closed(net.hd.ctx, c->owner, net_now_ms());
+        c->owner = NULL;
+        net.n_conns--;
+        log_debug("event=ws_close ip=%s connections=%d",
+                  c->peer ? c->peer->ip : "?", net.n_conns);
+        if (c->peer) {
+            c->peer->conns--;
+            tcp_peer_release(c->peer);
+        }
+        if (net.stopping && !net.n_conns)
+            net.stopped = true;
+        break;
+
+    case LWS_CALLBACK_RECEIVE:
+        if (!c->owner || c->closing || c->killed)
+            break;
+        if (!c->in_msg && lws_is_final_fragment(wsi) &&
+            !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
+            /* the common case: a whole message in one callback, handled
+             * from the loop's one buffer */
+            c->rx_binary = lws_frame_is_binary(wsi);
+            memcpy(net.rx_one, in, len);
+            net.rx_one[len] = '\0';
+            on_message(c, net.rx_one, len);
+            break;
+        }
+        if (!c->in_msg) {
+            c->in_msg = true;
+            c->rx_len = 0;
+            c->rx_binary = lws_frame_is_binary(wsi);
+        }
+        if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
+            return -1;
+        if (c->rx_len + len > LIMIT_MSG_BYTES) {
+            net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                      "message too large");
+            break;
+        }
+        memcpy(c->rx + c->rx_len, in, len);
+        c->rx_len += len;
+        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+            break;
+        c->in_msg = false;
+        c->rx[c->rx_len] = '\0';
+        on_message(c, c->rx, c->rx_len);
+        break;
+
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (!c->owner)
+            break;
+        if (c->want_ping && !c->killed && !c->closing) {
+            if (write_ping(c) < 0)
+                return -1;
+            schedule_write(c);
+            return 0;
+        }
+        return write_next(c);
+
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (c->owner)
+            on_pong(c, in, len);
+        break;
+
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        net_woken();
+        break;
+
+    default:
+        break;
+    }
+    return 0;
+}

@@ -1,0 +1,484 @@
+/*
+ * store.h - durable storage: players, accounts, games, the per-move
+ * journal, ratings; in SQLite (one node, the default) or in PostgreSQL
+ * (the setting `postgres`: several nodes may share one database).
+ *
+ * Threads. Every function here is called from the event-loop thread. Writes
+ * (store_put_*) only copy their arguments into a bounded queue and return a
+ * sequence number; one writer thread commits the queue in batched
+ * transactions and then calls `on_commit` from the writer thread, which
+ * must do nothing but wake the loop (lws_cancel_service). The loop then
+ * compares store_committed() with the sequence numbers it waits for. A
+ * write is committed when its transaction has: SQLite's COMMIT in WAL
+ * mode (synchronous=NORMAL), PostgreSQL's COMMIT (sent with the batch in
+ * libpq's pipeline mode: a batch costs about one round trip). Reads use a
+ * separate connection and never wait on the writer. With SQLite a third
+ * thread checkpoints the WAL into the database on its own connection; the
+ * writer never does, and waits for it only when the WAL has reached its
+ * cap (see store_sqlite.c).
+ *
+ * Reads are synchronous on the loop thread. With SQLite a read costs
+ * microseconds (the pages are in memory: store_find_player 4 us at the
+ * median); with PostgreSQL each statement of a read is a round trip to
+ * the server (store_find_player 22-37 us at the median, 66-105 us at
+ * p99, over a unix socket on the same host, measured on a loaded 2-core
+ * machine; add a LAN's round trip otherwise): one for most reads, four
+ * for store_get_game and store_load_game (a REPEATABLE READ snapshot
+ * around two statements), and the loop waits for each. A read while PostgreSQL is down fails
+ * (-1) after one reconnect attempt at most once a second (bounded by the
+ * connection string's connect_timeout, 2 s unless it says otherwise).
+ *
+ * Fencing (the cluster's leases, ARCHITECTURE.md "A cluster of nodes").
+ * store_take_epoch makes this node the fenced writer of a game at an
+ * epoch; the writer then sends every later write of that game (its row,
+ * its moves, its end) with that epoch, and PostgreSQL refuses a batch in
+ * which one is stale (SQLSTATE CH001: another node took the game). The
+ * writer then drops every op of that game from the batch and every
+ * later one (until a new store_take_epoch of it), commits the rest, and
+ * reports the game through store_take_fenced. `committed` does not pass
+ * the first dropped op until the loop has collected the game: the loop
+ * must call store_take_fenced on every wake-up, drop each game it
+ * returns and cut the connections that have messages about it queued,
+ * before it releases anything (messages are released when
+ * store_committed() >= their sequence number). store_close ends the
+ * writer's wait. With SQLite (one node) a take is a write that changes
+ * nothing and no game is ever fenced.
+ *
+ * Ownership: the store copies every string it is given; structs it fills
+ * for the caller own heap strings that the matching *_clear releases.
+ */
+#ifndef SERVER_STORE_H
+#define SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/hist.h"
+
+struct store;
+
+/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
+ * of a database created since 0007, 64 MB at the 4 KB of an older one):
+ * a commit that leaves this many makes the writer wait for a checkpoint
+ * pass before its next transaction, which then starts the WAL over. */
+#define STORE_WAL_CAP_FRAMES 16384
+
+/* The page size of a new database. Every commit writes each page it
+ * changed to the WAL whole, and a move changes about one (the journal's
+ * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
+ * the bytes, and so does the checkpoint that copies it (README
+ * "Performance": the disk bandwidth a move needs). An existing database
+ * keeps its own (WAL mode cannot change it). */
+#define STORE_PAGE_SIZE 1024
+
+struct store_player {
+    char pid[33];
+    char name[21];
+    uint8_t token_hash[32]; /* SHA-256 of the token */
+    int64_t created_ms;     /* Unix epoch milliseconds */
+};
+
+/* An account: a player who registered (the player keeps its pid, row and
+ * games; see migrations/0003_accounts.sql). */
+struct store_account {
+    char pid[33];
+    char username[21];       /* 2-20 of A-Z a-z 0-9 _ -, unique without
+                                regard to case */
+    char password_hash[160]; /* Argon2id's encoded string */
+    int64_t created_ms;
+};
+
+/* Clock settings as the protocol gives them. */
+struct store_clock {
+    int per_move;    /* 0 = Fischer, 1 = per move */
+    int initial_s;   /* Fischer */
+    int increment_s; /* Fischer */
+    int per_move_s;  /* per move */
+};
+
+struct store_move {
+    int ply; /* 1-based: the ply this move produced */
+    char uci[6];
+    char san[10];
+    int64_t white_ms; /* remaining after the move */
+    int64_t black_ms;
+    int64_t wall_ms; /* Unix epoch ms when the move was played */
+    int64_t lag_ms;  /* lag credit given back to the mover's clock */
+};
+
+struct store_game {
+    char gid[33];
+    char white_pid[33], white_name[21]; /* "" for an empty seat */
+    char black_pid[33], black_name[21];
+    char creator_pid[33]; /* "" for games from seeks */
+    struct store_clock clock;
+    char initial_fen[94]; /* FEN_MAX of common/chess/board.h */
+    char status[8];       /* "waiting", "started", "ended" */
+    char result[8];       /* "" while live, else "1-0", "0-1", "1/2-1/2", "*"
+                            (ending_result_name) */
+    char reason[32];      /* "" while live, else a protocol reason (the wire
+                            name of common/ending.h's table) */
+    char final_fen[94];   /* FEN_MAX */
+    char draw_offer[6];   /* "", "white" or "black" */
+    int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
+    int64_t white_ms, black_ms; /* remaining, as of the last journal row */
+    int rated;                  /* 0 casual, 1 rated */
+    /* A rated game that ended (rated and result set; else not stored):
+     * each player's rating before and after it, full precision, and RD
+     * before it (rating_before[0] white's, [1] black's). */
+    double rating_before[2], rating_after[2], rd_before[2];
+};
+
+/* Ratings (migrations/0004_ratings.sql). A player's rating in one
+ * category, in full precision; an account without a rated game in the
+ * category has no row (the caller uses rating_start's values). */
+struct store_rating {
+    char pid[33];
+    char category[12]; /* "bullet", "blitz", "rapid", "classical",
+                          "per_move" (rating_category_name) */
+    double rating, rd, vol;
+    int games, wins, draws, losses;
+    int64_t last_ms; /* Unix ms the last rated game in it ended; 0: none */
+};
+
+/* One point of a rating history: the rating and RD after the rated game
+ * that ended at ms. */
+struct store_rating_point {
+    int64_t ms;
+    double rating, rd;
+};
+
+/* One entry of a leaderboard: an account, its name and its rating. */
+struct store_leader {
+    char pid[33];
+    char name[21];
+    double rating, rd;
+    int games;
+};
+
+/* A page of a player's finished games, newest first. */
+struct store_game_list {
+    struct store_game *games; /* owned; released by store_game_list_clear */
+    size_t n;
+    int has_more; /* a further page exists */
+};
+
+/* Opens (creating if needed) the SQLite database at path, applies
+ * pending migrations in one transaction, starts the writer and
+ * checkpointer threads. Returns 0, or -1 with a sentence in err (e.g. a
+ * schema newer than this binary). */
+int store_open(struct store **out, const char *path,
+               void (*on_commit)(void *arg), void *arg, char *err,
+               size_t errlen);
+
+/* The longest node id (config.h's node_id). */
+#define STORE_NODE_ID_MAX 32
+
+/* Opens the PostgreSQL database that conninfo (a libpq connection string:
+ * "host=... dbname=... user=...", or a postgresql:// URI; libpq's PG*
+ * variables and ~/.pgpass fill in what it leaves out) names, as node
+ * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), applies
+ * the pending migrations (migrations/pg) in one transaction under an
+ * advisory lock (pgmigrate.h: of several nodes starting together one
+ * migrates), reads this node's last heartbeat, and starts the writer
+ * thread. Two connections: the writer's and the reads'. Returns 0, or
+ * -1 with a sentence in err (libpq's or the server's words: a refused
+ * connection, a password, a schema newer than this binary). */
+int store_open_pg(struct store **out, const char *conninfo,
+                  const char *node_id, void (*on_commit)(void *arg),
+                  void *arg, char *err, size_t errlen);
+
+/* Connects to the PostgreSQL database conninfo names and runs SELECT 1
+ * (--check-config). Returns 0, or -1 with a sentence in err. */
+int store_check_pg(const char *conninfo, char *err, size_t errlen);
+
+/* "sqlite" or "postgres". */
+const char *store_backend_name(const struct store *s);
+/* Where the database is, for the log: SQLite's path, or PostgreSQL's
+ * "host=H port=P dbname=D user=U" as connected (never a password). */
+void store_location(const struct store *s, char *buf, size_t len);
+
+/* Commits everything queued, stops the writer, closes the database.
+ * store_close(NULL) is a no-op. */
+void store_close(struct store *s);
+
+/* The schema version (the highest migration number applied). */
+int store_schema_version(const struct store *s);
+
+/* Queued writes. Each returns a sequence number > 0, or 0 when the queue
+ * is full (nothing was queued; the caller reports the failure). 0 also
+ * when an argument is unusable: an empty pid/gid/uci/initial_fen, ply < 1,
+ * clock.per_move not 0 or 1, a status, result, reason or draw_offer
+ * outside the values listed above, or (finish) an empty result or a NULL
+ * pgn. */
+uint64_t store_put_player(struct store *s, const struct store_player *p);
+/* Creates or replaces the game row (seats, status, offer, times). */
+uint64_t store_put_game(struct store *s, const struct store_game *g);
+uint64_t store_put_move(struct store *s, const char *gid,
+                        const struct store_move *m);
+/* Marks the game ended and stores its final row, its moves (moves[0..
+ * n_moves-1], copied: the game's whole record, which the journal then
+ * no longer needs) and full PGN; for a
+ * rated game (ratings not NULL) also both players' new ratings
+ * (ratings[0] white's, [1] black's, each with one more game and its
+ * last_ms the game's end) and a point of each one's history, all in one
+ * savepoint of the transaction that ends the game: the end and the
+ * rating change commit together or not at all. The rows hold the
+ * absolute values the caller computed, so the same end applied twice
+ * leaves the same rows. (0 also when a rating's pid or category is
+ * empty, or its pid is no seat of g.) */
+uint64_t store_finish_game(struct store *s, const struct store_game *g,
+                           const struct store_move *moves, size_t n_moves,
+                           const char *pgn,
+                           const struct store_rating *ratings);
+
+/*
+ * Queues one pass of the purge of guests that never played: players
+ * created before before_ms (Unix ms) that no game names, as a seat or as
+ * its creator, that are not accounts, and whose pid is not in keep (n_keep pids, copied; the
+ * caller lists the players it holds in memory, so none of them loses its
+ * row under it). Ops are applied in order, so a game queued before the
+ * purge protects its players. One pass examines at most a batch of
+ * players (a thousand), going on where the previous pass stopped and
+ * starting over at the first player kept once it reaches the end; call it
+ * periodically. Returns the sequence number, 0 when the queue is full.
+ */
+uint64_t store_purge_guests(struct store *s, int64_t before_ms,
+                            const char *const *keep, size_t n_keep);
+
+/*
+ * Accounts. store_register turns guest a->pid into an account in one
+ * step: its accounts row, players.name set to the username, its guest
+ * token replaced by dead_hash (the hash of a token given to no one: the
+ * old token stops working) and its first account token token_hash, last
+ * used at a->created_ms. Nothing of it is applied when any part fails
+ * (the username taken, no such player). The others: a new token of
+ * account pid (a login) last used at now_ms; a use of a token recorded
+ * at now_ms; one token revoked; every token of pid revoked; the tokens
+ * last used before before_ms deleted. Each returns a sequence number, or
+ * 0 as the other writes (also for an empty pid or username).
+ */
+uint64_t store_register(struct store *s, const struct store_account *a,
+                        const uint8_t dead_hash[32],
+                        const uint8_t token_hash[32]);
+uint64_t store_put_token(struct store *s, const char *pid,
+                         const uint8_t hash[32], int64_t now_ms);
+uint64_t store_touch_token(struct store *s, const uint8_t hash[32],
+                           int64_t now_ms);
+uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
+uint64_t store_revoke_tokens(struct store *s, const char *pid);
+uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
+
+/* Account pid's settings (migrations/0006_account_settings.sql): json, a
+ * JSON object of 2 to STORE_SETTINGS_MAX bytes (copied; the caller has
+ * checked its shape), replaces what was stored, saved at now_ms. A
+ * sequence number, or 0 as the other writes (also for an empty pid or a
+ * json out of that size). A pid that is no account is dropped by the
+ * writer (logged). */
+#define STORE_SETTINGS_MAX 2048
+uint64_t store_put_settings(struct store *s, const char *pid,
+                            const char *json, int64_t now_ms);
+
+/*
+ * Fencing (the top of this file). A queued write that makes this node the
+ * fenced writer of game gid at epoch (>= 1, the lease's number in Redis):
+ * with PostgreSQL, epoch_take (migrations/pg/0001_init.sql) in its batch,
+ * and from then on every write of the game carries that epoch (moves
+ * through journal_append, its row and its end after epoch_check) until
+ * its end commits. When the take finds a newer epoch (another node took
+ * the game since), the game is fenced as when a write is refused. With
+ * SQLite a write that changes nothing. A game never taken is written
+ * without a check (a single node). Returns a sequence number, or 0 as
+ * the other writes (also for an empty gid, one longer than 32, or
+ * epoch < 1).
+ */
+uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch);
+
+/* Moves up to max of the games found fenced since the last call into
+ * gids (each NUL-terminated) and returns how many; call again while it
+ * returns max. Once none is left the writer goes on: `committed` may pass
+ * the fenced games' dropped writes from then on, so the caller drops the
+ * games and cuts the connections with messages about them first (the
+ * top of this file). Loop thread. */
+size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max);
+
+/* Highest sequence number whose transaction has committed. */
+uint64_t store_committed(const struct store *s);
+/* Highest sequence number handed out (the last write queued). */
+uint64_t store_queued(const struct store *s);
+/* Writes queued and not yet committed. */
+size_t store_queue_depth(const struct store *s);
+/* CLOCK_MONOTONIC ms when the writer last committed a transaction (it
+ * commits a heartbeat about once a second even when idle, so an old value
+ * means the database refuses writes). */
+int64_t store_last_commit_ms(const struct store *s);
+/* Database operations that failed, by kind, since store_open: a
+ * transaction rolled back (it is retried: disk full, locked, I/O, a lost
+ * connection), one write dropped as invalid, a batch given up at close, a
+ * read, a checkpoint (SQLite), one write dropped because its game was
+ * fenced (another node's epoch). Any thread may read them. */
+enum store_failure {
+    STORE_FAIL_COMMIT,
+    STORE_FAIL_WRITE_DROPPED,
+    STORE_FAIL_WRITES_LOST,
+    STORE_FAIL_READ,
+    STORE_FAIL_CHECKPOINT,
+    STORE_FAIL_FENCED,
+    STORE_FAIL_KINDS
+};
+uint64_t store_failures(const struct store *s, enum store_failure kind);
+/* "commit", "write_dropped", "writes_lost", "read", "checkpoint",
+ * "fenced". */
+const char *store_failure_name(enum store_failure kind);
+/* Wall-clock ms of the last heartbeat the writer recorded before this
+ * process started (0 if none): the moment the previous run was last seen.
+ * With PostgreSQL, shared by several nodes, the heartbeat is this node's
+ * (a row per node_id). */
+int64_t store_last_heartbeat_ms(const struct store *s);
+
+/* Reads. Return 1 when found, 0 when not found, -1 on a database error. */
+int store_find_player_by_token(struct store *s, const uint8_t hash[32],
+                               struct store_player *out);
+int store_find_player(struct store *s, const char *pid,
+                      struct store_player *out);
+/* The account named username (compared without regard to case). */
+int store_find_account(struct store *s, const char *username,
+                       struct store_account *out);
+/* The account whose token hashes to hash, if that token was last used
+ * at since_ms or later: fills *out (pid, name: the username,
+ * created_ms; token_hash left zero) and *last_used_ms. Guest tokens are
+ * store_find_player_by_token's. */
+int store_find_account_token(struct store *s, const uint8_t hash[32],
+                             int64_t since_ms, struct store_player *out,
+                             int64_t *last_used_ms);
+/* Ratings. pid's rating in category: 1 with *out filled, 0 when pid has
+ * none there (no rated game in it yet), -1 on a database error. */
+int store_get_rating(struct store *s, const char *pid, const char *category,
+                     struct store_rating *out);
+/* Every rating pid has (at most one per category, in no set order) into
+ * out[0..max); *n is how many. 0, or -1 on a database error. */
+int store_player_ratings(struct store *s, const char *pid,
+                         struct store_rating *out, size_t max, size_t *n);
+/* Account pid's stored settings: 1 with *out its JSON text (malloc'ed,
+ * the caller frees), 0 when it has none stored, -1 on a database error
+ * or out of memory (*out NULL then). */
+int store_get_settings(struct store *s, const char *pid, char **out);
+/* 1 when pid is an account, 0 when not, -1 on a database error. */
+int store_is_account(struct store *s, const char *pid);
+/* The last `limit` points of pid's history in category, oldest first:
+ * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
+ * a database error or limit < 1. */
+int store_rating_history(struct store *s, const char *pid,
+                         const char *category, int limit,
+                         struct store_rating_point **out, size_t *n);
+/* The `limit` best non-provisional (RD at most 110) accounts of
+ * category, best first (equal ratings by pid), read through the
+ * ratings_board index: *out malloc'ed (caller frees), *n how many. 0, or
+ * -1 on a database error or limit < 1. */
+int store_leaderboard(struct store *s, const char *category, int limit,
+                      struct store_leader **out, size_t *n);
+
+/* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
+ * with its moves in ply order; *pgn likewise (NULL while live). The moves
+ * of a game in play come from the journal, which SQLite does not index by
+ * game: there a scan of it, meant for the rare game that is in the
+ * database but not in memory (its restore failed), not for every
+ * request; PostgreSQL's journal has an index by game (migration pg/0002).
+ * Returns 1 found, 0 not, -1 on a database error. */
+int store_get_game(struct store *s, const char *gid, struct store_game *g,
+                   struct store_move **moves, size_t *n_moves, char **pgn);
+/* One live game (waiting or started) with its journal, as store_load_live
+ * gives it: the adoption of one game by another node. *moves malloc'ed
+ * (caller frees; NULL when none). 1 found and live, 0 not found or ended,
+ * -1 on a database error. */
+int store_load_game(struct store *s, const char *gid, struct store_game *g,
+                    struct store_move **moves, size_t *n_moves);
+/* The epoch game gid holds in the database (the floor of a new lease):
+ * 1 with *epoch, 0 when none was taken (*epoch 0; always with SQLite),
+ * -1 on a database error. */
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch);
+/* The live games (waiting or started) with pid in a seat, oldest first:
+ * at most max gids into gids, *n how many (a cluster's: every node's
+ * games of the player, for its welcome and its cap of live games). 0, or
+ * -1 on a database error or an empty pid. */
+int store_player_live_games(struct store *s, const char *pid,
+                            char (*gids)[33], size_t max, size_t *n);
+/* Every live game's gid after `after` ("" or NULL: from the first) in
+ * gid order, created before before_ms (wall), at most max (a page of a
+ * cluster node's scan for games nobody hosts). 0, or -1 on a database
+ * error. */
+int store_live_gids(struct store *s, const char *after, int64_t before_ms,
+                    char (*gids)[33], size_t max, size_t *n);
+/* Calls cb for every game whose status is waiting or started, oldest
+ * first, with its journal (with PostgreSQL every node's: the database's
+ * live games); stops early when cb returns non-zero. All rows
+ * are read (one snapshot) before the first call, so cb may use the store.
+ * Returns 0, or -1 on a database error (then cb was not called). */
+int store_load_live(struct store *s,
+                    int (*cb)(void *arg, const struct store_game *g,
+                              const struct store_move *moves, size_t n),
+                    void *arg);
+/* A player's ended, non-aborted games, newest first, after `before_gid`
+ * (NULL for the first page), at most `limit`. Returns 0 (an unknown or
+ * live before_gid gives an empty page), or -1 on a database error or when
+ * pid is empty or limit < 1 (*out is then empty). */
+int store_list_player_games(struct store *s, const char *pid,
+                            const char *before_gid, int limit,
+                            struct store_game_list *out);
+void store_game_list_clear(struct store_game_list *l);
+
+/* What the WAL and the checkpointer have done since store_open. With
+ * PostgreSQL (no WAL of ours, no checkpointer) all zero but
+ * journal_swept: the journal rows deleted by the ends of games. */
+struct store_wal_stats {
+    int wal_frames;            /* frames in the WAL after the last commit */
+    int wal_frames_max;        /* the most it has held */
+    uint64_t wal_restarts;     /* commits that started the WAL over (seen as
+                                the WAL holding fewer frames than before) */
+    uint64_t checkpoints;      /* checkpoint passes ended */
+    int ckpt_log, ckpt_copied; /* the last pass: frames in the WAL when it
+                                  began and frames copied by then (-1 when
+                                  it failed) */
+    uint64_t writer_waits;     /* times the writer began to wait for a pass */
+    int64_t writer_wait_us; /* how long the waits that ended took, in all */
+    uint64_t journal_swept; /* journal rows of ended games deleted (SQLite:
+                               the sweep; PostgreSQL: each end deletes
+                               its game's) */
+};
+void store_wal_stats(struct store *s, struct store_wal_stats *out);
+
+/* Latency histograms of the writer thread (hist.h). */
+
+/* Where the writer's time goes, per transaction since store_open. A
+ * move's commit latency is about queue + ckpt_wait (when the writer
+ * waited just before) + statements + commit. With PostgreSQL the batch
+ * is one pipeline: statements runs from BEGIN to the result of the
+ * batch's last statement before COMMIT, commit to COMMIT's result;
+ * ckpt_wait stays empty. */
+struct store_timing {
+    struct hist queue;      /* a transaction's oldest write, from
+                                     being queued to BEGIN (transactions
+                                     with writes only) */
+    struct hist ckpt_wait;  /* the writer waiting for a checkpoint
+                                     pass at the WAL's cap (one per wait) */
+    struct hist statements; /* BEGIN to the COMMIT statement */
+    struct hist commit;     /* the COMMIT statement */
+    uint64_t retries;       /* transactions rolled back and tried
+                                     again */
+};
+void store_timing(struct store *s, struct store_timing *out);
+
+/* Stops the checkpointer (hold != 0; returns once a pass in progress has
+ * ended) or lets it go on. While it is held nothing is copied into the
+ * database file, and a writer that reaches the WAL's cap waits
+ * (store_close still returns). For tests. Nothing with PostgreSQL. */
+void store_hold_checkpoints(struct store *s, int hold);
+
+/* Copies the live SQLite database to path with SQLite's online backup
+ * API. Usable from another process while a server runs. Returns 0 or -1
+ * with a sentence in err. (A PostgreSQL database is backed up with
+ * pg_dump: `chess-server backup` refuses one.) */
+int store_backup(const char *db_path, const char *dest_path, char *err,
+                 size_t errlen);
+
+#endif

@@ -1,0 +1,409 @@
+/*
+ * store_internal.h - what the store's shared core (store.c) and its two
+ * backends (store_sqlite.c, store_pg.c) share. Private to those three
+ * files: everyone else sees store.h.
+ *
+ * The core owns everything that is the same whatever the database: the
+ * bounded queue of ops and their sequence numbers, `committed`, the
+ * writer thread's loop (batches, heartbeats, retries, give-up at close),
+ * the failure counters and timing histograms, the purge's position, and
+ * the fencing of games (the writer's map from game to epoch, the fenced
+ * games the loop collects). A backend owns its connections, statements
+ * and threads and implements struct store_backend: apply a batch in one
+ * transaction, the reads, close. It keeps its state in s->be_state.
+ *
+ * Threads. `commit` and `after_batch` run on the writer thread; the
+ * reads and `close` on the loop thread (close after the writer has
+ * stopped). A backend touches the core's fields only as this header says
+ * (the fields are commented with who may).
+ */
+#ifndef SERVER_STORE_INTERNAL_H
+#define SERVER_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "lib/table.h"
+
+/*
+ * Tunables shared by both backends.
+ * STORE_QUEUE_CAP: writes that may wait for the writer. A move is about
+ * 0.5 KB queued, so a full queue is ~30 MB; at the writer's measured batch
+ * rate it drains in well under a second, and filling it means the
+ * database has stalled, at which point refusing new writes is the honest
+ * answer.
+ * STORE_BUSY_MS: how long a statement waits on a lock held by another
+ * connection (SQLite: an online backup, the sqlite3 shell; PostgreSQL:
+ * lock_timeout, another session's lock) before its transaction fails.
+ * STORE_HEARTBEAT_MS: how often the writer records the wall clock; restored
+ * games are charged up to the last heartbeat, so this bounds the time the
+ * side to move can lose to a crash.
+ * STORE_RETRY_MS / STORE_CLOSE_RETRIES: back-off after a failed transaction,
+ * and how many attempts store_close makes before dropping what is left.
+ * STORE_PURGE_BATCH: players one purge op examines (store_purge_guests),
+ * so that one op holds the writer for a few milliseconds at most.
+ * STORE_SLOW_COMMIT_US: a transaction whose queue wait, statements and
+ * COMMIT take longer than this is logged at debug level with its parts.
+ */
+#define STORE_QUEUE_CAP 65536
+/* STORE_SPARE_MOVES: committed move ops the writer hands back (under the
+ * queue's mutex, which both sides take anyway) for the next moves to
+ * reuse: a move then costs the loop no allocation (one of some 600
+ * bytes, zeroed, freed on the writer's thread) while the moves in flight
+ * stay under this; about 150 KB at most. */
+#define STORE_SPARE_MOVES 256
+#define STORE_BUSY_MS 5000
+#define STORE_HEARTBEAT_MS 1000
+#define STORE_RETRY_MS 50
+#define STORE_CLOSE_RETRIES 20
+#define STORE_PURGE_BATCH 1000
+#define STORE_SLOW_COMMIT_US 10000
+
+/* SQL both backends share. The game columns in the order both the upserts
+ * bind them (parameters 1..28) and the reads return them (0..27); the
+ * update of an upsert of a game row; a move's columns (journal, moves);
+ * a rating's. */
+#define STORE_GAME_COLS                                                   \
+    "gid, white_pid, white_name, black_pid, black_name, creator_pid, "    \
+    "per_move, initial_s, increment_s, per_move_s, initial_fen, status, " \
+    "result, reason, final_fen, draw_offer, created_ms, started_ms, "     \
+    "ended_ms, white_ms, black_ms, rated, white_before, white_after, "    \
+    "black_before, black_after, white_rd, black_rd"
+#define STORE_GAME_N_COLS 28
+#define STORE_GAME_UPDATE                                                  \
+    "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
+    "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \
+    "creator_pid = excluded.creator_pid, per_move = excluded.per_move, "   \
+    "initial_s = excluded.initial_s, increment_s = excluded.increment_s, " \
+    "per_move_s = excluded.per_move_s, "                                   \
+    "initial_fen = excluded.initial_fen, status = excluded.status, "       \
+    "result = excluded.result, reason = excluded.reason, "                 \
+    "final_fen = excluded.final_fen, draw_offer = excluded.draw_offer, "   \
+    "created_ms = excluded.created_ms, started_ms = excluded.started_ms, " \
+    "ended_ms = excluded.ended_ms, white_ms = excluded.white_ms, "         \
+    "black_ms = excluded.black_ms, rated = excluded.rated, "               \
+    "white_before = excluded.white_before, "                               \
+    "white_after = excluded.white_after, "                                 \
+    "black_before = excluded.black_before, "                               \
+    "black_after = excluded.black_after, white_rd = excluded.white_rd, "   \
+    "black_rd = excluded.black_rd"
+#define STORE_MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms, lag_ms"
+#define STORE_RATING_COLS                                                 \
+    "pid, category, rating, rd, volatility, games, wins, draws, losses, " \
+    "last_ms"
+
+#define STORE_N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define STORE_TERMINATE(a) ((a)[sizeof(a) - 1] = '\0')
+
+enum op_kind {
+    OP_PLAYER,
+    OP_GAME,
+    OP_MOVE,
+    OP_FINISH,
+    OP_PURGE,
+    OP_REGISTER,
+    OP_TOKEN_PUT,
+    OP_TOKEN_TOUCH,
+    OP_TOKEN_REVOKE,
+    OP_TOKENS_REVOKE,
+    OP_TOKENS_EXPIRE,
+    OP_SETTINGS,
+    OP_EPOCH,
+    OP_KINDS
+};
+
+/* One queued write, owned by the queue until the writer frees it (or,
+ * a move's, hands it back to store.spare). */
+struct op {
+    enum op_kind kind;
+    struct op *next_spare; /* in store.spare */
+    uint64_t seq;
+    int64_t queued_us; /* CLOCK_MONOTONIC when enqueued */
+    /* OP_EPOCH: the epoch taken. An op that writes a game (OP_GAME,
+     * OP_MOVE, OP_FINISH): the epoch the writer sends with it, set by
+     * the core before the backend sees the batch; 0: none (the game is
+     * written without a check, as a single node does). */
+    int64_t epoch;
+    /* Set by the core (writer thread): left out of the batch, because the
+     * database refused the op or its game is fenced. Backends skip it. */
+    bool dropped;
+    /* Set by the core: dropped because its game was found fenced in this
+     * batch, so `committed` may not pass it before the loop collected the
+     * game (store_take_fenced). Set by a backend on a committed OP_EPOCH
+     * whose take found a newer epoch: the game is another node's. */
+    bool fence;
+    union {
+        struct store_player player;
+        struct store_game game; /* OP_GAME, OP_FINISH */
+        struct {
+            char gid[33];
+            struct store_move m;
+        } move;
+        struct {
+            int64_t before_ms;
+            size_t n_keep;
+        } purge;
+        struct {
+            struct store_account a;
+            uint8_t dead[32], token[32];
+        } reg;
+        struct { /* OP_TOKEN_*, OP_TOKENS_*: what each needs */
+            char pid[33];
+            uint8_t hash[32];
+            int64_t ms;
+        } token;
+        struct { /* OP_SETTINGS */
+            char pid[33];
+            int64_t ms;
+        } settings;
+        struct { /* OP_EPOCH */
+            char gid[33];
+        } take;
+    } u;
+    char *pgn;                /* OP_FINISH only, owned */
+    struct store_move *moves; /* OP_FINISH only: the game's, owned */
+    size_t n_moves;
+    struct store_rating *ratings; /* OP_FINISH of a rated game: white's
+                                     and black's, owned; else NULL */
+    char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
+    char *text;                   /* OP_SETTINGS only: the JSON, owned */
+};
+
+/* What one attempt at a batch came to (struct store_backend's commit). */
+enum store_batch {
+    STORE_BATCH_COMMITTED, /* every op not dropped committed */
+    STORE_BATCH_FAILED,    /* rolled back (or never begun): try again with
+                              the same ops after STORE_RETRY_MS */
+    STORE_BATCH_REFUSED,   /* rolled back because op `bad` can never be
+                              applied (a constraint): drop it, try again */
+    STORE_BATCH_FENCED,    /* rolled back because the game of op `bad` has
+                              another node's epoch (SQLSTATE CH001): drop
+                              the game's ops, try again */
+};
+
+struct store_attempt {
+    int attempt;               /* in: 0 for a batch's first attempt, then
+                                  1, 2, ... (set by the core) */
+    int64_t t_begin, t_commit; /* sysclock_us(CLOCK_MONOTONIC): the
+                                  transaction began, its COMMIT was sent */
+    size_t bad;                /* REFUSED, FENCED: the op's index */
+    char why[256];             /* REFUSED, FENCED: the database's words */
+};
+
+struct store;
+
+/* One game's moves as read, in ply order (store__moves_add). */
+struct store__moves {
+    struct store_move *v; /* malloc'ed */
+    size_t n, cap;
+};
+
+/* The live games as read for store_load_live, with their moves. */
+struct store__live_game {
+    struct store_game g;
+    struct store__moves l;
+};
+struct store__live {
+    struct store__live_game *v; /* malloc'ed, in the order read */
+    size_t n, cap;
+    struct store__live_game **by_gid; /* store__live_index: v by gid */
+};
+
+/* A backend's operations. The reads are the public functions of the same
+ * name (store.h) after the core has checked the arguments (no NULL
+ * strings) and cleared the outputs. */
+struct store_backend {
+    const char *name; /* "sqlite" or "postgres" */
+    /* Writer thread. Applies ops[0..n-1] (skipping dropped ones; none
+     * may be left) and, when beat_ms is not 0, the heartbeat, in one
+     * transaction. A backend that can skip a refused op inside the
+     * transaction does so (store__op_refused) and goes on. */
+    enum store_batch (*commit)(struct store *s, struct op *const *ops,
+                               size_t n, int64_t beat_ms,
+                               struct store_attempt *a);
+    /* Writer thread, between two batches (not while stopping); NULL when
+     * there is nothing to do. Returns how long it waited, in us. */
+    int64_t (*after_batch)(struct store *s);
+    /* Writer thread, under s->mu: true while a heartbeat with nothing
+     * else to write should wait (the backend signals s->cv when that
+     * ends); NULL: never. */
+    bool (*beat_waits)(struct store *s);
+    /* Loop thread, in store_close once the writer has stopped: stops the
+     * backend's threads, closes its connections, frees s->be_state. */
+    void (*close)(struct store *s);
+    /* Where the database is, for the log: never a password. */
+    void (*location)(const struct store *s, char *buf, size_t len);
+
+    int (*find_player_by_token)(struct store *s, const uint8_t hash[32],
+                                struct store_player *out);
+    int (*find_player)(struct store *s, const char *pid,
+                       struct store_player *out);
+    int (*find_account)(struct store *s, const char *username,
+                        struct store_account *out);
+    int (*find_account_token)(struct store *s, const uint8_t hash[32],
+                              int64_t since_ms, struct store_player *out,
+                              int64_t *last_used_ms);
+    int (*get_rating)(struct store *s, const char *pid, const char *category,
+                      struct store_rating *out);
+    int (*player_ratings)(struct store *s, const char *pid,
+                          struct store_rating *out, size_t max, size_t *n);
+    int (*get_settings)(struct store *s, const char *pid, char **out);
+    int (*is_account)(struct store *s, const char *pid);
+    /* The newest `limit` points into v (room for limit), newest first. */
+    int (*rating_history)(struct store *s, const char *pid,
+                          const char *category, int limit,
+                          struct store_rating_point *v, size_t *n);
+    /* The best `limit` into v (room for limit), best first. */
+    int (*leaderboard)(struct store *s, const char *category, int limit,
+                       struct store_leader *v, size_t *n);
+    /* The row, and when moves is not NULL its moves (store__moves_add),
+     * and when pgn is not NULL its PGN, in one snapshot: 1, 0, -1. */
+    int (*get_game)(struct store *s, const char *gid, struct store_game *g,
+                    struct store__moves *moves, char **pgn);
+    /* Every live game (store__live_add) with its journal, one snapshot. */
+    int (*load_live)(struct store *s, struct store__live *ll);
+    int (*list_player_games)(struct store *s, const char *pid,
+                             const char *before_gid, int limit,
+                             struct store_game_list *out);
+    int (*get_epoch)(struct store *s, const char *gid, int64_t *epoch);
+    /* The live games (gids) of a seat, oldest first / every live game's
+     * after `after` in gid order: at most max into gids, *n how many. */
+    int (*player_live_games)(struct store *s, const char *pid,
+                             char (*gids)[33], size_t max, size_t *n);
+    int (*live_gids)(struct store *s, const char *after, int64_t before_ms,
+                     char (*gids)[33], size_t max, size_t *n);
+};
+
+/* The writer's record of a game it writes with an epoch (s->epochs). */
+struct store__epoch {
+    char gid[33]; /* the table's key */
+    int64_t epoch;
+    bool fenced; /* another node took the game: its ops are dropped until
+                    a new store_take_epoch */
+};
+
+struct store {
+    const struct store_backend *be;
+    void *be_state; /* the backend's, freed by be->close */
+    int schema_version;
+    int64_t last_heartbeat_ms;
+    void (*on_commit)(void *arg);
+    void *arg;
+
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* wakes the writer: q gains an op, stop, the loop
+                          collected the fenced games, or (SQLite) a
+                          checkpoint pass ended */
+    struct op **q;     /* pending ops, q[0..q_n-1], guarded by mu */
+    size_t q_n;
+    struct op **batch; /* the writer's array; swapped with q */
+    bool stopping;     /* guarded by mu */
+    struct op *spare;  /* committed OP_MOVE ops to reuse, guarded by mu */
+    size_t n_spare;
+    uint64_t next_seq;              /* guarded by mu */
+    _Atomic uint64_t queued;        /* highest sequence number handed out */
+    _Atomic uint64_t committed;     /* highest sequence number committed */
+    _Atomic int64_t last_commit_ms; /* CLOCK_MONOTONIC of the writer's
+                                       last committed transaction */
+
+    /* Fencing. epochs: gid -> struct store__epoch (malloc'ed, owned;
+     * writer thread only). fenced[0..n_fenced-1]: the games found fenced
+     * that the loop has not collected yet (guarded by mu). */
+    struct table epochs;
+    char (*fenced)[33];
+    size_t n_fenced, cap_fenced;
+    bool frozen; /* store_close came while the writer waited for the
+                    loop: committed never moves again (writer only) */
+
+    /* Where the next purge op goes on (writer thread only): players are
+     * examined in (created_ms, pid) order after this key; a pass that
+     * reaches the end starts the next one at the first player it kept
+     * (store__purge_kept, store__purge_advance). */
+    int64_t purge_ms;
+    char purge_pid[33];
+    bool purge_kept; /* a player was kept since the last restart */
+    int64_t kept_ms; /* ... the first of them */
+    uint64_t swept;  /* journal rows of ended games deleted (writer) */
+
+    /* Guarded by mu. The SQLite backend's checkpointer fills the WAL's
+     * part of stats; the core copies `swept` into it after each batch. */
+    struct store_wal_stats stats;
+    _Atomic uint64_t failures[STORE_FAIL_KINDS];
+    struct store_timing timing;
+};
+
+/* ---- what the core offers the backends ------------------------------- */
+
+/* Allocates the core (queue, mutex, condition variable) with backend be
+ * and on_commit. NULL with a sentence in err. */
+struct store *store__new(const struct store_backend *be,
+                         void (*on_commit)(void *arg), void *arg, char *err,
+                         size_t errlen);
+/* Starts the writer thread (the backend is open: s->be_state set, the
+ * heartbeat read). 0, or -1 with a sentence in err. */
+int store__start(struct store *s, char *err, size_t errlen);
+
+/* The game an op writes, or NULL for an op about no game. */
+const char *store__op_gid(const struct op *op);
+/* "player", "game", "move", ... (logs). */
+const char *store__op_name(enum op_kind k);
+/* True when stop was requested (takes mu). */
+bool store__stopping(struct store *s);
+void store__sleep_ms(int ms);
+
+/* Writer thread: op can never be applied (why: the database's words):
+ * marks it dropped, counts it and logs it. */
+void store__op_refused(struct store *s, struct op *op, const char *why);
+/* Writer thread: a transaction failed (code: the database's code as
+ * text): counted and logged. */
+void store__commit_failed(struct store *s, const char *code, const char *why);
+/* Loop thread: a read failed: counted and logged; returns -1. */
+int store__read_failed(struct store *s, const char *why);
+
+/* A purge pass kept a player (it is in the op's keep list) created at
+ * ms; then, once per pass, where the next one goes on: n players were
+ * examined, the last (last_ms, last_pid) in key order. */
+void store__purge_kept(struct store *s, int64_t ms);
+void store__purge_advance(struct store *s, size_t n, int64_t last_ms,
+                          const char *last_pid);
+
+/* Adds m to l in ply order: moves come sorted by ply and then by when
+ * they were written, and the last one written for a ply replaces the
+ * others. 0 or -1 (out of memory). */
+int store__moves_add(struct store__moves *l, const struct store_move *m);
+
+/* A new zeroed game at the end of ll, or NULL when out of memory. */
+struct store__live_game *store__live_add(struct store__live *ll);
+/* Sorts an index of ll's games by gid (store__live_find). 0 or -1. */
+int store__live_index(struct store__live *ll);
+/* The game gid of ll (after store__live_index), or NULL. */
+struct store__live_game *store__live_find(const struct store__live *ll,
+                                          const char *gid);
+/* Adds journal row m of game gid to its game of ll (store__moves_add);
+ * a row of a game not in ll (an ended one not yet swept) is skipped.
+ * Rows come sorted by game: *cur is the game of the previous row (NULL
+ * at first). 0, or -1 when out of memory. */
+int store__live_move(const struct store__live *ll,
+                     struct store__live_game **cur, const char *gid,
+                     const struct store_move *m);
+
+/* A new game at the end of l (growing it up to `limit`), or NULL when
+ * out of memory; *cap is l's room, 0 at first. */
+struct store_game *store__game_list_add(struct store_game_list *l,
+                                        size_t *cap, int limit);
+
+/* The backends' constructors (store.c's store_open, store_open_pg). */
+int store__sqlite_open(struct store *s, const char *path, char *err,
+                       size_t errlen);
+int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
+                   char *err, size_t errlen);
+extern const struct store_backend store__sqlite;
+extern const struct store_backend store__pg;
+
+#endif
