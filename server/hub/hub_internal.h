@@ -21,11 +21,14 @@
 #include "hub/metrics.h"
 #include "proto.h"
 #include "game/rating.h"
+#include "lib/bucket.h"
 #include "hub/session.h"
 #include "lib/table.h"
 
 struct auth_job; /* account.c's */
-struct cluster;  /* cluster.c's */
+struct verdict;  /* verdict.h */
+struct lobby_seek;
+struct cluster; /* cluster.c's */
 
 /* A game, as the hub's records outside its table name it. */
 struct game_ref {
@@ -193,6 +196,127 @@ size_t hub_ratings_shown(struct hub *h, const char *pid,
  * or seek (it was answered too_many_games then). A new seek replaces the
  * player's open one, so a seek counts only the games. */
 bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
+
+/* One IP address: its open invitations and its new guests' bucket. */
+struct addr {
+    char ip[64];
+    int invites;
+    struct bucket guests;
+};
+
+/* ---- between the hub's files (hub.c, players.c, hosting.c, ratings.c,
+ * stall.c, hello.c, seeks.c, play.c) ---------------------------------- */
+
+void hub_conn_send(struct hub *h, struct conn *c, struct msgbuf *b,
+                   uint64_t seq);
+
+/* Makes room for one more of n items of size bytes in *arr (capacity
+ * *cap), doubling from one: most players have one connection and one or
+ * two live games, and 18,000 idle players' arrays are counted in bytes
+ * per connection. Returns 0, or -1 when out of memory (*arr unchanged). */
+int hub_grow(void **arr, size_t *cap, size_t n, size_t size);
+
+void hub_player_set_token(struct hub *h, struct player *p,
+                          const uint8_t hash[32]);
+
+int hub_player_add_game(struct player *p, const char *gid);
+
+void hub_player_drop_game(struct player *p, const char *gid);
+
+/* Subscribes s to g as a spectator (idempotent). */
+void hub_watch_add(struct session *s, struct game *g);
+
+/* Ends s's watch of g, if it watches it. */
+void hub_watch_drop(struct session *s, struct game *g);
+
+/* Subscribes the game's players (their fans) with their colour. A
+ * connection of theirs that watched the game as a spectator (the joiner
+ * of an invitation, usually) now gets its messages through the fan. */
+void hub_subscribe_players(struct hub *h, struct game *g);
+
+/* The record of ip, created when missing (NULL when out of memory). */
+struct addr *hub_addr_get(struct hub *h, const char *ip);
+
+/* g is no longer an open invitation: its address may create another. */
+void hub_invite_closed(struct hub *h, struct game *g);
+
+/* Remembers r, queued at seq, until the store has committed it. */
+void hub_rated_put(struct hub *h, const struct store_rating *r, uint64_t seq);
+
+/* Forgets the rows the store has committed (its reads have them). */
+void hub_rated_sweep(struct hub *h);
+
+/* pid's current rating in category: a row queued and not committed yet,
+ * else the store's, else a new player's (rating_start, no games). 0, or
+ * -1 when the store cannot be read. */
+int hub_rating_of(struct hub *h, const char *pid, const char *category,
+                  struct store_rating *out);
+
+/* Shows pid's rating in g's category with g (a rated game). */
+void hub_show_rating(struct hub *h, struct game *g, int color);
+
+int hub_env_ratings(void *ctx, const struct game *g, const char *category,
+                    struct store_rating out[2]);
+
+void hub_game_destroy(struct hub *h, struct game *g);
+
+/* A verdict for a game that has gone meanwhile (a shutdown) is dropped. */
+void hub_on_verdict(void *arg, const struct verdict *a);
+
+void hub_stall_check(void *arg);
+
+/* env.hold: the turn begins at once when seq has committed, else when
+ * hub_wake sees the commit. */
+bool hub_env_hold(void *ctx, struct game *g, uint64_t seq);
+
+/* The store committed: begins the turns its commit released (net.c has
+ * just released their messages, on the same wake-up). */
+void hub_release_held(struct hub *h);
+
+/* The environment of a stand-in: a game rebuilt from the store to render
+ * its state or to check a command against it, freed at once. It sends,
+ * stores and schedules nothing. */
+struct game_env hub_mute_env(struct hub *h);
+
+/* The state of a game that is not in memory, from the store: a finished
+ * one straight from its row and moves (no replay on the loop). Any other
+ * is one whose restore failed, over for every command (see
+ * stored_game_command): it is not replayed, and its journal, which has
+ * no index by game, is not scanned on the loop for it. Returns a
+ * malloc'ed text, or NULL with *found 0 (absent), -1 (a database error);
+ * or 1 (out of memory, a game not finished). */
+char *hub_render_stored(struct hub *h, const char *gid,
+                        const struct proto_id *id, bool api, int *found);
+
+/* Copies a player's live games so that callbacks ending a game (which
+ * edit p->games) cannot disturb the iteration; each is looked up by GID
+ * when its turn comes. Malloc'ed (NULL with *n 0 when out of memory). */
+struct game_ref *hub_games_snapshot(const struct player *p, size_t *n);
+
+void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* True when s may not ask for a rated game (sends rated_needs_account
+ * then): only accounts play rated games. */
+bool hub_rated_refused(struct session *s, const struct proto_id *id);
+
+void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
+ * in the colour its seeker did not ask for (hub_accept_refused's
+ * checks after no_such_seek). s's own open seek ends with the game's
+ * start. In a cluster the seek is Redis's (cluster_accept). */
+void hub_do_accept(struct session *s, const struct proto_msg *m, int64_t now);
+
+void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now);
+
+void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
+                  bool watch);
+
+void hub_do_game_command(struct session *s, const struct proto_msg *m,
+                         int64_t now);
+
+/* Fills h->game_env: every game's environment, over the hub's. */
+void hub_hosting_init(struct hub *h);
 
 /* ---- for cluster.c ---------------------------------------------------- */
 

@@ -1,0 +1,181 @@
+/*
+ * play.c - the commands about one game: join, move, resign, leave,
+ * abort, draws, sync and watch; a game not in memory is answered from
+ * the store.
+ */
+#include "hub/hub_internal.h"
+
+#include <openssl/crypto.h>
+#include <string.h>
+#include "cluster/cluster.h"
+#include "hub/rematch.h"
+
+static void do_join(struct session *s, struct game *g,
+                    const struct proto_msg *m, int64_t now)
+{
+    struct proto_error err;
+    bool joinable;
+
+    /* rated_needs_account, then too_many_games, only where the join would
+     * otherwise succeed, after the checks of game_join that come first in
+     * the protocol's order */
+    game_tick(g, now);
+    joinable = game_status(g) == GAME_WAITING &&
+               strcmp(game_creator(g), s->player->pid);
+    if (joinable && game_rated(g) && hub_rated_refused(s, &m->id))
+        return;
+    if (joinable &&
+        (s->hub->cluster || /* (its games on other nodes: hub_player_full) */
+         s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) &&
+        hub_player_full(s, false, &m->id))
+        return;
+    if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
+        hub_send_error(s, err.code, err.msg, &m->id);
+        return;
+    }
+    hub_show_rating(s->hub, g, game_color_of(g, s->player->pid));
+    hub_invite_closed(s->hub, g);
+    hub_player_add_game(s->player, game_gid(g));
+    hub_subscribe_players(s->hub, g);
+    if (s->hub->cluster)
+        cluster_tell_players(s->hub->cluster, g);
+    game_announce_start(g, now);
+}
+
+void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
+                  bool watch)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+    char *text;
+    int found;
+
+    if (g) {
+        /* a player's connections get the game through the player's fan */
+        if (watch && game_color_of(g, s->player->pid) < 0)
+            hub_watch_add(s, g);
+        game_send_state(g, s, &m->id, now);
+        return;
+    }
+    text = hub_render_stored(h, m->game, &m->id, false, &found);
+    if (!text) {
+        hub_send_error(s, PROTO_NO_SUCH_GAME,
+                       found < 0 ? "the game database did not answer"
+                                 : "no such game",
+                       &m->id);
+        return;
+    }
+    hub_send_text(s, text, 0);
+}
+
+/* The one-way delay of s's connection: half its smoothed ping round trip
+ * as the network layer measured it (never anything the client says). */
+static int64_t lag_estimate(const struct session *s)
+{
+    const struct hub_env *env = &s->hub->env;
+
+    if (s->remote) /* as the connection's node measured it */
+        return s->rtt_ms / 2;
+    if (!s->conn || !env->rtt_ms)
+        return 0;
+    return env->rtt_ms(env->ctx, s->conn) / 2;
+}
+
+/* Runs a player's command m on g; game.c checks it in the protocol's
+ * order and the first failure is answered. */
+static void game_command(struct session *s, struct game *g,
+                         const struct proto_msg *m, int64_t now)
+{
+    const char *pid = s->player->pid;
+    struct proto_error err = {PROTO_OK, ""};
+    int rc = 0;
+
+    switch (m->type) {
+    case PROTO_T_JOIN:
+        do_join(s, g, m, now);
+        return;
+    case PROTO_T_MOVE:
+        rc = game_move_lag(g, pid, m->uci, m->ply, lag_estimate(s), now,
+                           &err);
+        if (rc == 0)
+            hist_add(&s->hub->metrics.lag_credit, game_last_lag_ms(g) * 1000);
+        break;
+    case PROTO_T_RESIGN:
+        rc = game_resign(g, pid, now, &err);
+        break;
+    case PROTO_T_LEAVE:
+        rc = game_leave(g, pid, s, now, &err);
+        if (game_color_of(g, pid) < 0)
+            hub_watch_drop(s, g);
+        else if (rc == 0 && game_status(g) == GAME_ENDED)
+            rematch_left(s->hub, g, pid);
+        break;
+    case PROTO_T_ABORT:
+        rc = game_abort(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_OFFER:
+        rc = game_draw_offer(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_ACCEPT:
+        rc = game_draw_accept(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_DECLINE:
+        rc = game_draw_decline(g, pid, now, &err);
+        break;
+    case PROTO_T_DRAW_CLAIM:
+        rc = game_claim(g, pid, m->uci, m->ply, now, &err);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0)
+        hub_send_error(s, err.code, err.msg, &m->id);
+}
+
+/* A command to a game that is not in memory: the store knows it (it
+ * ended long ago, or its restore failed: either way it is over) or nobody
+ * does. The game is rebuilt from its row alone, as ended (no journal
+ * replay on the loop), with the mute environment, and the command runs on
+ * it: game.c answers in the same order as for a game in memory. */
+static void stored_game_command(struct session *s, const struct proto_msg *m,
+                                int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_env env = hub_mute_env(h);
+    struct store_game row;
+    struct game *g;
+
+    if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0) {
+        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        return;
+    }
+    snprintf(row.status, sizeof row.status, "ended");
+    g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
+    if (!g) { /* a start position the rules core refuses: over too */
+        hub_send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
+        return;
+    }
+    game_command(s, g, m, now);
+    game_free(g);
+}
+
+void hub_do_game_command(struct session *s, const struct proto_msg *m,
+                         int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+
+    if (g && h->cluster && !cluster_leased(h->cluster)) {
+        hub_busy(s, &m->id); /* (its lease may have lapsed: cluster.h) */
+        return;
+    }
+    if (g) {
+        game_command(s, g, m, now);
+    } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
+        struct store_game row;
+        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
+            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    } else {
+        stored_game_command(s, m, now);
+    }
+}

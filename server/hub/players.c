@@ -1,0 +1,351 @@
+/*
+ * players.c - the hub's players, their connections and watches (hub.h,
+ * hub_internal.h): a player record lives while it has a connection (here
+ * or mirrored from another node) or a seat in a live game; sessions open,
+ * attach to a player, detach and close; spectators' watches; and the
+ * per-address records (open invitations, new guests).
+ */
+#include "hub/hub_internal.h"
+
+#include <openssl/crypto.h>
+#include <string.h>
+#include "hub/account.h"
+#include "cluster/cluster.h"
+#include "hub/rematch.h"
+#include "game/lobby.h"
+#include "hub/lobbyfeed.h"
+
+/* ---- players ----------------------------------------------------------- */
+
+struct player *hub_player_get(struct hub *h, const char *pid,
+                              const char *name)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->pid, sizeof p->pid, "%s", pid);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    session_init(&p->fan, h, NULL, NULL, &h->limits);
+    p->fan.player = p;
+    if (table_put(&h->players, p->pid, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void hub_player_set_token(struct hub *h, struct player *p,
+                          const uint8_t hash[32])
+{
+    if (p->token_key[0])
+        return;
+    hub_hex(hash, 32, p->token_key);
+    if (table_put(&h->tokens, p->token_key, p) < 0)
+        p->token_key[0] = '\0';
+}
+
+/* Frees p when nothing refers to it any more. */
+void hub_player_release(struct hub *h, struct player *p)
+{
+    if (p->nconns || p->nremotes || p->ngames || p->pins)
+        return;
+    table_del(&h->players, p->pid);
+    if (p->token_key[0])
+        table_del(&h->tokens, p->token_key);
+    free(p->conns);
+    free(p->remotes);
+    free(p->games);
+    free(p->offers);
+    free(p);
+}
+
+bool hub_player_present(const struct player *p)
+{
+    return p->nconns + p->nremotes > 0;
+}
+
+/* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
+ * Returns 0, or -1 when out of memory. */
+int hub_refs_add(struct game_ref **refs, size_t *n, size_t *cap,
+                 const char *gid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*refs)[i].gid, gid))
+            return 0;
+    if (hub_grow((void **)refs, cap, *n, sizeof **refs))
+        return -1;
+    snprintf((*refs)[(*n)++].gid, sizeof(*refs)->gid, "%s", gid);
+    return 0;
+}
+
+/* Removes gid from the array *refs of *n, keeping the order. */
+void hub_refs_drop(struct game_ref *refs, size_t *n, const char *gid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(refs[i].gid, gid)) {
+            memmove(&refs[i], &refs[i + 1], (*n - i - 1) * sizeof *refs);
+            (*n)--;
+            return;
+        }
+}
+
+int hub_player_add_game(struct player *p, const char *gid)
+{
+    return hub_refs_add(&p->games, &p->ngames, &p->gamecap, gid);
+}
+
+void hub_player_drop_game(struct player *p, const char *gid)
+{
+    hub_refs_drop(p->games, &p->ngames, gid);
+}
+
+/* ---- subscriptions ----------------------------------------------------- */
+
+/* Subscribes s to g as a spectator (idempotent). */
+void hub_watch_add(struct session *s, struct game *g)
+{
+    if (session_watch(s, game_gid(g)) == 1 &&
+        game_subscribe(g, s, GAME_SPECTATOR) < 0)
+        session_unwatch(s, game_gid(g));
+}
+
+/* Ends s's watch of g, if it watches it. */
+void hub_watch_drop(struct session *s, struct game *g)
+{
+    if (session_unwatch(s, game_gid(g)))
+        game_unsubscribe(g, s);
+}
+
+struct unwatch_ctx {
+    struct hub *h;
+    struct session *s;
+};
+
+static void unwatch_one(void *arg, const char *gid)
+{
+    struct unwatch_ctx *u = arg;
+    struct game *g = table_get(&u->h->games, gid);
+
+    if (g)
+        game_unsubscribe(g, u->s);
+}
+
+/* Unsubscribes s from every game it watches and forgets them. */
+static void watch_clear(struct hub *h, struct session *s)
+{
+    struct unwatch_ctx u = {h, s};
+
+    session_unwatch_all(s, unwatch_one, &u);
+}
+
+/* Subscribes the game's players (their fans) with their colour. A
+ * connection of theirs that watched the game as a spectator (the joiner
+ * of an invitation, usually) now gets its messages through the fan. */
+void hub_subscribe_players(struct hub *h, struct game *g)
+{
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (!p)
+            continue;
+        game_subscribe(g, &p->fan, (enum game_role)c);
+        for (size_t i = 0; i < p->nconns; i++)
+            hub_watch_drop(p->conns[i], g);
+    }
+}
+
+/* ---- addresses --------------------------------------------------------- */
+
+/* The record of ip, created when missing (NULL when out of memory). */
+struct addr *hub_addr_get(struct hub *h, const char *ip)
+{
+    struct addr *a = table_get(&h->addrs, ip);
+
+    if (a)
+        return a;
+    a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
+    if (table_put(&h->addrs, a->ip, a) < 0) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
+{
+    struct session *s = malloc(sizeof *s);
+
+    if (!s)
+        return NULL;
+    session_init(s, h, c, ip, &h->limits);
+    if (h->cluster && cluster_session_opened(h->cluster, s) < 0) {
+        free(s);
+        return NULL;
+    }
+    h->metrics.connections++;
+    h->metrics.connections_total++;
+    return s;
+}
+
+/* Copies a player's live games so that callbacks ending a game (which
+ * edit p->games) cannot disturb the iteration; each is looked up by GID
+ * when its turn comes. Malloc'ed (NULL with *n 0 when out of memory). */
+struct game_ref *hub_games_snapshot(const struct player *p, size_t *n)
+{
+    struct game_ref *a = malloc((p->ngames ? p->ngames : 1) * sizeof *a);
+
+    *n = a ? p->ngames : 0;
+    if (a && p->ngames)
+        memcpy(a, p->games, p->ngames * sizeof *a);
+    return a;
+}
+
+/* s no longer speaks for its player (it closes, logs out, or logs in as
+ * another): its seeks and watches end and, when it was the player's last
+ * connection, the player is gone from its games (their grace periods
+ * start) and may be freed. s->player is NULL after. */
+/* p's last connection here (local or mirrored) is gone: its games and
+ * rematch offers learn it, and p may be freed. */
+static void player_gone(struct hub *h, struct player *p, int64_t now)
+{
+    size_t n;
+    struct game_ref *gs;
+
+    rematch_player_gone(h, p);
+    gs = hub_games_snapshot(p, &n);
+    p->pins++; /* a game ending below may drop p's last game */
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g)
+            game_player_gone(g, game_color_of(g, p->pid), now);
+    }
+    p->pins--;
+    free(gs);
+    hub_player_release(h, p);
+}
+
+void hub_detach(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    lobby_drop_owner(h->lobby, s);
+    lobbyfeed_unwatch(h->feed, s);
+    watch_clear(h, s);
+    if (!p)
+        return;
+    if (h->cluster)
+        cluster_session_detached(h->cluster, s);
+    for (size_t i = 0; i < p->nconns; i++)
+        if (p->conns[i] == s) {
+            p->conns[i] = p->conns[--p->nconns];
+            break;
+        }
+    s->player = NULL;
+    if (h->cluster)
+        cluster_player_left(h->cluster, p);
+    if (hub_player_present(p))
+        return;
+    player_gone(h, p, now);
+}
+
+int hub_remote_attach(struct session *s, struct player *p)
+{
+    if (hub_grow((void **)&p->remotes, &p->remotecap, p->nremotes,
+                 sizeof *p->remotes))
+        return -1;
+    p->remotes[p->nremotes++] = s;
+    s->player = p;
+    if (p->nremotes == 1 && p->nconns == 0)
+        hub_player_back(s->hub, p, hub_now_ms(s->hub));
+    return 0;
+}
+
+void hub_remote_detach(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    watch_clear(h, s);
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nremotes; i++)
+        if (p->remotes[i] == s) {
+            p->remotes[i] = p->remotes[--p->nremotes];
+            break;
+        }
+    s->player = NULL;
+    if (!hub_player_present(p))
+        player_gone(h, p, now);
+}
+
+void hub_close(struct hub *h, struct session *s, int64_t now)
+{
+    struct player *p = s->player;
+
+    h->metrics.connections--;
+    account_clear_session(s); /* a job in flight is dropped when it answers */
+    if (h->cluster)
+        cluster_session_closed(h->cluster, s);
+    if (h->shutting_down) {
+        lobby_drop_owner(h->lobby, s);
+        lobbyfeed_unwatch(h->feed, s);
+        if (p)
+            for (size_t i = 0; i < p->nconns; i++)
+                if (p->conns[i] == s) {
+                    p->conns[i] = p->conns[--p->nconns];
+                    break;
+                }
+        watch_clear(h, s); /* (tells no one: a spectator) */
+        session_clear(s);
+        free(s);
+        return;
+    }
+    hub_detach(h, s, now);
+    session_clear(s);
+    free(s);
+}
+
+int hub_attach(struct session *s, struct player *p)
+{
+    if (hub_grow((void **)&p->conns, &p->conncap, p->nconns,
+                 sizeof *p->conns))
+        return -1;
+    p->conns[p->nconns++] = s;
+    s->player = p;
+    if (s->hub->cluster)
+        cluster_player_joined(s->hub->cluster, p);
+    return 0;
+}
+
+/* p's first connection is back: its games learn it. */
+void hub_player_back(struct hub *h, struct player *p, int64_t now)
+{
+    size_t n;
+    struct game_ref *gs = hub_games_snapshot(p, &n);
+
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g)
+            game_player_back(g, game_color_of(g, p->pid), now);
+    }
+    free(gs);
+}
+
+void hub_watch(struct session *s, struct game *g, int64_t now)
+{
+    hub_watch_add(s, g);
+    game_send_state(g, s, NULL, now);
+}
+
+void hub_unwatch(struct session *s, struct game *g)
+{
+    hub_watch_drop(s, g);
+}

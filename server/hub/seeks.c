@@ -1,0 +1,297 @@
+/*
+ * seeks.c - the lobby's commands: seek, accept and invite, with the
+ * limits on live games, invitations and seeks they share.
+ */
+#include "hub/hub_internal.h"
+
+#include <openssl/crypto.h>
+#include <string.h>
+#include "cluster/cluster.h"
+#include "lib/ids.h"
+#include "lib/tunables.h"
+#include "game/lobby.h"
+#include "lib/log.h"
+
+/* True when p may not take one more live game, open invitation or seek
+ * (sends too_many_games then). A new seek replaces p's open one, so a
+ * seek counts only the games. */
+bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    size_t held = p->ngames;
+    char msg[96];
+
+    if (h->cluster) {
+        /* the games of every node (the store's, which lags the writes
+         * queued here by a commit: those are in p->ngames), and the seek
+         * of this connection */
+        size_t max = (size_t)h->cfg.max_games_per_player + 1, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        if (gids &&
+            store_player_live_games(h->store, p->pid, gids, max, &n) == 0 &&
+            n > held)
+            held = n;
+        free(gids);
+        if (!seek && s->seek_sid[0])
+            held++;
+    } else if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player) {
+        held += (size_t)lobby_has(h->lobby, p->pid);
+    }
+    if (held < (size_t)h->cfg.max_games_per_player)
+        return false;
+    snprintf(msg, sizeof msg,
+             "you hold %d live games, invitations and "
+             "seeks: the most there may be",
+             h->cfg.max_games_per_player);
+    hub_send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
+    return true;
+}
+
+/* True when s may not ask for a rated game (sends rated_needs_account
+ * then): only accounts play rated games. */
+bool hub_rated_refused(struct session *s, const struct proto_id *id)
+{
+    if (s->player->account)
+        return false;
+    hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT,
+                   "rated games are for accounts: register or log in", id);
+    return true;
+}
+
+void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct lobby_seek seek, match;
+    struct board start;
+    int color, rc;
+
+    if (m->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (hub_player_full(s, true, &m->id))
+        return;
+    memset(&seek, 0, sizeof seek);
+    ids_random(seek.sid, LIMIT_SID_BYTES);
+    snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
+    snprintf(seek.name, sizeof seek.name, "%s", s->player->name);
+    seek.owner = s;
+    seek.clock = m->clock;
+    seek.color = m->color;
+    if (m->rated) {
+        struct store_rating r;
+        if (hub_rating_of(h, s->player->pid,
+                          rating_category_name(rating_category(&m->clock)),
+                          &r) < 0) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        seek.rated = true;
+        seek.rating = rating_round(r.rating);
+        seek.provisional = r.rd > RATING_RD_PROVISIONAL;
+        seek.has_range = m->has_range;
+        seek.lo = m->range_lo;
+        seek.hi = m->range_hi;
+    }
+    if (h->cluster) { /* the seeks of every node are in Redis */
+        cluster_seek(h->cluster, s, m, seek.sid, seek.rating,
+                     seek.provisional);
+        return;
+    }
+    rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
+                    &color);
+    if (rc < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    hub_send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
+    if (rc == 0)
+        return;
+    struct player *other = table_get(&h->players, match.pid);
+    struct game_seat_init seats[2];
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){match.pid,
+                                               other ? other->name : "?"};
+    board_from_fen(&start, FEN_START);
+    struct game *g = hub_start_game(h, &m->clock, &start, seats, NULL,
+                                    m->rated, now);
+    if (g)
+        game_announce_start(g, now);
+}
+
+struct game *hub_start_paired(struct session *s,
+                              const struct clock_spec *clock, bool rated,
+                              int color, const char *other, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *o = table_get(&h->players, other);
+    struct store_player sp;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+
+    if (!o && store_find_player(h->store, other, &sp) != 1)
+        snprintf(sp.name, sizeof sp.name, "?");
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){other, o ? o->name : sp.name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, clock, &start, seats, NULL, rated, now);
+    if (g)
+        game_announce_start(g, now);
+    return g;
+}
+
+/* The checks of accept after no_such_seek, in the protocol's order:
+ * own_game, rated_needs_account, rating_out_of_range (the seek's range,
+ * against s's rating in its category), too_many_games (s's live games,
+ * then the seeker's). True when one failed (it was answered). */
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    struct player *seeker;
+
+    if (!strcmp(k->pid, s->player->pid)) {
+        hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
+        return true;
+    }
+    if (k->rated && hub_rated_refused(s, id))
+        return true;
+    if (k->rated && k->has_range) {
+        struct store_rating r;
+        long mine;
+        if (hub_rating_of(h, s->player->pid,
+                          rating_category_name(rating_category(&k->clock)),
+                          &r) < 0) {
+            hub_busy(s, id);
+            return true;
+        }
+        mine = rating_round(r.rating);
+        if (mine < k->lo || mine > k->hi) {
+            char msg[96];
+            snprintf(msg, sizeof msg,
+                     "the seek is for ratings %d-%d; yours is %ld", k->lo,
+                     k->hi, mine);
+            hub_send_error(s, PROTO_RATING_OUT_OF_RANGE, msg, id);
+            return true;
+        }
+    }
+    if (hub_player_full(s, true, id))
+        return true;
+    seeker = table_get(&h->players, k->pid);
+    if (h->cluster) { /* the seeker's games on every node */
+        size_t max = (size_t)h->cfg.max_games_per_player, n = 0;
+        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
+        int rc = gids ? store_player_live_games(h->store, k->pid, gids, max,
+                                                &n)
+                      : -1;
+        free(gids);
+        if (rc < 0) {
+            hub_busy(s, id);
+            return true;
+        }
+        if (n < max && (!seeker || seeker->ngames < max))
+            return false;
+    } else if (seeker &&
+               seeker->ngames < (size_t)h->cfg.max_games_per_player) {
+        return false;
+    }
+    hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                   "the seeker holds as many live games as there may be", id);
+    return true;
+}
+
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+    int color = lobby_taker_color(k, (int)(ids_random_byte() & 1));
+
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    seats[1 - color] = (struct game_seat_init){k->pid, k->name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, &k->clock, &start, seats, NULL, k->rated, now);
+    if (!g)
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       id);
+    return g;
+}
+
+/* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
+ * in the colour its seeker did not ask for (hub_accept_refused's
+ * checks after no_such_seek). s's own open seek ends with the game's
+ * start. In a cluster the seek is Redis's (cluster_accept). */
+void hub_do_accept(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    const struct lobby_seek *k;
+    struct lobby_seek seek;
+    struct game *g;
+
+    if (h->cluster) {
+        cluster_accept(h->cluster, s, m);
+        return;
+    }
+    k = lobby_find(h->lobby, m->seek);
+    if (!k) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &m->id);
+        return;
+    }
+    if (hub_accept_refused(s, k, &m->id))
+        return;
+    seek = *k; /* taken (with s's own seek) once the game exists */
+    g = hub_accept_start(s, &seek, &m->id, now);
+    if (!g)
+        return;
+    lobby_take(h->lobby, seek.sid, &seek);
+    lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
+    log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
+    game_announce_start(g, now);
+}
+
+void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game_seat_init seats[2] = {{NULL, NULL}, {NULL, NULL}};
+    struct board start;
+    struct game *g;
+    struct game_host *gh;
+    struct addr *a;
+    int color = m->color == PROTO_WHITE   ? 0
+                : m->color == PROTO_BLACK ? 1
+                                          : (int)(ids_random_byte() & 1);
+
+    if (m->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (hub_player_full(s, false, &m->id))
+        return;
+    a = hub_addr_get(h, s->ip);
+    if (a && a->invites >= h->cfg.max_invites_per_ip) {
+        hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                       "too many open invitations "
+                       "from your address",
+                       &m->id);
+        return;
+    }
+    if (m->fen[0])
+        start = m->start;
+    else
+        board_from_fen(&start, FEN_START);
+    seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
+    g = hub_start_game(h, &m->clock, &start, seats, s->player->pid, m->rated,
+                       now);
+    if (!g) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       &m->id);
+        return;
+    }
+    if (a && (gh = hub_host_get(h, g)) != NULL) {
+        snprintf(gh->invite_ip, sizeof gh->invite_ip, "%s", a->ip);
+        a->invites++;
+    }
+    hub_send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
+}
