@@ -43,6 +43,7 @@
 #include "hub/hub.h"
 #include "lib/msgbuf.h"
 #include "net/net.h"
+#include "cluster/cluster.h"
 #include "cluster/redis.h"
 #include "store/store.h"
 #include "net/tls.h"
@@ -636,13 +637,11 @@ static void on_http_too_many(struct net_reply *r)
     to_net_reply(&hr, r);
 }
 
-/* The hub over net.h, and net.c attached to it; r: the cluster's Redis
- * (NULL: one node alone). NULL when out of memory. */
-static struct hub *start_hub(struct store *st, struct redis *r,
-                             const struct hub_config *hc)
+/* The hub over net.h, and net.c attached to it. NULL when out of
+ * memory. */
+static struct hub *start_hub(struct store *st, const struct hub_config *hc)
 {
     const struct hub_env env = {
-        .redis = r,
         .ctx = NULL,
         .store = st,
         .send = env_send,
@@ -687,6 +686,7 @@ int main(int argc, char **argv)
     struct store *st = NULL;
     struct hub *h = NULL;
     struct redis *rd = NULL;
+    struct cluster *cl = NULL;
     struct sigaction sa;
     char err[600], q1[600], q2[600], where[300];
     struct listener_bound bound, rbound;
@@ -773,7 +773,6 @@ int main(int argc, char **argv)
         .logins_per_user_per_min = cfg.logins_per_user_per_min,
         .password_threads = cfg.password_threads,
         .password_queue = cfg.password_queue,
-        .node_id = cfg.node_id,
     };
     if (cfg.redis[0]) { /* one node of a cluster (ARCHITECTURE.md) */
         struct redis_config rcfg = {.address = cfg.redis};
@@ -783,9 +782,11 @@ int main(int argc, char **argv)
             goto out_store;
         }
     }
-    h = start_hub(st, rd, &hc);
-    if (!h) {
+    h = start_hub(st, &hc);
+    /* a node of a cluster: the cluster is the hub's router and seek book */
+    if (!h || (rd && !(cl = cluster_new(h, rd, cfg.node_id)))) {
         start_failed("out of memory");
+        hub_free(h);
         redis_free(rd);
         goto out_store;
     }
@@ -793,7 +794,9 @@ int main(int argc, char **argv)
     db_watch.timer = pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)
         net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
-    restored = hub_restore(h, net_now_ms());
+    /* (in a cluster the live games are every node's: adopted once the
+     * node joined, where nobody hosts them: cluster/) */
+    restored = cl ? 0 : hub_restore(h, net_now_ms());
     if (restored < 0)
         log_error("event=restore_failed db=%s",
                   log_quote(q1, sizeof q1, where));
@@ -820,11 +823,12 @@ int main(int argc, char **argv)
 
     net_timer_free(db_watch.timer);
     hub_shutdown(h);
-    hub_leave_cluster(h);
-    redis_free(rd); /* (on the loop, which net_stop destroys) */
+    cluster_stop(cl); /* nothing more goes to Redis */
+    redis_free(rd);   /* (on the loop, which net_stop destroys) */
     store_close(st);
     st = NULL;
     net_stop();
+    cluster_free(cl);
     hub_free(h);
     tls_free();
     if (lock_fds[0] >= 0) {

@@ -29,21 +29,26 @@
  * lapsed are dropped by the sweep.
  */
 #include "cluster/cluster.h"
-#include "hub/hub_internal.h"
+
+#include <assert.h>
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub/account.h"
+#include "game/game.h"
+#include "game/lobby.h"
+#include "hub/player.h"
+#include "hub/router.h"
+#include "hub/seekbook.h"
+#include "hub/session.h"
 #include "lib/ids.h"
 #include "game/lobby.h"
 #include "hub/lobbyfeed.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "cluster/redis.h"
-#include "hub/prefs.h"
 #include "redis_scripts.h"
 #include "store/store.h"
 #include "lib/tunables.h"
@@ -61,9 +66,11 @@
 
 /* ---- records ----------------------------------------------------------- */
 
-/* A connection of another node, mirrored on this host. */
+/* A connection of another node, mirrored on this host: the router's
+ * record (ext) of a remote session of the hub's. */
 struct remote {
-    struct session s; /* s.remote: this; s.player: the host's record */
+    struct cluster *c;
+    struct session *s;               /* the hub's; s->ext is this */
     char key[3 * PROTO_KEY_MAX + 8]; /* "NODE/INC/CONN" */
     char node[PROTO_KEY_MAX + 1];
     char inc[PROTO_KEY_MAX + 1];
@@ -71,6 +78,22 @@ struct remote {
     int64_t rtt_ms;
     struct table games; /* gid -> its own copy: games it follows here */
 };
+
+/* What the cluster keeps of a local connection (its session's ext). */
+struct edge {
+    uint64_t id;         /* its number on this node, for the hosts */
+    char id_key[24];     /* ... in decimal */
+    struct table rgames; /* games of other nodes it follows: gid -> its
+                            own copy (the key) */
+    char seek_sid[33];   /* its open seek in Redis (a SID); "" none */
+    size_t attaching;    /* its hello's attaches not yet answered */
+};
+
+static struct edge *edge_of(const struct session *s)
+{
+    assert(s->conn && s->ext); /* a local connection's */
+    return s->ext;
+}
 
 /* The local connections that follow one game of another node. */
 struct follow {
@@ -127,6 +150,7 @@ struct adoption {
 
 struct cluster {
     struct hub *h;
+    struct store *store; /* the hub's */
     struct redis *r;
     char node[PROTO_KEY_MAX + 1];
     char inc[17]; /* this incarnation: new at start and after a lapse */
@@ -159,6 +183,34 @@ struct cluster {
     bool handing, released; /* released: its lease let go (the end) */
     bool id_taken_logged;
 };
+
+static void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                                const char *payload, size_t len,
+                                uint64_t seq);
+static void cluster_forward(struct cluster *c, struct session *s,
+                            const struct proto_msg *m, const char *text,
+                            size_t len, int64_t now);
+static int cluster_host_new(struct cluster *c, const char *gid);
+static void cluster_tell_players(struct cluster *c, struct game *g);
+static void cluster_unhost(struct cluster *c, const char *gid);
+static void cluster_wake(struct cluster *c);
+static void cluster_begin_handover(struct cluster *c);
+static bool cluster_handing_over(const struct cluster *c, const char *gid);
+static bool cluster_handed_over(const struct cluster *c);
+static size_t cluster_handover(struct cluster *c, int64_t now);
+static bool cluster_leased(struct cluster *c);
+static void cluster_seek(struct cluster *c, struct session *s,
+                         const struct proto_msg *m, const char *sid,
+                         int rating, bool provisional);
+static void cluster_cancel_seek(struct cluster *c, struct session *s,
+                                const struct proto_id *id);
+static void cluster_game_ended(struct cluster *c, const char *gid);
+static void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
+static void cluster_accept(struct cluster *c, struct session *s,
+                           const struct proto_msg *m);
+
+static const struct router_ops cluster_router;
+static const struct seekbook_ops cluster_seekbook;
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -261,8 +313,8 @@ static void flush_soon(struct cluster *c)
     hub_alarm_arm(c->h, c->flusher, now_ms(c));
 }
 
-void cluster_tell_player(struct cluster *c, const char *pid, char kind,
-                         const char *payload, size_t len, uint64_t seq)
+static void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                                const char *payload, size_t len, uint64_t seq)
 {
     struct deferred *d = malloc(sizeof *d + HDR_MAX + len);
     int n;
@@ -284,10 +336,12 @@ void cluster_tell_player(struct cluster *c, const char *pid, char kind,
     flush_soon(c);
 }
 
-void cluster_send(struct cluster *c, struct session *s, struct msgbuf *b,
-                  uint64_t seq)
+/* A remote session's session_ops.send: b for it, published once the
+ * store has committed seq (flush_all). */
+static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
-    struct remote *rs = s->remote;
+    struct remote *rs = s->ext;
+    struct cluster *c = rs->c;
     struct outq *q = table_get(&c->outqs, rs->node);
     struct outmsg *m;
 
@@ -363,7 +417,7 @@ static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
 
 static void flush_all(struct cluster *c)
 {
-    uint64_t committed = store_committed(c->h->store);
+    uint64_t committed = store_committed(c->store);
 
     while (c->defer && c->defer->seq <= committed) {
         struct deferred *d = c->defer;
@@ -468,9 +522,11 @@ static int follow_add(struct cluster *c, struct session *s, const char *gid)
     struct follow *f;
     char *key;
 
-    if (table_get(&s->rgames, gid))
+    struct edge *e = edge_of(s);
+
+    if (table_get(&e->rgames, gid))
         return 0;
-    if (s->rgames.n >= CLUSTER_FOLLOWS_MAX)
+    if (e->rgames.n >= CLUSTER_FOLLOWS_MAX)
         return -1;
     f = table_get(&c->follows, gid);
     if (!f) {
@@ -493,7 +549,7 @@ static int follow_add(struct cluster *c, struct session *s, const char *gid)
         f->cap = cap;
     }
     key = strdup(gid);
-    if (!key || table_put(&s->rgames, key, key) < 0) {
+    if (!key || table_put(&e->rgames, key, key) < 0) {
         free(key);
         return -1;
     }
@@ -506,7 +562,7 @@ static void follow_drop(struct cluster *c, struct session *s, const char *gid)
 {
     struct follow *f = table_get(&c->follows, gid);
 
-    free(table_del(&s->rgames, gid));
+    free(table_del(&edge_of(s)->rgames, gid));
     if (!f)
         return;
     for (size_t i = 0; i < f->n; i++)
@@ -550,10 +606,7 @@ static char *envelope(struct cluster *c, char kind, struct session *s,
                       const char *text, size_t tlen, size_t *len)
 {
     struct player *p = s->player;
-    struct hub *h = c->h;
-    int64_t rtt = s->conn && h->env.rtt_ms
-                      ? h->env.rtt_ms(h->env.ctx, s->conn)
-                      : 0;
+    int64_t rtt = s->ops->rtt_ms(s);
     size_t cap = HDR_MAX + tlen + 1;
     char *out = malloc(cap);
     int n;
@@ -561,7 +614,7 @@ static char *envelope(struct cluster *c, char kind, struct session *s,
     if (!out)
         return NULL;
     n = snprintf(out, HDR_MAX, "%c %s %s %llu %lld %d %s %s\n", kind, c->node,
-                 c->inc, (unsigned long long)s->id, (long long)rtt,
+                 c->inc, (unsigned long long)edge_of(s)->id, (long long)rtt,
                  p->account ? 1 : 0, p->pid, p->name);
     if (n < 0 || n >= HDR_MAX) {
         free(out);
@@ -580,9 +633,11 @@ static void on_forwarded(void *arg, const redisReply *reply, const char *err);
  * the welcome they held. */
 static void attach_answered(struct session *s)
 {
-    if (!s || !s->attaching || --s->attaching)
+    struct edge *e = s ? s->ext : NULL;
+
+    if (!e || !e->attaching || --e->attaching)
         return;
-    hub_session_release_welcome(s);
+    hub_session_release(s);
 }
 
 /* Publishes f's envelope on its game's command channel. */
@@ -619,7 +674,7 @@ static struct fwd *fwd_new(struct cluster *c, struct session *s,
     if (!f)
         return NULL;
     f->c = c;
-    f->sid = s->id;
+    f->sid = edge_of(s)->id;
     snprintf(f->gid, sizeof f->gid, "%s", gid);
     f->kind = kind;
     f->welcome = false;
@@ -688,12 +743,12 @@ static void run_here(struct cluster *c, uint64_t sid, const char *text,
         hub_send_error(s, e.code, e.msg, &m.id);
         return;
     }
-    hub_dispatch(s, &m, text, len, now_ms(c), true);
+    hub_run(s, &m, text, len, now_ms(c));
 }
 
-void cluster_forward(struct cluster *c, struct session *s,
-                     const struct proto_msg *m, const char *text, size_t len,
-                     int64_t now)
+static void cluster_forward(struct cluster *c, struct session *s,
+                            const struct proto_msg *m, const char *text,
+                            size_t len, int64_t now)
 {
     struct fwd *f;
 
@@ -711,49 +766,50 @@ void cluster_forward(struct cluster *c, struct session *s,
     send_fwd(c, f);
 }
 
-void cluster_welcome_after_attach(struct cluster *c, struct session *s,
-                                  const char *const *gids, size_t n,
-                                  char *welcome, uint64_t seq)
+/* The router's welcome: s is attached at the hosts of its player's live
+ * games not hosted here (gids[0..n)) and gets b once Redis has answered
+ * every attach's PUBLISH: by then each attach is in its host's queue,
+ * ahead of any message the client sends after its welcome (a move the
+ * host made just after the welcome went out missed a connection whose
+ * attach was still on its way). */
+static void welcome_after_attach(void *ctx, struct session *s,
+                                 const char *const *gids, size_t n,
+                                 struct msgbuf *b, uint64_t seq)
 {
-    struct msgbuf *b = msgbuf_take(welcome);
+    struct cluster *c = ctx;
+    struct edge *e = edge_of(s);
 
-    if (!b)
-        return;
-    if (s->welcome) /* (a second hello's: the first goes first) */
-        hub_session_release_welcome(s);
-    s->welcome = b;
-    s->welcome_seq = seq;
-    s->attaching++; /* (until every attach is out: none may send it) */
+    hub_session_hold(s, b, seq);
+    e->attaching++; /* (until every attach is out: none may send it) */
     for (size_t i = 0; i < n; i++) {
         struct fwd *f;
-        if (table_get(&c->h->games, gids[i]) ||
-            follow_add(c, s, gids[i]) != 1 ||
+        if (hub_game(c->h, gids[i]) || follow_add(c, s, gids[i]) != 1 ||
             !(f = fwd_new(c, s, gids[i], 'A', NULL, 0)))
             continue;
         f->welcome = true;
-        s->attaching++;
+        e->attaching++;
         send_fwd(c, f);
     }
     attach_answered(s);
 }
 
-void cluster_player_joined(struct cluster *c, struct player *p)
+static void player_joined(void *ctx, struct player *p)
 {
-    if (p->nconns == 1)
-        follow_subscribe(c, "player", p->pid, true);
+    follow_subscribe(ctx, "player", p->pid, true);
 }
 
-void cluster_player_left(struct cluster *c, struct player *p)
+static void player_left(void *ctx, struct player *p)
 {
-    if (p->nconns == 0)
-        follow_subscribe(c, "player", p->pid, false);
+    follow_subscribe(ctx, "player", p->pid, false);
 }
 
 /* Detaches s from every host it follows. */
 static void detach_all(struct cluster *c, struct session *s, bool tell)
 {
-    for (size_t i = 0; i < s->rgames.cap; i++) {
-        char *gid = s->rgames.slots[i].value;
+    struct edge *e = edge_of(s);
+
+    for (size_t i = 0; i < e->rgames.cap; i++) {
+        char *gid = e->rgames.slots[i].value;
         char copy[PROTO_KEY_MAX + 1];
         if (!gid)
             continue;
@@ -764,21 +820,47 @@ static void detach_all(struct cluster *c, struct session *s, bool tell)
     }
 }
 
-void cluster_session_detached(struct cluster *c, struct session *s)
+/* The router's: s no longer speaks for its player (its seek went with
+ * the seek book's drop). After its close (s->ext NULL): nothing left. */
+static void session_detached(void *ctx, struct session *s)
 {
-    drop_seek(c, s);
-    detach_all(c, s, true);
+    if (s->ext)
+        detach_all(ctx, s, true);
 }
 
-void cluster_session_closed(struct cluster *c, struct session *s)
+/* A local connection opened: it gets its number for the hosts'
+ * deliveries. */
+static int session_opened(void *ctx, struct session *s)
 {
-    hub_session_free_welcome(s);
-    s->attaching = 0;
-    if (s->player) {
-        drop_seek(c, s);
-        detach_all(c, s, true);
+    struct cluster *c = ctx;
+    struct edge *e = calloc(1, sizeof *e);
+
+    if (!e)
+        return -1;
+    e->id = ++c->next_conn;
+    id_key(e->id, e->id_key, sizeof e->id_key);
+    table_init(&e->rgames);
+    s->ext = e;
+    if (table_put(&c->locals, e->id_key, s) < 0) {
+        s->ext = NULL;
+        free(e);
+        return -1;
     }
-    table_del(&c->locals, s->id_key);
+    return 0;
+}
+
+/* It closes: detached from every host it follows, and forgotten. */
+static void session_closed(void *ctx, struct session *s)
+{
+    struct cluster *c = ctx;
+    struct edge *e = edge_of(s);
+
+    e->attaching = 0;
+    detach_all(c, s, s->player != NULL);
+    table_del(&c->locals, e->id_key);
+    table_clear(&e->rgames);
+    free(e);
+    s->ext = NULL;
 }
 
 /* Every follower of every remote game attaches again with a resync:
@@ -794,6 +876,24 @@ static void resync_all(struct cluster *c)
 
 /* ---- host: remote sessions --------------------------------------------- */
 
+static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq);
+
+static int64_t remote_rtt_ms(const struct session *s)
+{
+    return ((const struct remote *)s->ext)->rtt_ms;
+}
+
+/* A remote session's close: nothing to do here (its edge closes it). */
+static void remote_close(struct session *s, int code, const char *reason)
+{
+    (void)s;
+    (void)code;
+    (void)reason;
+}
+
+static const struct session_ops remote_ops = {remote_send, remote_rtt_ms,
+                                              remote_close};
+
 static struct remote *remote_get(struct cluster *c, char *const *tok,
                                  struct player **out)
 {
@@ -806,7 +906,7 @@ static struct remote *remote_get(struct cluster *c, char *const *tok,
     rs = table_get(&c->remotes, key);
     if (rs) {
         rs->rtt_ms = strtoll(tok[4], NULL, 10);
-        *out = rs->s.player;
+        *out = rs->s->player;
         return rs;
     }
     p = hub_player_get(c->h, tok[6], tok[7]);
@@ -819,8 +919,7 @@ static struct remote *remote_get(struct cluster *c, char *const *tok,
         hub_player_release(c->h, p);
         return NULL;
     }
-    session_init(&rs->s, c->h, NULL, NULL, &c->h->limits);
-    rs->s.remote = rs;
+    rs->c = c;
     snprintf(rs->key, sizeof rs->key, "%s", key);
     snprintf(rs->node, sizeof rs->node, "%s", tok[1]);
     snprintf(rs->inc, sizeof rs->inc, "%s", tok[2]);
@@ -828,10 +927,9 @@ static struct remote *remote_get(struct cluster *c, char *const *tok,
     rs->rtt_ms = strtoll(tok[4], NULL, 10);
     table_init(&rs->games);
     if (table_put(&c->remotes, rs->key, rs) < 0 ||
-        hub_remote_attach(&rs->s, p) < 0) {
+        !(rs->s = hub_remote_open(c->h, &remote_ops, rs, p))) {
         table_del(&c->remotes, rs->key);
         table_clear(&rs->games);
-        session_clear(&rs->s);
         free(rs);
         hub_player_release(c->h, p);
         return NULL;
@@ -847,8 +945,7 @@ static void remote_free(struct cluster *c, struct remote *rs)
         free(rs->games.slots[i].value);
     table_clear(&rs->games);
     table_del(&c->remotes, rs->key);
-    hub_remote_detach(c->h, &rs->s, now_ms(c));
-    session_clear(&rs->s);
+    hub_remote_close(c->h, rs->s, now_ms(c));
     free(rs);
 }
 
@@ -872,11 +969,11 @@ static int remote_follow(struct remote *rs, const char *gid)
 static void remote_unfollow(struct cluster *c, struct remote *rs,
                             const char *gid)
 {
-    struct game *g = table_get(&c->h->games, gid);
+    struct game *g = hub_game(c->h, gid);
 
     free(table_del(&rs->games, gid));
     if (g)
-        hub_unwatch(&rs->s, g);
+        hub_unwatch(rs->s, g);
     if (rs->games.n == 0)
         remote_free(c, rs);
 }
@@ -890,7 +987,7 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
     size_t blen;
     struct remote *rs;
     struct player *p;
-    struct game *g = table_get(&c->h->games, gid);
+    struct game *g = hub_game(c->h, gid);
     int n = split(msg, len, buf, sizeof buf, tok, 8, &body, &blen);
 
     if (n != 8 || strlen(tok[0]) != 1 || !proto_key_valid(tok[1]) ||
@@ -930,21 +1027,21 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
         break;
     case 'S':
         if (game_color_of(g, p->pid) >= 0)
-            game_send_start(g, &rs->s, game_color_of(g, p->pid), now_ms(c));
+            game_send_start(g, rs->s, game_color_of(g, p->pid), now_ms(c));
         else
-            hub_watch(&rs->s, g, now_ms(c));
+            hub_watch(rs->s, g, now_ms(c));
         break;
     case 'Y':
         if (game_color_of(g, p->pid) < 0)
-            hub_watch(&rs->s, g, now_ms(c));
+            hub_watch(rs->s, g, now_ms(c));
         else
-            game_send_state(g, &rs->s, NULL, now_ms(c));
+            game_send_state(g, rs->s, NULL, now_ms(c));
         break;
     case 'M': {
         struct proto_msg m;
         struct proto_error e;
         if (proto_parse(body, blen, true, &m, &e) != 0) {
-            hub_send_error(&rs->s, e.code, e.msg, &m.id);
+            hub_send_error(rs->s, e.code, e.msg, &m.id);
             break;
         }
         if (strcmp(m.game, gid) != 0) { /* only commands about this game */
@@ -952,9 +1049,9 @@ static void on_command(struct cluster *c, const char *gid, const char *msg,
                      proto_type_name(m.type));
             break;
         }
-        hub_dispatch(&rs->s, &m, body, blen, now_ms(c), true);
+        hub_run(rs->s, &m, body, blen, now_ms(c));
         if (m.type == PROTO_T_UNWATCH && game_color_of(g, p->pid) < 0 &&
-            table_get(&c->h->games, gid)) {
+            hub_game(c->h, gid)) {
             char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
             int k = snprintf(out, sizeof out, "U %llu %s",
                              (unsigned long long)rs->conn, gid);
@@ -1034,8 +1131,8 @@ static void on_node_message(struct cluster *c, const char *msg, size_t len)
     }
     case 'N': /* a seek of a player's here became a game: tell_seeker_node */
         if (n == 3 && proto_key_valid(tok[1]) && proto_key_valid(tok[2])) {
-            struct player *p = table_get(&c->h->players, tok[2]);
-            if (!p || table_get(&c->h->games, tok[1]))
+            struct player *p = hub_player(c->h, tok[2]);
+            if (!p || hub_game(c->h, tok[1]))
                 break;
             for (size_t i = 0; i < p->nconns; i++)
                 if (follow_add(c, p->conns[i], tok[1]) == 1)
@@ -1059,7 +1156,7 @@ static void on_node_message(struct cluster *c, const char *msg, size_t len)
         break;
     case 'H':
         if (n == 5) {
-            if (!proto_key_valid(tok[1]) || table_get(&c->h->games, tok[1]))
+            if (!proto_key_valid(tok[1]) || hub_game(c->h, tok[1]))
                 return;
             adopt(c, tok[1], strtoll(tok[2], NULL, 10),
                   strtoll(tok[3], NULL, 10), NULL);
@@ -1079,36 +1176,22 @@ static void on_player_message(struct cluster *c, const char *pid,
     char buf[HDR_MAX], *tok[2];
     const char *body;
     size_t blen;
-    struct player *p = table_get(&c->h->players, pid);
+    struct player *p = hub_player(c->h, pid);
     int n = split(msg, len, buf, sizeof buf, tok, 2, &body, &blen);
 
     if (n != 2 || !p || !proto_key_valid(tok[1]))
         return;
     switch (tok[0][0]) {
     case 'N':
-        if (table_get(&c->h->games, tok[1]))
+        if (hub_game(c->h, tok[1]))
             return;
         for (size_t i = 0; i < p->nconns; i++)
             if (follow_add(c, p->conns[i], tok[1]) == 1)
                 send_kind(c, p->conns[i], tok[1], 'S');
         break;
-    case 'L':
-        if (strcmp(tok[1], c->node))
-            account_logout_others(c->h, p, NULL, 0, now_ms(c));
-        break;
-    case 'C':
-        if (strcmp(tok[1], c->node) && blen > 0 &&
-            blen <= STORE_SETTINGS_MAX) {
-            char *json = malloc(blen + 1);
-            if (!json)
-                return;
-            memcpy(json, body, blen);
-            json[blen] = '\0';
-            prefs_tell(c->h, p, NULL, json, 0);
-            free(json);
-        }
-        break;
-    default:
+    default: /* a module's tell (router_ops.tell), unless it was ours */
+        if (strlen(tok[0]) == 1 && strcmp(tok[1], c->node))
+            hub_told(c->h, pid, tok[0][0], body, blen, now_ms(c));
         break;
     }
 }
@@ -1119,7 +1202,7 @@ static void on_game_message(struct cluster *c, const char *gid,
 {
     struct follow *f = table_get(&c->follows, gid);
 
-    if (!f || len < 2 || msg[0] != 'M' || table_get(&c->h->games, gid))
+    if (!f || len < 2 || msg[0] != 'M' || hub_game(c->h, gid))
         return;
     for (size_t i = 0; i < f->n; i++)
         send_kind(c, f->s[i], gid, 'Y');
@@ -1276,7 +1359,7 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     if (epoch > 0) {
         a->handover = true;
         a->epoch = epoch;
-        a->seq = store_take_epoch(c->h->store, gid, epoch);
+        a->seq = store_take_epoch(c->store, gid, epoch);
         a->stage = ADOPT_EPOCH;
         if (!a->seq) {
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
@@ -1286,7 +1369,7 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
         return;
     }
     a->stage = ADOPT_TAKE;
-    if (store_get_epoch(c->h->store, gid, &floor) < 0)
+    if (store_get_epoch(c->store, gid, &floor) < 0)
         floor = 0;
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
@@ -1320,7 +1403,7 @@ static void on_taken(void *arg, const redisReply *reply, const char *err)
     if (!a->seen_ms && reply->elements >= 3 &&
         reply->element[2]->type == REDIS_REPLY_INTEGER)
         a->seen_ms = reply->element[2]->integer;
-    a->seq = store_take_epoch(c->h->store, a->gid, a->epoch);
+    a->seq = store_take_epoch(c->store, a->gid, a->epoch);
     if (!a->seq) {
         log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
         adoption_resend(c, a);
@@ -1328,7 +1411,7 @@ static void on_taken(void *arg, const redisReply *reply, const char *err)
         return;
     }
     a->stage = ADOPT_EPOCH;
-    if (a->seq <= store_committed(c->h->store))
+    if (a->seq <= store_committed(c->store))
         cluster_wake(c);
 }
 
@@ -1413,7 +1496,7 @@ static void adoption_finish(struct cluster *c, struct adoption *a)
     struct game *g = NULL;
     int rc;
 
-    if (store_get_epoch(c->h->store, a->gid, &now_epoch) <= 0 ||
+    if (store_get_epoch(c->store, a->gid, &now_epoch) <= 0 ||
         now_epoch != a->epoch) {
         log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
                  "epoch=%lld now=%lld",
@@ -1422,7 +1505,7 @@ static void adoption_finish(struct cluster *c, struct adoption *a)
         adoption_free(c, a);
         return;
     }
-    rc = store_get_game(c->h->store, a->gid, &row, &moves, &n, NULL);
+    rc = store_get_game(c->store, a->gid, &row, &moves, &n, NULL);
     if (rc == 1 && strcmp(row.status, "ended") != 0)
         g = hub_adopt_game(c->h, &row, moves, n, a->seen_ms, now_ms(c));
     free(moves);
@@ -1450,13 +1533,13 @@ static void no_host(struct cluster *c, struct fwd *f)
         retry_later(c, f);
         return;
     }
-    if (table_get(&c->h->games, f->gid)) { /* adopted meanwhile */
+    if (hub_game(c->h, f->gid)) { /* adopted meanwhile */
         if (f->kind == 'M')
             run_here(c, f->sid, f->text, f->len);
         free(f);
         return;
     }
-    rc = store_get_game(c->h->store, f->gid, &row, NULL, NULL, NULL);
+    rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
     if (rc == 1 && strcmp(row.status, "ended") != 0) {
         struct pending *p = pending_of(f);
         free(f);
@@ -1501,12 +1584,12 @@ static void on_new_taken(void *arg, const redisReply *reply, const char *err)
     free(gid);
 }
 
-int cluster_host_new(struct cluster *c, const char *gid)
+static int cluster_host_new(struct cluster *c, const char *gid)
 {
     char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
     char *copy;
 
-    if (!store_take_epoch(c->h->store, gid, 1))
+    if (!store_take_epoch(c->store, gid, 1))
         return -1;
     epoch_set(c, gid, 1);
     follow_subscribe(c, "cmd", gid, true);
@@ -1520,7 +1603,7 @@ int cluster_host_new(struct cluster *c, const char *gid)
     return 0;
 }
 
-void cluster_tell_players(struct cluster *c, struct game *g)
+static void cluster_tell_players(struct cluster *c, struct game *g)
 {
     char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
     int n = snprintf(out, sizeof out, "N %s", game_gid(g));
@@ -1565,7 +1648,7 @@ static void forget_remotes(struct cluster *c, const char *gid)
     }
 }
 
-void cluster_unhost(struct cluster *c, const char *gid)
+static void cluster_unhost(struct cluster *c, const char *gid)
 {
     follow_subscribe(c, "cmd", gid, false);
     if (table_get(&c->epochs, gid))
@@ -1581,7 +1664,7 @@ void cluster_unhost(struct cluster *c, const char *gid)
  * true host), and the game leaves memory without a write. */
 static void fence(struct cluster *c, const char *gid)
 {
-    struct game *g = table_get(&c->h->games, gid);
+    struct game *g = hub_game(c->h, gid);
     char copy[PROTO_KEY_MAX + 1];
 
     snprintf(copy, sizeof copy, "%s", gid);
@@ -1593,7 +1676,7 @@ static void fence(struct cluster *c, const char *gid)
          * store (which may be one of the refused writes'): closed, their
          * outbox dropped; the others were sent nothing but what was
          * stored, and the game's new host attaches them again */
-        uint64_t committed = store_committed(c->h->store);
+        uint64_t committed = store_committed(c->store);
         for (size_t i = 0; i < c->remotes.cap; i++) {
             struct remote *rs = c->remotes.slots[i].value;
             char out[64], channel[PROTO_KEY_MAX + 8];
@@ -1612,13 +1695,13 @@ static void fence(struct cluster *c, const char *gid)
     }
 }
 
-void cluster_wake(struct cluster *c)
+static void cluster_wake(struct cluster *c)
 {
     char gids[64][PROTO_KEY_MAX + 1];
     size_t n;
-    uint64_t committed = store_committed(c->h->store);
+    uint64_t committed = store_committed(c->store);
 
-    while ((n = store_take_fenced(c->h->store, gids, 64)) > 0)
+    while ((n = store_take_fenced(c->store, gids, 64)) > 0)
         for (size_t i = 0; i < n; i++)
             fence(c, gids[i]);
     for (size_t i = 0; i < c->adopting.cap; i++) {
@@ -1750,7 +1833,7 @@ static void on_reclaimed(void *arg, const redisReply *reply, const char *err)
     struct reclaim *r = arg;
     struct cluster *c = r->c;
 
-    if (!table_get(&c->h->games, r->gid)) {
+    if (!hub_game(c->h, r->gid)) {
         free(r);
         return;
     }
@@ -1762,7 +1845,7 @@ static void on_reclaimed(void *arg, const redisReply *reply, const char *err)
     }
     if (reply->element[0]->integer == 0) {
         fence(c, r->gid);
-    } else if (store_take_epoch(c->h->store, r->gid,
+    } else if (store_take_epoch(c->store, r->gid,
                                 reply->element[0]->integer)) {
         epoch_set(c, r->gid, reply->element[0]->integer);
     }
@@ -1809,7 +1892,7 @@ static void on_swept(void *arg, const redisReply *reply, const char *err)
         for (long long k = 0; k < n && i < reply->elements; k++, i++) {
             const redisReply *g = reply->element[i];
             if (g->type == REDIS_REPLY_STRING && proto_key_valid(g->str) &&
-                !table_get(&c->h->games, g->str))
+                !hub_game(c->h, g->str))
                 adopt(c, g->str, 0, 0, NULL);
         }
     }
@@ -1829,14 +1912,13 @@ static void orphans_tick(struct cluster *c)
         return;
     gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
     if (!gids ||
-        store_live_gids(c->h->store, c->orphans_after, c->orphans_before,
-                        gids, CLUSTER_SWEEP_GAMES, &n) < 0) {
+        store_live_gids(c->store, c->orphans_after, c->orphans_before, gids,
+                        CLUSTER_SWEEP_GAMES, &n) < 0) {
         free(gids);
         return; /* again next tick */
     }
     for (size_t i = 0; i < n; i++)
-        if (!table_get(&c->h->games, gids[i]) &&
-            !table_get(&c->adopting, gids[i]))
+        if (!hub_game(c->h, gids[i]) && !table_get(&c->adopting, gids[i]))
             adopt(c, gids[i], 0, 0, NULL);
     if (n < CLUSTER_SWEEP_GAMES)
         c->orphans_scan = false;
@@ -1907,7 +1989,12 @@ static void on_state(void *arg, bool up)
 
     c->up = up;
     log_info("event=cluster_redis_%s node=%s", up ? "up" : "down", c->node);
-    hub_notice_cluster(c->h, up);
+    {
+        struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
+        if (b) /* to every local connection after hello */
+            hub_notice_all(c->h, b);
+        msgbuf_unref(b);
+    }
     if (!up)
         return;
     if (c->leased) { /* renew at once: it tells whether the lease held */
@@ -1930,7 +2017,7 @@ static void on_handed(void *arg, const redisReply *reply, const char *err)
 {
     struct handover *ho = arg;
     struct cluster *c = ho->c;
-    struct game *g = table_get(&c->h->games, ho->gid);
+    struct game *g = hub_game(c->h, ho->gid);
 
     free(table_del(&c->handing_over, ho->gid));
     if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
@@ -2012,7 +2099,7 @@ static void on_handover_tick(void *arg)
     }
 }
 
-void cluster_begin_handover(struct cluster *c)
+static void cluster_begin_handover(struct cluster *c)
 {
     if (c->handing)
         return;
@@ -2021,20 +2108,20 @@ void cluster_begin_handover(struct cluster *c)
     hub_alarm_arm(c->h, c->handover_alarm, now_ms(c));
 }
 
-bool cluster_handing_over(const struct cluster *c, const char *gid)
+static bool cluster_handing_over(const struct cluster *c, const char *gid)
 {
     return table_get(&c->handing_over, gid) != NULL;
 }
 
-bool cluster_handed_over(const struct cluster *c)
+static bool cluster_handed_over(const struct cluster *c)
 {
     return !c->handing || (c->handover_left == 0 && c->released);
 }
 
-size_t cluster_handover(struct cluster *c, int64_t now)
+static size_t cluster_handover(struct cluster *c, int64_t now)
 {
     size_t left = 0, k = 0;
-    uint64_t committed = store_committed(c->h->store);
+    uint64_t committed = store_committed(c->store);
 
     (void)now;
     if (!c->up || !c->leased)
@@ -2057,7 +2144,7 @@ size_t cluster_handover(struct cluster *c, int64_t now)
         if (!c->epochs.slots[i].value)
             continue;
         left++;
-        g = table_get(&c->h->games, gid);
+        g = hub_game(c->h, gid);
         if (!g || game_seq(g) > committed || table_get(&c->handing_over, gid))
             continue; /* its last writes first; one try at a time */
         to = c->peers[k % c->n_peers];
@@ -2098,6 +2185,7 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
     if (!c)
         return NULL;
     c->h = h;
+    c->store = hub_store(h);
     c->r = r;
     snprintf(c->node, sizeof c->node, "%s", node_id);
     new_incarnation(c);
@@ -2129,6 +2217,8 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
         redis_subscribe(r, channel);
     }
     hub_alarm_arm(h, c->tick, now_ms(c) + CLUSTER_TICK_MS);
+    hub_set_router(h, &(struct router){&cluster_router, c});
+    hub_set_seekbook(h, &(struct seekbook){&cluster_seekbook, c});
     return c;
 }
 
@@ -2136,14 +2226,15 @@ void cluster_free(struct cluster *c)
 {
     if (!c)
         return;
+    hub_set_router(c->h, NULL);
+    hub_set_seekbook(c->h, NULL);
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
         if (rs) {
             for (size_t j = 0; j < rs->games.cap; j++)
                 free(rs->games.slots[j].value);
             table_clear(&rs->games);
-            session_clear(&rs->s);
-            free(rs);
+            free(rs); /* (its session is the hub's: hub_free's) */
         }
     }
     table_clear(&c->remotes);
@@ -2169,6 +2260,17 @@ void cluster_free(struct cluster *c)
     for (size_t i = 0; i < c->handing_over.cap; i++)
         free(c->handing_over.slots[i].value);
     table_clear(&c->handing_over);
+    for (size_t i = 0; i < c->locals.cap; i++) {
+        struct session *s = c->locals.slots[i].value;
+        if (s) { /* (still open: the hub's own router serves it now) */
+            struct edge *e = s->ext;
+            for (size_t j = 0; j < e->rgames.cap; j++)
+                free(e->rgames.slots[j].value);
+            table_clear(&e->rgames);
+            free(e);
+            s->ext = NULL;
+        }
+    }
     table_clear(&c->locals);
     outqs_free(c);
     while (c->defer) {
@@ -2205,7 +2307,7 @@ bool cluster_ready(const struct cluster *c)
     return c->up && c->leased;
 }
 
-bool cluster_leased(struct cluster *c)
+static bool cluster_leased(struct cluster *c)
 {
     return c->leased && now_ms(c) < c->lease_until;
 }
@@ -2221,12 +2323,6 @@ size_t cluster_adoptions(const struct cluster *c)
 }
 
 /* A local session's number, for the host's envelopes and deliveries. */
-int cluster_session_opened(struct cluster *c, struct session *s)
-{
-    s->id = ++c->next_conn;
-    id_key(s->id, s->id_key, sizeof s->id_key);
-    return table_put(&c->locals, s->id_key, s);
-}
 
 /* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
 
@@ -2286,14 +2382,15 @@ static void on_placed(void *arg, const redisReply *reply, const char *err)
     }
     hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
     if (!strcmp(reply->element[0]->str, "waiting")) {
-        snprintf(s->seek_sid, sizeof s->seek_sid, "%s", sc->seek);
+        snprintf(edge_of(s)->seek_sid, sizeof edge_of(s)->seek_sid, "%s",
+                 sc->seek);
     } else if (reply->elements >= 5 &&
                reply->element[2]->type == REDIS_REPLY_STRING &&
                reply->element[4]->type == REDIS_REPLY_STRING &&
                proto_key_valid(reply->element[2]->str)) {
         int color = strcmp(reply->element[4]->str, "white") ? 1 : 0;
         struct game *g;
-        s->seek_sid[0] = '\0';
+        edge_of(s)->seek_sid[0] = '\0';
         g = hub_start_paired(s, &sc->clock, sc->rated, color,
                              reply->element[2]->str, now_ms(c));
         if (g && reply->element[3]->type == REDIS_REPLY_STRING)
@@ -2304,9 +2401,9 @@ static void on_placed(void *arg, const redisReply *reply, const char *err)
     free(sc);
 }
 
-void cluster_seek(struct cluster *c, struct session *s,
-                  const struct proto_msg *m, const char *sid, int rating,
-                  bool provisional)
+static void cluster_seek(struct cluster *c, struct session *s,
+                         const struct proto_msg *m, const char *sid,
+                         int rating, bool provisional)
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
     char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
@@ -2320,7 +2417,7 @@ void cluster_seek(struct cluster *c, struct session *s,
         return;
     }
     sc->c = c;
-    sc->sid = s->id;
+    sc->sid = edge_of(s)->id;
     snprintf(sc->seek, sizeof sc->seek, "%s", sid);
     sc->clock = m->clock;
     sc->rated = m->rated;
@@ -2357,14 +2454,14 @@ static void on_cancelled(void *arg, const redisReply *reply, const char *err)
         else
             hub_send_error(s, PROTO_NO_SEEK, "you have no open seek",
                            &sc->id);
-        s->seek_sid[0] = '\0';
+        edge_of(s)->seek_sid[0] = '\0';
         flush_soon(sc->c);
     }
     free(sc);
 }
 
-void cluster_cancel_seek(struct cluster *c, struct session *s,
-                         const struct proto_id *id)
+static void cluster_cancel_seek(struct cluster *c, struct session *s,
+                                const struct proto_id *id)
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
     char seeker[48];
@@ -2374,7 +2471,7 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
         return;
     }
     sc->c = c;
-    sc->sid = s->id;
+    sc->sid = edge_of(s)->id;
     sc->id = *id;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
     if (eval_(c, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
@@ -2389,12 +2486,14 @@ static void drop_seek(struct cluster *c, struct session *s)
 {
     char seeker[48];
 
-    if (!s->seek_sid[0] || !s->player)
+    struct edge *e = s->conn ? s->ext : NULL; /* (a local connection's) */
+
+    if (!e || !e->seek_sid[0] || !s->player)
         return;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
     eval_(c, REDIS_LUA_SEEK_CANCEL, log_reply, (void *)"seek_cancel", 1,
-          (const char *[]){seeker}, 1, (const char *[]){s->seek_sid});
-    s->seek_sid[0] = '\0';
+          (const char *[]){seeker}, 1, (const char *[]){e->seek_sid});
+    e->seek_sid[0] = '\0';
 }
 
 /* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
@@ -2457,12 +2556,7 @@ static void card_put(struct cluster *c, const struct game *g, bool ply_only)
           (const char *[]){key, "games:live"}, n, args);
 }
 
-void cluster_game_started(struct cluster *c, const struct game *g)
-{
-    card_put(c, g, false);
-}
-
-void cluster_game_ended(struct cluster *c, const char *gid)
+static void cluster_game_ended(struct cluster *c, const char *gid)
 {
     cmd_(c, log_reply, (void *)"card", "ZREM games:live %s", gid);
     cmd_(c, log_reply, (void *)"card", "DEL game:%s:card", gid);
@@ -2481,7 +2575,7 @@ static void on_top_games(void *arg, const redisReply *reply, const char *err)
         struct game *g;
         if (reply->element[i]->type != REDIS_REPLY_STRING)
             continue;
-        g = table_get(&c->h->games, reply->element[i]->str);
+        g = hub_game(c->h, reply->element[i]->str);
         if (g && game_status(g) == GAME_STARTED &&
             table_get(&c->epochs, game_gid(g)))
             card_put(c, g, true);
@@ -2538,7 +2632,7 @@ static void on_snapshot(void *arg, const redisReply *reply, const char *err)
     size_t ns = 0, ng = 0, i = 0, n;
 
     if (err || !reply || reply->type != REDIS_REPLY_ARRAY) {
-        lobbyfeed_snapshot(c->h->feed, NULL, now_ms(c));
+        lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, now_ms(c));
         return;
     }
     n = (size_t)number(reply, &i);
@@ -2591,11 +2685,11 @@ static void on_snapshot(void *arg, const redisReply *reply, const char *err)
         if (ok && e->white.id[0] && ng < LOBBY_GAMES_MAX)
             ng++;
     }
-    lobbyfeed_snapshot(c->h->feed, proto_render_lobby(seeks, ns, games, ng),
-                       now_ms(c));
+    lobbyfeed_snapshot(hub_lobbyfeed(c->h),
+                       proto_render_lobby(seeks, ns, games, ng), now_ms(c));
 }
 
-void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
+static void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
 {
     struct cluster *c = arg;
     char ns[16], ng[16];
@@ -2606,7 +2700,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
     if (eval_(c, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
               (const char *[]){"seeks:all", "games:live"}, 2,
               (const char *[]){ns, ng}) < 0)
-        lobbyfeed_snapshot(c->h->feed, NULL, now_ms(c));
+        lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, now_ms(c));
 }
 
 /* ---- accept (seek_take.lua) -------------------------------------------- */
@@ -2702,8 +2796,8 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
     }
 }
 
-void cluster_accept(struct cluster *c, struct session *s,
-                    const struct proto_msg *m)
+static void cluster_accept(struct cluster *c, struct session *s,
+                           const struct proto_msg *m)
 {
     struct accept_call *a = calloc(1, sizeof *a);
 
@@ -2712,7 +2806,7 @@ void cluster_accept(struct cluster *c, struct session *s,
         return;
     }
     a->c = c;
-    a->sid = s->id;
+    a->sid = edge_of(s)->id;
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
     if (cmd_(c, on_seek_read, a,
@@ -2723,3 +2817,165 @@ void cluster_accept(struct cluster *c, struct session *s,
         hub_busy(s, &m->id);
     }
 }
+
+/* ---- the ports: the hub's router and seek book --------------------------- */
+
+/* The player's live games on every node: the store's list (it lags the
+ * writes queued here by a commit; the hub counts those itself). */
+static int count_games(void *ctx, const char *pid, size_t max, size_t *n)
+{
+    struct cluster *c = ctx;
+    char(*gids)[PROTO_KEY_MAX + 1] = malloc((max ? max : 1) * sizeof *gids);
+    int rc = gids ? store_player_live_games(c->store, pid, gids, max, n) : -1;
+
+    free(gids);
+    return rc;
+}
+
+static int list_games(void *ctx, struct player *p, const char **gids,
+                      char (*buf)[PROTO_KEY_MAX + 1], size_t max, size_t *n)
+{
+    struct cluster *c = ctx;
+
+    if (store_player_live_games(c->store, p->pid, buf, max, n) < 0)
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        gids[i] = buf[i];
+    return 0;
+}
+
+/* A command about a game of another node (or of none), or of one being
+ * handed over, is forwarded. */
+static bool forward(void *ctx, struct session *s, const struct proto_msg *m,
+                    const char *text, size_t len, int64_t now)
+{
+    struct cluster *c = ctx;
+
+    if (hub_game(c->h, m->game) && !cluster_handing_over(c, m->game))
+        return false;
+    cluster_forward(c, s, m, text, len, now);
+    return true;
+}
+
+static bool leased(void *ctx)
+{
+    return cluster_leased(ctx);
+}
+
+static int new_game(void *ctx, const char *gid)
+{
+    return cluster_host_new(ctx, gid);
+}
+
+static void game_seated(void *ctx, struct game *g)
+{
+    cluster_tell_players(ctx, g);
+}
+
+static void game_ended(void *ctx, struct game *g)
+{
+    cluster_game_ended(ctx, game_gid(g));
+}
+
+static void game_gone(void *ctx, const char *gid)
+{
+    cluster_unhost(ctx, gid);
+}
+
+static bool shared_store(void *ctx)
+{
+    (void)ctx;
+    return true;
+}
+
+static void tell(void *ctx, const char *pid, char tag, const char *payload,
+                 size_t len, uint64_t seq)
+{
+    cluster_tell_player(ctx, pid, tag, payload, len, seq);
+}
+
+static void wake(void *ctx)
+{
+    cluster_wake(ctx);
+}
+
+static void shutdown_begin(void *ctx)
+{
+    cluster_begin_handover(ctx);
+}
+
+static bool stoppable(void *ctx)
+{
+    return cluster_handed_over(ctx);
+}
+
+static const struct router_ops cluster_router = {
+    .session_opened = session_opened,
+    .session_closed = session_closed,
+    .session_detached = session_detached,
+    .player_joined = player_joined,
+    .player_left = player_left,
+    .count_games = count_games,
+    .list_games = list_games,
+    .welcome = welcome_after_attach,
+    .forward = forward,
+    .leased = leased,
+    .game_new = new_game,
+    .game_seated = game_seated,
+    .game_ended = game_ended,
+    .game_gone = game_gone,
+    .shared_store = shared_store,
+    .tell = tell,
+    .wake = wake,
+    .shutdown = shutdown_begin,
+    .stoppable = stoppable,
+};
+
+static void seek_place(void *ctx, struct session *s,
+                       const struct proto_msg *m, const struct lobby_seek *k,
+                       int64_t now)
+{
+    (void)now;
+    cluster_seek(ctx, s, m, k->sid, k->rating, k->provisional);
+}
+
+static void seek_cancel(void *ctx, struct session *s,
+                        const struct proto_id *id)
+{
+    cluster_cancel_seek(ctx, s, id);
+}
+
+static void seek_accept(void *ctx, struct session *s,
+                        const struct proto_msg *m, int64_t now)
+{
+    (void)now;
+    cluster_accept(ctx, s, m);
+}
+
+static bool seek_has(void *ctx, const struct session *s)
+{
+    (void)ctx; /* (another node's connection: its seek is its edge's) */
+    return s->conn && s->ext && edge_of(s)->seek_sid[0];
+}
+
+static void seek_drop(void *ctx, struct session *s)
+{
+    drop_seek(ctx, s);
+}
+
+/* The seeks are Redis's: this node holds none of its own. */
+static size_t seek_count(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static const struct seekbook_ops cluster_seekbook = {
+    .place = seek_place,
+    .cancel = seek_cancel,
+    .accept = seek_accept,
+    .has = seek_has,
+    .drop = seek_drop,
+    .count = seek_count,
+    .fetch = cluster_lobby_fetch,
+};

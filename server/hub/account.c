@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/cluster.h"
 #include "hub/hub_internal.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -512,8 +511,9 @@ void account_logout(struct session *s, const struct proto_msg *m, int64_t now)
         snprintf(key, sizeof key, "pid:%s", p->pid);
         revoke(h, key, seq);
         account_logout_others(h, p, s, seq, now);
-        if (h->cluster) /* the other nodes' connections of the account */
-            cluster_tell_player(h->cluster, p->pid, 'L', NULL, 0, seq);
+        /* the other nodes' connections of the account */
+        h->router.ops->tell(h->router.ctx, p->pid, ACCOUNT_TELL_LOGOUT, NULL,
+                            0, seq);
     } else if (p->account && s->auth && s->auth->has_token) {
         seq = store_revoke_token(h->store, s->auth->token_hash);
         if (!seq) {

@@ -24,6 +24,10 @@ struct session;
 struct store_player;
 struct passwd_answer;
 
+/* The tag of account.c's tells to other nodes (router.h): the player
+ * logged out everywhere. */
+#define ACCOUNT_TELL_LOGOUT 'L'
+
 /* register: the guest s speaks for becomes an account. The checks in the
  * protocol's order, then the password goes to the workers;
  * account_on_password finishes (`registered` once the account is

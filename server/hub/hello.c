@@ -7,11 +7,11 @@
 #include <openssl/crypto.h>
 #include <string.h>
 #include "hub/account.h"
-#include "cluster/cluster.h"
 #include "lib/ids.h"
 #include "hub/prefs.h"
 #include "lib/tunables.h"
 #include "lib/log.h"
+#include "lib/msgbuf.h"
 
 /* ---- commands ---------------------------------------------------------- */
 
@@ -32,71 +32,63 @@ static void sort_created(struct game **gs, size_t n)
     }
 }
 
-/* In a cluster: attaches s at the hosts of its player's live games on
- * other nodes, then sends s its welcome with every live game of its
- * player on any node (the store's list). */
-static void cluster_welcome(struct session *s, struct proto_me *pp,
-                            const char *token, const struct proto_id *id,
-                            uint64_t seq)
+size_t hub_player_games_sorted(struct hub *h, struct player *p,
+                               struct game **gs, size_t max)
 {
-    struct hub *h = s->hub;
-    size_t max = (size_t)h->cfg.max_games_per_player + 8, n = 0;
-    char(*live)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *live);
-    const char **gids = malloc(max * sizeof *gids);
+    size_t n = 0;
 
-    if (!live || !gids ||
-        store_player_live_games(h->store, s->player->pid, live, max, &n) <
-            0) {
-        hub_busy(s, id);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            gids[i] = live[i];
-        cluster_welcome_after_attach(
-            h->cluster, s, gids, n,
-            proto_render_welcome(pp, token, gids, n, id), seq);
-    }
-    free(gids);
-    free(live);
+    for (size_t i = 0; i < p->ngames && n < max; i++)
+        if ((gs[n] = table_get(&h->games, p->games[i].gid)) != NULL)
+            n++;
+    sort_created(gs, n);
+    return n;
 }
 
-void hub_welcome(struct session *s, const char *token,
-                 const struct proto_id *id, uint64_t seq)
+/* The welcome's text for s's player with token and the live games
+ * gids[0..n). */
+static struct msgbuf *welcome_of(struct session *s, const char *token,
+                                 const char *const *gids, size_t n,
+                                 const struct proto_id *id)
 {
     struct player *p = s->player;
     struct proto_rating ratings[RATING_CATEGORIES];
     struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
     char *settings = NULL;
-    size_t n, k = 0;
-    struct game_ref *refs = NULL;
-    struct game **gs = NULL;
-    const char **gids = NULL;
+    struct msgbuf *b;
 
     if (p->account) {
         pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
         pp.settings = settings = prefs_get(s->hub, p->pid);
     }
-    if (s->hub->cluster) {
-        cluster_welcome(s, &pp, token, id, seq);
-        free(settings);
-        return;
-    }
-    refs = hub_games_snapshot(p, &n);
-    gs = malloc((n ? n : 1) * sizeof *gs);
-    gids = malloc((n ? n : 1) * sizeof *gids);
-    for (size_t i = 0; refs && gs && i < n; i++)
-        if ((gs[k] = table_get(&s->hub->games, refs[i].gid)) != NULL)
-            k++;
-    n = k;
-    if (refs && gs && gids) {
-        sort_created(gs, n);
-        for (size_t i = 0; i < n; i++)
-            gids[i] = game_gid(gs[i]);
-        hub_send_text(s, proto_render_welcome(&pp, token, gids, n, id), seq);
-    }
+    b = msgbuf_take(proto_render_welcome(&pp, token, gids, n, id));
     free(settings);
+    return b;
+}
+
+void hub_welcome(struct session *s, const char *token,
+                 const struct proto_id *id, uint64_t seq)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    size_t max = (size_t)h->cfg.max_games_per_player + 8, n = 0;
+    char(*buf)[PROTO_KEY_MAX + 1];
+    const char **gids;
+    struct msgbuf *b = NULL;
+
+    if (p->ngames + 8 > max) /* (a restart restores what it finds) */
+        max = p->ngames + 8;
+    buf = malloc(max * sizeof *buf);
+    gids = malloc(max * sizeof *gids);
+    /* the player's live games on every node, oldest first */
+    if (!buf || !gids ||
+        h->router.ops->list_games(h->router.ctx, p, gids, buf, max, &n) < 0 ||
+        !(b = welcome_of(s, token, gids, n, id)))
+        hub_busy(s, id);
+    else /* (in a cluster, once s follows those games at their hosts) */
+        h->router.ops->welcome(h->router.ctx, s, gids, n, b, seq);
+    msgbuf_unref(b);
     free(gids);
-    free(gs);
-    free(refs);
+    free(buf);
 }
 
 void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now)

@@ -7,9 +7,9 @@
  */
 #include "hub/hub_internal.h"
 
+#include <assert.h>
 #include <openssl/crypto.h>
 #include <string.h>
-#include "cluster/cluster.h"
 #include "lib/ids.h"
 #include "hub/rematch.h"
 #include "lib/tunables.h"
@@ -26,14 +26,15 @@ void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
     struct hub *h = ctx;
 
     lobbyfeed_touch(h->feed); /* a game changed: the lobby's list may */
-    if (to->conn || to->remote) {
+    if (to->ops) {
         hub_session_send(to, b, seq);
         return;
     }
+    assert(to->player); /* a fan */
     for (size_t i = 0; i < to->player->nconns; i++)
-        hub_conn_send(h, to->player->conns[i]->conn, b, seq);
+        hub_session_send(to->player->conns[i], b, seq);
     for (size_t i = 0; i < to->player->nremotes; i++)
-        cluster_send(h->cluster, to->player->remotes[i], b, seq);
+        hub_session_send(to->player->remotes[i], b, seq);
 }
 
 static void env_timer_cb(void *arg);
@@ -155,8 +156,7 @@ static void env_ended(void *ctx, struct game *g)
     log_info("event=game_end game=%s reason=%s white=%s black=%s",
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
-    if (h->cluster)
-        cluster_game_ended(h->cluster, game_gid(g));
+    h->router.ops->game_ended(h->router.ctx, g);
     metrics_finished(&h->metrics, game_ending(g));
     hub_invite_closed(h, g);
     for (int c = 0; c < 2; c++) {
@@ -183,8 +183,8 @@ static void env_expired(void *ctx, struct game *g)
 
     if (gh) /* the game leaves memory: its rematch offer with it */
         rematch_clear(ctx, gh, -1, "expired");
-    if (((struct hub *)ctx)->cluster)
-        cluster_unhost(((struct hub *)ctx)->cluster, game_gid(g));
+    ((struct hub *)ctx)
+        ->router.ops->game_gone(((struct hub *)ctx)->router.ctx, game_gid(g));
     hub_game_destroy(ctx, g);
 }
 
@@ -281,7 +281,7 @@ void hub_drop_game(struct hub *h, struct game *g, bool cut)
         struct session *s = subs[i];
         if (s->conn) {
             hub_session_close(s, 1012, "the game moved; reconnect");
-        } else if (!s->remote && s->player) { /* a fan */
+        } else if (!s->ops && s->player) { /* a fan */
             for (size_t j = 0; j < s->player->nconns; j++)
                 hub_session_close(s->player->conns[j], 1012,
                                   "the game moved; reconnect");
@@ -310,10 +310,6 @@ void hub_drop_game(struct hub *h, struct game *g, bool cut)
 int hub_restore(struct hub *h, int64_t now)
 {
     struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
-
-    if (h->cluster) /* the live games are every node's: adopted once the
-                       node joined, where nobody hosts them (cluster.c) */
-        return 0;
 
     if (store_load_live(h->store, restore_one, &rc) < 0)
         return -1;
@@ -461,7 +457,7 @@ char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
         return NULL;
     }
     body = hub_render_stored(h, gid, NULL, true, &found);
-    if (!body && found == 1 && h->cluster)
+    if (!body && found == 1 && h->router.ops->shared_store(h->router.ctx))
         body = render_live_elsewhere(h, gid, now, &found);
     if (!body)
         *status = found < 0 ? 500 : found == 0 ? 404 : 500;
@@ -485,15 +481,14 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
         return NULL;
-    /* in a cluster the game's epoch is taken before its row is written */
-    if (h->cluster && cluster_host_new(h->cluster, gid) < 0)
+    /* (in a cluster the game's epoch is taken before its row is written) */
+    if (h->router.ops->game_new(h->router.ctx, gid) < 0)
         return NULL;
     g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
     if (!g || table_put(&h->games, game_gid(g), g) < 0) {
         if (g)
             hub_game_destroy(h, g);
-        if (h->cluster)
-            cluster_unhost(h->cluster, gid);
+        h->router.ops->game_gone(h->router.ctx, gid);
         return NULL;
     }
     for (int c = 0; c < 2; c++)
@@ -501,18 +496,14 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
     for (int c = 0; c < 2; c++) {
         /* (a seat of another node's connection has no record here yet
          * in a cluster: its connections attach to it later) */
-        struct player *p = seats[c].pid
-                               ? (h->cluster
-                                      ? hub_player_get(h, seats[c].pid,
-                                                       seats[c].name)
-                                      : table_get(&h->players, seats[c].pid))
-                               : NULL;
+        struct player *p = seats[c].pid ? hub_player_get(h, seats[c].pid,
+                                                         seats[c].name)
+                                        : NULL;
         if (p)
             hub_player_add_game(p, game_gid(g));
     }
     hub_subscribe_players(h, g);
-    if (h->cluster)
-        cluster_tell_players(h->cluster, g);
+    h->router.ops->game_seated(h->router.ctx, g);
     log_info("event=game_created game=%s", gid);
     return g;
 }

@@ -38,10 +38,12 @@
 #include "hub/hub.h"
 #include "hub/hub_internal.h"
 
+#include <assert.h>
 #include <openssl/crypto.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hub/account.h"
-#include "cluster/cluster.h"
 #include "hub/passwd.h"
 #include "hub/prefs.h"
 #include "lib/ratelimit.h"
@@ -49,7 +51,9 @@
 #include "lib/tunables.h"
 #include "game/lobby.h"
 #include "hub/lobbyfeed.h"
+#include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "store/store.h"
 #include "game/verdict.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -80,11 +84,29 @@ void hub_alarm_free(struct hub *h, struct hub_alarm *a)
     h->env.alarm_free(h->env.ctx, a);
 }
 
-void hub_conn_send(struct hub *h, struct conn *c, struct msgbuf *b,
-                   uint64_t seq)
+/* ---- a local connection's session_ops --------------------------------- */
+
+static void local_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
-    h->env.send(h->env.ctx, c, b, seq);
+    struct hub *h = s->hub;
+
+    h->env.send(h->env.ctx, s->conn, b, seq);
 }
+
+static int64_t local_rtt_ms(const struct session *s)
+{
+    const struct hub_env *env = &s->hub->env;
+
+    return env->rtt_ms ? env->rtt_ms(env->ctx, s->conn) : 0;
+}
+
+static void local_close(struct session *s, int code, const char *reason)
+{
+    s->hub->env.drop(s->hub->env.ctx, s->conn, code, reason);
+}
+
+static const struct session_ops local_ops = {local_send, local_rtt_ms,
+                                             local_close};
 
 /* Makes room for one more of n items of size bytes in *arr (capacity
  * *cap), doubling from one: most players have one connection and one or
@@ -106,19 +128,16 @@ int hub_grow(void **arr, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-/* A message sent to a session whose welcome is held, kept behind it. */
-struct held_msg {
-    struct held_msg *next;
-    struct msgbuf *b;
-    uint64_t seq;
-};
-
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
-    if (s->welcome) { /* nothing before the welcome */
+    assert(s->ops); /* a fan's messages go to its player's sessions */
+    if (s->hold) {  /* nothing before the held first message */
         struct held_msg *m = malloc(sizeof *m);
-        if (!m)
+        if (!m) { /* a message lost: the client must not go on without it */
+            log_error("event=send_dropped why=out_of_memory what=held");
+            hub_session_close(s, 1011, "out of memory");
             return;
+        }
         *m = (struct held_msg){NULL, msgbuf_ref(b), seq};
         if (!s->held)
             s->held_tail = &s->held;
@@ -126,22 +145,27 @@ void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
         s->held_tail = &m->next;
         return;
     }
-    if (s->remote)
-        cluster_send(s->hub->cluster, s, b, seq);
-    else
-        hub_conn_send(s->hub, s->conn, b, seq);
+    s->ops->send(s, b, seq);
 }
 
-void hub_session_release_welcome(struct session *s)
+void hub_session_hold(struct session *s, struct msgbuf *b, uint64_t seq)
 {
-    struct msgbuf *w = s->welcome;
+    if (s->hold) /* (a second hold's: the first goes first) */
+        hub_session_release(s);
+    s->hold = msgbuf_ref(b);
+    s->hold_seq = seq;
+}
+
+void hub_session_release(struct session *s)
+{
+    struct msgbuf *w = s->hold;
     struct held_msg *m = s->held;
 
     if (!w)
         return;
-    s->welcome = NULL;
+    s->hold = NULL;
     s->held = NULL;
-    hub_session_send(s, w, s->welcome_seq);
+    hub_session_send(s, w, s->hold_seq);
     msgbuf_unref(w);
     while (m) {
         struct held_msg *next = m->next;
@@ -152,22 +176,10 @@ void hub_session_release_welcome(struct session *s)
     }
 }
 
-void hub_session_free_welcome(struct session *s)
-{
-    msgbuf_unref(s->welcome);
-    s->welcome = NULL;
-    while (s->held) {
-        struct held_msg *m = s->held;
-        s->held = m->next;
-        msgbuf_unref(m->b);
-        free(m);
-    }
-}
-
 void hub_session_close(struct session *s, int code, const char *reason)
 {
-    if (s->conn)
-        s->hub->env.drop(s->hub->env.ctx, s->conn, code, reason);
+    if (s->ops && s->ops->close)
+        s->ops->close(s, code, reason);
 }
 
 void hub_send_text(struct session *s, char *text, uint64_t seq)
@@ -206,8 +218,8 @@ void hub_hex(const uint8_t *in, size_t n, char *out)
 
 void hub_wake(struct hub *h)
 {
-    if (h->cluster) /* (fenced games first: they release nothing) */
-        cluster_wake(h->cluster);
+    /* (the router first: a game fenced there releases nothing) */
+    h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
     passwd_collect(h->passwd, account_on_password, h);
@@ -312,14 +324,9 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     table_init(&h->revoked);
     table_init(&h->rated);
     hub_hosting_init(h);
-    if (env->redis) {
-        h->cluster = cluster_new(h, env->redis, cfg->node_id);
-        if (!h->cluster) {
-            hub_free(h);
-            return NULL;
-        }
-        lobbyfeed_set_source(h->feed, cluster_lobby_fetch, h->cluster);
-    }
+    h->local_ops = &local_ops;
+    hub_set_router(h, NULL);
+    hub_set_seekbook(h, NULL);
     return h;
 }
 
@@ -329,7 +336,6 @@ void hub_free(struct hub *h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
     passwd_stop(h->passwd);     /* its answers name jobs freed below */
-    cluster_free(h->cluster);   /* its remote sessions: the players' */
     account_free_all(h);
     ratelimit_free(h->login_ips);
     ratelimit_free(h->login_users);
@@ -348,6 +354,10 @@ void hub_free(struct hub *h)
         struct player *p = h->players.slots[i].value;
         if (p) {
             session_clear(&p->fan);
+            for (size_t j = 0; j < p->nremotes; j++) { /* (the hub's) */
+                session_clear(p->remotes[j]);
+                free(p->remotes[j]);
+            }
             free(p->conns);
             free(p->remotes);
             free(p->games);
@@ -395,7 +405,7 @@ size_t hub_live_games(const struct hub *h)
 }
 size_t hub_open_seeks(const struct hub *h)
 {
-    return lobby_count(h->lobby);
+    return h->seekbook.ops->count(h->seekbook.ctx);
 }
 size_t hub_subscriptions(const struct hub *h)
 {
@@ -412,18 +422,39 @@ size_t hub_subscriptions(const struct hub *h)
 void hub_shutdown(struct hub *h)
 {
     h->shutting_down = true;
-    if (h->cluster)
-        cluster_begin_handover(h->cluster);
+    h->router.ops->shutdown(h->router.ctx);
 }
 
 bool hub_stoppable(const struct hub *h)
 {
-    return !h->cluster || cluster_handed_over(h->cluster);
+    return h->router.ops->stoppable(h->router.ctx);
 }
 
-void hub_leave_cluster(struct hub *h)
+void hub_set_router(struct hub *h, const struct router *r)
 {
-    cluster_stop(h->cluster);
+    h->router = r ? *r : (struct router){&hub_local_router, h};
+    assert(h->router.ops && h->router.ctx);
+}
+
+void hub_set_seekbook(struct hub *h, const struct seekbook *b)
+{
+    h->seekbook = b ? *b : (struct seekbook){&hub_local_seekbook, h};
+    lobbyfeed_set_source(h->feed, h->seekbook.ops->fetch, h->seekbook.ctx);
+}
+
+struct game *hub_game(struct hub *h, const char *gid)
+{
+    return table_get(&h->games, gid);
+}
+
+struct player *hub_player(struct hub *h, const char *pid)
+{
+    return table_get(&h->players, pid);
+}
+
+struct lobbyfeed *hub_lobbyfeed(struct hub *h)
+{
+    return h->feed;
 }
 
 /* True for the messages about one game (m->game). */
@@ -456,14 +487,11 @@ static void dispatch(struct session *s, const struct proto_msg *m,
 {
     struct hub *h = s->hub;
 
-    /* in a cluster, a game of another node's (or of none) is its host's
-     * to run (cluster.h) */
-    if (h->cluster && !local_only && !s->remote && about_a_game(m->type) &&
-        (!table_get(&h->games, m->game) ||
-         cluster_handing_over(h->cluster, m->game))) {
-        cluster_forward(h->cluster, s, m, text, len, now);
+    /* a game of another node's (or of none) is its host's to run: the
+     * router's to forward (router.h) */
+    if (!local_only && s->conn && about_a_game(m->type) &&
+        h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return;
-    }
     switch (m->type) {
     case PROTO_T_HELLO:
         hub_do_hello(s, m, now);
@@ -487,12 +515,7 @@ static void dispatch(struct session *s, const struct proto_msg *m,
         hub_do_seek(s, m, now);
         break;
     case PROTO_T_CANCEL_SEEK:
-        if (h->cluster)
-            cluster_cancel_seek(h->cluster, s, &m->id);
-        else if (lobby_cancel(h->lobby, s->player->pid))
-            hub_send_text(s, proto_render_seek_cancelled(&m->id), 0);
-        else
-            hub_send_error(s, PROTO_NO_SEEK, "you have no open seek", &m->id);
+        h->seekbook.ops->cancel(h->seekbook.ctx, s, &m->id);
         break;
     case PROTO_T_INVITE:
         hub_do_invite(s, m, now);
@@ -541,18 +564,40 @@ void hub_dispatch(struct session *s, const struct proto_msg *m,
     dispatch(s, m, text, len, now, local_only);
 }
 
-void hub_notice_cluster(struct hub *h, bool up)
+void hub_run(struct session *s, const struct proto_msg *m, const char *text,
+             size_t len, int64_t now)
 {
-    struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
+    dispatch(s, m, text, len, now, true);
+}
 
-    if (!b)
-        return;
+void hub_notice_all(struct hub *h, struct msgbuf *b)
+{
     for (size_t i = 0; i < h->players.cap; i++) {
         struct player *p = h->players.slots[i].value;
         for (size_t j = 0; p && j < p->nconns; j++)
             h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
     }
-    msgbuf_unref(b);
+}
+
+void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
+              size_t len, int64_t now)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    if (!p)
+        return;
+    if (tag == ACCOUNT_TELL_LOGOUT) {
+        account_logout_others(h, p, NULL, 0, now);
+    } else if (tag == PREFS_TELL_SETTINGS && len > 0 &&
+               len <= STORE_SETTINGS_MAX) {
+        char *json = malloc(len + 1);
+        if (!json)
+            return;
+        memcpy(json, payload, len);
+        json[len] = '\0';
+        prefs_tell(h, p, NULL, json, 0);
+        free(json);
+    }
 }
 
 /* Charges a message to s's budget: true when it may go on; else s was

@@ -37,7 +37,6 @@ struct session;
 struct conn;
 struct store;
 struct msgbuf;
-struct redis;
 struct hub_alarm; /* a timer of the environment's; opaque to the hub */
 
 /* What the hub needs from the process around it (main.c over net.h, or a
@@ -75,10 +74,6 @@ struct hub_env {
     /* From any thread (the verdict and password workers): have the loop
      * call hub_wake soon. */
     void (*wake)(void);
-    /* Redis, when this node is one of a cluster (not owned: it outlives
-     * the hub; cluster.h takes its callbacks); NULL: the node runs
-     * alone. */
-    struct redis *redis;
 };
 
 /* The hub's settings, from struct config (main.c copies them; their
@@ -96,8 +91,6 @@ struct hub_config {
     int logins_per_user_per_min;     /* ... for one username */
     int password_threads;            /* password workers (passwd.h) */
     int password_queue;              /* hashes queued or running */
-    const char *node_id; /* this node's id in a cluster (env.redis); not
-                            copied: it outlives the hub */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
@@ -141,18 +134,11 @@ char *hub_game_pgn(struct hub *h, const char *gid);
 
 /* Stops reacting to closing connections (a shutdown is under way): their
  * games are not told that players left. In a cluster the node begins
- * handing its games over to the others. */
+ * handing its games over to the others (router.h). */
 void hub_shutdown(struct hub *h);
 
 /* True when the process may exit (its games handed over, in a cluster). */
 bool hub_stoppable(const struct hub *h);
-
-/* The node leaves its cluster at the end of a shutdown, before its Redis
- * connection is freed: nothing is sent to Redis from then on (the
- * connections still closing detach from nobody: the other nodes drop
- * what this one's connections followed when its lease lapses). The
- * cluster's records go with hub_free. No-op for a node alone. */
-void hub_leave_cluster(struct hub *h);
 
 /* The loop was woken (env.wake, or the store's commit): takes the work
  * other threads finished to their games: the store's commits (the turns

@@ -18,6 +18,9 @@
 #include "game/game.h"
 #include "game/holds.h"
 #include "hub/hub.h"
+#include "hub/player.h"
+#include "hub/router.h"
+#include "hub/seekbook.h"
 #include "hub/metrics.h"
 #include "proto.h"
 #include "game/rating.h"
@@ -29,34 +32,6 @@ struct auth_job; /* account.c's */
 struct verdict;  /* verdict.h */
 struct lobby_seek;
 struct cluster; /* cluster.c's */
-
-/* A game, as the hub's records outside its table name it. */
-struct game_ref {
-    char gid[PROTO_KEY_MAX + 1];
-};
-
-struct player {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
-    struct session **conns; /* authenticated connections */
-    size_t nconns, conncap;
-    struct session **remotes; /* connections of other nodes mirrored here
-                                 (cluster.c): present like conns */
-    size_t nremotes, remotecap;
-    struct game_ref *games; /* live games with a seat */
-    size_t ngames, gamecap;
-    struct game_ref *offers; /* ended games with a pending rematch offer
-                                to or from the player */
-    size_t noffers, offercap;
-    int pins;           /* held by a caller: do not free yet */
-    bool account;       /* registered (set from the store on hello and
-                           login: a player restored from a game's seat
-                           may not know yet) */
-    bool registering;   /* a register of the player's is being hashed */
-    struct session fan; /* subscribed to the live games for every
-                               connection of the player */
-};
 
 struct hub {
     struct hub_env env;  /* the world outside (hub.h) */
@@ -91,7 +66,10 @@ struct hub {
     int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
     struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
     struct prefs *prefs;       /* accounts' settings (prefs.c) */
-    struct cluster *cluster;   /* NULL: this node runs alone */
+    struct router router;      /* other nodes (router.h): the local one
+                                  on a node alone */
+    struct seekbook seekbook;  /* the open seeks (seekbook.h) */
+    const struct session_ops *local_ops; /* a local connection's */
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
@@ -109,44 +87,8 @@ struct game_host {
     bool rematch_used;           /* the rematch has started */
 };
 
-/* The environment's clocks (hub.h): monotonic and Unix epoch ms. */
-int64_t hub_now_ms(struct hub *h);
-int64_t hub_wall_ms(struct hub *h);
-
-/* The environment's timers (struct hub_env). */
-struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
-                                void *arg);
-void hub_alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at);
-void hub_alarm_free(struct hub *h, struct hub_alarm *a);
-
-/* Queues text (taken: freed by the hub) on s's connection, to be written
- * once the store has committed seq (0: as soon as possible). */
-void hub_send_text(struct session *s, char *text, uint64_t seq);
-
-/* Answers s with the error code (counted in the metrics), msg and the
- * message's id. */
-void hub_send_error(struct session *s, enum proto_code code, const char *msg,
-                    const struct proto_id *id);
-
-/* Answers s rate_limited "the server is busy" (the store's queue is
- * full, a database read failed, out of memory). */
-void hub_busy(struct session *s, const struct proto_id *id);
-
 /* Writes the n bytes of in as 2n lowercase hex digits and a NUL to out. */
 void hub_hex(const uint8_t *in, size_t n, char *out);
-
-/* The player pid in memory, created (with name) when missing; NULL when
- * out of memory. The hub owns it: see hub_player_release. */
-struct player *hub_player_get(struct hub *h, const char *pid,
-                              const char *name);
-
-/* p has a connection here: a local one, or one of another node's
- * mirrored here (cluster.c). */
-bool hub_player_present(const struct player *p);
-
-/* Frees p when nothing refers to it any more (no connection, live game
- * or pin). */
-void hub_player_release(struct hub *h, struct player *p);
 
 /* Adds gid to the array *refs of *n (capacity *cap) unless it is there.
  * Returns 0, or -1 when out of memory. */
@@ -318,67 +260,25 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
 /* Fills h->game_env: every game's environment, over the hub's. */
 void hub_hosting_init(struct hub *h);
 
-/* ---- for cluster.c ---------------------------------------------------- */
-
-/* Runs a parsed message from s as hub_on_text would after its budget
- * (text: the message as received). local_only: a game not in memory is
- * answered from the store here, never forwarded (a remote session's
- * command, or one whose game has no host). */
+/* Runs message m from s after its budget (text: as received); a
+ * command about a game is offered to the router first unless local_only
+ * (hub_run). */
 void hub_dispatch(struct session *s, const struct proto_msg *m,
                   const char *text, size_t len, int64_t now, bool local_only);
 
-/* Queues b for s (a local connection, or a remote session: cluster_send),
- * to be written once the store has committed seq. */
-void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
-/* s's held welcome goes out, then what was held behind it (release), or
- * all of it is dropped (s closes: free). */
-void hub_session_release_welcome(struct session *s);
-void hub_session_free_welcome(struct session *s);
+/* The local router and seek book (router_local.c). */
+extern const struct router_ops hub_local_router;
+extern const struct seekbook_ops hub_local_seekbook;
 
-/* Closes s's connection (a local one) with a WebSocket close code,
- * dropping what its queue holds (hub_env.drop). */
-void hub_session_close(struct session *s, int code, const char *reason);
+/* A seek's local pairing: k (s's, answered `seeking`) met match in the
+ * hub's lobby; the game starts with s playing colour. */
+void hub_seek_paired(struct session *s, const struct proto_msg *m,
+                     const struct lobby_seek *match, int color, int64_t now);
 
-/* s watches g as a spectator (its state sent to s), or no longer. */
-void hub_watch(struct session *s, struct game *g, int64_t now);
-void hub_unwatch(struct session *s, struct game *g);
-
-/* The remote session s speaks for p from now on (p's first connection
- * anywhere brings it back to its games), or no longer (its watches end;
- * p's last one leaves its games). 0, or -1 when out of memory. */
-int hub_remote_attach(struct session *s, struct player *p);
-void hub_remote_detach(struct hub *h, struct session *s, int64_t now);
-
-/* A live game from the store (row, moves[0..n)) hosted here from now on,
- * as hub_restore restores one (the side to move charged up to seen_ms,
- * Unix ms; 0: not charged), its players present when they have a
- * connection here. NULL when it cannot be rebuilt or out of memory. */
-struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
-                            const struct store_move *moves, size_t n,
-                            int64_t seen_ms, int64_t now);
-
-/* g leaves memory without a write (it was handed over, or the store
- * fenced it: cut closes the local connections that follow it). */
-void hub_drop_game(struct hub *h, struct game *g, bool cut);
-
-/* s's seek paired with other's (in Redis): the game starts here, s
- * playing colour color (announced). NULL when it could not start. */
-struct game *hub_start_paired(struct session *s,
-                              const struct clock_spec *clock, bool rated,
-                              int color, const char *other, int64_t now);
-
-/* accept's checks after no_such_seek (true: one failed and was
- * answered), and the game it starts (announced by the caller; NULL:
- * answered busy). */
-struct lobby_seek;
-bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
-                        const struct proto_id *id);
-struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
-                              const struct proto_id *id, int64_t now);
-
-/* Tells every local connection after hello that Redis is lost (up
- * false) or back. */
-void hub_notice_cluster(struct hub *h, bool up);
+/* The games of p in memory, oldest first (created_ms, then the order p
+ * got them): at most max into gs. How many. */
+size_t hub_player_games_sorted(struct hub *h, struct player *p,
+                               struct game **gs, size_t max);
 
 /* A new game in the hub's table, its players subscribed (not announced
  * yet: game_announce_start); NULL when out of memory. The hub owns it. */

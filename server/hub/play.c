@@ -7,7 +7,6 @@
 
 #include <openssl/crypto.h>
 #include <string.h>
-#include "cluster/cluster.h"
 #include "hub/rematch.h"
 
 static void do_join(struct session *s, struct game *g,
@@ -24,10 +23,7 @@ static void do_join(struct session *s, struct game *g,
                strcmp(game_creator(g), s->player->pid);
     if (joinable && game_rated(g) && hub_rated_refused(s, &m->id))
         return;
-    if (joinable &&
-        (s->hub->cluster || /* (its games on other nodes: hub_player_full) */
-         s->player->ngames + 1 >= (size_t)s->hub->cfg.max_games_per_player) &&
-        hub_player_full(s, false, &m->id))
+    if (joinable && hub_player_full(s, false, &m->id))
         return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
         hub_send_error(s, err.code, err.msg, &m->id);
@@ -37,8 +33,7 @@ static void do_join(struct session *s, struct game *g,
     hub_invite_closed(s->hub, g);
     hub_player_add_game(s->player, game_gid(g));
     hub_subscribe_players(s->hub, g);
-    if (s->hub->cluster)
-        cluster_tell_players(s->hub->cluster, g);
+    s->hub->router.ops->game_seated(s->hub->router.ctx, g);
     game_announce_start(g, now);
 }
 
@@ -72,13 +67,8 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
  * as the network layer measured it (never anything the client says). */
 static int64_t lag_estimate(const struct session *s)
 {
-    const struct hub_env *env = &s->hub->env;
-
-    if (s->remote) /* as the connection's node measured it */
-        return s->rtt_ms / 2;
-    if (!s->conn || !env->rtt_ms)
-        return 0;
-    return env->rtt_ms(env->ctx, s->conn) / 2;
+    /* (another node's connection: as its node measured it) */
+    return s->ops && s->ops->rtt_ms ? s->ops->rtt_ms(s) / 2 : 0;
 }
 
 /* Runs a player's command m on g; game.c checks it in the protocol's
@@ -165,8 +155,8 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
 
-    if (g && h->cluster && !cluster_leased(h->cluster)) {
-        hub_busy(s, &m->id); /* (its lease may have lapsed: cluster.h) */
+    if (g && !h->router.ops->leased(h->router.ctx)) {
+        hub_busy(s, &m->id); /* (its lease may have lapsed: router.h) */
         return;
     }
     if (g) {

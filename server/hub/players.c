@@ -7,10 +7,11 @@
  */
 #include "hub/hub_internal.h"
 
+#include <assert.h>
 #include <openssl/crypto.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hub/account.h"
-#include "cluster/cluster.h"
 #include "hub/rematch.h"
 #include "game/lobby.h"
 #include "hub/lobbyfeed.h"
@@ -29,7 +30,7 @@ struct player *hub_player_get(struct hub *h, const char *pid,
         return NULL;
     snprintf(p->pid, sizeof p->pid, "%s", pid);
     snprintf(p->name, sizeof p->name, "%s", name);
-    session_init(&p->fan, h, NULL, NULL, &h->limits);
+    session_init(&p->fan, h, NULL, NULL, &h->limits, NULL);
     p->fan.player = p;
     if (table_put(&h->players, p->pid, p) < 0) {
         free(p);
@@ -180,14 +181,25 @@ struct addr *hub_addr_get(struct hub *h, const char *ip)
 
 /* ---- sessions ---------------------------------------------------------- */
 
+/* s is no longer one of p's local connections. */
+static void unlink_conn(struct player *p, struct session *s)
+{
+    for (size_t i = 0; i < p->nconns; i++)
+        if (p->conns[i] == s) {
+            p->conns[i] = p->conns[--p->nconns];
+            return;
+        }
+}
+
 struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
 {
     struct session *s = malloc(sizeof *s);
 
     if (!s)
         return NULL;
-    session_init(s, h, c, ip, &h->limits);
-    if (h->cluster && cluster_session_opened(h->cluster, s) < 0) {
+    session_init(s, h, c, ip, &h->limits, h->local_ops);
+    if (h->router.ops->session_opened(h->router.ctx, s) < 0) {
+        session_clear(s);
         free(s);
         return NULL;
     }
@@ -237,53 +249,62 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
 
-    lobby_drop_owner(h->lobby, s);
+    h->seekbook.ops->drop(h->seekbook.ctx, s);
     lobbyfeed_unwatch(h->feed, s);
     watch_clear(h, s);
     if (!p)
         return;
-    if (h->cluster)
-        cluster_session_detached(h->cluster, s);
-    for (size_t i = 0; i < p->nconns; i++)
-        if (p->conns[i] == s) {
-            p->conns[i] = p->conns[--p->nconns];
-            break;
-        }
+    h->router.ops->session_detached(h->router.ctx, s);
+    unlink_conn(p, s);
     s->player = NULL;
-    if (h->cluster)
-        cluster_player_left(h->cluster, p);
+    if (p->nconns == 0)
+        h->router.ops->player_left(h->router.ctx, p);
     if (hub_player_present(p))
         return;
     player_gone(h, p, now);
 }
 
-int hub_remote_attach(struct session *s, struct player *p)
+struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
+                                void *ext, struct player *p)
 {
+    struct session *s = malloc(sizeof *s);
+
+    assert(ops && ops->send);
+    if (!s)
+        return NULL;
+    session_init(s, h, NULL, NULL, &h->limits, ops);
+    s->ext = ext;
     if (hub_grow((void **)&p->remotes, &p->remotecap, p->nremotes,
-                 sizeof *p->remotes))
-        return -1;
+                 sizeof *p->remotes)) {
+        session_clear(s);
+        free(s);
+        return NULL;
+    }
     p->remotes[p->nremotes++] = s;
     s->player = p;
     if (p->nremotes == 1 && p->nconns == 0)
-        hub_player_back(s->hub, p, hub_now_ms(s->hub));
-    return 0;
+        hub_player_back(h, p, hub_now_ms(h));
+    return s;
 }
 
-void hub_remote_detach(struct hub *h, struct session *s, int64_t now)
+void hub_remote_close(struct hub *h, struct session *s, int64_t now)
 {
     struct player *p = s->player;
 
+    assert(!s->conn);
     watch_clear(h, s);
-    if (!p)
-        return;
-    for (size_t i = 0; i < p->nremotes; i++)
-        if (p->remotes[i] == s) {
-            p->remotes[i] = p->remotes[--p->nremotes];
-            break;
-        }
-    s->player = NULL;
-    if (!hub_player_present(p))
-        player_gone(h, p, now);
+    if (p) {
+        size_t i = 0;
+        while (i < p->nremotes && p->remotes[i] != s)
+            i++;
+        assert(i < p->nremotes); /* a remote session is its player's */
+        p->remotes[i] = p->remotes[--p->nremotes];
+        s->player = NULL;
+        if (!hub_player_present(p))
+            player_gone(h, p, now);
+    }
+    session_clear(s);
+    free(s);
 }
 
 void hub_close(struct hub *h, struct session *s, int64_t now)
@@ -292,17 +313,12 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
 
     h->metrics.connections--;
     account_clear_session(s); /* a job in flight is dropped when it answers */
-    if (h->cluster)
-        cluster_session_closed(h->cluster, s);
+    h->seekbook.ops->drop(h->seekbook.ctx, s);
+    h->router.ops->session_closed(h->router.ctx, s);
     if (h->shutting_down) {
-        lobby_drop_owner(h->lobby, s);
         lobbyfeed_unwatch(h->feed, s);
         if (p)
-            for (size_t i = 0; i < p->nconns; i++)
-                if (p->conns[i] == s) {
-                    p->conns[i] = p->conns[--p->nconns];
-                    break;
-                }
+            unlink_conn(p, s);
         watch_clear(h, s); /* (tells no one: a spectator) */
         session_clear(s);
         free(s);
@@ -320,8 +336,8 @@ int hub_attach(struct session *s, struct player *p)
         return -1;
     p->conns[p->nconns++] = s;
     s->player = p;
-    if (s->hub->cluster)
-        cluster_player_joined(s->hub->cluster, p);
+    if (p->nconns == 1)
+        s->hub->router.ops->player_joined(s->hub->router.ctx, p);
     return 0;
 }
 

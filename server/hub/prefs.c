@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/cluster.h"
 #include "hub/hub_internal.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -119,9 +118,9 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
     remember(h->prefs, p->pid, m->settings, seq);
     hub_send_text(s, proto_render_settings_saved(&m->id), seq);
     prefs_tell(h, p, s, m->settings, seq);
-    if (h->cluster) /* the other nodes' connections of the account */
-        cluster_tell_player(h->cluster, p->pid, 'C', m->settings,
-                            strlen(m->settings), seq);
+    /* the other nodes' connections of the account */
+    h->router.ops->tell(h->router.ctx, p->pid, PREFS_TELL_SETTINGS,
+                        m->settings, strlen(m->settings), seq);
 }
 
 void prefs_tell(struct hub *h, struct player *p, struct session *except,

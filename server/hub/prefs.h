@@ -23,6 +23,10 @@ struct player;
 struct prefs;
 struct session;
 
+/* The tag of prefs.c's tells to other nodes (router.h): the payload is
+ * the account's new settings (JSON). */
+#define PREFS_TELL_SETTINGS 'C'
+
 /* The saves in flight and the per-account meter, empty; NULL when out
  * of memory. The hub owns it (hub_new, hub_free). */
 struct prefs *prefs_new(void);

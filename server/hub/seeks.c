@@ -6,7 +6,6 @@
 
 #include <openssl/crypto.h>
 #include <string.h>
-#include "cluster/cluster.h"
 #include "lib/ids.h"
 #include "lib/tunables.h"
 #include "game/lobby.h"
@@ -19,26 +18,18 @@ bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
-    size_t held = p->ngames;
+    size_t max = (size_t)h->cfg.max_games_per_player, held = p->ngames, n = 0;
     char msg[96];
 
-    if (h->cluster) {
-        /* the games of every node (the store's, which lags the writes
-         * queued here by a commit: those are in p->ngames), and the seek
-         * of this connection */
-        size_t max = (size_t)h->cfg.max_games_per_player + 1, n = 0;
-        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
-        if (gids &&
-            store_player_live_games(h->store, p->pid, gids, max, &n) == 0 &&
-            n > held)
-            held = n;
-        free(gids);
-        if (!seek && s->seek_sid[0])
-            held++;
-    } else if (!seek && held + 1 >= (size_t)h->cfg.max_games_per_player) {
-        held += (size_t)lobby_has(h->lobby, p->pid);
-    }
-    if (held < (size_t)h->cfg.max_games_per_player)
+    /* the games of every node (in a cluster: the store's, which lags the
+     * writes queued here by a commit; those are in p->ngames), and the
+     * player's open seek */
+    if (h->router.ops->count_games(h->router.ctx, p->pid, max + 1, &n) == 0 &&
+        n > held)
+        held = n;
+    if (!seek && held + 1 >= max && h->seekbook.ops->has(h->seekbook.ctx, s))
+        held++;
+    if (held < max)
         return false;
     snprintf(msg, sizeof msg,
              "you hold %d live games, invitations and "
@@ -62,9 +53,7 @@ bool hub_rated_refused(struct session *s, const struct proto_id *id)
 void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
-    struct lobby_seek seek, match;
-    struct board start;
-    int color, rc;
+    struct lobby_seek seek;
 
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
@@ -92,28 +81,23 @@ void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         seek.lo = m->range_lo;
         seek.hi = m->range_hi;
     }
-    if (h->cluster) { /* the seeks of every node are in Redis */
-        cluster_seek(h->cluster, s, m, seek.sid, seek.rating,
-                     seek.provisional);
-        return;
-    }
-    rc = lobby_seek(h->lobby, &seek, (int)(ids_random_byte() & 1), &match,
-                    &color);
-    if (rc < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        return;
-    }
-    hub_send_text(s, proto_render_seeking(seek.sid, &m->id), 0);
-    if (rc == 0)
-        return;
-    struct player *other = table_get(&h->players, match.pid);
+    h->seekbook.ops->place(h->seekbook.ctx, s, m, &seek, now);
+}
+
+void hub_seek_paired(struct session *s, const struct proto_msg *m,
+                     const struct lobby_seek *match, int color, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *other = table_get(&h->players, match->pid);
     struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    seats[1 - color] = (struct game_seat_init){match.pid,
+    seats[1 - color] = (struct game_seat_init){match->pid,
                                                other ? other->name : "?"};
     board_from_fen(&start, FEN_START);
-    struct game *g = hub_start_game(h, &m->clock, &start, seats, NULL,
-                                    m->rated, now);
+    g = hub_start_game(h, &m->clock, &start, seats, NULL, m->rated, now);
     if (g)
         game_announce_start(g, now);
 }
@@ -148,6 +132,7 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
                         const struct proto_id *id)
 {
     struct hub *h = s->hub;
+    size_t max = (size_t)h->cfg.max_games_per_player, held, n = 0;
     struct player *seeker;
 
     if (!strcmp(k->pid, s->player->pid)) {
@@ -178,23 +163,16 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
     if (hub_player_full(s, true, id))
         return true;
     seeker = table_get(&h->players, k->pid);
-    if (h->cluster) { /* the seeker's games on every node */
-        size_t max = (size_t)h->cfg.max_games_per_player, n = 0;
-        char(*gids)[PROTO_KEY_MAX + 1] = malloc(max * sizeof *gids);
-        int rc = gids ? store_player_live_games(h->store, k->pid, gids, max,
-                                                &n)
-                      : -1;
-        free(gids);
-        if (rc < 0) {
-            hub_busy(s, id);
-            return true;
-        }
-        if (n < max && (!seeker || seeker->ngames < max))
-            return false;
-    } else if (seeker &&
-               seeker->ngames < (size_t)h->cfg.max_games_per_player) {
-        return false;
+    held = seeker ? seeker->ngames : 0;
+    /* the seeker's games on every node */
+    if (h->router.ops->count_games(h->router.ctx, k->pid, max, &n) < 0) {
+        hub_busy(s, id);
+        return true;
     }
+    if (n > held)
+        held = n;
+    if (held < max)
+        return false;
     hub_send_error(s, PROTO_TOO_MANY_GAMES,
                    "the seeker holds as many live games as there may be", id);
     return true;
@@ -220,37 +198,13 @@ struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
 }
 
 /* accept (PROTOCOL.md section 5): s takes the open seek m->seek now,
- * in the colour its seeker did not ask for (hub_accept_refused's
- * checks after no_such_seek). s's own open seek ends with the game's
- * start. In a cluster the seek is Redis's (cluster_accept). */
+ * in the colour its seeker did not ask for: the seek book's (the hub's
+ * lobby, or Redis's in a cluster). */
 void hub_do_accept(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
-    const struct lobby_seek *k;
-    struct lobby_seek seek;
-    struct game *g;
 
-    if (h->cluster) {
-        cluster_accept(h->cluster, s, m);
-        return;
-    }
-    k = lobby_find(h->lobby, m->seek);
-    if (!k) {
-        hub_send_error(s, PROTO_NO_SUCH_SEEK,
-                       "no open seek has that id (taken, cancelled or gone)",
-                       &m->id);
-        return;
-    }
-    if (hub_accept_refused(s, k, &m->id))
-        return;
-    seek = *k; /* taken (with s's own seek) once the game exists */
-    g = hub_accept_start(s, &seek, &m->id, now);
-    if (!g)
-        return;
-    lobby_take(h->lobby, seek.sid, &seek);
-    lobby_cancel(h->lobby, s->player->pid); /* the game_start says it */
-    log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
-    game_announce_start(g, now);
+    h->seekbook.ops->accept(h->seekbook.ctx, s, m, now);
 }
 
 void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)

@@ -3,29 +3,37 @@
  */
 #include "hub/session.h"
 
+#include "lib/msgbuf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 void session_init(struct session *s, struct hub *h, struct conn *conn,
-                  const char *ip, const struct session_limits *limits)
+                  const char *ip, const struct session_limits *limits,
+                  const struct session_ops *ops)
 {
     memset(s, 0, sizeof *s);
     s->hub = h;
     s->conn = conn;
     s->ip = ip ? ip : "";
     s->limits = limits;
+    s->ops = ops;
     bucket_init(&s->moves, limits->move_burst);
     bucket_init(&s->msgs, limits->msg_burst);
     table_init(&s->subs);
-    table_init(&s->rgames);
 }
 
 void session_clear(struct session *s)
 {
     session_unwatch_all(s, NULL, NULL);
-    for (size_t i = 0; i < s->rgames.cap; i++)
-        free(s->rgames.slots[i].value);
-    table_clear(&s->rgames);
+    msgbuf_unref(s->hold);
+    s->hold = NULL;
+    while (s->held) {
+        struct held_msg *m = s->held;
+        s->held = m->next;
+        msgbuf_unref(m->b);
+        free(m);
+    }
 }
 
 enum session_admit session_admit(struct session *s, bool move, int64_t now)

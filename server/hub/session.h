@@ -23,7 +23,27 @@ struct hub;
 struct conn;
 struct player;
 struct session_auth;
-struct remote;
+struct msgbuf;
+struct session;
+
+/* A message sent to a session while its output is held, kept behind its
+ * first (hub_session_hold). */
+struct held_msg {
+    struct held_msg *next;
+    struct msgbuf *b; /* a reference of its own */
+    uint64_t seq;
+};
+
+/* How a session's messages reach its connection. */
+struct session_ops {
+    /* Queues b (adding a reference) to be written once the store has
+     * committed seq. */
+    void (*send)(struct session *s, struct msgbuf *b, uint64_t seq);
+    /* The smoothed ping round trip of the connection, ms (0: unknown). */
+    int64_t (*rtt_ms)(const struct session *s);
+    /* Closes the connection (code, reason), dropping what it queued. */
+    void (*close)(struct session *s, int code, const char *reason);
+};
 
 /* The token buckets of every connection: each move message takes a token
  * from the first, every other message (and ping or pong frame) from the
@@ -58,30 +78,25 @@ struct session {
     size_t lobby_slot;         /* watching the lobby: its place in the
                                   lobby feed's list + 1 (lobbyfeed.h);
                                   0: not watching */
-    /* In a cluster (cluster.h). */
-    uint64_t id;           /* a local connection's number on this node */
-    char id_key[24];       /* ... in decimal */
-    struct remote *remote; /* a connection of another node mirrored on
-                               this host (conn NULL); NULL otherwise */
-    int64_t rtt_ms;        /* remote: the round trip its node measured */
-    struct table rgames;   /* games of other nodes the connection follows:
-                               gid -> its own copy (the key) */
-    char seek_sid[33];     /* its open seek in Redis (a SID); "" none */
-    /* its welcome, held until the attaches of its games at their hosts
-     * are in Redis's hands (cluster_welcome_after_attach), and what was
-     * sent to it meanwhile, in order (hub_session_send); owned */
-    struct msgbuf *welcome;
-    uint64_t welcome_seq;
-    size_t attaching; /* ... the attaches not yet answered */
+    /* How to reach the connection: the hub's own for a local one, a
+     * router's for another node's (router.h); NULL for a fan. */
+    const struct session_ops *ops;
+    void *ext; /* the router's record of the session; NULL: none */
+    /* Output held behind its first message (hub_session_hold), in order;
+     * owned. */
+    struct msgbuf *hold;
+    uint64_t hold_seq;
     struct held_msg *held, **held_tail;
 };
 
-/* Sets up *s for conn (NULL: a fan) from address ip (NULL: ""; kept, not
- * copied: it must outlive s) with full buckets. */
+/* Sets up *s for conn (NULL: a fan, or another node's) from address ip
+ * (NULL: ""; kept, not copied: it must outlive s), reached through ops
+ * (NULL: a fan), with full buckets. */
 void session_init(struct session *s, struct hub *h, struct conn *conn,
-                  const char *ip, const struct session_limits *limits);
+                  const char *ip, const struct session_limits *limits,
+                  const struct session_ops *ops);
 
-/* Frees what s holds (its watch lists), not s itself. */
+/* Frees what s holds (its watch lists, its held output), not s itself. */
 void session_clear(struct session *s);
 
 /* Charges one message (a move or not) to s's budget at now. */

@@ -19,11 +19,7 @@ static void notice_all(struct hub *h, bool resumed, int64_t ms)
 
     if (!b)
         return;
-    for (size_t i = 0; i < h->players.cap; i++) {
-        struct player *p = h->players.slots[i].value;
-        for (size_t j = 0; p && j < p->nconns; j++)
-            h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
-    }
+    hub_notice_all(h, b);
     msgbuf_unref(b);
 }
 

@@ -1,0 +1,50 @@
+/*
+ * player.h - a player as the hub keeps it in memory (players.c): while
+ * it has a connection here or mirrored from another node, or a seat in a
+ * live game. The hub creates, edits and frees every player; a router
+ * (router.h) reads these fields and may set `account` (a remote
+ * session's player is an account). Only the event-loop thread touches
+ * them.
+ */
+#ifndef SERVER_HUB_PLAYER_H
+#define SERVER_HUB_PLAYER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hub/session.h"
+#include "proto.h"
+
+/* A game, as the hub's records outside its table name it. */
+struct game_ref {
+    char gid[PROTO_KEY_MAX + 1];
+};
+
+struct player {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    struct session **conns; /* authenticated connections */
+    size_t nconns, conncap;
+    struct session **remotes; /* connections of other nodes mirrored here
+                                 (cluster.c): present like conns */
+    size_t nremotes, remotecap;
+    struct game_ref *games; /* live games with a seat */
+    size_t ngames, gamecap;
+    struct game_ref *offers; /* ended games with a pending rematch offer
+                                to or from the player */
+    size_t noffers, offercap;
+    int pins;           /* held by a caller: do not free yet */
+    bool account;       /* registered (set from the store on hello and
+                           login: a player restored from a game's seat
+                           may not know yet) */
+    bool registering;   /* a register of the player's is being hashed */
+    struct session fan; /* subscribed to the live games for every
+                               connection of the player */
+};
+
+/* p has a connection here: a local one, or another node's mirrored
+ * here. */
+bool hub_player_present(const struct player *p);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * router.h - the hub's port to other nodes: what the hub asks about
+ * what is not in its memory, and what a router may ask of the hub.
+ *
+ * The hub hosts the games in its memory and serves the connections it
+ * was given. Whatever concerns another node goes through one struct
+ * router: a connection opened or closed here, a player's first or last
+ * connection, a command about a game hosted elsewhere, a new game, a
+ * player to tell elsewhere, the shutdown's handover. hub_new installs
+ * the local router (router_local.c: no other node, every lease held);
+ * the cluster installs its own (cluster/cluster.h) before the first
+ * connection, and with it the other port, the seek book (seekbook.h).
+ *
+ * The second half of this header is the hub's side: the few functions
+ * a router calls to reach the games, players and sessions of this node
+ * (a command from another node's connection, an adoption, a handover).
+ * Only the event-loop thread calls any of these functions.
+ */
+#ifndef SERVER_HUB_ROUTER_H
+#define SERVER_HUB_ROUTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct hub;
+struct game;
+struct msgbuf;
+struct player;
+struct session;
+struct session_ops;
+struct store;
+struct store_game;
+struct store_move;
+
+/* The hub's questions. Each op gets the router's ctx. */
+struct router_ops {
+    /* A local connection opened (0; -1 refuses it: out of memory) or
+     * closes (after its seek, before its detach). */
+    int (*session_opened)(void *ctx, struct session *s);
+    void (*session_closed)(void *ctx, struct session *s);
+    /* Local s no longer speaks for its player (a logout, a login as
+     * another, its close): it follows no game elsewhere any more. */
+    void (*session_detached)(void *ctx, struct session *s);
+    /* p's first local connection came (p->nconns is 1), or its last
+     * went (0). */
+    void (*player_joined)(void *ctx, struct player *p);
+    void (*player_left)(void *ctx, struct player *p);
+    /* How many live games pid has on the nodes that are not this one's
+     * memory, counted with this node's (at most max; the hub takes the
+     * larger of this and its own count). 0, or -1 when unknown. */
+    int (*count_games)(void *ctx, const char *pid, size_t max, size_t *n);
+    /* p's live games for its welcome, oldest first: at most max GIDs
+     * into gids (their text in buf), *n how many. 0, or -1. */
+    int (*list_games)(void *ctx, struct player *p, const char **gids,
+                      char (*buf)[PROTO_KEY_MAX + 1], size_t max, size_t *n);
+    /* Sends local s its welcome b (a new reference taken) once s
+     * follows its player's games elsewhere (gids[0..n)). */
+    void (*welcome)(void *ctx, struct session *s, const char *const *gids,
+                    size_t n, struct msgbuf *b, uint64_t seq);
+    /* Local s sent m (text: its len bytes) about game m->game: true
+     * when the router took it (the game is another node's, or nobody's
+     * in memory), false to run it here. */
+    bool (*forward)(void *ctx, struct session *s, const struct proto_msg *m,
+                    const char *text, size_t len, int64_t now);
+    /* True while this node may act on the games it hosts (its lease
+     * surely lasts). */
+    bool (*leased)(void *ctx);
+    /* Game gid is about to be hosted here (before its row is written).
+     * 0, or -1 to refuse it (busy). */
+    int (*game_new)(void *ctx, const char *gid);
+    /* g's seats changed (it was created or joined). */
+    void (*game_seated)(void *ctx, struct game *g);
+    /* g ended; gid leaves this node's memory. */
+    void (*game_ended)(void *ctx, struct game *g);
+    void (*game_gone)(void *ctx, const char *gid);
+    /* True when a live game of the store that is not in memory may be
+     * hosted by another node (its state is rebuilt from the store). */
+    bool (*shared_store)(void *ctx);
+    /* Tells pid's connections on other nodes, once seq has committed:
+     * the payload (len bytes, may be NULL) of the module whose tag is
+     * tag (module.h); hub_told on each node that has them. */
+    void (*tell)(void *ctx, const char *pid, char tag, const char *payload,
+                 size_t len, uint64_t seq);
+    /* The loop woke (the store committed, a worker answered). */
+    void (*wake)(void *ctx);
+    /* A shutdown began (the games go to other nodes); true once the
+     * process may exit. */
+    void (*shutdown)(void *ctx);
+    bool (*stoppable)(void *ctx);
+};
+
+struct router {
+    const struct router_ops *ops;
+    void *ctx;
+};
+
+/* Routes what is not on this node through r (copied; its ctx outlives
+ * the hub or a later call), or through the local router (r NULL). */
+void hub_set_router(struct hub *h, const struct router *r);
+
+/* ---- the hub's side ---------------------------------------------------- */
+
+/* The game gid in this node's memory, or NULL. */
+struct game *hub_game(struct hub *h, const char *gid);
+
+/* The player pid in memory, or NULL; hub_player_get creates it (named
+ * name) when missing (NULL when out of memory). The hub owns players:
+ * one is freed once nothing refers to it (hub_player_release). */
+struct player *hub_player(struct hub *h, const char *pid);
+struct player *hub_player_get(struct hub *h, const char *pid,
+                              const char *name);
+void hub_player_release(struct hub *h, struct player *p);
+
+/* A session for a connection of another node (conn NULL), reached
+ * through ops (not copied), with the router's record ext, speaking for
+ * p from now on (p's first connection anywhere brings it back to its
+ * games). NULL when out of memory. hub_remote_close detaches it (its
+ * watches end; p's last one leaves its games) and frees it. */
+struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
+                                void *ext, struct player *p);
+void hub_remote_close(struct hub *h, struct session *s, int64_t now);
+
+/* Runs message m (text: its len bytes) from s here: a remote session's
+ * command, or a local one's whose game was adopted meanwhile or has no
+ * host (answered from the store). Never forwarded again. */
+void hub_run(struct session *s, const struct proto_msg *m, const char *text,
+             size_t len, int64_t now);
+
+/* Queues b for s, to be written once the store has committed seq (0:
+ * as soon as possible); hub_send_text takes text (malloc'ed); errors
+ * are counted. */
+void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq);
+void hub_send_text(struct session *s, char *text, uint64_t seq);
+void hub_send_error(struct session *s, enum proto_code code, const char *msg,
+                    const struct proto_id *id);
+/* Answers s rate_limited "the server is busy" (a queue is full, a
+ * database read failed, out of memory). */
+void hub_busy(struct session *s, const struct proto_id *id);
+
+/* s's output is held behind b (a new reference taken; with seq) until
+ * hub_session_release: what is sent to s meanwhile waits, in order. A
+ * second hold releases the first. */
+void hub_session_hold(struct session *s, struct msgbuf *b, uint64_t seq);
+void hub_session_release(struct session *s);
+
+/* Closes s's connection (a local one) with a WebSocket close code,
+ * dropping what its queue holds. */
+void hub_session_close(struct session *s, int code, const char *reason);
+
+/* s watches g as a spectator (its state sent to s), or no longer. */
+void hub_watch(struct session *s, struct game *g, int64_t now);
+void hub_unwatch(struct session *s, struct game *g);
+
+/* A live game from the store (row, moves[0..n)) hosted here from now
+ * on, as hub_restore restores one (the side to move charged up to
+ * seen_ms, Unix ms; 0: not charged). NULL when it cannot be rebuilt or
+ * out of memory. */
+struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
+                            const struct store_move *moves, size_t n,
+                            int64_t seen_ms, int64_t now);
+
+/* g leaves memory without a write (handed over, or fenced by the
+ * store: cut closes the local connections that follow it, 1012). */
+void hub_drop_game(struct hub *h, struct game *g, bool cut);
+
+/* b goes to every local connection after hello, ahead of what waits for
+ * the store (a notice about the server itself). */
+void hub_notice_all(struct hub *h, struct msgbuf *b);
+
+/* Another node told player pid (router_ops.tell): the module tagged
+ * tag gets the payload. */
+void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
+              size_t len, int64_t now);
+
+/* The store, the clocks (monotonic and Unix ms) and the timers of the
+ * hub's environment (hub.h). */
+struct store *hub_store(struct hub *h);
+int64_t hub_now_ms(struct hub *h);
+int64_t hub_wall_ms(struct hub *h);
+struct hub_alarm;
+struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
+                                void *arg);
+void hub_alarm_arm(struct hub *h, struct hub_alarm *a, int64_t at);
+void hub_alarm_free(struct hub *h, struct hub_alarm *a);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * seekbook.h - the lobby's open seeks, a port of the hub: where a seek
+ * waits for its opponent, how an accept takes it, what the lobby feed
+ * shows.
+ *
+ * On one node the book is the hub's lobby (game/lobby.h, router_local.c);
+ * in a cluster it is Redis's, shared by every node (cluster/seeks.c).
+ * The hub checks a seek or an accept against its own rules first
+ * (seeks.c: rated games need an account, the limit on live games); the
+ * book places, pairs, takes and cancels. A pairing starts its game on
+ * the node of the player who completed it (hub_start_paired,
+ * hub_accept_start). Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_HUB_SEEKBOOK_H
+#define SERVER_HUB_SEEKBOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct game;
+struct hub;
+struct lobby_seek;
+struct lobbyfeed;
+struct session;
+struct clock_spec;
+
+struct seekbook_ops {
+    /* s places seek k (every field set; k->owner is s) for message m:
+     * s is answered `seeking` and, when k pairs with another open seek,
+     * the game starts. */
+    void (*place)(void *ctx, struct session *s, const struct proto_msg *m,
+                  const struct lobby_seek *k, int64_t now);
+    /* s cancels its player's open seek (seek_cancelled, or no_seek). */
+    void (*cancel)(void *ctx, struct session *s, const struct proto_id *id);
+    /* s accepts seek m->seek (no_such_seek, hub_accept_refused's
+     * checks, then the game). */
+    void (*accept)(void *ctx, struct session *s, const struct proto_msg *m,
+                   int64_t now);
+    /* True when s's player has an open seek (counted as a game by the
+     * limit on live games). */
+    bool (*has)(void *ctx, const struct session *s);
+    /* s closes or no longer speaks for its player: its seek goes. */
+    void (*drop)(void *ctx, struct session *s);
+    /* Open seeks this node holds (the metrics' gauge). */
+    size_t (*count)(void *ctx);
+    /* The lobby feed's snapshots (lobbyfeed_set_source), or NULL: the
+     * feed renders the hub's own lobby and games. */
+    void (*fetch)(void *arg, struct lobbyfeed *f);
+};
+
+struct seekbook {
+    const struct seekbook_ops *ops;
+    void *ctx;
+};
+
+/* Keeps the open seeks in b (copied; ctx outlives the hub), or in the
+ * hub's lobby (b NULL). */
+void hub_set_seekbook(struct hub *h, const struct seekbook *b);
+
+/* ---- the hub's side ---------------------------------------------------- */
+
+/* s's seek paired with player other's: the game starts here, s playing
+ * colour color (0 white), announced. NULL when it could not start. */
+struct game *hub_start_paired(struct session *s,
+                              const struct clock_spec *clock, bool rated,
+                              int color, const char *other, int64_t now);
+
+/* accept's checks after no_such_seek, in the protocol's order (true:
+ * one failed and s was answered), and the game it starts (not announced
+ * yet: game_announce_start; NULL: s was answered busy). */
+bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
+                        const struct proto_id *id);
+struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
+                              const struct proto_id *id, int64_t now);
+
+/* The lobby feed (the book's fetch answers it: lobbyfeed_snapshot). */
+struct lobbyfeed *hub_lobbyfeed(struct hub *h);
+
+#endif
