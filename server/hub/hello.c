@@ -5,13 +5,16 @@
 #include "hub/hub_internal.h"
 
 #include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
 #include "hub/account.h"
-#include "lib/ids.h"
 #include "hub/prefs.h"
-#include "lib/tunables.h"
+#include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "lib/tunables.h"
 
 /* ---- commands ---------------------------------------------------------- */
 

@@ -9,13 +9,16 @@
 
 #include <assert.h>
 #include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "lib/ids.h"
-#include "hub/rematch.h"
-#include "lib/tunables.h"
-#include "hub/lobbyfeed.h"
-#include "lib/log.h"
+
 #include "game/verdict.h"
+#include "hub/lobbyfeed.h"
+#include "hub/rematch.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/tunables.h"
 
 /* ---- the games' environment -------------------------------------------- */
 

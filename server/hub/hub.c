@@ -36,25 +36,25 @@
  * applied twice would leave the same rows.
  */
 #include "hub/hub.h"
-#include "hub/hub_internal.h"
 
 #include <assert.h>
 #include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/lobby.h"
+#include "game/verdict.h"
 #include "hub/account.h"
+#include "hub/hub_internal.h"
+#include "hub/lobbyfeed.h"
 #include "hub/passwd.h"
 #include "hub/prefs.h"
-#include "lib/ratelimit.h"
 #include "hub/rematch.h"
-#include "lib/tunables.h"
-#include "game/lobby.h"
-#include "hub/lobbyfeed.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "lib/ratelimit.h"
+#include "lib/tunables.h"
 #include "store/store.h"
-#include "game/verdict.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -6,7 +6,9 @@
 #include "hub/hub_internal.h"
 
 #include <openssl/crypto.h>
+#include <stdio.h>
 #include <string.h>
+
 #include "hub/rematch.h"
 
 static void do_join(struct session *s, struct game *g,

@@ -9,12 +9,14 @@
 
 #include <assert.h>
 #include <openssl/crypto.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hub/account.h"
-#include "hub/rematch.h"
+
 #include "game/lobby.h"
+#include "hub/account.h"
 #include "hub/lobbyfeed.h"
+#include "hub/rematch.h"
 
 /* ---- players ----------------------------------------------------------- */
 

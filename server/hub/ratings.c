@@ -6,7 +6,10 @@
 #include "hub/hub_internal.h"
 
 #include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
 #include "lib/log.h"
 
 /* A rating row queued with a rated game's end, until it commits. */

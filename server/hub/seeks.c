@@ -5,11 +5,13 @@
 #include "hub/hub_internal.h"
 
 #include <openssl/crypto.h>
+#include <stdio.h>
 #include <string.h>
-#include "lib/ids.h"
-#include "lib/tunables.h"
+
 #include "game/lobby.h"
+#include "lib/ids.h"
 #include "lib/log.h"
+#include "lib/tunables.h"
 
 /* True when p may not take one more live game, open invitation or seek
  * (sends too_many_games then). A new seek replaces p's open one, so a

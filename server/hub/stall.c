@@ -5,9 +5,9 @@
  */
 #include "hub/hub_internal.h"
 
-#include "lib/tunables.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "lib/tunables.h"
 
 /* ---- turns held for the store ------------------------------------------ */
 

@@ -1,0 +1,319 @@
+/*
+ * adopt.c - adoption: a game nobody hosts is taken here (in Redis, then its
+ * epoch in the store), restored from the store, and the commands that
+ * waited for it run; commands sent again while another node adopts it (cluster.h, cluster_internal.h).
+ */
+#include "cluster/cluster_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game/game.h"
+#include "lib/log.h"
+#include "redis_scripts.h"
+
+/* ---- adoption ---------------------------------------------------------- */
+
+void adopt_pending_free(struct pending *p)
+{
+    while (p) {
+        struct pending *n = p->next;
+        free(p);
+        p = n;
+    }
+}
+
+static struct pending *pending_of(struct fwd *f)
+{
+    struct pending *p = malloc(sizeof *p + f->len + 1);
+
+    if (!p)
+        return NULL;
+    p->next = NULL;
+    p->sid = f->sid;
+    p->kind = f->kind;
+    p->len = f->len;
+    memcpy(p->text, f->text, f->len + 1);
+    return p;
+}
+
+static void adoption_free(struct cluster *c, struct adoption *a)
+{
+    table_del(&c->adopting, a->gid);
+    adopt_pending_free(a->head);
+    free(a);
+}
+
+static void retry_later(struct cluster *c, struct fwd *f)
+{
+    struct retry *r, **pp;
+    struct session *s = cluster_local_session(c, f->sid);
+
+    if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
+        if (s && f->kind == 'M')
+            hub_busy(s, NULL);
+        free(f);
+        return;
+    }
+    r->f = f;
+    r->at = cluster_now(c) + CLUSTER_RETRY_MS;
+    r->next = NULL;
+    for (pp = &c->retries; *pp; pp = &(*pp)->next)
+        ;
+    *pp = r;
+    hub_alarm_arm(c->h, c->retry_alarm, c->retries->at);
+}
+
+void adopt_on_retry(void *arg)
+{
+    struct cluster *c = arg;
+    int64_t now = cluster_now(c);
+
+    while (c->retries && c->retries->at <= now) {
+        struct retry *r = c->retries;
+        c->retries = r->next;
+        edge_send(c, r->f);
+        free(r);
+    }
+    if (c->retries)
+        hub_alarm_arm(c->h, c->retry_alarm, c->retries->at);
+}
+
+/* The pending commands of a adoption that failed go to the game's other
+ * host again (again: another node took the game). */
+static void adoption_resend(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next) {
+        struct session *s = cluster_local_session(c, p->sid);
+        struct fwd *f;
+        if (!s)
+            continue;
+        f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
+        if (f)
+            retry_later(c, f);
+    }
+}
+
+static void adoption_run_here(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next)
+        if (p->kind == 'M')
+            edge_run_here(c, p->sid, p->text, p->len);
+}
+
+/* Adopts gid: with epoch 0, takes it in Redis first (it has no live
+ * host); with an epoch (a handover), the lease is already this node's.
+ * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
+ * waits for the adoption. */
+static void on_taken(void *arg, const redisReply *reply, const char *err);
+
+void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
+                int64_t seen_ms, struct pending *p)
+{
+    struct adoption *a = table_get(&c->adopting, gid);
+    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
+    int64_t floor = 0;
+    char floor_s[24];
+
+    if (a) {
+        if (p) {
+            if (a->tail)
+                a->tail->next = p;
+            else
+                a->head = p;
+            a->tail = p;
+        }
+        return;
+    }
+    a = calloc(1, sizeof *a);
+    if (a)
+        snprintf(a->gid, sizeof a->gid, "%s", gid);
+    if (!a || table_put(&c->adopting, a->gid, a) < 0) {
+        free(a);
+        free(p);
+        return;
+    }
+    a->c = c;
+    a->head = a->tail = p;
+    a->seen_ms = seen_ms;
+    if (epoch > 0) {
+        a->handover = true;
+        a->epoch = epoch;
+        a->seq = store_take_epoch(c->store, gid, epoch);
+        a->stage = ADOPT_EPOCH;
+        if (!a->seq) {
+            log_warn("event=cluster_adopt_failed game=%s why=store_full",
+                     gid);
+            adoption_free(c, a);
+        }
+        return;
+    }
+    a->stage = ADOPT_TAKE;
+    if (store_get_epoch(c->store, gid, &floor) < 0)
+        floor = 0;
+    snprintf(host, sizeof host, "game:%s:host", gid);
+    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
+    snprintf(floor_s, sizeof floor_s, "%lld", (long long)floor);
+    if (cluster_eval(c, REDIS_LUA_GAME_TAKE, on_taken, a, 2,
+                     (const char *[]){host, ekey}, 3,
+                     (const char *[]){c->node, gid, floor_s}) < 0)
+        adoption_free(c, a);
+}
+
+static void on_taken(void *arg, const redisReply *reply, const char *err)
+{
+    struct adoption *a = arg;
+    struct cluster *c = a->c;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements < 2 ||
+        reply->element[0]->type != REDIS_REPLY_INTEGER) {
+        log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
+                 err ? err : "unexpected reply");
+        adoption_resend(c, a);
+        adoption_free(c, a);
+        return;
+    }
+    if (reply->element[0]->integer == 0) { /* a live node hosts it */
+        adoption_resend(c, a);
+        adoption_free(c, a);
+        return;
+    }
+    a->epoch = reply->element[0]->integer;
+    if (!a->seen_ms && reply->elements >= 3 &&
+        reply->element[2]->type == REDIS_REPLY_INTEGER)
+        a->seen_ms = reply->element[2]->integer;
+    a->seq = store_take_epoch(c->store, a->gid, a->epoch);
+    if (!a->seq) {
+        log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
+        adoption_resend(c, a);
+        adoption_free(c, a);
+        return;
+    }
+    a->stage = ADOPT_EPOCH;
+    if (a->seq <= store_committed(c->store))
+        cluster_wake(c);
+}
+
+void adopt_release(struct cluster *c, const char *gid)
+{
+    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
+
+    snprintf(host, sizeof host, "game:%s:host", gid);
+    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
+    cluster_eval(c, REDIS_LUA_GAME_RELEASE, cluster_log_reply,
+                 (void *)"release", 2, (const char *[]){host, ekey}, 2,
+                 (const char *[]){c->node, gid});
+}
+
+int adopt_epoch_set(struct cluster *c, const char *gid, int64_t epoch)
+{
+    int64_t *e = table_get(&c->epochs, gid);
+    char *key;
+
+    if (e) {
+        *e = epoch;
+        return 0;
+    }
+    e = malloc(sizeof *e + strlen(gid) + 1);
+    if (!e)
+        return -1;
+    *e = epoch;
+    key = (char *)(e + 1);
+    strcpy(key, gid);
+    if (table_put(&c->epochs, key, e) < 0) {
+        free(e);
+        return -1;
+    }
+    return 0;
+}
+
+void adopt_epoch_drop(struct cluster *c, const char *gid)
+{
+    free(table_del(&c->epochs, gid));
+}
+
+/* The epoch of a has committed: the game is read from the store and
+ * restored here. */
+void adopt_finish(struct cluster *c, struct adoption *a)
+{
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    int64_t now_epoch = 0;
+    struct game *g = NULL;
+    int rc;
+
+    if (store_get_epoch(c->store, a->gid, &now_epoch) <= 0 ||
+        now_epoch != a->epoch) {
+        log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
+                 "epoch=%lld now=%lld",
+                 a->gid, (long long)a->epoch, (long long)now_epoch);
+        adoption_resend(c, a);
+        adoption_free(c, a);
+        return;
+    }
+    rc = store_get_game(c->store, a->gid, &row, &moves, &n, NULL);
+    if (rc == 1 && strcmp(row.status, "ended") != 0)
+        g = hub_adopt_game(c->h, &row, moves, n, a->seen_ms, cluster_now(c));
+    free(moves);
+    if (!g) { /* over, unknown, or not restorable: answered as such */
+        adopt_release(c, a->gid);
+        adoption_run_here(c, a);
+        adoption_free(c, a);
+        return;
+    }
+    log_info("event=cluster_adopted game=%s epoch=%lld handover=%d", a->gid,
+             (long long)a->epoch, a->handover ? 1 : 0);
+    host_hosting(c, g, a->epoch);
+    adoption_run_here(c, a);
+    adoption_free(c, a);
+}
+
+/* A command reached no host: the game is adopted here when the store
+ * has it live, else it is answered here from the store. */
+void adopt_no_host(struct cluster *c, struct fwd *f)
+{
+    struct store_game row;
+    int rc;
+
+    if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
+        retry_later(c, f);
+        return;
+    }
+    if (hub_game(c->h, f->gid)) { /* adopted meanwhile */
+        if (f->kind == 'M')
+            edge_run_here(c, f->sid, f->text, f->len);
+        free(f);
+        return;
+    }
+    rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
+    if (rc == 1 && strcmp(row.status, "ended") != 0) {
+        struct pending *p = pending_of(f);
+        free(f);
+        if (p)
+            adopt_game(c, row.gid, 0, 0, p);
+        return;
+    }
+    if (rc == 0 && f->kind == 'S' && f->tries < CLUSTER_RETRIES) {
+        /* a new game of the player's, told by its host before its row
+         * committed and, sometimes, before Redis had its host's
+         * subscription to cmd:G (another connection of the host's): 1 of
+         * 1,000 paired seekers lost its game_start so */
+        retry_later(c, f);
+        return;
+    }
+    if (rc < 0) {
+        struct session *s = cluster_local_session(c, f->sid);
+        if (s && f->kind == 'M')
+            hub_busy(s, NULL);
+    } else {
+        struct session *s = cluster_local_session(c, f->sid);
+        if (s)
+            edge_follow_drop(c, s, f->gid);
+        if (f->kind == 'M')
+            edge_run_here(c, f->sid, f->text, f->len);
+    }
+    free(f);
+}

@@ -1,0 +1,185 @@
+/*
+ * handover.c - the handover of a shutdown (SIGTERM): every hosted game to another
+ * live node, each once its last writes have committed (cluster.h, cluster_internal.h).
+ */
+#include "cluster/cluster_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game/game.h"
+#include "lib/log.h"
+#include "redis_scripts.h"
+
+/* ---- handover ---------------------------------------------------------- */
+
+static size_t cluster_handover(struct cluster *c, int64_t now);
+
+struct handover {
+    struct cluster *c;
+    char gid[PROTO_KEY_MAX + 1];
+    char to[PROTO_KEY_MAX + 1];
+};
+
+static void on_handed(void *arg, const redisReply *reply, const char *err)
+{
+    struct handover *ho = arg;
+    struct cluster *c = ho->c;
+    struct game *g = hub_game(c->h, ho->gid);
+
+    free(table_del(&c->handing_over, ho->gid));
+    if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
+        reply->integer == 0) {
+        /* the node it went to is not alive (or this one no longer hosts
+         * the game): the next try goes to another */
+        for (size_t i = 0; i < c->n_peers; i++)
+            if (!strcmp(c->peers[i], ho->to)) {
+                memmove(c->peers[i], c->peers[i + 1],
+                        (c->n_peers - i - 1) * sizeof c->peers[0]);
+                c->n_peers--;
+                break;
+            }
+    } else if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
+               reply->integer > 0) {
+        char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
+        int n = snprintf(out, sizeof out, "H %s %lld %lld %s", ho->gid,
+                         (long long)reply->integer,
+                         (long long)hub_wall_ms(c->h), c->node);
+        snprintf(channel, sizeof channel, "node:%s", ho->to);
+        cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+        log_info("event=cluster_handed_over game=%s to=%s epoch=%lld",
+                 ho->gid, ho->to, (long long)reply->integer);
+        adopt_epoch_drop(c, ho->gid);
+        host_forget_remotes(c, ho->gid);
+        hub_drop_game(c->h, g, false);
+    }
+    free(ho);
+}
+
+static void on_peers(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    c->n_peers = 0;
+    c->peers_known = true;
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+        return;
+    for (size_t i = 0; i < reply->elements && c->n_peers < 16; i++)
+        if (reply->element[i]->type == REDIS_REPLY_STRING &&
+            strcmp(reply->element[i]->str, c->node))
+            snprintf(c->peers[c->n_peers++], sizeof c->peers[0], "%s",
+                     reply->element[i]->str);
+}
+
+/* The lease let go at the end of a handover (a lease of 1 ms): the
+ * others see this node gone at once, and its restart joins at once. */
+static void on_released(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    (void)reply;
+    (void)err;
+    c->released = true;
+    c->leased = false;
+}
+
+void handover_tick(void *arg)
+{
+    struct cluster *c = arg;
+
+    c->handover_left = cluster_handover(c, cluster_now(c));
+    if (c->handover_left) {
+        hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
+    } else if (c->leased && c->up && c->renewing) {
+        hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
+    } else if (c->leased && c->up) {
+        char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], wall[24];
+        lease_node_keys(c, alive, sizeof alive);
+        snprintf(seen, sizeof seen, "node:%s:seen", c->node);
+        snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+        c->renewing = true; /* (no renewal of the tick after this) */
+        if (cluster_eval(c, REDIS_LUA_NODE_RENEW, on_released, c, 2,
+                         (const char *[]){alive, seen}, 3,
+                         (const char *[]){c->inc, "1", wall}) < 0)
+            c->released = true;
+    } else {
+        c->released = true;
+    }
+}
+
+void cluster_begin_handover(struct cluster *c)
+{
+    if (c->handing)
+        return;
+    c->handing = true;
+    c->handover_left = c->epochs.n;
+    hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c));
+}
+
+bool cluster_handing_over(const struct cluster *c, const char *gid)
+{
+    return table_get(&c->handing_over, gid) != NULL;
+}
+
+bool cluster_handed_over(const struct cluster *c)
+{
+    return !c->handing || (c->handover_left == 0 && c->released);
+}
+
+static size_t cluster_handover(struct cluster *c, int64_t now)
+{
+    size_t left = 0, k = 0;
+    uint64_t committed = store_committed(c->store);
+
+    (void)now;
+    if (!c->up || !c->leased)
+        return 0;
+    if (!c->asked_peers) {
+        c->asked_peers = true;
+        cluster_cmd(c, on_peers, c, "SMEMBERS nodes");
+        return c->epochs.n;
+    }
+    if (!c->peers_known)
+        return c->epochs.n;
+    if (!c->n_peers) /* nobody to hand them to: adopted after the lease */
+        return 0;
+    for (size_t i = 0; i < c->epochs.cap; i++) {
+        const char *gid = c->epochs.slots[i].key;
+        struct game *g;
+        struct handover *ho;
+        const char *to = NULL;
+        char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
+        if (!c->epochs.slots[i].value)
+            continue;
+        left++;
+        g = hub_game(c->h, gid);
+        if (!g || game_seq(g) > committed || table_get(&c->handing_over, gid))
+            continue; /* its last writes first; one try at a time */
+        to = c->peers[k % c->n_peers];
+        if (!(ho = malloc(sizeof *ho)))
+            continue;
+        k++;
+        ho->c = c;
+        snprintf(ho->gid, sizeof ho->gid, "%s", gid);
+        snprintf(ho->to, sizeof ho->to, "%s", to);
+        {
+            char *key = strdup(gid);
+            if (!key || table_put(&c->handing_over, key, key) < 0) {
+                free(key);
+                free(ho);
+                continue;
+            }
+        }
+        edge_subscribe(c, "cmd", gid, false);
+        snprintf(host, sizeof host, "game:%s:host", gid);
+        snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
+        if (cluster_eval(c, REDIS_LUA_GAME_HANDOVER, on_handed, ho, 2,
+                         (const char *[]){host, ekey}, 3,
+                         (const char *[]){c->node, to, gid}) < 0) {
+            free(table_del(&c->handing_over, ho->gid));
+            free(ho);
+        }
+    }
+    return left;
+}

@@ -1,0 +1,309 @@
+/*
+ * lease.c - the node's lease: joining under an incarnation, renewing, a lapse and
+ * the games taken back, the sweep for dead nodes, the scan for games
+ * nobody hosts, Redis up and down (cluster.h, cluster_internal.h).
+ */
+#include "cluster/cluster_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "game/game.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/msgbuf.h"
+#include "redis_scripts.h"
+
+/* ---- the lease, the sweep ---------------------------------------------- */
+
+void lease_node_keys(struct cluster *c, char *alive, size_t len)
+{
+    snprintf(alive, len, "node:%s:alive", c->node);
+}
+
+void lease_new_incarnation(struct cluster *c)
+{
+    if (ids_random(c->inc, 8) < 0)
+        snprintf(c->inc, sizeof c->inc, "%llx",
+                 (unsigned long long)cluster_now(c));
+}
+
+static void reclaim(struct cluster *c);
+
+static void on_up(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    c->renewing = false;
+    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
+        log_warn("event=cluster_lease_failed error=\"%s\"",
+                 err ? err : "unexpected reply");
+        return;
+    }
+    if (reply->integer == 0) {   /* tried again next tick */
+        if (!c->id_taken_logged) /* (once until it joins) */
+            log_error("event=cluster_node_id_taken node=%s: another "
+                      "incarnation holds its lease (a node with the same "
+                      "node_id, or this node's own within %d ms of a "
+                      "restart)",
+                      c->node, CLUSTER_LEASE_MS);
+        c->id_taken_logged = true;
+        return;
+    }
+    c->id_taken_logged = false;
+    c->leased = true;
+    c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
+    log_info("event=cluster_joined node=%s incarnation=%s", c->node, c->inc);
+    if (!c->orphans_scan) { /* games nobody hosts: a cluster restarted */
+        c->orphans_scan = true;
+        c->orphans_after[0] = '\0';
+        /* not a game created since a lease before: its creator is alive
+         * and takes it in Redis just after storing it (taken first from
+         * here, the creator found it fenced: a node joining a busy
+         * cluster cut the players of dozens of new games) */
+        c->orphans_before = hub_wall_ms(c->h) - CLUSTER_LEASE_MS;
+        /* and a lease after joining: after a Redis restart every live
+         * node takes its own games back at once (reclaim), and a game
+         * another node's scan took first fenced its host (its players
+         * cut with 1012); what nobody has claimed by then is an orphan */
+        c->orphans_at = cluster_now(c) + CLUSTER_LEASE_MS;
+    }
+    reclaim(c);
+    edge_resync_all(c);
+}
+
+static void node_up(struct cluster *c)
+{
+    char alive[PROTO_KEY_MAX + 16], ms[24], wall[24];
+
+    lease_node_keys(c, alive, sizeof alive);
+    snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
+    snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    c->renewing = true;
+    if (cluster_eval(c, REDIS_LUA_NODE_UP, on_up, c, 2,
+                     (const char *[]){alive, "nodes"}, 4,
+                     (const char *[]){c->node, c->inc, ms, wall}) < 0)
+        c->renewing = false;
+}
+
+static void on_renewed(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    c->renewing = false;
+    if (err || !reply || reply->type != REDIS_REPLY_INTEGER)
+        return; /* tried again next tick */
+    if (reply->integer == 1) {
+        c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
+        return;
+    }
+    /* lapsed: a new incarnation takes every game of this node's again
+     * (those another node adopted meanwhile are fenced here) */
+    log_warn("event=cluster_lease_lost node=%s incarnation=%s", c->node,
+             c->inc);
+    c->leased = false;
+    lease_new_incarnation(c);
+    node_up(c);
+}
+
+/* node_renew of this node's lease (on_renewed has the answer). */
+static void renew(struct cluster *c)
+{
+    char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], ms[24],
+        wall[24];
+
+    lease_node_keys(c, alive, sizeof alive);
+    snprintf(seen, sizeof seen, "node:%s:seen", c->node);
+    snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
+    snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    c->renewing = true;
+    if (cluster_eval(c, REDIS_LUA_NODE_RENEW, on_renewed, c, 2,
+                     (const char *[]){alive, seen}, 3,
+                     (const char *[]){c->inc, ms, wall}) < 0)
+        c->renewing = false;
+}
+
+/* Each game hosted here taken again under this node's new incarnation
+ * (a new epoch); a game another node took meanwhile is fenced. */
+struct reclaim {
+    struct cluster *c;
+    char gid[PROTO_KEY_MAX + 1];
+};
+
+static void on_reclaimed(void *arg, const redisReply *reply, const char *err)
+{
+    struct reclaim *r = arg;
+    struct cluster *c = r->c;
+
+    if (!hub_game(c->h, r->gid)) {
+        free(r);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements < 1 ||
+        reply->element[0]->type != REDIS_REPLY_INTEGER) {
+        free(r); /* tried again at the next lapse; fencing guards it */
+        return;
+    }
+    if (reply->element[0]->integer == 0) {
+        host_fence(c, r->gid);
+    } else if (store_take_epoch(c->store, r->gid,
+                                reply->element[0]->integer)) {
+        adopt_epoch_set(c, r->gid, reply->element[0]->integer);
+    }
+    free(r);
+}
+
+static void reclaim(struct cluster *c)
+{
+    for (size_t i = 0; i < c->epochs.cap; i++) {
+        int64_t *e = c->epochs.slots[i].value;
+        const char *gid = c->epochs.slots[i].key;
+        char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16], fl[24];
+        struct reclaim *r;
+        if (!e || !(r = malloc(sizeof *r)))
+            continue;
+        r->c = c;
+        snprintf(r->gid, sizeof r->gid, "%s", gid);
+        snprintf(host, sizeof host, "game:%s:host", gid);
+        snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
+        snprintf(fl, sizeof fl, "%lld", (long long)*e);
+        if (cluster_eval(c, REDIS_LUA_GAME_TAKE, on_reclaimed, r, 2,
+                         (const char *[]){host, ekey}, 3,
+                         (const char *[]){c->node, r->gid, fl}) < 0)
+            free(r);
+    }
+}
+
+static void on_swept(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+    size_t i = 0;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+        return;
+    while (i + 1 < reply->elements) {
+        const redisReply *node = reply->element[i];
+        long long n = reply->element[i + 1]->integer;
+        i += 2;
+        if (node->type == REDIS_REPLY_STRING) {
+            log_info("event=cluster_node_dead node=%s games=%lld", node->str,
+                     n);
+            host_drop_node(c, node->str, NULL);
+        }
+        for (long long k = 0; k < n && i < reply->elements; k++, i++) {
+            const redisReply *g = reply->element[i];
+            if (g->type == REDIS_REPLY_STRING && proto_key_valid(g->str) &&
+                !hub_game(c->h, g->str))
+                adopt_game(c, g->str, 0, 0, NULL);
+        }
+    }
+}
+
+/* One page of the scan, after joining, of the store's live games: each
+ * not hosted here is adopted unless a live node hosts it (game_take
+ * decides), so that after the whole cluster restarted (Redis empty, no
+ * node's set to sweep) every live game finds a host and its clocks and
+ * deadlines run again. CLUSTER_SWEEP_GAMES a tick. */
+static void orphans_tick(struct cluster *c)
+{
+    char(*gids)[PROTO_KEY_MAX + 1];
+    size_t n = 0;
+
+    if (!c->orphans_scan || cluster_now(c) < c->orphans_at)
+        return;
+    gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
+    if (!gids ||
+        store_live_gids(c->store, c->orphans_after, c->orphans_before, gids,
+                        CLUSTER_SWEEP_GAMES, &n) < 0) {
+        free(gids);
+        return; /* again next tick */
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!hub_game(c->h, gids[i]) && !table_get(&c->adopting, gids[i]))
+            adopt_game(c, gids[i], 0, 0, NULL);
+    if (n < CLUSTER_SWEEP_GAMES)
+        c->orphans_scan = false;
+    else
+        snprintf(c->orphans_after, sizeof c->orphans_after, "%s",
+                 gids[n - 1]);
+    free(gids);
+}
+
+/* node's current incarnation is inc (NULL: none, its lease lapsed):
+ * remote sessions of any other incarnation of it go. */
+struct alive_check {
+    struct cluster *c;
+    char node[PROTO_KEY_MAX + 1];
+};
+
+static void on_alive(void *arg, const redisReply *reply, const char *err)
+{
+    struct alive_check *a = arg;
+
+    if (!err && reply)
+        host_drop_node(a->c, a->node,
+                       reply->type == REDIS_REPLY_STRING ? reply->str : NULL);
+    free(a);
+}
+
+/* Every CLUSTER_TICK_MS: the lease, the sweep, and the incarnations of
+ * the nodes whose connections are mirrored here. */
+void lease_on_tick(void *arg)
+{
+    struct cluster *c = arg;
+    char max[16];
+    struct table seen;
+
+    hub_alarm_arm(c->h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
+    if (!c->up || c->renewing)
+        return;
+    if (!c->leased) {
+        node_up(c);
+        return;
+    }
+    renew(c);
+    seeks_cards_tick(c);
+    orphans_tick(c);
+    snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
+    cluster_eval(c, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
+                 (const char *[]){"nodes"}, 2,
+                 (const char *[]){c->node, max});
+    table_init(&seen);
+    for (size_t i = 0; i < c->remotes.cap; i++) {
+        struct remote *rs = c->remotes.slots[i].value;
+        struct alive_check *a;
+        if (!rs || table_get(&seen, rs->node) ||
+            table_put(&seen, rs->node, rs) < 0 || !(a = malloc(sizeof *a)))
+            continue;
+        a->c = c;
+        snprintf(a->node, sizeof a->node, "%s", rs->node);
+        if (cluster_cmd(c, on_alive, a, "GET node:%s:alive", rs->node) < 0)
+            free(a);
+    }
+    table_clear(&seen);
+}
+
+/* ---- Redis up and down -------------------------------------------------- */
+
+void lease_on_state(void *arg, bool up)
+{
+    struct cluster *c = arg;
+
+    c->up = up;
+    log_info("event=cluster_redis_%s node=%s", up ? "up" : "down", c->node);
+    {
+        struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
+        if (b) /* to every local connection after hello */
+            hub_notice_all(c->h, b);
+        msgbuf_unref(b);
+    }
+    if (!up)
+        return;
+    if (c->leased) { /* renew at once: it tells whether the lease held */
+        renew(c);
+        edge_resync_all(c);
+    } else if (!c->renewing) {
+        node_up(c);
+    }
+}

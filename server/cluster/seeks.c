@@ -1,0 +1,521 @@
+/*
+ * seeks.c - the lobby in Redis: the seek book of a cluster (place, cancel,
+ * accept, a pairing's seeker told), and the lobby feed's cards of live
+ * games and its snapshot (cluster.h, cluster_internal.h).
+ */
+#include "cluster/cluster_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game/game.h"
+#include "game/lobby.h"
+#include "hub/lobbyfeed.h"
+#include "hub/player.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/tunables.h"
+#include "redis_scripts.h"
+
+/* A local session's number, for the host's envelopes and deliveries. */
+
+/* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
+
+/* A seek of pid's, placed on node, is now game gid here: that node's
+ * connections of pid attach to it. Said on the node's own channel, which
+ * it follows from its start: a connection that has just said hello and
+ * placed its seek may not follow its player's channel yet (a SUBSCRIBE
+ * and a seek's EVAL travel on two connections, in no set order). */
+static void tell_seeker_node(struct cluster *c, const char *node,
+                             const char *pid, const char *gid)
+{
+    char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
+    int n;
+
+    if (!proto_key_valid(node) || !strcmp(node, c->node))
+        return;
+    n = snprintf(out, sizeof out, "N %s %s", gid, pid);
+    snprintf(channel, sizeof channel, "node:%s", node);
+    cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+}
+
+struct seek_call {
+    struct cluster *c;
+    uint64_t sid; /* the local session */
+    char seek[PROTO_KEY_MAX + 1];
+    struct clock_spec clock;
+    bool rated;
+    struct proto_id id;
+};
+
+static void seek_keys(const struct clock_spec *k, const char *pid,
+                      char zset[48], char seeker[48])
+{
+    if (k->per_move)
+        snprintf(zset, 48, "seeks:m%d", k->per_move_s);
+    else
+        snprintf(zset, 48, "seeks:f%d+%d", k->initial_s, k->increment_s);
+    snprintf(seeker, 48, "seeker:%s", pid);
+}
+
+static void on_placed(void *arg, const redisReply *reply, const char *err)
+{
+    struct seek_call *sc = arg;
+    struct cluster *c = sc->c;
+    struct session *s = cluster_local_session(c, sc->sid);
+
+    if (!s || !s->player) {
+        free(sc);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements < 2 ||
+        reply->element[0]->type != REDIS_REPLY_STRING) {
+        hub_busy(s, &sc->id);
+        free(sc);
+        return;
+    }
+    hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
+    if (!strcmp(reply->element[0]->str, "waiting")) {
+        snprintf(edge_of(s)->seek_sid, sizeof edge_of(s)->seek_sid, "%s",
+                 sc->seek);
+    } else if (reply->elements >= 5 &&
+               reply->element[2]->type == REDIS_REPLY_STRING &&
+               reply->element[4]->type == REDIS_REPLY_STRING &&
+               proto_key_valid(reply->element[2]->str)) {
+        int color = strcmp(reply->element[4]->str, "white") ? 1 : 0;
+        struct game *g;
+        edge_of(s)->seek_sid[0] = '\0';
+        g = hub_start_paired(s, &sc->clock, sc->rated, color,
+                             reply->element[2]->str, cluster_now(c));
+        if (g && reply->element[3]->type == REDIS_REPLY_STRING)
+            tell_seeker_node(c, reply->element[3]->str,
+                             reply->element[2]->str, game_gid(g));
+    }
+    host_flush_soon(c);
+    free(sc);
+}
+
+void cluster_seek(struct cluster *c, struct session *s,
+                  const struct proto_msg *m, const char *sid, int rating,
+                  bool provisional)
+{
+    struct seek_call *sc = calloc(1, sizeof *sc);
+    char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
+        created[24];
+    const char *color = m->color == PROTO_WHITE   ? "white"
+                        : m->color == PROTO_BLACK ? "black"
+                                                  : "random";
+
+    if (!sc) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    sc->c = c;
+    sc->sid = edge_of(s)->id;
+    snprintf(sc->seek, sizeof sc->seek, "%s", sid);
+    sc->clock = m->clock;
+    sc->rated = m->rated;
+    sc->id = m->id;
+    seek_keys(&m->clock, s->player->pid, zset, seeker);
+    snprintf(rating_s, sizeof rating_s, "%d", rating);
+    snprintf(lo, sizeof lo, "%d", m->range_lo);
+    snprintf(hi, sizeof hi, "%d", m->range_hi);
+    snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
+    snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
+    if (cluster_eval(c, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
+                     (const char *[]){zset, seeker, "seeks:seq"}, 12,
+                     (const char *[]){
+                         sid, s->player->pid, c->node, color,
+                         m->rated ? "1" : "0", m->rated ? rating_s : "",
+                         m->rated && m->has_range ? lo : "",
+                         m->rated && m->has_range ? hi : "", coin, created,
+                         s->player->name, provisional ? "1" : "0"}) < 0) {
+        free(sc);
+        hub_busy(s, &m->id);
+    }
+}
+
+static void on_cancelled(void *arg, const redisReply *reply, const char *err)
+{
+    struct seek_call *sc = arg;
+    struct session *s = cluster_local_session(sc->c, sc->sid);
+
+    if (s && s->player) {
+        if (err || !reply || reply->type != REDIS_REPLY_INTEGER)
+            hub_busy(s, &sc->id);
+        else if (reply->integer == 1)
+            hub_send_text(s, proto_render_seek_cancelled(&sc->id), 0);
+        else
+            hub_send_error(s, PROTO_NO_SEEK, "you have no open seek",
+                           &sc->id);
+        edge_of(s)->seek_sid[0] = '\0';
+        host_flush_soon(sc->c);
+    }
+    free(sc);
+}
+
+void cluster_cancel_seek(struct cluster *c, struct session *s,
+                         const struct proto_id *id)
+{
+    struct seek_call *sc = calloc(1, sizeof *sc);
+    char seeker[48];
+
+    if (!sc) {
+        hub_busy(s, id);
+        return;
+    }
+    sc->c = c;
+    sc->sid = edge_of(s)->id;
+    sc->id = *id;
+    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
+    if (cluster_eval(c, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
+                     (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
+        free(sc);
+        hub_busy(s, id);
+    }
+}
+
+/* s's open seek (it closes, or no longer speaks for its player) goes. */
+void seeks_drop(struct cluster *c, struct session *s)
+{
+    char seeker[48];
+
+    struct edge *e = s->conn ? s->ext : NULL; /* (a local connection's) */
+
+    if (!e || !e->seek_sid[0] || !s->player)
+        return;
+    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
+    cluster_eval(c, REDIS_LUA_SEEK_CANCEL, cluster_log_reply,
+                 (void *)"seek_cancel", 1, (const char *[]){seeker}, 1,
+                 (const char *[]){e->seek_sid});
+    e->seek_sid[0] = '\0';
+}
+
+/* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
+
+/* The rank of g in games:live (highest first): rated games above every
+ * casual one, by their rating sum; casual ones by creation time. */
+static double card_score(const struct game *g)
+{
+    double sum = 0;
+
+    if (!game_rated(g))
+        return (double)game_created_ms(g);
+    for (int k = 0; k < 2; k++) {
+        struct proto_player p = game_seat_player(g, k);
+        if (p.has_rating)
+            sum += (double)p.rating;
+    }
+    return 1e15 + sum;
+}
+
+/* Writes g's card (all its fields, or only its ply). */
+void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
+{
+    char key[PROTO_KEY_MAX + 16], score[32], ply[16], wr[16], br[16],
+        clock[32];
+    struct proto_player w = game_seat_player(g, 0),
+                        b = game_seat_player(g, 1);
+    const struct clock_spec *k = game_clock_spec(g);
+    const char *args[4 + 2 * 10];
+    int n = 0;
+
+    snprintf(key, sizeof key, "game:%s:card", game_gid(g));
+    snprintf(score, sizeof score, "%.0f", card_score(g));
+    snprintf(ply, sizeof ply, "%d", game_ply(g));
+    snprintf(wr, sizeof wr, "%ld", w.rating);
+    snprintf(br, sizeof br, "%ld", b.rating);
+    if (k->per_move)
+        snprintf(clock, sizeof clock, "m%d", k->per_move_s);
+    else
+        snprintf(clock, sizeof clock, "f%d+%d", k->initial_s, k->increment_s);
+    args[n++] = game_gid(g);
+    args[n++] = score;
+    args[n++] = "ply";
+    args[n++] = ply;
+    if (!ply_only) {
+        const char *kv[] = {"wpid",    w.id,
+                            "wname",   w.name,
+                            "wrating", w.has_rating ? wr : "",
+                            "wprov",   w.provisional ? "1" : "0",
+                            "bpid",    b.id,
+                            "bname",   b.name,
+                            "brating", b.has_rating ? br : "",
+                            "bprov",   b.provisional ? "1" : "0",
+                            "clock",   clock,
+                            "rated",   game_rated(g) ? "1" : "0"};
+        memcpy(args + n, kv, sizeof kv);
+        n += (int)(sizeof kv / sizeof *kv);
+    }
+    cluster_eval(c, REDIS_LUA_GAME_CARD, cluster_log_reply,
+                 (void *)"game_card", 2, (const char *[]){key, "games:live"},
+                 n, args);
+}
+
+void cluster_game_ended(struct cluster *c, const char *gid)
+{
+    cluster_cmd(c, cluster_log_reply, (void *)"card", "ZREM games:live %s",
+                gid);
+    cluster_cmd(c, cluster_log_reply, (void *)"card", "DEL game:%s:card",
+                gid);
+}
+
+/* The tick's look at the lobby's first live games: the ply of those
+ * hosted here is written to their cards (a few Redis writes a second,
+ * whatever the number of games). */
+static void on_top_games(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+        return;
+    for (size_t i = 0; i < reply->elements; i++) {
+        struct game *g;
+        if (reply->element[i]->type != REDIS_REPLY_STRING)
+            continue;
+        g = hub_game(c->h, reply->element[i]->str);
+        if (g && game_status(g) == GAME_STARTED &&
+            table_get(&c->epochs, game_gid(g)))
+            seeks_card_put(c, g, true);
+    }
+}
+
+void seeks_cards_tick(struct cluster *c)
+{
+    if (c->epochs.n)
+        cluster_cmd(c, on_top_games, c, "ZREVRANGE games:live 0 %d",
+                    LOBBY_GAMES_MAX - 1);
+}
+
+/* Element *i of lobby_snapshot's reply as a string ("" when not one), and
+ * as a number; *i advances. */
+static const char *field(const redisReply *r, size_t *i)
+{
+    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
+
+    return e && e->type == REDIS_REPLY_STRING ? e->str : "";
+}
+
+static long number(const redisReply *r, size_t *i)
+{
+    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
+
+    if (!e)
+        return 0;
+    if (e->type == REDIS_REPLY_INTEGER)
+        return (long)e->integer;
+    return e->type == REDIS_REPLY_STRING ? strtol(e->str, NULL, 10) : 0;
+}
+
+/* A clock's canonical form (f300+0, m60, or a seek set's name) back. */
+static bool clock_of(const char *s, struct clock_spec *k)
+{
+    memset(k, 0, sizeof *k);
+    if (!strncmp(s, "seeks:", 6))
+        s += 6;
+    if (s[0] == 'm') {
+        k->per_move = 1;
+        k->per_move_s = atoi(s + 1);
+        return k->per_move_s > 0;
+    }
+    return s[0] == 'f' &&
+           sscanf(s + 1, "%d+%d", &k->initial_s, &k->increment_s) == 2;
+}
+
+static void on_snapshot(void *arg, const redisReply *reply, const char *err)
+{
+    struct cluster *c = arg;
+    struct proto_lobby_seek seeks[LOBBY_SEEKS_MAX];
+    struct proto_lobby_game games[LOBBY_GAMES_MAX];
+    size_t ns = 0, ng = 0, i = 0, n;
+
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY) {
+        lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
+        return;
+    }
+    n = (size_t)number(reply, &i);
+    for (size_t k = 0; k < n; k++) {
+        struct proto_lobby_seek *e = &seeks[ns < LOBBY_SEEKS_MAX ? ns : 0];
+        const char *color, *lo;
+        bool ok;
+        memset(e, 0, sizeof *e);
+        e->sid = field(reply, &i);
+        e->player.id = field(reply, &i);
+        e->player.name = field(reply, &i);
+        ok = clock_of(field(reply, &i), &e->clock);
+        color = field(reply, &i);
+        e->color = !strcmp(color, "white")   ? PROTO_WHITE
+                   : !strcmp(color, "black") ? PROTO_BLACK
+                                             : PROTO_RANDOM;
+        e->rated = !strcmp(field(reply, &i), "1");
+        e->player.rating = number(reply, &i);
+        e->player.has_rating = e->rated;
+        e->player.provisional = !strcmp(field(reply, &i), "1");
+        lo = field(reply, &i);
+        e->has_range = e->rated && lo[0] != '\0';
+        e->lo = atoi(lo);
+        e->hi = (int)number(reply, &i);
+        if (ok && e->player.id[0] && ns < LOBBY_SEEKS_MAX)
+            ns++;
+    }
+    n = (size_t)number(reply, &i);
+    for (size_t k = 0; k < n; k++) {
+        struct proto_lobby_game *e = &games[ng < LOBBY_GAMES_MAX ? ng : 0];
+        const char *wr, *br;
+        bool ok;
+        memset(e, 0, sizeof *e);
+        e->game = field(reply, &i);
+        e->white.id = field(reply, &i);
+        e->white.name = field(reply, &i);
+        wr = field(reply, &i);
+        e->white.provisional = !strcmp(field(reply, &i), "1");
+        e->black.id = field(reply, &i);
+        e->black.name = field(reply, &i);
+        br = field(reply, &i);
+        e->black.provisional = !strcmp(field(reply, &i), "1");
+        e->white.has_rating = wr[0] != '\0';
+        e->white.rating = strtol(wr, NULL, 10);
+        e->black.has_rating = br[0] != '\0';
+        e->black.rating = strtol(br, NULL, 10);
+        ok = clock_of(field(reply, &i), &e->clock);
+        e->rated = !strcmp(field(reply, &i), "1");
+        e->ply = (int)number(reply, &i);
+        if (ok && e->white.id[0] && ng < LOBBY_GAMES_MAX)
+            ng++;
+    }
+    lobbyfeed_snapshot(hub_lobbyfeed(c->h),
+                       proto_render_lobby(seeks, ns, games, ng),
+                       cluster_now(c));
+}
+
+void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
+{
+    struct cluster *c = arg;
+    char ns[16], ng[16];
+
+    (void)f;
+    snprintf(ns, sizeof ns, "%d", LOBBY_SEEKS_MAX);
+    snprintf(ng, sizeof ng, "%d", LOBBY_GAMES_MAX);
+    if (cluster_eval(c, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
+                     (const char *[]){"seeks:all", "games:live"}, 2,
+                     (const char *[]){ns, ng}) < 0)
+        lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
+}
+
+/* ---- accept (seek_take.lua) -------------------------------------------- */
+
+struct accept_call {
+    struct cluster *c;
+    uint64_t sid;
+    struct proto_id id;
+    struct lobby_seek seek;
+    char node[PROTO_KEY_MAX + 1]; /* the seek's */
+};
+
+static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
+{
+    struct accept_call *a = arg;
+    struct cluster *c = a->c;
+    struct session *s = cluster_local_session(c, a->sid);
+    struct game *g;
+
+    if (!s || !s->player) {
+        free(a);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
+        hub_busy(s, &a->id);
+    } else if (reply->integer != 1) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &a->id);
+    } else if ((g = hub_accept_start(s, &a->seek, &a->id, cluster_now(c)))) {
+        seeks_drop(c, s); /* (the game_start says it) */
+        tell_seeker_node(c, a->node, a->seek.pid, game_gid(g));
+        log_info("event=seek_accepted seek=%s game=%s", a->seek.sid,
+                 game_gid(g));
+        game_announce_start(g, cluster_now(c));
+    }
+    host_flush_soon(c);
+    free(a);
+}
+
+/* The seek's fields: the checks run on them, then it is taken. */
+static void on_seek_read(void *arg, const redisReply *reply, const char *err)
+{
+    struct accept_call *a = arg;
+    struct cluster *c = a->c;
+    struct session *s = cluster_local_session(c, a->sid);
+    struct lobby_seek *k = &a->seek;
+    char key[PROTO_KEY_MAX + 8];
+    size_t i = 0;
+    const char *color, *lo;
+
+    if (!s || !s->player) {
+        free(a);
+        return;
+    }
+    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
+        reply->elements != 10) {
+        hub_busy(s, &a->id);
+        free(a);
+        return;
+    }
+    snprintf(k->pid, sizeof k->pid, "%s", field(reply, &i));
+    snprintf(k->name, sizeof k->name, "%s", field(reply, &i));
+    color = field(reply, &i);
+    k->rated = !strcmp(field(reply, &i), "1");
+    k->rating = number(reply, &i);
+    k->provisional = !strcmp(field(reply, &i), "1");
+    lo = field(reply, &i);
+    k->has_range = k->rated && lo[0] != '\0';
+    k->lo = atoi(lo);
+    k->hi = (int)number(reply, &i);
+    if (!proto_key_valid(k->pid) || !clock_of(field(reply, &i), &k->clock) ||
+        snprintf(a->node, sizeof a->node, "%s", field(reply, &i)) <= 0) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &a->id);
+        free(a);
+        return;
+    }
+    k->color = !strcmp(color, "white")   ? PROTO_WHITE
+               : !strcmp(color, "black") ? PROTO_BLACK
+                                         : PROTO_RANDOM;
+    if (hub_accept_refused(s, k, &a->id)) {
+        host_flush_soon(c);
+        free(a);
+        return;
+    }
+    snprintf(key, sizeof key, "seek:%s", k->sid);
+    if (cluster_eval(c, REDIS_LUA_SEEK_TAKE, on_seek_taken, a, 1,
+                     (const char *[]){key}, 1,
+                     (const char *[]){k->sid}) < 0) {
+        hub_busy(s, &a->id);
+        free(a);
+    }
+}
+
+void cluster_accept(struct cluster *c, struct session *s,
+                    const struct proto_msg *m)
+{
+    struct accept_call *a = calloc(1, sizeof *a);
+
+    if (!a) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    a->c = c;
+    a->sid = edge_of(s)->id;
+    a->id = m->id;
+    snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
+    if (cluster_cmd(c, on_seek_read, a,
+                    "HMGET seek:%s pid name color rated rating prov lo hi "
+                    "zset node",
+                    m->seek) < 0) {
+        free(a);
+        hub_busy(s, &m->id);
+    }
+}
