@@ -687,6 +687,7 @@ int main(int argc, char **argv)
     struct hub *h = NULL;
     struct redis *rd = NULL;
     struct cluster *cl = NULL;
+    struct bus bus;
     struct sigaction sa;
     char err[600], q1[600], q2[600], where[300];
     struct listener_bound bound, rbound;
@@ -784,7 +785,8 @@ int main(int argc, char **argv)
     }
     h = start_hub(st, &hc);
     /* a node of a cluster: the cluster is the hub's router and seek book */
-    if (!h || (rd && !(cl = cluster_new(h, rd, cfg.node_id)))) {
+    if (!h || (rd && (redis_bus_init(rd, &bus) < 0 ||
+                      !(cl = cluster_new(h, &bus, cfg.node_id))))) {
         start_failed("out of memory");
         hub_free(h);
         redis_free(rd);

@@ -11,7 +11,6 @@
 
 #include "game/game.h"
 #include "lib/log.h"
-#include "redis_scripts.h"
 
 /* ---- adoption ---------------------------------------------------------- */
 
@@ -51,7 +50,7 @@ static void retry_later(struct cluster *c, struct fwd *f)
     struct session *s = cluster_local_session(c, f->sid);
 
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
-        if (s && f->kind == 'M')
+        if (s && f->kind == CODEC_COMMAND)
             hub_busy(s, NULL);
         free(f);
         return;
@@ -98,7 +97,7 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
 static void adoption_run_here(struct cluster *c, struct adoption *a)
 {
     for (struct pending *p = a->head; p; p = p->next)
-        if (p->kind == 'M')
+        if (p->kind == CODEC_COMMAND)
             edge_run_here(c, p->sid, p->text, p->len);
 }
 
@@ -106,7 +105,7 @@ static void adoption_run_here(struct cluster *c, struct adoption *a)
  * host); with an epoch (a handover), the lease is already this node's.
  * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
  * waits for the adoption. */
-static void on_taken(void *arg, const redisReply *reply, const char *err);
+static void on_taken(void *arg, const struct bus_value *v, const char *err);
 
 void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
                 int64_t seen_ms, struct pending *p)
@@ -155,35 +154,34 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
     snprintf(floor_s, sizeof floor_s, "%lld", (long long)floor);
-    if (cluster_eval(c, REDIS_LUA_GAME_TAKE, on_taken, a, 2,
+    if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
                      (const char *[]){host, ekey}, 3,
                      (const char *[]){c->node, gid, floor_s}) < 0)
         adoption_free(c, a);
 }
 
-static void on_taken(void *arg, const redisReply *reply, const char *err)
+/* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
+ * it. */
+static void on_taken(void *arg, const struct bus_value *v, const char *err)
 {
     struct adoption *a = arg;
     struct cluster *c = a->c;
 
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements < 2 ||
-        reply->element[0]->type != REDIS_REPLY_INTEGER) {
+    if (err || !bus_at(v, 1) || !bus_is(bus_at(v, 0), BUS_INT)) {
         log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
                  err ? err : "unexpected reply");
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
     }
-    if (reply->element[0]->integer == 0) { /* a live node hosts it */
+    if (bus_int(bus_at(v, 0), 0) == 0) { /* a live node hosts it */
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
     }
-    a->epoch = reply->element[0]->integer;
-    if (!a->seen_ms && reply->elements >= 3 &&
-        reply->element[2]->type == REDIS_REPLY_INTEGER)
-        a->seen_ms = reply->element[2]->integer;
+    a->epoch = bus_int(bus_at(v, 0), 0);
+    if (!a->seen_ms)
+        a->seen_ms = bus_int(bus_at(v, 2), 0);
     a->seq = store_take_epoch(c->store, a->gid, a->epoch);
     if (!a->seq) {
         log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
@@ -202,8 +200,8 @@ void adopt_release(struct cluster *c, const char *gid)
 
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    cluster_eval(c, REDIS_LUA_GAME_RELEASE, cluster_log_reply,
-                 (void *)"release", 2, (const char *[]){host, ekey}, 2,
+    cluster_eval(c, BUS_GAME_RELEASE, cluster_log_reply, (void *)"release", 2,
+                 (const char *[]){host, ekey}, 2,
                  (const char *[]){c->node, gid});
 }
 
@@ -283,7 +281,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     if (hub_game(c->h, f->gid)) { /* adopted meanwhile */
-        if (f->kind == 'M')
+        if (f->kind == CODEC_COMMAND)
             edge_run_here(c, f->sid, f->text, f->len);
         free(f);
         return;
@@ -296,7 +294,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
             adopt_game(c, row.gid, 0, 0, p);
         return;
     }
-    if (rc == 0 && f->kind == 'S' && f->tries < CLUSTER_RETRIES) {
+    if (rc == 0 && f->kind == CODEC_START && f->tries < CLUSTER_RETRIES) {
         /* a new game of the player's, told by its host before its row
          * committed and, sometimes, before Redis had its host's
          * subscription to cmd:G (another connection of the host's): 1 of
@@ -306,14 +304,20 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
     }
     if (rc < 0) {
         struct session *s = cluster_local_session(c, f->sid);
-        if (s && f->kind == 'M')
+        if (s && f->kind == CODEC_COMMAND)
             hub_busy(s, NULL);
     } else {
         struct session *s = cluster_local_session(c, f->sid);
         if (s)
             edge_follow_drop(c, s, f->gid);
-        if (f->kind == 'M')
+        if (f->kind == CODEC_COMMAND)
             edge_run_here(c, f->sid, f->text, f->len);
     }
     free(f);
+}
+
+void adopt_handed_over(struct cluster *c, const struct codec_msg *m)
+{
+    if (!hub_game(c->h, m->gid))
+        adopt_game(c, m->gid, m->epoch, m->wall_ms, NULL);
 }

@@ -39,7 +39,6 @@
 #include "game/lobby.h"
 #include "hub/player.h"
 #include "lib/log.h"
-#include "redis_scripts.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -53,54 +52,67 @@ void cluster_id_key(uint64_t id, char *out, size_t len)
     snprintf(out, len, "%llu", (unsigned long long)id);
 }
 
-/* A reply callback that only logs failures. */
-void cluster_log_reply(void *arg, const redisReply *reply, const char *err)
+/* A reply callback that only logs failures (arg: what failed). */
+void cluster_log_reply(void *arg, const struct bus_value *v, const char *err)
 {
-    (void)reply;
+    (void)v;
     if (err)
         log_warn("event=cluster_redis_failed what=%s error=\"%s\"",
                  (const char *)arg, err);
 }
 
-/* PUBLISH channel payload (len bytes); fn(arg) gets the number of
- * receivers. */
 int cluster_publish(struct cluster *c, const char *channel,
-                    const char *payload, size_t len, redis_reply_fn *fn,
+                    const char *payload, size_t len, bus_reply_fn *fn,
                     void *arg)
 {
-    const char *argv[3] = {"PUBLISH", channel, payload};
-    size_t lens[3] = {7, strlen(channel), len};
-
-    if (!c->r)
+    if (c->stopped)
         return -1;
-    return redis_command_argv(c->r, fn ? fn : cluster_log_reply,
-                              fn ? arg : (void *)"cluster_publish", 3, argv,
-                              lens);
+    return c->bus.ops->publish(c->bus.impl, channel, payload, len,
+                               fn ? fn : cluster_log_reply,
+                               fn ? arg : (void *)"publish");
 }
 
-/* redis_eval and redis_command on c's Redis; -1 (fn not called) once the
- * node has left the cluster (cluster_stop). */
-int cluster_eval(struct cluster *c, int script, redis_reply_fn *fn, void *arg,
-                 int nkeys, const char *const *keys, int nargs,
-                 const char *const *args)
+int cluster_send(struct cluster *c, const struct codec_msg *m,
+                 bus_reply_fn *fn, void *arg)
 {
-    if (!c->r)
-        return -1;
-    return redis_eval(c->r, script, fn, arg, nkeys, keys, nargs, args);
-}
-
-int cluster_cmd(struct cluster *c, redis_reply_fn *fn, void *arg,
-                const char *format, ...)
-{
-    va_list ap;
+    char channel[PROTO_KEY_MAX + 16];
+    size_t len;
+    char *text = codec_encode(m, &len);
     int rc;
 
-    if (!c->r)
+    if (!text) {
+        log_error("event=cluster_unsent kind=%s why=encode",
+                  codec_kind_name(m->kind));
         return -1;
-    va_start(ap, format);
-    rc = redis_vcommand(c->r, fn, arg, format, ap);
-    va_end(ap);
+    }
+    codec_channel(m, channel, sizeof channel);
+    rc = cluster_publish(c, channel, text, len, fn, arg);
+    free(text);
     return rc;
+}
+
+int cluster_eval(struct cluster *c, enum bus_script script, bus_reply_fn *fn,
+                 void *arg, int nkeys, const char *const *keys, int nargs,
+                 const char *const *args)
+{
+    if (c->stopped)
+        return -1;
+    return c->bus.ops->eval(c->bus.impl, script, nkeys, keys, nargs, args, fn,
+                            arg);
+}
+
+void cluster_follow(struct cluster *c, const char *prefix, const char *key,
+                    bool on)
+{
+    char channel[PROTO_KEY_MAX + 16];
+
+    snprintf(channel, sizeof channel, "%s:%s", prefix, key);
+    if (c->stopped)
+        return;
+    if (on)
+        c->bus.ops->subscribe(c->bus.impl, channel);
+    else
+        c->bus.ops->unsubscribe(c->bus.impl, channel);
 }
 
 struct session *cluster_local_session(struct cluster *c, uint64_t sid)
@@ -111,47 +123,43 @@ struct session *cluster_local_session(struct cluster *c, uint64_t sid)
     return table_get(&c->locals, k);
 }
 
-/* Splits the header line of msg (up to '\n' or the end) into at most
- * max space-separated tokens (copied into buf); *body is what follows
- * the '\n' ("" without one). Returns the number of tokens. */
-int cluster_split(const char *msg, size_t len, char *buf, size_t buflen,
-                  char **tok, int max, const char **body, size_t *bodylen)
-{
-    const char *nl = memchr(msg, '\n', len);
-    size_t hl = nl ? (size_t)(nl - msg) : len;
-    int n = 0;
-    char *p;
-
-    if (hl >= buflen)
-        return 0;
-    memcpy(buf, msg, hl);
-    buf[hl] = '\0';
-    *body = nl ? nl + 1 : msg + len;
-    *bodylen = nl ? len - hl - 1 : 0;
-    for (p = strtok(buf, " "); p && n < max; p = strtok(NULL, " "))
-        tok[n++] = p;
-    return n;
-}
-
+/* What arrives on a followed channel, decoded, to the edge's or the
+ * host's handler. A message that does not decode is logged and
+ * dropped: every sender is a node of this cluster. */
 static void on_message(void *arg, const char *channel, const char *msg,
                        size_t len)
 {
     struct cluster *c = arg;
+    struct codec_msg m;
+    const char *why;
+    char q[96];
 
-    if (!strncmp(channel, "cmd:", 4))
-        host_on_command(c, channel + 4, msg, len);
-    else if (!strncmp(channel, "node:", 5))
-        edge_on_node_message(c, msg, len);
-    else if (!strncmp(channel, "player:", 7))
-        edge_on_player_message(c, channel + 7, msg, len);
-    else if (!strncmp(channel, "game:", 5))
-        edge_on_game_message(c, channel + 5, msg, len);
+    if (codec_decode(channel, msg, len, &m, &why) < 0) {
+        log_warn("event=cluster_bad_message channel=%s why=\"%s\"",
+                 log_quote(q, sizeof q, channel), why);
+        return;
+    }
+    switch (m.kind) {
+    case CODEC_COMMAND:
+    case CODEC_ATTACH:
+    case CODEC_RESYNC:
+    case CODEC_START:
+    case CODEC_DETACH:
+        host_on_command(c, &m);
+        break;
+    case CODEC_HANDOVER:
+        adopt_handed_over(c, &m);
+        break;
+    default:
+        edge_on_message(c, &m);
+        break;
+    }
     host_flush_soon(c);
 }
 
 /* ---- life -------------------------------------------------------------- */
 
-struct cluster *cluster_new(struct hub *h, struct redis *r,
+struct cluster *cluster_new(struct hub *h, const struct bus *bus,
                             const char *node_id)
 {
     struct cluster *c = calloc(1, sizeof *c);
@@ -160,7 +168,7 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
         return NULL;
     c->h = h;
     c->store = hub_store(h);
-    c->r = r;
+    c->bus = *bus;
     snprintf(c->node, sizeof c->node, "%s", node_id);
     lease_new_incarnation(c);
     table_init(&c->locals);
@@ -178,18 +186,8 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
         cluster_free(c);
         return NULL;
     }
-    /* the scripts' numbers are their redis_lua ids (r has no other) */
-    for (int i = 0; i < REDIS_LUA_COUNT; i++)
-        if (redis_script_add(r, redis_lua[i].source) != i) {
-            cluster_free(c);
-            return NULL;
-        }
-    redis_set_handlers(r, lease_on_state, on_message, c);
-    {
-        char channel[PROTO_KEY_MAX + 8];
-        snprintf(channel, sizeof channel, "node:%s", c->node);
-        redis_subscribe(r, channel);
-    }
+    c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
+    cluster_follow(c, "node", c->node, true);
     hub_alarm_arm(h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
     hub_set_router(h, &(struct router){&cluster_router, c});
     hub_set_seekbook(h, &(struct seekbook){&cluster_seekbook, c});
@@ -200,6 +198,7 @@ void cluster_free(struct cluster *c)
 {
     if (!c)
         return;
+    cluster_stop(c); /* (the bus outlives c, and calls it no more) */
     hub_set_router(c->h, NULL);
     hub_set_seekbook(c->h, NULL);
     for (size_t i = 0; i < c->remotes.cap; i++) {
@@ -267,8 +266,10 @@ void cluster_free(struct cluster *c)
 
 void cluster_stop(struct cluster *c)
 {
-    if (c)
-        c->r = NULL;
+    if (!c || c->stopped)
+        return;
+    c->bus.ops->set_handlers(c->bus.impl, NULL, NULL, NULL);
+    c->stopped = true;
 }
 
 const char *cluster_node(const struct cluster *c)

@@ -44,7 +44,7 @@
 #include "proto.h"
 
 struct hub;
-struct redis;
+struct bus;
 
 /* The lease's length and how often it is renewed (and the sweep for
  * dead nodes runs): a node paused or cut off for CLUSTER_LEASE_MS loses
@@ -54,12 +54,12 @@ struct redis;
 
 struct cluster;
 
-/* Joins the cluster as node_id (copied) over r (not owned: it outlives
- * the cluster; it must have no script of its own: the cluster adds
- * cluster/lua's), taking r's state and message callbacks, and becomes
- * h's router and seek book (router.h, seekbook.h). Call it before the
- * hub's first connection. NULL when out of memory. */
-struct cluster *cluster_new(struct hub *h, struct redis *r,
+/* Joins the cluster as node_id (copied) over bus (copied; its impl
+ * outlives the cluster: Redis's, redis_bus_init), taking its state and
+ * message handlers, and becomes h's router and seek book (router.h,
+ * seekbook.h). Call it before the hub's first connection. NULL when out
+ * of memory. */
+struct cluster *cluster_new(struct hub *h, const struct bus *bus,
                             const char *node_id);
 
 /* Gives the hub its own router and seek book back and frees c (its
@@ -67,9 +67,10 @@ struct cluster *cluster_new(struct hub *h, struct redis *r,
  * are the hub's). Before hub_free. NULL: no-op. */
 void cluster_free(struct cluster *c);
 
-/* The node leaves the cluster (the end of a shutdown, before its Redis is
- * freed): from now on nothing is sent to Redis, and callbacks of what was
- * pending (called by redis_free) change nothing. NULL: no-op. */
+/* The node leaves the cluster (the end of a shutdown, before its bus is
+ * freed): from now on nothing is sent to the bus, its handlers are
+ * taken back, and callbacks of what was pending (called by redis_free)
+ * change nothing. NULL: no-op. */
 void cluster_stop(struct cluster *c);
 
 /* This node's id. */

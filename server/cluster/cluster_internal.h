@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "cluster/cluster.h"
-#include "cluster/redis.h"
+#include "cluster/bus.h"
+#include "cluster/codec.h"
 #include "hub/router.h"
 #include "hub/seekbook.h"
 #include "hub/session.h"
@@ -34,8 +35,6 @@ struct player;
 #define CLUSTER_RETRIES 50
 /* The sweep adopts at most this many of a dead node's games a tick. */
 #define CLUSTER_SWEEP_GAMES 256
-/* Bytes of a header line. */
-#define HDR_MAX 256
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -103,7 +102,7 @@ struct outq {
 struct pending {
     struct pending *next;
     uint64_t sid; /* the local session (it may have closed meanwhile) */
-    char kind;
+    enum codec_kind kind; /* an envelope's */
     size_t len;
     char text[]; /* len bytes, NUL-terminated */
 };
@@ -124,7 +123,8 @@ struct adoption {
 struct cluster {
     struct hub *h;
     struct store *store; /* the hub's */
-    struct redis *r;
+    struct bus bus;
+    bool stopped; /* cluster_stop: nothing more goes to the bus */
     char node[PROTO_KEY_MAX + 1];
     char inc[17]; /* this incarnation: new at start and after a lapse */
     bool up, leased, renewing;
@@ -164,160 +164,12 @@ struct fwd {
     struct cluster *c;
     uint64_t sid;
     char gid[PROTO_KEY_MAX + 1];
-    char kind;
+    enum codec_kind kind; /* an envelope's */
     bool welcome; /* an attach of the session's hello: holds its welcome */
     int tries;
     size_t len;
     char text[];
 };
-
-/* ---- cluster.c --------------------------------------------------------- */
-
-/* ---- small helpers ----------------------------------------------------- */
-
-int64_t cluster_now(struct cluster *c);
-
-void cluster_id_key(uint64_t id, char *out, size_t len);
-
-/* A reply callback that only logs failures. */
-void cluster_log_reply(void *arg, const redisReply *reply, const char *err);
-
-/* PUBLISH channel payload (len bytes); fn(arg) gets the number of
- * receivers. */
-int cluster_publish(struct cluster *c, const char *channel,
-                    const char *payload, size_t len, redis_reply_fn *fn,
-                    void *arg);
-
-/* redis_eval and redis_command on c's Redis; -1 (fn not called) once the
- * node has left the cluster (cluster_stop). */
-int cluster_eval(struct cluster *c, int script, redis_reply_fn *fn, void *arg,
-                 int nkeys, const char *const *keys, int nargs,
-                 const char *const *args);
-
-int cluster_cmd(struct cluster *c, redis_reply_fn *fn, void *arg,
-                const char *format, ...);
-
-struct session *cluster_local_session(struct cluster *c, uint64_t sid);
-
-/* Splits the header line of msg (up to '\n' or the end) into at most
- * max space-separated tokens (copied into buf); *body is what follows
- * the '\n' ("" without one). Returns the number of tokens. */
-int cluster_split(const char *msg, size_t len, char *buf, size_t buflen,
-                  char **tok, int max, const char **body, size_t *bodylen);
-
-bool cluster_leased(struct cluster *c);
-
-/* ---- host.c ------------------------------------------------------------ */
-
-/* ---- the outbox (host -> edges) ---------------------------------------- */
-
-void host_flush_soon(struct cluster *c);
-
-void cluster_tell_player(struct cluster *c, const char *pid, char kind,
-                         const char *payload, size_t len, uint64_t seq);
-
-void host_on_flush(void *arg);
-
-void host_outqs_free(struct cluster *c);
-
-/* A message on cmd:G from another node's connection. */
-void host_on_command(struct cluster *c, const char *gid, const char *msg,
-                     size_t len);
-
-/* Drops every remote session of node (its lease lapsed; inc NULL: any
- * incarnation, else only those of other incarnations). */
-void host_drop_node(struct cluster *c, const char *node, const char *inc);
-
-/* g is hosted here from now on: its commands come here, its followers
- * elsewhere are told, and this node's own followers of it now follow it
- * locally. */
-void host_hosting(struct cluster *c, struct game *g, int64_t epoch);
-
-int cluster_host_new(struct cluster *c, const char *gid);
-
-void cluster_tell_players(struct cluster *c, struct game *g);
-
-/* The same without telling the edges: they go on following gid, and
- * attach again when its new host says so (a handover, a host_fence). */
-void host_forget_remotes(struct cluster *c, const char *gid);
-
-void cluster_unhost(struct cluster *c, const char *gid);
-
-/* Game gid may no longer be written here (the store fenced it, or
- * another node took it while this node's lease had lapsed): every
- * connection that could have been sent something about it that will
- * never be stored is closed (its client reconnects and resyncs from the
- * true host), and the game leaves memory without a write. */
-void host_fence(struct cluster *c, const char *gid);
-
-void cluster_wake(struct cluster *c);
-
-/* ---- edge.c ------------------------------------------------------------ */
-
-/* ---- edge: follows ----------------------------------------------------- */
-
-void edge_subscribe(struct cluster *c, const char *prefix, const char *key,
-                    bool on);
-
-/* s no longer follows gid. */
-void edge_follow_drop(struct cluster *c, struct session *s, const char *gid);
-
-/* Publishes f's envelope on its game's command channel. */
-void edge_send(struct cluster *c, struct fwd *f);
-
-struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
-                         const char *gid, char kind, const char *text,
-                         size_t len);
-
-/* The message a pending or forwarded command carries, parsed again and
- * run here: its game is in memory now, or it is answered from the
- * store. */
-void edge_run_here(struct cluster *c, uint64_t sid, const char *text,
-                   size_t len);
-
-void cluster_forward(struct cluster *c, struct session *s,
-                     const struct proto_msg *m, const char *text, size_t len,
-                     int64_t now);
-
-/* The router's welcome: s is attached at the hosts of its player's live
- * games not hosted here (gids[0..n)) and gets b once Redis has answered
- * every attach's PUBLISH: by then each attach is in its host's queue,
- * ahead of any message the client sends after its welcome (a move the
- * host made just after the welcome went out missed a connection whose
- * attach was still on its way). */
-void edge_welcome(void *ctx, struct session *s, const char *const *gids,
-                  size_t n, struct msgbuf *b, uint64_t seq);
-
-void edge_player_joined(void *ctx, struct player *p);
-
-void edge_player_left(void *ctx, struct player *p);
-
-/* The router's: s no longer speaks for its player (its seek went with
- * the seek book's drop). After its close (s->ext NULL): nothing left. */
-void edge_session_detached(void *ctx, struct session *s);
-
-/* A local connection opened: it gets its number for the hosts'
- * deliveries. */
-int edge_session_opened(void *ctx, struct session *s);
-
-/* It closes: detached from every host it follows, and forgotten. */
-void edge_session_closed(void *ctx, struct session *s);
-
-/* Every follower of every remote game attaches again with a resync:
- * Redis came back, or this node's lease was taken again. */
-void edge_resync_all(struct cluster *c);
-
-void edge_on_node_message(struct cluster *c, const char *msg, size_t len);
-
-/* player:P: P has a new game (N GID: P's connections here attach to
- * it), logged out everywhere (L NODE) or changed its settings (C
- * NODE\nJSON) on another node. */
-void edge_on_player_message(struct cluster *c, const char *pid,
-                            const char *msg, size_t len);
-
-/* game:G: G moved to another host; its followers here attach there. */
-void edge_on_game_message(struct cluster *c, const char *gid, const char *msg,
-                          size_t len);
 
 /* Commands that waited for an adoption that did not happen here: sent
  * to the game's host again (another node took it), after a pause. */
@@ -327,25 +179,159 @@ struct retry {
     int64_t at;
 };
 
-/* ---- adopt.c ----------------------------------------------------------- */
+/* ---- cluster.c: helpers --------------------------------------------- */
 
-/* ---- adoption ---------------------------------------------------------- */
+int64_t cluster_now(struct cluster *c);
+void cluster_id_key(uint64_t id, char *out, size_t len);
+
+/* A bus_reply_fn that only logs a failure (arg: the words for what). */
+void cluster_log_reply(void *arg, const struct bus_value *v, const char *err);
+
+/* Publishes payload (len bytes) on channel, or message m on its channel;
+ * fn(arg) gets the number of receivers (fn NULL: failures are logged).
+ * The eval of a script, a follow of "PREFIX:KEY" (on) or its end. Each
+ * -1 (fn not called) once the node has left the cluster (cluster_stop),
+ * or (cluster_send) when m does not encode. */
+int cluster_publish(struct cluster *c, const char *channel,
+                    const char *payload, size_t len, bus_reply_fn *fn,
+                    void *arg);
+int cluster_send(struct cluster *c, const struct codec_msg *m,
+                 bus_reply_fn *fn, void *arg);
+int cluster_eval(struct cluster *c, enum bus_script script, bus_reply_fn *fn,
+                 void *arg, int nkeys, const char *const *keys, int nargs,
+                 const char *const *args);
+void cluster_follow(struct cluster *c, const char *prefix, const char *key,
+                    bool on);
+
+/* The local session numbered sid (it may have closed meanwhile: NULL). */
+struct session *cluster_local_session(struct cluster *c, uint64_t sid);
+
+/* True while this node's lease surely lasts (renewed less than
+ * CLUSTER_LEASE_MS ago by the monotonic clock): a host acts on its games
+ * only then (a paused process resumes with its lease lapsed, and another
+ * node may have taken them). */
+bool cluster_leased(struct cluster *c);
+
+/* ---- host.c: the host's side ------------------------------------------ */
+
+/* Publishes what the store has committed soon (on the loop's next turn). */
+void host_flush_soon(struct cluster *c);
+void host_on_flush(void *arg); /* (the flusher's alarm) */
+void host_outqs_free(struct cluster *c);
+
+/* Tells the player's connections on other nodes a module's payload, once
+ * the store has committed seq (router_ops.tell). */
+void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                         const char *payload, size_t len, uint64_t seq);
+
+/* An envelope on cmd:G from another node's connection. */
+void host_on_command(struct cluster *c, const struct codec_msg *m);
+
+/* Drops every remote session of node (its lease lapsed; inc NULL: any
+ * incarnation, else only those of other incarnations). */
+void host_drop_node(struct cluster *c, const char *node, const char *inc);
+
+/* Drops what waits for connections conns[0..n) of node and tells their
+ * edge to close them (a message to them was lost, or their game fenced). */
+void host_kill(struct cluster *c, const char *node, const uint64_t *conns,
+               size_t n);
+
+/* g is hosted here from now on (at epoch): its commands come here, its
+ * followers elsewhere are told, and this node's own followers of it now
+ * follow it locally. */
+void host_hosting(struct cluster *c, struct game *g, int64_t epoch);
+
+/* A new game gid hosted here (before its row is written: the epoch's
+ * take goes first): taken in the bus, its command channel followed. 0,
+ * or -1 when the store's queue is full. */
+int cluster_host_new(struct cluster *c, const char *gid);
+
+/* g's seats changed: each player's channel is told (their connections on
+ * other nodes attach). */
+void cluster_tell_players(struct cluster *c, struct game *g);
+
+/* The remote sessions that follow gid forget it, their edges not told:
+ * they go on following gid and attach again when its new host says so
+ * (a handover, a fence). */
+void host_forget_remotes(struct cluster *c, const char *gid);
+
+/* gid leaves this node's memory: released, its commands unfollowed. */
+void cluster_unhost(struct cluster *c, const char *gid);
+
+/* Game gid may no longer be written here (the store fenced it, or
+ * another node took it while this node's lease had lapsed): every
+ * connection that could have been sent something about it that will
+ * never be stored is closed (its client reconnects and resyncs from the
+ * true host), and the game leaves memory without a write. */
+void host_fence(struct cluster *c, const char *gid);
+
+/* The loop woke: fenced games, adoptions whose epoch committed, the
+ * outbox. */
+void cluster_wake(struct cluster *c);
+
+/* ---- edge.c: the edge's side ------------------------------------------ */
+
+/* s no longer follows gid. */
+void edge_follow_drop(struct cluster *c, struct session *s, const char *gid);
+
+/* A command or an attach for local s about gid (kind: an envelope's;
+ * text: COMMAND's message), malloc'ed; NULL when out of memory. Its
+ * envelope published on the game's command channel (f taken). */
+struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
+                         const char *gid, enum codec_kind kind,
+                         const char *text, size_t len);
+void edge_send(struct cluster *c, struct fwd *f);
+
+/* The message a pending or forwarded command carries, parsed again and
+ * run here: its game is in memory now, or it is answered from the
+ * store. */
+void edge_run_here(struct cluster *c, uint64_t sid, const char *text,
+                   size_t len);
+
+/* Local s's command m (text: len bytes) about a game of another node:
+ * to its host; s follows the game from now on. */
+void cluster_forward(struct cluster *c, struct session *s,
+                     const struct proto_msg *m, const char *text, size_t len,
+                     int64_t now);
+
+/* The router's ops of the edge (router.h): the welcome after attaches,
+ * a player's first and last connection, a session's life. */
+void edge_welcome(void *ctx, struct session *s, const char *const *gids,
+                  size_t n, struct msgbuf *b, uint64_t seq);
+void edge_player_joined(void *ctx, struct player *p);
+void edge_player_left(void *ctx, struct player *p);
+void edge_session_detached(void *ctx, struct session *s);
+int edge_session_opened(void *ctx, struct session *s);
+void edge_session_closed(void *ctx, struct session *s);
+
+/* Every follower of every remote game attaches again with a resync: the
+ * bus came back, or this node's lease was taken again. */
+void edge_resync_all(struct cluster *c);
+
+/* What hosts and nodes send an edge (node:N, player:P, game:G). */
+void edge_on_message(struct cluster *c, const struct codec_msg *m);
+
+/* ---- adopt.c: adoption ------------------------------------------------ */
 
 void adopt_pending_free(struct pending *p);
+void adopt_on_retry(void *arg); /* (the retries' alarm) */
 
-void adopt_on_retry(void *arg);
-
-/* Adopts gid: with epoch 0, takes it in Redis first (it has no live
+/* Adopts gid: with epoch 0, takes it in the bus first (it has no live
  * host); with an epoch (a handover), the lease is already this node's.
  * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
  * waits for the adoption. */
 void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
                 int64_t seen_ms, struct pending *p);
 
+/* A node handed m->gid over to this one (CODEC_HANDOVER). */
+void adopt_handed_over(struct cluster *c, const struct codec_msg *m);
+
+/* gid is nobody's any more in the bus (it ended here). */
 void adopt_release(struct cluster *c, const char *gid);
 
+/* The epoch of a game hosted here (0 or -1 when out of memory), or no
+ * longer hosted. */
 int adopt_epoch_set(struct cluster *c, const char *gid, int64_t epoch);
-
 void adopt_epoch_drop(struct cluster *c, const char *gid);
 
 /* The epoch of a has committed: the game is read from the store and
@@ -353,58 +339,60 @@ void adopt_epoch_drop(struct cluster *c, const char *gid);
 void adopt_finish(struct cluster *c, struct adoption *a);
 
 /* A command reached no host: the game is adopted here when the store
- * has it live, else it is answered here from the store. */
+ * has it live, else it is answered here from the store (f taken). */
 void adopt_no_host(struct cluster *c, struct fwd *f);
 
-/* ---- lease.c ----------------------------------------------------------- */
-
-/* ---- the lease, the sweep ---------------------------------------------- */
+/* ---- lease.c: the lease ------------------------------------------------ */
 
 void lease_node_keys(struct cluster *c, char *alive, size_t len);
-
 void lease_new_incarnation(struct cluster *c);
 
 /* Every CLUSTER_TICK_MS: the lease, the sweep, and the incarnations of
  * the nodes whose connections are mirrored here. */
 void lease_on_tick(void *arg);
 
-/* ---- Redis up and down -------------------------------------------------- */
-
+/* The bus came up or went down (bus_state_fn). */
 void lease_on_state(void *arg, bool up);
 
-/* ---- handover.c -------------------------------------------------------- */
+/* ---- handover.c: the shutdown's handover ------------------------------ */
 
-void handover_tick(void *arg);
+void handover_tick(void *arg); /* (its alarm, every 10 ms) */
 
+/* A shutdown (SIGTERM): hands every hosted game to another live node,
+ * each once its last writes have committed, and stops taking commands
+ * for them. True once nothing is left to hand over (or nobody to hand it
+ * to) and the lease is let go. */
 void cluster_begin_handover(struct cluster *c);
-
-bool cluster_handing_over(const struct cluster *c, const char *gid);
-
 bool cluster_handed_over(const struct cluster *c);
 
-/* ---- seeks.c ----------------------------------------------------------- */
+/* True while gid, hosted here, is being handed to another node: its
+ * commands are not run here any more (a move made in that window would
+ * be written with the old epoch, refused once the new host took the
+ * game, and yet its `moved` released), but forwarded to the new host. */
+bool cluster_handing_over(const struct cluster *c, const char *gid);
 
+/* ---- seeks.c: the lobby in the bus ------------------------------------ */
+
+/* The seek book's ops (seekbook.h) over the bus: place, cancel, accept;
+ * s's open seek dropped (it closes, or no longer speaks for its player). */
 void cluster_seek(struct cluster *c, struct session *s,
                   const struct proto_msg *m, const char *sid, int rating,
                   bool provisional);
-
 void cluster_cancel_seek(struct cluster *c, struct session *s,
                          const struct proto_id *id);
-
-/* s's open seek (it closes, or no longer speaks for its player) goes. */
-void seeks_drop(struct cluster *c, struct session *s);
-
-/* Writes g's card (all its fields, or only its ply). */
-void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only);
-
-void cluster_game_ended(struct cluster *c, const char *gid);
-
-void seeks_cards_tick(struct cluster *c);
-
-void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
-
 void cluster_accept(struct cluster *c, struct session *s,
                     const struct proto_msg *m);
+void seeks_drop(struct cluster *c, struct session *s);
+
+/* g's card in the lobby's list of live games (all its fields, or only
+ * its ply), or its end; the tick's refresh of the first ones' plies. */
+void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only);
+void cluster_game_ended(struct cluster *c, const char *gid);
+void seeks_cards_tick(struct cluster *c);
+
+/* The lobby feed's source (lobbyfeed_set_source): a snapshot of every
+ * node's seeks and the first live games, from the bus. */
+void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
 
 extern const struct router_ops cluster_router;
 extern const struct seekbook_ops cluster_seekbook;

@@ -10,23 +10,10 @@
 #include <string.h>
 
 #include "hub/player.h"
+#include "lib/log.h"
 #include "lib/msgbuf.h"
 
 /* ---- edge: follows ----------------------------------------------------- */
-
-void edge_subscribe(struct cluster *c, const char *prefix, const char *key,
-                    bool on)
-{
-    char channel[PROTO_KEY_MAX + 16];
-
-    snprintf(channel, sizeof channel, "%s:%s", prefix, key);
-    if (!c->r)
-        return;
-    if (on)
-        redis_subscribe(c->r, channel);
-    else
-        redis_unsubscribe(c->r, channel);
-}
 
 /* s follows gid (of another node) from now on. 1 added, 0 already, -1
  * over the cap or out of memory. */
@@ -51,7 +38,7 @@ static int follow_add(struct cluster *c, struct session *s, const char *gid)
             free(f);
             return -1;
         }
-        edge_subscribe(c, "game", gid, true);
+        cluster_follow(c, "game", gid, true);
     }
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 2;
@@ -84,39 +71,33 @@ void edge_follow_drop(struct cluster *c, struct session *s, const char *gid)
             break;
         }
     if (f->n == 0) {
-        edge_subscribe(c, "game", gid, false);
+        cluster_follow(c, "game", gid, false);
         table_del(&c->follows, gid);
         free(f->s);
         free(f);
     }
 }
 
-/* The envelope of kind for local session s about gid (text: a client
- * message, or NULL), malloc'ed with its length in *len; NULL when out of
- * memory. */
-static char *envelope(struct cluster *c, char kind, struct session *s,
-                      const char *text, size_t tlen, size_t *len)
+/* The envelope of f's kind for local session s (its player speaking),
+ * with f's text for a command. */
+static void envelope(struct cluster *c, const struct fwd *f,
+                     struct session *s, struct codec_msg *m)
 {
     struct player *p = s->player;
-    int64_t rtt = s->ops->rtt_ms(s);
-    size_t cap = HDR_MAX + tlen + 1;
-    char *out = malloc(cap);
-    int n;
 
-    if (!out)
-        return NULL;
-    n = snprintf(out, HDR_MAX, "%c %s %s %llu %lld %d %s %s\n", kind, c->node,
-                 c->inc, (unsigned long long)edge_of(s)->id, (long long)rtt,
-                 p->account ? 1 : 0, p->pid, p->name);
-    if (n < 0 || n >= HDR_MAX) {
-        free(out);
-        return NULL;
+    *m = (struct codec_msg){.kind = f->kind,
+                            .conn = edge_of(s)->id,
+                            .rtt_ms = s->ops->rtt_ms(s),
+                            .account = p->account};
+    snprintf(m->gid, sizeof m->gid, "%s", f->gid);
+    snprintf(m->node, sizeof m->node, "%s", c->node);
+    snprintf(m->inc, sizeof m->inc, "%s", c->inc);
+    snprintf(m->pid, sizeof m->pid, "%s", p->pid);
+    snprintf(m->name, sizeof m->name, "%s", p->name);
+    if (f->kind == CODEC_COMMAND) {
+        m->body = f->text;
+        m->len = f->len;
     }
-    if (text)
-        memcpy(out + n, text, tlen);
-    *len = (size_t)n + (text ? tlen : 0);
-    out[*len] = '\0';
-    return out;
 }
 
 /* One of s's hello attaches was answered (or failed): the last one sends
@@ -130,36 +111,32 @@ static void attach_answered(struct session *s)
     hub_session_release(s);
 }
 
-static void on_forwarded(void *arg, const redisReply *reply, const char *err);
+static void on_forwarded(void *arg, const struct bus_value *v,
+                         const char *err);
 
 /* Publishes f's envelope on its game's command channel. */
 void edge_send(struct cluster *c, struct fwd *f)
 {
     struct session *s = cluster_local_session(c, f->sid);
-    char channel[PROTO_KEY_MAX + 8];
-    size_t len;
-    char *env;
+    struct codec_msg m;
 
     if (!s || !s->player) {
         free(f);
         return;
     }
-    env = envelope(c, f->kind, s, f->kind == 'M' ? f->text : NULL, f->len,
-                   &len);
-    snprintf(channel, sizeof channel, "cmd:%s", f->gid);
-    if (!env || cluster_publish(c, channel, env, len, on_forwarded, f) < 0) {
-        if (f->kind == 'M')
+    envelope(c, f, s, &m);
+    if (cluster_send(c, &m, on_forwarded, f) < 0) {
+        if (f->kind == CODEC_COMMAND)
             hub_busy(s, NULL);
         if (f->welcome)
             attach_answered(s);
         free(f);
     }
-    free(env);
 }
 
 struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
-                         const char *gid, char kind, const char *text,
-                         size_t len)
+                         const char *gid, enum codec_kind kind,
+                         const char *text, size_t len)
 {
     struct fwd *f = malloc(sizeof *f + len + 1);
 
@@ -178,9 +155,9 @@ struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
     return f;
 }
 
-/* An envelope of kind (A, Y, S, D) for s about gid. */
+/* An envelope of kind (attach, resync, start, detach) for s about gid. */
 static void send_kind(struct cluster *c, struct session *s, const char *gid,
-                      char kind)
+                      enum codec_kind kind)
 {
     struct fwd *f = edge_fwd_new(c, s, gid, kind, NULL, 0);
 
@@ -188,7 +165,8 @@ static void send_kind(struct cluster *c, struct session *s, const char *gid,
         edge_send(c, f);
 }
 
-static void on_forwarded(void *arg, const redisReply *reply, const char *err)
+static void on_forwarded(void *arg, const struct bus_value *v,
+                         const char *err)
 {
     struct fwd *f = arg;
     struct cluster *c = f->c;
@@ -198,21 +176,20 @@ static void on_forwarded(void *arg, const redisReply *reply, const char *err)
         f->welcome = false;
         attach_answered(cluster_local_session(c, f->sid));
     }
-    if (!err && reply && reply->type == REDIS_REPLY_INTEGER &&
-        reply->integer > 0) {
+    if (!err && bus_int(v, 0) > 0) { /* (a receiver: its host) */
         free(f);
         return;
     }
     s = cluster_local_session(c, f->sid);
-    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
-        /* Redis is down: a command is refused (the client may try
-         * again); an attach is made again when Redis is back */
-        if (s && f->kind == 'M')
+    if (err || !bus_is(v, BUS_INT)) {
+        /* the bus is down: a command is refused (the client may try
+         * again); an attach is made again when the bus is back */
+        if (s && f->kind == CODEC_COMMAND)
             hub_busy(s, NULL);
         free(f);
         return;
     }
-    if (!s || f->kind == 'D') { /* nobody hosts it: nothing to detach */
+    if (!s || f->kind == CODEC_DETACH) { /* nobody hosts it: nothing to do */
         free(f);
         return;
     }
@@ -250,7 +227,7 @@ void cluster_forward(struct cluster *c, struct session *s,
                        "this connection follows too many games", &m->id);
         return;
     }
-    f = edge_fwd_new(c, s, m->game, 'M', text, len);
+    f = edge_fwd_new(c, s, m->game, CODEC_COMMAND, text, len);
     if (!f) {
         hub_busy(s, &m->id);
         return;
@@ -275,7 +252,7 @@ void edge_welcome(void *ctx, struct session *s, const char *const *gids,
     for (size_t i = 0; i < n; i++) {
         struct fwd *f;
         if (hub_game(c->h, gids[i]) || follow_add(c, s, gids[i]) != 1 ||
-            !(f = edge_fwd_new(c, s, gids[i], 'A', NULL, 0)))
+            !(f = edge_fwd_new(c, s, gids[i], CODEC_ATTACH, NULL, 0)))
             continue;
         f->welcome = true;
         e->attaching++;
@@ -286,12 +263,12 @@ void edge_welcome(void *ctx, struct session *s, const char *const *gids,
 
 void edge_player_joined(void *ctx, struct player *p)
 {
-    edge_subscribe(ctx, "player", p->pid, true);
+    cluster_follow(ctx, "player", p->pid, true);
 }
 
 void edge_player_left(void *ctx, struct player *p)
 {
-    edge_subscribe(ctx, "player", p->pid, false);
+    cluster_follow(ctx, "player", p->pid, false);
 }
 
 /* Detaches s from every host it follows. */
@@ -306,7 +283,7 @@ static void detach_all(struct cluster *c, struct session *s, bool tell)
             continue;
         snprintf(copy, sizeof copy, "%s", gid);
         if (tell)
-            send_kind(c, s, copy, 'D');
+            send_kind(c, s, copy, CODEC_DETACH);
         edge_follow_drop(c, s, copy);
     }
 }
@@ -361,134 +338,86 @@ void edge_resync_all(struct cluster *c)
     for (size_t i = 0; i < c->follows.cap; i++) {
         struct follow *f = c->follows.slots[i].value;
         for (size_t j = 0; f && j < f->n; j++)
-            send_kind(c, f->s[j], f->gid, 'Y');
+            send_kind(c, f->s[j], f->gid, CODEC_RESYNC);
     }
 }
 
 /* ---- edge: what hosts send --------------------------------------------- */
 
-/* Parses "ID[,ID...]" into ids[0..max); returns how many. */
-static size_t parse_ids(const char *s, uint64_t *ids, size_t max)
+/* p's connections here follow its new game gid (unless it is hosted
+ * here) and are sent its game_start. */
+static void new_game(struct cluster *c, struct player *p, const char *gid)
 {
-    size_t n = 0;
-    char *end;
-
-    while (*s && n < max) {
-        ids[n++] = strtoull(s, &end, 10);
-        if (*end != ',')
-            break;
-        s = end + 1;
-    }
-    return n;
+    if (!p || hub_game(c->h, gid))
+        return;
+    for (size_t i = 0; i < p->nconns; i++)
+        if (follow_add(c, p->conns[i], gid) == 1)
+            send_kind(c, p->conns[i], gid, CODEC_START);
 }
 
-void edge_on_node_message(struct cluster *c, const char *msg, size_t len)
+/* A delivery's text to each of its connections here. */
+static void deliver(struct cluster *c, const struct codec_msg *m)
 {
-    char buf[HDR_MAX], *tok[5];
-    const char *body;
-    size_t blen;
-    int n = cluster_split(msg, len, buf, sizeof buf, tok, 5, &body, &blen);
-    uint64_t ids[512];
-    size_t k;
+    char *text = malloc(m->len + 1);
+    struct msgbuf *b;
+    size_t pos = 0;
+    uint64_t id;
 
-    if (n < 2)
+    if (!text) {
+        log_error("event=cluster_undelivered why=out_of_memory");
         return;
-    switch (tok[0][0]) {
-    case 'T': {
-        char *text = malloc(blen + 1);
-        struct msgbuf *b;
-        if (!text)
-            return;
-        memcpy(text, body, blen);
-        text[blen] = '\0';
-        b = msgbuf_take(text);
-        if (!b)
-            return;
-        k = parse_ids(tok[1], ids, sizeof ids / sizeof *ids);
-        for (size_t i = 0; i < k; i++) {
-            struct session *s = cluster_local_session(c, ids[i]);
-            if (s)
-                hub_session_send(s, b, 0);
-        }
-        msgbuf_unref(b);
-        break;
     }
-    case 'N': /* a seek of a player's here became a game: tell_seeker_node */
-        if (n == 3 && proto_key_valid(tok[1]) && proto_key_valid(tok[2])) {
-            struct player *p = hub_player(c->h, tok[2]);
-            if (!p || hub_game(c->h, tok[1]))
-                break;
-            for (size_t i = 0; i < p->nconns; i++)
-                if (follow_add(c, p->conns[i], tok[1]) == 1)
-                    send_kind(c, p->conns[i], tok[1], 'S');
-        }
+    memcpy(text, m->body, m->len);
+    text[m->len] = '\0';
+    b = msgbuf_take(text);
+    while (codec_next_conn(m, &pos, &id)) {
+        struct session *s = cluster_local_session(c, id);
+        if (!s)
+            continue;
+        if (b)
+            hub_session_send(s, b, 0);
+        else /* a message lost: the client must not go on without it */
+            hub_session_close(s, 1011, "out of memory");
+    }
+    msgbuf_unref(b);
+}
+
+void edge_on_message(struct cluster *c, const struct codec_msg *m)
+{
+    struct session *s;
+    struct follow *f;
+    size_t pos = 0;
+    uint64_t id;
+
+    switch (m->kind) {
+    case CODEC_DELIVER:
+        deliver(c, m);
         break;
-    case 'U':
-        if (n == 3) {
-            struct session *s = cluster_local_session(
-                c, strtoull(tok[1], NULL, 10));
-            if (s)
-                edge_follow_drop(c, s, tok[2]);
-        }
+    case CODEC_PAIRED: /* a seek of a player's here became a game */
+        new_game(c, hub_player(c->h, m->pid), m->gid);
         break;
-    case 'K':
-        k = parse_ids(tok[1], ids, sizeof ids / sizeof *ids);
-        for (size_t i = 0; i < k; i++) {
-            struct session *s = cluster_local_session(c, ids[i]);
-            if (s)
+    case CODEC_UNFOLLOW:
+        if ((s = cluster_local_session(c, m->conn)) != NULL)
+            edge_follow_drop(c, s, m->gid);
+        break;
+    case CODEC_KILL:
+        while (codec_next_conn(m, &pos, &id))
+            if ((s = cluster_local_session(c, id)) != NULL)
                 hub_session_close(s, 1012, "the game moved; reconnect");
-        }
         break;
-    case 'H':
-        if (n == 5) {
-            if (!proto_key_valid(tok[1]) || hub_game(c->h, tok[1]))
-                return;
-            adopt_game(c, tok[1], strtoll(tok[2], NULL, 10),
-                       strtoll(tok[3], NULL, 10), NULL);
-        }
+    case CODEC_NEW_GAME:
+        new_game(c, hub_player(c->h, m->pid), m->gid);
+        break;
+    case CODEC_TOLD: /* a module's tell (router_ops.tell), unless ours */
+        if (strcmp(m->node, c->node))
+            hub_told(c->h, m->pid, m->tag, m->body, m->len, cluster_now(c));
+        break;
+    case CODEC_HOSTED: /* its followers here attach at its new host */
+        f = table_get(&c->follows, m->gid);
+        for (size_t i = 0; f && !hub_game(c->h, m->gid) && i < f->n; i++)
+            send_kind(c, f->s[i], m->gid, CODEC_RESYNC);
         break;
     default:
         break;
     }
-}
-
-/* player:P: P has a new game (N GID: P's connections here attach to
- * it), logged out everywhere (L NODE) or changed its settings (C
- * NODE\nJSON) on another node. */
-void edge_on_player_message(struct cluster *c, const char *pid,
-                            const char *msg, size_t len)
-{
-    char buf[HDR_MAX], *tok[2];
-    const char *body;
-    size_t blen;
-    struct player *p = hub_player(c->h, pid);
-    int n = cluster_split(msg, len, buf, sizeof buf, tok, 2, &body, &blen);
-
-    if (n != 2 || !p || !proto_key_valid(tok[1]))
-        return;
-    switch (tok[0][0]) {
-    case 'N':
-        if (hub_game(c->h, tok[1]))
-            return;
-        for (size_t i = 0; i < p->nconns; i++)
-            if (follow_add(c, p->conns[i], tok[1]) == 1)
-                send_kind(c, p->conns[i], tok[1], 'S');
-        break;
-    default: /* a module's tell (router_ops.tell), unless it was ours */
-        if (strlen(tok[0]) == 1 && strcmp(tok[1], c->node))
-            hub_told(c->h, pid, tok[0][0], body, blen, cluster_now(c));
-        break;
-    }
-}
-
-/* game:G: G moved to another host; its followers here attach there. */
-void edge_on_game_message(struct cluster *c, const char *gid, const char *msg,
-                          size_t len)
-{
-    struct follow *f = table_get(&c->follows, gid);
-
-    if (!f || len < 2 || msg[0] != 'M' || hub_game(c->h, gid))
-        return;
-    for (size_t i = 0; i < f->n; i++)
-        send_kind(c, f->s[i], gid, 'Y');
 }

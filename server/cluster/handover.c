@@ -10,7 +10,6 @@
 
 #include "game/game.h"
 #include "lib/log.h"
-#include "redis_scripts.h"
 
 /* ---- handover ---------------------------------------------------------- */
 
@@ -22,15 +21,16 @@ struct handover {
     char to[PROTO_KEY_MAX + 1];
 };
 
-static void on_handed(void *arg, const redisReply *reply, const char *err)
+/* game_handover's answer: the new epoch, or 0 (nothing changed). */
+static void on_handed(void *arg, const struct bus_value *v, const char *err)
 {
     struct handover *ho = arg;
     struct cluster *c = ho->c;
     struct game *g = hub_game(c->h, ho->gid);
+    long long epoch = !err && bus_is(v, BUS_INT) ? v->integer : -1;
 
     free(table_del(&c->handing_over, ho->gid));
-    if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
-        reply->integer == 0) {
+    if (g && epoch == 0) {
         /* the node it went to is not alive (or this one no longer hosts
          * the game): the next try goes to another */
         for (size_t i = 0; i < c->n_peers; i++)
@@ -40,16 +40,16 @@ static void on_handed(void *arg, const redisReply *reply, const char *err)
                 c->n_peers--;
                 break;
             }
-    } else if (g && !err && reply && reply->type == REDIS_REPLY_INTEGER &&
-               reply->integer > 0) {
-        char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-        int n = snprintf(out, sizeof out, "H %s %lld %lld %s", ho->gid,
-                         (long long)reply->integer,
-                         (long long)hub_wall_ms(c->h), c->node);
-        snprintf(channel, sizeof channel, "node:%s", ho->to);
-        cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+    } else if (g && epoch > 0) {
+        struct codec_msg h = {.kind = CODEC_HANDOVER,
+                              .epoch = epoch,
+                              .wall_ms = hub_wall_ms(c->h)};
+        snprintf(h.to, sizeof h.to, "%s", ho->to);
+        snprintf(h.gid, sizeof h.gid, "%s", ho->gid);
+        snprintf(h.node, sizeof h.node, "%s", c->node);
+        cluster_send(c, &h, NULL, NULL);
         log_info("event=cluster_handed_over game=%s to=%s epoch=%lld",
-                 ho->gid, ho->to, (long long)reply->integer);
+                 ho->gid, ho->to, epoch);
         adopt_epoch_drop(c, ho->gid);
         host_forget_remotes(c, ho->gid);
         hub_drop_game(c->h, g, false);
@@ -57,28 +57,29 @@ static void on_handed(void *arg, const redisReply *reply, const char *err)
     free(ho);
 }
 
-static void on_peers(void *arg, const redisReply *reply, const char *err)
+/* The nodes (nodes.lua): the others, for the handover. */
+static void on_peers(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
 
     c->n_peers = 0;
     c->peers_known = true;
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+    if (err || !bus_is(v, BUS_ARRAY))
         return;
-    for (size_t i = 0; i < reply->elements && c->n_peers < 16; i++)
-        if (reply->element[i]->type == REDIS_REPLY_STRING &&
-            strcmp(reply->element[i]->str, c->node))
-            snprintf(c->peers[c->n_peers++], sizeof c->peers[0], "%s",
-                     reply->element[i]->str);
+    for (size_t i = 0; i < v->n && c->n_peers < 16; i++) {
+        const char *node = bus_str(&v->v[i], NULL);
+        if (node && proto_key_valid(node) && strcmp(node, c->node))
+            snprintf(c->peers[c->n_peers++], sizeof c->peers[0], "%s", node);
+    }
 }
 
 /* The lease let go at the end of a handover (a lease of 1 ms): the
  * others see this node gone at once, and its restart joins at once. */
-static void on_released(void *arg, const redisReply *reply, const char *err)
+static void on_released(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
 
-    (void)reply;
+    (void)v;
     (void)err;
     c->released = true;
     c->leased = false;
@@ -99,7 +100,7 @@ void handover_tick(void *arg)
         snprintf(seen, sizeof seen, "node:%s:seen", c->node);
         snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
         c->renewing = true; /* (no renewal of the tick after this) */
-        if (cluster_eval(c, REDIS_LUA_NODE_RENEW, on_released, c, 2,
+        if (cluster_eval(c, BUS_NODE_RENEW, on_released, c, 2,
                          (const char *[]){alive, seen}, 3,
                          (const char *[]){c->inc, "1", wall}) < 0)
             c->released = true;
@@ -137,7 +138,8 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
         return 0;
     if (!c->asked_peers) {
         c->asked_peers = true;
-        cluster_cmd(c, on_peers, c, "SMEMBERS nodes");
+        cluster_eval(c, BUS_NODES, on_peers, c, 1, (const char *[]){"nodes"},
+                     0, NULL);
         return c->epochs.n;
     }
     if (!c->peers_known)
@@ -171,10 +173,10 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
                 continue;
             }
         }
-        edge_subscribe(c, "cmd", gid, false);
+        cluster_follow(c, "cmd", gid, false);
         snprintf(host, sizeof host, "game:%s:host", gid);
         snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-        if (cluster_eval(c, REDIS_LUA_GAME_HANDOVER, on_handed, ho, 2,
+        if (cluster_eval(c, BUS_GAME_HANDOVER, on_handed, ho, 2,
                          (const char *[]){host, ekey}, 3,
                          (const char *[]){c->node, to, gid}) < 0) {
             free(table_del(&c->handing_over, ho->gid));

@@ -14,7 +14,6 @@
 #include "hub/player.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
-#include "redis_scripts.h"
 
 /* ---- the outbox (host -> edges) ---------------------------------------- */
 
@@ -29,18 +28,28 @@ void host_flush_soon(struct cluster *c)
 void cluster_tell_player(struct cluster *c, const char *pid, char kind,
                          const char *payload, size_t len, uint64_t seq)
 {
-    struct deferred *d = malloc(sizeof *d + HDR_MAX + len);
-    int n;
+    struct codec_msg m = {
+        .kind = CODEC_TOLD, .tag = kind, .body = payload, .len = len};
+    size_t n;
+    char *text;
+    struct deferred *d;
 
-    if (!d)
+    snprintf(m.pid, sizeof m.pid, "%s", pid);
+    snprintf(m.node, sizeof m.node, "%s", c->node);
+    text = codec_encode(&m, &n);
+    d = text ? malloc(sizeof *d + n) : NULL;
+    if (!d) {
+        log_error("event=cluster_unsent kind=told player=%s why=%s", pid,
+                  text ? "out_of_memory" : "encode");
+        free(text);
         return;
+    }
     d->next = NULL;
     d->seq = seq;
-    snprintf(d->channel, sizeof d->channel, "player:%s", pid);
-    n = snprintf(d->payload, HDR_MAX, "%c %s\n", kind, c->node);
-    if (payload)
-        memcpy(d->payload + n, payload, len);
-    d->len = (size_t)n + (payload ? len : 0);
+    codec_channel(&m, d->channel, sizeof d->channel);
+    memcpy(d->payload, text, n);
+    d->len = n;
+    free(text);
     if (c->defer_tail)
         c->defer_tail->next = d;
     else
@@ -58,19 +67,21 @@ static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
     struct outq *q = table_get(&c->outqs, rs->node);
     struct outmsg *m;
 
-    if (!q) {
-        q = calloc(1, sizeof *q);
-        if (!q)
-            return;
+    if (!q && (q = calloc(1, sizeof *q)) != NULL) {
         snprintf(q->node, sizeof q->node, "%s", rs->node);
         if (table_put(&c->outqs, q->node, q) < 0) {
             free(q);
-            return;
+            q = NULL;
         }
     }
-    m = malloc(sizeof *m);
-    if (!m)
+    m = q ? malloc(sizeof *m) : NULL;
+    if (!m) { /* a message lost: the connection must not go on without it */
+        log_error("event=send_dropped why=out_of_memory what=remote "
+                  "node=%s conn=%llu",
+                  rs->node, (unsigned long long)rs->conn);
+        host_kill(c, rs->node, &rs->conn, 1);
         return;
+    }
     *m = (struct outmsg){NULL, msgbuf_ref(b), seq, rs->conn};
     if (q->tail)
         q->tail->next = m;
@@ -81,50 +92,42 @@ static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
 }
 
 /* Publishes the committed head of q: each run of entries with the same
- * message as one PUBLISH naming every connection. */
+ * message as one delivery naming every connection. */
 static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
 {
-    char channel[PROTO_KEY_MAX + 8];
-
-    snprintf(channel, sizeof channel, "node:%s", q->node);
     while (q->head && q->head->seq <= committed) {
-        struct msgbuf *b = q->head->b;
-        size_t cap = 64 + b->len, len;
-        char *out = malloc(cap);
+        struct msgbuf *b = msgbuf_ref(q->head->b); /* (the entries' go) */
+        struct codec_msg d = {
+            .kind = CODEC_DELIVER, .body = b->data, .len = b->len};
+        size_t n = 0, cap = 0;
+        uint64_t *conns = NULL;
         struct outmsg *m;
 
-        if (!out)
-            return;
-        msgbuf_ref(b); /* (the entries' references go below) */
-        len = (size_t)snprintf(out, cap, "T ");
+        snprintf(d.to, sizeof d.to, "%s", q->node);
         while ((m = q->head) != NULL && m->b == b && m->seq <= committed) {
-            char id[24];
-            size_t n;
-            cluster_id_key(m->conn, id, sizeof id);
-            n = strlen(id);
-            if (len + n + 2 + b->len > cap) {
-                char *grown = realloc(out, 2 * cap + n);
+            if (n == cap) {
+                size_t ncap = cap ? 2 * cap : 8;
+                uint64_t *grown = realloc(conns, ncap * sizeof *conns);
                 if (!grown)
-                    break;
-                out = grown;
-                cap = 2 * cap + n;
+                    break; /* (the rest goes in the next delivery) */
+                conns = grown;
+                cap = ncap;
             }
-            if (len > 2)
-                out[len++] = ',';
-            memcpy(out + len, id, n);
-            len += n;
+            conns[n++] = m->conn;
             q->head = m->next;
             if (!q->head)
                 q->tail = NULL;
             msgbuf_unref(m->b);
             free(m);
         }
-        out[len++] = '\n';
-        memcpy(out + len, b->data, b->len);
-        len += b->len;
+        d.conns = conns;
+        d.nconns = n;
+        if (n)
+            cluster_send(c, &d, NULL, NULL);
+        free(conns);
         msgbuf_unref(b);
-        cluster_publish(c, channel, out, len, NULL, NULL);
-        free(out);
+        if (!n)
+            return; /* out of memory: the next flush tries again */
     }
 }
 
@@ -182,6 +185,16 @@ static void outq_drop(struct cluster *c, const char *node,
     }
 }
 
+void host_kill(struct cluster *c, const char *node, const uint64_t *conns,
+               size_t n)
+{
+    struct codec_msg k = {.kind = CODEC_KILL, .conns = conns, .nconns = n};
+
+    outq_drop(c, node, conns, n);
+    snprintf(k.to, sizeof k.to, "%s", node);
+    cluster_send(c, &k, NULL, NULL);
+}
+
 /* True when a message for connection conn of node waits for a commit
  * past committed. */
 static bool outq_waiting(struct cluster *c, const char *node, uint64_t conn,
@@ -228,25 +241,33 @@ static void remote_close(struct session *s, int code, const char *reason)
 static const struct session_ops remote_ops = {remote_send, remote_rtt_ms,
                                               remote_close};
 
-static struct remote *remote_get(struct cluster *c, char *const *tok,
+/* The key of the connection an envelope names: "NODE/INC/CONN". */
+static void remote_key(const struct codec_msg *m, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s/%llu", m->node, m->inc,
+             (unsigned long long)m->conn);
+}
+
+/* The remote session of the connection envelope m names, created (with
+ * its player's record) when missing; NULL when out of memory. */
+static struct remote *remote_get(struct cluster *c, const struct codec_msg *m,
                                  struct player **out)
 {
-    /* tok: kind node inc conn rtt acct pid name */
     char key[sizeof((struct remote *)0)->key];
     struct remote *rs;
     struct player *p;
 
-    snprintf(key, sizeof key, "%s/%s/%s", tok[1], tok[2], tok[3]);
+    remote_key(m, key, sizeof key);
     rs = table_get(&c->remotes, key);
     if (rs) {
-        rs->rtt_ms = strtoll(tok[4], NULL, 10);
+        rs->rtt_ms = m->rtt_ms;
         *out = rs->s->player;
         return rs;
     }
-    p = hub_player_get(c->h, tok[6], tok[7]);
+    p = hub_player_get(c->h, m->pid, m->name);
     if (!p)
         return NULL;
-    if (tok[5][0] == '1')
+    if (m->account)
         p->account = true;
     rs = calloc(1, sizeof *rs);
     if (!rs) {
@@ -255,10 +276,10 @@ static struct remote *remote_get(struct cluster *c, char *const *tok,
     }
     rs->c = c;
     snprintf(rs->key, sizeof rs->key, "%s", key);
-    snprintf(rs->node, sizeof rs->node, "%s", tok[1]);
-    snprintf(rs->inc, sizeof rs->inc, "%s", tok[2]);
-    rs->conn = strtoull(tok[3], NULL, 10);
-    rs->rtt_ms = strtoll(tok[4], NULL, 10);
+    snprintf(rs->node, sizeof rs->node, "%s", m->node);
+    snprintf(rs->inc, sizeof rs->inc, "%s", m->inc);
+    rs->conn = m->conn;
+    rs->rtt_ms = m->rtt_ms;
     table_init(&rs->games);
     if (table_put(&c->remotes, rs->key, rs) < 0 ||
         !(rs->s = hub_remote_open(c->h, &remote_ops, rs, p))) {
@@ -312,30 +333,55 @@ static void remote_unfollow(struct cluster *c, struct remote *rs,
         remote_free(c, rs);
 }
 
-/* A message on cmd:G from another node's connection. */
-void host_on_command(struct cluster *c, const char *gid, const char *msg,
-                     size_t len)
+/* Tells rs's edge that its connection no longer follows gid. */
+static void tell_unfollowed(struct cluster *c, const struct remote *rs,
+                            const char *gid)
 {
-    char buf[HDR_MAX], *tok[8];
-    const char *body;
-    size_t blen;
-    struct remote *rs;
-    struct player *p;
-    struct game *g = hub_game(c->h, gid);
-    int n = cluster_split(msg, len, buf, sizeof buf, tok, 8, &body, &blen);
+    struct codec_msg u = {.kind = CODEC_UNFOLLOW, .conn = rs->conn};
 
-    if (n != 8 || strlen(tok[0]) != 1 || !proto_key_valid(tok[1]) ||
-        !proto_key_valid(tok[2]) || !proto_key_valid(tok[6]) ||
-        !proto_name_valid(tok[7])) {
-        log_warn("event=cluster_bad_envelope channel=cmd:%s", gid);
+    snprintf(u.to, sizeof u.to, "%s", rs->node);
+    snprintf(u.gid, sizeof u.gid, "%s", gid);
+    cluster_send(c, &u, NULL, NULL);
+}
+
+/* An envelope's client message m (COMMAND) from remote session rs, run
+ * on g: only commands about g. */
+static void remote_command(struct cluster *c, struct remote *rs,
+                           struct game *g, const struct codec_msg *m)
+{
+    struct player *p = rs->s->player;
+    struct proto_msg pm;
+    struct proto_error e;
+
+    if (proto_parse(m->body, m->len, true, &pm, &e) != 0) {
+        hub_send_error(rs->s, e.code, e.msg, &pm.id);
         return;
     }
-    if (tok[0][0] == 'D') {
-        char key[sizeof((struct remote *)0)->key];
-        snprintf(key, sizeof key, "%s/%s/%s", tok[1], tok[2], tok[3]);
+    if (strcmp(pm.game, m->gid) != 0) {
+        log_warn("event=cluster_bad_envelope channel=cmd:%s type=%s", m->gid,
+                 proto_type_name(pm.type));
+        return;
+    }
+    hub_run(rs->s, &pm, m->body, m->len, cluster_now(c));
+    if (pm.type == PROTO_T_UNWATCH && game_color_of(g, p->pid) < 0 &&
+        hub_game(c->h, m->gid)) {
+        tell_unfollowed(c, rs, m->gid);
+        remote_unfollow(c, rs, m->gid);
+    }
+}
+
+void host_on_command(struct cluster *c, const struct codec_msg *m)
+{
+    char key[sizeof((struct remote *)0)->key];
+    struct remote *rs;
+    struct player *p;
+    struct game *g = hub_game(c->h, m->gid);
+
+    if (m->kind == CODEC_DETACH) {
+        remote_key(m, key, sizeof key);
         rs = table_get(&c->remotes, key);
-        if (rs && table_get(&rs->games, gid))
-            remote_unfollow(c, rs, gid);
+        if (rs && table_get(&rs->games, m->gid))
+            remote_unfollow(c, rs, m->gid);
         return;
     }
     if (!g) /* (no longer ours: the edge finds out from the store) */
@@ -345,62 +391,36 @@ void host_on_command(struct cluster *c, const char *gid, const char *msg,
          * is slow): another node may have taken the game and got this
          * command too; this one does nothing until its lease is renewed
          * or found lost */
-        log_warn("event=cluster_command_ignored game=%s why=lease", gid);
+        log_warn("event=cluster_command_ignored game=%s why=lease", m->gid);
         return;
     }
-    rs = remote_get(c, tok, &p);
+    rs = remote_get(c, m, &p);
     if (!rs)
         return;
-    if (remote_follow(rs, gid) < 0) {
+    if (remote_follow(rs, m->gid) < 0) {
         if (rs->games.n == 0)
             remote_free(c, rs);
         return;
     }
-    switch (tok[0][0]) {
-    case 'A':
-        break;
-    case 'S':
+    switch (m->kind) {
+    case CODEC_START:
         if (game_color_of(g, p->pid) >= 0)
             game_send_start(g, rs->s, game_color_of(g, p->pid),
                             cluster_now(c));
         else
             hub_watch(rs->s, g, cluster_now(c));
         break;
-    case 'Y':
+    case CODEC_RESYNC:
         if (game_color_of(g, p->pid) < 0)
             hub_watch(rs->s, g, cluster_now(c));
         else
             game_send_state(g, rs->s, NULL, cluster_now(c));
         break;
-    case 'M': {
-        struct proto_msg m;
-        struct proto_error e;
-        if (proto_parse(body, blen, true, &m, &e) != 0) {
-            hub_send_error(rs->s, e.code, e.msg, &m.id);
-            break;
-        }
-        if (strcmp(m.game, gid) != 0) { /* only commands about this game */
-            log_warn("event=cluster_bad_envelope channel=cmd:%s type=%s", gid,
-                     proto_type_name(m.type));
-            break;
-        }
-        hub_run(rs->s, &m, body, blen, cluster_now(c));
-        if (m.type == PROTO_T_UNWATCH && game_color_of(g, p->pid) < 0 &&
-            hub_game(c->h, gid)) {
-            char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-            int k = snprintf(out, sizeof out, "U %llu %s",
-                             (unsigned long long)rs->conn, gid);
-            snprintf(channel, sizeof channel, "node:%s", rs->node);
-            cluster_publish(c, channel, out, (size_t)k, NULL, NULL);
-            remote_unfollow(c, rs, gid);
-        }
+    case CODEC_COMMAND:
+        remote_command(c, rs, g, m);
         break;
-    }
-    default:
-        log_warn("event=cluster_bad_envelope channel=cmd:%s kind=%s", gid,
-                 tok[0]);
-        if (rs->games.n <= 1)
-            remote_unfollow(c, rs, gid);
+    default: /* CODEC_ATTACH: it follows g, quietly */
+        break;
     }
     host_flush_soon(c);
 }
@@ -423,16 +443,15 @@ void host_hosting(struct cluster *c, struct game *g, int64_t epoch)
 {
     const char *gid = game_gid(g);
     struct follow *f = table_get(&c->follows, gid);
-    char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-    int n;
+    struct codec_msg hosted = {.kind = CODEC_HOSTED};
 
     adopt_epoch_set(c, gid, epoch);
-    edge_subscribe(c, "cmd", gid, true);
+    cluster_follow(c, "cmd", gid, true);
     if (game_status(g) == GAME_STARTED)
         seeks_card_put(c, g, false);
-    n = snprintf(out, sizeof out, "M %s", c->node);
-    snprintf(channel, sizeof channel, "game:%s", gid);
-    cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+    snprintf(hosted.gid, sizeof hosted.gid, "%s", gid);
+    snprintf(hosted.node, sizeof hosted.node, "%s", c->node);
+    cluster_send(c, &hosted, NULL, NULL);
     if (f) {
         size_t k = f->n;
         struct session **ss = malloc((k ? k : 1) * sizeof *ss);
@@ -451,14 +470,12 @@ void host_hosting(struct cluster *c, struct game *g, int64_t epoch)
 
 /* ---- host: games ------------------------------------------------------- */
 
-static void on_new_taken(void *arg, const redisReply *reply, const char *err)
+static void on_new_taken(void *arg, const struct bus_value *v,
+                         const char *err)
 {
     char *gid = arg;
 
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements < 1 ||
-        reply->element[0]->type != REDIS_REPLY_INTEGER ||
-        reply->element[0]->integer != 1)
+    if (err || bus_int(bus_at(v, 0), 0) != 1)
         log_warn("event=cluster_take_failed game=%s error=\"%s\"", gid,
                  err ? err : "not epoch 1");
     free(gid);
@@ -472,11 +489,11 @@ int cluster_host_new(struct cluster *c, const char *gid)
     if (!store_take_epoch(c->store, gid, 1))
         return -1;
     adopt_epoch_set(c, gid, 1);
-    edge_subscribe(c, "cmd", gid, true);
+    cluster_follow(c, "cmd", gid, true);
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
     copy = strdup(gid);
-    if (copy && cluster_eval(c, REDIS_LUA_GAME_TAKE, on_new_taken, copy, 2,
+    if (copy && cluster_eval(c, BUS_GAME_TAKE, on_new_taken, copy, 2,
                              (const char *[]){host, ekey}, 3,
                              (const char *[]){c->node, gid, "0"}) < 0)
         free(copy);
@@ -485,17 +502,17 @@ int cluster_host_new(struct cluster *c, const char *gid)
 
 void cluster_tell_players(struct cluster *c, struct game *g)
 {
-    char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-    int n = snprintf(out, sizeof out, "N %s", game_gid(g));
+    struct codec_msg m = {.kind = CODEC_NEW_GAME};
 
     if (game_status(g) == GAME_STARTED)
         seeks_card_put(c, g, false);
+    snprintf(m.gid, sizeof m.gid, "%s", game_gid(g));
     for (int k = 0; k < 2; k++) {
         const char *pid = game_seat_pid(g, k);
         if (!pid[0])
             continue;
-        snprintf(channel, sizeof channel, "player:%s", pid);
-        cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+        snprintf(m.pid, sizeof m.pid, "%s", pid);
+        cluster_send(c, &m, NULL, NULL);
     }
 }
 
@@ -505,14 +522,9 @@ static void unfollow_remotes(struct cluster *c, const char *gid)
 {
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
-        char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-        int n;
         if (!rs || !table_get(&rs->games, gid))
             continue;
-        n = snprintf(out, sizeof out, "U %llu %s",
-                     (unsigned long long)rs->conn, gid);
-        snprintf(channel, sizeof channel, "node:%s", rs->node);
-        cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+        tell_unfollowed(c, rs, gid);
         remote_unfollow(c, rs, gid);
     }
 }
@@ -530,7 +542,7 @@ void host_forget_remotes(struct cluster *c, const char *gid)
 
 void cluster_unhost(struct cluster *c, const char *gid)
 {
-    edge_subscribe(c, "cmd", gid, false);
+    cluster_follow(c, "cmd", gid, false);
     if (table_get(&c->epochs, gid))
         adopt_release(c, gid);
     adopt_epoch_drop(c, gid);
@@ -549,7 +561,7 @@ void host_fence(struct cluster *c, const char *gid)
 
     snprintf(copy, sizeof copy, "%s", gid);
     log_warn("event=cluster_fenced game=%s", copy);
-    edge_subscribe(c, "cmd", copy, false);
+    cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
     if (g) {
         /* the remote sessions of it with a message still waiting for the
@@ -559,16 +571,9 @@ void host_fence(struct cluster *c, const char *gid)
         uint64_t committed = store_committed(c->store);
         for (size_t i = 0; i < c->remotes.cap; i++) {
             struct remote *rs = c->remotes.slots[i].value;
-            char out[64], channel[PROTO_KEY_MAX + 8];
-            int n;
-            if (!rs || !table_get(&rs->games, copy) ||
-                !outq_waiting(c, rs->node, rs->conn, committed))
-                continue;
-            outq_drop(c, rs->node, &rs->conn, 1);
-            n = snprintf(out, sizeof out, "K %llu",
-                         (unsigned long long)rs->conn);
-            snprintf(channel, sizeof channel, "node:%s", rs->node);
-            cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+            if (rs && table_get(&rs->games, copy) &&
+                outq_waiting(c, rs->node, rs->conn, committed))
+                host_kill(c, rs->node, &rs->conn, 1);
         }
         host_forget_remotes(c, copy);
         hub_drop_game(c->h, g, true);

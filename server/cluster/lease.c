@@ -12,7 +12,6 @@
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
-#include "redis_scripts.h"
 
 /* ---- the lease, the sweep ---------------------------------------------- */
 
@@ -30,17 +29,17 @@ void lease_new_incarnation(struct cluster *c)
 
 static void reclaim(struct cluster *c);
 
-static void on_up(void *arg, const redisReply *reply, const char *err)
+static void on_up(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
 
     c->renewing = false;
-    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
+    if (err || !bus_is(v, BUS_INT)) {
         log_warn("event=cluster_lease_failed error=\"%s\"",
                  err ? err : "unexpected reply");
         return;
     }
-    if (reply->integer == 0) {   /* tried again next tick */
+    if (v->integer == 0) {       /* tried again next tick */
         if (!c->id_taken_logged) /* (once until it joins) */
             log_error("event=cluster_node_id_taken node=%s: another "
                       "incarnation holds its lease (a node with the same "
@@ -80,20 +79,20 @@ static void node_up(struct cluster *c)
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     c->renewing = true;
-    if (cluster_eval(c, REDIS_LUA_NODE_UP, on_up, c, 2,
+    if (cluster_eval(c, BUS_NODE_UP, on_up, c, 2,
                      (const char *[]){alive, "nodes"}, 4,
                      (const char *[]){c->node, c->inc, ms, wall}) < 0)
         c->renewing = false;
 }
 
-static void on_renewed(void *arg, const redisReply *reply, const char *err)
+static void on_renewed(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
 
     c->renewing = false;
-    if (err || !reply || reply->type != REDIS_REPLY_INTEGER)
+    if (err || !bus_is(v, BUS_INT))
         return; /* tried again next tick */
-    if (reply->integer == 1) {
+    if (v->integer == 1) {
         c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
         return;
     }
@@ -117,7 +116,7 @@ static void renew(struct cluster *c)
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     c->renewing = true;
-    if (cluster_eval(c, REDIS_LUA_NODE_RENEW, on_renewed, c, 2,
+    if (cluster_eval(c, BUS_NODE_RENEW, on_renewed, c, 2,
                      (const char *[]){alive, seen}, 3,
                      (const char *[]){c->inc, ms, wall}) < 0)
         c->renewing = false;
@@ -130,27 +129,21 @@ struct reclaim {
     char gid[PROTO_KEY_MAX + 1];
 };
 
-static void on_reclaimed(void *arg, const redisReply *reply, const char *err)
+static void on_reclaimed(void *arg, const struct bus_value *v,
+                         const char *err)
 {
     struct reclaim *r = arg;
     struct cluster *c = r->c;
+    long long epoch = bus_int(bus_at(v, 0), -1);
 
-    if (!hub_game(c->h, r->gid)) {
-        free(r);
-        return;
-    }
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements < 1 ||
-        reply->element[0]->type != REDIS_REPLY_INTEGER) {
+    if (!hub_game(c->h, r->gid) || err || epoch < 0) {
         free(r); /* tried again at the next lapse; fencing guards it */
         return;
     }
-    if (reply->element[0]->integer == 0) {
+    if (epoch == 0)
         host_fence(c, r->gid);
-    } else if (store_take_epoch(c->store, r->gid,
-                                reply->element[0]->integer)) {
-        adopt_epoch_set(c, r->gid, reply->element[0]->integer);
-    }
+    else if (store_take_epoch(c->store, r->gid, epoch))
+        adopt_epoch_set(c, r->gid, epoch);
     free(r);
 }
 
@@ -168,34 +161,33 @@ static void reclaim(struct cluster *c)
         snprintf(host, sizeof host, "game:%s:host", gid);
         snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
         snprintf(fl, sizeof fl, "%lld", (long long)*e);
-        if (cluster_eval(c, REDIS_LUA_GAME_TAKE, on_reclaimed, r, 2,
+        if (cluster_eval(c, BUS_GAME_TAKE, on_reclaimed, r, 2,
                          (const char *[]){host, ekey}, 3,
                          (const char *[]){c->node, r->gid, fl}) < 0)
             free(r);
     }
 }
 
-static void on_swept(void *arg, const redisReply *reply, const char *err)
+/* cluster_sweep's answer: {node, n, g1 .. gn, node, n, ...}. */
+static void on_swept(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
     size_t i = 0;
 
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+    if (err || !bus_is(v, BUS_ARRAY))
         return;
-    while (i + 1 < reply->elements) {
-        const redisReply *node = reply->element[i];
-        long long n = reply->element[i + 1]->integer;
+    while (i + 1 < v->n) {
+        const char *node = bus_str(bus_at(v, i), NULL);
+        long long n = bus_int(bus_at(v, i + 1), 0);
         i += 2;
-        if (node->type == REDIS_REPLY_STRING) {
-            log_info("event=cluster_node_dead node=%s games=%lld", node->str,
-                     n);
-            host_drop_node(c, node->str, NULL);
+        if (node && proto_key_valid(node)) {
+            log_info("event=cluster_node_dead node=%s games=%lld", node, n);
+            host_drop_node(c, node, NULL);
         }
-        for (long long k = 0; k < n && i < reply->elements; k++, i++) {
-            const redisReply *g = reply->element[i];
-            if (g->type == REDIS_REPLY_STRING && proto_key_valid(g->str) &&
-                !hub_game(c->h, g->str))
-                adopt_game(c, g->str, 0, 0, NULL);
+        for (long long k = 0; k < n && i < v->n; k++, i++) {
+            const char *g = bus_str(bus_at(v, i), NULL);
+            if (g && proto_key_valid(g) && !hub_game(c->h, g))
+                adopt_game(c, g, 0, 0, NULL);
         }
     }
 }
@@ -237,13 +229,12 @@ struct alive_check {
     char node[PROTO_KEY_MAX + 1];
 };
 
-static void on_alive(void *arg, const redisReply *reply, const char *err)
+static void on_alive(void *arg, const struct bus_value *v, const char *err)
 {
     struct alive_check *a = arg;
 
-    if (!err && reply)
-        host_drop_node(a->c, a->node,
-                       reply->type == REDIS_REPLY_STRING ? reply->str : NULL);
+    if (!err && v)
+        host_drop_node(a->c, a->node, bus_str(v, NULL));
     free(a);
 }
 
@@ -266,25 +257,28 @@ void lease_on_tick(void *arg)
     seeks_cards_tick(c);
     orphans_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
-    cluster_eval(c, REDIS_LUA_CLUSTER_SWEEP, on_swept, c, 1,
+    cluster_eval(c, BUS_CLUSTER_SWEEP, on_swept, c, 1,
                  (const char *[]){"nodes"}, 2,
                  (const char *[]){c->node, max});
     table_init(&seen);
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
         struct alive_check *a;
+        char alive[PROTO_KEY_MAX + 16];
         if (!rs || table_get(&seen, rs->node) ||
             table_put(&seen, rs->node, rs) < 0 || !(a = malloc(sizeof *a)))
             continue;
         a->c = c;
         snprintf(a->node, sizeof a->node, "%s", rs->node);
-        if (cluster_cmd(c, on_alive, a, "GET node:%s:alive", rs->node) < 0)
+        snprintf(alive, sizeof alive, "node:%s:alive", rs->node);
+        if (cluster_eval(c, BUS_NODE_ALIVE, on_alive, a, 1,
+                         (const char *[]){alive}, 0, NULL) < 0)
             free(a);
     }
     table_clear(&seen);
 }
 
-/* ---- Redis up and down -------------------------------------------------- */
+/* ---- the bus up and down ------------------------------------------------ */
 
 void lease_on_state(void *arg, bool up)
 {

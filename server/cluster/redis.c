@@ -25,6 +25,7 @@
  */
 #include "cluster/redis.h"
 
+#include <assert.h>
 #include <ev.h>
 #include <hiredis/adapters/libev.h>
 #include <hiredis/async.h>
@@ -34,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/log.h"
+#include "redis_scripts.h"
 
 /* The pub/sub connection's own channel (never delivered). */
 #define ANCHOR "redis.c:anchor"
@@ -192,11 +196,73 @@ static void cmd_free(struct cmd *c)
     }
 }
 
-/* Calls c's callback (once) and frees c. */
+/* The values a reply's tree holds (itself and every element's). */
+static size_t values_in(const redisReply *r)
+{
+    size_t n = 1;
+
+    if (r->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < r->elements; i++)
+            n += values_in(r->element[i]);
+    return n;
+}
+
+/* r as the bus's value v; an array's elements go at *next, which moves
+ * past them. The strings stay r's. */
+static void value_of(const redisReply *r, struct bus_value *v,
+                     struct bus_value **next)
+{
+    *v = (struct bus_value){.type = BUS_NIL};
+    switch (r->type) {
+    case REDIS_REPLY_INTEGER:
+        *v = (struct bus_value){.type = BUS_INT, .integer = r->integer};
+        break;
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+        *v = (struct bus_value){
+            .type = BUS_STR, .str = r->str, .len = r->len};
+        break;
+    case REDIS_REPLY_ERROR:
+        *v = (struct bus_value){
+            .type = BUS_ERROR, .str = r->str, .len = r->len};
+        break;
+    case REDIS_REPLY_ARRAY: {
+        struct bus_value *el = *next;
+        *next += r->elements;
+        *v = (struct bus_value){.type = BUS_ARRAY, .n = r->elements, .v = el};
+        for (size_t i = 0; i < r->elements; i++)
+            value_of(r->element[i], &el[i], next);
+        break;
+    }
+    default: /* nil */
+        break;
+    }
+}
+
+/* Calls c's callback (once) with reply as the bus's value, and frees c.
+ * A reply too big to copy is a failure. */
 static void cmd_finish(struct cmd *c, const redisReply *reply,
                        const char *err)
 {
-    c->fn(c->arg, reply, err);
+    struct bus_value one, *all = NULL, *next;
+    const struct bus_value *v = NULL;
+
+    if (reply && reply->type != REDIS_REPLY_ARRAY) {
+        next = NULL;
+        value_of(reply, &one, &next);
+        v = &one;
+    } else if (reply) {
+        all = malloc(values_in(reply) * sizeof *all);
+        if (all) {
+            next = all + 1;
+            value_of(reply, all, &next);
+            v = all;
+        } else {
+            err = "redis: out of memory";
+        }
+    }
+    c->fn(c->arg, v, err);
+    free(all);
     cmd_free(c);
 }
 
@@ -975,4 +1041,65 @@ out:
     free(r.host);
     free(r.path);
     return rc;
+}
+
+/* ---- the bus over Redis (bus.h) ----------------------------------------- */
+
+static void log_failure(void *arg, const struct bus_value *v, const char *err)
+{
+    (void)arg;
+    (void)v;
+    if (err)
+        log_warn("event=cluster_redis_failed what=publish error=\"%s\"", err);
+}
+
+static int bus_publish(void *impl, const char *channel, const char *msg,
+                       size_t len, bus_reply_fn *fn, void *arg)
+{
+    const char *argv[3] = {"PUBLISH", channel, msg};
+    size_t lens[3] = {7, strlen(channel), len};
+
+    return redis_command_argv(impl, fn ? fn : log_failure, arg, 3, argv,
+                              lens);
+}
+
+static int bus_subscribe(void *impl, const char *channel)
+{
+    return redis_subscribe(impl, channel);
+}
+
+static int bus_unsubscribe(void *impl, const char *channel)
+{
+    return redis_unsubscribe(impl, channel);
+}
+
+static int bus_eval(void *impl, enum bus_script s, int nkeys,
+                    const char *const *keys, int nargs,
+                    const char *const *args, bus_reply_fn *fn, void *arg)
+{
+    return redis_eval(impl, (int)s, fn, arg, nkeys, keys, nargs, args);
+}
+
+static void bus_set_handlers(void *impl, bus_state_fn *on_state,
+                             bus_message_fn *on_message, void *arg)
+{
+    redis_set_handlers(impl, on_state, on_message, arg);
+}
+
+static const struct bus_ops redis_bus_ops = {
+    bus_publish, bus_subscribe, bus_unsubscribe, bus_eval, bus_set_handlers,
+};
+
+int redis_bus_init(struct redis *r, struct bus *out)
+{
+    assert((int)REDIS_LUA_COUNT ==
+           (int)BUS_SCRIPTS); /* (the same list: bus.h) */
+    for (int i = 0; i < REDIS_LUA_COUNT; i++) {
+        if (strcmp(redis_lua[i].name, bus_script_name((enum bus_script)i)))
+            return -1;
+        if (redis_script_add(r, redis_lua[i].source) != i)
+            return -1;
+    }
+    *out = (struct bus){&redis_bus_ops, r};
+    return 0;
 }

@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <hiredis/hiredis.h>
+#include "cluster/bus.h"
 
 struct ev_loop;
 struct redis;
@@ -45,25 +45,20 @@ struct redis;
 #define REDIS_QUEUE_MAX 1024
 #define REDIS_QUEUE_MS 1000
 
-/* A command's result. On success err is NULL and reply is Redis's answer
- * (owned by redis.c, valid only during the call). On failure err is a
- * sentence (valid only during the call) and reply is either NULL (not
- * sent, or no answer: see above) or Redis's error reply (type
- * REDIS_REPLY_ERROR, err its text). */
-typedef void redis_reply_fn(void *arg, const redisReply *reply,
-                            const char *err);
+/* A command's result, as the bus's (bus.h): on success err is NULL and
+ * reply is Redis's answer (owned by redis.c, valid only during the
+ * call). On failure err is a sentence (valid only during the call) and
+ * reply is either NULL (not sent, or no answer: see above) or Redis's
+ * error reply (BUS_ERROR, err its text). Only this file's .c sees
+ * hiredis. */
+typedef bus_reply_fn redis_reply_fn;
 
-/* A message published on a channel this redis subscribed to: the
- * channel's name and the payload (len bytes, NUL-terminated), both valid
- * only during the call. */
-typedef void redis_message_fn(void *arg, const char *channel, const char *msg,
-                              size_t len);
-
-/* An up/down transition: up true when both connections are ready (after
- * a connect or a reconnect), false when one was lost (the other is then
- * closed too). Never called twice in a row with the same value; the
- * first call is an up. */
-typedef void redis_state_fn(void *arg, bool up);
+/* A message on a followed channel, and an up/down transition, as the
+ * bus's (bus.h): up true when both connections are ready (after a
+ * connect or a reconnect), false when one was lost (the other is then
+ * closed too). */
+typedef bus_message_fn redis_message_fn;
+typedef bus_state_fn redis_state_fn;
 
 struct redis_config {
     /* "host:port" ("[v6]:port"), or a unix socket's path (anything with
@@ -153,6 +148,12 @@ const char *redis_error(const struct redis *r);
 
 /* How many channels are followed. */
 size_t redis_channels(const struct redis *r);
+
+/* Registers every script of cluster/lua (in enum bus_script's order: r
+ * must have none of its own yet) and fills *out with the bus over r (r
+ * outlives it). 0, or -1 when out of memory or a script's name is not
+ * the enum's (a build out of step). */
+int redis_bus_init(struct redis *r, struct bus *out);
 
 /* Connects to address (as redis_config's) with hiredis's blocking API,
  * sends PING and waits for PONG, each step within timeout_ms

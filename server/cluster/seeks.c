@@ -16,9 +16,6 @@
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/tunables.h"
-#include "redis_scripts.h"
-
-/* A local session's number, for the host's envelopes and deliveries. */
 
 /* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
 
@@ -30,14 +27,14 @@
 static void tell_seeker_node(struct cluster *c, const char *node,
                              const char *pid, const char *gid)
 {
-    char out[HDR_MAX], channel[PROTO_KEY_MAX + 8];
-    int n;
+    struct codec_msg m = {.kind = CODEC_PAIRED};
 
     if (!proto_key_valid(node) || !strcmp(node, c->node))
         return;
-    n = snprintf(out, sizeof out, "N %s %s", gid, pid);
-    snprintf(channel, sizeof channel, "node:%s", node);
-    cluster_publish(c, channel, out, (size_t)n, NULL, NULL);
+    snprintf(m.to, sizeof m.to, "%s", node);
+    snprintf(m.gid, sizeof m.gid, "%s", gid);
+    snprintf(m.pid, sizeof m.pid, "%s", pid);
+    cluster_send(c, &m, NULL, NULL);
 }
 
 struct seek_call {
@@ -59,39 +56,39 @@ static void seek_keys(const struct clock_spec *k, const char *pid,
     snprintf(seeker, 48, "seeker:%s", pid);
 }
 
-static void on_placed(void *arg, const redisReply *reply, const char *err)
+/* seek_place's answer: {"waiting", sid} or {"paired", sid, other pid,
+ * other's node, our colour}. */
+static void on_placed(void *arg, const struct bus_value *v, const char *err)
 {
     struct seek_call *sc = arg;
     struct cluster *c = sc->c;
     struct session *s = cluster_local_session(c, sc->sid);
+    const char *state = bus_str(bus_at(v, 0), NULL);
+    const char *other = bus_str(bus_at(v, 2), NULL);
+    const char *color = bus_str(bus_at(v, 4), NULL);
 
     if (!s || !s->player) {
         free(sc);
         return;
     }
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements < 2 ||
-        reply->element[0]->type != REDIS_REPLY_STRING) {
+    if (err || !state || !bus_at(v, 1)) {
         hub_busy(s, &sc->id);
         free(sc);
         return;
     }
     hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
-    if (!strcmp(reply->element[0]->str, "waiting")) {
+    if (!strcmp(state, "waiting")) {
         snprintf(edge_of(s)->seek_sid, sizeof edge_of(s)->seek_sid, "%s",
                  sc->seek);
-    } else if (reply->elements >= 5 &&
-               reply->element[2]->type == REDIS_REPLY_STRING &&
-               reply->element[4]->type == REDIS_REPLY_STRING &&
-               proto_key_valid(reply->element[2]->str)) {
-        int color = strcmp(reply->element[4]->str, "white") ? 1 : 0;
+    } else if (other && color && proto_key_valid(other)) {
+        const char *node = bus_str(bus_at(v, 3), NULL);
         struct game *g;
         edge_of(s)->seek_sid[0] = '\0';
-        g = hub_start_paired(s, &sc->clock, sc->rated, color,
-                             reply->element[2]->str, cluster_now(c));
-        if (g && reply->element[3]->type == REDIS_REPLY_STRING)
-            tell_seeker_node(c, reply->element[3]->str,
-                             reply->element[2]->str, game_gid(g));
+        g = hub_start_paired(s, &sc->clock, sc->rated,
+                             strcmp(color, "white") ? 1 : 0, other,
+                             cluster_now(c));
+        if (g && node)
+            tell_seeker_node(c, node, other, game_gid(g));
     }
     host_flush_soon(c);
     free(sc);
@@ -124,7 +121,7 @@ void cluster_seek(struct cluster *c, struct session *s,
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
-    if (cluster_eval(c, REDIS_LUA_SEEK_PLACE, on_placed, sc, 3,
+    if (cluster_eval(c, BUS_SEEK_PLACE, on_placed, sc, 3,
                      (const char *[]){zset, seeker, "seeks:seq"}, 12,
                      (const char *[]){
                          sid, s->player->pid, c->node, color,
@@ -137,15 +134,16 @@ void cluster_seek(struct cluster *c, struct session *s,
     }
 }
 
-static void on_cancelled(void *arg, const redisReply *reply, const char *err)
+static void on_cancelled(void *arg, const struct bus_value *v,
+                         const char *err)
 {
     struct seek_call *sc = arg;
     struct session *s = cluster_local_session(sc->c, sc->sid);
 
     if (s && s->player) {
-        if (err || !reply || reply->type != REDIS_REPLY_INTEGER)
+        if (err || !bus_is(v, BUS_INT))
             hub_busy(s, &sc->id);
-        else if (reply->integer == 1)
+        else if (v->integer == 1)
             hub_send_text(s, proto_render_seek_cancelled(&sc->id), 0);
         else
             hub_send_error(s, PROTO_NO_SEEK, "you have no open seek",
@@ -170,7 +168,7 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
     sc->sid = edge_of(s)->id;
     sc->id = *id;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
-    if (cluster_eval(c, REDIS_LUA_SEEK_CANCEL, on_cancelled, sc, 1,
+    if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 1,
                      (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
         free(sc);
         hub_busy(s, id);
@@ -187,8 +185,8 @@ void seeks_drop(struct cluster *c, struct session *s)
     if (!e || !e->seek_sid[0] || !s->player)
         return;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
-    cluster_eval(c, REDIS_LUA_SEEK_CANCEL, cluster_log_reply,
-                 (void *)"seek_cancel", 1, (const char *[]){seeker}, 1,
+    cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seek_cancel",
+                 1, (const char *[]){seeker}, 1,
                  (const char *[]){e->seek_sid});
     e->seek_sid[0] = '\0';
 }
@@ -249,33 +247,36 @@ void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
         memcpy(args + n, kv, sizeof kv);
         n += (int)(sizeof kv / sizeof *kv);
     }
-    cluster_eval(c, REDIS_LUA_GAME_CARD, cluster_log_reply,
-                 (void *)"game_card", 2, (const char *[]){key, "games:live"},
-                 n, args);
+    cluster_eval(c, BUS_GAME_CARD, cluster_log_reply, (void *)"game_card", 2,
+                 (const char *[]){key, "games:live"}, n, args);
 }
 
 void cluster_game_ended(struct cluster *c, const char *gid)
 {
-    cluster_cmd(c, cluster_log_reply, (void *)"card", "ZREM games:live %s",
-                gid);
-    cluster_cmd(c, cluster_log_reply, (void *)"card", "DEL game:%s:card",
-                gid);
+    char key[PROTO_KEY_MAX + 16];
+
+    snprintf(key, sizeof key, "game:%s:card", gid);
+    cluster_eval(c, BUS_GAME_UNCARD, cluster_log_reply, (void *)"card", 2,
+                 (const char *[]){"games:live", key}, 1,
+                 (const char *[]){gid});
 }
 
 /* The tick's look at the lobby's first live games: the ply of those
  * hosted here is written to their cards (a few Redis writes a second,
  * whatever the number of games). */
-static void on_top_games(void *arg, const redisReply *reply, const char *err)
+static void on_top_games(void *arg, const struct bus_value *v,
+                         const char *err)
 {
     struct cluster *c = arg;
 
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY)
+    if (err || !bus_is(v, BUS_ARRAY))
         return;
-    for (size_t i = 0; i < reply->elements; i++) {
+    for (size_t i = 0; i < v->n; i++) {
+        const char *gid = bus_str(&v->v[i], NULL);
         struct game *g;
-        if (reply->element[i]->type != REDIS_REPLY_STRING)
+        if (!gid)
             continue;
-        g = hub_game(c->h, reply->element[i]->str);
+        g = hub_game(c->h, gid);
         if (g && game_status(g) == GAME_STARTED &&
             table_get(&c->epochs, game_gid(g)))
             seeks_card_put(c, g, true);
@@ -284,29 +285,27 @@ static void on_top_games(void *arg, const redisReply *reply, const char *err)
 
 void seeks_cards_tick(struct cluster *c)
 {
+    char n[16];
+
+    snprintf(n, sizeof n, "%d", LOBBY_GAMES_MAX);
     if (c->epochs.n)
-        cluster_cmd(c, on_top_games, c, "ZREVRANGE games:live 0 %d",
-                    LOBBY_GAMES_MAX - 1);
+        cluster_eval(c, BUS_GAMES_TOP, on_top_games, c, 1,
+                     (const char *[]){"games:live"}, 1, (const char *[]){n});
 }
 
-/* Element *i of lobby_snapshot's reply as a string ("" when not one), and
- * as a number; *i advances. */
-static const char *field(const redisReply *r, size_t *i)
+/* Element *i of an array reply as a string ("" when not one), and as a
+ * number; *i advances. */
+static const char *field(const struct bus_value *v, size_t *i)
 {
-    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
-
-    return e && e->type == REDIS_REPLY_STRING ? e->str : "";
+    return bus_str(bus_at(v, (*i)++), "");
 }
 
-static long number(const redisReply *r, size_t *i)
+static long number(const struct bus_value *v, size_t *i)
 {
-    const redisReply *e = *i < r->elements ? r->element[(*i)++] : NULL;
+    const struct bus_value *e = bus_at(v, (*i)++);
 
-    if (!e)
-        return 0;
-    if (e->type == REDIS_REPLY_INTEGER)
-        return (long)e->integer;
-    return e->type == REDIS_REPLY_STRING ? strtol(e->str, NULL, 10) : 0;
+    return bus_is(e, BUS_STR) ? strtol(e->str, NULL, 10)
+                              : (long)bus_int(e, 0);
 }
 
 /* A clock's canonical form (f300+0, m60, or a seek set's name) back. */
@@ -324,14 +323,15 @@ static bool clock_of(const char *s, struct clock_spec *k)
            sscanf(s + 1, "%d+%d", &k->initial_s, &k->increment_s) == 2;
 }
 
-static void on_snapshot(void *arg, const redisReply *reply, const char *err)
+static void on_snapshot(void *arg, const struct bus_value *reply,
+                        const char *err)
 {
     struct cluster *c = arg;
     struct proto_lobby_seek seeks[LOBBY_SEEKS_MAX];
     struct proto_lobby_game games[LOBBY_GAMES_MAX];
     size_t ns = 0, ng = 0, i = 0, n;
 
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY) {
+    if (err || !bus_is(reply, BUS_ARRAY)) {
         lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
         return;
     }
@@ -398,7 +398,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
     (void)f;
     snprintf(ns, sizeof ns, "%d", LOBBY_SEEKS_MAX);
     snprintf(ng, sizeof ng, "%d", LOBBY_GAMES_MAX);
-    if (cluster_eval(c, REDIS_LUA_LOBBY_SNAPSHOT, on_snapshot, c, 2,
+    if (cluster_eval(c, BUS_LOBBY_SNAPSHOT, on_snapshot, c, 2,
                      (const char *[]){"seeks:all", "games:live"}, 2,
                      (const char *[]){ns, ng}) < 0)
         lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
@@ -414,7 +414,8 @@ struct accept_call {
     char node[PROTO_KEY_MAX + 1]; /* the seek's */
 };
 
-static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
+static void on_seek_taken(void *arg, const struct bus_value *v,
+                          const char *err)
 {
     struct accept_call *a = arg;
     struct cluster *c = a->c;
@@ -425,9 +426,9 @@ static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
         free(a);
         return;
     }
-    if (err || !reply || reply->type != REDIS_REPLY_INTEGER) {
+    if (err || !bus_is(v, BUS_INT)) {
         hub_busy(s, &a->id);
-    } else if (reply->integer != 1) {
+    } else if (v->integer != 1) {
         hub_send_error(s, PROTO_NO_SUCH_SEEK,
                        "no open seek has that id (taken, cancelled or gone)",
                        &a->id);
@@ -443,7 +444,8 @@ static void on_seek_taken(void *arg, const redisReply *reply, const char *err)
 }
 
 /* The seek's fields: the checks run on them, then it is taken. */
-static void on_seek_read(void *arg, const redisReply *reply, const char *err)
+static void on_seek_read(void *arg, const struct bus_value *reply,
+                         const char *err)
 {
     struct accept_call *a = arg;
     struct cluster *c = a->c;
@@ -457,8 +459,7 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
         free(a);
         return;
     }
-    if (err || !reply || reply->type != REDIS_REPLY_ARRAY ||
-        reply->elements != 10) {
+    if (err || !bus_is(reply, BUS_ARRAY) || reply->n != 10) {
         hub_busy(s, &a->id);
         free(a);
         return;
@@ -490,7 +491,7 @@ static void on_seek_read(void *arg, const redisReply *reply, const char *err)
         return;
     }
     snprintf(key, sizeof key, "seek:%s", k->sid);
-    if (cluster_eval(c, REDIS_LUA_SEEK_TAKE, on_seek_taken, a, 1,
+    if (cluster_eval(c, BUS_SEEK_TAKE, on_seek_taken, a, 1,
                      (const char *[]){key}, 1,
                      (const char *[]){k->sid}) < 0) {
         hub_busy(s, &a->id);
@@ -511,10 +512,11 @@ void cluster_accept(struct cluster *c, struct session *s,
     a->sid = edge_of(s)->id;
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
-    if (cluster_cmd(c, on_seek_read, a,
-                    "HMGET seek:%s pid name color rated rating prov lo hi "
-                    "zset node",
-                    m->seek) < 0) {
+    char key[PROTO_KEY_MAX + 8];
+
+    snprintf(key, sizeof key, "seek:%s", m->seek);
+    if (cluster_eval(c, BUS_SEEK_READ, on_seek_read, a, 1,
+                     (const char *[]){key}, 0, NULL) < 0) {
         free(a);
         hub_busy(s, &m->id);
     }

@@ -45,14 +45,14 @@ static void on_message(void *arg, const char *channel, const char *msg,
     got = true;
 }
 
-static void on_reply(void *arg, const redisReply *reply, const char *err)
+static void on_reply(void *arg, const struct bus_value *reply,
+                     const char *err)
 {
     long *want = arg;
 
     if (err)
         snprintf(failure, sizeof failure, "%s", err);
-    else if (want &&
-             (reply->type != REDIS_REPLY_INTEGER || reply->integer != *want))
+    else if (want && (reply->type != BUS_INT || reply->integer != *want))
         snprintf(failure, sizeof failure, "unexpected reply");
     got = true;
     waiting--;

@@ -47,41 +47,38 @@ static void append(char **buf, size_t *len, const char *s, size_t n)
     *buf = grown;
 }
 
-static void text(char **buf, size_t *len, const redisReply *r)
+static void text(char **buf, size_t *len, const struct bus_value *r)
 {
     char num[32];
 
     switch (r->type) {
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS:
+    case BUS_STR:
         append(buf, len, r->str, r->len);
         break;
-    case REDIS_REPLY_ERROR:
+    case BUS_ERROR:
         append(buf, len, "!", 1);
         append(buf, len, r->str, r->len);
         break;
-    case REDIS_REPLY_INTEGER:
+    case BUS_INT:
         snprintf(num, sizeof num, "%lld", r->integer);
         append(buf, len, num, strlen(num));
         break;
-    case REDIS_REPLY_NIL:
+    case BUS_NIL:
         append(buf, len, "nil", 3);
         break;
-    case REDIS_REPLY_ARRAY:
+    case BUS_ARRAY:
         append(buf, len, "[", 1);
-        for (size_t i = 0; i < r->elements; i++) {
+        for (size_t i = 0; i < r->n; i++) {
             if (i)
                 append(buf, len, ",", 1);
-            text(buf, len, r->element[i]);
+            text(buf, len, &r->v[i]);
         }
         append(buf, len, "]", 1);
         break;
-    default:
-        append(buf, len, "?", 1);
     }
 }
 
-char *redissync_text(const redisReply *reply, const char *err)
+char *redissync_text(const struct bus_value *reply, const char *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -101,7 +98,7 @@ struct wait {
     char *text;
 };
 
-static void got(void *arg, const redisReply *reply, const char *err)
+static void got(void *arg, const struct bus_value *reply, const char *err)
 {
     struct wait *w = arg;
 

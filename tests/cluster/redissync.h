@@ -20,7 +20,7 @@ bool redissync_run_until(struct ev_loop *loop, const bool *flag,
  * as it is, an integer in decimal, nil as "nil", an array as
  * "[a,b,...]", an error as "!" and its text; NULL reply and err as "!"
  * and err. */
-char *redissync_text(const redisReply *reply, const char *err);
+char *redissync_text(const struct bus_value *reply, const char *err);
 
 /* Sends a command (hiredis format) and waits up to 10 s for its reply;
  * returns redissync_text of it (caller frees), or "!timeout". */

@@ -278,7 +278,7 @@ struct race {
 
 static int race_done;
 
-static void race_cb(void *arg, const redisReply *reply, const char *err)
+static void race_cb(void *arg, const struct bus_value *reply, const char *err)
 {
     struct race *r = arg;
 

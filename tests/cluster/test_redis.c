@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <ev.h>
+#include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,7 @@ struct seen {
     char text[96];
 };
 
-static void seen_cb(void *arg, const redisReply *reply, const char *err)
+static void seen_cb(void *arg, const struct bus_value *reply, const char *err)
 {
     struct seen *s = arg;
     char *t = redissync_text(reply, err);

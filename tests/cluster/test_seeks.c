@@ -270,7 +270,8 @@ static struct seek seekers[SEEKERS];
 static struct result results[SEEKERS];
 static int answered;
 
-static void placed_cb(void *arg, const redisReply *reply, const char *err)
+static void placed_cb(void *arg, const struct bus_value *reply,
+                      const char *err)
 {
     struct result *r = arg;
 
