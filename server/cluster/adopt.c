@@ -243,8 +243,10 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     struct game *g = NULL;
     int rc;
 
-    if (store_get_epoch(c->store, a->gid, &now_epoch) <= 0 ||
-        now_epoch != a->epoch) {
+    /* (a store that keeps no epochs, SQLite's, answers 0: nothing to
+     * compare; with PostgreSQL the take committed its row) */
+    rc = store_get_epoch(c->store, a->gid, &now_epoch);
+    if (rc < 0 || (rc == 1 && now_epoch != a->epoch)) {
         log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
                  "epoch=%lld now=%lld",
                  a->gid, (long long)a->epoch, (long long)now_epoch);

@@ -20,6 +20,12 @@
 #define MAXCONN 64
 
 struct hub *fake_hub;
+struct fnode fake_nodes[FAKE_MAXNODES];
+int fake_nnodes;
+void (*fake_node_joined)(struct fnode *n);
+void (*fake_node_stopping)(struct fnode *n);
+void (*fake_node_freeing)(struct fnode *n);
+size_t (*fake_pump)(void);
 struct store *fake_store;
 int64_t fake_now;
 int64_t fake_wall_shift;
@@ -30,6 +36,7 @@ struct falarm {
     void *arg;
     int64_t at;
     bool used;
+    struct fnode *node; /* whose (a paused node's do not fire) */
 };
 
 static struct falarm alarms[MAXALARM];
@@ -65,10 +72,9 @@ static void f_close(void *ctx, struct conn *c, int code, const char *reason)
 static struct hub_alarm *f_alarm_new(void *ctx, void (*cb)(void *arg),
                                      void *arg)
 {
-    (void)ctx;
     for (int i = 0; i < MAXALARM; i++)
         if (!alarms[i].used) {
-            alarms[i] = (struct falarm){cb, arg, INT64_MAX, true};
+            alarms[i] = (struct falarm){cb, arg, INT64_MAX, true, ctx};
             return (struct hub_alarm *)&alarms[i];
         }
     return NULL;
@@ -144,11 +150,13 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     return h;
 }
 
-static void new_hub(const struct hub_config *cfg)
+/* Node i's hub (and, when fake_bus is set, its cluster on the bus). */
+static void new_node(int i, const struct hub_config *cfg)
 {
+    struct fnode *n = &fake_nodes[i];
     const struct hub_config def = with_defaults(cfg);
     const struct hub_env env = {
-        .ctx = NULL,
+        .ctx = n,
         .store = fake_store,
         .send = f_send,
         .send_now = f_send_now,
@@ -162,20 +170,36 @@ static void new_hub(const struct hub_config *cfg)
         .wall_ms = f_wall,
         .wake = f_wake,
     };
-    fake_hub = hub_new(&env, &def);
-    ck_assert_ptr_nonnull(fake_hub);
+    memset(n, 0, sizeof *n);
+    snprintf(n->id, sizeof n->id, "n%d", i + 1);
+    n->hub = hub_new(&env, &def);
+    ck_assert_ptr_nonnull(n->hub);
+    if (fake_node_joined)
+        fake_node_joined(n);
+    if (i == 0)
+        fake_hub = n->hub;
 }
 
-/* Closes the connections still open and frees the hub. */
-static void free_hub(void)
+/* Closes the connections still open and frees the hubs (their clusters
+ * first: they leave the bus, then give the hub its own router back). */
+static void free_hubs(void)
 {
-    hub_shutdown(fake_hub);
+    for (int i = 0; i < fake_nnodes; i++) {
+        if (fake_node_stopping)
+            fake_node_stopping(&fake_nodes[i]);
+        hub_shutdown(fake_nodes[i].hub);
+    }
     for (int i = 0; i < nconns; i++)
         if (conns[i]->s) {
-            hub_close(fake_hub, conns[i]->s, fake_now);
+            hub_close(conns[i]->node->hub, conns[i]->s, fake_now);
             conns[i]->s = NULL;
         }
-    hub_free(fake_hub);
+    for (int i = 0; i < fake_nnodes; i++) {
+        if (fake_node_freeing)
+            fake_node_freeing(&fake_nodes[i]);
+        hub_free(fake_nodes[i].hub);
+        memset(&fake_nodes[i], 0, sizeof fake_nodes[i]);
+    }
     fake_hub = NULL;
     for (int i = 0; i < MAXALARM; i++)
         ck_assert_msg(!alarms[i].used, "alarm %d not freed", i);
@@ -183,16 +207,18 @@ static void free_hub(void)
 
 void fake_restart(const struct hub_config *cfg)
 {
-    free_hub();
+    ck_assert_int_eq(fake_nnodes, 1); /* (a node alone's restart) */
+    free_hubs();
     passwords_held = false;
-    new_hub(cfg);
+    new_node(0, cfg);
 }
 
-void fake_setup(const struct hub_config *cfg)
+static void setup_nodes(int n, const struct hub_config *cfg)
 {
     char path[128], err[256] = "";
     struct timespec ts;
 
+    ck_assert_int_le(n, FAKE_MAXNODES);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     fake_wall_shift = 0;
@@ -204,7 +230,20 @@ void fake_setup(const struct hub_config *cfg)
     ck_assert_msg(
         store_open(&fake_store, path, on_commit, NULL, err, sizeof err) == 0,
         "store_open: %s", err);
-    new_hub(cfg);
+    fake_nnodes = n;
+    for (int i = 0; i < n; i++)
+        new_node(i, cfg);
+    fake_settle(); /* (in a cluster: every node has joined) */
+}
+
+void fake_setup(const struct hub_config *cfg)
+{
+    setup_nodes(1, cfg);
+}
+
+void fake_nodes_setup(int n, const struct hub_config *cfg)
+{
+    setup_nodes(n, cfg);
 }
 
 void fake_clear(struct fconn *c)
@@ -217,7 +256,7 @@ void fake_clear(struct fconn *c)
 
 void fake_teardown(void)
 {
-    free_hub();
+    free_hubs();
     for (int i = 0; i < nconns; i++) {
         fake_clear(conns[i]);
         free(conns[i]);
@@ -225,10 +264,16 @@ void fake_teardown(void)
     nconns = 0;
     store_close(fake_store);
     fake_store = NULL;
+    fake_nnodes = 0;
     tmpdir_remove(dir);
 }
 
 struct fconn *fake_connect(const char *ip)
+{
+    return fake_connect_to(&fake_nodes[0], ip);
+}
+
+struct fconn *fake_connect_to(struct fnode *node, const char *ip)
 {
     struct fconn *c = calloc(1, sizeof *c);
 
@@ -236,7 +281,8 @@ struct fconn *fake_connect(const char *ip)
     ck_assert_int_lt(nconns, MAXCONN);
     ck_assert_uint_lt(strlen(ip), sizeof c->ip);
     strcpy(c->ip, ip);
-    c->s = hub_open(fake_hub, (struct conn *)c, c->ip);
+    c->node = node;
+    c->s = hub_open(node->hub, (struct conn *)c, c->ip);
     ck_assert_ptr_nonnull(c->s);
     conns[nconns++] = c;
     return c;
@@ -245,32 +291,56 @@ struct fconn *fake_connect(const char *ip)
 void fake_disconnect(struct fconn *c)
 {
     ck_assert_ptr_nonnull(c->s);
-    hub_close(fake_hub, c->s, fake_now);
+    hub_close(c->node->hub, c->s, fake_now);
     c->s = NULL;
     fake_settle();
+}
+
+/* Wakes every node that runs, delivers what the bus has; how many bus
+ * events were delivered. */
+static size_t wake_all(void)
+{
+    for (int i = 0; i < fake_nnodes; i++)
+        if (!fake_nodes[i].paused)
+            hub_wake(fake_nodes[i].hub);
+    return fake_pump ? fake_pump() : 0;
+}
+
+static bool auth_settled(void)
+{
+    for (int i = 0; i < fake_nnodes && !passwords_held; i++)
+        if (hub_auth_pending(fake_nodes[i].hub))
+            return false;
+    return true;
 }
 
 void fake_settle(void)
 {
     struct timespec ms = {0, 1000000L};
+    size_t moved = 1;
 
-    /* an answer may queue a write, and a commit let nothing new hash */
+    /* an answer may queue a write, a commit let nothing new hash, a bus
+     * message cause another */
     for (int i = 0; i < 10000; i++) {
-        hub_wake(fake_hub);
-        if (store_committed(fake_store) >= store_queued(fake_store) &&
-            (passwords_held || hub_auth_pending(fake_hub) == 0))
+        moved = wake_all();
+        if (!moved &&
+            store_committed(fake_store) >= store_queued(fake_store) &&
+            auth_settled())
             break;
-        nanosleep(&ms, NULL);
+        if (!moved)
+            nanosleep(&ms, NULL);
     }
+    ck_assert_uint_eq(moved, 0);
     ck_assert_uint_ge(store_committed(fake_store), store_queued(fake_store));
-    ck_assert(passwords_held || hub_auth_pending(fake_hub) == 0);
-    hub_wake(fake_hub);
+    ck_assert(auth_settled());
+    wake_all();
 }
 
 void fake_hold_passwords(int hold)
 {
     passwords_held = hold != 0;
-    hub_hold_passwords(fake_hub, hold);
+    for (int i = 0; i < fake_nnodes; i++)
+        hub_hold_passwords(fake_nodes[i].hub, hold);
 }
 
 static bool settle_on_advance = true;
@@ -291,6 +361,7 @@ void fake_advance(int64_t ms)
         int next = -1;
         for (int i = 0; i < MAXALARM; i++)
             if (alarms[i].used && alarms[i].at <= to &&
+                !(alarms[i].node && alarms[i].node->paused) &&
                 (next < 0 || alarms[i].at < alarms[next].at))
                 next = i;
         if (next < 0)
@@ -317,7 +388,7 @@ enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
     va_end(ap);
     ck_assert_int_lt(n, (int)sizeof text);
     ck_assert_ptr_nonnull(c->s);
-    t = hub_on_text(fake_hub, c->s, text, (size_t)n, fake_now);
+    t = hub_on_text(c->node->hub, c->s, text, (size_t)n, fake_now);
     fake_settle();
     return t;
 }

@@ -16,6 +16,21 @@
 #include "hub/hub.h"
 
 #define FAKE_MAXMSG 256
+#define FAKE_MAXNODES 4
+
+struct cluster;
+struct busfake_client;
+
+/* A node: its hub and, in a cluster's test, what the test joins it to
+ * (fake_node_joined). A paused node's process is stopped: its alarms do
+ * not fire and it is not woken. */
+struct fnode {
+    struct hub *hub;
+    struct cluster *cluster; /* the test's; NULL: a node alone */
+    struct busfake_client *busc;
+    bool paused;
+    char id[16]; /* "n1", "n2", ... */
+};
 
 /* A connection: the hub sees it as a struct conn *. */
 struct fconn {
@@ -24,16 +39,29 @@ struct fconn {
     const struct msgbuf *buf[FAKE_MAXMSG]; /* which buffer it was (never
                                               dereferenced: to compare) */
     int n;
-    int now_n;         /* of which sent with send_now */
-    int closed;        /* the close code; 0 while open */
-    struct session *s; /* NULL once hub_close'd */
-    int64_t rtt_ms;    /* what the fake env says its ping round trip is */
-    char ip[64];       /* its address: the session keeps a pointer to it,
+    int now_n;          /* of which sent with send_now */
+    int closed;         /* the close code; 0 while open */
+    struct session *s;  /* NULL once hub_close'd */
+    int64_t rtt_ms;     /* what the fake env says its ping round trip is */
+    char ip[64];        /* its address: the session keeps a pointer to it,
                           as to a real connection's */
+    struct fnode *node; /* the node it is connected to */
 };
 
-/* The hub under test, its store and the fake clock (monotonic ms). */
+/* The hub under test (node 0's), its store and the fake clock
+ * (monotonic ms). */
 extern struct hub *fake_hub;
+extern struct fnode fake_nodes[FAKE_MAXNODES];
+extern int fake_nnodes;
+/* A cluster's test sets these before fake_nodes_setup: joined is called
+ * for each node once its hub is made, stopping before the teardown
+ * shuts the hubs down and closes the connections (the node leaves the
+ * bus), freeing just before its hub is freed; fake_settle pumps with
+ * fake_pump (how many events it delivered). */
+extern void (*fake_node_joined)(struct fnode *n);
+extern void (*fake_node_stopping)(struct fnode *n);
+extern void (*fake_node_freeing)(struct fnode *n);
+extern size_t (*fake_pump)(void);
 extern struct store *fake_store;
 extern int64_t fake_now;
 /* Added to the real wall clock the hub reads (ms): a test moves days on. */
@@ -42,7 +70,11 @@ extern int64_t fake_wall_shift;
 /* Opens a store in a fresh directory and a hub over the fakes with cfg
  * (NULL: the defaults). */
 void fake_setup(const struct hub_config *cfg);
-/* Closes every fake connection still open, frees the hub and the store,
+/* The same with n nodes (ids n1, n2, ...) over one store, settled once
+ * made (a cluster's: every node has joined). */
+void fake_nodes_setup(int n, const struct hub_config *cfg);
+
+/* Closes every fake connection still open, frees the hubs and the store,
  * removes the directory. */
 void fake_teardown(void);
 
@@ -55,14 +87,16 @@ void fake_restart(const struct hub_config *cfg);
  * connection, or look behind the store's back). */
 const char *fake_db_path(void);
 
-/* A new connection from ip (copied), opened in the hub. */
+/* A new connection from ip (copied), opened in node 0's hub, or node's. */
 struct fconn *fake_connect(const char *ip);
+struct fconn *fake_connect_to(struct fnode *node, const char *ip);
 /* The connection closes (the hub's hub_close). */
 void fake_disconnect(struct fconn *c);
 
-/* Waits (bounded: 10 s) until the store has committed everything queued
- * and (unless fake_hold_passwords holds them) the password workers have
- * answered every job, waking the hub (hub_wake) as the loop does after a
+/* Waits (bounded: 10 s) until the store has committed everything queued,
+ * (unless fake_hold_passwords holds them) the password workers have
+ * answered every job and the bus has nothing left to deliver, waking
+ * every hub that is not paused (hub_wake) as the loop does after a
  * commit or an answer. */
 void fake_settle(void);
 

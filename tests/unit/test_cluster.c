@@ -1,0 +1,217 @@
+/*
+ * test_cluster.c - two nodes of a cluster in one process: two hubs over
+ * one store, each with its cluster (cluster/) on the fake bus
+ * (busfake.h), their clocks and timers the test's (hubfake.h). What a
+ * player does on one node reaches the game on the other: a command is
+ * forwarded to the game's host and its answers come back; a shutdown
+ * hands the host's games to the other node; a host whose lease lapsed
+ * (its process stopped) stops acting on its games, finds them taken
+ * when it resumes, and closes its connections of them (1012).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "busfake.h"
+#include "check_main.h"
+#include "cluster/cluster.h"
+#include "hub/router.h"
+#include "hubfake.h"
+
+static struct busfake *bus;
+
+static void joined(struct fnode *n)
+{
+    struct bus b;
+
+    n->busc = busfake_connect(bus, &b);
+    n->cluster = cluster_new(n->hub, &b, n->id);
+    ck_assert_ptr_nonnull(n->cluster);
+}
+
+static void stopping(struct fnode *n)
+{
+    cluster_stop(n->cluster);
+}
+
+static void freeing(struct fnode *n)
+{
+    cluster_free(n->cluster);
+    n->cluster = NULL;
+}
+
+static size_t pump(void)
+{
+    return busfake_pump(bus);
+}
+
+static void setup(void)
+{
+    fake_node_joined = joined;
+    fake_node_stopping = stopping;
+    fake_node_freeing = freeing;
+    fake_pump = pump;
+    bus = busfake_new(&fake_now);
+    fake_nodes_setup(2, NULL);
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(cluster_ready(fake_nodes[i].cluster), "%s not joined",
+                      fake_nodes[i].id);
+}
+
+static void teardown(void)
+{
+    fake_teardown();
+    busfake_free(bus);
+    bus = NULL;
+    fake_node_joined = NULL;
+    fake_node_stopping = NULL;
+    fake_node_freeing = NULL;
+    fake_pump = NULL;
+}
+
+/* A node stops (paused) or goes on: its timers, its wake-ups, its bus. */
+static void pause_node(struct fnode *n, bool paused)
+{
+    n->paused = paused;
+    busfake_pause(n->busc, paused);
+}
+
+/* The "ply" of c's last `moved` of game gid, or -1. */
+static int last_moved_ply(const struct fconn *c, const char *gid)
+{
+    json_t *j = fake_find(c, "moved");
+    int ply = -1;
+
+    if (j && !strcmp(json_string_value(json_object_get(j, "game")), gid))
+        ply = (int)json_integer_value(json_object_get(j, "ply"));
+    json_decref(j);
+    return ply;
+}
+
+/* x (white, on its node) invites, y joins from its node: the game. */
+static void start_game(struct fconn *x, struct fconn *y, char gid[64])
+{
+    fake_hello(x, "Xavier", NULL, NULL);
+    fake_hello(y, "Yvonne", NULL, NULL);
+    fake_invite(x, gid);
+    fake_say(y, "{\"t\":\"join\",\"game\":\"%s\"}", gid);
+    ck_assert_msg(fake_count(x, "game_start") == 1, "x: %s",
+                  x->n ? x->msg[x->n - 1] : "");
+    ck_assert_msg(fake_count(y, "game_start") == 1, "y: %s",
+                  y->n ? y->msg[y->n - 1] : "");
+}
+
+/* A player on the node that does not host the game plays it: its join
+ * and moves go to the host, whose answers come back to it. */
+START_TEST(commands_are_forwarded_to_the_host)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x = fake_connect_to(a, "10.0.0.1");
+    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    char gid[64];
+
+    start_game(x, y, gid);
+    ck_assert_ptr_nonnull(hub_game(a->hub, gid)); /* hosted by a only */
+    ck_assert_ptr_null(hub_game(b->hub, gid));
+    ck_assert_uint_eq(cluster_remote_sessions(a->cluster), 1); /* y's */
+    ck_assert_uint_eq(cluster_remote_sessions(b->cluster), 0);
+
+    fake_move(x, gid, "e2e4", 0);
+    ck_assert_int_eq(last_moved_ply(y, gid), 1);
+    fake_move(y, gid, "e7e5", 1); /* y's, on b: played on a */
+    ck_assert_int_eq(last_moved_ply(x, gid), 2);
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+    /* a move out of turn from b is answered from a, as on one node */
+    fake_move(y, gid, "d7d5", 2);
+    ck_assert_str_eq(fake_error(y), "not_your_turn");
+    ck_assert_ptr_null(hub_game(b->hub, gid));
+}
+END_TEST
+
+/* A shutdown hands the host's games to the other node, which hosts them
+ * at once; play goes on there, the moves made before kept. */
+START_TEST(a_shutdown_hands_the_games_over)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x = fake_connect_to(a, "10.0.0.1");
+    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    char gid[64], token[64];
+    json_t *w;
+
+    start_game(x, y, gid);
+    fake_move(x, gid, "e2e4", 0);
+    w = fake_find(x, "welcome");
+    snprintf(token, sizeof token, "%s",
+             json_string_value(json_object_get(w, "token")));
+    json_decref(w);
+
+    hub_shutdown(a->hub);
+    for (int i = 0; i < 20 && !hub_stoppable(a->hub); i++)
+        fake_advance(10);
+    ck_assert(hub_stoppable(a->hub));
+    ck_assert_ptr_null(hub_game(a->hub, gid));
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* handed over, hosted */
+
+    /* y, on b, follows it there now; x comes back through b */
+    fake_disconnect(x);
+    x = fake_connect_to(b, "10.0.0.1");
+    fake_say(x, "{\"t\":\"hello\",\"token\":\"%s\"}", token);
+    w = fake_find(x, "welcome");
+    ck_assert_ptr_nonnull(w);
+    json_decref(w);
+    fake_move(y, gid, "e7e5", 1);
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+    ck_assert_int_eq(last_moved_ply(x, gid), 2);
+    fake_move(x, gid, "g1f3", 2);
+    ck_assert_int_eq(last_moved_ply(y, gid), 3);
+}
+END_TEST
+
+/* A host stopped for longer than its lease: the other node adopts its
+ * game; when the host resumes it acts on the game no more (its lease
+ * may have lapsed: a command is refused busy), learns it lost the game,
+ * and closes its connection of it (1012) to send it to the true host. */
+START_TEST(a_lost_lease_gives_the_game_up)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x = fake_connect_to(a, "10.0.0.1");
+    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    char gid[64];
+
+    start_game(x, y, gid);
+    fake_move(x, gid, "e2e4", 0);
+
+    pause_node(a, true);
+    fake_advance(CLUSTER_LEASE_MS + 2 * CLUSTER_TICK_MS);
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* adopted by b */
+    fake_move(y, gid, "e7e5", 1);                 /* played on b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+
+    pause_node(a, false); /* a resumes, its lease lapsed */
+    ck_assert(!cluster_ready(a->cluster) ||
+              hub_game(a->hub, gid) != NULL); /* (not told yet) */
+    fake_move(x, gid, "g1f3", 2);
+    ck_assert_str_eq(fake_error(x), "rate_limited"); /* not played on a */
+    fake_advance(0); /* its overdue tick: renew, lapse, take back, fence */
+    ck_assert_ptr_null(hub_game(a->hub, gid));
+    ck_assert_int_eq(x->closed, 1012);
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid));
+    ck_assert(cluster_ready(a->cluster)); /* joined again */
+    /* the game went on at b: ply 2 is the last, made there */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cluster");
+    TCase *tc = tcase_create("two nodes");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, commands_are_forwarded_to_the_host);
+    tcase_add_test(tc, a_shutdown_hands_the_games_over);
+    tcase_add_test(tc, a_lost_lease_gives_the_game_up);
+    suite_add_tcase(s, tc);
+    return check_main(s);
+}
