@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "app/config.h"
 #include "fifo.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -38,6 +37,7 @@
 #include "proto.h"
 #include "lib/table.h"
 #include "lib/tunables.h"
+#include "net/trust.h"
 #include "net/wire.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
@@ -514,8 +514,8 @@ static void conn_ponged(struct conn *c, int64_t now)
 
 void conn_keepalive(int64_t now)
 {
-    int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
-    int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
+    int64_t interval = (int64_t)net.cfg.ping_interval_s * 1000;
+    int64_t timeout = (int64_t)net.cfg.ping_timeout_s * 1000;
     int64_t spread = (timeout - interval < interval ? timeout - interval
                                                     : interval) /
                      KEEPALIVE_SPREAD_DIV;
@@ -612,7 +612,8 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
     int family;
 
     tcp_peer_ip(wsi, ip, len);
-    if (!config_proxy_trusted(net.cfg, ip) ||
+    if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                     ip) ||
         lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
         return;
     n = strlen(xff);
@@ -636,7 +637,8 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
             return;
         if (!inet_ntop(family, buf, ip, (socklen_t)len))
             return;
-        if (!config_proxy_trusted(net.cfg, ip))
+        if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                         ip))
             return;
     }
 }
@@ -648,12 +650,13 @@ static bool origin_ok(struct lws *wsi, const char *ip)
     char origin[300], q[320];
     int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
 
-    if (len <= 0 || !net.cfg->n_allowed_origins)
+    if (len <= 0 || !net.cfg.n_allowed_origins)
         return true;
     if (len >= (int)sizeof origin ||
         lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
         snprintf(origin, sizeof origin, "(too long)");
-    else if (config_origin_allowed(net.cfg, origin))
+    else if (trust_origin(net.cfg.allowed_origins, net.cfg.n_allowed_origins,
+                          origin))
         return true;
     log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
              log_quote(q, sizeof q, origin));
@@ -684,7 +687,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
-    if (net.n_conns >= net.cfg->max_connections) {
+    if (net.n_conns >= net.cfg.max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d",
                  ip, net.n_conns);
@@ -693,7 +696,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         return 1;
     }
     p = table_get(&net.peers, ip);
-    if (p && p->conns >= net.cfg->max_connections_per_ip) {
+    if (p && p->conns >= net.cfg.max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d",
                  ip, p->conns);
