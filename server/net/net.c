@@ -143,6 +143,7 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
 
 void net_timer_arm(struct net_timer *t, int64_t at_ms)
 {
+    assert(t);
     if (at_ms == INT64_MAX)
         timerq_cancel(&net.timers, &t->t);
     else if (timerq_arm(&net.timers, &t->t, at_ms) < 0)
@@ -391,6 +392,7 @@ int net_start(const struct net_config *config, char *err, size_t errlen)
     int e, rc = -1;
     struct rlimit rl;
 
+    assert(!net.context && !net.loop); /* once, or again after net_stop */
     assert(config->n_trusted_proxies <= NET_MAX_PROXIES);
     assert(config->allowed_origins || !config->n_allowed_origins);
     net.cfg = *config;
@@ -569,6 +571,11 @@ void net_bound(struct listener_bound *main_port,
 
 void net_attach(const struct net_handlers *h, struct net_stats *stats)
 {
+    assert(net.context && !net.attached); /* after net_start, once */
+    /* every handler but stoppable is called unchecked */
+    assert(h->open && h->text && h->committed && h->binary && h->control &&
+           h->closed && h->wake && h->shutdown && h->http_wants &&
+           h->http_route && h->http && h->http_too_many && stats);
     net.hd = *h;
     net.stats = stats;
     net.attached = true;
@@ -596,6 +603,7 @@ struct ev_loop *net_ev_loop(void)
 
 void net_run(void)
 {
+    assert(net.loop && net.attached);
     ev_check_init(&net.stop_check, stop_check_cb);
     ev_check_start(net.loop, &net.stop_check);
     ev_timer_init(&net.keepalive_ev, keepalive_tick,
@@ -614,6 +622,9 @@ void net_stop(void)
     net.drain_timer = NULL;
     lws_context_destroy(net.context);
     net.context = NULL;
+    /* destroying the context closed every WebSocket (conn.c's CLOSED) */
+    assert(!net.n_conns && !net.waiting && !net.ready && !net.alive.head &&
+           !net.pinged.head);
     if (net.loop) {
         ev_timer_stop(net.loop, &net.timers_ev);
         ev_timer_stop(net.loop, &net.keepalive_ev);
