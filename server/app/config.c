@@ -26,6 +26,7 @@
 
 #include "lib/errtext.h"
 #include "lib/log.h"
+#include "net/trust.h"
 
 enum kind {
     K_INT,     /* integer in [lo, hi] */
@@ -607,15 +608,13 @@ bad:
 
 /* The address in canonical text (inet_ntop's; an IPv4-mapped IPv6
  * address as IPv4, which is how an IPv4 client of a dual-stack socket
- * appears), or -1. */
+ * appears), or -1. Parsed as the network layer parses it (trust.h), so
+ * main.c's copy into struct net_config cannot fail. */
 static int canonical_addr(const char *s, char *out, size_t len)
 {
     struct in6_addr a6;
-    unsigned char a4[4];
 
-    if (inet_pton(AF_INET, s, a4) == 1)
-        return inet_ntop(AF_INET, a4, out, (socklen_t)len) ? 0 : -1;
-    if (inet_pton(AF_INET6, s, &a6) != 1)
+    if (trust_addr_parse(s, &a6) < 0)
         return -1;
     if (IN6_IS_ADDR_V4MAPPED(&a6))
         return inet_ntop(AF_INET, &a6.s6_addr[12], out, (socklen_t)len) ? 0
@@ -983,42 +982,5 @@ int config_validate(const struct config *c, char *err, size_t errlen)
             }
         }
     }
-    return 0;
-}
-
-int config_origin_allowed(const struct config *c, const char *origin)
-{
-    size_t n = strlen(origin);
-
-    if (!c->n_allowed_origins)
-        return 1;
-    for (size_t i = 0; i < c->n_allowed_origins; i++) {
-        const char *a = c->allowed_origins[i];
-        if (strlen(a) != n)
-            continue;
-        size_t j = 0;
-        while (j < n) {
-            char ch = origin[j];
-            if (ch >= 'A' && ch <= 'Z')
-                ch = (char)(ch - 'A' + 'a');
-            if (ch != a[j])
-                break;
-            j++;
-        }
-        if (j == n)
-            return 1;
-    }
-    return 0;
-}
-
-int config_proxy_trusted(const struct config *c, const char *ip)
-{
-    char text[INET6_ADDRSTRLEN];
-
-    if (!c->n_trusted_proxies || canonical_addr(ip, text, sizeof text) < 0)
-        return 0;
-    for (size_t i = 0; i < c->n_trusted_proxies; i++)
-        if (!strcmp(c->trusted_proxies[i], text))
-            return 1;
     return 0;
 }

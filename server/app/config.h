@@ -143,12 +143,4 @@ int config_set_text(struct config *c, const char *key, const char *text,
  * log_file's folder exists. Returns 0, or -1 with a sentence in err. */
 int config_validate(const struct config *c, char *err, size_t errlen);
 
-/* True when ip (numeric text, IPv4, IPv6 or IPv4-mapped IPv6) is one of
- * trusted_proxies. */
-int config_proxy_trusted(const struct config *c, const char *ip);
-
-/* True when origin (as the browser sent it) may open a WebSocket: no list
- * is set, or it is in the list (scheme and host compared without case). */
-int config_origin_allowed(const struct config *c, const char *origin);
-
 #endif

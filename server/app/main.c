@@ -47,6 +47,7 @@
 #include "cluster/redis.h"
 #include "store/store.h"
 #include "net/tls.h"
+#include "net/trust.h"
 #include "lib/tunables.h"
 
 #ifndef CHESS_SERVER_VERSION
@@ -184,7 +185,8 @@ static void load_config(const struct args *a, struct config *cfg)
         }
     }
     if (config_validate(cfg, err, sizeof err) < 0 ||
-        tls_check(cfg, err, sizeof err) < 0)
+        tls_check(cfg->tls_cert, cfg->tls_key, cfg->tls_ciphers, err,
+                  sizeof err) < 0)
         goto fail;
     return;
 fail:
@@ -365,6 +367,42 @@ static void fit_fd_limit(struct config *cfg)
              cfg->max_connections, fit, (unsigned long long)rl.rlim_cur,
              LIMIT_FD_RESERVE, LIMIT_FD_RESERVE);
     cfg->max_connections = fit;
+}
+
+/* The settings the network layer uses, from c (which must outlive
+ * net_stop: nc points at its strings). */
+static void net_config_of(const struct config *c, struct net_config *nc)
+{
+    _Static_assert(CONFIG_MAX_PROXIES <= NET_MAX_PROXIES,
+                   "a config's proxies fit a net_config");
+    *nc = (struct net_config){
+        .listen_address = c->listen_address,
+        .port = c->port,
+        .http_redirect_port = c->http_redirect_port,
+        .tls_cert = c->tls_cert,
+        .tls_key = c->tls_key,
+        .tls_min_version = c->tls_min_version,
+        .tls_ciphers = c->tls_ciphers,
+        .hsts_max_age_s = c->hsts_max_age_s,
+        .web_root = c->web_root,
+        .http_rate_per_s = c->http_rate_per_s,
+        .http_burst = c->http_burst,
+        .request_timeout_s = c->request_timeout_s,
+        .max_connections = c->max_connections,
+        .max_connections_per_ip = c->max_connections_per_ip,
+        .ping_interval_s = c->ping_interval_s,
+        .ping_timeout_s = c->ping_timeout_s,
+        .allowed_origins = (const char *const *)c->allowed_origins,
+        .n_allowed_origins = c->n_allowed_origins,
+        .n_trusted_proxies = c->n_trusted_proxies,
+    };
+    /* config.c checked each with trust_addr_parse: none fails here */
+    for (size_t i = 0; i < c->n_trusted_proxies; i++) {
+        int ok = trust_addr_parse(c->trusted_proxies[i],
+                                  &nc->trusted_proxies[i]);
+        assert(ok == 0);
+        (void)ok;
+    }
 }
 
 static volatile sig_atomic_t stopping;
@@ -739,7 +777,9 @@ int main(int argc, char **argv)
     if (!pg && lock_db(cfg.database, lock_fds) < 0)
         goto out_log;
     fit_fd_limit(&cfg);
-    e = net_start(&cfg, err, sizeof err);
+    struct net_config ncfg;
+    net_config_of(&cfg, &ncfg);
+    e = net_start(&ncfg, err, sizeof err);
     if (e < 0) {
         start_failed("%s", err);
         if (e == NET_START_REFUSED)

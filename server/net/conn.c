@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "app/config.h"
 #include "fifo.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -38,6 +37,7 @@
 #include "proto.h"
 #include "lib/table.h"
 #include "lib/tunables.h"
+#include "net/trust.h"
 #include "net/wire.h"
 
 _Static_assert(LWS_PRE <= MSGBUF_HEADROOM, "msgbuf headroom below LWS_PRE");
@@ -81,11 +81,23 @@ void conn_free_spares(void)
     net.n_spare_qnodes = 0;
 }
 
+/* What c's queue fields say of each other (not the sum of qbytes: that
+ * is queue_clear's to check). */
+static void queue_check(const struct conn *c)
+{
+    assert(!c->head == !c->tail);
+    assert(!c->tail || !c->tail->next);
+    assert(c->head || c->qbytes == 0);
+    (void)c;
+}
+
 /* Takes c off net.waiting or net.ready, whichever holds it. */
 static void unpark(struct conn *c)
 {
     if (!c->parked)
         return;
+    assert(c->parked == &net.waiting || c->parked == &net.ready);
+    assert(c->wprev ? c->wprev->wnext == c : *c->parked == c);
     if (c->wprev)
         c->wprev->wnext = c->wnext;
     else
@@ -99,6 +111,8 @@ static void unpark(struct conn *c)
 /* Puts c on *list (net.waiting or net.ready), off the other one. */
 static void park(struct conn *c, struct conn **list)
 {
+    assert(list == &net.waiting || list == &net.ready);
+    assert(!c->killed);
     if (c->parked == list)
         return;
     unpark(c);
@@ -121,8 +135,10 @@ static void park(struct conn *c, struct conn **list)
  * then cost two epoll_ctl calls per connection and frame. */
 static void schedule_write(struct conn *c)
 {
-    if (c->killed)
+    if (c->killed) {
+        assert(!c->parked && !c->head); /* cut: off both, queue dropped */
         return;
+    }
     if (c->head && c->head->seq > net_committed()) {
         park(c, &net.waiting);
         return;
@@ -140,14 +156,19 @@ static void schedule_write(struct conn *c)
 static void queue_clear(struct conn *c)
 {
     struct net_stats *m = net.stats;
+    size_t bytes = 0;
 
+    queue_check(c);
     while (c->head) {
         struct qnode *n = c->head;
         c->head = n->next;
+        assert(m->out_queue_bytes >= n->b->len);
         m->out_queue_bytes -= n->b->len;
+        bytes += n->b->len;
         msgbuf_unref(n->b);
         qnode_free(n);
     }
+    assert(bytes == c->qbytes); /* qbytes: the sum of what c holds */
     c->tail = NULL;
     c->qbytes = 0;
 }
@@ -177,6 +198,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
     FIFO_PUSH(c, n, next);
     c->qbytes += b->len;
     net.stats->out_queue_bytes += b->len;
+    queue_check(c);
     if (c->head == n)
         schedule_write(c);
 }
@@ -236,6 +258,7 @@ void net_send_now(struct conn *c, struct msgbuf *b)
         c->tail = n;
     c->qbytes += b->len;
     net.stats->out_queue_bytes += b->len;
+    queue_check(c);
     if (c->head == n)
         schedule_write(c);
 }
@@ -268,6 +291,8 @@ static int write_close(struct conn *c)
 {
     unsigned char f[LWS_PRE + 4 + 123], *p = f + LWS_PRE;
     size_t len = strlen(c->close_reason);
+
+    assert(c->closing && !c->close_sent && !c->head);
 
     if (len > 123)
         len = 123;
@@ -336,6 +361,7 @@ static int drain_start(struct conn *c)
 {
     int fd = lws_get_socket_fd(c->wsi);
 
+    assert(c->close_sent && !c->draining);
     if (fd < 0)
         return -1;
     shutdown(fd, SHUT_WR);
@@ -359,8 +385,10 @@ static int write_head(struct conn *c)
 
     assert(c->head && c->head->seq <= net_committed());
     FIFO_POP(c, n, next);
+    assert(c->qbytes >= n->b->len && net.stats->out_queue_bytes >= n->b->len);
     c->qbytes -= n->b->len;
     net.stats->out_queue_bytes -= n->b->len;
+    queue_check(c);
     w = lws_write(c->wsi, (unsigned char *)n->b->data, n->b->len,
                   LWS_WRITE_TEXT);
     msgbuf_unref(n->b);
@@ -431,6 +459,8 @@ void conn_on_commits(void)
     struct conn *c = net.waiting, *next;
     int64_t now = net.pending_n ? net_now_us() : 0;
 
+    assert(net.pending_n <= PENDING_MOVES &&
+           net.pending_head < PENDING_MOVES);
     while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
         hist_add(&net.stats->commit,
                  now - net.pending[net.pending_head].at_us);
@@ -473,6 +503,9 @@ static void list_remove(struct conn *c)
 
     if (!l)
         return;
+    assert(l == &net.alive || l == &net.pinged);
+    assert(c->prev ? c->prev->next == c : l->head == c);
+    assert(c->next ? c->next->prev == c : l->tail == c);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -487,6 +520,11 @@ static void list_remove(struct conn *c)
 
 static void list_append(struct conn_list *l, struct conn *c)
 {
+    assert(!c->list);
+    /* `alive` is ordered by last_pong_ms, the tail the most recent
+     * (`pinged` is not quite: net_conn_rtt_ms moves a young one there) */
+    assert(l != &net.alive || !l->tail ||
+           l->tail->last_pong_ms <= c->last_pong_ms);
     c->prev = l->tail;
     c->next = NULL;
     if (l->tail)
@@ -514,8 +552,8 @@ static void conn_ponged(struct conn *c, int64_t now)
 
 void conn_keepalive(int64_t now)
 {
-    int64_t interval = (int64_t)net.cfg->ping_interval_s * 1000;
-    int64_t timeout = (int64_t)net.cfg->ping_timeout_s * 1000;
+    int64_t interval = (int64_t)net.cfg.ping_interval_s * 1000;
+    int64_t timeout = (int64_t)net.cfg.ping_timeout_s * 1000;
     int64_t spread = (timeout - interval < interval ? timeout - interval
                                                     : interval) /
                      KEEPALIVE_SPREAD_DIV;
@@ -612,7 +650,8 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
     int family;
 
     tcp_peer_ip(wsi, ip, len);
-    if (!config_proxy_trusted(net.cfg, ip) ||
+    if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                     ip) ||
         lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
         return;
     n = strlen(xff);
@@ -636,7 +675,8 @@ static void client_ip(struct lws *wsi, char *ip, size_t len)
             return;
         if (!inet_ntop(family, buf, ip, (socklen_t)len))
             return;
-        if (!config_proxy_trusted(net.cfg, ip))
+        if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                         ip))
             return;
     }
 }
@@ -648,12 +688,13 @@ static bool origin_ok(struct lws *wsi, const char *ip)
     char origin[300], q[320];
     int len = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
 
-    if (len <= 0 || !net.cfg->n_allowed_origins)
+    if (len <= 0 || !net.cfg.n_allowed_origins)
         return true;
     if (len >= (int)sizeof origin ||
         lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
         snprintf(origin, sizeof origin, "(too long)");
-    else if (config_origin_allowed(net.cfg, origin))
+    else if (trust_origin(net.cfg.allowed_origins, net.cfg.n_allowed_origins,
+                          origin))
         return true;
     log_warn("event=upgrade_refused why=origin ip=%s origin=%s", ip,
              log_quote(q, sizeof q, origin));
@@ -684,7 +725,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
         return 1;
     }
-    if (net.n_conns >= net.cfg->max_connections) {
+    if (net.n_conns >= net.cfg.max_connections) {
         log_warn("event=upgrade_refused why=max_connections ip=%s "
                  "connections=%d",
                  ip, net.n_conns);
@@ -693,7 +734,7 @@ int conn_confirm_upgrade(struct lws *wsi)
         return 1;
     }
     p = table_get(&net.peers, ip);
-    if (p && p->conns >= net.cfg->max_connections_per_ip) {
+    if (p && p->conns >= net.cfg.max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
                  "connections=%d",
                  ip, p->conns);
@@ -809,6 +850,7 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
         c->rx = NULL;
         net.hd.closed(net.hd.ctx, c->owner, net_now_ms());
         c->owner = NULL;
+        assert(net.n_conns > 0 && (!c->peer || c->peer->conns > 0));
         net.n_conns--;
         log_debug("event=ws_close ip=%s connections=%d",
                   c->peer ? c->peer->ip : "?", net.n_conns);

@@ -14,6 +14,7 @@
 #include "net/net_internal.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <ev.h>
 #include <libwebsockets.h>
@@ -28,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/config.h"
 #include "net/gzcache.h"
 #include "net/listener.h"
 #include "lib/log.h"
@@ -143,6 +143,7 @@ struct net_timer *net_timer_new(void (*cb)(void *arg), void *arg)
 
 void net_timer_arm(struct net_timer *t, int64_t at_ms)
 {
+    assert(t);
     if (at_ms == INT64_MAX)
         timerq_cancel(&net.timers, &t->t);
     else if (timerq_arm(&net.timers, &t->t, at_ms) < 0)
@@ -240,15 +241,15 @@ static void reload_certificate(void)
 {
     char err[600], q1[700], q2[700];
 
-    if (!net.cfg->tls_cert[0])
+    if (!net.cfg.tls_cert[0])
         return;
-    if (tls_reload(net.cfg->tls_cert, net.cfg->tls_key, err, sizeof err) < 0)
+    if (tls_reload(net.cfg.tls_cert, net.cfg.tls_key, err, sizeof err) < 0)
         log_error("event=tls_reload_failed error=%s keeping=previous",
                   log_quote(q1, sizeof q1, err));
     else
         log_info("event=tls_reloaded cert=%s key=%s",
-                 log_quote(q1, sizeof q1, net.cfg->tls_cert),
-                 log_quote(q2, sizeof q2, net.cfg->tls_key));
+                 log_quote(q1, sizeof q1, net.cfg.tls_cert),
+                 log_quote(q2, sizeof q2, net.cfg.tls_key));
 }
 
 /* The loop was woken (net_wake): store commits, a reopen of the log, a
@@ -381,7 +382,7 @@ static int check_bound(const struct listener_want *w, const char *what,
     return -1;
 }
 
-int net_start(const struct config *config, char *err, size_t errlen)
+int net_start(const struct net_config *config, char *err, size_t errlen)
 {
     struct lws_context_creation_info info;
     struct listener_want want, want_redirect;
@@ -391,21 +392,24 @@ int net_start(const struct config *config, char *err, size_t errlen)
     int e, rc = -1;
     struct rlimit rl;
 
-    net.cfg = config;
+    assert(!net.context && !net.loop); /* once, or again after net_stop */
+    assert(config->n_trusted_proxies <= NET_MAX_PROXIES);
+    assert(config->allowed_origins || !config->n_allowed_origins);
+    net.cfg = *config;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         net.fd_limit = (long)rl.rlim_cur;
-    if (listener_parse(net.cfg->listen_address, net.cfg->port, &want) < 0 ||
-        listener_parse(net.cfg->listen_address, net.cfg->http_redirect_port,
+    if (listener_parse(net.cfg.listen_address, net.cfg.port, &want) < 0 ||
+        listener_parse(net.cfg.listen_address, net.cfg.http_redirect_port,
                        &want_redirect) < 0) {
         snprintf(err, errlen,
                  "listen_address '%s' is not an IPv4 or IPv6 "
                  "address",
-                 net.cfg->listen_address);
+                 net.cfg.listen_address);
         return NET_START_REFUSED;
     }
-    snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg->web_root);
-    net.api_limits = ratelimit_new(net.cfg->http_rate_per_s,
-                                   net.cfg->http_burst, LIMIT_HTTP_ADDRS);
+    snprintf(net.web_dir, sizeof net.web_dir, "%s", net.cfg.web_root);
+    net.api_limits = ratelimit_new(net.cfg.http_rate_per_s,
+                                   net.cfg.http_burst, LIMIT_HTTP_ADDRS);
     net.gz = gzcache_new(WEB_GZIP_BYTES, WEB_GZIP_FILES);
     if (!net.api_limits || !net.gz) {
         snprintf(err, errlen, "out of memory");
@@ -469,17 +473,17 @@ int net_start(const struct config *config, char *err, size_t errlen)
     /* A port in use is said plainly here; lws would only log a bind
      * error, and a failed vhost can hold its socket until the context
      * goes, so the cause cannot be probed afterwards. */
-    e = bind_errno(iface, net.cfg->port);
+    e = bind_errno(iface, net.cfg.port);
     if (e) {
         snprintf(err, errlen, "cannot listen on %s port %d (%s)",
-                 iface ? iface : "every address", net.cfg->port,
+                 iface ? iface : "every address", net.cfg.port,
                  e == EADDRINUSE ? "in use?" : strerror(e));
         goto fail;
     }
     memset(&info, 0, sizeof info);
     info.vhost_name = "chess";
     info.iface = iface;
-    info.port = net.cfg->port;
+    info.port = net.cfg.port;
     info.protocols = protocols;
     info.pvo = &pvo;
     info.mounts = &web_mount;
@@ -489,18 +493,18 @@ int net_start(const struct config *config, char *err, size_t errlen)
     if (tls) {
         /* without this flag on the vhost too, lws serves it in clear */
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.ssl_cert_filepath = net.cfg->tls_cert;
-        info.ssl_private_key_filepath = net.cfg->tls_key;
+        info.ssl_cert_filepath = net.cfg.tls_cert;
+        info.ssl_private_key_filepath = net.cfg.tls_key;
         /* Debian's lws speaks HTTP/2: with it a browser would multiplex
          * its WebSockets over one connection, which this server's per-
          * connection queues and limits do not expect. */
         info.alpn = "http/1.1";
         /* ciphers and the lowest version again in tls_setup_ctx, with
          * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
-        info.ssl_cipher_list = net.cfg->tls_ciphers;
-        if (net.cfg->hsts_max_age_s) {
+        info.ssl_cipher_list = net.cfg.tls_ciphers;
+        if (net.cfg.hsts_max_age_s) {
             snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
-                     net.cfg->hsts_max_age_s);
+                     net.cfg.hsts_max_age_s);
             info.headers = &web_headers_hsts;
         }
     }
@@ -510,12 +514,12 @@ int net_start(const struct config *config, char *err, size_t errlen)
                      "cannot use the TLS certificate %s and "
                      "key %s, or listen on port %d (see the lws lines "
                      "above)",
-                     net.cfg->tls_cert, net.cfg->tls_key, net.cfg->port);
+                     net.cfg.tls_cert, net.cfg.tls_key, net.cfg.port);
         else
             snprintf(err, errlen,
                      "cannot listen on %s port %d (see the "
                      "lws lines above)",
-                     iface ? iface : "every address", net.cfg->port);
+                     iface ? iface : "every address", net.cfg.port);
         goto fail;
     }
     if (check_bound(&want, "main port", &net.bound_main, err, errlen) < 0) {
@@ -523,11 +527,11 @@ int net_start(const struct config *config, char *err, size_t errlen)
         goto fail;
     }
     memset(&net.bound_redirect, 0, sizeof net.bound_redirect);
-    if (net.cfg->http_redirect_port) {
+    if (net.cfg.http_redirect_port) {
         memset(&info, 0, sizeof info);
         info.vhost_name = "redirect";
         info.iface = iface;
-        info.port = net.cfg->http_redirect_port;
+        info.port = net.cfg.http_redirect_port;
         info.protocols = web_redirect_protocols;
         info.options = listen_options(&want_redirect);
         info.headers = &web_headers;
@@ -536,7 +540,7 @@ int net_start(const struct config *config, char *err, size_t errlen)
                      "cannot listen on %s port %d for the "
                      "HTTPS redirect (in use?)",
                      iface ? iface : "every address",
-                     net.cfg->http_redirect_port);
+                     net.cfg.http_redirect_port);
             goto fail;
         }
         if (check_bound(&want_redirect, "redirect port", &net.bound_redirect,
@@ -567,6 +571,11 @@ void net_bound(struct listener_bound *main_port,
 
 void net_attach(const struct net_handlers *h, struct net_stats *stats)
 {
+    assert(net.context && !net.attached); /* after net_start, once */
+    /* every handler but stoppable is called unchecked */
+    assert(h->open && h->text && h->committed && h->binary && h->control &&
+           h->closed && h->wake && h->shutdown && h->http_wants &&
+           h->http_route && h->http && h->http_too_many && stats);
     net.hd = *h;
     net.stats = stats;
     net.attached = true;
@@ -594,6 +603,7 @@ struct ev_loop *net_ev_loop(void)
 
 void net_run(void)
 {
+    assert(net.loop && net.attached);
     ev_check_init(&net.stop_check, stop_check_cb);
     ev_check_start(net.loop, &net.stop_check);
     ev_timer_init(&net.keepalive_ev, keepalive_tick,
@@ -612,6 +622,9 @@ void net_stop(void)
     net.drain_timer = NULL;
     lws_context_destroy(net.context);
     net.context = NULL;
+    /* destroying the context closed every WebSocket (conn.c's CLOSED) */
+    assert(!net.n_conns && !net.waiting && !net.ready && !net.alive.head &&
+           !net.pinged.head);
     if (net.loop) {
         ev_timer_stop(net.loop, &net.timers_ev);
         ev_timer_stop(net.loop, &net.keepalive_ev);

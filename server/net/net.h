@@ -12,6 +12,7 @@
 #ifndef SERVER_NET_H
 #define SERVER_NET_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +23,42 @@ struct net_timer;
 struct msgbuf;
 struct net_stats;
 
-struct config;
 struct listener_bound;
+
+/* The most trusted proxies a net_config holds. */
+#define NET_MAX_PROXIES 64
+
+/* The settings net uses, filled in by the app from its own (each one
+ * means what app/config.h's setting of that name says, and the app has
+ * checked its range). The strings and the origin list are the caller's
+ * and must outlive net_stop; net_start copies the rest. */
+struct net_config {
+    const char *listen_address;  /* IP address to bind; "": every one */
+    int port;                    /* HTTP(S) and the WebSocket at /ws */
+    int http_redirect_port;      /* plain HTTP redirecting to https; 0:
+                                   none (needs TLS) */
+    const char *tls_cert;        /* PEM certificate chain; "": plain HTTP */
+    const char *tls_key;         /* PEM private key */
+    const char *tls_min_version; /* "1.2" or "1.3" */
+    const char *tls_ciphers;     /* OpenSSL cipher list for TLS 1.2 */
+    int hsts_max_age_s;          /* Strict-Transport-Security; 0: none */
+    const char *web_root;        /* the browser client's files */
+    int http_rate_per_s;         /* HTTP API requests per address */
+    int http_burst;
+    int request_timeout_s; /* a TCP connection's request, complete */
+    int max_connections;   /* open WebSockets in all */
+    int max_connections_per_ip;
+    int ping_interval_s; /* ping this long after the last pong */
+    int ping_timeout_s;  /* no pong this long after it: hang up */
+    /* origins whose pages may open a WebSocket, lowercase (trust.h);
+     * none: any */
+    const char *const *allowed_origins;
+    size_t n_allowed_origins;
+    /* addresses whose X-Forwarded-For is believed, as trust_addr_parse
+     * writes them */
+    struct in6_addr trusted_proxies[NET_MAX_PROXIES];
+    size_t n_trusted_proxies;
+};
 
 /* net_start's result when listen_address cannot be honoured as asked
  * (the socket came out bound wider, or elsewhere): a start that would
@@ -35,11 +70,11 @@ struct listener_bound;
  * one port, and the optional plain-HTTP redirect listener, each on
  * listen_address only (an IPv4 address: an IPv4 socket; an IPv6
  * address: an IPv6-only socket; "": one socket for both), checked after
- * binding (listener_verify). cfg is kept (not copied) and must outlive
- * net_stop. Returns 0; -1 with a sentence in err (the port in use, an
+ * binding (listener_verify). cfg is copied (its strings are not: see
+ * struct net_config). Returns 0; -1 with a sentence in err (the port in use, an
  * unusable certificate, ...); or NET_START_REFUSED with a sentence in err
  * when a socket was not bound as asked (nothing is left listening). */
-int net_start(const struct config *cfg, char *err, size_t errlen);
+int net_start(const struct net_config *cfg, char *err, size_t errlen);
 
 /* What net_start bound, from getsockname: the main port and the redirect
  * listener (all zero without one). */

@@ -134,7 +134,7 @@ struct net {
     bool attached;
     struct net_stats *stats; /* main.c's (net_attach) */
     volatile sig_atomic_t stop_requested, reopen_requested;
-    const struct config *cfg; /* main.c's, for the process lifetime */
+    struct net_config cfg; /* net_start's copy of the app's */
     bool stopping, stopped;
     struct net_timer *drain_timer;
     struct timerq timers; /* every net_timer */

@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "app/config.h"
 #include "lib/log.h"
 #include "lib/table.h"
 #include "lib/tunables.h"
+#include "net/trust.h"
 #include "net/wire.h"
 
 /* ---- addresses --------------------------------------------------------- */
@@ -102,8 +102,7 @@ void tcp_await_request(struct lws *wsi)
     if (!t)
         return;
     unrequested_remove(t);
-    t->deadline_ms = net_now_ms() +
-                     (int64_t)net.cfg->request_timeout_s * 1000;
+    t->deadline_ms = net_now_ms() + (int64_t)net.cfg.request_timeout_s * 1000;
     t->prev = net.unrequested.tail;
     t->next = NULL;
     if (net.unrequested.tail)
@@ -150,21 +149,22 @@ static int tcp_filter(struct lws *listener, int fd)
     if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0] ||
         ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, sizeof ip, "?");
-    if (net.n_tcp >= net.cfg->max_connections + LIMIT_TCP_EXTRA ||
+    if (net.n_tcp >= net.cfg.max_connections + LIMIT_TCP_EXTRA ||
         (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
         tcp_refused("max_connections", ip);
         return 1;
     }
     p = table_get(&net.peers, ip);
     if (p &&
-        p->tcp >= net.cfg->max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP &&
-        !config_proxy_trusted(net.cfg, ip)) {
+        p->tcp >= net.cfg.max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP &&
+        !trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                     ip)) {
         tcp_refused("max_connections_per_ip", ip);
         return 1;
     }
     net.accepted_fd = fd;
     snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", ip);
-    wire_watch(fd, net.cfg->tls_cert[0] &&
+    wire_watch(fd, net.cfg.tls_cert[0] &&
                        lws_get_vhost(listener) == net.vhost_main);
     return 0;
 }

@@ -20,7 +20,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include "app/config.h"
+#include "net/net.h"
 
 struct cert_set {
     X509 *cert; /* the leaf */
@@ -126,15 +126,16 @@ out:
     return rc;
 }
 
-int tls_check(const struct config *cfg, char *err, size_t errlen)
+int tls_check(const char *cert, const char *key, const char *ciphers,
+              char *err, size_t errlen)
 {
     struct cert_set s;
     SSL_CTX *ctx;
     int rc;
 
-    if (!cfg->tls_cert[0])
+    if (!cert[0])
         return 0;
-    rc = load_set(cfg->tls_cert, cfg->tls_key, &s, err, errlen);
+    rc = load_set(cert, key, &s, err, errlen);
     set_free(&s);
     if (rc < 0)
         return -1;
@@ -143,11 +144,11 @@ int tls_check(const struct config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers) != 1) {
+    if (SSL_CTX_set_cipher_list(ctx, ciphers) != 1) {
         snprintf(err, errlen,
                  "key 'tls_ciphers': OpenSSL knows no cipher "
                  "in '%s'",
-                 cfg->tls_ciphers);
+                 ciphers);
         rc = -1;
     }
     ERR_clear_error();
@@ -168,7 +169,7 @@ static int cert_cb(SSL *ssl, void *arg)
                                 1) == 1;
 }
 
-int tls_setup_ctx(void *ssl_ctx, const struct config *cfg, char *err,
+int tls_setup_ctx(void *ssl_ctx, const struct net_config *cfg, char *err,
                   size_t errlen)
 {
     SSL_CTX *ctx = ssl_ctx;

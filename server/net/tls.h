@@ -22,17 +22,18 @@
 
 #include <stddef.h>
 
-struct config;
+struct net_config;
 
-/* Checks the TLS settings as OpenSSL sees them: the certificate chain and
- * key load and belong together, and tls_ciphers selects a cipher.
- * Returns 0 (also without TLS), or -1 with a sentence naming the key in
- * err. */
-int tls_check(const struct config *cfg, char *err, size_t errlen);
+/* Checks the TLS settings as OpenSSL sees them: the certificate chain at
+ * cert and the key at key load and belong together, and ciphers (the
+ * tls_ciphers setting) selects a cipher. Returns 0 (also when cert is "":
+ * no TLS), or -1 with a sentence naming the setting in err. */
+int tls_check(const char *cert, const char *key, const char *ciphers,
+              char *err, size_t errlen);
 
 /* Applies the policy to ssl_ctx (an SSL_CTX *, the HTTPS vhost's) and
  * hooks the reload in. Returns 0, or -1 with the reason in err. */
-int tls_setup_ctx(void *ssl_ctx, const struct config *cfg, char *err,
+int tls_setup_ctx(void *ssl_ctx, const struct net_config *cfg, char *err,
                   size_t errlen);
 
 /* Loads cert_path and key_path for every later handshake (see above).

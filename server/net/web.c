@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "app/config.h"
 #include "net/gzcache.h"
 #include "lib/log.h"
 #include "lib/netstats.h"
@@ -386,7 +385,7 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS: {
         /* the HTTPS vhost's SSL_CTX, before its certificate is loaded */
         char err[600], q[700];
-        if (tls_setup_ctx(user, net.cfg, err, sizeof err) < 0) {
+        if (tls_setup_ctx(user, &net.cfg, err, sizeof err) < 0) {
             log_error("event=tls_setup_failed error=%s",
                       log_quote(q, sizeof q, err));
             return 1;
@@ -533,8 +532,8 @@ static int callback_redirect(struct lws *wsi,
         if (net.attached)
             netstats_http(net.stats, NETSTATS_ROUTE_REDIRECT,
                           HTTP_STATUS_MOVED_PERMANENTLY);
-        if (net.cfg->port != 443)
-            snprintf(port, sizeof port, ":%d", net.cfg->port);
+        if (net.cfg.port != 443)
+            snprintf(port, sizeof port, ":%d", net.cfg.port);
         n = snprintf(loc, sizeof loc, "https://%s%s%s", host, port, uri);
         if (lws_http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY,
                               (unsigned char *)loc, n, &p, end) < 0)

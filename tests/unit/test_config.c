@@ -1,7 +1,8 @@
 /*
  * test_config.c - the settings: defaults, a good file with every key,
  * unknown keys, wrong types and ranges, malformed JSON, command-line
- * overrides, the checks across keys, the Origin allow-list, and the table
+ * overrides, the checks across keys, the Origin allow-list and the
+ * trusted proxies (as the network layer reads them), and the table
  * of settings: consistent, in --help, and in the README's table with the
  * same keys, flags and defaults.
  */
@@ -15,6 +16,7 @@
 
 #include "app/config.h"
 #include "lib/log.h"
+#include "net/trust.h"
 
 static struct config cfg;
 static char err[600];
@@ -58,6 +60,27 @@ static void err_has(const char *first, ...)
     va_end(ap);
 }
 
+/* Whether the network layer believes ip's X-Forwarded-For with cfg's
+ * trusted_proxies, parsed as main.c hands them to it (net_config_of). */
+static bool proxy_trusted(const char *ip)
+{
+    struct in6_addr list[CONFIG_MAX_PROXIES];
+
+    ck_assert_uint_le(cfg.n_trusted_proxies, CONFIG_MAX_PROXIES);
+    for (size_t i = 0; i < cfg.n_trusted_proxies; i++)
+        ck_assert_int_eq(trust_addr_parse(cfg.trusted_proxies[i], &list[i]),
+                         0);
+    return trust_proxy(list, cfg.n_trusted_proxies, ip);
+}
+
+/* Whether the network layer lets a page from origin open a WebSocket
+ * with cfg's allowed_origins. */
+static bool origin_allowed(const char *origin)
+{
+    return trust_origin((const char *const *)cfg.allowed_origins,
+                        cfg.n_allowed_origins, origin);
+}
+
 START_TEST(defaults)
 {
     ck_assert_int_eq(cfg.port, 8080);
@@ -72,7 +95,7 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.max_connections_per_ip, 256);
     ck_assert_int_eq(cfg.request_timeout_s, 10);
     ck_assert_uint_eq(cfg.n_trusted_proxies, 0);
-    ck_assert(!config_proxy_trusted(&cfg, "127.0.0.1"));
+    ck_assert(!proxy_trusted("127.0.0.1"));
     ck_assert_int_eq(cfg.move_rate_per_s, 10);
     ck_assert_int_eq(cfg.msg_burst, 60);
     ck_assert_int_eq(cfg.max_games_per_player, 100);
@@ -208,7 +231,7 @@ START_TEST(example_file_is_valid)
     ck_assert_uint_gt(cfg.n_allowed_origins, 0);
     /* behind nginx on the same host (deploy/nginx.conf), whose
      * X-Forwarded-For names each player's address */
-    ck_assert(config_proxy_trusted(&cfg, "127.0.0.1"));
+    ck_assert(proxy_trusted("127.0.0.1"));
     config_clear(&cfg);
     ck_assert_int_eq(config_init(&cfg), 0);
     snprintf(path, sizeof path, "%s/../../deploy/config.tls.example.json",
@@ -548,20 +571,20 @@ END_TEST
 
 START_TEST(origins)
 {
-    ck_assert(config_origin_allowed(&cfg, "https://anything.example"));
+    ck_assert(origin_allowed("https://anything.example"));
     ck_assert_int_eq(load("{\"allowed_origins\": [\"https://chess.example."
                           "org\", \"http://localhost:8080\"]}"),
                      0);
-    ck_assert(config_origin_allowed(&cfg, "https://chess.example.org"));
-    ck_assert(config_origin_allowed(&cfg, "HTTPS://Chess.Example.ORG"));
-    ck_assert(config_origin_allowed(&cfg, "http://localhost:8080"));
-    ck_assert(!config_origin_allowed(&cfg, "http://chess.example.org"));
-    ck_assert(!config_origin_allowed(&cfg, "https://chess.example.org:443"));
-    ck_assert(!config_origin_allowed(&cfg, "https://evil.example"));
-    ck_assert(!config_origin_allowed(&cfg, "http://localhost:8081"));
-    ck_assert(!config_origin_allowed(&cfg, "http://localhost"));
-    ck_assert(!config_origin_allowed(&cfg, "null"));
-    ck_assert(!config_origin_allowed(&cfg, ""));
+    ck_assert(origin_allowed("https://chess.example.org"));
+    ck_assert(origin_allowed("HTTPS://Chess.Example.ORG"));
+    ck_assert(origin_allowed("http://localhost:8080"));
+    ck_assert(!origin_allowed("http://chess.example.org"));
+    ck_assert(!origin_allowed("https://chess.example.org:443"));
+    ck_assert(!origin_allowed("https://evil.example"));
+    ck_assert(!origin_allowed("http://localhost:8081"));
+    ck_assert(!origin_allowed("http://localhost"));
+    ck_assert(!origin_allowed("null"));
+    ck_assert(!origin_allowed(""));
 }
 END_TEST
 
@@ -576,20 +599,20 @@ START_TEST(trusted_proxies)
     /* stored as inet_ntop writes them, an IPv4-mapped one as IPv4 */
     ck_assert_str_eq(cfg.trusted_proxies[0], "127.0.0.2");
     ck_assert_str_eq(cfg.trusted_proxies[1], "2001:db8::1");
-    ck_assert(config_proxy_trusted(&cfg, "127.0.0.2"));
-    ck_assert(config_proxy_trusted(&cfg, "::ffff:127.0.0.2"));
-    ck_assert(config_proxy_trusted(&cfg, "2001:db8::0:1"));
-    ck_assert(config_proxy_trusted(&cfg, "::ffff:10.0.0.1"));
-    ck_assert(!config_proxy_trusted(&cfg, "127.0.0.1"));
-    ck_assert(!config_proxy_trusted(&cfg, "2001:db8::2"));
-    ck_assert(!config_proxy_trusted(&cfg, "?"));
-    ck_assert(!config_proxy_trusted(&cfg, ""));
+    ck_assert(proxy_trusted("127.0.0.2"));
+    ck_assert(proxy_trusted("::ffff:127.0.0.2"));
+    ck_assert(proxy_trusted("2001:db8::0:1"));
+    ck_assert(proxy_trusted("::ffff:10.0.0.1"));
+    ck_assert(!proxy_trusted("127.0.0.1"));
+    ck_assert(!proxy_trusted("2001:db8::2"));
+    ck_assert(!proxy_trusted("?"));
+    ck_assert(!proxy_trusted(""));
     /* from the command line: comma-separated; a bad one changes nothing */
     ck_assert_int_eq(config_set_text(&cfg, "trusted_proxies", "::1,1.2.3.4",
                                      err, sizeof err),
                      0);
     ck_assert_uint_eq(cfg.n_trusted_proxies, 2);
-    ck_assert(config_proxy_trusted(&cfg, "1.2.3.4"));
+    ck_assert(proxy_trusted("1.2.3.4"));
     ck_assert_int_eq(
         config_set_text(&cfg, "trusted_proxies", "::1,x", err, sizeof err),
         -1);
