@@ -28,7 +28,7 @@
  * (-1) after one reconnect attempt at most once a second (bounded by the
  * connection string's connect_timeout, 2 s unless it says otherwise).
  *
- * Fencing (the cluster's leases, ARCHITECTURE.md "A cluster of nodes").
+ * Fencing (the cluster's leases, docs/cluster.md).
  * store_take_epoch makes this node the fenced writer of a game at an
  * epoch; the writer then sends every later write of that game (its row,
  * its moves, its end) with that epoch, and PostgreSQL refuses a batch in
