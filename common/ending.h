@@ -5,7 +5,7 @@
  * gives, the PGN Termination tag, a few human words and the label it is
  * counted under in the metrics.
  *
- * The table is the one list of reasons in C. server/PROTOCOL.md (its
+ * The table is the one list of reasons in C. docs/PROTOCOL.md (its
  * table of endings) and web/words.js (reasonText) name the same reasons;
  * tests/unit/test_ending.c checks both against this table.
  *

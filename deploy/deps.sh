@@ -6,7 +6,7 @@
 set -eu
 
 # libhiredis-dev and libpq-dev: the cluster's clients of Redis and
-# PostgreSQL (ARCHITECTURE.md, "A cluster of nodes").
+# PostgreSQL (docs/cluster.md).
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
 libjansson-dev libsqlite3-dev libssl-dev libargon2-dev libhiredis-dev
 libpq-dev zlib1g-dev"

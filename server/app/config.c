@@ -6,8 +6,8 @@
  * kind, where it lives in struct config, its range, its default and its
  * help. config_init, the file loader, config_set_text, main.c's flags and
  * --help all go through it, so a key has one default and is checked by
- * the same rule wherever it comes from; a unit test holds the README's
- * table of settings to it.
+ * the same rule wherever it comes from; a unit test holds the table of
+ * settings in docs/operator.md to it.
  */
 #include "app/config.h"
 
@@ -53,7 +53,7 @@ struct key {
     const char *def_str; /* the default of a string or log level; lists
                             have none (empty) */
     const char *shown;   /* the default in words when its text is too long
-                            for --help and the README's table; NULL: its
+                            for --help and operator.md's table; NULL: its
                             text */
 };
 
@@ -73,8 +73,8 @@ struct key {
             NULL, NULL                                                    \
     }
 
-/* Every setting, in the order of the README's table (which a unit test
- * holds to these keys, flags and defaults). Each default's reason is
+/* Every setting, in the order of docs/operator.md's table, which a unit
+ * test holds to these keys, flags and defaults. Each default's reason is
  * beside it; config_init sets each through the same checks as a file. */
 static const struct key keys[] = {
     STR_KEY(listen_address, "--listen", "ADDR", K_ADDR, true, "",

@@ -95,14 +95,14 @@ struct config_setting {
     const char *help; /* a short phrase for --help */
 };
 
-/* The i-th setting (in the order of the README's table), or NULL past
+/* The i-th setting (in the order of docs/operator.md's table), or NULL past
  * the last. */
 const struct config_setting *config_setting_at(size_t i);
 
 /* The setting whose key or flag ("--db") is name, or NULL. */
 const struct config_setting *config_setting_find(const char *name);
 
-/* Writes s's default into out as --help and the README's table show it:
+/* Writes s's default into out as --help and operator.md's table show it:
  * its JSON value (8080, "./web", [] for an empty list), and returns 1;
  * or words for a default too long to show (tls_ciphers), and returns 0. */
 int config_default_text(const struct config_setting *s, char *out,

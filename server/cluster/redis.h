@@ -1,6 +1,6 @@
 /*
- * redis.h - a node's connection to Redis (ARCHITECTURE.md, "A cluster of
- * nodes"): hiredis's asynchronous API on the server's libev loop.
+ * redis.h - a node's connection to Redis (docs/cluster.md): hiredis's
+ * asynchronous API on the server's libev loop.
  *
  * One struct redis owns two hiredis connections to one server: one for
  * commands and scripts, one for pub/sub (a subscribed hiredis connection

@@ -28,7 +28,7 @@
  * (-1) after one reconnect attempt at most once a second (bounded by the
  * connection string's connect_timeout, 2 s unless it says otherwise).
  *
- * Fencing (the cluster's leases, ARCHITECTURE.md "A cluster of nodes").
+ * Fencing (the cluster's leases, docs/cluster.md).
  * store_take_epoch makes this node the fenced writer of a game at an
  * epoch; the writer then sends every later write of that game (its row,
  * its moves, its end) with that epoch, and PostgreSQL refuses a batch in
@@ -66,9 +66,9 @@ struct store;
 /* The page size of a new database. Every commit writes each page it
  * changed to the WAL whole, and a move changes about one (the journal's
  * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
- * the bytes, and so does the checkpoint that copies it (README
- * "Performance": the disk bandwidth a move needs). An existing database
- * keeps its own (WAL mode cannot change it). */
+ * the bytes, and so does the checkpoint that copies it
+ * (docs/performance.md: the disk bandwidth a move needs). An existing
+ * database keeps its own (WAL mode cannot change it). */
 #define STORE_PAGE_SIZE 1024
 
 struct store_player {

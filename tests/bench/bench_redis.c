@@ -4,8 +4,8 @@
  *
  *   bench_redis ADDRESS [N]
  *
- * ADDRESS is a running redis-server's unix socket path or host:port (the
- * README's Performance section starts one); N round trips of each kind
+ * ADDRESS is a running redis-server's unix socket path or host:port
+ * (docs/performance.md starts one); N round trips of each kind
  * (default 20,000), one at a time (the next is sent when the previous
  * one is back):
  *

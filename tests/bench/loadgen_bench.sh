@@ -1,7 +1,7 @@
 #!/bin/sh
-# loadgen_bench.sh - the load-generator measurements of the README, each
-# against a fresh chess-server (new temporary database) started with
-# tests/bench/bench-config.json.
+# loadgen_bench.sh - the load-generator measurements of
+# docs/performance.md, each against a fresh chess-server (new temporary
+# database) started with tests/bench/bench-config.json.
 #
 #   tests/bench/loadgen_bench.sh BUILD_DIR SCENARIO [RUNS]
 #

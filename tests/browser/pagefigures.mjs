@@ -4,7 +4,7 @@
 // link to the game's real position on the board under Chromium DevTools'
 // "Fast 3G" throttling (lib.mjs FAST_3G), first visit and repeat visit,
 // and axe-core's findings at desktop (1280x800) and phone (390x844) sizes
-// on the lobby and a game page. Prints Markdown for README.md.
+// on the lobby and a game page. Prints Markdown for docs/performance.md.
 //
 //   cd tests/browser && npm ci && \
 //   CHESS_SERVER=../../build/server/chess-server node pagefigures.mjs

@@ -1,7 +1,7 @@
 /*
  * test_seeks.c - the lobby's scripts (server/cluster/lua/seek_place.lua,
  * seek_cancel.lua) through server/cluster/redis.c against a real redis-server:
- * server/PROTOCOL.md's pairing rules one by one, then 1,000 seeks placed
+ * docs/PROTOCOL.md's pairing rules one by one, then 1,000 seeks placed
  * at once through three connections, each seeker paired at most once,
  * every pair compatible, and no two compatible seeks left waiting.
  */

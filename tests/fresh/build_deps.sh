@@ -52,7 +52,7 @@ setup() { # dir, options...
         "$meson" setup "$tmp/$d" "$src" "$@" >"$tmp/$d.log" 2>&1
 }
 
-# Auto (the default, as in the README's install): configures, no tests.
+# Auto (the default, as in docs/operator.md's install): configures, no tests.
 if setup auto --buildtype=release; then
     grep -q 'tests left out' "$tmp/auto.log" ||
         fail "auto: no 'tests left out' message"

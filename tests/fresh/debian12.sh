@@ -3,9 +3,9 @@
 # Debian 12 machine: a `debootstrap --variant=minbase bookworm` chroot, a
 # clone of this repository's HEAD (committed work only) in /root/chess, and
 #  - `sh deploy/run.sh --port $FRESH_PORT` until /healthz answers 200 and /
-#    serves the client page, then the operations commands of the README
+#    serves the client page, then docs/operator.md's operations commands
 #    (--check-config, backup) with only the build packages installed, a
-#    planned shutdown (SIGTERM, exit 0), and the README's install (meson
+#    planned shutdown (SIGTERM, exit 0), and the guide's install (meson
 #    setup without options, ninja install to a staging folder);
 #  - with --ci (or FRESH_CI=1), in a second fresh copy, `CI=true bash
 #    .ci/run` (deploy/deps.sh test, every test suite): its last line.
@@ -192,7 +192,7 @@ for p in check openssl valgrind; do
 done
 say "not installed in the deploy root: check openssl valgrind"
 
-# The README's operations commands, beside the running server.
+# docs/operator.md's operations commands, beside the running server.
 in_root run 'printf "{\"port\": 18099, \"database\": \"/tmp/ops/chess.db\"}\n" >/tmp/ops.json'
 out=$(in_root run 'cd /root/chess && build-release/server/chess-server --check-config /tmp/ops.json' 2>&1) ||
     die "--check-config: $out"
@@ -208,19 +208,19 @@ server=""
 [ "$rc" -eq 0 ] || { tail -n 5 "$work/run.log"; die "the server exited $rc on SIGTERM"; }
 say "deploy: OK (stopped by SIGTERM, exit 0)"
 
-# The README's install (meson's default -Dtests=auto) with the same
+# docs/operator.md's install (meson's default -Dtests=auto) with the same
 # packages: the tests are left out, chess-server and the client install.
-say "README install: meson setup build-install (log: $work/install.log)"
+say "operator.md install: meson setup build-install (log: $work/install.log)"
 in_root run 'cd /root/chess &&
     meson setup build-install --buildtype=release --prefix=/usr/local &&
     ninja -C build-install && DESTDIR=/tmp/stage ninja -C build-install install &&
     test -x /tmp/stage/usr/local/bin/chess-server &&
     test -f /tmp/stage/usr/local/share/chess-server/web/index.html' \
     >"$work/install.log" 2>&1 ||
-    { tail -n 20 "$work/install.log"; die "the README's install failed"; }
+    { tail -n 20 "$work/install.log"; die "operator.md's install failed"; }
 grep -q 'tests left out' "$work/install.log" ||
-    die "the README's install did not say the tests are left out"
-say "README install: OK ($(grep -o 'tests left out[^,]*' "$work/install.log"))"
+    die "operator.md's install did not say the tests are left out"
+say "operator.md install: OK ($(grep -o 'tests left out[^,]*' "$work/install.log"))"
 
 # ---- CI=true bash .ci/run ----------------------------------------------
 if [ "$ci" = 1 ]; then

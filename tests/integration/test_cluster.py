@@ -1,4 +1,4 @@
-"""A cluster of nodes (ARCHITECTURE.md, "A cluster of nodes"): what
+"""A cluster of nodes (docs/cluster.md): what
 happens to a game when its host dies (kill -9), stops (SIGTERM), pauses
 past its lease (SIGSTOP), or when Redis restarts; and the lobby's seeks
 placed at once on every node. The players of each game are on

@@ -1,9 +1,9 @@
-"""The files in deploy/ as the README tells operators to use them: the
-systemd unit (systemd-analyze verify; the server listening as asked under
+"""The files in deploy/ as docs/operator.md tells operators to use them:
+the systemd unit (systemd-analyze verify; the server listening as asked under
 the unit's RestrictAddressFamilies=; RestartPreventExitStatus= holding the
 exit status of a bad config), nginx.conf (`nginx -t` with Debian 12's
 nginx 1.22, and a real nginx in front of the server: HTTPS, HSTS, the
-WebSocket, /metrics for loopback only, the redirect), and the README's
+WebSocket, /metrics for loopback only, the redirect), and the guide's
 --check-config commands run as written against the shipped examples."""
 import http.client
 import json
@@ -309,11 +309,11 @@ class NginxTest(FreshServerTest):
 
 
 class CheckConfigDocsTest(FreshServerTest):
-    """The README's --check-config commands, as written, on the example it
-    tells operators to install."""
+    """docs/operator.md's --check-config commands, as written, on the
+    example it tells operators to install."""
 
     def test_readme_check_config_commands(self):
-        with open(os.path.join(ROOT, "README.md")) as f:
+        with open(os.path.join(ROOT, "docs", "operator.md")) as f:
             readme = f.read()
         installs = re.findall(r"^install -m 644 deploy/(\S+) %s$"
                               % re.escape(INSTALLED_CONFIG), readme, re.M)
@@ -371,7 +371,7 @@ def _port_free(port):
 
 @not_in_cluster("deploy/run-cluster.sh starts a cluster of its own")
 class RunClusterTest(FreshServerTest):
-    """`sh deploy/run-cluster.sh` as the README gives it (with this
+    """`sh deploy/run-cluster.sh` as docs/cluster.md gives it (with this
     build's binary, CHESS_SERVER, so that it builds nothing): PostgreSQL,
     Redis, three nodes and nginx in front; a game between players on two
     nodes through nginx; a node killed is started again; SIGTERM stops

@@ -144,13 +144,13 @@ class HttpTest(ServerTest):
                 for fam in fams.values() for name, labels, v in fam["samples"]}
 
     def test_metrics_are_documented(self):
-        """server/PROTOCOL.md's list of metrics names exactly the families
+        """docs/PROTOCOL.md's list of metrics names exactly the families
         /metrics exposes."""
         status, _, body = self.server.http("/metrics")
         self.assertEqual(status, 200)
         exposed = set(parse_prometheus(self, body.decode()))
         doc = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "..", "..", "server", "PROTOCOL.md")
+                           "..", "..", "docs", "PROTOCOL.md")
         with open(doc, encoding="utf-8") as f:
             text = f.read()
         m = re.search(r"^Metrics: (.*?)\n\n", text, re.M | re.S)

@@ -779,7 +779,7 @@ class DatabaseStartTest(OpsTest):
         self.assertEqual(srv.terminate(), 0)
         self.servers.remove(srv)
         dump = self.sqlite3(srv.db, ".dump\n")
-        # as the README says: a new file from the dump, then start
+        # as docs/operator.md says: a new file from the dump, then start
         for old in (False, True):
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(srv.db + suffix):

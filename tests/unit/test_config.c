@@ -3,8 +3,8 @@
  * unknown keys, wrong types and ranges, malformed JSON, command-line
  * overrides, the checks across keys, the Origin allow-list and the
  * trusted proxies (as the network layer reads them), and the table
- * of settings: consistent, in --help, and in the README's table with the
- * same keys, flags and defaults.
+ * of settings: consistent, in --help, and in docs/operator.md's table
+ * with the same keys, flags and defaults.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -647,7 +647,7 @@ START_TEST(quote)
 }
 END_TEST
 
-/* ---- the table of settings, --help and the README ---------------------- */
+/* ---- the table of settings, --help and docs/operator.md ----------------- */
 
 /* Reads a whole file into a malloc'ed string (NULL on failure). */
 static char *read_all(const char *path)
@@ -675,7 +675,7 @@ static char *readme_text(void)
     const char *data = getenv("CHESS_TEST_DATA"); /* SOURCE/tests/data */
 
     ck_assert_ptr_nonnull(data);
-    snprintf(path, sizeof path, "%s/../../README.md", data);
+    snprintf(path, sizeof path, "%s/../../docs/operator.md", data);
     char *text = read_all(path);
     ck_assert_msg(text, "cannot read %s", path);
     return text;
@@ -691,7 +691,7 @@ static void trim_cell(const char *p, size_t n, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)n, p);
 }
 
-/* Compares the README's table of settings (the rows under the header
+/* Compares docs/operator.md's table of settings (the rows under the header
  * "| key | flag | default | meaning |") with config.c's table: the same
  * keys, each once, with the same flag and default. Returns how many
  * differences; the first few are described in why. */
@@ -736,29 +736,29 @@ static int readme_diff(const char *text, char *why, size_t len)
                 break;
         }
         if (!st) {
-            DIFF("README key %s is no setting; ", cell[0]);
+            DIFF("operator.md key %s is no setting; ", cell[0]);
             continue;
         }
         if (i < sizeof seen && seen[i])
-            DIFF("README lists %s twice; ", cell[0]);
+            DIFF("operator.md lists %s twice; ", cell[0]);
         if (i < sizeof seen)
             seen[i] = true;
         snprintf(want, sizeof want, st->flag ? "`%s`" : "%s",
                  st->flag ? st->flag : "");
         if (strcmp(cell[1], want))
-            DIFF("%s: README flag '%s', the server's '%s'; ", st->key,
+            DIFF("%s: operator.md flag '%s', the server's '%s'; ", st->key,
                  cell[1], want);
         if (config_default_text(st, def, sizeof def))
             snprintf(want, sizeof want, "`%s`", def);
         else
             snprintf(want, sizeof want, "%s", def);
         if (strcmp(cell[2], want))
-            DIFF("%s: README default '%s', the server's '%s'; ", st->key,
+            DIFF("%s: operator.md default '%s', the server's '%s'; ", st->key,
                  cell[2], want);
     }
     for (size_t i = 0; config_setting_at(i); i++)
         if (i >= sizeof seen || !seen[i])
-            DIFF("setting %s is not in the README; ",
+            DIFF("setting %s is not in operator.md; ",
                  config_setting_at(i)->key);
 #undef DIFF
     return diffs;
@@ -837,7 +837,7 @@ START_TEST(readme_lists_every_setting)
 }
 END_TEST
 
-/* A README that drifted from the table in one way, and what readme_diff
+/* An operator.md that drifted from the table in one way, and what readme_diff
  * must say about it. */
 static void drifted(const char *text, const char *from, const char *to,
                     const char *says)
@@ -845,7 +845,7 @@ static void drifted(const char *text, const char *from, const char *to,
     char *p = strstr(text, from), *copy, why[2048];
     size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
 
-    ck_assert_msg(p, "'%s' not in the README", from);
+    ck_assert_msg(p, "'%s' not in operator.md", from);
     copy = malloc(n);
     ck_assert_ptr_nonnull(copy);
     snprintf(copy, n, "%.*s%s%s", (int)(p - text), text, to,
@@ -861,18 +861,18 @@ START_TEST(readme_check_sees_drift)
 
     drifted(text, "| `grace_s` | `--grace-s` | `60` |",
             "| `grace_s` | `--grace-s` | `61` |",
-            "grace_s: README default '`61`'");
+            "grace_s: operator.md default '`61`'");
     drifted(text, "| `port` | `--port` |", "| `port` | `--prot` |",
-            "port: README flag '`--prot`'");
+            "port: operator.md flag '`--prot`'");
     drifted(text, "| `move_burst` | |", "| `move_burst` | `--move-burst` |",
-            "move_burst: README flag");
+            "move_burst: operator.md flag");
     drifted(text, "| `log_file` |", "| `log_files` |",
-            "setting log_file is not in the README");
+            "setting log_file is not in operator.md");
     drifted(text, "| `log_file` |", "| `log_files` |",
-            "README key `log_files` is no setting");
+            "operator.md key `log_files` is no setting");
     drifted(text, "| `tls_ciphers` | | forward-secret AEAD suites |",
             "| `tls_ciphers` | | `\"ECDHE\"` |",
-            "tls_ciphers: README default");
+            "tls_ciphers: operator.md default");
     drifted(text, "| `log_file` |", "| `port` |", "twice");
     free(text);
 }

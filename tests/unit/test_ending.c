@@ -1,7 +1,7 @@
 /*
  * test_ending.c - the table of game endings: complete and consistent, its
  * lookups, and the two other places that name the reasons (the table of
- * endings in server/PROTOCOL.md, reasonText in web/words.js) naming
+ * endings in docs/PROTOCOL.md, reasonText in web/words.js) naming
  * exactly the same ones.
  */
 #include <check.h>
@@ -229,7 +229,7 @@ START_TEST(protocol_md_names_the_same_reasons)
 {
     static const char header[] =
         "\n| reason | result | PGN `Termination` | meaning |\n";
-    char *text = slurp("server/PROTOCOL.md");
+    char *text = slurp("docs/PROTOCOL.md");
     const char *p = strstr(text, header);
     int seen[ENDING_REASONS] = {0};
 

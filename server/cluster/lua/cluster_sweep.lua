@@ -1,5 +1,5 @@
 -- cluster_sweep.lua - the nodes whose lease has lapsed and the games
--- they still host (ARCHITECTURE.md, "Failures"), for a live node to
+-- they still host (docs/cluster.md, "Failures"), for a live node to
 -- adopt with game_take.
 --
 -- KEYS[1] nodes

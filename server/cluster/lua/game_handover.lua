@@ -1,5 +1,5 @@
 -- game_handover.lua - hand game G from this node to another live one
--- (SIGTERM: ARCHITECTURE.md, "Failures"): a compare-and-set of the host
+-- (SIGTERM: docs/cluster.md, "Failures"): a compare-and-set of the host
 -- with a new epoch, which this node names in its adopt message.
 --
 -- KEYS[1] game:G:host, KEYS[2] game:G:epoch

@@ -1,6 +1,6 @@
 -- game_take.lua - host game G on this node: a new game, an adoption of a
 -- dead node's game, or this node's own game taken again after its lease
--- lapsed (ARCHITECTURE.md, "Placement").
+-- lapsed (docs/cluster.md, "Placement").
 --
 -- KEYS[1] game:G:host    the hosting node's id (no TTL: the host's
 --                        node:N:alive is the lease)

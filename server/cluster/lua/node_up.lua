@@ -1,5 +1,5 @@
 -- node_up.lua - this node joins the cluster, or comes back to it, under
--- a new incarnation (ARCHITECTURE.md, "Placement"). The node's lease is
+-- a new incarnation (docs/cluster.md, "Placement"). The node's lease is
 -- its liveness key: while node:N:alive exists, every game whose
 -- game:G:host names N is N's, and no other node may take it.
 --

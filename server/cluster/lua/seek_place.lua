@@ -1,5 +1,5 @@
 -- seek_place.lua - place a seek, or take the oldest compatible one
--- (ARCHITECTURE.md, "The lobby"; the rules of server/PROTOCOL.md's
+-- (docs/cluster.md, "The lobby"; the rules of docs/PROTOCOL.md's
 -- seeks and server/game/lobby.c). Atomic: seeks placed at once from any
 -- number of nodes pair each seeker exactly once.
 --

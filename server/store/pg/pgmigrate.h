@@ -1,8 +1,7 @@
 /*
  * pgmigrate.h - the PostgreSQL schema's migrations (migrations/pg/, embedded
- * as migrations_pg_list) applied at a node's start (ARCHITECTURE.md, "A
- * cluster of nodes", "Storage"), and the error contract of the schema's
- * fencing functions.
+ * as migrations_pg_list) applied at a node's start (docs/cluster.md,
+ * "Storage"), and the error contract of the schema's fencing functions.
  *
  * Several nodes share one database and may start together: the
  * migrations run in one transaction under a transaction-level advisory

@@ -2,7 +2,7 @@
  * store_pg.c - the store's PostgreSQL backend (store_internal.h): its two
  * connections, migrations at open, a batch in one transaction through
  * libpq's pipeline mode, the fenced writes of the cluster's games, and the
- * reads. ARCHITECTURE.md ("A cluster of nodes", "Storage") says why.
+ * reads. docs/cluster.md ("Storage") says why.
  *
  * Connections. `w`, the writer's: opened by store_open_pg on the loop
  * thread (migrations, this node's heartbeat), then the writer thread's

@@ -108,7 +108,7 @@
  * and on a slow disk the writer's WAL appends stall while the file
  * system commits them, so fewer passes mean fewer stalled commits; at
  * 200 ms, five a second, the open-loop p99 was 9-44 ms on such a disk,
- * at 1 s 3.3-12.5 ms, README "Performance"), and
+ * at 1 s 3.3-12.5 ms, docs/performance.md), and
  * the WAL size (frames of 4 KB pages, 64 MB) at which the writer waits for
  * it (see the top of the file); STORE_WAL_SOFT_FRAMES, the size from which
  * its passes follow each other without a pause; STORE_WAL_PARK_FRAMES,
