@@ -15,6 +15,7 @@
  */
 #include "hub/account.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,29 @@
 #include "store/store.h"
 #include "lib/tunables.h"
 
+/* The module's state (hub_module_state). */
+struct accounts {
+    struct passwd *passwd; /* the password workers */
+    struct auth_job *jobs; /* every job waiting for its answer */
+    struct ratelimit *login_ips, *login_users; /* attempts per address,
+                                                  per lowercase username */
+    struct table names;        /* lowercase username -> struct pending */
+    struct table revoked;      /* token key / "pid:" PID -> pending */
+    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
+};
+
+extern const struct hub_module hub_account_module; /* (below) */
+
+static struct accounts *A(struct hub *h)
+{
+    struct accounts *a = hub_module_state(h, &hub_account_module);
+
+    assert(a); /* (its init ran) */
+    return a;
+}
+
 /* A password job of a connection's (login or register) until its answer
- * comes; owned by the hub's list. */
+ * comes; owned by the module's list. */
 struct auth_job {
     struct auth_job *next;
     struct session *s;           /* NULL: the connection closed or logged out
@@ -121,12 +143,12 @@ static void pending_free_all(struct table *t)
  * been revoked by a write not yet committed. */
 bool account_revoked(struct hub *h, const char *key)
 {
-    return pending_get(h, &h->revoked, key) != NULL;
+    return pending_get(h, &A(h)->revoked, key) != NULL;
 }
 
 static void revoke(struct hub *h, const char *key, uint64_t seq)
 {
-    if (!pending_put(&h->revoked, key, seq))
+    if (!pending_put(&A(h)->revoked, key, seq))
         log_warn("event=revoke_unrecorded what=out_of_memory");
 }
 
@@ -212,8 +234,8 @@ static struct auth_job *job_new(struct session *s, const struct proto_msg *m)
     j->s = s;
     j->type = m->type;
     j->id = m->id;
-    j->next = h->jobs;
-    h->jobs = j;
+    j->next = A(h)->jobs;
+    A(h)->jobs = j;
     a->job = j;
     return j;
 }
@@ -221,7 +243,7 @@ static struct auth_job *job_new(struct session *s, const struct proto_msg *m)
 /* Unlinks j from the hub's list and s's, and frees it. */
 static void job_free(struct hub *h, struct auth_job *j)
 {
-    for (struct auth_job **pp = &h->jobs; *pp; pp = &(*pp)->next)
+    for (struct auth_job **pp = &A(h)->jobs; *pp; pp = &(*pp)->next)
         if (*pp == j) {
             *pp = j->next;
             break;
@@ -272,7 +294,7 @@ void account_register(struct session *s, const struct proto_msg *m)
         return;
     }
     lower(m->username, key, sizeof key);
-    if (pending_get(h, &h->names, key) ||
+    if (pending_get(h, &A(h)->names, key) ||
         (rc = store_find_account(h->store, key, &acc)) == 1) {
         hub_send_error(s, PROTO_NAME_TAKEN, "that username is taken", &m->id);
         return;
@@ -287,8 +309,8 @@ void account_register(struct session *s, const struct proto_msg *m)
                        &m->id);
         return;
     }
-    if (!pending_put(&h->names, key, 0) || !(j = job_new(s, m))) {
-        pending_del(&h->names, key);
+    if (!pending_put(&A(h)->names, key, 0) || !(j = job_new(s, m))) {
+        pending_del(&A(h)->names, key);
         hub_busy(s, &m->id);
         return;
     }
@@ -298,8 +320,8 @@ void account_register(struct session *s, const struct proto_msg *m)
              m->username);
     snprintf(j->name_key, sizeof j->name_key, "%.*s", PROTO_USERNAME_MAX,
              key);
-    if (passwd_hash(h->passwd, m->password, m->password_len, j) < 0) {
-        pending_del(&h->names, key);
+    if (passwd_hash(A(h)->passwd, m->password, m->password_len, j) < 0) {
+        pending_del(&A(h)->names, key);
         job_free(h, j);
         hub_busy(s, &m->id);
         return;
@@ -341,7 +363,7 @@ static void register_done(struct hub *h, struct auth_job *j,
         hub_busy(s, &j->id);
         goto drop;
     }
-    pending_put(&h->names, j->name_key, seq);
+    pending_put(&A(h)->names, j->name_key, seq);
     /* the guest token stops working: at once here, in the store when
      * this commits */
     if (p->token_key[0]) {
@@ -364,7 +386,7 @@ static void register_done(struct hub *h, struct auth_job *j,
              log_quote(q, sizeof q, p->name));
     return;
 drop:
-    pending_del(&h->names, j->name_key);
+    pending_del(&A(h)->names, j->name_key);
 }
 
 /* login: the checks that need no password (rate limits, the username's
@@ -386,14 +408,14 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         return;
     }
     lower(m->username, key, sizeof key);
-    if (!ratelimit_take(h->login_ips, s->ip, now)) {
+    if (!ratelimit_take(A(h)->login_ips, s->ip, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many logins from your address; try again in a "
                        "minute",
                        &m->id);
         return;
     }
-    if (valid && !ratelimit_take(h->login_users, key, now)) {
+    if (valid && !ratelimit_take(A(h)->login_users, key, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many logins for this username; try again in a "
                        "minute",
@@ -415,7 +437,7 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         snprintf(j->pid, sizeof j->pid, "%s", acc.pid);
         snprintf(j->username, sizeof j->username, "%s", acc.username);
     }
-    if (passwd_verify(h->passwd, rc == 1 ? acc.password_hash : NULL,
+    if (passwd_verify(A(h)->passwd, rc == 1 ? acc.password_hash : NULL,
                       m->password, m->password_len, j) < 0) {
         job_free(h, j);
         hub_busy(s, &m->id);
@@ -543,25 +565,120 @@ void account_on_password(void *arg, const struct passwd_answer *a)
     job_free(h, j);
 }
 
-void account_sweep(struct hub *h)
-{
-    pending_sweep(h, &h->names);
-    pending_sweep(h, &h->revoked);
-}
-
-void account_free_all(struct hub *h)
-{
-    while (h->jobs)
-        job_free(h, h->jobs);
-    pending_free_all(&h->names);
-    pending_free_all(&h->revoked);
-}
-
-size_t account_jobs(const struct hub *h)
+size_t account_jobs(struct hub *h)
 {
     size_t n = 0;
 
-    for (const struct auth_job *j = h->jobs; j; j = j->next)
+    for (const struct auth_job *j = A(h)->jobs; j; j = j->next)
         n++;
     return n;
 }
+
+void account_hold(struct hub *h, int hold)
+{
+    passwd_hold(A(h)->passwd, hold);
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+static int init(struct hub *h)
+{
+    struct accounts *a = calloc(1, sizeof *a);
+    const struct hub_config *cfg = &h->cfg;
+
+    if (!a)
+        return -1;
+    hub_module_set_state(h, &hub_account_module, a);
+    a->passwd = passwd_start(h->env.wake, cfg->password_threads,
+                             cfg->password_queue);
+    a->login_ips = ratelimit_new(cfg->logins_per_ip_per_min / 60.0,
+                                 cfg->logins_per_ip_per_min,
+                                 LIMIT_LOGIN_KEYS);
+    a->login_users = ratelimit_new(cfg->logins_per_user_per_min / 60.0,
+                                   cfg->logins_per_user_per_min,
+                                   LIMIT_LOGIN_KEYS);
+    table_init(&a->names);
+    table_init(&a->revoked);
+    return a->passwd && a->login_ips && a->login_users ? 0 : -1;
+}
+
+static void fini(struct hub *h)
+{
+    struct accounts *a = hub_module_state(h, &hub_account_module);
+
+    if (!a)
+        return;
+    passwd_stop(a->passwd); /* (its answers name the jobs freed below) */
+    while (a->jobs)
+        job_free(h, a->jobs);
+    pending_free_all(&a->names);
+    pending_free_all(&a->revoked);
+    ratelimit_free(a->login_ips);
+    ratelimit_free(a->login_users);
+    free(a);
+    hub_module_set_state(h, &hub_account_module, NULL);
+}
+
+static void wake(struct hub *h)
+{
+    passwd_collect(A(h)->passwd, account_on_password, h);
+}
+
+/* Forgets the pending names and revocations the store has committed
+ * (its reads have them), and now and then expires the tokens unused for
+ * LIMIT_ACCOUNT_TOKEN_IDLE_MS. */
+static void sweep(struct hub *h, int64_t now)
+{
+    struct accounts *a = A(h);
+    int64_t wall = hub_wall_ms(h);
+
+    (void)now;
+    pending_sweep(h, &a->names);
+    pending_sweep(h, &a->revoked);
+    if (wall - a->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
+        store_expire_tokens(h->store, wall - LIMIT_ACCOUNT_TOKEN_IDLE_MS))
+        a->tokens_expired_at = wall;
+}
+
+/* Another node logged the account out everywhere. */
+static void told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now)
+{
+    (void)payload;
+    (void)len;
+    account_logout_others(h, p, NULL, 0, now);
+}
+
+static void do_register(struct session *s, const struct proto_msg *m,
+                        int64_t now)
+{
+    (void)now;
+    account_register(s, m);
+}
+
+/* s closes: its token forgotten, its job in flight given up. */
+static void session_closed(struct hub *h, struct session *s)
+{
+    (void)h;
+    account_clear_session(s);
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_HELLO, hub_do_hello, false},
+    {PROTO_T_REGISTER, do_register, false},
+    {PROTO_T_LOGIN, account_login, false},
+    {PROTO_T_LOGOUT, account_logout, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_account_module = {
+    .name = "account",
+    .init = init,
+    .free = fini,
+    .wake = wake,
+    .sweep = sweep,
+    .session_closed = session_closed,
+    .tell_tag = ACCOUNT_TELL_LOGOUT,
+    .told = told,
+    .commands = commands,
+};

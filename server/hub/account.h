@@ -2,12 +2,13 @@
  * account.h - accounts: register, login, logout and the account tokens
  * (PROTOCOL.md, "Accounts").
  *
- * The hub (hub.c) dispatches the commands here and calls the rest at its
- * own moments (hello, a closing connection, its sweep, its wake-up). The
- * state lives in the hub's records (hub_internal.h: the password
- * workers, the jobs, the pending names and revocations, the login rate
- * limits) and in each session's `auth`, which this module creates and
- * frees. Only the event-loop thread calls these functions.
+ * A module of the hub (module.h: hub_account_module, with hello.c's
+ * hello): its commands, and its hooks at the hub's moments (a closing
+ * connection, the sweep, the wake-up, a logout told by another node).
+ * Its state is its own (the password workers, the jobs, the pending
+ * names and revocations, the login rate limits) and each session's
+ * `auth`, which this module creates and frees. Only the event-loop
+ * thread calls these functions.
  */
 #ifndef SERVER_ACCOUNT_H
 #define SERVER_ACCOUNT_H
@@ -80,15 +81,11 @@ void account_set_token(struct session *s, const uint8_t hash[32]);
  * dropped); frees s->auth. */
 void account_clear_session(struct session *s);
 
-/* Forgets the pending names and revocations the store has committed
- * (its reads have them): the hub's periodic sweep. */
-void account_sweep(struct hub *h);
-
-/* Frees every job and pending entry (the hub is being freed; the
- * password workers have stopped). */
-void account_free_all(struct hub *h);
-
-/* The password jobs not answered yet (hub_auth_pending). */
-size_t account_jobs(const struct hub *h);
+/* The password jobs of logins and registrations not answered yet
+ * (queued, being hashed, or answered and not taken by hub_wake), and a
+ * hold of the workers (hold != 0: they take no job), for tests that
+ * fill the queue. */
+size_t account_jobs(struct hub *h);
+void account_hold(struct hub *h, int hold);
 
 #endif

@@ -18,35 +18,6 @@
 
 /* ---- commands ---------------------------------------------------------- */
 
-/* Sorts a player's games oldest first, stably: games created in the same
- * millisecond keep the order in which the player got them (creation
- * order), not an order of their random GIDs. n is at most
- * max_games_per_player (or what a restart restored). */
-static void sort_created(struct game **gs, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        struct game *g = gs[i];
-        size_t j = i;
-        while (j > 0 && game_created_ms(gs[j - 1]) > game_created_ms(g)) {
-            gs[j] = gs[j - 1];
-            j--;
-        }
-        gs[j] = g;
-    }
-}
-
-size_t hub_player_games_sorted(struct hub *h, struct player *p,
-                               struct game **gs, size_t max)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < p->ngames && n < max; i++)
-        if ((gs[n] = table_get(&h->games, p->games[i].gid)) != NULL)
-            n++;
-    sort_created(gs, n);
-    return n;
-}
-
 /* The welcome's text for s's player with token and the live games
  * gids[0..n). */
 static struct msgbuf *welcome_of(struct session *s, const char *token,

@@ -15,7 +15,6 @@
 
 #include "game/verdict.h"
 #include "hub/lobbyfeed.h"
-#include "hub/rematch.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/tunables.h"
@@ -180,15 +179,15 @@ void hub_game_destroy(struct hub *h, struct game *g)
     game_free(g);
 }
 
+/* g leaves memory (it ended and lingered): the modules' records of it
+ * (a rematch offer) go first, then its host's. */
 static void env_expired(void *ctx, struct game *g)
 {
-    struct game_host *gh = game_user(g);
+    struct hub *h = ctx;
 
-    if (gh) /* the game leaves memory: its rematch offer with it */
-        rematch_clear(ctx, gh, -1, "expired");
-    ((struct hub *)ctx)
-        ->router.ops->game_gone(((struct hub *)ctx)->router.ctx, game_gid(g));
-    hub_game_destroy(ctx, g);
+    hub_modules_game_gone(h, g);
+    h->router.ops->game_gone(h->router.ctx, game_gid(g));
+    hub_game_destroy(h, g);
 }
 
 static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,

@@ -44,12 +44,8 @@
 
 #include "game/lobby.h"
 #include "game/verdict.h"
-#include "hub/account.h"
 #include "hub/hub_internal.h"
 #include "hub/lobbyfeed.h"
-#include "hub/passwd.h"
-#include "hub/prefs.h"
-#include "hub/rematch.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
@@ -83,6 +79,9 @@ void hub_alarm_free(struct hub *h, struct hub_alarm *a)
 {
     h->env.alarm_free(h->env.ctx, a);
 }
+
+static size_t modules_count(void);
+static int modules_init(struct hub *h);
 
 /* ---- a local connection's session_ops --------------------------------- */
 
@@ -222,7 +221,9 @@ void hub_wake(struct hub *h)
     h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
-    passwd_collect(h->passwd, account_on_password, h);
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->wake)
+            hub_modules[i]->wake(h);
 }
 
 /* ---- hub --------------------------------------------------------------- */
@@ -248,13 +249,10 @@ static void sweep(void *arg)
     }
     if (h->shutting_down)
         return;
-    account_sweep(h);
-    prefs_sweep(h);
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->sweep)
+            hub_modules[i]->sweep(h, now);
     hub_rated_sweep(h);
-    if (hub_wall_ms(h) - h->tokens_expired_at >= LIMIT_TOKEN_EXPIRE_MS &&
-        store_expire_tokens(h->store,
-                            hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS))
-        h->tokens_expired_at = hub_wall_ms(h);
     keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
     if (!keep)
         return;
@@ -284,15 +282,6 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         h->cfg.msg_burst, LIMIT_RATE_STRIKES};
     h->lobby = lobby_new();
     h->verdicts = verdicts_start(env->wake, 0);
-    h->passwd = passwd_start(env->wake, cfg->password_threads,
-                             cfg->password_queue);
-    h->login_ips = ratelimit_new(cfg->logins_per_ip_per_min / 60.0,
-                                 cfg->logins_per_ip_per_min,
-                                 LIMIT_LOGIN_KEYS);
-    h->login_users = ratelimit_new(cfg->logins_per_user_per_min / 60.0,
-                                   cfg->logins_per_user_per_min,
-                                   LIMIT_LOGIN_KEYS);
-    h->prefs = prefs_new();
     h->sweep = hub_alarm_new(h, sweep, h);
     h->stall_timer = hub_alarm_new(h, hub_stall_check, h);
     h->stall_timer_at = CLOCK_NEVER;
@@ -301,32 +290,19 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     h->feed = h->lobby ? lobbyfeed_new(&h->env, h->lobby, &h->games,
                                        &h->metrics.lobby_watchers)
                        : NULL;
-    if (!h->lobby || !h->feed || !h->verdicts || !h->passwd ||
-        !h->login_ips || !h->login_users || !h->prefs || !h->sweep ||
-        !h->stall_timer) {
-        lobbyfeed_free(h->feed);
-        lobby_free(h->lobby);
-        verdicts_stop(h->verdicts);
-        passwd_stop(h->passwd);
-        ratelimit_free(h->login_ips);
-        ratelimit_free(h->login_users);
-        prefs_free(h->prefs);
-        hub_alarm_free(h, h->sweep);
-        hub_alarm_free(h, h->stall_timer);
-        free(h);
-        return NULL;
-    }
-    hub_alarm_arm(h, h->sweep, hub_now_ms(h) + LIMIT_SWEEP_MS);
     table_init(&h->players);
     table_init(&h->tokens);
     table_init(&h->addrs);
-    table_init(&h->names);
-    table_init(&h->revoked);
     table_init(&h->rated);
     hub_hosting_init(h);
     h->local_ops = &local_ops;
     hub_set_router(h, NULL);
-    hub_set_seekbook(h, NULL);
+    if (!h->lobby || !h->feed || !h->verdicts || !h->sweep ||
+        !h->stall_timer || modules_init(h) < 0) {
+        hub_free(h);
+        return NULL;
+    }
+    hub_alarm_arm(h, h->sweep, hub_now_ms(h) + LIMIT_SWEEP_MS);
     return h;
 }
 
@@ -335,11 +311,9 @@ void hub_free(struct hub *h)
     if (!h)
         return;
     verdicts_stop(h->verdicts); /* before the games it could answer */
-    passwd_stop(h->passwd);     /* its answers name jobs freed below */
-    account_free_all(h);
-    ratelimit_free(h->login_ips);
-    ratelimit_free(h->login_users);
-    prefs_free(h->prefs);
+    for (size_t i = modules_count(); i-- > 0;) /* (in reverse) */
+        if (hub_modules[i]->free)
+            hub_modules[i]->free(h);
     for (size_t i = 0; i < h->rated.cap; i++)
         free(h->rated.slots[i].value);
     table_clear(&h->rated);
@@ -383,14 +357,6 @@ struct metrics *hub_metrics(struct hub *h)
 struct store *hub_store(struct hub *h)
 {
     return h->store;
-}
-size_t hub_auth_pending(const struct hub *h)
-{
-    return account_jobs(h);
-}
-void hub_hold_passwords(struct hub *h, int hold)
-{
-    passwd_hold(h->passwd, hold);
 }
 size_t hub_live_games(const struct hub *h)
 {
@@ -438,8 +404,15 @@ void hub_set_router(struct hub *h, const struct router *r)
 
 void hub_set_seekbook(struct hub *h, const struct seekbook *b)
 {
-    h->seekbook = b ? *b : (struct seekbook){&hub_local_seekbook, h};
+    h->seekbook = b ? *b : h->own_seekbook;
+    assert(h->seekbook.ops); /* (the lobby module's, at least) */
     lobbyfeed_set_source(h->feed, h->seekbook.ops->fetch, h->seekbook.ctx);
+}
+
+void hub_own_seekbook(struct hub *h, const struct seekbook *b)
+{
+    h->own_seekbook = *b;
+    hub_set_seekbook(h, NULL);
 }
 
 struct game *hub_game(struct hub *h, const char *gid)
@@ -457,105 +430,20 @@ struct lobbyfeed *hub_lobbyfeed(struct hub *h)
     return h->feed;
 }
 
-/* True for the messages about one game (m->game). */
-static bool about_a_game(enum proto_type t)
-{
-    switch (t) {
-    case PROTO_T_JOIN:
-    case PROTO_T_MOVE:
-    case PROTO_T_RESIGN:
-    case PROTO_T_LEAVE:
-    case PROTO_T_ABORT:
-    case PROTO_T_DRAW_OFFER:
-    case PROTO_T_DRAW_ACCEPT:
-    case PROTO_T_DRAW_DECLINE:
-    case PROTO_T_DRAW_CLAIM:
-    case PROTO_T_SYNC:
-    case PROTO_T_WATCH:
-    case PROTO_T_UNWATCH:
-    case PROTO_T_REMATCH:
-    case PROTO_T_REMATCH_DECLINE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static void dispatch(struct session *s, const struct proto_msg *m,
                      const char *text, size_t len, int64_t now,
                      bool local_only)
 {
     struct hub *h = s->hub;
+    const struct hub_command *cmd = h->commands[m->type];
 
+    assert(cmd); /* (proto_parse knows only the types the table has) */
     /* a game of another node's (or of none) is its host's to run: the
      * router's to forward (router.h) */
-    if (!local_only && s->conn && about_a_game(m->type) &&
+    if (cmd->game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return;
-    switch (m->type) {
-    case PROTO_T_HELLO:
-        hub_do_hello(s, m, now);
-        break;
-    case PROTO_T_PING:
-        hub_send_text(s, proto_render_pong(&m->id), 0);
-        break;
-    case PROTO_T_REGISTER:
-        account_register(s, m);
-        break;
-    case PROTO_T_LOGIN:
-        account_login(s, m, now);
-        break;
-    case PROTO_T_LOGOUT:
-        account_logout(s, m, now);
-        break;
-    case PROTO_T_SETTINGS:
-        prefs_command(s, m, now);
-        break;
-    case PROTO_T_SEEK:
-        hub_do_seek(s, m, now);
-        break;
-    case PROTO_T_CANCEL_SEEK:
-        h->seekbook.ops->cancel(h->seekbook.ctx, s, &m->id);
-        break;
-    case PROTO_T_INVITE:
-        hub_do_invite(s, m, now);
-        break;
-    case PROTO_T_ACCEPT:
-        hub_do_accept(s, m, now);
-        break;
-    case PROTO_T_LOBBY_WATCH:
-        if (lobbyfeed_watch(h->feed, s, now) < 0)
-            hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        break;
-    case PROTO_T_LOBBY_UNWATCH:
-        lobbyfeed_unwatch(h->feed, s);
-        break;
-    case PROTO_T_SYNC:
-        hub_do_state(s, m, now, false);
-        break;
-    case PROTO_T_WATCH:
-        hub_do_state(s, m, now, true);
-        break;
-    case PROTO_T_REMATCH:
-    case PROTO_T_REMATCH_DECLINE:
-        rematch_command(s, m, now);
-        break;
-    case PROTO_T_UNWATCH: {
-        struct game *g = table_get(&h->games, m->game);
-        if (!g) {
-            struct store_game row;
-            if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <=
-                0)
-                hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
-        } else if (game_color_of(g, s->player->pid) < 0) {
-            hub_watch_drop(s, g);
-        }
-        break;
-    }
-    default:
-        hub_do_game_command(s, m, now);
-        break;
-    }
+    cmd->run(s, m, now);
 }
 
 void hub_dispatch(struct session *s, const struct proto_msg *m,
@@ -584,21 +472,105 @@ void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
 {
     struct player *p = table_get(&h->players, pid);
 
-    if (!p)
-        return;
-    if (tag == ACCOUNT_TELL_LOGOUT) {
-        account_logout_others(h, p, NULL, 0, now);
-    } else if (tag == PREFS_TELL_SETTINGS && len > 0 &&
-               len <= STORE_SETTINGS_MAX) {
-        char *json = malloc(len + 1);
-        if (!json)
-            return;
-        memcpy(json, payload, len);
-        json[len] = '\0';
-        prefs_tell(h, p, NULL, json, 0);
-        free(json);
-    }
+    for (size_t i = 0; p && hub_modules[i]; i++)
+        if (hub_modules[i]->tell_tag == tag && hub_modules[i]->told)
+            hub_modules[i]->told(h, p, payload, len, now);
 }
+
+/* ---- the modules (module.h) ------------------------------------------- */
+
+static size_t modules_count(void)
+{
+    size_t n = 0;
+
+    while (hub_modules[n])
+        n++;
+    assert(n <= HUB_MODULES_MAX);
+    return n;
+}
+
+static size_t module_index(const struct hub_module *m)
+{
+    size_t i = 0;
+
+    while (hub_modules[i] && hub_modules[i] != m)
+        i++;
+    assert(hub_modules[i]); /* (a module of the table) */
+    return i;
+}
+
+void *hub_module_state(struct hub *h, const struct hub_module *m)
+{
+    return h->mod_state[module_index(m)];
+}
+
+void hub_module_set_state(struct hub *h, const struct hub_module *m,
+                          void *state)
+{
+    h->mod_state[module_index(m)] = state;
+}
+
+/* Each module's init, and the table of commands from theirs. 0, or -1
+ * (an init failed: hub_free frees what the others made). */
+static int modules_init(struct hub *h)
+{
+    for (size_t i = 0; hub_modules[i]; i++) {
+        const struct hub_module *m = hub_modules[i];
+        for (const struct hub_command *c = m->commands; c && c->type; c++) {
+            assert(c->type < PROTO_T_COUNT && c->run);
+            assert(!h->commands[c->type]); /* (one module's each) */
+            h->commands[c->type] = c;
+        }
+        if (m->init && m->init(h) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void hub_modules_game_gone(struct hub *h, struct game *g)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->game_gone)
+            hub_modules[i]->game_gone(h, g);
+}
+
+void hub_modules_game_left(struct hub *h, struct game *g, const char *pid)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->game_left)
+            hub_modules[i]->game_left(h, g, pid);
+}
+
+void hub_modules_player_gone(struct hub *h, struct player *p)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->player_gone)
+            hub_modules[i]->player_gone(h, p);
+}
+
+void hub_modules_session_closed(struct hub *h, struct session *s)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->session_closed)
+            hub_modules[i]->session_closed(h, s);
+}
+
+/* The core's own command. */
+static void do_ping(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    (void)now;
+    hub_send_text(s, proto_render_pong(&m->id), 0);
+}
+
+static const struct hub_command core_commands[] = {
+    {PROTO_T_PING, do_ping, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_core_module = {
+    .name = "core",
+    .commands = core_commands,
+};
 
 /* Charges a message to s's budget: true when it may go on; else s was
  * answered rate_limited (with id, when `answer`) or closed for a flood. */

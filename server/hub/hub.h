@@ -108,13 +108,6 @@ int hub_restore(struct hub *h, int64_t now);
 struct metrics *hub_metrics(struct hub *h);
 struct store *hub_store(struct hub *h);
 
-/* Password jobs of logins and registrations not answered yet (queued,
- * being hashed, or answered and not taken by hub_wake). For tests. */
-size_t hub_auth_pending(const struct hub *h);
-
-/* Stops the password workers from taking jobs (hold != 0) or lets them
- * go on. For tests that fill the queue. */
-void hub_hold_passwords(struct hub *h, int hold);
 size_t hub_live_games(const struct hub *h);
 size_t hub_open_seeks(const struct hub *h);
 

@@ -18,6 +18,7 @@
 #include "game/game.h"
 #include "game/holds.h"
 #include "hub/hub.h"
+#include "hub/module.h"
 #include "hub/player.h"
 #include "hub/router.h"
 #include "hub/seekbook.h"
@@ -56,19 +57,15 @@ struct hub {
     int64_t stall_since;
     struct metrics metrics;
     bool shutting_down;
-    /* accounts (account.c) */
-    struct passwd *passwd; /* the password workers */
-    struct auth_job *jobs; /* every job waiting for its answer */
-    struct ratelimit *login_ips, *login_users; /* attempts per address,
-                                                  per lowercase username */
-    struct table names;        /* lowercase username -> struct pending */
-    struct table revoked;      /* token key / "pid:" PID -> pending */
-    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
-    struct table rated;        /* "PID/CATEGORY" -> struct rated_row */
-    struct prefs *prefs;       /* accounts' settings (prefs.c) */
-    struct router router;      /* other nodes (router.h): the local one
+    struct table rated; /* "PID/CATEGORY" -> struct rated_row */
+    /* the modules (module.h): their state, and the command of each
+     * message type (NULL: none) */
+    void *mod_state[HUB_MODULES_MAX];
+    const struct hub_command *commands[PROTO_T_COUNT];
+    struct router router;         /* other nodes (router.h): the local one
                                   on a node alone */
-    struct seekbook seekbook;  /* the open seeks (seekbook.h) */
+    struct seekbook seekbook;     /* the open seeks (seekbook.h) ... */
+    struct seekbook own_seekbook; /* ... when no router brings its own */
     const struct session_ops *local_ops; /* a local connection's */
 };
 
@@ -266,9 +263,12 @@ void hub_hosting_init(struct hub *h);
 void hub_dispatch(struct session *s, const struct proto_msg *m,
                   const char *text, size_t len, int64_t now, bool local_only);
 
-/* The local router and seek book (router_local.c). */
+/* The local router (local.c). */
 extern const struct router_ops hub_local_router;
-extern const struct seekbook_ops hub_local_seekbook;
+
+/* The seek book that hub_set_seekbook(h, NULL) restores (the lobby
+ * module's, from its init), installed at once. */
+void hub_own_seekbook(struct hub *h, const struct seekbook *b);
 
 /* A seek's local pairing: k (s's, answered `seeking`) met match in the
  * hub's lobby; the game starts with s playing colour. */

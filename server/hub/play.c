@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hub/rematch.h"
-
 static void do_join(struct session *s, struct game *g,
                     const struct proto_msg *m, int64_t now)
 {
@@ -100,7 +98,7 @@ static void game_command(struct session *s, struct game *g,
         if (game_color_of(g, pid) < 0)
             hub_watch_drop(s, g);
         else if (rc == 0 && game_status(g) == GAME_ENDED)
-            rematch_left(s->hub, g, pid);
+            hub_modules_game_left(s->hub, g, pid);
         break;
     case PROTO_T_ABORT:
         rc = game_abort(g, pid, now, &err);
@@ -171,3 +169,55 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
         stored_game_command(s, m, now);
     }
 }
+
+static void do_sync(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    hub_do_state(s, m, now, false);
+}
+
+static void do_watch(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    hub_do_state(s, m, now, true);
+}
+
+/* unwatch: a spectator's watch ends (a player's connections get the game
+ * through their player: nothing to end). */
+static void do_unwatch(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct hub *h = s->hub;
+    struct game *g = table_get(&h->games, m->game);
+
+    (void)now;
+    if (!g) {
+        struct store_game row;
+        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
+            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    } else if (game_color_of(g, s->player->pid) < 0) {
+        hub_watch_drop(s, g);
+    }
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+static const struct hub_command commands[] = {
+    {PROTO_T_JOIN, hub_do_game_command, true},
+    {PROTO_T_MOVE, hub_do_game_command, true},
+    {PROTO_T_RESIGN, hub_do_game_command, true},
+    {PROTO_T_LEAVE, hub_do_game_command, true},
+    {PROTO_T_ABORT, hub_do_game_command, true},
+    {PROTO_T_DRAW_OFFER, hub_do_game_command, true},
+    {PROTO_T_DRAW_ACCEPT, hub_do_game_command, true},
+    {PROTO_T_DRAW_DECLINE, hub_do_game_command, true},
+    {PROTO_T_DRAW_CLAIM, hub_do_game_command, true},
+    {PROTO_T_SYNC, do_sync, true},
+    {PROTO_T_WATCH, do_watch, true},
+    {PROTO_T_UNWATCH, do_unwatch, true},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_play_module = {
+    .name = "play",
+    .commands = commands,
+};

@@ -14,9 +14,7 @@
 #include <string.h>
 
 #include "game/lobby.h"
-#include "hub/account.h"
 #include "hub/lobbyfeed.h"
-#include "hub/rematch.h"
 
 /* ---- players ----------------------------------------------------------- */
 
@@ -234,7 +232,7 @@ static void player_gone(struct hub *h, struct player *p, int64_t now)
     size_t n;
     struct game_ref *gs;
 
-    rematch_player_gone(h, p);
+    hub_modules_player_gone(h, p);
     gs = hub_games_snapshot(p, &n);
     p->pins++; /* a game ending below may drop p's last game */
     for (size_t i = 0; i < n; i++) {
@@ -314,7 +312,8 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
     struct player *p = s->player;
 
     h->metrics.connections--;
-    account_clear_session(s); /* a job in flight is dropped when it answers */
+    hub_modules_session_closed(h,
+                               s); /* (a password job in flight: dropped) */
     h->seekbook.ops->drop(h->seekbook.ctx, s);
     h->router.ops->session_closed(h->router.ctx, s);
     if (h->shutting_down) {
@@ -366,4 +365,33 @@ void hub_watch(struct session *s, struct game *g, int64_t now)
 void hub_unwatch(struct session *s, struct game *g)
 {
     hub_watch_drop(s, g);
+}
+
+/* Sorts a player's games oldest first, stably: games created in the same
+ * millisecond keep the order in which the player got them (creation
+ * order), not an order of their random GIDs. n is at most
+ * max_games_per_player (or what a restart restored). */
+static void sort_created(struct game **gs, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct game *g = gs[i];
+        size_t j = i;
+        while (j > 0 && game_created_ms(gs[j - 1]) > game_created_ms(g)) {
+            gs[j] = gs[j - 1];
+            j--;
+        }
+        gs[j] = g;
+    }
+}
+
+size_t hub_player_games_sorted(struct hub *h, struct player *p,
+                               struct game **gs, size_t max)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->ngames && n < max; i++)
+        if ((gs[n] = table_get(&h->games, p->games[i].gid)) != NULL)
+            n++;
+    sort_created(gs, n);
+    return n;
 }

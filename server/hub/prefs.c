@@ -4,6 +4,8 @@
  */
 #include "hub/prefs.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,17 @@ struct prefs {
     struct ratelimit *saves; /* per account, by pid */
 };
 
-struct prefs *prefs_new(void)
+extern const struct hub_module hub_prefs_module; /* (below) */
+
+static struct prefs *P(struct hub *h)
+{
+    struct prefs *pf = hub_module_state(h, &hub_prefs_module);
+
+    assert(pf); /* (its init ran) */
+    return pf;
+}
+
+static struct prefs *prefs_new(void)
 {
     struct prefs *pf = calloc(1, sizeof *pf);
 
@@ -52,7 +64,7 @@ static void saved_free(struct saved *e)
     }
 }
 
-void prefs_free(struct prefs *pf)
+static void prefs_free(struct prefs *pf)
 {
     if (!pf)
         return;
@@ -104,7 +116,7 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
-    if (!ratelimit_take(h->prefs->saves, p->pid, now)) {
+    if (!ratelimit_take(P(h)->saves, p->pid, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many settings saves; try again in a minute",
                        &m->id);
@@ -115,7 +127,7 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now)
         hub_busy(s, &m->id);
         return;
     }
-    remember(h->prefs, p->pid, m->settings, seq);
+    remember(P(h), p->pid, m->settings, seq);
     hub_send_text(s, proto_render_settings_saved(&m->id), seq);
     prefs_tell(h, p, s, m->settings, seq);
     /* the other nodes' connections of the account */
@@ -138,7 +150,7 @@ void prefs_tell(struct hub *h, struct player *p, struct session *except,
 
 char *prefs_get(struct hub *h, const char *pid)
 {
-    struct saved *e = table_get(&h->prefs->saved, pid);
+    struct saved *e = table_get(&P(h)->saved, pid);
     char *text = NULL;
 
     if (e && e->seq > store_committed(h->store))
@@ -148,9 +160,10 @@ char *prefs_get(struct hub *h, const char *pid)
     return text;
 }
 
-void prefs_sweep(struct hub *h)
+static void prefs_sweep(struct hub *h, int64_t now)
 {
-    struct table *t = &h->prefs->saved;
+    (void)now;
+    struct table *t = &P(h)->saved;
     uint64_t committed = store_committed(h->store);
 
     for (size_t i = 0; i < t->cap; i++) {
@@ -159,3 +172,49 @@ void prefs_sweep(struct hub *h)
             saved_free(table_del(t, e->pid));
     }
 }
+
+/* ---- the module ---------------------------------------------------------- */
+
+static int init(struct hub *h)
+{
+    struct prefs *pf = prefs_new();
+
+    hub_module_set_state(h, &hub_prefs_module, pf);
+    return pf ? 0 : -1;
+}
+
+static void fini(struct hub *h)
+{
+    prefs_free(hub_module_state(h, &hub_prefs_module));
+    hub_module_set_state(h, &hub_prefs_module, NULL);
+}
+
+/* Another node saved the account's settings (payload: the JSON). */
+static void told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now)
+{
+    char *json;
+
+    (void)now;
+    if (len == 0 || len > STORE_SETTINGS_MAX || !(json = malloc(len + 1)))
+        return;
+    memcpy(json, payload, len);
+    json[len] = '\0';
+    prefs_tell(h, p, NULL, json, 0);
+    free(json);
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_SETTINGS, prefs_command, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_prefs_module = {
+    .name = "prefs",
+    .init = init,
+    .free = fini,
+    .sweep = prefs_sweep,
+    .tell_tag = PREFS_TELL_SETTINGS,
+    .told = told,
+    .commands = commands,
+};

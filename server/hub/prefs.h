@@ -8,8 +8,9 @@
  * committed it), so a welcome right after a save (another device's login,
  * a reconnect) shows the newest object, never the one the save replaces.
  * Saves are metered per account (LIMIT_SETTINGS_BURST, then
- * LIMIT_SETTINGS_PER_MIN): each is a database write. Only the event-loop
- * thread calls these functions.
+ * LIMIT_SETTINGS_PER_MIN): each is a database write. A module of the
+ * hub (module.h: hub_prefs_module; its sweep forgets the saves the store
+ * has committed). Only the event-loop thread calls these functions.
  */
 #ifndef SERVER_PREFS_H
 #define SERVER_PREFS_H
@@ -27,13 +28,6 @@ struct session;
  * the account's new settings (JSON). */
 #define PREFS_TELL_SETTINGS 'C'
 
-/* The saves in flight and the per-account meter, empty; NULL when out
- * of memory. The hub owns it (hub_new, hub_free). */
-struct prefs *prefs_new(void);
-
-/* Frees pf and what it holds; NULL is a no-op. */
-void prefs_free(struct prefs *pf);
-
 /* settings: after the parser's checks (the object's shape), in this
  * order: needs_account (a guest), rate_limited (the account's meter, then
  * a full store queue: "busy"). Then the object replaces the account's
@@ -50,9 +44,5 @@ void prefs_tell(struct hub *h, struct player *p, struct session *except,
  * committed, else the store's. Malloc'ed (the caller frees), or NULL when
  * none is stored (or the store could not be read: logged there). */
 char *prefs_get(struct hub *h, const char *pid);
-
-/* Forgets the saves the store has committed (its reads have them): the
- * hub's periodic sweep. */
-void prefs_sweep(struct hub *h);
 
 #endif

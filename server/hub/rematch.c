@@ -246,3 +246,28 @@ void rematch_command(struct session *s, const struct proto_msg *m,
         h, gh->game,
         proto_render_draw("rematch_offered", game_gid(gh->game), color));
 }
+
+/* ---- the module ---------------------------------------------------------- */
+
+/* g leaves memory: its rematch offer with it. */
+static void game_gone(struct hub *h, struct game *g)
+{
+    struct game_host *gh = game_user(g);
+
+    if (gh)
+        rematch_clear(h, gh, -1, "expired");
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_REMATCH, rematch_command, true},
+    {PROTO_T_REMATCH_DECLINE, rematch_command, true},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_rematch_module = {
+    .name = "rematch",
+    .player_gone = rematch_player_gone,
+    .game_gone = game_gone,
+    .game_left = rematch_left,
+    .commands = commands,
+};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "game/lobby.h"
+#include "hub/lobbyfeed.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/tunables.h"
@@ -251,3 +252,141 @@ void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
     }
     hub_send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
 }
+
+/* ---- the seek book: the hub's lobby ------------------------------------- */
+
+static void place(void *ctx, struct session *s, const struct proto_msg *m,
+                  const struct lobby_seek *k, int64_t now)
+{
+    struct hub *h = ctx;
+    struct lobby_seek match;
+    int color, rc;
+
+    rc = lobby_seek(h->lobby, k, (int)(ids_random_byte() & 1), &match,
+                    &color);
+    if (rc < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    hub_send_text(s, proto_render_seeking(k->sid, &m->id), 0);
+    if (rc == 1)
+        hub_seek_paired(s, m, &match, color, now);
+}
+
+static void cancel(void *ctx, struct session *s, const struct proto_id *id)
+{
+    struct hub *h = ctx;
+
+    if (lobby_cancel(h->lobby, s->player->pid))
+        hub_send_text(s, proto_render_seek_cancelled(id), 0);
+    else
+        hub_send_error(s, PROTO_NO_SEEK, "you have no open seek", id);
+}
+
+/* The hub's checks after no_such_seek, then the game; s's own open seek
+ * ends with the game's start (its game_start says so). */
+static void accept(void *ctx, struct session *s, const struct proto_msg *m,
+                   int64_t now)
+{
+    struct hub *h = ctx;
+    const struct lobby_seek *k = lobby_find(h->lobby, m->seek);
+    struct lobby_seek seek;
+    struct game *g;
+
+    if (!k) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       &m->id);
+        return;
+    }
+    if (hub_accept_refused(s, k, &m->id))
+        return;
+    seek = *k; /* taken (with s's own seek) once the game exists */
+    g = hub_accept_start(s, &seek, &m->id, now);
+    if (!g)
+        return;
+    lobby_take(h->lobby, seek.sid, &seek);
+    lobby_cancel(h->lobby, s->player->pid);
+    log_info("event=seek_accepted seek=%s game=%s", seek.sid, game_gid(g));
+    game_announce_start(g, now);
+}
+
+static bool has(void *ctx, const struct session *s)
+{
+    struct hub *h = ctx;
+
+    return s->player && lobby_has(h->lobby, s->player->pid);
+}
+
+static void drop(void *ctx, struct session *s)
+{
+    struct hub *h = ctx;
+
+    lobby_drop_owner(h->lobby, s);
+}
+
+static size_t count(void *ctx)
+{
+    struct hub *h = ctx;
+
+    return lobby_count(h->lobby);
+}
+
+static const struct seekbook_ops local_seekbook = {
+    .place = place,
+    .cancel = cancel,
+    .accept = accept,
+    .has = has,
+    .drop = drop,
+    .count = count,
+    .fetch = NULL,
+};
+
+static void do_cancel_seek(struct session *s, const struct proto_msg *m,
+                           int64_t now)
+{
+    struct hub *h = s->hub;
+
+    (void)now;
+    h->seekbook.ops->cancel(h->seekbook.ctx, s, &m->id);
+}
+
+static void do_lobby_watch(struct session *s, const struct proto_msg *m,
+                           int64_t now)
+{
+    if (lobbyfeed_watch(s->hub->feed, s, now) < 0)
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+}
+
+static void do_lobby_unwatch(struct session *s, const struct proto_msg *m,
+                             int64_t now)
+{
+    (void)m;
+    (void)now;
+    lobbyfeed_unwatch(s->hub->feed, s);
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+static const struct hub_command commands[] = {
+    {PROTO_T_SEEK, hub_do_seek, false},
+    {PROTO_T_CANCEL_SEEK, do_cancel_seek, false},
+    {PROTO_T_ACCEPT, hub_do_accept, false},
+    {PROTO_T_INVITE, hub_do_invite, false},
+    {PROTO_T_LOBBY_WATCH, do_lobby_watch, false},
+    {PROTO_T_LOBBY_UNWATCH, do_lobby_unwatch, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+/* The hub's lobby is its seek book until a router brings another. */
+static int init(struct hub *h)
+{
+    hub_own_seekbook(h, &(struct seekbook){&local_seekbook, h});
+    return 0;
+}
+
+const struct hub_module hub_lobby_module = {
+    .name = "lobby",
+    .init = init,
+    .commands = commands,
+};

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/config.h"
+#include "hub/account.h"
 #include "lib/msgbuf.h"
 #include "store/store.h"
 #include "tmpdir.h"
@@ -309,7 +310,7 @@ static size_t wake_all(void)
 static bool auth_settled(void)
 {
     for (int i = 0; i < fake_nnodes && !passwords_held; i++)
-        if (hub_auth_pending(fake_nodes[i].hub))
+        if (account_jobs(fake_nodes[i].hub))
             return false;
     return true;
 }
@@ -340,7 +341,7 @@ void fake_hold_passwords(int hold)
 {
     passwords_held = hold != 0;
     for (int i = 0; i < fake_nnodes; i++)
-        hub_hold_passwords(fake_nodes[i].hub, hold);
+        account_hold(fake_nodes[i].hub, hold);
 }
 
 static bool settle_on_advance = true;

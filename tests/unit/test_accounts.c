@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hub/account.h"
 #include "hubfake.h"
 #include "lib/ids.h"
 #include "store/store.h"
@@ -309,7 +310,7 @@ START_TEST(login_errors)
     fake_hold_passwords(1);
     login(c, "anne", "correct horse");
     ck_assert_int_eq(c->n, 0);
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 1);
+    ck_assert_uint_eq(account_jobs(fake_hub), 1);
     fake_hold_passwords(0);
     fake_settle();
     ck_assert_str_eq(fake_error(c), "bad_credentials");
@@ -521,7 +522,7 @@ START_TEST(password_queue_is_bounded)
     ck_assert_int_eq(c[0]->n, 0);
     ck_assert_int_eq(c[1]->n, 0);
     ck_assert_str_eq(fake_error(c[2]), "rate_limited");
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 2);
+    ck_assert_uint_eq(account_jobs(fake_hub), 2);
     /* a second login on a connection waiting for one */
     login(c[0], "ann", "correct horse");
     ck_assert_str_eq(fake_error(c[0]), "rate_limited");
@@ -530,7 +531,7 @@ START_TEST(password_queue_is_bounded)
     fake_settle();
     ck_assert_str_eq(fake_last_t(c[0]), "welcome");
     ck_assert_str_eq(fake_last_t(c[1]), "welcome");
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 0);
+    ck_assert_uint_eq(account_jobs(fake_hub), 0);
 }
 END_TEST
 
@@ -554,7 +555,7 @@ START_TEST(closing_while_hashing)
     login(l, "ann", "correct horse");
     fake_say(o, "{\"t\":\"register\",\"username\":\"otto\","
                 "\"password\":\"correct horse\"}");
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 3);
+    ck_assert_uint_eq(account_jobs(fake_hub), 3);
     uint64_t queued = store_queued(fake_store);
     fake_disconnect(r);
     fake_disconnect(l);
@@ -564,7 +565,7 @@ START_TEST(closing_while_hashing)
     fake_clear(o);
     fake_hold_passwords(0);
     fake_settle();
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 0);
+    ck_assert_uint_eq(account_jobs(fake_hub), 0);
     ck_assert_int_eq(o->n, 0);
     ck_assert_uint_eq(store_queued(fake_store), queued);
     struct fconn *n = fake_connect("10.0.0.5");
@@ -588,7 +589,7 @@ START_TEST(shutdown_while_hashing)
     do_register(a, "ann", NULL);
     fake_hold_passwords(1);
     login(l, "ann", "correct horse");
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 1);
+    ck_assert_uint_eq(account_jobs(fake_hub), 1);
 }
 END_TEST
 

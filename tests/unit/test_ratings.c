@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hub/account.h"
 #include "hubfake.h"
 #include "game/rating.h"
 #include "store/store.h"
@@ -37,11 +38,11 @@ static void wait_passwords(void)
 {
     struct timespec ms = {0, 1000000L};
 
-    for (int i = 0; i < 20000 && hub_auth_pending(fake_hub) > 0; i++) {
+    for (int i = 0; i < 20000 && account_jobs(fake_hub) > 0; i++) {
         hub_wake(fake_hub);
         nanosleep(&ms, NULL);
     }
-    ck_assert_uint_eq(hub_auth_pending(fake_hub), 0);
+    ck_assert_uint_eq(account_jobs(fake_hub), 0);
     fake_settle();
 }
 

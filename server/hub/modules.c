@@ -1,0 +1,22 @@
+/*
+ * modules.c - the table of the hub's modules (module.h), in the order
+ * hub_new initialises them. A new feature: its file, and its row here.
+ */
+#include "hub/module.h"
+
+extern const struct hub_module hub_core_module;    /* ping: hub.c */
+extern const struct hub_module hub_play_module;    /* a game's: play.c */
+extern const struct hub_module hub_lobby_module;   /* seeks.c */
+extern const struct hub_module hub_account_module; /* hello.c, account.c */
+extern const struct hub_module hub_prefs_module;   /* prefs.c */
+extern const struct hub_module hub_rematch_module; /* rematch.c */
+
+const struct hub_module *const hub_modules[] = {
+    &hub_core_module,
+    &hub_play_module,
+    &hub_lobby_module,
+    &hub_account_module,
+    &hub_prefs_module,
+    &hub_rematch_module,
+    NULL,
+};
