@@ -1,7 +1,7 @@
 /*
- * store_internal.h - what the store's shared core (store.c) and its two
- * backends (store_sqlite.c, store_pg.c) share. Private to those three
- * files: everyone else sees store.h.
+ * store_internal.h - what the store's shared core (store.c,
+ * store_queue.c, store_writer.c, store_read.c) and its two backends
+ * (sqlite/, pg/) share. Private to those: everyone else sees store.h.
  *
  * The core owns everything that is the same whatever the database: the
  * bounded queue of ops and their sequence numbers, `committed`, the
@@ -348,6 +348,11 @@ struct store *store__new(const struct store_backend *be,
 /* Starts the writer thread (the backend is open: s->be_state set, the
  * heartbeat read). 0, or -1 with a sentence in err. */
 int store__start(struct store *s, char *err, size_t errlen);
+
+/* Frees op and everything it owns (NULL: nothing): the queue's when it
+ * refuses op, the writer's once op is done with, store_close's for what
+ * is left (store_queue.c). Core only. */
+void store__op_free(struct op *op);
 
 /* The game an op writes, or NULL for an op about no game. */
 const char *store__op_gid(const struct op *op);
