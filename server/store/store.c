@@ -211,6 +211,14 @@ void store_location(const struct store *s, char *buf, size_t len)
     s->be->location(s, buf, len);
 }
 
+/* ---- SQLite only ------------------------------------------------------ */
+
+void store_hold_checkpoints(struct store *s, int hold)
+{
+    if (s->be->hold_checkpoints)
+        s->be->hold_checkpoints(s, hold);
+}
+
 /* ---- counters --------------------------------------------------------- */
 
 uint64_t store_committed(const struct store *s)

@@ -15,7 +15,7 @@
  * separate connection and never wait on the writer. With SQLite a third
  * thread checkpoints the WAL into the database on its own connection; the
  * writer never does, and waits for it only when the WAL has reached its
- * cap (see store_sqlite.c).
+ * cap (see sqlite_wal.c).
  *
  * Reads are synchronous on the loop thread. With SQLite a read costs
  * microseconds (the pages are in memory: store_find_player 4 us at the
@@ -58,20 +58,6 @@
 
 struct store;
 
-/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
- * of a database created since 0007, 64 MB at the 4 KB of an older one):
- * a commit that leaves this many makes the writer wait for a checkpoint
- * pass before its next transaction, which then starts the WAL over. */
-#define STORE_WAL_CAP_FRAMES 16384
-
-/* The page size of a new database. Every commit writes each page it
- * changed to the WAL whole, and a move changes about one (the journal's
- * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
- * the bytes, and so does the checkpoint that copies it (README
- * "Performance": the disk bandwidth a move needs). An existing database
- * keeps its own (WAL mode cannot change it). */
-#define STORE_PAGE_SIZE 1024
-
 struct store_player {
     char pid[33];
     char name[21];
@@ -111,6 +97,10 @@ struct store_game_list {
     int has_more; /* a further page exists */
 };
 
+/* ---- SQLite only (store/sqlite) ----------------------------------------
+ * A store on PostgreSQL has none of these: store_hold_checkpoints does
+ * nothing on one, and the constants are the SQLite database's. */
+
 /* Opens (creating if needed) the SQLite database at path, applies
  * pending migrations in one transaction, starts the writer and
  * checkpointer threads. Returns 0, or -1 with a sentence in err (e.g. a
@@ -118,6 +108,36 @@ struct store_game_list {
 int store_open(struct store **out, const char *path,
                void (*on_commit)(void *arg), void *arg, char *err,
                size_t errlen);
+
+/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
+ * of a database created since 0007, 64 MB at the 4 KB of an older one):
+ * a commit that leaves this many makes the writer wait for a checkpoint
+ * pass before its next transaction, which then starts the WAL over. */
+#define STORE_WAL_CAP_FRAMES 16384
+
+/* The page size of a new database. Every commit writes each page it
+ * changed to the WAL whole, and a move changes about one (the journal's
+ * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
+ * the bytes, and so does the checkpoint that copies it (README
+ * "Performance": the disk bandwidth a move needs). An existing database
+ * keeps its own (WAL mode cannot change it). */
+#define STORE_PAGE_SIZE 1024
+
+/* Stops the checkpointer (hold != 0; returns once a pass in progress has
+ * ended) or lets it go on. While it is held nothing is copied into the
+ * database file, and a writer that reaches the WAL's cap waits
+ * (store_close still returns). For tests. Nothing with PostgreSQL (no
+ * checkpointer: its backend has no hold_checkpoints). */
+void store_hold_checkpoints(struct store *s, int hold);
+
+/* Copies the live SQLite database to path with SQLite's online backup
+ * API. Usable from another process while a server runs. Returns 0 or -1
+ * with a sentence in err. (A PostgreSQL database is backed up with
+ * pg_dump: `chess-server backup` refuses one.) */
+int store_backup(const char *db_path, const char *dest_path, char *err,
+                 size_t errlen);
+
+/* ---- PostgreSQL only (store/pg) ---------------------------------------- */
 
 /* The longest node id (config.h's node_id). */
 #define STORE_NODE_ID_MAX 32
@@ -139,6 +159,8 @@ int store_open_pg(struct store **out, const char *conninfo,
 /* Connects to the PostgreSQL database conninfo names and runs SELECT 1
  * (--check-config). Returns 0, or -1 with a sentence in err. */
 int store_check_pg(const char *conninfo, char *err, size_t errlen);
+
+/* ---- either backend ---------------------------------------------------- */
 
 /* "sqlite" or "postgres". */
 const char *store_backend_name(const struct store *s);
@@ -415,18 +437,5 @@ struct store_timing {
                                      again */
 };
 void store_timing(struct store *s, struct store_timing *out);
-
-/* Stops the checkpointer (hold != 0; returns once a pass in progress has
- * ended) or lets it go on. While it is held nothing is copied into the
- * database file, and a writer that reaches the WAL's cap waits
- * (store_close still returns). For tests. Nothing with PostgreSQL. */
-void store_hold_checkpoints(struct store *s, int hold);
-
-/* Copies the live SQLite database to path with SQLite's online backup
- * API. Usable from another process while a server runs. Returns 0 or -1
- * with a sentence in err. (A PostgreSQL database is backed up with
- * pg_dump: `chess-server backup` refuses one.) */
-int store_backup(const char *db_path, const char *dest_path, char *err,
-                 size_t errlen);
 
 #endif

@@ -232,6 +232,9 @@ struct store_backend {
      * else to write should wait (the backend signals s->cv when that
      * ends); NULL: never. */
     bool (*beat_waits)(struct store *s);
+    /* Loop thread: store_hold_checkpoints. NULL: the backend has no
+     * checkpointer (PostgreSQL). SQLite only. */
+    void (*hold_checkpoints)(struct store *s, int hold);
     /* Loop thread, in store_close once the writer has stopped: stops the
      * backend's threads, closes its connections, frees s->be_state. */
     void (*close)(struct store *s);
@@ -269,6 +272,8 @@ struct store_backend {
     int (*list_player_games)(struct store *s, const char *pid,
                              const char *before_gid, int limit,
                              struct store_game_list *out);
+    /* NULL: no epochs are stored (SQLite, one node): store_get_epoch
+     * gives 0. PostgreSQL only. */
     int (*get_epoch)(struct store *s, const char *gid, int64_t *epoch);
     /* The live games (gids) of a seat, oldest first / every live game's
      * after `after` in gid order: at most max into gids, *n how many. */

@@ -349,7 +349,7 @@ void store_game_list_clear(struct store_game_list *l)
 int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 {
     *epoch = 0;
-    if (!gid || !*gid)
+    if (!gid || !*gid || !s->be->get_epoch)
         return 0;
     return s->be->get_epoch(s, gid, epoch);
 }

@@ -386,6 +386,7 @@ const struct store_backend store__pg = {
     .commit = pg__commit,
     .after_batch = NULL,
     .beat_waits = NULL,
+    .hold_checkpoints = NULL,
     .close = pg_close,
     .location = pg_location,
     .find_player_by_token = pg__find_player_by_token,

@@ -97,9 +97,11 @@ enum store_batch sq__commit(struct store *s, struct op *const *ops, size_t n,
 int sq__on_wal_commit(void *arg, sqlite3 *db, const char *name, int frames);
 /* The checkpointer thread's body (arg: the store); returns on stop. */
 void *sq__checkpointer_main(void *arg);
-/* struct store_backend's after_batch and beat_waits. Writer thread. */
+/* struct store_backend's after_batch and beat_waits (writer thread), and
+ * hold_checkpoints (loop thread). */
 int64_t sq__after_batch(struct store *s);
 bool sq__beat_waits(struct store *s);
+void sq__hold_checkpoints(struct store *s, int hold);
 
 /* ---- sqlite_read.c (loop thread): struct store_backend's reads -------- */
 
@@ -128,7 +130,6 @@ int sq__load_live(struct store *s, struct store__live *ll);
 int sq__list_player_games(struct store *s, const char *pid,
                           const char *before_gid, int limit,
                           struct store_game_list *out);
-int sq__get_epoch(struct store *s, const char *gid, int64_t *epoch);
 int sq__player_live_games(struct store *s, const char *pid, char (*gids)[33],
                           size_t max, size_t *n);
 int sq__live_gids(struct store *s, const char *after, int64_t before_ms,

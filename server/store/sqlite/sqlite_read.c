@@ -448,15 +448,6 @@ int sq__list_player_games(struct store *s, const char *pid,
     return 0;
 }
 
-/* One node, no epochs stored. */
-int sq__get_epoch(struct store *s, const char *gid, int64_t *epoch)
-{
-    (void)s;
-    (void)gid;
-    *epoch = 0;
-    return 0;
-}
-
 /* gid in column 0 of each row of st (bound), at most max. */
 static int gid_rows(struct store *s, sqlite3_stmt *st, char (*gids)[33],
                     size_t max, size_t *n)

@@ -240,12 +240,11 @@ bool sq__beat_waits(struct store *s)
     return b->ckpt_begun != b->ckpt_ended;
 }
 
-void store_hold_checkpoints(struct store *s, int hold)
+/* The backend's hold_checkpoints (store_hold_checkpoints). */
+void sq__hold_checkpoints(struct store *s, int hold)
 {
     struct sqlite_be *b = s->be_state;
 
-    if (s->be != &store__sqlite)
-        return;
     pthread_mutex_lock(&s->mu);
     b->ckpt_held = hold != 0;
     pthread_cond_signal(&b->ckpt_cv);

@@ -598,6 +598,7 @@ const struct store_backend store__sqlite = {
     .commit = sq__commit,
     .after_batch = sq__after_batch,
     .beat_waits = sq__beat_waits,
+    .hold_checkpoints = sq__hold_checkpoints,
     .close = sq_close,
     .location = sq_location,
     .find_player_by_token = sq__find_player_by_token,
@@ -613,7 +614,7 @@ const struct store_backend store__sqlite = {
     .get_game = sq__get_game,
     .load_live = sq__load_live,
     .list_player_games = sq__list_player_games,
-    .get_epoch = sq__get_epoch,
+    .get_epoch = NULL, /* one node: no epochs stored */
     .player_live_games = sq__player_live_games,
     .live_gids = sq__live_gids,
 };
