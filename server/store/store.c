@@ -65,9 +65,11 @@ bool store__stopping(struct store *s)
 
 /* ---- open / close ----------------------------------------------------- */
 
-struct store *store__new(const struct store_backend *be,
-                         void (*on_commit)(void *arg), void *arg, char *err,
-                         size_t errlen)
+/* Allocates the core (queue, mutex, condition variable) with backend be
+ * and on_commit. NULL with a sentence in err. */
+static struct store *new_store(const struct store_backend *be,
+                               void (*on_commit)(void *arg), void *arg,
+                               char *err, size_t errlen)
 {
     struct store *s = calloc(1, sizeof *s);
     pthread_condattr_t ca;
@@ -122,7 +124,7 @@ int store_open(struct store **out, const char *path,
         errtext_set(err, errlen, "no database path given");
         return -1;
     }
-    if (!(s = store__new(&store__sqlite, on_commit, arg, err, errlen)))
+    if (!(s = new_store(&store__sqlite, on_commit, arg, err, errlen)))
         return -1;
     if (store__sqlite_open(s, path, err, errlen) != 0 ||
         store__start(s, err, errlen) != 0) {
@@ -149,7 +151,7 @@ int store_open_pg(struct store **out, const char *conninfo,
                     STORE_NODE_ID_MAX);
         return -1;
     }
-    if (!(s = store__new(&store__pg, on_commit, arg, err, errlen)))
+    if (!(s = new_store(&store__pg, on_commit, arg, err, errlen)))
         return -1;
     if (store__pg_open(s, conninfo, node_id, err, errlen) != 0 ||
         store__start(s, err, errlen) != 0) {

@@ -345,11 +345,6 @@ struct store {
 
 /* ---- what the core offers the backends ------------------------------- */
 
-/* Allocates the core (queue, mutex, condition variable) with backend be
- * and on_commit. NULL with a sentence in err. */
-struct store *store__new(const struct store_backend *be,
-                         void (*on_commit)(void *arg), void *arg, char *err,
-                         size_t errlen);
 /* Starts the writer thread (the backend is open: s->be_state set, the
  * heartbeat read). 0, or -1 with a sentence in err. */
 int store__start(struct store *s, char *err, size_t errlen);
@@ -390,11 +385,8 @@ int store__moves_add(struct store__moves *l, const struct store_move *m);
 
 /* A new zeroed game at the end of ll, or NULL when out of memory. */
 struct store__live_game *store__live_add(struct store__live *ll);
-/* Sorts an index of ll's games by gid (store__live_find). 0 or -1. */
+/* Sorts an index of ll's games by gid (store__live_move). 0 or -1. */
 int store__live_index(struct store__live *ll);
-/* The game gid of ll (after store__live_index), or NULL. */
-struct store__live_game *store__live_find(const struct store__live *ll,
-                                          const char *gid);
 /* Adds journal row m of game gid to its game of ll (store__moves_add);
  * a row of a game not in ll (an ended one not yet swept) is skipped.
  * Rows come sorted by game: *cur is the game of the previous row (NULL

@@ -78,7 +78,8 @@ int store__live_index(struct store__live *ll)
     return 0;
 }
 
-struct store__live_game *store__live_find(const struct store__live *ll,
+/* The game gid of ll (after store__live_index), or NULL. */
+static struct store__live_game *live_find(const struct store__live *ll,
                                           const char *gid)
 {
     size_t lo = 0, hi = ll->n;
@@ -101,7 +102,7 @@ int store__live_move(const struct store__live *ll,
                      const struct store_move *m)
 {
     if (!*cur || strcmp((*cur)->g.gid, gid))
-        *cur = store__live_find(ll, gid);
+        *cur = live_find(ll, gid);
     return *cur ? store__moves_add(&(*cur)->l, m) : 0;
 }
 
