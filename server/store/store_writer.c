@@ -328,6 +328,88 @@ static struct op *spare_return(struct store *s, struct op *back)
     return back;
 }
 
+/* Under mu: waits until ops are queued, stop is requested or the
+ * heartbeat is due (next_beat, CLOCK_MONOTONIC ms). A heartbeat (a write
+ * of its own, with nothing queued) waits while the backend says so
+ * (SQLite: a checkpoint pass runs; begun during the pass it would leave
+ * the log end uncopied, and one that fell into every pass, both about
+ * once a second, would keep an idle WAL from ever starting over); the
+ * pass's end signals cv. */
+static void wait_for_work(struct store *s, int64_t next_beat)
+{
+    while (s->q_n == 0 && !s->stopping &&
+           (sysclock_ms(CLOCK_MONOTONIC) < next_beat ||
+            (s->be->beat_waits && s->be->beat_waits(s)))) {
+        struct timespec ts = {(time_t)(next_beat / 1000),
+                              (long)(next_beat % 1000) * 1000000L};
+        if (sysclock_ms(CLOCK_MONOTONIC) >= next_beat)
+            pthread_cond_wait(&s->cv, &s->mu);
+        else
+            pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+    }
+}
+
+/* A batch of n > 0 ops committed: its fenced games settled (held for the
+ * loop), `committed` published up to its last op, the loop woken. */
+static void batch_committed(struct store *s, struct op *const *ops, size_t n)
+{
+    uint64_t held;
+
+    /* sequence numbers commit in the order they were handed out */
+    assert(ops[n - 1]->seq >= atomic_load(&s->committed));
+    if ((held = settle_batch(s, ops, n)))
+        hold_for_the_loop(s, held);
+    publish(s, ops[n - 1]->seq);
+    if (s->on_commit)
+        s->on_commit(s->arg);
+}
+
+/* After a batch: frees its ops but the moves, which own nothing and go
+ * back to s->spare (as many as it keeps) once the backend's after_batch
+ * has run (not while stopping). Returns how long after_batch waited, in
+ * us. */
+static int64_t recycle_batch(struct store *s, struct op *const *ops, size_t n,
+                             bool stopping)
+{
+    struct op *back = NULL; /* the batch's move ops, for `spare` */
+    int64_t waited_us = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (ops[i]->kind == OP_MOVE) { /* owns nothing: reusable */
+            ops[i]->next_spare = back;
+            back = ops[i];
+        } else {
+            store__op_free(ops[i]);
+        }
+    }
+    if (s->be->after_batch && !stopping)
+        waited_us = s->be->after_batch(s);
+
+    if (back)
+        back = spare_return(s, back);
+    while (back) { /* more moves were in flight than are kept */
+        struct op *o = back;
+        back = o->next_spare;
+        store__op_free(o);
+    }
+    return waited_us;
+}
+
+/* Under mu: one transaction's times into s->timing (a lost one: only
+ * its retries). */
+static void record_timing(struct store *s, const struct store_attempt *a,
+                          size_t n, bool lost, int64_t queue_us,
+                          int64_t t_end, int fails)
+{
+    if (!lost) {
+        if (n > 0)
+            hist_add(&s->timing.queue, queue_us);
+        hist_add(&s->timing.statements, a->t_commit - a->t_begin);
+        hist_add(&s->timing.commit, t_end - a->t_commit);
+    }
+    s->timing.retries += (uint64_t)fails;
+}
+
 /*
  * The writer: waits for ops (or the next heartbeat), takes everything
  * queued, has it committed, publishes the sequence number and wakes the
@@ -336,9 +418,8 @@ static struct op *spare_return(struct store *s, struct op *back)
 static void *writer_main(void *arg)
 {
     struct store *s = arg;
-    struct op *back = NULL; /* the batch's move ops, for `spare` */
-    int64_t next_beat = 0;  /* CLOCK_MONOTONIC ms; 0: beat at once */
-    int64_t waited_us = 0;  /* before this transaction (after_batch) */
+    int64_t next_beat = 0; /* CLOCK_MONOTONIC ms; 0: beat at once */
+    int64_t waited_us = 0; /* before this transaction (after_batch) */
 
     pthread_mutex_lock(&s->mu);
     for (;;) {
@@ -348,24 +429,8 @@ static void *writer_main(void *arg)
         bool stopping, beat, lost;
         int fails = 0;
         int64_t t_begin, t_end, queue_us = 0;
-        uint64_t held;
 
-        /* A heartbeat (a write of its own, with nothing queued) waits
-         * while the backend says so (SQLite: a checkpoint pass runs;
-         * begun during the pass it would leave the log end uncopied, and
-         * one that fell into every pass, both about once a second, would
-         * keep an idle WAL from ever starting over); the pass's end
-         * signals cv. */
-        while (s->q_n == 0 && !s->stopping &&
-               (sysclock_ms(CLOCK_MONOTONIC) < next_beat ||
-                (s->be->beat_waits && s->be->beat_waits(s)))) {
-            struct timespec ts = {(time_t)(next_beat / 1000),
-                                  (long)(next_beat % 1000) * 1000000L};
-            if (sysclock_ms(CLOCK_MONOTONIC) >= next_beat)
-                pthread_cond_wait(&s->cv, &s->mu);
-            else
-                pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-        }
+        wait_for_work(s, next_beat);
         ops = s->q;
         n = s->q_n;
         s->q = s->batch;
@@ -390,15 +455,8 @@ static void *writer_main(void *arg)
             next_beat = sysclock_ms(CLOCK_MONOTONIC) + STORE_HEARTBEAT_MS;
         if (!lost)
             atomic_store(&s->last_commit_ms, sysclock_ms(CLOCK_MONOTONIC));
-        if (n > 0 && !lost) {
-            /* sequence numbers commit in the order they were handed out */
-            assert(ops[n - 1]->seq >= atomic_load(&s->committed));
-            if ((held = settle_batch(s, ops, n)))
-                hold_for_the_loop(s, held);
-            publish(s, ops[n - 1]->seq);
-            if (s->on_commit)
-                s->on_commit(s->arg);
-        }
+        if (n > 0 && !lost)
+            batch_committed(s, ops, n);
         if (n > 0 && t_end - ops[0]->queued_us > STORE_SLOW_COMMIT_US)
             log_debug("event=store_slow_commit ops=%zu queue_us=%lld "
                       "wait_us=%lld statements_us=%lld commit_us=%lld "
@@ -406,34 +464,10 @@ static void *writer_main(void *arg)
                       n, (long long)queue_us, (long long)waited_us,
                       (long long)(lost ? 0 : a.t_commit - a.t_begin),
                       (long long)(lost ? 0 : t_end - a.t_commit), fails);
-        for (size_t i = 0; i < n; i++) {
-            if (ops[i]->kind == OP_MOVE) { /* owns nothing: reusable */
-                ops[i]->next_spare = back;
-                back = ops[i];
-            } else {
-                store__op_free(ops[i]);
-            }
-        }
-        waited_us = 0;
-        if (s->be->after_batch && !stopping)
-            waited_us = s->be->after_batch(s);
-
-        if (back)
-            back = spare_return(s, back);
-        while (back) { /* more moves were in flight than are kept */
-            struct op *o = back;
-            back = o->next_spare;
-            store__op_free(o);
-        }
+        waited_us = recycle_batch(s, ops, n, stopping);
 
         pthread_mutex_lock(&s->mu);
-        if (!lost) {
-            if (n > 0)
-                hist_add(&s->timing.queue, queue_us);
-            hist_add(&s->timing.statements, a.t_commit - a.t_begin);
-            hist_add(&s->timing.commit, t_end - a.t_commit);
-        }
-        s->timing.retries += (uint64_t)fails;
+        record_timing(s, &a, n, lost, queue_us, t_end, fails);
         s->stats.journal_swept = s->swept;
         if (stopping && s->q_n == 0)
             break;

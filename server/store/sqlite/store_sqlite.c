@@ -474,37 +474,15 @@ static int own_files(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* Opens the backend of s on the database at path (store.c's store_open):
- * migrations, statements, the heartbeat, and the checkpointer thread. 0,
- * or -1 with a sentence in err (store_close then cleans up). */
-int store__sqlite_open(struct store *s, const char *path, char *err,
-                       size_t errlen)
+/* The writer's connection `w` of s's backend b opened on path:
+ * configured, checked, migrated, its statements prepared, its wal hook
+ * set; the last heartbeat and the journal's end read. 0, or -1 with a
+ * sentence in err. */
+static int open_writer(struct store *s, struct sqlite_be *b, const char *path,
+                       char *err, size_t errlen)
 {
-    struct sqlite_be *b = calloc(1, sizeof *b);
-    pthread_condattr_t ca;
     int64_t beat = 0;
 
-    if (!b || !(b->path = strdup(path))) {
-        free(b);
-        errtext_set(err, errlen, "out of memory");
-        return -1;
-    }
-    s->be_state = b;
-    b->wait_at = STORE_WAL_CAP_FRAMES;
-    if (pthread_condattr_init(&ca) != 0) {
-        errtext_set(err, errlen, "cannot create a condition variable");
-        return -1;
-    }
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    b->ckpt_cv_made = pthread_cond_init(&b->ckpt_cv, &ca) == 0;
-    pthread_condattr_destroy(&ca);
-    if (!b->ckpt_cv_made) {
-        errtext_set(err, errlen, "cannot create a condition variable");
-        return -1;
-    }
-
-    if (own_files(path, err, errlen) != 0)
-        return -1;
     if (sqlite3_open_v2(path, &b->w,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                         NULL) != SQLITE_OK) {
@@ -531,6 +509,40 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
         errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(b->w));
         return -1;
     }
+    return 0;
+}
+
+/* Opens the backend of s on the database at path (store.c's store_open):
+ * migrations, statements, the heartbeat, and the checkpointer thread. 0,
+ * or -1 with a sentence in err (store_close then cleans up). */
+int store__sqlite_open(struct store *s, const char *path, char *err,
+                       size_t errlen)
+{
+    struct sqlite_be *b = calloc(1, sizeof *b);
+    pthread_condattr_t ca;
+
+    if (!b || !(b->path = strdup(path))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    s->be_state = b;
+    b->wait_at = STORE_WAL_CAP_FRAMES;
+    if (pthread_condattr_init(&ca) != 0) {
+        errtext_set(err, errlen, "cannot create a condition variable");
+        return -1;
+    }
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    b->ckpt_cv_made = pthread_cond_init(&b->ckpt_cv, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+    if (!b->ckpt_cv_made) {
+        errtext_set(err, errlen, "cannot create a condition variable");
+        return -1;
+    }
+
+    if (own_files(path, err, errlen) != 0 ||
+        open_writer(s, b, path, err, errlen) != 0)
+        return -1;
 
     if (sqlite3_open_v2(path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
         SQLITE_OK) {
