@@ -9,6 +9,7 @@
  */
 #include "store/store_internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ const char *store__op_name(enum op_kind k)
         "epoch"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
+    assert((unsigned)k < OP_KINDS);
     return names[k];
 }
 
@@ -74,6 +76,13 @@ static struct store *new_store(const struct store_backend *be,
     struct store *s = calloc(1, sizeof *s);
     pthread_condattr_t ca;
 
+    /* every operation but those the seam allows to be NULL */
+    assert(be && be->name && be->commit && be->close && be->location);
+    assert(be->find_player_by_token && be->find_player && be->find_account &&
+           be->find_account_token && be->get_rating && be->player_ratings &&
+           be->get_settings && be->is_account && be->rating_history &&
+           be->leaderboard && be->get_game && be->load_live &&
+           be->list_player_games && be->player_live_games && be->live_gids);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;
@@ -168,6 +177,8 @@ void store_close(struct store *s)
 
     if (!s)
         return;
+    /* the loop's: on the writer it would wait for itself */
+    assert(!store__on_writer(s));
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
     pthread_cond_broadcast(&s->cv);
@@ -247,6 +258,7 @@ int64_t store_last_commit_ms(const struct store *s)
 
 uint64_t store_failures(const struct store *s, enum store_failure kind)
 {
+    assert((unsigned)kind < STORE_FAIL_KINDS);
     return atomic_load(&s->failures[kind]);
 }
 
@@ -255,6 +267,7 @@ const char *store_failure_name(enum store_failure kind)
     static const char *const names[STORE_FAIL_KINDS] = {
         "commit", "write_dropped", "writes_lost",
         "read",   "checkpoint",    "fenced"};
+    assert((unsigned)kind < STORE_FAIL_KINDS);
     return names[kind];
 }
 

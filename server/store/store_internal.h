@@ -358,6 +358,9 @@ void store__op_free(struct op *op);
 const char *store__op_gid(const struct op *op);
 /* "player", "game", "move", ... (logs). */
 const char *store__op_name(enum op_kind k);
+/* True on s's writer thread (for assertions: the writer-thread-only
+ * functions, and the loop's that the writer must never call). */
+bool store__on_writer(const struct store *s);
 /* True when stop was requested (takes mu). */
 bool store__stopping(struct store *s);
 void store__sleep_ms(int ms);

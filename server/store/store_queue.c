@@ -7,6 +7,7 @@
  */
 #include "store/store_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,9 +24,13 @@ static uint64_t enqueue_locked(struct store *s, struct op *op)
 {
     uint64_t seq;
 
+    /* the loop's: on_commit, on the writer, must not write */
+    assert(!store__on_writer(s));
     if (s->q_n >= STORE_QUEUE_CAP || s->stopping)
         return 0;
     seq = op->seq = s->next_seq++;
+    /* handed out one by one, under mu */
+    assert(seq == atomic_load(&s->queued) + 1);
     op->queued_us = sysclock_us(CLOCK_MONOTONIC);
     s->q[s->q_n++] = op;
     atomic_store(&s->queued, seq);

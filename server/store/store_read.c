@@ -7,10 +7,15 @@
  */
 #include "store/store_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
+
+/* A read's thread: the loop's (never the writer's, whose on_commit may
+ * only wake the loop). */
+#define ASSERT_LOOP(s) assert((s) && !store__on_writer(s))
 
 /* ---- what the backends read into -------------------------------------- */
 
@@ -18,6 +23,7 @@ int store__read_failed(struct store *s, const char *why)
 {
     char q[300];
 
+    ASSERT_LOOP(s);
     atomic_fetch_add(&s->failures[STORE_FAIL_READ], 1);
     log_error("event=store_read_failed error=%s",
               log_quote(q, sizeof q, why));
@@ -26,6 +32,8 @@ int store__read_failed(struct store *s, const char *why)
 
 int store__moves_add(struct store__moves *l, const struct store_move *m)
 {
+    /* in ply order (every query sorts them so) */
+    assert(l->n == 0 || m->ply >= l->v[l->n - 1].ply);
     if (l->n > 0 && l->v[l->n - 1].ply == m->ply) {
         l->v[l->n - 1] = *m;
         return 0;
@@ -84,6 +92,7 @@ static struct store__live_game *live_find(const struct store__live *ll,
 {
     size_t lo = 0, hi = ll->n;
 
+    assert(ll->n == 0 || ll->by_gid); /* store__live_index came first */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = strcmp(ll->by_gid[mid]->g.gid, gid);
@@ -117,6 +126,8 @@ static void live_free(struct store__live *ll)
 struct store_game *store__game_list_add(struct store_game_list *l,
                                         size_t *cap, int limit)
 {
+    /* the caller stops at limit: the list never grows past it */
+    assert(limit >= 1 && l->n < (size_t)limit && l->n <= *cap);
     if (l->n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 16;
         struct store_game *nv;
@@ -136,18 +147,24 @@ struct store_game *store__game_list_add(struct store_game_list *l,
 int store_find_player_by_token(struct store *s, const uint8_t hash[32],
                                struct store_player *out)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     return hash ? s->be->find_player_by_token(s, hash, out) : 0;
 }
 
 int store_find_player(struct store *s, const char *pid,
                       struct store_player *out)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     return pid ? s->be->find_player(s, pid, out) : 0;
 }
 
 int store_find_account(struct store *s, const char *username,
                        struct store_account *out)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     return username ? s->be->find_account(s, username, out) : 0;
 }
 
@@ -155,6 +172,8 @@ int store_find_account_token(struct store *s, const uint8_t hash[32],
                              int64_t since_ms, struct store_player *out,
                              int64_t *last_used_ms)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     return hash ? s->be->find_account_token(s, hash, since_ms, out,
                                             last_used_ms)
                 : 0;
@@ -163,12 +182,16 @@ int store_find_account_token(struct store *s, const uint8_t hash[32],
 int store_get_rating(struct store *s, const char *pid, const char *category,
                      struct store_rating *out)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     return pid && category ? s->be->get_rating(s, pid, category, out) : 0;
 }
 
 int store_player_ratings(struct store *s, const char *pid,
                          struct store_rating *out, size_t max, size_t *n)
 {
+    ASSERT_LOOP(s);
+    assert(n && (out || max == 0));
     *n = 0;
     if (!pid)
         return 0;
@@ -181,6 +204,7 @@ int store_player_ratings(struct store *s, const char *pid,
 
 int store_is_account(struct store *s, const char *pid)
 {
+    ASSERT_LOOP(s);
     return pid ? s->be->is_account(s, pid) : 0;
 }
 
@@ -188,6 +212,8 @@ int store_get_settings(struct store *s, const char *pid, char **out)
 {
     int rc;
 
+    ASSERT_LOOP(s);
+    assert(out);
     *out = NULL;
     if (!pid)
         return 0;
@@ -206,6 +232,8 @@ int store_rating_history(struct store *s, const char *pid,
     struct store_rating_point *v;
     size_t k = 0;
 
+    ASSERT_LOOP(s);
+    assert(out && n);
     *out = NULL;
     *n = 0;
     if (!pid || !category || limit < 1)
@@ -237,6 +265,8 @@ int store_leaderboard(struct store *s, const char *category, int limit,
     struct store_leader *v;
     size_t k = 0;
 
+    ASSERT_LOOP(s);
+    assert(out && n);
     *out = NULL;
     *n = 0;
     if (!category || limit < 1)
@@ -262,6 +292,8 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
     struct store__moves l = {NULL, 0, 0};
     int found;
 
+    ASSERT_LOOP(s);
+    assert(g);
     if (moves)
         *moves = NULL;
     if (n_moves)
@@ -290,7 +322,10 @@ int store_get_game(struct store *s, const char *gid, struct store_game *g,
 int store_load_game(struct store *s, const char *gid, struct store_game *g,
                     struct store_move **moves, size_t *n_moves)
 {
-    int found = store_get_game(s, gid, g, moves, n_moves, NULL);
+    int found;
+
+    assert(moves && n_moves);
+    found = store_get_game(s, gid, g, moves, n_moves, NULL);
 
     if (found == 1 && !strcmp(g->status, "ended")) {
         free(*moves);
@@ -309,6 +344,8 @@ int store_load_live(struct store *s,
     struct store__live ll = {NULL, 0, 0, NULL};
     int ret = -1;
 
+    ASSERT_LOOP(s);
+    assert(cb);
     /* Everything is read first, in one snapshot, so that cb may call
      * other store functions. */
     if (s->be->load_live(s, &ll) == 0) {
@@ -325,6 +362,8 @@ int store_list_player_games(struct store *s, const char *pid,
                             const char *before_gid, int limit,
                             struct store_game_list *out)
 {
+    ASSERT_LOOP(s);
+    assert(out);
     out->games = NULL;
     out->n = 0;
     out->has_more = 0;
@@ -349,6 +388,8 @@ void store_game_list_clear(struct store_game_list *l)
 
 int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 {
+    ASSERT_LOOP(s);
+    assert(epoch);
     *epoch = 0;
     if (!gid || !*gid || !s->be->get_epoch)
         return 0;
@@ -358,6 +399,8 @@ int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 int store_player_live_games(struct store *s, const char *pid,
                             char (*gids)[33], size_t max, size_t *n)
 {
+    ASSERT_LOOP(s);
+    assert(n && (gids || max == 0));
     *n = 0;
     if (!pid || !*pid)
         return -1;
@@ -367,6 +410,8 @@ int store_player_live_games(struct store *s, const char *pid,
 int store_live_gids(struct store *s, const char *after, int64_t before_ms,
                     char (*gids)[33], size_t max, size_t *n)
 {
+    ASSERT_LOOP(s);
+    assert(n && (gids || max == 0));
     *n = 0;
     return max ? s->be->live_gids(s, after ? after : "", before_ms, gids, max,
                                   n)

@@ -42,6 +42,14 @@
 #include "strcopy.h"
 #include "sysclock.h"
 
+/* The store whose writer this thread is (writer_main sets it). */
+static _Thread_local const struct store *writer_of;
+
+bool store__on_writer(const struct store *s)
+{
+    return s && writer_of == s;
+}
+
 /* ---- failures and the purge's position (writer thread) ---------------- */
 
 /* Marks op dropped, counts it in `kind` and logs why. */
@@ -61,6 +69,7 @@ static void drop(struct store *s, struct op *op, enum store_failure kind,
 
 void store__op_refused(struct store *s, struct op *op, const char *why)
 {
+    assert(store__on_writer(s) && op && why);
     drop(s, op, STORE_FAIL_WRITE_DROPPED, why);
 }
 
@@ -68,6 +77,7 @@ void store__commit_failed(struct store *s, const char *code, const char *why)
 {
     char q[300];
 
+    assert(store__on_writer(s) && code && why);
     atomic_fetch_add(&s->failures[STORE_FAIL_COMMIT], 1);
     log_error("event=store_commit_failed code=%s error=%s", code,
               log_quote(q, sizeof q, why));
@@ -75,6 +85,7 @@ void store__commit_failed(struct store *s, const char *code, const char *why)
 
 void store__purge_kept(struct store *s, int64_t ms)
 {
+    assert(store__on_writer(s));
     if (!s->purge_kept) {
         s->purge_kept = true;
         s->kept_ms = ms;
@@ -84,6 +95,8 @@ void store__purge_kept(struct store *s, int64_t ms)
 void store__purge_advance(struct store *s, size_t n, int64_t last_ms,
                           const char *last_pid)
 {
+    assert(store__on_writer(s));
+    assert(n <= STORE_PURGE_BATCH && (n == 0 || last_pid));
     if (n == STORE_PURGE_BATCH) {
         s->purge_ms = last_ms;
         strcopy(s->purge_pid, sizeof s->purge_pid, last_pid);
@@ -164,6 +177,7 @@ static void fence_game(struct store *s, struct op *const *ops, size_t n,
     char gid[33], q[300], g[48];
     size_t dropped = 0, i;
 
+    assert(store__on_writer(s) && gid_in && why);
     strcopy(gid, sizeof gid, gid_in);
     for (i = 0; i < n; i++) {
         const char *og = store__op_gid(ops[i]);
@@ -205,6 +219,7 @@ size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max)
 {
     size_t k;
 
+    assert(!store__on_writer(s) && (gids || max == 0)); /* loop thread */
     pthread_mutex_lock(&s->mu);
     k = s->n_fenced < max ? s->n_fenced : max;
     if (k) {
@@ -221,6 +236,8 @@ size_t store_take_fenced(struct store *s, char (*gids)[33], size_t max)
 /* Publishes seq as committed, unless frozen or not greater. */
 static void publish(struct store *s, uint64_t seq)
 {
+    /* nothing is committed that was not queued */
+    assert(seq <= atomic_load(&s->queued));
     if (!s->frozen && seq > atomic_load(&s->committed))
         atomic_store(&s->committed, seq);
 }
@@ -230,6 +247,7 @@ static void publish(struct store *s, uint64_t seq)
  * games (or store_close: then frozen). */
 static void hold_for_the_loop(struct store *s, uint64_t first_fenced)
 {
+    assert(first_fenced > 0);
     publish(s, first_fenced - 1);
     if (s->on_commit)
         s->on_commit(s->arg);
@@ -267,6 +285,7 @@ static bool commit_ops(struct store *s, struct op *const *ops, size_t n,
         }
         switch (s->be->commit(s, ops, n, beat_ms, a)) {
         case STORE_BATCH_COMMITTED:
+            assert(a->t_begin > 0 && a->t_commit >= a->t_begin);
             return true;
         case STORE_BATCH_REFUSED:
             assert(a->bad < n && !ops[a->bad]->dropped);
@@ -355,6 +374,7 @@ static void batch_committed(struct store *s, struct op *const *ops, size_t n)
 {
     uint64_t held;
 
+    assert(n > 0);
     /* sequence numbers commit in the order they were handed out */
     assert(ops[n - 1]->seq >= atomic_load(&s->committed));
     if ((held = settle_batch(s, ops, n)))
@@ -421,6 +441,7 @@ static void *writer_main(void *arg)
     int64_t next_beat = 0; /* CLOCK_MONOTONIC ms; 0: beat at once */
     int64_t waited_us = 0; /* before this transaction (after_batch) */
 
+    writer_of = s;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         struct op **ops;
@@ -438,6 +459,11 @@ static void *writer_main(void *arg)
         s->batch = ops;
         stopping = s->stopping;
         pthread_mutex_unlock(&s->mu);
+        /* a batch is the queue in the order its sequence numbers were
+         * handed out, all of them after what was committed */
+        assert(n == 0 || ops[0]->seq > atomic_load(&s->committed));
+        for (size_t i = 1; i < n; i++)
+            assert(ops[i - 1]->seq < ops[i]->seq);
 
         beat = stopping || sysclock_ms(CLOCK_MONOTONIC) >= next_beat;
         t_begin = sysclock_us(CLOCK_MONOTONIC);

@@ -6,6 +6,7 @@
  */
 #include "store/pg/pg_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ static PGresult *rd(struct store *s, const char *name, const char *sql,
     struct pg_be *b = s->be_state;
     char msg[512];
 
+    assert(!store__on_writer(s)); /* r is the loop's */
+    assert((name != NULL) != (sql != NULL));
     for (int attempt = 0;; attempt++) {
         PGresult *r;
         ExecStatusType st;

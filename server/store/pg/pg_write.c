@@ -35,6 +35,7 @@
  */
 #include "store/pg/pg_internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -358,6 +359,8 @@ static void read_one(struct store *s, struct pg_be *b, struct op *const *ops,
     PGresult *r = NULL;
     ExecStatusType st;
 
+    assert(k < b->n_sent);
+    assert(e->what != SENT_TAKE || (ops && e->op != SIZE_MAX));
     if (e->what == SENT_COMMIT)
         *t_commit = sysclock_us(CLOCK_MONOTONIC);
     if (next_result(s, b, &r) != 0 || !r) {
@@ -421,6 +424,7 @@ static int roll_back(struct store *s, struct pg_be *b)
     struct outcome o;
     int64_t t;
 
+    assert(b->w && b->piped); /* after a pipeline's failed statement */
     if (PQtransactionStatus(b->w) == PQTRANS_IDLE) /* COMMIT failed: over */
         return 0;
     memset(&o, 0, sizeof o);
@@ -446,9 +450,13 @@ static int resolve(struct store *s, struct pg_be *b, struct op *const *ops,
                    size_t n)
 {
     const char *key = b->mark_key;
-    PGresult *r = PQexecPrepared(b->w, "w_meta_get", 1, &key, NULL, NULL, 0);
+    PGresult *r;
     char msg[256];
     int committed;
+
+    /* on a new connection, before its pipeline: an outcome to find */
+    assert(b->w && !b->piped && b->unknown);
+    r = PQexecPrepared(b->w, "w_meta_get", 1, &key, NULL, NULL, 0);
 
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         store__commit_failed(s, "08006",
@@ -530,11 +538,13 @@ enum store_batch pg__commit(struct store *s, struct op *const *ops, size_t n,
     int64_t marker;
     int ready;
 
+    assert(store__on_writer(s) && (ops || n == 0) && a);
     if (a->attempt == 0)
         b->unknown = 0; /* a lost batch given up at close: no longer ours */
     ready = w_ready(s, b, ops, n, a);
     if (ready <= 0)
         return ready == 0 ? STORE_BATCH_COMMITTED : STORE_BATCH_FAILED;
+    assert(b->w && b->piped && !b->unknown); /* ready for a new attempt */
     b->n_sent = 0;
     b->swept = 0;
     b->purged = false;

@@ -21,6 +21,7 @@
  */
 #include "store/pg/pg_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,7 @@ static void pg_close(struct store *s)
 {
     struct pg_be *b = s->be_state;
 
+    assert(s->stopping); /* store_close: the writer has stopped */
     PQfinish(b->w);
     PQfinish(b->r);
     free(b->sent);

@@ -53,6 +53,7 @@
  */
 #include "store/sqlite/sqlite_internal.h"
 
+#include <assert.h>
 #include <time.h>
 
 #include "lib/log.h"
@@ -84,6 +85,7 @@ int sq__on_wal_commit(void *arg, sqlite3 *db, const char *name, int frames)
     struct store *s = arg;
     struct sqlite_be *b = s->be_state;
 
+    assert(store__on_writer(s)); /* only the writer commits on w */
     (void)db;
     (void)name;
     if (frames <= b->wal_frames) /* started over */
@@ -125,6 +127,7 @@ static int64_t wait_for_checkpoint(struct store *s, bool must)
     uint64_t gen;
     bool caught_up;
 
+    assert(store__on_writer(s));
     pthread_mutex_lock(&s->mu);
     gen = b->commit_gen;
     if (!must && (b->ckpt_held ||
@@ -155,6 +158,7 @@ int64_t sq__after_batch(struct store *s)
 {
     struct sqlite_be *b = s->be_state;
 
+    assert(store__on_writer(s));
     if (b->wal_frames < b->wait_at - STORE_WAL_PARK_FRAMES)
         return 0;
     return wait_for_checkpoint(s, b->wal_frames >= b->wait_at);
@@ -203,6 +207,7 @@ void *sq__checkpointer_main(void *arg)
         }
         if (s->stopping)
             break;
+        assert(b->ckpt_begun == b->ckpt_ended); /* one pass at a time */
         b->ckpt_begun++;
         gen = b->gen_begun = b->commit_gen;
         /* this pass serves a waiting writer (it commits nothing while it
@@ -237,6 +242,7 @@ bool sq__beat_waits(struct store *s)
 {
     const struct sqlite_be *b = s->be_state;
 
+    assert(store__on_writer(s));
     return b->ckpt_begun != b->ckpt_ended;
 }
 
@@ -245,6 +251,7 @@ void sq__hold_checkpoints(struct store *s, int hold)
 {
     struct sqlite_be *b = s->be_state;
 
+    assert(!store__on_writer(s)); /* the loop's (a test's) */
     pthread_mutex_lock(&s->mu);
     b->ckpt_held = hold != 0;
     pthread_cond_signal(&b->ckpt_cv);

@@ -23,6 +23,7 @@
  */
 #include "store/sqlite/sqlite_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,7 @@ static int apply_op(struct store *s, const struct op *op)
     sqlite3_stmt *st;
     int rc = SQLITE_OK;
 
+    assert(!op->dropped && (unsigned)op->kind < OP_KINDS);
     switch (op->kind) {
     case OP_PURGE:
         return apply_purge(s, op);
@@ -433,6 +435,7 @@ enum store_batch sq__commit(struct store *s, struct op *const *ops, size_t n,
     int rc;
     int64_t from = b->sweep_from, rows = b->sweep_rows, swept = 0, moves = 0;
 
+    assert(store__on_writer(s) && (ops || n == 0) && a);
     a->t_begin = sysclock_us(CLOCK_MONOTONIC);
     rc = sq_step_once(b->w_begin);
 
@@ -467,6 +470,7 @@ enum store_batch sq__commit(struct store *s, struct op *const *ops, size_t n,
     a->t_commit = sysclock_us(CLOCK_MONOTONIC);
     if ((rc = sq_step_once(b->w_commit)) != SQLITE_DONE)
         goto fail;
+    assert(sqlite3_get_autocommit(b->w)); /* the transaction is over */
     b->sweep_from = from;
     b->sweep_rows = rows;
     s->swept += (uint64_t)swept;

@@ -20,6 +20,7 @@
  */
 #include "store/sqlite/sqlite_internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -578,6 +579,7 @@ static void sq_close(struct store *s)
 {
     struct sqlite_be *b = s->be_state;
 
+    assert(s->stopping); /* store_close: the writer has stopped */
     if (b->ckpt_thread_started) {
         pthread_mutex_lock(&s->mu);
         pthread_cond_signal(&b->ckpt_cv);
