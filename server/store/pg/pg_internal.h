@@ -1,8 +1,8 @@
 /*
  * pg_internal.h - what the files of the store's PostgreSQL backend
- * (store_pg.c, pg_values.c, pg_write.c, pg_read.c) share: its state, its
- * statements, the values of a statement's parameters and a result's
- * columns, the connections, and the operations of struct store_backend
+ * (store_pg.c, pg_values.c, pg_write.c, pg_read.c) share: its state, a
+ * new connection (pg__session), the values of a statement's parameters
+ * and a result's columns, and the operations of struct store_backend
  * that each file implements (store_pg.c's table, store__pg, names them).
  * Private to server/store/pg/, the only place that includes libpq-fe.h.
  */
@@ -74,23 +74,11 @@ struct pg_be {
 
 /* ---- store_pg.c ------------------------------------------------------- */
 
-/* A prepared statement: its name and its SQL. */
-struct pg_stmt {
-    const char *name, *sql;
-};
-/* The writer's statements and the reads' (prepared by pg__setup). */
-extern const struct pg_stmt pg__writer_stmts[], pg__reader_stmts[];
-extern const size_t pg__n_writer_stmts, pg__n_reader_stmts;
-
-/* Opens a connection to conninfo with this backend's defaults before it
- * (connect_timeout, application_name app: the string overrides them).
- * NULL with the reason in err when it cannot. Any thread. */
-PGconn *pg__connect(const char *conninfo, const char *app, char *err,
+/* A new connection of b's, the writer's (writer) or the reads', opened
+ * and set up: its session's settings, its statements prepared. NULL with
+ * the reason in err. The thread of that connection. */
+PGconn *pg__session(const struct pg_be *b, bool writer, char *err,
                     size_t errlen);
-/* Sets up a session on c (its settings; the writer's also lock_timeout)
- * and prepares stmts[0..n-1] on it. 0, or -1 with err. */
-int pg__setup(PGconn *c, bool writer, const struct pg_stmt *stmts, size_t n,
-              char *err, size_t errlen);
 
 /* ---- pg_values.c: parameters (struct pgp) ----------------------------- */
 

@@ -28,12 +28,8 @@ static int r_ready(struct store *s, struct pg_be *b)
     if (now < b->r_retry_ms)
         return store__read_failed(s, "not connected to PostgreSQL");
     PQfinish(b->r);
-    b->r = pg__connect(b->conninfo, b->app, why, sizeof why);
-    if (b->r && pg__setup(b->r, false, pg__reader_stmts, pg__n_reader_stmts,
-                          why, sizeof why) == 0)
+    if ((b->r = pg__session(b, false, why, sizeof why)))
         return 0;
-    PQfinish(b->r);
-    b->r = NULL;
     b->r_retry_ms = now + STORE_PG_RECONNECT_MS;
     return store__read_failed(s, why);
 }

@@ -56,12 +56,8 @@ static int w_reconnect(struct store *s, struct pg_be *b)
 
     PQfinish(b->w);
     b->piped = false;
-    b->w = pg__connect(b->conninfo, b->app, err, sizeof err);
-    if (b->w && pg__setup(b->w, true, pg__writer_stmts, pg__n_writer_stmts,
-                          err, sizeof err) == 0)
+    if ((b->w = pg__session(b, true, err, sizeof err)))
         return 0;
-    PQfinish(b->w);
-    b->w = NULL;
     store__commit_failed(s, "08006", err);
     return -1;
 }

@@ -39,12 +39,16 @@
 
 /* ---- statements ------------------------------------------------------- */
 
+struct pg_stmt {
+    const char *name, *sql;
+};
+
 #define GAME_PARAMS                                                      \
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, " \
     "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28"
 #define MOVE_PARAMS "$1, $2, $3, $4, $5, $6, $7, $8"
 
-const struct pg_stmt pg__writer_stmts[] = {
+static const struct pg_stmt writer_stmts[] = {
     {"w_meta", "INSERT INTO meta (key, value) VALUES ($1, $2) "
                "ON CONFLICT (key) DO UPDATE SET value = excluded.value"},
     {"w_meta_get", "SELECT value FROM meta WHERE key = $1"},
@@ -127,7 +131,7 @@ const struct pg_stmt pg__writer_stmts[] = {
     "status = 'ended' AND result <> '*' AND (ended_ms, gid) < (c.ms, "  \
     "c.g)" other
 
-const struct pg_stmt pg__reader_stmts[] = {
+static const struct pg_stmt reader_stmts[] = {
     {"r_token", "SELECT pid, name, token_hash, created_ms FROM players "
                 "WHERE token_hash = $1"},
     {"r_player", "SELECT pid, name, token_hash, created_ms FROM players "
@@ -191,9 +195,6 @@ const struct pg_stmt pg__reader_stmts[] = {
                     "gid > $1 AND created_ms < $3 ORDER BY gid LIMIT $2"},
 };
 
-const size_t pg__n_writer_stmts = STORE_N_OF(pg__writer_stmts);
-const size_t pg__n_reader_stmts = STORE_N_OF(pg__reader_stmts);
-
 /* ---- connections ------------------------------------------------------ */
 
 /* The server's notices (a ROLLBACK with nothing to roll back...): a debug
@@ -213,8 +214,8 @@ static void on_notice(void *arg, const char *msg)
 /* Opens a connection to conninfo with this backend's defaults before it
  * (connect_timeout, application_name: the string overrides them). NULL
  * with the reason in err when it cannot. */
-PGconn *pg__connect(const char *conninfo, const char *app, char *err,
-                    size_t errlen)
+static PGconn *pg_connect(const char *conninfo, const char *app, char *err,
+                          size_t errlen)
 {
     const char *kw[] = {"connect_timeout", "application_name", "dbname",
                         NULL};
@@ -249,8 +250,8 @@ static int pg_exec(PGconn *c, const char *sql, char *err, size_t errlen)
 }
 
 /* Sets up a session (settings) and prepares stmts[0..n-1] on it. */
-int pg__setup(PGconn *c, bool writer, const struct pg_stmt *stmts, size_t n,
-              char *err, size_t errlen)
+static int pg_setup(PGconn *c, bool writer, const struct pg_stmt *stmts,
+                    size_t n, char *err, size_t errlen)
 {
     char msg[512];
 
@@ -269,6 +270,21 @@ int pg__setup(PGconn *c, bool writer, const struct pg_stmt *stmts, size_t n,
         PQclear(r);
     }
     return 0;
+}
+
+PGconn *pg__session(const struct pg_be *b, bool writer, char *err,
+                    size_t errlen)
+{
+    PGconn *c = pg_connect(b->conninfo, b->app, err, errlen);
+
+    if (c &&
+        pg_setup(c, writer, writer ? writer_stmts : reader_stmts,
+                 writer ? STORE_N_OF(writer_stmts) : STORE_N_OF(reader_stmts),
+                 err, errlen) != 0) {
+        PQfinish(c);
+        c = NULL;
+    }
+    return c;
 }
 
 /* A connection's place for the log: "host=H port=P dbname=D user=U". */
@@ -308,14 +324,14 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
         b->mark_base = (uint64_t)sysclock_us(CLOCK_REALTIME);
     b->mark_base = (b->mark_base >> 2) & ~(uint64_t)0xffffffff;
 
-    if (!(b->w = pg__connect(conninfo, b->app, why, sizeof why))) {
+    if (!(b->w = pg_connect(conninfo, b->app, why, sizeof why))) {
         errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
         return -1;
     }
     describe(b->w, b->where, sizeof b->where);
     if (pgmigrate_apply(b->w, &s->schema_version, why, sizeof why) != 0 ||
-        pg__setup(b->w, true, pg__writer_stmts, pg__n_writer_stmts, why,
-                  sizeof why) != 0) {
+        pg_setup(b->w, true, writer_stmts, STORE_N_OF(writer_stmts), why,
+                 sizeof why) != 0) {
         errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
         return -1;
     }
@@ -329,9 +345,7 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
     }
     s->last_heartbeat_ms = PQntuples(r) == 1 ? pg__col_int(r, 0, 0) : 0;
     PQclear(r);
-    if (!(b->r = pg__connect(conninfo, b->app, why, sizeof why)) ||
-        pg__setup(b->r, false, pg__reader_stmts, pg__n_reader_stmts, why,
-                  sizeof why) != 0) {
+    if (!(b->r = pg__session(b, false, why, sizeof why))) {
         errtext_set(err, errlen, "PostgreSQL %s (reads): %s", b->where, why);
         return -1;
     }
@@ -368,7 +382,7 @@ int store_check_pg(const char *conninfo, char *err, size_t errlen)
         errtext_set(err, errlen, "no PostgreSQL connection string given");
         return -1;
     }
-    if (!(c = pg__connect(conninfo, "chess-server/check", why, sizeof why))) {
+    if (!(c = pg_connect(conninfo, "chess-server/check", why, sizeof why))) {
         errtext_set(err, errlen,
                     "key 'postgres': PostgreSQL does not answer: %s", why);
         return -1;
