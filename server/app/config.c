@@ -413,7 +413,7 @@ void config_help(FILE *f)
     }
     col = wrap(f, 0, 0,
                "Settings only in the --config file (defaults in "
-               "brackets; the README says more of each):",
+               "brackets; docs/operator.md says more of each):",
                false);
     for (size_t i = 0; i < NKEYS; i++)
         left += !keys[i].pub.flag;

@@ -31,7 +31,8 @@ int dbfile_check(const char *db, char *err, size_t errlen)
         return 0;
     snprintf(err, errlen,
              "the database %s is missing or empty, but %s says one was "
-             "created there: restore it from a backup (README, Backup and "
+             "created there: restore it from a backup (docs/operator.md, "
+             "Backup and "
              "restore), or delete %s to start over with an empty database",
              db, marker, marker);
     return -1;

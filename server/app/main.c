@@ -79,7 +79,7 @@ static void usage(FILE *f)
         "usage: chess-server [options]\n"
         "       chess-server --check-config PATH [options]\n"
         "       chess-server backup DEST (--db PATH | --config PATH)\n"
-        "  --config PATH      JSON settings file (see the README); the "
+        "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
@@ -479,7 +479,7 @@ static int cmd_backup(int argc, char **argv)
             fprintf(stderr,
                     "E: backup: %s keeps the database in PostgreSQL "
                     "(key 'postgres'): back it up with pg_dump "
-                    "(README: Running on PostgreSQL)\n",
+                    "(docs/operator.md: PostgreSQL)\n",
                     config);
             rc = 2;
             goto out;

@@ -19,6 +19,7 @@
 #include "hub/seekbook.h"
 #include "hub/session.h"
 #include "lib/table.h"
+#include "store/store.h"
 #include "proto.h"
 
 struct game;

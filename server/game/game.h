@@ -34,7 +34,7 @@
 #include "ending.h"
 #include "movegen.h"
 #include "proto.h"
-#include "store/store.h"
+#include "game/rows.h"
 
 struct game;
 struct session; /* a subscriber; opaque to the game */

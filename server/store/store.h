@@ -15,7 +15,7 @@
  * separate connection and never wait on the writer. With SQLite a third
  * thread checkpoints the WAL into the database on its own connection; the
  * writer never does, and waits for it only when the WAL has reached its
- * cap (see store_sqlite.c).
+ * cap (see sqlite_wal.c).
  *
  * Reads are synchronous on the loop thread. With SQLite a read costs
  * microseconds (the pages are in memory: store_find_player 4 us at the
@@ -53,23 +53,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "game/rows.h" /* a game's rows: store_game, store_move, ... */
 #include "lib/hist.h"
 
 struct store;
-
-/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
- * of a database created since 0007, 64 MB at the 4 KB of an older one):
- * a commit that leaves this many makes the writer wait for a checkpoint
- * pass before its next transaction, which then starts the WAL over. */
-#define STORE_WAL_CAP_FRAMES 16384
-
-/* The page size of a new database. Every commit writes each page it
- * changed to the WAL whole, and a move changes about one (the journal's
- * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
- * the bytes, and so does the checkpoint that copies it
- * (docs/performance.md: the disk bandwidth a move needs). An existing
- * database keeps its own (WAL mode cannot change it). */
-#define STORE_PAGE_SIZE 1024
 
 struct store_player {
     char pid[33];
@@ -86,59 +73,6 @@ struct store_account {
                                 regard to case */
     char password_hash[160]; /* Argon2id's encoded string */
     int64_t created_ms;
-};
-
-/* Clock settings as the protocol gives them. */
-struct store_clock {
-    int per_move;    /* 0 = Fischer, 1 = per move */
-    int initial_s;   /* Fischer */
-    int increment_s; /* Fischer */
-    int per_move_s;  /* per move */
-};
-
-struct store_move {
-    int ply; /* 1-based: the ply this move produced */
-    char uci[6];
-    char san[10];
-    int64_t white_ms; /* remaining after the move */
-    int64_t black_ms;
-    int64_t wall_ms; /* Unix epoch ms when the move was played */
-    int64_t lag_ms;  /* lag credit given back to the mover's clock */
-};
-
-struct store_game {
-    char gid[33];
-    char white_pid[33], white_name[21]; /* "" for an empty seat */
-    char black_pid[33], black_name[21];
-    char creator_pid[33]; /* "" for games from seeks */
-    struct store_clock clock;
-    char initial_fen[94]; /* FEN_MAX of common/chess/board.h */
-    char status[8];       /* "waiting", "started", "ended" */
-    char result[8];       /* "" while live, else "1-0", "0-1", "1/2-1/2", "*"
-                            (ending_result_name) */
-    char reason[32];      /* "" while live, else a protocol reason (the wire
-                            name of common/ending.h's table) */
-    char final_fen[94];   /* FEN_MAX */
-    char draw_offer[6];   /* "", "white" or "black" */
-    int64_t created_ms, started_ms, ended_ms; /* 0 = not yet */
-    int64_t white_ms, black_ms; /* remaining, as of the last journal row */
-    int rated;                  /* 0 casual, 1 rated */
-    /* A rated game that ended (rated and result set; else not stored):
-     * each player's rating before and after it, full precision, and RD
-     * before it (rating_before[0] white's, [1] black's). */
-    double rating_before[2], rating_after[2], rd_before[2];
-};
-
-/* Ratings (migrations/0004_ratings.sql). A player's rating in one
- * category, in full precision; an account without a rated game in the
- * category has no row (the caller uses rating_start's values). */
-struct store_rating {
-    char pid[33];
-    char category[12]; /* "bullet", "blitz", "rapid", "classical",
-                          "per_move" (rating_category_name) */
-    double rating, rd, vol;
-    int games, wins, draws, losses;
-    int64_t last_ms; /* Unix ms the last rated game in it ended; 0: none */
 };
 
 /* One point of a rating history: the rating and RD after the rated game
@@ -163,6 +97,10 @@ struct store_game_list {
     int has_more; /* a further page exists */
 };
 
+/* ---- SQLite only (store/sqlite) ----------------------------------------
+ * A store on PostgreSQL has none of these: store_hold_checkpoints does
+ * nothing on one, and the constants are the SQLite database's. */
+
 /* Opens (creating if needed) the SQLite database at path, applies
  * pending migrations in one transaction, starts the writer and
  * checkpointer threads. Returns 0, or -1 with a sentence in err (e.g. a
@@ -170,6 +108,36 @@ struct store_game_list {
 int store_open(struct store **out, const char *path,
                void (*on_commit)(void *arg), void *arg, char *err,
                size_t errlen);
+
+/* The WAL's cap, in frames (one page each: 16 MB at the STORE_PAGE_SIZE
+ * of a database created since 0007, 64 MB at the 4 KB of an older one):
+ * a commit that leaves this many makes the writer wait for a checkpoint
+ * pass before its next transaction, which then starts the WAL over. */
+#define STORE_WAL_CAP_FRAMES 16384
+
+/* The page size of a new database. Every commit writes each page it
+ * changed to the WAL whole, and a move changes about one (the journal's
+ * last): at 1 KB instead of SQLite's 4 KB a commit writes a quarter of
+ * the bytes, and so does the checkpoint that copies it
+ * (docs/performance.md: the disk bandwidth a move needs). An existing database
+ * keeps its own (WAL mode cannot change it). */
+#define STORE_PAGE_SIZE 1024
+
+/* Stops the checkpointer (hold != 0; returns once a pass in progress has
+ * ended) or lets it go on. While it is held nothing is copied into the
+ * database file, and a writer that reaches the WAL's cap waits
+ * (store_close still returns). For tests. Nothing with PostgreSQL (no
+ * checkpointer: its backend has no hold_checkpoints). */
+void store_hold_checkpoints(struct store *s, int hold);
+
+/* Copies the live SQLite database to path with SQLite's online backup
+ * API. Usable from another process while a server runs. Returns 0 or -1
+ * with a sentence in err. (A PostgreSQL database is backed up with
+ * pg_dump: `chess-server backup` refuses one.) */
+int store_backup(const char *db_path, const char *dest_path, char *err,
+                 size_t errlen);
+
+/* ---- PostgreSQL only (store/pg) ---------------------------------------- */
 
 /* The longest node id (config.h's node_id). */
 #define STORE_NODE_ID_MAX 32
@@ -191,6 +159,8 @@ int store_open_pg(struct store **out, const char *conninfo,
 /* Connects to the PostgreSQL database conninfo names and runs SELECT 1
  * (--check-config). Returns 0, or -1 with a sentence in err. */
 int store_check_pg(const char *conninfo, char *err, size_t errlen);
+
+/* ---- either backend ---------------------------------------------------- */
 
 /* "sqlite" or "postgres". */
 const char *store_backend_name(const struct store *s);
@@ -467,18 +437,5 @@ struct store_timing {
                                      again */
 };
 void store_timing(struct store *s, struct store_timing *out);
-
-/* Stops the checkpointer (hold != 0; returns once a pass in progress has
- * ended) or lets it go on. While it is held nothing is copied into the
- * database file, and a writer that reaches the WAL's cap waits
- * (store_close still returns). For tests. Nothing with PostgreSQL. */
-void store_hold_checkpoints(struct store *s, int hold);
-
-/* Copies the live SQLite database to path with SQLite's online backup
- * API. Usable from another process while a server runs. Returns 0 or -1
- * with a sentence in err. (A PostgreSQL database is backed up with
- * pg_dump: `chess-server backup` refuses one.) */
-int store_backup(const char *db_path, const char *dest_path, char *err,
-                 size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * store_internal.h - what the store's shared core (store.c) and its two
- * backends (store_sqlite.c, store_pg.c) share. Private to those three
- * files: everyone else sees store.h.
+ * store_internal.h - what the store's shared core (store.c,
+ * store_queue.c, store_writer.c, store_read.c) and its two backends
+ * (sqlite/, pg/) share. Private to those: everyone else sees store.h.
  *
  * The core owns everything that is the same whatever the database: the
  * bounded queue of ops and their sequence numbers, `committed`, the
@@ -232,6 +232,9 @@ struct store_backend {
      * else to write should wait (the backend signals s->cv when that
      * ends); NULL: never. */
     bool (*beat_waits)(struct store *s);
+    /* Loop thread: store_hold_checkpoints. NULL: the backend has no
+     * checkpointer (PostgreSQL). SQLite only. */
+    void (*hold_checkpoints)(struct store *s, int hold);
     /* Loop thread, in store_close once the writer has stopped: stops the
      * backend's threads, closes its connections, frees s->be_state. */
     void (*close)(struct store *s);
@@ -269,6 +272,8 @@ struct store_backend {
     int (*list_player_games)(struct store *s, const char *pid,
                              const char *before_gid, int limit,
                              struct store_game_list *out);
+    /* NULL: no epochs are stored (SQLite, one node): store_get_epoch
+     * gives 0. PostgreSQL only. */
     int (*get_epoch)(struct store *s, const char *gid, int64_t *epoch);
     /* The live games (gids) of a seat, oldest first / every live game's
      * after `after` in gid order: at most max into gids, *n how many. */
@@ -340,19 +345,22 @@ struct store {
 
 /* ---- what the core offers the backends ------------------------------- */
 
-/* Allocates the core (queue, mutex, condition variable) with backend be
- * and on_commit. NULL with a sentence in err. */
-struct store *store__new(const struct store_backend *be,
-                         void (*on_commit)(void *arg), void *arg, char *err,
-                         size_t errlen);
 /* Starts the writer thread (the backend is open: s->be_state set, the
  * heartbeat read). 0, or -1 with a sentence in err. */
 int store__start(struct store *s, char *err, size_t errlen);
+
+/* Frees op and everything it owns (NULL: nothing): the queue's when it
+ * refuses op, the writer's once op is done with, store_close's for what
+ * is left (store_queue.c). Core only. */
+void store__op_free(struct op *op);
 
 /* The game an op writes, or NULL for an op about no game. */
 const char *store__op_gid(const struct op *op);
 /* "player", "game", "move", ... (logs). */
 const char *store__op_name(enum op_kind k);
+/* True on s's writer thread (for assertions: the writer-thread-only
+ * functions, and the loop's that the writer must never call). */
+bool store__on_writer(const struct store *s);
 /* True when stop was requested (takes mu). */
 bool store__stopping(struct store *s);
 void store__sleep_ms(int ms);
@@ -380,11 +388,8 @@ int store__moves_add(struct store__moves *l, const struct store_move *m);
 
 /* A new zeroed game at the end of ll, or NULL when out of memory. */
 struct store__live_game *store__live_add(struct store__live *ll);
-/* Sorts an index of ll's games by gid (store__live_find). 0 or -1. */
+/* Sorts an index of ll's games by gid (store__live_move). 0 or -1. */
 int store__live_index(struct store__live *ll);
-/* The game gid of ll (after store__live_index), or NULL. */
-struct store__live_game *store__live_find(const struct store__live *ll,
-                                          const char *gid);
 /* Adds journal row m of game gid to its game of ll (store__moves_add);
  * a row of a game not in ll (an ended one not yet swept) is skipped.
  * Rows come sorted by game: *cur is the game of the previous row (NULL

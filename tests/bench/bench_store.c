@@ -1,6 +1,6 @@
 /*
  * bench_store - the journal's commit latency under a steady stream of
- * moves, through the server's own store (server/store/store.c): its writer
+ * moves, through the server's own store (server/store/): its writer
  * thread, its checkpointer and the WAL's cap, on a real file.
  *
  *   bench_store [--moves N] [--games G] [--rate R] [--dir DIR]

@@ -34,7 +34,8 @@ FILE_GROUPS = [
     (r'server/(hub|lib|game)/(hub|session|bucket|table|holds|metrics'
      r'|account|lobby|lobbyfeed|ratelimit)\.c$',
      'hub: routing, budgets, holds, metrics'),
-    (r'server/store/store\.c$', 'journal enqueue (store.c)'),
+    (r'server/store/store(_queue)?\.c$',
+     'journal enqueue (store.c, store_queue.c)'),
     (r'server/(net|lib|app)/(conn|net|msgbuf|wire|frames|tcp|netstats'
      r'|hist|main|web|lwslog|log)\.c$|common/(timerq|sysclock)\.c$',
      'network glue: queues, timers, callbacks (conn.c, net.c, msgbuf.c)'),

@@ -1,5 +1,5 @@
 /*
- * test_store_pg.c - the store on PostgreSQL (server/store/pg/store_pg.c) against
+ * test_store_pg.c - the store on PostgreSQL (server/store/pg/) against
  * the real PostgreSQL 15 that fixture.py starts (run as `fixture.py
  * --postgres -- test_store_pg`; CHESS_PG_DSN names it, CHESS_FIXTURE_PID
  * restarts it): the behaviour cases every backend shares

@@ -1,7 +1,7 @@
 /*
  * pgmigrate.c - the PostgreSQL schema's migrations applied in one
- * transaction under an advisory lock (pgmigrate.h), as store.c's migrate
- * does for SQLite.
+ * transaction under an advisory lock (pgmigrate.h), as store_sqlite.c's
+ * migrate does for SQLite.
  */
 #include "store/pg/pgmigrate.h"
 

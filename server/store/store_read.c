@@ -1,0 +1,419 @@
+/*
+ * store_read.c - the store core's reads (store_internal.h): each public
+ * read of store.h checks its arguments and clears its outputs, then
+ * calls the backend's; and the lists the backends fill as they read
+ * (one game's moves, the live games with their journals, a page of
+ * games). Loop thread.
+ */
+#include "store/store_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+
+/* A read's thread: the loop's (never the writer's, whose on_commit may
+ * only wake the loop). */
+#define ASSERT_LOOP(s) assert((s) && !store__on_writer(s))
+
+/* ---- what the backends read into -------------------------------------- */
+
+int store__read_failed(struct store *s, const char *why)
+{
+    char q[300];
+
+    ASSERT_LOOP(s);
+    atomic_fetch_add(&s->failures[STORE_FAIL_READ], 1);
+    log_error("event=store_read_failed error=%s",
+              log_quote(q, sizeof q, why));
+    return -1;
+}
+
+int store__moves_add(struct store__moves *l, const struct store_move *m)
+{
+    /* in ply order (every query sorts them so) */
+    assert(l->n == 0 || m->ply >= l->v[l->n - 1].ply);
+    if (l->n > 0 && l->v[l->n - 1].ply == m->ply) {
+        l->v[l->n - 1] = *m;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 64;
+        struct store_move *nv = realloc(l->v, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = *m;
+    return 0;
+}
+
+struct store__live_game *store__live_add(struct store__live *ll)
+{
+    if (ll->n == ll->cap) {
+        size_t ncap = ll->cap ? ll->cap * 2 : 16;
+        struct store__live_game *nv = realloc(ll->v, ncap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        ll->v = nv;
+        ll->cap = ncap;
+    }
+    memset(&ll->v[ll->n], 0, sizeof ll->v[ll->n]);
+    return &ll->v[ll->n++];
+}
+
+static int cmp_live_gid(const void *a, const void *b)
+{
+    const struct store__live_game *x = *(
+        const struct store__live_game *const *)a;
+    const struct store__live_game *y = *(
+        const struct store__live_game *const *)b;
+
+    return strcmp(x->g.gid, y->g.gid);
+}
+
+int store__live_index(struct store__live *ll)
+{
+    free(ll->by_gid);
+    ll->by_gid = malloc((ll->n ? ll->n : 1) * sizeof *ll->by_gid);
+    if (!ll->by_gid)
+        return -1;
+    for (size_t i = 0; i < ll->n; i++)
+        ll->by_gid[i] = &ll->v[i];
+    qsort(ll->by_gid, ll->n, sizeof *ll->by_gid, cmp_live_gid);
+    return 0;
+}
+
+/* The game gid of ll (after store__live_index), or NULL. */
+static struct store__live_game *live_find(const struct store__live *ll,
+                                          const char *gid)
+{
+    size_t lo = 0, hi = ll->n;
+
+    assert(ll->n == 0 || ll->by_gid); /* store__live_index came first */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ll->by_gid[mid]->g.gid, gid);
+        if (c == 0)
+            return ll->by_gid[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+int store__live_move(const struct store__live *ll,
+                     struct store__live_game **cur, const char *gid,
+                     const struct store_move *m)
+{
+    if (!*cur || strcmp((*cur)->g.gid, gid))
+        *cur = live_find(ll, gid);
+    return *cur ? store__moves_add(&(*cur)->l, m) : 0;
+}
+
+static void live_free(struct store__live *ll)
+{
+    for (size_t i = 0; i < ll->n; i++)
+        free(ll->v[i].l.v);
+    free(ll->v);
+    free(ll->by_gid);
+}
+
+struct store_game *store__game_list_add(struct store_game_list *l,
+                                        size_t *cap, int limit)
+{
+    /* the caller stops at limit: the list never grows past it */
+    assert(limit >= 1 && l->n < (size_t)limit && l->n <= *cap);
+    if (l->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        struct store_game *nv;
+        if (ncap > (size_t)limit)
+            ncap = (size_t)limit;
+        nv = realloc(l->games, ncap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        l->games = nv;
+        *cap = ncap;
+    }
+    return &l->games[l->n++];
+}
+
+/* ---- reads: the arguments checked, then the backend's ----------------- */
+
+int store_find_player_by_token(struct store *s, const uint8_t hash[32],
+                               struct store_player *out)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    return hash ? s->be->find_player_by_token(s, hash, out) : 0;
+}
+
+int store_find_player(struct store *s, const char *pid,
+                      struct store_player *out)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    return pid ? s->be->find_player(s, pid, out) : 0;
+}
+
+int store_find_account(struct store *s, const char *username,
+                       struct store_account *out)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    return username ? s->be->find_account(s, username, out) : 0;
+}
+
+int store_find_account_token(struct store *s, const uint8_t hash[32],
+                             int64_t since_ms, struct store_player *out,
+                             int64_t *last_used_ms)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    return hash ? s->be->find_account_token(s, hash, since_ms, out,
+                                            last_used_ms)
+                : 0;
+}
+
+int store_get_rating(struct store *s, const char *pid, const char *category,
+                     struct store_rating *out)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    return pid && category ? s->be->get_rating(s, pid, category, out) : 0;
+}
+
+int store_player_ratings(struct store *s, const char *pid,
+                         struct store_rating *out, size_t max, size_t *n)
+{
+    ASSERT_LOOP(s);
+    assert(n && (out || max == 0));
+    *n = 0;
+    if (!pid)
+        return 0;
+    if (s->be->player_ratings(s, pid, out, max, n) < 0) {
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int store_is_account(struct store *s, const char *pid)
+{
+    ASSERT_LOOP(s);
+    return pid ? s->be->is_account(s, pid) : 0;
+}
+
+int store_get_settings(struct store *s, const char *pid, char **out)
+{
+    int rc;
+
+    ASSERT_LOOP(s);
+    assert(out);
+    *out = NULL;
+    if (!pid)
+        return 0;
+    rc = s->be->get_settings(s, pid, out);
+    if (rc != 1) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int store_rating_history(struct store *s, const char *pid,
+                         const char *category, int limit,
+                         struct store_rating_point **out, size_t *n)
+{
+    struct store_rating_point *v;
+    size_t k = 0;
+
+    ASSERT_LOOP(s);
+    assert(out && n);
+    *out = NULL;
+    *n = 0;
+    if (!pid || !category || limit < 1)
+        return -1;
+    if (!(v = malloc((size_t)limit * sizeof *v)))
+        return -1;
+    if (s->be->rating_history(s, pid, category, limit, v, &k) < 0) {
+        free(v);
+        return -1;
+    }
+    /* read newest first (the limit keeps the newest): oldest first out */
+    for (size_t i = 0; i < k / 2; i++) {
+        struct store_rating_point t = v[i];
+        v[i] = v[k - 1 - i];
+        v[k - 1 - i] = t;
+    }
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int store_leaderboard(struct store *s, const char *category, int limit,
+                      struct store_leader **out, size_t *n)
+{
+    struct store_leader *v;
+    size_t k = 0;
+
+    ASSERT_LOOP(s);
+    assert(out && n);
+    *out = NULL;
+    *n = 0;
+    if (!category || limit < 1)
+        return -1;
+    if (!(v = malloc((size_t)limit * sizeof *v)))
+        return -1;
+    if (s->be->leaderboard(s, category, limit, v, &k) < 0) {
+        free(v);
+        return -1;
+    }
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int store_get_game(struct store *s, const char *gid, struct store_game *g,
+                   struct store_move **moves, size_t *n_moves, char **pgn)
+{
+    struct store__moves l = {NULL, 0, 0};
+    int found;
+
+    ASSERT_LOOP(s);
+    assert(g);
+    if (moves)
+        *moves = NULL;
+    if (n_moves)
+        *n_moves = 0;
+    if (pgn)
+        *pgn = NULL;
+    if (!gid)
+        return 0;
+    found = s->be->get_game(s, gid, g, moves ? &l : NULL, pgn);
+    if (found != 1) {
+        free(l.v);
+        if (pgn) {
+            free(*pgn);
+            *pgn = NULL;
+        }
+        return found;
+    }
+    if (moves) {
+        *moves = l.v;
+        if (n_moves)
+            *n_moves = l.n;
+    }
+    return 1;
+}
+
+int store_load_game(struct store *s, const char *gid, struct store_game *g,
+                    struct store_move **moves, size_t *n_moves)
+{
+    int found;
+
+    assert(moves && n_moves);
+    found = store_get_game(s, gid, g, moves, n_moves, NULL);
+
+    if (found == 1 && !strcmp(g->status, "ended")) {
+        free(*moves);
+        *moves = NULL;
+        *n_moves = 0;
+        return 0;
+    }
+    return found;
+}
+
+int store_load_live(struct store *s,
+                    int (*cb)(void *arg, const struct store_game *g,
+                              const struct store_move *moves, size_t n),
+                    void *arg)
+{
+    struct store__live ll = {NULL, 0, 0, NULL};
+    int ret = -1;
+
+    ASSERT_LOOP(s);
+    assert(cb);
+    /* Everything is read first, in one snapshot, so that cb may call
+     * other store functions. */
+    if (s->be->load_live(s, &ll) == 0) {
+        ret = 0;
+        for (size_t i = 0; i < ll.n; i++)
+            if (cb(arg, &ll.v[i].g, ll.v[i].l.v, ll.v[i].l.n) != 0)
+                break;
+    }
+    live_free(&ll);
+    return ret;
+}
+
+int store_list_player_games(struct store *s, const char *pid,
+                            const char *before_gid, int limit,
+                            struct store_game_list *out)
+{
+    ASSERT_LOOP(s);
+    assert(out);
+    out->games = NULL;
+    out->n = 0;
+    out->has_more = 0;
+    if (!pid || !*pid || limit < 1)
+        return -1;
+    if (s->be->list_player_games(s, pid, before_gid, limit, out) != 0) {
+        store_game_list_clear(out);
+        return -1;
+    }
+    return 0;
+}
+
+void store_game_list_clear(struct store_game_list *l)
+{
+    if (!l)
+        return;
+    free(l->games);
+    l->games = NULL;
+    l->n = 0;
+    l->has_more = 0;
+}
+
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
+{
+    ASSERT_LOOP(s);
+    assert(epoch);
+    *epoch = 0;
+    if (!gid || !*gid || !s->be->get_epoch)
+        return 0;
+    return s->be->get_epoch(s, gid, epoch);
+}
+
+int store_player_live_games(struct store *s, const char *pid,
+                            char (*gids)[33], size_t max, size_t *n)
+{
+    ASSERT_LOOP(s);
+    assert(n && (gids || max == 0));
+    *n = 0;
+    if (!pid || !*pid)
+        return -1;
+    return max ? s->be->player_live_games(s, pid, gids, max, n) : 0;
+}
+
+int store_live_gids(struct store *s, const char *after, int64_t before_ms,
+                    char (*gids)[33], size_t max, size_t *n)
+{
+    ASSERT_LOOP(s);
+    assert(n && (gids || max == 0));
+    *n = 0;
+    return max ? s->be->live_gids(s, after ? after : "", before_ms, gids, max,
+                                  n)
+               : 0;
+}
