@@ -585,6 +585,12 @@ static int64_t env_now_ms(void *ctx)
     return net_now_ms();
 }
 
+static int64_t env_now_us(void *ctx)
+{
+    (void)ctx;
+    return net_now_us();
+}
+
 static int64_t env_wall_ms(void *ctx)
 {
     (void)ctx;
@@ -596,16 +602,10 @@ static void *on_open(void *ctx, struct conn *c, const char *ip)
     return hub_open(ctx, c, ip);
 }
 
-/* A move's journal row is the one it queued: the store's counter moved. */
-static bool on_text(void *ctx, void *owner, const char *text, size_t len,
-                    int64_t now, uint64_t *row)
+static void on_text(void *ctx, void *owner, const char *text, size_t len,
+                    int64_t now)
 {
-    struct store *st = hub_store(ctx);
-    uint64_t queued = store_queued(st);
-    bool move = hub_on_text(ctx, owner, text, len, now) == PROTO_T_MOVE;
-
-    *row = store_queued(st) != queued ? store_queued(st) : 0;
-    return move;
+    hub_on_text(ctx, owner, text, len, now);
 }
 
 static uint64_t on_committed(void *ctx)
@@ -691,6 +691,7 @@ static struct hub *start_hub(struct store *st, const struct hub_config *hc)
         .alarm_free = env_alarm_free,
         .rtt_ms = env_rtt_ms,
         .now_ms = env_now_ms,
+        .now_us = env_now_us,
         .wall_ms = env_wall_ms,
         .wake = net_wake,
     };

@@ -82,6 +82,7 @@ void hub_alarm_free(struct hub *h, struct hub_alarm *a)
 
 static size_t modules_count(void);
 static int modules_init(struct hub *h);
+static void moves_committed(struct hub *h);
 
 /* ---- a local connection's session_ops --------------------------------- */
 
@@ -220,6 +221,7 @@ void hub_wake(struct hub *h)
     /* (the router first: a game fenced there releases nothing) */
     h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
+    moves_committed(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
     for (size_t i = 0; hub_modules[i]; i++)
         if (hub_modules[i]->wake)
@@ -430,9 +432,17 @@ struct lobbyfeed *hub_lobbyfeed(struct hub *h)
     return h->feed;
 }
 
-static void dispatch(struct session *s, const struct proto_msg *m,
+static int64_t now_us(struct hub *h)
+{
+    return h->env.now_us(h->env.ctx);
+}
+
+/* Runs m from s, unless it is a command of a game the router takes
+ * (forwarded: false). at_us: when the message arrived; a move run here
+ * is timed from then (metrics.move; metrics.commit: hub_move_played). */
+static bool dispatch(struct session *s, const struct proto_msg *m,
                      const char *text, size_t len, int64_t now,
-                     bool local_only)
+                     bool local_only, int64_t at_us)
 {
     struct hub *h = s->hub;
     const struct hub_command *cmd = h->commands[m->type];
@@ -442,20 +452,43 @@ static void dispatch(struct session *s, const struct proto_msg *m,
      * router's to forward (router.h) */
     if (cmd->game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
-        return;
+        return false;
+    h->msg_at_us = at_us;
     cmd->run(s, m, now);
+    if (m->type == PROTO_T_MOVE)
+        hist_add(&h->metrics.move, now_us(h) - at_us);
+    return true;
 }
 
-void hub_dispatch(struct session *s, const struct proto_msg *m,
-                  const char *text, size_t len, int64_t now, bool local_only)
+void hub_move_played(struct hub *h, uint64_t seq)
 {
-    dispatch(s, m, text, len, now, local_only);
+    size_t i;
+
+    assert(h->moving_n <= HUB_MOVES_TIMED);
+    if (!seq || h->moving_n == HUB_MOVES_TIMED)
+        return;
+    i = (h->moving_head + h->moving_n++) % HUB_MOVES_TIMED;
+    h->moving[i].seq = seq;
+    h->moving[i].at_us = h->msg_at_us;
+}
+
+/* The store committed: the moves it made durable are timed. */
+static void moves_committed(struct hub *h)
+{
+    uint64_t committed = store_committed(h->store);
+    int64_t t = h->moving_n ? now_us(h) : 0;
+
+    while (h->moving_n && h->moving[h->moving_head].seq <= committed) {
+        hist_add(&h->metrics.commit, t - h->moving[h->moving_head].at_us);
+        h->moving_head = (h->moving_head + 1) % HUB_MOVES_TIMED;
+        h->moving_n--;
+    }
 }
 
 void hub_run(struct session *s, const struct proto_msg *m, const char *text,
              size_t len, int64_t now)
 {
-    dispatch(s, m, text, len, now, true);
+    dispatch(s, m, text, len, now, true, now_us(s->hub));
 }
 
 void hub_notice_all(struct hub *h, struct msgbuf *b)
@@ -595,6 +628,7 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
 enum proto_type hub_on_text(struct hub *h, struct session *s,
                             const char *text, size_t len, int64_t now)
 {
+    int64_t at_us = now_us(h);
     struct proto_msg m;
     struct proto_error e;
     int rc;
@@ -608,7 +642,7 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
     else
-        dispatch(s, &m, text, len, now, false);
+        dispatch(s, &m, text, len, now, false, at_us);
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
     return rc == 0 ? m.type : PROTO_T_NONE;

@@ -70,6 +70,7 @@ struct hub_env {
     int64_t (*rtt_ms)(void *ctx, struct conn *c);
     /* Monotonic and Unix epoch time in milliseconds. */
     int64_t (*now_ms)(void *ctx);
+    int64_t (*now_us)(void *ctx); /* monotonic, us: the moves' timing */
     int64_t (*wall_ms)(void *ctx);
     /* From any thread (the verdict and password workers): have the loop
      * call hub_wake soon. */
@@ -150,8 +151,10 @@ struct session *hub_open(struct hub *h, struct conn *c, const char *ip);
 void hub_close(struct hub *h, struct session *s, int64_t now);
 
 /* One complete text message. Returns the message type it was (or
- * PROTO_T_NONE when unparseable or over the budget), for the caller's
- * latency metrics. */
+ * PROTO_T_NONE when unparseable or over the budget). A move played here
+ * is timed (metrics: move, and commit once the store has it), wherever
+ * its player is connected; one forwarded to another node is its host's
+ * to time. */
 enum proto_type hub_on_text(struct hub *h, struct session *s,
                             const char *text, size_t len, int64_t now);
 

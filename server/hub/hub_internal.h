@@ -34,6 +34,9 @@ struct verdict;  /* verdict.h */
 struct lobby_seek;
 struct cluster; /* cluster.c's */
 
+/* Moves timed to their commit at once (hub.moving): 64 KB. */
+#define HUB_MOVES_TIMED 4096
+
 struct hub {
     struct hub_env env;  /* the world outside (hub.h) */
     struct store *store; /* env.store */
@@ -61,6 +64,15 @@ struct hub {
     /* the modules (module.h): their state, and the command of each
      * message type (NULL: none) */
     void *mod_state[HUB_MODULES_MAX];
+    /* The moves played here and not committed yet, oldest first, with
+     * when their message arrived (us): a ring of the last
+     * HUB_MOVES_TIMED (the rest are not timed: a stalled store). */
+    int64_t msg_at_us; /* the message being run arrived then */
+    struct {
+        uint64_t seq;
+        int64_t at_us;
+    } moving[HUB_MOVES_TIMED];
+    size_t moving_head, moving_n;
     const struct hub_command *commands[PROTO_T_COUNT];
     struct router router;         /* other nodes (router.h): the local one
                                   on a node alone */
@@ -257,11 +269,9 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
 /* Fills h->game_env: every game's environment, over the hub's. */
 void hub_hosting_init(struct hub *h);
 
-/* Runs message m from s after its budget (text: as received); a
- * command about a game is offered to the router first unless local_only
- * (hub_run). */
-void hub_dispatch(struct session *s, const struct proto_msg *m,
-                  const char *text, size_t len, int64_t now, bool local_only);
+/* A move was played here: its journal write (seq) is timed to its
+ * commit from its message's arrival (h->msg_at_us). */
+void hub_move_played(struct hub *h, uint64_t seq);
 
 /* The local router (local.c). */
 extern const struct router_ops hub_local_router;

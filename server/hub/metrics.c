@@ -347,7 +347,7 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         "chess_http_rate_limited_total %llu\n",
         (unsigned long long)m->net.refused_http_rate);
     put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
-             &m->net.move);
+             &m->move);
     put_hist(&o, "chess_move_lag_credit_seconds",
              "Lag credit given back to the mover's clock per move played "
              "(half the connection's smoothed ping round trip, within the "
@@ -356,7 +356,7 @@ char *metrics_render(const struct metrics *m, size_t live_games,
     put_hist(&o, "chess_move_commit_seconds",
              "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",
-             &m->net.commit);
+             &m->commit);
     put_hist(&o, "chess_event_loop_lag_seconds",
              "How late a periodic "
              "timer on the event loop fires (the loop was busy or stalled).",

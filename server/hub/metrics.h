@@ -32,6 +32,9 @@ struct metrics {
     uint64_t closed_flood;  /* connections closed 1008 for flooding */
     int db_file_lost;       /* the database file left its path */
     struct hist lag_credit; /* each move's lag credit (game_move_lag) */
+    struct hist move;       /* handling one move message played here */
+    struct hist commit;     /* a move's arrival to its journal commit,
+                               when its `moved` may go out */
     struct net_stats net;   /* the network's (net_attach) */
 };
 

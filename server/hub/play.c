@@ -87,8 +87,10 @@ static void game_command(struct session *s, struct game *g,
     case PROTO_T_MOVE:
         rc = game_move_lag(g, pid, m->uci, m->ply, lag_estimate(s), now,
                            &err);
-        if (rc == 0)
+        if (rc == 0) {
             hist_add(&s->hub->metrics.lag_credit, game_last_lag_ms(g) * 1000);
+            hub_move_played(s->hub, game_seq(g));
+        }
         break;
     case PROTO_T_RESIGN:
         rc = game_resign(g, pid, now, &err);

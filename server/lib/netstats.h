@@ -39,9 +39,6 @@ struct net_stats {
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;
     uint64_t refused_http_rate; /* API requests over an address's rate */
-    struct hist move;           /* handling one move message */
-    struct hist commit;         /* a move's arrival to its journal commit,
-                                   when its `moved` may go out */
     struct hist loop_lag;       /* how late a periodic timer fires */
     uint64_t ws_closes[NETSTATS_CLOSE_CODES];
     uint64_t http[NETSTATS_ROUTES][NETSTATS_HTTP_STATUSES];

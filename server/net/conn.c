@@ -457,16 +457,7 @@ void conn_on_commits(void)
 {
     uint64_t committed = net_committed();
     struct conn *c = net.waiting, *next;
-    int64_t now = net.pending_n ? net_now_us() : 0;
 
-    assert(net.pending_n <= PENDING_MOVES &&
-           net.pending_head < PENDING_MOVES);
-    while (net.pending_n && net.pending[net.pending_head].seq <= committed) {
-        hist_add(&net.stats->commit,
-                 now - net.pending[net.pending_head].at_us);
-        net.pending_head = (net.pending_head + 1) % PENDING_MOVES;
-        net.pending_n--;
-    }
     for (; c; c = next) {
         next = c->wnext;
         if (!c->head || c->head->seq <= committed) {
@@ -748,25 +739,17 @@ int conn_confirm_upgrade(struct lws *wsi)
 /* A whole message: text NUL-terminated at len. */
 static void on_message(struct conn *c, char *text, size_t len)
 {
-    int64_t t0 = net_now_us();
-    uint64_t row = 0;
+    int64_t now = net_now_ms();
 
     if (c->rx_binary) {
-        net.hd.binary(net.hd.ctx, c->owner, t0 / 1000);
+        net.hd.binary(net.hd.ctx, c->owner, now);
         return;
     }
     if (proto_utf8_prefix(text, len) != len) {
         net_close(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "invalid UTF-8");
         return;
     }
-    if (!net.hd.text(net.hd.ctx, c->owner, text, len, t0 / 1000, &row))
-        return;
-    hist_add(&net.stats->move, net_now_us() - t0);
-    if (row && net.pending_n < PENDING_MOVES) {
-        size_t i = (net.pending_head + net.pending_n++) % PENDING_MOVES;
-        net.pending[i].seq = row;
-        net.pending[i].at_us = t0;
-    }
+    net.hd.text(net.hd.ctx, c->owner, text, len, now);
 }
 
 /* A WebSocket's count: its client's address entry (NULL when out of

@@ -97,12 +97,9 @@ struct net_handlers {
     void *ctx;
     /* A WebSocket opened from address ip: its owner, NULL to refuse. */
     void *(*open)(void *ctx, struct conn *c, const char *ip);
-    /* A whole text message, valid UTF-8, NUL-terminated at len: returns
-     * true when it was a move (timed for the metrics), and sets *row to
-     * the journal sequence number of the move it played (its commit
-     * latency is measured), 0 when it played none. */
-    bool (*text)(void *ctx, void *owner, const char *text, size_t len,
-                 int64_t now, uint64_t *row);
+    /* A whole text message, valid UTF-8, NUL-terminated at len. */
+    void (*text)(void *ctx, void *owner, const char *text, size_t len,
+                 int64_t now);
     /* The journal's committed sequence number (any thread may advance it,
      * then net_wake): a message queued with a higher one waits. */
     uint64_t (*committed)(void *ctx);
@@ -158,6 +155,8 @@ void net_request_log_reopen(void);
 
 /* Monotonic time in milliseconds. */
 int64_t net_now_ms(void);
+/* The same in microseconds. */
+int64_t net_now_us(void);
 
 /* Unix epoch time in milliseconds. */
 int64_t net_wall_ms(void);

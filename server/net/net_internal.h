@@ -117,11 +117,6 @@ struct http_pss {
     size_t len, sent;
 };
 
-/* Moves played and not yet committed, oldest first: the store sequence
- * number of each one's journal row and when the move arrived, for the
- * commit-latency histogram. When it is full, moves go unmeasured. */
-#define PENDING_MOVES 4096
-
 /* The state of the network glue: one instance, `net`, defined in net.c.
  * Grouped by the part that owns each field; the others read it. */
 struct net {
@@ -160,11 +155,6 @@ struct net {
     size_t n_spare_qnodes;
     ev_prepare ready_prepare; /* writes them: conn_write_ready */
     int n_conns;              /* open WebSocket connections */
-    struct {
-        uint64_t seq;
-        int64_t at_us;
-    } pending[PENDING_MOVES]; /* see PENDING_MOVES */
-    size_t pending_head, pending_n;
     /* A message that arrived in one callback, NUL-terminated (the loop's
      * one buffer: lws's own is not ours to terminate). */
     char rx_one[LIMIT_MSG_BYTES + 1];
@@ -215,8 +205,6 @@ struct wire_hooks;
 
 /* ---- the loop (net.c) ---- */
 
-/* Monotonic time in microseconds. */
-int64_t net_now_us(void);
 /* The journal's committed sequence number (after net_attach). */
 static inline uint64_t net_committed(void)
 {

@@ -100,6 +100,12 @@ static int64_t f_now(void *ctx)
     return fake_now;
 }
 
+static int64_t f_now_us(void *ctx)
+{
+    (void)ctx;
+    return fake_now * 1000;
+}
+
 static int64_t f_wall(void *ctx)
 {
     struct timespec ts;
@@ -168,6 +174,7 @@ static void new_node(int i, const struct hub_config *cfg)
         .alarm_free = f_alarm_free,
         .rtt_ms = f_rtt,
         .now_ms = f_now,
+        .now_us = f_now_us,
         .wall_ms = f_wall,
         .wake = f_wake,
     };

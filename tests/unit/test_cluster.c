@@ -127,6 +127,12 @@ START_TEST(commands_are_forwarded_to_the_host)
     fake_move(y, gid, "d7d5", 2);
     ck_assert_str_eq(fake_error(y), "not_your_turn");
     ck_assert_ptr_null(hub_game(b->hub, gid));
+    /* the host times the moves it runs, wherever their player is (three
+     * move messages; two played, committed); the edge none */
+    ck_assert_uint_eq(hub_metrics(a->hub)->move.count, 3);
+    ck_assert_uint_eq(hub_metrics(a->hub)->commit.count, 2);
+    ck_assert_uint_eq(hub_metrics(b->hub)->move.count, 0);
+    ck_assert_uint_eq(hub_metrics(b->hub)->commit.count, 0);
 }
 END_TEST
 
