@@ -65,74 +65,114 @@ void hub_welcome(struct session *s, const char *token,
     free(buf);
 }
 
-void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now)
+/* The player a token names: in memory, or read from the store (a
+ * guest's row, an account's token) into *sp. 1 with *p or *sp, 0
+ * (unknown or revoked), -1 (a database error). */
+static int token_player(struct hub *h, const uint8_t hash[32],
+                        struct player **p, struct store_player *sp,
+                        bool *account, int64_t *last)
 {
-    struct hub *h = s->hub;
-    struct player *p;
-    uint8_t hash[32];
     char key[65];
 
-    if (s->player) {
-        hub_send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
+    hub_hex(hash, 32, key);
+    *account = false;
+    *p = NULL;
+    if (account_revoked(h, key))
+        return 0;
+    if ((*p = table_get(&h->tokens, key)) != NULL)
+        return 1;
+    return account_find_by_token(h, hash, sp, account, last);
+}
+
+/* hello with a token: the player is back on s. */
+static void hello_back(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct hub *h = s->hub;
+    struct store_player sp;
+    struct player *p;
+    uint8_t hash[32];
+    uint64_t seq = 0;
+    int64_t last = 0;
+    bool account, was_gone;
+    int rc;
+
+    ids_token_hash(m->token, hash);
+    rc = token_player(h, hash, &p, &sp, &account, &last);
+    if (rc <= 0) {
+        hub_send_error(s, PROTO_BAD_TOKEN,
+                       rc < 0 ? "the player database did not answer"
+                              : "unknown token",
+                       &m->id);
         return;
     }
-    if (m->token[0]) {
-        struct store_player sp;
-        uint64_t seq = 0;
-        int64_t last = 0;
-        bool account = false;
-        int rc = 1;
-        ids_token_hash(m->token, hash);
-        hub_hex(hash, 32, key);
-        p = account_revoked(h, key) ? NULL : table_get(&h->tokens, key);
-        if (!p)
-            rc = account_revoked(h, key)
-                     ? 0
-                     : account_find_by_token(h, hash, &sp, &account, &last);
-        if (rc <= 0) {
-            hub_send_error(s, PROTO_BAD_TOKEN,
-                           rc < 0 ? "the player database did not answer"
-                                  : "unknown token",
-                           &m->id);
-            return;
-        }
-        if (!p) {
-            p = hub_player_get(h, sp.pid, sp.name);
-            if (!p)
-                return;
-            if (account) {
-                p->account = true;
-                snprintf(p->name, sizeof p->name, "%s", sp.name);
-            } else {
-                hub_player_set_token(h, p, hash);
-                /* A guest purge queued before p was in memory may delete
-                 * the row just read: put it back, behind the purge. */
-                if (h->purge_seq > store_committed(h->store))
-                    seq = store_put_player(h->store, &sp);
-            }
-        }
-        bool was_gone = !hub_player_present(p);
-        if (hub_attach(s, p) < 0) {
-            hub_player_release(h, p);
+    if (!p) {
+        if (!(p = hub_player_get(h, sp.pid, sp.name))) {
+            hub_busy(s, &m->id);
             return;
         }
         if (account) {
-            account_set_token(s, hash);
-            if (hub_wall_ms(h) - last >= LIMIT_TOKEN_TOUCH_MS)
-                store_touch_token(h->store, hash, hub_wall_ms(h));
+            p->account = true;
+            snprintf(p->name, sizeof p->name, "%s", sp.name);
+        } else {
+            hub_player_set_token(h, p, hash);
+            /* A guest purge queued before p was in memory may delete
+             * the row just read: put it back, behind the purge. */
+            if (h->purge_seq > store_committed(h->store))
+                seq = store_put_player(h->store, &sp);
         }
-        /* subscribed to p's games from here on, through p->fan */
-        hub_welcome(s, m->token, &m->id, seq);
-        if (was_gone)
-            hub_player_back(h, p, now);
-        log_info("event=player_resumed player=%s", p->pid);
+    }
+    was_gone = !hub_player_present(p);
+    if (hub_attach(s, p) < 0) {
+        hub_player_release(h, p);
+        hub_busy(s, &m->id);
         return;
     }
+    if (account) {
+        account_set_token(s, hash);
+        if (hub_wall_ms(h) - last >= LIMIT_TOKEN_TOUCH_MS)
+            store_touch_token(h->store, hash, hub_wall_ms(h));
+    }
+    /* subscribed to p's games from here on, through p->fan */
+    hub_welcome(s, m->token, &m->id, seq);
+    if (was_gone)
+        hub_player_back(h, p, now);
+    log_info("event=player_resumed player=%s", p->pid);
+}
 
-    struct store_player sp;
-    char token[2 * LIMIT_TOKEN_BYTES];
-    uint64_t seq;
+/* A new guest's row, named as hello asks or Guest-XXXXXX, with a new
+ * token (its text into token). 0, or -1 (no randomness). */
+static int guest_row(struct hub *h, const struct proto_msg *m,
+                     struct store_player *sp, char *token)
+{
+    memset(sp, 0, sizeof *sp);
+    if (ids_random(sp->pid, LIMIT_PID_BYTES) < 0 ||
+        ids_random(token, LIMIT_TOKEN_BYTES) < 0)
+        return -1;
+    if (m->name[0]) {
+        snprintf(sp->name, sizeof sp->name, "%s", m->name);
+    } else {
+        char r[16];
+        ids_random(r, 6);
+        r[6] = '\0';
+        snprintf(sp->name, sizeof sp->name, "Guest-%.6s", r);
+    }
+    ids_token_hash(token, sp->token_hash);
+    sp->created_ms = hub_wall_ms(h);
+    return 0;
+}
+
+/* hello without a token: a new guest, within its address's budget. */
+static void hello_new(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
     struct addr *a = hub_addr_get(h, s->ip);
+    char token[2 * LIMIT_TOKEN_BYTES], q[2 * PROTO_NAME_MAX + 8];
+    struct store_player sp;
+    struct player *p;
+    uint64_t seq;
+
     if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
                           h->cfg.guests_per_ip_per_min, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
@@ -141,39 +181,33 @@ void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
-    memset(&sp, 0, sizeof sp);
-    if (ids_random(sp.pid, LIMIT_PID_BYTES) < 0 ||
-        ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
+    if (guest_row(h, m, &sp, token) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "no randomness available",
                        &m->id);
         return;
     }
-    if (m->name[0]) {
-        snprintf(sp.name, sizeof sp.name, "%s", m->name);
-    } else {
-        char r[16];
-        ids_random(r, 6);
-        r[6] = '\0';
-        snprintf(sp.name, sizeof sp.name, "Guest-%.6s", r);
-    }
-    ids_token_hash(token, sp.token_hash);
-    sp.created_ms = hub_wall_ms(h);
     seq = store_put_player(h->store, &sp);
-    if (!seq) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                       &m->id);
+    if (!seq || !(p = hub_player_get(h, sp.pid, sp.name))) {
+        hub_busy(s, &m->id);
         return;
     }
-    p = hub_player_get(h, sp.pid, sp.name);
-    if (!p)
-        return;
     hub_player_set_token(h, p, sp.token_hash);
     if (hub_attach(s, p) < 0) {
         hub_player_release(h, p);
+        hub_busy(s, &m->id);
         return;
     }
     hub_welcome(s, token, &m->id, seq);
-    char q[2 * PROTO_NAME_MAX + 8];
     log_info("event=player_new player=%s name=%s", p->pid,
              log_quote(q, sizeof q, p->name));
+}
+
+void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    if (s->player)
+        hub_send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
+    else if (m->token[0])
+        hello_back(s, m, now);
+    else
+        hello_new(s, m, now);
 }

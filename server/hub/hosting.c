@@ -530,3 +530,16 @@ void hub_hosting_init(struct hub *h)
         .hold = hub_env_hold,
     };
 }
+
+bool hub_stored_game(struct session *s, const struct proto_msg *m,
+                     struct store_game *row)
+{
+    int rc = store_get_game(s->hub->store, m->game, row, NULL, NULL, NULL);
+
+    if (rc > 0)
+        return true;
+    hub_send_error(
+        s, PROTO_NO_SUCH_GAME,
+        rc < 0 ? "the game database did not answer" : "no such game", &m->id);
+    return false;
+}

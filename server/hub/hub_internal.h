@@ -269,6 +269,12 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
 /* Fills h->game_env: every game's environment, over the hub's. */
 void hub_hosting_init(struct hub *h);
 
+/* A game not in memory, for command m of s: true with its stored row
+ * (it ended long ago, or its restore failed: over either way), else s
+ * was answered no_such_game (none, or the database did not answer). */
+bool hub_stored_game(struct session *s, const struct proto_msg *m,
+                     struct store_game *row);
+
 /* A move was played here: its journal write (seq) is timed to its
  * commit from its message's arrival (h->msg_at_us). */
 void hub_move_played(struct hub *h, uint64_t seq);

@@ -137,10 +137,8 @@ static void stored_game_command(struct session *s, const struct proto_msg *m,
     struct store_game row;
     struct game *g;
 
-    if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0) {
-        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+    if (!hub_stored_game(s, m, &row))
         return;
-    }
     snprintf(row.status, sizeof row.status, "ended");
     g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
     if (!g) { /* a start position the rules core refuses: over too */
@@ -165,8 +163,7 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
         game_command(s, g, m, now);
     } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
         struct store_game row;
-        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
-            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        hub_stored_game(s, m, &row);
     } else {
         stored_game_command(s, m, now);
     }
@@ -194,8 +191,7 @@ static void do_unwatch(struct session *s, const struct proto_msg *m,
     (void)now;
     if (!g) {
         struct store_game row;
-        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
-            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        hub_stored_game(s, m, &row);
     } else if (game_color_of(g, s->player->pid) < 0) {
         hub_watch_drop(s, g);
     }

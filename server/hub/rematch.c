@@ -107,9 +107,7 @@ static struct game_host *rematch_host(struct session *s,
     const char *why = NULL;
 
     if (!g) {
-        if (store_get_game(h->store, m->game, &row, NULL, NULL, NULL) <= 0)
-            hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
-        else
+        if (hub_stored_game(s, m, &row))
             hub_send_error(s, PROTO_NO_REMATCH,
                            "a rematch is offered only within 5 minutes of a "
                            "game's end",
