@@ -416,7 +416,8 @@ function bindDialogs() {
 // With the setting on, a move in a game with a time per move is sent only
 // after the player confirms it (the board's moves go through
 // game.playMove). A premove does not ask: queueing one is not sending it,
-// and a queued premove goes out through game.sendMove when it lands.
+// and a queued premove goes out through sendMove (gameboard.js) when it
+// lands.
 function confirmPerMove(view) {
     const send = view.playMove.bind(view);
     view.playMove = async (uci) => {

@@ -28,7 +28,7 @@ import sys
 FILE_GROUPS = [
     (r'common/chess/text\.c$', 'wire codec: parse and render (proto.c)'),
     (r'common/chess/', 'rules core (common/chess)'),
-    (r'common/proto\.c$', 'wire codec: parse and render (proto.c)'),
+    (r'common/proto(_\w+)?\.c$', 'wire codec: parse and render (proto.c)'),
     (r'server/game/game\.c$|common/clock\.c$',
      'the game: state, clock, record keeping (game.c, clock.c)'),
     (r'server/(hub|lib|game)/(hub|session|bucket|table|holds|metrics'

@@ -1,0 +1,88 @@
+/*
+ * proto_json.c - the JSON pieces server messages and HTTP API bodies
+ * share (see proto_internal.h).
+ */
+#include <jansson.h>
+
+#include "proto.h"
+#include "proto_internal.h"
+
+static json_t *j_id(const struct proto_id *id)
+{
+    if (!id || id->kind == 0)
+        return NULL;
+    if (id->kind == 1)
+        return json_stringn(id->str, id->len);
+    return json_integer(id->num);
+}
+
+json_t *proto_json_player(const struct proto_player *p)
+{
+    if (!p || !p->id)
+        return json_null();
+    if (p->has_rating)
+        return json_pack("{s:s,s:s,s:I,s:b}", "id", p->id, "name", p->name,
+                         "rating", (json_int_t)p->rating, "provisional",
+                         p->provisional);
+    return json_pack("{s:s,s:s}", "id", p->id, "name", p->name);
+}
+
+/* {"white":{"before":R,"after":R},"black":{...}} */
+json_t *proto_json_change(const struct proto_rating_change *c)
+{
+    return json_pack(
+        "{s:{s:I,s:I},s:{s:I,s:I}}", "white", "before",
+        (json_int_t)c->before[0], "after", (json_int_t)c->after[0], "black",
+        "before", (json_int_t)c->before[1], "after", (json_int_t)c->after[1]);
+}
+
+/* One category's rating as shown: {"rating","rd","games","provisional"}
+ * and, with results, "wins", "draws", "losses". */
+static json_t *j_rating(const struct proto_rating *r)
+{
+    json_t *o = json_pack("{s:I,s:I,s:i,s:b}", "rating",
+                          (json_int_t)r->rating, "rd", (json_int_t)r->rd,
+                          "games", r->games, "provisional", r->provisional);
+
+    if (o && r->results) {
+        json_object_set_new(o, "wins", json_integer(r->wins));
+        json_object_set_new(o, "draws", json_integer(r->draws));
+        json_object_set_new(o, "losses", json_integer(r->losses));
+    }
+    return o;
+}
+
+json_t *proto_json_ratings(const struct proto_rating *r, size_t n)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; o && i < n; i++)
+        json_object_set_new(o, r[i].category, j_rating(&r[i]));
+    return o;
+}
+
+json_t *proto_json_clock(const struct clock_spec *c)
+{
+    if (c->per_move)
+        return json_pack("{s:s,s:i}", "type", "per_move", "per_move_s",
+                         c->per_move_s);
+    return json_pack("{s:s,s:i,s:i}", "type", "fischer", "initial_s",
+                     c->initial_s, "increment_s", c->increment_s);
+}
+
+/* Serialises and releases o; adds the id when given. */
+char *proto_json_finish(json_t *o, const struct proto_id *id)
+{
+    char *s;
+    json_t *jid = j_id(id);
+
+    if (!o) {
+        json_decref(jid);
+        return NULL;
+    }
+    if (jid)
+        json_object_set_new(o, "id", jid);
+    s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}

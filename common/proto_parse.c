@@ -1,0 +1,643 @@
+/*
+ * proto_parse.c - client messages from JSON (see proto.h).
+ *
+ * Parsing follows the protocol's check order exactly: JSON, "t", the type,
+ * authentication, the fields (unknown, missing, mistyped), the clock. The
+ * checks that need game state (no_such_game onwards) belong to the server.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dead.h"
+#include "movegen.h"
+#include "proto.h"
+#include "proto_internal.h"
+
+/* Which optional fields each type takes, beyond "t" and "id". */
+enum {
+    F_NAME = 1 << 0,
+    F_TOKEN = 1 << 1,
+    F_CLOCK = 1 << 2,
+    F_COLOR = 1 << 3,
+    F_GAME = 1 << 4,
+    F_UCI = 1 << 5,
+    F_PLY = 1 << 6,
+    F_FEN = 1 << 7,
+    F_USERNAME = 1 << 8,
+    F_PASSWORD = 1 << 9,
+    F_EVERYWHERE = 1 << 10,
+    F_RATED = 1 << 11,
+    F_RATING_RANGE = 1 << 12,
+    F_SETTINGS = 1 << 13,
+    F_SEEK = 1 << 14
+};
+
+static const struct {
+    const char *name;
+    unsigned allowed;  /* fields it may carry */
+    unsigned required; /* fields it must carry */
+} types[PROTO_T_COUNT] = {
+    [PROTO_T_NONE] = {"", 0, 0},
+    [PROTO_T_HELLO] = {"hello", F_NAME | F_TOKEN, 0},
+    [PROTO_T_PING] = {"ping", 0, 0},
+    [PROTO_T_SEEK] = {"seek", F_CLOCK | F_COLOR | F_RATED | F_RATING_RANGE,
+                      F_CLOCK},
+    [PROTO_T_CANCEL_SEEK] = {"cancel_seek", 0, 0},
+    [PROTO_T_INVITE] = {"invite", F_CLOCK | F_COLOR | F_FEN | F_RATED,
+                        F_CLOCK},
+    [PROTO_T_JOIN] = {"join", F_GAME, F_GAME},
+    [PROTO_T_MOVE] = {"move", F_GAME | F_UCI | F_PLY, F_GAME | F_UCI | F_PLY},
+    [PROTO_T_RESIGN] = {"resign", F_GAME, F_GAME},
+    [PROTO_T_LEAVE] = {"leave", F_GAME, F_GAME},
+    [PROTO_T_ABORT] = {"abort", F_GAME, F_GAME},
+    [PROTO_T_DRAW_OFFER] = {"draw_offer", F_GAME, F_GAME},
+    [PROTO_T_DRAW_ACCEPT] = {"draw_accept", F_GAME, F_GAME},
+    [PROTO_T_DRAW_DECLINE] = {"draw_decline", F_GAME, F_GAME},
+    [PROTO_T_DRAW_CLAIM] = {"draw_claim", F_GAME | F_UCI | F_PLY, F_GAME},
+    [PROTO_T_SYNC] = {"sync", F_GAME, F_GAME},
+    [PROTO_T_WATCH] = {"watch", F_GAME, F_GAME},
+    [PROTO_T_UNWATCH] = {"unwatch", F_GAME, F_GAME},
+    [PROTO_T_REMATCH] = {"rematch", F_GAME, F_GAME},
+    [PROTO_T_REMATCH_DECLINE] = {"rematch_decline", F_GAME, F_GAME},
+    [PROTO_T_REGISTER] = {"register", F_USERNAME | F_PASSWORD,
+                          F_USERNAME | F_PASSWORD},
+    [PROTO_T_LOGIN] = {"login", F_USERNAME | F_PASSWORD,
+                       F_USERNAME | F_PASSWORD},
+    [PROTO_T_LOGOUT] = {"logout", F_EVERYWHERE, 0},
+    [PROTO_T_SETTINGS] = {"settings", F_SETTINGS, F_SETTINGS},
+    [PROTO_T_LOBBY_WATCH] = {"lobby_watch", 0, 0},
+    [PROTO_T_LOBBY_UNWATCH] = {"lobby_unwatch", 0, 0},
+    [PROTO_T_ACCEPT] = {"accept", F_SEEK, F_SEEK},
+};
+
+static const struct {
+    const char *key;
+    unsigned flag;
+} field_keys[] = {
+    {"name", F_NAME},
+    {"token", F_TOKEN},
+    {"clock", F_CLOCK},
+    {"color", F_COLOR},
+    {"game", F_GAME},
+    {"uci", F_UCI},
+    {"ply", F_PLY},
+    {"fen", F_FEN},
+    {"username", F_USERNAME},
+    {"password", F_PASSWORD},
+    {"everywhere", F_EVERYWHERE},
+    {"rated", F_RATED},
+    {"rating_range", F_RATING_RANGE},
+    {"settings", F_SETTINGS},
+    {"seek", F_SEEK},
+};
+
+/* Largest ply a client may name: far beyond any real game. */
+#define PLY_MAX 100000
+/* The id's integer range: magnitude below 2^53. */
+#define ID_INT_LIMIT ((json_int_t)1 << 53)
+
+const char *proto_type_name(enum proto_type type)
+{
+    if (type < 0 || type >= PROTO_T_COUNT)
+        return "";
+    return types[type].name;
+}
+
+/* Sets the error; the text quotes client bytes, cut short at a length
+ * or by jansson, so it is cut back to valid UTF-8 before it can be sent. */
+static int fail(struct proto_error *e, enum proto_code code, const char *fmt,
+                const char *arg)
+{
+    e->code = code;
+    snprintf(e->msg, sizeof e->msg, fmt, arg);
+    e->msg[proto_utf8_prefix(e->msg, strlen(e->msg))] = '\0';
+    return -1;
+}
+
+/* Keeps a valid id for echoing; returns false when id is present but
+ * invalid. */
+static bool take_id(json_t *v, struct proto_id *id)
+{
+    memset(id, 0, sizeof *id);
+    if (!v)
+        return true;
+    if (json_is_string(v)) {
+        size_t n = json_string_length(v);
+        if (n > PROTO_ID_MAX || memchr(json_string_value(v), 0, n))
+            return false;
+        memcpy(id->str, json_string_value(v), n);
+        id->len = n;
+        id->kind = 1;
+        return true;
+    }
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x <= -ID_INT_LIMIT || x >= ID_INT_LIMIT)
+            return false;
+        id->num = x;
+        id->kind = 2;
+        return true;
+    }
+    return false;
+}
+
+/* A string field copied into buf (cap bytes with the terminator). */
+static int get_string(json_t *obj, const char *key, char *buf, size_t cap,
+                      struct proto_error *e)
+{
+    json_t *v = json_object_get(obj, key);
+    size_t n;
+
+    if (!json_is_string(v))
+        return fail(e, PROTO_BAD_FIELD, "%s: must be a string", key);
+    n = json_string_length(v);
+    if (n >= cap || memchr(json_string_value(v), 0, n))
+        return fail(e, PROTO_BAD_FIELD, "%s: too long", key);
+    memcpy(buf, json_string_value(v), n + 1);
+    return 0;
+}
+
+static int check_fen(struct proto_msg *m, struct proto_error *e)
+{
+    int rc = board_from_fen(&m->start, m->fen);
+
+    if (rc != FEN_OK)
+        return fail(e, PROTO_BAD_FIELD, "fen: %s", board_fen_strerror(rc));
+    if (!movegen_has_legal(&m->start))
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the side to move has no legal move");
+    if (dead_is_dead(&m->start))
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the position is dead (no side can ever checkmate)");
+    if (m->start.halfmove >= 150)
+        return fail(e, PROTO_BAD_FIELD, "fen: %s",
+                    "the halfmove clock is 150 or more (75-move rule)");
+    board_to_fen(&m->start, m->fen); /* normalised: effective en passant */
+    return 0;
+}
+
+/* Checks a settings object (see PROTO_SETTINGS_KEYS in proto.h) and
+ * writes it, compact and in its key order, into out (PROTO_SETTINGS_MAX
+ * bytes and a NUL). */
+static int take_settings(json_t *v, char *out, struct proto_error *e)
+{
+    const char *key;
+    size_t klen, n;
+    json_t *x;
+
+    out[0] = '\0';
+    if (!json_is_object(v))
+        return fail(e, PROTO_BAD_FIELD, "%s", "settings: must be an object");
+    if (json_object_size(v) > PROTO_SETTINGS_KEYS)
+        return fail(e, PROTO_BAD_FIELD, "%s", "settings: at most 32 keys");
+    json_object_keylen_foreach(v, key, klen, x)
+    {
+        if (klen != strlen(key) ||
+            !proto_key_chars(key, PROTO_SETTINGS_KEY_MAX))
+            return fail(e, PROTO_BAD_FIELD,
+                        "settings: key '%.40s' is not 1-32 of A-Z a-z "
+                        "0-9 _ -",
+                        key);
+        if (json_is_boolean(x))
+            continue;
+        if (json_is_integer(x) && json_integer_value(x) > -ID_INT_LIMIT &&
+            json_integer_value(x) < ID_INT_LIMIT)
+            continue;
+        if (json_is_string(x) &&
+            json_string_length(x) <= PROTO_SETTINGS_STRING_MAX &&
+            !memchr(json_string_value(x), 0, json_string_length(x)))
+            continue;
+        return fail(e, PROTO_BAD_FIELD,
+                    "settings.%.40s: true, false, an integer or a string "
+                    "of at most 64 bytes",
+                    key);
+    }
+    n = json_dumpb(v, out, PROTO_SETTINGS_MAX,
+                   JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (n == 0 || n > PROTO_SETTINGS_MAX) {
+        memset(out, 0, PROTO_SETTINGS_MAX + 1);
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "settings: at most 2048 bytes as JSON");
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* True when v is exactly the string s. */
+static bool str_is(json_t *v, const char *s)
+{
+    return json_is_string(v) && json_string_length(v) == strlen(s) &&
+           !strcmp(json_string_value(v), s);
+}
+
+/* The fields after the type is known, in a fixed order. */
+static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
+                        struct proto_error *e)
+{
+    unsigned allowed = types[m->type].allowed;
+    unsigned required = types[m->type].required;
+    unsigned present = 0;
+    const char *key;
+    json_t *v;
+
+    if (!id_ok)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "id: must be a string of at most 64 bytes or an "
+                    "integer of magnitude below 2^53");
+    json_object_foreach(root, key, v)
+    {
+        unsigned flag = 0;
+        if (!strcmp(key, "t") || !strcmp(key, "id"))
+            continue;
+        for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
+            if (!strcmp(key, field_keys[i].key))
+                flag = field_keys[i].flag;
+        if (!(flag & allowed))
+            return fail(e, PROTO_BAD_FIELD, "unknown field '%.60s'", key);
+        present |= flag;
+    }
+    for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
+        if ((required & field_keys[i].flag) &&
+            !(present & field_keys[i].flag))
+            return fail(e, PROTO_BAD_FIELD, "%s: missing", field_keys[i].key);
+
+    if (present & F_NAME) {
+        if (get_string(root, "name", m->name, sizeof m->name, e) < 0 ||
+            !proto_name_valid(m->name))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "name: 1-20 ASCII letters, digits, '_' or '-'");
+    }
+    if (present & F_TOKEN) {
+        if (get_string(root, "token", m->token, sizeof m->token, e) < 0)
+            return -1;
+        if (!m->token[0])
+            return fail(e, PROTO_BAD_FIELD, "%s", "token: empty");
+        if (present & F_NAME)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "hello takes a name or a token, not both");
+    }
+    if (present & F_COLOR) {
+        v = json_object_get(root, "color");
+        if (str_is(v, "white"))
+            m->color = PROTO_WHITE;
+        else if (str_is(v, "black"))
+            m->color = PROTO_BLACK;
+        else if (str_is(v, "random"))
+            m->color = PROTO_RANDOM;
+        else
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "color: \"random\", \"white\" or \"black\"");
+    }
+    if (present & F_GAME) {
+        if (get_string(root, "game", m->game, sizeof m->game, e) < 0 ||
+            !proto_key_valid(m->game))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "game: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_UCI) {
+        if (get_string(root, "uci", m->uci, sizeof m->uci, e) < 0 ||
+            !notation_uci_well_formed(m->uci))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "uci: lowercase from-square, to-square and an "
+                        "optional q, r, b or n");
+    }
+    if (present & F_PLY) {
+        v = json_object_get(root, "ply");
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > PLY_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "ply: an integer, 0 or more");
+        m->ply = (int)json_integer_value(v);
+    }
+    if (present & F_FEN) {
+        if (get_string(root, "fen", m->fen, sizeof m->fen, e) < 0)
+            return -1;
+        if (check_fen(m, e) < 0)
+            return -1;
+    }
+    if (present & F_USERNAME) {
+        v = json_object_get(root, "username");
+        if (json_is_string(v) &&
+            json_string_length(v) > PROTO_USERNAME_FIELD_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "username: at most 64 bytes");
+        if (get_string(root, "username", m->username, sizeof m->username, e) <
+            0)
+            return -1;
+    }
+    if (present & F_PASSWORD) {
+        v = json_object_get(root, "password");
+        if (json_is_string(v) && json_string_length(v) > PROTO_PASSWORD_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "password: at most 128 bytes");
+        if (get_string(root, "password", m->password, sizeof m->password, e) <
+            0)
+            return -1;
+        m->password_len = json_string_length(v);
+    }
+    if (present & F_EVERYWHERE) {
+        v = json_object_get(root, "everywhere");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "everywhere: true or false");
+        m->everywhere = json_is_true(v);
+    }
+    if (present & F_RATED) {
+        v = json_object_get(root, "rated");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "rated: true or false");
+        m->rated = json_is_true(v);
+    }
+    if (present & F_RATING_RANGE) {
+        json_t *lo, *hi;
+        v = json_object_get(root, "rating_range");
+        lo = json_array_get(v, 0);
+        hi = json_array_get(v, 1);
+        if (!json_is_array(v) || json_array_size(v) != 2 ||
+            !json_is_integer(lo) || !json_is_integer(hi) ||
+            json_integer_value(lo) < 0 ||
+            json_integer_value(lo) > json_integer_value(hi) ||
+            json_integer_value(hi) > PROTO_RATING_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "rating_range: [LO,HI], integers with "
+                        "0 <= LO <= HI <= 4000");
+        if (!m->rated)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "rating_range: only with \"rated\":true");
+        m->has_range = true;
+        m->range_lo = (int)json_integer_value(lo);
+        m->range_hi = (int)json_integer_value(hi);
+    }
+    if ((present & F_SETTINGS) &&
+        take_settings(json_object_get(root, "settings"), m->settings, e) < 0)
+        return -1;
+    if (present & F_SEEK) {
+        if (get_string(root, "seek", m->seek, sizeof m->seek, e) < 0 ||
+            !proto_key_valid(m->seek))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "seek: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    return 0;
+}
+
+static int clock_int(json_t *c, const char *key, int lo, int hi, int *out,
+                     struct proto_error *e)
+{
+    json_t *v = json_object_get(c, key);
+
+    if (!json_is_integer(v))
+        return fail(e, PROTO_BAD_CLOCK,
+                    "clock.%s: missing or not an "
+                    "integer",
+                    key);
+    if (json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return fail(e, PROTO_BAD_CLOCK, "clock.%s: out of range", key);
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int parse_clock(json_t *c, struct clock_spec *s, struct proto_error *e)
+{
+    json_t *type = json_object_get(c, "type");
+
+    memset(s, 0, sizeof *s);
+    if (!json_is_object(c))
+        return fail(e, PROTO_BAD_CLOCK, "%s", "clock: must be an object");
+    if (json_is_string(type) && !strcmp(json_string_value(type), "fischer")) {
+        if (json_object_size(c) != 3)
+            return fail(e, PROTO_BAD_CLOCK, "%s",
+                        "clock: a fischer clock "
+                        "has exactly type, initial_s and increment_s");
+        if (clock_int(c, "initial_s", 1, CLOCK_INITIAL_MAX_S, &s->initial_s,
+                      e) < 0 ||
+            clock_int(c, "increment_s", 0, CLOCK_INCREMENT_MAX_S,
+                      &s->increment_s, e) < 0)
+            return -1;
+        return 0;
+    }
+    if (json_is_string(type) &&
+        !strcmp(json_string_value(type), "per_move")) {
+        if (json_object_size(c) != 2)
+            return fail(e, PROTO_BAD_CLOCK, "%s",
+                        "clock: a per_move clock "
+                        "has exactly type and per_move_s");
+        s->per_move = 1;
+        return clock_int(c, "per_move_s", 1, CLOCK_PER_MOVE_MAX_S,
+                         &s->per_move_s, e);
+    }
+    return fail(e, PROTO_BAD_CLOCK, "%s",
+                "clock.type: \"fischer\" or \"per_move\"");
+}
+
+/* ---- the shortcut for plain move messages ------------------------------ */
+
+/* A cursor over the bytes of a message being read without jansson. */
+struct scan {
+    const char *p, *end;
+};
+
+static void scan_ws(struct scan *s)
+{
+    while (s->p < s->end &&
+           (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+        s->p++;
+}
+
+/* A string of printable ASCII without escapes: *str, *n its bytes.
+ * False for anything else (left to jansson). */
+static bool scan_string(struct scan *s, const char **str, size_t *n)
+{
+    const char *q;
+
+    if (s->p >= s->end || *s->p != '"')
+        return false;
+    for (q = s->p + 1; q < s->end && *q != '"'; q++)
+        if (*q < 0x20 || *q > 0x7e || *q == '\\')
+            return false;
+    if (q >= s->end)
+        return false;
+    *str = s->p + 1;
+    *n = (size_t)(q - *str);
+    s->p = q + 1;
+    return true;
+}
+
+/* An integer of at most 15 digits (below 2^53), JSON's form, no fraction
+ * or exponent. False for anything else (left to jansson). */
+static bool scan_int(struct scan *s, int64_t *out)
+{
+    bool neg = s->p < s->end && *s->p == '-';
+    const char *q = s->p + neg, *digits = q;
+    int64_t v = 0;
+
+    while (q < s->end && *q >= '0' && *q <= '9' && q - digits < 16)
+        v = v * 10 + (*q++ - '0');
+    if (q == digits || q - digits > 15 || (*digits == '0' && q - digits > 1))
+        return false;
+    if (q < s->end &&
+        (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')))
+        return false;
+    *out = neg ? -v : v;
+    s->p = q;
+    return true;
+}
+
+/* Copies a string value of n bytes into buf (cap bytes with the NUL). */
+static bool take_string(const char *str, size_t n, char *buf, size_t cap)
+{
+    if (n >= cap)
+        return false;
+    memcpy(buf, str, n);
+    buf[n] = '\0';
+    return true;
+}
+
+/*
+ * Reads the common move message, `{"t":"move","game":G,"uci":U,"ply":N}`
+ * with an optional "id", in any key order, when every value is a plain
+ * string or integer and every check passes. Returns 0 with *m filled
+ * exactly as the jansson path fills it, or 1 when the text is anything
+ * else (other types, escapes, errors of any kind): proto_parse_json then
+ * reads it and finds the precise error.
+ */
+static int parse_move_fast(const char *text, size_t len, struct proto_msg *m)
+{
+    enum { K_T = 1, K_ID = 2, K_GAME = 4, K_UCI = 8, K_PLY = 16 };
+    struct scan s = {text, text + len};
+    unsigned seen = 0;
+
+    scan_ws(&s);
+    if (s.p >= s.end || *s.p++ != '{')
+        return 1;
+    for (;;) {
+        const char *key, *str = NULL;
+        size_t klen, n = 0;
+        int64_t num = 0;
+        unsigned k;
+        bool is_str;
+
+        scan_ws(&s);
+        if (!scan_string(&s, &key, &klen))
+            return 1;
+        scan_ws(&s);
+        if (s.p >= s.end || *s.p++ != ':')
+            return 1;
+        scan_ws(&s);
+        is_str = s.p < s.end && *s.p == '"';
+        if (is_str ? !scan_string(&s, &str, &n) : !scan_int(&s, &num))
+            return 1;
+#define KEY_IS(lit) (klen == sizeof lit - 1 && !memcmp(key, lit, klen))
+        k = KEY_IS("t")      ? K_T
+            : KEY_IS("id")   ? K_ID
+            : KEY_IS("game") ? K_GAME
+            : KEY_IS("uci")  ? K_UCI
+            : KEY_IS("ply")  ? K_PLY
+                             : 0;
+#undef KEY_IS
+        if (!k || (seen & k))
+            return 1;
+        seen |= k;
+        if (k == K_T) {
+            if (!is_str || n != 4 || memcmp(str, "move", 4))
+                return 1;
+        } else if (k == K_ID) {
+            if (is_str ? n > PROTO_ID_MAX : num <= -ID_INT_LIMIT)
+                return 1;
+            if (is_str) {
+                memcpy(m->id.str, str, n);
+                m->id.len = n;
+                m->id.kind = 1;
+            } else {
+                m->id.num = num;
+                m->id.kind = 2;
+            }
+        } else if (k == K_GAME) {
+            if (!is_str || !take_string(str, n, m->game, sizeof m->game) ||
+                !proto_key_valid(m->game))
+                return 1;
+        } else if (k == K_UCI) {
+            if (!is_str || !take_string(str, n, m->uci, sizeof m->uci) ||
+                !notation_uci_well_formed(m->uci))
+                return 1;
+        } else {
+            if (is_str || num < 0 || num > PLY_MAX)
+                return 1;
+            m->ply = (int)num;
+        }
+        scan_ws(&s);
+        if (s.p < s.end && *s.p == ',') {
+            s.p++;
+            continue;
+        }
+        if (s.p >= s.end || *s.p++ != '}')
+            return 1;
+        break;
+    }
+    scan_ws(&s);
+    if (s.p != s.end ||
+        (seen | K_ID) != (K_T | K_ID | K_GAME | K_UCI | K_PLY))
+        return 1;
+    m->type = PROTO_T_MOVE;
+    return 0;
+}
+
+int proto_parse(const char *text, size_t len, bool authed,
+                struct proto_msg *m, struct proto_error *e)
+{
+    memset(m, 0, sizeof *m);
+    memset(e, 0, sizeof *e);
+    m->ply = -1;
+    if (authed && parse_move_fast(text, len, m) == 0)
+        return 0;
+    return proto_parse_json(text, len, authed, m, e);
+}
+
+int proto_parse_json(const char *text, size_t len, bool authed,
+                     struct proto_msg *m, struct proto_error *e)
+{
+    json_error_t jerr;
+    json_t *root, *t;
+    bool id_ok;
+    int rc = -1;
+
+    memset(m, 0, sizeof *m);
+    memset(e, 0, sizeof *e);
+    m->ply = -1;
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(root)) {
+        fail(e, PROTO_BAD_JSON, "not one JSON object: %.120s",
+             root ? "another JSON value" : jerr.text);
+        goto done;
+    }
+    id_ok = take_id(json_object_get(root, "id"), &m->id);
+    t = json_object_get(root, "t");
+    if (!json_is_string(t)) {
+        fail(e, PROTO_BAD_FIELD, "%s",
+             t ? "t: must be a string" : "t: missing");
+        goto done;
+    }
+    for (int i = 1; i < PROTO_T_COUNT; i++)
+        if (!strcmp(json_string_value(t), types[i].name))
+            m->type = (enum proto_type)i;
+    if (m->type == PROTO_T_NONE) {
+        fail(e, PROTO_UNKNOWN_TYPE, "unknown message type '%.60s'",
+             json_string_value(t));
+        goto done;
+    }
+    if (!authed && m->type != PROTO_T_HELLO && m->type != PROTO_T_PING &&
+        m->type != PROTO_T_LOGIN) {
+        fail(e, PROTO_UNAUTHENTICATED, "%s", "send hello first");
+        goto done;
+    }
+    if (parse_fields(root, m, id_ok, e) < 0)
+        goto done;
+    if ((types[m->type].allowed & F_CLOCK) &&
+        parse_clock(json_object_get(root, "clock"), &m->clock, e) < 0)
+        goto done;
+    rc = 0;
+done:
+    json_decref(root);
+    return rc;
+}
