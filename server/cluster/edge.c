@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hub/player.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
@@ -19,6 +20,7 @@
  * over the cap or out of memory. */
 static int follow_add(struct cluster *c, struct session *s, const char *gid)
 {
+    struct session **ss;
     struct follow *f;
     char *key;
 
@@ -40,14 +42,9 @@ static int follow_add(struct cluster *c, struct session *s, const char *gid)
         }
         cluster_follow(c, "game", gid, true);
     }
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 2;
-        struct session **g = realloc(f->s, cap * sizeof *g);
-        if (!g)
-            return -1;
-        f->s = g;
-        f->cap = cap;
-    }
+    if (!(ss = grow_array(f->s, &f->cap, f->n, sizeof *ss, 2)))
+        return -1;
+    f->s = ss;
     key = strdup(gid);
     if (!key || table_put(&e->rgames, key, key) < 0) {
         free(key);

@@ -12,6 +12,7 @@
 
 #include "game/game.h"
 #include "hub/player.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
@@ -105,14 +106,10 @@ static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
 
         snprintf(d.to, sizeof d.to, "%s", q->node);
         while ((m = q->head) != NULL && m->b == b && m->seq <= committed) {
-            if (n == cap) {
-                size_t ncap = cap ? 2 * cap : 8;
-                uint64_t *grown = realloc(conns, ncap * sizeof *conns);
-                if (!grown)
-                    break; /* (the rest goes in the next delivery) */
-                conns = grown;
-                cap = ncap;
-            }
+            uint64_t *grown = grow_array(conns, &cap, n, sizeof *conns, 8);
+            if (!grown)
+                break; /* (the rest goes in the next delivery) */
+            conns = grown;
             conns[n++] = m->conn;
             q->head = m->next;
             if (!q->head)

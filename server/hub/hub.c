@@ -108,26 +108,6 @@ static void local_close(struct session *s, int code, const char *reason)
 static const struct session_ops local_ops = {local_send, local_rtt_ms,
                                              local_close};
 
-/* Makes room for one more of n items of size bytes in *arr (capacity
- * *cap), doubling from one: most players have one connection and one or
- * two live games, and 18,000 idle players' arrays are counted in bytes
- * per connection. Returns 0, or -1 when out of memory (*arr unchanged). */
-int hub_grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-    size_t c;
-    void *a;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? 2 * *cap : 1;
-    a = realloc(*arr, c * size);
-    if (!a)
-        return -1;
-    *arr = a;
-    *cap = c;
-    return 0;
-}
-
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
     assert(s->ops); /* a fan's messages go to its player's sessions */

@@ -161,12 +161,6 @@ struct addr {
 void hub_conn_send(struct hub *h, struct conn *c, struct msgbuf *b,
                    uint64_t seq);
 
-/* Makes room for one more of n items of size bytes in *arr (capacity
- * *cap), doubling from one: most players have one connection and one or
- * two live games, and 18,000 idle players' arrays are counted in bytes
- * per connection. Returns 0, or -1 when out of memory (*arr unchanged). */
-int hub_grow(void **arr, size_t *cap, size_t n, size_t size);
-
 void hub_player_set_token(struct hub *h, struct player *p,
                           const uint8_t hash[32]);
 

@@ -9,6 +9,7 @@
 #include "game/game.h"
 #include "hub/hub.h"
 #include "game/lobby.h"
+#include "lib/grow.h"
 #include "lib/msgbuf.h"
 #include "proto.h"
 #include "hub/session.h"
@@ -298,14 +299,11 @@ void lobbyfeed_snapshot(struct lobbyfeed *f, char *text, int64_t now)
 int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
 {
     if (!s->lobby_slot) {
-        if (f->n == f->cap) {
-            size_t cap = f->cap ? 2 * f->cap : 16;
-            struct session **w = realloc(f->watchers, cap * sizeof *w);
-            if (!w)
-                return -1;
-            f->watchers = w;
-            f->cap = cap;
-        }
+        struct session **w = grow_array(f->watchers, &f->cap, f->n, sizeof *w,
+                                        16);
+        if (!w)
+            return -1;
+        f->watchers = w;
         f->watchers[f->n++] = s;
         s->lobby_slot = f->n;
         if (f->gauge)

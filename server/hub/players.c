@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "game/lobby.h"
+#include "lib/grow.h"
 #include "hub/lobbyfeed.h"
 
 /* ---- players ----------------------------------------------------------- */
@@ -74,12 +75,15 @@ bool hub_player_present(const struct player *p)
 int hub_refs_add(struct game_ref **refs, size_t *n, size_t *cap,
                  const char *gid)
 {
+    struct game_ref *r;
+
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*refs)[i].gid, gid))
             return 0;
-    if (hub_grow((void **)refs, cap, *n, sizeof **refs))
+    if (!(r = grow_array(*refs, cap, *n, sizeof *r, 1)))
         return -1;
-    snprintf((*refs)[(*n)++].gid, sizeof(*refs)->gid, "%s", gid);
+    *refs = r;
+    snprintf(r[(*n)++].gid, sizeof r->gid, "%s", gid);
     return 0;
 }
 
@@ -267,19 +271,20 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
 struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
                                 void *ext, struct player *p)
 {
-    struct session *s = malloc(sizeof *s);
+    struct session *s = malloc(sizeof *s), **all;
 
     assert(ops && ops->send);
     if (!s)
         return NULL;
     session_init(s, h, NULL, NULL, &h->limits, ops);
     s->ext = ext;
-    if (hub_grow((void **)&p->remotes, &p->remotecap, p->nremotes,
-                 sizeof *p->remotes)) {
+    if (!(all = grow_array(p->remotes, &p->remotecap, p->nremotes,
+                           sizeof *all, 1))) {
         session_clear(s);
         free(s);
         return NULL;
     }
+    p->remotes = all;
     p->remotes[p->nremotes++] = s;
     s->player = p;
     if (p->nremotes == 1 && p->nconns == 0)
@@ -332,9 +337,12 @@ void hub_close(struct hub *h, struct session *s, int64_t now)
 
 int hub_attach(struct session *s, struct player *p)
 {
-    if (hub_grow((void **)&p->conns, &p->conncap, p->nconns,
-                 sizeof *p->conns))
+    struct session **all = grow_array(p->conns, &p->conncap, p->nconns,
+                                      sizeof *all, 1);
+
+    if (!all)
         return -1;
+    p->conns = all;
     p->conns[p->nconns++] = s;
     s->player = p;
     if (p->nconns == 1)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 
 /* A read's thread: the loop's (never the writer's, whose on_commit may
@@ -32,34 +33,29 @@ int store__read_failed(struct store *s, const char *why)
 
 int store__moves_add(struct store__moves *l, const struct store_move *m)
 {
+    struct store_move *nv;
+
     /* in ply order (every query sorts them so) */
     assert(l->n == 0 || m->ply >= l->v[l->n - 1].ply);
     if (l->n > 0 && l->v[l->n - 1].ply == m->ply) {
         l->v[l->n - 1] = *m;
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 64;
-        struct store_move *nv = realloc(l->v, ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = ncap;
-    }
+    if (!(nv = grow_array(l->v, &l->cap, l->n, sizeof *nv, 64)))
+        return -1;
+    l->v = nv;
     l->v[l->n++] = *m;
     return 0;
 }
 
 struct store__live_game *store__live_add(struct store__live *ll)
 {
-    if (ll->n == ll->cap) {
-        size_t ncap = ll->cap ? ll->cap * 2 : 16;
-        struct store__live_game *nv = realloc(ll->v, ncap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        ll->v = nv;
-        ll->cap = ncap;
-    }
+    struct store__live_game *nv = grow_array(ll->v, &ll->cap, ll->n,
+                                             sizeof *nv, 16);
+
+    if (!nv)
+        return NULL;
+    ll->v = nv;
     memset(&ll->v[ll->n], 0, sizeof ll->v[ll->n]);
     return &ll->v[ll->n++];
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/grow.h"
 #include "lib/errtext.h"
 #include "lib/log.h"
 #include "strcopy.h"
@@ -199,14 +200,10 @@ static void fence_game(struct store *s, struct op *const *ops, size_t n,
     for (i = 0; i < s->n_fenced && strcmp(s->fenced[i], gid); i++)
         ;
     if (i == s->n_fenced) {
-        if (s->n_fenced == s->cap_fenced) {
-            size_t ncap = s->cap_fenced ? s->cap_fenced * 2 : 8;
-            char(*nv)[33] = realloc(s->fenced, ncap * sizeof *nv);
-            if (nv) {
-                s->fenced = nv;
-                s->cap_fenced = ncap;
-            }
-        }
+        char(*nv)[33] = grow_array(s->fenced, &s->cap_fenced, s->n_fenced,
+                                   sizeof *nv, 8);
+        if (nv)
+            s->fenced = nv;
         /* (out of memory: the ops are dropped all the same, and
          * committed is held until the loop collects what it can) */
         if (s->n_fenced < s->cap_fenced)

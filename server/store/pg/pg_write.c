@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "store/pg/pgmigrate.h"
 #include "strcopy.h"
@@ -64,14 +65,12 @@ static int w_reconnect(struct store *s, struct pg_be *b)
 
 static int sent_push(struct pg_be *b, size_t op, enum sent_what what)
 {
-    if (b->n_sent == b->cap_sent) {
-        size_t ncap = b->cap_sent ? b->cap_sent * 2 : 256;
-        struct sent *nv = realloc(b->sent, ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        b->sent = nv;
-        b->cap_sent = ncap;
-    }
+    struct sent *nv = grow_array(b->sent, &b->cap_sent, b->n_sent, sizeof *nv,
+                                 256);
+
+    if (!nv)
+        return -1;
+    b->sent = nv;
     b->sent[b->n_sent++] = (struct sent){op, what};
     return 0;
 }
