@@ -38,6 +38,7 @@
 #include "app/config.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
+#include "app/status.h"
 #include "lib/log.h"
 #include "hub/http.h"
 #include "hub/hub.h"
@@ -663,7 +664,8 @@ static void on_http(void *ctx, const char *path, const char *const *args,
 {
     struct http_reply hr;
 
-    http_handle(ctx, path, args, nargs, now, &hr);
+    if (!status_handle(ctx, path, now, &hr))
+        http_handle(ctx, path, args, nargs, now, &hr);
     to_net_reply(&hr, r);
 }
 

@@ -292,36 +292,6 @@ static int route(struct hub *h, const char *path, const char *const *args,
     int status;
 
     memset(r, 0, sizeof *r);
-    if (!strcmp(path, "/healthz")) {
-        /* the loop answers (this runs on it), the database answers a
-         * read, the writer has committed lately (its heartbeat), and the
-         * database file is still where it was opened */
-        struct store_player p;
-        int ok = store_find_player(hub_store(h), "-", &p) >= 0 &&
-                 now - store_last_commit_ms(hub_store(h)) <
-                     LIMIT_HEALTH_WRITER_STALL_MS &&
-                 !hub_metrics(h)->db_file_lost;
-        reply(r, ok ? 200 : 503, JSON_TYPE,
-              proto_render_health(ok, (int64_t)hub_live_games(h),
-                                  hub_metrics(h)->connections));
-        if (r->body)
-            r->status = ok ? 200 : 503;
-        return 0;
-    }
-    if (!strcmp(path, "/metrics")) {
-        struct metrics_store st;
-
-        st.queue_depth = store_queue_depth(hub_store(h));
-        store_timing(hub_store(h), &st.timing);
-        store_wal_stats(hub_store(h), &st.wal);
-        for (int i = 0; i < STORE_FAIL_KINDS; i++)
-            st.failures[i] = store_failures(hub_store(h),
-                                            (enum store_failure)i);
-        return reply(r, 200, "text/plain; version=0.0.4",
-                     metrics_render(hub_metrics(h), hub_live_games(h),
-                                    hub_open_seeks(h), hub_subscriptions(h),
-                                    &st));
-    }
     if (!strncmp(path, "/api/games/", 11)) {
         rest = path + 11;
         size_t n = strcspn(rest, "/");

@@ -27,6 +27,7 @@
 #include "game/rating.h"
 #include "lib/bucket.h"
 #include "hub/session.h"
+#include "store/store.h"
 #include "lib/table.h"
 
 struct auth_job; /* account.c's */

@@ -1,11 +1,7 @@
 /*
- * metrics.h - the server's counters and their Prometheus text rendering,
- * with the process's own figures (memory, descriptors, CPU, start time,
- * read from /proc when rendered) and the store's failure counts. Only
- * the event-loop thread updates or renders them.
- *
- * Every label takes values from a fixed set (routes, status codes, close
- * codes below), so no request can grow the number of series.
+ * metrics.h - the hub's counters (app/status.c renders them in /metrics,
+ * with the network's, the store's and the process's own). Only the
+ * event-loop thread updates them.
  */
 #ifndef SERVER_METRICS_H
 #define SERVER_METRICS_H
@@ -17,9 +13,6 @@
 #include "proto.h"
 #include "lib/hist.h"
 #include "lib/netstats.h"
-#include "store/store.h"
-
-struct store;
 
 struct metrics {
     int64_t connections;    /* open WebSocket connections */
@@ -40,21 +33,11 @@ struct metrics {
 
 /* Counts a finished game under its reason (labelled with the table's
  * metrics label); anything not a reason is ignored. */
-void metrics_finished(struct metrics *m, enum ending_reason reason);
-
-/* The journal writer's figures, copied from the store for rendering. */
-struct metrics_store {
-    size_t queue_depth;                  /* store_queue_depth */
-    struct store_timing timing;          /* store_timing */
-    struct store_wal_stats wal;          /* store_wal_stats */
-    uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
-};
-
-/* Renders the Prometheus text exposition (malloc'ed, caller frees);
- * the gauges that live elsewhere are passed in, and the store's queue
- * depth and failures read from st. */
-char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, size_t subscriptions,
-                     const struct metrics_store *st);
+static inline void metrics_finished(struct metrics *m,
+                                    enum ending_reason reason)
+{
+    if (ending_get(reason))
+        m->finished[reason]++;
+}
 
 #endif

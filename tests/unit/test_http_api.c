@@ -130,55 +130,6 @@ START_TEST(too_many)
 }
 END_TEST
 
-START_TEST(healthz)
-{
-    struct fconn *c = fake_connect("10.0.0.1");
-    json_t *j;
-    struct http_reply r;
-
-    (void)c;
-    j = get_json("/healthz", NULL, 0);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "connections")),
-                     1);
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "live_games")), 0);
-    json_decref(j);
-    /* the database file gone: 503 */
-    hub_metrics(fake_hub)->db_file_lost = 1;
-    r = get("/healthz", NULL, 0);
-    ck_assert_int_eq(r.status, 503);
-    j = json_loads(r.body, 0, NULL);
-    ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "fail");
-    json_decref(j);
-    free(r.body);
-    hub_metrics(fake_hub)->db_file_lost = 0;
-    /* the writer silent too long: 503 */
-    fake_now = store_last_commit_ms(fake_store) +
-               LIMIT_HEALTH_WRITER_STALL_MS + 1;
-    r = get("/healthz", NULL, 0);
-    ck_assert_int_eq(r.status, 503);
-    free(r.body);
-}
-END_TEST
-
-START_TEST(metrics)
-{
-    struct fconn *c = fake_connect("10.0.0.1");
-    struct http_reply r;
-
-    fake_say(c, "{\"t\":\"ping\"}");
-    fake_say(c, "{\"t\":\"nonsense\"}");
-    r = get("/metrics", NULL, 0);
-    ck_assert_int_eq(r.status, 200);
-    ck_assert_ptr_nonnull(strstr(r.type, "text/plain"));
-    ck_assert_ptr_nonnull(strstr(r.body, "\nchess_connections 1\n"));
-    ck_assert_ptr_nonnull(strstr(r.body, "\nchess_messages_total 2\n"));
-    ck_assert_ptr_nonnull(strstr(r.body, "chess_messages_rejected_total{"
-                                         "code=\"unknown_type\"} 1\n"));
-    free(r.body);
-}
-END_TEST
-
 /* A game as JSON and PGN, live from memory and finished from the store;
  * the player's list of finished games with its paging arguments. */
 START_TEST(games_live_and_finished)
@@ -464,8 +415,6 @@ static Suite *http_suite(void)
     tcase_add_test(t, routes);
     tcase_add_test(t, not_found);
     tcase_add_test(t, too_many);
-    tcase_add_test(t, healthz);
-    tcase_add_test(t, metrics);
     tcase_add_test(t, games_live_and_finished);
     tcase_add_test(t, player_profile_and_rating_history);
     tcase_add_test(t, leaderboard_best_first);

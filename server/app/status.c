@@ -1,7 +1,9 @@
 /*
- * metrics.c - counters and Prometheus text (see metrics.h).
+ * status.c - the process's status pages (see status.h): /healthz, and
+ * /metrics as a view of the whole process (the hub's counters, the
+ * network's, the store's, and the process's own from /proc).
  */
-#include "hub/metrics.h"
+#include "app/status.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -12,17 +14,23 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "hub/hub.h"
+#include "hub/metrics.h"
+#include "lib/tunables.h"
+#include "proto.h"
 #include "store/store.h"
 
 #ifndef CHESS_SERVER_VERSION
 #define CHESS_SERVER_VERSION "unknown"
 #endif
 
-void metrics_finished(struct metrics *m, enum ending_reason reason)
-{
-    if (ending_get(reason))
-        m->finished[reason]++;
-}
+/* The journal writer's figures, copied from the store for rendering. */
+struct metrics_store {
+    size_t queue_depth;                  /* store_queue_depth */
+    struct store_timing timing;          /* store_timing */
+    struct store_wal_stats wal;          /* store_wal_stats */
+    uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
+};
 
 struct out {
     char *buf;
@@ -241,9 +249,11 @@ static void put_store(struct out *o, const struct metrics_store *st)
         st->wal.wal_frames);
 }
 
-char *metrics_render(const struct metrics *m, size_t live_games,
-                     size_t open_seeks, size_t subscriptions,
-                     const struct metrics_store *st)
+/* The Prometheus text exposition (malloc'ed), or NULL when out of
+ * memory. */
+static char *metrics_render(const struct metrics *m, size_t live_games,
+                            size_t open_seeks, size_t subscriptions,
+                            const struct metrics_store *st)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
 
@@ -398,4 +408,58 @@ char *metrics_render(const struct metrics *m, size_t live_games,
         return NULL;
     }
     return o.buf;
+}
+
+static int reply(struct http_reply *r, int status, const char *type,
+                 char *body)
+{
+    *r = (struct http_reply){status, type, body, body ? strlen(body) : 0};
+    if (!body)
+        r->status = 500;
+    return 0;
+}
+
+/* /healthz: the loop answers (this runs on it), the database answers a
+ * read, the writer has committed lately (its heartbeat), and the
+ * database file is still where it was opened. */
+static void healthz(struct hub *h, int64_t now, struct http_reply *r)
+{
+    struct store *st = hub_store(h);
+    struct store_player p;
+    int ok = store_find_player(st, "-", &p) >= 0 &&
+             now - store_last_commit_ms(st) < LIMIT_HEALTH_WRITER_STALL_MS &&
+             !hub_metrics(h)->db_file_lost;
+
+    reply(r, ok ? 200 : 503, "application/json",
+          proto_render_health(ok, (int64_t)hub_live_games(h),
+                              hub_metrics(h)->connections));
+    if (r->body)
+        r->status = ok ? 200 : 503;
+}
+
+static void metrics_page(struct hub *h, struct http_reply *r)
+{
+    struct store *s = hub_store(h);
+    struct metrics_store st;
+
+    st.queue_depth = store_queue_depth(s);
+    store_timing(s, &st.timing);
+    store_wal_stats(s, &st.wal);
+    for (int i = 0; i < STORE_FAIL_KINDS; i++)
+        st.failures[i] = store_failures(s, (enum store_failure)i);
+    reply(r, 200, "text/plain; version=0.0.4",
+          metrics_render(hub_metrics(h), hub_live_games(h), hub_open_seeks(h),
+                         hub_subscriptions(h), &st));
+}
+
+bool status_handle(struct hub *h, const char *path, int64_t now,
+                   struct http_reply *r)
+{
+    if (!strcmp(path, "/healthz"))
+        healthz(h, now, r);
+    else if (!strcmp(path, "/metrics"))
+        metrics_page(h, r);
+    else
+        return false;
+    return true;
 }
