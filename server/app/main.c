@@ -35,14 +35,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/backup.h"
 #include "app/config.h"
+#include "app/wiring.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
-#include "app/status.h"
 #include "lib/log.h"
-#include "hub/http.h"
 #include "hub/hub.h"
-#include "lib/msgbuf.h"
 #include "net/net.h"
 #include "cluster/cluster.h"
 #include "cluster/redis.h"
@@ -89,11 +88,9 @@ static void usage(FILE *f)
         "  --help             this text\n");
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
-            "SIGHUP reopens the log file and reloads the TLS certificate.\n"
-            "backup copies the live database with SQLite's online backup, "
-            "safe while\n"
-            "the server runs; DEST must not exist (a PostgreSQL database: "
-            "pg_dump).\n");
+            "SIGHUP reopens the log file and reloads the TLS "
+            "certificate.\n%s",
+            backup_help);
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -427,328 +424,181 @@ static void on_commit(void *arg)
     net_wake();
 }
 
-/* chess-server backup DEST (--db PATH | --config PATH) */
-static int cmd_backup(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"config", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *db = NULL, *config = NULL, *dest;
-    struct config cfg = {0};
-    char tmp[PATH_MAX], err[600];
-    struct stat st;
-    int c, rc = 1;
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            db = optarg;
-            break;
-        case 'c':
-            config = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            fprintf(stderr, "E: backup: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind != argc - 1 || (!db && !config) || (db && !*db)) {
-        fprintf(stderr, "E: usage: chess-server backup DEST "
-                        "(--db PATH | --config PATH)\n");
-        return 2;
-    }
-    dest = argv[optind];
-    if (config) {
-        if (config_init(&cfg) < 0) {
-            fprintf(stderr, "E: out of memory\n");
-            return 1;
-        }
-        if (config_load_file(&cfg, config, err, sizeof err) < 0) {
-            fprintf(stderr, "E: %s\n", err);
-            config_clear(&cfg);
-            return 2;
-        }
-        if (!db && cfg.postgres[0]) {
-            fprintf(stderr,
-                    "E: backup: %s keeps the database in PostgreSQL "
-                    "(key 'postgres'): back it up with pg_dump "
-                    "(docs/operator.md: PostgreSQL)\n",
-                    config);
-            rc = 2;
-            goto out;
-        }
-        if (!db)
-            db = cfg.database;
-    }
-    if (stat(db, &st) < 0) {
-        fprintf(stderr, "E: backup: no database at %s: %s\n", db,
-                strerror(errno));
-        goto out;
-    }
-    if (lstat(dest, &st) == 0) {
-        fprintf(stderr, "E: backup: %s exists; name a new file\n", dest);
-        goto out;
-    }
-    /* Written beside DEST and renamed when complete, so DEST is never a
-     * partial copy; readable by the owner only (it holds token hashes). */
-    if (snprintf(tmp, sizeof tmp, "%s.partial", dest) >= (int)sizeof tmp) {
-        fprintf(stderr, "E: backup: path too long\n");
-        goto out;
-    }
-    unlink(tmp);
-    umask(077);
-    if (store_backup(db, tmp, err, sizeof err) < 0) {
-        fprintf(stderr, "E: backup: %s\n", err);
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, dest) < 0) {
-        fprintf(stderr, "E: backup: cannot rename %s to %s: %s\n", tmp, dest,
-                strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    printf("backed up %s to %s\n", db, dest);
-    rc = 0;
-out:
-    config_clear(&cfg);
-    return rc;
-}
-
-/* ---- wiring: the hub over the network, the network over the hub -------
- *
- * main.c is the one module that knows both: the hub talks out through
- * struct hub_env (filled in here over net.h) and net.c hands its events
- * to struct net_handlers (filled in here over hub.h and http.h). */
-
-static void env_send(void *ctx, struct conn *c, struct msgbuf *b,
-                     uint64_t seq)
-{
-    (void)ctx;
-    net_send(c, b, seq);
-}
-
-static void env_send_now(void *ctx, struct conn *c, struct msgbuf *b)
-{
-    (void)ctx;
-    net_send_now(c, b);
-}
-
-static void env_close(void *ctx, struct conn *c, int code, const char *reason)
-{
-    (void)ctx;
-    net_close(c, code, reason);
-}
-
-static void env_drop(void *ctx, struct conn *c, int code, const char *reason)
-{
-    (void)ctx;
-    net_drop(c, code, reason);
-}
-
-/* A hub_alarm is a net_timer. */
-static struct hub_alarm *env_alarm_new(void *ctx, void (*cb)(void *arg),
-                                       void *arg)
-{
-    (void)ctx;
-    return (struct hub_alarm *)net_timer_new(cb, arg);
-}
-
-static void env_alarm_arm(void *ctx, struct hub_alarm *a, int64_t at)
-{
-    (void)ctx;
-    net_timer_arm((struct net_timer *)a, at);
-}
-
-static void env_alarm_free(void *ctx, struct hub_alarm *a)
-{
-    (void)ctx;
-    net_timer_free((struct net_timer *)a);
-}
-
-static int64_t env_rtt_ms(void *ctx, struct conn *c)
-{
-    (void)ctx;
-    return net_conn_rtt_ms(c);
-}
-
-static int64_t env_now_ms(void *ctx)
-{
-    (void)ctx;
-    return net_now_ms();
-}
-
-static int64_t env_now_us(void *ctx)
-{
-    (void)ctx;
-    return net_now_us();
-}
-
-static int64_t env_wall_ms(void *ctx)
-{
-    (void)ctx;
-    return net_wall_ms();
-}
-
-static void *on_open(void *ctx, struct conn *c, const char *ip)
-{
-    return hub_open(ctx, c, ip);
-}
-
-static void on_text(void *ctx, void *owner, const char *text, size_t len,
-                    int64_t now)
-{
-    hub_on_text(ctx, owner, text, len, now);
-}
-
-static uint64_t on_committed(void *ctx)
-{
-    return store_committed(hub_store(ctx));
-}
-
-static void on_binary(void *ctx, void *owner, int64_t now)
-{
-    hub_on_binary(ctx, owner, now);
-}
-
-static void on_control(void *ctx, void *owner, int64_t now)
-{
-    hub_on_control(ctx, owner, now);
-}
-
-static void on_closed(void *ctx, void *owner, int64_t now)
-{
-    hub_close(ctx, owner, now);
-}
-
-static void on_wake(void *ctx)
-{
-    hub_wake(ctx);
-}
-
-static void on_shutdown(void *ctx)
-{
-    hub_shutdown(ctx);
-}
-
-static bool on_stoppable(void *ctx)
-{
-    return hub_stoppable(ctx);
-}
-
-static bool on_http_wants(const char *path)
-{
-    return http_wants(path);
-}
-
-static int on_http_route(const char *path)
-{
-    return (int)http_route(path);
-}
-
-static void to_net_reply(const struct http_reply *hr, struct net_reply *r)
-{
-    *r = (struct net_reply){hr->status, hr->type, hr->body, hr->len};
-}
-
-static void on_http(void *ctx, const char *path, const char *const *args,
-                    size_t nargs, int64_t now, struct net_reply *r)
-{
-    struct http_reply hr;
-
-    if (!status_handle(ctx, path, now, &hr))
-        http_handle(ctx, path, args, nargs, now, &hr);
-    to_net_reply(&hr, r);
-}
-
-static void on_http_too_many(struct net_reply *r)
-{
-    struct http_reply hr;
-
-    http_too_many(&hr);
-    to_net_reply(&hr, r);
-}
-
-/* The hub over net.h, and net.c attached to it. NULL when out of
- * memory. */
-static struct hub *start_hub(struct store *st, const struct hub_config *hc)
-{
-    const struct hub_env env = {
-        .ctx = NULL,
-        .store = st,
-        .send = env_send,
-        .send_now = env_send_now,
-        .close = env_close,
-        .drop = env_drop,
-        .alarm_new = env_alarm_new,
-        .alarm_arm = env_alarm_arm,
-        .alarm_free = env_alarm_free,
-        .rtt_ms = env_rtt_ms,
-        .now_ms = env_now_ms,
-        .now_us = env_now_us,
-        .wall_ms = env_wall_ms,
-        .wake = net_wake,
-    };
-    struct hub *h = hub_new(&env, hc);
-    const struct net_handlers hd = {
-        .ctx = h,
-        .open = on_open,
-        .text = on_text,
-        .committed = on_committed,
-        .binary = on_binary,
-        .control = on_control,
-        .closed = on_closed,
-        .wake = on_wake,
-        .shutdown = on_shutdown,
-        .stoppable = on_stoppable,
-        .http_wants = on_http_wants,
-        .http_route = on_http_route,
-        .http = on_http,
-        .http_too_many = on_http_too_many,
-    };
-
-    if (h)
-        net_attach(&hd, &hub_metrics(h)->net);
-    return h;
-}
-
-int main(int argc, char **argv)
-{
-    struct args a;
+/* What a running server holds, in the order it is made. */
+struct node {
     struct config cfg;
-    struct store *st = NULL;
-    struct hub *h = NULL;
-    struct redis *rd = NULL;
-    struct cluster *cl = NULL;
+    bool pg;         /* the database is PostgreSQL's (else SQLite's) */
+    int lock_fds[2]; /* SQLite's locks: -1 when none */
+    struct store *st;
+    struct redis *rd; /* a cluster's; NULL: a node alone */
     struct bus bus;
-    struct sigaction sa;
-    char err[600], q1[600], q2[600], where[300];
-    struct listener_bound bound, rbound;
-    int lock_fds[2] = {-1, -1}, restored, e, rc = 1;
-    bool pg;
+    struct hub *h;
+    struct cluster *cl;
+    char where[300]; /* the database, for the log */
+};
 
-    if (argc >= 2 && !strcmp(argv[1], "backup"))
-        return cmd_backup(argc - 1, argv + 1);
-    parse_args(argc, argv, &a);
-    load_config(&a, &cfg);
-    if (a.check) {
-        if (check_servers(&cfg, err, sizeof err) != 0) {
-            fprintf(stderr, "E: %s\n", err);
-            config_clear(&cfg);
-            return 2;
-        }
-        printf("%s: OK\n", a.config);
-        config_clear(&cfg);
+/* The database's folder and locks (SQLite: one server per file; with
+ * PostgreSQL several nodes share the database: nothing to lock). 0, or
+ * -1 (logged). */
+static int claim_db(struct node *n)
+{
+    char err[600];
+
+    if (n->pg)
         return 0;
+    if (make_parent(n->cfg.database) < 0) {
+        start_failed("cannot create the folder of %s: %s", n->cfg.database,
+                     strerror(errno));
+        return -1;
     }
+    /* before the lock, which creates the database file when missing */
+    if (dbfile_check(n->cfg.database, err, sizeof err) < 0) {
+        start_failed("%s", err);
+        return -1;
+    }
+    return lock_db(n->cfg.database, n->lock_fds);
+}
+
+/* The store (migrations), and the watch on SQLite's file. 0, or -1. */
+static int open_store(struct node *n)
+{
+    const struct config *cfg = &n->cfg;
+    char err[600];
+
+    if (n->pg ? store_open_pg(&n->st, cfg->postgres, cfg->node_id, on_commit,
+                              NULL, err, sizeof err) < 0
+              : store_open(&n->st, cfg->database, on_commit, NULL, err,
+                           sizeof err) < 0) {
+        start_failed("database %s: %s", n->pg ? "(postgres)" : cfg->database,
+                     err);
+        return -1;
+    }
+    store_location(n->st, n->where, sizeof n->where);
+    if (!n->pg &&
+        dbfile_watch_start(&db_watch.w, cfg->database, err, sizeof err) < 0) {
+        start_failed("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static struct hub_config hub_config_of(const struct config *cfg)
+{
+    return (struct hub_config){
+        .grace_ms = (int64_t)cfg->grace_s * 1000,
+        .first_move_ms = (int64_t)cfg->first_move_s * 1000,
+        .move_rate_per_s = cfg->move_rate_per_s,
+        .move_burst = cfg->move_burst,
+        .msg_rate_per_s = cfg->msg_rate_per_s,
+        .msg_burst = cfg->msg_burst,
+        .max_games_per_player = cfg->max_games_per_player,
+        .max_invites_per_ip = cfg->max_invites_per_ip,
+        .guests_per_ip_per_min = cfg->guests_per_ip_per_min,
+        .logins_per_ip_per_min = cfg->logins_per_ip_per_min,
+        .logins_per_user_per_min = cfg->logins_per_user_per_min,
+        .password_threads = cfg->password_threads,
+        .password_queue = cfg->password_queue,
+    };
+}
+
+/* The hub and, for a node of a cluster, Redis's bus and the cluster (the
+ * hub's router and seek book); the live games of the previous run
+ * (a node alone; in a cluster they are every node's, adopted once the
+ * node joined where nobody hosts them). 0, or -1. */
+static int start_node(struct node *n)
+{
+    struct hub_config hc = hub_config_of(&n->cfg);
+    char err[600], q[600];
+    int restored;
+
+    if (n->cfg.redis[0]) {
+        struct redis_config rcfg = {.address = n->cfg.redis};
+        n->rd = redis_new(net_ev_loop(), &rcfg, err, sizeof err);
+        if (!n->rd) {
+            start_failed("key 'redis': %s", err);
+            return -1;
+        }
+    }
+    n->h = wiring_start_hub(n->st, &hc);
+    if (!n->h ||
+        (n->rd && (redis_bus_init(n->rd, &n->bus) < 0 ||
+                   !(n->cl = cluster_new(n->h, &n->bus, n->cfg.node_id))))) {
+        start_failed("out of memory");
+        return -1;
+    }
+    db_watch.hub = n->h;
+    db_watch.timer = n->pg ? NULL : net_timer_new(db_watch_tick, NULL);
+    if (db_watch.timer)
+        net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
+    restored = n->cl ? 0 : hub_restore(n->h, net_now_ms());
+    if (restored < 0)
+        log_error("event=restore_failed db=%s",
+                  log_quote(q, sizeof q, n->where));
+    else
+        log_info("event=restored games=%d", restored);
+    return 0;
+}
+
+/* The start-up's last line: what the server listens on and serves. */
+static void log_listening(const struct node *n)
+{
+    const struct config *cfg = &n->cfg;
+    struct listener_bound bound, rbound;
+    char q1[600], q2[600];
+    struct stat wst;
+
+    if (stat(cfg->web_root, &wst) < 0 || !S_ISDIR(wst.st_mode))
+        log_warn("event=web_root_missing web=%s",
+                 log_quote(q1, sizeof q1, cfg->web_root));
+    /* the address and ports as the kernel bound them (getsockname) */
+    net_bound(&bound, &rbound);
+    log_info("event=listening version=%s address=%s family=%s port=%d "
+             "tls=%s redirect_port=%d origins=%zu store=%s db=%s schema=%d "
+             "node=%s web=%s log_level=%s",
+             CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
+             cfg->tls_cert[0] ? "on" : "off", rbound.port,
+             cfg->n_allowed_origins, store_backend_name(n->st),
+             log_quote(q1, sizeof q1, n->where), store_schema_version(n->st),
+             cfg->node_id, log_quote(q2, sizeof q2, cfg->web_root),
+             log_level_name((enum log_level)cfg->log_level));
+}
+
+/* SQLite's locks go (the database closed: see lock_db). */
+static void release_locks(struct node *n)
+{
+    if (n->lock_fds[0] >= 0) {
+        close(n->lock_fds[1]);
+        close(n->lock_fds[0]);
+        n->lock_fds[0] = n->lock_fds[1] = -1;
+    }
+}
+
+/* Undoes what start-up made, in reverse; a planned shutdown first hands
+ * the hub's games on (hub_shutdown) and leaves the cluster before Redis
+ * goes, and the store commits what is queued before the connections
+ * close. */
+static void stop(struct node *n)
+{
+    net_timer_free(db_watch.timer);
+    db_watch.timer = NULL;
+    if (n->h)
+        hub_shutdown(n->h);
+    cluster_stop(n->cl); /* nothing more goes to Redis */
+    redis_free(n->rd);   /* (on the loop, which net_stop destroys) */
+    store_close(n->st);
+    n->st = NULL;
+    net_stop();
+    cluster_free(n->cl);
+    hub_free(n->h);
+    tls_free();
+    release_locks(n);
+}
+
+/* Signals: SIGTERM and SIGINT stop, SIGHUP reopens the log and reloads
+ * the certificate; a write to a closed socket is only an error. */
+static void catch_signals(void)
+{
+    struct sigaction sa;
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -757,146 +607,72 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stderr, NULL, _IOLBF, 0);
-    if (log_open(cfg.log_file, (enum log_level)cfg.log_level, err,
+}
+
+/* --check-config: the settings (already checked) and the servers they
+ * name. The exit status. */
+static int check_only(const struct args *a, struct config *cfg)
+{
+    char err[600];
+    int rc = 0;
+
+    if (check_servers(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "E: %s\n", err);
+        rc = 2;
+    } else {
+        printf("%s: OK\n", a->config);
+    }
+    config_clear(cfg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct node n = {.lock_fds = {-1, -1}};
+    struct net_config ncfg;
+    struct args a;
+    char err[600];
+    int e, rc = 1;
+
+    if (argc >= 2 && !strcmp(argv[1], "backup"))
+        return backup_main(argc - 1, argv + 1);
+    parse_args(argc, argv, &a);
+    load_config(&a, &n.cfg);
+    if (a.check)
+        return check_only(&a, &n.cfg);
+    catch_signals();
+    if (log_open(n.cfg.log_file, (enum log_level)n.cfg.log_level, err,
                  sizeof err) < 0) {
         fprintf(stderr, "E: %s\n", err);
-        config_clear(&cfg);
+        config_clear(&n.cfg);
         return 2;
     }
-    log_to_file = cfg.log_file[0] != '\0';
-    pg = cfg.postgres[0] != '\0';
-
-    /* SQLite: one server per database file (PostgreSQL: shared) */
-    if (!pg && make_parent(cfg.database) < 0) {
-        start_failed("cannot create the folder of %s: %s", cfg.database,
-                     strerror(errno));
-        goto out_log;
-    }
-    /* before the lock, which creates the database file when missing */
-    if (!pg && dbfile_check(cfg.database, err, sizeof err) < 0) {
-        start_failed("%s", err);
-        goto out_log;
-    }
-    if (!pg && lock_db(cfg.database, lock_fds) < 0)
-        goto out_log;
-    fit_fd_limit(&cfg);
-    struct net_config ncfg;
-    net_config_of(&cfg, &ncfg);
+    log_to_file = n.cfg.log_file[0] != '\0';
+    n.pg = n.cfg.postgres[0] != '\0';
+    if (claim_db(&n) < 0)
+        goto out;
+    fit_fd_limit(&n.cfg);
+    net_config_of(&n.cfg, &ncfg);
     e = net_start(&ncfg, err, sizeof err);
     if (e < 0) {
         start_failed("%s", err);
         if (e == NET_START_REFUSED)
             rc = 2; /* no use restarting: RestartPreventExitStatus=2 */
-        goto out_lock;
+        release_locks(&n);
+        goto out;
     }
-    if (pg ? store_open_pg(&st, cfg.postgres, cfg.node_id, on_commit, NULL,
-                           err, sizeof err) < 0
-           : store_open(&st, cfg.database, on_commit, NULL, err, sizeof err) <
-                 0) {
-        start_failed("database %s: %s", pg ? "(postgres)" : cfg.database,
-                     err);
-        goto out_net;
+    if (open_store(&n) < 0 || start_node(&n) < 0) {
+        stop(&n);
+        goto out;
     }
-    store_location(st, where, sizeof where);
-    if (!pg &&
-        dbfile_watch_start(&db_watch.w, cfg.database, err, sizeof err) < 0) {
-        start_failed("%s", err);
-        goto out_store;
-    }
-    struct hub_config hc = {
-        .grace_ms = (int64_t)cfg.grace_s * 1000,
-        .first_move_ms = (int64_t)cfg.first_move_s * 1000,
-        .move_rate_per_s = cfg.move_rate_per_s,
-        .move_burst = cfg.move_burst,
-        .msg_rate_per_s = cfg.msg_rate_per_s,
-        .msg_burst = cfg.msg_burst,
-        .max_games_per_player = cfg.max_games_per_player,
-        .max_invites_per_ip = cfg.max_invites_per_ip,
-        .guests_per_ip_per_min = cfg.guests_per_ip_per_min,
-        .logins_per_ip_per_min = cfg.logins_per_ip_per_min,
-        .logins_per_user_per_min = cfg.logins_per_user_per_min,
-        .password_threads = cfg.password_threads,
-        .password_queue = cfg.password_queue,
-    };
-    if (cfg.redis[0]) { /* one node of a cluster (ARCHITECTURE.md) */
-        struct redis_config rcfg = {.address = cfg.redis};
-        rd = redis_new(net_ev_loop(), &rcfg, err, sizeof err);
-        if (!rd) {
-            start_failed("key 'redis': %s", err);
-            goto out_store;
-        }
-    }
-    h = start_hub(st, &hc);
-    /* a node of a cluster: the cluster is the hub's router and seek book */
-    if (!h || (rd && (redis_bus_init(rd, &bus) < 0 ||
-                      !(cl = cluster_new(h, &bus, cfg.node_id))))) {
-        start_failed("out of memory");
-        hub_free(h);
-        redis_free(rd);
-        goto out_store;
-    }
-    db_watch.hub = h;
-    db_watch.timer = pg ? NULL : net_timer_new(db_watch_tick, NULL);
-    if (db_watch.timer)
-        net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
-    /* (in a cluster the live games are every node's: adopted once the
-     * node joined, where nobody hosts them: cluster/) */
-    restored = cl ? 0 : hub_restore(h, net_now_ms());
-    if (restored < 0)
-        log_error("event=restore_failed db=%s",
-                  log_quote(q1, sizeof q1, where));
-    else
-        log_info("event=restored games=%d", restored);
-
-    struct stat wst;
-    if (stat(cfg.web_root, &wst) < 0 || !S_ISDIR(wst.st_mode))
-        log_warn("event=web_root_missing web=%s",
-                 log_quote(q1, sizeof q1, cfg.web_root));
-    /* the address and ports as the kernel bound them (getsockname) */
-    net_bound(&bound, &rbound);
-    log_info("event=listening version=%s address=%s family=%s port=%d "
-             "tls=%s redirect_port=%d origins=%zu store=%s db=%s schema=%d "
-             "node=%s web=%s log_level=%s",
-             CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
-             cfg.tls_cert[0] ? "on" : "off", rbound.port,
-             cfg.n_allowed_origins, store_backend_name(st),
-             log_quote(q1, sizeof q1, where), store_schema_version(st),
-             cfg.node_id, log_quote(q2, sizeof q2, cfg.web_root),
-             log_level_name((enum log_level)cfg.log_level));
+    log_listening(&n);
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
-
-    net_timer_free(db_watch.timer);
-    hub_shutdown(h);
-    cluster_stop(cl); /* nothing more goes to Redis */
-    redis_free(rd);   /* (on the loop, which net_stop destroys) */
-    store_close(st);
-    st = NULL;
-    net_stop();
-    cluster_free(cl);
-    hub_free(h);
-    tls_free();
-    if (lock_fds[0] >= 0) {
-        close(lock_fds[1]);
-        close(lock_fds[0]);
-    }
+    stop(&n);
     log_info("event=stopped");
+    rc = 0;
+out:
     log_close();
-    config_clear(&cfg);
-    return 0;
-
-out_store:
-    store_close(st);
-out_net:
-    net_stop();
-    tls_free();
-out_lock:
-    if (lock_fds[0] >= 0) {
-        close(lock_fds[1]);
-        close(lock_fds[0]);
-    }
-out_log:
-    log_close();
-    config_clear(&cfg);
+    config_clear(&n.cfg);
     return rc;
 }

@@ -57,11 +57,11 @@
 /* The environment's functions, for brevity. */
 int64_t hub_now_ms(struct hub *h)
 {
-    return h->env.now_ms(h->env.ctx);
+    return h->env.now_ms();
 }
 int64_t hub_wall_ms(struct hub *h)
 {
-    return h->env.wall_ms(h->env.ctx);
+    return h->env.wall_ms();
 }
 
 struct hub_alarm *hub_alarm_new(struct hub *h, void (*cb)(void *arg),
@@ -90,19 +90,19 @@ static void local_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
     struct hub *h = s->hub;
 
-    h->env.send(h->env.ctx, s->conn, b, seq);
+    h->env.send(s->conn, b, seq);
 }
 
 static int64_t local_rtt_ms(const struct session *s)
 {
     const struct hub_env *env = &s->hub->env;
 
-    return env->rtt_ms ? env->rtt_ms(env->ctx, s->conn) : 0;
+    return env->rtt_ms ? env->rtt_ms(s->conn) : 0;
 }
 
 static void local_close(struct session *s, int code, const char *reason)
 {
-    s->hub->env.drop(s->hub->env.ctx, s->conn, code, reason);
+    s->hub->env.drop(s->conn, code, reason);
 }
 
 static const struct session_ops local_ops = {local_send, local_rtt_ms,
@@ -414,7 +414,7 @@ struct lobbyfeed *hub_lobbyfeed(struct hub *h)
 
 static int64_t now_us(struct hub *h)
 {
-    return h->env.now_us(h->env.ctx);
+    return h->env.now_us();
 }
 
 /* Runs m from s, unless it is a command of a game the router takes
@@ -476,7 +476,7 @@ void hub_notice_all(struct hub *h, struct msgbuf *b)
     for (size_t i = 0; i < h->players.cap; i++) {
         struct player *p = h->players.slots[i].value;
         for (size_t j = 0; p && j < p->nconns; j++)
-            h->env.send_now(h->env.ctx, p->conns[j]->conn, b);
+            h->env.send_now(p->conns[j]->conn, b);
     }
 }
 
@@ -595,7 +595,7 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
         return true;
     case SESSION_FLOOD:
         h->metrics.closed_flood++;
-        h->env.close(h->env.ctx, s->conn, 1008, "message flood");
+        h->env.close(s->conn, 1008, "message flood");
         return false;
     case SESSION_LIMITED:
         if (answer)

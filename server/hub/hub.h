@@ -43,20 +43,21 @@ struct hub_alarm; /* a timer of the environment's; opaque to the hub */
  * test's fakes). Every function is called on the event-loop thread,
  * except wake. */
 struct hub_env {
-    void *ctx;
+    void *ctx; /* the timers' (alarm_*); the other functions take none:
+                  main.c hands the hub net's own */
     /* The store (not owned), open for the hub's lifetime. */
     struct store *store;
     /* Queues b on connection c (adding its own reference), to be written
      * once the store has committed seq (0: as soon as possible). */
-    void (*send)(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq);
+    void (*send)(struct conn *c, struct msgbuf *b, uint64_t seq);
     /* Queues b on c ahead of the messages waiting for a commit: a notice
      * about the server itself (a stalled store). */
-    void (*send_now)(void *ctx, struct conn *c, struct msgbuf *b);
+    void (*send_now)(struct conn *c, struct msgbuf *b);
     /* Closes c with a WebSocket close code; its session is freed later,
      * through hub_close, when the connection is gone. */
-    void (*close)(void *ctx, struct conn *c, int code, const char *reason);
+    void (*close)(struct conn *c, int code, const char *reason);
     /* The same after dropping what c's queue holds (net_drop). */
-    void (*drop)(void *ctx, struct conn *c, int code, const char *reason);
+    void (*drop)(struct conn *c, int code, const char *reason);
     /* A timer calling cb(arg); NULL when out of memory. */
     struct hub_alarm *(*alarm_new)(void *ctx, void (*cb)(void *arg),
                                    void *arg);
@@ -67,11 +68,11 @@ struct hub_env {
     /* The smoothed round trip of c's pings in ms (net_conn_rtt_ms), 0
      * while none was measured (and then one is asked for at once); NULL:
      * never measured. */
-    int64_t (*rtt_ms)(void *ctx, struct conn *c);
+    int64_t (*rtt_ms)(struct conn *c);
     /* Monotonic and Unix epoch time in milliseconds. */
-    int64_t (*now_ms)(void *ctx);
-    int64_t (*now_us)(void *ctx); /* monotonic, us: the moves' timing */
-    int64_t (*wall_ms)(void *ctx);
+    int64_t (*now_ms)(void);
+    int64_t (*now_us)(void); /* monotonic, us: the moves' timing */
+    int64_t (*wall_ms)(void);
     /* From any thread (the verdict and password workers): have the loop
      * call hub_wake soon. */
     void (*wake)(void);

@@ -221,7 +221,7 @@ static bool held(const struct lobbyfeed *f)
 
 static void send_to(struct lobbyfeed *f, struct session *s)
 {
-    f->env->send(f->env->ctx, s->conn, f->snap, f->snap_seq);
+    f->env->send(s->conn, f->snap, f->snap_seq);
 }
 
 static void broadcast(struct lobbyfeed *f)
@@ -255,7 +255,7 @@ static void fetch(struct lobbyfeed *f, int64_t now)
 static void tick(void *arg)
 {
     struct lobbyfeed *f = arg;
-    int64_t now = f->env->now_ms(f->env->ctx);
+    int64_t now = f->env->now_ms();
 
     f->armed = false;
     if (!f->n)

@@ -144,7 +144,7 @@ void prefs_tell(struct hub *h, struct player *p, struct session *except,
         return;
     for (size_t i = 0; i < p->nconns; i++)
         if (p->conns[i] != except)
-            h->env.send(h->env.ctx, p->conns[i]->conn, b, seq);
+            h->env.send(p->conns[i]->conn, b, seq);
     msgbuf_unref(b);
 }
 

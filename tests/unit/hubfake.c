@@ -45,11 +45,10 @@ static struct fconn *conns[MAXCONN];
 static int nconns;
 static char dir[64];
 
-static void f_send(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq)
+static void f_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 {
     struct fconn *fc = (struct fconn *)c;
 
-    (void)ctx;
     ck_assert_int_lt(fc->n, FAKE_MAXMSG);
     fc->msg[fc->n] = strdup(b->data);
     fc->seq[fc->n] = seq;
@@ -57,15 +56,14 @@ static void f_send(void *ctx, struct conn *c, struct msgbuf *b, uint64_t seq)
     fc->n++;
 }
 
-static void f_send_now(void *ctx, struct conn *c, struct msgbuf *b)
+static void f_send_now(struct conn *c, struct msgbuf *b)
 {
-    f_send(ctx, c, b, 0);
+    f_send(c, b, 0);
     ((struct fconn *)c)->now_n++;
 }
 
-static void f_close(void *ctx, struct conn *c, int code, const char *reason)
+static void f_close(struct conn *c, int code, const char *reason)
 {
-    (void)ctx;
     (void)reason;
     ((struct fconn *)c)->closed = code;
 }
@@ -94,30 +92,26 @@ static void f_alarm_free(void *ctx, struct hub_alarm *a)
         ((struct falarm *)a)->used = false;
 }
 
-static int64_t f_now(void *ctx)
+static int64_t f_now(void)
 {
-    (void)ctx;
     return fake_now;
 }
 
-static int64_t f_now_us(void *ctx)
+static int64_t f_now_us(void)
 {
-    (void)ctx;
     return fake_now * 1000;
 }
 
-static int64_t f_wall(void *ctx)
+static int64_t f_wall(void)
 {
     struct timespec ts;
 
-    (void)ctx;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + fake_wall_shift;
 }
 
-static int64_t f_rtt(void *ctx, struct conn *c)
+static int64_t f_rtt(struct conn *c)
 {
-    (void)ctx;
     return ((struct fconn *)c)->rtt_ms;
 }
 

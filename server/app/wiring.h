@@ -1,0 +1,16 @@
+/*
+ * wiring.h - the one place where the hub meets the network (app/).
+ */
+#ifndef SERVER_APP_WIRING_H
+#define SERVER_APP_WIRING_H
+
+struct hub;
+struct hub_config;
+struct store;
+
+/* A hub over net.h (store not owned: it outlives the hub), and net
+ * attached to it. NULL when out of memory. Loop thread, after
+ * net_start. */
+struct hub *wiring_start_hub(struct store *st, const struct hub_config *hc);
+
+#endif
