@@ -783,6 +783,94 @@ static void wire_unmasked(void *owner)
 
 const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked};
 
+/* LWS_CALLBACK_ESTABLISHED: a WebSocket opened; its owner is the
+ * handlers' (-1 refuses it). */
+static int on_established(struct conn *c, struct lws *wsi)
+{
+    memset(c, 0, sizeof *c);
+    c->wsi = wsi;
+    c->peer = peer_get(wsi);
+    c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
+    if (!c->owner) {
+        if (c->peer)
+            tcp_peer_release(c->peer);
+        return -1;
+    }
+    if (c->peer)
+        c->peer->conns++;
+    net.n_conns++;
+    wire_websocket(lws_get_socket_fd(wsi), c);
+    log_debug("event=ws_open ip=%s connections=%d",
+              c->peer ? c->peer->ip : "?", net.n_conns);
+    conn_ponged(c, net_now_ms());
+    return 0;
+}
+
+/* LWS_CALLBACK_CLOSED: its queue, its owner, its address's count go. */
+static void on_closed(struct conn *c)
+{
+    if (!c->owner)
+        return;
+    drain_stop(c);
+    netstats_ws_close(net.stats, c->closed_with
+                                     ? c->closed_with
+                                     : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
+    unpark(c);
+    queue_clear(c);
+    list_remove(c);
+    free(c->rx);
+    c->rx = NULL;
+    net.hd.closed(net.hd.ctx, c->owner, net_now_ms());
+    c->owner = NULL;
+    assert(net.n_conns > 0 && (!c->peer || c->peer->conns > 0));
+    net.n_conns--;
+    log_debug("event=ws_close ip=%s connections=%d",
+              c->peer ? c->peer->ip : "?", net.n_conns);
+    if (c->peer) {
+        c->peer->conns--;
+        tcp_peer_release(c->peer);
+    }
+    if (net.stopping && !net.n_conns)
+        net.stopped = true;
+}
+
+/* LWS_CALLBACK_RECEIVE: a frame's bytes; a whole message goes to
+ * on_message (-1: out of memory, close). */
+static int on_receive(struct conn *c, struct lws *wsi, void *in, size_t len)
+{
+    if (!c->owner || c->closing || c->killed)
+        return 0;
+    if (!c->in_msg && lws_is_final_fragment(wsi) &&
+        !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
+        /* the common case: a whole message in one callback, handled
+         * from the loop's one buffer */
+        c->rx_binary = lws_frame_is_binary(wsi);
+        memcpy(net.rx_one, in, len);
+        net.rx_one[len] = '\0';
+        on_message(c, net.rx_one, len);
+        return 0;
+    }
+    if (!c->in_msg) {
+        c->in_msg = true;
+        c->rx_len = 0;
+        c->rx_binary = lws_frame_is_binary(wsi);
+    }
+    if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
+        return -1;
+    if (c->rx_len + len > LIMIT_MSG_BYTES) {
+        net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+        return 0;
+    }
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+        return 0;
+    c->in_msg = false;
+    c->rx[c->rx_len] = '\0';
+    on_message(c, c->rx, c->rx_len);
+    return 0;
+}
+
 int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
                   void *user, void *in, size_t len)
 {
@@ -791,26 +879,8 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return conn_confirm_upgrade(wsi);
-
     case LWS_CALLBACK_ESTABLISHED:
-        memset(c, 0, sizeof *c);
-        c->wsi = wsi;
-        c->peer = peer_get(wsi);
-        c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
-        if (!c->owner) {
-            if (c->peer)
-                tcp_peer_release(c->peer);
-            return -1;
-        }
-        if (c->peer)
-            c->peer->conns++;
-        net.n_conns++;
-        wire_websocket(lws_get_socket_fd(wsi), c);
-        log_debug("event=ws_open ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", net.n_conns);
-        conn_ponged(c, net_now_ms());
-        break;
-
+        return on_established(c, wsi);
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         /* in: the close frame's payload, a big-endian code first */
         if (c->owner && !c->closed_with)
@@ -818,67 +888,11 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
                                             ((const unsigned char *)in)[1]
                                       : LWS_CLOSE_STATUS_NO_STATUS;
         break;
-
     case LWS_CALLBACK_CLOSED:
-        if (!c->owner)
-            break;
-        drain_stop(c);
-        netstats_ws_close(net.stats, c->closed_with
-                                         ? c->closed_with
-                                         : LWS_CLOSE_STATUS_ABNORMAL_CLOSE);
-        unpark(c);
-        queue_clear(c);
-        list_remove(c);
-        free(c->rx);
-        c->rx = NULL;
-        net.hd.closed(net.hd.ctx, c->owner, net_now_ms());
-        c->owner = NULL;
-        assert(net.n_conns > 0 && (!c->peer || c->peer->conns > 0));
-        net.n_conns--;
-        log_debug("event=ws_close ip=%s connections=%d",
-                  c->peer ? c->peer->ip : "?", net.n_conns);
-        if (c->peer) {
-            c->peer->conns--;
-            tcp_peer_release(c->peer);
-        }
-        if (net.stopping && !net.n_conns)
-            net.stopped = true;
+        on_closed(c);
         break;
-
     case LWS_CALLBACK_RECEIVE:
-        if (!c->owner || c->closing || c->killed)
-            break;
-        if (!c->in_msg && lws_is_final_fragment(wsi) &&
-            !lws_remaining_packet_payload(wsi) && len <= LIMIT_MSG_BYTES) {
-            /* the common case: a whole message in one callback, handled
-             * from the loop's one buffer */
-            c->rx_binary = lws_frame_is_binary(wsi);
-            memcpy(net.rx_one, in, len);
-            net.rx_one[len] = '\0';
-            on_message(c, net.rx_one, len);
-            break;
-        }
-        if (!c->in_msg) {
-            c->in_msg = true;
-            c->rx_len = 0;
-            c->rx_binary = lws_frame_is_binary(wsi);
-        }
-        if (!c->rx && !(c->rx = malloc(LIMIT_MSG_BYTES + 1)))
-            return -1;
-        if (c->rx_len + len > LIMIT_MSG_BYTES) {
-            net_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                      "message too large");
-            break;
-        }
-        memcpy(c->rx + c->rx_len, in, len);
-        c->rx_len += len;
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
-            break;
-        c->in_msg = false;
-        c->rx[c->rx_len] = '\0';
-        on_message(c, c->rx, c->rx_len);
-        break;
-
+        return on_receive(c, wsi, in, len);
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (!c->owner)
             break;
@@ -889,16 +903,13 @@ int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
             return 0;
         }
         return write_next(c);
-
     case LWS_CALLBACK_RECEIVE_PONG:
         if (c->owner)
             on_pong(c, in, len);
         break;
-
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         net_woken();
         break;
-
     default:
         break;
     }

@@ -382,14 +382,162 @@ static int check_bound(const struct listener_want *w, const char *what,
     return -1;
 }
 
-int net_start(const struct net_config *config, char *err, size_t errlen)
+/* The libev loop and its watchers (timers, the date, the reserve
+ * descriptor, the ready list). 0, or -1 with err. */
+static int start_loop(char *err, size_t errlen)
+{
+    net.loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+    if (!net.loop) {
+        snprintf(err, errlen, "cannot create the event loop (libev)");
+        return -1;
+    }
+    ev_timer_init(&net.timers_ev, timers_fire, 0.0, 0.0);
+    web_date_refresh();
+    ev_check_init(&net.date_check, date_check_cb);
+    ev_set_priority(&net.date_check, EV_MAXPRI);
+    ev_check_start(net.loop, &net.date_check);
+    tcp_reserve_open();
+    ev_prepare_init(&net.starved_prepare, tcp_starved_prepare);
+    ev_prepare_start(net.loop, &net.starved_prepare);
+    ev_prepare_init(&net.ready_prepare, ready_prepare_cb);
+    ev_prepare_start(net.loop, &net.ready_prepare);
+    return 0;
+}
+
+/* The lws context on the loop, no vhost yet. 0, or -1 with err. */
+static int start_context(bool tls, char *err, size_t errlen)
 {
     struct lws_context_creation_info info;
+
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
+     * on_message (proto_utf8_prefix), so 1007 takes the staged close */
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                   LWS_SERVER_OPTION_LIBEV |
+                   (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
+    info.foreign_loops = (void **)&net.loop;
+    net.context = lws_create_context(&info);
+    if (!net.context) {
+        snprintf(err, errlen,
+                 "cannot create the libwebsockets context "
+                 "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
+        return -1;
+    }
+    /* lws 4.1 initialises the protocols (and picks each vhost's default
+     * protocol) only when its system state reaches POLICY_VALID, which a
+     * foreign loop's first turn steps it to; a vhost created before that
+     * listens at once, and a connection accepted in that first turn is
+     * bound to protocols[0] (HTTP) and never reaches conn_callback: a
+     * client that connects right after a (re)start would hang. Step the
+     * state now, before any vhost exists: a vhost created afterwards is
+     * initialised as it is created. */
+    lws_state_transition_steps(lws_system_get_state_manager(net.context),
+                               LWS_SYSTATE_OPERATIONAL);
+    return 0;
+}
+
+/* The main vhost: the game's port, TLS when set. 0, -1, or
+ * NET_START_REFUSED with err. */
+static int listen_main(const struct listener_want *want, const char *iface,
+                       bool tls, char *err, size_t errlen)
+{
+    struct lws_context_creation_info info;
+    /* A port in use is said plainly here; lws would only log a bind
+     * error, and a failed vhost can hold its socket until the context
+     * goes, so the cause cannot be probed afterwards. */
+    int e = bind_errno(iface, net.cfg.port);
+
+    if (e) {
+        snprintf(err, errlen, "cannot listen on %s port %d (%s)",
+                 iface ? iface : "every address", net.cfg.port,
+                 e == EADDRINUSE ? "in use?" : strerror(e));
+        return -1;
+    }
+    memset(&info, 0, sizeof info);
+    info.vhost_name = "chess";
+    info.iface = iface;
+    info.port = net.cfg.port;
+    info.protocols = protocols;
+    info.pvo = &pvo;
+    info.mounts = &web_mount;
+    info.retry_and_idle_policy = &retry;
+    info.options = listen_options(want);
+    info.headers = &web_headers;
+    if (tls) {
+        /* without this flag on the vhost too, lws serves it in clear */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = net.cfg.tls_cert;
+        info.ssl_private_key_filepath = net.cfg.tls_key;
+        /* Debian's lws speaks HTTP/2: with it a browser would multiplex
+         * its WebSockets over one connection, which this server's per-
+         * connection queues and limits do not expect. */
+        info.alpn = "http/1.1";
+        /* ciphers and the lowest version again in tls_setup_ctx, with
+         * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
+        info.ssl_cipher_list = net.cfg.tls_ciphers;
+        if (net.cfg.hsts_max_age_s) {
+            snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
+                     net.cfg.hsts_max_age_s);
+            info.headers = &web_headers_hsts;
+        }
+    }
+    if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
+        if (tls)
+            snprintf(err, errlen,
+                     "cannot use the TLS certificate %s and "
+                     "key %s, or listen on port %d (see the lws lines "
+                     "above)",
+                     net.cfg.tls_cert, net.cfg.tls_key, net.cfg.port);
+        else
+            snprintf(err, errlen,
+                     "cannot listen on %s port %d (see the "
+                     "lws lines above)",
+                     iface ? iface : "every address", net.cfg.port);
+        return -1;
+    }
+    if (check_bound(want, "main port", &net.bound_main, err, errlen) < 0)
+        return NET_START_REFUSED;
+    return 0;
+}
+
+/* The HTTP port that redirects to HTTPS, when set. 0, -1, or
+ * NET_START_REFUSED with err. */
+static int listen_redirect(const struct listener_want *want,
+                           const char *iface, char *err, size_t errlen)
+{
+    struct lws_context_creation_info info;
+
+    memset(&net.bound_redirect, 0, sizeof net.bound_redirect);
+    if (!net.cfg.http_redirect_port)
+        return 0;
+    memset(&info, 0, sizeof info);
+    info.vhost_name = "redirect";
+    info.iface = iface;
+    info.port = net.cfg.http_redirect_port;
+    info.protocols = web_redirect_protocols;
+    info.options = listen_options(want);
+    info.headers = &web_headers;
+    if (!lws_create_vhost(net.context, &info)) {
+        snprintf(err, errlen,
+                 "cannot listen on %s port %d for the "
+                 "HTTPS redirect (in use?)",
+                 iface ? iface : "every address", net.cfg.http_redirect_port);
+        return -1;
+    }
+    if (check_bound(want, "redirect port", &net.bound_redirect, err, errlen) <
+        0)
+        return NET_START_REFUSED;
+    return 0;
+}
+
+int net_start(const struct net_config *config, char *err, size_t errlen)
+{
     struct listener_want want, want_redirect;
     bool tls = config->tls_cert[0] != '\0';
     const char *iface = config->listen_address[0] ? config->listen_address
                                                   : NULL;
-    int e, rc = -1;
+    int rc;
     struct rlimit rl;
 
     assert(!net.context && !net.loop); /* once, or again after net_stop */
@@ -424,131 +572,19 @@ int net_start(const struct net_config *config, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    net.loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
-    if (!net.loop) {
-        snprintf(err, errlen, "cannot create the event loop (libev)");
+    if (start_loop(err, errlen) < 0) {
         wire_free();
         return -1;
     }
-    ev_timer_init(&net.timers_ev, timers_fire, 0.0, 0.0);
-    web_date_refresh();
-    ev_check_init(&net.date_check, date_check_cb);
-    ev_set_priority(&net.date_check, EV_MAXPRI);
-    ev_check_start(net.loop, &net.date_check);
-    tcp_reserve_open();
-    ev_prepare_init(&net.starved_prepare, tcp_starved_prepare);
-    ev_prepare_start(net.loop, &net.starved_prepare);
-    ev_prepare_init(&net.ready_prepare, ready_prepare_cb);
-    ev_prepare_start(net.loop, &net.ready_prepare);
-    memset(&info, 0, sizeof info);
-    info.port = CONTEXT_PORT_NO_LISTEN;
-    /* no LWS_SERVER_OPTION_VALIDATE_UTF8: messages are checked in
-     * on_message (proto_utf8_prefix), so 1007 takes the staged close */
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                   LWS_SERVER_OPTION_LIBEV |
-                   (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
-    info.foreign_loops = (void **)&net.loop;
-    net.context = lws_create_context(&info);
-    if (!net.context) {
-        snprintf(err, errlen,
-                 "cannot create the libwebsockets context "
-                 "(is its libev plugin, libwebsockets-evlib-ev, installed?)");
+    if (start_context(tls, err, errlen) < 0) {
         ev_loop_destroy(net.loop);
         net.loop = NULL;
         wire_free();
         return -1;
     }
-
-    /* lws 4.1 initialises the protocols (and picks each vhost's default
-     * protocol) only when its system state reaches POLICY_VALID, which a
-     * foreign loop's first turn steps it to; a vhost created before that
-     * listens at once, and a connection accepted in that first turn is
-     * bound to protocols[0] (HTTP) and never reaches conn_callback: a
-     * client that connects right after a (re)start would hang. Step the
-     * state now, before any vhost exists: a vhost created afterwards is
-     * initialised as it is created. */
-    lws_state_transition_steps(lws_system_get_state_manager(net.context),
-                               LWS_SYSTATE_OPERATIONAL);
-
-    /* A port in use is said plainly here; lws would only log a bind
-     * error, and a failed vhost can hold its socket until the context
-     * goes, so the cause cannot be probed afterwards. */
-    e = bind_errno(iface, net.cfg.port);
-    if (e) {
-        snprintf(err, errlen, "cannot listen on %s port %d (%s)",
-                 iface ? iface : "every address", net.cfg.port,
-                 e == EADDRINUSE ? "in use?" : strerror(e));
+    if ((rc = listen_main(&want, iface, tls, err, errlen)) < 0 ||
+        (rc = listen_redirect(&want_redirect, iface, err, errlen)) < 0)
         goto fail;
-    }
-    memset(&info, 0, sizeof info);
-    info.vhost_name = "chess";
-    info.iface = iface;
-    info.port = net.cfg.port;
-    info.protocols = protocols;
-    info.pvo = &pvo;
-    info.mounts = &web_mount;
-    info.retry_and_idle_policy = &retry;
-    info.options = listen_options(&want);
-    info.headers = &web_headers;
-    if (tls) {
-        /* without this flag on the vhost too, lws serves it in clear */
-        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.ssl_cert_filepath = net.cfg.tls_cert;
-        info.ssl_private_key_filepath = net.cfg.tls_key;
-        /* Debian's lws speaks HTTP/2: with it a browser would multiplex
-         * its WebSockets over one connection, which this server's per-
-         * connection queues and limits do not expect. */
-        info.alpn = "http/1.1";
-        /* ciphers and the lowest version again in tls_setup_ctx, with
-         * the certificate callback (LOAD_EXTRA_SERVER_VERIFY_CERTS) */
-        info.ssl_cipher_list = net.cfg.tls_ciphers;
-        if (net.cfg.hsts_max_age_s) {
-            snprintf(net.hsts_value, sizeof net.hsts_value, "max-age=%d",
-                     net.cfg.hsts_max_age_s);
-            info.headers = &web_headers_hsts;
-        }
-    }
-    if (!(net.vhost_main = lws_create_vhost(net.context, &info))) {
-        if (tls)
-            snprintf(err, errlen,
-                     "cannot use the TLS certificate %s and "
-                     "key %s, or listen on port %d (see the lws lines "
-                     "above)",
-                     net.cfg.tls_cert, net.cfg.tls_key, net.cfg.port);
-        else
-            snprintf(err, errlen,
-                     "cannot listen on %s port %d (see the "
-                     "lws lines above)",
-                     iface ? iface : "every address", net.cfg.port);
-        goto fail;
-    }
-    if (check_bound(&want, "main port", &net.bound_main, err, errlen) < 0) {
-        rc = NET_START_REFUSED;
-        goto fail;
-    }
-    memset(&net.bound_redirect, 0, sizeof net.bound_redirect);
-    if (net.cfg.http_redirect_port) {
-        memset(&info, 0, sizeof info);
-        info.vhost_name = "redirect";
-        info.iface = iface;
-        info.port = net.cfg.http_redirect_port;
-        info.protocols = web_redirect_protocols;
-        info.options = listen_options(&want_redirect);
-        info.headers = &web_headers;
-        if (!lws_create_vhost(net.context, &info)) {
-            snprintf(err, errlen,
-                     "cannot listen on %s port %d for the "
-                     "HTTPS redirect (in use?)",
-                     iface ? iface : "every address",
-                     net.cfg.http_redirect_port);
-            goto fail;
-        }
-        if (check_bound(&want_redirect, "redirect port", &net.bound_redirect,
-                        err, errlen) < 0) {
-            rc = NET_START_REFUSED;
-            goto fail;
-        }
-    }
     atomic_store(&net.wake_context, net.context);
     return 0;
 fail:
