@@ -6,7 +6,7 @@
  * out, an absent player's grace period ends (only while the opponent is
  * present), a restored game's pause ends, an invitation expires, or an
  * ended game's linger is over. next_event() computes it from the state;
- * every command re-arms through rearm(), so the timer is never stale.
+ * every command re-arms through game_rearm(), so the timer is never stale.
  *
  * Ordering. Every store write returns a sequence number kept in g->seq;
  * every message about the game is queued with g->seq, so that a client
@@ -14,7 +14,7 @@
  *
  * Held turns. Since a move reaches the opponent only once it is durable,
  * the opponent's turn (its clock, or the time for its first move) begins
- * then, not when the move arrived: begin_turn asks the host (env.hold)
+ * then, not when the move arrived: game_begin_turn asks the host (env.hold)
  * and, while the store has not committed the move, leaves the clock
  * stopped with the turn `held`; game_released starts it. A stalled
  * database therefore charges nobody for a move nobody has seen, and no
@@ -27,7 +27,7 @@
  * host reads at the end (not at the start: a player's other rated game
  * may have ended meanwhile), with rating.h's pure Glicko-2.
  */
-#include "game/game.h"
+#include "game/game_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,80 +44,6 @@
 #include "game/rating.h"
 #include "record.h"
 
-struct sub {
-    struct session *s;
-    enum game_role role;
-};
-
-struct seat {
-    char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
-    char name[PROTO_NAME_MAX + 1];
-    bool present;       /* a connection of the player is here */
-    int64_t gone_since; /* when its grace period (re)started */
-};
-
-struct game {
-    struct game_env env;
-    char gid[PROTO_KEY_MAX + 1];
-    char creator[PROTO_KEY_MAX + 1];
-    struct seat seat[2];
-    enum game_status status;
-    struct clock clock;
-    struct record rec;
-    char initial_fen[FEN_MAX];
-    char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
-    /* The legal moves of rec.cur in the byte order of their UCI text,
-     * kept from the move that made the position (play generates them for
-     * its outcome and its `moved`) for the next move's check and SAN and
-     * for `state`; n_legal < 0 while not known (a new or restored game,
-     * or out of memory: legal_now generates them then). cap_legal moves
-     * at legal, owned. */
-    move_t *legal;
-    int n_legal, cap_legal;
-    char (*san)[SAN_MAX]; /* ... as SAN */
-    /* one block of 4 * cap (reserve), clk_ms at its start: */
-    int64_t *clk_ms;   /* mover's time left after each move */
-    int64_t *other_ms; /* ... and its opponent's */
-    int64_t *lag_ms;   /* the lag credit of each move */
-    int64_t *wall_ms;  /* Unix ms each move was played */
-    size_t cap;
-    int64_t lag_quota[2]; /* lag credit each colour may still get */
-    int64_t last_lag;     /* the credit of the last move played */
-    int draw_offer;       /* colour whose offer is pending, or -1 */
-    bool offered[2];      /* the colour offered a draw and has not moved
-                         since: in a rated game it may not offer again
-                         (at most one offer per move of its own) */
-    bool declined[2];     /* the colour's offer was declined and it has
-                              not moved since: it may not offer again
-                              (FIDE 11.5: no repeated offers) */
-    int flagged;          /* colour whose time ran out while the verdict
-                              is computed (the game is over for commands,
-                              not yet ended), or -1 */
-    bool paused;          /* restored, waiting for both players */
-    bool held;            /* a turn waits for hold_seq's release: */
-    uint64_t hold_seq;
-    int hold_clock;    /* ... the side whose clock then starts, or -1 */
-    bool hold_first;   /* ... a first move's time then starts */
-    uint64_t released; /* the highest seq the host released */
-    int64_t pause_until;
-    int64_t first_deadline; /* pending first move runs out, or NEVER */
-    int64_t invite_deadline;
-    int64_t linger_until;
-    int64_t created_wall, started_wall, ended_wall;
-    enum ending_result result; /* both only when GAME_ENDED */
-    enum ending_reason reason;
-    uint64_t seq; /* the game's last store write */
-    bool rated;
-    bool shown[2]; /* the seat's rating is known (game_set_rating) */
-    double shown_rating[2], shown_rd[2];
-    bool rated_end; /* ended with a rating change, stored with the end: */
-    double before[2], after[2], rd_before[2];
-    struct sub *subs;
-    size_t nsubs, subcap;
-    int64_t armed;
-    void *user;
-};
-
 enum event {
     EV_NONE,
     EV_INVITE,     /* invitation expired */
@@ -129,13 +55,8 @@ enum event {
     EV_LINGER /* an ended game may be freed */
 };
 
-static int side_to_move(const struct game *g)
-{
-    return g->rec.cur.side;
-}
-
-static int set_err(struct proto_error *err, enum proto_code code,
-                   const char *msg)
+int game_set_err(struct proto_error *err, enum proto_code code,
+                 const char *msg)
 {
     err->code = code;
     snprintf(err->msg, sizeof err->msg, "%s", msg);
@@ -156,13 +77,13 @@ static void broadcast_buf(struct game *g, struct msgbuf *b)
 }
 
 /* Renders once, queues the same bytes to every subscriber. */
-static void broadcast(struct game *g, char *text)
+void game_broadcast(struct game *g, char *text)
 {
     broadcast_buf(g, msgbuf_take(text));
 }
 
 /* `moved` written in place into the buffer its recipients share. */
-static void broadcast_moved(struct game *g, const struct proto_moved *mv)
+void game_broadcast_moved(struct game *g, const struct proto_moved *mv)
 {
     struct msgbuf *b = msgbuf_new(proto_moved_size(mv));
 
@@ -223,7 +144,7 @@ struct moves_info {
 };
 
 /* Keeps moves[0..n-1] (sorted) as the legal moves of rec.cur; out of
- * memory, forgets them instead (legal_now generates them again). */
+ * memory, forgets them instead (game_legal_now generates them again). */
 static void keep_legal(struct game *g, const move_t *moves, int n)
 {
     if (n > g->cap_legal) {
@@ -247,8 +168,7 @@ static void keep_legal(struct game *g, const move_t *moves, int n)
 
 /* The legal moves of rec.cur, sorted: the kept ones, or generated into
  * *scratch (and kept) when they are not known. Sets *n. */
-static const move_t *legal_now(struct game *g, struct movelist *scratch,
-                               int *n)
+const move_t *game_legal_now(struct game *g, struct movelist *scratch, int *n)
 {
     if (g->n_legal < 0) {
         movegen_legal(&g->rec.cur, scratch);
@@ -267,7 +187,7 @@ int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
 {
     struct movelist scratch;
     int n;
-    const move_t *l = legal_now(g, &scratch, &n);
+    const move_t *l = game_legal_now(g, &scratch, &n);
 
     memcpy(out, l, (size_t)n * sizeof *out);
     return n;
@@ -277,8 +197,8 @@ int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
  * that may be played with a draw claim, into out (in their order);
  * *claimable when a draw may be claimed without a move. Returns how many
  * (none while the game is not started). */
-static int claim_moves(const struct game *g, const move_t *moves, int n,
-                       move_t *out, bool *claimable)
+int game_claim_moves(const struct game *g, const move_t *moves, int n,
+                     move_t *out, bool *claimable)
 {
     enum claim claims[MOVES_MAX];
     int k = 0;
@@ -301,7 +221,7 @@ static void moves_info(const struct game *g, const move_t *moves, int n,
                        struct moves_info *mi)
 {
     move_t claim[MOVES_MAX];
-    int k = claim_moves(g, moves, n, claim, &mi->claimable);
+    int k = game_claim_moves(g, moves, n, claim, &mi->claimable);
 
     mi->n_legal = mi->n_claim = 0;
     if (g->status != GAME_STARTED || g->flagged >= 0)
@@ -312,30 +232,7 @@ static void moves_info(const struct game *g, const move_t *moves, int n,
         notation_uci(claim[i], mi->claim[mi->n_claim++]);
 }
 
-static struct proto_clocks clocks_at(const struct game *g, int64_t now)
-{
-    struct proto_clocks c = {
-        clock_left(&g->clock, WHITE, now),
-        clock_left(&g->clock, BLACK, now),
-        g->status != GAME_STARTED ? -1
-        : g->held                 ? g->hold_clock
-                                  : g->clock.running,
-    };
-    return c;
-}
-
-static int64_t first_move_left(const struct game *g, int64_t now)
-{
-    if (g->status != GAME_STARTED || g->paused)
-        return -1;
-    if (g->held && g->hold_first)
-        return g->env.first_move_ms; /* starts when this is sent */
-    if (g->first_deadline == CLOCK_NEVER)
-        return -1;
-    return g->first_deadline > now ? g->first_deadline - now : 0;
-}
-
-static const char *status_name(enum game_status s)
+const char *game_status_name(enum game_status s)
 {
     return s == GAME_WAITING   ? "waiting"
            : s == GAME_STARTED ? "started"
@@ -364,8 +261,8 @@ struct proto_player game_seat_player(const struct game *g, int c)
 }
 
 /* The rounded changes of a game that ended with one. */
-static struct proto_rating_change change_of(const double before[2],
-                                            const double after[2])
+struct proto_rating_change game_change_of(const double before[2],
+                                          const double after[2])
 {
     struct proto_rating_change c;
 
@@ -380,7 +277,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                         int64_t now)
 {
     struct moves_info *mi = malloc(sizeof *mi);
-    struct proto_rating_change change = change_of(g->before, g->after);
+    struct proto_rating_change change = game_change_of(g->before, g->after);
     struct movelist scratch;
     const move_t *legal;
     int n_legal;
@@ -389,7 +286,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
 
     if (!mi)
         return NULL;
-    legal = legal_now(g, &scratch, &n_legal);
+    legal = game_legal_now(g, &scratch, &n_legal);
     moves_info(g, legal, n_legal, mi);
     board_to_fen(&g->rec.cur, fen);
     struct proto_state s = {
@@ -406,9 +303,9 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
         .ply = (int)g->rec.n,
         .to_move = side_to_move(g),
         .check = board_in_check(&g->rec.cur),
-        .clocks = clocks_at(g, now),
-        .first_move_ms = first_move_left(g, now),
-        .status = status_name(g->status),
+        .clocks = game_clocks_at(g, now),
+        .first_move_ms = game_first_move_left(g, now),
+        .status = game_status_name(g->status),
         .draw_offer = g->status == GAME_STARTED ? g->draw_offer : -1,
         .gone_ms = {-1, -1},
         .legal = (const char(*)[UCI_MAX])mi->legal,
@@ -462,8 +359,8 @@ char *game_render_stored(const struct store_game *row,
     }
     /* a rated game that ended with a change (an RD is never 0) */
     bool changed = row->rated && row->rd_before[0] > 0;
-    struct proto_rating_change change = change_of(row->rating_before,
-                                                  row->rating_after);
+    struct proto_rating_change change = game_change_of(row->rating_before,
+                                                       row->rating_after);
     struct proto_player seat[2] = {{row->white_pid[0] ? row->white_pid : NULL,
                                     row->white_name, false, 0, false},
                                    {row->black_pid[0] ? row->black_pid : NULL,
@@ -521,7 +418,7 @@ _Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
                    sizeof((struct store_move *)0)->san == SAN_MAX,
                "store_move text fields differ from UCI_MAX, SAN_MAX");
 
-static void fill_row(const struct game *g, struct store_game *r, int64_t now)
+void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->gid, sizeof r->gid, "%s", g->gid);
@@ -535,7 +432,7 @@ static void fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->clock.increment_s = g->clock.spec.increment_s;
     r->clock.per_move_s = g->clock.spec.per_move_s;
     snprintf(r->initial_fen, sizeof r->initial_fen, "%s", g->initial_fen);
-    snprintf(r->status, sizeof r->status, "%s", status_name(g->status));
+    snprintf(r->status, sizeof r->status, "%s", game_status_name(g->status));
     if (g->status == GAME_ENDED) {
         snprintf(r->result, sizeof r->result, "%s",
                  ending_result_name(g->result));
@@ -561,12 +458,12 @@ static void fill_row(const struct game *g, struct store_game *r, int64_t now)
 }
 
 /* Writes the game row; 0, or -1 when the store's queue is full. */
-static int put_row(struct game *g, int64_t now)
+int game_put_row(struct game *g, int64_t now)
 {
     struct store_game r;
     uint64_t seq;
 
-    fill_row(g, &r, now);
+    game_fill_row(g, &r, now);
     seq = g->env.put_game(g->env.ctx, &r);
     if (!seq)
         return -1;
@@ -576,7 +473,7 @@ static int put_row(struct game *g, int64_t now)
 
 /* The game's PGN: its result and Termination (the table of endings'
  * values) once ended; "*" and Termination "normal" while it is live. */
-static char *make_pgn(const struct game *g)
+char *game_pgn(const struct game *g)
 {
     bool ended = g->status == GAME_ENDED;
     char date[16] = "????.??.??", tc[32];
@@ -608,7 +505,7 @@ static char *make_pgn(const struct game *g)
         .termination = ended ? ending_get(g->reason)->termination : "normal",
     };
     if (g->rated && g->rated_end) {
-        struct proto_rating_change c = change_of(g->before, g->after);
+        struct proto_rating_change c = game_change_of(g->before, g->after);
         for (int i = 0; i < 2; i++) {
             snprintf(elo[i], sizeof elo[i], "%ld", c.before[i]);
             snprintf(diff[i], sizeof diff[i], "%s%ld",
@@ -627,11 +524,6 @@ static char *make_pgn(const struct game *g)
         tags.black_elo = elo[1];
     }
     return pgn_format(&tags, &g->rec, g->clk_ms, g->lag_ms);
-}
-
-char *game_pgn(const struct game *g)
-{
-    return make_pgn(g);
 }
 
 /* ---- deadlines --------------------------------------------------------- */
@@ -676,7 +568,7 @@ static enum event next_event(const struct game *g, int64_t *at)
     return ev;
 }
 
-static void rearm(struct game *g)
+void game_rearm(struct game *g)
 {
     int64_t at;
 
@@ -690,7 +582,7 @@ static void rearm(struct game *g)
 /* Begins a turn once its messages (queued with g->seq) go out: the clock
  * of `side` (-1: none) starts, and with `first` the time for a first move.
  * Until the host releases g->seq the turn is held: nothing runs. */
-static void begin_turn(struct game *g, int side, bool first, int64_t now)
+void game_begin_turn(struct game *g, int side, bool first, int64_t now)
 {
     g->held = false;
     if (g->env.hold && g->seq > g->released &&
@@ -723,7 +615,7 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
         clock_start(&g->clock, g->hold_clock, now);
     if (g->hold_first)
         g->first_deadline = now + g->env.first_move_ms;
-    rearm(g);
+    game_rearm(g);
 }
 
 /* A rated game has ended (g->result and g->ended_wall set): reads both
@@ -771,7 +663,7 @@ static bool rate_end(struct game *g, struct store_rating out[2])
 
 /* The game's moves as they were journaled: a malloc'ed array of rec.n
  * (caller frees), NULL when empty or out of memory. */
-static struct store_move *journal_of(const struct game *g)
+struct store_move *game_journal(const struct game *g)
 {
     struct store_move *v = g->rec.n ? calloc(g->rec.n, sizeof *v) : NULL;
 
@@ -791,8 +683,8 @@ static struct store_move *journal_of(const struct game *g)
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
  * (any but aborted) changes both players' ratings. */
-static void end_game(struct game *g, enum ending_reason reason, int winner,
-                     int64_t now)
+void game_conclude(struct game *g, enum ending_reason reason, int winner,
+                   int64_t now)
 {
     struct store_game row;
     struct store_rating ratings[2];
@@ -812,9 +704,9 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
     rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
-    fill_row(g, &row, now);
-    pgn = make_pgn(g);
-    moves = journal_of(g); /* out of memory: not stored, as when full */
+    game_fill_row(g, &row, now);
+    pgn = game_pgn(g);
+    moves = game_journal(g); /* out of memory: not stored, as when full */
     seq = moves || g->rec.n == 0
               ? g->env.finish(g->env.ctx, &row, moves, g->rec.n,
                               pgn ? pgn : "", rate ? ratings : NULL)
@@ -825,9 +717,9 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
         g->seq = seq;
     else
         g->rated_end = false; /* not stored: not shown either */
-    change = change_of(g->before, g->after);
-    broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
-                                       g->rated_end ? &change : NULL));
+    change = game_change_of(g->before, g->after);
+    game_broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
+                                            g->rated_end ? &change : NULL));
     g->env.ended(g->env.ctx, g);
 }
 
@@ -837,9 +729,9 @@ static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
 {
     g->flagged = -1;
     if (can_mate)
-        end_game(g, ENDING_TIMEOUT, 1 - loser, now);
+        game_conclude(g, ENDING_TIMEOUT, 1 - loser, now);
     else
-        end_game(g, ENDING_TIMEOUT_VS_INSUFFICIENT, -1, now);
+        game_conclude(g, ENDING_TIMEOUT_VS_INSUFFICIENT, -1, now);
 }
 
 /* The running side's time is up: its clock stops at zero and the game
@@ -867,14 +759,15 @@ void game_verdict(struct game *g, bool can_mate, int64_t now)
     if (g->status != GAME_STARTED || g->flagged < 0)
         return;
     end_on_time(g, g->flagged, can_mate, now);
-    rearm(g);
+    game_rearm(g);
 }
 
-static void unpause(struct game *g, int64_t now)
+void game_unpause(struct game *g, int64_t now)
 {
     g->paused = false;
-    begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2, now);
-    broadcast(g, game_render_state(g, NULL, false, now));
+    game_begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2,
+                    now);
+    game_broadcast(g, game_render_state(g, NULL, false, now));
 }
 
 void game_tick(struct game *g, int64_t now)
@@ -887,24 +780,24 @@ void game_tick(struct game *g, int64_t now)
         switch (ev) {
         case EV_INVITE:
         case EV_FIRST_MOVE:
-            end_game(g, ENDING_ABORTED, -1, now);
+            game_conclude(g, ENDING_ABORTED, -1, now);
             break;
         case EV_UNPAUSE:
-            unpause(g, now);
+            game_unpause(g, now);
             break;
         case EV_FLAG:
             flag(g, now);
             break;
         case EV_GRACE_W:
         case EV_GRACE_B:
-            end_game(g, ENDING_ABANDONED, ev == EV_GRACE_W ? BLACK : WHITE,
-                     now);
+            game_conclude(g, ENDING_ABANDONED,
+                          ev == EV_GRACE_W ? BLACK : WHITE, now);
             break;
         default:
             break;
         }
     }
-    rearm(g);
+    game_rearm(g);
 }
 
 void game_on_timer(struct game *g, int64_t now)
@@ -917,14 +810,14 @@ void game_on_timer(struct game *g, int64_t now)
         g->env.expired(g->env.ctx, g);
         return;
     }
-    rearm(g);
+    game_rearm(g);
 }
 
 /* ---- construction ------------------------------------------------------ */
 
-static struct game *alloc_game(const struct game_env *env, const char *gid,
-                               const struct clock_spec *clock,
-                               const struct board *start)
+struct game *game_alloc(const struct game_env *env, const char *gid,
+                        const struct clock_spec *clock,
+                        const struct board *start)
 {
     struct game *g = calloc(1, sizeof *g);
 
@@ -1028,7 +921,7 @@ struct game *game_new(const struct game_env *env, const char *gid,
                       const struct game_seat_init seats[2],
                       const char *creator_pid, bool rated, int64_t now)
 {
-    struct game *g = alloc_game(env, gid, clock, start);
+    struct game *g = game_alloc(env, gid, clock, start);
     int taken = 0;
 
     if (!g)
@@ -1053,13 +946,13 @@ struct game *game_new(const struct game_env *env, const char *gid,
         g->status = GAME_WAITING;
         g->invite_deadline = now + LIMIT_INVITE_MS;
     }
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         game_free(g);
         return NULL;
     }
     if (g->status == GAME_STARTED) /* once game_start goes out */
-        begin_turn(g, -1, true, now);
-    rearm(g);
+        game_begin_turn(g, -1, true, now);
+    game_rearm(g);
     return g;
 }
 
@@ -1081,7 +974,7 @@ struct game *game_restore(const struct game_env *env,
             *why = board_fen_strerror(err);
         return NULL;
     }
-    g = alloc_game(env, row->gid, &spec, &start);
+    g = game_alloc(env, row->gid, &spec, &start);
     if (!g)
         goto fail;
     snprintf(g->seat[0].pid, sizeof g->seat[0].pid, "%s", row->white_pid);
@@ -1159,7 +1052,7 @@ struct game *game_restore(const struct game_env *env,
         g->pause_until = now + env->grace_ms;
         g->seat[0].gone_since = g->seat[1].gone_since = now;
     }
-    rearm(g);
+    game_rearm(g);
     return g;
 fail:
     if (why)
@@ -1278,7 +1171,7 @@ void game_announce_start(struct game *g, int64_t now)
                 g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
         msgbuf_unref(b);
     }
-    broadcast(g, game_render_state(g, NULL, false, now));
+    game_broadcast(g, game_render_state(g, NULL, false, now));
 }
 
 void game_send_start(struct game *g, struct session *s, int c, int64_t now)
@@ -1327,25 +1220,25 @@ void game_send_state(struct game *g, struct session *s,
 /* ---- commands ---------------------------------------------------------- */
 
 /* The checks every player command starts with: seat, then status. */
-static int check_player(struct game *g, const char *pid, int *color,
-                        struct proto_error *err)
+int game_check_player(struct game *g, const char *pid, int *color,
+                      struct proto_error *err)
 {
     *color = game_color_of(g, pid);
     if (*color < 0)
-        return set_err(err, PROTO_NOT_A_PLAYER,
-                       "you hold no seat in this game");
+        return game_set_err(err, PROTO_NOT_A_PLAYER,
+                            "you hold no seat in this game");
     if (g->status == GAME_WAITING)
-        return set_err(err, PROTO_NOT_STARTED,
-                       "the game has not started: nobody joined yet");
+        return game_set_err(err, PROTO_NOT_STARTED,
+                            "the game has not started: nobody joined yet");
     if (g->status == GAME_ENDED || g->flagged >= 0)
-        return set_err(err, PROTO_GAME_OVER, "the game is over");
+        return game_set_err(err, PROTO_GAME_OVER, "the game is over");
     return 0;
 }
 
-static int busy(struct proto_error *err)
+int game_busy(struct proto_error *err)
 {
-    return set_err(err, PROTO_RATE_LIMITED,
-                   "the server is busy storing moves; try again");
+    return game_set_err(err, PROTO_RATE_LIMITED,
+                        "the server is busy storing moves; try again");
 }
 
 int game_join(struct game *g, const char *pid, const char *name, int64_t now,
@@ -1356,12 +1249,13 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
 
     game_tick(g, now);
     if (!strcmp(pid, g->creator))
-        return set_err(err, PROTO_OWN_GAME, "this is your own invitation");
+        return game_set_err(err, PROTO_OWN_GAME,
+                            "this is your own invitation");
     if (g->status == GAME_ENDED)
-        return set_err(err, PROTO_GAME_OVER,
-                       "the invitation was cancelled or expired");
+        return game_set_err(err, PROTO_GAME_OVER,
+                            "the invitation was cancelled or expired");
     if (g->status == GAME_STARTED)
-        return set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
+        return game_set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
     c = g->seat[WHITE].pid[0] ? BLACK : WHITE;
     memcpy(saved, g->seat, sizeof saved);
     snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s", pid);
@@ -1373,21 +1267,21 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
     g->status = GAME_STARTED;
     g->started_wall = g->env.wall_ms(g->env.ctx);
     g->invite_deadline = CLOCK_NEVER;
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         memcpy(g->seat, saved, sizeof saved);
         g->status = GAME_WAITING;
         g->started_wall = 0;
         g->invite_deadline = now + LIMIT_INVITE_MS;
-        rearm(g);
-        return busy(err);
+        game_rearm(g);
+        return game_busy(err);
     }
-    begin_turn(g, -1, true, now); /* once game_start goes out */
-    rearm(g);
+    game_begin_turn(g, -1, true, now); /* once game_start goes out */
+    game_rearm(g);
     return 0;
 }
 
 /* Plays legal move m for the side to move, one of before[0..n_before-1]
- * (legal_now's); `claim` is the draw that a claim with this move asked
+ * (game_legal_now's); `claim` is the draw that a claim with this move asked
  * for (CLAIM_NONE for a plain move). */
 static int play(struct game *g, const move_t *before, int n_before, move_t m,
                 enum claim claim, int64_t lag_est, int64_t now,
@@ -1407,7 +1301,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     uint64_t seq;
 
     if (reserve(g) < 0)
-        return busy(err);
+        return game_busy(err);
     if (g->rec.n == 0) {
         first = true;
     } else if (g->rec.n == 1) {
@@ -1435,9 +1329,9 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     sm.lag_ms = lag;
     seq = g->env.put_move(g->env.ctx, g->gid, &sm);
     if (!seq)
-        return busy(err);
+        return game_busy(err);
     if (record_push(&g->rec, m) < 0)
-        return busy(err);
+        return game_busy(err);
     g->seq = seq;
     g->clock = nc;
     g->first_deadline = CLOCK_NEVER;
@@ -1454,9 +1348,9 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     g->offered[mover] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
         g->draw_offer = -1;
-        put_row(g, now);
+        game_put_row(g, now);
     }
-    begin_turn(g, next, first, now);
+    game_begin_turn(g, next, first, now);
 
     /* before is not used below: it may be the kept list, replaced here */
     movegen_legal(&g->rec.cur, &legal);
@@ -1464,8 +1358,8 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     notation_sort_uci(legal.moves, legal.n);
     keep_legal(g, legal.moves, legal.n);
     if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
-        n_claim = claim_moves(g, legal.moves, legal.n, with_claim,
-                              &claimable);
+        n_claim = game_claim_moves(g, legal.moves, legal.n, with_claim,
+                                   &claimable);
     else
         legal.n = 0; /* no list once the game is over */
     struct proto_moved mv = {
@@ -1475,8 +1369,8 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
         .san = sm.san,
         .board = &g->rec.cur,
         .check = board_in_check(&g->rec.cur),
-        .clocks = clocks_at(g, now),
-        .first_move_ms = first_move_left(g, now),
+        .clocks = game_clocks_at(g, now),
+        .first_move_ms = game_first_move_left(g, now),
         .lag_ms = lag,
         .draw_offer = g->draw_offer,
         .legal = legal.moves,
@@ -1490,47 +1384,48 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
         mv.first_move_ms = -1;
         mv.draw_offer = -1;
     }
-    broadcast_moved(g, &mv);
+    game_broadcast_moved(g, &mv);
 
     switch (outcome) {
     case OUTCOME_CHECKMATE:
-        end_game(g, ENDING_CHECKMATE, mover, now);
+        game_conclude(g, ENDING_CHECKMATE, mover, now);
         break;
     case OUTCOME_STALEMATE:
-        end_game(g, ENDING_STALEMATE, -1, now);
+        game_conclude(g, ENDING_STALEMATE, -1, now);
         break;
     case OUTCOME_DEAD:
-        end_game(g, ENDING_DEAD_POSITION, -1, now);
+        game_conclude(g, ENDING_DEAD_POSITION, -1, now);
         break;
     case OUTCOME_FIVEFOLD:
-        end_game(g, ENDING_FIVEFOLD, -1, now);
+        game_conclude(g, ENDING_FIVEFOLD, -1, now);
         break;
     case OUTCOME_SEVENTY_FIVE:
-        end_game(g, ENDING_SEVENTY_FIVE_MOVES, -1, now);
+        game_conclude(g, ENDING_SEVENTY_FIVE_MOVES, -1, now);
         break;
     case OUTCOME_NONE:
         if (claim != CLAIM_NONE)
-            end_game(g,
-                     claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
-                                              : ENDING_FIFTY_MOVES,
-                     -1, now);
+            game_conclude(g,
+                          claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
+                                                   : ENDING_FIFTY_MOVES,
+                          -1, now);
         break;
     }
     return 0;
 }
 
 /* The legal move of the side to move that uci names, with all its legal
- * moves in *legal (*n of them: legal_now's, scratch its room). Returns 0,
+ * moves in *legal (*n of them: game_legal_now's, scratch its room). Returns 0,
  * or -1 with the error. */
 static int parse_move(struct game *g, const char *uci,
                       struct movelist *scratch, const move_t **legal, int *n,
                       move_t *m, struct proto_error *err)
 {
     if (!notation_uci_well_formed(uci))
-        return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-    *legal = legal_now(g, scratch, n);
+        return game_set_err(err, PROTO_BAD_FIELD, "uci: malformed");
+    *legal = game_legal_now(g, scratch, n);
     if (notation_uci_in(*legal, *n, uci, m) < 0)
-        return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
+        return game_set_err(err, PROTO_ILLEGAL_MOVE,
+                            "that move is not legal");
     return 0;
 }
 
@@ -1554,17 +1449,17 @@ int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
     int c, n, rc;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
     if (ply != (int)g->rec.n)
-        return set_err(err, PROTO_STALE_PLY,
-                       "ply does not match the moves played so far");
+        return game_set_err(err, PROTO_STALE_PLY,
+                            "ply does not match the moves played so far");
     if (c != side_to_move(g))
-        return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
+        return game_set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
     if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
         return -1;
     rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
-    rearm(g);
+    game_rearm(g);
     return rc;
 }
 
@@ -1574,10 +1469,10 @@ int game_resign(struct game *g, const char *pid, int64_t now,
     int c;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
-    end_game(g, ENDING_RESIGNATION, 1 - c, now);
-    rearm(g);
+    game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1592,11 +1487,11 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     if (c < 0 || g->status == GAME_ENDED || g->flagged >= 0) {
         game_unsubscribe(g, s);
     } else if (g->status == GAME_WAITING) {
-        end_game(g, ENDING_ABORTED, -1, now);
+        game_conclude(g, ENDING_ABORTED, -1, now);
     } else {
-        end_game(g, ENDING_RESIGNATION, 1 - c, now);
+        game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
     }
-    rearm(g);
+    game_rearm(g);
     return 0;
 }
 
@@ -1608,15 +1503,15 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     game_tick(g, now);
     c = game_color_of(g, pid);
     if (c < 0)
-        return set_err(err, PROTO_NOT_A_PLAYER,
-                       "you hold no seat in this game");
+        return game_set_err(err, PROTO_NOT_A_PLAYER,
+                            "you hold no seat in this game");
     if (g->status == GAME_ENDED || g->flagged >= 0)
-        return set_err(err, PROTO_GAME_OVER, "the game is over");
+        return game_set_err(err, PROTO_GAME_OVER, "the game is over");
     if (g->status == GAME_STARTED && g->rec.n >= 2)
-        return set_err(err, PROTO_ABORT_NOT_ALLOWED,
-                       "both sides have moved: resign or offer a draw");
-    end_game(g, ENDING_ABORTED, -1, now);
-    rearm(g);
+        return game_set_err(err, PROTO_ABORT_NOT_ALLOWED,
+                            "both sides have moved: resign or offer a draw");
+    game_conclude(g, ENDING_ABORTED, -1, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1626,30 +1521,32 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
     int c;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
     if (g->draw_offer == 1 - c) {
-        end_game(g, ENDING_AGREEMENT, -1, now);
+        game_conclude(g, ENDING_AGREEMENT, -1, now);
     } else if (g->draw_offer == c) {
         /* repeated while pending: nothing to store or tell anyone */
     } else if (g->declined[c]) {
-        return set_err(err, PROTO_RATE_LIMITED,
-                       "your draw offer was declined: make a move before "
-                       "offering again");
+        return game_set_err(
+            err, PROTO_RATE_LIMITED,
+            "your draw offer was declined: make a move before "
+            "offering again");
     } else if (g->rated && g->offered[c]) {
-        return set_err(err, PROTO_RATE_LIMITED,
-                       "in a rated game you may offer a draw once per move "
-                       "of yours: make a move before offering again");
+        return game_set_err(
+            err, PROTO_RATE_LIMITED,
+            "in a rated game you may offer a draw once per move "
+            "of yours: make a move before offering again");
     } else {
         g->draw_offer = c;
-        if (put_row(g, now) < 0) {
+        if (game_put_row(g, now) < 0) {
             g->draw_offer = -1;
-            return busy(err);
+            return game_busy(err);
         }
         g->offered[c] = true;
-        broadcast(g, proto_render_draw("draw_offered", g->gid, c));
+        game_broadcast(g, proto_render_draw("draw_offered", g->gid, c));
     }
-    rearm(g);
+    game_rearm(g);
     return 0;
 }
 
@@ -1659,11 +1556,11 @@ static int opponent_offer(struct game *g, const char *pid, int64_t now,
                           int *c, struct proto_error *err)
 {
     game_tick(g, now);
-    if (check_player(g, pid, c, err) < 0)
+    if (game_check_player(g, pid, c, err) < 0)
         return -1;
     if (g->draw_offer != 1 - *c)
-        return set_err(err, PROTO_NO_DRAW_OFFER,
-                       "your opponent has no draw offer pending");
+        return game_set_err(err, PROTO_NO_DRAW_OFFER,
+                            "your opponent has no draw offer pending");
     return 0;
 }
 
@@ -1674,8 +1571,8 @@ int game_draw_accept(struct game *g, const char *pid, int64_t now,
 
     if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
-    end_game(g, ENDING_AGREEMENT, -1, now);
-    rearm(g);
+    game_conclude(g, ENDING_AGREEMENT, -1, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1687,13 +1584,13 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
     if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
     g->draw_offer = -1;
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         g->draw_offer = 1 - c;
-        return busy(err);
+        return game_busy(err);
     }
     g->declined[1 - c] = true;
-    broadcast(g, proto_render_draw("draw_declined", g->gid, c));
-    rearm(g);
+    game_broadcast(g, proto_render_draw("draw_declined", g->gid, c));
+    game_rearm(g);
     return 0;
 }
 
@@ -1707,35 +1604,35 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
     int c, n, rc;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
     if (ply >= 0 && ply != (int)g->rec.n)
-        return set_err(err, PROTO_STALE_PLY,
-                       "ply does not match the moves played so far");
+        return game_set_err(err, PROTO_STALE_PLY,
+                            "ply does not match the moves played so far");
     if (c != side_to_move(g))
-        return set_err(err, PROTO_NOT_YOUR_TURN,
-                       "only the player to move may claim");
+        return game_set_err(err, PROTO_NOT_YOUR_TURN,
+                            "only the player to move may claim");
     if (uci[0]) {
         if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
             return -1;
         claim = record_claim_with(&g->rec, m);
         if (claim == CLAIM_NONE)
-            return set_err(err, PROTO_CLAIM_REJECTED,
-                           "that move completes neither threefold "
-                           "repetition nor 50 moves");
+            return game_set_err(err, PROTO_CLAIM_REJECTED,
+                                "that move completes neither threefold "
+                                "repetition nor 50 moves");
         rc = play(g, legal, n, m, claim, 0, now, err);
-        rearm(g);
+        game_rearm(g);
         return rc;
     }
     claim = record_claim_now(&g->rec);
     if (claim == CLAIM_NONE)
-        return set_err(err, PROTO_CLAIM_REJECTED,
-                       "no threefold repetition and fewer than 50 moves "
-                       "without capture or pawn move");
-    end_game(g,
-             claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES,
-             -1, now);
-    rearm(g);
+        return game_set_err(err, PROTO_CLAIM_REJECTED,
+                            "no threefold repetition and fewer than 50 moves "
+                            "without capture or pawn move");
+    game_conclude(
+        g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES,
+        -1, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1749,9 +1646,9 @@ void game_player_gone(struct game *g, int color, int64_t now)
     g->seat[color].present = false;
     g->seat[color].gone_since = now;
     if (g->status == GAME_STARTED)
-        broadcast(g,
-                  proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
-    rearm(g);
+        game_broadcast(
+            g, proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
+    game_rearm(g);
 }
 
 void game_player_back(struct game *g, int color, int64_t now)
@@ -1764,9 +1661,9 @@ void game_player_back(struct game *g, int color, int64_t now)
     if (!g->seat[1 - color].present)
         g->seat[1 - color].gone_since = now; /* afresh */
     if (g->status == GAME_STARTED) {
-        broadcast(g, proto_render_opponent_back(g->gid, color));
+        game_broadcast(g, proto_render_opponent_back(g->gid, color));
         if (g->paused && g->seat[1 - color].present)
-            unpause(g, now);
+            game_unpause(g, now);
     }
-    rearm(g);
+    game_rearm(g);
 }
