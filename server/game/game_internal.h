@@ -125,7 +125,7 @@ static inline int64_t game_first_move_left(const struct game *g, int64_t now)
     return g->first_deadline > now ? g->first_deadline - now : 0;
 }
 
-/* ---- game.c: the game's life and its commands ----------------------- */
+/* ---- game.c: the game's life and its commands -------------------------- */
 
 /* Sets *err and returns -1. */
 int game_set_err(struct proto_error *err, enum proto_code code,
@@ -147,7 +147,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now);
 
-/* ---- game_clock.c: clocks, timers, flags, held turns ----------------- */
+/* ---- game_clock.c: clocks, timers, flags, held turns ------------------- */
 
 /* Arms the game's timer at its next deadline, when that changed. */
 void game_rearm(struct game *g);
@@ -159,7 +159,7 @@ void game_begin_turn(struct game *g, int side, bool first, int64_t now);
  * ran out): the turn begins and everyone gets the state. */
 void game_unpause(struct game *g, int64_t now);
 
-/* ---- game_record.c: the moves, the stored rows, the PGN -------------- */
+/* ---- game_record.c: the moves, the stored rows, the PGN ---------------- */
 
 /* The legal moves of rec.cur, sorted: the kept ones, or generated into
  * *scratch (and kept) when they are not known. Sets *n. */
@@ -173,7 +173,7 @@ int game_put_row(struct game *g, int64_t now);
  * (caller frees), NULL when empty or out of memory. */
 struct store_move *game_journal(const struct game *g);
 
-/* ---- game_view.c: subscribers, messages, rendered views -------------- */
+/* ---- game_view.c: subscribers, messages, rendered views ---------------- */
 
 /* Renders once, queues the same bytes to every subscriber; text
  * (malloc'ed, NULL: nothing) is the game's. */

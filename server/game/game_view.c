@@ -15,7 +15,7 @@
 #include "notation.h"
 #include "game/rating.h"
 
-/* ---- subscribers and messages ----------------------------------------- */
+/* ---- subscribers and messages ------------------------------------------ */
 
 /* Queues b (NULL: nothing) to every subscriber, the same bytes to each,
  * and drops the caller's reference. */
