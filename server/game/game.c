@@ -477,35 +477,3 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
     game_rearm(g);
     return 0;
 }
-
-/* ---- presence ---------------------------------------------------------- */
-
-void game_player_gone(struct game *g, int color, int64_t now)
-{
-    game_tick(g, now);
-    if (!g->seat[color].present)
-        return;
-    g->seat[color].present = false;
-    g->seat[color].gone_since = now;
-    if (g->status == GAME_STARTED)
-        game_broadcast(
-            g, proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
-    game_rearm(g);
-}
-
-void game_player_back(struct game *g, int color, int64_t now)
-{
-    game_tick(g, now);
-    if (g->seat[color].present)
-        return;
-    g->seat[color].present = true;
-    g->seat[color].gone_since = -1;
-    if (!g->seat[1 - color].present)
-        g->seat[1 - color].gone_since = now; /* afresh */
-    if (g->status == GAME_STARTED) {
-        game_broadcast(g, proto_render_opponent_back(g->gid, color));
-        if (g->paused && g->seat[1 - color].present)
-            game_unpause(g, now);
-    }
-    game_rearm(g);
-}

@@ -1,7 +1,8 @@
 /*
  * game_clock.c - a game's time: its deadlines and the timer armed at the
  * next one, the flag and its verdict, the first-move time, a restored
- * game's pause, and the turns held until the store commits (see game.h).
+ * game's pause, the players' presence and grace periods, and the turns
+ * held until the store commits (see game.h).
  *
  * Deadlines. A game has one timer, armed at the earliest moment something
  * can happen by itself: the running side flags, a pending first move runs
@@ -162,7 +163,9 @@ void game_verdict(struct game *g, bool can_mate, int64_t now)
     game_rearm(g);
 }
 
-void game_unpause(struct game *g, int64_t now)
+/* A restored game's pause is over (both players are back, or the time
+ * ran out): the turn begins and everyone gets the state. */
+static void unpause(struct game *g, int64_t now)
 {
     g->paused = false;
     game_begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2,
@@ -183,7 +186,7 @@ void game_tick(struct game *g, int64_t now)
             game_conclude(g, ENDING_ABORTED, -1, now);
             break;
         case EV_UNPAUSE:
-            game_unpause(g, now);
+            unpause(g, now);
             break;
         case EV_FLAG:
             flag(g, now);
@@ -209,6 +212,38 @@ void game_on_timer(struct game *g, int64_t now)
     if (next_event(g, &at) == EV_LINGER && at <= now) {
         g->env.expired(g->env.ctx, g);
         return;
+    }
+    game_rearm(g);
+}
+
+/* ---- presence ---------------------------------------------------------- */
+
+void game_player_gone(struct game *g, int color, int64_t now)
+{
+    game_tick(g, now);
+    if (!g->seat[color].present)
+        return;
+    g->seat[color].present = false;
+    g->seat[color].gone_since = now;
+    if (g->status == GAME_STARTED)
+        game_broadcast(
+            g, proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
+    game_rearm(g);
+}
+
+void game_player_back(struct game *g, int color, int64_t now)
+{
+    game_tick(g, now);
+    if (g->seat[color].present)
+        return;
+    g->seat[color].present = true;
+    g->seat[color].gone_since = -1;
+    if (!g->seat[1 - color].present)
+        g->seat[1 - color].gone_since = now; /* afresh */
+    if (g->status == GAME_STARTED) {
+        game_broadcast(g, proto_render_opponent_back(g->gid, color));
+        if (g->paused && g->seat[1 - color].present)
+            unpause(g, now);
     }
     game_rearm(g);
 }

@@ -155,9 +155,6 @@ void game_rearm(struct game *g);
  * of `side` (-1: none) starts, and with `first` the time for a first move.
  * Until the host releases g->seq the turn is held: nothing runs. */
 void game_begin_turn(struct game *g, int side, bool first, int64_t now);
-/* A restored game's pause is over (both players are back, or the time
- * ran out): the turn begins and everyone gets the state. */
-void game_unpause(struct game *g, int64_t now);
 
 /* ---- game_record.c: the moves, the stored rows, the PGN ---------------- */
 
