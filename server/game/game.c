@@ -197,10 +197,8 @@ void game_free(struct game *g)
     if (!g)
         return;
     record_clear(&g->rec);
-    free(g->uci);
-    free(g->san);
+    free(g->plies);
     free(g->legal);
-    free(g->clk_ms); /* and the other times: one block */
     free(g->subs);
     free(g);
 }

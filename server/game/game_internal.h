@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "board.h"
 #include "clock.h"
@@ -34,6 +35,18 @@ struct seat {
     int64_t gone_since; /* when its grace period (re)started */
 };
 
+/* A ply of the record, as the game keeps it: its journal row (struct
+ * store_move) but the ply number, which is its index + 1 (48 bytes where
+ * a store_move takes 56). */
+struct ply {
+    char uci[UCI_MAX];
+    char san[SAN_MAX];
+    int64_t white_ms, black_ms; /* time left after the move */
+    int64_t wall_ms;            /* Unix ms when it was played */
+    int64_t lag_ms;             /* the lag credit it got, >= 0 */
+};
+_Static_assert(sizeof(struct ply) == 48, "a ply costs every game memory");
+
 struct game {
     struct game_env env;
     char gid[PROTO_KEY_MAX + 1];
@@ -43,7 +56,8 @@ struct game {
     struct clock clock;
     struct record rec;
     char initial_fen[FEN_MAX];
-    char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
+    struct ply *plies; /* rec.n of them, room for cap (reserve) */
+    size_t cap;
     /* The legal moves of rec.cur in the byte order of their UCI text,
      * kept from the move that made the position (play generates them for
      * its outcome and its `moved`) for the next move's check and SAN and
@@ -52,13 +66,6 @@ struct game {
      * at legal, owned. */
     move_t *legal;
     int n_legal, cap_legal;
-    char (*san)[SAN_MAX]; /* ... as SAN */
-    /* one block of 4 * cap (reserve), clk_ms at its start: */
-    int64_t *clk_ms;   /* mover's time left after each move */
-    int64_t *other_ms; /* ... and its opponent's */
-    int64_t *lag_ms;   /* the lag credit of each move */
-    int64_t *wall_ms;  /* Unix ms each move was played */
-    size_t cap;
     int64_t lag_quota[2]; /* lag credit each colour may still get */
     int64_t last_lag;     /* the credit of the last move played */
     int draw_offer;       /* colour whose offer is pending, or -1 */
@@ -95,6 +102,39 @@ struct game {
     int64_t armed;
     void *user;
 };
+
+/* notation_* write straight into the rows, and moves are copied between
+ * them and the plies with the rules core's sizes. */
+_Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
+                   sizeof((struct store_move *)0)->san == SAN_MAX,
+               "store_move text fields differ from UCI_MAX, SAN_MAX");
+
+/* The journal row of p, the game's ply `number` (1-based). */
+static inline void ply_to_row(const struct ply *p, int number,
+                              struct store_move *out)
+{
+    out->ply = number;
+    memcpy(out->uci, p->uci, UCI_MAX);
+    memcpy(out->san, p->san, SAN_MAX);
+    out->white_ms = p->white_ms;
+    out->black_ms = p->black_ms;
+    out->wall_ms = p->wall_ms;
+    out->lag_ms = p->lag_ms;
+}
+
+/* The ply a journal row (a move played, or one the store read back)
+ * holds: its texts ended within their size, a negative lag as none. */
+static inline void ply_of_row(struct ply *p, const struct store_move *m)
+{
+    memcpy(p->uci, m->uci, UCI_MAX);
+    p->uci[UCI_MAX - 1] = '\0';
+    memcpy(p->san, m->san, SAN_MAX);
+    p->san[SAN_MAX - 1] = '\0';
+    p->white_ms = m->white_ms;
+    p->black_ms = m->black_ms;
+    p->wall_ms = m->wall_ms;
+    p->lag_ms = m->lag_ms > 0 ? m->lag_ms : 0;
+}
 
 static inline int side_to_move(const struct game *g)
 {

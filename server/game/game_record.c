@@ -70,18 +70,10 @@ int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
 
 /* ---- store rows and the PGN -------------------------------------------- */
 
-/* board_to_fen and notation_* write straight into the rows, and moves are
- * copied between them and the game's arrays with the rules core's sizes. */
+/* board_to_fen writes straight into the rows. */
 _Static_assert(sizeof((struct store_game *)0)->final_fen >= FEN_MAX &&
                    sizeof((struct store_game *)0)->initial_fen >= FEN_MAX,
                "store_game FEN fields shorter than FEN_MAX");
-_Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
-                   sizeof((struct store_move *)0)->san == SAN_MAX,
-               "store_move text fields differ from UCI_MAX, SAN_MAX");
-
-_Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
-                   sizeof((struct store_move *)0)->san == SAN_MAX,
-               "store_move text fields differ from UCI_MAX, SAN_MAX");
 
 void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
 {
@@ -136,6 +128,31 @@ int game_put_row(struct game *g, int64_t now)
     return 0;
 }
 
+/* The PGN of g's record with tags t: each move with the mover's time
+ * left after it and its lag credit. NULL when out of memory. */
+static char *pgn_of(const struct game *g, const struct pgn_tags *t)
+{
+    size_t n = g->rec.n;
+    int64_t *clk = NULL, *lag = NULL;
+    char *pgn;
+
+    if (n) { /* both lists in one block */
+        clk = malloc(2 * n * sizeof *clk);
+        if (!clk)
+            return NULL;
+        lag = clk + n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct ply *p = &g->plies[i];
+        bool white = (g->rec.start.side + i) % 2 == WHITE;
+        clk[i] = white ? p->white_ms : p->black_ms;
+        lag[i] = p->lag_ms;
+    }
+    pgn = pgn_format(t, &g->rec, clk, lag);
+    free(clk);
+    return pgn;
+}
+
 /* The game's PGN: its result and Termination (the table of endings'
  * values) once ended; "*" and Termination "normal" while it is live. */
 char *game_pgn(const struct game *g)
@@ -188,7 +205,7 @@ char *game_pgn(const struct game *g)
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
     }
-    return pgn_format(&tags, &g->rec, g->clk_ms, g->lag_ms);
+    return pgn_of(g, &tags);
 }
 
 /* The game's moves as they were journaled: a malloc'ed array of rec.n
@@ -197,16 +214,8 @@ struct store_move *game_journal(const struct game *g)
 {
     struct store_move *v = g->rec.n ? calloc(g->rec.n, sizeof *v) : NULL;
 
-    for (size_t i = 0; v && i < g->rec.n; i++) {
-        bool white = (g->rec.start.side + i) % 2 == WHITE;
-        v[i].ply = (int)i + 1;
-        memcpy(v[i].uci, g->uci[i], UCI_MAX);
-        memcpy(v[i].san, g->san[i], SAN_MAX);
-        v[i].white_ms = white ? g->clk_ms[i] : g->other_ms[i];
-        v[i].black_ms = white ? g->other_ms[i] : g->clk_ms[i];
-        v[i].wall_ms = g->wall_ms[i];
-        v[i].lag_ms = g->lag_ms[i];
-    }
+    for (size_t i = 0; v && i < g->rec.n; i++)
+        ply_to_row(&g->plies[i], (int)i + 1, &v[i]);
     return v;
 }
 
@@ -248,41 +257,20 @@ static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
 
 /* ---- replay ------------------------------------------------------------ */
 
-/* Room for one more move in the per-move arrays, doubling from 8 moves
- * (32 bytes a move: 9,000 idle games are counted in bytes per
- * connection). */
+/* Room for one more ply, doubling from 4 (48 bytes a ply: 9,000 idle
+ * games are counted in bytes per connection). */
 static int reserve(struct game *g)
 {
-    size_t cap, n = g->rec.n;
-    void *a, *b;
-    int64_t *t;
+    size_t cap;
+    struct ply *p;
 
-    if (n < g->cap)
+    if (g->rec.n < g->cap)
         return 0;
     cap = g->cap ? 2 * g->cap : 4; /* most idle games hold a few plies */
-    a = realloc(g->uci, cap * sizeof *g->uci);
-    if (a)
-        g->uci = a;
-    b = realloc(g->san, cap * sizeof *g->san);
-    if (b)
-        g->san = b;
-    /* the four times of a ply: one block (clk_ms is its start) */
-    t = malloc(4 * cap * sizeof *t);
-    if (!a || !b || !t) {
-        free(t);
+    p = realloc(g->plies, cap * sizeof *p);
+    if (!p)
         return -1;
-    }
-    if (n) {
-        memcpy(t, g->clk_ms, n * sizeof *t);
-        memcpy(t + cap, g->other_ms, n * sizeof *t);
-        memcpy(t + 2 * cap, g->lag_ms, n * sizeof *t);
-        memcpy(t + 3 * cap, g->wall_ms, n * sizeof *t);
-    }
-    free(g->clk_ms);
-    g->clk_ms = t;
-    g->other_ms = t + cap;
-    g->lag_ms = t + 2 * cap;
-    g->wall_ms = t + 3 * cap;
+    g->plies = p;
     g->cap = cap;
     return 0;
 }
@@ -326,16 +314,9 @@ struct game *game_restore(const struct game_env *env,
         }
         if (record_push(&g->rec, m) < 0)
             goto fail;
-        memcpy(g->uci[i], moves[i].uci, UCI_MAX);
-        snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
-        g->clk_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].white_ms
-                                                     : moves[i].black_ms;
-        g->other_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].black_ms
-                                                       : moves[i].white_ms;
-        g->lag_ms[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
-        g->wall_ms[i] = moves[i].wall_ms;
+        ply_of_row(&g->plies[i], &moves[i]);
         if (i >= 2) /* the quota as play left it */
-            lag_spend(g, (int)(start.side + i) % 2, g->lag_ms[i]);
+            lag_spend(g, (int)(start.side + i) % 2, g->plies[i].lag_ms);
     }
     if (n > 0) {
         g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
@@ -449,12 +430,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     g->seq = seq;
     g->clock = nc;
     g->first_deadline = CLOCK_NEVER;
-    memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
-    memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
-    g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
-    g->other_ms[g->rec.n - 1] = mover == WHITE ? sm.black_ms : sm.white_ms;
-    g->lag_ms[g->rec.n - 1] = lag;
-    g->wall_ms[g->rec.n - 1] = sm.wall_ms;
+    ply_of_row(&g->plies[g->rec.n - 1], &sm);
     g->last_lag = lag;
     if (g->rec.n > 2)
         lag_spend(g, mover, lag);

@@ -175,19 +175,48 @@ struct proto_rating_change game_change_of(const double before[2],
     return c;
 }
 
+/* The plies' UCI, SAN and lag credits as `state` lists them: one block
+ * (lags at its start, which the caller frees). False when out of
+ * memory. */
+struct lists {
+    int64_t *lags;
+    char (*uci)[UCI_MAX];
+    char (*san)[SAN_MAX];
+};
+
+static bool lists_of(struct lists *l, const struct ply *p, size_t n)
+{
+    size_t k = n ? n : 1;
+
+    l->lags = malloc(k * (sizeof *l->lags + UCI_MAX + SAN_MAX));
+    if (!l->lags)
+        return false;
+    l->uci = (char(*)[UCI_MAX])(l->lags + k);
+    l->san = (char(*)[SAN_MAX])(l->uci + k);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(l->uci[i], p[i].uci, UCI_MAX);
+        memcpy(l->san[i], p[i].san, SAN_MAX);
+        l->lags[i] = p[i].lag_ms;
+    }
+    return true;
+}
+
 char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                         int64_t now)
 {
     struct moves_info *mi = malloc(sizeof *mi);
     struct proto_rating_change change = game_change_of(g->before, g->after);
     struct movelist scratch;
+    struct lists l;
     const move_t *legal;
     int n_legal;
     char fen[FEN_MAX];
     char *text;
 
-    if (!mi)
+    if (!mi || !lists_of(&l, g->plies, g->rec.n)) {
+        free(mi);
         return NULL;
+    }
     legal = game_legal_now(g, &scratch, &n_legal);
     moves_info(g, legal, n_legal, mi);
     board_to_fen(&g->rec.cur, fen);
@@ -197,9 +226,9 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
         .black = game_seat_player(g, 1),
         .clock = g->clock.spec,
         .initial_fen = g->initial_fen,
-        .moves = (const char(*)[UCI_MAX])g->uci,
-        .san = (const char(*)[SAN_MAX])g->san,
-        .lags = g->lag_ms,
+        .moves = (const char(*)[UCI_MAX])l.uci,
+        .san = (const char(*)[SAN_MAX])l.san,
+        .lags = l.lags,
         .n = g->rec.n,
         .fen = fen,
         .ply = (int)g->rec.n,
@@ -232,6 +261,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
             s.gone_ms[c] = end > now ? end - now : 0;
         }
     text = proto_render_state(&s, id);
+    free(l.lags);
     free(mi);
     return text;
 }
@@ -240,25 +270,23 @@ char *game_render_stored(const struct store_game *row,
                          const struct store_move *moves, size_t n,
                          const struct proto_id *id, bool api)
 {
-    char(*uci)[UCI_MAX] = malloc((n ? n : 1) * sizeof *uci);
-    char(*san)[SAN_MAX] = malloc((n ? n : 1) * sizeof *san);
-    int64_t *lags = malloc((n ? n : 1) * sizeof *lags);
+    struct ply *plies = malloc((n ? n : 1) * sizeof *plies);
+    struct lists l = {NULL, NULL, NULL};
     struct board b;
     char fen[FEN_MAX], initial[FEN_MAX];
     char *text = NULL;
 
-    if (!uci || !san || !lags || strcmp(row->status, "ended") ||
+    if (!plies || strcmp(row->status, "ended") ||
         board_from_fen(&b, row->initial_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, initial); /* normalised, as a restored game has it */
     if (board_from_fen(&b, row->final_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, fen);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(uci[i], moves[i].uci, UCI_MAX);
-        snprintf(san[i], SAN_MAX, "%s", moves[i].san);
-        lags[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
-    }
+    for (size_t i = 0; i < n; i++)
+        ply_of_row(&plies[i], &moves[i]);
+    if (!lists_of(&l, plies, n))
+        goto out;
     /* a rated game that ended with a change (an RD is never 0) */
     bool changed = row->rated && row->rd_before[0] > 0;
     struct proto_rating_change change = game_change_of(row->rating_before,
@@ -279,9 +307,9 @@ char *game_render_stored(const struct store_game *row,
         .clock = {row->clock.per_move, row->clock.initial_s,
                   row->clock.increment_s, row->clock.per_move_s},
         .initial_fen = initial,
-        .moves = (const char(*)[UCI_MAX])uci,
-        .san = (const char(*)[SAN_MAX])san,
-        .lags = lags,
+        .moves = (const char(*)[UCI_MAX])l.uci,
+        .san = (const char(*)[SAN_MAX])l.san,
+        .lags = l.lags,
         .n = n,
         .fen = fen,
         .ply = (int)n,
@@ -303,9 +331,8 @@ char *game_render_stored(const struct store_game *row,
     };
     text = proto_render_state(&s, id);
 out:
-    free(uci);
-    free(san);
-    free(lags);
+    free(plies);
+    free(l.lags);
     return text;
 }
 
