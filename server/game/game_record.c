@@ -375,74 +375,96 @@ fail:
 
 /* ---- moves and claims -------------------------------------------------- */
 
-/* Plays legal move m for the side to move, one of before[0..n_before-1]
- * (game_legal_now's); `claim` is the draw that a claim with this move asked
- * for (CLAIM_NONE for a plain move). */
-static int play(struct game *g, const move_t *before, int n_before, move_t m,
-                enum claim claim, int64_t lag_est, int64_t now,
-                struct proto_error *err)
+/* The clock nc (a copy of the game's) after the mover's move at now:
+ * the mover's press, charged only the time beyond its lag credit
+ * (returned; 0 unless its own clock ran). *next is whose clock starts
+ * with the next turn (-1: none), *first whether it is a first move. */
+static int64_t press(const struct game *g, struct clock *nc, int mover,
+                     int64_t lag_est, int64_t now, int *next, bool *first)
 {
-    int mover = side_to_move(g);
-    struct clock nc = g->clock;
-    int64_t lag = 0;    /* the credit this move gets */
-    int next = -1;      /* whose clock starts with the next turn */
-    bool first = false; /* the next turn is a first move */
-    struct store_move sm;
-    struct movelist legal;        /* of the position after the move */
-    move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
-    int n_claim = 0;
-    bool claimable = false;
-    enum outcome outcome;
-    uint64_t seq;
+    int64_t lag = 0;
 
-    if (reserve(g) < 0)
-        return game_busy(err);
+    *next = -1;
+    *first = false;
     if (g->rec.n == 0) {
-        first = true;
+        *first = true;
     } else if (g->rec.n == 1) {
         if (!g->paused)
-            next = 1 - mover;
+            *next = 1 - mover;
     } else {
-        if (nc.running != mover) /* paused, or its turn still held */
-            clock_start(&nc, mover, now);
-        else if (!nc.spec.per_move)
+        if (nc->running != mover) /* paused, or its turn still held */
+            clock_start(nc, mover, now);
+        else if (!nc->spec.per_move)
             lag = lag_credit(lag_quota_now(g, mover), lag_est,
-                             now - nc.since_ms);
-        nc.since_ms += lag; /* charged only the time beyond the credit */
-        clock_press(&nc, now);
-        clock_pause(&nc, now); /* the opponent's turn begins below */
+                             now - nc->since_ms);
+        nc->since_ms += lag; /* charged only the time beyond the credit */
+        clock_press(nc, now);
+        clock_pause(nc, now); /* the opponent's turn begins in play */
         if (!g->paused)
-            next = 1 - mover;
+            *next = 1 - mover;
     }
-    memset(&sm, 0, sizeof sm);
-    sm.ply = (int)g->rec.n + 1;
-    notation_uci(m, sm.uci);
-    notation_san_in(&g->rec.cur, before, n_before, m, sm.san);
-    sm.white_ms = clock_left(&nc, WHITE, now);
-    sm.black_ms = clock_left(&nc, BLACK, now);
-    sm.wall_ms = g->env.wall_ms(g->env.ctx);
-    sm.lag_ms = lag;
-    seq = g->env.put_move(g->env.ctx, g->gid, &sm);
-    if (!seq)
-        return game_busy(err);
-    if (record_push(&g->rec, m) < 0)
-        return game_busy(err);
+    return lag;
+}
+
+/* Journals legal move m (one of before[0..n_before-1]) with the clock nc
+ * after it and its lag credit, its row in *sm, and pushes it onto the
+ * record. Returns 0, or -1 when the store is full or out of memory (the
+ * game unchanged then). */
+static int journal_move(struct game *g, const move_t *before, int n_before,
+                        move_t m, const struct clock *nc, int64_t lag,
+                        int64_t now, struct store_move *sm)
+{
+    uint64_t seq;
+
+    memset(sm, 0, sizeof *sm);
+    sm->ply = (int)g->rec.n + 1;
+    notation_uci(m, sm->uci);
+    notation_san_in(&g->rec.cur, before, n_before, m, sm->san);
+    sm->white_ms = clock_left(nc, WHITE, now);
+    sm->black_ms = clock_left(nc, BLACK, now);
+    sm->wall_ms = g->env.wall_ms(g->env.ctx);
+    sm->lag_ms = lag;
+    seq = g->env.put_move(g->env.ctx, g->gid, sm);
+    if (!seq || record_push(&g->rec, m) < 0)
+        return -1;
     g->seq = seq;
-    g->clock = nc;
+    return 0;
+}
+
+/* The move journaled as *sm (the record's last) is played: the game takes
+ * its clock nc and its ply; the mover's lag quota and draw-offer rights
+ * renew, and the opponent's pending offer lapses. */
+static void take_move(struct game *g, int mover, const struct clock *nc,
+                      const struct store_move *sm, int64_t now)
+{
+    g->clock = *nc;
     g->first_deadline = CLOCK_NEVER;
-    ply_of_row(&g->plies[g->rec.n - 1], &sm);
-    g->last_lag = lag;
+    ply_of_row(&g->plies[g->rec.n - 1], sm);
+    g->last_lag = sm->lag_ms;
     if (g->rec.n > 2)
-        lag_spend(g, mover, lag);
+        lag_spend(g, mover, sm->lag_ms);
     g->declined[mover] = false;
     g->offered[mover] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
         g->draw_offer = -1;
         game_put_row(g, now);
     }
-    game_begin_turn(g, next, first, now);
+}
 
-    /* before is not used below: it may be the kept list, replaced here */
+/* After the move journaled as *sm: the legal moves of the new position
+ * (kept for the next move), its outcome (returned) and `moved` to every
+ * subscriber, without the lists, the running clock and the offer once
+ * the game is over (by the outcome, or by `claim`, the draw claimed with
+ * the move). */
+static enum outcome send_moved(struct game *g, const struct store_move *sm,
+                               enum claim claim, int64_t now)
+{
+    struct movelist legal;        /* of the position after the move */
+    move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
+    int n_claim = 0;
+    bool claimable = false;
+    enum outcome outcome;
+
     movegen_legal(&g->rec.cur, &legal);
     outcome = record_outcome_n(&g->rec, legal.n);
     notation_sort_uci(legal.moves, legal.n);
@@ -455,13 +477,13 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     struct proto_moved mv = {
         .game = g->gid,
         .ply = (int)g->rec.n,
-        .uci = sm.uci,
-        .san = sm.san,
+        .uci = sm->uci,
+        .san = sm->san,
         .board = &g->rec.cur,
         .check = board_in_check(&g->rec.cur),
         .clocks = game_clocks_at(g, now),
         .first_move_ms = game_first_move_left(g, now),
-        .lag_ms = lag,
+        .lag_ms = sm->lag_ms,
         .draw_offer = g->draw_offer,
         .legal = legal.moves,
         .n_legal = (size_t)legal.n,
@@ -475,7 +497,20 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
         mv.draw_offer = -1;
     }
     game_broadcast_moved(g, &mv);
+    return outcome;
+}
 
+/* The ending of an upheld draw claim. */
+static enum ending_reason claim_ending(enum claim claim)
+{
+    return claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES;
+}
+
+/* Ends the game the mover's move decided: by its outcome, or by the draw
+ * `claim` it was played with (CLAIM_NONE: none). */
+static void end_by(struct game *g, enum outcome outcome, enum claim claim,
+                   int mover, int64_t now)
+{
     switch (outcome) {
     case OUTCOME_CHECKMATE:
         game_conclude(g, ENDING_CHECKMATE, mover, now);
@@ -494,12 +529,34 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
         break;
     case OUTCOME_NONE:
         if (claim != CLAIM_NONE)
-            game_conclude(g,
-                          claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
-                                                   : ENDING_FIFTY_MOVES,
-                          -1, now);
+            game_conclude(g, claim_ending(claim), -1, now);
         break;
     }
+}
+
+/* Plays legal move m for the side to move, one of before[0..n_before-1]
+ * (game_legal_now's); `claim` is the draw that a claim with this move
+ * asked for (CLAIM_NONE for a plain move). */
+static int play(struct game *g, const move_t *before, int n_before, move_t m,
+                enum claim claim, int64_t lag_est, int64_t now,
+                struct proto_error *err)
+{
+    int mover = side_to_move(g);
+    struct clock nc = g->clock;
+    int next;   /* whose clock starts with the next turn */
+    bool first; /* the next turn is a first move */
+    struct store_move sm;
+    int64_t lag;
+
+    if (reserve(g) < 0)
+        return game_busy(err);
+    lag = press(g, &nc, mover, lag_est, now, &next, &first);
+    if (journal_move(g, before, n_before, m, &nc, lag, now, &sm) < 0)
+        return game_busy(err);
+    take_move(g, mover, &nc, &sm, now);
+    game_begin_turn(g, next, first, now);
+    /* before is not used below: it may be the kept list, replaced here */
+    end_by(g, send_moved(g, &sm, claim, now), claim, mover, now);
     return 0;
 }
 
@@ -588,9 +645,7 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
         return game_set_err(err, PROTO_CLAIM_REJECTED,
                             "no threefold repetition and fewer than 50 moves "
                             "without capture or pawn move");
-    game_conclude(
-        g, claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES,
-        -1, now);
+    game_conclude(g, claim_ending(claim), -1, now);
     game_rearm(g);
     return 0;
 }
