@@ -275,6 +275,70 @@ static int reserve(struct game *g)
     return 0;
 }
 
+/* Plays the journal moves[0..n-1] onto g's record and plies, and sets
+ * the clocks as the last move left them, the side to move charged up to
+ * heartbeat_ms. Returns 0, or -1 with the cause in *cause. */
+static int replay(struct game *g, const struct store_move *moves, size_t n,
+                  int64_t heartbeat_ms, const char **cause)
+{
+    int side = g->rec.start.side;
+
+    for (size_t i = 0; i < n; i++) {
+        move_t m;
+        if (reserve(g) < 0)
+            return -1;
+        if (notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0) {
+            *cause = "a move in the journal is not legal";
+            return -1;
+        }
+        if (record_push(&g->rec, m) < 0)
+            return -1;
+        ply_of_row(&g->plies[i], &moves[i]);
+        if (i >= 2) /* the quota as play left it */
+            lag_spend(g, (int)(side + i) % 2, g->plies[i].lag_ms);
+    }
+    if (n > 0) {
+        g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
+        g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
+    }
+    if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
+        int stm = g->rec.cur.side;
+        int64_t left = g->clock.left_ms[stm] -
+                       (heartbeat_ms - moves[n - 1].wall_ms);
+        g->clock.left_ms[stm] = left > 0 ? left : 0;
+    }
+    return 0;
+}
+
+/* The end of an ended game's row onto g: its ending, clocks and rating
+ * change. Returns 0, or -1 when the row's result and reason are no
+ * ending. */
+static int restore_end(struct game *g, const struct store_game *row,
+                       int64_t now)
+{
+    const struct ending *e = ending_find(row->reason);
+
+    if (!e || ending_result_find(row->result, &g->result) < 0 ||
+        !ending_result_fits(e->reason, g->result))
+        return -1;
+    g->reason = e->reason;
+    g->status = GAME_ENDED;
+    g->ended_wall = row->ended_ms;
+    g->clock.left_ms[WHITE] = row->white_ms;
+    g->clock.left_ms[BLACK] = row->black_ms;
+    g->draw_offer = -1;
+    g->linger_until = now + LIMIT_ENDED_LINGER_MS;
+    if (g->rated && row->rd_before[0] > 0) {
+        g->rated_end = true;
+        for (int c = 0; c < 2; c++) {
+            g->before[c] = row->rating_before[c];
+            g->after[c] = row->rating_after[c];
+            g->rd_before[c] = row->rd_before[c];
+        }
+    }
+    return 0;
+}
+
 struct game *game_restore(const struct game_env *env,
                           const struct store_game *row,
                           const struct store_move *moves, size_t n,
@@ -304,55 +368,16 @@ struct game *game_restore(const struct game_env *env,
     g->created_wall = row->created_ms;
     g->started_wall = row->started_ms;
     g->rated = row->rated != 0;
-    for (size_t i = 0; i < n; i++) {
-        move_t m;
-        if (reserve(g) < 0)
-            goto fail;
-        if (notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0) {
-            cause = "a move in the journal is not legal";
-            goto fail;
-        }
-        if (record_push(&g->rec, m) < 0)
-            goto fail;
-        ply_of_row(&g->plies[i], &moves[i]);
-        if (i >= 2) /* the quota as play left it */
-            lag_spend(g, (int)(start.side + i) % 2, g->plies[i].lag_ms);
-    }
-    if (n > 0) {
-        g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
-        g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
-    }
-    if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
-        int stm = g->rec.cur.side;
-        int64_t left = g->clock.left_ms[stm] -
-                       (heartbeat_ms - moves[n - 1].wall_ms);
-        g->clock.left_ms[stm] = left > 0 ? left : 0;
-    }
+    if (replay(g, moves, n, heartbeat_ms, &cause) < 0)
+        goto fail;
     if (!strcmp(row->draw_offer, "white"))
         g->draw_offer = WHITE;
     else if (!strcmp(row->draw_offer, "black"))
         g->draw_offer = BLACK;
     if (!strcmp(row->status, "ended")) {
-        const struct ending *e = ending_find(row->reason);
-        if (!e || ending_result_find(row->result, &g->result) < 0 ||
-            !ending_result_fits(e->reason, g->result)) {
+        if (restore_end(g, row, now) < 0) {
             cause = "the stored result and reason are not an ending";
             goto fail;
-        }
-        g->reason = e->reason;
-        g->status = GAME_ENDED;
-        g->ended_wall = row->ended_ms;
-        g->clock.left_ms[WHITE] = row->white_ms;
-        g->clock.left_ms[BLACK] = row->black_ms;
-        g->draw_offer = -1;
-        g->linger_until = now + LIMIT_ENDED_LINGER_MS;
-        if (g->rated && row->rd_before[0] > 0) {
-            g->rated_end = true;
-            for (int c = 0; c < 2; c++) {
-                g->before[c] = row->rating_before[c];
-                g->after[c] = row->rating_after[c];
-                g->rd_before[c] = row->rd_before[c];
-            }
         }
     } else if (!strcmp(row->status, "waiting")) {
         int64_t left = row->created_ms + LIMIT_INVITE_MS - wall;
