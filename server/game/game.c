@@ -17,6 +17,7 @@
  */
 #include "game/game_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static bool rate_end(struct game *g, struct store_rating out[2])
     struct rating r[2];
     double days[2];
 
+    assert(g->rated && g->status == GAME_ENDED);
     if (!g->env.ratings || g->env.ratings(g->env.ctx, g, cat, out) < 0)
         return false;
     for (int c = 0; c < 2; c++) {
@@ -93,6 +95,8 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
     uint64_t seq;
     char *pgn;
 
+    /* waiting or started to ended, once; a winner for a win */
+    assert(g->status != GAME_ENDED && (winner == -1 || is_color(winner)));
     clock_pause(&g->clock, now);
     g->status = GAME_ENDED;
     g->paused = false;
@@ -113,7 +117,7 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
     free(moves);
     free(pgn);
     if (seq)
-        g->seq = seq;
+        game_set_seq(g, seq);
     else
         g->rated_end = false; /* not stored: not shown either */
     change = game_change_of(g->before, g->after);
@@ -266,11 +270,13 @@ void game_set_user(struct game *g, void *user)
 
 const char *game_seat_pid(const struct game *g, int color)
 {
+    assert(is_color(color));
     return g->seat[color].pid;
 }
 
 const char *game_seat_name(const struct game *g, int color)
 {
+    assert(is_color(color));
     return g->seat[color].name;
 }
 
@@ -322,6 +328,7 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
     if (g->status == GAME_STARTED)
         return game_set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
     c = g->seat[WHITE].pid[0] ? BLACK : WHITE;
+    assert(g->status == GAME_WAITING && !g->seat[c].pid[0]); /* one free */
     memcpy(saved, g->seat, sizeof saved);
     snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s", pid);
     snprintf(g->seat[c].name, sizeof g->seat[c].name, "%s", name);

@@ -21,6 +21,8 @@
  */
 #include "game/game_internal.h"
 
+#include <assert.h>
+
 #include "dead.h"
 
 enum event {
@@ -78,6 +80,7 @@ void game_rearm(struct game *g)
 {
     int64_t at;
 
+    game_assert_valid(g);
     next_event(g, &at);
     if (at != g->armed) {
         g->armed = at;
@@ -90,6 +93,7 @@ void game_rearm(struct game *g)
  * Until the host releases g->seq the turn is held: nothing runs. */
 void game_begin_turn(struct game *g, int side, bool first, int64_t now)
 {
+    assert(g->status == GAME_STARTED && (side == -1 || is_color(side)));
     g->held = false;
     if (g->env.hold && g->seq > g->released &&
         !g->env.hold(g->env.ctx, g, g->seq)) {
@@ -128,6 +132,7 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
  * still checkmate, a draw otherwise (FIDE 6.9). */
 static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
 {
+    assert(g->flagged == loser && is_color(loser));
     g->flagged = -1;
     if (can_mate)
         game_conclude(g, ENDING_TIMEOUT, 1 - loser, now);
@@ -144,8 +149,11 @@ static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
 static void flag(struct game *g, int64_t now)
 {
     int loser = g->clock.running;
-    bool can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
+    bool can_mate;
 
+    /* EV_FLAG: the running clock's deadline, of a game on */
+    assert(is_color(loser) && g->status == GAME_STARTED && g->flagged < 0);
+    can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
     clock_pause(&g->clock, now);
     g->flagged = loser;
     /* only "can mate" is left for the search to overturn */
@@ -167,6 +175,7 @@ void game_verdict(struct game *g, bool can_mate, int64_t now)
  * ran out): the turn begins and everyone gets the state. */
 static void unpause(struct game *g, int64_t now)
 {
+    assert(g->paused);
     g->paused = false;
     game_begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2,
                     now);
@@ -220,6 +229,7 @@ void game_on_timer(struct game *g, int64_t now)
 
 void game_player_gone(struct game *g, int color, int64_t now)
 {
+    assert(is_color(color));
     game_tick(g, now);
     if (!g->seat[color].present)
         return;
@@ -233,6 +243,7 @@ void game_player_gone(struct game *g, int color, int64_t now)
 
 void game_player_back(struct game *g, int color, int64_t now)
 {
+    assert(is_color(color));
     game_tick(g, now);
     if (g->seat[color].present)
         return;

@@ -10,6 +10,7 @@
 #ifndef SERVER_GAME_INTERNAL_H
 #define SERVER_GAME_INTERNAL_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -139,6 +140,43 @@ static inline void ply_of_row(struct ply *p, const struct store_move *m)
 static inline int side_to_move(const struct game *g)
 {
     return g->rec.cur.side;
+}
+
+/* Colours index the seats: 0 (white) or 1 (black). */
+static inline bool is_color(int c)
+{
+    return c == WHITE || c == BLACK;
+}
+
+/* What holds between any two calls of the game's functions: nothing a
+ * client sends can break it, only a bug. game_rearm checks it at the end
+ * of every command, tick and timer. */
+static inline void game_assert_valid(const struct game *g)
+{
+    assert(g->status == GAME_WAITING || g->status == GAME_STARTED ||
+           g->status == GAME_ENDED);
+    assert(g->rec.n <= g->cap); /* a ply for every move of the record */
+    assert(g->n_legal < 0 ||
+           (g->n_legal <= g->cap_legal && g->n_legal <= MOVES_MAX));
+    assert(g->nsubs <= g->subcap);
+    assert(g->draw_offer == -1 || is_color(g->draw_offer));
+    /* a flag waits for its verdict, a restored game for its players, a
+     * turn for its release only while the game is on */
+    assert(g->flagged == -1 ||
+           (is_color(g->flagged) && g->status == GAME_STARTED));
+    assert(!g->paused || g->status == GAME_STARTED);
+    assert(!g->held ||
+           (g->status == GAME_STARTED && g->hold_seq > g->released &&
+            (g->hold_clock == -1 || is_color(g->hold_clock))));
+    assert(!g->rated_end || g->rated);
+}
+
+/* g's last store write is seq (never 0): the store numbers its writes in
+ * order, and everything g sends waits for the last. */
+static inline void game_set_seq(struct game *g, uint64_t seq)
+{
+    assert(seq > g->seq);
+    g->seq = seq;
 }
 
 static inline struct proto_clocks game_clocks_at(const struct game *g,

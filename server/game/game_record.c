@@ -6,6 +6,7 @@
  */
 #include "game/game_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
  * memory, forgets them instead (game_legal_now generates them again). */
 static void keep_legal(struct game *g, const move_t *moves, int n)
 {
+    assert(n >= 0 && n <= MOVES_MAX);
     if (n > g->cap_legal) {
         /* 64: 128 bytes a game, and most positions have fewer moves */
         int cap = g->cap_legal ? g->cap_legal : 64;
@@ -64,6 +66,7 @@ int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
     int n;
     const move_t *l = game_legal_now(g, &scratch, &n);
 
+    assert(n >= 0 && n <= MOVES_MAX);
     memcpy(out, l, (size_t)n * sizeof *out);
     return n;
 }
@@ -124,7 +127,7 @@ int game_put_row(struct game *g, int64_t now)
     seq = g->env.put_game(g->env.ctx, &r);
     if (!seq)
         return -1;
-    g->seq = seq;
+    game_set_seq(g, seq);
     return 0;
 }
 
@@ -225,8 +228,10 @@ struct store_move *game_journal(const struct game *g)
  * the move's gain, capped (tunables.h: LAG_QUOTA_*). */
 static int64_t lag_quota_now(const struct game *g, int c)
 {
-    int64_t q = g->lag_quota[c] + LAG_QUOTA_GAIN_MS;
+    int64_t q;
 
+    assert(is_color(c));
+    q = g->lag_quota[c] + LAG_QUOTA_GAIN_MS;
     return q < LAG_QUOTA_MAX_MS ? q : LAG_QUOTA_MAX_MS;
 }
 
@@ -264,6 +269,7 @@ static int reserve(struct game *g)
     size_t cap;
     struct ply *p;
 
+    assert(g->rec.n <= g->cap);
     if (g->rec.n < g->cap)
         return 0;
     cap = g->cap ? 2 * g->cap : 4; /* most idle games hold a few plies */
@@ -307,6 +313,7 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
                        (heartbeat_ms - moves[n - 1].wall_ms);
         g->clock.left_ms[stm] = left > 0 ? left : 0;
     }
+    assert(g->rec.n == n);
     return 0;
 }
 
@@ -409,6 +416,8 @@ static int64_t press(const struct game *g, struct clock *nc, int mover,
 {
     int64_t lag = 0;
 
+    assert(mover == side_to_move(g) && g->status == GAME_STARTED &&
+           g->flagged < 0);
     *next = -1;
     *first = false;
     if (g->rec.n == 0) {
@@ -452,7 +461,8 @@ static int journal_move(struct game *g, const move_t *before, int n_before,
     seq = g->env.put_move(g->env.ctx, g->gid, sm);
     if (!seq || record_push(&g->rec, m) < 0)
         return -1;
-    g->seq = seq;
+    assert(g->rec.n == (size_t)sm->ply);
+    game_set_seq(g, seq);
     return 0;
 }
 
@@ -462,6 +472,8 @@ static int journal_move(struct game *g, const move_t *before, int n_before,
 static void take_move(struct game *g, int mover, const struct clock *nc,
                       const struct store_move *sm, int64_t now)
 {
+    /* journal_move pushed it: the record's last move, with a ply */
+    assert(g->rec.n >= 1 && g->rec.n <= g->cap && sm->ply == (int)g->rec.n);
     g->clock = *nc;
     g->first_deadline = CLOCK_NEVER;
     ply_of_row(&g->plies[g->rec.n - 1], sm);

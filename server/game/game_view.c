@@ -7,6 +7,7 @@
  */
 #include "game/game_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ int game_subscribe(struct game *g, struct session *s, enum game_role role)
         g->subs = n;
         g->subcap = cap;
     }
+    assert(g->nsubs < g->subcap);
     g->subs[g->nsubs++] = (struct sub){s, role};
     return 0;
 }
@@ -105,6 +107,7 @@ int game_claim_moves(const struct game *g, const move_t *moves, int n,
     enum claim claims[MOVES_MAX];
     int k = 0;
 
+    assert(n >= 0 && n <= MOVES_MAX);
     *claimable = false;
     if (g->status != GAME_STARTED || g->flagged >= 0)
         return 0;
@@ -145,6 +148,7 @@ const char *game_status_name(enum game_status s)
  * game (the one the change was computed from, once there is one). */
 struct proto_player game_seat_player(const struct game *g, int c)
 {
+    assert(is_color(c));
     struct proto_player p = {g->seat[c].pid[0] ? g->seat[c].pid : NULL,
                              g->seat[c].name, false, 0, false};
 
