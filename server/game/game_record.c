@@ -544,31 +544,24 @@ static enum ending_reason claim_ending(enum claim claim)
 }
 
 /* Ends the game the mover's move decided: by its outcome, or by the draw
- * `claim` it was played with (CLAIM_NONE: none). */
+ * `claim` it was played with (CLAIM_NONE: none). Only a mate gives a
+ * win: the mover's (game_conclude takes a winner only for a win). */
 static void end_by(struct game *g, enum outcome outcome, enum claim claim,
                    int mover, int64_t now)
 {
-    switch (outcome) {
-    case OUTCOME_CHECKMATE:
-        game_conclude(g, ENDING_CHECKMATE, mover, now);
-        break;
-    case OUTCOME_STALEMATE:
-        game_conclude(g, ENDING_STALEMATE, -1, now);
-        break;
-    case OUTCOME_DEAD:
-        game_conclude(g, ENDING_DEAD_POSITION, -1, now);
-        break;
-    case OUTCOME_FIVEFOLD:
-        game_conclude(g, ENDING_FIVEFOLD, -1, now);
-        break;
-    case OUTCOME_SEVENTY_FIVE:
-        game_conclude(g, ENDING_SEVENTY_FIVE_MOVES, -1, now);
-        break;
-    case OUTCOME_NONE:
-        if (claim != CLAIM_NONE)
-            game_conclude(g, claim_ending(claim), -1, now);
-        break;
-    }
+    static const enum ending_reason by_outcome[] = {
+        [OUTCOME_CHECKMATE] = ENDING_CHECKMATE,
+        [OUTCOME_STALEMATE] = ENDING_STALEMATE,
+        [OUTCOME_DEAD] = ENDING_DEAD_POSITION,
+        [OUTCOME_FIVEFOLD] = ENDING_FIVEFOLD,
+        [OUTCOME_SEVENTY_FIVE] = ENDING_SEVENTY_FIVE_MOVES,
+    };
+
+    assert((size_t)outcome < sizeof by_outcome / sizeof by_outcome[0]);
+    if (outcome != OUTCOME_NONE)
+        game_conclude(g, by_outcome[outcome], mover, now);
+    else if (claim != CLAIM_NONE)
+        game_conclude(g, claim_ending(claim), mover, now);
 }
 
 /* Plays legal move m for the side to move, one of before[0..n_before-1]
