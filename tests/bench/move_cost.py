@@ -29,8 +29,8 @@ FILE_GROUPS = [
     (r'common/chess/text\.c$', 'wire codec: parse and render (proto.c)'),
     (r'common/chess/', 'rules core (common/chess)'),
     (r'common/proto\.c$', 'wire codec: parse and render (proto.c)'),
-    (r'server/game/game(_clock|_record|_view)?\.c$|common/clock\.c$',
-     'the game: state, clock, record keeping (game*.c, clock.c)'),
+    (r'server/game/game(_\w+)?\.[ch]$|common/clock\.[ch]$',
+     'the game: state, clock, record keeping (game*.[ch], clock.[ch])'),
     (r'server/(hub|lib|game)/(hub|session|bucket|table|holds|metrics'
      r'|account|lobby|lobbyfeed|ratelimit)\.c$',
      'hub: routing, budgets, holds, metrics'),
