@@ -290,22 +290,6 @@ int game_color_of(const struct game *g, const char *pid)
 
 /* ---- commands ---------------------------------------------------------- */
 
-/* The checks every player command starts with: seat, then status. */
-int game_check_player(struct game *g, const char *pid, int *color,
-                      struct proto_error *err)
-{
-    *color = game_color_of(g, pid);
-    if (*color < 0)
-        return game_set_err(err, PROTO_NOT_A_PLAYER,
-                            "you hold no seat in this game");
-    if (g->status == GAME_WAITING)
-        return game_set_err(err, PROTO_NOT_STARTED,
-                            "the game has not started: nobody joined yet");
-    if (g->status == GAME_ENDED || g->flagged >= 0)
-        return game_set_err(err, PROTO_GAME_OVER, "the game is over");
-    return 0;
-}
-
 int game_busy(struct proto_error *err)
 {
     return game_set_err(err, PROTO_RATE_LIMITED,

@@ -63,7 +63,7 @@ struct game {
      * kept from the move that made the position (play generates them for
      * its outcome and its `moved`) for the next move's check and SAN and
      * for `state`; n_legal < 0 while not known (a new or restored game,
-     * or out of memory: game_legal_now generates them then). cap_legal moves
+     * or out of memory: legal_now generates them then). cap_legal moves
      * at legal, owned. */
     move_t *legal;
     int n_legal, cap_legal;
@@ -211,11 +211,25 @@ int game_set_err(struct proto_error *err, enum proto_code code,
 /* The store's queue is full: PROTO_RATE_LIMITED in *err; returns -1. */
 int game_busy(struct proto_error *err);
 /* The checks every player command starts with: seat (its colour in
- * *color), then status. Returns 0, or -1 with the error. */
-int game_check_player(struct game *g, const char *pid, int *color,
-                      struct proto_error *err);
-/* A new game (owned by the caller, freed with game_free) of no status
- * yet, at start, with nothing stored; NULL when out of memory. */
+ * *color), then status. Returns 0, or -1 with the error. (Inline: the
+ * move's path runs through it.) */
+static inline int game_check_player(struct game *g, const char *pid,
+                                    int *color, struct proto_error *err)
+{
+    *color = game_color_of(g, pid);
+    if (*color < 0)
+        return game_set_err(err, PROTO_NOT_A_PLAYER,
+                            "you hold no seat in this game");
+    if (g->status == GAME_WAITING)
+        return game_set_err(err, PROTO_NOT_STARTED,
+                            "the game has not started: nobody joined yet");
+    if (g->status == GAME_ENDED || g->flagged >= 0)
+        return game_set_err(err, PROTO_GAME_OVER, "the game is over");
+    return 0;
+}
+/* A new game at start (owned by the caller, freed with game_free): its
+ * clock set, its seats empty, GAME_WAITING, nothing stored; the caller
+ * sets the rest. NULL when out of memory. */
 struct game *game_alloc(const struct game_env *env, const char *gid,
                         const struct clock_spec *clock,
                         const struct board *start);
@@ -225,7 +239,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now);
 
-/* ---- game_clock.c: clocks, timers, flags, held turns ------------------- */
+/* ---- game_clock.c: timers, flags, presence, held turns ----------------- */
 
 /* Arms the game's timer at its next deadline, when that changed. */
 void game_rearm(struct game *g);
@@ -234,12 +248,18 @@ void game_rearm(struct game *g);
  * Until the host releases g->seq the turn is held: nothing runs. */
 void game_begin_turn(struct game *g, int side, bool first, int64_t now);
 
-/* ---- game_record.c: the moves, the stored rows, the PGN ---------------- */
+/* ---- game_record.c: moves, claims, the stored rows, the PGN ------------ */
 
 /* The legal moves of rec.cur, sorted: the kept ones, or generated into
  * *scratch (and kept) when they are not known. Sets *n. */
 const move_t *game_legal_now(struct game *g, struct movelist *scratch,
                              int *n);
+/* The moves among moves[0..n-1], the legal moves of the side to move,
+ * that may be played with a draw claim, into out (in their order);
+ * *claimable when a draw may be claimed without a move. Returns how many
+ * (none while the game is not started). */
+int game_claim_moves(const struct game *g, const move_t *moves, int n,
+                     move_t *out, bool *claimable);
 /* The game's row as it stands at now, into *r. */
 void game_fill_row(const struct game *g, struct store_game *r, int64_t now);
 /* Writes the game row; 0, or -1 when the store's queue is full. */
@@ -255,12 +275,6 @@ struct store_move *game_journal(const struct game *g);
 void game_broadcast(struct game *g, char *text);
 /* `moved` written in place into the buffer its recipients share. */
 void game_broadcast_moved(struct game *g, const struct proto_moved *mv);
-/* The moves among moves[0..n-1], the legal moves of the side to move,
- * that may be played with a draw claim, into out (in their order);
- * *claimable when a draw may be claimed without a move. Returns how many
- * (none while the game is not started). */
-int game_claim_moves(const struct game *g, const move_t *moves, int n,
-                     move_t *out, bool *claimable);
 /* "waiting", "started" or "ended". */
 const char *game_status_name(enum game_status s);
 /* The rounded changes of a game that ended with one. */

@@ -20,7 +20,7 @@
 /* ---- legal moves ------------------------------------------------------- */
 
 /* Keeps moves[0..n-1] (sorted) as the legal moves of rec.cur; out of
- * memory, forgets them instead (game_legal_now generates them again). */
+ * memory, forgets them instead (legal_now generates them again). */
 static void keep_legal(struct game *g, const move_t *moves, int n)
 {
     assert(n >= 0 && n <= MOVES_MAX);
@@ -45,7 +45,8 @@ static void keep_legal(struct game *g, const move_t *moves, int n)
 
 /* The legal moves of rec.cur, sorted: the kept ones, or generated into
  * *scratch (and kept) when they are not known. Sets *n. */
-const move_t *game_legal_now(struct game *g, struct movelist *scratch, int *n)
+static inline const move_t *legal_now(struct game *g,
+                                      struct movelist *scratch, int *n)
 {
     if (g->n_legal < 0) {
         movegen_legal(&g->rec.cur, scratch);
@@ -60,11 +61,46 @@ const move_t *game_legal_now(struct game *g, struct movelist *scratch, int *n)
     return g->legal;
 }
 
+/* (legal_now and claim_moves are static, for the move to inline them;
+ * the other files call them by these names) */
+const move_t *game_legal_now(struct game *g, struct movelist *scratch, int *n)
+{
+    return legal_now(g, scratch, n);
+}
+
+/* The moves among moves[0..n-1], the legal moves of the side to move,
+ * that may be played with a draw claim, into out (in their order);
+ * *claimable when a draw may be claimed without a move. Returns how many
+ * (none while the game is not started). */
+static int claim_moves(const struct game *g, const move_t *moves, int n,
+                       move_t *out, bool *claimable)
+{
+    enum claim claims[MOVES_MAX];
+    int k = 0;
+
+    assert(n >= 0 && n <= MOVES_MAX);
+    *claimable = false;
+    if (g->status != GAME_STARTED || g->flagged >= 0)
+        return 0;
+    record_claims(&g->rec, moves, n, claims);
+    for (int i = 0; i < n; i++)
+        if (claims[i] != CLAIM_NONE)
+            out[k++] = moves[i];
+    *claimable = record_claim_now(&g->rec) != CLAIM_NONE;
+    return k;
+}
+
+int game_claim_moves(const struct game *g, const move_t *moves, int n,
+                     move_t *out, bool *claimable)
+{
+    return claim_moves(g, moves, n, out, claimable);
+}
+
 int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
 {
     struct movelist scratch;
     int n;
-    const move_t *l = game_legal_now(g, &scratch, &n);
+    const move_t *l = legal_now(g, &scratch, &n);
 
     assert(n >= 0 && n <= MOVES_MAX);
     memcpy(out, l, (size_t)n * sizeof *out);
@@ -507,8 +543,8 @@ static enum outcome send_moved(struct game *g, const struct store_move *sm,
     notation_sort_uci(legal.moves, legal.n);
     keep_legal(g, legal.moves, legal.n);
     if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
-        n_claim = game_claim_moves(g, legal.moves, legal.n, with_claim,
-                                   &claimable);
+        n_claim = claim_moves(g, legal.moves, legal.n, with_claim,
+                              &claimable);
     else
         legal.n = 0; /* no list once the game is over */
     struct proto_moved mv = {
@@ -565,7 +601,7 @@ static void end_by(struct game *g, enum outcome outcome, enum claim claim,
 }
 
 /* Plays legal move m for the side to move, one of before[0..n_before-1]
- * (game_legal_now's); `claim` is the draw that a claim with this move
+ * (legal_now's); `claim` is the draw that a claim with this move
  * asked for (CLAIM_NONE for a plain move). */
 static int play(struct game *g, const move_t *before, int n_before, move_t m,
                 enum claim claim, int64_t lag_est, int64_t now,
@@ -591,15 +627,15 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
 }
 
 /* The legal move of the side to move that uci names, with all its legal
- * moves in *legal (*n of them: game_legal_now's, scratch its room). Returns 0,
+ * moves in *legal (*n of them: legal_now's, scratch its room). Returns 0,
  * or -1 with the error. */
-static int parse_move(struct game *g, const char *uci,
-                      struct movelist *scratch, const move_t **legal, int *n,
-                      move_t *m, struct proto_error *err)
+static inline int parse_move(struct game *g, const char *uci,
+                             struct movelist *scratch, const move_t **legal,
+                             int *n, move_t *m, struct proto_error *err)
 {
     if (!notation_uci_well_formed(uci))
         return game_set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-    *legal = game_legal_now(g, scratch, n);
+    *legal = legal_now(g, scratch, n);
     if (notation_uci_in(*legal, *n, uci, m) < 0)
         return game_set_err(err, PROTO_ILLEGAL_MOVE,
                             "that move is not legal");
@@ -620,10 +656,10 @@ int64_t game_last_lag_ms(const struct game *g)
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
                   int64_t lag_est, int64_t now, struct proto_error *err)
 {
-    struct movelist scratch; /* touched only when the list is not kept */
-    const move_t *legal;
+    struct movelist scratch;    /* touched only when the list is not kept */
+    const move_t *legal = NULL; /* (parse_move sets both: for gcc -O2) */
     move_t m;
-    int c, n, rc;
+    int c, n = 0, rc;
 
     game_tick(g, now);
     if (game_check_player(g, pid, &c, err) < 0)
@@ -644,10 +680,10 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err)
 {
     struct movelist scratch;
-    const move_t *legal;
+    const move_t *legal = NULL;
     enum claim claim;
     move_t m;
-    int c, n, rc;
+    int c, n = 0, rc;
 
     game_tick(g, now);
     if (game_check_player(g, pid, &c, err) < 0)

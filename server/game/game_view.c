@@ -97,28 +97,6 @@ struct moves_info {
     bool claimable;
 };
 
-/* The moves among moves[0..n-1], the legal moves of the side to move,
- * that may be played with a draw claim, into out (in their order);
- * *claimable when a draw may be claimed without a move. Returns how many
- * (none while the game is not started). */
-int game_claim_moves(const struct game *g, const move_t *moves, int n,
-                     move_t *out, bool *claimable)
-{
-    enum claim claims[MOVES_MAX];
-    int k = 0;
-
-    assert(n >= 0 && n <= MOVES_MAX);
-    *claimable = false;
-    if (g->status != GAME_STARTED || g->flagged >= 0)
-        return 0;
-    record_claims(&g->rec, moves, n, claims);
-    for (int i = 0; i < n; i++)
-        if (claims[i] != CLAIM_NONE)
-            out[k++] = moves[i];
-    *claimable = record_claim_now(&g->rec) != CLAIM_NONE;
-    return k;
-}
-
 /* The UCI texts of moves[0..n-1], the legal moves of the side to move
  * (sorted), and of the claims among them, for `state`; all empty unless
  * the game is started. */
