@@ -1,24 +1,12 @@
 /*
- * game.c - a live game (see game.h).
- *
- * Deadlines. A game has one timer, armed at the earliest moment something
- * can happen by itself: the running side flags, a pending first move runs
- * out, an absent player's grace period ends (only while the opponent is
- * present), a restored game's pause ends, an invitation expires, or an
- * ended game's linger is over. next_event() computes it from the state;
- * every command re-arms through rearm(), so the timer is never stale.
+ * game.c - a live game (see game.h): its life (creation, the end, the
+ * fields the host reads) and the players' commands but the move and the
+ * claim (game_record.c). Its time is game_clock.c's; what it sends and
+ * renders, game_view.c's.
  *
  * Ordering. Every store write returns a sequence number kept in g->seq;
  * every message about the game is queued with g->seq, so that a client
  * sees nothing (a move, an offer, an ending) before it is durable.
- *
- * Held turns. Since a move reaches the opponent only once it is durable,
- * the opponent's turn (its clock, or the time for its first move) begins
- * then, not when the move arrived: begin_turn asks the host (env.hold)
- * and, while the store has not committed the move, leaves the clock
- * stopped with the turn `held`; game_released starts it. A stalled
- * database therefore charges nobody for a move nobody has seen, and no
- * flag can fall on it.
  *
  * Ratings. A rated game keeps the ratings its host set for its seats
  * (shown with game_start and state) and, once it has ended with a
@@ -27,704 +15,27 @@
  * host reads at the end (not at the start: a player's other rated game
  * may have ended meanwhile), with rating.h's pure Glicko-2.
  */
-#include "game/game.h"
+#include "game/game_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "dead.h"
 #include "ending.h"
 #include "lib/tunables.h"
-#include "movegen.h"
-#include "lib/msgbuf.h"
-#include "notation.h"
-#include "pgn.h"
 #include "game/rating.h"
 #include "record.h"
 
-struct sub {
-    struct session *s;
-    enum game_role role;
-};
-
-struct seat {
-    char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
-    char name[PROTO_NAME_MAX + 1];
-    bool present;       /* a connection of the player is here */
-    int64_t gone_since; /* when its grace period (re)started */
-};
-
-struct game {
-    struct game_env env;
-    char gid[PROTO_KEY_MAX + 1];
-    char creator[PROTO_KEY_MAX + 1];
-    struct seat seat[2];
-    enum game_status status;
-    struct clock clock;
-    struct record rec;
-    char initial_fen[FEN_MAX];
-    char (*uci)[UCI_MAX]; /* rec.n moves as UCI */
-    /* The legal moves of rec.cur in the byte order of their UCI text,
-     * kept from the move that made the position (play generates them for
-     * its outcome and its `moved`) for the next move's check and SAN and
-     * for `state`; n_legal < 0 while not known (a new or restored game,
-     * or out of memory: legal_now generates them then). cap_legal moves
-     * at legal, owned. */
-    move_t *legal;
-    int n_legal, cap_legal;
-    char (*san)[SAN_MAX]; /* ... as SAN */
-    /* one block of 4 * cap (reserve), clk_ms at its start: */
-    int64_t *clk_ms;   /* mover's time left after each move */
-    int64_t *other_ms; /* ... and its opponent's */
-    int64_t *lag_ms;   /* the lag credit of each move */
-    int64_t *wall_ms;  /* Unix ms each move was played */
-    size_t cap;
-    int64_t lag_quota[2]; /* lag credit each colour may still get */
-    int64_t last_lag;     /* the credit of the last move played */
-    int draw_offer;       /* colour whose offer is pending, or -1 */
-    bool offered[2];      /* the colour offered a draw and has not moved
-                         since: in a rated game it may not offer again
-                         (at most one offer per move of its own) */
-    bool declined[2];     /* the colour's offer was declined and it has
-                              not moved since: it may not offer again
-                              (FIDE 11.5: no repeated offers) */
-    int flagged;          /* colour whose time ran out while the verdict
-                              is computed (the game is over for commands,
-                              not yet ended), or -1 */
-    bool paused;          /* restored, waiting for both players */
-    bool held;            /* a turn waits for hold_seq's release: */
-    uint64_t hold_seq;
-    int hold_clock;    /* ... the side whose clock then starts, or -1 */
-    bool hold_first;   /* ... a first move's time then starts */
-    uint64_t released; /* the highest seq the host released */
-    int64_t pause_until;
-    int64_t first_deadline; /* pending first move runs out, or NEVER */
-    int64_t invite_deadline;
-    int64_t linger_until;
-    int64_t created_wall, started_wall, ended_wall;
-    enum ending_result result; /* both only when GAME_ENDED */
-    enum ending_reason reason;
-    uint64_t seq; /* the game's last store write */
-    bool rated;
-    bool shown[2]; /* the seat's rating is known (game_set_rating) */
-    double shown_rating[2], shown_rd[2];
-    bool rated_end; /* ended with a rating change, stored with the end: */
-    double before[2], after[2], rd_before[2];
-    struct sub *subs;
-    size_t nsubs, subcap;
-    int64_t armed;
-    void *user;
-};
-
-enum event {
-    EV_NONE,
-    EV_INVITE,     /* invitation expired */
-    EV_UNPAUSE,    /* a restored game's pause is over */
-    EV_FLAG,       /* the running side's time is up */
-    EV_FIRST_MOVE, /* a first move was not made in time */
-    EV_GRACE_W,    /* white's grace period is over */
-    EV_GRACE_B,
-    EV_LINGER /* an ended game may be freed */
-};
-
-static int side_to_move(const struct game *g)
-{
-    return g->rec.cur.side;
-}
-
-static int set_err(struct proto_error *err, enum proto_code code,
-                   const char *msg)
+int game_set_err(struct proto_error *err, enum proto_code code,
+                 const char *msg)
 {
     err->code = code;
     snprintf(err->msg, sizeof err->msg, "%s", msg);
     return -1;
 }
 
-/* ---- subscribers and messages ----------------------------------------- */
-
-/* Queues b (NULL: nothing) to every subscriber, the same bytes to each,
- * and drops the caller's reference. */
-static void broadcast_buf(struct game *g, struct msgbuf *b)
-{
-    if (!b)
-        return;
-    for (size_t i = 0; i < g->nsubs; i++)
-        g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
-    msgbuf_unref(b);
-}
-
-/* Renders once, queues the same bytes to every subscriber. */
-static void broadcast(struct game *g, char *text)
-{
-    broadcast_buf(g, msgbuf_take(text));
-}
-
-/* `moved` written in place into the buffer its recipients share. */
-static void broadcast_moved(struct game *g, const struct proto_moved *mv)
-{
-    struct msgbuf *b = msgbuf_new(proto_moved_size(mv));
-
-    if (b)
-        b->len = proto_write_moved(mv, b->data);
-    broadcast_buf(g, b);
-}
-
-int game_subscribe(struct game *g, struct session *s, enum game_role role)
-{
-    for (size_t i = 0; i < g->nsubs; i++)
-        if (g->subs[i].s == s) {
-            g->subs[i].role = role;
-            return 0;
-        }
-    if (g->nsubs == g->subcap) {
-        size_t cap = g->subcap ? 2 * g->subcap : 4;
-        struct sub *n = realloc(g->subs, cap * sizeof *n);
-        if (!n)
-            return -1;
-        g->subs = n;
-        g->subcap = cap;
-    }
-    g->subs[g->nsubs++] = (struct sub){s, role};
-    return 0;
-}
-
-void game_unsubscribe(struct game *g, struct session *s)
-{
-    for (size_t i = 0; i < g->nsubs; i++)
-        if (g->subs[i].s == s) {
-            g->subs[i] = g->subs[--g->nsubs];
-            return;
-        }
-}
-
-bool game_is_subscribed(const struct game *g, const struct session *s)
-{
-    for (size_t i = 0; i < g->nsubs; i++)
-        if (g->subs[i].s == s)
-            return true;
-    return false;
-}
-
-size_t game_subscriptions(const struct game *g)
-{
-    return g->nsubs;
-}
-
-/* ---- derived views ----------------------------------------------------- */
-
-struct moves_info {
-    char legal[MOVES_MAX][UCI_MAX];
-    size_t n_legal;
-    char claim[MOVES_MAX][UCI_MAX];
-    size_t n_claim;
-    bool claimable;
-};
-
-/* Keeps moves[0..n-1] (sorted) as the legal moves of rec.cur; out of
- * memory, forgets them instead (legal_now generates them again). */
-static void keep_legal(struct game *g, const move_t *moves, int n)
-{
-    if (n > g->cap_legal) {
-        /* 64: 128 bytes a game, and most positions have fewer moves */
-        int cap = g->cap_legal ? g->cap_legal : 64;
-        move_t *p;
-        while (cap < n)
-            cap *= 2;
-        p = realloc(g->legal, (size_t)cap * sizeof *p);
-        if (!p) {
-            g->n_legal = -1;
-            return;
-        }
-        g->legal = p;
-        g->cap_legal = cap;
-    }
-    if (n) /* (none: mate or stalemate, perhaps nothing allocated) */
-        memcpy(g->legal, moves, (size_t)n * sizeof *moves);
-    g->n_legal = n;
-}
-
-/* The legal moves of rec.cur, sorted: the kept ones, or generated into
- * *scratch (and kept) when they are not known. Sets *n. */
-static const move_t *legal_now(struct game *g, struct movelist *scratch,
-                               int *n)
-{
-    if (g->n_legal < 0) {
-        movegen_legal(&g->rec.cur, scratch);
-        notation_sort_uci(scratch->moves, scratch->n);
-        keep_legal(g, scratch->moves, scratch->n);
-        if (g->n_legal < 0) {
-            *n = scratch->n;
-            return scratch->moves;
-        }
-    }
-    *n = g->n_legal;
-    return g->legal;
-}
-
-int game_legal_moves(struct game *g, move_t out[MOVES_MAX])
-{
-    struct movelist scratch;
-    int n;
-    const move_t *l = legal_now(g, &scratch, &n);
-
-    memcpy(out, l, (size_t)n * sizeof *out);
-    return n;
-}
-
-/* The moves among moves[0..n-1], the legal moves of the side to move,
- * that may be played with a draw claim, into out (in their order);
- * *claimable when a draw may be claimed without a move. Returns how many
- * (none while the game is not started). */
-static int claim_moves(const struct game *g, const move_t *moves, int n,
-                       move_t *out, bool *claimable)
-{
-    enum claim claims[MOVES_MAX];
-    int k = 0;
-
-    *claimable = false;
-    if (g->status != GAME_STARTED || g->flagged >= 0)
-        return 0;
-    record_claims(&g->rec, moves, n, claims);
-    for (int i = 0; i < n; i++)
-        if (claims[i] != CLAIM_NONE)
-            out[k++] = moves[i];
-    *claimable = record_claim_now(&g->rec) != CLAIM_NONE;
-    return k;
-}
-
-/* The UCI texts of moves[0..n-1], the legal moves of the side to move
- * (sorted), and of the claims among them, for `state`; all empty unless
- * the game is started. */
-static void moves_info(const struct game *g, const move_t *moves, int n,
-                       struct moves_info *mi)
-{
-    move_t claim[MOVES_MAX];
-    int k = claim_moves(g, moves, n, claim, &mi->claimable);
-
-    mi->n_legal = mi->n_claim = 0;
-    if (g->status != GAME_STARTED || g->flagged >= 0)
-        return;
-    for (int i = 0; i < n; i++)
-        notation_uci(moves[i], mi->legal[mi->n_legal++]);
-    for (int i = 0; i < k; i++)
-        notation_uci(claim[i], mi->claim[mi->n_claim++]);
-}
-
-static struct proto_clocks clocks_at(const struct game *g, int64_t now)
-{
-    struct proto_clocks c = {
-        clock_left(&g->clock, WHITE, now),
-        clock_left(&g->clock, BLACK, now),
-        g->status != GAME_STARTED ? -1
-        : g->held                 ? g->hold_clock
-                                  : g->clock.running,
-    };
-    return c;
-}
-
-static int64_t first_move_left(const struct game *g, int64_t now)
-{
-    if (g->status != GAME_STARTED || g->paused)
-        return -1;
-    if (g->held && g->hold_first)
-        return g->env.first_move_ms; /* starts when this is sent */
-    if (g->first_deadline == CLOCK_NEVER)
-        return -1;
-    return g->first_deadline > now ? g->first_deadline - now : 0;
-}
-
-static const char *status_name(enum game_status s)
-{
-    return s == GAME_WAITING   ? "waiting"
-           : s == GAME_STARTED ? "started"
-                               : "ended";
-}
-
-/* A seat as `state` and game_start show it: with its rating in a rated
- * game (the one the change was computed from, once there is one). */
-struct proto_player game_seat_player(const struct game *g, int c)
-{
-    struct proto_player p = {g->seat[c].pid[0] ? g->seat[c].pid : NULL,
-                             g->seat[c].name, false, 0, false};
-
-    if (!g->rated)
-        return p;
-    if (g->rated_end) {
-        p.has_rating = true;
-        p.rating = rating_round(g->before[c]);
-        p.provisional = g->rd_before[c] > RATING_RD_PROVISIONAL;
-    } else if (g->shown[c]) {
-        p.has_rating = true;
-        p.rating = rating_round(g->shown_rating[c]);
-        p.provisional = g->shown_rd[c] > RATING_RD_PROVISIONAL;
-    }
-    return p;
-}
-
-/* The rounded changes of a game that ended with one. */
-static struct proto_rating_change change_of(const double before[2],
-                                            const double after[2])
-{
-    struct proto_rating_change c;
-
-    for (int i = 0; i < 2; i++) {
-        c.before[i] = rating_round(before[i]);
-        c.after[i] = rating_round(after[i]);
-    }
-    return c;
-}
-
-char *game_render_state(struct game *g, const struct proto_id *id, bool api,
-                        int64_t now)
-{
-    struct moves_info *mi = malloc(sizeof *mi);
-    struct proto_rating_change change = change_of(g->before, g->after);
-    struct movelist scratch;
-    const move_t *legal;
-    int n_legal;
-    char fen[FEN_MAX];
-    char *text;
-
-    if (!mi)
-        return NULL;
-    legal = legal_now(g, &scratch, &n_legal);
-    moves_info(g, legal, n_legal, mi);
-    board_to_fen(&g->rec.cur, fen);
-    struct proto_state s = {
-        .game = g->gid,
-        .white = game_seat_player(g, 0),
-        .black = game_seat_player(g, 1),
-        .clock = g->clock.spec,
-        .initial_fen = g->initial_fen,
-        .moves = (const char(*)[UCI_MAX])g->uci,
-        .san = (const char(*)[SAN_MAX])g->san,
-        .lags = g->lag_ms,
-        .n = g->rec.n,
-        .fen = fen,
-        .ply = (int)g->rec.n,
-        .to_move = side_to_move(g),
-        .check = board_in_check(&g->rec.cur),
-        .clocks = clocks_at(g, now),
-        .first_move_ms = first_move_left(g, now),
-        .status = status_name(g->status),
-        .draw_offer = g->status == GAME_STARTED ? g->draw_offer : -1,
-        .gone_ms = {-1, -1},
-        .legal = (const char(*)[UCI_MAX])mi->legal,
-        .n_legal = mi->n_legal,
-        .claimable = mi->claimable,
-        .claim_moves = (const char(*)[UCI_MAX])mi->claim,
-        .n_claim = mi->n_claim,
-        .result = g->status == GAME_ENDED ? ending_result_name(g->result)
-                                          : NULL,
-        .reason = g->status == GAME_ENDED ? ending_get(g->reason)->name
-                                          : NULL,
-        .rated = g->rated,
-        .change = g->rated_end ? &change : NULL,
-        .api = api,
-        .created_ms = g->created_wall,
-        .started_ms = g->started_wall,
-        .ended_ms = g->ended_wall,
-    };
-    for (int c = 0; c < 2; c++)
-        if (g->status == GAME_STARTED && !g->seat[c].present) {
-            int64_t end = g->seat[c].gone_since + g->env.grace_ms;
-            s.gone_ms[c] = end > now ? end - now : 0;
-        }
-    text = proto_render_state(&s, id);
-    free(mi);
-    return text;
-}
-
-char *game_render_stored(const struct store_game *row,
-                         const struct store_move *moves, size_t n,
-                         const struct proto_id *id, bool api)
-{
-    char(*uci)[UCI_MAX] = malloc((n ? n : 1) * sizeof *uci);
-    char(*san)[SAN_MAX] = malloc((n ? n : 1) * sizeof *san);
-    int64_t *lags = malloc((n ? n : 1) * sizeof *lags);
-    struct board b;
-    char fen[FEN_MAX], initial[FEN_MAX];
-    char *text = NULL;
-
-    if (!uci || !san || !lags || strcmp(row->status, "ended") ||
-        board_from_fen(&b, row->initial_fen) != FEN_OK)
-        goto out;
-    board_to_fen(&b, initial); /* normalised, as a restored game has it */
-    if (board_from_fen(&b, row->final_fen) != FEN_OK)
-        goto out;
-    board_to_fen(&b, fen);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(uci[i], moves[i].uci, UCI_MAX);
-        snprintf(san[i], SAN_MAX, "%s", moves[i].san);
-        lags[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
-    }
-    /* a rated game that ended with a change (an RD is never 0) */
-    bool changed = row->rated && row->rd_before[0] > 0;
-    struct proto_rating_change change = change_of(row->rating_before,
-                                                  row->rating_after);
-    struct proto_player seat[2] = {{row->white_pid[0] ? row->white_pid : NULL,
-                                    row->white_name, false, 0, false},
-                                   {row->black_pid[0] ? row->black_pid : NULL,
-                                    row->black_name, false, 0, false}};
-    for (int c = 0; changed && c < 2; c++) {
-        seat[c].has_rating = true;
-        seat[c].rating = change.before[c];
-        seat[c].provisional = row->rd_before[c] > RATING_RD_PROVISIONAL;
-    }
-    struct proto_state s = {
-        .game = row->gid,
-        .white = seat[0],
-        .black = seat[1],
-        .clock = {row->clock.per_move, row->clock.initial_s,
-                  row->clock.increment_s, row->clock.per_move_s},
-        .initial_fen = initial,
-        .moves = (const char(*)[UCI_MAX])uci,
-        .san = (const char(*)[SAN_MAX])san,
-        .lags = lags,
-        .n = n,
-        .fen = fen,
-        .ply = (int)n,
-        .to_move = b.side,
-        .check = board_in_check(&b),
-        .clocks = {row->white_ms, row->black_ms, -1},
-        .first_move_ms = -1,
-        .status = "ended",
-        .draw_offer = -1,
-        .gone_ms = {-1, -1},
-        .result = row->result,
-        .reason = row->reason,
-        .rated = row->rated != 0,
-        .change = changed ? &change : NULL,
-        .api = api,
-        .created_ms = row->created_ms,
-        .started_ms = row->started_ms,
-        .ended_ms = row->ended_ms,
-    };
-    text = proto_render_state(&s, id);
-out:
-    free(uci);
-    free(san);
-    free(lags);
-    return text;
-}
-
-/* ---- store rows -------------------------------------------------------- */
-
-/* board_to_fen and notation_* write straight into the rows, and moves are
- * copied between them and the game's arrays with the rules core's sizes. */
-_Static_assert(sizeof((struct store_game *)0)->final_fen >= FEN_MAX &&
-                   sizeof((struct store_game *)0)->initial_fen >= FEN_MAX,
-               "store_game FEN fields shorter than FEN_MAX");
-_Static_assert(sizeof((struct store_move *)0)->uci == UCI_MAX &&
-                   sizeof((struct store_move *)0)->san == SAN_MAX,
-               "store_move text fields differ from UCI_MAX, SAN_MAX");
-
-static void fill_row(const struct game *g, struct store_game *r, int64_t now)
-{
-    memset(r, 0, sizeof *r);
-    snprintf(r->gid, sizeof r->gid, "%s", g->gid);
-    snprintf(r->white_pid, sizeof r->white_pid, "%s", g->seat[0].pid);
-    snprintf(r->white_name, sizeof r->white_name, "%s", g->seat[0].name);
-    snprintf(r->black_pid, sizeof r->black_pid, "%s", g->seat[1].pid);
-    snprintf(r->black_name, sizeof r->black_name, "%s", g->seat[1].name);
-    snprintf(r->creator_pid, sizeof r->creator_pid, "%s", g->creator);
-    r->clock.per_move = g->clock.spec.per_move;
-    r->clock.initial_s = g->clock.spec.initial_s;
-    r->clock.increment_s = g->clock.spec.increment_s;
-    r->clock.per_move_s = g->clock.spec.per_move_s;
-    snprintf(r->initial_fen, sizeof r->initial_fen, "%s", g->initial_fen);
-    snprintf(r->status, sizeof r->status, "%s", status_name(g->status));
-    if (g->status == GAME_ENDED) {
-        snprintf(r->result, sizeof r->result, "%s",
-                 ending_result_name(g->result));
-        snprintf(r->reason, sizeof r->reason, "%s",
-                 ending_get(g->reason)->name);
-    }
-    board_to_fen(&g->rec.cur, r->final_fen);
-    if (g->draw_offer >= 0 && g->status == GAME_STARTED)
-        snprintf(r->draw_offer, sizeof r->draw_offer, "%s",
-                 proto_color_name(g->draw_offer));
-    r->created_ms = g->created_wall;
-    r->started_ms = g->started_wall;
-    r->ended_ms = g->ended_wall;
-    r->white_ms = clock_left(&g->clock, WHITE, now);
-    r->black_ms = clock_left(&g->clock, BLACK, now);
-    r->rated = g->rated;
-    if (g->rated_end)
-        for (int c = 0; c < 2; c++) {
-            r->rating_before[c] = g->before[c];
-            r->rating_after[c] = g->after[c];
-            r->rd_before[c] = g->rd_before[c];
-        }
-}
-
-/* Writes the game row; 0, or -1 when the store's queue is full. */
-static int put_row(struct game *g, int64_t now)
-{
-    struct store_game r;
-    uint64_t seq;
-
-    fill_row(g, &r, now);
-    seq = g->env.put_game(g->env.ctx, &r);
-    if (!seq)
-        return -1;
-    g->seq = seq;
-    return 0;
-}
-
-/* The game's PGN: its result and Termination (the table of endings'
- * values) once ended; "*" and Termination "normal" while it is live. */
-static char *make_pgn(const struct game *g)
-{
-    bool ended = g->status == GAME_ENDED;
-    char date[16] = "????.??.??", tc[32];
-    time_t t = (time_t)((g->started_wall ? g->started_wall
-                                         : g->created_wall) /
-                        1000);
-    struct tm tm;
-    char site[64], event[48], elo[2][16], diff[2][16];
-    const char *cat = rating_category_name(rating_category(&g->clock.spec));
-
-    if (gmtime_r(&t, &tm))
-        strftime(date, sizeof date, "%Y.%m.%d", &tm);
-    if (g->clock.spec.per_move)
-        snprintf(tc, sizeof tc, "1/%d", g->clock.spec.per_move_s);
-    else
-        snprintf(tc, sizeof tc, "%d+%d", g->clock.spec.initial_s,
-                 g->clock.spec.increment_s);
-    snprintf(site, sizeof site, "/g/%s", g->gid);
-    snprintf(event, sizeof event, "%s %s game", g->rated ? "Rated" : "Casual",
-             cat);
-    struct pgn_tags tags = {
-        .event = event,
-        .site = site,
-        .date = date,
-        .white = g->seat[0].name[0] ? g->seat[0].name : "?",
-        .black = g->seat[1].name[0] ? g->seat[1].name : "?",
-        .result = ended ? ending_result_name(g->result) : "*",
-        .time_control = tc,
-        .termination = ended ? ending_get(g->reason)->termination : "normal",
-    };
-    if (g->rated && g->rated_end) {
-        struct proto_rating_change c = change_of(g->before, g->after);
-        for (int i = 0; i < 2; i++) {
-            snprintf(elo[i], sizeof elo[i], "%ld", c.before[i]);
-            snprintf(diff[i], sizeof diff[i], "%s%ld",
-                     c.after[i] > c.before[i] ? "+" : "",
-                     c.after[i] - c.before[i]);
-        }
-        tags.white_rating_diff = diff[0];
-        tags.black_rating_diff = diff[1];
-    } else if (g->rated) {
-        for (int i = 0; i < 2; i++)
-            snprintf(elo[i], sizeof elo[i], "%ld",
-                     rating_round(g->shown_rating[i]));
-    }
-    if (g->rated && (g->rated_end || (g->shown[0] && g->shown[1]))) {
-        tags.white_elo = elo[0];
-        tags.black_elo = elo[1];
-    }
-    return pgn_format(&tags, &g->rec, g->clk_ms, g->lag_ms);
-}
-
-char *game_pgn(const struct game *g)
-{
-    return make_pgn(g);
-}
-
-/* ---- deadlines --------------------------------------------------------- */
-
-static enum event next_event(const struct game *g, int64_t *at)
-{
-    enum event ev = EV_NONE;
-    int64_t t = CLOCK_NEVER;
-
-#define CONSIDER(when, what) \
-    do {                     \
-        if ((when) < t) {    \
-            t = (when);      \
-            ev = (what);     \
-        }                    \
-    } while (0)
-
-    switch (g->status) {
-    case GAME_WAITING:
-        CONSIDER(g->invite_deadline, EV_INVITE);
-        break;
-    case GAME_STARTED:
-        if (g->flagged >= 0)
-            break; /* nothing happens until the verdict */
-        if (g->paused) {
-            CONSIDER(g->pause_until, EV_UNPAUSE);
-        } else {
-            CONSIDER(clock_deadline(&g->clock), EV_FLAG);
-            CONSIDER(g->first_deadline, EV_FIRST_MOVE);
-        }
-        for (int c = 0; c < 2; c++)
-            if (!g->seat[c].present && g->seat[1 - c].present)
-                CONSIDER(g->seat[c].gone_since + g->env.grace_ms,
-                         c == WHITE ? EV_GRACE_W : EV_GRACE_B);
-        break;
-    case GAME_ENDED:
-        CONSIDER(g->linger_until, EV_LINGER);
-        break;
-    }
-#undef CONSIDER
-    *at = t;
-    return ev;
-}
-
-static void rearm(struct game *g)
-{
-    int64_t at;
-
-    next_event(g, &at);
-    if (at != g->armed) {
-        g->armed = at;
-        g->env.arm(g->env.ctx, g, at);
-    }
-}
-
-/* Begins a turn once its messages (queued with g->seq) go out: the clock
- * of `side` (-1: none) starts, and with `first` the time for a first move.
- * Until the host releases g->seq the turn is held: nothing runs. */
-static void begin_turn(struct game *g, int side, bool first, int64_t now)
-{
-    g->held = false;
-    if (g->env.hold && g->seq > g->released &&
-        !g->env.hold(g->env.ctx, g, g->seq)) {
-        g->held = true;
-        g->hold_seq = g->seq;
-        g->hold_clock = side;
-        g->hold_first = first;
-        g->first_deadline = CLOCK_NEVER;
-        return;
-    }
-    if (g->seq > g->released)
-        g->released = g->seq;
-    if (side >= 0)
-        clock_start(&g->clock, side, now);
-    if (first)
-        g->first_deadline = now + g->env.first_move_ms;
-}
-
-void game_released(struct game *g, uint64_t seq, int64_t now)
-{
-    if (seq > g->released)
-        g->released = seq;
-    if (!g->held || g->released < g->hold_seq)
-        return;
-    g->held = false;
-    if (g->status != GAME_STARTED || g->flagged >= 0)
-        return;
-    if (g->hold_clock >= 0 && !g->paused)
-        clock_start(&g->clock, g->hold_clock, now);
-    if (g->hold_first)
-        g->first_deadline = now + g->env.first_move_ms;
-    rearm(g);
-}
+/* ---- the end ----------------------------------------------------------- */
 
 /* A rated game has ended (g->result and g->ended_wall set): reads both
  * players' current ratings from the host, computes the new ones and
@@ -739,6 +50,7 @@ static bool rate_end(struct game *g, struct store_rating out[2])
     struct rating r[2];
     double days[2];
 
+    assert(g->rated && g->status == GAME_ENDED);
     if (!g->env.ratings || g->env.ratings(g->env.ctx, g, cat, out) < 0)
         return false;
     for (int c = 0; c < 2; c++) {
@@ -769,30 +81,11 @@ static bool rate_end(struct game *g, struct store_rating out[2])
     return true;
 }
 
-/* The game's moves as they were journaled: a malloc'ed array of rec.n
- * (caller frees), NULL when empty or out of memory. */
-static struct store_move *journal_of(const struct game *g)
-{
-    struct store_move *v = g->rec.n ? calloc(g->rec.n, sizeof *v) : NULL;
-
-    for (size_t i = 0; v && i < g->rec.n; i++) {
-        bool white = (g->rec.start.side + i) % 2 == WHITE;
-        v[i].ply = (int)i + 1;
-        memcpy(v[i].uci, g->uci[i], UCI_MAX);
-        memcpy(v[i].san, g->san[i], SAN_MAX);
-        v[i].white_ms = white ? g->clk_ms[i] : g->other_ms[i];
-        v[i].black_ms = white ? g->other_ms[i] : g->clk_ms[i];
-        v[i].wall_ms = g->wall_ms[i];
-        v[i].lag_ms = g->lag_ms[i];
-    }
-    return v;
-}
-
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
  * (any but aborted) changes both players' ratings. */
-static void end_game(struct game *g, enum ending_reason reason, int winner,
-                     int64_t now)
+void game_conclude(struct game *g, enum ending_reason reason, int winner,
+                   int64_t now)
 {
     struct store_game row;
     struct store_rating ratings[2];
@@ -802,6 +95,8 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     uint64_t seq;
     char *pgn;
 
+    /* waiting or started to ended, once; a winner for a win */
+    assert(g->status != GAME_ENDED && (winner == -1 || is_color(winner)));
     clock_pause(&g->clock, now);
     g->status = GAME_ENDED;
     g->paused = false;
@@ -812,9 +107,9 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
     rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
-    fill_row(g, &row, now);
-    pgn = make_pgn(g);
-    moves = journal_of(g); /* out of memory: not stored, as when full */
+    game_fill_row(g, &row, now);
+    pgn = game_pgn(g);
+    moves = game_journal(g); /* out of memory: not stored, as when full */
     seq = moves || g->rec.n == 0
               ? g->env.finish(g->env.ctx, &row, moves, g->rec.n,
                               pgn ? pgn : "", rate ? ratings : NULL)
@@ -822,109 +117,20 @@ static void end_game(struct game *g, enum ending_reason reason, int winner,
     free(moves);
     free(pgn);
     if (seq)
-        g->seq = seq;
+        game_set_seq(g, seq);
     else
         g->rated_end = false; /* not stored: not shown either */
-    change = change_of(g->before, g->after);
-    broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
-                                       g->rated_end ? &change : NULL));
+    change = game_change_of(g->before, g->after);
+    game_broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
+                                            g->rated_end ? &change : NULL));
     g->env.ended(g->env.ctx, g);
-}
-
-/* Ends the game on `loser`'s time: a win for the opponent if it could
- * still checkmate, a draw otherwise (FIDE 6.9). */
-static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
-{
-    g->flagged = -1;
-    if (can_mate)
-        end_game(g, ENDING_TIMEOUT, 1 - loser, now);
-    else
-        end_game(g, ENDING_TIMEOUT_VS_INSUFFICIENT, -1, now);
-}
-
-/* The running side's time is up: its clock stops at zero and the game
- * takes no more commands. Whether the opponent could still mate is the
- * static tests' answer when they prove it cannot (now), else the host's
- * bounded search when it takes the question (it settles blocked
- * positions the static tests cannot, and may take tens of milliseconds),
- * else "can mate". */
-static void flag(struct game *g, int64_t now)
-{
-    int loser = g->clock.running;
-    bool can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
-
-    clock_pause(&g->clock, now);
-    g->flagged = loser;
-    /* only "can mate" is left for the search to overturn */
-    if (can_mate && g->env.ask_verdict &&
-        g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
-        return;
-    end_on_time(g, loser, can_mate, now);
-}
-
-void game_verdict(struct game *g, bool can_mate, int64_t now)
-{
-    if (g->status != GAME_STARTED || g->flagged < 0)
-        return;
-    end_on_time(g, g->flagged, can_mate, now);
-    rearm(g);
-}
-
-static void unpause(struct game *g, int64_t now)
-{
-    g->paused = false;
-    begin_turn(g, g->rec.n >= 2 ? side_to_move(g) : -1, g->rec.n < 2, now);
-    broadcast(g, game_render_state(g, NULL, false, now));
-}
-
-void game_tick(struct game *g, int64_t now)
-{
-    int64_t at;
-    enum event ev;
-
-    while ((ev = next_event(g, &at)) != EV_NONE && ev != EV_LINGER &&
-           at <= now) {
-        switch (ev) {
-        case EV_INVITE:
-        case EV_FIRST_MOVE:
-            end_game(g, ENDING_ABORTED, -1, now);
-            break;
-        case EV_UNPAUSE:
-            unpause(g, now);
-            break;
-        case EV_FLAG:
-            flag(g, now);
-            break;
-        case EV_GRACE_W:
-        case EV_GRACE_B:
-            end_game(g, ENDING_ABANDONED, ev == EV_GRACE_W ? BLACK : WHITE,
-                     now);
-            break;
-        default:
-            break;
-        }
-    }
-    rearm(g);
-}
-
-void game_on_timer(struct game *g, int64_t now)
-{
-    int64_t at;
-
-    g->armed = CLOCK_NEVER; /* the timer fired: nothing is armed now */
-    game_tick(g, now);
-    if (next_event(g, &at) == EV_LINGER && at <= now) {
-        g->env.expired(g->env.ctx, g);
-        return;
-    }
-    rearm(g);
 }
 
 /* ---- construction ------------------------------------------------------ */
 
-static struct game *alloc_game(const struct game_env *env, const char *gid,
-                               const struct clock_spec *clock,
-                               const struct board *start)
+struct game *game_alloc(const struct game_env *env, const char *gid,
+                        const struct clock_spec *clock,
+                        const struct board *start)
 {
     struct game *g = calloc(1, sizeof *g);
 
@@ -949,86 +155,13 @@ static struct game *alloc_game(const struct game_env *env, const char *gid,
     return g;
 }
 
-/* The lag quota of colour c for its next clocked move: what is left, plus
- * the move's gain, capped (tunables.h: LAG_QUOTA_*). */
-static int64_t lag_quota_now(const struct game *g, int c)
-{
-    int64_t q = g->lag_quota[c] + LAG_QUOTA_GAIN_MS;
-
-    return q < LAG_QUOTA_MAX_MS ? q : LAG_QUOTA_MAX_MS;
-}
-
-/* Colour c's clocked move got `lag` (at most lag_quota_now): the quota
- * left. */
-static void lag_spend(struct game *g, int c, int64_t lag)
-{
-    int64_t q = lag_quota_now(g, c) - lag;
-
-    g->lag_quota[c] = q > 0 ? q : 0;
-}
-
-/* The credit of a move: the one-way estimate est, at most
- * LAG_CREDIT_MAX_MS, the quota and the time `took` that the move took on
- * the server's clock; never below 0. */
-static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
-{
-    int64_t c = est;
-
-    if (c > LAG_CREDIT_MAX_MS)
-        c = LAG_CREDIT_MAX_MS;
-    if (c > quota)
-        c = quota;
-    if (c > took)
-        c = took;
-    return c > 0 ? c : 0;
-}
-
-/* Room for one more move in the per-move arrays, doubling from 8 moves
- * (32 bytes a move: 9,000 idle games are counted in bytes per
- * connection). */
-static int reserve(struct game *g)
-{
-    size_t cap, n = g->rec.n;
-    void *a, *b;
-    int64_t *t;
-
-    if (n < g->cap)
-        return 0;
-    cap = g->cap ? 2 * g->cap : 4; /* most idle games hold a few plies */
-    a = realloc(g->uci, cap * sizeof *g->uci);
-    if (a)
-        g->uci = a;
-    b = realloc(g->san, cap * sizeof *g->san);
-    if (b)
-        g->san = b;
-    /* the four times of a ply: one block (clk_ms is its start) */
-    t = malloc(4 * cap * sizeof *t);
-    if (!a || !b || !t) {
-        free(t);
-        return -1;
-    }
-    if (n) {
-        memcpy(t, g->clk_ms, n * sizeof *t);
-        memcpy(t + cap, g->other_ms, n * sizeof *t);
-        memcpy(t + 2 * cap, g->lag_ms, n * sizeof *t);
-        memcpy(t + 3 * cap, g->wall_ms, n * sizeof *t);
-    }
-    free(g->clk_ms);
-    g->clk_ms = t;
-    g->other_ms = t + cap;
-    g->lag_ms = t + 2 * cap;
-    g->wall_ms = t + 3 * cap;
-    g->cap = cap;
-    return 0;
-}
-
 struct game *game_new(const struct game_env *env, const char *gid,
                       const struct clock_spec *clock,
                       const struct board *start,
                       const struct game_seat_init seats[2],
                       const char *creator_pid, bool rated, int64_t now)
 {
-    struct game *g = alloc_game(env, gid, clock, start);
+    struct game *g = game_alloc(env, gid, clock, start);
     int taken = 0;
 
     if (!g)
@@ -1053,119 +186,14 @@ struct game *game_new(const struct game_env *env, const char *gid,
         g->status = GAME_WAITING;
         g->invite_deadline = now + LIMIT_INVITE_MS;
     }
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         game_free(g);
         return NULL;
     }
     if (g->status == GAME_STARTED) /* once game_start goes out */
-        begin_turn(g, -1, true, now);
-    rearm(g);
+        game_begin_turn(g, -1, true, now);
+    game_rearm(g);
     return g;
-}
-
-struct game *game_restore(const struct game_env *env,
-                          const struct store_game *row,
-                          const struct store_move *moves, size_t n,
-                          int64_t heartbeat_ms, int64_t now, const char **why)
-{
-    struct clock_spec spec = {row->clock.per_move, row->clock.initial_s,
-                              row->clock.increment_s, row->clock.per_move_s};
-    struct board start;
-    struct game *g;
-    int64_t wall = env->wall_ms(env->ctx);
-    const char *cause = "out of memory";
-    int err = board_from_fen(&start, row->initial_fen);
-
-    if (err != FEN_OK) {
-        if (why)
-            *why = board_fen_strerror(err);
-        return NULL;
-    }
-    g = alloc_game(env, row->gid, &spec, &start);
-    if (!g)
-        goto fail;
-    snprintf(g->seat[0].pid, sizeof g->seat[0].pid, "%s", row->white_pid);
-    snprintf(g->seat[0].name, sizeof g->seat[0].name, "%s", row->white_name);
-    snprintf(g->seat[1].pid, sizeof g->seat[1].pid, "%s", row->black_pid);
-    snprintf(g->seat[1].name, sizeof g->seat[1].name, "%s", row->black_name);
-    snprintf(g->creator, sizeof g->creator, "%s", row->creator_pid);
-    g->created_wall = row->created_ms;
-    g->started_wall = row->started_ms;
-    g->rated = row->rated != 0;
-    for (size_t i = 0; i < n; i++) {
-        move_t m;
-        if (reserve(g) < 0)
-            goto fail;
-        if (notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0) {
-            cause = "a move in the journal is not legal";
-            goto fail;
-        }
-        if (record_push(&g->rec, m) < 0)
-            goto fail;
-        memcpy(g->uci[i], moves[i].uci, UCI_MAX);
-        snprintf(g->san[i], SAN_MAX, "%s", moves[i].san);
-        g->clk_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].white_ms
-                                                     : moves[i].black_ms;
-        g->other_ms[i] = (start.side + i) % 2 == WHITE ? moves[i].black_ms
-                                                       : moves[i].white_ms;
-        g->lag_ms[i] = moves[i].lag_ms > 0 ? moves[i].lag_ms : 0;
-        g->wall_ms[i] = moves[i].wall_ms;
-        if (i >= 2) /* the quota as play left it */
-            lag_spend(g, (int)(start.side + i) % 2, g->lag_ms[i]);
-    }
-    if (n > 0) {
-        g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
-        g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
-    }
-    if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
-        int stm = g->rec.cur.side;
-        int64_t left = g->clock.left_ms[stm] -
-                       (heartbeat_ms - moves[n - 1].wall_ms);
-        g->clock.left_ms[stm] = left > 0 ? left : 0;
-    }
-    if (!strcmp(row->draw_offer, "white"))
-        g->draw_offer = WHITE;
-    else if (!strcmp(row->draw_offer, "black"))
-        g->draw_offer = BLACK;
-    if (!strcmp(row->status, "ended")) {
-        const struct ending *e = ending_find(row->reason);
-        if (!e || ending_result_find(row->result, &g->result) < 0 ||
-            !ending_result_fits(e->reason, g->result)) {
-            cause = "the stored result and reason are not an ending";
-            goto fail;
-        }
-        g->reason = e->reason;
-        g->status = GAME_ENDED;
-        g->ended_wall = row->ended_ms;
-        g->clock.left_ms[WHITE] = row->white_ms;
-        g->clock.left_ms[BLACK] = row->black_ms;
-        g->draw_offer = -1;
-        g->linger_until = now + LIMIT_ENDED_LINGER_MS;
-        if (g->rated && row->rd_before[0] > 0) {
-            g->rated_end = true;
-            for (int c = 0; c < 2; c++) {
-                g->before[c] = row->rating_before[c];
-                g->after[c] = row->rating_after[c];
-                g->rd_before[c] = row->rd_before[c];
-            }
-        }
-    } else if (!strcmp(row->status, "waiting")) {
-        int64_t left = row->created_ms + LIMIT_INVITE_MS - wall;
-        g->status = GAME_WAITING;
-        g->invite_deadline = now + (left > 0 ? left : 0);
-    } else {
-        g->status = GAME_STARTED;
-        g->paused = true;
-        g->pause_until = now + env->grace_ms;
-        g->seat[0].gone_since = g->seat[1].gone_since = now;
-    }
-    rearm(g);
-    return g;
-fail:
-    if (why)
-        *why = cause;
-    game_free(g);
-    return NULL;
 }
 
 void game_free(struct game *g)
@@ -1173,10 +201,8 @@ void game_free(struct game *g)
     if (!g)
         return;
     record_clear(&g->rec);
-    free(g->uci);
-    free(g->san);
+    free(g->plies);
     free(g->legal);
-    free(g->clk_ms); /* and the other times: one block */
     free(g->subs);
     free(g);
 }
@@ -1244,11 +270,13 @@ void game_set_user(struct game *g, void *user)
 
 const char *game_seat_pid(const struct game *g, int color)
 {
+    assert(is_color(color));
     return g->seat[color].pid;
 }
 
 const char *game_seat_name(const struct game *g, int color)
 {
+    assert(is_color(color));
     return g->seat[color].name;
 }
 
@@ -1260,92 +288,12 @@ int game_color_of(const struct game *g, const char *pid)
     return -1;
 }
 
-/* ---- messages ---------------------------------------------------------- */
-
-void game_announce_start(struct game *g, int64_t now)
-{
-    struct proto_player p[2];
-
-    for (int c = 0; c < 2; c++)
-        p[c] = game_seat_player(g, c);
-    for (int c = 0; c < 2; c++) {
-        struct msgbuf *b = msgbuf_take(proto_render_game_start(
-            g->gid, &p[0], &p[1], &g->clock.spec, g->rated, c));
-        if (!b)
-            continue;
-        for (size_t i = 0; i < g->nsubs; i++)
-            if (g->subs[i].role == (enum game_role)c)
-                g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
-        msgbuf_unref(b);
-    }
-    broadcast(g, game_render_state(g, NULL, false, now));
-}
-
-void game_send_start(struct game *g, struct session *s, int c, int64_t now)
-{
-    struct proto_player p[2];
-    struct msgbuf *b;
-
-    for (int k = 0; k < 2; k++)
-        p[k] = game_seat_player(g, k);
-    if (g->status != GAME_WAITING && (c == 0 || c == 1)) {
-        b = msgbuf_take(proto_render_game_start(g->gid, &p[0], &p[1],
-                                                &g->clock.spec, g->rated, c));
-        if (b) {
-            g->env.send(g->env.ctx, s, b, g->seq);
-            msgbuf_unref(b);
-        }
-    }
-    game_send_state(g, s, NULL, now);
-}
-
-size_t game_subscribers(const struct game *g, struct session **out,
-                        size_t max)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < g->nsubs && n < max; i++)
-        out[n++] = g->subs[i].s;
-    return n;
-}
-
-void game_send_state(struct game *g, struct session *s,
-                     const struct proto_id *id, int64_t now)
-{
-    struct msgbuf *b;
-    char *text;
-
-    game_tick(g, now);
-    text = game_render_state(g, id, false, now);
-    b = msgbuf_take(text);
-    if (!b)
-        return;
-    g->env.send(g->env.ctx, s, b, g->seq);
-    msgbuf_unref(b);
-}
-
 /* ---- commands ---------------------------------------------------------- */
 
-/* The checks every player command starts with: seat, then status. */
-static int check_player(struct game *g, const char *pid, int *color,
-                        struct proto_error *err)
+int game_busy(struct proto_error *err)
 {
-    *color = game_color_of(g, pid);
-    if (*color < 0)
-        return set_err(err, PROTO_NOT_A_PLAYER,
-                       "you hold no seat in this game");
-    if (g->status == GAME_WAITING)
-        return set_err(err, PROTO_NOT_STARTED,
-                       "the game has not started: nobody joined yet");
-    if (g->status == GAME_ENDED || g->flagged >= 0)
-        return set_err(err, PROTO_GAME_OVER, "the game is over");
-    return 0;
-}
-
-static int busy(struct proto_error *err)
-{
-    return set_err(err, PROTO_RATE_LIMITED,
-                   "the server is busy storing moves; try again");
+    return game_set_err(err, PROTO_RATE_LIMITED,
+                        "the server is busy storing moves; try again");
 }
 
 int game_join(struct game *g, const char *pid, const char *name, int64_t now,
@@ -1356,13 +304,15 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
 
     game_tick(g, now);
     if (!strcmp(pid, g->creator))
-        return set_err(err, PROTO_OWN_GAME, "this is your own invitation");
+        return game_set_err(err, PROTO_OWN_GAME,
+                            "this is your own invitation");
     if (g->status == GAME_ENDED)
-        return set_err(err, PROTO_GAME_OVER,
-                       "the invitation was cancelled or expired");
+        return game_set_err(err, PROTO_GAME_OVER,
+                            "the invitation was cancelled or expired");
     if (g->status == GAME_STARTED)
-        return set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
+        return game_set_err(err, PROTO_SEAT_TAKEN, "no seat is free");
     c = g->seat[WHITE].pid[0] ? BLACK : WHITE;
+    assert(g->status == GAME_WAITING && !g->seat[c].pid[0]); /* one free */
     memcpy(saved, g->seat, sizeof saved);
     snprintf(g->seat[c].pid, sizeof g->seat[c].pid, "%s", pid);
     snprintf(g->seat[c].name, sizeof g->seat[c].name, "%s", name);
@@ -1373,199 +323,17 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
     g->status = GAME_STARTED;
     g->started_wall = g->env.wall_ms(g->env.ctx);
     g->invite_deadline = CLOCK_NEVER;
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         memcpy(g->seat, saved, sizeof saved);
         g->status = GAME_WAITING;
         g->started_wall = 0;
         g->invite_deadline = now + LIMIT_INVITE_MS;
-        rearm(g);
-        return busy(err);
+        game_rearm(g);
+        return game_busy(err);
     }
-    begin_turn(g, -1, true, now); /* once game_start goes out */
-    rearm(g);
+    game_begin_turn(g, -1, true, now); /* once game_start goes out */
+    game_rearm(g);
     return 0;
-}
-
-/* Plays legal move m for the side to move, one of before[0..n_before-1]
- * (legal_now's); `claim` is the draw that a claim with this move asked
- * for (CLAIM_NONE for a plain move). */
-static int play(struct game *g, const move_t *before, int n_before, move_t m,
-                enum claim claim, int64_t lag_est, int64_t now,
-                struct proto_error *err)
-{
-    int mover = side_to_move(g);
-    struct clock nc = g->clock;
-    int64_t lag = 0;    /* the credit this move gets */
-    int next = -1;      /* whose clock starts with the next turn */
-    bool first = false; /* the next turn is a first move */
-    struct store_move sm;
-    struct movelist legal;        /* of the position after the move */
-    move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
-    int n_claim = 0;
-    bool claimable = false;
-    enum outcome outcome;
-    uint64_t seq;
-
-    if (reserve(g) < 0)
-        return busy(err);
-    if (g->rec.n == 0) {
-        first = true;
-    } else if (g->rec.n == 1) {
-        if (!g->paused)
-            next = 1 - mover;
-    } else {
-        if (nc.running != mover) /* paused, or its turn still held */
-            clock_start(&nc, mover, now);
-        else if (!nc.spec.per_move)
-            lag = lag_credit(lag_quota_now(g, mover), lag_est,
-                             now - nc.since_ms);
-        nc.since_ms += lag; /* charged only the time beyond the credit */
-        clock_press(&nc, now);
-        clock_pause(&nc, now); /* the opponent's turn begins below */
-        if (!g->paused)
-            next = 1 - mover;
-    }
-    memset(&sm, 0, sizeof sm);
-    sm.ply = (int)g->rec.n + 1;
-    notation_uci(m, sm.uci);
-    notation_san_in(&g->rec.cur, before, n_before, m, sm.san);
-    sm.white_ms = clock_left(&nc, WHITE, now);
-    sm.black_ms = clock_left(&nc, BLACK, now);
-    sm.wall_ms = g->env.wall_ms(g->env.ctx);
-    sm.lag_ms = lag;
-    seq = g->env.put_move(g->env.ctx, g->gid, &sm);
-    if (!seq)
-        return busy(err);
-    if (record_push(&g->rec, m) < 0)
-        return busy(err);
-    g->seq = seq;
-    g->clock = nc;
-    g->first_deadline = CLOCK_NEVER;
-    memcpy(g->uci[g->rec.n - 1], sm.uci, UCI_MAX);
-    memcpy(g->san[g->rec.n - 1], sm.san, SAN_MAX);
-    g->clk_ms[g->rec.n - 1] = mover == WHITE ? sm.white_ms : sm.black_ms;
-    g->other_ms[g->rec.n - 1] = mover == WHITE ? sm.black_ms : sm.white_ms;
-    g->lag_ms[g->rec.n - 1] = lag;
-    g->wall_ms[g->rec.n - 1] = sm.wall_ms;
-    g->last_lag = lag;
-    if (g->rec.n > 2)
-        lag_spend(g, mover, lag);
-    g->declined[mover] = false;
-    g->offered[mover] = false;
-    if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
-        g->draw_offer = -1;
-        put_row(g, now);
-    }
-    begin_turn(g, next, first, now);
-
-    /* before is not used below: it may be the kept list, replaced here */
-    movegen_legal(&g->rec.cur, &legal);
-    outcome = record_outcome_n(&g->rec, legal.n);
-    notation_sort_uci(legal.moves, legal.n);
-    keep_legal(g, legal.moves, legal.n);
-    if (outcome == OUTCOME_NONE && claim == CLAIM_NONE)
-        n_claim = claim_moves(g, legal.moves, legal.n, with_claim,
-                              &claimable);
-    else
-        legal.n = 0; /* no list once the game is over */
-    struct proto_moved mv = {
-        .game = g->gid,
-        .ply = (int)g->rec.n,
-        .uci = sm.uci,
-        .san = sm.san,
-        .board = &g->rec.cur,
-        .check = board_in_check(&g->rec.cur),
-        .clocks = clocks_at(g, now),
-        .first_move_ms = first_move_left(g, now),
-        .lag_ms = lag,
-        .draw_offer = g->draw_offer,
-        .legal = legal.moves,
-        .n_legal = (size_t)legal.n,
-        .claimable = claimable,
-        .claim_moves = with_claim,
-        .n_claim = (size_t)n_claim,
-    };
-    if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
-        mv.clocks.running = -1;
-        mv.first_move_ms = -1;
-        mv.draw_offer = -1;
-    }
-    broadcast_moved(g, &mv);
-
-    switch (outcome) {
-    case OUTCOME_CHECKMATE:
-        end_game(g, ENDING_CHECKMATE, mover, now);
-        break;
-    case OUTCOME_STALEMATE:
-        end_game(g, ENDING_STALEMATE, -1, now);
-        break;
-    case OUTCOME_DEAD:
-        end_game(g, ENDING_DEAD_POSITION, -1, now);
-        break;
-    case OUTCOME_FIVEFOLD:
-        end_game(g, ENDING_FIVEFOLD, -1, now);
-        break;
-    case OUTCOME_SEVENTY_FIVE:
-        end_game(g, ENDING_SEVENTY_FIVE_MOVES, -1, now);
-        break;
-    case OUTCOME_NONE:
-        if (claim != CLAIM_NONE)
-            end_game(g,
-                     claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD
-                                              : ENDING_FIFTY_MOVES,
-                     -1, now);
-        break;
-    }
-    return 0;
-}
-
-/* The legal move of the side to move that uci names, with all its legal
- * moves in *legal (*n of them: legal_now's, scratch its room). Returns 0,
- * or -1 with the error. */
-static int parse_move(struct game *g, const char *uci,
-                      struct movelist *scratch, const move_t **legal, int *n,
-                      move_t *m, struct proto_error *err)
-{
-    if (!notation_uci_well_formed(uci))
-        return set_err(err, PROTO_BAD_FIELD, "uci: malformed");
-    *legal = legal_now(g, scratch, n);
-    if (notation_uci_in(*legal, *n, uci, m) < 0)
-        return set_err(err, PROTO_ILLEGAL_MOVE, "that move is not legal");
-    return 0;
-}
-
-int game_move(struct game *g, const char *pid, const char *uci, int ply,
-              int64_t now, struct proto_error *err)
-{
-    return game_move_lag(g, pid, uci, ply, 0, now, err);
-}
-
-int64_t game_last_lag_ms(const struct game *g)
-{
-    return g->last_lag;
-}
-
-int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
-                  int64_t lag_est, int64_t now, struct proto_error *err)
-{
-    struct movelist scratch; /* touched only when the list is not kept */
-    const move_t *legal;
-    move_t m;
-    int c, n, rc;
-
-    game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
-        return -1;
-    if (ply != (int)g->rec.n)
-        return set_err(err, PROTO_STALE_PLY,
-                       "ply does not match the moves played so far");
-    if (c != side_to_move(g))
-        return set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
-    if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
-        return -1;
-    rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
-    rearm(g);
-    return rc;
 }
 
 int game_resign(struct game *g, const char *pid, int64_t now,
@@ -1574,10 +342,10 @@ int game_resign(struct game *g, const char *pid, int64_t now,
     int c;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
-    end_game(g, ENDING_RESIGNATION, 1 - c, now);
-    rearm(g);
+    game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1592,11 +360,11 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     if (c < 0 || g->status == GAME_ENDED || g->flagged >= 0) {
         game_unsubscribe(g, s);
     } else if (g->status == GAME_WAITING) {
-        end_game(g, ENDING_ABORTED, -1, now);
+        game_conclude(g, ENDING_ABORTED, -1, now);
     } else {
-        end_game(g, ENDING_RESIGNATION, 1 - c, now);
+        game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
     }
-    rearm(g);
+    game_rearm(g);
     return 0;
 }
 
@@ -1608,15 +376,15 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     game_tick(g, now);
     c = game_color_of(g, pid);
     if (c < 0)
-        return set_err(err, PROTO_NOT_A_PLAYER,
-                       "you hold no seat in this game");
+        return game_set_err(err, PROTO_NOT_A_PLAYER,
+                            "you hold no seat in this game");
     if (g->status == GAME_ENDED || g->flagged >= 0)
-        return set_err(err, PROTO_GAME_OVER, "the game is over");
+        return game_set_err(err, PROTO_GAME_OVER, "the game is over");
     if (g->status == GAME_STARTED && g->rec.n >= 2)
-        return set_err(err, PROTO_ABORT_NOT_ALLOWED,
-                       "both sides have moved: resign or offer a draw");
-    end_game(g, ENDING_ABORTED, -1, now);
-    rearm(g);
+        return game_set_err(err, PROTO_ABORT_NOT_ALLOWED,
+                            "both sides have moved: resign or offer a draw");
+    game_conclude(g, ENDING_ABORTED, -1, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1626,30 +394,32 @@ int game_draw_offer(struct game *g, const char *pid, int64_t now,
     int c;
 
     game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0)
         return -1;
     if (g->draw_offer == 1 - c) {
-        end_game(g, ENDING_AGREEMENT, -1, now);
+        game_conclude(g, ENDING_AGREEMENT, -1, now);
     } else if (g->draw_offer == c) {
         /* repeated while pending: nothing to store or tell anyone */
     } else if (g->declined[c]) {
-        return set_err(err, PROTO_RATE_LIMITED,
-                       "your draw offer was declined: make a move before "
-                       "offering again");
+        return game_set_err(
+            err, PROTO_RATE_LIMITED,
+            "your draw offer was declined: make a move before "
+            "offering again");
     } else if (g->rated && g->offered[c]) {
-        return set_err(err, PROTO_RATE_LIMITED,
-                       "in a rated game you may offer a draw once per move "
-                       "of yours: make a move before offering again");
+        return game_set_err(
+            err, PROTO_RATE_LIMITED,
+            "in a rated game you may offer a draw once per move "
+            "of yours: make a move before offering again");
     } else {
         g->draw_offer = c;
-        if (put_row(g, now) < 0) {
+        if (game_put_row(g, now) < 0) {
             g->draw_offer = -1;
-            return busy(err);
+            return game_busy(err);
         }
         g->offered[c] = true;
-        broadcast(g, proto_render_draw("draw_offered", g->gid, c));
+        game_broadcast(g, proto_render_draw("draw_offered", g->gid, c));
     }
-    rearm(g);
+    game_rearm(g);
     return 0;
 }
 
@@ -1659,11 +429,11 @@ static int opponent_offer(struct game *g, const char *pid, int64_t now,
                           int *c, struct proto_error *err)
 {
     game_tick(g, now);
-    if (check_player(g, pid, c, err) < 0)
+    if (game_check_player(g, pid, c, err) < 0)
         return -1;
     if (g->draw_offer != 1 - *c)
-        return set_err(err, PROTO_NO_DRAW_OFFER,
-                       "your opponent has no draw offer pending");
+        return game_set_err(err, PROTO_NO_DRAW_OFFER,
+                            "your opponent has no draw offer pending");
     return 0;
 }
 
@@ -1674,8 +444,8 @@ int game_draw_accept(struct game *g, const char *pid, int64_t now,
 
     if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
-    end_game(g, ENDING_AGREEMENT, -1, now);
-    rearm(g);
+    game_conclude(g, ENDING_AGREEMENT, -1, now);
+    game_rearm(g);
     return 0;
 }
 
@@ -1687,86 +457,12 @@ int game_draw_decline(struct game *g, const char *pid, int64_t now,
     if (opponent_offer(g, pid, now, &c, err) < 0)
         return -1;
     g->draw_offer = -1;
-    if (put_row(g, now) < 0) {
+    if (game_put_row(g, now) < 0) {
         g->draw_offer = 1 - c;
-        return busy(err);
+        return game_busy(err);
     }
     g->declined[1 - c] = true;
-    broadcast(g, proto_render_draw("draw_declined", g->gid, c));
-    rearm(g);
+    game_broadcast(g, proto_render_draw("draw_declined", g->gid, c));
+    game_rearm(g);
     return 0;
-}
-
-int game_claim(struct game *g, const char *pid, const char *uci, int ply,
-               int64_t now, struct proto_error *err)
-{
-    struct movelist scratch;
-    const move_t *legal;
-    enum claim claim;
-    move_t m;
-    int c, n, rc;
-
-    game_tick(g, now);
-    if (check_player(g, pid, &c, err) < 0)
-        return -1;
-    if (ply >= 0 && ply != (int)g->rec.n)
-        return set_err(err, PROTO_STALE_PLY,
-                       "ply does not match the moves played so far");
-    if (c != side_to_move(g))
-        return set_err(err, PROTO_NOT_YOUR_TURN,
-                       "only the player to move may claim");
-    if (uci[0]) {
-        if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
-            return -1;
-        claim = record_claim_with(&g->rec, m);
-        if (claim == CLAIM_NONE)
-            return set_err(err, PROTO_CLAIM_REJECTED,
-                           "that move completes neither threefold "
-                           "repetition nor 50 moves");
-        rc = play(g, legal, n, m, claim, 0, now, err);
-        rearm(g);
-        return rc;
-    }
-    claim = record_claim_now(&g->rec);
-    if (claim == CLAIM_NONE)
-        return set_err(err, PROTO_CLAIM_REJECTED,
-                       "no threefold repetition and fewer than 50 moves "
-                       "without capture or pawn move");
-    end_game(g,
-             claim == CLAIM_THREEFOLD ? ENDING_THREEFOLD : ENDING_FIFTY_MOVES,
-             -1, now);
-    rearm(g);
-    return 0;
-}
-
-/* ---- presence ---------------------------------------------------------- */
-
-void game_player_gone(struct game *g, int color, int64_t now)
-{
-    game_tick(g, now);
-    if (!g->seat[color].present)
-        return;
-    g->seat[color].present = false;
-    g->seat[color].gone_since = now;
-    if (g->status == GAME_STARTED)
-        broadcast(g,
-                  proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
-    rearm(g);
-}
-
-void game_player_back(struct game *g, int color, int64_t now)
-{
-    game_tick(g, now);
-    if (g->seat[color].present)
-        return;
-    g->seat[color].present = true;
-    g->seat[color].gone_since = -1;
-    if (!g->seat[1 - color].present)
-        g->seat[1 - color].gone_since = now; /* afresh */
-    if (g->status == GAME_STARTED) {
-        broadcast(g, proto_render_opponent_back(g->gid, color));
-        if (g->paused && g->seat[1 - color].present)
-            unpause(g, now);
-    }
-    rearm(g);
 }

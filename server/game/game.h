@@ -56,7 +56,8 @@ struct game_env {
                  uint64_t seq);
     /* Arms the game's timer at monotonic `at`, CLOCK_NEVER to disarm. */
     void (*arm)(void *ctx, struct game *g, int64_t at);
-    /* Store writes: return a sequence number, 0 when the queue is full. */
+    /* Store writes: return a sequence number, each above the last (the
+     * store numbers its writes in order), 0 when the queue is full. */
     uint64_t (*put_game)(void *ctx, const struct store_game *row);
     uint64_t (*put_move)(void *ctx, const char *gid,
                          const struct store_move *m);
@@ -151,7 +152,7 @@ void game_free(struct game *g);
 
 const char *game_gid(const struct game *g);
 enum game_status game_status(const struct game *g);
-/* Seat holder's pid ("" when empty) and name. */
+/* Seat holder's pid ("" when empty) and name; color is 0 or 1. */
 const char *game_seat_pid(const struct game *g, int color);
 const char *game_seat_name(const struct game *g, int color);
 /* The colour pid plays, or -1. */
@@ -178,8 +179,8 @@ const struct clock_spec *game_clock_spec(const struct game *g);
 const char *game_initial_fen(const struct game *g);
 /* Whether the game is rated. */
 bool game_rated(const struct game *g);
-/* The player in seat color as game_start and state show it (its rating
- * in a rated game); the strings are g's. */
+/* The player in seat color (0 or 1) as game_start and state show it (its
+ * rating in a rated game); the strings are g's. */
 struct proto_player game_seat_player(const struct game *g, int color);
 /* The rating (and its RD) of the player in seat color shown with a rated
  * game's game_start and state until it ends; the host sets it when the
@@ -275,7 +276,7 @@ int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err);
 
 /* Presence: the player's last connection closed / a connection of the
- * player said hello again. */
+ * player said hello again; color (0 or 1) is the player's seat. */
 void game_player_gone(struct game *g, int color, int64_t now);
 void game_player_back(struct game *g, int color, int64_t now);
 

@@ -3,6 +3,7 @@
  */
 #include "game/holds.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
 
     if (h->n == h->cap && grow(h) < 0)
         return -1;
+    assert(h->n < h->cap && h->head < h->cap);
     /* sorted by seq, so that a commit releases a prefix: from the end,
      * the entries of later writes move up one (none, nearly always) */
     for (at = h->n; at > 0; at--) {
@@ -55,6 +57,8 @@ int holds_push(struct holds *h, const char *gid, uint64_t seq, int64_t since)
     strcopy(e->gid, sizeof e->gid, gid);
     e->seq = seq;
     e->since = since;
+    /* sorted: a commit releases a prefix */
+    assert(at == 0 || h->q[(h->head + at - 1) % h->cap].seq <= seq);
     h->n++;
     return 0;
 }

@@ -4,6 +4,7 @@
  */
 #include "game/lobby.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ static struct node *unlink_after(struct lobby *l, struct node *prev)
 {
     struct node *n = prev ? prev->next : l->head;
 
+    assert(n && l->n > 0);
     FIFO_UNLINK(l, prev, n, next);
     l->n--;
     l->version++;
@@ -71,6 +73,7 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
     struct node *prev = NULL, *n;
 
     lobby_cancel(l, s->pid);
+    assert(!lobby_has(l, s->pid)); /* at most one open seek a player */
     for (n = l->head; n; prev = n, n = n->next) {
         const struct lobby_seek *o = &n->seek;
         if (strcmp(o->pid, s->pid) &&

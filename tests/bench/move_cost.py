@@ -29,10 +29,10 @@ FILE_GROUPS = [
     (r'common/chess/text\.c$', 'wire codec: parse and render (proto.c)'),
     (r'common/chess/', 'rules core (common/chess)'),
     (r'common/proto(_\w+)?\.c$', 'wire codec: parse and render (proto.c)'),
-    (r'server/game/game\.c$|common/clock\.c$',
-     'the game: state, clock, record keeping (game.c, clock.c)'),
-    (r'server/(hub|lib|game)/(hub|session|bucket|table|holds|metrics'
-     r'|account|lobby|lobbyfeed|ratelimit)\.c$',
+    (r'server/game/game(_\w+)?\.[ch]$|common/clock\.[ch]$',
+     'the game: state, clock, record keeping (game*.[ch], clock.[ch])'),
+    (r'server/hub/\w+\.c$|server/lib/(bucket|table|ratelimit|grow)\.c$'
+     r'|server/game/(holds|lobby)\.c$',
      'hub: routing, budgets, holds, metrics'),
     (r'server/store/store(_queue)?\.c$',
      'journal enqueue (store.c, store_queue.c)'),
@@ -54,8 +54,9 @@ LIBC_GROUPS = [
 KEY_FUNCTIONS = [
     'hub_on_text', 'proto_parse', 'game_move_lag', 'play', 'moves_info',
     'movegen_legal', 'notation_san_in', 'record_outcome_n',
-    'proto_render_moved', 'board_to_fen', 'broadcast', 'msgbuf_take',
-    'env_put_move', 'env_hold', 'env_send', 'net_send', 'rearm',
+    'proto_render_moved', 'board_to_fen', 'game_broadcast',
+    'game_broadcast_moved', 'msgbuf_take',
+    'env_put_move', 'env_hold', 'env_send', 'net_send', 'game_rearm',
     'conn_on_commits', 'write_released', 'lws_write', 'hub_wake',
     'release_held', 'conn_callback', 'lws_service_fd_tsi',
 ]
