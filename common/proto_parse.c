@@ -233,15 +233,17 @@ static bool str_is(json_t *v, const char *s)
 }
 
 /* The fields after the type is known, in a fixed order. */
-static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
-                        struct proto_error *e)
+/* The fields present (*present: their flags): every one allowed for
+ * m's type, every required one there. 0, or -1 with *e. */
+static int check_keys(json_t *root, const struct proto_msg *m, bool id_ok,
+                      unsigned *present, struct proto_error *e)
 {
     unsigned allowed = types[m->type].allowed;
     unsigned required = types[m->type].required;
-    unsigned present = 0;
     const char *key;
     json_t *v;
 
+    *present = 0;
     if (!id_ok)
         return fail(e, PROTO_BAD_FIELD, "%s",
                     "id: must be a string of at most 64 bytes or an "
@@ -256,12 +258,21 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                 flag = field_keys[i].flag;
         if (!(flag & allowed))
             return fail(e, PROTO_BAD_FIELD, "unknown field '%.60s'", key);
-        present |= flag;
+        *present |= flag;
     }
     for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
         if ((required & field_keys[i].flag) &&
-            !(present & field_keys[i].flag))
+            !(*present & field_keys[i].flag))
             return fail(e, PROTO_BAD_FIELD, "%s: missing", field_keys[i].key);
+
+    return 0;
+}
+
+/* name, token, color, game: in that order. */
+static int parse_who_and_where(json_t *root, struct proto_msg *m,
+                               unsigned present, struct proto_error *e)
+{
+    json_t *v;
 
     if (present & F_NAME) {
         if (get_string(root, "name", m->name, sizeof m->name, e) < 0 ||
@@ -296,6 +307,15 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "game: 1-32 of A-Z a-z 0-9 _ -");
     }
+    return 0;
+}
+
+/* uci, ply, fen. */
+static int parse_move_fields(json_t *root, struct proto_msg *m,
+                             unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
     if (present & F_UCI) {
         if (get_string(root, "uci", m->uci, sizeof m->uci, e) < 0 ||
             !notation_uci_well_formed(m->uci))
@@ -317,6 +337,15 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         if (check_fen(m, e) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* username, password, everywhere. */
+static int parse_account_fields(json_t *root, struct proto_msg *m,
+                                unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
     if (present & F_USERNAME) {
         v = json_object_get(root, "username");
         if (json_is_string(v) &&
@@ -344,6 +373,15 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         "everywhere: true or false");
         m->everywhere = json_is_true(v);
     }
+    return 0;
+}
+
+/* rated, rating_range, settings, seek. */
+static int parse_seek_fields(json_t *root, struct proto_msg *m,
+                             unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
     if (present & F_RATED) {
         v = json_object_get(root, "rated");
         if (!json_is_boolean(v))
@@ -379,6 +417,21 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "seek: 1-32 of A-Z a-z 0-9 _ -");
     }
+    return 0;
+}
+
+/* Every field of m's type, checked in the protocol's order. */
+static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
+                        struct proto_error *e)
+{
+    unsigned present;
+
+    if (check_keys(root, m, id_ok, &present, e) < 0 ||
+        parse_who_and_where(root, m, present, e) < 0 ||
+        parse_move_fields(root, m, present, e) < 0 ||
+        parse_account_fields(root, m, present, e) < 0 ||
+        parse_seek_fields(root, m, present, e) < 0)
+        return -1;
     return 0;
 }
 

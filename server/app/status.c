@@ -251,88 +251,98 @@ static void put_store(struct out *o, const struct metrics_store *st)
 
 /* The Prometheus text exposition (malloc'ed), or NULL when out of
  * memory. */
-static char *metrics_render(const struct metrics *m, size_t live_games,
-                            size_t open_seeks, size_t subscriptions,
-                            const struct metrics_store *st)
-{
-    struct out o = {malloc(4096), 0, 4096, 0};
+/* The hub's gauges that are counted when rendered. */
+struct metrics_sizes {
+    size_t live_games, open_seeks, subscriptions;
+};
 
-    if (!o.buf)
-        return NULL;
-    o.buf[0] = '\0';
-    put_process(&o);
-    put(&o,
+/* The process's version and the gauges of the hub. */
+static void put_gauges(struct out *o, const struct metrics *m,
+                       const struct metrics_sizes *s)
+{
+    put(o,
         "# HELP chess_build_info The running chess-server's version.\n"
         "# TYPE chess_build_info gauge\n"
         "chess_build_info{version=\"%s\"} 1\n",
         CHESS_SERVER_VERSION);
-    put(&o,
+    put(o,
         "# HELP chess_connections Open WebSocket connections.\n"
         "# TYPE chess_connections gauge\nchess_connections %lld\n",
         (long long)m->connections);
-    put(&o,
+    put(o,
         "# HELP chess_connections_total WebSocket connections accepted."
         "\n# TYPE chess_connections_total counter\n"
         "chess_connections_total %llu\n",
         (unsigned long long)m->connections_total);
-    put(&o,
+    put(o,
         "# HELP chess_live_games Games waiting or being played.\n"
         "# TYPE chess_live_games gauge\nchess_live_games %zu\n",
-        live_games);
-    put(&o,
+        s->live_games);
+    put(o,
         "# HELP chess_open_seeks Seeks waiting for an opponent.\n"
         "# TYPE chess_open_seeks gauge\nchess_open_seeks %zu\n",
-        open_seeks);
-    put(&o,
+        s->open_seeks);
+    put(o,
         "# HELP chess_game_subscriptions Targets of the games' "
         "messages: one per seated player online (whatever its number "
         "of connections) and one per spectating connection.\n"
         "# TYPE chess_game_subscriptions gauge\n"
         "chess_game_subscriptions %zu\n",
-        subscriptions);
-    put(&o,
+        s->subscriptions);
+}
+
+/* The hub's counters by reason and code, and the store's failures. */
+static void put_counters(struct out *o, const struct metrics *m,
+                         const struct metrics_store *st)
+{
+    put(o,
         "# HELP chess_lobby_watchers Connections watching the lobby's "
         "open seeks and live games (lobby_watch).\n"
         "# TYPE chess_lobby_watchers gauge\nchess_lobby_watchers %lld\n",
         (long long)m->lobby_watchers);
-    put(&o,
+    put(o,
         "# HELP chess_messages_total Client text messages received.\n"
         "# TYPE chess_messages_total counter\nchess_messages_total %llu\n",
         (unsigned long long)m->messages_in);
-    put(&o,
+    put(o,
         "# HELP chess_moves_total Moves played.\n"
         "# TYPE chess_moves_total counter\nchess_moves_total %llu\n",
         (unsigned long long)m->moves);
-    put(&o, "# HELP chess_games_finished_total Finished games by reason.\n"
-            "# TYPE chess_games_finished_total counter\n");
+    put(o, "# HELP chess_games_finished_total Finished games by reason.\n"
+           "# TYPE chess_games_finished_total counter\n");
     for (int i = 0; i < ENDING_REASONS; i++)
-        put(&o, "chess_games_finished_total{reason=\"%s\"} %llu\n",
+        put(o, "chess_games_finished_total{reason=\"%s\"} %llu\n",
             ending_get((enum ending_reason)i)->metric,
             (unsigned long long)m->finished[i]);
-    put(&o, "# HELP chess_messages_rejected_total Error replies by code.\n"
-            "# TYPE chess_messages_rejected_total counter\n");
+    put(o, "# HELP chess_messages_rejected_total Error replies by code.\n"
+           "# TYPE chess_messages_rejected_total counter\n");
     for (int i = 1; i < PROTO_CODE_COUNT; i++)
-        put(&o, "chess_messages_rejected_total{code=\"%s\"} %llu\n",
+        put(o, "chess_messages_rejected_total{code=\"%s\"} %llu\n",
             proto_code_name((enum proto_code)i),
             (unsigned long long)m->rejected[i]);
-    put(&o, "# HELP chess_store_failures_total Database operations that "
-            "failed (a failed commit is retried).\n"
-            "# TYPE chess_store_failures_total counter\n");
+    put(o, "# HELP chess_store_failures_total Database operations that "
+           "failed (a failed commit is retried).\n"
+           "# TYPE chess_store_failures_total counter\n");
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
-        put(&o, "chess_store_failures_total{op=\"%s\"} %llu\n",
+        put(o, "chess_store_failures_total{op=\"%s\"} %llu\n",
             store_failure_name((enum store_failure)i),
             (unsigned long long)st->failures[i]);
-    put(&o,
+}
+
+/* The database file, and what the network refused or cut. */
+static void put_net(struct out *o, const struct metrics *m)
+{
+    put(o,
         "# HELP chess_database_file_lost 1 when the database file "
         "was deleted or replaced under the running server.\n"
         "# TYPE chess_database_file_lost gauge\n"
         "chess_database_file_lost %d\n",
         m->db_file_lost);
-    put(&o,
+    put(o,
         "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
         "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
         (unsigned long long)m->net.out_queue_bytes);
-    put(&o,
+    put(o,
         "# HELP chess_connections_cut_total Connections closed by the "
         "server for misbehaviour.\n"
         "# TYPE chess_connections_cut_total counter\n"
@@ -340,7 +350,7 @@ static char *metrics_render(const struct metrics *m, size_t live_games,
         "chess_connections_cut_total{why=\"flood\"} %llu\n",
         (unsigned long long)m->net.closed_overflow,
         (unsigned long long)m->closed_flood);
-    put(&o,
+    put(o,
         "# HELP chess_upgrades_refused_total WebSocket upgrades "
         "refused.\n# TYPE chess_upgrades_refused_total counter\n"
         "chess_upgrades_refused_total{why=\"origin\"} %llu\n"
@@ -350,42 +360,52 @@ static char *metrics_render(const struct metrics *m, size_t live_games,
         (unsigned long long)m->net.refused_origin,
         (unsigned long long)m->net.refused_full,
         (unsigned long long)m->net.refused_per_ip);
-    put(&o,
+    put(o,
         "# HELP chess_http_rate_limited_total HTTP API requests "
         "refused with 429 (over http_rate_per_s).\n"
         "# TYPE chess_http_rate_limited_total counter\n"
         "chess_http_rate_limited_total %llu\n",
         (unsigned long long)m->net.refused_http_rate);
-    put_hist(&o, "chess_move_seconds", "Time to handle one move message.",
+}
+
+/* The histograms of the moves and of the loop. */
+static void put_latencies(struct out *o, const struct metrics *m)
+{
+    put_hist(o, "chess_move_seconds", "Time to handle one move message.",
              &m->move);
-    put_hist(&o, "chess_move_lag_credit_seconds",
+    put_hist(o, "chess_move_lag_credit_seconds",
              "Lag credit given back to the mover's clock per move played "
              "(half the connection's smoothed ping round trip, within the "
              "player's quota).",
              &m->lag_credit);
-    put_hist(&o, "chess_move_commit_seconds",
+    put_hist(o, "chess_move_commit_seconds",
              "Time from a move's arrival "
              "to the journal commit that lets its moved message go out.",
              &m->commit);
-    put_hist(&o, "chess_event_loop_lag_seconds",
+    put_hist(o, "chess_event_loop_lag_seconds",
              "How late a periodic "
              "timer on the event loop fires (the loop was busy or stalled).",
              &m->net.loop_lag);
-    put(&o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
-            "close code (1006: no close frame either way).\n"
-            "# TYPE chess_ws_closes_total counter\n");
+}
+
+/* WebSocket closes by code, HTTP answers by route and status. */
+static void put_closes(struct out *o, const struct metrics *m)
+{
+    put(o, "# HELP chess_ws_closes_total Closed WebSocket connections by "
+           "close code (1006: no close frame either way).\n"
+           "# TYPE chess_ws_closes_total counter\n");
     for (int i = 0; i < NETSTATS_CLOSE_CODES; i++) {
         if (i < NETSTATS_CLOSE_CODES - 1)
-            put(&o, "chess_ws_closes_total{code=\"%d\"} %llu\n",
+            put(o, "chess_ws_closes_total{code=\"%d\"} %llu\n",
                 netstats_close_codes[i],
                 (unsigned long long)m->net.ws_closes[i]);
         else
-            put(&o, "chess_ws_closes_total{code=\"other\"} %llu\n",
+            put(o, "chess_ws_closes_total{code=\"other\"} %llu\n",
                 (unsigned long long)m->net.ws_closes[i]);
     }
-    put(&o, "# HELP chess_http_requests_total HTTP responses by route and "
-            "status (pairs seen so far).\n"
-            "# TYPE chess_http_requests_total counter\n");
+    put(o, "# HELP chess_http_requests_total HTTP responses by route and "
+           "status (pairs seen so far).\n"
+           "# TYPE chess_http_requests_total counter\n");
     for (int r = 0; r < NETSTATS_ROUTES; r++)
         for (int i = 0; i < NETSTATS_HTTP_STATUSES; i++) {
             char status[8];
@@ -396,12 +416,29 @@ static char *metrics_render(const struct metrics *m, size_t live_games,
                          netstats_http_statuses[i]);
             else
                 snprintf(status, sizeof status, "other");
-            put(&o,
+            put(o,
                 "chess_http_requests_total{route=\"%s\",status=\"%s\"} "
                 "%llu\n",
                 netstats_routes[r], status,
                 (unsigned long long)m->net.http[r][i]);
         }
+}
+
+static char *metrics_render(const struct metrics *m,
+                            const struct metrics_sizes *sizes,
+                            const struct metrics_store *st)
+{
+    struct out o = {malloc(4096), 0, 4096, 0};
+
+    if (!o.buf)
+        return NULL;
+    o.buf[0] = '\0';
+    put_process(&o);
+    put_gauges(&o, m, sizes);
+    put_counters(&o, m, st);
+    put_net(&o, m);
+    put_latencies(&o, m);
+    put_closes(&o, m);
     put_store(&o, st);
     if (o.failed) {
         free(o.buf);
@@ -447,9 +484,11 @@ static void metrics_page(struct hub *h, struct http_reply *r)
     store_wal_stats(s, &st.wal);
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
         st.failures[i] = store_failures(s, (enum store_failure)i);
+    struct metrics_sizes sizes = {hub_live_games(h), hub_open_seeks(h),
+                                  hub_subscriptions(h)};
+
     reply(r, 200, "text/plain; version=0.0.4",
-          metrics_render(hub_metrics(h), hub_live_games(h), hub_open_seeks(h),
-                         hub_subscriptions(h), &st));
+          metrics_render(hub_metrics(h), &sizes, &st));
 }
 
 bool status_handle(struct hub *h, const char *path, int64_t now,

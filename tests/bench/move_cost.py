@@ -37,7 +37,7 @@ FILE_GROUPS = [
     (r'server/store/store(_queue)?\.c$',
      'journal enqueue (store.c, store_queue.c)'),
     (r'server/(net|lib|app)/(conn|net|msgbuf|wire|frames|tcp|netstats'
-     r'|hist|main|web|lwslog|log)\.c$|common/(timerq|sysclock)\.c$',
+     r'|hist|main|wiring|web|lwslog|log)\.c$|common/(timerq|sysclock)\.c$',
      'network glue: queues, timers, callbacks (conn.c, net.c, msgbuf.c)'),
 ]
 
