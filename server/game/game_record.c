@@ -16,6 +16,7 @@
 #include "notation.h"
 #include "pgn.h"
 #include "game/rating.h"
+#include "lib/grow.h"
 
 /* ---- legal moves ------------------------------------------------------- */
 
@@ -302,18 +303,12 @@ static int64_t lag_credit(int64_t quota, int64_t est, int64_t took)
  * games are counted in bytes per connection). */
 static int reserve(struct game *g)
 {
-    size_t cap;
-    struct ply *p;
+    /* (most idle games hold a few plies) */
+    struct ply *p = grow_array(g->plies, &g->cap, g->rec.n, sizeof *p, 4);
 
-    assert(g->rec.n <= g->cap);
-    if (g->rec.n < g->cap)
-        return 0;
-    cap = g->cap ? 2 * g->cap : 4; /* most idle games hold a few plies */
-    p = realloc(g->plies, cap * sizeof *p);
     if (!p)
         return -1;
     g->plies = p;
-    g->cap = cap;
     return 0;
 }
 

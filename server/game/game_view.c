@@ -15,6 +15,7 @@
 #include "lib/msgbuf.h"
 #include "notation.h"
 #include "game/rating.h"
+#include "lib/grow.h"
 
 /* ---- subscribers and messages ------------------------------------------ */
 
@@ -47,19 +48,17 @@ void game_broadcast_moved(struct game *g, const struct proto_moved *mv)
 
 int game_subscribe(struct game *g, struct session *s, enum game_role role)
 {
+    struct sub *n;
+
     for (size_t i = 0; i < g->nsubs; i++)
         if (g->subs[i].s == s) {
             g->subs[i].role = role;
             return 0;
         }
-    if (g->nsubs == g->subcap) {
-        size_t cap = g->subcap ? 2 * g->subcap : 4;
-        struct sub *n = realloc(g->subs, cap * sizeof *n);
-        if (!n)
-            return -1;
-        g->subs = n;
-        g->subcap = cap;
-    }
+    n = grow_array(g->subs, &g->subcap, g->nsubs, sizeof *n, 4);
+    if (!n)
+        return -1;
+    g->subs = n;
     assert(g->nsubs < g->subcap);
     g->subs[g->nsubs++] = (struct sub){s, role};
     return 0;
