@@ -81,6 +81,11 @@ stop() {
     echo "run-cluster: stopped"
 }
 
+write_pid() { # file pid: a reader never sees it half written (a
+    # restart rewrites it while a kill -9 $(cat FILE) or a test reads it)
+    echo "$2" >"$1.new" && mv -f "$1.new" "$1"
+}
+
 wait_gone() { # names of pid files: waits up to 30 s for each to exit
     for n in "$@"; do
         [ -f "$dir/$n.pid" ] || continue
@@ -123,7 +128,7 @@ fi
 $as_pg "$pgbin/postgres" -D "$pgdir" -c listen_addresses= \
     -c unix_socket_directories="$pgdir" -c synchronous_commit=on \
     >>"$dir/postgres.log" 2>&1 &
-echo $! >"$dir/postgres.pid"
+write_pid "$dir/postgres.pid" $!
 wait_for PostgreSQL "$pgbin/psql" -X -h "$pgdir" -U chess -d postgres \
     -c "SELECT 1"
 "$pgbin/psql" -X -q -h "$pgdir" -U chess -d postgres -tAc \
@@ -137,7 +142,7 @@ rm -f "$dir/redis.sock"
 redis-server --port 0 --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
     --save "" --appendonly no --dir "$dir" --maxmemory-policy noeviction \
     >"$dir/redis.log" 2>&1 &
-echo $! >"$dir/redis.pid"
+write_pid "$dir/redis.pid" $!
 wait_for Redis test -S "$dir/redis.sock"
 
 node() { # n: starts node n on port + n, with the script's arguments
@@ -147,7 +152,7 @@ node() { # n: starts node n on port + n, with the script's arguments
         --node-id "n$n" --postgres "$dsn" --redis "$dir/redis.sock" \
         --trusted-proxies 127.0.0.1 --web "$root/web" \
         --log-file "$dir/n$n.log" "$@" &
-    echo $! >"$dir/n$n.pid"
+    write_pid "$dir/n$n.pid" $!
 }
 for i in 1 2 3; do
     node $i "$@"
@@ -183,7 +188,7 @@ http {
 EOF
 /usr/sbin/nginx -p "$dir/nginx" -e "$dir/nginx/error.log" \
     -c "$dir/nginx/nginx.conf" &
-echo $! >"$dir/nginx.pid"
+write_pid "$dir/nginx.pid" $!
 # (nginx writes its pid file once it listens)
 wait_for nginx test -s "$dir/nginx/nginx.pid"
 echo "run-cluster: http://localhost:$port (nginx) -> nodes n1-n3 on" \
