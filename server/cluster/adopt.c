@@ -167,6 +167,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     struct adoption *a = arg;
     struct cluster *c = a->c;
 
+    assert(a->stage == ADOPT_TAKE); /* (the take is its first step) */
     if (err || !bus_at(v, 1) || !bus_is(bus_at(v, 0), BUS_INT)) {
         log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
                  err ? err : "unexpected reply");
@@ -236,6 +237,7 @@ void adopt_epoch_drop(struct cluster *c, const char *gid)
  * restored here. */
 void adopt_finish(struct cluster *c, struct adoption *a)
 {
+    assert(a->stage == ADOPT_EPOCH && a->seq <= store_committed(c->store));
     struct store_game row;
     struct store_move *moves = NULL;
     size_t n = 0;

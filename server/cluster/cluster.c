@@ -168,6 +168,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
         return NULL;
     c->h = h;
     c->store = hub_store(h);
+    assert(bus->ops && bus->ops->publish && bus->ops->eval);
     c->bus = *bus;
     snprintf(c->node, sizeof c->node, "%s", node_id);
     lease_new_incarnation(c);

@@ -322,6 +322,7 @@ void edge_session_closed(void *ctx, struct session *s)
 
     e->attaching = 0;
     detach_all(c, s, s->player != NULL);
+    assert(e->rgames.n == 0); /* (it follows nothing now) */
     table_del(&c->locals, e->id_key);
     table_clear(&e->rgames);
     free(e);

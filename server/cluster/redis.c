@@ -346,6 +346,7 @@ static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
     struct redis *r = c->r;
     redisReply *rep = reply;
 
+    assert(r->pending > 0); /* (a reply answers a command sent) */
     r->pending--;
     if (!rep) {
         cmd_finish(c, NULL,

@@ -3,6 +3,7 @@
  */
 #include "hub/lobbyfeed.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +332,8 @@ void lobbyfeed_unwatch(struct lobbyfeed *f, struct session *s)
 
     if (!i)
         return;
+    /* s->lobby_slot is its place + 1 (lobbyfeed.h) */
+    assert(i <= f->n && f->watchers[i - 1] == s);
     f->watchers[i - 1] = f->watchers[--f->n];
     f->watchers[i - 1]->lobby_slot = i;
     s->lobby_slot = 0;

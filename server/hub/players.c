@@ -193,6 +193,7 @@ static void unlink_conn(struct player *p, struct session *s)
             p->conns[i] = p->conns[--p->nconns];
             return;
         }
+    assert(!"a session that speaks for p is one of p's connections");
 }
 
 struct session *hub_open(struct hub *h, struct conn *c, const char *ip)

@@ -5,6 +5,7 @@
 
 #include "lib/msgbuf.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,8 @@ void session_clear(struct session *s)
 enum session_admit session_admit(struct session *s, bool move, int64_t now)
 {
     const struct session_limits *l = s->limits;
+
+    assert(l && s->strikes >= 0);
     bool ok = move ? bucket_take(&s->moves, l->move_rate_per_s, l->move_burst,
                                  now)
                    : bucket_take(&s->msgs, l->msg_rate_per_s, l->msg_burst,
