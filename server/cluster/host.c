@@ -227,12 +227,14 @@ static int64_t remote_rtt_ms(const struct session *s)
     return ((const struct remote *)s->ext)->rtt_ms;
 }
 
-/* A remote session's close: nothing to do here (its edge closes it). */
+/* A remote session's close: its edge closes the connection (1012). */
 static void remote_close(struct session *s, int code, const char *reason)
 {
-    (void)s;
+    struct remote *rs = s->ext;
+
     (void)code;
     (void)reason;
+    host_kill(rs->c, rs->node, &rs->conn, 1);
 }
 
 static const struct session_ops remote_ops = {remote_send, remote_rtt_ms,

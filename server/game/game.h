@@ -51,7 +51,9 @@ struct game_env {
     int64_t grace_ms;      /* disconnection grace period */
     int64_t first_move_ms; /* time for each side's first move */
     /* Queues b for `to` (adds its own reference), to be written once the
-     * store has committed seq (0: at once). */
+     * store has committed seq (0: at once). b NULL: a message to `to`
+     * could not be made (out of memory): its connection must not go on
+     * without it (the hub closes it, and the client resyncs). */
     void (*send)(void *ctx, struct session *to, struct msgbuf *b,
                  uint64_t seq);
     /* Arms the game's timer at monotonic `at`, CLOCK_NEVER to disarm. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "notation.h"
 #include "game/rating.h"
@@ -24,7 +25,9 @@
 static void broadcast_buf(struct game *g, struct msgbuf *b)
 {
     if (!b)
-        return;
+        log_error("event=send_dropped why=out_of_memory what=broadcast "
+                  "game=%s",
+                  g->gid);
     for (size_t i = 0; i < g->nsubs; i++)
         g->env.send(g->env.ctx, g->subs[i].s, b, g->seq);
     msgbuf_unref(b);

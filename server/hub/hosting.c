@@ -28,6 +28,15 @@ void hub_env_send(void *ctx, struct session *to, struct msgbuf *b,
     struct hub *h = ctx;
 
     lobbyfeed_touch(h->feed); /* a game changed: the lobby's list may */
+    if (!b) { /* (game.h: a message lost; every connection it was for) */
+        if (to->ops)
+            hub_session_close(to, 1011, "out of memory");
+        for (size_t i = 0; !to->ops && i < to->player->nconns; i++)
+            hub_session_close(to->player->conns[i], 1011, "out of memory");
+        for (size_t i = 0; !to->ops && i < to->player->nremotes; i++)
+            hub_session_close(to->player->remotes[i], 1011, "out of memory");
+        return;
+    }
     if (to->ops) {
         hub_session_send(to, b, seq);
         return;

@@ -166,8 +166,11 @@ void hub_send_text(struct session *s, char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
 
-    if (!b)
+    if (!b) { /* a reply lost: the client must not go on without it */
+        log_error("event=send_dropped why=out_of_memory what=reply");
+        hub_session_close(s, 1011, "out of memory");
         return;
+    }
     hub_session_send(s, b, seq);
     msgbuf_unref(b);
 }

@@ -191,8 +191,15 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         return;
     }
     n = qnode_new();
-    if (!n)
+    if (!n) { /* a message lost: the client must not go on without it */
+        log_error("event=conn_cut why=out_of_memory ip=%s",
+                  c->peer ? c->peer->ip : "?");
+        c->killed = true;
+        unpark(c);
+        queue_clear(c);
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
         return;
+    }
     n->b = msgbuf_ref(b);
     n->seq = seq;
     FIFO_PUSH(c, n, next);
