@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -30,6 +31,12 @@ import urllib.error
 import urllib.request
 
 from wsclient import Closed, HandshakeError, WebSocket  # noqa: F401
+
+# tests/cluster/fixture.py: the Redis of a cluster (one starter of
+# redis-server for every Python test)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cluster"))
+from fixture import Redis, redis_call  # noqa: E402
 
 SERVER = os.environ.get("CHESS_SERVER", "")
 # e.g. "valgrind --error-exitcode=99 --leak-check=full" to run the server
@@ -314,94 +321,6 @@ SingleServer = Server  # one process (ClusterServer's nodes)
 # connects to the next node in turn: the two players of a test's game on
 # different nodes, a third client (a spectator) on the third.
 CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
-REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
-
-
-def _die_with_parent():
-    """In a child before exec: SIGKILL when the test process dies
-    (prctl PR_SET_PDEATHSIG), so that no server outlives its test."""
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
-
-
-class RedisProc:
-    """A redis-server of a cluster's own, on a unix socket in folder, no
-    persistence; stopped at the latest when the test process exits or
-    dies."""
-    running = []
-
-    def __init__(self, folder):
-        self.socket = os.path.join(folder, "redis.sock")
-        self.log = os.path.join(folder, "redis.log")
-        self.start()
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [REDIS_SERVER, "--port", "0", "--unixsocket", self.socket,
-             "--save", "", "--appendonly", "no", "--logfile", self.log],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-        RedisProc.running.append(self)
-        deadline = time.monotonic() + WAIT
-        while not os.path.exists(self.socket):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.005)
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(timeout=WAIT)
-        if self in RedisProc.running:
-            RedisProc.running.remove(self)
-        if os.path.exists(self.socket):
-            os.unlink(self.socket)
-
-    @staticmethod
-    def stop_all():
-        for r in list(RedisProc.running):
-            r.stop(signal.SIGKILL)
-
-    def restart(self):
-        self.stop(signal.SIGKILL)
-        self.start()
-
-
-def redis_call(socket_path, *args):
-    """One command to the Redis at socket_path (RESP over a unix socket):
-    its reply as str, int, None or a list."""
-    sock = socket.socket(socket.AF_UNIX)
-    sock.settimeout(WAIT)
-    sock.connect(socket_path)
-    out = "*%d\r\n" % len(args) + "".join(
-        "$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
-    sock.sendall(out.encode())
-    f = sock.makefile("rb")
-
-    def read():
-        line = f.readline().rstrip(b"\r\n")
-        kind, rest = line[:1], line[1:].decode()
-        if kind in (b"+", b"-"):
-            return rest if kind == b"+" else RuntimeError(rest)
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            data = f.read(n + 2)[:n]
-            return data.decode()
-        if kind == b"*":
-            n = int(rest)
-            return None if n < 0 else [read() for _ in range(n)]
-        raise RuntimeError("bad reply %r" % line)
-    try:
-        return read()
-    finally:
-        f.close()
-        sock.close()
-
-
 class ClusterServer:
     """CLUSTER nodes of chess-server on one database and one Redis, with
     Server's interface: port, http and the rest are the first node's,
@@ -415,7 +334,7 @@ class ClusterServer:
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
-        self.redis = RedisProc(self.dir)
+        self.redis = Redis(self.dir, wait=WAIT)
         self.turn = 0
         self.pinned = None
         self.nodes = []
@@ -467,7 +386,8 @@ class ClusterServer:
 
     def host_of(self, gid):
         """The index of the node that hosts gid (Redis's game:G:host)."""
-        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid)
+        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid,
+                          timeout=WAIT)
         return next((i for i, n in enumerate(self.nodes) if n.name == name),
                     None)
 
@@ -688,7 +608,7 @@ def close_all(clients):
 
 if CLUSTER:
     import atexit
-    atexit.register(RedisProc.stop_all)
+    atexit.register(Redis.stop_all)
     Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
 
 PIN = None  # one_node: every client of a cluster on this node
