@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""fixture.py - a real Redis and a real PostgreSQL 15 for the cluster tests
-(and Redis, the one class that starts it, for tests/integration/harness.py).
+"""fixture.py - a real Redis and a real PostgreSQL 15 for the cluster tests,
+and what tests/integration/harness.py shares with them: Redis (the one
+class that starts redis-server), end_process, wait_for, psql_argv.
 
     with Servers(redis=True, postgres=True) as s:
         s.redis_socket          # redis-server's unix socket
@@ -55,7 +56,8 @@ import tempfile
 import time
 
 
-def _pg_bindir():
+def pg_bindir():
+    """The folder of initdb, postgres and psql."""
     d = os.environ.get("PG_BINDIR")
     if d:
         return d
@@ -80,6 +82,27 @@ def end_process(proc, sig=signal.SIGTERM, timeout=20):
             proc.kill()
             proc.wait()
     return proc.returncode
+
+
+def wait_for(ready, timeout, failed, proc=None, step=0.005):
+    """Calls ready() every step seconds until it is true. When proc (if
+    given) ends first, or timeout seconds pass, raises failed(why), why
+    being "exited" or "timed out"."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if proc is not None and proc.poll() is not None:
+            raise failed("exited")
+        if time.monotonic() > deadline:
+            raise failed("timed out")
+        time.sleep(step)
+
+
+def psql_argv(psql, conninfo, dbname):
+    """psql's command line for statements on dbname (conninfo's other
+    settings), unaligned and tuples only, stopping at the first error;
+    the caller adds -c or a script on stdin."""
+    return [psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+            "-d", conninfo + " dbname=" + dbname]
 
 
 REDIS_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -155,20 +178,19 @@ class Redis:
                 stdin=subprocess.DEVNULL, stdout=log,
                 stderr=subprocess.STDOUT)
         Redis.running.append(self)
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                if redis_call(self.socket, "PING") == "PONG":
-                    return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError("redis-server exited: " + _tail(self.log))
-            if time.monotonic() > deadline:
-                self.stop(signal.SIGKILL)
-                raise RuntimeError("redis-server does not answer")
-            time.sleep(0.005)
+        try:
+            wait_for(self._pong, self.wait, lambda why: RuntimeError(
+                "redis-server %s: %s" % (why, _tail(self.log))),
+                proc=self.proc)
+        except RuntimeError:
+            self.stop(signal.SIGKILL)
+            raise
+
+    def _pong(self):
+        try:
+            return redis_call(self.socket, "PING") == "PONG"
+        except OSError:
+            return False
 
     def stop(self, sig=signal.SIGTERM):
         """Stops it with sig, waited for (SIGKILL after 20 s)."""
@@ -217,7 +239,7 @@ class Servers:
         self.pg_proc = None
         self.pg_socket_dir = None
         self.dsn = None
-        self.bindir = _pg_bindir()
+        self.bindir = pg_bindir()
         self.as_root = os.geteuid() == 0
         self._old_handlers = {}
 
@@ -342,16 +364,11 @@ class Servers:
         log.close()
         self.dsn = "host=%s port=%d user=chess dbname=chess" % (
             self.pg_socket_dir, self.PG_PORT)
-        deadline = time.monotonic() + 60
-        while True:
-            r = self._psql_run("SELECT 1", "postgres")
-            if r.returncode == 0:
-                break
-            if self.pg_proc.poll() is not None:
-                raise RuntimeError("postgres exited: " + self._log("pg.log"))
-            if time.monotonic() > deadline:
-                raise RuntimeError("postgres does not answer: " + r.stderr)
-            time.sleep(0.05)
+        def answers():
+            return self._psql_run("SELECT 1", "postgres").returncode == 0
+        wait_for(answers, 60, lambda why: RuntimeError(
+            "postgres %s: %s" % (why, self._log("pg.log"))),
+            proc=self.pg_proc, step=0.05)
 
     def stop_postgres(self):
         """A fast shutdown (SIGINT: connections cut, in-flight
@@ -362,11 +379,8 @@ class Servers:
 
     def _psql_run(self, sql, dbname):
         return subprocess.run(
-            [os.path.join(self.bindir, "psql"), "-X", "-q", "-A", "-t",
-             "-v", "ON_ERROR_STOP=1", "-h", self.pg_socket_dir,
-             "-p", str(self.PG_PORT), "-U", "chess", "-d", dbname,
-             "-c", sql],
-            capture_output=True, text=True)
+            psql_argv(os.path.join(self.bindir, "psql"), self.dsn, dbname)
+            + ["-c", sql], capture_output=True, text=True)
 
     def psql(self, sql, dbname="chess"):
         """Runs sql through psql (libpq); returns its unaligned output

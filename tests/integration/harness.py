@@ -33,10 +33,11 @@ import urllib.request
 from wsclient import Closed, HandshakeError, WebSocket  # noqa: F401
 
 # tests/cluster/fixture.py: the Redis of a cluster (one starter of
-# redis-server for every Python test)
+# redis-server for every Python test) and the helpers for processes
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "cluster"))
-from fixture import Redis, redis_call  # noqa: E402
+from fixture import (Redis, end_process, pg_bindir, psql_argv,  # noqa: E402
+                     redis_call, wait_for)
 
 SERVER = os.environ.get("CHESS_SERVER", "")
 # e.g. "valgrind --error-exitcode=99 --leak-check=full" to run the server
@@ -58,8 +59,8 @@ FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 # ---- the database: SQLite, or PostgreSQL with CHESS_TEST_POSTGRES ------
 
 POSTGRES = os.environ.get("CHESS_TEST_POSTGRES", "")
-PSQL = os.environ.get("CHESS_TEST_PSQL") or os.path.join(
-    os.environ.get("PG_BINDIR", "/usr/lib/postgresql/15/bin"), "psql")
+PSQL = os.environ.get("CHESS_TEST_PSQL") or (
+    os.path.join(pg_bindir(), "psql") if POSTGRES else "psql")
 
 
 def sqlite_only(reason):
@@ -75,9 +76,8 @@ def pg_database(folder):
 
 
 def _psql(dbname, sql, stdin=None):
-    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f",
-                        "-v", "ON_ERROR_STOP=1",
-                        "-d", POSTGRES + " dbname=" + dbname, "-c", sql],
+    r = subprocess.run(psql_argv(PSQL, POSTGRES, dbname) +
+                       ["-F", "\x1f", "-c", sql],
                        capture_output=True, text=True, input=stdin,
                        timeout=WAIT * 4)
     if r.returncode != 0:
@@ -214,16 +214,16 @@ class Server:
             + self.extra,
             stdout=self.log, stderr=self.log,
             env=dict(os.environ, **self.env) if self.env else None)
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                if "(in use?)" in self.log_text():
-                    return False
-                raise RuntimeError("server exited: " + self.log_text())
-            if "event=listening" in self.log_text():
-                return True
-            time.sleep(0.005)
-        raise RuntimeError("server did not start: " + self.log_text())
+        try:
+            wait_for(lambda: "event=listening" in self.log_text(), WAIT,
+                     lambda why: RuntimeError("server %s: %s" % (
+                         why, self.log_text())), proc=self.proc)
+        except RuntimeError:
+            if self.proc.poll() is not None and \
+                    "(in use?)" in self.log_text():
+                return False
+            raise
+        return True
 
     def client_port(self):
         """The port a new client connects to (one node's: Cluster)."""
@@ -242,20 +242,14 @@ class Server:
         return rc
 
     def kill(self):
-        self.proc.kill()
-        self.proc.wait(timeout=WAIT)
+        end_process(self.proc, signal.SIGKILL, WAIT)
         self.log.close()
 
     def stop(self):
         """Stops the server (SIGTERM, so that sanitizers report at exit)
         and fails when it crashed or a sanitizer complained."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=WAIT)
+        if self.proc:
+            end_process(self.proc, signal.SIGTERM, WAIT)
         if not self.log.closed:
             self.log.close()
         text = self.log_text()
@@ -355,10 +349,14 @@ class ClusterServer:
         """Every node holds its lease (each has logged cluster_joined)."""
         deadline = time.monotonic() + WAIT
         for n in self.nodes:
-            while "event=cluster_joined" not in n.log_text():
-                if time.monotonic() > deadline:
-                    raise RuntimeError("node did not join: " + n.log_text())
-                time.sleep(0.005)
+            self._joined(n, deadline - time.monotonic())
+
+    @staticmethod
+    def _joined(n, timeout=WAIT):
+        """Waits until node n has logged cluster_joined."""
+        wait_for(lambda: "event=cluster_joined" in n.log_text(), timeout,
+                 lambda why: RuntimeError("node did not join: " +
+                                          n.log_text()))
 
     @property
     def port(self):
@@ -397,11 +395,7 @@ class ClusterServer:
         joined."""
         n = self.nodes[i]
         n.start(n.port if same_port else None)  # (log_text: this run's)
-        deadline = time.monotonic() + WAIT
-        while "event=cluster_joined" not in n.log_text():
-            if time.monotonic() > deadline:
-                raise RuntimeError("node did not join: " + n.log_text())
-            time.sleep(0.005)
+        self._joined(n)
 
     def log_text(self):
         return "".join("[%s]\n%s" % (n.name, n.log_text())
@@ -460,8 +454,7 @@ class _Hold:
             self.con.execute("BEGIN IMMEDIATE")
             return
         self.proc = subprocess.Popen(
-            [PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-             "-d", POSTGRES + " dbname=" + server.pg],
+            psql_argv(PSQL, POSTGRES, server.pg),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.proc.stdin.write("BEGIN; LOCK TABLE meta IN EXCLUSIVE MODE; "
                               "SELECT 'locked';\n")
@@ -693,12 +686,9 @@ class ServerTest(unittest.TestCase):
 
 def wait_until(pred, what, timeout=WAIT):
     """Polls pred until it holds; fails naming `what` after timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting for " + what)
+    wait_for(pred, timeout,
+             lambda why: AssertionError("timed out waiting for " + what),
+             step=0.01)
 
 
 def write_json(path, obj):
@@ -720,9 +710,7 @@ class FreshServerTest(unittest.TestCase):
     def tearDown(self):
         close_all(self.clients)
         for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=WAIT)
+            end_process(p, signal.SIGKILL, WAIT)
         for s in self.servers:
             s.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
