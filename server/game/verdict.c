@@ -1,10 +1,10 @@
 /*
  * verdict.c - the flag-verdict worker (see verdict.h).
  *
- * Questions and answers are two FIFO lists of jobs under one mutex; the
- * worker takes a question, searches without the lock, and appends the
- * job, now answered, to the answers. A job belongs to whichever list
- * holds it, or to the worker while it searches.
+ * The worker is the worker pool's (lib/workers.h) with one thread: it
+ * takes a question, searches without the lock, and hands the job, now
+ * answered, back to the loop. The budgets below are kept in the pool's
+ * hooks, under its lock, where the questions waiting can be walked.
  *
  * Budgets. Time is counted in search nodes (the search's cost is
  * proportional to them; each question also costs VERDICT_QUESTION_NODES).
@@ -29,14 +29,12 @@
  */
 #include "game/verdict.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dead.h"
-#include "fifo.h"
+#include "lib/workers.h"
 #include "proto.h"
 
 /* Questions that may wait: each is one flag. Over this the static tests
@@ -48,7 +46,7 @@
 #define VERDICT_QUESTION_NODES 64
 
 struct job {
-    struct job *next;
+    struct workers_job link;
     char gid[PROTO_KEY_MAX + 1];
     struct board b;
     int color;
@@ -57,20 +55,9 @@ struct job {
     struct verdict a; /* the answer */
 };
 
-struct list {
-    struct job *head, *tail;
-};
-
+/* spent and current are under the pool's lock (its hooks). */
 struct verdicts {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv; /* a question arrived, or stop */
-    struct list questions, answers;
-    size_t n_questions;
-    atomic_bool answered; /* answers wait: the loop's collect looks
-                               without the lock on every wake-up */
-    bool stopping;
-    void (*wake)(void);
+    struct workers *pool;
     void *scratch; /* dead_scratch_size() bytes, the worker's */
     long window;   /* nodes a question may wait for its answer */
     long spent;    /* nodes (and question costs) spent so far */
@@ -78,67 +65,71 @@ struct verdicts {
                                0 when idle */
 };
 
-static struct job *list_take_all(struct list *l)
+static struct job *job_of(struct workers_job *link)
 {
-    struct job *j = l->head;
-
-    l->head = l->tail = NULL;
-    return j;
+    return workers_container(link, struct job, link);
 }
 
-static void free_jobs(struct job *j)
+static void job_free(void *ctx, struct workers_job *link)
 {
-    while (j) {
-        struct job *next = j->next;
-        free(j);
-        j = next;
-    }
+    (void)ctx;
+    free(job_of(link));
 }
 
-static void *worker_main(void *arg)
+/* A question arrives: what the search in progress may still spend comes
+ * first. */
+static void on_queued(void *ctx, struct workers_job *link)
 {
-    struct verdicts *v = arg;
+    struct verdicts *v = ctx;
+    struct job *j = job_of(link);
 
-    pthread_mutex_lock(&v->mu);
-    for (;;) {
-        struct job *j;
+    j->allow = v->window - v->current;
+    j->spent_at = v->spent;
+}
 
-        while (!v->questions.head && !v->stopping)
-            pthread_cond_wait(&v->cv, &v->mu);
-        if (v->stopping)
-            break;
-        FIFO_POP(&v->questions, j, next);
-        v->n_questions--;
-        long share = j->allow / 2, k = 3, nodes, cost;
-        for (struct job *w = j->next; w; w = w->next, k++)
-            if (w->allow / k < share)
-                share = w->allow / k;
-        /* the search may explore one node past its budget */
-        j->a.budget = share - VERDICT_QUESTION_NODES - 1;
-        if (j->a.budget < 0)
-            j->a.budget = 0;
-        v->current = j->a.budget + 1 + VERDICT_QUESTION_NODES;
-        pthread_mutex_unlock(&v->mu);
-        enum dead_search r = dead_search_bounded(
-            &j->b, (enum color)j->color, v->scratch, j->a.budget, &nodes);
-        pthread_mutex_lock(&v->mu);
-        cost = nodes + VERDICT_QUESTION_NODES;
-        v->current = 0;
-        v->spent += cost;
-        for (struct job *w = v->questions.head; w; w = w->next)
-            w->allow -= cost;
-        j->a.can_mate = r != DEAD_SEARCH_NO_MATE;
-        j->a.cut_short = r == DEAD_SEARCH_UNKNOWN;
-        j->a.nodes = nodes;
-        j->a.waited = v->spent - j->spent_at;
-        FIFO_PUSH(&v->answers, j, next);
-        atomic_store(&v->answered, true);
-        pthread_mutex_unlock(&v->mu);
-        v->wake();
-        pthread_mutex_lock(&v->mu);
-    }
-    pthread_mutex_unlock(&v->mu);
-    return NULL;
+/* The worker takes j: its budget is its share (see above). */
+static void on_taken(void *ctx, struct workers_job *link,
+                     struct workers_job *waiting)
+{
+    struct verdicts *v = ctx;
+    struct job *j = job_of(link);
+    long share = j->allow / 2, k = 3;
+
+    for (struct workers_job *w = waiting; w; w = w->next, k++)
+        if (job_of(w)->allow / k < share)
+            share = job_of(w)->allow / k;
+    /* the search may explore one node past its budget */
+    j->a.budget = share - VERDICT_QUESTION_NODES - 1;
+    if (j->a.budget < 0)
+        j->a.budget = 0;
+    v->current = j->a.budget + 1 + VERDICT_QUESTION_NODES;
+}
+
+/* On the worker, without the lock. */
+static void search(void *ctx, struct workers_job *link)
+{
+    struct verdicts *v = ctx;
+    struct job *j = job_of(link);
+
+    enum dead_search r = dead_search_bounded(
+        &j->b, (enum color)j->color, v->scratch, j->a.budget, &j->a.nodes);
+    j->a.can_mate = r != DEAD_SEARCH_NO_MATE;
+    j->a.cut_short = r == DEAD_SEARCH_UNKNOWN;
+}
+
+/* j's search spent its cost from every question waiting. */
+static void on_done(void *ctx, struct workers_job *link,
+                    struct workers_job *waiting)
+{
+    struct verdicts *v = ctx;
+    struct job *j = job_of(link);
+    long cost = j->a.nodes + VERDICT_QUESTION_NODES;
+
+    v->current = 0;
+    v->spent += cost;
+    for (struct workers_job *w = waiting; w; w = w->next)
+        job_of(w)->allow -= cost;
+    j->a.waited = v->spent - j->spent_at;
 }
 
 struct verdicts *verdicts_start(void (*wake)(void), long window_nodes)
@@ -147,24 +138,26 @@ struct verdicts *verdicts_start(void (*wake)(void), long window_nodes)
 
     if (!v)
         return NULL;
-    v->wake = wake;
     v->window = window_nodes > 0 ? window_nodes : VERDICT_WINDOW_NODES;
     v->scratch = malloc(dead_scratch_size());
     if (!v->scratch)
         goto fail_scratch;
     dead_scratch_init(v->scratch);
-    if (pthread_mutex_init(&v->mu, NULL) != 0)
-        goto fail_mutex;
-    if (pthread_cond_init(&v->cv, NULL) != 0)
-        goto fail_cond;
-    if (pthread_create(&v->thread, NULL, worker_main, v) != 0)
-        goto fail_thread;
+    v->pool = workers_start(
+        &(struct workers_conf){.threads = 1, /* one scratch */
+                               .cap = VERDICT_QUEUE_CAP,
+                               .cap_waiting = true,
+                               .ctx = v,
+                               .wake = wake,
+                               .run = search,
+                               .release = job_free,
+                               .queued = on_queued,
+                               .taken = on_taken,
+                               .done = on_done});
+    if (!v->pool)
+        goto fail_pool;
     return v;
-fail_thread:
-    pthread_cond_destroy(&v->cv);
-fail_cond:
-    pthread_mutex_destroy(&v->mu);
-fail_mutex:
+fail_pool:
     free(v->scratch);
 fail_scratch:
     free(v);
@@ -175,7 +168,6 @@ int verdicts_ask(struct verdicts *v, const char *gid, const struct board *b,
                  int color)
 {
     struct job *j = malloc(sizeof *j);
-    int rc = -1;
 
     if (!j)
         return -1;
@@ -184,52 +176,36 @@ int verdicts_ask(struct verdicts *v, const char *gid, const struct board *b,
     j->a.gid = j->gid;
     j->b = *b;
     j->color = color;
-    pthread_mutex_lock(&v->mu);
-    /* what the search in progress may still spend comes first */
-    j->allow = v->window - v->current;
-    j->spent_at = v->spent;
-    if (v->n_questions < VERDICT_QUEUE_CAP && !v->stopping) {
-        FIFO_PUSH(&v->questions, j, next);
-        v->n_questions++;
-        pthread_cond_signal(&v->cv);
-        rc = 0;
-    }
-    pthread_mutex_unlock(&v->mu);
-    if (rc < 0)
-        free(j);
-    return rc;
+    return workers_submit(v->pool, &j->link);
+}
+
+/* The caller's answer function, for the pool's collect. */
+struct relay {
+    void (*answer)(void *arg, const struct verdict *a);
+    void *arg;
+};
+
+static void relay_answer(void *arg, struct workers_job *link)
+{
+    struct relay *r = arg;
+
+    r->answer(r->arg, &job_of(link)->a);
 }
 
 void verdicts_collect(struct verdicts *v,
                       void (*answer)(void *arg, const struct verdict *a),
                       void *arg)
 {
-    struct job *j, *all;
+    struct relay r = {answer, arg};
 
-    if (!atomic_load(&v->answered))
-        return; /* the wake-up was the store's */
-    pthread_mutex_lock(&v->mu);
-    atomic_store(&v->answered, false);
-    all = list_take_all(&v->answers);
-    pthread_mutex_unlock(&v->mu);
-    for (j = all; j; j = j->next)
-        answer(arg, &j->a);
-    free_jobs(all);
+    workers_collect(v->pool, relay_answer, &r);
 }
 
 void verdicts_stop(struct verdicts *v)
 {
     if (!v)
         return;
-    pthread_mutex_lock(&v->mu);
-    v->stopping = true;
-    pthread_cond_signal(&v->cv);
-    pthread_mutex_unlock(&v->mu);
-    pthread_join(v->thread, NULL);
-    free_jobs(list_take_all(&v->questions));
-    free_jobs(list_take_all(&v->answers));
-    pthread_cond_destroy(&v->cv);
-    pthread_mutex_destroy(&v->mu);
+    workers_stop(v->pool);
     free(v->scratch);
     free(v);
 }

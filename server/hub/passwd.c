@@ -1,27 +1,23 @@
 /*
- * passwd.c - the password workers (see passwd.h).
- *
- * Jobs go through two FIFO lists under one mutex: the questions, which
- * the workers take in order, and the answers, which the loop takes all at
- * once. A job belongs to whichever list holds it, or to the worker that
- * hashes it. `busy` counts the questions and the jobs being hashed: the
- * bound on what a storm of logins can make wait (and allocate).
+ * passwd.c - the password workers (see passwd.h), on the worker pool
+ * (lib/workers.h): a job is a password to hash or verify, its answer
+ * written into it by the worker. The pool's cap counts the jobs queued
+ * and those being hashed: the bound on what a storm of logins can make
+ * wait (and allocate).
  */
 #include "hub/passwd.h"
 
 #include <argon2.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fifo.h"
+#include "lib/workers.h"
 
 struct job {
-    struct job *next;
+    struct workers_job link;
     void *tag;
     bool hash;                        /* hash (else verify) */
     bool known;                       /* verify: encoded was given */
@@ -32,39 +28,32 @@ struct job {
     struct passwd_answer a;
 };
 
-struct list {
-    struct job *head, *tail;
-};
-
 struct passwd {
-    pthread_t *threads;
-    int n_threads;
-    pthread_mutex_t mu;
-    pthread_cond_t cv; /* a question arrived, hold lifted, or stop */
-    struct list questions, answers;
-    size_t busy;  /* questions + jobs being hashed */
-    size_t ready; /* answers */
-    size_t cap;
-    atomic_bool answered; /* answers wait: collect looks without the lock */
-    bool stopping, held;
-    void (*wake)(void);
+    struct workers *pool;
 };
 
-static void free_jobs(struct job *j)
+static struct job *job_of(struct workers_job *link)
 {
-    while (j) {
-        struct job *next = j->next;
-        OPENSSL_cleanse(j->password, sizeof j->password);
-        free(j);
-        j = next;
-    }
+    return workers_container(link, struct job, link);
 }
 
-/* Hashes or verifies j's password, without the lock. */
-static void work(struct job *j)
+/* The pool's release: wipes and frees a job. */
+static void job_free(void *ctx, struct workers_job *link)
 {
+    struct job *j = job_of(link);
+
+    (void)ctx;
+    OPENSSL_cleanse(j->password, sizeof j->password);
+    free(j);
+}
+
+/* Hashes or verifies j's password (the pool's run, on a worker). */
+static void work(void *ctx, struct workers_job *link)
+{
+    struct job *j = job_of(link);
     uint8_t salt[PASSWD_SALT_BYTES], tag[PASSWD_TAG_BYTES];
 
+    (void)ctx;
     j->a.tag = j->tag;
     j->a.hashed = j->hash;
     j->a.ok = false;
@@ -96,34 +85,6 @@ static void work(struct job *j)
     OPENSSL_cleanse(j->password, sizeof j->password);
 }
 
-static void *worker_main(void *arg)
-{
-    struct passwd *pw = arg;
-
-    pthread_mutex_lock(&pw->mu);
-    for (;;) {
-        struct job *j;
-
-        while ((!pw->questions.head || pw->held) && !pw->stopping)
-            pthread_cond_wait(&pw->cv, &pw->mu);
-        if (pw->stopping)
-            break;
-        FIFO_POP(&pw->questions, j, next);
-        pthread_mutex_unlock(&pw->mu);
-        work(j);
-        pthread_mutex_lock(&pw->mu);
-        pw->busy--;
-        pw->ready++;
-        FIFO_PUSH(&pw->answers, j, next);
-        atomic_store(&pw->answered, true);
-        pthread_mutex_unlock(&pw->mu);
-        pw->wake();
-        pthread_mutex_lock(&pw->mu);
-    }
-    pthread_mutex_unlock(&pw->mu);
-    return NULL;
-}
-
 struct passwd *passwd_start(void (*wake)(void), int threads, int cap)
 {
     struct passwd *pw;
@@ -133,49 +94,16 @@ struct passwd *passwd_start(void (*wake)(void), int threads, int cap)
     pw = calloc(1, sizeof *pw);
     if (!pw)
         return NULL;
-    pw->wake = wake;
-    pw->cap = (size_t)cap;
-    pw->threads = calloc((size_t)threads, sizeof *pw->threads);
-    if (!pw->threads)
-        goto fail_threads;
-    if (pthread_mutex_init(&pw->mu, NULL) != 0)
-        goto fail_mutex;
-    if (pthread_cond_init(&pw->cv, NULL) != 0)
-        goto fail_cond;
-    for (int i = 0; i < threads; i++) {
-        if (pthread_create(&pw->threads[i], NULL, worker_main, pw) != 0) {
-            pw->n_threads = i;
-            passwd_stop(pw);
-            return NULL;
-        }
+    pw->pool = workers_start(&(struct workers_conf){.threads = threads,
+                                                    .cap = (size_t)cap,
+                                                    .wake = wake,
+                                                    .run = work,
+                                                    .release = job_free});
+    if (!pw->pool) {
+        free(pw);
+        return NULL;
     }
-    pw->n_threads = threads;
     return pw;
-fail_cond:
-    pthread_mutex_destroy(&pw->mu);
-fail_mutex:
-    free(pw->threads);
-fail_threads:
-    free(pw);
-    return NULL;
-}
-
-/* Queues j: 0, or -1 (j freed) when cap jobs are busy. */
-static int ask(struct passwd *pw, struct job *j)
-{
-    int rc = -1;
-
-    pthread_mutex_lock(&pw->mu);
-    if (pw->busy < pw->cap && !pw->stopping) {
-        FIFO_PUSH(&pw->questions, j, next);
-        pw->busy++;
-        pthread_cond_signal(&pw->cv);
-        rc = 0;
-    }
-    pthread_mutex_unlock(&pw->mu);
-    if (rc < 0)
-        free_jobs(j);
-    return rc;
 }
 
 static struct job *job_new(const char *password, size_t len, void *tag)
@@ -201,7 +129,7 @@ int passwd_hash(struct passwd *pw, const char *password, size_t len,
     if (!j)
         return -1;
     j->hash = true;
-    return ask(pw, j);
+    return workers_submit(pw->pool, &j->link);
 }
 
 int passwd_verify(struct passwd *pw, const char *encoded,
@@ -218,70 +146,50 @@ int passwd_verify(struct passwd *pw, const char *encoded,
         j->known = true;
         memcpy(j->encoded, encoded, strlen(encoded) + 1);
     }
-    return ask(pw, j);
+    return workers_submit(pw->pool, &j->link);
+}
+
+/* The caller's answer function, for the pool's collect. */
+struct relay {
+    void (*answer)(void *arg, const struct passwd_answer *a);
+    void *arg;
+};
+
+static void relay_answer(void *arg, struct workers_job *link)
+{
+    struct relay *r = arg;
+
+    r->answer(r->arg, &job_of(link)->a);
 }
 
 void passwd_collect(struct passwd *pw,
                     void (*answer)(void *arg, const struct passwd_answer *a),
                     void *arg)
 {
-    struct job *all;
+    struct relay r = {answer, arg};
 
-    if (!atomic_load(&pw->answered))
-        return; /* the wake-up was someone else's */
-    pthread_mutex_lock(&pw->mu);
-    atomic_store(&pw->answered, false);
-    all = pw->answers.head;
-    pw->answers.head = pw->answers.tail = NULL;
-    pw->ready = 0;
-    pthread_mutex_unlock(&pw->mu);
-    for (struct job *j = all; j; j = j->next)
-        answer(arg, &j->a);
-    free_jobs(all);
+    workers_collect(pw->pool, relay_answer, &r);
 }
 
 size_t passwd_busy(struct passwd *pw)
 {
-    size_t n;
-
-    pthread_mutex_lock(&pw->mu);
-    n = pw->busy;
-    pthread_mutex_unlock(&pw->mu);
-    return n;
+    return workers_busy(pw->pool);
 }
 
 size_t passwd_ready(struct passwd *pw)
 {
-    size_t n;
-
-    pthread_mutex_lock(&pw->mu);
-    n = pw->ready;
-    pthread_mutex_unlock(&pw->mu);
-    return n;
+    return workers_ready(pw->pool);
 }
 
 void passwd_hold(struct passwd *pw, int hold)
 {
-    pthread_mutex_lock(&pw->mu);
-    pw->held = hold != 0;
-    pthread_cond_broadcast(&pw->cv);
-    pthread_mutex_unlock(&pw->mu);
+    workers_hold(pw->pool, hold);
 }
 
 void passwd_stop(struct passwd *pw)
 {
     if (!pw)
         return;
-    pthread_mutex_lock(&pw->mu);
-    pw->stopping = true;
-    pthread_cond_broadcast(&pw->cv);
-    pthread_mutex_unlock(&pw->mu);
-    for (int i = 0; i < pw->n_threads; i++)
-        pthread_join(pw->threads[i], NULL);
-    free_jobs(pw->questions.head);
-    free_jobs(pw->answers.head);
-    pthread_cond_destroy(&pw->cv);
-    pthread_mutex_destroy(&pw->mu);
-    free(pw->threads);
+    workers_stop(pw->pool);
     free(pw);
 }

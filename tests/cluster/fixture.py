@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""fixture.py - a real Redis and a real PostgreSQL 15 for the cluster tests.
+"""fixture.py - a real Redis and a real PostgreSQL 15 for the cluster tests,
+and what tests/integration/harness.py shares with them: Redis (the one
+class that starts redis-server), end_process, wait_for, psql_argv.
 
     with Servers(redis=True, postgres=True) as s:
         s.redis_socket          # redis-server's unix socket
@@ -18,7 +20,8 @@ shutdown, waited for) and start it again on the same data and socket
 restart.
 
 Everything lives in one temporary folder (/tmp/chess_cluster_XXXX):
-redis-server on a unix socket without persistence (no TCP port), and a
+redis-server on a unix socket without persistence (no TCP port:
+redis-test.conf, which every Redis of the tests runs with), and a
 PostgreSQL cluster made by initdb, listening on a unix socket only
 (listen_addresses=''), trust authentication, superuser `chess`,
 database `chess`. Without `durable`, fsync is off: the tests check
@@ -46,13 +49,15 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 
-def _pg_bindir():
+def pg_bindir():
+    """The folder of initdb, postgres and psql."""
     d = os.environ.get("PG_BINDIR")
     if d:
         return d
@@ -66,6 +71,159 @@ def _pg_bindir():
     return "/usr/lib/postgresql/15/bin"
 
 
+def end_process(proc, sig=signal.SIGTERM, timeout=20):
+    """Sends sig to proc unless it has ended, and waits for it: SIGKILL
+    after timeout seconds. Returns its exit status."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
+def wait_for(ready, timeout, failed, proc=None, step=0.005):
+    """Calls ready() every step seconds until it is true. When proc (if
+    given) ends first, or timeout seconds pass, raises failed(why), why
+    being "exited" or "timed out"."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if proc is not None and proc.poll() is not None:
+            raise failed("exited")
+        if time.monotonic() > deadline:
+            raise failed("timed out")
+        time.sleep(step)
+
+
+def psql_argv(psql, conninfo, dbname):
+    """psql's command line for statements on dbname (conninfo's other
+    settings), unaligned and tuples only, stopping at the first error;
+    the caller adds -c or a script on stdin."""
+    return [psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+            "-d", conninfo + " dbname=" + dbname]
+
+
+REDIS_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "redis-test.conf")
+
+
+def redis_call(socket_path, *args, timeout=5):
+    """One command to the Redis at socket_path (RESP over a unix socket):
+    its reply as str, int, None or a list (an error reply: a
+    RuntimeError, returned). OSError when it does not answer."""
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(socket_path)
+        out = "*%d\r\n" % len(args) + "".join(
+            "$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
+        sock.sendall(out.encode())
+        f = sock.makefile("rb")
+    except OSError:
+        sock.close()
+        raise
+
+    def read():
+        line = f.readline().rstrip(b"\r\n")
+        kind, rest = line[:1], line[1:].decode()
+        if kind in (b"+", b"-"):
+            return rest if kind == b"+" else RuntimeError(rest)
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = f.read(n + 2)[:n]
+            return data.decode()
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [read() for _ in range(n)]
+        if not line:
+            raise ConnectionResetError("redis-server closed the connection")
+        raise RuntimeError("bad reply %r" % line)
+    try:
+        return read()
+    finally:
+        f.close()
+        sock.close()
+
+
+class Redis:
+    """A redis-server of the test's own, with redis-test.conf's settings
+    (a unix socket only, no persistence): its socket folder/redis.sock,
+    its log folder/redis.log. The program is $REDIS_SERVER, else
+    redis-server on PATH. It dies with the test process (setpriv
+    --pdeathsig); stop_all stops every one still running."""
+    running = []
+
+    def __init__(self, folder, wait=20):
+        self.folder = folder
+        self.socket = os.path.join(folder, "redis.sock")
+        self.log = os.path.join(folder, "redis.log")
+        self.wait = wait
+        self.proc = None
+        self.start()
+
+    def start(self):
+        """Starts it (again, after stop) and waits until it answers."""
+        prog = os.environ.get("REDIS_SERVER") or "redis-server"
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "KILL", prog, REDIS_CONF,
+                 "--unixsocket", self.socket, "--dir", self.folder,
+                 "--logfile", self.log],
+                stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT)
+        Redis.running.append(self)
+        try:
+            wait_for(self._pong, self.wait, lambda why: RuntimeError(
+                "redis-server %s: %s" % (why, _tail(self.log))),
+                proc=self.proc)
+        except RuntimeError:
+            self.stop(signal.SIGKILL)
+            raise
+
+    def _pong(self):
+        try:
+            return redis_call(self.socket, "PING") == "PONG"
+        except OSError:
+            return False
+
+    def stop(self, sig=signal.SIGTERM):
+        """Stops it with sig, waited for (SIGKILL after 20 s)."""
+        if self.proc is not None:
+            end_process(self.proc, sig)
+        if self in Redis.running:
+            Redis.running.remove(self)
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)  # a SIGKILLed server leaves it
+
+    def restart(self):
+        """A crash (SIGKILL) and a start on the same socket."""
+        self.stop(signal.SIGKILL)
+        self.start()
+
+    def call(self, *args):
+        """One command (redis_call)."""
+        return redis_call(self.socket, *args)
+
+    @staticmethod
+    def stop_all():
+        for r in list(Redis.running):
+            r.stop(signal.SIGKILL)
+
+
+def _tail(path):
+    try:
+        with open(path) as f:
+            return f.read()[-2000:]
+    except OSError:
+        return "(no log)"
+
+
 class Servers:
     """Redis and/or PostgreSQL in a temporary folder (see the module)."""
 
@@ -77,11 +235,11 @@ class Servers:
         self.durable = durable
         self.dir = None
         self.redis_socket = None
-        self.redis_proc = None
+        self.redis = None
         self.pg_proc = None
         self.pg_socket_dir = None
         self.dsn = None
-        self.bindir = _pg_bindir()
+        self.bindir = pg_bindir()
         self.as_root = os.geteuid() == 0
         self._old_handlers = {}
 
@@ -136,11 +294,11 @@ class Servers:
     def stop(self):
         """Stops both servers (idempotent) and removes the folder."""
         if self.pg_proc is not None:
-            self._end(self.pg_proc, signal.SIGINT)  # fast shutdown
+            end_process(self.pg_proc, signal.SIGINT)  # fast shutdown
             self.pg_proc = None
-        if self.redis_proc is not None:
-            self._end(self.redis_proc, signal.SIGTERM)
-            self.redis_proc = None
+        if self.redis is not None:
+            self.redis.stop()
+            self.redis = None
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
@@ -148,71 +306,25 @@ class Servers:
             signal.signal(sig, old)
         self._old_handlers = {}
 
-    @staticmethod
-    def _end(proc, sig):
-        if proc.poll() is None:
-            proc.send_signal(sig)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
     # ---- Redis ----------------------------------------------------------
 
     def _start_redis(self):
-        prog = os.environ.get("REDIS_SERVER") or "redis-server"
-        self.redis_socket = os.path.join(self.dir, "redis.sock")
-        log = open(os.path.join(self.dir, "redis.log"), "wb")
         # redis-server runs as root too: it is the test's own user
-        self.redis_proc = subprocess.Popen(
-            self._wrap([prog, "--port", "0", "--unixsocket",
-                        self.redis_socket, "--unixsocketperm", "700",
-                        "--save", "", "--appendonly", "no",
-                        "--dir", self.dir, "--daemonize", "no"],
-                       pdeathsig="KILL", nobody=False),
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.monotonic() + 20
-        while self.redis_command("PING") != "PONG":
-            if self.redis_proc.poll() is not None:
-                raise RuntimeError("redis-server exited: " + self._log(
-                    "redis.log"))
-            if time.monotonic() > deadline:
-                raise RuntimeError("redis-server does not answer")
-            time.sleep(0.02)
+        self.redis = Redis(self.dir, wait=20)
+        self.redis_socket = self.redis.socket
+
+    @property
+    def redis_proc(self):
+        """redis-server's process (None when not running)."""
+        return self.redis.proc if self.redis else None
 
     def redis_command(self, *args):
-        """One command over the socket (RESP, standard library only):
-        the reply's first line without its type byte, or None when the
-        server does not answer."""
-        import socket
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(5)
+        """One command (redis_call), or None when the server does not
+        answer."""
         try:
-            s.connect(self.redis_socket)
-            msg = b"*%d\r\n" % len(args)
-            for a in args:
-                a = a.encode() if isinstance(a, str) else a
-                msg += b"$%d\r\n%s\r\n" % (len(a), a)
-            s.sendall(msg)
-            data = b""
-            while b"\r\n" not in data:
-                chunk = s.recv(4096)
-                if not chunk:
-                    return None
-                data += chunk
-            line = data.split(b"\r\n", 1)[0].decode()
-            if line.startswith("$"):  # a bulk string: the next line
-                while data.count(b"\r\n") < 2 and line != "$-1":
-                    data += s.recv(4096)
-                return None if line == "$-1" else \
-                    data.split(b"\r\n")[1].decode()
-            return line[1:]
+            return redis_call(self.redis_socket, *args)
         except OSError:
             return None
-        finally:
-            s.close()
 
     # ---- PostgreSQL -----------------------------------------------------
 
@@ -252,31 +364,23 @@ class Servers:
         log.close()
         self.dsn = "host=%s port=%d user=chess dbname=chess" % (
             self.pg_socket_dir, self.PG_PORT)
-        deadline = time.monotonic() + 60
-        while True:
-            r = self._psql_run("SELECT 1", "postgres")
-            if r.returncode == 0:
-                break
-            if self.pg_proc.poll() is not None:
-                raise RuntimeError("postgres exited: " + self._log("pg.log"))
-            if time.monotonic() > deadline:
-                raise RuntimeError("postgres does not answer: " + r.stderr)
-            time.sleep(0.05)
+        def answers():
+            return self._psql_run("SELECT 1", "postgres").returncode == 0
+        wait_for(answers, 60, lambda why: RuntimeError(
+            "postgres %s: %s" % (why, self._log("pg.log"))),
+            proc=self.pg_proc, step=0.05)
 
     def stop_postgres(self):
         """A fast shutdown (SIGINT: connections cut, in-flight
         transactions rolled back), waited for."""
         if self.pg_proc is not None:
-            self._end(self.pg_proc, signal.SIGINT)
+            end_process(self.pg_proc, signal.SIGINT)
             self.pg_proc = None
 
     def _psql_run(self, sql, dbname):
         return subprocess.run(
-            [os.path.join(self.bindir, "psql"), "-X", "-q", "-A", "-t",
-             "-v", "ON_ERROR_STOP=1", "-h", self.pg_socket_dir,
-             "-p", str(self.PG_PORT), "-U", "chess", "-d", dbname,
-             "-c", sql],
-            capture_output=True, text=True)
+            psql_argv(os.path.join(self.bindir, "psql"), self.dsn, dbname)
+            + ["-c", sql], capture_output=True, text=True)
 
     def psql(self, sql, dbname="chess"):
         """Runs sql through psql (libpq); returns its unaligned output
@@ -304,11 +408,7 @@ class Servers:
         return [p.pid for p in (self.redis_proc, self.pg_proc) if p]
 
     def _log(self, name):
-        try:
-            with open(os.path.join(self.dir, name)) as f:
-                return f.read()[-2000:]
-        except OSError:
-            return "(no log)"
+        return _tail(os.path.join(self.dir, name))
 
 
 def main(argv):

@@ -82,25 +82,18 @@ static int spawn(struct redisproc *p)
         if (getppid() != parent)
             _exit(1);
         argv[n++] = prog;
-        snprintf(port, sizeof port, "%d", p->port);
-        argv[n++] = "--port";
-        argv[n++] = port;
-        argv[n++] = "--bind";
-        argv[n++] = "127.0.0.1";
+        argv[n++] = REDIS_TEST_CONF; /* the settings every test's has */
+        if (p->port) {
+            snprintf(port, sizeof port, "%d", p->port);
+            argv[n++] = "--port";
+            argv[n++] = port;
+        }
         argv[n++] = "--unixsocket";
         argv[n++] = p->socket;
-        argv[n++] = "--unixsocketperm";
-        argv[n++] = "700";
-        argv[n++] = "--save";
-        argv[n++] = "";
-        argv[n++] = "--appendonly";
-        argv[n++] = "no";
         argv[n++] = "--dir";
         argv[n++] = p->dir;
         argv[n++] = "--logfile";
         argv[n++] = log;
-        argv[n++] = "--daemonize";
-        argv[n++] = "no";
         if (p->password[0]) {
             argv[n++] = "--requirepass";
             argv[n++] = p->password;

@@ -1,7 +1,8 @@
 /*
  * redisproc.h - a real redis-server for a test: started on a unix socket
- * in a temporary folder, without persistence, stopped (and restarted) by
- * the test. The program is $REDIS_SERVER (the meson tests set it), else
+ * in a temporary folder, without persistence (redis-test.conf, the
+ * settings of fixture.py's Redis too), stopped (and restarted) by the
+ * test. The program is $REDIS_SERVER (the meson tests set it), else
  * redis-server on PATH. The server gets PR_SET_PDEATHSIG: it dies with
  * the test process even when that one is killed.
  */

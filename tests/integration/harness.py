@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -30,6 +31,13 @@ import urllib.error
 import urllib.request
 
 from wsclient import Closed, HandshakeError, WebSocket  # noqa: F401
+
+# tests/cluster/fixture.py: the Redis of a cluster (one starter of
+# redis-server for every Python test) and the helpers for processes
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cluster"))
+from fixture import (Redis, end_process, pg_bindir, psql_argv,  # noqa: E402
+                     redis_call, wait_for)
 
 SERVER = os.environ.get("CHESS_SERVER", "")
 # e.g. "valgrind --error-exitcode=99 --leak-check=full" to run the server
@@ -51,8 +59,8 @@ FISCHER_5_0 = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 # ---- the database: SQLite, or PostgreSQL with CHESS_TEST_POSTGRES ------
 
 POSTGRES = os.environ.get("CHESS_TEST_POSTGRES", "")
-PSQL = os.environ.get("CHESS_TEST_PSQL") or os.path.join(
-    os.environ.get("PG_BINDIR", "/usr/lib/postgresql/15/bin"), "psql")
+PSQL = os.environ.get("CHESS_TEST_PSQL") or (
+    os.path.join(pg_bindir(), "psql") if POSTGRES else "psql")
 
 
 def sqlite_only(reason):
@@ -68,9 +76,8 @@ def pg_database(folder):
 
 
 def _psql(dbname, sql, stdin=None):
-    r = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f",
-                        "-v", "ON_ERROR_STOP=1",
-                        "-d", POSTGRES + " dbname=" + dbname, "-c", sql],
+    r = subprocess.run(psql_argv(PSQL, POSTGRES, dbname) +
+                       ["-F", "\x1f", "-c", sql],
                        capture_output=True, text=True, input=stdin,
                        timeout=WAIT * 4)
     if r.returncode != 0:
@@ -207,16 +214,16 @@ class Server:
             + self.extra,
             stdout=self.log, stderr=self.log,
             env=dict(os.environ, **self.env) if self.env else None)
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                if "(in use?)" in self.log_text():
-                    return False
-                raise RuntimeError("server exited: " + self.log_text())
-            if "event=listening" in self.log_text():
-                return True
-            time.sleep(0.005)
-        raise RuntimeError("server did not start: " + self.log_text())
+        try:
+            wait_for(lambda: "event=listening" in self.log_text(), WAIT,
+                     lambda why: RuntimeError("server %s: %s" % (
+                         why, self.log_text())), proc=self.proc)
+        except RuntimeError:
+            if self.proc.poll() is not None and \
+                    "(in use?)" in self.log_text():
+                return False
+            raise
+        return True
 
     def client_port(self):
         """The port a new client connects to (one node's: Cluster)."""
@@ -235,20 +242,14 @@ class Server:
         return rc
 
     def kill(self):
-        self.proc.kill()
-        self.proc.wait(timeout=WAIT)
+        end_process(self.proc, signal.SIGKILL, WAIT)
         self.log.close()
 
     def stop(self):
         """Stops the server (SIGTERM, so that sanitizers report at exit)
         and fails when it crashed or a sanitizer complained."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=WAIT)
+        if self.proc:
+            end_process(self.proc, signal.SIGTERM, WAIT)
         if not self.log.closed:
             self.log.close()
         text = self.log_text()
@@ -314,94 +315,6 @@ SingleServer = Server  # one process (ClusterServer's nodes)
 # connects to the next node in turn: the two players of a test's game on
 # different nodes, a third client (a spectator) on the third.
 CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
-REDIS_SERVER = os.environ.get("REDIS_SERVER", "redis-server")
-
-
-def _die_with_parent():
-    """In a child before exec: SIGKILL when the test process dies
-    (prctl PR_SET_PDEATHSIG), so that no server outlives its test."""
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
-
-
-class RedisProc:
-    """A redis-server of a cluster's own, on a unix socket in folder, no
-    persistence; stopped at the latest when the test process exits or
-    dies."""
-    running = []
-
-    def __init__(self, folder):
-        self.socket = os.path.join(folder, "redis.sock")
-        self.log = os.path.join(folder, "redis.log")
-        self.start()
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [REDIS_SERVER, "--port", "0", "--unixsocket", self.socket,
-             "--save", "", "--appendonly", "no", "--logfile", self.log],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-        RedisProc.running.append(self)
-        deadline = time.monotonic() + WAIT
-        while not os.path.exists(self.socket):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.005)
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(timeout=WAIT)
-        if self in RedisProc.running:
-            RedisProc.running.remove(self)
-        if os.path.exists(self.socket):
-            os.unlink(self.socket)
-
-    @staticmethod
-    def stop_all():
-        for r in list(RedisProc.running):
-            r.stop(signal.SIGKILL)
-
-    def restart(self):
-        self.stop(signal.SIGKILL)
-        self.start()
-
-
-def redis_call(socket_path, *args):
-    """One command to the Redis at socket_path (RESP over a unix socket):
-    its reply as str, int, None or a list."""
-    sock = socket.socket(socket.AF_UNIX)
-    sock.settimeout(WAIT)
-    sock.connect(socket_path)
-    out = "*%d\r\n" % len(args) + "".join(
-        "$%d\r\n%s\r\n" % (len(str(a).encode()), a) for a in args)
-    sock.sendall(out.encode())
-    f = sock.makefile("rb")
-
-    def read():
-        line = f.readline().rstrip(b"\r\n")
-        kind, rest = line[:1], line[1:].decode()
-        if kind in (b"+", b"-"):
-            return rest if kind == b"+" else RuntimeError(rest)
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            data = f.read(n + 2)[:n]
-            return data.decode()
-        if kind == b"*":
-            n = int(rest)
-            return None if n < 0 else [read() for _ in range(n)]
-        raise RuntimeError("bad reply %r" % line)
-    try:
-        return read()
-    finally:
-        f.close()
-        sock.close()
-
-
 class ClusterServer:
     """CLUSTER nodes of chess-server on one database and one Redis, with
     Server's interface: port, http and the rest are the first node's,
@@ -415,7 +328,7 @@ class ClusterServer:
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
-        self.redis = RedisProc(self.dir)
+        self.redis = Redis(self.dir, wait=WAIT)
         self.turn = 0
         self.pinned = None
         self.nodes = []
@@ -436,10 +349,14 @@ class ClusterServer:
         """Every node holds its lease (each has logged cluster_joined)."""
         deadline = time.monotonic() + WAIT
         for n in self.nodes:
-            while "event=cluster_joined" not in n.log_text():
-                if time.monotonic() > deadline:
-                    raise RuntimeError("node did not join: " + n.log_text())
-                time.sleep(0.005)
+            self._joined(n, deadline - time.monotonic())
+
+    @staticmethod
+    def _joined(n, timeout=WAIT):
+        """Waits until node n has logged cluster_joined."""
+        wait_for(lambda: "event=cluster_joined" in n.log_text(), timeout,
+                 lambda why: RuntimeError("node did not join: " +
+                                          n.log_text()))
 
     @property
     def port(self):
@@ -467,7 +384,8 @@ class ClusterServer:
 
     def host_of(self, gid):
         """The index of the node that hosts gid (Redis's game:G:host)."""
-        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid)
+        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid,
+                          timeout=WAIT)
         return next((i for i, n in enumerate(self.nodes) if n.name == name),
                     None)
 
@@ -477,11 +395,7 @@ class ClusterServer:
         joined."""
         n = self.nodes[i]
         n.start(n.port if same_port else None)  # (log_text: this run's)
-        deadline = time.monotonic() + WAIT
-        while "event=cluster_joined" not in n.log_text():
-            if time.monotonic() > deadline:
-                raise RuntimeError("node did not join: " + n.log_text())
-            time.sleep(0.005)
+        self._joined(n)
 
     def log_text(self):
         return "".join("[%s]\n%s" % (n.name, n.log_text())
@@ -540,8 +454,7 @@ class _Hold:
             self.con.execute("BEGIN IMMEDIATE")
             return
         self.proc = subprocess.Popen(
-            [PSQL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-             "-d", POSTGRES + " dbname=" + server.pg],
+            psql_argv(PSQL, POSTGRES, server.pg),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.proc.stdin.write("BEGIN; LOCK TABLE meta IN EXCLUSIVE MODE; "
                               "SELECT 'locked';\n")
@@ -688,7 +601,7 @@ def close_all(clients):
 
 if CLUSTER:
     import atexit
-    atexit.register(RedisProc.stop_all)
+    atexit.register(Redis.stop_all)
     Server = ClusterServer  # noqa: F811 (every test's server is a cluster)
 
 PIN = None  # one_node: every client of a cluster on this node
@@ -773,12 +686,9 @@ class ServerTest(unittest.TestCase):
 
 def wait_until(pred, what, timeout=WAIT):
     """Polls pred until it holds; fails naming `what` after timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting for " + what)
+    wait_for(pred, timeout,
+             lambda why: AssertionError("timed out waiting for " + what),
+             step=0.01)
 
 
 def write_json(path, obj):
@@ -800,9 +710,7 @@ class FreshServerTest(unittest.TestCase):
     def tearDown(self):
         close_all(self.clients)
         for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=WAIT)
+            end_process(p, signal.SIGKILL, WAIT)
         for s in self.servers:
             s.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
