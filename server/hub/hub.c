@@ -201,10 +201,10 @@ void hub_hex(const uint8_t *in, size_t n, char *out)
 
 void hub_wake(struct hub *h)
 {
+    moves_committed(h); /* (timed before the wake's own work) */
     /* (the router first: a game fenced there releases nothing) */
     h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
-    moves_committed(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
     for (size_t i = 0; hub_modules[i]; i++)
         if (hub_modules[i]->wake)

@@ -257,8 +257,8 @@ static void reload_certificate(void)
 void net_woken(void)
 {
     if (net.attached) {
-        conn_on_commits();
         net.hd.wake(net.hd.ctx);
+        conn_on_commits();
     }
     if (net.reopen_requested) {
         net.reopen_requested = 0;

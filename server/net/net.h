@@ -109,7 +109,8 @@ struct net_handlers {
     void (*control)(void *ctx, void *owner, int64_t now);
     /* The connection is gone: the owner may be freed. */
     void (*closed)(void *ctx, void *owner, int64_t now);
-    /* The loop was woken (net_wake), after the queues were released. */
+    /* The loop was woken (net_wake). The queues are released after it,
+     * so what it sends for the new commits goes out in the same pass. */
     void (*wake)(void *ctx);
     /* A planned shutdown begins: connections close from now on. */
     void (*shutdown)(void *ctx);
