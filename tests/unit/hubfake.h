@@ -50,6 +50,9 @@ struct fconn {
 
 /* The hub under test (node 0's), its store and the fake clock
  * (monotonic ms). */
+/* The hub's settings at config.c's defaults (a field a test leaves 0
+ * gets its default). */
+extern const struct hub_config fake_hub_defaults;
 extern struct hub *fake_hub;
 extern struct fnode fake_nodes[FAKE_MAXNODES];
 extern int fake_nnodes;

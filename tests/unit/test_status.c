@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/config.h"
 #include "app/status.h"
 #include "check_main.h"
 #include "hub/hub.h"
@@ -111,6 +112,31 @@ START_TEST(metrics)
 }
 END_TEST
 
+/* The hub's tests run at the settings' defaults without linking app/:
+ * hubfake.c's copy of them is config.c's. */
+START_TEST(fake_defaults_are_the_settings)
+{
+    const struct hub_config *d = &fake_hub_defaults;
+    struct config c;
+
+    ck_assert_int_eq(config_init(&c), 0);
+    ck_assert_int_eq(d->grace_ms, (int64_t)c.grace_s * 1000);
+    ck_assert_int_eq(d->first_move_ms, (int64_t)c.first_move_s * 1000);
+    ck_assert_int_eq(d->move_rate_per_s, c.move_rate_per_s);
+    ck_assert_int_eq(d->move_burst, c.move_burst);
+    ck_assert_int_eq(d->msg_rate_per_s, c.msg_rate_per_s);
+    ck_assert_int_eq(d->msg_burst, c.msg_burst);
+    ck_assert_int_eq(d->max_games_per_player, c.max_games_per_player);
+    ck_assert_int_eq(d->max_invites_per_ip, c.max_invites_per_ip);
+    ck_assert_int_eq(d->guests_per_ip_per_min, c.guests_per_ip_per_min);
+    ck_assert_int_eq(d->logins_per_ip_per_min, c.logins_per_ip_per_min);
+    ck_assert_int_eq(d->logins_per_user_per_min, c.logins_per_user_per_min);
+    ck_assert_int_eq(d->password_threads, c.password_threads);
+    ck_assert_int_eq(d->password_queue, c.password_queue);
+    config_clear(&c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("status");
@@ -120,6 +146,7 @@ int main(void)
     tcase_add_test(t, other_paths_are_the_apis);
     tcase_add_test(t, healthz);
     tcase_add_test(t, metrics);
+    tcase_add_test(t, fake_defaults_are_the_settings);
     suite_add_tcase(s, t);
     return check_main(s);
 }
