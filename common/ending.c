@@ -20,7 +20,8 @@ static const struct ending table[] = {
     ROW(ENDING_RESIGNATION, "resignation", ENDING_KIND_WIN, "normal",
         "the loser resigned or left the game"),
     ROW(ENDING_ABANDONED, "abandoned", ENDING_KIND_WIN, "abandoned",
-        "the loser stayed away longer than the grace period"),
+        "the loser stayed away longer than the grace period, or both "
+        "players did and the loser was to move (section 8)"),
     ROW(ENDING_TIMEOUT, "timeout", ENDING_KIND_WIN, "time forfeit",
         "the loser ran out of time and the winner could still checkmate"),
     ROW(ENDING_TIMEOUT_VS_INSUFFICIENT, "timeout_vs_insufficient",
@@ -42,7 +43,8 @@ static const struct ending table[] = {
         "a draw offer was accepted"),
     ROW(ENDING_ABORTED, "aborted", ENDING_KIND_NONE, "unterminated",
         "aborted before both sides had moved, or a first move or an "
-        "invitation ran out of time"),
+        "invitation ran out of time, or both players stayed away before "
+        "both sides had moved (section 8)"),
 };
 
 _Static_assert(sizeof table / sizeof table[0] == ENDING_REASONS,

@@ -44,6 +44,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_NEEDS_ACCOUNT] = "needs_account",
     [PROTO_NO_SUCH_SEEK] = "no_such_seek",
     [PROTO_RATING_OUT_OF_RANGE] = "rating_out_of_range",
+    [PROTO_ADDRESS_FULL] = "address_full",
+    [PROTO_SERVER_FULL] = "server_full",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -54,6 +54,8 @@ enum proto_code {
     PROTO_NEEDS_ACCOUNT,       /* settings: only an account stores them */
     PROTO_NO_SUCH_SEEK,        /* accept: no open seek has that SID */
     PROTO_RATING_OUT_OF_RANGE, /* accept: outside the seek's rating_range */
+    PROTO_ADDRESS_FULL, /* an address holds max_games_per_ip live games */
+    PROTO_SERVER_FULL,  /* the server holds max_live_games */
     PROTO_CODE_COUNT
 };
 

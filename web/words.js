@@ -214,6 +214,9 @@ const ERRORS = {
     no_such_seek: 'That seek is gone: someone else took it, or its player ' +
                   'cancelled it.',
     rating_out_of_range: 'That seek is for players of other ratings',
+    address_full: 'Too many games are being played from this network ' +
+                  'address: finish some first.',
+    server_full: 'The server is full: try again later.',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is

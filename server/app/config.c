@@ -169,6 +169,17 @@ static const struct key keys[] = {
      * address. */
     INT_KEY(max_invites_per_ip, "--max-invites-per-ip", 1, 10000000, 500,
             "open invitations from one address"),
+    /* Started games counting against one address (either player's),
+     * correspondence games included: twice a player's own cap, room for
+     * a household or a club behind one NAT address; a script with fresh
+     * guests stops there (issue 25: 1,500 games in 18 s before). */
+    INT_KEY(max_games_per_ip, "--max-games-per-ip", 1, 10000000, 200,
+            "started games counting against one address"),
+    /* Games not ended on this node (invitations included), about 4 KB
+     * each in memory and in the database and replayed at every start:
+     * 50,000 is ~200 MB and a few seconds of restore. */
+    INT_KEY(max_live_games, "--max-live-games", 1, 10000000, 50000,
+            "games not ended on this node, invitations included"),
     /* A token bucket: that many at once, refilled over a minute. A person
      * creates one guest per browser. */
     INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,

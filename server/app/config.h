@@ -70,6 +70,8 @@ struct config {
     int msg_burst;
     int max_games_per_player;    /* live games + invitations + seek */
     int max_invites_per_ip;      /* open invitations from one address */
+    int max_games_per_ip;        /* started games of one address */
+    int max_live_games;          /* games not ended on this node */
     int guests_per_ip_per_min;   /* new guests from one address */
     int logins_per_ip_per_min;   /* login attempts from one address */
     int logins_per_user_per_min; /* login attempts for one username */

@@ -493,6 +493,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .msg_burst = cfg->msg_burst,
         .max_games_per_player = cfg->max_games_per_player,
         .max_invites_per_ip = cfg->max_invites_per_ip,
+        .max_games_per_ip = cfg->max_games_per_ip,
+        .max_live_games = cfg->max_live_games,
         .guests_per_ip_per_min = cfg->guests_per_ip_per_min,
         .logins_per_ip_per_min = cfg->logins_per_ip_per_min,
         .logins_per_user_per_min = cfg->logins_per_user_per_min,

@@ -7,7 +7,8 @@
  * Deadlines. A game has one timer, armed at the earliest moment something
  * can happen by itself: the running side flags, a pending first move runs
  * out, an absent player's grace period ends (only while the opponent is
- * present), a restored game's pause ends, an invitation expires, or an
+ * present), both players have been gone a grace period (a Fischer game:
+ * ended as abandoned), a restored game's pause ends, an invitation expires, or an
  * ended game's linger is over. next_event() computes it from the state;
  * every command re-arms through game_rearm(), so the timer is never stale.
  *
@@ -33,8 +34,20 @@ enum event {
     EV_FIRST_MOVE, /* a first move was not made in time */
     EV_GRACE_W,    /* white's grace period is over */
     EV_GRACE_B,
-    EV_LINGER /* an ended game may be freed */
+    EV_DESERTED, /* both players have been gone a grace period */
+    EV_LINGER    /* an ended game may be freed */
 };
+
+/* When both players of a started game, gone, have been gone a grace
+ * period: from the later departure. */
+static int64_t deserted_at(const struct game *g)
+{
+    int64_t last = g->seat[0].gone_since > g->seat[1].gone_since
+                       ? g->seat[0].gone_since
+                       : g->seat[1].gone_since;
+
+    return last + g->env.grace_ms;
+}
 
 static enum event next_event(const struct game *g, int64_t *at)
 {
@@ -66,6 +79,10 @@ static enum event next_event(const struct game *g, int64_t *at)
             if (!g->seat[c].present && g->seat[1 - c].present)
                 CONSIDER(g->seat[c].gone_since + g->env.grace_ms,
                          c == WHITE ? EV_GRACE_W : EV_GRACE_B);
+        /* (a per-move clock, up to a day a move, ends it by itself) */
+        if (!g->seat[0].present && !g->seat[1].present &&
+            !g->clock.spec.per_move)
+            CONSIDER(deserted_at(g), EV_DESERTED);
         break;
     case GAME_ENDED:
         CONSIDER(g->linger_until, EV_LINGER);
@@ -204,6 +221,13 @@ void game_tick(struct game *g, int64_t now)
         case EV_GRACE_B:
             game_conclude(g, ENDING_ABANDONED,
                           ev == EV_GRACE_W ? BLACK : WHITE, now);
+            break;
+        case EV_DESERTED: /* aborted as game_abort allows, else the side
+                             to move abandoned it */
+            if (g->rec.n < 2)
+                game_conclude(g, ENDING_ABORTED, -1, now);
+            else
+                game_conclude(g, ENDING_ABANDONED, 1 - side_to_move(g), now);
             break;
         default:
             break;

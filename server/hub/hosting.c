@@ -170,6 +170,7 @@ static void env_ended(void *ctx, struct game *g)
     h->router.ops->game_ended(h->router.ctx, g);
     metrics_finished(&h->metrics, game_ending(g));
     hub_invite_closed(h, g);
+    hub_games_release(h, g);
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));
         if (p) {
@@ -183,6 +184,7 @@ static void env_ended(void *ctx, struct game *g)
 
 void hub_game_destroy(struct hub *h, struct game *g)
 {
+    hub_games_release(h, g);
     table_del(&h->games, game_gid(g));
     host_free(game_user(g));
     game_free(g);
@@ -245,7 +247,8 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
                   log_quote(q3, sizeof q3, why));
         return NULL;
     }
-    if (table_put(&h->games, game_gid(g), g) < 0) {
+    if (table_put(&h->games, game_gid(g), g) < 0 ||
+        (game_status(g) != GAME_ENDED && hub_games_live(h, g) < 0)) {
         hub_game_destroy(h, g);
         return NULL;
     }
@@ -261,6 +264,7 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
         if (p && hub_player_present(p))
             game_player_back(g, c, now);
     }
+    hub_games_charge(h, g); /* (the players connected here) */
     return g;
 }
 
@@ -496,7 +500,8 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
     if (h->router.ops->game_new(h->router.ctx, gid) < 0)
         return NULL;
     g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
-    if (!g || table_put(&h->games, game_gid(g), g) < 0) {
+    if (!g || table_put(&h->games, game_gid(g), g) < 0 ||
+        hub_games_live(h, g) < 0) {
         if (g)
             hub_game_destroy(h, g);
         h->router.ops->game_gone(h->router.ctx, gid);
@@ -514,6 +519,7 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
             hub_player_add_game(p, game_gid(g));
     }
     hub_subscribe_players(h, g);
+    hub_games_charge(h, g); /* (a game started at once) */
     h->router.ops->game_seated(h->router.ctx, g);
     log_info("event=game_created game=%s", gid);
     return g;

@@ -214,7 +214,7 @@ void hub_wake(struct hub *h)
 /* ---- hub --------------------------------------------------------------- */
 
 /* Every LIMIT_SWEEP_MS: forgets the addresses that have nothing to
- * remember (no open invitation, a full guest bucket), and queues a pass
+ * remember (no open invitation, no started game, a full guest bucket), and queues a pass
  * of the purge of guests that never played, keeping every player in
  * memory (connected, or seated in a live game). */
 static void sweep(void *arg)
@@ -228,7 +228,7 @@ static void sweep(void *arg)
     hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites &&
+        if (a && !a->invites && !a->games &&
             (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
             free(table_del(&h->addrs, a->ip));
     }

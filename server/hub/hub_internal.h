@@ -48,8 +48,9 @@ struct hub {
     struct table players;         /* pid -> struct player */
     struct table tokens;          /* token_key -> struct player */
     struct table addrs;           /* ip -> struct addr */
-    struct hub_alarm *sweep;      /* every LIMIT_SWEEP_MS */
-    uint64_t purge_seq;           /* the last guest purge queued */
+    size_t nlive;            /* games not ended in the table (livecap.c) */
+    struct hub_alarm *sweep; /* every LIMIT_SWEEP_MS */
+    uint64_t purge_seq;      /* the last guest purge queued */
     struct lobby *lobby;
     struct lobbyfeed *feed;        /* lobby watchers (lobbyfeed.h) */
     struct verdicts *verdicts;     /* flag verdicts, off the loop */
@@ -83,14 +84,20 @@ struct hub {
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
- * address whose open invitation the game is, and, once it has ended, its
- * rematch. */
+ * address whose open invitation the game is, the caps on live games it
+ * counts in (livecap.c), and, once it has ended, its rematch. */
 struct game_host {
     struct hub *hub;
     struct game *game;
     struct hub_alarm *t;
-    char invite_ip[64]; /* counted in that addr's invites; "" if none */
-    int rematch_by;     /* colour whose rematch offer is pending, or -1 */
+    char invite_ip[64];    /* counted in that addr's invites; "" if none */
+    bool live;             /* counted in h->nlive */
+    char addr_of[2][64];   /* each seat's address it was counted against
+                            ("": none yet) ... */
+    bool addr_charged[2];  /* ... and whether that seat's counted it (the
+                             same address for both seats counts once) */
+    int rematch_offers[2]; /* rematch offers each colour has made */
+    int rematch_by;        /* colour whose rematch offer is pending, or -1 */
     struct hub_alarm *rematch_t; /* its lapse; NULL when none pending */
     bool rematch_barred[2];      /* the colour's offer was declined, withdrawn
                                or left: it may not offer again */
@@ -149,10 +156,12 @@ size_t hub_ratings_shown(struct hub *h, const char *pid,
  * player's open one, so a seek counts only the games. */
 bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
 
-/* One IP address: its open invitations and its new guests' bucket. */
+/* One IP address: its open invitations, its started games (livecap.c)
+ * and its new guests' bucket. */
 struct addr {
     char ip[64];
     int invites;
+    int games;
     struct bucket guests;
 };
 
@@ -185,6 +194,28 @@ struct addr *hub_addr_get(struct hub *h, const char *ip);
 
 /* g is no longer an open invitation: its address may create another. */
 void hub_invite_closed(struct hub *h, struct game *g);
+
+/* ---- the caps on live games (livecap.c) ---- */
+
+/* True when a game of s's player with player other (a PID; NULL or "":
+ * none) may not start or be created now: with fresh (a new game) the
+ * whole node's max_live_games, then s's player's address, then other's
+ * (max_games_per_ip started games each). s was answered server_full or
+ * address_full then. */
+bool hub_games_refused(struct session *s, const char *other, bool fresh,
+                       const struct proto_id *id);
+
+/* g (new, restored or adopted, not ended) counts in the node's live
+ * games. 0, or -1 when out of memory (its host record). */
+int hub_games_live(struct hub *h, struct game *g);
+
+/* g, if started, counts against the addresses of its players that are
+ * known and not counted yet (at its start, and when a player of a
+ * restored game comes back). */
+void hub_games_charge(struct hub *h, struct game *g);
+
+/* g ended or leaves memory: it counts nowhere any more (idempotent). */
+void hub_games_release(struct hub *h, struct game *g);
 
 /* Remembers r, queued at seq, until the store has committed it. */
 void hub_rated_put(struct hub *h, const struct store_rating *r, uint64_t seq);

@@ -25,6 +25,10 @@ static void do_join(struct session *s, struct game *g,
         return;
     if (joinable && hub_player_full(s, false, &m->id))
         return;
+    /* (the invitation counts in all already; its creator's address and
+     * the joiner's) */
+    if (joinable && hub_games_refused(s, game_creator(g), false, &m->id))
+        return;
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
         hub_send_error(s, err.code, err.msg, &m->id);
         return;
@@ -33,6 +37,7 @@ static void do_join(struct session *s, struct game *g,
     hub_invite_closed(s->hub, g);
     hub_player_add_game(s->player, game_gid(g));
     hub_subscribe_players(s->hub, g);
+    hub_games_charge(s->hub, g);
     s->hub->router.ops->game_seated(s->hub->router.ctx, g);
     game_announce_start(g, now);
 }

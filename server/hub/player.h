@@ -23,7 +23,9 @@ struct game_ref {
 struct player {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
-    char token_key[65];     /* hex SHA-256 of the token; "" if unknown */
+    char token_key[65]; /* hex SHA-256 of the token; "" if unknown */
+    char ip[64];        /* the address of its latest connection here ("": none
+                    yet), which its games count against (livecap.c) */
     struct session **conns; /* authenticated connections */
     size_t nconns, conncap;
     struct session **remotes; /* connections of other nodes mirrored here

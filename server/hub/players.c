@@ -346,6 +346,8 @@ int hub_attach(struct session *s, struct player *p)
     p->conns = all;
     p->conns[p->nconns++] = s;
     s->player = p;
+    if (s->ip && s->ip[0])
+        snprintf(p->ip, sizeof p->ip, "%s", s->ip);
     if (p->nconns == 1)
         s->hub->router.ops->player_joined(s->hub->router.ctx, p);
     return 0;
@@ -359,8 +361,10 @@ void hub_player_back(struct hub *h, struct player *p, int64_t now)
 
     for (size_t i = 0; i < n; i++) {
         struct game *g = table_get(&h->games, gs[i].gid);
-        if (g)
+        if (g) {
             game_player_back(g, game_color_of(g, p->pid), now);
+            hub_games_charge(h, g); /* (a restored game, from now) */
+        }
     }
     free(gs);
 }

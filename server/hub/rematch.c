@@ -161,6 +161,8 @@ static void rematch_start(struct session *s, struct game_host *gh, int color,
                        &m->id);
         return;
     }
+    if (hub_games_refused(s, opp->pid, true, &m->id))
+        return;
     if (board_from_fen(&start, game_initial_fen(old)) != FEN_OK) {
         hub_send_error(s, PROTO_NO_REMATCH, "the game's start is not valid",
                        &m->id);
@@ -223,7 +225,17 @@ void rematch_command(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_NO_REMATCH, "your opponent has left", &m->id);
         return;
     }
-    if (hub_player_full(s, false, &m->id))
+    if (gh->rematch_offers[color] >= LIMIT_REMATCH_OFFERS) {
+        char msg[96];
+        snprintf(msg, sizeof msg,
+                 "you have offered a rematch of this game %d times: the "
+                 "most there may be",
+                 LIMIT_REMATCH_OFFERS);
+        hub_send_error(s, PROTO_NO_REMATCH, msg, &m->id);
+        return;
+    }
+    if (hub_player_full(s, false, &m->id) ||
+        hub_games_refused(s, opp->pid, true, &m->id))
         return;
     gh->rematch_t = hub_alarm_new(h, rematch_expire, gh);
     if (!gh->rematch_t ||
@@ -239,6 +251,7 @@ void rematch_command(struct session *s, const struct proto_msg *m,
         return;
     }
     gh->rematch_by = color;
+    gh->rematch_offers[color]++;
     hub_alarm_arm(h, gh->rematch_t, now + LIMIT_REMATCH_MS);
     rematch_tell(
         h, gh->game,

@@ -60,7 +60,8 @@ void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
 
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
-    if (hub_player_full(s, true, &m->id))
+    if (hub_player_full(s, true, &m->id) ||
+        hub_games_refused(s, NULL, true, &m->id))
         return;
     memset(&seek, 0, sizeof seek);
     ids_random(seek.sid, LIMIT_SID_BYTES);
@@ -96,6 +97,10 @@ void hub_seek_paired(struct session *s, const struct proto_msg *m,
     struct board start;
     struct game *g;
 
+    /* (the seek it met is gone: it was from a full address, or the
+     * server is full) */
+    if (hub_games_refused(s, match->pid, true, &m->id))
+        return;
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
     seats[1 - color] = (struct game_seat_init){match->pid,
                                                other ? other->name : "?"};
@@ -116,6 +121,8 @@ struct game *hub_start_paired(struct session *s,
     struct board start;
     struct game *g;
 
+    if (hub_games_refused(s, other, true, NULL))
+        return NULL;
     if (!o && store_find_player(h->store, other, &sp) != 1)
         snprintf(sp.name, sizeof sp.name, "?");
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
@@ -130,7 +137,8 @@ struct game *hub_start_paired(struct session *s,
 /* The checks of accept after no_such_seek, in the protocol's order:
  * own_game, rated_needs_account, rating_out_of_range (the seek's range,
  * against s's rating in its category), too_many_games (s's live games,
- * then the seeker's). True when one failed (it was answered). */
+ * then the seeker's), then server_full and address_full (s's address,
+ * then the seeker's: hub_games_refused). True when one failed (it was answered). */
 bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
                         const struct proto_id *id)
 {
@@ -175,7 +183,7 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
     if (n > held)
         held = n;
     if (held < max)
-        return false;
+        return hub_games_refused(s, k->pid, true, id);
     hub_send_error(s, PROTO_TOO_MANY_GAMES,
                    "the seeker holds as many live games as there may be", id);
     return true;
@@ -234,6 +242,8 @@ void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
+    if (hub_games_refused(s, NULL, true, &m->id))
+        return;
     if (m->fen[0])
         start = m->start;
     else

@@ -103,6 +103,11 @@
  * cuts short lapses then. */
 #define LIMIT_REMATCH_MS (60LL * 1000)
 
+/* Rematch offers each player may make on one ended game, however the
+ * last one ended (declined, lapsed, its connection closed): a close and
+ * reconnect loop delivered 200 offers in 0.4 s before (issue 25). */
+#define LIMIT_REMATCH_OFFERS 3
+
 /* Random bytes in identifiers: GIDs must be unguessable (>= 64 bits, the
  * protocol); PIDs need only be unique; tokens carry >= 128 bits. */
 #define LIMIT_GID_BYTES 12 /* 16 base64url characters, 96 bits */

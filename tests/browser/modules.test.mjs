@@ -135,7 +135,8 @@ test('every protocol error code has a human message', () => {
                    'rated_needs_account', 'needs_account',
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials',
-                   'no_such_seek', 'rating_out_of_range'];
+                   'no_such_seek', 'rating_out_of_range', 'address_full',
+                   'server_full'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);

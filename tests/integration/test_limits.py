@@ -213,3 +213,94 @@ class FanOutCostTest(FreshServerTest):
         conns[7].move(gids[0], "e2e4", 0)  # white: the player's
         for c in (late, conns[7], b, other):
             c.expect("moved", game=gids[0], ply=1)
+
+
+def pair_game(a, b):
+    """a invites, b joins: the GID once both saw game_start."""
+    gid = invite(a)
+    b.send({"t": "join", "game": gid})
+    for c in (a, b):
+        c.expect("game_start", game=gid)
+    return gid
+
+
+class LiveGamesTest(FreshServerTest):
+    """Issue 25: one address made 1,500 started games in 18 s with fresh
+    guests, all live with nobody connected."""
+
+    @one_node
+    def test_started_games_per_address_are_capped(self):
+        srv = self.server(dict(FAST, max_games_per_ip=5))
+        # five games between guests of the attacker's address: each
+        # counts once against it
+        guests = [self.client(srv, source=ATTACKER) for _ in range(12)]
+        gids = [pair_game(guests[2 * i], guests[2 * i + 1])
+                for i in range(5)]
+        late, late2 = guests[10], guests[11]
+        err = refused(late, {"t": "invite", "clock": FISCHER_5_0},
+                      "address_full")
+        self.assertIn("your address", err["msg"])
+        refused(late, {"t": "seek", "clock": FISCHER_5_0}, "address_full")
+        # a game with another address counts against both: refused too
+        local, local2 = self.client(srv), self.client(srv)
+        theirs = invite(local)
+        refused(late, {"t": "join", "game": theirs}, "address_full")
+        # nothing was created: five started games, one open invitation
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM games WHERE "
+                                  "status = 'started'"), 5)
+        # another address still plays
+        local2.send({"t": "join", "game": theirs})
+        local2.expect("game_start", game=theirs)
+        # a game's end gives its place back
+        guests[0].send({"t": "resign", "game": gids[0]})
+        guests[0].expect("game_end", game=gids[0])
+        pair_game(late, late2)
+        refused(late, {"t": "seek", "clock": FISCHER_5_0}, "address_full")
+
+    @one_node
+    def test_live_games_in_all_are_capped(self):
+        srv = self.server(dict(FAST, max_live_games=3))
+        clients = [self.client(srv, source="127.0.0.%d" % (3 + i))
+                   for i in range(4)]
+        made = [invite(c) for c in clients[:3]]
+        refused(clients[3], {"t": "invite", "clock": FISCHER_5_0},
+                "server_full")
+        refused(clients[3], {"t": "seek", "clock": FISCHER_5_0},
+                "server_full")
+        self.assertEqual(db_count(srv, "SELECT count(*) FROM games"), 3)
+        # a join adds no game; an end makes room
+        clients[3].send({"t": "join", "game": made[0]})
+        clients[3].expect("game_start", game=made[0])
+        clients[1].send({"t": "abort", "game": made[1]})
+        clients[1].expect("game_end", game=made[1])
+        invite(clients[3])
+
+
+class DesertedGameTest(FreshServerTest):
+    def test_a_game_both_players_left_ends(self):
+        # grace 1 s: the bound is the grace period, from the later
+        # departure; a spectator sees the end
+        srv = self.server(FAST, grace_s=1)
+        w, b, gid = self.start_game(srv)
+        w.move(gid, "e2e4", 0)
+        b.expect("moved", game=gid, ply=1)
+        b.move(gid, "e7e5", 1)
+        w.expect("moved", game=gid, ply=2)
+        w2, b2, gid2 = self.start_game(srv)
+        w2.move(gid2, "e2e4", 0)
+        b2.expect("moved", game=gid2, ply=1)
+        spectator = self.client(srv)
+        for g in (gid, gid2):
+            spectator.request({"t": "watch", "game": g}, "state")
+        for c in (w, b, w2, b2):
+            c.close()
+        ends = {}
+        for _ in range(2):
+            e = spectator.expect("game_end", timeout=WAIT + 5)
+            ends[e["game"]] = (e["reason"], e["result"])
+        # both sides had moved: white, to move, abandoned it; before
+        # that, the game is aborted
+        self.assertEqual(ends[gid], ("abandoned", "0-1"))
+        self.assertEqual(ends[gid2], ("aborted", "*"))
+        st = srv.http_json("/api/games/" + gid)[1]
+        self.assertEqual((st["status"], st["reason"]), ("ended", "abandoned"))

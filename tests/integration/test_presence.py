@@ -37,7 +37,7 @@ class PresenceTest(ServerTest):
         e = b.expect("game_end", game=gid, timeout=3)
         self.assertEqual((e["result"], e["reason"]), ("0-1", "abandoned"))
 
-    def test_both_gone_no_abandonment(self):
+    def test_both_gone_one_back_within_the_grace(self):
         w, b, gid = self.invite_game()
         self.play(w, b, gid, "e2e4 e7e5")
         spectator = self.client()
@@ -47,8 +47,9 @@ class PresenceTest(ServerTest):
         spectator.expect("opponent_gone", game=gid, color="white")
         b.close()
         spectator.expect("opponent_gone", game=gid, color="black")
-        # longer than the grace period: still going
-        spectator.quiet(1.3)
+        # back within the grace period of the later departure: still
+        # going (both gone longer: test_limits.DesertedGameTest)
+        spectator.quiet(0.3)
         w2 = Client(self.server, token=wt)
         self.clients.append(w2)
         spectator.expect("opponent_back", game=gid, color="white")

@@ -91,6 +91,36 @@ class RematchTest(ServerTest):
         b.send({"t": "rematch", "game": gid})
         b.expect_error("no_rematch")
 
+    def test_offers_per_game_are_counted_across_reconnects(self):
+        # issue 25: offer, close, reconnect with the token, offer again
+        # delivered 200 offers in 0.4 s; now 3 per player and game
+        w, b, gid = self.invite_game(clock=BLITZ)
+        b.send({"t": "resign", "game": gid})
+        for c in (w, b):
+            c.expect("game_end", game=gid)
+        token = b.token
+        b.close()
+        delivered = 0
+        for i in range(10):
+            c = self.client(token=token)
+            c.send({"t": "rematch", "game": gid})
+            if i < 3:
+                w.expect("rematch_offered", game=gid, color="black")
+                delivered += 1
+                c.close()
+                d = w.expect("rematch_declined", game=gid)
+                self.assertEqual(d["reason"], "left")
+            else:
+                e = c.expect_error("no_rematch")
+                self.assertIn("3 times", e["msg"])
+                c.close()
+        w.quiet(0.3)
+        self.assertEqual(delivered, 3)
+        # the opponent's own offers are counted apart
+        c = self.client(token=token)
+        w.send({"t": "rematch", "game": gid})
+        c.expect("rematch_offered", game=gid, color="white")
+
     def test_rematch_from_a_set_up_position(self):
         w, b, gid = self.invite_game(fen=ITALIAN)
         b.send({"t": "abort", "game": gid})  # aborted games allow one

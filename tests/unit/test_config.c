@@ -100,6 +100,8 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.msg_burst, 60);
     ck_assert_int_eq(cfg.max_games_per_player, 100);
     ck_assert_int_eq(cfg.max_invites_per_ip, 500);
+    ck_assert_int_eq(cfg.max_games_per_ip, 200);
+    ck_assert_int_eq(cfg.max_live_games, 50000);
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 30);
     ck_assert_int_eq(cfg.http_rate_per_s, 10);
     ck_assert_int_eq(cfg.http_burst, 30);
@@ -302,6 +304,9 @@ START_TEST(bad_values)
         {"{\"max_games_per_player\": 100001}", "'max_games_per_player'",
          "not 100001"},
         {"{\"max_invites_per_ip\": 0}", "'max_invites_per_ip'", "not 0"},
+        {"{\"max_games_per_ip\": 0}", "'max_games_per_ip'", "not 0"},
+        {"{\"max_live_games\": 10000001}", "'max_live_games'",
+         "not 10000001"},
         {"{\"max_invites_per_ip\": \"9\"}", "'max_invites_per_ip'",
          "not a string"},
         {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",

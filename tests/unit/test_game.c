@@ -405,13 +405,59 @@ START_TEST(grace_period_abandons)
     game_player_gone(g, 1, 100);
     ck_assert_int_ge(find("opponent_gone"), 0);
     ck_assert_int_eq(F.armed, 100 + 5000); /* before white's flag */
-    game_player_gone(g, 0, 200); /* both gone: only the clock counts */
-    ck_assert_int_eq(F.armed, 60000);
+    game_player_gone(g, 0, 200); /* both gone: deserted a grace later */
+    ck_assert_int_eq(F.armed, 200 + 5000);
     game_player_back(g, 0, 300); /* black's grace starts afresh */
     ck_assert_int_eq(F.armed, 300 + 5000);
     game_on_timer(g, 5300);
     ck_assert_str_eq(game_reason(g), "abandoned");
     ck_assert_str_eq(F.last_row.result, "1-0");
+    game_free(g);
+    reset();
+}
+END_TEST
+
+/* Both players gone a grace period (from the later departure): the side
+ * to move abandoned the game; before both sides moved, it is aborted. */
+START_TEST(deserted_game_ends)
+{
+    static const struct clock_spec day = {1, 0, 0, 86400};
+    struct game *g;
+
+    reset();
+    g = new_game(&blitz, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 0);
+    move_ok(g, "pb", "e7e5", 1, 0);
+    move_ok(g, "pw", "g1f3", 2, 0);
+    game_player_gone(g, 0, 100);
+    game_player_gone(g, 1, 1000);
+    ck_assert_int_eq(F.armed, 1000 + 5000);
+    game_on_timer(g, 5999);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    game_on_timer(g, 6000);
+    ck_assert_str_eq(game_reason(g), "abandoned");
+    ck_assert_str_eq(F.last_row.result, "1-0"); /* black was to move */
+    game_free(g);
+
+    reset();
+    g = new_game(&blitz, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 0);
+    game_player_gone(g, 0, 100);
+    game_player_gone(g, 1, 100);
+    game_on_timer(g, 5100);
+    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(F.last_row.result, "*");
+    game_free(g);
+
+    reset(); /* a per-move clock: only its clock ends it */
+    g = new_game(&day, NULL, 0);
+    move_ok(g, "pw", "e2e4", 0, 0);
+    move_ok(g, "pb", "e7e5", 1, 0);
+    game_player_gone(g, 0, 100);
+    game_player_gone(g, 1, 100);
+    ck_assert_int_gt(F.armed, 5100);
+    game_on_timer(g, 5100);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
     game_free(g);
     reset();
 }
@@ -985,6 +1031,7 @@ int main(void)
     tcase_add_test(tc, flag_waits_for_the_hosts_verdict);
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
+    tcase_add_test(tc, deserted_game_ends);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, restore_keeps_the_lag_quota);
     tcase_add_test(tc, claims);

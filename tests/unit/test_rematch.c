@@ -310,6 +310,41 @@ START_TEST(lapse_when_a_player_goes)
 }
 END_TEST
 
+/* Offer, close, reconnect with the token, offer again: each player makes
+ * at most LIMIT_REMATCH_OFFERS offers on one game, however the last one
+ * ended (a closed connection bars nothing else); the opponent's own
+ * offers are counted apart. */
+START_TEST(offers_counted_across_reconnects)
+{
+    struct ended e;
+    struct fconn *b;
+    int i;
+
+    end_game(&e);
+    fake_disconnect(e.a2);
+    b = e.b;
+    for (i = 0; i < LIMIT_REMATCH_OFFERS + 5; i++) {
+        say_gid(b, "rematch", e.gid);
+        fake_disconnect(b); /* the offer lapses: "left" */
+        b = fake_connect("10.0.0.2");
+        fake_say(b, "{\"t\":\"hello\",\"token\":\"%s\"}", e.btok);
+    }
+    ck_assert_int_eq(fake_count(e.a, "rematch_offered"),
+                     LIMIT_REMATCH_OFFERS);
+    fake_clear(e.a);
+    say_gid(b, "rematch", e.gid);
+    ck_assert_str_eq(fake_error(b), "no_rematch");
+    ck_assert_int_eq(e.a->n, 0);
+    /* alice's offers are her own: hers reaches bob, whose answer starts
+     * the rematch */
+    say_gid(e.a, "rematch", e.gid);
+    check_note(b, "rematch_offered", e.gid, "white", NULL);
+    fake_clear(b);
+    say_gid(b, "rematch", e.gid);
+    ck_assert_int_eq(fake_count(b, "game_start"), 1);
+}
+END_TEST
+
 /* leave (the client's "back to the lobby") withdraws or refuses a
  * pending offer, and the leaver may not offer again. */
 START_TEST(lapse_on_leave)
@@ -438,6 +473,7 @@ static Suite *rematch_suite(void)
     tcase_add_test(t, lapse_when_the_game_leaves_memory);
     tcase_add_test(t, lapse_when_a_player_goes);
     tcase_add_test(t, lapse_on_leave);
+    tcase_add_test(t, offers_counted_across_reconnects);
     tcase_add_test(t, no_rematch_cases);
     tcase_add_test(t, too_many_games);
     suite_add_tcase(s, t);
