@@ -148,6 +148,12 @@ static const struct key keys[] = {
     LIST_KEY(trusted_proxies, "--trusted-proxies", K_PROXIES,
              "comma-separated proxy addresses whose X-Forwarded-For is "
              "believed"),
+    /* One machine, one home or one customer of a host is usually given
+     * a /64 of IPv6 and may use any of its 2^64 addresses: counted per
+     * address, it would escape every per-address limit. */
+    INT_KEY(ipv6_limit_prefix, "--ipv6-limit-prefix", 16, 128, 64,
+            "leading bits of an IPv6 address that name one client for "
+            "the per-address limits"),
     /* A human plays at most a few moves a second (premoves included);
      * 10/s with a burst of 20 leaves ample room. Moves are counted apart
      * from everything else so that chatty clients (ping, sync) cannot
@@ -193,6 +199,16 @@ static const struct key keys[] = {
             "login attempts one address may make a minute"),
     INT_KEY(logins_per_user_per_min, "--logins-per-user-per-min", 1, 10000000,
             10, "login attempts for one username a minute"),
+    /* A person registers once and may try a few names; each attempt
+     * tells whether a name is taken. */
+    INT_KEY(registers_per_ip_per_min, "--registers-per-ip-per-min", 1,
+            10000000, 10, "register attempts one address may make a minute"),
+    /* Logins for a username nobody has, from everyone together: a
+     * person mistypes a name now and then; a flood of made-up names
+     * would otherwise keep the password threads busy (each attempt
+     * costs a hash, ~50 ms of a core). */
+    INT_KEY(unknown_logins_per_s, "--unknown-logins-per-s", 1, 100000, 5,
+            "login attempts for unknown usernames a second, in all"),
     /* Argon2id takes 19 MiB and tens of milliseconds of a core per
      * password: one thread leaves the other cores to the event loop and
      * the database; the queue is what a login storm may make wait (64

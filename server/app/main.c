@@ -388,6 +388,7 @@ static void net_config_of(const struct config *c, struct net_config *nc)
         .request_timeout_s = c->request_timeout_s,
         .max_connections = c->max_connections,
         .max_connections_per_ip = c->max_connections_per_ip,
+        .ipv6_limit_prefix = c->ipv6_limit_prefix,
         .ping_interval_s = c->ping_interval_s,
         .ping_timeout_s = c->ping_timeout_s,
         .allowed_origins = (const char *const *)c->allowed_origins,
@@ -498,6 +499,9 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .guests_per_ip_per_min = cfg->guests_per_ip_per_min,
         .logins_per_ip_per_min = cfg->logins_per_ip_per_min,
         .logins_per_user_per_min = cfg->logins_per_user_per_min,
+        .registers_per_ip_per_min = cfg->registers_per_ip_per_min,
+        .unknown_logins_per_s = cfg->unknown_logins_per_s,
+        .ipv6_limit_prefix = cfg->ipv6_limit_prefix,
         .password_threads = cfg->password_threads,
         .password_queue = cfg->password_queue,
     };

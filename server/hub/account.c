@@ -12,6 +12,18 @@
  * registered (names) and the tokens revoked (revoked: by token, or
  * "pid:" PID for every token of an account), each until the store has
  * committed the write.
+ *
+ * Every login and registration costs a hash, and a flood of them would
+ * keep the workers busy for everyone (issue 25: 120 addresses, half the
+ * attempts answered "busy", the real user's among them). So: attempts
+ * per address (by its key: an IPv6 /64 is one) for both; logins for a
+ * username that exists per username (a name nobody has gets no bucket:
+ * made-up names cannot push out real ones), and for names nobody has
+ * one bucket for everyone, past which they are refused without a hash;
+ * and the logins that succeeded lately by account and address (recent)
+ * go ahead of the queue, into places kept for them, with a username
+ * bucket of their own (a flood of guesses at the name from elsewhere
+ * does not lock the account's owner out).
  */
 #include "hub/account.h"
 
@@ -25,6 +37,7 @@
 #include "lib/log.h"
 #include "hub/passwd.h"
 #include "lib/ratelimit.h"
+#include "lib/recent.h"
 #include "store/store.h"
 #include "lib/tunables.h"
 
@@ -32,11 +45,19 @@
 struct accounts {
     struct passwd *passwd; /* the password workers */
     struct auth_job *jobs; /* every job waiting for its answer */
-    struct ratelimit *login_ips, *login_users; /* attempts per address,
-                                                  per lowercase username */
-    struct table names;        /* lowercase username -> struct pending */
-    struct table revoked;      /* token key / "pid:" PID -> pending */
-    int64_t tokens_expired_at; /* the last store_expire_tokens, wall ms */
+    struct ratelimit *login_ips, *login_users; /* attempts per address
+                                                  key, per lowercase name
+                                                  that exists (and per
+                                                  recent pair) */
+    struct ratelimit *registers;   /* register attempts per address key */
+    struct bucket unknown;         /* logins for names nobody has, in all */
+    struct recent *recent;         /* "PID ADDRKEY" of the logins (and
+                                    registrations) that succeeded lately */
+    int64_t unknown_logged;        /* the last unknown_refused line ... */
+    unsigned long unknown_refused; /* ... and those refused since */
+    struct table names;            /* lowercase username -> struct pending */
+    struct table revoked;          /* token key / "pid:" PID -> pending */
+    int64_t tokens_expired_at;     /* the last store_expire_tokens, wall ms */
 };
 
 extern const struct hub_module hub_account_module; /* (below) */
@@ -266,16 +287,39 @@ static void lower(const char *username, char *out, size_t len)
     out[i] = '\0';
 }
 
+/* The key of account pid at s's address in the recent set: "PID KEY". */
+static void pair_key(struct session *s, const char *pid,
+                     char out[RECENT_KEY_MAX + 1])
+{
+    char addr[ADDRKEY_MAX];
+
+    hub_addr_key(s->hub, s->ip, addr);
+    snprintf(out, RECENT_KEY_MAX + 1, "%s %s", pid, addr);
+}
+
+/* s's connection logged in as (or registered) pid: their pair is
+ * recent. */
+static void note_pair(struct hub *h, struct session *s, const char *pid,
+                      int64_t now)
+{
+    char pair[RECENT_KEY_MAX + 1];
+
+    pair_key(s, pid, pair);
+    if (recent_note(A(h)->recent, pair, now) < 0)
+        log_warn("event=recent_login_unrecorded what=out_of_memory");
+}
+
 /* register: the guest s speaks for becomes an account. The checks in the
  * protocol's order, then the password goes to the workers; register_done
  * finishes. */
-void account_register(struct session *s, const struct proto_msg *m)
+void account_register(struct session *s, const struct proto_msg *m,
+                      int64_t now)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
     struct store_account acc;
     struct auth_job *j;
-    char key[PROTO_USERNAME_FIELD_MAX + 1];
+    char key[PROTO_USERNAME_FIELD_MAX + 1], addr[ADDRKEY_MAX];
     int rc = 0;
 
     if (p->account) {
@@ -291,6 +335,14 @@ void account_register(struct session *s, const struct proto_msg *m)
     if (proto_utf8_chars(m->password, m->password_len) < PROTO_PASSWORD_MIN) {
         hub_send_error(s, PROTO_WEAK_PASSWORD,
                        "password: at least 8 characters", &m->id);
+        return;
+    }
+    hub_addr_key(h, s->ip, addr);
+    if (!ratelimit_take(A(h)->registers, addr, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many registrations from your address; try "
+                       "again in a minute",
+                       &m->id);
         return;
     }
     lower(m->username, key, sizeof key);
@@ -382,11 +434,32 @@ static void register_done(struct hub *h, struct auth_job *j,
                           hub_ratings_shown(h, p->pid, ratings, false),
                           NULL}; /* (none stored yet: settings null) */
     hub_send_text(s, proto_render_registered(&me, token, &j->id), seq);
+    note_pair(h, s, p->pid, hub_now_ms(h));
     log_info("event=registered player=%s username=%s", p->pid,
              log_quote(q, sizeof q, p->name));
     return;
 drop:
     pending_del(&A(h)->names, j->name_key);
+}
+
+/* A login for a username nobody has may be hashed (at the same cost as
+ * a real one): true while the bucket of them all has tokens; past it the
+ * refusal is logged once a second with how many. */
+static bool unknown_admitted(struct hub *h, int64_t now)
+{
+    struct accounts *a = A(h);
+    double rate = h->cfg.unknown_logins_per_s;
+
+    if (bucket_take(&a->unknown, rate, rate, now))
+        return true;
+    a->unknown_refused++;
+    if (now - a->unknown_logged >= 1000) {
+        log_warn("event=login_refused why=unknown_logins_per_s refused=%lu",
+                 a->unknown_refused);
+        a->unknown_logged = now;
+        a->unknown_refused = 0;
+    }
+    return false;
 }
 
 /* login: the checks that need no password (rate limits, the username's
@@ -397,8 +470,9 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
     struct hub *h = s->hub;
     struct store_account acc;
     struct auth_job *j;
-    char key[PROTO_USERNAME_FIELD_MAX + 1];
-    bool valid = proto_username_valid(m->username);
+    char key[PROTO_USERNAME_FIELD_MAX + 1], addr[ADDRKEY_MAX];
+    char pair[RECENT_KEY_MAX + 1];
+    bool valid = proto_username_valid(m->username), recent = false;
     int rc = 0;
 
     if (auth_busy(s)) {
@@ -408,16 +482,10 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         return;
     }
     lower(m->username, key, sizeof key);
-    if (!ratelimit_take(A(h)->login_ips, s->ip, now)) {
+    hub_addr_key(h, s->ip, addr);
+    if (!ratelimit_take(A(h)->login_ips, addr, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many logins from your address; try again in a "
-                       "minute",
-                       &m->id);
-        return;
-    }
-    if (valid && !ratelimit_take(A(h)->login_users, key, now)) {
-        hub_send_error(s, PROTO_RATE_LIMITED,
-                       "too many logins for this username; try again in a "
                        "minute",
                        &m->id);
         return;
@@ -429,7 +497,30 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
     }
     memset(&acc, 0, sizeof acc);
     rc = store_find_account(h->store, key, &acc);
-    if (rc < 0 || !(j = job_new(s, m))) {
+    if (rc < 0) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    if (rc == 0 && !unknown_admitted(h, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many logins for unknown usernames; try again "
+                       "in a few seconds",
+                       &m->id);
+        return;
+    }
+    if (rc == 1) {
+        /* a pair that logged in lately has a bucket of its own */
+        pair_key(s, acc.pid, pair);
+        recent = recent_seen(A(h)->recent, pair, now);
+        if (!ratelimit_take(A(h)->login_users, recent ? pair : key, now)) {
+            hub_send_error(s, PROTO_RATE_LIMITED,
+                           "too many logins for this username; try again "
+                           "in a minute",
+                           &m->id);
+            return;
+        }
+    }
+    if (!(j = job_new(s, m))) {
         hub_busy(s, &m->id);
         return;
     }
@@ -438,7 +529,7 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         snprintf(j->username, sizeof j->username, "%s", acc.username);
     }
     if (passwd_verify(A(h)->passwd, rc == 1 ? acc.password_hash : NULL,
-                      m->password, m->password_len, j) < 0) {
+                      m->password, m->password_len, recent, j) < 0) {
         job_free(h, j);
         hub_busy(s, &m->id);
     }
@@ -494,6 +585,7 @@ static void login_done(struct hub *h, struct auth_job *j,
     hub_welcome(s, token, &j->id, seq);
     if (was_gone)
         hub_player_back(h, p, now);
+    note_pair(h, s, p->pid, now);
     log_info("event=login player=%s", p->pid);
 }
 
@@ -589,17 +681,27 @@ static int init(struct hub *h)
     if (!a)
         return -1;
     hub_module_set_state(h, &hub_account_module, a);
+    /* an eighth of the queue is kept for the recent pairs' logins */
     a->passwd = passwd_start(h->env.wake, cfg->password_threads,
-                             cfg->password_queue);
+                             cfg->password_queue, cfg->password_queue / 8);
     a->login_ips = ratelimit_new(cfg->logins_per_ip_per_min / 60.0,
                                  cfg->logins_per_ip_per_min,
                                  LIMIT_LOGIN_KEYS);
     a->login_users = ratelimit_new(cfg->logins_per_user_per_min / 60.0,
                                    cfg->logins_per_user_per_min,
                                    LIMIT_LOGIN_KEYS);
+    a->registers = ratelimit_new(cfg->registers_per_ip_per_min / 60.0,
+                                 cfg->registers_per_ip_per_min,
+                                 LIMIT_LOGIN_KEYS);
+    a->recent = recent_new(LIMIT_RECENT_LOGINS, LIMIT_RECENT_LOGIN_MS);
+    bucket_init(&a->unknown, cfg->unknown_logins_per_s);
+    a->unknown_logged = INT64_MIN / 2;
     table_init(&a->names);
     table_init(&a->revoked);
-    return a->passwd && a->login_ips && a->login_users ? 0 : -1;
+    return a->passwd && a->login_ips && a->login_users && a->registers &&
+                   a->recent
+               ? 0
+               : -1;
 }
 
 static void fini(struct hub *h)
@@ -615,6 +717,8 @@ static void fini(struct hub *h)
     pending_free_all(&a->revoked);
     ratelimit_free(a->login_ips);
     ratelimit_free(a->login_users);
+    ratelimit_free(a->registers);
+    recent_free(a->recent);
     free(a);
     hub_module_set_state(h, &hub_account_module, NULL);
 }
@@ -652,8 +756,7 @@ static void told(struct hub *h, struct player *p, const char *payload,
 static void do_register(struct session *s, const struct proto_msg *m,
                         int64_t now)
 {
-    (void)now;
-    account_register(s, m);
+    account_register(s, m, now);
 }
 
 /* s closes: its token forgotten, its job in flight given up. */

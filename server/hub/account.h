@@ -30,16 +30,19 @@ struct passwd_answer;
 #define ACCOUNT_TELL_LOGOUT 'L'
 
 /* register: the guest s speaks for becomes an account. The checks in the
- * protocol's order, then the password goes to the workers;
- * account_on_password finishes (`registered` once the account is
- * stored). */
-void account_register(struct session *s, const struct proto_msg *m);
+ * protocol's order (registers_per_ip_per_min before the name is looked
+ * up), then the password goes to the workers; account_on_password
+ * finishes (`registered` once the account is stored). */
+void account_register(struct session *s, const struct proto_msg *m,
+                      int64_t now);
 
 /* login: the checks that need no password (rate limits, the username's
- * shape), then the account's hash (or none, at the same cost) goes to
- * the workers; account_on_password finishes: on success the connection
- * becomes the account's (leaving its player, if another) and gets
- * `welcome` with a new token once that is stored. */
+ * shape, the limit on unknown names), then the account's hash (or none,
+ * at the same cost) goes to the workers, ahead of the others when the
+ * account logged in from this address lately; account_on_password
+ * finishes: on success the connection becomes the account's (leaving
+ * its player, if another) and gets `welcome` with a new token once that
+ * is stored. */
 void account_login(struct session *s, const struct proto_msg *m, int64_t now);
 
 /* Logs out every connection of p here but except (NULL: all): each gets

@@ -93,6 +93,9 @@ struct hub_config {
     int guests_per_ip_per_min;       /* new guests from one address */
     int logins_per_ip_per_min;       /* login attempts from one address */
     int logins_per_user_per_min;     /* ... for one username */
+    int registers_per_ip_per_min;    /* register attempts from one address */
+    int unknown_logins_per_s;        /* logins for unknown usernames */
+    int ipv6_limit_prefix;           /* an IPv6 client's bits (addrkey.h) */
     int password_threads;            /* password workers (passwd.h) */
     int password_queue;              /* hashes queued or running */
 };

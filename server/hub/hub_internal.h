@@ -25,6 +25,7 @@
 #include "hub/metrics.h"
 #include "proto.h"
 #include "game/rating.h"
+#include "lib/addrkey.h"
 #include "lib/bucket.h"
 #include "hub/session.h"
 #include "store/store.h"
@@ -156,10 +157,11 @@ size_t hub_ratings_shown(struct hub *h, const char *pid,
  * player's open one, so a seek counts only the games. */
 bool hub_player_full(struct session *s, bool seek, const struct proto_id *id);
 
-/* One IP address: its open invitations, its started games (livecap.c)
+/* One client address (by its key, hub_addr_key): its open invitations,
+ * its started games (livecap.c)
  * and its new guests' bucket. */
 struct addr {
-    char ip[64];
+    char ip[ADDRKEY_MAX]; /* the key */
     int invites;
     int games;
     struct bucket guests;
@@ -189,7 +191,14 @@ void hub_watch_drop(struct session *s, struct game *g);
  * of an invitation, usually) now gets its messages through the fan. */
 void hub_subscribe_players(struct hub *h, struct game *g);
 
-/* The record of ip, created when missing (NULL when out of memory). */
+/* The key every per-address limit of the hub counts ip under (ip as a
+ * session has it, numeric text): lib/addrkey.h's at ipv6_limit_prefix,
+ * so the addresses of one IPv6 /64 are one client and an IPv4-mapped
+ * address is its IPv4 one. Loop thread. */
+void hub_addr_key(const struct hub *h, const char *ip, char key[ADDRKEY_MAX]);
+
+/* The record of ip's key (hub_addr_key: every address of one /64 shares
+ * it), created when missing (NULL when out of memory). a->ip is the key. */
 struct addr *hub_addr_get(struct hub *h, const char *ip);
 
 /* g is no longer an open invitation: its address may create another. */

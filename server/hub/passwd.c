@@ -85,20 +85,23 @@ static void work(void *ctx, struct workers_job *link)
     OPENSSL_cleanse(j->password, sizeof j->password);
 }
 
-struct passwd *passwd_start(void (*wake)(void), int threads, int cap)
+struct passwd *passwd_start(void (*wake)(void), int threads, int cap,
+                            int reserve)
 {
     struct passwd *pw;
 
-    if (threads < 1 || cap < 1)
+    if (threads < 1 || cap < 1 || reserve < 0 || reserve >= cap)
         return NULL;
     pw = calloc(1, sizeof *pw);
     if (!pw)
         return NULL;
-    pw->pool = workers_start(&(struct workers_conf){.threads = threads,
-                                                    .cap = (size_t)cap,
-                                                    .wake = wake,
-                                                    .run = work,
-                                                    .release = job_free});
+    pw->pool = workers_start(
+        &(struct workers_conf){.threads = threads,
+                               .cap = (size_t)cap,
+                               .reserve = (size_t)reserve,
+                               .wake = wake,
+                               .run = work,
+                               .release = job_free});
     if (!pw->pool) {
         free(pw);
         return NULL;
@@ -133,7 +136,7 @@ int passwd_hash(struct passwd *pw, const char *password, size_t len,
 }
 
 int passwd_verify(struct passwd *pw, const char *encoded,
-                  const char *password, size_t len, void *tag)
+                  const char *password, size_t len, bool first, void *tag)
 {
     struct job *j;
 
@@ -146,7 +149,8 @@ int passwd_verify(struct passwd *pw, const char *encoded,
         j->known = true;
         memcpy(j->encoded, encoded, strlen(encoded) + 1);
     }
-    return workers_submit(pw->pool, &j->link);
+    return first ? workers_submit_first(pw->pool, &j->link)
+                 : workers_submit(pw->pool, &j->link);
 }
 
 /* The caller's answer function, for the pool's collect. */

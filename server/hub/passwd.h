@@ -43,22 +43,29 @@ struct passwd_answer {
 };
 
 /* Starts `threads` workers (>= 1) with room for `cap` jobs (>= 1) that
- * are queued or being hashed. wake is called from a worker after each
- * answer. NULL when out of memory or no thread could start. */
-struct passwd *passwd_start(void (*wake)(void), int threads, int cap);
+ * are queued or being hashed, `reserve` (0 <= reserve < cap) of which
+ * only a verification queued `first` may take. wake is called from a
+ * worker after each answer. NULL when out of memory, reserve is out of
+ * range or no thread could start. */
+struct passwd *passwd_start(void (*wake)(void), int threads, int cap,
+                            int reserve);
 
 /* Queues hashing password (len bytes, at most PASSWD_MAX_BYTES) with a
- * new salt. Returns 0, or -1 when cap jobs are already queued or being
- * hashed (the caller answers "busy"), or out of memory. */
+ * new salt. Returns 0, or -1 when cap less reserve jobs are already
+ * queued or being hashed (the caller answers "busy"), or out of memory. */
 int passwd_hash(struct passwd *pw, const char *password, size_t len,
                 void *tag);
 
 /* Queues checking password against encoded (copied). encoded NULL: there
  * is no such hash (an unknown user); the worker then spends the time of
  * a verification at the default cost anyway and answers not ok, so that
- * the answer's timing tells nothing. Returns as passwd_hash. */
+ * the answer's timing tells nothing. first: the job goes ahead of every
+ * job not queued first (behind the firsts before it) and may take the
+ * reserve (a login the caller trusts more: an account from an address
+ * it logged in from lately). Returns as passwd_hash (first: -1 only
+ * when the whole cap is taken). */
 int passwd_verify(struct passwd *pw, const char *encoded,
-                  const char *password, size_t len, void *tag);
+                  const char *password, size_t len, bool first, void *tag);
 
 /* Calls answer(arg, a) on the calling thread for every answer ready,
  * oldest first. */

@@ -164,17 +164,24 @@ void hub_subscribe_players(struct hub *h, struct game *g)
 
 /* ---- addresses --------------------------------------------------------- */
 
-/* The record of ip, created when missing (NULL when out of memory). */
+void hub_addr_key(const struct hub *h, const char *ip, char key[ADDRKEY_MAX])
+{
+    addrkey_of(ip, h->cfg.ipv6_limit_prefix, key);
+}
+
 struct addr *hub_addr_get(struct hub *h, const char *ip)
 {
-    struct addr *a = table_get(&h->addrs, ip);
+    char key[ADDRKEY_MAX];
+    struct addr *a;
 
+    hub_addr_key(h, ip, key);
+    a = table_get(&h->addrs, key);
     if (a)
         return a;
     a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    snprintf(a->ip, sizeof a->ip, "%s", key);
     bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);

@@ -1,5 +1,8 @@
 /*
- * ratelimit.c - token buckets per address (see ratelimit.h).
+ * ratelimit.c - token buckets per address (see ratelimit.h): a table of
+ * the buckets by key, and a list of them in the order of their last
+ * request (lru.h), whose head is the one a new key replaces when the
+ * table is full.
  */
 #include "lib/ratelimit.h"
 
@@ -7,20 +10,21 @@
 #include <stdlib.h>
 
 #include "lib/bucket.h"
+#include "lib/lru.h"
 #include "lib/table.h"
 
 struct entry {
-    char addr[64];
+    char addr[RATELIMIT_KEY_MAX + 1];
     struct bucket b;
+    struct lru_node used; /* in rl->order */
 };
 
 struct ratelimit {
-    struct table t; /* addr -> struct entry (owned) */
-    double rate;    /* tokens a second */
+    struct table t;   /* addr -> struct entry (owned) */
+    struct lru order; /* every entry, least recently used first */
+    double rate;      /* tokens a second */
     double burst;
     size_t max;
-    int64_t swept; /* the last sweep ... */
-    bool ever;     /* ... if any */
 };
 
 struct ratelimit *ratelimit_new(double rate_per_s, int burst,
@@ -33,7 +37,7 @@ struct ratelimit *ratelimit_new(double rate_per_s, int burst,
     table_init(&rl->t);
     rl->rate = rate_per_s;
     rl->burst = burst;
-    rl->max = max_addrs;
+    rl->max = max_addrs ? max_addrs : 1;
     return rl;
 }
 
@@ -41,46 +45,67 @@ void ratelimit_free(struct ratelimit *rl)
 {
     if (!rl)
         return;
-    for (size_t i = 0; i < rl->t.cap; i++) {
-        struct table_slot *sl = &rl->t.slots[i];
-        if (sl->value)
-            free(sl->value);
-    }
+    for (size_t i = 0; i < rl->t.cap; i++)
+        free(rl->t.slots[i].value); /* NULL in empty and deleted slots */
     table_clear(&rl->t);
     free(rl);
 }
 
-/* Forgets the buckets that are full again. */
-static void sweep(struct ratelimit *rl, int64_t now)
+static struct entry *oldest(struct ratelimit *rl)
 {
-    rl->swept = now;
-    rl->ever = true;
-    for (size_t i = 0; i < rl->t.cap; i++) {
-        struct table_slot *sl = &rl->t.slots[i];
-        struct entry *e = sl->value;
-        if (e && bucket_level(&e->b, rl->rate, rl->burst, now) >= rl->burst) {
-            table_del(&rl->t, e->addr);
-            free(e);
-        }
+    return rl->order.head ? lru_container(rl->order.head, struct entry, used)
+                          : NULL;
+}
+
+static void forget(struct ratelimit *rl, struct entry *e)
+{
+    lru_remove(&rl->order, &e->used);
+    table_del(&rl->t, e->addr);
+    free(e);
+}
+
+/* A bucket for the new key addr: when the table is full, the least
+ * recently used entry's, reset. NULL when out of memory. */
+static struct entry *entry_new(struct ratelimit *rl, const char *addr)
+{
+    struct entry *e = NULL;
+
+    if (rl->t.n >= rl->max && (e = oldest(rl)) != NULL) {
+        lru_remove(&rl->order, &e->used);
+        table_del(&rl->t, e->addr);
+    } else if (!(e = malloc(sizeof *e))) {
+        return NULL;
     }
+    snprintf(e->addr, sizeof e->addr, "%s", addr);
+    bucket_init(&e->b, rl->burst);
+    if (table_put(&rl->t, e->addr, e) < 0) {
+        free(e);
+        return NULL;
+    }
+    lru_push(&rl->order, &e->used);
+    return e;
 }
 
 bool ratelimit_take(struct ratelimit *rl, const char *addr, int64_t now)
 {
-    struct entry *e = table_get(&rl->t, addr);
+    char key[RATELIMIT_KEY_MAX + 1];
+    struct entry *e, *old;
 
-    if (!e) {
-        if (rl->t.n >= rl->max && (!rl->ever || now - rl->swept >= 1000))
-            sweep(rl, now);
-        if (rl->t.n >= rl->max || !(e = calloc(1, sizeof *e)))
-            return false;
-        snprintf(e->addr, sizeof e->addr, "%s", addr);
-        bucket_init(&e->b, rl->burst);
-        if (table_put(&rl->t, e->addr, e) < 0) {
-            free(e);
-            return false;
-        }
+    snprintf(key, sizeof key, "%s", addr); /* as it is kept */
+    addr = key;
+    e = table_get(&rl->t, addr);
+
+    if (e)
+        lru_touch(&rl->order, &e->used);
+    /* the two oldest, when refilled, are forgotten: the table shrinks
+     * back at about the pace it grew */
+    for (int i = 0; i < 2 && (old = oldest(rl)) != NULL && old != e; i++) {
+        if (bucket_level(&old->b, rl->rate, rl->burst, now) < rl->burst)
+            break;
+        forget(rl, old);
     }
+    if (!e && !(e = entry_new(rl, addr)))
+        return false;
     return bucket_take(&e->b, rl->rate, rl->burst, now);
 }
 

@@ -144,10 +144,18 @@
 #define LIMIT_TOKEN_TOUCH_MS (3600LL * 1000)
 #define LIMIT_TOKEN_EXPIRE_MS (3600LL * 1000)
 
-/* Addresses and usernames the login rate limits keep a bucket for at
- * once (server/lib/ratelimit.h): beyond this, new ones are refused until
- * buckets refill. */
+/* Address keys and usernames the login and register rate limits keep a
+ * bucket for at once (server/lib/ratelimit.h): beyond this, a new one
+ * takes the place of the one used least recently. */
 #define LIMIT_LOGIN_KEYS 65536
+
+/* Logins (and registrations) that succeeded, by account and address
+ * key, remembered for LIMIT_RECENT_LOGIN_MS (at most LIMIT_RECENT_LOGINS
+ * at once, the oldest forgotten first; ~200 bytes each): such a pair's
+ * next login goes ahead of the password queue, into places kept for
+ * it, with a username bucket of its own (hub/account.c). */
+#define LIMIT_RECENT_LOGINS 16384
+#define LIMIT_RECENT_LOGIN_MS (30LL * 24 * 3600 * 1000)
 
 /* An account's settings saves (server/hub/prefs.h), each a database write:
  * LIMIT_SETTINGS_BURST at once, then LIMIT_SETTINGS_PER_MIN a minute

@@ -27,9 +27,11 @@ struct workers {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a question arrived, hold lifted, or stop */
     struct list questions, answers;
-    size_t waiting;       /* questions */
-    size_t busy;          /* questions + jobs being run */
-    size_t ready;         /* answers */
+    struct workers_job *last_first; /* the last question submitted first
+                                       still waiting (NULL: none) */
+    size_t waiting;                 /* questions */
+    size_t busy;                    /* questions + jobs being run */
+    size_t ready;                   /* answers */
     atomic_bool answered; /* answers wait: collect looks without the lock */
     bool stopping, held;
 };
@@ -57,6 +59,8 @@ static void *worker_main(void *arg)
             break;
         FIFO_POP(&w->questions, j, next);
         w->waiting--;
+        if (j == w->last_first)
+            w->last_first = NULL; /* (those first are at the head) */
         if (w->conf.taken)
             w->conf.taken(w->conf.ctx, j, w->questions.head);
         pthread_mutex_unlock(&w->mu);
@@ -82,7 +86,7 @@ struct workers *workers_start(const struct workers_conf *conf)
     struct workers *w;
 
     assert(conf->wake && conf->run && conf->release);
-    if (conf->threads < 1 || conf->cap < 1)
+    if (conf->threads < 1 || conf->cap < 1 || conf->reserve >= conf->cap)
         return NULL;
     w = calloc(1, sizeof *w);
     if (!w)
@@ -113,16 +117,29 @@ fail_threads:
     return NULL;
 }
 
-int workers_submit(struct workers *w, struct workers_job *j)
+/* Queues j, last or (first) behind the other firsts, when the cap (less
+ * the reserve unless first) has room. */
+static int submit(struct workers *w, struct workers_job *j, bool first)
 {
+    size_t cap = w->conf.cap - (first ? 0 : w->conf.reserve);
     int rc = -1;
 
     pthread_mutex_lock(&w->mu);
     size_t n = w->conf.cap_waiting ? w->waiting : w->busy;
-    if (n < w->conf.cap && !w->stopping) {
+    if (n < cap && !w->stopping) {
         if (w->conf.queued)
             w->conf.queued(w->conf.ctx, j);
-        FIFO_PUSH(&w->questions, j, next);
+        if (!first) {
+            FIFO_PUSH(&w->questions, j, next);
+        } else {
+            struct workers_job **at = w->last_first ? &w->last_first->next
+                                                    : &w->questions.head;
+            j->next = *at;
+            *at = j;
+            if (!j->next)
+                w->questions.tail = j;
+            w->last_first = j;
+        }
         w->waiting++;
         w->busy++;
         pthread_cond_signal(&w->cv);
@@ -132,6 +149,16 @@ int workers_submit(struct workers *w, struct workers_job *j)
     if (rc < 0)
         w->conf.release(w->conf.ctx, j);
     return rc;
+}
+
+int workers_submit(struct workers *w, struct workers_job *j)
+{
+    return submit(w, j, false);
+}
+
+int workers_submit_first(struct workers *w, struct workers_job *j)
+{
+    return submit(w, j, true);
 }
 
 void workers_collect(struct workers *w,

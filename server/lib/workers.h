@@ -40,6 +40,8 @@ struct workers_conf {
     size_t cap;       /* >= 1: jobs that may wait (and run, see below) */
     bool cap_waiting; /* cap counts only the jobs not yet taken (else also
                          those being run) */
+    size_t reserve;   /* < cap: of the cap, the places only
+                         workers_submit_first may fill (0: none) */
     void *ctx;        /* the first argument of every function below */
     /* From a worker, without the lock, after each answer. */
     void (*wake)(void);
@@ -66,9 +68,16 @@ struct workers;
  * frees the result with workers_stop. */
 struct workers *workers_start(const struct workers_conf *conf);
 
-/* Queues j: 0, or -1 when the cap is reached or the pool is stopping (j
- * is then released at once). */
+/* Queues j last: 0, or -1 when the cap less its reserve is reached or
+ * the pool is stopping (j is then released at once). */
 int workers_submit(struct workers *w, struct workers_job *j);
+
+/* Queues j ahead of every job submitted with workers_submit (behind
+ * those submitted with workers_submit_first before it: they keep their
+ * order), and may take the cap's reserved places: 0, or -1 when the
+ * whole cap is reached or the pool is stopping (j is then released at
+ * once). For the few jobs that must not wait behind a flood. */
+int workers_submit_first(struct workers *w, struct workers_job *j);
 
 /* Calls answer(arg, j) for every answer ready, oldest first, then
  * releases each. Returns at once when none waits (a wake-up that was

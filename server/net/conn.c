@@ -182,7 +182,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
     if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
         /* the client stopped reading: cut it, its queue goes with it */
         log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
-                 c->peer ? c->peer->ip : "?", c->qbytes);
+                 net_conn_ip(c), c->qbytes);
         net.stats->closed_overflow++;
         c->killed = true;
         unpark(c);
@@ -192,8 +192,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
     }
     n = qnode_new();
     if (!n) { /* a message lost: the client must not go on without it */
-        log_error("event=conn_cut why=out_of_memory ip=%s",
-                  c->peer ? c->peer->ip : "?");
+        log_error("event=conn_cut why=out_of_memory ip=%s", net_conn_ip(c));
         c->killed = true;
         unpark(c);
         queue_clear(c);
@@ -212,7 +211,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 
 const char *net_conn_ip(const struct conn *c)
 {
-    return c->peer ? c->peer->ip : "?";
+    return c->ip[0] ? c->ip : "?";
 }
 
 /* ---- closing ----------------------------------------------------------
@@ -560,8 +559,7 @@ void conn_keepalive(int64_t now)
 
     while ((c = net.pinged.head) && now - c->last_pong_ms >= timeout) {
         list_remove(c);
-        log_info("event=conn_cut why=no_pong ip=%s",
-                 c->peer ? c->peer->ip : "?");
+        log_info("event=conn_cut why=no_pong ip=%s", net_conn_ip(c));
         /* outside any lws callback a synchronous kill is safe, and an
          * asynchronous one would wait for lws's own timer */
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
@@ -633,52 +631,6 @@ int64_t net_conn_rtt_ms(struct conn *c)
 
 /* ---- WebSocket --------------------------------------------------------- */
 
-/* The client's address of the request on wsi, as text: the socket's
- * address, or when that is a trusted proxy (trusted_proxies), the
- * rightmost address in X-Forwarded-For that is not itself a trusted
- * proxy (each proxy appends the address it got the request from, so
- * the entries left of the last untrusted one are the client's say and
- * worth nothing). An entry that is not an address ends the walk with
- * the last good one. */
-static void client_ip(struct lws *wsi, char *ip, size_t len)
-{
-    char xff[4096];
-    unsigned char buf[sizeof(struct in6_addr)];
-    size_t n, b, e;
-    int family;
-
-    tcp_peer_ip(wsi, ip, len);
-    if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
-                     ip) ||
-        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
-        return;
-    n = strlen(xff);
-    while (n > 0) {
-        /* the entry xff[b, e), then left of its comma */
-        e = n;
-        for (b = e; b > 0 && xff[b - 1] != ','; b--)
-            ;
-        n = b > 0 ? b - 1 : 0;
-        while (b < e && (xff[b] == ' ' || xff[b] == '\t'))
-            b++;
-        while (e > b && (xff[e - 1] == ' ' || xff[e - 1] == '\t'))
-            e--;
-        xff[e] = '\0';
-        /* canonical text, so that one address is one entry */
-        if (inet_pton(AF_INET, xff + b, buf) == 1)
-            family = AF_INET;
-        else if (inet_pton(AF_INET6, xff + b, buf) == 1)
-            family = AF_INET6;
-        else
-            return;
-        if (!inet_ntop(family, buf, ip, (socklen_t)len))
-            return;
-        if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
-                         ip))
-            return;
-    }
-}
-
 /* True when the request's Origin may open a WebSocket: no allow-list, no
  * Origin header, or an Origin in the list. Logs a refusal. */
 static bool origin_ok(struct lws *wsi, const char *ip)
@@ -706,7 +658,7 @@ static bool origin_ok(struct lws *wsi, const char *ip)
  * holds max_connections_per_ip already with 429. */
 int conn_confirm_upgrade(struct lws *wsi)
 {
-    char uri[256], ip[64];
+    char uri[256], ip[64], key[ADDRKEY_MAX];
     struct peer *p;
 
     tcp_request_done(wsi);
@@ -717,7 +669,7 @@ int conn_confirm_upgrade(struct lws *wsi)
     }
     if (net.stopping)
         return -1;
-    client_ip(wsi, ip, sizeof ip);
+    tcp_client_ip(wsi, ip, sizeof ip);
     if (!origin_ok(wsi, ip)) {
         net.stats->refused_origin++;
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
@@ -731,11 +683,12 @@ int conn_confirm_upgrade(struct lws *wsi)
         web_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE);
         return 1;
     }
-    p = table_get(&net.peers, ip);
+    tcp_key(ip, key);
+    p = table_get(&net.peers, key);
     if (p && p->conns >= net.cfg.max_connections_per_ip) {
         log_warn("event=upgrade_refused why=max_connections_per_ip ip=%s "
-                 "connections=%d",
-                 ip, p->conns);
+                 "key=%s connections=%d",
+                 ip, key, p->conns);
         net.stats->refused_per_ip++;
         web_status(wsi, 429);
         return 1;
@@ -760,13 +713,14 @@ static void on_message(struct conn *c, char *text, size_t len)
 }
 
 /* A WebSocket's count: its client's address entry (NULL when out of
- * memory). */
-static struct peer *peer_get(struct lws *wsi)
+ * memory); c->ip is the address. */
+static struct peer *peer_get(struct conn *c, struct lws *wsi)
 {
-    char ip[64];
+    char key[ADDRKEY_MAX];
 
-    client_ip(wsi, ip, sizeof ip);
-    return tcp_peer_find(ip);
+    tcp_client_ip(wsi, c->ip, sizeof c->ip);
+    tcp_key(c->ip, key);
+    return tcp_peer_find(key);
 }
 
 /* wire.c's reports: a ping or pong frame, an unmasked frame. */
@@ -796,7 +750,7 @@ static int on_established(struct conn *c, struct lws *wsi)
 {
     memset(c, 0, sizeof *c);
     c->wsi = wsi;
-    c->peer = peer_get(wsi);
+    c->peer = peer_get(c, wsi);
     c->owner = net.hd.open(net.hd.ctx, c, net_conn_ip(c));
     if (!c->owner) {
         if (c->peer)
@@ -807,8 +761,8 @@ static int on_established(struct conn *c, struct lws *wsi)
         c->peer->conns++;
     net.n_conns++;
     wire_websocket(lws_get_socket_fd(wsi), c);
-    log_debug("event=ws_open ip=%s connections=%d",
-              c->peer ? c->peer->ip : "?", net.n_conns);
+    log_debug("event=ws_open ip=%s connections=%d", net_conn_ip(c),
+              net.n_conns);
     conn_ponged(c, net_now_ms());
     return 0;
 }
@@ -831,8 +785,8 @@ static void on_closed(struct conn *c)
     c->owner = NULL;
     assert(net.n_conns > 0 && (!c->peer || c->peer->conns > 0));
     net.n_conns--;
-    log_debug("event=ws_close ip=%s connections=%d",
-              c->peer ? c->peer->ip : "?", net.n_conns);
+    log_debug("event=ws_close ip=%s connections=%d", net_conn_ip(c),
+              net.n_conns);
     if (c->peer) {
         c->peer->conns--;
         tcp_peer_release(c->peer);

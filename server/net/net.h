@@ -48,8 +48,9 @@ struct net_config {
     int request_timeout_s; /* a TCP connection's request, complete */
     int max_connections;   /* open WebSockets in all */
     int max_connections_per_ip;
-    int ping_interval_s; /* ping this long after the last pong */
-    int ping_timeout_s;  /* no pong this long after it: hang up */
+    int ipv6_limit_prefix; /* an IPv6 client's bits (lib/addrkey.h) */
+    int ping_interval_s;   /* ping this long after the last pong */
+    int ping_timeout_s;    /* no pong this long after it: hang up */
     /* origins whose pages may open a WebSocket, lowercase (trust.h);
      * none: any */
     const char *const *allowed_origins;

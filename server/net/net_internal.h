@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 
 #include "net/listener.h"
+#include "lib/addrkey.h"
 #include "lib/log.h"
 #include "lib/table.h"
 #include "timerq.h"
@@ -73,6 +74,8 @@ struct conn {
     struct conn *wprev, *wnext;
     struct conn **parked;
     struct peer *peer; /* its address's connection count */
+    char ip[64];       /* the client's address (tcp_client_ip), for the
+                          log and the hub */
 };
 
 /* Connections in order of their last pong: the oldest at head. */
@@ -80,11 +83,12 @@ struct conn_list {
     struct conn *head, *tail;
 };
 
-/* One IP address: its open WebSockets (by the client's address, which
+/* One client address, by its key (tcp_key: every address of an IPv6
+ * /64 is one): its open WebSockets (by the client's address, which
  * behind a trusted proxy is X-Forwarded-For's) and its accepted TCP
  * connections (by the socket's address). Freed when both are 0. */
 struct peer {
-    char ip[64];
+    char ip[ADDRKEY_MAX]; /* the key */
     int conns;
     int tcp;
 };
@@ -169,10 +173,10 @@ struct net {
     long fd_limit; /* RLIMIT_NOFILE's soft limit */
     /* The connection FILTER_NETWORK_CONNECTION let through, for the
      * WSI_CREATE of its wsi that follows at once. */
-    int accepted_fd; /* -1: none */
-    char accepted_ip[64];
-    int reserve_fd;      /* see tcp.c's descriptors used up */
-    bool accept_starved; /* lws said accept() failed so */
+    int accepted_fd;               /* -1: none */
+    char accepted_ip[ADDRKEY_MAX]; /* its key */
+    int reserve_fd;                /* see tcp.c's descriptors used up */
+    bool accept_starved;           /* lws said accept() failed so */
     ev_prepare starved_prepare;
 
     /* HTTP (web.c) */
@@ -240,9 +244,16 @@ extern const struct wire_hooks conn_wire_hooks;
 
 /* The peer's address of wsi as text into ip, or "?" when it is gone. */
 void tcp_peer_ip(struct lws *wsi, char *ip, size_t len);
-/* The entry of ip, created when missing (NULL when out of memory); owned
- * by net.peers until tcp_peer_release frees it. */
-struct peer *tcp_peer_find(const char *ip);
+/* The client's address of the request on wsi as text into ip: the
+ * socket's, or behind a trusted proxy X-Forwarded-For's (trust_client). */
+void tcp_client_ip(struct lws *wsi, char *ip, size_t len);
+/* The key ip (a client's address) counts under in every per-address
+ * limit of net's: lib/addrkey.h's at ipv6_limit_prefix, except that a
+ * trusted proxy is its own address (the /64 it sits in is not it). */
+void tcp_key(const char *ip, char key[ADDRKEY_MAX]);
+/* The entry of key (tcp_key), created when missing (NULL when out of
+ * memory); owned by net.peers until tcp_peer_release frees it. */
+struct peer *tcp_peer_find(const char *key);
 /* Forgets p when nothing counts on it any more. */
 void tcp_peer_release(struct peer *p);
 /* The connection wsi must complete a request within request_timeout_s. */

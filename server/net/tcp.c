@@ -33,17 +33,38 @@ void tcp_peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
-/* The entry of ip, created when missing (NULL when out of memory). */
-struct peer *tcp_peer_find(const char *ip)
+void tcp_client_ip(struct lws *wsi, char *ip, size_t len)
 {
-    struct peer *p = table_get(&net.peers, ip);
+    char peer[64], xff[4096];
+
+    tcp_peer_ip(wsi, peer, sizeof peer);
+    if (!trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
+                     peer) ||
+        lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) <= 0)
+        xff[0] = '\0';
+    trust_client(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies, peer,
+                 xff, ip, len);
+}
+
+void tcp_key(const char *ip, char key[ADDRKEY_MAX])
+{
+    if (trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies, ip))
+        snprintf(key, ADDRKEY_MAX, "%s", ip);
+    else
+        addrkey_of(ip, net.cfg.ipv6_limit_prefix, key);
+}
+
+/* The entry of key, created when missing (NULL when out of memory). */
+struct peer *tcp_peer_find(const char *key)
+{
+    struct peer *p = table_get(&net.peers, key);
 
     if (p)
         return p;
     p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    snprintf(p->ip, sizeof p->ip, "%s", ip);
+    snprintf(p->ip, sizeof p->ip, "%s", key);
     if (table_put(&net.peers, p->ip, p) < 0) {
         free(p);
         return NULL;
@@ -143,18 +164,19 @@ static void tcp_refused(const char *why, const char *ip)
  * nonzero to close it at once. */
 static int tcp_filter(struct lws *listener, int fd)
 {
-    char ip[64];
+    char ip[64], key[ADDRKEY_MAX];
     struct peer *p;
 
     if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0] ||
         ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
         snprintf(ip, sizeof ip, "?");
+    tcp_key(ip, key);
     if (net.n_tcp >= net.cfg.max_connections + LIMIT_TCP_EXTRA ||
         (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
         tcp_refused("max_connections", ip);
         return 1;
     }
-    p = table_get(&net.peers, ip);
+    p = table_get(&net.peers, key);
     if (p &&
         p->tcp >= net.cfg.max_connections_per_ip + LIMIT_HTTP_CONNS_PER_IP &&
         !trust_proxy(net.cfg.trusted_proxies, net.cfg.n_trusted_proxies,
@@ -163,7 +185,7 @@ static int tcp_filter(struct lws *listener, int fd)
         return 1;
     }
     net.accepted_fd = fd;
-    snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", ip);
+    snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", key);
     wire_watch(fd, net.cfg.tls_cert[0] &&
                        lws_get_vhost(listener) == net.vhost_main);
     return 0;

@@ -27,6 +27,19 @@ int trust_addr_parse(const char *text, struct in6_addr *out);
  * list. */
 bool trust_proxy(const struct in6_addr *list, size_t n, const char *ip);
 
+/* The client's address of a request from peer (numeric text, the
+ * socket's address) whose X-Forwarded-For header is xff (NULL or "":
+ * none), as numeric text into out (len bytes; INET6_ADDRSTRLEN is
+ * enough): peer itself, or when peer is one of the trusted proxies
+ * list[0..n), the rightmost address in xff that is not itself a trusted
+ * proxy (each proxy appends the address it got the request from, so the
+ * entries left of the last untrusted one are the client's say and worth
+ * nothing). An entry that is not an address ends the walk with the last
+ * good one. Entries are written canonically (inet_ntop), so that one
+ * address is one key however the header spelled it. */
+void trust_client(const struct in6_addr *list, size_t n, const char *peer,
+                  const char *xff, char *out, size_t len);
+
 /* True when origin (as the browser sent it) may open a WebSocket: n is 0
  * (no list: any origin), or origin is one of list[0..n), each
  * "scheme://host[:port]" in lowercase, compared without case. */

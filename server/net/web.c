@@ -287,9 +287,12 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
     if (!net.hd.http_wants(uri))
         return serve_file(wsi, pss, uri);
     if (!strncmp(uri, "/api/", 5)) {
-        char ip[64];
-        tcp_peer_ip(wsi, ip, sizeof ip);
-        if (!ratelimit_take(net.api_limits, ip, net_now_ms())) {
+        /* by the client's key: behind a trusted proxy the address it
+         * names, not the proxy's (one bucket for the whole site) */
+        char ip[64], key[ADDRKEY_MAX];
+        tcp_client_ip(wsi, ip, sizeof ip);
+        tcp_key(ip, key);
+        if (!ratelimit_take(net.api_limits, key, net_now_ms())) {
             net.stats->refused_http_rate++;
             net.hd.http_too_many(&r);
             goto answer;

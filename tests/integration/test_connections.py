@@ -1,8 +1,9 @@
 """TCP connections as an attacker on the internet makes them: silent
 connections (never a request) are capped per socket address and closed
 after request_timeout_s; behind a trusted proxy the per-address limits
-see the client's address from X-Forwarded-For, and from anyone else the
-header is ignored.
+see the client's address from X-Forwarded-For (the WebSocket cap, the
+guests, the HTTP API's bucket; an IPv6 client by its /64), and from anyone
+else the header is ignored.
 
 The attacker connects from 127.0.0.2 (and 127.0.0.3), other addresses of
 the loopback network; the players from 127.0.0.1."""
@@ -163,6 +164,68 @@ class TrustedProxyTest(FreshServerTest):
         # the server has all of them
         self.assertEqual(srv.http_json("/healthz")[1]["connections"],
                          len(self.opened))
+
+    def test_an_ipv6_slash64_is_one_client(self):
+        """The addresses of one IPv6 /64 (ipv6_limit_prefix) share the
+        WebSocket cap and the new guests' bucket; the next /64 is another
+        client. Loopback IPv6 is only ::1, so the clients are named by a
+        trusted proxy's X-Forwarded-For. (Before: every address its own
+        cap, 2^64 of them.)"""
+        srv = self.server({"max_connections_per_ip": self.PER_IP,
+                           "trusted_proxies": ["127.0.0.2"]},
+                          guests_per_ip_per_min=2)
+        for i in range(self.PER_IP):
+            self.ws(srv, "127.0.0.2", "2001:db8:1:2::%x" % (i + 1))
+        with self.assertRaises(HandshakeError) as e:
+            self.ws(srv, "127.0.0.2", "2001:db8:1:2:ffff:1:2:3")
+        self.assertIn("429", e.exception.status)
+        self.assertIn("why=max_connections_per_ip ip=2001:db8:1:2:ffff:1:2:3"
+                      " key=2001:db8:1:2::/64", srv.log_text())
+        self.ws(srv, "127.0.0.2", "2001:db8:1:3::1")  # the next /64
+        # new guests: 2 a minute from the /64, whatever the address
+        codes = []
+        for i in range(3):
+            c = self.client(srv, hello=False, source="127.0.0.2",
+                            headers={"X-Forwarded-For":
+                                     "2001:db8:7:7::%x" % (i + 1)})
+            codes.append(c.request({"t": "hello"}, "welcome")["t"]
+                         if i < 2 else
+                         c.request({"t": "hello"}, "error")["code"])
+        self.assertEqual(codes, ["welcome", "welcome", "rate_limited"])
+
+    def test_a_prefix_of_128_counts_each_ipv6_address(self):
+        srv = self.server({"max_connections_per_ip": self.PER_IP,
+                           "ipv6_limit_prefix": 128,
+                           "trusted_proxies": ["127.0.0.2"]})
+        for i in range(self.PER_IP + 2):
+            self.ws(srv, "127.0.0.2", "2001:db8:1:2::%x" % (i + 1))
+        self.fill(srv, "127.0.0.2", "2001:db8:1:2::99")
+
+    def api(self, srv, xff):
+        """The status of GET /api/leaderboard/blitz from the proxy at
+        127.0.0.2 for the client xff."""
+        s = connect_from("127.0.0.2", srv.port)
+        try:
+            s.sendall(b"GET /api/leaderboard/blitz HTTP/1.1\r\nHost: x\r\n"
+                      b"X-Forwarded-For: " + xff.encode() + b"\r\n"
+                      b"Connection: close\r\n\r\n")
+            return int(read_response(s).split(b" ", 2)[1])
+        finally:
+            s.close()
+
+    def test_the_api_bucket_is_the_forwarded_clients(self):
+        """Behind a trusted proxy the HTTP API's bucket is the client's
+        (its /64 for IPv6), not the proxy's. (Before: one bucket for the
+        whole site, http_rate_per_s for everyone together.)"""
+        srv = self.server({"http_rate_per_s": 1, "http_burst": 2,
+                           "trusted_proxies": ["127.0.0.2"]})
+        a = [self.api(srv, "198.51.100.1") for _ in range(3)]
+        self.assertEqual(a, [200, 200, 429])
+        self.assertEqual(self.api(srv, "198.51.100.2"), 200)
+        self.assertEqual(self.api(srv, "2001:db8:3:3::1"), 200)
+        self.assertEqual(self.api(srv, "2001:db8:3:3::2"), 200)
+        self.assertEqual(self.api(srv, "2001:db8:3:3:a:b:c:d"), 429)
+        self.assertEqual(self.api(srv, "::ffff:198.51.100.1"), 429)
 
     def test_x_forwarded_for_from_anyone_else_is_ignored(self):
         srv = self.server({"max_connections_per_ip": self.PER_IP,

@@ -137,6 +137,9 @@ const struct hub_config fake_hub_defaults = {
     .guests_per_ip_per_min = 30,
     .logins_per_ip_per_min = 30,
     .logins_per_user_per_min = 10,
+    .registers_per_ip_per_min = 10,
+    .unknown_logins_per_s = 5,
+    .ipv6_limit_prefix = 64,
     .password_threads = 1,
     .password_queue = 64,
 };
@@ -164,6 +167,9 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(guests_per_ip_per_min);
     DEFAULT(logins_per_ip_per_min);
     DEFAULT(logins_per_user_per_min);
+    DEFAULT(registers_per_ip_per_min);
+    DEFAULT(unknown_logins_per_s);
+    DEFAULT(ipv6_limit_prefix);
     DEFAULT(password_threads);
     DEFAULT(password_queue);
 #undef DEFAULT

@@ -6,7 +6,9 @@
  * connection would; logout and logout everywhere; a token's 30 days;
  * every error of register and login; the rate limits per username and
  * per address; the workers' bounded queue; a connection that closes
- * while its password is being hashed.
+ * while its password is being hashed; an IPv6 /64 as one address, the
+ * registrations per address, the names nobody has limited in all, and a
+ * recent (account, address) served ahead of a flood (issue 25).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -593,6 +595,203 @@ START_TEST(shutdown_while_hashing)
 }
 END_TEST
 
+/* ---- issue 25: addresses by their /64, the flood's limits ------------ */
+
+static void setup_v6(void)
+{
+    struct hub_config cfg = {.logins_per_ip_per_min = 5,
+                             .guests_per_ip_per_min = 3,
+                             .registers_per_ip_per_min = 2,
+                             .unknown_logins_per_s = 1000};
+    fake_setup(&cfg);
+}
+
+/* The addresses of one IPv6 /64 are one address for the logins, the
+ * guests and the registrations; the next /64 is another; an IPv4-mapped
+ * address is its IPv4 one. (Before: each address of the /64 had its own
+ * buckets, 2^64 of them.) */
+START_TEST(an_ipv6_slash64_is_one_address)
+{
+    static const char *const v6[] = {
+        "2001:db8:0:1::1", "2001:db8:0:1::2",      "2001:db8:0:1:ffff::3",
+        "2001:db8:0:1::4", "2001:db8:0:1:1:2:3:5", "2001:db8:0:1::6"};
+    struct fconn *c;
+
+    for (int i = 0; i < 6; i++) {
+        c = fake_connect(v6[i]);
+        login(c, "nobody", "correct horse");
+        ck_assert_str_eq(fake_error(c),
+                         i < 5 ? "bad_credentials" : "rate_limited");
+    }
+    c = fake_connect("2001:db8:0:2::1");
+    login(c, "nobody", "correct horse");
+    ck_assert_str_eq(fake_error(c), "bad_credentials");
+    /* new guests: 3 a minute from the /64, whatever the address */
+    for (int i = 0; i < 4; i++) {
+        c = fake_connect(v6[i]);
+        fake_say(c, "{\"t\":\"hello\"}");
+        ck_assert_str_eq(fake_last_t(c), i < 3 ? "welcome" : "error");
+    }
+    ck_assert_str_eq(fake_error(c), "rate_limited");
+    /* IPv4 and its mapped form are one address */
+    struct fconn *m = fake_connect("::ffff:10.3.0.1");
+    struct fconn *f = fake_connect("10.3.0.1");
+    for (int i = 0; i < 5; i++) {
+        login(i % 2 ? m : f, "nobody", "correct horse");
+        ck_assert_str_eq(fake_error(i % 2 ? m : f), "bad_credentials");
+    }
+    login(m, "nobody", "correct horse");
+    ck_assert_str_eq(fake_error(m), "rate_limited");
+}
+END_TEST
+
+static void setup_register(void)
+{
+    struct hub_config cfg = {.registers_per_ip_per_min = 3};
+    fake_setup(&cfg);
+}
+
+/* register answers name_taken at most registers_per_ip_per_min times a
+ * minute per address (an IPv6 /64): then rate_limited, before the name
+ * is looked up, and nothing changes. (Before: a name_taken for every
+ * message, a username oracle at the message rate.) */
+START_TEST(register_is_limited_per_address)
+{
+    struct fconn *a = fake_connect("10.0.0.1");
+    static const char *const v6[] = {"2001:db8:5:5::1", "2001:db8:5:5::2",
+                                     "2001:db8:5:5::3", "2001:db8:5:5::4"};
+    struct fconn *g[4];
+
+    fake_hello(a, "g", NULL, NULL);
+    do_register(a, "ann", NULL);
+    for (int i = 0; i < 4; i++) {
+        g[i] = fake_connect(v6[i]);
+        fake_hello(g[i], "g", NULL, NULL);
+    }
+    for (int i = 0; i < 4; i++) {
+        fake_clear(g[i]);
+        fake_say(g[i], "{\"t\":\"register\",\"username\":\"ANN\","
+                       "\"password\":\"correct horse\"}");
+        ck_assert_str_eq(fake_error(g[i]),
+                         i < 3 ? "name_taken" : "rate_limited");
+    }
+    /* the shape is checked before (it tells nothing) */
+    fake_clear(g[3]);
+    fake_say(g[3], "{\"t\":\"register\",\"username\":\"a\","
+                   "\"password\":\"correct horse\"}");
+    ck_assert_str_eq(fake_error(g[3]), "bad_username");
+    /* refused even for a free name; still a guest */
+    fake_clear(g[3]);
+    fake_say(g[3], "{\"t\":\"register\",\"username\":\"free_one\","
+                   "\"password\":\"correct horse\"}");
+    ck_assert_str_eq(fake_error(g[3]), "rate_limited");
+    struct fconn *o = fake_connect("10.0.0.9");
+    fake_hello(o, "g", NULL, NULL);
+    do_register(o, "free_one", NULL); /* another address */
+    /* the bucket refills: 3 a minute */
+    fake_advance(20000);
+    do_register(g[3], "free_two", NULL);
+}
+END_TEST
+
+static void setup_flood(void)
+{
+    struct hub_config cfg = {.logins_per_ip_per_min = 1000,
+                             .logins_per_user_per_min = 3,
+                             .unknown_logins_per_s = 3,
+                             .password_queue = 8};
+    fake_setup(&cfg);
+}
+
+/* Logins for names nobody has: 3 a second from everyone together, then
+ * refused at once without a hash; they get no username bucket (so
+ * made-up names fill no table). A real name is still hashed. */
+START_TEST(unknown_names_are_limited_in_all)
+{
+    struct fconn *a = fake_connect("10.0.0.1");
+    struct fconn *c[5];
+    char ip[32];
+
+    fake_hello(a, "g", NULL, NULL);
+    do_register(a, "ann", NULL);
+    fake_hold_passwords(1);
+    for (int i = 0; i < 5; i++) {
+        snprintf(ip, sizeof ip, "10.4.0.%d", i);
+        c[i] = fake_connect(ip);
+        login(c[i], "zed", "correct horse");
+    }
+    /* 3 queued for a hash; 2 refused at once */
+    ck_assert_uint_eq(account_jobs(fake_hub), 3);
+    ck_assert_int_eq(c[2]->n, 0);
+    ck_assert_str_eq(fake_error(c[3]), "rate_limited");
+    ck_assert_str_eq(fake_error(c[4]), "rate_limited");
+    /* a name that exists is not refused by it */
+    struct fconn *r = fake_connect("10.5.0.1");
+    login(r, "ann", "correct horse");
+    ck_assert_uint_eq(account_jobs(fake_hub), 4);
+    fake_hold_passwords(0);
+    fake_settle();
+    ck_assert_str_eq(fake_error(c[0]), "bad_credentials");
+    ck_assert_str_eq(fake_last_t(r), "welcome");
+    /* a second later, 3 more; "zed" has no bucket of 3 a minute */
+    fake_advance(1000);
+    for (int i = 0; i < 3; i++) {
+        login(c[i], "zed", "correct horse");
+        ck_assert_str_eq(fake_error(c[i]), "bad_credentials");
+    }
+}
+END_TEST
+
+/* An account that logged in from an address lately goes ahead: its
+ * login takes a place kept for it in a full queue (1 of 8), and a
+ * flood of guesses at its name from elsewhere, which empties the
+ * username's bucket, does not refuse it there. */
+START_TEST(a_recent_login_is_served_first)
+{
+    struct fconn *a = fake_connect("2001:db8:7:7::1");
+    struct fconn *f[8], *home, *away;
+    char ip[32];
+
+    fake_hello(a, "g", NULL, NULL);
+    do_register(a, "ann", NULL); /* ann and 2001:db8:7:7::/64 */
+    fake_advance(1000);
+    /* guesses from elsewhere: ann's bucket (3 a minute) is empty */
+    for (int i = 0; i < 3; i++) {
+        snprintf(ip, sizeof ip, "10.6.0.%d", i);
+        f[i] = fake_connect(ip);
+        login(f[i], "ann", "guess guess");
+        ck_assert_str_eq(fake_error(f[i]), "bad_credentials");
+    }
+    away = fake_connect("10.6.1.1");
+    login(away, "ann", "correct horse");
+    ck_assert_str_eq(fake_error(away), "rate_limited");
+    home = fake_connect("2001:db8:7:7::99"); /* another address, same /64 */
+    login(home, "ann", "correct horse");
+    ck_assert_str_eq(fake_last_t(home), "welcome");
+    /* the queue: 7 places for anyone, the 8th kept */
+    fake_advance(1000);
+    fake_hold_passwords(1);
+    for (int i = 0; i < 8; i++) {
+        snprintf(ip, sizeof ip, "10.7.0.%d", i);
+        f[i] = fake_connect(ip);
+        login(f[i], i % 2 ? "bob" : "cid", "correct horse");
+        if (i == 2)
+            fake_advance(1000); /* (unknown names: 3 a second) */
+        if (i == 5)
+            fake_advance(1000);
+    }
+    ck_assert_uint_eq(account_jobs(fake_hub), 7);
+    ck_assert_str_eq(fake_error(f[7]), "rate_limited"); /* busy */
+    struct fconn *home2 = fake_connect("2001:db8:7:7::5");
+    login(home2, "ann", "correct horse");
+    ck_assert_uint_eq(account_jobs(fake_hub), 8);
+    ck_assert_int_eq(home2->n, 0);
+    fake_hold_passwords(0);
+    fake_settle();
+    ck_assert_str_eq(fake_last_t(home2), "welcome");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounts");
@@ -620,5 +819,21 @@ int main(void)
     tcase_set_timeout(q, 120);
     tcase_add_test(q, password_queue_is_bounded);
     suite_add_tcase(s, q);
+    TCase *v6 = tcase_create("v6");
+    tcase_add_checked_fixture(v6, setup_v6, fake_teardown);
+    tcase_set_timeout(v6, 120);
+    tcase_add_test(v6, an_ipv6_slash64_is_one_address);
+    suite_add_tcase(s, v6);
+    TCase *reg = tcase_create("register");
+    tcase_add_checked_fixture(reg, setup_register, fake_teardown);
+    tcase_set_timeout(reg, 120);
+    tcase_add_test(reg, register_is_limited_per_address);
+    suite_add_tcase(s, reg);
+    TCase *fl = tcase_create("flood");
+    tcase_add_checked_fixture(fl, setup_flood, fake_teardown);
+    tcase_set_timeout(fl, 120);
+    tcase_add_test(fl, unknown_names_are_limited_in_all);
+    tcase_add_test(fl, a_recent_login_is_served_first);
+    suite_add_tcase(s, fl);
     return check_main(s);
 }

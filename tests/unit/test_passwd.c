@@ -73,7 +73,7 @@ static void reset(void)
 
 START_TEST(hash_then_verify)
 {
-    struct passwd *pw = passwd_start(wake, 1, 4);
+    struct passwd *pw = passwd_start(wake, 1, 4, 0);
     char encoded[PASSWD_ENCODED_MAX], want[64];
 
     reset();
@@ -96,11 +96,11 @@ START_TEST(hash_then_verify)
     /* a second hash of the same password has its own salt */
     ck_assert_int_eq(passwd_hash(pw, "correct horse", 13, (void *)2), 0);
     ck_assert_int_eq(
-        passwd_verify(pw, encoded, "correct horse", 13, (void *)3), 0);
+        passwd_verify(pw, encoded, "correct horse", 13, false, (void *)3), 0);
     ck_assert_int_eq(
-        passwd_verify(pw, encoded, "correct horsf", 13, (void *)4), 0);
-    ck_assert_int_eq(passwd_verify(pw, NULL, "correct horse", 13, (void *)5),
-                     0);
+        passwd_verify(pw, encoded, "correct horsf", 13, false, (void *)4), 0);
+    ck_assert_int_eq(
+        passwd_verify(pw, NULL, "correct horse", 13, false, (void *)5), 0);
     collect(pw, 5);
     /* one worker: in order */
     for (int i = 1; i < 5; i++)
@@ -117,16 +117,17 @@ END_TEST
 
 START_TEST(queue_is_bounded)
 {
-    struct passwd *pw = passwd_start(wake, 2, 3);
+    struct passwd *pw = passwd_start(wake, 2, 3, 0);
 
     reset();
     ck_assert_ptr_nonnull(pw);
     passwd_hold(pw, 1);
     for (long i = 0; i < 3; i++)
-        ck_assert_int_eq(passwd_verify(pw, NULL, "password", 8, (void *)i),
-                         0);
+        ck_assert_int_eq(
+            passwd_verify(pw, NULL, "password", 8, false, (void *)i), 0);
     ck_assert_uint_eq(passwd_busy(pw), 3);
-    ck_assert_int_eq(passwd_verify(pw, NULL, "password", 8, (void *)9), -1);
+    ck_assert_int_eq(passwd_verify(pw, NULL, "password", 8, false, (void *)9),
+                     -1);
     ck_assert_int_eq(passwd_hash(pw, "password", 8, (void *)9), -1);
     ck_assert_uint_eq(passwd_busy(pw), 3);
     passwd_hold(pw, 0);
@@ -149,7 +150,7 @@ END_TEST
  * (ASan and valgrind see any leak). */
 START_TEST(stop_drops_pending)
 {
-    struct passwd *pw = passwd_start(wake, 1, 8);
+    struct passwd *pw = passwd_start(wake, 1, 8, 0);
     time_t give_up = time(NULL) + 60;
 
     reset();

@@ -131,6 +131,9 @@ START_TEST(fake_defaults_are_the_settings)
     ck_assert_int_eq(d->guests_per_ip_per_min, c.guests_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_ip_per_min, c.logins_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_user_per_min, c.logins_per_user_per_min);
+    ck_assert_int_eq(d->registers_per_ip_per_min, c.registers_per_ip_per_min);
+    ck_assert_int_eq(d->unknown_logins_per_s, c.unknown_logins_per_s);
+    ck_assert_int_eq(d->ipv6_limit_prefix, c.ipv6_limit_prefix);
     ck_assert_int_eq(d->password_threads, c.password_threads);
     ck_assert_int_eq(d->password_queue, c.password_queue);
     config_clear(&c);

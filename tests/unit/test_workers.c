@@ -5,7 +5,9 @@
  * counts the jobs being run or only those waiting, as configured, and a
  * job refused is released at once; hold stops the taking, not the job
  * being run; the hooks under the lock see the jobs still waiting;
- * stopping with jobs waiting and answers uncollected releases them all
+ * a job submitted first goes ahead of the others and may take the
+ * reserve; stopping with jobs waiting and answers uncollected releases
+ * them all
  * (valgrind: `meson test -C build --setup valgrind workers`).
  */
 #include <check.h>
@@ -153,6 +155,16 @@ static int submit(struct workers *w, int id, bool gated)
     j->id = id;
     j->gated = gated;
     return workers_submit(w, &j->link);
+}
+
+/* As submit, ahead of the jobs submitted plainly. */
+static int submit_first(struct workers *w, int id)
+{
+    struct tjob *j = calloc(1, sizeof *j);
+
+    ck_assert_ptr_nonnull(j);
+    j->id = id;
+    return workers_submit_first(w, &j->link);
 }
 
 /* Waits (10 s at most) until the workers run n jobs at once. */
@@ -399,6 +411,46 @@ START_TEST(stop_releases_pending)
 }
 END_TEST
 
+/* A job submitted first runs before every plain one waiting, after the
+ * firsts before it; the reserve is the firsts' alone. */
+START_TEST(first_jumps_the_queue_into_the_reserve)
+{
+    struct workers_conf c = conf(1, 6, false);
+    struct workers *w;
+
+    c.reserve = 2;
+    w = workers_start(&c);
+    reset();
+    ck_assert_ptr_nonnull(w);
+    ck_assert_int_eq(submit(w, 0, true), 0);
+    await_running(1);
+    for (int i = 1; i <= 3; i++)
+        ck_assert_int_eq(submit(w, i, false), 0);
+    /* 4 of 6 taken: the 2 left are the reserve's */
+    ck_assert_int_eq(submit(w, 9, false), -1);
+    ck_assert_int_eq(submit_first(w, 10), 0);
+    ck_assert_int_eq(submit_first(w, 11), 0);
+    ck_assert_uint_eq(workers_busy(w), 6);
+    ck_assert_int_eq(submit_first(w, 12), -1); /* the whole cap */
+    ck_assert_int_eq(nreleased(), 2);
+    open_gate();
+    collect(w, 6);
+    int want[] = {0, 10, 11, 1, 2, 3};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(got[i], want[i]);
+    /* an empty queue: a first is the head and the tail */
+    ck_assert_int_eq(submit_first(w, 13), 0);
+    ck_assert_int_eq(submit(w, 14, false), 0);
+    collect(w, 8);
+    ck_assert_int_eq(got[6], 13);
+    ck_assert_int_eq(got[7], 14);
+    workers_stop(w);
+    ck_assert_int_eq(nreleased(), 10);
+    c.reserve = 6; /* no room left for anything else */
+    ck_assert_ptr_null(workers_start(&c));
+}
+END_TEST
+
 START_TEST(start_refuses_nothing)
 {
     struct workers_conf c = conf(0, 4, false);
@@ -422,6 +474,7 @@ int main(void)
     tcase_add_test(tc, hold_lets_the_running_end);
     tcase_add_test(tc, hooks_see_the_waiting);
     tcase_add_test(tc, stop_releases_pending);
+    tcase_add_test(tc, first_jumps_the_queue_into_the_reserve);
     tcase_add_test(tc, start_refuses_nothing);
     suite_add_tcase(s, tc);
     return check_main(s);
