@@ -699,7 +699,36 @@ static bool origin_ok(struct lws *wsi, const char *ip)
     return false;
 }
 
-/* Refuses an upgrade on any path but /ws with 404; from an Origin outside
+/* True when the upgrade's Sec-WebSocket-Key is what RFC 6455 4.1 asks
+ * of a client: 16 bytes in base64 (22 characters, the last carrying 2
+ * bits, then "=="). */
+static bool key_ok(struct lws *wsi)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+                              "vwxyz0123456789+/";
+    char key[32];
+
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24 ||
+        lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY) != 24)
+        return false;
+    return strspn(key, b64) == 22 && strchr("AQgw", key[21]) &&
+           !strcmp(key + 22, "==");
+}
+
+/* True when the upgrade asks for the protocol's version 13 (RFC 6455
+ * 4.2.1: the only one; lws 4.1 takes 8 and 7 too). */
+static bool version_ok(struct lws *wsi)
+{
+    char v[8];
+
+    return lws_hdr_total_length(wsi, WSI_TOKEN_VERSION) == 2 &&
+           lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_VERSION) == 2 &&
+           !strcmp(v, "13");
+}
+
+/* Refuses an upgrade on any path but /ws with 404; for any version but 13
+ * with 426 (and Sec-WebSocket-Version: 13); with a malformed key with
+ * 400 (RFC 6455 4.2.2, 4.4); from an Origin outside
  * allowed_origins (when that list is set) with 403, against cross-site
  * WebSocket hijacking (browsers always send Origin; other clients may
  * leave it out); over max_connections with 503; from an address that
@@ -718,6 +747,13 @@ int conn_confirm_upgrade(struct lws *wsi)
     if (net.stopping)
         return -1;
     client_ip(wsi, ip, sizeof ip);
+    if (!version_ok(wsi) || !key_ok(wsi)) {
+        bool version = !version_ok(wsi);
+        log_info("event=upgrade_refused why=%s ip=%s",
+                 version ? "version" : "key", ip);
+        web_status(wsi, version ? 426 : HTTP_STATUS_BAD_REQUEST);
+        return 1;
+    }
     if (!origin_ok(wsi, ip)) {
         net.stats->refused_origin++;
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
@@ -788,7 +824,8 @@ static void wire_unmasked(void *owner)
     net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
-const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked};
+const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked,
+                                           web_refusal};
 
 /* LWS_CALLBACK_ESTABLISHED: a WebSocket opened; its owner is the
  * handlers' (-1 refuses it). */

@@ -33,6 +33,13 @@ void tcp_peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
+void tcp_fd_ip(int fd, char *ip, size_t len)
+{
+    if (!lws_get_peer_simple_fd(fd, ip, len) || !ip[0] ||
+        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
+        snprintf(ip, len, "?");
+}
+
 /* The entry of ip, created when missing (NULL when out of memory). */
 struct peer *tcp_peer_find(const char *ip)
 {
@@ -146,9 +153,7 @@ static int tcp_filter(struct lws *listener, int fd)
     char ip[64];
     struct peer *p;
 
-    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0] ||
-        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
-        snprintf(ip, sizeof ip, "?");
+    tcp_fd_ip(fd, ip, sizeof ip);
     if (net.n_tcp >= net.cfg.max_connections + LIMIT_TCP_EXTRA ||
         (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
         tcp_refused("max_connections", ip);
