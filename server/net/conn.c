@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "fifo.h"
@@ -173,16 +175,54 @@ static void queue_clear(struct conn *c)
     c->qbytes = 0;
 }
 
+/* The most the kernel can hold for a socket whose send buffer is
+ * send_buffer_bytes: Linux doubles the value for its bookkeeping, and
+ * takes one more segment of up to 64 KiB (with GSO) while under it. */
+#define KERNEL_SEGMENT_MAX (64 * 1024)
+
+/* The bytes the kernel holds for c's socket, written and not yet
+ * acknowledged by the client (SIOCOUTQ); 0 when it cannot tell. */
+static size_t kernel_queued(const struct conn *c)
+{
+    int fd = lws_get_socket_fd(c->wsi), n = 0;
+
+    if (fd < 0 || ioctl(fd, SIOCOUTQ, &n) < 0 || n < 0)
+        return 0;
+    return (size_t)n;
+}
+
+/* True when c, sending len bytes more, holds more than the output cap
+ * counting the kernel's share of its bytes: its queue here plus what its
+ * socket has not delivered. A client that stops reading fills the
+ * socket first (up to send_buffer_bytes, doubled), then the queue. The
+ * kernel is asked only when its share could reach the cap. */
+static bool over_cap(const struct conn *c, size_t len, size_t *kernel)
+{
+    size_t mine = c->qbytes + len;
+    size_t sndbuf = (size_t)net.cfg.send_buffer_bytes;
+
+    *kernel = 0;
+    if (mine > LIMIT_OUT_QUEUE_BYTES)
+        return true;
+    if (sndbuf &&
+        mine + 2 * sndbuf + KERNEL_SEGMENT_MAX <= LIMIT_OUT_QUEUE_BYTES)
+        return false;
+    *kernel = kernel_queued(c);
+    return mine + *kernel > LIMIT_OUT_QUEUE_BYTES;
+}
+
 void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 {
     struct qnode *n;
+    size_t kernel;
 
     if (c->closing || c->killed)
         return;
-    if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
+    if (over_cap(c, b->len, &kernel)) {
         /* the client stopped reading: cut it, its queue goes with it */
-        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
-                 c->peer ? c->peer->ip : "?", c->qbytes);
+        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu "
+                 "kernel_bytes=%zu",
+                 c->peer ? c->peer->ip : "?", c->qbytes, kernel);
         net.stats->closed_overflow++;
         c->killed = true;
         unpark(c);

@@ -167,6 +167,12 @@ static int tcp_filter(struct lws *listener, int fd)
         tcp_refused("max_connections_per_ip", ip);
         return 1;
     }
+    /* the kernel's share of what a client leaves unread (see conn.c's
+     * over_cap): a failure leaves the kernel's autotuning, logged */
+    if (net.cfg.send_buffer_bytes &&
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &net.cfg.send_buffer_bytes,
+                   sizeof net.cfg.send_buffer_bytes) < 0)
+        log_warn("event=sndbuf_failed errno=%d ip=%s", errno, ip);
     net.accepted_fd = fd;
     snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", ip);
     wire_watch(fd, net.cfg.tls_cert[0] &&
