@@ -211,6 +211,19 @@ static bool over_cap(const struct conn *c, size_t len, size_t *kernel)
     return mine + *kernel > LIMIT_OUT_QUEUE_BYTES;
 }
 
+/* The close of c's socket resets the connection (SO_LINGER 0): what the
+ * kernel still holds for a client that stopped reading is dropped at
+ * once, instead of staying queued on the closed socket until the
+ * client's window opens or the kernel gives up (minutes). */
+static void abort_on_close(const struct conn *c)
+{
+    struct linger l = {1, 0};
+    int fd = lws_get_socket_fd(c->wsi);
+
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+}
+
 void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 {
     struct qnode *n;
@@ -227,6 +240,7 @@ void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
         c->killed = true;
         unpark(c);
         queue_clear(c);
+        abort_on_close(c);
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
         return;
     }
@@ -744,8 +758,9 @@ static bool origin_ok(struct lws *wsi, const char *ip)
  * bits, then "=="). */
 static bool key_ok(struct lws *wsi)
 {
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-                              "vwxyz0123456789+/";
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+        "vwxyz0123456789+/";
     char key[32];
 
     if (lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24 ||
