@@ -48,31 +48,31 @@ enum frames_mode {
 
 /* A request head being checked (frames.c). */
 struct frames_head {
-    int at;             /* where in the head */
-    unsigned spaces;    /* in the request line: spaces seen */
-    unsigned pct;       /* in the target: 1 after '%', 2 after "%0" */
-    size_t line_len;    /* the request line's bytes so far */
-    size_t len;         /* the head's bytes so far */
-    char name[20];      /* the header's name, lower case, cut */
-    unsigned name_len;  /* its length (more than fits: no match) */
-    int field;          /* which header that is (frames.c) */
-    bool digits;        /* Content-Length: a digit seen */
-    bool nonzero;       /* Content-Length: a digit other than 0 seen */
-    bool value_end;     /* Content-Length: whitespace after the digits */
-    unsigned n_length;  /* Content-Length headers */
-    unsigned n_host;    /* Host headers */
+    int at;            /* where in the head */
+    unsigned spaces;   /* in the request line: spaces seen */
+    unsigned pct;      /* in the target: 1 after '%', 2 after "%0" */
+    size_t line_len;   /* the request line's bytes so far */
+    size_t len;        /* the head's bytes so far */
+    char name[20];     /* the header's name, lower case, cut */
+    unsigned name_len; /* its length (more than fits: no match) */
+    int field;         /* which header that is (frames.c) */
+    bool digits;       /* Content-Length: a digit seen */
+    bool nonzero;      /* Content-Length: a digit other than 0 seen */
+    bool value_end;    /* Content-Length: whitespace after the digits */
+    unsigned n_length; /* Content-Length headers */
+    unsigned n_host;   /* Host headers */
 };
 
 struct frames {
     enum frames_mode mode;
-    unsigned crlf;    /* HTTP: bytes of "\r\n\r\n" just seen (0-3) */
+    unsigned crlf;           /* HTTP: bytes of "\r\n\r\n" just seen (0-3) */
     struct frames_head head; /* HTTP: the request being read */
     int refused;             /* HTTP: the status a head got (0: none) */
     const char *why;         /* HTTP: why, a static word */
-    int state;        /* WebSocket: where in a frame (frames.c) */
-    unsigned need;    /* bytes left of the length or mask fields */
-    uint64_t len;     /* the frame's payload length, being read */
-    uint64_t payload; /* payload bytes left of the current frame */
+    int state;               /* WebSocket: where in a frame (frames.c) */
+    unsigned need;           /* bytes left of the length or mask fields */
+    uint64_t len;            /* the frame's payload length, being read */
+    uint64_t payload;        /* payload bytes left of the current frame */
 };
 
 /* What frames_websocket found in a piece of data. */

@@ -128,11 +128,11 @@ int web_status(struct lws *wsi, unsigned code)
  * line of text, formatted here because lws never sees the request.
  * Counted under the route `other`; logged at debug level (a flood of
  * them must not flood the log). */
-size_t web_refusal(int fd, bool tls, int status, const char *why,
-                          char *buf, size_t cap)
+size_t web_refusal(int fd, bool tls, int status, const char *why, char *buf,
+                   size_t cap)
 {
-    const struct lws_protocol_vhost_options *h =
-        tls ? &web_headers_hsts : &web_headers;
+    const struct lws_protocol_vhost_options *h = tls ? &web_headers_hsts
+                                                     : &web_headers;
     char body[64], ip[64];
     int n = snprintf(body, sizeof body, "%d %s\n", status,
                      status_text((unsigned)status));

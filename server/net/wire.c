@@ -15,11 +15,11 @@
 #include "net/frames.h"
 
 struct watch {
-    bool on;     /* watching this descriptor */
-    bool tls;    /* read through SSL_read */
-    bool broken; /* an unmasked frame came: drop all that follows */
+    bool on;      /* watching this descriptor */
+    bool tls;     /* read through SSL_read */
+    bool broken;  /* an unmasked frame came: drop all that follows */
     bool refused; /* a request head was refused: drop all that follows */
-    void *owner; /* the WebSocket's, once upgraded */
+    void *owner;  /* the WebSocket's, once upgraded */
     struct frames f;
 };
 
