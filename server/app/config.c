@@ -145,6 +145,14 @@ static const struct key keys[] = {
      * request by then holds a descriptor for nothing. */
     INT_KEY(request_timeout_s, "--request-timeout-s", 1, 300, 10,
             "seconds a connection has to send a complete request"),
+    /* Linux grows a socket's send buffer up to tcp_wmem's maximum (4
+     * MiB): a client that stops reading would hold that much kernel
+     * memory, unseen by the output cap. 64 KiB (the kernel doubles it for
+     * its bookkeeping) holds a dozen snapshots of the lobby and carries
+     * 1.3 MB/s at a 100 ms round trip, ample for the client's files. */
+    INT_KEY(send_buffer_bytes, NULL, 0, 4194304, 65536,
+            "a connection's kernel send buffer (SO_SNDBUF); 0: the "
+            "kernel's"),
     LIST_KEY(trusted_proxies, "--trusted-proxies", K_PROXIES,
              "comma-separated proxy addresses whose X-Forwarded-For is "
              "believed"),

@@ -61,6 +61,8 @@ struct config {
     int request_timeout_s;      /* a TCP connection's request (or the next
                                 one on a kept-alive connection) complete
                                 within this, else it is closed */
+    int send_buffer_bytes;      /* SO_SNDBUF of every accepted socket;
+                                   0: the kernel's autotuning */
     char **trusted_proxies;     /* numeric addresses, as inet_ntop writes
                                 them, whose X-Forwarded-For is believed */
     size_t n_trusted_proxies;

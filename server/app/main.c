@@ -386,6 +386,7 @@ static void net_config_of(const struct config *c, struct net_config *nc)
         .http_rate_per_s = c->http_rate_per_s,
         .http_burst = c->http_burst,
         .request_timeout_s = c->request_timeout_s,
+        .send_buffer_bytes = c->send_buffer_bytes,
         .max_connections = c->max_connections,
         .max_connections_per_ip = c->max_connections_per_ip,
         .ipv6_limit_prefix = c->ipv6_limit_prefix,

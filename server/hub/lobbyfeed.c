@@ -299,7 +299,11 @@ void lobbyfeed_snapshot(struct lobbyfeed *f, char *text, int64_t now)
 
 int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
 {
-    if (!s->lobby_slot) {
+    /* a watcher got every snapshot since its own: only a new one is
+     * worth sending it again (which goes to every watcher) */
+    bool again = s->lobby_slot != 0;
+
+    if (!again) {
         struct session **w = grow_array(f->watchers, &f->cap, f->n, sizeof *w,
                                         16);
         if (!w)
@@ -311,14 +315,14 @@ int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now)
             *f->gauge = (int64_t)f->n;
     }
     if (f->fetch) {
-        if (f->snap)
+        if (f->snap && !again)
             send_to(f, s);
         if (!f->snap || due(f, now))
             fetch(f, now);
     } else if (stale(f) && (due(f, now) || !f->snap) && !held(f) &&
                refresh(f, now)) {
         broadcast(f); /* the new snapshot, to every watcher */
-    } else if (f->snap) {
+    } else if (f->snap && !again) {
         send_to(f, s);
     }
     if (!f->armed)

@@ -50,9 +50,11 @@ struct lobbyfeed *lobbyfeed_new(const struct hub_env *env,
  * hub's sessions). NULL is a no-op. */
 void lobbyfeed_free(struct lobbyfeed *f);
 
-/* s watches the lobby from now on (again: nothing changes) and gets a
- * snapshot at once. Returns 0, or -1 when out of memory (s does not
- * watch then). */
+/* s watches the lobby from now on and gets a snapshot at once. Again
+ * while it watches: s gets nothing, unless a fresh render (as above)
+ * differs from the last snapshot, which then goes to every watcher; a
+ * repeated request never queues the same bytes twice. Returns 0, or -1
+ * when out of memory (s does not watch then). */
 int lobbyfeed_watch(struct lobbyfeed *f, struct session *s, int64_t now);
 
 /* s no longer watches (it unwatched, closed or logged out); a session

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "fifo.h"
@@ -173,20 +175,72 @@ static void queue_clear(struct conn *c)
     c->qbytes = 0;
 }
 
+/* The most the kernel can hold for a socket whose send buffer is
+ * send_buffer_bytes: Linux doubles the value for its bookkeeping, and
+ * takes one more segment of up to 64 KiB (with GSO) while under it. */
+#define KERNEL_SEGMENT_MAX (64 * 1024)
+
+/* The bytes the kernel holds for c's socket, written and not yet
+ * acknowledged by the client (SIOCOUTQ); 0 when it cannot tell. */
+static size_t kernel_queued(const struct conn *c)
+{
+    int fd = lws_get_socket_fd(c->wsi), n = 0;
+
+    if (fd < 0 || ioctl(fd, SIOCOUTQ, &n) < 0 || n < 0)
+        return 0;
+    return (size_t)n;
+}
+
+/* True when c, sending len bytes more, holds more than the output cap
+ * counting the kernel's share of its bytes: its queue here plus what its
+ * socket has not delivered. A client that stops reading fills the
+ * socket first (up to send_buffer_bytes, doubled), then the queue. The
+ * kernel is asked only when its share could reach the cap. */
+static bool over_cap(const struct conn *c, size_t len, size_t *kernel)
+{
+    size_t mine = c->qbytes + len;
+    size_t sndbuf = (size_t)net.cfg.send_buffer_bytes;
+
+    *kernel = 0;
+    if (mine > LIMIT_OUT_QUEUE_BYTES)
+        return true;
+    if (sndbuf &&
+        mine + 2 * sndbuf + KERNEL_SEGMENT_MAX <= LIMIT_OUT_QUEUE_BYTES)
+        return false;
+    *kernel = kernel_queued(c);
+    return mine + *kernel > LIMIT_OUT_QUEUE_BYTES;
+}
+
+/* The close of c's socket resets the connection (SO_LINGER 0): what the
+ * kernel still holds for a client that stopped reading is dropped at
+ * once, instead of staying queued on the closed socket until the
+ * client's window opens or the kernel gives up (minutes). */
+static void abort_on_close(const struct conn *c)
+{
+    struct linger l = {1, 0};
+    int fd = lws_get_socket_fd(c->wsi);
+
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+}
+
 void net_send(struct conn *c, struct msgbuf *b, uint64_t seq)
 {
     struct qnode *n;
+    size_t kernel;
 
     if (c->closing || c->killed)
         return;
-    if (c->qbytes + b->len > LIMIT_OUT_QUEUE_BYTES) {
+    if (over_cap(c, b->len, &kernel)) {
         /* the client stopped reading: cut it, its queue goes with it */
-        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu",
-                 net_conn_ip(c), c->qbytes);
+        log_warn("event=conn_cut why=slow_reader ip=%s queued_bytes=%zu "
+                 "kernel_bytes=%zu",
+                 net_conn_ip(c), c->qbytes, kernel);
         net.stats->closed_overflow++;
         c->killed = true;
         unpark(c);
         queue_clear(c);
+        abort_on_close(c);
         lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
         return;
     }
@@ -651,7 +705,37 @@ static bool origin_ok(struct lws *wsi, const char *ip)
     return false;
 }
 
-/* Refuses an upgrade on any path but /ws with 404; from an Origin outside
+/* True when the upgrade's Sec-WebSocket-Key is what RFC 6455 4.1 asks
+ * of a client: 16 bytes in base64 (22 characters, the last carrying 2
+ * bits, then "=="). */
+static bool key_ok(struct lws *wsi)
+{
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+        "vwxyz0123456789+/";
+    char key[32];
+
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24 ||
+        lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY) != 24)
+        return false;
+    return strspn(key, b64) == 22 && strchr("AQgw", key[21]) &&
+           !strcmp(key + 22, "==");
+}
+
+/* True when the upgrade asks for the protocol's version 13 (RFC 6455
+ * 4.2.1: the only one; lws 4.1 takes 8 and 7 too). */
+static bool version_ok(struct lws *wsi)
+{
+    char v[8];
+
+    return lws_hdr_total_length(wsi, WSI_TOKEN_VERSION) == 2 &&
+           lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_VERSION) == 2 &&
+           !strcmp(v, "13");
+}
+
+/* Refuses an upgrade on any path but /ws with 404; for any version but 13
+ * with 426 (and Sec-WebSocket-Version: 13); with a malformed key with
+ * 400 (RFC 6455 4.2.2, 4.4); from an Origin outside
  * allowed_origins (when that list is set) with 403, against cross-site
  * WebSocket hijacking (browsers always send Origin; other clients may
  * leave it out); over max_connections with 503; from an address that
@@ -670,6 +754,13 @@ int conn_confirm_upgrade(struct lws *wsi)
     if (net.stopping)
         return -1;
     tcp_client_ip(wsi, ip, sizeof ip);
+    if (!version_ok(wsi) || !key_ok(wsi)) {
+        bool version = !version_ok(wsi);
+        log_info("event=upgrade_refused why=%s ip=%s",
+                 version ? "version" : "key", ip);
+        web_status(wsi, version ? 426 : HTTP_STATUS_BAD_REQUEST);
+        return 1;
+    }
     if (!origin_ok(wsi, ip)) {
         net.stats->refused_origin++;
         web_status(wsi, HTTP_STATUS_FORBIDDEN);
@@ -742,7 +833,8 @@ static void wire_unmasked(void *owner)
     net_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
-const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked};
+const struct wire_hooks conn_wire_hooks = {wire_control, wire_unmasked,
+                                           web_refusal};
 
 /* LWS_CALLBACK_ESTABLISHED: a WebSocket opened; its owner is the
  * handlers' (-1 refuses it). */

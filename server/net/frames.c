@@ -47,13 +47,213 @@ size_t frames_http_cut(const struct frames *f, const uint8_t *data, size_t n)
     return n;
 }
 
-void frames_http_feed(struct frames *f, const uint8_t *data, size_t n)
+/* Where in a request's head the next byte is. */
+enum {
+    H_START,      /* before the request line (empty lines are skipped) */
+    H_START_CR,   /* an empty line's CR */
+    H_LINE,       /* the request line */
+    H_LINE_CR,    /* its CR */
+    H_NAME_START, /* a header line's first byte, or the empty line */
+    H_NAME,       /* a header's name */
+    H_VALUE,      /* its value */
+    H_VALUE_CR,   /* its CR */
+    H_END_CR,     /* the empty line's CR */
+};
+
+/* The headers the framing rules name. */
+enum { F_OTHER, F_LENGTH, F_TE, F_HOST };
+
+static int refuse(struct frames *f, int status, const char *why)
 {
-    for (size_t i = 0; i < n; i++) {
+    f->refused = status;
+    f->why = why;
+    return status;
+}
+
+/* The header whose name ends at the colon. */
+static int field_of(const struct frames_head *h)
+{
+    static const struct {
+        const char *name;
+        int field;
+    } named[] = {{"content-length", F_LENGTH},
+                 {"transfer-encoding", F_TE},
+                 {"host", F_HOST}};
+
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (h->name_len == strlen(named[i].name) &&
+            !memcmp(h->name, named[i].name, h->name_len))
+            return named[i].field;
+    return F_OTHER;
+}
+
+/* A byte of the request line. Returns 0 or the refusal's status. */
+static int line_byte(struct frames *f, uint8_t c)
+{
+    struct frames_head *h = &f->head;
+
+    if (c == '\r') {
+        h->at = H_LINE_CR;
+        return 0;
+    }
+    if (c == '\n')
+        return refuse(f, 400, "bare_lf");
+    if (c == '\0')
+        return refuse(f, 400, "nul");
+    if (++h->line_len > FRAMES_LINE_MAX)
+        return refuse(f, 414, "line_too_long");
+    if (c == ' ')
+        h->spaces++;
+    if (h->spaces != 1 || c == ' ')
+        return 0;
+    /* the target: "%00" would decode to a NUL */
+    if (c == '%')
+        h->pct = 1;
+    else if (c == '0' && h->pct)
+        h->pct++;
+    else
+        h->pct = 0;
+    return h->pct > 2 ? refuse(f, 400, "nul") : 0;
+}
+
+/* The colon after a header's name. Returns 0 or the refusal's status. */
+static int name_end(struct frames *f)
+{
+    struct frames_head *h = &f->head;
+
+    h->field = field_of(h);
+    h->at = H_VALUE;
+    switch (h->field) {
+    case F_TE:
+        return refuse(f, 400, "transfer_encoding");
+    case F_LENGTH:
+        h->digits = h->nonzero = h->value_end = false;
+        return ++h->n_length > 1 ? refuse(f, 400, "two_lengths") : 0;
+    case F_HOST:
+        return ++h->n_host > 1 ? refuse(f, 400, "two_hosts") : 0;
+    default:
+        return 0;
+    }
+}
+
+/* A byte of a header's name. Returns 0 or the refusal's status. */
+static int name_byte(struct frames *f, uint8_t c)
+{
+    struct frames_head *h = &f->head;
+
+    if (c == ':')
+        return name_end(f);
+    if (c == ' ' || c == '\t')
+        return refuse(f, 400, "space_before_colon");
+    if (c == '\r' || c == '\n')
+        return refuse(f, 400, "no_colon");
+    if (c == '\0')
+        return refuse(f, 400, "nul");
+    if (h->name_len < sizeof h->name)
+        h->name[h->name_len] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    h->name_len++;
+    return 0;
+}
+
+/* A byte of a header's value. Returns 0 or the refusal's status. */
+static int value_byte(struct frames *f, uint8_t c)
+{
+    struct frames_head *h = &f->head;
+
+    if (c == '\r') {
+        h->at = H_VALUE_CR;
+        return 0;
+    }
+    if (c == '\n')
+        return refuse(f, 400, "bare_lf");
+    if (c == '\0')
+        return refuse(f, 400, "nul");
+    if (h->field != F_LENGTH)
+        return 0;
+    if (c >= '0' && c <= '9') {
+        if (h->value_end)
+            return refuse(f, 400, "bad_length");
+        h->digits = true;
+        h->nonzero |= c != '0';
+    } else if (c == ' ' || c == '\t') {
+        h->value_end = h->digits;
+    } else {
+        return refuse(f, 400, "bad_length");
+    }
+    return 0;
+}
+
+/* The end of a header line. Returns 0 or the refusal's status. */
+static int value_end(struct frames *f)
+{
+    struct frames_head *h = &f->head;
+
+    h->at = H_NAME_START;
+    if (h->field != F_LENGTH)
+        return 0;
+    if (!h->digits)
+        return refuse(f, 400, "bad_length");
+    return h->nonzero ? refuse(f, 400, "body") : 0;
+}
+
+/* One byte of a head. Returns 0 or the refusal's status. */
+static int head_byte(struct frames *f, uint8_t c)
+{
+    struct frames_head *h = &f->head;
+
+    if (++h->len > FRAMES_HEAD_MAX)
+        return refuse(f, 431, "head_too_large");
+    switch (h->at) {
+    case H_START:
+        if (c == '\r') {
+            h->at = H_START_CR;
+            return 0;
+        }
+        h->at = H_LINE;
+        return line_byte(f, c);
+    case H_START_CR:
+        h->at = H_START;
+        return c == '\n' ? 0 : refuse(f, 400, "bare_cr");
+    case H_LINE:
+        return line_byte(f, c);
+    case H_LINE_CR:
+        h->at = H_NAME_START;
+        return c == '\n' ? 0 : refuse(f, 400, "bare_cr");
+    case H_NAME_START:
+        if (c == '\r') {
+            h->at = H_END_CR;
+            return 0;
+        }
+        if (c == ' ' || c == '\t')
+            return refuse(f, 400, "obs_fold");
+        if (c == ':')
+            return refuse(f, 400, "no_name");
+        h->name_len = 0;
+        h->at = H_NAME;
+        return name_byte(f, c);
+    case H_NAME:
+        return name_byte(f, c);
+    case H_VALUE:
+        return value_byte(f, c);
+    case H_VALUE_CR:
+        return c == '\n' ? value_end(f) : refuse(f, 400, "bare_cr");
+    default: /* H_END_CR */
+        if (c != '\n')
+            return refuse(f, 400, "bare_cr");
+        memset(h, 0, sizeof *h); /* the next request's */
+        return 0;
+    }
+}
+
+int frames_http_feed(struct frames *f, const uint8_t *data, size_t n)
+{
+    for (size_t i = 0; i < n && !f->refused; i++) {
         f->crlf = crlf_step(f->crlf, data[i]);
         if (f->crlf == 4)
             f->crlf = 0;
+        head_byte(f, data[i]);
     }
+    return f->refused;
 }
 
 /* The frame's header is complete: on to its payload (or the next). */

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/frames.h"
 #include "net/gzcache.h"
 #include "net/listener.h"
 #include "lib/log.h"
@@ -417,6 +418,11 @@ static int start_context(bool tls, char *err, size_t errlen)
                    LWS_SERVER_OPTION_LIBEV |
                    (tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     info.foreign_loops = (void **)&net.loop;
+    /* lws keeps a head's names and values with a few bytes each in this
+     * table and hangs up on a head that does not fit: twice the longest
+     * head frames.c lets through (431 beyond) fits every one, many small
+     * headers included (at 4096 itself, 80 of 100 bytes did not). */
+    info.max_http_header_data = 2 * FRAMES_HEAD_MAX;
     net.context = lws_create_context(&info);
     if (!net.context) {
         snprintf(err, errlen,

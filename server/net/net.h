@@ -46,6 +46,7 @@ struct net_config {
     int http_rate_per_s;         /* HTTP API requests per address */
     int http_burst;
     int request_timeout_s; /* a TCP connection's request, complete */
+    int send_buffer_bytes; /* SO_SNDBUF of accepted sockets; 0: none */
     int max_connections;   /* open WebSockets in all */
     int max_connections_per_ip;
     int ipv6_limit_prefix; /* an IPv6 client's bits (lib/addrkey.h) */

@@ -242,6 +242,8 @@ extern const struct wire_hooks conn_wire_hooks;
 
 /* ---- TCP accounting (tcp.c) ---- */
 
+/* The peer's address of the socket fd as text into ip, or "?". */
+void tcp_fd_ip(int fd, char *ip, size_t len);
 /* The peer's address of wsi as text into ip, or "?" when it is gone. */
 void tcp_peer_ip(struct lws *wsi, char *ip, size_t len);
 /* The client's address of the request on wsi as text into ip: the
@@ -286,6 +288,12 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
  * of text (none to a HEAD). Returns nonzero when it could not be
  * written. */
 int web_status(struct lws *wsi, unsigned code);
+/* wire.c's refusal of a request head that broke HTTP's framing rules on
+ * fd (wire.h's hooks.refusal): logs and counts it, writes the answer
+ * (status, as web_status would, with `connection: close`) into buf and
+ * returns its length (0: it does not fit in cap). */
+size_t web_refusal(int fd, bool tls, int status, const char *why, char *buf,
+                   size_t cap);
 /* Writes the time into net.date_value when its second changed. */
 void web_date_refresh(void);
 /* The one mount of the main vhost, the headers of every answer (with

@@ -33,6 +33,13 @@ void tcp_peer_ip(struct lws *wsi, char *ip, size_t len)
         snprintf(ip, len, "?");
 }
 
+void tcp_fd_ip(int fd, char *ip, size_t len)
+{
+    if (!lws_get_peer_simple_fd(fd, ip, len) || !ip[0] ||
+        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
+        snprintf(ip, len, "?");
+}
+
 void tcp_client_ip(struct lws *wsi, char *ip, size_t len)
 {
     char peer[64], xff[4096];
@@ -167,9 +174,7 @@ static int tcp_filter(struct lws *listener, int fd)
     char ip[64], key[ADDRKEY_MAX];
     struct peer *p;
 
-    if (!lws_get_peer_simple_fd(fd, ip, sizeof ip) || !ip[0] ||
-        ip[strspn(ip, "0123456789abcdefABCDEF.:")] != '\0')
-        snprintf(ip, sizeof ip, "?");
+    tcp_fd_ip(fd, ip, sizeof ip);
     tcp_key(ip, key);
     if (net.n_tcp >= net.cfg.max_connections + LIMIT_TCP_EXTRA ||
         (net.fd_limit > 0 && fd >= net.fd_limit - LIMIT_TCP_EXTRA / 2)) {
@@ -184,6 +189,12 @@ static int tcp_filter(struct lws *listener, int fd)
         tcp_refused("max_connections_per_ip", ip);
         return 1;
     }
+    /* the kernel's share of what a client leaves unread (see conn.c's
+     * over_cap): a failure leaves the kernel's autotuning, logged */
+    if (net.cfg.send_buffer_bytes &&
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &net.cfg.send_buffer_bytes,
+                   sizeof net.cfg.send_buffer_bytes) < 0)
+        log_warn("event=sndbuf_failed errno=%d ip=%s", errno, ip);
     net.accepted_fd = fd;
     snprintf(net.accepted_ip, sizeof net.accepted_ip, "%s", key);
     wire_watch(fd, net.cfg.tls_cert[0] &&

@@ -77,8 +77,12 @@ static const char *status_text(unsigned code)
         return "Not Found";
     case HTTP_STATUS_REQ_URI_TOO_LONG:
         return "URI Too Long";
+    case 426:
+        return "Upgrade Required";
     case 429:
         return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
     case HTTP_STATUS_INTERNAL_SERVER_ERROR:
         return "Internal Server Error";
     case HTTP_STATUS_SERVICE_UNAVAILABLE:
@@ -101,6 +105,9 @@ int web_status(struct lws *wsi, unsigned code)
     int ln = snprintf(len, sizeof len, "%d", n);
 
     if (lws_add_http_header_status(wsi, code, &p, end) ||
+        (code == 426 && /* RFC 6455 4.2.2: the version understood */
+         lws_add_http_header_by_token(wsi, WSI_TOKEN_VERSION,
+                                      (unsigned char *)"13", 2, &p, end)) ||
         lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
                                      (unsigned char *)"text/plain", 10, &p,
                                      end) ||
@@ -114,6 +121,39 @@ int web_status(struct lws *wsi, unsigned code)
     }
     n = (int)(p - start);
     return lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP) != n;
+}
+
+/* wire.c's refusal of a request head (wire.h): the answer web_status
+ * would write, with every common header, `connection: close` and the
+ * line of text, formatted here because lws never sees the request.
+ * Counted under the route `other`; logged at debug level (a flood of
+ * them must not flood the log). */
+size_t web_refusal(int fd, bool tls, int status, const char *why, char *buf,
+                   size_t cap)
+{
+    const struct lws_protocol_vhost_options *h = tls ? &web_headers_hsts
+                                                     : &web_headers;
+    char body[64], ip[64];
+    int n = snprintf(body, sizeof body, "%d %s\n", status,
+                     status_text((unsigned)status));
+    size_t at;
+
+    tcp_fd_ip(fd, ip, sizeof ip);
+    log_debug("event=http_refused why=%s status=%d ip=%s", why, status, ip);
+    if (net.attached)
+        netstats_http(net.stats, NETSTATS_ROUTE_OTHER, status);
+    at = (size_t)snprintf(buf, cap, "HTTP/1.1 %d %s\r\n", status,
+                          status_text((unsigned)status));
+    for (; h && at < cap; h = h->next)
+        at += (size_t)snprintf(buf + at, cap - at, "%s %s\r\n", h->name,
+                               h->value);
+    if (at < cap)
+        at += (size_t)snprintf(buf + at, cap - at,
+                               "content-type: text/plain\r\n"
+                               "content-length: %d\r\n"
+                               "connection: close\r\n\r\n%s",
+                               n, body);
+    return at < cap ? at : 0;
 }
 
 static int not_found(struct lws *wsi)

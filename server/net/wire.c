@@ -15,10 +15,11 @@
 #include "net/frames.h"
 
 struct watch {
-    bool on;     /* watching this descriptor */
-    bool tls;    /* read through SSL_read */
-    bool broken; /* an unmasked frame came: drop all that follows */
-    void *owner; /* the WebSocket's, once upgraded */
+    bool on;      /* watching this descriptor */
+    bool tls;     /* read through SSL_read */
+    bool broken;  /* an unmasked frame came: drop all that follows */
+    bool refused; /* a request head was refused: drop all that follows */
+    void *owner;  /* the WebSocket's, once upgraded */
     struct frames f;
 };
 
@@ -93,6 +94,49 @@ static ssize_t t_read(const struct transport *t, void *buf, size_t len,
     return recvfrom(t->fd, buf, len, peek ? MSG_PEEK : 0, NULL, NULL);
 }
 
+/* Reads and drops what the client sent (a few buffers' worth a call:
+ * a flood cannot hold the loop). Returns the last read's result when it
+ * was the end, an error or "nothing more now" (lws then waits or closes
+ * as the real read tells it); else, over TLS 0 (lws hangs up), over a
+ * plain socket -1 with EAGAIN (lws is called again while more waits). */
+static ssize_t drop_input(const struct transport *t)
+{
+    static uint8_t sink[16384];
+
+    for (int i = 0; i < 4; i++) {
+        ssize_t n = t_read(t, sink, sizeof sink, false);
+        if (n <= 0)
+            return n;
+    }
+    if (t->ssl)
+        return 0;
+    errno = EAGAIN;
+    return -1;
+}
+
+/* The head just read broke the framing rules: answers it, half-closes
+ * and drops the rest (see wire.h). */
+static ssize_t refuse_head(struct watch *w, const struct transport *t)
+{
+    char answer[2048];
+    size_t n = 0;
+
+    w->refused = true;
+    if (hooks.refusal)
+        n = hooks.refusal(t->fd, w->tls, w->f.refused, w->f.why, answer,
+                          sizeof answer);
+    if (n && t->ssl) {
+        SSL_write(t->ssl, answer, (int)n);
+    } else if (n) {
+        /* an empty send buffer takes it whole; else the client did not
+         * read its earlier answers and gets none */
+        if (send(t->fd, answer, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+            return 0;
+        shutdown(t->fd, SHUT_WR);
+    }
+    return drop_input(t);
+}
+
 /* A read for lws from a watched connection (see wire.h). */
 static ssize_t watched_read(struct watch *w, const struct transport *t,
                             uint8_t *buf, size_t len)
@@ -110,13 +154,15 @@ static ssize_t watched_read(struct watch *w, const struct transport *t,
         errno = EAGAIN;
         return -1;
     }
+    if (w->refused)
+        return drop_input(t);
     if (w->f.mode == FRAMES_HTTP) {
         n = t_read(t, buf, len, true);
         if (n <= 0)
             return n;
         n = t_read(t, buf, frames_http_cut(&w->f, buf, (size_t)n), false);
-        if (n > 0)
-            frames_http_feed(&w->f, buf, (size_t)n);
+        if (n > 0 && frames_http_feed(&w->f, buf, (size_t)n))
+            return refuse_head(w, t);
         return n;
     }
     n = t_read(t, buf, len, false);

@@ -18,6 +18,16 @@
  *   as a protocol error and never reaches lws (the read ends before it;
  *   what follows is read and dropped until the owner closes).
  *
+ * A request head that breaks HTTP's framing rules (frames.h: a request
+ * line or head too long, a body announced, two lengths, "%00" in the
+ * target...) never reaches lws: the read that completes the proof is
+ * answered here, with the status hooks.refusal formats (400, 414, 431:
+ * lws 4.1 would hang up on some without a word and read the others
+ * leniently), the socket is half-closed (plain) and everything the
+ * client sends afterwards is read and dropped, so lws sees only the end
+ * of the stream and closes (or request_timeout_s does): closing with
+ * unread input would reset the connection and lose the answer.
+ *
  * A connection is watched from wire_watch (at accept) to wire_forget;
  * descriptors not watched read as usual. Only the event-loop thread reads
  * through lws, so there is no locking.
@@ -26,12 +36,18 @@
 #define SERVER_WIRE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct wire_hooks {
     /* a ping or pong frame from owner's client */
     void (*control)(void *owner);
     /* an unmasked frame from owner's client: close it (1002) */
     void (*unmasked)(void *owner);
+    /* a request head on fd broke HTTP's framing rules (frames.h): writes
+     * the answer, status for the reason why, into buf (cap bytes; over
+     * TLS when tls); returns its length, 0 for none */
+    size_t (*refusal)(int fd, bool tls, int status, const char *why,
+                      char *buf, size_t cap);
 };
 
 /* Watches descriptors below fd_limit, reporting to hooks (copied).

@@ -7,7 +7,9 @@ connection end the watch (the chess_lobby_watchers gauge); the caps (100
 seeks, oldest first; 30 games, newest first after rated ones); accept
 pairs with that very seek, and each of its errors in the documented
 order; a watcher that stops reading is cut at the output cap while its
-queue never grows beyond it."""
+queue never grows beyond it, and the server's kernel holds a bounded
+share for it (send_buffer_bytes, counted in the cap); a repeated
+lobby_watch answers nothing new."""
 import json
 import re
 import time
@@ -19,6 +21,24 @@ CLOCK_3_2 = {"type": "fischer", "initial_s": 180, "increment_s": 2}
 PASSWORD = "correct horse"
 QUEUE_CAP = 256 * 1024  # LIMIT_OUT_QUEUE_BYTES in server/lib/tunables.h
 TICK_S = 1.0            # LOBBY_TICK_MS
+SNDBUF = 64 * 1024      # send_buffer_bytes' default
+SEGMENT = 64 * 1024     # KERNEL_SEGMENT_MAX in server/net/conn.c
+
+
+def kernel_queues(port, client_ports):
+    """{client port: bytes the server's kernel holds unsent or unacknowledged
+    (tx_queue, SIOCOUTQ's count)} of the server's sockets (local port port)
+    to those client ports, from /proc/net/tcp and tcp6."""
+    out = {}
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(name) as f:
+            for line in f.read().splitlines()[1:]:
+                p = line.split()
+                local = int(p[1].rsplit(":", 1)[1], 16)
+                remote = int(p[2].rsplit(":", 1)[1], 16)
+                if local == port and remote in client_ports:
+                    out[remote] = int(p[4].split(":")[0], 16)
+    return out
 
 
 def metric(server, name):
@@ -287,12 +307,97 @@ class LobbyFeedTest(FreshServerTest):
 
     # ---- a watcher that does not read --------------------------------------
 
+    def big_lobby(self, srv):
+        """99 open seeks: snapshots of some 20 KB. Returns a snapshot's
+        size."""
+        for i in range(99):
+            self.client(srv).request(
+                {"t": "seek", "clock": CLOCK_5_0, "color": "white"},
+                "seeking")
+        reader = self.watcher(srv)
+        size = len(json.dumps(self.snapshot(reader)))
+        self.assertGreater(size, 10000)
+        reader.send({"t": "lobby_unwatch"})
+        reader.request({"t": "ping"}, "pong")
+        return size
+
+    def test_repeated_watch_answers_nothing_new(self):
+        """lobby_watch again on a connection that watches: nothing (each
+        used to queue the whole snapshot again, 19 bytes in for 20 KB
+        out); a change still comes."""
+        srv = self.server({"msg_rate_per_s": 1000, "msg_burst": 1000})
+        self.big_lobby(srv)
+        w = self.watcher(srv)
+        self.snapshot(w)
+        for _ in range(50):
+            w.send({"t": "lobby_watch"})
+        w.request({"t": "ping"}, "pong")
+        self.assertEqual([m for m in w.backlog if m.get("t") == "lobby"], [])
+        self.client(srv).request({"t": "seek", "clock": CLOCK_3_2},
+                                 "seeking")
+        self.assertEqual(len(self.snapshot(w)["seeks"]), 100)
+
+    def test_non_readers_are_cut_with_the_kernel_share_bounded(self):
+        """20 watchers that never read (default receive buffers) make the
+        server send a 20 KB snapshot with every lobby_unwatch and
+        lobby_watch pair. The server's kernel holds at most the doubled
+        send_buffer_bytes and a segment for each (it grew to tcp_wmem's 4
+        MiB and nothing was cut before), the cap counts that share (the
+        cut's log line: queued plus kernel bytes within the cap), and
+        every one is cut and closed."""
+        n = 20
+        srv = self.server({"msg_rate_per_s": 100000, "msg_burst": 100000})
+        size = self.big_lobby(srv)
+        before = srv.http_json("/healthz")[1]["connections"]
+        silent = [WebSocket("127.0.0.1", srv.port) for _ in range(n)]
+        try:
+            for ws in silent:
+                ws.send({"t": "hello"})
+            ports = {ws.sock.getsockname()[1] for ws in silent}
+            held_max, cut = 0, 0
+            deadline = time.monotonic() + 30
+            while cut < n:
+                self.assertLess(time.monotonic(), deadline,
+                                "%d of %d cut" % (cut, n))
+                for ws in silent:
+                    try:
+                        ws.send({"t": "lobby_unwatch"})
+                        ws.send({"t": "lobby_watch"})
+                    except OSError:
+                        pass  # cut
+                held = kernel_queues(srv.port, ports)
+                held_max = max([held_max] + list(held.values()))
+                cut = metric(
+                    srv, 'chess_connections_cut_total{why="slow_reader"}')
+                time.sleep(0.01)
+            self.assertEqual(cut, n)
+            wait_until(lambda: srv.http_json("/healthz")[1]["connections"]
+                       == before, "the cut connections to close")
+            wait_until(lambda: not kernel_queues(srv.port, ports),
+                       "their sockets to go")
+            self.assertGreater(held_max, SNDBUF)  # the kernel's share...
+            self.assertLessEqual(held_max, 2 * SNDBUF + SEGMENT)  # bounded
+            cuts = re.findall(r"event=conn_cut why=slow_reader ip=\S+ "
+                              r"queued_bytes=(\d+) kernel_bytes=(\d+)",
+                              srv.log_text())
+            # (identical warnings within a second are written once)
+            self.assertGreaterEqual(len(cuts), 1)
+            for queued, kernel in cuts:
+                # counted: cut when its queue and the kernel's share
+                # reached the cap (lws may hold a frame between them)
+                self.assertGreater(int(kernel), SNDBUF)
+                self.assertLessEqual(int(queued) + int(kernel),
+                                     QUEUE_CAP + size)
+        finally:
+            for ws in silent:
+                ws.sock.close()
+
     def test_slow_watcher_is_cut_at_the_output_cap(self):
         """A watcher that never reads, with a tiny receive buffer, asks for
-        the snapshot over and over (each lobby_watch answers one: a queue
-        entry holding the shared bytes) while the seeks change every
-        tick: its queue reaches the output cap and it is cut, and the
-        server never holds more than the cap for it."""
+        the snapshot over and over (a repeated lobby_watch answers
+        nothing; the changes do) while the seeks change every tick: its
+        queue reaches the output cap and it is cut, and the server never
+        holds more than the cap for it."""
         srv = self.server()
         for i in range(99):  # big snapshots: 99 seeks and the toggler's
             self.client(srv).request(

@@ -2,9 +2,12 @@
  * test_frames.c - following a client's bytes: the end of each HTTP header
  * block (also when it is split across reads), and in WebSocket frames the
  * ping and pong frames and an unmasked frame, whatever the frame lengths
- * (7, 16 and 64-bit) and however the stream is cut into reads.
+ * (7, 16 and 64-bit) and however the stream is cut into reads; the heads
+ * that break HTTP's framing rules, each refused with its status whether
+ * it comes whole or a byte at a time, and the heads that do not.
  */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -58,6 +61,95 @@ START_TEST(http_cut)
     ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)"a\r\r\n\r\nb", 7),
                       6);
     ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)"a\n\nb", 4), 4);
+}
+END_TEST
+
+/* Feeds head to a fresh f whole and a byte at a time; both must end in
+ * the same status (0: accepted), which is returned. */
+static int head_status(const char *head, size_t n, const char **why)
+{
+    struct frames whole, bytes;
+    int a, b = 0;
+
+    frames_init(&whole);
+    a = frames_http_feed(&whole, (const uint8_t *)head, n);
+    frames_init(&bytes);
+    for (size_t i = 0; i < n && !b; i++)
+        b = frames_http_feed(&bytes, (const uint8_t *)head + i, 1);
+    ck_assert_msg(a == b, "%.40s: whole %d, bytewise %d", head, a, b);
+    *why = whole.why;
+    return a;
+}
+
+START_TEST(http_framing)
+{
+    static const struct {
+        const char *head;
+        int status;
+        const char *why;
+    } cases[] = {
+        {"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, NULL},
+        {"\r\nGET /a%20b%0 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+         "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+         0, NULL},
+        {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+         "Content-Length: 5\r\n\r\n",
+         400, "two_lengths"},
+        {"GET / HTTP/1.1\r\nContent-Length: 0\r\ncontent-length: 0\r\n\r\n",
+         400, "two_lengths"},
+        {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+         "Content-Length: 3\r\n\r\n",
+         400, "transfer_encoding"},
+        {"GET / HTTP/1.1\r\nTRANSFER-ENCODING: chunked\r\n\r\n0\r\n\r\n", 400,
+         "transfer_encoding"},
+        {"GET / HTTP/1.1\r\nContent-Length: 12\r\n\r\n", 400, "body"},
+        {"GET / HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n", 400, "bad_length"},
+        {"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "bad_length"},
+        {"GET / HTTP/1.1\r\nContent-Length:\r\n\r\n", 400, "bad_length"},
+        {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "two_hosts"},
+        {"GET /a%00b HTTP/1.1\r\n\r\n", 400, "nul"},
+        {"GET /%2500 HTTP/1.1\r\n\r\n", 0, NULL},
+        {"GET / HTTP/1.1\nHost: x\r\n\r\n", 400, "bare_lf"},
+        {"GET / HTTP/1.1\r\nHost: x\rY: z\r\n\r\n", 400, "bare_cr"},
+        {"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 400, "obs_fold"},
+        {"GET / HTTP/1.1\r\nHost : x\r\n\r\n", 400, "space_before_colon"},
+        {"GET / HTTP/1.1\r\nNoColon\r\n\r\n", 400, "no_colon"},
+        {"GET / HTTP/1.1\r\n: x\r\n\r\n", 400, "no_name"},
+    };
+    static char big[8192];
+    const char *why;
+    int n;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = head_status(cases[i].head, strlen(cases[i].head), &why);
+
+        ck_assert_msg(got == cases[i].status, "case %zu: %d", i, got);
+        if (cases[i].why)
+            ck_assert_str_eq(why, cases[i].why);
+    }
+    /* a NUL byte anywhere in the head */
+    ck_assert_int_eq(
+        head_status("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 25, &why), 400);
+    /* the request line: FRAMES_LINE_MAX bytes pass, one more is 414 */
+    for (int len = FRAMES_LINE_MAX; len <= FRAMES_LINE_MAX + 1; len++) {
+        n = snprintf(big, sizeof big, "GET /%0*d HTTP/1.1\r\n\r\n",
+                     len - (int)strlen("GET / HTTP/1.1"), 0);
+        ck_assert_int_eq(head_status(big, (size_t)n, &why),
+                         len > FRAMES_LINE_MAX ? 414 : 0);
+    }
+    /* 5,000 bytes of request line (the attack): 414, not silence */
+    n = snprintf(big, sizeof big, "GET /%05000d HTTP/1.1\r\n\r\n", 0);
+    ck_assert_int_eq(head_status(big, (size_t)n, &why), 414);
+    /* the head: FRAMES_HEAD_MAX bytes pass, one more is 431 */
+    for (int len = FRAMES_HEAD_MAX; len <= FRAMES_HEAD_MAX + 1; len++) {
+        int pad = len - (int)strlen("GET / HTTP/1.1\r\nX: \r\n\r\n");
+
+        n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nX: %0*d\r\n\r\n",
+                     pad, 0);
+        ck_assert_int_eq(n, len);
+        ck_assert_int_eq(head_status(big, (size_t)n, &why),
+                         len > FRAMES_HEAD_MAX ? 431 : 0);
+    }
 }
 END_TEST
 
@@ -125,6 +217,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, http_cut);
+    tcase_add_test(tc, http_framing);
     tcase_add_test(tc, websocket_frames);
     suite_add_tcase(s, tc);
     return s;
