@@ -302,6 +302,7 @@ class LoginFloodTest(FreshServerTest):
         register(a, "real_user")
         a.close()
 
+    @one_node
     def test_a_recent_login_is_served_through_a_full_queue(self):
         # every made-up name hashed: only the kept places let it in
         srv = self.server(extra=["--unknown-logins-per-s", "100000"])
@@ -322,6 +323,7 @@ class LoginFloodTest(FreshServerTest):
         self.assertEqual(codes.count("bad_credentials"), 64 - 8)
         self.assertEqual(codes.count("rate_limited"), self.FLOOD - 56)
 
+    @one_node
     def test_made_up_names_are_refused_without_a_hash(self):
         srv = self.server()  # unknown_logins_per_s: 5
         self.real_user(srv)

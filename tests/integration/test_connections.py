@@ -14,7 +14,7 @@ import subprocess
 import time
 
 from harness import (WAIT, WRAPPED, Closed, FreshServerTest, HandshakeError,
-                     WebSocket, not_in_cluster, wait_until)
+                     WebSocket, not_in_cluster, one_node, wait_until)
 
 HTTP_EXTRA = 16  # LIMIT_HTTP_CONNS_PER_IP in server/lib/tunables.h
 
@@ -165,6 +165,7 @@ class TrustedProxyTest(FreshServerTest):
         self.assertEqual(srv.http_json("/healthz")[1]["connections"],
                          len(self.opened))
 
+    @one_node
     def test_an_ipv6_slash64_is_one_client(self):
         """The addresses of one IPv6 /64 (ipv6_limit_prefix) share the
         WebSocket cap and the new guests' bucket; the next /64 is another
