@@ -132,6 +132,7 @@ const struct hub_config fake_hub_defaults = {
     .msg_burst = 60,
     .max_games_per_player = 100,
     .max_invites_per_ip = 500,
+    .rated_games_per_pair_per_day = 10,
     .guests_per_ip_per_min = 30,
     .logins_per_ip_per_min = 30,
     .logins_per_user_per_min = 10,
@@ -157,6 +158,7 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(msg_burst);
     DEFAULT(max_games_per_player);
     DEFAULT(max_invites_per_ip);
+    DEFAULT(rated_games_per_pair_per_day);
     DEFAULT(guests_per_ip_per_min);
     DEFAULT(logins_per_ip_per_min);
     DEFAULT(logins_per_user_per_min);

@@ -111,6 +111,14 @@ static void rated_game(struct who *w, struct who *b, const char *clock,
     ck_assert_int_eq(fake_count(b->c, "game_start"), 1);
 }
 
+/* Both sides move (white w, black b): a rated game that ends before
+ * that ends aborted. */
+static void both_move(struct who *w, struct who *b, const char *gid)
+{
+    fake_move(w->c, gid, "e2e4", 0);
+    fake_move(b->c, gid, "e7e5", 1);
+}
+
 static long int_at(json_t *o, const char *a, const char *b, const char *c)
 {
     json_t *v = json_object_get(o, a);
@@ -257,6 +265,7 @@ START_TEST(second_game_starts_from_the_first)
     account(&b, "bob");
     account(&c, "carol");
     rated_game(&a, &b, RAPID, g1);
+    both_move(&a, &b, g1);
     say_gid(a.c, "draw_offer", g1);
     say_gid(b.c, "draw_accept", g1);
     struct store_rating a1 = stored(a.pid, "rapid");
@@ -267,6 +276,7 @@ START_TEST(second_game_starts_from_the_first)
     ck_assert(json_is_true(
         json_object_get(json_object_get(j, "black"), "provisional")));
     json_decref(j);
+    both_move(&c, &a, g2);
     say_gid(c.c, "resign", g2);
     struct store_rating a2 = stored(a.pid, "rapid");
     struct store_rating c2 = stored(c.pid, "rapid");
@@ -303,6 +313,8 @@ START_TEST(two_ends_before_a_commit_follow_each_other)
     account(&c, "carol");
     rated_game(&a, &b, BLITZ, g1);
     rated_game(&a, &c, BLITZ, g2);
+    both_move(&a, &b, g1);
+    both_move(&a, &c, g2);
     ck_assert_int_eq(sqlite3_open(fake_db_path(), &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
                      SQLITE_OK);
@@ -451,6 +463,7 @@ START_TEST(rematch_keeps_rated)
     account(&a, "alice");
     account(&b, "bob");
     rated_game(&a, &b, BLITZ, gid);
+    both_move(&a, &b, gid);
     say_gid(a.c, "resign", gid);
     fake_clear(a.c);
     fake_clear(b.c);
