@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "hub/account.h"
+#include "hub/metrics.h"
 #include "hubfake.h"
 #include "game/rating.h"
 #include "store/store.h"
@@ -481,6 +482,57 @@ START_TEST(rematch_keeps_rated)
 }
 END_TEST
 
+/* Issue 25: a resignation before both sides moved ends a rated game
+ * aborted, with no rating change. */
+START_TEST(resign_before_both_moved_aborts_rated)
+{
+    struct who a, b;
+    char gid[64];
+    struct store_rating r;
+    json_t *j;
+
+    account(&a, "alice");
+    account(&b, "bob");
+    rated_game(&a, &b, BLITZ, gid);
+    say_gid(b.c, "resign", gid);
+    j = fake_find(a.c, "game_end");
+    ck_assert_str_eq(str(j, "reason"), "aborted");
+    ck_assert_ptr_null(json_object_get(j, "ratings"));
+    json_decref(j);
+    ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
+    ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
+}
+END_TEST
+
+/* Issue 25: farming with a puppet. Of 12 rated games between the same
+ * two accounts in a day only the first 10 (the default) are rated; the
+ * others start casual. Both accounts get flagged for moderators (their
+ * counted games all short and against one opponent). */
+START_TEST(pair_limit_then_casual_and_flagged)
+{
+    struct who a, b;
+    char gid[64];
+    json_t *j;
+    int rated = 0;
+
+    account(&a, "farmer");
+    account(&b, "puppet");
+    for (int i = 0; i < 12; i++) {
+        rated_game(&a, &b, BLITZ, gid);
+        j = fake_find(b.c, "game_start");
+        rated += json_is_true(json_object_get(j, "rated"));
+        ck_assert(json_is_true(json_object_get(j, "rated")) == (i < 10));
+        json_decref(j);
+        both_move(&a, &b, gid);
+        say_gid(b.c, "resign", gid);
+    }
+    ck_assert_int_eq(rated, 10);
+    ck_assert_int_eq(stored(a.pid, "blitz").games, 10);
+    ck_assert_int_eq(stored(a.pid, "blitz").wins, 10);
+    ck_assert_uint_eq(hub_metrics(fake_hub)->rating_suspects[0], 2);
+}
+END_TEST
+
 START_TEST(one_draw_offer_per_own_move_in_rated_games)
 {
     struct who a, b;
@@ -528,6 +580,8 @@ static Suite *ratings_suite(void)
     tcase_add_test(tc, abort_changes_nothing);
     tcase_add_test(tc, rematch_keeps_rated);
     tcase_add_test(tc, one_draw_offer_per_own_move_in_rated_games);
+    tcase_add_test(tc, resign_before_both_moved_aborts_rated);
+    tcase_add_test(tc, pair_limit_then_casual_and_flagged);
     suite_add_tcase(s, tc);
     return s;
 }
