@@ -194,6 +194,15 @@ static const struct key keys[] = {
      * 50,000 is ~200 MB and a few seconds of restore. */
     INT_KEY(max_live_games, "--max-live-games", 1, 10000000, 50000,
             "games not ended on this node, invitations included"),
+    /* Ten rated games a day between the same two accounts is a long
+     * evening between rivals (ten 5+3 blitz games, about two hours),
+     * and past it two people's results say little more of their
+     * strength; a farmer with a puppet account gains at most ten wins a
+     * day from it instead of hundreds (issue 25: 300 in 35 s, 1500 ->
+     * 2104). Later games between them that day are played casual. */
+    INT_KEY(rated_games_per_pair_per_day, "--rated-games-per-pair-per-day", 1,
+            1000000, 10,
+            "rated games between the same two accounts counted in 24 h"),
     /* A token bucket: that many at once, refilled over a minute. A person
      * creates one guest per browser. */
     INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,

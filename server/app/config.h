@@ -72,18 +72,19 @@ struct config {
     int move_burst;
     int msg_rate_per_s; /* token bucket for every other message */
     int msg_burst;
-    int max_games_per_player;     /* live games + invitations + seek */
-    int max_invites_per_ip;       /* open invitations from one address */
-    int max_games_per_ip;         /* started games of one address */
-    int max_live_games;           /* games not ended on this node */
-    int guests_per_ip_per_min;    /* new guests from one address */
-    int logins_per_ip_per_min;    /* login attempts from one address */
-    int logins_per_user_per_min;  /* login attempts for one username */
-    int registers_per_ip_per_min; /* register attempts from one address */
-    int unknown_logins_per_s;     /* logins for unknown usernames, in all */
-    int password_threads;         /* Argon2id worker threads */
-    int password_queue;           /* hashes queued or running, at most */
-    int http_rate_per_s;          /* HTTP API requests per address a second */
+    int max_games_per_player;         /* live games + invitations + seek */
+    int max_invites_per_ip;           /* open invitations from one address */
+    int max_games_per_ip;             /* started games of one address */
+    int max_live_games;               /* games not ended on this node */
+    int rated_games_per_pair_per_day; /* rated games of two accounts, 24 h */
+    int guests_per_ip_per_min;        /* new guests from one address */
+    int logins_per_ip_per_min;        /* login attempts from one address */
+    int logins_per_user_per_min;      /* login attempts for one username */
+    int registers_per_ip_per_min;     /* register attempts from one address */
+    int unknown_logins_per_s; /* logins for unknown usernames, in all */
+    int password_threads;     /* Argon2id worker threads */
+    int password_queue;       /* hashes queued or running, at most */
+    int http_rate_per_s;      /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */

@@ -497,6 +497,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_invites_per_ip = cfg->max_invites_per_ip,
         .max_games_per_ip = cfg->max_games_per_ip,
         .max_live_games = cfg->max_live_games,
+        .rated_games_per_pair_per_day = cfg->rated_games_per_pair_per_day,
         .guests_per_ip_per_min = cfg->guests_per_ip_per_min,
         .logins_per_ip_per_min = cfg->logins_per_ip_per_min,
         .logins_per_user_per_min = cfg->logins_per_user_per_min,
@@ -537,6 +538,9 @@ static int start_node(struct node *n)
     db_watch.timer = n->pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)
         net_timer_arm(db_watch.timer, net_now_ms() + DB_WATCH_MS);
+    if (hub_load_rated_pairs(n->h) < 0)
+        log_error("event=rated_pairs_unreadable db=%s",
+                  log_quote(q, sizeof q, n->where));
     restored = n->cl ? 0 : hub_restore(n->h, net_now_ms());
     if (restored < 0)
         log_error("event=restore_failed db=%s",

@@ -351,6 +351,14 @@ static void put_net(struct out *o, const struct metrics *m)
         (unsigned long long)m->net.closed_overflow,
         (unsigned long long)m->closed_flood);
     put(o,
+        "# HELP chess_fairplay_flags_total Accounts flagged for moderators "
+        "as likely rating farming, by reason.\n"
+        "# TYPE chess_fairplay_flags_total counter\n"
+        "chess_fairplay_flags_total{reason=\"short\"} %llu\n"
+        "chess_fairplay_flags_total{reason=\"one_opponent\"} %llu\n",
+        (unsigned long long)m->rating_suspects[0],
+        (unsigned long long)m->rating_suspects[1]);
+    put(o,
         "# HELP chess_upgrades_refused_total WebSocket upgrades "
         "refused.\n# TYPE chess_upgrades_refused_total counter\n"
         "chess_upgrades_refused_total{why=\"origin\"} %llu\n"

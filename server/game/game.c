@@ -83,7 +83,11 @@ static bool rate_end(struct game *g, struct store_rating out[2])
 
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
- * (any but aborted) changes both players' ratings. */
+ * (any but aborted) changes both players' ratings. A rated game in which
+ * a side has not moved yet (fewer than 2 plies) ends aborted whatever
+ * ended it (a resignation, leave, a draw agreed, the grace period), as
+ * on lichess: a game so short says nothing of its players, and a
+ * resignation at ply 0 would be a rating change for free. */
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now)
 {
@@ -97,6 +101,10 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
 
     /* waiting or started to ended, once; a winner for a win */
     assert(g->status != GAME_ENDED && (winner == -1 || is_color(winner)));
+    if (g->rated && g->rec.n < 2) {
+        reason = ENDING_ABORTED;
+        winner = -1;
+    }
     clock_pause(&g->clock, now);
     g->status = GAME_ENDED;
     g->paused = false;
@@ -250,6 +258,11 @@ const char *game_initial_fen(const struct game *g)
 bool game_rated(const struct game *g)
 {
     return g->rated;
+}
+void game_set_rated(struct game *g, bool rated)
+{
+    assert(g->status == GAME_WAITING);
+    g->rated = rated;
 }
 void game_set_rating(struct game *g, int color, double rating, double rd)
 {

@@ -18,7 +18,10 @@
  * each player's RD first grows for the days since their last rated game
  * in the category), and hands both rows to env.finish with the game's
  * end, so that they are stored in the same transaction; game_end, the
- * PGN and the stored row carry the ratings before and after.
+ * PGN and the stored row carry the ratings before and after. A rated
+ * game that ends before both sides have moved (fewer than 2 plies) ends
+ * aborted, whatever ended it: a resignation, leave, a draw agreed, the
+ * grace period (as on lichess; PROTOCOL.md section 6, the endings).
  *
  * Commands return 0, or -1 with the protocol error in *err (nothing
  * changed then). Only the event-loop thread calls these functions.
@@ -181,6 +184,11 @@ const struct clock_spec *game_clock_spec(const struct game *g);
 const char *game_initial_fen(const struct game *g);
 /* Whether the game is rated. */
 bool game_rated(const struct game *g);
+/* Makes a waiting game (an invitation, not yet joined) rated or casual:
+ * the host's, before game_join, for an invitation whose two players may
+ * have no more rated games counted today (the next row written, the
+ * join's, says so; the host sets it back if the join fails). */
+void game_set_rated(struct game *g, bool rated);
 /* The player in seat color (0 or 1) as game_start and state show it (its
  * rating in a rated game); the strings are g's. */
 struct proto_player game_seat_player(const struct game *g, int color);

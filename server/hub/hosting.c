@@ -149,9 +149,12 @@ static uint64_t env_finish(void *ctx, const struct store_game *row,
 
     if (!seq)
         log_error("event=store_queue_full game=%s what=game_end", row->gid);
-    else if (ratings)
+    else if (ratings) {
         for (int c = 0; c < 2; c++)
             hub_rated_put(h, &ratings[c], seq);
+        hub_fair_rated_end(h, row->white_pid, row->black_pid, row->ended_ms,
+                           (int)n);
+    }
     return seq;
 }
 
@@ -499,6 +502,10 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
     /* (in a cluster the game's epoch is taken before its row is written) */
     if (h->router.ops->game_new(h->router.ctx, gid) < 0)
         return NULL;
+    /* past the pair's rated games of the day: played casual */
+    if (rated && seats[0].pid && seats[1].pid &&
+        hub_fair_pair_full(h, seats[0].pid, seats[1].pid, hub_wall_ms(h)))
+        rated = false;
     g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
     if (!g || table_put(&h->games, game_gid(g), g) < 0 ||
         hub_games_live(h, g) < 0) {

@@ -238,6 +238,7 @@ static void sweep(void *arg)
         if (hub_modules[i]->sweep)
             hub_modules[i]->sweep(h, now);
     hub_rated_sweep(h);
+    hub_fair_sweep(h, hub_wall_ms(h));
     keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
     if (!keep)
         return;
@@ -279,6 +280,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     table_init(&h->tokens);
     table_init(&h->addrs);
     table_init(&h->rated);
+    hub_fair_init(h);
     hub_hosting_init(h);
     h->local_ops = &local_ops;
     hub_set_router(h, NULL);
@@ -302,6 +304,7 @@ void hub_free(struct hub *h)
     for (size_t i = 0; i < h->rated.cap; i++)
         free(h->rated.slots[i].value);
     table_clear(&h->rated);
+    hub_fair_free(h);
     hub_alarm_free(h, h->sweep);
     /* (deleting leaves a tombstone: the slots do not move) */
     for (size_t i = 0; i < h->games.cap; i++)

@@ -90,14 +90,17 @@ struct hub_config {
     int max_invites_per_ip;          /* open invitations from one address */
     int max_games_per_ip;            /* started games of one address */
     int max_live_games;              /* games not ended on this node */
-    int guests_per_ip_per_min;       /* new guests from one address */
-    int logins_per_ip_per_min;       /* login attempts from one address */
-    int logins_per_user_per_min;     /* ... for one username */
-    int registers_per_ip_per_min;    /* register attempts from one address */
-    int unknown_logins_per_s;        /* logins for unknown usernames */
-    int ipv6_limit_prefix;           /* an IPv6 client's bits (addrkey.h) */
-    int password_threads;            /* password workers (passwd.h) */
-    int password_queue;              /* hashes queued or running */
+    /* Rated games between the same two accounts counted in 24 h (past
+     * it they start casual: fairplay.c); 0: no limit. */
+    int rated_games_per_pair_per_day;
+    int guests_per_ip_per_min;    /* new guests from one address */
+    int logins_per_ip_per_min;    /* login attempts from one address */
+    int logins_per_user_per_min;  /* ... for one username */
+    int registers_per_ip_per_min; /* register attempts from one address */
+    int unknown_logins_per_s;     /* logins for unknown usernames */
+    int ipv6_limit_prefix;        /* an IPv6 client's bits (addrkey.h) */
+    int password_threads;         /* password workers (passwd.h) */
+    int password_queue;           /* hashes queued or running */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
@@ -111,6 +114,11 @@ void hub_free(struct hub *h);
 /* Restores the live games of a previous run from the store. Returns how
  * many, or -1 on a database error. */
 int hub_restore(struct hub *h, int64_t now);
+/* Reads the rated games of the last day from the store, for the count
+ * of rated games between two players (hub/fairplay.c); at start,
+ * before the loop serves (a node alone or of a cluster). 0, or -1 on a
+ * database error (the counts then start empty). */
+int hub_load_rated_pairs(struct hub *h);
 
 struct metrics *hub_metrics(struct hub *h);
 struct store *hub_store(struct hub *h);

@@ -63,7 +63,9 @@ struct hub {
     int64_t stall_since;
     struct metrics metrics;
     bool shutting_down;
-    struct table rated; /* "PID/CATEGORY" -> struct rated_row */
+    struct table rated;    /* "PID/CATEGORY" -> struct rated_row */
+    struct table pairs;    /* "PID/PID" -> fairplay.c's struct pair */
+    struct table suspects; /* pid -> fairplay.c's struct suspect */
     /* the modules (module.h): their state, and the command of each
      * message type (NULL: none) */
     void *mod_state[HUB_MODULES_MAX];
@@ -280,6 +282,27 @@ char *hub_render_stored(struct hub *h, const char *gid,
 struct game_ref *hub_games_snapshot(const struct player *p, size_t *n);
 
 void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* ---- fairplay.c: rating farming (see its top) ---------------------------
+ * Loop thread. */
+void hub_fair_init(struct hub *h);
+void hub_fair_free(struct hub *h);
+/* Forgets the pairs and accounts idle for a day. */
+void hub_fair_sweep(struct hub *h, int64_t wall);
+/* Reads from the store the rating changes of the last day (at start,
+ * before the loop serves). 0, or -1 on a database error (logged by the
+ * caller: the counts then start empty). */
+int hub_fair_load(struct hub *h, int64_t wall);
+/* True when a new rated game between accounts a and b would not count
+ * for ratings: the day's limit of the pair is reached (logged,
+ * event=rated_pair_limit). False for an empty pid. */
+bool hub_fair_pair_full(struct hub *h, const char *a, const char *b,
+                        int64_t wall);
+/* A rated game between white and black of plies plies changed ratings
+ * at ended_ms (queued to the store): counts it for the pair and both
+ * accounts' suspicion windows. */
+void hub_fair_rated_end(struct hub *h, const char *white, const char *black,
+                        int64_t ended_ms, int plies);
 
 /* True when s may not ask for a rated game (sends rated_needs_account
  * then): only accounts play rated games. */

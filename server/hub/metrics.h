@@ -22,7 +22,9 @@ struct metrics {
     uint64_t moves;                    /* moves played */
     uint64_t finished[ENDING_REASONS]; /* by reason */
     uint64_t rejected[PROTO_CODE_COUNT];
-    uint64_t closed_flood;  /* connections closed 1008 for flooding */
+    uint64_t closed_flood; /* connections closed 1008 for flooding */
+    /* accounts flagged by fairplay.c: [0] short games, [1] one opponent */
+    uint64_t rating_suspects[2];
     int db_file_lost;       /* the database file left its path */
     struct hist lag_credit; /* each move's lag credit (game_move_lag) */
     struct hist move;       /* handling one move message played here */

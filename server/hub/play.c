@@ -13,7 +13,7 @@ static void do_join(struct session *s, struct game *g,
                     const struct proto_msg *m, int64_t now)
 {
     struct proto_error err;
-    bool joinable;
+    bool joinable, rated;
 
     /* rated_needs_account, then too_many_games, only where the join would
      * otherwise succeed, after the checks of game_join that come first in
@@ -29,7 +29,15 @@ static void do_join(struct session *s, struct game *g,
      * the joiner's) */
     if (joinable && hub_games_refused(s, game_creator(g), false, &m->id))
         return;
+    /* past the pair's rated games of the day: played casual */
+    rated = game_rated(g);
+    if (joinable && rated &&
+        hub_fair_pair_full(s->hub, game_creator(g), s->player->pid,
+                           hub_wall_ms(s->hub)))
+        game_set_rated(g, false);
     if (game_join(g, s->player->pid, s->player->name, now, &err) < 0) {
+        if (game_status(g) == GAME_WAITING)
+            game_set_rated(g, rated);
         hub_send_error(s, err.code, err.msg, &m->id);
         return;
     }

@@ -179,6 +179,20 @@
 #define LIMIT_RATING_HISTORY 500
 #define LIMIT_LEADERBOARD 100
 
+/* Rating farming (hub/fairplay.c). An account's last this many rated
+ * games counted are its window; once full, it is flagged for
+ * moderators when at least LIMIT_SUSPECT_MOSTLY of them (80 %) were
+ * shorter than LIMIT_SUSPECT_SHORT_PLIES plies (ten moves a side: a
+ * resignation or a draw agreed in the opening, which a farmer's
+ * puppet gives and real games seldom are) or were against one
+ * opponent. Ten games is a day of the pair limit's default. At start
+ * the hub reads at most LIMIT_FAIR_LOAD of the last day's rating
+ * changes (the newest; 74 bytes each, 7 MB at most, once). */
+#define LIMIT_SUSPECT_WINDOW 10
+#define LIMIT_SUSPECT_MOSTLY 8
+#define LIMIT_SUSPECT_SHORT_PLIES 20
+#define LIMIT_FAIR_LOAD 100000
+
 /* The lobby feed (PROTOCOL.md section 5, "Watching the lobby"): a
  * snapshot lists at most LOBBY_SEEKS_MAX open seeks (the oldest, the
  * order they pair in) and LOBBY_GAMES_MAX live games, so one is at most

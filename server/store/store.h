@@ -90,6 +90,13 @@ struct store_leader {
     int games;
 };
 
+/* A game that changed ratings (rated, ended, not aborted): its players
+ * and its end. */
+struct store_rated_end {
+    char white[33], black[33];
+    int64_t ended_ms;
+};
+
 /* A page of a player's finished games, newest first. */
 struct store_game_list {
     struct store_game *games; /* owned; released by store_game_list_clear */
@@ -347,6 +354,15 @@ int store_rating_history(struct store *s, const char *pid,
  * -1 on a database error or limit < 1. */
 int store_leaderboard(struct store *s, const char *category, int limit,
                       struct store_leader **out, size_t *n);
+
+/* The newest games (at most max) that ended at since_ms or later with a
+ * rating change, newest first, into out[0..max): read through the index
+ * games_rated_ended (migration 0008), which holds only such games. The
+ * hub reads it once at start for its count of rated games between two
+ * players a day (hub_fair_load). *n is how many. 0, or -1 on a database
+ * error or max < 1. */
+int store_rated_ends(struct store *s, int64_t since_ms,
+                     struct store_rated_end *out, size_t max, size_t *n);
 
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its moves in ply order; *pgn likewise (NULL while live). The moves

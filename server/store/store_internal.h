@@ -260,6 +260,9 @@ struct store_backend {
     int (*rating_history)(struct store *s, const char *pid,
                           const char *category, int limit,
                           struct store_rating_point *v, size_t *n);
+    /* store_rated_ends: the newest max into v (room for max). */
+    int (*rated_ends)(struct store *s, int64_t since_ms,
+                      struct store_rated_end *v, size_t max, size_t *n);
     /* The best `limit` into v (room for limit), best first. */
     int (*leaderboard)(struct store *s, const char *category, int limit,
                        struct store_leader *v, size_t *n);

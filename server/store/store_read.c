@@ -282,6 +282,17 @@ int store_leaderboard(struct store *s, const char *category, int limit,
     return 0;
 }
 
+int store_rated_ends(struct store *s, int64_t since_ms,
+                     struct store_rated_end *out, size_t max, size_t *n)
+{
+    ASSERT_LOOP(s);
+    assert(n);
+    *n = 0;
+    if (!out || max < 1)
+        return -1;
+    return s->be->rated_ends(s, since_ms, out, max, n);
+}
+
 int store_get_game(struct store *s, const char *gid, struct store_game *g,
                    struct store_move **moves, size_t *n_moves, char **pgn)
 {

@@ -138,6 +138,7 @@ class RatingsTest(FreshServerTest):
     def end(self, w, b, gid, how):
         """Ends gid `how`; white's score and both game_end messages."""
         if how == "white_resigns":
+            self.play(w, b, gid, "e2e4 e7e5")
             w.send({"t": "resign", "game": gid})
             score = 0.0
         elif how == "black_resigns":
@@ -327,6 +328,7 @@ class RatingsTest(FreshServerTest):
         self.assertTrue(s[0]["rated"])
         self.assertEqual(s[0]["white"]["id"], k.pid)
         new = s[0]["game"]
+        self.play(k, w, new, "e2e4 e7e5")
         k.send({"t": "resign", "game": new})
         end = w.expect("game_end", game=new)
         self.assertEqual(end["ratings"]["black"]["before"], 1500)

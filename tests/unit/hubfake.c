@@ -134,6 +134,7 @@ const struct hub_config fake_hub_defaults = {
     .max_invites_per_ip = 500,
     .max_games_per_ip = 200,
     .max_live_games = 50000,
+    .rated_games_per_pair_per_day = 10,
     .guests_per_ip_per_min = 30,
     .logins_per_ip_per_min = 30,
     .logins_per_user_per_min = 10,
@@ -164,6 +165,7 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(max_invites_per_ip);
     DEFAULT(max_games_per_ip);
     DEFAULT(max_live_games);
+    DEFAULT(rated_games_per_pair_per_day);
     DEFAULT(guests_per_ip_per_min);
     DEFAULT(logins_per_ip_per_min);
     DEFAULT(logins_per_user_per_min);

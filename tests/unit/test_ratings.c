@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "hub/account.h"
+#include "hub/metrics.h"
 #include "hubfake.h"
 #include "game/rating.h"
 #include "store/store.h"
@@ -109,6 +110,14 @@ static void rated_game(struct who *w, struct who *b, const char *clock,
     gid_of(w->c, "invited", gid);
     say_gid(b->c, "join", gid);
     ck_assert_int_eq(fake_count(b->c, "game_start"), 1);
+}
+
+/* Both sides move (white w, black b): a rated game that ends before
+ * that ends aborted. */
+static void both_move(struct who *w, struct who *b, const char *gid)
+{
+    fake_move(w->c, gid, "e2e4", 0);
+    fake_move(b->c, gid, "e7e5", 1);
 }
 
 static long int_at(json_t *o, const char *a, const char *b, const char *c)
@@ -257,6 +266,7 @@ START_TEST(second_game_starts_from_the_first)
     account(&b, "bob");
     account(&c, "carol");
     rated_game(&a, &b, RAPID, g1);
+    both_move(&a, &b, g1);
     say_gid(a.c, "draw_offer", g1);
     say_gid(b.c, "draw_accept", g1);
     struct store_rating a1 = stored(a.pid, "rapid");
@@ -267,6 +277,7 @@ START_TEST(second_game_starts_from_the_first)
     ck_assert(json_is_true(
         json_object_get(json_object_get(j, "black"), "provisional")));
     json_decref(j);
+    both_move(&c, &a, g2);
     say_gid(c.c, "resign", g2);
     struct store_rating a2 = stored(a.pid, "rapid");
     struct store_rating c2 = stored(c.pid, "rapid");
@@ -303,6 +314,8 @@ START_TEST(two_ends_before_a_commit_follow_each_other)
     account(&c, "carol");
     rated_game(&a, &b, BLITZ, g1);
     rated_game(&a, &c, BLITZ, g2);
+    both_move(&a, &b, g1);
+    both_move(&a, &c, g2);
     ck_assert_int_eq(sqlite3_open(fake_db_path(), &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
                      SQLITE_OK);
@@ -451,6 +464,7 @@ START_TEST(rematch_keeps_rated)
     account(&a, "alice");
     account(&b, "bob");
     rated_game(&a, &b, BLITZ, gid);
+    both_move(&a, &b, gid);
     say_gid(a.c, "resign", gid);
     fake_clear(a.c);
     fake_clear(b.c);
@@ -465,6 +479,57 @@ START_TEST(rematch_keeps_rated)
     ck_assert_int_eq(int_at(j, "white", "rating", NULL),
                      rating_round(stored(b.pid, "blitz").rating));
     json_decref(j);
+}
+END_TEST
+
+/* Issue 25: a resignation before both sides moved ends a rated game
+ * aborted, with no rating change. */
+START_TEST(resign_before_both_moved_aborts_rated)
+{
+    struct who a, b;
+    char gid[64];
+    struct store_rating r;
+    json_t *j;
+
+    account(&a, "alice");
+    account(&b, "bob");
+    rated_game(&a, &b, BLITZ, gid);
+    say_gid(b.c, "resign", gid);
+    j = fake_find(a.c, "game_end");
+    ck_assert_str_eq(str(j, "reason"), "aborted");
+    ck_assert_ptr_null(json_object_get(j, "ratings"));
+    json_decref(j);
+    ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
+    ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
+}
+END_TEST
+
+/* Issue 25: farming with a puppet. Of 12 rated games between the same
+ * two accounts in a day only the first 10 (the default) are rated; the
+ * others start casual. Both accounts get flagged for moderators (their
+ * counted games all short and against one opponent). */
+START_TEST(pair_limit_then_casual_and_flagged)
+{
+    struct who a, b;
+    char gid[64];
+    json_t *j;
+    int rated = 0;
+
+    account(&a, "farmer");
+    account(&b, "puppet");
+    for (int i = 0; i < 12; i++) {
+        rated_game(&a, &b, BLITZ, gid);
+        j = fake_find(b.c, "game_start");
+        rated += json_is_true(json_object_get(j, "rated"));
+        ck_assert(json_is_true(json_object_get(j, "rated")) == (i < 10));
+        json_decref(j);
+        both_move(&a, &b, gid);
+        say_gid(b.c, "resign", gid);
+    }
+    ck_assert_int_eq(rated, 10);
+    ck_assert_int_eq(stored(a.pid, "blitz").games, 10);
+    ck_assert_int_eq(stored(a.pid, "blitz").wins, 10);
+    ck_assert_uint_eq(hub_metrics(fake_hub)->rating_suspects[0], 2);
 }
 END_TEST
 
@@ -515,6 +580,8 @@ static Suite *ratings_suite(void)
     tcase_add_test(tc, abort_changes_nothing);
     tcase_add_test(tc, rematch_keeps_rated);
     tcase_add_test(tc, one_draw_offer_per_own_move_in_rated_games);
+    tcase_add_test(tc, resign_before_both_moved_aborts_rated);
+    tcase_add_test(tc, pair_limit_then_casual_and_flagged);
     suite_add_tcase(s, tc);
     return s;
 }

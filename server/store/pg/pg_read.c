@@ -274,6 +274,27 @@ int pg__rating_history(struct store *s, const char *pid, const char *category,
     return 0;
 }
 
+int pg__rated_ends(struct store *s, int64_t since_ms,
+                   struct store_rated_end *v, size_t max, size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, since_ms);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_rated_ends", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_rated_end *e = &v[(*n)++];
+        pg__col_str(r, i, 0, e->white, sizeof e->white);
+        pg__col_str(r, i, 1, e->black, sizeof e->black);
+        e->ended_ms = pg__col_int(r, i, 2);
+    }
+    PQclear(r);
+    return 0;
+}
+
 int pg__leaderboard(struct store *s, const char *category, int limit,
                     struct store_leader *v, size_t *n)
 {

@@ -155,6 +155,10 @@ static const struct pg_stmt reader_stmts[] = {
                 "WHERE r.category = $1 AND r.rd <= 110.0 "
                 "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid) "
                 "ORDER BY r.rating DESC, r.pid LIMIT $2"},
+    /* through games_rated_ended, which holds only these games */
+    {"r_rated_ends", "SELECT white_pid, black_pid, ended_ms FROM games "
+                     "WHERE ended_ms >= $1 AND white_rd > 0 "
+                     "ORDER BY ended_ms DESC LIMIT $2"},
     {"r_game", "SELECT " STORE_GAME_COLS ", pgn FROM games WHERE gid = $1"},
     {"r_moves", "SELECT " STORE_MOVE_COLS " FROM moves WHERE gid = $1 "
                 "ORDER BY ply"},
@@ -415,6 +419,7 @@ const struct store_backend store__pg = {
     .is_account = pg__is_account,
     .rating_history = pg__rating_history,
     .leaderboard = pg__leaderboard,
+    .rated_ends = pg__rated_ends,
     .get_game = pg__get_game,
     .load_live = pg__load_live,
     .list_player_games = pg__list_player_games,

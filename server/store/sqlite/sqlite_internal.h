@@ -38,6 +38,7 @@ struct sqlite_be {
     sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
+    sqlite3_stmt *r_rated_ends;
     sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids;
 
     pthread_t ckpt_thread;
@@ -122,6 +123,8 @@ int sq__is_account(struct store *s, const char *pid);
 int sq__get_settings(struct store *s, const char *pid, char **out);
 int sq__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
+int sq__rated_ends(struct store *s, int64_t since_ms,
+                   struct store_rated_end *v, size_t max, size_t *n);
 int sq__leaderboard(struct store *s, const char *category, int limit,
                     struct store_leader *v, size_t *n);
 int sq__get_game(struct store *s, const char *gid, struct store_game *g,

@@ -259,6 +259,24 @@ int sq__rating_history(struct store *s, const char *pid, const char *category,
     return rows_end(s, st, rc);
 }
 
+int sq__rated_ends(struct store *s, int64_t since_ms,
+                   struct store_rated_end *v, size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_rated_ends;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, since_ms);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_rated_end *e = &v[(*n)++];
+        sq_col_str(st, 0, e->white, sizeof e->white);
+        sq_col_str(st, 1, e->black, sizeof e->black);
+        e->ended_ms = sqlite3_column_int64(st, 2);
+    }
+    return rows_end(s, st, rc);
+}
+
 int sq__leaderboard(struct store *s, const char *category, int limit,
                     struct store_leader *v, size_t *n)
 {

@@ -158,6 +158,10 @@ static const struct stmt_def reader_stmts[] = {
                  "AND EXISTS (SELECT 1 FROM accounts a "
                  "WHERE a.pid = r.pid) "
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
+    /* through games_rated_ended, which holds only these games */
+    DEF(r_rated_ends, "SELECT white_pid, black_pid, ended_ms FROM games "
+                      "WHERE ended_ms >= ?1 AND white_rd > 0 "
+                      "ORDER BY ended_ms DESC LIMIT ?2"),
     DEF(r_moves, "SELECT " STORE_MOVE_COLS " FROM moves WHERE gid = ?1 "
                  "ORDER BY ply"),
     /* a live game's journal: no index by game, so a scan (only for a
@@ -626,6 +630,7 @@ const struct store_backend store__sqlite = {
     .is_account = sq__is_account,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
+    .rated_ends = sq__rated_ends,
     .get_game = sq__get_game,
     .load_live = sq__load_live,
     .list_player_games = sq__list_player_games,

@@ -1,0 +1,11 @@
+-- 0008_rated_ended.sql - the games that changed ratings, by their end.
+--
+-- A rated game between the same two accounts counts for ratings only
+-- while fewer than `rated_games_per_pair_per_day` of theirs did in the
+-- last 24 hours (issue 25: a farmer with a puppet account). The hub
+-- keeps the count in memory and reads, once at start, the games that
+-- ended with a rating change in the last day (store_rated_ends). A
+-- partial index holds only those games (white_rd, the RD before the
+-- game, is set and above 0 only when the game changed ratings), so that
+-- read costs the day's rated games, not a scan of every game.
+CREATE INDEX games_rated_ended ON games (ended_ms) WHERE white_rd > 0;
