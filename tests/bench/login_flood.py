@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""login_flood.py - a real user's logins under a flood of logins with
+made-up usernames (issue 25, item 5):
+
+    python3 tests/bench/login_flood.py BUILD_DIR [ADDRESSES] [SECONDS]
+
+Starts a fresh chess-server, registers real_user from 127.0.0.1, then
+for SECONDS (default 20) has each of ADDRESSES connections (default 120,
+from 127.0.0.2 on) send logins with made-up usernames, one after the
+other as each is answered. Meanwhile, once a second, real_user logs in on
+a new connection from its own address (127.0.0.1, "home") and from one
+it never used (127.0.0.250, "away"). Prints the flood's answers by code
+and, for each of home and away, how many logins were answered welcome
+and their time from send to answer (p50, max). logins_per_user_per_min
+is raised to 1000 so that real_user's own name bucket is not what is
+measured; every other setting is the default."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "integration"))
+PASSWORD = "correct horse"
+
+
+def flooder(harness, srv, source, stop, codes, lock):
+    c, n = None, 0
+    while not stop.is_set():
+        try:
+            if c is None:
+                c = harness.Client(srv, hello=False, source=source)
+            n += 1
+            c.send({"t": "login", "username": "made_up_%s_%d" % (source, n),
+                    "password": PASSWORD})
+            m = c.expect("error", timeout=60)
+            code = m["code"]
+        except (OSError, AssertionError, ValueError):
+            code, c = "closed", None
+        with lock:
+            codes[code] = codes.get(code, 0) + 1
+
+
+def real_logins(harness, srv, source, stop, out):
+    while not stop.is_set():
+        start = time.monotonic()
+        try:
+            c = harness.Client(srv, hello=False, source=source)
+            c.send({"t": "login", "username": "real_user",
+                    "password": PASSWORD})
+            while True:
+                m = c.next(timeout=60)
+                if m["t"] in ("welcome", "error"):
+                    break
+            out.append((m["t"] if m["t"] == "welcome" else m["code"],
+                        time.monotonic() - start))
+            c.close()
+        except (OSError, AssertionError, ValueError):
+            out.append(("closed", time.monotonic() - start))
+        stop.wait(max(0.0, 1.0 - (time.monotonic() - start)))
+
+
+def summary(name, out):
+    ok = sorted(t for code, t in out if code == "welcome")
+    other = {}
+    for code, _ in out:
+        if code != "welcome":
+            other[code] = other.get(code, 0) + 1
+    p50 = ok[len(ok) // 2] * 1000 if ok else float("nan")
+    worst = ok[-1] * 1000 if ok else float("nan")
+    return ("%s_logins=%d %s_welcome=%d %s_p50_ms=%.0f %s_max_ms=%.0f "
+            "%s_other=%s" % (name, len(out), name, len(ok), name, p50, name,
+                             worst, name, json.dumps(other, sort_keys=True)
+                             .replace(" ", "")))
+
+
+def run(harness, folder, addresses, seconds):
+    path = os.path.join(folder, "config.json")
+    with open(path, "w") as f:
+        json.dump({"logins_per_user_per_min": 1000}, f)
+    srv = harness.Server(datadir=folder, extra=["--config", path])
+    try:
+        c = harness.Client(srv)
+        c.request({"t": "register", "username": "real_user",
+                   "password": PASSWORD}, "registered")
+        c.close()
+        stop, lock, codes = threading.Event(), threading.Lock(), {}
+        home, away = [], []
+        threads = [threading.Thread(target=flooder, args=(
+            harness, srv, "127.0.0.%d" % (2 + i), stop, codes, lock))
+            for i in range(addresses)]
+        threads += [threading.Thread(target=real_logins, args=(
+            harness, srv, src, stop, out))
+            for src, out in (("127.0.0.1", home), ("127.0.0.250", away))]
+        for t in threads:
+            t.start()
+        time.sleep(seconds)
+        stop.set()
+        for t in threads:
+            t.join()
+        print("addresses=%d seconds=%d flood_answers=%d flood=%s %s %s" % (
+            addresses, seconds, sum(codes.values()),
+            json.dumps(codes, sort_keys=True).replace(" ", ""),
+            summary("home", home), summary("away", away)))
+    finally:
+        srv.stop()
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        sys.exit(2)
+    os.environ["CHESS_SERVER"] = os.path.abspath(
+        os.path.join(sys.argv[1], "server", "chess-server"))
+    addresses = int(sys.argv[2]) if len(sys.argv) > 2 else 120
+    seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    import harness
+    folder = tempfile.mkdtemp(prefix="chess-logins-")
+    try:
+        run(harness, folder, addresses, seconds)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
