@@ -6,8 +6,8 @@ made-up usernames (issue 25, item 5):
 
 Starts a fresh chess-server, registers real_user from 127.0.0.1, then
 for SECONDS (default 20) has each of ADDRESSES connections (default 120,
-from 127.0.0.2 on) send logins with made-up usernames, one after the
-other as each is answered. Meanwhile, once a second, real_user logs in on
+from 127.0.0.2 on) send logins with made-up usernames, four at a time,
+the next four when those are answered. Meanwhile, once a second, real_user logs in on
 a new connection from its own address (127.0.0.1, "home") and from one
 it never used (127.0.0.250, "away"). Prints the flood's answers by code
 and, for each of home and away, how many logins were answered welcome
@@ -25,23 +25,31 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "integration"))
 PASSWORD = "correct horse"
+import wsclient  # noqa: E402 (tests/integration)
+PIPELINE = 4  # logins a flood connection sends before reading answers
 
 
 def flooder(harness, srv, source, stop, codes, lock):
+    """Logins with made-up names from source, PIPELINE at a time."""
     c, n = None, 0
     while not stop.is_set():
+        got = []
         try:
             if c is None:
                 c = harness.Client(srv, hello=False, source=source)
-            n += 1
-            c.send({"t": "login", "username": "made_up_%s_%d" % (source, n),
-                    "password": PASSWORD})
-            m = c.expect("error", timeout=60)
-            code = m["code"]
-        except (OSError, AssertionError, ValueError):
-            code, c = "closed", None
+            for _ in range(PIPELINE):
+                n += 1
+                c.send({"t": "login", "password": PASSWORD,
+                        "username": "made_up_%s_%d" % (
+                            source.rsplit(".", 1)[1], n)})
+            for _ in range(PIPELINE):
+                got.append(c.expect("error", timeout=60)["code"])
+        except (OSError, AssertionError, ValueError, wsclient.Closed):
+            got.append("closed")
+            c = None
         with lock:
-            codes[code] = codes.get(code, 0) + 1
+            for code in got:
+                codes[code] = codes.get(code, 0) + 1
 
 
 def real_logins(harness, srv, source, stop, out):
@@ -58,7 +66,7 @@ def real_logins(harness, srv, source, stop, out):
             out.append((m["t"] if m["t"] == "welcome" else m["code"],
                         time.monotonic() - start))
             c.close()
-        except (OSError, AssertionError, ValueError):
+        except (OSError, AssertionError, ValueError, wsclient.Closed):
             out.append(("closed", time.monotonic() - start))
         stop.wait(max(0.0, 1.0 - (time.monotonic() - start)))
 
