@@ -108,7 +108,9 @@ class Book:
 
 # ---- the test -------------------------------------------------------------
 
-class RatingsTest(FreshServerTest):
+class RatedGames(FreshServerTest):
+    """The helpers of the rated games' tests: accounts, games, moves."""
+
     def account(self, srv, username):
         c = self.client(srv, name=username)
         r = c.request({"t": "register", "username": username,
@@ -168,6 +170,8 @@ class RatingsTest(FreshServerTest):
             self.assertAlmostEqual(got, exp, delta=1e-6)
         self.assertEqual(list(row[3:]), want[3:])
 
+
+class RatingsTest(RatedGames):
     def test_rated_games_in_every_category(self):
         srv = self.server(extra=["--logins-per-ip-per-min", "10000"])
         a, b = self.account(srv, "alice_r"), self.account(srv, "bob_r")
@@ -340,3 +344,42 @@ class RatingsTest(FreshServerTest):
         status, body = srv.http_json("/api/players/%s" % g.pid)
         self.assertEqual((status, body["account"], body["ratings"]),
                          (200, False, {}))
+
+
+class FarmingTest(RatedGames):
+    """Rating farming with a puppet account (issue 25, item 3: 300 rated
+    games in 35 s, 1500 -> 2104). A rated game resigned before both sides
+    moved ends aborted and changes nothing; only the first
+    rated_games_per_pair_per_day (10) rated games of a pair in 24 h are
+    rated, later ones start casual."""
+
+    def test_a_puppet_gives_ten_rated_wins_a_day(self):
+        srv = self.server(extra=["--logins-per-ip-per-min", "10000"])
+        farmer, puppet = (self.account(srv, "farmer"),
+                          self.account(srv, "puppet"))
+        # a resignation at ply 0: aborted, no rating change
+        gid, _ = self.rated_game(farmer, puppet, BULLET)
+        puppet.send({"t": "resign", "game": gid})
+        end = farmer.expect("game_end", game=gid)
+        self.assertEqual(end["reason"], "aborted")
+        self.assertNotIn("ratings", end)
+        rated = []
+        for _ in range(12):
+            gid = farmer.request({"t": "invite", "clock": BULLET,
+                                  "color": "white", "rated": True},
+                                 "invited")["game"]
+            puppet.send({"t": "join", "game": gid})
+            start = farmer.expect("game_start", game=gid)
+            for c in (farmer, puppet):
+                c.expect("state", game=gid)
+            self.play(farmer, puppet, gid, "e2e4 e7e5")
+            puppet.send({"t": "resign", "game": gid})
+            end = farmer.expect("game_end", game=gid)
+            puppet.expect("game_end", game=gid)
+            self.assertEqual(start["rated"], "ratings" in end)
+            rated.append(start["rated"])
+        self.assertEqual(rated, [True] * 10 + [False] * 2)
+        rows = srv.sql("SELECT games, wins FROM ratings WHERE pid = ?",
+                       farmer.pid)
+        self.assertEqual([tuple(r) for r in rows], [(10, 10)])
+        self.assertIn("event=rated_pair_limit", srv.log_text())
