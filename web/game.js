@@ -34,7 +34,6 @@ export class GameView {
         this.flipped = false;
         this.play = new GameBoard(this);
         this.section = $('game');
-        this.lastRendered = {};
         this.clocks = new Clocks(this);
         this.moveList = new MoveList(this);
         this.endPanel = new EndPanel(this);
