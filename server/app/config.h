@@ -70,6 +70,9 @@ struct config {
     int msg_burst;
     int max_games_per_player;    /* live games + invitations + seek */
     int max_invites_per_ip;      /* open invitations from one address */
+    int max_seeks_per_ip;        /* open seeks of one address's players */
+    int seek_idle_s;             /* a seek's life with no message */
+    int lag_rtt_margin_ms;       /* pings' round trip over the kernel's */
     int guests_per_ip_per_min;   /* new guests from one address */
     int logins_per_ip_per_min;   /* login attempts from one address */
     int logins_per_user_per_min; /* login attempts for one username */

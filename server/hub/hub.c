@@ -93,11 +93,21 @@ static void local_send(struct session *s, struct msgbuf *b, uint64_t seq)
     h->env.send(s->conn, b, seq);
 }
 
+/* The round trip of a local connection as lag credit believes it: its
+ * pings' smoothed one, at most the kernel's (from the ACKs, which no
+ * program can hold back as it can a pong) plus lag_rtt_margin_ms; a
+ * connection whose kernel tells none is believed the margin at most. */
 static int64_t local_rtt_ms(const struct session *s)
 {
     const struct hub_env *env = &s->hub->env;
+    int64_t rtt = env->rtt_ms ? env->rtt_ms(s->conn) : 0, tcp_us, cap;
 
-    return env->rtt_ms ? env->rtt_ms(s->conn) : 0;
+    if (rtt <= 0 || !env->tcp_rtt_us)
+        return rtt;
+    tcp_us = env->tcp_rtt_us(s->conn);
+    cap = (tcp_us > 0 ? (tcp_us + 999) / 1000 : 0) +
+          s->hub->cfg.lag_rtt_margin_ms;
+    return rtt < cap ? rtt : cap;
 }
 
 static void local_close(struct session *s, int code, const char *reason)

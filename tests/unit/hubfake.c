@@ -132,6 +132,9 @@ const struct hub_config fake_hub_defaults = {
     .msg_burst = 60,
     .max_games_per_player = 100,
     .max_invites_per_ip = 500,
+    .max_seeks_per_ip = 10,
+    .seek_idle_ms = 600 * 1000,
+    .lag_rtt_margin_ms = 10,
     .guests_per_ip_per_min = 30,
     .logins_per_ip_per_min = 30,
     .logins_per_user_per_min = 10,
@@ -157,6 +160,9 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(msg_burst);
     DEFAULT(max_games_per_player);
     DEFAULT(max_invites_per_ip);
+    DEFAULT(max_seeks_per_ip);
+    DEFAULT(seek_idle_ms);
+    DEFAULT(lag_rtt_margin_ms);
     DEFAULT(guests_per_ip_per_min);
     DEFAULT(logins_per_ip_per_min);
     DEFAULT(logins_per_user_per_min);

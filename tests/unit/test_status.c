@@ -128,6 +128,9 @@ START_TEST(fake_defaults_are_the_settings)
     ck_assert_int_eq(d->msg_burst, c.msg_burst);
     ck_assert_int_eq(d->max_games_per_player, c.max_games_per_player);
     ck_assert_int_eq(d->max_invites_per_ip, c.max_invites_per_ip);
+    ck_assert_int_eq(d->max_seeks_per_ip, c.max_seeks_per_ip);
+    ck_assert_int_eq(d->seek_idle_ms, (int64_t)c.seek_idle_s * 1000);
+    ck_assert_int_eq(d->lag_rtt_margin_ms, c.lag_rtt_margin_ms);
     ck_assert_int_eq(d->guests_per_ip_per_min, c.guests_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_ip_per_min, c.logins_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_user_per_min, c.logins_per_user_per_min);
