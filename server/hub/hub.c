@@ -634,8 +634,11 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
         rc = -2;
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
-    else
+    else {
+        if (m.type != PROTO_T_PING) /* (a page's keepalive is no sign) */
+            s->active_ms = now;
         dispatch(s, &m, text, len, now, false, at_us);
+    }
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
     return rc == 0 ? m.type : PROTO_T_NONE;

@@ -77,6 +77,9 @@ struct session {
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a
                                   password job in flight; NULL: none */
+    int64_t active_ms;         /* its opening or its last message but `ping`
+                          (monotonic ms): a seek of an idle one goes
+                          (seeks.c) */
     size_t lobby_slot;         /* watching the lobby: its place in the
                                   lobby feed's list + 1 (lobbyfeed.h);
                                   0: not watching */
