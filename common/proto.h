@@ -213,6 +213,8 @@ struct proto_player {
     bool has_rating;
     long rating;
     bool provisional;
+    bool has_account; /* "account" shown (live games, the lobby) ... */
+    bool account;     /* ... true for an account, false for a guest */
 };
 
 /* A player's rating in one category as shown to players: rounded
@@ -351,6 +353,9 @@ char *proto_render_settings_changed(const char *settings);
 char *proto_render_pong(const struct proto_id *id);
 char *proto_render_seeking(const char *sid, const struct proto_id *id);
 char *proto_render_seek_cancelled(const struct proto_id *id);
+/* {"t":"seek_cancelled","reason":"idle"}: the connection's seek went for
+ * want of activity (no id: nobody asked). */
+char *proto_render_seek_expired(void);
 char *proto_render_invited(const char *gid, const struct proto_id *id);
 char *proto_render_shutdown(void);
 /* {"t":"store_stall","stalled_ms":N} (resumed false) or

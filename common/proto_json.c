@@ -18,13 +18,22 @@ static json_t *j_id(const struct proto_id *id)
 
 json_t *proto_json_player(const struct proto_player *p)
 {
+    json_t *o;
+
     if (!p || !p->id)
         return json_null();
     if (p->has_rating)
-        return json_pack("{s:s,s:s,s:I,s:b}", "id", p->id, "name", p->name,
-                         "rating", (json_int_t)p->rating, "provisional",
-                         p->provisional);
-    return json_pack("{s:s,s:s}", "id", p->id, "name", p->name);
+        o = json_pack("{s:s,s:s,s:I,s:b}", "id", p->id, "name", p->name,
+                      "rating", (json_int_t)p->rating, "provisional",
+                      p->provisional);
+    else
+        o = json_pack("{s:s,s:s}", "id", p->id, "name", p->name);
+    if (o && p->has_account &&
+        json_object_set_new(o, "account", json_boolean(p->account)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 /* {"white":{"before":R,"after":R},"black":{...}} */

@@ -147,6 +147,13 @@ char *proto_render_seek_cancelled(const struct proto_id *id)
     return proto_json_finish(json_pack("{s:s}", "t", "seek_cancelled"), id);
 }
 
+char *proto_render_seek_expired(void)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s}", "t", "seek_cancelled", "reason", "idle"),
+        NULL);
+}
+
 char *proto_render_invited(const char *gid, const struct proto_id *id)
 {
     return proto_json_finish(

@@ -385,6 +385,9 @@ export class LobbyView {
         const name = el('a', 'seek-name', k.player.name);
         name.href = `/p/${encodeURIComponent(k.player.id)}`;
         who.append(name);
+        // a guest may take an account's name: the server says which it is
+        if (k.player.account === false)
+            who.append(el('span', 'seek-guest', 'guest'));
         if (k.player.rating !== undefined)
             who.append(el('span', 'seek-rating',
                           W.ratingText(k.player.rating, k.player.provisional)));

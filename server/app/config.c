@@ -203,6 +203,21 @@ static const struct key keys[] = {
     INT_KEY(rated_games_per_pair_per_day, "--rated-games-per-pair-per-day", 1,
             1000000, 10,
             "rated games between the same two accounts counted in 24 h"),
+    /* A player has one seek; an address's players (a household, an
+     * office) seldom seek more at once. 100 guests of one address once
+     * filled the lobby. */
+    INT_KEY(max_seeks_per_ip, NULL, 1, 10000000, 10,
+            "open seeks of one address's players"),
+    /* A seek of a connection that sent nothing but pings that long goes
+     * (an abandoned tab); a person waiting seeks again. */
+    INT_KEY(seek_idle_s, NULL, 1, 86400, 600,
+            "seconds a seek lives with no message from its connection"),
+    /* A ping's round trip is believed up to the kernel's own (from the
+     * ACKs) plus this: a client that holds its pongs back claims no
+     * more. Behind a proxy that ends TCP the kernel's is the proxy's:
+     * raise it there to compensate the players' lines. */
+    INT_KEY(lag_rtt_margin_ms, NULL, 1, 100000, 10,
+            "ms a ping's round trip may exceed the kernel's for lag credit"),
     /* A token bucket: that many at once, refilled over a minute. A person
      * creates one guest per browser. */
     INT_KEY(guests_per_ip_per_min, "--guests-per-ip-per-min", 1, 10000000, 30,

@@ -72,10 +72,13 @@ struct config {
     int move_burst;
     int msg_rate_per_s; /* token bucket for every other message */
     int msg_burst;
-    int max_games_per_player;         /* live games + invitations + seek */
-    int max_invites_per_ip;           /* open invitations from one address */
-    int max_games_per_ip;             /* started games of one address */
-    int max_live_games;               /* games not ended on this node */
+    int max_games_per_player; /* live games + invitations + seek */
+    int max_invites_per_ip;   /* open invitations from one address */
+    int max_games_per_ip;     /* started games of one address */
+    int max_live_games;       /* games not ended on this node */
+    int max_seeks_per_ip;     /* open seeks of one address's players */
+    int seek_idle_s;          /* a seek's life with no message */
+    int lag_rtt_margin_ms;    /* pings' round trip over the kernel's */
     int rated_games_per_pair_per_day; /* rated games of two accounts, 24 h */
     int guests_per_ip_per_min;        /* new guests from one address */
     int logins_per_ip_per_min;        /* login attempts from one address */

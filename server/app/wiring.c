@@ -132,6 +132,7 @@ struct hub *wiring_start_hub(struct store *st, const struct hub_config *hc)
         .alarm_arm = env_alarm_arm,
         .alarm_free = env_alarm_free,
         .rtt_ms = net_conn_rtt_ms,
+        .tcp_rtt_us = net_conn_tcp_rtt_us,
         .now_ms = net_now_ms,
         .now_us = net_now_us,
         .wall_ms = net_wall_ms,

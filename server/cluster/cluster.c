@@ -416,7 +416,7 @@ static void seek_place(void *ctx, struct session *s,
                        int64_t now)
 {
     (void)now;
-    cluster_seek(ctx, s, m, k->sid, k->rating, k->provisional);
+    cluster_seek(ctx, s, m, k);
 }
 
 static void seek_cancel(void *ctx, struct session *s,
@@ -438,9 +438,9 @@ static bool seek_has(void *ctx, const struct session *s)
     return s->conn && s->ext && edge_of(s)->seek_sid[0];
 }
 
-static void seek_drop(void *ctx, struct session *s)
+static bool seek_drop(void *ctx, struct session *s)
 {
-    seeks_drop(ctx, s);
+    return seeks_drop(ctx, s);
 }
 
 /* The seeks are Redis's: this node holds none of its own. */

@@ -377,13 +377,12 @@ bool cluster_handing_over(const struct cluster *c, const char *gid);
 /* The seek book's ops (seekbook.h) over the bus: place, cancel, accept;
  * s's open seek dropped (it closes, or no longer speaks for its player). */
 void cluster_seek(struct cluster *c, struct session *s,
-                  const struct proto_msg *m, const char *sid, int rating,
-                  bool provisional);
+                  const struct proto_msg *m, const struct lobby_seek *k);
 void cluster_cancel_seek(struct cluster *c, struct session *s,
                          const struct proto_id *id);
 void cluster_accept(struct cluster *c, struct session *s,
                     const struct proto_msg *m);
-void seeks_drop(struct cluster *c, struct session *s);
+bool seeks_drop(struct cluster *c, struct session *s);
 
 /* g's card in the lobby's list of live games (all its fields, or only
  * its ply), or its end; the tick's refresh of the first ones' plies. */

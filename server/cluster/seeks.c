@@ -71,8 +71,13 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
         free(sc);
         return;
     }
-    if (err || !state || !bus_at(v, 1)) {
+    if (err || !state || (!bus_at(v, 1) && strcmp(state, "too_many"))) {
         hub_busy(s, &sc->id);
+        free(sc);
+        return;
+    }
+    if (!strcmp(state, "too_many")) {
+        hub_seeks_full(s, &sc->id);
         free(sc);
         return;
     }
@@ -95,12 +100,12 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
 }
 
 void cluster_seek(struct cluster *c, struct session *s,
-                  const struct proto_msg *m, const char *sid, int rating,
-                  bool provisional)
+                  const struct proto_msg *m, const struct lobby_seek *k)
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
+    const char *sid = k->sid;
     char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
-        created[24];
+        created[24], max_addr[16];
     const char *color = m->color == PROTO_WHITE   ? "white"
                         : m->color == PROTO_BLACK ? "black"
                                                   : "random";
@@ -116,19 +121,21 @@ void cluster_seek(struct cluster *c, struct session *s,
     sc->rated = m->rated;
     sc->id = m->id;
     seek_keys(&m->clock, s->player->pid, zset, seeker);
-    snprintf(rating_s, sizeof rating_s, "%d", rating);
+    snprintf(rating_s, sizeof rating_s, "%ld", k->rating);
+    snprintf(max_addr, sizeof max_addr, "%d", hub_seeks_per_ip(c->h));
     snprintf(lo, sizeof lo, "%d", m->range_lo);
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
     if (cluster_eval(c, BUS_SEEK_PLACE, on_placed, sc, 3,
-                     (const char *[]){zset, seeker, "seeks:seq"}, 12,
+                     (const char *[]){zset, seeker, "seeks:seq"}, 15,
                      (const char *[]){
                          sid, s->player->pid, c->node, color,
                          m->rated ? "1" : "0", m->rated ? rating_s : "",
                          m->rated && m->has_range ? lo : "",
                          m->rated && m->has_range ? hi : "", coin, created,
-                         s->player->name, provisional ? "1" : "0"}) < 0) {
+                         s->player->name, k->provisional ? "1" : "0", k->addr,
+                         max_addr, k->account ? "1" : "0"}) < 0) {
         free(sc);
         hub_busy(s, &m->id);
     }
@@ -176,19 +183,20 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 }
 
 /* s's open seek (it closes, or no longer speaks for its player) goes. */
-void seeks_drop(struct cluster *c, struct session *s)
+bool seeks_drop(struct cluster *c, struct session *s)
 {
     char seeker[48];
 
     struct edge *e = s->conn ? s->ext : NULL; /* (a local connection's) */
 
     if (!e || !e->seek_sid[0] || !s->player)
-        return;
+        return false;
     snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
     cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seek_cancel",
                  1, (const char *[]){seeker}, 1,
                  (const char *[]){e->seek_sid});
     e->seek_sid[0] = '\0';
+    return true;
 }
 
 /* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
@@ -217,7 +225,7 @@ void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
     struct proto_player w = game_seat_player(g, 0),
                         b = game_seat_player(g, 1);
     const struct clock_spec *k = game_clock_spec(g);
-    const char *args[4 + 2 * 10];
+    const char *args[4 + 2 * 12];
     int n = 0;
 
     snprintf(key, sizeof key, "game:%s:card", game_gid(g));
@@ -243,7 +251,9 @@ void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
                             "brating", b.has_rating ? br : "",
                             "bprov",   b.provisional ? "1" : "0",
                             "clock",   clock,
-                            "rated",   game_rated(g) ? "1" : "0"};
+                            "rated",   game_rated(g) ? "1" : "0",
+                            "wacct",   w.account ? "1" : "0",
+                            "bacct",   b.account ? "1" : "0"};
         memcpy(args + n, kv, sizeof kv);
         n += (int)(sizeof kv / sizeof *kv);
     }
@@ -357,6 +367,8 @@ static void on_snapshot(void *arg, const struct bus_value *reply,
         e->has_range = e->rated && lo[0] != '\0';
         e->lo = atoi(lo);
         e->hi = (int)number(reply, &i);
+        e->player.has_account = true;
+        e->player.account = !strcmp(field(reply, &i), "1");
         if (ok && e->player.id[0] && ns < LOBBY_SEEKS_MAX)
             ns++;
     }
@@ -382,6 +394,9 @@ static void on_snapshot(void *arg, const struct bus_value *reply,
         ok = clock_of(field(reply, &i), &e->clock);
         e->rated = !strcmp(field(reply, &i), "1");
         e->ply = (int)number(reply, &i);
+        e->white.has_account = e->black.has_account = true;
+        e->white.account = !strcmp(field(reply, &i), "1");
+        e->black.account = !strcmp(field(reply, &i), "1");
         if (ok && e->white.id[0] && ng < LOBBY_GAMES_MAX)
             ng++;
     }

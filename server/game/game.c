@@ -272,6 +272,12 @@ void game_set_rating(struct game *g, int color, double rating, double rd)
     g->shown_rating[color] = rating;
     g->shown_rd[color] = rd;
 }
+void game_set_account(struct game *g, int color, bool account)
+{
+    if (color < 0 || color > 1)
+        return;
+    g->seat[color].account = account;
+}
 void *game_user(const struct game *g)
 {
     return g->user;

@@ -192,6 +192,10 @@ void game_set_rated(struct game *g, bool rated);
 /* The player in seat color (0 or 1) as game_start and state show it (its
  * rating in a rated game); the strings are g's. */
 struct proto_player game_seat_player(const struct game *g, int color);
+/* Marks seat `color`'s player an account (true) or a guest, as every
+ * PLAYER of the game shows it ("account"); a seat is a guest's until
+ * the host says (when the seat is taken, or the game restored). */
+void game_set_account(struct game *g, int color, bool account);
 /* The rating (and its RD) of the player in seat color shown with a rated
  * game's game_start and state until it ends; the host sets it when the
  * seat is taken (or the game restored). Ignored for a casual game. */
@@ -238,10 +242,12 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
  * from its stored row and journal, as game_render_state of the restored
  * game would, without replaying its moves (the final position is the
  * row's final_fen). Returns a malloc'ed string the caller frees, or NULL
- * when out of memory or the row is not an ended game with a valid FEN. */
+ * when out of memory or the row is not an ended game with a valid FEN.
+ * account[c]: seat c's player is an account (its PLAYER's "account"). */
 char *game_render_stored(const struct store_game *row,
                          const struct store_move *moves, size_t n,
-                         const struct proto_id *id, bool api);
+                         const bool account[2], const struct proto_id *id,
+                         bool api);
 
 /* The game's PGN so far (result "*" while live); malloc'ed, caller
  * frees; NULL when out of memory. */

@@ -32,6 +32,7 @@ struct sub {
 struct seat {
     char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
     char name[PROTO_NAME_MAX + 1];
+    bool account;       /* the player is an account (game_set_account) */
     bool present;       /* a connection of the player is here */
     int64_t gone_since; /* when its grace period (re)started */
 };

@@ -130,7 +130,12 @@ struct proto_player game_seat_player(const struct game *g, int c)
 {
     assert(is_color(c));
     struct proto_player p = {g->seat[c].pid[0] ? g->seat[c].pid : NULL,
-                             g->seat[c].name, false, 0, false};
+                             g->seat[c].name,
+                             false,
+                             0,
+                             false,
+                             true,
+                             g->seat[c].account};
 
     if (!g->rated)
         return p;
@@ -252,7 +257,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
 
 char *game_render_stored(const struct store_game *row,
                          const struct store_move *moves, size_t n,
-                         const struct proto_id *id, bool api)
+                         const bool account[2], const struct proto_id *id,
+                         bool api)
 {
     struct ply *plies = malloc((n ? n : 1) * sizeof *plies);
     struct lists l = {NULL, NULL, NULL};
@@ -275,10 +281,11 @@ char *game_render_stored(const struct store_game *row,
     bool changed = row->rated && row->rd_before[0] > 0;
     struct proto_rating_change change = game_change_of(row->rating_before,
                                                        row->rating_after);
-    struct proto_player seat[2] = {{row->white_pid[0] ? row->white_pid : NULL,
-                                    row->white_name, false, 0, false},
-                                   {row->black_pid[0] ? row->black_pid : NULL,
-                                    row->black_name, false, 0, false}};
+    struct proto_player seat[2] = {
+        {row->white_pid[0] ? row->white_pid : NULL, row->white_name, false, 0,
+         false, true, account[0]},
+        {row->black_pid[0] ? row->black_pid : NULL, row->black_name, false, 0,
+         false, true, account[1]}};
     for (int c = 0; changed && c < 2; c++) {
         seat[c].has_rating = true;
         seat[c].rating = change.before[c];

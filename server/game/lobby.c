@@ -182,12 +182,28 @@ int lobby_taker_color(const struct lobby_seek *s, int coin)
     return coin & 1;
 }
 
-size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
-                  size_t max)
+size_t lobby_count_addr(const struct lobby *l, const char *addr,
+                        const char *pid)
 {
     size_t k = 0;
 
-    for (const struct node *n = l->head; n && k < max; n = n->next)
-        out[k++] = &n->seek;
+    for (const struct node *n = l->head; n; n = n->next)
+        if (!strcmp(n->seek.addr, addr) && strcmp(n->seek.pid, pid))
+            k++;
+    return k;
+}
+
+size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
+                  size_t max)
+{
+    size_t skip = l->n > max ? l->n - max : 0, k = 0;
+    const struct node *n = l->head;
+
+    /* the list is oldest first: skip the oldest, fill from the end */
+    for (; n && skip; n = n->next)
+        skip--;
+    k = l->n < max ? l->n : max;
+    for (size_t i = k; n && i > 0; n = n->next)
+        out[--i] = &n->seek;
     return k;
 }

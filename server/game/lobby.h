@@ -8,7 +8,8 @@
  * range accepts any); a new seek pairs with the oldest compatible one,
  * else it waits.
  * A player has at most one open seek: a new one replaces it. A seek dies
- * with the connection (`owner`) that made it. Pure bookkeeping: no I/O,
+ * with the connection (`owner`) that made it, or when the hub expires it
+ * (seeks.c: idle). Pure bookkeeping: no I/O,
  * no clock; the caller supplies identifiers and the coin for random
  * colours. Only the event-loop thread uses it.
  */
@@ -27,10 +28,13 @@ struct lobby_seek {
     char sid[PROTO_KEY_MAX + 1];
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1]; /* the seeker's, as the lobby shows it */
-    void *owner; /* the connection that made it; not owned */
+    char addr[64]; /* its connection's address key (the per-address
+                      limits'): max_seeks_per_ip counts by it */
+    void *owner;   /* the connection that made it; not owned */
     struct clock_spec clock;
     enum proto_color color;
     bool rated;
+    bool account;     /* the seeker is an account (else a guest) */
     long rating;      /* rated: the seeker's rating, rounded */
     bool provisional; /* rated: ... and whether it is provisional */
     bool has_range;   /* rated: pair only with ratings in [lo, hi] */
@@ -65,6 +69,11 @@ int lobby_drop_owner(struct lobby *l, const void *owner);
 /* Open seeks. */
 size_t lobby_count(const struct lobby *l);
 
+/* Open seeks whose addr is addr, but pid's (which a new seek of pid's
+ * replaces). */
+size_t lobby_count_addr(const struct lobby *l, const char *addr,
+                        const char *pid);
+
 /* Counts every change of the open seeks (a seek added, paired, cancelled,
  * dropped or taken): equal values mean the same seeks. */
 unsigned long lobby_version(const struct lobby *l);
@@ -82,8 +91,10 @@ int lobby_take(struct lobby *l, const char *sid, struct lobby_seek *out);
  * when the seeker wanted random. */
 int lobby_taker_color(const struct lobby_seek *s, int coin);
 
-/* Points out[] at the oldest max open seeks (owned by the lobby, valid
- * until its next change), oldest first; returns how many. */
+/* Points out[] at the newest max open seeks (owned by the lobby, valid
+ * until its next change), newest first; returns how many. (Pairing takes
+ * the oldest compatible seek; the lobby shows the newest, so that old
+ * seeks never hide a new one.) */
 size_t lobby_list(const struct lobby *l, const struct lobby_seek **out,
                   size_t max);
 

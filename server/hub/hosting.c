@@ -263,7 +263,7 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
         p = hub_player_get(h, pid, game_seat_name(g, c));
         if (p && hub_player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
-        hub_show_rating(h, g, c);
+        hub_show_seat(h, g, c);
         if (p && hub_player_present(p))
             game_player_back(g, c, now);
     }
@@ -429,8 +429,14 @@ char *hub_render_stored(struct hub *h, const char *gid,
     if (*found != 1 || strcmp(row.status, "ended"))
         return NULL;
     *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
-    if (*found == 1)
-        text = game_render_stored(&row, moves, n, id, api);
+    if (*found == 1) {
+        bool account[2] = {row.white_pid[0] &&
+                               store_is_account(h->store, row.white_pid) == 1,
+                           row.black_pid[0] &&
+                               store_is_account(h->store, row.black_pid) ==
+                                   1};
+        text = game_render_stored(&row, moves, n, account, id, api);
+    }
     free(moves);
     return text;
 }
@@ -515,7 +521,7 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
         return NULL;
     }
     for (int c = 0; c < 2; c++)
-        hub_show_rating(h, g, c);
+        hub_show_seat(h, g, c);
     for (int c = 0; c < 2; c++) {
         /* (a seat of another node's connection has no record here yet
          * in a cluster: its connections attach to it later) */

@@ -93,11 +93,21 @@ static void local_send(struct session *s, struct msgbuf *b, uint64_t seq)
     h->env.send(s->conn, b, seq);
 }
 
+/* The round trip of a local connection as lag credit believes it: its
+ * pings' smoothed one, at most the kernel's (from the ACKs, which no
+ * program can hold back as it can a pong) plus lag_rtt_margin_ms; a
+ * connection whose kernel tells none is believed the margin at most. */
 static int64_t local_rtt_ms(const struct session *s)
 {
     const struct hub_env *env = &s->hub->env;
+    int64_t rtt = env->rtt_ms ? env->rtt_ms(s->conn) : 0, tcp_us, cap;
 
-    return env->rtt_ms ? env->rtt_ms(s->conn) : 0;
+    if (rtt <= 0 || !env->tcp_rtt_us)
+        return rtt;
+    tcp_us = env->tcp_rtt_us(s->conn);
+    cap = (tcp_us > 0 ? (tcp_us + 999) / 1000 : 0) +
+          s->hub->cfg.lag_rtt_margin_ms;
+    return rtt < cap ? rtt : cap;
 }
 
 static void local_close(struct session *s, int code, const char *reason)
@@ -627,8 +637,11 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
         rc = -2;
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
-    else
+    else {
+        if (m.type != PROTO_T_PING) /* (a page's keepalive is no sign) */
+            s->active_ms = now;
         dispatch(s, &m, text, len, now, false, at_us);
+    }
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
     return rc == 0 ? m.type : PROTO_T_NONE;

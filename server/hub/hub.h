@@ -69,6 +69,11 @@ struct hub_env {
      * while none was measured (and then one is asked for at once); NULL:
      * never measured. */
     int64_t (*rtt_ms)(struct conn *c);
+    /* The kernel's round trip of c's TCP connection in us
+     * (net_conn_tcp_rtt_us), -1 when it tells none; NULL: the
+     * environment has no kernel to ask, and the pings' round trip is
+     * taken as it is. */
+    int64_t (*tcp_rtt_us)(struct conn *c);
     /* Monotonic and Unix epoch time in milliseconds. */
     int64_t (*now_ms)(void);
     int64_t (*now_us)(void); /* monotonic, us: the moves' timing */
@@ -101,6 +106,11 @@ struct hub_config {
     int ipv6_limit_prefix;        /* an IPv6 client's bits (addrkey.h) */
     int password_threads;         /* password workers (passwd.h) */
     int password_queue;           /* hashes queued or running */
+    int lag_rtt_margin_ms; /* the pings' round trip is believed up to the
+                              kernel's plus this (lag credit) */
+    int max_seeks_per_ip;  /* open seeks of one address's players */
+    int64_t seek_idle_ms;  /* a seek goes when its connection is idle so
+                              long (PROTOCOL.md, "Seeks") */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

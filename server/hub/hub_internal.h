@@ -240,8 +240,9 @@ void hub_rated_sweep(struct hub *h);
 int hub_rating_of(struct hub *h, const char *pid, const char *category,
                   struct store_rating *out);
 
-/* Shows pid's rating in g's category with g (a rated game). */
-void hub_show_rating(struct hub *h, struct game *g, int color);
+/* Shows seat color's player with g: account or guest ("account" in its
+ * PLAYER objects) and, in a rated game, its rating in g's category. */
+void hub_show_seat(struct hub *h, struct game *g, int color);
 
 int hub_env_ratings(void *ctx, const struct game *g, const char *category,
                     struct store_rating out[2]);

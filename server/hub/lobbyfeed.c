@@ -144,7 +144,8 @@ static char *render(const struct lobbyfeed *f)
         const struct lobby_seek *k = ls[i];
         seeks[i] = (struct proto_lobby_seek){
             .sid = k->sid,
-            .player = {k->pid, k->name, k->rated, k->rating, k->provisional},
+            .player = {k->pid, k->name, k->rated, k->rating, k->provisional,
+                       true, k->account},
             .clock = k->clock,
             .color = (int)k->color,
             .rated = k->rated,

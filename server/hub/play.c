@@ -41,7 +41,7 @@ static void do_join(struct session *s, struct game *g,
         hub_send_error(s, err.code, err.msg, &m->id);
         return;
     }
-    hub_show_rating(s->hub, g, game_color_of(g, s->player->pid));
+    hub_show_seat(s->hub, g, game_color_of(g, s->player->pid));
     hub_invite_closed(s->hub, g);
     hub_player_add_game(s->player, game_gid(g));
     hub_subscribe_players(s->hub, g);

@@ -210,6 +210,7 @@ struct session *hub_open(struct hub *h, struct conn *c, const char *ip)
     if (!s)
         return NULL;
     session_init(s, h, c, ip, &h->limits, h->local_ops);
+    s->active_ms = hub_now_ms(h);
     if (h->router.ops->session_opened(h->router.ctx, s) < 0) {
         session_clear(s);
         free(s);

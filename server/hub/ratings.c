@@ -95,14 +95,27 @@ int hub_rating_of(struct hub *h, const char *pid, const char *category,
     return 0;
 }
 
-/* Shows pid's rating in g's category with g (a rated game). */
-void hub_show_rating(struct hub *h, struct game *g, int color)
+/* Shows seat color's player with g: an account or a guest (its record
+ * here, else the store's), and in a rated game its rating in g's
+ * category. */
+void hub_show_seat(struct hub *h, struct game *g, int color)
 {
     struct store_rating r;
     const char *cat = rating_category_name(
         rating_category(game_clock_spec(g)));
+    const char *pid = color == 0 || color == 1 ? game_seat_pid(g, color) : "";
+    struct player *p;
 
-    if (!game_rated(g) || !game_seat_pid(g, color)[0])
+    if (!pid[0])
+        return;
+    /* (a connected player's record knows; one restored from a seat may
+     * not yet) */
+    p = table_get(&h->players, pid);
+    game_set_account(g, color,
+                     p && (p->account || hub_player_present(p))
+                         ? p->account
+                         : store_is_account(h->store, pid) == 1);
+    if (!game_rated(g))
         return;
     if (hub_rating_of(h, game_seat_pid(g, color), cat, &r) == 0)
         game_set_rating(g, color, r.rating, r.rd);

@@ -29,8 +29,9 @@ struct clock_spec;
 
 struct seekbook_ops {
     /* s places seek k (every field set; k->owner is s) for message m:
-     * s is answered `seeking` and, when k pairs with another open seek,
-     * the game starts. */
+     * refused too_many_games when k->addr's players hold
+     * max_seeks_per_ip other seeks; else s is answered `seeking` and,
+     * when k pairs with another open seek, the game starts. */
     void (*place)(void *ctx, struct session *s, const struct proto_msg *m,
                   const struct lobby_seek *k, int64_t now);
     /* s cancels its player's open seek (seek_cancelled, or no_seek). */
@@ -42,8 +43,9 @@ struct seekbook_ops {
     /* True when s's player has an open seek (counted as a game by the
      * limit on live games). */
     bool (*has)(void *ctx, const struct session *s);
-    /* s closes or no longer speaks for its player: its seek goes. */
-    void (*drop)(void *ctx, struct session *s);
+    /* s closes, no longer speaks for its player, or is idle (seeks.c):
+     * the seek s made goes. True when there was one. */
+    bool (*drop)(void *ctx, struct session *s);
     /* Open seeks this node holds (the metrics' gauge). */
     size_t (*count)(void *ctx);
     /* The lobby feed's snapshots (lobbyfeed_set_source), or NULL: the
@@ -75,6 +77,11 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
                         const struct proto_id *id);
 struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
                               const struct proto_id *id, int64_t now);
+
+/* max_seeks_per_ip: the open seeks a book lets one address's players
+ * hold (place's first check), and its refusal (too_many_games to s). */
+int hub_seeks_per_ip(const struct hub *h);
+void hub_seeks_full(struct session *s, const struct proto_id *id);
 
 /* The lobby feed (the book's fetch answers it: lobbyfeed_snapshot). */
 struct lobbyfeed *hub_lobbyfeed(struct hub *h);

@@ -64,10 +64,12 @@ void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
         hub_games_refused(s, NULL, true, &m->id))
         return;
     memset(&seek, 0, sizeof seek);
+    hub_addr_key(h, s->ip, seek.addr); /* (the per-address limits' key) */
     ids_random(seek.sid, LIMIT_SID_BYTES);
     snprintf(seek.pid, sizeof seek.pid, "%s", s->player->pid);
     snprintf(seek.name, sizeof seek.name, "%s", s->player->name);
     seek.owner = s;
+    seek.account = s->player->account;
     seek.clock = m->clock;
     seek.color = m->color;
     if (m->rated) {
@@ -263,6 +265,21 @@ void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
     hub_send_text(s, proto_render_invited(game_gid(g), &m->id), game_seq(g));
 }
 
+int hub_seeks_per_ip(const struct hub *h)
+{
+    return h->cfg.max_seeks_per_ip;
+}
+
+void hub_seeks_full(struct session *s, const struct proto_id *id)
+{
+    char msg[96];
+
+    snprintf(msg, sizeof msg,
+             "your address holds %d open seeks: the most there may be",
+             s->hub->cfg.max_seeks_per_ip);
+    hub_send_error(s, PROTO_TOO_MANY_GAMES, msg, id);
+}
+
 /* ---- the seek book: the hub's lobby ------------------------------------- */
 
 static void place(void *ctx, struct session *s, const struct proto_msg *m,
@@ -272,6 +289,11 @@ static void place(void *ctx, struct session *s, const struct proto_msg *m,
     struct lobby_seek match;
     int color, rc;
 
+    if (lobby_count_addr(h->lobby, k->addr, k->pid) >=
+        (size_t)hub_seeks_per_ip(h)) {
+        hub_seeks_full(s, &m->id);
+        return;
+    }
     rc = lobby_seek(h->lobby, k, (int)(ids_random_byte() & 1), &match,
                     &color);
     if (rc < 0) {
@@ -328,11 +350,11 @@ static bool has(void *ctx, const struct session *s)
     return s->player && lobby_has(h->lobby, s->player->pid);
 }
 
-static void drop(void *ctx, struct session *s)
+static bool drop(void *ctx, struct session *s)
 {
     struct hub *h = ctx;
 
-    lobby_drop_owner(h->lobby, s);
+    return lobby_drop_owner(h->lobby, s) > 0;
 }
 
 static size_t count(void *ctx)
@@ -388,6 +410,25 @@ static const struct hub_command commands[] = {
     {PROTO_T_NONE, NULL, false},
 };
 
+/* Every LIMIT_SWEEP_MS: the seeks of this node's connections idle for
+ * seek_idle_ms (nothing but pings since; session.h, active_ms) go, their
+ * connections told. Both books: the seek is dropped as at a close. */
+static void sweep(struct hub *h, int64_t now)
+{
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *p = h->players.slots[i].value;
+        for (size_t j = 0; p && j < p->nconns; j++) {
+            struct session *s = p->conns[j];
+            if (now - s->active_ms < h->cfg.seek_idle_ms ||
+                !h->seekbook.ops->drop(h->seekbook.ctx, s))
+                continue;
+            log_info("event=seek_expired pid=%s idle_ms=%lld", p->pid,
+                     (long long)(now - s->active_ms));
+            hub_send_text(s, proto_render_seek_expired(), 0);
+        }
+    }
+}
+
 /* The hub's lobby is its seek book until a router brings another. */
 static int init(struct hub *h)
 {
@@ -398,5 +439,6 @@ static int init(struct hub *h)
 const struct hub_module hub_lobby_module = {
     .name = "lobby",
     .init = init,
+    .sweep = sweep,
     .commands = commands,
 };

@@ -39,7 +39,9 @@ struct session_ops {
     /* Queues b (adding a reference) to be written once the store has
      * committed seq. */
     void (*send)(struct session *s, struct msgbuf *b, uint64_t seq);
-    /* The smoothed ping round trip of the connection, ms (0: unknown). */
+    /* The round trip of the connection the lag credit believes, ms (0:
+     * unknown): its smoothed pings', capped by the kernel's own (hub.c,
+     * local_rtt_ms; another node's: as its node capped it). */
     int64_t (*rtt_ms)(const struct session *s);
     /* Closes the connection (code, reason), dropping what it queued. */
     void (*close)(struct session *s, int code, const char *reason);
@@ -75,6 +77,9 @@ struct session {
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a
                                   password job in flight; NULL: none */
+    int64_t active_ms;         /* its opening or its last message but `ping`
+                          (monotonic ms): a seek of an idle one goes
+                          (seeks.c) */
     size_t lobby_slot;         /* watching the lobby: its place in the
                                   lobby feed's list + 1 (lobbyfeed.h);
                                   0: not watching */

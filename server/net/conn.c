@@ -24,6 +24,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -681,6 +683,19 @@ int64_t net_conn_rtt_ms(struct conn *c)
         lws_callback_on_writable(c->wsi);
     }
     return c->srtt_ms;
+}
+
+int64_t net_conn_tcp_rtt_us(struct conn *c)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    int fd = c->wsi ? lws_get_socket_fd(c->wsi) : -1;
+
+    memset(&ti, 0, sizeof ti);
+    if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+        len < offsetof(struct tcp_info, tcpi_rttvar) || !ti.tcpi_rtt)
+        return -1;
+    return (int64_t)ti.tcpi_rtt;
 }
 
 /* ---- WebSocket --------------------------------------------------------- */

@@ -181,6 +181,12 @@ const char *net_conn_ip(const struct conn *c);
  * its later ones are credited with. */
 int64_t net_conn_rtt_ms(struct conn *c);
 
+/* The kernel's smoothed round trip of c's TCP connection in us (TCP_INFO's
+ * tcpi_rtt, from the ACKs of what the server sent: nothing a client's
+ * program can hold back, unlike a pong), -1 when the socket tells none
+ * (not TCP, or no sample yet). Behind a proxy it is the proxy's. */
+int64_t net_conn_tcp_rtt_us(struct conn *c);
+
 /* Queues b on c (taking a reference) ahead of the messages waiting for a
  * store commit, behind those ready to go: a notice about the server
  * itself (a stalled database) that must not wait for what it reports. */

@@ -1,7 +1,7 @@
 /*
  * test_seeks.c - the lobby's scripts (server/cluster/lua/seek_place.lua,
  * seek_cancel.lua) through server/cluster/redis.c against a real redis-server:
- * docs/PROTOCOL.md's pairing rules one by one, then 1,000 seeks placed
+ * docs/PROTOCOL.md's pairing rules one by one, the cap per address, then 1,000 seeks placed
  * at once through three connections, each seeker paired at most once,
  * every pair compatible, and no two compatible seeks left waiting.
  */
@@ -26,12 +26,14 @@ struct seek {
     int rated, rating;
     int has_range, lo, hi;
     int coin;
+    const char *addr; /* its address (ARGV[13]) and ... */
+    const char *max;  /* ... max_seeks_per_ip (ARGV[14]); NULL: none */
 };
 
 /* seek_place's keys and arguments for s (into the buffers given). */
 static void place_args(const struct seek *s, char keys[3][48],
                        const char *kp[3], char nums[4][16],
-                       const char *args[10])
+                       const char *args[15])
 {
     snprintf(keys[0], 48, "seeks:%s", s->clock);
     snprintf(keys[1], 48, "seeker:%s", s->pid);
@@ -52,16 +54,22 @@ static void place_args(const struct seek *s, char keys[3][48],
     args[7] = s->has_range ? nums[2] : "";
     args[8] = nums[3];
     args[9] = "1700000000000";
+    args[10] = "";
+    args[11] = "0";
+    args[12] = s->addr ? s->addr : "";
+    args[13] = s->max ? s->max : "";
+    args[14] = "0";
 }
 
 /* Places s and returns the script's answer as text (caller frees). */
 static char *place(const struct seek *s)
 {
     char keys[3][48], nums[4][16];
-    const char *kp[3], *args[10];
+    const char *kp[3], *args[15];
 
     place_args(s, keys, kp, nums, args);
-    return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 3, kp, 10, args);
+    return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 3, kp,
+                          s->addr ? 15 : 10, args);
 }
 
 #define PLACE(want, ...)                                                   \
@@ -210,6 +218,40 @@ START_TEST(test_one_seek_per_player)
 }
 END_TEST
 
+/* max_seeks_per_ip: an address's players hold at most that many open
+ * seeks (its set seekaddr:ADDR); a replacement of the player's own is
+ * not one more; a cancelled, paired or vanished seek frees its place. */
+START_TEST(test_seeks_per_address)
+{
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .color = "white",
+          .addr = "10.0.0.1", .max = "2");
+    PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .color = "white",
+          .addr = "10.0.0.1", .max = "2");
+    PLACE("[too_many]", .sid = "s3", .pid = "C", .color = "white",
+          .addr = "10.0.0.1", .max = "2");
+    expect_cmd("0", "EXISTS %s", "seek:s3");
+    expect_cmd("0", "EXISTS %s", "seeker:C");
+    /* B's replacement; another address */
+    PLACE("[waiting,s4]", .sid = "s4", .pid = "B", .color = "white",
+          .addr = "10.0.0.1", .max = "2");
+    PLACE("[waiting,s5]", .sid = "s5", .pid = "D", .color = "white",
+          .addr = "10.0.0.2", .max = "2");
+    expect_cmd("2", "SCARD %s", "seekaddr:10.0.0.1");
+    /* cancelled: its place is free */
+    ck_assert_int_eq(cancel("A", "s1"), 1);
+    PLACE("[waiting,s6]", .sid = "s6", .pid = "C", .color = "white",
+          .addr = "10.0.0.1", .max = "2");
+    /* paired: gone from the set */
+    PLACE("[paired,s4,B,n0,black,,1700000000000]", .sid = "s7", .pid = "E",
+          .color = "black", .addr = "10.0.0.3", .max = "2");
+    expect_cmd("1", "SCARD %s", "seekaddr:10.0.0.1");
+    /* a vanished seek (its hash gone) is not counted */
+    expect_cmd("1", "DEL %s", "seek:s6");
+    PLACE("[waiting,s8]", .sid = "s8", .pid = "F", .color = "white",
+          .addr = "10.0.0.1", .max = "1");
+}
+END_TEST
+
 /* A node's open seeks are in its set (placed, replaced, paired and
  * cancelled ones leave it), and the sweep of a dead node removes them:
  * nobody is there to play them. */
@@ -340,7 +382,7 @@ START_TEST(test_thousand_at_once)
     /* all at once: pipelined on three connections, interleaved */
     for (int i = 0; i < SEEKERS; i++) {
         char keys[3][48], nums[4][16];
-        const char *kp[3], *args[10];
+        const char *kp[3], *args[15];
         place_args(&seekers[i], keys, kp, nums, args);
         results[i].text = NULL;
         results[i].partner = -1;
@@ -426,6 +468,7 @@ static Suite *seeks_suite(void)
     tcase_add_test(tc, test_clock_and_rated);
     tcase_add_test(tc, test_ranges);
     tcase_add_test(tc, test_one_seek_per_player);
+    tcase_add_test(tc, test_seeks_per_address);
     tcase_add_test(tc, test_dead_node_seeks);
     tcase_add_test(tc, test_thousand_at_once);
     suite_add_tcase(s, tc);

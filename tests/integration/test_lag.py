@@ -2,9 +2,14 @@
 each connection's pings and credits a move with half the smoothed round
 trip, within a per-player quota (server/lib/tunables.h: LAG_*). One player's
 line is made 150 ms long each way in the test client; another holds its
-pongs back to look slow."""
+pongs back to look slow. Both delays are the test client's own (on
+loopback the kernel sees no delay), so the tests of the quota believe the
+pings whatever the kernel says (lag_rtt_margin_ms 100000); the last one
+keeps the default and shows that a client holding its pongs back gains
+nothing over the kernel's round trip."""
 import json
 import socket
+import struct
 import time
 
 from harness import FreshServerTest
@@ -17,13 +22,16 @@ WHITE = "a2a3 b2b3 c2c3 d2d3 h2h3 g2g3 f2f3 a3a4".split()
 BLACK = "a7a6 b7b6 c7c6 d7d6 h7h6 g7g6 f7f6 a6a5".split()
 
 
-class LagTest(FreshServerTest):
+class LagGame(FreshServerTest):
+    """A game between two test clients (no tests of its own)."""
+    # a ping a second, so that round trips are measured within the test;
+    # black, read only when a test lets it, answers its pings up to 9 s
+    # late (its node's pings are not in step with white's)
+    SETTINGS = {"ping_interval_s": 1, "ping_timeout_s": 30}
+
     def setUp(self):
         super().setUp()
-        # a ping a second, so that round trips are measured within the
-        # test; black, read only when a test lets it, answers its pings up
-        # to 9 s late (its node's pings are not in step with white's)
-        self.srv = self.server({"ping_interval_s": 1, "ping_timeout_s": 30})
+        self.srv = self.server(self.SETTINGS)
 
     def pump(self, c, seconds):
         """Reads c's frames for a while, answering its pings and keeping
@@ -73,6 +81,10 @@ class LagTest(FreshServerTest):
         for c in (w, b):
             c.expect("moved", game=gid, ply=4 + 2 * k)
         return m
+
+
+class LagTest(LagGame):
+    SETTINGS = dict(LagGame.SETTINGS, lag_rtt_margin_ms=100000)
 
     def test_latency_is_credited_within_the_quota(self):
         w, b, gid = self.game(delay_s=0.15)
@@ -134,7 +146,8 @@ class LagTest(FreshServerTest):
         clocked move is credited (not only moves after the first
         keepalive ping, an hour in here)."""
         self.srv.stop()
-        srv = self.server({"ping_interval_s": 3600, "ping_timeout_s": 7200})
+        srv = self.server({"ping_interval_s": 3600, "ping_timeout_s": 7200,
+                           "lag_rtt_margin_ms": 100000})
         w, b, gid = self.start_game(srv)
         w.ws.delay_s = 0.15
         w.move(gid, "e2e4", 0)  # no clock yet, no credit: asks for a ping
@@ -145,3 +158,37 @@ class LagTest(FreshServerTest):
         m = self.white_move(w, b, gid, 0)
         self.assertGreaterEqual(m["lag_ms"], 120, m)
         self.assertLessEqual(m["lag_ms"], QUOTA_START_MS + QUOTA_GAIN_MS, m)
+
+
+# struct tcp_info (linux/tcp.h): 8 bytes of u8 fields, then u32s, the
+# 16th of which is tcpi_rtt (us)
+TCPI_RTT_OFFSET = 8 + 15 * 4
+MARGIN_MS = 10  # lag_rtt_margin_ms's default
+
+
+def kernel_rtt_ms(sock):
+    """The kernel's smoothed round trip of sock (TCP_INFO), ms."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return struct.unpack_from("I", info, TCPI_RTT_OFFSET)[0] / 1000.0
+
+
+class PongCheatTest(LagGame):
+    """A client that answers every ping 1 s late, on loopback, with the
+    settings' default: its round trip is believed only up to the kernel's
+    (from the ACKs of its TCP connection) plus lag_rtt_margin_ms, so it is
+    credited about what an honest client on the same line is (nothing),
+    not the quota (300 ms and 100 a move before)."""
+
+    def test_held_pongs_gain_no_more_than_the_kernel_round_trip(self):
+        w, b, gid = self.game(pong_hold_s=1.0)  # looks like a 1 s round trip
+        self.pump(w, 3.5)
+        credits, rtts = [], []
+        for k in range(len(WHITE)):
+            m = self.white_move(w, b, gid, k, think=0.3)
+            credits.append(m["lag_ms"])
+            rtts.append(kernel_rtt_ms(w.ws.sock))
+        # each move at most half the kernel's round trip (as this end
+        # sees it) plus the margin, 1 ms for rounding: 5-6 ms, not 100+
+        bound = sum((r + MARGIN_MS) / 2 + 1 for r in rtts)
+        self.assertLessEqual(sum(credits), bound, (credits, rtts))
+        self.assertLess(sum(credits), len(WHITE) * 10, credits)

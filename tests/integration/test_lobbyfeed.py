@@ -4,7 +4,7 @@ snapshot of the open seeks and live games at once and a fresh one after
 a seek, a cancel, a pairing, a move and a game's end; many changes
 within a second make at most two snapshots; lobby_unwatch and a closed
 connection end the watch (the chess_lobby_watchers gauge); the caps (100
-seeks, oldest first; 30 games, newest first after rated ones); accept
+seeks, newest first; 30 games, newest first after rated ones); accept
 pairs with that very seek, and each of its errors in the documented
 order; a watcher that stops reading is cut at the output cap while its
 queue never grows beyond it, and the server's kernel holds a bounded
@@ -98,7 +98,8 @@ class LobbyFeedTest(FreshServerTest):
                         "seeking")["seek"]
         m = self.snapshot(w, lambda m: m["seeks"])
         self.assertEqual(m["seeks"], [{
-            "seek": sid, "player": {"id": a.pid, "name": "alice"},
+            "seek": sid, "player": {"id": a.pid, "name": "alice",
+                                    "account": False},
             "clock": CLOCK_3_2, "color": "white", "rated": False}])
         self.assertEqual(m["games"], [])
 
@@ -119,8 +120,10 @@ class LobbyFeedTest(FreshServerTest):
         m = self.snapshot(w, lambda m: m["games"])
         self.assertEqual(m["seeks"], [])
         self.assertEqual(m["games"], [{
-            "game": gid, "white": {"id": a.pid, "name": "alice"},
-            "black": {"id": b.pid, "name": "bob"}, "clock": CLOCK_5_0,
+            "game": gid,
+            "white": {"id": a.pid, "name": "alice", "account": False},
+            "black": {"id": b.pid, "name": "bob", "account": False},
+            "clock": CLOCK_5_0,
             "rated": False, "ply": 0}])
 
         # a move changes the ply count
@@ -175,7 +178,9 @@ class LobbyFeedTest(FreshServerTest):
             self.assertGreater(got[1][0] - got[0][0], 0.8 * TICK_S)
 
     def test_caps(self):
-        srv = self.server()
+        """101 seeks: the snapshot shows the newest 100, newest first (the
+        oldest never hide a new one)."""
+        srv = self.server({"max_seeks_per_ip": 1000})
         seekers = []
         for i in range(101):
             c = self.client(srv)
@@ -196,7 +201,14 @@ class LobbyFeedTest(FreshServerTest):
         m = self.snapshot(w)
         self.assertEqual(len(m["seeks"]), 100)
         self.assertEqual([s["player"]["id"] for s in m["seeks"]],
-                         [c.pid for c in seekers[:100]])
+                         [c.pid for c in reversed(seekers[1:])])
+        # one more: it is first, the oldest shown goes
+        new = self.client(srv)
+        new.request({"t": "seek", "clock": CLOCK_3_2}, "seeking")
+        m = self.snapshot(w, lambda m: m["seeks"][0]["player"]["id"] ==
+                          new.pid)
+        self.assertEqual(len(m["seeks"]), 100)
+        self.assertEqual(m["seeks"][-1]["player"]["id"], seekers[2].pid)
         self.assertEqual(self.gids(m), list(reversed(games[1:])))
         self.assertLess(len(srv.http("/metrics")[2]), 10 ** 6)
 
@@ -215,7 +227,8 @@ class LobbyFeedTest(FreshServerTest):
         m = self.snapshot(w, lambda m: m["seeks"])
         self.assertEqual(m["seeks"], [{
             "seek": sid, "player": {"id": r1.pid, "name": "anna",
-                                    "rating": 1500, "provisional": True},
+                                    "rating": 1500, "provisional": True,
+                                    "account": True},
             "clock": CLOCK_5_0, "color": "random", "rated": True,
             "rating_range": [1400, 1600]}])
         r2.send({"t": "accept", "seek": sid})
@@ -225,6 +238,65 @@ class LobbyFeedTest(FreshServerTest):
         self.assertEqual(self.gids(m), [rated, casual])
         self.assertEqual(m["games"][0]["white"]["rating"], 1500)
         self.assertTrue(m["games"][0]["rated"])
+
+    # ---- an address's seeks, an idle seek ---------------------------------
+
+    def test_seeks_per_address(self):
+        """max_seeks_per_ip: the players of one address hold at most that
+        many open seeks; one more is refused too_many_games (a seek
+        replacing the player's own is not one more); another address is
+        not held back; a cancelled seek frees its place."""
+        srv = self.server({"max_seeks_per_ip": 3})
+        here = [self.client(srv, source="127.0.0.2") for _ in range(4)]
+        seek = {"t": "seek", "clock": CLOCK_5_0, "color": "white"}
+        for c in here[:3]:
+            c.request(seek, "seeking")
+        e = here[3].request(seek, "error")
+        self.assertEqual(e["code"], "too_many_games")
+        self.assertIn("3 open seeks", e["msg"])
+        here[0].request(dict(seek, clock=CLOCK_3_2), "seeking")
+        other = self.client(srv, source="127.0.0.3")
+        other.request(seek, "seeking")
+        here[1].request({"t": "cancel_seek"}, "seek_cancelled")
+        last = here[3].request(seek, "seeking")["seek"]
+        w = self.watcher(srv)
+        m = self.snapshot(w)
+        self.assertEqual(sorted(s["player"]["id"] for s in m["seeks"]),
+                         sorted(c.pid for c in (here[0], here[2], here[3],
+                                                other)))
+        self.assertEqual(self.sids(m)[0], last)
+
+    def test_idle_seek_expires(self):
+        """seek_idle_s: the seek of a connection that sent nothing but
+        pings for that long goes (within the hub's sweep, 10 s), its
+        seeker told seek_cancelled with reason idle; a seek whose
+        connection keeps talking stays."""
+        srv = self.server({"seek_idle_s": 1})
+        idle, busy = self.client(srv), self.client(srv)
+        seek = {"t": "seek", "clock": CLOCK_5_0, "color": "white"}
+        start = time.monotonic()
+        idle.request(seek, "seeking")
+        kept = busy.request(seek, "seeking")["seek"]
+        deadline = start + 1 + 10 + WAIT
+        got = None
+        while got is None:
+            self.assertLess(time.monotonic(), deadline, "never expired")
+            busy.send({"t": "lobby_unwatch"})  # a message: not idle
+            idle.request({"t": "ping"}, "pong")  # a ping: no sign of life
+            if any(m["t"] == "seek_cancelled" for m in idle.backlog):
+                got = idle.expect("seek_cancelled")
+            else:
+                try:
+                    got = idle.expect("seek_cancelled", timeout=0.3)
+                except AssertionError:
+                    pass
+        self.assertGreaterEqual(time.monotonic() - start, 1.0)
+        self.assertEqual(got, {"t": "seek_cancelled", "reason": "idle"})
+        self.assertEqual(idle.request({"t": "cancel_seek"}, "error")["code"],
+                         "no_seek")
+        w = self.watcher(srv)
+        self.assertEqual(self.sids(self.snapshot(w)), [kept])
+        busy.request({"t": "cancel_seek"}, "seek_cancelled")
 
     # ---- accept -----------------------------------------------------------
 
@@ -398,7 +470,7 @@ class LobbyFeedTest(FreshServerTest):
         nothing; the changes do) while the seeks change every tick: its
         queue reaches the output cap and it is cut, and the server never
         holds more than the cap for it."""
-        srv = self.server()
+        srv = self.server({"max_seeks_per_ip": 1000})
         for i in range(99):  # big snapshots: 99 seeks and the toggler's
             self.client(srv).request(
                 {"t": "seek", "clock": CLOCK_5_0, "color": "white"},

@@ -135,6 +135,9 @@ const struct hub_config fake_hub_defaults = {
     .max_games_per_ip = 200,
     .max_live_games = 50000,
     .rated_games_per_pair_per_day = 10,
+    .max_seeks_per_ip = 10,
+    .seek_idle_ms = 600 * 1000,
+    .lag_rtt_margin_ms = 10,
     .guests_per_ip_per_min = 30,
     .logins_per_ip_per_min = 30,
     .logins_per_user_per_min = 10,
@@ -166,6 +169,9 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(max_games_per_ip);
     DEFAULT(max_live_games);
     DEFAULT(rated_games_per_pair_per_day);
+    DEFAULT(max_seeks_per_ip);
+    DEFAULT(seek_idle_ms);
+    DEFAULT(lag_rtt_margin_ms);
     DEFAULT(guests_per_ip_per_min);
     DEFAULT(logins_per_ip_per_min);
     DEFAULT(logins_per_user_per_min);

@@ -721,8 +721,9 @@ START_TEST(stored_render_matches_the_replay)
         struct game *r = game_restore(&ENV, &row, F.moves, 4, 0, 5000, NULL);
         ck_assert_ptr_nonnull(r);
         char *replayed = game_render_state(r, api ? NULL : &id, api, 5000);
-        char *stored = game_render_stored(&row, F.moves, 4, api ? NULL : &id,
-                                          api);
+        char *stored = game_render_stored(&row, F.moves, 4,
+                                          (const bool[2]){false, false},
+                                          api ? NULL : &id, api);
         ck_assert_ptr_nonnull(stored);
         ck_assert_str_eq(stored, replayed);
         ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
@@ -732,7 +733,8 @@ START_TEST(stored_render_matches_the_replay)
     }
     /* only ended games */
     strcpy(row.status, "started");
-    ck_assert_ptr_null(game_render_stored(&row, F.moves, 4, NULL, true));
+    ck_assert_ptr_null(game_render_stored(
+        &row, F.moves, 4, (const bool[2]){false, false}, NULL, true));
     reset();
 }
 END_TEST

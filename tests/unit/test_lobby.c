@@ -1,8 +1,10 @@
 /*
  * test_lobby.c - seek pairing: equal clocks, fitting colours, different
- * players, oldest first, replacement, cancellation, owner drop.
+ * players, oldest first, replacement, cancellation, owner drop; the
+ * list newest first, the count by address.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +124,60 @@ START_TEST(cancel_and_drop_owner)
 }
 END_TEST
 
+/* 100 old seeks, then a new one: a list of 100 shows the newest first,
+ * the new one among them (the oldest drops off). */
+START_TEST(list_shows_the_newest)
+{
+    struct lobby *l = lobby_new();
+    const struct lobby_seek *out[100];
+    struct lobby_seek m, s;
+    char sid[16], pid[16];
+    int color;
+
+    for (int i = 0; i < 101; i++) { /* white with white: none pairs */
+        snprintf(sid, sizeof sid, "s%d", i);
+        snprintf(pid, sizeof pid, "p%d", i);
+        s = mk(sid, pid, NULL, &blitz, PROTO_WHITE);
+        ck_assert_int_eq(lobby_seek(l, &s, 0, &m, &color), 0);
+        if (i == 99) { /* exactly 100: all, newest first */
+            ck_assert_uint_eq(lobby_list(l, out, 100), 100);
+            ck_assert_str_eq(out[0]->sid, "s99");
+            ck_assert_str_eq(out[99]->sid, "s0");
+        }
+    }
+    ck_assert_uint_eq(lobby_list(l, out, 100), 100);
+    ck_assert_str_eq(out[0]->sid, "s100");
+    ck_assert_str_eq(out[99]->sid, "s1");
+    ck_assert_uint_eq(lobby_list(l, out, 2), 2);
+    ck_assert_str_eq(out[1]->sid, "s99");
+    lobby_free(l);
+}
+END_TEST
+
+/* The seeks of an address, but the given player's. */
+START_TEST(count_by_address)
+{
+    struct lobby *l = lobby_new();
+    struct lobby_seek m, s;
+    const char *addr[] = {"10.0.0.1", "10.0.0.1", "10.0.0.2"};
+    char sid[16], pid[16];
+    int color;
+
+    for (int i = 0; i < 3; i++) {
+        snprintf(sid, sizeof sid, "s%d", i);
+        snprintf(pid, sizeof pid, "p%d", i);
+        s = mk(sid, pid, NULL, &blitz, PROTO_WHITE);
+        strcpy(s.addr, addr[i]);
+        ck_assert_int_eq(lobby_seek(l, &s, 0, &m, &color), 0);
+    }
+    ck_assert_uint_eq(lobby_count_addr(l, "10.0.0.1", "px"), 2);
+    ck_assert_uint_eq(lobby_count_addr(l, "10.0.0.1", "p0"), 1);
+    ck_assert_uint_eq(lobby_count_addr(l, "10.0.0.2", "p0"), 1);
+    ck_assert_uint_eq(lobby_count_addr(l, "10.0.0.3", "p0"), 0);
+    lobby_free(l);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lobby");
@@ -130,6 +186,8 @@ int main(void)
     tcase_add_test(tc, colours_must_fit);
     tcase_add_test(tc, same_player_never_pairs_and_replaces);
     tcase_add_test(tc, cancel_and_drop_owner);
+    tcase_add_test(tc, list_shows_the_newest);
+    tcase_add_test(tc, count_by_address);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -130,6 +130,9 @@ START_TEST(fake_defaults_are_the_settings)
     ck_assert_int_eq(d->max_invites_per_ip, c.max_invites_per_ip);
     ck_assert_int_eq(d->rated_games_per_pair_per_day,
                      c.rated_games_per_pair_per_day);
+    ck_assert_int_eq(d->max_seeks_per_ip, c.max_seeks_per_ip);
+    ck_assert_int_eq(d->seek_idle_ms, (int64_t)c.seek_idle_s * 1000);
+    ck_assert_int_eq(d->lag_rtt_margin_ms, c.lag_rtt_margin_ms);
     ck_assert_int_eq(d->guests_per_ip_per_min, c.guests_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_ip_per_min, c.logins_per_ip_per_min);
     ck_assert_int_eq(d->logins_per_user_per_min, c.logins_per_user_per_min);

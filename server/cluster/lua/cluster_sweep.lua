@@ -18,9 +18,13 @@ local out = {}
 for _, n in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     if n ~= self and redis.call('EXISTS', 'node:' .. n .. ':alive') == 0 then
         for _, sid in ipairs(redis.call('SMEMBERS', 'node:' .. n .. ':seeks')) do
-            local o = redis.call('HMGET', 'seek:' .. sid, 'zset', 'pid')
+            local o = redis.call('HMGET', 'seek:' .. sid, 'zset', 'pid',
+                                 'addr')
             if o[1] then
                 redis.call('ZREM', o[1], sid)
+            end
+            if o[3] and o[3] ~= '' then
+                redis.call('SREM', 'seekaddr:' .. o[3], sid)
             end
             redis.call('ZREM', 'seeks:all', sid)
             if o[2] and redis.call('GET', 'seeker:' .. o[2]) == sid then

@@ -19,5 +19,9 @@ redis.call('ZREM', 'seeks:all', sid)
 if o[2] then
     redis.call('SREM', 'node:' .. o[2] .. ':seeks', sid)
 end
+local a = redis.call('HGET', 'seek:' .. sid, 'addr')
+if a and a ~= '' then
+    redis.call('SREM', 'seekaddr:' .. a, sid)
+end
 redis.call('DEL', 'seek:' .. sid, KEYS[1])
 return 1

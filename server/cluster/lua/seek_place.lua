@@ -25,7 +25,13 @@
 -- ARGV[11] the player's name and ARGV[12] whether its rating is
 -- provisional (1 or 0): for the lobby's list (lobby_snapshot.lua; both
 -- optional). Every open seek is also in the sorted set seeks:all, scored
--- as in its clock's set: the lobby's list, oldest first.
+-- as in its clock's set: the lobby's list (newest first, ZREVRANGE).
+-- ARGV[13] the connection's address key (the per-address limits') and
+-- ARGV[14] max_seeks_per_ip: the seek is refused ({'too_many'}, nothing
+-- changed) when the players of that address hold that many open seeks
+-- other than the placing player's (the set seekaddr:ADDR, its members
+-- checked: a seek gone by any path is not counted), ARGV[15] whether the
+-- player is an account (1 or 0), for the lobby's list.
 --
 -- The player's open seek, if any, is removed first (one open seek per
 -- player). Two seeks pair when their clocks are equal (same set), their
@@ -51,6 +57,30 @@ if not sid or sid == '' or not pid or pid == '' or not node or node == ''
     return redis.error_reply('ERR seek_place: bad arguments')
 end
 
+-- the address's other open seeks (its set, pruned of the gone)
+local addr, max_addr = ARGV[13] or '', tonumber(ARGV[14] or '')
+if addr ~= '' and max_addr then
+    local held = 0
+    for _, osid in ipairs(redis.call('SMEMBERS', 'seekaddr:' .. addr)) do
+        local opid = redis.call('HGET', 'seek:' .. osid, 'pid')
+        if not opid then
+            redis.call('SREM', 'seekaddr:' .. addr, osid)
+        elseif opid ~= pid then
+            held = held + 1
+        end
+    end
+    if held >= max_addr then
+        return {'too_many'}
+    end
+end
+
+local function unaddr(osid)
+    local a = redis.call('HGET', 'seek:' .. osid, 'addr')
+    if a and a ~= '' then
+        redis.call('SREM', 'seekaddr:' .. a, osid)
+    end
+end
+
 -- the player's open seek goes
 local old = redis.call('GET', KEYS[2])
 if old then
@@ -62,6 +92,7 @@ if old then
     if o[2] then
         redis.call('SREM', 'node:' .. o[2] .. ':seeks', old)
     end
+    unaddr(old)
     redis.call('DEL', 'seek:' .. old, KEYS[2])
 end
 
@@ -96,6 +127,7 @@ for _, osid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
         redis.call('ZREM', KEYS[1], osid)
         redis.call('ZREM', 'seeks:all', osid)
         redis.call('SREM', 'node:' .. o[7] .. ':seeks', osid)
+        unaddr(osid)
         redis.call('DEL', 'seek:' .. osid)
         if redis.call('GET', 'seeker:' .. o[1]) == osid then
             redis.call('DEL', 'seeker:' .. o[1])
@@ -117,7 +149,11 @@ redis.call('HSET', 'seek:' .. sid, 'pid', pid, 'node', node,
            'zset', KEYS[1], 'color', color, 'rated', rated,
            'rating', ARGV[6], 'lo', ARGV[7], 'hi', ARGV[8],
            'created', ARGV[10] or '0', 'name', ARGV[11] or '',
-           'prov', ARGV[12] or '0')
+           'prov', ARGV[12] or '0', 'addr', addr,
+           'acct', ARGV[15] or '0')
+if addr ~= '' then
+    redis.call('SADD', 'seekaddr:' .. addr, sid)
+end
 redis.call('ZADD', KEYS[1], seq, sid)
 redis.call('ZADD', 'seeks:all', seq, sid)
 redis.call('SADD', 'node:' .. node .. ':seeks', sid)

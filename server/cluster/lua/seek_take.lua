@@ -17,5 +17,9 @@ redis.call('SREM', 'node:' .. o[2] .. ':seeks', ARGV[1])
 if redis.call('GET', 'seeker:' .. o[3]) == ARGV[1] then
     redis.call('DEL', 'seeker:' .. o[3])
 end
+local a = redis.call('HGET', KEYS[1], 'addr')
+if a and a ~= '' then
+    redis.call('SREM', 'seekaddr:' .. a, ARGV[1])
+end
 redis.call('DEL', KEYS[1])
 return 1
