@@ -4,9 +4,9 @@ kernel (issue 25, item 2):
 
     python3 tests/bench/slow_readers.py BUILD_DIR [N] [SECONDS]
 
-Starts a fresh chess-server with 99 open seeks (lobby snapshots of some
-20 KB), opens N WebSockets from 127.0.0.1 (default 200) that say hello
-and never read, and for SECONDS (default 10) has each send lobby_unwatch
+Starts a fresh chess-server with 99 open seeks from 99 addresses
+(lobby snapshots of some 20 KB), opens N WebSockets from 127.0.0.1
+(default 200) that say hello and never read, and for SECONDS (default 10) has each send lobby_unwatch
 and lobby_watch pairs (each pair queues a snapshot). Prints the peak of
 the kernel's TCP memory (/proc/net/sockstat's "TCP ... mem", in pages,
 less what it was before), the peak of the bytes the server's sockets
@@ -57,8 +57,8 @@ def run(harness, wsclient, folder, n, seconds):
     srv = harness.Server(datadir=folder, extra=["--config", path])
     seekers, silent = [], []
     try:
-        for _ in range(99):
-            c = harness.Client(srv)
+        for i in range(99):  # (each from its own address: max_seeks_per_ip)
+            c = harness.Client(srv, source="127.0.1.%d" % (i + 1))
             c.request({"t": "seek", "clock": {"type": "fischer",
                                                "initial_s": 300,
                                                "increment_s": 0}},

@@ -397,7 +397,8 @@ class LobbyFeedTest(FreshServerTest):
         """lobby_watch again on a connection that watches: nothing (each
         used to queue the whole snapshot again, 19 bytes in for 20 KB
         out); a change still comes."""
-        srv = self.server({"msg_rate_per_s": 1000, "msg_burst": 1000})
+        srv = self.server({"msg_rate_per_s": 1000, "msg_burst": 1000,
+                           "max_seeks_per_ip": 1000})
         self.big_lobby(srv)
         w = self.watcher(srv)
         self.snapshot(w)
@@ -418,7 +419,8 @@ class LobbyFeedTest(FreshServerTest):
         cut's log line: queued plus kernel bytes within the cap), and
         every one is cut and closed."""
         n = 20
-        srv = self.server({"msg_rate_per_s": 100000, "msg_burst": 100000})
+        srv = self.server({"msg_rate_per_s": 100000, "msg_burst": 100000,
+                           "max_seeks_per_ip": 1000})
         size = self.big_lobby(srv)
         before = srv.http_json("/healthz")[1]["connections"]
         silent = [WebSocket("127.0.0.1", srv.port) for _ in range(n)]
