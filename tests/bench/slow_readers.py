@@ -6,8 +6,8 @@ kernel (issue 25, item 2):
 
 Starts a fresh chess-server with 99 open seeks from 99 addresses
 (lobby snapshots of some 20 KB), opens N WebSockets from 127.0.0.1
-(default 200) that say hello and never read, and for SECONDS (default 10) has each send lobby_unwatch
-and lobby_watch pairs (each pair queues a snapshot). Prints the peak of
+(default 200) that say hello and never read, and for SECONDS (default
+10) has each send lobby_unwatch and lobby_watch pairs (each pair queues a snapshot). Prints the peak of
 the kernel's TCP memory (/proc/net/sockstat's "TCP ... mem", in pages,
 less what it was before), the peak of the bytes the server's sockets
 hold unsent or unacknowledged (tx_queue in /proc/net/tcp), and how many
