@@ -15,17 +15,13 @@ and their time from send to answer (p50, max). logins_per_user_per_min
 is raised to 1000 so that real_user's own name bucket is not what is
 measured; every other setting is the default."""
 import json
-import os
-import shutil
-import sys
-import tempfile
 import threading
 import time
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "integration"))
+import benchlib
+import wsclient  # (tests/integration, on the path by benchlib)
+
 PASSWORD = "correct horse"
-import wsclient  # noqa: E402 (tests/integration)
 PIPELINE = 4  # logins a flood connection sends before reading answers
 
 
@@ -85,11 +81,8 @@ def summary(name, out):
                              .replace(" ", "")))
 
 
-def run(harness, folder, addresses, seconds):
-    path = os.path.join(folder, "config.json")
-    with open(path, "w") as f:
-        json.dump({"logins_per_user_per_min": 1000}, f)
-    srv = harness.Server(datadir=folder, extra=["--config", path])
+def run(folder, harness, addresses, seconds):
+    srv = benchlib.server(harness, folder, {"logins_per_user_per_min": 1000})
     try:
         c = harness.Client(srv)
         c.request({"t": "register", "username": "real_user",
@@ -118,19 +111,9 @@ def run(harness, folder, addresses, seconds):
 
 
 def main():
-    if len(sys.argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
-        sys.exit(2)
-    os.environ["CHESS_SERVER"] = os.path.abspath(
-        os.path.join(sys.argv[1], "server", "chess-server"))
-    addresses = int(sys.argv[2]) if len(sys.argv) > 2 else 120
-    seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    addresses, seconds = benchlib.args(__doc__, 120, 20)
     import harness
-    folder = tempfile.mkdtemp(prefix="chess-logins-")
-    try:
-        run(harness, folder, addresses, seconds)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    benchlib.in_folder("chess-logins-", run, harness, addresses, seconds)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,10 @@ plays one move (a resignation before both moved no longer counts) and
 the puppet resigns. Prints how many games were rated, the farmer's
 bullet rating and its deviation at the end, and the time taken. The
 message rate limits are raised so that they are not what is measured."""
-import json
-import os
-import shutil
-import sys
-import tempfile
 import time
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "integration"))
+import benchlib
+
 PASSWORD = "correct horse"
 BULLET = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 
@@ -49,12 +44,10 @@ def game(farmer, puppet):
     return start.get("rated", False)
 
 
-def run(harness, folder, games):
-    path = os.path.join(folder, "config.json")
-    with open(path, "w") as f:
-        json.dump({"msg_rate_per_s": 100000, "msg_burst": 100000,
-                   "move_rate_per_s": 100000, "move_burst": 100000}, f)
-    srv = harness.Server(datadir=folder, extra=["--config", path])
+def run(folder, harness, games):
+    srv = benchlib.server(harness, folder, {
+        "msg_rate_per_s": 100000, "msg_burst": 100000,
+        "move_rate_per_s": 100000, "move_burst": 100000})
     try:
         farmer = account(harness, srv, "farmer")
         puppet = account(harness, srv, "puppet")
@@ -72,18 +65,9 @@ def run(harness, folder, games):
 
 
 def main():
-    if len(sys.argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
-        sys.exit(2)
-    os.environ["CHESS_SERVER"] = os.path.abspath(
-        os.path.join(sys.argv[1], "server", "chess-server"))
-    games = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    games, = benchlib.args(__doc__, 300)
     import harness
-    folder = tempfile.mkdtemp(prefix="chess-farm-")
-    try:
-        run(harness, folder, games)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    benchlib.in_folder("chess-farm-", run, harness, games)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,11 @@ the kernel's TCP memory (/proc/net/sockstat's "TCP ... mem", in pages,
 less what it was before), the peak of the bytes the server's sockets
 hold unsent or unacknowledged (tx_queue in /proc/net/tcp), and how many
 connections the server cut as slow readers."""
-import json
 import os
 import re
-import shutil
-import sys
-import tempfile
 import time
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "integration"))
+import benchlib
 
 
 def tcp_mem_bytes():
@@ -48,13 +43,10 @@ def cut_count(srv):
     return int(m.group(1)) if m else 0
 
 
-def run(harness, wsclient, folder, n, seconds):
-    cfg = {"max_connections": n + 1000, "max_connections_per_ip": n + 1000,
-           "msg_rate_per_s": 100000, "msg_burst": 100000}
-    path = os.path.join(folder, "config.json")
-    with open(path, "w") as f:
-        json.dump(cfg, f)
-    srv = harness.Server(datadir=folder, extra=["--config", path])
+def run(folder, harness, wsclient, n, seconds):
+    srv = benchlib.server(harness, folder, {
+        "max_connections": n + 1000, "max_connections_per_ip": n + 1000,
+        "msg_rate_per_s": 100000, "msg_burst": 100000})
     seekers, silent = [], []
     try:
         for i in range(99):  # (each from its own address: max_seeks_per_ip)
@@ -92,20 +84,10 @@ def run(harness, wsclient, folder, n, seconds):
 
 
 def main():
-    if len(sys.argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
-        sys.exit(2)
-    os.environ["CHESS_SERVER"] = os.path.abspath(
-        os.path.join(sys.argv[1], "server", "chess-server"))
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-    seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+    n, seconds = benchlib.args(__doc__, 200, 10)
     import harness
     import wsclient
-    folder = tempfile.mkdtemp(prefix="chess-slow-")
-    try:
-        run(harness, wsclient, folder, n, seconds)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    benchlib.in_folder("chess-slow-", run, harness, wsclient, n, seconds)
 
 
 if __name__ == "__main__":

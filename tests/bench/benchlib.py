@@ -1,0 +1,44 @@
+"""benchlib.py - what the Python benchmarks of tests/bench share: the
+command line (BUILD_DIR, then integer arguments with defaults), the
+server binary for tests/integration/harness.py (CHESS_SERVER, set before
+harness is imported: it reads it once), a temporary folder, and a fresh
+server in it with a config file."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "integration"))
+
+
+def args(doc, *defaults):
+    """Sets CHESS_SERVER to BUILD_DIR's server (prints doc and exits 2
+    without one); the integer arguments after it, defaults[i] for each
+    one not given."""
+    if len(sys.argv) < 2:
+        print(doc.strip(), file=sys.stderr)
+        sys.exit(2)
+    os.environ["CHESS_SERVER"] = os.path.abspath(
+        os.path.join(sys.argv[1], "server", "chess-server"))
+    return [int(sys.argv[2 + i]) if len(sys.argv) > 2 + i else d
+            for i, d in enumerate(defaults)]
+
+
+def in_folder(prefix, fn, *a):
+    """fn(folder, *a) in a new temporary folder, removed after."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        return fn(folder, *a)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def server(harness, folder, config):
+    """A fresh chess-server on folder with config (a dict) as its
+    --config file."""
+    path = os.path.join(folder, "config.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    return harness.Server(datadir=folder, extra=["--config", path])
