@@ -137,7 +137,8 @@ int store_open(struct store **out, const char *path,
     if (!(s = new_store(&store__sqlite, on_commit, arg, err, errlen)))
         return -1;
     if (store__sqlite_open(s, path, err, errlen) != 0 ||
-        store__start(s, err, errlen) != 0) {
+        store__start(s, err, errlen) != 0 ||
+        store__reader_start(s, err, errlen) != 0) {
         store_close(s);
         return -1;
     }
@@ -164,7 +165,8 @@ int store_open_pg(struct store **out, const char *conninfo,
     if (!(s = new_store(&store__pg, on_commit, arg, err, errlen)))
         return -1;
     if (store__pg_open(s, conninfo, node_id, err, errlen) != 0 ||
-        store__start(s, err, errlen) != 0) {
+        store__start(s, err, errlen) != 0 ||
+        store__reader_start(s, err, errlen) != 0) {
         store_close(s);
         return -1;
     }
@@ -180,6 +182,8 @@ void store_close(struct store *s)
         return;
     /* the loop's: on the writer it would wait for itself */
     assert(!store__on_writer(s));
+    /* the reads first: what their answers queue still gets written */
+    store__reader_stop(s);
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
     pthread_cond_broadcast(&s->cv);

@@ -36,6 +36,7 @@
 #include "move_assert.h"
 #include "store/pg/pgmigrate.h"
 #include "store/store.h"
+#include "reader_cases.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -860,6 +861,7 @@ static Suite *store_pg_suite(void)
     tcase_add_test(tc, writes_retry_across_a_restart_of_postgres);
     tcase_add_test(tc, a_commit_whose_answer_was_lost_is_applied_once);
     store_cases_add(tc, &pg_harness);
+    reader_cases_add(tc, &pg_harness);
     suite_add_tcase(s, tc);
     return s;
 }
