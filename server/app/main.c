@@ -680,6 +680,8 @@ int main(int argc, char **argv)
         goto out;
     }
     log_listening(&n);
+    /* the loop serves: every read is the reader's from now on */
+    store_read_serving(n.st, true);
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
     stop(&n);

@@ -101,19 +101,104 @@ static void adoption_run_here(struct cluster *c, struct adoption *a)
             edge_run_here(c, p->sid, p->text, p->len);
 }
 
+/* A read of the cluster's about one game (its epoch; its row and
+ * journal; a page of live games), answered on the loop: the adoption or
+ * the command it is for is looked up again by its GID then (it may have
+ * gone: cluster.c frees them), never kept by pointer. */
+struct game_read {
+    struct hub_read r;
+    char gid[PROTO_KEY_MAX + 1];
+    int epoch_rc;
+    int64_t epoch;
+    int rc;
+    struct store_game row;
+    struct store_move *moves;
+    size_t n;
+    struct fwd *f; /* adopt_no_host's command (owned) */
+};
+
+static void game_read_clear(struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    free(q->moves);
+    free(q->f);
+}
+
+static struct game_read *
+game_read_new(const char *gid, int (*run)(struct store *, struct hub_read *),
+              void (*answer)(struct hub_read *, int))
+{
+    struct game_read *q = calloc(1, sizeof *q);
+
+    if (!q)
+        return NULL;
+    q->r.run = run;
+    q->r.answer = answer;
+    q->r.clear = game_read_clear;
+    snprintf(q->gid, sizeof q->gid, "%s", gid);
+    return q;
+}
+
+/* The adoption of gid at stage (NULL: gone, or at another step). */
+static struct adoption *adoption_at(struct cluster *c, const char *gid,
+                                    enum adopt_stage stage)
+{
+    struct adoption *a = table_get(&c->adopting, gid);
+
+    return a && a->stage == stage ? a : NULL;
+}
+
+static int floor_run(struct store *st, struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    return store_get_epoch(st, q->gid, &q->epoch);
+}
+
+static void on_taken(void *arg, const struct bus_value *v, const char *err);
+
+/* The store's epoch of the game (0 when unread: Redis's counter then
+ * decides, and a stale take is fenced by the store anyway): the take. */
+static void floor_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct cluster *c = r->who;
+    struct adoption *a = adoption_at(c, q->gid, ADOPT_FLOOR);
+    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16], floor_s[24];
+
+    if (!a)
+        return;
+    a->stage = ADOPT_TAKE;
+    snprintf(host, sizeof host, "game:%s:host", a->gid);
+    snprintf(ekey, sizeof ekey, "game:%s:epoch", a->gid);
+    snprintf(floor_s, sizeof floor_s, "%lld",
+             (long long)(rc < 0 ? 0 : q->epoch));
+    if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
+                     (const char *[]){host, ekey}, 3,
+                     (const char *[]){c->node, a->gid, floor_s}) < 0) {
+        adoption_resend(c, a);
+        adoption_free(c, a);
+    }
+}
+
+/* Reads a's floor (the first step of an adoption without an epoch). 0,
+ * or -1 (the queue full, out of memory). */
+static int floor_read(struct cluster *c, struct adoption *a)
+{
+    struct game_read *q = game_read_new(a->gid, floor_run, floor_answer);
+
+    return q ? hub_read_submit(c->h, &q->r, &c->reads, c) : -1;
+}
+
 /* Adopts gid: with epoch 0, takes it in Redis first (it has no live
  * host); with an epoch (a handover), the lease is already this node's.
  * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
  * waits for the adoption. */
-static void on_taken(void *arg, const struct bus_value *v, const char *err);
-
 void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
                 int64_t seen_ms, struct pending *p)
 {
     struct adoption *a = table_get(&c->adopting, gid);
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-    int64_t floor = 0;
-    char floor_s[24];
 
     if (a) {
         if (p) {
@@ -148,15 +233,8 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         }
         return;
     }
-    a->stage = ADOPT_TAKE;
-    if (store_get_epoch(c->store, gid, &floor) < 0)
-        floor = 0;
-    snprintf(host, sizeof host, "game:%s:host", gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    snprintf(floor_s, sizeof floor_s, "%lld", (long long)floor);
-    if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
-                     (const char *[]){host, ekey}, 3,
-                     (const char *[]){c->node, gid, floor_s}) < 0)
+    a->stage = ADOPT_FLOOR;
+    if (floor_read(c, a) < 0)
         adoption_free(c, a);
 }
 
@@ -233,33 +311,42 @@ void adopt_epoch_drop(struct cluster *c, const char *gid)
     free(table_del(&c->epochs, gid));
 }
 
-/* The epoch of a has committed: the game is read from the store and
- * restored here. */
-void adopt_finish(struct cluster *c, struct adoption *a)
+static int finish_run(struct store *st, struct hub_read *r)
 {
-    assert(a->stage == ADOPT_EPOCH && a->seq <= store_committed(c->store));
-    struct store_game row;
-    struct store_move *moves = NULL;
-    size_t n = 0;
-    int64_t now_epoch = 0;
-    struct game *g = NULL;
-    int rc;
+    struct game_read *q = (struct game_read *)r;
 
+    q->epoch_rc = store_get_epoch(st, q->gid, &q->epoch);
+    if (q->epoch_rc < 0)
+        return -1;
+    q->rc = store_get_game(st, q->gid, &q->row, &q->moves, &q->n, NULL);
+    return q->rc < 0 ? -1 : 0;
+}
+
+/* The game as the store has it, its epoch ours: restored here. */
+static void finish_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct cluster *c = r->who;
+    struct adoption *a = adoption_at(c, q->gid, ADOPT_READ);
+    struct game *g = NULL;
+
+    if (!a)
+        return;
     /* (a store that keeps no epochs, SQLite's, answers 0: nothing to
      * compare; with PostgreSQL the take committed its row) */
-    rc = store_get_epoch(c->store, a->gid, &now_epoch);
-    if (rc < 0 || (rc == 1 && now_epoch != a->epoch)) {
-        log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
-                 "epoch=%lld now=%lld",
-                 a->gid, (long long)a->epoch, (long long)now_epoch);
+    if (rc < 0 || (q->epoch_rc == 1 && q->epoch != a->epoch)) {
+        log_warn("event=cluster_adopt_failed game=%s why=%s epoch=%lld "
+                 "now=%lld",
+                 a->gid, rc < 0 ? "unread" : "epoch_moved",
+                 (long long)a->epoch, (long long)q->epoch);
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
     }
-    rc = store_get_game(c->store, a->gid, &row, &moves, &n, NULL);
-    if (rc == 1 && strcmp(row.status, "ended") != 0)
-        g = hub_adopt_game(c->h, &row, moves, n, a->seen_ms, cluster_now(c));
-    free(moves);
+    if (q->rc == 1 && strcmp(q->row.status, "ended") != 0 &&
+        !hub_game(c->h, a->gid))
+        g = hub_adopt_game(c->h, &q->row, q->moves, q->n, a->seen_ms,
+                           cluster_now(c));
     if (!g) { /* over, unknown, or not restorable: answered as such */
         adopt_release(c, a->gid);
         adoption_run_here(c, a);
@@ -273,12 +360,81 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     adoption_free(c, a);
 }
 
+/* The epoch of a has committed: the game is read from the store (off the
+ * loop), then restored here (finish_answer). */
+void adopt_finish(struct cluster *c, struct adoption *a)
+{
+    struct game_read *q;
+
+    assert(a->stage == ADOPT_EPOCH && a->seq <= store_committed(c->store));
+    a->stage = ADOPT_READ;
+    q = game_read_new(a->gid, finish_run, finish_answer);
+    if (!q || hub_read_submit(c->h, &q->r, &c->reads, c) < 0) {
+        log_warn("event=cluster_adopt_failed game=%s why=busy", a->gid);
+        adoption_resend(c, a);
+        adoption_free(c, a);
+    }
+}
+
+static int no_host_run(struct store *st, struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    return store_get_game(st, q->gid, &q->row, NULL, NULL, NULL);
+}
+
+/* The store's answer about a command's game that reached no host. */
+static void no_host_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct cluster *c = r->who;
+    struct fwd *f = q->f;
+    struct session *s;
+
+    q->f = NULL; /* (f is this function's now) */
+    if (hub_game(c->h, f->gid) || cluster_handing_over(c, f->gid)) {
+        adopt_no_host(c, f); /* (adopted, or handed over, meanwhile) */
+        return;
+    }
+    if (rc == 1 && strcmp(q->row.status, "ended") != 0) {
+        struct pending *p = pending_of(f);
+        free(f);
+        if (p)
+            adopt_game(c, q->row.gid, 0, 0, p);
+        return;
+    }
+    if (rc == 0 && f->kind == CODEC_START && f->tries < CLUSTER_RETRIES) {
+        /* a new game of the player's, told by its host before its row
+         * committed and, sometimes, before Redis had its host's
+         * subscription to cmd:G (another connection of the host's): 1 of
+         * 1,000 paired seekers lost its game_start so */
+        retry_later(c, f);
+        return;
+    }
+    s = cluster_local_session(c, f->sid);
+    if (rc < 0) {
+        if (s && f->kind == CODEC_COMMAND)
+            hub_busy(s, NULL);
+    } else {
+        if (rc == 0 && f->kind == CODEC_COMMAND)
+            hub_unknown_game_note(c->h, f->gid);
+        if (s)
+            edge_follow_drop(c, s, f->gid);
+        if (f->kind == CODEC_COMMAND)
+            edge_run_here(c, f->sid, f->text, f->len);
+    }
+    free(f);
+}
+
 /* A command reached no host: the game is adopted here when the store
- * has it live, else it is answered here from the store. */
+ * has it live, else it is answered here from the store (a read off the
+ * loop first: no_host_answer). */
 void adopt_no_host(struct cluster *c, struct fwd *f)
 {
-    struct store_game row;
-    int rc;
+    struct game_read *q;
+    struct session *s;
+    uint64_t sid = f->sid;
+    bool command = f->kind == CODEC_COMMAND;
 
     if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
         retry_later(c, f);
@@ -290,34 +446,17 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         free(f);
         return;
     }
-    rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
-    if (rc == 1 && strcmp(row.status, "ended") != 0) {
-        struct pending *p = pending_of(f);
-        free(f);
-        if (p)
-            adopt_game(c, row.gid, 0, 0, p);
-        return;
-    }
-    if (rc == 0 && f->kind == CODEC_START && f->tries < CLUSTER_RETRIES) {
-        /* a new game of the player's, told by its host before its row
-         * committed and, sometimes, before Redis had its host's
-         * subscription to cmd:G (another connection of the host's): 1 of
-         * 1,000 paired seekers lost its game_start so */
-        retry_later(c, f);
-        return;
-    }
-    if (rc < 0) {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+    if ((q = game_read_new(f->gid, no_host_run, no_host_answer))) {
+        q->f = f;
+        if (hub_read_submit(c->h, &q->r, &c->reads, c) == 0)
+            return;
+        /* (refused: q and f freed) */
     } else {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s)
-            edge_follow_drop(c, s, f->gid);
-        if (f->kind == CODEC_COMMAND)
-            edge_run_here(c, f->sid, f->text, f->len);
+        free(f);
     }
-    free(f);
+    s = cluster_local_session(c, sid);
+    if (s && command)
+        hub_busy(s, NULL);
 }
 
 void adopt_handed_over(struct cluster *c, const struct codec_msg *m)

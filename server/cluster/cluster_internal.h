@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "cluster/bus.h"
 #include "cluster/codec.h"
+#include "hub/reads.h"
 #include "hub/router.h"
 #include "hub/seekbook.h"
 #include "hub/session.h"
@@ -108,7 +109,16 @@ struct pending {
     char text[]; /* len bytes, NUL-terminated */
 };
 
-enum adopt_stage { ADOPT_TAKE, ADOPT_EPOCH, ADOPT_DONE };
+/* An adoption's steps: the store's epoch of the game read (the floor of
+ * the take), the take in Redis, the take's epoch committed to the
+ * store, the game read from the store; each read is off the loop. */
+enum adopt_stage {
+    ADOPT_FLOOR,
+    ADOPT_TAKE,
+    ADOPT_EPOCH,
+    ADOPT_READ,
+    ADOPT_DONE
+};
 
 struct adoption {
     struct cluster *c;
@@ -123,7 +133,8 @@ struct adoption {
 
 struct cluster {
     struct hub *h;
-    struct store *store; /* the hub's */
+    struct store *store;    /* the hub's */
+    struct hub_reads reads; /* its store reads in flight (reads.h) */
     struct bus bus;
     bool stopped; /* cluster_stop: nothing more goes to the bus */
     char node[PROTO_KEY_MAX + 1];
@@ -149,6 +160,7 @@ struct cluster {
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
                                               games: where it is */
     bool orphans_scan;                     /* under way */
+    bool orphans_reading;                  /* a page's read is on its way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
     struct table handing_over; /* gid -> its own copy: a handover in flight */

@@ -56,6 +56,24 @@ static void seek_keys(const struct clock_spec *k, const char *pid,
     snprintf(seeker, 48, "seeker:%s", pid);
 }
 
+/* A pairing's game, started once the other's facts were read (hub.h's
+ * hub_start_paired): its node is told. */
+struct pairing {
+    struct cluster *c;
+    char node[PROTO_KEY_MAX + 1];
+    char other[PROTO_KEY_MAX + 1];
+};
+
+static void paired_started(void *arg, struct game *g)
+{
+    struct pairing *pp = arg;
+
+    if (g && pp->node[0])
+        tell_seeker_node(pp->c, pp->node, pp->other, game_gid(g));
+    host_flush_soon(pp->c);
+    free(pp);
+}
+
 /* seek_place's answer: {"waiting", sid} or {"paired", sid, other pid,
  * other's node, our colour}. */
 static void on_placed(void *arg, const struct bus_value *v, const char *err)
@@ -87,13 +105,18 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
                  sc->seek);
     } else if (other && color && proto_key_valid(other)) {
         const char *node = bus_str(bus_at(v, 3), NULL);
-        struct game *g;
+        struct pairing *pp = calloc(1, sizeof *pp);
         edge_of(s)->seek_sid[0] = '\0';
-        g = hub_start_paired(s, &sc->clock, sc->rated,
+        if (pp) {
+            pp->c = c;
+            snprintf(pp->node, sizeof pp->node, "%s", node ? node : "");
+            snprintf(pp->other, sizeof pp->other, "%s", other);
+            hub_start_paired(s, &sc->clock, sc->rated,
                              strcmp(color, "white") ? 1 : 0, other,
-                             cluster_now(c));
-        if (g && node)
-            tell_seeker_node(c, node, other, game_gid(g));
+                             cluster_now(c), paired_started, pp);
+        } else {
+            hub_busy(s, &sc->id);
+        }
     }
     host_flush_soon(c);
     free(sc);
@@ -500,7 +523,10 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
     k->color = !strcmp(color, "white")   ? PROTO_WHITE
                : !strcmp(color, "black") ? PROTO_BLACK
                                          : PROTO_RANDOM;
-    if (hub_accept_refused(s, k, &a->id)) {
+    /* (the accept again, should the players' facts be read first) */
+    struct proto_msg m = {.type = PROTO_T_ACCEPT, .id = a->id};
+    snprintf(m.seek, sizeof m.seek, "%s", k->sid);
+    if (hub_accept_refused(s, k, &m)) {
         host_flush_soon(c);
         free(a);
         return;

@@ -46,9 +46,11 @@
 #include "game/verdict.h"
 #include "hub/hub_internal.h"
 #include "hub/lobbyfeed.h"
+#include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
+#include "lib/recent.h"
 #include "lib/tunables.h"
 #include "store/store.h"
 
@@ -216,6 +218,7 @@ void hub_wake(struct hub *h)
     h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
+    hub_reads_collect(h);
     for (size_t i = 0; hub_modules[i]; i++)
         if (hub_modules[i]->wake)
             hub_modules[i]->wake(h);
@@ -238,8 +241,9 @@ static void sweep(void *arg)
     hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites && !a->games &&
-            (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
+        if (a && !a->invites && !a->games && !a->reads &&
+            (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000) &&
+            (a->read_rate.last_ms < 0 || now - a->read_rate.last_ms >= 60000))
             free(table_del(&h->addrs, a->ip));
     }
     if (h->shutting_down)
@@ -248,6 +252,7 @@ static void sweep(void *arg)
         if (hub_modules[i]->sweep)
             hub_modules[i]->sweep(h, now);
     hub_rated_sweep(h);
+    hub_facts_sweep(h);
     hub_fair_sweep(h, hub_wall_ms(h));
     keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
     if (!keep)
@@ -277,6 +282,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         h->cfg.move_rate_per_s, h->cfg.move_burst, h->cfg.msg_rate_per_s,
         h->cfg.msg_burst, LIMIT_RATE_STRIKES};
     h->lobby = lobby_new();
+    h->unknown = recent_new(LIMIT_UNKNOWN_GAMES, LIMIT_UNKNOWN_GAME_MS);
     h->verdicts = verdicts_start(env->wake, 0);
     h->sweep = hub_alarm_new(h, sweep, h);
     h->stall_timer = hub_alarm_new(h, hub_stall_check, h);
@@ -294,8 +300,8 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     hub_hosting_init(h);
     h->local_ops = &local_ops;
     hub_set_router(h, NULL);
-    if (!h->lobby || !h->feed || !h->verdicts || !h->sweep ||
-        !h->stall_timer || modules_init(h) < 0) {
+    if (!h->lobby || !h->unknown || !h->feed || !h->verdicts || !h->sweep ||
+        !h->stall_timer || hub_reads_init(h) < 0 || modules_init(h) < 0) {
         hub_free(h);
         return NULL;
     }
@@ -307,6 +313,7 @@ void hub_free(struct hub *h)
 {
     if (!h)
         return;
+    hub_reads_free(h);          /* (their answers are nobody's from now on) */
     verdicts_stop(h->verdicts); /* before the games it could answer */
     for (size_t i = modules_count(); i-- > 0;) /* (in reverse) */
         if (hub_modules[i]->free)
@@ -330,6 +337,7 @@ void hub_free(struct hub *h)
                 session_clear(p->remotes[j]);
                 free(p->remotes[j]);
             }
+            hub_facts_free(p);
             free(p->conns);
             free(p->remotes);
             free(p->games);
@@ -343,6 +351,7 @@ void hub_free(struct hub *h)
     table_clear(&h->addrs);
     lobbyfeed_free(h->feed);
     lobby_free(h->lobby);
+    recent_free(h->unknown);
     holds_clear(&h->holds);
     hub_alarm_free(h, h->stall_timer);
     free(h);
@@ -418,6 +427,20 @@ struct game *hub_game(struct hub *h, const char *gid)
     return table_get(&h->games, gid);
 }
 
+bool hub_unknown_game(struct hub *h, const char *gid)
+{
+    if (!recent_seen(h->unknown, gid, hub_now_ms(h)))
+        return false;
+    h->metrics.unknown_game_hits++;
+    return true;
+}
+
+void hub_unknown_game_note(struct hub *h, const char *gid)
+{
+    if (recent_note(h->unknown, gid, hub_now_ms(h)) < 0)
+        log_warn("event=unknown_game_unrecorded what=out_of_memory");
+}
+
 struct player *hub_player(struct hub *h, const char *pid)
 {
     return table_get(&h->players, pid);
@@ -444,16 +467,37 @@ static bool dispatch(struct session *s, const struct proto_msg *m,
     const struct hub_command *cmd = h->commands[m->type];
 
     assert(cmd); /* (proto_parse knows only the types the table has) */
+    /* a game the store did not have a moment ago: no read, no forward */
+    if (cmd->game && !table_get(&h->games, m->game) &&
+        hub_unknown_game(h, m->game)) {
+        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        return true;
+    }
     /* a game of another node's (or of none) is its host's to run: the
      * router's to forward (router.h) */
     if (cmd->game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return false;
+    const char *was_text = h->cur_text;
+    size_t was_len = h->cur_len;
     h->msg_at_us = at_us;
+    h->cur_text = text; /* (a command that reads keeps it: facts.c) */
+    h->cur_len = len;
     cmd->run(s, m, now);
+    h->cur_text = was_text;
+    h->cur_len = was_len;
     if (m->type == PROTO_T_MOVE)
         hist_add(&h->metrics.move, now_us(h) - at_us);
     return true;
+}
+
+void hub_redispatch(struct session *s, const struct proto_msg *m,
+                    const char *text, size_t len, int64_t now)
+{
+    /* (a local connection's command may be forwarded now: its game left
+     * this node meanwhile) */
+    dispatch(s, m, text ? text : "", text ? len : 0, now, !text,
+             now_us(s->hub));
 }
 
 void hub_move_played(struct hub *h, uint64_t seq)

@@ -16,6 +16,7 @@
 #include "game/lobby.h"
 #include "lib/grow.h"
 #include "hub/lobbyfeed.h"
+#include "lib/tunables.h"
 
 /* ---- players ----------------------------------------------------------- */
 
@@ -58,6 +59,7 @@ void hub_player_release(struct hub *h, struct player *p)
     table_del(&h->players, p->pid);
     if (p->token_key[0])
         table_del(&h->tokens, p->token_key);
+    hub_facts_free(p);
     free(p->conns);
     free(p->remotes);
     free(p->games);
@@ -183,6 +185,7 @@ struct addr *hub_addr_get(struct hub *h, const char *ip)
         return NULL;
     snprintf(a->ip, sizeof a->ip, "%s", key);
     bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
+    bucket_init(&a->read_rate, LIMIT_READS_PER_ADDR_BURST);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);
         return NULL;

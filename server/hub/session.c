@@ -3,6 +3,7 @@
  */
 #include "hub/session.h"
 
+#include "hub/reads.h"
 #include "lib/msgbuf.h"
 
 #include <assert.h>
@@ -26,6 +27,7 @@ void session_init(struct session *s, struct hub *h, struct conn *conn,
 
 void session_clear(struct session *s)
 {
+    hub_reads_orphan(&s->reads); /* (their answers would find it gone) */
     session_unwatch_all(s, NULL, NULL);
     msgbuf_unref(s->hold);
     s->hold = NULL;

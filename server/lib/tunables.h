@@ -128,6 +128,42 @@
  * 5 s busy timeout, so one slow lock does not flap the health check. */
 #define LIMIT_HEALTH_WRITER_STALL_MS 8000
 
+/* /healthz fails too when the store's reader has been in one read this
+ * long (store_read_stats' busy_since): the database answers no read, so
+ * no player can log in or come back with a token. Reads are answered
+ * late after store_read_timeout_ms meanwhile; above a slow query's
+ * seconds, so one does not flap the check. */
+#define LIMIT_HEALTH_READER_STALL_MS 8000
+
+/* The store reads one connection or one address may have waiting at
+ * once (hub/reads.c: a command that needs a read is answered
+ * rate_limited past them), and the reads an address may start, a token
+ * bucket of LIMIT_READS_PER_ADDR_PER_S a second up to
+ * LIMIT_READS_PER_ADDR_BURST: 4,000 syncs a second of unknown games
+ * from one address cost 50 reads a second at most, not 4,000, and the
+ * reader's queue (STORE_READ_QUEUE) stays for the other players. A
+ * school behind one address reconnecting at once (a hello each) fits
+ * the burst. Another node's connection (a remote session) has no
+ * address here: its own node counts it. */
+#define LIMIT_READS_PER_CONN 4
+#define LIMIT_READS_PER_ADDR 64
+#define LIMIT_READS_PER_ADDR_PER_S 50
+#define LIMIT_READS_PER_ADDR_BURST 100
+
+/* A game the store did not have, remembered this long (at most
+ * LIMIT_UNKNOWN_GAMES of them, the oldest forgotten first): a command
+ * about it meanwhile is answered no_such_game without a read. GIDs are
+ * random and unguessable, so a game that becomes known within this
+ * time was never asked about by a client that had seen it. */
+#define LIMIT_UNKNOWN_GAME_MS (10LL * 1000)
+#define LIMIT_UNKNOWN_GAMES 4096
+
+/* In a cluster, what the hub read about a player (its ratings, its live
+ * games on every node: hub/facts.c) is read again when it is older than
+ * this when a command needs it (a seek, an invitation, a join, an
+ * accept, a rematch): other nodes change them too. */
+#define LIMIT_FACTS_FRESH_MS (5LL * 1000)
+
 /* After a close the server decided on, it half-closes the socket and
  * reads and drops what the client still sends until the client closes
  * its side, at most this long (closing with unread input would reset the
@@ -175,7 +211,7 @@
 
 /* The HTTP API's rating answers: the last this many points of a rating
  * history (years of daily play, a few tens of KB), and the best this
- * many of a leaderboard. Each is one bounded read on the loop. */
+ * many of a leaderboard. Each is one bounded read (the reader's). */
 #define LIMIT_RATING_HISTORY 500
 #define LIMIT_LEADERBOARD 100
 

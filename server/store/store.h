@@ -57,6 +57,7 @@
 #ifndef SERVER_STORE_H
 #define SERVER_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -382,12 +383,17 @@ struct store_read_stats {
 #define STORE_READ_QUEUE 1024
 void store_read_configure(struct store *s, int timeout_ms, size_t queue);
 
+/* The calling thread is the loop, and serves (serving true) from now
+ * on: a synchronous read on it fails an assertion (the loop never waits
+ * for a database); or not any more (false: a test's restart, a test
+ * looking behind the hub's back). main.c says so before the loop runs,
+ * after start-up's synchronous reads (the restore). */
+void store_read_serving(struct store *s, bool serving);
+
 /* Queues r (run, done and release set) at now (the caller's monotonic
  * ms, as store_read_collect's): 0, or -1 when the queue is full or the
- * store closes (then nothing is called: r is still the caller's). From
- * the first submit on, the submitting thread is the loop: a synchronous
- * read on it fails an assertion (the loop never waits for a database).
- * Loop thread. */
+ * store closes (then nothing is called: r is still the caller's). Loop
+ * thread. */
 int store_read_submit(struct store *s, struct store_read *r, int64_t now);
 
 /* Calls done for every job answered, then for every one due by now

@@ -186,6 +186,12 @@ void store__reader_stop(struct store *s)
     pthread_mutex_destroy(&s->rd.conn);
 }
 
+void store_read_serving(struct store *s, bool serving)
+{
+    s->rd.loop = pthread_self();
+    s->rd.loop_known = serving;
+}
+
 void store_read_configure(struct store *s, int timeout_ms, size_t queue)
 {
     assert(timeout_ms >= 1 && queue >= 1);
@@ -201,11 +207,6 @@ int store_read_submit(struct store *s, struct store_read *r, int64_t now)
 
     assert(r && r->run && r->done && r->release);
     assert(!store__on_writer(s) && !on_reader(s));
-    if (!s->rd.loop_known) {
-        s->rd.loop = pthread_self();
-        s->rd.loop_known = true;
-    }
-    assert(pthread_equal(pthread_self(), s->rd.loop));
     pthread_mutex_lock(&s->rd.mu);
     if (s->rd.started && !s->rd.stopping && s->rd.waiting < s->rd.queue) {
         r->state = QUEUED;

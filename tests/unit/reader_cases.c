@@ -5,7 +5,7 @@
  * through the wake-up; a job past its deadline is answered late without
  * waiting for the reader, queued or running; a full queue refuses; a
  * close answers what is left; a synchronous read on the loop once it
- * submits is refused by an assertion.
+ * serves is refused by an assertion.
  */
 #include "reader_cases.h"
 
@@ -258,7 +258,9 @@ START_TEST(a_synchronous_read_on_the_loop_is_refused)
     job_init(&j, "pa", &released);
     ck_assert_int_eq(store_read_submit(s, &j.r, 0), 0);
     collect_until(s, 0, &released, 1);
-    /* the submitting thread is the loop from now on */
+    store_read_serving(s, false); /* (a test's look: allowed) */
+    ck_assert_int_eq(store_find_player(s, "pa", &p), 0);
+    store_read_serving(s, true);
     store_find_player(s, "pa", &p); /* aborts */
 }
 END_TEST

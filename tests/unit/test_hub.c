@@ -587,7 +587,9 @@ START_TEST(restore_after_restart)
     fake_disconnect(p.b);
     /* a second hub over the same store, as after a restart */
     fake_restart(NULL);
+    fake_peek(true);
     ck_assert_int_eq(hub_restore(fake_hub, fake_now), 1);
+    fake_peek(false);
     ck_assert_uint_eq(hub_live_games(fake_hub), 1);
     a = fake_connect("10.0.0.1");
     fake_say(a, "{\"t\":\"hello\",\"token\":\"%s\"}", p.atok);
