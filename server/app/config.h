@@ -33,13 +33,20 @@
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 struct config {
-    char *listen_address;   /* IP address to bind; "": every interface */
-    int port;               /* HTTP(S) and the WebSocket at /ws */
-    char *database;         /* SQLite file; its folder is created */
-    char *postgres;         /* libpq connection string; "": SQLite */
-    char *node_id;          /* 1-32 of [A-Za-z0-9_-]: this node's name */
-    char *redis;            /* "host:port" or a socket path; "": none */
-    char *web_root;         /* the browser client's files */
+    char *listen_address;      /* IP address to bind; "": every interface */
+    int port;                  /* HTTP(S) and the WebSocket at /ws */
+    char *database;            /* SQLite file; its folder is created */
+    char *postgres;            /* libpq connection string; "": SQLite */
+    char *node_id;             /* 1-32 of [A-Za-z0-9_-]: this node's name */
+    char *redis;               /* "host:port" or a socket path; "": none */
+    int store_read_timeout_ms; /* a store read's deadline */
+    int postgres_connect_timeout_s;     /* libpq's connect_timeout */
+    int postgres_statement_timeout_ms;  /* SET statement_timeout; 0: none */
+    int postgres_tcp_user_timeout_ms;   /* libpq's; 0: the kernel's */
+    int postgres_keepalives_idle_s;     /* TCP keepalives of an idle */
+    int postgres_keepalives_interval_s; /* connection: after, between, */
+    int postgres_keepalives_count;      /* and how many unanswered */
+    char *web_root;                     /* the browser client's files */
     int grace_s;            /* a disconnected player keeps a game */
     int first_move_s;       /* each side's first move */
     char *tls_cert;         /* PEM certificate chain; "": plain HTTP */

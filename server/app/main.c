@@ -193,6 +193,19 @@ fail:
     exit(2);
 }
 
+/* The client's timeouts on every PostgreSQL connection, from cfg. */
+static struct store_pg_options pg_options_of(const struct config *cfg)
+{
+    return (struct store_pg_options){
+        .connect_timeout_s = cfg->postgres_connect_timeout_s,
+        .statement_timeout_ms = cfg->postgres_statement_timeout_ms,
+        .tcp_user_timeout_ms = cfg->postgres_tcp_user_timeout_ms,
+        .keepalives_idle_s = cfg->postgres_keepalives_idle_s,
+        .keepalives_interval_s = cfg->postgres_keepalives_interval_s,
+        .keepalives_count = cfg->postgres_keepalives_count,
+    };
+}
+
 /* --check-config's probes of what the settings name beyond files: the
  * PostgreSQL database (SELECT 1) and Redis (PING), when set. 0, or -1
  * with a sentence in err. */
@@ -201,7 +214,10 @@ static int check_servers(const struct config *cfg, char *err, size_t errlen)
 {
     char why[512];
 
-    if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
+    struct store_pg_options po = pg_options_of(cfg);
+
+    if (cfg->postgres[0] &&
+        store_check_pg(cfg->postgres, &po, err, errlen) != 0)
         return -1;
     if (cfg->redis[0] &&
         redis_ping(cfg->redis, CHECK_REDIS_MS, why, sizeof why) != 0) {
@@ -465,10 +481,11 @@ static int claim_db(struct node *n)
 static int open_store(struct node *n)
 {
     const struct config *cfg = &n->cfg;
+    struct store_pg_options po = pg_options_of(cfg);
     char err[600];
 
-    if (n->pg ? store_open_pg(&n->st, cfg->postgres, cfg->node_id, on_commit,
-                              NULL, err, sizeof err) < 0
+    if (n->pg ? store_open_pg(&n->st, cfg->postgres, cfg->node_id, &po,
+                              on_commit, NULL, err, sizeof err) < 0
               : store_open(&n->st, cfg->database, on_commit, NULL, err,
                            sizeof err) < 0) {
         start_failed("database %s: %s", n->pg ? "(postgres)" : cfg->database,
@@ -476,6 +493,7 @@ static int open_store(struct node *n)
         return -1;
     }
     store_location(n->st, n->where, sizeof n->where);
+    store_read_configure(n->st, cfg->store_read_timeout_ms, STORE_READ_QUEUE);
     if (!n->pg &&
         dbfile_watch_start(&db_watch.w, cfg->database, err, sizeof err) < 0) {
         start_failed("%s", err);

@@ -147,8 +147,9 @@ int store_open(struct store **out, const char *path,
 }
 
 int store_open_pg(struct store **out, const char *conninfo,
-                  const char *node_id, void (*on_commit)(void *arg),
-                  void *arg, char *err, size_t errlen)
+                  const char *node_id, const struct store_pg_options *opt,
+                  void (*on_commit)(void *arg), void *arg, char *err,
+                  size_t errlen)
 {
     struct store *s;
 
@@ -164,7 +165,7 @@ int store_open_pg(struct store **out, const char *conninfo,
     }
     if (!(s = new_store(&store__pg, on_commit, arg, err, errlen)))
         return -1;
-    if (store__pg_open(s, conninfo, node_id, err, errlen) != 0 ||
+    if (store__pg_open(s, conninfo, node_id, opt, err, errlen) != 0 ||
         store__start(s, err, errlen) != 0 ||
         store__reader_start(s, err, errlen) != 0) {
         store_close(s);

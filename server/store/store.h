@@ -157,10 +157,31 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
 /* The longest node id (config.h's node_id). */
 #define STORE_NODE_ID_MAX 32
 
+/* The client's timeouts on every PostgreSQL connection (the settings of
+ * the same names, docs/operator.md): the connect's (connect_timeout),
+ * a statement's on the server (statement_timeout; 0: none), how long
+ * data sent may wait for TCP's acknowledgement before the connection is
+ * given up (tcp_user_timeout; 0: the kernel's), and TCP keepalives on an
+ * idle connection (keepalives_idle, _interval, _count), so that a
+ * database gone silent (a host down, a link cut) fails the writer's
+ * batch and the reader's read instead of holding them until TCP gives
+ * up. The connection string's own values win over these. */
+struct store_pg_options {
+    int connect_timeout_s;
+    int statement_timeout_ms;
+    int tcp_user_timeout_ms;
+    int keepalives_idle_s, keepalives_interval_s, keepalives_count;
+};
+#define STORE_PG_OPTIONS_DEFAULT  \
+    {                             \
+        2, 30000, 10000, 10, 3, 3 \
+    }
+
 /* Opens the PostgreSQL database that conninfo (a libpq connection string:
  * "host=... dbname=... user=...", or a postgresql:// URI; libpq's PG*
  * variables and ~/.pgpass fill in what it leaves out) names, as node
- * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), applies
+ * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), with opt's
+ * timeouts on its connections (NULL: the defaults), applies
  * the pending migrations (migrations/pg) in one transaction under an
  * advisory lock (pgmigrate.h: of several nodes starting together one
  * migrates), reads this node's last heartbeat, and starts the writer
@@ -168,12 +189,15 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
  * -1 with a sentence in err (libpq's or the server's words: a refused
  * connection, a password, a schema newer than this binary). */
 int store_open_pg(struct store **out, const char *conninfo,
-                  const char *node_id, void (*on_commit)(void *arg),
-                  void *arg, char *err, size_t errlen);
+                  const char *node_id, const struct store_pg_options *opt,
+                  void (*on_commit)(void *arg), void *arg, char *err,
+                  size_t errlen);
 
 /* Connects to the PostgreSQL database conninfo names and runs SELECT 1
- * (--check-config). Returns 0, or -1 with a sentence in err. */
-int store_check_pg(const char *conninfo, char *err, size_t errlen);
+ * (--check-config), with opt's timeouts (NULL: the defaults). Returns 0,
+ * or -1 with a sentence in err. */
+int store_check_pg(const char *conninfo, const struct store_pg_options *opt,
+                   char *err, size_t errlen);
 
 /* ---- either backend ---------------------------------------------------- */
 

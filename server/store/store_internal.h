@@ -446,7 +446,8 @@ struct store_game *store__game_list_add(struct store_game_list *l,
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen);
 int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
-                   char *err, size_t errlen);
+                   const struct store_pg_options *opt, char *err,
+                   size_t errlen);
 extern const struct store_backend store__sqlite;
 extern const struct store_backend store__pg;
 
