@@ -36,7 +36,8 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
     size_t n = 0;
     int rc;
 
-    snprintf(row->pid, sizeof row->pid, "%s", pid);
+    if (pid != row->pid) /* (a job's row names its player already) */
+        snprintf(row->pid, sizeof row->pid, "%s", pid);
     row->rc = -1;
     rc = store_find_player(st, pid, &sp);
     if (rc < 0)
@@ -227,7 +228,8 @@ static void facts_answer(struct hub_read *r, int rc)
         }
     }
     if (rc < 0)
-        log_warn("event=player_facts_unread players=%zu", j->n);
+        log_warn("event=player_facts_unread players=%zu why=%s", j->n,
+                 r->sr.end == STORE_READ_LATE ? "late" : "database");
     if (j->rerun) {
         struct session *s = r->who;
         if (rc < 0)
@@ -309,7 +311,7 @@ static int submit(struct hub *h, struct facts_job *j, struct session *s,
         int rc;
         for (size_t i = 0; i < n; i++)
             memcpy(pids[i], j->rows[i].pid, sizeof pids[i]);
-        rc = s ? hub_read_submit_for(s, &j->r, id)
+        rc = s ? hub_read_submit_for(s, &j->r, id, false)
                : hub_read_submit(h, &j->r, owner, who);
         if (rc < 0)
             for (size_t i = 0; i < n; i++) {

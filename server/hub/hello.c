@@ -210,7 +210,7 @@ static void bad_token(struct session *s, const struct proto_msg *m,
                    &m->id);
 }
 
-static void hello_answer(struct hub_read *r, int rc)
+static void hello_answered(struct hub_read *r, int rc)
 {
     struct hello_read *q = (struct hello_read *)r;
     struct session *s = r->who;
@@ -253,6 +253,14 @@ static void hello_answer(struct hub_read *r, int rc)
                 &q->facts, q->settings, r->seen, hub_now_ms(h));
 }
 
+static void hello_answer(struct hub_read *r, int rc)
+{
+    struct session *s = r->who;
+
+    hello_answered(r, rc);
+    hub_session_replay(s); /* (what came after the hello, in order) */
+}
+
 /* hello with a token: the player is back on s. From memory when it is
  * there (another connection of a guest's), else read. */
 static void hello_back(struct session *s, const struct proto_msg *m,
@@ -286,7 +294,7 @@ static void hello_back(struct session *s, const struct proto_msg *m,
     memcpy(q->hash, hash, sizeof hash);
     q->since_ms = hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS;
     q->max_live = hub_facts_max_live(h);
-    if (hub_read_submit_for(s, &q->r, &m->id) == 0)
+    if (hub_read_submit_for(s, &q->r, &m->id, false) == 0)
         s->hello_reading = true;
 }
 

@@ -84,6 +84,9 @@ void hub_alarm_free(struct hub *h, struct hub_alarm *a)
 
 static size_t modules_count(void);
 static int modules_init(struct hub *h);
+static enum proto_type on_text(struct hub *h, struct session *s,
+                               const char *text, size_t len, int64_t now,
+                               bool admit);
 static void moves_committed(struct hub *h);
 
 /* ---- a local connection's session_ops --------------------------------- */
@@ -665,20 +668,63 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
     return false;
 }
 
-enum proto_type hub_on_text(struct hub *h, struct session *s,
-                            const char *text, size_t len, int64_t now)
+/* Keeps text for s's replay: true, or false when s holds
+ * LIMIT_HELD_INPUT already or out of memory (answered rate_limited). */
+static bool hold_input(struct session *s, const char *text, size_t len,
+                       const struct proto_id *id)
+{
+    struct held_in *in = s->n_held_in < LIMIT_HELD_INPUT
+                             ? malloc(sizeof *in + len + 1)
+                             : NULL;
+
+    if (!in) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many messages before the welcome; wait for it",
+                       id);
+        return false;
+    }
+    in->next = NULL;
+    in->len = len;
+    memcpy(in->text, text, len);
+    in->text[len] = '\0';
+    *(s->held_in ? s->held_in_tail : &s->held_in) = in;
+    s->held_in_tail = &in->next;
+    s->n_held_in++;
+    return true;
+}
+
+void hub_session_replay(struct session *s)
+{
+    struct hub *h = s->hub;
+
+    while (s->held_in && !s->hello_reading) {
+        struct held_in *in = s->held_in;
+        s->held_in = in->next;
+        s->n_held_in--;
+        on_text(h, s, in->text, in->len, hub_now_ms(h), false);
+        OPENSSL_cleanse(in->text, in->len); /* (a login's password) */
+        free(in);
+    }
+}
+
+/* One message from s: parsed, charged to s's budget (unless admitted
+ * already: a replay), then run, or kept while s's hello is read. */
+static enum proto_type on_text(struct hub *h, struct session *s,
+                               const char *text, size_t len, int64_t now,
+                               bool admit)
 {
     int64_t at_us = now_us(h);
     struct proto_msg m;
     struct proto_error e;
     int rc;
 
-    h->metrics.messages_in++;
     rc = proto_parse(text, len, s->player != NULL, &m, &e);
-    if (!admitted(h, s, m.type == PROTO_T_MOVE, true,
-                  "too many messages; slow down", rc == 0 ? &m.id : NULL,
-                  now))
+    if (admit && !admitted(h, s, m.type == PROTO_T_MOVE, true,
+                           "too many messages; slow down",
+                           rc == 0 ? &m.id : NULL, now))
         rc = -2;
+    else if (s->hello_reading) /* (its welcome first: in order after) */
+        rc = hold_input(s, text, len, rc == 0 ? &m.id : NULL) ? -3 : -2;
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
     else {
@@ -688,7 +734,14 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
     }
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
-    return rc == 0 ? m.type : PROTO_T_NONE;
+    return rc == 0 || rc == -3 ? m.type : PROTO_T_NONE;
+}
+
+enum proto_type hub_on_text(struct hub *h, struct session *s,
+                            const char *text, size_t len, int64_t now)
+{
+    h->metrics.messages_in++;
+    return on_text(h, s, text, len, now, true);
 }
 
 void hub_on_control(struct hub *h, struct session *s, int64_t now)

@@ -359,6 +359,10 @@ void hub_facts_sweep(struct hub *h);
  * or -1. */
 int hub_facts_now(struct hub *h, struct player *p);
 
+/* s's hello was read and answered (hello.c): the messages it held
+ * meanwhile run now, in order (until a held hello reads again). */
+void hub_session_replay(struct session *s);
+
 /* Runs m (text: its len bytes, NULL: none) from s again, from the
  * routing on (a command whose read answered: hub.c's dispatch). */
 void hub_redispatch(struct session *s, const struct proto_msg *m,

@@ -283,7 +283,7 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
         j->text[h->cur_len] = '\0';
         j->len = h->cur_len;
     }
-    hub_read_submit_for(s, &j->r, &m->id);
+    hub_read_submit_for(s, &j->r, &m->id, true);
 }
 
 void hub_do_game_command(struct session *s, const struct proto_msg *m,

@@ -155,24 +155,28 @@ int hub_read_submit(struct hub *h, struct hub_read *r,
     return 0;
 }
 
-/* True when s may have one more read now: its connection's and its
- * address's reads in flight, and its address's bucket; the address is
- * then charged (key into r->addr). */
-static bool admit(struct session *s, struct hub_read *r)
+/* True when s may have one more read now: its connection's reads in
+ * flight, and for a metered one its address's and its address's
+ * bucket; the address is then charged (key into r->addr). */
+static bool admit(struct session *s, struct hub_read *r, bool metered)
 {
     struct hub *h = s->hub;
     struct addr *a;
 
     if (s->reads.n >= LIMIT_READS_PER_CONN)
         return false;
-    if (!s->ip[0]) /* another node's connection: its node counts it */
+    /* (a hello, a login: one a connection at a time, and connections
+     * per address are capped; another node's connection: its node
+     * counts it) */
+    if (!metered || !s->ip[0])
         return true;
     a = hub_addr_get(h, s->ip);
     if (!a)
         return false;
     if (a->reads >= LIMIT_READS_PER_ADDR ||
-        !bucket_take(&a->read_rate, LIMIT_READS_PER_ADDR_PER_S,
-                     LIMIT_READS_PER_ADDR_BURST, hub_now_ms(h)))
+        (metered &&
+         !bucket_take(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_PER_S,
+                      LIMIT_GAME_READS_PER_ADDR_BURST, hub_now_ms(h))))
         return false;
     a->reads++;
     memcpy(r->addr, a->ip, sizeof r->addr);
@@ -180,11 +184,11 @@ static bool admit(struct session *s, struct hub_read *r)
 }
 
 int hub_read_submit_for(struct session *s, struct hub_read *r,
-                        const struct proto_id *id)
+                        const struct proto_id *id, bool metered)
 {
     struct hub *h = s->hub;
 
-    if (!admit(s, r)) {
+    if (!admit(s, r, metered)) {
         h->metrics.reads_limited++;
         read_release(&r->sr);
         hub_send_error(s, PROTO_RATE_LIMITED,

@@ -22,9 +22,9 @@
  * (clear, then free) by whichever thread lets it go last.
  *
  * Budgets (lib/tunables.h): LIMIT_READS_PER_CONN reads waiting per
- * connection, LIMIT_READS_PER_ADDR per address and a bucket of
- * LIMIT_READS_PER_ADDR_PER_S; past them the command is answered
- * rate_limited. Loop thread only, but run (reader) and clear (any).
+ * connection, LIMIT_READS_PER_ADDR per address, and for the metered
+ * ones a bucket of LIMIT_GAME_READS_PER_ADDR_PER_S; past them the
+ * command is answered rate_limited. Loop thread only, but run (reader) and clear (any).
  */
 #ifndef SERVER_HUB_READS_H
 #define SERVER_HUB_READS_H
@@ -66,11 +66,12 @@ struct hub_read {
 int hub_read_submit(struct hub *h, struct hub_read *r,
                     struct hub_reads *owner, void *who);
 
-/* Submits r for session s within s's budget (r->who is s): 0; or -1
- * when over the budget or the queue is full (r is freed and s answered
- * rate_limited with id). */
+/* Submits r for session s within s's budget (r->who is s; metered: a
+ * read the address's bucket pays for too, a command about a game not in
+ * memory): 0; or -1 when over the budget or the queue is full (r is
+ * freed and s answered rate_limited with id). */
 int hub_read_submit_for(struct session *s, struct hub_read *r,
-                        const struct proto_id *id);
+                        const struct proto_id *id, bool metered);
 
 /* The owner goes: the answers of its reads in flight are dropped. */
 void hub_reads_orphan(struct hub_reads *o);

@@ -23,6 +23,14 @@ struct hub;
 struct conn;
 struct player;
 struct session_auth;
+
+/* A message that came while the session's hello was being read, kept to
+ * run after it (hub.c's hub_session_replay). */
+struct held_in {
+    struct held_in *next;
+    size_t len;
+    char text[];
+};
 struct msgbuf;
 struct session;
 
@@ -81,8 +89,12 @@ struct session {
                               fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
-    int strikes;               /* consecutive messages over the budget */
-    bool hello_reading;        /* its hello's read is on its way */
+    int strikes;             /* consecutive messages over the budget */
+    bool hello_reading;      /* its hello's read is on its way ... */
+    struct held_in *held_in; /* ... and the messages since, in order
+                                  (hub.c; owned) */
+    struct held_in **held_in_tail;
+    int n_held_in;
     struct table subs;         /* games watched: gid -> its own copy (the
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a

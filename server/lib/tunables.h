@@ -135,20 +135,25 @@
  * seconds, so one does not flap the check. */
 #define LIMIT_HEALTH_READER_STALL_MS 8000
 
-/* The store reads one connection or one address may have waiting at
- * once (hub/reads.c: a command that needs a read is answered
- * rate_limited past them), and the reads an address may start, a token
- * bucket of LIMIT_READS_PER_ADDR_PER_S a second up to
- * LIMIT_READS_PER_ADDR_BURST: 4,000 syncs a second of unknown games
- * from one address cost 50 reads a second at most, not 4,000, and the
- * reader's queue (STORE_READ_QUEUE) stays for the other players. A
- * school behind one address reconnecting at once (a hello each) fits
- * the burst. Another node's connection (a remote session) has no
- * address here: its own node counts it. */
+/* The store reads one connection may have waiting at once (hub/reads.c:
+ * a command that needs a read is answered rate_limited past them). The
+ * reads of commands about games not in memory (a finished game's
+ * sync...) are metered by address too: LIMIT_READS_PER_ADDR waiting,
+ * and a token bucket of LIMIT_GAME_READS_PER_ADDR_PER_S a second up to
+ * LIMIT_GAME_READS_PER_ADDR_BURST, so 4,000 syncs a second of unknown
+ * games from one address cost 50 reads a second at most, not 4,000, and
+ * leave the reader's queue (STORE_READ_QUEUE) to the others. A hello
+ * or a login is not: one a connection at a time, and the connections of
+ * an address are capped (a school behind one address reconnecting at
+ * once is read whole). Another node's connection (a remote session) has
+ * no address here: its own node counts it. */
 #define LIMIT_READS_PER_CONN 4
+/* Messages a connection may send after a hello with a token, before its
+ * welcome (its read): they wait for it and run in order after. */
+#define LIMIT_HELD_INPUT 32
 #define LIMIT_READS_PER_ADDR 64
-#define LIMIT_READS_PER_ADDR_PER_S 50
-#define LIMIT_READS_PER_ADDR_BURST 100
+#define LIMIT_GAME_READS_PER_ADDR_PER_S 50
+#define LIMIT_GAME_READS_PER_ADDR_BURST 100
 
 /* A game the store did not have, remembered this long (at most
  * LIMIT_UNKNOWN_GAMES of them, the oldest forgotten first): a command

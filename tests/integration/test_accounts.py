@@ -320,8 +320,12 @@ class LoginFloodTest(FreshServerTest):
         self.assertEqual(away.expect("error", timeout=120)["code"],
                          "rate_limited")
         codes = self.answers(conns)
-        self.assertEqual(codes.count("bad_credentials"), 64 - 8)
-        self.assertEqual(codes.count("rate_limited"), self.FLOOD - 56)
+        # the queue less its reserve at once; more once hashes end while
+        # the flood's reads of their accounts are still on their way
+        # (PostgreSQL's round trips are slower than SQLite's)
+        hashed = codes.count("bad_credentials")
+        self.assertGreaterEqual(hashed, 64 - 8)
+        self.assertEqual(codes.count("rate_limited"), self.FLOOD - hashed)
 
     @one_node
     def test_made_up_names_are_refused_without_a_hash(self):

@@ -324,7 +324,12 @@ class HttpTest(ServerTest):
                            ("chess_store_retries_total", "counter"),
                            ("chess_store_checkpoints_total", "counter"),
                            ("chess_store_wal_restarts_total", "counter"),
-                           ("chess_store_wal_frames", "gauge")):
+                           ("chess_store_wal_frames", "gauge"),
+                           ("chess_store_reads_total", "counter"),
+                           ("chess_store_reads_waiting", "gauge"),
+                           ("chess_store_read_seconds", "histogram"),
+                           ("chess_store_reads_limited_total", "counter"),
+                           ("chess_unknown_games_total", "counter")):
             self.assertEqual(fams[name]["type"], kind, name)
         reasons = {s[1]["reason"] for s in
                    fams["chess_games_finished_total"]["samples"]}
