@@ -1,0 +1,336 @@
+/*
+ * test_reads.c - the hub's store reads off the loop (hub/reads.c,
+ * hub/facts.c, the stored-game commands of play.c), over the fakes of
+ * hubfake.h and a real store whose reader the tests hold and release: a
+ * command waits for its read and what came after it waits too, in
+ * order; an answer for a connection that closed meanwhile goes to
+ * nobody; the budgets of a connection and of an address; a game the
+ * store did not have costs one read, not one a command; a read past its
+ * deadline is answered without waiting; an adopted game's seats show
+ * their facts once read.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hub/account.h"
+#include "hub/hub.h"
+#include "hub/reads.h"
+#include "hub/router.h"
+#include "hubfake.h"
+#include "lib/tunables.h"
+#include "store/store.h"
+#include "check_main.h"
+
+static void setup(void)
+{
+    fake_setup(NULL);
+}
+
+/* The reads the hub has submitted, and the commands its unknown games
+ * answered without one. */
+static uint64_t reads(void)
+{
+    return hub_metrics(fake_hub)->reads;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* Sends text on c without settling (the test holds something). */
+static void say_now(struct fconn *c, const char *text)
+{
+    hub_on_text(fake_hub, c->s, text, strlen(text), fake_now);
+}
+
+/* A guest who said hello on its own connection and left: its player is
+ * no longer in memory, so its token is the store's to find. */
+static void gone_guest(const char *name, char pid[64], char tok[64])
+{
+    struct fconn *c = fake_connect("10.9.0.1");
+
+    fake_hello(c, name, pid, tok);
+    fake_disconnect(c);
+}
+
+START_TEST(what_follows_a_hello_waits_for_its_welcome_in_order)
+{
+    char pid[64], tok[64], text[256];
+    struct fconn *c;
+
+    gone_guest("ann", pid, tok);
+    c = fake_connect("10.0.0.2");
+    fake_hold_reads(1);
+    snprintf(text, sizeof text, "{\"t\":\"hello\",\"token\":\"%s\"}", tok);
+    say_now(c, text);
+    say_now(c, "{\"t\":\"ping\",\"id\":1}");
+    say_now(c, "{\"t\":\"sync\",\"game\":\"noSuchGameAtAll\",\"id\":2}");
+    fake_settle();
+    ck_assert_int_eq(c->n, 0); /* the read waits: so does the rest */
+    fake_hold_reads(0);
+    fake_settle();
+    ck_assert_int_eq(c->n, 3);
+    json_t *w = fake_msg(c, 0), *p = fake_msg(c, 1), *e = fake_msg(c, 2);
+    ck_assert_str_eq(str(w, "t"), "welcome");
+    ck_assert_str_eq(str(json_object_get(w, "player"), "id"), pid);
+    ck_assert_str_eq(str(p, "t"), "pong"); /* not unauthenticated */
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "id")), 1);
+    ck_assert_str_eq(str(e, "t"), "error");
+    ck_assert_str_eq(str(e, "code"), "no_such_game");
+    json_decref(w);
+    json_decref(p);
+    json_decref(e);
+}
+END_TEST
+
+START_TEST(an_answer_for_a_closed_connection_goes_to_nobody)
+{
+    char pid[64], tok[64], text[256];
+    struct fconn *c, *d;
+
+    gone_guest("ann", pid, tok);
+    c = fake_connect("10.0.0.2");
+    fake_hold_reads(1);
+    snprintf(text, sizeof text, "{\"t\":\"hello\",\"token\":\"%s\"}", tok);
+    say_now(c, text);
+    fake_disconnect(c); /* (its session freed) */
+    /* a new connection, likely in the freed session's memory */
+    d = fake_connect("10.0.0.3");
+    fake_hold_reads(0);
+    fake_settle();
+    ck_assert_int_eq(d->n, 0); /* ann's welcome went to nobody */
+    ck_assert_uint_eq(hub_reads_pending(fake_hub), 0);
+    ck_assert_ptr_null(hub_player(fake_hub, pid)); /* nobody speaks for her */
+}
+END_TEST
+
+/* A sync of the unknown game number i (a valid GID the store lacks). */
+static void sync_unknown(struct fconn *c, int i)
+{
+    char text[128];
+
+    snprintf(text, sizeof text, "{\"t\":\"sync\",\"game\":\"unknown%06d\"}",
+             i);
+    say_now(c, text);
+}
+
+START_TEST(a_connection_has_four_reads_waiting)
+{
+    struct fconn *c = fake_connect("10.0.0.2");
+    char pid[64], tok[64];
+
+    fake_hello(c, "bob", pid, tok);
+    fake_clear(c);
+    fake_hold_reads(1);
+    for (int i = 0; i < LIMIT_READS_PER_CONN + 1; i++)
+        sync_unknown(c, i);
+    ck_assert_int_eq(c->n, 1); /* the fifth, at once */
+    ck_assert_str_eq(fake_error(c), "rate_limited");
+    ck_assert_ptr_nonnull(strstr(c->msg[0], "waiting for the database"));
+    fake_hold_reads(0);
+    fake_settle();
+    ck_assert_int_eq(fake_count(c, "error"), LIMIT_READS_PER_CONN + 1);
+    sync_unknown(c, 99); /* room again */
+    fake_settle();
+    ck_assert_str_eq(fake_error(c), "no_such_game");
+}
+END_TEST
+
+START_TEST(an_address_has_its_reads_waiting_and_its_rate)
+{
+    struct fconn *c[LIMIT_READS_PER_ADDR / LIMIT_READS_PER_CONN + 1];
+    size_t n = sizeof c / sizeof c[0], limited = 0;
+    char pid[64], tok[64];
+    uint64_t before;
+    int k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        c[i] = fake_connect("10.0.0.7");
+        fake_hello(c[i], "c", pid, tok);
+        fake_clear(c[i]);
+    }
+    fake_hold_reads(1);
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < LIMIT_READS_PER_CONN; j++)
+            sync_unknown(c[i], k++);
+    for (size_t i = 0; i < n; i++)
+        limited += (size_t)fake_count(c[i], "error");
+    /* every connection within its own four: the address's 64 */
+    ck_assert_uint_eq(limited,
+                      n * LIMIT_READS_PER_CONN - LIMIT_READS_PER_ADDR);
+    fake_hold_reads(0);
+    fake_settle();
+    /* the rate: the bucket's burst was 100, 64 of it spent; the clock
+     * stands still, so 36 more reads and no more */
+    before = reads();
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < n; i++) {
+            for (int j = 0; j < LIMIT_READS_PER_CONN; j++)
+                sync_unknown(c[i], k++);
+            fake_settle();
+        }
+    ck_assert_uint_eq(reads() - before,
+                      LIMIT_GAME_READS_PER_ADDR_BURST - LIMIT_READS_PER_ADDR);
+    /* another address is not held to it */
+    struct fconn *other = fake_connect("10.0.0.8");
+    fake_hello(other, "d", pid, tok);
+    sync_unknown(other, k++);
+    fake_settle();
+    ck_assert_str_eq(fake_error(other), "no_such_game");
+    ck_assert_ptr_null(strstr(other->msg[other->n - 1], "waiting"));
+}
+END_TEST
+
+START_TEST(a_game_the_store_lacks_costs_one_read_a_while)
+{
+    struct fconn *c = fake_connect("10.0.0.2");
+    char pid[64], tok[64];
+    uint64_t before;
+
+    fake_hello(c, "eve", pid, tok);
+    before = reads();
+    for (int i = 0; i < 20; i++) {
+        sync_unknown(c, 7);
+        fake_settle();
+        ck_assert_str_eq(fake_error(c), "no_such_game");
+    }
+    ck_assert_uint_eq(reads() - before, 1);
+    ck_assert_uint_eq(hub_metrics(fake_hub)->unknown_game_hits, 19);
+    fake_advance(LIMIT_UNKNOWN_GAME_MS);
+    sync_unknown(c, 7); /* forgotten: read again */
+    fake_settle();
+    ck_assert_uint_eq(reads() - before, 2);
+}
+END_TEST
+
+START_TEST(a_read_past_its_deadline_is_answered_without_waiting)
+{
+    struct fconn *c = fake_connect("10.0.0.2");
+    char pid[64], tok[64];
+
+    fake_hello(c, "eve", pid, tok);
+    fake_clear(c);
+    fake_hold_reads(1);
+    sync_unknown(c, 1);
+    fake_advance(STORE_READ_TIMEOUT_MS - 1);
+    ck_assert_int_eq(c->n, 0);
+    fake_advance(1);
+    ck_assert_int_eq(c->n, 1);
+    ck_assert_str_eq(fake_error(c), "no_such_game");
+    ck_assert_ptr_nonnull(strstr(c->msg[0], "did not answer"));
+    ck_assert_uint_eq(hub_metrics(fake_hub)->reads_late, 1);
+    fake_hold_reads(0);
+    fake_settle(); /* (the reader runs it, and nobody hears) */
+    ck_assert_int_eq(c->n, 1);
+}
+END_TEST
+
+/* Waits (bounded: 20 s) for the password workers, then settles. */
+static void wait_passwords(void)
+{
+    struct timespec ms = {0, 1000000L};
+
+    for (int i = 0; i < 20000 && account_jobs(fake_hub) > 0; i++) {
+        hub_wake(fake_hub);
+        nanosleep(&ms, NULL);
+    }
+    fake_settle();
+}
+
+/* A guest on its own connection that registers as name. */
+static struct fconn *account(const char *ip, const char *name, char pid[64])
+{
+    struct fconn *c = fake_connect(ip);
+    char tok[64];
+
+    fake_hello(c, name, pid, tok);
+    fake_say(c,
+             "{\"t\":\"register\",\"username\":\"%s\","
+             "\"password\":\"correct horse\"}",
+             name);
+    wait_passwords();
+    ck_assert_int_eq(fake_count(c, "registered"), 1);
+    return c;
+}
+
+/* The rating shown for colour's player in c's last state (-1: none). */
+static long shown_rating(struct fconn *c, const char *colour)
+{
+    json_t *j = fake_find(c, "state");
+    json_t *r;
+    long v;
+
+    ck_assert_ptr_nonnull(j);
+    r = json_object_get(json_object_get(j, colour), "rating");
+    v = r ? (long)json_integer_value(r) : -1;
+    json_decref(j);
+    return v;
+}
+
+START_TEST(an_adopted_games_seats_show_their_facts_once_read)
+{
+    char a_pid[64], b_pid[64], gid[64];
+    struct fconn *a = account("10.0.1.1", "alice", a_pid);
+    struct fconn *b = account("10.0.1.2", "bob", b_pid);
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    json_t *j;
+
+    fake_say(a, "{\"t\":\"invite\",\"color\":\"white\",\"rated\":true,"
+                "\"clock\":{\"type\":\"fischer\",\"initial_s\":180,"
+                "\"increment_s\":2}}");
+    j = fake_find(a, "invited");
+    snprintf(gid, sizeof gid, "%s", str(j, "game"));
+    json_decref(j);
+    fake_say(b, "{\"t\":\"join\",\"game\":\"%s\"}", gid);
+    fake_move(a, gid, "e2e4", 0);
+    fake_move(b, gid, "e7e5", 1);
+    fake_peek(true);
+    ck_assert_int_eq(store_get_game(fake_store, gid, &row, &moves, &n, NULL),
+                     1);
+    fake_peek(false);
+    /* another node (a new hub) adopts it: its players are not there */
+    fake_restart(NULL);
+    fake_hold_reads(1);
+    ck_assert_ptr_nonnull(
+        hub_adopt_game(fake_hub, &row, moves, n, 0, fake_now));
+    free(moves);
+    struct fconn *s = fake_connect("10.0.1.3");
+    char pid[64], tok[64];
+    fake_hello(s, "spec", pid, tok); /* (a new guest: no read) */
+    fake_say(s, "{\"t\":\"sync\",\"game\":\"%s\"}", gid);
+    ck_assert_int_eq(shown_rating(s, "white"), -1); /* not read yet */
+    fake_hold_reads(0);
+    fake_settle();
+    fake_say(s, "{\"t\":\"sync\",\"game\":\"%s\"}", gid);
+    ck_assert_int_eq(shown_rating(s, "white"), 1500);
+    ck_assert_int_eq(shown_rating(s, "black"), 1500);
+    j = fake_find(s, "state");
+    ck_assert(json_is_true(
+        json_object_get(json_object_get(j, "white"), "account")));
+    json_decref(j);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reads");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_checked_fixture(tc, setup, fake_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, what_follows_a_hello_waits_for_its_welcome_in_order);
+    tcase_add_test(tc, an_answer_for_a_closed_connection_goes_to_nobody);
+    tcase_add_test(tc, a_connection_has_four_reads_waiting);
+    tcase_add_test(tc, an_address_has_its_reads_waiting_and_its_rate);
+    tcase_add_test(tc, a_game_the_store_lacks_costs_one_read_a_while);
+    tcase_add_test(tc, a_read_past_its_deadline_is_answered_without_waiting);
+    tcase_add_test(tc, an_adopted_games_seats_show_their_facts_once_read);
+    suite_add_tcase(s, tc);
+    return check_main(s);
+}
