@@ -387,8 +387,8 @@ static int no_host_run(struct store *st, struct hub_read *r)
 static void no_host_answer(struct hub_read *r, int rc)
 {
     struct game_read *q = (struct game_read *)r;
-    struct cluster *c = r->who;
     struct fwd *f = q->f;
+    struct cluster *c = f->c;
     struct session *s;
 
     q->f = NULL; /* (f is this function's now) */
@@ -448,6 +448,15 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
     }
     if ((q = game_read_new(f->gid, no_host_run, no_host_answer))) {
         q->f = f;
+        /* a local connection's command: its budget pays (a flood of
+         * commands about games nobody has is metered as on one node),
+         * and the answer comes even if it closes (f to free) */
+        s = command ? cluster_local_session(c, sid) : NULL;
+        if (s) {
+            q->r.always = true;
+            hub_read_submit_for(s, &q->r, NULL, true);
+            return; /* (refused: s answered, q and f freed) */
+        }
         if (hub_read_submit(c->h, &q->r, &c->reads, c) == 0)
             return;
         /* (refused: q and f freed) */
