@@ -26,14 +26,18 @@
  * Ratings (PROTOCOL.md, "Rated games"). A rated game computes its rating
  * change when it ends (game.c), from the ratings the hub gives it
  * (hub_env_ratings), and hands the new rows to the store with the game's end
- * (one transaction). The hub gives the store's rows overlaid by the
- * `rated` table: the rows of rated ends queued and not committed yet, by
- * "PID/CATEGORY". The loop is the only writer of ratings and the store
- * applies writes in order, so this overlay is always the newest value: a
- * player whose two rated games end a moment apart (or while the database
+ * (one transaction). The hub gives the seats' facts (facts.c: read from
+ * the store when the game started or was adopted, and kept current by
+ * this node's own ends) overlaid by the `rated` table: the rows of rated
+ * ends queued and not committed yet, by "PID/CATEGORY". This node's loop
+ * is the only writer of its games' ratings and the store applies writes
+ * in order, so this is always the newest value this node knows: a player
+ * whose two rated games here end a moment apart (or while the database
  * stalls) has the second computed from the first's result, never from a
  * stale row; and each stored row is an absolute value, so the same end
- * applied twice would leave the same rows.
+ * applied twice would leave the same rows. (In a cluster, a player's
+ * rated game that ends on another node meanwhile is not seen before the
+ * facts are read again: at the next game's start.)
  */
 #include "hub/hub.h"
 
