@@ -35,9 +35,10 @@
  * whose two rated games here end a moment apart (or while the database
  * stalls) has the second computed from the first's result, never from a
  * stale row; and each stored row is an absolute value, so the same end
- * applied twice would leave the same rows. (In a cluster, a player's
- * rated game that ends on another node meanwhile is not seen before the
- * facts are read again: at the next game's start.)
+ * applied twice would leave the same rows. (In a cluster, a rated game
+ * of the same player that another node hosts and that ends while this
+ * one is played is not seen here: this end starts from the rating read
+ * at this game's start. docs/cluster.md says so.)
  */
 #include "hub/hub.h"
 
