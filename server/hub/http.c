@@ -192,14 +192,7 @@ static int game_run(struct store *st, struct hub_read *r)
 
     if (rc != 1 || strcmp(q->row.status, "ended"))
         return rc;
-    for (int c = 0; c < 2; c++) {
-        const char *pid = c ? q->row.black_pid : q->row.white_pid;
-        int a = pid[0] ? store_is_account(st, pid) : 0;
-        if (a < 0)
-            return -1;
-        q->accounts[c] = a == 1;
-    }
-    return 1;
+    return hub_read_seats(st, &q->row, q->accounts) < 0 ? -1 : 1;
 }
 
 /* GET /api/games/GID of a game not in memory: a finished one as stored;

@@ -185,14 +185,7 @@ static int stored_run(struct store *st, struct hub_read *r)
 
     if (rc != 1 || !render || strcmp(j->row.status, "ended"))
         return rc;
-    for (int c = 0; c < 2; c++) {
-        const char *pid = c ? j->row.black_pid : j->row.white_pid;
-        int a = pid[0] ? store_is_account(st, pid) : 0;
-        if (a < 0)
-            return -1;
-        j->account[c] = a == 1;
-    }
-    return 1;
+    return hub_read_seats(st, &j->row, j->account) < 0 ? -1 : 1;
 }
 
 static void stored_clear(struct hub_read *r)

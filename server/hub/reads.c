@@ -271,6 +271,19 @@ uint64_t hub_reads_horizon(const struct hub *h)
     return at;
 }
 
+int hub_read_seats(struct store *st, const struct store_game *row,
+                   bool account[2])
+{
+    for (int c = 0; c < 2; c++) {
+        const char *pid = c ? row->black_pid : row->white_pid;
+        int a = pid[0] ? store_is_account(st, pid) : 0;
+        if (a < 0)
+            return -1;
+        account[c] = a == 1;
+    }
+    return 0;
+}
+
 size_t hub_reads_pending(const struct hub *h)
 {
     return h->reads ? h->reads->n : 0;

@@ -76,6 +76,11 @@ int hub_read_submit_for(struct session *s, struct hub_read *r,
 /* The owner goes: the answers of its reads in flight are dropped. */
 void hub_reads_orphan(struct hub_reads *o);
 
+/* Reader thread (a run): whether each seat of row is an account, into
+ * account[0] (white) and [1]. 0, or -1 on a database error. */
+int hub_read_seats(struct store *st, const struct store_game *row,
+                   bool account[2]);
+
 /* The answers and the deadlines due (hub_wake, and the hub's timer). */
 void hub_reads_collect(struct hub *h);
 
