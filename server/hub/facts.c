@@ -329,8 +329,13 @@ bool hub_facts_want(struct session *s, const struct proto_msg *m,
                     const char *const *pids, size_t n)
 {
     struct hub *h = s->hub;
+    const char *all[2] = {s->player ? s->player->pid : NULL,
+                          n ? pids[0] : NULL};
     bool oom;
-    struct facts_job *j = job_for(h, pids, n, &oom);
+    struct facts_job *j;
+
+    assert(n <= 1); /* (s's player and one other) */
+    j = job_for(h, all, 2, &oom);
 
     if (!j) {
         if (oom)

@@ -332,7 +332,7 @@ bool hub_facts_fresh(struct hub *h, const struct player *p);
 /* A rated end of this node's changed r->pid's rating in r->category. */
 void hub_facts_rated(struct hub *h, const struct store_rating *r);
 void hub_facts_free(struct player *p);
-/* True when the facts of s's player and pids[0..n) (n <= 2; NULL or ""
+/* True when the facts of s's player and pids[0..n) (n <= 1; NULL or ""
  * skipped) are fresh: the command goes on. Else false: they are read,
  * and m runs again for s once they are (through hub_redispatch), or s
  * was answered rate_limited (a budget, the database). */
