@@ -447,6 +447,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
 struct accept_call {
     struct cluster *c;
     uint64_t sid;
+    int64_t asked; /* hub_facts_since of a rated accept (facts.c) */
     struct proto_id id;
     struct lobby_seek seek;
     char node[PROTO_KEY_MAX + 1]; /* the seek's */
@@ -526,7 +527,10 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
     /* (the accept again, should the players' facts be read first) */
     struct proto_msg m = {.type = PROTO_T_ACCEPT, .id = a->id};
     snprintf(m.seek, sizeof m.seek, "%s", k->sid);
-    if (hub_accept_refused(s, k, &m)) {
+    if (hub_accept_refused(
+            s, k, &m,
+            k->rated ? a->asked
+                     : hub_facts_since(c->h, false, cluster_now(c)))) {
         host_flush_soon(c);
         free(a);
         return;
@@ -551,6 +555,7 @@ void cluster_accept(struct cluster *c, struct session *s,
     }
     a->c = c;
     a->sid = edge_of(s)->id;
+    a->asked = hub_facts_since(c->h, true, cluster_now(c));
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
     char key[PROTO_KEY_MAX + 8];

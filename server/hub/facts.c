@@ -127,6 +127,19 @@ void hub_facts_new_player(struct hub *h, struct player *p)
     hub_facts_apply(h, p, &row);
 }
 
+void hub_facts_game_gone(struct player *p, const char *gid)
+{
+    struct player_facts *f = p->facts;
+
+    for (size_t i = 0; f && i < f->n_live; i++)
+        if (!strcmp(f->live[i], gid)) {
+            memmove(&f->live[i], &f->live[i + 1],
+                    (f->n_live - i - 1) * sizeof *f->live);
+            f->n_live--;
+            return;
+        }
+}
+
 void hub_facts_free(struct player *p)
 {
     if (p->facts)
@@ -135,14 +148,23 @@ void hub_facts_free(struct player *p)
     p->facts = NULL;
 }
 
-bool hub_facts_fresh(struct hub *h, const struct player *p)
+bool hub_facts_fresh(struct hub *h, const struct player *p, int64_t since)
 {
     if (!p || !p->facts)
         return false;
     if (!h->router.ops->shared_store(h->router.ctx))
         return true; /* every change is this node's, and kept */
-    return p->facts->with_live &&
-           hub_now_ms(h) - p->facts->at < LIMIT_FACTS_FRESH_MS;
+    return p->facts->with_live && p->facts->at >= since;
+}
+
+int64_t hub_facts_since(struct hub *h, bool rated, int64_t now)
+{
+    /* a start reads the ratings it starts from and the live games it
+     * counts (another node may have ended one a moment ago: the caps
+     * would refuse, or a rated end be missed), once: a command run
+     * again after its read asks since it first asked */
+    (void)rated; /* (both, so far: the caps as the ratings) */
+    return h->rerun_since ? h->rerun_since : now;
 }
 
 void hub_facts_rated(struct hub *h, const struct store_rating *r)
@@ -172,6 +194,7 @@ struct facts_job {
     char *text;
     size_t len;
     bool rerun;
+    int64_t since; /* what it asked (hub_facts_since): its rerun's */
     /* then */
     void (*cb)(struct hub *h, void *who, void *arg, bool ok);
     void *arg;
@@ -213,6 +236,8 @@ static void unpin(struct hub *h, struct facts_job *j)
     }
 }
 
+static void linger(struct hub *h, struct facts_job *j, bool read);
+
 static void facts_answer(struct hub_read *r, int rc)
 {
     struct facts_job *j = (struct facts_job *)r;
@@ -232,20 +257,23 @@ static void facts_answer(struct hub_read *r, int rc)
                  r->sr.end == STORE_READ_LATE ? "late" : "database");
     if (j->rerun) {
         struct session *s = r->who;
-        if (rc < 0)
+        if (rc < 0) {
             hub_busy(s, &j->m.id);
-        else /* (its facts are fresh now: no second read) */
+        } else { /* (its facts are read since it asked: no second read) */
+            h->rerun_since = j->since;
             hub_redispatch(s, &j->m, j->text, j->len, hub_now_ms(h));
+            h->rerun_since = 0;
+        }
     } else if (j->cb) {
         j->cb(h, r->who, j->arg, rc == 0);
     }
-    unpin(h, j);
+    linger(h, j, rc == 0);
 }
 
-/* The facts of pids[0..n) not fresh, into a new job (NULL when all are,
- * or out of memory: *oom). */
+/* The facts of pids[0..n) not read since `since`, into a new job (NULL
+ * when all are, or out of memory: *oom). */
 static struct facts_job *job_for(struct hub *h, const char *const *pids,
-                                 size_t n, bool *oom)
+                                 size_t n, int64_t since, bool *oom)
 {
     struct facts_job *j = NULL;
 
@@ -256,7 +284,7 @@ static struct facts_job *job_for(struct hub *h, const char *const *pids,
         if (!pids[i] || !pids[i][0])
             continue;
         p = table_get(&h->players, pids[i]);
-        if (hub_facts_fresh(h, p))
+        if (hub_facts_fresh(h, p, since))
             continue;
         if (j && !strcmp(j->rows[0].pid, pids[i]))
             continue; /* (the same player twice) */
@@ -271,8 +299,32 @@ static struct facts_job *job_for(struct hub *h, const char *const *pids,
         j->r.answer = facts_answer;
         j->r.clear = facts_clear;
         j->max_live = hub_facts_max_live(h);
+        j->since = since;
     }
     return j;
+}
+
+/* The records of j's players stay a while (LIMIT_FACTS_FRESH_MS) with
+ * the facts read (read: a command that runs on after another round trip,
+ * a cluster's accept, finds them), or go as unpin does. The job's pin
+ * becomes the linger's (one a record); hub_facts_sweep lets them go. */
+static void linger(struct hub *h, struct facts_job *j, bool read)
+{
+    int64_t until = hub_now_ms(h) + LIMIT_FACTS_FRESH_MS;
+
+    if (!read) {
+        unpin(h, j);
+        return;
+    }
+    for (size_t i = 0; i < j->n; i++) {
+        struct player *p = table_get(&h->players, j->rows[i].pid);
+        if (!p)
+            continue;
+        assert(p->pins > 0);
+        if (p->linger_until) /* (pinned for a linger already) */
+            p->pins--;
+        p->linger_until = until;
+    }
 }
 
 /* Pins the records of j's players (created when missing: the facts need
@@ -326,7 +378,7 @@ static int submit(struct hub *h, struct facts_job *j, struct session *s,
 }
 
 bool hub_facts_want(struct session *s, const struct proto_msg *m,
-                    const char *const *pids, size_t n)
+                    const char *const *pids, size_t n, int64_t since)
 {
     struct hub *h = s->hub;
     const char *all[2] = {s->player ? s->player->pid : NULL,
@@ -335,7 +387,7 @@ bool hub_facts_want(struct session *s, const struct proto_msg *m,
     struct facts_job *j;
 
     assert(n <= 1); /* (s's player and one other) */
-    j = job_for(h, all, 2, &oom);
+    j = job_for(h, all, 2, since, &oom);
 
     if (!j) {
         if (oom)
@@ -359,12 +411,12 @@ bool hub_facts_want(struct session *s, const struct proto_msg *m,
 }
 
 int hub_facts_then(struct hub *h, const char *const *pids, size_t n,
-                   struct hub_reads *owner, void *who,
+                   int64_t since, struct hub_reads *owner, void *who,
                    void (*cb)(struct hub *h, void *who, void *arg, bool ok),
                    void *arg)
 {
     bool oom;
-    struct facts_job *j = job_for(h, pids, n, &oom);
+    struct facts_job *j = job_for(h, pids, n, since, &oom);
 
     if (!j)
         return oom ? -1 : 1;
@@ -383,7 +435,8 @@ void hub_facts_background(struct hub *h, const char *pid)
 
     if ((p && p->facts_loading) || h->restoring)
         return; /* (one is on its way; or the sweep reads it later) */
-    if (!(j = job_for(h, pids, 1, &oom)))
+    if (!(j = job_for(h, pids, 1, hub_facts_since(h, false, hub_now_ms(h)),
+                      &oom)))
         return;
     if (submit(h, j, NULL, NULL, NULL, NULL) == 0 &&
         (p = table_get(&h->players, pid)))
@@ -392,8 +445,16 @@ void hub_facts_background(struct hub *h, const char *pid)
 
 void hub_facts_sweep(struct hub *h)
 {
+    int64_t now = hub_now_ms(h);
+
     for (size_t i = 0; i < h->players.cap; i++) {
         struct player *p = h->players.slots[i].value;
+        if (p && p->linger_until && now >= p->linger_until) {
+            p->linger_until = 0;
+            p->pins--;
+            hub_player_release(h, p); /* (a tombstone: the slots stay) */
+            continue;
+        }
         if (p && p->ngames && !p->facts && !p->facts_loading)
             hub_facts_background(h, p->pid);
     }

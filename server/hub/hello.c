@@ -234,9 +234,12 @@ static void hello_answered(struct hub_read *r, int rc)
         bad_token(s, &q->m, false);
         return;
     }
-    if ((p = table_get(&h->tokens, key)) != NULL) {
-        hello_found(s, &q->m, q->hash, p, NULL, false, 0, NULL, NULL, r->seen,
-                    hub_now_ms(h));
+    if ((p = table_get(&h->tokens, key)) != NULL) { /* (its facts too) */
+        hello_found(s, &q->m, q->hash, p, NULL, false, 0,
+                    rc == TOKEN_GUEST && !strcmp(q->sp.pid, p->pid)
+                        ? &q->facts
+                        : NULL,
+                    NULL, r->seen, hub_now_ms(h));
         return;
     }
     if (rc == TOKEN_GUEST && (mem = table_get(&h->players, q->sp.pid)) &&
@@ -278,7 +281,9 @@ static void hello_back(struct session *s, const struct proto_msg *m,
         bad_token(s, m, false);
         return;
     }
-    if ((p = table_get(&h->tokens, key)) != NULL && hub_facts_fresh(h, p)) {
+    /* (a cluster reads anyway: its welcome lists every node's games) */
+    if ((p = table_get(&h->tokens, key)) != NULL && p->facts &&
+        !hub_shared_store(h)) {
         hello_found(s, m, hash, p, NULL, false, 0, NULL, NULL,
                     store_committed(h->store), now);
         return;

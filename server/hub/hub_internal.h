@@ -92,6 +92,8 @@ struct hub {
     struct hub_reads_state *reads;       /* the store reads (reads.c) */
     struct recent *unknown; /* GIDs the store did not have, lately */
     bool restoring;         /* hub_restore: reads are synchronous */
+    int64_t rerun_since;    /* a command run again after its facts'
+                               read: when it first asked (facts.c) */
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
@@ -327,23 +329,29 @@ void hub_facts_apply(struct hub *h, struct player *p,
                      const struct facts_row *row);
 /* p is a new guest: nothing to read (no rating, no game, no account). */
 void hub_facts_new_player(struct hub *h, struct player *p);
-/* p's facts as a command may use them: read, and (in a cluster) lately. */
-bool hub_facts_fresh(struct hub *h, const struct player *p);
+/* p's facts as a command may use them: read, and (in a cluster) read
+ * at `since` or later (hub_facts_since). */
+bool hub_facts_fresh(struct hub *h, const struct player *p, int64_t since);
+/* (hub_facts_since: seekbook.h) */
 /* A rated end of this node's changed r->pid's rating in r->category. */
 void hub_facts_rated(struct hub *h, const struct store_rating *r);
 void hub_facts_free(struct player *p);
+/* gid is no longer one of p's live games here (it ended, or left this
+ * node's memory): its facts' list of live games forgets it. */
+void hub_facts_game_gone(struct player *p, const char *gid);
 /* True when the facts of s's player and pids[0..n) (n <= 1; NULL or ""
- * skipped) are fresh: the command goes on. Else false: they are read,
- * and m runs again for s once they are (through hub_redispatch), or s
- * was answered rate_limited (a budget, the database). */
+ * skipped) were read since `since` (hub_facts_since): the command goes
+ * on. Else false: they are read, and m runs again for s once they are
+ * (through hub_redispatch, asking since the same moment), or s was
+ * answered rate_limited (a budget, the database). */
 bool hub_facts_want(struct session *s, const struct proto_msg *m,
-                    const char *const *pids, size_t n);
+                    const char *const *pids, size_t n, int64_t since);
 /* The same for a caller without a command to run again: 1 when fresh
  * (cb not called); 0 when cb(h, who, arg, ok) will be called once they
  * are read (with who NULL when owner let its reads go first: reads.h);
  * -1 when out of memory or the queue is full (cb not called). */
 int hub_facts_then(struct hub *h, const char *const *pids, size_t n,
-                   struct hub_reads *owner, void *who,
+                   int64_t since, struct hub_reads *owner, void *who,
                    void (*cb)(struct hub *h, void *who, void *arg, bool ok),
                    void *arg);
 /* Reads pid's facts unless fresh or on their way, for nobody in

@@ -30,7 +30,9 @@ static void do_join(struct session *s, struct game *g,
                strcmp(game_creator(g), s->player->pid);
     /* both players' facts (their ratings to show, the joiner's games):
      * read first, and the join runs again then */
-    if (joinable && !hub_facts_want(s, m, &creator, 1))
+    if (joinable &&
+        !hub_facts_want(s, m, &creator, 1,
+                        hub_facts_since(s->hub, game_rated(g), now)))
         return;
     if (joinable && game_rated(g) && hub_rated_refused(s, &m->id))
         return;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hub/session.h"
 #include "proto.h"
@@ -43,6 +44,8 @@ struct player {
                                    not yet */
     bool facts_loading;         /* a background read of them is on its
                                    way */
+    int64_t linger_until;       /* pinned (one pin) until then with the facts
+                             just read (facts.c); 0: not */
     bool account;               /* registered (set from the store on hello and
                            login, or with its facts: a player restored
                            from a game's seat may not know yet) */

@@ -108,6 +108,7 @@ int hub_player_add_game(struct player *p, const char *gid)
 void hub_player_drop_game(struct player *p, const char *gid)
 {
     hub_refs_drop(p->games, &p->ngames, gid);
+    hub_facts_game_gone(p, gid); /* (not live here any more) */
 }
 
 /* ---- subscriptions ----------------------------------------------------- */

@@ -149,7 +149,8 @@ static void rematch_start(struct session *s, struct game_host *gh, int color,
 
     /* both players' facts (their games, their ratings to show): read
      * first, and the rematch runs again then */
-    if (opp && !hub_facts_want(s, m, &opp_pid, 1))
+    if (opp && !hub_facts_want(s, m, &opp_pid, 1,
+                               hub_facts_since(h, game_rated(old), now)))
         return;
     if (hub_player_full(s, false, &m->id))
         return;
@@ -234,7 +235,8 @@ void rematch_command(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_NO_REMATCH, msg, &m->id);
         return;
     }
-    if (!hub_facts_want(s, m, (const char *[]){opp->pid}, 1) ||
+    if (!hub_facts_want(s, m, (const char *[]){opp->pid}, 1,
+                        hub_facts_since(h, game_rated(gh->game), now)) ||
         hub_player_full(s, false, &m->id) ||
         hub_games_refused(s, opp->pid, true, &m->id))
         return;

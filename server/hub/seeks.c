@@ -15,14 +15,23 @@
 #include "lib/tunables.h"
 
 /* p's live games on every node: in a cluster its facts' (the store's,
- * read lately: facts.c), which lag the games this node made since (in
- * p->ngames); the larger. */
+ * read lately: facts.c, less those that ended here since) and those in
+ * memory here that they lack (made here since). */
 static size_t live_held(const struct player *p)
 {
-    size_t held = p ? p->ngames : 0;
+    const struct player_facts *f = p ? p->facts : NULL;
+    size_t held = 0;
 
-    if (p && p->facts && p->facts->with_live && p->facts->n_live > held)
-        held = p->facts->n_live;
+    if (!p)
+        return 0;
+    if (f && f->with_live)
+        held = f->n_live;
+    for (size_t i = 0; i < p->ngames; i++) {
+        bool listed = false;
+        for (size_t k = 0; f && f->with_live && k < f->n_live && !listed; k++)
+            listed = !strcmp(f->live[k], p->games[i].gid);
+        held += !listed;
+    }
     return held;
 }
 
@@ -66,7 +75,8 @@ void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     struct hub *h = s->hub;
     struct lobby_seek seek;
 
-    if (!hub_facts_want(s, m, NULL, 0)) /* (its rating, its games) */
+    /* (its rating, its games) */
+    if (!hub_facts_want(s, m, NULL, 0, hub_facts_since(h, m->rated, now)))
         return;
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
@@ -183,7 +193,9 @@ void hub_start_paired(struct session *s, const struct clock_spec *clock,
     }
     /* the other's facts (its name, rating, account) first: they show in
      * the game_start; a session that closes meanwhile starts nothing */
-    rc = pr ? hub_facts_then(h, pids, 1, &s->reads, s, paired_read, pr) : -1;
+    rc = pr ? hub_facts_then(h, pids, 1, hub_facts_since(h, rated, now),
+                             &s->reads, s, paired_read, pr)
+            : -1;
     if (rc == 0)
         return;
     free(pr);
@@ -196,7 +208,7 @@ void hub_start_paired(struct session *s, const struct clock_spec *clock,
  * then the seeker's), then server_full and address_full (s's address,
  * then the seeker's: hub_games_refused). True when one failed (it was answered). */
 bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
-                        const struct proto_msg *m)
+                        const struct proto_msg *m, int64_t since)
 {
     struct hub *h = s->hub;
     const struct proto_id *id = &m->id;
@@ -204,7 +216,7 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
     const char *seeker = k->pid;
 
     /* (both players' facts: ratings, live games; read, then m again) */
-    if (!hub_facts_want(s, m, &seeker, 1))
+    if (!hub_facts_want(s, m, &seeker, 1, since))
         return true;
     if (!strcmp(k->pid, s->player->pid)) {
         hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
@@ -283,7 +295,8 @@ void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
                 : m->color == PROTO_BLACK ? 1
                                           : (int)(ids_random_byte() & 1);
 
-    if (!hub_facts_want(s, m, NULL, 0)) /* (its rating, its games) */
+    /* (its rating, its games) */
+    if (!hub_facts_want(s, m, NULL, 0, hub_facts_since(h, m->rated, now)))
         return;
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
@@ -384,7 +397,7 @@ static void accept(void *ctx, struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
-    if (hub_accept_refused(s, k, m))
+    if (hub_accept_refused(s, k, m, hub_facts_since(h, k->rated, now)))
         return;
     seek = *k; /* taken (with s's own seek) once the game exists */
     g = hub_accept_start(s, &seek, &m->id, now);

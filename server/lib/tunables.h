@@ -163,10 +163,10 @@
 #define LIMIT_UNKNOWN_GAME_MS (10LL * 1000)
 #define LIMIT_UNKNOWN_GAMES 4096
 
-/* In a cluster, what the hub read about a player (its ratings, its live
- * games on every node: hub/facts.c) is read again when it is older than
- * this when a command needs it (a seek, an invitation, a join, an
- * accept, a rematch): other nodes change them too. */
+/* What the hub read about a player that has no connection or game here
+ * (hub/facts.c: the other player of an accept, a pairing) is kept this
+ * long with a record of its own: a command that goes on after another
+ * round trip (a cluster's accept) finds it. */
 #define LIMIT_FACTS_FRESH_MS (5LL * 1000)
 
 /* After a close the server decided on, it half-closes the socket and
