@@ -359,7 +359,9 @@ struct store {
         _Atomic bool answered; /* answers wait: collect looks lock-free */
         size_t pending;        /* submitted, done not called (loop) */
         int timeout_ms;
-        bool loop_known; /* the loop's thread serves (store_read_serving) */
+        _Atomic bool loop_known; /* the loop's thread serves
+                                    (store_read_serving; loop set
+                                    first) */
         pthread_t loop;
         struct store_read_stats stats; /* (latency, counts) */
     } rd;

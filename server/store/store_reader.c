@@ -51,7 +51,8 @@ void store__read_enter(struct store *s)
 {
     /* the loop never waits for a database once it serves (the reads it
      * needs are jobs); the reader itself already holds the connection */
-    assert(!(s->rd.loop_known && pthread_equal(pthread_self(), s->rd.loop)));
+    assert(!(atomic_load(&s->rd.loop_known) &&
+             pthread_equal(pthread_self(), s->rd.loop)));
     assert(!store__on_writer(s));
     pthread_mutex_lock(&s->rd.conn);
 }
@@ -188,8 +189,9 @@ void store__reader_stop(struct store *s)
 
 void store_read_serving(struct store *s, bool serving)
 {
-    s->rd.loop = pthread_self();
-    s->rd.loop_known = serving;
+    if (serving)
+        s->rd.loop = pthread_self(); /* (before the flag: atomic) */
+    atomic_store(&s->rd.loop_known, serving);
 }
 
 void store_read_configure(struct store *s, int timeout_ms, size_t queue)
