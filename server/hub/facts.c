@@ -257,6 +257,7 @@ static void facts_answer(struct hub_read *r, int rc)
                  r->sr.end == STORE_READ_LATE ? "late" : "database");
     if (j->rerun) {
         struct session *s = r->who;
+        s->waiting = false; /* (the command runs on: no longer held) */
         if (rc < 0) {
             hub_busy(s, &j->m.id);
         } else { /* (its facts are read since it asked: no second read) */
@@ -264,6 +265,8 @@ static void facts_answer(struct hub_read *r, int rc)
             hub_redispatch(s, &j->m, j->text, j->len, hub_now_ms(h));
             h->rerun_since = 0;
         }
+        if (!s->waiting) /* (unless it waits again) */
+            hub_session_replay(s);
     } else if (j->cb) {
         j->cb(h, r->who, j->arg, rc == 0);
     }
@@ -406,7 +409,8 @@ bool hub_facts_want(struct session *s, const struct proto_msg *m,
         j->text[h->cur_len] = '\0';
         j->len = h->cur_len;
     }
-    submit(h, j, s, &m->id, NULL, NULL);
+    if (submit(h, j, s, &m->id, NULL, NULL) == 0)
+        s->waiting = true; /* (what s sends next waits for the rerun) */
     return false;
 }
 

@@ -218,8 +218,8 @@ static void hello_answered(struct hub_read *r, int rc)
     struct player *p, *mem;
     char key[72];
 
-    s->hello_reading = false;
-    if (s->player) { /* (a login came meanwhile) */
+    s->waiting = false;
+    if (s->player) { /* (a login came meanwhile: it is not held) */
         hub_send_error(s, PROTO_BAD_FIELD, "hello: already said", &q->m.id);
         return;
     }
@@ -261,7 +261,8 @@ static void hello_answer(struct hub_read *r, int rc)
     struct session *s = r->who;
 
     hello_answered(r, rc);
-    hub_session_replay(s); /* (what came after the hello, in order) */
+    if (!s->waiting) /* (what came after the hello, in order) */
+        hub_session_replay(s);
 }
 
 /* hello with a token: the player is back on s. From memory when it is
@@ -300,7 +301,7 @@ static void hello_back(struct session *s, const struct proto_msg *m,
     q->since_ms = hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS;
     q->max_live = hub_facts_max_live(h);
     if (hub_read_submit_for(s, &q->r, &m->id, false) == 0)
-        s->hello_reading = true;
+        s->waiting = true;
 }
 
 /* A new guest's row, named as hello asks or Guest-XXXXXX, with a new
@@ -368,7 +369,7 @@ static void hello_new(struct session *s, const struct proto_msg *m,
 
 void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now)
 {
-    if (s->player || s->hello_reading)
+    if (s->player || s->waiting)
         hub_send_error(s, PROTO_BAD_FIELD, "hello: already said", &m->id);
     else if (m->token[0])
         hello_back(s, m, now);

@@ -92,6 +92,8 @@ static int modules_init(struct hub *h);
 static enum proto_type on_text(struct hub *h, struct session *s,
                                const char *text, size_t len, int64_t now,
                                bool admit);
+static bool hold_input(struct session *s, const char *text, size_t len,
+                       const struct proto_id *id);
 static void moves_committed(struct hub *h);
 
 /* ---- a local connection's session_ops --------------------------------- */
@@ -536,6 +538,11 @@ static void moves_committed(struct hub *h)
 void hub_run(struct session *s, const struct proto_msg *m, const char *text,
              size_t len, int64_t now)
 {
+    /* (another node's connection: its commands in order too) */
+    if (s->waiting && len) {
+        hold_input(s, text, len, &m->id);
+        return;
+    }
     dispatch(s, m, text, len, now, true, now_us(s->hub));
 }
 
@@ -678,13 +685,16 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
 static bool hold_input(struct session *s, const char *text, size_t len,
                        const struct proto_id *id)
 {
-    struct held_in *in = s->n_held_in < LIMIT_HELD_INPUT
+    struct held_in *in = s->n_held_in < LIMIT_HELD_INPUT &&
+                                 s->held_in_bytes + len <=
+                                     LIMIT_HELD_INPUT_BYTES
                              ? malloc(sizeof *in + len + 1)
                              : NULL;
 
     if (!in) {
         hub_send_error(s, PROTO_RATE_LIMITED,
-                       "too many messages before the welcome; wait for it",
+                       "too many messages waiting for the database; slow "
+                       "down",
                        id);
         return false;
     }
@@ -695,6 +705,7 @@ static bool hold_input(struct session *s, const char *text, size_t len,
     *(s->held_in ? s->held_in_tail : &s->held_in) = in;
     s->held_in_tail = &in->next;
     s->n_held_in++;
+    s->held_in_bytes += len;
     return true;
 }
 
@@ -702,10 +713,11 @@ void hub_session_replay(struct session *s)
 {
     struct hub *h = s->hub;
 
-    while (s->held_in && !s->hello_reading) {
+    while (s->held_in && !s->waiting) {
         struct held_in *in = s->held_in;
         s->held_in = in->next;
         s->n_held_in--;
+        s->held_in_bytes -= in->len;
         on_text(h, s, in->text, in->len, hub_now_ms(h), false);
         OPENSSL_cleanse(in->text, in->len); /* (a login's password) */
         free(in);
@@ -728,7 +740,7 @@ static enum proto_type on_text(struct hub *h, struct session *s,
                            "too many messages; slow down",
                            rc == 0 ? &m.id : NULL, now))
         rc = -2;
-    else if (s->hello_reading) /* (its welcome first: in order after) */
+    else if (s->waiting) /* (a command's read first: in order after) */
         rc = hold_input(s, text, len, rc == 0 ? &m.id : NULL) ? -3 : -2;
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);

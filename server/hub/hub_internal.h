@@ -367,8 +367,9 @@ void hub_facts_sweep(struct hub *h);
  * or -1. */
 int hub_facts_now(struct hub *h, struct player *p);
 
-/* s's hello was read and answered (hello.c): the messages it held
- * meanwhile run now, in order (until a held hello reads again). */
+/* s's command that waited for a read (s->waiting: a hello, a game not
+ * in memory, its players' facts) is answered: the messages s sent
+ * meanwhile run now, in order (until one of them waits again). */
 void hub_session_replay(struct session *s);
 
 /* Runs m (text: its len bytes, NULL: none) from s again, from the

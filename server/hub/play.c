@@ -206,7 +206,19 @@ static void no_such_game(struct session *s, const struct proto_msg *m,
         failed ? "the game database did not answer" : "no such game", &m->id);
 }
 
+static void stored_answered(struct hub_read *r, int rc);
+
 static void stored_answer(struct hub_read *r, int rc)
+{
+    struct session *s = r->who;
+
+    s->waiting = false; /* (the command runs on: no longer held) */
+    stored_answered(r, rc);
+    if (!s->waiting) /* (unless it waits again) */
+        hub_session_replay(s);
+}
+
+static void stored_answered(struct hub_read *r, int rc)
 {
     struct stored_job *j = (struct stored_job *)r;
     struct session *s = r->who;
@@ -278,7 +290,8 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
         j->text[h->cur_len] = '\0';
         j->len = h->cur_len;
     }
-    hub_read_submit_for(s, &j->r, &m->id, true);
+    if (hub_read_submit_for(s, &j->r, &m->id, true) == 0)
+        s->waiting = true; /* (what s sends next waits for its answer) */
 }
 
 void hub_do_game_command(struct session *s, const struct proto_msg *m,

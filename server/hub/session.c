@@ -36,6 +36,7 @@ void session_clear(struct session *s)
         free(in);
     }
     s->n_held_in = 0;
+    s->held_in_bytes = 0;
     session_unwatch_all(s, NULL, NULL);
     msgbuf_unref(s->hold);
     s->hold = NULL;

@@ -89,12 +89,14 @@ struct session {
                               fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
-    int strikes;             /* consecutive messages over the budget */
-    bool hello_reading;      /* its hello's read is on its way ... */
-    struct held_in *held_in; /* ... and the messages since, in order
-                                  (hub.c; owned) */
+    int strikes;  /* consecutive messages over the budget */
+    bool waiting; /* a command of its waits for a read (its hello, a
+                     game not in memory, its players' facts) ... */
+    struct held_in *held_in; /* ... and the messages since wait behind
+                                it, in order (hub.c; owned) */
     struct held_in **held_in_tail;
     int n_held_in;
+    size_t held_in_bytes;
     struct table subs;         /* games watched: gid -> its own copy (the
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a

@@ -148,9 +148,13 @@
  * once is read whole). Another node's connection (a remote session) has
  * no address here: its own node counts it. */
 #define LIMIT_READS_PER_CONN 4
-/* Messages a connection may send after a hello with a token, before its
- * welcome (its read): they wait for it and run in order after. */
-#define LIMIT_HELD_INPUT 32
+/* Messages (and their bytes) a connection's commands may have waiting
+ * behind one of its commands that waits for a read (a hello with a
+ * token, a finished game's sync, a cluster's seek): they run in order
+ * after it. Its message budget admits about 120 in a read's 3 s at most
+ * (a burst of 60, then 20 a second); a burst of seeks and cancels fits. */
+#define LIMIT_HELD_INPUT 128
+#define LIMIT_HELD_INPUT_BYTES 65536
 #define LIMIT_READS_PER_ADDR 64
 #define LIMIT_GAME_READS_PER_ADDR_PER_S 50
 #define LIMIT_GAME_READS_PER_ADDR_BURST 100

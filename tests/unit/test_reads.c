@@ -4,7 +4,8 @@
  * hubfake.h and a real store whose reader the tests hold and release: a
  * command waits for its read and what came after it waits too, in
  * order; an answer for a connection that closed meanwhile goes to
- * nobody; the budgets of a connection and of an address; a game the
+ * nobody; a connection's commands that read keep their order; the
+ * budgets of an address; a game the
  * store did not have costs one read, not one a command; a read past its
  * deadline is answered without waiting; an adopted game's seats show
  * their facts once read.
@@ -118,36 +119,60 @@ static void sync_unknown(struct fconn *c, int i)
     say_now(c, text);
 }
 
-START_TEST(a_connection_has_four_reads_waiting)
+START_TEST(a_connections_commands_that_read_keep_their_order)
 {
-    struct fconn *c = fake_connect("10.0.0.2");
+    struct hub_config cfg = fake_hub_defaults;
+    struct fconn *c;
     char pid[64], tok[64];
+    json_t *m;
 
+    fake_teardown(); /* (again: a budget that lets the bound show) */
+    cfg.msg_burst = 1000;
+    fake_setup(&cfg);
+    c = fake_connect("10.0.0.2");
     fake_hello(c, "bob", pid, tok);
     fake_clear(c);
     fake_hold_reads(1);
-    for (int i = 0; i < LIMIT_READS_PER_CONN + 1; i++)
-        sync_unknown(c, i);
-    ck_assert_int_eq(c->n, 1); /* the fifth, at once */
-    ck_assert_str_eq(fake_error(c), "rate_limited");
-    ck_assert_ptr_nonnull(strstr(c->msg[0], "waiting for the database"));
+    say_now(c, "{\"t\":\"sync\",\"game\":\"unknownGameA\",\"id\":1}");
+    say_now(c, "{\"t\":\"ping\",\"id\":2}");
+    say_now(c, "{\"t\":\"sync\",\"game\":\"unknownGameB\",\"id\":3}");
+    fake_settle();
+    ck_assert_int_eq(c->n, 0); /* the ping waits behind the read */
     fake_hold_reads(0);
     fake_settle();
-    ck_assert_int_eq(fake_count(c, "error"), LIMIT_READS_PER_CONN + 1);
-    sync_unknown(c, 99); /* room again */
+    ck_assert_int_eq(c->n, 3);
+    for (int i = 0; i < 3; i++) {
+        m = fake_msg(c, i);
+        ck_assert_int_eq(json_integer_value(json_object_get(m, "id")), i + 1);
+        ck_assert_str_eq(str(m, "t"), i == 1 ? "pong" : "error");
+        json_decref(m);
+    }
+    /* what may wait behind a read is bounded */
+    fake_clear(c);
+    fake_hold_reads(1);
+    say_now(c, "{\"t\":\"sync\",\"game\":\"unknownGameC\"}");
+    for (int i = 0; i < LIMIT_HELD_INPUT + 2; i++)
+        say_now(c, "{\"t\":\"ping\"}");
+    ck_assert_int_eq(c->n, 2);
+    ck_assert_str_eq(fake_error(c), "rate_limited");
+    fake_hold_reads(0);
     fake_settle();
-    ck_assert_str_eq(fake_error(c), "no_such_game");
+    ck_assert_int_eq(fake_count(c, "pong"), LIMIT_HELD_INPUT);
 }
 END_TEST
 
 START_TEST(an_address_has_its_reads_waiting_and_its_rate)
 {
-    struct fconn *c[LIMIT_READS_PER_ADDR / LIMIT_READS_PER_CONN + 1];
+    struct hub_config cfg = fake_hub_defaults;
+    struct fconn *c[LIMIT_READS_PER_ADDR + 1];
     size_t n = sizeof c / sizeof c[0], limited = 0;
     char pid[64], tok[64];
     uint64_t before;
     int k = 0;
 
+    fake_teardown(); /* (again: room for the address's new guests) */
+    cfg.guests_per_ip_per_min = 1000;
+    fake_setup(&cfg);
     for (size_t i = 0; i < n; i++) {
         c[i] = fake_connect("10.0.0.7");
         fake_hello(c[i], "c", pid, tok);
@@ -155,24 +180,20 @@ START_TEST(an_address_has_its_reads_waiting_and_its_rate)
     }
     fake_hold_reads(1);
     for (size_t i = 0; i < n; i++)
-        for (int j = 0; j < LIMIT_READS_PER_CONN; j++)
-            sync_unknown(c[i], k++);
+        sync_unknown(c[i], k++);
     for (size_t i = 0; i < n; i++)
         limited += (size_t)fake_count(c[i], "error");
-    /* every connection within its own four: the address's 64 */
-    ck_assert_uint_eq(limited,
-                      n * LIMIT_READS_PER_CONN - LIMIT_READS_PER_ADDR);
+    ck_assert_uint_eq(limited, 1); /* the address's 65th */
     fake_hold_reads(0);
     fake_settle();
     /* the rate: the bucket's burst was 100, 64 of it spent; the clock
      * stands still, so 36 more reads and no more */
     before = reads();
-    for (int round = 0; round < 2; round++)
-        for (size_t i = 0; i < n; i++) {
-            for (int j = 0; j < LIMIT_READS_PER_CONN; j++)
-                sync_unknown(c[i], k++);
-            fake_settle();
-        }
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < n; i++)
+            sync_unknown(c[i], k++);
+        fake_settle();
+    }
     ck_assert_uint_eq(reads() - before,
                       LIMIT_GAME_READS_PER_ADDR_BURST - LIMIT_READS_PER_ADDR);
     /* another address is not held to it */
@@ -326,7 +347,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, what_follows_a_hello_waits_for_its_welcome_in_order);
     tcase_add_test(tc, an_answer_for_a_closed_connection_goes_to_nobody);
-    tcase_add_test(tc, a_connection_has_four_reads_waiting);
+    tcase_add_test(tc, a_connections_commands_that_read_keep_their_order);
     tcase_add_test(tc, an_address_has_its_reads_waiting_and_its_rate);
     tcase_add_test(tc, a_game_the_store_lacks_costs_one_read_a_while);
     tcase_add_test(tc, a_read_past_its_deadline_is_answered_without_waiting);
