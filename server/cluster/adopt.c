@@ -392,6 +392,8 @@ static void no_host_answer(struct hub_read *r, int rc)
     struct session *s;
 
     q->f = NULL; /* (f is this function's now) */
+    if (rc != 0) /* (only a game nobody has spends the address's rate) */
+        hub_read_refund(r);
     if (hub_game(c->h, f->gid) || cluster_handing_over(c, f->gid)) {
         adopt_no_host(c, f); /* (adopted, or handed over, meanwhile) */
         return;

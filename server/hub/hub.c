@@ -251,7 +251,7 @@ static void sweep(void *arg)
     hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites && !a->games && !a->reads &&
+        if (a && !a->invites && !a->games &&
             (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000) &&
             (a->read_rate.last_ms < 0 || now - a->read_rate.last_ms >= 60000))
             free(table_del(&h->addrs, a->ip));

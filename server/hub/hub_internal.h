@@ -180,8 +180,8 @@ struct addr {
     int invites;
     int games;
     struct bucket guests;
-    int reads;               /* store reads in flight (reads.c) */
-    struct bucket read_rate; /* ... and their bucket */
+    struct bucket read_rate; /* its reads of games not in memory
+                                (reads.c) */
 };
 
 /* ---- between the hub's files (hub.c, players.c, hosting.c, ratings.c,

@@ -226,6 +226,8 @@ static void stored_answered(struct hub_read *r, int rc)
     int64_t now = hub_now_ms(h);
     char *text;
 
+    if (rc != 0) /* (only a game nobody has spends the address's rate) */
+        hub_read_refund(r);
     if (rc == 1 && hub_game(h, j->m.game)) {
         /* here now (adopted, or restored): run as any other */
         hub_redispatch(s, &j->m, j->text, j->len, now);

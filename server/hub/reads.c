@@ -6,8 +6,7 @@
  * Every read in flight is on the hub's list (so hub_free can let them
  * all go) and, when it has one, on its owner's. The store calls
  * read_done exactly once on the loop; that takes the read off both
- * lists and gives back the address's place before the answer runs (an
- * answer may submit again). The store calls read_release once, after,
+ * lists before the answer runs (an answer may submit again). The store calls read_release once, after,
  * on whichever thread lets go last: it only frees.
  */
 #include "hub/reads.h"
@@ -54,19 +53,6 @@ static void hub_unlink(struct hub_reads_state *st, struct hub_read *r)
     st->n--;
 }
 
-/* The address r was charged to gets its place back. */
-static void uncharge(struct hub *h, struct hub_read *r)
-{
-    struct addr *a;
-
-    if (!r->addr[0])
-        return;
-    a = table_get(&h->addrs, r->addr);
-    if (a && a->reads > 0)
-        a->reads--;
-    r->addr[0] = '\0';
-}
-
 static void arm(struct hub *h)
 {
     struct hub_reads_state *st = h->reads;
@@ -87,7 +73,6 @@ static void read_done(struct store_read *sr)
     if (!h) /* the hub went: nobody to answer */
         return;
     hub_unlink(h->reads, r);
-    uncharge(h, r);
     gone = r->owned && !r->owner && !r->always;
     if (r->owner)
         list_unlink(r->owner, r);
@@ -134,7 +119,6 @@ int hub_read_submit(struct hub *h, struct hub_read *r,
     r->seen = store_committed(h->store);
     if (store_read_submit(h->store, &r->sr, hub_now_ms(h)) < 0) {
         h->metrics.reads_refused++;
-        uncharge(h, r);
         read_release(&r->sr);
         return -1;
     }
@@ -156,8 +140,10 @@ int hub_read_submit(struct hub *h, struct hub_read *r,
 }
 
 /* True when s may have one more read now: its connection's reads in
- * flight, and for a metered one its address's and its address's
- * bucket; the address is then charged (key into r->addr). */
+ * flight, and for a metered one a token of its address's bucket (given
+ * back when the read finds its game: hub_read_refund; so the bucket
+ * bounds the address's metered reads in flight too), then named in
+ * r->metered. */
 static bool admit(struct session *s, struct hub_read *r, bool metered)
 {
     struct hub *h = s->hub;
@@ -173,14 +159,21 @@ static bool admit(struct session *s, struct hub_read *r, bool metered)
     a = hub_addr_get(h, s->ip);
     if (!a)
         return false;
-    if (a->reads >= LIMIT_READS_PER_ADDR ||
-        (metered &&
-         !bucket_take(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_PER_S,
-                      LIMIT_GAME_READS_PER_ADDR_BURST, hub_now_ms(h))))
+    if (!bucket_take(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_PER_S,
+                     LIMIT_GAME_READS_PER_ADDR_BURST, hub_now_ms(h)))
         return false;
-    a->reads++;
-    memcpy(r->addr, a->ip, sizeof r->addr);
+    memcpy(r->metered, a->ip, sizeof r->metered);
     return true;
+}
+
+void hub_read_refund(struct hub_read *r)
+{
+    struct addr *a = r->metered[0] ? table_get(&r->h->addrs, r->metered)
+                                   : NULL;
+
+    if (a)
+        bucket_give(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_BURST);
+    r->metered[0] = '\0';
 }
 
 int hub_read_submit_for(struct session *s, struct hub_read *r,

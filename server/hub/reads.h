@@ -22,9 +22,10 @@
  * (clear, then free) by whichever thread lets it go last.
  *
  * Budgets (lib/tunables.h): LIMIT_READS_PER_CONN reads waiting per
- * connection, LIMIT_READS_PER_ADDR per address, and for the metered
- * ones a bucket of LIMIT_GAME_READS_PER_ADDR_PER_S; past them the
- * command is answered rate_limited. Loop thread only, but run (reader) and clear (any).
+ * connection, and for the metered ones (a game not in memory) a token
+ * of the address's bucket of LIMIT_GAME_READS_PER_ADDR_PER_S, given
+ * back when the game is found; past them the command is answered
+ * rate_limited. Loop thread only, but run (reader) and clear (any).
  */
 #ifndef SERVER_HUB_READS_H
 #define SERVER_HUB_READS_H
@@ -57,7 +58,7 @@ struct hub_read {
     bool owned;                   /* it had an owner */
     struct hub_read *prev, *next; /* in owner's list */
     struct hub_read *hprev, *hnext; /* in the hub's list */
-    char addr[ADDRKEY_MAX];         /* the address charged; "" none */
+    char metered[ADDRKEY_MAX]; /* the address whose bucket paid ("" none) */
 };
 
 /* Submits r (run, answer set) for owner (NULL: none; who is then
@@ -72,6 +73,11 @@ int hub_read_submit(struct hub *h, struct hub_read *r,
  * freed and s answered rate_limited with id). */
 int hub_read_submit_for(struct session *s, struct hub_read *r,
                         const struct proto_id *id, bool metered);
+
+/* The metered read r found what it read (its game exists): its token
+ * goes back to its address's bucket (only reads of games nobody has
+ * spend it). Loop thread, in r's answer. */
+void hub_read_refund(struct hub_read *r);
 
 /* The owner goes: the answers of its reads in flight are dropped. */
 void hub_reads_orphan(struct hub_reads *o);

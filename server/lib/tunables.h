@@ -138,15 +138,17 @@
 /* The store reads one connection may have waiting at once (hub/reads.c:
  * a command that needs a read is answered rate_limited past them). The
  * reads of commands about games not in memory (a finished game's
- * sync...) are metered by address too: LIMIT_READS_PER_ADDR waiting,
- * and a token bucket of LIMIT_GAME_READS_PER_ADDR_PER_S a second up to
- * LIMIT_GAME_READS_PER_ADDR_BURST, so 4,000 syncs a second of unknown
- * games from one address cost 50 reads a second at most, not 4,000, and
- * leave the reader's queue (STORE_READ_QUEUE) to the others. A hello
- * or a login is not: one a connection at a time, and the connections of
- * an address are capped (a school behind one address reconnecting at
- * once is read whole). Another node's connection (a remote session) has
- * no address here: its own node counts it. */
+ * sync...) are metered by address too: each takes a token of a bucket
+ * of LIMIT_GAME_READS_PER_ADDR_PER_S a second up to
+ * LIMIT_GAME_READS_PER_ADDR_BURST, given back when the read finds its
+ * game (a school behind one address resyncing after a node's restart is
+ * not held to it): the address's reads in flight are at most the burst,
+ * and 4,000 syncs a second of games nobody has from one address cost 50
+ * reads a second at most, not 4,000, and leave the reader's queue
+ * (STORE_READ_QUEUE) to the others. A hello or a login is not metered:
+ * one a connection at a time, and the connections of an address are
+ * capped. Another node's connection (a remote session) has no address
+ * here: its own node counts it. */
 #define LIMIT_READS_PER_CONN 4
 /* Messages (and their bytes) a connection's commands may have waiting
  * behind one of its commands that waits for a read (a hello with a
@@ -155,7 +157,6 @@
  * (a burst of 60, then 20 a second); a burst of seeks and cancels fits. */
 #define LIMIT_HELD_INPUT 128
 #define LIMIT_HELD_INPUT_BYTES 65536
-#define LIMIT_READS_PER_ADDR 64
 #define LIMIT_GAME_READS_PER_ADDR_PER_S 50
 #define LIMIT_GAME_READS_PER_ADDR_BURST 100
 

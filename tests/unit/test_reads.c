@@ -4,8 +4,9 @@
  * hubfake.h and a real store whose reader the tests hold and release: a
  * command waits for its read and what came after it waits too, in
  * order; an answer for a connection that closed meanwhile goes to
- * nobody; a connection's commands that read keep their order; the
- * budgets of an address; a game the
+ * nobody; a connection's commands that read keep their order; an
+ * address pays for the reads of games nobody has, not for those it
+ * finds; a game the
  * store did not have costs one read, not one a command; a read past its
  * deadline is answered without waiting; an adopted game's seats show
  * their facts once read.
@@ -161,13 +162,14 @@ START_TEST(a_connections_commands_that_read_keep_their_order)
 }
 END_TEST
 
-START_TEST(an_address_has_its_reads_waiting_and_its_rate)
+START_TEST(an_address_pays_for_the_games_nobody_has)
 {
     struct hub_config cfg = fake_hub_defaults;
-    struct fconn *c[LIMIT_READS_PER_ADDR + 1];
+    struct fconn *c[LIMIT_GAME_READS_PER_ADDR_BURST + 1], *f;
     size_t n = sizeof c / sizeof c[0], limited = 0;
-    char pid[64], tok[64];
+    char pid[64], tok[64], gid[64];
     uint64_t before;
+    json_t *j;
     int k = 0;
 
     fake_teardown(); /* (again: room for the address's new guests) */
@@ -178,31 +180,54 @@ START_TEST(an_address_has_its_reads_waiting_and_its_rate)
         fake_hello(c[i], "c", pid, tok);
         fake_clear(c[i]);
     }
+    /* the burst: as many reads of games not in memory in flight, no more */
     fake_hold_reads(1);
+    before = reads();
     for (size_t i = 0; i < n; i++)
         sync_unknown(c[i], k++);
     for (size_t i = 0; i < n; i++)
         limited += (size_t)fake_count(c[i], "error");
-    ck_assert_uint_eq(limited, 1); /* the address's 65th */
+    ck_assert_uint_eq(limited, 1);
+    ck_assert_ptr_nonnull(
+        strstr(c[n - 1]->msg[0], "waiting for the database"));
     fake_hold_reads(0);
     fake_settle();
-    /* the rate: the bucket's burst was 100, 64 of it spent; the clock
-     * stands still, so 36 more reads and no more */
-    before = reads();
-    for (int round = 0; round < 2; round++) {
-        for (size_t i = 0; i < n; i++)
-            sync_unknown(c[i], k++);
-        fake_settle();
-    }
-    ck_assert_uint_eq(reads() - before,
-                      LIMIT_GAME_READS_PER_ADDR_BURST - LIMIT_READS_PER_ADDR);
-    /* another address is not held to it */
-    struct fconn *other = fake_connect("10.0.0.8");
-    fake_hello(other, "d", pid, tok);
-    sync_unknown(other, k++);
+    ck_assert_uint_eq(reads() - before, n - 1);
+    /* unknown games spent them: the clock stands still, no more reads */
+    sync_unknown(c[0], k++);
     fake_settle();
-    ck_assert_str_eq(fake_error(other), "no_such_game");
-    ck_assert_ptr_null(strstr(other->msg[other->n - 1], "waiting"));
+    ck_assert_uint_eq(reads() - before, n - 1);
+    ck_assert_ptr_nonnull(strstr(c[0]->msg[c[0]->n - 1], "waiting"));
+    /* a second on, 50 more */
+    fake_advance(1000);
+    before = reads();
+    for (size_t i = 0; i < n; i++)
+        sync_unknown(c[i], k++);
+    fake_settle();
+    ck_assert_uint_eq(reads() - before, LIMIT_GAME_READS_PER_ADDR_PER_S);
+
+    /* a game the store has gives its token back: an address may resync
+     * finished games (or a cluster's games between hosts) past the
+     * burst; here from another address, ended and out of memory */
+    f = fake_connect("10.0.0.9");
+    fake_hello(f, "host", pid, tok);
+    fake_say(f, "{\"t\":\"invite\",\"clock\":{\"type\":\"fischer\","
+                "\"initial_s\":300,\"increment_s\":0}}");
+    j = fake_find(f, "invited");
+    snprintf(gid, sizeof gid, "%s", str(j, "game"));
+    json_decref(j);
+    fake_say(f, "{\"t\":\"abort\",\"game\":\"%s\"}", gid);
+    fake_advance(LIMIT_ENDED_LINGER_MS + 1000); /* (out of memory now) */
+    struct fconn *g[3];
+    for (int i = 0; i < 3; i++) {
+        g[i] = fake_connect("10.0.0.10");
+        fake_hello(g[i], "g", pid, tok);
+        fake_clear(g[i]);
+    }
+    for (int i = 0; i < 3 * 45; i++) { /* (within each one's budget) */
+        fake_say(g[i % 3], "{\"t\":\"sync\",\"game\":\"%s\"}", gid);
+        ck_assert_str_eq(fake_last_t(g[i % 3]), "state");
+    }
 }
 END_TEST
 
@@ -348,7 +373,7 @@ int main(void)
     tcase_add_test(tc, what_follows_a_hello_waits_for_its_welcome_in_order);
     tcase_add_test(tc, an_answer_for_a_closed_connection_goes_to_nobody);
     tcase_add_test(tc, a_connections_commands_that_read_keep_their_order);
-    tcase_add_test(tc, an_address_has_its_reads_waiting_and_its_rate);
+    tcase_add_test(tc, an_address_pays_for_the_games_nobody_has);
     tcase_add_test(tc, a_game_the_store_lacks_costs_one_read_a_while);
     tcase_add_test(tc, a_read_past_its_deadline_is_answered_without_waiting);
     tcase_add_test(tc, an_adopted_games_seats_show_their_facts_once_read);
