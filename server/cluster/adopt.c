@@ -456,7 +456,8 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         s = command ? cluster_local_session(c, sid) : NULL;
         if (s) {
             q->r.always = true;
-            hub_read_submit_for(s, &q->r, NULL, true);
+            hub_read_submit_for(s, &q->r, NULL,
+                                HUB_READ_METERED | HUB_READ_UNCAPPED);
             return; /* (refused: s answered, q and f freed) */
         }
         if (hub_read_submit(c->h, &q->r, &c->reads, c) == 0)

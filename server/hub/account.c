@@ -406,7 +406,7 @@ void account_register(struct session *s, const struct proto_msg *m,
         return;
     }
     snprintf(q->pid, sizeof q->pid, "%s", p->pid);
-    if (hub_read_submit_for(s, &q->r, &m->id, false) < 0)
+    if (hub_read_submit_for(s, &q->r, &m->id, 0) < 0)
         pending_del(&A(h)->names, key);
 }
 
@@ -590,7 +590,7 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         return;
     }
     q->job = j;
-    if (hub_read_submit_for(s, &q->r, &m->id, false) < 0)
+    if (hub_read_submit_for(s, &q->r, &m->id, 0) < 0)
         job_free(h, j);
 }
 

@@ -366,7 +366,7 @@ static int submit(struct hub *h, struct facts_job *j, struct session *s,
         int rc;
         for (size_t i = 0; i < n; i++)
             memcpy(pids[i], j->rows[i].pid, sizeof pids[i]);
-        rc = s ? hub_read_submit_for(s, &j->r, id, false)
+        rc = s ? hub_read_submit_for(s, &j->r, id, 0)
                : hub_read_submit(h, &j->r, owner, who);
         if (rc < 0)
             for (size_t i = 0; i < n; i++) {

@@ -300,7 +300,7 @@ static void hello_back(struct session *s, const struct proto_msg *m,
     memcpy(q->hash, hash, sizeof hash);
     q->since_ms = hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS;
     q->max_live = hub_facts_max_live(h);
-    if (hub_read_submit_for(s, &q->r, &m->id, false) == 0)
+    if (hub_read_submit_for(s, &q->r, &m->id, 0) == 0)
         s->waiting = true;
 }
 

@@ -292,7 +292,7 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
         j->text[h->cur_len] = '\0';
         j->len = h->cur_len;
     }
-    if (hub_read_submit_for(s, &j->r, &m->id, true) == 0)
+    if (hub_read_submit_for(s, &j->r, &m->id, HUB_READ_METERED) == 0)
         s->waiting = true; /* (what s sends next waits for its answer) */
 }
 

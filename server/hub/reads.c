@@ -144,17 +144,17 @@ int hub_read_submit(struct hub *h, struct hub_read *r,
  * back when the read finds its game: hub_read_refund; so the bucket
  * bounds the address's metered reads in flight too), then named in
  * r->metered. */
-static bool admit(struct session *s, struct hub_read *r, bool metered)
+static bool admit(struct session *s, struct hub_read *r, unsigned flags)
 {
     struct hub *h = s->hub;
     struct addr *a;
 
-    if (s->reads.n >= LIMIT_READS_PER_CONN)
+    if (s->reads.n >= LIMIT_READS_PER_CONN && !(flags & HUB_READ_UNCAPPED))
         return false;
     /* (a hello, a login: one a connection at a time, and connections
      * per address are capped; another node's connection: its node
      * counts it) */
-    if (!metered || !s->ip[0])
+    if (!(flags & HUB_READ_METERED) || !s->ip[0])
         return true;
     a = hub_addr_get(h, s->ip);
     if (!a)
@@ -177,11 +177,11 @@ void hub_read_refund(struct hub_read *r)
 }
 
 int hub_read_submit_for(struct session *s, struct hub_read *r,
-                        const struct proto_id *id, bool metered)
+                        const struct proto_id *id, unsigned flags)
 {
     struct hub *h = s->hub;
 
-    if (!admit(s, r, metered)) {
+    if (!admit(s, r, flags)) {
         h->metrics.reads_limited++;
         read_release(&r->sr);
         hub_send_error(s, PROTO_RATE_LIMITED,

@@ -67,12 +67,18 @@ struct hub_read {
 int hub_read_submit(struct hub *h, struct hub_read *r,
                     struct hub_reads *owner, void *who);
 
-/* Submits r for session s within s's budget (r->who is s; metered: a
- * read the address's bucket pays for too, a command about a game not in
- * memory): 0; or -1 when over the budget or the queue is full (r is
+/* How a session's read is charged (hub_read_submit_for): METERED, the
+ * address's bucket pays too (a command about a game not in memory);
+ * UNCAPPED, not held to the connection's reads in flight (a cluster's
+ * command that found no host: its connection may have several on their
+ * way, as many as its budget of messages let through). */
+enum { HUB_READ_METERED = 1, HUB_READ_UNCAPPED = 2 };
+
+/* Submits r for session s within s's budget (r->who is s; flags: the
+ * enum above): 0; or -1 when over the budget or the queue is full (r is
  * freed and s answered rate_limited with id). */
 int hub_read_submit_for(struct session *s, struct hub_read *r,
-                        const struct proto_id *id, bool metered);
+                        const struct proto_id *id, unsigned flags);
 
 /* The metered read r found what it read (its game exists): its token
  * goes back to its address's bucket (only reads of games nobody has

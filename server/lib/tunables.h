@@ -142,7 +142,8 @@
  * of LIMIT_GAME_READS_PER_ADDR_PER_S a second up to
  * LIMIT_GAME_READS_PER_ADDR_BURST, given back when the read finds its
  * game (a school behind one address resyncing after a node's restart is
- * not held to it): the address's reads in flight are at most the burst,
+ * not held to it): the address's reads in flight are at most the burst
+ * (max_connections_per_ip's default: a sync each),
  * and 4,000 syncs a second of games nobody has from one address cost 50
  * reads a second at most, not 4,000, and leave the reader's queue
  * (STORE_READ_QUEUE) to the others. A hello or a login is not metered:
@@ -158,7 +159,7 @@
 #define LIMIT_HELD_INPUT 128
 #define LIMIT_HELD_INPUT_BYTES 65536
 #define LIMIT_GAME_READS_PER_ADDR_PER_S 50
-#define LIMIT_GAME_READS_PER_ADDR_BURST 100
+#define LIMIT_GAME_READS_PER_ADDR_BURST 256
 
 /* A game the store did not have, remembered this long (at most
  * LIMIT_UNKNOWN_GAMES of them, the oldest forgotten first): a command

@@ -20,7 +20,7 @@
 static bool reads_held; /* fake_hold_reads */
 
 #define MAXALARM 256
-#define MAXCONN 160
+#define MAXCONN 300
 
 struct hub *fake_hub;
 struct fnode fake_nodes[FAKE_MAXNODES];
