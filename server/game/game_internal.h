@@ -35,6 +35,8 @@ struct seat {
     bool account;       /* the player is an account (game_set_account) */
     bool present;       /* a connection of the player is here */
     int64_t gone_since; /* when its grace period (re)started */
+    int64_t rtt_ms;     /* the round trip of the connection of its last
+                           move (game_move_lag), 0: none measured */
 };
 
 /* A ply of the record, as the game keeps it: its journal row (struct

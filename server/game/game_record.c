@@ -552,6 +552,7 @@ static enum outcome send_moved(struct game *g, const struct store_move *sm,
         .clocks = game_clocks_at(g, now),
         .first_move_ms = game_first_move_left(g, now),
         .lag_ms = sm->lag_ms,
+        .rtt_ms = g->seat[1 - side_to_move(g)].rtt_ms,
         .draw_offer = g->draw_offer,
         .legal = legal.moves,
         .n_legal = (size_t)legal.n,
@@ -649,7 +650,7 @@ int64_t game_last_lag_ms(const struct game *g)
 }
 
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
-                  int64_t lag_est, int64_t now, struct proto_error *err)
+                  int64_t rtt_ms, int64_t now, struct proto_error *err)
 {
     struct movelist scratch;    /* touched only when the list is not kept */
     const move_t *legal = NULL; /* (parse_move sets both: for gcc -O2) */
@@ -666,7 +667,9 @@ int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
         return game_set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
     if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
         return -1;
-    rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
+    if (rtt_ms > 0) /* what moved shows of the mover's connection */
+        g->seat[c].rtt_ms = rtt_ms;
+    rc = play(g, legal, n, m, CLAIM_NONE, rtt_ms / 2, now, err);
     game_rearm(g);
     return rc;
 }
