@@ -112,6 +112,10 @@ class LagTest(LagGame):
             self.assertLessEqual(lag, 300, credits)
         # ... then only what the quota gains a move (150 > 100)
         self.assertEqual(credits[-2:], [QUOTA_GAIN_MS] * 2, credits)
+        # the round trip behind the credit goes with the move (the signal
+        # bar of the game page): at least the 300 ms of the line
+        self.assertGreaterEqual(m["rtt_ms"], 300, m)
+        self.assertLess(m["rtt_ms"], 1000, m)
         # stored with the move, and in the PGN
         status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
         self.assertEqual(status, 200)
@@ -120,6 +124,7 @@ class LagTest(LagGame):
         # and in `state`, for a client that comes back (a reload): the
         # credit of every move, white's first (never credited) 0
         st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertGreaterEqual(st["rtt"]["white"], 300, st["rtt"])
         self.assertEqual(len(st["lags"]), len(st["moves"]))
         self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
         b.send({"t": "resign", "game": gid})
@@ -187,6 +192,10 @@ class PongCheatTest(LagGame):
             m = self.white_move(w, b, gid, k, think=0.3)
             credits.append(m["lag_ms"])
             rtts.append(kernel_rtt_ms(w.ws.sock))
+            # the round trip shown beside the player (its signal bar) is
+            # the one believed: about the kernel's plus the margin (a few
+            # ms on loopback), not the 1 s of held pongs
+            self.assertLess(m["rtt_ms"], 200, m)
         # each move at most half the kernel's round trip (as this end
         # sees it) plus the margin, 1 ms for rounding: 5-6 ms, not 100+
         bound = sum((r + MARGIN_MS) / 2 + 1 for r in rtts)
