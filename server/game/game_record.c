@@ -7,6 +7,7 @@
 #include "game/game_internal.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,7 @@ void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->white_ms = clock_left(&g->clock, WHITE, now);
     r->black_ms = clock_left(&g->clock, BLACK, now);
     r->rated = g->rated;
+    game_lag_totals(g, r->lag_ms);
     if (g->rated_end)
         for (int c = 0; c < 2; c++) {
             r->rating_before[c] = g->before[c];
@@ -166,6 +168,13 @@ int game_put_row(struct game *g, int64_t now)
         return -1;
     game_set_seq(g, seq);
     return 0;
+}
+
+void game_lag_totals(const struct game *g, int64_t out[2])
+{
+    out[0] = out[1] = 0;
+    for (size_t i = 0; i < g->rec.n; i++)
+        out[(g->rec.start.side + i) % 2] += g->plies[i].lag_ms;
 }
 
 /* The PGN of g's record with tags t: each move with the mover's time
@@ -203,7 +212,8 @@ char *game_pgn(const struct game *g)
                                          : g->created_wall) /
                         1000);
     struct tm tm;
-    char site[64], event[48], elo[2][16], diff[2][16];
+    char site[64], event[48], elo[2][16], diff[2][16], lag[2][24];
+    int64_t lag_ms[2];
     const char *cat = rating_category_name(rating_category(&g->clock.spec));
 
     if (gmtime_r(&t, &tm))
@@ -244,6 +254,14 @@ char *game_pgn(const struct game *g)
     if (g->rated && (g->rated_end || (g->shown[0] && g->shown[1]))) {
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
+    }
+    if (!g->clock.spec.per_move) { /* a per-move clock gives no credit */
+        game_lag_totals(g, lag_ms);
+        for (int i = 0; i < 2; i++)
+            snprintf(lag[i], sizeof lag[i], "%" PRId64 ".%03" PRId64,
+                     lag_ms[i] / 1000, lag_ms[i] % 1000);
+        tags.white_lag_total = lag[0];
+        tags.black_lag_total = lag[1];
     }
     return pgn_of(g, &tags);
 }

@@ -185,8 +185,8 @@ int store_schema_version(const struct store *s);
 /* Queued writes. Each returns a sequence number > 0, or 0 when the queue
  * is full (nothing was queued; the caller reports the failure). 0 also
  * when an argument is unusable: an empty pid/gid/uci/initial_fen, ply < 1,
- * clock.per_move not 0 or 1, a status, result, reason or draw_offer
- * outside the values listed above, or (finish) an empty result or a NULL
+ * clock.per_move not 0 or 1, a negative lag_ms, a status, result, reason
+ * or draw_offer outside the values listed above, or (finish) an empty result or a NULL
  * pgn. */
 uint64_t store_put_player(struct store *s, const struct store_player *p);
 /* Creates or replaces the game row (seats, status, offer, times). */

@@ -653,6 +653,7 @@ START_TEST(lag_credit_is_half_the_round_trip)
 {
     struct pair p;
     int64_t white_ms;
+    struct store_game row;
     char *pgn;
 
     start_pair(&p);
@@ -668,7 +669,19 @@ START_TEST(lag_credit_is_half_the_round_trip)
     ck_assert_ptr_nonnull(pgn);
     ck_assert_msg(strstr(pgn, "{ [%clk 0:04:59] [%lag 0.120] }"), "%s", pgn);
     ck_assert_msg(strstr(pgn, "a6 { [%clk 0:05:00] }"), "%s", pgn);
+    /* and the totals of each side, for moderators */
+    ck_assert_msg(strstr(pgn, "[WhiteLagTotal \"0.120\"]\n"
+                              "[BlackLagTotal \"0.000\"]\n"),
+                  "%s", pgn);
     free(pgn);
+    /* stored with the game's row at its end */
+    fake_say(p.b, "{\"t\":\"resign\",\"game\":\"%s\"}", p.gid);
+    fake_settle();
+    ck_assert_int_eq(
+        store_get_game(fake_store, p.gid, &row, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(row.status, "ended");
+    ck_assert_int_eq(row.lag_ms[0], 120);
+    ck_assert_int_eq(row.lag_ms[1], 0);
 }
 END_TEST
 

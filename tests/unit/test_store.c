@@ -714,6 +714,64 @@ START_TEST(version_2_database_upgrades_in_place)
 }
 END_TEST
 
+/* A database of schema version 8 (before the lag totals): migration 0009
+ * sums each finished game's lag credits by side from its moves, White's
+ * the odd plies of a game White started and the even ones of a game
+ * Black started; a live game's are left for its next row write. */
+START_TEST(version_8_database_gets_lag_totals)
+{
+    sqlite3 *db = raw_open(db_path);
+    struct store_game g;
+
+    ck_assert_int_ge((int)migrations_count, 9);
+    raw_exec(db, "PRAGMA journal_mode = WAL");
+    for (int i = 0; i < 8; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 8");
+    raw_exec(db, "INSERT INTO players VALUES ('pidW', 'white', x'" Z31
+                 "01', 1700000000000), ('pidB', 'black', x'" Z31
+                 "02', 1700000000001)");
+    raw_exec(db,
+             "INSERT INTO games (gid, white_pid, black_pid, per_move, "
+             "initial_s, increment_s, initial_fen, status, result, reason, "
+             "created_ms, ended_ms) VALUES "
+             "('w1', 'pidW', 'pidB', 0, 60, 0, 'rnbqkbnr/pppppppp/8/8/8/8/"
+             "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'ended', '1-0', "
+             "'resignation', 1, 2), "
+             "('b1', 'pidW', 'pidB', 0, 60, 0, '4k3/8/8/8/8/8/4P3/4K3 b - - "
+             "0 1', 'ended', '1/2-1/2', 'stalemate', 3, 4), "
+             "('live', 'pidW', 'pidB', 0, 60, 0, 'rnbqkbnr/pppppppp/8/8/8/8/"
+             "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'started', NULL, NULL, 5, "
+             "NULL)");
+    raw_exec(db, "INSERT INTO moves (gid, ply, uci, san, white_ms, "
+                 "black_ms, wall_ms, lag_ms) VALUES "
+                 "('w1', 1, 'e2e4', 'e4', 1, 1, 1, 0), "
+                 "('w1', 2, 'e7e5', 'e5', 1, 1, 1, 0), "
+                 "('w1', 3, 'g1f3', 'Nf3', 1, 1, 1, 150), "
+                 "('w1', 4, 'b8c6', 'Nc6', 1, 1, 1, 40), "
+                 "('w1', 5, 'f1c4', 'Bc4', 1, 1, 1, 200), "
+                 "('b1', 1, 'e8d7', 'Kd7', 1, 1, 1, 70), "
+                 "('b1', 2, 'e2e4', 'e4', 1, 1, 1, 30)");
+    raw_exec(db, "INSERT INTO journal (gid, ply, uci, san, white_ms, "
+                 "black_ms, wall_ms, lag_ms) VALUES "
+                 "('live', 1, 'e2e4', 'e4', 1, 1, 1, 90)");
+    sqlite3_close(db);
+
+    struct store *s = open_store(db_path);
+    ck_assert_int_eq(store_schema_version(s), (int)migrations_count);
+    ck_assert_int_eq(store_get_game(s, "w1", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 350);
+    ck_assert_int_eq(g.lag_ms[1], 40);
+    ck_assert_int_eq(store_get_game(s, "b1", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 30);
+    ck_assert_int_eq(g.lag_ms[1], 70);
+    ck_assert_int_eq(store_get_game(s, "live", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 0);
+    ck_assert_int_eq(g.lag_ms[1], 0);
+    store_close(s);
+}
+END_TEST
+
 /* One node: a take is a write that stores nothing, and a game has no
  * epoch to read back. */
 START_TEST(epochs_are_not_stored)
@@ -744,6 +802,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, open_errors_are_sentences);
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
+    tcase_add_test(tc, version_8_database_gets_lag_totals);
     tcase_add_test(tc, leaderboard_reads_its_index);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
     tcase_add_test(tc,
