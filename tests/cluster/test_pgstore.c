@@ -245,6 +245,62 @@ START_TEST(test_fresh_then_noop)
 }
 END_TEST
 
+/* A database at pg/0003 (before the lag totals): pg/0004 sums each
+ * finished game's lag credits by side from its moves (White's the odd
+ * plies of a game White started, the even ones of a game Black started),
+ * as SQLite's 0009 does; a live game's are left for its next row write. */
+START_TEST(test_lag_totals_filled_from_moves)
+{
+    PGconn *c = connect_db();
+
+    ck_assert_int_ge((int)migrations_pg_count, 4);
+    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
+                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
+                 "bigint NOT NULL)");
+    for (int i = 0; i < 3; i++) {
+        char sql[128];
+        exec_ok(obs, migrations_pg_list[i].sql);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
+                 migrations_pg_list[i].version);
+        exec_ok(obs, sql);
+    }
+    exec_ok(obs, "INSERT INTO players VALUES ('pw', 'W', sha256('w'), 1), "
+                 "('pb', 'B', sha256('b'), 1)");
+    exec_ok(obs,
+            "INSERT INTO games (gid, white_pid, black_pid, per_move, "
+            "initial_s, initial_fen, status, result, reason, created_ms, "
+            "ended_ms) VALUES "
+            "('w1', 'pw', 'pb', 0, 60, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/"
+            "RNBQKBNR w KQkq - 0 1', 'ended', '1-0', 'resignation', 1, 2), "
+            "('b1', 'pw', 'pb', 0, 60, '4k3/8/8/8/8/8/4P3/4K3 b - - 0 1', "
+            "'ended', '1/2-1/2', 'stalemate', 3, 4), "
+            "('live', 'pw', 'pb', 0, 60, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/"
+            "RNBQKBNR w KQkq - 0 1', 'started', NULL, NULL, 5, NULL)");
+    exec_ok(obs, "INSERT INTO moves VALUES "
+                 "('w1', 1, 'e2e4', 'e4', 1, 1, 1, 0), "
+                 "('w1', 2, 'e7e5', 'e5', 1, 1, 1, 0), "
+                 "('w1', 3, 'g1f3', 'Nf3', 1, 1, 1, 150), "
+                 "('w1', 4, 'b8c6', 'Nc6', 1, 1, 1, 40), "
+                 "('w1', 5, 'f1c4', 'Bc4', 1, 1, 1, 200), "
+                 "('b1', 1, 'e8d7', 'Kd7', 1, 1, 1, 70), "
+                 "('b1', 2, 'e2e4', 'e4', 1, 1, 1, 30)");
+    migrate_ok(c);
+    ck_assert_int_eq(query_ll(obs,
+                              "SELECT white_lag_ms * 1000 + "
+                              "black_lag_ms FROM games WHERE gid = 'w1'"),
+                     350040);
+    ck_assert_int_eq(query_ll(obs,
+                              "SELECT white_lag_ms * 1000 + "
+                              "black_lag_ms FROM games WHERE gid = 'b1'"),
+                     30070);
+    ck_assert_int_eq(query_ll(obs, "SELECT white_lag_ms + black_lag_ms "
+                                   "FROM games WHERE gid = 'live'"),
+                     0);
+    PQfinish(c);
+}
+END_TEST
+
 /* The schema's constraints came across: a few that SQLite enforces. */
 START_TEST(test_constraints)
 {
@@ -747,6 +803,7 @@ static Suite *pgstore_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_fresh_then_noop);
     tcase_add_test(tc, test_constraints);
+    tcase_add_test(tc, test_lag_totals_filled_from_moves);
     tcase_add_test(tc, test_same_as_sqlite);
     tcase_add_loop_test(tc, test_concurrent_apply, 0, 2);
     tcase_add_test(tc, test_newer_refused);
