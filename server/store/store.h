@@ -169,6 +169,18 @@ int store_check_pg(const char *conninfo, char *err, size_t errlen);
 
 /* ---- either backend ---------------------------------------------------- */
 
+/* Opens a database for reads only, from a process other than the
+ * server's (a command such as `chess-server lag`, while the server runs):
+ * PostgreSQL's that conninfo names when it is set (not NULL nor ""), else
+ * SQLite's file at path, read-only and without the server's lock. No
+ * writer, no checkpointer, no migration: a database whose schema is not
+ * exactly this binary's is refused (one older: run this server on it
+ * once, which migrates it). The reads below work on it; it takes no
+ * write (asserted). store_close closes it. Returns 0, or -1 with a
+ * sentence in err. */
+int store_open_reader(struct store **out, const char *path,
+                      const char *conninfo, char *err, size_t errlen);
+
 /* "sqlite" or "postgres". */
 const char *store_backend_name(const struct store *s);
 /* Where the database is, for the log: SQLite's path, or PostgreSQL's

@@ -299,6 +299,7 @@ struct store__epoch {
 struct store {
     const struct store_backend *be;
     void *be_state; /* the backend's, freed by be->close */
+    bool reader;    /* store_open_reader's: reads only, no writer */
     int schema_version;
     int64_t last_heartbeat_ms;
     void (*on_commit)(void *arg);
@@ -408,11 +409,24 @@ int store__live_move(const struct store__live *ll,
 struct store_game *store__game_list_add(struct store_game_list *l,
                                         size_t *cap, int limit);
 
-/* The backends' constructors (store.c's store_open, store_open_pg). */
+/* store_open_reader's check of the schema of the database at `where`:
+ * 0 when it is at version `newest` (this binary's), else -1 with a
+ * sentence in err saying what to do. */
+int store__reader_schema(long long have, int newest, const char *where,
+                         char *err, size_t errlen);
+
+/* The backends' constructors (store.c's store_open, store_open_pg), and
+ * those of store_open_reader: its reads' connection alone, after a check
+ * that the schema is this binary's (0, or -1 with a sentence in err; the
+ * caller's store_close then cleans up). */
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen);
 int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
                    char *err, size_t errlen);
+int store__sqlite_open_reader(struct store *s, const char *path, char *err,
+                              size_t errlen);
+int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
+                          size_t errlen);
 extern const struct store_backend store__sqlite;
 extern const struct store_backend store__pg;
 

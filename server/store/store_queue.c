@@ -26,6 +26,7 @@ static uint64_t enqueue_locked(struct store *s, struct op *op)
 
     /* the loop's: on_commit, on the writer, must not write */
     assert(!store__on_writer(s));
+    assert(!s->reader); /* no writer would ever commit it */
     if (s->q_n >= STORE_QUEUE_CAP || s->stopping)
         return 0;
     seq = op->seq = s->next_seq++;

@@ -145,6 +145,11 @@ static int64_t h_heartbeat(void)
                             "'heartbeat_ms'");
 }
 
+static int h_open_reader(struct store **out, char *err, size_t errlen)
+{
+    return store_open_reader(out, db_path, NULL, err, errlen);
+}
+
 static const struct store_harness sqlite_harness = {
     .open = h_open,
     .query_int = h_query_int,
@@ -153,6 +158,7 @@ static const struct store_harness sqlite_harness = {
     .release_writer = h_release_writer,
     .refuse_history_of = h_refuse_history_of,
     .heartbeat = h_heartbeat,
+    .open_reader = h_open_reader,
 };
 
 /* ---- SQLite's own ----------------------------------------------------- */
@@ -772,6 +778,39 @@ START_TEST(version_8_database_gets_lag_totals)
 }
 END_TEST
 
+/* A reader never creates a database nor migrates one: a missing file and
+ * a schema older than this binary's are refused, each with what to do,
+ * and the file is left as it was. */
+START_TEST(reader_refuses_what_it_cannot_read)
+{
+    struct store *r = (struct store *)&r;
+    char err[512] = "", missing[600];
+    sqlite3 *db;
+
+    snprintf(missing, sizeof missing, "%s.none", db_path);
+    ck_assert_int_eq(store_open_reader(&r, missing, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, missing), "%s", err);
+    ck_assert_int_eq(access(missing, F_OK), -1);
+    ck_assert_int_eq(store_open_reader(&r, "", "", err, sizeof err), -1);
+    db = raw_open(db_path);
+    for (int i = 0; i < 8; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 8");
+    sqlite3_close(db);
+    ck_assert_int_eq(store_open_reader(&r, db_path, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, "schema is version 8") &&
+                      strstr(err, "start this chess-server on it once"),
+                  "%s", err);
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "PRAGMA user_version"), 8);
+    sqlite3_close(db);
+}
+END_TEST
+
 /* One node: a take is a write that stores nothing, and a game has no
  * epoch to read back. */
 START_TEST(epochs_are_not_stored)
@@ -803,6 +842,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
     tcase_add_test(tc, version_8_database_gets_lag_totals);
+    tcase_add_test(tc, reader_refuses_what_it_cannot_read);
     tcase_add_test(tc, leaderboard_reads_its_index);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
     tcase_add_test(tc,

@@ -357,6 +357,42 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
     return 0;
 }
 
+int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
+                          size_t errlen)
+{
+    struct pg_be *b = calloc(1, sizeof *b);
+    long long have;
+    char why[512];
+
+    if (!b || !(b->conninfo = strdup(conninfo))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    s->be_state = b;
+    snprintf(b->app, sizeof b->app, "chess-server/reader");
+    if (!(b->r = pg_connect(conninfo, b->app, why, sizeof why))) {
+        errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
+        return -1;
+    }
+    describe(b->r, b->where, sizeof b->where);
+    if (pgmigrate_version(b->r, &have, &s->schema_version, why, sizeof why) !=
+        0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
+        return -1;
+    }
+    snprintf(why, sizeof why, "PostgreSQL %s", b->where);
+    if (store__reader_schema(have, s->schema_version, why, err, errlen) != 0)
+        return -1;
+    /* the statements only now: an older schema lacks their columns */
+    if (pg_setup(b->r, false, reader_stmts, STORE_N_OF(reader_stmts), why,
+                 sizeof why) != 0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
+        return -1;
+    }
+    return 0;
+}
+
 static void pg_close(struct store *s)
 {
     struct pg_be *b = s->be_state;

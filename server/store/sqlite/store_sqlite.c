@@ -580,6 +580,39 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
     return 0;
 }
 
+int store__sqlite_open_reader(struct store *s, const char *path, char *err,
+                              size_t errlen)
+{
+    struct sqlite_be *b = calloc(1, sizeof *b);
+    int64_t have;
+
+    if (!b || !(b->path = strdup(path))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    s->be_state = b;
+    /* read-only: never creates the file, never takes the server's lock */
+    if (sqlite3_open_v2(path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
+        SQLITE_OK) {
+        errtext_set(err, errlen, "%s: %s", path,
+                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
+        return -1;
+    }
+    sqlite3_extended_result_codes(b->r, 1);
+    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
+    if (query_int(b->r, "PRAGMA user_version", &have) != 0 ||
+        (have == 0 && version_from_meta(b->r, &have) != 0)) {
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(b->r));
+        return -1;
+    }
+    s->schema_version = migrations_list[migrations_count - 1].version;
+    if (store__reader_schema(have, s->schema_version, path, err, errlen) != 0)
+        return -1;
+    return prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
+                       errlen);
+}
+
 /* The backend's close (the writer has stopped, s->stopping is set). */
 static void sq_close(struct store *s)
 {
