@@ -10,9 +10,10 @@ nothing over the kernel's round trip."""
 import json
 import socket
 import struct
+import subprocess
 import time
 
-from harness import FreshServerTest
+from harness import SERVER, FreshServerTest, db_args
 from wsclient import OP_PING, OP_TEXT
 
 # server/lib/tunables.h
@@ -132,6 +133,40 @@ class LagTest(LagGame):
         st = w.request({"t": "sync", "game": gid}, "state")
         self.assertEqual(st["game"], gid)
         self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
+        # each side's total, in the PGN and for moderators
+        own, theirs = sum(credits), sum(st["lags"][1::2])
+        status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
+        self.assertIn('[WhiteLagTotal "%s"]\n[BlackLagTotal "%s"]'
+                      % (secs(own), secs(theirs)), body.decode())
+        self.assert_lag_report(w.pid, gid, own, theirs)
+
+    def lag(self, *args):
+        return subprocess.run([SERVER, "lag"] + list(args) +
+                              db_args(self.srv.dir, self.srv.db),
+                              capture_output=True, text=True, timeout=20)
+
+    def assert_lag_report(self, pid, gid, own, theirs):
+        """`chess-server lag PID`, beside the running server: the game's
+        row and the totals, each side's credit in seconds."""
+        r = self.lag(pid)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("player %s name Guest-" % pid, lines[0])
+        self.assertIn("(guest)", lines[0])
+        row = [ln.split() for ln in lines if ln.startswith(gid)]
+        self.assertEqual(len(row), 1, r.stdout)
+        self.assertEqual(row[0][3:6], ["white", "300+0", "1-0"], row)
+        self.assertEqual(row[0][-2:], [secs(own), secs(theirs)], row)
+        self.assertEqual(lines[-1], "total 1 games: own %s s (%s a game), "
+                         "opponents %s s (%s a game)"
+                         % (secs(own), secs(own), secs(theirs),
+                            secs(theirs)))
+        r = self.lag("no-such-player")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("no account or player named no-such-player", r.stderr)
+        r = self.lag(pid, "--games", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--games takes 1 to 100", r.stderr)
 
     def test_held_back_pongs_gain_only_the_quota(self):
         w, b, gid = self.game(pong_hold_s=2.0)  # looks like a 2 s round trip
@@ -163,6 +198,11 @@ class LagTest(LagGame):
         m = self.white_move(w, b, gid, 0)
         self.assertGreaterEqual(m["lag_ms"], 120, m)
         self.assertLessEqual(m["lag_ms"], QUOTA_START_MS + QUOTA_GAIN_MS, m)
+
+
+def secs(ms):
+    """ms as the PGN's [%lag] and its totals write seconds."""
+    return "%d.%03d" % (ms // 1000, ms % 1000)
 
 
 # struct tcp_info (linux/tcp.h): 8 bytes of u8 fields, then u32s, the
