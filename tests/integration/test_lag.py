@@ -13,7 +13,7 @@ import struct
 import subprocess
 import time
 
-from harness import SERVER, FreshServerTest, db_args
+from harness import SERVER, FreshServerTest, db_args, write_json
 from wsclient import OP_PING, OP_TEXT
 
 # server/lib/tunables.h
@@ -139,6 +139,26 @@ class LagTest(LagGame):
         self.assertIn('[WhiteLagTotal "%s"]\n[BlackLagTotal "%s"]'
                       % (secs(own), secs(theirs)), body.decode())
         self.assert_lag_report(w.pid, gid, own, theirs)
+
+    def test_lag_report_finds_an_account_by_its_name(self):
+        """A moderator names the account (in any case) and the database
+        through the server's config file."""
+        c = self.client(self.srv)
+        c.request({"t": "register", "username": "Lagger_it",
+                   "password": "correct horse battery"}, "registered")
+        flag, where = db_args(self.srv.dir, self.srv.db)
+        key = "database" if flag == "--db" else "postgres"
+        cfg = write_json(self.path("lag.json"), {key: where})
+        r = subprocess.run([SERVER, "lag", "LAGGER_IT", "--config", cfg],
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[0],
+                         "player %s name Lagger_it (account): lag credit in "
+                         "its last 0 finished games, newest first (seconds)"
+                         % c.pid)
+        self.assertEqual(r.stdout.splitlines()[-1], "total 0 games: own "
+                         "0.000 s (0.000 a game), opponents 0.000 s (0.000 "
+                         "a game)")
 
     def lag(self, *args):
         return subprocess.run([SERVER, "lag"] + list(args) +
