@@ -103,9 +103,10 @@ export function lagText(ms) {
 // clock; the move list keeps every credit (its entry's title).
 export const LAG_SHOWN_MS = 100;
 
-// A lag credit beside the clock, in seconds: '+0.25s'.
+// A lag credit beside the clock, in seconds to the hundredth: '+0.25s'.
 export function lagShort(ms) {
-    return `+${(Math.round(ms) / 1000).toFixed(2)}s`;
+    const cs = Math.round(ms / 10);
+    return `+${Math.floor(cs / 100)}.${String(cs % 100).padStart(2, '0')}s`;
 }
 
 // The bars of a connection's signal from its round trip as the server

@@ -257,7 +257,9 @@ test('each player\'s signal; a lag credit worth showing, never over a name',
     assert.ok(moved.rtt_ms >= 200, `A's round trip: ${moved.rtt_ms} ms`);
     assert.ok(moved.lag_ms >= 100, `the server credited ${moved.lag_ms} ms`);
     // The credit beside the clock of the mover, in seconds, for both
-    const short = `+${(moved.lag_ms / 1000).toFixed(2)}s`;
+    const cs = Math.round(moved.lag_ms / 10);
+    const short = `+${Math.floor(cs / 100)}.${String(cs % 100)
+        .padStart(2, '0')}s`;
     const want = `lag credit ${moved.lag_ms} ms`;
     for (const [p, bar] of [[a, '#bar-bottom'], [b, '#bar-top']]) {
         await waitText(p.page, `${bar} .lag`, new RegExp(`^\\${short}$`));

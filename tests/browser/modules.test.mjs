@@ -314,6 +314,8 @@ test('material difference and move numbers', () => {
     assert.equal(W.materialText(['B'], 0), 'up a bishop');
     assert.equal(W.lagText(120.4), 'lag credit 120 ms');
     assert.equal(W.lagShort(254.6), '+0.25s');
+    assert.equal(W.lagShort(255), '+0.26s');
+    assert.equal(W.lagShort(105), '+0.11s');
     assert.equal(W.lagShort(1000), '+1.00s');
     assert.equal(W.LAG_SHOWN_MS, 100);
 });
