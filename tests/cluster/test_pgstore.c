@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "check_main.h"
+#include "lag_rows.h"
 #include "migrations.h"
 #include "store/pg/pgmigrate.h"
 
@@ -265,26 +266,10 @@ START_TEST(test_lag_totals_filled_from_moves)
                  migrations_pg_list[i].version);
         exec_ok(obs, sql);
     }
-    exec_ok(obs, "INSERT INTO players VALUES ('pw', 'W', sha256('w'), 1), "
-                 "('pb', 'B', sha256('b'), 1)");
-    exec_ok(obs,
-            "INSERT INTO games (gid, white_pid, black_pid, per_move, "
-            "initial_s, initial_fen, status, result, reason, created_ms, "
-            "ended_ms) VALUES "
-            "('w1', 'pw', 'pb', 0, 60, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/"
-            "RNBQKBNR w KQkq - 0 1', 'ended', '1-0', 'resignation', 1, 2), "
-            "('b1', 'pw', 'pb', 0, 60, '4k3/8/8/8/8/8/4P3/4K3 b - - 0 1', "
-            "'ended', '1/2-1/2', 'stalemate', 3, 4), "
-            "('live', 'pw', 'pb', 0, 60, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/"
-            "RNBQKBNR w KQkq - 0 1', 'started', NULL, NULL, 5, NULL)");
-    exec_ok(obs, "INSERT INTO moves VALUES "
-                 "('w1', 1, 'e2e4', 'e4', 1, 1, 1, 0), "
-                 "('w1', 2, 'e7e5', 'e5', 1, 1, 1, 0), "
-                 "('w1', 3, 'g1f3', 'Nf3', 1, 1, 1, 150), "
-                 "('w1', 4, 'b8c6', 'Nc6', 1, 1, 1, 40), "
-                 "('w1', 5, 'f1c4', 'Bc4', 1, 1, 1, 200), "
-                 "('b1', 1, 'e8d7', 'Kd7', 1, 1, 1, 70), "
-                 "('b1', 2, 'e2e4', 'e4', 1, 1, 1, 30)");
+    exec_ok(obs, "INSERT INTO players VALUES ('pidW', 'W', sha256('w'), 1), "
+                 "('pidB', 'B', sha256('b'), 1)");
+    exec_ok(obs, LAG_ROWS_GAMES);
+    exec_ok(obs, LAG_ROWS_MOVES);
     migrate_ok(c);
     ck_assert_int_eq(query_ll(obs,
                               "SELECT white_lag_ms * 1000 + "

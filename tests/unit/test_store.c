@@ -23,6 +23,7 @@
 #include "migrations.h"
 #include "move_assert.h"
 #include "store/store.h"
+#include "lag_rows.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -737,27 +738,8 @@ START_TEST(version_8_database_gets_lag_totals)
     raw_exec(db, "INSERT INTO players VALUES ('pidW', 'white', x'" Z31
                  "01', 1700000000000), ('pidB', 'black', x'" Z31
                  "02', 1700000000001)");
-    raw_exec(db,
-             "INSERT INTO games (gid, white_pid, black_pid, per_move, "
-             "initial_s, increment_s, initial_fen, status, result, reason, "
-             "created_ms, ended_ms) VALUES "
-             "('w1', 'pidW', 'pidB', 0, 60, 0, 'rnbqkbnr/pppppppp/8/8/8/8/"
-             "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'ended', '1-0', "
-             "'resignation', 1, 2), "
-             "('b1', 'pidW', 'pidB', 0, 60, 0, '4k3/8/8/8/8/8/4P3/4K3 b - - "
-             "0 1', 'ended', '1/2-1/2', 'stalemate', 3, 4), "
-             "('live', 'pidW', 'pidB', 0, 60, 0, 'rnbqkbnr/pppppppp/8/8/8/8/"
-             "PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'started', NULL, NULL, 5, "
-             "NULL)");
-    raw_exec(db, "INSERT INTO moves (gid, ply, uci, san, white_ms, "
-                 "black_ms, wall_ms, lag_ms) VALUES "
-                 "('w1', 1, 'e2e4', 'e4', 1, 1, 1, 0), "
-                 "('w1', 2, 'e7e5', 'e5', 1, 1, 1, 0), "
-                 "('w1', 3, 'g1f3', 'Nf3', 1, 1, 1, 150), "
-                 "('w1', 4, 'b8c6', 'Nc6', 1, 1, 1, 40), "
-                 "('w1', 5, 'f1c4', 'Bc4', 1, 1, 1, 200), "
-                 "('b1', 1, 'e8d7', 'Kd7', 1, 1, 1, 70), "
-                 "('b1', 2, 'e2e4', 'e4', 1, 1, 1, 30)");
+    raw_exec(db, LAG_ROWS_GAMES);
+    raw_exec(db, LAG_ROWS_MOVES);
     raw_exec(db, "INSERT INTO journal (gid, ply, uci, san, white_ms, "
                  "black_ms, wall_ms, lag_ms) VALUES "
                  "('live', 1, 'e2e4', 'e4', 1, 1, 1, 90)");
