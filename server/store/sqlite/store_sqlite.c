@@ -519,21 +519,47 @@ static int open_writer(struct store *s, struct sqlite_be *b, const char *path,
     return 0;
 }
 
+/* s's backend state for the database at path, or NULL with err said. */
+static struct sqlite_be *new_be(struct store *s, const char *path, char *err,
+                                size_t errlen)
+{
+    struct sqlite_be *b = calloc(1, sizeof *b);
+
+    if (!b || !(b->path = strdup(path))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->be_state = b;
+    return b;
+}
+
+/* The reads' connection `r` of b: read-only (it never creates the file),
+ * extended result codes, the busy timeout. 0, or -1 with err said. */
+static int open_reads(struct sqlite_be *b, char *err, size_t errlen)
+{
+    if (sqlite3_open_v2(b->path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
+        SQLITE_OK) {
+        errtext_set(err, errlen, "%s (read-only): %s", b->path,
+                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
+        return -1;
+    }
+    sqlite3_extended_result_codes(b->r, 1);
+    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
+    return 0;
+}
+
 /* Opens the backend of s on the database at path (store.c's store_open):
  * migrations, statements, the heartbeat, and the checkpointer thread. 0,
  * or -1 with a sentence in err (store_close then cleans up). */
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen)
 {
-    struct sqlite_be *b = calloc(1, sizeof *b);
+    struct sqlite_be *b = new_be(s, path, err, errlen);
     pthread_condattr_t ca;
 
-    if (!b || !(b->path = strdup(path))) {
-        free(b);
-        errtext_set(err, errlen, "out of memory");
+    if (!b)
         return -1;
-    }
-    s->be_state = b;
     b->wait_at = STORE_WAL_CAP_FRAMES;
     if (pthread_condattr_init(&ca) != 0) {
         errtext_set(err, errlen, "cannot create a condition variable");
@@ -551,15 +577,8 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
         open_writer(s, b, path, err, errlen) != 0)
         return -1;
 
-    if (sqlite3_open_v2(path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
-        SQLITE_OK) {
-        errtext_set(err, errlen, "%s (read-only): %s", path,
-                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
-        return -1;
-    }
-    sqlite3_extended_result_codes(b->r, 1);
-    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
-    if (prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
+    if (open_reads(b, err, errlen) != 0 ||
+        prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
                     errlen) != 0)
         return -1;
 
@@ -583,24 +602,12 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
 int store__sqlite_open_reader(struct store *s, const char *path, char *err,
                               size_t errlen)
 {
-    struct sqlite_be *b = calloc(1, sizeof *b);
+    struct sqlite_be *b = new_be(s, path, err, errlen);
     int64_t have;
 
-    if (!b || !(b->path = strdup(path))) {
-        free(b);
-        errtext_set(err, errlen, "out of memory");
+    /* only `r`: no writer, no lock (the server's is on the file) */
+    if (!b || open_reads(b, err, errlen) != 0)
         return -1;
-    }
-    s->be_state = b;
-    /* read-only: never creates the file, never takes the server's lock */
-    if (sqlite3_open_v2(path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
-        SQLITE_OK) {
-        errtext_set(err, errlen, "%s: %s", path,
-                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
-        return -1;
-    }
-    sqlite3_extended_result_codes(b->r, 1);
-    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
     if (query_int(b->r, "PRAGMA user_version", &have) != 0 ||
         (have == 0 && version_from_meta(b->r, &have) != 0)) {
         errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(b->r));
