@@ -187,6 +187,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
         cluster_free(c);
         return NULL;
     }
+    c->renewed_at = cluster_now(c);
     c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
     cluster_follow(c, "node", c->node, true);
     hub_alarm_arm(h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
@@ -389,6 +390,24 @@ static bool stoppable(void *ctx)
     return cluster_handed_over(ctx);
 }
 
+/* The counters, the gauges as they are now, and the bus's. */
+static void metrics(void *ctx, struct cluster_metrics *out)
+{
+    struct cluster *c = ctx;
+
+    *out = c->m;
+    out->node = c->node;
+    out->incarnation = c->inc;
+    out->leased = cluster_leased(c);
+    out->lease_age_ms = cluster_now(c) - c->renewed_at;
+    out->hosted = c->epochs.n;
+    out->followed = c->follows.n;
+    out->remotes = c->remotes.n;
+    out->adopting = c->adopting.n;
+    if (c->bus.ops->stats)
+        c->bus.ops->stats(c->bus.impl, out);
+}
+
 const struct router_ops cluster_router = {
     .session_opened = edge_session_opened,
     .session_closed = edge_session_closed,
@@ -409,6 +428,7 @@ const struct router_ops cluster_router = {
     .wake = wake,
     .shutdown = shutdown_begin,
     .stoppable = stoppable,
+    .metrics = metrics,
 };
 
 static void seek_place(void *ctx, struct session *s,

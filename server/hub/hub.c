@@ -367,6 +367,14 @@ size_t hub_live_games(const struct hub *h)
     }
     return n;
 }
+bool hub_cluster_metrics(struct hub *h, struct cluster_metrics *out)
+{
+    if (!h->router.ops->metrics)
+        return false;
+    memset(out, 0, sizeof *out);
+    h->router.ops->metrics(h->router.ctx, out);
+    return true;
+}
 size_t hub_open_seeks(const struct hub *h)
 {
     return h->seekbook.ops->count(h->seekbook.ctx);

@@ -25,6 +25,7 @@
 
 #include "proto.h"
 
+struct cluster_metrics;
 struct hub;
 struct game;
 struct msgbuf;
@@ -90,6 +91,9 @@ struct router_ops {
      * process may exit. */
     void (*shutdown)(void *ctx);
     bool (*stoppable)(void *ctx);
+    /* A cluster node's figures for /metrics (hub_cluster_metrics); NULL
+     * for a node alone, which has none. */
+    void (*metrics)(void *ctx, struct cluster_metrics *out);
 };
 
 struct router {
