@@ -546,7 +546,8 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
             "game.",
             (double)c->forwarded);
     put_one(o, "chess_cluster_dead_nodes_total", "counter",
-            "Nodes whose lease lapsed, found by this node's sweep.",
+            "Nodes whose lease lapsed, removed from the cluster by this "
+            "node's sweep (each by one node, once its games are taken).",
             (double)c->dead_nodes);
 }
 

@@ -185,7 +185,7 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
         i += 2;
         if (node && proto_key_valid(node)) {
             log_info("event=cluster_node_dead node=%s games=%lld", node, n);
-            c->m.dead_nodes++;
+            c->m.dead_nodes += n == 0; /* (it left the set: once) */
             host_drop_node(c, node, NULL);
         }
         for (long long k = 0; k < n && i < v->n; k++, i++) {

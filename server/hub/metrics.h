@@ -36,7 +36,8 @@ struct cluster_metrics {
     uint64_t ignored;        /* other nodes' commands not run: no lease */
     uint64_t forwarded;      /* local connections' commands to a host */
     uint64_t leases_lost;    /* renewals that found the lease lapsed */
-    uint64_t dead_nodes;     /* nodes this node's sweep found dead */
+    uint64_t dead_nodes;     /* dead nodes this node's sweep removed
+                                from the set (each by one node, once) */
     /* The bus (Redis). */
     bool bus_up;
     uint64_t reconnects;    /* times it came up after a loss */
