@@ -263,6 +263,30 @@ START_TEST(a_failed_take_is_counted)
 }
 END_TEST
 
+/* New guests per address are counted across the nodes: an address
+ * that alternates between them gets guests_per_ip_per_min in all, not
+ * that many on each; a node's own take is not counted twice. */
+START_TEST(new_guests_per_address_are_counted_across_nodes)
+{
+    int per_min = fake_hub_defaults.guests_per_ip_per_min, welcomed = 0,
+        refused = 0;
+
+    for (int i = 0; i < 2 * per_min; i++) {
+        struct fconn *c = fake_connect_to(&fake_nodes[i % 2], "10.0.0.9");
+        fake_say(c, "{\"t\":\"hello\",\"name\":\"G\"}");
+        if (fake_count(c, "welcome"))
+            welcomed++;
+        else if (fake_error(c) && !strcmp(fake_error(c), "rate_limited"))
+            refused++;
+        fake_disconnect(c);
+    }
+    ck_assert_int_eq(welcomed, per_min);
+    ck_assert_int_eq(refused, per_min);
+    /* another address is not charged */
+    fake_hello(fake_connect_to(&fake_nodes[1], "10.0.0.10"), "H", NULL, NULL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cluster");
@@ -272,6 +296,7 @@ int main(void)
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
     tcase_add_test(tc, a_failed_take_is_counted);
+    tcase_add_test(tc, new_guests_per_address_are_counted_across_nodes);
     suite_add_tcase(s, tc);
     return check_main(s);
 }
