@@ -393,3 +393,35 @@ class ClusterTest(FreshServerTest):
         self.assertEqual(f["chess_cluster_leased"], 1)
         self.assertEqual(self.summed("chess_cluster_adoptions_total",
                                      "takeover", nodes=(1, 2)), 1)
+
+
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class SharedLimitsTest(FreshServerTest):
+    """The limits per address that the nodes share (docs/cluster.md, "The
+    lobby, presence and the limits per address"): one address whose
+    connections go round robin over three nodes gets each limit once,
+    not three times."""
+
+    def answers(self, srv, msg, n):
+        """msg sent on n new connections, one after another, spread over
+        the nodes (no hello): the `t` or error code of each answer."""
+        out = []
+        for _ in range(n):
+            c = self.client(srv, hello=False)
+            c.send(dict(msg))
+            m = c.next(timeout=WAIT)
+            out.append(m["code"] if m["t"] == "error" else m["t"])
+            c.close()
+        return out
+
+    def test_an_address_spread_over_the_nodes_gets_each_limit_once(self):
+        srv = self.server({"logins_per_ip_per_min": 4},
+                          guests_per_ip_per_min=4)
+        ports = [srv.client_port() for _ in range(3)]
+        self.assertEqual(len(set(ports)), 3)  # (round robin)
+        self.assertEqual(self.answers(srv, {"t": "hello"}, 6),
+                         ["welcome"] * 4 + ["rate_limited"] * 2)
+        got = self.answers(srv, {"t": "login", "username": "nobody_here",
+                                 "password": "not-a-password"}, 6)
+        self.assertEqual(got, ["bad_credentials"] * 4 +
+                         ["rate_limited"] * 2)
