@@ -474,107 +474,166 @@ static void put_closes(struct out *o, const struct metrics *m)
         }
 }
 
-/* A gauge or a counter of one sample without labels. */
-static void put_one(struct out *o, const char *name, const char *type,
-                    const char *help, double v)
+/* A family of one gauge or counter: one sample without labels (label
+ * NULL), or one per value of label (values[i] counts labels[i]). */
+struct family {
+    const char *name, *type, *help, *label;
+    double v[3];
+    const char *labels[3];
+};
+
+static void put_family(struct out *o, const struct family *f)
 {
-    put(o, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type,
-        name, v);
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name,
+        f->type);
+    if (!f->label) {
+        put(o, "%s %.15g\n", f->name, f->v[0]);
+        return;
+    }
+    for (int i = 0; i < 3 && f->labels[i]; i++)
+        put(o, "%s{%s=\"%s\"} %.15g\n", f->name, f->label, f->labels[i],
+            f->v[i]);
 }
 
-/* A cluster node's own: its lease, its games and connections across
- * nodes, what it adopted, handed over, fenced, forwarded. */
+/* A cluster node's own (its lease, its games and connections across
+ * nodes, what it adopted, handed over, fenced, forwarded), and its
+ * connection to Redis. */
 static void put_cluster(struct out *o, const struct cluster_metrics *c)
 {
+    const struct family fams[] = {
+        {"chess_cluster_leased",
+         "gauge",
+         "1 while this node holds its lease (renewed within the lease's "
+         "length).",
+         NULL,
+         {c->leased},
+         {NULL}},
+        {"chess_cluster_lease_age_seconds",
+         "gauge",
+         "Time since this node's lease was last renewed (since its start "
+         "while it never held one).",
+         NULL,
+         {(double)c->lease_age_ms / 1e3},
+         {NULL}},
+        {"chess_cluster_leases_lost_total",
+         "counter",
+         "Renewals that found this node's lease lapsed.",
+         NULL,
+         {(double)c->leases_lost},
+         {NULL}},
+        {"chess_cluster_hosted_games",
+         "gauge",
+         "Games hosted on this node under an epoch.",
+         NULL,
+         {(double)c->hosted},
+         {NULL}},
+        {"chess_cluster_followed_games",
+         "gauge",
+         "Games of other nodes followed by this node's connections.",
+         NULL,
+         {(double)c->followed},
+         {NULL}},
+        {"chess_cluster_remote_sessions",
+         "gauge",
+         "Connections of other nodes mirrored on this node's games.",
+         NULL,
+         {(double)c->remotes},
+         {NULL}},
+        {"chess_cluster_adoptions_in_progress",
+         "gauge",
+         "Adoptions under way (the take, the epoch's commit).",
+         NULL,
+         {(double)c->adopting},
+         {NULL}},
+        {"chess_cluster_adoptions_total",
+         "counter",
+         "Games adopted here: taken over (their host's lease lapsed, or "
+         "none hosted them) or handed over by a node that stopped.",
+         "how",
+         {(double)c->adopted[0], (double)c->adopted[1]},
+         {"takeover", "handover"}},
+        {"chess_cluster_take_failures_total",
+         "counter",
+         "Takes of a game that failed: a new game's in Redis, or an "
+         "adoption's.",
+         "what",
+         {(double)c->take_failed[0], (double)c->take_failed[1]},
+         {"new_game", "adoption"}},
+        {"chess_cluster_handovers_total",
+         "counter",
+         "Games this node handed to another when it stopped.",
+         NULL,
+         {(double)c->handed_over},
+         {NULL}},
+        {"chess_cluster_fences_total",
+         "counter",
+         "Games fenced here: another node took them while this node's "
+         "lease had lapsed.",
+         NULL,
+         {(double)c->fenced},
+         {NULL}},
+        {"chess_cluster_commands_ignored_total",
+         "counter",
+         "Commands of other nodes' connections a host did not run, its "
+         "lease in doubt.",
+         NULL,
+         {(double)c->ignored},
+         {NULL}},
+        {"chess_cluster_commands_forwarded_total",
+         "counter",
+         "Commands of this node's connections sent to another node's game.",
+         NULL,
+         {(double)c->forwarded},
+         {NULL}},
+        {"chess_cluster_dead_nodes_total",
+         "counter",
+         "Nodes whose lease lapsed, removed from the cluster by this "
+         "node's sweep (each by one node, once its games are taken).",
+         NULL,
+         {(double)c->dead_nodes},
+         {NULL}},
+        {"chess_redis_up",
+         "gauge",
+         "1 while both connections to Redis are ready.",
+         NULL,
+         {c->bus_up},
+         {NULL}},
+        {"chess_redis_reconnects_total",
+         "counter",
+         "Times the connection to Redis came up again after a loss.",
+         NULL,
+         {(double)c->reconnects},
+         {NULL}},
+        {"chess_redis_errors_total",
+         "counter",
+         "Redis commands that failed: an error reply, lost with the "
+         "connection, or refused while not connected.",
+         "kind",
+         {(double)c->bus_errors[0], (double)c->bus_errors[1],
+          (double)c->bus_errors[2]},
+         {"reply", "lost", "refused"}},
+        {"chess_redis_queue_depth",
+         "gauge",
+         "Redis commands waiting for the connection (while it is down).",
+         NULL,
+         {(double)c->bus_queued},
+         {NULL}},
+        {"chess_redis_pending_commands",
+         "gauge",
+         "Redis commands sent and not answered yet.",
+         NULL,
+         {(double)c->bus_pending},
+         {NULL}},
+    };
+
     put(o,
         "# HELP chess_cluster_node_info This node's node_id and its "
         "incarnation (new at each start and after each lapse of its "
         "lease).\n# TYPE chess_cluster_node_info gauge\n"
         "chess_cluster_node_info{node=\"%s\",incarnation=\"%s\"} 1\n",
         c->node, c->incarnation);
-    put_one(o, "chess_cluster_leased", "gauge",
-            "1 while this node holds its lease (renewed within the "
-            "lease's length).",
-            c->leased);
-    put_one(o, "chess_cluster_lease_age_seconds", "gauge",
-            "Time since this node's lease was last renewed (since its "
-            "start while it never held one).",
-            (double)c->lease_age_ms / 1e3);
-    put_one(o, "chess_cluster_leases_lost_total", "counter",
-            "Renewals that found this node's lease lapsed.",
-            (double)c->leases_lost);
-    put_one(o, "chess_cluster_hosted_games", "gauge",
-            "Games hosted on this node under an epoch.", (double)c->hosted);
-    put_one(o, "chess_cluster_followed_games", "gauge",
-            "Games of other nodes followed by this node's connections.",
-            (double)c->followed);
-    put_one(o, "chess_cluster_remote_sessions", "gauge",
-            "Connections of other nodes mirrored on this node's games.",
-            (double)c->remotes);
-    put_one(o, "chess_cluster_adoptions_in_progress", "gauge",
-            "Adoptions under way (the take, the epoch's commit).",
-            (double)c->adopting);
-    put(o,
-        "# HELP chess_cluster_adoptions_total Games adopted here: taken "
-        "over (their host's lease lapsed, or none hosted them) or handed "
-        "over by a node that stopped.\n"
-        "# TYPE chess_cluster_adoptions_total counter\n"
-        "chess_cluster_adoptions_total{how=\"takeover\"} %llu\n"
-        "chess_cluster_adoptions_total{how=\"handover\"} %llu\n",
-        (unsigned long long)c->adopted[0], (unsigned long long)c->adopted[1]);
-    put(o,
-        "# HELP chess_cluster_take_failures_total Takes of a game that "
-        "failed: a new game's in Redis, or an adoption's.\n"
-        "# TYPE chess_cluster_take_failures_total counter\n"
-        "chess_cluster_take_failures_total{what=\"new_game\"} %llu\n"
-        "chess_cluster_take_failures_total{what=\"adoption\"} %llu\n",
-        (unsigned long long)c->take_failed[0],
-        (unsigned long long)c->take_failed[1]);
-    put_one(o, "chess_cluster_handovers_total", "counter",
-            "Games this node handed to another when it stopped.",
-            (double)c->handed_over);
-    put_one(o, "chess_cluster_fences_total", "counter",
-            "Games fenced here: another node took them while this node's "
-            "lease had lapsed.",
-            (double)c->fenced);
-    put_one(o, "chess_cluster_commands_ignored_total", "counter",
-            "Commands of other nodes' connections a host did not run, its "
-            "lease in doubt.",
-            (double)c->ignored);
-    put_one(o, "chess_cluster_commands_forwarded_total", "counter",
-            "Commands of this node's connections sent to another node's "
-            "game.",
-            (double)c->forwarded);
-    put_one(o, "chess_cluster_dead_nodes_total", "counter",
-            "Nodes whose lease lapsed, removed from the cluster by this "
-            "node's sweep (each by one node, once its games are taken).",
-            (double)c->dead_nodes);
-}
-
-/* A cluster node's connection to Redis. */
-static void put_redis(struct out *o, const struct cluster_metrics *c)
-{
-    put_one(o, "chess_redis_up", "gauge",
-            "1 while both connections to Redis are ready.", c->bus_up);
-    put_one(o, "chess_redis_reconnects_total", "counter",
-            "Times the connection to Redis came up again after a loss.",
-            (double)c->reconnects);
-    put(o,
-        "# HELP chess_redis_errors_total Redis commands that failed: an "
-        "error reply, lost with the connection, or refused while not "
-        "connected.\n# TYPE chess_redis_errors_total counter\n"
-        "chess_redis_errors_total{kind=\"reply\"} %llu\n"
-        "chess_redis_errors_total{kind=\"lost\"} %llu\n"
-        "chess_redis_errors_total{kind=\"refused\"} %llu\n",
-        (unsigned long long)c->bus_errors[0],
-        (unsigned long long)c->bus_errors[1],
-        (unsigned long long)c->bus_errors[2]);
-    put_one(o, "chess_redis_queue_depth", "gauge",
-            "Redis commands waiting for the connection (while it is down).",
-            (double)c->bus_queued);
-    put_one(o, "chess_redis_pending_commands", "gauge",
-            "Redis commands sent and not answered yet.",
-            (double)c->bus_pending);
+    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++)
+        put_family(o, &fams[i]);
     put_hist(o, "chess_redis_round_trip_seconds",
              "Time from sending a Redis command or script to its answer "
              "(PUBLISH apart).",
@@ -600,10 +659,8 @@ static char *metrics_render(const struct metrics *m,
     put_latencies(&o, m);
     put_closes(&o, m);
     put_store(&o, st);
-    if (cm) {
+    if (cm)
         put_cluster(&o, cm);
-        put_redis(&o, cm);
-    }
     if (o.failed) {
         free(o.buf);
         return NULL;
