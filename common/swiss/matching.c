@@ -18,27 +18,27 @@
 struct mw {
     int n, m;
     const struct matching_edge *e;
-    int *endpoint;     /* 2m: the vertex at each endpoint */
-    int *nbs, *nb;     /* CSR: remote endpoints of each vertex's edges */
-    int *mate;         /* n: remote endpoint of the matched edge, or -1 */
-    int *label;        /* 2n: 0 free, 1 S, 2 T (4 and 5: scan marks) */
-    int *labelend;     /* 2n: the endpoint the label came through */
-    int *inblossom;    /* n: top-level blossom of each vertex */
-    int *parent;       /* 2n: enclosing blossom, or -1 */
-    int **childs;      /* 2n: sub-blossoms around the cycle, base first */
-    int **endps;       /* 2n: endpoints joining the children */
-    int *nchild;       /* 2n */
-    int *base;         /* 2n: base vertex, -1 for an unused blossom */
-    int *bestedge;     /* 2n: least-slack edge to an S-blossom, or -1 */
-    int **bbest;       /* 2n: an S-blossom's least-slack edges, or NULL */
-    int *nbbest;       /* 2n */
-    int *unused;       /* free blossom numbers, a stack */
+    int *endpoint;  /* 2m: the vertex at each endpoint */
+    int *nbs, *nb;  /* CSR: remote endpoints of each vertex's edges */
+    int *mate;      /* n: remote endpoint of the matched edge, or -1 */
+    int *label;     /* 2n: 0 free, 1 S, 2 T (4 and 5: scan marks) */
+    int *labelend;  /* 2n: the endpoint the label came through */
+    int *inblossom; /* n: top-level blossom of each vertex */
+    int *parent;    /* 2n: enclosing blossom, or -1 */
+    int **childs;   /* 2n: sub-blossoms around the cycle, base first */
+    int **endps;    /* 2n: endpoints joining the children */
+    int *nchild;    /* 2n */
+    int *base;      /* 2n: base vertex, -1 for an unused blossom */
+    int *bestedge;  /* 2n: least-slack edge to an S-blossom, or -1 */
+    int **bbest;    /* 2n: an S-blossom's least-slack edges, or NULL */
+    int *nbbest;    /* 2n */
+    int *unused;    /* free blossom numbers, a stack */
     int nunused;
-    wide *dual;        /* 2n */
-    unsigned char *allow; /* m: edge known tight this stage */
-    int *queue, nq, capq; /* S-vertices to scan, a stack */
-    int *buf;          /* n: leaves */
-    int *tmp_to;       /* 2n: scratch for add_blossom */
+    wide *dual;               /* 2n */
+    unsigned char *allow;     /* m: edge known tight this stage */
+    int *queue, nq, capq;     /* S-vertices to scan, a stack */
+    int *buf;                 /* n: leaves */
+    int *tmp_to;              /* 2n: scratch for add_blossom */
     int *tmp_path, *tmp_endp; /* n + 1 each */
     int oom;
 };

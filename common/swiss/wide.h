@@ -84,7 +84,7 @@ static inline wide wide_half(wide a)
     wide r;
     for (int i = 0; i < WIDE_LIMBS; i++) {
         uint64_t hi = i + 1 < WIDE_LIMBS ? a.l[i + 1] << 63
-                                          : (a.l[i] & (1ULL << 63));
+                                         : (a.l[i] & (1ULL << 63));
         r.l[i] = (a.l[i] >> 1) | hi;
     }
     return r;
