@@ -54,8 +54,8 @@ static void view(struct sim *s, int round)
     }
 }
 
-static int fail(struct swissgen_stats *st, const char *what, int round,
-                int a, int b)
+static int fail(struct swissgen_stats *st, const char *what, int round, int a,
+                int b)
 {
     snprintf(st->fail, sizeof st->fail, "round %d: %s (players %d, %d)",
              round, what, a, b);
@@ -70,7 +70,8 @@ static bool met(const struct sim *s, int a, int b, int round)
             return true;
     }
     for (int f = 0; f < s->ev.n_forbidden; f++)
-        if ((s->ev.forbidden[2 * f] == a && s->ev.forbidden[2 * f + 1] == b) ||
+        if ((s->ev.forbidden[2 * f] == a &&
+             s->ev.forbidden[2 * f + 1] == b) ||
             (s->ev.forbidden[2 * f] == b && s->ev.forbidden[2 * f + 1] == a))
             return true;
     return false;
@@ -116,8 +117,8 @@ static bool had_bye(const struct sim *s, int p, int round)
 
 static bool topscorer(const struct sim *s, int p, int round, int total)
 {
-    return round == total && 2 * score_of(s, p, round) >
-                                 (round - 1) * s->ev.points.win;
+    return round == total &&
+           2 * score_of(s, p, round) > (round - 1) * s->ev.points.win;
 }
 
 static bool can_meet(const struct sim *s, int a, int b, int round, int total)
@@ -213,9 +214,12 @@ static int check_round(struct sim *s, int round, int total,
             rc = fail(st, "a rematch or a forbidden pair", round, w, b);
         else if (b && !topscorer(s, w, round, total) &&
                  !topscorer(s, b, round, total) &&
-                 (!colour_ok(s, w, round, 'w') || !colour_ok(s, b, round, 'b')))
-            rc = fail(st, "a colour difference past 2 or a third colour in "
-                      "a row", round, w, b);
+                 (!colour_ok(s, w, round, 'w') ||
+                  !colour_ok(s, b, round, 'b')))
+            rc = fail(st,
+                      "a colour difference past 2 or a third colour in "
+                      "a row",
+                      round, w, b);
         else if (b && score_of(s, w, round) == top &&
                  score_of(s, b, round) == top)
             top_pairs++;
@@ -224,11 +228,13 @@ static int check_round(struct sim *s, int round, int total,
         if (!s->preset[p - 1] && !seen[p])
             rc = fail(st, "a player left out", round, p, 0);
     if (!rc && byes != active % 2)
-        rc = fail(st, "a bye with an even number of players, or none with "
-                  "an odd", round, active, byes);
+        rc = fail(st,
+                  "a bye with an even number of players, or none with "
+                  "an odd",
+                  round, active, byes);
     if (!rc && active <= 12) {
-        struct brute br = {.s = s, .round = round, .total = total,
-                           .top = top};
+        struct brute br = {
+            .s = s, .round = round, .total = total, .top = top};
         int bye_score = -1;
         for (int p = 1; p <= s->players; p++)
             if (!s->preset[p - 1])
@@ -240,7 +246,8 @@ static int check_round(struct sim *s, int round, int total,
         st->brute_checked++;
         if (!br.found || br.best_bye != bye_score ||
             br.best_pairs != top_pairs)
-            rc = fail(st, "the bye's score or the pairs of the top "
+            rc = fail(st,
+                      "the bye's score or the pairs of the top "
                       "scoregroup are not the best possible (C5, C6)",
                       round, br.best_bye, br.best_pairs);
     }
@@ -267,8 +274,8 @@ static int check_unpairable(struct sim *s, int round, int total,
 
 static void set(struct sim *s, int p, int r, int opp, char c, char res)
 {
-    s->all[(p - 1) * s->cap_rounds + (r - 1)] =
-        (struct swiss_game){opp, c, res};
+    s->all[(p - 1) * s->cap_rounds + (r - 1)] = (struct swiss_game){opp, c,
+                                                                    res};
 }
 
 /* Results of the round: stronger (lower number) players win more. */
@@ -310,7 +317,8 @@ static int setup(struct sim *s, int players, int rounds, uint64_t seed)
     s->rng = seed * 2654435761u + 1;
     s->all = calloc((size_t)players * (size_t)rounds, sizeof *s->all);
     s->preset = calloc((size_t)players, 1);
-    s->ev.games = calloc((size_t)players * (size_t)rounds, sizeof *s->ev.games);
+    s->ev.games = calloc((size_t)players * (size_t)rounds,
+                         sizeof *s->ev.games);
     s->ev.absent = calloc((size_t)players, sizeof *s->ev.absent);
     s->ev.forbidden = calloc(4, sizeof(int));
     if (!s->all || !s->preset || !s->ev.games || !s->ev.absent ||
