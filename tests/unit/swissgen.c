@@ -370,6 +370,7 @@ int swissgen_run(int players, int rounds, uint64_t seed,
         enum dutch_status d = dutch_pair(&s.ev, out, &n);
         double dt = now_s() - t0;
         st->total_s += dt;
+        st->round_s[round - 1] = dt;
         st->worst_s = dt > st->worst_s ? dt : st->worst_s;
         if (d == DUTCH_UNPAIRABLE) {
             st->unpairable++;
