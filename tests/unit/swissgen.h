@@ -16,7 +16,7 @@ struct swissgen_stats {
     int brute_checked; /* rounds whose top bracket a brute force checked */
     double worst_s, total_s; /* pairing time */
     double round_s[SWISS_MAX_ROUNDS];
-    char fail[256];          /* the first violation, empty when none */
+    char fail[256]; /* the first violation, empty when none */
 };
 
 /* Plays a players-player, rounds-round event with seed: absences,
