@@ -663,11 +663,51 @@ static void init(struct mw *g)
         g->unused[g->nunused++] = b;
 }
 
+static int keep_cert(const struct mw *g, struct matching_cert *c)
+{
+    size_t n2 = 2 * (size_t)g->n;
+    c->n = g->n;
+    c->stamp = 0;
+    c->dual = malloc(n2 * sizeof *c->dual);
+    c->parent = malloc(n2 * sizeof *c->parent);
+    c->mark = calloc(n2, sizeof *c->mark);
+    if (!c->dual || !c->parent || !c->mark) {
+        matching_cert_free(c);
+        return -1;
+    }
+    memcpy(c->dual, g->dual, n2 * sizeof *c->dual);
+    memcpy(c->parent, g->parent, n2 * sizeof *c->parent);
+    return 0;
+}
+
+bool matching_cert_admits(struct matching_cert *c, int u, int v, wide w)
+{
+    wide s = wide_sub(wide_add(c->dual[u], c->dual[v]), wide_add(w, w));
+    c->stamp++;
+    for (int b = c->parent[u]; b != -1; b = c->parent[b])
+        c->mark[b] = c->stamp;
+    for (int b = c->parent[v]; b != -1; b = c->parent[b])
+        if (c->mark[b] == c->stamp)
+            s = wide_add(s, wide_add(c->dual[b], c->dual[b]));
+    return !wide_neg(s);
+}
+
+void matching_cert_free(struct matching_cert *c)
+{
+    free(c->dual);
+    free(c->parent);
+    free(c->mark);
+    c->dual = NULL;
+    c->parent = c->mark = NULL;
+}
+
 int matching_max_weight(int n, const struct matching_edge *e, int m,
-                        int *mate)
+                        int *mate, struct matching_cert *cert)
 {
     struct mw g;
     memset(&g, 0, sizeof g);
+    if (cert)
+        memset(cert, 0, sizeof *cert);
     if (n <= 0)
         return 0;
     if (setup(&g, n, e, m) != 0) {
@@ -677,6 +717,8 @@ int matching_max_weight(int n, const struct matching_edge *e, int m,
     init(&g);
     run(&g);
     int rc = g.oom ? -1 : 0;
+    if (!rc && cert)
+        rc = keep_cert(&g, cert);
     if (!rc)
         for (int v = 0; v < n; v++)
             mate[v] = g.mate[v] >= 0 ? g.endpoint[g.mate[v]] : -1;

@@ -14,8 +14,9 @@
 struct swissgen_stats {
     int rounds_paired, unpairable, byes;
     int brute_checked; /* rounds whose top bracket a brute force checked */
-    double worst_s, total_s; /* pairing time */
-    double round_s[SWISS_MAX_ROUNDS];
+    double worst_s, total_s;               /* pairing time, CPU seconds */
+    double round_s[SWISS_MAX_ROUNDS];      /* CPU seconds */
+    double round_wall_s[SWISS_MAX_ROUNDS]; /* wall-clock seconds */
     char fail[256]; /* the first violation, empty when none */
 };
 

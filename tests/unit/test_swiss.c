@@ -50,7 +50,7 @@ START_TEST(matching_brute_force)
                 e[m].w = wide_add_at(e[m].w, (s >> 40) % 1000, 60);
                 m++;
             }
-        ck_assert_int_eq(matching_max_weight(n, e, m, mate), 0);
+        ck_assert_int_eq(matching_max_weight(n, e, m, mate, NULL), 0);
         wide got = wide_zero(), best = wide_zero();
         for (int k = 0; k < m; k++)
             if (mate[e[k].u] == e[k].v) {
@@ -60,6 +60,25 @@ START_TEST(matching_brute_force)
         bool used[10] = {0};
         best_rec(e, m, 0, used, wide_zero(), &best);
         ck_assert_msg(wide_cmp(got, best) == 0, "iteration %d", it);
+        /* The certificate: solved on the first half of the edges, the
+         * matching is as heavy as the best over all of them exactly when
+         * the dual solution admits every edge left out. */
+        struct matching_cert cert;
+        int half = m / 2;
+        ck_assert_int_eq(matching_max_weight(n, e, half, mate, &cert), 0);
+        wide part = wide_zero();
+        for (int k = 0; k < half; k++)
+            if (mate[e[k].u] == e[k].v)
+                part = wide_add(part, e[k].w);
+        bool all = true;
+        for (int k = half; k < m; k++)
+            all &= matching_cert_admits(&cert, e[k].u, e[k].v, e[k].w);
+        matching_cert_free(&cert);
+        if (all)
+            ck_assert_msg(wide_cmp(part, best) == 0, "iteration %d", it);
+        else
+            ck_assert_msg(wide_cmp(part, best) < 0 || half < m,
+                          "iteration %d", it);
     }
 }
 END_TEST
