@@ -16,8 +16,13 @@
  * or forbidden pair, C2 one bye, C3 absolute colours) remove edges. The
  * bracket's pairs are kept, its unpaired players float to the next. Among
  * pairings equal on every criterion the lowest fields prefer the order in
- * which the rules generate candidates (the lowest-ranked floaters, S1
- * against S2, the top of S1 against the top of S2). Colours by 5.2 (E.1-E.5).
+ * which the rules generate candidates: S1 (the moved-down players, then
+ * the first half of the remainder) against S2, each S1 player in turn
+ * against the first S2 player he can meet, the lowest-ranked floating.
+ * That is the rules' order whenever the best candidate needs no exchange
+ * (and in the cases of tests/data/swiss/); with exchanges, or past the
+ * bits a weight has for it (brackets beyond some 30 players), it may
+ * choose another of the equally good pairings. Colours by 5.2 (E.1-E.5).
  *
  * Pure: no I/O, no globals; memory is the caller's or freed before
  * returning. Any thread.

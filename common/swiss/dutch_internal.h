@@ -59,9 +59,9 @@ enum dcrit {
     F_C19,
     F_C20,
     F_C21,
-    F_TIE1,
     F_TIE2,
     F_TIE3,
+    F_TIE1,
     NCRIT
 };
 
@@ -73,7 +73,10 @@ struct dlayout {
     int nlv[NCRIT];
     int width[NCRIT];         /* bits per field */
     int off[NCRIT][DLEV_MAX]; /* bit offset of each field */
-    int s1;                   /* S1's size, for the tie-breaks */
+    /* for the tie-breaks, the rules' first candidate: S1 is the moved-down
+     * players and the remainder's first half [rem_lo, rem_mid); the
+     * residents before rem_lo are those the moved-down players meet */
+    int rem_lo, rem_mid, s1;
 };
 
 /* True when players i and j (pairing order) may meet: C1, C3, forbidden

@@ -144,10 +144,14 @@ int dutch_layout(const struct deng *e, const struct dbracket *b,
     memset(L, 0, sizeof *L);
     levels(e, b, L);
     widths(e, b, L);
-    L->s1 = b->nmdp ? b->nmdp : b->nb / 2;
+    int nres = b->nb - b->nmdp;
+    L->rem_lo = b->nmdp + (b->nmdp < nres ? b->nmdp : nres);
+    L->rem_mid = L->rem_lo + (b->nb - L->rem_lo) / 2;
+    L->s1 = b->nmdp + L->rem_mid - L->rem_lo;
     int total = 0;
-    for (int c = 0; c < F_TIE3; c++)
-        total += L->nf[c] * L->width[c];
+    for (int c = 0; c < NCRIT; c++)
+        if (c != F_TIE3)
+            total += L->nf[c] * L->width[c];
     if (total > BUDGET)
         return -1;
     int k = (BUDGET - total) / (L->width[F_TIE3] ? L->width[F_TIE3] : 1);
@@ -213,6 +217,21 @@ static void top_colours(const struct swiss_state *s, bool white, int *c10,
     *c11 += s->played >= 2 && s->last == c && s->last2 == c;
 }
 
+/* The order of the rules' candidates, roughly: S1 against S2, then the
+ * top of S1 against the top of S2 (x < y, both in the bracket). */
+static wide tie_breaks(const struct dbracket *b, const struct dlayout *L,
+                       wide w, int x, int y)
+{
+    bool x1 = x >= L->rem_lo && x < L->rem_mid;
+    bool y2 = y >= L->rem_mid;
+    int rank = x < b->nmdp ? x : x1 ? b->nmdp + x - L->rem_lo : -1;
+    bool s1_s2 = x < b->nmdp ? y >= b->nmdp : x1 && y2;
+    w = put(w, L, F_TIE2, 0, s1_s2);
+    if (rank >= 0 && rank < L->nf[F_TIE3])
+        w = put(w, L, F_TIE3, rank, b->nb - y);
+    return w;
+}
+
 /* x < y, both in the bracket. */
 static wide pair_in(const struct deng *e, const struct dbracket *b,
                     const struct dlayout *L, wide w, int x, int y)
@@ -244,10 +263,7 @@ static wide pair_in(const struct deng *e, const struct dbracket *b,
         w = elem(w, L, F_C19, d);
     if (up && sy->float2 == 'U')
         w = elem(w, L, F_C21, d);
-    w = put(w, L, F_TIE2, 0, (x < L->s1) != (y < L->s1));
-    if (x < L->nf[F_TIE3])
-        w = put(w, L, F_TIE3, x, b->nb - y);
-    return w;
+    return tie_breaks(b, L, w, x, y);
 }
 
 /* The next bracket's pairs and differences (C8). */

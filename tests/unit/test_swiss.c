@@ -147,6 +147,13 @@ END_TEST
 START_TEST(hand_round2_colours)
 {
     expect_pairs("round2-colours");
+    expect_pairs("round2-transposition");
+}
+END_TEST
+
+START_TEST(hand_round2_remainder)
+{
+    expect_pairs("round2-remainder");
 }
 END_TEST
 
@@ -412,6 +419,7 @@ int main(void)
     tcase_add_test(tc, bbp_2025_c9);
     tcase_add_test(tc, hand_round1);
     tcase_add_test(tc, hand_round2_colours);
+    tcase_add_test(tc, hand_round2_remainder);
     tcase_add_test(tc, trf_errors);
     tcase_add_test(tc, trf_round_trip);
     tcase_add_test(tc, differential);
