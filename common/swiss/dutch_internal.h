@@ -61,6 +61,7 @@ enum dcrit {
     F_C21,
     F_TIE2,
     F_TIE3,
+    F_TIE4,
     F_TIE1,
     NCRIT
 };

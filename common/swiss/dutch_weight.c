@@ -12,6 +12,7 @@
  * its own value's, so the fields count, largest value first, the elements
  * that are not there.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "dutch_internal.h"
@@ -132,6 +133,7 @@ static void widths(const struct deng *e, const struct dbracket *b,
     L->width[F_TIE1] = bits((long)nb * (nb + 1));
     L->width[F_TIE2] = bits(nb / 2 + 1);
     L->width[F_TIE3] = bits(nb + 1);
+    L->width[F_TIE4] = bits((long)nb * (nb + 1));
     if (!b->nn)
         L->nf[F_C8A] = 0;
     if (!e->bye)
@@ -158,6 +160,7 @@ int dutch_layout(const struct deng *e, const struct dbracket *b,
     L->nf[F_TIE3] = k < L->s1 ? k : L->s1;
     if (L->nf[F_TIE3] > DLEV_MAX)
         L->nf[F_TIE3] = DLEV_MAX;
+    L->nf[F_TIE4] = L->s1 > L->nf[F_TIE3];
     int off = 0;
     for (int c = NCRIT - 1; c >= 0; c--)
         for (int f = L->nf[c] - 1; f >= 0; f--) {
@@ -228,7 +231,11 @@ static wide tie_breaks(const struct dbracket *b, const struct dlayout *L,
     bool s1_s2 = x < b->nmdp ? y >= b->nmdp : x1 && y2;
     w = put(w, L, F_TIE2, 0, s1_s2);
     if (rank >= 0 && rank < L->nf[F_TIE3])
-        w = put(w, L, F_TIE3, rank, b->nb - y);
+        return put(w, L, F_TIE3, rank, b->nb - y);
+    if (rank >= 0) { /* past the bits: near the natural partner */
+        int nat = x < b->nmdp ? b->nmdp + x : L->rem_mid + x - L->rem_lo;
+        w = put(w, L, F_TIE4, 0, b->nb - abs(y - nat));
+    }
     return w;
 }
 

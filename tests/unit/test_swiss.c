@@ -151,6 +151,30 @@ START_TEST(hand_round2_colours)
 }
 END_TEST
 
+/* Round 1 of a big event: the rules' first candidate, S1[i] against
+ * S2[i], with the initial colour to the odd-numbered higher player (E.5);
+ * past the weight's bits for the exact order of S1, the tie-break that
+ * keeps every player by his natural partner must still find it. */
+START_TEST(round1_big)
+{
+    enum { N = 400 };
+    struct swiss_event ev = {
+        .players = N, .total_rounds = 9, .first_colour = 'w'};
+    struct swiss_game g;
+    ev.games = &g;
+    swiss_points_standard(&ev.points);
+    struct dutch_pair out[N / 2 + 1];
+    int n;
+    ck_assert_int_eq(dutch_pair(&ev, out, &n), DUTCH_OK);
+    ck_assert_int_eq(n, N / 2);
+    for (int i = 1; i <= N / 2; i++) {
+        int w = i % 2 ? i : i + N / 2, b = i % 2 ? i + N / 2 : i;
+        ck_assert_int_eq(out[i - 1].white, w);
+        ck_assert_int_eq(out[i - 1].black, b);
+    }
+}
+END_TEST
+
 START_TEST(hand_round2_remainder)
 {
     expect_pairs("round2-remainder");
@@ -420,6 +444,7 @@ int main(void)
     tcase_add_test(tc, hand_round1);
     tcase_add_test(tc, hand_round2_colours);
     tcase_add_test(tc, hand_round2_remainder);
+    tcase_add_test(tc, round1_big);
     tcase_add_test(tc, trf_errors);
     tcase_add_test(tc, trf_round_trip);
     tcase_add_test(tc, differential);
