@@ -18,6 +18,7 @@
 struct mw {
     int n, m;
     const struct matching_edge *e;
+    wide *w2;       /* m: twice each edge's weight */
     int *endpoint;  /* 2m: the vertex at each endpoint */
     int *nbs, *nb;  /* CSR: remote endpoints of each vertex's edges */
     int *mate;      /* n: remote endpoint of the matched edge, or -1 */
@@ -46,8 +47,7 @@ struct mw {
 static wide slack(const struct mw *g, int k)
 {
     const struct matching_edge *ed = &g->e[k];
-    wide s = wide_add(g->dual[ed->u], g->dual[ed->v]);
-    return wide_sub(s, wide_add(ed->w, ed->w));
+    return wide_sub(wide_add(g->dual[ed->u], g->dual[ed->v]), g->w2[k]);
 }
 
 static void push(struct mw *g, int v)
@@ -561,6 +561,7 @@ static void release(struct mw *g)
             free(g->endps[b]);
             free(g->bbest[b]);
         }
+    free(g->w2);
     free(g->endpoint);
     free(g->nbs);
     free(g->nb);
@@ -592,6 +593,7 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->n = n;
     g->m = m;
     g->e = e;
+    g->w2 = malloc(mm * sizeof(wide));
     g->endpoint = malloc(2 * mm * sizeof(int));
     g->nbs = calloc((size_t)n + 1, sizeof(int));
     g->nb = malloc(2 * mm * sizeof(int));
@@ -616,11 +618,11 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->tmp_to = malloc(n2 * sizeof(int));
     g->tmp_path = malloc(((size_t)n + 1) * sizeof(int));
     g->tmp_endp = malloc(((size_t)n + 1) * sizeof(int));
-    if (!g->endpoint || !g->nbs || !g->nb || !g->mate || !g->label ||
-        !g->labelend || !g->inblossom || !g->parent || !g->childs ||
-        !g->endps || !g->nchild || !g->base || !g->bestedge || !g->bbest ||
-        !g->nbbest || !g->unused || !g->dual || !g->allow || !g->queue ||
-        !g->buf || !g->tmp_to || !g->tmp_path || !g->tmp_endp)
+    if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->mate ||
+        !g->label || !g->labelend || !g->inblossom || !g->parent ||
+        !g->childs || !g->endps || !g->nchild || !g->base || !g->bestedge ||
+        !g->bbest || !g->nbbest || !g->unused || !g->dual || !g->allow ||
+        !g->queue || !g->buf || !g->tmp_to || !g->tmp_path || !g->tmp_endp)
         return -1;
     return 0;
 }
@@ -630,6 +632,7 @@ static void init(struct mw *g)
     int n = g->n, m = g->m;
     wide maxw = wide_zero();
     for (int k = 0; k < m; k++) {
+        g->w2[k] = wide_add(g->e[k].w, g->e[k].w);
         g->endpoint[2 * k] = g->e[k].u;
         g->endpoint[2 * k + 1] = g->e[k].v;
         g->nbs[g->e[k].u + 1]++;
