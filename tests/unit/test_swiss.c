@@ -283,6 +283,7 @@ START_TEST(trf_errors)
         {NULL, 4, 4, "XXS needs"},
         {NULL, 4, 1, "accelerated pairings"},
         {NULL, 4, 4097, "too long"},
+        {NULL, 2, 1082, "more than 99 rounds"},
     };
     char big[6000];
     memset(big, 'x', sizeof big);
@@ -369,6 +370,17 @@ START_TEST(trf_errors)
                 t = longer;
             }
             break;
+        case 28: {
+            static char many[2048];
+            const char *p1 = strchr(good, '\n') + 1;
+            int len = snprintf(many, sizeof many, "012 Test\n%.89s", p1);
+            for (int r = 0; r < 100; r++)
+                len += snprintf(many + len, sizeof many - (size_t)len,
+                                "  0000 - Z");
+            snprintf(many + len, sizeof many - (size_t)len, "\n");
+            t = many;
+            break;
+        }
         default:
             break;
         }
