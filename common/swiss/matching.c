@@ -31,9 +31,13 @@ struct mw {
     int *nchild;    /* 2n */
     int *base;      /* 2n: base vertex, -1 for an unused blossom */
     int *bestedge;  /* 2n: least-slack edge to an S-blossom, or -1 */
-    int **bbest;    /* 2n: an S-blossom's least-slack edges, or NULL */
-    int *nbbest;    /* 2n */
-    int *unused;    /* free blossom numbers, a stack */
+    /* 2n: bestedge's slack plus the stage's dual steps so far (dsum),
+     * once for a free vertex, twice for an S-blossom: its slack falls
+     * that fast, so the key stays put while the duals move */
+    wide *bkey, dsum;
+    int **bbest; /* 2n: an S-blossom's least-slack edges, or NULL */
+    int *nbbest; /* 2n */
+    int *unused; /* free blossom numbers, a stack */
     int nunused;
     wide *dual;               /* 2n */
     unsigned char *allow;     /* m: edge known tight this stage */
@@ -137,6 +141,19 @@ static void keep_best(struct mw *g, int *slot, int k)
         *slot = k;
 }
 
+/* Makes edge k, of slack ks, owner's best edge if it is better; owner is
+ * a free vertex (times 1) or an S-blossom (times 2). */
+static void keep_key(struct mw *g, int owner, int k, wide ks, int times)
+{
+    wide key = wide_add(ks, g->dsum);
+    if (times == 2)
+        key = wide_add(key, g->dsum);
+    if (g->bestedge[owner] == -1 || wide_cmp(key, g->bkey[owner]) < 0) {
+        g->bestedge[owner] = k;
+        g->bkey[owner] = key;
+    }
+}
+
 /* Keeps in to[] the least-slack edge k to each other S-blossom. */
 static void consider(struct mw *g, int b, int k, int *to)
 {
@@ -185,7 +202,7 @@ static void blossom_best_edges(struct mw *g, int b, int nc)
         if (to[i] == -1)
             continue;
         g->bbest[b][g->nbbest[b]++] = to[i];
-        keep_best(g, &g->bestedge[b], to[i]);
+        keep_key(g, b, to[i], slack(g, to[i]), 2);
     }
 }
 
@@ -440,9 +457,9 @@ static int scan_vertex(struct mw *g, int v)
         continue;
     not_tight:
         if (g->label[g->inblossom[w]] == 1)
-            keep_best(g, &g->bestedge[g->inblossom[v]], k);
+            keep_key(g, g->inblossom[v], k, ks, 2);
         else if (g->label[w] == 0)
-            keep_best(g, &g->bestedge[w], k);
+            keep_key(g, w, k, ks, 1);
     }
     return 0;
 }
@@ -459,7 +476,7 @@ static int dual_step(struct mw *g)
     for (int v = 0; v < n; v++) {
         if (g->label[g->inblossom[v]] != 0 || g->bestedge[v] == -1)
             continue;
-        wide d = slack(g, g->bestedge[v]);
+        wide d = wide_sub(g->bkey[v], g->dsum);
         if (wide_cmp(d, delta) < 0) {
             delta = d;
             type = 2;
@@ -469,7 +486,8 @@ static int dual_step(struct mw *g)
     for (int b = 0; b < 2 * n; b++) {
         if (g->parent[b] != -1 || g->label[b] != 1 || g->bestedge[b] == -1)
             continue;
-        wide d = wide_half(slack(g, g->bestedge[b]));
+        wide d = wide_sub(wide_sub(g->bkey[b], g->dsum), g->dsum);
+        d = wide_half(d);
         if (wide_cmp(d, delta) < 0) {
             delta = d;
             type = 3;
@@ -500,10 +518,16 @@ static int dual_step(struct mw *g)
         else if (g->label[b] == 2)
             g->dual[b] = wide_sub(g->dual[b], delta);
     }
+    g->dsum = wide_add(g->dsum, delta);
     if (type == 1)
         return 1;
     if (type == 4) {
         expand_blossom(g, dblossom, 0);
+        /* inside a T-blossom a vertex's best slack stood still: the keys
+         * of those now free start again from their slack */
+        for (int v = 0; v < n; v++)
+            if (g->label[g->inblossom[v]] == 0 && g->bestedge[v] != -1)
+                g->bkey[v] = wide_add(slack(g, g->bestedge[v]), g->dsum);
         return 0;
     }
     g->allow[dedge] = 1;
@@ -528,6 +552,7 @@ static int stage(struct mw *g)
     }
     memset(g->allow, 0, (size_t)g->m);
     g->nq = 0;
+    g->dsum = wide_zero();
     for (int v = 0; v < n; v++)
         if (g->mate[v] == -1 && g->label[g->inblossom[v]] == 0)
             assign_label(g, v, 1, -1);
@@ -575,6 +600,7 @@ static void release(struct mw *g)
     free(g->nchild);
     free(g->base);
     free(g->bestedge);
+    free(g->bkey);
     free(g->bbest);
     free(g->nbbest);
     free(g->unused);
@@ -607,6 +633,7 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->nchild = calloc(n2, sizeof(int));
     g->base = malloc(n2 * sizeof(int));
     g->bestedge = malloc(n2 * sizeof(int));
+    g->bkey = malloc(n2 * sizeof(wide));
     g->bbest = calloc(n2, sizeof(int *));
     g->nbbest = calloc(n2, sizeof(int));
     g->unused = malloc((size_t)n * sizeof(int));
