@@ -5,11 +5,23 @@
  * must respect (absences, forbidden pairs). trf.h reads and writes it;
  * dutch.h pairs its next round.
  *
- * What a tournament director stores per player is exactly this: for each
- * round, the opponent, the colour and the result code. Colour history,
- * floats (up and down, the last two rounds), byes received and unplayed
- * games are all derived from it (swiss_derive), as the FIDE rules define
- * them. Forbidden pairs and the round's absentees are given per round.
+ * What a tournament director stores, and all the engine needs:
+ *
+ * - per player, the starting number (the initial ranking: rating order,
+ *   C.04.2) and for every round the opponent, the colour and the result
+ *   code, byes and absences included ('U' for the pairing-allocated bye,
+ *   'H' / 'F' / 'Z' for byes granted, ' ' or 'Z' for a round missed, a
+ *   late entrant's earlier rounds too). Colour history and differences,
+ *   floats (up and down, the last two rounds), byes received and unplayed
+ *   games are derived from these (swiss_derive), as the rules define them:
+ *   storing them apart would only let them disagree;
+ * - per event, the number of rounds (topscorers exist in the last one
+ *   only), the first colour of starting number 1, and the point values;
+ * - per round to pair, who is absent (withdrawn, or a bye requested) and
+ *   the forbidden pairs (teammates, relatives: the organiser's list).
+ *
+ * A withdrawn player is simply absent from every later round; a player
+ * who comes back is paired again from his score.
  *
  * Pure: no I/O, no globals. Any thread.
  */
