@@ -48,7 +48,7 @@ static char at(const struct parser *ps, int col)
 }
 
 /* An unsigned number right-aligned in columns [col, col + w): -2 when
- * blank, -1 when not a number. */
+ * blank, -1 when not a number (or past eight digits). */
 static int number(const struct parser *ps, int col, int w)
 {
     int v = -2;
@@ -56,20 +56,23 @@ static int number(const struct parser *ps, int col, int w)
         char ch = at(ps, c);
         if (ch == ' ' && v == -2)
             continue;
-        if (ch < '0' || ch > '9')
+        if (ch < '0' || ch > '9' || v > 9999999)
             return -1;
         v = (v < 0 ? 0 : v) * 10 + (ch - '0');
     }
     return v;
 }
 
-/* Points like "2.0", " 10", "1.5" in tenths: -2 blank, -1 bad. */
+/* Points like "2.0", " 10", "1.5" in tenths, at most 9999.9: -2 blank,
+ * -1 bad. */
 static int points_at(const struct parser *ps, int col, int w)
 {
     char buf[16];
     int n = 0;
     for (int c = col; c < col + w; c++)
-        if (at(ps, c) != ' ')
+        if (at(ps, c) != ' ' && n == (int)sizeof buf - 1)
+            return -1;
+        else if (at(ps, c) != ' ')
             buf[n++] = at(ps, c);
         else if (n)
             return -1;
@@ -79,7 +82,7 @@ static int points_at(const struct parser *ps, int col, int w)
     int whole = 0, tenth = 0, i = 0;
     for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
         whole = whole * 10 + buf[i] - '0';
-    if (i == 0)
+    if (i == 0 || i > 4)
         return -1;
     if (i < n && buf[i] == '.') {
         i++;
