@@ -80,7 +80,7 @@ static int points_at(const struct parser *ps, int col, int w)
     if (!n)
         return -2;
     int whole = 0, tenth = 0, i = 0;
-    for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+    for (; i < n && i < 5 && buf[i] >= '0' && buf[i] <= '9'; i++)
         whole = whole * 10 + buf[i] - '0';
     if (i == 0 || i > 4)
         return -1;
@@ -386,6 +386,27 @@ static int build(struct parser *ps, struct row **by, struct trf_file *f)
                                     : (struct swiss_game){0, '-', ' '};
         }
         ev->absent[p] = by[p]->nblocks > R;
+    }
+    for (int p = 0; p < n; p++) {
+        const struct swiss_game *g = &by[p]->g[R];
+        ps->line = by[p]->line;
+        if (ev->absent[p] && !strchr("HFZ-", g->result))
+            return fail(ps, ROUND_COL + 10 * R + 7,
+                        "round %d is the one to "
+                        "pair: only a bye or an absence (H, F, Z, -) can be "
+                        "set in it",
+                        R + 1);
+    }
+    for (int r = 0; r < R; r++) {
+        int any = 0;
+        for (int p = 0; p < n; p++)
+            any |= ev->games[p * R + r].result != ' ';
+        ps->line = 0;
+        if (!any)
+            return fail(ps, 0,
+                        "round %d has no entry for anyone (no game, "
+                        "bye or absence)",
+                        r + 1);
     }
     char msg[160];
     if (swiss_check(ev, msg, sizeof msg)) {

@@ -284,6 +284,8 @@ START_TEST(trf_errors)
         {NULL, 4, 1, "accelerated pairings"},
         {NULL, 4, 4097, "too long"},
         {NULL, 2, 1082, "more than 99 rounds"},
+        {NULL, 2, 109, "only a bye or an absence"},
+        {NULL, 0, 0, "round 1 has no entry for anyone"},
     };
     char big[6000];
     memset(big, 'x', sizeof big);
@@ -379,6 +381,18 @@ START_TEST(trf_errors)
                                 "  0000 - Z");
             snprintf(many + len, sizeof many - (size_t)len, "\n");
             t = many;
+            break;
+        }
+        case 29:   /* a game result set in the round to pair */
+        case 30: { /* round 1 empty, round 2 to pair */
+            static char text[1024];
+            char a[256], b[256];
+            player_line(a, sizeof a, 1, i == 29 ? "0.5" : "0.0",
+                        i == 29 ? "2 w = 0 b 0" : "0 - Z 0 - Z");
+            player_line(b, sizeof b, 2, i == 29 ? "0.5" : "0.0",
+                        i == 29 ? "1 b =" : "");
+            snprintf(text, sizeof text, "012 Test\n%s%s", a, b);
+            t = i == 29 ? text : patch(text, 2, 99, " ");
             break;
         }
         default:
