@@ -274,6 +274,16 @@ static int child_index(const struct mw *g, int b, int t)
     return i;
 }
 
+/* The way round blossom b's cycle from child j to the base that has an
+ * even number of edges: forward from j - len when j is odd, else
+ * backward from j. trick says which endpoint of each edge comes first. */
+static int walk_from(int j, int len, int *jstep, int *trick)
+{
+    *jstep = j & 1 ? 1 : -1;
+    *trick = j & 1 ? 0 : 1;
+    return j & 1 ? j - len : j;
+}
+
 static void free_blossom(struct mw *g, int b)
 {
     g->label[b] = g->labelend[b] = -1;
@@ -292,15 +302,8 @@ static void relabel_children(struct mw *g, int b)
 {
     int len = g->nchild[b];
     int entry = g->inblossom[g->endpoint[g->labelend[b] ^ 1]];
-    int j = child_index(g, b, entry), jstep, trick;
-    if (j & 1) {
-        j -= len;
-        jstep = 1;
-        trick = 0;
-    } else {
-        jstep = -1;
-        trick = 1;
-    }
+    int jstep, trick;
+    int j = walk_from(child_index(g, b, entry), len, &jstep, &trick);
     int p = g->labelend[b];
     while (j != 0) {
         g->label[g->endpoint[p ^ 1]] = 0;
@@ -369,15 +372,8 @@ static void augment_blossom(struct mw *g, int b, int v)
     if (t >= g->n)
         augment_blossom(g, t, v);
     int len = g->nchild[b];
-    int i = child_index(g, b, t), j = i, jstep, trick;
-    if (i & 1) {
-        j -= len;
-        jstep = 1;
-        trick = 0;
-    } else {
-        jstep = -1;
-        trick = 1;
-    }
+    int i = child_index(g, b, t), jstep, trick;
+    int j = walk_from(i, len, &jstep, &trick);
     while (j != 0) {
         j += jstep;
         t = g->childs[b][cyc(j, len)];
