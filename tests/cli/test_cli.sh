@@ -73,7 +73,8 @@ check "impossible material stdin" \
 
 # pair: the -p format of JaVaFo and bbpPairings on tests/data/swiss/.
 for case in bbp-2025-c5 bbp-2025-c9 round1-even round1-odd-black1 \
-    round2-colours round2-transposition round2-remainder; do
+    round2-colours round2-transposition round2-remainder \
+    round2-no-repeat-float; do
     check "pair $case" "$(cat "$data/swiss/$case.pairs")" \
         "$("$cli" pair "$data/swiss/$case.trf")"
 done

@@ -181,6 +181,12 @@ START_TEST(hand_round2_remainder)
 }
 END_TEST
 
+START_TEST(hand_round2_no_repeat_float)
+{
+    expect_pairs("round2-no-repeat-float");
+}
+END_TEST
+
 /* A 001 line: player n, points, then "OPP C R" round entries. */
 static void player_line(char *out, size_t cap, int n, const char *pts,
                         const char *rounds)
@@ -471,6 +477,7 @@ int main(void)
     tcase_add_test(tc, hand_round2_colours);
     tcase_add_test(tc, hand_round2_remainder);
     tcase_add_test(tc, round1_big);
+    tcase_add_test(tc, hand_round2_no_repeat_float);
     tcase_add_test(tc, trf_errors);
     tcase_add_test(tc, trf_round_trip);
     suite_add_tcase(s, tc);
