@@ -38,6 +38,7 @@
 #include "app/backup.h"
 #include "app/clusterconf.h"
 #include "app/config.h"
+#include "app/status.h"
 #include "app/wiring.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
@@ -575,6 +576,7 @@ static int start_node(struct node *n)
             start_failed("key 'redis': %s", err);
             return -1;
         }
+        status_set_redis(n->rd);
     }
     n->h = wiring_start_hub(n->st, &hc);
     if (!n->h ||
@@ -644,7 +646,8 @@ static void stop(struct node *n)
     if (n->h)
         hub_shutdown(n->h);
     cluster_stop(n->cl); /* nothing more goes to Redis */
-    redis_free(n->rd);   /* (on the loop, which net_stop destroys) */
+    status_set_redis(NULL);
+    redis_free(n->rd); /* (on the loop, which net_stop destroys) */
     store_close(n->st);
     n->st = NULL;
     net_stop();

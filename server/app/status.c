@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cluster/redis.h"
 #include "hub/hub.h"
 #include "hub/metrics.h"
 #include "lib/tunables.h"
@@ -432,6 +433,33 @@ static void put_closes(struct out *o, const struct metrics *m)
         }
 }
 
+/* A cluster node's connection to Redis (status_set_redis), or NULL. */
+static const struct redis *node_redis;
+
+void status_set_redis(const struct redis *r)
+{
+    node_redis = r;
+}
+
+/* The messages of other nodes this node refused (sign.h), on a node of
+ * a cluster only. */
+static void put_cluster(struct out *o)
+{
+    struct redis_stats rs;
+
+    if (!node_redis)
+        return;
+    redis_stats(node_redis, &rs);
+    put(o, "# HELP chess_cluster_messages_refused_total Messages from "
+           "other nodes refused: signature wrong or missing (forged), too "
+           "old or from a clock too far ahead (stale), taken already "
+           "(replayed).\n# TYPE chess_cluster_messages_refused_total "
+           "counter\n");
+    for (int v = SIGN_FORGED; v < SIGN_VERDICTS; v++)
+        put(o, "chess_cluster_messages_refused_total{why=\"%s\"} %lu\n",
+            sign_verdict_name((enum sign_verdict)v), rs.dropped[v]);
+}
+
 static char *metrics_render(const struct metrics *m,
                             const struct metrics_sizes *sizes,
                             const struct metrics_store *st)
@@ -448,6 +476,7 @@ static char *metrics_render(const struct metrics *m,
     put_latencies(&o, m);
     put_closes(&o, m);
     put_store(&o, st);
+    put_cluster(&o);
     if (o.failed) {
         free(o.buf);
         return NULL;

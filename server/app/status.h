@@ -15,6 +15,12 @@
 #include "hub/http.h"
 
 struct hub;
+struct redis;
+
+/* The Redis connection of a cluster's node, whose counters /metrics
+ * shows (NULL: none, a node alone). It must outlive the status pages'
+ * use: set it back to NULL before redis_free. */
+void status_set_redis(const struct redis *r);
 
 /* Answers GET path when it is a status page (true: *r filled), else
  * leaves it to the HTTP API (false). */

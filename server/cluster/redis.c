@@ -459,7 +459,13 @@ static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
     (void)loop;
     (void)revents;
-    if (r->cmd || r->sub)
+    if (r->tls && ((r->cmd && !stream_is_open(r->cmd->st)) ||
+                   (r->sub && !stream_is_open(r->sub->st))))
+        teardown(r,
+                 "redis: no TLS handshake in time (is the port Redis's "
+                 "tls-port?)",
+                 false);
+    else if (r->cmd || r->sub)
         teardown(r, "redis: connection timed out", false);
     else
         attempt(r);
@@ -803,7 +809,10 @@ int redis_check(const struct redis_config *cfg, int timeout_ms, bool *refused,
     ev_timer_init(&t, probe_timeout, timeout_ms / 1000.0 + 0.1, 0.0);
     t.data = &expired;
     ev_timer_start(loop, &t);
-    while (!r->up && !r->stats.failures && !expired)
+    /* a refusal is believed when a second attempt is refused too (a
+     * connection cut as Redis restarts can look like one) */
+    while (!r->up && !expired && !(r->stats.failures && !r->refused) &&
+           r->stats.failures < 2)
         ev_run(loop, EVRUN_ONCE);
     ev_timer_stop(loop, &t);
     if (r->up) {

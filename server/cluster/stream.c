@@ -57,6 +57,7 @@ struct stream {
     size_t off, len, cap;
     bool ssl_wants_write; /* the last SSL call answered WANT_WRITE */
     bool ssl_wants_read;  /* ... and SSL_write answered WANT_READ */
+    bool got_data;        /* on_data was called */
     int depth;            /* handlers running */
     bool freed;           /* stream_free called within one */
     struct stream_handlers h;
@@ -154,11 +155,20 @@ static void destroy(struct stream *s)
     free(s);
 }
 
-/* The first failure: reported once, and the stream does nothing more. */
+/* The first failure: reported once, and the stream does nothing more.
+ * A TLS server that hangs up after the handshake without a word has
+ * refused this client: with TLS 1.3 a server checks the client's
+ * certificate after the client's side of the handshake is done, and its
+ * alert may be lost to the reset of the connection. */
 static void fail(struct stream *s, const char *why, bool refused)
 {
     if (s->state == CLOSED)
         return;
+    if (s->ssl && s->state == OPEN && !s->got_data && !refused) {
+        why = "TLS: the server hung up after the handshake without a "
+              "word (does it want a client certificate?)";
+        refused = true;
+    }
     s->state = CLOSED;
     ev_io_stop(s->loop, &s->rio);
     ev_io_stop(s->loop, &s->wio);
@@ -316,6 +326,7 @@ static void read_some(struct stream *s)
                 return;
             }
         }
+        s->got_data = true;
         s->h.on_data(s->arg, buf, (size_t)n);
     }
 }
@@ -504,6 +515,11 @@ int stream_send(struct stream *s, const char *data, size_t len)
     if (s->state == OPEN && !s->depth)
         watch(s);
     return 0;
+}
+
+bool stream_is_open(const struct stream *s)
+{
+    return s->state == OPEN;
 }
 
 void stream_free(struct stream *s)

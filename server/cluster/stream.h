@@ -73,6 +73,9 @@ struct stream *stream_open(struct ev_loop *loop, const char *host, int port,
  * takes them, starting once open. 0, or -1 when out of memory. */
 int stream_send(struct stream *s, const char *data, size_t len);
 
+/* True once on_open was called (and the stream has not failed). */
+bool stream_is_open(const struct stream *s);
+
 /* Closes the stream: no handler is called after it. Allowed from within
  * the stream's own handlers (the memory goes when the handler
  * returns). stream_free(NULL) is a no-op. */

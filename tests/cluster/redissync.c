@@ -145,7 +145,14 @@ char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
 
 struct redis *redissync_open_scripts(struct ev_loop *loop, const char *socket)
 {
-    struct redis_config cfg = {.address = socket};
+    return redissync_open_as(loop, socket, NULL, NULL);
+}
+
+struct redis *redissync_open_as(struct ev_loop *loop, const char *socket,
+                                const char *user, const char *password)
+{
+    struct redis_config cfg = {
+        .address = socket, .user = user, .password = password};
     char err[128];
     struct redis *r = redis_new(loop, &cfg, err, sizeof err);
     bool never = false;

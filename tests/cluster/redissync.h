@@ -33,6 +33,10 @@ char *redissync_command(struct ev_loop *loop, struct redis *r,
 struct redis *redissync_open_scripts(struct ev_loop *loop,
                                      const char *socket);
 
+/* The same logged in as user with password (AUTH user password). */
+struct redis *redissync_open_as(struct ev_loop *loop, const char *socket,
+                                const char *user, const char *password);
+
 /* The same for redis_eval. */
 char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
                      int nkeys, const char *const *keys, int nargs,
