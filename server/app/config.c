@@ -134,14 +134,16 @@ static const struct key keys[] = {
             "alone (the default user)"),
     STR_KEY(redis_password_file, "--redis-password-file", "PATH", K_PATH,
             true, "", "file holding the Redis password; \"\": no AUTH"),
-    STR_KEY(redis_tls_ca_file, NULL, "PATH", K_PATH, true, "",
+    STR_KEY(redis_tls_ca_file, "--redis-tls-ca-file", "PATH", K_PATH, true,
+            "",
             "PEM CAs trusted for Redis's certificate: TLS to Redis; "
             "\"\": plain TCP"),
-    STR_KEY(redis_tls_cert_file, NULL, "PATH", K_PATH, true, "",
-            "PEM client certificate shown to Redis; \"\": none"),
-    STR_KEY(redis_tls_key_file, NULL, "PATH", K_PATH, true, "",
-            "PEM key of redis_tls_cert_file"),
-    STR_KEY(redis_tls_server_name, NULL, "NAME", K_PATH, true, "",
+    STR_KEY(redis_tls_cert_file, "--redis-tls-cert-file", "PATH", K_PATH,
+            true, "", "PEM client certificate shown to Redis; \"\": none"),
+    STR_KEY(redis_tls_key_file, "--redis-tls-key-file", "PATH", K_PATH, true,
+            "", "PEM key of redis_tls_cert_file"),
+    STR_KEY(redis_tls_server_name, "--redis-tls-server-name", "NAME", K_PATH,
+            true, "",
             "name (or address) Redis's certificate must carry; \"\": the "
             "host of redis"),
     /* Required with redis: an unsigned cluster obeys whoever can

@@ -58,6 +58,7 @@ struct stream {
     bool ssl_wants_write; /* the last SSL call answered WANT_WRITE */
     bool ssl_wants_read;  /* ... and SSL_write answered WANT_READ */
     bool got_data;        /* on_data was called */
+    bool tcp;             /* not a unix socket */
     int depth;            /* handlers running */
     bool freed;           /* stream_free called within one */
     struct stream_handlers h;
@@ -156,17 +157,22 @@ static void destroy(struct stream *s)
 }
 
 /* The first failure: reported once, and the stream does nothing more.
- * A TLS server that hangs up after the handshake without a word has
- * refused this client: with TLS 1.3 a server checks the client's
+ * A server that hangs up once connected without a word has refused this
+ * client. Over TLS: with TLS 1.3 a server checks the client's
  * certificate after the client's side of the handshake is done, and its
- * alert may be lost to the reset of the connection. */
+ * alert may be lost to the reset of the connection. In plain TCP: a TLS
+ * port, which resets what is not TLS. (A server that dies at that very
+ * moment looks the same: redis.c's probe believes two in a row.) */
 static void fail(struct stream *s, const char *why, bool refused)
 {
     if (s->state == CLOSED)
         return;
-    if (s->ssl && s->state == OPEN && !s->got_data && !refused) {
-        why = "TLS: the server hung up after the handshake without a "
-              "word (does it want a client certificate?)";
+    if (s->state == OPEN && !s->got_data && !refused && (s->ssl || s->tcp)) {
+        why = s->ssl ? "TLS: the server hung up after the handshake "
+                       "without a word (does it want a client "
+                       "certificate?)"
+                     : "the server hung up without a word (is it a TLS "
+                       "port?)";
         refused = true;
     }
     s->state = CLOSED;
@@ -458,6 +464,7 @@ struct stream *stream_open(struct ev_loop *loop, const char *host, int port,
     s->loop = loop;
     s->h = *h;
     s->arg = arg;
+    s->tcp = !path;
     s->fd = connect_to(host, port, path, err, errlen);
     if (s->fd < 0) {
         free(s);

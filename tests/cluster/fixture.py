@@ -119,6 +119,31 @@ REDIS_ACL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 REDIS_USER = "chess"
 
 
+def free_tcp_port():
+    """A loopback TCP port free now (the kernel's choice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_certs(folder, prefix=""):
+    """With the openssl command, in folder: a CA (PREFIXca.crt) and what
+    it signed: Redis's certificate for 127.0.0.1 and localhost
+    (PREFIXredis.crt, .key) and a node's (PREFIXclient.crt, .key)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+          "-days", "2"]
+    ca, cakey = prefix + "ca.crt", prefix + "ca.key"
+    steps = [["-keyout", cakey, "-out", ca, "-subj", "/CN=test-ca"],
+             ["-CA", ca, "-CAkey", cakey, "-keyout", prefix + "redis.key",
+              "-out", prefix + "redis.crt", "-subj", "/CN=redis", "-addext",
+              "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+             ["-CA", ca, "-CAkey", cakey, "-keyout", prefix + "client.key",
+              "-out", prefix + "client.crt", "-subj", "/CN=node"]]
+    for step in steps:
+        subprocess.run(["openssl", "req", "-x509"] + ec + step, cwd=folder,
+                       check=True, capture_output=True)
+
+
 def write_secret(path, text):
     """A file only its owner reads, holding text (kept when it exists:
     a cluster started again on its folder has the same secrets)."""
@@ -196,8 +221,12 @@ class Redis:
     still running."""
     running = []
 
-    def __init__(self, folder, wait=20):
+    def __init__(self, folder, wait=20, tls=False):
         self.folder = folder
+        self.tls = tls
+        self.port = free_tcp_port() if tls else 0
+        if tls:
+            make_certs(folder)
         self.socket = os.path.join(folder, "redis.sock")
         self.log = os.path.join(folder, "redis.log")
         self.password_file = os.path.join(folder, "redis-password")
@@ -213,10 +242,19 @@ class Redis:
         self.start()
 
     def node_settings(self):
-        """A node's settings for this Redis (as a config file's keys)."""
-        return {"redis": self.socket, "redis_user": REDIS_USER,
-                "redis_password_file": self.password_file,
-                "cluster_key_file": self.key_file}
+        """A node's settings for this Redis (as a config file's keys):
+        over TLS with a client certificate when tls."""
+        out = {"redis": self.socket, "redis_user": REDIS_USER,
+               "redis_password_file": self.password_file,
+               "cluster_key_file": self.key_file}
+        if self.tls:
+            out.update(redis="127.0.0.1:%d" % self.port,
+                       redis_tls_ca_file=os.path.join(self.folder, "ca.crt"),
+                       redis_tls_cert_file=os.path.join(self.folder,
+                                                        "client.crt"),
+                       redis_tls_key_file=os.path.join(self.folder,
+                                                       "client.key"))
+        return out
 
     def node_args(self):
         """The same as command-line flags."""
@@ -232,7 +270,8 @@ class Redis:
             self.proc = subprocess.Popen(
                 ["setpriv", "--pdeathsig", "KILL", prog, REDIS_CONF,
                  "--unixsocket", self.socket, "--dir", self.folder,
-                 "--logfile", self.log, "--aclfile", self.acl],
+                 "--logfile", self.log, "--aclfile", self.acl]
+                + self._tls_args(),
                 stdin=subprocess.DEVNULL, stdout=log,
                 stderr=subprocess.STDOUT)
         Redis.running.append(self)
@@ -243,6 +282,18 @@ class Redis:
         except RuntimeError:
             self.stop(signal.SIGKILL)
             raise
+
+    def _tls_args(self):
+        """TLS on a TCP port of its own (the unix socket stays plain, for
+        the tests' tools); the nodes show a certificate of its CA."""
+        if not self.tls:
+            return []
+        f = self.folder
+        return ["--tls-port", str(self.port),
+                "--tls-cert-file", os.path.join(f, "redis.crt"),
+                "--tls-key-file", os.path.join(f, "redis.key"),
+                "--tls-ca-cert-file", os.path.join(f, "ca.crt"),
+                "--tls-auth-clients", "yes"]
 
     def _pong(self):
         try:

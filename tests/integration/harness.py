@@ -323,12 +323,13 @@ class ClusterServer:
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
                  extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
-                 nodes=None):
+                 nodes=None, tls=False):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
-        self.redis = Redis(self.dir, wait=WAIT)
+        # tls: the nodes reach Redis over TLS (fixture.Redis)
+        self.redis = Redis(self.dir, wait=WAIT, tls=tls)
         self.forgeries_expected = False
         self.turn = 0
         self.pinned = None

@@ -3,14 +3,18 @@ happens to a game when its host dies (kill -9), stops (SIGTERM), pauses
 past its lease (SIGSTOP), or when Redis restarts; and the lobby's seeks
 placed at once on every node. The players of each game are on
 different nodes. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
+import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import time
 import unittest
 
+import fixture
 import harness
-from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT
+from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT, wait_until
 
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
@@ -295,3 +299,160 @@ class ClusterTest(FreshServerTest):
         log = stale.log_text()
         self.assertTrue("event=cluster_fenced game=" + gid in log or
                         "event=cluster_lease_lost" in log, log[-3000:])
+
+    # ---- who may act for a player (docs/cluster.md, "Who can do what") --
+
+    def refused(self, i, why):
+        """Node i's chess_cluster_messages_refused_total{why}."""
+        text = self.srv.nodes[i].http("/metrics")[2].decode()
+        m = re.search(r'(?m)^chess_cluster_messages_refused_total'
+                      r'\{why="%s"\} (\d+)$' % why, text)
+        self.assertIsNotNone(m, text[-2000:])
+        return int(m.group(1))
+
+    def test_forged_and_replayed_messages_are_refused(self):
+        """A PUBLISH without the cluster's key (`redis-cli PUBLISH cmd:GID
+        'M evil x1 1 0 0 PID bob\\n{"t":"resign",...}'` resigned bob's game
+        before) changes nothing and is counted; a node's signed message
+        captured on Redis and published again is refused as replayed."""
+        self.srv.forgeries_expected = True
+        w, b, gid = self.game_on(0, 1)
+        forged = ("M evil x1 1 0 1 %s bob\n"
+                  '{"t":"resign","game":"%s"}' % (b.pid, gid))
+        self.assertEqual(self.srv.redis.call("PUBLISH", "cmd:" + gid, forged),
+                         1)  # the host got it ...
+        self.srv.redis.call("PUBLISH", "node:n2",
+                            "T 1\n" + json.dumps({"t": "game_end"}))
+        wait_until(lambda: self.refused(0, "forged") >= 1, "counted")
+        wait_until(lambda: self.refused(1, "forged") >= 1, "counted")
+        # ... and the game goes on: nobody resigned
+        w.move(gid, "g1f3", 2)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=3)
+        self.assertEqual(self.srv.sql("SELECT status FROM games WHERE "
+                                      "gid = ?", gid), [("started",)])
+        # black's draw offer as it crossed Redis, published again
+        tap = Subscriber(self.srv.redis.socket, "cmd:" + gid)
+        try:
+            b.send({"t": "draw_offer", "game": gid})
+            w.expect("draw_offered", game=gid)
+            offer = tap.message()
+        finally:
+            tap.close()
+        self.assertTrue(offer.startswith("S1 "), offer)
+        self.assertIn('"draw_offer"', offer)
+        w.send({"t": "draw_decline", "game": gid})
+        b.expect("draw_declined", game=gid)
+        self.srv.redis.call("PUBLISH", "cmd:" + gid, offer)
+        wait_until(lambda: self.refused(0, "replayed") >= 1, "counted")
+        b.move(gid, "b8c6", 3)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=4)
+        # no second offer reached white meanwhile
+        self.assertFalse([m for m in w.backlog
+                          if m["t"] == "draw_offered"], w.backlog)
+        log = self.srv.nodes[0].log_text()
+        self.assertIn("event=cluster_message_refused why=forged "
+                      "channel=cmd:*", log)
+        self.assertIn("why=replayed", log)
+
+
+class Subscriber:
+    """A SUBSCRIBE of one channel on the test's Redis (its default user,
+    over its unix socket): what the nodes publish, as Redis carries it."""
+
+    def __init__(self, path, channel):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(WAIT)
+        self.sock.connect(path)
+        self.sock.sendall(("*2\r\n$9\r\nSUBSCRIBE\r\n$%d\r\n%s\r\n"
+                           % (len(channel), channel)).encode())
+        self.f = self.sock.makefile("rb")
+        self._reply()  # the confirmation
+
+    def _reply(self):
+        line = self.f.readline().rstrip(b"\r\n")
+        if line[:1] == b"*":
+            return [self._reply() for _ in range(int(line[1:]))]
+        if line[:1] == b"$":
+            return self.f.read(int(line[1:]) + 2)[:-2].decode()
+        return line[1:].decode()
+
+    def message(self):
+        """The next message's text."""
+        kind, _, text = self._reply()
+        assert kind == "message", kind
+        return text
+
+    def close(self):
+        self.f.close()
+        self.sock.close()
+
+
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class ClusterTlsTest(FreshServerTest):
+    """Nodes that reach Redis over TLS with a client certificate, and
+    nodes that Redis or its certificate refuse."""
+
+    def node(self, srv, settings):
+        """A node started by hand with srv's Redis and settings over
+        them: (exit status, stderr) once it exits, or the process."""
+        obj = dict(srv.redis.node_settings(), postgres=harness.POSTGRES,
+                   node_id="n9", listen_address="127.0.0.1",
+                   port=harness.free_port(), web_root=self.dir)
+        obj.update(settings)
+        cfg = harness.write_json(self.path("n9.json"), obj)
+        check = subprocess.run([harness.SERVER, "--check-config", cfg],
+                               capture_output=True, text=True, timeout=WAIT)
+        run = subprocess.run([harness.SERVER, "--config", cfg],
+                             capture_output=True, text=True, timeout=WAIT)
+        return check, run
+
+    def test_tls_cluster_plays_across_a_redis_restart(self):
+        srv = self.server(nodes=2, tls=True)
+        w, b = self.client_on(srv, 0), self.client_on(srv, 1)
+        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
+                         "color": "white"}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        w.move(gid, "e2e4", 0)
+        b.expect("moved", game=gid, ply=1)
+        srv.redis.restart()
+        for c in (w, b):
+            c.expect("cluster_back", timeout=10)
+        b.move(gid, "e7e5", 1)  # forwarded to the host over TLS again
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=2, timeout=10)
+
+        # a wrong password, an untrusted certificate, a client
+        # certificate Redis does not trust, plain TCP to the TLS port:
+        # the node refuses to start, saying why (exit 2: its settings; no
+        # use restarting it)
+        with open(self.path("wrong"), "w") as f:
+            f.write("not-the-password\n")
+        fixture.make_certs(self.dir, "rogue-")
+        for settings, words in (
+                ({"redis_password_file": self.path("wrong")},
+                 ["refused this node", "WRONGPASS"]),
+                ({"redis_tls_ca_file": self.path("rogue-ca.crt")},
+                 ["refused this node", "certificate"]),
+                ({"redis_tls_cert_file": self.path("rogue-client.crt"),
+                  "redis_tls_key_file": self.path("rogue-client.key")},
+                 ["refused this node", "client certificate"]),
+                ({"redis_tls_ca_file": "", "redis_tls_cert_file": "",
+                  "redis_tls_key_file": ""},
+                 ["refused this node", "TLS port"])):
+            check, run = self.node(srv, settings)
+            for r in (check, run):
+                self.assertEqual(r.returncode, 2, (settings, r.stderr))
+                for word in words:
+                    self.assertIn(word, r.stderr, settings)
+            self.assertIn("event=start_failed", run.stderr)
+
+    def client_on(self, srv, i):
+        srv.pin(i)
+        try:
+            return self.client(srv)
+        finally:
+            srv.pin(None)
