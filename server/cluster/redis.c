@@ -453,20 +453,24 @@ static void attempt(struct redis *r)
     ev_timer_start(r->loop, &r->retry_ev);
 }
 
+/* Why the attempt under way is not up yet, in words. */
+static const char *late_reason(const struct redis *r)
+{
+    if (r->tls && ((r->cmd && !stream_is_open(r->cmd->st)) ||
+                   (r->sub && !stream_is_open(r->sub->st))))
+        return "redis: no TLS handshake in time (is the port Redis's "
+               "tls-port?)";
+    return "redis: connection timed out";
+}
+
 static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct redis *r = w->data;
 
     (void)loop;
     (void)revents;
-    if (r->tls && ((r->cmd && !stream_is_open(r->cmd->st)) ||
-                   (r->sub && !stream_is_open(r->sub->st))))
-        teardown(r,
-                 "redis: no TLS handshake in time (is the port Redis's "
-                 "tls-port?)",
-                 false);
-    else if (r->cmd || r->sub)
-        teardown(r, "redis: connection timed out", false);
+    if (r->cmd || r->sub)
+        teardown(r, late_reason(r), false);
     else
         attempt(r);
 }
@@ -817,10 +821,11 @@ int redis_check(const struct redis_config *cfg, int timeout_ms, bool *refused,
     ev_timer_stop(loop, &t);
     if (r->up) {
         rc = 0;
+    } else if (!r->stats.failures) { /* (expired first) */
+        snprintf(err, errlen, "%s", late_reason(r));
     } else {
-        snprintf(err, errlen, "%s",
-                 r->error[0] ? r->error : "redis: no answer");
-        *refused = r->refused;
+        snprintf(err, errlen, "%s", r->error);
+        *refused = r->refused && r->stats.failures >= 2;
     }
     redis_free(r);
     ev_loop_destroy(loop);

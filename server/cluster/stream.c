@@ -440,12 +440,13 @@ static int connect_to(const char *host, int port, const char *path, char *err,
                  gai_strerror(rc));
         return -1;
     }
-    snprintf(err, errlen, "%s has no address", host);
     for (ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = start_connect(ai->ai_family, ai->ai_addr, ai->ai_addrlen);
         if (fd < 0)
             snprintf(err, errlen, "connect: %s", strerror(errno));
     }
+    if (!res)
+        snprintf(err, errlen, "%s has no address", host);
     freeaddrinfo(res);
     return fd;
 }
