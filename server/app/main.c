@@ -697,6 +697,7 @@ int main(int argc, char **argv)
     char err[600];
     int e, rc = 1;
 
+    signal(SIGPIPE, SIG_IGN); /* (--check-config's TLS to Redis too) */
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return backup_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);

@@ -277,7 +277,7 @@ static void write_some(struct stream *s)
             }
             s->ssl_wants_read = s->ssl_wants_write = false;
         } else {
-            w = write(s->fd, s->out + s->off, n);
+            w = send(s->fd, s->out + s->off, n, MSG_NOSIGNAL);
             if (w < 0) {
                 char why[160];
                 if (errno == EINTR)
@@ -362,7 +362,8 @@ static void pump(struct stream *s)
     if (s->state == HANDSHAKE && !s->freed)
         handshake(s);
     if (s->state == OPEN && !s->freed) {
-        s->ssl_wants_read = false; /* (a read may be what it waited for) */
+        /* (what OpenSSL waited for may have come: each call says again) */
+        s->ssl_wants_read = s->ssl_wants_write = false;
         write_some(s);
         read_some(s);
     }

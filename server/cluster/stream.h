@@ -13,7 +13,8 @@
  * takes it. The first failure (the connection refused, lost or closed by
  * the server, a TLS handshake or a certificate refused) goes to on_close
  * once, and nothing follows it. Only the event-loop thread uses a
- * stream.
+ * stream. The process ignores SIGPIPE (main.c does from its start):
+ * OpenSSL writes to a connection the server may have reset.
  */
 #ifndef SERVER_CLUSTER_STREAM_H
 #define SERVER_CLUSTER_STREAM_H

@@ -25,6 +25,7 @@
  * bench:* and the channel bench (deleted at the end).
  */
 #include <ev.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_redis ADDRESS [N]\n");
         return 2;
     }
+    signal(SIGPIPE, SIG_IGN); /* (stream.h) */
     us = malloc((size_t)n * sizeof *us);
     loop = ev_loop_new(EVFLAG_AUTO);
     cfg.address = argv[1];

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <ev.h>
 #include <hiredis/hiredis.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,5 +567,6 @@ static Suite *redis_suite(void)
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN); /* (stream.h) */
     return check_main(redis_suite());
 }

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <ev.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,5 +530,6 @@ static Suite *suite(void)
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN); /* (stream.h) */
     return check_main(suite());
 }
