@@ -2,7 +2,8 @@
 SERVER_BINARY MODULE. With --postgres, a PostgreSQL 15 (and a Redis) of
 tests/cluster/fixture.py run for the module and every server the harness
 starts uses the PostgreSQL (CHESS_TEST_POSTGRES: harness.py; Redis is
-CHESS_TEST_REDIS, for --check-config). With --cluster N, the same, and
+CHESS_TEST_REDIS, a node's settings for it as JSON, for --check-config).
+With --cluster N, the same, and
 every server is a cluster of N nodes with a Redis of its own
 (CHESS_TEST_CLUSTER: harness.ClusterServer)."""
 import json

@@ -327,8 +327,10 @@ class ClusterTest(OnNodes, FreshServerTest):
                          1)  # the host got it ...
         self.srv.redis.call("PUBLISH", "node:n2",
                             "T 1\n" + json.dumps({"t": "game_end"}))
-        wait_until(lambda: self.refused(0, "forged") >= 1, "counted")
-        wait_until(lambda: self.refused(1, "forged") >= 1, "counted")
+        wait_until(lambda: self.refused(0, "forged") >= 1,
+                   "the host counting the forged command")
+        wait_until(lambda: self.refused(1, "forged") >= 1,
+                   "node 2 counting the forged delivery")
         # ... and the game goes on: nobody resigned
         w.move(gid, "g1f3", 2)
         for c in (w, b):
@@ -348,7 +350,8 @@ class ClusterTest(OnNodes, FreshServerTest):
         w.send({"t": "draw_decline", "game": gid})
         b.expect("draw_declined", game=gid)
         self.srv.redis.call("PUBLISH", "cmd:" + gid, offer)
-        wait_until(lambda: self.refused(0, "replayed") >= 1, "counted")
+        wait_until(lambda: self.refused(0, "replayed") >= 1,
+                   "the host counting the replay")
         b.move(gid, "b8c6", 3)
         for c in (w, b):
             c.expect("moved", game=gid, ply=4)
