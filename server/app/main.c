@@ -40,6 +40,9 @@
 #include "app/wiring.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
+#include "app/notify.h"
+#include "app/preflight.h"
+#include "app/ready.h"
 #include "lib/log.h"
 #include "hub/hub.h"
 #include "net/net.h"
@@ -84,7 +87,9 @@ static void usage(FILE *f)
         "                     below override it\n"
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
         "when\n"
-        "                     good, 2 with a message when not\n"
+        "                     good, 2 with a message when not, 75 when "
+        "PostgreSQL\n"
+        "                     or Redis does not answer (try again later)\n"
         "  --help             this text\n");
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
@@ -191,24 +196,6 @@ fail:
     fprintf(stderr, "E: %s\n", err);
     config_clear(cfg);
     exit(2);
-}
-
-/* --check-config's probes of what the settings name beyond files: the
- * PostgreSQL database (SELECT 1) and Redis (PING), when set. 0, or -1
- * with a sentence in err. */
-#define CHECK_REDIS_MS 2000
-static int check_servers(const struct config *cfg, char *err, size_t errlen)
-{
-    char why[512];
-
-    if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
-        return -1;
-    if (cfg->redis[0] &&
-        redis_ping(cfg->redis, CHECK_REDIS_MS, why, sizeof why) != 0) {
-        snprintf(err, errlen, "key 'redis': %s", why);
-        return -1;
-    }
-    return 0;
 }
 
 /* mkdir -p of the folder holding path; the folders it creates are the
@@ -392,6 +379,7 @@ static void net_config_of(const struct config *c, struct net_config *nc)
         .ipv6_limit_prefix = c->ipv6_limit_prefix,
         .ping_interval_s = c->ping_interval_s,
         .ping_timeout_s = c->ping_timeout_s,
+        .drain_ms = c->drain_s * 1000,
         .allowed_origins = (const char *const *)c->allowed_origins,
         .n_allowed_origins = c->n_allowed_origins,
         .n_trusted_proxies = c->n_trusted_proxies,
@@ -406,7 +394,10 @@ static void net_config_of(const struct config *c, struct net_config *nc)
 }
 
 static volatile sig_atomic_t stopping;
+static unsigned drain_s; /* the drain before a shutdown (config) */
 
+/* SIGTERM, SIGINT: the stop (its drain first; a second signal cuts the
+ * drain short); SIGHUP: the log and the certificate again. */
 static void on_signal(int sig)
 {
     if (sig == SIGHUP) {
@@ -415,7 +406,8 @@ static void on_signal(int sig)
     }
     if (!stopping) {
         stopping = 1;
-        alarm(SHUTDOWN_HARD_LIMIT_S);
+        notify_send("STOPPING=1");
+        alarm(drain_s + SHUTDOWN_HARD_LIMIT_S);
     }
     net_request_stop();
 }
@@ -593,6 +585,7 @@ static void release_locks(struct node *n)
  * close. */
 static void stop(struct node *n)
 {
+    ready_stop();
     net_timer_free(db_watch.timer);
     db_watch.timer = NULL;
     if (n->h)
@@ -623,19 +616,33 @@ static void catch_signals(void)
     setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
-/* --check-config: the settings (already checked) and the servers they
- * name. The exit status. */
+/* --check-config: the settings (already checked), what the host must
+ * have for them, and the servers they name. The exit status: 0; 2 for a
+ * fault of the configuration (systemd does not restart it); 75 when a
+ * server does not answer (it may later: systemd tries again). */
 static int check_only(const struct args *a, struct config *cfg)
 {
     char err[600];
     int rc = 0;
 
-    if (check_servers(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "E: %s\n", err);
+    if (preflight_host(cfg, err, sizeof err) != 0) {
         rc = 2;
     } else {
-        printf("%s: OK\n", a->config);
+        switch (preflight_servers(cfg, err, sizeof err)) {
+        case 0:
+            break;
+        case -2:
+            rc = 2;
+            break;
+        default:
+            rc = PREFLIGHT_UNREACHABLE;
+            break;
+        }
     }
+    if (rc)
+        fprintf(stderr, "E: %s\n", err);
+    else
+        printf("%s: OK\n", a->config);
     config_clear(cfg);
     return rc;
 }
@@ -654,6 +661,7 @@ int main(int argc, char **argv)
     load_config(&a, &n.cfg);
     if (a.check)
         return check_only(&a, &n.cfg);
+    drain_s = (unsigned)n.cfg.drain_s; /* (before a signal can come) */
     catch_signals();
     if (log_open(n.cfg.log_file, (enum log_level)n.cfg.log_level, err,
                  sizeof err) < 0) {
@@ -680,12 +688,20 @@ int main(int argc, char **argv)
         goto out;
     }
     log_listening(&n);
+    if (notify_open(err, sizeof err) < 0)
+        log_warn("event=sd_notify_failed error=\"%s\"", err);
+    if (ready_start(n.h, n.cl) < 0) {
+        start_failed("out of memory");
+        stop(&n);
+        goto out;
+    }
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
     stop(&n);
     log_info("event=stopped");
     rc = 0;
 out:
+    notify_close();
     log_close();
     config_clear(&n.cfg);
     return rc;

@@ -499,6 +499,18 @@ static void metrics_page(struct hub *h, struct http_reply *r)
           metrics_render(hub_metrics(h), &sizes, &st));
 }
 
+void status_readyz(const char *why, struct http_reply *r)
+{
+    char body[96];
+
+    if (why)
+        snprintf(body, sizeof body,
+                 "{\"status\":\"not_ready\",\"why\":\"%s\"}", why);
+    else
+        snprintf(body, sizeof body, "{\"status\":\"ready\"}");
+    reply(r, why ? 503 : 200, "application/json", strdup(body));
+}
+
 bool status_handle(struct hub *h, const char *path, int64_t now,
                    struct http_reply *r)
 {

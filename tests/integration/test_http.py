@@ -429,7 +429,8 @@ class HttpTest(ServerTest):
                 ("/api/players/nobody", "player", "404"),
                 ("/api/leaderboard/blitz", "leaderboard", "200"),
                 ("/api/unknown", "other", "404"),
-                ("/healthz", "healthz", "200")]
+                ("/healthz", "healthz", "200"),
+                ("/readyz", "readyz", "200")]
         want = {}
         for path, route, status in gets:
             got, _, _ = self.server.http(path)
@@ -446,8 +447,8 @@ class HttpTest(ServerTest):
         routes = {k[0] for k in http_counts()}
         self.assertLessEqual(routes, {"api_game", "pgn", "player_games",
                                       "player", "leaderboard",
-                                      "static", "healthz", "metrics",
-                                      "redirect", "other"})
+                                      "static", "healthz", "readyz",
+                                      "metrics", "redirect", "other"})
 
     def test_event_loop_lag(self):
         def lags():

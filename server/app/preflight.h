@@ -1,0 +1,32 @@
+/*
+ * preflight.h - what --check-config checks beyond the settings' own
+ * (config.h): what the host must have for them (the web client's
+ * folder, the database's folder, the listen address), and the servers
+ * they name (PostgreSQL, Redis). The first are the configuration's
+ * faults; a server that does not answer may answer later. Main thread;
+ * each may take a connect's timeout.
+ */
+#ifndef SERVER_APP_PREFLIGHT_H
+#define SERVER_APP_PREFLIGHT_H
+
+#include <stddef.h>
+
+struct config;
+
+/* The exit status of --check-config when a server the settings name
+ * does not answer (sysexits.h's EX_TEMPFAIL: try again later); a fault
+ * of the configuration is 2. */
+#define PREFLIGHT_UNREACHABLE 75
+
+/* The host has what cfg needs: web_root is a folder, the SQLite
+ * database's folder exists or can be made (nothing is created), and
+ * listen_address is one of its addresses. 0, or -1 with a sentence
+ * naming the key in err. */
+int preflight_host(const struct config *cfg, char *err, size_t errlen);
+
+/* PostgreSQL runs SELECT 1 and Redis answers PING, when set. 0; -2 with
+ * a sentence in err when a setting is malformed; -1 with a sentence when
+ * a server does not answer or refuses. */
+int preflight_servers(const struct config *cfg, char *err, size_t errlen);
+
+#endif
