@@ -41,10 +41,10 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
     }
     if (v->integer == 0) {       /* tried again next tick */
         if (!c->id_taken_logged) /* (once until it joins) */
-            log_error("event=cluster_node_id_taken node=%s: another "
-                      "incarnation holds its lease (a node with the same "
-                      "node_id, or this node's own within %d ms of a "
-                      "restart)",
+            log_error("event=cluster_node_id_taken node=%s "
+                      "msg=\"another incarnation holds its lease (a node "
+                      "with the same node_id, or this node's own within "
+                      "%d ms of a restart); tried again each second\"",
                       c->node, CLUSTER_LEASE_MS);
         c->id_taken_logged = true;
         return;

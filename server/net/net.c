@@ -168,9 +168,11 @@ void net_timer_free(struct net_timer *t)
 }
 
 /* Every KEEPALIVE_TICK_MS: the requests overdue (tcp.c), the pings due
- * and the connections that did not answer theirs (conn.c). */
+ * and the connections that did not answer theirs (conn.c); every second,
+ * the counts of log lines whose repeats stopped. */
 static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
+    static int64_t flushed;
     int64_t now = net_now_ms();
 
     (void)l;
@@ -178,6 +180,10 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)revents;
     tcp_expire(now);
     conn_keepalive(now);
+    if (now - flushed >= 1000) {
+        lwslog_flush(now);
+        flushed = now;
+    }
 }
 
 /* ---- event-loop lag ------------------------------------------------------ */

@@ -311,5 +311,9 @@ extern const struct lws_protocols web_redirect_protocols[];
 /* Routes lws's log lines, at the levels log.h's level lets through, into
  * log.h. */
 void lwslog_start(void);
+/* The counts of repeated lines (lws's and the logger's, log_flush) that
+ * stopped a second or more before now: written now, not with the next
+ * line (the keepalive tick, every second). */
+void lwslog_flush(int64_t now);
 
 #endif

@@ -637,6 +637,18 @@ class TlsPolicyTest(OpsTest):
 
 
 class LifecycleTest(OpsTest):
+    def test_a_migration_logs_a_line_of_its_own(self):
+        """The first start migrates the new database from 0 and says so
+        (from, to, how long); the next finds nothing to migrate."""
+        srv = self.server()
+        m = re.search(r"info event=store_migrated backend=(sqlite|postgres) "
+                      r"from=0 to=(\d+) duration_ms=(\d+)", srv.log_text())
+        self.assertTrue(m, srv.log_text())
+        self.assertIn("schema=%s " % m.group(2), srv.log_text())
+        self.assertEqual(srv.terminate(), 0)
+        srv2 = self.server()
+        self.assertNotIn("event=store_migrated", srv2.log_text())
+
     def test_sigterm_mid_game_then_resume_without_charging_downtime(self):
         srv = self.server()
         w, b, gid = self.start_game(srv)
@@ -866,6 +878,28 @@ class DatabaseStartTest(OpsTest):
 
 
 class HealthTest(OpsTest):
+    def test_probes_log_no_warning(self):
+        """A load balancer's TCP probe (a connect and close, a stray
+        newline, a line that is no request) is no news for the operator:
+        no warning in the log (lws's "Missing URI in HTTP request" is
+        debug)."""
+        srv = self.server()
+        for payload in (b"", b"\r\n\r\n", b"GET\r\n\r\n",
+                        b"garbage\r\n\r\n"):
+            s = socket.create_connection(("127.0.0.1", srv.port))
+            if payload:
+                s.sendall(payload)
+            try:
+                s.settimeout(2)
+                s.recv(100)
+            except OSError:
+                pass
+            s.close()
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        log = srv.log_text()
+        self.assertNotIn("Missing URI", log)
+        self.assertNotRegex(log, r" warn event=lws ")
+
     def test_healthz_fails_while_the_database_refuses_writes(self):
         srv = self.server()
         self.assertEqual(srv.http_json("/healthz")[0], 200)
