@@ -37,25 +37,33 @@ static int web_root_ok(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+/* path's folder in place of path ("." for a bare name, "/" for the
+ * root's). */
+static void parent(char *path, size_t cap)
+{
+    char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(path, cap, ".");
+    else if (slash == path)
+        path[1] = '\0';
+    else
+        *slash = '\0';
+}
+
 /* The database file's folder exists and the server may create its files
  * there, or the nearest folder above it that exists lets the server make
  * the rest (as main.c's make_parent will, 0700). */
 static int database_folder_ok(const char *db, char *err, size_t errlen)
 {
-    char dir[PATH_MAX], *slash;
+    char dir[PATH_MAX];
     struct stat st;
 
     if (snprintf(dir, sizeof dir, "%s", db) >= (int)sizeof dir) {
         snprintf(err, errlen, "key 'database': the path is too long");
         return -1;
     }
-    slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
+    parent(dir, sizeof dir);
     for (;;) {
         if (stat(dir, &st) == 0) {
             if (!S_ISDIR(st.st_mode)) {
@@ -79,13 +87,9 @@ static int database_folder_ok(const char *db, char *err, size_t errlen)
                      strerror(errno));
             return -1;
         }
-        slash = strrchr(dir, '/');
-        if (!slash)
-            snprintf(dir, sizeof dir, ".");
-        else if (slash == dir)
-            dir[1] = '\0';
-        else
-            *slash = '\0';
+        if (!strcmp(dir, "/") || !strcmp(dir, "."))
+            return 0; /* (nothing above to look at: the start says) */
+        parent(dir, sizeof dir);
     }
 }
 

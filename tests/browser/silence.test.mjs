@@ -11,8 +11,8 @@ import {
     waitPiece, waitText,
 } from './lib.mjs';
 
-test('a silent connection is left within seconds', { timeout: 60000 },
-     async (t) => {
+// A and B in a game after 1. e4 e5, A's WebSockets through mutable().
+async function gameAfterE4E5(t) {
     let net;
     const { a, b } = await twoPlayers(t, {
         a: { beforeGoto: async (page) => { net = await mutable(page); } },
@@ -21,6 +21,12 @@ test('a silent connection is left within seconds', { timeout: 60000 },
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
     await clickMove(b.page, 'e7e5');
+    return { a, b, net };
+}
+
+test('a silent connection is left within seconds', { timeout: 60000 },
+     async (t) => {
+    const { a, b, net } = await gameAfterE4E5(t);
     const pings = net.sent.filter((m) => m.t === 'ping').length;
 
     const opened = net.opened;
@@ -48,14 +54,7 @@ test('a silent connection is left within seconds', { timeout: 60000 },
 
 test('a move left unanswered is resynced', { timeout: 60000 },
      async (t) => {
-    let net;
-    const { a, b } = await twoPlayers(t, {
-        a: { beforeGoto: async (page) => { net = await mutable(page); } },
-    });
-    const link = await invite(a.page, { preset: '10-5', color: 'white' });
-    await join(b.page, link);
-    await clickMove(a.page, 'e2e4');
-    await clickMove(b.page, 'e7e5');
+    const { a, b, net } = await gameAfterE4E5(t);
 
     // A's next move is lost on its way: the server never answers it
     let dropped = 0;

@@ -105,6 +105,27 @@ static void start_game(struct fconn *x, struct fconn *y, char gid[64])
                   y->n ? y->msg[y->n - 1] : "");
 }
 
+/* x on node a (the host: it invites) and y on node b in a started game,
+ * white's e2e4 played: black (y, on b) to move at ply 1. */
+static void game_from_a(struct fconn **x, struct fconn **y, char gid[64])
+{
+    *x = fake_connect_to(&fake_nodes[0], "10.0.0.1");
+    *y = fake_connect_to(&fake_nodes[1], "10.0.0.2");
+    start_game(*x, *y, gid);
+    fake_move(*x, gid, "e2e4", 0);
+    ck_assert_int_eq(last_moved_ply(*y, gid), 1);
+}
+
+/* Black's e7e5 at ply 1 with the request id `id`. */
+static void black_move_with_id(struct fconn *y, const char *gid,
+                               const char *id)
+{
+    fake_say(y,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
+             "\"ply\":1,\"id\":\"%s\"}",
+             gid, id);
+}
+
 /* A player on the node that does not host the game plays it: its join
  * and moves go to the host, whose answers come back to it. */
 START_TEST(commands_are_forwarded_to_the_host)
@@ -229,13 +250,10 @@ static const char *last_error_id(const struct fconn *c, char *buf, size_t n)
 START_TEST(a_command_waits_while_the_lease_is_in_doubt)
 {
     struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
-    struct fconn *x = fake_connect_to(a, "10.0.0.1");
-    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    struct fconn *x, *y;
     char gid[64];
 
-    start_game(x, y, gid);
-    fake_move(x, gid, "e2e4", 0);
-    ck_assert_int_eq(last_moved_ply(y, gid), 1);
+    game_from_a(&x, &y, gid);
     busfake_pause(a->busc, true); /* a runs; what Redis sends it waits */
     fake_move(y, gid, "e7e5", 1); /* reaches a first ... */
     /* ... then a's renewal's answer (the renewal ran: the lease holds) */
@@ -258,17 +276,12 @@ END_TEST
 START_TEST(a_command_held_for_a_fenced_game_is_refused_busy)
 {
     struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
-    struct fconn *x = fake_connect_to(a, "10.0.0.1");
-    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    struct fconn *x, *y;
     char gid[64], id[80];
 
-    start_game(x, y, gid);
-    fake_move(x, gid, "e2e4", 0);
+    game_from_a(&x, &y, gid);
     pause_node(a, true);
-    fake_say(y,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-             "\"ply\":1,\"id\":\"m1\"}",
-             gid); /* waits in a's socket */
+    black_move_with_id(y, gid, "m1"); /* waits in a's socket */
     fake_advance(CLUSTER_LEASE_MS + 2 * CLUSTER_TICK_MS);
     ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* adopted by b */
     ck_assert_int_eq(fake_count(y, "error"), 0);
@@ -288,18 +301,12 @@ END_TEST
  * busy with the command's id, so the client knows which one failed. */
 START_TEST(an_edge_without_its_bus_refuses_with_the_id)
 {
-    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
-    struct fconn *x = fake_connect_to(a, "10.0.0.1");
-    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    struct fconn *x, *y;
     char gid[64], id[80];
 
-    start_game(x, y, gid);
-    fake_move(x, gid, "e2e4", 0);
-    busfake_set_up(b->busc, false);
-    fake_say(y,
-             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
-             "\"ply\":1,\"id\":\"m2\"}",
-             gid);
+    game_from_a(&x, &y, gid);
+    busfake_set_up(fake_nodes[1].busc, false);
+    black_move_with_id(y, gid, "m2");
     ck_assert_str_eq(fake_error(y), "rate_limited");
     ck_assert_str_eq(last_error_id(y, id, sizeof id), "m2");
 }
