@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "app/backup.h"
+#include "app/build_commit.h"
 #include "app/config.h"
 #include "app/wiring.h"
 #include "net/listener.h"
@@ -560,13 +561,14 @@ static void log_listening(const struct node *n)
     net_bound(&bound, &rbound);
     log_info("event=listening version=%s address=%s family=%s port=%d "
              "tls=%s redirect_port=%d origins=%zu store=%s db=%s schema=%d "
-             "node=%s web=%s log_level=%s",
+             "node=%s web=%s log_level=%s commit=%s",
              CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
              cfg->tls_cert[0] ? "on" : "off", rbound.port,
              cfg->n_allowed_origins, store_backend_name(n->st),
              log_quote(q1, sizeof q1, n->where), store_schema_version(n->st),
              cfg->node_id, log_quote(q2, sizeof q2, cfg->web_root),
-             log_level_name((enum log_level)cfg->log_level));
+             log_level_name((enum log_level)cfg->log_level),
+             CHESS_SERVER_COMMIT);
 }
 
 /* SQLite's locks go (the database closed: see lock_db). */

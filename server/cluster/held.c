@@ -68,6 +68,7 @@ void held_add(struct cluster *c, const struct codec_msg *m)
     for (pp = &c->held; *pp; pp = &(*pp)->next)
         ;
     *pp = h;
+    c->m.held++;
     if (c->n_held++ == 0)
         log_info("event=cluster_commands_held game=%s why=lease", m->gid);
 }

@@ -113,6 +113,7 @@ void host_refuse(struct cluster *c, const struct codec_msg *m)
     if (m->kind != CODEC_COMMAND)
         return; /* (an attach or a resync: the edge makes it again when
                    the game's new host says so, or Redis is back) */
+    c->m.refused++;
     (void)proto_parse(m->body, m->len, true, &pm, &e); /* (its id, if any) */
     b = msgbuf_take(proto_render_error(
         PROTO_RATE_LIMITED, "the server is busy; try again", &pm.id));
@@ -535,21 +536,29 @@ void host_hosting(struct cluster *c, struct game *g, int64_t epoch)
 
 /* ---- host: games ------------------------------------------------------- */
 
+/* A new game's take in the bus, for its answer. */
+struct new_take {
+    struct cluster *c;
+    char gid[PROTO_KEY_MAX + 1];
+};
+
 static void on_new_taken(void *arg, const struct bus_value *v,
                          const char *err)
 {
-    char *gid = arg;
+    struct new_take *t = arg;
 
-    if (err || bus_int(bus_at(v, 0), 0) != 1)
-        log_warn("event=cluster_take_failed game=%s error=\"%s\"", gid,
+    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !t->c->stopped) {
+        log_warn("event=cluster_take_failed game=%s error=\"%s\"", t->gid,
                  err ? err : "not epoch 1");
-    free(gid);
+        t->c->m.take_failed[0]++;
+    }
+    free(t);
 }
 
 int cluster_host_new(struct cluster *c, const char *gid)
 {
     char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-    char *copy;
+    struct new_take *copy;
 
     if (!store_take_epoch(c->store, gid, 1))
         return -1;
@@ -557,7 +566,11 @@ int cluster_host_new(struct cluster *c, const char *gid)
     cluster_follow(c, "cmd", gid, true);
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    copy = strdup(gid);
+    copy = malloc(sizeof *copy);
+    if (copy) {
+        copy->c = c;
+        snprintf(copy->gid, sizeof copy->gid, "%s", gid);
+    }
     if (copy && cluster_eval(c, BUS_GAME_TAKE, on_new_taken, copy, 2,
                              (const char *[]){host, ekey}, 3,
                              (const char *[]){c->node, gid, "0"}) < 0)
@@ -626,6 +639,7 @@ void host_fence(struct cluster *c, const char *gid)
 
     snprintf(copy, sizeof copy, "%s", gid);
     log_warn("event=cluster_fenced game=%s", copy);
+    c->m.fenced++;
     cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
     held_refuse(c, copy); /* (the new host may have run them too) */

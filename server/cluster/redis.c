@@ -35,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "hub/metrics.h"
 #include "lib/log.h"
 #include "redis_scripts.h"
 
@@ -53,6 +55,8 @@ struct cmd {
     int script;        /* -1, or the script an EVALSHA runs */
     double deadline;   /* while queued: ev_now() after which it fails */
     const char *error; /* in r->failed: what fn will be told */
+    bool publish;      /* a PUBLISH (its round trip measured apart) */
+    int64_t sent_us;   /* when it was sent (monotonic), for the metrics */
 };
 
 struct script {
@@ -112,6 +116,15 @@ struct redis {
 
 static void attempt(struct redis *r);
 static void teardown(struct redis *r, const char *why);
+
+/* The monotonic clock in microseconds (a round trip's ends). */
+static int64_t now_us(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 static void on_sub(redisAsyncContext *ac, void *reply, void *privdata);
 
 /* ---- channels: a chained hash table of struct chan ------------------- */
@@ -307,6 +320,7 @@ static void cmd_send(struct redis *r, struct cmd *c)
         return;
     }
     r->pending++;
+    c->sent_us = now_us();
     if (c->script < 0) { /* hiredis copied it; a script keeps it for EVAL */
         redisFreeCommand(c->buf);
         c->buf = NULL;
@@ -349,10 +363,13 @@ static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
     assert(r->pending > 0); /* (a reply answers a command sent) */
     r->pending--;
     if (!rep) {
+        r->stats.lost += !r->closing;
         cmd_finish(c, NULL,
                    r->closing ? "redis: closed" : "redis: connection lost");
         return;
     }
+    hist_add(c->publish ? &r->stats.publish : &r->stats.round_trip,
+             now_us() - c->sent_us);
     if (rep->type == REDIS_REPLY_ERROR && c->script >= 0 && c->buf &&
         !strncmp(rep->str, "NOSCRIPT", 8) && ac == r->cmd) {
         size_t len;
@@ -368,6 +385,7 @@ static void on_reply(redisAsyncContext *ac, void *reply, void *privdata)
         }
         free(eval);
     }
+    r->stats.errors += rep->type == REDIS_REPLY_ERROR;
     cmd_finish(c, rep, rep->type == REDIS_REPLY_ERROR ? rep->str : NULL);
 }
 
@@ -444,6 +462,7 @@ static struct cmd *cmd_new(struct redis *r, redis_reply_fn *fn, void *arg,
     c->buf = buf;
     c->len = (size_t)len;
     c->script = -1;
+    c->publish = c->len > 17 && !memcmp(buf, "*3\r\n$7\r\nPUBLISH\r\n", 17);
     return c;
 }
 
@@ -1087,8 +1106,25 @@ static void bus_set_handlers(void *impl, bus_state_fn *on_state,
     redis_set_handlers(impl, on_state, on_message, arg);
 }
 
+/* The metrics' part of the bus (bus.h): redis_stats as they name it. */
+static void bus_stats(void *impl, struct cluster_metrics *out)
+{
+    struct redis *r = impl;
+
+    out->bus_up = r->up;
+    out->reconnects = r->stats.connects ? r->stats.connects - 1 : 0;
+    out->bus_errors[0] = r->stats.errors;
+    out->bus_errors[1] = r->stats.lost;
+    out->bus_errors[2] = r->stats.refused;
+    out->bus_queued = r->queued;
+    out->bus_pending = r->pending;
+    out->round_trip = r->stats.round_trip;
+    out->publish = r->stats.publish;
+}
+
 static const struct bus_ops redis_bus_ops = {
-    bus_publish, bus_subscribe, bus_unsubscribe, bus_eval, bus_set_handlers,
+    bus_publish, bus_subscribe,    bus_unsubscribe,
+    bus_eval,    bus_set_handlers, bus_stats,
 };
 
 int redis_bus_init(struct redis *r, struct bus *out)

@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "cluster/bus.h"
+#include "lib/hist.h"
 
 struct ev_loop;
 struct redis;
@@ -167,8 +168,13 @@ struct redis_stats {
     unsigned long losses;   /* times it went down */
     unsigned long noscript; /* EVALSHA calls sent again as EVAL */
     unsigned long refused;  /* commands failed with "not connected" */
+    unsigned long lost;     /* commands failed with "connection lost" */
+    unsigned long errors;   /* commands answered with an error reply */
     size_t queued;          /* commands waiting for the connection now */
     size_t pending;         /* commands sent, without an answer yet */
+    struct hist round_trip; /* a command's send to its answer (not
+                               PUBLISH's) */
+    struct hist publish;    /* a PUBLISH's send to its answer */
 };
 void redis_stats(const struct redis *r, struct redis_stats *out);
 

@@ -284,6 +284,13 @@ void store_wal_stats(struct store *s, struct store_wal_stats *out)
     pthread_mutex_unlock(&s->mu);
 }
 
+void store_pg_stats(const struct store *s, struct store_pg_stats *out)
+{
+    out->reconnects = atomic_load(&s->pg_reconnects);
+    out->resolved[0] = atomic_load(&s->pg_resolved[0]);
+    out->resolved[1] = atomic_load(&s->pg_resolved[1]);
+}
+
 void store_timing(struct store *s, struct store_timing *out)
 {
     pthread_mutex_lock(&s->mu);

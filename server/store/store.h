@@ -435,6 +435,16 @@ struct store_wal_stats {
 };
 void store_wal_stats(struct store *s, struct store_wal_stats *out);
 
+/* PostgreSQL's writer since store_open: its connection opened again
+ * after a loss, and the batches whose COMMIT's answer a lost connection
+ * swallowed, resolved by their marker ([0] had not committed, [1] had).
+ * All zero with SQLite. Any thread. */
+struct store_pg_stats {
+    uint64_t reconnects;
+    uint64_t resolved[2];
+};
+void store_pg_stats(const struct store *s, struct store_pg_stats *out);
+
 /* Latency histograms of the writer thread (hist.h). */
 
 /* Where the writer's time goes, per transaction since store_open. A

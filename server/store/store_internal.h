@@ -344,6 +344,9 @@ struct store {
     struct store_wal_stats stats;
     _Atomic uint64_t failures[STORE_FAIL_KINDS];
     struct store_timing timing;
+    /* PostgreSQL's writer (store_pg_stats): the writer adds, any thread
+     * reads. */
+    _Atomic uint64_t pg_reconnects, pg_resolved[2];
 };
 
 /* ---- what the core offers the backends ------------------------------- */

@@ -161,6 +161,16 @@ START_TEST(test_commands)
     ck_assert_uint_eq(st.connects, 1);
     ck_assert_uint_eq(st.losses, 0);
     ck_assert_uint_eq(st.pending, 0);
+    /* the metrics' counts: one error reply; every command answered timed
+     * (7 sent, none a PUBLISH) */
+    ck_assert_uint_eq(st.errors, 1);
+    ck_assert_uint_eq(st.lost, 0);
+    ck_assert_uint_eq(st.round_trip.count, 7);
+    ck_assert_uint_eq(st.publish.count, 0);
+    ASSERT_CMD(r, "0", "PUBLISH nobody x");
+    redis_stats(r, &st);
+    ck_assert_uint_eq(st.publish.count, 1);
+    ck_assert_uint_eq(st.round_trip.count, 7);
     redis_free(r);
     ck_assert_int_eq(s.calls, 1);
 }
@@ -321,6 +331,7 @@ START_TEST(test_reconnect)
     redis_stats(r, &st);
     ck_assert_uint_eq(st.connects, 2);
     ck_assert_uint_eq(st.losses, 1);
+    ck_assert_uint_eq(st.lost, 1); /* the BLPOP */
     redis_free(r);
 }
 END_TEST

@@ -593,10 +593,13 @@ START_TEST(writes_retry_across_a_restart_of_postgres)
     struct store *s = open_node("node1");
     struct store_move *moves = NULL;
     struct store_game got;
+    struct store_pg_stats pgs;
     uint64_t seq = 0;
     size_t n = 0;
 
     two_players_and_games(s, gids, 1, true);
+    store_pg_stats(s, &pgs);
+    ck_assert_uint_eq(pgs.reconnects, 0);
     for (int ply = 1; ply <= 5; ply++) {
         struct store_move m = move(ply, "e2e4", "e4");
         seq = store_put_move(s, "G", &m);
@@ -622,6 +625,8 @@ START_TEST(writes_retry_across_a_restart_of_postgres)
                                  "WHERE gid = 'G'"),
                      10);
     ck_assert_uint_gt(store_failures(s, STORE_FAIL_COMMIT), 0);
+    store_pg_stats(s, &pgs); /* (the metrics' count of it) */
+    ck_assert_uint_eq(pgs.reconnects, 1);
     ck_assert_int_eq(store_get_game(s, "G", &got, &moves, &n, NULL), 1);
     ck_assert_uint_eq(n, 10);
     for (size_t i = 0; i < n; i++)
@@ -815,6 +820,7 @@ START_TEST(a_commit_whose_answer_was_lost_is_applied_once)
     struct store_move m1 = move(1, "e2e4", "e4"), m2 = move(2, "e7e5", "e5");
     struct proxy px;
     struct store *s;
+    struct store_pg_stats pgs;
     char via[256];
     uint64_t seq;
 
@@ -835,6 +841,10 @@ START_TEST(a_commit_whose_answer_was_lost_is_applied_once)
     wait_committed(s, seq);
     ck_assert_int_eq(journal_of("G"), 1);
     ck_assert_uint_gt(store_failures(s, STORE_FAIL_COMMIT), 0);
+    store_pg_stats(s, &pgs); /* resolved by its marker: committed */
+    ck_assert_uint_eq(pgs.resolved[1], 1);
+    ck_assert_uint_eq(pgs.resolved[0], 0);
+    ck_assert_uint_ge(pgs.reconnects, 1);
     wait_committed(s, store_put_move(s, "G", &m2));
     ck_assert_int_eq(journal_of("G"), 2);
     store_close(s);

@@ -12,6 +12,7 @@ import unittest
 
 import harness
 from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT
+from test_http import parse_prometheus
 
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
@@ -171,6 +172,32 @@ class ClusterTest(FreshServerTest):
             self.until_done(c, {"t": "join", "game": gid})
         return c
 
+    def figures(self, i):
+        """Node i's /metrics, strictly parsed: {name: value} for a sample
+        without labels, {name: {label value: value}} for one label."""
+        status, _, body = self.srv.nodes[i].http("/metrics")
+        self.assertEqual(status, 200)
+        out = {}
+        for fam in parse_prometheus(self, body.decode()).values():
+            for name, labels, v in fam["samples"]:
+                if not labels:
+                    out[name] = v
+                elif len(labels) == 1:
+                    out.setdefault(name, {})[next(iter(labels.values()))] = v
+                else:
+                    out.setdefault(name, {})[tuple(labels.values())] = v
+        return out
+
+    def summed(self, name, key=None, nodes=None):
+        """name (its sample of label value key) summed over the live
+        nodes (or those given)."""
+        total = 0
+        for i in nodes if nodes is not None else range(len(self.srv.nodes)):
+            if self.srv.nodes[i].proc.poll() is None:
+                f = self.figures(i)[name]
+                total += f[key] if key is not None else f
+        return total
+
     def reconnect(self, c, node):
         """c's player on node `node` again, with its token."""
         c.close()
@@ -184,6 +211,33 @@ class ClusterTest(FreshServerTest):
         w.move(gid, "g1f3", 2)
         for c in (w, b, s):
             self.assertEqual(c.expect("moved", game=gid, ply=3)["san"], "Nf3")
+        # the cluster's figures while the game is on: node 0 hosts it,
+        # mirroring black's and the spectator's connections, which follow
+        # it from nodes 1 and 2, whose commands went there
+        f = [self.figures(i) for i in range(3)]
+        self.assertEqual(f[0]["chess_cluster_hosted_games"], 1)
+        self.assertEqual(f[0]["chess_cluster_remote_sessions"], 2)
+        self.assertEqual(f[0]["chess_cluster_followed_games"], 0)
+        for i in (1, 2):
+            self.assertEqual(f[i]["chess_cluster_hosted_games"], 0)
+            self.assertEqual(f[i]["chess_cluster_followed_games"], 1)
+        self.assertEqual(f[0]["chess_cluster_commands_forwarded_total"], 0)
+        # black's join and move, the spectator's watch
+        self.assertEqual(f[1]["chess_cluster_commands_forwarded_total"], 2)
+        self.assertEqual(f[2]["chess_cluster_commands_forwarded_total"], 1)
+        for i in range(3):
+            node, = f[i]["chess_cluster_node_info"]
+            self.assertEqual(node[0], self.srv.nodes[i].name)
+            self.assertRegex(node[1], "^[0-9a-zA-Z_-]+$")
+            self.assertEqual(f[i]["chess_cluster_leased"], 1)
+            self.assertLess(f[i]["chess_cluster_lease_age_seconds"], LEASE_S)
+            self.assertEqual(f[i]["chess_redis_up"], 1)
+            self.assertEqual(f[i]["chess_redis_reconnects_total"], 0)
+            self.assertEqual(f[i]["chess_redis_queue_depth"], 0)
+            self.assertGreater(f[i]["chess_redis_round_trip_seconds_count"],
+                               0)  # (its renewals at least)
+            self.assertEqual(f[i]["chess_cluster_fences_total"], 0)
+        self.assertGreater(f[0]["chess_redis_publish_seconds_count"], 0)
         b.send({"t": "resign", "game": gid})
         for c in (w, b, s):
             self.assertEqual(c.expect("game_end", game=gid)["reason"],
@@ -221,6 +275,15 @@ class ClusterTest(FreshServerTest):
         self.assertGreaterEqual(lost, 0)
         self.assertLess(lost, 1000 * (TICK_S + 0.5), (before, m["clocks"]))
         self.assertEqual(self.srv.host_of(gid) in (1, 2), True)
+        # one adoption in the cluster, a takeover; the dead node removed
+        # from the cluster by one node's sweep once its game was taken
+        self.assertEqual(self.summed("chess_cluster_adoptions_total",
+                                     "takeover"), 1)
+        self.assertEqual(self.summed("chess_cluster_adoptions_total",
+                                     "handover"), 0)
+        harness.wait_until(
+            lambda: self.summed("chess_cluster_dead_nodes_total") == 1,
+            "the dead node swept", timeout=LEASE_S + 2)
         print("\nkill -9 of the host: moves again after %.2f s" % resumed)
 
     def test_sigterm_hands_the_game_over_at_once(self):
@@ -237,6 +300,12 @@ class ClusterTest(FreshServerTest):
         self.assertEqual(self.srv.nodes[0].proc.wait(timeout=WAIT), 0)
         self.assertIn("event=cluster_handed_over game=" + gid,
                       self.srv.nodes[0].log_text())
+        # the node it went to counts a handover adoption (the stopped
+        # node's own count went with it)
+        self.assertEqual(self.summed("chess_cluster_adoptions_total",
+                                     "handover"), 1)
+        self.assertEqual(self.summed("chess_cluster_adoptions_total",
+                                     "takeover"), 0)
         # no pause: white's clock ran only while white thought
         self.assertGreater(clocks["white_ms"], 300000 - 1000 * took - 500)
         print("\nSIGTERM of the host: moves again after %.2f s" % took)
@@ -299,6 +368,8 @@ class ClusterTest(FreshServerTest):
         self.srv.redis.stop()
         for c in (w, b):
             c.expect("cluster_lost")
+        for i in range(3):
+            self.assertEqual(self.figures(i)["chess_redis_up"], 0)
         # the host (node 0) still takes white's move: its journal is
         # PostgreSQL's, and white's connection is its own
         w.move(gid, "g1f3", 2)
@@ -312,6 +383,10 @@ class ClusterTest(FreshServerTest):
         b.move(gid, "b8c6", 3)
         for c in (w, b):
             c.expect("moved", game=gid, ply=4, timeout=10)
+        for i in range(3):
+            f = self.figures(i)
+            self.assertEqual(f["chess_redis_up"], 1)
+            self.assertGreaterEqual(f["chess_redis_reconnects_total"], 1)
 
     def test_redis_restart_answers_every_command(self):
         """Redis restarted (its leases gone until the nodes join again)
@@ -432,6 +507,7 @@ class ClusterTest(FreshServerTest):
         host."""
         w, b, gid = self.game_on(0, 1)
         stale = self.srv.nodes[0]
+        (inc_before,) = self.figures(0)["chess_cluster_node_info"]
         stale.proc.send_signal(signal.SIGSTOP)
         try:
             w.move(gid, "g1f3", 2)  # waits in the paused node's socket
@@ -465,3 +541,57 @@ class ClusterTest(FreshServerTest):
         log = stale.log_text()
         self.assertTrue("event=cluster_fenced game=" + gid in log or
                         "event=cluster_lease_lost" in log, log[-3000:])
+        # the metrics tell what the log does: the stale node's lapse and
+        # fence, its new incarnation, and the other node's takeover
+        # (the log writes a warning repeated within a second once: a
+        # counter may be ahead of its lines, never behind, never 0 with
+        # a line)
+        f = self.figures(0)
+        for name, event in (
+                ("chess_cluster_fences_total", "cluster_fenced"),
+                ("chess_cluster_leases_lost_total", "cluster_lease_lost"),
+                ("chess_cluster_commands_held_total",
+                 "cluster_commands_held")):
+            lines = log.count("event=%s " % event)
+            self.assertGreaterEqual(f[name], lines, name)
+            self.assertEqual(f[name] > 0, lines > 0, name)
+        self.assertGreaterEqual(f["chess_cluster_fences_total"] +
+                                f["chess_cluster_leases_lost_total"], 1)
+        if f["chess_cluster_leases_lost_total"]:
+            (inc_after,) = f["chess_cluster_node_info"]
+            self.assertNotEqual(inc_after[1], inc_before[1])
+        self.assertEqual(f["chess_cluster_leased"], 1)
+        self.assertEqual(self.summed("chess_cluster_adoptions_total",
+                                     "takeover", nodes=(1, 2)), 1)
+
+
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class SharedLimitsTest(FreshServerTest):
+    """The limits per address that the nodes share (docs/cluster.md, "The
+    lobby, presence and the limits per address"): one address whose
+    connections go round robin over three nodes gets each limit once,
+    not three times."""
+
+    def answers(self, srv, msg, n):
+        """msg sent on n new connections, one after another, spread over
+        the nodes (no hello): the `t` or error code of each answer."""
+        out = []
+        for _ in range(n):
+            c = self.client(srv, hello=False)
+            c.send(dict(msg))
+            m = c.next(timeout=WAIT)
+            out.append(m["code"] if m["t"] == "error" else m["t"])
+            c.close()
+        return out
+
+    def test_an_address_spread_over_the_nodes_gets_each_limit_once(self):
+        srv = self.server({"logins_per_ip_per_min": 4},
+                          guests_per_ip_per_min=4)
+        ports = [srv.client_port() for _ in range(3)]
+        self.assertEqual(len(set(ports)), 3)  # (round robin)
+        self.assertEqual(self.answers(srv, {"t": "hello"}, 6),
+                         ["welcome"] * 4 + ["rate_limited"] * 2)
+        got = self.answers(srv, {"t": "login", "username": "nobody_here",
+                                 "password": "not-a-password"}, 6)
+        self.assertEqual(got, ["bad_credentials"] * 4 +
+                         ["rate_limited"] * 2)
