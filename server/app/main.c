@@ -1,12 +1,14 @@
 /*
  * main.c - chess-server: command line, config file, start-up, signals,
- * shutdown, the backup subcommand, and the wiring: the one module that
- * knows the hub (hub.h, http.h) and the network (net.h) and connects
- * them through struct hub_env and struct net_handlers.
+ * shutdown, the subcommands (backup.c, lagreport.c), and the wiring: the
+ * one module that knows the hub (hub.h, http.h) and the network (net.h)
+ * and connects them through struct hub_env and struct net_handlers.
  *
  *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
+ *   chess-server lag PLAYER (--db PATH | --postgres CONNINFO | --config
+ *                            PATH) [--games N]
  *
  * Settings come from the defaults, then the config file, then the flags
  * (config.h; the flags and their --help lines come from config.c's table
@@ -37,6 +39,7 @@
 
 #include "app/backup.h"
 #include "app/build_commit.h"
+#include "app/lagreport.h"
 #include "app/config.h"
 #include "app/wiring.h"
 #include "net/listener.h"
@@ -83,6 +86,9 @@ static void usage(FILE *f)
         "usage: chess-server [options]\n"
         "       chess-server --check-config PATH [options]\n"
         "       chess-server backup DEST (--db PATH | --config PATH)\n"
+        "       chess-server lag PLAYER (--db PATH | --postgres CONNINFO | "
+        "--config PATH)\n"
+        "                        [--games N]\n"
         "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
@@ -95,8 +101,8 @@ static void usage(FILE *f)
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
             "SIGHUP reopens the log file and reloads the TLS "
-            "certificate.\n%s",
-            backup_help);
+            "certificate.\n%s%s",
+            backup_help, lagreport_help);
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -659,6 +665,8 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return backup_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "lag"))
+        return lagreport_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &n.cfg);
     if (a.check)
