@@ -117,9 +117,9 @@ class ConfigFileTest(OpsTest):
         """With postgres or redis set, --check-config connects: SELECT 1,
         PING. One that does not answer fails the check naming the key,
         with status 75 (EX_TEMPFAIL: it may answer later; the units try
-        again); a malformed setting is the configuration's fault: 2 (and
-        so is a Redis that refuses the node: test_cluster's
-        ClusterTlsTest)."""
+        again), and so does a start that cannot reach PostgreSQL; a
+        malformed setting is the configuration's fault: 2 (and so is a
+        Redis that refuses the node: test_cluster's ClusterTlsTest)."""
         key = self.path("cluster.key")
         with open(key, "w") as f:
             f.write("k" * 32 + "\n")
@@ -147,6 +147,12 @@ class ConfigFileTest(OpsTest):
             self.assertNotIn("OK", r.stdout)
             for w in words:
                 self.assertIn(w, r.stderr, obj)
+        # a start that cannot reach PostgreSQL exits as the check would
+        r = run("--config", write_json(self.path("c.json"), cases[0][0]),
+                "--listen", "127.0.0.1", "--port", str(free_port()))
+        self.assertEqual(r.returncode, 75, r.stderr)
+        self.assertIn("event=start_failed", r.stderr)
+        self.assertIn("cannot connect to PostgreSQL", r.stderr)
         if not POSTGRES:
             return
         good = {"postgres": POSTGRES}
