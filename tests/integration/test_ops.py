@@ -1022,8 +1022,16 @@ class ReadinessTest(OpsTest):
 
     @unittest.skipUnless(POSTGRES, "a cluster node needs PostgreSQL")
     def test_a_node_that_never_reaches_redis_is_not_ready(self):
+        """A Redis that does not answer at start is no fault of the
+        settings: the node starts (cluster_redis_unreachable), alive but
+        not ready."""
         dead = self.path("no-redis.sock")
-        srv = self.server(extra=["--redis", dead, "--node-id", "lonely"])
+        key = self.path("cluster.key")
+        with open(key, "w") as f:
+            f.write("k" * 32 + "\n")
+        srv = self.server(extra=["--redis", dead, "--node-id", "lonely",
+                                 "--cluster-key-file", key])
+        self.assertIn("event=cluster_redis_unreachable", srv.log_text())
         self.assertEqual(srv.http_json("/healthz")[0], 200)  # alive
         self.assertEqual(srv.http_json("/readyz"),
                          (503, {"status": "not_ready", "why": "cluster"}))
