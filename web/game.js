@@ -235,7 +235,7 @@ export class GameView {
         g.premoves = [];
         g.firstMoveMs = null;
         g.gone = { white: null, black: null };
-        this.ctx.announce(`${W.resultTitle(msg.result, g.you)}. ${
+        this.ctx.announce(`${W.resultTitle(msg.result, g.you, msg.reason)}. ${
             W.reasonText(msg.result, msg.reason, g.toMove)}`);
         this.render();
         // The final clocks and position come with the full state.
@@ -446,7 +446,7 @@ export class GameView {
         this.moveList.render();
         document.title = g.status === 'started' && g.you === g.toMove
             ? 'Your move · Chess' : g.status === 'ended'
-                ? `${W.resultTitle(g.result, g.you)} · Chess` : 'Chess';
+                ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess` : 'Chess';
     }
 
     renderPanels() {

@@ -147,10 +147,12 @@ export function seconds(ms) {
 }
 
 // The headline of a finished game, from the point of view of `you`
-// ('white', 'black' or null for a spectator).
-export function resultTitle(result, you) {
+// ('white', 'black' or null for a spectator); `reason` tells the games
+// without a result apart.
+export function resultTitle(result, you, reason) {
     if (result === '*')
-        return 'Game aborted';
+        return reason === 'cancelled' ? 'Invitation cancelled'
+            : 'Game aborted';
     if (result === '1/2-1/2')
         return 'Draw';
     const winner = result === '1-0' ? 'white' : 'black';
@@ -160,7 +162,8 @@ export function resultTitle(result, you) {
 }
 
 // The sentence that says why a game ended. `toMove` is the side to move in
-// the final position (the side whose clock ran out for the timeouts). Its
+// the final position (the side whose clock ran out for the timeouts, the
+// side that did not make its first move for no_start). Its
 // cases name exactly the reasons of the server's table of endings
 // (common/ending.c; tests/unit/test_ending.c checks it).
 export function reasonText(result, reason, toMove) {
@@ -202,6 +205,13 @@ export function reasonText(result, reason, toMove) {
     case 'aborted':
         return 'The game was aborted before both sides had moved. ' +
                'No result.';
+    case 'no_start':
+        return flagged
+            ? `${flagged} did not make the first move in time: no game, ` +
+              'no result.'
+            : 'A first move was not made in time: no game, no result.';
+    case 'cancelled':
+        return 'The invitation was cancelled before anyone joined.';
     default:
         return reason ? `Game over (${reason}).` : 'Game over.';
     }
@@ -287,6 +297,8 @@ const REASON_SHORT = {
     fifty_moves: '50-move rule',
     agreement: 'Agreement',
     aborted: 'Aborted',
+    no_start: 'Not started',
+    cancelled: 'Cancelled',
 };
 
 // The reason of a game's end in a word or two, for lists of games.

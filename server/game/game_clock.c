@@ -208,8 +208,10 @@ void game_tick(struct game *g, int64_t now)
            at <= now) {
         switch (ev) {
         case EV_INVITE:
+            game_conclude(g, ENDING_CANCELLED, -1, now);
+            break;
         case EV_FIRST_MOVE:
-            game_conclude(g, ENDING_ABORTED, -1, now);
+            game_conclude(g, ENDING_NO_START, -1, now);
             break;
         case EV_UNPAUSE:
             unpause(g, now);

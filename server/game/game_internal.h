@@ -238,7 +238,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
                         const struct board *start);
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
- * (any but aborted) changes both players' ratings. */
+ * (any with a result) changes both players' ratings. */
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now);
 

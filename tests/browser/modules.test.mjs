@@ -106,6 +106,11 @@ test('results and reasons in words', () => {
     assert.equal(W.resultTitle('0-1', null), 'Black wins');
     assert.equal(W.resultTitle('1/2-1/2', 'white'), 'Draw');
     assert.equal(W.resultTitle('*', null), 'Game aborted');
+    assert.equal(W.resultTitle('*', 'white', 'cancelled'),
+                 'Invitation cancelled');
+    assert.equal(W.reasonText('*', 'no_start', 'black'),
+                 'Black did not make the first move in time: no game, ' +
+                 'no result.');
     assert.equal(W.reasonText('1-0', 'checkmate'),
                  'White wins by checkmate.');
     assert.equal(W.reasonText('0-1', 'timeout'),
@@ -118,7 +123,8 @@ test('results and reasons in words', () => {
     const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
                      'timeout_vs_insufficient', 'stalemate', 'dead_position',
                      'fivefold', 'seventy_five_moves', 'threefold',
-                     'fifty_moves', 'agreement', 'aborted'];
+                     'fifty_moves', 'agreement', 'aborted', 'no_start',
+                     'cancelled'];
     const texts = new Set(reasons.map((r) => W.reasonText('1-0', r, 'white')));
     assert.equal(texts.size, reasons.length, 'every reason has its words');
     for (const t of texts)
@@ -176,7 +182,8 @@ test('a game in a list of games, from one player\'s side', () => {
     const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
                      'timeout_vs_insufficient', 'stalemate', 'dead_position',
                      'fivefold', 'seventy_five_moves', 'threefold',
-                     'fifty_moves', 'agreement', 'aborted'];
+                     'fifty_moves', 'agreement', 'aborted', 'no_start',
+                     'cancelled'];
     const short = new Set(reasons.map((r) => W.reasonShort(r)));
     assert.equal(short.size, reasons.length, 'every reason has its words');
     for (const t of short)

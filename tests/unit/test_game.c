@@ -389,7 +389,7 @@ START_TEST(first_move_abort)
     reset();
     struct game *g = new_game(&blitz, NULL, 1000);
     game_on_timer(g, 31000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "no_start");
     ck_assert_str_eq(F.last_row.result, "*");
     game_free(g);
     reset();
@@ -773,7 +773,7 @@ START_TEST(invitation_expires_after_a_day)
     ck_assert_int_eq(game_join(g, "pb", "black", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_OWN_GAME);
     game_on_timer(g, 24LL * 3600 * 1000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "cancelled");
     ck_assert_int_eq(game_join(g, "px", "x", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_GAME_OVER);
     game_free(g);
