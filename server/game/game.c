@@ -160,6 +160,8 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
     g->linger_until = g->pause_until = CLOCK_NEVER;
     g->armed = CLOCK_NEVER;
+    g->watchers_due = CLOCK_NEVER;
+    g->watchers_at = -LIMIT_WATCHERS_EVERY_MS; /* none yet: at once */
     g->seat[0].gone_since = g->seat[1].gone_since = -1;
     g->lag_quota[0] = g->lag_quota[1] = LAG_QUOTA_START_MS;
     return g;

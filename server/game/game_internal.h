@@ -103,6 +103,11 @@ struct game {
     double before[2], after[2], rd_before[2];
     struct sub *subs;
     size_t nsubs, subcap;
+    /* Spectators among subs; the count the last `watchers` announced,
+     * when (watchers_at), and when the next is due (watchers_due, NEVER
+     * while the count did not change since): see game_view.c. */
+    size_t nwatchers, watchers_shown;
+    int64_t watchers_at, watchers_due;
     int64_t armed;
     void *user;
 };
@@ -274,6 +279,10 @@ int game_put_row(struct game *g, int64_t now);
 struct store_move *game_journal(const struct game *g);
 
 /* ---- game_view.c: subscribers, messages, rendered views ---------------- */
+
+/* Announces the number of spectators (the `watchers` message) when it
+ * changed since the last announcement; the deadline EV_WATCHERS. */
+void game_announce_watchers(struct game *g, int64_t now);
 
 /* Renders once, queues the same bytes to every subscriber; text
  * (malloc'ed, NULL: nothing) is the game's. */
