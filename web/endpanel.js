@@ -183,6 +183,7 @@ export class EndPanel {
         if (ended) {
             $('end-title').textContent = W.resultTitle(g.result, g.you,
                                                        g.reason);
+            setText($('end-score'), W.scoreText(g.result));
             $('end-reason').textContent = W.reasonText(g.result, g.reason,
                                                        g.toMove);
             const pgn = $('pgn-link');

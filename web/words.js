@@ -129,6 +129,21 @@ export function signalText(color, rtt) {
         level ? `, ${Math.round(rtt)} ms round trip` : ''}`;
 }
 
+// A game's spectators (PROTOCOL.md section 6, Watchers): '1 spectator',
+// '3 spectators' ('' for none).
+export function watchersText(n) {
+    if (!n)
+        return '';
+    return n === 1 ? '1 spectator' : `${n} spectators`;
+}
+
+// The score of a finished game as written under it: 1-0, 0-1, ½-½ ('' for
+// a game without a result).
+export function scoreText(result) {
+    return result === '1/2-1/2' ? '\u00bd-\u00bd'
+        : result === '1-0' || result === '0-1' ? result : '';
+}
+
 // Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
 export function formatClock(ms) {
     const t = Math.max(0, ms);
