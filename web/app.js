@@ -121,6 +121,7 @@ function onMessage(msg) {
         game.onWelcome();
         game.resync();
         player.onWelcome();
+        leaderboard.onWelcome();
         break;
     case 'registered':
         if (msg.id !== undefined)

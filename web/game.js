@@ -528,6 +528,8 @@ export class GameView {
         watchers.hidden = !g.watchers || g.status === 'ended';
         setText(watchers, W.watchersText(g.watchers));
         this.endPanel.render(online);
+        // (the end panel's headline says the game is over)
+        $('status').hidden = online && g.status === 'ended';
         $('controls').hidden = false;
         const player = !!g.you;
         const showDraw = started && player &&

@@ -96,6 +96,13 @@ export class LeaderboardView {
         this.section.hidden = true;
     }
 
+    // Whom the page speaks for is known now (or changed): the note
+    // about one's own rating follows.
+    onWelcome() {
+        if (!this.section.hidden)
+            this.load(this.category);
+    }
+
     // Shows category `c`'s tab; `remember`: keeps it in the address.
     choose(c, remember) {
         this.category = c;
