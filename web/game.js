@@ -528,8 +528,10 @@ export class GameView {
         watchers.hidden = !g.watchers || g.status === 'ended';
         setText(watchers, W.watchersText(g.watchers));
         this.endPanel.render(online);
-        // (the end panel's headline says the game is over)
-        $('status').hidden = online && g.status === 'ended';
+        // (the end panel's headline says the game is over; the status
+        // stays while browsing the moves, which it counts)
+        $('status').hidden = online && g.status === 'ended' &&
+            g.viewPly === null;
         $('controls').hidden = false;
         const player = !!g.you;
         const showDraw = started && player &&

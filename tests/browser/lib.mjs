@@ -432,7 +432,8 @@ export async function chooseLobby(page, preset, color) {
 // with the button) and returns its link.
 export async function invite(page, { preset = '10-5', color = 'white',
                                      fen = null } = {}) {
-    await page.click('#invite-btn');
+    if (await page.getAttribute('#invite-btn', 'aria-pressed') !== 'true')
+        await page.click('#invite-btn');
     await page.click(`label[for="col-${color}"]`);
     if (fen) {
         await page.click('.fen-box summary');
