@@ -46,15 +46,18 @@ async function typeMove(page, text, san) {
 const firstCell = (page) => page.locator('#board .row').first()
     .locator('.sq').first().getAttribute('aria-label');
 
-// Waits until the move list shows its entry `ply` whole (the list
-// scrolls, a frame after what took its room came).
-const moveInView = (page, ply) => page.waitForFunction((n) => {
-    const list = document.getElementById('moves').getBoundingClientRect();
-    const m = document.querySelector(`#moves button[data-ply="${n}"]`)
-        .getBoundingClientRect();
-    return m.top >= list.top - 1 && m.bottom <= list.bottom + 1 &&
-        m.left >= list.left - 1 && m.right <= list.right + 1;
-}, ply, { timeout: 2000 });
+// Whether the move list shows its entry `ply` whole, two frames after
+// something took its room (it scrolls within one).
+const moveInView = (page, ply) => page.evaluate((n) => new Promise((ok) => {
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+        const list = document.getElementById('moves')
+            .getBoundingClientRect();
+        const m = document.querySelector(`#moves button[data-ply="${n}"]`)
+            .getBoundingClientRect();
+        ok(m.top >= list.top - 1 && m.bottom <= list.bottom + 1 &&
+           m.left >= list.left - 1 && m.right <= list.right + 1);
+    }));
+}), ply);
 
 test('the game page: skip link, typed moves, keys, spectators, premoves ' +
      'replaced, toasts beside the clocks, the end in view',
@@ -138,7 +141,11 @@ test('the game page: skip link, typed moves, keys, spectators, premoves ' +
     await pa.locator('.topbar').waitFor();
 
     // B offers a rematch... after A resigns: the end panel, its score,
-    // and the list scrolled to the last of the 10 moves on both pages.
+    // and the list scrolled to the last of the 10 moves on both pages
+    // (the notes dismissed: only the end takes the list's room).
+    for (const p of [pa, pb])
+        for (const close of await p.locator('.toast-close').all())
+            await close.click();
     await pa.click('#resign-btn');
     await confirm(pa, true);
     for (const p of [pa, pb, c.page]) {
@@ -148,12 +155,12 @@ test('the game page: skip link, typed moves, keys, spectators, premoves ' +
     assert.deepEqual(await sanList(pa), ['e4', 'e5', 'Nf3', 'Nc6', 'Bc4',
                                          'Nf6', 'Nc3', 'h6', 'Bxf7+',
                                          'Kxf7']);
+    // (a laptop's window: the end panel leaves the list a few rows)
+    await pa.setViewportSize({ width: 1280, height: 640 });
     await pb.click('#rematch-btn');
     await waitText(pa, '#rematch-note', /Your opponent offers a rematch/);
     for (const [p, size] of [[pa, 'desktop'], [pb, 'phone']])
-        await moveInView(p, 10).catch(() => {
-            throw new Error(`${size}: Kxf7 stays out of view`);
-        });
+        assert.ok(await moveInView(p, 10), `${size}: Kxf7 out of view`);
     // the phone's rematch in view without scrolling
     await pa.evaluate(() => window.scrollTo(0, 0));
     await pb.evaluate(() => window.scrollTo(0, 0));
