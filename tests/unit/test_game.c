@@ -5,6 +5,7 @@
  * demand). Time is whatever the test says.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -727,6 +728,10 @@ START_TEST(stored_render_matches_the_replay)
         ck_assert_ptr_nonnull(stored);
         ck_assert_str_eq(stored, replayed);
         ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
+        /* the opening, replayed from the journal as from the record */
+        ck_assert_ptr_nonnull(strstr(stored,
+                                     "\"opening\":{\"eco\":\"A00\",\"name\":"
+                                     "\"Barnes Opening: Fool's Mate\"}"));
         free(replayed);
         free(stored);
         game_free(r);
@@ -735,6 +740,86 @@ START_TEST(stored_render_matches_the_replay)
     strcpy(row.status, "started");
     ck_assert_ptr_null(game_render_stored(
         &row, F.moves, 4, (const bool[2]){false, false}, NULL, true));
+    reset();
+}
+END_TEST
+
+/* The game's opening goes with the `moved` that changes it, to everyone,
+ * and with every `state`; it is kept when the game leaves theory, in the
+ * PGN's ECO and Opening, and recomputed by a restore. */
+START_TEST(opening_in_moved_only_when_it_changes)
+{
+    static const struct {
+        const char *uci, *opening; /* NULL: no "opening" field */
+    } line[] = {
+        {"e2e4", "{\"eco\":\"B00\",\"name\":\"King's Pawn Game\"}"},
+        {"e7e5", "{\"eco\":\"C20\",\"name\":\"King's Pawn Game\"}"},
+        {"g1f3", "{\"eco\":\"C40\",\"name\":\"King's Knight Opening\"}"},
+        {"b8c6", "{\"eco\":\"C44\",\"name\":\"King's Knight Opening: "
+                 "Normal Variation\"}"},
+        {"f3g1", NULL}, /* no name: the last one stays */
+        {"g8f6", NULL},
+    };
+    char want[160];
+
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    for (int i = 0; i < 6; i++) {
+        int first = F.n;
+        move_ok(g, i % 2 ? "pb" : "pw", line[i].uci, i, 100 * (i + 1));
+        int m = find("\"moved\"");
+        ck_assert_int_ge(m, first);
+        ck_assert_int_eq(F.n - first, 3); /* both players and spectator */
+        const char *op = strstr(F.text[m], "\"opening\":");
+        if (!line[i].opening) {
+            ck_assert_msg(!op, "%s", F.text[m]);
+            continue;
+        }
+        snprintf(want, sizeof want, "\"opening\":%s}", line[i].opening);
+        ck_assert_msg(op && !strcmp(op, want), "%s", F.text[m]);
+    }
+    char *st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    char *pgn = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(pgn, "[ECO \"C44\"]\n[Opening \"King's "
+                                      "Knight Opening: Normal Variation\"]\n"
+                                      "[Termination "));
+    free(pgn);
+    game_free(g);
+
+    /* a restore replays the journal: the same opening */
+    struct store_game row;
+    memset(&row, 0, sizeof row);
+    strcpy(row.gid, "R1");
+    strcpy(row.white_pid, "pw");
+    strcpy(row.black_pid, "pb");
+    row.clock = (struct store_clock){0, 60, 2, 0};
+    strcpy(row.initial_fen, FEN_START);
+    strcpy(row.status, "started");
+    strcpy(row.draw_offer, "");
+    g = game_restore(&ENV, &row, F.moves, 6, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    st = game_render_state(g, NULL, false, 5000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    game_free(g);
+
+    /* a game from a set-up position has none, even in a named one */
+    reset();
+    g = new_game(&blitz,
+                 "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b "
+                 "KQkq - 0 1",
+                 0);
+    move_ok(g, "pb", "e7e5", 0, 100);
+    ck_assert_ptr_null(strstr(F.text[find("\"moved\"")], "\"opening\""));
+    st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":null"));
+    free(st);
+    pgn = game_pgn(g);
+    ck_assert_ptr_null(strstr(pgn, "[ECO "));
+    free(pgn);
+    game_free(g);
     reset();
 }
 END_TEST
@@ -1036,6 +1121,7 @@ int main(void)
     tcase_add_test(tc, deserted_game_ends);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, restore_keeps_the_lag_quota);
+    tcase_add_test(tc, opening_in_moved_only_when_it_changes);
     tcase_add_test(tc, claims);
     tcase_add_test(tc, stored_render_matches_the_replay);
     tcase_add_test(tc, restore_needs_a_known_ending);

@@ -130,6 +130,35 @@ START_TEST(lag_totals_follow_termination)
 }
 END_TEST
 
+/* The opening's ECO and Opening come between TimeControl and
+ * Termination, as lichess writes them, escaped like any tag. */
+START_TEST(eco_and_opening_after_time_control)
+{
+    struct pgn_tags t = casual;
+    struct record r;
+    char *pgn;
+
+    t.eco = "C20";
+    t.opening = "King's Pawn Game: \"Wayward\" Queen";
+    record_of(&r, FEN_START, "e2e4 e7e5 d1h5");
+    pgn = pgn_format(&t, &r, NULL, NULL);
+    ck_assert_ptr_nonnull(pgn);
+    ck_assert_msg(strstr(pgn, "[TimeControl \"300+2\"]\n"
+                              "[ECO \"C20\"]\n"
+                              "[Opening \"King's Pawn Game: "
+                              "\\\"Wayward\\\" Queen\"]\n"
+                              "[Termination \"normal\"]\n\n"),
+                  "%s", pgn);
+    free(pgn);
+    /* none named: no tags */
+    pgn = pgn_format(&casual, &r, NULL, NULL);
+    ck_assert_ptr_null(strstr(pgn, "[ECO "));
+    ck_assert_ptr_null(strstr(pgn, "[Opening "));
+    free(pgn);
+    record_clear(&r);
+}
+END_TEST
+
 START_TEST(setup_position_with_black_to_move)
 {
     static const char fen[] = "r3k3/8/8/8/8/8/8/4K2R b Kq - 5 30";
@@ -305,6 +334,7 @@ static Suite *pgn_suite(void)
     tcase_add_test(tc, clock_format_hours_and_rounding);
     tcase_add_test(tc, setup_position_with_black_to_move);
     tcase_add_test(tc, lag_totals_follow_termination);
+    tcase_add_test(tc, eco_and_opening_after_time_control);
     tcase_add_test(tc, standard_start_with_other_move_number_is_a_setup);
     tcase_add_test(tc, tags_are_escaped_and_missing_ones_filled);
     tcase_add_loop_test(tc, long_games_wrap_at_80_and_read_back, 0, 12);
