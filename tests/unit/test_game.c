@@ -211,6 +211,22 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     return g;
 }
 
+/* The stored row of a started game between pw and pb, as a restart
+ * reads it. */
+static void started_row(struct store_game *row, const char *gid,
+                        struct store_clock clock, const char *fen,
+                        const char *draw_offer)
+{
+    memset(row, 0, sizeof *row);
+    strcpy(row->gid, gid);
+    strcpy(row->white_pid, "pw");
+    strcpy(row->black_pid, "pb");
+    row->clock = clock;
+    strcpy(row->initial_fen, fen);
+    strcpy(row->status, "started");
+    strcpy(row->draw_offer, draw_offer);
+}
+
 static void move_ok(struct game *g, const char *pid, const char *uci, int ply,
                     int64_t now)
 {
@@ -469,15 +485,9 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     reset();
     struct store_game row;
     struct store_move mv[2];
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R1");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "black");
+    started_row(&row, "R1", (struct store_clock){0, 60, 0, 0}, FEN_START,
+                "black");
     mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000, 0};
     mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000, 0};
     struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
@@ -524,15 +534,8 @@ START_TEST(restore_keeps_the_lag_quota)
                                       "a7a6", "b2b3", "b7b6"};
     static const int64_t lag[] = {0, 0, 400, 0, 100, 0};
     struct proto_error err;
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R2");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "");
+    started_row(&row, "R2", (struct store_clock){0, 60, 0, 0}, FEN_START, "");
     for (int i = 0; i < 6; i++) {
         mv[i].ply = i + 1;
         strcpy(mv[i].uci, uci[i]);
@@ -790,14 +793,7 @@ START_TEST(opening_in_moved_only_when_it_changes)
 
     /* a restore replays the journal: the same opening */
     struct store_game row;
-    memset(&row, 0, sizeof row);
-    strcpy(row.gid, "R1");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 2, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "");
+    started_row(&row, "R1", (struct store_clock){0, 60, 2, 0}, FEN_START, "");
     g = game_restore(&ENV, &row, F.moves, 6, 0, 5000, NULL);
     ck_assert_ptr_nonnull(g);
     st = game_render_state(g, NULL, false, 5000);
@@ -1086,13 +1082,8 @@ START_TEST(kept_legal_moves_match_a_fresh_generation)
                 F.n = F.nmoves = 0;
                 if ((ply + 1) % 25 == 0 && game_status(g) == GAME_STARTED) {
                     struct store_game row;
-                    memset(&row, 0, sizeof row);
-                    strcpy(row.gid, "G1");
-                    strcpy(row.white_pid, "pw");
-                    strcpy(row.black_pid, "pb");
-                    row.clock = (struct store_clock){0, 60, 2, 0};
-                    strcpy(row.initial_fen, legal_fens[f]);
-                    strcpy(row.status, "started");
+                    started_row(&row, "G1", (struct store_clock){0, 60, 2, 0},
+                                legal_fens[f], "");
                     game_free(g);
                     g = game_restore(&ENV, &row, journal, (size_t)ply + 1, 0,
                                      now, NULL);

@@ -22,50 +22,39 @@
 static void record_san(struct record *r, const char *fen, const char *san)
 {
     struct board b;
-    char buf[16];
 
     testutil_board(&b, fen);
     ck_assert_int_eq(record_init(r, &b), 0);
-    while (*san) {
-        size_t n = strcspn(san, " ");
-        move_t m;
-        ck_assert(n > 0 && n < sizeof buf);
-        memcpy(buf, san, n);
-        buf[n] = '\0';
-        ck_assert_msg(notation_parse_san(&r->cur, buf, &m) == 0, "%s", buf);
-        ck_assert_int_eq(record_push(r, m), 0);
-        san += n;
-        while (*san == ' ')
-            san++;
-    }
+    testutil_each_san(&r->cur, san, testutil_record_push, r);
+}
+
+struct checked_line {
+    struct record r;
+    int inc; /* opening_after, move by move */
+};
+
+static void push_checked(void *arg, move_t m)
+{
+    struct checked_line *l = arg;
+
+    testutil_record_push(&l->r, m);
+    l->inc = opening_after(&l->r, l->inc);
+    ck_assert_int_eq(l->inc, opening_of(&l->r));
 }
 
 /* The opening of the game played from the initial position by san,
  * checked against the incremental opening_after at every ply. */
 static int opening_of_line(const char *san)
 {
-    struct record r;
+    struct checked_line l = {.inc = 0};
     struct board b;
-    int inc = 0, id;
-    char buf[16];
+    int id;
 
     testutil_board(&b, FEN_START);
-    ck_assert_int_eq(record_init(&r, &b), 0);
-    while (*san) {
-        size_t n = strcspn(san, " ");
-        move_t m;
-        memcpy(buf, san, n);
-        buf[n] = '\0';
-        ck_assert_msg(notation_parse_san(&r.cur, buf, &m) == 0, "%s", buf);
-        ck_assert_int_eq(record_push(&r, m), 0);
-        inc = opening_after(&r, inc);
-        ck_assert_int_eq(inc, opening_of(&r));
-        san += n;
-        while (*san == ' ')
-            san++;
-    }
-    id = opening_of(&r);
-    record_clear(&r);
+    ck_assert_int_eq(record_init(&l.r, &b), 0);
+    testutil_each_san(&l.r.cur, san, push_checked, &l);
+    id = opening_of(&l.r);
+    record_clear(&l.r);
     return id;
 }
 
