@@ -286,6 +286,8 @@ struct proto_state {
     bool rated;
     /* a rated game that ended: its changes (NULL: none shown) */
     const struct proto_rating_change *change;
+    /* the game's opening (opening.h), or both NULL: none */
+    const char *opening_eco, *opening_name;
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
     bool api;
     int64_t created_ms, started_ms, ended_ms;
@@ -308,6 +310,9 @@ struct proto_moved {
     bool claimable;
     const move_t *claim_moves;
     size_t n_claim;
+    /* the game's opening (opening.h) when this move changed it, or both
+     * NULL: no "opening" field */
+    const char *opening_eco, *opening_name;
 };
 
 /* One finished game in a player's list (GET /api/players/PID/games). */

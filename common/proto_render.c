@@ -228,6 +228,11 @@ char *proto_render_state(const struct proto_state *s,
     json_object_set_new(o, "watchers", json_integer((json_int_t)s->watchers));
     if (s->change)
         json_object_set_new(o, "ratings", proto_json_change(s->change));
+    json_object_set_new(o, "opening",
+                        s->opening_eco
+                            ? json_pack("{s:s,s:s}", "eco", s->opening_eco,
+                                        "name", s->opening_name)
+                            : json_null());
     if (s->api) {
         json_object_del(o, "t");
         json_object_set_new(o, "created_ms",

@@ -14,11 +14,12 @@
 // message replaces the numbers.
 
 import { Clocks } from './clocks.js';
+import { copyText } from './copy.js';
 import { EndPanel } from './endpanel.js';
 import { GameBoard } from './gameboard.js';
 import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
-import { parseFen, squareIndex } from './position.js';
+import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import * as W from './words.js';
 
@@ -66,6 +67,8 @@ export class GameView {
         $('leave-btn').addEventListener('click', () => this.leave());
         $('join-btn').addEventListener('click', () => this.act('join'));
         $('copy-btn').addEventListener('click', () => this.copyLink());
+        $('copy-fen-btn').addEventListener('click', () => this.copyFen());
+        $('copy-pgn-btn').addEventListener('click', () => this.copyPgn());
         document.addEventListener('keydown', (e) => this.keyDown(e));
     }
 
@@ -171,6 +174,9 @@ export class GameView {
             legal: msg.legal || [], claimable: !!msg.claimable,
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
+            // the game's opening, {eco, name} or null (PROTOCOL.md,
+            // Openings): state's, then each moved that changes it
+            opening: msg.opening || null,
             you, positions: null,
             // ply -> lag_ms of each move (state's lags, then moved's)
             lags: lagsOf(msg.lags),
@@ -230,6 +236,8 @@ export class GameView {
         g.legal = msg.legal || [];
         g.claimable = !!msg.claimable;
         g.claimMoves = msg.claim_moves || [];
+        if (msg.opening)
+            g.opening = msg.opening;
         g.pendingMove = null;
         if (mover === g.you)
             g.offerDeclined = false; // the server allows a new offer now
@@ -448,16 +456,48 @@ export class GameView {
 
     async copyLink() {
         const input = $('invite-link');
-        try {
-            await navigator.clipboard.writeText(input.value);
+        if (await copyText(input.value)) {
             this.ctx.toast('Link copied.', 'info');
-        } catch {
-            input.focus();
-            input.select();
-            const ok = document.execCommand && document.execCommand('copy');
-            this.ctx.toast(ok ? 'Link copied.'
-                : 'Select the link and copy it.', 'info');
+            return;
         }
+        input.focus();
+        input.select();
+        this.ctx.toast('Select the link and copy it.', 'info');
+    }
+
+    // The FEN of the position shown: the server's for the live one, else
+    // the browsed one's (position.js fenAt).
+    async copyFen() {
+        const g = this.g;
+        if (!g)
+            return;
+        const fen = g.viewPly === null ? g.fen
+            : fenAt(g.initialFen, g.moves, g.viewPly);
+        this.ctx.toast(await copyText(fen) ? 'FEN copied.'
+            : 'Your browser did not let the page copy.', 'info');
+    }
+
+    // The PGN as the server exports it (PROTOCOL.md, GET
+    // /api/games/GID/pgn): a live game's moves so far.
+    async copyPgn() {
+        const gid = this.gid;
+        if (!gid)
+            return;
+        let pgn = null;
+        try {
+            const r = await fetch(`/api/games/${encodeURIComponent(gid)}/pgn`);
+            if (r.ok)
+                pgn = await r.text();
+        } catch {
+            pgn = null;
+        }
+        if (pgn === null) {
+            this.ctx.toast('The PGN could not be fetched. Try again.',
+                           'error');
+            return;
+        }
+        this.ctx.toast(await copyText(pgn) ? 'PGN copied.'
+            : 'Your browser did not let the page copy.', 'info');
     }
 
     // ---- drawing -------------------------------------------------------
@@ -489,6 +529,7 @@ export class GameView {
         this.missing = false;
         this.play.draw(animate);
         this.clocks.renderBars();
+        this.renderOpening();
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
@@ -499,6 +540,16 @@ export class GameView {
             ? 'Your move · Chess' : g.status === 'ended'
                 ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess`
                 : 'Chess';
+    }
+
+    // The opening's ECO code and name above the board, after the time
+    // control (the whole name in the title: the line may cut it short).
+    renderOpening() {
+        const o = this.g.opening;
+        $('opening').hidden = !o;
+        $('opening-eco').textContent = o ? o.eco : '';
+        $('opening-name').textContent = o ? o.name : '';
+        $('opening').title = o ? `${o.eco} ${o.name}` : '';
     }
 
     renderPanels() {

@@ -59,6 +59,7 @@ struct game {
     enum game_status status;
     struct clock clock;
     struct record rec;
+    int opening; /* opening.h's id of the game's opening, 0: none */
     char initial_fen[FEN_MAX];
     struct ply *plies; /* rec.n of them, room for cap (reserve) */
     size_t cap;

@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "notation.h"
+#include "opening.h"
 #include "game/rating.h"
 #include "lib/grow.h"
 #include "lib/tunables.h"
@@ -284,6 +285,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                                           : NULL,
         .rated = g->rated,
         .change = g->rated_end ? &change : NULL,
+        .opening_eco = g->opening ? opening_eco(g->opening) : NULL,
+        .opening_name = g->opening ? opening_name(g->opening) : NULL,
         .api = api,
         .created_ms = g->created_wall,
         .started_ms = g->started_wall,
@@ -298,6 +301,29 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
     free(l.lags);
     free(mi);
     return text;
+}
+
+/* The opening of the game that started at start with moves[0..n-1] (its
+ * journal): opening_of of its first OPENING_MAX_PLY plies, 0 when a move
+ * is not legal or out of memory. */
+static int stored_opening(const struct board *start,
+                          const struct store_move *moves, size_t n)
+{
+    struct record r;
+    int id = 0;
+
+    if (record_init(&r, start) < 0)
+        return 0;
+    for (size_t i = 0; i < n && i < OPENING_MAX_PLY; i++) {
+        move_t m;
+        if (notation_parse_uci(&r.cur, moves[i].uci, &m) != 0 ||
+            record_push(&r, m) < 0)
+            goto out;
+    }
+    id = opening_of(&r);
+out:
+    record_clear(&r);
+    return id;
 }
 
 char *game_render_stored(const struct store_game *row,
@@ -315,6 +341,7 @@ char *game_render_stored(const struct store_game *row,
         board_from_fen(&b, row->initial_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, initial); /* normalised, as a restored game has it */
+    int opening = stored_opening(&b, moves, n);
     if (board_from_fen(&b, row->final_fen) != FEN_OK)
         goto out;
     board_to_fen(&b, fen);
@@ -360,6 +387,8 @@ char *game_render_stored(const struct store_game *row,
         .reason = row->reason,
         .rated = row->rated != 0,
         .change = changed ? &change : NULL,
+        .opening_eco = opening ? opening_eco(opening) : NULL,
+        .opening_name = opening ? opening_name(opening) : NULL,
         .api = api,
         .created_ms = row->created_ms,
         .started_ms = row->started_ms,

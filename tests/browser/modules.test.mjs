@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    applyUci, kingSquare, materialDiff, moveNumber, parseFen, squareIndex,
-    squareName,
+    applyUci, fenAt, kingSquare, materialDiff, moveNumber, parseFen,
+    squareIndex, squareName,
 } from '../../web/position.js';
 import { categoryOf, graphModel } from '../../web/ratings.js';
 import { matchMove } from '../../web/keymove.js';
@@ -70,6 +70,29 @@ test('replay: promotion to the named piece, also with capture', () => {
     assert.equal(at(b, 'a7'), null);
     const d = replay('k7/8/8/8/8/8/5p2/K5N1 b - - 0 1', ['f2g1r']);
     assert.equal(at(d, 'g1'), 'bR');
+});
+
+// The FENs below are the server's (chess-cli moves/status read them back
+// the same) for the positions the moves reach.
+test('fenAt: the FEN of a position browsed back to', () => {
+    const moves = ['e2e4', 'd7d5', 'e4e5', 'f7f5', 'e1e2', 'g8f6', 'h2h3',
+                   'h8g8'];
+    assert.equal(fenAt(START, moves, 0), START);
+    // no black pawn beside e4: no en-passant square
+    assert.equal(fenAt(START, moves, 1),
+                 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1');
+    // f7f5 beside the e5 pawn: f6, which exf6 could take
+    assert.equal(fenAt(START, moves, 4),
+                 'rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3');
+    // the king's move loses both white rights, the rook's black's k
+    assert.equal(fenAt(START, moves, 6),
+                 'rnbqkb1r/ppp1p1pp/5n2/3pPp2/8/8/PPPPKPPP/RNBQ1BNR w kq - 2 4');
+    assert.equal(fenAt(START, moves, 8),
+                 'rnbqkbr1/ppp1p1pp/5n2/3pPp2/8/7P/PPPPKPP1/RNBQ1BNR w q - 1 5');
+    // a capture on a rook's corner takes that right; Black to move first
+    assert.equal(fenAt('r3k2r/8/8/8/8/8/6B1/4K3 b kq - 7 30',
+                       ['e8f8', 'g2a8'], 2),
+                 'B4k1r/8/8/8/8/8/8/4K3 b - - 0 31');
 });
 
 test('clock faces', () => {

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,22 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     ck_assert_int_eq(find("\"watchers\""), 2);
     drop_messages();
     return g;
+}
+
+/* The stored row of a started game between pw and pb, as a restart
+ * reads it. */
+static void started_row(struct store_game *row, const char *gid,
+                        struct store_clock clock, const char *fen,
+                        const char *draw_offer)
+{
+    memset(row, 0, sizeof *row);
+    strcpy(row->gid, gid);
+    strcpy(row->white_pid, "pw");
+    strcpy(row->black_pid, "pb");
+    row->clock = clock;
+    strcpy(row->initial_fen, fen);
+    strcpy(row->status, "started");
+    strcpy(row->draw_offer, draw_offer);
 }
 
 static void move_ok(struct game *g, const char *pid, const char *uci, int ply,
@@ -540,15 +557,9 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     reset();
     struct store_game row;
     struct store_move mv[2];
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R1");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "black");
+    started_row(&row, "R1", (struct store_clock){0, 60, 0, 0}, FEN_START,
+                "black");
     mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000, 0};
     mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000, 0};
     struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
@@ -595,15 +606,8 @@ START_TEST(restore_keeps_the_lag_quota)
                                       "a7a6", "b2b3", "b7b6"};
     static const int64_t lag[] = {0, 0, 400, 0, 100, 0};
     struct proto_error err;
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R2");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "");
+    started_row(&row, "R2", (struct store_clock){0, 60, 0, 0}, FEN_START, "");
     for (int i = 0; i < 6; i++) {
         mv[i].ply = i + 1;
         strcpy(mv[i].uci, uci[i]);
@@ -799,6 +803,10 @@ START_TEST(stored_render_matches_the_replay)
         ck_assert_ptr_nonnull(stored);
         ck_assert_str_eq(stored, replayed);
         ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
+        /* the opening, replayed from the journal as from the record */
+        ck_assert_ptr_nonnull(strstr(stored,
+                                     "\"opening\":{\"eco\":\"A00\",\"name\":"
+                                     "\"Barnes Opening: Fool's Mate\"}"));
         free(replayed);
         free(stored);
         game_free(r);
@@ -807,6 +815,79 @@ START_TEST(stored_render_matches_the_replay)
     strcpy(row.status, "started");
     ck_assert_ptr_null(game_render_stored(
         &row, F.moves, 4, (const bool[2]){false, false}, NULL, true));
+    reset();
+}
+END_TEST
+
+/* The game's opening goes with the `moved` that changes it, to everyone,
+ * and with every `state`; it is kept when the game leaves theory, in the
+ * PGN's ECO and Opening, and recomputed by a restore. */
+START_TEST(opening_in_moved_only_when_it_changes)
+{
+    static const struct {
+        const char *uci, *opening; /* NULL: no "opening" field */
+    } line[] = {
+        {"e2e4", "{\"eco\":\"B00\",\"name\":\"King's Pawn Game\"}"},
+        {"e7e5", "{\"eco\":\"C20\",\"name\":\"King's Pawn Game\"}"},
+        {"g1f3", "{\"eco\":\"C40\",\"name\":\"King's Knight Opening\"}"},
+        {"b8c6", "{\"eco\":\"C44\",\"name\":\"King's Knight Opening: "
+                 "Normal Variation\"}"},
+        {"f3g1", NULL}, /* no name: the last one stays */
+        {"g8f6", NULL},
+    };
+    char want[160];
+
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    for (int i = 0; i < 6; i++) {
+        int first = F.n;
+        move_ok(g, i % 2 ? "pb" : "pw", line[i].uci, i, 100 * (i + 1));
+        int m = find("\"moved\"");
+        ck_assert_int_ge(m, first);
+        ck_assert_int_eq(F.n - first, 3); /* both players and spectator */
+        const char *op = strstr(F.text[m], "\"opening\":");
+        if (!line[i].opening) {
+            ck_assert_msg(!op, "%s", F.text[m]);
+            continue;
+        }
+        snprintf(want, sizeof want, "\"opening\":%s}", line[i].opening);
+        ck_assert_msg(op && !strcmp(op, want), "%s", F.text[m]);
+    }
+    char *st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    char *pgn = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(pgn, "[ECO \"C44\"]\n[Opening \"King's "
+                                      "Knight Opening: Normal Variation\"]\n"
+                                      "[Termination "));
+    free(pgn);
+    game_free(g);
+
+    /* a restore replays the journal: the same opening */
+    struct store_game row;
+    started_row(&row, "R1", (struct store_clock){0, 60, 2, 0}, FEN_START, "");
+    g = game_restore(&ENV, &row, F.moves, 6, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    st = game_render_state(g, NULL, false, 5000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    game_free(g);
+
+    /* a game from a set-up position has none, even in a named one */
+    reset();
+    g = new_game(&blitz,
+                 "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b "
+                 "KQkq - 0 1",
+                 0);
+    move_ok(g, "pb", "e7e5", 0, 100);
+    ck_assert_ptr_null(strstr(F.text[find("\"moved\"")], "\"opening\""));
+    st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":null"));
+    free(st);
+    pgn = game_pgn(g);
+    ck_assert_ptr_null(strstr(pgn, "[ECO "));
+    free(pgn);
+    game_free(g);
     reset();
 }
 END_TEST
@@ -1073,13 +1154,8 @@ START_TEST(kept_legal_moves_match_a_fresh_generation)
                 F.n = F.nmoves = 0;
                 if ((ply + 1) % 25 == 0 && game_status(g) == GAME_STARTED) {
                     struct store_game row;
-                    memset(&row, 0, sizeof row);
-                    strcpy(row.gid, "G1");
-                    strcpy(row.white_pid, "pw");
-                    strcpy(row.black_pid, "pb");
-                    row.clock = (struct store_clock){0, 60, 2, 0};
-                    strcpy(row.initial_fen, legal_fens[f]);
-                    strcpy(row.status, "started");
+                    started_row(&row, "G1", (struct store_clock){0, 60, 2, 0},
+                                legal_fens[f], "");
                     game_free(g);
                     g = game_restore(&ENV, &row, journal, (size_t)ply + 1, 0,
                                      now, NULL);
@@ -1109,6 +1185,7 @@ int main(void)
     tcase_add_test(tc, deserted_game_ends);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, restore_keeps_the_lag_quota);
+    tcase_add_test(tc, opening_in_moved_only_when_it_changes);
     tcase_add_test(tc, claims);
     tcase_add_test(tc, stored_render_matches_the_replay);
     tcase_add_test(tc, restore_needs_a_known_ending);
