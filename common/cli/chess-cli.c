@@ -288,6 +288,9 @@ static int run_pair(int argc, char **argv)
     }
     rc = print_pairs(&f);
     trf_free(&f);
+    return rc;
+}
+
 static void print_opening(int id)
 {
     if (id)
