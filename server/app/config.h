@@ -24,6 +24,8 @@
 /* The longest node_id (store.h's STORE_NODE_ID_MAX). */
 #define CONFIG_NODE_ID_MAX 32
 #define CONFIG_MAX_PROXIES 64
+/* The shortest cluster key (sign.h's SIGN_KEY_MIN). */
+#define CONFIG_CLUSTER_KEY_MIN 32
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
@@ -39,7 +41,14 @@ struct config {
     char *postgres;            /* libpq connection string; "": SQLite */
     char *node_id;             /* 1-32 of [A-Za-z0-9_-]: this node's name */
     char *redis;               /* "host:port" or a socket path; "": none */
-    int store_read_timeout_ms; /* a store read's deadline */
+    char *redis_user;          /* Redis ACL user; "": none */
+    char *redis_password_file; /* its password's file; "": no AUTH */
+    char *redis_tls_ca_file;   /* "": plain TCP to Redis */
+    char *redis_tls_cert_file; /* client certificate, or "" */
+    char *redis_tls_key_file;
+    char *redis_tls_server_name;        /* "": the host of redis */
+    char *cluster_key_file;             /* the nodes' shared signing key */
+    int store_read_timeout_ms;          /* a store read's deadline */
     int postgres_connect_timeout_s;     /* libpq's connect_timeout */
     int postgres_statement_timeout_ms;  /* SET statement_timeout; 0: none */
     int postgres_tcp_user_timeout_ms;   /* libpq's; 0: the kernel's */
@@ -99,6 +108,7 @@ struct config {
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */
     int ping_timeout_s;  /* no pong this long after it: hang up */
+    int drain_s;         /* SIGTERM: not ready this long, then the stop */
     int log_level;       /* enum log_level */
     char *log_file;      /* "": standard error */
 };

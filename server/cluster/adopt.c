@@ -44,14 +44,21 @@ static void adoption_free(struct cluster *c, struct adoption *a)
     free(a);
 }
 
+/* An adoption given up: the commands that waited for it are refused
+ * busy (the client tries again), and it is freed. */
+static void adoption_refuse(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next)
+        edge_busy(c, p->sid, p->kind, p->text, p->len);
+    adoption_free(c, a);
+}
+
 static void retry_later(struct cluster *c, struct fwd *f)
 {
     struct retry *r, **pp;
-    struct session *s = cluster_local_session(c, f->sid);
 
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;
     }
@@ -91,6 +98,8 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
         f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
         if (f)
             retry_later(c, f);
+        else
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
     }
 }
 
@@ -176,10 +185,8 @@ static void floor_answer(struct hub_read *r, int rc)
              (long long)(rc < 0 ? 0 : q->epoch));
     if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
                      (const char *[]){host, ekey}, 3,
-                     (const char *[]){c->node, a->gid, floor_s}) < 0) {
-        adoption_resend(c, a);
-        adoption_free(c, a);
-    }
+                     (const char *[]){c->node, a->gid, floor_s}) < 0)
+        adoption_refuse(c, a);
 }
 
 /* Reads a's floor (the first step of an adoption without an epoch). 0,
@@ -215,6 +222,8 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         snprintf(a->gid, sizeof a->gid, "%s", gid);
     if (!a || table_put(&c->adopting, a->gid, a) < 0) {
         free(a);
+        if (p)
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
         free(p);
         return;
     }
@@ -229,13 +238,14 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         if (!a->seq) {
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
                      gid);
-            adoption_free(c, a);
+            c->m.take_failed[1]++;
+            adoption_refuse(c, a);
         }
         return;
     }
     a->stage = ADOPT_FLOOR;
     if (floor_read(c, a) < 0)
-        adoption_free(c, a);
+        adoption_refuse(c, a);
 }
 
 /* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
@@ -249,6 +259,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     if (err || !bus_at(v, 1) || !bus_is(bus_at(v, 0), BUS_INT)) {
         log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
                  err ? err : "unexpected reply");
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -264,6 +275,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     a->seq = store_take_epoch(c->store, a->gid, a->epoch);
     if (!a->seq) {
         log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -339,6 +351,7 @@ static void finish_answer(struct hub_read *r, int rc)
                  "now=%lld",
                  a->gid, rc < 0 ? "unread" : "epoch_moved",
                  (long long)a->epoch, (long long)q->epoch);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -355,6 +368,7 @@ static void finish_answer(struct hub_read *r, int rc)
     }
     log_info("event=cluster_adopted game=%s epoch=%lld handover=%d", a->gid,
              (long long)a->epoch, a->handover ? 1 : 0);
+    c->m.adopted[a->handover]++;
     host_hosting(c, g, a->epoch);
     adoption_run_here(c, a);
     adoption_free(c, a);
@@ -371,6 +385,7 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     q = game_read_new(a->gid, finish_run, finish_answer);
     if (!q || hub_read_submit(c->h, &q->r, &c->reads, c) < 0) {
         log_warn("event=cluster_adopt_failed game=%s why=busy", a->gid);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
     }
@@ -415,8 +430,7 @@ static void no_host_answer(struct hub_read *r, int rc)
     }
     s = cluster_local_session(c, f->sid);
     if (rc < 0) {
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
     } else {
         if (rc == 0 && f->kind == CODEC_COMMAND)
             hub_unknown_game_note(c->h, f->gid);
@@ -435,7 +449,6 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
 {
     struct game_read *q;
     struct session *s;
-    uint64_t sid = f->sid;
     bool command = f->kind == CODEC_COMMAND;
 
     if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
@@ -448,27 +461,27 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         free(f);
         return;
     }
-    if ((q = game_read_new(f->gid, no_host_run, no_host_answer))) {
-        q->f = f;
-        /* a local connection's command: its budget pays (a flood of
-         * commands about games nobody has is metered as on one node),
-         * and the answer comes even if it closes (f to free) */
-        s = command ? cluster_local_session(c, sid) : NULL;
-        if (s) {
-            q->r.always = true;
-            hub_read_submit_for(s, &q->r, NULL,
-                                HUB_READ_METERED | HUB_READ_UNCAPPED);
-            return; /* (refused: s answered, q and f freed) */
-        }
-        if (hub_read_submit(c->h, &q->r, &c->reads, c) == 0)
-            return;
-        /* (refused: q and f freed) */
-    } else {
+    if (!(q = game_read_new(f->gid, no_host_run, no_host_answer))) {
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
+        return;
     }
-    s = cluster_local_session(c, sid);
-    if (s && command)
-        hub_busy(s, NULL);
+    q->f = f;
+    /* a local connection's command: its budget pays (a flood of commands
+     * about games nobody has is metered as on one node), and the answer
+     * comes even if it closes (f to free) */
+    s = command ? cluster_local_session(c, f->sid) : NULL;
+    if (s) {
+        struct proto_id id;
+
+        edge_command_id(f->text, f->len, &id);
+        q->r.always = true;
+        hub_read_submit_for(s, &q->r, &id,
+                            HUB_READ_METERED | HUB_READ_UNCAPPED);
+        return; /* (refused: s answered, q and f freed) */
+    }
+    /* (refused: q and f freed; no local connection's command waits) */
+    (void)hub_read_submit(c->h, &q->r, &c->reads, c);
 }
 
 void adopt_handed_over(struct cluster *c, const struct codec_msg *m)

@@ -185,7 +185,6 @@ struct addr *hub_addr_get(struct hub *h, const char *ip)
     if (!a)
         return NULL;
     snprintf(a->ip, sizeof a->ip, "%s", key);
-    bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
     bucket_init(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_BURST);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);
