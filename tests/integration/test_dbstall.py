@@ -1,13 +1,14 @@
 """A cluster's database stalls (issue 26): PostgreSQL frozen (SIGSTOP of
 its postmaster and backends), or its socket black-holed (a TCP proxy in
 front of it that stops forwarding without closing), for 10 s, on a
-cluster of three nodes under play, with every node's /healthz polled
-every 0.5 s as a load balancer does. No read runs on a node's event
-loop (server/hub/reads.c), /healthz runs no query, and the lease is
-renewed from a timer no database call delays: so no lease is lost, no
-game fenced, no connection cut, /healthz and pings are answered
-throughout, and the moves sent meanwhile are acknowledged once the
-database is back. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
+cluster of three nodes under play, with every node's /healthz and
+/readyz polled every 0.5 s as a load balancer does. No read runs on a
+node's event loop (server/hub/reads.c), /healthz and /readyz run no
+query, and the lease is renewed from a timer no database call delays:
+so no lease is lost, no game fenced, no connection cut, /healthz,
+/readyz and pings are answered throughout, and the moves sent meanwhile
+are acknowledged once the database is back. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
+import itertools
 import os
 import selectors
 import signal
@@ -128,8 +129,8 @@ class Proxy:
 
 
 class Poller:
-    """GET /healthz of every node every POLL_S, in a thread: the longest
-    answer and the requests that got none."""
+    """GET /healthz and /readyz of every node every POLL_S, in a thread:
+    the longest answer and the requests that got none."""
 
     def __init__(self, nodes):
         self.nodes = nodes
@@ -143,8 +144,9 @@ class Poller:
 
     def run(self):
         while not self.stopping.wait(POLL_S):
-            for n in self.nodes:
-                url = "http://127.0.0.1:%d/healthz" % n.port
+            for n, path in itertools.product(self.nodes,
+                                             ("/healthz", "/readyz")):
+                url = "http://127.0.0.1:%d%s" % (n.port, path)
                 t0 = time.monotonic()
                 try:
                     with urllib.request.urlopen(url, timeout=WAIT) as r:
@@ -152,7 +154,7 @@ class Poller:
                 except urllib.error.HTTPError as e:
                     status = e.code
                 except OSError as e:
-                    self.failed.append("%s: %s" % (n.name, e))
+                    self.failed.append("%s %s: %s" % (n.name, path, e))
                     continue
                 self.slowest = max(self.slowest, time.monotonic() - t0)
                 self.statuses.add(status)
@@ -237,7 +239,8 @@ class DbStallTest(FreshServerTest):
         self.assertEqual(poller.failed, [])
         self.assertGreaterEqual(poller.polls, 3 * (FREEZE_S / POLL_S))
         self.assertLess(poller.slowest, ANSWER_S,
-                        "a /healthz took %.2f s" % poller.slowest)
+                        "a /healthz or /readyz took %.2f s"
+                        % poller.slowest)
         self.assertLess(slowest_ping, ANSWER_S,
                         "a ping took %.2f s" % slowest_ping)
         # every connection is the one it was
