@@ -111,8 +111,9 @@ static void search(void *ctx, struct workers_job *link)
     struct verdicts *v = ctx;
     struct job *j = job_of(link);
 
-    enum dead_search r = dead_search_bounded(
-        &j->b, (enum color)j->color, v->scratch, j->a.budget, &j->a.nodes);
+    enum dead_search r = dead_search_bounded(&j->b, (enum color)j->color,
+                                             v->scratch, j->a.budget,
+                                             &j->a.nodes, &j->a.proof);
     j->a.can_mate = r != DEAD_SEARCH_NO_MATE;
     j->a.cut_short = r == DEAD_SEARCH_UNKNOWN;
 }

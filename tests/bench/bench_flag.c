@@ -59,8 +59,8 @@ static int proofs(const char *path)
             continue; /* the header */
         for (int c = 0; c < 2; c++) {
             long k;
-            enum dead_search r = dead_search_bounded(&b, (enum color)c, ws,
-                                                     DEAD_SEARCH_NODES, &k);
+            enum dead_search r = dead_search_bounded(
+                &b, (enum color)c, ws, DEAD_SEARCH_NODES, &k, NULL);
             if (r == DEAD_SEARCH_UNKNOWN)
                 unknown++;
             else if (r == DEAD_SEARCH_NO_MATE && k > 0) {
@@ -109,8 +109,8 @@ int main(int argc, char **argv)
                 long nodes;
                 int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
                 cannot += dead_search_bounded(&r.cur, opp, ws,
-                                              DEAD_SEARCH_NODES,
-                                              &nodes) == DEAD_SEARCH_NO_MATE;
+                                              DEAD_SEARCH_NODES, &nodes,
+                                              NULL) == DEAD_SEARCH_NO_MATE;
                 us[n] = sysclock_us(CLOCK_MONOTONIC) - t0;
                 nodes_total += nodes;
                 us_total += us[n++];
