@@ -225,6 +225,8 @@ char *proto_render_state(const struct proto_state *s,
     json_object_set_new(o, "rated", json_boolean(s->rated));
     if (s->change)
         json_object_set_new(o, "ratings", proto_json_change(s->change));
+    if (s->proof)
+        json_object_set_new(o, "proof", proto_json_proof(s->proof));
     if (s->api) {
         json_object_del(o, "t");
         json_object_set_new(o, "created_ms",
@@ -239,7 +241,8 @@ char *proto_render_state(const struct proto_state *s,
 
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
-                            const struct proto_rating_change *change)
+                            const struct proto_rating_change *change,
+                            const struct dead_proof *proof)
 {
     const struct ending *e = ending_get(reason);
     const char *r = ending_result_name(result);
@@ -251,6 +254,8 @@ char *proto_render_game_end(const char *gid, enum ending_result result,
                   r, "reason", e->name);
     if (o && change)
         json_object_set_new(o, "ratings", proto_json_change(change));
+    if (o && proof)
+        json_object_set_new(o, "proof", proto_json_proof(proof));
     return proto_json_finish(o, NULL);
 }
 

@@ -128,11 +128,10 @@ static uint64_t pawn_path(const struct board *b, const struct reach *r,
 static bool pawn_paths(const struct board *b, struct reach *r, const int *idx)
 {
     for (int c = WHITE; c <= BLACK; c++) {
-        for (int i = 0; i < 64; i++) {
-            int sq = c == WHITE ? 63 - i : i; /* the farthest first */
-            uint8_t p = b->squares[sq];
-            if (p != PIECE_MAKE(c, PAWN))
-                continue;
+        uint64_t pawns = b->by_color[c] & b->by_type[PAWN];
+        while (pawns) { /* the farthest first */
+            int sq = c == WHITE ? 63 - __builtin_clzll(pawns) : bb_lsb(pawns);
+            pawns &= ~BB(sq);
             uint64_t path = pawn_path(b, r, idx, sq);
             if (!path)
                 return false;
@@ -326,23 +325,30 @@ bool reach_analyse(const struct board *b, struct reach *r)
 
     if (b->ep != SQ_NONE)
         return false; /* a capture en passant now */
-    memset(r, 0, sizeof *r);
+    uint64_t occ = b->by_color[WHITE] | b->by_color[BLACK];
+    r->n = 0;
     r->side = b->side;
-    for (int s = 0; s < 64; s++) {
+    r->takeable = 0;
+    r->fixed = 0;
+    for (uint64_t x = occ; x;) {
+        int s = bb_pop(&x);
         uint8_t p = b->squares[s];
-        idx[s] = -1;
-        if (p == PIECE_NONE)
-            continue;
         struct reach_unit *u = &r->units[r->n];
         u->sq = (uint8_t)s;
         u->type = (uint8_t)PIECE_TYPE(p);
         u->color = (uint8_t)PIECE_COLOR(p);
-        if (u->type == KING)
+        u->reach = u->attacks = 0;
+        /* Pieces start fixed unless they can move now (the fixpoint lets
+         * go of the others as they are shown to move or be taken). */
+        if (u->type == KING) {
             r->king[u->color] = r->n;
-        else if (u->type != PAWN)
-            r->fixed |= BB(s); /* until shown to move or be taken */
-        if (u->type == KING)
             r->fixed |= BB(s);
+        } else if (u->type != PAWN &&
+                   !(attacks_from((enum piece_type)u->type,
+                                  (enum color)u->color, s, occ) &
+                     ~b->by_color[u->color])) {
+            r->fixed |= BB(s);
+        }
         idx[s] = r->n++;
     }
     for (;;) {

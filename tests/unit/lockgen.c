@@ -35,7 +35,8 @@ static bool chance(unsigned long long *s, int percent)
 const char *lockgen_kind_name(enum lockgen_kind kind)
 {
     static const char *names[LOCKGEN_KINDS] = {
-        "locked", "ep", "capture", "free-pawn", "piece", "gap"};
+        "locked", "ep",  "capture", "free-pawn",
+        "piece",  "gap", "bishops", "crowd"};
     return kind < LOCKGEN_KINDS ? names[kind] : "?";
 }
 
@@ -341,20 +342,25 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
                 if (g[SQ(f, home)] == '.' && chance(s, 60))
                     g[SQ(f, home)] = c == WHITE ? 'R' : 'r';
         }
+        /* how far from their own side kings and pieces wander */
+        int stray = kind == LOCKGEN_CROWD ? 60 : 25;
         for (int c = WHITE; c <= BLACK && ok; c++) {
             char k = c == WHITE ? 'K' : 'k';
             if (memchr(g, k, 64))
                 continue;
-            int sq = empty_square(s, g, (enum color)c, chance(s, 25));
+            int sq = empty_square(s, g, (enum color)c, chance(s, stray));
             if (sq < 0)
                 ok = false;
             else
                 g[sq] = k;
         }
-        for (int n = piece_count[pick(s, 10)]; n > 0 && ok; n--) {
+        int pieces = kind == LOCKGEN_BISHOPS ? 2 + pick(s, 5)
+                     : kind == LOCKGEN_CROWD ? 3 + pick(s, 5)
+                                             : piece_count[pick(s, 10)];
+        for (int n = pieces; n > 0 && ok; n--) {
             enum color c = chance(s, 50) ? WHITE : BLACK;
-            int sq = empty_square(s, g, c, chance(s, 25));
-            char p = white_pieces[pick(s, 7)];
+            int sq = empty_square(s, g, c, chance(s, stray));
+            char p = kind == LOCKGEN_BISHOPS ? 'B' : white_pieces[pick(s, 7)];
             if (sq >= 0)
                 g[sq] = (char)(c == WHITE ? p : p + 32);
         }
