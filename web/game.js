@@ -137,6 +137,7 @@ export class GameView {
             legal: msg.legal || [], claimable: !!msg.claimable,
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
+            proof: msg.proof || null,
             you, positions: null,
             // ply -> lag_ms of each move (state's lags, then moved's)
             lags: lagsOf(msg.lags),
@@ -221,6 +222,7 @@ export class GameView {
             g.ratings = msg.ratings;
         g.result = msg.result;
         g.reason = msg.reason;
+        g.proof = msg.proof || null;
         g.legal = [];
         g.claimable = false;
         g.claimMoves = [];

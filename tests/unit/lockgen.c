@@ -36,7 +36,7 @@ const char *lockgen_kind_name(enum lockgen_kind kind)
 {
     static const char *names[LOCKGEN_KINDS] = {
         "locked", "ep",  "capture", "free-pawn",
-        "piece",  "gap", "bishops", "crowd"};
+        "piece",  "gap", "bishops", "crowd", "walk"};
     return kind < LOCKGEN_KINDS ? names[kind] : "?";
 }
 
@@ -301,9 +301,38 @@ static int ep_square(unsigned long long *s, const char *g, enum color side)
     return n ? found[pick(s, n)] : -1;
 }
 
+/* Plays 1 to 40 random legal moves from *b, stopping before a position
+ * with no legal move; false when the first move already ends there. */
+static bool random_walk(unsigned long long *s, struct board *b)
+{
+    int plies = 1 + pick(s, 40), played = 0;
+
+    for (int i = 0; i < plies; i++) {
+        struct movelist l;
+        struct board_undo u;
+        struct board next = *b;
+        if (movegen_legal(&next, &l) == 0)
+            break;
+        board_make(&next, l.moves[pick(s, l.n)], &u);
+        if (!movegen_has_legal(&next))
+            break;
+        *b = next;
+        played++;
+    }
+    return played > 0;
+}
+
 void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
                       struct board *b)
 {
+    if (kind == LOCKGEN_WALK) {
+        do
+            lockgen_position(s, chance(s, 50) ? LOCKGEN_LOCKED
+                                              : LOCKGEN_BISHOPS,
+                             b);
+        while (!random_walk(s, b));
+        return;
+    }
     static const char white_pieces[] = "NNBBBRQ";
     static const int piece_count[10] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
     char g[64], fen[FEN_MAX + 32], castling[5];
