@@ -253,7 +253,7 @@ static bool king_take_ends_game(const struct reach *r,
     for (uint64_t x = kp->reach & ~taken; x;) {
         int q = bb_pop(&x);
         if ((bb_king[q] & (kp->reach | loose) & ~taken) ||
-            uncovers(r, e, q, from))
+            uncovers(r, e, q, from & ~bb_king[q]))
             return false;
     }
     return true;
@@ -478,7 +478,9 @@ static uint64_t uncovering(const struct reach *r, enum color c, int k)
 
     for (uint64_t y = r->units[r->king[c]].reach; y;) {
         int o = bb_pop(&y);
-        if (!bb_line[k][o] || o == k || (bb_between[k][o] & r->blockers))
+        /* (never next to the king on k) */
+        if (!bb_line[k][o] || (bb_king[k] & BB(o)) || o == k ||
+            (bb_between[k][o] & r->blockers))
             continue;
         bool diag = SQ_FILE(k) != SQ_FILE(o) && SQ_RANK(k) != SQ_RANK(o);
         for (int i = 0; i < r->n && !(found & BB(o)); i++) {

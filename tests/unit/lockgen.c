@@ -35,8 +35,8 @@ static bool chance(unsigned long long *s, int percent)
 const char *lockgen_kind_name(enum lockgen_kind kind)
 {
     static const char *names[LOCKGEN_KINDS] = {
-        "locked", "ep",  "capture", "free-pawn",
-        "piece",  "gap", "bishops", "crowd", "walk"};
+        "locked", "ep",      "capture", "free-pawn", "piece",
+        "gap",    "bishops", "crowd",   "walk"};
     return kind < LOCKGEN_KINDS ? names[kind] : "?";
 }
 
@@ -327,9 +327,8 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
 {
     if (kind == LOCKGEN_WALK) {
         do
-            lockgen_position(s, chance(s, 50) ? LOCKGEN_LOCKED
-                                              : LOCKGEN_BISHOPS,
-                             b);
+            lockgen_position(
+                s, chance(s, 50) ? LOCKGEN_LOCKED : LOCKGEN_BISHOPS, b);
         while (!random_walk(s, b));
         return;
     }
