@@ -319,13 +319,51 @@ static int round_once(const struct board *b, struct reach *r, const int *idx)
     return changed;
 }
 
+/*
+ * With the units of `stops` never moving and no pawn taken: can a pawn
+ * promote, or take another? The squares the pawns of a colour may stand on
+ * are those from a pawn ahead through squares that are not stops (or are
+ * its own pawns, which move on ahead of it).
+ */
+static bool pawns_clash(const struct board *b, uint64_t stops)
+{
+    uint64_t wp = b->by_color[WHITE] & b->by_type[PAWN];
+    uint64_t bp = b->by_color[BLACK] & b->by_type[PAWN];
+    uint64_t w = wp, b_ = bp, wn = wp, bn = bp;
+
+    while (wn | bn) {
+        wn = (wn << 8) & (~stops | wp) & ~w;
+        bn = (bn >> 8) & (~stops | bp) & ~b_;
+        w |= wn;
+        b_ |= bn;
+    }
+    return ((w & BB_RANK_8) || (b_ & BB_RANK_1) ||
+            ((((w & ~BB_FILE_A) << 7) | ((w & ~BB_FILE_H) << 9)) & b_));
+}
+
 bool reach_analyse(const struct board *b, struct reach *r)
 {
     int idx[64];
 
     if (b->ep != SQ_NONE)
         return false; /* a capture en passant now */
+    /* Cheap refusals first (most positions of a game end here): the first
+     * round's pawn paths, as unions in bitboards, with every unit that
+     * cannot move now in the way (the first round's view), or first, more
+     * cheaply, every unit (shorter paths: a refusal then holds too). */
     uint64_t occ = b->by_color[WHITE] | b->by_color[BLACK];
+    if (pawns_clash(b, occ))
+        return false;
+    uint64_t stops = b->by_type[PAWN] | b->by_type[KING];
+    for (uint64_t x = occ & ~stops; x;) {
+        int s = bb_pop(&x);
+        uint8_t p = b->squares[s];
+        if (!(attacks_from(PIECE_TYPE(p), PIECE_COLOR(p), s, occ) &
+              ~b->by_color[PIECE_COLOR(p)]))
+            stops |= BB(s);
+    }
+    if (pawns_clash(b, stops))
+        return false;
     r->n = 0;
     r->side = b->side;
     r->takeable = 0;
