@@ -711,6 +711,11 @@ START_TEST(dead_position_carries_its_proof)
     ck_assert_ptr_nonnull(strstr(state, "\"proof\":{\"white\":\"locked\""));
     free(state);
     game_free(g);
+    /* the state of a stored game the host does not rebuild */
+    state = game_render_stored(&row, F.moves, 1, (bool[2]){false, false},
+                               NULL, false);
+    ck_assert_ptr_nonnull(strstr(state, "\"proof\":{\"white\":\"locked\""));
+    free(state);
     reset();
 }
 END_TEST
