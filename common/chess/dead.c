@@ -78,12 +78,17 @@ static bool static_proof(const struct board *b, enum color c, struct lock *l,
     return true;
 }
 
-/* True when the static tests prove that c can never mate. */
-static bool proven_cannot_mate(const struct board *b, enum color c)
+/* True when the static tests prove that c can never mate; `locked`
+ * false leaves the locked-pawn analysis out. *heavy: whether that analysis
+ * ran in full (up to its mate test), the costly case. */
+static bool proven_cannot_mate(const struct board *b, enum color c,
+                               bool locked, bool *heavy)
 {
     struct lock l; /* (only state needs setting: no 2 KB memset a move) */
-    l.state = 0;
-    return static_proof(b, c, &l, NULL);
+    l.state = locked ? 0 : -1;
+    bool proven = static_proof(b, c, &l, NULL);
+    *heavy = locked && l.state == 1;
+    return proven;
 }
 
 bool dead_can_mate_proof(const struct board *b, enum color c,
@@ -224,13 +229,18 @@ static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
  * What the search does with a position (its legal moves left in *ml):
  * 1 = c has mated here, 0 = nothing
  * to expand (stalemate, c mated, or settled by the static tests),
- * -1 = expand its moves.
+ * -1 = expand its moves. The locked-pawn analysis, the costly test, runs
+ * only where a capture or a pawn move has just changed what it sees: the
+ * other moves are ones its regions already allow for, so where it could
+ * not prove the position before such a move it rarely can after it.
  */
-static int classify(const struct board *b, enum color c, struct movelist *ml)
+static int classify(const struct board *b, enum color c, struct movelist *ml,
+                    bool *heavy)
 {
+    *heavy = false;
     if (movegen_legal(b, ml) == 0)
         return board_in_check(b) && b->side != c ? 1 : 0;
-    return proven_cannot_mate(b, c) ? 0 : -1;
+    return proven_cannot_mate(b, c, b->halfmove == 0, heavy) ? 0 : -1;
 }
 
 void dead_scratch_init(void *mem)
@@ -242,19 +252,19 @@ void dead_scratch_init(void *mem)
 }
 
 /* The search of dead_search_bounded, on a table that is empty at entry;
- * *nodes counts the positions explored. */
+ * *steps counts its steps (dead.h), *positions the positions explored. */
 static enum dead_search search(const struct board *root, enum color c,
-                               struct dead_scratch *ws, long max_nodes,
-                               long *nodes_out)
+                               struct dead_scratch *ws, long max_steps,
+                               long *steps_out, long *positions)
 {
     struct board b = *root;
     struct movelist lists[2];
     struct movelist *ml = &lists[0], *spare = &lists[1];
-    bool full = false;
-    long nodes = 0, depth = 0;
+    bool full = false, heavy;
+    long nodes = 0, steps = 0, depth = 0;
 
-    *nodes_out = 0;
-    int r = classify(&b, c, ml);
+    *steps_out = *positions = 0;
+    int r = classify(&b, c, ml, &heavy);
     if (r >= 0)
         return r == 1 ? DEAD_SEARCH_MATE : DEAD_SEARCH_NO_MATE;
     seen_insert(ws, b.key, &full);
@@ -286,10 +296,11 @@ static enum dead_search search(const struct board *root, enum color c,
                 return DEAD_SEARCH_UNKNOWN; /* no room left for the proof */
             continue;
         }
-        *nodes_out = ++nodes;
-        if (nodes > max_nodes)
+        *positions = ++nodes;
+        r = classify(&b, c, spare, &heavy);
+        *steps_out = steps += 1 + (heavy ? DEAD_LOCKED_STEPS : 0);
+        if (steps > max_steps)
             return DEAD_SEARCH_UNKNOWN; /* budget spent */
-        r = classify(&b, c, spare);
         if (r == 1)
             return DEAD_SEARCH_MATE;
         if (r == 0) {
@@ -305,22 +316,23 @@ static enum dead_search search(const struct board *root, enum color c,
 }
 
 enum dead_search dead_search_bounded(const struct board *b, enum color c,
-                                     void *mem, long max_nodes, long *nodes,
+                                     void *mem, long max_steps, long *steps,
                                      struct dead_proof *proof)
 {
     struct dead_scratch *ws = mem;
     enum dead_search r;
+    long positions;
 
-    if (max_nodes > DEAD_SEARCH_NODES)
-        max_nodes = DEAD_SEARCH_NODES;
+    if (max_steps > DEAD_SEARCH_NODES)
+        max_steps = DEAD_SEARCH_NODES;
     if (!dead_can_mate_proof(b, c, proof)) {
-        *nodes = 0;
+        *steps = 0;
         return DEAD_SEARCH_NO_MATE;
     }
-    r = search(b, c, ws, max_nodes, nodes);
+    r = search(b, c, ws, max_steps, steps, &positions);
     if (r == DEAD_SEARCH_NO_MATE && proof)
         *proof = (struct dead_proof){.kind = DEAD_SEARCH,
-                                     .positions = *nodes + 1};
+                                     .positions = positions + 1};
     for (size_t i = 0; i < ws->n_used; i++) /* as cheap as the search */
         ws->seen[ws->used[i]] = 0;
     ws->n_used = 0;

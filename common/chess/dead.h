@@ -54,7 +54,12 @@ void dead_proof_text(const struct dead_proof *p, enum color c,
  * rules core itself never allocates.
  */
 #define DEAD_SEARCH_SEEN (1u << 19) /* visited-position slots, power of 2 */
-#define DEAD_SEARCH_NODES 200000    /* positions explored before giving up */
+#define DEAD_SEARCH_NODES 200000    /* steps before giving up (below) */
+/* A search's budget is in steps: one per position explored, and this many
+ * more for a position where the locked-pawn analysis ran in full (its
+ * mate test), which costs about that many positions' work; so that steps
+ * stand for time (tests/bench/bench_flag measures steps a millisecond). */
+#define DEAD_LOCKED_STEPS 3
 struct dead_scratch;
 size_t dead_scratch_size(void);
 
@@ -77,15 +82,15 @@ enum dead_search {
 /* Empties the scratch's table once, for dead_search_bounded. */
 void dead_scratch_init(void *ws);
 
-/* dead_search_can_mate with a budget of max_nodes positions (at most
- * DEAD_SEARCH_NODES), telling a proof from a budget that ran out; *nodes
- * gets the positions explored, and *proof (when not NULL) the proof of a
+/* dead_search_can_mate with a budget of max_steps steps (at most
+ * DEAD_SEARCH_NODES), telling a proof from a budget that ran out; *steps
+ * gets the steps spent, and *proof (when not NULL) the proof of a
  * DEAD_SEARCH_NO_MATE: the static one when they settle b, else
- * DEAD_SEARCH. Its cost is proportional to *nodes (no per-call clearing of
- * the whole table): ws must have been through dead_scratch_init, and each
- * call leaves it ready for the next. */
+ * DEAD_SEARCH with the positions explored. Its cost is proportional to
+ * *steps (no per-call clearing of the whole table): ws must have been
+ * through dead_scratch_init, and each call leaves it ready for the next. */
 enum dead_search dead_search_bounded(const struct board *b, enum color c,
-                                     void *ws, long max_nodes, long *nodes,
+                                     void *ws, long max_steps, long *steps,
                                      struct dead_proof *proof);
 
 /* True when neither side can ever checkmate (a dead position), by the
