@@ -2,42 +2,58 @@
  * reach.c - where every unit of a position can ever stand (see reach.h).
  *
  * The analysis is a fixpoint. It starts from the hope that no pawn is ever
- * taken, and relaxes it until the description is closed under every legal
- * move:
+ * taken and that the pieces that cannot move now never will, and relaxes
+ * it until the description is closed under every legal move:
  *
  *  - A pawn's path runs straight ahead from its square up to the first pawn
- *    that is never taken: an enemy pawn stops it on the square before
- *    (they block each other head to head wherever they meet), a pawn of its
- *    own colour just behind that pawn's own path. A path that reaches the
- *    last rank means a promotion: the analysis gives up.
+ *    that is never taken or fixed piece: an enemy pawn stops it on the
+ *    square before (they block each other head to head wherever they
+ *    meet), a pawn of its own colour just behind that pawn's own path. A
+ *    path that reaches the last rank means a promotion: the analysis gives
+ *    up.
  *  - Walls are the pawns whose path is their own square and that are never
- *    taken: they block every line, and the squares they attack are closed
- *    to the enemy king.
- *  - A piece reaches what its moves reach with only the walls in the way; a
- *    king the same over squares no enemy wall attacks.
+ *    taken; fixed pieces are pieces that never move and are never taken.
+ *    Both block every line; the squares they attack in every position
+ *    (their guard: a wall's pawn attacks, a fixed piece's first square on
+ *    each line) are closed to the enemy king.
+ *  - A piece reaches what its moves reach with only the blockers in the
+ *    way; a king the same over squares no enemy guard covers. A fixed
+ *    piece that could move is let go.
  *  - A pawn may capture when an enemy piece or pawn may stand on a square
  *    its path attacks: the analysis gives up (so pawns never leave their
- *    file). A pawn may be taken when an enemy piece may attack a square of
- *    its path, or the enemy king may step next to one that no wall of its
- *    own defends: it is marked takeable, which may lengthen the paths
- *    behind it and take it out of the walls, and the whole is computed
- *    again. Every step only adds, so this ends within one round per pawn.
+ *    file). A pawn or a fixed piece may be taken when an enemy piece may
+ *    attack it, or the enemy king may step next to it where its own guard
+ *    does not cover it: it is marked takeable (a fixed piece let go),
+ *    which may lengthen the paths behind it and take it out of the
+ *    blockers, and the whole is computed again. Every step only adds, so
+ *    this ends within one round per unit.
+ *  - But for one exit (king_take_ends_game): a king taking a unit that
+ *    never moves, when the taken side is left with no legal move and not
+ *    in check wherever its king may stand, ends the game in a stalemate
+ *    there; so that capture leads nowhere and need not be counted.
  *
  * At the fixpoint every legal move from a position in the set leads to one
- * in the set: pawns advance only along their paths (a square beyond needs
- * a blocker gone, which needs it takeable), never capture, never promote;
- * pieces move within their regions (fewer blockers only add squares) and
- * never take a pawn that is not takeable; kings never enter a square a
- * wall attacks. By induction every reachable position is in the set.
+ * in the set (or, by that exit, to a stalemate): pawns advance only along
+ * their paths (a square beyond needs a blocker gone, which needs it
+ * takeable), never capture, never promote; pieces move within their
+ * regions (fewer blockers only add squares) and never take a unit that is
+ * not takeable; kings never enter a square an enemy guard covers. By
+ * induction every reachable position is in the set.
  *
  * The mate test (reach_can_mate) asks, for every square k the loser's king
  * may reach: can the winner's units, each on some square of its reach,
  * attack k and every square next to k that the loser's own units, each on
  * one square of its reach, do not fill? Attacks are counted with only the
- * walls in the way, through k (a king cannot step back along a check), and
- * nothing that would make a checkmate harder is asked (that the checker
- * cannot be taken or blocked, that two units stand apart), so a "no" holds
- * for every position of the set.
+ * blockers in the way, through k (a king cannot step back along a check),
+ * and nothing that would make a checkmate harder is asked (that the
+ * checker cannot be taken or blocked, that two units stand apart), so a
+ * "no" holds for every position of the set. One thing more is asked, the
+ * tempo rule: when the loser's king is its only unit that ever moves, its
+ * last move before the mate came from a square next to k, and the
+ * winner's king stood then where it stands in the mate (unless the mating
+ * move is its own, uncovering a check), so not next to that square; on the
+ * king's square of the analysed board with the winner to move, the mate
+ * may also come at once.
  */
 #include "reach.h"
 
@@ -196,28 +212,31 @@ static int piece_regions(struct reach *r)
 }
 
 /*
- * Could the enemy king uncover a check on a king on q by stepping from a
- * square of `from`: along a line from q through it, with no blocker
- * between, that an enemy slider may stand on beyond it?
+ * The squares of `from` that c's king may step off and uncover a check on
+ * a king on k: on a line from k with no blocker between (and not next to
+ * k, where c's king never stands), that a slider of c's may stand on
+ * beyond them.
  */
-static bool uncovers(const struct reach *r, int e, int q, uint64_t from)
+static uint64_t uncovering(const struct reach *r, int c, int k, uint64_t from)
 {
-    for (uint64_t y = from; y;) {
+    uint64_t found = 0;
+
+    for (uint64_t y = from & ~bb_king[k] & ~BB(k); y;) {
         int o = bb_pop(&y);
-        if (!bb_line[q][o] || (bb_between[q][o] & r->blockers))
+        if (!bb_line[k][o] || (bb_between[k][o] & r->blockers))
             continue;
-        bool diag = SQ_FILE(q) != SQ_FILE(o) && SQ_RANK(q) != SQ_RANK(o);
-        for (int i = 0; i < r->n; i++) {
+        bool diag = SQ_FILE(k) != SQ_FILE(o) && SQ_RANK(k) != SQ_RANK(o);
+        for (int i = 0; i < r->n && !(found & BB(o)); i++) {
             const struct reach_unit *v = &r->units[i];
-            if (v->color != e ||
+            if (v->color != c ||
                 !(v->type == QUEEN || v->type == (diag ? BISHOP : ROOK)))
                 continue;
-            for (uint64_t z = v->reach & bb_line[q][o]; z;)
-                if (bb_between[q][bb_pop(&z)] & BB(o))
-                    return true;
+            for (uint64_t z = v->reach & bb_line[k][o]; z;)
+                if (bb_between[k][bb_pop(&z)] & BB(o))
+                    found |= BB(o);
         }
     }
-    return false;
+    return found;
 }
 
 /*
@@ -253,7 +272,7 @@ static bool king_take_ends_game(const struct reach *r,
     for (uint64_t x = kp->reach & ~taken; x;) {
         int q = bb_pop(&x);
         if ((bb_king[q] & (kp->reach | loose) & ~taken) ||
-            uncovers(r, e, q, from & ~bb_king[q]))
+            uncovering(r, e, q, from))
             return false;
     }
     return true;
@@ -505,35 +524,6 @@ struct mate_ctx {
     bool king_only; /* the loser's king is the only loser unit that moves */
 };
 
-/*
- * The squares c's king may leave and uncover a check on a king on k: on a
- * line from k with no blocker between, and a slider of c's that may stand
- * beyond them on that line.
- */
-static uint64_t uncovering(const struct reach *r, enum color c, int k)
-{
-    uint64_t found = 0;
-
-    for (uint64_t y = r->units[r->king[c]].reach; y;) {
-        int o = bb_pop(&y);
-        /* (never next to the king on k) */
-        if (!bb_line[k][o] || (bb_king[k] & BB(o)) || o == k ||
-            (bb_between[k][o] & r->blockers))
-            continue;
-        bool diag = SQ_FILE(k) != SQ_FILE(o) && SQ_RANK(k) != SQ_RANK(o);
-        for (int i = 0; i < r->n && !(found & BB(o)); i++) {
-            const struct reach_unit *v = &r->units[i];
-            if (v->color != c ||
-                !(v->type == QUEEN || v->type == (diag ? BISHOP : ROOK)))
-                continue;
-            for (uint64_t z = v->reach & bb_line[k][o]; z;)
-                if (bb_between[k][bb_pop(&z)] & BB(o))
-                    found |= BB(o);
-        }
-    }
-    return found;
-}
-
 /* One class of squares of c's king: what it attacks in k's box, which
  * squares next to k it stands next to, whether it may have come from a
  * square that uncovers a check, and whether it may stand there when c's
@@ -605,8 +595,11 @@ static bool mate_on(const struct reach *r, int k, const struct mate_ctx *m)
     /* where the loser's king may have come from */
     uint64_t origins = bb_king[k] & lk->reach;
     bool at_root = k == lk->sq && r->side == (int)m->c;
-    int n_kings = king_classes(
-        r, m->c, k, m->king_only ? uncovering(r, m->c, k) : 0, kings);
+    uint64_t uncover = m->king_only
+                           ? uncovering(r, m->c, k,
+                                        r->units[r->king[m->c]].reach)
+                           : 0;
+    int n_kings = king_classes(r, m->c, k, uncover, kings);
     for (int i = 0; i < 8; i++)
         for (uint64_t x = cur.w[i]; x;) {
             unsigned u = (unsigned)(i * 64 + bb_pop(&x));
