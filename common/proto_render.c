@@ -197,7 +197,7 @@ char *proto_render_state(const struct proto_state *s,
 {
     json_t *o = json_pack(
         "{s:s,s:s,s:o,s:o,s:o,s:s,s:o,s:o,s:s,s:i,s:s,s:b,s:o,s:o,s:s,s:o,"
-        "s:{s:o,s:o},s:o,s:b,s:o}",
+        "s:{s:o,s:o},s:{s:o,s:o},s:o,s:b,s:o}",
         "t", "state", "game", s->game, "white", proto_json_player(&s->white),
         "black", proto_json_player(&s->black), "clock",
         proto_json_clock(&s->clock), "initial_fen", s->initial_fen, "moves",
@@ -207,7 +207,9 @@ char *proto_render_state(const struct proto_state *s,
         j_ms_or_null(s->first_move_ms), "status", s->status, "draw_offer",
         j_color_or_null(s->draw_offer), "gone", "white",
         j_ms_or_null(s->gone_ms[0]), "black", j_ms_or_null(s->gone_ms[1]),
-        "legal", j_uci_list(s->legal, s->n_legal), "claimable", s->claimable,
+        "rtt", "white", j_ms_or_null(s->rtt_ms[0] > 0 ? s->rtt_ms[0] : -1),
+        "black", j_ms_or_null(s->rtt_ms[1] > 0 ? s->rtt_ms[1] : -1), "legal",
+        j_uci_list(s->legal, s->n_legal), "claimable", s->claimable,
         "claim_moves", j_uci_list(s->claim_moves, s->n_claim));
 
     if (!o)
@@ -223,10 +225,16 @@ char *proto_render_state(const struct proto_state *s,
     if (s->reason)
         json_object_set_new(o, "reason", json_string(s->reason));
     json_object_set_new(o, "rated", json_boolean(s->rated));
+    json_object_set_new(o, "watchers", json_integer((json_int_t)s->watchers));
     if (s->change)
         json_object_set_new(o, "ratings", proto_json_change(s->change));
     if (s->proof)
         json_object_set_new(o, "proof", proto_json_proof(s->proof));
+    json_object_set_new(o, "opening",
+                        s->opening_eco
+                            ? json_pack("{s:s,s:s}", "eco", s->opening_eco,
+                                        "name", s->opening_name)
+                            : json_null());
     if (s->api) {
         json_object_del(o, "t");
         json_object_set_new(o, "created_ms",
@@ -292,6 +300,13 @@ char *proto_render_opponent_back(const char *gid, int color)
     return proto_json_finish(json_pack("{s:s,s:s,s:s}", "t", "opponent_back",
                                        "game", gid, "color",
                                        proto_color_name(color)),
+                             NULL);
+}
+
+char *proto_render_watchers(const char *gid, size_t n)
+{
+    return proto_json_finish(json_pack("{s:s,s:s,s:I}", "t", "watchers",
+                                       "game", gid, "n", (json_int_t)n),
                              NULL);
 }
 

@@ -97,6 +97,53 @@ export function lagText(ms) {
     return `lag credit ${Math.round(ms)} ms`;
 }
 
+// The smallest lag credit shown beside a clock: a tenth of a second, the
+// finest digit a clock shows (below 10 s). A smaller one is a line's
+// everyday jitter (half a round trip under 200 ms), noise beside the
+// clock; the move list keeps every credit (its entry's title).
+export const LAG_SHOWN_MS = 100;
+
+// A lag credit beside the clock, in seconds to the hundredth: '+0.25s'.
+export function lagShort(ms) {
+    const cs = Math.round(ms / 10);
+    return `+${Math.floor(cs / 100)}.${String(cs % 100).padStart(2, '0')}s`;
+}
+
+// The bars of a connection's signal from its round trip as the server
+// measured it (moved's rtt_ms, state's rtt): 4 under 150 ms, 3 under 300,
+// 2 under 500, else 1 (the steps of lichess's own signal); 0 while it
+// was not measured (null).
+export function signalLevel(rtt) {
+    if (typeof rtt !== 'number' || rtt <= 0)
+        return 0;
+    return rtt < 150 ? 4 : rtt < 300 ? 3 : rtt < 500 ? 2 : 1;
+}
+
+const SIGNAL_WORDS = ['not measured yet', 'poor', 'weak', 'good',
+                      'excellent'];
+
+// The signal in words: 'White's connection: good, 240 ms round trip'.
+export function signalText(color, rtt) {
+    const level = signalLevel(rtt);
+    return `${colorName(color)}'s connection: ${SIGNAL_WORDS[level]}${
+        level ? `, ${Math.round(rtt)} ms round trip` : ''}`;
+}
+
+// A game's spectators (PROTOCOL.md section 6, Watchers): '1 spectator',
+// '3 spectators' ('' for none).
+export function watchersText(n) {
+    if (!n)
+        return '';
+    return n === 1 ? '1 spectator' : `${n} spectators`;
+}
+
+// The score of a finished game as written under it: 1-0, 0-1, ½-½ ('' for
+// a game without a result).
+export function scoreText(result) {
+    return result === '1/2-1/2' ? '\u00bd-\u00bd'
+        : result === '1-0' || result === '0-1' ? result : '';
+}
+
 // Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
 export function formatClock(ms) {
     const t = Math.max(0, ms);
@@ -115,10 +162,12 @@ export function seconds(ms) {
 }
 
 // The headline of a finished game, from the point of view of `you`
-// ('white', 'black' or null for a spectator).
-export function resultTitle(result, you) {
+// ('white', 'black' or null for a spectator); `reason` tells the games
+// without a result apart.
+export function resultTitle(result, you, reason) {
     if (result === '*')
-        return 'Game aborted';
+        return reason === 'cancelled' ? 'Invitation cancelled'
+            : 'Game aborted';
     if (result === '1/2-1/2')
         return 'Draw';
     const winner = result === '1-0' ? 'white' : 'black';
@@ -128,7 +177,8 @@ export function resultTitle(result, you) {
 }
 
 // The sentence that says why a game ended. `toMove` is the side to move in
-// the final position (the side whose clock ran out for the timeouts). Its
+// the final position (the side whose clock ran out for the timeouts, the
+// side that did not make its first move for no_start). Its
 // cases name exactly the reasons of the server's table of endings
 // (common/ending.c; tests/unit/test_ending.c checks it).
 export function reasonText(result, reason, toMove) {
@@ -170,6 +220,13 @@ export function reasonText(result, reason, toMove) {
     case 'aborted':
         return 'The game was aborted before both sides had moved. ' +
                'No result.';
+    case 'no_start':
+        return flagged
+            ? `${flagged} did not make the first move in time: no game, ` +
+              'no result.'
+            : 'A first move was not made in time: no game, no result.';
+    case 'cancelled':
+        return 'The invitation was cancelled before anyone joined.';
     default:
         return reason ? `Game over (${reason}).` : 'Game over.';
     }
@@ -314,6 +371,8 @@ const REASON_SHORT = {
     fifty_moves: '50-move rule',
     agreement: 'Agreement',
     aborted: 'Aborted',
+    no_start: 'Not started',
+    cancelled: 'Cancelled',
 };
 
 // The reason of a game's end in a word or two, for lists of games.

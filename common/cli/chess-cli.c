@@ -6,11 +6,24 @@
  *                                          --divide first prints "UCI: N"
  *   chess-cli moves [--composed] [FEN]     sorted legal UCI moves, one line
  *   chess-cli status [--composed] [FEN]    one JSON object per position
+ *   chess-cli pair FILE.trf                the next round's FIDE Dutch
+ *                                          pairings, as JaVaFo's and
+ *                                          bbpPairings' -p print them: the
+ *                                          number of boards, then "WHITE
+ *                                          BLACK" per board by starting
+ *                                          number, "N 0" for the bye
+ *   chess-cli opening FEN|MOVES...         "ECO name" of the position, or
+ *                                          of the game the moves (SAN or
+ *                                          UCI, from the initial position)
+ *                                          play; "-" when none has a name
  *
  * Without a FEN, moves and status read one FEN per line from standard input
  * and answer each on its own line ({"error":...} for a bad one).
  * --composed accepts material no game can reach (board_from_fen_any_material),
  * as composed studies and the dead-position test vectors have.
+ *
+ * pair exits 1 when no pairing meets the absolute criteria (said on
+ * standard error), 2 for a malformed file ("FILE:LINE:COLUMN: problem").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +31,20 @@
 
 #include "board.h"
 #include "dead.h"
+#include "dutch.h"
 #include "movegen.h"
 #include "notation.h"
+#include "trf.h"
+#include "opening.h"
+#include "record.h"
 
 static int usage(void)
 {
     fputs("usage: chess-cli perft [--divide] FEN DEPTH\n"
           "       chess-cli moves [--composed] [FEN]\n"
           "       chess-cli status [--composed] [FEN]\n"
+          "       chess-cli pair FILE.trf\n"
+          "       chess-cli opening FEN | MOVES...\n"
           "Without FEN, moves and status read FENs from standard input, one "
           "per line.\n--composed accepts material no game can reach.\n",
           stderr);
@@ -215,6 +234,171 @@ static int run_perft(int argc, char **argv)
     return 0;
 }
 
+/* The whole of a TRF file, at most 64 MiB; NULL with a message. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        perror(path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, fp);
+        if (n < cap || cap >= (64u << 20))
+            break;
+        char *b = realloc(buf, cap * 2);
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = b;
+        cap *= 2;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (buf && (err || n == cap)) {
+        fprintf(stderr, "chess-cli: %s: %s\n", path,
+                err ? "read error" : "larger than 64 MiB");
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static int print_pairs(const struct trf_file *f)
+{
+    const struct swiss_event *ev = &f->ev;
+    struct dutch_pair *out = malloc(((size_t)ev->players / 2 + 1) *
+                                    sizeof *out);
+    int n = 0;
+    if (!out) {
+        fputs("chess-cli: out of memory\n", stderr);
+        return 1;
+    }
+    enum dutch_status st = dutch_pair(ev, out, &n);
+    if (st == DUTCH_OK) {
+        printf("%d\n", n);
+        for (int i = 0; i < n; i++)
+            printf("%d %d\n", out[i].white, out[i].black);
+    } else if (st == DUTCH_UNPAIRABLE) {
+        fprintf(stderr,
+                "chess-cli: round %d cannot be paired: no pairing "
+                "meets the absolute criteria (no rematch, colours, one "
+                "bye)\n",
+                ev->rounds + 1);
+    } else {
+        fputs("chess-cli: out of memory\n", stderr);
+    }
+    free(out);
+    return st == DUTCH_OK ? 0 : 1;
+}
+
+static int run_pair(int argc, char **argv)
+{
+    if (argc != 3)
+        return usage();
+    size_t len;
+    char *text = read_file(argv[2], &len);
+    if (!text)
+        return 2;
+    struct trf_file f;
+    struct trf_error err;
+    int rc = trf_parse(text, len, &f, &err);
+    free(text);
+    if (rc) {
+        if (err.col)
+            fprintf(stderr, "chess-cli: %s:%d:%d: %s\n", argv[2], err.line,
+                    err.col, err.msg);
+        else
+            fprintf(stderr, "chess-cli: %s:%d: %s\n", argv[2], err.line,
+                    err.msg);
+        return 2;
+    }
+    if (f.ev.total_rounds && f.ev.rounds >= f.ev.total_rounds) {
+        fprintf(stderr,
+                "chess-cli: %s: all %d rounds (XXR) have been "
+                "played\n",
+                argv[2], f.ev.total_rounds);
+        trf_free(&f);
+        return 2;
+    }
+    rc = print_pairs(&f);
+    trf_free(&f);
+    return rc;
+}
+
+static void print_opening(int id)
+{
+    if (id)
+        printf("%s %s\n", opening_eco(id), opening_name(id));
+    else
+        puts("-");
+}
+
+/* Plays one move, UCI or SAN, on r; 0, or -1 when it is neither. */
+static int push_text(struct record *r, const char *text)
+{
+    move_t m;
+
+    if (notation_parse_uci(&r->cur, text, &m) != 0 &&
+        notation_parse_san(&r->cur, text, &m) != 0)
+        return -1;
+    return record_push(r, m);
+}
+
+/* `opening FEN`: the position's name; `opening MOVES...`: the opening of
+ * the game they play from the initial position (opening_of). Move numbers
+ * ("1.", "1...") are skipped; moves may share an argument. */
+static int run_opening(int argc, char **argv)
+{
+    struct record r;
+    struct board b;
+    int n = 0, rc = 0;
+
+    if (argc < 3)
+        return usage();
+    if (argc == 3 && strchr(argv[2], '/')) {
+        int err = board_from_fen(&b, argv[2]);
+        if (err) {
+            fprintf(stderr, "chess-cli: bad FEN \"%s\": %s\n", argv[2],
+                    board_fen_strerror(err));
+            return 1;
+        }
+        print_opening(opening_at(b.key));
+        return 0;
+    }
+    board_from_fen(&b, FEN_START);
+    if (record_init(&r, &b) < 0) {
+        fprintf(stderr, "chess-cli: out of memory\n");
+        return 1;
+    }
+    for (int i = 2; i < argc && !rc; i++) {
+        char arg[512];
+        snprintf(arg, sizeof arg, "%s", argv[i]);
+        for (char *t = strtok(arg, " "); t && !rc; t = strtok(NULL, " ")) {
+            size_t len = strlen(t);
+            if (t[len - 1] == '.') /* a move number */
+                continue;
+            n++;
+            if (push_text(&r, t) < 0) {
+                fprintf(stderr,
+                        "chess-cli: move %d \"%s\" is not a legal move "
+                        "(UCI or SAN)\n",
+                        n, t);
+                rc = 1;
+            }
+        }
+    }
+    if (!rc)
+        print_opening(opening_of(&r));
+    record_clear(&r);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -222,6 +406,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "perft") == 0)
         return run_perft(argc, argv);
+    if (strcmp(cmd, "pair") == 0)
+        return run_pair(argc, argv);
+    if (strcmp(cmd, "opening") == 0)
+        return run_opening(argc, argv);
     if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
         int rc, i = 2;
         if (i < argc && strcmp(argv[i], "--composed") == 0) {

@@ -1,12 +1,14 @@
 /*
  * main.c - chess-server: command line, config file, start-up, signals,
- * shutdown, the backup subcommand, and the wiring: the one module that
- * knows the hub (hub.h, http.h) and the network (net.h) and connects
- * them through struct hub_env and struct net_handlers.
+ * shutdown, the subcommands (backup.c, lagreport.c), and the wiring: the
+ * one module that knows the hub (hub.h, http.h) and the network (net.h)
+ * and connects them through struct hub_env and struct net_handlers.
  *
  *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
+ *   chess-server lag PLAYER (--db PATH | --postgres CONNINFO | --config
+ *                            PATH) [--games N]
  *
  * Settings come from the defaults, then the config file, then the flags
  * (config.h; the flags and their --help lines come from config.c's table
@@ -36,10 +38,16 @@
 #include <unistd.h>
 
 #include "app/backup.h"
+#include "app/build_commit.h"
+#include "app/clusterconf.h"
+#include "app/lagreport.h"
 #include "app/config.h"
 #include "app/wiring.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
+#include "app/notify.h"
+#include "app/preflight.h"
+#include "app/ready.h"
 #include "lib/log.h"
 #include "hub/hub.h"
 #include "net/net.h"
@@ -68,7 +76,7 @@ struct override {
 struct args {
     const char *config; /* --config */
     bool check;         /* --check-config */
-    struct override over[16];
+    struct override over[32];
     size_t n_over;
 };
 
@@ -79,18 +87,25 @@ static void usage(FILE *f)
         "usage: chess-server [options]\n"
         "       chess-server --check-config PATH [options]\n"
         "       chess-server backup DEST (--db PATH | --config PATH)\n"
+        "       chess-server lag PLAYER (--db PATH | --postgres CONNINFO | "
+        "--config PATH)\n"
+        "                        [--games N]\n"
         "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
         "when\n"
-        "                     good, 2 with a message when not\n"
+        "                     good, 2 with a message when not (Redis "
+        "refusing\n"
+        "                     the node included), 75 when PostgreSQL or "
+        "Redis\n"
+        "                     does not answer (try again later)\n"
         "  --help             this text\n");
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
             "SIGHUP reopens the log file and reloads the TLS "
-            "certificate.\n%s",
-            backup_help);
+            "certificate.\n%s%s",
+            backup_help, lagreport_help);
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -191,24 +206,6 @@ fail:
     fprintf(stderr, "E: %s\n", err);
     config_clear(cfg);
     exit(2);
-}
-
-/* --check-config's probes of what the settings name beyond files: the
- * PostgreSQL database (SELECT 1) and Redis (PING), when set. 0, or -1
- * with a sentence in err. */
-#define CHECK_REDIS_MS 2000
-static int check_servers(const struct config *cfg, char *err, size_t errlen)
-{
-    char why[512];
-
-    if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
-        return -1;
-    if (cfg->redis[0] &&
-        redis_ping(cfg->redis, CHECK_REDIS_MS, why, sizeof why) != 0) {
-        snprintf(err, errlen, "key 'redis': %s", why);
-        return -1;
-    }
-    return 0;
 }
 
 /* mkdir -p of the folder holding path; the folders it creates are the
@@ -392,6 +389,7 @@ static void net_config_of(const struct config *c, struct net_config *nc)
         .ipv6_limit_prefix = c->ipv6_limit_prefix,
         .ping_interval_s = c->ping_interval_s,
         .ping_timeout_s = c->ping_timeout_s,
+        .drain_ms = c->drain_s * 1000,
         .allowed_origins = (const char *const *)c->allowed_origins,
         .n_allowed_origins = c->n_allowed_origins,
         .n_trusted_proxies = c->n_trusted_proxies,
@@ -406,7 +404,10 @@ static void net_config_of(const struct config *c, struct net_config *nc)
 }
 
 static volatile sig_atomic_t stopping;
+static unsigned drain_s; /* the drain before a shutdown (config) */
 
+/* SIGTERM, SIGINT: the stop (its drain first; a second signal cuts the
+ * drain short); SIGHUP: the log and the certificate again. */
 static void on_signal(int sig)
 {
     if (sig == SIGHUP) {
@@ -415,7 +416,8 @@ static void on_signal(int sig)
     }
     if (!stopping) {
         stopping = 1;
-        alarm(SHUTDOWN_HARD_LIMIT_S);
+        notify_send("STOPPING=1");
+        alarm(drain_s + SHUTDOWN_HARD_LIMIT_S);
     }
     net_request_stop();
 }
@@ -439,6 +441,27 @@ struct node {
     char where[300]; /* the database, for the log */
 };
 
+/* Redis before anything is served: settings it refuses (a wrong
+ * password, an untrusted certificate, a user its ACL does not know) stop
+ * the start with a clear message; a Redis that does not answer yet is
+ * logged, and the node keeps trying once it runs. 0, or -1 (logged). */
+static int join_redis(const struct config *cfg)
+{
+    char err[700], q[700];
+    bool refused;
+
+    if (preflight_redis(cfg, &refused, err, sizeof err) == 0)
+        return 0;
+    if (refused) {
+        start_failed("%s", err);
+        return -1;
+    }
+    log_warn("event=cluster_redis_unreachable error=%s hint=\"the node "
+             "starts and keeps trying\"",
+             log_quote(q, sizeof q, err));
+    return 0;
+}
+
 /* The database's folder and locks (SQLite: one server per file; with
  * PostgreSQL several nodes share the database: nothing to lock). 0, or
  * -1 (logged). */
@@ -461,7 +484,9 @@ static int claim_db(struct node *n)
     return lock_db(n->cfg.database, n->lock_fds);
 }
 
-/* The store (migrations), and the watch on SQLite's file. 0, or -1. */
+/* The store (migrations), and the watch on SQLite's file. 0; -1 (logged);
+ * PREFLIGHT_UNREACHABLE (logged) when PostgreSQL does not answer or
+ * refuses, as --check-config would say: it may later. */
 static int open_store(struct node *n)
 {
     const struct config *cfg = &n->cfg;
@@ -473,6 +498,9 @@ static int open_store(struct node *n)
                            sizeof err) < 0) {
         start_failed("database %s: %s", n->pg ? "(postgres)" : cfg->database,
                      err);
+        /* (asked again: a failure of the migrations is no server away) */
+        if (n->pg && store_check_pg(cfg->postgres, err, sizeof err) == -1)
+            return PREFLIGHT_UNREACHABLE;
         return -1;
     }
     store_location(n->st, n->where, sizeof n->where);
@@ -523,8 +551,13 @@ static int start_node(struct node *n)
     int restored;
 
     if (n->cfg.redis[0]) {
-        struct redis_config rcfg = {.address = n->cfg.redis};
-        n->rd = redis_new(net_ev_loop(), &rcfg, err, sizeof err);
+        struct clusterconf cc;
+        if (clusterconf_load(&cc, &n->cfg, err, sizeof err) < 0) {
+            start_failed("%s", err);
+            return -1;
+        }
+        n->rd = redis_new(net_ev_loop(), &cc.redis, err, sizeof err);
+        clusterconf_clear(&cc);
         if (!n->rd) {
             start_failed("key 'redis': %s", err);
             return -1;
@@ -568,13 +601,14 @@ static void log_listening(const struct node *n)
     net_bound(&bound, &rbound);
     log_info("event=listening version=%s address=%s family=%s port=%d "
              "tls=%s redirect_port=%d origins=%zu store=%s db=%s schema=%d "
-             "node=%s web=%s log_level=%s",
+             "node=%s web=%s log_level=%s commit=%s",
              CHESS_SERVER_VERSION, bound.address, bound.family, bound.port,
              cfg->tls_cert[0] ? "on" : "off", rbound.port,
              cfg->n_allowed_origins, store_backend_name(n->st),
              log_quote(q1, sizeof q1, n->where), store_schema_version(n->st),
              cfg->node_id, log_quote(q2, sizeof q2, cfg->web_root),
-             log_level_name((enum log_level)cfg->log_level));
+             log_level_name((enum log_level)cfg->log_level),
+             CHESS_SERVER_COMMIT);
 }
 
 /* SQLite's locks go (the database closed: see lock_db). */
@@ -593,6 +627,7 @@ static void release_locks(struct node *n)
  * close. */
 static void stop(struct node *n)
 {
+    ready_stop();
     net_timer_free(db_watch.timer);
     db_watch.timer = NULL;
     if (n->h)
@@ -623,19 +658,34 @@ static void catch_signals(void)
     setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
-/* --check-config: the settings (already checked) and the servers they
- * name. The exit status. */
+/* --check-config: the settings (already checked), what the host must
+ * have for them, and the servers they name. The exit status: 0; 2 for a
+ * fault of the configuration (Redis refusing the node's password or
+ * certificate included: systemd does not restart it); 75 when a server
+ * does not answer (it may later: systemd tries again). */
 static int check_only(const struct args *a, struct config *cfg)
 {
     char err[600];
     int rc = 0;
 
-    if (check_servers(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "E: %s\n", err);
+    if (preflight_host(cfg, err, sizeof err) != 0) {
         rc = 2;
     } else {
-        printf("%s: OK\n", a->config);
+        switch (preflight_servers(cfg, err, sizeof err)) {
+        case 0:
+            break;
+        case -2:
+            rc = 2;
+            break;
+        default:
+            rc = PREFLIGHT_UNREACHABLE;
+            break;
+        }
     }
+    if (rc)
+        fprintf(stderr, "E: %s\n", err);
+    else
+        printf("%s: OK\n", a->config);
     config_clear(cfg);
     return rc;
 }
@@ -648,12 +698,16 @@ int main(int argc, char **argv)
     char err[600];
     int e, rc = 1;
 
+    signal(SIGPIPE, SIG_IGN); /* (--check-config's TLS to Redis too) */
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return backup_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "lag"))
+        return lagreport_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &n.cfg);
     if (a.check)
         return check_only(&a, &n.cfg);
+    drain_s = (unsigned)n.cfg.drain_s; /* (before a signal can come) */
     catch_signals();
     if (log_open(n.cfg.log_file, (enum log_level)n.cfg.log_level, err,
                  sizeof err) < 0) {
@@ -663,6 +717,10 @@ int main(int argc, char **argv)
     }
     log_to_file = n.cfg.log_file[0] != '\0';
     n.pg = n.cfg.postgres[0] != '\0';
+    if (n.cfg.redis[0] && join_redis(&n.cfg) < 0) {
+        rc = 2; /* the settings: no use restarting */
+        goto out;
+    }
     if (claim_db(&n) < 0)
         goto out;
     fit_fd_limit(&n.cfg);
@@ -675,17 +733,27 @@ int main(int argc, char **argv)
         release_locks(&n);
         goto out;
     }
-    if (open_store(&n) < 0 || start_node(&n) < 0) {
+    if ((e = open_store(&n)) != 0 || start_node(&n) < 0) {
+        if (e == PREFLIGHT_UNREACHABLE)
+            rc = e; /* (systemd tries again, as for --check-config's) */
         stop(&n);
         goto out;
     }
     log_listening(&n);
+    if (notify_open(err, sizeof err) < 0)
+        log_warn("event=sd_notify_failed error=\"%s\"", err);
+    if (ready_start(n.h, n.cl) < 0) {
+        start_failed("out of memory");
+        stop(&n);
+        goto out;
+    }
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
     stop(&n);
     log_info("event=stopped");
     rc = 0;
 out:
+    notify_close();
     log_close();
     config_clear(&n.cfg);
     return rc;

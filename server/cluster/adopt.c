@@ -44,14 +44,21 @@ static void adoption_free(struct cluster *c, struct adoption *a)
     free(a);
 }
 
+/* An adoption given up: the commands that waited for it are refused
+ * busy (the client tries again), and it is freed. */
+static void adoption_refuse(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next)
+        edge_busy(c, p->sid, p->kind, p->text, p->len);
+    adoption_free(c, a);
+}
+
 static void retry_later(struct cluster *c, struct fwd *f)
 {
     struct retry *r, **pp;
-    struct session *s = cluster_local_session(c, f->sid);
 
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;
     }
@@ -91,6 +98,8 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
         f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
         if (f)
             retry_later(c, f);
+        else
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
     }
 }
 
@@ -130,6 +139,8 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         snprintf(a->gid, sizeof a->gid, "%s", gid);
     if (!a || table_put(&c->adopting, a->gid, a) < 0) {
         free(a);
+        if (p)
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
         free(p);
         return;
     }
@@ -144,7 +155,8 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         if (!a->seq) {
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
                      gid);
-            adoption_free(c, a);
+            c->m.take_failed[1]++;
+            adoption_refuse(c, a);
         }
         return;
     }
@@ -157,7 +169,7 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
     if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
                      (const char *[]){host, ekey}, 3,
                      (const char *[]){c->node, gid, floor_s}) < 0)
-        adoption_free(c, a);
+        adoption_refuse(c, a);
 }
 
 /* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
@@ -171,6 +183,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     if (err || !bus_at(v, 1) || !bus_is(bus_at(v, 0), BUS_INT)) {
         log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
                  err ? err : "unexpected reply");
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -186,6 +199,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     a->seq = store_take_epoch(c->store, a->gid, a->epoch);
     if (!a->seq) {
         log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -252,6 +266,7 @@ void adopt_finish(struct cluster *c, struct adoption *a)
         log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
                  "epoch=%lld now=%lld",
                  a->gid, (long long)a->epoch, (long long)now_epoch);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -268,6 +283,7 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     }
     log_info("event=cluster_adopted game=%s epoch=%lld handover=%d", a->gid,
              (long long)a->epoch, a->handover ? 1 : 0);
+    c->m.adopted[a->handover]++;
     host_hosting(c, g, a->epoch);
     adoption_run_here(c, a);
     adoption_free(c, a);
@@ -307,9 +323,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     if (rc < 0) {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
     } else {
         struct session *s = cluster_local_session(c, f->sid);
         if (s)

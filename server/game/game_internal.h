@@ -36,6 +36,8 @@ struct seat {
     bool account;       /* the player is an account (game_set_account) */
     bool present;       /* a connection of the player is here */
     int64_t gone_since; /* when its grace period (re)started */
+    int64_t rtt_ms;     /* the round trip of the connection of its last
+                           move (game_move_lag), 0: none measured */
 };
 
 /* A ply of the record, as the game keeps it: its journal row (struct
@@ -58,6 +60,7 @@ struct game {
     enum game_status status;
     struct clock clock;
     struct record rec;
+    int opening; /* opening.h's id of the game's opening, 0: none */
     char initial_fen[FEN_MAX];
     struct ply *plies; /* rec.n of them, room for cap (reserve) */
     size_t cap;
@@ -108,6 +111,11 @@ struct game {
     double before[2], after[2], rd_before[2];
     struct sub *subs;
     size_t nsubs, subcap;
+    /* Spectators among subs; the count the last `watchers` announced,
+     * when (watchers_at), and when the next is due (watchers_due, NEVER
+     * while the count did not change since): see game_view.c. */
+    size_t nwatchers, watchers_shown;
+    int64_t watchers_at, watchers_due;
     int64_t armed;
     void *user;
 };
@@ -241,15 +249,15 @@ static inline int game_check_player(struct game *g, const char *pid,
 struct game *game_alloc(const struct game_env *env, const char *gid,
                         const struct clock_spec *clock,
                         const struct board *start);
-/* Ends the game for `reason`; `winner` (a colour) matters only for the
- * reasons that give a win (ending_result_for). A rated game's ending
- * (any but aborted) changes both players' ratings. */
 /* Why each side of an ending with a proof (dead_position,
  * timeout_vs_insufficient) could not mate, by the static tests on the
  * final position (a search's proof is not redone: DEAD_SEARCH with no
  * count). false, out filled with DEAD_UNPROVEN, for any other reason. */
 bool game__final_proof(const struct board *final, enum ending_reason reason,
                        struct dead_proof out[2]);
+/* Ends the game for `reason`; `winner` (a colour) matters only for the
+ * reasons that give a win (ending_result_for). A rated game's ending
+ * (any with a result) changes both players' ratings. */
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now);
 
@@ -276,6 +284,8 @@ int game_claim_moves(const struct game *g, const move_t *moves, int n,
                      move_t *out, bool *claimable);
 /* The game's row as it stands at now, into *r. */
 void game_fill_row(const struct game *g, struct store_game *r, int64_t now);
+/* The lag credit White's (out[0]) and Black's (out[1]) moves got in all. */
+void game_lag_totals(const struct game *g, int64_t out[2]);
 /* Writes the game row; 0, or -1 when the store's queue is full. */
 int game_put_row(struct game *g, int64_t now);
 /* The game's moves as they were journaled: a malloc'ed array of rec.n
@@ -283,6 +293,10 @@ int game_put_row(struct game *g, int64_t now);
 struct store_move *game_journal(const struct game *g);
 
 /* ---- game_view.c: subscribers, messages, rendered views ---------------- */
+
+/* Announces the number of spectators (the `watchers` message) when it
+ * changed since the last announcement; the deadline EV_WATCHERS. */
+void game_announce_watchers(struct game *g, int64_t now);
 
 /* Renders once, queues the same bytes to every subscriber; text
  * (malloc'ed, NULL: nothing) is the game's. */

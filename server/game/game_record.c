@@ -7,6 +7,7 @@
 #include "game/game_internal.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "lib/tunables.h"
 #include "notation.h"
+#include "opening.h"
 #include "pgn.h"
 #include "text.h"
 #include "game/rating.h"
@@ -147,6 +149,7 @@ void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->white_ms = clock_left(&g->clock, WHITE, now);
     r->black_ms = clock_left(&g->clock, BLACK, now);
     r->rated = g->rated;
+    game_lag_totals(g, r->lag_ms);
     if (g->rated_end)
         for (int c = 0; c < 2; c++) {
             r->rating_before[c] = g->before[c];
@@ -167,6 +170,13 @@ int game_put_row(struct game *g, int64_t now)
         return -1;
     game_set_seq(g, seq);
     return 0;
+}
+
+void game_lag_totals(const struct game *g, int64_t out[2])
+{
+    out[0] = out[1] = 0;
+    for (size_t i = 0; i < g->rec.n; i++)
+        out[(g->rec.start.side + i) % 2] += g->plies[i].lag_ms;
 }
 
 /* The PGN of g's record with tags t: each move with the mover's time
@@ -229,7 +239,8 @@ char *game_pgn(const struct game *g)
                                          : g->created_wall) /
                         1000);
     struct tm tm;
-    char site[64], event[48], elo[2][16], diff[2][16];
+    char site[64], event[48], elo[2][16], diff[2][16], lag[2][24];
+    int64_t lag_ms[2];
     const char *cat = rating_category_name(rating_category(&g->clock.spec));
 
     if (gmtime_r(&t, &tm))
@@ -251,6 +262,8 @@ char *game_pgn(const struct game *g)
         .result = ended ? ending_result_name(g->result) : "*",
         .time_control = tc,
         .termination = ended ? ending_get(g->reason)->termination : "normal",
+        .eco = g->opening ? opening_eco(g->opening) : NULL,
+        .opening = g->opening ? opening_name(g->opening) : NULL,
     };
     if (g->rated && g->rated_end) {
         struct proto_rating_change c = game_change_of(g->before, g->after);
@@ -270,6 +283,14 @@ char *game_pgn(const struct game *g)
     if (g->rated && (g->rated_end || (g->shown[0] && g->shown[1]))) {
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
+    }
+    if (!g->clock.spec.per_move) { /* a per-move clock gives no credit */
+        game_lag_totals(g, lag_ms);
+        for (int i = 0; i < 2; i++)
+            snprintf(lag[i], sizeof lag[i], "%" PRId64 ".%03" PRId64,
+                     lag_ms[i] / 1000, lag_ms[i] % 1000);
+        tags.white_lag_total = lag[0];
+        tags.black_lag_total = lag[1];
     }
     proof_comment(g, &why);
     if (why.failed) {
@@ -368,6 +389,7 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
         if (i >= 2) /* the quota as play left it */
             lag_spend(g, (int)(side + i) % 2, g->plies[i].lag_ms);
     }
+    g->opening = opening_of(&g->rec);
     if (n > 0) {
         g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
         g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
@@ -532,8 +554,9 @@ static int journal_move(struct game *g, const move_t *before, int n_before,
 }
 
 /* The move journaled as *sm (the record's last) is played: the game takes
- * its clock nc and its ply; the mover's lag quota and draw-offer rights
- * renew, and the opponent's pending offer lapses. */
+ * its clock nc, its ply and the opening it reached (opening_after: one
+ * lookup); the mover's lag quota and draw-offer rights renew, and the
+ * opponent's pending offer lapses. */
 static void take_move(struct game *g, int mover, const struct clock *nc,
                       const struct store_move *sm, int64_t now)
 {
@@ -542,6 +565,7 @@ static void take_move(struct game *g, int mover, const struct clock *nc,
     g->clock = *nc;
     g->first_deadline = CLOCK_NEVER;
     ply_of_row(&g->plies[g->rec.n - 1], sm);
+    g->opening = opening_after(&g->rec, g->opening);
     g->last_lag = sm->lag_ms;
     if (g->rec.n > 2)
         lag_spend(g, mover, sm->lag_ms);
@@ -557,10 +581,14 @@ static void take_move(struct game *g, int mover, const struct clock *nc,
  * (kept for the next move), its outcome (returned) and `moved` to every
  * subscriber, without the lists, the running clock and the offer once
  * the game is over (by the outcome, or by `claim`, the draw claimed with
- * the move). */
+ * the move), with the game's opening when it is not `opening_before`,
+ * the opening before the move. */
 static enum outcome send_moved(struct game *g, const struct store_move *sm,
-                               enum claim claim, int64_t now)
+                               enum claim claim, int opening_before,
+                               int64_t now)
 {
+    bool new_opening = g->opening != opening_before;
+
     struct movelist legal;        /* of the position after the move */
     move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
     int n_claim = 0;
@@ -586,12 +614,15 @@ static enum outcome send_moved(struct game *g, const struct store_move *sm,
         .clocks = game_clocks_at(g, now),
         .first_move_ms = game_first_move_left(g, now),
         .lag_ms = sm->lag_ms,
+        .rtt_ms = g->seat[1 - side_to_move(g)].rtt_ms,
         .draw_offer = g->draw_offer,
         .legal = legal.moves,
         .n_legal = (size_t)legal.n,
         .claimable = claimable,
         .claim_moves = with_claim,
         .n_claim = (size_t)n_claim,
+        .opening_eco = new_opening ? opening_eco(g->opening) : NULL,
+        .opening_name = new_opening ? opening_name(g->opening) : NULL,
     };
     if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
         mv.clocks.running = -1;
@@ -642,6 +673,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     bool first; /* the next turn is a first move */
     struct store_move sm;
     int64_t lag;
+    int opening = g->opening;
 
     if (reserve(g) < 0)
         return game_busy(err);
@@ -651,7 +683,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     take_move(g, mover, &nc, &sm, now);
     game_begin_turn(g, next, first, now);
     /* before is not used below: it may be the kept list, replaced here */
-    end_by(g, send_moved(g, &sm, claim, now), claim, mover, now);
+    end_by(g, send_moved(g, &sm, claim, opening, now), claim, mover, now);
     return 0;
 }
 
@@ -683,7 +715,7 @@ int64_t game_last_lag_ms(const struct game *g)
 }
 
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
-                  int64_t lag_est, int64_t now, struct proto_error *err)
+                  int64_t rtt_ms, int64_t now, struct proto_error *err)
 {
     struct movelist scratch;    /* touched only when the list is not kept */
     const move_t *legal = NULL; /* (parse_move sets both: for gcc -O2) */
@@ -700,7 +732,9 @@ int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
         return game_set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
     if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
         return -1;
-    rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
+    if (rtt_ms > 0) /* what moved shows of the mover's connection */
+        g->seat[c].rtt_ms = rtt_ms;
+    rc = play(g, legal, n, m, CLAIM_NONE, rtt_ms / 2, now, err);
     game_rearm(g);
     return rc;
 }

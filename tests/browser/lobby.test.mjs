@@ -51,16 +51,13 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     await a.page.click('#cancel-seek-btn');
     await a.page.locator('#seeking').waitFor({ state: 'hidden' });
     await chooseLobby(a.page, 'pm', 'white');
-    await a.page.click('#seek-btn');
     await waitText(a.page, '#seeking', /Looking for an opponent: 1 min per move, white/);
     await a.page.click('#cancel-seek-btn');
     await a.page.locator('#seeking').waitFor({ state: 'hidden' });
 
     await chooseLobby(a.page, '3-2', 'white');
-    await a.page.click('#seek-btn');
     await waitText(a.page, '#seeking', /Looking for an opponent: 3\+2/);
     await chooseLobby(b.page, '3-2', 'black');
-    await b.page.click('#seek-btn');
 
     await a.page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
     await b.page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
@@ -68,9 +65,11 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
                  new URL(b.page.url()).pathname);
 
     // Names, sides and orientation: White at the bottom for A, Black for B.
-    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA} \\(you\\)$`));
+    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA}$`));
+    await waitText(a.page, '#bar-bottom .pyou', /^\(you\)$/);
     await waitText(a.page, '#bar-top .name', new RegExp(`^${nameB}$`));
-    await waitText(b.page, '#bar-bottom .name', new RegExp(`^${nameB} \\(you\\)$`));
+    await waitText(b.page, '#bar-bottom .name', new RegExp(`^${nameB}$`));
+    await waitText(b.page, '#bar-bottom .pyou', /^\(you\)$/);
     await waitText(b.page, '#bar-top .name', new RegExp(`^${nameA}$`));
     const firstCell = (p) => p.locator('#board .row').first()
         .locator('.sq').first().getAttribute('aria-label');

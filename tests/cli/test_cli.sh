@@ -1,9 +1,10 @@
 #!/bin/sh
 # The chess-cli output contract: perft (with --divide), moves and status on
 # the command line and from standard input, and bad input.
-# usage: test_cli.sh PATH/TO/chess-cli
+# usage: test_cli.sh PATH/TO/chess-cli [TESTS/DATA]
 set -u
 cli=$1
+data=${2:-$(dirname "$0")/../data}
 fails=0 passes=0
 check() { # name, expected, actual
     if [ "$2" = "$3" ]; then
@@ -57,6 +58,19 @@ check "status locked but en passant" \
     '{"check":false,"checkmate":false,"stalemate":false,"dead":false,"white_can_mate":true,"black_can_mate":true,"white_proof":null,"black_proof":null}' \
     "$("$cli" status "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/4K3 b - e3 0 1")"
 
+# Opening names (common/openings): a position, a line, a transposition
+# (D31 is written 1. d4 d5 2. c4 e6 3. Nc3), UCI moves, and none.
+check "opening line" "C60 Ruy Lopez" "$("$cli" opening 1. e4 e5 2. Nf3 Nc6 3. Bb5)"
+check "opening one argument" "C60 Ruy Lopez: Bulgarian Variation" "$("$cli" opening "e4 e5 Nf3 Nc6 Bb5 a5?? h3")"
+check "opening transposition" "D31 Queen's Gambit Declined: Queen's Knight Variation" \
+    "$("$cli" opening c4 e6 Nc3 d5 d4)"
+check "opening uci" "B00 King's Pawn Game" "$("$cli" opening e2e4)"
+check "opening fen" "C20 King's Pawn Game" \
+    "$("$cli" opening "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")"
+check "opening none" "-" "$("$cli" opening "$start")"
+"$cli" opening e4 Ke7 >/dev/null 2>&1
+check "opening illegal move exit" 1 "$?"
+
 # Standard input: one answer per line, an error line for a bad FEN.
 out=$(printf '%s\nnot a fen\n4k3/8/8/8/8/8/8/4K3 b - - 0 1\n' "$start" | "$cli" moves)
 check "stdin lines" 3 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"
@@ -93,6 +107,38 @@ check "composed status dead" '"dead":true' \
     "$("$cli" status --composed "k6B/1b4B1/5B2/4B3/3B4/1pB1B3/pP1B4/K7 w - - 0 1" | grep -o '"dead":true')"
 "$cli" status --composed a b >/dev/null 2>&1
 check "composed extra argument exit" 2 "$?"
+
+# pair: the -p format of JaVaFo and bbpPairings on tests/data/swiss/.
+for case in bbp-2025-c5 bbp-2025-c9 round1-even round1-odd-black1 \
+    round2-colours round2-transposition round2-remainder \
+    round2-no-repeat-float; do
+    check "pair $case" "$(cat "$data/swiss/$case.pairs")" \
+        "$("$cli" pair "$data/swiss/$case.trf")"
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Two players who already met: no round 2 meets C1.
+line() { # number, points, opponent, colour, result
+    printf '001 %4d      %-33s %4s %3s %11s %10s %4s %4s  %4d %s %s\n' \
+        "$1" "Player $1" "" "" "" "" "$2" "" "$3" "$4" "$5"
+}
+{ line 1 1.0 2 w 1; line 2 0.0 1 b 0; echo "XXR 3"; } > "$tmp/met.trf"
+err=$("$cli" pair "$tmp/met.trf" 2>&1 >/dev/null); rc=$?
+check "unpairable exit" 1 "$rc"
+case "$err" in *"round 2 cannot be paired"*) passes=$((passes + 1)) ;;
+*) fails=$((fails + 1)); echo "FAIL unpairable message: $err" ;; esac
+sed 's/ 2 w 1/ 2 x 1/' "$tmp/met.trf" > "$tmp/bad.trf"
+err=$("$cli" pair "$tmp/bad.trf" 2>&1 >/dev/null); rc=$?
+check "malformed exit" 2 "$rc"
+check "malformed message" \
+    "chess-cli: $tmp/bad.trf:1:97: round 1: colour 'x' is not w, b or -" "$err"
+sed 's/XXR 3/XXR 1/' "$tmp/met.trf" > "$tmp/over.trf"
+"$cli" pair "$tmp/over.trf" >/dev/null 2>&1
+check "all rounds played exit" 2 "$?"
+"$cli" pair "$tmp/missing.trf" >/dev/null 2>&1
+check "missing file exit" 2 "$?"
+"$cli" pair >/dev/null 2>&1
+check "pair usage exit" 2 "$?"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -5,6 +5,7 @@ exit status of a bad config), nginx.conf (`nginx -t` with Debian 12's
 nginx 1.22, and a real nginx in front of the server: HTTPS, HSTS, the
 WebSocket, /metrics for loopback only, the redirect), and the guide's
 --check-config commands run as written against the shipped examples."""
+import hashlib
 import http.client
 import json
 import os
@@ -28,6 +29,9 @@ DEPLOY = os.path.join(ROOT, "deploy")
 RESTRICT_AF = os.environ.get("CHESS_RESTRICT_AF", "")
 INSTALLED_BIN = "/usr/local/bin/chess-server"
 INSTALLED_CONFIG = "/etc/chess-server/config.json"
+# The examples name the installed web client; --check-config checks it is
+# there: the source tree's stands in for it.
+INSTALLED_WEB = ["--web", os.path.join(ROOT, "web")]
 
 
 def deploy_text(name):
@@ -98,10 +102,13 @@ class UnitTest(FreshServerTest):
         with open(os.path.join(DEPLOY, "cluster.example.json")) as f:
             obj = json.load(f)
         self.assertTrue(obj.pop("postgres"))
-        self.assertTrue(obj.pop("redis"))
+        for k in ("redis", "redis_user", "redis_password_file",
+                  "cluster_key_file"):
+            self.assertTrue(obj.pop(k), k)
         r = subprocess.run([SERVER, "--check-config",
                             write_json(self.path("c.json"), obj),
-                            "--node-id", "n1", "--port", "8081"],
+                            "--node-id", "n1", "--port", "8081"]
+                           + INSTALLED_WEB,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -150,6 +157,31 @@ class UnitTest(FreshServerTest):
         p.wait(timeout=WAIT)
         self.assertIn("cannot be honoured", read(err))
         self.assertIn(str(p.returncode), prevent)
+
+    def test_units_notify_and_retry_what_may_come_back(self):
+        """Both units: Type=notify with the watchdog (the server speaks
+        sd_notify: test_ops's ReadinessTest), and --check-config's status
+        for a dependency that does not answer (75) retried without end,
+        where 2 (the configuration) is not."""
+        for name in ("chess-server.service", "chess-server@.service"):
+            unit = deploy_text(name)
+            with self.subTest(unit=name):
+                self.assertEqual(directive(unit, "Type"), ["notify"])
+                self.assertEqual(directive(unit, "NotifyAccess"), ["main"])
+                self.assertEqual(len(directive(unit, "WatchdogSec")), 1)
+                self.assertEqual(directive(unit, "StartLimitIntervalSec"),
+                                 ["0"])
+                prevent = " ".join(directive(
+                    unit, "RestartPreventExitStatus")).split()
+                self.assertEqual(prevent, ["2"])
+                self.assertIn("on-failure", directive(unit, "Restart"))
+        nodb = write_json(self.path("nodb.json"), {
+            "postgres": "host=%s dbname=chess" % self.path("nopg"),
+            "web_root": self.dir})
+        r = subprocess.run([SERVER, "--check-config", nodb],
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        self.assertIn("does not answer", r.stderr)
 
     def test_tasks_max_above_the_servers_threads(self):
         tasks_max = directive(self.unit, "TasksMax")
@@ -333,8 +365,9 @@ class CheckConfigDocsTest(FreshServerTest):
             # /etc/chess-server/config.json is the installed copy; other
             # paths are the source tree's
             path = installed if args[1] == INSTALLED_CONFIG else args[1]
-            r = subprocess.run([SERVER, args[0], path], cwd=ROOT,
-                               capture_output=True, text=True, timeout=20)
+            r = subprocess.run([SERVER, args[0], path] + INSTALLED_WEB,
+                               cwd=ROOT, capture_output=True, text=True,
+                               timeout=20)
             self.assertEqual(r.returncode, 0, command + ": " + r.stderr)
             self.assertEqual(r.stdout, path + ": OK\n")
 
@@ -353,7 +386,8 @@ class CheckConfigDocsTest(FreshServerTest):
         cert, key = make_cert(self.dir)
         obj.update(tls_cert=cert, tls_key=key)
         r = subprocess.run([SERVER, "--check-config",
-                            write_json(self.path("tls.json"), obj)],
+                            write_json(self.path("tls.json"), obj)]
+                           + INSTALLED_WEB,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -463,3 +497,63 @@ class RunClusterTest(FreshServerTest):
             self.assertFalse(os.path.exists("/proc/%d" % pid), name)
         self.assertIn("run-cluster: stopped",
                       read(self.path("run-cluster.out")))
+
+
+@not_in_cluster("Redis's settings, of no server")
+class RedisConfTest(FreshServerTest):
+    """deploy/redis-chess.conf with its ACL (deploy/redis-chess.acl, the
+    password's hash put in as the conf's comment says) in Debian's
+    redis-server 7: the default user is off, and the nodes' user may not
+    FLUSHALL, KEYS, CONFIG or DEBUG. The shipped ACL with its placeholder
+    left in stops Redis at start."""
+
+    def resp(self, sock, *args):
+        sock.sendall(("*%d\r\n" % len(args) + "".join(
+            "$%d\r\n%s\r\n" % (len(a), a) for a in args)).encode())
+        return sock.recv(4096).decode()
+
+    def start(self, acl):
+        path = self.path("redis.sock")
+        p = subprocess.Popen(
+            [tool("redis-server"), os.path.join(DEPLOY, "redis-chess.conf"),
+             "--aclfile", acl, "--port", "0", "--unixsocket", path,
+             "--dir", self.dir, "--logfile", self.path("redis.log"),
+             "--daemonize", "no"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: p.poll() is None and (p.kill(), p.wait()))
+        def up():
+            if p.poll() is not None:
+                return True
+            with socket.socket(socket.AF_UNIX) as s:
+                try:
+                    s.connect(path)
+                    return True
+                except OSError:
+                    return False
+        wait_until(up, "redis-server up")
+        return p, path
+
+    def test_shipped_conf_and_acl(self):
+        p, _ = self.start(os.path.join(DEPLOY, "redis-chess.acl"))
+        self.assertIsNotNone(p.wait(timeout=WAIT))  # the placeholder
+        self.assertIn("password hash", read(self.path("redis.log")))
+        password = "a-password-of-the-nodes"
+        digest = hashlib.sha256(password.encode()).hexdigest()
+        with open(self.path("chess.acl"), "w") as f:
+            f.write(deploy_text("redis-chess.acl").replace(
+                "#CHESS_PASSWORD_SHA256", "#" + digest))
+        p, path = self.start(self.path("chess.acl"))
+        self.assertIsNone(p.poll(), read(self.path("redis.log")))
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(WAIT)
+            s.connect(path)
+            self.assertIn("NOAUTH", self.resp(s, "PING"))  # default: off
+            self.assertIn("WRONGPASS", self.resp(s, "AUTH", "x"))
+            self.assertEqual(self.resp(s, "AUTH", "chess", password),
+                             "+OK\r\n")
+            for cmd in (["FLUSHALL"], ["KEYS", "*"], ["CONFIG", "GET", "*"],
+                        ["DEBUG", "SLEEP", "0"], ["SET", "x", "1"],
+                        ["SUBSCRIBE", "x"]):
+                self.assertTrue(self.resp(s, *cmd).startswith("-"), cmd)
+            self.assertEqual(self.resp(s, "SET", "node:n1:alive", "i"),
+                             "+OK\r\n")

@@ -45,7 +45,8 @@ struct pg_stmt {
 
 #define GAME_PARAMS                                                      \
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, " \
-    "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28"
+    "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, "  \
+    "$29, $30"
 #define MOVE_PARAMS "$1, $2, $3, $4, $5, $6, $7, $8"
 
 static const struct pg_stmt writer_stmts[] = {
@@ -60,7 +61,7 @@ static const struct pg_stmt writer_stmts[] = {
                ") ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE},
     {"w_finish",
      "INSERT INTO games (" STORE_GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-     ", $29) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
+     ", $31) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
      ", pgn = excluded.pgn"},
     {"w_check", "SELECT epoch_check($1, $2)"},
     {"w_take", "SELECT epoch_take($1, $2)"},
@@ -356,6 +357,42 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
     return 0;
 }
 
+int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
+                          size_t errlen)
+{
+    struct pg_be *b = calloc(1, sizeof *b);
+    long long have;
+    char why[512];
+
+    if (!b || !(b->conninfo = strdup(conninfo))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    s->be_state = b;
+    snprintf(b->app, sizeof b->app, "chess-server/reader");
+    if (!(b->r = pg_connect(conninfo, b->app, why, sizeof why))) {
+        errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
+        return -1;
+    }
+    describe(b->r, b->where, sizeof b->where);
+    if (pgmigrate_version(b->r, &have, &s->schema_version, why, sizeof why) !=
+        0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
+        return -1;
+    }
+    snprintf(why, sizeof why, "PostgreSQL %s", b->where);
+    if (store__reader_schema(have, s->schema_version, why, err, errlen) != 0)
+        return -1;
+    /* the statements only now: an older schema lacks their columns */
+    if (pg_setup(b->r, false, reader_stmts, STORE_N_OF(reader_stmts), why,
+                 sizeof why) != 0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
+        return -1;
+    }
+    return 0;
+}
+
 static void pg_close(struct store *s)
 {
     struct pg_be *b = s->be_state;
@@ -378,14 +415,24 @@ static void pg_location(const struct store *s, char *buf, size_t len)
 
 int store_check_pg(const char *conninfo, char *err, size_t errlen)
 {
-    char why[512], where[256];
+    char why[512], where[256], *perr = NULL;
+    PQconninfoOption *opts;
     PGconn *c;
     int rc;
 
     if (!conninfo || !*conninfo) {
         errtext_set(err, errlen, "no PostgreSQL connection string given");
-        return -1;
+        return -2;
     }
+    if (!(opts = PQconninfoParse(conninfo, &perr)) && perr) {
+        snprintf(why, sizeof why, "%s", perr);
+        why[strcspn(why, "\n")] = '\0';
+        errtext_set(err, errlen,
+                    "key 'postgres': not a libpq connection string: %s", why);
+        PQfreemem(perr);
+        return -2;
+    }
+    PQconninfoFree(opts);
     if (!(c = pg_connect(conninfo, "chess-server/check", why, sizeof why))) {
         errtext_set(err, errlen,
                     "key 'postgres': PostgreSQL does not answer: %s", why);
