@@ -5,10 +5,11 @@
  * over wide integer weights.
  *
  * Pure: no I/O, no globals; the caller owns the graph and the answer, the
- * function frees what it allocates. Any thread.
+ * function frees what it allocates. Any thread. The Swiss engine
+ * (common/swiss/dutch.c) and the arena (common/arena/) pair with it.
  */
-#ifndef SWISS_MATCHING_H
-#define SWISS_MATCHING_H
+#ifndef MATCHING_MATCHING_H
+#define MATCHING_MATCHING_H
 
 #include "wide.h"
 
