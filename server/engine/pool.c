@@ -70,7 +70,7 @@ struct request {
     int64_t deadline;
     void (*done)(void *arg, const struct engine_answer *a);
     void *arg;
-    struct engine_answer a;      /* filled by the worker */
+    struct engine_answer a; /* filled by the worker */
     char engine_name[UCI_NAME_MAX];
 };
 

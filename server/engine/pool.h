@@ -112,12 +112,12 @@ struct engine_answer {
     enum engine_fault fault; /* ENGINE_FAILED: how the last try failed */
     const char *tag;
     uint64_t cookie;
-    char bestmove[UCI_MAX];  /* ENGINE_OK: legal in the position */
-    struct uci_info info;    /* the last info line with a score (and its
+    char bestmove[UCI_MAX]; /* ENGINE_OK: legal in the position */
+    struct uci_info info;   /* the last info line with a score (and its
                                 pv), has_score false when none came */
-    const char *engine;      /* the engine's `id name` ("" unknown) */
-    int64_t think_ms;        /* `go` to `bestmove` of the try that answered */
-    int tries;               /* 1 or 2 (0: it never ran) */
+    const char *engine;     /* the engine's `id name` ("" unknown) */
+    int64_t think_ms;       /* `go` to `bestmove` of the try that answered */
+    int tries;              /* 1 or 2 (0: it never ran) */
 };
 
 struct engine_pool_config {
@@ -131,12 +131,12 @@ struct engine_pool_config {
 };
 
 struct engine_pool_stats {
-    int engines;                        /* the most at once */
-    int running;                        /* processes alive now */
-    size_t queued;                      /* requests waiting */
-    uint64_t restarts[ENGINE_FAULTS];   /* engines killed, by fault */
-    uint64_t answers[3];                /* by enum engine_status */
-    struct hist think;                  /* think_ms of each ENGINE_OK */
+    int engines;                      /* the most at once */
+    int running;                      /* processes alive now */
+    size_t queued;                    /* requests waiting */
+    uint64_t restarts[ENGINE_FAULTS]; /* engines killed, by fault */
+    uint64_t answers[3];              /* by enum engine_status */
+    struct hist think;                /* think_ms of each ENGINE_OK */
 };
 
 struct engine_pool;

@@ -124,7 +124,8 @@ static bool parse_info(const char *p, struct uci_info *in)
                    !strcmp(tok, "nodes") || !strcmp(tok, "seldepth") ||
                    !strcmp(tok, "time") || !strcmp(tok, "nps") ||
                    !strcmp(tok, "hashfull") || !strcmp(tok, "tbhits") ||
-                   !strcmp(tok, "currmovenumber") || !strcmp(tok, "cpuload")) {
+                   !strcmp(tok, "currmovenumber") ||
+                   !strcmp(tok, "cpuload")) {
             if (!next_token(&p, num, &cut) ||
                 !parse_int(num, 0, INT64_MAX, &v))
                 return false;
@@ -218,12 +219,12 @@ size_t uci_go_text(const struct uci_budget *b, char *buf, size_t cap)
     size_t n = 0;
     int k;
 
-#define PUT(...)                                                 \
-    do {                                                         \
+#define PUT(...)                                                   \
+    do {                                                           \
         k = snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__); \
-        if (k < 0 || (size_t)k >= cap - n)                       \
-            return 0;                                            \
-        n += (size_t)k;                                          \
+        if (k < 0 || (size_t)k >= cap - n)                         \
+            return 0;                                              \
+        n += (size_t)k;                                            \
     } while (0)
 
     if (!cap)
@@ -250,8 +251,9 @@ size_t uci_position_text(const char *fen, const char *moves, char *buf,
 {
     bool start = !fen || !*fen;
     bool any = moves && *moves;
-    int k = snprintf(buf, cap, "position %s%s%s%s", start ? "startpos" : "fen ",
-                     start ? "" : fen, any ? " moves " : "", any ? moves : "");
+    int k = snprintf(buf, cap, "position %s%s%s%s",
+                     start ? "startpos" : "fen ", start ? "" : fen,
+                     any ? " moves " : "", any ? moves : "");
 
     return k < 0 || (size_t)k >= cap ? 0 : (size_t)k;
 }

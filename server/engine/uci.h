@@ -50,10 +50,10 @@ enum uci_kind {
 struct uci_info {
     bool has_depth, has_score, has_nodes, has_pv;
     int depth;
-    int multipv;   /* 1 when not given */
-    bool mate;     /* the score is moves to mate (negative: mated) ... */
-    int score;     /* ... else centipawns, from the side to move */
-    bool bound;    /* lowerbound or upperbound: not an exact score */
+    int multipv; /* 1 when not given */
+    bool mate;   /* the score is moves to mate (negative: mated) ... */
+    int score;   /* ... else centipawns, from the side to move */
+    bool bound;  /* lowerbound or upperbound: not an exact score */
     int64_t nodes;
     char pv[UCI_PV_MAX]; /* UCI moves separated by spaces */
 };

@@ -43,9 +43,9 @@ struct uciproc {
     pid_t pid; /* 0: not running */
     int to_fd, from_fd;
     char buf[UCIPROC_LINE_MAX + 1];
-    size_t len;                  /* bytes in buf */
-    size_t consumed;             /* the line handed out last */
-    char name[UCI_NAME_MAX];     /* `id name`, "" before uciok */
+    size_t len;              /* bytes in buf */
+    size_t consumed;         /* the line handed out last */
+    char name[UCI_NAME_MAX]; /* `id name`, "" before uciok */
 };
 
 /* An empty process (not running): pid 0, no descriptors. */

@@ -204,6 +204,11 @@ static void env_expired(void *ctx, struct game *g)
     hub_game_destroy(h, g);
 }
 
+static void env_turn(void *ctx, struct game *g, int64_t now)
+{
+    hub_modules_turn(ctx, g, now);
+}
+
 static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
                            int color)
 {
@@ -268,6 +273,8 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
             game_player_back(g, c, now);
     }
     hub_games_charge(h, g); /* (the players connected here) */
+    if (game_status(g) != GAME_ENDED)
+        hub_modules_game_hosted(h, g, now);
     return g;
 }
 
@@ -556,6 +563,7 @@ void hub_hosting_init(struct hub *h)
         .ended = env_ended,
         .expired = env_expired,
         .hold = hub_env_hold,
+        .turn = env_turn,
     };
 }
 

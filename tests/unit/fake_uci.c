@@ -134,8 +134,8 @@ static void first_move(const struct board *b, char out[UCI_MAX])
 /* A well-formed move that b does not allow. */
 static const char *illegal_move(const struct board *b)
 {
-    static const char *const tries[] = {"a1h8", "h8a1", "a2a7", "h7h2",
-                                        "b1b8", "g8g1"};
+    static const char *const tries[] = {"a1h8", "h8a1", "a2a7",
+                                        "h7h2", "b1b8", "g8g1"};
     move_t m;
 
     for (size_t i = 0; i < sizeof tries / sizeof *tries; i++)

@@ -273,7 +273,8 @@ START_TEST(always_failing_is_answered)
     ck_assert_int_eq(engine_pool_ask(p, &q), 0);
     /* two tries of movetime, slack, stop and quit each */
     await_answers(p, 1, 5000);
-    ck_assert_int_lt(uciproc_now_ms() - t0, 2 * (100 + 300 + 200 + 300) + 500);
+    ck_assert_int_lt(uciproc_now_ms() - t0,
+                     2 * (100 + 300 + 200 + 300) + 500);
     ck_assert_int_eq(got[0].status, ENGINE_FAILED);
     ck_assert_int_eq(got[0].fault, ENGINE_FAULT_HANG);
     ck_assert_int_eq(got[0].tries, 2);

@@ -54,8 +54,8 @@ START_TEST(info_score_and_pv)
     ck_assert(l.info.has_pv);
     ck_assert_str_eq(l.info.pv, "e2e4 e7e5 g1f3 b8c6");
 
-    ck_assert_int_eq(uci_parse_line("info depth 5 score mate -3 pv h7h8q", &l),
-                     UCI_INFO);
+    ck_assert_int_eq(
+        uci_parse_line("info depth 5 score mate -3 pv h7h8q", &l), UCI_INFO);
     ck_assert(l.info.mate && l.info.score == -3);
     ck_assert_str_eq(l.info.pv, "h7h8q");
 
