@@ -9,6 +9,7 @@ full queue refuses a new game with `busy`.
 """
 import os
 import random
+import threading
 import time
 import urllib.request
 
@@ -66,11 +67,11 @@ class ComputerTest(ServerTest):
         return computer(c, level, **kw)
 
     def test_every_level_plays_to_the_end(self):
-        """A game against each level, at once, runs to its end: the
-        computer's moves come on its own, with no lag credit, and each
-        ending is one of the protocol's; its seat is the level's."""
-        rng = random.Random(27)
-        players, games = [], []
+        """A game against each level, all at once (a thread per player,
+        playing random moves at once), runs to its end: the computer's
+        moves come on their own, with no lag credit, and each ending is
+        one of the protocol's; its seat is the level's."""
+        players, ends, errors = [], {}, []
         for level in range(1, 9):
             c = self.client()
             color = "white" if level % 2 else "black"
@@ -81,18 +82,30 @@ class ComputerTest(ServerTest):
                                   "account": False, "ai": level})
             self.assertEqual(start["you"], color)
             self.assertFalse(start["rated"])
-            players.append((c, gid, color, st))
+            players.append((level, c, gid, color, st))
+
+        def run(level, c, gid, color, st):
+            try:
+                ends[level] = play_out(c, gid, color, st,
+                                       random.Random(level))
+            except Exception as e:  # (reported below, on the test's thread)
+                errors.append((level, e))
         t0 = time.monotonic()
-        for c, gid, color, st in players:
-            end, theirs = play_out(c, gid, color, st, rng)
+        threads = [threading.Thread(target=run, args=p) for p in players]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        for level in range(1, 9):
+            end, theirs = ends[level]
             self.assertIn(end["reason"], (
                 "checkmate", "stalemate", "dead_position", "fivefold",
                 "seventy_five_moves", "timeout", "timeout_vs_insufficient"))
-            self.assertTrue(theirs, gid)
+            self.assertTrue(theirs, level)
             for m in theirs:
                 self.assertEqual(m["lag_ms"], 0)
-            games.append((gid, end))
-        # (all eight together, on this machine's engines)
+        # (on this machine: about 6 s for the eight together)
         self.assertLess(time.monotonic() - t0, 60)
 
     def test_colour_fen_pgn_and_history(self):
