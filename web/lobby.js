@@ -1,5 +1,6 @@
 // lobby.js - the front page: choose a time control and a colour, then seek
-// an opponent or create an invitation, casual or (for accounts) rated;
+// an opponent, create an invitation, casual or (for accounts) rated, or
+// play the computer at a level (casual, from the start or a FEN);
 // lists the player's games in progress and, live while the page shows
 // (lobby_watch), the open seeks (a click plays one: accept) and the live
 // games (a click watches one).
@@ -30,6 +31,7 @@ export class LobbyView {
             this.startSeek();
         });
         $('invite-btn').addEventListener('click', () => this.invite());
+        $('computer-btn').addEventListener('click', () => this.computer());
         $('cancel-seek-btn').addEventListener('click', () => this.cancelSeek());
         // A click anywhere on a seek's row plays it (its button is the
         // control for the keyboard); the player's name is a link.
@@ -219,6 +221,22 @@ export class LobbyView {
         this.ctx.send(msg, msg);
     }
 
+    // A casual game against the computer at the chosen level, with the
+    // clock, colour and (optional) starting position of the form.
+    computer() {
+        const clock = this.chosenClock();
+        if (!clock)
+            return;
+        const level = Number(document.querySelector(
+            'input[name="level"]:checked').value);
+        const msg = { t: 'computer', level, clock,
+                      color: this.chosenColor() };
+        const fen = $('fen').value.trim();
+        if (fen)
+            msg.fen = fen;
+        this.ctx.send(msg, msg);
+    }
+
     // ---- server messages -----------------------------------------------
 
     onWelcome(msg) {
@@ -324,6 +342,7 @@ export class LobbyView {
         const live = this.liveGame();
         $('seek-btn').disabled = seeking || !!live;
         $('invite-btn').disabled = seeking;
+        $('computer-btn').disabled = seeking || !!live;
         const busy = $('seek-busy');
         busy.hidden = !live;
         busy.textContent = live ? 'You have a game in progress: finish it ' +
