@@ -1,18 +1,20 @@
 /*
  * levels.c - the computer's levels (see levels.h). tests/bench/
- * engine_levels.py reads this table: keep one row per line, its six
- * numbers in this order.
+ * engine_levels.py reads this table: keep its rows' six numbers in this
+ * order.
  */
 #include "engine/levels.h"
 
 #include <stddef.h>
 
+/* Levels 1-3: tests/bench/engine_levels.py, 40 games a pair (README.md,
+ * "Playing the computer"). Levels 4-8 choose as Stockfish does by
+ * itself (4 moves below Skill Level 20, 1 at 20). */
 static const struct engine_level levels[] = {
-    /* level, lichess skill, skill, movetime ms, depth, nodes */
-    {1, -9, 0, 50, 5, 40},   {2, -5, 0, 100, 5, 150},
-    {3, -1, 0, 150, 5, 600}, {4, 3, 3, 200, 5, 0},
-    {5, 7, 7, 300, 5, 0},    {6, 11, 11, 400, 8, 0},
-    {7, 16, 16, 500, 13, 0}, {8, 20, 20, 1000, 22, 0},
+    /* level, lichess skill, skill, movetime ms, depth, multipv */
+    {1, -9, 0, 50, 5, 16},   {2, -5, 0, 100, 5, 6},    {3, -1, 0, 150, 5, 4},
+    {4, 3, 3, 200, 5, 1},    {5, 7, 7, 300, 5, 1},     {6, 11, 11, 400, 8, 1},
+    {7, 16, 16, 500, 13, 1}, {8, 20, 20, 1000, 22, 1},
 };
 
 const struct engine_level *engine_level(int level)

@@ -156,7 +156,7 @@ static void ask(struct computer *c, struct pending *p, struct game *g,
     struct engine_ask q = {
         .tag = game_gid(g),
         .cookie = (uint64_t)game_ply(g),
-        .n_options = 1,
+        .n_options = 2,
         .deadline_ms = now + (left > 1 ? left : 1),
         .prio = ENGINE_PRIO_PLAY,
         .done = on_answer,
@@ -169,10 +169,11 @@ static void ask(struct computer *c, struct pending *p, struct game *g,
     q.moves = moves;
     snprintf(q.options[0].name, sizeof q.options[0].name, "Skill Level");
     snprintf(q.options[0].value, sizeof q.options[0].value, "%d", l->skill);
+    snprintf(q.options[1].name, sizeof q.options[1].name, "MultiPV");
+    snprintf(q.options[1].value, sizeof q.options[1].value, "%d", l->multipv);
     q.budget = (struct uci_budget){
         .movetime_ms = clock_budget(l, spec, left),
         .depth = l->depth,
-        .nodes = l->nodes,
         .clock = !spec->per_move,
         .wtime_ms = game_time_left(g, 0, now),
         .btime_ms = game_time_left(g, 1, now),

@@ -212,12 +212,14 @@ START_TEST(levels_are_lichess)
         ck_assert_int_eq(e->lichess_skill, skill[l - 1]);
         ck_assert_int_eq(e->depth, depth[l - 1]);
         ck_assert_int_eq(e->movetime_ms, movetime[l - 1]);
-        /* Debian's Stockfish takes 0-20: below 0, a node budget */
+        /* Debian's Stockfish takes 0-20: below 0, Skill Level 0 choosing
+         * among more moves the weaker the level */
         ck_assert(e->skill >= 0 && e->skill <= 20);
-        ck_assert(skill[l - 1] >= 0 ? e->skill == skill[l - 1] && !e->nodes
-                                    : e->skill == 0 && e->nodes > 0);
-        if (l > 1 && e->nodes)
-            ck_assert_int_gt(e->nodes, engine_level(l - 1)->nodes);
+        ck_assert(skill[l - 1] >= 0
+                      ? e->skill == skill[l - 1] && e->multipv == 1
+                      : e->skill == 0 && e->multipv >= 4);
+        if (l > 1 && e->skill == 0)
+            ck_assert_int_lt(e->multipv, engine_level(l - 1)->multipv);
     }
 }
 END_TEST
