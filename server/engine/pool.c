@@ -291,14 +291,15 @@ static enum engine_fault attempt(struct engine_pool *pool, struct engine *e,
                                  struct request *r, const struct board *b)
 {
     enum engine_fault f = ENGINE_FAULT_NONE;
-    int64_t now = uciproc_now_ms();
 
     if (e->proc.pid <= 0)
         f = start(pool, e);
+    /* (after the start, which may take seconds on a loaded machine) */
     if (f == ENGINE_FAULT_NONE)
         f = prepare(pool, e, r,
-                    now + (r->budget.movetime_ms > 0 ? pool->slack_ms
-                                                     : pool->start_ms));
+                    uciproc_now_ms() + (r->budget.movetime_ms > 0
+                                            ? pool->slack_ms
+                                            : pool->start_ms));
     if (f == ENGINE_FAULT_NONE) {
         memset(&r->a.info, 0, sizeof r->a.info);
         f = search(pool, e, r, b);

@@ -19,6 +19,7 @@
  *                   exist yet, creating it (so once, across every engine
  *                   the pool starts); behave (ok) afterwards
  *   FAKE_UCI_DELAY_MS  slow's wait (default 2000)
+ *   FAKE_UCI_START_MS  a wait before uciok (a start on a loaded machine)
  *   FAKE_UCI_LOG    a file every line received is appended to
  */
 #include <errno.h>
@@ -219,6 +220,8 @@ int main(void)
                 alive = false;
                 continue;
             }
+            if (getenv("FAKE_UCI_START_MS"))
+                usleep((useconds_t)atoi(getenv("FAKE_UCI_START_MS")) * 1000);
             say("id name FakeUCI 1.0");
             say("id author the chess-server tests");
             say("option name Skill Level type spin default 20 min 0 max 20");

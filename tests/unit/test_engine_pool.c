@@ -309,6 +309,25 @@ START_TEST(slow_is_stopped_and_answers)
 }
 END_TEST
 
+START_TEST(slow_start_is_no_hang)
+{
+    struct engine_pool *p;
+    struct engine_ask q = ask_of("G", "");
+    struct engine_pool_stats st;
+
+    /* longer than the slack, shorter than the start's wait */
+    setenv("FAKE_UCI_START_MS", "500", 1);
+    p = pool_of(1, 8);
+    ck_assert_int_eq(engine_pool_ask(p, &q), 0);
+    await_answers(p, 1, 5000);
+    ck_assert_int_eq(got[0].status, ENGINE_OK);
+    ck_assert_int_eq(got[0].tries, 1);
+    engine_pool_stats(p, &st);
+    ck_assert_uint_eq(st.restarts[ENGINE_FAULT_HANG], 0);
+    engine_pool_stop(p);
+}
+END_TEST
+
 START_TEST(expired_before_it_ran)
 {
     struct engine_pool *p = pool_of(1, 8);
@@ -427,6 +446,7 @@ static Suite *suite(void)
     tcase_add_test(tc, no_uciok_recovers);
     tcase_add_test(tc, always_failing_is_answered);
     tcase_add_test(tc, slow_is_stopped_and_answers);
+    tcase_add_test(tc, slow_start_is_no_hang);
     tcase_add_test(tc, expired_before_it_ran);
     tcase_add_test(tc, queue_cap);
     tcase_add_test(tc, bad_requests);
