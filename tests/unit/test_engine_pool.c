@@ -74,6 +74,21 @@ static void await_answers(struct engine_pool *p, int n, int64_t ms)
     ck_assert_int_eq(ngot, n);
 }
 
+static char fake_path[4096];
+
+/* Each test's environment from scratch (CK_FORK=no, as under valgrind,
+ * runs them all in one process). */
+static void setup(void)
+{
+    static const char *const vars[] = {"FAKE_UCI_MODE", "FAKE_UCI_ONCE",
+                                       "FAKE_UCI_DELAY_MS", "FAKE_UCI_LOG",
+                                       "FAKE_UCI_START_MS"};
+
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    setenv("FAKE_UCI", fake_path, 1);
+}
+
 static struct engine_pool *pool_of(int engines, size_t queue)
 {
     const char *fake = getenv("FAKE_UCI");
@@ -435,6 +450,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("pool");
 
     tcase_set_timeout(tc, 30);
+    tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, answers_with_score_and_exchange);
     tcase_add_test(tc, crash_recovers);
     tcase_add_test(tc, hang_recovers);
@@ -457,5 +473,8 @@ static Suite *suite(void)
 
 int main(void)
 {
+    const char *fake = getenv("FAKE_UCI");
+
+    snprintf(fake_path, sizeof fake_path, "%s", fake ? fake : "");
     return check_main(suite());
 }
