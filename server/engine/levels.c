@@ -6,6 +6,9 @@
 #include "engine/levels.h"
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "engine/pool.h"
 
 /* Levels 1-3: tests/bench/engine_levels.py, 40 games a pair (README.md,
  * "Playing the computer"). Levels 4-8 choose as Stockfish does by
@@ -22,4 +25,16 @@ const struct engine_level *engine_level(int level)
     if (level < ENGINE_LEVEL_MIN || level > ENGINE_LEVEL_MAX)
         return NULL;
     return &levels[level - ENGINE_LEVEL_MIN];
+}
+
+void engine_level_ask(const struct engine_level *l, struct engine_ask *q)
+{
+    q->n_options = 2;
+    snprintf(q->options[0].name, sizeof q->options[0].name, "Skill Level");
+    snprintf(q->options[0].value, sizeof q->options[0].value, "%d", l->skill);
+    snprintf(q->options[1].name, sizeof q->options[1].name, "MultiPV");
+    snprintf(q->options[1].value, sizeof q->options[1].value, "%d",
+             l->multipv);
+    q->budget.movetime_ms = l->movetime_ms;
+    q->budget.depth = l->depth;
 }

@@ -28,4 +28,9 @@ struct engine_level {
 /* Level `level` (1-8), or NULL for any other. */
 const struct engine_level *engine_level(int level);
 
+struct engine_ask;
+/* Sets q's options (Skill Level, MultiPV) and limits (move time, depth)
+ * to l's: the request of a move at that level, before the clock's cut. */
+void engine_level_ask(const struct engine_level *l, struct engine_ask *q);
+
 #endif

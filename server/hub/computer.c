@@ -156,7 +156,6 @@ static void ask(struct computer *c, struct pending *p, struct game *g,
     struct engine_ask q = {
         .tag = game_gid(g),
         .cookie = (uint64_t)game_ply(g),
-        .n_options = 2,
         .deadline_ms = now + (left > 1 ? left : 1),
         .prio = ENGINE_PRIO_PLAY,
         .done = on_answer,
@@ -167,19 +166,12 @@ static void ask(struct computer *c, struct pending *p, struct game *g,
     q.fen = strcmp(game_initial_fen(g), FEN_START) ? game_initial_fen(g)
                                                    : NULL;
     q.moves = moves;
-    snprintf(q.options[0].name, sizeof q.options[0].name, "Skill Level");
-    snprintf(q.options[0].value, sizeof q.options[0].value, "%d", l->skill);
-    snprintf(q.options[1].name, sizeof q.options[1].name, "MultiPV");
-    snprintf(q.options[1].value, sizeof q.options[1].value, "%d", l->multipv);
-    q.budget = (struct uci_budget){
-        .movetime_ms = clock_budget(l, spec, left),
-        .depth = l->depth,
-        .clock = !spec->per_move,
-        .wtime_ms = game_time_left(g, 0, now),
-        .btime_ms = game_time_left(g, 1, now),
-        .winc_ms = (int64_t)spec->increment_s * 1000,
-        .binc_ms = (int64_t)spec->increment_s * 1000,
-    };
+    engine_level_ask(l, &q);
+    q.budget.movetime_ms = clock_budget(l, spec, left);
+    q.budget.clock = !spec->per_move;
+    q.budget.wtime_ms = game_time_left(g, 0, now);
+    q.budget.btime_ms = game_time_left(g, 1, now);
+    q.budget.winc_ms = q.budget.binc_ms = (int64_t)spec->increment_s * 1000;
     p->due = false;
     if (moves && engine_pool_ask(c->h->env.engines, &q) == 0) {
         p->asked = game_ply(g);

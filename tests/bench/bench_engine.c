@@ -128,20 +128,12 @@ int main(int argc, char **argv)
             struct engine_ask q = {
                 .tag = tag,
                 .moves = moves[asked % n],
-                .n_options = 2,
-                .budget = {.movetime_ms = l->movetime_ms, .depth = l->depth},
                 .deadline_ms = uciproc_now_ms() + 60000,
                 .prio = ENGINE_PRIO_PLAY,
                 .done = done,
             };
             snprintf(tag, sizeof tag, "b%d", asked);
-            snprintf(q.options[0].name, sizeof q.options[0].name,
-                     "Skill Level");
-            snprintf(q.options[0].value, sizeof q.options[0].value, "%d",
-                     l->skill);
-            snprintf(q.options[1].name, sizeof q.options[1].name, "MultiPV");
-            snprintf(q.options[1].value, sizeof q.options[1].value, "%d",
-                     l->multipv);
+            engine_level_ask(l, &q);
             if (engine_pool_ask(p, &q) < 0)
                 break;
             asked++;

@@ -11,6 +11,7 @@
 
 #include "check_main.h"
 #include "engine/levels.h"
+#include "engine/pool.h"
 #include "engine/uci.h"
 
 START_TEST(handshake_lines)
@@ -221,6 +222,17 @@ START_TEST(levels_are_lichess)
         if (l > 1 && e->skill == 0)
             ck_assert_int_lt(e->multipv, engine_level(l - 1)->multipv);
     }
+    /* a move's request at level 2, as the computer asks it */
+    struct engine_ask q = {0};
+    char go[100];
+    engine_level_ask(engine_level(2), &q);
+    ck_assert_int_eq(q.n_options, 2);
+    ck_assert_str_eq(q.options[0].name, "Skill Level");
+    ck_assert_str_eq(q.options[0].value, "0");
+    ck_assert_str_eq(q.options[1].name, "MultiPV");
+    ck_assert_str_eq(q.options[1].value, "6");
+    uci_go_text(&q.budget, go, sizeof go);
+    ck_assert_str_eq(go, "go movetime 100 depth 5");
 }
 END_TEST
 
