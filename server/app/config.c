@@ -268,6 +268,11 @@ static const struct key keys[] = {
      * core for up to a second a move). */
     INT_KEY(max_computer_games_per_player, NULL, 1, 100000, 1,
             "live games one player may play against the computer"),
+    /* A class in a room behind one address plays together; a script
+     * with fresh guests does not take every engine for itself (each
+     * game's moves want an engine a second at level 8). */
+    INT_KEY(max_computer_games_per_ip, NULL, 1, 100000, 16,
+            "live games against the computer of one address's players"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

@@ -91,6 +91,7 @@ struct config {
     int engines;              /* engine processes at most (0: per core) */
     int engine_queue;         /* engine requests waiting, at most */
     int max_computer_games_per_player; /* live games against it */
+    int max_computer_games_per_ip;     /* ... of one address's players */
     int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last

@@ -512,6 +512,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .password_threads = cfg->password_threads,
         .password_queue = cfg->password_queue,
         .max_computer_games_per_player = cfg->max_computer_games_per_player,
+        .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
     };
 }
 

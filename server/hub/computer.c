@@ -45,6 +45,7 @@
 
 #include "engine/levels.h"
 #include "engine/pool.h"
+#include "lib/addrkey.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 
@@ -66,9 +67,24 @@ struct pending {
     int failures;     /* failed answers in a row */
 };
 
+/* A live game against the computer started here, and the address it
+ * counts against (max_computer_games_per_ip) until it ends. */
+struct counted {
+    char gid[PROTO_KEY_MAX + 1];
+    char addr[ADDRKEY_MAX];
+};
+
+/* An address's live games against the computer. */
+struct per_addr {
+    char key[ADDRKEY_MAX];
+    int games;
+};
+
 struct computer {
     struct hub *h;
     struct table pending; /* gid -> struct pending */
+    struct table counted; /* gid -> struct counted */
+    struct table addrs;   /* address key -> struct per_addr */
     struct hub_alarm *tick;
 };
 
@@ -280,6 +296,55 @@ static void on_answer(void *arg, const struct engine_answer *a)
         pending_drop(c, p);
 }
 
+/* ---- the games of an address ------------------------------------------ */
+
+/* The live games against the computer of the address key. */
+static int addr_games(struct computer *c, const char *key)
+{
+    struct per_addr *a = table_get(&c->addrs, key);
+
+    return a ? a->games : 0;
+}
+
+/* g, started for address key, counts against it. 0, or -1 when out of
+ * memory (then it does not count). */
+static int addr_count(struct computer *c, const struct game *g,
+                      const char *key)
+{
+    struct per_addr *a = table_get(&c->addrs, key);
+    struct counted *k = calloc(1, sizeof *k);
+
+    if (!k)
+        return -1;
+    snprintf(k->gid, sizeof k->gid, "%s", game_gid(g));
+    snprintf(k->addr, sizeof k->addr, "%s", key);
+    if (!a && (a = calloc(1, sizeof *a)) != NULL) {
+        snprintf(a->key, sizeof a->key, "%s", key);
+        if (table_put(&c->addrs, a->key, a) < 0) {
+            free(a);
+            a = NULL;
+        }
+    }
+    if (!a || table_put(&c->counted, k->gid, k) < 0) {
+        free(k);
+        return -1;
+    }
+    a->games++;
+    return 0;
+}
+
+/* The game gid no longer counts against its address (it ended or left
+ * memory); nothing when it did not. */
+static void addr_release(struct computer *c, const char *gid)
+{
+    struct counted *k = table_del(&c->counted, gid);
+    struct per_addr *a = k ? table_get(&c->addrs, k->addr) : NULL;
+
+    if (a && --a->games <= 0)
+        free(table_del(&c->addrs, a->key));
+    free(k);
+}
+
 /* ---- the module's hooks ------------------------------------------------ */
 
 static void turn(struct hub *h, struct game *g, int64_t now)
@@ -325,6 +390,16 @@ static void sweep(struct hub *h, int64_t now)
         if (p && !hub_game(h, p->gid))
             pending_drop(c, p);
     }
+    for (size_t i = 0; i < c->counted.cap; i++) {
+        struct counted *k = c->counted.slots[i].value;
+        if (k && !hub_game(h, k->gid))
+            addr_release(c, k->gid);
+    }
+}
+
+static void game_ended(struct hub *h, struct game *g)
+{
+    addr_release(state(h), game_gid(g));
 }
 
 static void game_gone(struct hub *h, struct game *g)
@@ -334,6 +409,7 @@ static void game_gone(struct hub *h, struct game *g)
 
     if (p)
         pending_drop(c, p);
+    addr_release(c, game_gid(g));
 }
 
 static int init(struct hub *h)
@@ -344,6 +420,8 @@ static int init(struct hub *h)
         return -1;
     c->h = h;
     table_init(&c->pending);
+    table_init(&c->counted);
+    table_init(&c->addrs);
     c->tick = hub_alarm_new(h, tick, c);
     if (!c->tick) {
         free(c);
@@ -361,7 +439,13 @@ static void free_state(struct hub *h)
         return;
     for (size_t i = 0; i < c->pending.cap; i++)
         free(c->pending.slots[i].value);
+    for (size_t i = 0; i < c->counted.cap; i++)
+        free(c->counted.slots[i].value);
+    for (size_t i = 0; i < c->addrs.cap; i++)
+        free(c->addrs.slots[i].value);
     table_clear(&c->pending);
+    table_clear(&c->counted);
+    table_clear(&c->addrs);
     hub_alarm_free(h, c->tick);
     free(c);
 }
@@ -404,8 +488,10 @@ static void do_computer(struct session *s, const struct proto_msg *m,
                         int64_t now)
 {
     struct hub *h = s->hub;
+    struct computer *c = state(h);
     struct game_seat_init seats[2];
     char pid[PROTO_KEY_MAX + 1], name[PROTO_NAME_MAX + 1], msg[96];
+    char key[ADDRKEY_MAX];
     struct board start;
     struct game *g;
     int color = m->color == PROTO_WHITE   ? 0
@@ -426,6 +512,15 @@ static void do_computer(struct session *s, const struct proto_msg *m,
                  "you are playing %d game(s) against the computer: the "
                  "most there may be",
                  h->cfg.max_computer_games_per_player);
+        hub_send_error(s, PROTO_TOO_MANY_GAMES, msg, &m->id);
+        return;
+    }
+    hub_addr_key(h, s->ip, key);
+    if (addr_games(c, key) >= h->cfg.max_computer_games_per_ip) {
+        snprintf(msg, sizeof msg,
+                 "your address plays %d games against the computer: the "
+                 "most there may be",
+                 h->cfg.max_computer_games_per_ip);
         hub_send_error(s, PROTO_TOO_MANY_GAMES, msg, &m->id);
         return;
     }
@@ -455,6 +550,8 @@ static void do_computer(struct session *s, const struct proto_msg *m,
         hub_busy(s, &m->id);
         return;
     }
+    if (addr_count(c, g, key) < 0)
+        log_error("event=computer_out_of_memory game=%s", game_gid(g));
     log_info("event=computer_game game=%s level=%d player=%s color=%s",
              game_gid(g), m->level, s->player->pid, proto_color_name(color));
     game_announce_start(g, now);
@@ -472,6 +569,7 @@ const struct hub_module hub_computer_module = {
     .wake = wake,
     .sweep = sweep,
     .game_gone = game_gone,
+    .game_ended = game_ended,
     .game_hosted = game_hosted,
     .turn = turn,
     .commands = commands,

@@ -171,6 +171,7 @@ static void env_ended(void *ctx, struct game *g)
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
     h->router.ops->game_ended(h->router.ctx, g);
+    hub_modules_game_ended(h, g);
     metrics_finished(&h->metrics, game_ending(g));
     hub_invite_closed(h, g);
     hub_games_release(h, g);

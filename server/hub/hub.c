@@ -567,6 +567,13 @@ void hub_modules_game_gone(struct hub *h, struct game *g)
             hub_modules[i]->game_gone(h, g);
 }
 
+void hub_modules_game_ended(struct hub *h, struct game *g)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->game_ended)
+            hub_modules[i]->game_ended(h, g);
+}
+
 void hub_modules_game_hosted(struct hub *h, struct game *g, int64_t now)
 {
     for (size_t i = 0; hub_modules[i]; i++)

@@ -116,6 +116,7 @@ struct hub_config {
     int64_t seek_idle_ms;  /* a seek goes when its connection is idle so
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
+    int max_computer_games_per_ip;     /* ... of one address's players */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

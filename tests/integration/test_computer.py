@@ -1,8 +1,8 @@
 """Playing the computer over the real server (PROTOCOL.md, "Playing the
 computer"): with Debian's Stockfish, a game against each level played to
 its end, the colour asked for, a game from a FEN, one computer game at a
-time, the errors, the PGN and the player's history, a restart in the
-middle of a game; with the fake engine (tests/unit/fake_uci.c), an engine
+time (and so many per address), the errors, the PGN and the player's
+history, a restart in the middle of a game; with the fake engine (tests/unit/fake_uci.c), an engine
 that crashes once, answers an illegal move once or hangs once is
 replaced and the game goes on, one that always crashes resigns, and a
 full queue refuses a new game with `busy`.
@@ -310,6 +310,27 @@ class FakeEngineTest(FreshServerTest):
         super().setUp()
         with open(self.path("q.json"), "w") as f:
             f.write('{"engine_queue": 2}')
+
+
+@not_in_cluster("an address's computer games are counted per node")
+class AddressCapTest(FreshServerTest):
+    def test_an_address_plays_so_many_at_once(self):
+        srv = self.server({"max_computer_games_per_ip": 2})
+        games = []
+        for _ in range(2):
+            c = self.client(srv)
+            gid, _, _ = computer(c, 1, clock=BLITZ)
+            games.append((c, gid))
+        third = self.client(srv)
+        third.send({"t": "computer", "level": 1, "clock": BLITZ, "id": 9})
+        e = third.expect_error("too_many_games")
+        self.assertEqual(e["id"], 9)
+        self.assertIn("your address plays 2 games", e["msg"])
+        # a game that ends frees its place at once
+        c, gid = games[0]
+        c.send({"t": "resign", "game": gid})
+        c.expect("game_end", game=gid)
+        computer(third, 1, clock=BLITZ)
 
 
 @not_in_cluster("one process's settings")

@@ -331,6 +331,8 @@ START_TEST(bad_values)
          "from 2 to 100000, not 1"},
         {"{\"max_computer_games_per_player\": 0}",
          "'max_computer_games_per_player'", "from 1 to 100000, not 0"},
+        {"{\"max_computer_games_per_ip\": 100001}",
+         "'max_computer_games_per_ip'", "not 100001"},
         {"{\"max_invites_per_ip\": \"9\"}", "'max_invites_per_ip'",
          "not a string"},
         {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",
