@@ -32,6 +32,8 @@
 # FILE.RUN.echo); read the loop thread's with
 #   perf report -i FILE.1 --tid PID --no-children --sort dso,sym
 # (PID: perf report -i FILE.1 --sort pid shows it; it is the first).
+# BENCH_TMP=DIR puts each run's server folder (its database) in DIR
+# instead of /tmp: /dev/shm takes the disk out of the latencies.
 # BENCH_COMPUTER="GAMES LEVEL" keeps that many games against the computer
 # at that level going beside the load (tests/bench/computer_players.py,
 # from 3 s before the load generator to its end), and prints their line.
@@ -174,7 +176,7 @@ fi
 
 run=1
 while [ "$run" -le "$runs" ]; do
-    dir=$(mktemp -d /tmp/chess-bench-XXXXXX)
+    dir=$(mktemp -d "${BENCH_TMP:-/tmp}/chess-bench-XXXXXX")
     mkdir -p "$dir/web"
     echo '<!doctype html><title>bench</title>' > "$dir/web/index.html"
     start_server "$dir"
