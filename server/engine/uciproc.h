@@ -26,8 +26,9 @@
 
 #include "engine/uci.h"
 
-/* The engine's nice value: below the server's (0) in priority. */
-#define UCIPROC_NICE 10
+/* The engine's nice value: the lowest priority, below the server's (0):
+ * the event loop and the journal's writer win a core from a search. */
+#define UCIPROC_NICE 19
 /* The longest line an engine may write (a long `info ... pv`, 200 bytes
  * at Stockfish's usual depths, is far below); a longer one is garbage. */
 #define UCIPROC_LINE_MAX 4096
