@@ -86,6 +86,7 @@ struct computer {
     struct table counted; /* gid -> struct counted */
     struct table addrs;   /* address key -> struct per_addr */
     struct hub_alarm *tick;
+    int64_t tick_at; /* when it is armed (CLOCK_NEVER: not) */
 };
 
 const struct hub_module hub_computer_module;
@@ -207,40 +208,54 @@ static bool computer_to_move(struct game *g)
            game_side_to_move(g) == computer_color(g);
 }
 
+/* The alarm rings at `at` at the latest. */
 static void arm(struct computer *c, int64_t at)
 {
-    hub_alarm_arm(c->h, c->tick, at);
+    if (at < c->tick_at) {
+        c->tick_at = at;
+        hub_alarm_arm(c->h, c->tick, at);
+    }
+}
+
+/* p's game, if its time has come (its turn began, or its request is to
+ * be asked again): asked. False when p was dropped (nothing to wait
+ * for). */
+static bool tick_one(struct computer *c, struct pending *p, int64_t now)
+{
+    struct game *g;
+
+    if (!p->due && p->retry_at > now)
+        return true;
+    g = hub_game(c->h, p->gid);
+    if (!g || !computer_to_move(g)) {
+        if (p->asked < 0) {
+            pending_drop(c, p);
+            return false;
+        }
+        p->due = false;
+        p->retry_at = CLOCK_NEVER;
+    } else if (p->asked != game_ply(g)) {
+        ask(c, p, g, now);
+    } else {
+        p->due = false;
+    }
+    return true;
 }
 
 /* The alarm: the games whose turn began are asked, and those whose
- * request the queue refused, when their time has come. */
+ * request the queue refused when their time has come; then it is armed
+ * at the next retry. */
 static void tick(void *arg)
 {
     struct computer *c = arg;
-    struct hub *h = c->h;
-    int64_t now = hub_now_ms(h), next = CLOCK_NEVER;
+    int64_t now = hub_now_ms(c->h);
 
+    c->tick_at = CLOCK_NEVER;
     for (size_t i = 0; i < c->pending.cap; i++) {
         struct pending *p = c->pending.slots[i].value;
-        struct game *g;
-        if (!p || (!p->due && p->retry_at > now))
-            continue;
-        g = hub_game(h, p->gid);
-        if (!g || !computer_to_move(g)) {
-            if (p->asked < 0)
-                pending_drop(c, p);
-            else
-                p->due = false, p->retry_at = CLOCK_NEVER;
-            continue;
-        }
-        if (p->asked != game_ply(g))
-            ask(c, p, g, now);
-        else
-            p->due = false;
-        if (p->retry_at < next)
-            next = p->retry_at;
+        if (p && tick_one(c, p, now) && p->retry_at != CLOCK_NEVER)
+            arm(c, p->retry_at);
     }
-    arm(c, next);
 }
 
 /* The computer's move: played if its game still waits for it. */
@@ -423,6 +438,7 @@ static int init(struct hub *h)
     table_init(&c->counted);
     table_init(&c->addrs);
     c->tick = hub_alarm_new(h, tick, c);
+    c->tick_at = CLOCK_NEVER;
     if (!c->tick) {
         free(c);
         return -1;

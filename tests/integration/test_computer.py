@@ -306,6 +306,28 @@ class FakeEngineTest(FreshServerTest):
         a.expect("moved", game=ga, ply=1, timeout=WAIT * 2)
         b.expect("moved", game=gb, ply=1, timeout=WAIT * 2)
 
+    def test_full_queue_asks_again(self):
+        """Four players move at once on one engine and a queue of two:
+        the fourth move's request is refused by the full queue, asked
+        again, and answered."""
+        srv = self.fake("slow", once=False,
+                        extra=["--engines", "1",
+                               "--config", self.path("q.json")],
+                        FAKE_UCI_DELAY_MS="300")
+        players = []
+        for _ in range(4):
+            c = self.client(srv)
+            c.send({"t": "computer", "level": 1, "clock": BLITZ,
+                    "color": "white"})
+            gid = c.expect("game_start")["game"]
+            c.expect("state", game=gid)
+            players.append((c, gid))
+        for c, gid in players:
+            c.move(gid, "e2e4", 0)
+        for c, gid in players:
+            c.expect("moved", game=gid, ply=2, timeout=WAIT * 2)
+        self.assertIn("event=computer_queue_full", srv.log_text())
+
     def setUp(self):
         super().setUp()
         with open(self.path("q.json"), "w") as f:
