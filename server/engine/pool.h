@@ -155,7 +155,9 @@ int engine_pool_ask(struct engine_pool *p, const struct engine_ask *q);
 bool engine_pool_saturated(struct engine_pool *p);
 
 /* Calls each answer's done on the calling thread (the loop), oldest
- * first. Cheap when none waits. */
+ * first: every answer goes to its own requester, so each user of the
+ * pool may call this from its wake (the first takes them all). Cheap
+ * when none waits; NULL: a no-op. */
 void engine_pool_collect(struct engine_pool *p);
 
 /* The figures of /metrics. */
