@@ -17,12 +17,16 @@ libpq-dev zlib1g-dev stockfish"
 # deploy/nginx.conf and the unit with them (Debian's nginx package starts
 # its default site where services may start; the tests run their own).
 # clang-format: tools/check-format.sh (the meson test `format`).
+# prometheus: its promtool checks and tests deploy/prometheus-alerts.yml
+# (tests/deploy, the meson test `monitoring`). Debian's package also
+# installs a Prometheus service, enabled where services may start; no
+# test uses it.
 # redis-server and postgresql-15: the cluster tests (suite `cluster`,
 # tests/cluster) start their own Redis and PostgreSQL in a temporary
 # folder (Debian's packages start a system instance where services may
 # start; the tests use their own).
 test_pkgs="check python3 openssl sqlite3 valgrind clang libclang-rt-14-dev chromium
-nginx systemd clang-format redis-server postgresql-15"
+nginx systemd clang-format redis-server postgresql-15 prometheus"
 
 # deploy/run-cluster.sh: PostgreSQL, Redis and nginx in front of the nodes.
 cluster_pkgs="postgresql-15 redis-server nginx"

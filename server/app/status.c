@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "app/build_commit.h"
 #include "engine/pool.h"
 #include "hub/hub.h"
 #include "hub/metrics.h"
@@ -27,9 +28,11 @@
 
 /* The journal writer's figures, copied from the store for rendering. */
 struct metrics_store {
+    bool pg;                             /* PostgreSQL's (else SQLite's) */
     size_t queue_depth;                  /* store_queue_depth */
     struct store_timing timing;          /* store_timing */
     struct store_wal_stats wal;          /* store_wal_stats */
+    struct store_pg_stats pgs;           /* store_pg_stats */
     uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
 };
 
@@ -200,38 +203,14 @@ static void put_process(struct out *o)
             start);
 }
 
-/* The journal writer: where a commit's time goes, and the WAL. */
-static void put_store(struct out *o, const struct metrics_store *st)
+/* SQLite's own: its WAL and the checkpointer. */
+static void put_sqlite(struct out *o, const struct metrics_store *st)
 {
-    put(o,
-        "# HELP chess_store_queue_depth Store writes queued, not yet "
-        "committed.\n# TYPE chess_store_queue_depth gauge\n"
-        "chess_store_queue_depth %zu\n",
-        st->queue_depth);
-    put_hist(o, "chess_store_queue_wait_seconds",
-             "Time the oldest "
-             "write of a journal transaction waited in the queue "
-             "before the transaction began.",
-             &st->timing.queue);
     put_hist(o, "chess_store_checkpoint_wait_seconds",
              "Time the "
              "journal writer waited for a checkpoint pass, the WAL "
              "being at its cap (one sample per wait).",
              &st->timing.ckpt_wait);
-    put_hist(o, "chess_store_statements_seconds",
-             "Time a journal "
-             "transaction took from BEGIN to its COMMIT statement.",
-             &st->timing.statements);
-    put_hist(o, "chess_store_commit_seconds",
-             "Time the COMMIT "
-             "statement of a journal transaction took.",
-             &st->timing.commit);
-    put(o,
-        "# HELP chess_store_retries_total Journal transactions rolled "
-        "back and tried again.\n"
-        "# TYPE chess_store_retries_total counter\n"
-        "chess_store_retries_total %llu\n",
-        (unsigned long long)st->timing.retries);
     put(o,
         "# HELP chess_store_checkpoints_total Checkpoint passes of the "
         "WAL into the database file.\n"
@@ -250,6 +229,65 @@ static void put_store(struct out *o, const struct metrics_store *st)
         st->wal.wal_frames);
 }
 
+/* PostgreSQL's own: the writer's connection. */
+static void put_pg(struct out *o, const struct metrics_store *st)
+{
+    put(o,
+        "# HELP chess_store_pg_reconnects_total Times the journal "
+        "writer's connection to PostgreSQL was opened again after a "
+        "loss.\n# TYPE chess_store_pg_reconnects_total counter\n"
+        "chess_store_pg_reconnects_total %llu\n",
+        (unsigned long long)st->pgs.reconnects);
+    put(o,
+        "# HELP chess_store_pg_commits_resolved_total Transactions whose "
+        "COMMIT answer a lost connection swallowed, resolved by their "
+        "marker: committed or not.\n"
+        "# TYPE chess_store_pg_commits_resolved_total counter\n"
+        "chess_store_pg_commits_resolved_total{committed=\"yes\"} %llu\n"
+        "chess_store_pg_commits_resolved_total{committed=\"no\"} %llu\n",
+        (unsigned long long)st->pgs.resolved[1],
+        (unsigned long long)st->pgs.resolved[0]);
+}
+
+/* The journal writer: where a commit's time goes, and the backend's own
+ * series (only those of the backend in use). */
+static void put_store(struct out *o, const struct metrics_store *st)
+{
+    put(o,
+        "# HELP chess_store_backend The database the store runs on.\n"
+        "# TYPE chess_store_backend gauge\n"
+        "chess_store_backend{backend=\"%s\"} 1\n",
+        st->pg ? "postgres" : "sqlite");
+    put(o,
+        "# HELP chess_store_queue_depth Store writes queued, not yet "
+        "committed.\n# TYPE chess_store_queue_depth gauge\n"
+        "chess_store_queue_depth %zu\n",
+        st->queue_depth);
+    put_hist(o, "chess_store_queue_wait_seconds",
+             "Time the oldest "
+             "write of a journal transaction waited in the queue "
+             "before the transaction began.",
+             &st->timing.queue);
+    put_hist(o, "chess_store_statements_seconds",
+             "Time a journal "
+             "transaction took from BEGIN to its COMMIT statement.",
+             &st->timing.statements);
+    put_hist(o, "chess_store_commit_seconds",
+             "Time the COMMIT "
+             "statement of a journal transaction took.",
+             &st->timing.commit);
+    put(o,
+        "# HELP chess_store_retries_total Journal transactions rolled "
+        "back and tried again.\n"
+        "# TYPE chess_store_retries_total counter\n"
+        "chess_store_retries_total %llu\n",
+        (unsigned long long)st->timing.retries);
+    if (st->pg)
+        put_pg(o, st);
+    else
+        put_sqlite(o, st);
+}
+
 /* The Prometheus text exposition (malloc'ed), or NULL when out of
  * memory. */
 /* The hub's gauges that are counted when rendered. */
@@ -262,10 +300,11 @@ static void put_gauges(struct out *o, const struct metrics *m,
                        const struct metrics_sizes *s)
 {
     put(o,
-        "# HELP chess_build_info The running chess-server's version.\n"
+        "# HELP chess_build_info The running chess-server's version and "
+        "the git commit it was built from.\n"
         "# TYPE chess_build_info gauge\n"
-        "chess_build_info{version=\"%s\"} 1\n",
-        CHESS_SERVER_VERSION);
+        "chess_build_info{version=\"%s\",commit=\"%s\"} 1\n",
+        CHESS_SERVER_VERSION, CHESS_SERVER_COMMIT);
     put(o,
         "# HELP chess_connections Open WebSocket connections.\n"
         "# TYPE chess_connections gauge\nchess_connections %lld\n",
@@ -325,20 +364,23 @@ static void put_counters(struct out *o, const struct metrics *m,
            "failed (a failed commit is retried).\n"
            "# TYPE chess_store_failures_total counter\n");
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
-        put(o, "chess_store_failures_total{op=\"%s\"} %llu\n",
-            store_failure_name((enum store_failure)i),
-            (unsigned long long)st->failures[i]);
+        if (i != (st->pg ? STORE_FAIL_CHECKPOINT : STORE_FAIL_FENCED))
+            put(o, "chess_store_failures_total{op=\"%s\"} %llu\n",
+                store_failure_name((enum store_failure)i),
+                (unsigned long long)st->failures[i]);
 }
 
-/* The database file, and what the network refused or cut. */
-static void put_net(struct out *o, const struct metrics *m)
+/* SQLite's database file, and what the network refused or cut. */
+static void put_net(struct out *o, const struct metrics *m,
+                    const struct metrics_store *st)
 {
-    put(o,
-        "# HELP chess_database_file_lost 1 when the database file "
-        "was deleted or replaced under the running server.\n"
-        "# TYPE chess_database_file_lost gauge\n"
-        "chess_database_file_lost %d\n",
-        m->db_file_lost);
+    if (!st->pg)
+        put(o,
+            "# HELP chess_database_file_lost 1 when the database file "
+            "was deleted or replaced under the running server.\n"
+            "# TYPE chess_database_file_lost gauge\n"
+            "chess_database_file_lost %d\n",
+            m->db_file_lost);
     put(o,
         "# HELP chess_out_queue_bytes Bytes queued for clients.\n"
         "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
@@ -462,9 +504,187 @@ static void put_engines(struct out *o, const struct engine_pool_stats *e)
              &e->think);
 }
 
+/* A family of one gauge or counter: one sample without labels (label
+ * NULL), or one per value of label (values[i] counts labels[i]). */
+struct family {
+    const char *name, *type, *help, *label;
+    double v[3];
+    const char *labels[3];
+};
+
+static void put_family(struct out *o, const struct family *f)
+{
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name,
+        f->type);
+    if (!f->label) {
+        put(o, "%s %.15g\n", f->name, f->v[0]);
+        return;
+    }
+    for (int i = 0; i < 3 && f->labels[i]; i++)
+        put(o, "%s{%s=\"%s\"} %.15g\n", f->name, f->label, f->labels[i],
+            f->v[i]);
+}
+
+/* A cluster node's own (its lease, its games and connections across
+ * nodes, what it adopted, handed over, fenced, forwarded), and its
+ * connection to Redis. */
+static void put_cluster(struct out *o, const struct cluster_metrics *c)
+{
+    const struct family fams[] = {
+        {"chess_cluster_leased",
+         "gauge",
+         "1 while this node holds its lease (renewed within the lease's "
+         "length).",
+         NULL,
+         {c->leased},
+         {NULL}},
+        {"chess_cluster_lease_age_seconds",
+         "gauge",
+         "Time since this node's lease was last renewed (since its start "
+         "while it never held one).",
+         NULL,
+         {(double)c->lease_age_ms / 1e3},
+         {NULL}},
+        {"chess_cluster_leases_lost_total",
+         "counter",
+         "Renewals that found this node's lease lapsed.",
+         NULL,
+         {(double)c->leases_lost},
+         {NULL}},
+        {"chess_cluster_hosted_games",
+         "gauge",
+         "Games hosted on this node under an epoch.",
+         NULL,
+         {(double)c->hosted},
+         {NULL}},
+        {"chess_cluster_followed_games",
+         "gauge",
+         "Games of other nodes followed by this node's connections.",
+         NULL,
+         {(double)c->followed},
+         {NULL}},
+        {"chess_cluster_remote_sessions",
+         "gauge",
+         "Connections of other nodes mirrored on this node's games.",
+         NULL,
+         {(double)c->remotes},
+         {NULL}},
+        {"chess_cluster_adoptions_in_progress",
+         "gauge",
+         "Adoptions under way (the take, the epoch's commit).",
+         NULL,
+         {(double)c->adopting},
+         {NULL}},
+        {"chess_cluster_adoptions_total",
+         "counter",
+         "Games adopted here: taken over (their host's lease lapsed, or "
+         "none hosted them) or handed over by a node that stopped.",
+         "how",
+         {(double)c->adopted[0], (double)c->adopted[1]},
+         {"takeover", "handover"}},
+        {"chess_cluster_take_failures_total",
+         "counter",
+         "Takes of a game that failed: a new game's in Redis, or an "
+         "adoption's.",
+         "what",
+         {(double)c->take_failed[0], (double)c->take_failed[1]},
+         {"new_game", "adoption"}},
+        {"chess_cluster_handovers_total",
+         "counter",
+         "Games this node handed to another when it stopped.",
+         NULL,
+         {(double)c->handed_over},
+         {NULL}},
+        {"chess_cluster_fences_total",
+         "counter",
+         "Games fenced here: another node took them while this node's "
+         "lease had lapsed.",
+         NULL,
+         {(double)c->fenced},
+         {NULL}},
+        {"chess_cluster_commands_ignored_total",
+         "counter",
+         "Commands of other nodes' connections a host did not run, its "
+         "lease in doubt.",
+         NULL,
+         {(double)c->ignored},
+         {NULL}},
+        {"chess_cluster_commands_forwarded_total",
+         "counter",
+         "Commands of this node's connections sent to another node's game.",
+         NULL,
+         {(double)c->forwarded},
+         {NULL}},
+        {"chess_cluster_dead_nodes_total",
+         "counter",
+         "Nodes whose lease lapsed, removed from the cluster by this "
+         "node's sweep (each by one node, once its games are taken).",
+         NULL,
+         {(double)c->dead_nodes},
+         {NULL}},
+        {"chess_cluster_messages_refused_total",
+         "counter",
+         "Messages from other nodes refused: signature wrong or missing "
+         "(forged), too old or from a clock too far ahead (stale), taken "
+         "already (replayed).",
+         "why",
+         {(double)c->messages_refused[0], (double)c->messages_refused[1],
+          (double)c->messages_refused[2]},
+         {"forged", "stale", "replayed"}},
+        {"chess_redis_up",
+         "gauge",
+         "1 while both connections to Redis are ready.",
+         NULL,
+         {c->bus_up},
+         {NULL}},
+        {"chess_redis_reconnects_total",
+         "counter",
+         "Times the connection to Redis came up again after a loss.",
+         NULL,
+         {(double)c->reconnects},
+         {NULL}},
+        {"chess_redis_errors_total",
+         "counter",
+         "Redis commands that failed: an error reply, lost with the "
+         "connection, or refused while not connected.",
+         "kind",
+         {(double)c->bus_errors[0], (double)c->bus_errors[1],
+          (double)c->bus_errors[2]},
+         {"reply", "lost", "refused"}},
+        {"chess_redis_queue_depth",
+         "gauge",
+         "Redis commands waiting for the connection (while it is down).",
+         NULL,
+         {(double)c->bus_queued},
+         {NULL}},
+        {"chess_redis_pending_commands",
+         "gauge",
+         "Redis commands sent and not answered yet.",
+         NULL,
+         {(double)c->bus_pending},
+         {NULL}},
+    };
+
+    put(o,
+        "# HELP chess_cluster_node_info This node's node_id and its "
+        "incarnation (new at each start and after each lapse of its "
+        "lease).\n# TYPE chess_cluster_node_info gauge\n"
+        "chess_cluster_node_info{node=\"%s\",incarnation=\"%s\"} 1\n",
+        c->node, c->incarnation);
+    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++)
+        put_family(o, &fams[i]);
+    put_hist(o, "chess_redis_round_trip_seconds",
+             "Time from sending a Redis command or script to its answer "
+             "(PUBLISH apart).",
+             &c->round_trip);
+    put_hist(o, "chess_redis_publish_seconds",
+             "Time from sending a PUBLISH to Redis's answer.", &c->publish);
+}
+
 static char *metrics_render(const struct metrics *m,
                             const struct metrics_sizes *sizes,
                             const struct metrics_store *st,
+                            const struct cluster_metrics *cm,
                             const struct engine_pool_stats *engines)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
@@ -475,10 +695,12 @@ static char *metrics_render(const struct metrics *m,
     put_process(&o);
     put_gauges(&o, m, sizes);
     put_counters(&o, m, st);
-    put_net(&o, m);
+    put_net(&o, m, st);
     put_latencies(&o, m);
     put_closes(&o, m);
     put_store(&o, st);
+    if (cm)
+        put_cluster(&o, cm);
     put_engines(&o, engines);
     if (o.failed) {
         free(o.buf);
@@ -518,7 +740,11 @@ static void metrics_page(struct hub *h, struct http_reply *r)
 {
     struct store *s = hub_store(h);
     struct metrics_store st;
+    struct cluster_metrics cm;
+    bool cluster = hub_cluster_metrics(h, &cm);
 
+    st.pg = !strcmp(store_backend_name(s), "postgres");
+    store_pg_stats(s, &st.pgs);
     st.queue_depth = store_queue_depth(s);
     store_timing(s, &st.timing);
     store_wal_stats(s, &st.wal);
@@ -531,7 +757,8 @@ static void metrics_page(struct hub *h, struct http_reply *r)
     if (hub_engines(h))
         engine_pool_stats(hub_engines(h), &engines);
     reply(r, 200, "text/plain; version=0.0.4",
-          metrics_render(hub_metrics(h), &sizes, &st, &engines));
+          metrics_render(hub_metrics(h), &sizes, &st, cluster ? &cm : NULL,
+                         &engines));
 }
 
 bool status_handle(struct hub *h, const char *path, int64_t now,

@@ -144,6 +144,7 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         if (!a->seq) {
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
                      gid);
+            c->m.take_failed[1]++;
             adoption_free(c, a);
         }
         return;
@@ -171,6 +172,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     if (err || !bus_at(v, 1) || !bus_is(bus_at(v, 0), BUS_INT)) {
         log_warn("event=cluster_adopt_failed game=%s why=\"%s\"", a->gid,
                  err ? err : "unexpected reply");
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -186,6 +188,7 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     a->seq = store_take_epoch(c->store, a->gid, a->epoch);
     if (!a->seq) {
         log_warn("event=cluster_adopt_failed game=%s why=store_full", a->gid);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -252,6 +255,7 @@ void adopt_finish(struct cluster *c, struct adoption *a)
         log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
                  "epoch=%lld now=%lld",
                  a->gid, (long long)a->epoch, (long long)now_epoch);
+        c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
@@ -268,6 +272,7 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     }
     log_info("event=cluster_adopted game=%s epoch=%lld handover=%d", a->gid,
              (long long)a->epoch, a->handover ? 1 : 0);
+    c->m.adopted[a->handover]++;
     host_hosting(c, g, a->epoch);
     adoption_run_here(c, a);
     adoption_free(c, a);

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct cluster_metrics;
+
 /* A script's result, or a part of one. */
 enum bus_type { BUS_NIL, BUS_INT, BUS_STR, BUS_ARRAY, BUS_ERROR };
 
@@ -91,6 +93,9 @@ struct bus_ops {
     /* Where messages and state changes go from now on. */
     void (*set_handlers)(void *impl, bus_state_fn *on_state,
                          bus_message_fn *on_message, void *arg);
+    /* Fills out's bus_ fields, reconnects, round_trip, publish and
+     * messages_refused (the metrics); NULL: the bus counts nothing. */
+    void (*stats)(void *impl, struct cluster_metrics *out);
 };
 
 struct bus {

@@ -123,6 +123,19 @@ struct session *cluster_local_session(struct cluster *c, uint64_t sid)
     return table_get(&c->locals, k);
 }
 
+/* Another node took a token of a shared limit: this node's bucket of
+ * the key loses one too (its own messages come back: ignored). */
+static void on_limit(struct cluster *c, const struct codec_msg *m)
+{
+    char key[CODEC_LIMIT_KEY_MAX + 1];
+
+    if (!strcmp(m->node, c->node))
+        return;
+    memcpy(key, m->body, m->len); /* (codec_decode: 1..KEY_MAX bytes) */
+    key[m->len] = '\0';
+    hub_limit_charge(c->h, m->limit, key, cluster_now(c));
+}
+
 /* What arrives on a followed channel, decoded, to the edge's or the
  * host's handler. A message that does not decode is logged and
  * dropped: every sender is a node of this cluster. */
@@ -149,6 +162,9 @@ static void on_message(void *arg, const char *channel, const char *msg,
         break;
     case CODEC_HANDOVER:
         adopt_handed_over(c, &m);
+        break;
+    case CODEC_LIMIT:
+        on_limit(c, &m);
         break;
     default:
         edge_on_message(c, &m);
@@ -187,8 +203,10 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
         cluster_free(c);
         return NULL;
     }
+    c->renewed_at = cluster_now(c);
     c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
     cluster_follow(c, "node", c->node, true);
+    cluster_follow(c, "limits", "all", true);
     hub_alarm_arm(h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
     hub_set_router(h, &(struct router){&cluster_router, c});
     hub_set_seekbook(h, &(struct seekbook){&cluster_seekbook, c});
@@ -389,6 +407,42 @@ static bool stoppable(void *ctx)
     return cluster_handed_over(ctx);
 }
 
+/* A token of a shared limit taken here: told every node (while Redis is
+ * down, each node counts its own). */
+static void limit_taken(void *ctx, const char *name, const char *key)
+{
+    struct cluster *c = ctx;
+    /* (a bucket tells keys apart by their first RATELIMIT_KEY_MAX
+     * bytes: the same cut) */
+    struct codec_msg m = {.kind = CODEC_LIMIT,
+                          .body = key,
+                          .len = strnlen(key, CODEC_LIMIT_KEY_MAX)};
+
+    if (!c->up)
+        return;
+    snprintf(m.limit, sizeof m.limit, "%s", name);
+    snprintf(m.node, sizeof m.node, "%s", c->node);
+    cluster_send(c, &m, NULL, NULL);
+}
+
+/* The counters, the gauges as they are now, and the bus's. */
+static void metrics(void *ctx, struct cluster_metrics *out)
+{
+    struct cluster *c = ctx;
+
+    *out = c->m;
+    out->node = c->node;
+    out->incarnation = c->inc;
+    out->leased = cluster_leased(c);
+    out->lease_age_ms = cluster_now(c) - c->renewed_at;
+    out->hosted = c->epochs.n;
+    out->followed = c->follows.n;
+    out->remotes = c->remotes.n;
+    out->adopting = c->adopting.n;
+    if (c->bus.ops->stats)
+        c->bus.ops->stats(c->bus.impl, out);
+}
+
 const struct router_ops cluster_router = {
     .session_opened = edge_session_opened,
     .session_closed = edge_session_closed,
@@ -409,6 +463,8 @@ const struct router_ops cluster_router = {
     .wake = wake,
     .shutdown = shutdown_begin,
     .stoppable = stoppable,
+    .metrics = metrics,
+    .limit_taken = limit_taken,
 };
 
 static void seek_place(void *ctx, struct session *s,

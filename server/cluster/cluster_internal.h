@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "cluster/bus.h"
 #include "cluster/codec.h"
+#include "hub/metrics.h"
 #include "hub/router.h"
 #include "hub/seekbook.h"
 #include "hub/session.h"
@@ -130,6 +131,9 @@ struct cluster {
     char inc[17]; /* this incarnation: new at start and after a lapse */
     bool up, leased, renewing;
     int64_t lease_until; /* monotonic: the lease surely lasts until then */
+    int64_t renewed_at;  /* monotonic: its last renewal (or the start) */
+    struct cluster_metrics m; /* the counters (the gauges are filled when
+                                 read: cluster.c's metrics) */
     struct hub_alarm *tick, *flusher;
     bool flush_armed;
     uint64_t next_conn;

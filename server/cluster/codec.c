@@ -21,7 +21,7 @@ static const char *const kind_names[CODEC_KINDS] = {
     [CODEC_UNFOLLOW] = "unfollow", [CODEC_KILL] = "kill",
     [CODEC_HANDOVER] = "handover", [CODEC_PAIRED] = "paired",
     [CODEC_NEW_GAME] = "new_game", [CODEC_TOLD] = "told",
-    [CODEC_HOSTED] = "hosted",
+    [CODEC_HOSTED] = "hosted",     [CODEC_LIMIT] = "limit",
 };
 
 /* The envelope's letters, CODEC_COMMAND .. CODEC_DETACH in order. */
@@ -40,11 +40,25 @@ void codec_channel(const struct codec_msg *m, char *out, size_t cap)
         snprintf(out, cap, "node:%s", m->to);
     else if (m->kind <= CODEC_TOLD)
         snprintf(out, cap, "player:%s", m->pid);
-    else
+    else if (m->kind == CODEC_HOSTED)
         snprintf(out, cap, "game:%s", m->gid);
+    else
+        snprintf(out, cap, "limits:all");
 }
 
 /* ---- encoding ----------------------------------------------------------- */
+
+/* A shared limit's key: 1 to CODEC_LIMIT_KEY_MAX printable ASCII bytes
+ * (an address key, a username, "PID ADDRKEY"). */
+static bool limit_key_valid(const char *key, size_t len)
+{
+    if (!key || len == 0 || len > CODEC_LIMIT_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (key[i] < ' ' || key[i] > '~')
+            return false;
+    return true;
+}
 
 /* The header of m (not a list's connections) into out; its length, or
  * -1 when a key is not one. */
@@ -98,6 +112,11 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
         return proto_key_valid(m->gid) && proto_key_valid(m->node)
                    ? snprintf(out, cap, "M %s", m->node)
                    : -1;
+    case CODEC_LIMIT:
+        return proto_key_valid(m->limit) && proto_key_valid(m->node) &&
+                       limit_key_valid(m->body, m->len)
+                   ? snprintf(out, cap, "L %s %s", m->limit, m->node)
+                   : -1;
     case CODEC_KINDS:
         break;
     }
@@ -108,7 +127,8 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
  * follow): the envelopes, a delivery, a tell. */
 static bool has_body(enum codec_kind k)
 {
-    return k <= CODEC_DETACH || k == CODEC_DELIVER || k == CODEC_TOLD;
+    return k <= CODEC_DETACH || k == CODEC_DELIVER || k == CODEC_TOLD ||
+           k == CODEC_LIMIT;
 }
 
 char *codec_encode(const struct codec_msg *m, size_t *len)
@@ -328,6 +348,14 @@ int codec_decode(const char *channel, const char *msg, size_t len,
     if (!strncmp(channel, "player:", 7))
         return key(ck, out->pid) ? decode_player(t, n, out, why)
                                  : fail(why, "a bad player");
+    if (!strcmp(channel, "limits:all")) {
+        out->kind = CODEC_LIMIT;
+        return n == 3 && t[0].n == 1 && t[0].p[0] == 'L' &&
+                       key(t[1], out->limit) && key(t[2], out->node) &&
+                       limit_key_valid(out->body, out->len)
+                   ? 0
+                   : fail(why, "a bad limit message");
+    }
     if (!strncmp(channel, "game:", 5)) {
         out->kind = CODEC_HOSTED;
         return key(ck, out->gid) && n == 2 && t[0].n == 1 &&

@@ -29,6 +29,11 @@
  *                        TAG any other letter
  *   game:G    G's new host -> its followers
  *     M  CODEC_HOSTED    M NODE: G is hosted at NODE now
+ *   limits:all  every node -> every node
+ *     L  CODEC_LIMIT     L NAME NODE\nKEY: NODE took a token of the shared
+ *                        limit NAME for KEY (sharedlimits.c; KEY at most
+ *                        RATELIMIT_KEY_MAX printable bytes: an address
+ *                        key, a username)
  *
  * Pure: no I/O, no globals; any thread.
  */
@@ -39,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/ratelimit.h"
 #include "proto.h"
 
 enum codec_kind {
@@ -55,15 +61,19 @@ enum codec_kind {
     CODEC_NEW_GAME,
     CODEC_TOLD,
     CODEC_HOSTED,
+    CODEC_LIMIT,
     CODEC_KINDS
 };
 
 #define CODEC_KEY (PROTO_KEY_MAX + 1)
+/* The longest key of a shared limit (a bucket's, ratelimit.h). */
+#define CODEC_LIMIT_KEY_MAX RATELIMIT_KEY_MAX
 
 /* A message. Which fields a kind uses is in the table above: the
  * envelope's are node, inc, conn, rtt_ms, account, pid, name (and gid,
  * the channel's); node is also HANDOVER's FROM, TOLD's teller and
- * HOSTED's host; pid is PAIRED's and the player channel's. */
+ * HOSTED's host and LIMIT's taker; pid is PAIRED's and the player
+ * channel's. */
 struct codec_msg {
     enum codec_kind kind;
     char to[CODEC_KEY];  /* node channel: the node it goes to */
@@ -76,14 +86,15 @@ struct codec_msg {
     int64_t rtt_ms;
     bool account;
     int64_t epoch, wall_ms;
-    char tag; /* TOLD */
+    char tag;              /* TOLD */
+    char limit[CODEC_KEY]; /* LIMIT: the limit's name (its key: body) */
     /* DELIVER, KILL: the connections. Encoding: conns[0..nconns).
      * Decoding: their text, read with codec_next_conn. */
     const uint64_t *conns;
     size_t nconns;
     const char *conn_list;
     size_t conn_list_len;
-    /* COMMAND's message, DELIVER's text, TOLD's payload (not copied:
+    /* COMMAND's message, DELIVER's text, TOLD's payload, LIMIT's key (not copied:
      * the encoder's input, or the decoded message's bytes). */
     const char *body;
     size_t len;

@@ -230,6 +230,7 @@ void cluster_forward(struct cluster *c, struct session *s,
         return;
     }
     edge_send(c, f);
+    c->m.forwarded++;
 }
 
 /* The router's welcome: s is attached at the hosts of its player's live

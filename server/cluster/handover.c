@@ -50,6 +50,7 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
         cluster_send(c, &h, NULL, NULL);
         log_info("event=cluster_handed_over game=%s to=%s epoch=%lld",
                  ho->gid, ho->to, epoch);
+        c->m.handed_over++;
         adopt_epoch_drop(c, ho->gid);
         host_forget_remotes(c, ho->gid);
         hub_drop_game(c->h, g, false);

@@ -391,6 +391,7 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
          * command too; this one does nothing until its lease is renewed
          * or found lost */
         log_warn("event=cluster_command_ignored game=%s why=lease", m->gid);
+        c->m.ignored++;
         return;
     }
     rs = remote_get(c, m, &p);
@@ -469,21 +470,29 @@ void host_hosting(struct cluster *c, struct game *g, int64_t epoch)
 
 /* ---- host: games ------------------------------------------------------- */
 
+/* A new game's take in the bus, for its answer. */
+struct new_take {
+    struct cluster *c;
+    char gid[PROTO_KEY_MAX + 1];
+};
+
 static void on_new_taken(void *arg, const struct bus_value *v,
                          const char *err)
 {
-    char *gid = arg;
+    struct new_take *t = arg;
 
-    if (err || bus_int(bus_at(v, 0), 0) != 1)
-        log_warn("event=cluster_take_failed game=%s error=\"%s\"", gid,
+    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !t->c->stopped) {
+        log_warn("event=cluster_take_failed game=%s error=\"%s\"", t->gid,
                  err ? err : "not epoch 1");
-    free(gid);
+        t->c->m.take_failed[0]++;
+    }
+    free(t);
 }
 
 int cluster_host_new(struct cluster *c, const char *gid)
 {
     char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-    char *copy;
+    struct new_take *copy;
 
     if (!store_take_epoch(c->store, gid, 1))
         return -1;
@@ -491,7 +500,11 @@ int cluster_host_new(struct cluster *c, const char *gid)
     cluster_follow(c, "cmd", gid, true);
     snprintf(host, sizeof host, "game:%s:host", gid);
     snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    copy = strdup(gid);
+    copy = malloc(sizeof *copy);
+    if (copy) {
+        copy->c = c;
+        snprintf(copy->gid, sizeof copy->gid, "%s", gid);
+    }
     if (copy && cluster_eval(c, BUS_GAME_TAKE, on_new_taken, copy, 2,
                              (const char *[]){host, ekey}, 3,
                              (const char *[]){c->node, gid, "0"}) < 0)
@@ -560,6 +573,7 @@ void host_fence(struct cluster *c, const char *gid)
 
     snprintf(copy, sizeof copy, "%s", gid);
     log_warn("event=cluster_fenced game=%s", copy);
+    c->m.fenced++;
     cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
     if (g) {

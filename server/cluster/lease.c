@@ -52,6 +52,7 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
     c->id_taken_logged = false;
     c->leased = true;
     c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
+    c->renewed_at = cluster_now(c);
     log_info("event=cluster_joined node=%s incarnation=%s", c->node, c->inc);
     if (!c->orphans_scan) { /* games nobody hosts: a cluster restarted */
         c->orphans_scan = true;
@@ -94,12 +95,14 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
         return; /* tried again next tick */
     if (v->integer == 1) {
         c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
+        c->renewed_at = cluster_now(c);
         return;
     }
     /* lapsed: a new incarnation takes every game of this node's again
      * (those another node adopted meanwhile are fenced here) */
     log_warn("event=cluster_lease_lost node=%s incarnation=%s", c->node,
              c->inc);
+    c->m.leases_lost++;
     c->leased = false;
     lease_new_incarnation(c);
     node_up(c);
@@ -182,6 +185,7 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
         i += 2;
         if (node && proto_key_valid(node)) {
             log_info("event=cluster_node_dead node=%s games=%lld", node, n);
+            c->m.dead_nodes += n == 0; /* (it left the set: once) */
             host_drop_node(c, node, NULL);
         }
         for (long long k = 0; k < n && i < v->n; k++, i++) {

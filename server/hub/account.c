@@ -338,7 +338,7 @@ void account_register(struct session *s, const struct proto_msg *m,
         return;
     }
     hub_addr_key(h, s->ip, addr);
-    if (!ratelimit_take(A(h)->registers, addr, now)) {
+    if (!hub_limit_take(h, A(h)->registers, addr, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many registrations from your address; try "
                        "again in a minute",
@@ -483,7 +483,7 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
     }
     lower(m->username, key, sizeof key);
     hub_addr_key(h, s->ip, addr);
-    if (!ratelimit_take(A(h)->login_ips, addr, now)) {
+    if (!hub_limit_take(h, A(h)->login_ips, addr, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many logins from your address; try again in a "
                        "minute",
@@ -512,7 +512,7 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
         /* a pair that logged in lately has a bucket of its own */
         pair_key(s, acc.pid, pair);
         recent = recent_seen(A(h)->recent, pair, now);
-        if (!ratelimit_take(A(h)->login_users, recent ? pair : key, now)) {
+        if (!hub_limit_take(h, A(h)->login_users, recent ? pair : key, now)) {
             hub_send_error(s, PROTO_RATE_LIMITED,
                            "too many logins for this username; try again "
                            "in a minute",
@@ -699,7 +699,10 @@ static int init(struct hub *h)
     table_init(&a->names);
     table_init(&a->revoked);
     return a->passwd && a->login_ips && a->login_users && a->registers &&
-                   a->recent
+                   a->recent &&
+                   hub_limit_share(h, "logins_ip", a->login_ips) == 0 &&
+                   hub_limit_share(h, "logins_user", a->login_users) == 0 &&
+                   hub_limit_share(h, "registers", a->registers) == 0
                ? 0
                : -1;
 }

@@ -167,14 +167,14 @@ static void hello_new(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     struct hub *h = s->hub;
-    struct addr *a = hub_addr_get(h, s->ip);
+    char key[ADDRKEY_MAX];
     char token[2 * LIMIT_TOKEN_BYTES], q[2 * PROTO_NAME_MAX + 8];
     struct store_player sp;
     struct player *p;
     uint64_t seq;
 
-    if (a && !bucket_take(&a->guests, h->cfg.guests_per_ip_per_min / 60.0,
-                          h->cfg.guests_per_ip_per_min, now)) {
+    hub_addr_key(h, s->ip, key);
+    if (!hub_limit_take(h, h->guests, key, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many new players from your "
                        "address; try again in a minute",

@@ -224,7 +224,7 @@ void hub_wake(struct hub *h)
 /* ---- hub --------------------------------------------------------------- */
 
 /* Every LIMIT_SWEEP_MS: forgets the addresses that have nothing to
- * remember (no open invitation, no started game, a full guest bucket), and queues a pass
+ * remember (no open invitation, no started game), and queues a pass
  * of the purge of guests that never played, keeping every player in
  * memory (connected, or seated in a live game). */
 static void sweep(void *arg)
@@ -238,8 +238,7 @@ static void sweep(void *arg)
     hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites && !a->games &&
-            (a->guests.last_ms < 0 || now - a->guests.last_ms >= 60000))
+        if (a && !a->invites && !a->games)
             free(table_del(&h->addrs, a->ip));
     }
     if (h->shutting_down)
@@ -294,8 +293,11 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     hub_hosting_init(h);
     h->local_ops = &local_ops;
     hub_set_router(h, NULL);
+    h->guests = ratelimit_new(cfg->guests_per_ip_per_min / 60.0,
+                              cfg->guests_per_ip_per_min, LIMIT_LOGIN_KEYS);
     if (!h->lobby || !h->feed || !h->verdicts || !h->sweep ||
-        !h->stall_timer || modules_init(h) < 0) {
+        !h->stall_timer || !h->guests ||
+        hub_limit_share(h, "guests", h->guests) < 0 || modules_init(h) < 0) {
         hub_free(h);
         return NULL;
     }
@@ -315,6 +317,7 @@ void hub_free(struct hub *h)
         free(h->rated.slots[i].value);
     table_clear(&h->rated);
     hub_fair_free(h);
+    ratelimit_free(h->guests);
     hub_alarm_free(h, h->sweep);
     /* (deleting leaves a tombstone: the slots do not move) */
     for (size_t i = 0; i < h->games.cap; i++)
@@ -370,6 +373,14 @@ size_t hub_live_games(const struct hub *h)
             n++;
     }
     return n;
+}
+bool hub_cluster_metrics(struct hub *h, struct cluster_metrics *out)
+{
+    if (!h->router.ops->metrics)
+        return false;
+    memset(out, 0, sizeof *out);
+    h->router.ops->metrics(h->router.ctx, out);
+    return true;
 }
 size_t hub_open_seeks(const struct hub *h)
 {

@@ -142,6 +142,9 @@ struct store *hub_store(struct hub *h);
 struct engine_pool *hub_engines(struct hub *h);
 
 size_t hub_live_games(const struct hub *h);
+/* A cluster node's figures (router.h's metrics): true with *out filled,
+ * false on a node alone. */
+bool hub_cluster_metrics(struct hub *h, struct cluster_metrics *out);
 size_t hub_open_seeks(const struct hub *h);
 
 /* The subscriptions of the games in memory (each a target of every

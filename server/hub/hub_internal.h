@@ -27,6 +27,7 @@
 #include "game/rating.h"
 #include "lib/addrkey.h"
 #include "lib/bucket.h"
+#include "lib/ratelimit.h"
 #include "hub/session.h"
 #include "store/store.h"
 #include "lib/table.h"
@@ -38,6 +39,13 @@ struct cluster; /* cluster.c's */
 
 /* Moves timed to their commit at once (hub.moving): 64 KB. */
 #define HUB_MOVES_TIMED 4096
+
+/* A limit shared by the nodes of a cluster (sharedlimits.c). */
+#define HUB_SHARED_LIMITS_MAX 8
+struct shared_limit {
+    const char *name; /* a key ([A-Za-z0-9_-]), static */
+    struct ratelimit *rl;
+};
 
 struct hub {
     struct hub_env env;  /* the world outside (hub.h) */
@@ -84,6 +92,9 @@ struct hub {
     struct seekbook seekbook;     /* the open seeks (seekbook.h) ... */
     struct seekbook own_seekbook; /* ... when no router brings its own */
     const struct session_ops *local_ops; /* a local connection's */
+    struct ratelimit *guests; /* new guests per address key (shared) */
+    struct shared_limit shared[HUB_SHARED_LIMITS_MAX]; /* sharedlimits.c */
+    size_t nshared;
 };
 
 /* What the hub keeps with a game (its game_user): the timer, the
@@ -166,8 +177,17 @@ struct addr {
     char ip[ADDRKEY_MAX]; /* the key */
     int invites;
     int games;
-    struct bucket guests;
 };
+
+/* rl (its owner's until hub_free) becomes the limit `name` that the
+ * nodes share: 0, or -1 when HUB_SHARED_LIMITS_MAX are. */
+int hub_limit_share(struct hub *h, const char *name, struct ratelimit *rl);
+
+/* Takes a token of rl for key (ratelimit_take): true when the request
+ * may go on. When rl is shared, the other nodes are told to take one
+ * too. */
+bool hub_limit_take(struct hub *h, struct ratelimit *rl, const char *key,
+                    int64_t now);
 
 /* ---- between the hub's files (hub.c, players.c, hosting.c, ratings.c,
  * stall.c, hello.c, seeks.c, play.c) ---------------------------------- */

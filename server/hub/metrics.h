@@ -6,6 +6,7 @@
 #ifndef SERVER_METRICS_H
 #define SERVER_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,43 @@
 #include "proto.h"
 #include "lib/hist.h"
 #include "lib/netstats.h"
+
+/* A cluster node's figures (router_ops.metrics fills them: the cluster's
+ * counters, its gauges at the moment, its bus's). A node alone has none.
+ * The strings are the cluster's, valid until the loop's next turn. */
+struct cluster_metrics {
+    const char *node, *incarnation;
+    bool leased;             /* it holds its lease now */
+    int64_t lease_age_ms;    /* since its lease was last renewed (or since
+                               it started, never leased) */
+    size_t hosted, followed; /* games hosted here; games of other nodes
+                                followed by local connections */
+    size_t remotes;          /* other nodes' connections mirrored here */
+    size_t adopting;         /* adoptions under way */
+    /* Counters: the cluster's files add to them (one line each). */
+    uint64_t adopted[2];     /* games adopted: [0] taken over, [1] handed */
+    uint64_t take_failed[2]; /* takes that failed: [0] a new game's, [1]
+                                an adoption's */
+    uint64_t handed_over;    /* games handed to another node (a shutdown) */
+    uint64_t fenced;         /* games fenced here */
+    uint64_t ignored;        /* other nodes' commands not run: no lease */
+    uint64_t forwarded;      /* local connections' commands to a host */
+    uint64_t leases_lost;    /* renewals that found the lease lapsed */
+    uint64_t dead_nodes;     /* dead nodes this node's sweep removed
+                                from the set (each by one node, once) */
+    /* The bus (Redis). */
+    bool bus_up;
+    uint64_t reconnects;    /* times it came up after a loss */
+    uint64_t bus_errors[3]; /* [0] error replies, [1] lost with the
+                                 connection, [2] refused: not connected */
+    size_t bus_queued;      /* commands waiting for the connection */
+    size_t bus_pending;     /* sent, not answered yet */
+    struct hist round_trip; /* a command's or script's round trip */
+    struct hist publish;    /* a PUBLISH's round trip */
+    /* Other nodes' messages dropped (cluster/sign.h's verdicts): [0]
+     * forged, [1] stale, [2] replayed. */
+    uint64_t messages_refused[3];
+};
 
 struct metrics {
     int64_t connections;    /* open WebSocket connections */

@@ -182,7 +182,6 @@ struct addr *hub_addr_get(struct hub *h, const char *ip)
     if (!a)
         return NULL;
     snprintf(a->ip, sizeof a->ip, "%s", key);
-    bucket_init(&a->guests, h->cfg.guests_per_ip_per_min);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);
         return NULL;

@@ -25,6 +25,7 @@
 
 #include "proto.h"
 
+struct cluster_metrics;
 struct hub;
 struct game;
 struct msgbuf;
@@ -90,6 +91,13 @@ struct router_ops {
      * process may exit. */
     void (*shutdown)(void *ctx);
     bool (*stoppable)(void *ctx);
+    /* A cluster node's figures for /metrics (hub_cluster_metrics); NULL
+     * for a node alone, which has none. */
+    void (*metrics)(void *ctx, struct cluster_metrics *out);
+    /* A token of the shared limit `name` was taken here for key (both
+     * valid for the call): the other nodes take one too, through
+     * hub_limit_charge (sharedlimits.c). NULL on a node alone. */
+    void (*limit_taken)(void *ctx, const char *name, const char *key);
 };
 
 struct router {
@@ -165,6 +173,12 @@ struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
 /* g leaves memory without a write (handed over, or fenced by the
  * store: cut closes the local connections that follow it, 1012). */
 void hub_drop_game(struct hub *h, struct game *g, bool cut);
+
+/* Another node took a token of the shared limit `name` for key
+ * (router_ops.limit_taken): this node's bucket of it loses one too. An
+ * unknown name is ignored. */
+void hub_limit_charge(struct hub *h, const char *name, const char *key,
+                      int64_t now);
 
 /* b goes to every local connection after hello, ahead of what waits for
  * the store (a notice about the server itself). */

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <ev.h>
 #include <hiredis/hiredis.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,16 @@ START_TEST(test_commands)
     ck_assert_uint_eq(st.connects, 1);
     ck_assert_uint_eq(st.losses, 0);
     ck_assert_uint_eq(st.pending, 0);
+    /* the metrics' counts: one error reply; every command answered timed
+     * (7 sent, none a PUBLISH) */
+    ck_assert_uint_eq(st.errors, 1);
+    ck_assert_uint_eq(st.lost, 0);
+    ck_assert_uint_eq(st.round_trip.count, 7);
+    ck_assert_uint_eq(st.publish.count, 0);
+    ASSERT_CMD(r, "0", "PUBLISH nobody x");
+    redis_stats(r, &st);
+    ck_assert_uint_eq(st.publish.count, 1);
+    ck_assert_uint_eq(st.round_trip.count, 7);
     redis_free(r);
     ck_assert_int_eq(s.calls, 1);
 }
@@ -247,19 +258,7 @@ END_TEST
 /* Runs the loop until channel has n subscribers (PUBSUB NUMSUB). */
 static void wait_numsub(struct redis *r, const char *channel, int n)
 {
-    char want[96];
-    char *got = NULL;
-
-    snprintf(want, sizeof want, "[%s,%d]", channel, n);
-    for (int i = 0; i < 500; i++) {
-        free(got);
-        got = redissync_command(loop, r, "PUBSUB NUMSUB %s", channel);
-        if (!strcmp(got, want))
-            break;
-        run_for(0.01);
-    }
-    ck_assert_str_eq(got, want);
-    free(got);
+    redissync_wait_numsub(loop, r, channel, n);
 }
 
 /* Publishes msg on channel until it arrives (or 5 s); returns whether it
@@ -321,6 +320,7 @@ START_TEST(test_reconnect)
     redis_stats(r, &st);
     ck_assert_uint_eq(st.connects, 2);
     ck_assert_uint_eq(st.losses, 1);
+    ck_assert_uint_eq(st.lost, 1); /* the BLPOP */
     redis_free(r);
 }
 END_TEST
@@ -566,5 +566,6 @@ static Suite *redis_suite(void)
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN); /* (stream.h) */
     return check_main(redis_suite());
 }

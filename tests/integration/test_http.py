@@ -7,9 +7,36 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import time
 
-from harness import POSTGRES, WAIT, FreshServerTest, ServerTest, one_node, wait_until
+import metricsdoc
+from harness import (CLUSTER, POSTGRES, WAIT, FreshServerTest, ServerTest,
+                     one_node, wait_until)
+
+# A cluster node's families and their types (docs/PROTOCOL.md).
+CLUSTER_FAMILIES = (
+    ("chess_cluster_node_info", "gauge"), ("chess_cluster_leased", "gauge"),
+    ("chess_cluster_lease_age_seconds", "gauge"),
+    ("chess_cluster_leases_lost_total", "counter"),
+    ("chess_cluster_hosted_games", "gauge"),
+    ("chess_cluster_followed_games", "gauge"),
+    ("chess_cluster_remote_sessions", "gauge"),
+    ("chess_cluster_adoptions_in_progress", "gauge"),
+    ("chess_cluster_adoptions_total", "counter"),
+    ("chess_cluster_take_failures_total", "counter"),
+    ("chess_cluster_handovers_total", "counter"),
+    ("chess_cluster_fences_total", "counter"),
+    ("chess_cluster_commands_ignored_total", "counter"),
+    ("chess_cluster_commands_forwarded_total", "counter"),
+    ("chess_cluster_dead_nodes_total", "counter"),
+    ("chess_cluster_messages_refused_total", "counter"),
+    ("chess_redis_up", "gauge"), ("chess_redis_reconnects_total", "counter"),
+    ("chess_redis_errors_total", "counter"),
+    ("chess_redis_queue_depth", "gauge"),
+    ("chess_redis_pending_commands", "gauge"),
+    ("chess_redis_round_trip_seconds", "histogram"),
+    ("chess_redis_publish_seconds", "histogram"))
 
 
 METRIC_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -144,18 +171,13 @@ class HttpTest(ServerTest):
                 for fam in fams.values() for name, labels, v in fam["samples"]}
 
     def test_metrics_are_documented(self):
-        """docs/PROTOCOL.md's list of metrics names exactly the families
-        /metrics exposes."""
+        """docs/PROTOCOL.md's lists of metrics name exactly the families
+        /metrics exposes: those of every server, and those of its
+        database's kind and of a cluster node's where it is one."""
         status, _, body = self.server.http("/metrics")
         self.assertEqual(status, 200)
         exposed = set(parse_prometheus(self, body.decode()))
-        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "..", "..", "docs", "PROTOCOL.md")
-        with open(doc, encoding="utf-8") as f:
-            text = f.read()
-        m = re.search(r"^Metrics: (.*?)\n\n", text, re.M | re.S)
-        self.assertIsNotNone(m, "no Metrics: paragraph in PROTOCOL.md")
-        listed = set(re.findall(r"`((?:chess|process)_[a-z_]+)", m.group(1)))
+        listed = metricsdoc.expected(bool(POSTGRES), bool(CLUSTER))
         self.assertEqual(sorted(exposed - listed), [],
                          "exposed, not in PROTOCOL.md")
         self.assertEqual(sorted(listed - exposed), [],
@@ -317,15 +339,28 @@ class HttpTest(ServerTest):
                            ("process_cpu_seconds_total", "counter"),
                            ("process_start_time_seconds", "gauge"),
                            ("chess_store_queue_wait_seconds", "histogram"),
-                           ("chess_store_checkpoint_wait_seconds",
-                            "histogram"),
                            ("chess_store_statements_seconds", "histogram"),
                            ("chess_store_commit_seconds", "histogram"),
                            ("chess_store_retries_total", "counter"),
-                           ("chess_store_checkpoints_total", "counter"),
-                           ("chess_store_wal_restarts_total", "counter"),
-                           ("chess_store_wal_frames", "gauge")):
+                           ("chess_store_backend", "gauge")) + (
+                POSTGRES and (("chess_store_pg_reconnects_total", "counter"),
+                              ("chess_store_pg_commits_resolved_total",
+                               "counter"))
+                or (("chess_store_checkpoint_wait_seconds", "histogram"),
+                    ("chess_store_checkpoints_total", "counter"),
+                    ("chess_store_wal_restarts_total", "counter"),
+                    ("chess_store_wal_frames", "gauge"),
+                    ("chess_database_file_lost", "gauge"))) + (
+                CLUSTER and CLUSTER_FAMILIES or ()):
             self.assertEqual(fams[name]["type"], kind, name)
+        backend = [s[1] for s in fams["chess_store_backend"]["samples"]]
+        self.assertEqual(backend,
+                         [{"backend": "postgres" if POSTGRES else "sqlite"}])
+        ops = {s[1]["op"] for s in
+               fams["chess_store_failures_total"]["samples"]}
+        self.assertEqual(ops, {"commit", "write_dropped", "writes_lost",
+                               "read",
+                               "fenced" if POSTGRES else "checkpoint"})
         reasons = {s[1]["reason"] for s in
                    fams["chess_games_finished_total"]["samples"]}
         self.assertIn("checkmate", reasons)
@@ -375,12 +410,28 @@ class HttpTest(ServerTest):
                            cpu)
 
     def test_build_info(self):
+        """The version and the commit, as the start line says; the commit
+        is this checkout's (git rev-parse), or "unknown" without one."""
         m = self.metrics()
         info = [(dict(k[1]), v) for k, v in m.items()
                 if k[0] == "chess_build_info"]
-        version = re.search(r"event=listening version=(\S+)",
-                            self.server.log_text()).group(1)
-        self.assertEqual(info, [({"version": version}, 1)])
+        line = re.search(r"event=listening version=(\S+) .* commit=(\S+)",
+                         self.server.log_text())
+        self.assertEqual(info, [({"version": line.group(1),
+                                  "commit": line.group(2)}, 1)])
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..")
+        if os.path.exists(os.path.join(root, ".git")):
+            head = subprocess.run(
+                ["git", "-C", root, "rev-parse", "--short=12", "HEAD"],
+                capture_output=True, text=True).stdout.strip()
+            if head:  # (git present)
+                # the build's commit: HEAD, or one before it (a commit
+                # made since the build)
+                self.assertRegex(line.group(2), "^[0-9a-f]{12}$")
+                self.assertEqual(subprocess.run(
+                    ["git", "-C", root, "merge-base", "--is-ancestor",
+                     line.group(2), head]).returncode, 0)
 
     def closes(self, code):
         return self.metrics()[("chess_ws_closes_total",
@@ -502,7 +553,8 @@ class HttpTest(ServerTest):
         self.assertGreater(
             m("chess_move_commit_seconds_bucket", (("le", "10"),))
             - m("chess_move_commit_seconds_bucket", (("le", "2.5"),)), slow)
-        for op in ("write_dropped", "writes_lost", "read", "checkpoint"):
+        for op in ("write_dropped", "writes_lost", "read",
+                   "fenced" if POSTGRES else "checkpoint"):
             m("chess_store_failures_total", (("op", op),))
     def check_store_timing(self, value, fams):
         """The journal writer's split of a commit: one statements and one
@@ -517,11 +569,9 @@ class HttpTest(ServerTest):
         self.assertLessEqual(
             value("chess_store_queue_wait_seconds_count"), txs)
         self.assertGreater(value("chess_store_commit_seconds_sum"), 0)
-        self.assertEqual(
-            value("chess_store_checkpoint_wait_seconds_count"), 0)
-        if POSTGRES:  # no WAL of the store's own
-            self.assertEqual(value("chess_store_wal_frames"), 0)
-        else:
+        if not POSTGRES:  # (a WAL of the store's own)
+            self.assertEqual(
+                value("chess_store_checkpoint_wait_seconds_count"), 0)
             self.assertGreater(value("chess_store_wal_frames"), 0)
         bounds = [s[1]["le"] for s in
                   fams["chess_store_commit_seconds"]["samples"]

@@ -704,7 +704,7 @@ static void c_set_handlers(void *impl, bus_state_fn *on_state,
 }
 
 static const struct bus_ops client_ops = {
-    c_publish, c_subscribe, c_unsubscribe, c_eval, c_set_handlers};
+    c_publish, c_subscribe, c_unsubscribe, c_eval, c_set_handlers, NULL};
 
 static void state(struct busfake_client *c, bool up)
 {

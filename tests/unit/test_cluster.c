@@ -90,6 +90,15 @@ static int last_moved_ply(const struct fconn *c, const char *gid)
     return ply;
 }
 
+/* n's figures for /metrics (hub_cluster_metrics). */
+static struct cluster_metrics figures(struct fnode *n)
+{
+    struct cluster_metrics m;
+
+    ck_assert(hub_cluster_metrics(n->hub, &m));
+    return m;
+}
+
 /* x (white, on its node) invites, y joins from its node: the game. */
 static void start_game(struct fconn *x, struct fconn *y, char gid[64])
 {
@@ -117,10 +126,23 @@ START_TEST(commands_are_forwarded_to_the_host)
     ck_assert_ptr_null(hub_game(b->hub, gid));
     ck_assert_uint_eq(cluster_remote_sessions(a->cluster), 1); /* y's */
     ck_assert_uint_eq(cluster_remote_sessions(b->cluster), 0);
+    /* the figures of /metrics: a hosts it, b's y follows it there */
+    ck_assert_uint_eq(figures(a).hosted, 1);
+    ck_assert_uint_eq(figures(a).remotes, 1);
+    ck_assert_uint_eq(figures(a).followed, 0);
+    ck_assert_uint_eq(figures(b).hosted, 0);
+    ck_assert_uint_eq(figures(b).followed, 1);
+    ck_assert_uint_eq(figures(b).forwarded, 1); /* y's join */
+    ck_assert_uint_eq(figures(a).forwarded, 0);
+    ck_assert_str_eq(figures(a).node, a->id);
+    ck_assert_uint_gt(strlen(figures(a).incarnation), 0);
+    ck_assert(figures(a).leased && figures(b).leased);
+    ck_assert_int_lt(figures(a).lease_age_ms, CLUSTER_TICK_MS + 1);
 
     fake_move(x, gid, "e2e4", 0);
     ck_assert_int_eq(last_moved_ply(y, gid), 1);
     fake_move(y, gid, "e7e5", 1); /* y's, on b: played on a */
+    ck_assert_uint_eq(figures(b).forwarded, 2);
     ck_assert_int_eq(last_moved_ply(x, gid), 2);
     ck_assert_int_eq(last_moved_ply(y, gid), 2);
     /* a move out of turn from b is answered from a, as on one node */
@@ -159,6 +181,10 @@ START_TEST(a_shutdown_hands_the_games_over)
     ck_assert(hub_stoppable(a->hub));
     ck_assert_ptr_null(hub_game(a->hub, gid));
     ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* handed over, hosted */
+    ck_assert_uint_eq(figures(a).handed_over, 1);
+    ck_assert_uint_eq(figures(b).adopted[1], 1); /* by a handover */
+    ck_assert_uint_eq(figures(b).adopted[0], 0);
+    ck_assert_uint_eq(figures(b).hosted, 1);
 
     /* y, on b, follows it there now; x comes back through b */
     fake_disconnect(x);
@@ -184,18 +210,24 @@ START_TEST(a_lost_lease_gives_the_game_up)
     struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
     struct fconn *x = fake_connect_to(a, "10.0.0.1");
     struct fconn *y = fake_connect_to(b, "10.0.0.2");
-    char gid[64];
+    char gid[64], inc[32];
 
     start_game(x, y, gid);
     fake_move(x, gid, "e2e4", 0);
 
     pause_node(a, true);
+    snprintf(inc, sizeof inc, "%s", figures(a).incarnation);
     fake_advance(CLUSTER_LEASE_MS + 2 * CLUSTER_TICK_MS);
     ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* adopted by b */
-    fake_move(y, gid, "e7e5", 1);                 /* played on b */
+    ck_assert_uint_eq(figures(b).adopted[0], 1);  /* taken over */
+    ck_assert_uint_eq(figures(b).dead_nodes, 1);  /* a, by b's sweep */
+    ck_assert_uint_eq(figures(a).fenced + figures(a).leases_lost, 0);
+    fake_move(y, gid, "e7e5", 1); /* played on b */
     ck_assert_int_eq(last_moved_ply(y, gid), 2);
 
     pause_node(a, false); /* a resumes, its lease lapsed */
+    ck_assert(!figures(a).leased);
+    ck_assert_int_gt(figures(a).lease_age_ms, CLUSTER_LEASE_MS);
     ck_assert(!cluster_ready(a->cluster) ||
               hub_game(a->hub, gid) != NULL); /* (not told yet) */
     fake_move(x, gid, "g1f3", 2);
@@ -205,8 +237,53 @@ START_TEST(a_lost_lease_gives_the_game_up)
     ck_assert_int_eq(x->closed, 1012);
     ck_assert_ptr_nonnull(hub_game(b->hub, gid));
     ck_assert(cluster_ready(a->cluster)); /* joined again */
+    ck_assert_uint_eq(figures(a).leases_lost, 1);
+    ck_assert_uint_eq(figures(a).fenced, 1);
+    ck_assert_str_ne(figures(a).incarnation, inc); /* a new one */
+    ck_assert(figures(a).leased);
     /* the game went on at b: ply 2 is the last, made there */
     ck_assert_int_eq(last_moved_ply(y, gid), 2);
+}
+END_TEST
+
+/* A new game whose take in the bus fails (the bus is down) is counted
+ * as a take failure. */
+START_TEST(a_failed_take_is_counted)
+{
+    struct fnode *a = &fake_nodes[0];
+    struct fconn *x = fake_connect_to(a, "10.0.0.1");
+    char gid[64];
+
+    fake_hello(x, "Xavier", NULL, NULL);
+    busfake_set_up(a->busc, false);
+    fake_invite(x, gid);
+    pump();
+    ck_assert_uint_eq(figures(a).take_failed[0], 1);
+    ck_assert_uint_eq(figures(a).take_failed[1], 0);
+}
+END_TEST
+
+/* New guests per address are counted across the nodes: an address
+ * that alternates between them gets guests_per_ip_per_min in all, not
+ * that many on each; a node's own take is not counted twice. */
+START_TEST(new_guests_per_address_are_counted_across_nodes)
+{
+    int per_min = fake_hub_defaults.guests_per_ip_per_min, welcomed = 0,
+        refused = 0;
+
+    for (int i = 0; i < 2 * per_min; i++) {
+        struct fconn *c = fake_connect_to(&fake_nodes[i % 2], "10.0.0.9");
+        fake_say(c, "{\"t\":\"hello\",\"name\":\"G\"}");
+        if (fake_count(c, "welcome"))
+            welcomed++;
+        else if (fake_error(c) && !strcmp(fake_error(c), "rate_limited"))
+            refused++;
+        fake_disconnect(c);
+    }
+    ck_assert_int_eq(welcomed, per_min);
+    ck_assert_int_eq(refused, per_min);
+    /* another address is not charged */
+    fake_hello(fake_connect_to(&fake_nodes[1], "10.0.0.10"), "H", NULL, NULL);
 }
 END_TEST
 
@@ -218,6 +295,8 @@ int main(void)
     tcase_add_test(tc, commands_are_forwarded_to_the_host);
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
+    tcase_add_test(tc, a_failed_take_is_counted);
+    tcase_add_test(tc, new_guests_per_address_are_counted_across_nodes);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

@@ -173,6 +173,20 @@ START_TEST(player_and_game_messages_round_trip)
     ck_assert_str_eq(channel, "game:g9");
     ck_assert_str_eq(d.node, "n3");
     free(text);
+
+    /* a shared limit's token, its key any printable text */
+    m = (struct codec_msg){
+        .kind = CODEC_LIMIT, .body = "2001:db8:1:2::/64", .len = 17};
+    strcpy(m.limit, "logins_ip");
+    strcpy(m.node, "n3");
+    text = round_trip(&m, &d, channel, sizeof channel);
+    ck_assert_str_eq(channel, "limits:all");
+    ck_assert_str_eq(text, "L logins_ip n3\n2001:db8:1:2::/64");
+    ck_assert_str_eq(d.limit, "logins_ip");
+    ck_assert_str_eq(d.node, "n3");
+    ck_assert_uint_eq(d.len, 17);
+    ck_assert(!memcmp(d.body, "2001:db8:1:2::/64", 17));
+    free(text);
 }
 END_TEST
 
@@ -226,15 +240,26 @@ START_TEST(malformed_messages_are_refused)
         {"cmd:G1",
          "M n1 abc 3 0 1 p1 ABCDEFGHIJKLMNOPQRSTU\n{}"}, /* a long name */
         {"node:n1", "T 1,,2\nx"},                        /* an empty id */
-        {"node:n1", "T 1,2"},       /* a delivery, no body */
-        {"node:n1", "K 1\nx"},      /* a kill with one */
-        {"node:n1", "H G1 0 5 n2"}, /* epoch 0 */
-        {"node:n1", "H G1 5 5"},    /* a token short */
-        {"node:n1", "Q 1"},         /* unknown */
-        {"player:p1", "N G1\nx"},   /* a body */
-        {"player:p1", "N"},         /* no game */
-        {"game:G1", "X n2"},        /* not M */
-        {"lobby:x", "M n2"},        /* no such channel */
+        {"node:n1", "T 1,2"},                    /* a delivery, no body */
+        {"node:n1", "K 1\nx"},                   /* a kill with one */
+        {"node:n1", "H G1 0 5 n2"},              /* epoch 0 */
+        {"node:n1", "H G1 5 5"},                 /* a token short */
+        {"node:n1", "Q 1"},                      /* unknown */
+        {"player:p1", "N G1\nx"},                /* a body */
+        {"player:p1", "N"},                      /* no game */
+        {"game:G1", "X n2"},                     /* not M */
+        {"limits:all", "L guests n2"},           /* no key */
+        {"limits:all", "L guests n2\n"},         /* an empty one */
+        {"limits:all", "L guests n2\na\tb"},     /* a control byte */
+        {"limits:all", "L gu/ests n2\n1.2.3.4"}, /* not a name */
+        {"limits:all", "L guests\n1.2.3.4"},     /* no node */
+        {"limits:all", "X guests n2\n1.2.3.4"},  /* not L */
+        {"limits:x", "L guests n2\n1.2.3.4"},    /* another channel */
+        {"limits:all", "L guests n2\n"
+                       "0123456789012345678901234567890123456789"
+                       "0123456789012345678901234567890123456789"
+                       "0123456789012345"}, /* 96 bytes: too long */
+        {"lobby:x", "M n2"},                /* no such channel */
         {"nochannel", "M n2"},
         {"node:n1", ""},
     };
@@ -296,6 +321,13 @@ START_TEST(bad_fields_do_not_encode)
     strcpy(m.pid, "p1");
     strcpy(m.node, "n1");
     ck_assert_ptr_null(codec_encode(&m, &len)); /* N is a new game */
+    m = (struct codec_msg){.kind = CODEC_LIMIT, .body = "", .len = 0};
+    strcpy(m.limit, "guests");
+    strcpy(m.node, "n1");
+    ck_assert_ptr_null(codec_encode(&m, &len)); /* no key */
+    m.body = "1.2.3.4\n";
+    m.len = 8;
+    ck_assert_ptr_null(codec_encode(&m, &len)); /* a control byte */
 }
 END_TEST
 

@@ -13,6 +13,8 @@
 #include "app/status.h"
 #include "check_main.h"
 #include "hub/hub.h"
+#include "hub/metrics.h"
+#include "hub/router.h"
 #include "hubfake.h"
 #include "lib/tunables.h"
 #include "store/store.h"
@@ -112,6 +114,129 @@ START_TEST(metrics)
 }
 END_TEST
 
+/* The SQLite store's own series, a commit in chess_build_info, and on a
+ * node alone no cluster series and no PostgreSQL ones. */
+START_TEST(metrics_of_a_node_alone_on_sqlite)
+{
+    struct http_reply r = get("/metrics", NULL, 0);
+    const char *info;
+
+    ck_assert_int_eq(r.status, 200);
+    info = strstr(r.body, "\nchess_build_info{version=\"");
+    ck_assert_ptr_nonnull(info);
+    ck_assert_ptr_nonnull(strstr(info, "\",commit=\""));
+    ck_assert_ptr_nonnull(strstr(r.body, "\nchess_store_backend{backend="
+                                         "\"sqlite\"} 1\n"));
+    for (const char *const *n =
+             (const char *const[]){
+                 "\nchess_store_wal_frames ",
+                 "\nchess_store_checkpoints_total ",
+                 "\nchess_store_wal_restarts_total ",
+                 "\nchess_database_file_lost ", "{op=\"checkpoint\"}",
+                 "\nchess_store_checkpoint_wait_seconds_count ", NULL};
+         *n; n++)
+        ck_assert_msg(strstr(r.body, *n), "missing %s", *n);
+    for (const char *const *n =
+             (const char *const[]){"chess_cluster_", "chess_redis_",
+                                   "chess_store_pg_", "{op=\"fenced\"}",
+                                   NULL};
+         *n; n++)
+        ck_assert_msg(!strstr(r.body, *n), "has %s", *n);
+    free(r.body);
+}
+END_TEST
+
+/* A router with figures (a cluster's): its series as it gave them. */
+static void cluster_figures(void *ctx, struct cluster_metrics *out)
+{
+    (void)ctx;
+    out->node = "n2";
+    out->incarnation = "0a1b2c3d4e5f6071";
+    out->leased = true;
+    out->lease_age_ms = 1250;
+    out->hosted = 7;
+    out->followed = 5;
+    out->remotes = 4;
+    out->adopting = 1;
+    out->adopted[0] = 3;
+    out->adopted[1] = 2;
+    out->take_failed[0] = 9;
+    out->take_failed[1] = 8;
+    out->handed_over = 11;
+    out->fenced = 12;
+    out->ignored = 13;
+    out->forwarded = 14;
+    out->leases_lost = 15;
+    out->dead_nodes = 16;
+    out->bus_up = true;
+    out->reconnects = 17;
+    out->bus_errors[0] = 18;
+    out->bus_errors[1] = 19;
+    out->bus_errors[2] = 20;
+    out->bus_queued = 21;
+    out->bus_pending = 22;
+    hist_add(&out->round_trip, 300);
+    hist_add(&out->round_trip, 20000);
+    hist_add(&out->publish, 120);
+    out->messages_refused[0] = 23;
+    out->messages_refused[1] = 24;
+    out->messages_refused[2] = 25;
+}
+
+START_TEST(metrics_of_a_cluster_node)
+{
+    static const struct router_ops ops = {.metrics = cluster_figures};
+    struct http_reply r;
+    static const char *const want[] = {
+        "\nchess_cluster_node_info{node=\"n2\",incarnation="
+        "\"0a1b2c3d4e5f6071\"} 1\n",
+        "\nchess_cluster_leased 1\n",
+        "\nchess_cluster_lease_age_seconds 1.25\n",
+        "\nchess_cluster_hosted_games 7\n",
+        "\nchess_cluster_followed_games 5\n",
+        "\nchess_cluster_remote_sessions 4\n",
+        "\nchess_cluster_adoptions_in_progress 1\n",
+        "\nchess_cluster_adoptions_total{how=\"takeover\"} 3\n",
+        "\nchess_cluster_adoptions_total{how=\"handover\"} 2\n",
+        "\nchess_cluster_take_failures_total{what=\"new_game\"} 9\n",
+        "\nchess_cluster_take_failures_total{what=\"adoption\"} 8\n",
+        "\nchess_cluster_handovers_total 11\n",
+        "\nchess_cluster_fences_total 12\n",
+        "\nchess_cluster_commands_ignored_total 13\n",
+        "\nchess_cluster_commands_forwarded_total 14\n",
+        "\nchess_cluster_leases_lost_total 15\n",
+        "\nchess_cluster_dead_nodes_total 16\n",
+        "\nchess_cluster_messages_refused_total{why=\"forged\"} 23\n",
+        "\nchess_cluster_messages_refused_total{why=\"stale\"} 24\n",
+        "\nchess_cluster_messages_refused_total{why=\"replayed\"} 25\n",
+        "\n# TYPE chess_cluster_messages_refused_total counter\n",
+        "\nchess_redis_up 1\n",
+        "\nchess_redis_reconnects_total 17\n",
+        "\nchess_redis_errors_total{kind=\"reply\"} 18\n",
+        "\nchess_redis_errors_total{kind=\"lost\"} 19\n",
+        "\nchess_redis_errors_total{kind=\"refused\"} 20\n",
+        "\nchess_redis_queue_depth 21\n",
+        "\nchess_redis_pending_commands 22\n",
+        "\nchess_redis_round_trip_seconds_bucket{le=\"0.0005\"} 1\n",
+        "\nchess_redis_round_trip_seconds_bucket{le=\"0.025\"} 2\n",
+        "\nchess_redis_round_trip_seconds_count 2\n",
+        "\nchess_redis_publish_seconds_bucket{le=\"0.00025\"} 1\n",
+        "\nchess_redis_publish_seconds_count 1\n",
+        "\n# TYPE chess_cluster_fences_total counter\n",
+        "\n# TYPE chess_cluster_hosted_games gauge\n",
+        "\n# TYPE chess_redis_round_trip_seconds histogram\n",
+    };
+
+    hub_set_router(fake_hub, &(struct router){&ops, fake_hub});
+    r = get("/metrics", NULL, 0);
+    hub_set_router(fake_hub, NULL);
+    ck_assert_int_eq(r.status, 200);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(r.body, want[i]), "missing %s", want[i]);
+    free(r.body);
+}
+END_TEST
+
 /* The hub's tests run at the settings' defaults without linking app/:
  * hubfake.c's copy of them is config.c's. */
 START_TEST(fake_defaults_are_the_settings)
@@ -154,6 +279,8 @@ int main(void)
     tcase_add_test(t, other_paths_are_the_apis);
     tcase_add_test(t, healthz);
     tcase_add_test(t, metrics);
+    tcase_add_test(t, metrics_of_a_node_alone_on_sqlite);
+    tcase_add_test(t, metrics_of_a_cluster_node);
     tcase_add_test(t, fake_defaults_are_the_settings);
     suite_add_tcase(s, t);
     return check_main(s);

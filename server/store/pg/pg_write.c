@@ -57,8 +57,10 @@ static int w_reconnect(struct store *s, struct pg_be *b)
 
     PQfinish(b->w);
     b->piped = false;
-    if ((b->w = pg__session(b, true, err, sizeof err)))
+    if ((b->w = pg__session(b, true, err, sizeof err))) {
+        atomic_fetch_add(&s->pg_reconnects, 1);
         return 0;
+    }
     store__commit_failed(s, "08006", err);
     return -1;
 }
@@ -476,6 +478,7 @@ static int resolve(struct store *s, struct pg_be *b, struct op *const *ops,
     }
     log_warn("event=store_commit_resolved committed=%s",
              committed ? "yes" : "no");
+    atomic_fetch_add(&s->pg_resolved[committed], 1);
     return committed;
 }
 
