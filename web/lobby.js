@@ -1,9 +1,14 @@
-// lobby.js - the front page: choose a time control and a colour, then seek
-// an opponent, create an invitation, casual or (for accounts) rated, or
-// play the computer at a level (casual, from the start or a FEN);
-// lists the player's games in progress and, live while the page shows
-// (lobby_watch), the open seeks (a click plays one: accept) and the live
-// games (a click watches one).
+// lobby.js - the front page: a colour and casual or (for accounts) rated,
+// with a range of opponents' ratings, then one click on a time control
+// seeks an opponent (as lichess's quick pairing; the keyboard chooses one
+// with the arrows and plays it with Enter, and a custom clock is played
+// with the button). "Invite a friend" turns the same click into an
+// invitation, from a set-up position if one is given, and "Play with the
+// computer" into a casual game against it at the level chosen (from the
+// start or a set-up position). Lists the player's
+// games in progress and, live while the page shows (lobby_watch), the
+// open seeks (a click plays one: accept) and the live games (a click
+// watches one).
 
 import { categoryOf } from './ratings.js';
 import * as W from './words.js';
@@ -20,6 +25,8 @@ export class LobbyView {
         this.games = new Map();    /* GID -> summary of a game in progress */
         this.feed = null;          /* the last lobby snapshot */
         this.watching = false;     /* lobby_watch sent on this connection */
+        this.inviting = false;     /* a click on a clock invites */
+        this.computing = false;    /* ... or plays the computer */
         this.bind();
         this.updateCustom();
     }
@@ -28,10 +35,31 @@ export class LobbyView {
         const form = $('play-form');
         form.addEventListener('submit', (e) => {
             e.preventDefault();
-            this.startSeek();
+            this.play();
         });
-        $('invite-btn').addEventListener('click', () => this.invite());
-        $('computer-btn').addEventListener('click', () => this.computer());
+        // One click on a time control plays it (a pointer's click: the
+        // keyboard's arrows only choose, detail 0); the custom one opens
+        // its fields.
+        $('presets').addEventListener('click', (e) => {
+            const label = e.target.closest('label');
+            const input = label && $(label.htmlFor);
+            if (!input || e.detail === 0 || input.value === 'custom')
+                return;
+            input.checked = true;
+            this.updateCustom();
+            this.play();
+        });
+        $('invite-btn').addEventListener('click', () => {
+            this.inviting = !this.inviting;
+            this.computing = false;
+            this.render();
+        });
+        $('computer-btn').addEventListener('click', () => {
+            this.computing = !this.computing;
+            this.inviting = false;
+            this.render();
+        });
+        $('rating-range').addEventListener('change', () => this.render());
         $('cancel-seek-btn').addEventListener('click', () => this.cancelSeek());
         // A click anywhere on a seek's row plays it (its button is the
         // control for the keyboard); the player's name is a link.
@@ -91,6 +119,8 @@ export class LobbyView {
 
     hide() {
         this.section.hidden = true;
+        this.inviting = false;
+        this.computing = false;
         if (this.watching && this.ctx.online())
             this.ctx.send({ t: 'lobby_unwatch' });
         this.watching = false;
@@ -110,7 +140,9 @@ export class LobbyView {
     }
 
     // The rated switch (only accounts may play rated) and, for an
-    // account, its rating in the chosen clock's category.
+    // account, its rating in the chosen clock's category and the range of
+    // opponents' ratings of a rated seek. They share one line of fixed
+    // height: nothing below moves when the welcome fills it in.
     renderRated() {
         const me = this.ctx.me();
         const account = !!(me && me.account);
@@ -130,6 +162,23 @@ export class LobbyView {
                 `rating: ${r ? W.ratingText(r.rating, r.provisional)
                     : W.ratingText(1500, true)}`;
         }
+        $('range-box').hidden = !(cat && $('rated-yes').checked &&
+                                  !this.inviting && !this.computing);
+        // (the computer's games are casual)
+        $('rated-box').hidden = this.computing;
+    }
+
+    // The rating_range of a rated seek from the range chosen around the
+    // player's rating in the clock's category (null: any).
+    chosenRange(clock) {
+        const me = this.ctx.me();
+        const d = Number($('rating-range').value);
+        const cat = categoryOf(clock);
+        if (!d || !cat || !this.chosenRated())
+            return null;
+        const r = me.ratings && me.ratings[cat]
+            ? Math.round(me.ratings[cat].rating) : 1500;
+        return [Math.max(0, r - d), Math.min(4000, r + d)];
     }
 
     // The chosen clock, or null (an invalid custom one), saying nothing.
@@ -201,11 +250,43 @@ export class LobbyView {
         const msg = { t: 'seek', clock, color: this.chosenColor() };
         if (this.chosenRated())
             msg.rated = true;
+        const range = this.chosenRange(clock);
+        if (range)
+            msg.rating_range = range;
         if (!this.ctx.send(msg, msg))
             return;
         this.seek = msg;
         this.seekConfirmed = false;
         this.render();
+    }
+
+    // The click on a clock: a seek, an invitation or a computer game.
+    play() {
+        if (this.inviting)
+            this.invite();
+        else if (this.computing)
+            this.computer();
+        else
+            this.startSeek();
+    }
+
+    // A casual game against the computer at the chosen level, with the
+    // clock, colour and (optional) starting position of the form; none
+    // while a game of ours is being played, as for a seek.
+    computer() {
+        if (this.liveGame())
+            return;
+        const clock = this.chosenClock();
+        if (!clock)
+            return;
+        const level = Number(document.querySelector(
+            'input[name="level"]:checked').value);
+        const msg = { t: 'computer', level, clock,
+                      color: this.chosenColor() };
+        const fen = $('fen').value.trim();
+        if (fen)
+            msg.fen = fen;
+        this.ctx.send(msg, msg);
     }
 
     invite() {
@@ -215,22 +296,6 @@ export class LobbyView {
         const msg = { t: 'invite', clock, color: this.chosenColor() };
         if (this.chosenRated())
             msg.rated = true;
-        const fen = $('fen').value.trim();
-        if (fen)
-            msg.fen = fen;
-        this.ctx.send(msg, msg);
-    }
-
-    // A casual game against the computer at the chosen level, with the
-    // clock, colour and (optional) starting position of the form.
-    computer() {
-        const clock = this.chosenClock();
-        if (!clock)
-            return;
-        const level = Number(document.querySelector(
-            'input[name="level"]:checked').value);
-        const msg = { t: 'computer', level, clock,
-                      color: this.chosenColor() };
         const fen = $('fen').value.trim();
         if (fen)
             msg.fen = fen;
@@ -340,9 +405,20 @@ export class LobbyView {
             ? 'random colour' : this.seek.color}` : '';
         this.renderRated();
         const live = this.liveGame();
-        $('seek-btn').disabled = seeking || !!live;
-        $('invite-btn').disabled = seeking;
-        $('computer-btn').disabled = seeking || !!live;
+        const inviting = this.inviting, computing = this.computing;
+        $('play-form').classList.toggle('inviting', inviting);
+        $('play-form').classList.toggle('computing', computing);
+        $('invite-btn').setAttribute('aria-pressed', String(inviting));
+        $('computer-btn').setAttribute('aria-pressed', String(computing));
+        $('fen-box').hidden = !inviting && !computing;
+        $('computer-box').hidden = !computing;
+        setText($('seek-btn'), inviting ? 'Create the invitation'
+            : computing ? 'Play the computer' : 'Play online');
+        setText($('tc-hint'), inviting
+            ? 'Click one to create the invitation.'
+            : computing ? 'Click one to play the computer at once.'
+                : 'Click one to play online at once.');
+        $('seek-btn').disabled = !inviting && (seeking || !!live);
         const busy = $('seek-busy');
         busy.hidden = !live;
         busy.textContent = live ? 'You have a game in progress: finish it ' +
@@ -439,6 +515,11 @@ export class LobbyView {
         li.append(action);
         return li;
     }
+}
+
+function setText(e, text) {
+    if (e.textContent !== text)
+        e.textContent = text;
 }
 
 function el(tag, cls, text) {
