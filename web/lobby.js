@@ -141,8 +141,9 @@ export class LobbyView {
 
     // The rated switch (only accounts may play rated) and, for an
     // account, its rating in the chosen clock's category and the range of
-    // opponents' ratings of a rated seek. They share one line of fixed
-    // height: nothing below moves when the welcome fills it in.
+    // opponents' ratings of a rated seek (none of it for the computer's
+    // games, which are casual). They share one line of fixed height:
+    // nothing below moves when the welcome fills it in.
     renderRated() {
         const me = this.ctx.me();
         const account = !!(me && me.account);
@@ -151,11 +152,11 @@ export class LobbyView {
         if (!account && yes.checked)
             $('rated-no').checked = true;
         const why = $('rated-why');
-        why.hidden = !me || account;
+        why.hidden = !me || account || this.computing;
         why.textContent = me && !account ? W.RATED_NEEDS_ACCOUNT : '';
         const mine = $('my-rating');
         const cat = account ? categoryOf(this.presetClock()) : null;
-        mine.hidden = !cat;
+        mine.hidden = !cat || this.computing;
         if (cat) {
             const r = me.ratings && me.ratings[cat];
             mine.textContent = `Your ${W.categoryName(cat).toLowerCase()} ` +
@@ -164,7 +165,6 @@ export class LobbyView {
         }
         $('range-box').hidden = !(cat && $('rated-yes').checked &&
                                   !this.inviting && !this.computing);
-        // (the computer's games are casual)
         $('rated-box').hidden = this.computing;
     }
 
