@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "dead.h"
 #include "ending.h"
 #include "notation.h"
 
@@ -56,6 +57,8 @@ enum proto_code {
     PROTO_RATING_OUT_OF_RANGE, /* accept: outside the seek's rating_range */
     PROTO_ADDRESS_FULL, /* an address holds max_games_per_ip live games */
     PROTO_SERVER_FULL,  /* the server holds max_live_games */
+    PROTO_BUSY,         /* computer: the engines' queue is full */
+    PROTO_NO_ENGINE,    /* computer: this server runs no engine */
     PROTO_CODE_COUNT
 };
 
@@ -88,6 +91,7 @@ enum proto_type {
     PROTO_T_LOBBY_WATCH,
     PROTO_T_LOBBY_UNWATCH,
     PROTO_T_ACCEPT,
+    PROTO_T_COMPUTER,
     PROTO_T_COUNT
 };
 
@@ -151,6 +155,7 @@ struct proto_msg {
     bool has_range;               /* seek: rating_range given ... */
     int range_lo, range_hi;       /* ... its bounds, inclusive */
     char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
+    int level;                    /* computer: 1-8 (0 when absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
 };
@@ -168,6 +173,16 @@ const char *proto_type_name(enum proto_type type);
 
 /* True when s is a valid GID/PID/SID: 1-32 of [A-Za-z0-9_-]. */
 bool proto_key_valid(const char *s);
+
+/* The computer as a player (PROTOCOL.md, "Playing the computer"): the
+ * seat of level L (1 to PROTO_AI_LEVELS) is PID "stockfish-L", named
+ * "Stockfish level L"; every PLAYER with that PID shows "ai":L. */
+#define PROTO_AI_LEVELS 8
+/* The level of the computer whose PID is pid, 0 for anyone else. */
+int proto_ai_level(const char *pid);
+/* The PID and name of the computer at level (1 to PROTO_AI_LEVELS) into
+ * pid (PROTO_KEY_MAX + 1 bytes) and name (PROTO_NAME_MAX + 1). */
+void proto_ai_player(int level, char *pid, char *name);
 
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
@@ -286,6 +301,9 @@ struct proto_state {
     bool rated;
     /* a rated game that ended: its changes (NULL: none shown) */
     const struct proto_rating_change *change;
+    /* why each side could not mate ([0] white, [1] black), for an ending
+     * that has a proof (NULL: none) */
+    const struct dead_proof *proof;
     /* the game's opening (opening.h), or both NULL: none */
     const char *opening_eco, *opening_name;
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
@@ -387,10 +405,12 @@ size_t proto_moved_size(const struct proto_moved *m);
 size_t proto_write_moved(const struct proto_moved *m, char *out);
 /* {"t":"game_end",...} with the result's and the reason's wire names;
  * change (NULL: none) adds "ratings":{"white":{"before":R,"after":R},
- * "black":{...}}. */
+ * "black":{...}}; proof (NULL: none; else [0] white's, [1] black's) adds
+ * "proof", why the sides could not mate. */
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
-                            const struct proto_rating_change *change);
+                            const struct proto_rating_change *change,
+                            const struct dead_proof *proof);
 /* draw_offered / draw_declined / rematch_offered ("type"), with the
  * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);

@@ -35,6 +35,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "dead.h"
 #include "ending.h"
 #include "movegen.h"
 #include "proto.h"
@@ -103,6 +104,12 @@ struct game_env {
      * Until then the side to move is charged nothing and no deadline of
      * that turn runs. NULL: every write counts as released at once. */
     bool (*hold)(void *ctx, struct game *g, uint64_t seq);
+    /* The side to move's turn has begun: its clock (or the time for its
+     * first move) runs, the messages announcing it released. A host
+     * that plays a seat itself (the computer: hub/computer.c) asks for
+     * its move then, later: it must not call the game back inside this
+     * call (the game is in the middle of a command). NULL: none. */
+    void (*turn)(void *ctx, struct game *g, int64_t now);
 };
 
 /* Seat holders when a game is created. */
@@ -142,9 +149,17 @@ struct game *game_restore(const struct game_env *env,
                           const char **why);
 
 /* The answer to env.ask_verdict: ends the game on time, won by the
- * opponent when it can mate, drawn otherwise. Ignored unless the game is
+ * opponent when it can mate, drawn otherwise, with *proof (copied) as why
+ * it could not (it may be NULL when can_mate). Ignored unless the game is
  * waiting for it. */
-void game_verdict(struct game *g, bool can_mate, int64_t now);
+void game_verdict(struct game *g, bool can_mate,
+                  const struct dead_proof *proof, int64_t now);
+
+/* Why each side could not checkmate (out[0] white's, out[1] black's;
+ * DEAD_UNPROVEN for a side that is not part of the ending) when g ended
+ * dead_position or timeout_vs_insufficient: returns true and fills out;
+ * false for any other game. */
+bool game_proof(const struct game *g, struct dead_proof out[2]);
 
 /* The host released (sent) the messages waiting for store sequence
  * number seq at now: the turn held for it (env.hold) begins, its clock
@@ -169,6 +184,13 @@ const char *game_creator(const struct game *g);
 const char *game_reason(const struct game *g);
 enum ending_reason game_ending(const struct game *g);
 int game_ply(const struct game *g);
+/* The colour to move (0 white, 1 black). */
+int game_side_to_move(const struct game *g);
+/* The UCI text of the game's ply i + 1 (0 <= i < game_ply), g's. */
+const char *game_move_uci(const struct game *g, int i);
+/* The time color has left on its clock at now (ms; a per-move clock:
+ * for this move). */
+int64_t game_time_left(const struct game *g, int color, int64_t now);
 /* The legal moves of the side to move into out, in the byte order of
  * their UCI text (the list a `moved` or `state` shows, whatever the
  * status): the game keeps them from one move to the next, for the next

@@ -172,6 +172,7 @@ static void env_ended(void *ctx, struct game *g)
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
     h->router.ops->game_ended(h->router.ctx, g);
+    hub_modules_game_ended(h, g);
     metrics_finished(&h->metrics, game_ending(g));
     hub_invite_closed(h, g);
     hub_games_release(h, g);
@@ -205,6 +206,11 @@ static void env_expired(void *ctx, struct game *g)
     hub_game_destroy(h, g);
 }
 
+static void env_turn(void *ctx, struct game *g, int64_t now)
+{
+    hub_modules_turn(ctx, g, now);
+}
+
 static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
                            int color)
 {
@@ -223,7 +229,7 @@ void hub_on_verdict(void *arg, const struct verdict *a)
         log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
                  a->budget);
     if (g)
-        game_verdict(g, a->can_mate, hub_now_ms(h));
+        game_verdict(g, a->can_mate, &a->proof, hub_now_ms(h));
 }
 
 struct restore_ctx {
@@ -274,6 +280,8 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
             game_player_back(g, c, now);
     }
     hub_games_charge(h, g); /* (the players connected here) */
+    if (game_status(g) != GAME_ENDED)
+        hub_modules_game_hosted(h, g, now);
     return g;
 }
 
@@ -521,5 +529,6 @@ void hub_hosting_init(struct hub *h)
         .ended = env_ended,
         .expired = env_expired,
         .hold = hub_env_hold,
+        .turn = env_turn,
     };
 }

@@ -124,6 +124,39 @@ test('time controls in words', () => {
     assert.equal(W.clockSpeed(f(1800, 0)), 'Classical');
 });
 
+test('dead-position proofs in words', () => {
+    const ranks = (from, to) => {
+        const out = [];
+        for (let r = from; r <= to; r++)
+            for (const f of 'abcdefgh')
+                out.push(f + r);
+        return out;
+    };
+    assert.equal(W.squaresText(['a4', 'c4']), 'a4, c4');
+    assert.equal(W.squaresText([...ranks(1, 3), 'h4']), 'ranks 1–3, h4');
+    assert.equal(W.squaresText([...ranks(2, 2), ...ranks(5, 6)]),
+                 'rank 2, ranks 5–6');
+    assert.equal(W.squaresText([]), 'no square');
+    assert.deepEqual(W.proofText(null), []);
+    assert.deepEqual(W.proofText({ white: 'material', black: 'material' }),
+                     ['Neither side can checkmate: insufficient material.']);
+    assert.deepEqual(
+        W.proofText({ white: null, black: 'search', positions: 12345 }),
+        ['Black cannot checkmate: all 12,345 positions that can still ' +
+         'arise were examined, and none is a checkmate by Black.']);
+    assert.deepEqual(W.proofText({ white: null, black: 'search' }),
+                     ['Black cannot checkmate: every position that can ' +
+                      'still arise was examined, and none is a checkmate ' +
+                      'by Black.']);
+    assert.deepEqual(
+        W.proofText({ white: 'material', black: 'locked', locked: ['a4'],
+                      reach: { white: ranks(1, 3), black: ['a8', 'b8'] } }),
+        ['White cannot checkmate: insufficient material.',
+         'Black cannot checkmate: the pawns are locked: a4 never move; ' +
+         'White’s king and pieces can only reach ranks 1–3, and Black’s ' +
+         'only a8, b8.']);
+});
+
 test('results and reasons in words', () => {
     assert.equal(W.resultTitle('1-0', 'white'), 'You won');
     assert.equal(W.resultTitle('1-0', 'black'), 'You lost');
@@ -166,7 +199,7 @@ test('every protocol error code has a human message', () => {
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials',
                    'no_such_seek', 'rating_out_of_range', 'address_full',
-                   'server_full'];
+                   'server_full', 'busy', 'no_engine'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);
@@ -174,6 +207,11 @@ test('every protocol error code has a human message', () => {
     }
     assert.equal(W.errorText('bad_field', 'fen: no white king'),
                  'The server refused a request: fen: no white king.');
+    assert.equal(W.errorText('too_many_games', 'you are playing 1 ' +
+                             'game(s) against the computer: the most ' +
+                             'there may be'),
+                 'You are playing the computer already: finish that game ' +
+                 'first.');
     assert.equal(W.errorText('no_rematch', 'your opponent has left'),
                  'No rematch of this game is possible: your opponent has ' +
                  'left.');
