@@ -70,6 +70,10 @@ static const struct {
     [PROTO_T_LOBBY_WATCH] = {"lobby_watch", 0, 0},
     [PROTO_T_LOBBY_UNWATCH] = {"lobby_unwatch", 0, 0},
     [PROTO_T_ACCEPT] = {"accept", F_SEEK, F_SEEK},
+    [PROTO_T_TAKEBACK] = {"takeback", F_GAME, F_GAME},
+    [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
+    [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
+    [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
 };
 
 static const struct {

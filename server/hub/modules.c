@@ -10,6 +10,7 @@ extern const struct hub_module hub_lobby_module;   /* seeks.c */
 extern const struct hub_module hub_account_module; /* hello.c, account.c */
 extern const struct hub_module hub_prefs_module;   /* prefs.c */
 extern const struct hub_module hub_rematch_module; /* rematch.c */
+extern const struct hub_module hub_takeback_module; /* takeback.c */
 
 const struct hub_module *const hub_modules[] = {
     &hub_core_module,
@@ -18,5 +19,6 @@ const struct hub_module *const hub_modules[] = {
     &hub_account_module,
     &hub_prefs_module,
     &hub_rematch_module,
+    &hub_takeback_module,
     NULL,
 };
