@@ -60,13 +60,6 @@ struct gift {
 /* Each side gives at most GAME_GIVE_CAP_MS, GAME_GIVE_MS at a time. */
 #define GAME_GIFTS_MAX (2 * GAME_GIVE_CAP_MS / GAME_GIVE_MS)
 
-/* The journal rows that are not moves (their uci; game_takeback.c): an
- * accepted takeback (ply: the first ply taken back) and time given (ply:
- * the plies played + 1, san: the colour that got it). Both carry the
- * clocks they left. */
-#define JOURNAL_UNDO "undo"
-#define JOURNAL_GIVE "give"
-
 struct game {
     struct game_env env;
     char gid[PROTO_KEY_MAX + 1];
@@ -306,7 +299,7 @@ struct store_move *game_journal(const struct game *g);
 /* ---- game_takeback.c: takebacks and time given -------------------------- */
 
 /* Replays journal row m when it is a takeback or time given (its uci
- * JOURNAL_UNDO or JOURNAL_GIVE): returns 1 when it was one, 0 when it
+ * STORE_JOURNAL_UNDO or STORE_JOURNAL_GIVE): returns 1 when it was one, 0 when it
  * is a move, -1 when it is one that does not fit the game so far. */
 int game_replay_event(struct game *g, const struct store_move *m);
 /* The milliseconds `color` has given in g. */

@@ -5,7 +5,7 @@
  * A request is a message, not a write: it is kept in g->takeback until
  * the opponent answers or a move is played (take_move lets it lapse),
  * and a restart drops it. What changes the game is written to the
- * journal as a row among the moves (JOURNAL_UNDO, JOURNAL_GIVE), so a
+ * journal as a row among the moves (STORE_JOURNAL_UNDO, STORE_JOURNAL_GIVE: rows.h), so a
  * restart's replay (game_replay_event) rebuilds the game as the players
  * last saw it, and the messages go out once that row has committed.
  *
@@ -46,7 +46,7 @@ static void truncate_to(struct game *g, size_t n)
             g->gifts[i].ply = (int)n;
 }
 
-/* The journal row of an event (uci JOURNAL_UNDO or JOURNAL_GIVE) at ply
+/* The journal row of an event (uci STORE_JOURNAL_UNDO or _GIVE) at ply
  * with the clock c at now; its seq, 0 when the store's queue is full. */
 static uint64_t journal_event(struct game *g, const char *what, int ply,
                               const char *san, const struct clock *c,
@@ -77,7 +77,7 @@ static int accept(struct game *g, int requester, int64_t now,
 
     assert(g->rec.n >= 2 && g->takeback == requester);
     clock_pause(&nc, now); /* the time used stays used */
-    seq = journal_event(g, JOURNAL_UNDO, (int)n + 1, "", &nc, now);
+    seq = journal_event(g, STORE_JOURNAL_UNDO, (int)n + 1, "", &nc, now);
     if (!seq)
         return game_busy(err);
     game_set_seq(g, seq);
@@ -188,7 +188,7 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
                             "you have given your opponent all the time a "
                             "game allows (60 s)");
     nc.left_ms[1 - c] += GAME_GIVE_MS;
-    seq = journal_event(g, JOURNAL_GIVE, (int)g->rec.n + 1,
+    seq = journal_event(g, STORE_JOURNAL_GIVE, (int)g->rec.n + 1,
                         proto_color_name(1 - c), &nc, now);
     if (!seq)
         return game_busy(err);
@@ -207,14 +207,14 @@ int game_replay_event(struct game *g, const struct store_move *m)
 {
     size_t n = g->rec.n;
 
-    if (!strcmp(m->uci, JOURNAL_UNDO)) {
+    if (!strcmp(m->uci, STORE_JOURNAL_UNDO)) {
         /* one or two plies back, never before the start */
         if (m->ply < 1 || (size_t)m->ply > n || n - (size_t)(m->ply - 1) > 2)
             return -1;
         truncate_to(g, (size_t)m->ply - 1);
         return 1;
     }
-    if (!strcmp(m->uci, JOURNAL_GIVE)) {
+    if (!strcmp(m->uci, STORE_JOURNAL_GIVE)) {
         int color = !strcmp(m->san, "white")   ? WHITE
                     : !strcmp(m->san, "black") ? BLACK
                                                : -1;
