@@ -56,10 +56,10 @@ enum proto_code {
     PROTO_RATING_OUT_OF_RANGE, /* accept: outside the seek's rating_range */
     PROTO_ADDRESS_FULL, /* an address holds max_games_per_ip live games */
     PROTO_SERVER_FULL,  /* the server holds max_live_games */
-    PROTO_NOTHING_TO_TAKE_BACK, /* takeback: fewer than 2 plies played */
-    PROTO_NO_TAKEBACK_REQUEST,  /* takeback_accept/decline: none pending */
-    PROTO_TAKEBACK_DECLINED,    /* takeback: declined, no move since */
-    PROTO_TAKEBACK_NOT_ALLOWED, /* takeback: a player's preference */
+    PROTO_NOTHING_TO_TAKE_BACK,  /* takeback: fewer than 2 plies played */
+    PROTO_NO_TAKEBACK_REQUEST,   /* takeback_accept/decline: none pending */
+    PROTO_TAKEBACK_DECLINED,     /* takeback: declined, no move since */
+    PROTO_TAKEBACK_NOT_ALLOWED,  /* takeback: a player's preference */
     PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
                                     running yet */
     PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */

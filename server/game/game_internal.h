@@ -95,11 +95,11 @@ struct game {
                              move was played since */
     struct gift gifts[GAME_GIFTS_MAX];
     int n_gifts;
-    int flagged;          /* colour whose time ran out while the verdict
+    int flagged; /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
-    bool paused;          /* restored, waiting for both players */
-    bool held;            /* a turn waits for hold_seq's release: */
+    bool paused; /* restored, waiting for both players */
+    bool held;   /* a turn waits for hold_seq's release: */
     uint64_t hold_seq;
     int hold_clock;    /* ... the side whose clock then starts, or -1 */
     bool hold_first;   /* ... a first move's time then starts */

@@ -119,8 +119,7 @@ int game_takeback(struct game *g, const char *pid, bool allowed, int64_t now,
                             "must be played before you ask again");
     } else {
         g->takeback = c;
-        game_broadcast(g,
-                       proto_render_draw("takeback_requested", g->gid, c));
+        game_broadcast(g, proto_render_draw("takeback_requested", g->gid, c));
     }
     game_rearm(g);
     return rc;
@@ -197,8 +196,8 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
     assert(g->n_gifts < GAME_GIFTS_MAX);
     g->gifts[g->n_gifts++] = (struct gift){(int)g->rec.n, 1 - c};
     clocks = game_clocks_at(g, now);
-    game_broadcast(g, proto_render_time_given(g->gid, 1 - c, GAME_GIVE_MS,
-                                              &clocks));
+    game_broadcast(
+        g, proto_render_time_given(g->gid, 1 - c, GAME_GIVE_MS, &clocks));
     game_rearm(g);
     return 0;
 }
