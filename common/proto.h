@@ -403,7 +403,8 @@ size_t proto_write_moved(const struct proto_moved *m, char *out);
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
                             const struct proto_rating_change *change);
-/* draw_offered / draw_declined / rematch_offered ("type"), with the
+/* draw_offered / draw_declined / rematch_offered / takeback_requested /
+ * takeback_declined ("type"), with the
  * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);
 /* {"t":"time_given","game":GID,"color":C,"ms":MS,"clocks":{...}}: C's

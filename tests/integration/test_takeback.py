@@ -220,25 +220,27 @@ class TakebackPreferenceTest(FreshServerTest):
             (w, b)[ply % 2].move(gid, uci, ply)
             for c in (w, b):
                 c.expect("moved", game=gid, ply=ply + 1)
-        request(b, gid)  # white to move: black's last move only
-        w.expect("takeback_requested", game=gid)
-        w.send({"t": "takeback_accept", "game": gid})
-        b.expect("taken_back", game=gid, ply=3)
+        request(w, gid)  # white to move: c4 and e6
+        b.expect("takeback_requested", game=gid)
+        b.send({"t": "takeback_accept", "game": gid})
+        w.expect("taken_back", game=gid, ply=2)
         b.send({"t": "give_time", "game": gid})
         given = w.expect("time_given", game=gid)["clocks"]
-        b.move(gid, "g8f6", 3)
-        w.expect("moved", game=gid, ply=4)
+        w.move(gid, "g1f3", 2)
+        b.expect("moved", game=gid, ply=3)
         srv.kill()
         srv2 = self.server()
         b2 = self.client(srv2, token=b.token)
         st = b2.request({"t": "sync", "game": gid}, "state")
-        self.assertEqual(st["moves"], ["d2d4", "d7d5", "c2c4", "g8f6"])
+        # the journal replayed in the order written: e6 stays taken back
+        self.assertEqual(st["moves"], ["d2d4", "d7d5", "g1f3"])
         self.assertGreaterEqual(st["clocks"]["white_ms"],
                                 given["white_ms"] - 2000)
         self.assertGreater(st["clocks"]["white_ms"], 300000)  # 15 s more
         status, _, body = srv2.http("/api/games/%s/pgn" % gid)
+        self.assertRegex(body.decode(), r"2\. Nf3\s+\{ \[%clk 0:05:1")
         self.assertIn("[%give white 15]", body.decode())
         w2 = self.client(srv2, token=w.token)
         b2.expect("opponent_back", game=gid, color="white")
-        w2.move(gid, "b1c3", 4)
-        b2.expect("moved", game=gid, ply=5)
+        b2.move(gid, "g8f6", 3)
+        w2.expect("moved", game=gid, ply=4)
