@@ -148,14 +148,15 @@ class TakebackTest(ServerTest):
         w.expect_error("give_time_capped")
         b.send({"t": "give_time", "game": gid})  # black's own cap
         self.assertEqual(w.expect("time_given", game=gid)["color"], "white")
+        w.send({"t": "resign", "game": gid})
+        b.expect("game_end", game=gid)
+        # the stored PGN (any node of a cluster reads it)
         status, _, body = self.server.http("/api/games/%s/pgn" % gid)
         self.assertEqual(status, 200)
         pgn = body.decode()
         self.assertEqual(pgn.count("[%give black 15]"), 4, pgn)
         self.assertIn("e5 { [%clk", pgn)
         self.assertEqual(pgn.count("[%give white 15]"), 1, pgn)
-        w.send({"t": "resign", "game": gid})
-        b.expect("game_end", game=gid)
         b.send({"t": "give_time", "game": gid})
         b.expect_error("game_over")
 
