@@ -1,18 +1,20 @@
 // Takebacks and time given on the game page: the Takeback button, the
-// opponent's prompt (accepted, then declined), the premove queued for the
-// position taken back cleared, the "+15 s" button, and axe-core with the
-// prompt shown.
+// opponent's prompt (accepted, then declined) on a phone, the premove
+// queued for the position taken back cleared, the "+15 s" button, and
+// axe-core with the prompt shown.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
     assertClean, axeSerious, clickMove, invite, join, logWebSocket,
-    moveCount, premove, twoPlayers, waitText, wsMessages,
+    moveCount, premove, screenshot, twoPlayers, waitText, wsMessages,
 } from './lib.mjs';
 
 test('takeback asked, accepted and declined; +15 s', { timeout: 120000 },
      async (t) => {
-    const { a, b } = await twoPlayers(t, { b: { beforeGoto: logWebSocket } });
+    const { a, b } = await twoPlayers(t, {
+        b: { beforeGoto: logWebSocket, phone: true },
+    });
     const link = await invite(a.page, { preset: '3-0', color: 'white' });
     await join(b.page, link);
     assert.ok(await a.page.locator('#takeback-btn').isHidden(),
@@ -27,6 +29,10 @@ test('takeback asked, accepted and declined; +15 s', { timeout: 120000 },
     await waitText(b.page, '#takeback-panel',
                    /Your opponent asks to take back a move/);
     assert.deepEqual(await axeSerious(b.page), [], 'takeback prompt');
+    await screenshot(b.page, 'takeback-prompt-phone.png');
+    const box = await b.page.locator('#accept-takeback-btn').boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390,
+              'the answer fits the phone\'s width');
     await b.page.click('#accept-takeback-btn');
     for (const p of [a, b])
         await p.page.waitForFunction(() =>
@@ -52,5 +58,7 @@ test('takeback asked, accepted and declined; +15 s', { timeout: 120000 },
     const [given] = await wsMessages(b.page, 'in', 'time_given');
     assert.equal(given.msg.color, 'black');
     assert.ok(given.msg.clocks.black_ms > 180000, 'Black has 3 min + 15 s');
+    assert.ok(await b.page.locator('#give-time-btn').isVisible(),
+              '+15 s on the phone too');
     assertClean(t, a, b);
 });
