@@ -94,6 +94,7 @@ struct game {
                              or -1 (not stored: a restart drops it) */
     bool tb_declined[2];  /* the colour's request was declined and no
                              move was played since */
+    int takebacks;        /* accepted in this game */
     struct gift gifts[GAME_GIFTS_MAX];
     int n_gifts;
     int flagged; /* colour whose time ran out while the verdict

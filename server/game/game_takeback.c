@@ -37,6 +37,7 @@ int64_t game_given_by(const struct game *g, int color)
 static void truncate_to(struct game *g, size_t n)
 {
     record_truncate(&g->rec, n);
+    g->takebacks++;
     g->n_legal = -1; /* legal_now generates them for the new position */
     g->opening = opening_of(&g->rec);
     g->takeback = -1;
@@ -106,6 +107,10 @@ int game_takeback(struct game *g, const char *pid, bool allowed, int64_t now,
                                        "players' preference \"always\""
                                      : "a player's preference allows no "
                                        "takebacks");
+    if (g->takebacks >= GAME_TAKEBACKS_MAX)
+        return game_set_err(err, PROTO_TAKEBACK_NOT_ALLOWED,
+                            "this game has had the most takebacks a game "
+                            "allows (100)");
     if (g->rec.n < 2)
         return game_set_err(err, PROTO_NOTHING_TO_TAKE_BACK,
                             "both sides must have moved");
@@ -208,7 +213,9 @@ int game_replay_event(struct game *g, const struct store_move *m)
 
     if (!strcmp(m->uci, STORE_JOURNAL_UNDO)) {
         /* one or two plies back, never before the start */
-        if (m->ply < 1 || (size_t)m->ply > n || n - (size_t)(m->ply - 1) > 2)
+        if (m->ply < 1 || (size_t)m->ply > n ||
+            n - (size_t)(m->ply - 1) > 2 ||
+            g->takebacks >= GAME_TAKEBACKS_MAX)
             return -1;
         truncate_to(g, (size_t)m->ply - 1);
         return 1;

@@ -1079,6 +1079,31 @@ START_TEST(takeback_and_time_given_replay)
 }
 END_TEST
 
+/* At most GAME_TAKEBACKS_MAX takebacks a game: each is a journal row. */
+START_TEST(takebacks_are_capped)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    int64_t t = 100;
+    move_ok(g, "pw", "e2e4", 0, t++);
+    move_ok(g, "pb", "e7e5", 1, t++);
+    for (int i = 0; i < GAME_TAKEBACKS_MAX; i++) {
+        move_ok(g, "pw", "g1f3", 2, t++);
+        ck_assert_int_eq(game_takeback(g, "pw", true, t++, &e), 0);
+        ck_assert_int_eq(game_takeback_accept(g, "pb", t++, &e), 0);
+        ck_assert_int_eq(game_ply(g), 2);
+        F.nmoves = 0; /* (the fixture keeps 32 rows, 64 messages) */
+        drop_messages();
+    }
+    move_ok(g, "pw", "g1f3", 2, t++);
+    ck_assert_int_eq(game_takeback(g, "pw", true, t++, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_TAKEBACK_NOT_ALLOWED);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 START_TEST(draw_offers_are_not_repeated)
 {
     reset();
@@ -1316,6 +1341,7 @@ int main(void)
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);
     tcase_add_test(tc, takeback_and_time_given_replay);
+    tcase_add_test(tc, takebacks_are_capped);
     tcase_add_test(tc, legal_list_in_byte_order);
     tcase_add_test(tc, kept_legal_moves_match_a_fresh_generation);
     suite_add_tcase(s, tc);
