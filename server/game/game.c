@@ -160,6 +160,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
     clock_init(&g->clock, clock);
     board_to_fen(start, g->initial_fen);
     g->draw_offer = -1;
+    g->takeback = -1;
     g->flagged = -1;
     g->n_legal = -1;
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;

@@ -142,7 +142,7 @@ static void game_command(struct session *s, struct game *g,
  * replay on the loop), with the mute environment, and the command runs on
  * it: game.c answers in the same order as for a game in memory. */
 static void stored_game_command(struct session *s, const struct proto_msg *m,
-                                int64_t now)
+                                int64_t now, hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct game_env env = hub_mute_env(h);
@@ -157,12 +157,12 @@ static void stored_game_command(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
         return;
     }
-    game_command(s, g, m, now);
+    run(s, g, m, now);
     game_free(g);
 }
 
-void hub_do_game_command(struct session *s, const struct proto_msg *m,
-                         int64_t now)
+void hub_run_game_command(struct session *s, const struct proto_msg *m,
+                          int64_t now, hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
@@ -172,13 +172,19 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
         return;
     }
     if (g) {
-        game_command(s, g, m, now);
+        run(s, g, m, now);
     } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
         struct store_game row;
         hub_stored_game(s, m, &row);
     } else {
-        stored_game_command(s, m, now);
+        stored_game_command(s, m, now, run);
     }
+}
+
+void hub_do_game_command(struct session *s, const struct proto_msg *m,
+                         int64_t now)
+{
+    hub_run_game_command(s, m, now, game_command);
 }
 
 static void do_sync(struct session *s, const struct proto_msg *m, int64_t now)
