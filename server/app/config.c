@@ -126,6 +126,13 @@ static const struct key keys[] = {
      * runs alone, as it always did. */
     STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",
             "Redis as host:port or a unix socket path; \"\": none"),
+    /* A handover is a few Redis round trips and a game's read from the
+     * store on the new host: 10 a second is nothing to either, and
+     * evens out a node that rejoined with 1,000 games to take in under
+     * two minutes. */
+    INT_KEY(balance_games_per_s, NULL, 0, 1000, 10,
+            "games a node of a cluster hands over a second to balance the "
+            "load; 0: none"),
     STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
             "static files of the browser client"),
     INT_KEY(grace_s, "--grace-s", 1, 86400, 60,

@@ -538,6 +538,8 @@ static int start_node(struct node *n)
         start_failed("out of memory");
         return -1;
     }
+    if (n->cl)
+        cluster_set_balance(n->cl, n->cfg.balance_games_per_s);
     db_watch.hub = n->h;
     db_watch.timer = n->pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)

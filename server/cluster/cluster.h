@@ -76,6 +76,11 @@ void cluster_stop(struct cluster *c);
 /* This node's id. */
 const char *cluster_node(const struct cluster *c);
 
+/* The balance (docs/cluster.md, "Balance"): this node hands over up to
+ * per_s of its games a second while it is the most loaded node and the
+ * nodes are out of balance; 0 (cluster_new's): never. */
+void cluster_set_balance(struct cluster *c, int per_s);
+
 /* True when Redis is up and this node holds its lease. */
 bool cluster_ready(const struct cluster *c);
 

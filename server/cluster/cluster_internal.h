@@ -35,8 +35,24 @@ struct player;
  * sent again this often, this many times, before it is refused busy. */
 #define CLUSTER_RETRY_MS 100
 #define CLUSTER_RETRIES 50
-/* The sweep adopts at most this many of a dead node's games a tick. */
+/* The sweep adopts at most this many of a dead node's games a tick; the
+ * games of a node dead for less than CLUSTER_SHARE_MS are shared by
+ * load (cluster_sweep.lua): each live node adopts its share. */
 #define CLUSTER_SWEEP_GAMES 256
+#define CLUSTER_SHARE_MS (CLUSTER_LEASE_MS + 3 * CLUSTER_TICK_MS)
+/* The nodes a handover or the balance considers (the first ones). */
+#define CLUSTER_NODES_MAX 16
+/* The nodes are balanced when the most loaded hosts at most
+ * CLUSTER_BALANCE_PCT % of the mean plus CLUSTER_BALANCE_SLACK games.
+ * Past that, the most loaded node moves games to the least loaded until
+ * it is within CLUSTER_BALANCE_STOP_PCT % plus CLUSTER_BALANCE_STOP_SLACK
+ * (hysteresis: it stops with room to spare). balance.c looks at most at
+ * CLUSTER_BALANCE_SCAN of its hosted games a tick for games to move. */
+#define CLUSTER_BALANCE_PCT 125
+#define CLUSTER_BALANCE_SLACK 8
+#define CLUSTER_BALANCE_STOP_PCT 110
+#define CLUSTER_BALANCE_STOP_SLACK 4
+#define CLUSTER_BALANCE_SCAN 1024
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -111,6 +127,12 @@ struct pending {
 
 enum adopt_stage { ADOPT_TAKE, ADOPT_EPOCH, ADOPT_DONE };
 
+/* A live node and the games it hosts (nodes.lua). */
+struct node_load {
+    char node[PROTO_KEY_MAX + 1];
+    long long games;
+};
+
 struct adoption {
     struct cluster *c;
     char gid[PROTO_KEY_MAX + 1];
@@ -146,8 +168,8 @@ struct cluster {
     struct retry *retries; /* commands to send again, oldest first */
     struct deferred *defer, *defer_tail; /* in seq order */
     struct hub_alarm *retry_alarm;
-    char peers[16][PROTO_KEY_MAX + 1]; /* the nodes (SMEMBERS nodes), for
-                                          the handover */
+    struct node_load peers[CLUSTER_NODES_MAX]; /* the other live nodes,
+                                                  for the handover */
     size_t n_peers;
     bool asked_peers, peers_known;
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
@@ -155,11 +177,18 @@ struct cluster {
     bool orphans_scan;                     /* under way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
-    struct table handing_over; /* gid -> its own copy: a handover in flight */
+    struct table handing_over;        /* gid -> struct handover: in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
     bool handing, released; /* released: its lease let go (the end) */
     bool id_taken_logged;
+    int balance_per_s;     /* games it may hand over a second to balance
+                              the load; 0: none (cluster_set_balance) */
+    bool balance_asked;    /* the nodes' loads asked, not yet answered */
+    bool balancing;        /* moving games: the most loaded, over the mark */
+    size_t balance_moving; /* its balance's handovers in flight */
+    size_t balance_cursor; /* where the next look for games to move starts
+                              in epochs' slots */
 };
 
 /* ---- edge: envelopes to hosts ------------------------------------------ */
@@ -279,6 +308,12 @@ void cluster_wake(struct cluster *c);
 /* s no longer follows gid. */
 void edge_follow_drop(struct cluster *c, struct session *s, const char *gid);
 
+/* g, hosted here, goes to another node: its local subscribers (its
+ * players' connections here, its spectators here) follow it there from
+ * now on and attach when its new host says so (CODEC_HOSTED); one that
+ * may follow no more games is closed (1012: it reconnects, resyncs). */
+void edge_follow_away(struct cluster *c, struct game *g);
+
 /* A command or an attach for local s about gid (kind: an envelope's;
  * text: COMMAND's message), malloc'ed; NULL when out of memory. Its
  * envelope published on the game's command channel (f taken). */
@@ -363,6 +398,17 @@ void lease_on_state(void *arg, bool up);
 
 void handover_tick(void *arg); /* (its alarm, every 10 ms) */
 
+/* Hands gid, hosted here with its writes committed, to live node `to`
+ * (game_handover.lua): its commands are forwarded from now on, and once
+ * the bus has answered the game leaves this node, its local connections
+ * following it there, and `to` adopts it. balance: the balance's (its
+ * balance_moving counts it). 0, or -1 (nothing changed). */
+int handover_start(struct cluster *c, const char *gid, const char *to,
+                   bool balance);
+
+/* The handovers whose answer was lost are asked again (the bus is up). */
+void handover_retry(struct cluster *c);
+
 /* A shutdown (SIGTERM): hands every hosted game to another live node,
  * each once its last writes have committed, and stops taking commands
  * for them. True once nothing is left to hand over (or nobody to hand it
@@ -375,6 +421,21 @@ bool cluster_handed_over(const struct cluster *c);
  * be written with the old epoch, refused once the new host took the
  * game, and yet its `moved` released), but forwarded to the new host. */
 bool cluster_handing_over(const struct cluster *c, const char *gid);
+
+/* ---- balance.c: the load spread over the nodes ------------------------ */
+
+/* The live nodes and their loads of nodes.lua's answer v into out (at
+ * most max; this node's too): how many. */
+size_t balance_loads(const struct bus_value *v, struct node_load *out,
+                     size_t max);
+
+/* The least loaded of l[0..n) (ties: the first name), or NULL. */
+struct node_load *balance_least(struct node_load *l, size_t n);
+
+/* Every tick: when this node is the most loaded and the nodes are out of
+ * balance, up to balance_per_s of its movable games go to the least
+ * loaded (handover_start). */
+void balance_tick(struct cluster *c);
 
 /* ---- seeks.c: the lobby in the bus ------------------------------------ */
 

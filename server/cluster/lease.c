@@ -247,7 +247,7 @@ static void on_alive(void *arg, const struct bus_value *v, const char *err)
 void lease_on_tick(void *arg)
 {
     struct cluster *c = arg;
-    char max[16];
+    char max[16], wall[24], share[16];
     struct table seen;
 
     hub_alarm_arm(c->h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
@@ -261,9 +261,12 @@ void lease_on_tick(void *arg)
     seeks_cards_tick(c);
     orphans_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
+    snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    snprintf(share, sizeof share, "%d", CLUSTER_SHARE_MS);
     cluster_eval(c, BUS_CLUSTER_SWEEP, on_swept, c, 1,
-                 (const char *[]){"nodes"}, 2,
-                 (const char *[]){c->node, max});
+                 (const char *[]){"nodes"}, 4,
+                 (const char *[]){c->node, max, wall, share});
+    balance_tick(c);
     table_init(&seen);
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;

@@ -193,7 +193,12 @@ START_TEST(test_handover)
     expect_cmd("B", "GET game:G:host");
     expect_cmd("[]", "SMEMBERS node:A:games");
     expect_cmd("[G]", "SMEMBERS node:B:games");
-    HANDOVER("0", "A", "B", "G"); /* once */
+    /* once: a repeat (its answer lost) gets the same epoch, nothing
+     * changed; to another node it fails */
+    HANDOVER("2", "A", "B", "G");
+    expect_cmd("2", "GET game:G:epoch");
+    expect_cmd("[G]", "SMEMBERS node:B:games");
+    HANDOVER("0", "A", "C", "G");
     TAKE("[0,B]", "A", "G", "0");
     RELEASE("1", "B", "G");
 }

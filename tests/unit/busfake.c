@@ -443,6 +443,8 @@ static struct bus_value *game_handover(struct busfake *f,
     char key[96];
 
     (void)err;
+    if (host && !strcmp(host, a[1])) /* a repeat */
+        return val_int(num(get(f, k[1])));
     if (!host || strcmp(host, a[0]) || !alive(f, a[1]))
         return val_int(0);
     set(f, k[0], a[1], 0);
@@ -529,17 +531,29 @@ static struct bus_value *node_alive(struct busfake *f, const char *const *k,
     return v;
 }
 
+/* The live nodes and the games each hosts: {node, games, ...}. */
 static struct bus_value *nodes(struct busfake *f, const char *const *k,
                                const char *const *a, const char **err)
 {
     struct key *s = set_of(f, k[0], false);
     struct bus_value *v, *el;
+    size_t n = 0, at = 0;
+    char key[96];
 
     (void)a;
     (void)err;
-    v = val_array(s ? s->n : 0, &el);
     for (size_t i = 0; s && i < s->n; i++)
-        val_fill_str(&el[i], s->members[i]);
+        n += alive(f, s->members[i]) ? 2 : 0;
+    v = val_array(n, &el);
+    for (size_t i = 0; s && i < s->n; i++) {
+        struct key *games;
+        if (!alive(f, s->members[i]))
+            continue;
+        snprintf(key, sizeof key, "node:%s:games", s->members[i]);
+        games = set_of(f, key, false);
+        val_fill_str(&el[at++], s->members[i]);
+        val_fill_int(&el[at++], games ? (long long)games->n : 0);
+    }
     return v;
 }
 

@@ -201,6 +201,62 @@ START_TEST(a_shutdown_hands_the_games_over)
 }
 END_TEST
 
+/* The balance: one node hosts every game, with their players on it, the
+ * other none. The first hands games to the second, a few a tick (never
+ * all at once), until it is within the stop mark (110 % of the mean
+ * plus 4), and then leaves them be; the second never hands any back. A
+ * moved game plays on at its new host, its players still on the first
+ * node, which now forwards their moves. */
+START_TEST(the_most_loaded_node_hands_games_over_until_balanced)
+{
+    enum { GAMES = 30, PER_TICK = 4 };
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x[GAMES], *y[GAMES];
+    char gid[GAMES][64], ip[32];
+    size_t moved = 0;
+
+    for (int i = 0; i < GAMES; i++) {
+        snprintf(ip, sizeof ip, "10.0.1.%d", i);
+        x[i] = fake_connect_to(a, ip);
+        snprintf(ip, sizeof ip, "10.0.2.%d", i);
+        y[i] = fake_connect_to(a, ip);
+        start_game(x[i], y[i], gid[i]);
+        fake_move(x[i], gid[i], "e2e4", 0);
+        fake_move(y[i], gid[i], "e7e5", 1);
+    }
+    ck_assert_uint_eq(figures(a).hosted, GAMES);
+    cluster_set_balance(a->cluster, PER_TICK);
+    cluster_set_balance(b->cluster, PER_TICK);
+    fake_advance(CLUSTER_TICK_MS);
+    ck_assert_uint_eq(figures(a).handed_over, PER_TICK);
+    ck_assert_uint_eq(figures(b).adopted[1], PER_TICK);
+    ck_assert_uint_eq(figures(b).hosted, PER_TICK);
+    for (int t = 0; t < 10; t++)
+        fake_advance(CLUSTER_TICK_MS);
+    /* within the stop mark, never below the mean, and still after */
+    ck_assert_uint_le(figures(a).hosted * 2 * 100, 110 * GAMES + 4 * 200);
+    ck_assert_uint_ge(figures(a).hosted, GAMES / 2);
+    moved = figures(a).handed_over;
+    ck_assert_uint_eq(figures(a).hosted + moved, GAMES);
+    ck_assert_uint_eq(figures(b).hosted, moved);
+    for (int t = 0; t < 5; t++)
+        fake_advance(CLUSTER_TICK_MS);
+    ck_assert_uint_eq(figures(a).handed_over, moved);
+    ck_assert_uint_eq(figures(b).handed_over, 0);
+    for (int i = 0; i < GAMES; i++) {
+        bool at_b = hub_game(b->hub, gid[i]) != NULL;
+        ck_assert(at_b != (hub_game(a->hub, gid[i]) != NULL));
+        fake_move(x[i], gid[i], "g1f3", 2);
+        ck_assert_int_eq(last_moved_ply(y[i], gid[i]), 3);
+        ck_assert_int_eq(last_moved_ply(x[i], gid[i]), 3);
+        fake_move(y[i], gid[i], "b8c6", 3);
+        ck_assert_int_eq(last_moved_ply(x[i], gid[i]), 4);
+        moved -= at_b;
+    }
+    ck_assert_uint_eq(moved, 0);
+}
+END_TEST
+
 /* A host stopped for longer than its lease: the other node adopts its
  * game; when the host resumes it acts on the game no more (its lease
  * may have lapsed: a command is refused busy), learns it lost the game,
@@ -295,6 +351,7 @@ int main(void)
     tcase_add_test(tc, commands_are_forwarded_to_the_host);
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
+    tcase_add_test(tc, the_most_loaded_node_hands_games_over_until_balanced);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, new_guests_per_address_are_counted_across_nodes);
     suite_add_tcase(s, tc);

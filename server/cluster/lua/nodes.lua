@@ -1,5 +1,17 @@
--- nodes.lua - every node that may host games (the set node_up adds
--- to): a shutdown's handover picks the live ones among them.
+-- nodes.lua - the live nodes (those of the set node_up adds to whose
+-- lease holds) and how many games each hosts (SCARD node:N:games,
+-- which game_take, game_handover and game_release keep): a handover
+-- goes to the least loaded, and balance.c moves games until they are
+-- even (docs/cluster.md, "Balance").
 --
 -- KEYS[1] nodes
-return redis.call('SMEMBERS', KEYS[1])
+--
+-- Returns {node, games, node, games, ...}.
+local out = {}
+for _, n in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+    if redis.call('EXISTS', 'node:' .. n .. ':alive') == 1 then
+        out[#out + 1] = n
+        out[#out + 1] = redis.call('SCARD', 'node:' .. n .. ':games')
+    end
+end
+return out
