@@ -237,6 +237,56 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/* The sweep's answer about node D starts "[D,n," and names n games. */
+static void swept(const char *self, const char *max, const char *now, int n)
+{
+    const char *keys[1] = {"nodes"};
+    char *got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, keys, 4,
+                               (const char *[]){self, max, now, "6000"});
+    char head[16];
+    int commas = 0;
+
+    snprintf(head, sizeof head, n ? "[D,%d," : "[]", n);
+    for (const char *p = got; *p; p++)
+        commas += *p == ',';
+    ck_assert_msg(!strncmp(got, head, strlen(head)) &&
+                      commas == (n ? n + 1 : 0),
+                  "%s's sweep: %s, not %d games of D", self, got, n);
+    free(got);
+}
+
+/* The games of a node dead lately are shared by load: each live node's
+ * sweep names only its share (what fills the least loaded up to one
+ * level), none to one above it; past the time given, all of them. */
+START_TEST(test_sweep_shares_by_load)
+{
+    char *got;
+
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    node_up("C", "c", "3000");
+    node_up("D", "d", "3000"); /* (node:D:seen 1000) */
+    expect_cmd("2", "SADD node:A:games a0 a1");
+    expect_cmd("8", "SADD node:B:games b0 b1 b2 b3 b4 b5 b6 b7");
+    expect_cmd("10", "SADD node:D:games d0 d1 d2 d3 d4 d5 d6 d7 d8 d9");
+    lapse("D");
+    /* loads 2, 8, 0 and 10 games: the level is 6 */
+    swept("B", "10", "1500", 0); /* B is above it */
+    swept("A", "10", "1500", 4);
+    swept("C", "10", "1500", 6);
+    swept("C", "3", "1500", 3); /* (at most max) */
+    /* nodes.lua: the live nodes and their games, not D */
+    got = redissync_eval(loop, rd, REDIS_LUA_NODES, 1,
+                         (const char *[]){"nodes"}, 0, NULL);
+    ck_assert_msg(strstr(got, "A,2") && strstr(got, "B,8") &&
+                      strstr(got, "C,0") && !strstr(got, "D"),
+                  "%s", got);
+    free(got);
+    /* 6 s after D was last seen: every sweep gets them all */
+    swept("B", "10", "7000", 10);
+}
+END_TEST
+
 START_TEST(test_bad_arguments)
 {
     const char *alive[2] = {"node:A:alive", "nodes"};
@@ -367,6 +417,7 @@ static Suite *lease_suite(void)
     tcase_add_test(tc, test_floor);
     tcase_add_test(tc, test_handover);
     tcase_add_test(tc, test_sweep);
+    tcase_add_test(tc, test_sweep_shares_by_load);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_race);
     suite_add_tcase(s, tc);
