@@ -15,6 +15,9 @@ from test_http import parse_prometheus
 
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
+# the balance moves balance_games_per_s (10) a tick: 200 games over
+# three nodes, one of them empty, are within the ratio in a few ticks
+BALANCE_WAIT_S = 15
 
 
 @unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
@@ -92,6 +95,23 @@ class ClusterTest(FreshServerTest):
                 f = self.figures(i)[name]
                 total += f[key] if key is not None else f
         return total
+
+    def hosted(self):
+        """The games each node hosts (chess_cluster_hosted_games)."""
+        return [self.figures(i)["chess_cluster_hosted_games"]
+                for i in range(len(self.srv.nodes))]
+
+    def wait_balanced(self, timeout):
+        """Waits until the most loaded node hosts at most 125 % of the
+        mean plus 8 games (docs/cluster.md, "Balance"); returns the
+        seconds it took, or None."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            h = self.hosted()
+            if sum(h) and max(h) <= 1.25 * sum(h) / len(h) + 8:
+                return max(time.monotonic() - start, 0.001)
+            time.sleep(0.2)
+        return None
 
     def reconnect(self, c, node):
         """c's player on node `node` again, with its token."""
@@ -211,7 +231,9 @@ class ClusterTest(FreshServerTest):
         node with its token (--resume), as a browser does; meanwhile each
         node in turn is stopped (SIGTERM: its games handed over) and
         started again on its port. No acknowledged move is missing from
-        any resync, no game is given up or abandoned, and play goes on."""
+        any resync, no game is given up or abandoned, and play goes on.
+        The last node restarted comes back empty: the balance hands it
+        games until the nodes are within the stated ratio."""
         loadgen = os.environ.get("CHESS_LOADGEN")
         if not loadgen:
             self.fail("CHESS_LOADGEN not set (tests/cluster/meson.build)")
@@ -236,6 +258,14 @@ class ClusterTest(FreshServerTest):
             self.assertEqual(self.srv.nodes[i].terminate(), 0)
             self.srv.restart_node(i, same_port=True)
             time.sleep(4)
+        # the last node restarted hosts nothing; the others hand it games
+        # (the balance, docs/cluster.md) until within the stated ratio
+        balanced = self.wait_balanced(BALANCE_WAIT_S)
+        self.assertTrue(balanced, "not balanced after %d s: %s" % (
+            BALANCE_WAIT_S, self.hosted()))
+        self.assertGreater(self.summed("chess_cluster_handovers_total"), 0)
+        print("\nbalanced: %s after the rolling restart (%.1f s)"
+              % (self.hosted(), balanced))
         self.assertEqual(lg.wait(timeout=120), 0)
         with open(out) as f:
             line = f.read().strip()
