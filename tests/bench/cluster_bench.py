@@ -196,8 +196,9 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
         moves = int(got.get("moves", 0)) or 1
         per = lambda s: "%.1f" % (s * 1e6 / moves)  # noqa: E731
         keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
-                "commit_p99_us", "errors", "unexpected_closes", "stalls",
-                "machine_steal_pct")
+                "commit_p99_us", "errors", "errors_by_code",
+                "unexpected_closes", "connect_failures", "stalls", "resets",
+                "games_started", "ramp_s", "loadavg_1m", "machine_steal_pct")
         print("setup=%s scenario=%s run=%d nodes=%d %s node_us_per_move=%s "
               "redis_us_per_move=%s pg_us_per_move=%s" % (
                   setup, scenario, run_no, n,

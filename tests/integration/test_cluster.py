@@ -6,12 +6,17 @@ different nodes. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
 import os
 import signal
 import subprocess
+import sys
 import time
 import unittest
 
 import harness
 from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT
 from test_http import parse_prometheus
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "bench"))
+import acked  # noqa: E402
 
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
@@ -243,6 +248,7 @@ class ClusterTest(FreshServerTest):
             lg = subprocess.Popen(
                 [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
                  "--ports", ",".join(map(str, ports)), "--resume",
+                 "--acked", self.path("acked.txt"),
                  "--games", "200", "--move-interval-ms", "1000",
                  "--duration-s", "40", "--ramp-timeout-s", "60"],
                 stdout=f, stderr=e)
@@ -278,6 +284,11 @@ class ClusterTest(FreshServerTest):
         for k in ("lost_moves", "abandoned", "resets", "stalls",
                   "failed_procs"):
             self.assertEqual(got[k], "0", k + ": " + line)
+        # every move a player was shown is in the store
+        want = acked.read(self.path("acked.txt"))
+        self.assertGreaterEqual(len(want), 200)
+        self.assertEqual(acked.lost(want, self.srv.sql(acked.STORED_SQL)),
+                         [])
         # every node's connections came back through the others
         self.assertGreaterEqual(int(got["reconnects"]), 200, line)
         self.assertGreaterEqual(int(got["resumes"]),
