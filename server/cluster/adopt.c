@@ -296,6 +296,16 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
+    if (rc == 1 && strcmp(row.status, "ended") != 0 &&
+        row.created_ms > hub_wall_ms(c->h) - CLUSTER_LEASE_MS) {
+        /* a new game whose creator stored it and has yet to take it in
+         * the bus, or to follow its commands (its Redis is busy): taken
+         * here first, it was fenced there and its players cut (the
+         * orphans' scan leaves such games alone too). Sent again; if
+         * the creator died, its lease lapses before the retries end */
+        retry_later(c, f);
+        return;
+    }
     if (rc == 1 && strcmp(row.status, "ended") != 0) {
         struct pending *p = pending_of(f);
         free(f);

@@ -480,11 +480,18 @@ static void on_new_taken(void *arg, const struct bus_value *v,
                          const char *err)
 {
     struct new_take *t = arg;
+    struct cluster *c = t->c;
 
-    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !t->c->stopped) {
+    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !c->stopped) {
         log_warn("event=cluster_take_failed game=%s error=\"%s\"", t->gid,
                  err ? err : "not epoch 1");
-        t->c->m.take_failed[0]++;
+        c->m.take_failed[0]++;
+        /* another live node took it first (its epoch is above this
+         * one's in the store): this node's copy goes now rather than
+         * at its next write's refusal */
+        if (!err && bus_int(bus_at(v, 0), -1) == 0 &&
+            hub_game(c->h, t->gid) && table_get(&c->epochs, t->gid))
+            host_fence(c, t->gid);
     }
     free(t);
 }

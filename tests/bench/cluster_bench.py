@@ -18,14 +18,24 @@ tests/bench/bench-config.json, and the load generator is BUILD's
 chess-loadgen.
 
 One line per run: setup, scenario, the load generator's figures (moves
-a second, opponent latency p50/p99/p99.9 in microseconds, errors) and
-the CPU time each component spent per move over the window: the nodes
+a second, opponent latency p50/p99/p99.9 in microseconds, errors by
+code, stalls, the games in play when the window opened, the load
+average) and the CPU time each component spent per move over the
+window: the nodes
 together (`node_us_per_move`), redis-server (`redis_us_per_move`) and
 PostgreSQL (`pg_us_per_move`: the postmaster and all its processes),
 read from /proc every 0.2 s (the window is the load generator's last
 duration_s seconds). `opp_*` of `2`/`3` against `pg` is what forwarding
 through Redis adds (the `moved` of a move made on one node reaches the
 opponent through the game's host and Redis).
+
+Each line ends with `lost` and `clean`. `lost` is the moves the players
+were shown (chess-loadgen --acked: each game's highest ply in a `moved`
+or `state`) that the store does not have, read from the database once
+the nodes have stopped (tests/bench/acked.py). `clean=yes` when the run
+measured what it claims: every game in play when the window opened
+(`ramp_games`), and no error, stall, cut connection, failed connection,
+game given up, or lost move; else `clean=no` and what was not.
 
 BENCH_KEEP=1 keeps the nodes' folders (their logs) and names them.
 Everything shares the machine's cores with the load generator: compare
@@ -36,6 +46,7 @@ import os
 import random
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -45,6 +56,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "cluster"))
 import fixture  # noqa: E402
+import acked  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -149,6 +161,7 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
     with open(os.path.join(web, "index.html"), "w") as f:
         f.write("<!doctype html><title>bench</title>\n")
     n = {"sqlite": 1, "pg": 1, "2": 2, "3": 3}[setup]
+    db = None
     base = ["--config", config, "--log-level", "info", "--listen",
             "127.0.0.1", "--web", web]
     if setup == "sqlite":
@@ -184,28 +197,13 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
                    "2000", "--procs", "2"]
         else:
             lg += ["--games", str(a.closed_games)]
+        acked_path = os.path.join(folder, "acked.txt")
+        lg += ["--acked", acked_path]
         out = subprocess.run(lg, capture_output=True, text=True,
                              timeout=600)
         t1 = time.monotonic()
         sampler.stop.set()
         sampler.join()
-        line = out.stdout.strip().splitlines()[-1] if out.stdout else ""
-        got = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-        window = float(got.get("duration_s", a.duration_s))
-        node_s, redis_s, pg_s = sampler.window(t1 - window, t1)
-        moves = int(got.get("moves", 0)) or 1
-        per = lambda s: "%.1f" % (s * 1e6 / moves)  # noqa: E731
-        keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
-                "commit_p99_us", "errors", "errors_by_code",
-                "unexpected_closes", "connect_failures", "stalls", "resets",
-                "games_started", "ramp_s", "loadavg_1m", "machine_steal_pct")
-        print("setup=%s scenario=%s run=%d nodes=%d %s node_us_per_move=%s "
-              "redis_us_per_move=%s pg_us_per_move=%s" % (
-                  setup, scenario, run_no, n,
-                  " ".join("%s=%s" % (k, got.get(k, "na")) for k in keys),
-                  per(node_s), per(redis_s), per(pg_s)), flush=True)
-        if out.returncode != 0 or not line:
-            print("  loadgen: " + out.stderr[-1000:], flush=True)
     finally:
         for p in nodes:
             if p.poll() is None:
@@ -215,6 +213,74 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
+    line = out.stdout.strip().splitlines()[-1] if out.stdout else ""
+    got = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    window = float(got.get("duration_s", a.duration_s))
+    node_s, redis_s, pg_s = sampler.window(t1 - window, t1)
+    moves = int(got.get("moves", 0)) or 1
+    per = lambda s: "%.1f" % (s * 1e6 / moves)  # noqa: E731
+    lost, checked = stored_check(servers, setup, folder, db, acked_path)
+    games = a.open_games if scenario == "open" else a.closed_games
+    keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
+            "commit_p99_us", "errors", "errors_by_code", "unexpected_closes",
+            "connect_failures", "stalls", "resets", "ramp_games", "ramp_s",
+            "loadavg_1m", "machine_steal_pct")
+    print("setup=%s scenario=%s run=%d nodes=%d %s node_us_per_move=%s "
+          "redis_us_per_move=%s pg_us_per_move=%s warnings=%s lost=%d "
+          "games_checked=%d clean=%s" % (
+              setup, scenario, run_no, n,
+              " ".join("%s=%s" % (k, got.get(k, "na")) for k in keys),
+              per(node_s), per(redis_s), per(pg_s), warnings(folder), lost,
+              checked, clean(got, games, lost, out.returncode)), flush=True)
+    if out.returncode != 0 or not line:
+        print("  loadgen: " + out.stderr[-1000:], flush=True)
+
+
+def stored_check(servers, setup, folder, db, acked_path):
+    """(moves shown to a player and not in the store, games checked)."""
+    want = acked.read(acked_path) if os.path.exists(acked_path) else {}
+    if setup == "sqlite":
+        con = sqlite3.connect(os.path.join(folder, "chess.db"))
+        try:
+            rows = con.execute(acked.STORED_SQL).fetchall()
+        finally:
+            con.close()
+    else:
+        out = servers.psql(acked.STORED_SQL, db)
+        rows = [ln.split("|") for ln in out.splitlines() if ln]
+    return acked.moves(want, rows)
+
+
+def warnings(folder):
+    """The nodes' warn and error lines, counted by event: what to look
+    at when a run is not clean."""
+    counts = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".log"):
+            continue
+        with open(os.path.join(folder, name), errors="replace") as f:
+            for ln in f:
+                part = ln.split()
+                if len(part) > 2 and part[1] in ("warn", "error"):
+                    ev = part[2].split("=", 1)[-1]
+                    counts[ev] = counts.get(ev, 0) + 1
+    return ",".join("%s:%d" % kv for kv in sorted(counts.items())) or "none"
+
+
+def clean(got, games, lost, rc):
+    """"yes", or "no:" and what the run did not measure as it claims."""
+    bad = []
+    if rc != 0 or "moves" not in got:
+        bad.append("loadgen_failed")
+    if got.get("ramp_games") != str(games):
+        bad.append("ramp_games")
+    for k in ("errors", "unexpected_closes", "connect_failures", "stalls",
+              "resets", "failed_procs"):
+        if got.get(k, "0") != "0":
+            bad.append(k)
+    if lost:
+        bad.append("lost")
+    return "no:" + ",".join(bad) if bad else "yes"
 
 
 def main():

@@ -762,8 +762,9 @@ static void report(const struct options *o, const struct lg_stats *t,
     else
         printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
                c->games, c->spectators, c->move_interval_ms);
-    printf(" duration_s=%.2f ramp_s=%.2f src_addrs=%d connections=%llu",
-           window, t->ramp_s, c->src_addrs,
+    printf(" duration_s=%.2f ramp_s=%.2f ramp_games=%llu src_addrs=%d "
+           "connections=%llu",
+           window, t->ramp_s, (unsigned long long)t->ramp_games, c->src_addrs,
            (unsigned long long)t->connections);
     if (c->mode == LG_MODE_CONNECT) {
         printf(" connects=%llu connects_per_s=%.0f",
@@ -962,6 +963,7 @@ int main(int argc, char **argv)
             total->window_s = s->window_s;
         if (s->ramp_s > total->ramp_s)
             total->ramp_s = s->ramp_s;
+        total->ramp_games += s->ramp_games;
         lg_hist_merge(&total->own, &s->own);
         lg_hist_merge(&total->opp, &s->opp);
         lg_hist_merge(&total->spec, &s->spec);

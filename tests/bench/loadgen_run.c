@@ -467,7 +467,6 @@ static void pair_set_state(struct pair *p, enum pstate st)
     p->progress_us = now_us();
 }
 
-/* Closes every connection of p; the slot restarts once all are closed. */
 /* --acked: the slot's game and the highest ply it was shown, once. */
 static void acked_flush(struct pair *p)
 {
@@ -494,6 +493,7 @@ static void acked_note(struct pair *p, struct conn *c, long ply)
         c->seen = ply;
 }
 
+/* Closes every connection of p; the slot restarts once all are closed. */
 static void pair_reset(struct pair *p)
 {
     if (p->st == PS_RESETTING)
@@ -1131,9 +1131,11 @@ static void window_end(struct timerq_timer *t)
 static void window_go(struct run *r)
 {
     double ramp = r->st.ramp_s;
+    uint64_t ramp_games = r->st.ramp_games;
 
     memset(&r->st, 0, sizeof r->st);
     r->st.ramp_s = ramp;
+    r->st.ramp_games = ramp_games;
     r->going = true;
     r->t_go_us = now_us();
     r->cpu_go_us = cpu_us();
@@ -1258,6 +1260,7 @@ static void ctl_poll(struct timerq_timer *t)
           (r->cfg->mode != LG_MODE_ECHO || r->established == r->nprobes)) ||
          now >= r->ramp_deadline_us)) {
         r->st.ramp_s = (double)(now - r->t_begin_us) / 1e6;
+        r->st.ramp_games = (uint64_t)r->ready;
         write_all(r->cfg->out_fd, "R", 1);
         r->sent_ready = true;
     }

@@ -97,6 +97,8 @@ struct lg_stats {
         stale_states;
     double window_s;
     double ramp_s;          /* start to 'R' */
+    uint64_t ramp_games;    /* games in play at 'R' (all, unless the ramp
+                               timed out) */
     struct lg_hist own;     /* move written -> mover's own `moved` */
     struct lg_hist opp;     /* move written -> opponent's `moved` */
     struct lg_hist spec;    /* move written -> a spectator's `moved` */
