@@ -181,6 +181,8 @@ struct cluster {
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
     bool handing, released; /* released: its lease let go (the end) */
+    bool renew_draining;    /* the renewal in flight marks it stopping */
+    bool drain_marked;      /* ... answered: nobody hands it games now */
     bool id_taken_logged;
     int balance_per_s;     /* games it may hand over a second to balance
                               the load; 0: none (cluster_set_balance) */
@@ -386,6 +388,10 @@ void adopt_no_host(struct cluster *c, struct fwd *f);
 
 void lease_node_keys(struct cluster *c, char *alive, size_t len);
 void lease_new_incarnation(struct cluster *c);
+
+/* node_renew of this node's lease; while it stops (handing), marked
+ * stopping for the lease too (node:N:draining): nobody hands it games. */
+void lease_renew(struct cluster *c);
 
 /* Every CLUSTER_TICK_MS: the lease, the sweep, and the incarnations of
  * the nodes whose connections are mirrored here. */

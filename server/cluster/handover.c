@@ -227,6 +227,11 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
     (void)now;
     if (!c->up || !c->leased)
         return 0;
+    if (!c->drain_marked) { /* first: no more games handed to it */
+        if (!c->renewing)
+            lease_renew(c);
+        return c->epochs.n;
+    }
     if (!c->asked_peers) {
         c->asked_peers = true;
         cluster_eval(c, BUS_NODES, on_peers, c, 1, (const char *[]){"nodes"},

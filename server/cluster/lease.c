@@ -91,6 +91,8 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     struct cluster *c = arg;
 
     c->renewing = false;
+    if (c->renew_draining && !err) /* (marked stopping, or lapsed) */
+        c->drain_marked = true;
     if (err || !bus_is(v, BUS_INT))
         return; /* tried again next tick */
     if (v->integer == 1) {
@@ -108,19 +110,20 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     node_up(c);
 }
 
-/* node_renew of this node's lease (on_renewed has the answer). */
-static void renew(struct cluster *c)
+void lease_renew(struct cluster *c)
 {
-    char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], ms[24],
-        wall[24];
+    char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16],
+        draining[PROTO_KEY_MAX + 16], ms[24], wall[24];
 
     lease_node_keys(c, alive, sizeof alive);
     snprintf(seen, sizeof seen, "node:%s:seen", c->node);
+    snprintf(draining, sizeof draining, "node:%s:draining", c->node);
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     c->renewing = true;
-    if (cluster_eval(c, BUS_NODE_RENEW, on_renewed, c, 2,
-                     (const char *[]){alive, seen}, 3,
+    c->renew_draining = c->handing;
+    if (cluster_eval(c, BUS_NODE_RENEW, on_renewed, c, c->handing ? 3 : 2,
+                     (const char *[]){alive, seen, draining}, 3,
                      (const char *[]){c->inc, ms, wall}) < 0)
         c->renewing = false;
 }
@@ -190,8 +193,8 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
         }
         for (long long k = 0; k < n && i < v->n; k++, i++) {
             const char *g = bus_str(bus_at(v, i), NULL);
-            if (g && proto_key_valid(g) && !hub_game(c->h, g))
-                adopt_game(c, g, 0, 0, NULL);
+            if (g && proto_key_valid(g) && !hub_game(c->h, g) && !c->handing)
+                adopt_game(c, g, 0, 0, NULL); /* (not while stopping) */
         }
     }
 }
@@ -257,7 +260,7 @@ void lease_on_tick(void *arg)
         node_up(c);
         return;
     }
-    renew(c);
+    lease_renew(c);
     seeks_cards_tick(c);
     orphans_tick(c);
     snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
@@ -302,7 +305,7 @@ void lease_on_state(void *arg, bool up)
     if (!up)
         return;
     if (c->leased) { /* renew at once: it tells whether the lease held */
-        renew(c);
+        lease_renew(c);
         edge_resync_all(c);
     } else if (!c->renewing) {
         node_up(c);

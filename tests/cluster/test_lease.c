@@ -237,6 +237,30 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/* A stopping node (its renewal marks it draining for the lease) is
+ * handed no game and is no live node for nodes.lua; the sweep gives it
+ * no share. Its next incarnation is not stopping. */
+START_TEST(test_draining)
+{
+    const char *keys[3] = {"node:B:alive", "node:B:seen", "node:B:draining"};
+
+    node_up("A", "a", "3000");
+    node_up("B", "b", "3000");
+    TAKE("[1,A]", "A", "G", "0");
+    expect_keys(REDIS_LUA_NODE_RENEW, "1", 3, keys, 3,
+                (const char *[]){"b", "3000", "2000"});
+    expect_cmd("1", "EXISTS node:B:draining");
+    HANDOVER("0", "A", "B", "G");
+    expect_cmd("A", "GET game:G:host");
+    expect_keys(REDIS_LUA_NODES, "[A,1]", 1, (const char *[]){"nodes"}, 0,
+                NULL);
+    lapse("B");
+    node_up("B", "b2", "3000");
+    expect_cmd("0", "EXISTS node:B:draining");
+    HANDOVER("2", "A", "B", "G");
+}
+END_TEST
+
 /* The sweep's answer about node D starts "[D,n," and names n games. */
 static void swept(const char *self, const char *max, const char *now, int n)
 {
@@ -418,6 +442,7 @@ static Suite *lease_suite(void)
     tcase_add_test(tc, test_handover);
     tcase_add_test(tc, test_sweep);
     tcase_add_test(tc, test_sweep_shares_by_load);
+    tcase_add_test(tc, test_draining);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_race);
     suite_add_tcase(s, tc);

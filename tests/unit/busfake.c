@@ -364,6 +364,15 @@ static bool alive(struct busfake *f, const char *node)
     return get(f, key) != NULL;
 }
 
+/* Alive and not stopping (node_renew's node:N:draining). */
+static bool takes_games(struct busfake *f, const char *node)
+{
+    char key[96];
+
+    snprintf(key, sizeof key, "node:%s:draining", node);
+    return alive(f, node) && get(f, key) == NULL;
+}
+
 static struct bus_value *node_up(struct busfake *f, const char *const *k,
                                  const char *const *a, const char **err)
 {
@@ -376,6 +385,8 @@ static struct bus_value *node_up(struct busfake *f, const char *const *k,
     set(f, k[0], a[1], num(a[2]));
     snprintf(seen, sizeof seen, "node:%s:seen", a[0]);
     set(f, seen, a[3], 0);
+    snprintf(seen, sizeof seen, "node:%s:draining", a[0]);
+    key_del(f, seen);
     sadd(f, k[1], a[0]);
     return val_int(1);
 }
@@ -390,6 +401,8 @@ static struct bus_value *node_renew(struct busfake *f, const char *const *k,
         return val_int(0);
     set(f, k[0], a[0], num(a[1]));
     set(f, k[1], a[2], 0);
+    if (k[2]) /* stopping */
+        set(f, k[2], "1", num(a[1]));
     return val_int(1);
 }
 
@@ -445,7 +458,7 @@ static struct bus_value *game_handover(struct busfake *f,
     (void)err;
     if (host && !strcmp(host, a[1])) /* a repeat */
         return val_int(num(get(f, k[1])));
-    if (!host || strcmp(host, a[0]) || !alive(f, a[1]))
+    if (!host || strcmp(host, a[0]) || !takes_games(f, a[1]))
         return val_int(0);
     set(f, k[0], a[1], 0);
     snprintf(key, sizeof key, "node:%s:games", a[0]);
@@ -543,11 +556,11 @@ static struct bus_value *nodes(struct busfake *f, const char *const *k,
     (void)a;
     (void)err;
     for (size_t i = 0; s && i < s->n; i++)
-        n += alive(f, s->members[i]) ? 2 : 0;
+        n += takes_games(f, s->members[i]) ? 2 : 0;
     v = val_array(n, &el);
     for (size_t i = 0; s && i < s->n; i++) {
         struct key *games;
-        if (!alive(f, s->members[i]))
+        if (!takes_games(f, s->members[i]))
             continue;
         snprintf(key, sizeof key, "node:%s:games", s->members[i]);
         games = set_of(f, key, false);
@@ -687,17 +700,18 @@ static int c_eval(void *impl, enum bus_script s, int nkeys,
                   bus_reply_fn *fn, void *arg)
 {
     struct busfake_client *c = impl;
-    const char *err = NULL;
+    const char *err = NULL, *k[8] = {NULL}; /* (the scripts see the end) */
     struct bus_value *v;
 
-    (void)nkeys;
     (void)nargs;
     ck_assert_int_lt(s, BUS_SCRIPTS);
+    ck_assert_int_lt(nkeys, 8);
+    memcpy(k, keys, (size_t)nkeys * sizeof *k);
     if (!c->up) {
         reply(c, fn, arg, NULL, "redis: not connected");
         return 0;
     }
-    v = scripts[s](c->f, keys, args, &err);
+    v = scripts[s](c->f, k, args, &err);
     if (err) {
         v = val_new();
         *v = (struct bus_value){

@@ -16,7 +16,8 @@
 -- play them. A dead node without games leaves the set.
 --
 -- Shared by load: every live node runs this sweep each tick, and each
--- gets only its share of the games of the nodes that died lately: what
+-- (but those stopping) gets only its share of the games of the nodes
+-- that died lately: what
 -- fills the live nodes up to one level (the live nodes' games,
 -- SCARD node:N:games, plus the dead ones', over the live nodes), less
 -- what it hosts; so the least loaded adopt the most. A game two nodes
@@ -35,7 +36,9 @@ for _, n in ipairs(redis.call('SMEMBERS', KEYS[1])) do
         mine = games
         loads[#loads + 1] = games
     elseif redis.call('EXISTS', 'node:' .. n .. ':alive') == 1 then
-        loads[#loads + 1] = games
+        if redis.call('EXISTS', 'node:' .. n .. ':draining') == 0 then
+            loads[#loads + 1] = games -- (a stopping node adopts none)
+        end
     else
         local seen = tonumber(redis.call('GET', 'node:' .. n .. ':seen')) or 0
         local lately = share_ms > 0 and now - seen < share_ms

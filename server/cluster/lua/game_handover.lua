@@ -7,7 +7,8 @@
 -- ARGV[1] this node's id, ARGV[2] the new host's id, ARGV[3] G
 --
 -- Returns the new epoch when handed over; 0 when this node does not
--- host G or the new host's lease has lapsed (nothing changed). A repeat
+-- host G, or the new host's lease has lapsed or it is stopping
+-- (node:N:draining, node_renew.lua): nothing changed. A repeat
 -- (its first answer lost with the connection) finds G at the new host
 -- already and returns G's epoch again.
 local from, to, gid = ARGV[1], ARGV[2], ARGV[3]
@@ -18,7 +19,8 @@ local host = redis.call('GET', KEYS[1])
 if host == to then
     return tonumber(redis.call('GET', KEYS[2])) or 0
 end
-if host ~= from or redis.call('EXISTS', 'node:' .. to .. ':alive') == 0 then
+if host ~= from or redis.call('EXISTS', 'node:' .. to .. ':alive') == 0
+        or redis.call('EXISTS', 'node:' .. to .. ':draining') == 1 then
     return 0
 end
 redis.call('SET', KEYS[1], to)

@@ -1,7 +1,10 @@
 -- node_renew.lua - extend this node's lease, only while the incarnation
 -- that took it still holds it.
 --
--- KEYS[1] node:N:alive, KEYS[2] node:N:seen
+-- KEYS[1] node:N:alive, KEYS[2] node:N:seen, and KEYS[3] node:N:draining
+-- when the node is stopping (SIGTERM): it is marked so for the lease,
+-- and nobody hands it games (nodes.lua, game_handover.lua,
+-- cluster_sweep.lua)
 -- ARGV[1] incarnation, ARGV[2] lease in ms (> 0), ARGV[3] the node's
 -- wall clock (Unix ms), kept in node:N:seen when renewed (node_up)
 --
@@ -18,6 +21,9 @@ end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     redis.call('PEXPIRE', KEYS[1], ms)
     redis.call('SET', KEYS[2], ARGV[3] or '0')
+    if KEYS[3] then
+        redis.call('SET', KEYS[3], '1', 'PX', ms)
+    end
     return 1
 end
 return 0

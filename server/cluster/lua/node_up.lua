@@ -26,5 +26,7 @@ if held and held ~= inc then
 end
 redis.call('SET', KEYS[1], inc, 'PX', ms)
 redis.call('SET', 'node:' .. node .. ':seen', ARGV[4] or '0')
+-- (a stopped incarnation's mark: this one is not stopping)
+redis.call('DEL', 'node:' .. node .. ':draining')
 redis.call('SADD', KEYS[2], node)
 return 1
