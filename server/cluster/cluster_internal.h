@@ -294,6 +294,12 @@ void host_forget_remotes(struct cluster *c, const char *gid);
 /* gid leaves this node's memory: released, its commands unfollowed. */
 void cluster_unhost(struct cluster *c, const char *gid);
 
+/* gid leaves this node's memory without a write: handed over, or
+ * fenced (cut: the connections that may have been sent something about
+ * it that will never be stored are closed; the others follow it to its
+ * new host, which attaches them). */
+void host_drop(struct cluster *c, const char *gid, bool cut);
+
 /* Game gid may no longer be written here (the store fenced it, or
  * another node took it while this node's lease had lapsed): every
  * connection that could have been sent something about it that will

@@ -45,20 +45,25 @@ static void handed(struct cluster *c, struct handover *ho, struct game *g,
 {
     struct codec_msg h = {
         .kind = CODEC_HANDOVER, .epoch = epoch, .wall_ms = hub_wall_ms(c->h)};
+    /* a write since the handover began (its timer: a flag) commits
+     * before the new host takes its epoch, and is read there, or after,
+     * and is refused: what it sent must then never be released */
+    bool settled = game_seq(g) <= store_committed(c->store);
 
     /* (they follow it first: the new host's word that it hosts the game,
      * CODEC_HOSTED, comes after the adoption's commit) */
-    edge_follow_away(c, g);
+    if (settled)
+        edge_follow_away(c, g);
     snprintf(h.to, sizeof h.to, "%s", ho->to);
     snprintf(h.gid, sizeof h.gid, "%s", ho->gid);
     snprintf(h.node, sizeof h.node, "%s", c->node);
     cluster_send(c, &h, NULL, NULL);
-    log_info("event=cluster_handed_over game=%s to=%s epoch=%lld why=%s",
-             ho->gid, ho->to, epoch, ho->balance ? "balance" : "shutdown");
+    log_info("event=cluster_handed_over game=%s to=%s epoch=%lld why=%s "
+             "settled=%d",
+             ho->gid, ho->to, epoch, ho->balance ? "balance" : "shutdown",
+             settled ? 1 : 0);
     c->m.handed_over++;
-    adopt_epoch_drop(c, ho->gid);
-    host_forget_remotes(c, ho->gid);
-    hub_drop_game(c->h, g, false);
+    host_drop(c, ho->gid, !settled);
 }
 
 /* game_handover's answer: the new epoch, or 0 (nothing changed). */

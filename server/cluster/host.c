@@ -573,17 +573,16 @@ void cluster_unhost(struct cluster *c, const char *gid)
  * connection that could have been sent something about it that will
  * never be stored is closed (its client reconnects and resyncs from the
  * true host), and the game leaves memory without a write. */
-void host_fence(struct cluster *c, const char *gid)
+void host_drop(struct cluster *c, const char *gid, bool cut)
 {
     struct game *g = hub_game(c->h, gid);
     char copy[PROTO_KEY_MAX + 1];
 
     snprintf(copy, sizeof copy, "%s", gid);
-    log_warn("event=cluster_fenced game=%s", copy);
-    c->m.fenced++;
-    cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
-    if (g) {
+    if (!g)
+        return;
+    if (cut) {
         /* the remote sessions of it with a message still waiting for the
          * store (which may be one of the refused writes'): closed, their
          * outbox dropped; the others were sent nothing but what was
@@ -595,9 +594,20 @@ void host_fence(struct cluster *c, const char *gid)
                 outq_waiting(c, rs->node, rs->conn, committed))
                 host_kill(c, rs->node, &rs->conn, 1);
         }
-        host_forget_remotes(c, copy);
-        hub_drop_game(c->h, g, true);
     }
+    host_forget_remotes(c, copy);
+    hub_drop_game(c->h, g, cut);
+}
+
+void host_fence(struct cluster *c, const char *gid)
+{
+    char copy[PROTO_KEY_MAX + 1];
+
+    snprintf(copy, sizeof copy, "%s", gid);
+    log_warn("event=cluster_fenced game=%s", copy);
+    c->m.fenced++;
+    cluster_follow(c, "cmd", copy, false);
+    host_drop(c, copy, true);
 }
 
 void cluster_wake(struct cluster *c)
