@@ -74,9 +74,10 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
     struct game *g = hub_game(c->h, ho->gid);
     long long epoch = !err && bus_is(v, BUS_INT) ? v->integer : -1;
 
-    if (epoch < 0 && g) {
+    if (epoch < 0 && g && !c->stopped) {
         /* no answer: it may have run; asked again, the same, once the
-         * bus is up (a repeat answers the same epoch) */
+         * bus is up (a repeat answers the same epoch); after the node
+         * left the cluster (its bus freed) nothing more is asked */
         log_warn("event=cluster_handover_unsure game=%s to=%s error=\"%s\"",
                  ho->gid, ho->to, err ? err : "unexpected reply");
         ho->unsure = true;

@@ -29,6 +29,9 @@ duration_s seconds). `opp_*` of `2`/`3` against `pg` is what forwarding
 through Redis adds (the `moved` of a move made on one node reaches the
 opponent through the game's host and Redis).
 
+`warnings` counts the nodes' warn and error lines by event while the
+load ran, `stop_warnings` those of the nodes' stop (all of them at once
+at the end of a run: with every node stopping, nobody takes the games).
 Each line ends with `lost` and `clean`. `lost` is the moves the players
 were shown (chess-loadgen --acked: each game's highest ply in a `moved`
 or `state`) that the store does not have, read from the database once
@@ -202,6 +205,7 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
         out = subprocess.run(lg, capture_output=True, text=True,
                              timeout=600)
         t1 = time.monotonic()
+        ended = log_time()
         sampler.stop.set()
         sampler.join()
     finally:
@@ -225,12 +229,13 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
             "commit_p99_us", "errors", "errors_by_code", "unexpected_closes",
             "connect_failures", "stalls", "resets", "ramp_games", "ramp_s",
             "loadavg_1m", "machine_steal_pct")
+    during, after = warnings(folder, ended)
     print("setup=%s scenario=%s run=%d nodes=%d %s node_us_per_move=%s "
-          "redis_us_per_move=%s pg_us_per_move=%s warnings=%s lost=%d "
-          "games_checked=%d clean=%s" % (
+          "redis_us_per_move=%s pg_us_per_move=%s warnings=%s "
+          "stop_warnings=%s lost=%d games_checked=%d clean=%s" % (
               setup, scenario, run_no, n,
               " ".join("%s=%s" % (k, got.get(k, "na")) for k in keys),
-              per(node_s), per(redis_s), per(pg_s), warnings(folder), lost,
+              per(node_s), per(redis_s), per(pg_s), during, after, lost,
               checked, clean(got, games, lost, out.returncode)), flush=True)
     if out.returncode != 0 or not line:
         print("  loadgen: " + out.stderr[-1000:], flush=True)
@@ -251,10 +256,18 @@ def stored_check(servers, setup, folder, db, acked_path):
     return acked.moves(want, rows)
 
 
-def warnings(folder):
-    """The nodes' warn and error lines, counted by event: what to look
-    at when a run is not clean."""
-    counts = {}
+def log_time():
+    """Now as the nodes' log lines begin (UTC, ISO 8601, ms)."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + \
+        ".%03dZ" % (int(t * 1000) % 1000)
+
+
+def warnings(folder, ended):
+    """The nodes' warn and error lines, counted by event, until the load
+    generator ended and after (the nodes' stop): what to look at when a
+    run is not clean."""
+    counts = ({}, {})
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".log"):
             continue
@@ -263,8 +276,10 @@ def warnings(folder):
                 part = ln.split()
                 if len(part) > 2 and part[1] in ("warn", "error"):
                     ev = part[2].split("=", 1)[-1]
-                    counts[ev] = counts.get(ev, 0) + 1
-    return ",".join("%s:%d" % kv for kv in sorted(counts.items())) or "none"
+                    c = counts[part[0] >= ended]
+                    c[ev] = c.get(ev, 0) + 1
+    return [",".join("%s:%d" % kv for kv in sorted(c.items())) or "none"
+            for c in counts]
 
 
 def clean(got, games, lost, rc):
