@@ -270,10 +270,11 @@ struct proto_state {
     int to_move; /* colour */
     bool check;
     struct proto_clocks clocks;
-    int64_t first_move_ms;        /* -1 for null */
-    const char *status;           /* "waiting", "started", "ended" */
-    int draw_offer;               /* colour, or -1 for null */
-    int64_t gone_ms[2];           /* -1 for null */
+    int64_t first_move_ms; /* -1 for null */
+    const char *status;    /* "waiting", "started", "ended" */
+    int draw_offer;        /* colour, or -1 for null */
+    int64_t gone_ms[2];    /* -1 for null */
+    int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
     const char (*legal)[UCI_MAX]; /* n_legal entries, sorted */
     size_t n_legal;
     bool claimable;
@@ -299,6 +300,7 @@ struct proto_moved {
     struct proto_clocks clocks;
     int64_t first_move_ms; /* -1 for null */
     int64_t lag_ms;        /* the mover's lag credit (0: none) */
+    int64_t rtt_ms;        /* the mover's round trip (0: null) */
     int draw_offer;        /* colour, or -1 */
     const move_t *legal;   /* rendered as UCI text, in this order */
     size_t n_legal;

@@ -116,8 +116,8 @@ static char *put_uci_list(char *o, const move_t *moves, size_t n)
 
 size_t proto_moved_size(const struct proto_moved *m)
 {
-    /* the literals, five integers and two colours come to under 350 */
-    return 400 + 6 * (strlen(m->game) + strlen(m->uci) + strlen(m->san)) +
+    /* the literals, six integers and two colours come to under 390 */
+    return 420 + 6 * (strlen(m->game) + strlen(m->uci) + strlen(m->san)) +
            FEN_MAX + 8 * (m->n_legal + m->n_claim);
 }
 
@@ -154,6 +154,8 @@ size_t proto_write_moved(const struct proto_moved *m, char *out)
                              : put_json_int(o, m->first_move_ms);
     o = PUT_LIT(o, ",\"lag_ms\":");
     o = put_json_int(o, m->lag_ms);
+    o = PUT_LIT(o, ",\"rtt_ms\":");
+    o = m->rtt_ms > 0 ? put_json_int(o, m->rtt_ms) : PUT_LIT(o, "null");
     o = PUT_LIT(o, ",\"draw_offer\":");
     o = put_color_or_null(o, m->draw_offer);
     o = PUT_LIT(o, ",\"legal\":");

@@ -197,7 +197,7 @@ char *proto_render_state(const struct proto_state *s,
 {
     json_t *o = json_pack(
         "{s:s,s:s,s:o,s:o,s:o,s:s,s:o,s:o,s:s,s:i,s:s,s:b,s:o,s:o,s:s,s:o,"
-        "s:{s:o,s:o},s:o,s:b,s:o}",
+        "s:{s:o,s:o},s:{s:o,s:o},s:o,s:b,s:o}",
         "t", "state", "game", s->game, "white", proto_json_player(&s->white),
         "black", proto_json_player(&s->black), "clock",
         proto_json_clock(&s->clock), "initial_fen", s->initial_fen, "moves",
@@ -207,7 +207,9 @@ char *proto_render_state(const struct proto_state *s,
         j_ms_or_null(s->first_move_ms), "status", s->status, "draw_offer",
         j_color_or_null(s->draw_offer), "gone", "white",
         j_ms_or_null(s->gone_ms[0]), "black", j_ms_or_null(s->gone_ms[1]),
-        "legal", j_uci_list(s->legal, s->n_legal), "claimable", s->claimable,
+        "rtt", "white", j_ms_or_null(s->rtt_ms[0] > 0 ? s->rtt_ms[0] : -1),
+        "black", j_ms_or_null(s->rtt_ms[1] > 0 ? s->rtt_ms[1] : -1), "legal",
+        j_uci_list(s->legal, s->n_legal), "claimable", s->claimable,
         "claim_moves", j_uci_list(s->claim_moves, s->n_claim));
 
     if (!o)

@@ -141,11 +141,23 @@ wait_for PostgreSQL "$pgbin/psql" -X -h "$pgdir" -U chess -d postgres \
         -c "CREATE DATABASE chess"
 dsn="host=$pgdir user=chess dbname=chess"
 
-# Redis: on a unix socket, nothing saved (deploy/redis-chess.conf says why)
+# The nodes' secrets (docs/cluster.md, "Who can do what"), made once:
+# Redis's password and the key the nodes sign their messages with
+secret() { # file: 32 random bytes in hex, unless it exists
+    [ -s "$1" ] || (umask 077 && head -c 32 /dev/urandom | od -An -tx1 |
+        tr -d ' \n' >"$1")
+}
+secret "$dir/redis-password"
+secret "$dir/cluster.key"
+# Redis: on a unix socket, nothing saved (deploy/redis-chess.conf says
+# why), under the shipped ACL with that password
+hash=$(tr -d '\n' <"$dir/redis-password" | sha256sum | cut -c1-64)
+(umask 077 && sed "s/#CHESS_PASSWORD_SHA256/#$hash/" deploy/redis-chess.acl \
+    >"$dir/redis.acl")
 rm -f "$dir/redis.sock"
 redis-server --port 0 --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
     --save "" --appendonly no --dir "$dir" --maxmemory-policy noeviction \
-    >"$dir/redis.log" 2>&1 &
+    --aclfile "$dir/redis.acl" >"$dir/redis.log" 2>&1 &
 write_pid "$dir/redis.pid" $!
 wait_for Redis test -S "$dir/redis.sock"
 
@@ -154,6 +166,8 @@ node() { # n: starts node n on port + n, with the script's arguments
     shift
     "$CHESS_SERVER" --listen 127.0.0.1 --port $((port + n)) \
         --node-id "n$n" --postgres "$dsn" --redis "$dir/redis.sock" \
+        --redis-user chess --redis-password-file "$dir/redis-password" \
+        --cluster-key-file "$dir/cluster.key" \
         --trusted-proxies 127.0.0.1 --web "$root/web" \
         --log-file "$dir/n$n.log" "$@" &
     write_pid "$dir/n$n.pid" $!

@@ -1,5 +1,6 @@
-// clocks.js - the game page's player bars (names, ratings, the material
-// difference, the lag credit of the last move), the clocks and the
+// clocks.js - the game page's player bars (names, guests marked, ratings,
+// the material difference, each connection's signal, the lag credit of
+// the last move), the clocks and the
 // countdowns of a first move or a disconnected player, counted down
 // between server messages for display only, and the status line.
 
@@ -71,10 +72,15 @@ export class Clocks {
                 } else if (key === 'waiting') {
                     el.append('Waiting for an opponent…');
                 }
-                if (you)
-                    el.append(' (you)');
             }
-            el.title = p ? `${W.colorName(color)}: ${p.name}` : '';
+            // "(you)" beside the name, not in it: on a phone it goes under
+            // the name with the other tags instead of taking its room
+            bar.querySelector('.pyou').hidden = !you;
+            // A guest may take an account's name: the server says which.
+            const guest = !!(p && p.account === false);
+            el.title = p ? `${W.colorName(color)}: ${p.name}${
+                guest ? ' (a guest, not an account)' : ''}` : '';
+            bar.querySelector('.pguest').hidden = !guest;
             // A rated game's players show their rating when seated.
             const rating = bar.querySelector('.prating');
             const rated = g && g.rated && p && typeof p.rating === 'number';
@@ -84,6 +90,7 @@ export class Clocks {
             rating.title = rated && p.provisional
                 ? 'Provisional rating: too few rated games to be sure' : '';
             this.renderMaterial(bar.querySelector('.material'), color, diff);
+            this.renderSignal(bar.querySelector('.signal'), color);
             this.renderLag(bar.querySelector('.lag'), color);
         }
         const kind = $('game-kind');
@@ -125,16 +132,36 @@ export class Clocks {
         el.append(words);
     }
 
-    // Beside the clock of the side that made the last move (live view):
-    // the lag credit the server gave that move (moved's lag_ms), when any.
+    // Beside the clock: a seated player's signal, in bars from the round
+    // trip of their connection as the server measured it (words.js
+    // signalLevel); none for an empty seat.
+    renderSignal(el, color) {
+        const g = this.g;
+        const seated = !!(g && g[color]);
+        const rtt = seated && g.rtt ? g.rtt[color] : null;
+        const level = seated ? W.signalLevel(rtt) : 0;
+        el.hidden = !seated;
+        el.dataset.level = String(level);
+        const label = seated ? W.signalText(color, rtt) : '';
+        if (el.getAttribute('aria-label') !== label) {
+            el.setAttribute('aria-label', label);
+            el.title = label;
+        }
+    }
+
+    // Under the signal of the side that made the last move (live view):
+    // the lag credit the server gave that move (moved's lag_ms), when it
+    // is W.LAG_SHOWN_MS or more. It has a place of its own, so it never
+    // takes a name's room. (A screen reader hears every credit with its
+    // move in the move list.)
     renderLag(el, color) {
         const g = this.g;
         const ply = g ? g.ply : 0;
         const ms = g && g.viewPly === null && ply > 0 ? g.lags[ply] : 0;
         const mover = ply > 0 && g.toMove !== color && g.status !== 'waiting';
-        const show = !!(mover && ms > 0);
+        const show = !!(mover && ms >= W.LAG_SHOWN_MS);
         el.hidden = !show;
-        setText(el, show ? W.lagText(ms) : '');
+        setText(el, show ? W.lagShort(ms) : '');
         el.title = show ? `The server gave ${W.colorName(color)} ${
             Math.round(ms)} ms back on the last move for network delay` : '';
     }

@@ -140,6 +140,10 @@ export class GameView {
             you, positions: null,
             // ply -> lag_ms of each move (state's lags, then moved's)
             lags: lagsOf(msg.lags),
+            // each seat's round trip as the server measured it (ms, null:
+            // not yet): state's rtt, then each moved's rtt_ms
+            rtt: { white: msg.rtt ? msg.rtt.white : null,
+                   black: msg.rtt ? msg.rtt.black : null },
             viewPly: old && old.viewPly !== null && old.viewPly < msg.ply
                 ? old.viewPly : null,
             pendingMove: null,
@@ -177,6 +181,8 @@ export class GameView {
         g.san.push(msg.san);
         if (typeof msg.lag_ms === 'number')
             g.lags[msg.ply] = msg.lag_ms;
+        if (msg.rtt_ms !== undefined)
+            g.rtt[mover] = msg.rtt_ms;
         g.fen = msg.fen;
         g.ply = msg.ply;
         g.toMove = parseFen(msg.fen).turn === 'w' ? 'white' : 'black';

@@ -431,11 +431,18 @@ function el(tag, cls, text) {
     return e;
 }
 
-function playerText(p) {
+// A live game's player: the name, marked when a guest (a guest may take
+// an account's name: the server says which), and the rating of a rated
+// game.
+function playerNodes(p) {
     if (!p)
-        return '?';
-    return p.rating !== undefined
-        ? `${p.name} (${W.ratingText(p.rating, p.provisional)})` : p.name;
+        return ['?'];
+    const nodes = [p.name];
+    if (p.account === false)
+        nodes.push(' ', el('span', 'seek-guest', 'guest'));
+    if (p.rating !== undefined)
+        nodes.push(` (${W.ratingText(p.rating, p.provisional)})`);
+    return nodes;
 }
 
 // A live game: a link that opens it to watch.
@@ -446,8 +453,9 @@ function gameRow(g) {
     a.dataset.internal = '1';
     a.dataset.game = g.game;
     const moves = Math.ceil(g.ply / 2);
-    a.append(el('span', 'live-players', `${playerText(g.white)} – ${
-                 playerText(g.black)}`),
+    const players = el('span', 'live-players');
+    players.append(...playerNodes(g.white), ' – ', ...playerNodes(g.black));
+    a.append(players,
              el('span', 'live-info', `${W.clockLabel(g.clock)}, ${
                  g.rated ? 'rated' : 'casual'}, ${g.ply === 0 ? 'starting'
                  : `move ${moves}`}`));

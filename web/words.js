@@ -97,6 +97,38 @@ export function lagText(ms) {
     return `lag credit ${Math.round(ms)} ms`;
 }
 
+// The smallest lag credit shown beside a clock: a tenth of a second, the
+// finest digit a clock shows (below 10 s). A smaller one is a line's
+// everyday jitter (half a round trip under 200 ms), noise beside the
+// clock; the move list keeps every credit (its entry's title).
+export const LAG_SHOWN_MS = 100;
+
+// A lag credit beside the clock, in seconds to the hundredth: '+0.25s'.
+export function lagShort(ms) {
+    const cs = Math.round(ms / 10);
+    return `+${Math.floor(cs / 100)}.${String(cs % 100).padStart(2, '0')}s`;
+}
+
+// The bars of a connection's signal from its round trip as the server
+// measured it (moved's rtt_ms, state's rtt): 4 under 150 ms, 3 under 300,
+// 2 under 500, else 1 (the steps of lichess's own signal); 0 while it
+// was not measured (null).
+export function signalLevel(rtt) {
+    if (typeof rtt !== 'number' || rtt <= 0)
+        return 0;
+    return rtt < 150 ? 4 : rtt < 300 ? 3 : rtt < 500 ? 2 : 1;
+}
+
+const SIGNAL_WORDS = ['not measured yet', 'poor', 'weak', 'good',
+                      'excellent'];
+
+// The signal in words: 'White's connection: good, 240 ms round trip'.
+export function signalText(color, rtt) {
+    const level = signalLevel(rtt);
+    return `${colorName(color)}'s connection: ${SIGNAL_WORDS[level]}${
+        level ? `, ${Math.round(rtt)} ms round trip` : ''}`;
+}
+
 // Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
 export function formatClock(ms) {
     const t = Math.max(0, ms);

@@ -100,6 +100,10 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
         put_tag(&b, "BlackRatingDiff", t->black_rating_diff, "?");
     put_tag(&b, "TimeControl", t->time_control, "-");
     put_tag(&b, "Termination", t->termination, "?");
+    if (t->white_lag_total)
+        put_tag(&b, "WhiteLagTotal", t->white_lag_total, "?");
+    if (t->black_lag_total)
+        put_tag(&b, "BlackLagTotal", t->black_lag_total, "?");
     board_to_fen(&r->start, fen);
     if (strcmp(fen, FEN_START) != 0) {
         put_tag(&b, "SetUp", "1", "1");

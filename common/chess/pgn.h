@@ -24,12 +24,16 @@ struct pgn_tags {
      * written after Result when not NULL. */
     const char *white_elo, *black_elo;
     const char *white_rating_diff, *black_rating_diff;
+    /* The lag credit each side received in all, in seconds ("1.234"):
+     * WhiteLagTotal, BlackLagTotal after Termination when not NULL. */
+    const char *white_lag_total, *black_lag_total;
 };
 
 /* Returns the PGN of record r (malloc'ed, caller frees; NULL when out of
  * memory). Tags in the seven-tag roster's order, then (when set)
  * WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, then
- * TimeControl and Termination. clk_ms[i], when clk_ms is not NULL, is the
+ * TimeControl and Termination, then (when set) WhiteLagTotal and
+ * BlackLagTotal. clk_ms[i], when clk_ms is not NULL, is the
  * mover's remaining time after move i ("[%clk H:MM:SS]"); lag_ms[i], when
  * lag_ms and clk_ms are not NULL and it is above 0, the lag credit move i
  * got, in seconds with millisecond precision ("[%lag 0.123]"). SetUp/FEN tags are written when r started from a

@@ -6,9 +6,18 @@
  *                                          --divide first prints "UCI: N"
  *   chess-cli moves [FEN]                  sorted legal UCI moves, one line
  *   chess-cli status [FEN]                 one JSON object per position
+ *   chess-cli pair FILE.trf                the next round's FIDE Dutch
+ *                                          pairings, as JaVaFo's and
+ *                                          bbpPairings' -p print them: the
+ *                                          number of boards, then "WHITE
+ *                                          BLACK" per board by starting
+ *                                          number, "N 0" for the bye
  *
  * Without a FEN, moves and status read one FEN per line from standard input
  * and answer each on its own line ({"error":...} for a bad one).
+ *
+ * pair exits 1 when no pairing meets the absolute criteria (said on
+ * standard error), 2 for a malformed file ("FILE:LINE:COLUMN: problem").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +25,17 @@
 
 #include "board.h"
 #include "dead.h"
+#include "dutch.h"
 #include "movegen.h"
 #include "notation.h"
+#include "trf.h"
 
 static int usage(void)
 {
     fputs("usage: chess-cli perft [--divide] FEN DEPTH\n"
           "       chess-cli moves [FEN]\n"
           "       chess-cli status [FEN]\n"
+          "       chess-cli pair FILE.trf\n"
           "Without FEN, moves and status read FENs from standard input, one "
           "per line.\n",
           stderr);
@@ -175,6 +187,103 @@ static int run_perft(int argc, char **argv)
     return 0;
 }
 
+/* The whole of a TRF file, at most 64 MiB; NULL with a message. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        perror(path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, fp);
+        if (n < cap || cap >= (64u << 20))
+            break;
+        char *b = realloc(buf, cap * 2);
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = b;
+        cap *= 2;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (buf && (err || n == cap)) {
+        fprintf(stderr, "chess-cli: %s: %s\n", path,
+                err ? "read error" : "larger than 64 MiB");
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static int print_pairs(const struct trf_file *f)
+{
+    const struct swiss_event *ev = &f->ev;
+    struct dutch_pair *out = malloc(((size_t)ev->players / 2 + 1) *
+                                    sizeof *out);
+    int n = 0;
+    if (!out) {
+        fputs("chess-cli: out of memory\n", stderr);
+        return 1;
+    }
+    enum dutch_status st = dutch_pair(ev, out, &n);
+    if (st == DUTCH_OK) {
+        printf("%d\n", n);
+        for (int i = 0; i < n; i++)
+            printf("%d %d\n", out[i].white, out[i].black);
+    } else if (st == DUTCH_UNPAIRABLE) {
+        fprintf(stderr,
+                "chess-cli: round %d cannot be paired: no pairing "
+                "meets the absolute criteria (no rematch, colours, one "
+                "bye)\n",
+                ev->rounds + 1);
+    } else {
+        fputs("chess-cli: out of memory\n", stderr);
+    }
+    free(out);
+    return st == DUTCH_OK ? 0 : 1;
+}
+
+static int run_pair(int argc, char **argv)
+{
+    if (argc != 3)
+        return usage();
+    size_t len;
+    char *text = read_file(argv[2], &len);
+    if (!text)
+        return 2;
+    struct trf_file f;
+    struct trf_error err;
+    int rc = trf_parse(text, len, &f, &err);
+    free(text);
+    if (rc) {
+        if (err.col)
+            fprintf(stderr, "chess-cli: %s:%d:%d: %s\n", argv[2], err.line,
+                    err.col, err.msg);
+        else
+            fprintf(stderr, "chess-cli: %s:%d: %s\n", argv[2], err.line,
+                    err.msg);
+        return 2;
+    }
+    if (f.ev.total_rounds && f.ev.rounds >= f.ev.total_rounds) {
+        fprintf(stderr,
+                "chess-cli: %s: all %d rounds (XXR) have been "
+                "played\n",
+                argv[2], f.ev.total_rounds);
+        trf_free(&f);
+        return 2;
+    }
+    rc = print_pairs(&f);
+    trf_free(&f);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -182,6 +291,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "perft") == 0)
         return run_perft(argc, argv);
+    if (strcmp(cmd, "pair") == 0)
+        return run_pair(argc, argv);
     if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
         int rc;
         if (argc > 3)

@@ -126,6 +126,30 @@ static const struct key keys[] = {
      * runs alone, as it always did. */
     STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",
             "Redis as host:port or a unix socket path; \"\": none"),
+    /* Secrets live in files of their own (systemd's LoadCredential=, a
+     * Kubernetes secret, a file only the service reads), never in the
+     * JSON that config management copies around. */
+    STR_KEY(redis_user, "--redis-user", "NAME", K_PATH, true, "",
+            "Redis ACL user of the nodes; \"\": AUTH with the password "
+            "alone (the default user)"),
+    STR_KEY(redis_password_file, "--redis-password-file", "PATH", K_PATH,
+            true, "", "file holding the Redis password; \"\": no AUTH"),
+    STR_KEY(redis_tls_ca_file, "--redis-tls-ca-file", "PATH", K_PATH, true,
+            "",
+            "PEM CAs trusted for Redis's certificate: TLS to Redis; "
+            "\"\": plain TCP"),
+    STR_KEY(redis_tls_cert_file, "--redis-tls-cert-file", "PATH", K_PATH,
+            true, "", "PEM client certificate shown to Redis; \"\": none"),
+    STR_KEY(redis_tls_key_file, "--redis-tls-key-file", "PATH", K_PATH, true,
+            "", "PEM key of redis_tls_cert_file"),
+    STR_KEY(redis_tls_server_name, "--redis-tls-server-name", "NAME", K_PATH,
+            true, "",
+            "name (or address) Redis's certificate must carry; \"\": the "
+            "host of redis"),
+    /* Required with redis: an unsigned cluster obeys whoever can
+     * PUBLISH to its Redis. */
+    STR_KEY(cluster_key_file, "--cluster-key-file", "PATH", K_PATH, true, "",
+            "file holding the key the nodes sign their messages with"),
     /* A handover is a few Redis round trips and a game's read from the
      * store on the new host: 10 a second is nothing to either, and
      * evens out a node that rejoined with 1,000 games to take in under
@@ -990,6 +1014,80 @@ static int readable_file(const char *key, const char *path, char *err,
     return 0;
 }
 
+/* The settings of a cluster's node: Redis's credentials and TLS, the
+ * cluster's key. Their files are read at start (app/clusterconf.c). */
+static int validate_cluster(const struct config *c, char *err, size_t errlen)
+{
+    const char *files[] = {"redis_password_file", "redis_tls_ca_file",
+                           "redis_tls_cert_file", "redis_tls_key_file",
+                           "cluster_key_file"};
+    const char *paths[] = {c->redis_password_file, c->redis_tls_ca_file,
+                           c->redis_tls_cert_file, c->redis_tls_key_file,
+                           c->cluster_key_file};
+    const char *only = NULL;
+
+    if (!c->redis[0]) {
+        only = c->redis_user[0]              ? "redis_user"
+               : c->redis_tls_server_name[0] ? "redis_tls_server_name"
+                                             : NULL;
+        for (size_t i = 0; !only && i < sizeof files / sizeof *files; i++)
+            if (paths[i][0])
+                only = files[i];
+        if (only) {
+            errtext_set(err, errlen, "key '%s': set only with 'redis'", only);
+            return -1;
+        }
+        return 0;
+    }
+    if (!c->postgres[0]) {
+        /* the nodes of a cluster share their games' journal */
+        errtext_set(err, errlen,
+                    "key 'redis': a cluster's nodes need a shared "
+                    "database: set 'postgres' too");
+        return -1;
+    }
+    if (!c->cluster_key_file[0]) {
+        errtext_set(err, errlen,
+                    "key 'redis': a cluster's nodes sign their messages: "
+                    "set 'cluster_key_file' (a file of %d bytes or more, "
+                    "the same on every node: openssl rand -hex 32)",
+                    CONFIG_CLUSTER_KEY_MIN);
+        return -1;
+    }
+    if (c->redis_user[0] && !c->redis_password_file[0]) {
+        errtext_set(err, errlen,
+                    "key 'redis_user': needs 'redis_password_file'");
+        return -1;
+    }
+    if (!c->redis_tls_cert_file[0] != !c->redis_tls_key_file[0]) {
+        bool cert = c->redis_tls_cert_file[0] != '\0';
+        errtext_set(err, errlen, "key '%s': must be set together with '%s'",
+                    cert ? "redis_tls_cert_file" : "redis_tls_key_file",
+                    cert ? "redis_tls_key_file" : "redis_tls_cert_file");
+        return -1;
+    }
+    only = c->redis_tls_cert_file[0]     ? "redis_tls_cert_file"
+           : c->redis_tls_server_name[0] ? "redis_tls_server_name"
+                                         : NULL;
+    if (only && !c->redis_tls_ca_file[0]) {
+        errtext_set(err, errlen,
+                    "key '%s': TLS to Redis is on with "
+                    "'redis_tls_ca_file': set it too",
+                    only);
+        return -1;
+    }
+    if (c->redis_tls_ca_file[0] && strchr(c->redis, '/')) {
+        errtext_set(err, errlen,
+                    "key 'redis_tls_ca_file': TLS needs 'redis' as "
+                    "host:port, not a unix socket");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if (paths[i][0] && readable_file(files[i], paths[i], err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
 int config_validate(const struct config *c, char *err, size_t errlen)
 {
     bool tls = c->tls_cert[0] != '\0';
@@ -1009,13 +1107,8 @@ int config_validate(const struct config *c, char *err, size_t errlen)
                     "(tls_cert and tls_key)");
         return -1;
     }
-    if (c->redis[0] && !c->postgres[0]) {
-        /* the nodes of a cluster share their games' journal */
-        errtext_set(err, errlen,
-                    "key 'redis': a cluster's nodes need a shared "
-                    "database: set 'postgres' too");
+    if (validate_cluster(c, err, errlen) < 0)
         return -1;
-    }
     if (c->ping_timeout_s <= c->ping_interval_s) {
         errtext_set(err, errlen,
                     "key 'ping_timeout_s': must be greater than "

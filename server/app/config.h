@@ -24,6 +24,8 @@
 /* The longest node_id (store.h's STORE_NODE_ID_MAX). */
 #define CONFIG_NODE_ID_MAX 32
 #define CONFIG_MAX_PROXIES 64
+/* The shortest cluster key (sign.h's SIGN_KEY_MIN). */
+#define CONFIG_CLUSTER_KEY_MIN 32
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
@@ -33,27 +35,34 @@
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 struct config {
-    char *listen_address;    /* IP address to bind; "": every interface */
-    int port;                /* HTTP(S) and the WebSocket at /ws */
-    char *database;          /* SQLite file; its folder is created */
-    char *postgres;          /* libpq connection string; "": SQLite */
-    char *node_id;           /* 1-32 of [A-Za-z0-9_-]: this node's name */
-    char *redis;             /* "host:port" or a socket path; "": none */
-    int balance_games_per_s; /* a cluster's balance: games handed over a
-                                second; 0: none */
-    char *web_root;          /* the browser client's files */
-    int grace_s;             /* a disconnected player keeps a game */
-    int first_move_s;        /* each side's first move */
-    char *tls_cert;          /* PEM certificate chain; "": plain HTTP */
-    char *tls_key;           /* PEM private key; "" with tls_cert "" */
-    int http_redirect_port;  /* plain-HTTP listener redirecting to https;
+    char *listen_address;      /* IP address to bind; "": every interface */
+    int port;                  /* HTTP(S) and the WebSocket at /ws */
+    char *database;            /* SQLite file; its folder is created */
+    char *postgres;            /* libpq connection string; "": SQLite */
+    char *node_id;             /* 1-32 of [A-Za-z0-9_-]: this node's name */
+    char *redis;               /* "host:port" or a socket path; "": none */
+    char *redis_user;          /* Redis ACL user; "": none */
+    char *redis_password_file; /* its password's file; "": no AUTH */
+    char *redis_tls_ca_file;   /* "": plain TCP to Redis */
+    char *redis_tls_cert_file; /* client certificate, or "" */
+    char *redis_tls_key_file;
+    char *redis_tls_server_name; /* "": the host of redis */
+    char *cluster_key_file;      /* the nodes' shared signing key */
+    int balance_games_per_s;     /* a cluster's balance: games handed over
+                                    a second; 0: none */
+    char *web_root;              /* the browser client's files */
+    int grace_s;                 /* a disconnected player keeps a game */
+    int first_move_s;            /* each side's first move */
+    char *tls_cert;              /* PEM certificate chain; "": plain HTTP */
+    char *tls_key;               /* PEM private key; "" with tls_cert "" */
+    int http_redirect_port;      /* plain-HTTP listener redirecting to https;
                                 0: none (needs TLS) */
-    char *tls_min_version;   /* "1.2" or "1.3" */
-    char *tls_ciphers;       /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
+    char *tls_min_version;       /* "1.2" or "1.3" */
+    char *tls_ciphers;           /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
                                 suites are OpenSSL's, all AEAD) */
-    int hsts_max_age_s;      /* Strict-Transport-Security max-age sent
+    int hsts_max_age_s;          /* Strict-Transport-Security max-age sent
                                 with every HTTPS response; 0: none */
-    char **allowed_origins;  /* "scheme://host[:port]", lowercase; none:
+    char **allowed_origins;      /* "scheme://host[:port]", lowercase; none:
                                 any Origin may open a WebSocket */
     size_t n_allowed_origins;
     int max_connections;        /* open WebSockets in all */

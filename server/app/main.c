@@ -1,12 +1,14 @@
 /*
  * main.c - chess-server: command line, config file, start-up, signals,
- * shutdown, the backup subcommand, and the wiring: the one module that
- * knows the hub (hub.h, http.h) and the network (net.h) and connects
- * them through struct hub_env and struct net_handlers.
+ * shutdown, the subcommands (backup.c, lagreport.c), and the wiring: the
+ * one module that knows the hub (hub.h, http.h) and the network (net.h)
+ * and connects them through struct hub_env and struct net_handlers.
  *
  *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
+ *   chess-server lag PLAYER (--db PATH | --postgres CONNINFO | --config
+ *                            PATH) [--games N]
  *
  * Settings come from the defaults, then the config file, then the flags
  * (config.h; the flags and their --help lines come from config.c's table
@@ -37,6 +39,8 @@
 
 #include "app/backup.h"
 #include "app/build_commit.h"
+#include "app/clusterconf.h"
+#include "app/lagreport.h"
 #include "app/config.h"
 #include "app/wiring.h"
 #include "net/listener.h"
@@ -69,7 +73,7 @@ struct override {
 struct args {
     const char *config; /* --config */
     bool check;         /* --check-config */
-    struct override over[16];
+    struct override over[32];
     size_t n_over;
 };
 
@@ -80,6 +84,9 @@ static void usage(FILE *f)
         "usage: chess-server [options]\n"
         "       chess-server --check-config PATH [options]\n"
         "       chess-server backup DEST (--db PATH | --config PATH)\n"
+        "       chess-server lag PLAYER (--db PATH | --postgres CONNINFO | "
+        "--config PATH)\n"
+        "                        [--games N]\n"
         "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
@@ -90,8 +97,8 @@ static void usage(FILE *f)
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
             "SIGHUP reopens the log file and reloads the TLS "
-            "certificate.\n%s",
-            backup_help);
+            "certificate.\n%s%s",
+            backup_help, lagreport_help);
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -194,21 +201,40 @@ fail:
     exit(2);
 }
 
-/* --check-config's probes of what the settings name beyond files: the
- * PostgreSQL database (SELECT 1) and Redis (PING), when set. 0, or -1
- * with a sentence in err. */
+/* Redis as the settings name it, probed once (redis_check: the user,
+ * the password, TLS, PING). 0 when it answered; -1 with a sentence in
+ * err, and *refused true when the settings are at fault (a wrong
+ * password, an untrusted certificate...) rather than Redis silent. */
 #define CHECK_REDIS_MS 2000
+static int probe_redis(const struct config *cfg, bool *refused, char *err,
+                       size_t errlen)
+{
+    struct clusterconf cc;
+    char why[512];
+    int rc;
+
+    *refused = true;
+    if (clusterconf_load(&cc, cfg, err, errlen) < 0)
+        return -1;
+    rc = redis_check(&cc.redis, CHECK_REDIS_MS, refused, why, sizeof why);
+    clusterconf_clear(&cc);
+    if (rc < 0)
+        snprintf(err, errlen, "key 'redis': Redis at %s %s: %s", cfg->redis,
+                 *refused ? "refused this node" : "does not answer", why);
+    return rc;
+}
+
+/* --check-config's probes of what the settings name beyond files: the
+ * PostgreSQL database (SELECT 1) and Redis (AUTH, PING), when set. 0, or
+ * -1 with a sentence in err. */
 static int check_servers(const struct config *cfg, char *err, size_t errlen)
 {
-    char why[512];
+    bool refused;
 
     if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
         return -1;
-    if (cfg->redis[0] &&
-        redis_ping(cfg->redis, CHECK_REDIS_MS, why, sizeof why) != 0) {
-        snprintf(err, errlen, "key 'redis': %s", why);
+    if (cfg->redis[0] && probe_redis(cfg, &refused, err, errlen) != 0)
         return -1;
-    }
     return 0;
 }
 
@@ -440,6 +466,27 @@ struct node {
     char where[300]; /* the database, for the log */
 };
 
+/* Redis before anything is served: settings it refuses (a wrong
+ * password, an untrusted certificate, a user its ACL does not know) stop
+ * the start with a clear message; a Redis that does not answer yet is
+ * logged, and the node keeps trying once it runs. 0, or -1 (logged). */
+static int join_redis(const struct config *cfg)
+{
+    char err[700], q[700];
+    bool refused;
+
+    if (probe_redis(cfg, &refused, err, sizeof err) == 0)
+        return 0;
+    if (refused) {
+        start_failed("%s", err);
+        return -1;
+    }
+    log_warn("event=cluster_redis_unreachable error=%s hint=\"the node "
+             "starts and keeps trying\"",
+             log_quote(q, sizeof q, err));
+    return 0;
+}
+
 /* The database's folder and locks (SQLite: one server per file; with
  * PostgreSQL several nodes share the database: nothing to lock). 0, or
  * -1 (logged). */
@@ -524,8 +571,13 @@ static int start_node(struct node *n)
     int restored;
 
     if (n->cfg.redis[0]) {
-        struct redis_config rcfg = {.address = n->cfg.redis};
-        n->rd = redis_new(net_ev_loop(), &rcfg, err, sizeof err);
+        struct clusterconf cc;
+        if (clusterconf_load(&cc, &n->cfg, err, sizeof err) < 0) {
+            start_failed("%s", err);
+            return -1;
+        }
+        n->rd = redis_new(net_ev_loop(), &cc.redis, err, sizeof err);
+        clusterconf_clear(&cc);
         if (!n->rd) {
             start_failed("key 'redis': %s", err);
             return -1;
@@ -652,8 +704,11 @@ int main(int argc, char **argv)
     char err[600];
     int e, rc = 1;
 
+    signal(SIGPIPE, SIG_IGN); /* (--check-config's TLS to Redis too) */
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return backup_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "lag"))
+        return lagreport_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &n.cfg);
     if (a.check)
@@ -667,6 +722,10 @@ int main(int argc, char **argv)
     }
     log_to_file = n.cfg.log_file[0] != '\0';
     n.pg = n.cfg.postgres[0] != '\0';
+    if (n.cfg.redis[0] && join_redis(&n.cfg) < 0) {
+        rc = 2; /* the settings: no use restarting */
+        goto out;
+    }
     if (claim_db(&n) < 0)
         goto out;
     fit_fd_limit(&n.cfg);

@@ -592,6 +592,15 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
          NULL,
          {(double)c->dead_nodes},
          {NULL}},
+        {"chess_cluster_messages_refused_total",
+         "counter",
+         "Messages from other nodes refused: signature wrong or missing "
+         "(forged), too old or from a clock too far ahead (stale), taken "
+         "already (replayed).",
+         "why",
+         {(double)c->messages_refused[0], (double)c->messages_refused[1],
+          (double)c->messages_refused[2]},
+         {"forged", "stale", "replayed"}},
         {"chess_redis_up",
          "gauge",
          "1 while both connections to Redis are ready.",

@@ -93,8 +93,8 @@ struct bus_ops {
     /* Where messages and state changes go from now on. */
     void (*set_handlers)(void *impl, bus_state_fn *on_state,
                          bus_message_fn *on_message, void *arg);
-    /* Fills out's bus_ fields, reconnects, round_trip and publish (the
-     * metrics); NULL: the bus counts nothing. */
+    /* Fills out's bus_ fields, reconnects, round_trip, publish and
+     * messages_refused (the metrics); NULL: the bus counts nothing. */
     void (*stats)(void *impl, struct cluster_metrics *out);
 };
 

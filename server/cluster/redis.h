@@ -1,16 +1,19 @@
 /*
- * redis.h - a node's connection to Redis (docs/cluster.md): hiredis's
- * asynchronous API on the server's libev loop.
+ * redis.h - a node's connection to Redis (docs/cluster.md): Redis's
+ * protocol (hiredis's reader and formatter) over streams of our own
+ * (stream.h: TCP or a unix socket, TLS when asked) on the server's libev
+ * loop.
  *
- * One struct redis owns two hiredis connections to one server: one for
- * commands and scripts, one for pub/sub (a subscribed hiredis connection
- * takes no other command). It is "up" when both are connected, every
- * script is loaded (SCRIPT LOAD) and every wanted channel is subscribed
- * again; it reports each up/down transition through `on_state`, so that
- * the node can tell its clients and resync what it follows. After a loss
- * (or a failed attempt) it reconnects both, waiting backoff_min_ms, then
- * twice that after each failure, up to backoff_max_ms; an attempt that
- * is not up after connect_timeout_ms counts as failed.
+ * One struct redis owns two connections to one server: one for commands
+ * and scripts, one for pub/sub (a subscribed connection takes no other
+ * command). Each authenticates first (AUTH, with a user for Redis 6's
+ * ACLs). It is "up" when both are connected, every script is loaded
+ * (SCRIPT LOAD) and every wanted channel is subscribed again; it reports
+ * each up/down transition through `on_state`, so that the node can tell
+ * its clients and resync what it follows. After a loss (or a failed
+ * attempt) it reconnects both, waiting backoff_min_ms, then twice that
+ * after each failure, up to backoff_max_ms; an attempt that is not up
+ * after connect_timeout_ms counts as failed.
  *
  * Commands. Every accepted command gets exactly one call of its
  * redis_reply_fn, never from within the call that issued it (a refusal
@@ -24,10 +27,17 @@
  * may or may not have run (the caller decides whether it can repeat
  * it; the scripts of redis_scripts.h can all be repeated).
  *
+ * Signatures. With the cluster's key, redis_publish signs what it
+ * publishes, and a message on a followed channel reaches on_message
+ * only when its signature holds and it is not a replay (sign.h); others
+ * are dropped, counted (redis_stats) and logged
+ * (`cluster_message_refused`).
+ *
  * Only the event-loop thread uses it. No function here may be called
  * from within one of this redis's callbacks except redis_command*,
- * redis_eval, redis_subscribe, redis_unsubscribe and redis_is_up (in
- * particular not redis_free).
+ * redis_publish, redis_eval, redis_subscribe, redis_unsubscribe and
+ * redis_is_up (in particular not redis_free). Nothing in it is global:
+ * a process may hold one per Redis it uses.
  */
 #ifndef SERVER_REDIS_H
 #define SERVER_REDIS_H
@@ -37,6 +47,8 @@
 #include <stddef.h>
 
 #include "cluster/bus.h"
+#include "cluster/sign.h"
+#include "cluster/stream.h"
 #include "lib/hist.h"
 
 struct ev_loop;
@@ -63,10 +75,21 @@ typedef bus_state_fn redis_state_fn;
 
 struct redis_config {
     /* "host:port" ("[v6]:port"), or a unix socket's path (anything with
-     * a '/'). hiredis resolves a host name blocking, on each attempt:
-     * give an address or a socket path. */
+     * a '/'). A host name is resolved blocking, on each attempt: give an
+     * address or a socket path. */
     const char *address;
-    const char *password;   /* AUTH on both connections; NULL: none */
+    /* AUTH on both connections: AUTH user password (Redis 6+ ACLs) with
+     * a user, AUTH password without one; password NULL: none. */
+    const char *user;
+    const char *password;
+    /* TLS over TCP: what to trust and show (server_name NULL: the
+     * address's host); NULL: plain. */
+    const struct stream_tls_config *tls;
+    /* The cluster's shared key (key_len >= SIGN_KEY_MIN bytes, copied):
+     * redis_publish signs, and only signed messages reach on_message.
+     * NULL: nothing signed or checked (a test of this file alone). */
+    const void *key;
+    size_t key_len;
     int connect_timeout_ms; /* 0: 2000 */
     int backoff_min_ms;     /* 0: 100 */
     int backoff_max_ms;     /* 0: 2000 */
@@ -80,8 +103,9 @@ struct redis_config {
 /* Creates the connection to cfg->address on loop and starts connecting
  * (on_state(up) follows on a later turn of the loop). cfg's strings are
  * copied. Returns NULL with a sentence in err when the address cannot be
- * parsed or memory runs out (an unreachable server is no error: it is
- * retried). The caller owns the result and frees it with redis_free. */
+ * parsed, a TLS file cannot be used, the key is too short or memory runs
+ * out (an unreachable server is no error: it is retried). The caller
+ * owns the result and frees it with redis_free. */
 struct redis *redis_new(struct ev_loop *loop, const struct redis_config *cfg,
                         char *err, size_t errlen);
 
@@ -114,6 +138,12 @@ int redis_command(struct redis *r, redis_reply_fn *fn, void *arg,
 /* The same with a va_list. */
 int redis_vcommand(struct redis *r, redis_reply_fn *fn, void *arg,
                    const char *format, va_list ap);
+
+/* PUBLISHes msg (len bytes) on channel, signed when r has the key:
+ * fn gets the number of subscribers that received it (as
+ * redis_command's). Returns 0, or -1 when out of memory. */
+int redis_publish(struct redis *r, const char *channel, const char *msg,
+                  size_t len, redis_reply_fn *fn, void *arg);
 
 /* Registers a Lua script (copied); returns its number for redis_eval
  * (0, 1, ...), or -1 when out of memory. Scripts are loaded (SCRIPT
@@ -156,11 +186,20 @@ size_t redis_channels(const struct redis *r);
  * the enum's (a build out of step). */
 int redis_bus_init(struct redis *r, struct bus *out);
 
-/* Connects to address (as redis_config's) with hiredis's blocking API,
- * sends PING and waits for PONG, each step within timeout_ms
- * (--check-config). Returns 0, or -1 with a sentence in err (no answer,
- * a refusal such as NOAUTH). Any thread; no loop needed. */
-int redis_ping(const char *address, int timeout_ms, char *err, size_t errlen);
+/* Connects to cfg's Redis once as redis_new does (AUTH, TLS, PING,
+ * SUBSCRIBE), on a loop of its own, and waits until both connections
+ * are up or the attempt failed, at most timeout_ms: 0; else -1 with a
+ * sentence in err and *refused true when the settings are at fault (a
+ * bad address, TLS file or key; Redis refused the user or password, or
+ * a command or channel by its ACL; the certificate is not trusted or
+ * not the server name's; the server speaks no TLS) and false when
+ * Redis does not answer (start-up and --check-config). Any thread. */
+int redis_check(const struct redis_config *cfg, int timeout_ms, bool *refused,
+                char *err, size_t errlen);
+
+/* True when the last failure (redis_error) was a refusal, as
+ * redis_check's *refused. */
+bool redis_refused(const struct redis *r);
 
 /* The counters the tests and the metrics read. */
 struct redis_stats {
@@ -170,9 +209,13 @@ struct redis_stats {
     unsigned long refused;  /* commands failed with "not connected" */
     unsigned long lost;     /* commands failed with "connection lost" */
     unsigned long errors;   /* commands answered with an error reply */
+    unsigned long failures; /* attempts that did not come up */
+    /* Messages dropped, by what sign.h found (forged, stale, replayed;
+     * index enum sign_verdict, SIGN_OK unused). */
+    unsigned long dropped[SIGN_VERDICTS];
     size_t queued;          /* commands waiting for the connection now */
     size_t pending;         /* commands sent, without an answer yet */
-    struct hist round_trip; /* a command's send to its answer (not
+    struct hist round_trip; /* a command's first send to its answer (not
                                PUBLISH's) */
     struct hist publish;    /* a PUBLISH's send to its answer */
 };

@@ -269,14 +269,17 @@ int game_join(struct game *g, const char *pid, const char *name, int64_t now,
               struct proto_error *err);
 int game_move(struct game *g, const char *pid, const char *uci, int ply,
               int64_t now, struct proto_error *err);
-/* game_move of a move that came with lag_est ms of one-way network delay
- * measured by the host on the mover's connection (0: none known): a
- * Fischer move is credited back min(lag_est, LAG_CREDIT_MAX_MS, the
- * time the move took on the game's clock, the mover's lag quota)
- * (tunables.h), stored with the move and shown in moved's lag_ms and the
- * PGN. A move sent with a claim (game_claim) gets no credit. */
+/* game_move of a move that came on a connection whose round trip the
+ * host measured as rtt_ms (0: none known). Half of it is the one-way
+ * estimate: a Fischer move is credited back min(rtt_ms / 2,
+ * LAG_CREDIT_MAX_MS, the time the move took on the game's clock, the
+ * mover's lag quota) (tunables.h), stored with the move and shown in
+ * moved's lag_ms and the PGN. A played move's rtt_ms (when known)
+ * becomes its seat's round trip, which moved's rtt_ms and state's rtt
+ * show (the signal bar). A move sent with a claim (game_claim) gets no
+ * credit. */
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
-                  int64_t lag_est, int64_t now, struct proto_error *err);
+                  int64_t rtt_ms, int64_t now, struct proto_error *err);
 /* The lag credit of the last move played (ms, 0: none). */
 int64_t game_last_lag_ms(const struct game *g);
 int game_resign(struct game *g, const char *pid, int64_t now,

@@ -35,6 +35,8 @@ struct seat {
     bool account;       /* the player is an account (game_set_account) */
     bool present;       /* a connection of the player is here */
     int64_t gone_since; /* when its grace period (re)started */
+    int64_t rtt_ms;     /* the round trip of the connection of its last
+                           move (game_move_lag), 0: none measured */
 };
 
 /* A ply of the record, as the game keeps it: its journal row (struct
@@ -263,6 +265,8 @@ int game_claim_moves(const struct game *g, const move_t *moves, int n,
                      move_t *out, bool *claimable);
 /* The game's row as it stands at now, into *r. */
 void game_fill_row(const struct game *g, struct store_game *r, int64_t now);
+/* The lag credit White's (out[0]) and Black's (out[1]) moves got in all. */
+void game_lag_totals(const struct game *g, int64_t out[2]);
 /* Writes the game row; 0, or -1 when the store's queue is full. */
 int game_put_row(struct game *g, int64_t now);
 /* The game's moves as they were journaled: a malloc'ed array of rec.n

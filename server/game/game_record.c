@@ -7,6 +7,7 @@
 #include "game/game_internal.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,7 @@ void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->white_ms = clock_left(&g->clock, WHITE, now);
     r->black_ms = clock_left(&g->clock, BLACK, now);
     r->rated = g->rated;
+    game_lag_totals(g, r->lag_ms);
     if (g->rated_end)
         for (int c = 0; c < 2; c++) {
             r->rating_before[c] = g->before[c];
@@ -166,6 +168,13 @@ int game_put_row(struct game *g, int64_t now)
         return -1;
     game_set_seq(g, seq);
     return 0;
+}
+
+void game_lag_totals(const struct game *g, int64_t out[2])
+{
+    out[0] = out[1] = 0;
+    for (size_t i = 0; i < g->rec.n; i++)
+        out[(g->rec.start.side + i) % 2] += g->plies[i].lag_ms;
 }
 
 /* The PGN of g's record with tags t: each move with the mover's time
@@ -203,7 +212,8 @@ char *game_pgn(const struct game *g)
                                          : g->created_wall) /
                         1000);
     struct tm tm;
-    char site[64], event[48], elo[2][16], diff[2][16];
+    char site[64], event[48], elo[2][16], diff[2][16], lag[2][24];
+    int64_t lag_ms[2];
     const char *cat = rating_category_name(rating_category(&g->clock.spec));
 
     if (gmtime_r(&t, &tm))
@@ -244,6 +254,14 @@ char *game_pgn(const struct game *g)
     if (g->rated && (g->rated_end || (g->shown[0] && g->shown[1]))) {
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
+    }
+    if (!g->clock.spec.per_move) { /* a per-move clock gives no credit */
+        game_lag_totals(g, lag_ms);
+        for (int i = 0; i < 2; i++)
+            snprintf(lag[i], sizeof lag[i], "%" PRId64 ".%03" PRId64,
+                     lag_ms[i] / 1000, lag_ms[i] % 1000);
+        tags.white_lag_total = lag[0];
+        tags.black_lag_total = lag[1];
     }
     return pgn_of(g, &tags);
 }
@@ -552,6 +570,7 @@ static enum outcome send_moved(struct game *g, const struct store_move *sm,
         .clocks = game_clocks_at(g, now),
         .first_move_ms = game_first_move_left(g, now),
         .lag_ms = sm->lag_ms,
+        .rtt_ms = g->seat[1 - side_to_move(g)].rtt_ms,
         .draw_offer = g->draw_offer,
         .legal = legal.moves,
         .n_legal = (size_t)legal.n,
@@ -649,7 +668,7 @@ int64_t game_last_lag_ms(const struct game *g)
 }
 
 int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
-                  int64_t lag_est, int64_t now, struct proto_error *err)
+                  int64_t rtt_ms, int64_t now, struct proto_error *err)
 {
     struct movelist scratch;    /* touched only when the list is not kept */
     const move_t *legal = NULL; /* (parse_move sets both: for gcc -O2) */
@@ -666,7 +685,9 @@ int game_move_lag(struct game *g, const char *pid, const char *uci, int ply,
         return game_set_err(err, PROTO_NOT_YOUR_TURN, "it is not your turn");
     if (parse_move(g, uci, &scratch, &legal, &n, &m, err) < 0)
         return -1;
-    rc = play(g, legal, n, m, CLAIM_NONE, lag_est, now, err);
+    if (rtt_ms > 0) /* what moved shows of the mover's connection */
+        g->seat[c].rtt_ms = rtt_ms;
+    rc = play(g, legal, n, m, CLAIM_NONE, rtt_ms / 2, now, err);
     game_rearm(g);
     return rc;
 }

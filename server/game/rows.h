@@ -50,6 +50,9 @@ struct store_game {
      * each player's rating before and after it, full precision, and RD
      * before it (rating_before[0] white's, [1] black's). */
     double rating_before[2], rating_after[2], rd_before[2];
+    /* The lag credit each side's moves received in all ([0] White's, [1]
+     * Black's): the sums of its moves' lag_ms (0009_lag_totals.sql). */
+    int64_t lag_ms[2];
 };
 
 /* Ratings (migrations/0004_ratings.sql). A player's rating in one

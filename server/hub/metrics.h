@@ -47,6 +47,9 @@ struct cluster_metrics {
     size_t bus_pending;     /* sent, not answered yet */
     struct hist round_trip; /* a command's or script's round trip */
     struct hist publish;    /* a PUBLISH's round trip */
+    /* Other nodes' messages dropped (cluster/sign.h's verdicts): [0]
+     * forged, [1] stale, [2] replayed. */
+    uint64_t messages_refused[3];
 };
 
 struct metrics {

@@ -76,12 +76,12 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
     hub_send_text(s, text, 0);
 }
 
-/* The one-way delay of s's connection: half its smoothed ping round trip
- * as the network layer measured it (never anything the client says). */
-static int64_t lag_estimate(const struct session *s)
+/* The round trip of s's connection: its smoothed pings' as the network
+ * layer measured it, capped by the kernel's (never anything the client
+ * says; another node's connection: as its node measured it). */
+static int64_t conn_rtt(const struct session *s)
 {
-    /* (another node's connection: as its node measured it) */
-    return s->ops && s->ops->rtt_ms ? s->ops->rtt_ms(s) / 2 : 0;
+    return s->ops && s->ops->rtt_ms ? s->ops->rtt_ms(s) : 0;
 }
 
 /* Runs a player's command m on g; game.c checks it in the protocol's
@@ -98,8 +98,7 @@ static void game_command(struct session *s, struct game *g,
         do_join(s, g, m, now);
         return;
     case PROTO_T_MOVE:
-        rc = game_move_lag(g, pid, m->uci, m->ply, lag_estimate(s), now,
-                           &err);
+        rc = game_move_lag(g, pid, m->uci, m->ply, conn_rtt(s), now, &err);
         if (rc == 0) {
             hist_add(&s->hub->metrics.lag_credit, game_last_lag_ms(g) * 1000);
             hub_move_played(s->hub, game_seq(g));

@@ -172,6 +172,45 @@ int store_open_pg(struct store **out, const char *conninfo,
     return 0;
 }
 
+int store__reader_schema(long long have, int newest, const char *where,
+                         char *err, size_t errlen)
+{
+    if (have == newest)
+        return 0;
+    errtext_set(err, errlen,
+                "%s: the database schema is version %lld and this "
+                "chess-server's is %d: %s",
+                where, have, newest,
+                have < newest ? "start this chess-server on it once, which "
+                                "migrates it"
+                              : "use a newer chess-server");
+    return -1;
+}
+
+int store_open_reader(struct store **out, const char *path,
+                      const char *conninfo, char *err, size_t errlen)
+{
+    bool pg = conninfo && *conninfo;
+    struct store *s;
+
+    *out = NULL;
+    if (!pg && (!path || !*path)) {
+        errtext_set(err, errlen, "no database path given");
+        return -1;
+    }
+    if (!(s = new_store(pg ? &store__pg : &store__sqlite, NULL, NULL, err,
+                        errlen)))
+        return -1;
+    s->reader = true;
+    if ((pg ? store__pg_open_reader(s, conninfo, err, errlen)
+            : store__sqlite_open_reader(s, path, err, errlen)) != 0) {
+        store_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
 void store_close(struct store *s)
 {
     struct table_slot *slot;

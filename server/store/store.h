@@ -169,6 +169,18 @@ int store_check_pg(const char *conninfo, char *err, size_t errlen);
 
 /* ---- either backend ---------------------------------------------------- */
 
+/* Opens a database for reads only, from a process other than the
+ * server's (a command such as `chess-server lag`, while the server runs):
+ * PostgreSQL's that conninfo names when it is set (not NULL nor ""), else
+ * SQLite's file at path, read-only and without the server's lock. No
+ * writer, no checkpointer, no migration: a database whose schema is not
+ * exactly this binary's is refused (one older: run this server on it
+ * once, which migrates it). The reads below work on it; it takes no
+ * write (asserted). store_close closes it. Returns 0, or -1 with a
+ * sentence in err. */
+int store_open_reader(struct store **out, const char *path,
+                      const char *conninfo, char *err, size_t errlen);
+
 /* "sqlite" or "postgres". */
 const char *store_backend_name(const struct store *s);
 /* Where the database is, for the log: SQLite's path, or PostgreSQL's
@@ -185,8 +197,8 @@ int store_schema_version(const struct store *s);
 /* Queued writes. Each returns a sequence number > 0, or 0 when the queue
  * is full (nothing was queued; the caller reports the failure). 0 also
  * when an argument is unusable: an empty pid/gid/uci/initial_fen, ply < 1,
- * clock.per_move not 0 or 1, a status, result, reason or draw_offer
- * outside the values listed above, or (finish) an empty result or a NULL
+ * clock.per_move not 0 or 1, a negative lag_ms, a status, result, reason
+ * or draw_offer outside the values listed above, or (finish) an empty result or a NULL
  * pgn. */
 uint64_t store_put_player(struct store *s, const struct store_player *p);
 /* Creates or replaces the game row (seats, status, offer, times). */

@@ -64,7 +64,7 @@
 #define STORE_SLOW_COMMIT_US 10000
 
 /* SQL both backends share. The game columns in the order both the upserts
- * bind them (parameters 1..28) and the reads return them (0..27); the
+ * bind them (parameters 1..30) and the reads return them (0..29); the
  * update of an upsert of a game row; a move's columns (journal, moves);
  * a rating's. */
 #define STORE_GAME_COLS                                                   \
@@ -72,8 +72,9 @@
     "per_move, initial_s, increment_s, per_move_s, initial_fen, status, " \
     "result, reason, final_fen, draw_offer, created_ms, started_ms, "     \
     "ended_ms, white_ms, black_ms, rated, white_before, white_after, "    \
-    "black_before, black_after, white_rd, black_rd"
-#define STORE_GAME_N_COLS 28
+    "black_before, black_after, white_rd, black_rd, white_lag_ms, "       \
+    "black_lag_ms"
+#define STORE_GAME_N_COLS 30
 #define STORE_GAME_UPDATE                                                  \
     "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
     "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \
@@ -90,7 +91,8 @@
     "white_after = excluded.white_after, "                                 \
     "black_before = excluded.black_before, "                               \
     "black_after = excluded.black_after, white_rd = excluded.white_rd, "   \
-    "black_rd = excluded.black_rd"
+    "black_rd = excluded.black_rd, white_lag_ms = excluded.white_lag_ms, " \
+    "black_lag_ms = excluded.black_lag_ms"
 #define STORE_MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms, lag_ms"
 #define STORE_RATING_COLS                                                 \
     "pid, category, rating, rd, volatility, games, wins, draws, losses, " \
@@ -297,6 +299,7 @@ struct store__epoch {
 struct store {
     const struct store_backend *be;
     void *be_state; /* the backend's, freed by be->close */
+    bool reader;    /* store_open_reader's: reads only, no writer */
     int schema_version;
     int64_t last_heartbeat_ms;
     void (*on_commit)(void *arg);
@@ -409,11 +412,24 @@ int store__live_move(const struct store__live *ll,
 struct store_game *store__game_list_add(struct store_game_list *l,
                                         size_t *cap, int limit);
 
-/* The backends' constructors (store.c's store_open, store_open_pg). */
+/* store_open_reader's check of the schema of the database at `where`:
+ * 0 when it is at version `newest` (this binary's), else -1 with a
+ * sentence in err saying what to do. */
+int store__reader_schema(long long have, int newest, const char *where,
+                         char *err, size_t errlen);
+
+/* The backends' constructors (store.c's store_open, store_open_pg), and
+ * those of store_open_reader: its reads' connection alone, after a check
+ * that the schema is this binary's (0, or -1 with a sentence in err; the
+ * caller's store_close then cleans up). */
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen);
 int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
                    char *err, size_t errlen);
+int store__sqlite_open_reader(struct store *s, const char *path, char *err,
+                              size_t errlen);
+int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
+                          size_t errlen);
 extern const struct store_backend store__sqlite;
 extern const struct store_backend store__pg;
 

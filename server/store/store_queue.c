@@ -26,6 +26,7 @@ static uint64_t enqueue_locked(struct store *s, struct op *op)
 
     /* the loop's: on_commit, on the writer, must not write */
     assert(!store__on_writer(s));
+    assert(!s->reader); /* no writer would ever commit it */
     if (s->q_n >= STORE_QUEUE_CAP || s->stopping)
         return 0;
     seq = op->seq = s->next_seq++;
@@ -101,6 +102,7 @@ static bool copy_game(struct op *op, const struct store_game *g)
     STORE_TERMINATE(c->draw_offer);
     return c->gid[0] && c->initial_fen[0] &&
            (c->clock.per_move == 0 || c->clock.per_move == 1) &&
+           c->lag_ms[0] >= 0 && c->lag_ms[1] >= 0 &&
            (!c->result[0] || ending_result_find(c->result, NULL) == 0) &&
            (!c->reason[0] || ending_find(c->reason)) &&
            (!c->draw_offer[0] || !strcmp(c->draw_offer, "white") ||

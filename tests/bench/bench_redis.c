@@ -10,9 +10,13 @@
  * one is back):
  *
  *   publish  PUBLISH on the command connection until the message arrives
- *            on the pub/sub connection (an event fanned out to a node);
+ *            on the pub/sub connection (an event fanned out to a node),
+ *            signed and checked with a cluster key as a node's are;
  *   renew    EVALSHA of server/cluster/lua/node_renew.lua until its reply (a
  *            node renewing its lease, once a second);
+ *   sign     no Redis: N signatures made and checked in this process
+ *            (cluster/sign.h), a node's `moved` to another node's
+ *            connection, CPU time each;
  *   take pipelined: N game_take of N games sent at once, then the time
  *            until the last reply (a dead node's games adopted at once,
  *            or N games created in one turn), as takes a second.
@@ -21,6 +25,7 @@
  * bench:* and the channel bench (deleted at the end).
  */
 #include <ev.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +109,10 @@ static const char *const lease_keys[2] = {"node:bench:alive",
 
 int main(int argc, char **argv)
 {
-    struct redis_config cfg = {.on_message = on_message};
+    static const char key[] = "bench-key-bench-key-bench-key-bench-key";
+    struct redis_config cfg = {
+        .on_message = on_message, .key = key, .key_len = sizeof key - 1};
+    char msg[32];
     long n = argc > 2 ? strtol(argv[2], NULL, 10) : 20000, one = 1;
     int64_t *us, t0;
     char err[160];
@@ -114,6 +122,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_redis ADDRESS [N]\n");
         return 2;
     }
+    signal(SIGPIPE, SIG_IGN); /* (stream.h) */
     us = malloc((size_t)n * sizeof *us);
     loop = ev_loop_new(EVFLAG_AUTO);
     cfg.address = argv[1];
@@ -143,7 +152,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++) {
         got = false;
         t0 = sysclock_us(CLOCK_MONOTONIC);
-        redis_command(rd, on_reply, &one, "PUBLISH bench %ld", i);
+        snprintf(msg, sizeof msg, "%ld", i);
+        redis_publish(rd, "bench", msg, strlen(msg), on_reply, &one);
         waiting++;
         wait_for(&got);
         us[i] = sysclock_us(CLOCK_MONOTONIC) - t0;
@@ -153,6 +163,35 @@ int main(int argc, char **argv)
         }
     }
     report("publish", us, n);
+
+    /* a signature made and checked, as each message between nodes */
+    {
+        static const char body[] =
+            "T 12\n{\"t\":\"moved\",\"game\":\"abcdefghijklmnop\","
+            "\"ply\":1,\"uci\":\"e2e4\",\"san\":\"e4\",\"fen\":"
+            "\"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 "
+            "1\",\"clocks\":{\"white_ms\":300000,\"black_ms\":300000}}";
+        struct signer *a = signer_new(key, sizeof key - 1),
+                      *b = signer_new(key, sizeof key - 1);
+        int64_t now = sysclock_us(CLOCK_REALTIME) / 1000;
+        size_t len, blen;
+        const char *out;
+        t0 = sysclock_us(CLOCK_PROCESS_CPUTIME_ID);
+        for (long i = 0; a && b && i < n; i++) {
+            char *m = signer_seal(a, "node:n2", body, sizeof body - 1, now,
+                                  &len);
+            if (!m || signer_open(b, "node:n2", m, len, now, now, &out,
+                                  &blen) != SIGN_OK)
+                snprintf(failure, sizeof failure, "a signature failed");
+            free(m);
+        }
+        t0 = sysclock_us(CLOCK_PROCESS_CPUTIME_ID) - t0;
+        printf("sign     n=%ld  %.2f us CPU a message of %zu bytes "
+               "(made and checked)\n",
+               n, (double)t0 / (double)n, sizeof body - 1);
+        signer_free(a);
+        signer_free(b);
+    }
 
     /* EVALSHA node_renew */
     got = false;
@@ -187,9 +226,10 @@ int main(int argc, char **argv)
             snprintf(gid, sizeof gid, "bench%ld", i);
             snprintf(host, sizeof host, "game:%s:host", gid);
             snprintf(epoch, sizeof epoch, "game:%s:epoch", gid);
-            redis_eval(rd, REDIS_LUA_GAME_TAKE, on_reply, &one, 2,
-                       (const char *[]){host, epoch}, 3,
-                       (const char *[]){"bench", gid, "0"});
+            redis_eval(
+                rd, REDIS_LUA_GAME_TAKE, on_reply, NULL, 2,
+                (const char *[]){host, epoch}, 3,
+                (const char *[]){"bench", gid, "0"}); /* {epoch, node} */
             waiting++;
         }
         while (waiting > 0) {

@@ -177,7 +177,7 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
                                                    "dbname=" + db)]
     if setup in ("2", "3"):
         servers.redis_command("FLUSHALL")
-        base += ["--redis", servers.redis_socket]
+        base += servers.redis.node_args()
     nodes, ports = [], []
     try:
         for i in range(n):

@@ -2,7 +2,9 @@
 // line above the board, large clocks, the material difference, move
 // numbers while browsing, the "Resign and leave" button, no second seek
 // during a game, no starting position before the real one, the page of a
-// wrong link, and the server's lag credit (also after a reload).
+// wrong link, each player's signal bar and the server's lag credit when
+// it is worth showing, never over a name on a phone (also after a
+// reload).
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -192,54 +194,127 @@ function slowProxy(port, delayMs) {
     })));
 }
 
-test('the lag credit of a move is shown', { timeout: 90000 }, async (t) => {
-    // Pings every second, so that the slow line is measured soon.
+// Whether the name in `bar` (a selector) shows whole, and the width the
+// bar leaves it.
+function nameFits(page, bar) {
+    return page.evaluate((sel) => {
+        const name = document.querySelector(`${sel} .name`);
+        return { whole: name.scrollWidth <= name.clientWidth,
+                 room: document.querySelector(`${sel} .pname`).clientWidth,
+                 text: name.textContent };
+    }, bar);
+}
+
+// The signal bars `bar` shows: { level, label }.
+function signalOf(page, bar) {
+    return page.evaluate((sel) => {
+        const el = document.querySelector(`${sel} .signal`);
+        return el.closest('[hidden]') ? null
+            : { level: Number(el.dataset.level),
+                label: el.getAttribute('aria-label') };
+    }, bar);
+}
+
+test('each player\'s signal; a lag credit worth showing, never over a name',
+     { timeout: 90000 }, async (t) => {
+    // Pings every second, so that the slow lines are measured soon; the
+    // lines' delays are the proxies' (the kernel sees loopback), so the
+    // pings are believed as they are.
     const config = pathJoin(tmpdir(), `chess-lag-${process.pid}.json`);
     writeFileSync(config, JSON.stringify({ ping_interval_s: 1,
-                                           ping_timeout_s: 10 }));
+                                           ping_timeout_s: 10,
+                                           lag_rtt_margin_ms: 100000 }));
     const server = await startServer({ extra: ['--config', config] });
-    const proxy = await slowProxy(server.port, 60);
+    // A's line: 100 ms each way (a credit of 100 ms or more), B's: 40
+    const slow = await slowProxy(server.port, 100);
+    const fair = await slowProxy(server.port, 40);
     let browser = null;
     t.after(async () => {
         if (browser)
             await closeBrowser(browser);
-        proxy.close();
+        slow.close();
+        fair.close();
         await server.stop();
     });
     browser = await launchBrowser();
-    // A plays through the slow line, B directly.
-    const a = await openPlayer(browser, `http://127.0.0.1:${proxy.port}/`);
-    const b = await openPlayer(browser, `${server.base}/`,
+    // A on a phone, B on a desktop
+    const a = await openPlayer(browser, `http://127.0.0.1:${slow.port}/`,
+                               { phone: true, beforeGoto: logWebSocket });
+    const b = await openPlayer(browser, `http://127.0.0.1:${fair.port}/`,
                                { beforeGoto: logWebSocket });
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
-    await join(b.page, link.replace(`:${proxy.port}/`, `:${server.port}/`));
+    await join(b.page, link.replace(`:${slow.port}/`, `:${fair.port}/`));
     await clickMove(a.page, 'e2e4');
     await clickMove(b.page, 'e7e5');
-    // A's connection has answered a ping by now (one a second).
+    await waitPiece(a.page, 'e5', 'black pawn');
+    const before = await nameFits(a.page, '#bar-top');
+    // Both connections have answered pings by now (one a second).
     await sleep(2500);
     await clickMove(a.page, 'g1f3');
     await waitPiece(b.page, 'f3', 'white knight');
     const moved = (await wsMessages(b.page, 'in', 'moved'))
         .find((m) => m.msg.ply === 3).msg;
-    assert.ok(moved.lag_ms > 0, `the server credited ${moved.lag_ms} ms`);
+    assert.ok(moved.rtt_ms >= 200, `A's round trip: ${moved.rtt_ms} ms`);
+    assert.ok(moved.lag_ms >= 100, `the server credited ${moved.lag_ms} ms`);
+    // The credit beside the clock of the mover, in seconds, for both
+    const cs = Math.round(moved.lag_ms / 10);
+    const short = `+${Math.floor(cs / 100)}.${String(cs % 100)
+        .padStart(2, '0')}s`;
     const want = `lag credit ${moved.lag_ms} ms`;
     for (const [p, bar] of [[a, '#bar-bottom'], [b, '#bar-top']]) {
-        await waitText(p.page, `${bar} .lag`, new RegExp(`^${want}$`));
+        await waitText(p.page, `${bar} .lag`, new RegExp(`^\\${short}$`));
         const entry = p.page.locator('#moves button[data-ply="3"]');
         assert.equal(await entry.getAttribute('title'), want);
         assert.equal(await entry.getAttribute('aria-label'), `2. Nf3, ${want}`);
     }
+    await screenshot(a.page, 'lagcredit-phone.png');
+    // ... in a place of its own: on the phone both names show whole, with
+    // the room they had before the credit
+    for (const bar of ['#bar-top', '#bar-bottom']) {
+        const fit = await nameFits(a.page, bar);
+        assert.ok(fit.whole, `${bar}'s name "${fit.text}" is cut`);
+    }
+    assert.equal((await nameFits(a.page, '#bar-top')).room, before.room);
     await screenshot(b.page, 'lagcredit-desktop.png');
-    // The other bar says nothing, and the label goes with the next move.
-    assert.ok(await b.page.locator('#bar-bottom .lag').isHidden());
+
+    // B answers 2.5 s later over its 40 ms line: credited about 40 ms, in
+    // the move list, and too little to show beside the clock
+    await sleep(2500);
     await clickMove(b.page, 'b8c6');
-    await a.page.locator('#bar-bottom .lag').waitFor({ state: 'hidden' });
+    await waitPiece(a.page, 'c6', 'black knight');
+    const mb = (await wsMessages(a.page, 'in', 'moved'))
+        .find((m) => m.msg.ply === 4).msg;
+    assert.ok(mb.lag_ms > 0 && mb.lag_ms < 100, `B's credit ${mb.lag_ms}`);
+    assert.ok(mb.rtt_ms >= 80, `B's round trip: ${mb.rtt_ms} ms`);
+    for (const [p, bar] of [[a, '#bar-top'], [b, '#bar-bottom']])
+        await p.page.locator(`${bar} .lag`).waitFor({ state: 'hidden' });
+    assert.equal(await a.page.locator('#moves button[data-ply="4"]')
+        .getAttribute('title'), `lag credit ${mb.lag_ms} ms`);
+    // and A's credit went with the next move
+    assert.ok(await b.page.locator('#bar-top .lag').isHidden());
     assert.equal(await text(b.page, '#moves button[data-ply="3"]'), 'Nf3');
-    // A reload keeps it: `state` carries every move's credit.
+
+    // Each player's signal, as the server measured the lines: the same
+    // bars on both pages, from the round trips the moves carried
+    const level = (rtt) => (rtt < 150 ? 4 : rtt < 300 ? 3 : rtt < 500 ? 2 : 1);
+    const bars = { white: level(moved.rtt_ms), black: level(mb.rtt_ms) };
+    assert.ok(bars.white < 4, `A's 200+ ms line shows ${bars.white} bars`);
+    for (const [p, top] of [[a, 'black'], [b, 'white']]) {
+        const other = top === 'white' ? 'black' : 'white';
+        for (const [bar, color] of [['#bar-top', top], ['#bar-bottom', other]]) {
+            const sig = await signalOf(p.page, bar);
+            assert.equal(sig.level, bars[color], `${color} on ${bar}`);
+            assert.match(sig.label, new RegExp(`^${color === 'white'
+                ? 'White' : 'Black'}'s connection: \\w+, \\d+ ms round trip$`));
+        }
+    }
+    // A reload keeps them all: state carries every credit and both signals
     await b.page.reload();
     const again = b.page.locator('#moves button[data-ply="3"]');
     await again.waitFor();
     assert.equal(await again.getAttribute('title'), want);
     assert.equal(await again.getAttribute('aria-label'), `2. Nf3, ${want}`);
+    assert.equal((await signalOf(b.page, '#bar-top')).level, bars.white);
+    assert.equal((await signalOf(b.page, '#bar-bottom')).level, bars.black);
     assertClean(t, a, b);
 });

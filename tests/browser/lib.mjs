@@ -375,6 +375,51 @@ export async function waitPiece(page, name, piece, timeout = 15000) {
     }
 }
 
+export const PASSWORD = 'correct horse battery';
+
+// Makes the page someone else through a WebSocket of its own (the client's
+// forms are not the tests' subject), stores the new token where the
+// client keeps it and reloads the page: `hello` from the page's token,
+// then `register` as account `username` (register), or a `hello` without
+// a token: a new guest named `name` (guestNamed). Returns the player's
+// PID.
+async function becomePlayer(page, { username, guest }) {
+    const res = await page.evaluate(([u, pw, g]) => new Promise((ok, fail) => {
+        const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
+        ws.onopen = () => ws.send(JSON.stringify(g
+            ? { t: 'hello', name: g }
+            : { t: 'hello', token: localStorage.getItem('chess.token') }));
+        ws.onmessage = (ev) => {
+            const m = JSON.parse(ev.data);
+            if (m.t === 'welcome' && g)
+                ok({ id: m.player.id, token: m.token });
+            else if (m.t === 'welcome')
+                ws.send(JSON.stringify({ t: 'register', username: u,
+                                         password: pw }));
+            else if (m.t === 'registered')
+                ok({ id: m.player.id, token: m.token });
+            else if (m.t === 'error')
+                fail(new Error(`${m.code}: ${m.msg}`));
+        };
+        ws.onerror = () => fail(new Error('websocket error'));
+    }).then((r) => {
+        localStorage.setItem('chess.token', r.token);
+        return r;
+    }), [username || null, PASSWORD, guest || null]);
+    await page.reload();
+    await waitText(page, '#conn-text', /^Online$/);
+    await waitText(page, '#me', new RegExp(`^${username || guest}$`));
+    return res.id;
+}
+
+export function register(page, username) {
+    return becomePlayer(page, { username });
+}
+
+export function guestNamed(page, name) {
+    return becomePlayer(page, { guest: name });
+}
+
 // Chooses a preset time control and a colour in the lobby form.
 export async function chooseLobby(page, preset, color) {
     await page.click(`label[for="tc-${preset}"]`);

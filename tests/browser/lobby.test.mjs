@@ -68,9 +68,11 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
                  new URL(b.page.url()).pathname);
 
     // Names, sides and orientation: White at the bottom for A, Black for B.
-    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA} \\(you\\)$`));
+    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA}$`));
+    await waitText(a.page, '#bar-bottom .pyou', /^\(you\)$/);
     await waitText(a.page, '#bar-top .name', new RegExp(`^${nameB}$`));
-    await waitText(b.page, '#bar-bottom .name', new RegExp(`^${nameB} \\(you\\)$`));
+    await waitText(b.page, '#bar-bottom .name', new RegExp(`^${nameB}$`));
+    await waitText(b.page, '#bar-bottom .pyou', /^\(you\)$/);
     await waitText(b.page, '#bar-top .name', new RegExp(`^${nameA}$`));
     const firstCell = (p) => p.locator('#board .row').first()
         .locator('.sq').first().getAttribute('aria-label');

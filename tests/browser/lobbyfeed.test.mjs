@@ -60,7 +60,7 @@ test('open seeks live, click to play, watch a live game, history link',
     // C sees the game in the live list (and the seek gone), opens it
     await waitText(c.page, '#seeks-empty', /Nobody is waiting/);
     await waitText(c.page, '#live-list', new RegExp(
-        `${nameA} – ${nameB}.*3\\+2, casual, starting`));
+        `${nameA} guest – ${nameB} guest.*3\\+2, casual, starting`));
     await screenshot(c.page, 'lobbyfeed-desktop.png');
     await c.page.click(`#live-list a[data-game="${gid}"]`);
     await c.page.waitForURL(new RegExp(`/g/${gid}$`));

@@ -313,6 +313,21 @@ test('material difference and move numbers', () => {
                  'up a queen, a rook and a pawn, +1 point');
     assert.equal(W.materialText(['B'], 0), 'up a bishop');
     assert.equal(W.lagText(120.4), 'lag credit 120 ms');
+    assert.equal(W.lagShort(254.6), '+0.25s');
+    assert.equal(W.lagShort(255), '+0.26s');
+    assert.equal(W.lagShort(105), '+0.11s');
+    assert.equal(W.lagShort(1000), '+1.00s');
+    assert.equal(W.LAG_SHOWN_MS, 100);
+});
+
+test('the signal bar: steps of the round trip', () => {
+    assert.deepEqual([null, undefined, 0, 1, 149, 150, 299, 300, 499, 500,
+                      5000].map(W.signalLevel),
+                     [0, 0, 0, 4, 4, 3, 3, 2, 2, 1, 1]);
+    assert.equal(W.signalText('white', 240),
+                 "White's connection: good, 240 ms round trip");
+    assert.equal(W.signalText('black', null),
+                 "Black's connection: not measured yet");
 });
 
 test('the time control line above the board', () => {

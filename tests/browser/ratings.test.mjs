@@ -13,41 +13,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
-    assertClean, clickMove, confirm, invite, join, screenshot, twoPlayers,
-    waitText,
+    assertClean, clickMove, confirm, invite, join, register, screenshot,
+    twoPlayers, waitText,
 } from './lib.mjs';
-
-const PASSWORD = 'correct horse battery';
-
-// Turns the page's guest into account `username` through a WebSocket of
-// its own (the client's sign-up form is not this test's subject), stores
-// the account's token where the client keeps it and reloads the page.
-// Returns the player's PID.
-async function register(page, username) {
-    const res = await page.evaluate(([u, pw]) => new Promise((ok, fail) => {
-        const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
-        ws.onopen = () => ws.send(JSON.stringify({
-            t: 'hello', token: localStorage.getItem('chess.token') }));
-        ws.onmessage = (ev) => {
-            const m = JSON.parse(ev.data);
-            if (m.t === 'welcome')
-                ws.send(JSON.stringify({ t: 'register', username: u,
-                                         password: pw }));
-            else if (m.t === 'registered')
-                ok({ id: m.player.id, token: m.token });
-            else if (m.t === 'error')
-                fail(new Error(`${m.code}: ${m.msg}`));
-        };
-        ws.onerror = () => fail(new Error('websocket error'));
-    }).then((r) => {
-        localStorage.setItem('chess.token', r.token);
-        return r;
-    }), [username, PASSWORD]);
-    await page.reload();
-    await waitText(page, '#conn-text', /^Online$/);
-    await waitText(page, '#me', new RegExp(`^${username}$`));
-    return res.id;
-}
 
 async function api(server, path) {
     const r = await fetch(`${server.base}${path}`);

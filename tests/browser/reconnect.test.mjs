@@ -62,7 +62,8 @@ test('reconnects by itself and resyncs', { timeout: 120000 }, async (t) => {
     await a.page.reload();
     await waitText(a.page, '#conn-text', /^Online$/);
     await waitText(a.page, '#me', new RegExp(`^${nameA}$`));
-    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA} \\(you\\)$`));
+    await waitText(a.page, '#bar-bottom .name', new RegExp(`^${nameA}$`));
+    await waitText(a.page, '#bar-bottom .pyou', /^\(you\)$/);
     await waitPiece(a.page, 'b5', 'white bishop');
     await waitText(a.page, '#status', /^Waiting for your opponent to move$/);
 

@@ -71,7 +71,7 @@ async function waitSeat(page, gid, color) {
         const bar = document.getElementById('bar-bottom');
         const first = document.querySelector('#board [data-sq]');
         return bar.dataset.color === c &&
-            / \(you\)$/.test(bar.querySelector('.name').textContent) &&
+            !bar.querySelector('.pyou').hidden &&
             first.dataset.sq === (c === 'white' ? '56' : '7') &&
             document.getElementById('board').classList
                 .contains('flipped') === (c === 'black');

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The chess-cli output contract: perft (with --divide), moves and status on
 # the command line and from standard input, and bad input.
-# usage: test_cli.sh PATH/TO/chess-cli
+# usage: test_cli.sh PATH/TO/chess-cli [TESTS/DATA]
 set -u
 cli=$1
+data=${2:-$(dirname "$0")/../data}
 fails=0 passes=0
 check() { # name, expected, actual
     if [ "$2" = "$3" ]; then
@@ -69,6 +70,38 @@ case "$err" in *"impossible material"*) passes=$((passes + 1)) ;;
 check "impossible material stdin" \
     '{"error":"impossible material: a side has at most 16 pieces and 8 pawns, and each queen beyond 1, rook or knight beyond 2, or bishop beyond 1 per square colour needs a missing pawn","fen":"'"$queens"'"}' \
     "$(printf '%s\n' "$queens" | "$cli" status)"
+
+# pair: the -p format of JaVaFo and bbpPairings on tests/data/swiss/.
+for case in bbp-2025-c5 bbp-2025-c9 round1-even round1-odd-black1 \
+    round2-colours round2-transposition round2-remainder \
+    round2-no-repeat-float; do
+    check "pair $case" "$(cat "$data/swiss/$case.pairs")" \
+        "$("$cli" pair "$data/swiss/$case.trf")"
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Two players who already met: no round 2 meets C1.
+line() { # number, points, opponent, colour, result
+    printf '001 %4d      %-33s %4s %3s %11s %10s %4s %4s  %4d %s %s\n' \
+        "$1" "Player $1" "" "" "" "" "$2" "" "$3" "$4" "$5"
+}
+{ line 1 1.0 2 w 1; line 2 0.0 1 b 0; echo "XXR 3"; } > "$tmp/met.trf"
+err=$("$cli" pair "$tmp/met.trf" 2>&1 >/dev/null); rc=$?
+check "unpairable exit" 1 "$rc"
+case "$err" in *"round 2 cannot be paired"*) passes=$((passes + 1)) ;;
+*) fails=$((fails + 1)); echo "FAIL unpairable message: $err" ;; esac
+sed 's/ 2 w 1/ 2 x 1/' "$tmp/met.trf" > "$tmp/bad.trf"
+err=$("$cli" pair "$tmp/bad.trf" 2>&1 >/dev/null); rc=$?
+check "malformed exit" 2 "$rc"
+check "malformed message" \
+    "chess-cli: $tmp/bad.trf:1:97: round 1: colour 'x' is not w, b or -" "$err"
+sed 's/XXR 3/XXR 1/' "$tmp/met.trf" > "$tmp/over.trf"
+"$cli" pair "$tmp/over.trf" >/dev/null 2>&1
+check "all rounds played exit" 2 "$?"
+"$cli" pair "$tmp/missing.trf" >/dev/null 2>&1
+check "missing file exit" 2 "$?"
+"$cli" pair >/dev/null 2>&1
+check "pair usage exit" 2 "$?"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

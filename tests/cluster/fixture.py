@@ -45,8 +45,11 @@ The programs: $REDIS_SERVER (else redis-server on PATH) and $PG_BINDIR
 initdb, postgres and psql; the meson tests set both.
 """
 import atexit
+import hashlib
 import os
 import pwd
+import re
+import secrets
 import shutil
 import signal
 import socket
@@ -107,6 +110,62 @@ def psql_argv(psql, conninfo, dbname):
 
 REDIS_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "redis-test.conf")
+# The ACL every test's Redis runs with: the shipped one (the nodes' user
+# `chess`, its commands, keys and channels), its password's SHA-256 put
+# in, and the default user left on without a password for the tests'
+# own tools (redis_call, redis-cli): the shipped file turns it off.
+REDIS_ACL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "deploy", "redis-chess.acl")
+REDIS_USER = "chess"
+
+
+def free_tcp_port():
+    """A loopback TCP port free now (the kernel's choice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_certs(folder, prefix=""):
+    """With the openssl command, in folder: a CA (PREFIXca.crt) and what
+    it signed: Redis's certificate for 127.0.0.1 and localhost
+    (PREFIXredis.crt, .key) and a node's (PREFIXclient.crt, .key)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+          "-days", "2"]
+    ca, cakey = prefix + "ca.crt", prefix + "ca.key"
+    steps = [["-keyout", cakey, "-out", ca, "-subj", "/CN=test-ca"],
+             ["-CA", ca, "-CAkey", cakey, "-keyout", prefix + "redis.key",
+              "-out", prefix + "redis.crt", "-subj", "/CN=redis", "-addext",
+              "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+             ["-CA", ca, "-CAkey", cakey, "-keyout", prefix + "client.key",
+              "-out", prefix + "client.crt", "-subj", "/CN=node"]]
+    for step in steps:
+        subprocess.run(["openssl", "req", "-x509"] + ec + step, cwd=folder,
+                       check=True, capture_output=True)
+
+
+def write_secret(path, text):
+    """A file only its owner reads, holding text (kept when it exists:
+    a cluster started again on its folder has the same secrets)."""
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text + "\n")
+    with open(path) as f:
+        return f.read().strip()
+
+
+def test_acl(password, default="user default on nopass ~* &* +@all"):
+    """The shipped ACL's text with the nodes' password in and the default
+    user's line replaced by `default` (None: as shipped)."""
+    with open(REDIS_ACL) as f:
+        text = f.read()
+    digest = hashlib.sha256(password.encode()).hexdigest()
+    assert "#CHESS_PASSWORD_SHA256" in text
+    text = text.replace("#CHESS_PASSWORD_SHA256", "#" + digest)
+    if default is not None:
+        text = re.sub(r"(?m)^user default .*$", default, text)
+    return text
 
 
 def redis_call(socket_path, *args, timeout=5):
@@ -153,19 +212,56 @@ def redis_call(socket_path, *args, timeout=5):
 
 class Redis:
     """A redis-server of the test's own, with redis-test.conf's settings
-    (a unix socket only, no persistence): its socket folder/redis.sock,
-    its log folder/redis.log. The program is $REDIS_SERVER, else
-    redis-server on PATH. It dies with the test process (setpriv
-    --pdeathsig); stop_all stops every one still running."""
+    (a unix socket only, no persistence) and the shipped ACL (test_acl):
+    its socket folder/redis.sock, its log folder/redis.log. The nodes log
+    in as REDIS_USER with the password of folder/redis-password and sign
+    with the key of folder/cluster.key (node_args, node_settings). The
+    program is $REDIS_SERVER, else redis-server on PATH. It dies with
+    the test process (setpriv --pdeathsig); stop_all stops every one
+    still running."""
     running = []
 
-    def __init__(self, folder, wait=20):
+    def __init__(self, folder, wait=20, tls=False):
         self.folder = folder
+        self.tls = tls
+        self.port = free_tcp_port() if tls else 0
+        if tls:
+            make_certs(folder)
         self.socket = os.path.join(folder, "redis.sock")
         self.log = os.path.join(folder, "redis.log")
+        self.password_file = os.path.join(folder, "redis-password")
+        self.key_file = os.path.join(folder, "cluster.key")
+        self.acl = os.path.join(folder, "redis-chess.acl")
+        self.password = write_secret(self.password_file,
+                                     secrets.token_hex(16))
+        write_secret(self.key_file, secrets.token_hex(32))
+        with open(self.acl, "w") as f:
+            f.write(test_acl(self.password))
         self.wait = wait
         self.proc = None
         self.start()
+
+    def node_settings(self):
+        """A node's settings for this Redis (as a config file's keys):
+        over TLS with a client certificate when tls."""
+        out = {"redis": self.socket, "redis_user": REDIS_USER,
+               "redis_password_file": self.password_file,
+               "cluster_key_file": self.key_file}
+        if self.tls:
+            out.update(redis="127.0.0.1:%d" % self.port,
+                       redis_tls_ca_file=os.path.join(self.folder, "ca.crt"),
+                       redis_tls_cert_file=os.path.join(self.folder,
+                                                        "client.crt"),
+                       redis_tls_key_file=os.path.join(self.folder,
+                                                       "client.key"))
+        return out
+
+    def node_args(self):
+        """The same as command-line flags."""
+        out = []
+        for k, v in self.node_settings().items():
+            out += ["--" + k.replace("_", "-"), v]
+        return out
 
     def start(self):
         """Starts it (again, after stop) and waits until it answers."""
@@ -174,7 +270,8 @@ class Redis:
             self.proc = subprocess.Popen(
                 ["setpriv", "--pdeathsig", "KILL", prog, REDIS_CONF,
                  "--unixsocket", self.socket, "--dir", self.folder,
-                 "--logfile", self.log],
+                 "--logfile", self.log, "--aclfile", self.acl]
+                + self._tls_args(),
                 stdin=subprocess.DEVNULL, stdout=log,
                 stderr=subprocess.STDOUT)
         Redis.running.append(self)
@@ -185,6 +282,18 @@ class Redis:
         except RuntimeError:
             self.stop(signal.SIGKILL)
             raise
+
+    def _tls_args(self):
+        """TLS on a TCP port of its own (the unix socket stays plain, for
+        the tests' tools); the nodes show a certificate of its CA."""
+        if not self.tls:
+            return []
+        f = self.folder
+        return ["--tls-port", str(self.port),
+                "--tls-cert-file", os.path.join(f, "redis.crt"),
+                "--tls-key-file", os.path.join(f, "redis.key"),
+                "--tls-ca-cert-file", os.path.join(f, "ca.crt"),
+                "--tls-auth-clients", "yes"]
 
     def _pong(self):
         try:

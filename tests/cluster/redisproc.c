@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <hiredis/hiredis.h>
+#include <openssl/evp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,15 +61,18 @@ static int free_port(void)
 
 static int spawn(struct redisproc *p)
 {
-    char port[16];
-
+    char port[16], log[96], acl[96], cert[192], key[192], ca[192];
     const char *prog = getenv("REDIS_SERVER");
-    char log[96];
     pid_t parent = getpid();
 
     if (!prog || !*prog)
         prog = "redis-server";
     snprintf(log, sizeof log, "%s/redis.log", p->dir);
+    snprintf(acl, sizeof acl, "%s/users.acl", p->dir);
+    snprintf(port, sizeof port, "%d", p->port);
+    snprintf(cert, sizeof cert, "%s/redis.crt", p->tls_dir);
+    snprintf(key, sizeof key, "%s/redis.key", p->tls_dir);
+    snprintf(ca, sizeof ca, "%s/ca.crt", p->tls_dir);
     p->pid = fork();
     if (p->pid < 0) {
         perror("fork");
@@ -76,7 +80,7 @@ static int spawn(struct redisproc *p)
         return -1;
     }
     if (p->pid == 0) {
-        const char *argv[32];
+        const char *argv[40];
         int n = 0;
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -84,8 +88,7 @@ static int spawn(struct redisproc *p)
         argv[n++] = prog;
         argv[n++] = REDIS_TEST_CONF; /* the settings every test's has */
         if (p->port) {
-            snprintf(port, sizeof port, "%d", p->port);
-            argv[n++] = "--port";
+            argv[n++] = p->tls_dir[0] ? "--tls-port" : "--port";
             argv[n++] = port;
         }
         argv[n++] = "--unixsocket";
@@ -97,6 +100,20 @@ static int spawn(struct redisproc *p)
         if (p->password[0]) {
             argv[n++] = "--requirepass";
             argv[n++] = p->password;
+        }
+        if (p->acl) {
+            argv[n++] = "--aclfile";
+            argv[n++] = acl;
+        }
+        if (p->tls_dir[0]) {
+            argv[n++] = "--tls-cert-file";
+            argv[n++] = cert;
+            argv[n++] = "--tls-key-file";
+            argv[n++] = key;
+            argv[n++] = "--tls-ca-cert-file";
+            argv[n++] = ca;
+            argv[n++] = "--tls-auth-clients";
+            argv[n++] = p->tls_clients ? "yes" : "no";
         }
         argv[n] = NULL;
         execvp(prog, (char *const *)argv);
@@ -121,7 +138,46 @@ static int spawn(struct redisproc *p)
     return -1;
 }
 
-int redisproc_start(struct redisproc *p, const char *password, bool tcp)
+/* dir/users.acl: the shipped ACL (REDIS_ACL) with the SHA-256 of
+ * password for REDISPROC_USER, and the default user on, without a
+ * password, for the test's own connections. 0, or -1. */
+static int write_acl(const struct redisproc *p, const char *password)
+{
+    static const char placeholder[] = "#CHESS_PASSWORD_SHA256";
+    char line[4096], path[96], hex[65], *at;
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    FILE *in = fopen(REDIS_ACL, "r"), *out;
+
+    snprintf(path, sizeof path, "%s/users.acl", p->dir);
+    out = fopen(path, "w");
+    if (!in || !out ||
+        !EVP_Digest(password, strlen(password), md, &mdlen, EVP_sha256(),
+                    NULL)) {
+        fprintf(stderr, "redisproc: cannot write %s from %s\n", path,
+                REDIS_ACL);
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
+        return -1;
+    }
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    while (fgets(line, sizeof line, in)) {
+        if (!strncmp(line, "user default ", 13))
+            fputs("user default on nopass ~* &* +@all\n", out);
+        else if ((at = strstr(line, placeholder)))
+            fprintf(out, "%.*s#%s%s", (int)(at - line), line, hex,
+                    at + sizeof placeholder - 1);
+        else
+            fputs(line, out);
+    }
+    fclose(in);
+    return fclose(out) == 0 ? 0 : -1;
+}
+
+int redisproc_start_with(struct redisproc *p, const struct redisproc_opts *o)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dir, sizeof p->dir, "/tmp/chess_redis_XXXXXX");
@@ -130,18 +186,35 @@ int redisproc_start(struct redisproc *p, const char *password, bool tcp)
         return -1;
     }
     snprintf(p->socket, sizeof p->socket, "%s/redis.sock", p->dir);
-    if (password)
-        snprintf(p->password, sizeof p->password, "%s", password);
-    if (tcp && !(p->port = free_port())) {
+    if (o->password)
+        snprintf(p->password, sizeof p->password, "%s", o->password);
+    if (o->tls_dir)
+        snprintf(p->tls_dir, sizeof p->tls_dir, "%s", o->tls_dir);
+    p->tls_clients = o->tls_clients;
+    if ((o->tcp || o->tls_dir) && !(p->port = free_port())) {
         fprintf(stderr, "redisproc: no free port\n");
         redisproc_cleanup(p);
         return -1;
+    }
+    if (o->acl_password) {
+        p->acl = true;
+        if (write_acl(p, o->acl_password) != 0) {
+            redisproc_cleanup(p);
+            return -1;
+        }
     }
     if (spawn(p) != 0) {
         redisproc_cleanup(p);
         return -1;
     }
     return 0;
+}
+
+int redisproc_start(struct redisproc *p, const char *password, bool tcp)
+{
+    struct redisproc_opts o = {.password = password, .tcp = tcp};
+
+    return redisproc_start_with(p, &o);
 }
 
 void redisproc_stop(struct redisproc *p, bool kill9)
@@ -171,6 +244,8 @@ void redisproc_cleanup(struct redisproc *p)
         return;
     unlink(p->socket);
     snprintf(path, sizeof path, "%s/redis.log", p->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/users.acl", p->dir);
     unlink(path);
     rmdir(p->dir);
     p->dir[0] = '\0';

@@ -12,12 +12,32 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* The nodes' user of the shipped ACL (deploy/redis-chess.acl). */
+#define REDISPROC_USER "chess"
+
+/* How a server is started (redisproc_start_with). */
+struct redisproc_opts {
+    const char *password; /* requirepass, or NULL */
+    bool tcp;             /* also on a free loopback TCP port */
+    /* The shipped ACL with this password for REDISPROC_USER (and the
+     * default user kept for the test's own tools), or NULL: none. */
+    const char *acl_password;
+    /* The TCP port speaks TLS only (tcp implied), with tls_dir's
+     * redis.crt, redis.key and ca.crt; clients must show a certificate
+     * of that CA when tls_clients. NULL: plain. */
+    const char *tls_dir;
+    bool tls_clients;
+};
+
 struct redisproc {
     pid_t pid;         /* 0 when not running */
     char dir[64];      /* the temporary folder */
-    char socket[128];  /* dir/redis.sock */
+    char socket[128];  /* dir/redis.sock (plain, whatever opts say) */
     char password[32]; /* requirepass, or "" */
     int port;          /* also on 127.0.0.1:port, or 0 */
+    char tls_dir[160]; /* opts.tls_dir, or "" */
+    bool tls_clients;
+    bool acl; /* dir/users.acl */
 };
 
 /* Creates the folder and starts the server (with requirepass when
@@ -25,6 +45,9 @@ struct redisproc {
  * waiting until it answers PING. Returns 0, or -1 with a message on
  * stderr (nothing left running). */
 int redisproc_start(struct redisproc *p, const char *password, bool tcp);
+
+/* The same with every option. */
+int redisproc_start_with(struct redisproc *p, const struct redisproc_opts *o);
 
 /* Stops the server: SIGTERM (or SIGKILL when kill9) and waits for it.
  * The folder and socket path stay for redisproc_restart. */

@@ -143,9 +143,34 @@ char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
     return finish(loop, &pending, rc);
 }
 
+void redissync_wait_numsub(struct ev_loop *loop, struct redis *r,
+                           const char *channel, int n)
+{
+    char want[96], *got = NULL;
+    bool never = false;
+
+    snprintf(want, sizeof want, "[%s,%d]", channel, n);
+    for (int i = 0; i < 500; i++) {
+        free(got);
+        got = redissync_command(loop, r, "PUBSUB NUMSUB %s", channel);
+        if (!strcmp(got, want))
+            break;
+        redissync_run_until(loop, &never, 0.01);
+    }
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
 struct redis *redissync_open_scripts(struct ev_loop *loop, const char *socket)
 {
-    struct redis_config cfg = {.address = socket};
+    return redissync_open_as(loop, socket, NULL, NULL);
+}
+
+struct redis *redissync_open_as(struct ev_loop *loop, const char *socket,
+                                const char *user, const char *password)
+{
+    struct redis_config cfg = {
+        .address = socket, .user = user, .password = password};
     char err[128];
     struct redis *r = redis_new(loop, &cfg, err, sizeof err);
     bool never = false;

@@ -33,6 +33,15 @@ char *redissync_command(struct ev_loop *loop, struct redis *r,
 struct redis *redissync_open_scripts(struct ev_loop *loop,
                                      const char *socket);
 
+/* The same logged in as user with password (AUTH user password). */
+struct redis *redissync_open_as(struct ev_loop *loop, const char *socket,
+                                const char *user, const char *password);
+
+/* Runs the loop until channel has n subscribers (PUBSUB NUMSUB sent on
+ * r, a user that may), or fails the test after 5 s. */
+void redissync_wait_numsub(struct ev_loop *loop, struct redis *r,
+                           const char *channel, int n);
+
 /* The same for redis_eval. */
 char *redissync_eval(struct ev_loop *loop, struct redis *r, int script,
                      int nkeys, const char *const *keys, int nargs,

@@ -70,7 +70,7 @@ static void node_renew(const char *want, const char *node, const char *inc,
 
 static void expect_cmd(const char *want, const char *command)
 {
-    char *got = redissync_command(loop, rd, command);
+    char *got = redissync_command(loop, admin, command);
     ck_assert_msg(!strcmp(got, want), "%s: %s, not %s", command, got, want);
     free(got);
 }
@@ -82,10 +82,10 @@ static void lapse(const char *node)
     char *got = NULL;
     int i;
 
-    got = redissync_command(loop, rd, "PEXPIRE node:%s:alive 1", node);
+    got = redissync_command(loop, admin, "PEXPIRE node:%s:alive 1", node);
     free(got);
     for (i = 0; i < 400; i++) {
-        got = redissync_command(loop, rd, "EXISTS node:%s:alive", node);
+        got = redissync_command(loop, admin, "EXISTS node:%s:alive", node);
         bool gone = !strcmp(got, "0");
         free(got);
         if (gone)
@@ -107,7 +107,7 @@ START_TEST(test_node_lease)
     expect_cmd("1000", "GET node:A:seen");
     node_renew("1", "A", "i1", "60000");
     expect_cmd("2000", "GET node:A:seen");
-    got = redissync_command(loop, rd, "PTTL node:A:alive");
+    got = redissync_command(loop, admin, "PTTL node:A:alive");
     ms = strtol(got, NULL, 10);
     free(got);
     ck_assert(ms > 3000 && ms <= 60000);
@@ -417,7 +417,7 @@ START_TEST(test_race)
             if (c->node != winner)
                 ck_assert_str_eq(c->text, want);
         }
-        holder = redissync_command(loop, rd, "GET game:%d:host", g);
+        holder = redissync_command(loop, admin, "GET game:%d:host", g);
         ck_assert_str_eq(holder, ids[winner]);
         free(holder);
     }

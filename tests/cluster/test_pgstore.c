@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "check_main.h"
+#include "lag_rows.h"
 #include "migrations.h"
 #include "store/pg/pgmigrate.h"
 
@@ -241,6 +242,46 @@ START_TEST(test_fresh_then_noop)
     ck_assert_int_eq(query_ll(obs, "SELECT count(*) FROM schema_version"),
                      (long long)migrations_pg_count);
     ck_assert_int_eq(PQtransactionStatus(c), PQTRANS_IDLE);
+    PQfinish(c);
+}
+END_TEST
+
+/* A database at pg/0003 (before the lag totals): pg/0004 sums each
+ * finished game's lag credits by side from its moves (White's the odd
+ * plies of a game White started, the even ones of a game Black started),
+ * as SQLite's 0009 does; a live game's are left for its next row write. */
+START_TEST(test_lag_totals_filled_from_moves)
+{
+    PGconn *c = connect_db();
+
+    ck_assert_int_ge((int)migrations_pg_count, 4);
+    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
+                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
+                 "bigint NOT NULL)");
+    for (int i = 0; i < 3; i++) {
+        char sql[128];
+        exec_ok(obs, migrations_pg_list[i].sql);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
+                 migrations_pg_list[i].version);
+        exec_ok(obs, sql);
+    }
+    exec_ok(obs, "INSERT INTO players VALUES ('pidW', 'W', sha256('w'), 1), "
+                 "('pidB', 'B', sha256('b'), 1)");
+    exec_ok(obs, LAG_ROWS_GAMES);
+    exec_ok(obs, LAG_ROWS_MOVES);
+    migrate_ok(c);
+    ck_assert_int_eq(query_ll(obs,
+                              "SELECT white_lag_ms * 1000 + "
+                              "black_lag_ms FROM games WHERE gid = 'w1'"),
+                     350040);
+    ck_assert_int_eq(query_ll(obs,
+                              "SELECT white_lag_ms * 1000 + "
+                              "black_lag_ms FROM games WHERE gid = 'b1'"),
+                     30070);
+    ck_assert_int_eq(query_ll(obs, "SELECT white_lag_ms + black_lag_ms "
+                                   "FROM games WHERE gid = 'live'"),
+                     0);
     PQfinish(c);
 }
 END_TEST
@@ -747,6 +788,7 @@ static Suite *pgstore_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_fresh_then_noop);
     tcase_add_test(tc, test_constraints);
+    tcase_add_test(tc, test_lag_totals_filled_from_moves);
     tcase_add_test(tc, test_same_as_sqlite);
     tcase_add_loop_test(tc, test_concurrent_apply, 0, 2);
     tcase_add_test(tc, test_newer_refused);

@@ -90,7 +90,7 @@ static char *place(const struct seek *s)
 
 static void expect_cmd(const char *want, const char *format, const char *a)
 {
-    char *got = redissync_command(loop, rd, format, a);
+    char *got = redissync_command(loop, admin, format, a);
     ck_assert_msg(!strcmp(got, want), "%s %s: %s, not %s", format, a, got,
                   want);
     free(got);
@@ -269,7 +269,7 @@ START_TEST(test_dead_node_seeks)
     /* B's new seek replaces s2 */
     PLACE("[waiting,s4]", .sid = "s4", .pid = "B", .node = "n2",
           .clock = "f600+0");
-    got = redissync_command(loop, rd, "SISMEMBER node:n2:seeks s2");
+    got = redissync_command(loop, admin, "SISMEMBER node:n2:seeks s2");
     ck_assert_str_eq(got, "0");
     free(got);
     /* D pairs with A's: s1 leaves n1's set */
@@ -279,7 +279,7 @@ START_TEST(test_dead_node_seeks)
     ck_assert_int_eq(cancel("C", ""), 1);
     expect_cmd("[s4]", "SMEMBERS %s", "node:n2:seeks");
     /* n2 dies (it never renewed: no node:n2:alive) with s4 open */
-    got = redissync_command(loop, rd, "SADD nodes n2");
+    got = redissync_command(loop, admin, "SADD nodes n2");
     free(got);
     got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, sk, 2,
                          (const char *[]){"n1", "10"});
@@ -428,7 +428,7 @@ START_TEST(test_thousand_at_once)
         char *got;
         ck_assert_msg(times_paired[i] <= 1, "%s paired %d times",
                       seekers[i].pid, times_paired[i]);
-        got = redissync_command(loop, rd, "GET seeker:%s", seekers[i].pid);
+        got = redissync_command(loop, admin, "GET seeker:%s", seekers[i].pid);
         if (times_paired[i] == 0) {
             waiting++;
             ck_assert_str_eq(got, seekers[i].sid);
@@ -442,7 +442,8 @@ START_TEST(test_thousand_at_once)
         free(got);
     }
     for (size_t c = 0; c < 3; c++) {
-        char *got = redissync_command(loop, rd, "ZCARD seeks:%s", clocks[c]);
+        char *got = redissync_command(loop, admin, "ZCARD seeks:%s",
+                                      clocks[c]);
         in_redis += atoi(got);
         free(got);
     }

@@ -184,6 +184,12 @@ static int64_t h_heartbeat(void)
                        "'heartbeat_ms:node1'");
 }
 
+static int h_open_reader(struct store **out, char *err, size_t errlen)
+{
+    /* a path too: the connection string wins */
+    return store_open_reader(out, "/nonexistent/chess.db", dsn, err, errlen);
+}
+
 static const struct store_harness pg_harness = {
     .open = h_open,
     .query_int = h_query_int,
@@ -192,6 +198,7 @@ static const struct store_harness pg_harness = {
     .release_writer = h_release_writer,
     .refuse_history_of = h_refuse_history_of,
     .heartbeat = h_heartbeat,
+    .open_reader = h_open_reader,
 };
 
 /* ---- helpers of PostgreSQL's own cases -------------------------------- */
@@ -298,6 +305,29 @@ START_TEST(newer_schema_is_refused)
     ck_assert_msg(strstr(err, "dbname=chess"), "err: %s", err);
     ck_assert_int_eq(pq_int(obs, "SELECT max(version) FROM schema_version"),
                      newest + 1);
+}
+END_TEST
+
+/* A reader neither migrates nor prepares statements an older schema
+ * lacks: it names both versions and what to do. */
+START_TEST(reader_refuses_an_older_schema)
+{
+    struct store *s = open_node("node1"), *r = (struct store *)&s;
+    char err[512] = "";
+
+    store_close(s);
+    pq_exec(obs, "DELETE FROM schema_version WHERE version = "
+                 "(SELECT max(version) FROM schema_version)");
+    ck_assert_int_eq(store_open_reader(&r, NULL, dsn, err, sizeof err), -1);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, "start this chess-server on it once") &&
+                      strstr(err, "dbname=chess"),
+                  "err: %s", err);
+    ck_assert_int_eq(store_open_reader(&r, NULL, "host=/nonexistent/chess",
+                                       err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "cannot connect to PostgreSQL"), "err: %s",
+                  err);
 }
 END_TEST
 
@@ -862,6 +892,7 @@ static Suite *store_pg_suite(void)
     tcase_add_test(tc, fresh_database_is_migrated);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, open_errors_are_sentences);
+    tcase_add_test(tc, reader_refuses_an_older_schema);
     tcase_add_test(tc, stale_epoch_is_fenced_and_held_for_the_loop);
     tcase_add_test(tc, take_of_a_game_taken_since_is_fenced);
     tcase_add_test(tc, close_returns_while_the_writer_waits_for_the_loop);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run.sh SECONDS [TARGET...] - build the libFuzzer targets
 # (clang, AddressSanitizer + UndefinedBehaviorSanitizer) if needed and run
-# each for SECONDS seconds of wall time: fen, notation, proto, dead (all
+# each for SECONDS seconds of wall time: fen, notation, proto, dead, trf (all
 # by default; proto only when the build has the server's libraries).
 #
 # Fails when any target crashes, leaks, times out or fails a check; the
@@ -18,12 +18,12 @@ set -eu
 cd "$(dirname "$0")/../.."
 
 if [ $# -lt 1 ]; then
-    echo "usage: $0 SECONDS [fen|notation|proto|dead ...]" >&2
+    echo "usage: $0 SECONDS [fen|notation|proto|dead|trf ...]" >&2
     exit 2
 fi
 secs=$1
 shift
-targets=${*:-fen notation proto dead}
+targets=${*:-fen notation proto dead trf}
 dir=${FUZZ_BUILD_DIR:-build-fuzz}
 
 if [ ! -f "$dir/build.ninja" ]; then

@@ -323,12 +323,14 @@ class ClusterServer:
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
                  extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
-                 nodes=None):
+                 nodes=None, tls=False):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
-        self.redis = Redis(self.dir, wait=WAIT)
+        # tls: the nodes reach Redis over TLS (fixture.Redis)
+        self.redis = Redis(self.dir, wait=WAIT, tls=tls)
+        self.forgeries_expected = False
         self.turn = 0
         self.pinned = None
         self.nodes = []
@@ -339,7 +341,7 @@ class ClusterServer:
             self.nodes.append(SingleServer(
                 grace_s=grace_s, first_move_s=first_move_s,
                 datadir=self.dir, name=node,
-                extra=["--redis", self.redis.socket, "--node-id", node] +
+                extra=self.redis.node_args() + ["--node-id", node] +
                 list(extra),
                 guests_per_ip_per_min=guests_per_ip_per_min))
         self.pg = self.nodes[0].pg
@@ -427,6 +429,13 @@ class ClusterServer:
         try:
             for n in self.nodes:
                 n.stop()
+            # a node refuses no message of another (sign.h) unless a test
+            # forged or replayed one (and says so)
+            if not self.forgeries_expected:
+                for n in self.nodes:
+                    if "event=cluster_message_refused" in n.log_text():
+                        raise AssertionError(
+                            "a node refused a message: " + n.log_text())
         finally:
             self.redis.stop()
             if self.own_dir:

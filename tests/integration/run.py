@@ -2,9 +2,11 @@
 SERVER_BINARY MODULE. With --postgres, a PostgreSQL 15 (and a Redis) of
 tests/cluster/fixture.py run for the module and every server the harness
 starts uses the PostgreSQL (CHESS_TEST_POSTGRES: harness.py; Redis is
-CHESS_TEST_REDIS, for --check-config). With --cluster N, the same, and
+CHESS_TEST_REDIS, a node's settings for it as JSON, for --check-config).
+With --cluster N, the same, and
 every server is a cluster of N nodes with a Redis of its own
 (CHESS_TEST_CLUSTER: harness.ClusterServer)."""
+import json
 import os
 import sys
 import unittest
@@ -33,7 +35,8 @@ if postgres:
         # before the harness is imported: it reads them once
         os.environ["CHESS_TEST_POSTGRES"] = s.dsn
         os.environ["CHESS_TEST_PSQL"] = os.path.join(s.bindir, "psql")
-        os.environ["CHESS_TEST_REDIS"] = s.redis_socket
+        os.environ["CHESS_TEST_REDIS"] = json.dumps(
+            s.redis.node_settings())
         ok = run()
 else:
     ok = run()

@@ -3,15 +3,19 @@ happens to a game when its host dies (kill -9), stops (SIGTERM), pauses
 past its lease (SIGSTOP), or when Redis restarts; and the lobby's seeks
 placed at once on every node. The players of each game are on
 different nodes. Runs only as a cluster (CHESS_TEST_CLUSTER=3)."""
+import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 import unittest
 
+import fixture
 import harness
-from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT
+from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT, wait_until
 from test_http import parse_prometheus
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -25,14 +29,8 @@ TICK_S = 1.0   # CLUSTER_TICK_MS
 BALANCE_WAIT_S = 15
 
 
-@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
-class ClusterTest(FreshServerTest):
-    """A cluster of its own per test (nodes die in them)."""
-
-    def setUp(self):
-        super().setUp()
-        self.srv = self.server({"max_connections_per_ip": 5000,
-                                "max_invites_per_ip": 5000})
+class OnNodes:
+    """A test's clients on chosen nodes of its cluster, self.srv."""
 
     def client_on(self, i, **kw):
         self.srv.pin(i)
@@ -122,6 +120,16 @@ class ClusterTest(FreshServerTest):
         """c's player on node `node` again, with its token."""
         c.close()
         return self.client_on(node, token=c.token)
+
+
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class ClusterTest(OnNodes, FreshServerTest):
+    """A cluster of its own per test (nodes die in them)."""
+
+    def setUp(self):
+        super().setUp()
+        self.srv = self.server({"max_connections_per_ip": 5000,
+                                "max_invites_per_ip": 5000})
 
     def test_players_on_two_nodes_spectator_on_the_third(self):
         w, b, gid = self.game_on(0, 1)
@@ -437,6 +445,205 @@ class ClusterTest(FreshServerTest):
         self.assertEqual(f["chess_cluster_leased"], 1)
         self.assertEqual(self.summed("chess_cluster_adoptions_total",
                                      "takeover", nodes=(1, 2)), 1)
+
+
+    # ---- who may act for a player (docs/cluster.md, "Who can do what") --
+
+    def refused(self, i, why):
+        """Node i's chess_cluster_messages_refused_total{why}."""
+        text = self.srv.nodes[i].http("/metrics")[2].decode()
+        m = re.search(r'(?m)^chess_cluster_messages_refused_total'
+                      r'\{why="%s"\} (\d+)$' % why, text)
+        self.assertIsNotNone(m, text[-2000:])
+        return int(m.group(1))
+
+    def test_forged_and_replayed_messages_are_refused(self):
+        """A PUBLISH without the cluster's key (`redis-cli PUBLISH cmd:GID
+        'M evil x1 1 0 0 PID bob\\n{"t":"resign",...}'` resigned bob's game
+        before) changes nothing and is counted; a node's signed message
+        captured on Redis and published again is refused as replayed. The
+        same on limits:all: forged tokens of a shared limit spend no
+        node's bucket."""
+        self.srv.forgeries_expected = True
+        w, b, gid = self.game_on(0, 1)
+        forged = ("M evil x1 1 0 1 %s bob\n"
+                  '{"t":"resign","game":"%s"}' % (b.pid, gid))
+        self.assertEqual(self.srv.redis.call("PUBLISH", "cmd:" + gid, forged),
+                         1)  # the host got it ...
+        self.srv.redis.call("PUBLISH", "node:n2",
+                            "T 1\n" + json.dumps({"t": "game_end"}))
+        wait_until(lambda: self.refused(0, "forged") >= 1,
+                   "the host counting the forged command")
+        wait_until(lambda: self.refused(1, "forged") >= 1,
+                   "node 2 counting the forged delivery")
+        # ... and the game goes on: nobody resigned
+        w.move(gid, "g1f3", 2)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=3)
+        self.assertEqual(self.srv.sql("SELECT status FROM games WHERE "
+                                      "gid = ?", gid), [("started",)])
+        # black's draw offer as it crossed Redis, published again
+        tap = Subscriber(self.srv.redis.socket, "cmd:" + gid)
+        try:
+            b.send({"t": "draw_offer", "game": gid})
+            w.expect("draw_offered", game=gid)
+            offer = tap.message()
+        finally:
+            tap.close()
+        self.assertTrue(offer.startswith("S1 "), offer)
+        self.assertIn('"draw_offer"', offer)
+        w.send({"t": "draw_decline", "game": gid})
+        b.expect("draw_declined", game=gid)
+        self.srv.redis.call("PUBLISH", "cmd:" + gid, offer)
+        wait_until(lambda: self.refused(0, "replayed") >= 1,
+                   "the host counting the replay")
+        b.move(gid, "b8c6", 3)
+        for c in (w, b):
+            c.expect("moved", game=gid, ply=4)
+        # no second offer reached white meanwhile
+        self.assertFalse([m for m in w.backlog
+                          if m["t"] == "draw_offered"], w.backlog)
+        log = self.srv.nodes[0].log_text()
+        self.assertIn("event=cluster_message_refused why=forged "
+                      "channel=cmd:*", log)
+        self.assertIn("why=replayed", log)
+
+        # a new guest's token as node 3 told it the others, signed ...
+        tap = Subscriber(self.srv.redis.socket, "limits:all")
+        try:
+            self.client_on(2).close()
+            taken = tap.message()
+        finally:
+            tap.close()
+        head, body = taken.split("\n", 1)
+        self.assertTrue(head.startswith("S1 "), taken)
+        self.assertTrue(body.startswith("L guests n3\n"), taken)
+        addr = body.split("\n", 1)[1]
+        # ... published again, and tokens of the address's logins forged
+        # as a node n9's, more than logins_per_ip_per_min (30): refused
+        # and counted by every node, and no bucket of the address spent
+        before = [(self.refused(i, "forged"), self.refused(i, "replayed"))
+                  for i in range(3)]
+        self.srv.redis.call("PUBLISH", "limits:all", taken)
+        for _ in range(40):
+            self.srv.redis.call("PUBLISH", "limits:all",
+                                "L logins_ip n9\n" + addr)
+        for i, (f, r) in enumerate(before):
+            wait_until(lambda: self.refused(i, "forged") >= f + 40 and
+                       self.refused(i, "replayed") >= r + 1,
+                       "node %d counting the forged tokens" % (i + 1))
+        for i in range(3):
+            c = self.client_on(i, hello=False)
+            c.send({"t": "login", "username": "nobody_here",
+                    "password": "not-a-password"})
+            m = c.next()
+            self.assertEqual((m["t"], m.get("code")),
+                             ("error", "bad_credentials"), m)
+            c.close()
+        self.assertIn("event=cluster_message_refused why=forged "
+                      "channel=limits:*", self.srv.nodes[0].log_text())
+
+
+class Subscriber:
+    """A SUBSCRIBE of one channel on the test's Redis (its default user,
+    over its unix socket): what the nodes publish, as Redis carries it."""
+
+    def __init__(self, path, channel):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(WAIT)
+        self.sock.connect(path)
+        self.sock.sendall(("*2\r\n$9\r\nSUBSCRIBE\r\n$%d\r\n%s\r\n"
+                           % (len(channel), channel)).encode())
+        self.f = self.sock.makefile("rb")
+        self._reply()  # the confirmation
+
+    def _reply(self):
+        line = self.f.readline().rstrip(b"\r\n")
+        if line[:1] == b"*":
+            return [self._reply() for _ in range(int(line[1:]))]
+        if line[:1] == b"$":
+            return self.f.read(int(line[1:]) + 2)[:-2].decode()
+        return line[1:].decode()
+
+    def message(self):
+        """The next message's text."""
+        kind, _, text = self._reply()
+        assert kind == "message", kind
+        return text
+
+    def close(self):
+        self.f.close()
+        self.sock.close()
+
+
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class ClusterTlsTest(OnNodes, FreshServerTest):
+    """Nodes that reach Redis over TLS with a client certificate, and
+    nodes that Redis or its certificate refuse."""
+
+    def node(self, srv, settings):
+        """A node started by hand with srv's Redis and settings over
+        them: (exit status, stderr) once it exits, or the process."""
+        obj = dict(srv.redis.node_settings(), postgres=harness.POSTGRES,
+                   node_id="n9", listen_address="127.0.0.1",
+                   port=harness.free_port(), web_root=self.dir)
+        obj.update(settings)
+        cfg = harness.write_json(self.path("n9.json"), obj)
+        check = subprocess.run([harness.SERVER, "--check-config", cfg],
+                               capture_output=True, text=True, timeout=WAIT)
+        run = subprocess.run([harness.SERVER, "--config", cfg],
+                             capture_output=True, text=True, timeout=WAIT)
+        return check, run
+
+    def test_tls_cluster_plays_across_a_redis_restart(self):
+        srv = self.srv = self.server(nodes=2, tls=True)
+        w, b, gid = self.game_on(0, 1)
+        srv.redis.restart()
+        for c in (w, b):
+            c.expect("cluster_back", timeout=10)
+        # both nodes joined again (over TLS: authenticated, scripts
+        # loaded, channels followed again); a new game between them is
+        # created, joined through Redis, and played across it. (The old
+        # game's follower may miss its resync while the host has no
+        # lease yet: issue 26 item 2, cluster_command_ignored.)
+        for n in srv.nodes:
+            wait_until(lambda: n.log_text().count("event=cluster_joined")
+                       >= 2, "joined again", timeout=10)
+        w2, b2, gid2 = self.game_on(0, 1)
+        w2.move(gid2, "g1f3", 2)  # its moved to black's node over TLS
+        b2.expect("moved", game=gid2, ply=3)
+        b2.move(gid2, "b8c6", 3)  # forwarded to the host over TLS
+        for c in (w2, b2):
+            c.expect("moved", game=gid2, ply=4)
+
+        # a wrong password, an untrusted certificate, a client
+        # certificate Redis does not trust, plain TCP to the TLS port:
+        # the node refuses to start, saying why (exit 2: its settings; no
+        # use restarting it)
+        with open(self.path("wrong"), "w") as f:
+            f.write("not-the-password\n")
+        fixture.make_certs(self.dir, "rogue-")
+        for settings, words in (
+                ({"redis_password_file": self.path("wrong")},
+                 ["refused this node", "WRONGPASS"]),
+                ({"redis_tls_ca_file": self.path("rogue-ca.crt")},
+                 ["refused this node", "certificate"]),
+                ({"redis_tls_cert_file": self.path("rogue-client.crt"),
+                  "redis_tls_key_file": self.path("rogue-client.key")},
+                 # (the alert, or the reset that may beat it)
+                 ["refused this node",
+                  ("client certificate", "alert unknown ca")]),
+                ({"redis_tls_ca_file": "", "redis_tls_cert_file": "",
+                  "redis_tls_key_file": ""},
+                 ["refused this node", "TLS port"])):
+            check, run = self.node(srv, settings)
+            for r in (check, run):
+                self.assertEqual(r.returncode, 2, (settings, r.stderr))
+                for word in words:
+                    self.assertTrue(any(w in r.stderr for w in (
+                        word if isinstance(word, tuple) else (word,))),
+                        (word, r.stderr))
+            self.assertIn("event=start_failed", run.stderr)
 
 
 @unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")

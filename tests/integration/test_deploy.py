@@ -5,6 +5,7 @@ exit status of a bad config), nginx.conf (`nginx -t` with Debian 12's
 nginx 1.22, and a real nginx in front of the server: HTTPS, HSTS, the
 WebSocket, /metrics for loopback only, the redirect), and the guide's
 --check-config commands run as written against the shipped examples."""
+import hashlib
 import http.client
 import json
 import os
@@ -98,7 +99,9 @@ class UnitTest(FreshServerTest):
         with open(os.path.join(DEPLOY, "cluster.example.json")) as f:
             obj = json.load(f)
         self.assertTrue(obj.pop("postgres"))
-        self.assertTrue(obj.pop("redis"))
+        for k in ("redis", "redis_user", "redis_password_file",
+                  "cluster_key_file"):
+            self.assertTrue(obj.pop(k), k)
         r = subprocess.run([SERVER, "--check-config",
                             write_json(self.path("c.json"), obj),
                             "--node-id", "n1", "--port", "8081"],
@@ -470,3 +473,63 @@ class RunClusterTest(FreshServerTest):
             self.assertFalse(os.path.exists("/proc/%d" % pid), name)
         self.assertIn("run-cluster: stopped",
                       read(self.path("run-cluster.out")))
+
+
+@not_in_cluster("Redis's settings, of no server")
+class RedisConfTest(FreshServerTest):
+    """deploy/redis-chess.conf with its ACL (deploy/redis-chess.acl, the
+    password's hash put in as the conf's comment says) in Debian's
+    redis-server 7: the default user is off, and the nodes' user may not
+    FLUSHALL, KEYS, CONFIG or DEBUG. The shipped ACL with its placeholder
+    left in stops Redis at start."""
+
+    def resp(self, sock, *args):
+        sock.sendall(("*%d\r\n" % len(args) + "".join(
+            "$%d\r\n%s\r\n" % (len(a), a) for a in args)).encode())
+        return sock.recv(4096).decode()
+
+    def start(self, acl):
+        path = self.path("redis.sock")
+        p = subprocess.Popen(
+            [tool("redis-server"), os.path.join(DEPLOY, "redis-chess.conf"),
+             "--aclfile", acl, "--port", "0", "--unixsocket", path,
+             "--dir", self.dir, "--logfile", self.path("redis.log"),
+             "--daemonize", "no"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: p.poll() is None and (p.kill(), p.wait()))
+        def up():
+            if p.poll() is not None:
+                return True
+            with socket.socket(socket.AF_UNIX) as s:
+                try:
+                    s.connect(path)
+                    return True
+                except OSError:
+                    return False
+        wait_until(up, "redis-server up")
+        return p, path
+
+    def test_shipped_conf_and_acl(self):
+        p, _ = self.start(os.path.join(DEPLOY, "redis-chess.acl"))
+        self.assertIsNotNone(p.wait(timeout=WAIT))  # the placeholder
+        self.assertIn("password hash", read(self.path("redis.log")))
+        password = "a-password-of-the-nodes"
+        digest = hashlib.sha256(password.encode()).hexdigest()
+        with open(self.path("chess.acl"), "w") as f:
+            f.write(deploy_text("redis-chess.acl").replace(
+                "#CHESS_PASSWORD_SHA256", "#" + digest))
+        p, path = self.start(self.path("chess.acl"))
+        self.assertIsNone(p.poll(), read(self.path("redis.log")))
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(WAIT)
+            s.connect(path)
+            self.assertIn("NOAUTH", self.resp(s, "PING"))  # default: off
+            self.assertIn("WRONGPASS", self.resp(s, "AUTH", "x"))
+            self.assertEqual(self.resp(s, "AUTH", "chess", password),
+                             "+OK\r\n")
+            for cmd in (["FLUSHALL"], ["KEYS", "*"], ["CONFIG", "GET", "*"],
+                        ["DEBUG", "SLEEP", "0"], ["SET", "x", "1"],
+                        ["SUBSCRIBE", "x"]):
+                self.assertTrue(self.resp(s, *cmd).startswith("-"), cmd)
+            self.assertEqual(self.resp(s, "SET", "node:n1:alive", "i"),
+                             "+OK\r\n")

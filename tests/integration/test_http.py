@@ -30,6 +30,7 @@ CLUSTER_FAMILIES = (
     ("chess_cluster_commands_ignored_total", "counter"),
     ("chess_cluster_commands_forwarded_total", "counter"),
     ("chess_cluster_dead_nodes_total", "counter"),
+    ("chess_cluster_messages_refused_total", "counter"),
     ("chess_redis_up", "gauge"), ("chess_redis_reconnects_total", "counter"),
     ("chess_redis_errors_total", "counter"),
     ("chess_redis_queue_depth", "gauge"),

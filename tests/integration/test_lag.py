@@ -10,9 +10,10 @@ nothing over the kernel's round trip."""
 import json
 import socket
 import struct
+import subprocess
 import time
 
-from harness import FreshServerTest
+from harness import SERVER, FreshServerTest, db_args, write_json
 from wsclient import OP_PING, OP_TEXT
 
 # server/lib/tunables.h
@@ -112,6 +113,10 @@ class LagTest(LagGame):
             self.assertLessEqual(lag, 300, credits)
         # ... then only what the quota gains a move (150 > 100)
         self.assertEqual(credits[-2:], [QUOTA_GAIN_MS] * 2, credits)
+        # the round trip behind the credit goes with the move (the signal
+        # bar of the game page): at least the 300 ms of the line
+        self.assertGreaterEqual(m["rtt_ms"], 300, m)
+        self.assertLess(m["rtt_ms"], 1000, m)
         # stored with the move, and in the PGN
         status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
         self.assertEqual(status, 200)
@@ -120,6 +125,7 @@ class LagTest(LagGame):
         # and in `state`, for a client that comes back (a reload): the
         # credit of every move, white's first (never credited) 0
         st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertGreaterEqual(st["rtt"]["white"], 300, st["rtt"])
         self.assertEqual(len(st["lags"]), len(st["moves"]))
         self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
         b.send({"t": "resign", "game": gid})
@@ -127,6 +133,60 @@ class LagTest(LagGame):
         st = w.request({"t": "sync", "game": gid}, "state")
         self.assertEqual(st["game"], gid)
         self.assertEqual(st["lags"][0::2], [0] + credits, st["lags"])
+        # each side's total, in the PGN and for moderators
+        own, theirs = sum(credits), sum(st["lags"][1::2])
+        status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
+        self.assertIn('[WhiteLagTotal "%s"]\n[BlackLagTotal "%s"]'
+                      % (secs(own), secs(theirs)), body.decode())
+        self.assert_lag_report(w.pid, gid, own, theirs)
+
+    def test_lag_report_finds_an_account_by_its_name(self):
+        """A moderator names the account (in any case) and the database
+        through the server's config file."""
+        c = self.client(self.srv)
+        c.request({"t": "register", "username": "Lagger_it",
+                   "password": "correct horse battery"}, "registered")
+        flag, where = db_args(self.srv.dir, self.srv.db)
+        key = "database" if flag == "--db" else "postgres"
+        cfg = write_json(self.path("lag.json"), {key: where})
+        r = subprocess.run([SERVER, "lag", "LAGGER_IT", "--config", cfg],
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[0],
+                         "player %s name Lagger_it (account): lag credit in "
+                         "its last 0 finished games, newest first (seconds)"
+                         % c.pid)
+        self.assertEqual(r.stdout.splitlines()[-1], "total 0 games: own "
+                         "0.000 s (0.000 a game), opponents 0.000 s (0.000 "
+                         "a game)")
+
+    def lag(self, *args):
+        return subprocess.run([SERVER, "lag"] + list(args) +
+                              db_args(self.srv.dir, self.srv.db),
+                              capture_output=True, text=True, timeout=20)
+
+    def assert_lag_report(self, pid, gid, own, theirs):
+        """`chess-server lag PID`, beside the running server: the game's
+        row and the totals, each side's credit in seconds."""
+        r = self.lag(pid)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("player %s name Guest-" % pid, lines[0])
+        self.assertIn("(guest)", lines[0])
+        row = [ln.split() for ln in lines if ln.startswith(gid)]
+        self.assertEqual(len(row), 1, r.stdout)
+        self.assertEqual(row[0][3:6], ["white", "300+0", "1-0"], row)
+        self.assertEqual(row[0][-2:], [secs(own), secs(theirs)], row)
+        self.assertEqual(lines[-1], "total 1 games: own %s s (%s a game), "
+                         "opponents %s s (%s a game)"
+                         % (secs(own), secs(own), secs(theirs),
+                            secs(theirs)))
+        r = self.lag("no-such-player")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("no account or player named no-such-player", r.stderr)
+        r = self.lag(pid, "--games", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--games takes 1 to 100", r.stderr)
 
     def test_held_back_pongs_gain_only_the_quota(self):
         w, b, gid = self.game(pong_hold_s=2.0)  # looks like a 2 s round trip
@@ -160,6 +220,11 @@ class LagTest(LagGame):
         self.assertLessEqual(m["lag_ms"], QUOTA_START_MS + QUOTA_GAIN_MS, m)
 
 
+def secs(ms):
+    """ms as the PGN's [%lag] and its totals write seconds."""
+    return "%d.%03d" % (ms // 1000, ms % 1000)
+
+
 # struct tcp_info (linux/tcp.h): 8 bytes of u8 fields, then u32s, the
 # 16th of which is tcpi_rtt (us)
 TCPI_RTT_OFFSET = 8 + 15 * 4
@@ -187,6 +252,10 @@ class PongCheatTest(LagGame):
             m = self.white_move(w, b, gid, k, think=0.3)
             credits.append(m["lag_ms"])
             rtts.append(kernel_rtt_ms(w.ws.sock))
+            # the round trip shown beside the player (its signal bar) is
+            # the one believed: about the kernel's plus the margin (a few
+            # ms on loopback), not the 1 s of held pongs
+            self.assertLess(m["rtt_ms"], 200, m)
         # each move at most half the kernel's round trip (as this end
         # sees it) plus the margin, 1 ms for rounding: 5-6 ms, not 100+
         bound = sum((r + MARGIN_MS) / 2 + 1 for r in rtts)

@@ -110,6 +110,9 @@ class ConfigFileTest(OpsTest):
     def test_check_config_reaches_postgres_and_redis(self):
         """With postgres or redis set, --check-config connects: SELECT 1,
         PING; one that does not answer fails the check, naming the key."""
+        key = self.path("cluster.key")
+        with open(key, "w") as f:
+            f.write("k" * 32 + "\n")
         cases = [({"postgres": "host=%s port=5432 dbname=chess"
                    % self.path("nopg")},
                   ["key 'postgres'", "PostgreSQL does not answer",
@@ -119,11 +122,11 @@ class ConfigFileTest(OpsTest):
                  ({"redis": self.path("no-redis.sock")},
                   ["key 'redis'", "set 'postgres' too"])]
         if POSTGRES:  # a database that answers, a Redis that does not
-            cases += [({"postgres": POSTGRES,
+            cases += [({"postgres": POSTGRES, "cluster_key_file": key,
                         "redis": self.path("no-redis.sock")},
                        ["key 'redis'", "does not answer",
                         self.path("no-redis.sock")]),
-                      ({"postgres": POSTGRES,
+                      ({"postgres": POSTGRES, "cluster_key_file": key,
                         "redis": "127.0.0.1:%d" % free_port()},
                        ["key 'redis'", "Connection refused"])]
         for obj, words in cases:
@@ -135,8 +138,8 @@ class ConfigFileTest(OpsTest):
         if not POSTGRES:
             return
         good = {"postgres": POSTGRES}
-        if os.environ.get("CHESS_TEST_REDIS"):
-            good["redis"] = os.environ["CHESS_TEST_REDIS"]
+        if os.environ.get("CHESS_TEST_REDIS"):  # (run.py: its settings)
+            good.update(json.loads(os.environ["CHESS_TEST_REDIS"]))
         cfg = write_json(self.path("good.json"), good)
         r = run("--check-config", cfg)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -133,6 +133,8 @@ void assert_game_eq(const struct store_game *a, const struct store_game *b)
     ck_assert_int_eq(a->ended_ms, b->ended_ms);
     ck_assert_int_eq(a->white_ms, b->white_ms);
     ck_assert_int_eq(a->black_ms, b->black_ms);
+    ck_assert_int_eq(a->lag_ms[0], b->lag_ms[0]);
+    ck_assert_int_eq(a->lag_ms[1], b->lag_ms[1]);
 }
 
 int live_cb(void *arg, const struct store_game *g,
@@ -1287,6 +1289,82 @@ START_TEST(take_epoch_is_a_write)
 }
 END_TEST
 
+/* The lag credit each side received (0009_lag_totals.sql) goes with the
+ * game's row, through its writes and its end, and comes back with it
+ * and in the player's list of games; a negative total is refused. */
+START_TEST(lag_totals_go_with_the_game_row)
+{
+    struct store *s = H->open();
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_player b = player("pidB", "pidB", 2);
+    struct store_game g = game("g1", "pidA", "pidB", "started", 5000), got;
+    struct store_game_list l;
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    g.lag_ms[0] = 300;
+    wait_committed(s, store_put_game(s, &g));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    assert_game_eq(&got, &g);
+    end_game(&g, "0-1", "resignation", 9000);
+    g.lag_ms[0] = 3456789;
+    g.lag_ms[1] = 56;
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", NULL));
+    ck_assert_int_eq(store_get_game(s, "g1", &got, NULL, NULL, NULL), 1);
+    assert_game_eq(&got, &g);
+    ck_assert_int_eq(store_list_player_games(s, "pidB", NULL, 5, &l), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.games[0].lag_ms[0], 3456789);
+    ck_assert_int_eq(l.games[0].lag_ms[1], 56);
+    store_game_list_clear(&l);
+    g.lag_ms[1] = -1;
+    ck_assert_uint_eq(store_put_game(s, &g), 0);
+    ck_assert_uint_eq(store_finish_game(s, &g, NULL, 0, "pgn", NULL), 0);
+    store_close(s);
+}
+END_TEST
+
+/* A reader (another process's: `chess-server lag`) reads what the
+ * server's store wrote, while that store is open, and writes nothing;
+ * the writer goes on. */
+START_TEST(a_reader_reads_beside_the_server)
+{
+    struct store *s = H->open(), *r = NULL;
+    struct store_player a = player("pidA", "Ann", 1), out;
+    struct store_player b = player("pidB", "Bob", 2);
+    struct store_game g = game("g1", "pidA", "pidB", "started", 5000);
+    struct store_game_list l;
+    char err[512] = "";
+
+    store_put_player(s, &a);
+    store_put_player(s, &b);
+    end_game(&g, "1-0", "resignation", 9000);
+    g.lag_ms[0] = 1234;
+    g.lag_ms[1] = 5;
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", NULL));
+    ck_assert_msg(H->open_reader(&r, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(store_backend_name(r), store_backend_name(s));
+    ck_assert_int_eq(store_schema_version(r), store_schema_version(s));
+    ck_assert_int_eq(store_find_player(r, "pidB", &out), 1);
+    ck_assert_str_eq(out.name, "Bob");
+    ck_assert_int_eq(store_list_player_games(r, "pidB", NULL, 5, &l), 0);
+    ck_assert_uint_eq(l.n, 1);
+    assert_game_eq(&l.games[0], &g);
+    store_game_list_clear(&l);
+    /* the server's store goes on writing, and the reader sees it */
+    g = game("g2", "pidB", "pidA", "started", 9500);
+    end_game(&g, "0-1", "resignation", 9900);
+    wait_committed(s, store_finish_game(s, &g, NULL, 0, "pgn", NULL));
+    ck_assert_int_eq(store_list_player_games(r, "pidB", NULL, 5, &l), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.games[0].gid, "g2");
+    store_game_list_clear(&l);
+    ck_assert_uint_eq(store_queued(r), 0);
+    store_close(r);
+    store_close(s);
+}
+END_TEST
+
 void store_cases_add(TCase *tc, const struct store_harness *h)
 {
     H = h;
@@ -1312,4 +1390,6 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, load_game_reads_one_live_game);
     tcase_add_test(tc, live_gids_pages_in_gid_order_before_a_time);
     tcase_add_test(tc, take_epoch_is_a_write);
+    tcase_add_test(tc, lag_totals_go_with_the_game_row);
+    tcase_add_test(tc, a_reader_reads_beside_the_server);
 }

@@ -34,6 +34,9 @@ struct store_harness {
     void (*refuse_history_of)(const char *pid);
     /* This node's heartbeat as the database holds it; -1: none. */
     int64_t (*heartbeat)(void);
+    /* store_open_reader on the test's database: its return, *out and
+     * err as it left them. */
+    int (*open_reader)(struct store **out, char *err, size_t errlen);
 };
 
 /* Adds the shared cases to tc, run against h (static storage). */

@@ -174,8 +174,10 @@ START_TEST(every_key)
         " \"ping_interval_s\": 4, \"ping_timeout_s\": 11,\n"
         " \"postgres\": \"host=/run/postgresql dbname=chess\",\n"
         " \"node_id\": \"web-1\", \"redis\": \"/run/redis/redis.sock\",\n"
+        " \"redis_user\": \"chess\", \"redis_password_file\": \"%s\",\n"
+        " \"cluster_key_file\": \"%s\",\n"
         " \"log_level\": \"debug\", \"log_file\": \"%s/x.log\"}",
-        cert, key, dir);
+        cert, key, key, cert, dir);
     ck_assert_msg(load(text) == 0, "%s", err);
     ck_assert_str_eq(cfg.listen_address, "127.0.0.1");
     ck_assert_int_eq(cfg.port, 8443);
@@ -213,6 +215,9 @@ START_TEST(every_key)
     ck_assert_str_eq(cfg.postgres, "host=/run/postgresql dbname=chess");
     ck_assert_str_eq(cfg.node_id, "web-1");
     ck_assert_str_eq(cfg.redis, "/run/redis/redis.sock");
+    ck_assert_str_eq(cfg.redis_user, "chess");
+    ck_assert_str_eq(cfg.redis_password_file, key);
+    ck_assert_str_eq(cfg.cluster_key_file, cert);
     ck_assert_msg(config_validate(&cfg, err, sizeof err) == 0, "%s", err);
 }
 END_TEST
@@ -588,7 +593,35 @@ START_TEST(cross_key_checks)
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
     err_has("'redis'", "'postgres'", NULL);
     config_set_text(&cfg, "postgres", "dbname=chess", err, sizeof err);
+    /* ... and signs its messages with a key every node has */
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis'", "'cluster_key_file'", "32 bytes", NULL);
+    config_set_text(&cfg, "cluster_key_file", missing, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'cluster_key_file'", missing, NULL);
+    config_set_text(&cfg, "cluster_key_file", key, err, sizeof err);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    /* a user needs a password; TLS is on with its CAs, for host:port */
+    config_set_text(&cfg, "redis_user", "chess", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis_user'", "'redis_password_file'", NULL);
+    config_set_text(&cfg, "redis_password_file", key, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    config_set_text(&cfg, "redis_tls_cert_file", cert, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis_tls_cert_file'", "'redis_tls_key_file'", NULL);
+    config_set_text(&cfg, "redis_tls_key_file", key, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis_tls_cert_file'", "'redis_tls_ca_file'", NULL);
+    config_set_text(&cfg, "redis_tls_ca_file", cert, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis_tls_ca_file'", "host:port", NULL);
+    config_set_text(&cfg, "redis", "redis.internal:6380", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    /* none of them without redis */
+    config_set_text(&cfg, "redis", "", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'redis_user'", "only with 'redis'", NULL);
 }
 END_TEST
 

@@ -653,6 +653,7 @@ START_TEST(lag_credit_is_half_the_round_trip)
 {
     struct pair p;
     int64_t white_ms;
+    struct store_game row;
     char *pgn;
 
     start_pair(&p);
@@ -668,7 +669,19 @@ START_TEST(lag_credit_is_half_the_round_trip)
     ck_assert_ptr_nonnull(pgn);
     ck_assert_msg(strstr(pgn, "{ [%clk 0:04:59] [%lag 0.120] }"), "%s", pgn);
     ck_assert_msg(strstr(pgn, "a6 { [%clk 0:05:00] }"), "%s", pgn);
+    /* and the totals of each side, for moderators */
+    ck_assert_msg(strstr(pgn, "[WhiteLagTotal \"0.120\"]\n"
+                              "[BlackLagTotal \"0.000\"]\n"),
+                  "%s", pgn);
     free(pgn);
+    /* stored with the game's row at its end */
+    fake_say(p.b, "{\"t\":\"resign\",\"game\":\"%s\"}", p.gid);
+    fake_settle();
+    ck_assert_int_eq(
+        store_get_game(fake_store, p.gid, &row, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(row.status, "ended");
+    ck_assert_int_eq(row.lag_ms[0], 120);
+    ck_assert_int_eq(row.lag_ms[1], 0);
 }
 END_TEST
 
@@ -732,6 +745,58 @@ START_TEST(lag_quota_and_credit_caps)
 }
 END_TEST
 
+/* moved's rtt_ms: the mover's round trip as the host measured it. */
+static json_t *last_rtt(const struct fconn *c)
+{
+    json_t *j = fake_find(c, "moved"), *v;
+
+    ck_assert_ptr_nonnull(j);
+    v = json_incref(json_object_get(j, "rtt_ms"));
+    json_decref(j);
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
+/* The signal bar's data: each move carries its connection's round trip
+ * (null before one was measured); a seat keeps its last known one, and
+ * state (a spectator's, a reload's) shows both seats'. */
+START_TEST(signal_shows_each_seats_round_trip)
+{
+    struct pair p;
+    struct fconn *w = fake_connect("10.0.0.3");
+    json_t *v, *st, *rtt;
+
+    start_pair(&p);
+    p.a->rtt_ms = 240;
+    fake_move(p.a, p.gid, "e2e4", 0);
+    v = last_rtt(p.b);
+    ck_assert_int_eq(json_integer_value(v), 240);
+    json_decref(v);
+    fake_move(p.b, p.gid, "e7e5", 1); /* nothing measured on b yet */
+    v = last_rtt(p.a);
+    ck_assert(json_is_null(v));
+    json_decref(v);
+    p.a->rtt_ms = 0; /* (a sample lost): the seat keeps 240 */
+    p.b->rtt_ms = 35;
+    fake_move(p.a, p.gid, "g1f3", 2);
+    v = last_rtt(p.b);
+    ck_assert_int_eq(json_integer_value(v), 240);
+    json_decref(v);
+    fake_move(p.b, p.gid, "b8c6", 3);
+    v = last_rtt(p.a);
+    ck_assert_int_eq(json_integer_value(v), 35);
+    json_decref(v);
+    fake_hello(w, "carol", NULL, NULL);
+    fake_say(w, "{\"t\":\"watch\",\"game\":\"%s\"}", p.gid);
+    st = fake_find(w, "state");
+    ck_assert_ptr_nonnull(st);
+    rtt = json_object_get(st, "rtt");
+    ck_assert_int_eq(json_integer_value(json_object_get(rtt, "white")), 240);
+    ck_assert_int_eq(json_integer_value(json_object_get(rtt, "black")), 35);
+    json_decref(st);
+}
+END_TEST
+
 static Suite *hub_suite(void)
 {
     Suite *s = suite_create("hub");
@@ -773,6 +838,7 @@ static Suite *hub_suite(void)
     tcase_add_test(t, lag_credit_at_most_the_move_time);
     tcase_add_test(t, lag_quota_bounds_a_held_back_pong);
     tcase_add_test(t, lag_quota_and_credit_caps);
+    tcase_add_test(t, signal_shows_each_seats_round_trip);
     suite_add_tcase(s, t);
     return s;
 }

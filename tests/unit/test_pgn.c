@@ -109,6 +109,27 @@ START_TEST(clock_format_hours_and_rounding)
 }
 END_TEST
 
+/* The lag credit totals of both sides come after Termination. */
+START_TEST(lag_totals_follow_termination)
+{
+    struct pgn_tags t = casual;
+    struct record r;
+    char *pgn;
+
+    t.white_lag_total = "1.234";
+    t.black_lag_total = "0.000";
+    record_of(&r, FEN_START, "e2e4");
+    pgn = pgn_format(&t, &r, NULL, NULL);
+    ck_assert_ptr_nonnull(pgn);
+    ck_assert_msg(strstr(pgn, "[Termination \"normal\"]\n"
+                              "[WhiteLagTotal \"1.234\"]\n"
+                              "[BlackLagTotal \"0.000\"]\n\n1. e4 1-0\n"),
+                  "%s", pgn);
+    free(pgn);
+    record_clear(&r);
+}
+END_TEST
+
 START_TEST(setup_position_with_black_to_move)
 {
     static const char fen[] = "r3k3/8/8/8/8/8/8/4K2R b Kq - 5 30";
@@ -283,6 +304,7 @@ static Suite *pgn_suite(void)
     tcase_add_test(tc, scholars_mate_with_clocks);
     tcase_add_test(tc, clock_format_hours_and_rounding);
     tcase_add_test(tc, setup_position_with_black_to_move);
+    tcase_add_test(tc, lag_totals_follow_termination);
     tcase_add_test(tc, standard_start_with_other_move_number_is_a_setup);
     tcase_add_test(tc, tags_are_escaped_and_missing_ones_filled);
     tcase_add_loop_test(tc, long_games_wrap_at_80_and_read_back, 0, 12);

@@ -346,6 +346,7 @@ START_TEST(render_state_and_moved)
         .status = "started",
         .draw_offer = -1,
         .gone_ms = {-1, 1234},
+        .rtt_ms = {0, 87},
         .legal = legal,
         .n_legal = 2,
     };
@@ -360,6 +361,12 @@ START_TEST(render_state_and_moved)
     ck_assert_int_eq(json_integer_value(json_object_get(
                          json_object_get(o, "gone"), "black")),
                      1234);
+    /* a seat's round trip: null until measured */
+    ck_assert(
+        json_is_null(json_object_get(json_object_get(o, "rtt"), "white")));
+    ck_assert_int_eq(json_integer_value(
+                         json_object_get(json_object_get(o, "rtt"), "black")),
+                     87);
     ck_assert_int_eq(json_array_size(json_object_get(o, "legal")), 2);
     ck_assert_int_eq(json_array_size(json_object_get(o, "lags")), 1);
     ck_assert_int_eq(
@@ -394,12 +401,14 @@ START_TEST(render_state_and_moved)
         .board = &start,
         .clocks = {1, 2, -1},
         .first_move_ms = 30000,
+        .rtt_ms = 142,
         .draw_offer = 0,
         .legal = legal_moves,
         .n_legal = 2,
         .claimable = true,
     };
     o = load(moved_text(&mv));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "rtt_ms")), 142);
     ck_assert_str_eq(
         json_string_value(json_array_get(json_object_get(o, "legal"), 1)),
         "a7a6");
@@ -435,8 +444,8 @@ static char *moved_by_jansson(const struct proto_moved *m)
         json_array_append_new(claim, json_string(uci));
     }
     o = json_pack(
-        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:I,s:o,s:o,s:b,s:"
-        "o}",
+        "{s:s,s:s,s:i,s:s,s:s,s:s,s:b,s:{s:I,s:I,s:o},s:o,s:I,s:o,s:o,s:o,"
+        "s:b,s:o}",
         "t", "moved", "game", m->game, "ply", m->ply, "uci", m->uci, "san",
         m->san, "fen", fen, "check", m->check, "clocks", "white_ms",
         (json_int_t)m->clocks.white_ms, "black_ms",
@@ -446,7 +455,8 @@ static char *moved_by_jansson(const struct proto_moved *m)
             : json_string(proto_color_name(m->clocks.running)),
         "first_move_ms",
         m->first_move_ms < 0 ? json_null() : json_integer(m->first_move_ms),
-        "lag_ms", (json_int_t)m->lag_ms, "draw_offer",
+        "lag_ms", (json_int_t)m->lag_ms, "rtt_ms",
+        m->rtt_ms > 0 ? json_integer(m->rtt_ms) : json_null(), "draw_offer",
         m->draw_offer < 0 ? json_null()
                           : json_string(proto_color_name(m->draw_offer)),
         "legal", legal, "claimable", m->claimable, "claim_moves", claim);
@@ -508,6 +518,9 @@ START_TEST(moved_matches_jansson)
                            59999, (bits >> 3) % 3 - 1},
                 .first_move_ms = bits & 16 ? -1 : 30000,
                 .lag_ms = bits & 4 ? 0 : 37 * bits,
+                .rtt_ms = bits & 8   ? 0
+                          : bits & 4 ? INT64_MAX
+                                     : 3 * bits,
                 .draw_offer = bits & 32 ? -1 : bits & 1,
                 .legal = legal,
                 .n_legal = sizes[k],

@@ -178,6 +178,9 @@ static void cluster_figures(void *ctx, struct cluster_metrics *out)
     hist_add(&out->round_trip, 300);
     hist_add(&out->round_trip, 20000);
     hist_add(&out->publish, 120);
+    out->messages_refused[0] = 23;
+    out->messages_refused[1] = 24;
+    out->messages_refused[2] = 25;
 }
 
 START_TEST(metrics_of_a_cluster_node)
@@ -203,6 +206,10 @@ START_TEST(metrics_of_a_cluster_node)
         "\nchess_cluster_commands_forwarded_total 14\n",
         "\nchess_cluster_leases_lost_total 15\n",
         "\nchess_cluster_dead_nodes_total 16\n",
+        "\nchess_cluster_messages_refused_total{why=\"forged\"} 23\n",
+        "\nchess_cluster_messages_refused_total{why=\"stale\"} 24\n",
+        "\nchess_cluster_messages_refused_total{why=\"replayed\"} 25\n",
+        "\n# TYPE chess_cluster_messages_refused_total counter\n",
         "\nchess_redis_up 1\n",
         "\nchess_redis_reconnects_total 17\n",
         "\nchess_redis_errors_total{kind=\"reply\"} 18\n",

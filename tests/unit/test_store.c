@@ -23,6 +23,7 @@
 #include "migrations.h"
 #include "move_assert.h"
 #include "store/store.h"
+#include "lag_rows.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -145,6 +146,11 @@ static int64_t h_heartbeat(void)
                             "'heartbeat_ms'");
 }
 
+static int h_open_reader(struct store **out, char *err, size_t errlen)
+{
+    return store_open_reader(out, db_path, NULL, err, errlen);
+}
+
 static const struct store_harness sqlite_harness = {
     .open = h_open,
     .query_int = h_query_int,
@@ -153,6 +159,7 @@ static const struct store_harness sqlite_harness = {
     .release_writer = h_release_writer,
     .refuse_history_of = h_refuse_history_of,
     .heartbeat = h_heartbeat,
+    .open_reader = h_open_reader,
 };
 
 /* ---- SQLite's own ----------------------------------------------------- */
@@ -714,6 +721,78 @@ START_TEST(version_2_database_upgrades_in_place)
 }
 END_TEST
 
+/* A database of schema version 8 (before the lag totals): migration 0009
+ * sums each finished game's lag credits by side from its moves, White's
+ * the odd plies of a game White started and the even ones of a game
+ * Black started; a live game's are left for its next row write. */
+START_TEST(version_8_database_gets_lag_totals)
+{
+    sqlite3 *db = raw_open(db_path);
+    struct store_game g;
+
+    ck_assert_int_ge((int)migrations_count, 9);
+    raw_exec(db, "PRAGMA journal_mode = WAL");
+    for (int i = 0; i < 8; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 8");
+    raw_exec(db, "INSERT INTO players VALUES ('pidW', 'white', x'" Z31
+                 "01', 1700000000000), ('pidB', 'black', x'" Z31
+                 "02', 1700000000001)");
+    raw_exec(db, LAG_ROWS_GAMES);
+    raw_exec(db, LAG_ROWS_MOVES);
+    raw_exec(db, "INSERT INTO journal (gid, ply, uci, san, white_ms, "
+                 "black_ms, wall_ms, lag_ms) VALUES "
+                 "('live', 1, 'e2e4', 'e4', 1, 1, 1, 90)");
+    sqlite3_close(db);
+
+    struct store *s = open_store(db_path);
+    ck_assert_int_eq(store_schema_version(s), (int)migrations_count);
+    ck_assert_int_eq(store_get_game(s, "w1", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 350);
+    ck_assert_int_eq(g.lag_ms[1], 40);
+    ck_assert_int_eq(store_get_game(s, "b1", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 30);
+    ck_assert_int_eq(g.lag_ms[1], 70);
+    ck_assert_int_eq(store_get_game(s, "live", &g, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(g.lag_ms[0], 0);
+    ck_assert_int_eq(g.lag_ms[1], 0);
+    store_close(s);
+}
+END_TEST
+
+/* A reader never creates a database nor migrates one: a missing file and
+ * a schema older than this binary's are refused, each with what to do,
+ * and the file is left as it was. */
+START_TEST(reader_refuses_what_it_cannot_read)
+{
+    struct store *r = (struct store *)&r;
+    char err[512] = "", missing[600];
+    sqlite3 *db;
+
+    snprintf(missing, sizeof missing, "%s.none", db_path);
+    ck_assert_int_eq(store_open_reader(&r, missing, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, missing), "%s", err);
+    ck_assert_int_eq(access(missing, F_OK), -1);
+    ck_assert_int_eq(store_open_reader(&r, "", "", err, sizeof err), -1);
+    db = raw_open(db_path);
+    for (int i = 0; i < 8; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 8");
+    sqlite3_close(db);
+    ck_assert_int_eq(store_open_reader(&r, db_path, NULL, err, sizeof err),
+                     -1);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, "schema is version 8") &&
+                      strstr(err, "start this chess-server on it once"),
+                  "%s", err);
+    db = raw_open(db_path);
+    ck_assert_int_eq(raw_int(db, "PRAGMA user_version"), 8);
+    sqlite3_close(db);
+}
+END_TEST
+
 /* One node: a take is a write that stores nothing, and a game has no
  * epoch to read back. */
 START_TEST(epochs_are_not_stored)
@@ -744,6 +823,8 @@ static Suite *store_suite(void)
     tcase_add_test(tc, open_errors_are_sentences);
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
+    tcase_add_test(tc, version_8_database_gets_lag_totals);
+    tcase_add_test(tc, reader_refuses_what_it_cannot_read);
     tcase_add_test(tc, leaderboard_reads_its_index);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);
     tcase_add_test(tc,

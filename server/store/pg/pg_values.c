@@ -100,7 +100,7 @@ int pgp_keep(struct pgp *p, char (*keep)[33], size_t n)
     return 0;
 }
 
-/* The GAME_COLS parameters 1..28 of g with status. */
+/* The GAME_COLS parameters 1..30 of g with status. */
 void pgp_game(struct pgp *p, const struct store_game *g, const char *status)
 {
     bool rated_end = g->rated && g->result[0];
@@ -134,6 +134,8 @@ void pgp_game(struct pgp *p, const struct store_game *g, const char *status)
     }
     for (int c = 0; c < 2; c++)
         pgp_real_if(p, rated_end, g->rd_before[c]);
+    for (int c = 0; c < 2; c++)
+        pgp_int(p, g->lag_ms[c]);
 }
 
 /* gid and m as a journal or moves insert's parameters 1..8. */
@@ -205,7 +207,7 @@ void pg__row_player(const PGresult *r, int i, struct store_player *p)
     p->created_ms = pg__col_int(r, i, 3);
 }
 
-/* Fills g from columns 0..27 (STORE_GAME_COLS order). */
+/* Fills g from columns 0..29 (STORE_GAME_COLS order). */
 void pg__row_game(const PGresult *r, int i, struct store_game *g)
 {
     int c = 0;
@@ -239,6 +241,8 @@ void pg__row_game(const PGresult *r, int i, struct store_game *g)
     }
     for (int k = 0; k < 2; k++)
         g->rd_before[k] = pg__col_real(r, i, c++);
+    for (int k = 0; k < 2; k++)
+        g->lag_ms[k] = pg__col_int(r, i, c++);
 }
 
 /* Fills m from columns c.. of row i (STORE_MOVE_COLS). */

@@ -110,6 +110,13 @@ static int record(PGconn *c, const struct migration *m, char *err,
     return 0;
 }
 
+int pgmigrate_version(PGconn *c, long long *have, int *newest, char *err,
+                      size_t errlen)
+{
+    *newest = migrations_pg_list[migrations_pg_count - 1].version;
+    return schema_version(c, have, err, errlen);
+}
+
 int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
 {
     int newest = migrations_pg_list[migrations_pg_count - 1].version;

@@ -46,4 +46,11 @@ const char *pgmigrate_message(PGconn *c, const PGresult *r, char *buf,
  * (errlen bytes, always terminated) and returns -1. */
 int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen);
 
+/* The schema version of c's database in *have (the greatest recorded in
+ * schema_version) and this binary's in *newest, without migrating (a
+ * reader's check, store_open_reader). 0, or -1 with a sentence in err
+ * (no schema_version: no chess-server ever ran on it). */
+int pgmigrate_version(PGconn *c, long long *have, int *newest, char *err,
+                      size_t errlen);
+
 #endif

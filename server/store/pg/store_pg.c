@@ -45,7 +45,8 @@ struct pg_stmt {
 
 #define GAME_PARAMS                                                      \
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, " \
-    "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28"
+    "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, "  \
+    "$29, $30"
 #define MOVE_PARAMS "$1, $2, $3, $4, $5, $6, $7, $8"
 
 static const struct pg_stmt writer_stmts[] = {
@@ -60,7 +61,7 @@ static const struct pg_stmt writer_stmts[] = {
                ") ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE},
     {"w_finish",
      "INSERT INTO games (" STORE_GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-     ", $29) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
+     ", $31) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
      ", pgn = excluded.pgn"},
     {"w_check", "SELECT epoch_check($1, $2)"},
     {"w_take", "SELECT epoch_take($1, $2)"},
@@ -351,6 +352,42 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
     PQclear(r);
     if (!(b->r = pg__session(b, false, why, sizeof why))) {
         errtext_set(err, errlen, "PostgreSQL %s (reads): %s", b->where, why);
+        return -1;
+    }
+    return 0;
+}
+
+int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
+                          size_t errlen)
+{
+    struct pg_be *b = calloc(1, sizeof *b);
+    long long have;
+    char why[512];
+
+    if (!b || !(b->conninfo = strdup(conninfo))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return -1;
+    }
+    s->be_state = b;
+    snprintf(b->app, sizeof b->app, "chess-server/reader");
+    if (!(b->r = pg_connect(conninfo, b->app, why, sizeof why))) {
+        errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
+        return -1;
+    }
+    describe(b->r, b->where, sizeof b->where);
+    if (pgmigrate_version(b->r, &have, &s->schema_version, why, sizeof why) !=
+        0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
+        return -1;
+    }
+    snprintf(why, sizeof why, "PostgreSQL %s", b->where);
+    if (store__reader_schema(have, s->schema_version, why, err, errlen) != 0)
+        return -1;
+    /* the statements only now: an older schema lacks their columns */
+    if (pg_setup(b->r, false, reader_stmts, STORE_N_OF(reader_stmts), why,
+                 sizeof why) != 0) {
+        errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
         return -1;
     }
     return 0;

@@ -41,7 +41,8 @@
 
 #define GAME_PARAMS                                                      \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, " \
-    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28"
+    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "  \
+    "?29, ?30"
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
@@ -73,7 +74,7 @@ static const struct stmt_def writer_stmts[] = {
                 ") ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE),
     DEF(w_finish,
         "INSERT INTO games (" STORE_GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-        ", ?29) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
+        ", ?31) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
         ", pgn = excluded.pgn"),
     DEF(w_move, "INSERT INTO journal (gid, " STORE_MOVE_COLS ") "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
@@ -518,21 +519,47 @@ static int open_writer(struct store *s, struct sqlite_be *b, const char *path,
     return 0;
 }
 
+/* s's backend state for the database at path, or NULL with err said. */
+static struct sqlite_be *new_be(struct store *s, const char *path, char *err,
+                                size_t errlen)
+{
+    struct sqlite_be *b = calloc(1, sizeof *b);
+
+    if (!b || !(b->path = strdup(path))) {
+        free(b);
+        errtext_set(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->be_state = b;
+    return b;
+}
+
+/* The reads' connection `r` of b: read-only (it never creates the file),
+ * extended result codes, the busy timeout. 0, or -1 with err said. */
+static int open_reads(struct sqlite_be *b, char *err, size_t errlen)
+{
+    if (sqlite3_open_v2(b->path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
+        SQLITE_OK) {
+        errtext_set(err, errlen, "%s (read-only): %s", b->path,
+                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
+        return -1;
+    }
+    sqlite3_extended_result_codes(b->r, 1);
+    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
+    return 0;
+}
+
 /* Opens the backend of s on the database at path (store.c's store_open):
  * migrations, statements, the heartbeat, and the checkpointer thread. 0,
  * or -1 with a sentence in err (store_close then cleans up). */
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen)
 {
-    struct sqlite_be *b = calloc(1, sizeof *b);
+    struct sqlite_be *b = new_be(s, path, err, errlen);
     pthread_condattr_t ca;
 
-    if (!b || !(b->path = strdup(path))) {
-        free(b);
-        errtext_set(err, errlen, "out of memory");
+    if (!b)
         return -1;
-    }
-    s->be_state = b;
     b->wait_at = STORE_WAL_CAP_FRAMES;
     if (pthread_condattr_init(&ca) != 0) {
         errtext_set(err, errlen, "cannot create a condition variable");
@@ -550,15 +577,8 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
         open_writer(s, b, path, err, errlen) != 0)
         return -1;
 
-    if (sqlite3_open_v2(path, &b->r, SQLITE_OPEN_READONLY, NULL) !=
-        SQLITE_OK) {
-        errtext_set(err, errlen, "%s (read-only): %s", path,
-                    b->r ? sqlite3_errmsg(b->r) : "out of memory");
-        return -1;
-    }
-    sqlite3_extended_result_codes(b->r, 1);
-    sqlite3_busy_timeout(b->r, STORE_BUSY_MS);
-    if (prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
+    if (open_reads(b, err, errlen) != 0 ||
+        prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
                     errlen) != 0)
         return -1;
 
@@ -577,6 +597,27 @@ int store__sqlite_open(struct store *s, const char *path, char *err,
     }
     b->ckpt_thread_started = true;
     return 0;
+}
+
+int store__sqlite_open_reader(struct store *s, const char *path, char *err,
+                              size_t errlen)
+{
+    struct sqlite_be *b = new_be(s, path, err, errlen);
+    int64_t have;
+
+    /* only `r`: no writer, no lock (the server's is on the file) */
+    if (!b || open_reads(b, err, errlen) != 0)
+        return -1;
+    if (query_int(b->r, "PRAGMA user_version", &have) != 0 ||
+        (have == 0 && version_from_meta(b->r, &have) != 0)) {
+        errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(b->r));
+        return -1;
+    }
+    s->schema_version = migrations_list[migrations_count - 1].version;
+    if (store__reader_schema(have, s->schema_version, path, err, errlen) != 0)
+        return -1;
+    return prepare_all(b, b->r, reader_stmts, STORE_N_OF(reader_stmts), err,
+                       errlen);
 }
 
 /* The backend's close (the writer has stopped, s->stopping is set). */

@@ -1,0 +1,45 @@
+/*
+ * matching.h - maximum-weight matching in a general graph: Edmonds'
+ * blossom algorithm in its primal-dual form (Galil's O(n^3) account,
+ * "Efficient algorithms for finding maximum matching in graphs", 1986),
+ * over wide integer weights.
+ *
+ * Pure: no I/O, no globals; the caller owns the graph and the answer, the
+ * function frees what it allocates. Any thread.
+ */
+#ifndef SWISS_MATCHING_H
+#define SWISS_MATCHING_H
+
+#include "wide.h"
+
+struct matching_edge {
+    int u, v; /* 0 <= u, v < n, u != v */
+    wide w;   /* >= 0 */
+};
+
+/* The optimum's dual solution: a proof that no other edge between the
+ * same vertices would have made a heavier matching. */
+struct matching_cert {
+    int n;
+    wide *dual;  /* 2n: vertices, then blossoms */
+    int *parent; /* 2n: the blossom around each, or -1 */
+    int *mark;   /* 2n: scratch for matching_cert_admits */
+    int stamp;
+};
+
+/* Finds a matching of maximum total weight among the n vertices and m
+ * edges (no edge twice). Sets mate[v] to v's partner or -1. When cert is
+ * not NULL, fills it (free with matching_cert_free). Returns 0, or -1
+ * when out of memory (mate then unchanged). */
+int matching_max_weight(int n, const struct matching_edge *e, int m,
+                        int *mate, struct matching_cert *cert);
+
+/* True when an edge (u, v) of weight w, had it been in the graph, would
+ * not have made the matching heavier (its reduced cost is not negative):
+ * when every edge left out passes, the matching is optimal for the graph
+ * with them too. */
+bool matching_cert_admits(struct matching_cert *c, int u, int v, wide w);
+
+void matching_cert_free(struct matching_cert *c);
+
+#endif
