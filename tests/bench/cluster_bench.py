@@ -201,9 +201,13 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
         else:
             lg += ["--games", str(a.closed_games)]
         acked_path = os.path.join(folder, "acked.txt")
-        lg += ["--acked", acked_path]
+        # (--verbose: what each of the first stalled games waited for,
+        # kept with the nodes' logs in loadgen.err)
+        lg += ["--acked", acked_path, "--verbose"]
         out = subprocess.run(lg, capture_output=True, text=True,
                              timeout=600)
+        with open(os.path.join(folder, "loadgen.err"), "w") as f:
+            f.write(out.stderr)
         t1 = time.monotonic()
         ended = log_time()
         sampler.stop.set()
@@ -242,17 +246,28 @@ def run_one(build, servers, setup, scenario, a, run_no, tmp):
 
 
 def stored_check(servers, setup, folder, db, acked_path):
-    """(moves shown to a player and not in the store, games checked)."""
+    """(moves shown to a player and not in the store, games checked); the
+    games short of their moves, with their rows, in lost.txt."""
     want = acked.read(acked_path) if os.path.exists(acked_path) else {}
-    if setup == "sqlite":
+
+    def query(sql):
+        if setup != "sqlite":
+            out = servers.psql(sql, db)
+            return [ln.split("|") for ln in out.splitlines() if ln]
         con = sqlite3.connect(os.path.join(folder, "chess.db"))
         try:
-            rows = con.execute(acked.STORED_SQL).fetchall()
+            return con.execute(sql).fetchall()
         finally:
             con.close()
-    else:
-        out = servers.psql(acked.STORED_SQL, db)
-        rows = [ln.split("|") for ln in out.splitlines() if ln]
+    rows = query(acked.STORED_SQL)
+    lost = acked.lost(want, rows)
+    if lost:
+        with open(os.path.join(folder, "lost.txt"), "w") as f:
+            for gid, shown, stored in lost:
+                row = query("SELECT status, reason, created_ms, ended_ms "
+                            "FROM games WHERE gid = '%s'" % gid)
+                f.write("%s shown=%d stored=%d row=%s\n"
+                        % (gid, shown, stored, row))
     return acked.moves(want, rows)
 
 
