@@ -146,10 +146,25 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
         free(r); /* tried again at the next lapse; fencing guards it */
         return;
     }
-    if (epoch == 0)
+    if (epoch == 0) {
         host_fence(c, r->gid);
-    else if (store_take_epoch(c->store, r->gid, epoch))
+    } else if (bus_at(v, 2)) {
+        /* it was another node's meanwhile (the answer names that node's
+         * last sign of life), whose lease lapsed too: the moves played
+         * there are in the store, not in this copy. Written on from this
+         * copy, the next end would have replaced them (the game's moves
+         * are copied from memory): acknowledged moves lost. So this copy
+         * goes, its connections closed, and the game is read again at
+         * the epoch just taken. */
+        int64_t seen = bus_int(bus_at(v, 2), 0);
+        struct adoption *a;
+        host_fence(c, r->gid);
+        adopt_game(c, r->gid, epoch, seen, NULL);
+        if ((a = table_get(&c->adopting, r->gid)) != NULL)
+            a->handover = false; /* (a takeover, counted so) */
+    } else if (store_take_epoch(c->store, r->gid, epoch)) {
         adopt_epoch_set(c, r->gid, epoch);
+    }
     free(r);
 }
 

@@ -17,6 +17,7 @@
 #include "busfake.h"
 #include "check_main.h"
 #include "cluster/cluster.h"
+#include "game/game.h"
 #include "hub/router.h"
 #include "hubfake.h"
 
@@ -302,6 +303,36 @@ START_TEST(a_lost_lease_gives_the_game_up)
 }
 END_TEST
 
+/* A host stopped past its lease; the other adopts its game and plays a
+ * move there, then stops past its own lease too. The first resumes and
+ * takes its games back: this one was the other's meanwhile, so its copy
+ * (a move short) goes, its connection of it is closed (1012), and the
+ * game is read again from the store, with the other's move. */
+START_TEST(a_game_taken_back_from_a_dead_node_is_read_again)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x = fake_connect_to(a, "10.0.0.1");
+    struct fconn *y = fake_connect_to(b, "10.0.0.2");
+    char gid[64];
+
+    start_game(x, y, gid);
+    fake_move(x, gid, "e2e4", 0);
+    pause_node(a, true);
+    fake_advance(CLUSTER_LEASE_MS + 2 * CLUSTER_TICK_MS);
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* adopted by b */
+    fake_move(y, gid, "e7e5", 1);                 /* played on b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+    pause_node(b, true);
+    fake_advance(CLUSTER_LEASE_MS + CLUSTER_TICK_MS); /* b's lapses */
+    pause_node(a, false);
+    fake_advance(CLUSTER_TICK_MS); /* a: lapsed, joins, takes it back */
+    ck_assert_ptr_nonnull(hub_game(a->hub, gid));
+    ck_assert_int_eq(game_ply(hub_game(a->hub, gid)), 2);
+    ck_assert_int_eq(x->closed, 1012);
+    ck_assert_uint_eq(figures(a).adopted[0], 1); /* a takeover */
+}
+END_TEST
+
 /* A new game whose take in the bus fails (the bus is down) is counted
  * as a take failure. */
 START_TEST(a_failed_take_is_counted)
@@ -352,6 +383,7 @@ int main(void)
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
     tcase_add_test(tc, the_most_loaded_node_hands_games_over_until_balanced);
+    tcase_add_test(tc, a_game_taken_back_from_a_dead_node_is_read_again);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, new_guests_per_address_are_counted_across_nodes);
     suite_add_tcase(s, tc);
