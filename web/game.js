@@ -7,7 +7,8 @@
 //
 // The server is the only authority. This view keeps a copy of the last
 // `state` plus the `moved`s since, and resyncs (`sync`) whenever that copy
-// could be wrong: after a reconnection, a gap in the plies, a rejected move.
+// could be wrong: after a reconnection, a gap in the plies, a rejected move,
+// a move of ours left unanswered for a few seconds.
 // Clocks are counted down between messages for display only; every server
 // message replaces the numbers.
 
@@ -106,6 +107,14 @@ export class GameView {
         // (quiet: onError says what went wrong, once, on the page)
         this.ctx.send({ t: 'sync', game: this.gid },
                       { t: 'sync', game: this.gid, quiet: true });
+    }
+
+    // Our move `pending` (GameBoard.sendMove's) has had no answer for
+    // MOVE_ANSWER_MS: the game's state settles it (the move is in it, or
+    // it is not and the board takes a move again).
+    moveUnanswered(pending) {
+        if (this.g && this.g.pendingMove === pending)
+            this.resync();
     }
 
     // ---- server messages -----------------------------------------------

@@ -21,6 +21,11 @@ const $ = (id) => document.getElementById(id);
 // page may change the count with setPremoveCount (0 turns premoves off).
 export const premoves = { max: 1 };
 
+// A move of ours unanswered this long is resynced (`sync`): the server
+// answers a move at once, or refuses it, so silence means the answer was
+// lost (PROTOCOL.md, "Advice to clients").
+export const MOVE_ANSWER_MS = 4000;
+
 export function setPremoveCount(n) {
     premoves.max = Math.max(0, Math.min(10, Math.floor(Number(n)) || 0));
 }
@@ -74,7 +79,12 @@ export class GameBoard {
         const id = this.ctx.send(msg, msg);
         if (!id)
             return false;
-        g.pendingMove = { uci, ply: g.ply, id };
+        const pending = { uci, ply: g.ply, id };
+        g.pendingMove = pending;
+        // An answer lost on its way (a server paused or cut off from the
+        // others) must not leave the board waiting: after a few seconds
+        // the page asks for the game's state, which settles the move.
+        setTimeout(() => this.view.moveUnanswered(pending), MOVE_ANSWER_MS);
         return true;
     }
 

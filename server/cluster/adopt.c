@@ -44,14 +44,21 @@ static void adoption_free(struct cluster *c, struct adoption *a)
     free(a);
 }
 
+/* An adoption given up: the commands that waited for it are refused
+ * busy (the client tries again), and it is freed. */
+static void adoption_refuse(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next)
+        edge_busy(c, p->sid, p->kind, p->text, p->len);
+    adoption_free(c, a);
+}
+
 static void retry_later(struct cluster *c, struct fwd *f)
 {
     struct retry *r, **pp;
-    struct session *s = cluster_local_session(c, f->sid);
 
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;
     }
@@ -91,6 +98,8 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
         f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
         if (f)
             retry_later(c, f);
+        else
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
     }
 }
 
@@ -130,6 +139,8 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         snprintf(a->gid, sizeof a->gid, "%s", gid);
     if (!a || table_put(&c->adopting, a->gid, a) < 0) {
         free(a);
+        if (p)
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
         free(p);
         return;
     }
@@ -145,7 +156,7 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
                      gid);
             c->m.take_failed[1]++;
-            adoption_free(c, a);
+            adoption_refuse(c, a);
         }
         return;
     }
@@ -158,7 +169,7 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
     if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
                      (const char *[]){host, ekey}, 3,
                      (const char *[]){c->node, gid, floor_s}) < 0)
-        adoption_free(c, a);
+        adoption_refuse(c, a);
 }
 
 /* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
@@ -322,9 +333,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     if (rc < 0) {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
     } else {
         struct session *s = cluster_local_session(c, f->sid);
         if (s)

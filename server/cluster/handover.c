@@ -196,7 +196,8 @@ void handover_tick(void *arg)
         lease_node_keys(c, alive, sizeof alive);
         snprintf(seen, sizeof seen, "node:%s:seen", c->node);
         snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
-        c->renewing = true; /* (no renewal of the tick after this) */
+        c->renewing = true;   /* (no renewal of the tick after this) */
+        held_refuse(c, NULL); /* (the lease goes: nothing runs here) */
         if (cluster_eval(c, BUS_NODE_RENEW, on_released, c, 2,
                          (const char *[]){alive, seen}, 3,
                          (const char *[]){c->inc, "1", wall}) < 0)

@@ -41,10 +41,10 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
     }
     if (v->integer == 0) {       /* tried again next tick */
         if (!c->id_taken_logged) /* (once until it joins) */
-            log_error("event=cluster_node_id_taken node=%s: another "
-                      "incarnation holds its lease (a node with the same "
-                      "node_id, or this node's own within %d ms of a "
-                      "restart)",
+            log_error("event=cluster_node_id_taken node=%s "
+                      "msg=\"another incarnation holds its lease (a node "
+                      "with the same node_id, or this node's own within "
+                      "%d ms of a restart); tried again each second\"",
                       c->node, CLUSTER_LEASE_MS);
         c->id_taken_logged = true;
         return;
@@ -68,8 +68,12 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
          * cut with 1012); what nobody has claimed by then is an orphan */
         c->orphans_at = cluster_now(c) + CLUSTER_LEASE_MS;
     }
-    reclaim(c);
+    reclaim(c); /* (each game's held commands run or go with its take) */
     edge_resync_all(c);
+    if (c->remotes_stale) {
+        c->remotes_stale = false;
+        host_resync_remotes(c);
+    }
 }
 
 static void node_up(struct cluster *c)
@@ -98,6 +102,11 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     if (v->integer == 1) {
         c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
         c->renewed_at = cluster_now(c);
+        held_run(c, NULL); /* nobody could take the games meanwhile */
+        if (c->remotes_stale) {
+            c->remotes_stale = false;
+            host_resync_remotes(c);
+        }
         return;
     }
     /* lapsed: a new incarnation takes every game of this node's again
@@ -143,19 +152,20 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
     long long epoch = bus_int(bus_at(v, 0), -1);
 
     if (!hub_game(c->h, r->gid) || err || epoch < 0) {
+        held_refuse(c, r->gid); /* (its lease still in doubt) */
         free(r); /* tried again at the next lapse; fencing guards it */
         return;
     }
     if (epoch == 0) {
-        host_fence(c, r->gid);
+        host_fence(c, r->gid); /* (its held commands refused) */
     } else if (bus_at(v, 2)) {
         /* it was another node's meanwhile (the answer names that node's
          * last sign of life), whose lease lapsed too: the moves played
          * there are in the store, not in this copy. Written on from this
          * copy, the next end would have replaced them (the game's moves
          * are copied from memory): acknowledged moves lost. So this copy
-         * goes, its connections closed, and the game is read again at
-         * the epoch just taken. */
+         * goes, its connections closed and its held commands refused,
+         * and the game is read again at the epoch just taken. */
         int64_t seen = bus_int(bus_at(v, 2), 0);
         struct adoption *a;
         host_fence(c, r->gid);
@@ -164,6 +174,9 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
             a->handover = false; /* (a takeover, counted so) */
     } else if (store_take_epoch(c->store, r->gid, epoch)) {
         adopt_epoch_set(c, r->gid, epoch);
+        held_run(c, r->gid); /* (written with the new epoch) */
+    } else {
+        held_refuse(c, r->gid); /* (the store's queue is full) */
     }
     free(r);
 }
@@ -269,6 +282,7 @@ void lease_on_tick(void *arg)
     struct table seen;
 
     hub_alarm_arm(c->h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
+    held_expire(c, cluster_now(c));
     if (!c->up || c->renewing)
         return;
     if (!c->leased) {
@@ -317,8 +331,10 @@ void lease_on_state(void *arg, bool up)
             hub_notice_all(c->h, b);
         msgbuf_unref(b);
     }
-    if (!up)
+    if (!up) {
+        c->remotes_stale = true; /* (deliveries fail until it is back) */
         return;
+    }
     if (c->leased) { /* renew at once: it tells whether the lease held */
         lease_renew(c);
         edge_resync_all(c);

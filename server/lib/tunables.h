@@ -172,6 +172,10 @@
  * (store_resumed). Commits normally take milliseconds; a second is far
  * beyond a slow disk's fsync and short enough to explain a frozen board. */
 #define LIMIT_STALL_NOTICE_MS 1000
+/* A stall is over once no held turn has waited LIMIT_STALL_NOTICE_MS for
+ * this long: a disk whose commits take about a second each (0.8-1.2 s)
+ * would otherwise stall and resume every second (hysteresis). */
+#define LIMIT_STALL_RESUME_MS 3000
 
 /* The HTTP API's rating answers: the last this many points of a rating
  * history (years of daily play, a few tens of KB), and the best this

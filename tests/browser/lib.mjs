@@ -480,6 +480,39 @@ export async function cuttable(page) {
     };
 }
 
+// Before the page loads (openPlayer's beforeGoto): every WebSocket of the
+// page goes through the test, which may make one silent (mute: nothing
+// passes either way, and nothing closes, as with a paused server or a
+// network partition) or drop the page's messages `drop(msg)` picks.
+// Returns its state: opened (sockets so far), muted (the index of the
+// silent one, or -1), drop, and sent (every message the page sent).
+export async function mutable(page) {
+    const state = { opened: 0, muted: -1, drop: null, sent: [] };
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+        const index = state.opened++;
+        const server = ws.connectToServer();
+        ws.onMessage((text) => {
+            let msg = null;
+            try {
+                msg = JSON.parse(text);
+            } catch {
+                /* not JSON */
+            }
+            if (msg)
+                state.sent.push(msg);
+            if (state.muted === index || (msg && state.drop &&
+                                          state.drop(msg)))
+                return;
+            server.send(text);
+        });
+        server.onMessage((text) => {
+            if (state.muted !== index)
+                ws.send(text);
+        });
+    });
+    return state;
+}
+
 // Answers the confirmation dialog.
 export async function confirm(page, yes = true) {
     await page.locator('#confirm[open]').waitFor();
