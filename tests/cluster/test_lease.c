@@ -262,6 +262,8 @@ START_TEST(test_draining)
 END_TEST
 
 /* The sweep's answer about node D starts "[D,n," and names n games. */
+static char last_swept[256]; /* (swept's last answer) */
+
 static void swept(const char *self, const char *max, const char *now, int n)
 {
     const char *keys[1] = {"nodes"};
@@ -276,6 +278,7 @@ static void swept(const char *self, const char *max, const char *now, int n)
     ck_assert_msg(!strncmp(got, head, strlen(head)) &&
                       commas == (n ? n + 1 : 0),
                   "%s's sweep: %s, not %d games of D", self, got, n);
+    snprintf(last_swept, sizeof last_swept, "%s", got);
     free(got);
 }
 
@@ -284,7 +287,7 @@ static void swept(const char *self, const char *max, const char *now, int n)
  * level), none to one above it; past the time given, all of them. */
 START_TEST(test_sweep_shares_by_load)
 {
-    char *got;
+    char *got, a_got[256];
 
     node_up("A", "a", "3000");
     node_up("B", "b", "3000");
@@ -297,7 +300,16 @@ START_TEST(test_sweep_shares_by_load)
     /* loads 2, 8, 0 and 10 games: the level is 6 */
     swept("B", "10", "1500", 0); /* B is above it */
     swept("A", "10", "1500", 4);
+    snprintf(a_got, sizeof a_got, "%s", last_swept);
     swept("C", "10", "1500", 6);
+    /* A's and C's shares are apart: together, D's ten games */
+    for (int i = 0; i < 10; i++) {
+        char g[8];
+        snprintf(g, sizeof g, ",d%d", i);
+        ck_assert_msg((strstr(a_got, g) != NULL) !=
+                          (strstr(last_swept, g) != NULL),
+                      "d%d: A %s, C %s", i, a_got, last_swept);
+    }
     swept("C", "3", "1500", 3); /* (at most max) */
     /* nodes.lua: the live nodes and their games, not D */
     got = redissync_eval(loop, rd, REDIS_LUA_NODES, 1,
