@@ -275,6 +275,7 @@ struct proto_state {
     int draw_offer;        /* colour, or -1 for null */
     int64_t gone_ms[2];    /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
+    size_t watchers;   /* the game's spectators now (0 for a stored one) */
     const char (*legal)[UCI_MAX]; /* n_legal entries, sorted */
     size_t n_legal;
     bool claimable;
@@ -285,6 +286,8 @@ struct proto_state {
     bool rated;
     /* a rated game that ended: its changes (NULL: none shown) */
     const struct proto_rating_change *change;
+    /* the game's opening (opening.h), or both NULL: none */
+    const char *opening_eco, *opening_name;
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
     bool api;
     int64_t created_ms, started_ms, ended_ms;
@@ -307,6 +310,9 @@ struct proto_moved {
     bool claimable;
     const move_t *claim_moves;
     size_t n_claim;
+    /* the game's opening (opening.h) when this move changed it, or both
+     * NULL: no "opening" field */
+    const char *opening_eco, *opening_name;
 };
 
 /* One finished game in a player's list (GET /api/players/PID/games). */
@@ -395,6 +401,8 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+/* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
+char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the
  * rating of the seek's category when the seek is rated), the clock, the
  * colour the seeker wants, rated, and the rating_range when it has one. */

@@ -116,9 +116,13 @@ static char *put_uci_list(char *o, const move_t *moves, size_t n)
 
 size_t proto_moved_size(const struct proto_moved *m)
 {
-    /* the literals, six integers and two colours come to under 390 */
+    /* the literals, six integers and two colours come to under 390, and
+     * the opening's literals to 30 */
+    size_t opening = m->opening_eco ? 30 + 6 * (strlen(m->opening_eco) +
+                                                strlen(m->opening_name))
+                                    : 0;
     return 420 + 6 * (strlen(m->game) + strlen(m->uci) + strlen(m->san)) +
-           FEN_MAX + 8 * (m->n_legal + m->n_claim);
+           FEN_MAX + 8 * (m->n_legal + m->n_claim) + opening;
 }
 
 /* The message sent on every move, to every player and spectator: written
@@ -164,6 +168,13 @@ size_t proto_write_moved(const struct proto_moved *m, char *out)
                      : PUT_LIT(o, ",\"claimable\":false");
     o = PUT_LIT(o, ",\"claim_moves\":");
     o = put_uci_list(o, m->claim_moves, m->n_claim);
+    if (m->opening_eco) { /* only in the move that changed it */
+        o = PUT_LIT(o, ",\"opening\":{\"eco\":");
+        o = put_json_string(o, m->opening_eco);
+        o = PUT_LIT(o, ",\"name\":");
+        o = put_json_string(o, m->opening_name);
+        *o++ = '}';
+    }
     *o++ = '}';
     *o = '\0';
     return (size_t)(o - out);

@@ -96,7 +96,7 @@ export class Clocks {
         const kind = $('game-kind');
         kind.hidden = !g || !g.clock;
         if (g && g.clock)
-            setText(kind, W.gameKindText(g.clock, g.rated));
+            setText($('kind-text'), W.gameKindText(g.clock, g.rated));
         this.tick(performance.now());
     }
 

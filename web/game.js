@@ -2,8 +2,9 @@
 // board, clocks, move list, actions and end. This view keeps the game and
 // answers the server's messages; its parts draw it: the board and what a
 // move on it does (gameboard.js), the player bars, clocks and status line
-// (clocks.js), the move list (movelist.js) and the end panel with the
-// rematch (endpanel.js).
+// (clocks.js), the move list (movelist.js), the end panel with the
+// rematch (endpanel.js) and the moves typed on the keyboard (keymove.js).
+// Keys on the page: f flips the board, z turns zen mode on and off.
 //
 // The server is the only authority. This view keeps a copy of the last
 // `state` plus the `moved`s since, and resyncs (`sync`) whenever that copy
@@ -13,10 +14,13 @@
 // message replaces the numbers.
 
 import { Clocks } from './clocks.js';
+import { copyText } from './copy.js';
 import { EndPanel } from './endpanel.js';
 import { GameBoard } from './gameboard.js';
+import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
-import { parseFen, squareIndex } from './position.js';
+import { fenAt, parseFen, squareIndex } from './position.js';
+import * as Settings from './settings.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
@@ -38,6 +42,7 @@ export class GameView {
         this.clocks = new Clocks(this);
         this.moveList = new MoveList(this);
         this.endPanel = new EndPanel(this);
+        this.keyMove = new KeyMove(this);
         this.bind();
     }
 
@@ -62,6 +67,28 @@ export class GameView {
         $('leave-btn').addEventListener('click', () => this.leave());
         $('join-btn').addEventListener('click', () => this.act('join'));
         $('copy-btn').addEventListener('click', () => this.copyLink());
+        $('copy-fen-btn').addEventListener('click', () => this.copyFen());
+        $('copy-pgn-btn').addEventListener('click', () => this.copyPgn());
+        document.addEventListener('keydown', (e) => this.keyDown(e));
+    }
+
+    // f flips the board, z turns zen mode on and off (lichess's keys),
+    // while the game page shows and no text field or dialog has the keys.
+    keyDown(e) {
+        if (this.section.hidden || !this.g || e.altKey || e.ctrlKey ||
+            e.metaKey || e.repeat)
+            return;
+        const t = e.target;
+        if (t && t.closest && t.closest('input, textarea, select, dialog'))
+            return;
+        if (e.key === 'f') {
+            e.preventDefault();
+            this.flipped = !this.flipped;
+            this.render();
+        } else if (e.key === 'z') {
+            e.preventDefault();
+            Settings.set('zen', !Settings.get('zen'));
+        }
     }
 
     // ---- opening and closing -------------------------------------------
@@ -136,6 +163,7 @@ export class GameView {
             firstMoveMs: msg.first_move_ms, firstMoveAt: now,
             status: msg.status, drawOffer: msg.draw_offer || null,
             rated: !!msg.rated,
+            watchers: typeof msg.watchers === 'number' ? msg.watchers : 0,
             ratings: msg.ratings || (old && old.ratings) || null,
             gone: {
                 white: msg.gone && msg.gone.white != null
@@ -146,6 +174,9 @@ export class GameView {
             legal: msg.legal || [], claimable: !!msg.claimable,
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
+            // the game's opening, {eco, name} or null (PROTOCOL.md,
+            // Openings): state's, then each moved that changes it
+            opening: msg.opening || null,
             you, positions: null,
             // ply -> lag_ms of each move (state's lags, then moved's)
             lags: lagsOf(msg.lags),
@@ -205,6 +236,8 @@ export class GameView {
         g.legal = msg.legal || [];
         g.claimable = !!msg.claimable;
         g.claimMoves = msg.claim_moves || [];
+        if (msg.opening)
+            g.opening = msg.opening;
         g.pendingMove = null;
         if (mover === g.you)
             g.offerDeclined = false; // the server allows a new offer now
@@ -244,8 +277,8 @@ export class GameView {
         g.premoves = [];
         g.firstMoveMs = null;
         g.gone = { white: null, black: null };
-        this.ctx.announce(`${W.resultTitle(msg.result, g.you)}. ${
-            W.reasonText(msg.result, msg.reason, g.toMove)}`);
+        this.ctx.announce(`${W.resultTitle(msg.result, g.you, msg.reason)
+        }. ${W.reasonText(msg.result, msg.reason, g.toMove)}`);
         this.render();
         // The final clocks and position come with the full state.
         this.resync();
@@ -284,7 +317,20 @@ export class GameView {
             // The server takes no new offer before a move of ours.
             g.offerDeclined = true;
             this.ctx.toast('Your draw offer was declined.', 'info');
+        } else if (!g.you && msg.color) {
+            this.ctx.announce(`${W.colorName(msg.color)} declined the ` +
+                              'draw offer.');
         }
+        this.render();
+        return true;
+    }
+
+    // The number of spectators changed (PROTOCOL.md section 6, Watchers).
+    onWatchers(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g || typeof msg.n !== 'number')
+            return false;
+        g.watchers = msg.n;
         this.render();
         return true;
     }
@@ -410,16 +456,48 @@ export class GameView {
 
     async copyLink() {
         const input = $('invite-link');
-        try {
-            await navigator.clipboard.writeText(input.value);
+        if (await copyText(input.value)) {
             this.ctx.toast('Link copied.', 'info');
-        } catch {
-            input.focus();
-            input.select();
-            const ok = document.execCommand && document.execCommand('copy');
-            this.ctx.toast(ok ? 'Link copied.'
-                : 'Select the link and copy it.', 'info');
+            return;
         }
+        input.focus();
+        input.select();
+        this.ctx.toast('Select the link and copy it.', 'info');
+    }
+
+    // The FEN of the position shown: the server's for the live one, else
+    // the browsed one's (position.js fenAt).
+    async copyFen() {
+        const g = this.g;
+        if (!g)
+            return;
+        const fen = g.viewPly === null ? g.fen
+            : fenAt(g.initialFen, g.moves, g.viewPly);
+        this.ctx.toast(await copyText(fen) ? 'FEN copied.'
+            : 'Your browser did not let the page copy.', 'info');
+    }
+
+    // The PGN as the server exports it (PROTOCOL.md, GET
+    // /api/games/GID/pgn): a live game's moves so far.
+    async copyPgn() {
+        const gid = this.gid;
+        if (!gid)
+            return;
+        let pgn = null;
+        try {
+            const r = await fetch(`/api/games/${encodeURIComponent(gid)}/pgn`);
+            if (r.ok)
+                pgn = await r.text();
+        } catch {
+            pgn = null;
+        }
+        if (pgn === null) {
+            this.ctx.toast('The PGN could not be fetched. Try again.',
+                           'error');
+            return;
+        }
+        this.ctx.toast(await copyText(pgn) ? 'PGN copied.'
+            : 'Your browser did not let the page copy.', 'info');
     }
 
     // ---- drawing -------------------------------------------------------
@@ -438,7 +516,8 @@ export class GameView {
             $('status').textContent = missing ? W.errorText('no_such_game')
                 : online ? 'Loading the game…' : 'Connecting…';
             for (const id of ['invite-panel', 'join-panel', 'offer-panel',
-                              'end-panel', 'controls', 'game-kind'])
+                              'end-panel', 'controls', 'game-kind',
+                              'watchers', 'keymove'])
                 $(id).hidden = true;
             this.moveList.clear();
             this.play.clear();
@@ -450,12 +529,27 @@ export class GameView {
         this.missing = false;
         this.play.draw(animate);
         this.clocks.renderBars();
+        this.renderOpening();
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
+        this.keyMove.render();
+        this.section.classList.toggle('playing', !!(g.you &&
+                                                    g.status === 'started'));
         document.title = g.status === 'started' && g.you === g.toMove
             ? 'Your move · Chess' : g.status === 'ended'
-                ? `${W.resultTitle(g.result, g.you)} · Chess` : 'Chess';
+                ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess`
+                : 'Chess';
+    }
+
+    // The opening's ECO code and name above the board, after the time
+    // control (the whole name in the title: the line may cut it short).
+    renderOpening() {
+        const o = this.g.opening;
+        $('opening').hidden = !o;
+        $('opening-eco').textContent = o ? o.eco : '';
+        $('opening-name').textContent = o ? o.name : '';
+        $('opening').title = o ? `${o.eco} ${o.name}` : '';
     }
 
     renderPanels() {
@@ -481,9 +575,23 @@ export class GameView {
                 text += ' The game starts from the position on the board.';
             $('join-text').textContent = text;
         }
-        $('offer-panel').hidden = !(started && g.you &&
-                                    g.drawOffer === W.other(g.you));
+        // A draw offer: the opponent's with its answers; a spectator's
+        // view of either player's.
+        const theirs = started && g.you && g.drawOffer === W.other(g.you);
+        const watched = started && !g.you && !!g.drawOffer;
+        $('offer-panel').hidden = !(theirs || watched);
+        setText($('offer-text'), watched
+            ? `${W.colorName(g.drawOffer)} offers a draw.`
+            : 'Your opponent offers a draw.');
+        $('offer-buttons').hidden = !theirs;
+        const watchers = $('watchers');
+        watchers.hidden = !g.watchers || g.status === 'ended';
+        setText(watchers, W.watchersText(g.watchers));
         this.endPanel.render(online);
+        // (the end panel's headline says the game is over; the status
+        // stays while browsing the moves, which it counts)
+        $('status').hidden = online && g.status === 'ended' &&
+            g.viewPly === null;
         $('controls').hidden = false;
         const player = !!g.you;
         const showDraw = started && player &&
@@ -530,6 +638,11 @@ export class GameView {
     clockMs(color, now) {
         return this.clocks.clockMs(color, now);
     }
+}
+
+function setText(el, text) {
+    if (el.textContent !== text)
+        el.textContent = text;
 }
 
 // state's lags (one per move, 0 for none) as ply -> lag_ms.

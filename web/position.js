@@ -73,6 +73,82 @@ export function applyUci(board, uci) {
     return next;
 }
 
+// The FEN of position `ply` (0 = the start) of a game started from
+// `initialFen` with the server's UCI `moves`, for copying a position the
+// player browsed back to (the live position's FEN is always the
+// server's): the placement as applyUci replays it, the side to move, the
+// initial castling rights less those a king or rook move, or a capture on
+// a rook's square, took, the square behind a pawn that just moved two
+// squares when an enemy pawn stands beside it (the server names it only
+// when that capture is legal: a pinned pawn is the one difference), and
+// the two move counters.
+export function fenAt(initialFen, moves, ply) {
+    const f = String(initialFen).trim().split(/\s+/);
+    let { board, turn } = parseFen(initialFen);
+    let castling = f[2] || '-';
+    let halfmove = Number(f[4]) || 0;
+    let fullmove = Number(f[5]) || 1;
+    let ep = '-';
+    for (let i = 0; i < ply && i < moves.length; i++) {
+        const from = squareIndex(moves[i].slice(0, 2));
+        const to = squareIndex(moves[i].slice(2, 4));
+        const piece = board[from] || '';
+        const pawn = piece[1] === 'P';
+        const capture = !!board[to] || (pawn && from % 8 !== to % 8);
+        halfmove = pawn || capture ? 0 : halfmove + 1;
+        castling = castlingAfter(castling, piece, from, to);
+        board = applyUci(board, moves[i]);
+        ep = '-';
+        const enemy = piece[0] === 'w' ? 'bP' : 'wP';
+        if (pawn && Math.abs(to - from) === 16 &&
+            ((to % 8 > 0 && board[to - 1] === enemy) ||
+             (to % 8 < 7 && board[to + 1] === enemy)))
+            ep = squareName((from + to) / 2);
+        if (turn === 'b')
+            fullmove++;
+        turn = turn === 'w' ? 'b' : 'w';
+    }
+    return `${placement(board)} ${turn} ${castling} ${ep} ${halfmove} ${
+        fullmove}`;
+}
+
+// The castling rights `rights` ("KQkq", "-") after `piece` moved from
+// `from` to `to`: a king's move loses both of its side, a move from or to
+// a rook's corner that corner's.
+function castlingAfter(rights, piece, from, to) {
+    const lost = { 0: 'Q', 7: 'K', 56: 'q', 63: 'k' };
+    let drop = (lost[from] || '') + (lost[to] || '');
+    if (piece === 'wK')
+        drop += 'KQ';
+    if (piece === 'bK')
+        drop += 'kq';
+    const left = [...rights].filter((c) => c !== '-' && !drop.includes(c))
+        .join('');
+    return left || '-';
+}
+
+// The placement field of a FEN from a board of 64 piece codes.
+function placement(board) {
+    const rows = [];
+    for (let rank = 7; rank >= 0; rank--) {
+        let row = '';
+        let empty = 0;
+        for (let file = 0; file < 8; file++) {
+            const code = board[rank * 8 + file];
+            if (!code) {
+                empty++;
+                continue;
+            }
+            if (empty)
+                row += empty;
+            empty = 0;
+            row += code[0] === 'w' ? code[1] : code[1].toLowerCase();
+        }
+        rows.push(empty ? row + empty : row);
+    }
+    return rows.join('/');
+}
+
 // The square of `color`'s king ('w' or 'b'), or -1.
 export function kingSquare(board, color) {
     return board.indexOf(color + 'K');

@@ -99,6 +99,10 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
     if (t->black_rating_diff)
         put_tag(&b, "BlackRatingDiff", t->black_rating_diff, "?");
     put_tag(&b, "TimeControl", t->time_control, "-");
+    if (t->eco)
+        put_tag(&b, "ECO", t->eco, "?");
+    if (t->opening)
+        put_tag(&b, "Opening", t->opening, "?");
     put_tag(&b, "Termination", t->termination, "?");
     if (t->white_lag_total)
         put_tag(&b, "WhiteLagTotal", t->white_lag_total, "?");

@@ -27,12 +27,17 @@ struct pgn_tags {
     /* The lag credit each side received in all, in seconds ("1.234"):
      * WhiteLagTotal, BlackLagTotal after Termination when not NULL. */
     const char *white_lag_total, *black_lag_total;
+    /* The game's opening (opening.h): ECO ("C20") and Opening ("King's
+     * Pawn Game") after TimeControl, as lichess writes them, when not
+     * NULL. */
+    const char *eco, *opening;
 };
 
 /* Returns the PGN of record r (malloc'ed, caller frees; NULL when out of
  * memory). Tags in the seven-tag roster's order, then (when set)
  * WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, then
- * TimeControl and Termination, then (when set) WhiteLagTotal and
+ * TimeControl, (when set) ECO and Opening, Termination, then (when set)
+ * WhiteLagTotal and
  * BlackLagTotal. clk_ms[i], when clk_ms is not NULL, is the
  * mover's remaining time after move i ("[%clk H:MM:SS]"); lag_ms[i], when
  * lag_ms and clk_ms are not NULL and it is above 0, the lag credit move i

@@ -12,6 +12,10 @@
  *                                          number of boards, then "WHITE
  *                                          BLACK" per board by starting
  *                                          number, "N 0" for the bye
+ *   chess-cli opening FEN|MOVES...         "ECO name" of the position, or
+ *                                          of the game the moves (SAN or
+ *                                          UCI, from the initial position)
+ *                                          play; "-" when none has a name
  *
  * Without a FEN, moves and status read one FEN per line from standard input
  * and answer each on its own line ({"error":...} for a bad one).
@@ -29,6 +33,8 @@
 #include "movegen.h"
 #include "notation.h"
 #include "trf.h"
+#include "opening.h"
+#include "record.h"
 
 static int usage(void)
 {
@@ -36,6 +42,7 @@ static int usage(void)
           "       chess-cli moves [FEN]\n"
           "       chess-cli status [FEN]\n"
           "       chess-cli pair FILE.trf\n"
+          "       chess-cli opening FEN | MOVES...\n"
           "Without FEN, moves and status read FENs from standard input, one "
           "per line.\n",
           stderr);
@@ -284,6 +291,74 @@ static int run_pair(int argc, char **argv)
     return rc;
 }
 
+static void print_opening(int id)
+{
+    if (id)
+        printf("%s %s\n", opening_eco(id), opening_name(id));
+    else
+        puts("-");
+}
+
+/* Plays one move, UCI or SAN, on r; 0, or -1 when it is neither. */
+static int push_text(struct record *r, const char *text)
+{
+    move_t m;
+
+    if (notation_parse_uci(&r->cur, text, &m) != 0 &&
+        notation_parse_san(&r->cur, text, &m) != 0)
+        return -1;
+    return record_push(r, m);
+}
+
+/* `opening FEN`: the position's name; `opening MOVES...`: the opening of
+ * the game they play from the initial position (opening_of). Move numbers
+ * ("1.", "1...") are skipped; moves may share an argument. */
+static int run_opening(int argc, char **argv)
+{
+    struct record r;
+    struct board b;
+    int n = 0, rc = 0;
+
+    if (argc < 3)
+        return usage();
+    if (argc == 3 && strchr(argv[2], '/')) {
+        int err = board_from_fen(&b, argv[2]);
+        if (err) {
+            fprintf(stderr, "chess-cli: bad FEN \"%s\": %s\n", argv[2],
+                    board_fen_strerror(err));
+            return 1;
+        }
+        print_opening(opening_at(b.key));
+        return 0;
+    }
+    board_from_fen(&b, FEN_START);
+    if (record_init(&r, &b) < 0) {
+        fprintf(stderr, "chess-cli: out of memory\n");
+        return 1;
+    }
+    for (int i = 2; i < argc && !rc; i++) {
+        char arg[512];
+        snprintf(arg, sizeof arg, "%s", argv[i]);
+        for (char *t = strtok(arg, " "); t && !rc; t = strtok(NULL, " ")) {
+            size_t len = strlen(t);
+            if (t[len - 1] == '.') /* a move number */
+                continue;
+            n++;
+            if (push_text(&r, t) < 0) {
+                fprintf(stderr,
+                        "chess-cli: move %d \"%s\" is not a legal move "
+                        "(UCI or SAN)\n",
+                        n, t);
+                rc = 1;
+            }
+        }
+    }
+    if (!rc)
+        print_opening(opening_of(&r));
+    record_clear(&r);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -293,6 +368,8 @@ int main(int argc, char **argv)
         return run_perft(argc, argv);
     if (strcmp(cmd, "pair") == 0)
         return run_pair(argc, argv);
+    if (strcmp(cmd, "opening") == 0)
+        return run_opening(argc, argv);
     if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
         int rc;
         if (argc > 3)

@@ -15,6 +15,7 @@
 
 #include "lib/tunables.h"
 #include "notation.h"
+#include "opening.h"
 #include "pgn.h"
 #include "game/rating.h"
 #include "lib/grow.h"
@@ -235,6 +236,8 @@ char *game_pgn(const struct game *g)
         .result = ended ? ending_result_name(g->result) : "*",
         .time_control = tc,
         .termination = ended ? ending_get(g->reason)->termination : "normal",
+        .eco = g->opening ? opening_eco(g->opening) : NULL,
+        .opening = g->opening ? opening_name(g->opening) : NULL,
     };
     if (g->rated && g->rated_end) {
         struct proto_rating_change c = game_change_of(g->before, g->after);
@@ -352,6 +355,7 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
         if (i >= 2) /* the quota as play left it */
             lag_spend(g, (int)(side + i) % 2, g->plies[i].lag_ms);
     }
+    g->opening = opening_of(&g->rec);
     if (n > 0) {
         g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
         g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
@@ -516,8 +520,9 @@ static int journal_move(struct game *g, const move_t *before, int n_before,
 }
 
 /* The move journaled as *sm (the record's last) is played: the game takes
- * its clock nc and its ply; the mover's lag quota and draw-offer rights
- * renew, and the opponent's pending offer lapses. */
+ * its clock nc, its ply and the opening it reached (opening_after: one
+ * lookup); the mover's lag quota and draw-offer rights renew, and the
+ * opponent's pending offer lapses. */
 static void take_move(struct game *g, int mover, const struct clock *nc,
                       const struct store_move *sm, int64_t now)
 {
@@ -526,6 +531,7 @@ static void take_move(struct game *g, int mover, const struct clock *nc,
     g->clock = *nc;
     g->first_deadline = CLOCK_NEVER;
     ply_of_row(&g->plies[g->rec.n - 1], sm);
+    g->opening = opening_after(&g->rec, g->opening);
     g->last_lag = sm->lag_ms;
     if (g->rec.n > 2)
         lag_spend(g, mover, sm->lag_ms);
@@ -541,10 +547,14 @@ static void take_move(struct game *g, int mover, const struct clock *nc,
  * (kept for the next move), its outcome (returned) and `moved` to every
  * subscriber, without the lists, the running clock and the offer once
  * the game is over (by the outcome, or by `claim`, the draw claimed with
- * the move). */
+ * the move), with the game's opening when it is not `opening_before`,
+ * the opening before the move. */
 static enum outcome send_moved(struct game *g, const struct store_move *sm,
-                               enum claim claim, int64_t now)
+                               enum claim claim, int opening_before,
+                               int64_t now)
 {
+    bool new_opening = g->opening != opening_before;
+
     struct movelist legal;        /* of the position after the move */
     move_t with_claim[MOVES_MAX]; /* the legal moves a claim may go with */
     int n_claim = 0;
@@ -577,6 +587,8 @@ static enum outcome send_moved(struct game *g, const struct store_move *sm,
         .claimable = claimable,
         .claim_moves = with_claim,
         .n_claim = (size_t)n_claim,
+        .opening_eco = new_opening ? opening_eco(g->opening) : NULL,
+        .opening_name = new_opening ? opening_name(g->opening) : NULL,
     };
     if (outcome != OUTCOME_NONE || claim != CLAIM_NONE) {
         mv.clocks.running = -1;
@@ -627,6 +639,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     bool first; /* the next turn is a first move */
     struct store_move sm;
     int64_t lag;
+    int opening = g->opening;
 
     if (reserve(g) < 0)
         return game_busy(err);
@@ -636,7 +649,7 @@ static int play(struct game *g, const move_t *before, int n_before, move_t m,
     take_move(g, mover, &nc, &sm, now);
     game_begin_turn(g, next, first, now);
     /* before is not used below: it may be the kept list, replaced here */
-    end_by(g, send_moved(g, &sm, claim, now), claim, mover, now);
+    end_by(g, send_moved(g, &sm, claim, opening, now), claim, mover, now);
     return 0;
 }
 

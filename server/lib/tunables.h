@@ -210,6 +210,14 @@
 #define LOBBY_GAMES_MAX 30
 #define LOBBY_TICK_MS 1000
 
+/* A game's count of spectators (PROTOCOL.md section 6, "Watchers"):
+ * announced to everyone in the game at most once every this many ms,
+ * after it changed, as the lobby feed is. Each announcement is one
+ * render of ~50 bytes and a queue entry per subscriber, so a game with
+ * thousands of spectators joining and leaving costs each of them at most
+ * one small message a second, however fast they come and go. */
+#define LIMIT_WATCHERS_EVERY_MS 1000
+
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500
 /* How long a shutdown waits for the hub after the connections closed: a

@@ -28,6 +28,7 @@ import sys
 FILE_GROUPS = [
     (r'common/chess/text\.c$', 'wire codec: parse and render (proto.c)'),
     (r'common/chess/', 'rules core (common/chess)'),
+    (r'common/opening\.c$', 'opening names (common/opening.c)'),
     (r'common/proto(_\w+)?\.c$', 'wire codec: parse and render (proto.c)'),
     (r'server/game/game(_\w+)?\.[ch]$|common/clock\.[ch]$',
      'the game: state, clock, record keeping (game*.[ch], clock.[ch])'),
@@ -54,6 +55,7 @@ LIBC_GROUPS = [
 KEY_FUNCTIONS = [
     'hub_on_text', 'proto_parse', 'game_move_lag', 'play', 'moves_info',
     'movegen_legal', 'notation_san_in', 'record_outcome_n',
+    'opening_after', 'opening_at',
     'proto_render_moved', 'board_to_fen', 'game_broadcast',
     'game_broadcast_moved', 'msgbuf_take',
     'env_put_move', 'env_hold', 'env_send', 'net_send', 'game_rearm',

@@ -57,14 +57,14 @@ test('the game page: time control, clocks, material, browsing, leaving',
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
 
     // Before the game: the time control line is above the board.
-    await waitText(a.page, '#game-kind', /^Casual blitz · 5\+3$/);
+    await waitText(a.page, '#kind-text', /^Casual blitz · 5\+3$/);
     const kindBox = await a.page.locator('#game-kind').boundingBox();
     const boardBox = await a.page.locator('#board').boundingBox();
     assert.ok(kindBox.y + kindBox.height <= boardBox.y,
               `the line (y ${kindBox.y}) is above the board (y ${boardBox.y})`);
 
     await join(b.page, link);
-    await waitText(b.page, '#game-kind', /^Casual blitz · 5\+3$/);
+    await waitText(b.page, '#kind-text', /^Casual blitz · 5\+3$/);
 
     // Clocks at least twice the old 24 px (desktop) and 21 px (phone).
     const desk = await fontPx(a.page, '#bar-bottom .clock');
@@ -118,7 +118,7 @@ test('the game page: time control, clocks, material, browsing, leaving',
     await waitPiece(c.page, 'd5', 'black queen');
     assert.deepEqual(await c.page.evaluate(() => window.firstBoard),
                      { e2: 'empty', e4: 'empty' });
-    await waitText(c.page, '#game-kind', /^Casual blitz · 5\+3$/);
+    await waitText(c.page, '#kind-text', /^Casual blitz · 5\+3$/);
 
     // No second seek while a game is being played: the lobby says why.
     await a.page.click('#home-link');
@@ -134,7 +134,7 @@ test('the game page: time control, clocks, material, browsing, leaving',
     assert.ok(await a.page.locator('#seek-busy').isHidden());
 
     // After the end: the same line, and a plain way back.
-    await waitText(b.page, '#game-kind', /^Casual blitz · 5\+3$/);
+    await waitText(b.page, '#kind-text', /^Casual blitz · 5\+3$/);
     await waitText(b.page, '#leave-btn', /^Back to lobby$/);
     assertClean(t, a, b, c);
 });

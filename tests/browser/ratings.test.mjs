@@ -67,7 +67,7 @@ test('a guest cannot choose rated, nor join a rated invitation',
     await waitText(a.page, '#my-rating', /^Your bullet rating: 1500\?$/);
     await a.page.click('label[for="rated-yes"]');
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
-    await waitText(a.page, '#game-kind', /^Rated blitz · 5\+3$/);
+    await waitText(a.page, '#kind-text', /^Rated blitz · 5\+3$/);
     assert.deepEqual((await api(server, `/api/games/${
         link.split('/').pop()}`)).rated, true);
 
@@ -86,7 +86,7 @@ test('a rated game and its rematch between two accounts; the leaderboard',
     const link = await invite(a.page, { preset: '5-3', color: 'white' });
     await join(b.page, link);
     for (const p of [a, b]) {
-        await waitText(p.page, '#game-kind', /^Rated blitz · 5\+3$/);
+        await waitText(p.page, '#kind-text', /^Rated blitz · 5\+3$/);
         assert.equal(await barRating(p.page, 'white'), '1500?');
         assert.equal(await barRating(p.page, 'black'), '1500?');
     }
@@ -114,7 +114,7 @@ test('a rated game and its rematch between two accounts; the leaderboard',
     await a.page.waitForURL((u) => !u.pathname.endsWith(link.split('/')
         .pop()));
     for (const p of [a, b]) {
-        await waitText(p.page, '#game-kind', /^Rated blitz · 5\+3$/);
+        await waitText(p.page, '#kind-text', /^Rated blitz · 5\+3$/);
         await p.page.waitForFunction(() =>
             document.getElementById('end-panel').hidden);
         assert.equal(await barRating(p.page, 'white'), `${rb.rating}?`);

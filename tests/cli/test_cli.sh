@@ -40,6 +40,19 @@ check "status locked but en passant" \
     '{"check":false,"checkmate":false,"stalemate":false,"dead":false,"white_can_mate":true,"black_can_mate":true}' \
     "$("$cli" status "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/4K3 b - e3 0 1")"
 
+# Opening names (common/openings): a position, a line, a transposition
+# (D31 is written 1. d4 d5 2. c4 e6 3. Nc3), UCI moves, and none.
+check "opening line" "C60 Ruy Lopez" "$("$cli" opening 1. e4 e5 2. Nf3 Nc6 3. Bb5)"
+check "opening one argument" "C60 Ruy Lopez: Bulgarian Variation" "$("$cli" opening "e4 e5 Nf3 Nc6 Bb5 a5?? h3")"
+check "opening transposition" "D31 Queen's Gambit Declined: Queen's Knight Variation" \
+    "$("$cli" opening c4 e6 Nc3 d5 d4)"
+check "opening uci" "B00 King's Pawn Game" "$("$cli" opening e2e4)"
+check "opening fen" "C20 King's Pawn Game" \
+    "$("$cli" opening "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")"
+check "opening none" "-" "$("$cli" opening "$start")"
+"$cli" opening e4 Ke7 >/dev/null 2>&1
+check "opening illegal move exit" 1 "$?"
+
 # Standard input: one answer per line, an error line for a bad FEN.
 out=$(printf '%s\nnot a fen\n4k3/8/8/8/8/8/8/4K3 b - - 0 1\n' "$start" | "$cli" moves)
 check "stdin lines" 3 "$(printf '%s\n' "$out" | wc -l | tr -d ' ')"

@@ -50,7 +50,7 @@ class ClockTest(ServerTest):
     def test_first_move_abort_white(self):
         w, b, gid = self.invite_game()
         e = b.expect("game_end", game=gid, timeout=3)
-        self.assertEqual((e["result"], e["reason"]), ("*", "aborted"))
+        self.assertEqual((e["result"], e["reason"]), ("*", "no_start"))
 
     def test_first_move_abort_black(self):
         w, b, gid = self.invite_game()
@@ -59,7 +59,7 @@ class ClockTest(ServerTest):
         self.assertGreater(m["first_move_ms"], 0)
         self.assertLessEqual(m["first_move_ms"], 1000)
         e = w.expect("game_end", game=gid, timeout=3)
-        self.assertEqual((e["result"], e["reason"]), ("*", "aborted"))
+        self.assertEqual((e["result"], e["reason"]), ("*", "no_start"))
 
     def test_clocks_start_after_both_first_moves(self):
         clock = {"type": "fischer", "initial_s": 60, "increment_s": 5}

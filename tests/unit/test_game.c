@@ -5,6 +5,8 @@
  * demand). Time is whatever the test says.
  */
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,14 @@ static void reset(void)
     memset(&F, 0, sizeof F);
 }
 
+/* Forgets the messages sent so far. */
+static void drop_messages(void)
+{
+    for (int i = 0; i < F.n; i++)
+        free(F.text[i]);
+    F.n = 0;
+}
+
 /* Index of the last message containing s (sent to anyone), or -1. */
 static int find(const char *s)
 {
@@ -207,7 +217,30 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     game_subscribe(g, S_WHITE, GAME_WHITE);
     game_subscribe(g, S_BLACK, GAME_BLACK);
     game_subscribe(g, S_SPEC, GAME_SPECTATOR);
+    /* the spectator's coming is announced at once (the watchers test);
+     * the other tests start after it */
+    ck_assert_int_le(F.armed, now);
+    game_on_timer(g, now);
+    ck_assert_int_eq(F.n, 3);
+    ck_assert_int_eq(find("\"watchers\""), 2);
+    drop_messages();
     return g;
+}
+
+/* The stored row of a started game between pw and pb, as a restart
+ * reads it. */
+static void started_row(struct store_game *row, const char *gid,
+                        struct store_clock clock, const char *fen,
+                        const char *draw_offer)
+{
+    memset(row, 0, sizeof *row);
+    strcpy(row->gid, gid);
+    strcpy(row->white_pid, "pw");
+    strcpy(row->black_pid, "pb");
+    row->clock = clock;
+    strcpy(row->initial_fen, fen);
+    strcpy(row->status, "started");
+    strcpy(row->draw_offer, draw_offer);
 }
 
 static void move_ok(struct game *g, const char *pid, const char *uci, int ply,
@@ -384,12 +417,68 @@ START_TEST(flag_waits_for_the_hosts_verdict)
 }
 END_TEST
 
+/* The spectators' count: in state at once, announced to everyone in the
+ * game at most once a second however many come and go, not announced
+ * when it came back to the count last told, and never after the end. */
+START_TEST(watchers_are_counted_and_coalesced)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0); /* 1 spectator, told */
+    struct session *more[40];
+    char *st;
+
+    for (int i = 0; i < 40; i++) {
+        more[i] = (struct session *)(uintptr_t)(0x1000 + 16 * i);
+        ck_assert_int_eq(game_subscribe(g, more[i], GAME_SPECTATOR), 0);
+    }
+    /* (re)subscribing a player's fan changes no count */
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    ck_assert_int_eq(F.n, 0);
+    ck_assert_int_eq(F.armed, 1000); /* a second after the last */
+    st = game_render_state(g, NULL, false, 500);
+    ck_assert_ptr_nonnull(strstr(st, "\"watchers\":41"));
+    free(st);
+    game_on_timer(g, 1000);
+    ck_assert_int_eq(F.n, 43); /* to every subscriber, players too */
+    ck_assert_str_eq(F.text[0], "{\"t\":\"watchers\",\"game\":\"G1\","
+                                "\"n\":41}");
+    drop_messages();
+    /* all but one go and come back within the second: nothing to tell */
+    for (int i = 0; i < 40; i++)
+        game_unsubscribe(g, more[i]);
+    ck_assert_int_eq(F.armed, 2000);
+    for (int i = 0; i < 40; i++)
+        game_subscribe(g, more[i], GAME_SPECTATOR);
+    game_on_timer(g, 2000);
+    ck_assert_int_eq(F.n, 0);
+    /* 20 go: told once, a second after the last announcement */
+    for (int i = 0; i < 20; i++)
+        game_unsubscribe(g, more[i]);
+    ck_assert_int_eq(F.armed, 3000);
+    game_on_timer(g, 2999);
+    ck_assert_int_eq(F.n, 0);
+    game_on_timer(g, 3000);
+    ck_assert_int_eq(find("\"n\":21}"), F.n - 1);
+    drop_messages();
+    /* after the end nothing more */
+    struct proto_error e;
+    ck_assert_int_eq(game_resign(g, "pw", 3100, &e), 0);
+    drop_messages();
+    for (int i = 20; i < 40; i++)
+        game_unsubscribe(g, more[i]);
+    game_on_timer(g, 10000);
+    ck_assert_int_eq(find("\"watchers\""), -1);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 START_TEST(first_move_abort)
 {
     reset();
     struct game *g = new_game(&blitz, NULL, 1000);
     game_on_timer(g, 31000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "no_start");
     ck_assert_str_eq(F.last_row.result, "*");
     game_free(g);
     reset();
@@ -468,15 +557,9 @@ START_TEST(restore_charges_up_to_heartbeat_and_pauses)
     reset();
     struct store_game row;
     struct store_move mv[2];
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R1");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "black");
+    started_row(&row, "R1", (struct store_clock){0, 60, 0, 0}, FEN_START,
+                "black");
     mv[0] = (struct store_move){1, "e2e4", "e4", 60000, 60000, 10000, 0};
     mv[1] = (struct store_move){2, "e7e5", "e5", 60000, 60000, 11000, 0};
     struct game *g = game_restore(&ENV, &row, mv, 2, 14000, 500, NULL);
@@ -523,15 +606,8 @@ START_TEST(restore_keeps_the_lag_quota)
                                       "a7a6", "b2b3", "b7b6"};
     static const int64_t lag[] = {0, 0, 400, 0, 100, 0};
     struct proto_error err;
-    memset(&row, 0, sizeof row);
     memset(mv, 0, sizeof mv);
-    strcpy(row.gid, "R2");
-    strcpy(row.white_pid, "pw");
-    strcpy(row.black_pid, "pb");
-    row.clock = (struct store_clock){0, 60, 0, 0};
-    strcpy(row.initial_fen, FEN_START);
-    strcpy(row.status, "started");
-    strcpy(row.draw_offer, "");
+    started_row(&row, "R2", (struct store_clock){0, 60, 0, 0}, FEN_START, "");
     for (int i = 0; i < 6; i++) {
         mv[i].ply = i + 1;
         strcpy(mv[i].uci, uci[i]);
@@ -727,6 +803,10 @@ START_TEST(stored_render_matches_the_replay)
         ck_assert_ptr_nonnull(stored);
         ck_assert_str_eq(stored, replayed);
         ck_assert_ptr_nonnull(strstr(stored, "\"check\":true"));
+        /* the opening, replayed from the journal as from the record */
+        ck_assert_ptr_nonnull(strstr(stored,
+                                     "\"opening\":{\"eco\":\"A00\",\"name\":"
+                                     "\"Barnes Opening: Fool's Mate\"}"));
         free(replayed);
         free(stored);
         game_free(r);
@@ -735,6 +815,79 @@ START_TEST(stored_render_matches_the_replay)
     strcpy(row.status, "started");
     ck_assert_ptr_null(game_render_stored(
         &row, F.moves, 4, (const bool[2]){false, false}, NULL, true));
+    reset();
+}
+END_TEST
+
+/* The game's opening goes with the `moved` that changes it, to everyone,
+ * and with every `state`; it is kept when the game leaves theory, in the
+ * PGN's ECO and Opening, and recomputed by a restore. */
+START_TEST(opening_in_moved_only_when_it_changes)
+{
+    static const struct {
+        const char *uci, *opening; /* NULL: no "opening" field */
+    } line[] = {
+        {"e2e4", "{\"eco\":\"B00\",\"name\":\"King's Pawn Game\"}"},
+        {"e7e5", "{\"eco\":\"C20\",\"name\":\"King's Pawn Game\"}"},
+        {"g1f3", "{\"eco\":\"C40\",\"name\":\"King's Knight Opening\"}"},
+        {"b8c6", "{\"eco\":\"C44\",\"name\":\"King's Knight Opening: "
+                 "Normal Variation\"}"},
+        {"f3g1", NULL}, /* no name: the last one stays */
+        {"g8f6", NULL},
+    };
+    char want[160];
+
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    for (int i = 0; i < 6; i++) {
+        int first = F.n;
+        move_ok(g, i % 2 ? "pb" : "pw", line[i].uci, i, 100 * (i + 1));
+        int m = find("\"moved\"");
+        ck_assert_int_ge(m, first);
+        ck_assert_int_eq(F.n - first, 3); /* both players and spectator */
+        const char *op = strstr(F.text[m], "\"opening\":");
+        if (!line[i].opening) {
+            ck_assert_msg(!op, "%s", F.text[m]);
+            continue;
+        }
+        snprintf(want, sizeof want, "\"opening\":%s}", line[i].opening);
+        ck_assert_msg(op && !strcmp(op, want), "%s", F.text[m]);
+    }
+    char *st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    char *pgn = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(pgn, "[ECO \"C44\"]\n[Opening \"King's "
+                                      "Knight Opening: Normal Variation\"]\n"
+                                      "[Termination "));
+    free(pgn);
+    game_free(g);
+
+    /* a restore replays the journal: the same opening */
+    struct store_game row;
+    started_row(&row, "R1", (struct store_clock){0, 60, 2, 0}, FEN_START, "");
+    g = game_restore(&ENV, &row, F.moves, 6, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    st = game_render_state(g, NULL, false, 5000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":{\"eco\":\"C44\""));
+    free(st);
+    game_free(g);
+
+    /* a game from a set-up position has none, even in a named one */
+    reset();
+    g = new_game(&blitz,
+                 "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b "
+                 "KQkq - 0 1",
+                 0);
+    move_ok(g, "pb", "e7e5", 0, 100);
+    ck_assert_ptr_null(strstr(F.text[find("\"moved\"")], "\"opening\""));
+    st = game_render_state(g, NULL, false, 1000);
+    ck_assert_ptr_nonnull(strstr(st, "\"opening\":null"));
+    free(st);
+    pgn = game_pgn(g);
+    ck_assert_ptr_null(strstr(pgn, "[ECO "));
+    free(pgn);
+    game_free(g);
     reset();
 }
 END_TEST
@@ -773,7 +926,7 @@ START_TEST(invitation_expires_after_a_day)
     ck_assert_int_eq(game_join(g, "pb", "black", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_OWN_GAME);
     game_on_timer(g, 24LL * 3600 * 1000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "cancelled");
     ck_assert_int_eq(game_join(g, "px", "x", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_GAME_OVER);
     game_free(g);
@@ -1001,13 +1154,8 @@ START_TEST(kept_legal_moves_match_a_fresh_generation)
                 F.n = F.nmoves = 0;
                 if ((ply + 1) % 25 == 0 && game_status(g) == GAME_STARTED) {
                     struct store_game row;
-                    memset(&row, 0, sizeof row);
-                    strcpy(row.gid, "G1");
-                    strcpy(row.white_pid, "pw");
-                    strcpy(row.black_pid, "pb");
-                    row.clock = (struct store_clock){0, 60, 2, 0};
-                    strcpy(row.initial_fen, legal_fens[f]);
-                    strcpy(row.status, "started");
+                    started_row(&row, "G1", (struct store_clock){0, 60, 2, 0},
+                                legal_fens[f], "");
                     game_free(g);
                     g = game_restore(&ENV, &row, journal, (size_t)ply + 1, 0,
                                      now, NULL);
@@ -1031,11 +1179,13 @@ int main(void)
     tcase_add_test(tc, timer_flags_and_verdict);
     tcase_add_test(tc, timeout_against_lone_king_is_a_draw);
     tcase_add_test(tc, flag_waits_for_the_hosts_verdict);
+    tcase_add_test(tc, watchers_are_counted_and_coalesced);
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, deserted_game_ends);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, restore_keeps_the_lag_quota);
+    tcase_add_test(tc, opening_in_moved_only_when_it_changes);
     tcase_add_test(tc, claims);
     tcase_add_test(tc, stored_render_matches_the_replay);
     tcase_add_test(tc, restore_needs_a_known_ending);

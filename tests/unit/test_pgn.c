@@ -30,22 +30,10 @@ static const struct pgn_tags casual = {
 static void record_of(struct record *r, const char *fen, const char *uci)
 {
     struct board b;
-    char buf[8];
 
     testutil_board(&b, fen);
     ck_assert_int_eq(record_init(r, &b), 0);
-    while (*uci) {
-        size_t n = strcspn(uci, " ");
-        move_t m;
-        ck_assert(n > 0 && n < sizeof buf);
-        memcpy(buf, uci, n);
-        buf[n] = '\0';
-        ck_assert_msg(notation_parse_uci(&r->cur, buf, &m) == 0, "%s", buf);
-        ck_assert_int_eq(record_push(r, m), 0);
-        uci += n;
-        while (*uci == ' ')
-            uci++;
-    }
+    testutil_each_move(&r->cur, uci, testutil_record_push, r);
 }
 
 START_TEST(scholars_mate_with_clocks)
@@ -109,24 +97,54 @@ START_TEST(clock_format_hours_and_rounding)
 }
 END_TEST
 
+/* Formats the game uci plays from the initial position with tags t, and
+ * checks that the PGN holds want. */
+static void assert_pgn_holds(const struct pgn_tags *t, const char *uci,
+                             const char *want)
+{
+    struct record r;
+    char *pgn;
+
+    record_of(&r, FEN_START, uci);
+    pgn = pgn_format(t, &r, NULL, NULL);
+    ck_assert_ptr_nonnull(pgn);
+    ck_assert_msg(strstr(pgn, want), "%s", pgn);
+    free(pgn);
+    record_clear(&r);
+}
+
 /* The lag credit totals of both sides come after Termination. */
 START_TEST(lag_totals_follow_termination)
 {
     struct pgn_tags t = casual;
-    struct record r;
-    char *pgn;
 
     t.white_lag_total = "1.234";
     t.black_lag_total = "0.000";
-    record_of(&r, FEN_START, "e2e4");
-    pgn = pgn_format(&t, &r, NULL, NULL);
-    ck_assert_ptr_nonnull(pgn);
-    ck_assert_msg(strstr(pgn, "[Termination \"normal\"]\n"
-                              "[WhiteLagTotal \"1.234\"]\n"
-                              "[BlackLagTotal \"0.000\"]\n\n1. e4 1-0\n"),
-                  "%s", pgn);
-    free(pgn);
-    record_clear(&r);
+    assert_pgn_holds(&t, "e2e4",
+                     "[Termination \"normal\"]\n"
+                     "[WhiteLagTotal \"1.234\"]\n"
+                     "[BlackLagTotal \"0.000\"]\n\n1. e4 1-0\n");
+}
+END_TEST
+
+/* The opening's ECO and Opening come between TimeControl and
+ * Termination, as lichess writes them, escaped like any tag; a game
+ * none is named for has neither. */
+START_TEST(eco_and_opening_after_time_control)
+{
+    struct pgn_tags t = casual;
+
+    t.eco = "C20";
+    t.opening = "King's Pawn Game: \"Wayward\" Queen";
+    assert_pgn_holds(&t, "e2e4 e7e5 d1h5",
+                     "[TimeControl \"300+2\"]\n"
+                     "[ECO \"C20\"]\n"
+                     "[Opening \"King's Pawn Game: "
+                     "\\\"Wayward\\\" Queen\"]\n"
+                     "[Termination \"normal\"]\n\n");
+    /* the tags are written only there */
+    assert_pgn_holds(&casual, "e2e4 e7e5 d1h5",
+                     "[TimeControl \"300+2\"]\n[Termination ");
 }
 END_TEST
 
@@ -305,6 +323,7 @@ static Suite *pgn_suite(void)
     tcase_add_test(tc, clock_format_hours_and_rounding);
     tcase_add_test(tc, setup_position_with_black_to_move);
     tcase_add_test(tc, lag_totals_follow_termination);
+    tcase_add_test(tc, eco_and_opening_after_time_control);
     tcase_add_test(tc, standard_start_with_other_move_number_is_a_setup);
     tcase_add_test(tc, tags_are_escaped_and_missing_ones_filled);
     tcase_add_loop_test(tc, long_games_wrap_at_80_and_read_back, 0, 12);

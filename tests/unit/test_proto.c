@@ -376,6 +376,18 @@ START_TEST(render_state_and_moved)
                          json_object_get(o, "clock"), "type")),
                      "fischer");
     ck_assert_ptr_null(json_object_get(o, "result"));
+    /* no opening named: null */
+    ck_assert(json_is_null(json_object_get(o, "opening")));
+    json_decref(o);
+    s.opening_eco = "B00";
+    s.opening_name = "King's Pawn Game";
+    o = load(proto_render_state(&s, NULL));
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(o, "opening"), "eco")),
+                     "B00");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(o, "opening"), "name")),
+                     "King's Pawn Game");
     json_decref(o);
     s.result = "1-0";
     s.reason = "checkmate";
@@ -422,6 +434,15 @@ START_TEST(render_state_and_moved)
     ck_assert(json_is_null(
         json_object_get(json_object_get(o, "clocks"), "running")));
     ck_assert_ptr_null(json_object_get(o, "id"));
+    /* no opening field unless the move changed the game's opening */
+    ck_assert_ptr_null(json_object_get(o, "opening"));
+    json_decref(o);
+    mv.opening_eco = "B00";
+    mv.opening_name = "King's Pawn Game";
+    o = load(moved_text(&mv));
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(o, "opening"), "name")),
+                     "King's Pawn Game");
     json_decref(o);
 }
 END_TEST
@@ -461,6 +482,10 @@ static char *moved_by_jansson(const struct proto_moved *m)
                           : json_string(proto_color_name(m->draw_offer)),
         "legal", legal, "claimable", m->claimable, "claim_moves", claim);
     ck_assert_ptr_nonnull(o);
+    if (m->opening_eco)
+        json_object_set_new(o, "opening",
+                            json_pack("{s:s,s:s}", "eco", m->opening_eco,
+                                      "name", m->opening_name));
     text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
@@ -469,8 +494,9 @@ static char *moved_by_jansson(const struct proto_moved *m)
 /* proto_write_moved writes its text by hand: byte for byte what jansson
  * writes, over every combination of nulls and flags, empty to 218-entry
  * lists, the extreme integers, FENs with castling rights, an en-passant
- * square and long counters, and strings with every byte, including the
- * longest escapes, in a buffer of exactly proto_moved_size bytes. */
+ * square and long counters, strings with every byte, including the
+ * longest escapes, and with or without an opening, in a buffer of exactly
+ * proto_moved_size bytes. */
 START_TEST(moved_matches_jansson)
 {
     static move_t legal[218];
@@ -527,6 +553,9 @@ START_TEST(moved_matches_jansson)
                 .claimable = bits & 8,
                 .claim_moves = legal + 5,
                 .n_claim = sizes[k] / 3,
+                /* an opening in odd sizes' cases, with the worst names */
+                .opening_eco = k % 2 ? "C20" : NULL,
+                .opening_name = k % 2 ? games[bits % 4] : NULL,
             };
             char *want = moved_by_jansson(&m);
             char *got = moved_text(&m);

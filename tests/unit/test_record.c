@@ -20,14 +20,9 @@ static void start(struct record *r, const char *fen)
     ck_assert_int_eq(record_init(r, &b), 0);
 }
 
-static void push_move(void *r, move_t m)
-{
-    ck_assert_int_eq(record_push(r, m), 0);
-}
-
 static void play(struct record *r, const char *uci_moves)
 {
-    testutil_each_move(&r->cur, uci_moves, push_move, r);
+    testutil_each_move(&r->cur, uci_moves, testutil_record_push, r);
 }
 
 static move_t uci(const struct record *r, const char *text)

@@ -29,11 +29,15 @@ void testutil_board_any(struct board *b, const char *fen)
     ck_assert_msg(err == 0, "bad FEN %s: %s", fen, board_fen_strerror(err));
 }
 
-void testutil_each_move(const struct board *pos, const char *uci_moves,
-                        void (*push)(void *arg, move_t m), void *arg)
+/* Splits moves at spaces, parses each with parse in *pos and hands it to
+ * push. */
+static void each_token(const struct board *pos, const char *moves,
+                       int (*parse)(const struct board *, const char *,
+                                    move_t *),
+                       void (*push)(void *arg, move_t m), void *arg)
 {
     char buf[16];
-    const char *p = uci_moves;
+    const char *p = moves;
     while (*p) {
         while (*p == ' ')
             p++;
@@ -44,11 +48,27 @@ void testutil_each_move(const struct board *pos, const char *uci_moves,
         memcpy(buf, p, n);
         buf[n] = '\0';
         move_t m;
-        ck_assert_msg(notation_parse_uci(pos, buf, &m) == 0, "illegal %s",
-                      buf);
+        ck_assert_msg(parse(pos, buf, &m) == 0, "illegal %s", buf);
         push(arg, m);
         p += n;
     }
+}
+
+void testutil_each_move(const struct board *pos, const char *uci_moves,
+                        void (*push)(void *arg, move_t m), void *arg)
+{
+    each_token(pos, uci_moves, notation_parse_uci, push, arg);
+}
+
+void testutil_each_san(const struct board *pos, const char *san_moves,
+                       void (*push)(void *arg, move_t m), void *arg)
+{
+    each_token(pos, san_moves, notation_parse_san, push, arg);
+}
+
+void testutil_record_push(void *record, move_t m)
+{
+    ck_assert_int_eq(record_push(record, m), 0);
 }
 
 static void make_move(void *b, move_t m)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "board.h"
+#include "record.h"
 
 /* Opens a file from tests/data (CHESS_TEST_DATA or the source tree);
  * aborts the test when it is missing. The caller fcloses it. */
@@ -30,6 +31,14 @@ void testutil_play(struct board *b, const char *uci_moves);
  * it with its own push. */
 void testutil_each_move(const struct board *pos, const char *uci_moves,
                         void (*push)(void *arg, move_t m), void *arg);
+
+/* testutil_each_move for space-separated SAN moves. */
+void testutil_each_san(const struct board *pos, const char *san_moves,
+                       void (*push)(void *arg, move_t m), void *arg);
+
+/* A push for testutil_each_move and testutil_each_san: record_push on
+ * the struct record arg, failing the test if it fails. */
+void testutil_record_push(void *record, move_t m);
 
 /* Deterministic PRNG for random games (xorshift64*). */
 unsigned long long testutil_rand(unsigned long long *state);
