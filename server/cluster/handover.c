@@ -21,7 +21,8 @@ struct handover {
     char to[PROTO_KEY_MAX + 1];
 };
 
-/* game_handover's answer: the new epoch, or 0 (nothing changed). */
+/* game_handover's answer: the new epoch, or 0 (nothing changed: this
+ * node does not host the game). */
 static void on_handed(void *arg, const struct bus_value *v, const char *err)
 {
     struct handover *ho = arg;
@@ -31,8 +32,9 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
 
     free(table_del(&c->handing_over, ho->gid));
     if (g && epoch == 0) {
-        /* the node it went to is not alive (or this one no longer hosts
-         * the game): the next try goes to another */
+        /* this node no longer hosts the game (another took it while
+         * its lease was in doubt): the next try goes to another, and
+         * with nobody left the rest is adopted after the lease */
         for (size_t i = 0; i < c->n_peers; i++)
             if (!strcmp(c->peers[i], ho->to)) {
                 memmove(c->peers[i], c->peers[i + 1],
@@ -58,7 +60,7 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
     free(ho);
 }
 
-/* The nodes (nodes.lua): the others, for the handover. */
+/* The live nodes (nodes.lua): the others, for the handover. */
 static void on_peers(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
@@ -96,14 +98,8 @@ void handover_tick(void *arg)
     } else if (c->leased && c->up && c->renewing) {
         hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
     } else if (c->leased && c->up) {
-        char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], wall[24];
-        lease_node_keys(c, alive, sizeof alive);
-        snprintf(seen, sizeof seen, "node:%s:seen", c->node);
-        snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
         c->renewing = true; /* (no renewal of the tick after this) */
-        if (cluster_eval(c, BUS_NODE_RENEW, on_released, c, 2,
-                         (const char *[]){alive, seen}, 3,
-                         (const char *[]){c->inc, "1", wall}) < 0)
+        if (lease_renew(c, 1, on_released) < 0)
             c->released = true;
     } else {
         c->released = true;
@@ -152,7 +148,6 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
         struct game *g;
         struct handover *ho;
         const char *to = NULL;
-        char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
         if (!c->epochs.slots[i].value)
             continue;
         left++;
@@ -175,11 +170,7 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
             }
         }
         cluster_follow(c, "cmd", gid, false);
-        snprintf(host, sizeof host, "game:%s:host", gid);
-        snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-        if (cluster_eval(c, BUS_GAME_HANDOVER, on_handed, ho, 2,
-                         (const char *[]){host, ekey}, 3,
-                         (const char *[]){c->node, to, gid}) < 0) {
+        if (cluster_hand_game(c, gid, to, on_handed, ho) < 0) {
             free(table_del(&c->handing_over, ho->gid));
             free(ho);
         }
