@@ -16,7 +16,6 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_NODES_DEAD] = "nodes_dead",
     [BUS_LOBBY_SNAPSHOT] = "lobby_snapshot",
     [BUS_GAME_CARD] = "game_card",
-    [BUS_SEEK_TAKE] = "seek_take",
     [BUS_SEEK_PLACE] = "seek_place",
     [BUS_SEEK_CANCEL] = "seek_cancel",
     [BUS_NODE_ALIVE] = "node_alive",
@@ -26,7 +25,6 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_SEEK_READ] = "seek_read",
     [BUS_NODE_GAMES] = "node_games",
     [BUS_NODE_FORGET] = "node_forget",
-    [BUS_SEEKS_DROP] = "seeks_drop",
     [BUS_SHARD_MARK] = "shard_mark",
 };
 

@@ -77,7 +77,6 @@ enum bus_script {
     BUS_NODES_DEAD,
     BUS_LOBBY_SNAPSHOT,
     BUS_GAME_CARD,
-    BUS_SEEK_TAKE,
     BUS_SEEK_PLACE,
     BUS_SEEK_CANCEL,
     BUS_NODE_ALIVE,
@@ -87,7 +86,6 @@ enum bus_script {
     BUS_SEEK_READ,
     BUS_NODE_GAMES,
     BUS_NODE_FORGET,
-    BUS_SEEKS_DROP,
     BUS_SHARD_MARK,
     BUS_SCRIPTS
 };

@@ -444,28 +444,28 @@ static int bus_publish(void *impl, int k, const char *channel,
                          fn ? fn : log_failure, arg);
 }
 
-static int bus_subscribe(void *impl, int k, const char *channel)
+/* fn (redis_subscribe or redis_unsubscribe) of channel on shard k, or
+ * on every shard. */
+static int on_shards(struct redis_bus *b, int k, const char *channel,
+                     int (*fn)(struct redis *, const char *))
 {
-    struct redis_bus *b = impl;
     int rc = 0;
 
     if (k != BUS_EVERY)
-        return redis_subscribe(shard_of(b, k), channel);
+        return fn(shard_of(b, k), channel);
     for (int i = 0; i < b->n; i++)
-        rc |= redis_subscribe(b->shards[i].r, channel);
+        rc |= fn(b->shards[i].r, channel);
     return rc;
+}
+
+static int bus_subscribe(void *impl, int k, const char *channel)
+{
+    return on_shards(impl, k, channel, redis_subscribe);
 }
 
 static int bus_unsubscribe(void *impl, int k, const char *channel)
 {
-    struct redis_bus *b = impl;
-    int rc = 0;
-
-    if (k != BUS_EVERY)
-        return redis_unsubscribe(shard_of(b, k), channel);
-    for (int i = 0; i < b->n; i++)
-        rc |= redis_unsubscribe(b->shards[i].r, channel);
-    return rc;
+    return on_shards(impl, k, channel, redis_unsubscribe);
 }
 
 static int bus_eval(void *impl, int k, enum bus_script s, int nkeys,

@@ -28,7 +28,7 @@
 #define LOBBY_ADDRS "lobby:{lobby}:addrs"
 #define LOBBY_GAMES "lobby:{lobby}:games"
 #define LOBBY_CARDS "lobby:{lobby}:cards"
-/* seek_cancel's, seek_take's and seeks_drop's keys */
+/* seek_cancel's keys */
 static const char *const seek_keys[] = {LOBBY_SEEKS, LOBBY_QUEUE, LOBBY_ALL,
                                         LOBBY_SEEKERS, LOBBY_ADDRS};
 
@@ -188,8 +188,8 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
     sc->c = c;
     sc->sid = edge_of(s)->id;
     sc->id = *id;
-    if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 5, seek_keys, 2,
-                     (const char *[]){s->player->pid, ""}) < 0) {
+    if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 5, seek_keys, 3,
+                     (const char *[]){"player", s->player->pid, ""}) < 0) {
         free(sc);
         hub_busy(s, id);
     }
@@ -203,16 +203,16 @@ bool seeks_drop(struct cluster *c, struct session *s)
     if (!e || !e->seek_sid[0] || !s->player)
         return false;
     cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seek_cancel",
-                 5, seek_keys, 2,
-                 (const char *[]){s->player->pid, e->seek_sid});
+                 5, seek_keys, 3,
+                 (const char *[]){"player", s->player->pid, e->seek_sid});
     e->seek_sid[0] = '\0';
     return true;
 }
 
 void seeks_drop_node(struct cluster *c, const char *node)
 {
-    cluster_eval(c, BUS_SEEKS_DROP, cluster_log_reply, (void *)"seeks_drop",
-                 5, seek_keys, 1, (const char *[]){node});
+    cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seeks_drop",
+                 5, seek_keys, 2, (const char *[]){"node", node});
 }
 
 /* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
@@ -426,7 +426,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
         lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
 }
 
-/* ---- accept (seek_take.lua) -------------------------------------------- */
+/* ---- accept (seek_read.lua, seek_cancel.lua) -------------------------- */
 
 struct accept_call {
     struct cluster *c;
@@ -511,8 +511,8 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
         free(a);
         return;
     }
-    if (cluster_eval(c, BUS_SEEK_TAKE, on_seek_taken, a, 5, seek_keys, 1,
-                     (const char *[]){k->sid}) < 0) {
+    if (cluster_eval(c, BUS_SEEK_CANCEL, on_seek_taken, a, 5, seek_keys, 2,
+                     (const char *[]){"seek", k->sid}) < 0) {
         hub_busy(s, &a->id);
         free(a);
     }

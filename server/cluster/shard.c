@@ -331,10 +331,11 @@ static void on_mark(void *arg, const struct bus_value *v, const char *err)
                   "the same order in 'redis'\"",
                   k, m);
     }
-    if (c->marks[k][0] && strcmp(c->marks[k], m) && k != BUS_FIRST) {
+    if (c->marks[k][0] && strcmp(c->marks[k], m) && k != BUS_FIRST &&
+        c->leased) {
         /* it restarted empty: the keys of this node's games on it are
          * gone (the first shard's restart is a lapse of the lease, which
-         * takes every game again: lease.c) */
+         * takes every game again: lease.c; so is a lease lost meanwhile) */
         log_warn("event=cluster_shard_restarted shard=%d node=%s", k,
                  c->node);
         lease_reclaim(c, k);

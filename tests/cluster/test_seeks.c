@@ -1,6 +1,6 @@
 /*
  * test_seeks.c - the lobby's scripts (server/cluster/lua/seek_place.lua,
- * seek_cancel.lua, seek_read.lua, seek_take.lua, seeks_drop.lua)
+ * seek_cancel.lua, seek_read.lua)
  * through server/cluster/redis.c against a real redis-server:
  * docs/PROTOCOL.md's pairing rules one by one, the cap per address, a
  * dead node's seeks, accept's read and take, then 1,000 seeks placed at
@@ -35,7 +35,7 @@ struct seek {
 };
 
 /* The lobby's keys (seek_place.lua): seek_place's six, and the five of
- * seek_cancel, seek_take and seeks_drop. */
+ * seek_cancel. */
 static const char *const place_keys[6] = {
     "lobby:{lobby}:seeks", "lobby:{lobby}:queue",   "lobby:{lobby}:all",
     "lobby:{lobby}:seq",   "lobby:{lobby}:seekers", "lobby:{lobby}:addrs"};
@@ -128,10 +128,10 @@ static int queued(const char *clock)
 static int cancel(const char *pid, const char *sid)
 {
     char *got;
-    const char *args[2] = {pid, sid};
+    const char *args[3] = {"player", pid, sid};
     int n;
 
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 3,
                          args);
     n = atoi(got);
     ck_assert_msg(!strcmp(got, "0") || !strcmp(got, "1"), "%s", got);
@@ -283,7 +283,7 @@ START_TEST(test_seeks_per_address)
 }
 END_TEST
 
-/* The sweep of a dead node removes its open seeks (seeks_drop.lua):
+/* The sweep of a dead node removes its open seeks (seek_cancel.lua):
  * nobody is there to play them; the others stay. */
 START_TEST(test_dead_node_seeks)
 {
@@ -303,8 +303,8 @@ START_TEST(test_dead_node_seeks)
     PLACE("[waiting,s6]", .sid = "s6", .pid = "E", .node = "n1",
           .clock = "m60");
     /* n2 dies with s3 and s4 open */
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEKS_DROP, 5, seek_keys, 1,
-                         (const char *[]){"n2"});
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"node", "n2"});
     ck_assert_str_eq(got, "2");
     free(got);
     OPEN("0", "s3");
@@ -318,14 +318,14 @@ START_TEST(test_dead_node_seeks)
     SEEKER("s6", "E");
     /* F's seek on that clock waits: nothing left to pair with */
     PLACE("[waiting,s7]", .sid = "s7", .pid = "F", .clock = "f600+0");
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEKS_DROP, 5, seek_keys, 1,
-                         (const char *[]){"n2"});
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"node", "n2"});
     ck_assert_str_eq(got, "0");
     free(got);
 }
 END_TEST
 
-/* accept's read and take of one seek (seek_read.lua, seek_take.lua). */
+/* accept's read and take of one seek (seek_read.lua, seek_cancel.lua). */
 START_TEST(test_read_and_take)
 {
     char *got;
@@ -337,12 +337,12 @@ START_TEST(test_read_and_take)
                          (const char *[]){"s1"});
     ck_assert_str_eq(got, "[A,,random,1,1500,0,1400,1600,f300+0,n1]");
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_TAKE, 5, seek_keys, 1,
-                         (const char *[]){"s1"});
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"seek", "s1"});
     ck_assert_str_eq(got, "1");
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_TAKE, 5, seek_keys, 1,
-                         (const char *[]){"s1"});
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"seek", "s1"});
     ck_assert_str_eq(got, "0"); /* of two takers, one */
     free(got);
     got = redissync_eval(loop, rd, REDIS_LUA_SEEK_READ, 1, seek_keys, 1,

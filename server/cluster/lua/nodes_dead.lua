@@ -2,7 +2,7 @@
 -- nodes_dead.lua - the nodes whose lease has lapsed, for the sweep of a
 -- live node (docs/cluster.md, "Failures"): their games are adopted
 -- (node_games.lua on every shard, then game_take.lua), their seeks
--- dropped (seeks_drop.lua), and a dead node without games left is
+-- dropped (seek_cancel.lua), and a dead node without games left is
 -- forgotten (node_forget.lua).
 --
 -- KEYS[1] nodes (node_up.lua)

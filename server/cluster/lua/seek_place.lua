@@ -5,7 +5,7 @@
 -- number of nodes pair each seeker exactly once.
 --
 -- The lobby's keys, all of one hash tag (one slot in Redis Cluster),
--- the same for seek_cancel, seek_take and seeks_drop:
+-- the same for seek_cancel:
 -- KEYS[1] lobby:{lobby}:seeks    hash: SID -> the seek (JSON: pid, node,
 --                                clock, q, color, rated, rating, lo, hi,
 --                                created, name, prov, addr, acct)

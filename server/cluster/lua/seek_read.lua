@@ -1,6 +1,6 @@
 #!lua
 -- seek_read.lua - the fields of seek S that accept checks before it
--- takes the seek (seek_take.lua): pid name color rated rating prov lo
+-- takes the seek (seek_cancel.lua): pid name color rated rating prov lo
 -- hi clock node, each false (nil) when S is gone.
 --
 -- KEYS[1] lobby:{lobby}:seeks (seek_place.lua)
