@@ -42,9 +42,14 @@ static const struct ending table[] = {
     ROW(ENDING_AGREEMENT, "agreement", ENDING_KIND_DRAW, "normal",
         "a draw offer was accepted"),
     ROW(ENDING_ABORTED, "aborted", ENDING_KIND_NONE, "unterminated",
-        "aborted before both sides had moved, or a first move or an "
-        "invitation ran out of time, or both players stayed away before "
-        "both sides had moved (section 8)"),
+        "a player aborted the game or both players stayed away (section "
+        "8) before both sides had moved, or a rated game ended so early "
+        "another way (section 5)"),
+    ROW(ENDING_NO_START, "no_start", ENDING_KIND_NONE, "unterminated",
+        "the side to move did not make its first move in time"),
+    ROW(ENDING_CANCELLED, "cancelled", ENDING_KIND_NONE, "unterminated",
+        "an invitation nobody joined was withdrawn by its creator, or "
+        "expired after 24 hours"),
 };
 
 _Static_assert(sizeof table / sizeof table[0] == ENDING_REASONS,

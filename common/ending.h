@@ -1,5 +1,5 @@
 /*
- * ending.h - how a game can end: the protocol's 13 reasons and the four
+ * ending.h - how a game can end: the protocol's 15 reasons and the four
  * results, as typed values with one table that says, for each reason, its
  * wire name (the protocol's and the store's `reason`), the result it
  * gives, the PGN Termination tag, a few human words and the label it is
@@ -41,9 +41,12 @@ enum ending_reason {
     ENDING_THREEFOLD,
     ENDING_FIFTY_MOVES,
     ENDING_AGREEMENT,
-    ENDING_ABORTED,
+    ENDING_ABORTED,   /* a player aborted, or (rated) any end before both
+                         sides moved, or both players stayed away */
+    ENDING_NO_START,  /* a first move was not made in time */
+    ENDING_CANCELLED, /* an invitation withdrawn or expired, unjoined */
 };
-#define ENDING_REASONS (ENDING_ABORTED + 1)
+#define ENDING_REASONS (ENDING_CANCELLED + 1)
 
 /* What a reason gives: a win for one side (which one is the game's
  * business), a draw, or no result. */

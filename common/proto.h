@@ -275,6 +275,7 @@ struct proto_state {
     int draw_offer;        /* colour, or -1 for null */
     int64_t gone_ms[2];    /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
+    size_t watchers;   /* the game's spectators now (0 for a stored one) */
     const char (*legal)[UCI_MAX]; /* n_legal entries, sorted */
     size_t n_legal;
     bool claimable;
@@ -395,6 +396,8 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+/* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
+char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the
  * rating of the seek's category when the seek is rated), the clock, the
  * colour the seeker wants, rated, and the rating_range when it has one. */

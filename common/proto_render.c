@@ -225,6 +225,7 @@ char *proto_render_state(const struct proto_state *s,
     if (s->reason)
         json_object_set_new(o, "reason", json_string(s->reason));
     json_object_set_new(o, "rated", json_boolean(s->rated));
+    json_object_set_new(o, "watchers", json_integer((json_int_t)s->watchers));
     if (s->change)
         json_object_set_new(o, "ratings", proto_json_change(s->change));
     if (s->api) {
@@ -289,6 +290,13 @@ char *proto_render_opponent_back(const char *gid, int color)
     return proto_json_finish(json_pack("{s:s,s:s,s:s}", "t", "opponent_back",
                                        "game", gid, "color",
                                        proto_color_name(color)),
+                             NULL);
+}
+
+char *proto_render_watchers(const char *gid, size_t n)
+{
+    return proto_json_finish(json_pack("{s:s,s:s,s:I}", "t", "watchers",
+                                       "game", gid, "n", (json_int_t)n),
                              NULL);
 }
 

@@ -87,6 +87,7 @@ function route(stateComing) {
         player.hide();
         lobby.show();
     }
+    dockToasts();
 }
 
 // `path` may carry a query (/p/PID?limit=N).
@@ -120,6 +121,7 @@ function onMessage(msg) {
         game.onWelcome();
         game.resync();
         player.onWelcome();
+        leaderboard.onWelcome();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -208,6 +210,9 @@ function onMessage(msg) {
         break;
     case 'opponent_back':
         game.onBack(msg);
+        break;
+    case 'watchers':
+        game.onWatchers(msg);
         break;
     case 'shutdown':
         clearRestartNotice();
@@ -309,10 +314,40 @@ function updateConnText() {
 
 // ---- toasts and dialogs -------------------------------------------------
 
+// Toasts never lie over what a player watches (issue 29: a premove's note
+// covered the opponent's clock, the sign-up note the open seeks): on the
+// game page they go in the side column's flow (beside the board on a
+// desktop, under it on a phone), on the lobby in the form's column; on
+// the other pages they float under the top bar.
+function dockToasts() {
+    const box = $('toasts');
+    const side = $('game').hidden ? null : $('game').querySelector('.side');
+    const host = side && !side.hidden ? side
+        : !$('lobby').hidden ? $('lobby') : null;
+    if (host) {
+        if (box.parentElement !== host)
+            host.prepend(box);
+    } else if (box.parentElement !== document.body) {
+        document.body.insertBefore(box, $('main'));
+    }
+    box.classList.toggle('docked', !!host);
+}
+
+// The skip link: to the board on the game page (the square that holds
+// the board's tab stop), else to the page's main content.
+function skipToContent() {
+    const cell = !$('game').hidden && game.g &&
+        $('board').querySelector('.sq[tabindex="0"]');
+    const to = cell || $('main');
+    to.focus();
+    to.scrollIntoView({ block: 'nearest' });
+}
+
 // Shows `text` for a while; `action` ({ label, run }) adds a button that
 // runs it and closes the toast. Returns the toast's element (remove() it
 // to close it early).
 function toast(text, kind, action) {
+    dockToasts();
     const box = $('toasts');
     const el = document.createElement('div');
     el.className = `toast ${kind || 'info'}`;
@@ -461,7 +496,7 @@ function start() {
             state.requests.set(id, { t: 'settings', quiet: true });
         return id;
     });
-    sound = new Sound(Settings.soundOn);
+    sound = new Sound(Settings.soundOn, Settings.volume);
     game = new GameView(ctx);
     confirmPerMove(game);
     setPremoveCount(Settings.premoveCount());
@@ -470,7 +505,7 @@ function start() {
             setPremoveCount(value);
     });
     lobby = new LobbyView(ctx);
-    leaderboard = new LeaderboardView();
+    leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
     conn = new Connection(onMessage, onStatus);
@@ -479,7 +514,8 @@ function start() {
     // Internal links change the page without reloading it.
     document.addEventListener('click', (e) => {
         const a = e.target.closest && e.target.closest('a[href]');
-        if (!a || a.hasAttribute('download') || a.target ||
+        if (!a || e.defaultPrevented || a.getAttribute('href')[0] === '#' ||
+            a.hasAttribute('download') || a.target ||
             e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey)
             return;
         const url = new URL(a.href, location.href);
@@ -492,6 +528,10 @@ function start() {
     });
     window.addEventListener('popstate', () => route(false));
     $('retry-btn').addEventListener('click', () => conn.retryNow());
+    $('skip-link').addEventListener('click', (e) => {
+        e.preventDefault();
+        skipToContent();
+    });
     setInterval(updateConnText, 500);
 
     route(false);

@@ -12,13 +12,12 @@
 // through `onMove(uci)`.
 
 import { FILES, squareName } from './position.js';
-import { autoQueen } from './settings.js';
+import { animationMs, autoQueen } from './settings.js';
 import { pieceName, promotionName } from './words.js';
 
 const DRAG_THRESHOLD_PX = 4;
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const PROMO_ORDER = ['q', 'n', 'r', 'b'];
-const ANIMATE_MS = 160;
 
 // An <svg> that shows piece `code` ('wK', 'bP', ...) from the page's
 // sprite (index.html's <symbol id="piece-wK"> and so on: no request of its
@@ -259,7 +258,8 @@ export class Board {
     // inline style, so the page stays within a strict CSP).
     slide(from, to) {
         const img = this.icons[to];
-        if (!img || typeof img.animate !== 'function' ||
+        const ms = animationMs();
+        if (!img || !ms || typeof img.animate !== 'function' ||
             window.matchMedia('(prefers-reduced-motion: reduce)').matches)
             return;
         const [fr, fc] = this.visualOf(from);
@@ -267,7 +267,7 @@ export class Board {
         const dx = (fc - tc) * 100, dy = (fr - tr) * 100;
         img.animate([{ transform: `translate(${dx}%, ${dy}%)` },
                      { transform: 'translate(0, 0)' }],
-                    { duration: ANIMATE_MS, easing: 'ease-out' });
+                    { duration: ms, easing: 'ease-out' });
     }
 
     cellAt(x, y) {

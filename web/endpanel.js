@@ -181,7 +181,9 @@ export class EndPanel {
         const ended = g.status === 'ended';
         $('end-panel').hidden = !ended;
         if (ended) {
-            $('end-title').textContent = W.resultTitle(g.result, g.you);
+            $('end-title').textContent = W.resultTitle(g.result, g.you,
+                                                       g.reason);
+            setText($('end-score'), W.scoreText(g.result));
             $('end-reason').textContent = W.reasonText(g.result, g.reason,
                                                        g.toMove);
             const pgn = $('pgn-link');

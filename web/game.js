@@ -2,20 +2,24 @@
 // board, clocks, move list, actions and end. This view keeps the game and
 // answers the server's messages; its parts draw it: the board and what a
 // move on it does (gameboard.js), the player bars, clocks and status line
-// (clocks.js), the move list (movelist.js) and the end panel with the
-// rematch (endpanel.js).
+// (clocks.js), the move list (movelist.js), the end panel with the
+// rematch (endpanel.js) and the moves typed on the keyboard (keymove.js).
+// Keys on the page: f flips the board, z turns zen mode on and off.
 //
 // The server is the only authority. This view keeps a copy of the last
 // `state` plus the `moved`s since, and resyncs (`sync`) whenever that copy
-// could be wrong: after a reconnection, a gap in the plies, a rejected move.
+// could be wrong: after a reconnection, a gap in the plies, a rejected move,
+// a move of ours left unanswered for a few seconds.
 // Clocks are counted down between messages for display only; every server
 // message replaces the numbers.
 
 import { Clocks } from './clocks.js';
 import { EndPanel } from './endpanel.js';
 import { GameBoard } from './gameboard.js';
+import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
 import { parseFen, squareIndex } from './position.js';
+import * as Settings from './settings.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
@@ -37,6 +41,7 @@ export class GameView {
         this.clocks = new Clocks(this);
         this.moveList = new MoveList(this);
         this.endPanel = new EndPanel(this);
+        this.keyMove = new KeyMove(this);
         this.bind();
     }
 
@@ -61,6 +66,26 @@ export class GameView {
         $('leave-btn').addEventListener('click', () => this.leave());
         $('join-btn').addEventListener('click', () => this.act('join'));
         $('copy-btn').addEventListener('click', () => this.copyLink());
+        document.addEventListener('keydown', (e) => this.keyDown(e));
+    }
+
+    // f flips the board, z turns zen mode on and off (lichess's keys),
+    // while the game page shows and no text field or dialog has the keys.
+    keyDown(e) {
+        if (this.section.hidden || !this.g || e.altKey || e.ctrlKey ||
+            e.metaKey || e.repeat)
+            return;
+        const t = e.target;
+        if (t && t.closest && t.closest('input, textarea, select, dialog'))
+            return;
+        if (e.key === 'f') {
+            e.preventDefault();
+            this.flipped = !this.flipped;
+            this.render();
+        } else if (e.key === 'z') {
+            e.preventDefault();
+            Settings.set('zen', !Settings.get('zen'));
+        }
     }
 
     // ---- opening and closing -------------------------------------------
@@ -108,6 +133,14 @@ export class GameView {
                       { t: 'sync', game: this.gid, quiet: true });
     }
 
+    // Our move `pending` (GameBoard.sendMove's) has had no answer for
+    // MOVE_ANSWER_MS: the game's state settles it (the move is in it, or
+    // it is not and the board takes a move again).
+    moveUnanswered(pending) {
+        if (this.g && this.g.pendingMove === pending)
+            this.resync();
+    }
+
     // ---- server messages -----------------------------------------------
 
     onState(msg) {
@@ -127,6 +160,7 @@ export class GameView {
             firstMoveMs: msg.first_move_ms, firstMoveAt: now,
             status: msg.status, drawOffer: msg.draw_offer || null,
             rated: !!msg.rated,
+            watchers: typeof msg.watchers === 'number' ? msg.watchers : 0,
             ratings: msg.ratings || (old && old.ratings) || null,
             gone: {
                 white: msg.gone && msg.gone.white != null
@@ -235,8 +269,8 @@ export class GameView {
         g.premoves = [];
         g.firstMoveMs = null;
         g.gone = { white: null, black: null };
-        this.ctx.announce(`${W.resultTitle(msg.result, g.you)}. ${
-            W.reasonText(msg.result, msg.reason, g.toMove)}`);
+        this.ctx.announce(`${W.resultTitle(msg.result, g.you, msg.reason)
+        }. ${W.reasonText(msg.result, msg.reason, g.toMove)}`);
         this.render();
         // The final clocks and position come with the full state.
         this.resync();
@@ -275,7 +309,20 @@ export class GameView {
             // The server takes no new offer before a move of ours.
             g.offerDeclined = true;
             this.ctx.toast('Your draw offer was declined.', 'info');
+        } else if (!g.you && msg.color) {
+            this.ctx.announce(`${W.colorName(msg.color)} declined the ` +
+                              'draw offer.');
         }
+        this.render();
+        return true;
+    }
+
+    // The number of spectators changed (PROTOCOL.md section 6, Watchers).
+    onWatchers(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g || typeof msg.n !== 'number')
+            return false;
+        g.watchers = msg.n;
         this.render();
         return true;
     }
@@ -429,7 +476,8 @@ export class GameView {
             $('status').textContent = missing ? W.errorText('no_such_game')
                 : online ? 'Loading the game…' : 'Connecting…';
             for (const id of ['invite-panel', 'join-panel', 'offer-panel',
-                              'end-panel', 'controls', 'game-kind'])
+                              'end-panel', 'controls', 'game-kind',
+                              'watchers', 'keymove'])
                 $(id).hidden = true;
             this.moveList.clear();
             this.play.clear();
@@ -444,9 +492,13 @@ export class GameView {
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
+        this.keyMove.render();
+        this.section.classList.toggle('playing', !!(g.you &&
+                                                    g.status === 'started'));
         document.title = g.status === 'started' && g.you === g.toMove
             ? 'Your move · Chess' : g.status === 'ended'
-                ? `${W.resultTitle(g.result, g.you)} · Chess` : 'Chess';
+                ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess`
+                : 'Chess';
     }
 
     renderPanels() {
@@ -472,9 +524,23 @@ export class GameView {
                 text += ' The game starts from the position on the board.';
             $('join-text').textContent = text;
         }
-        $('offer-panel').hidden = !(started && g.you &&
-                                    g.drawOffer === W.other(g.you));
+        // A draw offer: the opponent's with its answers; a spectator's
+        // view of either player's.
+        const theirs = started && g.you && g.drawOffer === W.other(g.you);
+        const watched = started && !g.you && !!g.drawOffer;
+        $('offer-panel').hidden = !(theirs || watched);
+        setText($('offer-text'), watched
+            ? `${W.colorName(g.drawOffer)} offers a draw.`
+            : 'Your opponent offers a draw.');
+        $('offer-buttons').hidden = !theirs;
+        const watchers = $('watchers');
+        watchers.hidden = !g.watchers || g.status === 'ended';
+        setText(watchers, W.watchersText(g.watchers));
         this.endPanel.render(online);
+        // (the end panel's headline says the game is over; the status
+        // stays while browsing the moves, which it counts)
+        $('status').hidden = online && g.status === 'ended' &&
+            g.viewPly === null;
         $('controls').hidden = false;
         const player = !!g.you;
         const showDraw = started && player &&
@@ -521,6 +587,11 @@ export class GameView {
     clockMs(color, now) {
         return this.clocks.clockMs(color, now);
     }
+}
+
+function setText(el, text) {
+    if (el.textContent !== text)
+        el.textContent = text;
 }
 
 // state's lags (one per move, 0 for none) as ply -> lag_ms.

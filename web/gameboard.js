@@ -17,9 +17,17 @@ const $ = (id) => document.getElementById(id);
 // by piece geometry only (this is no rules code); each is sent the moment
 // the opponent's `moved` makes it our turn, if the server's new `legal`
 // list has it, and dropped with a note (with the rest of the queue) if
-// not. A pawn premoved to the last rank becomes a queen. The settings
-// page may change the count with setPremoveCount (0 turns premoves off).
+// not. A pawn premoved to the last rank becomes a queen. With the queue
+// full, a new premove replaces the last one queued (as on lichess: with
+// one premove, clicking another piece starts a new one instead of only
+// cancelling the old). The settings page may change the count with
+// setPremoveCount (0 turns premoves off).
 export const premoves = { max: 1 };
+
+// A move of ours unanswered this long is resynced (`sync`): the server
+// answers a move at once, or refuses it, so silence means the answer was
+// lost (PROTOCOL.md, "Advice to clients").
+export const MOVE_ANSWER_MS = 4000;
 
 export function setPremoveCount(n) {
     premoves.max = Math.max(0, Math.min(10, Math.floor(Number(n)) || 0));
@@ -48,10 +56,10 @@ export class GameBoard {
         if (!g)
             return;
         if (this.premoving()) {
-            if (g.premoves.length < premoves.max) {
-                g.premoves.push(uci);
-                this.view.render();
-            }
+            if (g.premoves.length >= premoves.max)
+                g.premoves = g.premoves.slice(0, premoves.max - 1);
+            g.premoves.push(uci);
+            this.view.render();
             return;
         }
         if (g.pendingMove || g.toMove !== g.you)
@@ -74,7 +82,12 @@ export class GameBoard {
         const id = this.ctx.send(msg, msg);
         if (!id)
             return false;
-        g.pendingMove = { uci, ply: g.ply, id };
+        const pending = { uci, ply: g.ply, id };
+        g.pendingMove = pending;
+        // An answer lost on its way (a server paused or cut off from the
+        // others) must not leave the board waiting: after a few seconds
+        // the page asks for the game's state, which settles the move.
+        setTimeout(() => this.view.moveUnanswered(pending), MOVE_ANSWER_MS);
         return true;
     }
 
@@ -176,15 +189,7 @@ export class GameBoard {
         const premoving = this.premoving();
         const interactive = live && online && (premoving ||
                                                myTurn && !g.pendingMove);
-        let legal = g.legal;
-        if (premoving) {
-            // Destinations from the position after the queued premoves.
-            let after = board;
-            for (const uci of g.premoves)
-                after = applyUci(after, uci);
-            legal = g.premoves.length < premoves.max
-                ? premoveCandidates(after, g.you[0]) : [];
-        }
+        const legal = premoving ? this.premoveMoves(board) : g.legal;
         this.board.set({ board, orientation, lastMove, check, legal,
                          interactive, animate, premove: premoving,
                          premoves: live ? g.premoves : [] });
@@ -192,6 +197,41 @@ export class GameBoard {
         const section = this.view.section;
         section.classList.toggle('browsing', !live);
         section.classList.toggle('my-turn', interactive && !premoving);
+    }
+
+    // The premoves the board offers on `board` (the live position, with
+    // our move on its way): those from the position after the queued
+    // ones, or, with the queue full, after all but the last (a new one
+    // replaces it).
+    premoveMoves(board) {
+        const g = this.g;
+        const keep = Math.min(g.premoves.length, premoves.max - 1);
+        let after = board;
+        for (const uci of g.premoves.slice(0, keep))
+            after = applyUci(after, uci);
+        return premoveCandidates(after, g.you[0]);
+    }
+
+    // The moves a move typed now may be (keymove.js): the server's legal
+    // list on our turn, the candidate premoves on the opponent's; the
+    // position they start from; null when the board takes no move.
+    movesNow() {
+        const g = this.g;
+        if (!g || g.viewPly !== null || !this.ctx.online())
+            return null;
+        if (this.premoving()) {
+            const board = parseFen(g.fen).board;
+            const live = g.pendingMove ? applyUci(board, g.pendingMove.uci)
+                : board;
+            const keep = Math.min(g.premoves.length, premoves.max - 1);
+            let after = live;
+            for (const uci of g.premoves.slice(0, keep))
+                after = applyUci(after, uci);
+            return { board: after, legal: this.premoveMoves(live) };
+        }
+        if (g.status !== 'started' || g.you !== g.toMove || g.pendingMove)
+            return null;
+        return { board: parseFen(g.fen).board, legal: g.legal };
     }
 
     // No game to show yet: an empty board that takes no moves.

@@ -1,7 +1,9 @@
 // leaderboard.js - the leaderboard page (/leaderboard): a tab per rating
 // category with its top 100 accounts (GET /api/leaderboard/CATEGORY), and,
 // with ?player=PID, that player's ratings and graphs (ratings.js).
-// ?category=C chooses the tab; the page keeps it in the address.
+// ?category=C chooses the tab; the page keeps it in the address. Every
+// tab says who is not listed (provisional ratings) and, to a logged-in
+// player whose own rating is provisional, that theirs is one of them.
 
 import { renderRatings } from './ratings.js';
 import * as W from './words.js';
@@ -18,7 +20,9 @@ function el(name, cls, text) {
 }
 
 export class LeaderboardView {
-    constructor() {
+    // me() -> the player the page speaks for (ME), or null.
+    constructor(me = () => null) {
+        this.me = me;
         this.section = $('leaderboard');
         this.category = 'blitz';
         this.loading = 0;      /* counts requests: only the last one draws */
@@ -92,6 +96,13 @@ export class LeaderboardView {
         this.section.hidden = true;
     }
 
+    // Whom the page speaks for is known now (or changed): the note
+    // about one's own rating follows.
+    onWelcome() {
+        if (!this.section.hidden)
+            this.load(this.category);
+    }
+
     // Shows category `c`'s tab; `remember`: keeps it in the address.
     choose(c, remember) {
         this.category = c;
@@ -112,11 +123,21 @@ export class LeaderboardView {
     async load(c) {
         const mine = ++this.loading;
         this.panel.setAttribute('aria-busy', 'true');
-        let status = 0, body = null;
+        let status = 0, body = null, own = null;
+        const me = this.me();
         try {
-            const r = await fetch(`/api/leaderboard/${c}`);
+            // (a logged-in player's own ratings, as they are now, for the
+            // note: the welcome's may be older than its last game)
+            const [r, p] = await Promise.all([
+                fetch(`/api/leaderboard/${c}`),
+                me && me.account
+                    ? fetch(`/api/players/${encodeURIComponent(me.id)}`)
+                        .then((x) => (x.ok ? x.json() : null))
+                        .catch(() => null)
+                    : null]);
             status = r.status;
             body = await r.json();
+            own = p && p.ratings ? p.ratings : me && me.ratings;
         } catch {
             /* shown below */
         }
@@ -129,11 +150,11 @@ export class LeaderboardView {
                 : 'The leaderboard could not be loaded. Try again later.'));
             return;
         }
+        const note = el('p', 'lb-note', this.noteText(c, me, own));
+        note.id = 'lb-note';
         if (!body.players.length) {
             this.panel.replaceChildren(el('p', 'lb-empty', 'No one is on the ' +
-                `${W.categoryName(c).toLowerCase()} leaderboard yet. ` +
-                'It lists accounts whose rating is no longer provisional ' +
-                '(rating deviation 110 or less, after a few rated games).'));
+                `${W.categoryName(c).toLowerCase()} leaderboard yet.`), note);
             return;
         }
         const table = el('table', 'lb-table');
@@ -160,6 +181,24 @@ export class LeaderboardView {
             tbody.append(tr);
         });
         table.append(cap, thead, tbody);
-        this.panel.replaceChildren(table);
+        this.panel.replaceChildren(note, table);
+    }
+
+    // Who the leaderboard of category c leaves out, and whether the
+    // player is one of them.
+    noteText(c, me, ratings) {
+        const name = W.categoryName(c).toLowerCase();
+        let text = 'Provisional ratings (shown with a ?) are not listed: ' +
+            'a rating counts here once its deviation is 110 or less, ' +
+            'after about a dozen rated games in the category.';
+        if (me && me.account) {
+            const r = ratings && ratings[c];
+            if (!r || r.provisional)
+                text += ` Your ${name} rating, ${r ? W.ratingText(
+                    Math.round(r.rating), true) : W.ratingText(1500, true)
+                }, is still provisional${r ? ` (${r.games} rated game${
+                    r.games === 1 ? '' : 's'})` : ''}.`;
+        }
+        return text;
     }
 }

@@ -1,8 +1,12 @@
-// lobby.js - the front page: choose a time control and a colour, then seek
-// an opponent or create an invitation, casual or (for accounts) rated;
-// lists the player's games in progress and, live while the page shows
-// (lobby_watch), the open seeks (a click plays one: accept) and the live
-// games (a click watches one).
+// lobby.js - the front page: a colour and casual or (for accounts) rated,
+// with a range of opponents' ratings, then one click on a time control
+// seeks an opponent (as lichess's quick pairing; the keyboard chooses one
+// with the arrows and plays it with Enter, and a custom clock is played
+// with the button). "Invite a friend" turns the same click into an
+// invitation, from a set-up position if one is given. Lists the player's
+// games in progress and, live while the page shows (lobby_watch), the
+// open seeks (a click plays one: accept) and the live games (a click
+// watches one).
 
 import { categoryOf } from './ratings.js';
 import * as W from './words.js';
@@ -19,6 +23,7 @@ export class LobbyView {
         this.games = new Map();    /* GID -> summary of a game in progress */
         this.feed = null;          /* the last lobby snapshot */
         this.watching = false;     /* lobby_watch sent on this connection */
+        this.inviting = false;     /* a click on a clock invites */
         this.bind();
         this.updateCustom();
     }
@@ -27,9 +32,31 @@ export class LobbyView {
         const form = $('play-form');
         form.addEventListener('submit', (e) => {
             e.preventDefault();
-            this.startSeek();
+            if (this.inviting)
+                this.invite();
+            else
+                this.startSeek();
         });
-        $('invite-btn').addEventListener('click', () => this.invite());
+        // One click on a time control plays it (a pointer's click: the
+        // keyboard's arrows only choose, detail 0); the custom one opens
+        // its fields.
+        $('presets').addEventListener('click', (e) => {
+            const label = e.target.closest('label');
+            const input = label && $(label.htmlFor);
+            if (!input || e.detail === 0 || input.value === 'custom')
+                return;
+            input.checked = true;
+            this.updateCustom();
+            if (this.inviting)
+                this.invite();
+            else
+                this.startSeek();
+        });
+        $('invite-btn').addEventListener('click', () => {
+            this.inviting = !this.inviting;
+            this.render();
+        });
+        $('rating-range').addEventListener('change', () => this.render());
         $('cancel-seek-btn').addEventListener('click', () => this.cancelSeek());
         // A click anywhere on a seek's row plays it (its button is the
         // control for the keyboard); the player's name is a link.
@@ -89,6 +116,7 @@ export class LobbyView {
 
     hide() {
         this.section.hidden = true;
+        this.inviting = false;
         if (this.watching && this.ctx.online())
             this.ctx.send({ t: 'lobby_unwatch' });
         this.watching = false;
@@ -108,7 +136,9 @@ export class LobbyView {
     }
 
     // The rated switch (only accounts may play rated) and, for an
-    // account, its rating in the chosen clock's category.
+    // account, its rating in the chosen clock's category and the range of
+    // opponents' ratings of a rated seek. They share one line of fixed
+    // height: nothing below moves when the welcome fills it in.
     renderRated() {
         const me = this.ctx.me();
         const account = !!(me && me.account);
@@ -128,6 +158,21 @@ export class LobbyView {
                 `rating: ${r ? W.ratingText(r.rating, r.provisional)
                     : W.ratingText(1500, true)}`;
         }
+        $('range-box').hidden = !(cat && $('rated-yes').checked &&
+                                  !this.inviting);
+    }
+
+    // The rating_range of a rated seek from the range chosen around the
+    // player's rating in the clock's category (null: any).
+    chosenRange(clock) {
+        const me = this.ctx.me();
+        const d = Number($('rating-range').value);
+        const cat = categoryOf(clock);
+        if (!d || !cat || !this.chosenRated())
+            return null;
+        const r = me.ratings && me.ratings[cat]
+            ? Math.round(me.ratings[cat].rating) : 1500;
+        return [Math.max(0, r - d), Math.min(4000, r + d)];
     }
 
     // The chosen clock, or null (an invalid custom one), saying nothing.
@@ -199,6 +244,9 @@ export class LobbyView {
         const msg = { t: 'seek', clock, color: this.chosenColor() };
         if (this.chosenRated())
             msg.rated = true;
+        const range = this.chosenRange(clock);
+        if (range)
+            msg.rating_range = range;
         if (!this.ctx.send(msg, msg))
             return;
         this.seek = msg;
@@ -322,8 +370,16 @@ export class LobbyView {
             ? 'random colour' : this.seek.color}` : '';
         this.renderRated();
         const live = this.liveGame();
-        $('seek-btn').disabled = seeking || !!live;
-        $('invite-btn').disabled = seeking;
+        const inviting = this.inviting;
+        $('play-form').classList.toggle('inviting', inviting);
+        $('invite-btn').setAttribute('aria-pressed', String(inviting));
+        $('fen-box').hidden = !inviting;
+        setText($('seek-btn'), inviting ? 'Create the invitation'
+            : 'Play online');
+        setText($('tc-hint'), inviting
+            ? 'Click one to create the invitation.'
+            : 'Click one to play online at once.');
+        $('seek-btn').disabled = !inviting && (seeking || !!live);
         const busy = $('seek-busy');
         busy.hidden = !live;
         busy.textContent = live ? 'You have a game in progress: finish it ' +
@@ -420,6 +476,11 @@ export class LobbyView {
         li.append(action);
         return li;
     }
+}
+
+function setText(e, text) {
+    if (e.textContent !== text)
+        e.textContent = text;
 }
 
 function el(tag, cls, text) {

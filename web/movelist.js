@@ -1,7 +1,9 @@
 // movelist.js - the game page's list of moves and the browsing through
 // them: a move clicked in the list, the buttons under it and the arrow,
 // Home and End keys show an earlier position; the last move or End goes
-// back to the live one.
+// back to the live one. The list keeps the move shown in view, also when
+// something beside it (the end panel) takes its room; a finished game's
+// score ends it.
 
 import * as W from './words.js';
 
@@ -21,6 +23,11 @@ export class MoveList {
                 this.browse(Number(b.dataset.ply));
         });
         document.addEventListener('keydown', (e) => this.keyDown(e));
+        // (the end panel or a toast takes the list's room: the move shown
+        // stays in view)
+        if (typeof ResizeObserver === 'function')
+            new ResizeObserver(() => this.scrollToCurrent())
+                .observe($('moves'));
     }
 
     // The game shown (the view's copy of the server's state) and its GID:
@@ -66,7 +73,8 @@ export class MoveList {
     render() {
         const g = this.g;
         const list = $('moves');
-        const key = `${this.gid}:${g.ply}:${g.viewPly}:${g.san.length}`;
+        const key = `${this.gid}:${g.ply}:${g.viewPly}:${g.san.length}:${
+            g.status === 'ended' ? g.result : ''}`;
         if (list.dataset.key === key)
             return;
         list.dataset.key = key;
@@ -125,15 +133,47 @@ export class MoveList {
                 : 'No moves yet.';
             frag.append(p);
         }
+        const score = g.status === 'ended' ? W.scoreText(g.result) : '';
+        if (score) {
+            const p = document.createElement('p');
+            p.className = 'moves-result';
+            p.setAttribute('role', 'listitem');
+            p.textContent = score;
+            p.setAttribute('aria-label', `Result ${score}`);
+            frag.append(p);
+        }
         list.replaceChildren(frag);
-        const cur = list.querySelector('.current');
-        if (cur && typeof cur.scrollIntoView === 'function')
-            cur.scrollIntoView({ block: 'nearest' });
+        this.scrollToCurrent();
         const live = g.viewPly === null;
         $('nav-first').disabled = current === 0;
         $('nav-prev').disabled = current === 0;
         $('nav-next').disabled = live;
         $('nav-last').disabled = live;
+    }
+
+    // Scrolls the list (only the list, never the page) so that the move
+    // shown is in view, with the score after it when the game is over
+    // and the last move is shown.
+    scrollToCurrent() {
+        const list = $('moves');
+        const cur = list.querySelector('.current');
+        if (!cur || !list.clientHeight)
+            return;
+        const end = this.g && this.g.viewPly === null &&
+            list.querySelector('.moves-result');
+        const box = list.getBoundingClientRect();
+        const r = cur.getBoundingClientRect();
+        const last = end ? end.getBoundingClientRect() : r;
+        if (r.top < box.top)
+            list.scrollTop += r.top - box.top;
+        else if (last.bottom > box.bottom)
+            list.scrollTop += Math.min(last.bottom - box.bottom,
+                                       r.top - box.top);
+        if (r.left < box.left)
+            list.scrollLeft += r.left - box.left;
+        else if (last.right > box.right)
+            list.scrollLeft += Math.min(last.right - box.right,
+                                        r.left - box.left);
     }
 
     // No game to show yet: no moves, nothing to browse.

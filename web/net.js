@@ -14,8 +14,12 @@
 const TOKEN_KEY = 'chess.token';
 const ACCOUNT_KEY = 'chess.account';   /* the username, when the token is an
                                           account's */
-const PING_EVERY_MS = 20000;      // well inside any idle timeout
-const PONG_WITHIN_MS = 10000;     // a silent server this long is gone
+// A ping every 5 s (0.2 messages a second: the server allows 20) and any
+// frame resets the watch: a server silent for 8 s (a paused node, a
+// network partition, a half-open TCP connection) is left for another
+// (through the load balancer) within seconds, not after TCP gives up.
+export const PING_EVERY_MS = 5000;
+export const SILENT_MS = 8000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 15000;
 
@@ -66,7 +70,7 @@ export class Connection {
         this.attempt = 0;
         this.retryTimer = 0;
         this.pingTimer = 0;
-        this.pongTimer = 0;
+        this.silenceTimer = 0;
         this.memoryToken = savedToken();
         this.memoryAccount = savedAccount();
         this.helloToken = null;   /* the token the last hello named */
@@ -124,7 +128,7 @@ export class Connection {
         ws.addEventListener('message', (ev) => {
             if (this.ws !== ws)
                 return;
-            this.armPong();
+            this.armSilence();
             let msg;
             try {
                 msg = JSON.parse(ev.data);
@@ -213,26 +217,27 @@ export class Connection {
             this.connect();
     }
 
+    // Pings every PING_EVERY_MS, and watches for SILENT_MS without a frame.
     startPing() {
         this.stopPing();
+        this.armSilence();
         this.pingTimer = setInterval(() => {
-            if (!this.ws || this.ws.readyState !== WebSocket.OPEN)
-                return;
-            this.ws.send(JSON.stringify({ t: 'ping' }));
-            if (!this.pongTimer)
-                this.pongTimer = setTimeout(() => this.kill(), PONG_WITHIN_MS);
+            if (this.ws && this.ws.readyState === WebSocket.OPEN)
+                this.ws.send(JSON.stringify({ t: 'ping' }));
         }, PING_EVERY_MS);
     }
 
-    armPong() {
-        clearTimeout(this.pongTimer);
-        this.pongTimer = 0;
+    // Any frame from the server: it is alive; SILENT_MS more from now.
+    armSilence() {
+        clearTimeout(this.silenceTimer);
+        this.silenceTimer = setTimeout(() => this.kill(), SILENT_MS);
     }
 
     stopPing() {
         clearInterval(this.pingTimer);
-        this.armPong();
+        clearTimeout(this.silenceTimer);
         this.pingTimer = 0;
+        this.silenceTimer = 0;
     }
 
     // Gives up on a connection that stopped answering and reconnects.

@@ -23,14 +23,22 @@ const RETRY_MS = 5000;
 // name -> { def: default, values: allowed values (for choices) }
 export const SETTINGS = {
     theme: { def: 'system', values: ['system', 'dark', 'light'] },
-    board: { def: 'brown', values: ['brown', 'blue', 'green', 'grey'] },
+    board: { def: 'brown', values: ['brown', 'blue', 'green', 'grey',
+                                    'purple', 'olive', 'marble'] },
     sound: { def: true },
+    volume: { def: 70, min: 0, max: 100 },
     autoQueen: { def: false },
     hints: { def: true },
     coords: { def: true },
     premoves: { def: 1, min: 0, max: 10 },
     confirmMoves: { def: false },
+    boardSize: { def: 100, min: 60, max: 100, step: 5 },
+    animation: { def: 'normal', values: ['none', 'fast', 'normal', 'slow'] },
+    zen: { def: false },
 };
+
+// How long a piece slides for each `animation` value (ms).
+export const ANIMATION_MS = { none: 0, fast: 100, normal: 160, slow: 300 };
 
 // Returns a complete settings object from `raw` (anything, e.g. parsed
 // JSON): every known name with a valid value, the default where `raw` has
@@ -45,7 +53,8 @@ export function normalize(raw) {
         else if (typeof spec.def === 'boolean')
             out[name] = typeof v === 'boolean' ? v : spec.def;
         else
-            out[name] = Number.isInteger(v) && v >= spec.min && v <= spec.max
+            out[name] = Number.isInteger(v) && v >= spec.min &&
+                v <= spec.max && (v - spec.min) % (spec.step || 1) === 0
                 ? v : spec.def;
     }
     return out;
@@ -96,6 +105,10 @@ export const autoQueen = () => current.autoQueen;
 export const premoveCount = () => current.premoves;
 // Ask before sending a move in a per-move game.
 export const confirmMoves = () => current.confirmMoves;
+// The sounds' volume, 0 to 1.
+export const volume = () => current.volume / 100;
+// How long a piece slides (ms; 0: no slide).
+export const animationMs = () => ANIMATION_MS[current.animation];
 
 // Sets `name` to `value` (ignored when not allowed), saves, applies it and
 // tells the listeners.
@@ -155,10 +168,12 @@ export function onIdentity(msg) {
         remote.account = null;
         remote.dirty = null;
         clearTimeout(remote.timer);
+        renderForm();
         return;
     }
     const same = remote.dirty === me.id;
     remote.account = me.id;
+    renderForm();
     if (same || msg.settings === null || msg.settings === undefined) {
         remote.dirty = me.id;
         schedule(0);
@@ -196,6 +211,7 @@ export function onSignedOut() {
     remote.account = null;
     remote.waiting = 0;
     clearTimeout(remote.timer);
+    renderForm();
 }
 
 // Makes `next` (a complete, normal settings object) the settings: saves,
@@ -230,8 +246,13 @@ function apply() {
     const theme = resolvedTheme();
     root.dataset.theme = theme;
     root.dataset.board = current.board;
+    if (current.boardSize < 100)
+        root.dataset.boardSize = String(current.boardSize);
+    else
+        delete root.dataset.boardSize;
     root.classList.toggle('no-hints', !current.hints);
     root.classList.toggle('no-coords', !current.coords);
+    root.classList.toggle('zen', current.zen);
     const meta = document.querySelector('meta[name="theme-color"]');
     if (meta)
         meta.content = theme === 'light' ? '#f4f1ec' : '#262421';
@@ -257,6 +278,13 @@ function renderForm() {
         else if (document.activeElement !== el)
             el.value = String(v);
     }
+    const where = $('settings-where');
+    if (where)
+        where.textContent = remote.account
+            ? 'Saved with your account: they follow you to every device ' +
+              'where you log in. Applied at once.'
+            : 'Kept in this browser, applied at once. Sign up or log in ' +
+              'to keep them with an account on every device.';
     const quick = $('sound-toggle');
     if (quick) {
         quick.setAttribute('aria-pressed', String(!current.sound));
@@ -277,12 +305,17 @@ function bindForm() {
             return;
         if (el.type === 'checkbox')
             set(el.name, el.checked);
-        else if (el.type === 'radio')
+        else if (el.type === 'radio' || el.tagName === 'SELECT')
             set(el.name, el.value);
         else if (el.value !== '')
             set(el.name, Number(el.value));
     };
     form.addEventListener('change', changed);
+    // (a slider applies while it moves)
+    form.addEventListener('input', (e) => {
+        if (e.target.type === 'range')
+            changed(e);
+    });
     form.addEventListener('submit', (e) => {
         e.preventDefault();
         dlg.close();

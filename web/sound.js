@@ -55,9 +55,11 @@ export function lowTimeMs(clock) {
 }
 
 export class Sound {
-    // isOn() -> bool: whether sounds play (the settings' mute switch).
-    constructor(isOn) {
+    // isOn() -> bool: whether sounds play (the settings' mute switch);
+    // level() -> 0 to 1: the settings' volume (0 plays nothing).
+    constructor(isOn, level = () => 1) {
         this.isOn = isOn;
+        this.level = level;
         this.ctx = null;
         this.lowKey = null;
         const unlock = () => {
@@ -90,12 +92,13 @@ export class Sound {
     // gesture. Returns whether it played.
     play(name) {
         const tones = SOUNDS[name];
-        if (!tones || !this.isOn() || !this.ctx)
+        const level = this.level();
+        if (!tones || !this.isOn() || !this.ctx || !(level > 0))
             return false;
         const ac = this.ctx;
         const t0 = ac.currentTime + 0.01;
         const gain = ac.createGain();
-        gain.gain.value = VOLUME;
+        gain.gain.value = VOLUME * Math.min(1, level);
         gain.connect(ac.destination);
         for (const [freq, at, len, type] of tones) {
             const osc = ac.createOscillator();

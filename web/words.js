@@ -129,6 +129,21 @@ export function signalText(color, rtt) {
         level ? `, ${Math.round(rtt)} ms round trip` : ''}`;
 }
 
+// A game's spectators (PROTOCOL.md section 6, Watchers): '1 spectator',
+// '3 spectators' ('' for none).
+export function watchersText(n) {
+    if (!n)
+        return '';
+    return n === 1 ? '1 spectator' : `${n} spectators`;
+}
+
+// The score of a finished game as written under it: 1-0, 0-1, ½-½ ('' for
+// a game without a result).
+export function scoreText(result) {
+    return result === '1/2-1/2' ? '\u00bd-\u00bd'
+        : result === '1-0' || result === '0-1' ? result : '';
+}
+
 // Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
 export function formatClock(ms) {
     const t = Math.max(0, ms);
@@ -147,10 +162,12 @@ export function seconds(ms) {
 }
 
 // The headline of a finished game, from the point of view of `you`
-// ('white', 'black' or null for a spectator).
-export function resultTitle(result, you) {
+// ('white', 'black' or null for a spectator); `reason` tells the games
+// without a result apart.
+export function resultTitle(result, you, reason) {
     if (result === '*')
-        return 'Game aborted';
+        return reason === 'cancelled' ? 'Invitation cancelled'
+            : 'Game aborted';
     if (result === '1/2-1/2')
         return 'Draw';
     const winner = result === '1-0' ? 'white' : 'black';
@@ -160,7 +177,8 @@ export function resultTitle(result, you) {
 }
 
 // The sentence that says why a game ended. `toMove` is the side to move in
-// the final position (the side whose clock ran out for the timeouts). Its
+// the final position (the side whose clock ran out for the timeouts, the
+// side that did not make its first move for no_start). Its
 // cases name exactly the reasons of the server's table of endings
 // (common/ending.c; tests/unit/test_ending.c checks it).
 export function reasonText(result, reason, toMove) {
@@ -202,6 +220,13 @@ export function reasonText(result, reason, toMove) {
     case 'aborted':
         return 'The game was aborted before both sides had moved. ' +
                'No result.';
+    case 'no_start':
+        return flagged
+            ? `${flagged} did not make the first move in time: no game, ` +
+              'no result.'
+            : 'A first move was not made in time: no game, no result.';
+    case 'cancelled':
+        return 'The invitation was cancelled before anyone joined.';
     default:
         return reason ? `Game over (${reason}).` : 'Game over.';
     }
@@ -287,6 +312,8 @@ const REASON_SHORT = {
     fifty_moves: '50-move rule',
     agreement: 'Agreement',
     aborted: 'Aborted',
+    no_start: 'Not started',
+    cancelled: 'Cancelled',
 };
 
 // The reason of a game's end in a word or two, for lists of games.

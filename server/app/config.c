@@ -290,6 +290,13 @@ static const struct key keys[] = {
             "seconds after the last pong before a ping"),
     INT_KEY(ping_timeout_s, NULL, 2, 7200, 60,
             "seconds after the last pong before a close"),
+    /* A load balancer that checks /readyz needs its interval times its
+     * failures to notice a node stopping; none by default: nginx (the
+     * setup shipped) checks nothing, and a stop should not wait for
+     * nothing. At most 5 minutes: systemd's TimeoutStopSec must hold it
+     * and the handover. */
+    INT_KEY(drain_s, "--drain-s", 0, 300, 0,
+            "seconds a stop reports not ready before it shuts down"),
     {{"log_level", "--log-level", "L", "error, warn, info or debug"},
      K_LEVEL,
      offsetof(struct config, log_level),

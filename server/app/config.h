@@ -106,6 +106,7 @@ struct config {
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */
     int ping_timeout_s;  /* no pong this long after it: hang up */
+    int drain_s;         /* SIGTERM: not ready this long, then the stop */
     int log_level;       /* enum log_level */
     char *log_file;      /* "": standard error */
 };

@@ -45,6 +45,9 @@
 #include "app/wiring.h"
 #include "net/listener.h"
 #include "app/dbfile.h"
+#include "app/notify.h"
+#include "app/preflight.h"
+#include "app/ready.h"
 #include "lib/log.h"
 #include "hub/hub.h"
 #include "net/net.h"
@@ -92,7 +95,11 @@ static void usage(FILE *f)
         "                     below override it\n"
         "  --check-config PATH  validate PATH (and the options) and exit: 0 "
         "when\n"
-        "                     good, 2 with a message when not\n"
+        "                     good, 2 with a message when not (Redis "
+        "refusing\n"
+        "                     the node included), 75 when PostgreSQL or "
+        "Redis\n"
+        "                     does not answer (try again later)\n"
         "  --help             this text\n");
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
@@ -199,51 +206,6 @@ fail:
     fprintf(stderr, "E: %s\n", err);
     config_clear(cfg);
     exit(2);
-}
-
-/* Redis as the settings name it, probed once (redis_check: the user,
- * the password, TLS, PING). 0 when it answered; -1 with a sentence in
- * err, and *refused true when the settings are at fault (a wrong
- * password, an untrusted certificate...) rather than Redis silent. */
-#define CHECK_REDIS_MS 2000
-static int probe_redis(const struct config *cfg, bool *refused, char *err,
-                       size_t errlen)
-{
-    struct clusterconf cc;
-    char why[512], addrs[CONFIG_REDIS_MAX][CONFIG_REDIS_ADDR_MAX];
-    int rc = 0, n = config_redis_split(cfg->redis, addrs, CONFIG_REDIS_MAX);
-
-    *refused = true;
-    if (n < 1) {
-        snprintf(err, errlen, "key 'redis': not a list of addresses");
-        return -1;
-    }
-    if (clusterconf_load(&cc, cfg, err, errlen) < 0)
-        return -1;
-    for (int i = 0; i < n && rc == 0; i++) { /* (each shard) */
-        cc.redis.address = addrs[i];
-        rc = redis_check(&cc.redis, CHECK_REDIS_MS, refused, why, sizeof why);
-        if (rc < 0)
-            snprintf(err, errlen, "key 'redis': Redis at %.*s %s: %.300s",
-                     100, addrs[i],
-                     *refused ? "refused this node" : "does not answer", why);
-    }
-    clusterconf_clear(&cc);
-    return rc;
-}
-
-/* --check-config's probes of what the settings name beyond files: the
- * PostgreSQL database (SELECT 1) and Redis (AUTH, PING), when set. 0, or
- * -1 with a sentence in err. */
-static int check_servers(const struct config *cfg, char *err, size_t errlen)
-{
-    bool refused;
-
-    if (cfg->postgres[0] && store_check_pg(cfg->postgres, err, errlen) != 0)
-        return -1;
-    if (cfg->redis[0] && probe_redis(cfg, &refused, err, errlen) != 0)
-        return -1;
-    return 0;
 }
 
 /* mkdir -p of the folder holding path; the folders it creates are the
@@ -427,6 +389,7 @@ static void net_config_of(const struct config *c, struct net_config *nc)
         .ipv6_limit_prefix = c->ipv6_limit_prefix,
         .ping_interval_s = c->ping_interval_s,
         .ping_timeout_s = c->ping_timeout_s,
+        .drain_ms = c->drain_s * 1000,
         .allowed_origins = (const char *const *)c->allowed_origins,
         .n_allowed_origins = c->n_allowed_origins,
         .n_trusted_proxies = c->n_trusted_proxies,
@@ -441,7 +404,10 @@ static void net_config_of(const struct config *c, struct net_config *nc)
 }
 
 static volatile sig_atomic_t stopping;
+static unsigned drain_s; /* the drain before a shutdown (config) */
 
+/* SIGTERM, SIGINT: the stop (its drain first; a second signal cuts the
+ * drain short); SIGHUP: the log and the certificate again. */
 static void on_signal(int sig)
 {
     if (sig == SIGHUP) {
@@ -450,7 +416,8 @@ static void on_signal(int sig)
     }
     if (!stopping) {
         stopping = 1;
-        alarm(SHUTDOWN_HARD_LIMIT_S);
+        notify_send("STOPPING=1");
+        alarm(drain_s + SHUTDOWN_HARD_LIMIT_S);
     }
     net_request_stop();
 }
@@ -485,7 +452,7 @@ static int join_redis(const struct config *cfg)
     char err[700], q[700];
     bool refused;
 
-    if (probe_redis(cfg, &refused, err, sizeof err) == 0)
+    if (preflight_redis(cfg, &refused, err, sizeof err) == 0)
         return 0;
     if (refused) {
         start_failed("%s", err);
@@ -545,7 +512,9 @@ static int claim_db(struct node *n)
     return lock_db(n->cfg.database, n->lock_fds);
 }
 
-/* The store (migrations), and the watch on SQLite's file. 0, or -1. */
+/* The store (migrations), and the watch on SQLite's file. 0; -1 (logged);
+ * PREFLIGHT_UNREACHABLE (logged) when PostgreSQL does not answer or
+ * refuses, as --check-config would say: it may later. */
 static int open_store(struct node *n)
 {
     const struct config *cfg = &n->cfg;
@@ -557,6 +526,9 @@ static int open_store(struct node *n)
                            sizeof err) < 0) {
         start_failed("database %s: %s", n->pg ? "(postgres)" : cfg->database,
                      err);
+        /* (asked again: a failure of the migrations is no server away) */
+        if (n->pg && store_check_pg(cfg->postgres, err, sizeof err) == -1)
+            return PREFLIGHT_UNREACHABLE;
         return -1;
     }
     store_location(n->st, n->where, sizeof n->where);
@@ -672,6 +644,7 @@ static void release_locks(struct node *n)
  * close. */
 static void stop(struct node *n)
 {
+    ready_stop();
     net_timer_free(db_watch.timer);
     db_watch.timer = NULL;
     if (n->h)
@@ -704,19 +677,34 @@ static void catch_signals(void)
     setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
-/* --check-config: the settings (already checked) and the servers they
- * name. The exit status. */
+/* --check-config: the settings (already checked), what the host must
+ * have for them, and the servers they name. The exit status: 0; 2 for a
+ * fault of the configuration (Redis refusing the node's password or
+ * certificate included: systemd does not restart it); 75 when a server
+ * does not answer (it may later: systemd tries again). */
 static int check_only(const struct args *a, struct config *cfg)
 {
     char err[600];
     int rc = 0;
 
-    if (check_servers(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "E: %s\n", err);
+    if (preflight_host(cfg, err, sizeof err) != 0) {
         rc = 2;
     } else {
-        printf("%s: OK\n", a->config);
+        switch (preflight_servers(cfg, err, sizeof err)) {
+        case 0:
+            break;
+        case -2:
+            rc = 2;
+            break;
+        default:
+            rc = PREFLIGHT_UNREACHABLE;
+            break;
+        }
     }
+    if (rc)
+        fprintf(stderr, "E: %s\n", err);
+    else
+        printf("%s: OK\n", a->config);
     config_clear(cfg);
     return rc;
 }
@@ -738,6 +726,7 @@ int main(int argc, char **argv)
     load_config(&a, &n.cfg);
     if (a.check)
         return check_only(&a, &n.cfg);
+    drain_s = (unsigned)n.cfg.drain_s; /* (before a signal can come) */
     catch_signals();
     if (log_open(n.cfg.log_file, (enum log_level)n.cfg.log_level, err,
                  sizeof err) < 0) {
@@ -763,17 +752,27 @@ int main(int argc, char **argv)
         release_locks(&n);
         goto out;
     }
-    if (open_store(&n) < 0 || start_node(&n) < 0) {
+    if ((e = open_store(&n)) != 0 || start_node(&n) < 0) {
+        if (e == PREFLIGHT_UNREACHABLE)
+            rc = e; /* (systemd tries again, as for --check-config's) */
         stop(&n);
         goto out;
     }
     log_listening(&n);
+    if (notify_open(err, sizeof err) < 0)
+        log_warn("event=sd_notify_failed error=\"%s\"", err);
+    if (ready_start(n.h, n.cl) < 0) {
+        start_failed("out of memory");
+        stop(&n);
+        goto out;
+    }
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
     stop(&n);
     log_info("event=stopped");
     rc = 0;
 out:
+    notify_close();
     log_close();
     config_clear(&n.cfg);
     return rc;

@@ -572,12 +572,19 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
          NULL,
          {(double)c->fenced},
          {NULL}},
-        {"chess_cluster_commands_ignored_total",
+        {"chess_cluster_commands_held_total",
          "counter",
-         "Commands of other nodes' connections a host did not run, its "
-         "lease in doubt.",
+         "Commands of other nodes' connections a host held, its lease in "
+         "doubt, until it knew (then run or refused).",
          NULL,
-         {(double)c->ignored},
+         {(double)c->held},
+         {NULL}},
+        {"chess_cluster_commands_refused_total",
+         "counter",
+         "Commands of other nodes' connections a host answered busy: its "
+         "lease unknown in time, the game taken from it or gone.",
+         NULL,
+         {(double)c->refused},
          {NULL}},
         {"chess_cluster_commands_forwarded_total",
          "counter",
@@ -723,6 +730,18 @@ static void metrics_page(struct hub *h, struct http_reply *r)
 
     reply(r, 200, "text/plain; version=0.0.4",
           metrics_render(hub_metrics(h), &sizes, &st, cluster ? &cm : NULL));
+}
+
+void status_readyz(const char *why, struct http_reply *r)
+{
+    char body[96];
+
+    if (why)
+        snprintf(body, sizeof body,
+                 "{\"status\":\"not_ready\",\"why\":\"%s\"}", why);
+    else
+        snprintf(body, sizeof body, "{\"status\":\"ready\"}");
+    reply(r, why ? 503 : 200, "application/json", strdup(body));
 }
 
 bool status_handle(struct hub *h, const char *path, int64_t now,

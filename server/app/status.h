@@ -1,6 +1,7 @@
 /*
  * status.h - the process's status pages: /healthz (200 when the loop,
- * the database and its writer are well, else 503) and /metrics (the
+ * the database and its writer are well, else 503), /readyz (200 when
+ * the node should be sent new clients, ready.h) and /metrics (the
  * Prometheus text of the whole process: the hub's counters, the
  * network's, the store's and the process's own). Every label takes
  * values from a fixed set (routes, status codes, close codes), so no
@@ -20,5 +21,9 @@ struct hub;
  * leaves it to the HTTP API (false). */
 bool status_handle(struct hub *h, const char *path, int64_t now,
                    struct http_reply *r);
+
+/* /readyz: 200 {"status":"ready"} when why is NULL, else 503
+ * {"status":"not_ready","why":WHY} (app/ready.h's reasons). */
+void status_readyz(const char *why, struct http_reply *r);
 
 #endif

@@ -8,6 +8,9 @@
  */
 #include "app/wiring.h"
 
+#include <string.h>
+
+#include "app/ready.h"
 #include "app/status.h"
 #include "hub/http.h"
 #include "hub/hub.h"
@@ -106,7 +109,9 @@ static void on_http(void *ctx, const char *path, const char *const *args,
 {
     struct http_reply hr;
 
-    if (!status_handle(ctx, path, now, &hr))
+    if (!strcmp(path, "/readyz"))
+        status_readyz(ready_why(now), &hr);
+    else if (!status_handle(ctx, path, now, &hr))
         http_handle(ctx, path, args, nargs, now, &hr);
     to_net_reply(&hr, r);
 }

@@ -44,14 +44,21 @@ static void adoption_free(struct cluster *c, struct adoption *a)
     free(a);
 }
 
+/* An adoption given up: the commands that waited for it are refused
+ * busy (the client tries again), and it is freed. */
+static void adoption_refuse(struct cluster *c, struct adoption *a)
+{
+    for (struct pending *p = a->head; p; p = p->next)
+        edge_busy(c, p->sid, p->kind, p->text, p->len);
+    adoption_free(c, a);
+}
+
 static void retry_later(struct cluster *c, struct fwd *f)
 {
     struct retry *r, **pp;
-    struct session *s = cluster_local_session(c, f->sid);
 
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;
     }
@@ -91,6 +98,8 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
         f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
         if (f)
             retry_later(c, f);
+        else
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
     }
 }
 
@@ -129,6 +138,8 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
         snprintf(a->gid, sizeof a->gid, "%s", gid);
     if (!a || table_put(&c->adopting, a->gid, a) < 0) {
         free(a);
+        if (p)
+            edge_busy(c, p->sid, p->kind, p->text, p->len);
         free(p);
         return;
     }
@@ -144,7 +155,7 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
             log_warn("event=cluster_adopt_failed game=%s why=store_full",
                      gid);
             c->m.take_failed[1]++;
-            adoption_free(c, a);
+            adoption_refuse(c, a);
         }
         return;
     }
@@ -152,7 +163,7 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     if (store_get_epoch(c->store, gid, &floor) < 0)
         floor = 0;
     if (cluster_take(c, gid, floor, from, on_taken, a) < 0)
-        adoption_free(c, a);
+        adoption_refuse(c, a);
 }
 
 void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
@@ -307,9 +318,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     if (rc < 0) {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
     } else {
         struct session *s = cluster_local_session(c, f->sid);
         if (s)

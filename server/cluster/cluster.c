@@ -321,6 +321,7 @@ void cluster_free(struct cluster *c)
         }
     }
     table_clear(&c->locals);
+    held_free(c);
     host_outqs_free(c);
     while (c->defer) {
         struct deferred *d = c->defer;

@@ -37,6 +37,11 @@ struct player;
 #define CLUSTER_RETRIES 50
 /* The sweep adopts at most this many of a dead node's games a tick. */
 #define CLUSTER_SWEEP_GAMES 256
+/* A host holds the commands that come while its lease is in doubt at
+ * most this long, and at most this many (held.c); then, or beyond, they
+ * are refused busy. */
+#define CLUSTER_HOLD_MS CLUSTER_LEASE_MS
+#define CLUSTER_HELD_MAX 4096
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -122,6 +127,8 @@ struct adoption {
     struct pending *head, *tail;
 };
 
+struct held;
+
 struct cluster {
     struct hub *h;
     struct store *store; /* the hub's */
@@ -160,7 +167,11 @@ struct cluster {
     size_t handover_left;
     bool handing, released; /* released: its lease let go (the end) */
     bool id_taken_logged;
-    int shards_down; /* the bus's shards down now (all, before each's
+    struct held *held; /* commands held while the lease is in doubt */
+    size_t n_held;
+    bool remotes_stale; /* the bus went down: what was sent to other
+                           nodes' connections may be lost */
+    int shards_down;    /* the bus's shards down now (all, before each's
                         first up) */
     char marks[BUS_SHARDS_MAX][48]; /* each shard's mark (shard_mark.lua)
                                        as last seen; "" not yet */
@@ -278,8 +289,18 @@ void host_outqs_free(struct cluster *c);
 void cluster_tell_player(struct cluster *c, const char *pid, char kind,
                          const char *payload, size_t len, uint64_t seq);
 
-/* An envelope on cmd:G from another node's connection. */
+/* An envelope on cmd:G from another node's connection: run, held while
+ * the lease is in doubt (held.c), or refused. */
 void host_on_command(struct cluster *c, const struct codec_msg *m);
+
+/* The envelope m cannot run here: a command is answered `rate_limited`
+ * ("busy", with its id) to its connection, an attach or a resync is
+ * dropped (made again when the game's new host says so). */
+void host_refuse(struct cluster *c, const struct codec_msg *m);
+
+/* Every remote session is sent the state of each game it follows here
+ * again: what the host sent them while its bus was down is lost. */
+void host_resync_remotes(struct cluster *c);
 
 /* Drops every remote session of node (its lease lapsed; inc NULL: any
  * incarnation, else only those of other incarnations). */
@@ -323,6 +344,22 @@ void host_fence(struct cluster *c, const char *gid);
  * outbox. */
 void cluster_wake(struct cluster *c);
 
+/* ---- held.c: commands held while the lease is in doubt ------------------ */
+
+/* Holds m (copied) behind the others; refused busy when CLUSTER_HELD_MAX
+ * are held or out of memory. */
+void held_add(struct cluster *c, const struct codec_msg *m);
+/* True when a command of gid is held (the next waits behind it). */
+bool held_has(const struct cluster *c, const char *gid);
+/* The lease holds: the held commands of gid (NULL: all) run, in order. */
+void held_run(struct cluster *c, const char *gid);
+/* gid cannot run here (fenced, gone): its held commands (NULL: all) are
+ * refused busy. */
+void held_refuse(struct cluster *c, const char *gid);
+/* Those held CLUSTER_HOLD_MS or longer are refused busy (every tick). */
+void held_expire(struct cluster *c, int64_t now);
+void held_free(struct cluster *c);
+
 /* ---- edge.c: the edge's side ------------------------------------------ */
 
 /* s no longer follows gid. */
@@ -335,6 +372,12 @@ struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
                          const char *gid, enum codec_kind kind,
                          const char *text, size_t len);
 void edge_send(struct cluster *c, struct fwd *f);
+
+/* A command of local session sid (kind: an envelope's; text: its
+ * message) that cannot be forwarded or run is answered `rate_limited`
+ * ("busy", with its id); the other kinds need no answer. */
+void edge_busy(struct cluster *c, uint64_t sid, enum codec_kind kind,
+               const char *text, size_t len);
 
 /* The message a pending or forwarded command carries, parsed again and
  * run here: its game is in memory now, or it is answered from the

@@ -111,6 +111,19 @@ static void attach_answered(struct session *s)
 static void on_forwarded(void *arg, const struct bus_value *v,
                          const char *err);
 
+void edge_busy(struct cluster *c, uint64_t sid, enum codec_kind kind,
+               const char *text, size_t len)
+{
+    struct session *s = cluster_local_session(c, sid);
+    struct proto_msg m;
+    struct proto_error e;
+
+    if (!s || !s->player || kind != CODEC_COMMAND)
+        return;
+    (void)proto_parse(text, len, true, &m, &e); /* (its id, if any) */
+    hub_busy(s, &m.id);
+}
+
 /* Publishes f's envelope on its game's command channel. */
 void edge_send(struct cluster *c, struct fwd *f)
 {
@@ -123,8 +136,7 @@ void edge_send(struct cluster *c, struct fwd *f)
     }
     envelope(c, f, s, &m);
     if (cluster_send(c, &m, on_forwarded, f) < 0) {
-        if (f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         if (f->welcome)
             attach_answered(s);
         free(f);
@@ -181,8 +193,7 @@ static void on_forwarded(void *arg, const struct bus_value *v,
     if (err || !bus_is(v, BUS_INT)) {
         /* the bus is down: a command is refused (the client may try
          * again); an attach is made again when the bus is back */
-        if (s && f->kind == CODEC_COMMAND)
-            hub_busy(s, NULL);
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;
     }

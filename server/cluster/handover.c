@@ -98,7 +98,8 @@ void handover_tick(void *arg)
     } else if (c->leased && c->up && c->renewing) {
         hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
     } else if (c->leased && c->up) {
-        c->renewing = true; /* (no renewal of the tick after this) */
+        c->renewing = true;   /* (no renewal of the tick after this) */
+        held_refuse(c, NULL); /* (the lease goes: nothing runs here) */
         if (lease_renew(c, 1, on_released) < 0)
             c->released = true;
     } else {

@@ -59,37 +59,71 @@ void cluster_tell_player(struct cluster *c, const char *pid, char kind,
     host_flush_soon(c);
 }
 
-/* A remote session's session_ops.send: b for it, published once the
- * store has committed seq (flush_all). */
-static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
+/* b for connection conn of node, published once the store has committed
+ * seq (flush_all), behind what waits for that node. -1 when out of
+ * memory (b not taken). */
+static int outq_push(struct cluster *c, const char *node, uint64_t conn,
+                     struct msgbuf *b, uint64_t seq)
 {
-    struct remote *rs = s->ext;
-    struct cluster *c = rs->c;
-    struct outq *q = table_get(&c->outqs, rs->node);
+    struct outq *q = table_get(&c->outqs, node);
     struct outmsg *m;
 
     if (!q && (q = calloc(1, sizeof *q)) != NULL) {
-        snprintf(q->node, sizeof q->node, "%s", rs->node);
+        snprintf(q->node, sizeof q->node, "%s", node);
         if (table_put(&c->outqs, q->node, q) < 0) {
             free(q);
             q = NULL;
         }
     }
     m = q ? malloc(sizeof *m) : NULL;
-    if (!m) { /* a message lost: the connection must not go on without it */
-        log_error("event=send_dropped why=out_of_memory what=remote "
-                  "node=%s conn=%llu",
-                  rs->node, (unsigned long long)rs->conn);
-        host_kill(c, rs->node, &rs->conn, 1);
-        return;
-    }
-    *m = (struct outmsg){NULL, msgbuf_ref(b), seq, rs->conn};
+    if (!m)
+        return -1;
+    *m = (struct outmsg){NULL, msgbuf_ref(b), seq, conn};
     if (q->tail)
         q->tail->next = m;
     else
         q->head = m;
     q->tail = m;
     host_flush_soon(c);
+    return 0;
+}
+
+/* A remote session's session_ops.send: b for it, published once the
+ * store has committed seq (flush_all). */
+static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    struct remote *rs = s->ext;
+    struct cluster *c = rs->c;
+
+    if (outq_push(c, rs->node, rs->conn, b, seq) < 0) {
+        /* a message lost: the connection must not go on without it */
+        log_error("event=send_dropped why=out_of_memory what=remote "
+                  "node=%s conn=%llu",
+                  rs->node, (unsigned long long)rs->conn);
+        host_kill(c, rs->node, &rs->conn, 1);
+    }
+}
+
+void host_refuse(struct cluster *c, const struct codec_msg *m)
+{
+    struct proto_msg pm;
+    struct proto_error e;
+    struct msgbuf *b;
+
+    if (m->kind != CODEC_COMMAND)
+        return; /* (an attach or a resync: the edge makes it again when
+                   the game's new host says so, or Redis is back) */
+    c->m.refused++;
+    (void)proto_parse(m->body, m->len, true, &pm, &e); /* (its id, if any) */
+    b = msgbuf_take(proto_render_error(
+        PROTO_RATE_LIMITED, "the server is busy; try again", &pm.id));
+    if (!b || outq_push(c, m->node, m->conn, b, 0) < 0) {
+        log_error("event=send_dropped why=out_of_memory what=refusal "
+                  "node=%s conn=%llu",
+                  m->node, (unsigned long long)m->conn);
+        host_kill(c, m->node, &m->conn, 1);
+    }
+    msgbuf_unref(b);
 }
 
 /* Sends m (a delivery or a kill to node m->to) naming conns[0..n): one
@@ -402,6 +436,19 @@ static void remote_command(struct cluster *c, struct remote *rs,
     }
 }
 
+/* rs is sent g's state again (a resync): a player's `state`, a
+ * spectator's watch. */
+static void remote_resync(struct cluster *c, struct remote *rs,
+                          struct game *g)
+{
+    struct player *p = rs->s->player;
+
+    if (game_color_of(g, p->pid) < 0)
+        hub_watch(rs->s, g, cluster_now(c));
+    else
+        game_send_state(g, rs->s, NULL, cluster_now(c));
+}
+
 void host_on_command(struct cluster *c, const struct codec_msg *m)
 {
     char key[sizeof((struct remote *)0)->key];
@@ -416,23 +463,31 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
             remote_unfollow(c, rs, m->gid);
         return;
     }
-    if (!g) /* (no longer ours: the edge finds out from the store) */
+    if (!g || cluster_handing_over(c, m->gid)) {
+        /* no longer ours (it ended and left memory, or is being handed
+         * over, as the command crossed the unsubscribe): refused busy; the
+         * client's next try finds its host, or the store's answer */
+        host_refuse(c, m);
         return;
-    if (!cluster_leased(c)) {
+    }
+    if (!cluster_leased(c) || held_has(c, m->gid)) {
         /* the lease may have lapsed (this process was paused, or Redis
          * is slow): another node may have taken the game and got this
-         * command too; this one does nothing until its lease is renewed
-         * or found lost */
-        log_warn("event=cluster_command_ignored game=%s why=lease", m->gid);
-        c->m.ignored++;
+         * command too; it waits until the lease is renewed or found lost
+         * (held.c), behind the game's commands held before it */
+        held_add(c, m);
         return;
     }
     rs = remote_get(c, m, &p);
-    if (!rs)
-        return;
-    if (remote_follow(rs, m->gid) < 0) {
+    if (rs && remote_follow(rs, m->gid) < 0) {
         if (rs->games.n == 0)
             remote_free(c, rs);
+        rs = NULL;
+    }
+    if (!rs) {
+        log_warn("event=cluster_command_refused game=%s why=out_of_memory",
+                 m->gid);
+        host_refuse(c, m);
         return;
     }
     switch (m->kind) {
@@ -444,16 +499,27 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
             hub_watch(rs->s, g, cluster_now(c));
         break;
     case CODEC_RESYNC:
-        if (game_color_of(g, p->pid) < 0)
-            hub_watch(rs->s, g, cluster_now(c));
-        else
-            game_send_state(g, rs->s, NULL, cluster_now(c));
+        remote_resync(c, rs, g);
         break;
     case CODEC_COMMAND:
         remote_command(c, rs, g, m);
         break;
     default: /* CODEC_ATTACH: it follows g, quietly */
         break;
+    }
+    host_flush_soon(c);
+}
+
+void host_resync_remotes(struct cluster *c)
+{
+    for (size_t i = 0; i < c->remotes.cap; i++) {
+        struct remote *rs = c->remotes.slots[i].value;
+        for (size_t j = 0; rs && j < rs->games.cap; j++) {
+            const char *gid = rs->games.slots[j].value;
+            struct game *g = gid ? hub_game(c->h, gid) : NULL;
+            if (g)
+                remote_resync(c, rs, g);
+        }
     }
     host_flush_soon(c);
 }
@@ -604,6 +670,7 @@ void host_fence(struct cluster *c, const char *gid)
     c->m.fenced++;
     cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
+    held_refuse(c, copy); /* (the new host may have run them too) */
     if (g) {
         /* the remote sessions of it with a message still waiting for the
          * store (which may be one of the refused writes'): closed, their

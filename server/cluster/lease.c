@@ -34,10 +34,10 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
     }
     if (v->integer == 0) {       /* tried again next tick */
         if (!c->id_taken_logged) /* (once until it joins) */
-            log_error("event=cluster_node_id_taken node=%s: another "
-                      "incarnation holds its lease (a node with the same "
-                      "node_id, or this node's own within %d ms of a "
-                      "restart)",
+            log_error("event=cluster_node_id_taken node=%s "
+                      "msg=\"another incarnation holds its lease (a node "
+                      "with the same node_id, or this node's own within "
+                      "%d ms of a restart); tried again each second\"",
                       c->node, CLUSTER_LEASE_MS);
         c->id_taken_logged = true;
         return;
@@ -61,8 +61,13 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
          * cut with 1012); what nobody has claimed by then is an orphan */
         c->orphans_at = cluster_now(c) + CLUSTER_LEASE_MS;
     }
-    lease_reclaim(c, BUS_EVERY);
+    lease_reclaim(c, BUS_EVERY); /* (each game's held commands run or go
+                                    with its take) */
     edge_resync_all(c);
+    if (c->remotes_stale && c->shards_down == 0) {
+        c->remotes_stale = false;
+        host_resync_remotes(c);
+    }
 }
 
 static void node_up(struct cluster *c)
@@ -87,6 +92,11 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     if (v->integer == 1) {
         c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
         c->renewed_at = cluster_now(c);
+        held_run(c, NULL); /* nobody could take the games meanwhile */
+        if (c->remotes_stale && c->shards_down == 0) {
+            c->remotes_stale = false;
+            host_resync_remotes(c);
+        }
         return;
     }
     /* lapsed: a new incarnation takes every game of this node's again
@@ -132,13 +142,18 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
     long long epoch = bus_int(bus_at(v, 0), -1);
 
     if (!hub_game(c->h, r->gid) || err || epoch < 0) {
+        held_refuse(c, r->gid); /* (its lease still in doubt) */
         free(r); /* tried again at the next lapse; fencing guards it */
         return;
     }
-    if (epoch == 0)
-        host_fence(c, r->gid);
-    else if (store_take_epoch(c->store, r->gid, epoch))
+    if (epoch == 0) {
+        host_fence(c, r->gid); /* (its held commands refused) */
+    } else if (store_take_epoch(c->store, r->gid, epoch)) {
         adopt_epoch_set(c, r->gid, epoch);
+        held_run(c, r->gid); /* (written with the new epoch) */
+    } else {
+        held_refuse(c, r->gid); /* (the store's queue is full) */
+    }
     free(r);
 }
 
@@ -234,6 +249,7 @@ void lease_on_tick(void *arg)
     struct table seen;
 
     hub_alarm_arm(c->h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
+    held_expire(c, cluster_now(c));
     if (!c->up || c->renewing)
         return;
     if (!c->leased) {
@@ -283,14 +299,21 @@ void lease_on_state(void *arg, int shard, bool up)
             hub_notice_all(c->h, b);
         msgbuf_unref(b);
     }
-    if (!up)
+    if (!up) {
+        c->remotes_stale = true; /* (deliveries fail until it is back) */
         return;
+    }
     cluster_shard_mark(c, shard);
     if (shard == BUS_FIRST) {
-        if (c->leased) /* renew at once: it tells whether the lease held */
+        /* renew at once: it tells whether the lease held (its answer
+         * resyncs the remote sessions) */
+        if (c->leased)
             renew(c);
         else if (!c->renewing)
             node_up(c);
+    } else if (c->shards_down == 0 && c->leased && c->remotes_stale) {
+        c->remotes_stale = false; /* (the lease held meanwhile) */
+        host_resync_remotes(c);
     }
     if (c->shards_down == 0 && c->leased)
         edge_resync_all(c);

@@ -83,7 +83,7 @@ static bool rate_end(struct game *g, struct store_rating out[2])
 
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
- * (any but aborted) changes both players' ratings. A rated game in which
+ * (any with a result) changes both players' ratings. A rated game in which
  * a side has not moved yet (fewer than 2 plies) ends aborted whatever
  * ended it (a resignation, leave, a draw agreed, the grace period), as
  * on lichess: a game so short says nothing of its players, and a
@@ -101,7 +101,8 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
 
     /* waiting or started to ended, once; a winner for a win */
     assert(g->status != GAME_ENDED && (winner == -1 || is_color(winner)));
-    if (g->rated && g->rec.n < 2) {
+    if (g->rated && g->rec.n < 2 &&
+        ending_get(reason)->kind != ENDING_KIND_NONE) {
         reason = ENDING_ABORTED;
         winner = -1;
     }
@@ -114,7 +115,8 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
     g->reason = reason;
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
-    rate = g->rated && reason != ENDING_ABORTED && rate_end(g, ratings);
+    rate = g->rated && ending_get(reason)->kind != ENDING_KIND_NONE &&
+           rate_end(g, ratings);
     game_fill_row(g, &row, now);
     pgn = game_pgn(g);
     moves = game_journal(g); /* out of memory: not stored, as when full */
@@ -158,6 +160,8 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
     g->linger_until = g->pause_until = CLOCK_NEVER;
     g->armed = CLOCK_NEVER;
+    g->watchers_due = CLOCK_NEVER;
+    g->watchers_at = -LIMIT_WATCHERS_EVERY_MS; /* none yet: at once */
     g->seat[0].gone_since = g->seat[1].gone_since = -1;
     g->lag_quota[0] = g->lag_quota[1] = LAG_QUOTA_START_MS;
     return g;
@@ -379,7 +383,7 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     if (c < 0 || g->status == GAME_ENDED || g->flagged >= 0) {
         game_unsubscribe(g, s);
     } else if (g->status == GAME_WAITING) {
-        game_conclude(g, ENDING_ABORTED, -1, now);
+        game_conclude(g, ENDING_CANCELLED, -1, now);
     } else {
         game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
     }
@@ -402,7 +406,9 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     if (g->status == GAME_STARTED && g->rec.n >= 2)
         return game_set_err(err, PROTO_ABORT_NOT_ALLOWED,
                             "both sides have moved: resign or offer a draw");
-    game_conclude(g, ENDING_ABORTED, -1, now);
+    game_conclude(
+        g, g->status == GAME_WAITING ? ENDING_CANCELLED : ENDING_ABORTED, -1,
+        now);
     game_rearm(g);
     return 0;
 }

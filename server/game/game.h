@@ -13,8 +13,9 @@
  *
  * A rated game (game_new's `rated`) shows its players' ratings in its
  * category (game_set_rating, from the host) with game_start and state;
- * when it ends (any way but aborted) it asks the host for both players'
- * current ratings (env.ratings), computes the new ones (rating_game:
+ * when it ends with a result (not aborted, no_start or cancelled) it
+ * asks the host for both players' current ratings (env.ratings),
+ * computes the new ones (rating_game:
  * each player's RD first grows for the days since their last rated game
  * in the category), and hands both rows to env.finish with the game's
  * end, so that they are stored in the same transaction; game_end, the

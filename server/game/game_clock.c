@@ -8,8 +8,9 @@
  * can happen by itself: the running side flags, a pending first move runs
  * out, an absent player's grace period ends (only while the opponent is
  * present), both players have been gone a grace period (a Fischer game:
- * ended as abandoned), a restored game's pause ends, an invitation expires, or an
- * ended game's linger is over. next_event() computes it from the state;
+ * ended as abandoned), a restored game's pause ends, an invitation expires,
+ * the changed number of spectators is due to be announced, or an ended
+ * game's linger is over. next_event() computes it from the state;
  * every command re-arms through game_rearm(), so the timer is never stale.
  *
  * Held turns. Since a move reaches the opponent only once it is durable,
@@ -35,6 +36,7 @@ enum event {
     EV_GRACE_W,    /* white's grace period is over */
     EV_GRACE_B,
     EV_DESERTED, /* both players have been gone a grace period */
+    EV_WATCHERS, /* the number of spectators changed: announce it */
     EV_LINGER    /* an ended game may be freed */
 };
 
@@ -88,6 +90,8 @@ static enum event next_event(const struct game *g, int64_t *at)
         CONSIDER(g->linger_until, EV_LINGER);
         break;
     }
+    if (g->status != GAME_ENDED)
+        CONSIDER(g->watchers_due, EV_WATCHERS);
 #undef CONSIDER
     *at = t;
     return ev;
@@ -208,8 +212,10 @@ void game_tick(struct game *g, int64_t now)
            at <= now) {
         switch (ev) {
         case EV_INVITE:
+            game_conclude(g, ENDING_CANCELLED, -1, now);
+            break;
         case EV_FIRST_MOVE:
-            game_conclude(g, ENDING_ABORTED, -1, now);
+            game_conclude(g, ENDING_NO_START, -1, now);
             break;
         case EV_UNPAUSE:
             unpause(g, now);
@@ -228,6 +234,9 @@ void game_tick(struct game *g, int64_t now)
                 game_conclude(g, ENDING_ABORTED, -1, now);
             else
                 game_conclude(g, ENDING_ABANDONED, 1 - side_to_move(g), now);
+            break;
+        case EV_WATCHERS:
+            game_announce_watchers(g, now);
             break;
         default:
             break;

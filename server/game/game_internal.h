@@ -103,6 +103,11 @@ struct game {
     double before[2], after[2], rd_before[2];
     struct sub *subs;
     size_t nsubs, subcap;
+    /* Spectators among subs; the count the last `watchers` announced,
+     * when (watchers_at), and when the next is due (watchers_due, NEVER
+     * while the count did not change since): see game_view.c. */
+    size_t nwatchers, watchers_shown;
+    int64_t watchers_at, watchers_due;
     int64_t armed;
     void *user;
 };
@@ -238,7 +243,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
                         const struct board *start);
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
- * (any but aborted) changes both players' ratings. */
+ * (any with a result) changes both players' ratings. */
 void game_conclude(struct game *g, enum ending_reason reason, int winner,
                    int64_t now);
 
@@ -274,6 +279,10 @@ int game_put_row(struct game *g, int64_t now);
 struct store_move *game_journal(const struct game *g);
 
 /* ---- game_view.c: subscribers, messages, rendered views ---------------- */
+
+/* Announces the number of spectators (the `watchers` message) when it
+ * changed since the last announcement; the deadline EV_WATCHERS. */
+void game_announce_watchers(struct game *g, int64_t now);
 
 /* Renders once, queues the same bytes to every subscriber; text
  * (malloc'ed, NULL: nothing) is the game's. */

@@ -17,6 +17,7 @@
 #include "notation.h"
 #include "game/rating.h"
 #include "lib/grow.h"
+#include "lib/tunables.h"
 
 /* ---- subscribers and messages ------------------------------------------ */
 
@@ -49,13 +50,45 @@ void game_broadcast_moved(struct game *g, const struct proto_moved *mv)
     broadcast_buf(g, b);
 }
 
+/* Watchers. A game counts its spectators (its subscribers other than
+ * the players' fans: one per spectating connection, whichever node it
+ * is on) and tells everyone in it the count, in `watchers`, at most once
+ * every LIMIT_WATCHERS_EVERY_MS: a change arms the game's timer
+ * (EV_WATCHERS) at the last announcement plus that, and the count is
+ * sent then if it differs from the last one sent. A spectator coming or
+ * going costs its (un)subscription and a flag; the announcement costs
+ * one render and a queue entry per subscriber, once a second at most,
+ * however many come and go. An ended game announces nothing more. */
+static void watchers_changed(struct game *g)
+{
+    if (g->status == GAME_ENDED || g->watchers_due != CLOCK_NEVER)
+        return;
+    g->watchers_due = g->watchers_at + LIMIT_WATCHERS_EVERY_MS;
+    game_rearm(g);
+}
+
+void game_announce_watchers(struct game *g, int64_t now)
+{
+    g->watchers_due = CLOCK_NEVER;
+    g->watchers_at = now;
+    if (g->nwatchers == g->watchers_shown)
+        return;
+    g->watchers_shown = g->nwatchers;
+    game_broadcast(g, proto_render_watchers(g->gid, g->nwatchers));
+}
+
 int game_subscribe(struct game *g, struct session *s, enum game_role role)
 {
     struct sub *n;
+    size_t was = g->nwatchers;
 
     for (size_t i = 0; i < g->nsubs; i++)
         if (g->subs[i].s == s) {
+            g->nwatchers -= g->subs[i].role == GAME_SPECTATOR;
+            g->nwatchers += role == GAME_SPECTATOR;
             g->subs[i].role = role;
+            if (g->nwatchers != was)
+                watchers_changed(g);
             return 0;
         }
     n = grow_array(g->subs, &g->subcap, g->nsubs, sizeof *n, 4);
@@ -64,6 +97,10 @@ int game_subscribe(struct game *g, struct session *s, enum game_role role)
     g->subs = n;
     assert(g->nsubs < g->subcap);
     g->subs[g->nsubs++] = (struct sub){s, role};
+    if (role == GAME_SPECTATOR) {
+        g->nwatchers++;
+        watchers_changed(g);
+    }
     return 0;
 }
 
@@ -71,7 +108,13 @@ void game_unsubscribe(struct game *g, struct session *s)
 {
     for (size_t i = 0; i < g->nsubs; i++)
         if (g->subs[i].s == s) {
+            bool watcher = g->subs[i].role == GAME_SPECTATOR;
             g->subs[i] = g->subs[--g->nsubs];
+            if (watcher) {
+                assert(g->nwatchers > 0);
+                g->nwatchers--;
+                watchers_changed(g);
+            }
             return;
         }
 }
@@ -229,6 +272,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
         .draw_offer = g->status == GAME_STARTED ? g->draw_offer : -1,
         .gone_ms = {-1, -1},
         .rtt_ms = {g->seat[0].rtt_ms, g->seat[1].rtt_ms},
+        .watchers = g->nwatchers,
         .legal = (const char(*)[UCI_MAX])mi->legal,
         .n_legal = mi->n_legal,
         .claimable = mi->claimable,

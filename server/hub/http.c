@@ -27,7 +27,7 @@
 int http_wants(const char *path)
 {
     return !strncmp(path, "/api/", 5) || !strcmp(path, "/healthz") ||
-           !strcmp(path, "/metrics");
+           !strcmp(path, "/readyz") || !strcmp(path, "/metrics");
 }
 
 enum netstats_route http_route(const char *path)
@@ -36,6 +36,8 @@ enum netstats_route http_route(const char *path)
 
     if (!strcmp(path, "/healthz"))
         return NETSTATS_ROUTE_HEALTHZ;
+    if (!strcmp(path, "/readyz"))
+        return NETSTATS_ROUTE_READYZ;
     if (!strcmp(path, "/metrics"))
         return NETSTATS_ROUTE_METRICS;
     if (!strncmp(path, "/api/games/", 11)) {

@@ -66,9 +66,10 @@ struct hub {
     struct holds holds;            /* turns waiting for a store commit */
     struct hub_alarm *stall_timer; /* the oldest hold is a stall */
     int64_t stall_timer_at;        /* CLOCK_NEVER: disarmed */
-    bool stalled;       /* players were told the store stalls ... */
-    uint64_t stall_seq; /* ... until it commits this */
-    int64_t stall_since;
+    bool stalled;        /* players were told the store stalls ... */
+    int64_t stall_since; /* ... since the oldest turn's wait began */
+    int64_t slow_at;     /* when a turn was last seen waiting a stall's time:
+                        the stall is over LIMIT_STALL_RESUME_MS after */
     struct metrics metrics;
     bool shutting_down;
     struct table rated;    /* "PID/CATEGORY" -> struct rated_row */

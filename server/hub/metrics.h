@@ -33,10 +33,11 @@ struct cluster_metrics {
                                 an adoption's */
     uint64_t handed_over;    /* games handed to another node (a shutdown) */
     uint64_t fenced;         /* games fenced here */
-    uint64_t ignored;        /* other nodes' commands not run: no lease */
-    uint64_t forwarded;      /* local connections' commands to a host */
-    uint64_t leases_lost;    /* renewals that found the lease lapsed */
-    uint64_t dead_nodes;     /* dead nodes this node's sweep removed
+    uint64_t held;        /* other nodes' commands held: the lease in doubt */
+    uint64_t refused;     /* other nodes' commands answered busy */
+    uint64_t forwarded;   /* local connections' commands to a host */
+    uint64_t leases_lost; /* renewals that found the lease lapsed */
+    uint64_t dead_nodes;  /* dead nodes this node's sweep removed
                                 from the set (each by one node, once) */
     /* The bus (Redis). */
     bool bus_up;

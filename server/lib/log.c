@@ -237,6 +237,11 @@ static void write_always(enum log_level level, const char *fmt, ...)
     va_end(ap);
 }
 
+void log_flush(void)
+{
+    rate_flush();
+}
+
 void log_set_clock(int64_t (*now_ms)(void))
 {
     rate_clock = now_ms ? now_ms : monotonic_ms;

@@ -16,7 +16,8 @@
  * written but counted; the next one written after that second carries
  * `suppressed=N`, and when the repeats stop, a line
  * `event=log_suppressed of=EVENT count=N` (written with the next line of
- * any kind, or at log_close) accounts for the rest. Info and debug lines
+ * any kind, by log_flush, which the event loop calls every second, or
+ * at log_close) accounts for the rest. Info and debug lines
  * are never dropped.
  *
  * Before log_open the logger writes to standard error at level info.
@@ -59,6 +60,11 @@ void log_write(enum log_level level, const char *fmt, ...)
 #define log_warn(...) log_write(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_write(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_write(LOG_DEBUG, __VA_ARGS__)
+
+/* Writes the counts of the repeats that stopped a second or more ago
+ * (event=log_suppressed) now, not with the next line: the event loop
+ * calls it every second. Any thread. */
+void log_flush(void);
 
 /* The clock of the rate limit (milliseconds, monotonic): for tests;
  * NULL restores the real one. */

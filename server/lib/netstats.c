@@ -12,8 +12,8 @@ const int netstats_http_statuses[NETSTATS_HTTP_STATUSES - 1] = {
 };
 
 const char *const netstats_routes[NETSTATS_ROUTES] = {
-    "api_game", "pgn",     "player_games", "player",   "leaderboard",
-    "static",   "healthz", "metrics",      "redirect", "other",
+    "api_game", "pgn",    "player_games", "player",   "leaderboard", "static",
+    "healthz",  "readyz", "metrics",      "redirect", "other",
 };
 
 void netstats_ws_close(struct net_stats *s, int code)

@@ -26,6 +26,7 @@ enum netstats_route {
     NETSTATS_ROUTE_LEADERBOARD,  /* /api/leaderboard/CAT */
     NETSTATS_ROUTE_STATIC,       /* the client's files, /g/GID */
     NETSTATS_ROUTE_HEALTHZ,
+    NETSTATS_ROUTE_READYZ,
     NETSTATS_ROUTE_METRICS,
     NETSTATS_ROUTE_REDIRECT, /* the plain-HTTP redirect listener */
     NETSTATS_ROUTE_OTHER,    /* any other /api/ path */

@@ -172,6 +172,10 @@
  * (store_resumed). Commits normally take milliseconds; a second is far
  * beyond a slow disk's fsync and short enough to explain a frozen board. */
 #define LIMIT_STALL_NOTICE_MS 1000
+/* A stall is over once no held turn has waited LIMIT_STALL_NOTICE_MS for
+ * this long: a disk whose commits take about a second each (0.8-1.2 s)
+ * would otherwise stall and resume every second (hysteresis). */
+#define LIMIT_STALL_RESUME_MS 3000
 
 /* The HTTP API's rating answers: the last this many points of a rating
  * history (years of daily play, a few tens of KB), and the best this
@@ -205,6 +209,14 @@
 #define LOBBY_SEEKS_MAX 100
 #define LOBBY_GAMES_MAX 30
 #define LOBBY_TICK_MS 1000
+
+/* A game's count of spectators (PROTOCOL.md section 6, "Watchers"):
+ * announced to everyone in the game at most once every this many ms,
+ * after it changed, as the lobby feed is. Each announcement is one
+ * render of ~50 bytes and a queue entry per subscriber, so a game with
+ * thousands of spectators joining and leaving costs each of them at most
+ * one small message a second, however fast they come and go. */
+#define LIMIT_WATCHERS_EVERY_MS 1000
 
 /* How long a planned shutdown waits for queued messages to drain. */
 #define LIMIT_SHUTDOWN_DRAIN_MS 500

@@ -5,6 +5,7 @@
 #include "net/net_internal.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,21 @@ static void lws_flush_repeats(void)
     log_write(net.lws_last.level, "event=lws_repeated count=%lu msg=%s",
               net.lws_last.repeats, log_quote(q, sizeof q, net.lws_last.msg));
     net.lws_last.repeats = 0;
+}
+
+/* Warnings of lws's that any client causes at will, which tell an
+ * operator nothing: a load balancer's TCP probe, a port scanner or a
+ * stray newline is "Missing URI in HTTP request". Debug, not warn. */
+static const char *const noise[] = {
+    "Missing URI in HTTP request",
+};
+
+static bool is_noise(const char *line)
+{
+    for (size_t i = 0; i < sizeof noise / sizeof noise[0]; i++)
+        if (strstr(line, noise[i]))
+            return true;
+    return false;
 }
 
 /* lws's lines go through the logger: errors and warnings as such, the
@@ -40,7 +56,7 @@ static void lws_emit(int level, const char *line)
         l = LOG_ERROR;
         tcp_starved_note(line);
     } else if (level & LLL_WARN) {
-        l = LOG_WARN;
+        l = is_noise(line) ? LOG_DEBUG : LOG_WARN;
     } else if (level & LLL_USER) {
         l = LOG_INFO;
     }
@@ -63,6 +79,17 @@ static void lws_emit(int level, const char *line)
         log_write(l, "event=lws msg=%s", log_quote(q, sizeof q, msg));
     }
     pthread_mutex_unlock(&net.lws_last_mu);
+}
+
+void lwslog_flush(int64_t now)
+{
+    pthread_mutex_lock(&net.lws_last_mu);
+    if (net.lws_last.repeats && now - net.lws_last.written_ms >= 1000) {
+        lws_flush_repeats();
+        net.lws_last.written_ms = now;
+    }
+    pthread_mutex_unlock(&net.lws_last_mu);
+    log_flush();
 }
 
 static int lws_levels(void)

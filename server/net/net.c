@@ -75,8 +75,15 @@ void net_wake(void)
 
 void net_request_stop(void)
 {
+    if (net.stop_requested)
+        net.stop_now = 1;
     net.stop_requested = 1;
     net_wake();
+}
+
+bool net_draining(void)
+{
+    return net.draining || net.stopping || net.stop_requested;
 }
 
 void net_request_log_reopen(void)
@@ -161,9 +168,11 @@ void net_timer_free(struct net_timer *t)
 }
 
 /* Every KEEPALIVE_TICK_MS: the requests overdue (tcp.c), the pings due
- * and the connections that did not answer theirs (conn.c). */
+ * and the connections that did not answer theirs (conn.c); every second,
+ * the counts of log lines whose repeats stopped. */
 static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
 {
+    static int64_t flushed;
     int64_t now = net_now_ms();
 
     (void)l;
@@ -171,6 +180,10 @@ static void keepalive_tick(struct ev_loop *l, ev_timer *w, int revents)
     (void)revents;
     tcp_expire(now);
     conn_keepalive(now);
+    if (now - flushed >= 1000) {
+        lwslog_flush(now);
+        flushed = now;
+    }
 }
 
 /* ---- event-loop lag ------------------------------------------------------ */
@@ -235,6 +248,34 @@ static void begin_shutdown(void)
                       net_now_ms() + LIMIT_SHUTDOWN_DRAIN_MS);
 }
 
+static void drain_over(void *arg)
+{
+    (void)arg;
+    if (!net.stopping)
+        begin_shutdown();
+}
+
+/* A stop asked for: with a drain, the node serves as before for
+ * drain_ms while /readyz says it is not ready (load balancers stop
+ * sending new clients), then shuts down; a second request, or none, at
+ * once. */
+static void stop_asked(void)
+{
+    if (net.stopping)
+        return;
+    if (net.draining && !net.stop_now)
+        return; /* (drain_over ends it) */
+    if (!net.draining && !net.stop_now && net.cfg.drain_ms > 0 &&
+        (net.drain_phase = net_timer_new(drain_over, NULL)) != NULL) {
+        net.draining = true;
+        log_info("event=drain_begin drain_ms=%d connections=%d",
+                 net.cfg.drain_ms, net.n_conns);
+        net_timer_arm(net.drain_phase, net_now_ms() + net.cfg.drain_ms);
+        return;
+    }
+    begin_shutdown();
+}
+
 /* SIGHUP with TLS: new handshakes get the certificate and key now at
  * tls_cert and tls_key (renewed by certbot, say); open connections keep
  * theirs. A pair that does not load leaves the old one served. */
@@ -267,7 +308,7 @@ void net_woken(void)
         reload_certificate();
     }
     if (net.stop_requested && !net.stopping)
-        begin_shutdown();
+        stop_asked();
 }
 
 /* ---- context ----------------------------------------------------------- */
@@ -662,6 +703,8 @@ void net_stop(void)
     atomic_store(&net.wake_context, NULL);
     net_timer_free(net.drain_timer);
     net.drain_timer = NULL;
+    net_timer_free(net.drain_phase);
+    net.drain_phase = NULL;
     lws_context_destroy(net.context);
     net.context = NULL;
     /* destroying the context closed every WebSocket (conn.c's CLOSED) */

@@ -52,6 +52,8 @@ struct net_config {
     int ipv6_limit_prefix; /* an IPv6 client's bits (lib/addrkey.h) */
     int ping_interval_s;   /* ping this long after the last pong */
     int ping_timeout_s;    /* no pong this long after it: hang up */
+    int drain_ms; /* a stop first drains this long (net_draining), serving
+                     as before; 0: the shutdown begins at once */
     /* origins whose pages may open a WebSocket, lowercase (trust.h);
      * none: any */
     const char *const *allowed_origins;
@@ -149,8 +151,14 @@ void net_stop(void);
  * committed sequence number (net_handlers.committed). */
 void net_wake(void);
 
-/* From a signal handler: begin a planned shutdown (async-signal-safe). */
+/* From a signal handler: begin a planned shutdown (async-signal-safe):
+ * the drain first (net_config.drain_ms), then the shutdown. A second call
+ * cuts the drain short. */
 void net_request_stop(void);
+
+/* True from the first net_request_stop on: the node drains or shuts
+ * down, and is no longer ready for new clients (/readyz). */
+bool net_draining(void);
 
 /* From a signal handler (SIGHUP): the loop reopens the log file
  * (async-signal-safe). */

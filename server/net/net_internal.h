@@ -132,13 +132,15 @@ struct net {
     struct net_handlers hd; /* main.c's (net_attach) */
     bool attached;
     struct net_stats *stats; /* main.c's (net_attach) */
-    volatile sig_atomic_t stop_requested, reopen_requested;
+    /* stop_requested: a first request; stop_now: a second (no drain) */
+    volatile sig_atomic_t stop_requested, stop_now, reopen_requested;
     struct net_config cfg; /* net_start's copy of the app's */
-    bool stopping, stopped;
+    bool draining, stopping, stopped;
     struct net_timer *drain_timer;
-    struct timerq timers; /* every net_timer */
-    ev_timer timers_ev;   /* armed at timerq_next(&timers) */
-    int64_t timers_ev_at; /* INT64_MAX: not armed */
+    struct net_timer *drain_phase; /* the drain before the shutdown */
+    struct timerq timers;          /* every net_timer */
+    ev_timer timers_ev;            /* armed at timerq_next(&timers) */
+    int64_t timers_ev_at;          /* INT64_MAX: not armed */
     ev_timer keepalive_ev;
     ev_timer lag_ev;
     int64_t lag_due_us; /* when lag_ev should fire */
@@ -309,5 +311,9 @@ extern const struct lws_protocols web_redirect_protocols[];
 /* Routes lws's log lines, at the levels log.h's level lets through, into
  * log.h. */
 void lwslog_start(void);
+/* The counts of repeated lines (lws's and the logger's, log_flush) that
+ * stopped a second or more before now: written now, not with the next
+ * line (the keepalive tick, every second). */
+void lwslog_flush(int64_t now);
 
 #endif

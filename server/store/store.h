@@ -164,7 +164,9 @@ int store_open_pg(struct store **out, const char *conninfo,
                   void *arg, char *err, size_t errlen);
 
 /* Connects to the PostgreSQL database conninfo names and runs SELECT 1
- * (--check-config). Returns 0, or -1 with a sentence in err. */
+ * (--check-config). Returns 0; -2 with a sentence in err when conninfo
+ * is not a connection string (the configuration is wrong); -1 with a
+ * sentence when the database does not answer or refuses (it may later). */
 int store_check_pg(const char *conninfo, char *err, size_t errlen);
 
 /* ---- either backend ---------------------------------------------------- */

@@ -78,11 +78,13 @@ test('draw offers, resignation, abort, draw claims', { timeout: 240000 },
         await waitText(a.page, '#conn-text', /^Online$/);
         const link = await invite(a.page, { preset: '3-0', color: 'black' });
         await a.page.click('#cancel-invite-btn');
-        await waitText(a.page, '#end-title', /^Game aborted$/);
+        await waitText(a.page, '#end-title', /^Invitation cancelled$/);
         // The link no longer offers a seat.
         await b.page.goto(link);
         await waitText(b.page, '#conn-text', /^Online$/);
-        await waitText(b.page, '#end-title', /^Game aborted$/);
+        await waitText(b.page, '#end-title', /^Invitation cancelled$/);
+        await waitText(b.page, '#end-reason',
+                       /^The invitation was cancelled before anyone joined\.$/);
         assert.ok(await b.page.locator('#join-panel').isHidden());
     });
 

@@ -72,7 +72,8 @@ test('a game nobody starts is aborted', { timeout: 60000 }, async (t) => {
     await waitText(a.page, '#notice', /White has [1-3] s to make the first move/);
     for (const p of [a, b]) {
         await waitText(p.page, '#end-title', /^Game aborted$/, 10000);
-        await waitText(p.page, '#end-reason', /aborted before both sides/);
+        await waitText(p.page, '#end-reason',
+                       /^White did not make the first move in time/);
     }
     // An aborted game offers no PGN of moves nobody made.
     assert.ok(await a.page.locator('#pgn-link').isHidden());

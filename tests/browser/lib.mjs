@@ -420,21 +420,28 @@ export function guestNamed(page, name) {
     return becomePlayer(page, { guest: name });
 }
 
-// Chooses a preset time control and a colour in the lobby form.
+// Chooses a colour, then clicks a preset time control in the lobby form:
+// that seeks an opponent at once (the custom one only opens its fields).
 export async function chooseLobby(page, preset, color) {
-    await page.click(`label[for="tc-${preset}"]`);
     await page.click(`label[for="col-${color}"]`);
+    await page.click(`label[for="tc-${preset}"]`);
 }
 
-// Creates an invitation from the lobby and returns its link.
+// Creates an invitation from the lobby ("Invite a friend", a colour, the
+// FEN, then a click on the time control; the custom one, set beforehand,
+// with the button) and returns its link.
 export async function invite(page, { preset = '10-5', color = 'white',
                                      fen = null } = {}) {
-    await chooseLobby(page, preset, color);
+    if (await page.getAttribute('#invite-btn', 'aria-pressed') !== 'true')
+        await page.click('#invite-btn');
+    await page.click(`label[for="col-${color}"]`);
     if (fen) {
         await page.click('.fen-box summary');
         await page.fill('#fen', fen);
     }
-    await page.click('#invite-btn');
+    await page.click(`label[for="tc-${preset}"]`);
+    if (preset === 'custom')
+        await page.click('#seek-btn');
     await page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
     await waitText(page, '#status', /Waiting for your opponent to join/);
     const link = await page.inputValue('#invite-link');
@@ -478,6 +485,39 @@ export async function cuttable(page) {
             state.blocked = false;
         },
     };
+}
+
+// Before the page loads (openPlayer's beforeGoto): every WebSocket of the
+// page goes through the test, which may make one silent (mute: nothing
+// passes either way, and nothing closes, as with a paused server or a
+// network partition) or drop the page's messages `drop(msg)` picks.
+// Returns its state: opened (sockets so far), muted (the index of the
+// silent one, or -1), drop, and sent (every message the page sent).
+export async function mutable(page) {
+    const state = { opened: 0, muted: -1, drop: null, sent: [] };
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+        const index = state.opened++;
+        const server = ws.connectToServer();
+        ws.onMessage((text) => {
+            let msg = null;
+            try {
+                msg = JSON.parse(text);
+            } catch {
+                /* not JSON */
+            }
+            if (msg)
+                state.sent.push(msg);
+            if (state.muted === index || (msg && state.drop &&
+                                          state.drop(msg)))
+                return;
+            server.send(text);
+        });
+        server.onMessage((text) => {
+            if (state.muted !== index)
+                ws.send(text);
+        });
+    });
+    return state;
 }
 
 // Answers the confirmation dialog.

@@ -51,16 +51,13 @@ test('lobby pairing, clocks, checkmate by clicks', { timeout: 120000 },
     await a.page.click('#cancel-seek-btn');
     await a.page.locator('#seeking').waitFor({ state: 'hidden' });
     await chooseLobby(a.page, 'pm', 'white');
-    await a.page.click('#seek-btn');
     await waitText(a.page, '#seeking', /Looking for an opponent: 1 min per move, white/);
     await a.page.click('#cancel-seek-btn');
     await a.page.locator('#seeking').waitFor({ state: 'hidden' });
 
     await chooseLobby(a.page, '3-2', 'white');
-    await a.page.click('#seek-btn');
     await waitText(a.page, '#seeking', /Looking for an opponent: 3\+2/);
     await chooseLobby(b.page, '3-2', 'black');
-    await b.page.click('#seek-btn');
 
     await a.page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);
     await b.page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);

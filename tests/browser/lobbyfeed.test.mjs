@@ -26,7 +26,6 @@ test('open seeks live, click to play, watch a live game, history link',
 
     // A seeks: B's list shows it within a tick, A's marks it as A's own
     await chooseLobby(a.page, '3-2', 'white');
-    await a.page.click('#seek-btn');
     await waitText(b.page, '#seeks-list', new RegExp(
         `${nameA}.*3\\+2.*You play black.*Casual`));
     await waitText(a.page, '#seeks-list .seek-row.mine', /Your seek/);

@@ -8,6 +8,7 @@ import {
     squareName,
 } from '../../web/position.js';
 import { categoryOf, graphModel } from '../../web/ratings.js';
+import { matchMove } from '../../web/keymove.js';
 import { normalize, SETTINGS } from '../../web/settings.js';
 import { lowTimeMs, SOUNDS, soundForMove } from '../../web/sound.js';
 import * as W from '../../web/words.js';
@@ -106,6 +107,11 @@ test('results and reasons in words', () => {
     assert.equal(W.resultTitle('0-1', null), 'Black wins');
     assert.equal(W.resultTitle('1/2-1/2', 'white'), 'Draw');
     assert.equal(W.resultTitle('*', null), 'Game aborted');
+    assert.equal(W.resultTitle('*', 'white', 'cancelled'),
+                 'Invitation cancelled');
+    assert.equal(W.reasonText('*', 'no_start', 'black'),
+                 'Black did not make the first move in time: no game, ' +
+                 'no result.');
     assert.equal(W.reasonText('1-0', 'checkmate'),
                  'White wins by checkmate.');
     assert.equal(W.reasonText('0-1', 'timeout'),
@@ -118,7 +124,8 @@ test('results and reasons in words', () => {
     const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
                      'timeout_vs_insufficient', 'stalemate', 'dead_position',
                      'fivefold', 'seventy_five_moves', 'threefold',
-                     'fifty_moves', 'agreement', 'aborted'];
+                     'fifty_moves', 'agreement', 'aborted', 'no_start',
+                     'cancelled'];
     const texts = new Set(reasons.map((r) => W.reasonText('1-0', r, 'white')));
     assert.equal(texts.size, reasons.length, 'every reason has its words');
     for (const t of texts)
@@ -176,7 +183,8 @@ test('a game in a list of games, from one player\'s side', () => {
     const reasons = ['checkmate', 'resignation', 'abandoned', 'timeout',
                      'timeout_vs_insufficient', 'stalemate', 'dead_position',
                      'fivefold', 'seventy_five_moves', 'threefold',
-                     'fifty_moves', 'agreement', 'aborted'];
+                     'fifty_moves', 'agreement', 'aborted', 'no_start',
+                     'cancelled'];
     const short = new Set(reasons.map((r) => W.reasonShort(r)));
     assert.equal(short.size, reasons.length, 'every reason has its words');
     for (const t of short)
@@ -347,19 +355,93 @@ test('the time control line above the board', () => {
 test('settings: defaults, and a saved value used only when valid', () => {
     const def = normalize(null);
     assert.deepEqual(def, { theme: 'system', board: 'brown', sound: true,
-                            autoQueen: false, hints: true, coords: true,
-                            premoves: 1, confirmMoves: false });
+                            volume: 70, autoQueen: false, hints: true,
+                            coords: true, premoves: 1, confirmMoves: false,
+                            boardSize: 100, animation: 'normal',
+                            zen: false });
     assert.deepEqual(Object.keys(def), Object.keys(SETTINGS));
     assert.deepEqual(normalize('junk'), def);
-    const got = normalize({ theme: 'light', board: 'green', sound: false,
-                            autoQueen: true, hints: false, coords: false,
-                            premoves: 4, confirmMoves: true, other: 1 });
-    assert.deepEqual(got, { theme: 'light', board: 'green', sound: false,
-                            autoQueen: true, hints: false, coords: false,
-                            premoves: 4, confirmMoves: true });
+    const mine = { theme: 'light', board: 'purple', sound: false, volume: 35,
+                   autoQueen: true, hints: false, coords: false, premoves: 4,
+                   confirmMoves: true, boardSize: 80, animation: 'slow',
+                   zen: true };
+    assert.deepEqual(normalize({ ...mine, other: 1 }), mine);
     assert.deepEqual(normalize({ theme: 'pink', board: 7, sound: 'no',
-                                 hints: 0, premoves: 11 }), def);
+                                 hints: 0, premoves: 11, volume: 101,
+                                 boardSize: 82, animation: 'warp',
+                                 zen: 'yes' }), def);
     assert.equal(normalize({ premoves: 0 }).premoves, 0);
     assert.equal(normalize({ premoves: 1.5 }).premoves, 1);
     assert.equal(normalize({ premoves: -1 }).premoves, 1);
+    assert.equal(normalize({ boardSize: 55 }).boardSize, 100);
+    assert.equal(normalize({ volume: 0 }).volume, 0);
+    // every setting, as the server keeps it (PROTOCOL.md section 4): at
+    // most 32 keys of 1-32 of A-Z a-z 0-9 _ -, 2048 bytes written
+    assert.ok(Object.keys(def).length <= 32);
+    for (const k of Object.keys(def))
+        assert.match(k, /^[A-Za-z0-9_-]{1,32}$/);
+    assert.ok(JSON.stringify(mine).length <= 2048);
+});
+
+test('moves typed on the keyboard: SAN, UCI, castling, promotion', () => {
+    const at = (fen) => parseFen(fen).board;
+    const start = at('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
+    const legal = ['a2a3', 'a2a4', 'b1a3', 'b1c3', 'b2b3', 'b2b4', 'c2c3',
+                   'c2c4', 'd2d3', 'd2d4', 'e2e3', 'e2e4', 'f2f3', 'f2f4',
+                   'g1f3', 'g1h3', 'g2g3', 'g2g4', 'h2h3', 'h2h4'];
+    const m = (text) => matchMove(text, start, legal);
+    assert.deepEqual(m('e4'), { moves: ['e2e4'], complete: true });
+    assert.deepEqual(m('Nf3'), { moves: ['g1f3'], complete: true });
+    assert.deepEqual(m('nf3'), { moves: ['g1f3'], complete: true });
+    assert.deepEqual(m('Nf3+'), { moves: ['g1f3'], complete: true });
+    assert.deepEqual(m('g1f3'), { moves: ['g1f3'], complete: true });
+    assert.deepEqual(m('N'), { moves: [], complete: false });
+    assert.deepEqual(m('Nf'), { moves: [], complete: false });
+    assert.deepEqual(m('e5'), { moves: [], complete: false });
+    assert.deepEqual(m('Ke2'), { moves: [], complete: false });
+    // f3 waits (Enter plays it) while a move starts on f3 (UCI f3...)
+    const mid = at('rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPP1PP/RNBQKB1R w KQkq - 2 2');
+    const f3 = matchMove('f3', mid, ['e2e3', 'f3e5', 'f3g5']);
+    assert.deepEqual(f3, { moves: [], complete: false });
+    const f2 = at('rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2 2');
+    assert.deepEqual(matchMove('f3', f2, ['f2f3', 'g1f3']),
+                     { moves: ['f2f3'], complete: true });
+    const both = at('rnbqkb1r/pppppppp/5n2/8/8/4N3/PPPPPPPP/RNBQKB1R w KQkq - 2 2');
+    assert.deepEqual(matchMove('e4', both, ['e2e4', 'e3g4', 'e4e5']),
+                     { moves: ['e2e4'], complete: false });
+    assert.deepEqual(matchMove('f3g5', mid, ['f2f3', 'f3e5', 'f3g5']),
+                     { moves: ['f3g5'], complete: true });
+    // two knights to d2: ambiguous until disambiguated
+    const two = at('4k3/8/8/8/8/8/8/1N2K1N1 w - - 0 1');
+    const nd2 = ['b1d2', 'g1e2', 'e1d2', 'b1c3'];
+    assert.deepEqual(matchMove('Nd2', two, ['b1d2', 'g1f3']).moves, ['b1d2']);
+    const k = at('4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1');
+    assert.deepEqual(matchMove('Nd2', k, ['b1d2', 'f3d2']).moves,
+                     ['b1d2', 'f3d2']);
+    assert.deepEqual(matchMove('Nbd2', k, ['b1d2', 'f3d2']).moves, ['b1d2']);
+    assert.equal(nd2.length, 4);
+    // castling, with O or 0
+    const c = at('r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1');
+    const cl = ['e1g1', 'e1c1', 'e1f1', 'a1b1'];
+    assert.deepEqual(matchMove('O-O', c, cl), { moves: ['e1g1'],
+                                                complete: false });
+    assert.deepEqual(matchMove('0-0-0', c, cl), { moves: ['e1c1'],
+                                                  complete: true });
+    // a promotion: complete with its piece, four moves without
+    const p = at('8/4P3/8/8/8/8/k7/4K3 w - - 0 1');
+    const pl = ['e7e8q', 'e7e8r', 'e7e8b', 'e7e8n', 'e1d1'];
+    assert.deepEqual(matchMove('e8=Q', p, pl), { moves: ['e7e8q'],
+                                                 complete: true });
+    assert.deepEqual(matchMove('e8n', p, pl).moves, ['e7e8n']);
+    assert.equal(matchMove('e8', p, pl).moves.length, 4);
+    assert.equal(matchMove('e8', p, pl).complete, false);
+    assert.equal(matchMove('e7e8', p, pl).moves.length, 4);
+    assert.deepEqual(matchMove('e7e8q', p, pl), { moves: ['e7e8q'],
+                                                  complete: true });
+    // a pawn's capture, with or without the x; b is a file
+    const x = at('4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1');
+    assert.deepEqual(matchMove('exd5', x, ['e4e5', 'e4d5']).moves, ['e4d5']);
+    assert.deepEqual(matchMove('ed5', x, ['e4e5', 'e4d5']).moves, ['e4d5']);
+    const b = at('4k3/8/8/8/8/2p5/1P6/2B1K3 w - - 0 1');
+    assert.deepEqual(matchMove('bxc3', b, ['b2c3', 'b2b3']).moves, ['b2c3']);
 });

@@ -15,9 +15,10 @@ test('promotion through the picker', { timeout: 120000 }, async (t) => {
 
     // A position the rules core refuses: the server's reason is shown and
     // the page stays in the lobby.
+    await a.page.click('#invite-btn');
     await a.page.click('.fen-box summary');
     await a.page.fill('#fen', '8/8/8/8/8/8/8/8 w - - 0 1');
-    await a.page.click('#invite-btn');
+    await a.page.click('label[for="tc-5-3"]');
     await waitText(a.page, '.toast.error', /The server refused a request: ./);
     assert.equal(new URL(a.page.url()).pathname, '/');
     await a.page.fill('#fen', '');

@@ -248,7 +248,7 @@ test('an acceptance the server refuses is told; the offer stays',
     assert.match(b.page.url(), new RegExp(`/g/${old}$`));
     // The offer is still pending: after the invitation goes, B accepts.
     await tab.click('#cancel-invite-btn');
-    await waitText(tab, '#end-title', /^Game aborted$/);
+    await waitText(tab, '#end-title', /^Invitation cancelled$/);
     await b.page.click('#rematch-accept-btn');
     await b.page.waitForURL((u) => !u.pathname.endsWith(`/${old}`));
     await waitSeat(b.page, gidOf(b.page), 'white');

@@ -90,11 +90,14 @@ test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
     const getters = () => p.evaluate(async () => {
         const m = await import('/settings.js');
         return { premoves: m.premoveCount(), confirm: m.confirmMoves(),
-                 queen: m.autoQueen(), sound: m.soundOn() };
+                 queen: m.autoQueen(), sound: m.soundOn(),
+                 volume: m.volume(), slide: m.animationMs() };
     });
     assert.deepEqual(await getters(),
                      { premoves: 1, confirm: false, queen: false,
-                       sound: true });
+                       sound: true, volume: 0.7, slide: 160 });
+    const boardPx = () => p.$eval('.board-wrap', (e) =>
+        e.getBoundingClientRect().width);
 
     await openSettings(p);
     const f = '#settings-form';
@@ -112,9 +115,19 @@ test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
     await p.check(`${f} input[name="confirmMoves"]`);
     await p.fill(`${f} input[name="premoves"]`, '3');
     await p.press(`${f} input[name="premoves"]`, 'Tab');
+    // issue 29: the volume, how fast pieces move, the board's size, zen
+    await p.fill(`${f} input[name="volume"]`, '35');
+    await p.selectOption(`${f} select[name="animation"]`, 'slow');
+    await p.fill(`${f} input[name="boardSize"]`, '80');
+    await p.check(`${f} input[name="zen"]`);
+    await p.check(`${f} input[name="board"][value="purple"]`);
+    assert.equal(await bg(p, sq('a1')), 'rgb(159, 134, 184)');
+    await p.check(`${f} input[name="board"][value="blue"]`);
     assert.deepEqual(await getters(),
                      { premoves: 3, confirm: true, queen: true,
-                       sound: false });
+                       sound: false, volume: 0.35, slide: 300 });
+    assert.equal(await p.getAttribute('html', 'data-board-size'), '80');
+    assert.ok(await p.$eval('html', (h) => h.classList.contains('zen')));
     await p.click('#settings-close');
     await p.locator('#settings-dialog').waitFor({ state: 'hidden' });
 
@@ -128,8 +141,11 @@ test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
                  'true');
     assert.deepEqual(await getters(),
                      { premoves: 3, confirm: true, queen: true,
-                       sound: false });
+                       sound: false, volume: 0.35, slide: 300 });
+    assert.equal(await p.getAttribute('html', 'data-board-size'), '80');
     await openSettings(p);
+    // zen off again (it hides the names while playing)
+    await p.uncheck(`${f} input[name="zen"]`);
     assert.ok(await p.isChecked(`${f} input[name="board"][value="blue"]`));
     assert.ok(!await p.isChecked(`${f} input[name="coords"]`));
     assert.ok(!await p.isChecked(`${f} input[name="hints"]`));
@@ -148,7 +164,13 @@ test('board colours, hints, coordinates, sound, auto-queen, premoves, ' +
     await p.click(sq('a7'));
     await p.locator(`${sq('a8')}.dest`).waitFor();
     assert.equal(await display(p, sq('a8'), '::after'), 'none');
+    // the board at 80% of its room, then all of it
+    const small = await boardPx();
     await openSettings(p);
+    await p.fill(`${f} input[name="boardSize"]`, '100');
+    const full = await boardPx();
+    assert.ok(Math.abs(small - 0.8 * full) < 2, `board ${small} px at 80%, ${
+        full} px at 100%`);
     await p.check(`${f} input[name="hints"]`);
     assert.notEqual(await display(p, sq('a8'), '::after'), 'none');
     await p.keyboard.press('Escape');
@@ -222,10 +244,17 @@ test("an account's settings: on the server, applied in a fresh browser " +
     const { a, browser, server } = await twoPlayers(t, {
         b: null, a: { beforeGoto: logWebSocket } });
     const p = a.page;
+    // Where they are kept, in words: a guest's in this browser...
+    await openSettings(p);
+    await waitText(p, '#settings-where', /^Kept in this browser, applied at once\. Sign up or log in/);
+    await p.keyboard.press('Escape');
     await accountIn(p, 'signup', 'sett_1');
     // A guest's choice before signing up goes with the new account (it
     // had none stored); then a change made while logged in.
     await openSettings(p);
+    // ... an account's with it (issue 29: it said "not with your account
+    // yet")
+    await waitText(p, '#settings-where', /^Saved with your account: they follow you to every device/);
     await p.check('#settings-form input[name="board"][value="green"]');
     await p.uncheck('#settings-form input[name="hints"]');
     await p.keyboard.press('Escape');
@@ -262,11 +291,19 @@ test("an account's settings: on the server, applied in a fresh browser " +
     await openSettings(c.page);
     assert.ok(await c.page.isChecked(
         '#settings-form input[name="board"][value="green"]'));
-    // A change there reaches the first browser without a reload.
+    // A change there reaches the first browser without a reload, the
+    // settings issue 29 added with it (the server takes their keys).
     await c.page.check('#settings-form input[name="board"][value="blue"]');
+    await c.page.fill('#settings-form input[name="volume"]', '20');
+    await c.page.selectOption('#settings-form select[name="animation"]',
+                              'none');
     await c.page.keyboard.press('Escape');
     await waitBoard(p, 'blue');
     assert.equal(await noHints(p), true);
+    await p.waitForFunction(async () => {
+        const m = await import('/settings.js');
+        return m.volume() === 0.2 && m.animationMs() === 0;
+    }, null, { timeout: 10000, polling: 100 });
 
     // Another fresh browser stays a guest with its own settings.
     const g = await openPlayer(browser, `${server.base}/`);

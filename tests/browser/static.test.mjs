@@ -218,7 +218,8 @@ test('coordinate labels at 4.5:1 under the last move, the selected square ' +
     const a = await openPlayer(browser, `${server.base}/`);
     await invite(a.page);
     for (const theme of ['dark', 'light']) {
-        for (const board of ['brown', 'blue', 'green', 'grey']) {
+        for (const board of ['brown', 'blue', 'green', 'grey', 'purple',
+                             'olive', 'marble']) {
             await a.page.click('#settings-btn');
             await a.page.check(`#settings-form input[name="theme"][value="${
                 theme}"]`);

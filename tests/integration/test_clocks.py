@@ -50,7 +50,7 @@ class ClockTest(ServerTest):
     def test_first_move_abort_white(self):
         w, b, gid = self.invite_game()
         e = b.expect("game_end", game=gid, timeout=3)
-        self.assertEqual((e["result"], e["reason"]), ("*", "aborted"))
+        self.assertEqual((e["result"], e["reason"]), ("*", "no_start"))
 
     def test_first_move_abort_black(self):
         w, b, gid = self.invite_game()
@@ -59,7 +59,7 @@ class ClockTest(ServerTest):
         self.assertGreater(m["first_move_ms"], 0)
         self.assertLessEqual(m["first_move_ms"], 1000)
         e = w.expect("game_end", game=gid, timeout=3)
-        self.assertEqual((e["result"], e["reason"]), ("*", "aborted"))
+        self.assertEqual((e["result"], e["reason"]), ("*", "no_start"))
 
     def test_clocks_start_after_both_first_moves(self):
         clock = {"type": "fischer", "initial_s": 60, "increment_s": 5}
@@ -123,14 +123,48 @@ class StallTest(FreshServerTest):
         # black's whole budget runs from now, not from white's move
         self.assertEqual(m["clocks"]["running"], "black")
         self.assertEqual(m["clocks"]["black_ms"], 2000)
-        b.expect("store_resumed")
         time.sleep(1.0)  # half of it thinking: still in time
         b.move(gid, "b8c6", 3)
         for c in (w, b):
             c.expect("moved", game=gid, ply=4)
+        # the stall is over once the store kept up for a while (3 s)
+        r = b.expect("store_resumed", timeout=5)
+        self.assertGreater(time.monotonic() - shown, 2.5)
+        self.assertGreater(r["stalled_ms"], 3000)
         self.assertFalse([m for m in b.backlog if m["t"] == "game_end"])
         # and it does run: white now lets its 2 s pass
         e = b.expect("game_end", game=gid, timeout=5)
         self.assertEqual((e["result"], e["reason"]), ("0-1", "timeout"))
         self.assertIn("event=store_stall", srv.log_text())
         self.assertIn("event=store_resumed", srv.log_text())
+
+    @one_node
+    def test_a_disk_slow_at_every_commit_stalls_once(self):
+        """Commits that each take a little more than the stall's second
+        (a slow disk): one store_stall, and one store_resumed once the
+        store has kept up for 3 s; not a pair at every move (they came
+        every 0.8 s)."""
+        srv = self.server()
+        w, b, gid = self.start_game(srv)
+        ServerTest.play(self, w, b, gid, "e2e4 e7e5")
+        for ply, uci in enumerate(("g1f3", "b8c6", "f1c4"), 2):
+            lock = srv.hold_writer()
+            try:
+                (w if ply % 2 == 0 else b).move(gid, uci, ply)
+                time.sleep(1.3)
+            finally:
+                lock.release()
+            for c in (w, b):
+                c.expect("moved", game=gid, ply=ply + 1)
+        b.expect("store_resumed", timeout=5)
+        w.expect("store_resumed", timeout=1)
+        for c in (w, b):
+            self.assertEqual(len([m for m in c.backlog
+                                  if m["t"] == "store_stall"]), 1)
+            self.assertEqual([m for m in c.backlog
+                              if m["t"] == "store_resumed"], [])
+            c.backlog = []
+            c.quiet(0.3)
+        log = srv.log_text()
+        self.assertEqual(log.count("event=store_stall "), 1, log)
+        self.assertEqual(log.count("event=store_resumed "), 1, log)

@@ -29,6 +29,9 @@ DEPLOY = os.path.join(ROOT, "deploy")
 RESTRICT_AF = os.environ.get("CHESS_RESTRICT_AF", "")
 INSTALLED_BIN = "/usr/local/bin/chess-server"
 INSTALLED_CONFIG = "/etc/chess-server/config.json"
+# The examples name the installed web client; --check-config checks it is
+# there: the source tree's stands in for it.
+INSTALLED_WEB = ["--web", os.path.join(ROOT, "web")]
 
 
 def deploy_text(name):
@@ -104,7 +107,8 @@ class UnitTest(FreshServerTest):
             self.assertTrue(obj.pop(k), k)
         r = subprocess.run([SERVER, "--check-config",
                             write_json(self.path("c.json"), obj),
-                            "--node-id", "n1", "--port", "8081"],
+                            "--node-id", "n1", "--port", "8081"]
+                           + INSTALLED_WEB,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -153,6 +157,31 @@ class UnitTest(FreshServerTest):
         p.wait(timeout=WAIT)
         self.assertIn("cannot be honoured", read(err))
         self.assertIn(str(p.returncode), prevent)
+
+    def test_units_notify_and_retry_what_may_come_back(self):
+        """Both units: Type=notify with the watchdog (the server speaks
+        sd_notify: test_ops's ReadinessTest), and --check-config's status
+        for a dependency that does not answer (75) retried without end,
+        where 2 (the configuration) is not."""
+        for name in ("chess-server.service", "chess-server@.service"):
+            unit = deploy_text(name)
+            with self.subTest(unit=name):
+                self.assertEqual(directive(unit, "Type"), ["notify"])
+                self.assertEqual(directive(unit, "NotifyAccess"), ["main"])
+                self.assertEqual(len(directive(unit, "WatchdogSec")), 1)
+                self.assertEqual(directive(unit, "StartLimitIntervalSec"),
+                                 ["0"])
+                prevent = " ".join(directive(
+                    unit, "RestartPreventExitStatus")).split()
+                self.assertEqual(prevent, ["2"])
+                self.assertIn("on-failure", directive(unit, "Restart"))
+        nodb = write_json(self.path("nodb.json"), {
+            "postgres": "host=%s dbname=chess" % self.path("nopg"),
+            "web_root": self.dir})
+        r = subprocess.run([SERVER, "--check-config", nodb],
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        self.assertIn("does not answer", r.stderr)
 
     def test_tasks_max_above_the_servers_threads(self):
         tasks_max = directive(self.unit, "TasksMax")
@@ -336,8 +365,9 @@ class CheckConfigDocsTest(FreshServerTest):
             # /etc/chess-server/config.json is the installed copy; other
             # paths are the source tree's
             path = installed if args[1] == INSTALLED_CONFIG else args[1]
-            r = subprocess.run([SERVER, args[0], path], cwd=ROOT,
-                               capture_output=True, text=True, timeout=20)
+            r = subprocess.run([SERVER, args[0], path] + INSTALLED_WEB,
+                               cwd=ROOT, capture_output=True, text=True,
+                               timeout=20)
             self.assertEqual(r.returncode, 0, command + ": " + r.stderr)
             self.assertEqual(r.stdout, path + ": OK\n")
 
@@ -356,7 +386,8 @@ class CheckConfigDocsTest(FreshServerTest):
         cert, key = make_cert(self.dir)
         obj.update(tls_cert=cert, tls_key=key)
         r = subprocess.run([SERVER, "--check-config",
-                            write_json(self.path("tls.json"), obj)],
+                            write_json(self.path("tls.json"), obj)]
+                           + INSTALLED_WEB,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(r.returncode, 0, r.stderr)
 

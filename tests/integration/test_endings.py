@@ -207,8 +207,15 @@ class EndingsTest(ServerTest):
         a.expect_error("not_started")
         a.send({"t": "leave", "game": gid})
         e = a.expect("game_end", game=gid)
-        self.assertEqual((e["result"], e["reason"]), ("*", "aborted"))
+        self.assertEqual((e["result"], e["reason"]), ("*", "cancelled"))
         b.send({"t": "join", "game": gid})
         b.expect_error("game_over")
         a.send({"t": "join", "game": gid})
         a.expect_error("own_game")
+        # abort cancels an invitation too, with the same words
+        gid = a.request({"t": "invite", "clock": {"type": "per_move",
+                                                  "per_move_s": 60}},
+                        "invited")["game"]
+        a.send({"t": "abort", "game": gid})
+        e = a.expect("game_end", game=gid)
+        self.assertEqual((e["result"], e["reason"]), ("*", "cancelled"))

@@ -27,7 +27,8 @@ CLUSTER_FAMILIES = (
     ("chess_cluster_take_failures_total", "counter"),
     ("chess_cluster_handovers_total", "counter"),
     ("chess_cluster_fences_total", "counter"),
-    ("chess_cluster_commands_ignored_total", "counter"),
+    ("chess_cluster_commands_held_total", "counter"),
+    ("chess_cluster_commands_refused_total", "counter"),
     ("chess_cluster_commands_forwarded_total", "counter"),
     ("chess_cluster_dead_nodes_total", "counter"),
     ("chess_cluster_messages_refused_total", "counter"),
@@ -480,7 +481,8 @@ class HttpTest(ServerTest):
                 ("/api/players/nobody", "player", "404"),
                 ("/api/leaderboard/blitz", "leaderboard", "200"),
                 ("/api/unknown", "other", "404"),
-                ("/healthz", "healthz", "200")]
+                ("/healthz", "healthz", "200"),
+                ("/readyz", "readyz", "200")]
         want = {}
         for path, route, status in gets:
             got, _, _ = self.server.http(path)
@@ -497,8 +499,8 @@ class HttpTest(ServerTest):
         routes = {k[0] for k in http_counts()}
         self.assertLessEqual(routes, {"api_game", "pgn", "player_games",
                                       "player", "leaderboard",
-                                      "static", "healthz", "metrics",
-                                      "redirect", "other"})
+                                      "static", "healthz", "readyz",
+                                      "metrics", "redirect", "other"})
 
     def test_event_loop_lag(self):
         def lags():

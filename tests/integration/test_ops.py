@@ -65,9 +65,15 @@ def read(path):
         return ""
 
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "..", ".."))
+
+
 def run(*args, timeout=20):
+    """chess-server args, from the source tree (where the default
+    web_root, ./web, is)."""
     return subprocess.run([SERVER] + list(args), capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, cwd=ROOT)
 
 
 @not_in_cluster("one process's settings, TLS, signals and files")
@@ -109,32 +115,44 @@ class ConfigFileTest(OpsTest):
 
     def test_check_config_reaches_postgres_and_redis(self):
         """With postgres or redis set, --check-config connects: SELECT 1,
-        PING; one that does not answer fails the check, naming the key."""
+        PING. One that does not answer fails the check naming the key,
+        with status 75 (EX_TEMPFAIL: it may answer later; the units try
+        again), and so does a start that cannot reach PostgreSQL; a
+        malformed setting is the configuration's fault: 2 (and so is a
+        Redis that refuses the node: test_cluster's ClusterTlsTest)."""
         key = self.path("cluster.key")
         with open(key, "w") as f:
             f.write("k" * 32 + "\n")
         cases = [({"postgres": "host=%s port=5432 dbname=chess"
-                   % self.path("nopg")},
+                   % self.path("nopg")}, 75,
                   ["key 'postgres'", "PostgreSQL does not answer",
                    self.path("nopg")]),
+                 ({"postgres": "host=/tmp dbname"}, 2,
+                  ["key 'postgres'", "not a libpq connection string"]),
                  # a cluster's nodes share their games: redis alone is
                  # refused before anything is reached
-                 ({"redis": self.path("no-redis.sock")},
+                 ({"redis": self.path("no-redis.sock")}, 2,
                   ["key 'redis'", "set 'postgres' too"])]
         if POSTGRES:  # a database that answers, a Redis that does not
             cases += [({"postgres": POSTGRES, "cluster_key_file": key,
-                        "redis": self.path("no-redis.sock")},
+                        "redis": self.path("no-redis.sock")}, 75,
                        ["key 'redis'", "does not answer",
                         self.path("no-redis.sock")]),
                       ({"postgres": POSTGRES, "cluster_key_file": key,
-                        "redis": "127.0.0.1:%d" % free_port()},
+                        "redis": "127.0.0.1:%d" % free_port()}, 75,
                        ["key 'redis'", "Connection refused"])]
-        for obj, words in cases:
+        for obj, status, words in cases:
             r = run("--check-config", write_json(self.path("c.json"), obj))
-            self.assertEqual(r.returncode, 2, (obj, r.stdout, r.stderr))
+            self.assertEqual(r.returncode, status, (obj, r.stdout, r.stderr))
             self.assertNotIn("OK", r.stdout)
             for w in words:
                 self.assertIn(w, r.stderr, obj)
+        # a start that cannot reach PostgreSQL exits as the check would
+        r = run("--config", write_json(self.path("c.json"), cases[0][0]),
+                "--listen", "127.0.0.1", "--port", str(free_port()))
+        self.assertEqual(r.returncode, 75, r.stderr)
+        self.assertIn("event=start_failed", r.stderr)
+        self.assertIn("cannot connect to PostgreSQL", r.stderr)
         if not POSTGRES:
             return
         good = {"postgres": POSTGRES}
@@ -144,6 +162,34 @@ class ConfigFileTest(OpsTest):
         r = run("--check-config", cfg)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(cfg + ": OK", r.stdout)
+
+    def test_check_config_checks_the_host(self):
+        """What the host must have for the settings is the configuration's
+        too (status 2): the web client's folder, a folder the database
+        can be made in, an address of this host to listen on. Nothing is
+        created."""
+        with open(self.path("a-file"), "w") as f:
+            f.write("not a folder\n")
+        cases = [({"web_root": self.path("no-web")},
+                  ["key 'web_root'", self.path("no-web"), "No such file"]),
+                 ({"web_root": self.path("a-file")},
+                  ["key 'web_root'", "is not a folder"]),
+                 ({"database": self.path("a-file", "db", "c.db")},
+                  ["key 'database'", self.path("a-file")]),
+                 ({"listen_address": "192.0.2.1"},  # TEST-NET-1
+                  ["key 'listen_address'", "192.0.2.1",
+                   "not an address of this host"])]
+        for obj, words in cases:
+            r = run("--check-config", write_json(self.path("c.json"), obj))
+            self.assertEqual(r.returncode, 2, (obj, r.stdout, r.stderr))
+            for w in words:
+                self.assertIn(w, r.stderr, obj)
+        # a database folder not there yet, below one that can hold it
+        ok = {"database": self.path("new", "deeper", "c.db"),
+              "listen_address": "127.0.0.1", "web_root": self.dir}
+        r = run("--check-config", write_json(self.path("ok.json"), ok))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(self.path("new")))
 
     def test_committed_configs_are_valid(self):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -158,7 +204,8 @@ class ConfigFileTest(OpsTest):
         with open(example) as f:
             obj = json.load(f)
         cert, key = make_cert(self.dir)
-        obj.update(tls_cert=cert, tls_key=key)
+        # (its web_root is where the client is installed)
+        obj.update(tls_cert=cert, tls_key=key, web_root=self.dir)
         r = run("--check-config", write_json(self.path("ex.json"), obj))
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -601,6 +648,18 @@ class TlsPolicyTest(OpsTest):
 
 
 class LifecycleTest(OpsTest):
+    def test_a_migration_logs_a_line_of_its_own(self):
+        """The first start migrates the new database from 0 and says so
+        (from, to, how long); the next finds nothing to migrate."""
+        srv = self.server()
+        m = re.search(r"info event=store_migrated backend=(sqlite|postgres) "
+                      r"from=0 to=(\d+) duration_ms=(\d+)", srv.log_text())
+        self.assertTrue(m, srv.log_text())
+        self.assertIn("schema=%s " % m.group(2), srv.log_text())
+        self.assertEqual(srv.terminate(), 0)
+        srv2 = self.server()
+        self.assertNotIn("event=store_migrated", srv2.log_text())
+
     def test_sigterm_mid_game_then_resume_without_charging_downtime(self):
         srv = self.server()
         w, b, gid = self.start_game(srv)
@@ -830,6 +889,28 @@ class DatabaseStartTest(OpsTest):
 
 
 class HealthTest(OpsTest):
+    def test_probes_log_no_warning(self):
+        """A load balancer's TCP probe (a connect and close, a stray
+        newline, a line that is no request) is no news for the operator:
+        no warning in the log (lws's "Missing URI in HTTP request" is
+        debug)."""
+        srv = self.server()
+        for payload in (b"", b"\r\n\r\n", b"GET\r\n\r\n",
+                        b"garbage\r\n\r\n"):
+            s = socket.create_connection(("127.0.0.1", srv.port))
+            if payload:
+                s.sendall(payload)
+            try:
+                s.settimeout(2)
+                s.recv(100)
+            except OSError:
+                pass
+            s.close()
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        log = srv.log_text()
+        self.assertNotIn("Missing URI", log)
+        self.assertNotRegex(log, r" warn event=lws ")
+
     def test_healthz_fails_while_the_database_refuses_writes(self):
         srv = self.server()
         self.assertEqual(srv.http_json("/healthz")[0], 200)
@@ -843,10 +924,119 @@ class HealthTest(OpsTest):
             self.assertGreater(time.monotonic() - t0, 5)  # not at once
             status, body = srv.http_json("/healthz")
             self.assertEqual(body["status"], "fail")
+            self.assertEqual(srv.http_json("/readyz"), (
+                503, {"status": "not_ready", "why": "store"}))
         finally:
             lock.release()
         wait_until(lambda: srv.http_json("/healthz")[0] == 200,
                    "a passing health check again", timeout=10)
+        wait_until(lambda: srv.http_json("/readyz")[0] == 200,
+                   "ready again", timeout=2)
+
+
+class ReadinessTest(OpsTest):
+    """/readyz apart from /healthz, the drain on SIGTERM, and systemd's
+    notify protocol (READY=1, WATCHDOG=1, STOPPING=1) over a unix
+    datagram socket of the test's own."""
+
+    def notify_socket(self, abstract):
+        """A unix datagram socket as systemd's: (socket, NOTIFY_SOCKET)."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.addCleanup(s.close)
+        if abstract:
+            name = "chess-notify-%d-%d" % (os.getpid(), id(s))
+            s.bind("\0" + name)
+            return s, "@" + name
+        path = self.path("notify.sock")
+        s.bind(path)
+        return s, path
+
+    @staticmethod
+    def notices(s, until, timeout=WAIT):
+        """The datagrams on s (one string each, lines kept) until one has
+        the line `until`."""
+        got = []
+        deadline = time.monotonic() + timeout
+        while not any(until in m.split("\n") for m in got):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no %s; got %r" % (until, got))
+            s.settimeout(left)
+            got.append(s.recv(4096).decode())
+        return got
+
+    def test_readyz_turns_503_while_draining_before_the_listener_goes(self):
+        srv = self.server(extra=["--drain-s", "2"])
+        self.assertEqual(srv.http_json("/readyz"), (200, {"status": "ready"}))
+        srv.proc.send_signal(signal.SIGTERM)
+        t0 = time.monotonic()
+        wait_until(lambda: srv.http_json("/readyz")[0] == 503, "not ready",
+                   timeout=2)
+        self.assertEqual(srv.http_json("/readyz")[1],
+                         {"status": "not_ready", "why": "draining"})
+        # alive and serving meanwhile: liveness holds, players play
+        self.assertEqual(srv.http_json("/healthz")[0], 200)
+        w, b, gid = self.start_game(srv)
+        w.move(gid, "e2e4", 0)
+        b.expect("moved", game=gid, ply=1)
+
+        def gone():
+            try:
+                socket.create_connection(("127.0.0.1", srv.port), 1).close()
+                return False
+            except OSError:
+                return True
+        wait_until(gone, "the listener gone", timeout=10)
+        self.assertGreater(time.monotonic() - t0, 1.5)  # the drain's 2 s
+        self.assertEqual(srv.proc.wait(timeout=WAIT), 0)
+        log = srv.log_text()
+        self.assertLess(log.index("event=drain_begin drain_ms=2000"),
+                        log.index("event=shutdown_begin"))
+
+    def test_a_second_signal_cuts_the_drain_short(self):
+        srv = self.server(extra=["--drain-s", "60"])
+        srv.proc.send_signal(signal.SIGTERM)
+        wait_until(lambda: srv.http_json("/readyz")[0] == 503, "not ready",
+                   timeout=2)
+        t0 = time.monotonic()
+        srv.proc.send_signal(signal.SIGINT)
+        self.assertEqual(srv.proc.wait(timeout=5), 0)
+        self.assertLess(time.monotonic() - t0, 3)
+
+    def test_sd_notify_ready_watchdog_stopping(self):
+        for abstract in (False, True):
+            s, name = self.notify_socket(abstract)
+            srv = self.server(env={"NOTIFY_SOCKET": name,
+                                   "WATCHDOG_USEC": "600000"})
+            got = self.notices(s, "READY=1")
+            self.assertEqual(srv.http_json("/readyz")[0], 200)
+            got += self.notices(s, "WATCHDOG=1", timeout=2)
+            got += self.notices(s, "WATCHDOG=1", timeout=2)  # again
+            self.assertEqual(srv.terminate(), 0)
+            got += self.notices(s, "STOPPING=1", timeout=2)
+            self.assertIn("STATUS=ready", got[got.index(
+                next(m for m in got if "READY=1" in m))].split("\n"))
+            self.assertLess(got.index(next(m for m in got
+                                           if "READY=1" in m)),
+                            got.index("STOPPING=1"))
+
+    @unittest.skipUnless(POSTGRES, "a cluster node needs PostgreSQL")
+    def test_a_node_that_never_reaches_redis_is_not_ready(self):
+        """A Redis that does not answer at start is no fault of the
+        settings: the node starts (cluster_redis_unreachable), alive but
+        not ready."""
+        dead = self.path("no-redis.sock")
+        key = self.path("cluster.key")
+        with open(key, "w") as f:
+            f.write("k" * 32 + "\n")
+        srv = self.server(extra=["--redis", dead, "--node-id", "lonely",
+                                 "--cluster-key-file", key])
+        self.assertIn("event=cluster_redis_unreachable", srv.log_text())
+        self.assertEqual(srv.http_json("/healthz")[0], 200)  # alive
+        self.assertEqual(srv.http_json("/readyz"),
+                         (503, {"status": "not_ready", "why": "cluster"}))
+        wait_until(lambda: "event=not_ready why=cluster" in srv.log_text(),
+                   "the log says why", timeout=10)
 
 
 @sqlite_only("the SQLite file deleted or replaced under the server")

@@ -1,5 +1,8 @@
 """Disconnection and return, abandonment, several connections per player,
 spectators, sync and watch."""
+import socket
+import time
+
 from harness import Client, ServerTest
 
 
@@ -42,6 +45,7 @@ class PresenceTest(ServerTest):
         self.play(w, b, gid, "e2e4 e7e5")
         spectator = self.client()
         spectator.request({"t": "watch", "game": gid}, "state")
+        spectator.expect("watchers", game=gid, n=1)
         wt, bt = w.token, b.token
         w.close()
         spectator.expect("opponent_gone", game=gid, color="white")
@@ -77,6 +81,7 @@ class PresenceTest(ServerTest):
         s = self.client()
         st = s.request({"t": "watch", "game": gid}, "state")
         self.assertEqual(st["game"], gid)
+        s.expect("watchers", game=gid, n=1)
         s.move(gid, "e2e4", 0)
         s.expect_error("not_a_player")
         s.send({"t": "resign", "game": gid})
@@ -105,6 +110,44 @@ class PresenceTest(ServerTest):
         b.move(gid, "b8c6", 3)
         w.expect("moved", ply=4)
         s.quiet(0.3)
+
+    def test_watchers_counted_once_a_second(self):
+        """The spectators' count (issue 29): in state, and in `watchers`
+        to everyone in the game, at once for the first change and then at
+        most once a second however many come and go; a spectator hears a
+        draw offer too."""
+        w, b, gid = self.invite_game()
+        crowd = [self.client() for _ in range(20)]
+        s = self.client()
+        st = s.request({"t": "watch", "game": gid}, "state")
+        self.assertEqual(st["watchers"], 1)
+        for c in (w, b, s):
+            self.assertEqual(c.expect("watchers", game=gid)["n"], 1)
+        for c in crowd:
+            c.send({"t": "watch", "game": gid})
+        for c in crowd:
+            c.expect("state", game=gid)
+        told = []
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            try:
+                m = w.next(timeout=max(0.01, deadline - time.monotonic()))
+            except socket.timeout:
+                break
+            told.append(m)
+        self.assertEqual([m["n"] for m in told if m["t"] == "watchers"],
+                         [21], told)
+        self.assertEqual(w.request({"t": "sync", "game": gid},
+                                   "state")["watchers"], 21)
+        for c in crowd:
+            c.close()
+        w.expect("watchers", game=gid, n=1, timeout=3)
+        w.send({"t": "draw_offer", "game": gid})
+        self.assertEqual(s.expect("draw_offered", game=gid)["color"],
+                         "white")
+        b.send({"t": "draw_decline", "game": gid})
+        self.assertEqual(s.expect("draw_declined", game=gid)["color"],
+                         "black")
 
     def test_watch_finished_and_unknown(self):
         w, b, gid = self.invite_game()

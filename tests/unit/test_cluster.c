@@ -6,7 +6,9 @@
  * forwarded to the game's host and its answers come back; a shutdown
  * hands the host's games to the other node; a host whose lease lapsed
  * (its process stopped) stops acting on its games, finds them taken
- * when it resumes, and closes its connections of them (1012).
+ * when it resumes, and closes its connections of them (1012); a command
+ * that reaches a host whose lease is in doubt is held until the lease is
+ * known, then run or refused busy, never dropped (held.c).
  */
 #include <check.h>
 #include <jansson.h>
@@ -110,6 +112,27 @@ static void start_game(struct fconn *x, struct fconn *y, char gid[64])
                   x->n ? x->msg[x->n - 1] : "");
     ck_assert_msg(fake_count(y, "game_start") == 1, "y: %s",
                   y->n ? y->msg[y->n - 1] : "");
+}
+
+/* x on node a (the host: it invites) and y on node b in a started game,
+ * white's e2e4 played: black (y, on b) to move at ply 1. */
+static void game_from_a(struct fconn **x, struct fconn **y, char gid[64])
+{
+    *x = fake_connect_to(&fake_nodes[0], "10.0.0.1");
+    *y = fake_connect_to(&fake_nodes[1], "10.0.0.2");
+    start_game(*x, *y, gid);
+    fake_move(*x, gid, "e2e4", 0);
+    ck_assert_int_eq(last_moved_ply(*y, gid), 1);
+}
+
+/* Black's e7e5 at ply 1 with the request id `id`. */
+static void black_move_with_id(struct fconn *y, const char *gid,
+                               const char *id)
+{
+    fake_say(y,
+             "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"e7e5\","
+             "\"ply\":1,\"id\":\"%s\"}",
+             gid, id);
 }
 
 /* A player on the node that does not host the game plays it: its join
@@ -246,6 +269,85 @@ START_TEST(a_lost_lease_gives_the_game_up)
 }
 END_TEST
 
+/* The id of c's last error ("" when it has none, or c has no error). */
+static const char *last_error_id(const struct fconn *c, char *buf, size_t n)
+{
+    json_t *j = fake_find(c, "error");
+    json_t *id = j ? json_object_get(j, "id") : NULL;
+
+    snprintf(buf, n, "%s", json_is_string(id) ? json_string_value(id) : "");
+    json_decref(j);
+    return buf;
+}
+
+/* A host whose renewals' answers are late: its lease is in doubt (it may
+ * have lapsed) when a command of another node's player reaches it. The
+ * command waits for the answer; the lease held, so it runs then. */
+START_TEST(a_command_waits_while_the_lease_is_in_doubt)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y;
+    char gid[64];
+
+    game_from_a(&x, &y, gid);
+    busfake_pause(a->busc, true); /* a runs; what Redis sends it waits */
+    fake_move(y, gid, "e7e5", 1); /* reaches a first ... */
+    /* ... then a's renewal's answer (the renewal ran: the lease holds) */
+    fake_advance(CLUSTER_LEASE_MS + CLUSTER_TICK_MS / 2);
+    ck_assert_int_eq(last_moved_ply(y, gid), 1);
+    busfake_pause(a->busc, false);
+    fake_settle();
+    ck_assert_int_eq(last_moved_ply(y, gid), 2); /* held, then run */
+    ck_assert_int_eq(last_moved_ply(x, gid), 2);
+    ck_assert_int_eq(fake_count(y, "error"), 0);
+    ck_assert_ptr_nonnull(hub_game(a->hub, gid));
+    ck_assert_ptr_null(hub_game(b->hub, gid));
+}
+END_TEST
+
+/* A command that reached a host paused past its lease, while another
+ * node took the game, is answered busy (with its id) when the host
+ * resumes and finds the game fenced: not run (the new host may have run
+ * it too), never dropped. */
+START_TEST(a_command_held_for_a_fenced_game_is_refused_busy)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y;
+    char gid[64], id[80];
+
+    game_from_a(&x, &y, gid);
+    pause_node(a, true);
+    black_move_with_id(y, gid, "m1"); /* waits in a's socket */
+    fake_advance(CLUSTER_LEASE_MS + 2 * CLUSTER_TICK_MS);
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* adopted by b */
+    ck_assert_int_eq(fake_count(y, "error"), 0);
+    pause_node(a, false);
+    fake_advance(0); /* a: the command held, the lease lost, the game
+                        fenced */
+    ck_assert_ptr_null(hub_game(a->hub, gid));
+    ck_assert_str_eq(fake_error(y), "rate_limited");
+    ck_assert_str_eq(last_error_id(y, id, sizeof id), "m1");
+    ck_assert_int_eq(last_moved_ply(y, gid), 1); /* not played anywhere */
+    fake_move(y, gid, "e7e5", 1); /* the client's next try plays at b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+}
+END_TEST
+
+/* An edge that cannot forward a command (its Redis is down) answers it
+ * busy with the command's id, so the client knows which one failed. */
+START_TEST(an_edge_without_its_bus_refuses_with_the_id)
+{
+    struct fconn *x, *y;
+    char gid[64], id[80];
+
+    game_from_a(&x, &y, gid);
+    busfake_set_up(fake_nodes[1].busc, false);
+    black_move_with_id(y, gid, "m2");
+    ck_assert_str_eq(fake_error(y), "rate_limited");
+    ck_assert_str_eq(last_error_id(y, id, sizeof id), "m2");
+}
+END_TEST
+
 /* A new game whose take in the bus fails (the bus is down) is counted
  * as a take failure. */
 START_TEST(a_failed_take_is_counted)
@@ -295,6 +397,9 @@ int main(void)
     tcase_add_test(tc, commands_are_forwarded_to_the_host);
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
+    tcase_add_test(tc, a_command_waits_while_the_lease_is_in_doubt);
+    tcase_add_test(tc, a_command_held_for_a_fenced_game_is_refused_busy);
+    tcase_add_test(tc, an_edge_without_its_bus_refuses_with_the_id);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, new_guests_per_address_are_counted_across_nodes);
     suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
  * demand). Time is whatever the test says.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,14 @@ static void reset(void)
     memset(&F, 0, sizeof F);
 }
 
+/* Forgets the messages sent so far. */
+static void drop_messages(void)
+{
+    for (int i = 0; i < F.n; i++)
+        free(F.text[i]);
+    F.n = 0;
+}
+
 /* Index of the last message containing s (sent to anyone), or -1. */
 static int find(const char *s)
 {
@@ -207,6 +216,13 @@ static struct game *new_game(const struct clock_spec *c, const char *fen,
     game_subscribe(g, S_WHITE, GAME_WHITE);
     game_subscribe(g, S_BLACK, GAME_BLACK);
     game_subscribe(g, S_SPEC, GAME_SPECTATOR);
+    /* the spectator's coming is announced at once (the watchers test);
+     * the other tests start after it */
+    ck_assert_int_le(F.armed, now);
+    game_on_timer(g, now);
+    ck_assert_int_eq(F.n, 3);
+    ck_assert_int_eq(find("\"watchers\""), 2);
+    drop_messages();
     return g;
 }
 
@@ -384,12 +400,68 @@ START_TEST(flag_waits_for_the_hosts_verdict)
 }
 END_TEST
 
+/* The spectators' count: in state at once, announced to everyone in the
+ * game at most once a second however many come and go, not announced
+ * when it came back to the count last told, and never after the end. */
+START_TEST(watchers_are_counted_and_coalesced)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0); /* 1 spectator, told */
+    struct session *more[40];
+    char *st;
+
+    for (int i = 0; i < 40; i++) {
+        more[i] = (struct session *)(uintptr_t)(0x1000 + 16 * i);
+        ck_assert_int_eq(game_subscribe(g, more[i], GAME_SPECTATOR), 0);
+    }
+    /* (re)subscribing a player's fan changes no count */
+    game_subscribe(g, S_WHITE, GAME_WHITE);
+    ck_assert_int_eq(F.n, 0);
+    ck_assert_int_eq(F.armed, 1000); /* a second after the last */
+    st = game_render_state(g, NULL, false, 500);
+    ck_assert_ptr_nonnull(strstr(st, "\"watchers\":41"));
+    free(st);
+    game_on_timer(g, 1000);
+    ck_assert_int_eq(F.n, 43); /* to every subscriber, players too */
+    ck_assert_str_eq(F.text[0], "{\"t\":\"watchers\",\"game\":\"G1\","
+                                "\"n\":41}");
+    drop_messages();
+    /* all but one go and come back within the second: nothing to tell */
+    for (int i = 0; i < 40; i++)
+        game_unsubscribe(g, more[i]);
+    ck_assert_int_eq(F.armed, 2000);
+    for (int i = 0; i < 40; i++)
+        game_subscribe(g, more[i], GAME_SPECTATOR);
+    game_on_timer(g, 2000);
+    ck_assert_int_eq(F.n, 0);
+    /* 20 go: told once, a second after the last announcement */
+    for (int i = 0; i < 20; i++)
+        game_unsubscribe(g, more[i]);
+    ck_assert_int_eq(F.armed, 3000);
+    game_on_timer(g, 2999);
+    ck_assert_int_eq(F.n, 0);
+    game_on_timer(g, 3000);
+    ck_assert_int_eq(find("\"n\":21}"), F.n - 1);
+    drop_messages();
+    /* after the end nothing more */
+    struct proto_error e;
+    ck_assert_int_eq(game_resign(g, "pw", 3100, &e), 0);
+    drop_messages();
+    for (int i = 20; i < 40; i++)
+        game_unsubscribe(g, more[i]);
+    game_on_timer(g, 10000);
+    ck_assert_int_eq(find("\"watchers\""), -1);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 START_TEST(first_move_abort)
 {
     reset();
     struct game *g = new_game(&blitz, NULL, 1000);
     game_on_timer(g, 31000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "no_start");
     ck_assert_str_eq(F.last_row.result, "*");
     game_free(g);
     reset();
@@ -773,7 +845,7 @@ START_TEST(invitation_expires_after_a_day)
     ck_assert_int_eq(game_join(g, "pb", "black", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_OWN_GAME);
     game_on_timer(g, 24LL * 3600 * 1000);
-    ck_assert_str_eq(game_reason(g), "aborted");
+    ck_assert_str_eq(game_reason(g), "cancelled");
     ck_assert_int_eq(game_join(g, "px", "x", 10, &e), -1);
     ck_assert_int_eq(e.code, PROTO_GAME_OVER);
     game_free(g);
@@ -1031,6 +1103,7 @@ int main(void)
     tcase_add_test(tc, timer_flags_and_verdict);
     tcase_add_test(tc, timeout_against_lone_king_is_a_draw);
     tcase_add_test(tc, flag_waits_for_the_hosts_verdict);
+    tcase_add_test(tc, watchers_are_counted_and_coalesced);
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, deserted_game_ends);

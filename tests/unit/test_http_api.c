@@ -69,6 +69,7 @@ START_TEST(routes)
 {
     ck_assert(http_wants("/api/games/x"));
     ck_assert(http_wants("/healthz"));
+    ck_assert(http_wants("/readyz"));
     ck_assert(http_wants("/metrics"));
     ck_assert(!http_wants("/"));
     ck_assert(!http_wants("/g/abc"));
@@ -86,6 +87,7 @@ START_TEST(routes)
                      NETSTATS_ROUTE_LEADERBOARD);
     ck_assert_int_eq(http_route("/api/other"), NETSTATS_ROUTE_OTHER);
     ck_assert_int_eq(http_route("/healthz"), NETSTATS_ROUTE_HEALTHZ);
+    ck_assert_int_eq(http_route("/readyz"), NETSTATS_ROUTE_READYZ);
     ck_assert_int_eq(http_route("/metrics"), NETSTATS_ROUTE_METRICS);
     ck_assert_int_eq(http_route("/index.html"), NETSTATS_ROUTE_STATIC);
 }

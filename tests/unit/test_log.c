@@ -116,6 +116,26 @@ START_TEST(the_count_is_written_when_the_repeats_stop)
 }
 END_TEST
 
+/* The summary does not wait for the next line: the loop's second's
+ * log_flush writes it (a storm that stopped, then a quiet server, left
+ * its count unwritten for 23 s). */
+START_TEST(the_count_is_written_by_the_timer)
+{
+    for (int i = 0; i < 5; i++)
+        log_error("event=store_commit_failed code=13 error=\"disk full\"");
+    now_ms += 500;
+    log_flush(); /* inside the window: the repeats may go on */
+    ck_assert_int_eq(lines_with("event=log_suppressed", NULL), 0);
+    now_ms += 600;
+    log_flush();
+    ck_assert_int_eq(lines_with("error event=log_suppressed",
+                                "of=store_commit_failed count=4 "),
+                     1);
+    log_flush(); /* once */
+    ck_assert_int_eq(lines_with("event=log_suppressed", NULL), 1);
+}
+END_TEST
+
 START_TEST(many_different_repeating_lines)
 {
     /* more kinds than slots: none is lost for good, every kind written */
@@ -143,6 +163,7 @@ int main(void)
     tcase_add_test(tc, repeats_within_a_second_are_counted);
     tcase_add_test(tc, different_lines_and_info_pass);
     tcase_add_test(tc, the_count_is_written_when_the_repeats_stop);
+    tcase_add_test(tc, the_count_is_written_by_the_timer);
     tcase_add_test(tc, many_different_repeating_lines);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -455,6 +455,30 @@ START_TEST(abort_changes_nothing)
 }
 END_TEST
 
+/* A rated game whose first move does not come ends no_start (its own
+ * words), not aborted, and changes nothing either. */
+START_TEST(no_start_changes_nothing)
+{
+    struct who a, b;
+    char gid[64];
+    struct store_rating r;
+    json_t *j;
+
+    account(&a, "alice");
+    account(&b, "bob");
+    rated_game(&a, &b, BLITZ, gid);
+    fake_advance(31000);
+    j = fake_find(a.c, "game_end");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(str(j, "reason"), "no_start");
+    ck_assert_str_eq(str(j, "result"), "*");
+    ck_assert_ptr_null(json_object_get(j, "ratings"));
+    json_decref(j);
+    ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
+    ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
+}
+END_TEST
+
 START_TEST(rematch_keeps_rated)
 {
     struct who a, b;
@@ -578,6 +602,7 @@ static Suite *ratings_suite(void)
     tcase_add_test(tc, guests_get_rated_needs_account);
     tcase_add_test(tc, seeks_pair_rated_with_rated_within_ranges);
     tcase_add_test(tc, abort_changes_nothing);
+    tcase_add_test(tc, no_start_changes_nothing);
     tcase_add_test(tc, rematch_keeps_rated);
     tcase_add_test(tc, one_draw_offer_per_own_move_in_rated_games);
     tcase_add_test(tc, resign_before_both_moved_aborts_rated);

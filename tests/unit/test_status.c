@@ -164,7 +164,8 @@ static void cluster_figures(void *ctx, struct cluster_metrics *out)
     out->take_failed[1] = 8;
     out->handed_over = 11;
     out->fenced = 12;
-    out->ignored = 13;
+    out->held = 13;
+    out->refused = 23;
     out->forwarded = 14;
     out->leases_lost = 15;
     out->dead_nodes = 16;
@@ -202,7 +203,8 @@ START_TEST(metrics_of_a_cluster_node)
         "\nchess_cluster_take_failures_total{what=\"adoption\"} 8\n",
         "\nchess_cluster_handovers_total 11\n",
         "\nchess_cluster_fences_total 12\n",
-        "\nchess_cluster_commands_ignored_total 13\n",
+        "\nchess_cluster_commands_held_total 13\n",
+        "\nchess_cluster_commands_refused_total 23\n",
         "\nchess_cluster_commands_forwarded_total 14\n",
         "\nchess_cluster_leases_lost_total 15\n",
         "\nchess_cluster_dead_nodes_total 16\n",

@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "lib/errtext.h"
+#include "lib/log.h"
 #include "migrations.h"
+#include "sysclock.h"
 
 const char *pgmigrate_message(PGconn *c, const PGresult *r, char *buf,
                               size_t len)
@@ -121,6 +123,7 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
 {
     int newest = migrations_pg_list[migrations_pg_count - 1].version;
     long long have;
+    int64_t started;
     char sql[128];
 
     if (PQstatus(c) != CONNECTION_OK) {
@@ -159,6 +162,7 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
             have, newest);
         goto fail;
     }
+    started = sysclock_ms(CLOCK_MONOTONIC);
     for (size_t i = (size_t)have; i < migrations_pg_count; i++) {
         const struct migration *m = &migrations_pg_list[i];
         char what[96];
@@ -171,6 +175,11 @@ int pgmigrate_apply(PGconn *c, int *version, char *err, size_t errlen)
     }
     if (exec_cmd(c, "COMMIT", "COMMIT", err, errlen) != 0)
         goto fail;
+    if (have < newest) /* (the commit's time included) */
+        log_info("event=store_migrated backend=postgres from=%lld to=%d "
+                 "duration_ms=%lld",
+                 have, newest,
+                 (long long)(sysclock_ms(CLOCK_MONOTONIC) - started));
     *version = newest;
     return 0;
 fail:

@@ -415,14 +415,24 @@ static void pg_location(const struct store *s, char *buf, size_t len)
 
 int store_check_pg(const char *conninfo, char *err, size_t errlen)
 {
-    char why[512], where[256];
+    char why[512], where[256], *perr = NULL;
+    PQconninfoOption *opts;
     PGconn *c;
     int rc;
 
     if (!conninfo || !*conninfo) {
         errtext_set(err, errlen, "no PostgreSQL connection string given");
-        return -1;
+        return -2;
     }
+    if (!(opts = PQconninfoParse(conninfo, &perr)) && perr) {
+        snprintf(why, sizeof why, "%s", perr);
+        why[strcspn(why, "\n")] = '\0';
+        errtext_set(err, errlen,
+                    "key 'postgres': not a libpq connection string: %s", why);
+        PQfreemem(perr);
+        return -2;
+    }
+    PQconninfoFree(opts);
     if (!(c = pg_connect(conninfo, "chess-server/check", why, sizeof why))) {
         errtext_set(err, errlen,
                     "key 'postgres': PostgreSQL does not answer: %s", why);

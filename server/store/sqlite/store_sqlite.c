@@ -33,6 +33,7 @@
 #include "lib/errtext.h"
 #include "lib/log.h"
 #include "migrations.h"
+#include "sysclock.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -380,7 +381,7 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
                    size_t errlen)
 {
     int newest = migrations_list[migrations_count - 1].version;
-    int64_t have;
+    int64_t have, started;
     char sql[128];
 
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
@@ -405,6 +406,7 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
                     (long long)have);
         goto fail;
     }
+    started = sysclock_ms(CLOCK_MONOTONIC);
     for (size_t i = (size_t)have; i < migrations_count; i++) {
         const struct migration *m = &migrations_list[i];
         if (sqlite3_exec(db, m->sql, NULL, NULL, NULL) != SQLITE_OK) {
@@ -428,6 +430,11 @@ static int migrate(sqlite3 *db, const char *path, int *version, char *err,
         errtext_set(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         goto fail;
     }
+    if (have < newest) /* (the commit's time included) */
+        log_info("event=store_migrated backend=sqlite from=%lld to=%d "
+                 "duration_ms=%lld",
+                 (long long)have, newest,
+                 (long long)(sysclock_ms(CLOCK_MONOTONIC) - started));
     *version = newest;
     return 0;
 fail:
