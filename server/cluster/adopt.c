@@ -302,6 +302,18 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
+    if (rc == 1 && strcmp(row.status, "ended") != 0 &&
+        hub_wall_ms(c->h) - row.created_ms < CLUSTER_LEASE_MS &&
+        f->tries < CLUSTER_RETRIES) {
+        /* stored a moment ago: its creator takes it in the bus just
+         * after storing it, and its take and subscription may reach the
+         * bus after this command (under load 15 new games of 400 were
+         * adopted from under their creators, who found them fenced);
+         * sent again, and adopted only once it is a lease old: its
+         * creator died then */
+        retry_later(c, f);
+        return;
+    }
     if (rc == 1 && strcmp(row.status, "ended") != 0) {
         struct pending *p = pending_of(f);
         free(f);
