@@ -8,7 +8,9 @@
  * One mover at a time: every node reads the same loads and only the most
  * loaded (ties: the first name) moves, to the least loaded, at most half
  * their difference and balance_per_s games a tick, and not while its
- * last tick's handovers are in flight. It starts past
+ * last tick's handovers are in flight, nor for a tick after they
+ * landed: the loads are those the nodes reported at their last renewal
+ * (nodes.lua), and every node renews once meanwhile. It starts past
  * CLUSTER_BALANCE_PCT % of the mean (plus a slack) and stops within
  * CLUSTER_BALANCE_STOP_PCT %, so games arriving at random do not start it
  * again at once. A move is the shutdown's handover (handover_start): a
@@ -144,7 +146,8 @@ void balance_tick(struct cluster *c)
 {
     handover_retry(c);
     if (c->balance_per_s <= 0 || c->handing || c->balance_asked ||
-        c->balance_moving || !cluster_leased(c))
+        c->balance_moving || cluster_now(c) < c->balance_settle_at ||
+        !cluster_leased(c))
         return;
     c->balance_asked = true;
     if (cluster_eval(c, BUS_NODES, on_loads, c, 1, (const char *[]){"nodes"},

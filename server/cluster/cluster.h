@@ -26,8 +26,9 @@
  * connections attach.
  *
  * Placement and leases: server/cluster/lua (node_up, node_renew, game_take,
- * game_handover, game_release, cluster_sweep): the node's lease is its
- * liveness key; a game is its host's while that lease lasts; taking a
+ * game_handover, game_release, nodes_dead, node_games): the node's lease
+ * is its entry in the hash of nodes; a game is its host's while that
+ * lease lasts; taking a
  * game gives it a new epoch, which the store fences the game's writes
  * with (store_take_epoch).
  *

@@ -87,6 +87,8 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
     if (ho->balance) {
         assert(c->balance_moving > 0);
         c->balance_moving--;
+        /* (the loads again once every node has renewed: balance.c) */
+        c->balance_settle_at = cluster_now(c) + CLUSTER_TICK_MS;
     }
     if (g && epoch > 0) {
         handed(c, ho, g, epoch);
@@ -103,13 +105,7 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
 
 static int send_handover(struct cluster *c, struct handover *ho)
 {
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-
-    snprintf(host, sizeof host, "game:%s:host", ho->gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", ho->gid);
-    return cluster_eval(c, BUS_GAME_HANDOVER, on_handed, ho, 2,
-                        (const char *[]){host, ekey}, 3,
-                        (const char *[]){c->node, ho->to, ho->gid});
+    return cluster_hand_game(c, ho->gid, ho->to, on_handed, ho);
 }
 
 int handover_start(struct cluster *c, const char *gid, const char *to,
@@ -192,15 +188,9 @@ void handover_tick(void *arg)
     } else if (c->leased && c->up && c->renewing) {
         hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
     } else if (c->leased && c->up) {
-        char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], wall[24];
-        lease_node_keys(c, alive, sizeof alive);
-        snprintf(seen, sizeof seen, "node:%s:seen", c->node);
-        snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
         c->renewing = true;   /* (no renewal of the tick after this) */
         held_refuse(c, NULL); /* (the lease goes: nothing runs here) */
-        if (cluster_eval(c, BUS_NODE_RENEW, on_released, c, 2,
-                         (const char *[]){alive, seen}, 3,
-                         (const char *[]){c->inc, "1", wall}) < 0)
+        if (lease_renew(c, 1, on_released) < 0)
             c->released = true;
     } else {
         c->released = true;
@@ -236,7 +226,7 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
         return 0;
     if (!c->drain_marked) { /* first: no more games handed to it */
         if (!c->renewing)
-            lease_renew(c);
+            lease_renew_now(c);
         return c->epochs.n;
     }
     if (!c->asked_peers) {

@@ -639,7 +639,8 @@ class ClusterTest(OnNodes, FreshServerTest):
         w, b, gid = self.game_on(0, 1)
         forged = ("M evil x1 1 0 1 %s bob\n"
                   '{"t":"resign","game":"%s"}' % (b.pid, gid))
-        self.assertEqual(self.srv.redis.call("PUBLISH", "cmd:" + gid, forged),
+        self.assertEqual(self.srv.redis_of(gid).call("PUBLISH", "cmd:" + gid,
+                                                     forged),
                          1)  # the host got it ...
         self.srv.redis.call("PUBLISH", "node:n2",
                             "T 1\n" + json.dumps({"t": "game_end"}))
@@ -654,7 +655,7 @@ class ClusterTest(OnNodes, FreshServerTest):
         self.assertEqual(self.srv.sql("SELECT status FROM games WHERE "
                                       "gid = ?", gid), [("started",)])
         # black's draw offer as it crossed Redis, published again
-        tap = Subscriber(self.srv.redis.socket, "cmd:" + gid)
+        tap = Subscriber(self.srv.redis_of(gid).socket, "cmd:" + gid)
         try:
             b.send({"t": "draw_offer", "game": gid})
             w.expect("draw_offered", game=gid)
@@ -665,7 +666,7 @@ class ClusterTest(OnNodes, FreshServerTest):
         self.assertIn('"draw_offer"', offer)
         w.send({"t": "draw_decline", "game": gid})
         b.expect("draw_declined", game=gid)
-        self.srv.redis.call("PUBLISH", "cmd:" + gid, offer)
+        self.srv.redis_of(gid).call("PUBLISH", "cmd:" + gid, offer)
         wait_until(lambda: self.refused(0, "replayed") >= 1,
                    "the host counting the replay")
         b.move(gid, "b8c6", 3)
@@ -748,6 +749,56 @@ class Subscriber:
 
 
 @unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class ShardTest(OnNodes, FreshServerTest):
+    """The games spread over two Redis instances (docs/cluster.md,
+    "Shards"), whatever CHESS_TEST_REDIS_SHARDS says."""
+
+    def game_on_shard(self, shard, host, other):
+        """game_on's game, one whose keys and commands are on shard."""
+        for _ in range(40):
+            w, b, gid = self.game_on(host, other)
+            if harness.shard_of(gid, 2) == shard:
+                return w, b, gid
+        self.fail("no game of 40 on shard %d" % shard)
+
+    def test_a_shard_restart_resyncs_and_loses_no_move(self):
+        """The second Redis restarts empty (kill -9): every client is told
+        (cluster_lost, cluster_back) and resynced, the host takes its
+        games of that shard again, and no move is lost, on that shard's
+        games or the first's."""
+        srv = self.srv = self.server({"max_invites_per_ip": 500}, shards=2)
+        w, b, gid = self.game_on_shard(1, 0, 1)
+        w0, b0, gid0 = self.game_on_shard(0, 1, 2)
+        self.assertEqual(srv.redises[1].call("GET", "game:{%s}:host" % gid),
+                         "n1")
+        srv.redises[1].stop(signal.SIGKILL)
+        for c in (w, b, w0, b0):
+            c.expect("cluster_lost")
+        # each host still takes its own connections' moves: the journal
+        # is PostgreSQL's
+        w.move(gid, "g1f3", 2)
+        w.expect("moved", game=gid, ply=3)
+        srv.redises[1].start()
+        for c in (w, b, w0, b0):
+            c.expect("cluster_back", timeout=10)
+        wait_until(lambda: srv.host_of(gid) == 0,
+                   "the host taking its game again on the new shard")
+        self.assertIn("event=cluster_shard_restarted shard=1",
+                      srv.nodes[0].log_text())
+        # black resyncs (or got the move) and plays on
+        self.sees_ply(b, gid, 3, timeout=10)
+        b.move(gid, "b8c6", 3)
+        for c in (w, b):
+            self.sees_ply(c, gid, 4, timeout=10)
+        # the first shard's game was never cut off
+        w0.move(gid0, "g1f3", 2)
+        for c in (w0, b0):
+            self.sees_ply(c, gid0, 3, timeout=10)
+        moves = srv.sql("SELECT count(*) FROM journal WHERE gid = ?", gid)
+        self.assertEqual(moves, [(4,)])
+
+
 class ClusterTlsTest(OnNodes, FreshServerTest):
     """Nodes that reach Redis over TLS with a client certificate, and
     nodes that Redis or its certificate refuse."""
