@@ -8,9 +8,10 @@
  * One mover at a time: every node reads the same loads and only the most
  * loaded (ties: the first name) moves, to the least loaded, at most half
  * their difference and balance_per_s games a tick, and not while its
- * last tick's handovers are in flight, nor for a tick after they
- * landed: the loads are those the nodes reported at their last renewal
- * (nodes.lua), and every node renews once meanwhile. It starts past
+ * last tick's handovers are in flight, nor for a tick and a half after
+ * they landed: the loads are those the nodes reported at their last
+ * renewal (nodes.lua), and every node renews once meanwhile, whatever
+ * the phase of its tick. It starts past
  * CLUSTER_BALANCE_PCT % of the mean (plus a slack) and stops within
  * CLUSTER_BALANCE_STOP_PCT %, so games arriving at random do not start it
  * again at once. A move is the shutdown's handover (handover_start): a

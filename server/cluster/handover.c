@@ -87,8 +87,9 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
     if (ho->balance) {
         assert(c->balance_moving > 0);
         c->balance_moving--;
-        /* (the loads again once every node has renewed: balance.c) */
-        c->balance_settle_at = cluster_now(c) + CLUSTER_TICK_MS;
+        /* (the loads again once every node has renewed since: a tick
+         * and a half, whatever their phases; balance.c) */
+        c->balance_settle_at = cluster_now(c) + CLUSTER_TICK_MS * 3 / 2;
     }
     if (g && epoch > 0) {
         handed(c, ho, g, epoch);

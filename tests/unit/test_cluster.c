@@ -281,6 +281,43 @@ START_TEST(the_most_loaded_node_hands_games_over_until_balanced)
 }
 END_TEST
 
+/* A batch not capped by balance_games_per_s moves half the gap at once;
+ * the next look at the loads waits until the receiver has reported
+ * them. Read at once, its load from before the batch would send a
+ * second batch after the first, and the receiver, most loaded then,
+ * would send games back. */
+START_TEST(the_balance_waits_for_the_loads_of_its_moves)
+{
+    enum { GAMES = 30 };
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x[GAMES], *y[GAMES];
+    char gid[GAMES][64], ip[32];
+
+    for (int i = 0; i < GAMES; i++) {
+        snprintf(ip, sizeof ip, "10.0.1.%d", i);
+        x[i] = fake_connect_to(a, ip);
+        snprintf(ip, sizeof ip, "10.0.2.%d", i);
+        y[i] = fake_connect_to(a, ip);
+        start_game(x[i], y[i], gid[i]);
+        fake_move(x[i], gid[i], "e2e4", 0);
+        fake_move(y[i], gid[i], "e7e5", 1);
+    }
+    cluster_set_balance(a->cluster, 1000);
+    cluster_set_balance(b->cluster, 1000);
+    /* a moves, and b renews (its load 0) before the games land there */
+    fake_advance_unsettled(CLUSTER_TICK_MS);
+    fake_settle();
+    ck_assert_uint_eq(figures(a).handed_over, GAMES / 2);
+    ck_assert_uint_eq(figures(b).hosted, GAMES / 2);
+    for (int t = 0; t < 5; t++)
+        fake_advance(CLUSTER_TICK_MS);
+    ck_assert_uint_eq(figures(a).handed_over, GAMES / 2);
+    ck_assert_uint_eq(figures(b).handed_over, 0);
+    ck_assert_uint_eq(figures(a).hosted, GAMES / 2);
+    ck_assert_uint_eq(figures(b).hosted, GAMES / 2);
+}
+END_TEST
+
 /* A host stopped for longer than its lease: the other node adopts its
  * game; when the host resumes it acts on the game no more (its lease
  * may have lapsed: a command is refused busy), learns it lost the game,
@@ -516,6 +553,7 @@ int main(void)
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
     tcase_add_test(tc, the_most_loaded_node_hands_games_over_until_balanced);
+    tcase_add_test(tc, the_balance_waits_for_the_loads_of_its_moves);
     tcase_add_test(tc, a_game_taken_back_from_a_dead_node_is_read_again);
     tcase_add_test(tc, a_command_waits_while_the_lease_is_in_doubt);
     tcase_add_test(tc, a_command_held_for_a_fenced_game_is_refused_busy);
