@@ -17,6 +17,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "dead.h"
 #include "ending.h"
 #include "notation.h"
 
@@ -286,6 +287,9 @@ struct proto_state {
     bool rated;
     /* a rated game that ended: its changes (NULL: none shown) */
     const struct proto_rating_change *change;
+    /* why each side could not mate ([0] white, [1] black), for an ending
+     * that has a proof (NULL: none) */
+    const struct dead_proof *proof;
     /* the game's opening (opening.h), or both NULL: none */
     const char *opening_eco, *opening_name;
     /* HTTP API only (when api is true): Unix epoch ms, 0 for null. */
@@ -387,10 +391,12 @@ size_t proto_moved_size(const struct proto_moved *m);
 size_t proto_write_moved(const struct proto_moved *m, char *out);
 /* {"t":"game_end",...} with the result's and the reason's wire names;
  * change (NULL: none) adds "ratings":{"white":{"before":R,"after":R},
- * "black":{...}}. */
+ * "black":{...}}; proof (NULL: none; else [0] white's, [1] black's) adds
+ * "proof", why the sides could not mate. */
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
-                            const struct proto_rating_change *change);
+                            const struct proto_rating_change *change,
+                            const struct dead_proof *proof);
 /* draw_offered / draw_declined / rematch_offered ("type"), with the
  * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);

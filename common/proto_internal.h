@@ -23,6 +23,11 @@ bool proto_key_chars(const char *s, size_t max);
 json_t *proto_json_player(const struct proto_player *p);
 /* A rated game's rating change, {"white":{"before","after"},"black":..}. */
 json_t *proto_json_change(const struct proto_rating_change *c);
+/* Why the sides of a dead_position or timeout_vs_insufficient ending
+ * could not mate (p[0] white's, p[1] black's): {"white":KIND|null,
+ * "black":KIND|null} with "locked" and "reach" for a locked proof and
+ * "positions" for a search's (PROTOCOL.md section 7). */
+json_t *proto_json_proof(const struct dead_proof p[2]);
 /* The n ratings as an object keyed by category. */
 json_t *proto_json_ratings(const struct proto_rating *r, size_t n);
 /* A clock: {"type":"fischer",...} or {"type":"per_move",...}. */

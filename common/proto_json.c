@@ -36,6 +36,55 @@ json_t *proto_json_player(const struct proto_player *p)
     return o;
 }
 
+/* ["a1","b2",...]: the squares of set, a1 first. */
+static json_t *j_squares(uint64_t set)
+{
+    json_t *a = json_array();
+
+    for (int s = 0; a && s < 64; s++) {
+        char sq[3] = {(char)('a' + SQ_FILE(s)), (char)('1' + SQ_RANK(s)), 0};
+        if ((set >> s & 1) && json_array_append_new(a, json_string(sq)) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+json_t *proto_json_proof(const struct dead_proof p[2])
+{
+    static const char *const kinds[] = {[DEAD_UNPROVEN] = NULL,
+                                        [DEAD_GAME_OVER] = "game_over",
+                                        [DEAD_MATERIAL] = "material",
+                                        [DEAD_LOCKED] = "locked",
+                                        [DEAD_SEARCH] = "search"};
+    json_t *o = json_object();
+    const struct dead_proof *locked = NULL;
+    long positions = 0;
+
+    for (int c = 0; o && c < 2; c++) {
+        const char *k = (unsigned)p[c].kind < sizeof kinds / sizeof *kinds
+                            ? kinds[p[c].kind]
+                            : NULL;
+        json_object_set_new(o, c ? "black" : "white",
+                            k ? json_string(k) : json_null());
+        if (p[c].kind == DEAD_LOCKED)
+            locked = &p[c];
+        if (p[c].kind == DEAD_SEARCH && p[c].positions > positions)
+            positions = p[c].positions;
+    }
+    if (o && locked) {
+        json_object_set_new(o, "locked", j_squares(locked->locked));
+        json_object_set_new(o, "reach",
+                            json_pack("{s:o,s:o}", "white",
+                                      j_squares(locked->reach[0]), "black",
+                                      j_squares(locked->reach[1])));
+    }
+    if (o && positions > 0)
+        json_object_set_new(o, "positions", json_integer(positions));
+    return o;
+}
+
 /* {"white":{"before":R,"after":R},"black":{...}} */
 json_t *proto_json_change(const struct proto_rating_change *c)
 {

@@ -228,6 +228,8 @@ char *proto_render_state(const struct proto_state *s,
     json_object_set_new(o, "watchers", json_integer((json_int_t)s->watchers));
     if (s->change)
         json_object_set_new(o, "ratings", proto_json_change(s->change));
+    if (s->proof)
+        json_object_set_new(o, "proof", proto_json_proof(s->proof));
     json_object_set_new(o, "opening",
                         s->opening_eco
                             ? json_pack("{s:s,s:s}", "eco", s->opening_eco,
@@ -247,7 +249,8 @@ char *proto_render_state(const struct proto_state *s,
 
 char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
-                            const struct proto_rating_change *change)
+                            const struct proto_rating_change *change,
+                            const struct dead_proof *proof)
 {
     const struct ending *e = ending_get(reason);
     const char *r = ending_result_name(result);
@@ -259,6 +262,8 @@ char *proto_render_game_end(const char *gid, enum ending_result result,
                   r, "reason", e->name);
     if (o && change)
         json_object_set_new(o, "ratings", proto_json_change(change));
+    if (o && proof)
+        json_object_set_new(o, "proof", proto_json_proof(proof));
     return proto_json_finish(o, NULL);
 }
 

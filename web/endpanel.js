@@ -1,5 +1,6 @@
-// endpanel.js - the end panel of the game page: the result and why, a
-// rated game's rating changes, the PGN download and the rematch.
+// endpanel.js - the end panel of the game page: the result and why (with
+// the server's proof when a side could not checkmate), a rated game's
+// rating changes, the PGN download and the rematch.
 //
 // Rematch offers (PROTOCOL.md section 7) are kept by GID in
 // this.rematches, apart from the view's game: every `state` replaces that
@@ -186,6 +187,11 @@ export class EndPanel {
             setText($('end-score'), W.scoreText(g.result));
             $('end-reason').textContent = W.reasonText(g.result, g.reason,
                                                        g.toMove);
+            // why the side(s) could not checkmate (dead positions and
+            // timeouts against them)
+            const proof = W.proofText(g.proof).join(' ');
+            setText($('end-proof'), proof);
+            $('end-proof').hidden = !proof;
             const pgn = $('pgn-link');
             pgn.href = `/api/games/${this.gid}/pgn`;
             pgn.setAttribute('download', `chess-${this.gid}.pgn`);

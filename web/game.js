@@ -174,6 +174,7 @@ export class GameView {
             legal: msg.legal || [], claimable: !!msg.claimable,
             claimMoves: msg.claim_moves || [],
             result: msg.result || null, reason: msg.reason || null,
+            proof: msg.proof || null,
             // the game's opening, {eco, name} or null (PROTOCOL.md,
             // Openings): state's, then each moved that changes it
             opening: msg.opening || null,
@@ -269,6 +270,7 @@ export class GameView {
             g.ratings = msg.ratings;
         g.result = msg.result;
         g.reason = msg.reason;
+        g.proof = msg.proof || null;
         g.legal = [];
         g.claimable = false;
         g.claimMoves = [];

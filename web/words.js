@@ -232,6 +232,65 @@ export function reasonText(result, reason, toMove) {
     }
 }
 
+// The squares of `list` (["a1","b1",...], as the server sends them) in
+// words: every whole rank as "rank N" (runs of them "ranks N–M"), the
+// other squares by name.
+export function squaresText(list) {
+    const set = new Set(list || []);
+    const parts = [];
+    const whole = (r) => 'abcdefgh'.split('').every((f) => set.has(f + r));
+    for (let r = 1; r <= 8; r++) {
+        if (!whole(r))
+            continue;
+        let last = r;
+        while (last < 8 && whole(last + 1))
+            last++;
+        parts.push(last > r ? `ranks ${r}–${last}` : `rank ${r}`);
+        r = last;
+    }
+    for (const sq of list || [])
+        if (!whole(Number(sq[1])))
+            parts.push(sq);
+    return parts.length ? parts.join(', ') : 'no square';
+}
+
+// Why each side could not checkmate, as game_end and state give it with a
+// dead_position or timeout_vs_insufficient ending (PROTOCOL.md section 7):
+// one sentence per proof, both sides in one when they share it. [] when
+// there is none.
+export function proofText(proof) {
+    if (!proof)
+        return [];
+    const sides = ['white', 'black'].filter((c) => proof[c]);
+    const why = (kind, c) => {
+        switch (kind) {
+        case 'game_over':
+            return 'the game is over on the board.';
+        case 'material':
+            return 'insufficient material.';
+        case 'locked':
+            return `the pawns are locked: ${squaresText(proof.locked)} ` +
+                'never move; White’s king and pieces can only reach ' +
+                `${squaresText(proof.reach && proof.reach.white)}, and ` +
+                'Black’s only ' +
+                `${squaresText(proof.reach && proof.reach.black)}.`;
+        case 'search':
+            return proof.positions
+                ? `all ${proof.positions.toLocaleString('en-US')} ` +
+                  'positions that can still arise were examined, and none ' +
+                  `is a checkmate by ${c ? colorName(c) : 'either side'}.`
+                : 'every position that can still arise was examined, and ' +
+                  `none is a checkmate by ${c ? colorName(c) : 'either side'}.`;
+        default:
+            return 'proven by the server.';
+        }
+    };
+    if (sides.length === 2 && proof.white === proof.black)
+        return [`Neither side can checkmate: ${why(proof.white, null)}`];
+    return sides.map((c) => `${colorName(c)} cannot checkmate: ${
+        why(proof[c], c)}`);
+}
+
 const ERRORS = {
     bad_json: 'The server could not read a message from this page.',
     bad_field: 'The server refused a request',

@@ -7,21 +7,25 @@
  *  1. Material: the exact insufficient-material cases (K v K, K+N v K with
  *     at most queens against it, K+B.. v K+B.. with every bishop on one
  *     square colour and no pawns or knights).
- *  2. Locked pawns: every pawn has a pawn right in front of it, the
- *     pieces can never capture a pawn or stand where a pawn could capture
- *     them, so the pawn walls are permanent; then a side cannot mate if none
- *     of its pieces can ever attack a square the enemy king can reach.
- *  3. A bounded exhaustive search of every position reachable from here,
- *     used only for small piece counts; if the whole reachable set is seen
- *     with no mate by the side, it cannot mate. An unfinished search proves
- *     nothing.
+ *  2. Locked pawns (reach.h): the squares every pawn and piece can ever
+ *     stand on, when no pawn can ever capture or promote; a side cannot
+ *     mate if no square its opponent's king can reach can be attacked with
+ *     every square around it attacked or filled. It needs pawns: without
+ *     them the first test is exact on every position the tests hold.
+ *  3. A bounded exhaustive search of every position reachable from here
+ *     (off the move path: the flag's verdict and the tools), pruning
+ *     positions the first two settle; if the whole reachable set is seen
+ *     with no mate by the side, it cannot mate. An unfinished search
+ *     proves nothing.
  */
 #include "dead.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "bitboard.h"
 #include "movegen.h"
+#include "reach.h"
 
 /* Exact insufficient material for side c (python-chess/chessops rules). */
 static bool insufficient_material(const struct board *b, enum color c)
@@ -43,144 +47,139 @@ static bool insufficient_material(const struct board *b, enum color c)
     return true;
 }
 
-/* Flood fill of king steps from `from` over squares in `allowed`. */
-static uint64_t king_region(int from, uint64_t allowed)
+/* The locked-pawn analysis of one position, made at most once for both
+ * sides' questions. */
+struct lock {
+    int state; /* 0: not made yet, 1: made, -1: it gives up */
+    struct reach r;
+};
+
+/* True when the static tests prove that c can never mate; *p gets the
+ * proof (when not NULL). */
+static bool static_proof(const struct board *b, enum color c, struct lock *l,
+                         struct dead_proof *p)
 {
-    uint64_t reach = BB(from), frontier = reach;
-    while (frontier) {
-        uint64_t next = 0;
-        for (uint64_t x = frontier; x;)
-            next |= bb_king[bb_pop(&x)];
-        next &= allowed & ~reach;
-        reach |= next;
-        frontier = next;
+    if (insufficient_material(b, c)) {
+        if (p)
+            *p = (struct dead_proof){.kind = DEAD_MATERIAL};
+        return true;
     }
-    return reach;
+    if (!b->by_type[PAWN])
+        return false;
+    if (l->state == 0)
+        l->state = reach_analyse(b, &l->r) ? 1 : -1;
+    if (l->state < 0 || reach_can_mate(&l->r, c))
+        return false;
+    if (p)
+        *p = (struct dead_proof){
+            .kind = DEAD_LOCKED,
+            .locked = l->r.blockers,
+            .reach = {l->r.pieces[WHITE], l->r.pieces[BLACK]}};
+    return true;
 }
 
-/*
- * Squares a piece of type t starting on `from` can ever reach and the
- * squares it can ever attack, moving over squares in `allowed` with only
- * the pawns (`walls`) blocking: other pieces can always step aside.
- */
-static void piece_reach(enum piece_type t, int from, uint64_t allowed,
-                        uint64_t walls, uint64_t *reach_out,
-                        uint64_t *attack_out)
+/* True when the static tests prove that c can never mate; `locked`
+ * false leaves the locked-pawn analysis out. *heavy: whether that analysis
+ * ran in full (up to its mate test), the costly case. */
+static bool proven_cannot_mate(const struct board *b, enum color c,
+                               bool locked, bool *heavy)
 {
-    uint64_t reach = BB(from), frontier = reach, attacks = 0;
-    while (frontier) {
-        uint64_t next = 0;
-        for (uint64_t x = frontier; x;) {
-            int s = bb_pop(&x);
-            uint64_t a;
-            switch (t) {
-            case KNIGHT:
-                a = bb_knight[s];
-                break;
-            case BISHOP:
-                a = bb_bishop_attacks(s, walls);
-                break;
-            case ROOK:
-                a = bb_rook_attacks(s, walls);
-                break;
-            default:
-                a = bb_bishop_attacks(s, walls) | bb_rook_attacks(s, walls);
-                break;
-            }
-            attacks |= a;
-            next |= a;
-        }
-        next &= allowed & ~reach;
-        reach |= next;
-        frontier = next;
-    }
-    *reach_out = reach;
-    *attack_out = attacks;
+    struct lock l; /* (only state needs setting: no 2 KB memset a move) */
+    l.state = locked ? 0 : -1;
+    bool proven = static_proof(b, c, &l, NULL);
+    *heavy = locked && l.state == 1;
+    return proven;
 }
 
-/*
- * The locked-pawn test. Returns true when it proves that side c can never
- * checkmate. Proves nothing unless every pawn is blocked by a pawn in
- * front of it and no piece can ever break the pawn chain.
- */
-static bool locked_cannot_mate(const struct board *b, enum color c)
+bool dead_can_mate_proof(const struct board *b, enum color c,
+                         struct dead_proof *proof)
 {
-    uint64_t wp = board_pieces(b, WHITE, PAWN);
-    uint64_t bp = board_pieces(b, BLACK, PAWN);
-    uint64_t pawns = wp | bp;
-    if (!wp || !bp)
-        return false;
-    /* Every pawn has a pawn right in front of it, so none can advance
-     * (a chain of pawns of one colour ends at an enemy pawn). */
-    if (((wp << 8) & ~pawns) || ((bp >> 8) & ~pawns))
-        return false;
-    uint64_t wp_att = ((wp & ~BB_FILE_A) << 7) | ((wp & ~BB_FILE_H) << 9);
-    uint64_t bp_att = ((bp & ~BB_FILE_A) >> 9) | ((bp & ~BB_FILE_H) >> 7);
-    uint64_t pawn_att[2] = {wp_att, bp_att};
-    /* No pawn may be able to take another now, en passant included (b->ep
-     * is set only when that capture is legal). Later there is none: a
-     * double step needs a pawn that can advance. */
-    if ((wp_att & bp) || (bp_att & wp) || b->ep != SQ_NONE)
-        return false;
+    struct lock l;
+    l.state = 0;
 
-    /* A king walks on squares free of pawns and not attacked by enemy
-     * pawns; if it can reach an enemy pawn it can take it. */
-    uint64_t king_zone[2];
-    for (int side = 0; side < 2; side++) {
-        uint64_t allowed = ~pawns & ~pawn_att[side ^ 1];
-        king_zone[side] = king_region(board_king_square(b, side), allowed);
-        uint64_t enemy_pawns = side == WHITE ? bp : wp;
-        uint64_t near = 0;
-        for (uint64_t x = king_zone[side]; x;)
-            near |= bb_king[bb_pop(&x)];
-        /* A pawn guarded by a pawn can never be taken by a king. */
-        if (near & enemy_pawns & ~pawn_att[side ^ 1])
-            return false;
+    if (!movegen_has_legal(b)) {
+        bool mated_by_c = board_in_check(b) && b->side != c;
+        if (!mated_by_c && proof)
+            *proof = (struct dead_proof){.kind = DEAD_GAME_OVER};
+        return mated_by_c;
     }
-    /* Every other piece: it must never reach a square attacked by an enemy
-     * pawn nor attack an enemy pawn, else the structure could change. */
-    uint64_t attack[2] = {0, 0};
-    for (int side = 0; side < 2; side++) {
-        uint64_t enemy_pawns = side == WHITE ? bp : wp;
-        uint64_t pieces = b->by_color[side] & ~b->by_type[PAWN] &
-                          ~b->by_type[KING];
-        while (pieces) {
-            int s = bb_pop(&pieces);
-            enum piece_type t = PIECE_TYPE(b->squares[s]);
-            uint64_t reach, att;
-            piece_reach(t, s, ~pawns, pawns, &reach, &att);
-            if ((reach & pawn_att[side ^ 1]) || (att & enemy_pawns))
-                return false;
-            attack[side] |= att;
-        }
-    }
-    /* Pawns never check a king that cannot step next to them, and kings
-     * never give check: c mates only if a piece of c can ever attack a
-     * square where the enemy king can stand. */
-    if (board_in_check(b))
-        return false;
-    return !(attack[c] & king_zone[c ^ 1]);
-}
-
-/* True when the static tests prove that c can never mate. */
-static bool proven_cannot_mate(const struct board *b, enum color c)
-{
-    return insufficient_material(b, c) || locked_cannot_mate(b, c);
+    return !static_proof(b, c, &l, proof);
 }
 
 bool dead_can_mate(const struct board *b, enum color c)
 {
-    if (!movegen_has_legal(b))
-        return board_in_check(b) && b->side != c;
-    return !proven_cannot_mate(b, c);
+    return dead_can_mate_proof(b, c, NULL);
+}
+
+bool dead_is_dead_proof(const struct board *b, struct dead_proof proof[2])
+{
+    struct lock l;
+    l.state = 0;
+
+    /* Both tests fail fast on ordinary material (a pawn that may capture
+     * or promote, a rook or a queen with no pawns), which keeps this cheap
+     * enough to run after every move. */
+    return static_proof(b, WHITE, &l, proof ? &proof[WHITE] : NULL) &&
+           static_proof(b, BLACK, &l, proof ? &proof[BLACK] : NULL);
 }
 
 bool dead_is_dead(const struct board *b)
 {
-    /* Both tests fail fast on ordinary material (a pawn that is not
-     * blocked head to head, a rook or a queen), which keeps this cheap
-     * enough to run after every move. */
-    return proven_cannot_mate(b, WHITE) && proven_cannot_mate(b, BLACK);
+    return dead_is_dead_proof(b, NULL);
+}
+
+/* Appends the squares of set, "a1 b2 c3", to t. */
+static void put_squares(struct text *t, uint64_t set)
+{
+    bool first = true;
+
+    while (set) {
+        int s = bb_pop(&set);
+        char sq[4] = {' ', (char)('a' + SQ_FILE(s)),
+                      (char)('1' + SQ_RANK(s))};
+        text_put(t, first ? sq + 1 : sq, first ? 2 : 3);
+        first = false;
+    }
+}
+
+void dead_proof_text(const struct dead_proof *p, enum color c, struct text *t)
+{
+    static const char *const name[2] = {"White", "Black"};
+    char num[32];
+
+    text_str(t, name[c]);
+    text_str(t, " cannot checkmate: ");
+    switch (p->kind) {
+    case DEAD_GAME_OVER:
+        text_str(t, "the game is over on the board.");
+        break;
+    case DEAD_MATERIAL:
+        text_str(t, "insufficient material.");
+        break;
+    case DEAD_LOCKED:
+        text_str(t, "the pawns are locked; ");
+        text_str(t, "these never move: ");
+        put_squares(t, p->locked);
+        for (int side = WHITE; side <= BLACK; side++) {
+            text_str(t, side == WHITE ? "; " : "; and ");
+            text_str(t, name[side]);
+            text_str(t, "'s king and pieces can only reach ");
+            put_squares(t, p->reach[side]);
+        }
+        text_str(t, ".");
+        break;
+    case DEAD_SEARCH:
+        snprintf(num, sizeof num, "%ld", p->positions);
+        text_str(t, "a search of every position reachable from here (");
+        text_str(t, num);
+        text_str(t, " examined) found no checkmate by ");
+        text_str(t, name[c]);
+        text_str(t, ".");
+        break;
+    default:
+        text_str(t, "unproven.");
+        break;
+    }
 }
 
 /* ---- bounded exhaustive search ---- */
@@ -230,13 +229,18 @@ static bool seen_insert(struct dead_scratch *ws, uint64_t key, bool *full)
  * What the search does with a position (its legal moves left in *ml):
  * 1 = c has mated here, 0 = nothing
  * to expand (stalemate, c mated, or settled by the static tests),
- * -1 = expand its moves.
+ * -1 = expand its moves. The locked-pawn analysis, the costly test, runs
+ * only where a capture or a pawn move has just changed what it sees: the
+ * other moves are ones its regions already allow for, so where it could
+ * not prove the position before such a move it rarely can after it.
  */
-static int classify(const struct board *b, enum color c, struct movelist *ml)
+static int classify(const struct board *b, enum color c, struct movelist *ml,
+                    bool *heavy)
 {
+    *heavy = false;
     if (movegen_legal(b, ml) == 0)
         return board_in_check(b) && b->side != c ? 1 : 0;
-    return proven_cannot_mate(b, c) ? 0 : -1;
+    return proven_cannot_mate(b, c, b->halfmove == 0, heavy) ? 0 : -1;
 }
 
 void dead_scratch_init(void *mem)
@@ -248,19 +252,19 @@ void dead_scratch_init(void *mem)
 }
 
 /* The search of dead_search_bounded, on a table that is empty at entry;
- * *nodes counts the positions explored. */
+ * *steps counts its steps (dead.h), *positions the positions explored. */
 static enum dead_search search(const struct board *root, enum color c,
-                               struct dead_scratch *ws, long max_nodes,
-                               long *nodes_out)
+                               struct dead_scratch *ws, long max_steps,
+                               long *steps_out, long *positions)
 {
     struct board b = *root;
     struct movelist lists[2];
     struct movelist *ml = &lists[0], *spare = &lists[1];
-    bool full = false;
-    long nodes = 0, depth = 0;
+    bool full = false, heavy;
+    long nodes = 0, steps = 0, depth = 0;
 
-    *nodes_out = 0;
-    int r = classify(&b, c, ml);
+    *steps_out = *positions = 0;
+    int r = classify(&b, c, ml, &heavy);
     if (r >= 0)
         return r == 1 ? DEAD_SEARCH_MATE : DEAD_SEARCH_NO_MATE;
     seen_insert(ws, b.key, &full);
@@ -292,10 +296,11 @@ static enum dead_search search(const struct board *root, enum color c,
                 return DEAD_SEARCH_UNKNOWN; /* no room left for the proof */
             continue;
         }
-        *nodes_out = ++nodes;
-        if (nodes > max_nodes)
+        *positions = ++nodes;
+        r = classify(&b, c, spare, &heavy);
+        *steps_out = steps += 1 + (heavy ? DEAD_LOCKED_STEPS : 0);
+        if (steps > max_steps)
             return DEAD_SEARCH_UNKNOWN; /* budget spent */
-        r = classify(&b, c, spare);
         if (r == 1)
             return DEAD_SEARCH_MATE;
         if (r == 0) {
@@ -311,14 +316,23 @@ static enum dead_search search(const struct board *root, enum color c,
 }
 
 enum dead_search dead_search_bounded(const struct board *b, enum color c,
-                                     void *mem, long max_nodes, long *nodes)
+                                     void *mem, long max_steps, long *steps,
+                                     struct dead_proof *proof)
 {
     struct dead_scratch *ws = mem;
     enum dead_search r;
+    long positions;
 
-    if (max_nodes > DEAD_SEARCH_NODES)
-        max_nodes = DEAD_SEARCH_NODES;
-    r = search(b, c, ws, max_nodes, nodes);
+    if (max_steps > DEAD_SEARCH_NODES)
+        max_steps = DEAD_SEARCH_NODES;
+    if (!dead_can_mate_proof(b, c, proof)) {
+        *steps = 0;
+        return DEAD_SEARCH_NO_MATE;
+    }
+    r = search(b, c, ws, max_steps, steps, &positions);
+    if (r == DEAD_SEARCH_NO_MATE && proof)
+        *proof = (struct dead_proof){.kind = DEAD_SEARCH,
+                                     .positions = positions + 1};
     for (size_t i = 0; i < ws->n_used; i++) /* as cheap as the search */
         ws->seen[ws->used[i]] = 0;
     ws->n_used = 0;
@@ -331,6 +345,6 @@ bool dead_search_can_mate(const struct board *b, enum color c, void *ws)
 
     dead_scratch_init(ws);
     /* unknown counts as "can mate" */
-    return dead_search_bounded(b, c, ws, DEAD_SEARCH_NODES, &nodes) !=
+    return dead_search_bounded(b, c, ws, DEAD_SEARCH_NODES, &nodes, NULL) !=
            DEAD_SEARCH_NO_MATE;
 }

@@ -64,6 +64,28 @@ static void put_token(struct pgn_buf *b, const char *tok)
     b->col += n;
 }
 
+/* Writes comment c as "{ ... }", word by word so that the lines wrap;
+ * a '}' in it (which would end the comment) is written as ')'. */
+static void put_comment(struct pgn_buf *b, const char *c)
+{
+    char word[PGN_LINE_MAX - 1];
+
+    put_token(b, "{");
+    while (*c) {
+        size_t n = 0;
+        while (*c == ' ' || *c == '\n' || *c == '\t')
+            c++;
+        for (; *c && *c != ' ' && *c != '\n' && *c != '\t' &&
+               n < sizeof word - 1;
+             c++)
+            word[n++] = *c == '}' ? ')' : *c;
+        word[n] = '\0';
+        if (n)
+            put_token(b, word);
+    }
+    put_token(b, "}");
+}
+
 /* The result tag and the game termination marker must agree; anything
  * but the four legal values is written as "*". */
 static const char *normal_result(const char *r)
@@ -151,6 +173,8 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
             after_comment = true;
         }
     }
+    if (t->comment)
+        put_comment(&b, t->comment);
     put_token(&b, result);
     text_put(&b.t, "\n", 1);
 

@@ -24,6 +24,10 @@ struct pgn_tags {
      * written after Result when not NULL. */
     const char *white_elo, *black_elo;
     const char *white_rating_diff, *black_rating_diff;
+    /* A comment after the last move, before the result: how the game
+     * ended when the tags cannot say it (a dead position's proof). NULL:
+     * none. */
+    const char *comment;
     /* The lag credit each side received in all, in seconds ("1.234"):
      * WhiteLagTotal, BlackLagTotal after Termination when not NULL. */
     const char *white_lag_total, *black_lag_total;
@@ -42,7 +46,9 @@ struct pgn_tags {
  * mover's remaining time after move i ("[%clk H:MM:SS]"); lag_ms[i], when
  * lag_ms and clk_ms are not NULL and it is above 0, the lag credit move i
  * got, in seconds with millisecond precision ("[%lag 0.123]"). SetUp/FEN tags are written when r started from a
- * position other than the initial one. Tag values are escaped. */
+ * position other than the initial one. Tag values are escaped; t->comment,
+ * when set, is written "{ ... }" before the result, wrapped, with any '}'
+ * as ')'. */
 char *pgn_format(const struct pgn_tags *t, const struct record *r,
                  const int64_t *clk_ms, const int64_t *lag_ms);
 

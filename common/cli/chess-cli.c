@@ -4,8 +4,8 @@
  *
  *   chess-cli perft [--divide] FEN DEPTH   leaf count alone on the last line;
  *                                          --divide first prints "UCI: N"
- *   chess-cli moves [FEN]                  sorted legal UCI moves, one line
- *   chess-cli status [FEN]                 one JSON object per position
+ *   chess-cli moves [--composed] [FEN]     sorted legal UCI moves, one line
+ *   chess-cli status [--composed] [FEN]    one JSON object per position
  *   chess-cli pair FILE.trf                the next round's FIDE Dutch
  *                                          pairings, as JaVaFo's and
  *                                          bbpPairings' -p print them: the
@@ -19,6 +19,8 @@
  *
  * Without a FEN, moves and status read one FEN per line from standard input
  * and answer each on its own line ({"error":...} for a bad one).
+ * --composed accepts material no game can reach (board_from_fen_any_material),
+ * as composed studies and the dead-position test vectors have.
  *
  * pair exits 1 when no pairing meets the absolute criteria (said on
  * standard error), 2 for a malformed file ("FILE:LINE:COLUMN: problem").
@@ -39,12 +41,12 @@
 static int usage(void)
 {
     fputs("usage: chess-cli perft [--divide] FEN DEPTH\n"
-          "       chess-cli moves [FEN]\n"
-          "       chess-cli status [FEN]\n"
+          "       chess-cli moves [--composed] [FEN]\n"
+          "       chess-cli status [--composed] [FEN]\n"
           "       chess-cli pair FILE.trf\n"
           "       chess-cli opening FEN | MOVES...\n"
           "Without FEN, moves and status read FENs from standard input, one "
-          "per line.\n",
+          "per line.\n--composed accepts material no game can reach.\n",
           stderr);
     return 2;
 }
@@ -74,17 +76,54 @@ static const char *jbool(bool v)
 
 /* Scratch memory for the dead-position search, allocated once. */
 static void *dead_ws;
+/* --composed: material no game can reach is accepted. */
+static bool composed;
+
+static void print_json_escaped(const char *s);
+
+/* "white_proof":{"kind":K,"why":TEXT} when side c cannot mate, else null.
+ * Kinds: game_over, material, locked, search (dead.h). */
+static void print_proof(enum color c, bool can, const struct dead_proof *p)
+{
+    static const char *const kinds[] = {[DEAD_UNPROVEN] = "unproven",
+                                        [DEAD_GAME_OVER] = "game_over",
+                                        [DEAD_MATERIAL] = "material",
+                                        [DEAD_LOCKED] = "locked",
+                                        [DEAD_SEARCH] = "search"};
+    struct text t = {0};
+
+    printf(",\"%s_proof\":", c == WHITE ? "white" : "black");
+    if (can) {
+        printf("null");
+        return;
+    }
+    dead_proof_text(p, c, &t);
+    printf("{\"kind\":\"%s\",\"why\":\"", kinds[p->kind]);
+    print_json_escaped(t.failed || !t.p ? "" : t.p);
+    printf("\"}");
+    free(t.p);
+}
 
 static void print_status(const struct board *b)
 {
     bool check = board_in_check(b);
     bool any = movegen_has_legal(b);
-    bool wcm = dead_search_can_mate(b, WHITE, dead_ws);
-    bool bcm = dead_search_can_mate(b, BLACK, dead_ws);
+    struct dead_proof proof[2];
+    bool can[2];
+    for (int c = WHITE; c <= BLACK; c++) {
+        long nodes;
+        can[c] = dead_search_bounded(b, (enum color)c, dead_ws,
+                                     DEAD_SEARCH_NODES, &nodes,
+                                     &proof[c]) != DEAD_SEARCH_NO_MATE;
+    }
     printf("{\"check\":%s,\"checkmate\":%s,\"stalemate\":%s,\"dead\":%s,"
-           "\"white_can_mate\":%s,\"black_can_mate\":%s}\n",
+           "\"white_can_mate\":%s,\"black_can_mate\":%s",
            jbool(check), jbool(check && !any), jbool(!check && !any),
-           jbool(!wcm && !bcm), jbool(wcm), jbool(bcm));
+           jbool(!can[WHITE] && !can[BLACK]), jbool(can[WHITE]),
+           jbool(can[BLACK]));
+    print_proof(WHITE, can[WHITE], &proof[WHITE]);
+    print_proof(BLACK, can[BLACK], &proof[BLACK]);
+    printf("}\n");
 }
 
 /* Prints a JSON string body with the characters JSON needs escaped. */
@@ -104,7 +143,8 @@ static void print_json_escaped(const char *s)
 static int run_one(const char *cmd, const char *fen, bool from_stdin)
 {
     struct board b;
-    int err = board_from_fen(&b, fen);
+    int err = composed ? board_from_fen_any_material(&b, fen)
+                       : board_from_fen(&b, fen);
     if (err) {
         if (from_stdin) {
             printf("{\"error\":\"");
@@ -371,15 +411,20 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "opening") == 0)
         return run_opening(argc, argv);
     if (strcmp(cmd, "moves") == 0 || strcmp(cmd, "status") == 0) {
-        int rc;
-        if (argc > 3)
+        int rc, i = 2;
+        if (i < argc && strcmp(argv[i], "--composed") == 0) {
+            composed = true;
+            i++;
+        }
+        if (argc - i > 1)
             return usage();
         dead_ws = malloc(dead_scratch_size());
         if (!dead_ws) {
             fprintf(stderr, "chess-cli: out of memory\n");
             return 1;
         }
-        rc = argc == 2 ? run_stdin(cmd) : run_one(cmd, argv[2], false);
+        dead_scratch_init(dead_ws);
+        rc = argc == i ? run_stdin(cmd) : run_one(cmd, argv[i], false);
         free(dead_ws);
         return rc;
     }

@@ -98,9 +98,8 @@ static void mark_met(struct deng *e)
         e->met[(size_t)i * n + (size_t)i] = 1;
 }
 
-#define NEAR 8       /* initial edges: this close in pairing order */
-#define SMALL 80     /* brackets this small start with every edge */
-#define ROUNDS_MAX 8 /* re-solves before taking every edge */
+#define NEAR 8   /* initial edges: this close in pairing order */
+#define SMALL 80 /* brackets this small start with every edge */
 
 /* Whether the first matching of bracket b includes edge x < y: every
  * edge of a small bracket and its next scoregroup, else the edges near a
@@ -120,29 +119,6 @@ static bool first_edge(const struct dbracket *b, int x, int y)
     return y - x <= NEAR;
 }
 
-struct edges {
-    struct matching_edge *e;
-    int m;
-    size_t cap;
-    unsigned char *in; /* nv * nv: edge x < y taken */
-    int nv;
-};
-
-static int take(struct edges *E, int x, int y, wide w)
-{
-    if ((size_t)E->m == E->cap) {
-        size_t cap = E->cap ? 2 * E->cap : 1024;
-        struct matching_edge *e = realloc(E->e, cap * sizeof *e);
-        if (!e)
-            return -1;
-        E->e = e;
-        E->cap = cap;
-    }
-    E->e[E->m++] = (struct matching_edge){x, y, w};
-    E->in[(size_t)x * (size_t)E->nv + (size_t)y] = 1;
-    return 0;
-}
-
 static bool allowed(const struct deng *e, const struct dbracket *b, int x,
                     int y)
 {
@@ -151,75 +127,53 @@ static bool allowed(const struct deng *e, const struct dbracket *b, int x,
     return dutch_compatible(e, b->v[x], b->v[y]);
 }
 
-/* Adds every allowed edge the certificate does not admit; returns how
- * many, or -1 when out of memory. */
-static int add_violations(const struct deng *e, const struct dbracket *b,
-                          const struct dlayout *L, struct edges *E,
-                          struct matching_cert *cert)
+/* A bracket as the lazy matching asks for it. */
+struct bgraph {
+    const struct deng *e;
+    const struct dbracket *b;
+    const struct dlayout *L;
+};
+
+static bool bg_allowed(void *ctx, int x, int y)
 {
-    int added = 0;
-    for (int x = 0; x < b->nv; x++)
-        for (int y = x + 1; y <= b->nv; y++) {
-            if (E->in[(size_t)x * (size_t)E->nv + (size_t)y] ||
-                !allowed(e, b, x, y))
-                continue;
-            wide w = dutch_weight(e, b, L, x, y);
-            if (matching_cert_admits(cert, x, y, w))
-                continue;
-            if (take(E, x, y, w))
-                return -1;
-            added++;
-        }
-    return added;
+    const struct bgraph *g = ctx;
+    return allowed(g->e, g->b, x, y);
+}
+
+static bool bg_first(void *ctx, int x, int y)
+{
+    const struct bgraph *g = ctx;
+    return first_edge(g->b, x, y);
+}
+
+static wide bg_weight(void *ctx, int x, int y)
+{
+    const struct bgraph *g = ctx;
+    return dutch_weight(g->e, g->b, g->L, x, y);
 }
 
 /* The matching of bracket b; mate[] by vertex. Solved over a sparse
  * graph first, then grown by the edges its dual solution does not admit
- * until it admits them all: the same optimum as over every edge, at a
- * fraction of the cost. Returns DUTCH_OK, DUTCH_UNPAIRABLE or
- * DUTCH_NOMEM. */
+ * until it admits them all (matching_max_weight_lazy): the same optimum
+ * as over every edge, at a fraction of the cost. Returns DUTCH_OK,
+ * DUTCH_UNPAIRABLE or DUTCH_NOMEM. */
 static int solve(const struct deng *e, const struct dbracket *b, int *mate)
 {
     struct dlayout L;
     if (dutch_layout(e, b, &L) != 0)
         return DUTCH_NOMEM;
-    int nv = b->nv + (e->bye ? 1 : 0), rc = DUTCH_NOMEM;
-    struct edges E = {.nv = nv + 1};
-    E.in = calloc((size_t)E.nv * (size_t)E.nv, 1);
-    if (!E.in)
+    struct bgraph bg = {e, b, &L};
+    struct matching_lazy g = {.n = b->nv + (e->bye ? 1 : 0),
+                              .ctx = &bg,
+                              .allowed = bg_allowed,
+                              .first = bg_first,
+                              .weight = bg_weight};
+    if (matching_max_weight_lazy(&g, mate))
         return DUTCH_NOMEM;
-    for (int x = 0; x < b->nv; x++)
-        for (int y = x + 1; y <= b->nv; y++)
-            if (first_edge(b, x, y) && allowed(e, b, x, y) &&
-                take(&E, x, y, dutch_weight(e, b, &L, x, y)))
-                goto out;
-    for (int round = 0;; round++) {
-        struct matching_cert cert;
-        if (matching_max_weight(nv, E.e, E.m, mate, &cert))
-            goto out;
-        int added = add_violations(e, b, &L, &E, &cert);
-        matching_cert_free(&cert);
-        if (added < 0)
-            goto out;
-        if (added == 0)
-            break;
-        if (round == ROUNDS_MAX) { /* take them all */
-            for (int x = 0; x < b->nv; x++)
-                for (int y = x + 1; y <= b->nv; y++)
-                    if (!E.in[(size_t)x * (size_t)E.nv + (size_t)y] &&
-                        allowed(e, b, x, y) &&
-                        take(&E, x, y, dutch_weight(e, b, &L, x, y)))
-                        goto out;
-        }
-    }
-    rc = DUTCH_OK;
-    for (int x = 0; x < nv; x++)
+    for (int x = 0; x < g.n; x++)
         if (mate[x] < 0)
-            rc = DUTCH_UNPAIRABLE;
-out:
-    free(E.e);
-    free(E.in);
-    return rc;
+            return DUTCH_UNPAIRABLE;
+    return DUTCH_OK;
 }
 
 /* Pairs every bracket; partner[i] = j, or -2 for the bye. */

@@ -113,6 +113,8 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
     g->first_deadline = CLOCK_NEVER;
     g->result = ending_result_for(reason, winner);
     g->reason = reason;
+    if (reason == ENDING_DEAD_POSITION)
+        dead_is_dead_proof(&g->rec.cur, g->proof);
     g->ended_wall = g->env.wall_ms(g->env.ctx);
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
     rate = g->rated && ending_get(reason)->kind != ENDING_KIND_NONE &&
@@ -131,8 +133,11 @@ void game_conclude(struct game *g, enum ending_reason reason, int winner,
     else
         g->rated_end = false; /* not stored: not shown either */
     change = game_change_of(g->before, g->after);
+    struct dead_proof proof[2];
+    bool proven = game_proof(g, proof);
     game_broadcast(g, proto_render_game_end(g->gid, g->result, g->reason,
-                                            g->rated_end ? &change : NULL));
+                                            g->rated_end ? &change : NULL,
+                                            proven ? proof : NULL));
     g->env.ended(g->env.ctx, g);
 }
 
@@ -235,6 +240,39 @@ const char *game_reason(const struct game *g)
 {
     return g->status == GAME_ENDED ? ending_get(g->reason)->name : "";
 }
+bool game__final_proof(const struct board *final, enum ending_reason reason,
+                       struct dead_proof out[2])
+{
+    out[WHITE] = out[BLACK] = (struct dead_proof){.kind = DEAD_UNPROVEN};
+    if (reason == ENDING_DEAD_POSITION) {
+        dead_is_dead_proof(final, out);
+    } else if (reason == ENDING_TIMEOUT_VS_INSUFFICIENT) {
+        /* the flag fell on the side to move; only a search proves more
+         * than the static tests */
+        enum color c = (enum color)(1 - final->side);
+        if (dead_can_mate_proof(final, c, &out[c]))
+            out[c] = (struct dead_proof){.kind = DEAD_SEARCH};
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool game_proof(const struct game *g, struct dead_proof out[2])
+{
+    if (g->status != GAME_ENDED)
+        return false;
+    if (g->proof[WHITE].kind == DEAD_UNPROVEN &&
+        g->proof[BLACK].kind == DEAD_UNPROVEN) /* rebuilt from its row */
+        return game__final_proof(&g->rec.cur, g->reason, out);
+    if (g->reason != ENDING_DEAD_POSITION &&
+        g->reason != ENDING_TIMEOUT_VS_INSUFFICIENT)
+        return false;
+    out[WHITE] = g->proof[WHITE];
+    out[BLACK] = g->proof[BLACK];
+    return true;
+}
+
 enum ending_reason game_ending(const struct game *g)
 {
     return g->reason;

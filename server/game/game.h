@@ -35,6 +35,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "dead.h"
 #include "ending.h"
 #include "movegen.h"
 #include "proto.h"
@@ -142,9 +143,17 @@ struct game *game_restore(const struct game_env *env,
                           const char **why);
 
 /* The answer to env.ask_verdict: ends the game on time, won by the
- * opponent when it can mate, drawn otherwise. Ignored unless the game is
+ * opponent when it can mate, drawn otherwise, with *proof (copied) as why
+ * it could not (it may be NULL when can_mate). Ignored unless the game is
  * waiting for it. */
-void game_verdict(struct game *g, bool can_mate, int64_t now);
+void game_verdict(struct game *g, bool can_mate,
+                  const struct dead_proof *proof, int64_t now);
+
+/* Why each side could not checkmate (out[0] white's, out[1] black's;
+ * DEAD_UNPROVEN for a side that is not part of the ending) when g ended
+ * dead_position or timeout_vs_insufficient: returns true and fills out;
+ * false for any other game. */
+bool game_proof(const struct game *g, struct dead_proof out[2]);
 
 /* The host released (sent) the messages waiting for store sequence
  * number seq at now: the turn held for it (env.hold) begins, its clock

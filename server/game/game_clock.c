@@ -161,6 +161,16 @@ static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
         game_conclude(g, ENDING_TIMEOUT_VS_INSUFFICIENT, -1, now);
 }
 
+/* The flag's answer: *proof says why the opponent of `loser` cannot mate
+ * (when !can_mate). */
+static void end_on_time_proof(struct game *g, int loser, bool can_mate,
+                              const struct dead_proof *proof, int64_t now)
+{
+    if (!can_mate)
+        g->proof[1 - loser] = *proof;
+    end_on_time(g, loser, can_mate, now);
+}
+
 /* The running side's time is up: its clock stops at zero and the game
  * takes no more commands. Whether the opponent could still mate is the
  * static tests' answer when they prove it cannot (now), else the host's
@@ -170,25 +180,29 @@ static void end_on_time(struct game *g, int loser, bool can_mate, int64_t now)
 static void flag(struct game *g, int64_t now)
 {
     int loser = g->clock.running;
+    struct dead_proof proof;
     bool can_mate;
 
     /* EV_FLAG: the running clock's deadline, of a game on */
     assert(is_color(loser) && g->status == GAME_STARTED && g->flagged < 0);
-    can_mate = dead_can_mate(&g->rec.cur, (enum color)(1 - loser));
+    can_mate = dead_can_mate_proof(&g->rec.cur, (enum color)(1 - loser),
+                                   &proof);
     clock_pause(&g->clock, now);
     g->flagged = loser;
     /* only "can mate" is left for the search to overturn */
     if (can_mate && g->env.ask_verdict &&
         g->env.ask_verdict(g->env.ctx, g, &g->rec.cur, 1 - loser) == 0)
         return;
-    end_on_time(g, loser, can_mate, now);
+    end_on_time_proof(g, loser, can_mate, &proof, now);
 }
 
-void game_verdict(struct game *g, bool can_mate, int64_t now)
+void game_verdict(struct game *g, bool can_mate,
+                  const struct dead_proof *proof, int64_t now)
 {
     if (g->status != GAME_STARTED || g->flagged < 0)
         return;
-    end_on_time(g, g->flagged, can_mate, now);
+    assert(can_mate || proof);
+    end_on_time_proof(g, g->flagged, can_mate, proof, now);
     game_rearm(g);
 }
 

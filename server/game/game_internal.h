@@ -18,6 +18,7 @@
 
 #include "board.h"
 #include "clock.h"
+#include "dead.h"
 #include "ending.h"
 #include "game/game.h"
 #include "movegen.h"
@@ -96,6 +97,12 @@ struct game {
     int64_t created_wall, started_wall, ended_wall;
     enum ending_result result; /* both only when GAME_ENDED */
     enum ending_reason reason;
+    /* Why each side could not checkmate, for a game ended dead_position
+     * or timeout_vs_insufficient (game_proof): set by the ending (the
+     * verdict's search, or the static tests at game_conclude); a game
+     * rebuilt from its row has it from the static tests (a search's proof
+     * then shows as DEAD_SEARCH with no count). */
+    struct dead_proof proof[2];
     uint64_t seq; /* the game's last store write */
     bool rated;
     bool shown[2]; /* the seat's rating is known (game_set_rating) */
@@ -242,6 +249,12 @@ static inline int game_check_player(struct game *g, const char *pid,
 struct game *game_alloc(const struct game_env *env, const char *gid,
                         const struct clock_spec *clock,
                         const struct board *start);
+/* Why each side of an ending with a proof (dead_position,
+ * timeout_vs_insufficient) could not mate, by the static tests on the
+ * final position (a search's proof is not redone: DEAD_SEARCH with no
+ * count). false, out filled with DEAD_UNPROVEN, for any other reason. */
+bool game__final_proof(const struct board *final, enum ending_reason reason,
+                       struct dead_proof out[2]);
 /* Ends the game for `reason`; `winner` (a colour) matters only for the
  * reasons that give a win (ending_result_for). A rated game's ending
  * (any with a result) changes both players' ratings. */

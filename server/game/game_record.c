@@ -17,6 +17,7 @@
 #include "notation.h"
 #include "opening.h"
 #include "pgn.h"
+#include "text.h"
 #include "game/rating.h"
 #include "lib/grow.h"
 
@@ -203,10 +204,35 @@ static char *pgn_of(const struct game *g, const struct pgn_tags *t)
     return pgn;
 }
 
+/* Why the game ended, for the PGN's last comment, when the tags cannot
+ * say it: each proof that a side could not mate (text.h string; p NULL
+ * when there is none). */
+static void proof_comment(const struct game *g, struct text *t)
+{
+    struct dead_proof proof[2];
+
+    if (!game_proof(g, proof))
+        return;
+    if (g->reason == ENDING_DEAD_POSITION)
+        text_str(t, "Dead position.");
+    else
+        text_str(t, g->rec.cur.side == WHITE ? "White ran out of time."
+                                             : "Black ran out of time.");
+    for (int c = WHITE; c <= BLACK; c++) {
+        if (proof[c].kind == DEAD_UNPROVEN)
+            continue;
+        text_str(t, " ");
+        dead_proof_text(&proof[c], (enum color)c, t);
+    }
+}
+
 /* The game's PGN: its result and Termination (the table of endings'
- * values) once ended; "*" and Termination "normal" while it is live. */
+ * values) once ended, with a comment on why for a dead position or a
+ * timeout against a side that could not mate; "*" and Termination
+ * "normal" while it is live. */
 char *game_pgn(const struct game *g)
 {
+    struct text why = {0};
     bool ended = g->status == GAME_ENDED;
     char date[16] = "????.??.??", tc[32];
     time_t t = (time_t)((g->started_wall ? g->started_wall
@@ -266,7 +292,15 @@ char *game_pgn(const struct game *g)
         tags.white_lag_total = lag[0];
         tags.black_lag_total = lag[1];
     }
-    return pgn_of(g, &tags);
+    proof_comment(g, &why);
+    if (why.failed) {
+        free(why.p);
+        return NULL;
+    }
+    tags.comment = why.p;
+    char *pgn = pgn_of(g, &tags);
+    free(why.p);
+    return pgn;
 }
 
 /* The game's moves as they were journaled: a malloc'ed array of rec.n

@@ -253,6 +253,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
     legal = game_legal_now(g, &scratch, &n_legal);
     moves_info(g, legal, n_legal, mi);
     board_to_fen(&g->rec.cur, fen);
+    struct dead_proof proof[2];
+    bool proven = game_proof(g, proof);
     struct proto_state s = {
         .game = g->gid,
         .white = game_seat_player(g, 0),
@@ -285,6 +287,7 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
                                           : NULL,
         .rated = g->rated,
         .change = g->rated_end ? &change : NULL,
+        .proof = proven ? proof : NULL,
         .opening_eco = g->opening ? opening_eco(g->opening) : NULL,
         .opening_name = g->opening ? opening_name(g->opening) : NULL,
         .api = api,
@@ -363,6 +366,9 @@ char *game_render_stored(const struct store_game *row,
         seat[c].rating = change.before[c];
         seat[c].provisional = row->rd_before[c] > RATING_RD_PROVISIONAL;
     }
+    const struct ending *e = ending_find(row->reason);
+    struct dead_proof proof[2];
+    bool proven = e && game__final_proof(&b, e->reason, proof);
     struct proto_state s = {
         .game = row->gid,
         .white = seat[0],
@@ -387,6 +393,7 @@ char *game_render_stored(const struct store_game *row,
         .reason = row->reason,
         .rated = row->rated != 0,
         .change = changed ? &change : NULL,
+        .proof = proven ? proof : NULL,
         .opening_eco = opening ? opening_eco(opening) : NULL,
         .opening_name = opening ? opening_name(opening) : NULL,
         .api = api,

@@ -6,8 +6,10 @@
  * answered, back to the loop. The budgets below are kept in the pool's
  * hooks, under its lock, where the questions waiting can be walked.
  *
- * Budgets. Time is counted in search nodes (the search's cost is
- * proportional to them; each question also costs VERDICT_QUESTION_NODES).
+ * Budgets. Time is counted in search nodes, the search's steps (dead.h:
+ * a position explored, more for one where the locked-pawn analysis runs
+ * in full, so that they stay proportional to time; each question also
+ * costs VERDICT_QUESTION_NODES).
  * A question may wait at most `window` nodes from its arrival to its
  * answer: it arrives with that allowance (less what the search in
  * progress may still spend), and every search, of any question, spends
@@ -20,12 +22,13 @@
  * flags shares it, and what a search does not use (most find a mate in a
  * few thousand nodes) goes to those behind it. A search cut short
  * answers "can mate" (FIDE: a draw needs proof), which in practice is the
- * right answer: the positions where only the search proves "cannot mate"
- * (locked pawns, few mobile pieces) have small reachable sets, proven
- * within a few hundred to a few thousand nodes (the median of the 602
- * such proofs in tests/data/dead-positions.tsv is 549 nodes), while the
- * searches that exhaust a budget are in open positions where a mate is
- * reachable.
+ * right answer: the static tests prove most positions at once (locked
+ * pawns included), and those where only the search proves "cannot mate"
+ * (a forced capture into insufficient material, pieces shut in a pocket
+ * with their king) have small reachable sets: the 241 such proofs in
+ * tests/data/dead-positions.tsv take a median of 131 nodes and at most
+ * 69,258 (bench_flag proofs), while the searches that exhaust a budget
+ * are in open positions where a mate is reachable.
  */
 #include "game/verdict.h"
 
@@ -111,8 +114,9 @@ static void search(void *ctx, struct workers_job *link)
     struct verdicts *v = ctx;
     struct job *j = job_of(link);
 
-    enum dead_search r = dead_search_bounded(
-        &j->b, (enum color)j->color, v->scratch, j->a.budget, &j->a.nodes);
+    enum dead_search r = dead_search_bounded(&j->b, (enum color)j->color,
+                                             v->scratch, j->a.budget,
+                                             &j->a.nodes, &j->a.proof);
     j->a.can_mate = r != DEAD_SEARCH_NO_MATE;
     j->a.cut_short = r == DEAD_SEARCH_UNKNOWN;
 }

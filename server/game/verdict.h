@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "board.h"
+#include "dead.h"
 
 /* A question's answer may wait this long after its flag (the protocol's
  * promise), on a core of the development machine with a release build. */
@@ -34,10 +35,11 @@ struct verdicts;
 struct verdict {
     const char *gid;
     bool can_mate;
-    bool cut_short; /* the budget ran out: "can mate" is unproven */
-    long budget;    /* the search's node budget */
-    long nodes;     /* nodes it explored */
-    long waited;    /* nodes (and question costs) the worker spent from
+    struct dead_proof proof; /* why it cannot, when !can_mate */
+    bool cut_short;          /* the budget ran out: "can mate" is unproven */
+    long budget;             /* the search's node budget */
+    long nodes;              /* nodes it explored */
+    long waited; /* nodes (and question costs) the worker spent from
                        the question's arrival to this answer */
 };
 

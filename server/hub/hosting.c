@@ -222,7 +222,7 @@ void hub_on_verdict(void *arg, const struct verdict *a)
         log_info("event=verdict_cut_short game=%s budget=%ld", a->gid,
                  a->budget);
     if (g)
-        game_verdict(g, a->can_mate, hub_now_ms(h));
+        game_verdict(g, a->can_mate, &a->proof, hub_now_ms(h));
 }
 
 struct restore_ctx {

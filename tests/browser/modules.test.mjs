@@ -124,6 +124,39 @@ test('time controls in words', () => {
     assert.equal(W.clockSpeed(f(1800, 0)), 'Classical');
 });
 
+test('dead-position proofs in words', () => {
+    const ranks = (from, to) => {
+        const out = [];
+        for (let r = from; r <= to; r++)
+            for (const f of 'abcdefgh')
+                out.push(f + r);
+        return out;
+    };
+    assert.equal(W.squaresText(['a4', 'c4']), 'a4, c4');
+    assert.equal(W.squaresText([...ranks(1, 3), 'h4']), 'ranks 1–3, h4');
+    assert.equal(W.squaresText([...ranks(2, 2), ...ranks(5, 6)]),
+                 'rank 2, ranks 5–6');
+    assert.equal(W.squaresText([]), 'no square');
+    assert.deepEqual(W.proofText(null), []);
+    assert.deepEqual(W.proofText({ white: 'material', black: 'material' }),
+                     ['Neither side can checkmate: insufficient material.']);
+    assert.deepEqual(
+        W.proofText({ white: null, black: 'search', positions: 12345 }),
+        ['Black cannot checkmate: all 12,345 positions that can still ' +
+         'arise were examined, and none is a checkmate by Black.']);
+    assert.deepEqual(W.proofText({ white: null, black: 'search' }),
+                     ['Black cannot checkmate: every position that can ' +
+                      'still arise was examined, and none is a checkmate ' +
+                      'by Black.']);
+    assert.deepEqual(
+        W.proofText({ white: 'material', black: 'locked', locked: ['a4'],
+                      reach: { white: ranks(1, 3), black: ['a8', 'b8'] } }),
+        ['White cannot checkmate: insufficient material.',
+         'Black cannot checkmate: the pawns are locked: a4 never move; ' +
+         'White’s king and pieces can only reach ranks 1–3, and Black’s ' +
+         'only a8, b8.']);
+});
+
 test('results and reasons in words', () => {
     assert.equal(W.resultTitle('1-0', 'white'), 'You won');
     assert.equal(W.resultTitle('1-0', 'black'), 'You lost');

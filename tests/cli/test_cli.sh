@@ -29,15 +29,33 @@ check "moves sorted" \
 check "moves none (mate)" "" \
     "$("$cli" moves "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")"
 check "status mate" \
-    '{"check":true,"checkmate":true,"stalemate":false,"dead":false,"white_can_mate":false,"black_can_mate":true}' \
+    '{"check":true,"checkmate":true,"stalemate":false,"dead":false,"white_can_mate":false,"black_can_mate":true,"white_proof":{"kind":"game_over","why":"White cannot checkmate: the game is over on the board."},"black_proof":null}' \
     "$("$cli" status "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")"
 check "status dead" \
-    '{"check":false,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false}' \
+    '{"check":false,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false,"white_proof":{"kind":"material","why":"White cannot checkmate: insufficient material."},"black_proof":{"kind":"material","why":"Black cannot checkmate: insufficient material."}}' \
     "$("$cli" status "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1")"
+# Locked pawns: each proof names the pawns that never move and the squares
+# each side's king and pieces can reach.
+ranks() { # the squares of ranks $1..$2, a1 order
+    r=$1 out=
+    while [ "$r" -le "$2" ]; do
+        for f in a b c d e f g h; do out="$out $f$r"; done
+        r=$((r + 1))
+    done
+    echo "${out# }"
+}
+locked='{"kind":"locked","why":"SIDE cannot checkmate: the pawns are locked; these never move: a4 c4 e4 g4 a5 c5 e5 g5; White'"'"'s king and pieces can only reach '"$(ranks 1 3)"'; and Black'"'"'s king and pieces can only reach '"$(ranks 6 8)"'."}'
+check "status locked" \
+    '{"check":false,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false,"white_proof":'"$(echo "$locked" | sed s/SIDE/White/)"',"black_proof":'"$(echo "$locked" | sed s/SIDE/Black/)"'}' \
+    "$("$cli" status "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1")"
+# Black must take the queen: only the search proves that White cannot mate.
+check "status search" \
+    '{"check":true,"checkmate":false,"stalemate":false,"dead":true,"white_can_mate":false,"black_can_mate":false,"white_proof":{"kind":"search","why":"White cannot checkmate: a search of every position reachable from here (2 examined) found no checkmate by White."},"black_proof":{"kind":"material","why":"Black cannot checkmate: insufficient material."}}' \
+    "$("$cli" status "8/6B1/kQ5K/8/8/8/8/8 b - - 0 40")"
 
 # Locked pawns, but Black can take en passant (f4xe3) and promote: not dead.
 check "status locked but en passant" \
-    '{"check":false,"checkmate":false,"stalemate":false,"dead":false,"white_can_mate":true,"black_can_mate":true}' \
+    '{"check":false,"checkmate":false,"stalemate":false,"dead":false,"white_can_mate":true,"black_can_mate":true,"white_proof":null,"black_proof":null}' \
     "$("$cli" status "4k3/8/8/p1p1p3/P1P1Pp1p/1B3P1P/8/4K3 b - e3 0 1")"
 
 # Opening names (common/openings): a position, a line, a transposition
@@ -83,6 +101,12 @@ case "$err" in *"impossible material"*) passes=$((passes + 1)) ;;
 check "impossible material stdin" \
     '{"error":"impossible material: a side has at most 16 pieces and 8 pawns, and each queen beyond 1, rook or knight beyond 2, or bishop beyond 1 per square colour needs a missing pawn","fen":"'"$queens"'"}' \
     "$(printf '%s\n' "$queens" | "$cli" status)"
+# --composed takes it (a dead-position test vector with seven bishops).
+check "composed moves" 263 "$("$cli" moves --composed "$queens" | wc -w | tr -d ' ')"
+check "composed status dead" '"dead":true' \
+    "$("$cli" status --composed "k6B/1b4B1/5B2/4B3/3B4/1pB1B3/pP1B4/K7 w - - 0 1" | grep -o '"dead":true')"
+"$cli" status --composed a b >/dev/null 2>&1
+check "composed extra argument exit" 2 "$?"
 
 # pair: the -p format of JaVaFo and bbpPairings on tests/data/swiss/.
 for case in bbp-2025-c5 bbp-2025-c9 round1-even round1-odd-black1 \

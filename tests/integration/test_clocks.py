@@ -28,6 +28,7 @@ class ClockTest(ServerTest):
         e = b.expect("game_end", game=gid, timeout=3)
         self.assertEqual((e["result"], e["reason"]),
                          ("1/2-1/2", "timeout_vs_insufficient"))
+        self.assertEqual(e["proof"], {"white": None, "black": "material"})
 
     def test_timeout_vs_blocked_position(self):
         # black to move flags; white's rook is walled in behind its own
@@ -38,6 +39,12 @@ class ClockTest(ServerTest):
         e = w.expect("game_end", game=gid, timeout=3)
         self.assertEqual((e["result"], e["reason"]),
                          ("1/2-1/2", "timeout_vs_insufficient"))
+        # the search's proof, with the positions it examined
+        self.assertEqual((e["proof"]["white"], e["proof"]["black"]),
+                         ("search", None))
+        self.assertGreater(e["proof"]["positions"], 1)
+        st = w.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["proof"], e["proof"])
 
     def test_move_after_flag_is_refused(self):
         w, b, gid = self.invite_game(clock=TINY)

@@ -45,7 +45,35 @@ class EndingsTest(ServerTest):
         self.assertTrue(st["check"])
         self.assertEqual(st["legal"], ["a1a2", "b1c3"])
         w.move(gid, "b1c3", 0)
-        self.assert_end([w, b], gid, "1/2-1/2", "dead_position")
+        st = self.assert_end([w, b], gid, "1/2-1/2", "dead_position")
+        self.assertEqual(st["proof"], {"white": "material",
+                                       "black": "material"})
+
+    def test_dead_position_locked(self):
+        # the king takes the rook: locked pawns only; the proof names the
+        # pawns that never move and what each side can reach, in game_end,
+        # in the state and (in words) in the PGN
+        w, b, gid = self.invite_game(
+            fen="4k3/8/8/p1p1p1p1/P1P1P1P1/8/3r4/4K3 w - - 0 1")
+        w.move(gid, "e1d2", 0)
+        e = b.expect("game_end", game=gid)
+        ranks = lambda lo, hi: ["%s%d" % (f, r) for r in range(lo, hi + 1)
+                                for f in "abcdefgh"]
+        proof = {"white": "locked", "black": "locked",
+                 "locked": ["a4", "c4", "e4", "g4", "a5", "c5", "e5", "g5"],
+                 "reach": {"white": ranks(1, 3), "black": ranks(6, 8)}}
+        self.assertEqual(e["proof"], proof)
+        st = self.assert_end([w], gid, "1/2-1/2", "dead_position")
+        self.assertEqual(st["proof"], proof)
+        status, _, body = self.server.http("/api/games/%s/pgn" % gid)
+        self.assertEqual(status, 200)
+        pgn = " ".join(body.decode().split())
+        self.assertIn('[Termination "normal"]', pgn)
+        self.assertIn("{ Dead position. White cannot checkmate: the pawns "
+                      "are locked; these never move: a4 c4 e4 g4 a5 c5 e5 "
+                      "g5; White's king and pieces can only reach a1 b1",
+                      pgn)
+        self.assertTrue(pgn.endswith("} 1/2-1/2"))
 
     def test_fivefold_is_automatic(self):
         w, b, gid = self.invite_game()

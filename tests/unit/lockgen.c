@@ -35,7 +35,8 @@ static bool chance(unsigned long long *s, int percent)
 const char *lockgen_kind_name(enum lockgen_kind kind)
 {
     static const char *names[LOCKGEN_KINDS] = {
-        "locked", "ep", "capture", "free-pawn", "piece", "gap"};
+        "locked", "ep",      "capture", "free-pawn", "piece",
+        "gap",    "bishops", "crowd",   "walk"};
     return kind < LOCKGEN_KINDS ? names[kind] : "?";
 }
 
@@ -300,9 +301,37 @@ static int ep_square(unsigned long long *s, const char *g, enum color side)
     return n ? found[pick(s, n)] : -1;
 }
 
+/* Plays 1 to 40 random legal moves from *b, stopping before a position
+ * with no legal move; false when the first move already ends there. */
+static bool random_walk(unsigned long long *s, struct board *b)
+{
+    int plies = 1 + pick(s, 40), played = 0;
+
+    for (int i = 0; i < plies; i++) {
+        struct movelist l;
+        struct board_undo u;
+        struct board next = *b;
+        if (movegen_legal(&next, &l) == 0)
+            break;
+        board_make(&next, l.moves[pick(s, l.n)], &u);
+        if (!movegen_has_legal(&next))
+            break;
+        *b = next;
+        played++;
+    }
+    return played > 0;
+}
+
 void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
                       struct board *b)
 {
+    if (kind == LOCKGEN_WALK) {
+        do
+            lockgen_position(
+                s, chance(s, 50) ? LOCKGEN_LOCKED : LOCKGEN_BISHOPS, b);
+        while (!random_walk(s, b));
+        return;
+    }
     static const char white_pieces[] = "NNBBBRQ";
     static const int piece_count[10] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 3};
     char g[64], fen[FEN_MAX + 32], castling[5];
@@ -341,20 +370,25 @@ void lockgen_position(unsigned long long *s, enum lockgen_kind kind,
                 if (g[SQ(f, home)] == '.' && chance(s, 60))
                     g[SQ(f, home)] = c == WHITE ? 'R' : 'r';
         }
+        /* how far from their own side kings and pieces wander */
+        int stray = kind == LOCKGEN_CROWD ? 60 : 25;
         for (int c = WHITE; c <= BLACK && ok; c++) {
             char k = c == WHITE ? 'K' : 'k';
             if (memchr(g, k, 64))
                 continue;
-            int sq = empty_square(s, g, (enum color)c, chance(s, 25));
+            int sq = empty_square(s, g, (enum color)c, chance(s, stray));
             if (sq < 0)
                 ok = false;
             else
                 g[sq] = k;
         }
-        for (int n = piece_count[pick(s, 10)]; n > 0 && ok; n--) {
+        int pieces = kind == LOCKGEN_BISHOPS ? 2 + pick(s, 5)
+                     : kind == LOCKGEN_CROWD ? 3 + pick(s, 5)
+                                             : piece_count[pick(s, 10)];
+        for (int n = pieces; n > 0 && ok; n--) {
             enum color c = chance(s, 50) ? WHITE : BLACK;
-            int sq = empty_square(s, g, c, chance(s, 25));
-            char p = white_pieces[pick(s, 7)];
+            int sq = empty_square(s, g, c, chance(s, stray));
+            char p = kind == LOCKGEN_BISHOPS ? 'B' : white_pieces[pick(s, 7)];
             if (sq >= 0)
                 g[sq] = (char)(c == WHITE ? p : p + 32);
         }

@@ -19,6 +19,10 @@ enum lockgen_kind {
     LOCKGEN_FREE_PAWN, /* ... but one pawn has lost its blocker */
     LOCKGEN_PIECE,     /* ... but one blocker is a piece, not a pawn */
     LOCKGEN_GAP,       /* a wall of pawns with one file taken out */
+    LOCKGEN_BISHOPS,   /* locked, with two to six bishops anywhere */
+    LOCKGEN_CROWD,     /* locked, kings and three to seven pieces anywhere */
+    LOCKGEN_WALK,      /* a locked or bishops one after 1 to 40 random
+                          legal moves */
     LOCKGEN_KINDS
 };
 

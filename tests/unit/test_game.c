@@ -33,6 +33,7 @@ struct fake {
     int rows; /* put_game calls that were stored */
     int finished, ended, expired;
     size_t finished_moves; /* the moves the last end carried */
+    char last_pgn[4096];   /* the PGN the last end carried */
     int asked;             /* ask_verdict calls */
     int asked_color;
     int refuse_verdict; /* ask_verdict fails */
@@ -99,6 +100,7 @@ static uint64_t f_finish(void *ctx, const struct store_game *row,
         assert_move_eq(&moves[n - (size_t)F.nmoves + i], &F.moves[i]);
     F.finished_moves = n;
     ck_assert_ptr_nonnull(strstr(pgn, row->result));
+    snprintf(F.last_pgn, sizeof F.last_pgn, "%s", pgn);
     F.last_row = *row;
     F.finished++;
     return ++F.next_seq;
@@ -371,7 +373,7 @@ START_TEST(flag_waits_for_the_hosts_verdict)
     game_subscribe(g, S_BLACK, GAME_BLACK);
     move_ok(g, "pw", "e2e4", 0, 10);
     move_ok(g, "pb", "e7e5", 1, 20);
-    game_verdict(g, true, 30); /* nobody asked: ignored */
+    game_verdict(g, true, NULL, 30); /* nobody asked: ignored */
     ck_assert_int_eq(game_status(g), GAME_STARTED);
     game_on_timer(g, 1020);
     ck_assert_int_eq(F.asked, 1);
@@ -392,13 +394,28 @@ START_TEST(flag_waits_for_the_hosts_verdict)
     ck_assert_int_eq(F.armed, 1020); /* no grace period armed */
     game_on_timer(g, 1030 + 60000);  /* no grace expiry meanwhile */
     ck_assert_int_eq(game_status(g), GAME_STARTED);
-    game_verdict(g, false, 1050);
+    /* the search's proof (whatever the position: the game takes the
+     * host's word) goes into game_end, state and the PGN */
+    struct dead_proof found = {.kind = DEAD_SEARCH, .positions = 4321};
+    game_verdict(g, false, &found, 1050);
     ck_assert_int_eq(game_status(g), GAME_ENDED);
     ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
+    struct dead_proof shown[2];
+    ck_assert(game_proof(g, shown));
+    ck_assert_int_eq(shown[WHITE].kind, DEAD_UNPROVEN);
+    ck_assert_int_eq(shown[BLACK].kind, DEAD_SEARCH);
+    ck_assert_int_eq(shown[BLACK].positions, 4321);
+    ck_assert_int_ge(find("\"proof\":{\"white\":null,\"black\":\"search\","
+                          "\"positions\":4321}"),
+                     0);
+    /* (the comment wraps at 80 columns) */
+    ck_assert_ptr_nonnull(strstr(F.last_pgn, "{ White ran out of time."));
+    ck_assert_ptr_nonnull(strstr(F.last_pgn, "(4321"));
+    ck_assert_ptr_nonnull(strstr(F.last_pgn, "by Black. } 1/2-1/2"));
     ck_assert_str_eq(F.last_row.result, "1/2-1/2");
     ck_assert_int_eq(F.last_row.white_ms, 0); /* stopped at the flag */
     ck_assert_int_eq(F.ended, 1);
-    game_verdict(g, true, 1060); /* a second answer changes nothing */
+    game_verdict(g, true, NULL, 1060); /* a second answer changes nothing */
     ck_assert_str_eq(game_reason(g), "timeout_vs_insufficient");
     ck_assert_int_eq(F.finished, 1);
     ck_assert_int_gt(F.armed, 1050); /* lingers */
@@ -731,6 +748,49 @@ START_TEST(fischer_charges_from_the_release)
     commit_all(g, 5500);
     ck_assert_int_eq(F.armed, 5400 + 5 * 60 * 1000);
     game_free(g);
+    reset();
+}
+END_TEST
+
+/* A move into a dead position ends the game with each side's proof:
+ * in game_end, in the PGN's last comment, and, rebuilt from its row, in
+ * its state again. */
+START_TEST(dead_position_carries_its_proof)
+{
+    reset();
+    /* the king takes the rook: then locked pawns only */
+    struct game *g = new_game(
+        &blitz, "4k3/8/8/p1p1p1p1/P1P1P1P1/8/3r4/4K3 w - - 0 1", 0);
+    move_ok(g, "pw", "e1d2", 0, 100);
+    ck_assert_int_eq(game_ending(g), ENDING_DEAD_POSITION);
+    int end = find("game_end");
+    ck_assert_int_ge(end, 0);
+    ck_assert_ptr_nonnull(
+        strstr(F.text[end], "\"proof\":{\"white\":\"locked\",\"black\":"
+                            "\"locked\",\"locked\":[\"a4\",\"c4\",\"e4\","
+                            "\"g4\",\"a5\",\"c5\",\"e5\",\"g5\"],\"reach\":"
+                            "{\"white\":[\"a1\","));
+    ck_assert_ptr_nonnull(
+        strstr(F.last_pgn, "{ Dead position. White cannot"));
+    ck_assert_ptr_nonnull(strstr(F.last_pgn, "[Termination \"normal\"]"));
+    game_free(g);
+    struct store_game row = F.last_row;
+    g = game_restore(&ENV, &row, F.moves, 1, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    struct dead_proof p[2];
+    ck_assert(game_proof(g, p));
+    ck_assert_int_eq(p[WHITE].kind, DEAD_LOCKED);
+    ck_assert_int_eq(p[BLACK].kind, DEAD_LOCKED);
+    ck_assert_uint_eq(p[WHITE].reach[BLACK], 0xffffff0000000000ull);
+    char *state = game_render_state(g, NULL, false, 5000);
+    ck_assert_ptr_nonnull(strstr(state, "\"proof\":{\"white\":\"locked\""));
+    free(state);
+    game_free(g);
+    /* the state of a stored game the host does not rebuild */
+    state = game_render_stored(&row, F.moves, 1, (bool[2]){false, false},
+                               NULL, false);
+    ck_assert_ptr_nonnull(strstr(state, "\"proof\":{\"white\":\"locked\""));
+    free(state);
     reset();
 }
 END_TEST
@@ -1183,6 +1243,7 @@ int main(void)
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
     tcase_add_test(tc, deserted_game_ends);
+    tcase_add_test(tc, dead_position_carries_its_proof);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);
     tcase_add_test(tc, restore_keeps_the_lag_quota);
     tcase_add_test(tc, opening_in_moved_only_when_it_changes);

@@ -1066,6 +1066,41 @@ START_TEST(render_settings)
 }
 END_TEST
 
+/* game_end's proof (PROTOCOL.md section 7): each side's kind, the squares
+ * of a locked proof, the positions of a search. */
+START_TEST(render_proof)
+{
+    struct dead_proof p[2] = {{.kind = DEAD_MATERIAL},
+                              {.kind = DEAD_LOCKED,
+                               .locked = 1ull << 24 | 1ull << 32, /* a4 a5 */
+                               .reach = {0x3, 1ull << 63}}}; /* a1 b1; h8 */
+    char *t = proto_render_game_end("G", ENDING_DRAWN, ENDING_DEAD_POSITION,
+                                    NULL, p);
+    ck_assert_str_eq(t, "{\"t\":\"game_end\",\"game\":\"G\",\"result\":"
+                        "\"1/2-1/2\",\"reason\":\"dead_position\",\"proof\":"
+                        "{\"white\":\"material\",\"black\":\"locked\","
+                        "\"locked\":[\"a4\",\"a5\"],\"reach\":{\"white\":"
+                        "[\"a1\",\"b1\"],\"black\":[\"h8\"]}}}");
+    free(t);
+    p[0] = (struct dead_proof){.kind = DEAD_UNPROVEN};
+    p[1] = (struct dead_proof){.kind = DEAD_SEARCH, .positions = 1234};
+    t = proto_render_game_end("G", ENDING_DRAWN,
+                              ENDING_TIMEOUT_VS_INSUFFICIENT, NULL, p);
+    ck_assert_str_eq(t, "{\"t\":\"game_end\",\"game\":\"G\",\"result\":"
+                        "\"1/2-1/2\",\"reason\":\"timeout_vs_insufficient\","
+                        "\"proof\":{\"white\":null,\"black\":\"search\","
+                        "\"positions\":1234}}");
+    free(t);
+    /* a search whose count is not known (a game rebuilt from its row) */
+    p[1].positions = 0;
+    t = proto_render_game_end("G", ENDING_DRAWN,
+                              ENDING_TIMEOUT_VS_INSUFFICIENT, NULL, p);
+    ck_assert_ptr_nonnull(strstr(t, "\"proof\":{\"white\":null,\"black\":"
+                                    "\"search\"}}"));
+    free(t);
+}
+END_TEST
+
 START_TEST(render_ratings)
 {
     struct proto_rating r[2] = {
@@ -1096,14 +1131,17 @@ START_TEST(render_ratings)
                         "\"losses\":6}},\"wins\":21,\"draws\":4,"
                         "\"losses\":6}");
     free(t);
-    t = proto_render_game_end("G", ENDING_WHITE_WINS, ENDING_RESIGNATION, &c);
+    t = proto_render_game_end("G", ENDING_WHITE_WINS, ENDING_RESIGNATION, &c,
+                              NULL);
     ck_assert_str_eq(t, "{\"t\":\"game_end\",\"game\":\"G\",\"result\":"
                         "\"1-0\",\"reason\":\"resignation\",\"ratings\":"
                         "{\"white\":{\"before\":1500,\"after\":1480},"
                         "\"black\":{\"before\":1662,\"after\":1600}}}");
     free(t);
-    t = proto_render_game_end("G", ENDING_DRAWN, ENDING_AGREEMENT, NULL);
+    t = proto_render_game_end("G", ENDING_DRAWN, ENDING_AGREEMENT, NULL,
+                              NULL);
     ck_assert_ptr_null(strstr(t, "ratings"));
+    ck_assert_ptr_null(strstr(t, "proof"));
     free(t);
     t = proto_render_game_start("G", &w, &b, &blitz, true, 1);
     ck_assert_str_eq(t, "{\"t\":\"game_start\",\"game\":\"G\",\"white\":"
@@ -1144,6 +1182,7 @@ int main(void)
     tcase_add_test(tc, render_account_messages);
     tcase_add_test(tc, rated_fields);
     tcase_add_test(tc, render_ratings);
+    tcase_add_test(tc, render_proof);
     tcase_add_test(tc, settings_field);
     tcase_add_test(tc, render_settings);
     suite_add_tcase(s, tc);

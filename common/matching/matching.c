@@ -751,3 +751,76 @@ int matching_max_weight(int n, const struct matching_edge *e, int m,
     release(&g);
     return rc;
 }
+
+struct lazy_edges {
+    struct matching_edge *e;
+    int m;
+    size_t cap;
+    unsigned char *in; /* n * n: pair u < v taken */
+    int n;
+};
+
+static int lazy_take(struct lazy_edges *E, int u, int v, wide w)
+{
+    if ((size_t)E->m == E->cap) {
+        size_t cap = E->cap ? 2 * E->cap : 1024;
+        struct matching_edge *e = realloc(E->e, cap * sizeof *e);
+        if (!e)
+            return -1;
+        E->e = e;
+        E->cap = cap;
+    }
+    E->e[E->m++] = (struct matching_edge){u, v, w};
+    E->in[(size_t)u * (size_t)E->n + (size_t)v] = 1;
+    return 0;
+}
+
+/* Adds the allowed pairs not taken yet that pick says to (every one when
+ * cert is NULL, else those the certificate does not admit); returns how
+ * many, or -1 when out of memory. */
+static int lazy_add(const struct matching_lazy *g, struct lazy_edges *E,
+                    struct matching_cert *cert, bool first)
+{
+    int added = 0;
+    for (int u = 0; u < g->n; u++)
+        for (int v = u + 1; v < g->n; v++) {
+            if (E->in[(size_t)u * (size_t)E->n + (size_t)v] ||
+                (first && !g->first(g->ctx, u, v)) ||
+                !g->allowed(g->ctx, u, v))
+                continue;
+            wide w = g->weight(g->ctx, u, v);
+            if (cert && matching_cert_admits(cert, u, v, w))
+                continue;
+            if (lazy_take(E, u, v, w))
+                return -1;
+            added++;
+        }
+    return added;
+}
+
+int matching_max_weight_lazy(const struct matching_lazy *g, int *mate)
+{
+    int rc = -1;
+    struct lazy_edges E = {.n = g->n};
+    E.in = calloc((size_t)g->n * (size_t)g->n + 1, 1);
+    if (!E.in || lazy_add(g, &E, NULL, true) < 0)
+        goto out;
+    for (int round = 0;; round++) {
+        struct matching_cert cert;
+        if (matching_max_weight(g->n, E.e, E.m, mate, &cert))
+            goto out;
+        int added = lazy_add(g, &E, &cert, false);
+        matching_cert_free(&cert);
+        if (added < 0)
+            goto out;
+        if (added == 0)
+            break;
+        if (round == MATCHING_LAZY_ROUNDS && lazy_add(g, &E, NULL, false) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(E.e);
+    free(E.in);
+    return rc;
+}

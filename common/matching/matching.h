@@ -5,10 +5,11 @@
  * over wide integer weights.
  *
  * Pure: no I/O, no globals; the caller owns the graph and the answer, the
- * function frees what it allocates. Any thread.
+ * function frees what it allocates. Any thread. The Swiss engine
+ * (common/swiss/dutch.c) and the arena (common/arena/) pair with it.
  */
-#ifndef SWISS_MATCHING_H
-#define SWISS_MATCHING_H
+#ifndef MATCHING_MATCHING_H
+#define MATCHING_MATCHING_H
 
 #include "wide.h"
 
@@ -41,5 +42,29 @@ int matching_max_weight(int n, const struct matching_edge *e, int m,
 bool matching_cert_admits(struct matching_cert *c, int u, int v, wide w);
 
 void matching_cert_free(struct matching_cert *c);
+
+/* A complete graph over n vertices whose edges are asked for, not listed:
+ * allowed says which pairs may be matched, weight what each weighs (>= 0),
+ * first which of the allowed ones the first solve takes. Each is called
+ * with u < v, weight and first only for an allowed pair. */
+struct matching_lazy {
+    int n;
+    void *ctx;
+    bool (*allowed)(void *ctx, int u, int v);
+    bool (*first)(void *ctx, int u, int v);
+    wide (*weight)(void *ctx, int u, int v);
+};
+
+/* Solves after this many rounds of added edges take every allowed pair. */
+#define MATCHING_LAZY_ROUNDS 8
+
+/* The maximum-weight matching over every allowed pair of g: solved over
+ * the pairs first picks, then grown by the allowed pairs the optimum's
+ * dual solution does not admit and solved again, until it admits them all
+ * (after MATCHING_LAZY_ROUNDS rounds, over every allowed pair). The same
+ * weight as one solve over all of them, at a fraction of the cost when
+ * first picks the pairs the optimum needs. Sets mate[v] (n entries) as
+ * matching_max_weight does. Returns 0, or -1 when out of memory. */
+int matching_max_weight_lazy(const struct matching_lazy *g, int *mate);
 
 #endif

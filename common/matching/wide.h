@@ -1,15 +1,16 @@
 /*
- * wide.h - signed 256-bit integers for the pairing engine's weights.
+ * wide.h - signed 256-bit integers for the pairing engines' weights.
  *
  * A Dutch pairing is the best of its candidates on some twenty criteria in
  * order of priority; the engine packs them into one matching weight, one
- * bit field per criterion, and that needs more than 64 bits. Two's
+ * bit field per criterion, and that needs more than 64 bits (the arena's
+ * weights fit in 64, and use the same matching). Two's
  * complement over four 64-bit limbs, least significant first: only what
  * the matching needs (add, subtract, compare, halve) and what builds a
  * weight (add a small value at a bit offset).
  */
-#ifndef SWISS_WIDE_H
-#define SWISS_WIDE_H
+#ifndef MATCHING_WIDE_H
+#define MATCHING_WIDE_H
 
 #include <stdbool.h>
 #include <stdint.h>
