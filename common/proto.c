@@ -7,6 +7,7 @@
  */
 #include "proto.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proto_internal.h"
@@ -46,6 +47,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_RATING_OUT_OF_RANGE] = "rating_out_of_range",
     [PROTO_ADDRESS_FULL] = "address_full",
     [PROTO_SERVER_FULL] = "server_full",
+    [PROTO_BUSY] = "busy",
+    [PROTO_NO_ENGINE] = "no_engine",
 };
 
 const char *proto_code_name(enum proto_code code)
@@ -71,6 +74,24 @@ bool proto_key_chars(const char *s, size_t max)
             return false;
     }
     return n >= 1 && n <= max;
+}
+
+int proto_ai_level(const char *pid)
+{
+    static const char prefix[] = "stockfish-";
+
+    if (strncmp(pid, prefix, sizeof prefix - 1))
+        return 0;
+    pid += sizeof prefix - 1;
+    if (pid[0] < '1' || pid[0] > '0' + PROTO_AI_LEVELS || pid[1])
+        return 0;
+    return pid[0] - '0';
+}
+
+void proto_ai_player(int level, char *pid, char *name)
+{
+    snprintf(pid, PROTO_KEY_MAX + 1, "stockfish-%d", level);
+    snprintf(name, PROTO_NAME_MAX + 1, "Stockfish level %d", level);
 }
 
 bool proto_key_valid(const char *s)

@@ -57,6 +57,8 @@ enum proto_code {
     PROTO_RATING_OUT_OF_RANGE, /* accept: outside the seek's rating_range */
     PROTO_ADDRESS_FULL, /* an address holds max_games_per_ip live games */
     PROTO_SERVER_FULL,  /* the server holds max_live_games */
+    PROTO_BUSY,         /* computer: the engines' queue is full */
+    PROTO_NO_ENGINE,    /* computer: this server runs no engine */
     PROTO_CODE_COUNT
 };
 
@@ -89,6 +91,7 @@ enum proto_type {
     PROTO_T_LOBBY_WATCH,
     PROTO_T_LOBBY_UNWATCH,
     PROTO_T_ACCEPT,
+    PROTO_T_COMPUTER,
     PROTO_T_COUNT
 };
 
@@ -152,6 +155,7 @@ struct proto_msg {
     bool has_range;               /* seek: rating_range given ... */
     int range_lo, range_hi;       /* ... its bounds, inclusive */
     char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
+    int level;                    /* computer: 1-8 (0 when absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
 };
@@ -169,6 +173,16 @@ const char *proto_type_name(enum proto_type type);
 
 /* True when s is a valid GID/PID/SID: 1-32 of [A-Za-z0-9_-]. */
 bool proto_key_valid(const char *s);
+
+/* The computer as a player (PROTOCOL.md, "Playing the computer"): the
+ * seat of level L (1 to PROTO_AI_LEVELS) is PID "stockfish-L", named
+ * "Stockfish level L"; every PLAYER with that PID shows "ai":L. */
+#define PROTO_AI_LEVELS 8
+/* The level of the computer whose PID is pid, 0 for anyone else. */
+int proto_ai_level(const char *pid);
+/* The PID and name of the computer at level (1 to PROTO_AI_LEVELS) into
+ * pid (PROTO_KEY_MAX + 1 bytes) and name (PROTO_NAME_MAX + 1). */
+void proto_ai_player(int level, char *pid, char *name);
 
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);

@@ -31,7 +31,8 @@ enum {
     F_RATED = 1 << 11,
     F_RATING_RANGE = 1 << 12,
     F_SETTINGS = 1 << 13,
-    F_SEEK = 1 << 14
+    F_SEEK = 1 << 14,
+    F_LEVEL = 1 << 15
 };
 
 static const struct {
@@ -70,6 +71,8 @@ static const struct {
     [PROTO_T_LOBBY_WATCH] = {"lobby_watch", 0, 0},
     [PROTO_T_LOBBY_UNWATCH] = {"lobby_unwatch", 0, 0},
     [PROTO_T_ACCEPT] = {"accept", F_SEEK, F_SEEK},
+    [PROTO_T_COMPUTER] = {"computer", F_LEVEL | F_CLOCK | F_COLOR | F_FEN,
+                          F_LEVEL | F_CLOCK},
 };
 
 static const struct {
@@ -91,6 +94,7 @@ static const struct {
     {"rating_range", F_RATING_RANGE},
     {"settings", F_SETTINGS},
     {"seek", F_SEEK},
+    {"level", F_LEVEL},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -376,7 +380,7 @@ static int parse_account_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
-/* rated, rating_range, settings, seek. */
+/* rated, rating_range, settings, seek, level. */
 static int parse_seek_fields(json_t *root, struct proto_msg *m,
                              unsigned present, struct proto_error *e)
 {
@@ -416,6 +420,14 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
             !proto_key_valid(m->seek))
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "seek: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_LEVEL) {
+        json_t *v = json_object_get(root, "level");
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > PROTO_AI_LEVELS)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "level: an integer from 1 to 8");
+        m->level = (int)json_integer_value(v);
     }
     return 0;
 }

@@ -6,10 +6,13 @@
 set -eu
 
 # libhiredis-dev and libpq-dev: the cluster's clients of Redis and
-# PostgreSQL (docs/cluster.md).
+# PostgreSQL (docs/cluster.md). stockfish: the engine the computer plays
+# with, a dependency of the running server (its setting engine_path,
+# /usr/games/stockfish; the levels are calibrated on Debian 12's 15.1),
+# and so of the tests too (the test list has the build's).
 build_pkgs="build-essential pkg-config meson ninja-build libwebsockets-dev
 libjansson-dev libsqlite3-dev libssl-dev libargon2-dev libhiredis-dev
-libpq-dev zlib1g-dev"
+libpq-dev zlib1g-dev stockfish"
 # nginx and systemd (systemd-analyze): tests/integration/test_deploy checks
 # deploy/nginx.conf and the unit with them (Debian's nginx package starts
 # its default site where services may start; the tests run their own).

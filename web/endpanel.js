@@ -9,6 +9,9 @@
 
 import * as W from './words.js';
 
+const START_FEN =
+    'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
 const $ = (id) => document.getElementById(id);
 const REMATCH_GAMES = 100;   // games whose rematch state is remembered
 
@@ -26,6 +29,8 @@ export class EndPanel {
             'click', () => this.act('rematch_decline'));
         $('rematch-decline-btn').addEventListener(
             'click', () => this.act('rematch_decline'));
+        $('computer-again-btn').addEventListener('click',
+                                                 () => this.computerAgain());
     }
 
     // The game shown (the view's copy of the server's state), its GID and
@@ -234,11 +239,36 @@ export class EndPanel {
         }
     }
 
-    // The end panel's rematch part, for a player of a game both joined.
+    // The computer's level in this game (0: two people play it).
+    computerLevel() {
+        const g = this.g;
+        return (g.white && g.white.ai) || (g.black && g.black.ai) || 0;
+    }
+
+    // Another game against the computer: its level, clock and start,
+    // the other colour (the computer plays no rematch).
+    computerAgain() {
+        const g = this.g;
+        const level = this.computerLevel();
+        if (!g || !g.you || !level)
+            return;
+        const msg = { t: 'computer', level, clock: g.clock,
+                      color: W.other(g.you) };
+        if (g.initialFen && g.initialFen !== START_FEN)
+            msg.fen = g.initialFen;
+        this.ctx.send(msg, msg);
+    }
+
+    // The end panel's rematch part, for a player of a game both joined
+    // (against the computer: another game instead).
     renderRematch(online) {
         const g = this.g;
         const box = $('rematch');
-        const r = g.you && g.white && g.black ? this.rematch(this.gid) : null;
+        const ai = this.computerLevel();
+        $('computer-again').hidden = !g.you || !ai;
+        $('computer-again-btn').disabled = !online;
+        const r = g.you && g.white && g.black && !ai ? this.rematch(this.gid)
+            : null;
         const focused = box.contains(document.activeElement);
         box.hidden = !r;
         if (!r)

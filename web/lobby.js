@@ -3,7 +3,9 @@
 // seeks an opponent (as lichess's quick pairing; the keyboard chooses one
 // with the arrows and plays it with Enter, and a custom clock is played
 // with the button). "Invite a friend" turns the same click into an
-// invitation, from a set-up position if one is given. Lists the player's
+// invitation, from a set-up position if one is given, and "Play with the
+// computer" into a casual game against it at the level chosen (from the
+// start or a set-up position). Lists the player's
 // games in progress and, live while the page shows (lobby_watch), the
 // open seeks (a click plays one: accept) and the live games (a click
 // watches one).
@@ -24,6 +26,7 @@ export class LobbyView {
         this.feed = null;          /* the last lobby snapshot */
         this.watching = false;     /* lobby_watch sent on this connection */
         this.inviting = false;     /* a click on a clock invites */
+        this.computing = false;    /* ... or plays the computer */
         this.bind();
         this.updateCustom();
     }
@@ -32,10 +35,7 @@ export class LobbyView {
         const form = $('play-form');
         form.addEventListener('submit', (e) => {
             e.preventDefault();
-            if (this.inviting)
-                this.invite();
-            else
-                this.startSeek();
+            this.play();
         });
         // One click on a time control plays it (a pointer's click: the
         // keyboard's arrows only choose, detail 0); the custom one opens
@@ -47,13 +47,16 @@ export class LobbyView {
                 return;
             input.checked = true;
             this.updateCustom();
-            if (this.inviting)
-                this.invite();
-            else
-                this.startSeek();
+            this.play();
         });
         $('invite-btn').addEventListener('click', () => {
             this.inviting = !this.inviting;
+            this.computing = false;
+            this.render();
+        });
+        $('computer-btn').addEventListener('click', () => {
+            this.computing = !this.computing;
+            this.inviting = false;
             this.render();
         });
         $('rating-range').addEventListener('change', () => this.render());
@@ -117,6 +120,7 @@ export class LobbyView {
     hide() {
         this.section.hidden = true;
         this.inviting = false;
+        this.computing = false;
         if (this.watching && this.ctx.online())
             this.ctx.send({ t: 'lobby_unwatch' });
         this.watching = false;
@@ -137,8 +141,9 @@ export class LobbyView {
 
     // The rated switch (only accounts may play rated) and, for an
     // account, its rating in the chosen clock's category and the range of
-    // opponents' ratings of a rated seek. They share one line of fixed
-    // height: nothing below moves when the welcome fills it in.
+    // opponents' ratings of a rated seek (none of it for the computer's
+    // games, which are casual). They share one line of fixed height:
+    // nothing below moves when the welcome fills it in.
     renderRated() {
         const me = this.ctx.me();
         const account = !!(me && me.account);
@@ -147,11 +152,11 @@ export class LobbyView {
         if (!account && yes.checked)
             $('rated-no').checked = true;
         const why = $('rated-why');
-        why.hidden = !me || account;
+        why.hidden = !me || account || this.computing;
         why.textContent = me && !account ? W.RATED_NEEDS_ACCOUNT : '';
         const mine = $('my-rating');
         const cat = account ? categoryOf(this.presetClock()) : null;
-        mine.hidden = !cat;
+        mine.hidden = !cat || this.computing;
         if (cat) {
             const r = me.ratings && me.ratings[cat];
             mine.textContent = `Your ${W.categoryName(cat).toLowerCase()} ` +
@@ -159,7 +164,8 @@ export class LobbyView {
                     : W.ratingText(1500, true)}`;
         }
         $('range-box').hidden = !(cat && $('rated-yes').checked &&
-                                  !this.inviting);
+                                  !this.inviting && !this.computing);
+        $('rated-box').hidden = this.computing;
     }
 
     // The rating_range of a rated seek from the range chosen around the
@@ -252,6 +258,35 @@ export class LobbyView {
         this.seek = msg;
         this.seekConfirmed = false;
         this.render();
+    }
+
+    // The click on a clock: a seek, an invitation or a computer game.
+    play() {
+        if (this.inviting)
+            this.invite();
+        else if (this.computing)
+            this.computer();
+        else
+            this.startSeek();
+    }
+
+    // A casual game against the computer at the chosen level, with the
+    // clock, colour and (optional) starting position of the form; none
+    // while a game of ours is being played, as for a seek.
+    computer() {
+        if (this.liveGame())
+            return;
+        const clock = this.chosenClock();
+        if (!clock)
+            return;
+        const level = Number(document.querySelector(
+            'input[name="level"]:checked').value);
+        const msg = { t: 'computer', level, clock,
+                      color: this.chosenColor() };
+        const fen = $('fen').value.trim();
+        if (fen)
+            msg.fen = fen;
+        this.ctx.send(msg, msg);
     }
 
     invite() {
@@ -370,15 +405,19 @@ export class LobbyView {
             ? 'random colour' : this.seek.color}` : '';
         this.renderRated();
         const live = this.liveGame();
-        const inviting = this.inviting;
+        const inviting = this.inviting, computing = this.computing;
         $('play-form').classList.toggle('inviting', inviting);
+        $('play-form').classList.toggle('computing', computing);
         $('invite-btn').setAttribute('aria-pressed', String(inviting));
-        $('fen-box').hidden = !inviting;
+        $('computer-btn').setAttribute('aria-pressed', String(computing));
+        $('fen-box').hidden = !inviting && !computing;
+        $('computer-box').hidden = !computing;
         setText($('seek-btn'), inviting ? 'Create the invitation'
-            : 'Play online');
+            : computing ? 'Play the computer' : 'Play online');
         setText($('tc-hint'), inviting
             ? 'Click one to create the invitation.'
-            : 'Click one to play online at once.');
+            : computing ? 'Click one to play the computer at once.'
+                : 'Click one to play online at once.');
         $('seek-btn').disabled = !inviting && (seeking || !!live);
         const busy = $('seek-busy');
         busy.hidden = !live;

@@ -333,6 +333,8 @@ const ERRORS = {
     address_full: 'Too many games are being played from this network ' +
                   'address: finish some first.',
     server_full: 'The server is full: try again later.',
+    busy: 'The computer is busy with other games: try again in a moment.',
+    no_engine: 'This server has no computer to play against.',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -354,6 +356,10 @@ export function errorText(code, msg) {
     const full = (code === 'bad_field' || code === 'bad_clock' ||
                   code === 'no_rematch' || code === 'rating_out_of_range') &&
         msg ? `${base}: ${msg}` : base;
+    // (one game against the computer at a time: the server says so)
+    if (code === 'too_many_games' && /computer/.test(msg || ''))
+        return 'You are playing the computer already: finish that game ' +
+            'first.';
     return /[.!?]$/.test(full) ? full : `${full}.`;
 }
 

@@ -281,6 +281,30 @@ static const struct key keys[] = {
             "threads hashing passwords (logins, registrations)"),
     INT_KEY(password_queue, NULL, 1, 100000, 64,
             "password hashes that may wait or run at once"),
+    /* Debian's stockfish package (a build dependency): the computer's
+     * levels are calibrated on its 15.1. "" turns computer games off. */
+    STR_KEY(engine_path, "--engine-path", "PATH", K_PATH, true,
+            "/usr/games/stockfish",
+            "the UCI engine the computer plays with (\"\": none)"),
+    /* One engine per core (0) keeps every core thinking for the
+     * computer's games; they run niced, so the event loop still wins a
+     * core when it needs one. Fewer leaves cores to other work. */
+    INT_KEY(engines, "--engines", 0, 256, 0,
+            "engine processes at most, each one thread (0: one per core)"),
+    /* A level-8 move thinks a second, so 64 waiting moves are seconds of
+     * wait with a few engines; past half of it, new computer games are
+     * refused (busy), and a move refused is asked again shortly. */
+    INT_KEY(engine_queue, NULL, 2, 100000, 64,
+            "engine requests that may wait for an engine"),
+    /* As lichess: one game against the computer at a time (each costs a
+     * core for up to a second a move). */
+    INT_KEY(max_computer_games_per_player, NULL, 1, 100000, 1,
+            "live games one player may play against the computer"),
+    /* A class in a room behind one address plays together; a script
+     * with fresh guests does not take every engine for itself (each
+     * game's moves want an engine a second at level 8). */
+    INT_KEY(max_computer_games_per_ip, NULL, 1, 100000, 16,
+            "live games against the computer of one address's players"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,
@@ -1165,6 +1189,16 @@ int config_validate(const struct config *c, char *err, size_t errlen)
                     "key 'http_redirect_port': must differ from "
                     "'port' (%d)",
                     c->port);
+        return -1;
+    }
+    if (c->engine_path[0] &&
+        readable_file("engine_path", c->engine_path, err, errlen) < 0)
+        return -1;
+    if (c->engine_path[0] && access(c->engine_path, X_OK) < 0) {
+        errtext_set(err, errlen,
+                    "key 'engine_path': %s is not executable (\"\" turns "
+                    "computer games off)",
+                    c->engine_path);
         return -1;
     }
     if (c->log_file[0]) {

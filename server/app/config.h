@@ -103,7 +103,12 @@ struct config {
     int unknown_logins_per_s; /* logins for unknown usernames, in all */
     int password_threads;     /* Argon2id worker threads */
     int password_queue;       /* hashes queued or running, at most */
-    int http_rate_per_s;      /* HTTP API requests per address a second */
+    char *engine_path;        /* the UCI engine; "": no computer games */
+    int engines;              /* engine processes at most (0: per core) */
+    int engine_queue;         /* engine requests waiting, at most */
+    int max_computer_games_per_player; /* live games against it */
+    int max_computer_games_per_ip;     /* ... of one address's players */
+    int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */

@@ -48,6 +48,7 @@
 #include "app/notify.h"
 #include "app/preflight.h"
 #include "app/ready.h"
+#include "engine/pool.h"
 #include "lib/log.h"
 #include "hub/hub.h"
 #include "net/net.h"
@@ -440,7 +441,8 @@ struct node {
     struct bus bus;
     struct hub *h;
     struct cluster *cl;
-    char where[300]; /* the database, for the log */
+    struct engine_pool *engines; /* NULL: no computer games */
+    char where[300];             /* the database, for the log */
 };
 
 /* Redis before anything is served: settings it refuses (a wrong
@@ -565,7 +567,41 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .ipv6_limit_prefix = cfg->ipv6_limit_prefix,
         .password_threads = cfg->password_threads,
         .password_queue = cfg->password_queue,
+        .max_computer_games_per_player = cfg->max_computer_games_per_player,
+        .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
     };
+}
+
+/* The engine pool of engine_path (none when it is ""): engines of them
+ * at most, one per core when 0. 0, or -1 (logged). */
+static int start_engines(struct node *n)
+{
+    const struct config *cfg = &n->cfg;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int engines = cfg->engines ? cfg->engines
+                               : (int)(cores < 1    ? 1
+                                       : cores > 64 ? 64
+                                                    : cores);
+    char q[600];
+
+    if (!cfg->engine_path[0]) {
+        log_info("event=engines_off");
+        return 0;
+    }
+    n->engines = engine_pool_start(&(struct engine_pool_config){
+        .path = cfg->engine_path,
+        .engines = engines,
+        .queue = (size_t)cfg->engine_queue,
+        .wake = net_wake,
+    });
+    if (!n->engines) {
+        start_failed("out of memory (the engine pool)");
+        return -1;
+    }
+    log_info("event=engines path=%s engines=%d queue=%d",
+             log_quote(q, sizeof q, cfg->engine_path), engines,
+             cfg->engine_queue);
+    return 0;
 }
 
 /* The hub and, for a node of a cluster, Redis's bus and the cluster (the
@@ -580,7 +616,9 @@ static int start_node(struct node *n)
 
     if (n->cfg.redis[0] && open_redis(n) < 0)
         return -1;
-    n->h = wiring_start_hub(n->st, &hc);
+    if (start_engines(n) < 0)
+        return -1;
+    n->h = wiring_start_hub(n->st, n->engines, &hc);
     if (!n->h ||
         (n->nrd && (!(n->rbus = redis_bus_new(n->rd, n->nrd, &n->bus)) ||
                     !(n->cl = cluster_new(n->h, &n->bus, n->cfg.node_id))))) {
@@ -657,6 +695,8 @@ static void stop(struct node *n)
         redis_free(n->rd[i]); /* (on the loop, which net_stop destroys) */
     store_close(n->st);
     n->st = NULL;
+    engine_pool_stop(n->engines); /* (its workers wake net: before it) */
+    n->engines = NULL;
     net_stop();
     cluster_free(n->cl);
     hub_free(n->h);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/build_commit.h"
+#include "engine/pool.h"
 #include "hub/hub.h"
 #include "hub/metrics.h"
 #include "lib/tunables.h"
@@ -474,6 +475,35 @@ static void put_closes(struct out *o, const struct metrics *m)
         }
 }
 
+/* The engine pool's figures (all 0 on a server without engines). */
+static void put_engines(struct out *o, const struct engine_pool_stats *e)
+{
+    static const char *const outcomes[3] = {"ok", "failed", "expired"};
+
+    put(o,
+        "# HELP chess_engines Engine processes the pool may run at once.\n"
+        "# TYPE chess_engines gauge\nchess_engines %d\n"
+        "# HELP chess_engines_running Engine processes running.\n"
+        "# TYPE chess_engines_running gauge\nchess_engines_running %d\n"
+        "# HELP chess_engine_queue Engine requests waiting for an engine.\n"
+        "# TYPE chess_engine_queue gauge\nchess_engine_queue %zu\n"
+        "# HELP chess_engine_restarts_total Engines killed and restarted, "
+        "by fault.\n# TYPE chess_engine_restarts_total counter\n",
+        e->engines, e->running, e->queued);
+    for (int f = ENGINE_FAULT_NONE + 1; f < ENGINE_FAULTS; f++)
+        put(o, "chess_engine_restarts_total{reason=\"%s\"} %llu\n",
+            engine_fault_name((enum engine_fault)f),
+            (unsigned long long)e->restarts[f]);
+    put(o, "# HELP chess_engine_requests_total Engine requests answered, "
+           "by outcome.\n# TYPE chess_engine_requests_total counter\n");
+    for (int i = 0; i < 3; i++)
+        put(o, "chess_engine_requests_total{outcome=\"%s\"} %llu\n",
+            outcomes[i], (unsigned long long)e->answers[i]);
+    put_hist(o, "chess_engine_think_seconds",
+             "An engine's search, go to bestmove, of each answer.",
+             &e->think);
+}
+
 /* A family of one gauge or counter: one sample without labels (label
  * NULL), or one per value of label (values[i] counts labels[i]). */
 struct family {
@@ -661,7 +691,8 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
 static char *metrics_render(const struct metrics *m,
                             const struct metrics_sizes *sizes,
                             const struct metrics_store *st,
-                            const struct cluster_metrics *cm)
+                            const struct cluster_metrics *cm,
+                            const struct engine_pool_stats *engines)
 {
     struct out o = {malloc(4096), 0, 4096, 0};
 
@@ -677,6 +708,7 @@ static char *metrics_render(const struct metrics *m,
     put_store(&o, st);
     if (cm)
         put_cluster(&o, cm);
+    put_engines(&o, engines);
     if (o.failed) {
         free(o.buf);
         return NULL;
@@ -727,9 +759,13 @@ static void metrics_page(struct hub *h, struct http_reply *r)
         st.failures[i] = store_failures(s, (enum store_failure)i);
     struct metrics_sizes sizes = {hub_live_games(h), hub_open_seeks(h),
                                   hub_subscriptions(h)};
+    struct engine_pool_stats engines = {0};
 
+    if (hub_engines(h))
+        engine_pool_stats(hub_engines(h), &engines);
     reply(r, 200, "text/plain; version=0.0.4",
-          metrics_render(hub_metrics(h), &sizes, &st, cluster ? &cm : NULL));
+          metrics_render(hub_metrics(h), &sizes, &st, cluster ? &cm : NULL,
+                         &engines));
 }
 
 void status_readyz(const char *why, struct http_reply *r)

@@ -124,11 +124,13 @@ static void on_http_too_many(struct net_reply *r)
     to_net_reply(&hr, r);
 }
 
-struct hub *wiring_start_hub(struct store *st, const struct hub_config *hc)
+struct hub *wiring_start_hub(struct store *st, struct engine_pool *engines,
+                             const struct hub_config *hc)
 {
     const struct hub_env env = {
         .ctx = NULL,
         .store = st,
+        .engines = engines,
         .send = net_send,
         .send_now = net_send_now,
         .close = net_close,

@@ -4,13 +4,15 @@
 #ifndef SERVER_APP_WIRING_H
 #define SERVER_APP_WIRING_H
 
+struct engine_pool;
 struct hub;
 struct hub_config;
 struct store;
 
-/* A hub over net.h (store not owned: it outlives the hub), and net
- * attached to it. NULL when out of memory. Loop thread, after
- * net_start. */
-struct hub *wiring_start_hub(struct store *st, const struct hub_config *hc);
+/* A hub over net.h (store and engines not owned: they outlive the hub;
+ * engines NULL: no computer games), and net attached to it. NULL when
+ * out of memory. Loop thread, after net_start. */
+struct hub *wiring_start_hub(struct store *st, struct engine_pool *engines,
+                             const struct hub_config *hc);
 
 #endif

@@ -281,6 +281,20 @@ int game_ply(const struct game *g)
 {
     return (int)g->rec.n;
 }
+int game_side_to_move(const struct game *g)
+{
+    return side_to_move(g);
+}
+const char *game_move_uci(const struct game *g, int i)
+{
+    assert(i >= 0 && (size_t)i < g->rec.n);
+    return g->plies[i].uci;
+}
+int64_t game_time_left(const struct game *g, int color, int64_t now)
+{
+    assert(is_color(color));
+    return clock_left(&g->clock, color, now);
+}
 uint64_t game_seq(const struct game *g)
 {
     return g->seq;

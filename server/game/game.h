@@ -104,6 +104,12 @@ struct game_env {
      * Until then the side to move is charged nothing and no deadline of
      * that turn runs. NULL: every write counts as released at once. */
     bool (*hold)(void *ctx, struct game *g, uint64_t seq);
+    /* The side to move's turn has begun: its clock (or the time for its
+     * first move) runs, the messages announcing it released. A host
+     * that plays a seat itself (the computer: hub/computer.c) asks for
+     * its move then, later: it must not call the game back inside this
+     * call (the game is in the middle of a command). NULL: none. */
+    void (*turn)(void *ctx, struct game *g, int64_t now);
 };
 
 /* Seat holders when a game is created. */
@@ -178,6 +184,13 @@ const char *game_creator(const struct game *g);
 const char *game_reason(const struct game *g);
 enum ending_reason game_ending(const struct game *g);
 int game_ply(const struct game *g);
+/* The colour to move (0 white, 1 black). */
+int game_side_to_move(const struct game *g);
+/* The UCI text of the game's ply i + 1 (0 <= i < game_ply), g's. */
+const char *game_move_uci(const struct game *g, int i);
+/* The time color has left on its clock at now (ms; a per-move clock:
+ * for this move). */
+int64_t game_time_left(const struct game *g, int color, int64_t now);
 /* The legal moves of the side to move into out, in the byte order of
  * their UCI text (the list a `moved` or `state` shows, whatever the
  * status): the game keeps them from one move to the next, for the next

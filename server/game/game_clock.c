@@ -131,6 +131,8 @@ void game_begin_turn(struct game *g, int side, bool first, int64_t now)
         clock_start(&g->clock, side, now);
     if (first)
         g->first_deadline = now + g->env.first_move_ms;
+    if (g->env.turn)
+        g->env.turn(g->env.ctx, g, now);
 }
 
 void game_released(struct game *g, uint64_t seq, int64_t now)
@@ -147,6 +149,8 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
     if (g->hold_first)
         g->first_deadline = now + g->env.first_move_ms;
     game_rearm(g);
+    if (g->env.turn && !g->paused)
+        g->env.turn(g->env.ctx, g, now);
 }
 
 /* Ends the game on `loser`'s time: a win for the opponent if it could

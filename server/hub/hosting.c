@@ -171,6 +171,7 @@ static void env_ended(void *ctx, struct game *g)
              game_gid(g), game_reason(g), game_seat_pid(g, 0),
              game_seat_pid(g, 1));
     h->router.ops->game_ended(h->router.ctx, g);
+    hub_modules_game_ended(h, g);
     metrics_finished(&h->metrics, game_ending(g));
     hub_invite_closed(h, g);
     hub_games_release(h, g);
@@ -202,6 +203,11 @@ static void env_expired(void *ctx, struct game *g)
     hub_modules_game_gone(h, g);
     h->router.ops->game_gone(h->router.ctx, game_gid(g));
     hub_game_destroy(h, g);
+}
+
+static void env_turn(void *ctx, struct game *g, int64_t now)
+{
+    hub_modules_turn(ctx, g, now);
 }
 
 static int env_ask_verdict(void *ctx, struct game *g, const struct board *b,
@@ -268,6 +274,8 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
             game_player_back(g, c, now);
     }
     hub_games_charge(h, g); /* (the players connected here) */
+    if (game_status(g) != GAME_ENDED)
+        hub_modules_game_hosted(h, g, now);
     return g;
 }
 
@@ -556,6 +564,7 @@ void hub_hosting_init(struct hub *h)
         .ended = env_ended,
         .expired = env_expired,
         .hold = hub_env_hold,
+        .turn = env_turn,
     };
 }
 

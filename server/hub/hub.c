@@ -359,6 +359,10 @@ struct store *hub_store(struct hub *h)
 {
     return h->store;
 }
+struct engine_pool *hub_engines(struct hub *h)
+{
+    return h->env.engines;
+}
 size_t hub_live_games(const struct hub *h)
 {
     size_t n = 0;
@@ -572,6 +576,27 @@ void hub_modules_game_gone(struct hub *h, struct game *g)
     for (size_t i = 0; hub_modules[i]; i++)
         if (hub_modules[i]->game_gone)
             hub_modules[i]->game_gone(h, g);
+}
+
+void hub_modules_game_ended(struct hub *h, struct game *g)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->game_ended)
+            hub_modules[i]->game_ended(h, g);
+}
+
+void hub_modules_game_hosted(struct hub *h, struct game *g, int64_t now)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->game_hosted)
+            hub_modules[i]->game_hosted(h, g, now);
+}
+
+void hub_modules_turn(struct hub *h, struct game *g, int64_t now)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->turn)
+            hub_modules[i]->turn(h, g, now);
 }
 
 void hub_modules_game_left(struct hub *h, struct game *g, const char *pid)

@@ -37,6 +37,7 @@ struct session;
 struct conn;
 struct store;
 struct msgbuf;
+struct engine_pool;
 struct hub_alarm; /* a timer of the environment's; opaque to the hub */
 
 /* What the hub needs from the process around it (main.c over net.h, or a
@@ -47,6 +48,9 @@ struct hub_env {
                   main.c hands the hub net's own */
     /* The store (not owned), open for the hub's lifetime. */
     struct store *store;
+    /* The engine pool (engine/pool.h; not owned: stopped after the hub
+     * is freed), or NULL: this server plays no computer games. */
+    struct engine_pool *engines;
     /* Queues b on connection c (adding its own reference), to be written
      * once the store has committed seq (0: as soon as possible). */
     void (*send)(struct conn *c, struct msgbuf *b, uint64_t seq);
@@ -111,6 +115,8 @@ struct hub_config {
     int max_seeks_per_ip;  /* open seeks of one address's players */
     int64_t seek_idle_ms;  /* a seek goes when its connection is idle so
                               long (PROTOCOL.md, "Seeks") */
+    int max_computer_games_per_player; /* live games against the computer */
+    int max_computer_games_per_ip;     /* ... of one address's players */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
@@ -132,6 +138,8 @@ int hub_load_rated_pairs(struct hub *h);
 
 struct metrics *hub_metrics(struct hub *h);
 struct store *hub_store(struct hub *h);
+/* env.engines: the engine pool, or NULL. */
+struct engine_pool *hub_engines(struct hub *h);
 
 size_t hub_live_games(const struct hub *h);
 /* A cluster node's figures (router.h's metrics): true with *out filled,

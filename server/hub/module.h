@@ -58,6 +58,15 @@ struct hub_module {
     void (*player_gone)(struct hub *h, struct player *p);
     /* g leaves this node's memory. */
     void (*game_gone)(struct hub *h, struct game *g);
+    /* g has just ended (its game_end is queued). */
+    void (*game_ended)(struct hub *h, struct game *g);
+    /* g came into this node's memory from the store: restored at start,
+     * adopted or handed over in a cluster (paused; the seats' players
+     * connected here are back in it already). */
+    void (*game_hosted)(struct hub *h, struct game *g, int64_t now);
+    /* The side to move's turn has begun in g (game_env's turn: never
+     * call g back inside it). */
+    void (*turn)(struct hub *h, struct game *g, int64_t now);
     /* Player pid sent leave for g (g has ended). */
     void (*game_left)(struct hub *h, struct game *g, const char *pid);
     /* Another node told player p this module's payload (router.h's
@@ -79,6 +88,9 @@ void hub_module_set_state(struct hub *h, const struct hub_module *m,
 
 /* The hub's moments, to every module's hook (the core calls these). */
 void hub_modules_game_gone(struct hub *h, struct game *g);
+void hub_modules_game_ended(struct hub *h, struct game *g);
+void hub_modules_game_hosted(struct hub *h, struct game *g, int64_t now);
+void hub_modules_turn(struct hub *h, struct game *g, int64_t now);
 void hub_modules_game_left(struct hub *h, struct game *g, const char *pid);
 void hub_modules_player_gone(struct hub *h, struct player *p);
 void hub_modules_session_closed(struct hub *h, struct session *s);

@@ -4,19 +4,17 @@
  */
 #include "hub/module.h"
 
-extern const struct hub_module hub_core_module;    /* ping: hub.c */
-extern const struct hub_module hub_play_module;    /* a game's: play.c */
-extern const struct hub_module hub_lobby_module;   /* seeks.c */
-extern const struct hub_module hub_account_module; /* hello.c, account.c */
-extern const struct hub_module hub_prefs_module;   /* prefs.c */
-extern const struct hub_module hub_rematch_module; /* rematch.c */
+extern const struct hub_module hub_core_module;     /* ping: hub.c */
+extern const struct hub_module hub_play_module;     /* a game's: play.c */
+extern const struct hub_module hub_lobby_module;    /* seeks.c */
+extern const struct hub_module hub_account_module;  /* hello.c, account.c */
+extern const struct hub_module hub_prefs_module;    /* prefs.c */
+extern const struct hub_module hub_rematch_module;  /* rematch.c */
+extern const struct hub_module hub_computer_module; /* computer.c */
 
 const struct hub_module *const hub_modules[] = {
-    &hub_core_module,
-    &hub_play_module,
-    &hub_lobby_module,
-    &hub_account_module,
-    &hub_prefs_module,
-    &hub_rematch_module,
-    NULL,
+    &hub_core_module,     &hub_play_module,
+    &hub_lobby_module,    &hub_account_module,
+    &hub_prefs_module,    &hub_rematch_module,
+    &hub_computer_module, NULL,
 };

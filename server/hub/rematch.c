@@ -94,7 +94,8 @@ void rematch_left(struct hub *h, struct game *g, const char *pid)
 
 /* The checks rematch and rematch_decline share, in this order:
  * no_such_game, then no_rematch (not a player, not over, a game not in
- * memory, nobody joined it, its rematch has started). Returns g's host
+ * memory, nobody joined it, against the computer, its rematch has
+ * started). Returns g's host
  * record with *color the sender's, or NULL when the error was sent. */
 static struct game_host *rematch_host(struct session *s,
                                       const struct proto_msg *m, int *color,
@@ -122,6 +123,8 @@ static struct game_host *rematch_host(struct session *s,
         why = "the game is not over";
     else if (!game_seat_pid(g, 1 - *color)[0])
         why = "nobody joined this game";
+    else if (proto_ai_level(game_seat_pid(g, 1 - *color)))
+        why = "the computer plays no rematch: start a new game against it";
     if (why) {
         hub_send_error(s, PROTO_NO_REMATCH, why, &m->id);
         return NULL;

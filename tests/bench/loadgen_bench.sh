@@ -32,6 +32,11 @@
 # FILE.RUN.echo); read the loop thread's with
 #   perf report -i FILE.1 --tid PID --no-children --sort dso,sym
 # (PID: perf report -i FILE.1 --sort pid shows it; it is the first).
+# BENCH_TMP=DIR puts each run's server folder (its database) in DIR
+# instead of /tmp: /dev/shm takes the disk out of the latencies.
+# BENCH_COMPUTER="GAMES LEVEL" keeps that many games against the computer
+# at that level going beside the load (tests/bench/computer_players.py,
+# from 3 s before the load generator to its end), and prints their line.
 # BENCH_DISK_BPS=N (root, cgroup v1 blkio) models a slower disk: every
 # write to the block device under /tmp is throttled to N bytes a second
 # for the whole machine while the script runs (blkio.throttle.
@@ -171,7 +176,7 @@ fi
 
 run=1
 while [ "$run" -le "$runs" ]; do
-    dir=$(mktemp -d /tmp/chess-bench-XXXXXX)
+    dir=$(mktemp -d "${BENCH_TMP:-/tmp}/chess-bench-XXXXXX")
     mkdir -p "$dir/web"
     echo '<!doctype html><title>bench</title>' > "$dir/web/index.html"
     start_server "$dir"
@@ -183,10 +188,22 @@ while [ "$run" -le "$runs" ]; do
             -p $pid -o "$BENCH_PERF.$run" -- sleep 8 > /dev/null 2>&1) &
         perf_job=$!
     fi
+    if [ -n "${BENCH_COMPUTER:-}" ]; then
+        secs=$(echo "$@" | tr ' ' '\n' | sed -n '/--duration-s/{n;p}' | tail -1)
+        # shellcheck disable=SC2086
+        python3 "$here/computer_players.py" "$port" $BENCH_COMPUTER \
+            $((${secs:-30} + 4)) > "$dir/computer.txt" &
+        computer_job=$!
+        sleep 3
+    fi
     line=$("$loadgen" --url "ws://127.0.0.1:$port/ws" --server-pid $pid \
         --seed "$run" "$@" || true)
     [ -n "${BENCH_PERF:-}" ] && wait $perf_job
     echo "run=$run loadavg_before=$load $line"
+    if [ -n "${BENCH_COMPUTER:-}" ]; then
+        wait $computer_job || true
+        echo "run=$run computer: $(cat "$dir/computer.txt")"
+    fi
     kill -TERM $pid
     wait $pid || true
     rm -rf "$dir"

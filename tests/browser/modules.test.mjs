@@ -199,7 +199,7 @@ test('every protocol error code has a human message', () => {
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials',
                    'no_such_seek', 'rating_out_of_range', 'address_full',
-                   'server_full'];
+                   'server_full', 'busy', 'no_engine'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);
@@ -207,6 +207,11 @@ test('every protocol error code has a human message', () => {
     }
     assert.equal(W.errorText('bad_field', 'fen: no white king'),
                  'The server refused a request: fen: no white king.');
+    assert.equal(W.errorText('too_many_games', 'you are playing 1 ' +
+                             'game(s) against the computer: the most ' +
+                             'there may be'),
+                 'You are playing the computer already: finish that game ' +
+                 'first.');
     assert.equal(W.errorText('no_rematch', 'your opponent has left'),
                  'No rematch of this game is possible: your opponent has ' +
                  'left.');

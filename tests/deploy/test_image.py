@@ -221,6 +221,19 @@ class ImageTest(unittest.TestCase):
                          "install: " + " ".join(sorted(set(
                              missing.values()))))
 
+    def test_the_default_engine_comes_with_the_runtime_stage(self):
+        """engine_path's default (the server's --help says it) is a
+        program the stage's list brings: a missing one fails the start."""
+        m = re.search(r'--engine-path PATH[^(]*\([^)]*\)[^"]*"([^"]+)"',
+                      run(SERVER, "--help"))
+        self.assertIsNotNone(m, "--help names no engine_path default")
+        path = m.group(1)
+        owner = packages_of([path]).get(path)
+        self.assertIsNotNone(owner, "no package owns " + path)
+        closure = depends_closure(set(self.packages) | essential())
+        self.assertIn(owner, closure, "%s (%s) is not in the runtime "
+                      "stage's apt-get install" % (owner, path))
+
     def test_every_library_ldd_and_the_process_name_comes_with_it(self):
         """Every library ldd lists and every one the running server has
         loaded (plugins too): its package comes with the stage's list

@@ -52,6 +52,8 @@ static const struct {
     [PROTO_T_LOBBY_WATCH] = {{NULL}, {NULL}},
     [PROTO_T_LOBBY_UNWATCH] = {{NULL}, {NULL}},
     [PROTO_T_ACCEPT] = {{"seek"}, {"seek"}},
+    [PROTO_T_COMPUTER] = {{"level", "clock", "color", "fen"},
+                          {"level", "clock"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,
@@ -294,6 +296,12 @@ static void check_message(json_t *root, const struct proto_msg *m,
         check_settings(v, m);
     else
         FUZZ_CHECK(!m->settings[0], "settings without input");
+    if ((v = json_object_get(root, "level")))
+        FUZZ_CHECK(json_is_integer(v) && json_integer_value(v) == m->level &&
+                       m->level >= 1 && m->level <= PROTO_AI_LEVELS,
+                   "level %d", m->level);
+    else
+        FUZZ_CHECK(!m->level, "level without input");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

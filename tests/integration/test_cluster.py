@@ -344,6 +344,49 @@ class ClusterTest(OnNodes, FreshServerTest):
         self.assertGreater(clocks["white_ms"], 300000 - 1000 * took - 500)
         print("\nSIGTERM of the host: moves again after %.2f s" % took)
 
+    def computer_game_on(self, host):
+        """A game against the computer (level 8: up to a second a move)
+        hosted on node host, its player there, white; the player's
+        second move played, the computer thinking on it. Returns
+        (player, gid, the computer's first reply)."""
+        c = self.client_on(host)
+        c.send({"t": "computer", "level": 8, "color": "white",
+                "clock": FISCHER_5_0})
+        gid = c.expect("game_start")["game"]
+        self.assertEqual(self.srv.host_of(gid), host)
+        c.move(gid, "e2e4", 0)
+        reply = c.expect("moved", game=gid, ply=2, timeout=WAIT * 2)
+        c.move(gid, "d2d4", 2)
+        c.expect("moved", game=gid, ply=3)
+        return c, gid, reply
+
+    def test_computer_game_adopted_after_its_host_died(self):
+        """kill -9 of the host while its engine thinks: another node
+        adopts the game and its engine is asked the move again."""
+        c, gid, reply = self.computer_game_on(0)
+        self.srv.nodes[0].kill()
+        c2 = self.reconnect(c, 2)
+        self.assertEqual(c2.games, [gid])
+        c2.send({"t": "sync", "game": gid})
+        self.sees_ply(c2, gid, 4, timeout=LEASE_S + 10)
+        st = c2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"][:3], ["e2e4", reply["uci"], "d2d4"])
+        self.assertIn(self.srv.host_of(gid), (1, 2))
+        host = self.srv.nodes[self.srv.host_of(gid)]
+        self.assertIn("event=cluster_adopted game=" + gid, host.log_text())
+
+    def test_computer_game_handed_over_on_sigterm(self):
+        c, gid, reply = self.computer_game_on(0)
+        self.srv.nodes[0].proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.srv.nodes[0].proc.wait(timeout=WAIT), 0)
+        self.assertIn("event=cluster_handed_over game=" + gid,
+                      self.srv.nodes[0].log_text())
+        c2 = self.reconnect(c, 1)
+        c2.send({"t": "sync", "game": gid})
+        self.sees_ply(c2, gid, 4, timeout=WAIT * 2)
+        st = c2.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["moves"][:3], ["e2e4", reply["uci"], "d2d4"])
+
     def test_rolling_restart_under_load_loses_no_game_and_no_move(self):
         """chess-loadgen plays 200 games with each game's players on two
         nodes (--ports) and reconnects a cut connection through the next

@@ -330,6 +330,14 @@ START_TEST(bad_values)
          "from 1 to 86400, not 86401"},
         {"{\"lag_rtt_margin_ms\": 0}", "'lag_rtt_margin_ms'",
          "from 1 to 100000, not 0"},
+        {"{\"engines\": -1}", "'engines'", "from 0 to 256, not -1"},
+        {"{\"engines\": 257}", "'engines'", "not 257"},
+        {"{\"engine_queue\": 1}", "'engine_queue'",
+         "from 2 to 100000, not 1"},
+        {"{\"max_computer_games_per_player\": 0}",
+         "'max_computer_games_per_player'", "from 1 to 100000, not 0"},
+        {"{\"max_computer_games_per_ip\": 100001}",
+         "'max_computer_games_per_ip'", "not 100001"},
         {"{\"max_invites_per_ip\": \"9\"}", "'max_invites_per_ip'",
          "not a string"},
         {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",
@@ -602,6 +610,20 @@ START_TEST(cross_key_checks)
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
     err_has("'log_file'", "/no/such/folder", NULL);
     config_set_text(&cfg, "log_file", "", err, sizeof err);
+    /* the engine: an executable file, or "" (none) */
+    config_set_text(&cfg, "engine_path", dir, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'engine_path'", "not a file", NULL);
+    config_set_text(&cfg, "engine_path", cert, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'engine_path'", "not executable", "\"\"", NULL);
+    config_set_text(&cfg, "engine_path", missing, err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);
+    err_has("'engine_path'", missing, NULL);
+    config_set_text(&cfg, "engine_path", "/bin/sh", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
+    config_set_text(&cfg, "engine_path", "", err, sizeof err);
+    ck_assert_int_eq(config_validate(&cfg, err, sizeof err), 0);
     /* a ping must have time to be answered before the hang-up */
     config_set_text(&cfg, "ping_interval_s", "60", err, sizeof err);
     ck_assert_int_eq(config_validate(&cfg, err, sizeof err), -1);

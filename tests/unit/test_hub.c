@@ -76,6 +76,25 @@ START_TEST(step7_no_such_game)
 }
 END_TEST
 
+/* computer (hub/computer.c) on a hub without an engine pool: no_engine,
+ * after the message's own checks; nothing is created. */
+START_TEST(computer_without_engines)
+{
+    struct fconn *c = fake_connect("10.0.0.1");
+
+    fake_hello(c, "alice", NULL, NULL);
+    fake_clear(c);
+    fake_say(c, "{\"t\":\"computer\",\"level\":9,\"clock\":" CLOCK5 "}");
+    ck_assert_str_eq(fake_error(c), "bad_field");
+    fake_clear(c);
+    fake_say(c, "{\"t\":\"computer\",\"level\":3,\"clock\":" CLOCK5
+                ",\"id\":5}");
+    ck_assert_int_eq(c->n, 1);
+    ck_assert_str_eq(fake_error(c), "no_engine");
+    ck_assert_uint_eq(hub_live_games(fake_hub), 0);
+}
+END_TEST
+
 /* Step 8 (the seat) before step 9 (the status), and own_game for a join
  * of one's own invitation. */
 START_TEST(step8_seat_before_status)
@@ -804,6 +823,7 @@ static Suite *hub_suite(void)
 
     tcase_add_checked_fixture(t, setup, fake_teardown);
     tcase_add_test(t, step7_no_such_game);
+    tcase_add_test(t, computer_without_engines);
     tcase_add_test(t, step8_seat_before_status);
     tcase_add_test(t, step10_to_12_ply_turn_legality);
     tcase_add_test(t, step13_command_errors_last);
