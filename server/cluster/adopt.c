@@ -116,13 +116,12 @@ static void adoption_run_here(struct cluster *c, struct adoption *a)
  * waits for the adoption. */
 static void on_taken(void *arg, const struct bus_value *v, const char *err);
 
-void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
-                int64_t seen_ms, struct pending *p)
+/* adopt_game, the game listed in from's set of games (NULL: none). */
+static void adopt(struct cluster *c, const char *gid, int64_t epoch,
+                  int64_t seen_ms, struct pending *p, const char *from)
 {
     struct adoption *a = table_get(&c->adopting, gid);
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
     int64_t floor = 0;
-    char floor_s[24];
 
     if (a) {
         if (p) {
@@ -163,13 +162,19 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
     a->stage = ADOPT_TAKE;
     if (store_get_epoch(c->store, gid, &floor) < 0)
         floor = 0;
-    snprintf(host, sizeof host, "game:%s:host", gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    snprintf(floor_s, sizeof floor_s, "%lld", (long long)floor);
-    if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
-                     (const char *[]){host, ekey}, 3,
-                     (const char *[]){c->node, gid, floor_s}) < 0)
+    if (cluster_take(c, gid, floor, from, on_taken, a) < 0)
         adoption_refuse(c, a);
+}
+
+void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
+                int64_t seen_ms, struct pending *p)
+{
+    adopt(c, gid, epoch, seen_ms, p, NULL);
+}
+
+void adopt_game_from(struct cluster *c, const char *gid, const char *from)
+{
+    adopt(c, gid, 0, 0, NULL, from);
 }
 
 /* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
@@ -207,17 +212,6 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     a->stage = ADOPT_EPOCH;
     if (a->seq <= store_committed(c->store))
         cluster_wake(c);
-}
-
-void adopt_release(struct cluster *c, const char *gid)
-{
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-
-    snprintf(host, sizeof host, "game:%s:host", gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    cluster_eval(c, BUS_GAME_RELEASE, cluster_log_reply, (void *)"release", 2,
-                 (const char *[]){host, ekey}, 2,
-                 (const char *[]){c->node, gid});
 }
 
 int adopt_epoch_set(struct cluster *c, const char *gid, int64_t epoch)
@@ -276,7 +270,8 @@ void adopt_finish(struct cluster *c, struct adoption *a)
         g = hub_adopt_game(c->h, &row, moves, n, a->seen_ms, cluster_now(c));
     free(moves);
     if (!g) { /* over, unknown, or not restorable: answered as such */
-        adopt_release(c, a->gid);
+        cluster_release_game(c, a->gid);
+        cluster_game_ended(c, a->gid); /* (a card its dead host left) */
         adoption_run_here(c, a);
         adoption_free(c, a);
         return;
@@ -307,6 +302,18 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         return;
     }
     rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
+    if (rc == 1 && strcmp(row.status, "ended") != 0 &&
+        hub_wall_ms(c->h) - row.created_ms < CLUSTER_LEASE_MS &&
+        f->tries < CLUSTER_RETRIES) {
+        /* stored a moment ago: its creator takes it in the bus just
+         * after storing it, and its take and subscription may reach the
+         * bus after this command (under load 15 new games of 400 were
+         * adopted from under their creators, who found them fenced);
+         * sent again, and adopted only once it is a lease old: its
+         * creator died then */
+        retry_later(c, f);
+        return;
+    }
     if (rc == 1 && strcmp(row.status, "ended") != 0) {
         struct pending *p = pending_of(f);
         free(f);

@@ -300,6 +300,13 @@ uint64_t game_seq(const struct game *g)
 {
     return g->seq;
 }
+bool game_movable(const struct game *g)
+{
+    return g->status == GAME_STARTED && g->rec.n >= 2 && !g->paused &&
+           g->flagged < 0 && !g->held && g->seat[0].present &&
+           g->seat[1].present && g->draw_offer < 0 && !g->offered[0] &&
+           !g->offered[1] && !g->declined[0] && !g->declined[1];
+}
 int64_t game_created_ms(const struct game *g)
 {
     return g->created_wall;

@@ -199,6 +199,12 @@ int64_t game_time_left(const struct game *g, int color, int64_t now);
 int game_legal_moves(struct game *g, move_t out[MOVES_MAX]);
 /* The sequence number of the game's last store write. */
 uint64_t game_seq(const struct game *g);
+/* True when g could go to another host (restored there from its stored
+ * rows) and nobody would notice: started, past both first moves, both
+ * players present, not paused, no turn held for the store, no flag
+ * waiting for its verdict, and no draw offer pending or remembered (a
+ * restore forgets who offered or declined since their last move). */
+bool game_movable(const struct game *g);
 /* Unix ms when the game was created. */
 int64_t game_created_ms(const struct game *g);
 /* The clock settings and the start position (its FEN, normalised) the
