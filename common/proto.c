@@ -49,6 +49,12 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_SERVER_FULL] = "server_full",
     [PROTO_BUSY] = "busy",
     [PROTO_NO_ENGINE] = "no_engine",
+    [PROTO_NOTHING_TO_TAKE_BACK] = "nothing_to_take_back",
+    [PROTO_NO_TAKEBACK_REQUEST] = "no_takeback_request",
+    [PROTO_TAKEBACK_DECLINED] = "takeback_declined",
+    [PROTO_TAKEBACK_NOT_ALLOWED] = "takeback_not_allowed",
+    [PROTO_GIVE_TIME_NOT_ALLOWED] = "give_time_not_allowed",
+    [PROTO_GIVE_TIME_CAPPED] = "give_time_capped",
 };
 
 const char *proto_code_name(enum proto_code code)

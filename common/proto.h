@@ -59,6 +59,13 @@ enum proto_code {
     PROTO_SERVER_FULL,  /* the server holds max_live_games */
     PROTO_BUSY,         /* computer: the engines' queue is full */
     PROTO_NO_ENGINE,    /* computer: this server runs no engine */
+    PROTO_NOTHING_TO_TAKE_BACK,  /* takeback: fewer than 2 plies played */
+    PROTO_NO_TAKEBACK_REQUEST,   /* takeback_accept/decline: none pending */
+    PROTO_TAKEBACK_DECLINED,     /* takeback: declined, no move since */
+    PROTO_TAKEBACK_NOT_ALLOWED,  /* takeback: a player's preference */
+    PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
+                                    running yet */
+    PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */
     PROTO_CODE_COUNT
 };
 
@@ -92,6 +99,10 @@ enum proto_type {
     PROTO_T_LOBBY_UNWATCH,
     PROTO_T_ACCEPT,
     PROTO_T_COMPUTER,
+    PROTO_T_TAKEBACK,
+    PROTO_T_TAKEBACK_ACCEPT,
+    PROTO_T_TAKEBACK_DECLINE,
+    PROTO_T_GIVE_TIME,
     PROTO_T_COUNT
 };
 
@@ -288,6 +299,7 @@ struct proto_state {
     int64_t first_move_ms; /* -1 for null */
     const char *status;    /* "waiting", "started", "ended" */
     int draw_offer;        /* colour, or -1 for null */
+    int takeback;          /* colour whose request is pending, or -1 */
     int64_t gone_ms[2];    /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
     size_t watchers;   /* the game's spectators now (0 for a stored one) */
@@ -411,9 +423,17 @@ char *proto_render_game_end(const char *gid, enum ending_result result,
                             enum ending_reason reason,
                             const struct proto_rating_change *change,
                             const struct dead_proof *proof);
-/* draw_offered / draw_declined / rematch_offered ("type"), with the
+/* draw_offered / draw_declined / rematch_offered / takeback_requested /
+ * takeback_declined ("type"), with the
  * colour that sent it. */
 char *proto_render_draw(const char *type, const char *gid, int color);
+/* {"t":"time_given","game":GID,"color":C,"ms":MS,"clocks":{...}}: C's
+ * clock got MS more (give_time); clocks as they stand now. */
+char *proto_render_time_given(const char *gid, int color, int64_t ms,
+                              const struct proto_clocks *clocks);
+/* {"t":"taken_back","game":GID,"color":C,"ply":N}: C's takeback request
+ * was accepted; the game is back at ply N (a `state` follows). */
+char *proto_render_taken_back(const char *gid, int color, int ply);
 /* {"t":"rematch_declined","game":GID,"color":C|null,"reason":R}: the
  * rematch offer on gid is off; color -1 renders null. */
 char *proto_render_rematch_declined(const char *gid, int color,

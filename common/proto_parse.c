@@ -73,6 +73,10 @@ static const struct {
     [PROTO_T_ACCEPT] = {"accept", F_SEEK, F_SEEK},
     [PROTO_T_COMPUTER] = {"computer", F_LEVEL | F_CLOCK | F_COLOR | F_FEN,
                           F_LEVEL | F_CLOCK},
+    [PROTO_T_TAKEBACK] = {"takeback", F_GAME, F_GAME},
+    [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
+    [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
+    [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
 };
 
 static const struct {

@@ -214,6 +214,7 @@ char *proto_render_state(const struct proto_state *s,
 
     if (!o)
         return NULL;
+    json_object_set_new(o, "takeback", j_color_or_null(s->takeback));
     if (s->lags) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n; i++)
@@ -271,6 +272,24 @@ char *proto_render_draw(const char *type, const char *gid, int color)
 {
     return proto_json_finish(json_pack("{s:s,s:s,s:s}", "t", type, "game",
                                        gid, "color", proto_color_name(color)),
+                             NULL);
+}
+
+char *proto_render_time_given(const char *gid, int color, int64_t ms,
+                              const struct proto_clocks *clocks)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s,s:s,s:I,s:o}", "t", "time_given", "game", gid,
+                  "color", proto_color_name(color), "ms", (json_int_t)ms,
+                  "clocks", j_clocks(clocks)),
+        NULL);
+}
+
+char *proto_render_taken_back(const char *gid, int color, int ply)
+{
+    return proto_json_finish(json_pack("{s:s,s:s,s:s,s:i}", "t", "taken_back",
+                                       "game", gid, "color",
+                                       proto_color_name(color), "ply", ply),
                              NULL);
 }
 

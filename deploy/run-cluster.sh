@@ -8,7 +8,8 @@
 # different nodes. Ctrl-C (or SIGTERM) stops it all, the nodes first,
 # each handing its games to those still up. PostgreSQL's data stays in
 # ./data/cluster/pg for the next try (as root, when `nobody` cannot reach
-# that folder, in /var/tmp/chess-run-cluster/pg); Redis starts empty each time.
+# that folder, in /var/tmp/chess-run-cluster/KEY/pg, KEY a checksum of the
+# folder's path: one per CLUSTER_DIR); Redis starts empty each time.
 #
 # Arguments go to every node (chess-server --help: --config FILE, say).
 # Environment: CHESS_SERVER=PATH runs that binary and builds nothing (the
@@ -52,11 +53,14 @@ nginx_user=""
 if [ "$(id -u)" -eq 0 ]; then
     as_pg="setpriv --reuid=nobody --regid=nogroup --clear-groups"
     nginx_user="user root;" # its workers write temp files in $dir
-    # nobody must reach PostgreSQL's folder: not under /root (mode 700)
+    # nobody must reach PostgreSQL's folder: not under /root (mode 700).
+    # Else a folder of its own under /var/tmp, named after $dir: two
+    # clones (or two tests) never share a database (nor its schema).
     if ! $as_pg test -x "$dir"; then
-        pgdir=/var/tmp/chess-run-cluster/pg
+        key=$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
+        pgdir=/var/tmp/chess-run-cluster/$key/pg
         mkdir -p "$pgdir"
-        chmod 755 "$(dirname "$pgdir")"
+        chmod 755 /var/tmp/chess-run-cluster "$(dirname "$pgdir")"
     fi
 fi
 pids=""

@@ -199,6 +199,12 @@ function onMessage(msg) {
     case 'draw_declined':
         game.onDrawDeclined(msg);
         break;
+    case 'takeback_requested':
+    case 'takeback_declined':
+    case 'taken_back':
+    case 'time_given':
+        game.takeback.onMessage(msg);
+        break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
         break;

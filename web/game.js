@@ -21,6 +21,7 @@ import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
 import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
+import { TakebackPanel } from './takeback.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
@@ -43,6 +44,7 @@ export class GameView {
         this.moveList = new MoveList(this);
         this.endPanel = new EndPanel(this);
         this.keyMove = new KeyMove(this);
+        this.takeback = new TakebackPanel(this);
         this.bind();
     }
 
@@ -162,6 +164,10 @@ export class GameView {
             check: !!msg.check, clocks: msg.clocks, clocksAt: now,
             firstMoveMs: msg.first_move_ms, firstMoveAt: now,
             status: msg.status, drawOffer: msg.draw_offer || null,
+            // the pending takeback request's colour, or null
+            takeback: msg.takeback || null,
+            takebackDeclined: !!(old && old.takebackDeclined &&
+                                 old.ply === msg.ply),
             rated: !!msg.rated,
             watchers: typeof msg.watchers === 'number' ? msg.watchers : 0,
             ratings: msg.ratings || (old && old.ratings) || null,
@@ -234,6 +240,7 @@ export class GameView {
             : msg.first_move_ms;
         g.firstMoveAt = now;
         g.drawOffer = msg.draw_offer || null;
+        this.takeback.onMoved();
         g.legal = msg.legal || [];
         g.claimable = !!msg.claimable;
         g.claimMoves = msg.claim_moves || [];
@@ -275,6 +282,7 @@ export class GameView {
         g.claimable = false;
         g.claimMoves = [];
         g.drawOffer = null;
+        g.takeback = null;
         g.pendingMove = null;
         g.premoves = [];
         g.firstMoveMs = null;
@@ -373,7 +381,7 @@ export class GameView {
         } else if (req.t === 'sync' || req.t === 'watch') {
             this.ctx.toast(W.errorText(msg.code, msg.msg), 'error');
         } else if (req.t === 'join' || req.t === 'abort' ||
-                   req.t.startsWith('draw')) {
+                   req.t.startsWith('draw') || req.t.startsWith('takeback')) {
             this.resync();
         }
     }
@@ -419,6 +427,12 @@ export class GameView {
             this.render();
         } else if (t === 'draw_decline') {
             g.drawOffer = null;
+            this.render();
+        } else if (t === 'takeback' && g.you) {
+            g.takeback = g.takeback === W.other(g.you) ? null : g.you;
+            this.render();
+        } else if (t === 'takeback_decline') {
+            g.takeback = null;
             this.render();
         }
     }
@@ -586,6 +600,7 @@ export class GameView {
             ? `${W.colorName(g.drawOffer)} offers a draw.`
             : 'Your opponent offers a draw.');
         $('offer-buttons').hidden = !theirs;
+        this.takeback.render(g, online, started);
         const watchers = $('watchers');
         watchers.hidden = !g.watchers || g.status === 'ended';
         setText(watchers, W.watchersText(g.watchers));

@@ -35,6 +35,10 @@ export const SETTINGS = {
     boardSize: { def: 100, min: 60, max: 100, step: 5 },
     animation: { def: 'normal', values: ['none', 'fast', 'normal', 'slow'] },
     zen: { def: false },
+    // takebacks with the opponent's approval, as lichess's preference;
+    // the server reads it from an account's settings (PROTOCOL.md,
+    // Takebacks and time given)
+    takeback: { def: 'casual', values: ['never', 'casual', 'always'] },
 };
 
 // How long a piece slides for each `animation` value (ms).

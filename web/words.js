@@ -335,6 +335,15 @@ const ERRORS = {
     server_full: 'The server is full: try again later.',
     busy: 'The computer is busy with other games: try again in a moment.',
     no_engine: 'This server has no computer to play against.',
+    nothing_to_take_back: 'Nothing to take back: both sides must have ' +
+                          'moved.',
+    no_takeback_request: 'There is no takeback request to answer.',
+    takeback_declined: 'Your takeback request was declined: ask again ' +
+                       'after a move.',
+    takeback_not_allowed: 'Takebacks are off in this game (a player\'s ' +
+                          'preference).',
+    give_time_not_allowed: 'Time cannot be given in this game now',
+    give_time_capped: 'You have given all the time a game allows (60 s).',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -354,7 +363,8 @@ export function errorText(code, msg) {
     if (!base)
         return msg ? `Error: ${msg}` : `Error (${code}).`;
     const full = (code === 'bad_field' || code === 'bad_clock' ||
-                  code === 'no_rematch' || code === 'rating_out_of_range') &&
+                  code === 'no_rematch' || code === 'rating_out_of_range' ||
+                  code === 'give_time_not_allowed') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
     if (code === 'too_many_games' && /computer/.test(msg || ''))

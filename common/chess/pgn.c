@@ -64,6 +64,23 @@ static void put_token(struct pgn_buf *b, const char *tok)
     b->col += n;
 }
 
+/* The comments of the time given after ply `ply`; whether there was one. */
+static bool put_gives(struct pgn_buf *b, const struct pgn_tags *t, size_t ply)
+{
+    char tok[48];
+    bool any = false;
+
+    for (size_t i = 0; i < t->n_gives; i++)
+        if (t->gives[i].ply >= 0 && (size_t)t->gives[i].ply == ply) {
+            snprintf(tok, sizeof tok, "{ [%%give %s %d] }",
+                     t->gives[i].color == BLACK ? "black" : "white",
+                     t->gives[i].seconds);
+            put_token(b, tok);
+            any = true;
+        }
+    return any;
+}
+
 /* Writes comment c as "{ ... }", word by word so that the lines wrap;
  * a '}' in it (which would end the comment) is written as ')'. */
 static void put_comment(struct pgn_buf *b, const char *c)
@@ -137,6 +154,7 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
     }
     text_put(&b.t, "\n", 1);
 
+    after_comment = put_gives(&b, t, 0);
     for (size_t i = 0; i < r->n; i++) {
         move_t m = r->moves[i];
         struct board_undo u;
@@ -172,6 +190,7 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
             put_token(&b, tok);
             after_comment = true;
         }
+        after_comment |= put_gives(&b, t, i + 1);
     }
     if (t->comment)
         put_comment(&b, t->comment);

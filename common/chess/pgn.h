@@ -10,6 +10,14 @@
 
 #include "record.h"
 
+/* Time given in the game: `color`'s clock got `seconds` more after the
+ * game's first `ply` plies (0: before the first move). */
+struct pgn_give {
+    int ply;
+    int color;
+    int seconds;
+};
+
 struct pgn_tags {
     const char *event; /* e.g. "Casual game" */
     const char *site;  /* e.g. "https://host/g/GID" */
@@ -35,6 +43,10 @@ struct pgn_tags {
      * Pawn Game") after TimeControl, as lichess writes them, when not
      * NULL. */
     const char *eco, *opening;
+    /* Not tags: the time given, each as a comment "{ [%give black 15] }"
+     * after the move of its ply (before the first move for ply 0). */
+    const struct pgn_give *gives;
+    size_t n_gives;
 };
 
 /* Returns the PGN of record r (malloc'ed, caller frees; NULL when out of

@@ -60,6 +60,18 @@ int record_push(struct record *r, move_t m)
     return 0;
 }
 
+void record_truncate(struct record *r, size_t n)
+{
+    struct board_undo u;
+
+    assert(n <= r->n);
+    r->cur = r->start;
+    for (size_t i = 0; i < n; i++)
+        board_make(&r->cur, r->moves[i], &u);
+    r->n = n;
+    assert(r->cur.key == r->keys[n]);
+}
+
 /*
  * Occurrences of `key` among the positions since the last irreversible
  * move, looking back `window` plies from ply `at` in steps of two (same side

@@ -46,6 +46,10 @@ void record_clear(struct record *r);
  * memory (nothing changes then). */
 int record_push(struct record *r, move_t m);
 
+/* Takes back the moves after the first n (n <= r->n): the position is
+ * the start's with moves[0..n-1] made again. No allocation. */
+void record_truncate(struct record *r, size_t n);
+
 /* How many times the current position has occurred, this time included. */
 int record_repetitions(const struct record *r);
 

@@ -151,7 +151,8 @@ static const struct key keys[] = {
     /* Set: this node is one of a cluster (with `postgres`); unset: it
      * runs alone, as it always did. */
     STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",
-            "Redis as host:port or a unix socket path; \"\": none"),
+            "Redis as host:port or a unix socket path, or several "
+            "separated by commas (shards); \"\": none"),
     /* Secrets live in files of their own (systemd's LoadCredential=, a
      * Kubernetes secret, a file only the service reads), never in the
      * JSON that config management copies around. */
@@ -176,6 +177,13 @@ static const struct key keys[] = {
      * PUBLISH to its Redis. */
     STR_KEY(cluster_key_file, "--cluster-key-file", "PATH", K_PATH, true, "",
             "file holding the key the nodes sign their messages with"),
+    /* A handover is a few Redis round trips and a game's read from the
+     * store on the new host: 10 a second is nothing to either, and
+     * evens out a node that rejoined with 1,000 games to take in under
+     * two minutes. */
+    INT_KEY(balance_games_per_s, NULL, 0, 1000, 10,
+            "games a node of a cluster hands over a second to balance the "
+            "load; 0: none"),
     STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
             "static files of the browser client"),
     INT_KEY(grace_s, "--grace-s", 1, 86400, 60,
@@ -586,26 +594,61 @@ static int set_int(struct config *c, const struct key *k, long v, char *err,
 
 /* A Redis address: a unix socket's path (anything with a '/'), or
  * host:port with a port of 1-65535 and a host ("[v6]" for IPv6). */
-static int check_redis(const char *s, char *err, size_t errlen)
+static bool redis_address_ok(const char *s)
 {
     const char *colon = strrchr(s, ':');
     char *end;
     long port;
 
     if (strchr(s, '/'))
-        return 0;
+        return true;
     if (colon && colon != s) {
         errno = 0;
         port = strtol(colon + 1, &end, 10);
         if (!errno && end != colon + 1 && !*end && port >= 1 &&
             port <= 65535 &&
             (s[0] != '[' || (colon - s >= 3 && colon[-1] == ']')))
-            return 0;
+            return true;
     }
+    return false;
+}
+
+int config_redis_split(const char *list, char (*out)[CONFIG_REDIS_ADDR_MAX],
+                       int max)
+{
+    int n = 0;
+
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        if (n == max || len == 0 || len >= CONFIG_REDIS_ADDR_MAX)
+            return -1;
+        memcpy(out[n], p, len);
+        out[n][len] = '\0';
+        if (!redis_address_ok(out[n]))
+            return -1;
+        n++;
+        p += len;
+        if (!*p)
+            return n;
+    }
+}
+
+/* One Redis address, or several separated by commas (the shards: the
+ * first holds what every node shares). */
+static int check_redis(const char *s, char *err, size_t errlen)
+{
+    char(*addrs)[CONFIG_REDIS_ADDR_MAX] = malloc(CONFIG_REDIS_MAX *
+                                                 sizeof *addrs);
+    int n = addrs ? config_redis_split(s, addrs, CONFIG_REDIS_MAX) : -1;
+
+    free(addrs);
+    if (n > 0)
+        return 0;
     errtext_set(err, errlen,
                 "must be host:port (a port of 1-65535; [addr]:port for "
-                "IPv6) or a unix socket's path, not '%s'",
-                s);
+                "IPv6) or a unix socket's path, or 1 to %d of them "
+                "separated by commas, not '%s'",
+                CONFIG_REDIS_MAX, s);
     return -1;
 }
 

@@ -26,6 +26,10 @@
 #define CONFIG_MAX_PROXIES 64
 /* The shortest cluster key (sign.h's SIGN_KEY_MIN). */
 #define CONFIG_CLUSTER_KEY_MIN 32
+/* The most Redis instances `redis` lists (bus.h's BUS_SHARDS_MAX), and
+ * the longest address. */
+#define CONFIG_REDIS_MAX 16
+#define CONFIG_REDIS_ADDR_MAX 256
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
@@ -35,21 +39,24 @@
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 struct config {
-    char *listen_address;      /* IP address to bind; "": every interface */
-    int port;                  /* HTTP(S) and the WebSocket at /ws */
-    char *database;            /* SQLite file; its folder is created */
-    char *postgres;            /* libpq connection string; "": SQLite */
-    char *node_id;             /* 1-32 of [A-Za-z0-9_-]: this node's name */
-    char *redis;               /* "host:port" or a socket path; "": none */
-    char *redis_user;          /* Redis ACL user; "": none */
+    char *listen_address; /* IP address to bind; "": every interface */
+    int port;             /* HTTP(S) and the WebSocket at /ws */
+    char *database;       /* SQLite file; its folder is created */
+    char *postgres;       /* libpq connection string; "": SQLite */
+    char *node_id;        /* 1-32 of [A-Za-z0-9_-]: this node's name */
+    char *redis;      /* "host:port" or a socket path, or several separated
+                    by commas (the shards); "": none */
+    char *redis_user; /* Redis ACL user; "": none */
     char *redis_password_file; /* its password's file; "": no AUTH */
     char *redis_tls_ca_file;   /* "": plain TCP to Redis */
     char *redis_tls_cert_file; /* client certificate, or "" */
     char *redis_tls_key_file;
-    char *redis_tls_server_name;        /* "": the host of redis */
-    char *cluster_key_file;             /* the nodes' shared signing key */
-    int store_read_timeout_ms;          /* a store read's deadline */
-    int postgres_connect_timeout_s;     /* libpq's connect_timeout */
+    char *redis_tls_server_name;    /* "": the host of redis */
+    char *cluster_key_file;         /* the nodes' shared signing key */
+    int balance_games_per_s;        /* a cluster's balance: games handed over
+                                    a second; 0: none */
+    int store_read_timeout_ms;      /* a store read's deadline */
+    int postgres_connect_timeout_s; /* libpq's connect_timeout */
     int postgres_statement_timeout_ms;  /* SET statement_timeout; 0: none */
     int postgres_tcp_user_timeout_ms;   /* libpq's; 0: the kernel's */
     int postgres_keepalives_idle_s;     /* TCP keepalives of an idle */
@@ -176,5 +183,11 @@ int config_set_text(struct config *c, const char *key, const char *text,
  * readable, http_redirect_port only with TLS and not the main port,
  * log_file's folder exists. Returns 0, or -1 with a sentence in err. */
 int config_validate(const struct config *c, char *err, size_t errlen);
+
+/* The addresses of a `redis` value (checked: config_validate), split
+ * at its commas into out[0..n). n (1 .. max), or -1 when one is not an
+ * address or there are more than max. */
+int config_redis_split(const char *list, char (*out)[CONFIG_REDIS_ADDR_MAX],
+                       int max);
 
 #endif

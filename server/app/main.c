@@ -435,7 +435,9 @@ struct node {
     bool pg;         /* the database is PostgreSQL's (else SQLite's) */
     int lock_fds[2]; /* SQLite's locks: -1 when none */
     struct store *st;
-    struct redis *rd; /* a cluster's; NULL: a node alone */
+    struct redis *rd[CONFIG_REDIS_MAX]; /* a cluster's, one a shard */
+    int nrd;                            /* 0: a node alone */
+    struct redis_bus *rbus;             /* the bus over rd[0..nrd) */
     struct bus bus;
     struct hub *h;
     struct cluster *cl;
@@ -461,6 +463,32 @@ static int join_redis(const struct config *cfg)
     log_warn("event=cluster_redis_unreachable error=%s hint=\"the node "
              "starts and keeps trying\"",
              log_quote(q, sizeof q, err));
+    return 0;
+}
+
+/* A connection to each Redis of `redis` (its shards, in its order). 0,
+ * or -1 (logged). */
+static int open_redis(struct node *n)
+{
+    char addrs[CONFIG_REDIS_MAX][CONFIG_REDIS_ADDR_MAX], err[600];
+    struct clusterconf cc;
+    int k = config_redis_split(n->cfg.redis, addrs, CONFIG_REDIS_MAX);
+
+    _Static_assert(CONFIG_REDIS_MAX == BUS_SHARDS_MAX, "as many shards");
+    if (k < 1 || clusterconf_load(&cc, &n->cfg, err, sizeof err) < 0) {
+        start_failed("%s", k < 1 ? "key 'redis': no address" : err);
+        return -1;
+    }
+    for (n->nrd = 0; n->nrd < k; n->nrd++) {
+        cc.redis.address = addrs[n->nrd];
+        n->rd[n->nrd] = redis_new(net_ev_loop(), &cc.redis, err, sizeof err);
+        if (!n->rd[n->nrd]) {
+            clusterconf_clear(&cc);
+            start_failed("key 'redis': %s: %s", addrs[n->nrd], err);
+            return -1;
+        }
+    }
+    clusterconf_clear(&cc);
     return 0;
 }
 
@@ -588,31 +616,22 @@ static int start_engines(struct node *n)
 static int start_node(struct node *n)
 {
     struct hub_config hc = hub_config_of(&n->cfg);
-    char err[600], q[600];
+    char q[600];
     int restored;
 
-    if (n->cfg.redis[0]) {
-        struct clusterconf cc;
-        if (clusterconf_load(&cc, &n->cfg, err, sizeof err) < 0) {
-            start_failed("%s", err);
-            return -1;
-        }
-        n->rd = redis_new(net_ev_loop(), &cc.redis, err, sizeof err);
-        clusterconf_clear(&cc);
-        if (!n->rd) {
-            start_failed("key 'redis': %s", err);
-            return -1;
-        }
-    }
+    if (n->cfg.redis[0] && open_redis(n) < 0)
+        return -1;
     if (start_engines(n) < 0)
         return -1;
     n->h = wiring_start_hub(n->st, n->engines, &hc);
     if (!n->h ||
-        (n->rd && (redis_bus_init(n->rd, &n->bus) < 0 ||
-                   !(n->cl = cluster_new(n->h, &n->bus, n->cfg.node_id))))) {
+        (n->nrd && (!(n->rbus = redis_bus_new(n->rd, n->nrd, &n->bus)) ||
+                    !(n->cl = cluster_new(n->h, &n->bus, n->cfg.node_id))))) {
         start_failed("out of memory");
         return -1;
     }
+    if (n->cl)
+        cluster_set_balance(n->cl, n->cfg.balance_games_per_s);
     db_watch.hub = n->h;
     db_watch.timer = n->pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)
@@ -676,7 +695,9 @@ static void stop(struct node *n)
     if (n->h)
         hub_shutdown(n->h);
     cluster_stop(n->cl); /* nothing more goes to Redis */
-    redis_free(n->rd);   /* (on the loop, which net_stop destroys) */
+    redis_bus_free(n->rbus);
+    for (int i = 0; i < n->nrd; i++)
+        redis_free(n->rd[i]); /* (on the loop, which net_stop destroys) */
     store_close(n->st);
     n->st = NULL;
     engine_pool_stop(n->engines); /* (its workers wake net: before it) */

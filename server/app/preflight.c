@@ -139,17 +139,26 @@ int preflight_redis(const struct config *cfg, bool *refused, char *err,
                     size_t errlen)
 {
     struct clusterconf cc;
-    char why[512];
-    int rc;
+    char why[512], addrs[CONFIG_REDIS_MAX][CONFIG_REDIS_ADDR_MAX];
+    int rc = 0, n = config_redis_split(cfg->redis, addrs, CONFIG_REDIS_MAX);
 
     *refused = true;
+    if (n < 1) {
+        snprintf(err, errlen, "key 'redis': not a list of addresses");
+        return -1;
+    }
     if (clusterconf_load(&cc, cfg, err, errlen) < 0)
         return -1;
-    rc = redis_check(&cc.redis, PREFLIGHT_REDIS_MS, refused, why, sizeof why);
+    for (int i = 0; i < n && rc == 0; i++) { /* (each shard) */
+        cc.redis.address = addrs[i];
+        rc = redis_check(&cc.redis, PREFLIGHT_REDIS_MS, refused, why,
+                         sizeof why);
+        if (rc < 0)
+            snprintf(err, errlen, "key 'redis': Redis at %.*s %s: %.300s",
+                     100, addrs[i],
+                     *refused ? "refused this node" : "does not answer", why);
+    }
     clusterconf_clear(&cc);
-    if (rc < 0)
-        snprintf(err, errlen, "key 'redis': Redis at %s %s: %s", cfg->redis,
-                 *refused ? "refused this node" : "does not answer", why);
     return rc;
 }
 

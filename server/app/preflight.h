@@ -32,7 +32,7 @@ void preflight_pg_options(const struct config *cfg,
  * naming the key in err. */
 int preflight_host(const struct config *cfg, char *err, size_t errlen);
 
-/* Redis as cfg names it (redis set), probed once as the node will run
+/* Each Redis cfg names (redis set: its shards), probed once as the node will run
  * (clusterconf.h's secrets, redis_check: the user, the password, TLS,
  * PING). 0 when it answered; -1 with a sentence naming the key in err,
  * and *refused true when the settings are at fault (a secret file that

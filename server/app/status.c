@@ -629,7 +629,7 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
          {"new_game", "adoption"}},
         {"chess_cluster_handovers_total",
          "counter",
-         "Games this node handed to another when it stopped.",
+         "Games this node handed to another (stopping, or balancing).",
          NULL,
          {(double)c->handed_over},
          {NULL}},

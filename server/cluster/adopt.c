@@ -174,18 +174,12 @@ static void floor_answer(struct hub_read *r, int rc)
     struct game_read *q = (struct game_read *)r;
     struct cluster *c = r->who;
     struct adoption *a = adoption_at(c, q->gid, ADOPT_FLOOR);
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16], floor_s[24];
 
     if (!a)
         return;
     a->stage = ADOPT_TAKE;
-    snprintf(host, sizeof host, "game:%s:host", a->gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", a->gid);
-    snprintf(floor_s, sizeof floor_s, "%lld",
-             (long long)(rc < 0 ? 0 : q->epoch));
-    if (cluster_eval(c, BUS_GAME_TAKE, on_taken, a, 2,
-                     (const char *[]){host, ekey}, 3,
-                     (const char *[]){c->node, a->gid, floor_s}) < 0)
+    if (cluster_take(c, a->gid, rc < 0 ? 0 : q->epoch,
+                     a->from[0] ? a->from : NULL, on_taken, a) < 0)
         adoption_refuse(c, a);
 }
 
@@ -202,8 +196,9 @@ static int floor_read(struct cluster *c, struct adoption *a)
  * host); with an epoch (a handover), the lease is already this node's.
  * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
  * waits for the adoption. */
-void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
-                int64_t seen_ms, struct pending *p)
+/* adopt_game, the game listed in from's set of games (NULL: none). */
+static void adopt(struct cluster *c, const char *gid, int64_t epoch,
+                  int64_t seen_ms, struct pending *p, const char *from)
 {
     struct adoption *a = table_get(&c->adopting, gid);
 
@@ -244,8 +239,20 @@ void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
         return;
     }
     a->stage = ADOPT_FLOOR;
+    snprintf(a->from, sizeof a->from, "%s", from ? from : "");
     if (floor_read(c, a) < 0)
         adoption_refuse(c, a);
+}
+
+void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
+                int64_t seen_ms, struct pending *p)
+{
+    adopt(c, gid, epoch, seen_ms, p, NULL);
+}
+
+void adopt_game_from(struct cluster *c, const char *gid, const char *from)
+{
+    adopt(c, gid, 0, 0, NULL, from);
 }
 
 /* game_take's answer: {epoch, host[, seen]}; epoch 0: a live node hosts
@@ -283,17 +290,6 @@ static void on_taken(void *arg, const struct bus_value *v, const char *err)
     a->stage = ADOPT_EPOCH;
     if (a->seq <= store_committed(c->store))
         cluster_wake(c);
-}
-
-void adopt_release(struct cluster *c, const char *gid)
-{
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
-
-    snprintf(host, sizeof host, "game:%s:host", gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-    cluster_eval(c, BUS_GAME_RELEASE, cluster_log_reply, (void *)"release", 2,
-                 (const char *[]){host, ekey}, 2,
-                 (const char *[]){c->node, gid});
 }
 
 int adopt_epoch_set(struct cluster *c, const char *gid, int64_t epoch)
@@ -361,7 +357,8 @@ static void finish_answer(struct hub_read *r, int rc)
         g = hub_adopt_game(c->h, &q->row, q->moves, q->n, a->seen_ms,
                            cluster_now(c));
     if (!g) { /* over, unknown, or not restorable: answered as such */
-        adopt_release(c, a->gid);
+        cluster_release_game(c, a->gid);
+        cluster_game_ended(c, a->gid); /* (a card its dead host left) */
         adoption_run_here(c, a);
         adoption_free(c, a);
         return;
@@ -411,6 +408,18 @@ static void no_host_answer(struct hub_read *r, int rc)
         hub_read_refund(r);
     if (hub_game(c->h, f->gid) || cluster_handing_over(c, f->gid)) {
         adopt_no_host(c, f); /* (adopted, or handed over, meanwhile) */
+        return;
+    }
+    if (rc == 1 && strcmp(q->row.status, "ended") != 0 &&
+        hub_wall_ms(c->h) - q->row.created_ms < CLUSTER_LEASE_MS &&
+        f->tries < CLUSTER_RETRIES) {
+        /* stored a moment ago: its creator takes it in the bus just
+         * after storing it, and its take and subscription may reach the
+         * bus after this command (under load 15 new games of 400 were
+         * adopted from under their creators, who found them fenced);
+         * sent again, and adopted only once it is a lease old: its
+         * creator died then */
+        retry_later(c, f);
         return;
     }
     if (rc == 1 && strcmp(q->row.status, "ended") != 0) {

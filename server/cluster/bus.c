@@ -4,6 +4,7 @@
  */
 #include "cluster/bus.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char *const names[BUS_SCRIPTS] = {
@@ -12,10 +13,9 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_GAME_TAKE] = "game_take",
     [BUS_GAME_HANDOVER] = "game_handover",
     [BUS_GAME_RELEASE] = "game_release",
-    [BUS_CLUSTER_SWEEP] = "cluster_sweep",
+    [BUS_NODES_DEAD] = "nodes_dead",
     [BUS_LOBBY_SNAPSHOT] = "lobby_snapshot",
     [BUS_GAME_CARD] = "game_card",
-    [BUS_SEEK_TAKE] = "seek_take",
     [BUS_SEEK_PLACE] = "seek_place",
     [BUS_SEEK_CANCEL] = "seek_cancel",
     [BUS_NODE_ALIVE] = "node_alive",
@@ -23,11 +23,25 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_GAMES_TOP] = "games_top",
     [BUS_GAME_UNCARD] = "game_uncard",
     [BUS_SEEK_READ] = "seek_read",
+    [BUS_NODE_GAMES] = "node_games",
+    [BUS_NODE_FORGET] = "node_forget",
+    [BUS_SHARD_MARK] = "shard_mark",
 };
 
 const char *bus_script_name(enum bus_script s)
 {
     return (unsigned)s < BUS_SCRIPTS ? names[s] : "";
+}
+
+int bus_shard(const struct bus *b, const char *key)
+{
+    uint32_t h = 2166136261u;
+
+    if (b->shards <= 1)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return (int)(h % (uint32_t)b->shards);
 }
 
 bool bus_is(const struct bus_value *v, enum bus_type t)

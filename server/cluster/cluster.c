@@ -22,11 +22,14 @@
  *   game:G    new host -> followers M NODE  G is hosted at NODE now
  *
  * Redis delivers one subscriber's messages in the order they were
- * published, over every channel, so what a host sends one edge keeps its
- * order. Pub/sub is at most once: after Redis comes back, or the node's
- * lease was lost and taken again, every follower is attached again with
- * a resync (Y), and the host's remote sessions of an edge whose lease
- * lapsed are dropped by the sweep.
+ * published, over every channel, on one connection. With several Redis
+ * instances (the bus's shards) a connection's messages all go on one
+ * shard (cluster_conn_shard) and a game's commands on the game's, so
+ * what a host sends one connection keeps its order, and so do a game's
+ * commands. Pub/sub is at most once: after a shard comes back, or the
+ * node's lease was lost and taken again, every follower is attached
+ * again with a resync (Y), and the host's remote sessions of an edge
+ * whose lease lapsed are dropped by the sweep.
  */
 #include "cluster/cluster.h"
 
@@ -61,15 +64,56 @@ void cluster_log_reply(void *arg, const struct bus_value *v, const char *err)
                  (const char *)arg, err);
 }
 
+/* The shard of a channel: a game's on the game's, the rest on the
+ * first (node channels: each message on its own, cluster_send). */
+static int channel_shard(const struct cluster *c, const char *channel)
+{
+    if (!strncmp(channel, "cmd:", 4))
+        return cluster_game_shard(c, channel + 4);
+    if (!strncmp(channel, "game:", 5))
+        return cluster_game_shard(c, channel + 5);
+    return BUS_FIRST;
+}
+
+static int publish_on(struct cluster *c, int shard, const char *channel,
+                      const char *payload, size_t len, bus_reply_fn *fn,
+                      void *arg)
+{
+    if (c->stopped)
+        return -1;
+    return c->bus.ops->publish(c->bus.impl, shard, channel, payload, len,
+                               fn ? fn : cluster_log_reply,
+                               fn ? arg : (void *)"publish");
+}
+
 int cluster_publish(struct cluster *c, const char *channel,
                     const char *payload, size_t len, bus_reply_fn *fn,
                     void *arg)
 {
-    if (c->stopped)
-        return -1;
-    return c->bus.ops->publish(c->bus.impl, channel, payload, len,
-                               fn ? fn : cluster_log_reply,
-                               fn ? arg : (void *)"publish");
+    return publish_on(c, channel_shard(c, channel), channel, payload, len, fn,
+                      arg);
+}
+
+/* The shard m goes on: a connection's (what a host sends it, which keeps
+ * its order: every connection a message names is on that shard), a
+ * game's (its commands, its new host, its handover, a pairing), or the
+ * first (a player's channel, the limits). */
+static int message_shard(const struct cluster *c, const struct codec_msg *m)
+{
+    switch (m->kind) {
+    case CODEC_DELIVER:
+    case CODEC_KILL:
+        assert(m->nconns > 0);
+        return cluster_conn_shard(c, m->to, m->conns[0]);
+    case CODEC_UNFOLLOW:
+        return cluster_conn_shard(c, m->to, m->conn);
+    case CODEC_NEW_GAME:
+    case CODEC_TOLD:
+    case CODEC_LIMIT:
+        return BUS_FIRST;
+    default:
+        return cluster_game_shard(c, m->gid);
+    }
 }
 
 int cluster_send(struct cluster *c, const struct codec_msg *m,
@@ -86,33 +130,44 @@ int cluster_send(struct cluster *c, const struct codec_msg *m,
         return -1;
     }
     codec_channel(m, channel, sizeof channel);
-    rc = cluster_publish(c, channel, text, len, fn, arg);
+    rc = publish_on(c, message_shard(c, m), channel, text, len, fn, arg);
     free(text);
     return rc;
+}
+
+int cluster_eval_on(struct cluster *c, int shard, enum bus_script script,
+                    bus_reply_fn *fn, void *arg, int nkeys,
+                    const char *const *keys, int nargs,
+                    const char *const *args)
+{
+    if (c->stopped)
+        return -1;
+    return c->bus.ops->eval(c->bus.impl, shard, script, nkeys, keys, nargs,
+                            args, fn, arg);
 }
 
 int cluster_eval(struct cluster *c, enum bus_script script, bus_reply_fn *fn,
                  void *arg, int nkeys, const char *const *keys, int nargs,
                  const char *const *args)
 {
-    if (c->stopped)
-        return -1;
-    return c->bus.ops->eval(c->bus.impl, script, nkeys, keys, nargs, args, fn,
-                            arg);
+    return cluster_eval_on(c, BUS_FIRST, script, fn, arg, nkeys, keys, nargs,
+                           args);
 }
 
 void cluster_follow(struct cluster *c, const char *prefix, const char *key,
                     bool on)
 {
     char channel[PROTO_KEY_MAX + 16];
+    int shard;
 
     snprintf(channel, sizeof channel, "%s:%s", prefix, key);
     if (c->stopped)
         return;
+    shard = !strcmp(prefix, "node") ? BUS_EVERY : channel_shard(c, channel);
     if (on)
-        c->bus.ops->subscribe(c->bus.impl, channel);
+        c->bus.ops->subscribe(c->bus.impl, shard, channel);
     else
-        c->bus.ops->unsubscribe(c->bus.impl, channel);
+        c->bus.ops->unsubscribe(c->bus.impl, shard, channel);
 }
 
 struct session *cluster_local_session(struct cluster *c, uint64_t sid)
@@ -184,7 +239,8 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
         return NULL;
     c->h = h;
     c->store = hub_store(h);
-    assert(bus->ops && bus->ops->publish && bus->ops->eval);
+    assert(bus->ops && bus->ops->publish && bus->ops->eval &&
+           bus->shards >= 1 && bus->shards <= BUS_SHARDS_MAX);
     c->bus = *bus;
     snprintf(c->node, sizeof c->node, "%s", node_id);
     lease_new_incarnation(c);
@@ -204,6 +260,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
         return NULL;
     }
     c->renewed_at = cluster_now(c);
+    c->shards_down = c->bus.shards;
     c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
     cluster_follow(c, "node", c->node, true);
     cluster_follow(c, "limits", "all", true);
@@ -300,7 +357,7 @@ const char *cluster_node(const struct cluster *c)
 
 bool cluster_ready(const struct cluster *c)
 {
-    return c->up && c->leased;
+    return c->up && c->shards_down == 0 && c->leased;
 }
 
 bool cluster_leased(struct cluster *c)

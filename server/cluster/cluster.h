@@ -26,8 +26,9 @@
  * connections attach.
  *
  * Placement and leases: server/cluster/lua (node_up, node_renew, game_take,
- * game_handover, game_release, cluster_sweep): the node's lease is its
- * liveness key; a game is its host's while that lease lasts; taking a
+ * game_handover, game_release, nodes_dead, node_games): the node's lease
+ * is its entry in the hash of nodes; a game is its host's while that
+ * lease lasts; taking a
  * game gives it a new epoch, which the store fences the game's writes
  * with (store_take_epoch).
  *
@@ -75,6 +76,11 @@ void cluster_stop(struct cluster *c);
 
 /* This node's id. */
 const char *cluster_node(const struct cluster *c);
+
+/* The balance (docs/cluster.md, "Balance"): this node hands over up to
+ * per_s of its games a second while it is the most loaded node and the
+ * nodes are out of balance; 0 (cluster_new's): never. */
+void cluster_set_balance(struct cluster *c, int per_s);
 
 /* True when Redis is up and this node holds its lease. */
 bool cluster_ready(const struct cluster *c);

@@ -36,8 +36,24 @@ struct player;
  * sent again this often, this many times, before it is refused busy. */
 #define CLUSTER_RETRY_MS 100
 #define CLUSTER_RETRIES 50
-/* The sweep adopts at most this many of a dead node's games a tick. */
+/* The sweep adopts at most this many of a dead node's games a tick; the
+ * games of a node dead for less than CLUSTER_SHARE_MS are shared by
+ * load (nodes_dead.lua): each live node adopts its share. */
 #define CLUSTER_SWEEP_GAMES 256
+#define CLUSTER_SHARE_MS (CLUSTER_LEASE_MS + 3 * CLUSTER_TICK_MS)
+/* The nodes a handover or the balance considers (the first ones). */
+#define CLUSTER_NODES_MAX 16
+/* The nodes are balanced when the most loaded hosts at most
+ * CLUSTER_BALANCE_PCT % of the mean plus CLUSTER_BALANCE_SLACK games.
+ * Past that, the most loaded node moves games to the least loaded until
+ * it is within CLUSTER_BALANCE_STOP_PCT % plus CLUSTER_BALANCE_STOP_SLACK
+ * (hysteresis: it stops with room to spare). balance.c looks at most at
+ * CLUSTER_BALANCE_SCAN of its hosted games a tick for games to move. */
+#define CLUSTER_BALANCE_PCT 125
+#define CLUSTER_BALANCE_SLACK 8
+#define CLUSTER_BALANCE_STOP_PCT 110
+#define CLUSTER_BALANCE_STOP_SLACK 4
+#define CLUSTER_BALANCE_SCAN 1024
 /* A host holds the commands that come while its lease is in doubt at
  * most this long, and at most this many (held.c); then, or beyond, they
  * are refused busy. */
@@ -126,6 +142,12 @@ enum adopt_stage {
     ADOPT_DONE
 };
 
+/* A live node and the games it hosts (nodes.lua). */
+struct node_load {
+    char node[PROTO_KEY_MAX + 1];
+    long long games;
+};
+
 struct adoption {
     struct cluster *c;
     char gid[PROTO_KEY_MAX + 1];
@@ -134,6 +156,7 @@ struct adoption {
     uint64_t seq;    /* the epoch's take in the store */
     int64_t seen_ms; /* the previous host's last sign of life (wall) */
     bool handover;   /* handed over: the clock ran until seen_ms */
+    char from[PROTO_KEY_MAX + 1]; /* the node whose set lists it ("") */
     struct pending *head, *tail;
 };
 
@@ -164,8 +187,8 @@ struct cluster {
     struct retry *retries; /* commands to send again, oldest first */
     struct deferred *defer, *defer_tail; /* in seq order */
     struct hub_alarm *retry_alarm;
-    char peers[16][PROTO_KEY_MAX + 1]; /* the nodes (SMEMBERS nodes), for
-                                          the handover */
+    struct node_load peers[CLUSTER_NODES_MAX]; /* the other live nodes,
+                                                  for the handover */
     size_t n_peers;
     bool asked_peers, peers_known;
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
@@ -174,15 +197,29 @@ struct cluster {
     bool orphans_reading;                  /* a page's read is on its way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
-    struct table handing_over; /* gid -> its own copy: a handover in flight */
+    struct table handing_over;        /* gid -> struct handover: in flight */
     struct hub_alarm *handover_alarm; /* while a shutdown hands games over */
     size_t handover_left;
     bool handing, released; /* released: its lease let go (the end) */
+    bool renew_draining;    /* the renewal in flight marks it stopping */
+    bool drain_marked;      /* ... answered: nobody hands it games now */
     bool id_taken_logged;
-    struct held *held; /* commands held while the lease is in doubt */
+    int balance_per_s;     /* games it may hand over a second to balance
+                              the load; 0: none (cluster_set_balance) */
+    bool balance_asked;    /* the nodes' loads asked, not yet answered */
+    bool balancing;        /* moving games: the most loaded, over the mark */
+    size_t balance_moving; /* its balance's handovers in flight */
+    int64_t balance_settle_at; /* the loads are asked again from then on */
+    size_t balance_cursor;     /* where the next look for games to move starts
+                              in epochs' slots */
+    struct held *held;         /* commands held while the lease is in doubt */
     size_t n_held;
     bool remotes_stale; /* the bus went down: what was sent to other
                            nodes' connections may be lost */
+    int shards_down;    /* the bus's shards down now (all, before each's
+                        first up) */
+    char marks[BUS_SHARDS_MAX][48]; /* each shard's mark (shard_mark.lua)
+                                       as last seen; "" not yet */
 };
 
 /* ---- edge: envelopes to hosts ------------------------------------------ */
@@ -230,6 +267,15 @@ int cluster_eval(struct cluster *c, enum bus_script script, bus_reply_fn *fn,
                  const char *const *args);
 void cluster_follow(struct cluster *c, const char *prefix, const char *key,
                     bool on);
+/* The same on a shard of the bus: cluster_publish sends "cmd:G" and
+ * "game:G" to G's shard, cluster_send each kind where shard.c says,
+ * cluster_eval runs on the first shard, and cluster_follow follows
+ * "node:N" on every shard, "cmd:G" and "game:G" on G's, the others on
+ * the first. */
+int cluster_eval_on(struct cluster *c, int shard, enum bus_script script,
+                    bus_reply_fn *fn, void *arg, int nkeys,
+                    const char *const *keys, int nargs,
+                    const char *const *args);
 
 /* The local session numbered sid (it may have closed meanwhile: NULL). */
 struct session *cluster_local_session(struct cluster *c, uint64_t sid);
@@ -239,6 +285,50 @@ struct session *cluster_local_session(struct cluster *c, uint64_t sid);
  * only then (a paused process resumes with its lease lapsed, and another
  * node may have taken them). */
 bool cluster_leased(struct cluster *c);
+
+/* ---- shard.c: what is on which shard ----------------------------------- */
+
+/* The shard of game gid's keys and channels; of connection conn of node
+ * (what a host sends it: node:N on every shard, each connection's on
+ * its own, so that its messages keep their order). */
+int cluster_game_shard(const struct cluster *c, const char *gid);
+int cluster_conn_shard(const struct cluster *c, const char *node,
+                       uint64_t conn);
+
+/* Takes gid for this node (game_take.lua on its shard, at an epoch above
+ * floor): when another node hosts it, that node's lease is looked at
+ * (node_alive.lua) and the game taken from it only when it lapsed. fn
+ * gets {epoch, this node[, seen]} (seen, when taken from a node whose
+ * lease lapsed: its last sign of life) or {0, host} (a live node hosts it), or err. The sets of
+ * the nodes' games follow (node_games.lua), and from (NULL none), the
+ * node whose set listed gid, forgets it unless it hosts it. 0, or -1
+ * (fn not called). */
+int cluster_take(struct cluster *c, const char *gid, int64_t floor,
+                 const char *from, bus_reply_fn *fn, void *arg);
+
+/* game_handover.lua of gid to node `to` (fn: the new epoch, or 0), the
+ * sets following; game_release.lua of gid (only logged). */
+int cluster_hand_game(struct cluster *c, const char *gid, const char *to,
+                      bus_reply_fn *fn, void *arg);
+void cluster_release_game(struct cluster *c, const char *gid);
+
+/* This node's share of the games of the nodes that died lately
+ * (nodes_dead.lua): positions from..upto of 1..of. */
+struct sweep_share {
+    long long from, upto, of;
+};
+
+/* Dead node's games on every shard adopted, a sweep's worth
+ * (CLUSTER_SWEEP_GAMES a shard): share's slice of each shard's set
+ * (node_games.lua), or any (share NULL: it died a while ago); with none
+ * left anywhere it is forgotten (node_forget.lua). */
+void cluster_sweep_node(struct cluster *c, const char *node,
+                        const struct sweep_share *share);
+
+/* Shard's mark read (or written) now that it is up: a restart is
+ * answered by taking this node's games on it again (lease_reclaim), a
+ * mark of another place in the list is logged. */
+void cluster_shard_mark(struct cluster *c, int shard);
 
 /* ---- host.c: the host's side ------------------------------------------ */
 
@@ -296,6 +386,12 @@ void host_forget_remotes(struct cluster *c, const char *gid);
 /* gid leaves this node's memory: released, its commands unfollowed. */
 void cluster_unhost(struct cluster *c, const char *gid);
 
+/* gid leaves this node's memory without a write: handed over, or
+ * fenced (cut: the connections that may have been sent something about
+ * it that will never be stored are closed; the others follow it to its
+ * new host, which attaches them). */
+void host_drop(struct cluster *c, const char *gid, bool cut);
+
 /* Game gid may no longer be written here (the store fenced it, or
  * another node took it while this node's lease had lapsed): every
  * connection that could have been sent something about it that will
@@ -327,6 +423,12 @@ void held_free(struct cluster *c);
 
 /* s no longer follows gid. */
 void edge_follow_drop(struct cluster *c, struct session *s, const char *gid);
+
+/* g, hosted here, goes to another node: its local subscribers (its
+ * players' connections here, its spectators here) follow it there from
+ * now on and attach when its new host says so (CODEC_HOSTED); one that
+ * may follow no more games is closed (1012: it reconnects, resyncs). */
+void edge_follow_away(struct cluster *c, struct game *g);
 
 /* A command or an attach for local s about gid (kind: an envelope's;
  * text: COMMAND's message), malloc'ed; NULL when out of memory. Its
@@ -385,12 +487,11 @@ void adopt_on_retry(void *arg); /* (the retries' alarm) */
  * waits for the adoption. */
 void adopt_game(struct cluster *c, const char *gid, int64_t epoch,
                 int64_t seen_ms, struct pending *p);
+/* Adopts gid, listed in the set of dead node `from`'s games (the sweep). */
+void adopt_game_from(struct cluster *c, const char *gid, const char *from);
 
 /* A node handed m->gid over to this one (CODEC_HANDOVER). */
 void adopt_handed_over(struct cluster *c, const struct codec_msg *m);
-
-/* gid is nobody's any more in the bus (it ended here). */
-void adopt_release(struct cluster *c, const char *gid);
 
 /* The epoch of a game hosted here (0 or -1 when out of memory), or no
  * longer hosted. */
@@ -407,19 +508,43 @@ void adopt_no_host(struct cluster *c, struct fwd *f);
 
 /* ---- lease.c: the lease ------------------------------------------------ */
 
-void lease_node_keys(struct cluster *c, char *alive, size_t len);
 void lease_new_incarnation(struct cluster *c);
+
+/* Each game hosted here on shard (BUS_EVERY: on every shard) taken again
+ * (a new epoch): after a lapse of the lease, or a shard's restart. A
+ * game another node took meanwhile is fenced. */
+void lease_reclaim(struct cluster *c, int shard);
+
+/* node_renew.lua of this node's lease for ms from now, with the games
+ * it hosts and, while it stops (handing), marked stopping: nobody hands
+ * it games (fn(c, ...) gets 1 renewed, 0 lapsed). 0, or -1 (fn not
+ * called). */
+int lease_renew(struct cluster *c, int ms, bus_reply_fn *fn);
+
+/* The lease renewed now (CLUSTER_LEASE_MS; lease.c has the answer). */
+void lease_renew_now(struct cluster *c);
 
 /* Every CLUSTER_TICK_MS: the lease, the sweep, and the incarnations of
  * the nodes whose connections are mirrored here. */
 void lease_on_tick(void *arg);
 
-/* The bus came up or went down (bus_state_fn). */
-void lease_on_state(void *arg, bool up);
+/* A shard of the bus came up or went down (bus_state_fn). */
+void lease_on_state(void *arg, int shard, bool up);
 
 /* ---- handover.c: the shutdown's handover ------------------------------ */
 
 void handover_tick(void *arg); /* (its alarm, every 10 ms) */
+
+/* Hands gid, hosted here with its writes committed, to live node `to`
+ * (game_handover.lua): its commands are forwarded from now on, and once
+ * the bus has answered the game leaves this node, its local connections
+ * following it there, and `to` adopts it. balance: the balance's (its
+ * balance_moving counts it). 0, or -1 (nothing changed). */
+int handover_start(struct cluster *c, const char *gid, const char *to,
+                   bool balance);
+
+/* The handovers whose answer was lost are asked again (the bus is up). */
+void handover_retry(struct cluster *c);
 
 /* A shutdown (SIGTERM): hands every hosted game to another live node,
  * each once its last writes have committed, and stops taking commands
@@ -434,6 +559,21 @@ bool cluster_handed_over(const struct cluster *c);
  * game, and yet its `moved` released), but forwarded to the new host. */
 bool cluster_handing_over(const struct cluster *c, const char *gid);
 
+/* ---- balance.c: the load spread over the nodes ------------------------ */
+
+/* The live nodes and their loads of nodes.lua's answer v into out (at
+ * most max; this node's too): how many. */
+size_t balance_loads(const struct bus_value *v, struct node_load *out,
+                     size_t max);
+
+/* The least loaded of l[0..n) (ties: the first name), or NULL. */
+struct node_load *balance_least(struct node_load *l, size_t n);
+
+/* Every tick: when this node is the most loaded and the nodes are out of
+ * balance, up to balance_per_s of its movable games go to the least
+ * loaded (handover_start). */
+void balance_tick(struct cluster *c);
+
 /* ---- seeks.c: the lobby in the bus ------------------------------------ */
 
 /* The seek book's ops (seekbook.h) over the bus: place, cancel, accept;
@@ -445,6 +585,8 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 void cluster_accept(struct cluster *c, struct session *s,
                     const struct proto_msg *m);
 bool seeks_drop(struct cluster *c, struct session *s);
+/* Dead node's open seeks go (the sweep). */
+void seeks_drop_node(struct cluster *c, const char *node);
 
 /* g's card in the lobby's list of live games (all its fields, or only
  * its ply), or its end; the tick's refresh of the first ones' plies. */

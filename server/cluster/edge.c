@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/game.h"
 #include "hub/player.h"
 #include "lib/grow.h"
 #include "lib/log.h"
@@ -73,6 +74,37 @@ void edge_follow_drop(struct cluster *c, struct session *s, const char *gid)
         free(f->s);
         free(f);
     }
+}
+
+/* s follows gid from now on, or is closed (it follows too many games:
+ * it reconnects and resyncs). */
+static void follow_or_close(struct cluster *c, struct session *s,
+                            const char *gid)
+{
+    if (follow_add(c, s, gid) < 0)
+        hub_session_close(s, 1012, "the game moved; reconnect");
+}
+
+void edge_follow_away(struct cluster *c, struct game *g)
+{
+    const char *gid = game_gid(g);
+    size_t n = game_subscriptions(g);
+    struct session **subs = malloc((n ? n : 1) * sizeof *subs);
+
+    n = subs ? game_subscribers(g, subs, n) : 0;
+    if (!subs)
+        log_error("event=cluster_unfollowed game=%s why=out_of_memory", gid);
+    for (size_t i = 0; i < n; i++) {
+        struct session *s = subs[i];
+        if (s->conn) { /* a spectator here */
+            hub_unwatch(s, g);
+            follow_or_close(c, s, gid);
+        } else if (!s->ops && s->player) { /* a player's fan */
+            for (size_t j = 0; j < s->player->nconns; j++)
+                follow_or_close(c, s->player->conns[j], gid);
+        }
+    }
+    free(subs);
 }
 
 /* The envelope of f's kind for local session s (its player speaking),

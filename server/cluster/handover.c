@@ -1,6 +1,8 @@
 /*
- * handover.c - the handover of a shutdown (SIGTERM): every hosted game to another
- * live node, each once its last writes have committed (cluster.h, cluster_internal.h).
+ * handover.c - a game handed to another live node once its last writes
+ * have committed: the shutdown's (SIGTERM: every hosted game, each to the
+ * least loaded node) and the balance's (balance.c) (cluster.h,
+ * cluster_internal.h).
  */
 #include "cluster/cluster_internal.h"
 
@@ -15,11 +17,54 @@
 
 static size_t cluster_handover(struct cluster *c, int64_t now);
 
+/* A handover in flight: c->handing_over's value (its key is gid). */
 struct handover {
     struct cluster *c;
+    bool balance; /* the balance's, not a shutdown's */
+    bool unsure;  /* its answer was lost: asked again (handover_retry) */
     char gid[PROTO_KEY_MAX + 1];
     char to[PROTO_KEY_MAX + 1];
 };
+
+/* The peer named node leaves the list (it is not alive). */
+static void peer_drop(struct cluster *c, const char *node)
+{
+    for (size_t i = 0; i < c->n_peers; i++)
+        if (!strcmp(c->peers[i].node, node)) {
+            memmove(&c->peers[i], &c->peers[i + 1],
+                    (c->n_peers - i - 1) * sizeof c->peers[0]);
+            c->n_peers--;
+            return;
+        }
+}
+
+/* g is handed over at epoch: its connections here follow it to its new
+ * host, which is told, and it leaves this node. */
+static void handed(struct cluster *c, struct handover *ho, struct game *g,
+                   long long epoch)
+{
+    struct codec_msg h = {
+        .kind = CODEC_HANDOVER, .epoch = epoch, .wall_ms = hub_wall_ms(c->h)};
+    /* a write since the handover began (its timer: a flag) commits
+     * before the new host takes its epoch, and is read there, or after,
+     * and is refused: what it sent must then never be released */
+    bool settled = game_seq(g) <= store_committed(c->store);
+
+    /* (they follow it first: the new host's word that it hosts the game,
+     * CODEC_HOSTED, comes after the adoption's commit) */
+    if (settled)
+        edge_follow_away(c, g);
+    snprintf(h.to, sizeof h.to, "%s", ho->to);
+    snprintf(h.gid, sizeof h.gid, "%s", ho->gid);
+    snprintf(h.node, sizeof h.node, "%s", c->node);
+    cluster_send(c, &h, NULL, NULL);
+    log_info("event=cluster_handed_over game=%s to=%s epoch=%lld why=%s "
+             "settled=%d",
+             ho->gid, ho->to, epoch, ho->balance ? "balance" : "shutdown",
+             settled ? 1 : 0);
+    c->m.handed_over++;
+    host_drop(c, ho->gid, !settled);
+}
 
 /* game_handover's answer: the new epoch, or 0 (nothing changed). */
 static void on_handed(void *arg, const struct bus_value *v, const char *err)
@@ -29,49 +74,96 @@ static void on_handed(void *arg, const struct bus_value *v, const char *err)
     struct game *g = hub_game(c->h, ho->gid);
     long long epoch = !err && bus_is(v, BUS_INT) ? v->integer : -1;
 
-    free(table_del(&c->handing_over, ho->gid));
-    if (g && epoch == 0) {
-        /* the node it went to is not alive (or this one no longer hosts
-         * the game): the next try goes to another */
-        for (size_t i = 0; i < c->n_peers; i++)
-            if (!strcmp(c->peers[i], ho->to)) {
-                memmove(c->peers[i], c->peers[i + 1],
-                        (c->n_peers - i - 1) * sizeof c->peers[0]);
-                c->n_peers--;
-                break;
-            }
-    } else if (g && epoch > 0) {
-        struct codec_msg h = {.kind = CODEC_HANDOVER,
-                              .epoch = epoch,
-                              .wall_ms = hub_wall_ms(c->h)};
-        snprintf(h.to, sizeof h.to, "%s", ho->to);
-        snprintf(h.gid, sizeof h.gid, "%s", ho->gid);
-        snprintf(h.node, sizeof h.node, "%s", c->node);
-        cluster_send(c, &h, NULL, NULL);
-        log_info("event=cluster_handed_over game=%s to=%s epoch=%lld",
-                 ho->gid, ho->to, epoch);
-        c->m.handed_over++;
-        adopt_epoch_drop(c, ho->gid);
-        host_forget_remotes(c, ho->gid);
-        hub_drop_game(c->h, g, false);
+    if (epoch < 0 && g && !c->stopped) {
+        /* no answer: it may have run; asked again, the same, once the
+         * bus is up (a repeat answers the same epoch); after the node
+         * left the cluster (its bus freed) nothing more is asked */
+        log_warn("event=cluster_handover_unsure game=%s to=%s error=\"%s\"",
+                 ho->gid, ho->to, err ? err : "unexpected reply");
+        ho->unsure = true;
+        return;
+    }
+    table_del(&c->handing_over, ho->gid);
+    if (ho->balance) {
+        assert(c->balance_moving > 0);
+        c->balance_moving--;
+        /* (the loads again once every node has renewed since: a tick
+         * and a half, whatever their phases; balance.c) */
+        c->balance_settle_at = cluster_now(c) + CLUSTER_TICK_MS * 3 / 2;
+    }
+    if (g && epoch > 0) {
+        handed(c, ho, g, epoch);
+    } else if (g && table_get(&c->epochs, ho->gid)) {
+        /* still hosted here: its commands come here again; the node it
+         * was to go to is not alive, and a shutdown's next try goes to
+         * another */
+        cluster_follow(c, "cmd", ho->gid, true);
+        if (!ho->balance)
+            peer_drop(c, ho->to);
     }
     free(ho);
 }
 
-/* The nodes (nodes.lua): the others, for the handover. */
+static int send_handover(struct cluster *c, struct handover *ho)
+{
+    return cluster_hand_game(c, ho->gid, ho->to, on_handed, ho);
+}
+
+int handover_start(struct cluster *c, const char *gid, const char *to,
+                   bool balance)
+{
+    struct handover *ho = calloc(1, sizeof *ho);
+
+    assert(hub_game(c->h, gid) && !table_get(&c->handing_over, gid));
+    if (!ho)
+        return -1;
+    ho->c = c;
+    ho->balance = balance;
+    snprintf(ho->gid, sizeof ho->gid, "%s", gid);
+    snprintf(ho->to, sizeof ho->to, "%s", to);
+    if (table_put(&c->handing_over, ho->gid, ho) < 0) {
+        free(ho);
+        return -1;
+    }
+    cluster_follow(c, "cmd", gid, false);
+    if (send_handover(c, ho) < 0) {
+        cluster_follow(c, "cmd", gid, true);
+        table_del(&c->handing_over, ho->gid);
+        free(ho);
+        return -1;
+    }
+    if (balance)
+        c->balance_moving++;
+    return 0;
+}
+
+void handover_retry(struct cluster *c)
+{
+    if (!c->up)
+        return;
+    for (size_t i = 0; i < c->handing_over.cap; i++) {
+        struct handover *ho = c->handing_over.slots[i].value;
+        if (ho && ho->unsure) {
+            ho->unsure = false;
+            if (send_handover(c, ho) < 0)
+                ho->unsure = true;
+        }
+    }
+}
+
+/* The live nodes and their loads (nodes.lua): the others, for the
+ * handover. */
 static void on_peers(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
+    struct node_load all[CLUSTER_NODES_MAX];
+    size_t n = err ? 0 : balance_loads(v, all, CLUSTER_NODES_MAX);
 
     c->n_peers = 0;
     c->peers_known = true;
-    if (err || !bus_is(v, BUS_ARRAY))
-        return;
-    for (size_t i = 0; i < v->n && c->n_peers < 16; i++) {
-        const char *node = bus_str(&v->v[i], NULL);
-        if (node && proto_key_valid(node) && strcmp(node, c->node))
-            snprintf(c->peers[c->n_peers++], sizeof c->peers[0], "%s", node);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].node, c->node))
+            c->peers[c->n_peers++] = all[i];
 }
 
 /* The lease let go at the end of a handover (a lease of 1 ms): the
@@ -90,21 +182,16 @@ void handover_tick(void *arg)
 {
     struct cluster *c = arg;
 
+    handover_retry(c);
     c->handover_left = cluster_handover(c, cluster_now(c));
     if (c->handover_left) {
         hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
     } else if (c->leased && c->up && c->renewing) {
         hub_alarm_arm(c->h, c->handover_alarm, cluster_now(c) + 10);
     } else if (c->leased && c->up) {
-        char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], wall[24];
-        lease_node_keys(c, alive, sizeof alive);
-        snprintf(seen, sizeof seen, "node:%s:seen", c->node);
-        snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
         c->renewing = true;   /* (no renewal of the tick after this) */
         held_refuse(c, NULL); /* (the lease goes: nothing runs here) */
-        if (cluster_eval(c, BUS_NODE_RENEW, on_released, c, 2,
-                         (const char *[]){alive, seen}, 3,
-                         (const char *[]){c->inc, "1", wall}) < 0)
+        if (lease_renew(c, 1, on_released) < 0)
             c->released = true;
     } else {
         c->released = true;
@@ -132,12 +219,17 @@ bool cluster_handed_over(const struct cluster *c)
 
 static size_t cluster_handover(struct cluster *c, int64_t now)
 {
-    size_t left = 0, k = 0;
+    size_t left = 0;
     uint64_t committed = store_committed(c->store);
 
     (void)now;
     if (!c->up || !c->leased)
         return 0;
+    if (!c->drain_marked) { /* first: no more games handed to it */
+        if (!c->renewing)
+            lease_renew_now(c);
+        return c->epochs.n;
+    }
     if (!c->asked_peers) {
         c->asked_peers = true;
         cluster_eval(c, BUS_NODES, on_peers, c, 1, (const char *[]){"nodes"},
@@ -150,40 +242,18 @@ static size_t cluster_handover(struct cluster *c, int64_t now)
         return 0;
     for (size_t i = 0; i < c->epochs.cap; i++) {
         const char *gid = c->epochs.slots[i].key;
+        struct node_load *to;
         struct game *g;
-        struct handover *ho;
-        const char *to = NULL;
-        char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
         if (!c->epochs.slots[i].value)
             continue;
         left++;
         g = hub_game(c->h, gid);
         if (!g || game_seq(g) > committed || table_get(&c->handing_over, gid))
             continue; /* its last writes first; one try at a time */
-        to = c->peers[k % c->n_peers];
-        if (!(ho = malloc(sizeof *ho)))
-            continue;
-        k++;
-        ho->c = c;
-        snprintf(ho->gid, sizeof ho->gid, "%s", gid);
-        snprintf(ho->to, sizeof ho->to, "%s", to);
-        {
-            char *key = strdup(gid);
-            if (!key || table_put(&c->handing_over, key, key) < 0) {
-                free(key);
-                free(ho);
-                continue;
-            }
-        }
-        cluster_follow(c, "cmd", gid, false);
-        snprintf(host, sizeof host, "game:%s:host", gid);
-        snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-        if (cluster_eval(c, BUS_GAME_HANDOVER, on_handed, ho, 2,
-                         (const char *[]){host, ekey}, 3,
-                         (const char *[]){c->node, to, gid}) < 0) {
-            free(table_del(&c->handing_over, ho->gid));
-            free(ho);
-        }
+        /* to the least loaded, counting what it was just given */
+        to = balance_least(c->peers, c->n_peers);
+        if (handover_start(c, gid, to->node, false) == 0)
+            to->games++;
     }
     return left;
 }

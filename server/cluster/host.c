@@ -125,8 +125,44 @@ void host_refuse(struct cluster *c, const struct codec_msg *m)
     msgbuf_unref(b);
 }
 
+/* Sends m (a delivery or a kill to node m->to) naming conns[0..n): one
+ * message a shard, each naming the connections on it (a connection's
+ * messages all go on its shard: cluster_conn_shard). */
+static void send_by_shard(struct cluster *c, struct codec_msg *m,
+                          const uint64_t *conns, size_t n)
+{
+    uint64_t *mine;
+
+    if (c->bus.shards == 1 || n == 0) {
+        m->conns = conns;
+        m->nconns = n;
+        if (n)
+            cluster_send(c, m, NULL, NULL);
+        return;
+    }
+    if (!(mine = malloc(n * sizeof *mine))) {
+        for (size_t i = 0; i < n; i++) { /* one by one, then */
+            m->conns = &conns[i];
+            m->nconns = 1;
+            cluster_send(c, m, NULL, NULL);
+        }
+        return;
+    }
+    for (int k = 0; k < c->bus.shards; k++) {
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cluster_conn_shard(c, m->to, conns[i]) == k)
+                mine[j++] = conns[i];
+        m->conns = mine;
+        m->nconns = j;
+        if (j)
+            cluster_send(c, m, NULL, NULL);
+    }
+    free(mine);
+}
+
 /* Publishes the committed head of q: each run of entries with the same
- * message as one delivery naming every connection. */
+ * message as one delivery naming every connection (one a shard). */
 static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
 {
     while (q->head && q->head->seq <= committed) {
@@ -150,10 +186,7 @@ static void flush_queue(struct cluster *c, struct outq *q, uint64_t committed)
             msgbuf_unref(m->b);
             free(m);
         }
-        d.conns = conns;
-        d.nconns = n;
-        if (n)
-            cluster_send(c, &d, NULL, NULL);
+        send_by_shard(c, &d, conns, n);
         free(conns);
         msgbuf_unref(b);
         if (!n)
@@ -218,11 +251,11 @@ static void outq_drop(struct cluster *c, const char *node,
 void host_kill(struct cluster *c, const char *node, const uint64_t *conns,
                size_t n)
 {
-    struct codec_msg k = {.kind = CODEC_KILL, .conns = conns, .nconns = n};
+    struct codec_msg k = {.kind = CODEC_KILL};
 
     outq_drop(c, node, conns, n);
     snprintf(k.to, sizeof k.to, "%s", node);
-    cluster_send(c, &k, NULL, NULL);
+    send_by_shard(c, &k, conns, n);
 }
 
 /* True when a message for connection conn of node waits for a commit
@@ -545,34 +578,36 @@ static void on_new_taken(void *arg, const struct bus_value *v,
                          const char *err)
 {
     struct new_take *t = arg;
+    struct cluster *c = t->c;
 
-    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !t->c->stopped) {
+    if ((err || bus_int(bus_at(v, 0), 0) != 1) && !c->stopped) {
         log_warn("event=cluster_take_failed game=%s error=\"%s\"", t->gid,
                  err ? err : "not epoch 1");
-        t->c->m.take_failed[0]++;
+        c->m.take_failed[0]++;
+        /* another live node took it first (its epoch is above this
+         * one's in the store): this node's copy goes now rather than
+         * at its next write's refusal */
+        if (!err && bus_int(bus_at(v, 0), -1) == 0 &&
+            hub_game(c->h, t->gid) && table_get(&c->epochs, t->gid))
+            host_fence(c, t->gid);
     }
     free(t);
 }
 
 int cluster_host_new(struct cluster *c, const char *gid)
 {
-    char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16];
     struct new_take *copy;
 
     if (!store_take_epoch(c->store, gid, 1))
         return -1;
     adopt_epoch_set(c, gid, 1);
     cluster_follow(c, "cmd", gid, true);
-    snprintf(host, sizeof host, "game:%s:host", gid);
-    snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
     copy = malloc(sizeof *copy);
     if (copy) {
         copy->c = c;
         snprintf(copy->gid, sizeof copy->gid, "%s", gid);
     }
-    if (copy && cluster_eval(c, BUS_GAME_TAKE, on_new_taken, copy, 2,
-                             (const char *[]){host, ekey}, 3,
-                             (const char *[]){c->node, gid, "0"}) < 0)
+    if (copy && cluster_take(c, gid, 0, NULL, on_new_taken, copy) < 0)
         free(copy);
     return 0;
 }
@@ -621,7 +656,7 @@ void cluster_unhost(struct cluster *c, const char *gid)
 {
     cluster_follow(c, "cmd", gid, false);
     if (table_get(&c->epochs, gid))
-        adopt_release(c, gid);
+        cluster_release_game(c, gid);
     adopt_epoch_drop(c, gid);
     unfollow_remotes(c, gid);
 }
@@ -631,18 +666,17 @@ void cluster_unhost(struct cluster *c, const char *gid)
  * connection that could have been sent something about it that will
  * never be stored is closed (its client reconnects and resyncs from the
  * true host), and the game leaves memory without a write. */
-void host_fence(struct cluster *c, const char *gid)
+void host_drop(struct cluster *c, const char *gid, bool cut)
 {
     struct game *g = hub_game(c->h, gid);
     char copy[PROTO_KEY_MAX + 1];
 
     snprintf(copy, sizeof copy, "%s", gid);
-    log_warn("event=cluster_fenced game=%s", copy);
-    c->m.fenced++;
-    cluster_follow(c, "cmd", copy, false);
     adopt_epoch_drop(c, copy);
     held_refuse(c, copy); /* (the new host may have run them too) */
-    if (g) {
+    if (!g)
+        return;
+    if (cut) {
         /* the remote sessions of it with a message still waiting for the
          * store (which may be one of the refused writes'): closed, their
          * outbox dropped; the others were sent nothing but what was
@@ -654,9 +688,20 @@ void host_fence(struct cluster *c, const char *gid)
                 outq_waiting(c, rs->node, rs->conn, committed))
                 host_kill(c, rs->node, &rs->conn, 1);
         }
-        host_forget_remotes(c, copy);
-        hub_drop_game(c->h, g, true);
     }
+    host_forget_remotes(c, copy);
+    hub_drop_game(c->h, g, cut);
+}
+
+void host_fence(struct cluster *c, const char *gid)
+{
+    char copy[PROTO_KEY_MAX + 1];
+
+    snprintf(copy, sizeof copy, "%s", gid);
+    log_warn("event=cluster_fenced game=%s", copy);
+    c->m.fenced++;
+    cluster_follow(c, "cmd", copy, false);
+    host_drop(c, copy, true);
 }
 
 void cluster_wake(struct cluster *c)

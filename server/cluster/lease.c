@@ -16,19 +16,12 @@
 
 /* ---- the lease, the sweep ---------------------------------------------- */
 
-void lease_node_keys(struct cluster *c, char *alive, size_t len)
-{
-    snprintf(alive, len, "node:%s:alive", c->node);
-}
-
 void lease_new_incarnation(struct cluster *c)
 {
     if (ids_random(c->inc, 8) < 0)
         snprintf(c->inc, sizeof c->inc, "%llx",
                  (unsigned long long)cluster_now(c));
 }
-
-static void reclaim(struct cluster *c);
 
 static void on_up(void *arg, const struct bus_value *v, const char *err)
 {
@@ -69,9 +62,10 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
          * cut with 1012); what nobody has claimed by then is an orphan */
         c->orphans_at = cluster_now(c) + CLUSTER_LEASE_MS;
     }
-    reclaim(c); /* (each game's held commands run or go with its take) */
+    lease_reclaim(c, BUS_EVERY); /* (each game's held commands run or go
+                                    with its take) */
     edge_resync_all(c);
-    if (c->remotes_stale) {
+    if (c->remotes_stale && c->shards_down == 0) {
         c->remotes_stale = false;
         host_resync_remotes(c);
     }
@@ -79,15 +73,15 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
 
 static void node_up(struct cluster *c)
 {
-    char alive[PROTO_KEY_MAX + 16], ms[24], wall[24];
+    char ms[24], wall[24], games[24];
 
-    lease_node_keys(c, alive, sizeof alive);
     snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    snprintf(games, sizeof games, "%zu", c->epochs.n);
     c->renewing = true;
-    if (cluster_eval(c, BUS_NODE_UP, on_up, c, 2,
-                     (const char *[]){alive, "nodes"}, 4,
-                     (const char *[]){c->node, c->inc, ms, wall}) < 0)
+    if (cluster_eval(c, BUS_NODE_UP, on_up, c, 1, (const char *[]){"nodes"},
+                     5,
+                     (const char *[]){c->node, c->inc, ms, wall, games}) < 0)
         c->renewing = false;
 }
 
@@ -96,13 +90,15 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     struct cluster *c = arg;
 
     c->renewing = false;
+    if (c->renew_draining && !err) /* (marked stopping, or lapsed) */
+        c->drain_marked = true;
     if (err || !bus_is(v, BUS_INT))
         return; /* tried again next tick */
     if (v->integer == 1) {
         c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
         c->renewed_at = cluster_now(c);
         held_run(c, NULL); /* nobody could take the games meanwhile */
-        if (c->remotes_stale) {
+        if (c->remotes_stale && c->shards_down == 0) {
             c->remotes_stale = false;
             host_resync_remotes(c);
         }
@@ -118,25 +114,28 @@ static void on_renewed(void *arg, const struct bus_value *v, const char *err)
     node_up(c);
 }
 
-/* node_renew of this node's lease (on_renewed has the answer). */
-static void renew(struct cluster *c)
+int lease_renew(struct cluster *c, int ms, bus_reply_fn *fn)
 {
-    char alive[PROTO_KEY_MAX + 16], seen[PROTO_KEY_MAX + 16], ms[24],
-        wall[24];
+    char lease[24], wall[24], games[24];
 
-    lease_node_keys(c, alive, sizeof alive);
-    snprintf(seen, sizeof seen, "node:%s:seen", c->node);
-    snprintf(ms, sizeof ms, "%d", CLUSTER_LEASE_MS);
+    snprintf(lease, sizeof lease, "%d", ms);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    snprintf(games, sizeof games, "%zu", c->epochs.n);
+    return cluster_eval(c, BUS_NODE_RENEW, fn, c, 1,
+                        (const char *[]){"nodes"}, 6,
+                        (const char *[]){c->node, c->inc, lease, wall, games,
+                                         c->handing ? "1" : "0"});
+}
+
+void lease_renew_now(struct cluster *c)
+{
     c->renewing = true;
-    if (cluster_eval(c, BUS_NODE_RENEW, on_renewed, c, 2,
-                     (const char *[]){alive, seen}, 3,
-                     (const char *[]){c->inc, ms, wall}) < 0)
+    c->renew_draining = c->handing;
+    if (lease_renew(c, CLUSTER_LEASE_MS, on_renewed) < 0)
         c->renewing = false;
 }
 
-/* Each game hosted here taken again under this node's new incarnation
- * (a new epoch); a game another node took meanwhile is fenced. */
+/* A game hosted here taken again (lease_reclaim). */
 struct reclaim {
     struct cluster *c;
     char gid[PROTO_KEY_MAX + 1];
@@ -156,6 +155,20 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
     }
     if (epoch == 0) {
         host_fence(c, r->gid); /* (its held commands refused) */
+    } else if (bus_at(v, 2)) {
+        /* it was another node's meanwhile (the answer names that node's
+         * last sign of life), whose lease lapsed too: the moves played
+         * there are in the store, not in this copy. Written on from this
+         * copy, the next end would have replaced them (the game's moves
+         * are copied from memory): acknowledged moves lost. So this copy
+         * goes, its connections closed and its held commands refused,
+         * and the game is read again at the epoch just taken. */
+        int64_t seen = bus_int(bus_at(v, 2), 0);
+        struct adoption *a;
+        host_fence(c, r->gid);
+        adopt_game(c, r->gid, epoch, seen, NULL);
+        if ((a = table_get(&c->adopting, r->gid)) != NULL)
+            a->handover = false; /* (a takeover, counted so) */
     } else if (store_take_epoch(c->store, r->gid, epoch)) {
         adopt_epoch_set(c, r->gid, epoch);
         held_run(c, r->gid); /* (written with the new epoch) */
@@ -165,49 +178,46 @@ static void on_reclaimed(void *arg, const struct bus_value *v,
     free(r);
 }
 
-static void reclaim(struct cluster *c)
+void lease_reclaim(struct cluster *c, int shard)
 {
     for (size_t i = 0; i < c->epochs.cap; i++) {
         int64_t *e = c->epochs.slots[i].value;
         const char *gid = c->epochs.slots[i].key;
-        char host[PROTO_KEY_MAX + 16], ekey[PROTO_KEY_MAX + 16], fl[24];
         struct reclaim *r;
-        if (!e || !(r = malloc(sizeof *r)))
+        if (!e ||
+            (shard != BUS_EVERY && cluster_game_shard(c, gid) != shard) ||
+            !(r = malloc(sizeof *r)))
             continue;
         r->c = c;
         snprintf(r->gid, sizeof r->gid, "%s", gid);
-        snprintf(host, sizeof host, "game:%s:host", gid);
-        snprintf(ekey, sizeof ekey, "game:%s:epoch", gid);
-        snprintf(fl, sizeof fl, "%lld", (long long)*e);
-        if (cluster_eval(c, BUS_GAME_TAKE, on_reclaimed, r, 2,
-                         (const char *[]){host, ekey}, 3,
-                         (const char *[]){c->node, r->gid, fl}) < 0)
+        if (cluster_take(c, r->gid, *e, NULL, on_reclaimed, r) < 0)
             free(r);
     }
 }
 
-/* cluster_sweep's answer: {node, n, g1 .. gn, node, n, ...}. */
+/* nodes_dead's answer: {from, upto, of, node, seen, lately, ...}: each
+ * dead node's remote sessions go, its seeks go, and its games are
+ * adopted: this node's share of those of a node that died lately. */
 static void on_swept(void *arg, const struct bus_value *v, const char *err)
 {
     struct cluster *c = arg;
-    size_t i = 0;
+    struct sweep_share share;
 
-    if (err || !bus_is(v, BUS_ARRAY))
+    if (err || !bus_is(v, BUS_ARRAY) || v->n < 3)
         return;
-    while (i + 1 < v->n) {
+    share = (struct sweep_share){bus_int(bus_at(v, 0), 1),
+                                 bus_int(bus_at(v, 1), 0),
+                                 bus_int(bus_at(v, 2), 0)};
+    for (size_t i = 3; i + 2 < v->n; i += 3) {
         const char *node = bus_str(bus_at(v, i), NULL);
-        long long n = bus_int(bus_at(v, i + 1), 0);
-        i += 2;
-        if (node && proto_key_valid(node)) {
-            log_info("event=cluster_node_dead node=%s games=%lld", node, n);
-            c->m.dead_nodes += n == 0; /* (it left the set: once) */
-            host_drop_node(c, node, NULL);
-        }
-        for (long long k = 0; k < n && i < v->n; k++, i++) {
-            const char *g = bus_str(bus_at(v, i), NULL);
-            if (g && proto_key_valid(g) && !hub_game(c->h, g))
-                adopt_game(c, g, 0, 0, NULL);
-        }
+        bool lately = bus_int(bus_at(v, i + 2), 0) == 1;
+        if (!node || !proto_key_valid(node))
+            continue;
+        log_info("event=cluster_node_dead node=%s", node);
+        host_drop_node(c, node, NULL);
+        seeks_drop_node(c, node);
+        if (!c->handing) /* (a stopping node adopts none) */
+            cluster_sweep_node(c, node, lately ? &share : NULL);
     }
 }
 
@@ -282,8 +292,10 @@ static void on_alive(void *arg, const struct bus_value *v, const char *err)
 {
     struct alive_check *a = arg;
 
-    if (!err && v)
-        host_drop_node(a->c, a->node, bus_str(v, NULL));
+    const char *inc = bus_str(bus_at(v, 0), NULL);
+
+    if (!err && inc)
+        host_drop_node(a->c, a->node, inc[0] ? inc : NULL);
     free(a);
 }
 
@@ -292,7 +304,7 @@ static void on_alive(void *arg, const struct bus_value *v, const char *err)
 void lease_on_tick(void *arg)
 {
     struct cluster *c = arg;
-    char max[16];
+    char wall[24], share[16];
     struct table seen;
 
     hub_alarm_arm(c->h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
@@ -303,26 +315,26 @@ void lease_on_tick(void *arg)
         node_up(c);
         return;
     }
-    renew(c);
+    lease_renew_now(c);
     seeks_cards_tick(c);
     orphans_tick(c);
-    snprintf(max, sizeof max, "%d", CLUSTER_SWEEP_GAMES);
-    cluster_eval(c, BUS_CLUSTER_SWEEP, on_swept, c, 1,
-                 (const char *[]){"nodes"}, 2,
-                 (const char *[]){c->node, max});
+    snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
+    snprintf(share, sizeof share, "%d", CLUSTER_SHARE_MS);
+    cluster_eval(c, BUS_NODES_DEAD, on_swept, c, 1, (const char *[]){"nodes"},
+                 3, (const char *[]){c->node, wall, share});
+    balance_tick(c);
     table_init(&seen);
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
         struct alive_check *a;
-        char alive[PROTO_KEY_MAX + 16];
         if (!rs || table_get(&seen, rs->node) ||
             table_put(&seen, rs->node, rs) < 0 || !(a = malloc(sizeof *a)))
             continue;
         a->c = c;
         snprintf(a->node, sizeof a->node, "%s", rs->node);
-        snprintf(alive, sizeof alive, "node:%s:alive", rs->node);
         if (cluster_eval(c, BUS_NODE_ALIVE, on_alive, a, 1,
-                         (const char *[]){alive}, 0, NULL) < 0)
+                         (const char *[]){"nodes"}, 1,
+                         (const char *[]){a->node}) < 0)
             free(a);
     }
     table_clear(&seen);
@@ -330,15 +342,22 @@ void lease_on_tick(void *arg)
 
 /* ---- the bus up and down ------------------------------------------------ */
 
-void lease_on_state(void *arg, bool up)
+void lease_on_state(void *arg, int shard, bool up)
 {
     struct cluster *c = arg;
+    bool all_were_up = c->shards_down == 0;
 
-    c->up = up;
-    log_info("event=cluster_redis_%s node=%s", up ? "up" : "down", c->node);
-    {
+    c->shards_down += up ? -1 : 1;
+    assert(c->shards_down >= 0 && c->shards_down <= c->bus.shards);
+    if (shard == BUS_FIRST)
+        c->up = up;
+    log_info("event=cluster_redis_%s node=%s shard=%d", up ? "up" : "down",
+             c->node, shard);
+    if (all_were_up || c->shards_down == 0) {
+        /* to every local connection after hello: the first shard lost,
+         * and the last one back */
         struct msgbuf *b = msgbuf_take(proto_render_cluster(up));
-        if (b) /* to every local connection after hello */
+        if (b)
             hub_notice_all(c->h, b);
         msgbuf_unref(b);
     }
@@ -346,10 +365,18 @@ void lease_on_state(void *arg, bool up)
         c->remotes_stale = true; /* (deliveries fail until it is back) */
         return;
     }
-    if (c->leased) { /* renew at once: it tells whether the lease held */
-        renew(c);
-        edge_resync_all(c);
-    } else if (!c->renewing) {
-        node_up(c);
+    cluster_shard_mark(c, shard);
+    if (shard == BUS_FIRST) {
+        /* renew at once: it tells whether the lease held (its answer
+         * resyncs the remote sessions) */
+        if (c->leased)
+            lease_renew_now(c);
+        else if (!c->renewing)
+            node_up(c);
+    } else if (c->shards_down == 0 && c->leased && c->remotes_stale) {
+        c->remotes_stale = false; /* (the lease held meanwhile) */
+        host_resync_remotes(c);
     }
+    if (c->shards_down == 0 && c->leased)
+        edge_resync_all(c);
 }

@@ -71,7 +71,7 @@ typedef bus_reply_fn redis_reply_fn;
  * connect or a reconnect), false when one was lost (the other is then
  * closed too). */
 typedef bus_message_fn redis_message_fn;
-typedef bus_state_fn redis_state_fn;
+typedef void redis_state_fn(void *arg, bool up);
 
 struct redis_config {
     /* "host:port" ("[v6]:port"), or a unix socket's path (anything with
@@ -180,11 +180,17 @@ const char *redis_error(const struct redis *r);
 /* How many channels are followed. */
 size_t redis_channels(const struct redis *r);
 
-/* Registers every script of cluster/lua (in enum bus_script's order: r
- * must have none of its own yet) and fills *out with the bus over r (r
- * outlives it). 0, or -1 when out of memory or a script's name is not
- * the enum's (a build out of step). */
-int redis_bus_init(struct redis *r, struct bus *out);
+/* The bus over rs[0..n) (1 <= n <= BUS_SHARDS_MAX), shard k being
+ * rs[k]: registers every script of cluster/lua on each (in enum
+ * bus_script's order: none may have scripts of its own yet), takes over
+ * their handlers (redis_set_handlers: each one's state changes go to the
+ * bus's with its shard) and fills *out. Returns the bus's own record,
+ * which the caller frees with redis_bus_free after the bus's last use
+ * (rs outlive both); NULL when out of memory, n is out of range or a
+ * script's name is not the enum's (a build out of step). */
+struct redis_bus *redis_bus_new(struct redis *const *rs, int n,
+                                struct bus *out);
+void redis_bus_free(struct redis_bus *b);
 
 /* Connects to cfg's Redis once as redis_new does (AUTH, TLS, PING,
  * SUBSCRIBE), on a loop of its own, and waits until both connections

@@ -403,6 +403,25 @@ int redis_eval(struct redis *r, int script, redis_reply_fn *fn, void *arg,
 
 /* ---- the bus over Redis (bus.h) ----------------------------------------- */
 
+/* The bus over one or several Redis instances, its shards: each call to
+ * the shard it names; every instance's state changes and messages to the
+ * bus's handlers, with its shard. */
+struct redis_bus;
+
+struct shard {
+    struct redis_bus *b;
+    struct redis *r;
+    int k;
+};
+
+struct redis_bus {
+    int n;
+    bus_state_fn *on_state;
+    bus_message_fn *on_message;
+    void *arg;
+    struct shard shards[];
+};
+
 static void log_failure(void *arg, const struct bus_value *v, const char *err)
 {
     (void)arg;
@@ -411,33 +430,77 @@ static void log_failure(void *arg, const struct bus_value *v, const char *err)
         log_warn("event=cluster_redis_failed what=publish error=\"%s\"", err);
 }
 
-static int bus_publish(void *impl, const char *channel, const char *msg,
-                       size_t len, bus_reply_fn *fn, void *arg)
+static struct redis *shard_of(struct redis_bus *b, int k)
 {
-    return redis_publish(impl, channel, msg, len, fn ? fn : log_failure, arg);
+    assert(k >= 0 && k < b->n);
+    return b->shards[k].r;
 }
 
-static int bus_subscribe(void *impl, const char *channel)
+static int bus_publish(void *impl, int k, const char *channel,
+                       const char *msg, size_t len, bus_reply_fn *fn,
+                       void *arg)
 {
-    return redis_subscribe(impl, channel);
+    return redis_publish(shard_of(impl, k), channel, msg, len,
+                         fn ? fn : log_failure, arg);
 }
 
-static int bus_unsubscribe(void *impl, const char *channel)
+/* fn (redis_subscribe or redis_unsubscribe) of channel on shard k, or
+ * on every shard. */
+static int on_shards(struct redis_bus *b, int k, const char *channel,
+                     int (*fn)(struct redis *, const char *))
 {
-    return redis_unsubscribe(impl, channel);
+    int rc = 0;
+
+    if (k != BUS_EVERY)
+        return fn(shard_of(b, k), channel);
+    for (int i = 0; i < b->n; i++)
+        rc |= fn(b->shards[i].r, channel);
+    return rc;
 }
 
-static int bus_eval(void *impl, enum bus_script s, int nkeys,
+static int bus_subscribe(void *impl, int k, const char *channel)
+{
+    return on_shards(impl, k, channel, redis_subscribe);
+}
+
+static int bus_unsubscribe(void *impl, int k, const char *channel)
+{
+    return on_shards(impl, k, channel, redis_unsubscribe);
+}
+
+static int bus_eval(void *impl, int k, enum bus_script s, int nkeys,
                     const char *const *keys, int nargs,
                     const char *const *args, bus_reply_fn *fn, void *arg)
 {
-    return redis_eval(impl, (int)s, fn, arg, nkeys, keys, nargs, args);
+    return redis_eval(shard_of(impl, k), (int)s, fn, arg, nkeys, keys, nargs,
+                      args);
+}
+
+static void on_shard_state(void *arg, bool up)
+{
+    struct shard *sh = arg;
+
+    if (sh->b->on_state)
+        sh->b->on_state(sh->b->arg, sh->k, up);
+}
+
+static void on_shard_message(void *arg, const char *channel, const char *msg,
+                             size_t len)
+{
+    struct shard *sh = arg;
+
+    if (sh->b->on_message)
+        sh->b->on_message(sh->b->arg, channel, msg, len);
 }
 
 static void bus_set_handlers(void *impl, bus_state_fn *on_state,
                              bus_message_fn *on_message, void *arg)
 {
-    redis_set_handlers(impl, on_state, on_message, arg);
+    struct redis_bus *b = impl;
+
+    b->on_state = on_state;
+    b->on_message = on_message;
+    b->arg = arg;
 }
 
 _Static_assert(SIGN_VERDICTS - SIGN_FORGED ==
@@ -445,22 +508,42 @@ _Static_assert(SIGN_VERDICTS - SIGN_FORGED ==
                        sizeof(uint64_t),
                "a refused message's verdicts are metrics.h's");
 
-/* The metrics' part of the bus (bus.h): redis_stats as they name it. */
+/* h += o. */
+static void hist_sum(struct hist *h, const struct hist *o)
+{
+    for (int i = 0; i <= HIST_BUCKETS; i++)
+        h->bucket[i] += o->bucket[i];
+    h->count += o->count;
+    h->sum_us += o->sum_us;
+}
+
+/* The metrics' part of the bus (bus.h): redis_stats as they name it,
+ * summed over the shards (up: every shard up). */
 static void bus_stats(void *impl, struct cluster_metrics *out)
 {
-    struct redis *r = impl;
+    struct redis_bus *b = impl;
 
-    out->bus_up = r->up;
-    out->reconnects = r->stats.connects ? r->stats.connects - 1 : 0;
-    out->bus_errors[0] = r->stats.errors;
-    out->bus_errors[1] = r->stats.lost;
-    out->bus_errors[2] = r->stats.refused;
-    out->bus_queued = r->queued;
-    out->bus_pending = r->pending;
-    out->round_trip = r->stats.round_trip;
-    out->publish = r->stats.publish;
-    for (int v = SIGN_FORGED; v < SIGN_VERDICTS; v++)
-        out->messages_refused[v - SIGN_FORGED] = r->stats.dropped[v];
+    out->bus_up = true;
+    out->reconnects = 0;
+    memset(out->bus_errors, 0, sizeof out->bus_errors);
+    memset(out->messages_refused, 0, sizeof out->messages_refused);
+    out->bus_queued = out->bus_pending = 0;
+    memset(&out->round_trip, 0, sizeof out->round_trip);
+    memset(&out->publish, 0, sizeof out->publish);
+    for (int i = 0; i < b->n; i++) {
+        const struct redis *r = b->shards[i].r;
+        out->bus_up = out->bus_up && r->up;
+        out->reconnects += r->stats.connects ? r->stats.connects - 1 : 0;
+        out->bus_errors[0] += r->stats.errors;
+        out->bus_errors[1] += r->stats.lost;
+        out->bus_errors[2] += r->stats.refused;
+        out->bus_queued += r->queued;
+        out->bus_pending += r->pending;
+        hist_sum(&out->round_trip, &r->stats.round_trip);
+        hist_sum(&out->publish, &r->stats.publish);
+        for (int v = SIGN_FORGED; v < SIGN_VERDICTS; v++)
+            out->messages_refused[v - SIGN_FORGED] += r->stats.dropped[v];
+    }
 }
 
 static const struct bus_ops redis_bus_ops = {
@@ -468,16 +551,39 @@ static const struct bus_ops redis_bus_ops = {
     bus_eval,    bus_set_handlers, bus_stats,
 };
 
-int redis_bus_init(struct redis *r, struct bus *out)
+struct redis_bus *redis_bus_new(struct redis *const *rs, int n,
+                                struct bus *out)
 {
+    struct redis_bus *b;
+
     assert((int)REDIS_LUA_COUNT ==
            (int)BUS_SCRIPTS); /* (the same list: bus.h) */
-    for (int i = 0; i < REDIS_LUA_COUNT; i++) {
+    if (n < 1 || n > BUS_SHARDS_MAX)
+        return NULL;
+    for (int i = 0; i < REDIS_LUA_COUNT; i++)
         if (strcmp(redis_lua[i].name, bus_script_name((enum bus_script)i)))
-            return -1;
-        if (redis_script_add(r, redis_lua[i].source) != i)
-            return -1;
+            return NULL;
+    b = calloc(1, sizeof *b + (size_t)n * sizeof b->shards[0]);
+    if (!b)
+        return NULL;
+    b->n = n;
+    for (int k = 0; k < n; k++) {
+        b->shards[k] = (struct shard){b, rs[k], k};
+        for (int i = 0; i < REDIS_LUA_COUNT; i++)
+            if (redis_script_add(rs[k], redis_lua[i].source) != i) {
+                free(b);
+                return NULL;
+            }
+        redis_set_handlers(rs[k], on_shard_state, on_shard_message,
+                           &b->shards[k]);
     }
-    *out = (struct bus){&redis_bus_ops, r};
-    return 0;
+    *out = (struct bus){&redis_bus_ops, b, n};
+    return b;
+}
+
+void redis_bus_free(struct redis_bus *b)
+{
+    for (int k = 0; b && k < b->n; k++)
+        redis_set_handlers(b->shards[k].r, NULL, NULL, NULL);
+    free(b);
 }

@@ -19,6 +19,19 @@
 
 /* ---- the lobby's seeks (seek_place.lua, seek_cancel.lua) ---------------- */
 
+/* The lobby's keys (seek_place.lua's header), on the first shard: one
+ * hash tag, so one slot in Redis Cluster. */
+#define LOBBY_SEEKS "lobby:{lobby}:seeks"
+#define LOBBY_QUEUE "lobby:{lobby}:queue"
+#define LOBBY_ALL "lobby:{lobby}:all"
+#define LOBBY_SEEKERS "lobby:{lobby}:seekers"
+#define LOBBY_ADDRS "lobby:{lobby}:addrs"
+#define LOBBY_GAMES "lobby:{lobby}:games"
+#define LOBBY_CARDS "lobby:{lobby}:cards"
+/* seek_cancel's keys */
+static const char *const seek_keys[] = {LOBBY_SEEKS, LOBBY_QUEUE, LOBBY_ALL,
+                                        LOBBY_SEEKERS, LOBBY_ADDRS};
+
 /* A seek of pid's, placed on node, is now game gid here: that node's
  * connections of pid attach to it. Said on the node's own channel, which
  * it follows from its start: a connection that has just said hello and
@@ -46,14 +59,13 @@ struct seek_call {
     struct proto_id id;
 };
 
-static void seek_keys(const struct clock_spec *k, const char *pid,
-                      char zset[48], char seeker[48])
+/* A clock's canonical form: f300+0, m60 (seeks pair on equal ones). */
+static void clock_key(const struct clock_spec *k, char out[32])
 {
     if (k->per_move)
-        snprintf(zset, 48, "seeks:m%d", k->per_move_s);
+        snprintf(out, 32, "m%d", k->per_move_s);
     else
-        snprintf(zset, 48, "seeks:f%d+%d", k->initial_s, k->increment_s);
-    snprintf(seeker, 48, "seeker:%s", pid);
+        snprintf(out, 32, "f%d+%d", k->initial_s, k->increment_s);
 }
 
 /* A pairing's game, started once the other's facts were read (hub.h's
@@ -127,8 +139,8 @@ void cluster_seek(struct cluster *c, struct session *s,
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
     const char *sid = k->sid;
-    char zset[48], seeker[48], rating_s[16], lo[16], hi[16], coin[4],
-        created[24], max_addr[16];
+    char clock[32], rating_s[16], lo[16], hi[16], coin[4], created[24],
+        max_addr[16];
     const char *color = m->color == PROTO_WHITE   ? "white"
                         : m->color == PROTO_BLACK ? "black"
                                                   : "random";
@@ -143,22 +155,25 @@ void cluster_seek(struct cluster *c, struct session *s,
     sc->clock = m->clock;
     sc->rated = m->rated;
     sc->id = m->id;
-    seek_keys(&m->clock, s->player->pid, zset, seeker);
+    clock_key(&m->clock, clock);
     snprintf(rating_s, sizeof rating_s, "%ld", k->rating);
     snprintf(max_addr, sizeof max_addr, "%d", hub_seeks_per_ip(c->h));
     snprintf(lo, sizeof lo, "%d", m->range_lo);
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
-    if (cluster_eval(c, BUS_SEEK_PLACE, on_placed, sc, 3,
-                     (const char *[]){zset, seeker, "seeks:seq"}, 15,
-                     (const char *[]){
-                         sid, s->player->pid, c->node, color,
-                         m->rated ? "1" : "0", m->rated ? rating_s : "",
-                         m->rated && m->has_range ? lo : "",
-                         m->rated && m->has_range ? hi : "", coin, created,
-                         s->player->name, k->provisional ? "1" : "0", k->addr,
-                         max_addr, k->account ? "1" : "0"}) < 0) {
+    if (cluster_eval(
+            c, BUS_SEEK_PLACE, on_placed, sc, 6,
+            (const char *[]){LOBBY_SEEKS, LOBBY_QUEUE, LOBBY_ALL,
+                             "lobby:{lobby}:seq", LOBBY_SEEKERS, LOBBY_ADDRS},
+            16,
+            (const char *[]){clock, sid, s->player->pid, c->node, color,
+                             m->rated ? "1" : "0", m->rated ? rating_s : "",
+                             m->rated && m->has_range ? lo : "",
+                             m->rated && m->has_range ? hi : "", coin,
+                             created, s->player->name,
+                             k->provisional ? "1" : "0", k->addr, max_addr,
+                             k->account ? "1" : "0"}) < 0) {
         free(sc);
         hub_busy(s, &m->id);
     }
@@ -188,7 +203,6 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
                          const struct proto_id *id)
 {
     struct seek_call *sc = calloc(1, sizeof *sc);
-    char seeker[48];
 
     if (!sc) {
         hub_busy(s, id);
@@ -197,9 +211,8 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
     sc->c = c;
     sc->sid = edge_of(s)->id;
     sc->id = *id;
-    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
-    if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 1,
-                     (const char *[]){seeker}, 1, (const char *[]){""}) < 0) {
+    if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 5, seek_keys, 3,
+                     (const char *[]){"player", s->player->pid, ""}) < 0) {
         free(sc);
         hub_busy(s, id);
     }
@@ -208,18 +221,21 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 /* s's open seek (it closes, or no longer speaks for its player) goes. */
 bool seeks_drop(struct cluster *c, struct session *s)
 {
-    char seeker[48];
-
     struct edge *e = s->conn ? s->ext : NULL; /* (a local connection's) */
 
     if (!e || !e->seek_sid[0] || !s->player)
         return false;
-    snprintf(seeker, sizeof seeker, "seeker:%s", s->player->pid);
     cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seek_cancel",
-                 1, (const char *[]){seeker}, 1,
-                 (const char *[]){e->seek_sid});
+                 5, seek_keys, 3,
+                 (const char *[]){"player", s->player->pid, e->seek_sid});
     e->seek_sid[0] = '\0';
     return true;
+}
+
+void seeks_drop_node(struct cluster *c, const char *node)
+{
+    cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seeks_drop",
+                 5, seek_keys, 2, (const char *[]){"node", node});
 }
 
 /* ---- the lobby's live games (game_card.lua, lobby_snapshot.lua) --------- */
@@ -243,23 +259,18 @@ static double card_score(const struct game *g)
 /* Writes g's card (all its fields, or only its ply). */
 void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
 {
-    char key[PROTO_KEY_MAX + 16], score[32], ply[16], wr[16], br[16],
-        clock[32];
+    char score[32], ply[16], wr[16], br[16], clock[32];
     struct proto_player w = game_seat_player(g, 0),
                         b = game_seat_player(g, 1);
     const struct clock_spec *k = game_clock_spec(g);
     const char *args[4 + 2 * 12];
     int n = 0;
 
-    snprintf(key, sizeof key, "game:%s:card", game_gid(g));
     snprintf(score, sizeof score, "%.0f", card_score(g));
     snprintf(ply, sizeof ply, "%d", game_ply(g));
     snprintf(wr, sizeof wr, "%ld", w.rating);
     snprintf(br, sizeof br, "%ld", b.rating);
-    if (k->per_move)
-        snprintf(clock, sizeof clock, "m%d", k->per_move_s);
-    else
-        snprintf(clock, sizeof clock, "f%d+%d", k->initial_s, k->increment_s);
+    clock_key(k, clock);
     args[n++] = game_gid(g);
     args[n++] = score;
     args[n++] = "ply";
@@ -281,16 +292,13 @@ void seeks_card_put(struct cluster *c, const struct game *g, bool ply_only)
         n += (int)(sizeof kv / sizeof *kv);
     }
     cluster_eval(c, BUS_GAME_CARD, cluster_log_reply, (void *)"game_card", 2,
-                 (const char *[]){key, "games:live"}, n, args);
+                 (const char *[]){LOBBY_CARDS, LOBBY_GAMES}, n, args);
 }
 
 void cluster_game_ended(struct cluster *c, const char *gid)
 {
-    char key[PROTO_KEY_MAX + 16];
-
-    snprintf(key, sizeof key, "game:%s:card", gid);
     cluster_eval(c, BUS_GAME_UNCARD, cluster_log_reply, (void *)"card", 2,
-                 (const char *[]){"games:live", key}, 1,
+                 (const char *[]){LOBBY_GAMES, LOBBY_CARDS}, 1,
                  (const char *[]){gid});
 }
 
@@ -323,7 +331,7 @@ void seeks_cards_tick(struct cluster *c)
     snprintf(n, sizeof n, "%d", LOBBY_GAMES_MAX);
     if (c->epochs.n)
         cluster_eval(c, BUS_GAMES_TOP, on_top_games, c, 1,
-                     (const char *[]){"games:live"}, 1, (const char *[]){n});
+                     (const char *[]){LOBBY_GAMES}, 1, (const char *[]){n});
 }
 
 /* Element *i of an array reply as a string ("" when not one), and as a
@@ -341,12 +349,10 @@ static long number(const struct bus_value *v, size_t *i)
                               : (long)bus_int(e, 0);
 }
 
-/* A clock's canonical form (f300+0, m60, or a seek set's name) back. */
+/* A clock's canonical form (clock_key's) back. */
 static bool clock_of(const char *s, struct clock_spec *k)
 {
     memset(k, 0, sizeof *k);
-    if (!strncmp(s, "seeks:", 6))
-        s += 6;
     if (s[0] == 'm') {
         k->per_move = 1;
         k->per_move_s = atoi(s + 1);
@@ -436,13 +442,14 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
     (void)f;
     snprintf(ns, sizeof ns, "%d", LOBBY_SEEKS_MAX);
     snprintf(ng, sizeof ng, "%d", LOBBY_GAMES_MAX);
-    if (cluster_eval(c, BUS_LOBBY_SNAPSHOT, on_snapshot, c, 2,
-                     (const char *[]){"seeks:all", "games:live"}, 2,
-                     (const char *[]){ns, ng}) < 0)
+    if (cluster_eval(c, BUS_LOBBY_SNAPSHOT, on_snapshot, c, 4,
+                     (const char *[]){LOBBY_ALL, LOBBY_SEEKS, LOBBY_GAMES,
+                                      LOBBY_CARDS},
+                     2, (const char *[]){ns, ng}) < 0)
         lobbyfeed_snapshot(hub_lobbyfeed(c->h), NULL, cluster_now(c));
 }
 
-/* ---- accept (seek_take.lua) -------------------------------------------- */
+/* ---- accept (seek_read.lua, seek_cancel.lua) -------------------------- */
 
 struct accept_call {
     struct cluster *c;
@@ -490,7 +497,6 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
     struct cluster *c = a->c;
     struct session *s = cluster_local_session(c, a->sid);
     struct lobby_seek *k = &a->seek;
-    char key[PROTO_KEY_MAX + 8];
     size_t i = 0;
     const char *color, *lo;
 
@@ -535,10 +541,8 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
         free(a);
         return;
     }
-    snprintf(key, sizeof key, "seek:%s", k->sid);
-    if (cluster_eval(c, BUS_SEEK_TAKE, on_seek_taken, a, 1,
-                     (const char *[]){key}, 1,
-                     (const char *[]){k->sid}) < 0) {
+    if (cluster_eval(c, BUS_SEEK_CANCEL, on_seek_taken, a, 5, seek_keys, 2,
+                     (const char *[]){"seek", k->sid}) < 0) {
         hub_busy(s, &a->id);
         free(a);
     }
@@ -558,11 +562,9 @@ void cluster_accept(struct cluster *c, struct session *s,
     a->asked = hub_facts_since(c->h, true, cluster_now(c));
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
-    char key[PROTO_KEY_MAX + 8];
-
-    snprintf(key, sizeof key, "seek:%s", m->seek);
     if (cluster_eval(c, BUS_SEEK_READ, on_seek_read, a, 1,
-                     (const char *[]){key}, 0, NULL) < 0) {
+                     (const char *[]){LOBBY_SEEKS}, 1,
+                     (const char *[]){a->seek.sid}) < 0) {
         free(a);
         hub_busy(s, &m->id);
     }

@@ -160,6 +160,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
     clock_init(&g->clock, clock);
     board_to_fen(start, g->initial_fen);
     g->draw_offer = -1;
+    g->takeback = -1;
     g->flagged = -1;
     g->n_legal = -1;
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
@@ -298,6 +299,13 @@ int64_t game_time_left(const struct game *g, int color, int64_t now)
 uint64_t game_seq(const struct game *g)
 {
     return g->seq;
+}
+bool game_movable(const struct game *g)
+{
+    return g->status == GAME_STARTED && g->rec.n >= 2 && !g->paused &&
+           g->flagged < 0 && !g->held && g->seat[0].present &&
+           g->seat[1].present && g->draw_offer < 0 && !g->offered[0] &&
+           !g->offered[1] && !g->declined[0] && !g->declined[1];
 }
 int64_t game_created_ms(const struct game *g)
 {

@@ -199,6 +199,12 @@ int64_t game_time_left(const struct game *g, int color, int64_t now);
 int game_legal_moves(struct game *g, move_t out[MOVES_MAX]);
 /* The sequence number of the game's last store write. */
 uint64_t game_seq(const struct game *g);
+/* True when g could go to another host (restored there from its stored
+ * rows) and nobody would notice: started, past both first moves, both
+ * players present, not paused, no turn held for the store, no flag
+ * waiting for its verdict, and no draw offer pending or remembered (a
+ * restore forgets who offered or declined since their last move). */
+bool game_movable(const struct game *g);
 /* Unix ms when the game was created. */
 int64_t game_created_ms(const struct game *g);
 /* The clock settings and the start position (its FEN, normalised) the
@@ -313,6 +319,37 @@ int game_draw_accept(struct game *g, const char *pid, int64_t now,
                      struct proto_error *err);
 int game_draw_decline(struct game *g, const char *pid, int64_t now,
                       struct proto_error *err);
+/* Takebacks and time given (game_takeback.c; PROTOCOL.md "Takebacks").
+ * takeback: pid asks to take back its last move (the last two plies
+ * when it is its turn again); `allowed` is what both players'
+ * preferences say of this game (the host reads them). Checks, in this
+ * order: the seat and status (game_check_player), takeback_not_allowed
+ * (also once GAME_TAKEBACKS_MAX were accepted in the game),
+ * nothing_to_take_back (fewer than 2 plies), then a pending request of
+ * the opponent is accepted, one of pid's own is left alone, and
+ * takeback_declined while pid's last request was declined with no move
+ * since. Nothing is stored until the opponent accepts: the accepted
+ * takeback is a journal row, so a restart replays it. A move played
+ * lets the pending request lapse. */
+int game_takeback(struct game *g, const char *pid, bool allowed, int64_t now,
+                  struct proto_error *err);
+/* The opponent's pending request (else no_takeback_request) accepted or
+ * declined. */
+int game_takeback_accept(struct game *g, const char *pid, int64_t now,
+                         struct proto_error *err);
+int game_takeback_decline(struct game *g, const char *pid, int64_t now,
+                          struct proto_error *err);
+/* GAME_GIVE_MS more on the opponent's clock: give_time_not_allowed with
+ * a per-move clock or before the clocks run (2 plies), give_time_capped
+ * once pid has given GAME_GIVE_CAP_MS in this game. Journaled. */
+#define GAME_TAKEBACKS_MAX \
+    100 /* accepted in one game: takeback_not_allowed
+                                  after (each is a journal row) */
+#define GAME_GIVE_MS 15000
+#define GAME_GIVE_CAP_MS 60000
+int game_give_time(struct game *g, const char *pid, int64_t now,
+                   struct proto_error *err);
+
 /* A claim; uci "" for none, ply -1 for none. */
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err);

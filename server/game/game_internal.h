@@ -52,6 +52,15 @@ struct ply {
 };
 _Static_assert(sizeof(struct ply) == 48, "a ply costs every game memory");
 
+/* Time given (game_give_time): `color`'s clock got GAME_GIVE_MS after
+ * ply `ply` (the plies played then; a takeback past it moves it back). */
+struct gift {
+    int ply;
+    int color;
+};
+/* Each side gives at most GAME_GIVE_CAP_MS, GAME_GIVE_MS at a time. */
+#define GAME_GIFTS_MAX (2 * GAME_GIVE_CAP_MS / GAME_GIVE_MS)
+
 struct game {
     struct game_env env;
     char gid[PROTO_KEY_MAX + 1];
@@ -81,11 +90,18 @@ struct game {
     bool declined[2];     /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
-    int flagged;          /* colour whose time ran out while the verdict
+    int takeback;         /* colour whose takeback request is pending,
+                             or -1 (not stored: a restart drops it) */
+    bool tb_declined[2];  /* the colour's request was declined and no
+                             move was played since */
+    int takebacks;        /* accepted in this game */
+    struct gift gifts[GAME_GIFTS_MAX];
+    int n_gifts;
+    int flagged; /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */
-    bool paused;          /* restored, waiting for both players */
-    bool held;            /* a turn waits for hold_seq's release: */
+    bool paused; /* restored, waiting for both players */
+    bool held;   /* a turn waits for hold_seq's release: */
     uint64_t hold_seq;
     int hold_clock;    /* ... the side whose clock then starts, or -1 */
     bool hold_first;   /* ... a first move's time then starts */
@@ -176,6 +192,8 @@ static inline void game_assert_valid(const struct game *g)
            (g->n_legal <= g->cap_legal && g->n_legal <= MOVES_MAX));
     assert(g->nsubs <= g->subcap);
     assert(g->draw_offer == -1 || is_color(g->draw_offer));
+    assert(g->takeback == -1 || is_color(g->takeback));
+    assert(g->n_gifts >= 0 && g->n_gifts <= GAME_GIFTS_MAX);
     /* a flag waits for its verdict, a restored game for its players, a
      * turn for its release only while the game is on */
     assert(g->flagged == -1 ||
@@ -291,6 +309,15 @@ int game_put_row(struct game *g, int64_t now);
 /* The game's moves as they were journaled: a malloc'ed array of rec.n
  * (caller frees), NULL when empty or out of memory. */
 struct store_move *game_journal(const struct game *g);
+
+/* ---- game_takeback.c: takebacks and time given -------------------------- */
+
+/* Replays journal row m when it is a takeback or time given (its uci
+ * STORE_JOURNAL_UNDO or STORE_JOURNAL_GIVE): returns 1 when it was one, 0 when it
+ * is a move, -1 when it is one that does not fit the game so far. */
+int game_replay_event(struct game *g, const struct store_move *m);
+/* The milliseconds `color` has given in g. */
+int64_t game_given_by(const struct game *g, int color);
 
 /* ---- game_view.c: subscribers, messages, rendered views ---------------- */
 

@@ -284,6 +284,12 @@ char *game_pgn(const struct game *g)
         tags.white_elo = elo[0];
         tags.black_elo = elo[1];
     }
+    struct pgn_give gives[GAME_GIFTS_MAX];
+    for (int i = 0; i < g->n_gifts; i++)
+        gives[i] = (struct pgn_give){g->gifts[i].ply, g->gifts[i].color,
+                                     GAME_GIVE_MS / 1000};
+    tags.gives = gives;
+    tags.n_gives = (size_t)g->n_gifts;
     if (!g->clock.spec.per_move) { /* a per-move clock gives no credit */
         game_lag_totals(g, lag_ms);
         for (int i = 0; i < 2; i++)
@@ -367,8 +373,9 @@ static int reserve(struct game *g)
     return 0;
 }
 
-/* Plays the journal moves[0..n-1] onto g's record and plies, and sets
- * the clocks as the last move left them, the side to move charged up to
+/* Plays the journal moves[0..n-1] onto g's record and plies (with the
+ * takebacks and time given among them: game_replay_event), and sets the
+ * clocks as the last row left them, the side to move charged up to
  * heartbeat_ms. Returns 0, or -1 with the cause in *cause. */
 static int replay(struct game *g, const struct store_move *moves, size_t n,
                   int64_t heartbeat_ms, const char **cause)
@@ -376,7 +383,15 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
     int side = g->rec.start.side;
 
     for (size_t i = 0; i < n; i++) {
+        size_t at = g->rec.n;
+        int ev = game_replay_event(g, &moves[i]);
         move_t m;
+        if (ev < 0) {
+            *cause = "a takeback or time given in the journal does not fit";
+            return -1;
+        }
+        if (ev > 0)
+            continue;
         if (reserve(g) < 0)
             return -1;
         if (notation_parse_uci(&g->rec.cur, moves[i].uci, &m) != 0) {
@@ -385,22 +400,21 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
         }
         if (record_push(&g->rec, m) < 0)
             return -1;
-        ply_of_row(&g->plies[i], &moves[i]);
-        if (i >= 2) /* the quota as play left it */
-            lag_spend(g, (int)(side + i) % 2, g->plies[i].lag_ms);
+        ply_of_row(&g->plies[at], &moves[i]);
+        if (at >= 2) /* the quota as play left it */
+            lag_spend(g, (int)(side + at) % 2, g->plies[at].lag_ms);
     }
     g->opening = opening_of(&g->rec);
     if (n > 0) {
         g->clock.left_ms[WHITE] = moves[n - 1].white_ms;
         g->clock.left_ms[BLACK] = moves[n - 1].black_ms;
     }
-    if (n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
+    if (g->rec.n >= 2 && heartbeat_ms > moves[n - 1].wall_ms) {
         int stm = g->rec.cur.side;
         int64_t left = g->clock.left_ms[stm] -
                        (heartbeat_ms - moves[n - 1].wall_ms);
         g->clock.left_ms[stm] = left > 0 ? left : 0;
     }
-    assert(g->rec.n == n);
     return 0;
 }
 
@@ -571,6 +585,8 @@ static void take_move(struct game *g, int mover, const struct clock *nc,
         lag_spend(g, mover, sm->lag_ms);
     g->declined[mover] = false;
     g->offered[mover] = false;
+    g->takeback = -1; /* a move lets a request lapse, and renews it */
+    g->tb_declined[WHITE] = g->tb_declined[BLACK] = false;
     if (g->draw_offer == 1 - mover) { /* the offerer's opponent moved */
         g->draw_offer = -1;
         game_put_row(g, now);

@@ -29,6 +29,14 @@ struct store_move {
     int64_t lag_ms;  /* lag credit given back to the mover's clock */
 };
 
+/* The journal rows that are not moves, by their uci (game_takeback.c):
+ * an accepted takeback (ply: the first ply taken back) and time given
+ * (ply: the plies played + 1; san: the colour that got it). Both carry
+ * the clocks they left. A live game's journal is read in the order it
+ * was written, so a takeback's row follows the moves it takes back. */
+#define STORE_JOURNAL_UNDO "undo"
+#define STORE_JOURNAL_GIVE "give"
+
 struct store_game {
     char gid[33];
     char white_pid[33], white_name[21]; /* "" for an empty seat */

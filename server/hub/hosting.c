@@ -132,11 +132,14 @@ static uint64_t env_put_move(void *ctx, const char *gid,
 {
     struct hub *h = ctx;
     uint64_t seq = store_put_move(h->store, gid, m);
+    bool move = strcmp(m->uci, STORE_JOURNAL_UNDO) &&
+                strcmp(m->uci, STORE_JOURNAL_GIVE); /* not a takeback */
 
-    if (seq)
+    if (seq && move)
         h->metrics.moves++;
-    else
-        log_warn("event=store_queue_full game=%s what=move", gid);
+    else if (!seq)
+        log_warn("event=store_queue_full game=%s what=%s", gid,
+                 move ? "move" : m->uci);
     return seq;
 }
 

@@ -439,6 +439,16 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
 void hub_do_game_command(struct session *s, const struct proto_msg *m,
                          int64_t now);
 
+/* A command about game m->game, run by another module: run(s, g, m, now)
+ * on the game in memory, or on the game rebuilt from its stored row as
+ * ended (every command on it answers game_over or not_a_player);
+ * no_such_game when nobody knows it, busy while its lease is in doubt.
+ * (play.c) */
+typedef void (*hub_game_fn)(struct session *s, struct game *g,
+                            const struct proto_msg *m, int64_t now);
+void hub_run_game_command(struct session *s, const struct proto_msg *m,
+                          int64_t now, hub_game_fn run);
+
 /* Fills h->game_env: every game's environment, over the hub's. */
 void hub_hosting_init(struct hub *h);
 

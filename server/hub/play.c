@@ -145,7 +145,8 @@ static void game_command(struct session *s, struct game *g,
  * loop), with the mute environment, and the command runs on it: game.c
  * answers in the same order as for a game in memory. */
 static void stored_game_command(struct session *s, const struct proto_msg *m,
-                                struct store_game *row, int64_t now)
+                                struct store_game *row, int64_t now,
+                                hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct game_env env = hub_mute_env(h);
@@ -157,7 +158,7 @@ static void stored_game_command(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
         return;
     }
-    game_command(s, g, m, now);
+    run(s, g, m, now);
     game_free(g);
 }
 
@@ -171,6 +172,7 @@ struct stored_job {
     char *text; /* the command's (it may be forwarded once read) */
     size_t len;
     enum hub_stored kind;
+    hub_game_fn run; /* STORED_COMMAND's */
     struct store_game row;
     struct store_move *moves;
     size_t n;
@@ -252,7 +254,7 @@ static void stored_answered(struct hub_read *r, int rc)
             no_such_game(s, &j->m, false);
         break;
     case STORED_COMMAND:
-        stored_game_command(s, &j->m, &j->row, now);
+        stored_game_command(s, &j->m, &j->row, now, j->run);
         break;
     case STORED_QUIET: /* (leave, unwatch: nothing to end) */
         break;
@@ -265,8 +267,8 @@ static void stored_answered(struct hub_read *r, int rc)
     }
 }
 
-void hub_stored_read(struct session *s, const struct proto_msg *m,
-                     enum hub_stored kind)
+static void stored_read(struct session *s, const struct proto_msg *m,
+                        enum hub_stored kind, hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct stored_job *j;
@@ -286,6 +288,7 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
     j->r.clear = stored_clear;
     j->m = *m;
     j->kind = kind;
+    j->run = run;
     if (j->text) {
         memcpy(j->text, h->cur_text, h->cur_len);
         j->text[h->cur_len] = '\0';
@@ -295,8 +298,14 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
         s->waiting = true; /* (what s sends next waits for its answer) */
 }
 
-void hub_do_game_command(struct session *s, const struct proto_msg *m,
-                         int64_t now)
+void hub_stored_read(struct session *s, const struct proto_msg *m,
+                     enum hub_stored kind)
+{
+    stored_read(s, m, kind, game_command);
+}
+
+void hub_run_game_command(struct session *s, const struct proto_msg *m,
+                          int64_t now, hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
@@ -306,10 +315,17 @@ void hub_do_game_command(struct session *s, const struct proto_msg *m,
         return;
     }
     if (g)
-        game_command(s, g, m, now);
+        run(s, g, m, now);
     else /* (leave only unsubscribes: nothing) */
-        hub_stored_read(
-            s, m, m->type == PROTO_T_LEAVE ? STORED_QUIET : STORED_COMMAND);
+        stored_read(s, m,
+                    m->type == PROTO_T_LEAVE ? STORED_QUIET : STORED_COMMAND,
+                    run);
+}
+
+void hub_do_game_command(struct session *s, const struct proto_msg *m,
+                         int64_t now)
+{
+    hub_run_game_command(s, m, now, game_command);
 }
 
 static void do_sync(struct session *s, const struct proto_msg *m, int64_t now)

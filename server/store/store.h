@@ -505,7 +505,9 @@ int store_rated_ends(struct store *s, int64_t since_ms,
 
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its moves in ply order; *pgn likewise (NULL while live). The moves
- * of a game in play come from the journal, which SQLite does not index by
+ * of a game in play come from the journal, in the order they were
+ * written (with its takebacks and time given: rows that are not moves,
+ * which the game layer reads; rows.h, STORE_JOURNAL_UNDO), which SQLite does not index by
  * game: there a scan of it, meant for the rare game that is in the
  * database but not in memory (its restore failed), not for every
  * request; PostgreSQL's journal has an index by game (migration pg/0002).

@@ -28,13 +28,23 @@ int store__read_failed(struct store *s, const char *why)
     return -1;
 }
 
+/* A journal row that is not a move (rows.h). */
+static bool is_event(const struct store_move *m)
+{
+    return !strcmp(m->uci, STORE_JOURNAL_UNDO) ||
+           !strcmp(m->uci, STORE_JOURNAL_GIVE);
+}
+
 int store__moves_add(struct store__moves *l, const struct store_move *m)
 {
     struct store_move *nv;
 
-    /* in ply order (every query sorts them so) */
-    assert(l->n == 0 || m->ply >= l->v[l->n - 1].ply);
-    if (l->n > 0 && l->v[l->n - 1].ply == m->ply) {
+    /* in ply order (every query sorts them so), but for a live game's
+     * takebacks and time given: the journal's rows in their order */
+    bool events = l->n > 0 && (is_event(m) || is_event(&l->v[l->n - 1]));
+
+    assert(l->n == 0 || events || m->ply >= l->v[l->n - 1].ply);
+    if (l->n > 0 && !events && l->v[l->n - 1].ply == m->ply) {
         l->v[l->n - 1] = *m;
         return 0;
     }

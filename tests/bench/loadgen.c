@@ -9,6 +9,7 @@
  *                 [--procs N] [--connections N] [--src-addrs N]
  *                 [--max-connecting N] [--ramp-timeout-s S]
  *                 [--event-loop poll|libev] [--verbose]
+ *                 [--ports P1,P2,...] [--resume] [--acked FILE]
  *
  * The work is spread over --procs processes (a process may hold at most
  * 20,000 descriptors here), each a libwebsockets client (loadgen_run.c)
@@ -156,10 +157,16 @@ static void usage(FILE *f)
           "moved for 5 s is\n"
           "                           resynced too. Reports reconnects, "
           "resyncs, lost_moves\n"
-          "                           (acknowledged moves a resync no "
-          "longer showed) and\n"
-          "                           games found ended (abandoned) while "
-          "away\n",
+          "                           (moves a connection read that its "
+          "own resync no longer\n"
+          "                           showed) and games found ended "
+          "(abandoned) while away\n"
+          "  --acked FILE             write a line \"GID PLY\" per game "
+          "played: the highest\n"
+          "                           ply a moved or state of it showed, "
+          "acknowledged (for a\n"
+          "                           check against the store: "
+          "tests/bench/acked.py)\n",
           f);
 }
 
@@ -261,6 +268,7 @@ static void parse_args(int argc, char **argv, struct options *o)
         {"event-loop", required_argument, NULL, 'e'},
         {"ports", required_argument, NULL, 'o'},
         {"resume", no_argument, NULL, 'R'},
+        {"acked", required_argument, NULL, 'A'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -279,6 +287,7 @@ static void parse_args(int argc, char **argv, struct options *o)
     c->max_connecting = 256;
     c->ramp_timeout_s = 300;
     c->use_libev = 1;
+    c->acked_fd = -1;
     o->procs = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -353,6 +362,16 @@ static void parse_args(int argc, char **argv, struct options *o)
             break;
         case 'R':
             c->resume = true;
+            break;
+        case 'A':
+            c->acked_fd = open(
+                optarg, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+                0644);
+            if (c->acked_fd < 0) {
+                fprintf(stderr, "E: --acked %s: %s\n", optarg,
+                        strerror(errno));
+                exit(2);
+            }
             break;
         case 'v':
             c->verbose = 1;
@@ -743,8 +762,9 @@ static void report(const struct options *o, const struct lg_stats *t,
     else
         printf(" games=%d spectators_per_game=%d move_interval_ms=%d",
                c->games, c->spectators, c->move_interval_ms);
-    printf(" duration_s=%.2f ramp_s=%.2f src_addrs=%d connections=%llu",
-           window, t->ramp_s, c->src_addrs,
+    printf(" duration_s=%.2f ramp_s=%.2f ramp_games=%llu src_addrs=%d "
+           "connections=%llu",
+           window, t->ramp_s, (unsigned long long)t->ramp_games, c->src_addrs,
            (unsigned long long)t->connections);
     if (c->mode == LG_MODE_CONNECT) {
         printf(" connects=%llu connects_per_s=%.0f",
@@ -943,6 +963,7 @@ int main(int argc, char **argv)
             total->window_s = s->window_s;
         if (s->ramp_s > total->ramp_s)
             total->ramp_s = s->ramp_s;
+        total->ramp_games += s->ramp_games;
         lg_hist_merge(&total->own, &s->own);
         lg_hist_merge(&total->opp, &s->opp);
         lg_hist_merge(&total->spec, &s->spec);

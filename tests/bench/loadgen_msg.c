@@ -6,28 +6,19 @@
 #include <jansson.h>
 #include <string.h>
 
-static const char *const error_names[LG_ERR_COUNT] = {
-    "bad_json",      "bad_field",         "unknown_type",  "unauthenticated",
-    "bad_token",     "no_such_game",      "not_a_player",  "not_started",
-    "game_over",     "stale_ply",         "not_your_turn", "illegal_move",
-    "bad_clock",     "claim_rejected",    "seat_taken",    "own_game",
-    "no_draw_offer", "abort_not_allowed", "no_seek",       "rate_limited",
-    "unknown",
-};
-
 int lg_msg_error_index(const char *code)
 {
     for (int i = 0; i < LG_ERR_PROTOCOL_CODES; i++)
-        if (!strcmp(code, error_names[i]))
+        if (!strcmp(code, proto_code_name((enum proto_code)i)))
             return i;
     return LG_ERR_UNKNOWN;
 }
 
 const char *lg_msg_error_name(int index)
 {
-    if (index < 0 || index >= LG_ERR_COUNT)
+    if (index < 0 || index >= LG_ERR_PROTOCOL_CODES)
         return "unknown";
-    return error_names[index];
+    return proto_code_name((enum proto_code)index);
 }
 
 static const struct {

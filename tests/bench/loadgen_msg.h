@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "proto.h"
+
 enum lg_msg_type {
     LG_MSG_OTHER, /* anything the load generator ignores */
     LG_MSG_WELCOME,
@@ -21,10 +23,10 @@ enum lg_msg_type {
     LG_MSG_SHUTDOWN,
 };
 
-/* The error codes of the protocol, in its order, then one for anything
- * else; lg_msg_error_name() gives the text. */
+/* The error codes of the protocol (common/proto.h's, in its order), then
+ * one for anything else; lg_msg_error_name() gives the text. */
 enum {
-    LG_ERR_PROTOCOL_CODES = 20,
+    LG_ERR_PROTOCOL_CODES = PROTO_CODE_COUNT,
     LG_ERR_UNKNOWN = LG_ERR_PROTOCOL_CODES,
     LG_ERR_COUNT,
 };

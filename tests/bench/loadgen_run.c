@@ -95,8 +95,8 @@ struct conn {
     char token[64]; /* from its welcome */
     int port_i;     /* index in cfg->ports */
     bool resuming;  /* reconnecting or resyncing: a `state` is due */
-    bool watchdog;  /* ... asked by the watchdog (nothing in flight) */
     int tries;      /* reconnect attempts since it was last in play */
+    long seen;      /* the highest ply of the game it read (moved, state) */
     int64_t est_us; /* when it was last established */
 };
 
@@ -111,6 +111,7 @@ struct pair {
     char gid[LG_MSG_GID_MAX + 1];
     int welcomed, watching, joined, ended;
     long ply;    /* plies played */
+    long acked;  /* the highest ply any of its connections read */
     char uci[6]; /* the next move, chosen on receipt */
     struct conn *mover;
     int64_t sent_us[SENT_RING]; /* write time by ply % SENT_RING */
@@ -466,6 +467,32 @@ static void pair_set_state(struct pair *p, enum pstate st)
     p->progress_us = now_us();
 }
 
+/* --acked: the slot's game and the highest ply it was shown, once. */
+static void acked_flush(struct pair *p)
+{
+    char line[LG_MSG_GID_MAX + 32];
+    int n;
+
+    if (p->run->cfg->acked_fd >= 0 && p->gid[0] && p->acked > 0) {
+        n = snprintf(line, sizeof line, "%s %ld\n", p->gid, p->acked);
+        /* (O_APPEND, one short write: the processes' lines stay whole) */
+        if (write(p->run->cfg->acked_fd, line, (size_t)n) != n)
+            fprintf(stderr, "E: --acked: %s\n", strerror(errno));
+    }
+    p->acked = 0;
+    for (int k = 0; k < p->nconn; k++)
+        p->conns[k].seen = 0;
+}
+
+/* c read game p at ply (a moved or a state). */
+static void acked_note(struct pair *p, struct conn *c, long ply)
+{
+    if (ply > p->acked)
+        p->acked = ply;
+    if (ply > c->seen)
+        c->seen = ply;
+}
+
 /* Closes every connection of p; the slot restarts once all are closed. */
 static void pair_reset(struct pair *p)
 {
@@ -489,12 +516,13 @@ static void pair_fail(struct pair *p)
 
 static void pair_connect(struct pair *p)
 {
+    acked_flush(p);
     pair_set_state(p, PS_CONNECTING);
     p->welcomed = 0;
     p->gid[0] = '\0';
     for (int k = 0; k < p->nconn; k++) { /* new players */
         p->conns[k].token[0] = '\0';
-        p->conns[k].resuming = p->conns[k].watchdog = false;
+        p->conns[k].resuming = false;
         p->conns[k].tries = 0;
         conn_queue_attempt(&p->conns[k]);
     }
@@ -503,6 +531,8 @@ static void pair_connect(struct pair *p)
 
 static void pair_new_game(struct pair *p)
 {
+    acked_flush(p);
+    p->gid[0] = '\0'; /* (the last game's late messages are not this one's) */
     pair_set_state(p, PS_INVITING);
     p->watching = p->joined = p->ended = 0;
     p->mover = NULL;
@@ -598,6 +628,7 @@ static void on_moved(struct pair *p, struct conn *c, const struct lg_msg *m,
     bool known = m->ply > 0 && p->sent_ply[slot] == m->ply;
     uint64_t lat = known ? (uint64_t)(now - p->sent_us[slot]) : 0;
 
+    acked_note(p, c, m->ply);
     if (c->role == ROLE_SPEC) {
         if (known)
             lg_hist_record(&r->st.spec, lat);
@@ -641,32 +672,35 @@ static bool move_on_its_way(const struct pair *p, const struct conn *mv)
 
 /* --resume: the `state` a reconnected (or resyncing) connection asked
  * for; the side to move moves now unless its move is already on its way.
- * A state behind what the slot has seen is news overtaken by the other
- * player's node (a move sent on the connection that was cut can reach
- * the host after this connection's sync): it is left alone, and the
- * moves it lacks are counted lost only when a resync of the watchdog,
- * with nothing in flight for RESYNC_US, still lacks them. */
-static void on_resume(struct pair *p, struct conn *c, const struct lg_msg *m)
+ * A state behind what this connection itself read before (seen) lacks
+ * acknowledged moves: lost (unless --acked's check finds them stored).
+ * A state behind only what the other player's connection read is news
+ * overtaken: a move sent on the connection that was cut can reach the
+ * host after this connection's sync, and a watchdog's sync can be
+ * answered just before the move it waited for is played, whose `moved`
+ * the other connection reads first. It is left alone; the slot's next
+ * news (that `moved`, or the watchdog again) carries it on. */
+static void on_resume(struct pair *p, struct conn *c, const struct lg_msg *m,
+                      long seen)
 {
     struct run *r = p->run;
     struct conn *mv;
-    bool watchdog = c->watchdog;
 
-    c->resuming = c->watchdog = false;
+    c->resuming = false;
     c->tries = 0;
     if (c->role == ROLE_SPEC || (p->st != PS_PLAYING && p->st != PS_ENDING))
         return;
-    if (m->ply < p->ply && !watchdog) {
-        r->st.stale_states++;
-        return;
-    }
-    if (m->ply < p->ply) {
-        r->st.lost_moves += (uint64_t)(p->ply - m->ply);
+    if (m->ply < seen) {
+        r->st.lost_moves += (uint64_t)(seen - m->ply);
         if (r->cfg->verbose)
             fprintf(stderr,
-                    "I: lost: game %s: ply %ld seen, the state of a "
-                    "resync (%s) has %ld\n",
-                    p->gid, p->ply, c == &p->conns[0] ? "A" : "B", m->ply);
+                    "I: lost: game %s: ply %ld read on %s, the state of "
+                    "its resync has %ld\n",
+                    p->gid, seen, c == &p->conns[0] ? "A" : "B", m->ply);
+    }
+    if (m->ply < p->ply) {
+        r->st.stale_states++;
+        return;
     }
     if (!m->started) { /* it ended while this side was away */
         if (p->st == PS_ENDING) {
@@ -700,10 +734,13 @@ static void on_resume(struct pair *p, struct conn *c, const struct lg_msg *m)
 
 static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
 {
+    long seen = c->seen;
+
     if (strcmp(m->game, p->gid))
         return;
+    acked_note(p, c, m->ply);
     if (c->resuming) {
-        on_resume(p, c, m);
+        on_resume(p, c, m, seen);
         return;
     }
     if (c->role == ROLE_SPEC) {
@@ -1094,9 +1131,11 @@ static void window_end(struct timerq_timer *t)
 static void window_go(struct run *r)
 {
     double ramp = r->st.ramp_s;
+    uint64_t ramp_games = r->st.ramp_games;
 
     memset(&r->st, 0, sizeof r->st);
     r->st.ramp_s = ramp;
+    r->st.ramp_games = ramp_games;
     r->going = true;
     r->t_go_us = now_us();
     r->cpu_go_us = cpu_us();
@@ -1190,7 +1229,7 @@ static void watchdog(struct run *r, int64_t now)
             for (int k = 0; k < 2; k++) {
                 struct conn *c = &p->conns[k];
                 if (c->established && !c->resuming) {
-                    c->resuming = c->watchdog = true;
+                    c->resuming = true;
                     asked = true;
                     conn_send(c, false, 0, "{\"t\":\"sync\",\"game\":\"%s\"}",
                               p->gid);
@@ -1221,6 +1260,7 @@ static void ctl_poll(struct timerq_timer *t)
           (r->cfg->mode != LG_MODE_ECHO || r->established == r->nprobes)) ||
          now >= r->ramp_deadline_us)) {
         r->st.ramp_s = (double)(now - r->t_begin_us) / 1e6;
+        r->st.ramp_games = (uint64_t)r->ready;
         write_all(r->cfg->out_fd, "R", 1);
         r->sent_ready = true;
     }
@@ -1378,6 +1418,8 @@ int lg_run(const struct lg_config *cfg)
             break;
 done:
     r->stopping = true;
+    for (int i = 0; i < r->npairs; i++) /* (the games still in play) */
+        acked_flush(&r->pairs[i]);
     lws_sul_cancel(&r->tq_sul);
     if (r->ev_loop)
         ev_timer_stop(r->ev_loop, &r->tq_ev);

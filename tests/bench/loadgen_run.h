@@ -60,6 +60,10 @@ struct lg_config {
     int proc_index; /* for messages */
     int verbose;    /* progress on stderr all along, not only ramp */
     int use_libev;  /* event loop: libev (epoll) rather than poll() */
+    int acked_fd;   /* >= 0 (--acked): a line "GID PLY" per game played,
+                       the highest ply a `moved` or `state` of it showed
+                       (each acknowledged: the server sends nothing about
+                       a game before it is stored) */
     int ctl_fd;     /* read: 'G', then end of file */
     int out_fd;     /* write: 'R', then struct lg_stats */
 };
@@ -83,14 +87,18 @@ struct lg_stats {
     uint64_t cpu_us;            /* this process's CPU time in the window */
     uint64_t resets;            /* slots given up (error, close, stall) */
     /* --resume: connections re-established and resynced, resyncs of a
-     * move without its `moved`, moves acknowledged (a `moved` seen) that
-     * a resync's `state` no longer had, games found ended while away and
-     * how many of them the server ended as abandoned; states of a
-     * reconnect behind what the slot had seen (overtaken, left alone) */
+     * move without its `moved`, moves acknowledged on a connection (a
+     * `moved` or `state` it read) that its own later resync's `state` no
+     * longer had, games found ended while away and how many of them the
+     * server ended as abandoned; resync states behind what the other
+     * connection of the slot had seen (overtaken, left alone). Whether
+     * an acknowledged move is stored is --acked's to say. */
     uint64_t reconnects, resumes, resyncs, lost_moves, ended_away, abandoned,
         stale_states;
     double window_s;
     double ramp_s;          /* start to 'R' */
+    uint64_t ramp_games;    /* games in play at 'R' (all, unless the ramp
+                               timed out) */
     struct lg_hist own;     /* move written -> mover's own `moved` */
     struct lg_hist opp;     /* move written -> opponent's `moved` */
     struct lg_hist spec;    /* move written -> a spectator's `moved` */

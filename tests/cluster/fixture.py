@@ -221,11 +221,19 @@ class Redis:
     still running."""
     running = []
 
-    def __init__(self, folder, wait=20, tls=False):
+    def __init__(self, folder, wait=20, tls=False, password=None,
+                 certs_from=None):
+        """password: the nodes' (another shard's, which they log in to
+        alike), else a new one; certs_from: the folder of that shard,
+        whose CA and certificates this one uses too (tls)."""
         self.folder = folder
         self.tls = tls
         self.port = free_tcp_port() if tls else 0
-        if tls:
+        if tls and certs_from:
+            for name in ("ca.crt", "redis.crt", "redis.key", "client.crt",
+                         "client.key"):
+                shutil.copy(os.path.join(certs_from, name), folder)
+        elif tls:
             make_certs(folder)
         self.socket = os.path.join(folder, "redis.sock")
         self.log = os.path.join(folder, "redis.log")
@@ -233,7 +241,7 @@ class Redis:
         self.key_file = os.path.join(folder, "cluster.key")
         self.acl = os.path.join(folder, "redis-chess.acl")
         self.password = write_secret(self.password_file,
-                                     secrets.token_hex(16))
+                                     password or secrets.token_hex(16))
         write_secret(self.key_file, secrets.token_hex(32))
         with open(self.acl, "w") as f:
             f.write(test_acl(self.password))

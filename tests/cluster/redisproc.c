@@ -43,6 +43,36 @@ static bool answers(const struct redisproc *p)
     return ok;
 }
 
+/* A Redis Cluster of one server: every slot assigned to it, then
+ * waits until the cluster says ok. 0, or -1. */
+static int cluster_up(struct redisproc *p)
+{
+    redisContext *c = redisConnectUnix(p->socket);
+    redisReply *r;
+    int ok = -1;
+
+    if (!c || c->err) {
+        redisFree(c);
+        return -1;
+    }
+    r = redisCommand(c, "CLUSTER ADDSLOTSRANGE 0 16383");
+    if (r && r->type == REDIS_REPLY_STATUS)
+        for (int i = 0; i < 500 && ok < 0; i++) { /* 5 s */
+            freeReplyObject(r);
+            r = redisCommand(c, "CLUSTER INFO");
+            if (r && r->type == REDIS_REPLY_STRING &&
+                strstr(r->str, "cluster_state:ok"))
+                ok = 0;
+            else
+                sleep_ms(10);
+        }
+    freeReplyObject(r);
+    redisFree(c);
+    if (ok < 0)
+        fprintf(stderr, "redisproc: the cluster of one is not ok\n");
+    return ok;
+}
+
 /* A loopback TCP port free now (the kernel's choice), or 0. */
 static int free_port(void)
 {
@@ -61,7 +91,8 @@ static int free_port(void)
 
 static int spawn(struct redisproc *p)
 {
-    char port[16], log[96], acl[96], cert[192], key[192], ca[192];
+    char port[16], log[96], acl[96], cert[192], key[192], ca[192], nodes[96],
+        bus[16];
     const char *prog = getenv("REDIS_SERVER");
     pid_t parent = getpid();
 
@@ -73,6 +104,9 @@ static int spawn(struct redisproc *p)
     snprintf(cert, sizeof cert, "%s/redis.crt", p->tls_dir);
     snprintf(key, sizeof key, "%s/redis.key", p->tls_dir);
     snprintf(ca, sizeof ca, "%s/ca.crt", p->tls_dir);
+    snprintf(nodes, sizeof nodes, "%s/nodes.conf", p->dir);
+    snprintf(bus, sizeof bus, "%d", p->cluster_port);
+    unlink(nodes); /* (a restart is a new cluster of one) */
     p->pid = fork();
     if (p->pid < 0) {
         perror("fork");
@@ -115,6 +149,14 @@ static int spawn(struct redisproc *p)
             argv[n++] = "--tls-auth-clients";
             argv[n++] = p->tls_clients ? "yes" : "no";
         }
+        if (p->cluster) {
+            argv[n++] = "--cluster-enabled";
+            argv[n++] = "yes";
+            argv[n++] = "--cluster-config-file";
+            argv[n++] = nodes;
+            argv[n++] = "--cluster-port"; /* (its own: tests run at once) */
+            argv[n++] = bus;
+        }
         argv[n] = NULL;
         execvp(prog, (char *const *)argv);
         fprintf(stderr, "redisproc: cannot run %s: %s\n", prog,
@@ -129,7 +171,7 @@ static int spawn(struct redisproc *p)
             return -1;
         }
         if (answers(p))
-            return 0;
+            return p->cluster ? cluster_up(p) : 0;
         sleep_ms(10);
     }
     fprintf(stderr, "redisproc: redis-server does not answer on %s\n",
@@ -191,6 +233,12 @@ int redisproc_start_with(struct redisproc *p, const struct redisproc_opts *o)
     if (o->tls_dir)
         snprintf(p->tls_dir, sizeof p->tls_dir, "%s", o->tls_dir);
     p->tls_clients = o->tls_clients;
+    p->cluster = o->cluster;
+    if (o->cluster && !(p->cluster_port = free_port())) {
+        fprintf(stderr, "redisproc: no free port\n");
+        redisproc_cleanup(p);
+        return -1;
+    }
     if ((o->tcp || o->tls_dir) && !(p->port = free_port())) {
         fprintf(stderr, "redisproc: no free port\n");
         redisproc_cleanup(p);
@@ -246,6 +294,8 @@ void redisproc_cleanup(struct redisproc *p)
     snprintf(path, sizeof path, "%s/redis.log", p->dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/users.acl", p->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/nodes.conf", p->dir);
     unlink(path);
     rmdir(p->dir);
     p->dir[0] = '\0';

@@ -27,6 +27,11 @@ struct redisproc_opts {
      * of that CA when tls_clients. NULL: plain. */
     const char *tls_dir;
     bool tls_clients;
+    /* A Redis Cluster of this one server (cluster-enabled, every slot
+     * its own): a script that reads or writes keys of two hash slots is
+     * refused, as a real Redis Cluster would refuse it (the nodes'
+     * scripts each keep to one: docs/cluster.md, "Shards"). */
+    bool cluster;
 };
 
 struct redisproc {
@@ -37,7 +42,9 @@ struct redisproc {
     int port;          /* also on 127.0.0.1:port, or 0 */
     char tls_dir[160]; /* opts.tls_dir, or "" */
     bool tls_clients;
-    bool acl; /* dir/users.acl */
+    bool acl;         /* dir/users.acl */
+    bool cluster;     /* opts.cluster */
+    int cluster_port; /* ... its cluster bus's loopback port */
 };
 
 /* Creates the folder and starts the server (with requirepass when

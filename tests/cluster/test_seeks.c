@@ -1,9 +1,13 @@
 /*
  * test_seeks.c - the lobby's scripts (server/cluster/lua/seek_place.lua,
- * seek_cancel.lua) through server/cluster/redis.c against a real redis-server:
- * docs/PROTOCOL.md's pairing rules one by one, the cap per address, then 1,000 seeks placed
- * at once through three connections, each seeker paired at most once,
- * every pair compatible, and no two compatible seeks left waiting.
+ * seek_cancel.lua, seek_read.lua)
+ * through server/cluster/redis.c against a real redis-server:
+ * docs/PROTOCOL.md's pairing rules one by one, the cap per address, a
+ * dead node's seeks, accept's read and take, then 1,000 seeks placed at
+ * once through three connections, each seeker paired at most once,
+ * every pair compatible, and no two compatible seeks left waiting. Run
+ * again on a Redis Cluster of one (seeks_cluster): each script keeps to
+ * one hash slot.
  */
 #include <check.h>
 #include <ev.h>
@@ -30,46 +34,50 @@ struct seek {
     const char *max;  /* ... max_seeks_per_ip (ARGV[14]); NULL: none */
 };
 
-/* seek_place's keys and arguments for s (into the buffers given). */
-static void place_args(const struct seek *s, char keys[3][48],
-                       const char *kp[3], char nums[4][16],
-                       const char *args[15])
+/* The lobby's keys (seek_place.lua): seek_place's six, and the five of
+ * seek_cancel. */
+static const char *const place_keys[6] = {
+    "lobby:{lobby}:seeks", "lobby:{lobby}:queue",   "lobby:{lobby}:all",
+    "lobby:{lobby}:seq",   "lobby:{lobby}:seekers", "lobby:{lobby}:addrs"};
+static const char *const seek_keys[5] = {
+    "lobby:{lobby}:seeks", "lobby:{lobby}:queue", "lobby:{lobby}:all",
+    "lobby:{lobby}:seekers", "lobby:{lobby}:addrs"};
+
+/* seek_place's arguments for s (into the buffers given). */
+static void place_args(const struct seek *s, char nums[4][16],
+                       const char *args[16])
 {
-    snprintf(keys[0], 48, "seeks:%s", s->clock);
-    snprintf(keys[1], 48, "seeker:%s", s->pid);
-    snprintf(keys[2], 48, "seeks:seq");
-    for (int i = 0; i < 3; i++)
-        kp[i] = keys[i];
     snprintf(nums[0], 16, "%d", s->rating);
     snprintf(nums[1], 16, "%d", s->lo);
     snprintf(nums[2], 16, "%d", s->hi);
     snprintf(nums[3], 16, "%d", s->coin);
-    args[0] = s->sid;
-    args[1] = s->pid;
-    args[2] = s->node;
-    args[3] = s->color;
-    args[4] = s->rated ? "1" : "0";
-    args[5] = s->rated ? nums[0] : "";
-    args[6] = s->has_range ? nums[1] : "";
-    args[7] = s->has_range ? nums[2] : "";
-    args[8] = nums[3];
-    args[9] = "1700000000000";
-    args[10] = "";
-    args[11] = "0";
-    args[12] = s->addr ? s->addr : "";
-    args[13] = s->max ? s->max : "";
-    args[14] = "0";
+    args[0] = s->clock;
+    args[1] = s->sid;
+    args[2] = s->pid;
+    args[3] = s->node;
+    args[4] = s->color;
+    args[5] = s->rated ? "1" : "0";
+    args[6] = s->rated ? nums[0] : "";
+    args[7] = s->has_range ? nums[1] : "";
+    args[8] = s->has_range ? nums[2] : "";
+    args[9] = nums[3];
+    args[10] = "1700000000000";
+    args[11] = "";
+    args[12] = "0";
+    args[13] = s->addr ? s->addr : "";
+    args[14] = s->max ? s->max : "";
+    args[15] = "0";
 }
 
 /* Places s and returns the script's answer as text (caller frees). */
 static char *place(const struct seek *s)
 {
-    char keys[3][48], nums[4][16];
-    const char *kp[3], *args[15];
+    char nums[4][16];
+    const char *args[16];
 
-    place_args(s, keys, kp, nums, args);
-    return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 3, kp,
-                          s->addr ? 15 : 10, args);
+    place_args(s, nums, args);
+    return redissync_eval(loop, rd, REDIS_LUA_SEEK_PLACE, 6, place_keys,
+                          s->addr ? 16 : 11, args);
 }
 
 #define PLACE(want, ...)                                                   \
@@ -96,14 +104,35 @@ static void expect_cmd(const char *want, const char *format, const char *a)
     free(got);
 }
 
-static int cancel(const char *pid, const char *sid)
+/* Whether seek sid is open; player pid's open seek ("nil" none). */
+#define OPEN(want, sid) \
+    expect_cmd(want, "HEXISTS lobby:{lobby}:seeks %s", sid)
+#define SEEKER(want, pid) \
+    expect_cmd(want, "HGET lobby:{lobby}:seekers %s", pid)
+
+/* The seeks queued for clock. */
+static int queued(const char *clock)
 {
-    char key[48], *got;
-    const char *kp[1] = {key}, *args[1] = {sid};
+    char lo[40], hi[40], *got;
     int n;
 
-    snprintf(key, sizeof key, "seeker:%s", pid);
-    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 1, kp, 1, args);
+    snprintf(lo, sizeof lo, "[%s ", clock);
+    snprintf(hi, sizeof hi, "(%s!", clock);
+    got = redissync_command(loop, admin,
+                            "ZLEXCOUNT lobby:{lobby}:queue %s %s", lo, hi);
+    n = atoi(got);
+    free(got);
+    return n;
+}
+
+static int cancel(const char *pid, const char *sid)
+{
+    char *got;
+    const char *args[3] = {"player", pid, sid};
+    int n;
+
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 3,
+                         args);
     n = atoi(got);
     ck_assert_msg(!strcmp(got, "0") || !strcmp(got, "1"), "%s", got);
     free(got);
@@ -119,7 +148,7 @@ START_TEST(test_colours)
           .color = "black", .node = "n1");
     /* random fits white: B, and takes black */
     PLACE("[paired,s2,B,n0,black,,1700000000000]", .sid = "s4", .pid = "D");
-    expect_cmd("0", "ZCARD %s", "seeks:f300+0");
+    ck_assert_int_eq(queued("f300+0"), 0);
     /* both random: the coin decides the new seeker's colour */
     PLACE("[waiting,s5]", .sid = "s5", .pid = "E");
     PLACE("[paired,s5,E,n0,white,,1700000000000]", .sid = "s6", .pid = "F",
@@ -131,9 +160,9 @@ START_TEST(test_colours)
     PLACE("[waiting,s9]", .sid = "s9", .pid = "G", .color = "black");
     PLACE("[paired,s9,G,n0,white,,1700000000000]", .sid = "s10", .pid = "H");
     /* a paired seek is gone, and so is its player's open seek */
-    expect_cmd("0", "EXISTS %s", "seek:s9");
-    expect_cmd("0", "EXISTS %s", "seeker:G");
-    expect_cmd("0", "EXISTS %s", "seeker:H");
+    OPEN("0", "s9");
+    SEEKER("nil", "G");
+    SEEKER("nil", "H");
 }
 END_TEST
 
@@ -196,30 +225,32 @@ START_TEST(test_one_seek_per_player)
     /* A's new seek replaces the old one, and never pairs with it */
     PLACE("[waiting,s2]", .sid = "s2", .pid = "A", .color = "black",
           .clock = "m60");
-    expect_cmd("0", "ZCARD %s", "seeks:f300+0");
-    expect_cmd("0", "EXISTS %s", "seek:s1");
-    expect_cmd("s2", "GET %s", "seeker:A");
+    ck_assert_int_eq(queued("f300+0"), 0);
+    OPEN("0", "s1");
+    SEEKER("s2", "A");
     PLACE("[waiting,s3]", .sid = "s3", .pid = "A", .clock = "m60");
-    expect_cmd("1", "ZCARD %s", "seeks:m60");
+    ck_assert_int_eq(queued("m60"), 1);
     /* cancel: only the named seek, or whichever is open */
     ck_assert_int_eq(cancel("A", "s2"), 0);
     ck_assert_int_eq(cancel("A", "s3"), 1);
     ck_assert_int_eq(cancel("A", ""), 0);
-    expect_cmd("0", "ZCARD %s", "seeks:m60");
-    expect_cmd("0", "EXISTS %s", "seek:s3");
+    ck_assert_int_eq(queued("m60"), 0);
+    OPEN("0", "s3");
     PLACE("[waiting,s4]", .sid = "s4", .pid = "A");
     ck_assert_int_eq(cancel("A", ""), 1);
-    expect_cmd("0", "EXISTS %s", "seeker:A");
-    /* a stale entry (its hash gone) is skipped and dropped */
+    SEEKER("nil", "A");
+    expect_cmd("[]", "ZRANGE %s 0 -1", "lobby:{lobby}:all");
+    /* a stale entry (its seek gone) is skipped and dropped */
     PLACE("[waiting,s5]", .sid = "s5", .pid = "B");
-    expect_cmd("1", "DEL %s", "seek:s5");
+    expect_cmd("1", "HDEL lobby:{lobby}:seeks %s", "s5");
     PLACE("[waiting,s6]", .sid = "s6", .pid = "C", .color = "white");
-    expect_cmd("[s6]", "ZRANGE %s 0 -1", "seeks:f300+0");
+    ck_assert_int_eq(queued("f300+0"), 1);
+    expect_cmd("[s6]", "ZRANGE %s 0 -1", "lobby:{lobby}:all");
 }
 END_TEST
 
 /* max_seeks_per_ip: an address's players hold at most that many open
- * seeks (its set seekaddr:ADDR); a replacement of the player's own is
+ * seeks (its entry in lobby:{lobby}:addrs); a replacement of the player's own is
  * not one more; a cancelled, paired or vanished seek frees its place. */
 START_TEST(test_seeks_per_address)
 {
@@ -229,14 +260,14 @@ START_TEST(test_seeks_per_address)
           .addr = "10.0.0.1", .max = "2");
     PLACE("[too_many]", .sid = "s3", .pid = "C", .color = "white",
           .addr = "10.0.0.1", .max = "2");
-    expect_cmd("0", "EXISTS %s", "seek:s3");
-    expect_cmd("0", "EXISTS %s", "seeker:C");
+    OPEN("0", "s3");
+    SEEKER("nil", "C");
     /* B's replacement; another address */
     PLACE("[waiting,s4]", .sid = "s4", .pid = "B", .color = "white",
           .addr = "10.0.0.1", .max = "2");
     PLACE("[waiting,s5]", .sid = "s5", .pid = "D", .color = "white",
           .addr = "10.0.0.2", .max = "2");
-    expect_cmd("2", "SCARD %s", "seekaddr:10.0.0.1");
+    expect_cmd("s1 s4", "HGET lobby:{lobby}:addrs %s", "10.0.0.1");
     /* cancelled: its place is free */
     ck_assert_int_eq(cancel("A", "s1"), 1);
     PLACE("[waiting,s6]", .sid = "s6", .pid = "C", .color = "white",
@@ -244,53 +275,83 @@ START_TEST(test_seeks_per_address)
     /* paired: gone from the set */
     PLACE("[paired,s4,B,n0,black,,1700000000000]", .sid = "s7", .pid = "E",
           .color = "black", .addr = "10.0.0.3", .max = "2");
-    expect_cmd("1", "SCARD %s", "seekaddr:10.0.0.1");
-    /* a vanished seek (its hash gone) is not counted */
-    expect_cmd("1", "DEL %s", "seek:s6");
+    expect_cmd("s6", "HGET lobby:{lobby}:addrs %s", "10.0.0.1");
+    /* a vanished seek (its record gone) is not counted */
+    expect_cmd("1", "HDEL lobby:{lobby}:seeks %s", "s6");
     PLACE("[waiting,s8]", .sid = "s8", .pid = "F", .color = "white",
           .addr = "10.0.0.1", .max = "1");
 }
 END_TEST
 
-/* A node's open seeks are in its set (placed, replaced, paired and
- * cancelled ones leave it), and the sweep of a dead node removes them:
- * nobody is there to play them. */
+/* The sweep of a dead node removes its open seeks (seek_cancel.lua):
+ * nobody is there to play them; the others stay. */
 START_TEST(test_dead_node_seeks)
 {
-    const char *sk[1] = {"nodes"};
     char *got;
 
     PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .node = "n1");
     PLACE("[waiting,s2]", .sid = "s2", .pid = "B", .node = "n2",
-          .clock = "m60");
+          .clock = "m60", .addr = "10.0.0.1", .max = "5");
     PLACE("[waiting,s3]", .sid = "s3", .pid = "C", .node = "n2",
-          .clock = "f180+0");
-    expect_cmd("[s1]", "SMEMBERS %s", "node:n1:seeks");
+          .clock = "f180+0", .addr = "10.0.0.1", .max = "5");
     /* B's new seek replaces s2 */
     PLACE("[waiting,s4]", .sid = "s4", .pid = "B", .node = "n2",
           .clock = "f600+0");
-    got = redissync_command(loop, admin, "SISMEMBER node:n2:seeks s2");
-    ck_assert_str_eq(got, "0");
-    free(got);
-    /* D pairs with A's: s1 leaves n1's set */
+    /* D pairs with A's */
     PLACE("[paired,s1,A,n1,white,,1700000000000]", .sid = "s5", .pid = "D",
           .node = "n3");
-    expect_cmd("[]", "SMEMBERS %s", "node:n1:seeks");
-    ck_assert_int_eq(cancel("C", ""), 1);
-    expect_cmd("[s4]", "SMEMBERS %s", "node:n2:seeks");
-    /* n2 dies (it never renewed: no node:n2:alive) with s4 open */
-    got = redissync_command(loop, admin, "SADD nodes n2");
+    PLACE("[waiting,s6]", .sid = "s6", .pid = "E", .node = "n1",
+          .clock = "m60");
+    /* n2 dies with s3 and s4 open */
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"node", "n2"});
+    ck_assert_str_eq(got, "2");
     free(got);
-    got = redissync_eval(loop, rd, REDIS_LUA_CLUSTER_SWEEP, 1, sk, 2,
-                         (const char *[]){"n1", "10"});
-    ck_assert_str_eq(got, "[n2,0]");
+    OPEN("0", "s3");
+    OPEN("0", "s4");
+    ck_assert_int_eq(queued("f600+0"), 0);
+    ck_assert_int_eq(queued("f180+0"), 0);
+    SEEKER("nil", "B");
+    SEEKER("nil", "C");
+    expect_cmd("0", "HEXISTS lobby:{lobby}:addrs %s", "10.0.0.1");
+    expect_cmd("[s6]", "ZRANGE %s 0 -1", "lobby:{lobby}:all");
+    SEEKER("s6", "E");
+    /* F's seek on that clock waits: nothing left to pair with */
+    PLACE("[waiting,s7]", .sid = "s7", .pid = "F", .clock = "f600+0");
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"node", "n2"});
+    ck_assert_str_eq(got, "0");
     free(got);
-    expect_cmd("0", "EXISTS %s", "seek:s4");
-    expect_cmd("0", "ZCARD %s", "seeks:f600+0");
-    expect_cmd("0", "EXISTS %s", "seeker:B");
-    expect_cmd("0", "EXISTS %s", "node:n2:seeks");
-    /* E's seek on that clock waits: nothing left to pair with */
-    PLACE("[waiting,s6]", .sid = "s6", .pid = "E", .clock = "f600+0");
+}
+END_TEST
+
+/* accept's read and take of one seek (seek_read.lua, seek_cancel.lua). */
+START_TEST(test_read_and_take)
+{
+    char *got;
+
+    PLACE("[waiting,s1]", .sid = "s1", .pid = "A", .node = "n1", .rated = 1,
+          .rating = 1500, .has_range = 1, .lo = 1400, .hi = 1600,
+          .addr = "10.0.0.9", .max = "3");
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_READ, 1, seek_keys, 1,
+                         (const char *[]){"s1"});
+    ck_assert_str_eq(got, "[A,,random,1,1500,0,1400,1600,f300+0,n1]");
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"seek", "s1"});
+    ck_assert_str_eq(got, "1");
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_CANCEL, 5, seek_keys, 2,
+                         (const char *[]){"seek", "s1"});
+    ck_assert_str_eq(got, "0"); /* of two takers, one */
+    free(got);
+    got = redissync_eval(loop, rd, REDIS_LUA_SEEK_READ, 1, seek_keys, 1,
+                         (const char *[]){"s1"});
+    ck_assert_str_eq(got, "[nil,nil,nil,nil,nil,nil,nil,nil,nil,nil]");
+    free(got);
+    SEEKER("nil", "A");
+    ck_assert_int_eq(queued("f300+0"), 0);
+    expect_cmd("0", "HEXISTS lobby:{lobby}:addrs %s", "10.0.0.9");
 }
 END_TEST
 
@@ -381,13 +442,14 @@ START_TEST(test_thousand_at_once)
     }
     /* all at once: pipelined on three connections, interleaved */
     for (int i = 0; i < SEEKERS; i++) {
-        char keys[3][48], nums[4][16];
-        const char *kp[3], *args[15];
-        place_args(&seekers[i], keys, kp, nums, args);
+        char nums[4][16];
+        const char *args[16];
+        place_args(&seekers[i], nums, args);
         results[i].text = NULL;
         results[i].partner = -1;
         ck_assert_int_eq(redis_eval(conns[i % CONNS], REDIS_LUA_SEEK_PLACE,
-                                    placed_cb, &results[i], 3, kp, 10, args),
+                                    placed_cb, &results[i], 6, place_keys, 11,
+                                    args),
                          0);
     }
     for (int i = 0; i < 3000 && answered < SEEKERS; i++)
@@ -428,7 +490,8 @@ START_TEST(test_thousand_at_once)
         char *got;
         ck_assert_msg(times_paired[i] <= 1, "%s paired %d times",
                       seekers[i].pid, times_paired[i]);
-        got = redissync_command(loop, admin, "GET seeker:%s", seekers[i].pid);
+        got = redissync_command(loop, admin, "HGET lobby:{lobby}:seekers %s",
+                                seekers[i].pid);
         if (times_paired[i] == 0) {
             waiting++;
             ck_assert_str_eq(got, seekers[i].sid);
@@ -441,12 +504,8 @@ START_TEST(test_thousand_at_once)
         }
         free(got);
     }
-    for (size_t c = 0; c < 3; c++) {
-        char *got = redissync_command(loop, admin, "ZCARD seeks:%s",
-                                      clocks[c]);
-        in_redis += atoi(got);
-        free(got);
-    }
+    for (size_t c = 0; c < 3; c++)
+        in_redis += queued(clocks[c]);
     ck_assert_int_eq(in_redis, waiting);
     ck_assert_int_eq(2 * pairs + waiting, SEEKERS);
     ck_assert_msg(pairs >= 300, "only %d pairs: the mix pairs too little",
@@ -463,6 +522,7 @@ static Suite *seeks_suite(void)
     Suite *s = suite_create("seeks");
     TCase *tc = tcase_create("seeks");
 
+    tcase_add_unchecked_fixture(tc, setup_server, teardown_server);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_colours);
@@ -471,6 +531,7 @@ static Suite *seeks_suite(void)
     tcase_add_test(tc, test_one_seek_per_player);
     tcase_add_test(tc, test_seeks_per_address);
     tcase_add_test(tc, test_dead_node_seeks);
+    tcase_add_test(tc, test_read_and_take);
     tcase_add_test(tc, test_thousand_at_once);
     suite_add_tcase(s, tc);
     return s;

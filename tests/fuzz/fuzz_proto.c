@@ -54,6 +54,10 @@ static const struct {
     [PROTO_T_ACCEPT] = {{"seek"}, {"seek"}},
     [PROTO_T_COMPUTER] = {{"level", "clock", "color", "fen"},
                           {"level", "clock"}},
+    [PROTO_T_TAKEBACK] = {{"game"}, {"game"}},
+    [PROTO_T_TAKEBACK_ACCEPT] = {{"game"}, {"game"}},
+    [PROTO_T_TAKEBACK_DECLINE] = {{"game"}, {"game"}},
+    [PROTO_T_GIVE_TIME] = {{"game"}, {"game"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,

@@ -315,21 +315,43 @@ SingleServer = Server  # one process (ClusterServer's nodes)
 # connects to the next node in turn: the two players of a test's game on
 # different nodes, a third client (a spectator) on the third.
 CLUSTER = int(os.environ.get("CHESS_TEST_CLUSTER", "0") or "0")
+# CHESS_TEST_REDIS_SHARDS=K (run.py --redis-shards K): every cluster's
+# games spread over K Redis instances (docs/cluster.md, "Shards").
+SHARDS = int(os.environ.get("CHESS_TEST_REDIS_SHARDS", "1") or "1")
+
+
+def shard_of(key, shards):
+    """The shard of a game's id: bus_shard's FNV-1a (server/cluster/bus.c)."""
+    h = 2166136261
+    for b in key.encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h % shards if shards > 1 else 0
+
+
 class ClusterServer:
-    """CLUSTER nodes of chess-server on one database and one Redis, with
-    Server's interface: port, http and the rest are the first node's,
-    log_text all nodes' logs, and client_port hands out the nodes' ports
-    in turn. pin(i) sends every new client to node i until pin(None)."""
+    """CLUSTER nodes of chess-server on one database and one Redis (or
+    `shards` of them, SHARDS by default: redises, the first also redis),
+    with Server's interface: port, http and the rest are the first
+    node's, log_text all nodes' logs, and client_port hands out the
+    nodes' ports in turn. pin(i) sends every new client to node i until
+    pin(None)."""
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
                  extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
-                 nodes=None, tls=False):
+                 nodes=None, tls=False, shards=None):
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
         self.web = os.path.join(self.dir, "web")
         # tls: the nodes reach Redis over TLS (fixture.Redis)
         self.redis = Redis(self.dir, wait=WAIT, tls=tls)
+        self.redises = [self.redis]
+        for k in range(1, shards or SHARDS):
+            folder = os.path.join(self.dir, "redis%d" % (k + 1))
+            os.makedirs(folder, exist_ok=True)
+            self.redises.append(Redis(folder, wait=WAIT, tls=tls,
+                                      password=self.redis.password,
+                                      certs_from=self.dir))
         self.forgeries_expected = False
         self.turn = 0
         self.pinned = None
@@ -341,11 +363,22 @@ class ClusterServer:
             self.nodes.append(SingleServer(
                 grace_s=grace_s, first_move_s=first_move_s,
                 datadir=self.dir, name=node,
-                extra=self.redis.node_args() + ["--node-id", node] +
+                extra=self.redis_args() + ["--node-id", node] +
                 list(extra),
                 guests_per_ip_per_min=guests_per_ip_per_min))
         self.pg = self.nodes[0].pg
         self.wait_ready()
+
+    def redis_args(self):
+        """The nodes' flags for Redis: every shard's address, in order."""
+        args = self.redis.node_args()
+        args[args.index("--redis") + 1] = ",".join(
+            r.node_settings()["redis"] for r in self.redises)
+        return args
+
+    def redis_of(self, gid):
+        """The Redis of game gid's shard (its keys and cmd:G)."""
+        return self.redises[shard_of(gid, len(self.redises))]
 
     def wait_ready(self):
         """Every node holds its lease (each has logged cluster_joined)."""
@@ -385,9 +418,10 @@ class ClusterServer:
         return next(i for i, n in enumerate(self.nodes) if n.port == port)
 
     def host_of(self, gid):
-        """The index of the node that hosts gid (Redis's game:G:host)."""
-        name = redis_call(self.redis.socket, "GET", "game:%s:host" % gid,
-                          timeout=WAIT)
+        """The index of the node that hosts gid (Redis's game:{G}:host,
+        on the game's shard)."""
+        name = redis_call(self.redis_of(gid).socket, "GET",
+                          "game:{%s}:host" % gid, timeout=WAIT)
         return next((i for i, n in enumerate(self.nodes) if n.name == name),
                     None)
 
@@ -416,14 +450,16 @@ class ClusterServer:
         for n in self.nodes:
             if n.proc.poll() is None:
                 rc = n.terminate() or rc
-        self.redis.stop()
+        for r in self.redises:
+            r.stop()
         return rc
 
     def kill(self):
         for n in self.nodes:
             if n.proc.poll() is None:
                 n.kill()
-        self.redis.stop(signal.SIGKILL)
+        for r in self.redises:
+            r.stop(signal.SIGKILL)
 
     def stop(self):
         try:
@@ -437,7 +473,8 @@ class ClusterServer:
                         raise AssertionError(
                             "a node refused a message: " + n.log_text())
         finally:
-            self.redis.stop()
+            for r in self.redises:
+                r.stop()
             if self.own_dir:
                 pg_drop(self.dir)
                 shutil.rmtree(self.dir, ignore_errors=True)

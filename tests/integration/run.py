@@ -1,11 +1,12 @@
-"""Runs one integration test module: run.py [--postgres | --cluster N]
-SERVER_BINARY MODULE. With --postgres, a PostgreSQL 15 (and a Redis) of
+"""Runs one integration test module: run.py [--postgres | --cluster N
+[--redis-shards K]] SERVER_BINARY MODULE. With --postgres, a PostgreSQL 15 (and a Redis) of
 tests/cluster/fixture.py run for the module and every server the harness
 starts uses the PostgreSQL (CHESS_TEST_POSTGRES: harness.py; Redis is
 CHESS_TEST_REDIS, a node's settings for it as JSON, for --check-config).
 With --cluster N, the same, and
 every server is a cluster of N nodes with a Redis of its own
-(CHESS_TEST_CLUSTER: harness.ClusterServer)."""
+(CHESS_TEST_CLUSTER: harness.ClusterServer), or K Redis instances its
+games spread over (CHESS_TEST_REDIS_SHARDS)."""
 import json
 import os
 import sys
@@ -18,6 +19,9 @@ postgres = args[:1] in (["--postgres"], ["--cluster"])
 if args[:1] == ["--cluster"]:
     os.environ["CHESS_TEST_CLUSTER"] = args[1]
     args = args[2:]
+    if args[:1] == ["--redis-shards"]:
+        os.environ["CHESS_TEST_REDIS_SHARDS"] = args[1]
+        args = args[2:]
 elif postgres:
     args = args[1:]
 os.environ["CHESS_SERVER"] = os.path.abspath(args[0])

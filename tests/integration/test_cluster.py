@@ -9,6 +9,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 import unittest
 
@@ -17,8 +18,15 @@ import harness
 from harness import CLUSTER, FISCHER_5_0, FreshServerTest, WAIT, wait_until
 from test_http import parse_prometheus
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "bench"))
+import acked  # noqa: E402
+
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
 TICK_S = 1.0   # CLUSTER_TICK_MS
+# the balance moves balance_games_per_s (10) a tick: 200 games over
+# three nodes, one of them empty, are within the ratio in a few ticks
+BALANCE_WAIT_S = 15
 
 
 class OnNodes:
@@ -196,6 +204,23 @@ class OnNodes:
                 total += f[key] if key is not None else f
         return total
 
+    def hosted(self):
+        """The games each node hosts (chess_cluster_hosted_games)."""
+        return [self.figures(i)["chess_cluster_hosted_games"]
+                for i in range(len(self.srv.nodes))]
+
+    def wait_balanced(self, timeout):
+        """Waits until the most loaded node hosts at most 125 % of the
+        mean plus 8 games (docs/cluster.md, "Balance"); returns the
+        seconds it took, or None."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            h = self.hosted()
+            if sum(h) and max(h) <= 1.25 * sum(h) / len(h) + 8:
+                return max(time.monotonic() - start, 0.001)
+            time.sleep(0.2)
+        return None
+
     def reconnect(self, c, node):
         """c's player on node `node` again, with its token."""
         c.close()
@@ -368,7 +393,9 @@ class ClusterTest(OnNodes, FreshServerTest):
         node with its token (--resume), as a browser does; meanwhile each
         node in turn is stopped (SIGTERM: its games handed over) and
         started again on its port. No acknowledged move is missing from
-        any resync, no game is given up or abandoned, and play goes on."""
+        any resync, no game is given up or abandoned, and play goes on.
+        The last node restarted comes back empty: the balance hands it
+        games until the nodes are within the stated ratio."""
         loadgen = os.environ.get("CHESS_LOADGEN")
         if not loadgen:
             self.fail("CHESS_LOADGEN not set (tests/cluster/meson.build)")
@@ -378,6 +405,7 @@ class ClusterTest(OnNodes, FreshServerTest):
             lg = subprocess.Popen(
                 [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
                  "--ports", ",".join(map(str, ports)), "--resume",
+                 "--acked", self.path("acked.txt"),
                  "--games", "200", "--move-interval-ms", "1000",
                  "--duration-s", "40", "--ramp-timeout-s", "60"],
                 stdout=f, stderr=e)
@@ -390,9 +418,20 @@ class ClusterTest(OnNodes, FreshServerTest):
                            timeout=60)
         time.sleep(3)  # inside the window (it opens when all have begun)
         for i in range(len(self.srv.nodes)):
+            if i:
+                time.sleep(4)
             self.assertEqual(self.srv.nodes[i].terminate(), 0)
             self.srv.restart_node(i, same_port=True)
-            time.sleep(4)
+        # the last node restarted hosts nothing; the others hand it games
+        # (the balance, docs/cluster.md) until within the stated ratio
+        joined = self.hosted()
+        balanced = self.wait_balanced(BALANCE_WAIT_S)
+        self.assertTrue(balanced, "not balanced after %d s: %s" % (
+            BALANCE_WAIT_S, self.hosted()))
+        self.assertGreater(self.summed("chess_cluster_handovers_total"), 0)
+        print("\nbalanced: %s when the last node joined, %s %.1f s later"
+              % (joined, self.hosted(), balanced))
+        time.sleep(4)  # (play goes on after)
         self.assertEqual(lg.wait(timeout=120), 0)
         with open(out) as f:
             line = f.read().strip()
@@ -405,6 +444,11 @@ class ClusterTest(OnNodes, FreshServerTest):
         for k in ("lost_moves", "abandoned", "resets", "stalls",
                   "failed_procs"):
             self.assertEqual(got[k], "0", k + ": " + line)
+        # every move a player was shown is in the store
+        want = acked.read(self.path("acked.txt"))
+        self.assertGreaterEqual(len(want), 200)
+        self.assertEqual(acked.lost(want, self.srv.sql(acked.STORED_SQL)),
+                         [])
         # every node's connections came back through the others
         self.assertGreaterEqual(int(got["reconnects"]), 200, line)
         self.assertGreaterEqual(int(got["resumes"]),
@@ -638,7 +682,8 @@ class ClusterTest(OnNodes, FreshServerTest):
         w, b, gid = self.game_on(0, 1)
         forged = ("M evil x1 1 0 1 %s bob\n"
                   '{"t":"resign","game":"%s"}' % (b.pid, gid))
-        self.assertEqual(self.srv.redis.call("PUBLISH", "cmd:" + gid, forged),
+        self.assertEqual(self.srv.redis_of(gid).call("PUBLISH", "cmd:" + gid,
+                                                     forged),
                          1)  # the host got it ...
         self.srv.redis.call("PUBLISH", "node:n2",
                             "T 1\n" + json.dumps({"t": "game_end"}))
@@ -653,7 +698,7 @@ class ClusterTest(OnNodes, FreshServerTest):
         self.assertEqual(self.srv.sql("SELECT status FROM games WHERE "
                                       "gid = ?", gid), [("started",)])
         # black's draw offer as it crossed Redis, published again
-        tap = Subscriber(self.srv.redis.socket, "cmd:" + gid)
+        tap = Subscriber(self.srv.redis_of(gid).socket, "cmd:" + gid)
         try:
             b.send({"t": "draw_offer", "game": gid})
             w.expect("draw_offered", game=gid)
@@ -664,7 +709,7 @@ class ClusterTest(OnNodes, FreshServerTest):
         self.assertIn('"draw_offer"', offer)
         w.send({"t": "draw_decline", "game": gid})
         b.expect("draw_declined", game=gid)
-        self.srv.redis.call("PUBLISH", "cmd:" + gid, offer)
+        self.srv.redis_of(gid).call("PUBLISH", "cmd:" + gid, offer)
         wait_until(lambda: self.refused(0, "replayed") >= 1,
                    "the host counting the replay")
         b.move(gid, "b8c6", 3)
@@ -747,6 +792,56 @@ class Subscriber:
 
 
 @unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+@unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
+class ShardTest(OnNodes, FreshServerTest):
+    """The games spread over two Redis instances (docs/cluster.md,
+    "Shards"), whatever CHESS_TEST_REDIS_SHARDS says."""
+
+    def game_on_shard(self, shard, host, other):
+        """game_on's game, one whose keys and commands are on shard."""
+        for _ in range(40):
+            w, b, gid = self.game_on(host, other)
+            if harness.shard_of(gid, 2) == shard:
+                return w, b, gid
+        self.fail("no game of 40 on shard %d" % shard)
+
+    def test_a_shard_restart_resyncs_and_loses_no_move(self):
+        """The second Redis restarts empty (kill -9): every client is told
+        (cluster_lost, cluster_back) and resynced, the host takes its
+        games of that shard again, and no move is lost, on that shard's
+        games or the first's."""
+        srv = self.srv = self.server({"max_invites_per_ip": 500}, shards=2)
+        w, b, gid = self.game_on_shard(1, 0, 1)
+        w0, b0, gid0 = self.game_on_shard(0, 1, 2)
+        self.assertEqual(srv.redises[1].call("GET", "game:{%s}:host" % gid),
+                         "n1")
+        srv.redises[1].stop(signal.SIGKILL)
+        for c in (w, b, w0, b0):
+            c.expect("cluster_lost")
+        # each host still takes its own connections' moves: the journal
+        # is PostgreSQL's
+        w.move(gid, "g1f3", 2)
+        w.expect("moved", game=gid, ply=3)
+        srv.redises[1].start()
+        for c in (w, b, w0, b0):
+            c.expect("cluster_back", timeout=10)
+        wait_until(lambda: srv.host_of(gid) == 0,
+                   "the host taking its game again on the new shard")
+        self.assertIn("event=cluster_shard_restarted shard=1",
+                      srv.nodes[0].log_text())
+        # black resyncs (or got the move) and plays on
+        self.sees_ply(b, gid, 3, timeout=10)
+        b.move(gid, "b8c6", 3)
+        for c in (w, b):
+            self.sees_ply(c, gid, 4, timeout=10)
+        # the first shard's game was never cut off
+        w0.move(gid0, "g1f3", 2)
+        for c in (w0, b0):
+            self.sees_ply(c, gid0, 3, timeout=10)
+        moves = srv.sql("SELECT count(*) FROM journal WHERE gid = ?", gid)
+        self.assertEqual(moves, [(4,)])
+
+
 class ClusterTlsTest(OnNodes, FreshServerTest):
     """Nodes that reach Redis over TLS with a client certificate, and
     nodes that Redis or its certificate refuse."""

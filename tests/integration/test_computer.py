@@ -178,6 +178,20 @@ class ComputerTest(ServerTest):
         c.send({"t": "rematch", "game": gid})
         self.assertIn("computer", c.expect_error("no_rematch")["msg"])
 
+    def test_no_takeback_nor_time_given(self):
+        c = self.client()
+        gid, _, st = self.start(c, 1, clock=BLITZ)
+        c.move(gid, "e2e4", st["ply"])
+        c.expect("moved", game=gid, ply=st["ply"] + 2)  # the computer's
+        for t, code in (("takeback", "takeback_not_allowed"),
+                        ("give_time", "give_time_not_allowed")):
+            c.send({"t": t, "game": gid, "id": t})
+            e = c.expect_error(code)
+            self.assertEqual(e["id"], t)
+            self.assertIn("computer", e["msg"])
+        c.send({"t": "resign", "game": gid})
+        c.expect("game_end", game=gid)
+
     @one_node
     def test_metrics(self):
         c = self.client()

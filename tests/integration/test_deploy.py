@@ -419,6 +419,10 @@ class RunClusterTest(FreshServerTest):
         else:
             raise AssertionError("no four free ports in a row")
         self.cdir = self.path("cluster")
+        # PostgreSQL's data in the test's folder, gone with it: as root
+        # the script runs it as `nobody`, who must reach the folder (else
+        # it goes under /var/tmp, in a folder of its own per CLUSTER_DIR)
+        os.chmod(self.dir, 0o711)
         out = open(self.path("run-cluster.out"), "w")
         p = subprocess.Popen(
             ["sh", os.path.join(DEPLOY, "run-cluster.sh")],
@@ -432,6 +436,9 @@ class RunClusterTest(FreshServerTest):
                    in read(self.path("run-cluster.out")),
                    "run-cluster.sh ready", timeout=120)
         self.assertIsNone(p.poll(), read(self.path("run-cluster.out")))
+        # its database is this test's own, shared with no other clone
+        self.assertTrue(os.path.isfile(os.path.join(self.cdir, "pg",
+                                                    "PG_VERSION")))
         return p, port
 
     def pids(self):

@@ -315,7 +315,7 @@ static void deliver(struct event *e)
         break;
     case EV_STATE:
         if (c->on_state)
-            c->on_state(c->arg, e->up);
+            c->on_state(c->arg, 0, e->up);
         break;
     }
 }
@@ -356,70 +356,102 @@ static int64_t num(const char *s)
     return s ? strtoll(s, NULL, 10) : 0;
 }
 
-static bool alive(struct busfake *f, const char *node)
+/* The lease of node N (node_up.lua's hash "nodes", one entry a node) is
+ * kept here as keys: "nodes/N" (the incarnation, expiring with the
+ * lease), "nodes/N/seen", "nodes/N/games" (the games it reported),
+ * "nodes/N/stopping" (while it stops) and the set "nodes/all". */
+static const char *lease_of(struct busfake *f, const char *node)
 {
     char key[96];
 
-    snprintf(key, sizeof key, "node:%s:alive", node);
-    return get(f, key) != NULL;
+    snprintf(key, sizeof key, "nodes/%s", node);
+    return get(f, key);
+}
+
+static void lease_set(struct busfake *f, const char *node, const char *inc,
+                      int64_t ms, const char *seen, const char *games,
+                      bool stopping)
+{
+    char key[96];
+
+    snprintf(key, sizeof key, "nodes/%s", node);
+    set(f, key, inc, ms);
+    snprintf(key, sizeof key, "nodes/%s/seen", node);
+    set(f, key, seen, 0);
+    snprintf(key, sizeof key, "nodes/%s/games", node);
+    set(f, key, games ? games : "0", 0);
+    snprintf(key, sizeof key, "nodes/%s/stopping", node);
+    if (stopping)
+        set(f, key, "1", 0);
+    else
+        key_del(f, key);
+    sadd(f, "nodes/all", node);
+}
+
+static const char *seen_of(struct busfake *f, const char *node)
+{
+    char key[96];
+    const char *s;
+
+    snprintf(key, sizeof key, "nodes/%s/seen", node);
+    s = get(f, key);
+    return s ? s : "0";
+}
+
+/* Its lease holds and it is not stopping (node_renew.lua). */
+static bool takes_games(struct busfake *f, const char *node)
+{
+    char key[96];
+
+    snprintf(key, sizeof key, "nodes/%s/stopping", node);
+    return lease_of(f, node) && get(f, key) == NULL;
 }
 
 static struct bus_value *node_up(struct busfake *f, const char *const *k,
                                  const char *const *a, const char **err)
 {
-    const char *held = get(f, k[0]);
-    char seen[96];
+    const char *held = lease_of(f, a[0]);
 
+    (void)k;
     (void)err;
     if (held && strcmp(held, a[1]))
         return val_int(0);
-    set(f, k[0], a[1], num(a[2]));
-    snprintf(seen, sizeof seen, "node:%s:seen", a[0]);
-    set(f, seen, a[3], 0);
-    sadd(f, k[1], a[0]);
+    lease_set(f, a[0], a[1], num(a[2]), a[3], a[4], false);
     return val_int(1);
 }
 
 static struct bus_value *node_renew(struct busfake *f, const char *const *k,
                                     const char *const *a, const char **err)
 {
-    const char *held = get(f, k[0]);
+    const char *held = lease_of(f, a[0]);
 
+    (void)k;
     (void)err;
-    if (!held || strcmp(held, a[0]))
+    if (!held || strcmp(held, a[1]))
         return val_int(0);
-    set(f, k[0], a[0], num(a[1]));
-    set(f, k[1], a[2], 0);
+    lease_set(f, a[0], a[1], num(a[2]), a[3], a[4],
+              a[5] && !strcmp(a[5], "1"));
     return val_int(1);
 }
 
 static struct bus_value *game_take(struct busfake *f, const char *const *k,
                                    const char *const *a, const char **err)
 {
-    const char *node = a[0], *gid = a[1];
+    const char *node = a[0], *dead = a[2];
     const char *host = get(f, k[0]);
-    char key[96], *was = host ? xstrdup(host) : NULL;
-    long long epoch, floor = num(a[2]), seen = -1;
+    char *was = xstrdup(host ? host : "");
+    long long epoch, floor = num(a[1]);
     struct bus_value *v, *el;
 
     (void)err;
-    if (was && strcmp(was, node) && alive(f, was)) {
+    if (was[0] && strcmp(was, node) && strcmp(was, dead)) {
         v = val_array(2, &el);
         val_fill_int(&el[0], 0);
         val_fill_str(&el[1], was);
         free(was);
         return v;
     }
-    if (was && strcmp(was, node)) {
-        snprintf(key, sizeof key, "node:%s:games", was);
-        srem(f, key, gid);
-        snprintf(key, sizeof key, "node:%s:seen", was);
-        seen = num(get(f, key));
-    }
-    free(was);
     set(f, k[0], node, 0);
-    snprintf(key, sizeof key, "node:%s:games", node);
-    sadd(f, key, gid);
     epoch = incr(f, k[1]);
     if (epoch <= floor) {
         char buf[24];
@@ -427,11 +459,11 @@ static struct bus_value *game_take(struct busfake *f, const char *const *k,
         snprintf(buf, sizeof buf, "%lld", epoch);
         set(f, k[1], buf, 0);
     }
-    v = val_array(seen >= 0 ? 3 : 2, &el);
+    v = val_array(3, &el);
     val_fill_int(&el[0], epoch);
     val_fill_str(&el[1], node);
-    if (seen >= 0)
-        val_fill_int(&el[2], seen);
+    val_fill_str(&el[2], was);
+    free(was);
     return v;
 }
 
@@ -440,16 +472,13 @@ static struct bus_value *game_handover(struct busfake *f,
                                        const char *const *a, const char **err)
 {
     const char *host = get(f, k[0]);
-    char key[96];
 
     (void)err;
-    if (!host || strcmp(host, a[0]) || !alive(f, a[1]))
+    if (host && !strcmp(host, a[1])) /* a repeat */
+        return val_int(num(get(f, k[1])));
+    if (!host || strcmp(host, a[0]))
         return val_int(0);
     set(f, k[0], a[1], 0);
-    snprintf(key, sizeof key, "node:%s:games", a[0]);
-    srem(f, key, a[2]);
-    snprintf(key, sizeof key, "node:%s:games", a[1]);
-    sadd(f, key, a[2]);
     return val_int(incr(f, k[1]));
 }
 
@@ -457,89 +486,154 @@ static struct bus_value *game_release(struct busfake *f, const char *const *k,
                                       const char *const *a, const char **err)
 {
     const char *host = get(f, k[0]);
-    char key[96];
 
     (void)err;
     if (!host || strcmp(host, a[0]))
         return val_int(0);
     key_del(f, k[0]);
     key_del(f, k[1]);
-    snprintf(key, sizeof key, "node:%s:games", a[0]);
-    srem(f, key, a[1]);
     return val_int(1);
 }
 
-static struct bus_value *cluster_sweep(struct busfake *f,
-                                       const char *const *k,
-                                       const char *const *a, const char **err)
+static struct bus_value *node_games(struct busfake *f, const char *const *k,
+                                    const char *const *a, const char **err)
 {
-    struct key *nodes = set_of(f, k[0], false);
-    size_t max = (size_t)num(a[1]), n = 0, at = 0;
+    struct key *games;
+    size_t max, n = 0, at = 1;
+    long long from = a[2] ? num(a[2]) : 1, upto = a[3] ? num(a[3]) : 0,
+              of = a[4] ? num(a[4]) : 0;
     struct bus_value *v, *el;
-    char key[96];
 
-    (void)err;
-    /* (twice over the dead nodes: their count, then the reply) */
-    for (size_t i = 0; nodes && i < nodes->n; i++) {
-        struct key *games;
-        if (!strcmp(nodes->members[i], a[0]) || alive(f, nodes->members[i]))
-            continue;
-        snprintf(key, sizeof key, "node:%s:games", nodes->members[i]);
-        games = set_of(f, key, false);
-        n += 2 + (games ? (games->n < max ? games->n : max) : 0);
+    if (!strcmp(a[0], "add")) {
+        sadd(f, k[0], a[1]);
+        return val_int(1);
     }
-    v = val_array(n, &el);
-    for (size_t i = 0; nodes && i < nodes->n; i++) {
-        const char *node = nodes->members[i];
-        struct key *games;
-        size_t g;
-        if (!strcmp(node, a[0]) || alive(f, node))
-            continue;
-        snprintf(key, sizeof key, "node:%s:games", node);
-        games = set_of(f, key, false);
-        g = games ? (games->n < max ? games->n : max) : 0;
-        val_fill_str(&el[at++], node);
-        val_fill_int(&el[at++], (long long)g);
-        for (size_t j = 0; j < g; j++)
-            val_fill_str(&el[at++], games->members[j]);
+    if (!strcmp(a[0], "del")) {
+        srem(f, k[0], a[1]);
+        return val_int(1);
     }
-    /* a dead node without games leaves the set (after: the loop above
-     * reads its members) */
-    for (size_t i = 0; nodes && i < nodes->n;) {
-        const char *node = nodes->members[i];
-        snprintf(key, sizeof key, "node:%s:games", node);
-        if (strcmp(node, a[0]) && !alive(f, node) && !set_of(f, key, false))
-            srem(f, k[0], node); /* (moves the last member here) */
-        else
-            i++;
-        if (!(nodes = set_of(f, k[0], false)))
-            break;
+    if (strcmp(a[0], "pick") || num(a[1]) < 1) {
+        *err = "ERR node_games: add G, del G or pick N >= 1 [FROM UPTO OF]";
+        return NULL;
+    }
+    games = set_of(f, k[0], false);
+    max = (size_t)num(a[1]);
+    /* the I-th of S is in the slice when FROM <= ceil(I * OF / S) <= UPTO;
+     * without a slice (OF 0), the first (the script: at random) */
+    for (size_t i = 1; games && i <= games->n && n < max; i++) {
+        long long p = ((long long)i * of + (long long)games->n - 1) /
+                      (long long)games->n;
+        n += of <= 0 || (p >= from && p <= upto);
+    }
+    v = val_array(n + 1, &el);
+    val_fill_int(&el[0], games ? (long long)games->n : 0);
+    for (size_t i = 1; games && i <= games->n && at <= n; i++) {
+        long long p = ((long long)i * of + (long long)games->n - 1) /
+                      (long long)games->n;
+        if (of <= 0 || (p >= from && p <= upto))
+            val_fill_str(&el[at++], games->members[i - 1]);
     }
     return v;
+}
+
+/* nodes_dead.lua: the nodes of "nodes/all" whose lease lapsed, each
+ * with its last sign of life and 0 (the fake shares no games by load:
+ * every sweep may take any, as the script's do for a node dead a while;
+ * tests/cluster/test_lease.c checks the shares), after the share
+ * {1, 0, 0}. */
+static struct bus_value *nodes_dead(struct busfake *f, const char *const *k,
+                                    const char *const *a, const char **err)
+{
+    struct key *s = set_of(f, "nodes/all", false);
+    size_t n = 0, at = 3;
+    struct bus_value *v, *el;
+
+    (void)k;
+    (void)err;
+    for (size_t i = 0; s && i < s->n; i++)
+        n += strcmp(s->members[i], a[0]) && !lease_of(f, s->members[i]);
+    v = val_array(3 + 3 * n, &el);
+    val_fill_int(&el[0], 1);
+    val_fill_int(&el[1], 0);
+    val_fill_int(&el[2], 0);
+    for (size_t i = 0; s && i < s->n; i++) {
+        const char *node = s->members[i];
+        if (!strcmp(node, a[0]) || lease_of(f, node))
+            continue;
+        val_fill_str(&el[at++], node);
+        val_fill_str(&el[at++], seen_of(f, node));
+        val_fill_int(&el[at++], 0);
+    }
+    return v;
+}
+
+/* nodes.lua: the live nodes not stopping and the games each reported:
+ * {node, games, ...}. */
+static struct bus_value *nodes(struct busfake *f, const char *const *k,
+                               const char *const *a, const char **err)
+{
+    struct key *s = set_of(f, "nodes/all", false);
+    struct bus_value *v, *el;
+    size_t n = 0, at = 0;
+    char key[96];
+
+    (void)k;
+    (void)a;
+    (void)err;
+    for (size_t i = 0; s && i < s->n; i++)
+        n += takes_games(f, s->members[i]) ? 2 : 0;
+    v = val_array(n, &el);
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!takes_games(f, s->members[i]))
+            continue;
+        snprintf(key, sizeof key, "nodes/%s/games", s->members[i]);
+        val_fill_str(&el[at++], s->members[i]);
+        val_fill_int(&el[at++], num(get(f, key)));
+    }
+    return v;
+}
+
+static struct bus_value *node_forget(struct busfake *f, const char *const *k,
+                                     const char *const *a, const char **err)
+{
+    char key[96];
+
+    (void)k;
+    (void)err;
+    if (lease_of(f, a[0]) || !set_of(f, "nodes/all", false))
+        return val_int(0);
+    srem(f, "nodes/all", a[0]);
+    snprintf(key, sizeof key, "nodes/%s/seen", a[0]);
+    key_del(f, key);
+    return val_int(1);
 }
 
 static struct bus_value *node_alive(struct busfake *f, const char *const *k,
                                     const char *const *a, const char **err)
 {
-    struct bus_value *v = val_new();
+    const char *inc = lease_of(f, a[0]);
+    struct bus_value *v, *el;
 
-    (void)a;
+    (void)k;
     (void)err;
-    val_fill_str(v, get(f, k[0]));
+    v = val_array(2, &el);
+    val_fill_str(&el[0], inc ? inc : "");
+    val_fill_str(&el[1], seen_of(f, a[0]));
     return v;
 }
 
-static struct bus_value *nodes(struct busfake *f, const char *const *k,
-                               const char *const *a, const char **err)
+static struct bus_value *shard_mark(struct busfake *f, const char *const *k,
+                                    const char *const *a, const char **err)
 {
-    struct key *s = set_of(f, k[0], false);
-    struct bus_value *v, *el;
+    struct bus_value *v = val_new();
+    char mark[96];
 
-    (void)a;
     (void)err;
-    v = val_array(s ? s->n : 0, &el);
-    for (size_t i = 0; s && i < s->n; i++)
-        val_fill_str(&el[i], s->members[i]);
+    if (!get(f, k[0])) {
+        snprintf(mark, sizeof mark, "%s %s", a[0], a[1]);
+        set(f, k[0], mark, 0);
+    }
+    val_fill_str(v, get(f, k[0]));
     return v;
 }
 
@@ -592,32 +686,26 @@ static struct bus_value *no_seeks(struct busfake *f, const char *const *k,
 }
 
 static script_fn *const scripts[BUS_SCRIPTS] = {
-    [BUS_NODE_UP] = node_up,
-    [BUS_NODE_RENEW] = node_renew,
-    [BUS_GAME_TAKE] = game_take,
-    [BUS_GAME_HANDOVER] = game_handover,
-    [BUS_GAME_RELEASE] = game_release,
-    [BUS_CLUSTER_SWEEP] = cluster_sweep,
-    [BUS_LOBBY_SNAPSHOT] = snapshot,
-    [BUS_GAME_CARD] = one,
-    [BUS_SEEK_TAKE] = no_seeks,
-    [BUS_SEEK_PLACE] = no_seeks,
-    [BUS_SEEK_CANCEL] = no_seeks,
-    [BUS_NODE_ALIVE] = node_alive,
-    [BUS_NODES] = nodes,
-    [BUS_GAMES_TOP] = empty,
-    [BUS_GAME_UNCARD] = one,
-    [BUS_SEEK_READ] = no_seeks,
+    [BUS_NODE_UP] = node_up,           [BUS_NODE_RENEW] = node_renew,
+    [BUS_GAME_TAKE] = game_take,       [BUS_GAME_HANDOVER] = game_handover,
+    [BUS_GAME_RELEASE] = game_release, [BUS_NODES_DEAD] = nodes_dead,
+    [BUS_LOBBY_SNAPSHOT] = snapshot,   [BUS_GAME_CARD] = one,
+    [BUS_SEEK_PLACE] = no_seeks,       [BUS_SEEK_CANCEL] = no_seeks,
+    [BUS_NODE_ALIVE] = node_alive,     [BUS_NODES] = nodes,
+    [BUS_GAMES_TOP] = empty,           [BUS_GAME_UNCARD] = one,
+    [BUS_SEEK_READ] = no_seeks,        [BUS_NODE_GAMES] = node_games,
+    [BUS_NODE_FORGET] = node_forget,   [BUS_SHARD_MARK] = shard_mark,
 };
 
 /* ---- a client's bus ----------------------------------------------------- */
 
-static int c_publish(void *impl, const char *channel, const char *msg,
-                     size_t len, bus_reply_fn *fn, void *arg)
+static int c_publish(void *impl, int shard, const char *channel,
+                     const char *msg, size_t len, bus_reply_fn *fn, void *arg)
 {
     struct busfake_client *c = impl;
     long long receivers = 0;
 
+    ck_assert_int_eq(shard, 0);
     if (!c->up) {
         reply(c, fn, arg, NULL, "redis: not connected");
         return 0;
@@ -640,10 +728,11 @@ static int c_publish(void *impl, const char *channel, const char *msg,
     return 0;
 }
 
-static int c_subscribe(void *impl, const char *channel)
+static int c_subscribe(void *impl, int shard, const char *channel)
 {
     struct busfake_client *c = impl;
 
+    ck_assert(shard == 0 || shard == BUS_EVERY);
     if (follows(c, channel))
         return 0;
     if (c->nchans == c->capchans) {
@@ -655,10 +744,11 @@ static int c_subscribe(void *impl, const char *channel)
     return 0;
 }
 
-static int c_unsubscribe(void *impl, const char *channel)
+static int c_unsubscribe(void *impl, int shard, const char *channel)
 {
     struct busfake_client *c = impl;
 
+    ck_assert(shard == 0 || shard == BUS_EVERY);
     for (size_t i = 0; i < c->nchans; i++)
         if (!strcmp(c->chans[i], channel)) {
             free(c->chans[i]);
@@ -668,22 +758,26 @@ static int c_unsubscribe(void *impl, const char *channel)
     return -1;
 }
 
-static int c_eval(void *impl, enum bus_script s, int nkeys,
+static int c_eval(void *impl, int shard, enum bus_script s, int nkeys,
                   const char *const *keys, int nargs, const char *const *args,
                   bus_reply_fn *fn, void *arg)
 {
     struct busfake_client *c = impl;
-    const char *err = NULL;
+    /* (the scripts see where their keys and arguments end: NULL) */
+    const char *err = NULL, *k[8] = {NULL}, *a[64] = {NULL};
     struct bus_value *v;
 
-    (void)nkeys;
-    (void)nargs;
+    ck_assert_int_eq(shard, 0);
     ck_assert_int_lt(s, BUS_SCRIPTS);
+    ck_assert_int_lt(nkeys, 8);
+    ck_assert_int_lt(nargs, 64);
+    memcpy(k, keys, (size_t)nkeys * sizeof *k);
+    memcpy(a, args, (size_t)nargs * sizeof *a);
     if (!c->up) {
         reply(c, fn, arg, NULL, "redis: not connected");
         return 0;
     }
-    v = scripts[s](c->f, keys, args, &err);
+    v = scripts[s](c->f, k, a, &err);
     if (err) {
         v = val_new();
         *v = (struct bus_value){
@@ -724,7 +818,7 @@ struct busfake_client *busfake_connect(struct busfake *f, struct bus *bus)
     c->up = true;
     c->next = f->clients;
     f->clients = c;
-    *bus = (struct bus){&client_ops, c};
+    *bus = (struct bus){&client_ops, c, 1};
     state(c, true);
     return c;
 }

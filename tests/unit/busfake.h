@@ -4,9 +4,11 @@
  *
  * It keeps a small model of Redis's keys (strings with an expiry on the
  * test's clock, sets) and runs in C the scripts of cluster/lua that
- * place games and keep leases (node_up, node_renew, game_take,
- * game_handover, game_release, cluster_sweep, node_alive, nodes), as
- * their headers say; the lobby's (cards, snapshot) answer as an empty
+ * place games and keep leases (node_up, node_renew, node_alive, nodes,
+ * nodes_dead, node_forget, game_take, game_handover, game_release,
+ * node_games, shard_mark), as their headers say, on one shard (but
+ * nodes_dead shares no games by load: busfake.c); the
+ * lobby's (cards, snapshot) answer as an empty
  * lobby would, and the seeks' refuse ("the fake bus has no seeks").
  * Replies and messages are queued, as Redis's arrive on a later turn of
  * the loop, and busfake_pump delivers them in the order they were made;

@@ -145,8 +145,12 @@ int live_cb(void *arg, const struct store_game *g,
     snprintf(seen->gids[seen->n], 33, "%s", g->gid);
     seen->n_moves[seen->n] = n;
     snprintf(seen->first_uci[seen->n], 6, "%s", n ? moves[0].uci : "");
-    for (size_t i = 0; i < n; i++)
-        ck_assert_int_eq(moves[i].ply, (int)i + 1);
+    for (size_t i = 0, ply = 0; i < n; i++) { /* a move: the next ply */
+        if (!strcmp(moves[i].uci, STORE_JOURNAL_UNDO))
+            ply = (size_t)moves[i].ply - 1;
+        else if (strcmp(moves[i].uci, STORE_JOURNAL_GIVE))
+            ck_assert_int_eq(moves[i].ply, (int)++ply);
+    }
     seen->n++;
     return seen->stop_after && seen->n == seen->stop_after;
 }
@@ -284,8 +288,10 @@ START_TEST(game_journal_and_finish)
     store_put_player(s, &a);
     store_put_player(s, &b);
     store_put_game(s, &g);
-    /* queued out of order on purpose: the journal reads back in ply order */
-    for (int i = 3; i >= 0; i--)
+    /* the journal reads back in the order it was written (a takeback's
+     * row follows the moves it takes back: rows.h), which for moves alone
+     * is ply order */
+    for (int i = 0; i < 4; i++)
         seq = store_put_move(s, "g1", &mv[i]);
     wait_committed(s, seq);
 
@@ -520,7 +526,8 @@ END_TEST
 
 /* Restore reads the journal sorted by game and ply, and the last row
  * written for a ply wins (a move journaled twice, as `moves`' INSERT OR
- * REPLACE kept one). */
+ * REPLACE kept one); a takeback's and time given's rows (rows.h) come
+ * back in the order written, between the moves. */
 START_TEST(journal_restore_takes_the_last_row_of_a_ply)
 {
     struct store *s = H->open();
@@ -530,26 +537,42 @@ START_TEST(journal_restore_takes_the_last_row_of_a_ply)
     struct store_game g2 = game("g2", "pidB", "pidA", "started", 20);
     struct store_move m1 = move(1, "e2e4", "e4"), m1b = move(1, "d2d4", "d4");
     struct store_move m2 = move(2, "e7e5", "e5");
+    struct store_move undo = move(2, STORE_JOURNAL_UNDO, "");
+    struct store_move give = move(2, STORE_JOURNAL_GIVE, "white");
+    struct store_move *moves = NULL;
+    struct store_game got;
     struct live_seen seen;
+    size_t n = 0;
 
     store_put_player(s, &a);
     store_put_player(s, &b);
     store_put_game(s, &g2); /* g2 first: the journal is not in gid order */
     store_put_game(s, &g1);
     store_put_move(s, "g2", &m1);
-    store_put_move(s, "g1", &m2);
     store_put_move(s, "g1", &m1);
     store_put_move(s, "g2", &m2);
-    wait_committed(s, store_put_move(s, "g1", &m1b));
+    store_put_move(s, "g1", &m1b);
+    store_put_move(s, "g1", &m2);
+    store_put_move(s, "g1", &undo);
+    store_put_move(s, "g1", &give);
+    wait_committed(s, store_put_move(s, "g1", &m2));
     memset(&seen, 0, sizeof seen);
     ck_assert_int_eq(store_load_live(s, live_cb, &seen), 0);
     ck_assert_int_eq(seen.n, 2);
     ck_assert_str_eq(seen.gids[0], "g1"); /* oldest first */
-    ck_assert_uint_eq(seen.n_moves[0], 2);
+    ck_assert_uint_eq(seen.n_moves[0], 5);
     ck_assert_str_eq(seen.first_uci[0], "d2d4");
     ck_assert_str_eq(seen.gids[1], "g2");
     ck_assert_uint_eq(seen.n_moves[1], 2);
     ck_assert_str_eq(seen.first_uci[1], "e2e4");
+    ck_assert_int_eq(store_get_game(s, "g1", &got, &moves, &n, NULL), 1);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_str_eq(moves[1].uci, "e7e5");
+    ck_assert_str_eq(moves[2].uci, STORE_JOURNAL_UNDO);
+    ck_assert_str_eq(moves[3].uci, STORE_JOURNAL_GIVE);
+    ck_assert_str_eq(moves[3].san, "white");
+    ck_assert_str_eq(moves[4].uci, "e7e5");
+    free(moves);
     store_close(s);
 }
 END_TEST

@@ -3,6 +3,7 @@
  * every kind encodes on its channel and decodes back to itself, the
  * wire is the one the nodes of the previous version speak (a rolling
  * upgrade mixes them), and what is malformed is refused with a reason.
+ * And the shard a game goes to (bus_shard): the same on every node.
  */
 #include <check.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "cluster/bus.h"
 #include "cluster/codec.h"
 
 /* m through encode and decode; the decoded message in *out, its text in
@@ -331,6 +333,28 @@ START_TEST(bad_fields_do_not_encode)
 }
 END_TEST
 
+/* bus_shard is FNV-1a (32 bits) modulo the shards: its published
+ * vectors, so that no build moves the games of a running cluster; and
+ * it spreads games evenly. */
+START_TEST(a_game_s_shard_is_fnv_1a)
+{
+    struct bus one = {.shards = 1}, three = {.shards = 3},
+               sixteen = {.shards = 16}, two = {.shards = 2};
+    int on[2] = {0, 0};
+
+    ck_assert_int_eq(bus_shard(&one, "foobar"), 0);
+    ck_assert_int_eq(bus_shard(&three, "a"), 0xe40c292cu % 3);
+    ck_assert_int_eq(bus_shard(&sixteen, "foobar"), 0xbf9cf968u % 16);
+    ck_assert_int_eq(bus_shard(&sixteen, ""), 0x811c9dc5u % 16);
+    for (int i = 0; i < 10000; i++) {
+        char gid[16];
+        snprintf(gid, sizeof gid, "g%07dx", i * 7919);
+        on[bus_shard(&two, gid)]++;
+    }
+    ck_assert_msg(on[0] > 4700 && on[1] > 4700, "%d / %d", on[0], on[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codec");
@@ -342,6 +366,7 @@ int main(void)
     tcase_add_test(tc, malformed_messages_are_refused);
     tcase_add_test(tc, a_long_delivery_keeps_every_connection);
     tcase_add_test(tc, bad_fields_do_not_encode);
+    tcase_add_test(tc, a_game_s_shard_is_fnv_1a);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

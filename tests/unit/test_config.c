@@ -411,7 +411,16 @@ START_TEST(bad_values)
         {"{\"node_id\": \"n\u00e9\"}", "'node_id'", "A-Z a-z"},
         {"{\"redis\": \"localhost\"}", "'redis'",
          "host:port (a port of 1-65535; [addr]:port for IPv6) or a unix "
-         "socket's path, not 'localhost'"},
+         "socket's path, or 1 to 16 of them separated by commas, not "
+         "'localhost'"},
+        /* several (the shards): each an address, none empty, 16 at most */
+        {"{\"redis\": \"a:1,localhost\"}", "'redis'", "not 'a:1,localhost'"},
+        {"{\"redis\": \"a:1,,b:2\"}", "'redis'", "not 'a:1,,b:2'"},
+        {"{\"redis\": \"a:1,\"}", "'redis'", "not 'a:1,'"},
+        {"{\"redis\": \",a:1\"}", "'redis'", "not ',a:1'"},
+        {"{\"redis\": \"a:1,a:2,a:3,a:4,a:5,a:6,a:7,a:8,a:9,a:10,a:11,a:12,"
+         "a:13,a:14,a:15,a:16,a:17\"}",
+         "'redis'", "1 to 16"},
         {"{\"redis\": \"localhost:0\"}", "'redis'", "not 'localhost:0'"},
         {"{\"redis\": \"localhost:65536\"}", "'redis'", "65535"},
         {"{\"redis\": \":6379\"}", "'redis'", "not ':6379'"},
@@ -463,6 +472,17 @@ START_TEST(good_edge_values)
     ck_assert_uint_eq(strlen(cfg.node_id), 32);
     ck_assert_int_eq(load("{\"redis\": \"127.0.0.1:65535\"}"), 0);
     ck_assert_int_eq(load("{\"redis\": \"./redis.sock\"}"), 0);
+    ck_assert_int_eq(
+        load("{\"redis\": \"10.0.0.5:6379,[::1]:6380,/r.sock\"}"), 0);
+    {
+        char a[CONFIG_REDIS_MAX][CONFIG_REDIS_ADDR_MAX];
+        ck_assert_int_eq(config_redis_split(cfg.redis, a, CONFIG_REDIS_MAX),
+                         3);
+        ck_assert_str_eq(a[0], "10.0.0.5:6379");
+        ck_assert_str_eq(a[1], "[::1]:6380");
+        ck_assert_str_eq(a[2], "/r.sock");
+        ck_assert_int_eq(config_redis_split(cfg.redis, a, 2), -1);
+    }
     ck_assert_int_eq(load("{\"redis\": \"\", \"postgres\": \"\"}"), 0);
     ck_assert_str_eq(cfg.redis, "");
     ck_assert_str_eq(cfg.postgres, "");

@@ -1019,6 +1019,91 @@ END_TEST
 /* A repeated offer while one's own is pending changes nothing (no row,
  * no message); after a decline the same player may offer again only
  * once it has moved. The opponent's offer is unaffected. */
+/* A takeback accepted and time given are journal rows among the moves
+ * (nothing is stored for a request), and a restart replays them: the
+ * same moves, clocks and PGN. A row that takes back more than two plies,
+ * or gives past the cap, is refused. A full store refuses the takeback
+ * and changes nothing. */
+START_TEST(takeback_and_time_given_replay)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    const char *moves[] = {"e2e4", "e7e5", "g1f3", "b8c6"};
+    for (int i = 0; i < 4; i++)
+        move_ok(g, i % 2 ? "pb" : "pw", moves[i], i, 100 * (i + 1));
+    ck_assert_int_eq(game_takeback(g, "pw", true, 1000, &e), 0);
+    ck_assert_int_eq(F.nmoves, 4); /* a request is not stored */
+    ck_assert_int_ge(find("\"takeback_requested\""), 0);
+    F.full = 1;
+    ck_assert_int_eq(game_takeback_accept(g, "pb", 1100, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_RATE_LIMITED);
+    ck_assert_int_eq(game_ply(g), 4);
+    F.full = 0;
+    ck_assert_int_eq(game_takeback_accept(g, "pb", 1200, &e), 0);
+    ck_assert_int_eq(game_ply(g), 2); /* white's turn: two plies */
+    ck_assert_str_eq(F.moves[4].uci, STORE_JOURNAL_UNDO);
+    ck_assert_int_eq(F.moves[4].ply, 3);
+    ck_assert_int_eq(game_give_time(g, "pb", 1300, &e), 0);
+    ck_assert_str_eq(F.moves[5].uci, STORE_JOURNAL_GIVE);
+    ck_assert_str_eq(F.moves[5].san, "white");
+    ck_assert_int_eq(F.moves[5].white_ms, F.moves[4].white_ms + 15000 - 100);
+    move_ok(g, "pw", "d2d4", 2, 1400);
+    char *live = game_pgn(g);
+    ck_assert_ptr_nonnull(strstr(live, "{ [%give white 15] } 2. d4"));
+    game_free(g);
+    struct store_game row;
+    started_row(&row, "G1", (struct store_clock){0, 60, 2, 0}, FEN_START, "");
+    g = game_restore(&ENV, &row, F.moves, 7, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(game_ply(g), 3);
+    char *replayed = game_pgn(g); /* the same movetext (the row's tags
+                                     are the fixture's) */
+    ck_assert_str_eq(strstr(replayed, "\n\n"), strstr(live, "\n\n"));
+    free(replayed);
+    free(live);
+    game_free(g);
+    const char *why = NULL;
+    F.moves[4].ply = 2; /* three plies back */
+    ck_assert_ptr_null(game_restore(&ENV, &row, F.moves, 7, 0, 5000, &why));
+    ck_assert_ptr_nonnull(strstr(why, "takeback"));
+    F.moves[4].ply = 3;
+    for (int i = 0; i < 5; i++) /* five gifts of black's: past its cap */
+        F.moves[6 + i] = F.moves[5];
+    strcpy(F.moves[5].san, "black"); /* and one of white's */
+    ck_assert_ptr_null(game_restore(&ENV, &row, F.moves, 11, 0, 5000, &why));
+    ck_assert_ptr_nonnull(
+        g = game_restore(&ENV, &row, F.moves, 10, 0, 5000, &why));
+    game_free(g);
+    reset();
+}
+END_TEST
+
+/* At most GAME_TAKEBACKS_MAX takebacks a game: each is a journal row. */
+START_TEST(takebacks_are_capped)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    int64_t t = 100;
+    move_ok(g, "pw", "e2e4", 0, t++);
+    move_ok(g, "pb", "e7e5", 1, t++);
+    for (int i = 0; i < GAME_TAKEBACKS_MAX; i++) {
+        move_ok(g, "pw", "g1f3", 2, t++);
+        ck_assert_int_eq(game_takeback(g, "pw", true, t++, &e), 0);
+        ck_assert_int_eq(game_takeback_accept(g, "pb", t++, &e), 0);
+        ck_assert_int_eq(game_ply(g), 2);
+        F.nmoves = 0; /* (the fixture keeps 32 rows, 64 messages) */
+        drop_messages();
+    }
+    move_ok(g, "pw", "g1f3", 2, t++);
+    ck_assert_int_eq(game_takeback(g, "pw", true, t++, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_TAKEBACK_NOT_ALLOWED);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 START_TEST(draw_offers_are_not_repeated)
 {
     reset();
@@ -1255,6 +1340,8 @@ int main(void)
     tcase_add_test(tc, invitation_expires_after_a_day);
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);
+    tcase_add_test(tc, takeback_and_time_given_replay);
+    tcase_add_test(tc, takebacks_are_capped);
     tcase_add_test(tc, legal_list_in_byte_order);
     tcase_add_test(tc, kept_legal_moves_match_a_fresh_generation);
     suite_add_tcase(s, tc);

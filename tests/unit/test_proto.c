@@ -345,6 +345,7 @@ START_TEST(render_state_and_moved)
         .first_move_ms = -1,
         .status = "started",
         .draw_offer = -1,
+        .takeback = -1,
         .gone_ms = {-1, 1234},
         .rtt_ms = {0, 87},
         .legal = legal,

@@ -1,44 +1,38 @@
+#!lua
 -- game_take.lua - host game G on this node: a new game, an adoption of a
 -- dead node's game, or this node's own game taken again after its lease
--- lapsed (docs/cluster.md, "Placement").
+-- lapsed (docs/cluster.md, "Placement"). A compare-and-set: the caller
+-- has checked that the host it names dead has no lease (node_alive.lua;
+-- cluster/take.c runs the steps), since a game's keys and the nodes'
+-- leases are on different shards.
 --
--- KEYS[1] game:G:host    the hosting node's id (no TTL: the host's
---                        node:N:alive is the lease)
--- KEYS[2] game:G:epoch   the fencing counter (only grows)
--- ARGV[1] this node's id, ARGV[2] G,
--- ARGV[3] floor: the game's epoch in PostgreSQL, or 0. Redis without
+-- KEYS[1] game:{G}:host    the hosting node's id (no TTL: the host's
+--                          lease is its entry in nodes)
+-- KEYS[2] game:{G}:epoch   the fencing counter (only grows)
+--                          (one hash tag: one slot in Redis Cluster)
+-- ARGV[1] this node's id,
+-- ARGV[2] floor: the game's epoch in PostgreSQL, or 0. Redis without
 --         persistence loses the counter on a restart; the floor keeps
 --         every new epoch above every old one.
+-- ARGV[3] the host the caller found dead ('' none)
 --
 -- Taken when nobody hosts G, when its host is this node, or when its
--- host's lease has lapsed (node:H:alive is gone): the host becomes this
--- node, G moves to node:N:games (from the old host's set), and the
--- epoch goes up (above the floor), so every taking has a new epoch.
--- Returns {epoch, node}, and when G was a dead node's {epoch, node,
--- seen}: the dead host's node:H:seen, the last time it was known alive
--- (0 when unknown). Returns {0, host} when a live other node hosts G.
-local node, gid, floor = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if not node or node == '' or not gid or gid == '' or not floor
-        or floor < 0 then
-    return redis.error_reply('ERR game_take: node, game, floor >= 0')
+-- host is ARGV[3]: the host becomes this node, and the epoch goes up
+-- (above the floor), so every taking has a new epoch. Returns {epoch,
+-- node, previous host ('' none)}; {0, host} when another node hosts G
+-- (the caller checks its lease, and names it in ARGV[3] if it lapsed).
+local node, floor, dead = ARGV[1], tonumber(ARGV[2]), ARGV[3] or ''
+if not node or node == '' or not floor or floor < 0 then
+    return redis.error_reply('ERR game_take: node, floor >= 0')
 end
 local host = redis.call('GET', KEYS[1])
-if host and host ~= node and redis.call('EXISTS', 'node:' .. host .. ':alive') == 1 then
+if host and host ~= node and host ~= dead then
     return {0, host}
 end
-local seen = nil
-if host and host ~= node then
-    redis.call('SREM', 'node:' .. host .. ':games', gid)
-    seen = tonumber(redis.call('GET', 'node:' .. host .. ':seen')) or 0
-end
 redis.call('SET', KEYS[1], node)
-redis.call('SADD', 'node:' .. node .. ':games', gid)
 local epoch = redis.call('INCR', KEYS[2])
 if epoch <= floor then
     epoch = floor + 1
     redis.call('SET', KEYS[2], string.format('%d', epoch))
 end
-if seen then
-    return {epoch, node, seen}
-end
-return {epoch, node}
+return {epoch, node, host or ''}

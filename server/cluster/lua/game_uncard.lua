@@ -1,8 +1,9 @@
+#!lua
 -- game_uncard.lua - game G ended: its card leaves the lobby's list of
 -- live games.
 --
--- KEYS[1] games:live, KEYS[2] game:G:card
+-- KEYS[1] lobby:{lobby}:games, KEYS[2] lobby:{lobby}:cards
 -- ARGV[1] G
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
 return 1

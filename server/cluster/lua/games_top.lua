@@ -1,8 +1,9 @@
+#!lua
 -- games_top.lua - the first ARGV[1] GIDs of the lobby's list of live
 -- games (highest score first: game_card.lua), whose hosts refresh
 -- their ply on the cards.
 --
--- KEYS[1] games:live
+-- KEYS[1] lobby:{lobby}:games
 -- ARGV[1] how many (>= 1)
 local n = tonumber(ARGV[1])
 if not n or n < 1 then

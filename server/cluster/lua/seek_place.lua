@@ -1,54 +1,61 @@
+#!lua
 -- seek_place.lua - place a seek, or take the oldest compatible one
 -- (docs/cluster.md, "The lobby"; the rules of docs/PROTOCOL.md's
 -- seeks and server/game/lobby.c). Atomic: seeks placed at once from any
 -- number of nodes pair each seeker exactly once.
 --
--- KEYS[1] seeks:CLOCK   sorted set of the open seeks with this clock
---                       (CLOCK: the caller's canonical form of the
---                       clock, so equal clocks share the set), scored by
---                       placement number, oldest first
--- KEYS[2] seeker:PID    the id of the placing player's open seek
--- KEYS[3] seeks:seq     the placement counter
--- Each seek is also a hash seek:SID (pid, node, zset, color, rated,
--- rating, lo, hi, created) and a member of its node's set node:N:seeks
--- (so that a dead node's seeks go with it: cluster_sweep.lua), and a
--- pairing deletes the other player's
--- seeker:PID: keys named inside the script, so it needs one Redis (not
--- Redis Cluster), as the design has.
+-- The lobby's keys, all of one hash tag (one slot in Redis Cluster),
+-- the same for seek_cancel:
+-- KEYS[1] lobby:{lobby}:seeks    hash: SID -> the seek (JSON: pid, node,
+--                                clock, q, color, rated, rating, lo, hi,
+--                                created, name, prov, addr, acct)
+-- KEYS[2] lobby:{lobby}:queue    sorted set, every score 0: one member
+--                                "CLOCK SEQ SID" per open seek (SEQ 16
+--                                digits), so that a range of it by text
+--                                is one clock's seeks, oldest first
+-- KEYS[3] lobby:{lobby}:all      sorted set: SID scored by SEQ, the
+--                                lobby's list (newest first, ZREVRANGE)
+-- KEYS[4] lobby:{lobby}:seq      the placement counter
+-- KEYS[5] lobby:{lobby}:seekers  hash: PID -> its one open seek's SID
+-- KEYS[6] lobby:{lobby}:addrs    hash: address key -> its players' open
+--                                seeks' SIDs, space-separated
 --
--- ARGV[1] sid (new, unique), ARGV[2] pid, ARGV[3] node id,
--- ARGV[4] colour wanted: white, black or random,
--- ARGV[5] rated: 1 or 0, ARGV[6] the player's rating (rounded; rated),
--- ARGV[7], ARGV[8] the rating range lo, hi (rated; '' for none),
--- ARGV[9] coin: 0 or 1, the new seeker's colour (0 white) when both
--- wanted random, ARGV[10] created (ms since the epoch; kept, not used),
--- ARGV[11] the player's name and ARGV[12] whether its rating is
+-- ARGV[1] CLOCK: the caller's canonical form of the clock (no spaces),
+-- so equal clocks pair; ARGV[2] sid (new, unique), ARGV[3] pid,
+-- ARGV[4] node id, ARGV[5] colour wanted: white, black or random,
+-- ARGV[6] rated: 1 or 0, ARGV[7] the player's rating (rounded; rated),
+-- ARGV[8], ARGV[9] the rating range lo, hi (rated; '' for none),
+-- ARGV[10] coin: 0 or 1, the new seeker's colour (0 white) when both
+-- wanted random, ARGV[11] created (ms since the epoch; kept, not used),
+-- ARGV[12] the player's name and ARGV[13] whether its rating is
 -- provisional (1 or 0): for the lobby's list (lobby_snapshot.lua; both
--- optional). Every open seek is also in the sorted set seeks:all, scored
--- as in its clock's set: the lobby's list (newest first, ZREVRANGE).
--- ARGV[13] the connection's address key (the per-address limits') and
--- ARGV[14] max_seeks_per_ip: the seek is refused ({'too_many'}, nothing
--- changed) when the players of that address hold that many open seeks
--- other than the placing player's (the set seekaddr:ADDR, its members
--- checked: a seek gone by any path is not counted), ARGV[15] whether the
--- player is an account (1 or 0), for the lobby's list.
+-- optional). ARGV[14] the connection's address key (the per-address
+-- limits') and ARGV[15] max_seeks_per_ip: the seek is refused
+-- ({'too_many'}, nothing changed) when the players of that address hold
+-- that many open seeks other than the placing player's (its entry in
+-- KEYS[6], checked against KEYS[1]: a seek gone by any path is not
+-- counted), ARGV[16] whether the player is an account (1 or 0).
 --
 -- The player's open seek, if any, is removed first (one open seek per
--- player). Two seeks pair when their clocks are equal (same set), their
--- colours fit (random fits anything, white fits black), they belong to
+-- player). Two seeks pair when their clocks are equal, their colours
+-- fit (random fits anything, white fits black), they belong to
 -- different players, both are rated or both casual, and for rated ones
 -- each range (when given) holds the other's rating, bounds included.
 --
 -- Returns {'paired', sid, pid, node, colour, rating, created}: the
 -- oldest compatible seek (removed; its fields) and the new seeker's
 -- colour (white or black). Returns {'waiting', sid} when placed.
--- Cost: one pass over the set's seeks, oldest first (as lobby.c).
-local sid, pid, node = ARGV[1], ARGV[2], ARGV[3]
-local color, rated = ARGV[4], ARGV[5]
-local rating = tonumber(ARGV[6])
-local lo, hi = tonumber(ARGV[7]), tonumber(ARGV[8])
-local coin = ARGV[9]
-if not sid or sid == '' or not pid or pid == '' or not node or node == ''
+-- Cost: one pass over the clock's seeks, oldest first (as lobby.c).
+local SEEKS, QUEUE, ALL, SEQ, SEEKERS, ADDRS =
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local clock, sid, pid, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local color, rated = ARGV[5], ARGV[6]
+local rating = tonumber(ARGV[7])
+local lo, hi = tonumber(ARGV[8]), tonumber(ARGV[9])
+local coin = ARGV[10]
+if not clock or clock == '' or string.find(clock, ' ')
+        or not sid or sid == '' or not pid or pid == '' or not node
+        or node == ''
         or (color ~= 'white' and color ~= 'black' and color ~= 'random')
         or (rated ~= '0' and rated ~= '1')
         or (rated == '1' and not rating)
@@ -57,15 +64,50 @@ if not sid or sid == '' or not pid or pid == '' or not node or node == ''
     return redis.error_reply('ERR seek_place: bad arguments')
 end
 
--- the address's other open seeks (its set, pruned of the gone)
-local addr, max_addr = ARGV[13] or '', tonumber(ARGV[14] or '')
+local function seek_of(osid)
+    local j = redis.call('HGET', SEEKS, osid)
+    return j and cjson.decode(j)
+end
+
+-- an address's open seeks, without those gone (written back if any)
+local function addr_sids(a)
+    local out, all = {}, redis.call('HGET', ADDRS, a) or ''
+    for s in string.gmatch(all, '%S+') do
+        if redis.call('HEXISTS', SEEKS, s) == 1 then
+            out[#out + 1] = s
+        end
+    end
+    return out
+end
+
+local function addr_put(a, sids)
+    if #sids == 0 then
+        redis.call('HDEL', ADDRS, a)
+    else
+        redis.call('HSET', ADDRS, a, table.concat(sids, ' '))
+    end
+end
+
+-- a seek (o: its record) leaves every key
+local function remove(osid, o)
+    redis.call('ZREM', QUEUE, o.q)
+    redis.call('ZREM', ALL, osid)
+    redis.call('HDEL', SEEKS, osid)
+    if redis.call('HGET', SEEKERS, o.pid) == osid then
+        redis.call('HDEL', SEEKERS, o.pid)
+    end
+    if o.addr ~= '' then
+        addr_put(o.addr, addr_sids(o.addr))
+    end
+end
+
+-- the address's other open seeks
+local addr, max_addr = ARGV[14] or '', tonumber(ARGV[15] or '')
 if addr ~= '' and max_addr then
     local held = 0
-    for _, osid in ipairs(redis.call('SMEMBERS', 'seekaddr:' .. addr)) do
-        local opid = redis.call('HGET', 'seek:' .. osid, 'pid')
-        if not opid then
-            redis.call('SREM', 'seekaddr:' .. addr, osid)
-        elseif opid ~= pid then
+    for _, osid in ipairs(addr_sids(addr)) do
+        local o = seek_of(osid)
+        if o.pid ~= pid then
             held = held + 1
         end
     end
@@ -74,38 +116,27 @@ if addr ~= '' and max_addr then
     end
 end
 
-local function unaddr(osid)
-    local a = redis.call('HGET', 'seek:' .. osid, 'addr')
-    if a and a ~= '' then
-        redis.call('SREM', 'seekaddr:' .. a, osid)
-    end
-end
-
 -- the player's open seek goes
-local old = redis.call('GET', KEYS[2])
+local old = redis.call('HGET', SEEKERS, pid)
 if old then
-    local o = redis.call('HMGET', 'seek:' .. old, 'zset', 'node')
-    if o[1] then
-        redis.call('ZREM', o[1], old)
+    local o = seek_of(old)
+    if o then
+        remove(old, o)
+    else
+        redis.call('HDEL', SEEKERS, pid)
     end
-    redis.call('ZREM', 'seeks:all', old)
-    if o[2] then
-        redis.call('SREM', 'node:' .. o[2] .. ':seeks', old)
-    end
-    unaddr(old)
-    redis.call('DEL', 'seek:' .. old, KEYS[2])
 end
 
 local function fits(o)
-    local opid, ocolor, orated = o[1], o[2], o[3]
-    if opid == pid or orated ~= rated then
+    if o.pid == pid or o.rated ~= rated then
         return false
     end
-    if ocolor ~= 'random' and color ~= 'random' and ocolor == color then
+    if o.color ~= 'random' and color ~= 'random' and o.color == color then
         return false
     end
     if rated == '1' then
-        local orating, olo, ohi = tonumber(o[4]), tonumber(o[5]), tonumber(o[6])
+        local orating, olo, ohi = tonumber(o.rating), tonumber(o.lo),
+                                  tonumber(o.hi)
         if olo and (rating < olo or rating > ohi) then
             return false
         end
@@ -116,46 +147,40 @@ local function fits(o)
     return true
 end
 
-for _, osid in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    local o = redis.call('HMGET', 'seek:' .. osid,
-                         'pid', 'color', 'rated', 'rating', 'lo', 'hi',
-                         'node', 'created')
-    if not o[1] then
-        redis.call('ZREM', KEYS[1], osid) -- a stale entry
-        redis.call('ZREM', 'seeks:all', osid)
+for _, q in ipairs(redis.call('ZRANGEBYLEX', QUEUE, '[' .. clock .. ' ',
+                              '(' .. clock .. '!')) do
+    local osid = string.match(q, '(%S+)$')
+    local o = seek_of(osid)
+    if not o then
+        redis.call('ZREM', QUEUE, q) -- a stale entry
+        redis.call('ZREM', ALL, osid)
     elseif fits(o) then
-        redis.call('ZREM', KEYS[1], osid)
-        redis.call('ZREM', 'seeks:all', osid)
-        redis.call('SREM', 'node:' .. o[7] .. ':seeks', osid)
-        unaddr(osid)
-        redis.call('DEL', 'seek:' .. osid)
-        if redis.call('GET', 'seeker:' .. o[1]) == osid then
-            redis.call('DEL', 'seeker:' .. o[1])
-        end
+        remove(osid, o)
         local mine
-        if color == 'white' or o[2] == 'black' then
+        if color == 'white' or o.color == 'black' then
             mine = 'white'
-        elseif color == 'black' or o[2] == 'white' then
+        elseif color == 'black' or o.color == 'white' then
             mine = 'black'
         else
             mine = coin == '0' and 'white' or 'black'
         end
-        return {'paired', osid, o[1], o[7], mine, o[4], o[8]}
+        return {'paired', osid, o.pid, o.node, mine, o.rating, o.created}
     end
 end
 
-local seq = redis.call('INCR', KEYS[3])
-redis.call('HSET', 'seek:' .. sid, 'pid', pid, 'node', node,
-           'zset', KEYS[1], 'color', color, 'rated', rated,
-           'rating', ARGV[6], 'lo', ARGV[7], 'hi', ARGV[8],
-           'created', ARGV[10] or '0', 'name', ARGV[11] or '',
-           'prov', ARGV[12] or '0', 'addr', addr,
-           'acct', ARGV[15] or '0')
+local seq = redis.call('INCR', SEQ)
+local q = string.format('%s %016d %s', clock, seq, sid)
+redis.call('HSET', SEEKS, sid, cjson.encode({
+    pid = pid, node = node, clock = clock, q = q, color = color,
+    rated = rated, rating = ARGV[7], lo = ARGV[8], hi = ARGV[9],
+    created = ARGV[11] or '0', name = ARGV[12] or '',
+    prov = ARGV[13] or '0', addr = addr, acct = ARGV[16] or '0'}))
 if addr ~= '' then
-    redis.call('SADD', 'seekaddr:' .. addr, sid)
+    local sids = addr_sids(addr)
+    sids[#sids + 1] = sid
+    addr_put(addr, sids)
 end
-redis.call('ZADD', KEYS[1], seq, sid)
-redis.call('ZADD', 'seeks:all', seq, sid)
-redis.call('SADD', 'node:' .. node .. ':seeks', sid)
-redis.call('SET', KEYS[2], sid)
+redis.call('ZADD', QUEUE, 0, q)
+redis.call('ZADD', ALL, seq, sid)
+redis.call('HSET', SEEKERS, pid, sid)
 return {'waiting', sid}

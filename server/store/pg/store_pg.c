@@ -167,7 +167,7 @@ static const struct pg_stmt reader_stmts[] = {
                 "ORDER BY ply"},
     /* a live game's journal, through the index of pg/0002 */
     {"r_journal_game", "SELECT " STORE_MOVE_COLS " FROM journal "
-                       "WHERE gid = $1 ORDER BY ply, seq"},
+                       "WHERE gid = $1 ORDER BY seq"},
     {"r_live", "SELECT " STORE_GAME_COLS " FROM games "
                "WHERE status IN ('waiting', 'started') "
                "ORDER BY created_ms, gid"},
@@ -177,7 +177,7 @@ static const struct pg_stmt reader_stmts[] = {
                   "j.black_ms, j.wall_ms, j.lag_ms FROM journal j "
                   "JOIN games g ON g.gid = j.gid "
                   "WHERE g.status IN ('waiting', 'started') "
-                  "ORDER BY j.gid, j.ply, j.seq"},
+                  "ORDER BY j.gid, j.seq"},
     /* a page of a player's games: the cursor c is the ended game
      * before_gid ($2; none when it is unknown or live: an empty page),
      * or the end of time when $2 is NULL */

@@ -170,10 +170,12 @@ static const struct stmt_def reader_stmts[] = {
      * game whose restore failed; see store_get_game) */
     DEF(r_journal_game,
         "SELECT " STORE_MOVE_COLS " FROM journal WHERE gid = ?1 "
-        "ORDER BY ply, seq"),
-    /* every game's, for restore: one pass and one sort */
+        "ORDER BY seq"),
+    /* every game's, for restore: one pass and one sort; a game's rows in
+     * the order they were written (a takeback's row follows the moves it
+     * takes back, the moves played again follow it) */
     DEF(r_journal, "SELECT gid, " STORE_MOVE_COLS " FROM journal "
-                   "ORDER BY gid, ply, seq"),
+                   "ORDER BY gid, seq"),
     DEF(r_live, "SELECT " STORE_GAME_COLS " FROM games "
                 "WHERE status IN ('waiting', 'started') "
                 "ORDER BY created_ms, gid"),
