@@ -122,6 +122,32 @@ static const struct key keys[] = {
      0,
      NULL,
      "the host name, cut to fit"},
+    /* A command that needs a read waits this long at most (a frozen
+     * database: it is answered busy and the read is given up); a read
+     * takes microseconds (SQLite) to a few round trips (PostgreSQL). */
+    INT_KEY(store_read_timeout_ms, NULL, 100, 600000, 3000,
+            "ms a command waits for a database read before it is answered "
+            "busy"),
+    /* The client's timeouts on every PostgreSQL connection: a database
+     * gone silent (its host down, a link cut) must fail the writer's
+     * batch and the reader's read within seconds, not when TCP gives up
+     * after 15 minutes. A statement that runs half a minute is a
+     * runaway (a batch of moves takes milliseconds; the restore at start
+     * reads every live game, a few seconds at 100,000). */
+    INT_KEY(postgres_connect_timeout_s, NULL, 1, 3600, 2,
+            "seconds a connection to PostgreSQL may take to open"),
+    INT_KEY(postgres_statement_timeout_ms, NULL, 0, 3600000, 30000,
+            "ms a statement may run on PostgreSQL; 0: no limit"),
+    INT_KEY(postgres_tcp_user_timeout_ms, NULL, 0, 3600000, 10000,
+            "ms data sent to PostgreSQL may wait for TCP's "
+            "acknowledgement; 0: the kernel's"),
+    INT_KEY(postgres_keepalives_idle_s, NULL, 1, 86400, 10,
+            "seconds an idle PostgreSQL connection waits before its "
+            "first TCP keepalive"),
+    INT_KEY(postgres_keepalives_interval_s, NULL, 1, 3600, 3,
+            "seconds between TCP keepalives"),
+    INT_KEY(postgres_keepalives_count, NULL, 1, 100, 3,
+            "TCP keepalives unanswered before a connection is given up"),
     /* Set: this node is one of a cluster (with `postgres`); unset: it
      * runs alone, as it always did. */
     STR_KEY(redis, "--redis", "ADDR", K_REDIS, true, "",

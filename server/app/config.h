@@ -51,23 +51,30 @@ struct config {
     char *redis_tls_ca_file;   /* "": plain TCP to Redis */
     char *redis_tls_cert_file; /* client certificate, or "" */
     char *redis_tls_key_file;
-    char *redis_tls_server_name; /* "": the host of redis */
-    char *cluster_key_file;      /* the nodes' shared signing key */
-    int balance_games_per_s;     /* a cluster's balance: games handed over
+    char *redis_tls_server_name;    /* "": the host of redis */
+    char *cluster_key_file;         /* the nodes' shared signing key */
+    int balance_games_per_s;        /* a cluster's balance: games handed over
                                     a second; 0: none */
-    char *web_root;              /* the browser client's files */
-    int grace_s;                 /* a disconnected player keeps a game */
-    int first_move_s;            /* each side's first move */
-    char *tls_cert;              /* PEM certificate chain; "": plain HTTP */
-    char *tls_key;               /* PEM private key; "" with tls_cert "" */
-    int http_redirect_port;      /* plain-HTTP listener redirecting to https;
+    int store_read_timeout_ms;      /* a store read's deadline */
+    int postgres_connect_timeout_s; /* libpq's connect_timeout */
+    int postgres_statement_timeout_ms;  /* SET statement_timeout; 0: none */
+    int postgres_tcp_user_timeout_ms;   /* libpq's; 0: the kernel's */
+    int postgres_keepalives_idle_s;     /* TCP keepalives of an idle */
+    int postgres_keepalives_interval_s; /* connection: after, between, */
+    int postgres_keepalives_count;      /* and how many unanswered */
+    char *web_root;                     /* the browser client's files */
+    int grace_s;            /* a disconnected player keeps a game */
+    int first_move_s;       /* each side's first move */
+    char *tls_cert;         /* PEM certificate chain; "": plain HTTP */
+    char *tls_key;          /* PEM private key; "" with tls_cert "" */
+    int http_redirect_port; /* plain-HTTP listener redirecting to https;
                                 0: none (needs TLS) */
-    char *tls_min_version;       /* "1.2" or "1.3" */
-    char *tls_ciphers;           /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
+    char *tls_min_version;  /* "1.2" or "1.3" */
+    char *tls_ciphers;      /* OpenSSL cipher list for TLS 1.2 (TLS 1.3
                                 suites are OpenSSL's, all AEAD) */
-    int hsts_max_age_s;          /* Strict-Transport-Security max-age sent
+    int hsts_max_age_s;     /* Strict-Transport-Security max-age sent
                                 with every HTTPS response; 0: none */
-    char **allowed_origins;      /* "scheme://host[:port]", lowercase; none:
+    char **allowed_origins; /* "scheme://host[:port]", lowercase; none:
                                 any Origin may open a WebSocket */
     size_t n_allowed_origins;
     int max_connections;        /* open WebSockets in all */

@@ -520,20 +520,25 @@ static int claim_db(struct node *n)
 static int open_store(struct node *n)
 {
     const struct config *cfg = &n->cfg;
+    struct store_pg_options po;
     char err[600];
 
-    if (n->pg ? store_open_pg(&n->st, cfg->postgres, cfg->node_id, on_commit,
-                              NULL, err, sizeof err) < 0
+    preflight_pg_options(cfg, &po);
+
+    if (n->pg ? store_open_pg(&n->st, cfg->postgres, cfg->node_id, &po,
+                              on_commit, NULL, err, sizeof err) < 0
               : store_open(&n->st, cfg->database, on_commit, NULL, err,
                            sizeof err) < 0) {
         start_failed("database %s: %s", n->pg ? "(postgres)" : cfg->database,
                      err);
         /* (asked again: a failure of the migrations is no server away) */
-        if (n->pg && store_check_pg(cfg->postgres, err, sizeof err) == -1)
+        if (n->pg &&
+            store_check_pg(cfg->postgres, &po, err, sizeof err) == -1)
             return PREFLIGHT_UNREACHABLE;
         return -1;
     }
     store_location(n->st, n->where, sizeof n->where);
+    store_read_configure(n->st, cfg->store_read_timeout_ms, STORE_READ_QUEUE);
     if (!n->pg &&
         dbfile_watch_start(&db_watch.w, cfg->database, err, sizeof err) < 0) {
         start_failed("%s", err);
@@ -808,6 +813,8 @@ int main(int argc, char **argv)
         stop(&n);
         goto out;
     }
+    /* the loop serves: every read is the reader's from now on */
+    store_read_serving(n.st, true);
     net_wake(); /* a signal that came before the loop ran is seen now */
     net_run();
     stop(&n);

@@ -162,13 +162,28 @@ int preflight_redis(const struct config *cfg, bool *refused, char *err,
     return rc;
 }
 
+void preflight_pg_options(const struct config *cfg,
+                          struct store_pg_options *opt)
+{
+    *opt = (struct store_pg_options){
+        .connect_timeout_s = cfg->postgres_connect_timeout_s,
+        .statement_timeout_ms = cfg->postgres_statement_timeout_ms,
+        .tcp_user_timeout_ms = cfg->postgres_tcp_user_timeout_ms,
+        .keepalives_idle_s = cfg->postgres_keepalives_idle_s,
+        .keepalives_interval_s = cfg->postgres_keepalives_interval_s,
+        .keepalives_count = cfg->postgres_keepalives_count,
+    };
+}
+
 int preflight_servers(const struct config *cfg, char *err, size_t errlen)
 {
+    struct store_pg_options po;
     bool refused;
     int rc;
 
+    preflight_pg_options(cfg, &po);
     if (cfg->postgres[0] &&
-        (rc = store_check_pg(cfg->postgres, err, errlen)) != 0)
+        (rc = store_check_pg(cfg->postgres, &po, err, errlen)) != 0)
         return rc == -2 ? -2 : -1;
     if (cfg->redis[0] && preflight_redis(cfg, &refused, err, errlen) != 0)
         return refused ? -2 : -1;

@@ -14,6 +14,12 @@
 #include <stddef.h>
 
 struct config;
+struct store_pg_options;
+
+/* Fills *opt with the client's timeouts cfg sets for every PostgreSQL
+ * connection (the node's, and --check-config's probe). */
+void preflight_pg_options(const struct config *cfg,
+                          struct store_pg_options *opt);
 
 /* The exit status of --check-config when a server the settings name
  * does not answer (sysexits.h's EX_TEMPFAIL: try again later); a fault

@@ -37,14 +37,19 @@ static struct {
 
 const char *ready_why(int64_t now)
 {
+    struct store_read_stats reads;
+
     if (!rd.h)
         return "starting";
     if (net_draining())
         return "draining";
     if (hub_metrics(rd.h)->db_file_lost)
         return "database_lost";
+    store_read_stats(hub_store(rd.h), &reads);
     if (now - store_last_commit_ms(hub_store(rd.h)) >=
-        LIMIT_HEALTH_WRITER_STALL_MS)
+            LIMIT_HEALTH_WRITER_STALL_MS ||
+        (reads.busy_since &&
+         now - reads.busy_since >= LIMIT_HEALTH_READER_STALL_MS))
         return "store";
     if (rd.cl && !cluster_ready(rd.cl))
         return "cluster";
@@ -61,7 +66,7 @@ static const char *words(const char *why)
     if (!strcmp(why, "database_lost"))
         return "the database file is no longer at its path";
     if (!strcmp(why, "store"))
-        return "the database takes no writes";
+        return "the database takes no writes, or answers no reads";
     if (!strcmp(why, "cluster"))
         return "not joined to the cluster: Redis does not answer, or "
                "another process holds this node_id's lease";

@@ -25,7 +25,8 @@ int ready_start(struct hub *h, struct cluster *cl);
 /* Why the node is not ready at now (monotonic ms), or NULL when it is:
  * "starting" (ready_start not called yet), "draining", "database_lost",
  * "store" (the writer has committed nothing for
- * LIMIT_HEALTH_WRITER_STALL_MS), "cluster" (Redis not joined, or the
+ * LIMIT_HEALTH_WRITER_STALL_MS, or the reader has been in one read for
+ * LIMIT_HEALTH_READER_STALL_MS: published state, no query), "cluster" (Redis not joined, or the
  * lease not held). */
 const char *ready_why(int64_t now);
 

@@ -34,6 +34,7 @@ struct metrics_store {
     struct store_wal_stats wal;          /* store_wal_stats */
     struct store_pg_stats pgs;           /* store_pg_stats */
     uint64_t failures[STORE_FAIL_KINDS]; /* store_failures */
+    struct store_read_stats reads;       /* store_read_stats */
 };
 
 struct out {
@@ -227,6 +228,43 @@ static void put_sqlite(struct out *o, const struct metrics_store *st)
         "commit.\n# TYPE chess_store_wal_frames gauge\n"
         "chess_store_wal_frames %d\n",
         st->wal.wal_frames);
+}
+
+/* The store's reads off the loop (the reader's figures, and the hub's:
+ * the reads its budgets refused, the commands its unknown games
+ * answered without one). */
+static void put_reads(struct out *o, const struct metrics *m,
+                      const struct store_read_stats *rd)
+{
+    put(o,
+        "# HELP chess_store_reads_total Store reads off the loop, by how "
+        "they ended: answered, late (past store_read_timeout_ms: the "
+        "command was answered busy), refused (the reader's queue full).\n"
+        "# TYPE chess_store_reads_total counter\n"
+        "chess_store_reads_total{outcome=\"answered\"} %llu\n"
+        "chess_store_reads_total{outcome=\"late\"} %llu\n"
+        "chess_store_reads_total{outcome=\"refused\"} %llu\n",
+        (unsigned long long)rd->answered, (unsigned long long)rd->late,
+        (unsigned long long)rd->refused);
+    put(o,
+        "# HELP chess_store_reads_waiting Store reads queued for the "
+        "reader thread.\n# TYPE chess_store_reads_waiting gauge\n"
+        "chess_store_reads_waiting %zu\n",
+        rd->waiting);
+    put_hist(o, "chess_store_read_seconds",
+             "Time a store read took from its submission to its answer.",
+             &rd->latency);
+    put(o,
+        "# HELP chess_store_reads_limited_total Commands answered "
+        "rate_limited for their connection's or address's reads waiting.\n"
+        "# TYPE chess_store_reads_limited_total counter\n"
+        "chess_store_reads_limited_total %llu\n"
+        "# HELP chess_unknown_games_total Commands about a game the store "
+        "did not have a moment before, answered without a read.\n"
+        "# TYPE chess_unknown_games_total counter\n"
+        "chess_unknown_games_total %llu\n",
+        (unsigned long long)m->reads_limited,
+        (unsigned long long)m->unknown_game_hits);
 }
 
 /* PostgreSQL's own: the writer's connection. */
@@ -706,6 +744,7 @@ static char *metrics_render(const struct metrics *m,
     put_latencies(&o, m);
     put_closes(&o, m);
     put_store(&o, st);
+    put_reads(&o, m, &st->reads);
     if (cm)
         put_cluster(&o, cm);
     put_engines(&o, engines);
@@ -725,16 +764,22 @@ static int reply(struct http_reply *r, int status, const char *type,
     return 0;
 }
 
-/* /healthz: the loop answers (this runs on it), the database answers a
- * read, the writer has committed lately (its heartbeat), and the
+/* /healthz, from what the store's threads publish, never a query (a
+ * stalled database must not stall the loop that answers): the loop
+ * answers (this runs on it), the writer has committed lately (its
+ * once-a-second heartbeat), the reader is not stuck in one read, and the
  * database file is still where it was opened. */
 static void healthz(struct hub *h, int64_t now, struct http_reply *r)
 {
     struct store *st = hub_store(h);
-    struct store_player p;
-    int ok = store_find_player(st, "-", &p) >= 0 &&
-             now - store_last_commit_ms(st) < LIMIT_HEALTH_WRITER_STALL_MS &&
-             !hub_metrics(h)->db_file_lost;
+    struct store_read_stats rd;
+    int ok;
+
+    store_read_stats(st, &rd);
+    ok = now - store_last_commit_ms(st) < LIMIT_HEALTH_WRITER_STALL_MS &&
+         (!rd.busy_since ||
+          now - rd.busy_since < LIMIT_HEALTH_READER_STALL_MS) &&
+         !hub_metrics(h)->db_file_lost;
 
     reply(r, ok ? 200 : 503, "application/json",
           proto_render_health(ok, (int64_t)hub_live_games(h),
@@ -753,6 +798,7 @@ static void metrics_page(struct hub *h, struct http_reply *r)
     st.pg = !strcmp(store_backend_name(s), "postgres");
     store_pg_stats(s, &st.pgs);
     st.queue_depth = store_queue_depth(s);
+    store_read_stats(s, &st.reads);
     store_timing(s, &st.timing);
     store_wal_stats(s, &st.wal);
     for (int i = 0; i < STORE_FAIL_KINDS; i++)

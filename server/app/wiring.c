@@ -105,15 +105,24 @@ static void to_net_reply(const struct http_reply *hr, struct net_reply *r)
 }
 
 static void on_http(void *ctx, const char *path, const char *const *args,
-                    size_t nargs, int64_t now, struct net_reply *r)
+                    size_t nargs, int64_t now, uint64_t later,
+                    struct net_reply *r)
 {
     struct http_reply hr;
 
     if (!strcmp(path, "/readyz"))
         status_readyz(ready_why(now), &hr);
     else if (!status_handle(ctx, path, now, &hr))
-        http_handle(ctx, path, args, nargs, now, &hr);
-    to_net_reply(&hr, r);
+        http_handle(ctx, path, args, nargs, now, later, &hr);
+    to_net_reply(&hr, r); /* (status 0: NET_REPLY_LATER) */
+}
+
+static void env_http_answer(uint64_t later, int status, const char *type,
+                            char *body, size_t len)
+{
+    struct net_reply r = {status, type, body, len};
+
+    net_http_answer(later, &r);
 }
 
 static void on_http_too_many(struct net_reply *r)
@@ -144,6 +153,7 @@ struct hub *wiring_start_hub(struct store *st, struct engine_pool *engines,
         .now_us = net_now_us,
         .wall_ms = net_wall_ms,
         .wake = net_wake,
+        .http_answer = env_http_answer,
     };
     struct hub *h = hub_new(&env, hc);
     const struct net_handlers hd = {

@@ -110,18 +110,97 @@ static void adoption_run_here(struct cluster *c, struct adoption *a)
             edge_run_here(c, p->sid, p->text, p->len);
 }
 
+/* A read of the cluster's about one game (its epoch; its row and
+ * journal; a page of live games), answered on the loop: the adoption or
+ * the command it is for is looked up again by its GID then (it may have
+ * gone: cluster.c frees them), never kept by pointer. */
+struct game_read {
+    struct hub_read r;
+    char gid[PROTO_KEY_MAX + 1];
+    int epoch_rc;
+    int64_t epoch;
+    int rc;
+    struct store_game row;
+    struct store_move *moves;
+    size_t n;
+    struct fwd *f; /* adopt_no_host's command (owned) */
+};
+
+static void game_read_clear(struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    free(q->moves);
+    free(q->f);
+}
+
+static struct game_read *
+game_read_new(const char *gid, int (*run)(struct store *, struct hub_read *),
+              void (*answer)(struct hub_read *, int))
+{
+    struct game_read *q = calloc(1, sizeof *q);
+
+    if (!q)
+        return NULL;
+    q->r.run = run;
+    q->r.answer = answer;
+    q->r.clear = game_read_clear;
+    snprintf(q->gid, sizeof q->gid, "%s", gid);
+    return q;
+}
+
+/* The adoption of gid at stage (NULL: gone, or at another step). */
+static struct adoption *adoption_at(struct cluster *c, const char *gid,
+                                    enum adopt_stage stage)
+{
+    struct adoption *a = table_get(&c->adopting, gid);
+
+    return a && a->stage == stage ? a : NULL;
+}
+
+static int floor_run(struct store *st, struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    return store_get_epoch(st, q->gid, &q->epoch);
+}
+
+static void on_taken(void *arg, const struct bus_value *v, const char *err);
+
+/* The store's epoch of the game (0 when unread: Redis's counter then
+ * decides, and a stale take is fenced by the store anyway): the take. */
+static void floor_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct cluster *c = r->who;
+    struct adoption *a = adoption_at(c, q->gid, ADOPT_FLOOR);
+
+    if (!a)
+        return;
+    a->stage = ADOPT_TAKE;
+    if (cluster_take(c, a->gid, rc < 0 ? 0 : q->epoch,
+                     a->from[0] ? a->from : NULL, on_taken, a) < 0)
+        adoption_refuse(c, a);
+}
+
+/* Reads a's floor (the first step of an adoption without an epoch). 0,
+ * or -1 (the queue full, out of memory). */
+static int floor_read(struct cluster *c, struct adoption *a)
+{
+    struct game_read *q = game_read_new(a->gid, floor_run, floor_answer);
+
+    return q ? hub_read_submit(c->h, &q->r, &c->reads, c) : -1;
+}
+
 /* Adopts gid: with epoch 0, takes it in Redis first (it has no live
  * host); with an epoch (a handover), the lease is already this node's.
  * seen_ms: when the previous host was last alive (wall), or 0. p (taken)
  * waits for the adoption. */
-static void on_taken(void *arg, const struct bus_value *v, const char *err);
-
 /* adopt_game, the game listed in from's set of games (NULL: none). */
 static void adopt(struct cluster *c, const char *gid, int64_t epoch,
                   int64_t seen_ms, struct pending *p, const char *from)
 {
     struct adoption *a = table_get(&c->adopting, gid);
-    int64_t floor = 0;
 
     if (a) {
         if (p) {
@@ -159,10 +238,9 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
         }
         return;
     }
-    a->stage = ADOPT_TAKE;
-    if (store_get_epoch(c->store, gid, &floor) < 0)
-        floor = 0;
-    if (cluster_take(c, gid, floor, from, on_taken, a) < 0)
+    a->stage = ADOPT_FLOOR;
+    snprintf(a->from, sizeof a->from, "%s", from ? from : "");
+    if (floor_read(c, a) < 0)
         adoption_refuse(c, a);
 }
 
@@ -241,34 +319,43 @@ void adopt_epoch_drop(struct cluster *c, const char *gid)
     free(table_del(&c->epochs, gid));
 }
 
-/* The epoch of a has committed: the game is read from the store and
- * restored here. */
-void adopt_finish(struct cluster *c, struct adoption *a)
+static int finish_run(struct store *st, struct hub_read *r)
 {
-    assert(a->stage == ADOPT_EPOCH && a->seq <= store_committed(c->store));
-    struct store_game row;
-    struct store_move *moves = NULL;
-    size_t n = 0;
-    int64_t now_epoch = 0;
-    struct game *g = NULL;
-    int rc;
+    struct game_read *q = (struct game_read *)r;
 
+    q->epoch_rc = store_get_epoch(st, q->gid, &q->epoch);
+    if (q->epoch_rc < 0)
+        return -1;
+    q->rc = store_get_game(st, q->gid, &q->row, &q->moves, &q->n, NULL);
+    return q->rc < 0 ? -1 : 0;
+}
+
+/* The game as the store has it, its epoch ours: restored here. */
+static void finish_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct cluster *c = r->who;
+    struct adoption *a = adoption_at(c, q->gid, ADOPT_READ);
+    struct game *g = NULL;
+
+    if (!a)
+        return;
     /* (a store that keeps no epochs, SQLite's, answers 0: nothing to
      * compare; with PostgreSQL the take committed its row) */
-    rc = store_get_epoch(c->store, a->gid, &now_epoch);
-    if (rc < 0 || (rc == 1 && now_epoch != a->epoch)) {
-        log_warn("event=cluster_adopt_failed game=%s why=epoch_moved "
-                 "epoch=%lld now=%lld",
-                 a->gid, (long long)a->epoch, (long long)now_epoch);
+    if (rc < 0 || (q->epoch_rc == 1 && q->epoch != a->epoch)) {
+        log_warn("event=cluster_adopt_failed game=%s why=%s epoch=%lld "
+                 "now=%lld",
+                 a->gid, rc < 0 ? "unread" : "epoch_moved",
+                 (long long)a->epoch, (long long)q->epoch);
         c->m.take_failed[1]++;
         adoption_resend(c, a);
         adoption_free(c, a);
         return;
     }
-    rc = store_get_game(c->store, a->gid, &row, &moves, &n, NULL);
-    if (rc == 1 && strcmp(row.status, "ended") != 0)
-        g = hub_adopt_game(c->h, &row, moves, n, a->seen_ms, cluster_now(c));
-    free(moves);
+    if (q->rc == 1 && strcmp(q->row.status, "ended") != 0 &&
+        !hub_game(c->h, a->gid))
+        g = hub_adopt_game(c->h, &q->row, q->moves, q->n, a->seen_ms,
+                           cluster_now(c));
     if (!g) { /* over, unknown, or not restorable: answered as such */
         cluster_release_game(c, a->gid);
         cluster_game_ended(c, a->gid); /* (a card its dead host left) */
@@ -284,12 +371,94 @@ void adopt_finish(struct cluster *c, struct adoption *a)
     adoption_free(c, a);
 }
 
+/* The epoch of a has committed: the game is read from the store (off the
+ * loop), then restored here (finish_answer). */
+void adopt_finish(struct cluster *c, struct adoption *a)
+{
+    struct game_read *q;
+
+    assert(a->stage == ADOPT_EPOCH && a->seq <= store_committed(c->store));
+    a->stage = ADOPT_READ;
+    q = game_read_new(a->gid, finish_run, finish_answer);
+    if (!q || hub_read_submit(c->h, &q->r, &c->reads, c) < 0) {
+        log_warn("event=cluster_adopt_failed game=%s why=busy", a->gid);
+        c->m.take_failed[1]++;
+        adoption_resend(c, a);
+        adoption_free(c, a);
+    }
+}
+
+static int no_host_run(struct store *st, struct hub_read *r)
+{
+    struct game_read *q = (struct game_read *)r;
+
+    return store_get_game(st, q->gid, &q->row, NULL, NULL, NULL);
+}
+
+/* The store's answer about a command's game that reached no host. */
+static void no_host_answer(struct hub_read *r, int rc)
+{
+    struct game_read *q = (struct game_read *)r;
+    struct fwd *f = q->f;
+    struct cluster *c = f->c;
+    struct session *s;
+
+    q->f = NULL; /* (f is this function's now) */
+    if (rc != 0) /* (only a game nobody has spends the address's rate) */
+        hub_read_refund(r);
+    if (hub_game(c->h, f->gid) || cluster_handing_over(c, f->gid)) {
+        adopt_no_host(c, f); /* (adopted, or handed over, meanwhile) */
+        return;
+    }
+    if (rc == 1 && strcmp(q->row.status, "ended") != 0 &&
+        hub_wall_ms(c->h) - q->row.created_ms < CLUSTER_LEASE_MS &&
+        f->tries < CLUSTER_RETRIES) {
+        /* stored a moment ago: its creator takes it in the bus just
+         * after storing it, and its take and subscription may reach the
+         * bus after this command (under load 15 new games of 400 were
+         * adopted from under their creators, who found them fenced);
+         * sent again, and adopted only once it is a lease old: its
+         * creator died then */
+        retry_later(c, f);
+        return;
+    }
+    if (rc == 1 && strcmp(q->row.status, "ended") != 0) {
+        struct pending *p = pending_of(f);
+        free(f);
+        if (p)
+            adopt_game(c, q->row.gid, 0, 0, p);
+        return;
+    }
+    if (rc == 0 && f->kind == CODEC_START && f->tries < CLUSTER_RETRIES) {
+        /* a new game of the player's, told by its host before its row
+         * committed and, sometimes, before Redis had its host's
+         * subscription to cmd:G (another connection of the host's): 1 of
+         * 1,000 paired seekers lost its game_start so */
+        retry_later(c, f);
+        return;
+    }
+    s = cluster_local_session(c, f->sid);
+    if (rc < 0) {
+        edge_busy(c, f->sid, f->kind, f->text, f->len);
+    } else {
+        if (rc == 0 && f->kind == CODEC_COMMAND)
+            hub_unknown_game_note(c->h, f->gid);
+        if (s)
+            edge_follow_drop(c, s, f->gid);
+        if (f->kind == CODEC_COMMAND)
+            edge_run_here(c, f->sid, f->text, f->len);
+    }
+    free(f);
+}
+
 /* A command reached no host: the game is adopted here when the store
- * has it live, else it is answered here from the store. */
+ * has it live, else it is answered here from the store (a read off the
+ * loop first: no_host_answer). */
 void adopt_no_host(struct cluster *c, struct fwd *f)
 {
-    struct store_game row;
-    int rc;
+    struct game_read *q;
+    struct session *s;
+    bool command = f->kind == CODEC_COMMAND;
 
     if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
         retry_later(c, f);
@@ -301,44 +470,27 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
         free(f);
         return;
     }
-    rc = store_get_game(c->store, f->gid, &row, NULL, NULL, NULL);
-    if (rc == 1 && strcmp(row.status, "ended") != 0 &&
-        hub_wall_ms(c->h) - row.created_ms < CLUSTER_LEASE_MS &&
-        f->tries < CLUSTER_RETRIES) {
-        /* stored a moment ago: its creator takes it in the bus just
-         * after storing it, and its take and subscription may reach the
-         * bus after this command (under load 15 new games of 400 were
-         * adopted from under their creators, who found them fenced);
-         * sent again, and adopted only once it is a lease old: its
-         * creator died then */
-        retry_later(c, f);
-        return;
-    }
-    if (rc == 1 && strcmp(row.status, "ended") != 0) {
-        struct pending *p = pending_of(f);
-        free(f);
-        if (p)
-            adopt_game(c, row.gid, 0, 0, p);
-        return;
-    }
-    if (rc == 0 && f->kind == CODEC_START && f->tries < CLUSTER_RETRIES) {
-        /* a new game of the player's, told by its host before its row
-         * committed and, sometimes, before Redis had its host's
-         * subscription to cmd:G (another connection of the host's): 1 of
-         * 1,000 paired seekers lost its game_start so */
-        retry_later(c, f);
-        return;
-    }
-    if (rc < 0) {
+    if (!(q = game_read_new(f->gid, no_host_run, no_host_answer))) {
         edge_busy(c, f->sid, f->kind, f->text, f->len);
-    } else {
-        struct session *s = cluster_local_session(c, f->sid);
-        if (s)
-            edge_follow_drop(c, s, f->gid);
-        if (f->kind == CODEC_COMMAND)
-            edge_run_here(c, f->sid, f->text, f->len);
+        free(f);
+        return;
     }
-    free(f);
+    q->f = f;
+    /* a local connection's command: its budget pays (a flood of commands
+     * about games nobody has is metered as on one node), and the answer
+     * comes even if it closes (f to free) */
+    s = command ? cluster_local_session(c, f->sid) : NULL;
+    if (s) {
+        struct proto_id id;
+
+        edge_command_id(f->text, f->len, &id);
+        q->r.always = true;
+        hub_read_submit_for(s, &q->r, &id,
+                            HUB_READ_METERED | HUB_READ_UNCAPPED);
+        return; /* (refused: s answered, q and f freed) */
+    }
+    /* (refused: q and f freed; no local connection's command waits) */
+    (void)hub_read_submit(c->h, &q->r, &c->reads, c);
 }
 
 void adopt_handed_over(struct cluster *c, const struct codec_msg *m)

@@ -275,6 +275,7 @@ void cluster_free(struct cluster *c)
     if (!c)
         return;
     cluster_stop(c); /* (the bus outlives c, and calls it no more) */
+    hub_reads_orphan(&c->reads); /* (their answers would find c gone) */
     hub_set_router(c->h, NULL);
     hub_set_seekbook(c->h, NULL);
     for (size_t i = 0; i < c->remotes.cap; i++) {
@@ -375,30 +376,6 @@ size_t cluster_adoptions(const struct cluster *c)
 }
 
 /* ---- the ports: the hub's router and seek book --------------------------- */
-
-/* The player's live games on every node: the store's list (it lags the
- * writes queued here by a commit; the hub counts those itself). */
-static int count_games(void *ctx, const char *pid, size_t max, size_t *n)
-{
-    struct cluster *c = ctx;
-    char(*gids)[PROTO_KEY_MAX + 1] = malloc((max ? max : 1) * sizeof *gids);
-    int rc = gids ? store_player_live_games(c->store, pid, gids, max, n) : -1;
-
-    free(gids);
-    return rc;
-}
-
-static int list_games(void *ctx, struct player *p, const char **gids,
-                      char (*buf)[PROTO_KEY_MAX + 1], size_t max, size_t *n)
-{
-    struct cluster *c = ctx;
-
-    if (store_player_live_games(c->store, p->pid, buf, max, n) < 0)
-        return -1;
-    for (size_t i = 0; i < *n; i++)
-        gids[i] = buf[i];
-    return 0;
-}
 
 /* A command about a game of another node (or of none), or of one being
  * handed over, is forwarded. */
@@ -507,8 +484,6 @@ const struct router_ops cluster_router = {
     .session_detached = edge_session_detached,
     .player_joined = edge_player_joined,
     .player_left = edge_player_left,
-    .count_games = count_games,
-    .list_games = list_games,
     .welcome = edge_welcome,
     .forward = forward,
     .leased = leased,

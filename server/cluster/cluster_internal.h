@@ -16,6 +16,7 @@
 #include "cluster/bus.h"
 #include "cluster/codec.h"
 #include "hub/metrics.h"
+#include "hub/reads.h"
 #include "hub/router.h"
 #include "hub/seekbook.h"
 #include "hub/session.h"
@@ -130,7 +131,16 @@ struct pending {
     char text[]; /* len bytes, NUL-terminated */
 };
 
-enum adopt_stage { ADOPT_TAKE, ADOPT_EPOCH, ADOPT_DONE };
+/* An adoption's steps: the store's epoch of the game read (the floor of
+ * the take), the take in Redis, the take's epoch committed to the
+ * store, the game read from the store; each read is off the loop. */
+enum adopt_stage {
+    ADOPT_FLOOR,
+    ADOPT_TAKE,
+    ADOPT_EPOCH,
+    ADOPT_READ,
+    ADOPT_DONE
+};
 
 /* A live node and the games it hosts (nodes.lua). */
 struct node_load {
@@ -146,6 +156,7 @@ struct adoption {
     uint64_t seq;    /* the epoch's take in the store */
     int64_t seen_ms; /* the previous host's last sign of life (wall) */
     bool handover;   /* handed over: the clock ran until seen_ms */
+    char from[PROTO_KEY_MAX + 1]; /* the node whose set lists it ("") */
     struct pending *head, *tail;
 };
 
@@ -153,7 +164,8 @@ struct held;
 
 struct cluster {
     struct hub *h;
-    struct store *store; /* the hub's */
+    struct store *store;    /* the hub's */
+    struct hub_reads reads; /* its store reads in flight (reads.h) */
     struct bus bus;
     bool stopped; /* cluster_stop: nothing more goes to the bus */
     char node[PROTO_KEY_MAX + 1];
@@ -182,6 +194,7 @@ struct cluster {
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
                                               games: where it is */
     bool orphans_scan;                     /* under way */
+    bool orphans_reading;                  /* a page's read is on its way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
     struct table handing_over;        /* gid -> struct handover: in flight */
@@ -424,6 +437,9 @@ struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
                          const char *gid, enum codec_kind kind,
                          const char *text, size_t len);
 void edge_send(struct cluster *c, struct fwd *f);
+
+/* The "id" of a command's message text (kind 0: none, or unparsable). */
+void edge_command_id(const char *text, size_t len, struct proto_id *id);
 
 /* A command of local session sid (kind: an envelope's; text: its
  * message) that cannot be forwarded or run is answered `rate_limited`

@@ -143,17 +143,25 @@ static void attach_answered(struct session *s)
 static void on_forwarded(void *arg, const struct bus_value *v,
                          const char *err);
 
+void edge_command_id(const char *text, size_t len, struct proto_id *id)
+{
+    struct proto_msg m;
+    struct proto_error e;
+
+    (void)proto_parse(text, len, true, &m, &e); /* (its id, if any) */
+    *id = m.id;
+}
+
 void edge_busy(struct cluster *c, uint64_t sid, enum codec_kind kind,
                const char *text, size_t len)
 {
     struct session *s = cluster_local_session(c, sid);
-    struct proto_msg m;
-    struct proto_error e;
+    struct proto_id id;
 
     if (!s || !s->player || kind != CODEC_COMMAND)
         return;
-    (void)proto_parse(text, len, true, &m, &e); /* (its id, if any) */
-    hub_busy(s, &m.id);
+    edge_command_id(text, len, &id);
+    hub_busy(s, &id);
 }
 
 /* Publishes f's envelope on its game's command channel. */

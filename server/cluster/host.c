@@ -106,17 +106,16 @@ static void remote_send(struct session *s, struct msgbuf *b, uint64_t seq)
 
 void host_refuse(struct cluster *c, const struct codec_msg *m)
 {
-    struct proto_msg pm;
-    struct proto_error e;
+    struct proto_id id;
     struct msgbuf *b;
 
     if (m->kind != CODEC_COMMAND)
         return; /* (an attach or a resync: the edge makes it again when
                    the game's new host says so, or Redis is back) */
     c->m.refused++;
-    (void)proto_parse(m->body, m->len, true, &pm, &e); /* (its id, if any) */
-    b = msgbuf_take(proto_render_error(
-        PROTO_RATE_LIMITED, "the server is busy; try again", &pm.id));
+    edge_command_id(m->body, m->len, &id);
+    b = msgbuf_take(proto_render_error(PROTO_RATE_LIMITED,
+                                       "the server is busy; try again", &id));
     if (!b || outq_push(c, m->node, m->conn, b, 0) < 0) {
         log_error("event=send_dropped why=out_of_memory what=refusal "
                   "node=%s conn=%llu",

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "game/game.h"
 #include "lib/ids.h"
@@ -220,34 +221,64 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
     }
 }
 
+/* A page of the orphans' scan, read off the loop. */
+struct orphans_read {
+    struct hub_read r;
+    char after[PROTO_KEY_MAX + 1];
+    int64_t before;
+    char gids[CLUSTER_SWEEP_GAMES][PROTO_KEY_MAX + 1];
+    size_t n;
+};
+
+static int orphans_run(struct store *st, struct hub_read *r)
+{
+    struct orphans_read *q = (struct orphans_read *)r;
+
+    return store_live_gids(st, q->after, q->before, q->gids,
+                           CLUSTER_SWEEP_GAMES, &q->n);
+}
+
+static void orphans_answer(struct hub_read *r, int rc)
+{
+    struct orphans_read *q = (struct orphans_read *)r;
+    struct cluster *c = r->who;
+
+    c->orphans_reading = false;
+    /* (a failed page is read again next tick; a scan begun again since,
+     * after a lapse, starts from its own first page) */
+    if (rc < 0 || !c->orphans_scan || strcmp(q->after, c->orphans_after))
+        return;
+    for (size_t i = 0; i < q->n; i++)
+        if (!hub_game(c->h, q->gids[i]) &&
+            !table_get(&c->adopting, q->gids[i]))
+            adopt_game(c, q->gids[i], 0, 0, NULL);
+    if (q->n < CLUSTER_SWEEP_GAMES)
+        c->orphans_scan = false;
+    else
+        snprintf(c->orphans_after, sizeof c->orphans_after, "%s",
+                 q->gids[q->n - 1]);
+}
+
 /* One page of the scan, after joining, of the store's live games: each
  * not hosted here is adopted unless a live node hosts it (game_take
  * decides), so that after the whole cluster restarted (Redis empty, no
  * node's set to sweep) every live game finds a host and its clocks and
- * deadlines run again. CLUSTER_SWEEP_GAMES a tick. */
+ * deadlines run again. CLUSTER_SWEEP_GAMES a tick, read off the loop
+ * (orphans_answer goes on): the tick that renews the lease never waits
+ * for the database. */
 static void orphans_tick(struct cluster *c)
 {
-    char(*gids)[PROTO_KEY_MAX + 1];
-    size_t n = 0;
+    struct orphans_read *q;
 
-    if (!c->orphans_scan || cluster_now(c) < c->orphans_at)
+    if (!c->orphans_scan || c->orphans_reading ||
+        cluster_now(c) < c->orphans_at || !(q = calloc(1, sizeof *q)))
         return;
-    gids = malloc(CLUSTER_SWEEP_GAMES * sizeof *gids);
-    if (!gids ||
-        store_live_gids(c->store, c->orphans_after, c->orphans_before, gids,
-                        CLUSTER_SWEEP_GAMES, &n) < 0) {
-        free(gids);
-        return; /* again next tick */
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!hub_game(c->h, gids[i]) && !table_get(&c->adopting, gids[i]))
-            adopt_game(c, gids[i], 0, 0, NULL);
-    if (n < CLUSTER_SWEEP_GAMES)
-        c->orphans_scan = false;
-    else
-        snprintf(c->orphans_after, sizeof c->orphans_after, "%s",
-                 gids[n - 1]);
-    free(gids);
+    q->r.run = orphans_run;
+    q->r.answer = orphans_answer;
+    snprintf(q->after, sizeof q->after, "%s", c->orphans_after);
+    q->before = c->orphans_before;
+    if (hub_read_submit(c->h, &q->r, &c->reads, c) == 0)
+        c->orphans_reading = true; /* (else again next tick) */
 }
 
 /* node's current incarnation is inc (NULL: none, its lease lapsed):

@@ -68,6 +68,24 @@ static void clock_key(const struct clock_spec *k, char out[32])
         snprintf(out, 32, "f%d+%d", k->initial_s, k->increment_s);
 }
 
+/* A pairing's game, started once the other's facts were read (hub.h's
+ * hub_start_paired): its node is told. */
+struct pairing {
+    struct cluster *c;
+    char node[PROTO_KEY_MAX + 1];
+    char other[PROTO_KEY_MAX + 1];
+};
+
+static void paired_started(void *arg, struct game *g)
+{
+    struct pairing *pp = arg;
+
+    if (g && pp->node[0])
+        tell_seeker_node(pp->c, pp->node, pp->other, game_gid(g));
+    host_flush_soon(pp->c);
+    free(pp);
+}
+
 /* seek_place's answer: {"waiting", sid} or {"paired", sid, other pid,
  * other's node, our colour}. */
 static void on_placed(void *arg, const struct bus_value *v, const char *err)
@@ -99,13 +117,18 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
                  sc->seek);
     } else if (other && color && proto_key_valid(other)) {
         const char *node = bus_str(bus_at(v, 3), NULL);
-        struct game *g;
+        struct pairing *pp = calloc(1, sizeof *pp);
         edge_of(s)->seek_sid[0] = '\0';
-        g = hub_start_paired(s, &sc->clock, sc->rated,
+        if (pp) {
+            pp->c = c;
+            snprintf(pp->node, sizeof pp->node, "%s", node ? node : "");
+            snprintf(pp->other, sizeof pp->other, "%s", other);
+            hub_start_paired(s, &sc->clock, sc->rated,
                              strcmp(color, "white") ? 1 : 0, other,
-                             cluster_now(c));
-        if (g && node)
-            tell_seeker_node(c, node, other, game_gid(g));
+                             cluster_now(c), paired_started, pp);
+        } else {
+            hub_busy(s, &sc->id);
+        }
     }
     host_flush_soon(c);
     free(sc);
@@ -431,6 +454,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
 struct accept_call {
     struct cluster *c;
     uint64_t sid;
+    int64_t asked; /* hub_facts_since of a rated accept (facts.c) */
     struct proto_id id;
     struct lobby_seek seek;
     char node[PROTO_KEY_MAX + 1]; /* the seek's */
@@ -506,7 +530,13 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
     k->color = !strcmp(color, "white")   ? PROTO_WHITE
                : !strcmp(color, "black") ? PROTO_BLACK
                                          : PROTO_RANDOM;
-    if (hub_accept_refused(s, k, &a->id)) {
+    /* (the accept again, should the players' facts be read first) */
+    struct proto_msg m = {.type = PROTO_T_ACCEPT, .id = a->id};
+    snprintf(m.seek, sizeof m.seek, "%s", k->sid);
+    if (hub_accept_refused(
+            s, k, &m,
+            k->rated ? a->asked
+                     : hub_facts_since(c->h, false, cluster_now(c)))) {
         host_flush_soon(c);
         free(a);
         return;
@@ -529,6 +559,7 @@ void cluster_accept(struct cluster *c, struct session *s,
     }
     a->c = c;
     a->sid = edge_of(s)->id;
+    a->asked = hub_facts_since(c->h, true, cluster_now(c));
     a->id = m->id;
     snprintf(a->seek.sid, sizeof a->seek.sid, "%s", m->seek);
     if (cluster_eval(c, BUS_SEEK_READ, on_seek_read, a, 1,

@@ -28,6 +28,7 @@
 #include "hub/account.h"
 
 #include <assert.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "hub/passwd.h"
+#include "hub/prefs.h"
+#include "hub/reads.h"
 #include "lib/ratelimit.h"
 #include "lib/recent.h"
 #include "store/store.h"
@@ -83,6 +86,10 @@ struct auth_job {
     char username[PROTO_USERNAME_MAX + 1]; /* as it will be shown */
     char name_key[PROTO_USERNAME_MAX + 1]; /* register: lowercase, the
                                               key of its reservation */
+    /* login: the account's facts and settings, read with it */
+    struct facts_row facts;
+    char *settings;
+    uint64_t seen; /* what that read saw committed (reads.h) */
 };
 
 /* What a connection has of an account (session.auth): the token it uses
@@ -141,10 +148,11 @@ static void pending_del(struct table *t, const char *key)
     free(table_del(t, key));
 }
 
-/* Forgets the entries whose writes have committed. */
+/* Forgets the entries whose writes have committed, and that every read
+ * in flight has seen (reads.h). */
 static void pending_sweep(struct hub *h, struct table *t)
 {
-    uint64_t committed = store_committed(h->store);
+    uint64_t committed = hub_reads_horizon(h);
 
     for (size_t i = 0; i < t->cap; i++) {
         struct pending *e = t->slots[i].value;
@@ -167,43 +175,17 @@ bool account_revoked(struct hub *h, const char *key)
     return pending_get(h, &A(h)->revoked, key) != NULL;
 }
 
+bool account_revoked_since(struct hub *h, const char *key, uint64_t seen)
+{
+    struct pending *e = table_get(&A(h)->revoked, key);
+
+    return e && (!e->seq || e->seq > seen);
+}
+
 static void revoke(struct hub *h, const char *key, uint64_t seq)
 {
     if (!pending_put(&A(h)->revoked, key, seq))
         log_warn("event=revoke_unrecorded what=out_of_memory");
-}
-
-/* The player whose token hashes to hash, from the store: a guest (its
- * row), or an account whose token was used within
- * LIMIT_ACCOUNT_TOKEN_IDLE_MS (*account set, *last its last use); a
- * guest who registered, or an account whose tokens were all revoked,
- * after that store's last commit is not found. 1, 0, or -1 on a
- * database error. */
-int account_find_by_token(struct hub *h, const uint8_t hash[32],
-                          struct store_player *sp, bool *account,
-                          int64_t *last)
-{
-    char key[72];
-    struct player *mem;
-    int rc = store_find_player_by_token(h->store, hash, sp);
-
-    *account = false;
-    if (rc == 1) {
-        mem = table_get(&h->players, sp->pid);
-        return mem && mem->account ? 0 : 1;
-    }
-    if (rc < 0)
-        return rc;
-    rc = store_find_account_token(
-        h->store, hash, hub_wall_ms(h) - LIMIT_ACCOUNT_TOKEN_IDLE_MS, sp,
-        last);
-    if (rc != 1)
-        return rc;
-    snprintf(key, sizeof key, "pid:%s", sp->pid);
-    if (account_revoked(h, key))
-        return 0;
-    *account = true;
-    return 1;
 }
 
 /* s's account state, created when missing (NULL when out of memory). */
@@ -271,6 +253,8 @@ static void job_free(struct hub *h, struct auth_job *j)
         }
     if (j->s && j->s->auth && j->s->auth->job == j)
         j->s->auth->job = NULL;
+    hub_facts_row_clear(&j->facts);
+    free(j->settings);
     free(j);
 }
 
@@ -309,18 +293,82 @@ static void note_pair(struct hub *h, struct session *s, const char *pid,
         log_warn("event=recent_login_unrecorded what=out_of_memory");
 }
 
+/* What register and login read: the account a (lowercase) username
+ * names, and for a login its facts and settings. The password waits
+ * here for the answer (wiped with the read). The session's state is the
+ * command's own (a name reserved, a login's job), so the read is
+ * answered even when the connection closed meanwhile (who NULL then),
+ * to undo it. */
+struct account_read {
+    struct hub_read r;
+    struct proto_msg m; /* the command (its password wiped after) */
+    char key[PROTO_USERNAME_FIELD_MAX + 1];
+    char pid[PROTO_KEY_MAX + 1]; /* register: the guest */
+    struct auth_job *job;        /* login: the connection's job */
+    size_t max_live;             /* login: its facts' live games */
+    int found;                   /* find_account's answer */
+    struct store_account acc;
+    struct facts_row facts; /* login, found: its facts ... */
+    char *settings;         /* ... and settings (malloc'ed) */
+};
+
+static int account_run(struct store *st, struct hub_read *r)
+{
+    struct account_read *q = (struct account_read *)r;
+
+    q->found = store_find_account(st, q->key, &q->acc);
+    if (q->found != 1 || q->m.type != PROTO_T_LOGIN)
+        return q->found;
+    hub_facts_read(st, q->acc.pid, q->max_live, &q->facts);
+    if (q->facts.rc < 0 ||
+        store_get_settings(st, q->acc.pid, &q->settings) < 0)
+        return -1;
+    return 1;
+}
+
+static void account_read_clear(struct hub_read *r)
+{
+    struct account_read *q = (struct account_read *)r;
+
+    OPENSSL_cleanse(q->m.password, sizeof q->m.password);
+    OPENSSL_cleanse(q->acc.password_hash, sizeof q->acc.password_hash);
+    hub_facts_row_clear(&q->facts);
+    free(q->settings);
+}
+
+/* A new read of command m of s's (key: its lowercase username). NULL
+ * when out of memory. */
+static struct account_read *
+account_read_new(struct session *s, const struct proto_msg *m,
+                 const char *key, void (*answer)(struct hub_read *, int))
+{
+    struct account_read *q = calloc(1, sizeof *q);
+
+    if (!q)
+        return NULL;
+    q->r.run = account_run;
+    q->r.answer = answer;
+    q->r.clear = account_read_clear;
+    q->r.always = true;
+    q->m = *m;
+    snprintf(q->key, sizeof q->key, "%s", key);
+    q->max_live = hub_facts_max_live(s->hub);
+    return q;
+}
+
+static void register_read(struct hub_read *r, int rc);
+
 /* register: the guest s speaks for becomes an account. The checks in the
- * protocol's order, then the password goes to the workers; register_done
- * finishes. */
+ * protocol's order; the name is reserved while the store is asked
+ * whether an account has it (register_read goes on), then the password
+ * goes to the workers; register_done finishes. */
 void account_register(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
-    struct store_account acc;
-    struct auth_job *j;
+    struct account_read *q;
     char key[PROTO_USERNAME_FIELD_MAX + 1], addr[ADDRKEY_MAX];
-    int rc = 0;
 
     if (p->account) {
         hub_send_error(s, PROTO_ALREADY_REGISTERED,
@@ -346,36 +394,71 @@ void account_register(struct session *s, const struct proto_msg *m,
         return;
     }
     lower(m->username, key, sizeof key);
-    if (pending_get(h, &A(h)->names, key) ||
-        (rc = store_find_account(h->store, key, &acc)) == 1) {
+    if (pending_get(h, &A(h)->names, key)) {
         hub_send_error(s, PROTO_NAME_TAKEN, "that username is taken", &m->id);
         return;
     }
-    if (rc < 0) {
+    /* reserved while it is read: a second registration of it is taken */
+    if (!pending_put(&A(h)->names, key, 0) ||
+        !(q = account_read_new(s, m, key, register_read))) {
+        pending_del(&A(h)->names, key);
         hub_busy(s, &m->id);
+        return;
+    }
+    snprintf(q->pid, sizeof q->pid, "%s", p->pid);
+    if (hub_read_submit_for(s, &q->r, &m->id, 0) < 0)
+        pending_del(&A(h)->names, key);
+}
+
+/* register's read answered: the name is free (in the store; this node's
+ * reservation is the command's own) unless an account has it; then the
+ * checks after name_taken, and the password goes to the workers. */
+static void register_read(struct hub_read *r, int rc)
+{
+    struct account_read *q = (struct account_read *)r;
+    struct hub *h = r->h;
+    struct session *s = r->who;
+    struct player *p = s ? s->player : NULL;
+    struct auth_job *j;
+
+    if (!p || strcmp(p->pid, q->pid) || p->account) {
+        /* the connection went, or speaks for another now */
+        pending_del(&A(h)->names, q->key);
+        if (s)
+            hub_busy(s, &q->m.id);
+        return;
+    }
+    if (rc != 0) {
+        pending_del(&A(h)->names, q->key);
+        if (rc == 1)
+            hub_send_error(s, PROTO_NAME_TAKEN, "that username is taken",
+                           &q->m.id);
+        else
+            hub_busy(s, &q->m.id);
         return;
     }
     if (p->registering || auth_busy(s)) {
+        pending_del(&A(h)->names, q->key);
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "a registration or login of yours is in progress",
-                       &m->id);
+                       &q->m.id);
         return;
     }
-    if (!pending_put(&A(h)->names, key, 0) || !(j = job_new(s, m))) {
-        pending_del(&A(h)->names, key);
-        hub_busy(s, &m->id);
+    if (!(j = job_new(s, &q->m))) {
+        pending_del(&A(h)->names, q->key);
+        hub_busy(s, &q->m.id);
         return;
     }
     /* (valid: at most PROTO_USERNAME_MAX characters) */
     snprintf(j->pid, sizeof j->pid, "%s", p->pid);
     snprintf(j->username, sizeof j->username, "%.*s", PROTO_USERNAME_MAX,
-             m->username);
+             q->m.username);
     snprintf(j->name_key, sizeof j->name_key, "%.*s", PROTO_USERNAME_MAX,
-             key);
-    if (passwd_hash(A(h)->passwd, m->password, m->password_len, j) < 0) {
-        pending_del(&A(h)->names, key);
+             q->key);
+    if (passwd_hash(A(h)->passwd, q->m.password, q->m.password_len, j) < 0) {
+        pending_del(&A(h)->names, q->key);
         job_free(h, j);
-        hub_busy(s, &m->id);
+        hub_busy(s, &q->m.id);
         return;
     }
     p->registering = true;
@@ -462,18 +545,20 @@ static bool unknown_admitted(struct hub *h, int64_t now)
     return false;
 }
 
+static void login_read(struct hub_read *r, int rc);
+
 /* login: the checks that need no password (rate limits, the username's
- * shape), then the account's hash (or none, at the same cost) goes to
- * the workers; login_done finishes. */
+ * shape), then the account is read (login_read goes on: the checks that
+ * need it, then its hash, or none at the same cost, goes to the
+ * workers); login_done finishes. The connection's job is made first: a
+ * second login meanwhile is "in progress". */
 void account_login(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
-    struct store_account acc;
+    struct account_read *q;
     struct auth_job *j;
     char key[PROTO_USERNAME_FIELD_MAX + 1], addr[ADDRKEY_MAX];
-    char pair[RECENT_KEY_MAX + 1];
-    bool valid = proto_username_valid(m->username), recent = false;
-    int rc = 0;
+    bool valid = proto_username_valid(m->username);
 
     if (auth_busy(s)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
@@ -495,43 +580,75 @@ void account_login(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
-    memset(&acc, 0, sizeof acc);
-    rc = store_find_account(h->store, key, &acc);
-    if (rc < 0) {
-        hub_busy(s, &m->id);
-        return;
-    }
-    if (rc == 0 && !unknown_admitted(h, now)) {
-        hub_send_error(s, PROTO_RATE_LIMITED,
-                       "too many logins for unknown usernames; try again "
-                       "in a few seconds",
-                       &m->id);
-        return;
-    }
-    if (rc == 1) {
-        /* a pair that logged in lately has a bucket of its own */
-        pair_key(s, acc.pid, pair);
-        recent = recent_seen(A(h)->recent, pair, now);
-        if (!hub_limit_take(h, A(h)->login_users, recent ? pair : key, now)) {
-            hub_send_error(s, PROTO_RATE_LIMITED,
-                           "too many logins for this username; try again "
-                           "in a minute",
-                           &m->id);
-            return;
-        }
-    }
     if (!(j = job_new(s, m))) {
         hub_busy(s, &m->id);
         return;
     }
-    if (rc == 1) {
-        snprintf(j->pid, sizeof j->pid, "%s", acc.pid);
-        snprintf(j->username, sizeof j->username, "%s", acc.username);
-    }
-    if (passwd_verify(A(h)->passwd, rc == 1 ? acc.password_hash : NULL,
-                      m->password, m->password_len, recent, j) < 0) {
+    if (!(q = account_read_new(s, m, key, login_read))) {
         job_free(h, j);
         hub_busy(s, &m->id);
+        return;
+    }
+    q->job = j;
+    if (hub_read_submit_for(s, &q->r, &m->id, 0) < 0)
+        job_free(h, j);
+}
+
+/* login's read answered: the checks that need the account (the limit on
+ * unknown names, the username's bucket), then the password goes to the
+ * workers with the account's hash (or none). */
+static void login_read(struct hub_read *r, int rc)
+{
+    struct account_read *q = (struct account_read *)r;
+    struct hub *h = r->h;
+    struct auth_job *j = q->job;
+    struct session *s = j->s;
+    char pair[RECENT_KEY_MAX + 1];
+    bool recent = false;
+    int64_t now = hub_now_ms(h);
+
+    if (!s) { /* the connection went, or logged out, meanwhile */
+        job_free(h, j);
+        return;
+    }
+    if (rc < 0) {
+        job_free(h, j);
+        hub_busy(s, &q->m.id);
+        return;
+    }
+    if (rc == 0 && !unknown_admitted(h, now)) {
+        job_free(h, j);
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many logins for unknown usernames; try again "
+                       "in a few seconds",
+                       &q->m.id);
+        return;
+    }
+    if (rc == 1) {
+        /* a pair that logged in lately has a bucket of its own */
+        pair_key(s, q->acc.pid, pair);
+        recent = recent_seen(A(h)->recent, pair, now);
+        if (!hub_limit_take(h, A(h)->login_users, recent ? pair : q->key,
+                            now)) {
+            job_free(h, j);
+            hub_send_error(s, PROTO_RATE_LIMITED,
+                           "too many logins for this username; try again "
+                           "in a minute",
+                           &q->m.id);
+            return;
+        }
+        snprintf(j->pid, sizeof j->pid, "%s", q->acc.pid);
+        snprintf(j->username, sizeof j->username, "%s", q->acc.username);
+        j->facts = q->facts; /* (taken: the read's is cleared) */
+        memset(&q->facts, 0, sizeof q->facts);
+        j->settings = q->settings;
+        q->settings = NULL;
+        j->seen = r->seen;
+    }
+    if (passwd_verify(A(h)->passwd, rc == 1 ? q->acc.password_hash : NULL,
+                      q->m.password, q->m.password_len, recent, j) < 0) {
+        job_free(h, j);
+        hub_busy(s, &q->m.id);
     }
 }
 
@@ -544,7 +661,7 @@ static void login_done(struct hub *h, struct auth_job *j,
     struct session *s = j->s;
     struct player *p;
     uint8_t hash[32];
-    char token[2 * LIMIT_TOKEN_BYTES], q[80];
+    char token[2 * LIMIT_TOKEN_BYTES], q[80], *settings;
     uint64_t seq;
     bool was_gone = false;
 
@@ -581,8 +698,12 @@ static void login_done(struct hub *h, struct auth_job *j,
     }
     p->account = true;
     snprintf(p->name, sizeof p->name, "%s", j->username);
+    if (j->facts.rc == 0 && !strcmp(j->facts.pid, p->pid))
+        hub_facts_apply(h, p, &j->facts);
     account_set_token(s, hash);
-    hub_welcome(s, token, &j->id, seq);
+    settings = prefs_get(h, p->pid, j->settings, j->seen);
+    hub_welcome(s, token, &j->id, seq, settings);
+    free(settings);
     if (was_gone)
         hub_player_back(h, p, now);
     note_pair(h, s, p->pid, now);

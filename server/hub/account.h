@@ -67,15 +67,10 @@ void account_on_password(void *arg, const struct passwd_answer *a);
  * been revoked by a write not yet committed. */
 bool account_revoked(struct hub *h, const char *key);
 
-/* The player whose token hashes to hash, from the store: a guest (its
- * row), or an account whose token was used within
- * LIMIT_ACCOUNT_TOKEN_IDLE_MS (*account set, *last its last use); a
- * guest who registered, or an account whose tokens were all revoked,
- * after that store's last commit is not found. 1, 0, or -1 on a
- * database error. */
-int account_find_by_token(struct hub *h, const uint8_t hash[32],
-                          struct store_player *sp, bool *account,
-                          int64_t *last);
+/* True when the token of hex key (or "pid:" PID) was revoked by a write
+ * of this node's that a read which saw the writes up to seen (reads.h)
+ * may have missed: what that read found of it is no longer true. */
+bool account_revoked_since(struct hub *h, const char *key, uint64_t seen);
 
 /* s now uses the account token hash (to revoke at its logout). */
 void account_set_token(struct session *s, const uint8_t hash[32]);

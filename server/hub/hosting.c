@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "game/verdict.h"
+#include "hub/http.h"
 #include "hub/lobbyfeed.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -241,11 +242,14 @@ struct restore_ctx {
 };
 
 /* Rebuilds a stored live game in the table, its players subscribed
- * (those with a connection here back in it at once). NULL when it
- * cannot be rebuilt (logged) or out of memory. */
+ * (those with a connection here back in it at once), their facts read
+ * at once (start-up's restore: `now_facts`, before the loop serves) or
+ * off the loop (an adoption: the seats show them when they come). NULL
+ * when it cannot be rebuilt (logged) or out of memory. */
 static struct game *restore_game(struct hub *h, const struct store_game *row,
                                  const struct store_move *moves, size_t n,
-                                 int64_t heartbeat, int64_t now)
+                                 int64_t heartbeat, int64_t now,
+                                 bool now_facts)
 {
     const char *why = "";
     struct game *g = game_restore(&h->game_env, row, moves, n, heartbeat, now,
@@ -272,6 +276,8 @@ static struct game *restore_game(struct hub *h, const struct store_game *row,
         p = hub_player_get(h, pid, game_seat_name(g, c));
         if (p && hub_player_add_game(p, game_gid(g)) == 0)
             game_subscribe(g, &p->fan, (enum game_role)c);
+        if (p && now_facts && !p->facts && hub_facts_now(h, p) < 0)
+            log_warn("event=player_facts_unread player=%s", pid);
         hub_show_seat(h, g, c);
         if (p && hub_player_present(p))
             game_player_back(g, c, now);
@@ -287,7 +293,7 @@ static int restore_one(void *arg, const struct store_game *row,
 {
     struct restore_ctx *rc = arg;
 
-    if (restore_game(rc->h, row, moves, n, rc->heartbeat, rc->now))
+    if (restore_game(rc->h, row, moves, n, rc->heartbeat, rc->now, true))
         rc->n++;
     return 0;
 }
@@ -296,7 +302,7 @@ struct game *hub_adopt_game(struct hub *h, const struct store_game *row,
                             const struct store_move *moves, size_t n,
                             int64_t seen_ms, int64_t now)
 {
-    return restore_game(h, row, moves, n, seen_ms, now);
+    return restore_game(h, row, moves, n, seen_ms, now, false);
 }
 
 void hub_drop_game(struct hub *h, struct game *g, bool cut)
@@ -339,10 +345,14 @@ void hub_drop_game(struct hub *h, struct game *g, bool cut)
 int hub_restore(struct hub *h, int64_t now)
 {
     struct restore_ctx rc = {h, store_last_heartbeat_ms(h->store), now, 0};
+    int ret;
 
-    if (store_load_live(h->store, restore_one, &rc) < 0)
-        return -1;
-    return rc.n;
+    /* (synchronous reads only: the loop does not serve yet; a seat whose
+     * facts could not be read is read again by the sweep) */
+    h->restoring = true;
+    ret = store_load_live(h->store, restore_one, &rc);
+    h->restoring = false;
+    return ret < 0 ? -1 : rc.n;
 }
 
 /* ---- stand-ins: games rebuilt from the store for one answer ------------ */
@@ -421,82 +431,37 @@ struct game_env hub_mute_env(struct hub *h)
     };
 }
 
-/* The state of a game that is not in memory, from the store: a finished
- * one straight from its row and moves (no replay on the loop). Any other
- * is one whose restore failed, over for every command (see
- * stored_game_command): it is not replayed, and its journal, which has
- * no index by game, is not scanned on the loop for it. Returns a
- * malloc'ed text, or NULL with *found 0 (absent), -1 (a database error)
- * or 1 (out of memory, a game not finished). */
-char *hub_render_stored(struct hub *h, const char *gid,
-                        const struct proto_id *id, bool api, int *found)
-{
-    struct store_move *moves = NULL;
-    struct store_game row;
-    char *text = NULL;
-    size_t n = 0;
-
-    *found = store_get_game(h->store, gid, &row, NULL, NULL, NULL);
-    if (*found != 1 || strcmp(row.status, "ended"))
-        return NULL;
-    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
-    if (*found == 1) {
-        bool account[2] = {row.white_pid[0] &&
-                               store_is_account(h->store, row.white_pid) == 1,
-                           row.black_pid[0] &&
-                               store_is_account(h->store, row.black_pid) ==
-                                   1};
-        text = game_render_stored(&row, moves, n, account, id, api);
-    }
-    free(moves);
-    return text;
-}
-
-/* In a cluster: a live game another node hosts, as its journal has it
- * (PostgreSQL's journal is indexed by game): rebuilt with the mute
- * environment, its state rendered for the HTTP API (its clocks as of its
- * last move). NULL with *found 0 when the store does not have it live,
- * -1 on a database error. */
-static char *render_live_elsewhere(struct hub *h, const char *gid,
-                                   int64_t now, int *found)
+char *hub_render_journal(struct hub *h, const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         int64_t now)
 {
     struct game_env env = hub_mute_env(h);
-    struct store_move *moves = NULL;
-    struct store_game row;
-    struct game *g = NULL;
-    char *text = NULL;
-    size_t n = 0;
+    struct game *g = game_restore(&env, row, moves, n, 0, now, NULL);
+    char *text;
 
-    *found = store_get_game(h->store, gid, &row, &moves, &n, NULL);
-    if (*found == 1 && strcmp(row.status, "ended"))
-        g = game_restore(&env, &row, moves, n, 0, now, NULL);
-    if (g) {
-        text = game_render_state(g, NULL, true, now);
-        game_free(g);
-    }
-    free(moves);
+    if (!g)
+        return NULL;
+    text = game_render_state(g, NULL, true, now);
+    game_free(g);
     return text;
 }
 
 char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status)
 {
     struct game *g = proto_key_valid(gid) ? table_get(&h->games, gid) : NULL;
-    char *body;
-    int found;
 
-    *status = 200;
-    if (g)
-        return game_render_state(g, NULL, true, now);
-    if (!proto_key_valid(gid)) {
-        *status = 404;
-        return NULL;
-    }
-    body = hub_render_stored(h, gid, NULL, true, &found);
-    if (!body && found == 1 && h->router.ops->shared_store(h->router.ctx))
-        body = render_live_elsewhere(h, gid, now, &found);
-    if (!body)
-        *status = found < 0 ? 500 : found == 0 ? 404 : 500;
-    return body;
+    *status = g ? 200 : 404;
+    return g ? game_render_state(g, NULL, true, now) : NULL;
+}
+
+bool hub_shared_store(struct hub *h)
+{
+    return h->router.ops->shared_store(h->router.ctx);
+}
+
+void hub_http_answer(struct hub *h, uint64_t later, struct http_reply *r)
+{
+    h->env.http_answer(later, r->status, r->type, r->body, r->len);
 }
 
 char *hub_game_pgn(struct hub *h, const char *gid)
@@ -569,17 +534,4 @@ void hub_hosting_init(struct hub *h)
         .hold = hub_env_hold,
         .turn = env_turn,
     };
-}
-
-bool hub_stored_game(struct session *s, const struct proto_msg *m,
-                     struct store_game *row)
-{
-    int rc = store_get_game(s->hub->store, m->game, row, NULL, NULL, NULL);
-
-    if (rc > 0)
-        return true;
-    hub_send_error(
-        s, PROTO_NO_SUCH_GAME,
-        rc < 0 ? "the game database did not answer" : "no such game", &m->id);
-    return false;
 }

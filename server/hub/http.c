@@ -1,12 +1,12 @@
 /*
  * http.c - the HTTP API (see http.h).
  *
- * Every answer is a bounded read of the store's read-only connection on
- * the loop thread: a game, a page of at most 100 games, a player's
- * ratings (at most one row per category), the last
- * LIMIT_RATING_HISTORY points of a rating history, the
- * LIMIT_LEADERBOARD best of a category (read in order from the
- * ratings_board index). Ratings show what the store has committed.
+ * Every answer but a game in memory's is one bounded read, off the loop
+ * (reads.h): a game, a page of at most 100 games, a player's ratings (at
+ * most one row per category), the last LIMIT_RATING_HISTORY points of a
+ * rating history, the LIMIT_LEADERBOARD best of a category (read in
+ * order from the ratings_board index). The request is answered when the
+ * read is (hub_http_answer). Ratings show what the store has committed.
  */
 #include "hub/http.h"
 
@@ -18,6 +18,8 @@
 #include "hub/metrics.h"
 #include "proto.h"
 #include "hub/hub.h"
+#include "hub/reads.h"
+#include "hub/router.h"
 #include "game/rating.h"
 #include "store/store.h"
 #include "lib/tunables.h"
@@ -97,60 +99,210 @@ static const char *arg(const char *const *args, size_t n, const char *name)
     return NULL;
 }
 
-static int api_game_pgn(struct hub *h, const char *gid, struct http_reply *r)
-{
-    struct store_game row;
-    char *pgn = NULL;
-    int found = store_get_game(hub_store(h), gid, &row, NULL, NULL, &pgn);
-
-    if (found < 0)
-        return api_error(r, 500, "database_error");
-    if (found == 0)
-        return api_error(r, 404, "no_such_game");
-    if (!pgn) { /* live: the PGN so far comes from memory */
-        pgn = hub_game_pgn(h, gid);
-        if (!pgn)
-            return api_error(r, 404, "no_such_game");
-    }
-    return reply(r, 200, "application/x-chess-pgn", pgn);
-}
-
 void http_too_many(struct http_reply *r)
 {
     memset(r, 0, sizeof *r);
     api_error(r, 429, "rate_limited");
 }
 
-static int player_games(struct hub *h, const char *pid,
-                        const char *const *args, size_t nargs,
+/* ---- answers read off the loop ------------------------------------------
+ *
+ * A route that needs the store submits one read (reads.h) and answers
+ * NET_REPLY_LATER; the read's answer renders the reply and hands it to
+ * the hub's environment (hub_http_answer), which answers the request
+ * unless its connection went meanwhile. A read that fails or is late is
+ * 500 database_error. Each route's read is a struct api_read with the
+ * route's fields, filled by its run, rendered by its done. */
+struct api_read {
+    struct hub_read r;
+    uint64_t later;
+    int (*done)(struct hub *h, struct api_read *q, int rc,
+                struct http_reply *out);
+    char id[64], cat[16], before[64];
+    int limit;
+    int found, account;
+    struct store_player p;
+    struct store_game row;
+    struct store_move *moves;
+    size_t n;
+    char *pgn;
+    bool accounts[2];
+    struct store_rating ratings[RATING_CATEGORIES];
+    size_t nratings;
+    struct store_rating_point *points;
+    struct store_leader *leaders;
+    struct store_game_list list;
+};
+
+static void api_clear(struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+
+    free(q->moves);
+    free(q->pgn);
+    free(q->points);
+    free(q->leaders);
+    store_game_list_clear(&q->list);
+}
+
+static void api_answer(struct hub_read *r, int rc)
+{
+    struct api_read *q = (struct api_read *)r;
+    struct http_reply out;
+
+    memset(&out, 0, sizeof out);
+    if (rc < 0)
+        api_error(&out, 500, "database_error");
+    else
+        q->done(r->h, q, rc, &out);
+    hub_http_answer(r->h, q->later, &out);
+}
+
+/* Submits q (run, done set) for the request `later`: r is NET_REPLY_LATER
+ * then, or 500 when the reader's queue is full. */
+static int api_submit(struct hub *h, struct api_read *q,
+                      int (*run)(struct store *, struct hub_read *),
+                      uint64_t later, struct http_reply *r)
+{
+    q->r.run = run;
+    q->r.answer = api_answer;
+    q->r.clear = api_clear;
+    q->later = later;
+    memset(r, 0, sizeof *r);
+    r->status = 0; /* NET_REPLY_LATER */
+    if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
+        return api_error(r, 503, "busy");
+    return 0;
+}
+
+/* A new read, or NULL (r answered 500). */
+static struct api_read *api_new(struct http_reply *r)
+{
+    struct api_read *q = calloc(1, sizeof *q);
+
+    if (!q)
+        api_error(r, 500, "out_of_memory");
+    return q;
+}
+
+/* ---- a game ----------------------------------------------------------- */
+
+static int game_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+    int rc = store_get_game(st, q->id, &q->row, &q->moves, &q->n, &q->pgn);
+
+    if (rc != 1 || strcmp(q->row.status, "ended"))
+        return rc;
+    return hub_read_seats(st, &q->row, q->accounts) < 0 ? -1 : 1;
+}
+
+/* GET /api/games/GID of a game not in memory: a finished one as stored;
+ * in a cluster a live one another node hosts, as its journal has it. */
+static int game_done(struct hub *h, struct api_read *q, int rc,
+                     struct http_reply *r)
+{
+    char *body = NULL;
+
+    if (rc == 1 && hub_game(h, q->id)) { /* here now */
+        int status;
+        body = hub_game_json(h, q->id, hub_now_ms(h), &status);
+        return body ? reply(r, 200, JSON_TYPE, body)
+                    : api_error(r, 500, "database_error");
+    }
+    if (rc == 0) {
+        hub_unknown_game_note(h, q->id);
+        return api_error(r, 404, "no_such_game");
+    }
+    if (!strcmp(q->row.status, "ended"))
+        body = game_render_stored(&q->row, q->moves, q->n, q->accounts, NULL,
+                                  true);
+    else if (hub_shared_store(h))
+        body = hub_render_journal(h, &q->row, q->moves, q->n, hub_now_ms(h));
+    else /* (a live game not in memory: its restore failed) */
+        return api_error(r, 500, "database_error");
+    return body ? reply(r, 200, JSON_TYPE, body)
+                : api_error(r, 500, "out_of_memory");
+}
+
+static int api_game(struct hub *h, const char *gid, int64_t now,
+                    uint64_t later, struct http_reply *r)
+{
+    struct api_read *q;
+    int status;
+    char *body;
+
+    if ((body = hub_game_json(h, gid, now, &status)))
+        return reply(r, 200, JSON_TYPE, body);
+    if (hub_unknown_game(h, gid))
+        return api_error(r, 404, "no_such_game");
+    if (!(q = api_new(r)))
+        return 0;
+    snprintf(q->id, sizeof q->id, "%s", gid);
+    q->done = game_done;
+    return api_submit(h, q, game_run, later, r);
+}
+
+static int pgn_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+
+    return store_get_game(st, q->id, &q->row, NULL, NULL, &q->pgn);
+}
+
+static int pgn_done(struct hub *h, struct api_read *q, int rc,
+                    struct http_reply *r)
+{
+    char *pgn = q->pgn;
+
+    if (rc == 0)
+        return api_error(r, 404, "no_such_game");
+    q->pgn = NULL;
+    if (!pgn) { /* live: the PGN so far comes from memory */
+        pgn = hub_game_pgn(h, q->id);
+        if (!pgn)
+            return api_error(r, 404, "no_such_game");
+    }
+    return reply(r, 200, "application/x-chess-pgn", pgn);
+}
+
+static int api_game_pgn(struct hub *h, const char *gid, uint64_t later,
                         struct http_reply *r)
 {
-    const char *before = arg(args, nargs, "before");
-    const char *lim = arg(args, nargs, "limit");
-    struct store_game_list list = {NULL, 0, 0};
-    struct proto_game_summary *sum;
-    long limit = 20;
-    char *end;
+    struct api_read *q;
 
-    if (!proto_key_valid(pid))
-        return api_error(r, 404, "no_such_player");
-    if (before && !proto_key_valid(before))
-        return api_error(r, 400, "bad_before");
-    if (lim) {
-        limit = strtol(lim, &end, 10);
-        if (!*lim || *end || limit < 1 || limit > 100)
-            return api_error(r, 400, "bad_limit");
-    }
-    if (store_list_player_games(hub_store(h), pid, before, (int)limit,
-                                &list) < 0)
-        return api_error(r, 500, "database_error");
-    sum = calloc(list.n ? list.n : 1, sizeof *sum);
-    if (!sum) {
-        store_game_list_clear(&list);
+    if (hub_unknown_game(h, gid))
+        return api_error(r, 404, "no_such_game");
+    if (!(q = api_new(r)))
+        return 0;
+    snprintf(q->id, sizeof q->id, "%s", gid);
+    q->done = pgn_done;
+    return api_submit(h, q, pgn_run, later, r);
+}
+
+/* ---- a player's games --------------------------------------------------- */
+
+static int games_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+
+    return store_list_player_games(st, q->id, q->before[0] ? q->before : NULL,
+                                   q->limit, &q->list);
+}
+
+static int games_done(struct hub *h, struct api_read *q, int rc,
+                      struct http_reply *r)
+{
+    struct store_game_list *list = &q->list;
+    struct proto_game_summary *sum;
+
+    (void)h;
+    (void)rc;
+    sum = calloc(list->n ? list->n : 1, sizeof *sum);
+    if (!sum)
         return api_error(r, 500, "out_of_memory");
-    }
-    for (size_t i = 0; i < list.n; i++) {
-        const struct store_game *g = &list.games[i];
+    for (size_t i = 0; i < list->n; i++) {
+        const struct store_game *g = &list->games[i];
         sum[i] = (struct proto_game_summary){
             .game = g->gid,
             .white = {g->white_pid[0] ? g->white_pid : NULL, g->white_name},
@@ -171,127 +323,188 @@ static int player_games(struct hub *h, const char *pid,
         }
     }
     reply(r, 200, JSON_TYPE,
-          proto_render_game_list(
-              sum, list.n,
-              list.has_more && list.n ? list.games[list.n - 1].gid : NULL));
+          proto_render_game_list(sum, list->n,
+                                 list->has_more && list->n
+                                     ? list->games[list->n - 1].gid
+                                     : NULL));
     free(sum);
-    store_game_list_clear(&list);
     return 0;
+}
+
+static int player_games(struct hub *h, const char *pid,
+                        const char *const *args, size_t nargs, uint64_t later,
+                        struct http_reply *r)
+{
+    const char *before = arg(args, nargs, "before");
+    const char *lim = arg(args, nargs, "limit");
+    struct api_read *q;
+    long limit = 20;
+    char *end;
+
+    if (!proto_key_valid(pid))
+        return api_error(r, 404, "no_such_player");
+    if (before && !proto_key_valid(before))
+        return api_error(r, 400, "bad_before");
+    if (lim) {
+        limit = strtol(lim, &end, 10);
+        if (!*lim || *end || limit < 1 || limit > 100)
+            return api_error(r, 400, "bad_limit");
+    }
+    if (!(q = api_new(r)))
+        return 0;
+    snprintf(q->id, sizeof q->id, "%s", pid);
+    snprintf(q->before, sizeof q->before, "%s", before ? before : "");
+    q->limit = (int)limit;
+    q->done = games_done;
+    return api_submit(h, q, games_run, later, r);
+}
+
+/* ---- a player's profile, a rating history, a leaderboard ---------------- */
+
+static int profile_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+    int found = store_find_player(st, q->id, &q->p);
+
+    if (found != 1)
+        return found;
+    q->account = store_is_account(st, q->id);
+    if (q->account < 0 ||
+        store_player_ratings(st, q->id, q->ratings, RATING_CATEGORIES,
+                             &q->nratings) < 0)
+        return -1;
+    return 1;
 }
 
 /* GET /api/players/PID: the player's name, whether it is an account, its
  * ratings (with wins, draws and losses) per category played rated. */
-static int player_profile(struct hub *h, const char *pid,
-                          struct http_reply *r)
+static int profile_done(struct hub *h, struct api_read *q, int rc,
+                        struct http_reply *r)
 {
-    struct store *st = hub_store(h);
-    struct store_player p;
-    struct store_rating rows[RATING_CATEGORIES];
     struct proto_rating shown[RATING_CATEGORIES];
-    size_t nrows = 0, n = 0;
-    int found = store_find_player(st, pid, &p), account;
+    size_t n = 0;
 
-    if (found < 0)
-        return api_error(r, 500, "database_error");
-    if (found == 0)
+    (void)h;
+    if (rc == 0)
         return api_error(r, 404, "no_such_player");
-    account = store_is_account(st, pid);
-    if (account < 0 ||
-        store_player_ratings(st, pid, rows, RATING_CATEGORIES, &nrows) < 0)
-        return api_error(r, 500, "database_error");
     /* in the categories' order */
     for (int c = 0; c < RATING_CATEGORIES; c++) {
         const char *cat = rating_category_name((enum rating_category)c);
-        for (size_t i = 0; i < nrows; i++)
-            if (!strcmp(rows[i].category, cat) && rows[i].games > 0)
+        for (size_t i = 0; i < q->nratings; i++) {
+            const struct store_rating *x = &q->ratings[i];
+            if (!strcmp(x->category, cat) && x->games > 0)
                 shown[n++] = (struct proto_rating){
                     .category = cat,
-                    .rating = rating_round(rows[i].rating),
-                    .rd = rating_round(rows[i].rd),
-                    .games = rows[i].games,
-                    .provisional = rows[i].rd > RATING_RD_PROVISIONAL,
+                    .rating = rating_round(x->rating),
+                    .rd = rating_round(x->rd),
+                    .games = x->games,
+                    .provisional = x->rd > RATING_RD_PROVISIONAL,
                     .results = true,
-                    .wins = rows[i].wins,
-                    .draws = rows[i].draws,
-                    .losses = rows[i].losses,
+                    .wins = x->wins,
+                    .draws = x->draws,
+                    .losses = x->losses,
                 };
+        }
     }
-    struct proto_me me = {p.pid, p.name, account == 1, shown, n, NULL};
+    struct proto_me me = {q->p.pid, q->p.name, q->account == 1,
+                          shown,    n,         NULL};
     return reply(r, 200, JSON_TYPE, proto_render_profile(&me));
+}
+
+static int history_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+    int found = store_find_player(st, q->id, &q->p);
+
+    if (found != 1)
+        return found;
+    return store_rating_history(st, q->id, q->cat, LIMIT_RATING_HISTORY,
+                                &q->points, &q->n) < 0
+               ? -1
+               : 1;
 }
 
 /* GET /api/players/PID/ratings/CAT: the last LIMIT_RATING_HISTORY
  * ratings after a rated game, oldest first. */
-static int rating_history(struct hub *h, const char *pid, const char *cat,
-                          struct http_reply *r)
+static int history_done(struct hub *h, struct api_read *q, int rc,
+                        struct http_reply *r)
 {
-    struct store *st = hub_store(h);
-    struct store_player p;
-    struct store_rating_point *pts = NULL;
     struct proto_rating_point *out;
-    enum rating_category c;
-    size_t n = 0;
-    int found;
 
-    if (!rating_category_parse(cat, &c))
-        return api_error(r, 404, "no_such_category");
-    found = store_find_player(st, pid, &p);
-    if (found < 0)
-        return api_error(r, 500, "database_error");
-    if (found == 0)
+    (void)h;
+    if (rc == 0)
         return api_error(r, 404, "no_such_player");
-    if (store_rating_history(st, pid, cat, LIMIT_RATING_HISTORY, &pts, &n) <
-        0)
-        return api_error(r, 500, "database_error");
-    out = calloc(n ? n : 1, sizeof *out);
-    if (!out) {
-        free(pts);
+    out = calloc(q->n ? q->n : 1, sizeof *out);
+    if (!out)
         return api_error(r, 500, "out_of_memory");
-    }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < q->n; i++)
         out[i] = (struct proto_rating_point){
-            pts[i].ms, rating_round(pts[i].rating), rating_round(pts[i].rd)};
-    reply(r, 200, JSON_TYPE, proto_render_rating_history(pid, cat, out, n));
+            q->points[i].ms, rating_round(q->points[i].rating),
+            rating_round(q->points[i].rd)};
+    reply(r, 200, JSON_TYPE,
+          proto_render_rating_history(q->id, q->cat, out, q->n));
     free(out);
-    free(pts);
     return 0;
+}
+
+static int board_run(struct store *st, struct hub_read *r)
+{
+    struct api_read *q = (struct api_read *)r;
+
+    return store_leaderboard(st, q->cat, LIMIT_LEADERBOARD, &q->leaders,
+                             &q->n);
 }
 
 /* GET /api/leaderboard/CAT: the LIMIT_LEADERBOARD best non-provisional
  * accounts. */
-static int leaderboard(struct hub *h, const char *cat, struct http_reply *r)
+static int board_done(struct hub *h, struct api_read *q, int rc,
+                      struct http_reply *r)
 {
-    struct store_leader *rows = NULL;
     struct proto_leader *out;
-    enum rating_category c;
-    size_t n = 0;
 
-    if (!rating_category_parse(cat, &c))
-        return api_error(r, 404, "no_such_category");
-    if (store_leaderboard(hub_store(h), cat, LIMIT_LEADERBOARD, &rows, &n) <
-        0)
-        return api_error(r, 500, "database_error");
-    out = calloc(n ? n : 1, sizeof *out);
-    if (!out) {
-        free(rows);
+    (void)h;
+    (void)rc;
+    out = calloc(q->n ? q->n : 1, sizeof *out);
+    if (!out)
         return api_error(r, 500, "out_of_memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        out[i] = (struct proto_leader){
-            rows[i].pid, rows[i].name, rating_round(rows[i].rating),
-            rating_round(rows[i].rd), rows[i].games};
-    reply(r, 200, JSON_TYPE, proto_render_leaderboard(cat, out, n));
+    for (size_t i = 0; i < q->n; i++)
+        out[i] = (struct proto_leader){q->leaders[i].pid, q->leaders[i].name,
+                                       rating_round(q->leaders[i].rating),
+                                       rating_round(q->leaders[i].rd),
+                                       q->leaders[i].games};
+    reply(r, 200, JSON_TYPE, proto_render_leaderboard(q->cat, out, q->n));
     free(out);
-    free(rows);
     return 0;
 }
 
+/* A player's route (profile, or with cat a rating history) or a
+ * leaderboard (pid NULL): its read. */
+static int api_ratings(struct hub *h, const char *pid, const char *cat,
+                       uint64_t later, struct http_reply *r)
+{
+    struct api_read *q;
+    enum rating_category c;
+
+    if (cat && !rating_category_parse(cat, &c))
+        return api_error(r, 404, "no_such_category");
+    if (!(q = api_new(r)))
+        return 0;
+    snprintf(q->id, sizeof q->id, "%s", pid ? pid : "");
+    snprintf(q->cat, sizeof q->cat, "%s", cat ? cat : "");
+    q->done = !pid ? board_done : cat ? history_done : profile_done;
+    return api_submit(h, q,
+                      !pid  ? board_run
+                      : cat ? history_run
+                            : profile_run,
+                      later, r);
+}
+
 static int route(struct hub *h, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, struct http_reply *r)
+                 size_t nargs, int64_t now, uint64_t later,
+                 struct http_reply *r)
 {
     char id[64];
     const char *rest;
-    int status;
 
     memset(r, 0, sizeof *r);
     if (!strncmp(path, "/api/games/", 11)) {
@@ -304,14 +517,10 @@ static int route(struct hub *h, const char *path, const char *const *args,
         if (!proto_key_valid(id))
             return api_error(r, 404, "no_such_game");
         if (!strcmp(rest + n, "/pgn"))
-            return api_game_pgn(h, id, r);
+            return api_game_pgn(h, id, later, r);
         if (rest[n])
             return api_error(r, 404, "not_found");
-        char *body = hub_game_json(h, id, now, &status);
-        if (!body)
-            return api_error(
-                r, status, status == 404 ? "no_such_game" : "database_error");
-        return reply(r, 200, JSON_TYPE, body);
+        return api_game(h, id, now, later, r);
     }
     if (!strncmp(path, "/api/players/", 13)) {
         rest = path + 13;
@@ -321,22 +530,23 @@ static int route(struct hub *h, const char *path, const char *const *args,
         memcpy(id, rest, n);
         id[n] = '\0';
         if (!strcmp(rest + n, "/games"))
-            return player_games(h, id, args, nargs, r);
+            return player_games(h, id, args, nargs, later, r);
         if (!proto_key_valid(id))
             return api_error(r, 404, "no_such_player");
         if (!rest[n])
-            return player_profile(h, id, r);
+            return api_ratings(h, id, NULL, later, r);
         if (!strncmp(rest + n, "/ratings/", 9) && !strchr(rest + n + 9, '/'))
-            return rating_history(h, id, rest + n + 9, r);
+            return api_ratings(h, id, rest + n + 9, later, r);
         return api_error(r, 404, "not_found");
     }
     if (!strncmp(path, "/api/leaderboard/", 17))
-        return leaderboard(h, path + 17, r);
+        return api_ratings(h, NULL, path + 17, later, r);
     return api_error(r, 404, "not_found");
 }
 
 void http_handle(struct hub *h, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, struct http_reply *r)
+                 size_t nargs, int64_t now, uint64_t later,
+                 struct http_reply *r)
 {
-    route(h, path, args, nargs, now, r);
+    route(h, path, args, nargs, now, later, r);
 }

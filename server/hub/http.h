@@ -15,7 +15,7 @@
 struct hub;
 
 struct http_reply {
-    int status;       /* 200, 400, 404, 500, 503 */
+    int status;       /* 200, 400, 404, 500, 503; 0: later (http_handle) */
     const char *type; /* Content-Type */
     char *body;       /* malloc'ed; the caller frees */
     size_t len;
@@ -29,9 +29,12 @@ int http_wants(const char *path);
 enum netstats_route http_route(const char *path);
 
 /* Answers GET path with query arguments args[0..nargs) ("name=value",
- * already URL-decoded). Always fills *r. */
+ * already URL-decoded): fills *r, or sets r->status 0 when the answer
+ * needs a read: it comes later through the hub's environment
+ * (hub_env.http_answer with `later`). */
 void http_handle(struct hub *h, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, struct http_reply *r);
+                 size_t nargs, int64_t now, uint64_t later,
+                 struct http_reply *r);
 
 /* Fills *r with 429 {"error":"rate_limited"}: the address made more API
  * requests than http_rate_per_s and http_burst allow. */

@@ -26,14 +26,19 @@
  * Ratings (PROTOCOL.md, "Rated games"). A rated game computes its rating
  * change when it ends (game.c), from the ratings the hub gives it
  * (hub_env_ratings), and hands the new rows to the store with the game's end
- * (one transaction). The hub gives the store's rows overlaid by the
- * `rated` table: the rows of rated ends queued and not committed yet, by
- * "PID/CATEGORY". The loop is the only writer of ratings and the store
- * applies writes in order, so this overlay is always the newest value: a
- * player whose two rated games end a moment apart (or while the database
+ * (one transaction). The hub gives the seats' facts (facts.c: read from
+ * the store when the game started or was adopted, and kept current by
+ * this node's own ends) overlaid by the `rated` table: the rows of rated
+ * ends queued and not committed yet, by "PID/CATEGORY". This node's loop
+ * is the only writer of its games' ratings and the store applies writes
+ * in order, so this is always the newest value this node knows: a player
+ * whose two rated games here end a moment apart (or while the database
  * stalls) has the second computed from the first's result, never from a
  * stale row; and each stored row is an absolute value, so the same end
- * applied twice would leave the same rows.
+ * applied twice would leave the same rows. (In a cluster, a rated game
+ * of the same player that another node hosts and that ends while this
+ * one is played is not seen here: this end starts from the rating read
+ * at this game's start. docs/cluster.md says so.)
  */
 #include "hub/hub.h"
 
@@ -46,9 +51,11 @@
 #include "game/verdict.h"
 #include "hub/hub_internal.h"
 #include "hub/lobbyfeed.h"
+#include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
+#include "lib/recent.h"
 #include "lib/tunables.h"
 #include "store/store.h"
 
@@ -82,6 +89,11 @@ void hub_alarm_free(struct hub *h, struct hub_alarm *a)
 
 static size_t modules_count(void);
 static int modules_init(struct hub *h);
+static enum proto_type on_text(struct hub *h, struct session *s,
+                               const char *text, size_t len, int64_t now,
+                               bool admit);
+static bool hold_input(struct session *s, const char *text, size_t len,
+                       const struct proto_id *id);
 static void moves_committed(struct hub *h);
 
 /* ---- a local connection's session_ops --------------------------------- */
@@ -216,6 +228,7 @@ void hub_wake(struct hub *h)
     h->router.ops->wake(h->router.ctx);
     hub_release_held(h);
     verdicts_collect(h->verdicts, hub_on_verdict, h);
+    hub_reads_collect(h);
     for (size_t i = 0; hub_modules[i]; i++)
         if (hub_modules[i]->wake)
             hub_modules[i]->wake(h);
@@ -238,7 +251,8 @@ static void sweep(void *arg)
     hub_alarm_arm(h, h->sweep, now + LIMIT_SWEEP_MS);
     for (size_t i = 0; i < h->addrs.cap; i++) {
         struct addr *a = h->addrs.slots[i].value;
-        if (a && !a->invites && !a->games)
+        if (a && !a->invites && !a->games &&
+            (a->read_rate.last_ms < 0 || now - a->read_rate.last_ms >= 60000))
             free(table_del(&h->addrs, a->ip));
     }
     if (h->shutting_down)
@@ -247,6 +261,7 @@ static void sweep(void *arg)
         if (hub_modules[i]->sweep)
             hub_modules[i]->sweep(h, now);
     hub_rated_sweep(h);
+    hub_facts_sweep(h);
     hub_fair_sweep(h, hub_wall_ms(h));
     keep = malloc((h->players.n ? h->players.n : 1) * sizeof *keep);
     if (!keep)
@@ -276,6 +291,7 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
         h->cfg.move_rate_per_s, h->cfg.move_burst, h->cfg.msg_rate_per_s,
         h->cfg.msg_burst, LIMIT_RATE_STRIKES};
     h->lobby = lobby_new();
+    h->unknown = recent_new(LIMIT_UNKNOWN_GAMES, LIMIT_UNKNOWN_GAME_MS);
     h->verdicts = verdicts_start(env->wake, 0);
     h->sweep = hub_alarm_new(h, sweep, h);
     h->stall_timer = hub_alarm_new(h, hub_stall_check, h);
@@ -295,9 +311,10 @@ struct hub *hub_new(const struct hub_env *env, const struct hub_config *cfg)
     hub_set_router(h, NULL);
     h->guests = ratelimit_new(cfg->guests_per_ip_per_min / 60.0,
                               cfg->guests_per_ip_per_min, LIMIT_LOGIN_KEYS);
-    if (!h->lobby || !h->feed || !h->verdicts || !h->sweep ||
+    if (!h->lobby || !h->unknown || !h->feed || !h->verdicts || !h->sweep ||
         !h->stall_timer || !h->guests ||
-        hub_limit_share(h, "guests", h->guests) < 0 || modules_init(h) < 0) {
+        hub_limit_share(h, "guests", h->guests) < 0 ||
+        hub_reads_init(h) < 0 || modules_init(h) < 0) {
         hub_free(h);
         return NULL;
     }
@@ -309,6 +326,7 @@ void hub_free(struct hub *h)
 {
     if (!h)
         return;
+    hub_reads_free(h);          /* (their answers are nobody's from now on) */
     verdicts_stop(h->verdicts); /* before the games it could answer */
     for (size_t i = modules_count(); i-- > 0;) /* (in reverse) */
         if (hub_modules[i]->free)
@@ -333,6 +351,7 @@ void hub_free(struct hub *h)
                 session_clear(p->remotes[j]);
                 free(p->remotes[j]);
             }
+            hub_facts_free(p);
             free(p->conns);
             free(p->remotes);
             free(p->games);
@@ -346,6 +365,7 @@ void hub_free(struct hub *h)
     table_clear(&h->addrs);
     lobbyfeed_free(h->feed);
     lobby_free(h->lobby);
+    recent_free(h->unknown);
     holds_clear(&h->holds);
     hub_alarm_free(h, h->stall_timer);
     free(h);
@@ -433,6 +453,20 @@ struct game *hub_game(struct hub *h, const char *gid)
     return table_get(&h->games, gid);
 }
 
+bool hub_unknown_game(struct hub *h, const char *gid)
+{
+    if (!recent_seen(h->unknown, gid, hub_now_ms(h)))
+        return false;
+    h->metrics.unknown_game_hits++;
+    return true;
+}
+
+void hub_unknown_game_note(struct hub *h, const char *gid)
+{
+    if (recent_note(h->unknown, gid, hub_now_ms(h)) < 0)
+        log_warn("event=unknown_game_unrecorded what=out_of_memory");
+}
+
 struct player *hub_player(struct hub *h, const char *pid)
 {
     return table_get(&h->players, pid);
@@ -459,16 +493,37 @@ static bool dispatch(struct session *s, const struct proto_msg *m,
     const struct hub_command *cmd = h->commands[m->type];
 
     assert(cmd); /* (proto_parse knows only the types the table has) */
+    /* a game the store did not have a moment ago: no read, no forward */
+    if (cmd->game && !table_get(&h->games, m->game) &&
+        hub_unknown_game(h, m->game)) {
+        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
+        return true;
+    }
     /* a game of another node's (or of none) is its host's to run: the
      * router's to forward (router.h) */
     if (cmd->game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return false;
+    const char *was_text = h->cur_text;
+    size_t was_len = h->cur_len;
     h->msg_at_us = at_us;
+    h->cur_text = text; /* (a command that reads keeps it: facts.c) */
+    h->cur_len = len;
     cmd->run(s, m, now);
+    h->cur_text = was_text;
+    h->cur_len = was_len;
     if (m->type == PROTO_T_MOVE)
         hist_add(&h->metrics.move, now_us(h) - at_us);
     return true;
+}
+
+void hub_redispatch(struct session *s, const struct proto_msg *m,
+                    const char *text, size_t len, int64_t now)
+{
+    /* (a local connection's command may be forwarded now: its game left
+     * this node meanwhile) */
+    dispatch(s, m, text ? text : "", text ? len : 0, now, !text,
+             now_us(s->hub));
 }
 
 void hub_move_played(struct hub *h, uint64_t seq)
@@ -499,6 +554,11 @@ static void moves_committed(struct hub *h)
 void hub_run(struct session *s, const struct proto_msg *m, const char *text,
              size_t len, int64_t now)
 {
+    /* (another node's connection: its commands in order too) */
+    if (s->waiting && len) {
+        hold_input(s, text, len, &m->id);
+        return;
+    }
     dispatch(s, m, text, len, now, true, now_us(s->hub));
 }
 
@@ -657,20 +717,68 @@ static bool admitted(struct hub *h, struct session *s, bool move, bool answer,
     return false;
 }
 
-enum proto_type hub_on_text(struct hub *h, struct session *s,
-                            const char *text, size_t len, int64_t now)
+/* Keeps text for s's replay: true, or false when s holds
+ * LIMIT_HELD_INPUT already or out of memory (answered rate_limited). */
+static bool hold_input(struct session *s, const char *text, size_t len,
+                       const struct proto_id *id)
+{
+    struct held_in *in = s->n_held_in < LIMIT_HELD_INPUT &&
+                                 s->held_in_bytes + len <=
+                                     LIMIT_HELD_INPUT_BYTES
+                             ? malloc(sizeof *in + len + 1)
+                             : NULL;
+
+    if (!in) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many messages waiting for the database; slow "
+                       "down",
+                       id);
+        return false;
+    }
+    in->next = NULL;
+    in->len = len;
+    memcpy(in->text, text, len);
+    in->text[len] = '\0';
+    *(s->held_in ? s->held_in_tail : &s->held_in) = in;
+    s->held_in_tail = &in->next;
+    s->n_held_in++;
+    s->held_in_bytes += len;
+    return true;
+}
+
+void hub_session_replay(struct session *s)
+{
+    struct hub *h = s->hub;
+
+    while (s->held_in && !s->waiting) {
+        struct held_in *in = s->held_in;
+        s->held_in = in->next;
+        s->n_held_in--;
+        s->held_in_bytes -= in->len;
+        on_text(h, s, in->text, in->len, hub_now_ms(h), false);
+        OPENSSL_cleanse(in->text, in->len); /* (a login's password) */
+        free(in);
+    }
+}
+
+/* One message from s: parsed, charged to s's budget (unless admitted
+ * already: a replay), then run, or kept while s's hello is read. */
+static enum proto_type on_text(struct hub *h, struct session *s,
+                               const char *text, size_t len, int64_t now,
+                               bool admit)
 {
     int64_t at_us = now_us(h);
     struct proto_msg m;
     struct proto_error e;
     int rc;
 
-    h->metrics.messages_in++;
     rc = proto_parse(text, len, s->player != NULL, &m, &e);
-    if (!admitted(h, s, m.type == PROTO_T_MOVE, true,
-                  "too many messages; slow down", rc == 0 ? &m.id : NULL,
-                  now))
+    if (admit && !admitted(h, s, m.type == PROTO_T_MOVE, true,
+                           "too many messages; slow down",
+                           rc == 0 ? &m.id : NULL, now))
         rc = -2;
+    else if (s->waiting) /* (a command's read first: in order after) */
+        rc = hold_input(s, text, len, rc == 0 ? &m.id : NULL) ? -3 : -2;
     else if (rc != 0)
         hub_send_error(s, e.code, e.msg, &m.id);
     else {
@@ -680,7 +788,14 @@ enum proto_type hub_on_text(struct hub *h, struct session *s,
     }
     if (m.password_len) /* (the workers have their own copy) */
         OPENSSL_cleanse(m.password, sizeof m.password);
-    return rc == 0 ? m.type : PROTO_T_NONE;
+    return rc == 0 || rc == -3 ? m.type : PROTO_T_NONE;
+}
+
+enum proto_type hub_on_text(struct hub *h, struct session *s,
+                            const char *text, size_t len, int64_t now)
+{
+    h->metrics.messages_in++;
+    return on_text(h, s, text, len, now, true);
 }
 
 void hub_on_control(struct hub *h, struct session *s, int64_t now)

@@ -36,6 +36,8 @@ struct hub;
 struct session;
 struct conn;
 struct store;
+struct store_game;
+struct store_move;
 struct msgbuf;
 struct engine_pool;
 struct hub_alarm; /* a timer of the environment's; opaque to the hub */
@@ -85,6 +87,10 @@ struct hub_env {
     /* From any thread (the verdict and password workers): have the loop
      * call hub_wake soon. */
     void (*wake)(void);
+    /* Answers the HTTP request `later` whose answer waited for a read
+     * (net_http_answer): status, type, body (taken; malloc'ed). */
+    void (*http_answer)(uint64_t later, int status, const char *type,
+                        char *body, size_t len);
 };
 
 /* The hub's settings, from struct config (main.c copies them; their
@@ -153,10 +159,25 @@ size_t hub_open_seeks(const struct hub *h);
  * per spectating connection. */
 size_t hub_subscriptions(const struct hub *h);
 
-/* Renders a game's state for the HTTP API (live from memory, finished
- * from the store). Returns a malloc'ed body, or NULL with *status 404 or
- * 500. */
+/* Renders the state of a game in memory for the HTTP API: a malloc'ed
+ * body, or NULL with *status 404 (not in memory: http.c reads it). */
 char *hub_game_json(struct hub *h, const char *gid, int64_t now, int *status);
+
+/* The state of a live game as its stored row and journal have it (a game
+ * another node hosts), rebuilt with the mute environment and rendered for
+ * the HTTP API: a malloc'ed body, or NULL (not rebuildable, out of
+ * memory). */
+char *hub_render_journal(struct hub *h, const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         int64_t now);
+
+/* True when the store is shared with other nodes (router.h). */
+bool hub_shared_store(struct hub *h);
+
+/* The HTTP API's answer to the request `later` that waited for a read
+ * (http.c): handed to the environment (r's body taken). */
+struct http_reply;
+void hub_http_answer(struct hub *h, uint64_t later, struct http_reply *r);
 
 /* The PGN of a game in memory (malloc'ed), or NULL. */
 char *hub_game_pgn(struct hub *h, const char *gid);

@@ -32,8 +32,11 @@
 #include "store/store.h"
 #include "lib/table.h"
 
-struct auth_job; /* account.c's */
-struct verdict;  /* verdict.h */
+struct auth_job;        /* account.c's */
+struct hub_reads_state; /* reads.c's */
+struct hub_reads;       /* session.h's */
+struct recent;          /* lib/recent.h */
+struct verdict;         /* verdict.h */
 struct lobby_seek;
 struct cluster; /* cluster.c's */
 
@@ -81,7 +84,9 @@ struct hub {
     /* The moves played here and not committed yet, oldest first, with
      * when their message arrived (us): a ring of the last
      * HUB_MOVES_TIMED (the rest are not timed: a stalled store). */
-    int64_t msg_at_us; /* the message being run arrived then */
+    int64_t msg_at_us;    /* the message being run arrived then */
+    const char *cur_text; /* ... its text (NULL: none), for a command */
+    size_t cur_len;       /* that runs again after a read (facts.c) */
     struct {
         uint64_t seq;
         int64_t at_us;
@@ -93,6 +98,11 @@ struct hub {
     struct seekbook seekbook;     /* the open seeks (seekbook.h) ... */
     struct seekbook own_seekbook; /* ... when no router brings its own */
     const struct session_ops *local_ops; /* a local connection's */
+    struct hub_reads_state *reads;       /* the store reads (reads.c) */
+    struct recent *unknown;   /* GIDs the store did not have, lately */
+    bool restoring;           /* hub_restore: reads are synchronous */
+    int64_t rerun_since;      /* a command run again after its facts'
+                               read: when it first asked (facts.c) */
     struct ratelimit *guests; /* new guests per address key (shared) */
     struct shared_limit shared[HUB_SHARED_LIMITS_MAX]; /* sharedlimits.c */
     size_t nshared;
@@ -153,10 +163,13 @@ void hub_detach(struct hub *h, struct session *s, int64_t now);
 /* p's first connection is back: its games learn it. */
 void hub_player_back(struct hub *h, struct player *p, int64_t now);
 
-/* Sends s `welcome` for its player with token and the player's live
- * games, once the store has committed seq. */
+/* Sends s `welcome` for its player with token, the player's live games
+ * and settings (an account's JSON; NULL: none), once the store has
+ * committed seq. Reads nothing: the ratings and a cluster's live games
+ * are the player's facts (facts.c). */
 void hub_welcome(struct session *s, const char *token,
-                 const struct proto_id *id, uint64_t seq);
+                 const struct proto_id *id, uint64_t seq,
+                 const char *settings);
 
 /* Every category pid has played rated, in the categories' order, as
  * welcome (results false) or the API's profile (true) shows them, into
@@ -178,6 +191,8 @@ struct addr {
     char ip[ADDRKEY_MAX]; /* the key */
     int invites;
     int games;
+    struct bucket read_rate; /* its reads of games not in memory
+                                (reads.c) */
 };
 
 /* rl (its owner's until hub_free) becomes the limit `name` that the
@@ -288,22 +303,100 @@ void hub_release_held(struct hub *h);
  * stores and schedules nothing. */
 struct game_env hub_mute_env(struct hub *h);
 
-/* The state of a game that is not in memory, from the store: a finished
- * one straight from its row and moves (no replay on the loop). Any other
- * is one whose restore failed, over for every command (see
- * stored_game_command): it is not replayed, and its journal, which has
- * no index by game, is not scanned on the loop for it. Returns a
- * malloc'ed text, or NULL with *found 0 (absent), -1 (a database error);
- * or 1 (out of memory, a game not finished). */
-char *hub_render_stored(struct hub *h, const char *gid,
-                        const struct proto_id *id, bool api, int *found);
-
 /* Copies a player's live games so that callbacks ending a game (which
  * edit p->games) cannot disturb the iteration; each is looked up by GID
  * when its turn comes. Malloc'ed (NULL with *n 0 when out of memory). */
 struct game_ref *hub_games_snapshot(const struct player *p, size_t *n);
 
 void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* ---- facts.c: what the hub reads about a player ------------------------- */
+
+/* A player's facts as kept with its record. */
+struct player_facts {
+    int64_t at; /* hub_now_ms when read */
+    struct store_rating ratings[RATING_CATEGORIES];
+    bool has[RATING_CATEGORIES];     /* ratings[c] is a stored row */
+    char (*live)[PROTO_KEY_MAX + 1]; /* a cluster's: its live games on
+                                        every node (malloc'ed) */
+    size_t n_live;
+    bool with_live; /* live was read */
+};
+
+/* What one read found about one player (hub_facts_read). */
+struct facts_row {
+    char pid[PROTO_KEY_MAX + 1];
+    int rc;     /* 0: read; -1: the database failed */
+    bool known; /* its players row exists */
+    char name[PROTO_NAME_MAX + 1];
+    bool account;
+    struct store_rating ratings[RATING_CATEGORIES];
+    size_t n_ratings;
+    bool with_live;                  /* live games were read */
+    char (*live)[PROTO_KEY_MAX + 1]; /* malloc'ed (hub_facts_row_clear) */
+    size_t n_live;
+};
+
+/* Reader thread (inside a read's run): pid's facts into row, with at
+ * most max_live of its live games on every node when max_live > 0. */
+void hub_facts_read(struct store *st, const char *pid, size_t max_live,
+                    struct facts_row *row);
+void hub_facts_row_clear(struct facts_row *row);
+/* How many live games a facts read asks for: 0 on a node alone (its
+ * memory has them all). */
+size_t hub_facts_max_live(struct hub *h);
+/* p's facts from row (read for p's pid, rc 0), as of now. */
+void hub_facts_apply(struct hub *h, struct player *p,
+                     const struct facts_row *row);
+/* p is a new guest: nothing to read (no rating, no game, no account). */
+void hub_facts_new_player(struct hub *h, struct player *p);
+/* p's facts as a command may use them: read, and (in a cluster) read
+ * at `since` or later (hub_facts_since). */
+bool hub_facts_fresh(struct hub *h, const struct player *p, int64_t since);
+/* (hub_facts_since: seekbook.h) */
+/* A rated end of this node's changed r->pid's rating in r->category. */
+void hub_facts_rated(struct hub *h, const struct store_rating *r);
+void hub_facts_free(struct player *p);
+/* gid is no longer one of p's live games here (it ended, or left this
+ * node's memory): its facts' list of live games forgets it. */
+void hub_facts_game_gone(struct player *p, const char *gid);
+/* True when the facts of s's player and pids[0..n) (n <= 1; NULL or ""
+ * skipped) were read since `since` (hub_facts_since): the command goes
+ * on. Else false: they are read, and m runs again for s once they are
+ * (through hub_redispatch, asking since the same moment), or s was
+ * answered rate_limited (a budget, the database). */
+bool hub_facts_want(struct session *s, const struct proto_msg *m,
+                    const char *const *pids, size_t n, int64_t since);
+/* The same for a caller without a command to run again: 1 when fresh
+ * (cb not called); 0 when cb(h, who, arg, ok) will be called once they
+ * are read (with who NULL when owner let its reads go first: reads.h);
+ * -1 when out of memory or the queue is full (cb not called). */
+int hub_facts_then(struct hub *h, const char *const *pids, size_t n,
+                   int64_t since, struct hub_reads *owner, void *who,
+                   void (*cb)(struct hub *h, void *who, void *arg, bool ok),
+                   void *arg);
+/* Reads pid's facts unless fresh or on their way, for nobody in
+ * particular (a restored or adopted game's seat): its games show them
+ * once they come (hub_facts_reshow). */
+void hub_facts_background(struct hub *h, const char *pid);
+/* p's games here show p's facts again (ratings.c). */
+void hub_facts_reshow(struct hub *h, struct player *p);
+/* The seats whose facts are not read (a read failed) are read again:
+ * the hub's sweep. */
+void hub_facts_sweep(struct hub *h);
+/* p's facts read at once: before the loop serves only (hub_restore). 0,
+ * or -1. */
+int hub_facts_now(struct hub *h, struct player *p);
+
+/* s's command that waited for a read (s->waiting: a hello, a game not
+ * in memory, its players' facts) is answered: the messages s sent
+ * meanwhile run now, in order (until one of them waits again). */
+void hub_session_replay(struct session *s);
+
+/* Runs m (text: its len bytes, NULL: none) from s again, from the
+ * routing on (a command whose read answered: hub.c's dispatch). */
+void hub_redispatch(struct session *s, const struct proto_msg *m,
+                    const char *text, size_t len, int64_t now);
 
 /* ---- fairplay.c: rating farming (see its top) ---------------------------
  * Loop thread. */
@@ -359,11 +452,21 @@ void hub_run_game_command(struct session *s, const struct proto_msg *m,
 /* Fills h->game_env: every game's environment, over the hub's. */
 void hub_hosting_init(struct hub *h);
 
-/* A game not in memory, for command m of s: true with its stored row
- * (it ended long ago, or its restore failed: over either way), else s
- * was answered no_such_game (none, or the database did not answer). */
-bool hub_stored_game(struct session *s, const struct proto_msg *m,
-                     struct store_game *row);
+/* What a command about a game not in memory does with its stored row
+ * (play.c): show it (sync, watch), run on it (the game commands),
+ * nothing (leave, unwatch), or refuse a rematch. */
+enum hub_stored {
+    STORED_RENDER,
+    STORED_COMMAND,
+    STORED_QUIET,
+    STORED_NO_REMATCH
+};
+/* Command m of s is about a game not in memory: answered from its
+ * stored row once read (reads.h), or at once no_such_game when the
+ * store did not have it lately (hub_unknown_game). A game in memory by
+ * then runs m as any other. */
+void hub_stored_read(struct session *s, const struct proto_msg *m,
+                     enum hub_stored kind);
 
 /* A move was played here: its journal write (seq) is timed to its
  * commit from its message's arrival (h->msg_at_us). */

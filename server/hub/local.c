@@ -33,32 +33,6 @@ static void player_nop(void *ctx, struct player *p)
     (void)p;
 }
 
-/* Memory has every game: none elsewhere. */
-static int count_games(void *ctx, const char *pid, size_t max, size_t *n)
-{
-    (void)ctx;
-    (void)pid;
-    (void)max;
-    *n = 0;
-    return 0;
-}
-
-static int list_games(void *ctx, struct player *p, const char **gids,
-                      char (*buf)[PROTO_KEY_MAX + 1], size_t max, size_t *n)
-{
-    struct hub *h = ctx;
-    struct game **gs = malloc((max ? max : 1) * sizeof *gs);
-
-    (void)buf; /* (the GIDs are the games' own, valid for the call) */
-    if (!gs)
-        return -1;
-    *n = hub_player_games_sorted(h, p, gs, max);
-    for (size_t i = 0; i < *n; i++)
-        gids[i] = game_gid(gs[i]);
-    free(gs);
-    return 0;
-}
-
 static void welcome(void *ctx, struct session *s, const char *const *gids,
                     size_t n, struct msgbuf *b, uint64_t seq)
 {
@@ -133,8 +107,6 @@ const struct router_ops hub_local_router = {
     .session_detached = session_nop,
     .player_joined = player_nop,
     .player_left = player_nop,
-    .count_games = count_games,
-    .list_games = list_games,
     .welcome = welcome,
     .forward = forward,
     .leased = yes,

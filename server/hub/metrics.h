@@ -64,7 +64,13 @@ struct metrics {
     uint64_t closed_flood; /* connections closed 1008 for flooding */
     /* accounts flagged by fairplay.c: [0] short games, [1] one opponent */
     uint64_t rating_suspects[2];
-    int db_file_lost;       /* the database file left its path */
+    int db_file_lost; /* the database file left its path */
+    /* store reads (hub/reads.c): submitted, answered late (no answer by
+     * the deadline), refused (the reader's queue full), refused by a
+     * connection's or an address's budget (rate_limited); commands
+     * answered no_such_game from the unknown games without a read */
+    uint64_t reads, reads_late, reads_refused, reads_limited;
+    uint64_t unknown_game_hits;
     struct hist lag_credit; /* each move's lag credit (game_move_lag) */
     struct hist move;       /* handling one move message played here */
     struct hist commit;     /* a move's arrival to its journal commit,

@@ -1,19 +1,26 @@
 /*
  * play.c - the commands about one game: join, move, resign, leave,
  * abort, draws, sync and watch; a game not in memory is answered from
- * the store.
+ * the store, read off the loop (reads.h: the command goes on when its
+ * row comes), and a game the store did not have is remembered a while
+ * (hub_unknown_game): a flood of commands about unknown games costs no
+ * read each.
  */
 #include "hub/hub_internal.h"
 
 #include <openssl/crypto.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "hub/reads.h"
 
 static void do_join(struct session *s, struct game *g,
                     const struct proto_msg *m, int64_t now)
 {
     struct proto_error err;
     bool joinable, rated;
+    const char *creator = game_creator(g);
 
     /* rated_needs_account, then too_many_games, only where the join would
      * otherwise succeed, after the checks of game_join that come first in
@@ -21,6 +28,12 @@ static void do_join(struct session *s, struct game *g,
     game_tick(g, now);
     joinable = game_status(g) == GAME_WAITING &&
                strcmp(game_creator(g), s->player->pid);
+    /* both players' facts (their ratings to show, the joiner's games):
+     * read first, and the join runs again then */
+    if (joinable &&
+        !hub_facts_want(s, m, &creator, 1,
+                        hub_facts_since(s->hub, game_rated(g), now)))
+        return;
     if (joinable && game_rated(g) && hub_rated_refused(s, &m->id))
         return;
     if (joinable && hub_player_full(s, false, &m->id))
@@ -55,8 +68,6 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
 {
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
-    char *text;
-    int found;
 
     if (g) {
         /* a player's connections get the game through the player's fan */
@@ -65,15 +76,7 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
         game_send_state(g, s, &m->id, now);
         return;
     }
-    text = hub_render_stored(h, m->game, &m->id, false, &found);
-    if (!text) {
-        hub_send_error(s, PROTO_NO_SUCH_GAME,
-                       found < 0 ? "the game database did not answer"
-                                 : "no such game",
-                       &m->id);
-        return;
-    }
-    hub_send_text(s, text, 0);
+    hub_stored_read(s, m, STORED_RENDER);
 }
 
 /* The round trip of s's connection: its smoothed pings' as the network
@@ -136,29 +139,169 @@ static void game_command(struct session *s, struct game *g,
         hub_send_error(s, err.code, err.msg, &m->id);
 }
 
-/* A command to a game that is not in memory: the store knows it (it
- * ended long ago, or its restore failed: either way it is over) or nobody
- * does. The game is rebuilt from its row alone, as ended (no journal
- * replay on the loop), with the mute environment, and the command runs on
- * it: game.c answers in the same order as for a game in memory. */
+/* A command to a game that is not in memory, whose stored row is row:
+ * it ended long ago, or its restore failed: either way it is over. The
+ * game is rebuilt from its row alone, as ended (no journal replay on the
+ * loop), with the mute environment, and the command runs on it: game.c
+ * answers in the same order as for a game in memory. */
 static void stored_game_command(struct session *s, const struct proto_msg *m,
-                                int64_t now, hub_game_fn run)
+                                struct store_game *row, int64_t now,
+                                hub_game_fn run)
 {
     struct hub *h = s->hub;
     struct game_env env = hub_mute_env(h);
-    struct store_game row;
     struct game *g;
 
-    if (!hub_stored_game(s, m, &row))
-        return;
-    snprintf(row.status, sizeof row.status, "ended");
-    g = game_restore(&env, &row, NULL, 0, 0, now, NULL);
+    snprintf(row->status, sizeof row->status, "ended");
+    g = game_restore(&env, row, NULL, 0, 0, now, NULL);
     if (!g) { /* a start position the rules core refuses: over too */
         hub_send_error(s, PROTO_GAME_OVER, "the game is over", &m->id);
         return;
     }
     run(s, g, m, now);
     game_free(g);
+}
+
+/* ---- games not in memory: read off the loop ---------------------------- */
+
+/* A command's read of its game's stored row (and, to show a finished
+ * game, its moves and whether its players are accounts). */
+struct stored_job {
+    struct hub_read r;
+    struct proto_msg m;
+    char *text; /* the command's (it may be forwarded once read) */
+    size_t len;
+    enum hub_stored kind;
+    hub_game_fn run; /* STORED_COMMAND's */
+    struct store_game row;
+    struct store_move *moves;
+    size_t n;
+    bool account[2];
+};
+
+static int stored_run(struct store *st, struct hub_read *r)
+{
+    struct stored_job *j = (struct stored_job *)r;
+    bool render = j->kind == STORED_RENDER;
+    int rc = store_get_game(st, j->m.game, &j->row, render ? &j->moves : NULL,
+                            render ? &j->n : NULL, NULL);
+
+    if (rc != 1 || !render || strcmp(j->row.status, "ended"))
+        return rc;
+    return hub_read_seats(st, &j->row, j->account) < 0 ? -1 : 1;
+}
+
+static void stored_clear(struct hub_read *r)
+{
+    struct stored_job *j = (struct stored_job *)r;
+
+    free(j->moves);
+    free(j->text);
+}
+
+static void no_such_game(struct session *s, const struct proto_msg *m,
+                         bool failed)
+{
+    hub_send_error(
+        s, PROTO_NO_SUCH_GAME,
+        failed ? "the game database did not answer" : "no such game", &m->id);
+}
+
+static void stored_answered(struct hub_read *r, int rc);
+
+static void stored_answer(struct hub_read *r, int rc)
+{
+    struct session *s = r->who;
+
+    s->waiting = false; /* (the command runs on: no longer held) */
+    stored_answered(r, rc);
+    if (!s->waiting) /* (unless it waits again) */
+        hub_session_replay(s);
+}
+
+static void stored_answered(struct hub_read *r, int rc)
+{
+    struct stored_job *j = (struct stored_job *)r;
+    struct session *s = r->who;
+    struct hub *h = r->h;
+    int64_t now = hub_now_ms(h);
+    char *text;
+
+    if (rc != 0) /* (only a game nobody has spends the address's rate) */
+        hub_read_refund(r);
+    if (rc == 1 && hub_game(h, j->m.game)) {
+        /* here now (adopted, or restored): run as any other */
+        hub_redispatch(s, &j->m, j->text, j->len, now);
+        return;
+    }
+    if (rc == 0)
+        hub_unknown_game_note(h, j->m.game);
+    if (rc != 1) {
+        no_such_game(s, &j->m, rc < 0);
+        return;
+    }
+    switch (j->kind) {
+    case STORED_RENDER:
+        /* a finished one (a live game not in memory, whose restore
+         * failed, is shown to nobody) */
+        text = strcmp(j->row.status, "ended")
+                   ? NULL
+                   : game_render_stored(&j->row, j->moves, j->n, j->account,
+                                        &j->m.id, false);
+        if (text)
+            hub_send_text(s, text, 0);
+        else
+            no_such_game(s, &j->m, false);
+        break;
+    case STORED_COMMAND:
+        stored_game_command(s, &j->m, &j->row, now, j->run);
+        break;
+    case STORED_QUIET: /* (leave, unwatch: nothing to end) */
+        break;
+    case STORED_NO_REMATCH:
+        hub_send_error(s, PROTO_NO_REMATCH,
+                       "a rematch is offered only within 5 minutes of a "
+                       "game's end",
+                       &j->m.id);
+        break;
+    }
+}
+
+static void stored_read(struct session *s, const struct proto_msg *m,
+                        enum hub_stored kind, hub_game_fn run)
+{
+    struct hub *h = s->hub;
+    struct stored_job *j;
+
+    if (hub_unknown_game(h, m->game)) {
+        no_such_game(s, m, false);
+        return;
+    }
+    if (!(j = calloc(1, sizeof *j)) ||
+        (h->cur_text && !(j->text = malloc(h->cur_len + 1)))) {
+        free(j);
+        hub_busy(s, &m->id);
+        return;
+    }
+    j->r.run = stored_run;
+    j->r.answer = stored_answer;
+    j->r.clear = stored_clear;
+    j->m = *m;
+    j->kind = kind;
+    j->run = run;
+    if (j->text) {
+        memcpy(j->text, h->cur_text, h->cur_len);
+        j->text[h->cur_len] = '\0';
+        j->len = h->cur_len;
+    }
+    if (hub_read_submit_for(s, &j->r, &m->id, HUB_READ_METERED) == 0)
+        s->waiting = true; /* (what s sends next waits for its answer) */
+}
+
+void hub_stored_read(struct session *s, const struct proto_msg *m,
+                     enum hub_stored kind)
+{
+    stored_read(s, m, kind, game_command);
 }
 
 void hub_run_game_command(struct session *s, const struct proto_msg *m,
@@ -171,14 +314,12 @@ void hub_run_game_command(struct session *s, const struct proto_msg *m,
         hub_busy(s, &m->id); /* (its lease may have lapsed: router.h) */
         return;
     }
-    if (g) {
+    if (g)
         run(s, g, m, now);
-    } else if (m->type == PROTO_T_LEAVE) { /* only unsubscribes: nothing */
-        struct store_game row;
-        hub_stored_game(s, m, &row);
-    } else {
-        stored_game_command(s, m, now, run);
-    }
+    else /* (leave only unsubscribes: nothing) */
+        stored_read(s, m,
+                    m->type == PROTO_T_LEAVE ? STORED_QUIET : STORED_COMMAND,
+                    run);
 }
 
 void hub_do_game_command(struct session *s, const struct proto_msg *m,
@@ -208,8 +349,7 @@ static void do_unwatch(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (!g) {
-        struct store_game row;
-        hub_stored_game(s, m, &row);
+        hub_stored_read(s, m, STORED_QUIET);
     } else if (game_color_of(g, s->player->pid) < 0) {
         hub_watch_drop(s, g);
     }

@@ -11,9 +11,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hub/session.h"
 #include "proto.h"
+
+struct player_facts;
 
 /* A game, as the hub's records outside its table name it. */
 struct game_ref {
@@ -36,10 +39,16 @@ struct player {
     struct game_ref *offers; /* ended games with a pending rematch offer
                                 to or from the player */
     size_t noffers, offercap;
-    int pins;           /* held by a caller: do not free yet */
-    bool account;       /* registered (set from the store on hello and
-                           login: a player restored from a game's seat
-                           may not know yet) */
+    int pins;                   /* held by a caller: do not free yet */
+    struct player_facts *facts; /* read from the store (facts.c); NULL:
+                                   not yet */
+    bool facts_loading;         /* a background read of them is on its
+                                   way */
+    int64_t linger_until;       /* pinned (one pin) until then with the facts
+                             just read (facts.c); 0: not */
+    bool account;               /* registered (set from the store on hello and
+                           login, or with its facts: a player restored
+                           from a game's seat may not know yet) */
     bool registering;   /* a register of the player's is being hashed */
     struct session fan; /* subscribed to the live games for every
                                connection of the player */

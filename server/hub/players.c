@@ -16,6 +16,7 @@
 #include "game/lobby.h"
 #include "lib/grow.h"
 #include "hub/lobbyfeed.h"
+#include "lib/tunables.h"
 
 /* ---- players ----------------------------------------------------------- */
 
@@ -58,6 +59,7 @@ void hub_player_release(struct hub *h, struct player *p)
     table_del(&h->players, p->pid);
     if (p->token_key[0])
         table_del(&h->tokens, p->token_key);
+    hub_facts_free(p);
     free(p->conns);
     free(p->remotes);
     free(p->games);
@@ -106,6 +108,7 @@ int hub_player_add_game(struct player *p, const char *gid)
 void hub_player_drop_game(struct player *p, const char *gid)
 {
     hub_refs_drop(p->games, &p->ngames, gid);
+    hub_facts_game_gone(p, gid); /* (not live here any more) */
 }
 
 /* ---- subscriptions ----------------------------------------------------- */
@@ -182,6 +185,7 @@ struct addr *hub_addr_get(struct hub *h, const char *ip)
     if (!a)
         return NULL;
     snprintf(a->ip, sizeof a->ip, "%s", key);
+    bucket_init(&a->read_rate, LIMIT_GAME_READS_PER_ADDR_BURST);
     if (table_put(&h->addrs, a->ip, a) < 0) {
         free(a);
         return NULL;

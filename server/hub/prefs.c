@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hub/hub_internal.h"
+#include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
@@ -148,23 +149,22 @@ void prefs_tell(struct hub *h, struct player *p, struct session *except,
     msgbuf_unref(b);
 }
 
-char *prefs_get(struct hub *h, const char *pid)
+char *prefs_get(struct hub *h, const char *pid, const char *stored,
+                uint64_t seen)
 {
     struct saved *e = table_get(&P(h)->saved, pid);
-    char *text = NULL;
 
-    if (e && e->seq > store_committed(h->store))
+    if (e && e->seq > seen)
         return strdup(e->text);
-    if (store_get_settings(h->store, pid, &text) != 1)
-        return NULL;
-    return text;
+    return stored ? strdup(stored) : NULL;
 }
 
+/* Forgets the saves every read in flight has seen committed. */
 static void prefs_sweep(struct hub *h, int64_t now)
 {
     (void)now;
     struct table *t = &P(h)->saved;
-    uint64_t committed = store_committed(h->store);
+    uint64_t committed = hub_reads_horizon(h);
 
     for (size_t i = 0; i < t->cap; i++) {
         struct saved *e = t->slots[i].value;

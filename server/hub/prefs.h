@@ -5,8 +5,9 @@
  *
  * Saves go through the store's writer like every account write. What is
  * queued and not committed yet is kept here (by PID, until the store has
- * committed it), so a welcome right after a save (another device's login,
- * a reconnect) shows the newest object, never the one the save replaces.
+ * committed it and every read in flight has seen so), so a welcome right
+ * after a save (another device's login, a reconnect) shows the newest
+ * object, never the one the save replaces.
  * Saves are metered per account (LIMIT_SETTINGS_BURST, then
  * LIMIT_SETTINGS_PER_MIN): each is a database write. A module of the
  * hub (module.h: hub_prefs_module; its sweep forgets the saves the store
@@ -40,9 +41,11 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now);
 void prefs_tell(struct hub *h, struct player *p, struct session *except,
                 const char *json, uint64_t seq);
 
-/* Account pid's settings as JSON object text: the newest save not yet
- * committed, else the store's. Malloc'ed (the caller frees), or NULL when
- * none is stored (or the store could not be read: logged there). */
-char *prefs_get(struct hub *h, const char *pid);
+/* Account pid's settings as JSON object text: the newest save of this
+ * node's that a read which saw the writes up to seen may have missed
+ * (reads.h), else stored (what that read found; NULL: none). Malloc'ed
+ * (the caller frees), or NULL when none (or out of memory). */
+char *prefs_get(struct hub *h, const char *pid, const char *stored,
+                uint64_t seen);
 
 #endif

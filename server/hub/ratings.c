@@ -1,7 +1,9 @@
 /*
  * ratings.c - the hub's view of ratings: the rows of rated ends queued and
- * not committed yet, overlaid on the store's (see hub.c's header,
- * "Ratings"), and what welcome and the API show of them.
+ * not committed yet, overlaid on the players' facts (facts.c: what the
+ * hub read from the store, kept current by this node's own ends; see
+ * hub.c's header, "Ratings"), and what welcome and the seats show of
+ * them.
  */
 #include "hub/hub_internal.h"
 
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/reads.h"
 #include "lib/log.h"
 
 /* A rating row queued with a rated game's end, until it commits. */
@@ -50,12 +53,13 @@ void hub_rated_put(struct hub *h, const struct store_rating *r, uint64_t seq)
     }
     e->seq = seq;
     e->r = *r;
+    hub_facts_rated(h, r); /* (the newest there is: this node wrote it) */
 }
 
 /* Forgets the rows the store has committed (its reads have them). */
 void hub_rated_sweep(struct hub *h)
 {
-    uint64_t committed = store_committed(h->store);
+    uint64_t committed = hub_reads_horizon(h);
 
     for (size_t i = 0; i < h->rated.cap; i++) {
         struct rated_row *e = h->rated.slots[i].value;
@@ -65,15 +69,16 @@ void hub_rated_sweep(struct hub *h)
 }
 
 /* pid's current rating in category: a row queued and not committed yet,
- * else the store's, else a new player's (rating_start, no games). 0, or
- * -1 when the store cannot be read. */
+ * else its facts' (facts.c), else a new player's (rating_start, no
+ * games). 0, or -1 when its facts are not read (yet). */
 int hub_rating_of(struct hub *h, const char *pid, const char *category,
                   struct store_rating *out)
 {
     char key[48];
     struct rated_row *e;
     struct rating start = rating_start();
-    int rc;
+    struct player *p;
+    enum rating_category c;
 
     rated_key(pid, category, key, sizeof key);
     e = table_get(&h->rated, key);
@@ -81,23 +86,27 @@ int hub_rating_of(struct hub *h, const char *pid, const char *category,
         *out = e->r;
         return 0;
     }
-    rc = store_get_rating(h->store, pid, category, out);
-    if (rc < 0)
+    p = table_get(&h->players, pid);
+    if (!p || !p->facts || !rating_category_parse(category, &c))
         return -1;
-    if (rc == 0) {
-        memset(out, 0, sizeof *out);
-        snprintf(out->pid, sizeof out->pid, "%s", pid);
-        snprintf(out->category, sizeof out->category, "%s", category);
-        out->rating = start.rating;
-        out->rd = start.rd;
-        out->vol = start.vol;
+    if (p->facts->has[c]) {
+        *out = p->facts->ratings[c];
+        return 0;
     }
+    memset(out, 0, sizeof *out);
+    snprintf(out->pid, sizeof out->pid, "%s", pid);
+    snprintf(out->category, sizeof out->category, "%s", category);
+    out->rating = start.rating;
+    out->rd = start.rd;
+    out->vol = start.vol;
     return 0;
 }
 
-/* Shows seat color's player with g: an account or a guest (its record
- * here, else the store's), and in a rated game its rating in g's
- * category. */
+/* Shows seat color's player with g: an account or a guest, and in a
+ * rated game its rating in g's category, as its record knows them (its
+ * facts, or its connection's hello). A seat whose facts are not read
+ * shows what is known, and its facts are read: its games show them
+ * when they come (hub_facts_reshow). */
 void hub_show_seat(struct hub *h, struct game *g, int color)
 {
     struct store_rating r;
@@ -108,50 +117,39 @@ void hub_show_seat(struct hub *h, struct game *g, int color)
 
     if (!pid[0])
         return;
-    /* (a connected player's record knows; one restored from a seat may
-     * not yet) */
     p = table_get(&h->players, pid);
-    game_set_account(g, color,
-                     p && (p->account || hub_player_present(p))
-                         ? p->account
-                         : store_is_account(h->store, pid) == 1);
-    if (!game_rated(g))
-        return;
-    if (hub_rating_of(h, game_seat_pid(g, color), cat, &r) == 0)
+    if (p && (p->facts || hub_player_present(p)))
+        game_set_account(g, color, p->account);
+    if (game_rated(g) && hub_rating_of(h, pid, cat, &r) == 0)
         game_set_rating(g, color, r.rating, r.rd);
+    if (!p || !p->facts)
+        hub_facts_background(h, pid);
+}
+
+void hub_facts_reshow(struct hub *h, struct player *p)
+{
+    for (size_t i = 0; i < p->ngames; i++) {
+        struct game *g = table_get(&h->games, p->games[i].gid);
+        int color = g ? game_color_of(g, p->pid) : -1;
+        if (color >= 0 && game_status(g) != GAME_ENDED)
+            hub_show_seat(h, g, color);
+    }
 }
 
 /* Every category pid has played rated, in the categories' order, as
  * welcome (results false) or the API's profile (true) shows them, into
- * out[0..RATING_CATEGORIES): one read of the store, overlaid by the rows
- * not committed yet. How many. */
+ * out[0..RATING_CATEGORIES): its facts, overlaid by the rows not
+ * committed yet. How many (none when its facts are not read). */
 size_t hub_ratings_shown(struct hub *h, const char *pid,
                          struct proto_rating out[RATING_CATEGORIES],
                          bool results)
 {
-    struct store_rating rows[RATING_CATEGORIES], r;
-    size_t nrows = 0, n = 0;
+    struct store_rating r;
+    size_t n = 0;
 
-    if (store_player_ratings(h->store, pid, rows, RATING_CATEGORIES, &nrows) <
-        0)
-        nrows = 0;
     for (int c = 0; c < RATING_CATEGORIES; c++) {
         const char *cat = rating_category_name((enum rating_category)c);
-        char key[48];
-        struct rated_row *e;
-        bool found = false;
-        rated_key(pid, cat, key, sizeof key);
-        e = table_get(&h->rated, key);
-        if (e && e->seq > store_committed(h->store)) {
-            r = e->r;
-            found = true;
-        }
-        for (size_t i = 0; !found && i < nrows; i++)
-            if (!strcmp(rows[i].category, cat)) {
-                r = rows[i];
-                found = true;
-            }
-        if (!found || r.games == 0)
+        if (hub_rating_of(h, pid, cat, &r) < 0 || r.games == 0)
             continue;
         out[n++] = (struct proto_rating){
             .category = cat,

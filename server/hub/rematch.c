@@ -104,15 +104,10 @@ static struct game_host *rematch_host(struct session *s,
     struct hub *h = s->hub;
     struct game *g = table_get(&h->games, m->game);
     struct game_host *gh;
-    struct store_game row;
     const char *why = NULL;
 
     if (!g) {
-        if (hub_stored_game(s, m, &row))
-            hub_send_error(s, PROTO_NO_REMATCH,
-                           "a rematch is offered only within 5 minutes of a "
-                           "game's end",
-                           &m->id);
+        hub_stored_read(s, m, STORED_NO_REMATCH);
         return NULL;
     }
     game_tick(g, now);
@@ -153,7 +148,13 @@ static void rematch_start(struct session *s, struct game_host *gh, int color,
                                    game_seat_pid(old, 1 - color));
     struct game_seat_init seats[2];
     struct board start;
+    const char *opp_pid = game_seat_pid(old, 1 - color);
 
+    /* both players' facts (their games, their ratings to show): read
+     * first, and the rematch runs again then */
+    if (opp && !hub_facts_want(s, m, &opp_pid, 1,
+                               hub_facts_since(h, game_rated(old), now)))
+        return;
     if (hub_player_full(s, false, &m->id))
         return;
     if (!opp || opp->ngames + (size_t)lobby_has(h->lobby, opp->pid) >=
@@ -237,7 +238,9 @@ void rematch_command(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_NO_REMATCH, msg, &m->id);
         return;
     }
-    if (hub_player_full(s, false, &m->id) ||
+    if (!hub_facts_want(s, m, (const char *[]){opp->pid}, 1,
+                        hub_facts_since(h, game_rated(gh->game), now)) ||
+        hub_player_full(s, false, &m->id) ||
         hub_games_refused(s, opp->pid, true, &m->id))
         return;
     gh->rematch_t = hub_alarm_new(h, rematch_expire, gh);

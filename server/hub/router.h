@@ -49,14 +49,6 @@ struct router_ops {
      * went (0). */
     void (*player_joined)(void *ctx, struct player *p);
     void (*player_left)(void *ctx, struct player *p);
-    /* How many live games pid has on the nodes that are not this one's
-     * memory, counted with this node's (at most max; the hub takes the
-     * larger of this and its own count). 0, or -1 when unknown. */
-    int (*count_games)(void *ctx, const char *pid, size_t max, size_t *n);
-    /* p's live games for its welcome, oldest first: at most max GIDs
-     * into gids (their text in buf), *n how many. 0, or -1. */
-    int (*list_games)(void *ctx, struct player *p, const char **gids,
-                      char (*buf)[PROTO_KEY_MAX + 1], size_t max, size_t *n);
     /* Sends local s its welcome b (a new reference taken) once s
      * follows its player's games elsewhere (gids[0..n)). */
     void (*welcome)(void *ctx, struct session *s, const char *const *gids,
@@ -78,7 +70,9 @@ struct router_ops {
     void (*game_ended)(void *ctx, struct game *g);
     void (*game_gone)(void *ctx, const char *gid);
     /* True when a live game of the store that is not in memory may be
-     * hosted by another node (its state is rebuilt from the store). */
+     * hosted by another node (its state is rebuilt from the store), and
+     * the store's list of a player's live games counts every node's
+     * (facts.c reads it). */
     bool (*shared_store)(void *ctx);
     /* Tells pid's connections on other nodes, once seq has committed:
      * the payload (len bytes, may be NULL) of the module whose tag is
@@ -113,6 +107,12 @@ void hub_set_router(struct hub *h, const struct router *r);
 
 /* The game gid in this node's memory, or NULL. */
 struct game *hub_game(struct hub *h, const char *gid);
+
+/* True when the store had no game gid lately (LIMIT_UNKNOWN_GAME_MS): a
+ * command about it is answered no_such_game without a read (counted);
+ * hub_unknown_game_note remembers one a read did not find. */
+bool hub_unknown_game(struct hub *h, const char *gid);
+void hub_unknown_game_note(struct hub *h, const char *gid);
 
 /* The player pid in memory, or NULL; hub_player_get creates it (named
  * name) when missing (NULL when out of memory). The hub owns players:

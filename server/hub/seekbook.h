@@ -65,18 +65,32 @@ void hub_set_seekbook(struct hub *h, const struct seekbook *b);
 /* ---- the hub's side ---------------------------------------------------- */
 
 /* s's seek paired with player other's: the game starts here, s playing
- * colour color (0 white), announced. NULL when it could not start. */
-struct game *hub_start_paired(struct session *s,
-                              const struct clock_spec *clock, bool rated,
-                              int color, const char *other, int64_t now);
+ * colour color (0 white), announced, once other's facts are read
+ * (facts.c: they show in game_start); then started(arg, g), g NULL when
+ * it could not start. Not called when s closes first (the pairing is
+ * dropped, as when s closes before the book answered). */
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now,
+                      void (*started)(void *arg, struct game *g), void *arg);
 
 /* accept's checks after no_such_seek, in the protocol's order (true:
- * one failed and s was answered), and the game it starts (not announced
- * yet: game_announce_start; NULL: s was answered busy). */
+ * one failed and s was answered, or both players' facts are being read,
+ * as read since `since` (hub_facts_since when m first came: a rated
+ * seek's ratings read since the accept asked), and the accept m runs
+ * again then: facts.c), and the game it starts
+ * (not announced yet: game_announce_start; NULL: s was answered busy). */
 bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
-                        const struct proto_id *id);
+                        const struct proto_msg *m, int64_t since);
 struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
                               const struct proto_id *id, int64_t now);
+
+/* Since when a command's facts about its players (hub/facts.c) must have
+ * been read, in a cluster: since the command first asked (a command run
+ * again after its read asks since the first time), so that what another
+ * node changed a moment ago is seen: a rated end (the ratings a rated
+ * start begins from), a game ended (the caps). rated: whether the start
+ * is rated. now: the command's. */
+int64_t hub_facts_since(struct hub *h, bool rated, int64_t now);
 
 /* max_seeks_per_ip: the open seeks a book lets one address's players
  * hold (place's first check), and its refusal (too_many_games to s). */

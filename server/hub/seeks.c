@@ -14,22 +14,39 @@
 #include "lib/log.h"
 #include "lib/tunables.h"
 
+/* p's live games on every node: in a cluster its facts' (the store's,
+ * read lately: facts.c, less those that ended here since) and those in
+ * memory here that they lack (made here since). */
+static size_t live_held(const struct player *p)
+{
+    const struct player_facts *f = p ? p->facts : NULL;
+    size_t held = 0;
+
+    if (!p)
+        return 0;
+    if (f && f->with_live)
+        held = f->n_live;
+    for (size_t i = 0; i < p->ngames; i++) {
+        bool listed = false;
+        for (size_t k = 0; f && f->with_live && k < f->n_live && !listed; k++)
+            listed = !strcmp(f->live[k], p->games[i].gid);
+        held += !listed;
+    }
+    return held;
+}
+
 /* True when p may not take one more live game, open invitation or seek
  * (sends too_many_games then). A new seek replaces p's open one, so a
- * seek counts only the games. */
+ * seek counts only the games. The command read p's facts first
+ * (hub_facts_want). */
 bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
-    size_t max = (size_t)h->cfg.max_games_per_player, held = p->ngames, n = 0;
+    size_t max = (size_t)h->cfg.max_games_per_player, held = live_held(p);
     char msg[96];
 
-    /* the games of every node (in a cluster: the store's, which lags the
-     * writes queued here by a commit; those are in p->ngames), and the
-     * player's open seek */
-    if (h->router.ops->count_games(h->router.ctx, p->pid, max + 1, &n) == 0 &&
-        n > held)
-        held = n;
+    /* and the player's open seek */
     if (!seek && held + 1 >= max && h->seekbook.ops->has(h->seekbook.ctx, s))
         held++;
     if (held < max)
@@ -58,6 +75,9 @@ void hub_do_seek(struct session *s, const struct proto_msg *m, int64_t now)
     struct hub *h = s->hub;
     struct lobby_seek seek;
 
+    /* (its rating, its games) */
+    if (!hub_facts_want(s, m, NULL, 0, hub_facts_since(h, m->rated, now)))
+        return;
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
     if (hub_player_full(s, true, &m->id) ||
@@ -112,28 +132,74 @@ void hub_seek_paired(struct session *s, const struct proto_msg *m,
         game_announce_start(g, now);
 }
 
-struct game *hub_start_paired(struct session *s,
-                              const struct clock_spec *clock, bool rated,
-                              int color, const char *other, int64_t now)
+/* The game of a pairing, started now (the other's facts are read). */
+static struct game *start_paired(struct session *s,
+                                 const struct clock_spec *clock, bool rated,
+                                 int color, const char *other, int64_t now)
 {
     struct hub *h = s->hub;
     struct player *o = table_get(&h->players, other);
-    struct store_player sp;
     struct game_seat_init seats[2];
     struct board start;
     struct game *g;
 
     if (hub_games_refused(s, other, true, NULL))
         return NULL;
-    if (!o && store_find_player(h->store, other, &sp) != 1)
-        snprintf(sp.name, sizeof sp.name, "?");
     seats[color] = (struct game_seat_init){s->player->pid, s->player->name};
-    seats[1 - color] = (struct game_seat_init){other, o ? o->name : sp.name};
+    seats[1 - color] = (struct game_seat_init){other, o ? o->name : "?"};
     board_from_fen(&start, FEN_START);
     g = hub_start_game(h, clock, &start, seats, NULL, rated, now);
     if (g)
         game_announce_start(g, now);
     return g;
+}
+
+/* A pairing waiting for the other's facts. */
+struct paired {
+    struct clock_spec clock;
+    bool rated;
+    int color;
+    char other[PROTO_KEY_MAX + 1];
+    void (*started)(void *arg, struct game *g);
+    void *arg;
+};
+
+static void paired_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct paired *pr = arg;
+    struct session *s = who;
+    struct game *g = NULL;
+
+    (void)ok; /* (unread: the seat shows what is known, read again) */
+    if (s && s->player)
+        g = start_paired(s, &pr->clock, pr->rated, pr->color, pr->other,
+                         hub_now_ms(h));
+    pr->started(pr->arg, g);
+    free(pr);
+}
+
+void hub_start_paired(struct session *s, const struct clock_spec *clock,
+                      bool rated, int color, const char *other, int64_t now,
+                      void (*started)(void *arg, struct game *g), void *arg)
+{
+    struct hub *h = s->hub;
+    struct paired *pr = calloc(1, sizeof *pr);
+    const char *pids[1] = {other};
+    int rc;
+
+    if (pr) {
+        *pr = (struct paired){*clock, rated, color, "", started, arg};
+        snprintf(pr->other, sizeof pr->other, "%s", other);
+    }
+    /* the other's facts (its name, rating, account) first: they show in
+     * the game_start; a session that closes meanwhile starts nothing */
+    rc = pr ? hub_facts_then(h, pids, 1, hub_facts_since(h, rated, now),
+                             &s->reads, s, paired_read, pr)
+            : -1;
+    if (rc == 0)
+        return;
+    free(pr);
+    started(arg, start_paired(s, clock, rated, color, other, now));
 }
 
 /* The checks of accept after no_such_seek, in the protocol's order:
@@ -142,12 +208,16 @@ struct game *hub_start_paired(struct session *s,
  * then the seeker's), then server_full and address_full (s's address,
  * then the seeker's: hub_games_refused). True when one failed (it was answered). */
 bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
-                        const struct proto_id *id)
+                        const struct proto_msg *m, int64_t since)
 {
     struct hub *h = s->hub;
-    size_t max = (size_t)h->cfg.max_games_per_player, held, n = 0;
-    struct player *seeker;
+    const struct proto_id *id = &m->id;
+    size_t max = (size_t)h->cfg.max_games_per_player, held;
+    const char *seeker = k->pid;
 
+    /* (both players' facts: ratings, live games; read, then m again) */
+    if (!hub_facts_want(s, m, &seeker, 1, since))
+        return true;
     if (!strcmp(k->pid, s->player->pid)) {
         hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
         return true;
@@ -175,15 +245,8 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
     }
     if (hub_player_full(s, true, id))
         return true;
-    seeker = table_get(&h->players, k->pid);
-    held = seeker ? seeker->ngames : 0;
     /* the seeker's games on every node */
-    if (h->router.ops->count_games(h->router.ctx, k->pid, max, &n) < 0) {
-        hub_busy(s, id);
-        return true;
-    }
-    if (n > held)
-        held = n;
+    held = live_held(table_get(&h->players, k->pid));
     if (held < max)
         return hub_games_refused(s, k->pid, true, id);
     hub_send_error(s, PROTO_TOO_MANY_GAMES,
@@ -232,6 +295,9 @@ void hub_do_invite(struct session *s, const struct proto_msg *m, int64_t now)
                 : m->color == PROTO_BLACK ? 1
                                           : (int)(ids_random_byte() & 1);
 
+    /* (its rating, its games) */
+    if (!hub_facts_want(s, m, NULL, 0, hub_facts_since(h, m->rated, now)))
+        return;
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
     if (hub_player_full(s, false, &m->id))
@@ -331,7 +397,7 @@ static void accept(void *ctx, struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
-    if (hub_accept_refused(s, k, &m->id))
+    if (hub_accept_refused(s, k, m, hub_facts_since(h, k->rated, now)))
         return;
     seek = *k; /* taken (with s's own seek) once the game exists */
     g = hub_accept_start(s, &seek, &m->id, now);

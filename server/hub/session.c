@@ -3,9 +3,11 @@
  */
 #include "hub/session.h"
 
+#include "hub/reads.h"
 #include "lib/msgbuf.h"
 
 #include <assert.h>
+#include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,15 @@ void session_init(struct session *s, struct hub *h, struct conn *conn,
 
 void session_clear(struct session *s)
 {
+    hub_reads_orphan(&s->reads); /* (their answers would find it gone) */
+    while (s->held_in) {
+        struct held_in *in = s->held_in;
+        s->held_in = in->next;
+        OPENSSL_cleanse(in->text, in->len); /* (a login's password) */
+        free(in);
+    }
+    s->n_held_in = 0;
+    s->held_in_bytes = 0;
     session_unwatch_all(s, NULL, NULL);
     msgbuf_unref(s->hold);
     s->hold = NULL;

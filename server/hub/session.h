@@ -23,8 +23,25 @@ struct hub;
 struct conn;
 struct player;
 struct session_auth;
+
+/* A message that came while the session's hello was being read, kept to
+ * run after it (hub.c's hub_session_replay). */
+struct held_in {
+    struct held_in *next;
+    size_t len;
+    char text[];
+};
 struct msgbuf;
 struct session;
+
+/* The store reads in flight of one owner (a session, the cluster): a
+ * list of struct hub_read (reads.h), whose answers are dropped once the
+ * owner lets them go (hub_reads_orphan). Zeroed is empty. */
+struct hub_read;
+struct hub_reads {
+    struct hub_read *head;
+    size_t n;
+};
 
 /* A message sent to a session while its output is held, kept behind its
  * first (hub_session_hold). */
@@ -72,7 +89,14 @@ struct session {
                               fan) */
     const struct session_limits *limits; /* the hub's, outlives s */
     struct bucket moves, msgs;
-    int strikes;               /* consecutive messages over the budget */
+    int strikes;  /* consecutive messages over the budget */
+    bool waiting; /* a command of its waits for a read (its hello, a
+                     game not in memory, its players' facts) ... */
+    struct held_in *held_in; /* ... and the messages since wait behind
+                                it, in order (hub.c; owned) */
+    struct held_in **held_in_tail;
+    int n_held_in;
+    size_t held_in_bytes;
     struct table subs;         /* games watched: gid -> its own copy (the
                                key), freed with the entry */
     struct session_auth *auth; /* the hub's: an account token in use, a
@@ -87,6 +111,7 @@ struct session {
      * router's for another node's (router.h); NULL for a fan. */
     const struct session_ops *ops;
     void *ext; /* the router's record of the session; NULL: none */
+    struct hub_reads reads; /* its store reads in flight (reads.h) */
     /* Output held behind its first message (hub_session_hold), in order;
      * owned. */
     struct msgbuf *hold;
@@ -101,7 +126,8 @@ void session_init(struct session *s, struct hub *h, struct conn *conn,
                   const char *ip, const struct session_limits *limits,
                   const struct session_ops *ops);
 
-/* Frees what s holds (its watch lists, its held output), not s itself. */
+/* Frees what s holds (its watch lists, its held output), not s itself;
+ * its store reads in flight are let go (their answers dropped). */
 void session_clear(struct session *s);
 
 /* Charges one message (a move or not) to s's budget at now. */

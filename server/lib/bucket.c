@@ -19,6 +19,11 @@ double bucket_level(const struct bucket *b, double rate_per_s, double burst,
     return tokens < burst ? tokens : burst;
 }
 
+void bucket_give(struct bucket *b, double burst)
+{
+    b->tokens = b->tokens + 1.0 < burst ? b->tokens + 1.0 : burst;
+}
+
 bool bucket_take(struct bucket *b, double rate_per_s, double burst,
                  int64_t now)
 {

@@ -26,4 +26,8 @@ double bucket_level(const struct bucket *b, double rate_per_s, double burst,
 bool bucket_take(struct bucket *b, double rate_per_s, double burst,
                  int64_t now);
 
+/* Gives back a token taken (at most burst): what it paid for turned out
+ * free (hub/reads.c: a read that found its game). */
+void bucket_give(struct bucket *b, double burst);
+
 #endif

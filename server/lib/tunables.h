@@ -128,6 +128,53 @@
  * 5 s busy timeout, so one slow lock does not flap the health check. */
 #define LIMIT_HEALTH_WRITER_STALL_MS 8000
 
+/* /healthz fails too when the store's reader has been in one read this
+ * long (store_read_stats' busy_since): the database answers no read, so
+ * no player can log in or come back with a token. Reads are answered
+ * late after store_read_timeout_ms meanwhile; above a slow query's
+ * seconds, so one does not flap the check. */
+#define LIMIT_HEALTH_READER_STALL_MS 8000
+
+/* The store reads one connection may have waiting at once (hub/reads.c:
+ * a command that needs a read is answered rate_limited past them). The
+ * reads of commands about games not in memory (a finished game's
+ * sync...) are metered by address too: each takes a token of a bucket
+ * of LIMIT_GAME_READS_PER_ADDR_PER_S a second up to
+ * LIMIT_GAME_READS_PER_ADDR_BURST, given back when the read finds its
+ * game (a school behind one address resyncing after a node's restart is
+ * not held to it): the address's reads in flight are at most the burst
+ * (max_connections_per_ip's default: a sync each),
+ * and 4,000 syncs a second of games nobody has from one address cost 50
+ * reads a second at most, not 4,000, and leave the reader's queue
+ * (STORE_READ_QUEUE) to the others. A hello or a login is not metered:
+ * one a connection at a time, and the connections of an address are
+ * capped. Another node's connection (a remote session) has no address
+ * here: its own node counts it. */
+#define LIMIT_READS_PER_CONN 4
+/* Messages (and their bytes) a connection's commands may have waiting
+ * behind one of its commands that waits for a read (a hello with a
+ * token, a finished game's sync, a cluster's seek): they run in order
+ * after it. Its message budget admits about 120 in a read's 3 s at most
+ * (a burst of 60, then 20 a second); a burst of seeks and cancels fits. */
+#define LIMIT_HELD_INPUT 128
+#define LIMIT_HELD_INPUT_BYTES 65536
+#define LIMIT_GAME_READS_PER_ADDR_PER_S 50
+#define LIMIT_GAME_READS_PER_ADDR_BURST 256
+
+/* A game the store did not have, remembered this long (at most
+ * LIMIT_UNKNOWN_GAMES of them, the oldest forgotten first): a command
+ * about it meanwhile is answered no_such_game without a read. GIDs are
+ * random and unguessable, so a game that becomes known within this
+ * time was never asked about by a client that had seen it. */
+#define LIMIT_UNKNOWN_GAME_MS (10LL * 1000)
+#define LIMIT_UNKNOWN_GAMES 4096
+
+/* What the hub read about a player that has no connection or game here
+ * (hub/facts.c: the other player of an accept, a pairing) is kept this
+ * long with a record of its own: a command that goes on after another
+ * round trip (a cluster's accept) finds it. */
+#define LIMIT_FACTS_FRESH_MS (5LL * 1000)
+
 /* After a close the server decided on, it half-closes the socket and
  * reads and drops what the client still sends until the client closes
  * its side, at most this long (closing with unread input would reset the
@@ -179,7 +226,7 @@
 
 /* The HTTP API's rating answers: the last this many points of a rating
  * history (years of daily play, a few tens of KB), and the best this
- * many of a leaderboard. Each is one bounded read on the loop. */
+ * many of a leaderboard. Each is one bounded read (the reader's). */
 #define LIMIT_RATING_HISTORY 500
 #define LIMIT_LEADERBOARD 100
 

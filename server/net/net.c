@@ -606,6 +606,7 @@ int net_start(const struct net_config *config, char *err, size_t errlen)
     net.api_limits = ratelimit_new(net.cfg.http_rate_per_s,
                                    net.cfg.http_burst, LIMIT_HTTP_ADDRS);
     net.gz = gzcache_new(WEB_GZIP_BYTES, WEB_GZIP_FILES);
+    table_init(&net.later);
     if (!net.api_limits || !net.gz) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -731,5 +732,6 @@ void net_stop(void)
     tcp_forget_all();
     ratelimit_free(net.api_limits);
     gzcache_free(net.gz);
+    table_clear(&net.later);
     net.api_limits = NULL;
 }

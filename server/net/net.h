@@ -126,12 +126,24 @@ struct net_handlers {
      * label (enum netstats_route). */
     bool (*http_wants)(const char *path);
     int (*http_route)(const char *path);
-    /* Answers GET path with args[0..nargs) ("name=value"). */
+    /* Answers GET path with args[0..nargs) ("name=value"); or, with
+     * r->status 0 (NET_REPLY_LATER), later: net_http_answer(later, ...)
+     * then answers the request (a store read first: the loop never
+     * waits for it). */
     void (*http)(void *ctx, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, struct net_reply *r);
+                 size_t nargs, int64_t now, uint64_t later,
+                 struct net_reply *r);
     /* The answer to an address over its API request rate (429). */
     void (*http_too_many)(struct net_reply *r);
 };
+
+/* net_handlers.http's status for an answer to come (net_http_answer). */
+#define NET_REPLY_LATER 0
+
+/* Answers the HTTP request whose handler said NET_REPLY_LATER with id
+ * later: r's body is taken (freed here when the request's connection
+ * went meanwhile: the answer is dropped). Loop thread. */
+void net_http_answer(uint64_t later, struct net_reply *r);
 
 /* The loop, after net_start (for a Redis connection on it: redis.h). */
 struct ev_loop *net_ev_loop(void);

@@ -119,6 +119,16 @@ struct net_timer {
 struct http_pss {
     char *body;
     size_t len, sent;
+    /* An answer the handlers give later (net_http_answer): its id (0:
+     * none), in net.later under key until it comes; its route, for the
+     * count; and once it came, its status and type until WRITEABLE
+     * writes its head. */
+    uint64_t later;
+    char key[24];
+    int route;
+    bool ready;
+    int status;
+    const char *type;
 };
 
 /* The state of the network glue: one instance, `net`, defined in net.c.
@@ -186,6 +196,9 @@ struct net {
     struct ratelimit *api_limits; /* HTTP API requests per address */
     struct gzcache *gz;           /* gzip copies of the static files */
     char date_value[80];          /* 29 used; room for any int fields */
+    struct table later;           /* "%llx" of an answer's id -> the
+                                     request's struct lws (web.c) */
+    uint64_t later_next;
     char hsts_value[32];
 
     /* lws's log (lwslog.c) */

@@ -307,10 +307,39 @@ static int serve_file(struct lws *wsi, struct http_pss *pss, const char *uri)
     return 0;
 }
 
-static int http_begin(struct lws *wsi, struct http_pss *pss)
+/* Writes the head of the answer r (its body, taken into pss, follows on
+ * WRITEABLE; none to a HEAD), or a status answer when r has no body. */
+static int answer_now(struct lws *wsi, struct http_pss *pss,
+                      struct net_reply *r)
 {
     uint8_t buf[LWS_PRE + 1024], *start = &buf[LWS_PRE], *p = start,
                                  *end = &buf[sizeof buf - 1];
+
+    if (!r->body) {
+        web_status(wsi, (unsigned)r->status);
+        return http_done(wsi);
+    }
+    pss->body = r->body;
+    pss->len = r->len;
+    pss->sent = 0;
+    if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->type,
+                                    (lws_filepos_t)r->len, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+                                     (unsigned char *)"no-store", 8, &p,
+                                     end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    if (is_head(wsi)) {
+        free(pss->body);
+        pss->body = NULL;
+        return http_done(wsi);
+    }
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+static int http_begin(struct lws *wsi, struct http_pss *pss)
+{
     char uri[512] = "", argbuf[MAX_ARGS][128];
     const char *args[MAX_ARGS];
     struct net_reply r;
@@ -344,30 +373,47 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         args[nargs] = argbuf[nargs];
         nargs++;
     }
-    net.hd.http(net.hd.ctx, uri, args, nargs, net_now_ms(), &r);
+    pss->later = ++net.later_next;
+    net.hd.http(net.hd.ctx, uri, args, nargs, net_now_ms(), pss->later, &r);
+    if (r.status == NET_REPLY_LATER) {
+        /* the answer comes with net_http_answer, then WRITEABLE */
+        snprintf(pss->key, sizeof pss->key, "%llx",
+                 (unsigned long long)pss->later);
+        pss->route = net.hd.http_route(uri);
+        pss->ready = false;
+        if (table_put(&net.later, pss->key, wsi) < 0)
+            return -1;
+        return 0;
+    }
+    pss->later = 0;
 answer:
     count_http(uri, r.status);
-    if (!r.body) {
-        web_status(wsi, (unsigned)r.status);
-        return http_done(wsi);
+    return answer_now(wsi, pss, &r);
+}
+
+void net_http_answer(uint64_t later, struct net_reply *r)
+{
+    char key[24];
+    struct lws *wsi;
+    struct http_pss *pss;
+
+    snprintf(key, sizeof key, "%llx", (unsigned long long)later);
+    wsi = table_del(&net.later, key);
+    pss = wsi ? lws_wsi_user(wsi) : NULL;
+    if (!pss || pss->later != later) { /* its connection went */
+        free(r->body);
+        return;
     }
-    pss->body = r.body;
-    pss->len = r.len;
+    if (net.attached)
+        netstats_http(net.stats, (enum netstats_route)pss->route, r->status);
+    pss->later = 0;
+    pss->ready = true;
+    pss->status = r->status;
+    pss->type = r->type;
+    pss->body = r->body;
+    pss->len = r->len;
     pss->sent = 0;
-    if (lws_add_http_common_headers(wsi, (unsigned)r.status, r.type,
-                                    (lws_filepos_t)r.len, &p, end) ||
-        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-                                     (unsigned char *)"no-store", 8, &p,
-                                     end) ||
-        lws_finalize_write_http_header(wsi, start, &p, end))
-        return -1;
-    if (is_head(wsi)) {
-        free(pss->body);
-        pss->body = NULL;
-        return http_done(wsi);
-    }
     lws_callback_on_writable(wsi);
-    return 0;
 }
 
 static int http_write(struct lws *wsi, struct http_pss *pss)
@@ -376,6 +422,12 @@ static int http_write(struct lws *wsi, struct http_pss *pss)
     size_t chunk = pss->len - pss->sent;
     enum lws_write_protocol kind = LWS_WRITE_HTTP_FINAL;
 
+    if (pss->ready) { /* an answer that came later: its head first */
+        struct net_reply r = {pss->status, pss->type, pss->body, pss->len};
+        pss->ready = false;
+        pss->body = NULL;
+        return answer_now(wsi, pss, &r);
+    }
     if (!pss->body)
         return 0;
     if (chunk > sizeof buf - LWS_PRE) {
@@ -421,6 +473,10 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
         if (pss) {
             free(pss->body);
             pss->body = NULL;
+            if (pss->later) /* (its answer, should it come, is dropped) */
+                table_del(&net.later, pss->key);
+            pss->later = 0;
+            pss->ready = false;
         }
         break;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:

@@ -137,7 +137,8 @@ int store_open(struct store **out, const char *path,
     if (!(s = new_store(&store__sqlite, on_commit, arg, err, errlen)))
         return -1;
     if (store__sqlite_open(s, path, err, errlen) != 0 ||
-        store__start(s, err, errlen) != 0) {
+        store__start(s, err, errlen) != 0 ||
+        store__reader_start(s, err, errlen) != 0) {
         store_close(s);
         return -1;
     }
@@ -146,8 +147,9 @@ int store_open(struct store **out, const char *path,
 }
 
 int store_open_pg(struct store **out, const char *conninfo,
-                  const char *node_id, void (*on_commit)(void *arg),
-                  void *arg, char *err, size_t errlen)
+                  const char *node_id, const struct store_pg_options *opt,
+                  void (*on_commit)(void *arg), void *arg, char *err,
+                  size_t errlen)
 {
     struct store *s;
 
@@ -163,8 +165,9 @@ int store_open_pg(struct store **out, const char *conninfo,
     }
     if (!(s = new_store(&store__pg, on_commit, arg, err, errlen)))
         return -1;
-    if (store__pg_open(s, conninfo, node_id, err, errlen) != 0 ||
-        store__start(s, err, errlen) != 0) {
+    if (store__pg_open(s, conninfo, node_id, opt, err, errlen) != 0 ||
+        store__start(s, err, errlen) != 0 ||
+        store__reader_start(s, err, errlen) != 0) {
         store_close(s);
         return -1;
     }
@@ -202,8 +205,10 @@ int store_open_reader(struct store **out, const char *path,
                         errlen)))
         return -1;
     s->reader = true;
+    /* (the reader thread too: its lock guards the reads' connection) */
     if ((pg ? store__pg_open_reader(s, conninfo, err, errlen)
-            : store__sqlite_open_reader(s, path, err, errlen)) != 0) {
+            : store__sqlite_open_reader(s, path, err, errlen)) != 0 ||
+        store__reader_start(s, err, errlen) != 0) {
         store_close(s);
         return -1;
     }
@@ -219,6 +224,8 @@ void store_close(struct store *s)
         return;
     /* the loop's: on the writer it would wait for itself */
     assert(!store__on_writer(s));
+    /* the reads first: what their answers queue still gets written */
+    store__reader_stop(s);
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
     pthread_cond_broadcast(&s->cv);

@@ -17,14 +17,21 @@
  * writer never does, and waits for it only when the WAL has reached its
  * cap (see sqlite_wal.c).
  *
- * Reads are synchronous on the loop thread. With SQLite a read costs
+ * Reads leave the loop (store_read_submit, below): a reader thread per
+ * store, with the backend's read connection, runs each read job the
+ * loop submits and hands the answer back through the same wake-up as a
+ * commit; a job not answered by its deadline is answered late on the
+ * loop, which never waits for a database. The synchronous reads further
+ * down are the reader thread's (inside a job), or any thread's before the
+ * loop serves (start-up's restore) and while none runs (tests). With
+ * SQLite a read costs
  * microseconds (the pages are in memory: store_find_player 4 us at the
  * median); with PostgreSQL each statement of a read is a round trip to
  * the server (store_find_player 22-37 us at the median, 66-105 us at
  * p99, over a unix socket on the same host, measured on a loaded 2-core
  * machine; add a LAN's round trip otherwise): one for most reads, four
  * for store_get_game and store_load_game (a REPEATABLE READ snapshot
- * around two statements), and the loop waits for each. A read while PostgreSQL is down fails
+ * around two statements). A read while PostgreSQL is down fails
  * (-1) after one reconnect attempt at most once a second (bounded by the
  * connection string's connect_timeout, 2 s unless it says otherwise).
  *
@@ -50,6 +57,7 @@
 #ifndef SERVER_STORE_H
 #define SERVER_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -149,10 +157,31 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
 /* The longest node id (config.h's node_id). */
 #define STORE_NODE_ID_MAX 32
 
+/* The client's timeouts on every PostgreSQL connection (the settings of
+ * the same names, docs/operator.md): the connect's (connect_timeout),
+ * a statement's on the server (statement_timeout; 0: none), how long
+ * data sent may wait for TCP's acknowledgement before the connection is
+ * given up (tcp_user_timeout; 0: the kernel's), and TCP keepalives on an
+ * idle connection (keepalives_idle, _interval, _count), so that a
+ * database gone silent (a host down, a link cut) fails the writer's
+ * batch and the reader's read instead of holding them until TCP gives
+ * up. The connection string's own values win over these. */
+struct store_pg_options {
+    int connect_timeout_s;
+    int statement_timeout_ms;
+    int tcp_user_timeout_ms;
+    int keepalives_idle_s, keepalives_interval_s, keepalives_count;
+};
+#define STORE_PG_OPTIONS_DEFAULT  \
+    {                             \
+        2, 30000, 10000, 10, 3, 3 \
+    }
+
 /* Opens the PostgreSQL database that conninfo (a libpq connection string:
  * "host=... dbname=... user=...", or a postgresql:// URI; libpq's PG*
  * variables and ~/.pgpass fill in what it leaves out) names, as node
- * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), applies
+ * node_id (1-STORE_NODE_ID_MAX characters: its heartbeat row), with opt's
+ * timeouts on its connections (NULL: the defaults), applies
  * the pending migrations (migrations/pg) in one transaction under an
  * advisory lock (pgmigrate.h: of several nodes starting together one
  * migrates), reads this node's last heartbeat, and starts the writer
@@ -160,14 +189,17 @@ int store_backup(const char *db_path, const char *dest_path, char *err,
  * -1 with a sentence in err (libpq's or the server's words: a refused
  * connection, a password, a schema newer than this binary). */
 int store_open_pg(struct store **out, const char *conninfo,
-                  const char *node_id, void (*on_commit)(void *arg),
-                  void *arg, char *err, size_t errlen);
+                  const char *node_id, const struct store_pg_options *opt,
+                  void (*on_commit)(void *arg), void *arg, char *err,
+                  size_t errlen);
 
 /* Connects to the PostgreSQL database conninfo names and runs SELECT 1
- * (--check-config). Returns 0; -2 with a sentence in err when conninfo
- * is not a connection string (the configuration is wrong); -1 with a
- * sentence when the database does not answer or refuses (it may later). */
-int store_check_pg(const char *conninfo, char *err, size_t errlen);
+ * (--check-config), with opt's timeouts (NULL: the defaults). Returns 0;
+ * -2 with a sentence in err when conninfo is not a connection string (the
+ * configuration is wrong); -1 with a sentence when the database does not
+ * answer or refuses (it may later). */
+int store_check_pg(const char *conninfo, const struct store_pg_options *opt,
+                   char *err, size_t errlen);
 
 /* ---- either backend ---------------------------------------------------- */
 
@@ -326,6 +358,99 @@ const char *store_failure_name(enum store_failure kind);
  * With PostgreSQL, shared by several nodes, the heartbeat is this node's
  * (a row per node_id). */
 int64_t store_last_heartbeat_ms(const struct store *s);
+
+/* ---- reads off the loop (store_reader.c) ------------------------------
+ *
+ * A read job is the caller's struct with a struct store_read in it (the
+ * caller sets run, done and release; the rest is the store's). The
+ * loop submits it; the reader thread takes the jobs in order, one at a
+ * time, and calls run, which makes the synchronous reads below and keeps
+ * what it read in the caller's struct; the answer joins a list and the
+ * reader wakes the loop (on_commit, as a commit does). The loop's
+ * store_read_collect then calls done for each, in the order answered.
+ *
+ * Deadlines. A job is due store_read_timeout after it was submitted (in
+ * the caller's clock: the `now` it passes). store_read_collect answers a
+ * job still waiting at its deadline late (taken off the queue, never
+ * run), and one being run late too: the loop never waits for a read. The
+ * caller arms a timer at store_read_next_deadline.
+ *
+ * Ownership. done is called exactly once, on the loop thread: with end
+ * STORE_READ_RAN (run's result in rc), STORE_READ_LATE (what run wrote
+ * must not be read: it may still be writing) or STORE_READ_CLOSED (the
+ * store closes: nothing ran, or its answer is dropped). release is
+ * called exactly once after done, on the loop thread or, for a job
+ * answered late while it ran, on the reader thread once run returned:
+ * it frees the job and touches nothing else.
+ */
+enum store_read_end { STORE_READ_RAN, STORE_READ_LATE, STORE_READ_CLOSED };
+
+struct store_read {
+    /* Reader thread: the reads; their result is kept in the caller's
+     * struct; returns what done sees in rc. */
+    int (*run)(struct store *s, struct store_read *r);
+    void (*done)(struct store_read *r);    /* loop thread, once */
+    void (*release)(struct store_read *r); /* once, after done */
+    /* the store's: read them in done */
+    enum store_read_end end;
+    int rc;
+    /* the store's own */
+    struct store_read *next;
+    int64_t deadline, submitted_us;
+    int state;
+};
+
+/* What the reads have come to since store_open (any thread): jobs
+ * answered, answered late, refused (the queue full); reads of run that
+ * failed are counted as STORE_FAIL_READ. */
+struct store_read_stats {
+    uint64_t answered, late, refused;
+    size_t waiting;      /* jobs queued, not yet taken */
+    int64_t busy_since;  /* CLOCK_MONOTONIC ms the job being run was
+                            taken (0: idle): a reader stuck in a
+                            database shows here */
+    int64_t last_ok_ms;  /* CLOCK_MONOTONIC ms a read last succeeded */
+    int64_t last_err_ms; /* ... last failed (0: never) */
+    struct hist latency; /* submitted to answered, per job that ran */
+};
+
+/* The reads' deadline (ms after submission, >= 1) and queue (jobs that
+ * may wait, >= 1). Loop thread, before the first submit; the defaults are
+ * STORE_READ_TIMEOUT_MS and STORE_READ_QUEUE. */
+#define STORE_READ_TIMEOUT_MS 3000
+#define STORE_READ_QUEUE 1024
+void store_read_configure(struct store *s, int timeout_ms, size_t queue);
+
+/* The calling thread is the loop, and serves (serving true) from now
+ * on: a synchronous read on it fails an assertion (the loop never waits
+ * for a database); or not any more (false: a test's restart, a test
+ * looking behind the hub's back). main.c says so before the loop runs,
+ * after start-up's synchronous reads (the restore). */
+void store_read_serving(struct store *s, bool serving);
+
+/* Queues r (run, done and release set) at now (the caller's monotonic
+ * ms, as store_read_collect's): 0, or -1 when the queue is full or the
+ * store closes (then nothing is called: r is still the caller's). Loop
+ * thread. */
+int store_read_submit(struct store *s, struct store_read *r, int64_t now);
+
+/* Calls done for every job answered, then for every one due by now
+ * (late), and releases them. Loop thread, on every wake-up and when the
+ * timer at store_read_next_deadline fires. */
+void store_read_collect(struct store *s, int64_t now);
+
+/* The earliest deadline of the jobs not answered yet (INT64_MAX: none).
+ * Loop thread. */
+int64_t store_read_next_deadline(struct store *s);
+
+/* Jobs submitted and not yet answered (done not called). */
+size_t store_read_pending(struct store *s);
+
+void store_read_stats(struct store *s, struct store_read_stats *out);
+
+/* hold != 0: the reader takes no more jobs (the one being run ends); 0:
+ * it goes on. For tests of deadlines and queues. */
+void store_read_hold(struct store *s, int hold);
 
 /* Reads. Return 1 when found, 0 when not found, -1 on a database error. */
 int store_find_player_by_token(struct store *s, const uint8_t hash[32],

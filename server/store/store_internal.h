@@ -13,8 +13,8 @@
  * transaction, the reads, close. It keeps its state in s->be_state.
  *
  * Threads. `commit` and `after_batch` run on the writer thread; the
- * reads and `close` on the loop thread (close after the writer has
- * stopped). A backend touches the core's fields only as this header says
+ * reads on the reader thread (or before the loop serves); `close` on the
+ * loop thread (after the writer and the reader have stopped). A backend touches the core's fields only as this header says
  * (the fields are commented with who may).
  */
 #ifndef SERVER_STORE_INTERNAL_H
@@ -342,6 +342,33 @@ struct store {
     int64_t kept_ms; /* ... the first of them */
     uint64_t swept;  /* journal rows of ended games deleted (writer) */
 
+    /* The reader (store_reader.c): its thread, the jobs waiting (FIFO:
+     * one deadline after submission for all, so also by deadline), the
+     * one being run, the answers; all guarded by rd_mu. rd_conn (a
+     * recursive mutex) is held around every use of the backend's read
+     * connection: by the reader around a job's run, and by a synchronous
+     * read on another thread (start-up, tests). */
+    struct {
+        pthread_t thread;
+        bool started, stopping, held;
+        pthread_mutex_t mu;
+        pthread_cond_t cv; /* a job came, hold lifted, or stop */
+        pthread_mutex_t conn;
+        struct {
+            struct store_read *head, *tail;
+        } q, ans; /* waiting; answered */
+        size_t waiting, queue;
+        struct store_read *running; /* NULL: idle */
+        _Atomic bool answered; /* answers wait: collect looks lock-free */
+        size_t pending;        /* submitted, done not called (loop) */
+        int timeout_ms;
+        _Atomic bool loop_known; /* the loop's thread serves
+                                    (store_read_serving; loop set
+                                    first) */
+        pthread_t loop;
+        struct store_read_stats stats; /* (latency, counts) */
+    } rd;
+
     /* Guarded by mu. The SQLite backend's checkpointer fills the WAL's
      * part of stats; the core copies `swept` into it after each batch. */
     struct store_wal_stats stats;
@@ -380,8 +407,19 @@ void store__op_refused(struct store *s, struct op *op, const char *why);
 /* Writer thread: a transaction failed (code: the database's code as
  * text): counted and logged. */
 void store__commit_failed(struct store *s, const char *code, const char *why);
-/* Loop thread: a read failed: counted and logged; returns -1. */
+/* A read failed (the reader thread, or a synchronous read): counted
+ * and logged; returns -1. */
 int store__read_failed(struct store *s, const char *why);
+
+/* The reader: started by store__start, stopped by store_close before
+ * the backend closes (store_reader.c). */
+int store__reader_start(struct store *s, char *err, size_t errlen);
+void store__reader_stop(struct store *s);
+/* Around a synchronous read (store_read.c): takes the read connection
+ * (asserting the caller is not the loop while it serves), and gives it
+ * back. */
+void store__read_enter(struct store *s);
+void store__read_leave(struct store *s);
 
 /* A purge pass kept a player (it is in the op's keep list) created at
  * ms; then, once per pass, where the next one goes on: n players were
@@ -425,7 +463,8 @@ int store__reader_schema(long long have, int newest, const char *where,
 int store__sqlite_open(struct store *s, const char *path, char *err,
                        size_t errlen);
 int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
-                   char *err, size_t errlen);
+                   const struct store_pg_options *opt, char *err,
+                   size_t errlen);
 int store__sqlite_open_reader(struct store *s, const char *path, char *err,
                               size_t errlen);
 int store__pg_open_reader(struct store *s, const char *conninfo, char *err,

@@ -1,9 +1,10 @@
 /*
  * store_read.c - the store core's reads (store_internal.h): each public
  * read of store.h checks its arguments and clears its outputs, then
- * calls the backend's; and the lists the backends fill as they read
- * (one game's moves, the live games with their journals, a page of
- * games). Loop thread.
+ * calls the backend's, holding the read connection (store__read_enter);
+ * and the lists the backends fill as they read (one game's moves, the
+ * live games with their journals, a page of games). The reader thread's
+ * (inside a job), or any thread's before the loop serves.
  */
 #include "store/store_internal.h"
 
@@ -14,17 +15,13 @@
 #include "lib/grow.h"
 #include "lib/log.h"
 
-/* A read's thread: the loop's (never the writer's, whose on_commit may
- * only wake the loop). */
-#define ASSERT_LOOP(s) assert((s) && !store__on_writer(s))
-
 /* ---- what the backends read into -------------------------------------- */
 
 int store__read_failed(struct store *s, const char *why)
 {
     char q[300];
 
-    ASSERT_LOOP(s);
+    assert(s && !store__on_writer(s));
     atomic_fetch_add(&s->failures[STORE_FAIL_READ], 1);
     log_error("event=store_read_failed error=%s",
               log_quote(q, sizeof q, why));
@@ -150,53 +147,47 @@ struct store_game *store__game_list_add(struct store_game_list *l,
 
 /* ---- reads: the arguments checked, then the backend's ----------------- */
 
-int store_find_player_by_token(struct store *s, const uint8_t hash[32],
-                               struct store_player *out)
+static int do_find_player_by_token(struct store *s, const uint8_t hash[32],
+                                   struct store_player *out)
 {
-    ASSERT_LOOP(s);
     assert(out);
     return hash ? s->be->find_player_by_token(s, hash, out) : 0;
 }
 
-int store_find_player(struct store *s, const char *pid,
-                      struct store_player *out)
+static int do_find_player(struct store *s, const char *pid,
+                          struct store_player *out)
 {
-    ASSERT_LOOP(s);
     assert(out);
     return pid ? s->be->find_player(s, pid, out) : 0;
 }
 
-int store_find_account(struct store *s, const char *username,
-                       struct store_account *out)
+static int do_find_account(struct store *s, const char *username,
+                           struct store_account *out)
 {
-    ASSERT_LOOP(s);
     assert(out);
     return username ? s->be->find_account(s, username, out) : 0;
 }
 
-int store_find_account_token(struct store *s, const uint8_t hash[32],
-                             int64_t since_ms, struct store_player *out,
-                             int64_t *last_used_ms)
+static int do_find_account_token(struct store *s, const uint8_t hash[32],
+                                 int64_t since_ms, struct store_player *out,
+                                 int64_t *last_used_ms)
 {
-    ASSERT_LOOP(s);
     assert(out);
     return hash ? s->be->find_account_token(s, hash, since_ms, out,
                                             last_used_ms)
                 : 0;
 }
 
-int store_get_rating(struct store *s, const char *pid, const char *category,
-                     struct store_rating *out)
+static int do_get_rating(struct store *s, const char *pid,
+                         const char *category, struct store_rating *out)
 {
-    ASSERT_LOOP(s);
     assert(out);
     return pid && category ? s->be->get_rating(s, pid, category, out) : 0;
 }
 
-int store_player_ratings(struct store *s, const char *pid,
-                         struct store_rating *out, size_t max, size_t *n)
+static int do_player_ratings(struct store *s, const char *pid,
+                             struct store_rating *out, size_t max, size_t *n)
 {
-    ASSERT_LOOP(s);
     assert(n && (out || max == 0));
     *n = 0;
     if (!pid)
@@ -208,17 +199,15 @@ int store_player_ratings(struct store *s, const char *pid,
     return 0;
 }
 
-int store_is_account(struct store *s, const char *pid)
+static int do_is_account(struct store *s, const char *pid)
 {
-    ASSERT_LOOP(s);
     return pid ? s->be->is_account(s, pid) : 0;
 }
 
-int store_get_settings(struct store *s, const char *pid, char **out)
+static int do_get_settings(struct store *s, const char *pid, char **out)
 {
     int rc;
 
-    ASSERT_LOOP(s);
     assert(out);
     *out = NULL;
     if (!pid)
@@ -231,14 +220,13 @@ int store_get_settings(struct store *s, const char *pid, char **out)
     return rc;
 }
 
-int store_rating_history(struct store *s, const char *pid,
-                         const char *category, int limit,
-                         struct store_rating_point **out, size_t *n)
+static int do_rating_history(struct store *s, const char *pid,
+                             const char *category, int limit,
+                             struct store_rating_point **out, size_t *n)
 {
     struct store_rating_point *v;
     size_t k = 0;
 
-    ASSERT_LOOP(s);
     assert(out && n);
     *out = NULL;
     *n = 0;
@@ -265,13 +253,12 @@ int store_rating_history(struct store *s, const char *pid,
     return 0;
 }
 
-int store_leaderboard(struct store *s, const char *category, int limit,
-                      struct store_leader **out, size_t *n)
+static int do_leaderboard(struct store *s, const char *category, int limit,
+                          struct store_leader **out, size_t *n)
 {
     struct store_leader *v;
     size_t k = 0;
 
-    ASSERT_LOOP(s);
     assert(out && n);
     *out = NULL;
     *n = 0;
@@ -292,10 +279,9 @@ int store_leaderboard(struct store *s, const char *category, int limit,
     return 0;
 }
 
-int store_rated_ends(struct store *s, int64_t since_ms,
-                     struct store_rated_end *out, size_t max, size_t *n)
+static int do_rated_ends(struct store *s, int64_t since_ms,
+                         struct store_rated_end *out, size_t max, size_t *n)
 {
-    ASSERT_LOOP(s);
     assert(n);
     *n = 0;
     if (!out || max < 1)
@@ -303,13 +289,12 @@ int store_rated_ends(struct store *s, int64_t since_ms,
     return s->be->rated_ends(s, since_ms, out, max, n);
 }
 
-int store_get_game(struct store *s, const char *gid, struct store_game *g,
-                   struct store_move **moves, size_t *n_moves, char **pgn)
+static int do_get_game(struct store *s, const char *gid, struct store_game *g,
+                       struct store_move **moves, size_t *n_moves, char **pgn)
 {
     struct store__moves l = {NULL, 0, 0};
     int found;
 
-    ASSERT_LOOP(s);
     assert(g);
     if (moves)
         *moves = NULL;
@@ -359,27 +344,28 @@ int store_load_live(struct store *s,
                     void *arg)
 {
     struct store__live ll = {NULL, 0, 0, NULL};
-    int ret = -1;
+    int ret;
 
-    ASSERT_LOOP(s);
     assert(cb);
     /* Everything is read first, in one snapshot, so that cb may call
      * other store functions. */
-    if (s->be->load_live(s, &ll) == 0) {
+    store__read_enter(s);
+    ret = s->be->load_live(s, &ll);
+    store__read_leave(s);
+    if (ret == 0) {
         ret = 0;
         for (size_t i = 0; i < ll.n; i++)
             if (cb(arg, &ll.v[i].g, ll.v[i].l.v, ll.v[i].l.n) != 0)
                 break;
     }
     live_free(&ll);
-    return ret;
+    return ret == 0 ? 0 : -1;
 }
 
-int store_list_player_games(struct store *s, const char *pid,
-                            const char *before_gid, int limit,
-                            struct store_game_list *out)
+static int do_list_player_games(struct store *s, const char *pid,
+                                const char *before_gid, int limit,
+                                struct store_game_list *out)
 {
-    ASSERT_LOOP(s);
     assert(out);
     out->games = NULL;
     out->n = 0;
@@ -403,9 +389,8 @@ void store_game_list_clear(struct store_game_list *l)
     l->has_more = 0;
 }
 
-int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
+static int do_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 {
-    ASSERT_LOOP(s);
     assert(epoch);
     *epoch = 0;
     if (!gid || !*gid || !s->be->get_epoch)
@@ -416,21 +401,187 @@ int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
 int store_player_live_games(struct store *s, const char *pid,
                             char (*gids)[33], size_t max, size_t *n)
 {
-    ASSERT_LOOP(s);
+    int rc;
+
     assert(n && (gids || max == 0));
     *n = 0;
     if (!pid || !*pid)
         return -1;
-    return max ? s->be->player_live_games(s, pid, gids, max, n) : 0;
+    if (!max)
+        return 0;
+    store__read_enter(s);
+    rc = s->be->player_live_games(s, pid, gids, max, n);
+    store__read_leave(s);
+    return rc;
 }
 
 int store_live_gids(struct store *s, const char *after, int64_t before_ms,
                     char (*gids)[33], size_t max, size_t *n)
 {
-    ASSERT_LOOP(s);
+    int rc;
+
     assert(n && (gids || max == 0));
     *n = 0;
-    return max ? s->be->live_gids(s, after ? after : "", before_ms, gids, max,
-                                  n)
-               : 0;
+    if (!max)
+        return 0;
+    store__read_enter(s);
+    rc = s->be->live_gids(s, after ? after : "", before_ms, gids, max, n);
+    store__read_leave(s);
+    return rc;
+}
+
+/* ---- the public reads: the read connection taken around each -------- */
+
+int store_find_player_by_token(struct store *s, const uint8_t hash[32],
+                               struct store_player *out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_find_player_by_token(s, hash, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_find_player(struct store *s, const char *pid,
+                      struct store_player *out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_find_player(s, pid, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_find_account(struct store *s, const char *username,
+                       struct store_account *out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_find_account(s, username, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_find_account_token(struct store *s, const uint8_t hash[32],
+                             int64_t since_ms, struct store_player *out,
+                             int64_t *last_used_ms)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_find_account_token(s, hash, since_ms, out, last_used_ms);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_get_rating(struct store *s, const char *pid, const char *category,
+                     struct store_rating *out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_get_rating(s, pid, category, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_player_ratings(struct store *s, const char *pid,
+                         struct store_rating *out, size_t max, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_player_ratings(s, pid, out, max, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_is_account(struct store *s, const char *pid)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_is_account(s, pid);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_get_settings(struct store *s, const char *pid, char **out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_get_settings(s, pid, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_rating_history(struct store *s, const char *pid,
+                         const char *category, int limit,
+                         struct store_rating_point **out, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_rating_history(s, pid, category, limit, out, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_leaderboard(struct store *s, const char *category, int limit,
+                      struct store_leader **out, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_leaderboard(s, category, limit, out, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_rated_ends(struct store *s, int64_t since_ms,
+                     struct store_rated_end *out, size_t max, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_rated_ends(s, since_ms, out, max, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_get_game(struct store *s, const char *gid, struct store_game *g,
+                   struct store_move **moves, size_t *n_moves, char **pgn)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_get_game(s, gid, g, moves, n_moves, pgn);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_list_player_games(struct store *s, const char *pid,
+                            const char *before_gid, int limit,
+                            struct store_game_list *out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_list_player_games(s, pid, before_gid, limit, out);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_get_epoch(s, gid, epoch);
+    store__read_leave(s);
+    return rc;
 }

@@ -36,6 +36,7 @@
 #include "move_assert.h"
 #include "store/pg/pgmigrate.h"
 #include "store/store.h"
+#include "reader_cases.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -101,8 +102,9 @@ static struct store *open_at(const char *conninfo, const char *node)
     struct store *s = NULL;
     char err[512] = "";
 
-    ck_assert_msg(store_open_pg(&s, conninfo, node, store_cases_on_commit,
-                                NULL, err, sizeof err) == 0,
+    ck_assert_msg(store_open_pg(&s, conninfo, node, NULL,
+                                store_cases_on_commit, NULL, err,
+                                sizeof err) == 0,
                   "store_open_pg: %s", err);
     ck_assert_ptr_nonnull(s);
     ck_assert_str_eq(store_backend_name(s), "postgres");
@@ -299,7 +301,8 @@ START_TEST(newer_schema_is_refused)
     pq_exec(obs, sql);
     s = (struct store *)&s; /* must be reset to NULL */
     ck_assert_int_eq(
-        store_open_pg(&s, dsn, "node1", NULL, NULL, err, sizeof err), -1);
+        store_open_pg(&s, dsn, "node1", NULL, NULL, NULL, err, sizeof err),
+        -1);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "newer"), "err: %s", err);
     ck_assert_msg(strstr(err, "dbname=chess"), "err: %s", err);
@@ -339,7 +342,8 @@ START_TEST(open_errors_are_sentences)
     ck_assert_int_eq(store_open_pg(&s,
                                    "host=/nonexistent/chess port=5432 "
                                    "dbname=chess",
-                                   "node1", NULL, NULL, err, sizeof err),
+                                   "node1", NULL, NULL, NULL, err,
+                                   sizeof err),
                      -1);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "cannot connect to PostgreSQL") &&
@@ -347,21 +351,23 @@ START_TEST(open_errors_are_sentences)
                   "err: %s", err);
     err[0] = '\0';
     ck_assert_int_eq(store_open_pg(&s, "this is not a connection string",
-                                   "node1", NULL, NULL, err, sizeof err),
+                                   "node1", NULL, NULL, NULL, err,
+                                   sizeof err),
                      -1);
     ck_assert_msg(strstr(err, "cannot connect to PostgreSQL"), "err: %s",
                   err);
-    ck_assert_int_eq(store_open_pg(&s, dsn, "", NULL, NULL, err, sizeof err),
-                     -1);
+    ck_assert_int_eq(
+        store_open_pg(&s, dsn, "", NULL, NULL, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "node id"), "err: %s", err);
     ck_assert_int_eq(
-        store_open_pg(&s, "", "node1", NULL, NULL, err, sizeof err), -1);
+        store_open_pg(&s, "", "node1", NULL, NULL, NULL, err, sizeof err),
+        -1);
     ck_assert_ptr_null(s);
     /* --check-config's probe */
-    ck_assert_int_eq(store_check_pg(dsn, err, sizeof err), 0);
-    ck_assert_int_eq(
-        store_check_pg("host=/nonexistent/chess dbname=x", err, sizeof err),
-        -1);
+    ck_assert_int_eq(store_check_pg(dsn, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(store_check_pg("host=/nonexistent/chess dbname=x", NULL,
+                                    err, sizeof err),
+                     -1);
     ck_assert_msg(strstr(err, "key 'postgres': PostgreSQL does not answer"),
                   "err: %s", err);
 }
@@ -554,7 +560,7 @@ static void *open_thread(void *arg)
 {
     struct opener *o = arg;
 
-    o->rc = store_open_pg(&o->s, dsn, o->node, NULL, NULL, o->err,
+    o->rc = store_open_pg(&o->s, dsn, o->node, NULL, NULL, NULL, o->err,
                           sizeof o->err);
     return NULL;
 }
@@ -901,6 +907,7 @@ static Suite *store_pg_suite(void)
     tcase_add_test(tc, writes_retry_across_a_restart_of_postgres);
     tcase_add_test(tc, a_commit_whose_answer_was_lost_is_applied_once);
     store_cases_add(tc, &pg_harness);
+    reader_cases_add(tc, &pg_harness);
     suite_add_tcase(s, tc);
     return s;
 }

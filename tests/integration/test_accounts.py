@@ -316,12 +316,29 @@ class LoginFloodTest(FreshServerTest):
                    "password": PASSWORD})
         self.assertEqual(home.expect("welcome", timeout=120)["t"],
                          "welcome")
-        # an address it never logged in from waits in line like anyone
-        self.assertEqual(away.expect("error", timeout=120)["code"],
-                         "rate_limited")
+        # an address it never logged in from waits in line like anyone:
+        # refused while the queue is full, or, when a hash ended just
+        # before its account's read was answered (the reads are off the
+        # loop, so the flood's fill the queue while hashes end), let in
+        # behind the flood's hashes, never into the kept places ahead
+        m = away.next(timeout=120)
+        if m["t"] == "error":
+            self.assertEqual(m["code"], "rate_limited")
+        else:
+            self.assertEqual(m["t"], "welcome")
+            # (every made-up name let in before it was hashed first: the
+            # queue's 64 less the 8 kept, at least)
+            log = srv.log_text()
+            before = log[:log.rindex("event=login player=")]
+            self.assertGreaterEqual(before.count("event=login_failed"),
+                                    64 - 8, "away's login jumped the line")
         codes = self.answers(conns)
-        self.assertEqual(codes.count("bad_credentials"), 64 - 8)
-        self.assertEqual(codes.count("rate_limited"), self.FLOOD - 56)
+        # the queue less its reserve at once; more once hashes end while
+        # the flood's reads of their accounts are still on their way
+        # (PostgreSQL's round trips are slower than SQLite's)
+        hashed = codes.count("bad_credentials")
+        self.assertGreaterEqual(hashed, 64 - 8)
+        self.assertEqual(codes.count("rate_limited"), self.FLOOD - hashed)
 
     @one_node
     def test_made_up_names_are_refused_without_a_hash(self):

@@ -7,13 +7,14 @@ too large (1009) or not UTF-8 (1007) in the middle of a flood, and over
 TLS. A reset would throw away everything still queued for the client,
 the close frame included."""
 import json
+import re
 import socket
 import ssl
 import threading
 import time
 
 from harness import (FISCHER_5_0, WAIT, Closed, FreshServerTest, ServerTest,
-                     wait_until)
+                     one_node, wait_until)
 from test_ops import make_cert
 from wsclient import OP_CONT, OP_TEXT, frame
 
@@ -150,6 +151,67 @@ class FloodTest(ServerTest):
 
 
 DRAIN_S = 2.0  # LIMIT_CLOSE_DRAIN_MS: how long the server reads and drops
+
+
+class ReadFloodTest(FreshServerTest):
+    """Syncs of games nobody has, from one address (issue 26: 4,000 a
+    second, a read each, pushed another client's ping from 0.4 ms to a
+    45 ms median): the reads they cost are metered by address (50 a
+    second, bursts of 256: server/lib/tunables.h) and a game found
+    unknown costs no read for 10 s; every sync is answered; and the
+    reads, off the event loop, leave another address's pings alone."""
+
+    CONNS, SYNCS = 25, 48  # (within each connection's burst of 60)
+    RATE, BURST = 50, 256  # LIMIT_GAME_READS_PER_ADDR_PER_S, _BURST
+
+    @staticmethod
+    def reads(srv):
+        """The store reads the node submitted (chess_store_reads_total,
+        every outcome)."""
+        _, _, body = srv.http("/metrics")
+        return sum(int(float(v)) for v in re.findall(
+            r'^chess_store_reads_total\{[^}]*\} (\S+)$', body.decode(),
+            re.M))
+
+    @one_node
+    def test_a_sync_flood_of_unknown_games_costs_bounded_reads(self):
+        srv = self.server()
+        conns = [self.client(srv) for _ in range(self.CONNS)]
+        other = self.client(srv, source="127.0.0.2")
+        other.request({"t": "ping"}, "pong")
+        before = self.reads(srv)
+        t0 = time.monotonic()
+        for k, c in enumerate(conns):  # half new games, half one game
+            for i in range(self.SYNCS):
+                gid = ("unknown%02d%04d" % (k, i) if i % 2
+                       else "unknownRepeated1")
+                c.send({"t": "sync", "game": gid})
+        slowest = 0.0
+        for _ in range(5):  # another address meanwhile
+            t = time.monotonic()
+            other.request({"t": "ping"}, "pong")
+            slowest = max(slowest, time.monotonic() - t)
+        codes = {}
+        for c in conns:
+            for _ in range(self.SYNCS):
+                m = c.expect("error")
+                codes[m["code"]] = codes.get(m["code"], 0) + 1
+        took = time.monotonic() - t0
+        read = self.reads(srv) - before
+        self.assertEqual(sum(codes.values()), self.CONNS * self.SYNCS)
+        self.assertEqual(set(codes), {"no_such_game", "rate_limited"})
+        self.assertLessEqual(read, self.BURST + self.RATE * took + 1,
+                             "%d reads in %.2f s" % (read, took))
+        self.assertGreater(read, 0)
+        self.assertLess(slowest, 1.0)
+        # the repeated game: read once, then answered from memory
+        _, _, body = srv.http("/metrics")
+        hits = int(re.search(r"^chess_unknown_games_total (\d+)$",
+                             body.decode(), re.M).group(1))
+        self.assertGreater(hits, 0)
+        c = conns[0]
+        c.request({"t": "sync", "game": "unknownRepeated1"}, "error")
+        self.assertEqual(self.reads(srv) - before, read)
 
 
 class DrainTest(FreshServerTest):

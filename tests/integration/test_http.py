@@ -343,7 +343,12 @@ class HttpTest(ServerTest):
                            ("chess_store_statements_seconds", "histogram"),
                            ("chess_store_commit_seconds", "histogram"),
                            ("chess_store_retries_total", "counter"),
-                           ("chess_store_backend", "gauge")) + (
+                           ("chess_store_backend", "gauge"),
+                           ("chess_store_reads_total", "counter"),
+                           ("chess_store_reads_waiting", "gauge"),
+                           ("chess_store_read_seconds", "histogram"),
+                           ("chess_store_reads_limited_total", "counter"),
+                           ("chess_unknown_games_total", "counter")) + (
                 POSTGRES and (("chess_store_pg_reconnects_total", "counter"),
                               ("chess_store_pg_commits_resolved_total",
                                "counter"))

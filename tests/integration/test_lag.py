@@ -160,9 +160,11 @@ class LagTest(LagGame):
                          "0.000 s (0.000 a game), opponents 0.000 s (0.000 "
                          "a game)")
 
-    def lag(self, *args):
-        return subprocess.run([SERVER, "lag"] + list(args) +
-                              db_args(self.srv.dir, self.srv.db),
+    def lag(self, player, *flags):
+        # ("--" before the player: a PID may begin with "-", 1 in 64)
+        return subprocess.run([SERVER, "lag"] + list(flags) +
+                              db_args(self.srv.dir, self.srv.db) +
+                              ["--", player],
                               capture_output=True, text=True, timeout=20)
 
     def assert_lag_report(self, pid, gid, own, theirs):

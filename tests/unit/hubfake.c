@@ -12,12 +12,15 @@
 #include <unistd.h>
 
 #include "hub/account.h"
+#include "hub/reads.h"
 #include "lib/msgbuf.h"
 #include "store/store.h"
 #include "tmpdir.h"
 
+static bool reads_held; /* fake_hold_reads */
+
 #define MAXALARM 256
-#define MAXCONN 64
+#define MAXCONN 300
 
 struct hub *fake_hub;
 struct fnode fake_nodes[FAKE_MAXNODES];
@@ -184,6 +187,35 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     return h;
 }
 
+/* The HTTP answers that waited for a read (hub_env.http_answer), by
+ * their request's `later`. */
+#define MAXLATER 64
+static struct {
+    uint64_t later;
+    struct fake_http_answer a;
+} answers[MAXLATER];
+static int nanswers;
+
+static void f_http_answer(uint64_t later, int status, const char *type,
+                          char *body, size_t len)
+{
+    ck_assert_int_lt(nanswers, MAXLATER);
+    answers[nanswers].later = later;
+    answers[nanswers].a = (struct fake_http_answer){status, type, body, len};
+    nanswers++;
+}
+
+bool fake_http_answered(uint64_t later, struct fake_http_answer *out)
+{
+    for (int i = 0; i < nanswers; i++)
+        if (answers[i].later == later) {
+            *out = answers[i].a;
+            answers[i] = answers[--nanswers];
+            return true;
+        }
+    return false;
+}
+
 /* Node i's hub (and, when fake_bus is set, its cluster on the bus). */
 static void new_node(int i, const struct hub_config *cfg)
 {
@@ -204,6 +236,7 @@ static void new_node(int i, const struct hub_config *cfg)
         .now_us = f_now_us,
         .wall_ms = f_wall,
         .wake = f_wake,
+        .http_answer = f_http_answer,
     };
     memset(n, 0, sizeof *n);
     snprintf(n->id, sizeof n->id, "n%d", i + 1);
@@ -245,7 +278,9 @@ void fake_restart(const struct hub_config *cfg)
     ck_assert_int_eq(fake_nnodes, 1); /* (a node alone's restart) */
     free_hubs();
     passwords_held = false;
+    store_read_serving(fake_store, false); /* (a restart's restore) */
     new_node(0, cfg);
+    store_read_serving(fake_store, true);
 }
 
 static void setup_nodes(int n, const struct hub_config *cfg)
@@ -258,6 +293,7 @@ static void setup_nodes(int n, const struct hub_config *cfg)
     fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     fake_wall_shift = 0;
     passwords_held = false;
+    reads_held = false;
     memset(alarms, 0, sizeof alarms);
     nconns = 0;
     tmpdir_make(dir, sizeof dir, "test_hub");
@@ -268,6 +304,7 @@ static void setup_nodes(int n, const struct hub_config *cfg)
     fake_nnodes = n;
     for (int i = 0; i < n; i++)
         new_node(i, cfg);
+    store_read_serving(fake_store, true); /* (as main.c, before serving) */
     fake_settle(); /* (in a cluster: every node has joined) */
 }
 
@@ -292,6 +329,9 @@ void fake_clear(struct fconn *c)
 void fake_teardown(void)
 {
     free_hubs();
+    for (int i = 0; i < nanswers; i++)
+        free(answers[i].a.body);
+    nanswers = 0;
     for (int i = 0; i < nconns; i++) {
         fake_clear(conns[i]);
         free(conns[i]);
@@ -346,7 +386,38 @@ static bool auth_settled(void)
     for (int i = 0; i < fake_nnodes && !passwords_held; i++)
         if (account_jobs(fake_nodes[i].hub))
             return false;
+    for (int i = 0; i < fake_nnodes && !reads_held; i++)
+        if (!fake_nodes[i].paused && hub_reads_pending(fake_nodes[i].hub))
+            return false;
     return true;
+}
+
+void fake_settle_reads(void)
+{
+    struct timespec ms = {0, 1000000L};
+    bool pending = true;
+
+    for (int i = 0; i < 10000 && pending; i++) {
+        wake_all();
+        pending = false;
+        for (int k = 0; k < fake_nnodes; k++)
+            if (!fake_nodes[k].paused && hub_reads_pending(fake_nodes[k].hub))
+                pending = true;
+        if (pending)
+            nanosleep(&ms, NULL);
+    }
+    ck_assert(!pending);
+}
+
+void fake_peek(bool peek)
+{
+    store_read_serving(fake_store, !peek);
+}
+
+void fake_hold_reads(int hold)
+{
+    reads_held = hold != 0;
+    store_read_hold(fake_store, hold);
 }
 
 void fake_settle(void)

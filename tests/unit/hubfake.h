@@ -96,7 +96,8 @@ struct fconn *fake_connect_to(struct fnode *node, const char *ip);
 /* The connection closes (the hub's hub_close). */
 void fake_disconnect(struct fconn *c);
 
-/* Waits (bounded: 10 s) until the store has committed everything queued,
+/* Waits (bounded: 10 s) until the store has committed everything queued
+ * and answered every read (unless fake_hold_reads holds them),
  * (unless fake_hold_passwords holds them) the password workers have
  * answered every job and the bus has nothing left to deliver, waking
  * every hub that is not paused (hub_wake) as the loop does after a
@@ -106,6 +107,19 @@ void fake_settle(void);
 /* Holds the password workers (hold != 0: jobs wait, fake_settle does not
  * wait for them) or lets them go on. */
 void fake_hold_passwords(int hold);
+
+/* Waits (bounded: 10 s) until every read is answered, waking the hubs:
+ * fake_settle without waiting for the store's commits (a test holds the
+ * database's write lock). */
+void fake_settle_reads(void);
+
+/* A test looks at the store behind the hub's back (peek true: its
+ * synchronous reads on the loop's thread are allowed), or no more. */
+void fake_peek(bool peek);
+
+/* Holds the store's reader (hold != 0: reads wait, fake_settle does not
+ * wait for them) or lets it go on. */
+void fake_hold_reads(int hold);
 
 /* Moves the clock to now + ms and fires the alarms due, in order. */
 void fake_advance(int64_t ms);
@@ -121,6 +135,17 @@ enum proto_type fake_say(struct fconn *c, const char *fmt, ...)
 /* fake_say of a move: gid's uci at ply. */
 enum proto_type fake_move(struct fconn *c, const char *gid, const char *uci,
                           int ply);
+
+/* An HTTP answer that waited for a read (hub_env.http_answer). */
+struct fake_http_answer {
+    int status;
+    const char *type;
+    char *body; /* malloc'ed: the caller's once taken */
+    size_t len;
+};
+/* Takes the answer to the request `later` into *out: false when none
+ * came (yet). */
+bool fake_http_answered(uint64_t later, struct fake_http_answer *out);
 
 /* Message i of c parsed (a new reference), -1: the last. */
 json_t *fake_msg(const struct fconn *c, int i);

@@ -606,7 +606,9 @@ START_TEST(restore_after_restart)
     fake_disconnect(p.b);
     /* a second hub over the same store, as after a restart */
     fake_restart(NULL);
+    fake_peek(true);
     ck_assert_int_eq(hub_restore(fake_hub, fake_now), 1);
+    fake_peek(false);
     ck_assert_uint_eq(hub_live_games(fake_hub), 1);
     a = fake_connect("10.0.0.1");
     fake_say(a, "{\"t\":\"hello\",\"token\":\"%s\"}", p.atok);
@@ -696,8 +698,10 @@ START_TEST(lag_credit_is_half_the_round_trip)
     /* stored with the game's row at its end */
     fake_say(p.b, "{\"t\":\"resign\",\"game\":\"%s\"}", p.gid);
     fake_settle();
+    fake_peek(true);
     ck_assert_int_eq(
         store_get_game(fake_store, p.gid, &row, NULL, NULL, NULL), 1);
+    fake_peek(false);
     ck_assert_str_eq(row.status, "ended");
     ck_assert_int_eq(row.lag_ms[0], 120);
     ck_assert_int_eq(row.lag_ms[1], 0);

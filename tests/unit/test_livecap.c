@@ -202,7 +202,9 @@ START_TEST(restored_games_count)
     fake_move(b, g, "e7e5", 1);
     cfg.max_live_games = 2;
     fake_restart(&cfg);
+    fake_peek(true);
     ck_assert_int_eq(hub_restore(fake_hub, fake_now), 1);
+    fake_peek(false);
     ck_assert_uint_eq(hub_live_games(fake_hub), 1);
     a2 = guest("10.0.0.1", "a2");
     /* nobody of the game is back: it counts in all, not against A (the
@@ -216,7 +218,9 @@ START_TEST(restored_games_count)
     ck_assert_str_eq(fake_error(a2), "address_full");
     cfg.max_live_games = 1;
     fake_restart(&cfg);
+    fake_peek(true);
     ck_assert_int_eq(hub_restore(fake_hub, fake_now), 1);
+    fake_peek(false);
     a2 = guest("10.0.0.5", "e");
     fake_say(a2, "{\"t\":\"invite\",\"clock\":" CLOCK5 "}");
     ck_assert_str_eq(fake_error(a2), "server_full");

@@ -77,8 +77,10 @@ static const char *stored(const char *pid)
     char *text = NULL;
 
     buf[0] = '\0';
+    fake_peek(true);
     if (store_get_settings(fake_store, pid, &text) == 1)
         snprintf(buf, sizeof buf, "%s", text);
+    fake_peek(false);
     free(text);
     return buf;
 }
@@ -175,6 +177,7 @@ START_TEST(welcome_shows_a_save_not_committed_yet)
     n = snprintf(text, sizeof text, "{\"t\":\"hello\",\"token\":\"%s\"}",
                  tok);
     hub_on_text(fake_hub, c->s, text, (size_t)n, fake_now);
+    fake_settle_reads(); /* (its read; the commit waits) */
     ck_assert_uint_lt(store_committed(fake_store), store_queued(fake_store));
     ck_assert_str_eq(stored(pid), "{\"v\":1}");
     ck_assert_str_eq(settings_of(c, "welcome"), "{\"v\":2}");

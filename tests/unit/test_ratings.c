@@ -138,7 +138,9 @@ static struct store_rating stored(const char *pid, const char *category)
 {
     struct store_rating r;
 
+    fake_peek(true);
     ck_assert_int_eq(store_get_rating(fake_store, pid, category, &r), 1);
+    fake_peek(false);
     return r;
 }
 
@@ -193,10 +195,12 @@ START_TEST(rated_game_changes_both_ratings_as_glicko2)
     ck_assert_int_eq(rb.games, 1);
     ck_assert_int_eq(rb.losses, 1);
     ck_assert_int_gt(ra.last_ms, 0);
+    fake_peek(true);
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "rapid", &ra), 0);
 
     ck_assert_int_eq(store_get_game(fake_store, gid, &row, NULL, NULL, &pgn),
                      1);
+    fake_peek(false);
     ck_assert_int_eq(row.rated, 1);
     ck_assert_double_eq_tol(row.rating_before[0], 1500, 1e-9);
     ck_assert_double_eq_tol(row.rating_after[0], w.rating, 1e-9);
@@ -444,10 +448,12 @@ START_TEST(abort_changes_nothing)
     ck_assert_ptr_null(json_object_get(j, "ratings"));
     json_decref(j);
     struct store_rating r;
+    fake_peek(true);
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
     ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
     ck_assert_int_eq(store_get_game(fake_store, gid, &row, NULL, NULL, &pgn),
                      1);
+    fake_peek(false);
     ck_assert_int_eq(row.rated, 1);
     ck_assert(row.rd_before[0] == 0 && row.rating_after[0] == 0);
     ck_assert_ptr_null(strstr(pgn, "RatingDiff"));
@@ -474,8 +480,10 @@ START_TEST(no_start_changes_nothing)
     ck_assert_str_eq(str(j, "result"), "*");
     ck_assert_ptr_null(json_object_get(j, "ratings"));
     json_decref(j);
+    fake_peek(true);
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
     ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
+    fake_peek(false);
 }
 END_TEST
 
@@ -523,8 +531,10 @@ START_TEST(resign_before_both_moved_aborts_rated)
     ck_assert_str_eq(str(j, "reason"), "aborted");
     ck_assert_ptr_null(json_object_get(j, "ratings"));
     json_decref(j);
+    fake_peek(true);
     ck_assert_int_eq(store_get_rating(fake_store, a.pid, "blitz", &r), 0);
     ck_assert_int_eq(store_get_rating(fake_store, b.pid, "blitz", &r), 0);
+    fake_peek(false);
 }
 END_TEST
 

@@ -24,6 +24,7 @@
 #include "move_assert.h"
 #include "store/store.h"
 #include "lag_rows.h"
+#include "reader_cases.h"
 #include "store_cases.h"
 #include "sysclock.h"
 #include "tmpdir.h"
@@ -833,6 +834,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, reader_snapshot_delays_the_restart_not_the_writer);
     tcase_add_test(tc, epochs_are_not_stored);
     store_cases_add(tc, &sqlite_harness);
+    reader_cases_add(tc, &sqlite_harness);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -55,6 +55,7 @@ struct pg_be {
     char beat_key[STORE_NODE_ID_MAX + 16]; /* meta: heartbeat_ms:NODE */
     char mark_key[STORE_NODE_ID_MAX + 16]; /* meta: commit:NODE */
     char where[256];                       /* store_location */
+    struct store_pg_options opt;           /* the client's timeouts */
     PGconn *w, *r;
     bool piped;         /* w is in pipeline, non-blocking mode */
     int64_t r_retry_ms; /* CLOCK_MONOTONIC: r is not opened before */

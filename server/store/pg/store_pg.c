@@ -8,9 +8,11 @@
  *
  * Connections. `w`, the writer's: opened by store_open_pg on the loop
  * thread (migrations, this node's heartbeat), then the writer thread's
- * alone until store_close. `r`, the reads' (loop thread). Both carry
- * connect_timeout=2 and application_name=chess-server/NODE unless the
- * connection string says otherwise, extra_float_digits=3 (a double reads
+ * alone until store_close. `r`, the reads' (the reader thread). Both
+ * carry the client's timeouts (struct store_pg_options: connect_timeout,
+ * tcp_user_timeout, keepalives; statement_timeout SET on the session)
+ * and application_name=chess-server/NODE unless the connection string
+ * says otherwise, extra_float_digits=3 (a double reads
  * back bit for bit), and the writer lock_timeout=STORE_BUSY_MS (a batch
  * that waits that long for another session's lock fails and is retried,
  * as SQLite's busy timeout). A connection found broken is opened again:
@@ -217,16 +219,32 @@ static void on_notice(void *arg, const char *msg)
 }
 
 /* Opens a connection to conninfo with this backend's defaults before it
- * (connect_timeout, application_name: the string overrides them). NULL
- * with the reason in err when it cannot. */
-static PGconn *pg_connect(const char *conninfo, const char *app, char *err,
+ * (application_name, o's timeouts and keepalives: the string overrides
+ * them). NULL with the reason in err when it cannot. */
+static PGconn *pg_connect(const char *conninfo, const char *app,
+                          const struct store_pg_options *o, char *err,
                           size_t errlen)
 {
-    const char *kw[] = {"connect_timeout", "application_name", "dbname",
+    char ct[16], tu[16], ki[16], kn[16], kc[16];
+    const char *kw[] = {"connect_timeout",
+                        "application_name",
+                        "keepalives",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "dbname",
                         NULL};
-    const char *val[] = {"2", app, conninfo, NULL};
-    PGconn *c = PQconnectdbParams(kw, val, 1);
+    const char *val[] = {ct, app, "1", ki, kn, kc, tu, conninfo, NULL};
+    PGconn *c;
     char msg[512];
+
+    snprintf(ct, sizeof ct, "%d", o->connect_timeout_s);
+    snprintf(ki, sizeof ki, "%d", o->keepalives_idle_s);
+    snprintf(kn, sizeof kn, "%d", o->keepalives_interval_s);
+    snprintf(kc, sizeof kc, "%d", o->keepalives_count);
+    snprintf(tu, sizeof tu, "%d", o->tcp_user_timeout_ms);
+    c = PQconnectdbParams(kw, val, 1);
 
     if (c && PQstatus(c) == CONNECTION_OK) {
         PQsetNoticeProcessor(c, on_notice, NULL);
@@ -254,13 +272,18 @@ static int pg_exec(PGconn *c, const char *sql, char *err, size_t errlen)
     return ok ? 0 : -1;
 }
 
-/* Sets up a session (settings) and prepares stmts[0..n-1] on it. */
-static int pg_setup(PGconn *c, bool writer, const struct pg_stmt *stmts,
-                    size_t n, char *err, size_t errlen)
+/* Sets up a session (settings: statement_timeout_ms, 0 none) and
+ * prepares stmts[0..n-1] on it. */
+static int pg_setup(PGconn *c, bool writer, int statement_timeout_ms,
+                    const struct pg_stmt *stmts, size_t n, char *err,
+                    size_t errlen)
 {
-    char msg[512];
+    char msg[512], st[64];
 
+    snprintf(st, sizeof st, "SET statement_timeout = %d",
+             statement_timeout_ms);
     if (pg_exec(c, "SET extra_float_digits = 3", err, errlen) != 0 ||
+        pg_exec(c, st, err, errlen) != 0 ||
         (writer && pg_exec(c, "SET lock_timeout = " STR(STORE_BUSY_MS), err,
                            errlen) != 0))
         return -1;
@@ -280,10 +303,11 @@ static int pg_setup(PGconn *c, bool writer, const struct pg_stmt *stmts,
 PGconn *pg__session(const struct pg_be *b, bool writer, char *err,
                     size_t errlen)
 {
-    PGconn *c = pg_connect(b->conninfo, b->app, err, errlen);
+    PGconn *c = pg_connect(b->conninfo, b->app, &b->opt, err, errlen);
 
     if (c &&
-        pg_setup(c, writer, writer ? writer_stmts : reader_stmts,
+        pg_setup(c, writer, b->opt.statement_timeout_ms,
+                 writer ? writer_stmts : reader_stmts,
                  writer ? STORE_N_OF(writer_stmts) : STORE_N_OF(reader_stmts),
                  err, errlen) != 0) {
         PQfinish(c);
@@ -307,8 +331,10 @@ static void describe(PGconn *c, char *buf, size_t len)
 /* ---- open / close ----------------------------------------------------- */
 
 int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
-                   char *err, size_t errlen)
+                   const struct store_pg_options *opt, char *err,
+                   size_t errlen)
 {
+    static const struct store_pg_options dflt = STORE_PG_OPTIONS_DEFAULT;
     struct pg_be *b = calloc(1, sizeof *b);
     const char *key;
     char why[512];
@@ -320,6 +346,7 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
         return -1;
     }
     s->be_state = b;
+    b->opt = opt ? *opt : dflt;
     strcopy(b->node_id, sizeof b->node_id, node_id);
     snprintf(b->app, sizeof b->app, "chess-server/%s", b->node_id);
     snprintf(b->beat_key, sizeof b->beat_key, "heartbeat_ms:%s", b->node_id);
@@ -329,14 +356,14 @@ int store__pg_open(struct store *s, const char *conninfo, const char *node_id,
         b->mark_base = (uint64_t)sysclock_us(CLOCK_REALTIME);
     b->mark_base = (b->mark_base >> 2) & ~(uint64_t)0xffffffff;
 
-    if (!(b->w = pg_connect(conninfo, b->app, why, sizeof why))) {
+    if (!(b->w = pg_connect(conninfo, b->app, &b->opt, why, sizeof why))) {
         errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
         return -1;
     }
     describe(b->w, b->where, sizeof b->where);
     if (pgmigrate_apply(b->w, &s->schema_version, why, sizeof why) != 0 ||
-        pg_setup(b->w, true, writer_stmts, STORE_N_OF(writer_stmts), why,
-                 sizeof why) != 0) {
+        pg_setup(b->w, true, b->opt.statement_timeout_ms, writer_stmts,
+                 STORE_N_OF(writer_stmts), why, sizeof why) != 0) {
         errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
         return -1;
     }
@@ -370,8 +397,9 @@ int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
         return -1;
     }
     s->be_state = b;
+    b->opt = (struct store_pg_options)STORE_PG_OPTIONS_DEFAULT;
     snprintf(b->app, sizeof b->app, "chess-server/reader");
-    if (!(b->r = pg_connect(conninfo, b->app, why, sizeof why))) {
+    if (!(b->r = pg_connect(conninfo, b->app, &b->opt, why, sizeof why))) {
         errtext_set(err, errlen, "cannot connect to PostgreSQL: %s", why);
         return -1;
     }
@@ -385,8 +413,8 @@ int store__pg_open_reader(struct store *s, const char *conninfo, char *err,
     if (store__reader_schema(have, s->schema_version, why, err, errlen) != 0)
         return -1;
     /* the statements only now: an older schema lacks their columns */
-    if (pg_setup(b->r, false, reader_stmts, STORE_N_OF(reader_stmts), why,
-                 sizeof why) != 0) {
+    if (pg_setup(b->r, false, b->opt.statement_timeout_ms, reader_stmts,
+                 STORE_N_OF(reader_stmts), why, sizeof why) != 0) {
         errtext_set(err, errlen, "PostgreSQL %s: %s", b->where, why);
         return -1;
     }
@@ -413,8 +441,10 @@ static void pg_location(const struct store *s, char *buf, size_t len)
     snprintf(buf, len, "postgres %s", b->where);
 }
 
-int store_check_pg(const char *conninfo, char *err, size_t errlen)
+int store_check_pg(const char *conninfo, const struct store_pg_options *opt,
+                   char *err, size_t errlen)
 {
+    static const struct store_pg_options dflt = STORE_PG_OPTIONS_DEFAULT;
     char why[512], where[256], *perr = NULL;
     PQconninfoOption *opts;
     PGconn *c;
@@ -433,7 +463,8 @@ int store_check_pg(const char *conninfo, char *err, size_t errlen)
         return -2;
     }
     PQconninfoFree(opts);
-    if (!(c = pg_connect(conninfo, "chess-server/check", why, sizeof why))) {
+    if (!(c = pg_connect(conninfo, "chess-server/check", opt ? opt : &dflt,
+                         why, sizeof why))) {
         errtext_set(err, errlen,
                     "key 'postgres': PostgreSQL does not answer: %s", why);
         return -1;
