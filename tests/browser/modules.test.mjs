@@ -419,18 +419,18 @@ test('settings: defaults, and a saved value used only when valid', () => {
                             volume: 70, autoQueen: false, hints: true,
                             coords: true, premoves: 1, confirmMoves: false,
                             boardSize: 100, animation: 'normal',
-                            zen: false });
+                            zen: false, takeback: 'casual' });
     assert.deepEqual(Object.keys(def), Object.keys(SETTINGS));
     assert.deepEqual(normalize('junk'), def);
     const mine = { theme: 'light', board: 'purple', sound: false, volume: 35,
                    autoQueen: true, hints: false, coords: false, premoves: 4,
                    confirmMoves: true, boardSize: 80, animation: 'slow',
-                   zen: true };
+                   zen: true, takeback: 'always' };
     assert.deepEqual(normalize({ ...mine, other: 1 }), mine);
     assert.deepEqual(normalize({ theme: 'pink', board: 7, sound: 'no',
                                  hints: 0, premoves: 11, volume: 101,
                                  boardSize: 82, animation: 'warp',
-                                 zen: 'yes' }), def);
+                                 zen: 'yes', takeback: 'sometimes' }), def);
     assert.equal(normalize({ premoves: 0 }).premoves, 0);
     assert.equal(normalize({ premoves: 1.5 }).premoves, 1);
     assert.equal(normalize({ premoves: -1 }).premoves, 1);
