@@ -56,10 +56,15 @@ void game_broadcast_moved(struct game *g, const struct proto_moved *mv)
  * is on) and tells everyone in it the count, in `watchers`, at most once
  * every LIMIT_WATCHERS_EVERY_MS: a change arms the game's timer
  * (EV_WATCHERS) at the last announcement plus that, and the count is
- * sent then if it differs from the last one sent. A spectator coming or
+ * sent then if it differs from the last one sent, or if a `state` gave
+ * someone another count meanwhile (a spectator who came, a player who
+ * reconnected while it was other: watchers_shown is then unknown). A
+ * spectator coming or
  * going costs its (un)subscription and a flag; the announcement costs
  * one render and a queue entry per subscriber, once a second at most,
  * however many come and go. An ended game announces nothing more. */
+#define WATCHERS_UNKNOWN ((size_t)-1)
+
 static void watchers_changed(struct game *g)
 {
     if (g->status == GAME_ENDED || g->watchers_due != CLOCK_NEVER)
@@ -255,6 +260,10 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
     board_to_fen(&g->rec.cur, fen);
     struct dead_proof proof[2];
     bool proven = game_proof(g, proof);
+    /* A client told another count than the last announcement: the next
+     * announcement goes out even if the count is back to that one. */
+    if (g->nwatchers != g->watchers_shown)
+        g->watchers_shown = WATCHERS_UNKNOWN;
     struct proto_state s = {
         .game = g->gid,
         .white = game_seat_player(g, 0),

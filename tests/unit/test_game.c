@@ -468,18 +468,30 @@ START_TEST(watchers_are_counted_and_coalesced)
         game_subscribe(g, more[i], GAME_SPECTATOR);
     game_on_timer(g, 2000);
     ck_assert_int_eq(F.n, 0);
+    /* but when someone was told another count meanwhile (a state: a
+     * player reconnecting while all were gone), the count is told again */
+    for (int i = 0; i < 40; i++)
+        game_unsubscribe(g, more[i]);
+    free(game_render_state(g, NULL, false, 2100)); /* says 1 */
+    for (int i = 0; i < 40; i++)
+        game_subscribe(g, more[i], GAME_SPECTATOR);
+    game_on_timer(g, 3000);
+    ck_assert_int_eq(F.n, 43);
+    ck_assert_str_eq(F.text[0], "{\"t\":\"watchers\",\"game\":\"G1\","
+                                "\"n\":41}");
+    drop_messages();
     /* 20 go: told once, a second after the last announcement */
     for (int i = 0; i < 20; i++)
         game_unsubscribe(g, more[i]);
-    ck_assert_int_eq(F.armed, 3000);
-    game_on_timer(g, 2999);
+    ck_assert_int_eq(F.armed, 4000);
+    game_on_timer(g, 3999);
     ck_assert_int_eq(F.n, 0);
-    game_on_timer(g, 3000);
+    game_on_timer(g, 4000);
     ck_assert_int_eq(find("\"n\":21}"), F.n - 1);
     drop_messages();
     /* after the end nothing more */
     struct proto_error e;
-    ck_assert_int_eq(game_resign(g, "pw", 3100, &e), 0);
+    ck_assert_int_eq(game_resign(g, "pw", 4100, &e), 0);
     drop_messages();
     for (int i = 20; i < 40; i++)
         game_unsubscribe(g, more[i]);
