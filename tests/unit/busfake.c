@@ -771,8 +771,10 @@ static int c_eval(void *impl, int shard, enum bus_script s, int nkeys,
     ck_assert_int_lt(s, BUS_SCRIPTS);
     ck_assert_int_lt(nkeys, 8);
     ck_assert_int_lt(nargs, 64);
-    memcpy(k, keys, (size_t)nkeys * sizeof *k);
-    memcpy(a, args, (size_t)nargs * sizeof *a);
+    if (nkeys > 0) /* (memcpy's source may not be NULL, even for 0) */
+        memcpy(k, keys, (size_t)nkeys * sizeof *k);
+    if (nargs > 0)
+        memcpy(a, args, (size_t)nargs * sizeof *a);
     if (!c->up) {
         reply(c, fn, arg, NULL, "redis: not connected");
         return 0;
