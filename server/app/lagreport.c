@@ -45,8 +45,8 @@ struct lag_args {
  * that are the value of an option given apart ("--db -x") stay. */
 static const char *take_dash_word(int *argc, char **argv)
 {
-    static const char *const with_value[] = {"--db", "--postgres",
-                                             "--config", "--games"};
+    static const char *const with_value[] = {"--db", "--postgres", "--config",
+                                             "--games"};
     for (int i = 1; i < *argc; i++) {
         const char *w = argv[i];
         bool value_next = false;
