@@ -771,15 +771,8 @@ static int reply(struct http_reply *r, int status, const char *type,
  * database file is still where it was opened. */
 static void healthz(struct hub *h, int64_t now, struct http_reply *r)
 {
-    struct store *st = hub_store(h);
-    struct store_read_stats rd;
-    int ok;
-
-    store_read_stats(st, &rd);
-    ok = now - store_last_commit_ms(st) < LIMIT_HEALTH_WRITER_STALL_MS &&
-         (!rd.busy_since ||
-          now - rd.busy_since < LIMIT_HEALTH_READER_STALL_MS) &&
-         !hub_metrics(h)->db_file_lost;
+    int ok = !store_stalled(hub_store(h), now) &&
+             !hub_metrics(h)->db_file_lost;
 
     reply(r, ok ? 200 : 503, "application/json",
           proto_render_health(ok, (int64_t)hub_live_games(h),
