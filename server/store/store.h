@@ -340,8 +340,7 @@ int64_t store_last_commit_ms(const struct store *s);
  * LIMIT_HEALTH_READER_STALL_MS: the database answers no read), "writer"
  * (nothing committed, not even the heartbeat, for
  * LIMIT_HEALTH_WRITER_STALL_MS), the reader's first, or NULL. For
- * /healthz and /readyz; any
- * thread. */
+ * /healthz and /readyz; any thread. */
 const char *store_stalled(struct store *s, int64_t now);
 /* Database operations that failed, by kind, since store_open: a
  * transaction rolled back (it is retried: disk full, locked, I/O, a lost
