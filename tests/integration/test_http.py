@@ -11,8 +11,8 @@ import subprocess
 import time
 
 import metricsdoc
-from harness import (CLUSTER, POSTGRES, WAIT, FreshServerTest, ServerTest,
-                     one_node, wait_until)
+from harness import (CLUSTER, FISCHER_5_0, POSTGRES, WAIT, FreshServerTest,
+                     ServerTest, one_node, wait_until)
 
 # A cluster node's families and their types (docs/PROTOCOL.md).
 CLUSTER_FAMILIES = (
@@ -280,6 +280,59 @@ class HttpTest(ServerTest):
         status, page = self.server.http_json("/api/players/nobody/games")
         self.assertEqual((status, page["games"], page["next"]),
                          (200, [], None))
+
+    def test_player_games_filtered(self):
+        """The player page's filters: speed, rated, result and opponent
+        (its PID, or its name in any case), each alone; a bad value is a
+        400 naming it; a filtered page goes on from the last game it
+        looked at."""
+        w, b, c = self.client(), self.client(), self.client()
+
+        def game(white, black, clock, loser):
+            gid = white.request({"t": "invite", "clock": clock,
+                                 "color": "white"}, "invited")["game"]
+            black.send({"t": "join", "game": gid})
+            black.expect("game_start", game=gid)
+            loser.send({"t": "resign", "game": gid})
+            white.expect("game_end", game=gid)
+            time.sleep(0.005)  # the next ends a later ms: newest first
+            return gid
+        g1 = game(w, b, {"type": "per_move", "per_move_s": 30}, w)
+        g2 = game(w, b, FISCHER_5_0, b)
+        g3 = game(w, c, {"type": "fischer", "initial_s": 60,
+                         "increment_s": 0}, c)
+
+        def listed(pid, query):
+            status, page = self.server.http_json(
+                "/api/players/%s/games?%s" % (pid, query))
+            self.assertEqual(status, 200, page)
+            return [g["game"] for g in page["games"]], page["next"]
+        self.assertEqual(listed(b.pid, "speed=per_move")[0], [g1])
+        self.assertEqual(listed(b.pid, "speed=blitz")[0], [g2])
+        self.assertEqual(listed(w.pid, "speed=bullet")[0], [g3])
+        self.assertEqual(listed(b.pid, "result=win")[0], [g1])
+        self.assertEqual(listed(b.pid, "result=loss")[0], [g2])
+        self.assertEqual(listed(b.pid, "result=draw")[0], [])
+        self.assertEqual(listed(b.pid, "rated=true")[0], [])
+        self.assertEqual(listed(b.pid, "rated=false")[0], [g2, g1])
+        self.assertEqual(listed(w.pid, "vs=" + c.pid)[0], [g3])
+        self.assertEqual(listed(w.pid, "vs=" + b.player["name"].upper())[0],
+                         [g2, g1])
+        self.assertEqual(listed(w.pid, "vs=nobody")[0], [])
+        # w's wins, one a page: g3, then g2 (the scan stopped there), then
+        # an empty last page (g1 is a loss)
+        self.assertEqual(listed(w.pid, "result=win&limit=1"), ([g3], g3))
+        self.assertEqual(listed(w.pid, "result=win&limit=1&before=" + g3),
+                         ([g2], g2))
+        self.assertEqual(listed(w.pid, "result=win&limit=1&before=" + g2),
+                         ([], None))
+        for query, error in (("speed=turbo", "bad_speed"),
+                             ("rated=yes", "bad_rated"),
+                             ("result=won", "bad_result"),
+                             ("vs=a%20b", "bad_vs")):
+            status, body = self.server.http_json(
+                "/api/players/%s/games?%s" % (w.pid, query))
+            self.assertEqual((status, body), (400, {"error": error}), query)
 
     @one_node
 
