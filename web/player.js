@@ -245,6 +245,7 @@ export class PlayerView {
         meta.className = 'hmeta';
         const when = g.ended_ms ? new Date(g.ended_ms) : null;
         const parts = [W.clockLabel(g.clock), W.clockSpeed(g.clock),
+                       g.rated ? 'Rated' : 'Casual',
                        W.reasonShort(g.reason)].filter(Boolean);
         const score = document.createElement('span');
         score.className = 'hscore';
@@ -255,6 +256,16 @@ export class PlayerView {
             time.dateTime = when.toISOString();
             time.textContent = DATE.format(when);
             meta.append(' · ', time);
+        }
+        const change = g.ratings && g.ratings[color];
+        if (change) { /* the player's rating before and after, as +N/-N */
+            const d = change.after - change.before;
+            const delta = document.createElement('span');
+            delta.className = `hdelta ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`;
+            delta.textContent = `${change.after} (${d > 0 ? '+' : d < 0
+                ? '\u2212' : '±'}${Math.abs(d)})`;
+            delta.title = `Rating ${change.before} before this game`;
+            meta.append(' · ', delta);
         }
         main.append(vs, meta);
 

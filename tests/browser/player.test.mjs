@@ -154,7 +154,7 @@ test('a player\'s games page by page, with links to games, PGN and players',
         const result = g.outcome === 'Draw' ? '1/2-1/2'
             : (g.outcome === 'Won') === (g.color === 'white') ? '1-0'
                 : '0-1';
-        assert.match(r.meta, new RegExp(`^5\\+3 · Blitz · ${reason} · ${
+        assert.match(r.meta, new RegExp(`^5\\+3 · Blitz · Casual · ${reason} · ${
             result.replace(/[/]/g, '\\/')} · \\S`), g.game);
     }
     const pgn = await fetch(server.base + rows[0].pgn);
