@@ -355,6 +355,7 @@ struct proto_game_summary {
     bool rated;
     bool changed;                      /* rated, with a rating change: */
     struct proto_rating_change change; /* ... the change */
+    const char *eco, *opening; /* the opening reached; NULL: none named */
 };
 
 /* One point of a rating history (GET /api/players/PID/ratings/CAT). */

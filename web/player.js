@@ -267,7 +267,14 @@ export class PlayerView {
             delta.title = `Rating ${change.before} before this game`;
             meta.append(' · ', delta);
         }
-        main.append(vs, meta);
+        if (g.opening) {
+            const op = document.createElement('span');
+            op.className = 'hopening';
+            op.textContent = `${g.opening.eco} ${g.opening.name}`;
+            main.append(vs, op, meta);
+        } else {
+            main.append(vs, meta);
+        }
 
         const links = document.createElement('span');
         links.className = 'hlinks';

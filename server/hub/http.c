@@ -319,6 +319,8 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
             /* its rating change (an RD is never 0; none: aborted, or
              * the ratings could not be read at its end) */
             .changed = g->rated && g->rd_before[0] > 0,
+            .eco = g->eco[0] && g->opening[0] ? g->eco : NULL,
+            .opening = g->eco[0] && g->opening[0] ? g->opening : NULL,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);

@@ -219,5 +219,8 @@ sys.exit(0 if n == 1 else 1)`, server.db, pa], { encoding: 'utf8' });
                               `${ra.rating} (${signed(ra.rating - 1500)})`]);
     assert.match(await b.page.locator('#player-games .hmeta').first()
         .textContent(), / · Rated · /);
+    // and the opening each reached (1. d4 d5, then 1. e4 e5)
+    assert.deepEqual(await b.page.locator('#player-games .hopening')
+        .allTextContents(), ['D00 Queen\'s Pawn Game', 'C20 King\'s Pawn Game']);
     assertClean(t, a, b);
 });
