@@ -115,19 +115,26 @@ char *proto_render_challenges(const struct proto_challenge *in, size_t nin,
 
 /* ---- lichess's ChallengeJson -------------------------------------------- */
 
-/* lichess's speed of a clock: its estimated duration, limit + 40 times
- * the increment (scalachess's Speed); a per-move clock is correspondence. */
-static const char *speed_of(const struct clock_spec *k)
+/* lichess's speeds: the key and the perf's name. */
+static const char *const speeds[][2] = {
+    {"ultraBullet", "UltraBullet"},
+    {"bullet", "Bullet"},
+    {"blitz", "Blitz"},
+    {"rapid", "Rapid"},
+    {"classical", "Classical"},
+    {"correspondence", "Correspondence"},
+};
+
+/* lichess's speed of a clock (an index of speeds): its estimated
+ * duration, limit + 40 times the increment (scalachess's Speed); a
+ * per-move clock is correspondence. */
+static int speed_of(const struct clock_spec *k)
 {
     int est = k->initial_s + 40 * k->increment_s;
 
     if (k->per_move)
-        return "correspondence";
-    return est < 30     ? "ultraBullet"
-           : est < 180  ? "bullet"
-           : est < 480  ? "blitz"
-           : est < 1500 ? "rapid"
-                        : "classical";
+        return 5;
+    return est < 30 ? 0 : est < 180 ? 1 : est < 480 ? 2 : est < 1500 ? 3 : 4;
 }
 
 /* ChallengeUser: id, name, rating, provisional, online. */
@@ -175,7 +182,7 @@ char *proto_render_challenge_lichess(const struct proto_challenge *c,
                                      int final_color)
 {
     char url[256];
-    const char *speed = speed_of(&c->clock);
+    int speed = speed_of(&c->clock);
     json_t *o;
 
     snprintf(url, sizeof url, "%s/%s", base_url, c->id);
@@ -184,9 +191,9 @@ char *proto_render_challenge_lichess(const struct proto_challenge *c,
         "id", c->id, "url", url, "status", c->status, "challenger",
         j_user(&c->challenger), "destUser", j_user(&c->dest), "variant",
         "key", "standard", "name", "Standard", "short", "Std", "rated",
-        c->rated, "speed", speed, "timeControl", j_time_control(&c->clock),
-        "color", color_name(c->color), "perf", "name", speed, "direction",
-        incoming ? "in" : "out");
+        c->rated, "speed", speeds[speed][0], "timeControl",
+        j_time_control(&c->clock), "color", color_name(c->color), "perf",
+        "name", speeds[speed][1], "direction", incoming ? "in" : "out");
     if (o && final_color >= 0)
         json_object_set_new(o, "finalColor",
                             json_string(proto_color_name(final_color)));

@@ -213,8 +213,8 @@ static void finish(struct hub *h, struct challenge *c, const char *status,
     v.decline = decline;
     v.game = game;
     v.expires_ms = 0;
-    log_info("event=challenge_%s challenge=%s from=%s to=%s%s%s", status,
-             c->id, c->from, c->to, decline >= 0 ? " reason=" : "",
+    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
+             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
              decline >= 0 ? proto_decline_name(decline) : "");
     tell(h, c, &v, s, id);
     table_del(&cs->byid, c->id);
