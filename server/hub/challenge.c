@@ -30,6 +30,7 @@
 
 #include "hub/hub_internal.h"
 #include "game/lobby.h"
+#include "lib/grow.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -98,14 +99,11 @@ static struct party *party_get(struct challenges *cs, const char *pid)
 
 static int party_add(struct party *p, struct challenge *c)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 4;
-        struct challenge **v = realloc(p->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        p->v = v;
-        p->cap = cap;
-    }
+    struct challenge **v = grow_array(p->v, &p->cap, p->n, sizeof *v, 4);
+
+    if (!v)
+        return -1;
+    p->v = v;
     p->v[p->n++] = c;
     return 0;
 }
