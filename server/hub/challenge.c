@@ -38,9 +38,10 @@
 
 /* The random bytes of an id: 8 base64url characters. */
 #define CHALLENGE_ID_BYTES 6
-/* Challenges one player may make a minute, beyond the cap on pending
- * ones: a make and cancel loop would put a notice on every page of the
- * challenged player's. */
+/* Challenges one player may ask for a minute, refused or not, beyond
+ * the cap on pending ones: a make and cancel loop would put a notice on
+ * every page of the challenged player's, and a name is looked up through
+ * every player in memory. */
 #define CHALLENGE_RATE_PER_MIN 20
 #define CHALLENGE_BURST 10
 /* Players the rate remembers (each a bucket). */
@@ -277,6 +278,12 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
+    /* (first: a name is looked up through every player here) */
+    if (!ratelimit_take(cs->made, me->pid, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many challenges; try again in a minute", &m->id);
+        return;
+    }
     if (!strcmp(m->to, me->pid) || !strcasecmp(m->to, me->name)) {
         hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
                        &m->id);
@@ -316,11 +323,6 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
                  "%s has %d pending challenges: the most there may be",
                  dest->name, h->cfg.max_challenges_in);
         hub_send_error(s, PROTO_TOO_MANY_CHALLENGES, msg, &m->id);
-        return;
-    }
-    if (!ratelimit_take(cs->made, me->pid, now)) {
-        hub_send_error(s, PROTO_RATE_LIMITED,
-                       "too many challenges; try again in a minute", &m->id);
         return;
     }
     c = calloc(1, sizeof *c);

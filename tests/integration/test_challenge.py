@@ -200,6 +200,24 @@ class ChallengeTest(FreshServerTest):
         s = acc2.expect("game_start")
         self.assertTrue(s["rated"])
 
+    @not_in_cluster("challenges are refused in a cluster (test below)")
+    def test_rate(self):
+        """10 challenge commands in a burst, refused ones too (a name is
+        looked up through every player), then rate_limited; another
+        player is not held back."""
+        srv = self.server()
+        a = self.client(srv, name="al")
+        b = self.client(srv, name="bo")
+        for _ in range(10):
+            a.send({"t": "challenge", "to": "nobody", "clock": BLITZ})
+            a.expect_error("no_such_player")
+        a.send({"t": "challenge", "to": "bo", "clock": BLITZ})
+        a.expect_error("rate_limited")
+        b.quiet(0.2)
+        self.assertEqual(self.pending(b), ([], []))
+        b.request({"t": "challenge", "to": "al", "clock": BLITZ},
+                  "challenge")
+
     @not_in_cluster("a node alone serves challenges")
     def test_accept_respects_the_game_caps(self):
         srv = self.server({"max_games_per_player": 1})
