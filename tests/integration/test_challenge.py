@@ -47,6 +47,8 @@ class ChallengeTest(FreshServerTest):
             got = msg["challenge"]
             self.assertEqual((got["id"], got["status"]), (ch["id"], "created"))
         self.assertEqual(self.pending(b2), ([ch["id"]], []))
+        self.assertIn("chess_challenges_pending 1\n",
+                      srv.http("/metrics")[2].decode())
         self.assertEqual(self.pending(a), ([], [ch["id"]]))
         b2.send({"t": "challenge_accept", "challenge": ch["id"], "id": "x"})
         got = b2.expect("challenge")
@@ -68,6 +70,8 @@ class ChallengeTest(FreshServerTest):
         b1.send({"t": "challenge_accept", "challenge": ch["id"]})
         b1.expect_error("no_such_challenge")
         self.assertEqual(self.pending(a), ([], []))
+        self.assertIn("chess_challenges_pending 0\n",
+                      srv.http("/metrics")[2].decode())
 
     @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_decline_cancel_and_someone_else(self):
