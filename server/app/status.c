@@ -16,6 +16,7 @@
 
 #include "app/build_commit.h"
 #include "engine/pool.h"
+#include "hub/challenge.h"
 #include "hub/hub.h"
 #include "hub/metrics.h"
 #include "lib/tunables.h"
@@ -331,6 +332,7 @@ static void put_store(struct out *o, const struct metrics_store *st)
 /* The hub's gauges that are counted when rendered. */
 struct metrics_sizes {
     size_t live_games, open_seeks, subscriptions;
+    size_t challenges;
 };
 
 /* The process's version and the gauges of the hub. */
@@ -367,6 +369,12 @@ static void put_gauges(struct out *o, const struct metrics *m,
         "# TYPE chess_game_subscriptions gauge\n"
         "chess_game_subscriptions %zu\n",
         s->subscriptions);
+    put(o,
+        "# HELP chess_challenges_pending Challenges sent and not yet "
+        "accepted, declined, canceled or expired.\n"
+        "# TYPE chess_challenges_pending gauge\n"
+        "chess_challenges_pending %zu\n",
+        s->challenges);
 }
 
 /* The hub's counters by reason and code, and the store's failures. */
@@ -797,7 +805,7 @@ static void metrics_page(struct hub *h, struct http_reply *r)
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
         st.failures[i] = store_failures(s, (enum store_failure)i);
     struct metrics_sizes sizes = {hub_live_games(h), hub_open_seeks(h),
-                                  hub_subscriptions(h)};
+                                  hub_subscriptions(h), challenge_count(h)};
     struct engine_pool_stats engines = {0};
 
     if (hub_engines(h))
