@@ -66,6 +66,8 @@ enum proto_code {
     PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
                                     running yet */
     PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */
+    PROTO_NOT_FINISHED,          /* analyse: the game is not over */
+    PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
     PROTO_CODE_COUNT
 };
 
@@ -103,6 +105,8 @@ enum proto_type {
     PROTO_T_TAKEBACK_ACCEPT,
     PROTO_T_TAKEBACK_DECLINE,
     PROTO_T_GIVE_TIME,
+    PROTO_T_ANALYSE,
+    PROTO_T_ANALYSIS,
     PROTO_T_COUNT
 };
 

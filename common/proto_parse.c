@@ -77,6 +77,8 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
     [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
     [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
+    [PROTO_T_ANALYSE] = {"analyse", F_GAME, F_GAME},
+    [PROTO_T_ANALYSIS] = {"analysis", F_GAME, F_GAME},
 };
 
 static const struct {

@@ -115,6 +115,9 @@ struct config {
     int engine_queue;         /* engine requests waiting, at most */
     int max_computer_games_per_player; /* live games against it */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    int analysis_nodes;                /* nodes per position analysed */
+    int analysis_queue;                /* analyses that may wait */
+    int analyses_per_day;              /* one player's analyses in 24 h */
     int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last

@@ -574,6 +574,9 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .password_queue = cfg->password_queue,
         .max_computer_games_per_player = cfg->max_computer_games_per_player,
         .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
+        .analysis_nodes = cfg->analysis_nodes,
+        .analysis_queue = cfg->analysis_queue,
+        .analyses_per_day = cfg->analyses_per_day,
     };
 }
 

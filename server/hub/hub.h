@@ -123,6 +123,9 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    int64_t analysis_nodes;            /* an analysis's nodes per position */
+    int analysis_queue;   /* analyses that may wait (analysis.c) */
+    int analyses_per_day; /* analyses one player asks for in 24 h */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
