@@ -205,6 +205,10 @@ function onMessage(msg) {
     case 'time_given':
         game.takeback.onMessage(msg);
         break;
+    case 'analysis':
+    case 'analysis_progress':
+        game.analysis.onMessage(msg);
+        break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
         break;
@@ -274,6 +278,8 @@ function onError(msg) {
         lobby.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
+        else if (req.t === 'analyse')
+            game.analysis.onError();
         else if (req.game && req.game === game.gid)
             game.onError(req, msg);
     }

@@ -19,6 +19,7 @@ import { EndPanel } from './endpanel.js';
 import { GameBoard } from './gameboard.js';
 import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
+import { AnalysisPanel } from './analysis.js';
 import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import { TakebackPanel } from './takeback.js';
@@ -45,6 +46,7 @@ export class GameView {
         this.endPanel = new EndPanel(this);
         this.keyMove = new KeyMove(this);
         this.takeback = new TakebackPanel(this);
+        this.analysis = new AnalysisPanel(this);
         this.bind();
     }
 
@@ -549,6 +551,7 @@ export class GameView {
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
+        this.analysis.render(g, this.ctx.online());
         this.keyMove.render();
         this.section.classList.toggle('playing', !!(g.you &&
                                                     g.status === 'started'));
