@@ -98,7 +98,10 @@ if __name__ == '__main__':
              (('cp', -20), ('cp', 110), False), (('cp', 30), ('cp', -30), True),
              (('cp', 300), ('mate', -4), True), (('cp', -800), ('mate', -4), True),
              (('mate', 2), ('cp', 800), True), (('mate', -3), ('cp', 50), False),
-             (('mate', 2), ('mate', 5), True)]
+             (('mate', 2), ('mate', 5), True),
+             (('cp', 0), ('cp', -170), True), (('cp', 0), ('cp', -160), True),
+             (('cp', 0), ('cp', -110), True), (('cp', 0), ('cp', -54), True),
+             (('cp', 0), ('cp', -55), True)]
     for p, n, w in cases:
         print(f'judge {p} {n} {"white" if w else "black"}: {judge(p, n, w)}')
     # a game: tests/unit/test_analysis.c's GAME

@@ -63,6 +63,12 @@ START_TEST(judgements)
     ck_assert_int_eq(analysis_judge(cp(0), cp(-120), 0), ANALYSIS_MISTAKE);
     ck_assert_int_eq(analysis_judge(cp(-20), cp(110), 1), ANALYSIS_MISTAKE);
     ck_assert_int_eq(analysis_judge(cp(30), cp(-30), 0), ANALYSIS_INACCURACY);
+    /* each threshold's edges: 0.3, 0.2, 0.1 */
+    ck_assert_int_eq(analysis_judge(cp(0), cp(-170), 0), ANALYSIS_BLUNDER);
+    ck_assert_int_eq(analysis_judge(cp(0), cp(-160), 0), ANALYSIS_MISTAKE);
+    ck_assert_int_eq(analysis_judge(cp(0), cp(-110), 0), ANALYSIS_INACCURACY);
+    ck_assert_int_eq(analysis_judge(cp(0), cp(-55), 0), ANALYSIS_INACCURACY);
+    ck_assert_int_eq(analysis_judge(cp(0), cp(-54), 0), ANALYSIS_GOOD);
     /* the same drop is no mistake of the side it favours */
     ck_assert_int_eq(analysis_judge(cp(30), cp(-30), 1), ANALYSIS_GOOD);
     /* the mate rules: created, created when lost already, lost */
