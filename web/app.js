@@ -207,7 +207,8 @@ function onMessage(msg) {
         break;
     case 'analysis':
     case 'analysis_progress':
-        game.analysis.onMessage(msg);
+        if (game.analysis)
+            game.analysis.onMessage(msg);
         break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
@@ -278,7 +279,7 @@ function onError(msg) {
         lobby.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
-        else if (req.t === 'analyse')
+        else if (req.t === 'analyse' && game.analysis)
             game.analysis.onError();
         else if (req.game && req.game === game.gid)
             game.onError(req, msg);

@@ -19,7 +19,6 @@ import { EndPanel } from './endpanel.js';
 import { GameBoard } from './gameboard.js';
 import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
-import { AnalysisPanel } from './analysis.js';
 import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import { TakebackPanel } from './takeback.js';
@@ -46,7 +45,10 @@ export class GameView {
         this.endPanel = new EndPanel(this);
         this.keyMove = new KeyMove(this);
         this.takeback = new TakebackPanel(this);
-        this.analysis = new AnalysisPanel(this);
+        // analysis.js: loaded with the first finished game shown (a visit
+        // to the lobby or a live game does not fetch it)
+        this.analysis = null;
+        this.analysisLoading = false;
         this.bind();
     }
 
@@ -551,7 +553,7 @@ export class GameView {
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
-        this.analysis.render(g, this.ctx.online());
+        this.renderAnalysis(g);
         this.keyMove.render();
         this.section.classList.toggle('playing', !!(g.you &&
                                                     g.status === 'started'));
@@ -559,6 +561,23 @@ export class GameView {
             ? 'Your move · Chess' : g.status === 'ended'
                 ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess`
                 : 'Chess';
+    }
+
+    // The computer analysis's panel, its module loaded when first needed.
+    renderAnalysis(g) {
+        if (this.analysis) {
+            this.analysis.render(g, this.ctx.online());
+        } else if (g.status === 'ended' && !this.analysisLoading) {
+            this.analysisLoading = true;
+            import('./analysis.js').then((m) => {
+                this.analysis = new m.AnalysisPanel(this);
+                if (this.g)
+                    this.render();
+            }, (e) => {
+                this.analysisLoading = false;
+                console.warn(`analysis.js: ${e}`);
+            });
+        }
     }
 
     // The opening's ECO code and name above the board, after the time
