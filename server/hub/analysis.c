@@ -376,6 +376,7 @@ static struct job *job_to_run(struct analyses *a)
 }
 
 static void on_answer(void *arg, const struct engine_answer *ans);
+static void finish(struct analyses *a, struct job *j);
 
 /* Asks the pool for position i of j. 0, or -1 when it refused (full). */
 static int ask(struct analyses *a, struct job *j, int i, int64_t now)
@@ -425,6 +426,11 @@ static void pump(struct analyses *a, int64_t now)
         j->running = true;
         log_info("event=analysis_start game=%s positions=%d requester=%s",
                  j->gid, j->n, j->pid);
+    }
+    if (j->done >= j->n) { /* (every position known without the engine) */
+        finish(a, j);
+        pump(a, now);
+        return;
     }
     while (j->inflight < slots && j->next < j->n) {
         if (j->pos[j->next].asked) {
