@@ -100,8 +100,18 @@ struct job {
     int nsubs;
 };
 
+/* A finished job's result whose row the store has not committed yet: a
+ * read until then finds the row "queued" (or none), so this answers. */
+struct recent {
+    struct recent *next;
+    char gid[PROTO_KEY_MAX + 1];
+    uint64_t seq;
+    char *text;
+};
+
 struct analyses {
     struct hub *h;
+    struct recent *recent;
     struct job **q; /* the queue, the running one included, in order */
     int nq, capq;
     uint64_t serial;
@@ -248,6 +258,43 @@ static void broadcast(struct job *j, json_t *o)
             hub_send_text(j->subs[i], copy, 0);
     }
     free(text);
+}
+
+/* Forgets the results the store has committed (its reads find them). */
+static void recent_prune(struct analyses *a)
+{
+    uint64_t committed = store_committed(a->h->store);
+
+    for (struct recent **r = &a->recent; *r;) {
+        struct recent *x = *r;
+        if (x->seq <= committed) {
+            *r = x->next;
+            free(x->text);
+            free(x);
+        } else {
+            r = &x->next;
+        }
+    }
+}
+
+/* Sends s the result of gid finished and not yet committed: true, or
+ * false when there is none. */
+static bool recent_send(struct analyses *a, struct session *s,
+                        const char *gid, const struct proto_id *id)
+{
+    json_t *o;
+
+    recent_prune(a);
+    for (struct recent *r = a->recent; r; r = r->next) {
+        if (strcmp(r->gid, gid))
+            continue;
+        if ((o = json_loads(r->text, 0, NULL)) == NULL)
+            return false;
+        set_id(o, id);
+        send_json(s, o);
+        return true;
+    }
+    return false;
 }
 
 /* ---- jobs ------------------------------------------------------------ */
@@ -452,6 +499,8 @@ static void finish(struct analyses *a, struct job *j)
 {
     struct hub *h = a->h;
     struct store_analysis row = {.requested_ms = j->requested_ms};
+    struct recent *r = calloc(1, sizeof *r);
+    uint64_t seq = 0;
     json_t *o;
     char *text;
 
@@ -465,11 +514,20 @@ static void finish(struct analyses *a, struct job *j)
     snprintf(row.gid, sizeof row.gid, "%s", j->gid);
     snprintf(row.pid, sizeof row.pid, "%s", j->pid);
     snprintf(row.status, sizeof row.status, "done");
-    if (!text || !store_put_analysis(h->store, &row, text))
+    if (!text || !(seq = store_put_analysis(h->store, &row, text)))
         log_error("event=analysis_not_stored game=%s", j->gid);
     broadcast(j, o);
     json_decref(o);
-    free(text);
+    if (r && seq) { /* (kept until the row is committed) */
+        snprintf(r->gid, sizeof r->gid, "%s", j->gid);
+        r->seq = seq;
+        r->text = text;
+        r->next = a->recent;
+        a->recent = r;
+    } else {
+        free(r);
+        free(text);
+    }
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
              j->n, j->engine);
     dequeue(a, j);
@@ -672,11 +730,14 @@ static void req_answer(struct hub_read *r, int rc)
 {
     struct req_read *q = (struct req_read *)r;
     struct session *s = r->who;
-    struct job *j = job_of(state(r->h), q->m.game);
+    struct analyses *a = state(r->h);
+    struct job *j = job_of(a, q->m.game);
     json_t *o;
 
     if (j) { /* (made meanwhile) */
         send_job(s, j, &q->m.id);
+    } else if (recent_send(a, s, q->m.game, &q->m.id)) {
+        /* (finished meanwhile: its row not committed yet) */
     } else if (rc < 0) {
         hub_busy(s, &q->m.id);
     } else if (rc == 1 && !strcmp(q->arow.status, "done")) {
@@ -713,6 +774,8 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
         send_job(s, j, &m->id);
         return;
     }
+    if (recent_send(a, s, m->game, &m->id))
+        return;
     hub_addr_key(h, s->ip, addr);
     if (m->type == PROTO_T_ANALYSE) {
         if (!h->env.engines) {
@@ -884,6 +947,19 @@ char *hub_analysis_pgn(const char *pgn, const char *result)
     return out;
 }
 
+const char *hub_analysis_recent(struct hub *h, const char *gid)
+{
+    struct analyses *a = state(h);
+
+    if (!a)
+        return NULL;
+    recent_prune(a);
+    for (struct recent *r = a->recent; r; r = r->next)
+        if (!strcmp(r->gid, gid))
+            return r->text;
+    return NULL;
+}
+
 /* ---- the module's hooks ------------------------------------------------ */
 
 static void tick(void *arg)
@@ -899,6 +975,7 @@ static void sweep(struct hub *h, int64_t now)
     struct analyses *a = state(h);
 
     requeue(a);
+    recent_prune(a);
     pump(a, now);
 }
 
@@ -945,6 +1022,12 @@ static void free_state(struct hub *h)
     for (int i = 0; i < a->nq; i++)
         job_free(a->q[i]);
     free(a->q);
+    while (a->recent) {
+        struct recent *r = a->recent;
+        a->recent = r->next;
+        free(r->text);
+        free(r);
+    }
     hub_alarm_free(h, a->tick);
     free(a);
 }

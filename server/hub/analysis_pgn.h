@@ -12,4 +12,11 @@
  * stands). Any thread. */
 char *hub_analysis_pgn(const char *pgn, const char *result);
 
+struct hub;
+
+/* The result of gid's analysis, finished and not yet committed by the
+ * store (a read does not see it yet), or NULL. Valid until the loop
+ * goes on. Loop thread. */
+const char *hub_analysis_recent(struct hub *h, const char *gid);
+
 #endif

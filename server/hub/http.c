@@ -262,13 +262,16 @@ static int pgn_run(struct store *st, struct hub_read *r)
 static int pgn_done(struct hub *h, struct api_read *q, int rc,
                     struct http_reply *r)
 {
+    const char *analysis = hub_analysis_recent(h, q->id);
     char *pgn = q->pgn, *evals;
 
     if (rc == 0)
         return api_error(r, 404, "no_such_game");
     q->pgn = NULL;
-    if (pgn && q->analysis &&
-        (evals = hub_analysis_pgn(pgn, q->analysis)) != NULL) {
+    if (!analysis) /* (else finished and not yet committed: newer) */
+        analysis = q->analysis;
+    if (pgn && analysis &&
+        (evals = hub_analysis_pgn(pgn, analysis)) != NULL) {
         free(pgn);
         pgn = evals;
     }

@@ -79,8 +79,10 @@ class StockfishAnalysisTest(AnalysisBase):
         self.assertEqual(srv.log_text().count("event=analysis_start"), 1)
         # the PGN carries each move's evaluation
         pgn = srv.http("/api/games/%s/pgn" % gid)[2].decode()
-        self.assertIn("[%eval #1] }", pgn)
-        self.assertRegex(pgn, r"1\. e4 \{ \[%clk [0-9:]+\] \[%eval -?\d+\.\d\d\] \}")
+        # (beside the clock; a move given lag credit has its [%lag] after)
+        self.assertRegex(pgn, r"Nf6 \{ \[%clk [0-9:]+\] \[%eval #1\][] ]")
+        self.assertRegex(pgn, r"1\. e4 \{ \[%clk [0-9:]+\] "
+                              r"\[%eval -?\d+\.\d\d\][] ]")
 
     def test_refusals(self):
         srv = self.server(config=dict(TINY, analyses_per_day=1))
