@@ -80,8 +80,8 @@ class StockfishAnalysisTest(AnalysisBase):
         # the PGN carries each move's evaluation
         pgn = srv.http("/api/games/%s/pgn" % gid)[2].decode()
         # (beside the clock; a move given lag credit has its [%lag] after)
-        self.assertRegex(pgn, r"Nf6 \{ \[%clk [0-9:]+\] \[%eval #1\][] ]")
-        self.assertRegex(pgn, r"1\. e4 \{ \[%clk [0-9:]+\] "
+        self.assertRegex(pgn, r"Nf6\s\{ \[%clk [0-9:]+\] \[%eval #1\][] ]")
+        self.assertRegex(pgn, r"1\. e4\s\{ \[%clk [0-9:]+\] "
                               r"\[%eval -?\d+\.\d\d\][] ]")
 
     def test_refusals(self):
@@ -144,6 +144,9 @@ class FakeEngineAnalysisTest(AnalysisBase):
         w3, b3, g3 = self.finished_game(srv, source="127.0.0.4")
         w4, b4, g4 = self.finished_game(srv, source="127.0.0.5")
         w1.request({"t": "analyse", "game": g1}, "analysis")  # runs
+        # a watcher of g1 hears its progress
+        watcher = self.client(srv, source="127.0.0.7")
+        watcher.request({"t": "analysis", "game": g1}, "analysis")
         # one at a time per player, and per address
         r = w1.request({"t": "analyse", "game": g2}, "error")
         self.assertEqual(r["code"], "analysis_limit")
@@ -160,9 +163,6 @@ class FakeEngineAnalysisTest(AnalysisBase):
         r = w4.request({"t": "analyse", "game": g4}, "error")
         self.assertEqual((r["code"], r["msg"]),
                          ("busy", "the analysis queue is full: try later"))
-        # a watcher of g1 hears its progress
-        watcher = self.client(srv, source="127.0.0.7")
-        watcher.request({"t": "analysis", "game": g1}, "analysis")
         watcher.expect("analysis_progress", game=g1)
         for c, g in ((w1, g1), (w2, g2), (spect, g3)):
             self.done(c, g, timeout=WAIT * 4)
