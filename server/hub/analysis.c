@@ -734,6 +734,8 @@ static void req_answer(struct hub_read *r, int rc)
     struct job *j = job_of(a, q->m.game);
     json_t *o;
 
+    if (rc == 1 || q->found == 1)
+        hub_read_refund(r);
     if (j) { /* (made meanwhile) */
         send_job(s, j, &q->m.id);
     } else if (recent_send(a, s, q->m.game, &q->m.id)) {
@@ -804,7 +806,8 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
     snprintf(q->pid, sizeof q->pid, "%s", s->player->pid);
     snprintf(q->addr, sizeof q->addr, "%s", addr);
     q->since_ms = hub_wall_ms(h) - ANALYSIS_DAY_MS;
-    hub_read_submit_for(s, &q->r, &m->id, 0);
+    /* (metered as a read of a game not in memory: given back when found) */
+    hub_read_submit_for(s, &q->r, &m->id, HUB_READ_METERED);
 }
 
 /* ---- a restart: the queued rows read back ----------------------------- */
