@@ -59,6 +59,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_NO_SUCH_CHALLENGE] = "no_such_challenge",
     [PROTO_TOO_MANY_CHALLENGES] = "too_many_challenges",
     [PROTO_CHALLENGE_UNAVAILABLE] = "challenge_unavailable",
+    [PROTO_NOT_FINISHED] = "not_finished",
+    [PROTO_ANALYSIS_LIMIT] = "analysis_limit",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -72,6 +72,8 @@ enum proto_code {
                                     for you */
     PROTO_TOO_MANY_CHALLENGES,   /* challenge: a cap on pending ones */
     PROTO_CHALLENGE_UNAVAILABLE, /* challenge: not served in a cluster */
+    PROTO_NOT_FINISHED,          /* analyse: the game is not over */
+    PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
     PROTO_CODE_COUNT
 };
 
@@ -114,6 +116,8 @@ enum proto_type {
     PROTO_T_CHALLENGE_DECLINE,
     PROTO_T_CHALLENGE_CANCEL,
     PROTO_T_CHALLENGES,
+    PROTO_T_ANALYSE,
+    PROTO_T_ANALYSIS,
     PROTO_T_COUNT
 };
 

@@ -89,6 +89,8 @@ static const struct {
     [PROTO_T_CHALLENGE_CANCEL] = {"challenge_cancel", F_CHALLENGE,
                                   F_CHALLENGE},
     [PROTO_T_CHALLENGES] = {"challenges", 0, 0},
+    [PROTO_T_ANALYSE] = {"analyse", F_GAME, F_GAME},
+    [PROTO_T_ANALYSIS] = {"analysis", F_GAME, F_GAME},
 };
 
 static const struct {

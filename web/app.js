@@ -215,6 +215,11 @@ function onMessage(msg) {
     case 'time_given':
         game.takeback.onMessage(msg);
         break;
+    case 'analysis':
+    case 'analysis_progress':
+        if (game.analysis)
+            game.analysis.onMessage(msg);
+        break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
         break;
@@ -284,6 +289,8 @@ function onError(msg) {
         lobby.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
+        else if (req.t === 'analyse' && game.analysis)
+            game.analysis.onError();
         else if (req.game && req.game === game.gid)
             game.onError(req, msg);
     }

@@ -45,6 +45,10 @@ export class GameView {
         this.endPanel = new EndPanel(this);
         this.keyMove = new KeyMove(this);
         this.takeback = new TakebackPanel(this);
+        // analysis.js: loaded with the first finished game shown (a visit
+        // to the lobby or a live game does not fetch it)
+        this.analysis = null;
+        this.analysisLoading = false;
         this.bind();
     }
 
@@ -549,6 +553,7 @@ export class GameView {
         this.clocks.renderStatus(online);
         this.renderPanels();
         this.moveList.render();
+        this.renderAnalysis(g);
         this.keyMove.render();
         this.section.classList.toggle('playing', !!(g.you &&
                                                     g.status === 'started'));
@@ -556,6 +561,23 @@ export class GameView {
             ? 'Your move · Chess' : g.status === 'ended'
                 ? `${W.resultTitle(g.result, g.you, g.reason)} · Chess`
                 : 'Chess';
+    }
+
+    // The computer analysis's panel, its module loaded when first needed.
+    renderAnalysis(g) {
+        if (this.analysis) {
+            this.analysis.render(g, this.ctx.online());
+        } else if (g.status === 'ended' && !this.analysisLoading) {
+            this.analysisLoading = true;
+            import('./analysis.js').then((m) => {
+                this.analysis = new m.AnalysisPanel(this);
+                if (this.g)
+                    this.render();
+            }, (e) => {
+                this.analysisLoading = false;
+                console.warn(`analysis.js: ${e}`);
+            });
+        }
     }
 
     // The opening's ECO code and name above the board, after the time

@@ -203,3 +203,31 @@ char *pgn_format(const struct pgn_tags *t, const struct record *r,
     }
     return b.t.p;
 }
+
+char *pgn_with_evals(const char *pgn, const char *const *evals, size_t n)
+{
+    struct text t = {0};
+    const char *p = pgn, *clk;
+    size_t i = 0;
+
+    text_reserve(&t, strlen(pgn) + n * 16 + 1);
+    while ((clk = strstr(p, "[%clk ")) != NULL) {
+        const char *end = strchr(clk, ']');
+        if (!end)
+            break;
+        text_put(&t, p, (size_t)(end + 1 - p));
+        if (i < n && evals[i] && evals[i][0]) {
+            text_str(&t, " [%eval ");
+            text_str(&t, evals[i]);
+            text_str(&t, "]");
+        }
+        i++;
+        p = end + 1;
+    }
+    text_str(&t, p);
+    if (t.failed) {
+        free(t.p);
+        return NULL;
+    }
+    return t.p;
+}

@@ -64,4 +64,12 @@ struct pgn_tags {
 char *pgn_format(const struct pgn_tags *t, const struct record *r,
                  const int64_t *clk_ms, const int64_t *lag_ms);
 
+/* pgn (pgn_format's, with [%clk] comments) with evals[i], when not NULL
+ * nor "", written "[%eval E]" after move i's [%clk] (i < n), as lichess
+ * writes an analysis ("0.17": pawns, White's point of view; "#3", "#-3":
+ * moves to mate). A move without [%clk] gets none (its line may pass 80
+ * columns: the tokens are not wrapped again). Malloc'ed, caller frees;
+ * NULL when out of memory. */
+char *pgn_with_evals(const char *pgn, const char *const *evals, size_t n);
+
 #endif

@@ -340,6 +340,17 @@ static const struct key keys[] = {
             "pending challenges one player may have received"),
     INT_KEY(challenge_lapse_s, NULL, 1, 3600, 20,
             "seconds a challenge outlives its challenger's last connection"),
+    /* Computer analysis (hub/analysis.c): each position of a game is
+     * searched this many nodes on one thread (docs/performance.md: about
+     * a fifth of a second with Debian's Stockfish); a game's analysis
+     * takes a player's turn in a queue of analysis_queue; a player asks
+     * for analyses_per_day in 24 hours (lichess allows a few dozen). */
+    INT_KEY(analysis_nodes, NULL, 1000, 100000000, 200000,
+            "engine nodes searched per position of an analysis"),
+    INT_KEY(analysis_queue, NULL, 1, 100000, 32,
+            "game analyses that may wait for the engines"),
+    INT_KEY(analyses_per_day, NULL, 1, 100000, 25,
+            "game analyses one player may ask for in 24 hours"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

@@ -119,6 +119,9 @@ struct config {
     int max_challenges_in;  /* ... and has received */
     int challenge_lapse_s;  /* a challenge outlives its challenger's last
                                connection so long */
+    int analysis_nodes;     /* nodes per position analysed */
+    int analysis_queue;     /* analyses that may wait */
+    int analyses_per_day;   /* one player's analyses in 24 h */
     int http_rate_per_s;    /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last

@@ -9,6 +9,7 @@
  * read is (hub_http_answer). Ratings show what the store has committed.
  */
 #include "hub/http.h"
+#include "hub/analysis_pgn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ struct api_read {
     struct store_move *moves;
     size_t n;
     char *pgn;
+    char *analysis; /* the game's analysis (JSON), for its PGN */
     bool accounts[2];
     struct store_rating ratings[RATING_CATEGORIES];
     size_t nratings;
@@ -143,6 +145,7 @@ static void api_clear(struct hub_read *r)
 
     free(q->moves);
     free(q->pgn);
+    free(q->analysis);
     free(q->points);
     free(q->leaders);
     store_game_list_clear(&q->list);
@@ -250,17 +253,31 @@ static int pgn_run(struct store *st, struct hub_read *r)
 {
     struct api_read *q = (struct api_read *)r;
 
-    return store_get_game(st, q->id, &q->row, NULL, NULL, &q->pgn);
+    struct store_analysis a;
+    int rc = store_get_game(st, q->id, &q->row, NULL, NULL, &q->pgn);
+
+    if (rc == 1 && q->pgn &&
+        store_get_analysis(st, q->id, &a, &q->analysis) < 0)
+        return -1;
+    return rc;
 }
 
 static int pgn_done(struct hub *h, struct api_read *q, int rc,
                     struct http_reply *r)
 {
-    char *pgn = q->pgn;
+    const char *analysis = hub_analysis_recent(h, q->id);
+    char *pgn = q->pgn, *evals;
 
     if (rc == 0)
         return api_error(r, 404, "no_such_game");
     q->pgn = NULL;
+    if (!analysis) /* (else finished and not yet committed: newer) */
+        analysis = q->analysis;
+    if (pgn && analysis &&
+        (evals = hub_analysis_pgn(pgn, analysis)) != NULL) {
+        free(pgn);
+        pgn = evals;
+    }
     if (!pgn) { /* live: the PGN so far comes from memory */
         pgn = hub_game_pgn(h, q->id);
         if (!pgn)

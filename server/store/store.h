@@ -255,6 +255,24 @@ uint64_t store_finish_game(struct store *s, const struct store_game *g,
                            const char *pgn,
                            const struct store_rating *ratings);
 
+/* A game's computer analysis (migrations/0011_analysis.sql, hub/
+ * analysis.c): who asked (pid) and when, and its state: "queued" (asked,
+ * not finished: re-queued after a restart) or "done" (result holds it). */
+struct store_analysis {
+    char gid[33];
+    char pid[33];
+    char status[8]; /* "queued" or "done" */
+    int64_t requested_ms;
+};
+/* The analysis row a (copied), with result: a JSON object of 2 to
+ * STORE_ANALYSIS_MAX bytes (copied); replaces the row's status and result
+ * (its requester and time stay the first request's). A sequence number,
+ * or 0 as the other writes (also for an empty gid or pid, a status not
+ * "queued" or "done", or a result out of that size). */
+#define STORE_ANALYSIS_MAX 65536
+uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,
+                            const char *result);
+
 /*
  * Queues one pass of the purge of guests that never played: players
  * created before before_ms (Unix ms) that no game names, as a seat or as
@@ -486,6 +504,19 @@ int store_player_ratings(struct store *s, const char *pid,
  * the caller frees), 0 when it has none stored, -1 on a database error
  * or out of memory (*out NULL then). */
 int store_get_settings(struct store *s, const char *pid, char **out);
+/* Game gid's analysis row: 1 with *out and *result (its JSON, malloc'ed,
+ * the caller frees), 0 when none, -1 on a database error (*result NULL
+ * then). */
+int store_get_analysis(struct store *s, const char *gid,
+                       struct store_analysis *out, char **result);
+/* How many analyses pid asked for at since_ms or later, into *n. 0, or -1
+ * on a database error. */
+int store_count_analyses(struct store *s, const char *pid, int64_t since_ms,
+                         int64_t *n);
+/* The analyses still "queued", oldest first: at most max into out, *n how
+ * many. 0, or -1 on a database error. */
+int store_queued_analyses(struct store *s, struct store_analysis *out,
+                          size_t max, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
 /* The last `limit` points of pid's history in category, oldest first:

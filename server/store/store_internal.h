@@ -116,6 +116,7 @@ enum op_kind {
     OP_TOKENS_EXPIRE,
     OP_SETTINGS,
     OP_EPOCH,
+    OP_ANALYSIS,
     OP_KINDS
 };
 
@@ -166,6 +167,7 @@ struct op {
         struct { /* OP_EPOCH */
             char gid[33];
         } take;
+        struct store_analysis analysis; /* OP_ANALYSIS */
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -173,7 +175,7 @@ struct op {
     struct store_rating *ratings; /* OP_FINISH of a rated game: white's
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
-    char *text;                   /* OP_SETTINGS only: the JSON, owned */
+    char *text; /* OP_SETTINGS, OP_ANALYSIS only: the JSON, owned */
 };
 
 /* What one attempt at a batch came to (struct store_backend's commit). */
@@ -259,6 +261,14 @@ struct store_backend {
                           struct store_rating *out, size_t max, size_t *n);
     int (*get_settings)(struct store *s, const char *pid, char **out);
     int (*is_account)(struct store *s, const char *pid);
+    /* store_get_analysis, store_count_analyses, store_queued_analyses
+     * (v: room for max). */
+    int (*get_analysis)(struct store *s, const char *gid,
+                        struct store_analysis *out, char **result);
+    int (*count_analyses)(struct store *s, const char *pid, int64_t since_ms,
+                          int64_t *n);
+    int (*queued_analyses)(struct store *s, struct store_analysis *v,
+                           size_t max, size_t *n);
     /* The newest `limit` points into v (room for limit), newest first. */
     int (*rating_history)(struct store *s, const char *pid,
                           const char *category, int limit,

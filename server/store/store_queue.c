@@ -372,6 +372,28 @@ uint64_t store_put_settings(struct store *s, const char *pid,
     return enqueue(s, op);
 }
 
+uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,
+                            const char *result)
+{
+    struct op *op;
+    size_t n = result ? strlen(result) : 0;
+
+    if (!s || !a || !*a->gid || !*a->pid || n < 2 || n > STORE_ANALYSIS_MAX ||
+        (strcmp(a->status, "queued") && strcmp(a->status, "done")))
+        return 0;
+    if (!(op = op_new(OP_ANALYSIS)))
+        return 0;
+    op->u.analysis = *a;
+    STORE_TERMINATE(op->u.analysis.gid);
+    STORE_TERMINATE(op->u.analysis.pid);
+    STORE_TERMINATE(op->u.analysis.status);
+    if (!(op->text = strdup(result))) {
+        store__op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

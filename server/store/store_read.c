@@ -519,6 +519,52 @@ int store_get_settings(struct store *s, const char *pid, char **out)
     return rc;
 }
 
+int store_get_analysis(struct store *s, const char *gid,
+                       struct store_analysis *out, char **result)
+{
+    int rc = 0;
+
+    assert(out && result);
+    memset(out, 0, sizeof *out);
+    *result = NULL;
+    store__read_enter(s);
+    if (gid)
+        rc = s->be->get_analysis(s, gid, out, result);
+    store__read_leave(s);
+    if (rc != 1) {
+        free(*result);
+        *result = NULL;
+    }
+    return rc;
+}
+
+int store_count_analyses(struct store *s, const char *pid, int64_t since_ms,
+                         int64_t *n)
+{
+    int rc = -1;
+
+    assert(n);
+    *n = 0;
+    store__read_enter(s);
+    if (pid)
+        rc = s->be->count_analyses(s, pid, since_ms, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_queued_analyses(struct store *s, struct store_analysis *out,
+                          size_t max, size_t *n)
+{
+    int rc;
+
+    assert(out && n);
+    *n = 0;
+    store__read_enter(s);
+    rc = s->be->queued_analyses(s, out, max, n);
+    store__read_leave(s);
+    return rc;
+}
+
 int store_rating_history(struct store *s, const char *pid,
                          const char *category, int limit,
                          struct store_rating_point **out, size_t *n)

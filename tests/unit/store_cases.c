@@ -1067,6 +1067,63 @@ END_TEST
 
 /* The purge of guests that never played leaves accounts alone, however
  * old and idle. */
+/* A game's analysis (migration 0011): none until asked; the request's row,
+ * then its result, replace the status and result but keep the requester
+ * and time; counted by requester and time; the queued ones listed oldest
+ * first; a game not stored is dropped (the foreign key); arguments out
+ * of bounds refused at once. */
+START_TEST(analysis_rows)
+{
+    struct store *s = H->open();
+    struct store_player a = player("pidA", "pidA", 1);
+    struct store_game g1 = game("g1", "pidA", "", "waiting", 5000);
+    struct store_game g2 = game("g2", "pidA", "", "waiting", 5000);
+    struct store_analysis q = {"g1", "pidA", "queued", 1000}, got;
+    struct store_analysis v[4];
+    char *text = NULL;
+    int64_t n;
+    size_t k;
+
+    store_put_player(s, &a);
+    store_put_game(s, &g1);
+    wait_committed(s, store_put_game(s, &g2));
+    ck_assert_int_eq(store_get_analysis(s, "g1", &got, &text), 0);
+    ck_assert_ptr_null(text);
+    wait_committed(s, store_put_analysis(s, &q, "{}"));
+    q = (struct store_analysis){"g2", "pidA", "queued", 2000};
+    wait_committed(s, store_put_analysis(s, &q, "{}"));
+    ck_assert_int_eq(store_queued_analyses(s, v, 4, &k), 0);
+    ck_assert_uint_eq(k, 2);
+    ck_assert_str_eq(v[0].gid, "g1");
+    ck_assert_str_eq(v[1].gid, "g2");
+    ck_assert_int_eq(store_count_analyses(s, "pidA", 1500, &n), 0);
+    ck_assert_int_eq(n, 1);
+    q = (struct store_analysis){"g1", "pidB", "done", 9000};
+    wait_committed(s, store_put_analysis(s, &q, "{\"x\":1}"));
+    ck_assert_int_eq(store_get_analysis(s, "g1", &got, &text), 1);
+    ck_assert_str_eq(text, "{\"x\":1}");
+    ck_assert_str_eq(got.status, "done");
+    ck_assert_str_eq(got.pid, "pidA"); /* the first request's */
+    ck_assert_int_eq(got.requested_ms, 1000);
+    free(text);
+    ck_assert_int_eq(store_queued_analyses(s, v, 4, &k), 0);
+    ck_assert_uint_eq(k, 1);
+    ck_assert_int_eq(store_count_analyses(s, "pidA", 0, &n), 0);
+    ck_assert_int_eq(n, 2);
+    /* no such game: dropped */
+    q = (struct store_analysis){"g9", "pidA", "queued", 1};
+    wait_committed(s, store_put_analysis(s, &q, "{}"));
+    ck_assert_int_eq(store_get_analysis(s, "g9", &got, &text), 0);
+    q.status[0] = 'x';
+    ck_assert_uint_eq(store_put_analysis(s, &q, "{}"), 0);
+    q = (struct store_analysis){"g1", "", "queued", 1};
+    ck_assert_uint_eq(store_put_analysis(s, &q, "{}"), 0);
+    q = (struct store_analysis){"g1", "pidA", "queued", 1};
+    ck_assert_uint_eq(store_put_analysis(s, &q, "{"), 0);
+    store_close(s);
+}
+END_TEST
+
 START_TEST(purge_keeps_accounts)
 {
     struct store *s = H->open();
@@ -1409,6 +1466,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, account_settings_saved_and_replaced);
     tcase_add_test(tc, purge_keeps_accounts);
+    tcase_add_test(tc, analysis_rows);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);
     tcase_add_test(tc, load_game_reads_one_live_game);
     tcase_add_test(tc, live_gids_pages_in_gid_order_before_a_time);

@@ -253,6 +253,65 @@ int pg__get_settings(struct store *s, const char *pid, char **out)
     return rd_one_text(s, "r_settings", pid, fill_text, out);
 }
 
+/* Row i's analysis columns (gid, pid, requested_ms, status). */
+static void row_analysis(const PGresult *r, int i, struct store_analysis *a)
+{
+    pg__col_str(r, i, 0, a->gid, sizeof a->gid);
+    pg__col_str(r, i, 1, a->pid, sizeof a->pid);
+    a->requested_ms = pg__col_int(r, i, 2);
+    pg__col_str(r, i, 3, a->status, sizeof a->status);
+}
+
+struct analysis_out {
+    struct store_analysis *a;
+    char **result;
+};
+
+static int fill_analysis(struct store *s, const PGresult *r, void *out)
+{
+    struct analysis_out *o = out;
+
+    row_analysis(r, 0, o->a);
+    if (!(*o->result = strdup(PQgetvalue(r, 0, 4))))
+        return store__read_failed(s, "out of memory");
+    return 0;
+}
+
+int pg__get_analysis(struct store *s, const char *gid,
+                     struct store_analysis *out, char **result)
+{
+    struct analysis_out o = {out, result};
+
+    return rd_one_text(s, "r_analysis", gid, fill_analysis, &o);
+}
+
+int pg__count_analyses(struct store *s, const char *pid, int64_t since_ms,
+                       int64_t *n)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, since_ms);
+    return rd_one(s, "r_analyses_by", &p, fill_int, n) < 0 ? -1 : 0;
+}
+
+int pg__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
+                        size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_analyses_queued", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++)
+        row_analysis(r, i, &v[(*n)++]);
+    PQclear(r);
+    return 0;
+}
+
 int pg__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n)
 {

@@ -275,6 +275,14 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->text);
         pgp_int(&p, op->u.settings.ms);
         break;
+    case OP_ANALYSIS:
+        name = "w_analysis";
+        pgp_text(&p, op->u.analysis.gid);
+        pgp_text(&p, op->u.analysis.pid);
+        pgp_int(&p, op->u.analysis.requested_ms);
+        pgp_text(&p, op->u.analysis.status);
+        pgp_text(&p, op->text);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

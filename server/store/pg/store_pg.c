@@ -124,6 +124,10 @@ static const struct pg_stmt writer_stmts[] = {
                    "updated_ms) VALUES ($1, $2, $3) ON CONFLICT (pid) "
                    "DO UPDATE SET settings = excluded.settings, "
                    "updated_ms = excluded.updated_ms"},
+    {"w_analysis", "INSERT INTO analyses (gid, pid, requested_ms, status, "
+                   "result) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (gid) "
+                   "DO UPDATE SET status = excluded.status, "
+                   "result = excluded.result"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -150,6 +154,13 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
     {"r_is_account", "SELECT 1 FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
+    {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
+                   "FROM analyses WHERE gid = $1"},
+    {"r_analyses_by", "SELECT count(*) FROM analyses "
+                      "WHERE pid = $1 AND requested_ms >= $2"},
+    {"r_analyses_queued", "SELECT gid, pid, requested_ms, status "
+                          "FROM analyses WHERE status = 'queued' "
+                          "ORDER BY requested_ms LIMIT $1"},
     {"r_history", "SELECT ended_ms, rating, rd FROM rating_history "
                   "WHERE pid = $1 AND category = $2 "
                   "ORDER BY ended_ms DESC, gid DESC LIMIT $3"},
@@ -494,6 +505,9 @@ const struct store_backend store__pg = {
     .get_rating = pg__get_rating,
     .player_ratings = pg__player_ratings,
     .get_settings = pg__get_settings,
+    .get_analysis = pg__get_analysis,
+    .count_analyses = pg__count_analyses,
+    .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
     .rating_history = pg__rating_history,
     .leaderboard = pg__leaderboard,

@@ -31,7 +31,7 @@ struct sqlite_be {
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
-    sqlite3_stmt *w_settings;
+    sqlite3_stmt *w_settings, *w_analysis;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -40,6 +40,7 @@ struct sqlite_be {
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends;
     sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids;
+    sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -121,6 +122,12 @@ int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int sq__is_account(struct store *s, const char *pid);
 int sq__get_settings(struct store *s, const char *pid, char **out);
+int sq__get_analysis(struct store *s, const char *gid,
+                     struct store_analysis *out, char **result);
+int sq__count_analyses(struct store *s, const char *pid, int64_t since_ms,
+                       int64_t *n);
+int sq__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
+                        size_t *n);
 int sq__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
 int sq__rated_ends(struct store *s, int64_t since_ms,

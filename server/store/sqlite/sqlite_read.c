@@ -7,6 +7,7 @@
 #include "store/sqlite/sqlite_internal.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static void row_player(sqlite3_stmt *st, struct store_player *p)
@@ -242,6 +243,67 @@ int sq__get_settings(struct store *s, const char *pid, char **out)
             rc = SQLITE_NOMEM;
     }
     return row_end(s, st, rc);
+}
+
+/* An analysis row's first four columns (gid, pid, requested_ms, status). */
+static void row_analysis(sqlite3_stmt *st, struct store_analysis *a)
+{
+    const char *c;
+
+    c = (const char *)sqlite3_column_text(st, 0);
+    snprintf(a->gid, sizeof a->gid, "%s", c ? c : "");
+    c = (const char *)sqlite3_column_text(st, 1);
+    snprintf(a->pid, sizeof a->pid, "%s", c ? c : "");
+    a->requested_ms = sqlite3_column_int64(st, 2);
+    c = (const char *)sqlite3_column_text(st, 3);
+    snprintf(a->status, sizeof a->status, "%s", c ? c : "");
+}
+
+int sq__get_analysis(struct store *s, const char *gid,
+                     struct store_analysis *out, char **result)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_analysis;
+    const char *text;
+    int rc;
+
+    sqlite3_bind_text(st, 1, gid, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        row_analysis(st, out);
+        text = (const char *)sqlite3_column_text(st, 4);
+        if (!(*result = strdup(text ? text : "{}")))
+            rc = SQLITE_NOMEM;
+    }
+    return row_end(s, st, rc);
+}
+
+int sq__count_analyses(struct store *s, const char *pid, int64_t since_ms,
+                       int64_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_analyses_by;
+    int rc;
+
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    return row_end(s, st, rc) < 0 ? -1 : 0;
+}
+
+int sq__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
+                        size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_analyses_queued;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+        row_analysis(st, &v[(*n)++]);
+    return rows_end(s, st, rc);
 }
 
 int sq__rating_history(struct store *s, const char *pid, const char *category,

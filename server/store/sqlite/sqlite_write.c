@@ -343,6 +343,15 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_text(st, 2, op->text, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 3, op->u.settings.ms);
         break;
+    case OP_ANALYSIS:
+        st = b->w_analysis;
+        rc |= sqlite3_bind_text(st, 1, op->u.analysis.gid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.analysis.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 3, op->u.analysis.requested_ms);
+        rc |= sqlite3_bind_text(st, 4, op->u.analysis.status, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 5, op->text, -1, SQLITE_STATIC);
+        break;
     case OP_PLAYER:
         st = b->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);

@@ -134,6 +134,10 @@ static const struct stmt_def writer_stmts[] = {
                     "updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (pid) "
                     "DO UPDATE SET settings = excluded.settings, "
                     "updated_ms = excluded.updated_ms"),
+    DEF(w_analysis, "INSERT INTO analyses (gid, pid, requested_ms, status, "
+                    "result) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (gid) "
+                    "DO UPDATE SET status = excluded.status, "
+                    "result = excluded.result"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -151,6 +155,13 @@ static const struct stmt_def reader_stmts[] = {
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
     DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
+    DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
+                    "FROM analyses WHERE gid = ?1"),
+    DEF(r_analyses_by, "SELECT count(*) FROM analyses "
+                       "WHERE pid = ?1 AND requested_ms >= ?2"),
+    DEF(r_analyses_queued, "SELECT gid, pid, requested_ms, status "
+                           "FROM analyses WHERE status = 'queued' "
+                           "ORDER BY requested_ms LIMIT ?1"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
@@ -677,6 +688,9 @@ const struct store_backend store__sqlite = {
     .get_rating = sq__get_rating,
     .player_ratings = sq__player_ratings,
     .get_settings = sq__get_settings,
+    .get_analysis = sq__get_analysis,
+    .count_analyses = sq__count_analyses,
+    .queued_analyses = sq__queued_analyses,
     .is_account = sq__is_account,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,

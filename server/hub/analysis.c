@@ -1,0 +1,1010 @@
+/*
+ * analysis.c - the computer analysis of a finished game (PROTOCOL.md,
+ * "Computer analysis"): the commands `analyse` (ask for one) and
+ * `analysis` (read it, and hear its progress), run on the engine pool
+ * (engine/pool.h) at ENGINE_PRIO_ANALYSIS, behind the computer's moves.
+ *
+ * A job is one game: every position of it (the start and the one after
+ * each ply, up to ANALYSIS_PLY_MAX) is searched with a fixed node budget
+ * (the setting analysis_nodes) on a fresh hash (a `ucinewgame` before
+ * each position: the pool sends one when the tag changes) with fixed
+ * options, so that anyone with the same engine gets the same figures;
+ * the engine's name, the budget and the options are kept with the
+ * result. A position the game ended in (checkmate, stalemate) is scored
+ * without the engine. The figures (common/analysis.h: lichess's win
+ * percentages, accuracies and judgements) are computed when the last
+ * position is in.
+ *
+ * One job runs at a time, with as many positions in flight as the pool
+ * has engines; the others wait in a queue of analysis_queue jobs, the
+ * requester's own games first (a player's game before a spectator's),
+ * then the oldest. A full queue answers busy. A player, and an address,
+ * has one job at a time, and a player analyses_per_day a day (counted in
+ * the store, so a restart forgets nothing). A game is analysed once:
+ * asked again, the stored analysis (or the job under way) answers.
+ *
+ * The store keeps a row per game (migrations/0011_analysis.sql): written
+ * "queued" when the job is made, "done" with the result at its end; the
+ * rows still "queued" at start are read back and their jobs queued
+ * again, from their first position (a restart re-queues). Each
+ * position's answer is pushed to the connections that asked for the
+ * game's analysis (`analyse` or `analysis`) as `analysis_progress`;
+ * the end, as `analysis`. A position whose engine failed twice (the
+ * pool's retry) or whose deadline passed is reported failed: the job
+ * never hangs.
+ *
+ * Not done here: a cluster's nodes each run their own jobs (progress
+ * reaches the connections of the node that runs it; a restart of
+ * several nodes re-queues a row on each). Loop thread only, but the
+ * reads' run (the reader).
+ */
+#include "hub/hub_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "analysis.h"
+#include "engine/pool.h"
+#include "hub/analysis_pgn.h"
+#include "hub/reads.h"
+#include "lib/addrkey.h"
+#include "lib/log.h"
+#include "movegen.h"
+#include "notation.h"
+
+/* The positions of a game analysed at most: the start and this many
+ * plies (a longer game's last ones are left out). */
+#define ANALYSIS_PLY_MAX 600
+/* Connections that hear one job's progress. */
+#define ANALYSIS_SUBS_MAX 64
+/* A request the pool's queue refused is asked again this much later. */
+#define ANALYSIS_RETRY_MS 200
+/* How long one position may take, its wait in the pool's queue included. */
+#define ANALYSIS_POSITION_MS (120LL * 1000)
+/* 24 hours, for analyses_per_day. */
+#define ANALYSIS_DAY_MS (24LL * 3600 * 1000)
+
+/* One position of a job. */
+struct pos {
+    struct analysis_score s;
+    bool have;                 /* s is known */
+    bool failed;               /* the engine did not answer it */
+    bool asked;                /* sent to the pool, or known without it */
+    char best[6];              /* the engine's best move there ("" none) */
+    char san[10];              /* ... in SAN */
+    enum analysis_judgement j; /* of the move that led here */
+};
+
+struct job {
+    char gid[PROTO_KEY_MAX + 1];
+    char pid[PROTO_KEY_MAX + 1]; /* who asked */
+    char addr[ADDRKEY_MAX];      /* its address ("": re-queued) */
+    bool own;                    /* the requester plays in it */
+    uint64_t serial;             /* the pool's cookies name it */
+    int64_t requested_ms;        /* wall */
+    char fen[94];                /* the start position */
+    int start;                   /* 0 White moves first, 1 Black */
+    int n;                       /* positions: plies + 1 */
+    char (*uci)[6];              /* the plies, [n - 1] */
+    char (*san)[10];
+    struct pos *pos; /* [n] */
+    int next;        /* the first position not asked */
+    int done, inflight;
+    bool running;
+    char engine[UCI_NAME_MAX];
+    struct session *subs[ANALYSIS_SUBS_MAX];
+    int nsubs;
+};
+
+/* A finished job's result whose row the store has not committed yet: a
+ * read until then finds the row "queued" (or none), so this answers. */
+struct recent {
+    struct recent *next;
+    char gid[PROTO_KEY_MAX + 1];
+    uint64_t seq;
+    char *text;
+};
+
+struct analyses {
+    struct hub *h;
+    struct recent *recent;
+    struct job **q; /* the queue, the running one included, in order */
+    int nq, capq;
+    uint64_t serial;
+    struct hub_alarm *tick;
+    bool restarted; /* the queued rows were read back */
+};
+
+const struct hub_module hub_analysis_module;
+
+static struct analyses *state(struct hub *h)
+{
+    return hub_module_state(h, &hub_analysis_module);
+}
+
+/* ---- messages ------------------------------------------------------- */
+
+static void set_id(json_t *o, const struct proto_id *id)
+{
+    if (id && id->kind == 1)
+        json_object_set_new(o, "id", json_stringn(id->str, id->len));
+    else if (id && id->kind == 2)
+        json_object_set_new(o, "id", json_integer(id->num));
+}
+
+/* Sends o (consumed) to s. */
+static void send_json(struct session *s, json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    if (text)
+        hub_send_text(s, text, 0);
+}
+
+/* A position's object: its score ({"cp":N}, {"mate":N} or
+ * {"checkmate":true}, White's point of view), or {"failed":true}; its
+ * best move; the judgement of the move that led to it. */
+static json_t *pos_json(const struct job *j, int i)
+{
+    const struct pos *p = &j->pos[i];
+    json_t *o = json_object();
+
+    if (p->failed)
+        json_object_set_new(o, "failed", json_true());
+    else if (p->s.kind == ANALYSIS_CP)
+        json_object_set_new(o, "cp", json_integer(p->s.value));
+    else if (p->s.kind == ANALYSIS_MATE)
+        json_object_set_new(o, "mate", json_integer(p->s.value));
+    else
+        json_object_set_new(o, "checkmate", json_true());
+    if (p->best[0]) {
+        json_object_set_new(o, "best", json_string(p->best));
+        json_object_set_new(o, "best_san", json_string(p->san));
+    }
+    if (p->j != ANALYSIS_GOOD)
+        json_object_set_new(o, "judgement",
+                            json_string(analysis_judgement_name(p->j)));
+    return o;
+}
+
+/* The options every position is searched with (engine_ask's and the
+ * result's): one thread, a small hash, full strength, one line. */
+static const struct engine_option OPTIONS[ENGINE_OPTIONS_MAX] = {
+    {"Threads", "1"},
+    {"Hash", "16"},
+    {"Skill Level", "20"},
+    {"MultiPV", "1"},
+};
+
+/* The job as an `analysis` message: status, the positions known so far
+ * (null for those not yet), and when done the accuracies and counts. */
+static json_t *job_json(const struct hub *h, const struct job *j,
+                        const char *status)
+{
+    json_t *o = json_object(), *v = json_array(), *opt = json_object();
+
+    json_object_set_new(o, "t", json_string("analysis"));
+    json_object_set_new(o, "game", json_string(j->gid));
+    json_object_set_new(o, "status", json_string(status));
+    json_object_set_new(o, "done", json_integer(j->done));
+    json_object_set_new(o, "total", json_integer(j->n));
+    json_object_set_new(o, "engine", json_string(j->engine));
+    json_object_set_new(o, "nodes", json_integer(h->cfg.analysis_nodes));
+    for (int i = 0; i < ENGINE_OPTIONS_MAX; i++)
+        json_object_set_new(opt, OPTIONS[i].name,
+                            json_string(OPTIONS[i].value));
+    json_object_set_new(o, "options", opt);
+    for (int i = 0; i < j->n; i++)
+        json_array_append_new(v, j->pos[i].have || j->pos[i].failed
+                                     ? pos_json(j, i)
+                                     : json_null());
+    json_object_set_new(o, "positions", v);
+    return o;
+}
+
+/* Adds the figures of a finished job to o: each side's accuracy (null
+ * when a side made no move, or a position failed) and its counts of
+ * inaccuracies, mistakes and blunders. */
+static void add_figures(json_t *o, const struct job *j)
+{
+    static const char *const side[2] = {"white", "black"};
+    struct analysis_score s[ANALYSIS_PLY_MAX];
+    json_t *acc = json_object(), *counts = json_object();
+    double a[2];
+    int c[2][4] = {{0}}, ok = 1;
+
+    for (int i = 1; i < j->n; i++) {
+        s[i - 1] = j->pos[i].s;
+        ok &= j->pos[i].have;
+        c[(j->start + i - 1) % 2][j->pos[i].j]++;
+    }
+    ok = ok && analysis_game_accuracy(s, j->n - 1, j->start, a) == 0;
+    for (int k = 0; k < 2; k++) {
+        json_t *ck = json_object();
+        json_object_set_new(acc, side[k], ok ? json_real(a[k]) : json_null());
+        for (int x = ANALYSIS_INACCURACY; x <= ANALYSIS_BLUNDER; x++)
+            json_object_set_new(ck, analysis_judgement_name(x),
+                                json_integer(c[k][x]));
+        json_object_set_new(counts, side[k], ck);
+    }
+    json_object_set_new(o, "accuracy", acc);
+    json_object_set_new(o, "counts", counts);
+}
+
+/* Adds s to j's listeners (nothing when it is one, or when they are
+ * ANALYSIS_SUBS_MAX: it reads the end with `analysis`). */
+static void subscribe(struct job *j, struct session *s)
+{
+    for (int i = 0; i < j->nsubs; i++)
+        if (j->subs[i] == s)
+            return;
+    if (j->nsubs < ANALYSIS_SUBS_MAX)
+        j->subs[j->nsubs++] = s;
+}
+
+/* Sends o (a reference taken per listener) to j's listeners. */
+static void broadcast(struct job *j, json_t *o)
+{
+    char *text = json_dumps(o, JSON_COMPACT);
+
+    for (int i = 0; text && i < j->nsubs; i++) {
+        char *copy = strdup(text);
+        if (copy)
+            hub_send_text(j->subs[i], copy, 0);
+    }
+    free(text);
+}
+
+/* Forgets the results the store has committed (its reads find them). */
+static void recent_prune(struct analyses *a)
+{
+    uint64_t committed = store_committed(a->h->store);
+
+    for (struct recent **r = &a->recent; *r;) {
+        struct recent *x = *r;
+        if (x->seq <= committed) {
+            *r = x->next;
+            free(x->text);
+            free(x);
+        } else {
+            r = &x->next;
+        }
+    }
+}
+
+/* Sends s the result of gid finished and not yet committed: true, or
+ * false when there is none. */
+static bool recent_send(struct analyses *a, struct session *s,
+                        const char *gid, const struct proto_id *id)
+{
+    json_t *o;
+
+    recent_prune(a);
+    for (struct recent *r = a->recent; r; r = r->next) {
+        if (strcmp(r->gid, gid))
+            continue;
+        if ((o = json_loads(r->text, 0, NULL)) == NULL)
+            return false;
+        set_id(o, id);
+        send_json(s, o);
+        return true;
+    }
+    return false;
+}
+
+/* ---- jobs ------------------------------------------------------------ */
+
+static void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    free(j->uci);
+    free(j->san);
+    free(j->pos);
+    free(j);
+}
+
+/* The job of gid in the queue, or NULL. */
+static struct job *job_of(struct analyses *a, const char *gid)
+{
+    for (int i = 0; i < a->nq; i++)
+        if (!strcmp(a->q[i]->gid, gid))
+            return a->q[i];
+    return NULL;
+}
+
+/* Position i's board into *b (replaying j's plies from its start). */
+static void board_at(const struct job *j, int i, struct board *b)
+{
+    struct board_undo u;
+    move_t m;
+
+    board_from_fen(b, j->fen);
+    for (int k = 0; k < i; k++)
+        if (notation_parse_uci(b, j->uci[k], &m) == 0)
+            board_make(b, m, &u);
+}
+
+/* A job for a stored game: its plies replayed from its start (those
+ * the rules refuse, and any past ANALYSIS_PLY_MAX, end it), and the
+ * positions it ended in scored. NULL when out of memory or its start is
+ * unusable. */
+static struct job *job_new(const struct store_game *row,
+                           const struct store_move *moves, size_t n,
+                           const char *pid, int64_t requested_ms)
+{
+    struct job *j = calloc(1, sizeof *j);
+    struct board b;
+    struct board_undo u;
+    size_t plies = n < ANALYSIS_PLY_MAX ? n : ANALYSIS_PLY_MAX;
+    move_t m;
+
+    if (!j || board_from_fen(&b, row->initial_fen) != 0) {
+        free(j);
+        return NULL;
+    }
+    snprintf(j->gid, sizeof j->gid, "%s", row->gid);
+    snprintf(j->pid, sizeof j->pid, "%s", pid);
+    snprintf(j->fen, sizeof j->fen, "%s", row->initial_fen);
+    j->own = !strcmp(pid, row->white_pid) || !strcmp(pid, row->black_pid);
+    j->requested_ms = requested_ms;
+    j->start = b.side == WHITE ? 0 : 1;
+    j->uci = calloc(plies + 1, sizeof *j->uci);
+    j->san = calloc(plies + 1, sizeof *j->san);
+    j->pos = calloc(plies + 1, sizeof *j->pos);
+    if (!j->uci || !j->san || !j->pos) {
+        job_free(j);
+        return NULL;
+    }
+    for (j->n = 1; (size_t)j->n <= plies; j->n++) {
+        const struct store_move *mv = &moves[j->n - 1];
+        if (notation_parse_uci(&b, mv->uci, &m) != 0)
+            break;
+        snprintf(j->uci[j->n - 1], sizeof j->uci[0], "%s", mv->uci);
+        snprintf(j->san[j->n - 1], sizeof j->san[0], "%s", mv->san);
+        board_make(&b, m, &u);
+    }
+    if (!movegen_has_legal(&b)) { /* the game ended in it */
+        struct pos *p = &j->pos[j->n - 1];
+        p->s.kind = board_in_check(&b) ? ANALYSIS_MATED : ANALYSIS_CP;
+        p->s.value = p->s.kind == ANALYSIS_CP ? 0 : b.side == WHITE ? -1 : 1;
+        p->have = p->asked = true;
+        j->done = 1;
+    }
+    return j;
+}
+
+/* Takes j into the queue (its row is written "queued" by the caller).
+ * 0, or -1 when out of memory. */
+static int enqueue(struct analyses *a, struct job *j)
+{
+    if (a->nq == a->capq) {
+        int cap = a->capq ? 2 * a->capq : 8;
+        struct job **q = realloc(a->q, (size_t)cap * sizeof *q);
+        if (!q)
+            return -1;
+        a->q = q;
+        a->capq = cap;
+    }
+    j->serial = ++a->serial;
+    a->q[a->nq++] = j;
+    return 0;
+}
+
+static void dequeue(struct analyses *a, struct job *j)
+{
+    for (int i = 0; i < a->nq; i++)
+        if (a->q[i] == j) {
+            memmove(&a->q[i], &a->q[i + 1],
+                    (size_t)(a->nq - i - 1) * sizeof *a->q);
+            a->nq--;
+            return;
+        }
+}
+
+/* The job to run: the one running, else the first of a player's own
+ * games, else the oldest. NULL: none queued. */
+static struct job *job_to_run(struct analyses *a)
+{
+    struct job *first = a->nq ? a->q[0] : NULL;
+
+    for (int i = 0; i < a->nq; i++)
+        if (a->q[i]->running)
+            return a->q[i];
+    for (int i = 0; i < a->nq; i++)
+        if (a->q[i]->own)
+            return a->q[i];
+    return first;
+}
+
+static void on_answer(void *arg, const struct engine_answer *ans);
+static void finish(struct analyses *a, struct job *j);
+
+/* Asks the pool for position i of j. 0, or -1 when it refused (full). */
+static int ask(struct analyses *a, struct job *j, int i, int64_t now)
+{
+    struct hub *h = a->h;
+    struct engine_ask q = {
+        .cookie = (j->serial << 20) | (uint64_t)i,
+        .fen = j->fen,
+        .n_options = ENGINE_OPTIONS_MAX,
+        .deadline_ms = now + ANALYSIS_POSITION_MS,
+        .prio = ENGINE_PRIO_ANALYSIS,
+        .done = on_answer,
+        .arg = a,
+    };
+    char tag[40], *moves = malloc((size_t)i * 6 + 1), *p = moves;
+    int rc;
+
+    if (!moves)
+        return -1;
+    *p = '\0';
+    for (int k = 0; k < i; k++)
+        p += sprintf(p, "%s%s", k ? " " : "", j->uci[k]);
+    /* a tag of its own per position: a fresh hash for each */
+    snprintf(tag, sizeof tag, "a%d.%.20s", i & 0xfffff, j->gid);
+    q.tag = tag;
+    q.moves = moves;
+    memcpy(q.options, OPTIONS, sizeof OPTIONS);
+    q.budget.nodes = h->cfg.analysis_nodes;
+    rc = engine_pool_ask(h->env.engines, &q);
+    free(moves);
+    return rc;
+}
+
+/* Runs the queue: the job to run gets positions asked up to the pool's
+ * engines; a refusal is asked again ANALYSIS_RETRY_MS later. */
+static void pump(struct analyses *a, int64_t now)
+{
+    struct job *j = job_to_run(a);
+    struct engine_pool_stats st;
+    int slots;
+
+    if (!j || !a->h->env.engines)
+        return;
+    engine_pool_stats(a->h->env.engines, &st);
+    slots = st.engines > 0 ? st.engines : 1;
+    if (!j->running) {
+        j->running = true;
+        log_info("event=analysis_start game=%s positions=%d requester=%s",
+                 j->gid, j->n, j->pid);
+    }
+    if (j->done >= j->n) { /* (every position known without the engine) */
+        finish(a, j);
+        pump(a, now);
+        return;
+    }
+    while (j->inflight < slots && j->next < j->n) {
+        if (j->pos[j->next].asked) {
+            j->next++;
+            continue;
+        }
+        if (ask(a, j, j->next, now) < 0) {
+            hub_alarm_arm(a->h, a->tick, now + ANALYSIS_RETRY_MS);
+            return;
+        }
+        j->pos[j->next++].asked = true;
+        j->inflight++;
+    }
+}
+
+/* The figures once every position is in: the judgements, then the
+ * result stored "done" and sent to the listeners; the job ends. */
+static void finish(struct analyses *a, struct job *j)
+{
+    struct hub *h = a->h;
+    struct store_analysis row = {.requested_ms = j->requested_ms};
+    struct recent *r = calloc(1, sizeof *r);
+    uint64_t seq = 0;
+    json_t *o;
+    char *text;
+
+    for (int i = 1; i < j->n; i++)
+        if (j->pos[i - 1].have && j->pos[i].have)
+            j->pos[i].j = analysis_judge(j->pos[i - 1].s, j->pos[i].s,
+                                         (j->start + i - 1) % 2);
+    o = job_json(h, j, "done");
+    add_figures(o, j);
+    text = json_dumps(o, JSON_COMPACT);
+    snprintf(row.gid, sizeof row.gid, "%s", j->gid);
+    snprintf(row.pid, sizeof row.pid, "%s", j->pid);
+    snprintf(row.status, sizeof row.status, "done");
+    if (!text || !(seq = store_put_analysis(h->store, &row, text)))
+        log_error("event=analysis_not_stored game=%s", j->gid);
+    broadcast(j, o);
+    json_decref(o);
+    if (r && seq) { /* (kept until the row is committed) */
+        snprintf(r->gid, sizeof r->gid, "%s", j->gid);
+        r->seq = seq;
+        r->text = text;
+        r->next = a->recent;
+        a->recent = r;
+    } else {
+        free(r);
+        free(text);
+    }
+    log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
+             j->n, j->engine);
+    dequeue(a, j);
+    job_free(j);
+}
+
+/* The engine's score of position i (the side to move's point of view)
+ * into White's, and its best move into SAN. */
+static void take_answer(struct job *j, int i, const struct engine_answer *ans)
+{
+    struct pos *p = &j->pos[i];
+    int pov = (j->start + i) % 2 == 0 ? 1 : -1;
+    struct board b;
+    move_t m;
+
+    if (ans->status != ENGINE_OK || !ans->info.has_score) {
+        p->failed = true;
+        log_warn("event=analysis_position_failed game=%s position=%d "
+                 "status=%d fault=%s",
+                 j->gid, i, (int)ans->status, engine_fault_name(ans->fault));
+        return;
+    }
+    p->s.kind = ans->info.mate ? ANALYSIS_MATE : ANALYSIS_CP;
+    p->s.value = ans->info.score * pov;
+    p->have = true;
+    snprintf(p->best, sizeof p->best, "%s", ans->bestmove);
+    board_at(j, i, &b);
+    if (notation_parse_uci(&b, p->best, &m) == 0)
+        notation_san(&b, m, p->san);
+    if (ans->engine && ans->engine[0])
+        snprintf(j->engine, sizeof j->engine, "%s", ans->engine);
+}
+
+static void on_answer(void *arg, const struct engine_answer *ans)
+{
+    struct analyses *a = arg;
+    uint64_t serial = ans->cookie >> 20;
+    int i = (int)(ans->cookie & 0xfffff);
+    struct job *j = NULL;
+    json_t *o;
+
+    for (int k = 0; k < a->nq && !j; k++)
+        if (a->q[k]->serial == serial)
+            j = a->q[k];
+    if (!j || i >= j->n)
+        return;
+    j->inflight--;
+    take_answer(j, i, ans);
+    j->done++;
+    o = json_object();
+    json_object_set_new(o, "t", json_string("analysis_progress"));
+    json_object_set_new(o, "game", json_string(j->gid));
+    json_object_set_new(o, "position", json_integer(i));
+    json_object_set_new(o, "done", json_integer(j->done));
+    json_object_set_new(o, "total", json_integer(j->n));
+    json_object_set_new(o, "score", pos_json(j, i));
+    broadcast(j, o);
+    json_decref(o);
+    if (j->done >= j->n)
+        finish(a, j);
+    pump(a, hub_now_ms(a->h));
+}
+
+/* ---- requests -------------------------------------------------------- */
+
+/* A command's read: the game's row and moves, its analysis row, and the
+ * requester's analyses of the last day. */
+struct req_read {
+    struct hub_read r;
+    struct proto_msg m;
+    char pid[PROTO_KEY_MAX + 1];
+    char addr[ADDRKEY_MAX];
+    int64_t since_ms;
+    struct store_game row;
+    struct store_move *moves;
+    size_t n;
+    int found;
+    struct store_analysis arow;
+    char *result;
+    int64_t today;
+};
+
+static int req_run(struct store *st, struct hub_read *r)
+{
+    struct req_read *q = (struct req_read *)r;
+    int rc = store_get_analysis(st, q->m.game, &q->arow, &q->result);
+
+    if (rc < 0)
+        return -1;
+    if (rc == 1 || q->m.type == PROTO_T_ANALYSIS)
+        return rc;
+    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0)
+        return -1;
+    q->found = store_get_game(st, q->m.game, &q->row, &q->moves, &q->n, NULL);
+    return q->found < 0 ? -1 : 0;
+}
+
+static void req_clear(struct hub_read *r)
+{
+    struct req_read *q = (struct req_read *)r;
+
+    free(q->moves);
+    free(q->result);
+}
+
+/* The stored result sent to s (with its id). */
+static void send_stored(struct session *s, const struct req_read *q)
+{
+    json_t *o = json_loads(q->result, 0, NULL);
+
+    if (!o) {
+        hub_busy(s, &q->m.id);
+        return;
+    }
+    set_id(o, &q->m.id);
+    send_json(s, o);
+}
+
+/* A job's state to s (subscribed). */
+static void send_job(struct session *s, struct job *j,
+                     const struct proto_id *id)
+{
+    json_t *o = job_json(s->hub, j, j->running ? "running" : "queued");
+
+    subscribe(j, s);
+    set_id(o, id);
+    send_json(s, o);
+}
+
+/* Why pid (at address addr) may not have another job now: a message, or
+ * NULL. */
+static const char *limited(struct analyses *a, const char *pid,
+                           const char *addr)
+{
+    for (int i = 0; i < a->nq; i++) {
+        if (!strcmp(a->q[i]->pid, pid))
+            return "you have an analysis queued or running: one at a time";
+        if (addr[0] && !strcmp(a->q[i]->addr, addr))
+            return "your address has an analysis queued or running: one "
+                   "at a time";
+    }
+    return NULL;
+}
+
+/* `analyse` once read: the checks, then the job made and queued. */
+static void request(struct session *s, struct req_read *q)
+{
+    struct hub *h = s->hub;
+    struct analyses *a = state(h);
+    struct store_analysis row = {.requested_ms = hub_wall_ms(h)};
+    const char *why;
+    struct job *j;
+    char msg[96];
+
+    if (!q->found) {
+        hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &q->m.id);
+        return;
+    }
+    if (strcmp(q->row.status, "ended") || !strcmp(q->row.result, "*")) {
+        hub_send_error(s, PROTO_NOT_FINISHED,
+                       "only a finished game is analysed", &q->m.id);
+        return;
+    }
+    if ((why = limited(a, q->pid, q->addr)) != NULL) {
+        hub_send_error(s, PROTO_ANALYSIS_LIMIT, why, &q->m.id);
+        return;
+    }
+    if (q->today >= h->cfg.analyses_per_day) {
+        snprintf(msg, sizeof msg,
+                 "you have asked for %d analyses in 24 hours: the most there "
+                 "may be",
+                 h->cfg.analyses_per_day);
+        hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
+        return;
+    }
+    if (a->nq > h->cfg.analysis_queue) {
+        hub_send_error(s, PROTO_BUSY, "the analysis queue is full: try later",
+                       &q->m.id);
+        return;
+    }
+    j = job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
+    if (!j || enqueue(a, j) < 0) {
+        job_free(j);
+        hub_busy(s, &q->m.id);
+        return;
+    }
+    snprintf(j->addr, sizeof j->addr, "%s", q->addr);
+    snprintf(row.gid, sizeof row.gid, "%s", j->gid);
+    snprintf(row.pid, sizeof row.pid, "%s", j->pid);
+    snprintf(row.status, sizeof row.status, "queued");
+    if (!store_put_analysis(h->store, &row, "{}"))
+        log_error("event=analysis_not_stored game=%s", j->gid);
+    log_info("event=analysis_queued game=%s requester=%s own=%d queued=%d",
+             j->gid, j->pid, (int)j->own, a->nq);
+    send_job(s, j, &q->m.id);
+    pump(a, hub_now_ms(h));
+}
+
+static void req_answer(struct hub_read *r, int rc)
+{
+    struct req_read *q = (struct req_read *)r;
+    struct session *s = r->who;
+    struct analyses *a = state(r->h);
+    struct job *j = job_of(a, q->m.game);
+    json_t *o;
+
+    if (rc == 1 || q->found == 1)
+        hub_read_refund(r);
+    if (j) { /* (made meanwhile) */
+        send_job(s, j, &q->m.id);
+    } else if (recent_send(a, s, q->m.game, &q->m.id)) {
+        /* (finished meanwhile: its row not committed yet) */
+    } else if (rc < 0) {
+        hub_busy(s, &q->m.id);
+    } else if (rc == 1 && !strcmp(q->arow.status, "done")) {
+        send_stored(s, q);
+    } else if (rc == 1 || q->m.type == PROTO_T_ANALYSIS) {
+        /* none, or queued in the store and not yet back in the queue */
+        o = json_object();
+        json_object_set_new(o, "t", json_string("analysis"));
+        json_object_set_new(o, "game", json_string(q->m.game));
+        json_object_set_new(o, "status",
+                            json_string(rc == 1 ? "queued" : "none"));
+        set_id(o, &q->m.id);
+        send_json(s, o);
+    } else {
+        request(s, q);
+    }
+}
+
+/* analyse and analysis: the job under way answers at once; else the
+ * store is read (req_answer goes on). */
+static void do_analysis(struct session *s, const struct proto_msg *m,
+                        int64_t now)
+{
+    struct hub *h = s->hub;
+    struct analyses *a = state(h);
+    struct job *j = job_of(a, m->game);
+    struct game *g = hub_game(h, m->game);
+    struct req_read *q;
+    const char *why;
+    char addr[ADDRKEY_MAX];
+
+    (void)now;
+    if (j) {
+        send_job(s, j, &m->id);
+        return;
+    }
+    if (recent_send(a, s, m->game, &m->id))
+        return;
+    hub_addr_key(h, s->ip, addr);
+    if (m->type == PROTO_T_ANALYSE) {
+        if (!h->env.engines) {
+            hub_send_error(s, PROTO_NO_ENGINE,
+                           "this server runs no engine: no analysis", &m->id);
+            return;
+        }
+        if (g && game_status(g) != GAME_ENDED) {
+            hub_send_error(s, PROTO_NOT_FINISHED,
+                           "only a finished game is analysed", &m->id);
+            return;
+        }
+        if ((why = limited(a, s->player->pid, addr)) != NULL) {
+            hub_send_error(s, PROTO_ANALYSIS_LIMIT, why, &m->id);
+            return;
+        }
+    }
+    if (!(q = calloc(1, sizeof *q))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    q->r.run = req_run;
+    q->r.answer = req_answer;
+    q->r.clear = req_clear;
+    q->m = *m;
+    snprintf(q->pid, sizeof q->pid, "%s", s->player->pid);
+    snprintf(q->addr, sizeof q->addr, "%s", addr);
+    q->since_ms = hub_wall_ms(h) - ANALYSIS_DAY_MS;
+    /* (metered as a read of a game not in memory: given back when found) */
+    hub_read_submit_for(s, &q->r, &m->id, HUB_READ_METERED);
+}
+
+/* ---- a restart: the queued rows read back ----------------------------- */
+
+struct requeue_read {
+    struct hub_read r;
+    struct store_analysis *rows;
+    struct store_game *games;
+    struct store_move **moves;
+    size_t *nmoves;
+    size_t n, max;
+};
+
+static int requeue_run(struct store *st, struct hub_read *r)
+{
+    struct requeue_read *q = (struct requeue_read *)r;
+
+    if (store_queued_analyses(st, q->rows, q->max, &q->n) < 0)
+        return -1;
+    for (size_t i = 0; i < q->n; i++)
+        if (store_get_game(st, q->rows[i].gid, &q->games[i], &q->moves[i],
+                           &q->nmoves[i], NULL) < 0)
+            return -1;
+    return 0;
+}
+
+static void requeue_clear(struct hub_read *r)
+{
+    struct requeue_read *q = (struct requeue_read *)r;
+
+    for (size_t i = 0; i < q->n; i++)
+        free(q->moves[i]);
+    free(q->rows);
+    free(q->games);
+    free(q->moves);
+    free(q->nmoves);
+}
+
+static void requeue_answer(struct hub_read *r, int rc)
+{
+    struct requeue_read *q = (struct requeue_read *)r;
+    struct analyses *a = r->h ? state(r->h) : NULL;
+
+    if (!a)
+        return;
+    if (rc < 0) {
+        log_error("event=analysis_requeue_failed");
+        a->restarted = false; /* (read again at the next sweep) */
+        return;
+    }
+    for (size_t i = 0; i < q->n; i++) {
+        struct job *j;
+        if (job_of(a, q->rows[i].gid) || !q->games[i].gid[0])
+            continue;
+        j = job_new(&q->games[i], q->moves[i], q->nmoves[i], q->rows[i].pid,
+                    q->rows[i].requested_ms);
+        if (!j || enqueue(a, j) < 0) {
+            job_free(j);
+            continue;
+        }
+        log_info("event=analysis_requeued game=%s requester=%s", j->gid,
+                 j->pid);
+    }
+    pump(a, hub_now_ms(r->h));
+}
+
+/* Reads the rows still "queued" (a previous run's jobs) once. */
+static void requeue(struct analyses *a)
+{
+    struct hub *h = a->h;
+    struct requeue_read *q;
+    size_t max = (size_t)h->cfg.analysis_queue + 1;
+
+    if (a->restarted || !h->env.engines || !h->store)
+        return;
+    a->restarted = true;
+    q = calloc(1, sizeof *q);
+    if (q) {
+        q->max = max;
+        q->rows = calloc(max, sizeof *q->rows);
+        q->games = calloc(max, sizeof *q->games);
+        q->moves = calloc(max, sizeof *q->moves);
+        q->nmoves = calloc(max, sizeof *q->nmoves);
+    }
+    if (!q || !q->rows || !q->games || !q->moves || !q->nmoves) {
+        if (q)
+            requeue_clear(&q->r);
+        free(q);
+        a->restarted = false;
+        return;
+    }
+    q->r.run = requeue_run;
+    q->r.answer = requeue_answer;
+    q->r.clear = requeue_clear;
+    q->r.always = true;
+    if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
+        a->restarted = false;
+}
+
+/* ---- what the PGN export asks (analysis_pgn.h) ------------------------ */
+
+const char *hub_analysis_recent(struct hub *h, const char *gid)
+{
+    struct analyses *a = state(h);
+
+    if (!a)
+        return NULL;
+    recent_prune(a);
+    for (struct recent *r = a->recent; r; r = r->next)
+        if (!strcmp(r->gid, gid))
+            return r->text;
+    return NULL;
+}
+
+/* ---- the module's hooks ------------------------------------------------ */
+
+static void tick(void *arg)
+{
+    struct analyses *a = arg;
+
+    requeue(a);
+    pump(a, hub_now_ms(a->h));
+}
+
+static void sweep(struct hub *h, int64_t now)
+{
+    struct analyses *a = state(h);
+
+    requeue(a);
+    recent_prune(a);
+    pump(a, now);
+}
+
+static void wake(struct hub *h)
+{
+    engine_pool_collect(h->env.engines);
+}
+
+static void session_closed(struct hub *h, struct session *s)
+{
+    struct analyses *a = state(h);
+
+    for (int i = 0; i < a->nq; i++) {
+        struct job *j = a->q[i];
+        for (int k = 0; k < j->nsubs; k++)
+            if (j->subs[k] == s)
+                j->subs[k--] = j->subs[--j->nsubs];
+    }
+}
+
+static int init(struct hub *h)
+{
+    struct analyses *a = calloc(1, sizeof *a);
+
+    if (!a)
+        return -1;
+    a->h = h;
+    a->tick = hub_alarm_new(h, tick, a);
+    if (!a->tick) {
+        free(a);
+        return -1;
+    }
+    hub_module_set_state(h, &hub_analysis_module, a);
+    hub_alarm_arm(h, a->tick, hub_now_ms(h)); /* the restart's read */
+    return 0;
+}
+
+static void free_state(struct hub *h)
+{
+    struct analyses *a = state(h);
+
+    if (!a)
+        return;
+    for (int i = 0; i < a->nq; i++)
+        job_free(a->q[i]);
+    free(a->q);
+    while (a->recent) {
+        struct recent *r = a->recent;
+        a->recent = r->next;
+        free(r->text);
+        free(r);
+    }
+    hub_alarm_free(h, a->tick);
+    free(a);
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_ANALYSE, do_analysis, false},
+    {PROTO_T_ANALYSIS, do_analysis, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_analysis_module = {
+    .name = "analysis",
+    .init = init,
+    .free = free_state,
+    .wake = wake,
+    .sweep = sweep,
+    .session_closed = session_closed,
+    .commands = commands,
+};

@@ -1,0 +1,193 @@
+"""Computer analysis of a finished game over the real server (PROTOCOL.md,
+"Computer analysis"): with Debian's Stockfish at a tiny node budget, a
+short game's blunder marked with the best move instead, the progress
+pushed, the figures and the engine line stored and sent again (never
+analysed twice), the PGN's evals; the refusals (a live game, no such
+game, one at a time per player and per address, a number a day, a full
+queue) and a player's own game before a spectator's; with the fake
+engine (tests/unit/fake_uci.c), an engine that crashes once is re-asked
+and one that always crashes reports its positions failed; and a job
+under way when the server is killed is queued again after the restart.
+"""
+import os
+import time
+
+from harness import (WAIT, FreshServerTest, not_in_cluster)
+
+FAKE = os.environ.get("CHESS_FAKE_UCI", "")
+BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+# 3... Nf6?? allows 4. Qxf7#: a blunder by lichess's mate rule.
+BLUNDER_GAME = "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6 h5f7"
+TINY = {"analysis_nodes": 2000}
+
+
+def play(w, b, gid, moves):
+    """Plays UCI moves from ply 0, White first; waits for each."""
+    players = [w, b]
+    for ply, uci in enumerate(moves.split()):
+        players[ply % 2].move(gid, uci, ply)
+        for c in players:
+            c.expect("moved", game=gid, ply=ply + 1)
+
+
+class AnalysisBase(FreshServerTest):
+    def finished_game(self, srv, moves="e2e4 e7e5", source=None):
+        """A game of two new players (from source) that White resigned
+        after moves (or that ended in them); returns (w, b, gid)."""
+        kw = {"source": source} if source else {}
+        w, b, gid = self.start_game(srv, clock=BLITZ, **kw)
+        play(w, b, gid, moves)
+        if moves != BLUNDER_GAME:
+            w.send({"t": "resign", "game": gid})
+        for c in (w, b):
+            c.expect("game_end", game=gid)
+        return w, b, gid
+
+    def done(self, c, gid, timeout=WAIT * 2):
+        return c.expect("analysis", game=gid, status="done", timeout=timeout)
+
+
+@not_in_cluster("a job runs on the node asked (PROTOCOL.md)")
+class StockfishAnalysisTest(AnalysisBase):
+    def test_blunder_marked_progress_and_stored_once(self):
+        srv = self.server(config=TINY)
+        w, b, gid = self.finished_game(srv, BLUNDER_GAME)
+        first = w.request({"t": "analyse", "game": gid}, "analysis")
+        self.assertIn(first["status"], ("queued", "running"))
+        self.assertEqual(first["total"], 8)
+        progress = w.expect("analysis_progress", game=gid)
+        self.assertEqual(progress["total"], 8)
+        a = self.done(w, gid)
+        pos = a["positions"]
+        self.assertEqual(len(pos), 8)
+        self.assertEqual(pos[7], {"checkmate": True})  # (no engine asked)
+        self.assertEqual(pos[6].get("mate"), 1)
+        self.assertEqual(pos[6]["judgement"], "blunder")
+        self.assertNotEqual(pos[5]["best"], "g8f6")
+        self.assertTrue(pos[5]["best_san"])
+        self.assertEqual(a["counts"]["black"]["blunder"], 1)
+        self.assertGreater(a["accuracy"]["white"], a["accuracy"]["black"])
+        self.assertTrue(a["engine"].startswith("Stockfish"), a["engine"])
+        self.assertEqual(a["nodes"], 2000)
+        self.assertEqual(a["options"]["Threads"], "1")
+        # asked again, by a player or anyone: the stored one, not a new job
+        again = w.request({"t": "analyse", "game": gid}, "analysis")
+        self.assertEqual(again["positions"], pos)
+        other = self.client(srv, source="127.0.0.9")
+        got = other.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual((got["status"], got["positions"]), ("done", pos))
+        self.assertEqual(srv.log_text().count("event=analysis_start"), 1)
+        # the PGN carries each move's evaluation
+        pgn = srv.http("/api/games/%s/pgn" % gid)[2].decode()
+        # (beside the clock; a move given lag credit has its [%lag] after)
+        self.assertRegex(pgn, r"Nf6\s\{ \[%clk [0-9:]+\] \[%eval #1\][] ]")
+        self.assertRegex(pgn, r"1\. e4\s\{ \[%clk [0-9:]+\] "
+                              r"\[%eval -?\d+\.\d\d\][] ]")
+
+    def test_refusals(self):
+        srv = self.server(config=dict(TINY, analyses_per_day=1))
+        w, b, gid = self.finished_game(srv)
+        # a live game, no such game
+        w2, b2, live = self.start_game(srv, clock=BLITZ, source="127.0.0.2")
+        r = w2.request({"t": "analyse", "game": live}, "error")
+        self.assertEqual(r["code"], "not_finished")
+        r = w2.request({"t": "analyse", "game": "nosuchgame"}, "error")
+        self.assertEqual(r["code"], "no_such_game")
+        none = w2.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual(none["status"], "none")
+        # a day's number: one
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        self.done(w, gid)
+        w3, b3, gid3 = self.finished_game(srv, source="127.0.0.3")
+        r = w.request({"t": "analyse", "game": gid3}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("24 hours", r["msg"])
+        # someone else's day is not w's: b3 asks for its own game
+        b3.request({"t": "analyse", "game": gid3}, "analysis")
+        self.done(b3, gid3)
+
+
+@not_in_cluster("the fake engine's environment is one process's")
+class FakeEngineAnalysisTest(AnalysisBase):
+    def fake(self, mode, once=False, config=None, delay_ms=None):
+        if not FAKE:
+            self.skipTest("CHESS_FAKE_UCI not set")
+        env = {"FAKE_UCI_MODE": mode}
+        if once:
+            env["FAKE_UCI_ONCE"] = self.path("once")
+        if delay_ms:
+            env["FAKE_UCI_DELAY_MS"] = str(delay_ms)
+        return self.server(config=config,
+                           extra=["--engine-path", FAKE, "--engines", "1"],
+                           env=env)
+
+    def test_crash_once_is_asked_again(self):
+        srv = self.fake("crash", once=True)
+        w, b, gid = self.finished_game(srv)
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        a = self.done(w, gid)
+        self.assertFalse([p for p in a["positions"] if "failed" in p])
+        self.assertIn("event=engine_restart reason=crash", srv.log_text())
+
+    def test_always_crashing_reports_failed_positions(self):
+        srv = self.fake("crash")
+        w, b, gid = self.finished_game(srv)
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        a = self.done(w, gid, timeout=WAIT * 4)
+        self.assertEqual(a["positions"], [{"failed": True}] * 3)
+        self.assertEqual(a["accuracy"], {"white": None, "black": None})
+
+    def test_limits_queue_and_order(self):
+        srv = self.fake("slow", delay_ms=400, config={"analysis_queue": 2})
+        w1, b1, g1 = self.finished_game(srv, source="127.0.0.2")
+        w2, b2, g2 = self.finished_game(srv, source="127.0.0.3")
+        w3, b3, g3 = self.finished_game(srv, source="127.0.0.4")
+        w4, b4, g4 = self.finished_game(srv, source="127.0.0.5")
+        w1.request({"t": "analyse", "game": g1}, "analysis")  # runs
+        # a watcher of g1 hears its progress
+        watcher = self.client(srv, source="127.0.0.7")
+        watcher.request({"t": "analysis", "game": g1}, "analysis")
+        # one at a time per player, and per address
+        r = w1.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("you have", r["msg"])
+        r = b1.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("address", r["msg"])
+        # a spectator's request for g3, then a player's own g2: g2 first
+        spect = self.client(srv, source="127.0.0.6")
+        q = spect.request({"t": "analyse", "game": g3}, "analysis")
+        self.assertEqual(q["status"], "queued")
+        w2.request({"t": "analyse", "game": g2}, "analysis")
+        # the queue (2 waiting) is full
+        r = w4.request({"t": "analyse", "game": g4}, "error")
+        self.assertEqual((r["code"], r["msg"]),
+                         ("busy", "the analysis queue is full: try later"))
+        watcher.expect("analysis_progress", game=g1)
+        for c, g in ((w1, g1), (w2, g2), (spect, g3)):
+            self.done(c, g, timeout=WAIT * 4)
+        starts = [line.split("game=")[1].split()[0]
+                  for line in srv.log_text().splitlines()
+                  if "event=analysis_start" in line]
+        self.assertEqual(starts, [g1, g2, g3])
+
+    def test_restart_requeues(self):
+        srv = self.fake("slow", delay_ms=500)
+        w, b, gid = self.finished_game(srv)
+        token = w.token
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        w.expect("analysis_progress", game=gid, timeout=WAIT * 2)
+        srv.kill()
+        srv.start()
+        c = self.client(srv, token=token)
+        # (the restart's read of the queued rows may come after the ask)
+        for _ in range(100):
+            r = c.request({"t": "analysis", "game": gid}, "analysis")
+            if r["status"] != "queued" or "positions" in r:
+                break
+            time.sleep(0.05)
+        a = r if r["status"] == "done" else self.done(c, gid, WAIT * 4)
+        self.assertEqual(len(a["positions"]), 3)
+        self.assertFalse([p for p in a["positions"] if "failed" in p])
+        self.assertIn("event=analysis_requeued game=%s" % gid,
+                      srv.log_text())
