@@ -55,6 +55,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_TAKEBACK_NOT_ALLOWED] = "takeback_not_allowed",
     [PROTO_GIVE_TIME_NOT_ALLOWED] = "give_time_not_allowed",
     [PROTO_GIVE_TIME_CAPPED] = "give_time_capped",
+    [PROTO_NO_SUCH_TOKEN] = "no_such_token",
+    [PROTO_TOO_MANY_TOKENS] = "too_many_tokens",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -40,7 +40,7 @@ const char *store__op_name(enum op_kind k)
         "player",       "game",          "move",          "finish",
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
-        "epoch"};
+        "epoch",        "api_token_put", "api_token_revoke"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -83,7 +83,7 @@ static struct store *new_store(const struct store_backend *be,
            be->get_settings && be->is_account && be->rating_history &&
            be->leaderboard && be->rated_ends && be->get_game &&
            be->load_live && be->list_player_games && be->player_live_games &&
-           be->live_gids);
+           be->live_gids && be->api_token && be->api_tokens);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;
