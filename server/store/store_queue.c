@@ -376,7 +376,7 @@ uint64_t store_put_api_token(struct store *s, const struct store_api_token *t)
 {
     struct op *op;
 
-    if (!s || !t || !t->id[0] || !t->pid[0] || !t->scopes[0])
+    if (!s || !t || !t->id[0] || !t->pid[0])
         return 0;
     if (!(op = op_new(OP_API_TOKEN_PUT)))
         return 0;
