@@ -85,8 +85,8 @@ void apitoken_scopes_format(unsigned mask, char *out, size_t len)
     for (int i = 0; i < N_SCOPES; i++) {
         if (!(mask & (1u << i)))
             continue;
-        int w = snprintf(out + n, len > n ? len - n : 0, "%s%s",
-                         n ? "," : "", scopes[i]);
+        int w = snprintf(out + n, len > n ? len - n : 0, "%s%s", n ? "," : "",
+                         scopes[i]);
         if (w < 0 || (size_t)w >= (len > n ? len - n : 0))
             return; /* (cut: len was too small) */
         n += (size_t)w;

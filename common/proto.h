@@ -417,7 +417,7 @@ char *proto_render_token_revoked(const char *token_id,
 /* The HTTP API: POST /api/token/test's object, token text -> {"scopes":
  * "a,b","userId":..,"expires":null} or null (user NULL). */
 struct proto_token_test {
-    const char *text; /* as sent */
+    const char *text;    /* as sent */
     const char *user_id; /* NULL: no such token */
     unsigned scopes;
 };

@@ -127,12 +127,11 @@ char *proto_render_account(const struct proto_account *a)
 
     for (size_t i = 0; perfs && i < a->n_ratings; i++) {
         const struct proto_rating *r = &a->ratings[i];
-        json_object_set_new(perfs, r->category,
-                            json_pack("{s:i,s:I,s:I,s:i,s:b}", "games",
-                                      r->games, "rating",
-                                      (json_int_t)r->rating, "rd",
-                                      (json_int_t)r->rd, "prog", 0, "prov",
-                                      r->provisional));
+        json_object_set_new(
+            perfs, r->category,
+            json_pack("{s:i,s:I,s:I,s:i,s:b}", "games", r->games, "rating",
+                      (json_int_t)r->rating, "rd", (json_int_t)r->rd, "prog",
+                      0, "prov", r->provisional));
     }
     if (o && perfs)
         json_object_set_new(o, "perfs", perfs);

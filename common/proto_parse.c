@@ -469,7 +469,8 @@ static int take_scopes(json_t *v, struct proto_msg *m, struct proto_error *e)
             char known[APITOKEN_SCOPES_TEXT_MAX + 1];
             apitoken_scopes_format((1u << apitoken_scope_count()) - 1, known,
                                    sizeof known);
-            snprintf(why, sizeof why, "scopes: unknown scope '%.40s' (known: %.100s)",
+            snprintf(why, sizeof why,
+                     "scopes: unknown scope '%.40s' (known: %.100s)",
                      json_string_value(x), known);
             return fail(e, PROTO_BAD_FIELD, "%s", why);
         }
@@ -483,17 +484,16 @@ static int parse_token_fields(json_t *root, struct proto_msg *m,
                               unsigned present, struct proto_error *e)
 {
     if ((present & F_DESCRIPTION) &&
-        get_string(root, "description", m->description,
-                   sizeof m->description, e) < 0)
+        get_string(root, "description", m->description, sizeof m->description,
+                   e) < 0)
         return fail(e, PROTO_BAD_FIELD, "%s",
                     "description: a string of at most 100 bytes");
     if ((present & F_SCOPES) &&
         take_scopes(json_object_get(root, "scopes"), m, e) < 0)
         return -1;
-    if ((present & F_TOKEN_ID) &&
-        (get_string(root, "token_id", m->token_id, sizeof m->token_id, e) <
-             0 ||
-         !proto_key_valid(m->token_id)))
+    if ((present & F_TOKEN_ID) && (get_string(root, "token_id", m->token_id,
+                                              sizeof m->token_id, e) < 0 ||
+                                   !proto_key_valid(m->token_id)))
         return fail(e, PROTO_BAD_FIELD, "%s",
                     "token_id: 1-16 of A-Z a-z 0-9 _ -");
     return 0;

@@ -142,10 +142,10 @@ static int write_one(const char *db, const char *pg,
     int64_t until = sysclock_ms(CLOCK_MONOTONIC) + COMMIT_WAIT_MS;
     int rc = 0;
 
-    if ((pg && *pg ? store_open_pg(&s, pg, "token-cli", NULL, nothing, NULL,
-                                   err, sizeof err)
-                   : store_open(&s, db, nothing, NULL, err, sizeof err)) <
-        0) {
+    if ((pg && *pg
+             ? store_open_pg(&s, pg, "token-cli", NULL, nothing, NULL, err,
+                             sizeof err)
+             : store_open(&s, db, nothing, NULL, err, sizeof err)) < 0) {
         fprintf(stderr, "E: token: %s\n", err);
         return 1;
     }

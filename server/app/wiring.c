@@ -107,8 +107,8 @@ static void to_net_reply(const struct http_reply *hr, struct net_reply *r)
 static void on_http(void *ctx, const struct net_request *nq, int64_t now,
                     uint64_t later, struct net_reply *r)
 {
-    const struct http_request q = {nq->method, nq->path,   nq->args,
-                                   nq->nargs,  nq->bearer, nq->body,
+    const struct http_request q = {nq->method,   nq->path,   nq->args,
+                                   nq->nargs,    nq->bearer, nq->body,
                                    nq->body_len, nq->addr};
     struct http_reply hr;
 

@@ -47,8 +47,7 @@ static struct apitokens *T(struct hub *h)
 }
 
 int apitoken_make(const char *pid, const char *description, unsigned scopes,
-                  int64_t created_ms, char *text,
-                  struct store_api_token *row)
+                  int64_t created_ms, char *text, struct store_api_token *row)
 {
     size_t pre = sizeof APITOKEN_PREFIX - 1, n;
 
@@ -128,8 +127,8 @@ static void do_create(struct hub *h, struct session *s, struct cmd_read *q)
     }
     struct proto_api_token t = listed(&row);
     hub_send_text(s, proto_render_token_created(&t, text, &q->m.id), seq);
-    log_info("event=api_token_created player=%s token_id=%s scopes=%s", q->pid,
-             row.id, row.scopes[0] ? row.scopes : "-");
+    log_info("event=api_token_created player=%s token_id=%s scopes=%s",
+             q->pid, row.id, row.scopes[0] ? row.scopes : "-");
 }
 
 static void do_list(struct session *s, struct cmd_read *q)
@@ -308,8 +307,8 @@ static void account_answer(struct hub_read *r, int rc)
                 };
         }
         lower(q->a.username, id, sizeof id);
-        struct proto_account a = {id, q->a.username, NULL, q->a.created_ms,
-                                  shown, n};
+        struct proto_account a = {
+            id, q->a.username, NULL, q->a.created_ms, shown, n};
         reply(&out, 200, proto_render_account(&a));
     }
     hub_http_answer(r->h, q->later, &out);
@@ -394,7 +393,7 @@ static void test_answer(struct hub_read *r, int rc)
 {
     struct http_read *q = (struct http_read *)r;
     struct proto_token_test *v = calloc(q->n ? q->n : 1, sizeof *v);
-    char (*ids)[sizeof q->t.username] = calloc(q->n ? q->n : 1, sizeof *ids);
+    char(*ids)[sizeof q->t.username] = calloc(q->n ? q->n : 1, sizeof *ids);
     struct http_reply out = {0};
 
     if (rc < 0) {
@@ -512,7 +511,8 @@ static int init(struct hub *h)
     t->uses = ratelimit_new(LIMIT_API_TOKEN_PER_S, LIMIT_API_TOKEN_BURST,
                             LIMIT_API_TOKEN_KEYS);
     t->fails = ratelimit_new(LIMIT_API_AUTH_FAILS_PER_MIN / 60.0,
-                             LIMIT_API_AUTH_FAILS_BURST, LIMIT_API_TOKEN_KEYS);
+                             LIMIT_API_AUTH_FAILS_BURST,
+                             LIMIT_API_TOKEN_KEYS);
     if (!t->writes || !t->uses || !t->fails) {
         fini(h);
         return -1;

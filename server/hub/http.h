@@ -30,7 +30,7 @@ struct http_request {
 };
 
 struct http_reply {
-    int status; /* 200, 400, 401, 404, 429, 500, 503; 0: later
+    int status;       /* 200, 400, 401, 404, 429, 500, 503; 0: later
                    (http_handle) */
     const char *type; /* Content-Type */
     char *body;       /* malloc'ed; the caller frees */

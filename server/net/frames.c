@@ -249,7 +249,7 @@ static int head_byte(struct frames *f, uint8_t c)
     default: /* H_END_CR */
         if (c != '\n')
             return refuse(f, 400, "bare_cr");
-        f->body = h->length; /* (0 but a POST's, checked by value_end) */
+        f->body = h->length;     /* (0 but a POST's, checked by value_end) */
         memset(h, 0, sizeof *h); /* the next request's */
         return 0;
     }

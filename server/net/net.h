@@ -95,14 +95,14 @@ struct net_reply {
 
 /* An HTTP API request (net_handlers.http): a GET's or a POST's. */
 struct net_request {
-    const char *method;        /* "GET" (HEAD too) or "POST" */
+    const char *method; /* "GET" (HEAD too) or "POST" */
     const char *path;
-    const char *const *args;   /* the query's "name=value", decoded */
+    const char *const *args; /* the query's "name=value", decoded */
     size_t nargs;
-    const char *bearer;        /* Authorization: Bearer's token; NULL */
-    const char *body;          /* a POST's (NUL-terminated; "" none) */
+    const char *bearer; /* Authorization: Bearer's token; NULL */
+    const char *body;   /* a POST's (NUL-terminated; "" none) */
     size_t body_len;
-    const char *addr;          /* the client's address key (addrkey.h) */
+    const char *addr; /* the client's address key (addrkey.h) */
 };
 
 /* What net.c hands to the server above it (main.c fills them in): the

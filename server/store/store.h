@@ -313,7 +313,8 @@ struct store_api_token {
 /* Queues the token t (copied; username ignored) / the deletion of token
  * id of account pid (pid NULL or "": whoever's, the operator's revoke).
  * Sequence numbers as the other writes (0 also for an empty id or pid). */
-uint64_t store_put_api_token(struct store *s, const struct store_api_token *t);
+uint64_t store_put_api_token(struct store *s,
+                             const struct store_api_token *t);
 uint64_t store_revoke_api_token(struct store *s, const char *id,
                                 const char *pid);
 

@@ -10,7 +10,7 @@ import subprocess
 import threading
 
 from harness import (SERVER, FreshServerTest, ServerTest, one_node,
-                     sqlite_only, write_json)
+                     sqlite_only, write_json, db_args)
 
 PASSWORD = "correct horse"
 TOKEN_RE = re.compile(r"^lip_[A-Za-z0-9_-]{20}$")
@@ -277,9 +277,9 @@ class TokenCliTest(FreshServerTest):
         srv = self.server()
         a = self.client(srv)
         register(a, "cli_frank")
+        where = db_args(self.dir, srv.db)  # --db PATH or --postgres CONNINFO
         cfg = write_json(self.path("cli.json"),
-                         {"postgres": srv.pg} if srv.pg
-                         else {"database": srv.db})
+                         {where[0][2:].replace("db", "database"): where[1]})
         rc, out, err = self.cli("create", "cli_frank", "challenge:write",
                                 "--config", cfg)
         self.assertEqual(rc, 0, err)

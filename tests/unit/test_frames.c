@@ -180,9 +180,9 @@ START_TEST(http_post_body)
     ck_assert_uint_eq(
         frames_http_cut(&f, (const uint8_t *)req + head, n - head), n - head);
     ck_assert_int_eq(frames_http_feed(&f, (const uint8_t *)req + head, 7), 0);
-    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)req + head + 7,
-                                      n - head - 7),
-                      n - head - 7);
+    ck_assert_uint_eq(
+        frames_http_cut(&f, (const uint8_t *)req + head + 7, n - head - 7),
+        n - head - 7);
     /* FRAMES_BODY_MAX bytes pass, one more is 413 */
     for (int body = FRAMES_BODY_MAX; body <= FRAMES_BODY_MAX + 1; body++) {
         len = snprintf(big, sizeof big,

@@ -1186,7 +1186,8 @@ START_TEST(api_token_scopes)
     ck_assert_str_eq(out, "challenge:read,challenge:write,preference:read,"
                           "preference:write");
     ck_assert_int_eq(
-        apitoken_scopes_parse("bot:play,web:mod", &mask, err, sizeof err), -1);
+        apitoken_scopes_parse("bot:play,web:mod", &mask, err, sizeof err),
+        -1);
     ck_assert_uint_eq(mask, 0);
     ck_assert_str_eq(err, "unknown scope 'web:mod' (known: bot:play,"
                           "board:play,challenge:read,challenge:write,"
@@ -1231,19 +1232,21 @@ START_TEST(api_token_scopes)
     FAILS("{\"t\":\"token_create\",\"scopes\":[]}", false,
           PROTO_UNAUTHENTICATED, NULL);
     char desc[200];
-    snprintf(desc, sizeof desc,
-             "{\"t\":\"token_create\",\"scopes\":[],\"description\":\"%0101d\"}",
-             0);
-    FAILS(desc, true, PROTO_BAD_FIELD, "description: a string of at most 100");
+    snprintf(
+        desc, sizeof desc,
+        "{\"t\":\"token_create\",\"scopes\":[],\"description\":\"%0101d\"}",
+        0);
+    FAILS(desc, true, PROTO_BAD_FIELD,
+          "description: a string of at most 100");
     ck_assert_int_eq(
         parse("{\"t\":\"token_revoke\",\"token_id\":\"Ab_-9\"}", true), 0);
     ck_assert_str_eq(m.token_id, "Ab_-9");
     FAILS("{\"t\":\"token_revoke\",\"token_id\":\"a b\"}", true,
           PROTO_BAD_FIELD, "token_id");
-    FAILS("{\"t\":\"token_revoke\",\"token_id\":\"0123456789abcdefg\"}",
-          true, PROTO_BAD_FIELD, "token_id");
-    FAILS("{\"t\":\"token_list\",\"token_id\":\"a\"}", true,
-          PROTO_BAD_FIELD, "unknown field");
+    FAILS("{\"t\":\"token_revoke\",\"token_id\":\"0123456789abcdefg\"}", true,
+          PROTO_BAD_FIELD, "token_id");
+    FAILS("{\"t\":\"token_list\",\"token_id\":\"a\"}", true, PROTO_BAD_FIELD,
+          "unknown field");
 }
 END_TEST
 

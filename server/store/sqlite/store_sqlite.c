@@ -54,8 +54,8 @@
     "(ended_ms, gid) < (?2, ?3)" other
 
 /* An API token with its account's name (sqlite_read.c's api_row). */
-#define API_TOKEN_SELECT                                                  \
-    "SELECT t.id, t.token_hash, t.pid, a.username, t.description, "      \
+#define API_TOKEN_SELECT                                                   \
+    "SELECT t.id, t.token_hash, t.pid, a.username, t.description, "        \
     "t.scopes, t.created_ms FROM api_tokens t JOIN accounts a ON a.pid = " \
     "t.pid WHERE "
 
