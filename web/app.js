@@ -10,6 +10,7 @@ import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { PlayerView } from './player.js';
 import * as Settings from './settings.js';
+import { TokensView } from './tokens.js';
 import { Sound, soundForMove } from './sound.js';
 import * as W from './words.js';
 
@@ -36,6 +37,7 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
+let tokens;
 
 const ctx = {
     send(msg, req) {
@@ -115,6 +117,7 @@ function onMessage(msg) {
             lobby.forget();
         state.pid = msg.player.id;
         Settings.onIdentity(msg);
+        tokens.onIdentity(msg.player);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
@@ -128,6 +131,7 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = msg.player;
         Settings.onIdentity(msg);
+        tokens.onIdentity(msg.player);
         renderMe();
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
@@ -138,6 +142,7 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = null;
         Settings.onSignedOut();
+        tokens.onSignedOut();
         renderMe();
         account.onLoggedOut(msg);
         break;
@@ -147,6 +152,12 @@ function onMessage(msg) {
         break;
     case 'settings_changed':
         Settings.onRemote(msg);
+        break;
+    case 'token_created':
+    case 'tokens':
+    case 'token_revoked':
+        state.requests.delete(msg.id);
+        tokens.onMessage(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -267,7 +278,7 @@ function onError(msg) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
         if (req.t === 'settings')
             Settings.onSaveError(msg);
-    } else if (!account.onError(req, msg)) {
+    } else if (!tokens.onError(req, msg) && !account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
     if (req) {
@@ -514,6 +525,12 @@ function start() {
     leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
+    tokens = new TokensView((msg) => {
+        const id = conn ? conn.send(msg) : 0;
+        if (id)
+            state.requests.set(id, { t: msg.t });
+        return id;
+    });
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 
