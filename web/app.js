@@ -10,7 +10,6 @@ import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
 import { PlayerView } from './player.js';
 import * as Settings from './settings.js';
-import { TokensView } from './tokens.js';
 import { Sound, soundForMove } from './sound.js';
 import * as W from './words.js';
 
@@ -37,7 +36,9 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
-let tokens;
+// API tokens (tokens.js): loaded when an account first opens the settings
+// (few ever make one; a visit does not fetch it).
+let tokens = null, tokensLoading = null;
 
 const ctx = {
     send(msg, req) {
@@ -117,7 +118,8 @@ function onMessage(msg) {
             lobby.forget();
         state.pid = msg.player.id;
         Settings.onIdentity(msg);
-        tokens.onIdentity(msg.player);
+        if (tokens)
+            tokens.onIdentity(msg.player);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
@@ -131,7 +133,8 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = msg.player;
         Settings.onIdentity(msg);
-        tokens.onIdentity(msg.player);
+        if (tokens)
+            tokens.onIdentity(msg.player);
         renderMe();
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
@@ -142,7 +145,8 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = null;
         Settings.onSignedOut();
-        tokens.onSignedOut();
+        if (tokens)
+            tokens.onSignedOut();
         renderMe();
         account.onLoggedOut(msg);
         break;
@@ -157,7 +161,8 @@ function onMessage(msg) {
     case 'tokens':
     case 'token_revoked':
         state.requests.delete(msg.id);
-        tokens.onMessage(msg);
+        if (tokens)
+            tokens.onMessage(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -278,7 +283,8 @@ function onError(msg) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
         if (req.t === 'settings')
             Settings.onSaveError(msg);
-    } else if (!tokens.onError(req, msg) && !account.onError(req, msg)) {
+    } else if (!(tokens && tokens.onError(req, msg)) &&
+               !account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
     if (req) {
@@ -288,6 +294,24 @@ function onError(msg) {
         else if (req.game && req.game === game.gid)
             game.onError(req, msg);
     }
+}
+
+// The settings dialog opens: an account's tokens (tokens.js, once).
+function loadTokens() {
+    if (!state.me || !state.me.account || tokensLoading)
+        return;
+    tokensLoading = import('./tokens.js').then(({ TokensView }) => {
+        tokens = new TokensView((msg) => {
+            const id = conn ? conn.send(msg) : 0;
+            if (id)
+                state.requests.set(id, { t: msg.t });
+            return id;
+        });
+        tokens.onIdentity(state.me);
+    }).catch((e) => {
+        tokensLoading = null; // (offline: the next opening tries again)
+        console.warn(`tokens.js: ${e}`);
+    });
 }
 
 function renderMe() {
@@ -525,12 +549,7 @@ function start() {
     leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
-    tokens = new TokensView((msg) => {
-        const id = conn ? conn.send(msg) : 0;
-        if (id)
-            state.requests.set(id, { t: msg.t });
-        return id;
-    });
+    $('settings-btn').addEventListener('click', loadTokens);
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 
