@@ -12,6 +12,8 @@
  * read and given back when the token was good: an address guessing
  * tokens is held to LIMIT_API_AUTH_FAILS_PER_MIN lookups a minute.
  * POST /api/token/test is one read of at most LIMIT_API_TOKEN_TEST rows.
+ * In a cluster the buckets of tokens and of accounts are the cluster's
+ * (sharedlimits.c); an address's failures are each node's.
  */
 #include "hub/apitokens.h"
 
@@ -194,7 +196,7 @@ static void token_command(struct session *s, const struct proto_msg *m,
         return;
     }
     if (m->type != PROTO_T_TOKEN_LIST &&
-        !ratelimit_take(T(h)->writes, p->pid, now)) {
+        !hub_limit_take(h, T(h)->writes, p->pid, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "too many API token changes; try again in a minute",
                        &m->id);
@@ -333,7 +335,7 @@ static int bearer(struct hub *h, const struct http_request *hq, int64_t now,
     }
     ids_token_hash(hq->bearer, q->hash);
     hub_hex(q->hash, 32, key);
-    if (!ratelimit_take(T(h)->uses, key, now)) {
+    if (!hub_limit_take(h, T(h)->uses, key, now)) {
         ratelimit_give(T(h)->fails, hq->addr); /* (a real token's limit) */
         error(r, 429, "rate_limited");
         return -1;
@@ -513,7 +515,12 @@ static int init(struct hub *h)
     t->fails = ratelimit_new(LIMIT_API_AUTH_FAILS_PER_MIN / 60.0,
                              LIMIT_API_AUTH_FAILS_BURST,
                              LIMIT_API_TOKEN_KEYS);
-    if (!t->writes || !t->uses || !t->fails) {
+    /* a cluster's nodes count a token's requests and an account's
+     * changes together (sharedlimits.c); the failures of an address,
+     * given back when good, stay each node's */
+    if (!t->writes || !t->uses || !t->fails ||
+        hub_limit_share(h, "api_token_uses", t->uses) < 0 ||
+        hub_limit_share(h, "api_token_writes", t->writes) < 0) {
         fini(h);
         return -1;
     }
