@@ -230,6 +230,10 @@ static int error(struct http_reply *r, int status, const char *words)
     return reply(r, status, proto_render_api_error(words));
 }
 
+/* POST /api/token/test: the bytes of a token kept (a longer one is
+ * answered null under its first TEST_TEXT_MAX bytes). */
+#define TEST_TEXT_MAX 64
+
 /* A request's read: the token's row, and what its route needs. */
 struct http_read {
     struct hub_read r;
@@ -242,7 +246,7 @@ struct http_read {
     size_t nratings;
     /* POST /api/token/test: the tokens named, and each one's row */
     size_t n;
-    char (*texts)[APITOKEN_TEXT_LEN + 1];
+    char (*texts)[TEST_TEXT_MAX + 1];
     struct store_api_token *rows;
     int *found;
 };
@@ -423,9 +427,9 @@ static void test_answer(struct hub_read *r, int rc)
 }
 
 /* POST /api/token/test: the body is tokens separated by commas (lichess:
- * "token1,token2"), at most LIMIT_API_TOKEN_TEST; each is answered, one
- * not of a token's shape (too long, say) as null, under the first
- * APITOKEN_TEXT_LEN + 8 bytes of its text. */
+ * "token1,token2"), at most LIMIT_API_TOKEN_TEST, each printable ASCII;
+ * each is answered, one not of a token's shape as null (one longer than
+ * TEST_TEXT_MAX under its first TEST_TEXT_MAX bytes). */
 static int token_test(struct hub *h, const struct http_request *hq,
                       uint64_t later, struct http_reply *r)
 {
@@ -449,6 +453,12 @@ static int token_test(struct hub *h, const struct http_request *hq,
             s++;
         while (e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\r'))
             e--;
+        for (const char *c = s; c < e; c++)
+            if (*c < 0x21 || *c > 0x7e) {
+                http_clear(&q->r);
+                free(q);
+                return error(r, 400, "tokens are printable ASCII");
+            }
         if (e > s) {
             if (q->n == LIMIT_API_TOKEN_TEST) {
                 http_clear(&q->r);

@@ -169,7 +169,16 @@ class TokenProtocolTest(ServerTest):
                               body="a")[0], 405)
         status, body = call(self.server, "POST", "/api/token/test",
                             body=",".join(["lip_x"] * 51))
-        self.assertEqual(status, 400)
+        self.assertEqual((status, body), (400, {"error": "at most 50 tokens"}))
+        self.assertEqual(call(self.server, "POST", "/api/token/test",
+                              body="lip_\u00e9\u00e9".encode())[0], 400)
+        # a longer text is never cut into a token's shape
+        long = t["token"] + "A" * 50
+        self.assertEqual(call(self.server, "POST", "/api/token/test",
+                              body=long),
+                         (200, {long[:64]: None}))
+        self.assertEqual(call(self.server, "POST", "/api/token/test",
+                              body=" , "), (200, {}))
 
 
 class TokenLimitTest(FreshServerTest):
