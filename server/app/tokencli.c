@@ -25,6 +25,7 @@
 #include "apitoken.h"
 #include "app/config.h"
 #include "hub/apitokens.h"
+#include "proto.h"
 #include "lib/tunables.h"
 #include "store/store.h"
 #include "sysclock.h"
@@ -178,6 +179,20 @@ static uint64_t revoke(struct store *s, const void *id)
     return store_revoke_api_token(s, id, NULL);
 }
 
+/* The account named name into *acc: 0; or 1 (the database failed) or 2
+ * (none), said. */
+static int account_of(struct store *r, const char *name,
+                      struct store_account *acc)
+{
+    int found = store_find_account(r, name, acc);
+
+    if (found < 0)
+        fprintf(stderr, "E: token: the database could not be read\n");
+    else if (found == 0)
+        fprintf(stderr, "E: token: no account named '%s'\n", name);
+    return found < 0 ? 1 : found == 0 ? 2 : 0;
+}
+
 static int create(struct store *r, const struct token_args *a, const char *db,
                   const char *pg)
 {
@@ -186,21 +201,32 @@ static int create(struct store *r, const struct token_args *a, const char *db,
     char why[300], text[APITOKEN_TEXT_LEN + 1];
     const char *desc = a->n > 2 ? a->words[2] : "";
     unsigned scopes;
-    int found = store_find_account(r, a->words[0], &acc);
+    int rc = account_of(r, a->words[0], &acc);
 
-    if (found < 0)
-        return 1;
-    if (found == 0) {
-        fprintf(stderr, "E: token: no account named '%s'\n", a->words[0]);
-        return 2;
-    }
+    if (rc)
+        return rc;
     if (apitoken_scopes_parse(a->words[1], &scopes, why, sizeof why) < 0) {
         fprintf(stderr, "E: token: %s\n", why);
         return 2;
     }
-    if (strlen(desc) > APITOKEN_DESC_MAX) {
-        fprintf(stderr, "E: token: a description has at most %d bytes\n",
+    if (strlen(desc) > APITOKEN_DESC_MAX ||
+        proto_utf8_prefix(desc, strlen(desc)) != strlen(desc)) {
+        fprintf(stderr,
+                "E: token: a description is at most %d bytes of UTF-8\n",
                 APITOKEN_DESC_MAX);
+        return 2;
+    }
+    struct store_api_token held[LIMIT_API_TOKENS];
+    size_t n = 0;
+    if (store_list_api_tokens(r, acc.pid, held, LIMIT_API_TOKENS, &n) < 0) {
+        fprintf(stderr, "E: token: the database could not be read\n");
+        return 1;
+    }
+    if (n >= LIMIT_API_TOKENS) {
+        fprintf(stderr,
+                "E: token: '%s' holds %d tokens, the most: revoke one "
+                "first\n",
+                acc.username, LIMIT_API_TOKENS);
         return 2;
     }
     if (apitoken_make(acc.pid, desc, scopes, sysclock_ms(CLOCK_REALTIME),
@@ -219,14 +245,10 @@ static int list(struct store *r, const struct token_args *a)
     struct store_account acc;
     struct store_api_token *v;
     size_t n = 0;
-    int found = store_find_account(r, a->words[0], &acc);
+    int rc = account_of(r, a->words[0], &acc);
 
-    if (found < 0)
-        return 1;
-    if (found == 0) {
-        fprintf(stderr, "E: token: no account named '%s'\n", a->words[0]);
-        return 2;
-    }
+    if (rc)
+        return rc;
     /* (more than the protocol lets an account make: any the CLI made) */
     if (!(v = calloc(1000, sizeof *v)))
         return 1;

@@ -278,6 +278,22 @@ class TokenCliTest(FreshServerTest):
                          (401, {"error": "No such token"}))
         self.assertEqual(a.request({"t": "token_list"}, "tokens")["tokens"],
                          [])
+        # a description is UTF-8
+        rc, out, err = self.cli("create", "cli_erin", "", b"bad\xff", *db)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("UTF-8", err)
+        # an account holds at most 20 tokens: the CLI and the protocol
+        pid = srv.sql("SELECT pid FROM accounts WHERE username = ?",
+                      "Cli_Erin")[0][0]
+        for i in range(20):
+            srv.sql("INSERT INTO api_tokens VALUES (?, randomblob(32), ?, "
+                    "'', '', 0)", "cap%d" % i, pid)
+        rc, out, err = self.cli("create", "cli_erin", "", *db)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("holds 20 tokens", err)
+        a.send({"t": "token_create", "scopes": []})
+        a.expect_error("too_many_tokens")
+        srv.sql("DELETE FROM api_tokens WHERE pid = ?", pid)
         # a database that is not there is not created
         rc, out, err = self.cli("list", "x", "--db", self.path("none.db"))
         self.assertEqual(rc, 1)
