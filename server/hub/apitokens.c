@@ -55,9 +55,13 @@ int apitoken_make(const char *pid, const char *description, unsigned scopes,
 
     memset(row, 0, sizeof *row);
     memcpy(text, APITOKEN_PREFIX, pre);
-    if (ids_random(text + pre, APITOKEN_RANDOM_BYTES) < 0 ||
-        ids_random(row->id, 9) < 0) /* 12 characters */
+    if (ids_random(text + pre, APITOKEN_RANDOM_BYTES) < 0)
         return -1;
+    do { /* 12 characters, never first a '-' (an option's, to a command
+            line) or a '_' */
+        if (ids_random(row->id, 9) < 0)
+            return -1;
+    } while (row->id[0] == '-' || row->id[0] == '_');
     assert(apitoken_text_valid(text));
     ids_token_hash(text, row->hash);
     snprintf(row->pid, sizeof row->pid, "%s", pid);
