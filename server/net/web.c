@@ -475,7 +475,8 @@ static int http_body(struct http_pss *pss, const void *in, size_t len)
         return -1;
     if (!(grown = realloc(pss->rx, pss->rx_len + len + 1)))
         return -1;
-    memcpy(grown + pss->rx_len, in, len);
+    if (len) /* (an empty body's piece may come as NULL) */
+        memcpy(grown + pss->rx_len, in, len);
     pss->rx = grown;
     pss->rx_len += len;
     pss->rx[pss->rx_len] = '\0';
