@@ -811,7 +811,7 @@ START_TEST(api_tokens_made)
     uint8_t hash[32];
     int first_dash = 0;
 
-    for (int i = 0; i < 4096; i++) {
+    for (int i = 0; i < 1024; i++) { /* (1 in 32 would begin so) */
         ck_assert_int_eq(apitoken_make("pidA", "bot", 3, 42, text, &row), 0);
         ck_assert(apitoken_text_valid(text));
         ck_assert_uint_eq(strlen(row.id), 12);
