@@ -61,6 +61,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_CHALLENGE_UNAVAILABLE] = "challenge_unavailable",
     [PROTO_NOT_FINISHED] = "not_finished",
     [PROTO_ANALYSIS_LIMIT] = "analysis_limit",
+    [PROTO_NO_SUCH_TOKEN] = "no_such_token",
+    [PROTO_TOO_MANY_TOKENS] = "too_many_tokens",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -74,6 +74,8 @@ enum proto_code {
     PROTO_CHALLENGE_UNAVAILABLE, /* challenge: not served in a cluster */
     PROTO_NOT_FINISHED,          /* analyse: the game is not over */
     PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
+    PROTO_NO_SUCH_TOKEN,   /* token_revoke: the account has no such token */
+    PROTO_TOO_MANY_TOKENS, /* token_create: the account holds the most */
     PROTO_CODE_COUNT
 };
 
@@ -118,6 +120,9 @@ enum proto_type {
     PROTO_T_CHALLENGES,
     PROTO_T_ANALYSE,
     PROTO_T_ANALYSIS,
+    PROTO_T_TOKEN_CREATE,
+    PROTO_T_TOKEN_LIST,
+    PROTO_T_TOKEN_REVOKE,
     PROTO_T_COUNT
 };
 
@@ -167,6 +172,9 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_SETTINGS_KEY_MAX 32
 #define PROTO_SETTINGS_STRING_MAX 64
 #define PROTO_SETTINGS_MAX 2048
+/* token_create's description (bytes) and a token's id (characters). */
+#define PROTO_DESCRIPTION_MAX 100
+#define PROTO_TOKEN_ID_MAX 16
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -205,6 +213,12 @@ struct proto_msg {
                    absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
+    /* token_create: a description (at most APITOKEN_DESC_MAX bytes; ""
+     * when absent) and the scopes' mask (apitoken.h); token_revoke: the
+     * token's id (1-PROTO_TOKEN_ID_MAX of A-Z a-z 0-9 _ -) */
+    char description[PROTO_DESCRIPTION_MAX + 1];
+    unsigned scopes;
+    char token_id[PROTO_TOKEN_ID_MAX + 1];
 };
 
 struct proto_error {
@@ -420,6 +434,41 @@ char *proto_render_registered(const struct proto_me *p, const char *token,
                               const struct proto_id *id);
 /* {"t":"logged_out"} */
 char *proto_render_logged_out(const struct proto_id *id);
+/* An API token as listed (never its text): its id, description, scopes
+ * (apitoken.h's mask) and creation time. */
+struct proto_api_token {
+    const char *token_id, *description;
+    unsigned scopes;
+    int64_t created_ms;
+};
+/* {"t":"token_created","token_id":..,"token":TEXT,"description":..,
+ * "scopes":[..],"created_ms":N}: the only message that shows TEXT. */
+char *proto_render_token_created(const struct proto_api_token *t,
+                                 const char *text, const struct proto_id *id);
+/* {"t":"tokens","tokens":[{token_id, description, scopes, created_ms}]} */
+char *proto_render_tokens(const struct proto_api_token *v, size_t n,
+                          const struct proto_id *id);
+/* {"t":"token_revoked","token_id":ID} */
+char *proto_render_token_revoked(const char *token_id,
+                                 const struct proto_id *id);
+/* The HTTP API: POST /api/token/test's object, token text -> {"scopes":
+ * "a,b","userId":..,"expires":null} or null (user NULL). */
+struct proto_token_test {
+    const char *text;    /* as sent */
+    const char *user_id; /* NULL: no such token */
+    unsigned scopes;
+};
+char *proto_render_token_test(const struct proto_token_test *v, size_t n);
+/* GET /api/account: lichess's fields that apply (id, username,
+ * createdAt, seenAt, perfs, url). */
+struct proto_account {
+    const char *id, *username, *url;
+    int64_t created_ms;
+    const struct proto_rating *ratings;
+    size_t n_ratings;
+};
+char *proto_render_account(const struct proto_account *a);
+
 /* {"t":"settings_saved"}: a settings message's answer. */
 char *proto_render_settings_saved(const struct proto_id *id);
 /* {"t":"settings_changed","settings":S}: S, the JSON object text another

@@ -2,7 +2,9 @@
  * proto_api.c - the HTTP API's JSON bodies (see proto.h).
  */
 #include <jansson.h>
+#include <stdio.h>
 
+#include "apitoken.h"
 #include "proto.h"
 #include "proto_internal.h"
 
@@ -100,4 +102,46 @@ char *proto_render_health(bool ok, int64_t live_games, int64_t connections)
                                        (json_int_t)live_games, "connections",
                                        (json_int_t)connections),
                              NULL);
+}
+
+char *proto_render_token_test(const struct proto_token_test *v, size_t n)
+{
+    json_t *o = json_object();
+    char scopes[APITOKEN_SCOPES_TEXT_MAX + 1];
+
+    for (size_t i = 0; o && i < n; i++) {
+        json_t *e = json_null();
+        if (v[i].user_id) {
+            apitoken_scopes_format(v[i].scopes, scopes, sizeof scopes);
+            e = json_pack("{s:s,s:s,s:n}", "scopes", scopes, "userId",
+                          v[i].user_id, "expires");
+        }
+        if (!e || json_object_set_new(o, v[i].text, e)) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return proto_json_finish(o, NULL);
+}
+
+char *proto_render_account(const struct proto_account *a)
+{
+    json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "id", a->id, "username",
+                          a->username, "createdAt", (json_int_t)a->created_ms,
+                          "seenAt", (json_int_t)a->created_ms);
+    json_t *perfs = json_object();
+
+    for (size_t i = 0; perfs && i < a->n_ratings; i++) {
+        const struct proto_rating *r = &a->ratings[i];
+        json_object_set_new(
+            perfs, r->category,
+            json_pack("{s:i,s:I,s:I,s:i,s:b}", "games", r->games, "rating",
+                      (json_int_t)r->rating, "rd", (json_int_t)r->rd, "prog",
+                      0, "prov", r->provisional));
+    }
+    if (o && perfs)
+        json_object_set_new(o, "perfs", perfs);
+    else
+        json_decref(perfs);
+    return proto_json_finish(o, NULL);
 }

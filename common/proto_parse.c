@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apitoken.h"
 #include "dead.h"
 #include "movegen.h"
 #include "proto.h"
@@ -35,7 +36,10 @@ enum {
     F_LEVEL = 1 << 15,
     F_TO = 1 << 16,
     F_CHALLENGE = 1 << 17,
-    F_REASON = 1 << 18
+    F_REASON = 1 << 18,
+    F_DESCRIPTION = 1 << 19,
+    F_SCOPES = 1 << 20,
+    F_TOKEN_ID = 1 << 21
 };
 
 static const struct {
@@ -91,6 +95,10 @@ static const struct {
     [PROTO_T_CHALLENGES] = {"challenges", 0, 0},
     [PROTO_T_ANALYSE] = {"analyse", F_GAME, F_GAME},
     [PROTO_T_ANALYSIS] = {"analysis", F_GAME, F_GAME},
+    [PROTO_T_TOKEN_CREATE] = {"token_create", F_DESCRIPTION | F_SCOPES,
+                              F_SCOPES},
+    [PROTO_T_TOKEN_LIST] = {"token_list", 0, 0},
+    [PROTO_T_TOKEN_REVOKE] = {"token_revoke", F_TOKEN_ID, F_TOKEN_ID},
 };
 
 static const struct {
@@ -116,6 +124,9 @@ static const struct {
     {"to", F_TO},
     {"challenge", F_CHALLENGE},
     {"reason", F_REASON},
+    {"description", F_DESCRIPTION},
+    {"scopes", F_SCOPES},
+    {"token_id", F_TOKEN_ID},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -485,6 +496,58 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* token_create's scopes: an array of lichess's scope names (apitoken.h),
+ * each known, into m->scopes. */
+static int take_scopes(json_t *v, struct proto_msg *m, struct proto_error *e)
+{
+    char why[PROTO_MSG_MAX];
+    size_t i;
+    json_t *x;
+
+    if (!json_is_array(v) || json_array_size(v) > 32)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "scopes: an array of at most 32 scope names");
+    json_array_foreach(v, i, x)
+    {
+        unsigned bit;
+        if (!json_is_string(x))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "scopes: every scope is a string");
+        bit = apitoken_scope_bit(json_string_value(x), json_string_length(x));
+        if (!bit) {
+            char known[APITOKEN_SCOPES_TEXT_MAX + 1];
+            apitoken_scopes_format((1u << apitoken_scope_count()) - 1, known,
+                                   sizeof known);
+            snprintf(why, sizeof why,
+                     "scopes: unknown scope '%.40s' (known: %.100s)",
+                     json_string_value(x), known);
+            return fail(e, PROTO_BAD_FIELD, "%s", why);
+        }
+        m->scopes |= bit;
+    }
+    return 0;
+}
+
+/* description, scopes, token_id. */
+static int parse_token_fields(json_t *root, struct proto_msg *m,
+                              unsigned present, struct proto_error *e)
+{
+    if ((present & F_DESCRIPTION) &&
+        get_string(root, "description", m->description, sizeof m->description,
+                   e) < 0)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "description: a string of at most 100 bytes");
+    if ((present & F_SCOPES) &&
+        take_scopes(json_object_get(root, "scopes"), m, e) < 0)
+        return -1;
+    if ((present & F_TOKEN_ID) && (get_string(root, "token_id", m->token_id,
+                                              sizeof m->token_id, e) < 0 ||
+                                   !proto_key_valid(m->token_id)))
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "token_id: 1-16 of A-Z a-z 0-9 _ -");
+    return 0;
+}
+
 /* Every field of m's type, checked in the protocol's order. */
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
@@ -496,7 +559,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_move_fields(root, m, present, e) < 0 ||
         parse_account_fields(root, m, present, e) < 0 ||
         parse_seek_fields(root, m, present, e) < 0 ||
-        parse_challenge_fields(root, m, present, e) < 0)
+        parse_challenge_fields(root, m, present, e) < 0 ||
+        parse_token_fields(root, m, present, e) < 0)
         return -1;
     return 0;
 }

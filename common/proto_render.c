@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apitoken.h"
 #include "proto.h"
 #include "proto_internal.h"
 
@@ -373,4 +374,59 @@ char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
     return proto_json_finish(
         json_pack("{s:s,s:o,s:o}", "t", "lobby", "seeks", js, "games", jg),
         NULL);
+}
+
+/* ---- API tokens ---------------------------------------------------------- */
+
+static json_t *scopes_array(unsigned mask)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; a && i < apitoken_scope_count(); i++)
+        if (mask & (1u << i))
+            json_array_append_new(a, json_string(apitoken_scope_name(i)));
+    return a;
+}
+
+static json_t *token_object(const struct proto_api_token *t)
+{
+    return json_pack("{s:s,s:s,s:o,s:I}", "token_id", t->token_id,
+                     "description", t->description, "scopes",
+                     scopes_array(t->scopes), "created_ms",
+                     (json_int_t)t->created_ms);
+}
+
+char *proto_render_token_created(const struct proto_api_token *t,
+                                 const char *text, const struct proto_id *id)
+{
+    json_t *o = token_object(t);
+
+    if (o && (json_object_set_new(o, "t", json_string("token_created")) ||
+              json_object_set_new(o, "token", json_string(text)))) {
+        json_decref(o);
+        o = NULL;
+    }
+    return proto_json_finish(o, id);
+}
+
+char *proto_render_tokens(const struct proto_api_token *v, size_t n,
+                          const struct proto_id *id)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, token_object(&v[i]))) {
+            json_decref(a);
+            a = NULL;
+        }
+    return proto_json_finish(
+        a ? json_pack("{s:s,s:o}", "t", "tokens", "tokens", a) : NULL, id);
+}
+
+char *proto_render_token_revoked(const char *token_id,
+                                 const struct proto_id *id)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s}", "t", "token_revoked", "token_id", token_id),
+        id);
 }

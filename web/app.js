@@ -38,6 +38,9 @@ function clearRestartNotice() {
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
 let challenges;
+// API tokens (tokens.js): loaded when an account first opens the settings
+// (few ever make one; a visit does not fetch it).
+let tokens = null, tokensLoading = null;
 
 const ctx = {
     send(msg, req) {
@@ -118,6 +121,8 @@ function onMessage(msg) {
             lobby.forget();
         state.pid = msg.player.id;
         Settings.onIdentity(msg);
+        if (tokens)
+            tokens.onIdentity(msg.player);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
@@ -132,6 +137,8 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = msg.player;
         Settings.onIdentity(msg);
+        if (tokens)
+            tokens.onIdentity(msg.player);
         renderMe();
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
@@ -142,6 +149,8 @@ function onMessage(msg) {
             state.requests.delete(msg.id);
         state.me = null;
         Settings.onSignedOut();
+        if (tokens)
+            tokens.onSignedOut();
         renderMe();
         account.onLoggedOut(msg);
         break;
@@ -151,6 +160,13 @@ function onMessage(msg) {
         break;
     case 'settings_changed':
         Settings.onRemote(msg);
+        break;
+    case 'token_created':
+    case 'tokens':
+    case 'token_revoked':
+        state.requests.delete(msg.id);
+        if (tokens)
+            tokens.onMessage(msg);
         break;
     case 'seeking':
         lobby.onSeeking(msg);
@@ -282,7 +298,8 @@ function onError(msg) {
         console.warn(`server: ${msg.code}: ${msg.msg}`);
         if (req.t === 'settings')
             Settings.onSaveError(msg);
-    } else if (!account.onError(req, msg)) {
+    } else if (!(tokens && tokens.onError(req, msg)) &&
+               !account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
     if (req) {
@@ -294,6 +311,24 @@ function onError(msg) {
         else if (req.game && req.game === game.gid)
             game.onError(req, msg);
     }
+}
+
+// The settings dialog opens: an account's tokens (tokens.js, once).
+function loadTokens() {
+    if (!state.me || !state.me.account || tokensLoading)
+        return;
+    tokensLoading = import('./tokens.js').then(({ TokensView }) => {
+        tokens = new TokensView((msg) => {
+            const id = conn ? conn.send(msg) : 0;
+            if (id)
+                state.requests.set(id, { t: msg.t });
+            return id;
+        });
+        tokens.onIdentity(state.me);
+    }).catch((e) => {
+        tokensLoading = null; // (offline: the next opening tries again)
+        console.warn(`tokens.js: ${e}`);
+    });
 }
 
 function renderMe() {
@@ -532,6 +567,7 @@ function start() {
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
     challenges = new ChallengeView(ctx);
+    $('settings-btn').addEventListener('click', loadTokens);
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 

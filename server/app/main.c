@@ -7,6 +7,7 @@
  *   chess-server [--config PATH] [--SETTING VALUE ...]
  *   chess-server --check-config PATH [flags]
  *   chess-server backup DEST (--db PATH | --config PATH)
+ *   chess-server token create|list|revoke ... (--db PATH | --config PATH)
  *   chess-server lag PLAYER (--db PATH | --postgres CONNINFO | --config
  *                            PATH) [--games N]
  *
@@ -41,6 +42,7 @@
 #include "app/build_commit.h"
 #include "app/clusterconf.h"
 #include "app/lagreport.h"
+#include "app/tokencli.h"
 #include "app/config.h"
 #include "app/wiring.h"
 #include "net/listener.h"
@@ -91,6 +93,10 @@ static void usage(FILE *f)
         "       chess-server lag PLAYER (--db PATH | --postgres CONNINFO | "
         "--config PATH)\n"
         "                        [--games N]\n"
+        "       chess-server token create USERNAME SCOPES [DESCRIPTION]\n"
+        "                        (--db PATH | --config PATH)\n"
+        "       chess-server token list USERNAME | revoke ID (--db PATH | "
+        "--config PATH)\n"
         "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
@@ -105,8 +111,8 @@ static void usage(FILE *f)
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
             "SIGHUP reopens the log file and reloads the TLS "
-            "certificate.\n%s%s",
-            backup_help, lagreport_help);
+            "certificate.\n%s%s%s",
+            backup_help, lagreport_help, tokencli_help);
 }
 
 /* getopt_long's value for the i-th setting of config.c's table. */
@@ -775,6 +781,8 @@ int main(int argc, char **argv)
         return backup_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "lag"))
         return lagreport_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "token"))
+        return tokencli_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &n.cfg);
     if (a.check)

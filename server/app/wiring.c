@@ -104,16 +104,18 @@ static void to_net_reply(const struct http_reply *hr, struct net_reply *r)
     *r = (struct net_reply){hr->status, hr->type, hr->body, hr->len};
 }
 
-static void on_http(void *ctx, const char *path, const char *const *args,
-                    size_t nargs, int64_t now, uint64_t later,
-                    struct net_reply *r)
+static void on_http(void *ctx, const struct net_request *nq, int64_t now,
+                    uint64_t later, struct net_reply *r)
 {
+    const struct http_request q = {nq->method,   nq->path,   nq->args,
+                                   nq->nargs,    nq->bearer, nq->body,
+                                   nq->body_len, nq->addr};
     struct http_reply hr;
 
-    if (!strcmp(path, "/readyz"))
+    if (!strcmp(q.path, "/readyz"))
         status_readyz(ready_why(now), &hr);
-    else if (!status_handle(ctx, path, now, &hr))
-        http_handle(ctx, path, args, nargs, now, later, &hr);
+    else if (!status_handle(ctx, q.path, now, &hr))
+        http_handle(ctx, &q, now, later, &hr);
     to_net_reply(&hr, r); /* (status 0: NET_REPLY_LATER) */
 }
 

@@ -19,6 +19,7 @@
 #include "hub/metrics.h"
 #include "proto.h"
 #include "hub/history.h"
+#include "hub/apitokens.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -570,9 +571,16 @@ static int route(struct hub *h, const char *path, const char *const *args,
     return api_error(r, 404, "not_found");
 }
 
-void http_handle(struct hub *h, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, uint64_t later,
-                 struct http_reply *r)
+void http_handle(struct hub *h, const struct http_request *q, int64_t now,
+                 uint64_t later, struct http_reply *r)
 {
-    route(h, path, args, nargs, now, later, r);
+    memset(r, 0, sizeof *r);
+    /* a token's routes (hub/apitoken.c) */
+    if (apitoken_http(h, q, now, later, r))
+        return;
+    if (strcmp(q->method, "GET")) {
+        api_error(r, 405, "method_not_allowed");
+        return;
+    }
+    route(h, q->path, q->args, q->nargs, now, later, r);
 }

@@ -14,8 +14,24 @@
 
 struct hub;
 
+/* A request to the API (net's struct net_request, as wiring.c hands it
+ * over): GET or POST, the path, the query's "name=value" arguments
+ * (decoded), an `Authorization: Bearer` token (NULL: none), a POST's body
+ * and the client's address key. */
+struct http_request {
+    const char *method;
+    const char *path;
+    const char *const *args;
+    size_t nargs;
+    const char *bearer;
+    const char *body;
+    size_t body_len;
+    const char *addr;
+};
+
 struct http_reply {
-    int status;       /* 200, 400, 404, 500, 503; 0: later (http_handle) */
+    int status;       /* 200, 400, 401, 404, 429, 500, 503; 0: later
+                   (http_handle) */
     const char *type; /* Content-Type */
     char *body;       /* malloc'ed; the caller frees */
     size_t len;
@@ -28,13 +44,11 @@ int http_wants(const char *path);
  * are NETSTATS_ROUTE_STATIC). */
 enum netstats_route http_route(const char *path);
 
-/* Answers GET path with query arguments args[0..nargs) ("name=value",
- * already URL-decoded): fills *r, or sets r->status 0 when the answer
+/* Answers the request q: fills *r, or sets r->status 0 when the answer
  * needs a read: it comes later through the hub's environment
  * (hub_env.http_answer with `later`). */
-void http_handle(struct hub *h, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, uint64_t later,
-                 struct http_reply *r);
+void http_handle(struct hub *h, const struct http_request *q, int64_t now,
+                 uint64_t later, struct http_reply *r);
 
 /* Fills *r with 429 {"error":"rate_limited"}: the address made more API
  * requests than http_rate_per_s and http_burst allow. */

@@ -113,3 +113,13 @@ size_t ratelimit_addrs(const struct ratelimit *rl)
 {
     return rl->t.n;
 }
+
+void ratelimit_give(struct ratelimit *rl, const char *addr)
+{
+    char key[RATELIMIT_KEY_MAX + 1];
+    struct entry *e;
+
+    snprintf(key, sizeof key, "%s", addr);
+    if ((e = table_get(&rl->t, key)) != NULL)
+        bucket_give(&e->b, rl->burst);
+}

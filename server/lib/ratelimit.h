@@ -38,6 +38,11 @@ void ratelimit_free(struct ratelimit *rl);
  * (at most RATELIMIT_KEY_MAX bytes of it). */
 bool ratelimit_take(struct ratelimit *rl, const char *addr, int64_t now);
 
+/* Gives back the token a take of addr took (a request that turned out
+ * not to count: a bucket of failures charged before the outcome is
+ * known), up to the burst. Nothing when addr has no bucket now. */
+void ratelimit_give(struct ratelimit *rl, const char *addr);
+
 /* Keys with a bucket. */
 size_t ratelimit_addrs(const struct ratelimit *rl);
 

@@ -213,6 +213,29 @@
 #define LIMIT_SETTINGS_PER_MIN 20
 #define LIMIT_SETTINGS_KEYS 65536
 
+/* Personal API tokens (server/hub/apitoken.c). An account holds at most
+ * LIMIT_API_TOKENS; creates and revokes, each a database write, are
+ * LIMIT_API_TOKEN_WRITES_BURST at once then LIMIT_API_TOKEN_WRITES_PER_MIN
+ * a minute per account. Every HTTP request with a token (a store read)
+ * takes from the token's bucket, LIMIT_API_TOKEN_BURST at once then
+ * LIMIT_API_TOKEN_PER_S a second (lichess's API allows one request at a
+ * time per token and a few a second; a bot sends a move or two a
+ * second), and every token an address names that opens nothing takes
+ * from the address's bucket of failures, LIMIT_API_AUTH_FAILS_BURST then
+ * LIMIT_API_AUTH_FAILS_PER_MIN a minute, past which the address's
+ * requests with a token are 429 without a read. LIMIT_API_TOKEN_KEYS
+ * buckets at most each (ratelimit.h). POST /api/token/test names at
+ * most LIMIT_API_TOKEN_TEST tokens (lichess: 1000; a body of 2 KB). */
+#define LIMIT_API_TOKENS 20
+#define LIMIT_API_TOKEN_WRITES_BURST 10
+#define LIMIT_API_TOKEN_WRITES_PER_MIN 20
+#define LIMIT_API_TOKEN_BURST 20
+#define LIMIT_API_TOKEN_PER_S 8
+#define LIMIT_API_AUTH_FAILS_BURST 10
+#define LIMIT_API_AUTH_FAILS_PER_MIN 30
+#define LIMIT_API_TOKEN_KEYS 65536
+#define LIMIT_API_TOKEN_TEST 50
+
 /* A turn held this long for the store's commit of the move that begins
  * it (the database is locked or slow) is a stall: every connected player
  * is told (store_stall), and told again when the store commits it

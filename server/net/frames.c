@@ -39,7 +39,8 @@ size_t frames_http_cut(const struct frames *f, const uint8_t *data, size_t n)
 {
     unsigned k = f->crlf;
 
-    for (size_t i = 0; i < n; i++) {
+    /* (a body's bytes end no head) */
+    for (size_t i = f->body < n ? f->body : n; i < n; i++) {
         k = crlf_step(k, data[i]);
         if (k == 4)
             return i + 1;
@@ -100,6 +101,8 @@ static int line_byte(struct frames *f, uint8_t c)
         return refuse(f, 400, "bare_lf");
     if (c == '\0')
         return refuse(f, 400, "nul");
+    if (h->line_len < sizeof h->method)
+        h->method[h->line_len] = (char)c;
     if (++h->line_len > FRAMES_LINE_MAX)
         return refuse(f, 414, "line_too_long");
     if (c == ' ')
@@ -175,6 +178,8 @@ static int value_byte(struct frames *f, uint8_t c)
             return refuse(f, 400, "bad_length");
         h->digits = true;
         h->nonzero |= c != '0';
+        if (h->length <= FRAMES_BODY_MAX)
+            h->length = h->length * 10 + (uint32_t)(c - '0');
     } else if (c == ' ' || c == '\t') {
         h->value_end = h->digits;
     } else {
@@ -193,7 +198,11 @@ static int value_end(struct frames *f)
         return 0;
     if (!h->digits)
         return refuse(f, 400, "bad_length");
-    return h->nonzero ? refuse(f, 400, "body") : 0;
+    if (!h->nonzero)
+        return 0;
+    if (memcmp(h->method, "POST ", sizeof h->method))
+        return refuse(f, 400, "body");
+    return h->length > FRAMES_BODY_MAX ? refuse(f, 413, "body_too_large") : 0;
 }
 
 /* One byte of a head. Returns 0 or the refusal's status. */
@@ -240,6 +249,7 @@ static int head_byte(struct frames *f, uint8_t c)
     default: /* H_END_CR */
         if (c != '\n')
             return refuse(f, 400, "bare_cr");
+        f->body = h->length;     /* (0 but a POST's, checked by value_end) */
         memset(h, 0, sizeof *h); /* the next request's */
         return 0;
     }
@@ -248,6 +258,12 @@ static int head_byte(struct frames *f, uint8_t c)
 int frames_http_feed(struct frames *f, const uint8_t *data, size_t n)
 {
     for (size_t i = 0; i < n && !f->refused; i++) {
+        if (f->body) { /* a POST's body: skipped whole */
+            size_t skip = n - i < f->body ? n - i : f->body;
+            f->body -= (uint32_t)skip;
+            i += skip - 1;
+            continue;
+        }
         f->crlf = crlf_step(f->crlf, data[i]);
         if (f->crlf == 4)
             f->crlf = 0;

@@ -12,13 +12,17 @@
  * all: lws takes the first of two Content-Length headers, prefers
  * Content-Length to Transfer-Encoding, parses a chunked GET body as the
  * next request, and hangs up without an answer on a request line or a
- * head too long for its header table or on "%00" in a path. The server
- * expects no request body, so a head that announces one is refused, as
- * is every ambiguity a proxy in front could read otherwise:
+ * head too long for its header table or on "%00" in a path. Only a POST
+ * (the HTTP API's) may have a body, of one Content-Length of at most
+ * FRAMES_BODY_MAX bytes, which is followed and never read as a head; any
+ * other body is refused, as is every ambiguity a proxy in front could
+ * read otherwise:
  *
  *   414  a request line over FRAMES_LINE_MAX bytes
  *   431  a head (line and headers) over FRAMES_HEAD_MAX bytes
- *   400  Transfer-Encoding; Content-Length other than one 0; two Host
+ *   413  a POST's Content-Length over FRAMES_BODY_MAX
+ *   400  Transfer-Encoding; a Content-Length other than one 0 on any
+ *        request but a POST; two Host
  *        headers; a NUL byte, or "%00" in the request target; a CR or LF
  *        that is not part of a CRLF; whitespace before a header's colon
  *        or at the start of a header line (obs-fold); a line without a
@@ -45,6 +49,8 @@ enum frames_mode {
  * not fit; every head within this bound fits (names and separators are
  * not stored). Longer is 431. */
 #define FRAMES_HEAD_MAX 4096
+/* The longest request body (a POST's) answered: 413 beyond. */
+#define FRAMES_BODY_MAX 4096
 
 /* A request head being checked (frames.c). */
 struct frames_head {
@@ -61,12 +67,15 @@ struct frames_head {
     bool value_end;    /* Content-Length: whitespace after the digits */
     unsigned n_length; /* Content-Length headers */
     unsigned n_host;   /* Host headers */
+    char method[5];    /* the request line's first bytes */
+    uint32_t length;   /* Content-Length's value (past the cap: cap + 1) */
 };
 
 struct frames {
     enum frames_mode mode;
     unsigned crlf;           /* HTTP: bytes of "\r\n\r\n" just seen (0-3) */
     struct frames_head head; /* HTTP: the request being read */
+    uint32_t body;           /* HTTP: bytes left of a POST's body */
     int refused;             /* HTTP: the status a head got (0: none) */
     const char *why;         /* HTTP: why, a static word */
     int state;               /* WebSocket: where in a frame (frames.c) */

@@ -93,6 +93,18 @@ struct net_reply {
     size_t len;
 };
 
+/* An HTTP API request (net_handlers.http): a GET's or a POST's. */
+struct net_request {
+    const char *method; /* "GET" (HEAD too) or "POST" */
+    const char *path;
+    const char *const *args; /* the query's "name=value", decoded */
+    size_t nargs;
+    const char *bearer; /* Authorization: Bearer's token; NULL */
+    const char *body;   /* a POST's (NUL-terminated; "" none) */
+    size_t body_len;
+    const char *addr; /* the client's address key (addrkey.h) */
+};
+
 /* What net.c hands to the server above it (main.c fills them in): the
  * WebSocket connections' events, the loop's wake-ups and the HTTP API.
  * `owner` is what open returned for the connection. All are called on
@@ -126,13 +138,11 @@ struct net_handlers {
      * label (enum netstats_route). */
     bool (*http_wants)(const char *path);
     int (*http_route)(const char *path);
-    /* Answers GET path with args[0..nargs) ("name=value"); or, with
-     * r->status 0 (NET_REPLY_LATER), later: net_http_answer(later, ...)
-     * then answers the request (a store read first: the loop never
-     * waits for it). */
-    void (*http)(void *ctx, const char *path, const char *const *args,
-                 size_t nargs, int64_t now, uint64_t later,
-                 struct net_reply *r);
+    /* Answers the request q; or, with r->status 0 (NET_REPLY_LATER),
+     * later: net_http_answer(later, ...) then answers the request (a
+     * store read first: the loop never waits for it). */
+    void (*http)(void *ctx, const struct net_request *q, int64_t now,
+                 uint64_t later, struct net_reply *r);
     /* The answer to an address over its API request rate (429). */
     void (*http_too_many)(struct net_reply *r);
 };

@@ -129,6 +129,11 @@ struct http_pss {
     bool ready;
     int status;
     const char *type;
+    /* A POST to the API: its path while its body arrives (malloc'ed),
+     * and the body so far (malloc'ed, NUL-terminated; rx_len bytes). */
+    char *post_uri;
+    char *rx;
+    size_t rx_len;
 };
 
 /* The state of the network glue: one instance, `net`, defined in net.c.

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "net/frames.h"
 #include "net/gzcache.h"
 #include "lib/log.h"
 #include "lib/netstats.h"
@@ -60,10 +62,20 @@ static bool is_head(struct lws *wsi)
     return lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
 }
 
-/* The header holding the request's path: a GET's, or a HEAD's. */
+/* True when the request on wsi is a POST (the HTTP API's, with a body
+ * of at most FRAMES_BODY_MAX bytes: wire.c refuses a longer one). */
+static bool is_post(struct lws *wsi)
+{
+    return lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0;
+}
+
+/* The header holding the request's path: a GET's, a HEAD's or a
+ * POST's. */
 static enum lws_token_indexes path_token(struct lws *wsi)
 {
-    return is_head(wsi) ? WSI_TOKEN_HEAD_URI : WSI_TOKEN_GET_URI;
+    return is_head(wsi)   ? WSI_TOKEN_HEAD_URI
+           : is_post(wsi) ? WSI_TOKEN_POST_URI
+                          : WSI_TOKEN_GET_URI;
 }
 
 static const char *status_text(unsigned code)
@@ -79,6 +91,10 @@ static const char *status_text(unsigned code)
         return "URI Too Long";
     case 426:
         return "Upgrade Required";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
     case 429:
         return "Too Many Requests";
     case 431:
@@ -338,43 +354,59 @@ static int answer_now(struct lws *wsi, struct http_pss *pss,
     return 0;
 }
 
-static int http_begin(struct lws *wsi, struct http_pss *pss)
+/* The token of an `Authorization: Bearer TOKEN` header into buf (""
+ * when there is none or another scheme). */
+static void bearer_of(struct lws *wsi, char *buf, size_t len)
 {
-    char uri[512] = "", argbuf[MAX_ARGS][128];
+    char auth[160];
+    const char *t = auth + 7;
+
+    buf[0] = '\0';
+    if (lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) <=
+            7 ||
+        strncasecmp(auth, "Bearer ", 7))
+        return;
+    while (*t == ' ')
+        t++;
+    snprintf(buf, len, "%s", t);
+    for (size_t n = strlen(buf); n && buf[n - 1] == ' '; n--)
+        buf[n - 1] = '\0';
+}
+
+/* Hands the API request on wsi (its path uri, its POST body, if any, in
+ * pss->rx) to the handlers and answers it now or later. */
+static int http_dispatch(struct lws *wsi, struct http_pss *pss,
+                         const char *uri)
+{
+    char argbuf[MAX_ARGS][128], bearer[160], ip[64], key[ADDRKEY_MAX];
     const char *args[MAX_ARGS];
     struct net_reply r;
     size_t nargs = 0;
 
-    if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
-        /* no path of ours is this long; say so rather than hang up */
-        web_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
-        return http_done(wsi);
-    }
-    /* any other method has no path here: a 404 */
-    if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
-        return -1;
-    if (!net.hd.http_wants(uri))
-        return serve_file(wsi, pss, uri);
-    if (!strncmp(uri, "/api/", 5)) {
-        /* by the client's key: behind a trusted proxy the address it
-         * names, not the proxy's (one bucket for the whole site) */
-        char ip[64], key[ADDRKEY_MAX];
-        tcp_client_ip(wsi, ip, sizeof ip);
-        tcp_key(ip, key);
-        if (!ratelimit_take(net.api_limits, key, net_now_ms())) {
-            net.stats->refused_http_rate++;
-            net.hd.http_too_many(&r);
-            goto answer;
-        }
-    }
     while (nargs < MAX_ARGS &&
            lws_hdr_copy_fragment(wsi, argbuf[nargs], sizeof argbuf[0],
                                  WSI_TOKEN_HTTP_URI_ARGS, (int)nargs) > 0) {
         args[nargs] = argbuf[nargs];
         nargs++;
     }
+    bearer_of(wsi, bearer, sizeof bearer);
+    tcp_client_ip(wsi, ip, sizeof ip);
+    tcp_key(ip, key);
+    struct net_request q = {
+        .method = is_post(wsi) ? "POST" : "GET",
+        .path = uri,
+        .args = args,
+        .nargs = nargs,
+        .bearer = bearer[0] ? bearer : NULL,
+        .body = pss->rx ? pss->rx : "",
+        .body_len = pss->rx_len,
+        .addr = key,
+    };
     pss->later = ++net.later_next;
-    net.hd.http(net.hd.ctx, uri, args, nargs, net_now_ms(), pss->later, &r);
+    net.hd.http(net.hd.ctx, &q, net_now_ms(), pss->later, &r);
+    free(pss->rx);
+    pss->rx = NULL;
+    pss->rx_len = 0;
     if (r.status == NET_REPLY_LATER) {
         /* the answer comes with net_http_answer, then WRITEABLE */
         snprintf(pss->key, sizeof pss->key, "%llx",
@@ -386,9 +418,84 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         return 0;
     }
     pss->later = 0;
-answer:
     count_http(uri, r.status);
     return answer_now(wsi, pss, &r);
+}
+
+static int http_begin(struct lws *wsi, struct http_pss *pss)
+{
+    char uri[512] = "";
+    struct net_reply r;
+
+    if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
+        /* no path of ours is this long; say so rather than hang up */
+        web_status(wsi, HTTP_STATUS_REQ_URI_TOO_LONG);
+        return http_done(wsi);
+    }
+    /* any other method has no path here: a 404 */
+    if (lws_hdr_copy(wsi, uri, sizeof uri, path_token(wsi)) < 0)
+        return -1;
+    if (!net.hd.http_wants(uri) && !is_post(wsi))
+        return serve_file(wsi, pss, uri);
+    if (is_post(wsi) && strncmp(uri, "/api/", 5)) {
+        web_status(wsi, 405); /* (files and probes are read, not posted) */
+        return http_done(wsi);
+    }
+    if (!strncmp(uri, "/api/", 5)) {
+        /* by the client's key: behind a trusted proxy the address it
+         * names, not the proxy's (one bucket for the whole site) */
+        char ip[64], key[ADDRKEY_MAX];
+        tcp_client_ip(wsi, ip, sizeof ip);
+        tcp_key(ip, key);
+        if (!ratelimit_take(net.api_limits, key, net_now_ms())) {
+            net.stats->refused_http_rate++;
+            net.hd.http_too_many(&r);
+            count_http(uri, r.status);
+            return answer_now(wsi, pss, &r);
+        }
+    }
+    if (is_post(wsi) &&
+        lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
+        /* its body first (LWS_CALLBACK_HTTP_BODY, then _COMPLETION) */
+        free(pss->post_uri);
+        if (!(pss->post_uri = strdup(uri)))
+            return -1;
+        return 0;
+    }
+    return http_dispatch(wsi, pss, uri);
+}
+
+/* A piece of a POST's body (at most FRAMES_BODY_MAX bytes in all: wire.c
+ * refuses a head that announces more, and lws reads no further). */
+static int http_body(struct http_pss *pss, const void *in, size_t len)
+{
+    char *grown;
+
+    if (!pss->post_uri || pss->rx_len + len > FRAMES_BODY_MAX)
+        return -1;
+    if (!(grown = realloc(pss->rx, pss->rx_len + len + 1)))
+        return -1;
+    if (len) /* (an empty body's piece may come as NULL) */
+        memcpy(grown + pss->rx_len, in, len);
+    pss->rx = grown;
+    pss->rx_len += len;
+    pss->rx[pss->rx_len] = '\0';
+    return 0;
+}
+
+static int http_body_done(struct lws *wsi, struct http_pss *pss)
+{
+    char *uri = pss->post_uri;
+    int rc;
+
+    if (!uri)
+        return -1;
+    if (!pss->rx && !(pss->rx = calloc(1, 1)))
+        return -1;
+    pss->post_uri = NULL;
+    rc = http_dispatch(wsi, pss, uri);
+    free(uri);
+    return rc;
 }
 
 void net_http_answer(uint64_t later, struct net_reply *r)
@@ -466,6 +573,10 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
         /* lws completes the transaction itself after this */
         tcp_await_request(wsi);
         break;
+    case LWS_CALLBACK_HTTP_BODY:
+        return http_body(pss, in, len);
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return http_body_done(wsi, pss);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return http_write(wsi, pss);
     case LWS_CALLBACK_CLOSED_HTTP:
@@ -473,6 +584,11 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
         if (pss) {
             free(pss->body);
             pss->body = NULL;
+            free(pss->rx);
+            pss->rx = NULL;
+            pss->rx_len = 0;
+            free(pss->post_uri);
+            pss->post_uri = NULL;
             if (pss->later) /* (its answer, should it come, is dropped) */
                 table_del(&net.later, pss->key);
             pss->later = 0;

@@ -310,6 +310,32 @@ uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
 uint64_t store_revoke_tokens(struct store *s, const char *pid);
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
+/* An account's API token (migrations/0012_api_tokens.sql): its id (what
+ * lists and revokes name: 1-STORE_API_TOKEN_ID_MAX of A-Z a-z 0-9 _ -),
+ * the SHA-256 of its text, its account, a description (at most
+ * STORE_API_TOKEN_DESC_MAX bytes of UTF-8), its scopes (comma-separated,
+ * as common/apiscope.h writes them) and when it was made. Reads fill
+ * username with the account's. */
+#define STORE_API_TOKEN_ID_MAX 16
+#define STORE_API_TOKEN_DESC_MAX 100
+#define STORE_API_TOKEN_SCOPES_MAX 160
+struct store_api_token {
+    char id[STORE_API_TOKEN_ID_MAX + 1];
+    uint8_t hash[32];
+    char pid[33];
+    char username[21];
+    char description[STORE_API_TOKEN_DESC_MAX + 1];
+    char scopes[STORE_API_TOKEN_SCOPES_MAX + 1];
+    int64_t created_ms;
+};
+/* Queues the token t (copied; username ignored) / the deletion of token
+ * id of account pid (pid NULL or "": whoever's, the operator's revoke).
+ * Sequence numbers as the other writes (0 also for an empty id or pid). */
+uint64_t store_put_api_token(struct store *s,
+                             const struct store_api_token *t);
+uint64_t store_revoke_api_token(struct store *s, const char *id,
+                                const char *pid);
+
 /* Account pid's settings (migrations/0006_account_settings.sql): json, a
  * JSON object of 2 to STORE_SETTINGS_MAX bytes (copied; the caller has
  * checked its shape), replaces what was stored, saved at now_ms. A
@@ -492,6 +518,16 @@ int store_find_account(struct store *s, const char *username,
 int store_find_account_token(struct store *s, const uint8_t hash[32],
                              int64_t since_ms, struct store_player *out,
                              int64_t *last_used_ms);
+/* API tokens. The token whose text hashes to hash / whose id is id:
+ * 1 with *out filled, 0 when none, -1 on a database error. Account
+ * pid's tokens, oldest first, at most max into out, *n how many: 0, or
+ * -1 on a database error. */
+int store_find_api_token(struct store *s, const uint8_t hash[32],
+                         struct store_api_token *out);
+int store_get_api_token(struct store *s, const char *id,
+                        struct store_api_token *out);
+int store_list_api_tokens(struct store *s, const char *pid,
+                          struct store_api_token *out, size_t max, size_t *n);
 /* Ratings. pid's rating in category: 1 with *out filled, 0 when pid has
  * none there (no rated game in it yet), -1 on a database error. */
 int store_get_rating(struct store *s, const char *pid, const char *category,

@@ -117,6 +117,8 @@ enum op_kind {
     OP_SETTINGS,
     OP_EPOCH,
     OP_ANALYSIS,
+    OP_API_TOKEN_PUT,
+    OP_API_TOKEN_REVOKE,
     OP_KINDS
 };
 
@@ -168,6 +170,7 @@ struct op {
             char gid[33];
         } take;
         struct store_analysis analysis; /* OP_ANALYSIS */
+        struct store_api_token api;     /* OP_API_TOKEN_*: revoke's id, pid */
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -297,6 +300,12 @@ struct store_backend {
                              char (*gids)[33], size_t max, size_t *n);
     int (*live_gids)(struct store *s, const char *after, int64_t before_ms,
                      char (*gids)[33], size_t max, size_t *n);
+    /* API tokens: by hash (id NULL) or by id (hash NULL): 1, 0, -1; an
+     * account's, oldest first, at most max into v. */
+    int (*api_token)(struct store *s, const uint8_t *hash, const char *id,
+                     struct store_api_token *out);
+    int (*api_tokens)(struct store *s, const char *pid,
+                      struct store_api_token *v, size_t max, size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

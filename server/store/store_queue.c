@@ -394,6 +394,37 @@ uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,
     return enqueue(s, op);
 }
 
+uint64_t store_put_api_token(struct store *s, const struct store_api_token *t)
+{
+    struct op *op;
+
+    if (!s || !t || !t->id[0] || !t->pid[0])
+        return 0;
+    if (!(op = op_new(OP_API_TOKEN_PUT)))
+        return 0;
+    op->u.api = *t;
+    STORE_TERMINATE(op->u.api.id);
+    STORE_TERMINATE(op->u.api.pid);
+    STORE_TERMINATE(op->u.api.description);
+    STORE_TERMINATE(op->u.api.scopes);
+    op->u.api.username[0] = '\0';
+    return enqueue(s, op);
+}
+
+uint64_t store_revoke_api_token(struct store *s, const char *id,
+                                const char *pid)
+{
+    struct op *op;
+
+    if (!s || !id || !*id)
+        return 0;
+    if (!(op = op_new(OP_API_TOKEN_REVOKE)))
+        return 0;
+    strcopy(op->u.api.id, sizeof op->u.api.id, id);
+    strcopy(op->u.api.pid, sizeof op->u.api.pid, pid ? pid : "");
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

@@ -631,3 +631,51 @@ int store_get_epoch(struct store *s, const char *gid, int64_t *epoch)
     store__read_leave(s);
     return rc;
 }
+
+/* ---- API tokens ---------------------------------------------------------- */
+
+static int api_token_one(struct store *s, const uint8_t *hash, const char *id,
+                         struct store_api_token *out)
+{
+    int rc;
+
+    assert(out);
+    memset(out, 0, sizeof *out);
+    if (!hash && (!id || !*id))
+        return 0;
+    store__read_enter(s);
+    rc = s->be->api_token(s, hash, id, out);
+    store__read_leave(s);
+    if (rc != 1)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int store_find_api_token(struct store *s, const uint8_t hash[32],
+                         struct store_api_token *out)
+{
+    return api_token_one(s, hash, NULL, out);
+}
+
+int store_get_api_token(struct store *s, const char *id,
+                        struct store_api_token *out)
+{
+    return api_token_one(s, NULL, id, out);
+}
+
+int store_list_api_tokens(struct store *s, const char *pid,
+                          struct store_api_token *out, size_t max, size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!pid || !*pid || !max)
+        return pid && out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->api_tokens(s, pid, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}

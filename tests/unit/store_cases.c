@@ -1065,6 +1065,91 @@ START_TEST(account_settings_saved_and_replaced)
 }
 END_TEST
 
+/* API tokens (migration 0010): stored with their hash, found by hash
+ * and by id with the account's name, listed oldest first, revoked by id
+ * (by their account, or by anyone: the operator's); one of an id or
+ * hash already stored, or of no account, is dropped; across a reopen. */
+START_TEST(api_tokens_stored_found_listed_revoked)
+{
+    struct store *s = H->open();
+    const int64_t now = 1800000000000;
+    struct store_player g = player("pidT", "guest", 1);
+    struct store_account a = account("pidT", "Tina", now);
+    uint8_t dead[32], t1[32];
+    struct store_api_token t = {0}, u, got, list[4];
+    size_t n = 9;
+
+    fill(dead, 0xd6);
+    fill(t1, 0x56);
+    ck_assert_uint_gt(store_put_player(s, &g), 0);
+    wait_committed(s, store_register(s, &a, dead, t1));
+    ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    snprintf(t.id, sizeof t.id, "tokA");
+    fill(t.hash, 0xa1);
+    snprintf(t.pid, sizeof t.pid, "pidT");
+    snprintf(t.description, sizeof t.description, "my bot");
+    snprintf(t.scopes, sizeof t.scopes, "bot:play,board:play");
+    t.created_ms = now;
+    u = t;
+    snprintf(u.id, sizeof u.id, "tokB");
+    fill(u.hash, 0xb2);
+    u.scopes[0] = '\0';
+    u.created_ms = now + 1;
+    ck_assert_uint_gt(store_put_api_token(s, &t), 0);
+    wait_committed(s, store_put_api_token(s, &u));
+    ck_assert_int_eq(store_find_api_token(s, t.hash, &got), 1);
+    ck_assert_str_eq(got.id, "tokA");
+    ck_assert_str_eq(got.pid, "pidT");
+    ck_assert_str_eq(got.username, "Tina");
+    ck_assert_str_eq(got.description, "my bot");
+    ck_assert_str_eq(got.scopes, "bot:play,board:play");
+    ck_assert_int_eq(got.created_ms, now);
+    ck_assert_mem_eq(got.hash, t.hash, 32);
+    ck_assert_int_eq(store_get_api_token(s, "tokB", &got), 1);
+    ck_assert_str_eq(got.scopes, "");
+    ck_assert_int_eq(store_find_api_token(s, dead, &got), 0);
+    ck_assert_int_eq(store_get_api_token(s, "nope", &got), 0);
+    ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(list[0].id, "tokA");
+    ck_assert_str_eq(list[1].id, "tokB");
+    ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 1, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    /* the same hash, the same id, no account: dropped */
+    u = t;
+    snprintf(u.id, sizeof u.id, "tokC");
+    wait_committed(s, store_put_api_token(s, &u));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    u = t;
+    fill(u.hash, 0xc3);
+    wait_committed(s, store_put_api_token(s, &u));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 2);
+    u = t;
+    snprintf(u.id, sizeof u.id, "tokD");
+    fill(u.hash, 0xd4);
+    snprintf(u.pid, sizeof u.pid, "pidX");
+    wait_committed(s, store_put_api_token(s, &u));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 3);
+    ck_assert_uint_eq(store_put_api_token(s, NULL), 0);
+    ck_assert_uint_eq(store_revoke_api_token(s, "", NULL), 0);
+    /* another account's revoke is nothing; the account's and anyone's are */
+    wait_committed(s, store_revoke_api_token(s, "tokA", "pidX"));
+    ck_assert_int_eq(store_find_api_token(s, t.hash, &got), 1);
+    wait_committed(s, store_revoke_api_token(s, "tokA", "pidT"));
+    ck_assert_int_eq(store_find_api_token(s, t.hash, &got), 0);
+    store_close(s);
+    s = H->open();
+    ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(list[0].id, "tokB");
+    wait_committed(s, store_revoke_api_token(s, "tokB", NULL));
+    ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    store_close(s);
+}
+END_TEST
+
 /* The purge of guests that never played leaves accounts alone, however
  * old and idle. */
 /* A game's analysis (migration 0011): none until asked; the request's row,
@@ -1465,6 +1550,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, accounts_register_tokens_and_expiry);
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, account_settings_saved_and_replaced);
+    tcase_add_test(tc, api_tokens_stored_found_listed_revoked);
     tcase_add_test(tc, purge_keeps_accounts);
     tcase_add_test(tc, analysis_rows);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "apitoken.h"
 #include "hub/account.h"
+#include "hub/apitokens.h"
 #include "hubfake.h"
 #include "lib/ids.h"
 #include "store/store.h"
@@ -798,6 +800,38 @@ START_TEST(a_recent_login_is_served_first)
 }
 END_TEST
 
+/* An API token as made (hub/apitokens.h): lip_ and 20 base64url
+ * characters, stored as its text's SHA-256; its id never begins with
+ * '-' (an option, to `chess-server token revoke ID`) or '_'; a
+ * description cut at a character's start. */
+START_TEST(api_tokens_made)
+{
+    char text[APITOKEN_TEXT_LEN + 1], desc[128];
+    struct store_api_token row;
+    uint8_t hash[32];
+    int first_dash = 0;
+
+    for (int i = 0; i < 1024; i++) { /* (1 in 32 would begin so) */
+        ck_assert_int_eq(apitoken_make("pidA", "bot", 3, 42, text, &row), 0);
+        ck_assert(apitoken_text_valid(text));
+        ck_assert_uint_eq(strlen(row.id), 12);
+        first_dash |= row.id[0] == '-' || row.id[0] == '_';
+        ids_token_hash(text, hash);
+        ck_assert_mem_eq(row.hash, hash, 32);
+    }
+    ck_assert_int_eq(first_dash, 0);
+    ck_assert_str_eq(row.pid, "pidA");
+    ck_assert_str_eq(row.scopes, "bot:play,board:play");
+    ck_assert_int_eq(row.created_ms, 42);
+    /* 99 bytes, then a 2-byte character across the 100th: cut before it */
+    memset(desc, 'x', 99);
+    memcpy(desc + 99, "\xc3\xa9", 3);
+    ck_assert_int_eq(apitoken_make("pidA", desc, 0, 42, text, &row), 0);
+    ck_assert_uint_eq(strlen(row.description), 99);
+    ck_assert_str_eq(row.scopes, "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounts");
@@ -816,6 +850,7 @@ int main(void)
     tcase_add_test(t, tokens_lapse_after_30_idle_days);
     tcase_add_test(t, closing_while_hashing);
     tcase_add_test(t, shutdown_while_hashing);
+    tcase_add_test(t, api_tokens_made);
     suite_add_tcase(s, t);
     tcase_add_checked_fixture(lim, setup_limits, fake_teardown);
     tcase_set_timeout(lim, 120);

@@ -153,6 +153,60 @@ START_TEST(http_framing)
 }
 END_TEST
 
+/* A POST's body (the API's) is followed, never read as a head, however
+ * it is cut into reads; only a POST may have one, of at most
+ * FRAMES_BODY_MAX bytes. */
+START_TEST(http_post_body)
+{
+    /* a body that looks like the end of a head and a bad one */
+    const char *req = "POST /api/token/test HTTP/1.1\r\nHost: x\r\n"
+                      "Content-Length: 12\r\n\r\n"
+                      "a\r\n\r\n\0\nX: \r\r"
+                      "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    size_t n = strlen("POST /api/token/test HTTP/1.1\r\nHost: x\r\n"
+                      "Content-Length: 12\r\n\r\n") +
+               12 + strlen("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    size_t head = n - 12 - strlen("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    struct frames f;
+    const char *why;
+    char big[256];
+    int len;
+
+    ck_assert_int_eq(head_status(req, n, &why), 0);
+    /* the reads end at each head's end, not in the body */
+    frames_init(&f);
+    ck_assert_uint_eq(frames_http_cut(&f, (const uint8_t *)req, n), head);
+    ck_assert_int_eq(frames_http_feed(&f, (const uint8_t *)req, head), 0);
+    ck_assert_uint_eq(
+        frames_http_cut(&f, (const uint8_t *)req + head, n - head), n - head);
+    ck_assert_int_eq(frames_http_feed(&f, (const uint8_t *)req + head, 7), 0);
+    ck_assert_uint_eq(
+        frames_http_cut(&f, (const uint8_t *)req + head + 7, n - head - 7),
+        n - head - 7);
+    /* FRAMES_BODY_MAX bytes pass, one more is 413 */
+    for (int body = FRAMES_BODY_MAX; body <= FRAMES_BODY_MAX + 1; body++) {
+        len = snprintf(big, sizeof big,
+                       "POST /api/x HTTP/1.1\r\nContent-Length: %d\r\n\r\n",
+                       body);
+        ck_assert_int_eq(head_status(big, (size_t)len, &why),
+                         body > FRAMES_BODY_MAX ? 413 : 0);
+    }
+    ck_assert_str_eq(why, "body_too_large");
+    len = snprintf(big, sizeof big,
+                   "POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999"
+                   "\r\n\r\n");
+    ck_assert_int_eq(head_status(big, (size_t)len, &why), 413);
+    /* any other method's body is refused as before */
+    len = snprintf(big, sizeof big,
+                   "PUT /api/x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
+    ck_assert_int_eq(head_status(big, (size_t)len, &why), 400);
+    ck_assert_str_eq(why, "body");
+    len = snprintf(big, sizeof big,
+                   "POSTX /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
+    ck_assert_int_eq(head_status(big, (size_t)len, &why), 400);
+}
+END_TEST
+
 /* Feeds data to f in pieces of `step` bytes; sums what was seen. */
 static void feed(struct frames *f, const uint8_t *data, size_t n, size_t step,
                  unsigned *control, bool *unmasked, size_t *ok_total)
@@ -218,6 +272,7 @@ static Suite *suite(void)
 
     tcase_add_test(tc, http_cut);
     tcase_add_test(tc, http_framing);
+    tcase_add_test(tc, http_post_body);
     tcase_add_test(tc, websocket_frames);
     suite_add_tcase(s, tc);
     return s;

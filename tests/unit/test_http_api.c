@@ -28,7 +28,10 @@ static struct http_reply get(const char *path, const char *const *args,
     struct http_reply r;
     struct fake_http_answer a;
 
-    http_handle(fake_hub, path, args, nargs, fake_now, ++later, &r);
+    const struct http_request q = {"GET", path, args, nargs,
+                                   NULL,  "",   0,    "127.0.0.1"};
+
+    http_handle(fake_hub, &q, fake_now, ++later, &r);
     if (r.status == 0) { /* a read first: the answer comes later */
         fake_settle();
         ck_assert_msg(fake_http_answered(later, &a), "%s: no answer", path);

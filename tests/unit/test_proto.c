@@ -4,9 +4,11 @@
  */
 #include <check.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apitoken.h"
 #include "proto.h"
 #include "check_main.h"
 
@@ -1244,6 +1246,93 @@ START_TEST(render_ratings)
 }
 END_TEST
 
+/* API tokens' scopes (common/apitoken.h): lichess's names, parsed from
+ * a comma-separated list (the CLI) and written back in the table's
+ * order; a token's shape; token_create's, token_revoke's fields. */
+START_TEST(api_token_scopes)
+{
+    char out[APITOKEN_SCOPES_TEXT_MAX + 1], err[200];
+    unsigned mask = 99;
+
+    ck_assert_int_eq(apitoken_scopes_parse("", &mask, err, sizeof err), 0);
+    ck_assert_uint_eq(mask, 0);
+    ck_assert_int_eq(apitoken_scopes_parse(" board:play , bot:play,bot:play",
+                                           &mask, err, sizeof err),
+                     0);
+    apitoken_scopes_format(mask, out, sizeof out);
+    ck_assert_str_eq(out, "bot:play,board:play");
+    ck_assert_int_eq(apitoken_scopes_parse("challenge:read,challenge:write,"
+                                           "preference:read,preference:write",
+                                           &mask, err, sizeof err),
+                     0);
+    apitoken_scopes_format(mask, out, sizeof out);
+    ck_assert_str_eq(out, "challenge:read,challenge:write,preference:read,"
+                          "preference:write");
+    ck_assert_int_eq(
+        apitoken_scopes_parse("bot:play,web:mod", &mask, err, sizeof err),
+        -1);
+    ck_assert_uint_eq(mask, 0);
+    ck_assert_str_eq(err, "unknown scope 'web:mod' (known: bot:play,"
+                          "board:play,challenge:read,challenge:write,"
+                          "preference:read,preference:write)");
+    ck_assert_int_eq(
+        apitoken_scopes_parse("bot:play,,x", &mask, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unknown scope ''"), "%s", err);
+    ck_assert_int_eq(
+        apitoken_scopes_parse("BOT:PLAY", &mask, err, sizeof err), -1);
+    apitoken_scopes_format(0, out, sizeof out);
+    ck_assert_str_eq(out, "");
+    /* a token's text */
+    ck_assert(apitoken_text_valid("lip_abcdefghijABCDEFGH-_"));
+    ck_assert(apitoken_text_valid("lip_0123456789abcdefghij"));
+    ck_assert(!apitoken_text_valid("lip_0123456789abcdefghi"));
+    ck_assert(!apitoken_text_valid("lip_0123456789abcdefghijk"));
+    ck_assert(!apitoken_text_valid("lip_0123456789abcdefghi!"));
+    ck_assert(!apitoken_text_valid("lio_0123456789abcdefghij"));
+    ck_assert(!apitoken_text_valid(""));
+    ck_assert_uint_eq(APITOKEN_TEXT_LEN, 24);
+    /* the messages */
+    ck_assert_int_eq(parse("{\"t\":\"token_create\",\"scopes\":"
+                           "[\"board:play\",\"challenge:read\"],"
+                           "\"description\":\"my bot\"}",
+                           true),
+                     0);
+    ck_assert_int_eq(m.type, PROTO_T_TOKEN_CREATE);
+    ck_assert_str_eq(m.description, "my bot");
+    apitoken_scopes_format(m.scopes, out, sizeof out);
+    ck_assert_str_eq(out, "board:play,challenge:read");
+    ck_assert_int_eq(parse("{\"t\":\"token_create\",\"scopes\":[]}", true),
+                     0);
+    ck_assert_uint_eq(m.scopes, 0);
+    ck_assert_str_eq(m.description, "");
+    FAILS("{\"t\":\"token_create\",\"scopes\":[\"bot:play\",\"x:y\"]}", true,
+          PROTO_BAD_FIELD, "scopes: unknown scope 'x:y' (known: bot:play,");
+    FAILS("{\"t\":\"token_create\",\"scopes\":[1]}", true, PROTO_BAD_FIELD,
+          "scopes: every scope is a string");
+    FAILS("{\"t\":\"token_create\",\"scopes\":\"bot:play\"}", true,
+          PROTO_BAD_FIELD, "scopes: an array");
+    FAILS("{\"t\":\"token_create\"}", true, PROTO_BAD_FIELD, "scopes");
+    FAILS("{\"t\":\"token_create\",\"scopes\":[]}", false,
+          PROTO_UNAUTHENTICATED, NULL);
+    char desc[200];
+    snprintf(
+        desc, sizeof desc,
+        "{\"t\":\"token_create\",\"scopes\":[],\"description\":\"%0101d\"}",
+        0);
+    FAILS(desc, true, PROTO_BAD_FIELD,
+          "description: a string of at most 100");
+    ck_assert_int_eq(
+        parse("{\"t\":\"token_revoke\",\"token_id\":\"Ab_-9\"}", true), 0);
+    ck_assert_str_eq(m.token_id, "Ab_-9");
+    FAILS("{\"t\":\"token_revoke\",\"token_id\":\"a b\"}", true,
+          PROTO_BAD_FIELD, "token_id");
+    FAILS("{\"t\":\"token_revoke\",\"token_id\":\"0123456789abcdefg\"}", true,
+          PROTO_BAD_FIELD, "token_id");
+    FAILS("{\"t\":\"token_list\",\"token_id\":\"a\"}", true, PROTO_BAD_FIELD,
+          "unknown field");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -1270,6 +1359,7 @@ int main(void)
     tcase_add_test(tc, render_proof);
     tcase_add_test(tc, settings_field);
     tcase_add_test(tc, render_settings);
+    tcase_add_test(tc, api_token_scopes);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

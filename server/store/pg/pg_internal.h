@@ -161,6 +161,10 @@ int pg__list_player_games(struct store *s, const char *pid,
 int pg__get_epoch(struct store *s, const char *gid, int64_t *epoch);
 int pg__player_live_games(struct store *s, const char *pid, char (*gids)[33],
                           size_t max, size_t *n);
+int pg__api_token(struct store *s, const uint8_t *hash, const char *id,
+                  struct store_api_token *out);
+int pg__api_tokens(struct store *s, const char *pid,
+                   struct store_api_token *v, size_t max, size_t *n);
 int pg__live_gids(struct store *s, const char *after, int64_t before_ms,
                   char (*gids)[33], size_t max, size_t *n);
 

@@ -534,3 +534,53 @@ int pg__live_gids(struct store *s, const char *after, int64_t before_ms,
 {
     return gid_rows(s, "r_live_gids", after, before_ms, gids, max, n);
 }
+
+/* ---- API tokens ---------------------------------------------------------- */
+
+static void api_row(const PGresult *r, int i, struct store_api_token *t)
+{
+    memset(t, 0, sizeof *t);
+    pg__col_str(r, i, 0, t->id, sizeof t->id);
+    pg__col_hash(r, i, 1, t->hash);
+    pg__col_str(r, i, 2, t->pid, sizeof t->pid);
+    pg__col_str(r, i, 3, t->username, sizeof t->username);
+    pg__col_str(r, i, 4, t->description, sizeof t->description);
+    pg__col_str(r, i, 5, t->scopes, sizeof t->scopes);
+    t->created_ms = pg__col_int(r, i, 6);
+}
+
+static int fill_api_token(struct store *s, const PGresult *r, void *out)
+{
+    (void)s;
+    api_row(r, 0, out);
+    return 0;
+}
+
+int pg__api_token(struct store *s, const uint8_t *hash, const char *id,
+                  struct store_api_token *out)
+{
+    struct pgp p;
+
+    if (!hash)
+        return rd_one_text(s, "r_api_id", id, fill_api_token, out);
+    pgp_init(&p);
+    pgp_bytes(&p, hash, 32);
+    return rd_one(s, "r_api_hash", &p, fill_api_token, out);
+}
+
+int pg__api_tokens(struct store *s, const char *pid,
+                   struct store_api_token *v, size_t max, size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_api_pid", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++)
+        api_row(r, i, &v[(*n)++]);
+    PQclear(r);
+    return 0;
+}

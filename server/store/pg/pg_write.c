@@ -283,6 +283,20 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->u.analysis.status);
         pgp_text(&p, op->text);
         break;
+    case OP_API_TOKEN_PUT:
+        name = "w_api_token";
+        pgp_text(&p, op->u.api.id);
+        pgp_bytes(&p, op->u.api.hash, 32);
+        pgp_text(&p, op->u.api.pid);
+        pgp_text(&p, op->u.api.description);
+        pgp_text(&p, op->u.api.scopes);
+        pgp_int(&p, op->u.api.created_ms);
+        break;
+    case OP_API_TOKEN_REVOKE:
+        name = "w_api_revoke";
+        pgp_text(&p, op->u.api.id);
+        pgp_text(&p, op->u.api.pid);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

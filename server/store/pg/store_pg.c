@@ -120,6 +120,11 @@ static const struct pg_stmt writer_stmts[] = {
                        "VALUES ($1, $2, $3, $4, $5, $6) "
                        "ON CONFLICT (pid, category, ended_ms, gid) DO UPDATE "
                        "SET rating = excluded.rating, rd = excluded.rd"},
+    {"w_api_token", "INSERT INTO api_tokens (id, token_hash, pid, "
+                    "description, scopes, created_ms) "
+                    "VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"w_api_revoke", "DELETE FROM api_tokens WHERE id = $1 "
+                     "AND ($2 = '' OR pid = $2)"},
     {"w_settings", "INSERT INTO account_settings (pid, settings, "
                    "updated_ms) VALUES ($1, $2, $3) ON CONFLICT (pid) "
                    "DO UPDATE SET settings = excluded.settings, "
@@ -137,6 +142,12 @@ static const struct pg_stmt writer_stmts[] = {
     "SELECT " STORE_GAME_COLS " FROM games, c WHERE " seat " = $1 AND " \
     "status = 'ended' AND result <> '*' AND (ended_ms, gid) < (c.ms, "  \
     "c.g)" other
+
+/* An API token with its account's name (pg_read.c's api_row). */
+#define API_TOKEN_SELECT                                                   \
+    "SELECT t.id, t.token_hash, t.pid, a.username, t.description, "        \
+    "t.scopes, t.created_ms FROM api_tokens t JOIN accounts a ON a.pid = " \
+    "t.pid WHERE "
 
 static const struct pg_stmt reader_stmts[] = {
     {"r_token", "SELECT pid, name, token_hash, created_ms FROM players "
@@ -161,6 +172,10 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_analyses_queued", "SELECT gid, pid, requested_ms, status "
                           "FROM analyses WHERE status = 'queued' "
                           "ORDER BY requested_ms LIMIT $1"},
+    {"r_api_hash", API_TOKEN_SELECT "t.token_hash = $1"},
+    {"r_api_id", API_TOKEN_SELECT "t.id = $1"},
+    {"r_api_pid", API_TOKEN_SELECT "t.pid = $1 "
+                                   "ORDER BY t.created_ms, t.id LIMIT $2"},
     {"r_history", "SELECT ended_ms, rating, rd FROM rating_history "
                   "WHERE pid = $1 AND category = $2 "
                   "ORDER BY ended_ms DESC, gid DESC LIMIT $3"},
@@ -518,4 +533,6 @@ const struct store_backend store__pg = {
     .get_epoch = pg__get_epoch,
     .player_live_games = pg__player_live_games,
     .live_gids = pg__live_gids,
+    .api_token = pg__api_token,
+    .api_tokens = pg__api_tokens,
 };

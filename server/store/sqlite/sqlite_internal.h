@@ -31,7 +31,7 @@ struct sqlite_be {
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
-    sqlite3_stmt *w_settings, *w_analysis;
+    sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -40,7 +40,8 @@ struct sqlite_be {
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends;
     sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids;
-    sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued;
+    sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
+        *r_api_id, *r_api_pid;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -142,6 +143,10 @@ int sq__list_player_games(struct store *s, const char *pid,
                           struct store_game_list *out);
 int sq__player_live_games(struct store *s, const char *pid, char (*gids)[33],
                           size_t max, size_t *n);
+int sq__api_token(struct store *s, const uint8_t *hash, const char *id,
+                  struct store_api_token *out);
+int sq__api_tokens(struct store *s, const char *pid,
+                   struct store_api_token *v, size_t max, size_t *n);
 int sq__live_gids(struct store *s, const char *after, int64_t before_ms,
                   char (*gids)[33], size_t max, size_t *n);
 

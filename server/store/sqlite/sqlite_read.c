@@ -6,6 +6,7 @@
  */
 #include "store/sqlite/sqlite_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -564,4 +565,57 @@ int sq__live_gids(struct store *s, const char *after, int64_t before_ms,
     sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)before_ms);
     return gid_rows(s, st, gids, max, n);
+}
+
+/* ---- API tokens ---------------------------------------------------------- */
+
+static void col_text(sqlite3_stmt *st, int c, char *buf, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, c);
+
+    snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+static void api_row(sqlite3_stmt *st, struct store_api_token *t)
+{
+    memset(t, 0, sizeof *t);
+    col_text(st, 0, t->id, sizeof t->id);
+    if (sqlite3_column_bytes(st, 1) == 32)
+        memcpy(t->hash, sqlite3_column_blob(st, 1), 32);
+    col_text(st, 2, t->pid, sizeof t->pid);
+    col_text(st, 3, t->username, sizeof t->username);
+    col_text(st, 4, t->description, sizeof t->description);
+    col_text(st, 5, t->scopes, sizeof t->scopes);
+    t->created_ms = sqlite3_column_int64(st, 6);
+}
+
+int sq__api_token(struct store *s, const uint8_t *hash, const char *id,
+                  struct store_api_token *out)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = hash ? b->r_api_hash : b->r_api_id;
+    int rc;
+
+    if (hash)
+        sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    else
+        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        api_row(st, out);
+    return row_end(s, st, rc);
+}
+
+int sq__api_tokens(struct store *s, const char *pid,
+                   struct store_api_token *v, size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_api_pid;
+    int rc;
+
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+        api_row(st, &v[(*n)++]);
+    return rows_end(s, st, rc);
 }

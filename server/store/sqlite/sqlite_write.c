@@ -370,6 +370,21 @@ static int apply_op(struct store *s, const struct op *op)
         st = b->w_move;
         rc |= bind_move(st, op->u.move.gid, &op->u.move.m);
         break;
+    case OP_API_TOKEN_PUT:
+        st = b->w_api_token;
+        rc |= sqlite3_bind_text(st, 1, op->u.api.id, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_blob(st, 2, op->u.api.hash, 32, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 3, op->u.api.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 4, op->u.api.description, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 5, op->u.api.scopes, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 6, op->u.api.created_ms);
+        break;
+    case OP_API_TOKEN_REVOKE:
+        st = b->w_api_revoke;
+        rc |= sqlite3_bind_text(st, 1, op->u.api.id, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.api.pid, -1, SQLITE_STATIC);
+        break;
     case OP_EPOCH: /* one node: nobody to fence */
         return SQLITE_DONE;
     default:

@@ -53,6 +53,12 @@
     "status = 'ended' AND result <> '*' AND "                        \
     "(ended_ms, gid) < (?2, ?3)" other
 
+/* An API token with its account's name (sqlite_read.c's api_row). */
+#define API_TOKEN_SELECT                                                   \
+    "SELECT t.id, t.token_hash, t.pid, a.username, t.description, "        \
+    "t.scopes, t.created_ms FROM api_tokens t JOIN accounts a ON a.pid = " \
+    "t.pid WHERE "
+
 struct stmt_def {
     size_t offset; /* of the sqlite3_stmt * in struct store */
     const char *sql;
@@ -130,6 +136,11 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_rating_point, "INSERT OR REPLACE INTO rating_history (pid, "
                         "category, ended_ms, gid, rating, rd) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_api_token, "INSERT INTO api_tokens (id, token_hash, pid, "
+                     "description, scopes, created_ms) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_api_revoke, "DELETE FROM api_tokens WHERE id = ?1 "
+                      "AND (?2 = '' OR pid = ?2)"),
     DEF(w_settings, "INSERT INTO account_settings (pid, settings, "
                     "updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (pid) "
                     "DO UPDATE SET settings = excluded.settings, "
@@ -162,6 +173,10 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_analyses_queued, "SELECT gid, pid, requested_ms, status "
                            "FROM analyses WHERE status = 'queued' "
                            "ORDER BY requested_ms LIMIT ?1"),
+    DEF(r_api_hash, API_TOKEN_SELECT "t.token_hash = ?1"),
+    DEF(r_api_id, API_TOKEN_SELECT "t.id = ?1"),
+    DEF(r_api_pid, API_TOKEN_SELECT "t.pid = ?1 "
+                                    "ORDER BY t.created_ms, t.id LIMIT ?2"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
@@ -701,6 +716,8 @@ const struct store_backend store__sqlite = {
     .get_epoch = NULL, /* one node: no epochs stored */
     .player_live_games = sq__player_live_games,
     .live_gids = sq__live_gids,
+    .api_token = sq__api_token,
+    .api_tokens = sq__api_tokens,
 };
 
 /* ---- backup ----------------------------------------------------------- */
