@@ -103,6 +103,8 @@ enum proto_type {
     PROTO_T_TAKEBACK_ACCEPT,
     PROTO_T_TAKEBACK_DECLINE,
     PROTO_T_GIVE_TIME,
+    PROTO_T_MY_GAMES,
+    PROTO_T_TEST_CLOCK,
     PROTO_T_COUNT
 };
 
@@ -136,6 +138,9 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_SETTINGS_STRING_MAX 64
 #define PROTO_SETTINGS_MAX 2048
 
+/* test_clock: the most test time one message may add (31 days). */
+#define PROTO_TEST_ADVANCE_MAX_S (31 * 86400)
+
 /* A client's "id", kept to be echoed. */
 struct proto_id {
     int kind;                   /* 0 absent (or invalid), 1 string, 2 int */
@@ -167,6 +172,7 @@ struct proto_msg {
     int range_lo, range_hi;       /* ... its bounds, inclusive */
     char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
     int level;                    /* computer: 1-8 (0 when absent) */
+    int advance_s; /* test_clock: 1..PROTO_TEST_ADVANCE_MAX_S */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
 };
@@ -441,6 +447,21 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+
+/* One of a player's started games, as `my_games` lists it. */
+struct proto_my_game {
+    const char *game;
+    int color;                    /* the player's */
+    struct proto_player opponent; /* as in game_start */
+    struct clock_spec clock;
+    int ply;
+    bool your_turn;
+    int64_t left_ms; /* what the side to move has for this turn */
+};
+
+/* {"t":"my_games","games":[...]} of g[0..n-1], in that order. */
+char *proto_render_my_games(const struct proto_my_game *g, size_t n,
+                            const struct proto_id *id);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

@@ -32,7 +32,8 @@ enum {
     F_RATING_RANGE = 1 << 12,
     F_SETTINGS = 1 << 13,
     F_SEEK = 1 << 14,
-    F_LEVEL = 1 << 15
+    F_LEVEL = 1 << 15,
+    F_ADVANCE = 1 << 16
 };
 
 static const struct {
@@ -77,6 +78,8 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
     [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
     [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
+    [PROTO_T_MY_GAMES] = {"my_games", 0, 0},
+    [PROTO_T_TEST_CLOCK] = {"test_clock", F_ADVANCE, F_ADVANCE},
 };
 
 static const struct {
@@ -99,6 +102,7 @@ static const struct {
     {"settings", F_SETTINGS},
     {"seek", F_SEEK},
     {"level", F_LEVEL},
+    {"advance_s", F_ADVANCE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -432,6 +436,14 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "level: an integer from 1 to 8");
         m->level = (int)json_integer_value(v);
+    }
+    if (present & F_ADVANCE) {
+        json_t *v = json_object_get(root, "advance_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > PROTO_TEST_ADVANCE_MAX_S)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "advance_s: an integer from 1 to 2678400");
+        m->advance_s = (int)json_integer_value(v);
     }
     return 0;
 }

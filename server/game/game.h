@@ -191,6 +191,9 @@ const char *game_move_uci(const struct game *g, int i);
 /* The time color has left on its clock at now (ms; a per-move clock:
  * for this move). */
 int64_t game_time_left(const struct game *g, int color, int64_t now);
+/* The time the side to move has for this turn at now (ms): its first-move
+ * time while the first moves are pending, else its clock's. */
+int64_t game_turn_left(const struct game *g, int64_t now);
 /* The legal moves of the side to move into out, in the byte order of
  * their UCI text (the list a `moved` or `state` shows, whatever the
  * status): the game keeps them from one move to the next, for the next
