@@ -494,6 +494,9 @@ struct game *game_restore(const struct game_env *env,
     g->created_wall = row->created_ms;
     g->started_wall = row->started_ms;
     g->rated = row->rated != 0;
+    if (!heartbeat_ms && clock_spec_correspondence(&spec))
+        heartbeat_ms = wall; /* unknown: the days a move are not given
+                                back for a downtime of minutes */
     if (replay(g, moves, n, heartbeat_ms, &cause) < 0)
         goto fail;
     if (!strcmp(row->draw_offer, "white"))

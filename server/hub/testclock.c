@@ -11,6 +11,30 @@
 #include "lib/log.h"
 #include "sysclock.h"
 
+const struct hub_module hub_testclock_module;
+
+/* Nothing to do: the alarm's arming at now makes the loop run every timer
+ * due by the new time (armed days away by the old one). */
+static void due(void *arg)
+{
+    (void)arg;
+}
+
+static int testclock_init(struct hub *h)
+{
+    struct hub_alarm *a = NULL;
+
+    if (h->cfg.test_clock && !(a = hub_alarm_new(h, due, NULL)))
+        return -1;
+    hub_module_set_state(h, &hub_testclock_module, a);
+    return 0;
+}
+
+static void testclock_free(struct hub *h)
+{
+    hub_alarm_free(h, hub_module_state(h, &hub_testclock_module));
+}
+
 static void test_clock_command(struct session *s, const struct proto_msg *m,
                                int64_t now)
 {
@@ -25,8 +49,9 @@ static void test_clock_command(struct session *s, const struct proto_msg *m,
     sysclock_test_advance((int64_t)m->advance_s * 1000);
     log_warn("event=test_clock advance_s=%d offset_ms=%lld", m->advance_s,
              (long long)sysclock_test_offset_ms());
+    hub_alarm_arm(h, hub_module_state(h, &hub_testclock_module),
+                  hub_now_ms(h));
     hub_send_text(s, proto_render_pong(&m->id), 0);
-    h->env.wake(); /* the timers are due by the new time: the loop looks */
 }
 
 static const struct hub_command commands[] = {
@@ -36,5 +61,7 @@ static const struct hub_command commands[] = {
 
 const struct hub_module hub_testclock_module = {
     .name = "testclock",
+    .init = testclock_init,
+    .free = testclock_free,
     .commands = commands,
 };
