@@ -8,6 +8,7 @@ import { Connection } from './net.js';
 import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { MyGames } from './mygames.js';
 import { PlayerView } from './player.js';
 import * as Settings from './settings.js';
 import { Sound, soundForMove } from './sound.js';
@@ -36,6 +37,7 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
+let myGames;
 
 const ctx = {
     send(msg, req) {
@@ -56,6 +58,12 @@ const ctx = {
     toast: (text, kind, action) => toast(text, kind, action),
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
+    myGames: () => myGames.items(),
+    shownGame: () => (game && game.gid) || null,
+    changed: () => {
+        lobby.renderMine();
+        player.renderMine();
+    },
     announce: (text) => {
         announcer.textContent = '';
         announcer.textContent = text;
@@ -111,13 +119,16 @@ function onMessage(msg) {
         state.me = msg.player;
         // Another player now (a login, or a new guest after a logout):
         // what the lobby kept for the last one is not this one's.
-        if (state.pid && state.pid !== msg.player.id)
+        if (state.pid && state.pid !== msg.player.id) {
             lobby.forget();
+            myGames.forget();
+        }
         state.pid = msg.player.id;
         Settings.onIdentity(msg);
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
+        myGames.request();
         game.onWelcome();
         game.resync();
         player.onWelcome();
@@ -161,9 +172,14 @@ function onMessage(msg) {
         lobby.games.set(msg.game, { gid: msg.game });
         navigate(`/g/${msg.game}`);
         break;
+    case 'my_games':
+        state.requests.delete(msg.id);
+        myGames.onMyGames(msg);
+        break;
     case 'game_start':
         sound.play('start');
         lobby.onGameStart(msg);
+        myGames.onGameStart(msg);
         game.onGameStart(msg);
         if (game.gid !== msg.game) {
             if (game.g && game.g.you && game.g.status === 'started') {
@@ -184,12 +200,14 @@ function onMessage(msg) {
             msg.ply === game.g.ply + 1;
         lobby.onGameInfo(msg);
         game.onMoved(msg);
+        myGames.onMoved(msg);
         if (fresh)
             sound.play(soundForMove(msg.san));
         break;
     }
     case 'game_end':
         lobby.onGameInfo(msg);
+        myGames.onGameEnd(msg);
         if (game.onEnd(msg))
             sound.play('end');
         break;
@@ -510,6 +528,7 @@ function start() {
         if (name === 'premoves')
             setPremoveCount(value);
     });
+    myGames = new MyGames(ctx);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);

@@ -156,6 +156,18 @@ export function formatClock(ms) {
     return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+// The time a correspondence move has left, in words: '2 days left',
+// '1 day 5 h left', '5 h left', '12 min left', 'less than a minute left'.
+export function timeLeftText(ms) {
+    const min = Math.floor(Math.max(0, ms) / 60000);
+    const d = Math.floor(min / 1440), h = Math.floor((min % 1440) / 60);
+    if (d > 0)
+        return `${d} day${d === 1 ? '' : 's'}${h ? ` ${h} h` : ''} left`;
+    if (h > 0)
+        return `${h} h left`;
+    return min > 0 ? `${min} min left` : 'less than a minute left';
+}
+
 // Whole seconds left, rounded up, for countdown sentences.
 export function seconds(ms) {
     return Math.max(0, Math.ceil(ms / 1000));
