@@ -549,7 +549,7 @@ static int open_store(struct node *n)
 }
 
 /* Test time: a build with its tests started with CHESS_TEST_CLOCK_MS=N
- * reads every clock N ms ahead and takes test_clock (testclock.c). Set
+ * reads every clock N ms ahead and takes test_clock (testtime.c). Set
  * before anything reads a clock; true when it is on. */
 static bool test_clock_on;
 

@@ -123,7 +123,7 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
-    bool test_clock; /* test_clock is taken (testclock.c): tests only */
+    bool test_clock; /* test_clock is taken (testtime.c): tests only */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

@@ -186,7 +186,7 @@ START_TEST(clocks)
           "\"increment_s\":0,\"extra\":1}}",
           true, PROTO_BAD_CLOCK, NULL);
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"per_move\",\"per_move_s\":"
-          "86401}}",
+          "1209601}}",
           true, PROTO_BAD_CLOCK, "per_move_s");
     /* a bad field is reported before a bad clock */
     FAILS("{\"t\":\"seek\",\"clock\":{},\"color\":\"green\"}", true,

@@ -1,5 +1,5 @@
 /*
- * testclock.c - `test_clock`: moves the server's time forward, for the
+ * testtime.c - `test_clock`: moves the server's time forward, for the
  * tests of what takes days (correspondence games). Only a server built
  * with its tests and started with CHESS_TEST_CLOCK_MS in its environment
  * takes it (hub_config.test_clock); any other answers unknown_type as for
@@ -11,7 +11,7 @@
 #include "lib/log.h"
 #include "sysclock.h"
 
-const struct hub_module hub_testclock_module;
+const struct hub_module hub_testtime_module;
 
 /* Nothing to do: the alarm's arming at now makes the loop run every timer
  * due by the new time (armed days away by the old one). */
@@ -20,19 +20,19 @@ static void due(void *arg)
     (void)arg;
 }
 
-static int testclock_init(struct hub *h)
+static int testtime_init(struct hub *h)
 {
     struct hub_alarm *a = NULL;
 
     if (h->cfg.test_clock && !(a = hub_alarm_new(h, due, NULL)))
         return -1;
-    hub_module_set_state(h, &hub_testclock_module, a);
+    hub_module_set_state(h, &hub_testtime_module, a);
     return 0;
 }
 
-static void testclock_free(struct hub *h)
+static void testtime_free(struct hub *h)
 {
-    hub_alarm_free(h, hub_module_state(h, &hub_testclock_module));
+    hub_alarm_free(h, hub_module_state(h, &hub_testtime_module));
 }
 
 static void test_clock_command(struct session *s, const struct proto_msg *m,
@@ -49,7 +49,7 @@ static void test_clock_command(struct session *s, const struct proto_msg *m,
     sysclock_test_advance((int64_t)m->advance_s * 1000);
     log_warn("event=test_clock advance_s=%d offset_ms=%lld", m->advance_s,
              (long long)sysclock_test_offset_ms());
-    hub_alarm_arm(h, hub_module_state(h, &hub_testclock_module),
+    hub_alarm_arm(h, hub_module_state(h, &hub_testtime_module),
                   hub_now_ms(h));
     hub_send_text(s, proto_render_pong(&m->id), 0);
 }
@@ -59,9 +59,9 @@ static const struct hub_command commands[] = {
     {PROTO_T_NONE, NULL, false},
 };
 
-const struct hub_module hub_testclock_module = {
-    .name = "testclock",
-    .init = testclock_init,
-    .free = testclock_free,
+const struct hub_module hub_testtime_module = {
+    .name = "testtime",
+    .init = testtime_init,
+    .free = testtime_free,
     .commands = commands,
 };
