@@ -144,9 +144,14 @@ export function scoreText(result) {
         : result === '1-0' || result === '0-1' ? result : '';
 }
 
-// Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
+// Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s);
+// a correspondence clock's day or more in days and hours: 2d 23h.
 export function formatClock(ms) {
     const t = Math.max(0, ms);
+    if (t >= 86400000) {
+        const h = Math.floor(t / 3600000);
+        return `${Math.floor(h / 24)}d ${h % 24}h`;
+    }
     if (t < 10000)
         return (Math.floor(t / 100) / 10).toFixed(1);
     const total = Math.floor(t / 1000);
