@@ -59,6 +59,7 @@ const ctx = {
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
     myGames: () => myGames.items(),
+    isMyGame: (gid) => myGames.games.has(gid),
     shownGame: () => (game && game.gid) || null,
     changed: () => {
         lobby.renderMine();

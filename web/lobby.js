@@ -439,19 +439,35 @@ export class LobbyView {
     }
 
     // Our games in progress: the invitations still waiting for an
-    // opponent, then the started games (mygames.js: ours to move first).
+    // opponent, the started games my_games lists (mygames.js: ours to move
+    // first), and those it does not (hosted on another node of a cluster:
+    // known from their `state`).
     renderMine() {
         const list = $('mygames-list');
         const items = [];
+        const me = this.ctx.me();
         for (const s of this.games.values()) {
-            if (s.status !== 'waiting')
-                continue; /* (a started game: listed by my_games) */
+            if (!s.clock || this.ctx.isMyGame(s.gid))
+                continue;
+            const you = me && s.white && s.white.id === me.id ? 'white'
+                : me && s.black && s.black.id === me.id ? 'black' : null;
+            const opp = you ? s[W.other(you)] : null;
             const li = document.createElement('li');
             const a = document.createElement('a');
             a.href = `/g/${s.gid}`;
             a.dataset.internal = '1';
-            a.textContent = `Your invitation, ${W.clockLabel(s.clock)}: ` +
-                'waiting for an opponent';
+            a.textContent = s.status === 'waiting'
+                ? `Your invitation, ${W.clockLabel(s.clock)}: waiting ` +
+                  'for an opponent'
+                : `${W.clockLabel(s.clock)} against ${
+                    opp ? opp.name : 'an opponent'}`;
+            if (s.status === 'started') {
+                const mark = document.createElement('span');
+                mark.className = s.toMove === you ? 'turn-mark' : 'wait-mark';
+                mark.textContent = s.toMove === you ? 'Your turn'
+                    : 'Their turn';
+                a.append(' ', mark);
+            }
             li.append(a);
             items.push(li);
         }

@@ -82,6 +82,7 @@ class CorrespondenceTest(FreshServerTest):
         self.assertFalse(games[gid]["your_turn"])
         # both close their pages for a day: no abandonment, no notice
         w.close()
+        b.quiet(0.5)  # (no opponent_gone: closing the page is not leaving)
         b.close()
         o = self.client(srv)
         self.time.advance(o, DAY_S)
