@@ -1,6 +1,7 @@
 // A correspondence game (days per move): the lobby and the player's own
 // page list the games in progress with a "Your turn" mark, the favicon is
-// marked while a game waits for the player's move, the opponent's move
+// marked while a game waits for the player's move, the permission to
+// notify is asked when a correspondence game is created, the opponent's move
 // brings a notice to a player in the lobby, and a correspondence game in
 // progress does not stop the player from seeking another.
 
@@ -19,13 +20,25 @@ test('correspondence: your games, the your-turn mark, the notice',
     const nameA = await myName(a.page);
     const nameB = await myName(b.page);
 
-    // A invites to a game of 2 days a move (the custom "Days per move").
+    // A invites to a game of 2 days a move (the custom "Days per move"):
+    // the page asks for the permission to notify then, and only then.
+    await a.page.evaluate(() => {
+        window.asked = 0;
+        window.Notification = class {
+            static permission = 'default';
+            static requestPermission() {
+                window.asked += 1;
+                return Promise.resolve('denied');
+            }
+        };
+    });
     await a.page.click('#invite-btn');
     await a.page.click('label[for="tc-custom"]');
     await a.page.check('input[name="kind"][value="days"]');
     await a.page.selectOption('#c-days', '2');
     await waitText(a.page, '#custom-summary', /^2 days per move$/);
     const link = await invite(a.page, { preset: 'custom', color: 'white' });
+    assert.equal(await a.page.evaluate(() => window.asked), 1);
     await join(b.page, link);
     await clickMove(a.page, 'e2e4');
 
@@ -37,6 +50,7 @@ test('correspondence: your games, the your-turn mark, the notice',
                    new RegExp(`^2 days per move against ${nameA}$`));
     await waitText(b.page, `${mineB} .mygame-left`, /^(2 days|1 day 23 h) left$/);
     assert.equal(await icon(b.page), '/favicon-turn.svg');
+    await waitText(b.page, '#seeks-empty', /Nobody is waiting/);
     assert.deepEqual(await axeSerious(b.page), []);
 
     // A in the lobby: not A's turn; A may seek another game meanwhile.
@@ -56,6 +70,7 @@ test('correspondence: your games, the your-turn mark, the notice',
     // A's own page lists it too; another player's page does not.
     await a.page.click('#my-history');
     await waitText(a.page, '#player-mine-list .turn-mark', /^Your turn$/);
+    await waitText(a.page, '#player-status', /^No finished games yet\.$/);
     assert.deepEqual(await axeSerious(a.page), []);
     await b.page.goto(a.page.url());
     await waitText(b.page, '#player-title', new RegExp(`^Games of|^Finished`));
