@@ -4,8 +4,9 @@
 // the player receives. Shown in the lobby and on the player's own page
 // (/p/PID), those waiting for the player's move first with a "Your turn"
 // mark. When an opponent moves while the player is elsewhere on the site
-// (the lobby, a player's page, another game, another tab): a notice, a
-// browser notification when the page is hidden (the permission is asked
+// (the lobby, a player's page, the leaderboard: not over another game):
+// a notice; while the page is hidden (another tab), a browser
+// notification (the permission is asked
 // only when the player starts or accepts a correspondence game), and a
 // mark on the favicon while a game waits for the move.
 
@@ -76,15 +77,14 @@ export class MyGames {
             g.left_ms = msg.clocks[`${toMove}_ms`];
         g.at = performance.now();
         this.changed();
-        if (g.your_turn && (this.ctx.shownGame() !== g.game ||
-                            document.hidden))
+        if (g.your_turn && (!this.ctx.shownGame() || document.hidden))
             this.notify(g, msg.san);
     }
 
     notify(g, san) {
         const text = `${g.opponent.name} played ${san}: your move ` +
             `against ${g.opponent.name} (${W.clockLabel(g.clock)}).`;
-        if (this.ctx.shownGame() !== g.game)
+        if (!this.ctx.shownGame()) /* (not over a game being played) */
             this.ctx.toast(text, 'info', {
                 label: 'Play', run: () => this.ctx.navigate(`/g/${g.game}`),
             });
