@@ -40,6 +40,8 @@ test('correspondence: your games, the your-turn mark, the notice',
     const link = await invite(a.page, { preset: 'custom', color: 'white' });
     assert.equal(await a.page.evaluate(() => window.asked), 1);
     await join(b.page, link);
+    await waitText(a.page, '#notice',
+                   /You have (2 days|1 day 23 h) to make the first move/);
     await clickMove(a.page, 'e2e4');
 
     // B in the lobby: the game waits for B's move, marked so.
