@@ -65,8 +65,12 @@ class CorrespondenceTest(FreshServerTest):
         self.assertGreater(st["first_move_ms"], DAY_MS - 40000)
         # its first-move time is the day a move: past it, no start
         self.time.advance(w, DAY_S - 30)
+        time.sleep(0.5)  # keepalive's ticks, b reading nothing meanwhile
         e = b.expect("game_end", game=corr)
         self.assertEqual((e["result"], e["reason"]), ("*", "no_start"))
+        # the connections lived through the day (test time moves their
+        # keepalive on too): not cut as a day without a pong
+        b.request({"t": "ping"}, "pong")
 
     def test_days_of_absence_a_restart_and_the_flag(self):
         srv = self.serve(grace_s=10)
