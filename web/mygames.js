@@ -83,7 +83,7 @@ export class MyGames {
 
     notify(g, san) {
         const text = `${g.opponent.name} played ${san}: your move ` +
-            `against ${g.opponent.name} (${W.clockLabel(g.clock)}).`;
+            `(${W.clockLabel(g.clock)}).`;
         if (!this.ctx.shownGame()) /* (not over a game being played) */
             this.ctx.toast(text, 'info', {
                 label: 'Play', run: () => this.ctx.navigate(`/g/${g.game}`),

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-    assertClean, axeSerious, clickMove, invite, join, myName, twoPlayers,
-    waitText,
+    assertClean, axeSerious, clickMove, invite, join, myName, screenshot,
+    twoPlayers, waitText,
 } from './lib.mjs';
 
 const icon = (page) => page.getAttribute('link[rel="icon"]', 'href');
@@ -54,6 +54,7 @@ test('correspondence: your games, the your-turn mark, the notice',
     assert.equal(await icon(b.page), '/favicon-turn.svg');
     await waitText(b.page, '#seeks-empty', /Nobody is waiting/);
     assert.deepEqual(await axeSerious(b.page), []);
+    await screenshot(b.page, 'correspondence-lobby.png');
 
     // A in the lobby: not A's turn; A may seek another game meanwhile.
     await a.page.goto(`${server.base}/`);
@@ -74,6 +75,7 @@ test('correspondence: your games, the your-turn mark, the notice',
     await waitText(a.page, '#player-mine-list .turn-mark', /^Your turn$/);
     await waitText(a.page, '#player-status', /^No finished games yet\.$/);
     assert.deepEqual(await axeSerious(a.page), []);
+    await screenshot(a.page, 'correspondence-player.png');
     await b.page.goto(a.page.url());
     await waitText(b.page, '#player-title', new RegExp(`^Games of|^Finished`));
     assert.equal(await b.page.isHidden('#player-mine'), true);
