@@ -115,7 +115,11 @@ struct config {
     int engine_queue;         /* engine requests waiting, at most */
     int max_computer_games_per_player; /* live games against it */
     int max_computer_games_per_ip;     /* ... of one address's players */
-    int http_rate_per_s; /* HTTP API requests per address a second */
+    int max_challenges_out; /* pending challenges a player has sent */
+    int max_challenges_in;  /* ... and has received */
+    int challenge_lapse_s;  /* a challenge outlives its challenger's last
+                               connection so long */
+    int http_rate_per_s;    /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */

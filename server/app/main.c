@@ -592,6 +592,9 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .password_queue = cfg->password_queue,
         .max_computer_games_per_player = cfg->max_computer_games_per_player,
         .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
+        .max_challenges_out = cfg->max_challenges_out,
+        .max_challenges_in = cfg->max_challenges_in,
+        .challenge_lapse_ms = (int64_t)cfg->challenge_lapse_s * 1000,
         .test_clock = test_clock_on,
     };
 }

@@ -123,6 +123,10 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    int max_challenges_out;     /* pending challenges a player has sent */
+    int max_challenges_in;      /* ... and has received (challenge.c) */
+    int64_t challenge_lapse_ms; /* ... outlives its challenger's last
+                                   connection so long */
     bool test_clock; /* test_clock is taken (testtime.c): tests only */
 };
 
