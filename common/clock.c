@@ -15,6 +15,11 @@ bool clock_spec_valid(const struct clock_spec *spec)
            spec->increment_s <= CLOCK_INCREMENT_MAX_S;
 }
 
+bool clock_spec_correspondence(const struct clock_spec *spec)
+{
+    return spec->per_move && spec->per_move_s >= CLOCK_CORRESPONDENCE_S;
+}
+
 bool clock_spec_equal(const struct clock_spec *a, const struct clock_spec *b)
 {
     if (a->per_move != b->per_move)

@@ -18,14 +18,18 @@
 /* Limits of the clock settings the protocol accepts. */
 #define CLOCK_INITIAL_MAX_S 10800
 #define CLOCK_INCREMENT_MAX_S 10
-#define CLOCK_PER_MOVE_MAX_S 86400
+#define CLOCK_PER_MOVE_MAX_S (14 * 86400)
+
+/* A per-move clock of this much or more is a correspondence game: no
+ * short first-move time, no abandonment; its clock alone decides. */
+#define CLOCK_CORRESPONDENCE_S 86400
 
 /* Clock settings, as the protocol gives them. */
 struct clock_spec {
     int per_move;    /* 0 = Fischer, 1 = per move */
     int initial_s;   /* Fischer: 1..10800 */
     int increment_s; /* Fischer: 0..10 */
-    int per_move_s;  /* per move: 1..86400 */
+    int per_move_s;  /* per move: 1..CLOCK_PER_MOVE_MAX_S (14 days) */
 };
 
 /*
@@ -42,6 +46,9 @@ struct clock {
 
 /* True when spec is within the protocol's ranges. */
 bool clock_spec_valid(const struct clock_spec *spec);
+
+/* True when spec is a correspondence clock (a day or more a move). */
+bool clock_spec_correspondence(const struct clock_spec *spec);
 
 /* True when both specs describe the same clock. */
 bool clock_spec_equal(const struct clock_spec *a, const struct clock_spec *b);

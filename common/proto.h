@@ -123,6 +123,8 @@ enum proto_type {
     PROTO_T_TOKEN_CREATE,
     PROTO_T_TOKEN_LIST,
     PROTO_T_TOKEN_REVOKE,
+    PROTO_T_MY_GAMES,
+    PROTO_T_TEST_CLOCK,
     PROTO_T_COUNT
 };
 
@@ -176,6 +178,9 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_DESCRIPTION_MAX 100
 #define PROTO_TOKEN_ID_MAX 16
 
+/* test_clock: the most test time one message may add (31 days). */
+#define PROTO_TEST_ADVANCE_MAX_S (31 * 86400)
+
 /* A client's "id", kept to be echoed. */
 struct proto_id {
     int kind;                   /* 0 absent (or invalid), 1 string, 2 int */
@@ -209,8 +214,9 @@ struct proto_msg {
     int level;                    /* computer: 1-8 (0 when absent) */
     char to[PROTO_KEY_MAX + 1];   /* challenge: a PID or a name */
     char challenge[PROTO_KEY_MAX + 1]; /* challenge_*: its id */
-    int reason; /* challenge_decline: enum proto_decline (generic when
+    int reason;    /* challenge_decline: enum proto_decline (generic when
                    absent) */
+    int advance_s; /* test_clock: 1..PROTO_TEST_ADVANCE_MAX_S */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
     /* token_create: a description (at most APITOKEN_DESC_MAX bytes; ""
@@ -527,6 +533,21 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+
+/* One of a player's started games, as `my_games` lists it. */
+struct proto_my_game {
+    const char *game;
+    int color;                    /* the player's */
+    struct proto_player opponent; /* as in game_start */
+    struct clock_spec clock;
+    int ply;
+    bool your_turn;
+    int64_t left_ms; /* what the side to move has for this turn */
+};
+
+/* {"t":"my_games","games":[...]} of g[0..n-1], in that order. */
+char *proto_render_my_games(const struct proto_my_game *g, size_t n,
+                            const struct proto_id *id);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

@@ -39,7 +39,8 @@ enum {
     F_REASON = 1 << 18,
     F_DESCRIPTION = 1 << 19,
     F_SCOPES = 1 << 20,
-    F_TOKEN_ID = 1 << 21
+    F_TOKEN_ID = 1 << 21,
+    F_ADVANCE = 1 << 22
 };
 
 static const struct {
@@ -99,6 +100,8 @@ static const struct {
                               F_SCOPES},
     [PROTO_T_TOKEN_LIST] = {"token_list", 0, 0},
     [PROTO_T_TOKEN_REVOKE] = {"token_revoke", F_TOKEN_ID, F_TOKEN_ID},
+    [PROTO_T_MY_GAMES] = {"my_games", 0, 0},
+    [PROTO_T_TEST_CLOCK] = {"test_clock", F_ADVANCE, F_ADVANCE},
 };
 
 static const struct {
@@ -127,6 +130,7 @@ static const struct {
     {"description", F_DESCRIPTION},
     {"scopes", F_SCOPES},
     {"token_id", F_TOKEN_ID},
+    {"advance_s", F_ADVANCE},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -412,7 +416,23 @@ static int parse_account_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
-/* rated, rating_range, settings, seek, level. */
+/* *out = root's integer `key`, from 1 to max; else bad_field. */
+static int int_field(json_t *root, const char *key, int max, int *out,
+                     struct proto_error *e)
+{
+    json_t *v = json_object_get(root, key);
+    char msg[PROTO_MSG_MAX];
+
+    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+        json_integer_value(v) > max) {
+        snprintf(msg, sizeof msg, "%s: an integer from 1 to %d", key, max);
+        return fail(e, PROTO_BAD_FIELD, "%s", msg);
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+/* rated, rating_range, settings, seek, level, advance_s. */
 static int parse_seek_fields(json_t *root, struct proto_msg *m,
                              unsigned present, struct proto_error *e)
 {
@@ -453,14 +473,13 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "seek: 1-32 of A-Z a-z 0-9 _ -");
     }
-    if (present & F_LEVEL) {
-        json_t *v = json_object_get(root, "level");
-        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-            json_integer_value(v) > PROTO_AI_LEVELS)
-            return fail(e, PROTO_BAD_FIELD, "%s",
-                        "level: an integer from 1 to 8");
-        m->level = (int)json_integer_value(v);
-    }
+    if ((present & F_LEVEL) &&
+        int_field(root, "level", PROTO_AI_LEVELS, &m->level, e) < 0)
+        return -1;
+    if ((present & F_ADVANCE) &&
+        int_field(root, "advance_s", PROTO_TEST_ADVANCE_MAX_S, &m->advance_s,
+                  e) < 0)
+        return -1;
     return 0;
 }
 

@@ -9,6 +9,7 @@ import { Connection } from './net.js';
 import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
 import { LobbyView } from './lobby.js';
+import { MyGames } from './mygames.js';
 import { PlayerView } from './player.js';
 import * as Settings from './settings.js';
 import { Sound, soundForMove } from './sound.js';
@@ -41,6 +42,7 @@ let challenges;
 // API tokens (tokens.js): loaded when an account first opens the settings
 // (few ever make one; a visit does not fetch it).
 let tokens = null, tokensLoading = null;
+let myGames;
 
 const ctx = {
     send(msg, req) {
@@ -61,6 +63,13 @@ const ctx = {
     toast: (text, kind, action) => toast(text, kind, action),
     confirm: (text, yes, no) => confirmDialog(text, yes, no),
     navigate: (path) => navigate(path),
+    myGames: () => myGames.items(),
+    isMyGame: (gid) => myGames.games.has(gid),
+    shownGame: () => (game && game.gid) || null,
+    changed: () => {
+        lobby.renderMine();
+        player.renderMine();
+    },
     announce: (text) => {
         announcer.textContent = '';
         announcer.textContent = text;
@@ -117,8 +126,10 @@ function onMessage(msg) {
         state.me = msg.player;
         // Another player now (a login, or a new guest after a logout):
         // what the lobby kept for the last one is not this one's.
-        if (state.pid && state.pid !== msg.player.id)
+        if (state.pid && state.pid !== msg.player.id) {
             lobby.forget();
+            myGames.forget();
+        }
         state.pid = msg.player.id;
         Settings.onIdentity(msg);
         if (tokens)
@@ -126,6 +137,7 @@ function onMessage(msg) {
         renderMe();
         account.onWelcome(msg);
         lobby.onWelcome(msg);
+        myGames.request();
         game.onWelcome();
         game.resync();
         player.onWelcome();
@@ -187,9 +199,14 @@ function onMessage(msg) {
         lobby.games.set(msg.game, { gid: msg.game });
         navigate(`/g/${msg.game}`);
         break;
+    case 'my_games':
+        state.requests.delete(msg.id);
+        myGames.onMyGames(msg);
+        break;
     case 'game_start':
         sound.play('start');
         lobby.onGameStart(msg);
+        myGames.onGameStart(msg);
         game.onGameStart(msg);
         if (game.gid !== msg.game) {
             if (game.g && game.g.you && game.g.status === 'started') {
@@ -210,12 +227,14 @@ function onMessage(msg) {
             msg.ply === game.g.ply + 1;
         lobby.onGameInfo(msg);
         game.onMoved(msg);
+        myGames.onMoved(msg);
         if (fresh)
             sound.play(soundForMove(msg.san));
         break;
     }
     case 'game_end':
         lobby.onGameInfo(msg);
+        myGames.onGameEnd(msg);
         if (game.onEnd(msg))
             sound.play('end');
         break;
@@ -562,6 +581,7 @@ function start() {
         if (name === 'premoves')
             setPremoveCount(value);
     });
+    myGames = new MyGames(ctx);
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);

@@ -9,11 +9,16 @@
 // list is asked again (`challenges`), so that a page opened or reloaded
 // shows what is pending.
 
+import { askToNotify } from './mygames.js';
+
 const CLOCKS = [
     ['fischer:60:0', '1+0 Bullet'], ['fischer:180:0', '3+0 Blitz'],
     ['fischer:180:2', '3+2 Blitz'], ['fischer:300:3', '5+3 Blitz'],
     ['fischer:600:5', '10+5 Rapid'], ['fischer:900:10', '15+10 Rapid'],
     ['fischer:1800:0', '30+0 Classical'], ['per_move:60', '1 min per move'],
+    // correspondence (mygames.js), as lichess offers it
+    ...[1, 2, 3, 5, 7, 10, 14].map((d) => [`per_move:${d * 86400}`,
+        `${d} day${d === 1 ? '' : 's'} per move`]),
 ];
 const DEFAULT_CLOCK = 'fischer:300:3';
 
@@ -48,7 +53,9 @@ function clockOf(value) {
 
 export function clockText(c) {
     if (c.type === 'per_move')
-        return `${c.per_move_s} s per move`;
+        return c.per_move_s % 86400 === 0
+            ? `${c.per_move_s / 86400} day${c.per_move_s === 86400 ? ''
+                : 's'} per move` : `${c.per_move_s} s per move`;
     const min = c.initial_s / 60;
     return `${Number.isInteger(min) ? min : min.toFixed(1)}+${c.increment_s}`;
 }
@@ -145,6 +152,7 @@ export class ChallengeView {
 
     sendFrom(form, to) {
         const f = form.elements;
+        askToNotify(clockOf(f.clock.value));
         this.ctx.send({ t: 'challenge', to, clock: clockOf(f.clock.value),
                         color: f.color.value, rated: f.rated.checked },
                       { t: 'challenge' });
@@ -230,9 +238,11 @@ export class ChallengeView {
                                               textContent: 'Accept' });
                 const decline = el('button', { type: 'button',
                                                textContent: 'Decline' });
-                accept.addEventListener('click', () => this.ctx.send(
-                    { t: 'challenge_accept', challenge: c.id },
-                    { t: 'challenge_accept' }));
+                accept.addEventListener('click', () => {
+                    askToNotify(c.clock);
+                    this.ctx.send({ t: 'challenge_accept', challenge: c.id },
+                                  { t: 'challenge_accept' });
+                });
                 decline.addEventListener('click', () => this.ctx.send(
                     { t: 'challenge_decline', challenge: c.id,
                       reason: reason.querySelector('select').value },

@@ -270,10 +270,14 @@ export class Clocks {
             parts.push(`${who} disconnected: ${left} s to return.`);
         }
         if (g.firstMoveMs != null && g.clocks && g.clocks.running === null) {
-            const left = W.seconds(g.firstMoveMs - (now - g.firstMoveAt));
+            const ms = g.firstMoveMs - (now - g.firstMoveAt);
+            // (a correspondence game's days: "2 days", "5 h")
+            const left = ms >= 3600000
+                ? W.timeLeftText(ms).replace(/ left$/, '')
+                : `${W.seconds(ms)} s`;
             const who = g.you === g.toMove ? 'You have'
                 : `${W.colorName(g.toMove)} has`;
-            parts.push(`${who} ${left} s to make the first move, or the ` +
+            parts.push(`${who} ${left} to make the first move, or the ` +
                        'game is aborted.');
         }
         return parts.join(' ');

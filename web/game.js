@@ -21,6 +21,7 @@ import { KeyMove } from './keymove.js';
 import { MoveList } from './movelist.js';
 import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
+import { askToNotify } from './mygames.js';
 import { TakebackPanel } from './takeback.js';
 import * as W from './words.js';
 
@@ -71,7 +72,10 @@ export class GameView {
                 this.act('resign');
         });
         $('leave-btn').addEventListener('click', () => this.leave());
-        $('join-btn').addEventListener('click', () => this.act('join'));
+        $('join-btn').addEventListener('click', () => {
+            askToNotify(this.g && this.g.clock);
+            this.act('join');
+        });
         $('copy-btn').addEventListener('click', () => this.copyLink());
         $('copy-fen-btn').addEventListener('click', () => this.copyFen());
         $('copy-pgn-btn').addEventListener('click', () => this.copyPgn());

@@ -10,6 +10,7 @@
 // open seeks (a click plays one: accept) and the live games (a click
 // watches one).
 
+import { askToNotify, isCorrespondence } from './mygames.js';
 import { categoryOf } from './ratings.js';
 import * as W from './words.js';
 
@@ -129,10 +130,11 @@ export class LobbyView {
     updateCustom() {
         const custom = $('tc-custom').checked;
         $('custom').hidden = !custom;
-        const perMove = document.querySelector(
-            'input[name="kind"]:checked').value === 'per_move';
-        $('fischer-fields').hidden = perMove;
-        $('permove-fields').hidden = !perMove;
+        const kind = document.querySelector(
+            'input[name="kind"]:checked').value;
+        $('fischer-fields').hidden = kind !== 'fischer';
+        $('permove-fields').hidden = kind !== 'per_move';
+        $('days-fields').hidden = kind !== 'days';
         const clock = this.customClock();
         $('custom-summary').textContent = custom && clock
             ? W.clockLabel(clock) : 'Set your own';
@@ -200,6 +202,9 @@ export class LobbyView {
 
     customClock() {
         const kind = document.querySelector('input[name="kind"]:checked').value;
+        if (kind === 'days') /* correspondence: 1-14 days, as on lichess */
+            return { type: 'per_move',
+                     per_move_s: Number($('c-days').value) * 86400 };
         if (kind === 'per_move') {
             const s = Number($('c-permove').value);
             if (!Number.isInteger(s) || s < 1 || s > 86400)
@@ -232,7 +237,7 @@ export class LobbyView {
     // waiting), or undefined.
     liveGame() {
         for (const s of this.games.values())
-            if (s.status === 'started')
+            if (s.status === 'started' && !isCorrespondence(s.clock))
                 return s;
         return undefined;
     }
@@ -250,6 +255,7 @@ export class LobbyView {
         const msg = { t: 'seek', clock, color: this.chosenColor() };
         if (this.chosenRated())
             msg.rated = true;
+        askToNotify(clock);
         const range = this.chosenRange(clock);
         if (range)
             msg.rating_range = range;
@@ -294,6 +300,7 @@ export class LobbyView {
         if (!clock)
             return;
         const msg = { t: 'invite', clock, color: this.chosenColor() };
+        askToNotify(clock);
         if (this.chosenRated())
             msg.rated = true;
         const fen = $('fen').value.trim();
@@ -374,6 +381,10 @@ export class LobbyView {
     }
 
     accept(sid) {
+        const k = this.feed && (this.feed.seeks || []).find(
+            (x) => x.seek === sid);
+        if (k)
+            askToNotify(k.clock);
         this.ctx.send({ t: 'accept', seek: sid }, { t: 'accept', seek: sid });
     }
 
@@ -423,33 +434,46 @@ export class LobbyView {
         busy.hidden = !live;
         busy.textContent = live ? 'You have a game in progress: finish it ' +
             'before you look for another opponent.' : '';
+        this.renderMine();
+        this.renderFeed();
+    }
+
+    // Our games in progress: the invitations still waiting for an
+    // opponent, the started games my_games lists (mygames.js: ours to move
+    // first), and those it does not (hosted on another node of a cluster:
+    // known from their `state`).
+    renderMine() {
         const list = $('mygames-list');
-        list.replaceChildren();
+        const items = [];
+        const me = this.ctx.me();
         for (const s of this.games.values()) {
+            if (!s.clock || this.ctx.isMyGame(s.gid))
+                continue;
+            const you = me && s.white && s.white.id === me.id ? 'white'
+                : me && s.black && s.black.id === me.id ? 'black' : null;
+            const opp = you ? s[W.other(you)] : null;
             const li = document.createElement('li');
             const a = document.createElement('a');
             a.href = `/g/${s.gid}`;
             a.dataset.internal = '1';
-            const me = this.ctx.me();
-            const you = me && s.white && s.white.id === me.id ? 'white'
-                : me && s.black && s.black.id === me.id ? 'black' : null;
-            const opp = you ? s[W.other(you)] : null;
-            let text;
-            if (!s.clock)
-                text = `Game ${s.gid}`;
-            else if (s.status === 'waiting')
-                text = `Your invitation, ${W.clockLabel(s.clock)}: waiting ` +
-                       'for an opponent';
-            else
-                text = `${W.clockLabel(s.clock)} against ${
-                    opp ? opp.name : 'an opponent'}${
-                    s.toMove === you ? ': your move' : ''}`;
-            a.textContent = text;
+            a.textContent = s.status === 'waiting'
+                ? `Your invitation, ${W.clockLabel(s.clock)}: waiting ` +
+                  'for an opponent'
+                : `${W.clockLabel(s.clock)} against ${
+                    opp ? opp.name : 'an opponent'}`;
+            if (s.status === 'started') {
+                const mark = document.createElement('span');
+                mark.className = s.toMove === you ? 'turn-mark' : 'wait-mark';
+                mark.textContent = s.toMove === you ? 'Your turn'
+                    : 'Their turn';
+                a.append(' ', mark);
+            }
             li.append(a);
-            list.append(li);
+            items.push(li);
         }
-        $('mygames').hidden = this.games.size === 0;
-        this.renderFeed();
+        const started = this.ctx.myGames();
+        list.replaceChildren(...items, ...started);
+        $('mygames').hidden = items.length + started.length === 0;
     }
 
     // The open seeks (yours marked, with a cancel; the others a click to

@@ -95,6 +95,15 @@ export class PlayerView {
         this.load(false);
     }
 
+    // On the player's own page: its games in progress (mygames.js).
+    renderMine() {
+        const me = this.ctx.me();
+        const items = !this.section.hidden && me && me.id === this.pid
+            ? this.ctx.myGames() : [];
+        $('player-mine-list').replaceChildren(...items);
+        $('player-mine').hidden = items.length === 0;
+    }
+
     hide() {
         this.section.hidden = true;
         this.seq += 1;
@@ -174,6 +183,7 @@ export class PlayerView {
     }
 
     renderHead() {
+        this.renderMine();
         const me = this.ctx.me();
         const mine = me && me.id === this.pid;
         const name = this.name();

@@ -144,9 +144,14 @@ export function scoreText(result) {
         : result === '1-0' || result === '0-1' ? result : '';
 }
 
-// Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s).
+// Milliseconds on a clock face: 1:05:09, 4:59, 0:21, 9.4 (tenths below 10 s);
+// a correspondence clock's day or more in days and hours: 2d 23h.
 export function formatClock(ms) {
     const t = Math.max(0, ms);
+    if (t >= 86400000) {
+        const h = Math.floor(t / 3600000);
+        return `${Math.floor(h / 24)}d ${h % 24}h`;
+    }
     if (t < 10000)
         return (Math.floor(t / 100) / 10).toFixed(1);
     const total = Math.floor(t / 1000);
@@ -154,6 +159,18 @@ export function formatClock(ms) {
     const m = Math.floor((total % 3600) / 60);
     const s = String(total % 60).padStart(2, '0');
     return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+// The time a correspondence move has left, in words: '2 days left',
+// '1 day 5 h left', '5 h left', '12 min left', 'less than a minute left'.
+export function timeLeftText(ms) {
+    const min = Math.floor(Math.max(0, ms) / 60000);
+    const d = Math.floor(min / 1440), h = Math.floor((min % 1440) / 60);
+    if (d > 0)
+        return `${d} day${d === 1 ? '' : 's'}${h ? ` ${h} h` : ''} left`;
+    if (h > 0)
+        return `${h} h left`;
+    return min > 0 ? `${min} min left` : 'less than a minute left';
 }
 
 // Whole seconds left, rounded up, for countdown sentences.

@@ -54,6 +54,7 @@
 #include "lib/log.h"
 #include "hub/hub.h"
 #include "net/net.h"
+#include "sysclock.h"
 #include "cluster/cluster.h"
 #include "cluster/redis.h"
 #include "store/store.h"
@@ -553,6 +554,23 @@ static int open_store(struct node *n)
     return 0;
 }
 
+/* Test time: a build with its tests started with CHESS_TEST_CLOCK_MS=N
+ * reads every clock N ms ahead and takes test_clock (testtime.c). Set
+ * before anything reads a clock; true when it is on. */
+static bool test_clock_on;
+
+static void test_clock_start(void)
+{
+#ifdef CHESS_TEST_CLOCK
+    const char *v = getenv("CHESS_TEST_CLOCK_MS");
+
+    if (!v)
+        return;
+    sysclock_test_advance(strtoll(v, NULL, 10));
+    test_clock_on = true;
+#endif
+}
+
 static struct hub_config hub_config_of(const struct config *cfg)
 {
     return (struct hub_config){
@@ -586,6 +604,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .analysis_nodes = cfg->analysis_nodes,
         .analysis_queue = cfg->analysis_queue,
         .analyses_per_day = cfg->analyses_per_day,
+        .test_clock = test_clock_on,
     };
 }
 
@@ -777,6 +796,7 @@ int main(int argc, char **argv)
     int e, rc = 1;
 
     signal(SIGPIPE, SIG_IGN); /* (--check-config's TLS to Redis too) */
+    test_clock_start();
     if (argc >= 2 && !strcmp(argv[1], "backup"))
         return backup_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "lag"))
@@ -796,6 +816,9 @@ int main(int argc, char **argv)
         return 2;
     }
     log_to_file = n.cfg.log_file[0] != '\0';
+    if (test_clock_on)
+        log_warn("event=test_clock_on offset_ms=%lld",
+                 (long long)sysclock_test_offset_ms());
     n.pg = n.cfg.postgres[0] != '\0';
     if (n.cfg.redis[0] && join_redis(&n.cfg) < 0) {
         rc = 2; /* the settings: no use restarting */

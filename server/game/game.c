@@ -296,6 +296,15 @@ int64_t game_time_left(const struct game *g, int color, int64_t now)
     assert(is_color(color));
     return clock_left(&g->clock, color, now);
 }
+
+int64_t game_turn_left(const struct game *g, int64_t now)
+{
+    int64_t first = game_first_move_left(g, now);
+
+    if (g->rec.n < 2 && first >= 0)
+        return first;
+    return clock_left(&g->clock, side_to_move(g), now);
+}
 uint64_t game_seq(const struct game *g)
 {
     return g->seq;

@@ -136,8 +136,10 @@ struct game *game_new(const struct game_env *env, const char *gid,
 /* Rebuilds a game from its stored row and journal: a live one after a
  * restart, or an ended one (status "ended") to render its state.
  * The side to move is charged from its last move up to heartbeat_ms (the
- * previous run's last sign of life, Unix ms). A started game comes back
- * paused with both players absent. Returns NULL when the stored game
+ * previous run's last sign of life, Unix ms; 0: unknown, charged up to
+ * now for a correspondence game, else not at all). A started game comes
+ * back paused with both players absent (a correspondence game's pause
+ * ends at once: it waits for nobody). Returns NULL when the stored game
  * cannot be rebuilt: a start position the rules core refuses (such as
  * material no game reaches, stored before that was checked), an illegal
  * move in the journal, or out of memory; *why (when why is not NULL) then
@@ -191,6 +193,9 @@ const char *game_move_uci(const struct game *g, int i);
 /* The time color has left on its clock at now (ms; a per-move clock:
  * for this move). */
 int64_t game_time_left(const struct game *g, int color, int64_t now);
+/* The time the side to move has for this turn at now (ms): its first-move
+ * time while the first moves are pending, else its clock's. */
+int64_t game_turn_left(const struct game *g, int64_t now);
 /* The legal moves of the side to move into out, in the byte order of
  * their UCI text (the list a `moved` or `state` shows, whatever the
  * status): the game keeps them from one move to the next, for the next

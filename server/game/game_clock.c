@@ -77,11 +77,11 @@ static enum event next_event(const struct game *g, int64_t *at)
             CONSIDER(clock_deadline(&g->clock), EV_FLAG);
             CONSIDER(g->first_deadline, EV_FIRST_MOVE);
         }
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < 2 && !game_corr(g); c++)
             if (!g->seat[c].present && g->seat[1 - c].present)
                 CONSIDER(g->seat[c].gone_since + g->env.grace_ms,
                          c == WHITE ? EV_GRACE_W : EV_GRACE_B);
-        /* (a per-move clock, up to a day a move, ends it by itself) */
+        /* (a per-move clock, up to 14 days a move, ends it by itself) */
         if (!g->seat[0].present && !g->seat[1].present &&
             !g->clock.spec.per_move)
             CONSIDER(deserted_at(g), EV_DESERTED);
@@ -109,6 +109,17 @@ void game_rearm(struct game *g)
     }
 }
 
+/* When a first move whose time starts at now runs out: a restored
+ * correspondence game's first-move time goes on from what it had
+ * (first_used_ms, charged once). */
+static int64_t first_deadline(struct game *g, int64_t now)
+{
+    int64_t used = g->first_used_ms;
+
+    g->first_used_ms = 0;
+    return now + game_first_move_ms(g) - used;
+}
+
 /* Begins a turn once its messages (queued with g->seq) go out: the clock
  * of `side` (-1: none) starts, and with `first` the time for a first move.
  * Until the host releases g->seq the turn is held: nothing runs. */
@@ -130,7 +141,7 @@ void game_begin_turn(struct game *g, int side, bool first, int64_t now)
     if (side >= 0)
         clock_start(&g->clock, side, now);
     if (first)
-        g->first_deadline = now + g->env.first_move_ms;
+        g->first_deadline = first_deadline(g, now);
     if (g->env.turn)
         g->env.turn(g->env.ctx, g, now);
 }
@@ -147,7 +158,7 @@ void game_released(struct game *g, uint64_t seq, int64_t now)
     if (g->hold_clock >= 0 && !g->paused)
         clock_start(&g->clock, g->hold_clock, now);
     if (g->hold_first)
-        g->first_deadline = now + g->env.first_move_ms;
+        g->first_deadline = first_deadline(g, now);
     game_rearm(g);
     if (g->env.turn && !g->paused)
         g->env.turn(g->env.ctx, g, now);
@@ -286,7 +297,7 @@ void game_player_gone(struct game *g, int color, int64_t now)
         return;
     g->seat[color].present = false;
     g->seat[color].gone_since = now;
-    if (g->status == GAME_STARTED)
+    if (g->status == GAME_STARTED && !game_corr(g)) /* (not leaving) */
         game_broadcast(
             g, proto_render_opponent_gone(g->gid, color, g->env.grace_ms));
     game_rearm(g);
@@ -303,7 +314,8 @@ void game_player_back(struct game *g, int color, int64_t now)
     if (!g->seat[1 - color].present)
         g->seat[1 - color].gone_since = now; /* afresh */
     if (g->status == GAME_STARTED) {
-        game_broadcast(g, proto_render_opponent_back(g->gid, color));
+        if (!game_corr(g))
+            game_broadcast(g, proto_render_opponent_back(g->gid, color));
         if (g->paused && g->seat[1 - color].present)
             unpause(g, now);
     }

@@ -108,6 +108,8 @@ struct game {
     uint64_t released; /* the highest seq the host released */
     int64_t pause_until;
     int64_t first_deadline; /* pending first move runs out, or NEVER */
+    int64_t first_used_ms;  /* a restored correspondence game's first-move
+                               time used before (charged once), or 0 */
     int64_t invite_deadline;
     int64_t linger_until;
     int64_t created_wall, started_wall, ended_wall;
@@ -226,12 +228,27 @@ static inline struct proto_clocks game_clocks_at(const struct game *g,
     return c;
 }
 
+/* A correspondence game (a day or more a move): its clock alone decides;
+ * no grace period, no abandonment (PROTOCOL.md, "Correspondence"). */
+static inline bool game_corr(const struct game *g)
+{
+    return clock_spec_correspondence(&g->clock.spec);
+}
+
+/* The time for a first move: the setting (--first-move-s), or a
+ * correspondence game's time per move. */
+static inline int64_t game_first_move_ms(const struct game *g)
+{
+    return game_corr(g) ? clock_full_ms(&g->clock.spec)
+                        : g->env.first_move_ms;
+}
+
 static inline int64_t game_first_move_left(const struct game *g, int64_t now)
 {
     if (g->status != GAME_STARTED || g->paused)
         return -1;
     if (g->held && g->hold_first)
-        return g->env.first_move_ms; /* starts when this is sent */
+        return game_first_move_ms(g); /* starts when this is sent */
     if (g->first_deadline == CLOCK_NEVER)
         return -1;
     return g->first_deadline > now ? g->first_deadline - now : 0;

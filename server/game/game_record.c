@@ -423,6 +423,24 @@ static int replay(struct game *g, const struct store_move *moves, size_t n,
     return 0;
 }
 
+/* A restored correspondence game waits for nobody: its turn begins at
+ * once (the pause ends now), the side to move's clock as replay charged
+ * it, and a pending first move's time goes on from what was used of it
+ * up to the previous run's heartbeat (the time down counts for no one,
+ * as for the clocks). */
+static void restore_corr(struct game *g, const struct store_game *row,
+                         const struct store_move *moves, size_t n,
+                         int64_t heartbeat_ms, int64_t now)
+{
+    int64_t since = n == 0 ? row->started_ms : moves[n - 1].wall_ms;
+
+    g->pause_until = now;
+    if (n < 2 && since > 0 && heartbeat_ms > since) {
+        int64_t used = heartbeat_ms - since, full = game_first_move_ms(g);
+        g->first_used_ms = used < full ? used : full;
+    }
+}
+
 /* The end of an ended game's row onto g: its ending, clocks and rating
  * change. Returns 0, or -1 when the row's result and reason are no
  * ending. */
@@ -481,6 +499,9 @@ struct game *game_restore(const struct game_env *env,
     g->created_wall = row->created_ms;
     g->started_wall = row->started_ms;
     g->rated = row->rated != 0;
+    if (!heartbeat_ms && clock_spec_correspondence(&spec))
+        heartbeat_ms = wall; /* unknown: the days a move are not given
+                                back for a downtime of minutes */
     if (replay(g, moves, n, heartbeat_ms, &cause) < 0)
         goto fail;
     if (!strcmp(row->draw_offer, "white"))
@@ -501,6 +522,8 @@ struct game *game_restore(const struct game_env *env,
         g->paused = true;
         g->pause_until = now + env->grace_ms;
         g->seat[0].gone_since = g->seat[1].gone_since = now;
+        if (game_corr(g))
+            restore_corr(g, row, moves, n, heartbeat_ms, now);
     }
     game_rearm(g);
     return g;

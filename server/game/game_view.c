@@ -306,7 +306,8 @@ char *game_render_state(struct game *g, const struct proto_id *id, bool api,
         .ended_ms = g->ended_wall,
     };
     for (int c = 0; c < 2; c++)
-        if (g->status == GAME_STARTED && !g->seat[c].present) {
+        if (g->status == GAME_STARTED && !g->seat[c].present &&
+            !game_corr(g)) {
             int64_t end = g->seat[c].gone_since + g->env.grace_ms;
             s.gone_ms[c] = end > now ? end - now : 0;
         }

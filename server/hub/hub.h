@@ -130,6 +130,7 @@ struct hub_config {
     int64_t analysis_nodes;     /* an analysis's nodes per position */
     int analysis_queue;         /* analyses that may wait (analysis.c) */
     int analyses_per_day;       /* analyses one player asks for in 24 h */
+    bool test_clock; /* test_clock is taken (testtime.c): tests only */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

@@ -39,6 +39,7 @@
 #include "lib/netstats.h"
 #include "lib/msgbuf.h"
 #include "proto.h"
+#include "sysclock.h"
 #include "lib/table.h"
 #include "lib/tunables.h"
 #include "net/trust.h"
@@ -588,9 +589,30 @@ static void list_append(struct conn_list *l, struct conn *c)
     c->list = l;
 }
 
+/* Test time moved on (sysclock.h) since the last look: the connections
+ * lived through it as they would have, answering their pings, instead of
+ * being days overdue at once. Shifting all keeps the lists' order; it is
+ * done before any time of the new reading is stored (a pong, an opening,
+ * the keepalive's judgement). */
+static void follow_test_time(void)
+{
+    int64_t off = sysclock_test_offset_ms(), d = off - net.test_offset_ms;
+
+    if (!d)
+        return;
+    net.test_offset_ms = off;
+    for (struct conn *c = net.alive.head; c; c = c->next)
+        c->last_pong_ms += d;
+    for (struct conn *c = net.pinged.head; c; c = c->next) {
+        c->last_pong_ms += d;
+        c->ping_sent_ms += d;
+    }
+}
+
 /* Alive again at now: to the tail of `alive`. */
 static void conn_ponged(struct conn *c, int64_t now)
 {
+    follow_test_time();
     list_remove(c);
     c->last_pong_ms = now;
     list_append(&net.alive, c);
@@ -613,6 +635,7 @@ void conn_keepalive(int64_t now)
     int64_t budget = 16 + (int64_t)net.n_conns * KEEPALIVE_TICK_MS / spread;
     struct conn *c;
 
+    follow_test_time();
     while ((c = net.pinged.head) && now - c->last_pong_ms >= timeout) {
         list_remove(c);
         log_info("event=conn_cut why=no_pong ip=%s", net_conn_ip(c));
@@ -659,6 +682,7 @@ static void on_pong(struct conn *c, const void *data, size_t len)
         memcmp(data, c->ping_data, n))
         return;
     c->ping_data[0] = '\0';
+    follow_test_time();
     now = net_now_ms();
     rtt = now - c->ping_sent_ms;
     if (rtt < 0)

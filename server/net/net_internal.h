@@ -170,6 +170,8 @@ struct net {
     /* WebSocket connections (conn.c) */
     struct conn_list alive;     /* no ping outstanding */
     struct conn_list pinged;    /* pinged, no pong yet */
+    int64_t test_offset_ms;     /* the test time keepalive last saw
+                                   (sysclock.h; 0 but in tests) */
     struct conn *waiting;       /* their queue's head waits for a commit */
     struct conn *ready;         /* their queue's head may be written now */
     struct qnode *spare_qnodes; /* written queue entries, for reuse */

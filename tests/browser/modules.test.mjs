@@ -103,6 +103,14 @@ test('clock faces', () => {
     assert.equal(W.formatClock(0), '0.0');
     assert.equal(W.formatClock(-50), '0.0');
     assert.equal(W.formatClock(3723000), '1:02:03');
+    assert.equal(W.formatClock(2 * 86400000 + 3 * 3600000 + 5000), '2d 3h');
+    assert.equal(W.formatClock(86400000), '1d 0h');
+    assert.equal(W.formatClock(86399000), '23:59:59');
+    assert.equal(W.timeLeftText(2 * 86400000), '2 days left');
+    assert.equal(W.timeLeftText(86400000 + 5 * 3600000), '1 day 5 h left');
+    assert.equal(W.timeLeftText(5 * 3600000 + 1), '5 h left');
+    assert.equal(W.timeLeftText(12 * 60000), '12 min left');
+    assert.equal(W.timeLeftText(59000), 'less than a minute left');
     assert.equal(W.seconds(1001), 2);
     assert.equal(W.seconds(-1), 0);
 });

@@ -58,6 +58,8 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {{"game"}, {"game"}},
     [PROTO_T_TAKEBACK_DECLINE] = {{"game"}, {"game"}},
     [PROTO_T_GIVE_TIME] = {{"game"}, {"game"}},
+    [PROTO_T_MY_GAMES] = {{NULL}, {NULL}},
+    [PROTO_T_TEST_CLOCK] = {{"advance_s"}, {"advance_s"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,

@@ -75,7 +75,7 @@ class BadInputTest(ServerTest):
                       {"type": "fischer", "initial_s": 60},
                       {"type": "fischer", "initial_s": 60, "increment_s": 0,
                        "x": 1},
-                      {"type": "per_move", "per_move_s": 86401},
+                      {"type": "per_move", "per_move_s": 1209601},
                       {"type": "per_move", "per_move_s": 1.5},
                       {"type": "blitz"}, "fast"):
             c.send({"t": "seek", "clock": clock})

@@ -41,12 +41,12 @@ class OnNodes:
         finally:
             self.srv.pin(None)
 
-    def game_on(self, host, other):
+    def game_on(self, host, other, clock=FISCHER_5_0):
         """White on node host (the game's host: its invitation was made
         there), black on node other, both past their first moves;
         returns (white, black, gid)."""
         w, b = self.client_on(host), self.client_on(other)
-        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
+        gid = w.request({"t": "invite", "clock": clock,
                          "color": "white"}, "invited")["game"]
         b.send({"t": "join", "game": gid})
         for c in (w, b):
@@ -359,6 +359,28 @@ class ClusterTest(OnNodes, FreshServerTest):
         c.move(gid, "d2d4", 2)
         c.expect("moved", game=gid, ply=3)
         return c, gid, reply
+
+    def test_correspondence_game_adopted_runs_at_once(self):
+        """kill -9 of a correspondence game's host while both players are
+        away: another node adopts it, not paused (it waits for nobody),
+        black's clock charged up to the host's last sign of life, and
+        nobody abandoned it (issue 29: nothing in adoption assumes a
+        short game)."""
+        w, b, gid = self.game_on(0, 1, clock={"type": "per_move",
+                                              "per_move_s": 86400})
+        w.close()
+        b.close()
+        self.srv.nodes[0].kill()
+        o = self.client_on(2)  # a spectator makes a node adopt it
+        o.send({"t": "watch", "game": gid})
+        st = o.expect("state", game=gid, timeout=LEASE_S + 10)
+        if st["clocks"]["running"] is None:  # (the restore's instant)
+            st = o.expect("state", game=gid)
+        self.assertEqual((st["status"], st["clocks"]["running"]),
+                         ("started", "white"))
+        self.assertGreater(st["clocks"]["white_ms"], 86400000 - 30000)
+        self.assertEqual(st["gone"], {"white": None, "black": None})
+        self.assertIn(self.srv.host_of(gid), (1, 2))
 
     def test_computer_game_adopted_after_its_host_died(self):
         """kill -9 of the host while its engine thinks: another node

@@ -31,7 +31,12 @@ START_TEST(spec_ranges)
     ck_assert(clock_spec_valid(&p));
     p.per_move_s = 86400;
     ck_assert(clock_spec_valid(&p));
-    p.per_move_s = 86401;
+    ck_assert(clock_spec_correspondence(&p)); /* a day a move */
+    p.per_move_s = 86399;
+    ck_assert(!clock_spec_correspondence(&p));
+    p.per_move_s = 14 * 86400;
+    ck_assert(clock_spec_valid(&p));
+    p.per_move_s = 14 * 86400 + 1;
     ck_assert(!clock_spec_valid(&p));
     p.per_move_s = 0;
     ck_assert(!clock_spec_valid(&p));

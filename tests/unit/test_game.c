@@ -535,6 +535,39 @@ START_TEST(grace_period_abandons)
 }
 END_TEST
 
+/* A correspondence game (a day or more a move): its first-move time is
+ * the day, nobody is told of an absence and no grace period runs; only
+ * the clock ends it, on time. */
+START_TEST(correspondence_has_no_grace_and_a_day_to_start)
+{
+    static const struct clock_spec day = {1, 0, 0, 86400};
+    const int64_t DAY = 86400000;
+    struct game *g;
+
+    reset();
+    g = new_game(&day, NULL, 0);
+    ck_assert_int_eq(F.armed, DAY); /* white's first move: a day */
+    game_on_timer(g, 31000);        /* not --first-move-s */
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    move_ok(g, "pw", "e2e4", 0, 1000);
+    move_ok(g, "pb", "e7e5", 1, 2000);
+    drop_messages();
+    game_player_gone(g, BLACK, 3000);
+    ck_assert_int_eq(find("opponent_gone"), -1);
+    ck_assert_int_eq(F.armed, 2000 + DAY); /* white's flag, not a grace */
+    game_player_gone(g, WHITE, 4000);
+    game_player_back(g, BLACK, 5000);
+    ck_assert_int_eq(find("opponent_back"), -1);
+    game_on_timer(g, 2000 + DAY - 1);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    game_on_timer(g, 2000 + DAY);
+    ck_assert_str_eq(game_reason(g), "timeout");
+    ck_assert_str_eq(F.last_row.result, "0-1");
+    game_free(g);
+    reset();
+}
+END_TEST
+
 /* Both players gone a grace period (from the later departure): the side
  * to move abandoned the game; before both sides moved, it is aborted. */
 START_TEST(deserted_game_ends)
@@ -1339,6 +1372,7 @@ int main(void)
     tcase_add_test(tc, watchers_are_counted_and_coalesced);
     tcase_add_test(tc, first_move_abort);
     tcase_add_test(tc, grace_period_abandons);
+    tcase_add_test(tc, correspondence_has_no_grace_and_a_day_to_start);
     tcase_add_test(tc, deserted_game_ends);
     tcase_add_test(tc, dead_position_carries_its_proof);
     tcase_add_test(tc, restore_charges_up_to_heartbeat_and_pauses);

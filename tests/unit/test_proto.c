@@ -148,6 +148,29 @@ START_TEST(hello_fields)
 }
 END_TEST
 
+/* my_games takes nothing; test_clock one integer advance_s, 1 s to 31
+ * days (PROTOCOL.md "Your games", "Test time"). */
+START_TEST(my_games_and_test_clock)
+{
+    ck_assert_int_eq(parse("{\"t\":\"my_games\",\"id\":3}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_MY_GAMES);
+    FAILS("{\"t\":\"my_games\",\"game\":\"g\"}", true, PROTO_BAD_FIELD,
+          "game");
+    FAILS("{\"t\":\"my_games\"}", false, PROTO_UNAUTHENTICATED, NULL);
+    ck_assert_int_eq(
+        parse("{\"t\":\"test_clock\",\"advance_s\":2678400}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_TEST_CLOCK);
+    ck_assert_int_eq(m.advance_s, 31 * 86400);
+    FAILS("{\"t\":\"test_clock\"}", true, PROTO_BAD_FIELD, "advance_s");
+    FAILS("{\"t\":\"test_clock\",\"advance_s\":0}", true, PROTO_BAD_FIELD,
+          "advance_s: an integer from 1 to 2678400");
+    FAILS("{\"t\":\"test_clock\",\"advance_s\":2678401}", true,
+          PROTO_BAD_FIELD, "advance_s");
+    FAILS("{\"t\":\"test_clock\",\"advance_s\":1.5}", true, PROTO_BAD_FIELD,
+          "advance_s");
+}
+END_TEST
+
 START_TEST(clocks)
 {
     ck_assert_int_eq(parse("{\"t\":\"seek\",\"clock\":{\"type\":\"fischer\","
@@ -188,7 +211,7 @@ START_TEST(clocks)
           "\"increment_s\":0,\"extra\":1}}",
           true, PROTO_BAD_CLOCK, NULL);
     FAILS("{\"t\":\"seek\",\"clock\":{\"type\":\"per_move\",\"per_move_s\":"
-          "86401}}",
+          "1209601}}",
           true, PROTO_BAD_CLOCK, "per_move_s");
     /* a bad field is reported before a bad clock */
     FAILS("{\"t\":\"seek\",\"clock\":{},\"color\":\"green\"}", true,
@@ -1342,6 +1365,7 @@ int main(void)
     tcase_add_test(tc, t_then_type_then_auth);
     tcase_add_test(tc, id_echo_rules);
     tcase_add_test(tc, fields);
+    tcase_add_test(tc, my_games_and_test_clock);
     tcase_add_test(tc, hello_fields);
     tcase_add_test(tc, clocks);
     tcase_add_test(tc, invite_fen);
