@@ -110,9 +110,13 @@ export class ChallengeView {
         this.friendForm = buildForm('challenge-friend-form', true,
                                     'Challenge a friend by name');
         friend.append(this.friendForm);
-        const play = document.getElementById('play-form');
-        if (play)
-            play.after(friend);
+        // after the open seeks and live games: on a phone those come on
+        // the first screen, right after the form (a wide screen puts the
+        // side column beside the form, and this under it)
+        const side = document.querySelector('#lobby > .lobby-side') ||
+            document.getElementById('play-form');
+        if (side)
+            side.after(friend);
         this.friendForm.addEventListener('submit', (e) => {
             e.preventDefault();
             const to = this.friendForm.elements.to.value.trim();
