@@ -55,6 +55,13 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_TAKEBACK_NOT_ALLOWED] = "takeback_not_allowed",
     [PROTO_GIVE_TIME_NOT_ALLOWED] = "give_time_not_allowed",
     [PROTO_GIVE_TIME_CAPPED] = "give_time_capped",
+    [PROTO_NO_SUCH_EVENT] = "no_such_event",
+    [PROTO_EVENT_OVER] = "event_over",
+    [PROTO_ALREADY_JOINED] = "already_joined",
+    [PROTO_NOT_JOINED] = "not_joined",
+    [PROTO_PAUSED] = "paused",
+    [PROTO_EVENTS_FULL] = "events_full",
+    [PROTO_NO_TOURNAMENTS] = "no_tournaments",
 };
 
 const char *proto_code_name(enum proto_code code)

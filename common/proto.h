@@ -66,6 +66,13 @@ enum proto_code {
     PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
                                     running yet */
     PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */
+    PROTO_NO_SUCH_EVENT,         /* arena_*: no event has that id */
+    PROTO_EVENT_OVER,            /* arena_join, arena_withdraw: it ended */
+    PROTO_ALREADY_JOINED,        /* arena_join: playing in it already */
+    PROTO_NOT_JOINED,            /* arena_withdraw: not playing in it */
+    PROTO_PAUSED,                /* arena_join: a withdrawal's pause runs */
+    PROTO_EVENTS_FULL,           /* arena_create: the server's cap */
+    PROTO_NO_TOURNAMENTS,        /* arena_create: creation is off here */
     PROTO_CODE_COUNT
 };
 
@@ -103,6 +110,12 @@ enum proto_type {
     PROTO_T_TAKEBACK_ACCEPT,
     PROTO_T_TAKEBACK_DECLINE,
     PROTO_T_GIVE_TIME,
+    PROTO_T_ARENA_CREATE,
+    PROTO_T_ARENA_JOIN,
+    PROTO_T_ARENA_WITHDRAW,
+    PROTO_T_ARENA_LIST,
+    PROTO_T_ARENA_WATCH,
+    PROTO_T_ARENA_UNWATCH,
     PROTO_T_COUNT
 };
 
@@ -135,6 +148,10 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_SETTINGS_KEY_MAX 32
 #define PROTO_SETTINGS_STRING_MAX 64
 #define PROTO_SETTINGS_MAX 2048
+/* arena_create: "duration_s" from 10 s to a day, "start_in_s" from 0 to
+ * a week. */
+#define PROTO_ARENA_DURATION_MAX (24 * 3600)
+#define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -169,6 +186,9 @@ struct proto_msg {
     int level;                    /* computer: 1-8 (0 when absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
+    char event[PROTO_KEY_MAX + 1]; /* arena_*: the event's id */
+    int duration_s;                /* arena_create: its length */
+    int start_in_s;                /* arena_create: 0 when absent */
 };
 
 struct proto_error {

@@ -32,7 +32,10 @@ enum {
     F_RATING_RANGE = 1 << 12,
     F_SETTINGS = 1 << 13,
     F_SEEK = 1 << 14,
-    F_LEVEL = 1 << 15
+    F_LEVEL = 1 << 15,
+    F_EVENT = 1 << 16,
+    F_DURATION = 1 << 17,
+    F_START_IN = 1 << 18
 };
 
 static const struct {
@@ -77,6 +80,14 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
     [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
     [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
+    [PROTO_T_ARENA_CREATE] = {"arena_create",
+                              F_NAME | F_CLOCK | F_DURATION | F_START_IN,
+                              F_NAME | F_CLOCK | F_DURATION},
+    [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_WITHDRAW] = {"arena_withdraw", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_LIST] = {"arena_list", 0, 0},
+    [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
 };
 
 static const struct {
@@ -99,6 +110,9 @@ static const struct {
     {"settings", F_SETTINGS},
     {"seek", F_SEEK},
     {"level", F_LEVEL},
+    {"event", F_EVENT},
+    {"duration_s", F_DURATION},
+    {"start_in_s", F_START_IN},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -436,6 +450,37 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* event, duration_s, start_in_s (the arena's). */
+static int parse_arena_fields(json_t *root, struct proto_msg *m,
+                              unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
+    if (present & F_EVENT) {
+        if (get_string(root, "event", m->event, sizeof m->event, e) < 0 ||
+            !proto_key_valid(m->event))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "event: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_DURATION) {
+        v = json_object_get(root, "duration_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 10 ||
+            json_integer_value(v) > PROTO_ARENA_DURATION_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "duration_s: an integer from 10 to 86400");
+        m->duration_s = (int)json_integer_value(v);
+    }
+    if (present & F_START_IN) {
+        v = json_object_get(root, "start_in_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > PROTO_ARENA_START_IN_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "start_in_s: an integer from 0 to 604800");
+        m->start_in_s = (int)json_integer_value(v);
+    }
+    return 0;
+}
+
 /* Every field of m's type, checked in the protocol's order. */
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
@@ -446,7 +491,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_who_and_where(root, m, present, e) < 0 ||
         parse_move_fields(root, m, present, e) < 0 ||
         parse_account_fields(root, m, present, e) < 0 ||
-        parse_seek_fields(root, m, present, e) < 0)
+        parse_seek_fields(root, m, present, e) < 0 ||
+        parse_arena_fields(root, m, present, e) < 0)
         return -1;
     return 0;
 }

@@ -331,6 +331,12 @@ static const struct key keys[] = {
      * game's moves want an engine a second at level 8). */
     INT_KEY(max_computer_games_per_ip, NULL, 1, 100000, 16,
             "live games against the computer of one address's players"),
+    /* Arena tournaments (arena_director.c): who may create one, and how
+     * many may be open or running at once (each pairs every second). */
+    INT_KEY(arena_create, NULL, 0, 2, 1,
+            "who creates arena tournaments: 0 nobody, 1 accounts, 2 anyone"),
+    INT_KEY(max_arenas, NULL, 1, 100, 10,
+            "arena tournaments open or running at once"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

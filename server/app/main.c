@@ -574,6 +574,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .password_queue = cfg->password_queue,
         .max_computer_games_per_player = cfg->max_computer_games_per_player,
         .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
+        .arena_create = cfg->arena_create,
+        .max_arenas = cfg->max_arenas,
     };
 }
 

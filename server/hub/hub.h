@@ -123,6 +123,9 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    int arena_create; /* who creates tournaments: 0 nobody, 1 accounts,
+                         2 anyone */
+    int max_arenas;   /* tournaments open or running at once */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

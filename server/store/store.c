@@ -41,7 +41,7 @@ const char *store__op_name(enum op_kind k)
         "player",       "game",          "move",          "finish",
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
-        "epoch"};
+        "epoch",        "arena"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -84,7 +84,7 @@ static struct store *new_store(const struct store_backend *be,
            be->get_settings && be->is_account && be->rating_history &&
            be->leaderboard && be->rated_ends && be->get_game &&
            be->load_live && be->list_player_games && be->player_live_games &&
-           be->live_gids);
+           be->live_gids && be->load_arena);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;
