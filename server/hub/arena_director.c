@@ -206,8 +206,8 @@ static struct event *event_new(const char *id, const char *line)
         return NULL;
     if (sscanf(line,
                "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s",
-               &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed,
-               e->creator, e->name) != 7) {
+               &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed, e->creator,
+               e->name) != 7) {
         free(e);
         return NULL;
     }
@@ -276,8 +276,7 @@ static const char *kind_name(int k)
 
 static const char *flag_name(int f)
 {
-    static const char *const names[] = {"null", "normal", "streak",
-                                        "double"};
+    static const char *const names[] = {"null", "normal", "streak", "double"};
     return names[f];
 }
 
@@ -291,15 +290,15 @@ static json_t *standing_row(const struct event *e, int p)
 
     arena_standing(e->a, p, &st);
     for (int i = 0; i < n; i++)
-        json_array_append_new(
-            sheet, json_pack("{s:s,s:i,s:s}", "kind", kind_name(sc[i].kind),
-                             "points", sc[i].points, "flag",
-                             flag_name(sc[i].flag)));
+        json_array_append_new(sheet, json_pack("{s:s,s:i,s:s}", "kind",
+                                               kind_name(sc[i].kind),
+                                               "points", sc[i].points, "flag",
+                                               flag_name(sc[i].flag)));
     g = st.game;
     return json_pack("{s:i,s:s,s:s,s:i,s:i,s:b,s:b,s:o,s:o}", "rank", st.rank,
                      "id", e->players[p].pid, "name", e->players[p].name,
-                     "score", st.score, "performance", st.performance,
-                     "fire", st.fire, "withdrawn", st.withdrawn, "game",
+                     "score", st.score, "performance", st.performance, "fire",
+                     st.fire, "withdrawn", st.withdrawn, "game",
                      g >= 0 ? json_string(e->gids[g]) : json_null(), "sheet",
                      sheet);
 }
@@ -312,8 +311,7 @@ static char *render_standings(const struct event *e, int64_t wall,
     json_t *o = event_summary(e, wall), *rows = json_array();
     int n;
 
-    if (!order || !o || !rows ||
-        (n = arena_standings(e->a, order)) < 0) {
+    if (!order || !o || !rows || (n = arena_standings(e->a, order)) < 0) {
         free(order);
         json_decref(o);
         json_decref(rows);
@@ -374,6 +372,7 @@ static void start_pairing(struct hub *h, struct event *e,
         {e->players[pr->black].pid, e->players[pr->black].name}};
     struct board start;
     struct game *g;
+    struct msgbuf *b;
     char line[128];
     int64_t now = hub_now_ms(h);
 
@@ -393,14 +392,16 @@ static void start_pairing(struct hub *h, struct event *e,
     log_info("event=arena_pairing arena=%s game=%s white=%s black=%s", e->id,
              game_gid(g), seats[0].pid, seats[1].pid);
     game_announce_start(g, now);
-    for (int side = 0; side < 2; side++) {
+    b = msgbuf_take(
+        finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game", "event",
+                         e->id, "name", e->name, "game", game_gid(g)),
+               NULL));
+    for (int side = 0; b && side < 2; side++) {
         struct player *p = table_get(&h->players, seats[side].pid);
         if (p)
-            send_to(&p->fan,
-                    json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game", "event",
-                              e->id, "name", e->name, "game", game_gid(g)),
-                    NULL, e->seq);
+            hub_env_send(h, &p->fan, b, e->seq);
     }
+    msgbuf_unref(b);
 }
 
 /* One tick of e: presence, pairings, the end. */
@@ -511,7 +512,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
     snprintf(line, sizeof line,
              "new %d %d %" PRId64 " %" PRId64 " %" PRIu64 " %s %s",
              m->clock.initial_s, m->clock.increment_s, start,
-             (int64_t)(start + m->duration_s * 1000LL), seed, s->player->pid, m->name);
+             (int64_t)(start + m->duration_s * 1000LL), seed, s->player->pid,
+             m->name);
     if (!(e = event_new(id, line)) || director_add(d, e) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
@@ -525,8 +527,9 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
-    send_to(s, json_pack("{s:s,s:o}", "t", "arena_created", "arena",
-                         event_summary(e, wall)),
+    send_to(s,
+            json_pack("{s:s,s:o}", "t", "arena_created", "arena",
+                      event_summary(e, wall)),
             &m->id, e->seq);
     arm(h, d);
 }
@@ -542,8 +545,7 @@ static struct event *event_of(struct session *s, const struct proto_msg *m)
     return e;
 }
 
-static void do_join(struct session *s, const struct proto_msg *m,
-                    int64_t now)
+static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
     struct event *e = event_of(s, m);
@@ -628,8 +630,7 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
             &m->id, e->seq);
 }
 
-static void do_list(struct session *s, const struct proto_msg *m,
-                    int64_t now)
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct director *d = state(s->hub);
     int64_t wall = hub_wall_ms(s->hub);
