@@ -1,9 +1,11 @@
 // app.js - the entry point: owns the connection, routes between the lobby
 // ('/'), a game ('/g/GID'), a player's games and ratings ('/p/PID') and
-// the leaderboard ('/leaderboard'), dispatches server messages to the
+// the leaderboard ('/leaderboard'), the tournaments ('/tournaments',
+// '/t/EID': arena.js), dispatches server messages to the
 // views, and shows toasts, confirmations and the connection status.
 
 import { AccountView } from './account.js';
+import { ArenaView } from './arena.js';
 import { Connection } from './net.js';
 import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
@@ -17,6 +19,8 @@ const $ = (id) => document.getElementById(id);
 const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
 const LEADERBOARD_PATH = '/leaderboard';
 const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
+const ARENAS_PATH = '/tournaments';
+const ARENA_PATH = /^\/t\/([A-Za-z0-9_-]{1,32})\/?$/;
 const TOAST_MS = 7000;
 
 const state = {
@@ -36,6 +40,7 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
+let arena;
 
 const ctx = {
     send(msg, req) {
@@ -67,12 +72,23 @@ const ctx = {
 function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
     const p = location.pathname.match(PLAYER_PATH);
+    const t = location.pathname.match(ARENA_PATH);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
+    if (t || location.pathname === ARENAS_PATH) {
+        lobby.hide();
+        game.close();
+        player.hide();
+        arena.show(t ? t[1] : null);
+        dockToasts();
+        return;
+    }
+    arena.hide();
     if (m) {
         lobby.hide();
         player.hide();
         game.open(m[1], stateComing);
+        arena.showOnGame(m[1]);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
@@ -122,6 +138,7 @@ function onMessage(msg) {
         game.resync();
         player.onWelcome();
         leaderboard.onWelcome();
+        arena.refresh();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -239,6 +256,18 @@ function onMessage(msg) {
     case 'cluster_back':
         toast('This server is in touch with the others again.', 'info');
         break;
+    case 'arena_list':
+        arena.onList(msg);
+        break;
+    case 'arena_created':
+        arena.onCreated(msg);
+        break;
+    case 'arena_standings':
+        arena.onStandings(msg);
+        break;
+    case 'arena_game':
+        arena.onGame(msg);
+        break;
     case 'error':
         onError(msg);
         break;
@@ -272,6 +301,7 @@ function onError(msg) {
     }
     if (req) {
         lobby.onError(req, msg);
+        arena.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
         else if (req.game && req.game === game.gid)
@@ -512,6 +542,7 @@ function start() {
     });
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView(() => state.me);
+    arena = new ArenaView(ctx);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
     conn = new Connection(onMessage, onStatus);
@@ -527,6 +558,7 @@ function start() {
         const url = new URL(a.href, location.href);
         if (url.origin !== location.origin ||
             !(url.pathname === '/' || url.pathname === LEADERBOARD_PATH ||
+              url.pathname === ARENAS_PATH || ARENA_PATH.test(url.pathname) ||
               GAME_PATH.test(url.pathname) || PLAYER_PATH.test(url.pathname)))
             return;
         e.preventDefault();
