@@ -457,6 +457,20 @@ static void tick(void *arg)
 
 /* ---- commands ---------------------------------------------------------- */
 
+/* p's rating in e's category as the player's facts have it (read with
+ * its hello), rounded; 1500 (a new player's) when unknown. */
+static int rating_now(const struct event *e, const struct player *p)
+{
+    const struct arena_config *c = arena_config(e->a);
+    struct clock_spec clock = {.initial_s = c->base_s,
+                               .increment_s = c->inc_s};
+    enum rating_category cat = rating_category(&clock);
+
+    if (p->facts && p->facts->has[cat])
+        return (int)(p->facts->ratings[cat].rating + 0.5);
+    return 1500;
+}
+
 static size_t events_open(const struct director *d)
 {
     size_t n = 0;
@@ -586,7 +600,7 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
             return;
         }
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
-                 s->player->name, 1500, wall);
+                 s->player->name, rating_now(e, s->player), wall);
     }
     if (call(h, e, line, wall) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
@@ -685,38 +699,61 @@ static void do_watch(struct session *s, const struct proto_msg *m,
 
 /* ---- hooks ------------------------------------------------------------- */
 
+/* Journals and scores the end of e's game k: r after plies, to_move the
+ * side to move then (a game without a result, aborted or a first move
+ * missed, is the loss of the side to move, who never moved). */
+static void report_end(struct hub *h, struct event *e, size_t k,
+                       enum ending_result r, int plies, int to_move,
+                       int64_t at)
+{
+    bool no_start = r == ENDING_NO_RESULT;
+    char line[96];
+
+    if (no_start)
+        r = to_move ? ENDING_WHITE_WINS : ENDING_BLACK_WINS;
+    snprintf(line, sizeof line, "end %zu %d %d %d %" PRId64, k,
+             r == ENDING_WHITE_WINS   ? ARENA_WHITE_WINS
+             : r == ENDING_BLACK_WINS ? ARENA_BLACK_WINS
+                                      : ARENA_DRAWN,
+             plies, no_start, at);
+    log_info("event=arena_game_end arena=%s game=%s result=%s", e->id,
+             e->gids[k], ending_result_name(r));
+    call(h, e, line, at);
+}
+
 static void game_ended(struct hub *h, struct game *g)
 {
     struct director *d = state(h);
-    int64_t wall = hub_wall_ms(h);
 
     for (size_t i = 0; i < d->n; i++) {
         struct event *e = d->ev[i];
         if (e->finished)
             continue;
-        for (size_t k = e->ng; k-- > 0;) {
-            enum ending_result r = game_result(g);
-            enum ending_reason why = game_ending(g);
-            bool no_start = r == ENDING_NO_RESULT;
-            char line[96];
-            if (strcmp(e->gids[k], game_gid(g)) ||
-                arena_game(e->a, (int)k)->over)
-                continue;
-            /* aborted or a first move missed: the side to move lost it */
-            if (no_start)
-                r = game_side_to_move(g) ? ENDING_WHITE_WINS
-                                         : ENDING_BLACK_WINS;
-            snprintf(line, sizeof line, "end %zu %d %d %d %" PRId64, k,
-                     r == ENDING_WHITE_WINS   ? ARENA_WHITE_WINS
-                     : r == ENDING_BLACK_WINS ? ARENA_BLACK_WINS
-                                              : ARENA_DRAWN,
-                     game_ply(g), no_start, wall);
-            log_info("event=arena_game_end arena=%s game=%s reason=%d", e->id,
-                     game_gid(g), (int)why);
-            call(h, e, line, wall);
-            return;
-        }
+        for (size_t k = e->ng; k-- > 0;)
+            if (!strcmp(e->gids[k], game_gid(g)) &&
+                !arena_game(e->a, (int)k)->over) {
+                report_end(h, e, k, game_result(g), game_ply(g),
+                           game_side_to_move(g), hub_wall_ms(h));
+                return;
+            }
     }
+}
+
+/* e's game k is not in memory after a restart: it ended while its end
+ * was not journaled yet (a kill between the two writes); its stored row
+ * says how. (Reads at once: hub_restore's time.) */
+static void restore_end(struct hub *h, struct event *e, size_t k)
+{
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    enum ending_result r;
+
+    if (store_get_game(h->store, e->gids[k], &row, &moves, &n, NULL) == 1 &&
+        !strcmp(row.status, "ended") &&
+        ending_result_find(row.result, &r) == 0)
+        report_end(h, e, k, r, (int)n, (int)(n % 2), row.ended_ms);
+    free(moves);
 }
 
 static void session_closed(struct hub *h, struct session *s)
@@ -761,9 +798,17 @@ int hub_arena_restore(struct hub *h)
     for (size_t i = 0; i < d->n; i++) {
         struct event *e = d->ev[i];
         bool running = false;
-        for (size_t g = 0; g < e->ng && !running; g++)
-            running = !arena_game(e->a, (int)g)->over &&
-                      table_get(&h->games, e->gids[g]);
+        for (size_t g = 0; g < e->ng; g++) {
+            if (arena_game(e->a, (int)g)->over)
+                continue;
+            struct game *gm = table_get(&h->games, e->gids[g]);
+            if (!gm)
+                restore_end(h, e, g);
+            else if (game_status(gm) == GAME_ENDED) /* ended at restore */
+                report_end(h, e, g, game_result(gm), game_ply(gm),
+                           game_side_to_move(gm), wall);
+            running |= !arena_game(e->a, (int)g)->over;
+        }
         e->finished = wall >= arena_config(e->a)->end_ms && !running;
         open += !e->finished;
     }
