@@ -559,21 +559,45 @@ static struct event *event_of(struct session *s, const struct proto_msg *m)
     return e;
 }
 
+/* The event m->event while it has not ended, or NULL with
+ * no_such_event or event_over sent. */
+static struct event *event_not_over(struct session *s,
+                                    const struct proto_msg *m, int64_t wall)
+{
+    struct event *e = event_of(s, m);
+
+    if (e && wall >= arena_config(e->a)->end_ms) {
+        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return NULL;
+    }
+    return e;
+}
+
+/* Journals and applies s's call line to e and answers {"t":reply,
+ * "event":EID} once it is committed (rate_limited when refused). */
+static void answer_call(struct session *s, const struct proto_msg *m,
+                        struct event *e, const char *line, const char *reply,
+                        int64_t wall)
+{
+    if (call(s->hub, e, line, wall) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    send_to(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id), &m->id,
+            e->seq);
+}
+
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
-    struct event *e = event_of(s, m);
     int64_t wall = hub_wall_ms(h);
+    struct event *e = event_not_over(s, m, wall);
     char line[160];
     int p;
 
     (void)now;
     if (!e)
         return;
-    if (wall >= arena_config(e->a)->end_ms) {
-        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
-        return;
-    }
     p = entrant_of(e, s->player->pid);
     if (p >= 0) {
         struct arena_standing st;
@@ -602,20 +626,15 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
                  s->player->name, rating_now(e, s->player), wall);
     }
-    if (call(h, e, line, wall) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
-        return;
-    }
-    send_to(s, json_pack("{s:s,s:s}", "t", "arena_joined", "event", e->id),
-            &m->id, e->seq);
+    answer_call(s, m, e, line, "arena_joined", wall);
 }
 
 static void do_withdraw(struct session *s, const struct proto_msg *m,
                         int64_t now)
 {
     struct hub *h = s->hub;
-    struct event *e = event_of(s, m);
     int64_t wall = hub_wall_ms(h);
+    struct event *e = event_not_over(s, m, wall);
     struct arena_standing st;
     char line[64];
     int p;
@@ -623,10 +642,6 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
     (void)now;
     if (!e)
         return;
-    if (wall >= arena_config(e->a)->end_ms) {
-        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
-        return;
-    }
     p = entrant_of(e, s->player->pid);
     if (p >= 0)
         arena_standing(e->a, p, &st);
@@ -636,12 +651,7 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
         return;
     }
     snprintf(line, sizeof line, "withdraw %d %" PRId64, p, wall);
-    if (call(h, e, line, wall) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
-        return;
-    }
-    send_to(s, json_pack("{s:s,s:s}", "t", "arena_withdrawn", "event", e->id),
-            &m->id, e->seq);
+    answer_call(s, m, e, line, "arena_withdrawn", wall);
 }
 
 static void do_list(struct session *s, const struct proto_msg *m, int64_t now)

@@ -124,6 +124,8 @@ static const struct pg_stmt writer_stmts[] = {
                    "updated_ms) VALUES ($1, $2, $3) ON CONFLICT (pid) "
                    "DO UPDATE SET settings = excluded.settings, "
                    "updated_ms = excluded.updated_ms"},
+    {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
+                "VALUES ($1, $2, $3, $4)"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -161,8 +163,6 @@ static const struct pg_stmt reader_stmts[] = {
     /* through games_rated_ended, which holds only these games */
     {"r_arena", "SELECT event, seq, call FROM arena_calls "
                 "ORDER BY event, seq"},
-    {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
-                "VALUES ($1, $2, $3, $4)"},
     {"r_rated_ends", "SELECT white_pid, black_pid, ended_ms FROM games "
                      "WHERE ended_ms >= $1 AND white_rd > 0 "
                      "ORDER BY ended_ms DESC LIMIT $2"},
