@@ -471,12 +471,13 @@ static int rating_now(const struct event *e, const struct player *p)
     return 1500;
 }
 
-static size_t events_open(const struct director *d)
+/* The events not finished, of creator pid (NULL: anyone's). */
+static size_t events_open(const struct director *d, const char *pid)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < d->n; i++)
-        n += !d->ev[i]->finished;
+        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
     return n;
 }
 
@@ -510,9 +511,14 @@ static void do_create(struct session *s, const struct proto_msg *m,
                        "a tournament plays a fischer clock", &m->id);
         return;
     }
-    if (events_open(d) >= (size_t)h->cfg.max_arenas) {
+    if (events_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
+        events_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
         hub_send_error(s, PROTO_EVENTS_FULL,
-                       "the server holds as many open tournaments as it may",
+                       events_open(d, NULL) >= (size_t)h->cfg.max_arenas
+                           ? "the server holds as many open tournaments as "
+                             "it may"
+                           : "you have created as many open tournaments as "
+                             "one player may",
                        &m->id);
         return;
     }

@@ -31,6 +31,8 @@
 #define ARENA_PLAYERS_MAX 2000
 #define ARENA_EVENTS_MAX 100
 #define ARENA_FINISHED_LISTED 50
+/* Events one player may have open or running at once. */
+#define ARENA_EVENTS_PER_CREATOR 2
 /* Players shown in a standings message, best first. */
 #define ARENA_STANDINGS_SHOWN 200
 

@@ -230,6 +230,19 @@ class ArenaTest(FreshServerTest):
         guest.request({"t": "arena_withdraw", "event": ev}, "arena_withdrawn")
         guest.request({"t": "arena_join", "event": ev}, "arena_joined")
 
+    def test_two_open_events_per_creator(self):
+        srv = self.server(OPEN)
+        a, b = self.client(srv), self.client(srv)
+        create(a, start_in_s=600)
+        create(a, start_in_s=600)
+        err = a.request({"t": "arena_create", "name": "Z", "clock": CLOCK,
+                         "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "events_full")
+        self.assertIn("one player", err["msg"])
+        create(b)  # another creator may
+        self.assertEqual(len(b.request({"t": "arena_list"}, "arena_list")
+                             ["events"]), 3)
+
     def test_off_by_setting(self):
         srv = self.server({"arena_create": 0})
         c = self.client(srv)
