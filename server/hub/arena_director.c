@@ -417,7 +417,8 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
         arena_presence(e->a, (int)i,
                        p && hub_player_present(p) && p->ngames == 0, wall);
     }
-    if (wall >= c->start_ms && wall < c->end_ms &&
+    /* (no new game while the server shuts down) */
+    if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
         (n = arena_pair(e->a, wall, &prs)) > 0) {
         for (int i = 0; i < n; i++)
             start_pairing(h, e, &prs[i], wall);
