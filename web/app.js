@@ -5,7 +5,6 @@
 // views, and shows toasts, confirmations and the connection status.
 
 import { AccountView } from './account.js';
-import { ArenaView } from './arena.js';
 import { Connection } from './net.js';
 import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
@@ -40,7 +39,20 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
-let arena;
+// The tournaments' view (arena.js), loaded the first time it is needed:
+// a visit that never opens it does not fetch it (static.test.mjs counts).
+let arena = null, arenaLoading = null;
+
+function withArena(run) {
+    if (arena)
+        return run(arena);
+    if (!arenaLoading)
+        arenaLoading = import('./arena.js').then((m) => {
+            arena = new m.ArenaView(ctx);
+            return arena;
+        });
+    arenaLoading.then(run);
+}
 
 const ctx = {
     send(msg, req) {
@@ -79,16 +91,18 @@ function route(stateComing) {
         lobby.hide();
         game.close();
         player.hide();
-        arena.show(t ? t[1] : null);
+        withArena((a) => a.show(t ? t[1] : null));
         dockToasts();
         return;
     }
-    arena.hide();
+    if (arena)
+        arena.hide();
     if (m) {
         lobby.hide();
         player.hide();
         game.open(m[1], stateComing);
-        arena.showOnGame(m[1]);
+        if (arena)
+            arena.showOnGame(m[1]);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
@@ -138,7 +152,8 @@ function onMessage(msg) {
         game.resync();
         player.onWelcome();
         leaderboard.onWelcome();
-        arena.refresh();
+        if (arena)
+            arena.refresh();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -257,16 +272,16 @@ function onMessage(msg) {
         toast('This server is in touch with the others again.', 'info');
         break;
     case 'arena_list':
-        arena.onList(msg);
+        withArena((a) => a.onList(msg));
         break;
     case 'arena_created':
-        arena.onCreated(msg);
+        withArena((a) => a.onCreated(msg));
         break;
     case 'arena_standings':
-        arena.onStandings(msg);
+        withArena((a) => a.onStandings(msg));
         break;
     case 'arena_game':
-        arena.onGame(msg);
+        withArena((a) => a.onGame(msg));
         break;
     case 'error':
         onError(msg);
@@ -301,7 +316,8 @@ function onError(msg) {
     }
     if (req) {
         lobby.onError(req, msg);
-        arena.onError(req, msg);
+        if (arena)
+            arena.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
         else if (req.game && req.game === game.gid)
@@ -542,7 +558,6 @@ function start() {
     });
     lobby = new LobbyView(ctx);
     leaderboard = new LeaderboardView(() => state.me);
-    arena = new ArenaView(ctx);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
     conn = new Connection(onMessage, onStatus);
