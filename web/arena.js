@@ -5,16 +5,9 @@
 // A game of an event shows the event's name with a link back (the
 // game page's #game-arena, from the server's arena_game).
 
-const $ = (id) => document.getElementById(id);
+import { el } from './ratings.js';
 
-function el(name, cls, text) {
-    const e = document.createElement(name);
-    if (cls)
-        e.className = cls;
-    if (text !== undefined)
-        e.textContent = text;
-    return e;
-}
+const $ = (id) => document.getElementById(id);
 
 const STATUS = { open: 'Starts soon', running: 'Running',
                  ending: 'Finishing its last games', finished: 'Finished' };
