@@ -717,17 +717,20 @@ static void do_watch(struct session *s, const struct proto_msg *m,
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Journals and scores the end of e's game k: r after plies, to_move the
- * side to move then (a game without a result, aborted or a first move
- * missed, is the loss of the side to move, who never moved). */
+ * side to move then. A first move missed (no_start) is the loss of the
+ * side to move, who never moved; an aborted game (no result, either
+ * player may have aborted it) scores as a quick draw: nothing. */
 static void report_end(struct hub *h, struct event *e, size_t k,
-                       enum ending_result r, int plies, int to_move,
-                       int64_t at)
+                       enum ending_result r, bool no_start, int plies,
+                       int to_move, int64_t at)
 {
-    bool no_start = r == ENDING_NO_RESULT;
     char line[96];
 
-    if (no_start)
-        r = to_move ? ENDING_WHITE_WINS : ENDING_BLACK_WINS;
+    if (r == ENDING_NO_RESULT)
+        r = !no_start ? ENDING_DRAWN
+            : to_move ? ENDING_WHITE_WINS
+                      : ENDING_BLACK_WINS;
+    no_start = no_start && r != ENDING_DRAWN;
     snprintf(line, sizeof line, "end %zu %d %d %d %" PRId64, k,
              r == ENDING_WHITE_WINS   ? ARENA_WHITE_WINS
              : r == ENDING_BLACK_WINS ? ARENA_BLACK_WINS
@@ -749,7 +752,8 @@ static void game_ended(struct hub *h, struct game *g)
         for (size_t k = e->ng; k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) &&
                 !arena_game(e->a, (int)k)->over) {
-                report_end(h, e, k, game_result(g), game_ply(g),
+                report_end(h, e, k, game_result(g),
+                           game_ending(g) == ENDING_NO_START, game_ply(g),
                            game_side_to_move(g), hub_wall_ms(h));
                 return;
             }
@@ -769,7 +773,8 @@ static void restore_end(struct hub *h, struct event *e, size_t k)
     if (store_get_game(h->store, e->gids[k], &row, &moves, &n, NULL) == 1 &&
         !strcmp(row.status, "ended") &&
         ending_result_find(row.result, &r) == 0)
-        report_end(h, e, k, r, (int)n, (int)(n % 2), row.ended_ms);
+        report_end(h, e, k, r, !strcmp(row.reason, "no_start"), (int)n,
+                   (int)(n % 2), row.ended_ms);
     free(moves);
 }
 
@@ -822,7 +827,8 @@ int hub_arena_restore(struct hub *h)
             if (!gm)
                 restore_end(h, e, g);
             else if (game_status(gm) == GAME_ENDED) /* ended at restore */
-                report_end(h, e, g, game_result(gm), game_ply(gm),
+                report_end(h, e, g, game_result(gm),
+                           game_ending(gm) == ENDING_NO_START, game_ply(gm),
                            game_side_to_move(gm), wall);
             running |= !arena_game(e->a, (int)g)->over;
         }

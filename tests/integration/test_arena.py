@@ -230,6 +230,29 @@ class ArenaTest(FreshServerTest):
         guest.request({"t": "arena_withdraw", "event": ev}, "arena_withdrawn")
         guest.request({"t": "arena_join", "event": ev}, "arena_joined")
 
+    def test_abort_scores_nothing_and_a_missed_first_move_loses(self):
+        srv = self.server(OPEN, first_move_s=3)
+        ev = create(self.client(srv))
+        a, b = self.players(srv, 2, ev)
+        w = self.client(srv)
+        w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        white, black, gid = self.paired(a, b, ev)
+        black.send({"t": "abort", "game": gid})  # black aborts: no loser
+        st = self.watch_until(w, ev, lambda s: all(
+            len(r["sheet"]) == 1 for r in s["standings"]))
+        for r in st["standings"]:
+            self.assertEqual((r["sheet"][0]["kind"], r["score"],
+                              r["withdrawn"]), ("quick_draw", 0, False))
+        # next game: white never moves, loses on no_start, is withdrawn
+        white, black, gid = self.paired(a, b, ev)
+        white.expect("game_end", timeout=10, game=gid)
+        st = self.watch_until(w, ev, lambda s: all(
+            len(r["sheet"]) == 2 for r in s["standings"]))
+        rw, rb = standing(st, white.pid), standing(st, black.pid)
+        self.assertEqual((rw["score"], rw["withdrawn"]), (0, True))
+        self.assertEqual((rb["score"], rb["withdrawn"], rb["rank"]),
+                         (2, False, 1))
+
     def test_two_open_events_per_creator(self):
         srv = self.server(OPEN)
         a, b = self.client(srv), self.client(srv)
