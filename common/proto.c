@@ -63,6 +63,13 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_ANALYSIS_LIMIT] = "analysis_limit",
     [PROTO_NO_SUCH_TOKEN] = "no_such_token",
     [PROTO_TOO_MANY_TOKENS] = "too_many_tokens",
+    [PROTO_NO_SUCH_EVENT] = "no_such_event",
+    [PROTO_EVENT_OVER] = "event_over",
+    [PROTO_ALREADY_JOINED] = "already_joined",
+    [PROTO_NOT_JOINED] = "not_joined",
+    [PROTO_PAUSED] = "paused",
+    [PROTO_EVENTS_FULL] = "events_full",
+    [PROTO_NO_TOURNAMENTS] = "no_tournaments",
 };
 
 const char *proto_code_name(enum proto_code code)

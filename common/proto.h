@@ -76,6 +76,13 @@ enum proto_code {
     PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
     PROTO_NO_SUCH_TOKEN,   /* token_revoke: the account has no such token */
     PROTO_TOO_MANY_TOKENS, /* token_create: the account holds the most */
+    PROTO_NO_SUCH_EVENT,   /* arena_*: no event has that id */
+    PROTO_EVENT_OVER,      /* arena_join, arena_withdraw: it ended */
+    PROTO_ALREADY_JOINED,  /* arena_join: playing in it already */
+    PROTO_NOT_JOINED,      /* arena_withdraw: not playing in it */
+    PROTO_PAUSED,          /* arena_join: a withdrawal's pause runs */
+    PROTO_EVENTS_FULL,     /* arena_create: the server's cap */
+    PROTO_NO_TOURNAMENTS,  /* arena_create: creation is off here */
     PROTO_CODE_COUNT
 };
 
@@ -125,6 +132,12 @@ enum proto_type {
     PROTO_T_TOKEN_REVOKE,
     PROTO_T_MY_GAMES,
     PROTO_T_TEST_CLOCK,
+    PROTO_T_ARENA_CREATE,
+    PROTO_T_ARENA_JOIN,
+    PROTO_T_ARENA_WITHDRAW,
+    PROTO_T_ARENA_LIST,
+    PROTO_T_ARENA_WATCH,
+    PROTO_T_ARENA_UNWATCH,
     PROTO_T_COUNT
 };
 
@@ -180,6 +193,10 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 
 /* test_clock: the most test time one message may add (31 days). */
 #define PROTO_TEST_ADVANCE_MAX_S (31 * 86400)
+/* arena_create: "duration_s" from 10 s to a day, "start_in_s" from 0 to
+ * a week. */
+#define PROTO_ARENA_DURATION_MAX (24 * 3600)
+#define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -225,6 +242,9 @@ struct proto_msg {
     char description[PROTO_DESCRIPTION_MAX + 1];
     unsigned scopes;
     char token_id[PROTO_TOKEN_ID_MAX + 1];
+    char event[PROTO_KEY_MAX + 1]; /* arena_*: the event's id */
+    int duration_s;                /* arena_create: its length */
+    int start_in_s;                /* arena_create: 0 when absent */
 };
 
 struct proto_error {

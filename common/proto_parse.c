@@ -40,7 +40,10 @@ enum {
     F_DESCRIPTION = 1 << 19,
     F_SCOPES = 1 << 20,
     F_TOKEN_ID = 1 << 21,
-    F_ADVANCE = 1 << 22
+    F_ADVANCE = 1 << 22,
+    F_EVENT = 1 << 23,
+    F_DURATION = 1 << 24,
+    F_START_IN = 1 << 25
 };
 
 static const struct {
@@ -102,6 +105,14 @@ static const struct {
     [PROTO_T_TOKEN_REVOKE] = {"token_revoke", F_TOKEN_ID, F_TOKEN_ID},
     [PROTO_T_MY_GAMES] = {"my_games", 0, 0},
     [PROTO_T_TEST_CLOCK] = {"test_clock", F_ADVANCE, F_ADVANCE},
+    [PROTO_T_ARENA_CREATE] = {"arena_create",
+                              F_NAME | F_CLOCK | F_DURATION | F_START_IN,
+                              F_NAME | F_CLOCK | F_DURATION},
+    [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_WITHDRAW] = {"arena_withdraw", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_LIST] = {"arena_list", 0, 0},
+    [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
 };
 
 static const struct {
@@ -131,6 +142,9 @@ static const struct {
     {"scopes", F_SCOPES},
     {"token_id", F_TOKEN_ID},
     {"advance_s", F_ADVANCE},
+    {"event", F_EVENT},
+    {"duration_s", F_DURATION},
+    {"start_in_s", F_START_IN},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -567,6 +581,37 @@ static int parse_token_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* event, duration_s, start_in_s (the arena's). */
+static int parse_arena_fields(json_t *root, struct proto_msg *m,
+                              unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
+    if (present & F_EVENT) {
+        if (get_string(root, "event", m->event, sizeof m->event, e) < 0 ||
+            !proto_key_valid(m->event))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "event: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_DURATION) {
+        v = json_object_get(root, "duration_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 10 ||
+            json_integer_value(v) > PROTO_ARENA_DURATION_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "duration_s: an integer from 10 to 86400");
+        m->duration_s = (int)json_integer_value(v);
+    }
+    if (present & F_START_IN) {
+        v = json_object_get(root, "start_in_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > PROTO_ARENA_START_IN_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "start_in_s: an integer from 0 to 604800");
+        m->start_in_s = (int)json_integer_value(v);
+    }
+    return 0;
+}
+
 /* Every field of m's type, checked in the protocol's order. */
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
@@ -579,7 +624,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_account_fields(root, m, present, e) < 0 ||
         parse_seek_fields(root, m, present, e) < 0 ||
         parse_challenge_fields(root, m, present, e) < 0 ||
-        parse_token_fields(root, m, present, e) < 0)
+        parse_token_fields(root, m, present, e) < 0 ||
+        parse_arena_fields(root, m, present, e) < 0)
         return -1;
     return 0;
 }

@@ -1,6 +1,7 @@
 // app.js - the entry point: owns the connection, routes between the lobby
 // ('/'), a game ('/g/GID'), a player's games and ratings ('/p/PID') and
-// the leaderboard ('/leaderboard'), dispatches server messages to the
+// the leaderboard ('/leaderboard'), the tournaments ('/tournaments',
+// '/t/EID': arena.js), dispatches server messages to the
 // views, and shows toasts, confirmations and the connection status.
 
 import { AccountView } from './account.js';
@@ -19,6 +20,8 @@ const $ = (id) => document.getElementById(id);
 const GAME_PATH = /^\/g\/([A-Za-z0-9_-]{1,32})\/?$/;
 const LEADERBOARD_PATH = '/leaderboard';
 const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
+const ARENAS_PATH = '/tournaments';
+const ARENA_PATH = /^\/t\/([A-Za-z0-9_-]{1,32})\/?$/;
 const TOAST_MS = 7000;
 
 const state = {
@@ -43,6 +46,20 @@ let challenges;
 // (few ever make one; a visit does not fetch it).
 let tokens = null, tokensLoading = null;
 let myGames;
+// The tournaments' view (arena.js), loaded the first time it is needed:
+// a visit that never opens it does not fetch it (static.test.mjs counts).
+let arena = null, arenaLoading = null;
+
+function withArena(run) {
+    if (arena)
+        return run(arena);
+    if (!arenaLoading)
+        arenaLoading = import('./arena.js').then((m) => {
+            arena = new m.ArenaView(ctx);
+            return arena;
+        });
+    arenaLoading.then(run);
+}
 
 const ctx = {
     send(msg, req) {
@@ -81,12 +98,25 @@ const ctx = {
 function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
     const p = location.pathname.match(PLAYER_PATH);
+    const t = location.pathname.match(ARENA_PATH);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
+    if (t || location.pathname === ARENAS_PATH) {
+        lobby.hide();
+        game.close();
+        player.hide();
+        withArena((a) => a.show(t ? t[1] : null));
+        dockToasts();
+        return;
+    }
+    if (arena)
+        arena.hide();
     if (m) {
         lobby.hide();
         player.hide();
         game.open(m[1], stateComing);
+        if (arena)
+            arena.showOnGame(m[1]);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
@@ -143,6 +173,8 @@ function onMessage(msg) {
         player.onWelcome();
         leaderboard.onWelcome();
         challenges.onWelcome();
+        if (arena)
+            arena.refresh();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -289,6 +321,18 @@ function onMessage(msg) {
     case 'cluster_back':
         toast('This server is in touch with the others again.', 'info');
         break;
+    case 'arena_list':
+        withArena((a) => a.onList(msg));
+        break;
+    case 'arena_created':
+        withArena((a) => a.onCreated(msg));
+        break;
+    case 'arena_standings':
+        withArena((a) => a.onStandings(msg));
+        break;
+    case 'arena_game':
+        withArena((a) => a.onGame(msg));
+        break;
     case 'error':
         onError(msg);
         break;
@@ -323,6 +367,8 @@ function onError(msg) {
     }
     if (req) {
         lobby.onError(req, msg);
+        if (arena)
+            arena.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
         else if (req.t === 'analyse' && game.analysis)
@@ -601,6 +647,7 @@ function start() {
         const url = new URL(a.href, location.href);
         if (url.origin !== location.origin ||
             !(url.pathname === '/' || url.pathname === LEADERBOARD_PATH ||
+              url.pathname === ARENAS_PATH || ARENA_PATH.test(url.pathname) ||
               GAME_PATH.test(url.pathname) || PLAYER_PATH.test(url.pathname)))
             return;
         e.preventDefault();

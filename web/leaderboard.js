@@ -5,19 +5,10 @@
 // tab says who is not listed (provisional ratings) and, to a logged-in
 // player whose own rating is provisional, that theirs is one of them.
 
-import { renderRatings } from './ratings.js';
+import { el, renderRatings } from './ratings.js';
 import * as W from './words.js';
 
 const $ = (id) => document.getElementById(id);
-
-function el(name, cls, text) {
-    const e = document.createElement(name);
-    if (cls)
-        e.className = cls;
-    if (text !== undefined)
-        e.textContent = text;
-    return e;
-}
 
 export class LeaderboardView {
     // me() -> the player the page speaks for (ME), or null.

@@ -123,7 +123,8 @@ async function getJson(url) {
     return { status: r.status, body };
 }
 
-function el(name, cls, text) {
+// An element `name` of class cls (none: null) with text (none: undefined).
+export function el(name, cls, text) {
     const e = document.createElement(name);
     if (cls)
         e.className = cls;

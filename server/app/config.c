@@ -351,6 +351,12 @@ static const struct key keys[] = {
             "game analyses that may wait for the engines"),
     INT_KEY(analyses_per_day, NULL, 1, 100000, 25,
             "game analyses one player may ask for in 24 hours"),
+    /* Arena tournaments (arena_director.c): who may create one, and how
+     * many may be open or running at once (each pairs every second). */
+    INT_KEY(arena_create, NULL, 0, 2, 1,
+            "who creates arena tournaments: 0 nobody, 1 accounts, 2 anyone"),
+    INT_KEY(max_arenas, NULL, 1, 100, 10,
+            "arena tournaments open or running at once"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

@@ -122,6 +122,8 @@ struct config {
     int analysis_nodes;     /* nodes per position analysed */
     int analysis_queue;     /* analyses that may wait */
     int analyses_per_day;   /* one player's analyses in 24 h */
+    int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
+    int max_arenas;         /* tournaments open or running */
     int http_rate_per_s;    /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last

@@ -605,6 +605,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .analysis_queue = cfg->analysis_queue,
         .analyses_per_day = cfg->analyses_per_day,
         .test_clock = test_clock_on,
+        .arena_create = cfg->arena_create,
+        .max_arenas = cfg->max_arenas,
     };
 }
 

@@ -278,6 +278,11 @@ enum ending_reason game_ending(const struct game *g)
 {
     return g->reason;
 }
+
+enum ending_result game_result(const struct game *g)
+{
+    return g->result;
+}
 int game_ply(const struct game *g)
 {
     return (int)g->rec.n;

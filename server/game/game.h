@@ -185,6 +185,8 @@ const char *game_creator(const struct game *g);
  * meaningful once the game is GAME_ENDED). */
 const char *game_reason(const struct game *g);
 enum ending_reason game_ending(const struct game *g);
+/* The result once GAME_ENDED (ENDING_NO_RESULT: aborted, no_start ...). */
+enum ending_result game_result(const struct game *g);
 int game_ply(const struct game *g);
 /* The colour to move (0 white, 1 black). */
 int game_side_to_move(const struct game *g);

@@ -130,7 +130,10 @@ struct hub_config {
     int64_t analysis_nodes;     /* an analysis's nodes per position */
     int analysis_queue;         /* analyses that may wait (analysis.c) */
     int analyses_per_day;       /* analyses one player asks for in 24 h */
-    bool test_clock; /* test_clock is taken (testtime.c): tests only */
+    bool test_clock;  /* test_clock is taken (testtime.c): tests only */
+    int arena_create; /* who creates tournaments: 0 nobody, 1 accounts,
+                         2 anyone */
+    int max_arenas;   /* tournaments open or running at once */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

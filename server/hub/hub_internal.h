@@ -472,6 +472,11 @@ void hub_stored_read(struct session *s, const struct proto_msg *m,
  * commit from its message's arrival (h->msg_at_us). */
 void hub_move_played(struct hub *h, uint64_t seq);
 
+/* Rebuilds the arena tournaments from their journal (arena_director.c):
+ * at start on a node alone, after its live games. 0, or -1 on a
+ * database error. */
+int hub_arena_restore(struct hub *h);
+
 /* The local router (local.c). */
 extern const struct router_ops hub_local_router;
 

@@ -256,7 +256,7 @@ static int serve_gzip(struct lws *wsi, struct http_pss *pss, const char *type,
 
 /* Static files of the client; /g/GID is the client's page for a game,
  * /p/PID its page for a player (games and ratings), /leaderboard its
- * leaderboard.
+ * leaderboard, /tournaments and /t/EID its tournaments' pages.
  * (lws 4.1's file mounts never answer a missing file, so this callback
  * serves the folder itself and says 404.) Every file carries an ETag
  * (its size and modification time) and `Cache-Control: no-cache`: a
@@ -277,7 +277,8 @@ static int serve_file(struct lws *wsi, struct http_pss *pss, const char *uri)
     struct stat st;
 
     if (!strncmp(uri, "/g/", 3) || !strncmp(uri, "/p/", 3) ||
-        !strcmp(uri, "/leaderboard"))
+        !strncmp(uri, "/t/", 3) || !strcmp(uri, "/leaderboard") ||
+        !strcmp(uri, "/tournaments"))
         uri = "/index.html";
     if (!safe_path(uri) ||
         snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,

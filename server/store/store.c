@@ -41,7 +41,8 @@ const char *store__op_name(enum op_kind k)
         "player",       "game",          "move",          "finish",
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
-        "epoch",        "analysis",      "api_token_put", "api_token_revoke"};
+        "epoch",        "analysis",      "api_token_put", "api_token_revoke",
+        "arena"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -85,7 +86,8 @@ static struct store *new_store(const struct store_backend *be,
            be->leaderboard && be->rated_ends && be->get_game &&
            be->load_live && be->list_player_games && be->player_live_games &&
            be->live_gids && be->get_analysis && be->count_analyses &&
-           be->queued_analyses && be->api_token && be->api_tokens);
+           be->queued_analyses && be->api_token && be->api_tokens &&
+           be->load_arena);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

@@ -577,6 +577,20 @@ int store_leaderboard(struct store *s, const char *category, int limit,
 int store_rated_ends(struct store *s, int64_t since_ms,
                      struct store_rated_end *out, size_t max, size_t *n);
 
+/* An arena's journal (migration 0010, arena_director.c): call, a line
+ * of 1 to STORE_ARENA_CALL_MAX bytes (copied), is event's seq-th call
+ * (0 up), made at at_ms. Queued like any write; 0 when refused. */
+#define STORE_ARENA_CALL_MAX 512
+uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
+                         const char *call, int64_t at_ms);
+
+/* Every arena call stored, by event then seq, to fn(ctx, event, seq,
+ * call) (fn's strings live for the call). Reads at once: at start only.
+ * 0, or -1 on a database error. */
+typedef void (*store_arena_fn)(void *ctx, const char *event, int64_t seq,
+                               const char *call);
+int store_load_arena(struct store *s, store_arena_fn fn, void *ctx);
+
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its moves in ply order; *pgn likewise (NULL while live). The moves
  * of a game in play come from the journal, in the order they were

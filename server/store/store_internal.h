@@ -119,6 +119,7 @@ enum op_kind {
     OP_ANALYSIS,
     OP_API_TOKEN_PUT,
     OP_API_TOKEN_REVOKE,
+    OP_ARENA,
     OP_KINDS
 };
 
@@ -171,6 +172,10 @@ struct op {
         } take;
         struct store_analysis analysis; /* OP_ANALYSIS */
         struct store_api_token api;     /* OP_API_TOKEN_*: revoke's id, pid */
+        struct {                        /* OP_ARENA (the call is text) */
+            char event[33];
+            int64_t seq, ms;
+        } arena;
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -178,7 +183,8 @@ struct op {
     struct store_rating *ratings; /* OP_FINISH of a rated game: white's
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
-    char *text; /* OP_SETTINGS, OP_ANALYSIS only: the JSON, owned */
+    char *text; /* OP_SETTINGS, OP_ANALYSIS: the JSON; OP_ARENA: the call;
+                   owned */
 };
 
 /* What one attempt at a batch came to (struct store_backend's commit). */
@@ -279,6 +285,8 @@ struct store_backend {
     /* store_rated_ends: the newest max into v (room for max). */
     int (*rated_ends)(struct store *s, int64_t since_ms,
                       struct store_rated_end *v, size_t max, size_t *n);
+    /* store_load_arena. */
+    int (*load_arena)(struct store *s, store_arena_fn fn, void *ctx);
     /* The best `limit` into v (room for limit), best first. */
     int (*leaderboard)(struct store *s, const char *category, int limit,
                        struct store_leader *v, size_t *n);

@@ -394,6 +394,27 @@ uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,
     return enqueue(s, op);
 }
 
+uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
+                         const char *call, int64_t at_ms)
+{
+    struct op *op;
+    size_t n = call ? strlen(call) : 0;
+
+    if (!s || !event || !*event || strlen(event) > 32 || seq < 0 || n < 1 ||
+        n > STORE_ARENA_CALL_MAX)
+        return 0;
+    if (!(op = op_new(OP_ARENA)))
+        return 0;
+    strcopy(op->u.arena.event, sizeof op->u.arena.event, event);
+    op->u.arena.seq = seq;
+    op->u.arena.ms = at_ms;
+    if (!(op->text = strdup(call))) {
+        store__op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
 uint64_t store_put_api_token(struct store *s, const struct store_api_token *t)
 {
     struct op *op;

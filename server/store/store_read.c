@@ -599,6 +599,16 @@ int store_rated_ends(struct store *s, int64_t since_ms,
     return rc;
 }
 
+int store_load_arena(struct store *s, store_arena_fn fn, void *ctx)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = s->be->load_arena(s, fn, ctx);
+    store__read_leave(s);
+    return rc;
+}
+
 int store_get_game(struct store *s, const char *gid, struct store_game *g,
                    struct store_move **moves, size_t *n_moves, char **pgn)
 {

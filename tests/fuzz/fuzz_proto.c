@@ -60,6 +60,13 @@ static const struct {
     [PROTO_T_GIVE_TIME] = {{"game"}, {"game"}},
     [PROTO_T_MY_GAMES] = {{NULL}, {NULL}},
     [PROTO_T_TEST_CLOCK] = {{"advance_s"}, {"advance_s"}},
+    [PROTO_T_ARENA_CREATE] = {{"name", "clock", "duration_s", "start_in_s"},
+                              {"name", "clock", "duration_s"}},
+    [PROTO_T_ARENA_JOIN] = {{"event"}, {"event"}},
+    [PROTO_T_ARENA_WITHDRAW] = {{"event"}, {"event"}},
+    [PROTO_T_ARENA_LIST] = {{NULL}, {NULL}},
+    [PROTO_T_ARENA_WATCH] = {{"event"}, {"event"}},
+    [PROTO_T_ARENA_UNWATCH] = {{NULL}, {NULL}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,

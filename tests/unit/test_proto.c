@@ -1032,6 +1032,41 @@ END_TEST
 /* The settings object: its shape in the protocol's order, after the
  * other field checks; what passes is kept as compact JSON in the
  * sender's key order. */
+/* arena_create, arena_join ...: event, duration_s, start_in_s. */
+START_TEST(arena_fields)
+{
+    ck_assert_int_eq(
+        parse("{\"t\":\"arena_create\",\"name\":\"Club\",\"clock\":"
+              "{\"type\":\"fischer\",\"initial_s\":180,\"increment_s\":2},"
+              "\"duration_s\":3600,\"start_in_s\":300}",
+              true),
+        0);
+    ck_assert_int_eq(m.type, PROTO_T_ARENA_CREATE);
+    ck_assert_str_eq(m.name, "Club");
+    ck_assert_int_eq(m.duration_s, 3600);
+    ck_assert_int_eq(m.start_in_s, 300);
+    ck_assert_int_eq(m.clock.initial_s, 180);
+    ck_assert_int_eq(
+        parse("{\"t\":\"arena_join\",\"event\":\"a_B-9\"}", true), 0);
+    ck_assert_str_eq(m.event, "a_B-9");
+    ck_assert_int_eq(parse("{\"t\":\"arena_list\"}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_ARENA_LIST);
+    FAILS("{\"t\":\"arena_join\"}", true, PROTO_BAD_FIELD, "event: missing");
+    FAILS("{\"t\":\"arena_join\",\"event\":\"a b\"}", true, PROTO_BAD_FIELD,
+          "event: 1-32 of A-Z a-z 0-9 _ -");
+    FAILS("{\"t\":\"arena_watch\",\"event\":\"e\",\"game\":\"g\"}", true,
+          PROTO_BAD_FIELD, "unknown field 'game'");
+    FAILS("{\"t\":\"arena_create\",\"name\":\"C\",\"clock\":{\"type\":"
+          "\"fischer\",\"initial_s\":60,\"increment_s\":0},\"duration_s\":9}",
+          true, PROTO_BAD_FIELD, "duration_s: an integer from 10 to 86400");
+    FAILS("{\"t\":\"arena_create\",\"name\":\"C\",\"clock\":{\"type\":"
+          "\"fischer\",\"initial_s\":60,\"increment_s\":0},\"duration_s\":60,"
+          "\"start_in_s\":604801}",
+          true, PROTO_BAD_FIELD, "start_in_s: an integer from 0 to 604800");
+    FAILS("{\"t\":\"arena_list\"}", false, PROTO_UNAUTHENTICATED, NULL);
+}
+END_TEST
+
 START_TEST(settings_field)
 {
     char text[4200], big[4096];
@@ -1382,6 +1417,7 @@ int main(void)
     tcase_add_test(tc, render_ratings);
     tcase_add_test(tc, render_proof);
     tcase_add_test(tc, settings_field);
+    tcase_add_test(tc, arena_fields);
     tcase_add_test(tc, render_settings);
     tcase_add_test(tc, api_token_scopes);
     suite_add_tcase(s, tc);

@@ -354,6 +354,24 @@ int pg__rated_ends(struct store *s, int64_t since_ms,
     return 0;
 }
 
+int pg__load_arena(struct store *s, store_arena_fn fn, void *ctx)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    if (!(r = rd(s, "r_arena", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        char event[33], call[STORE_ARENA_CALL_MAX + 1];
+        pg__col_str(r, i, 0, event, sizeof event);
+        pg__col_str(r, i, 2, call, sizeof call);
+        fn(ctx, event, pg__col_int(r, i, 1), call);
+    }
+    PQclear(r);
+    return 0;
+}
+
 int pg__leaderboard(struct store *s, const char *category, int limit,
                     struct store_leader *v, size_t *n)
 {

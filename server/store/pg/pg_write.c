@@ -297,6 +297,13 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->u.api.id);
         pgp_text(&p, op->u.api.pid);
         break;
+    case OP_ARENA:
+        name = "w_arena";
+        pgp_text(&p, op->u.arena.event);
+        pgp_int(&p, op->u.arena.seq);
+        pgp_text(&p, op->text);
+        pgp_int(&p, op->u.arena.ms);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

@@ -133,6 +133,8 @@ static const struct pg_stmt writer_stmts[] = {
                    "result) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (gid) "
                    "DO UPDATE SET status = excluded.status, "
                    "result = excluded.result"},
+    {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
+                "VALUES ($1, $2, $3, $4)"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -185,6 +187,8 @@ static const struct pg_stmt reader_stmts[] = {
                 "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid) "
                 "ORDER BY r.rating DESC, r.pid LIMIT $2"},
     /* through games_rated_ended, which holds only these games */
+    {"r_arena", "SELECT event, seq, call FROM arena_calls "
+                "ORDER BY event, seq"},
     {"r_rated_ends", "SELECT white_pid, black_pid, ended_ms FROM games "
                      "WHERE ended_ms >= $1 AND white_rd > 0 "
                      "ORDER BY ended_ms DESC LIMIT $2"},
@@ -527,6 +531,7 @@ const struct store_backend store__pg = {
     .rating_history = pg__rating_history,
     .leaderboard = pg__leaderboard,
     .rated_ends = pg__rated_ends,
+    .load_arena = pg__load_arena,
     .get_game = pg__get_game,
     .load_live = pg__load_live,
     .list_player_games = pg__list_player_games,

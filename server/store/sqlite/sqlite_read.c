@@ -344,6 +344,21 @@ int sq__rated_ends(struct store *s, int64_t since_ms,
     return rows_end(s, st, rc);
 }
 
+int sq__load_arena(struct store *s, store_arena_fn fn, void *ctx)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_arena;
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *event = (const char *)sqlite3_column_text(st, 0);
+        const char *call = (const char *)sqlite3_column_text(st, 2);
+        fn(ctx, event ? event : "", sqlite3_column_int64(st, 1),
+           call ? call : "");
+    }
+    return rows_end(s, st, rc);
+}
+
 int sq__leaderboard(struct store *s, const char *category, int limit,
                     struct store_leader *v, size_t *n)
 {

@@ -352,6 +352,13 @@ static int apply_op(struct store *s, const struct op *op)
                                 SQLITE_STATIC);
         rc |= sqlite3_bind_text(st, 5, op->text, -1, SQLITE_STATIC);
         break;
+    case OP_ARENA:
+        st = b->w_arena;
+        rc |= sqlite3_bind_text(st, 1, op->u.arena.event, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 2, op->u.arena.seq);
+        rc |= sqlite3_bind_text(st, 3, op->text, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 4, op->u.arena.ms);
+        break;
     case OP_PLAYER:
         st = b->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);

@@ -149,6 +149,8 @@ static const struct stmt_def writer_stmts[] = {
                     "result) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (gid) "
                     "DO UPDATE SET status = excluded.status, "
                     "result = excluded.result"),
+    DEF(w_arena, "INSERT INTO arena_calls (event, seq, call, at_ms) "
+                 "VALUES (?1, ?2, ?3, ?4)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -187,6 +189,8 @@ static const struct stmt_def reader_stmts[] = {
                  "WHERE a.pid = r.pid) "
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     /* through games_rated_ended, which holds only these games */
+    DEF(r_arena, "SELECT event, seq, call FROM arena_calls "
+                 "ORDER BY event, seq"),
     DEF(r_rated_ends, "SELECT white_pid, black_pid, ended_ms FROM games "
                       "WHERE ended_ms >= ?1 AND white_rd > 0 "
                       "ORDER BY ended_ms DESC LIMIT ?2"),
@@ -710,6 +714,7 @@ const struct store_backend store__sqlite = {
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
     .rated_ends = sq__rated_ends,
+    .load_arena = sq__load_arena,
     .get_game = sq__get_game,
     .load_live = sq__load_live,
     .list_player_games = sq__list_player_games,

@@ -1,0 +1,886 @@
+/*
+ * arena_director.c - the arena tournaments' director (see
+ * arena_director.h, PROTOCOL.md "Arena tournaments").
+ *
+ * An event is its calls: the journal line of each (below, "Calls") is
+ * both what is stored and what replay parses, so the two cannot drift.
+ * Times are Unix ms (hub_wall_ms): an event's clock keeps running across
+ * a restart. Players and games are the core's indices; the event maps
+ * them to PIDs and GIDs.
+ */
+#include "hub/arena_director.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/arena.h"
+#include "hub/hub_internal.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/msgbuf.h"
+#include "strcopy.h"
+
+struct entrant {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+};
+
+struct event {
+    char id[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char creator[PROTO_KEY_MAX + 1];
+    struct arena *a;
+    struct entrant *players;
+    size_t np, pcap;
+    char (*gids)[PROTO_KEY_MAX + 1]; /* game index -> GID */
+    size_t ng, gcap;
+    int64_t next_call; /* the journal's next seq */
+    uint64_t seq;      /* the store seq of its last call */
+    bool finished;     /* over, its last game ended */
+    const char *status_shown;
+    struct session **watchers;
+    size_t nw, wcap;
+    bool dirty; /* the standings may have changed */
+};
+
+struct director {
+    struct event **ev; /* oldest first */
+    size_t n, cap;
+    struct hub_alarm *tick;
+    bool armed;
+};
+
+static struct director *state(struct hub *h)
+{
+    return hub_module_state(h, &hub_arena_module);
+}
+
+static struct event *event_find(struct director *d, const char *id)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->ev[i]->id, id))
+            return d->ev[i];
+    return NULL;
+}
+
+static int entrant_of(const struct event *e, const char *pid)
+{
+    for (size_t i = 0; i < e->np; i++)
+        if (!strcmp(e->players[i].pid, pid))
+            return (int)i;
+    return -1;
+}
+
+static const char *event_status(const struct event *e, int64_t wall)
+{
+    const struct arena_config *c = arena_config(e->a);
+
+    if (e->finished)
+        return "finished";
+    if (wall < c->start_ms)
+        return "open";
+    return wall < c->end_ms ? "running" : "ending";
+}
+
+static void event_free(struct event *e)
+{
+    if (!e)
+        return;
+    arena_free(e->a);
+    free(e->players);
+    free(e->gids);
+    free(e->watchers);
+    free(e);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    void *nv;
+    size_t ncap;
+
+    if (n < *cap)
+        return 0;
+    ncap = *cap ? *cap * 2 : 8;
+    if (!(nv = realloc(*v, ncap * size)))
+        return -1;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
+/* ---- Calls: journal lines, applied live and on replay ------------------
+ *
+ *   new BASE INC START END SEED CREATOR NAME
+ *   join PID NAME RATING T
+ *   withdraw P T
+ *   rejoin P T
+ *   start GID WHITE BLACK T
+ *   end G RESULT PLIES NOSTART T
+ */
+
+/* Journals e's next call (line): 0, or -1 when the store refused it. */
+static int journal(struct hub *h, struct event *e, const char *line,
+                   int64_t wall)
+{
+    uint64_t seq = store_put_arena(h->store, e->id, e->next_call, line, wall);
+
+    if (!seq) {
+        log_error("event=arena_journal_full arena=%s", e->id);
+        return -1;
+    }
+    e->next_call++;
+    e->seq = seq;
+    e->dirty = true;
+    return 0;
+}
+
+/* Applies one call other than new to e: 0, or -1 when it does not parse
+ * or does not fit (a replay then stops that event). */
+static int apply(struct event *e, const char *line)
+{
+    char a[PROTO_KEY_MAX + 1], b[PROTO_NAME_MAX + 1];
+    int x, y, z, r;
+    int64_t t;
+
+    if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4) {
+        if (grow((void **)&e->players, &e->pcap, e->np, sizeof *e->players))
+            return -1;
+        if (arena_join(e->a, x, t) != (int)e->np)
+            return -1;
+        strcopy(e->players[e->np].pid, sizeof e->players[0].pid, a);
+        strcopy(e->players[e->np].name, sizeof e->players[0].name, b);
+        e->np++;
+        return 0;
+    }
+    if (sscanf(line, "withdraw %d %" SCNd64, &x, &t) == 2 && x >= 0 &&
+        x < (int)e->np) {
+        arena_withdraw(e->a, x, t);
+        return 0;
+    }
+    if (sscanf(line, "rejoin %d %" SCNd64, &x, &t) == 2 && x >= 0 &&
+        x < (int)e->np)
+        return arena_rejoin(e->a, x, t) == ARENA_OK ? 0 : -1;
+    if (sscanf(line, "start %32s %d %d %" SCNd64, a, &x, &y, &t) == 4 &&
+        x >= 0 && y >= 0 && x < (int)e->np && y < (int)e->np && x != y) {
+        if (grow((void **)&e->gids, &e->gcap, e->ng, sizeof *e->gids) ||
+            arena_game_start(e->a, x, y, t) != (int)e->ng)
+            return -1;
+        strcopy(e->gids[e->ng++], sizeof e->gids[0], a);
+        return 0;
+    }
+    if (sscanf(line, "end %d %d %d %d %" SCNd64, &x, &r, &y, &z, &t) == 5 &&
+        x >= 0 && x < (int)e->ng && r >= ARENA_WHITE_WINS &&
+        r <= ARENA_DRAWN && y >= 0 && !arena_game(e->a, x)->over) {
+        arena_game_end(e->a, x, (enum arena_result)r, y, z != 0, t);
+        return 0;
+    }
+    return -1;
+}
+
+/* Journals line and applies it: 0, or -1 (nothing changed). */
+static int call(struct hub *h, struct event *e, const char *line,
+                int64_t wall)
+{
+    if (journal(h, e, line, wall) < 0)
+        return -1;
+    if (apply(e, line) < 0) { /* (not expected: the checks came first) */
+        log_error("event=arena_call_refused arena=%s call=\"%s\"", e->id,
+                  line);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new event from its first call (no journal); NULL when it does not
+ * parse or out of memory. */
+static struct event *event_new(const char *id, const char *line)
+{
+    struct arena_config cfg = {0};
+    struct event *e = calloc(1, sizeof *e);
+    int base, inc;
+
+    if (!e)
+        return NULL;
+    if (sscanf(line,
+               "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s",
+               &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed, e->creator,
+               e->name) != 7) {
+        free(e);
+        return NULL;
+    }
+    cfg.base_s = base;
+    cfg.inc_s = inc;
+    cfg.streaks = true;
+    if (!(e->a = arena_new(&cfg))) {
+        free(e);
+        return NULL;
+    }
+    strcopy(e->id, sizeof e->id, id);
+    e->next_call = 1;
+    e->dirty = true;
+    return e;
+}
+
+static int director_add(struct director *d, struct event *e)
+{
+    if (grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
+        return -1;
+    d->ev[d->n++] = e;
+    return 0;
+}
+
+/* ---- rendering --------------------------------------------------------- */
+
+/* o with "id" (when m has one), as compact JSON (malloc'ed); takes o. */
+static char *finish(json_t *o, const struct proto_id *id)
+{
+    char *text;
+
+    if (!o)
+        return NULL;
+    if (id && id->kind == 1)
+        json_object_set_new(o, "id", json_stringn(id->str, id->len));
+    else if (id && id->kind == 2)
+        json_object_set_new(o, "id", json_integer(id->num));
+    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+static json_t *event_summary(const struct event *e, int64_t wall)
+{
+    const struct arena_config *c = arena_config(e->a);
+    size_t listed = 0;
+
+    for (size_t i = 0; i < e->np; i++) {
+        struct arena_standing st;
+        arena_standing(e->a, (int)i, &st);
+        listed += st.rank > 0;
+    }
+    return json_pack("{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i}", "event",
+                     e->id, "name", e->name, "status", event_status(e, wall),
+                     "start_ms", (json_int_t)c->start_ms, "end_ms",
+                     (json_int_t)c->end_ms, "clock", "type", "fischer",
+                     "initial_s", c->base_s, "increment_s", c->inc_s,
+                     "players", (int)listed);
+}
+
+static const char *kind_name(int k)
+{
+    static const char *const names[] = {"win", "draw", "loss", "quick_draw"};
+    return names[k];
+}
+
+static const char *flag_name(int f)
+{
+    static const char *const names[] = {"null", "normal", "streak", "double"};
+    return names[f];
+}
+
+static json_t *standing_row(const struct event *e, int p)
+{
+    struct arena_standing st;
+    const struct arena_score *sc;
+    int n = arena_sheet(e->a, p, &sc);
+    json_t *sheet = json_array();
+    int g;
+
+    arena_standing(e->a, p, &st);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(sheet, json_pack("{s:s,s:i,s:s}", "kind",
+                                               kind_name(sc[i].kind),
+                                               "points", sc[i].points, "flag",
+                                               flag_name(sc[i].flag)));
+    g = st.game;
+    return json_pack("{s:i,s:s,s:s,s:i,s:i,s:b,s:b,s:o,s:o}", "rank", st.rank,
+                     "id", e->players[p].pid, "name", e->players[p].name,
+                     "score", st.score, "performance", st.performance, "fire",
+                     st.fire, "withdrawn", st.withdrawn, "game",
+                     g >= 0 ? json_string(e->gids[g]) : json_null(), "sheet",
+                     sheet);
+}
+
+/* e's standings message (malloc'ed), NULL when out of memory. */
+static char *render_standings(const struct event *e, int64_t wall,
+                              const struct proto_id *id)
+{
+    int *order = malloc((e->np ? e->np : 1) * sizeof *order);
+    json_t *o = event_summary(e, wall), *rows = json_array();
+    int n;
+
+    if (!order || !o || !rows || (n = arena_standings(e->a, order)) < 0) {
+        free(order);
+        json_decref(o);
+        json_decref(rows);
+        return NULL;
+    }
+    for (int i = 0; i < n && i < ARENA_STANDINGS_SHOWN; i++)
+        json_array_append_new(rows, standing_row(e, order[i]));
+    free(order);
+    json_object_set_new(o, "t", json_string("arena_standings"));
+    json_object_set_new(o, "standings", rows);
+    return finish(o, id);
+}
+
+static void send_to(struct session *s, json_t *o, const struct proto_id *id,
+                    uint64_t seq)
+{
+    char *text = finish(o, id);
+
+    if (text)
+        hub_send_text(s, text, seq);
+}
+
+/* Pushes e's standings to its watchers (one render, the same bytes). */
+static void push_standings(struct hub *h, struct event *e, int64_t wall)
+{
+    char *text;
+    struct msgbuf *b;
+
+    e->dirty = false;
+    if (!e->nw || !(text = render_standings(e, wall, NULL)))
+        return;
+    if (!(b = msgbuf_take(text)))
+        return;
+    for (size_t i = 0; i < e->nw; i++)
+        hub_env_send(h, e->watchers[i], b, e->seq);
+    msgbuf_unref(b);
+}
+
+/* ---- the tick ---------------------------------------------------------- */
+
+static void arm(struct hub *h, struct director *d)
+{
+    if (!d->armed && d->tick) {
+        d->armed = true;
+        hub_alarm_arm(h, d->tick, hub_now_ms(h) + ARENA_TICK_MS);
+    }
+}
+
+/* Starts pairing pr of e as a game, journaled before it is announced. */
+static void start_pairing(struct hub *h, struct event *e,
+                          const struct arena_pairing *pr, int64_t wall)
+{
+    const struct arena_config *c = arena_config(e->a);
+    struct clock_spec clock = {.initial_s = c->base_s,
+                               .increment_s = c->inc_s};
+    struct game_seat_init seats[2] = {
+        {e->players[pr->white].pid, e->players[pr->white].name},
+        {e->players[pr->black].pid, e->players[pr->black].name}};
+    struct board start;
+    struct game *g;
+    struct msgbuf *b;
+    char line[128];
+    int64_t now = hub_now_ms(h);
+
+    if (board_from_fen(&start, FEN_START) != FEN_OK)
+        return;
+    g = hub_start_game(h, &clock, &start, seats, NULL, false, now);
+    if (!g) {
+        log_error("event=arena_game_refused arena=%s", e->id);
+        return;
+    }
+    snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
+             pr->white, pr->black, wall);
+    if (call(h, e, line, wall) < 0) {
+        game_abort(g, game_seat_pid(g, 0), now, NULL);
+        return;
+    }
+    log_info("event=arena_pairing arena=%s game=%s white=%s black=%s", e->id,
+             game_gid(g), seats[0].pid, seats[1].pid);
+    game_announce_start(g, now);
+    b = msgbuf_take(
+        finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game", "event",
+                         e->id, "name", e->name, "game", game_gid(g)),
+               NULL));
+    for (int side = 0; b && side < 2; side++) {
+        struct player *p = table_get(&h->players, seats[side].pid);
+        if (p)
+            hub_env_send(h, &p->fan, b, e->seq);
+    }
+    msgbuf_unref(b);
+}
+
+/* One tick of e: presence, pairings, the end. */
+static void event_tick(struct hub *h, struct event *e, int64_t wall)
+{
+    const struct arena_config *c = arena_config(e->a);
+    struct arena_pairing *prs = NULL;
+    const char *status;
+    int n;
+
+    for (size_t i = 0; i < e->np; i++) {
+        struct player *p = table_get(&h->players, e->players[i].pid);
+        arena_presence(e->a, (int)i,
+                       p && hub_player_present(p) && p->ngames == 0, wall);
+    }
+    /* (no new game while the server shuts down) */
+    if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
+        (n = arena_pair(e->a, wall, &prs)) > 0) {
+        for (int i = 0; i < n; i++)
+            start_pairing(h, e, &prs[i], wall);
+    }
+    free(prs);
+    if (wall >= c->end_ms && !e->finished) {
+        bool running = false;
+        for (size_t g = 0; g < e->ng && !running; g++)
+            running = !arena_game(e->a, (int)g)->over;
+        e->finished = !running;
+    }
+    status = event_status(e, wall);
+    if (status != e->status_shown) {
+        e->status_shown = status;
+        e->dirty = true;
+    }
+    if (e->dirty)
+        push_standings(h, e, wall);
+}
+
+static void tick(void *arg)
+{
+    struct hub *h = arg;
+    struct director *d = state(h);
+    int64_t wall = hub_wall_ms(h);
+    bool open = false;
+
+    d->armed = false;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->ev[i]->finished) {
+            event_tick(h, d->ev[i], wall);
+            open = true;
+        }
+    if (open)
+        arm(h, d);
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+/* p's rating in e's category as the player's facts have it (read with
+ * its hello), rounded; 1500 (a new player's) when unknown. */
+static int rating_now(const struct event *e, const struct player *p)
+{
+    const struct arena_config *c = arena_config(e->a);
+    struct clock_spec clock = {.initial_s = c->base_s,
+                               .increment_s = c->inc_s};
+    enum rating_category cat = rating_category(&clock);
+
+    if (p->facts && p->facts->has[cat])
+        return (int)(p->facts->ratings[cat].rating + 0.5);
+    return 1500;
+}
+
+/* The events not finished, of creator pid (NULL: anyone's). */
+static size_t events_open(const struct director *d, const char *pid)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < d->n; i++)
+        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
+    return n;
+}
+
+static void do_create(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    struct director *d = state(h);
+    int64_t wall = hub_wall_ms(h);
+    int64_t start = wall + (int64_t)m->start_in_s * 1000;
+    char id[PROTO_KEY_MAX + 1], line[160];
+    uint64_t seed;
+    struct event *e;
+
+    (void)now;
+    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
+        hub_send_error(s, PROTO_NO_TOURNAMENTS,
+                       h->router.ops != &hub_local_router
+                           ? "a node of a cluster runs no tournaments"
+                           : "this server runs no tournaments",
+                       &m->id);
+        return;
+    }
+    if (h->cfg.arena_create == 1 && !s->player->account) {
+        hub_send_error(s, PROTO_NEEDS_ACCOUNT,
+                       "only an account may create a tournament", &m->id);
+        return;
+    }
+    if (m->clock.per_move) {
+        hub_send_error(s, PROTO_BAD_CLOCK,
+                       "a tournament plays a fischer clock", &m->id);
+        return;
+    }
+    if (events_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
+        events_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
+        hub_send_error(s, PROTO_EVENTS_FULL,
+                       events_open(d, NULL) >= (size_t)h->cfg.max_arenas
+                           ? "the server holds as many open tournaments as "
+                             "it may"
+                           : "you have created as many open tournaments as "
+                             "one player may",
+                       &m->id);
+        return;
+    }
+    if (ids_random(id, 6) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    seed = 0;
+    for (int i = 0; i < 8; i++)
+        seed = seed << 8 | ids_random_byte();
+    snprintf(line, sizeof line,
+             "new %d %d %" PRId64 " %" PRId64 " %" PRIu64 " %s %s",
+             m->clock.initial_s, m->clock.increment_s, start,
+             (int64_t)(start + m->duration_s * 1000LL), seed, s->player->pid,
+             m->name);
+    if (!(e = event_new(id, line)) || director_add(d, e) < 0) {
+        event_free(e);
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    e->next_call = 0;
+    if (journal(h, e, line, wall) < 0) {
+        d->n--;
+        event_free(e);
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
+    send_to(s,
+            json_pack("{s:s,s:o}", "t", "arena_created", "arena",
+                      event_summary(e, wall)),
+            &m->id, e->seq);
+    arm(h, d);
+}
+
+/* The event m->event, or NULL with no_such_event sent. */
+static struct event *event_of(struct session *s, const struct proto_msg *m)
+{
+    struct event *e = event_find(state(s->hub), m->event);
+
+    if (!e)
+        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
+                       &m->id);
+    return e;
+}
+
+/* The event m->event while it has not ended, or NULL with
+ * no_such_event or event_over sent. */
+static struct event *event_not_over(struct session *s,
+                                    const struct proto_msg *m, int64_t wall)
+{
+    struct event *e = event_of(s, m);
+
+    if (e && wall >= arena_config(e->a)->end_ms) {
+        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return NULL;
+    }
+    return e;
+}
+
+/* Journals and applies s's call line to e and answers {"t":reply,
+ * "event":EID} once it is committed (rate_limited when refused). */
+static void answer_call(struct session *s, const struct proto_msg *m,
+                        struct event *e, const char *line, const char *reply,
+                        int64_t wall)
+{
+    if (call(s->hub, e, line, wall) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    send_to(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id), &m->id,
+            e->seq);
+}
+
+static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    int64_t wall = hub_wall_ms(h);
+    struct event *e = event_not_over(s, m, wall);
+    char line[160];
+    int p;
+
+    (void)now;
+    if (!e)
+        return;
+    p = entrant_of(e, s->player->pid);
+    if (p >= 0) {
+        struct arena_standing st;
+        int64_t wait = arena_rejoin_wait_ms(e->a, p, wall);
+        arena_standing(e->a, p, &st);
+        if (!st.withdrawn) {
+            hub_send_error(s, PROTO_ALREADY_JOINED,
+                           "you play in this tournament already", &m->id);
+            return;
+        }
+        if (wait > 0) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "you may rejoin in %lld s",
+                     (long long)((wait + 999) / 1000));
+            hub_send_error(s, PROTO_PAUSED, msg, &m->id);
+            return;
+        }
+        snprintf(line, sizeof line, "rejoin %d %" PRId64, p, wall);
+    } else {
+        if (e->np >= ARENA_PLAYERS_MAX) {
+            hub_send_error(s, PROTO_EVENTS_FULL,
+                           "the tournament has as many players as it may",
+                           &m->id);
+            return;
+        }
+        snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
+                 s->player->name, rating_now(e, s->player), wall);
+    }
+    answer_call(s, m, e, line, "arena_joined", wall);
+}
+
+static void do_withdraw(struct session *s, const struct proto_msg *m,
+                        int64_t now)
+{
+    struct hub *h = s->hub;
+    int64_t wall = hub_wall_ms(h);
+    struct event *e = event_not_over(s, m, wall);
+    struct arena_standing st;
+    char line[64];
+    int p;
+
+    (void)now;
+    if (!e)
+        return;
+    p = entrant_of(e, s->player->pid);
+    if (p >= 0)
+        arena_standing(e->a, p, &st);
+    if (p < 0 || st.withdrawn) {
+        hub_send_error(s, PROTO_NOT_JOINED,
+                       "you do not play in this tournament", &m->id);
+        return;
+    }
+    snprintf(line, sizeof line, "withdraw %d %" PRId64, p, wall);
+    answer_call(s, m, e, line, "arena_withdrawn", wall);
+}
+
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct director *d = state(s->hub);
+    int64_t wall = hub_wall_ms(s->hub);
+    json_t *list = json_array();
+    size_t finished = 0;
+
+    (void)now;
+    for (size_t i = d->n; i-- > 0;) { /* newest first */
+        if (d->ev[i]->finished && finished++ >= ARENA_FINISHED_LISTED)
+            continue;
+        json_array_append_new(list, event_summary(d->ev[i], wall));
+    }
+    send_to(s, json_pack("{s:s,s:o}", "t", "arena_list", "events", list),
+            &m->id, 0);
+}
+
+static void unwatch(struct director *d, struct session *s)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = d->ev[i];
+        for (size_t j = 0; j < e->nw; j++)
+            if (e->watchers[j] == s) {
+                e->watchers[j] = e->watchers[--e->nw];
+                return;
+            }
+    }
+}
+
+static void do_watch(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct director *d = state(s->hub);
+    struct event *e;
+    char *text;
+
+    (void)now;
+    if (m->type == PROTO_T_ARENA_UNWATCH) {
+        unwatch(d, s);
+        return;
+    }
+    if (!(e = event_of(s, m)))
+        return;
+    unwatch(d, s); /* one event at a time */
+    if (grow((void **)&e->watchers, &e->wcap, e->nw, sizeof *e->watchers) ||
+        !(text = render_standings(e, hub_wall_ms(s->hub), &m->id))) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    e->watchers[e->nw++] = s;
+    hub_send_text(s, text, e->seq);
+}
+
+/* ---- hooks ------------------------------------------------------------- */
+
+/* Journals and scores the end of e's game k: r after plies, to_move the
+ * side to move then. A first move missed (no_start) is the loss of the
+ * side to move, who never moved; an aborted game (no result, either
+ * player may have aborted it) scores as a quick draw: nothing. */
+static void report_end(struct hub *h, struct event *e, size_t k,
+                       enum ending_result r, bool no_start, int plies,
+                       int to_move, int64_t at)
+{
+    char line[96];
+
+    if (r == ENDING_NO_RESULT)
+        r = !no_start ? ENDING_DRAWN
+            : to_move ? ENDING_WHITE_WINS
+                      : ENDING_BLACK_WINS;
+    no_start = no_start && r != ENDING_DRAWN;
+    snprintf(line, sizeof line, "end %zu %d %d %d %" PRId64, k,
+             r == ENDING_WHITE_WINS   ? ARENA_WHITE_WINS
+             : r == ENDING_BLACK_WINS ? ARENA_BLACK_WINS
+                                      : ARENA_DRAWN,
+             plies, no_start, at);
+    log_info("event=arena_game_end arena=%s game=%s result=%s", e->id,
+             e->gids[k], ending_result_name(r));
+    call(h, e, line, at);
+}
+
+static void game_ended(struct hub *h, struct game *g)
+{
+    struct director *d = state(h);
+
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = d->ev[i];
+        if (e->finished)
+            continue;
+        for (size_t k = e->ng; k-- > 0;)
+            if (!strcmp(e->gids[k], game_gid(g)) &&
+                !arena_game(e->a, (int)k)->over) {
+                report_end(h, e, k, game_result(g),
+                           game_ending(g) == ENDING_NO_START, game_ply(g),
+                           game_side_to_move(g), hub_wall_ms(h));
+                return;
+            }
+    }
+}
+
+/* e's game k is not in memory after a restart: it ended while its end
+ * was not journaled yet (a kill between the two writes); its stored row
+ * says how. (Reads at once: hub_restore's time.) */
+static void restore_end(struct hub *h, struct event *e, size_t k)
+{
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    enum ending_result r;
+
+    if (store_get_game(h->store, e->gids[k], &row, &moves, &n, NULL) == 1 &&
+        !strcmp(row.status, "ended") &&
+        ending_result_find(row.result, &r) == 0)
+        report_end(h, e, k, r, !strcmp(row.reason, "no_start"), (int)n,
+                   (int)(n % 2), row.ended_ms);
+    free(moves);
+}
+
+static void session_closed(struct hub *h, struct session *s)
+{
+    unwatch(state(h), s);
+}
+
+/* The journal's rows, one event after another (store_load_arena). */
+static void replay_row(void *ctx, const char *id, int64_t seq,
+                       const char *line)
+{
+    struct hub *h = ctx;
+    struct director *d = state(h);
+    struct event *e = event_find(d, id);
+
+    if (seq == 0) {
+        if (e || !proto_key_valid(id) || !(e = event_new(id, line)) ||
+            director_add(d, e) < 0) {
+            event_free(e);
+            log_error("event=arena_replay_refused arena=%s seq=0", id);
+        }
+        return;
+    }
+    if (!e || seq != e->next_call || apply(e, line) < 0) {
+        log_error("event=arena_replay_refused arena=%s seq=%" PRId64, id,
+                  seq);
+        return;
+    }
+    e->next_call++;
+}
+
+int hub_arena_restore(struct hub *h)
+{
+    struct director *d = state(h);
+    int64_t wall = hub_wall_ms(h);
+    size_t open = 0;
+
+    if (!d)
+        return 0;
+    if (store_load_arena(h->store, replay_row, h) < 0)
+        return -1;
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = d->ev[i];
+        bool running = false;
+        for (size_t g = 0; g < e->ng; g++) {
+            if (arena_game(e->a, (int)g)->over)
+                continue;
+            struct game *gm = table_get(&h->games, e->gids[g]);
+            if (!gm)
+                restore_end(h, e, g);
+            else if (game_status(gm) == GAME_ENDED) /* ended at restore */
+                report_end(h, e, g, game_result(gm),
+                           game_ending(gm) == ENDING_NO_START, game_ply(gm),
+                           game_side_to_move(gm), wall);
+            running |= !arena_game(e->a, (int)g)->over;
+        }
+        e->finished = wall >= arena_config(e->a)->end_ms && !running;
+        open += !e->finished;
+    }
+    log_info("event=arena_restored events=%zu open=%zu", d->n, open);
+    if (open)
+        arm(h, d);
+    return 0;
+}
+
+static int init(struct hub *h)
+{
+    struct director *d = calloc(1, sizeof *d);
+
+    if (!d || !(d->tick = hub_alarm_new(h, tick, h))) {
+        free(d);
+        return -1;
+    }
+    hub_module_set_state(h, &hub_arena_module, d);
+    return 0;
+}
+
+static void director_free(struct hub *h)
+{
+    struct director *d = state(h);
+
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n; i++)
+        event_free(d->ev[i]);
+    free(d->ev);
+    hub_alarm_free(h, d->tick);
+    free(d);
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_ARENA_CREATE, do_create, false},
+    {PROTO_T_ARENA_JOIN, do_join, false},
+    {PROTO_T_ARENA_WITHDRAW, do_withdraw, false},
+    {PROTO_T_ARENA_LIST, do_list, false},
+    {PROTO_T_ARENA_WATCH, do_watch, false},
+    {PROTO_T_ARENA_UNWATCH, do_watch, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_arena_module = {
+    .name = "arena",
+    .init = init,
+    .free = director_free,
+    .session_closed = session_closed,
+    .game_ended = game_ended,
+    .commands = commands,
+};

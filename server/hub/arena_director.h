@@ -1,0 +1,41 @@
+/*
+ * arena_director.h - the arena tournaments' director (PROTOCOL.md,
+ * "Arena tournaments"): the hub module that drives common/arena's pure
+ * core for every event of this node.
+ *
+ * It answers arena_create, arena_join, arena_withdraw, arena_list,
+ * arena_watch and arena_unwatch. Every ARENA_TICK_MS while an event is
+ * open it tells the core who is waiting (connected, in no live game),
+ * asks for the pairings and starts each as a game through the hub's
+ * hub_start_game, with the event's clock; each game's end is reported
+ * back with its result and plies. The watchers of an event get its
+ * standings, rendered at most once a tick and only when they changed,
+ * the same bytes to every watcher.
+ *
+ * Every call the core gets (arena.h lists them) is journaled, in order,
+ * through the store writer (migration arena_calls) before what it
+ * changes is announced; hub_arena_restore replays the journal at start.
+ * Presence is not journaled: the players connect again. A node of a
+ * cluster directs no event (arena_create answers no_tournaments).
+ * Only the event-loop thread calls it.
+ */
+#ifndef SERVER_HUB_ARENA_DIRECTOR_H
+#define SERVER_HUB_ARENA_DIRECTOR_H
+
+#include "hub/module.h"
+
+/* How often the director pairs and pushes standings. */
+#define ARENA_TICK_MS 1000
+/* Players of one event, events open or running at once on a node (the
+ * operator's max_arenas is at most this), and finished events listed. */
+#define ARENA_PLAYERS_MAX 2000
+#define ARENA_EVENTS_MAX 100
+#define ARENA_FINISHED_LISTED 50
+/* Events one player may have open or running at once. */
+#define ARENA_EVENTS_PER_CREATOR 2
+/* Players shown in a standings message, best first. */
+#define ARENA_STANDINGS_SHOWN 200
+
+extern const struct hub_module hub_arena_module;
+
+#endif

@@ -1,0 +1,276 @@
+"""Arena tournaments (PROTOCOL.md "Arena tournaments"): players join a
+short event, are paired every second, play, and the pushed standings show
+lichess's arena scores (2/1/0, quick draws, fire after two wins); a
+withdrawal stops pairing and a rejoin waits out the pause; no pairings
+once the time left is under max(30 s, min(base/2, 120 s)); an event
+survives a kill -9 mid-event with its standings and its live game; bad
+input (unknown event, joined twice, not joined, over, the caps, the
+creation policy) is refused and changes nothing."""
+import time
+
+from harness import FreshServerTest
+
+CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
+OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
+# 20 plies of the Italian game, no repetition: a draw after it counts
+ITALIAN = ("e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 d2d3 f8c5 c2c3 d7d6 b1d2 a7a6 "
+           "a2a4 h7h6 h2h3 c8e6 d1e2 d8e7 e1g1 e8g8")
+
+
+def create(c, duration_s=60, start_in_s=0, name="Blitz"):
+    return c.request({"t": "arena_create", "name": name, "clock": CLOCK,
+                      "duration_s": duration_s, "start_in_s": start_in_s},
+                     "arena_created")["arena"]["event"]
+
+
+def standing(st, pid):
+    return next(r for r in st["standings"] if r["id"] == pid)
+
+
+class ArenaTest(FreshServerTest):
+    def players(self, srv, n=2, event=None):
+        cs = [self.client(srv) for _ in range(n)]
+        if event:
+            for c in cs:
+                c.request({"t": "arena_join", "event": event},
+                          "arena_joined")
+        return cs
+
+    def paired(self, a, b, event):
+        """The next arena game of a and b: (white, black, gid)."""
+        gid = a.expect("arena_game", event=event)["game"]
+        self.assertEqual(b.expect("arena_game", event=event)["game"], gid)
+        start = a.expect("game_start", game=gid)
+        b.expect("game_start", game=gid)
+        for c in (a, b):
+            c.expect("state", game=gid)
+        return (a, b, gid) if start["white"]["id"] == a.pid else (b, a, gid)
+
+    def lose(self, loser, gid):
+        loser.send({"t": "resign", "game": gid})
+        loser.expect("game_end", game=gid)
+
+    def watch_until(self, w, event, pred):
+        """The first standings pushed to watcher w that satisfy pred."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            st = w.expect("arena_standings", timeout=20, event=event)
+            if pred(st):
+                return st
+        self.fail("no standings as expected")
+
+    def test_scores_fire_and_draws(self):
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org)
+        a, b = self.players(srv, 2, ev)
+        w = self.client(srv)
+        first = w.request({"t": "arena_watch", "event": ev},
+                          "arena_standings")
+        self.assertEqual(first["status"], "running")
+        for _ in range(3):  # a wins three: 2, 2, then 4 on fire
+            white, black, gid = self.paired(a, b, ev)
+            self.lose(b, gid)
+        st = self.watch_until(w, ev, lambda s: standing(s, a.pid)["score"]
+                              == 8)
+        ra, rb = standing(st, a.pid), standing(st, b.pid)
+        self.assertEqual((ra["rank"], ra["fire"]), (1, True))
+        self.assertEqual([(x["kind"], x["points"], x["flag"])
+                          for x in ra["sheet"]],
+                         [("win", 2, "streak"), ("win", 2, "streak"),
+                          ("win", 4, "double")])
+        self.assertEqual((rb["rank"], rb["score"], rb["fire"]), (2, 0, False))
+        # a draw of 20 plies on fire: 2, and the fire is out
+        white, black, gid = self.paired(a, b, ev)
+        self.play(white, black, gid, ITALIAN)
+        white.send({"t": "draw_offer", "game": gid})
+        black.expect("draw_offered", game=gid)
+        black.send({"t": "draw_accept", "game": gid})
+        a.expect("game_end", game=gid)
+        st = self.watch_until(w, ev, lambda s: standing(s, a.pid)["score"]
+                              == 10)
+        self.assertFalse(standing(st, a.pid)["fire"])
+        self.assertEqual(standing(st, b.pid)["score"], 1)
+        # a quick draw scores nothing
+        white, black, gid = self.paired(a, b, ev)
+        self.play(white, black, gid, "e2e4 e7e5")
+        white.send({"t": "draw_offer", "game": gid})
+        black.expect("draw_offered", game=gid)
+        black.send({"t": "draw_accept", "game": gid})
+        st = self.watch_until(w, ev, lambda s: len(standing(s, a.pid)
+                                                     ["sheet"]) == 5)
+        self.assertEqual(standing(st, a.pid)["sheet"][-1]["kind"],
+                         "quick_draw")
+        self.assertEqual(standing(st, a.pid)["score"], 10)
+        self.assertEqual(standing(st, b.pid)["score"], 1)
+
+    def play(self, white, black, gid, moves):
+        ply = 0
+        for uci in moves.split():
+            (white, black)[ply % 2].move(gid, uci, ply)
+            ply += 1
+            for c in (white, black):
+                c.expect("moved", game=gid, ply=ply)
+
+    def test_withdraw_stops_pairing_and_rejoin_waits(self):
+        srv = self.server(OPEN)
+        ev = create(self.client(srv))
+        a, b = self.players(srv, 2, ev)
+        white, black, gid = self.paired(a, b, ev)
+        a.request({"t": "arena_withdraw", "event": ev}, "arena_withdrawn")
+        err = a.request({"t": "arena_withdraw", "event": ev}, "error")
+        self.assertEqual(err["code"], "not_joined")
+        self.lose(black, gid)  # the game goes on and ends
+        time.sleep(2.5)  # two ticks: nobody to pair b with
+        for c in (a, b):
+            self.assertFalse([m for m in c.backlog
+                              if m.get("t") == "arena_game"])
+            self.assertEqual(self.drain_games(c), [])
+        err = a.request({"t": "arena_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "paused")
+        st = a.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        self.assertTrue(standing(st, a.pid)["withdrawn"])
+        self.assertEqual(len(standing(st, a.pid)["sheet"]), 1)
+
+    def drain_games(self, c):
+        games = []
+        try:
+            while True:
+                m = c.next(timeout=0.1)
+                if m.get("t") == "arena_game":
+                    games.append(m["game"])
+        except Exception:
+            return games
+
+    def test_no_pairing_near_the_end_then_over(self):
+        # 60 s base: pairings stop with under 30 s left; a 12 s event
+        # never pairs, and is over after 12 s
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org, duration_s=12)
+        a, b = self.players(srv, 2, ev)
+        st = a.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        self.assertEqual(st["status"], "running")
+        self.assertEqual(len(st["standings"]), 2)
+        time.sleep(2.5)
+        self.assertEqual(self.drain_games(b), [])
+        self.watch_until(a, ev, lambda s: s["status"] == "finished")
+        for t in ("arena_join", "arena_withdraw"):
+            err = b.request({"t": t, "event": ev}, "error")
+            self.assertEqual(err["code"], "event_over")
+        ls = org.request({"t": "arena_list"}, "arena_list")["events"]
+        self.assertEqual([(e["event"], e["status"], e["players"])
+                          for e in ls], [(ev, "finished", 2)])
+
+    def test_restart_mid_event_keeps_standings(self):
+        srv = self.server(OPEN)
+        ev = create(self.client(srv))
+        a, b = self.players(srv, 2, ev)
+        for _ in range(2):
+            white, black, gid = self.paired(a, b, ev)
+            self.lose(b, gid)
+        white, black, live = self.paired(a, b, ev)  # in play at the kill
+        self.play(white, black, live, "e2e4 e7e5")
+        w = self.client(srv)
+        st = w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        self.assertEqual(standing(st, a.pid)["game"], live)
+        srv.kill()
+        srv2 = self.server(OPEN)
+        w2 = self.client(srv2)
+        st = w2.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        ra = standing(st, a.pid)
+        self.assertEqual((ra["score"], ra["fire"], ra["game"]),
+                         (4, True, live))
+        self.assertEqual(standing(st, b.pid)["score"], 0)
+        b2 = self.client(srv2, token=b.token)
+        a2 = self.client(srv2, token=a.token)
+        b2.send({"t": "resign", "game": live})
+        st = self.watch_until(w2, ev, lambda s: standing(s, a.pid)["score"]
+                              == 8)
+        self.assertEqual([x["points"] for x in standing(st, a.pid)["sheet"]],
+                         [2, 2, 4])
+        # and pairing goes on after the restart
+        a2.expect("arena_game", event=ev)
+
+    def test_bad_input_changes_nothing(self):
+        srv = self.server({"arena_create": 1, "max_arenas": 1})
+        guest = self.client(srv)
+        err = guest.request({"t": "arena_create", "name": "X", "clock": CLOCK,
+                             "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "needs_account")
+        acct = self.client(srv)
+        acct.request({"t": "register", "username": "organiser",
+                      "password": "correct horse"}, "registered")
+        for bad, code in (
+                ({"duration_s": 5}, "bad_field"),
+                ({"start_in_s": -1}, "bad_field"),
+                ({"clock": {"type": "per_move", "per_move_s": 30}},
+                 "bad_clock"),
+                ({"name": "has space"}, "bad_field"),
+                ({"rounds": 3}, "bad_field")):
+            msg = dict({"t": "arena_create", "name": "X", "clock": CLOCK,
+                        "duration_s": 60}, **bad)
+            self.assertEqual(acct.request(msg, "error")["code"], code, bad)
+        ev = create(acct, start_in_s=600)
+        err = acct.request({"t": "arena_create", "name": "Y", "clock": CLOCK,
+                            "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "events_full")
+        for t in ("arena_join", "arena_withdraw", "arena_watch"):
+            err = guest.request({"t": t, "event": "nosuchevent"}, "error")
+            self.assertEqual(err["code"], "no_such_event")
+        err = guest.request({"t": "arena_withdraw", "event": ev}, "error")
+        self.assertEqual(err["code"], "not_joined")
+        guest.request({"t": "arena_join", "event": ev}, "arena_joined")
+        err = guest.request({"t": "arena_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "already_joined")
+        ls = guest.request({"t": "arena_list"}, "arena_list")["events"]
+        self.assertEqual([(e["event"], e["status"], e["players"])
+                          for e in ls], [(ev, "open", 1)])
+        # before the start, leaving and coming back are free
+        guest.request({"t": "arena_withdraw", "event": ev}, "arena_withdrawn")
+        guest.request({"t": "arena_join", "event": ev}, "arena_joined")
+
+    def test_abort_scores_nothing_and_a_missed_first_move_loses(self):
+        srv = self.server(OPEN, first_move_s=3)
+        ev = create(self.client(srv))
+        a, b = self.players(srv, 2, ev)
+        w = self.client(srv)
+        w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        white, black, gid = self.paired(a, b, ev)
+        black.send({"t": "abort", "game": gid})  # black aborts: no loser
+        st = self.watch_until(w, ev, lambda s: all(
+            len(r["sheet"]) == 1 for r in s["standings"]))
+        for r in st["standings"]:
+            self.assertEqual((r["sheet"][0]["kind"], r["score"],
+                              r["withdrawn"]), ("quick_draw", 0, False))
+        # next game: white never moves, loses on no_start, is withdrawn
+        white, black, gid = self.paired(a, b, ev)
+        white.expect("game_end", timeout=10, game=gid)
+        st = self.watch_until(w, ev, lambda s: all(
+            len(r["sheet"]) == 2 for r in s["standings"]))
+        rw, rb = standing(st, white.pid), standing(st, black.pid)
+        self.assertEqual((rw["score"], rw["withdrawn"]), (0, True))
+        self.assertEqual((rb["score"], rb["withdrawn"], rb["rank"]),
+                         (2, False, 1))
+
+    def test_two_open_events_per_creator(self):
+        srv = self.server(OPEN)
+        a, b = self.client(srv), self.client(srv)
+        create(a, start_in_s=600)
+        create(a, start_in_s=600)
+        err = a.request({"t": "arena_create", "name": "Z", "clock": CLOCK,
+                         "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "events_full")
+        self.assertIn("one player", err["msg"])
+        create(b)  # another creator may
+        self.assertEqual(len(b.request({"t": "arena_list"}, "arena_list")
+                             ["events"]), 3)
+
+    def test_off_by_setting(self):
+        srv = self.server({"arena_create": 0})
+        c = self.client(srv)
+        err = c.request({"t": "arena_create", "name": "X", "clock": CLOCK,
+                         "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "no_tournaments")
+        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
+                         ["events"], [])

@@ -1,0 +1,231 @@
+// arena.js - arena tournaments (PROTOCOL.md "Arena tournaments"): the
+// Tournaments page (/tournaments: the events, open, running and finished,
+// and a form to create one) and an event's page (/t/EID: join or
+// withdraw, and the standings the server pushes while the page is open).
+// A game of an event shows the event's name with a link back (the
+// game page's #game-arena, from the server's arena_game).
+
+import { el } from './ratings.js';
+
+const $ = (id) => document.getElementById(id);
+
+const STATUS = { open: 'Starts soon', running: 'Running',
+                 ending: 'Finishing its last games', finished: 'Finished' };
+
+function clockText(c) {
+    return `${Math.round(c.initial_s / 60 * 10) / 10}+${c.increment_s}`;
+}
+
+function timeText(ms) {
+    return new Date(ms).toLocaleTimeString([], { hour: '2-digit',
+                                                 minute: '2-digit' });
+}
+
+export class ArenaView {
+    // ctx: app.js's (send, me, navigate, toast).
+    constructor(ctx) {
+        this.ctx = ctx;
+        this.section = $('arena');
+        this.eid = null;       /* the event page's, or null: the list */
+        this.games = new Map(); /* GID -> {event, name}: arena_game */
+        this.build();
+    }
+
+    build() {
+        this.title = el('h1', null, 'Tournaments');
+        this.title.id = 'arena-title';
+        this.listBox = el('div', 'arena-list');
+        this.listBox.id = 'arena-list';
+        this.form = this.buildForm();
+        this.page = el('div', 'arena-event');
+        this.page.id = 'arena-event';
+        this.section.append(this.title, this.listBox, this.form, this.page);
+    }
+
+    buildForm() {
+        const f = el('form', 'arena-create');
+        f.id = 'arena-create';
+        f.noValidate = true;
+        const h = el('h2', null, 'Create an arena');
+        h.id = 'arena-create-title';
+        f.setAttribute('aria-labelledby', h.id);
+        const field = (id, label, attrs) => {
+            const p = el('p', 'arena-field');
+            const l = el('label', null, label);
+            l.htmlFor = id;
+            const i = el('input');
+            i.id = id;
+            Object.assign(i, attrs);
+            p.append(l, i);
+            return p;
+        };
+        const go = el('button', null, 'Create');
+        go.type = 'submit';
+        go.id = 'arena-create-btn';
+        f.append(h,
+                 field('arena-name', 'Name (letters, digits, _ and -)',
+                       { type: 'text', maxLength: 20, value: 'Arena',
+                         pattern: '[A-Za-z0-9_-]{1,20}' }),
+                 field('arena-minutes', 'Clock: minutes each',
+                       { type: 'number', min: 1, max: 180, value: 3 }),
+                 field('arena-inc', 'Increment (seconds)',
+                       { type: 'number', min: 0, max: 60, value: 2 }),
+                 field('arena-duration', 'Duration (minutes)',
+                       { type: 'number', min: 1, max: 1440, value: 30 }),
+                 field('arena-start', 'Starts in (minutes)',
+                       { type: 'number', min: 0, max: 10080, value: 5 }),
+                 go);
+        f.addEventListener('submit', (e) => {
+            e.preventDefault();
+            const n = (id) => Number($(id).value);
+            this.ctx.send({
+                t: 'arena_create', name: $('arena-name').value,
+                clock: { type: 'fischer',
+                         initial_s: Math.round(n('arena-minutes') * 60),
+                         increment_s: n('arena-inc') },
+                duration_s: Math.round(n('arena-duration') * 60),
+                start_in_s: Math.round(n('arena-start') * 60),
+            }, { t: 'arena_create' });
+        });
+        return f;
+    }
+
+    // The list (eid null) or an event's page.
+    show(eid) {
+        this.section.hidden = false;
+        if (this.eid && this.eid !== eid)
+            this.ctx.send({ t: 'arena_unwatch' }, { t: 'arena_unwatch',
+                                                   quiet: true });
+        this.eid = eid;
+        this.listBox.hidden = this.form.hidden = !!eid;
+        this.page.hidden = !eid;
+        this.title.textContent = eid ? 'Tournament' : 'Tournaments';
+        document.title = 'Tournaments · Chess';
+        this.refresh();
+    }
+
+    hide() {
+        if (!this.section.hidden && this.eid)
+            this.ctx.send({ t: 'arena_unwatch' }, { t: 'arena_unwatch',
+                                                   quiet: true });
+        this.section.hidden = true;
+        this.eid = null;
+    }
+
+    // Asks again for what the page shows (also after a reconnection).
+    refresh() {
+        if (this.section.hidden)
+            return;
+        if (this.eid)
+            this.ctx.send({ t: 'arena_watch', event: this.eid },
+                          { t: 'arena_watch' });
+        else
+            this.ctx.send({ t: 'arena_list' }, { t: 'arena_list',
+                                                quiet: true });
+    }
+
+    onList(msg) {
+        if (this.section.hidden || this.eid)
+            return;
+        this.listBox.replaceChildren();
+        if (!msg.events.length) {
+            this.listBox.append(el('p', 'arena-empty',
+                                   'No tournaments yet.'));
+            return;
+        }
+        const ul = el('ul', 'arena-events');
+        for (const e of msg.events) {
+            const li = el('li');
+            const a = el('a', null, e.name);
+            a.href = `/t/${e.event}`;
+            li.append(a, el('span', 'arena-meta',
+                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
+                            ` · ${timeText(e.start_ms)}–` +
+                            `${timeText(e.end_ms)} · ${e.players} players`));
+            ul.append(li);
+        }
+        this.listBox.append(ul);
+    }
+
+    onCreated(msg) {
+        this.ctx.navigate(`/t/${msg.arena.event}`);
+    }
+
+    onStandings(msg) {
+        if (msg.event !== this.eid)
+            return;
+        const me = this.ctx.me();
+        const mine = me && msg.standings.find((r) => r.id === me.id);
+        const head = el('div', 'arena-head');
+        const h = el('h2', null, msg.name);
+        h.id = 'arena-name-shown';
+        const meta = el('p', 'arena-meta',
+                        `${clockText(msg.clock)} · ${STATUS[msg.status]} · ` +
+                        `${timeText(msg.start_ms)}–${timeText(msg.end_ms)}`);
+        meta.id = 'arena-status';
+        head.append(h, meta);
+        if (msg.status === 'open' || msg.status === 'running') {
+            const joined = mine && !mine.withdrawn;
+            const b = el('button', joined ? null : 'primary',
+                         joined ? 'Withdraw' : 'Join');
+            b.type = 'button';
+            b.id = 'arena-join-btn';
+            b.addEventListener('click', () => this.ctx.send(
+                { t: joined ? 'arena_withdraw' : 'arena_join',
+                  event: msg.event }, { t: 'arena_join' }));
+            head.append(b);
+        }
+        const table = el('table', 'lb-table arena-standings');
+        table.id = 'arena-standings';
+        const cap = el('caption', 'sr-only', 'Standings');
+        const thead = el('thead');
+        const tr = el('tr');
+        for (const c of ['Rank', 'Player', 'Score', 'Games'])
+            tr.append(Object.assign(el('th', null, c), { scope: 'col' }));
+        thead.append(tr);
+        const body = el('tbody');
+        for (const r of msg.standings) {
+            const row = el('tr', me && r.id === me.id ? 'mine' : null);
+            const name = el('td', null, r.name + (r.fire ? ' 🔥' : '') +
+                            (r.withdrawn ? ' (withdrawn)' : ''));
+            if (r.game) {
+                const a = el('a', 'arena-live', ' playing');
+                a.href = `/g/${r.game}`;
+                name.append(a);
+            }
+            const sheet = r.sheet.map((s) => s.points).join(' ');
+            row.append(el('td', null, String(r.rank)), name,
+                       el('td', 'arena-score', String(r.score)),
+                       el('td', 'arena-sheet', sheet));
+            body.append(row);
+        }
+        table.append(cap, thead, body);
+        const parts = [head];
+        parts.push(msg.standings.length ? table
+            : el('p', 'arena-empty', 'Nobody has joined yet.'));
+        this.page.replaceChildren(...parts);
+    }
+
+    // A game of an event starts: the game page links back to it.
+    onGame(msg) {
+        this.games.set(msg.game, { event: msg.event, name: msg.name });
+        this.showOnGame(msg.game);
+    }
+
+    showOnGame(gid) {
+        const box = $('game-arena');
+        const a = this.games.get(gid);
+        box.hidden = !a;
+        if (!a)
+            return;
+        const link = el('a', null, a.name);
+        link.href = `/t/${a.event}`;
+        box.replaceChildren('Tournament: ', link);
+    }
+
+    onError(req, msg) {
+        if (req && req.t === 'arena_watch' && msg.code === 'no_such_event')
+            this.page.replaceChildren(el('p', 'arena-empty',
+                                         'No tournament has that address.'));
+    }
+}
