@@ -55,6 +55,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_TAKEBACK_NOT_ALLOWED] = "takeback_not_allowed",
     [PROTO_GIVE_TIME_NOT_ALLOWED] = "give_time_not_allowed",
     [PROTO_GIVE_TIME_CAPPED] = "give_time_capped",
+    [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
+    [PROTO_MUTED] = "muted",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -66,6 +66,8 @@ enum proto_code {
     PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
                                     running yet */
     PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */
+    PROTO_CHAT_NOT_ALLOWED,      /* chat: a guest, chat off, not watching */
+    PROTO_MUTED,                 /* chat: muted after a flood, until ... */
     PROTO_CODE_COUNT
 };
 
@@ -103,6 +105,7 @@ enum proto_type {
     PROTO_T_TAKEBACK_ACCEPT,
     PROTO_T_TAKEBACK_DECLINE,
     PROTO_T_GIVE_TIME,
+    PROTO_T_CHAT,
     PROTO_T_COUNT
 };
 
@@ -135,6 +138,16 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_SETTINGS_KEY_MAX 32
 #define PROTO_SETTINGS_STRING_MAX 64
 #define PROTO_SETTINGS_MAX 2048
+
+/* chat: "text" is 1 to PROTO_CHAT_CHARS code points (PROTOCOL.md "Chat");
+ * at most PROTO_CHAT_BYTES bytes of UTF-8 then. */
+#define PROTO_CHAT_CHARS 140
+#define PROTO_CHAT_BYTES (4 * PROTO_CHAT_CHARS)
+
+/* A chat room's kind (m->room): a game's players' or spectators'. A
+ * tournament's room will be another kind, with its key in place of the
+ * game's. */
+enum proto_room { PROTO_ROOM_PLAYER = 0, PROTO_ROOM_SPECTATOR, PROTO_ROOMS };
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -169,6 +182,8 @@ struct proto_msg {
     int level;                    /* computer: 1-8 (0 when absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
+    enum proto_room room;                /* chat */
+    char text[PROTO_CHAT_BYTES + 1];     /* chat: checked (proto_chat_text) */
 };
 
 struct proto_error {
@@ -194,6 +209,16 @@ int proto_ai_level(const char *pid);
 /* The PID and name of the computer at level (1 to PROTO_AI_LEVELS) into
  * pid (PROTO_KEY_MAX + 1 bytes) and name (PROTO_NAME_MAX + 1). */
 void proto_ai_player(int level, char *pid, char *name);
+
+/* The protocol's name of a room ("player", "spectator"). */
+const char *proto_room_name(enum proto_room room);
+
+/* Checks a chat line's len bytes at s (PROTOCOL.md "Chat"): valid UTF-8,
+ * 1 to PROTO_CHAT_CHARS code points, no control character (C0, DEL, C1,
+ * the line and paragraph separators, the bidirectional embeddings,
+ * overrides and isolates), not only spaces. 0, or -1 with e set to
+ * bad_field and the reason. Any thread. */
+int proto_chat_text(const char *s, size_t len, struct proto_error *e);
 
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
@@ -441,6 +466,21 @@ char *proto_render_rematch_declined(const char *gid, int color,
 char *proto_render_opponent_gone(const char *gid, int color,
                                  int64_t grace_ms);
 char *proto_render_opponent_back(const char *gid, int color);
+/* One chat line as `chat` and `chat_history` show it. */
+struct proto_chat_line {
+    const char *pid, *name, *text;
+    int64_t at_ms; /* Unix epoch ms */
+};
+/* {"t":"chat","game":GID,"room":R,"pid":P,"name":N,"text":T,"at":MS}. */
+char *proto_render_chat(const char *gid, enum proto_room room,
+                        const struct proto_chat_line *l);
+/* {"t":"chat_history","game":GID,"room":R,"lines":[{"pid","name","text",
+ * "at"}...]}, oldest first. */
+char *proto_render_chat_history(const char *gid, enum proto_room room,
+                                const struct proto_chat_line *l, size_t n);
+/* {"t":"chat_muted","until":MS}: the player's chat lines are refused
+ * until MS (Unix epoch ms). */
+char *proto_render_chat_muted(int64_t until_ms);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

@@ -32,7 +32,9 @@ enum {
     F_RATING_RANGE = 1 << 12,
     F_SETTINGS = 1 << 13,
     F_SEEK = 1 << 14,
-    F_LEVEL = 1 << 15
+    F_LEVEL = 1 << 15,
+    F_ROOM = 1 << 16,
+    F_TEXT = 1 << 17
 };
 
 static const struct {
@@ -77,6 +79,8 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
     [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
     [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
+    [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
+                      F_GAME | F_ROOM | F_TEXT},
 };
 
 static const struct {
@@ -99,6 +103,8 @@ static const struct {
     {"settings", F_SETTINGS},
     {"seek", F_SEEK},
     {"level", F_LEVEL},
+    {"room", F_ROOM},
+    {"text", F_TEXT},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -436,6 +442,38 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* room, text (chat). */
+static int parse_chat_fields(json_t *root, struct proto_msg *m,
+                             unsigned present, struct proto_error *e)
+{
+    json_t *v;
+    const char *room;
+
+    if (present & F_ROOM) {
+        room = json_string_value(json_object_get(root, "room"));
+        if (room && !strcmp(room, "player"))
+            m->room = PROTO_ROOM_PLAYER;
+        else if (room && !strcmp(room, "spectator"))
+            m->room = PROTO_ROOM_SPECTATOR;
+        else
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "room: \"player\" or \"spectator\"");
+    }
+    if (present & F_TEXT) {
+        v = json_object_get(root, "text");
+        if (!json_is_string(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
+        if (json_string_length(v) > PROTO_CHAT_BYTES)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "text: at most 140 characters");
+        if (proto_chat_text(json_string_value(v), json_string_length(v), e) <
+            0)
+            return -1;
+        memcpy(m->text, json_string_value(v), json_string_length(v) + 1);
+    }
+    return 0;
+}
+
 /* Every field of m's type, checked in the protocol's order. */
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
@@ -446,7 +484,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_who_and_where(root, m, present, e) < 0 ||
         parse_move_fields(root, m, present, e) < 0 ||
         parse_account_fields(root, m, present, e) < 0 ||
-        parse_seek_fields(root, m, present, e) < 0)
+        parse_seek_fields(root, m, present, e) < 0 ||
+        parse_chat_fields(root, m, present, e) < 0)
         return -1;
     return 0;
 }

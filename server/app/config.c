@@ -331,6 +331,17 @@ static const struct key keys[] = {
      * game's moves want an engine a second at level 8). */
     INT_KEY(max_computer_games_per_ip, NULL, 1, 100000, 16,
             "live games against the computer of one address's players"),
+    /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
+     * as lichess keeps anonymous players out of its chats. */
+    INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),
+    /* About one line every 5 s, after a burst of 5: a conversation, not
+     * a flood. */
+    INT_KEY(chat_per_min, NULL, 1, 6000, 12,
+            "chat lines one player may send a minute"),
+    INT_KEY(chat_burst, NULL, 1, 1000, 5, "chat lines in one burst"),
+    /* Long enough to cool a flood, short enough to forgive one. */
+    INT_KEY(chat_mute_s, NULL, 1, 86400, 300,
+            "seconds a player who flooded a chat is muted"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

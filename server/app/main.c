@@ -574,6 +574,10 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .password_queue = cfg->password_queue,
         .max_computer_games_per_player = cfg->max_computer_games_per_player,
         .max_computer_games_per_ip = cfg->max_computer_games_per_ip,
+        .chat_guests = cfg->chat_guests != 0,
+        .chat_per_min = cfg->chat_per_min,
+        .chat_burst = cfg->chat_burst,
+        .chat_mute_ms = (int64_t)cfg->chat_mute_s * 1000,
     };
 }
 

@@ -123,6 +123,9 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    bool chat_guests;                  /* guests may chat (hub/chat.h) */
+    int chat_per_min, chat_burst;      /* one player's chat lines */
+    int64_t chat_mute_ms;              /* a flood's mute */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

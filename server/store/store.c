@@ -40,7 +40,7 @@ const char *store__op_name(enum op_kind k)
         "player",       "game",          "move",          "finish",
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
-        "epoch"};
+        "epoch",        "chat"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -80,7 +80,7 @@ static struct store *new_store(const struct store_backend *be,
     assert(be && be->name && be->commit && be->close && be->location);
     assert(be->find_player_by_token && be->find_player && be->find_account &&
            be->find_account_token && be->get_rating && be->player_ratings &&
-           be->get_settings && be->is_account && be->rating_history &&
+           be->get_settings && be->chat_lines && be->is_account && be->rating_history &&
            be->leaderboard && be->rated_ends && be->get_game &&
            be->load_live && be->list_player_games && be->player_live_games &&
            be->live_gids);

@@ -292,6 +292,22 @@ uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
 uint64_t store_revoke_tokens(struct store *s, const char *pid);
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
+/* A chat line of a game's room (migrations/0010_chat.sql, hub/chat.h):
+ * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
+ * hub checked it). */
+#define STORE_CHAT_TEXT_MAX 560 /* bytes: 140 code points of up to 4 */
+struct store_chat_line {
+    char gid[33];
+    char room[10];
+    char pid[33];
+    char name[21];
+    char text[STORE_CHAT_TEXT_MAX + 1];
+    int64_t at_ms; /* Unix epoch ms */
+};
+/* Appends l to its room (copied). A sequence number, or 0 as the other
+ * writes (also for an empty gid, room or text). */
+uint64_t store_put_chat(struct store *s, const struct store_chat_line *l);
+
 /* Account pid's settings (migrations/0006_account_settings.sql): json, a
  * JSON object of 2 to STORE_SETTINGS_MAX bytes (copied; the caller has
  * checked its shape), replaces what was stored, saved at now_ms. A
@@ -479,6 +495,11 @@ int store_player_ratings(struct store *s, const char *pid,
  * the caller frees), 0 when it has none stored, -1 on a database error
  * or out of memory (*out NULL then). */
 int store_get_settings(struct store *s, const char *pid, char **out);
+/* The last `limit` (>= 1) lines of gid's room, oldest first: *out
+ * malloc'ed (the caller frees; NULL when none), *n how many. 0, or -1 on
+ * a database error. */
+int store_chat_lines(struct store *s, const char *gid, const char *room,
+                     int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
 /* The last `limit` points of pid's history in category, oldest first:

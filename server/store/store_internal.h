@@ -115,6 +115,7 @@ enum op_kind {
     OP_TOKENS_EXPIRE,
     OP_SETTINGS,
     OP_EPOCH,
+    OP_CHAT,
     OP_KINDS
 };
 
@@ -165,6 +166,10 @@ struct op {
         struct { /* OP_EPOCH */
             char gid[33];
         } take;
+        struct { /* OP_CHAT (the text is op->text) */
+            char gid[33], room[10], pid[33], name[21];
+            int64_t at_ms;
+        } chat;
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -172,7 +177,7 @@ struct op {
     struct store_rating *ratings; /* OP_FINISH of a rated game: white's
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
-    char *text;                   /* OP_SETTINGS only: the JSON, owned */
+    char *text; /* OP_SETTINGS: the JSON; OP_CHAT: the line; owned */
 };
 
 /* What one attempt at a batch came to (struct store_backend's commit). */
@@ -257,6 +262,9 @@ struct store_backend {
     int (*player_ratings)(struct store *s, const char *pid,
                           struct store_rating *out, size_t max, size_t *n);
     int (*get_settings)(struct store *s, const char *pid, char **out);
+    /* The newest `limit` lines into v (room for limit), newest first. */
+    int (*chat_lines)(struct store *s, const char *gid, const char *room,
+                      int limit, struct store_chat_line *v, size_t *n);
     int (*is_account)(struct store *s, const char *pid);
     /* The newest `limit` points into v (room for limit), newest first. */
     int (*rating_history)(struct store *s, const char *pid,

@@ -372,6 +372,26 @@ uint64_t store_put_settings(struct store *s, const char *pid,
     return enqueue(s, op);
 }
 
+uint64_t store_put_chat(struct store *s, const struct store_chat_line *l)
+{
+    struct op *op;
+
+    if (!s || !l || !*l->gid || !*l->room || !*l->text)
+        return 0;
+    if (!(op = op_new(OP_CHAT)))
+        return 0;
+    strcopy(op->u.chat.gid, sizeof op->u.chat.gid, l->gid);
+    strcopy(op->u.chat.room, sizeof op->u.chat.room, l->room);
+    strcopy(op->u.chat.pid, sizeof op->u.chat.pid, l->pid);
+    strcopy(op->u.chat.name, sizeof op->u.chat.name, l->name);
+    op->u.chat.at_ms = l->at_ms;
+    if (!(op->text = strdup(l->text))) {
+        store__op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

@@ -253,6 +253,37 @@ static int do_rating_history(struct store *s, const char *pid,
     return 0;
 }
 
+static int do_chat_lines(struct store *s, const char *gid, const char *room,
+                         int limit, struct store_chat_line **out, size_t *n)
+{
+    struct store_chat_line *v;
+    size_t k = 0;
+
+    assert(out && n);
+    *out = NULL;
+    *n = 0;
+    if (!gid || !room || limit < 1)
+        return -1;
+    if (!(v = malloc((size_t)limit * sizeof *v)))
+        return -1;
+    if (s->be->chat_lines(s, gid, room, limit, v, &k) < 0) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < k / 2; i++) { /* newest first: oldest first out */
+        struct store_chat_line t = v[i];
+        v[i] = v[k - 1 - i];
+        v[k - 1 - i] = t;
+    }
+    if (!k) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
 static int do_leaderboard(struct store *s, const char *category, int limit,
                           struct store_leader **out, size_t *n)
 {
@@ -527,6 +558,17 @@ int store_rating_history(struct store *s, const char *pid,
 
     store__read_enter(s);
     rc = do_rating_history(s, pid, category, limit, out, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_chat_lines(struct store *s, const char *gid, const char *room,
+                     int limit, struct store_chat_line **out, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_chat_lines(s, gid, room, limit, out, n);
     store__read_leave(s);
     return rc;
 }

@@ -140,6 +140,8 @@ int pg__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int pg__is_account(struct store *s, const char *pid);
 int pg__get_settings(struct store *s, const char *pid, char **out);
+int pg__chat_lines(struct store *s, const char *gid, const char *room,
+                   int limit, struct store_chat_line *v, size_t *n);
 int pg__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
 int pg__rated_ends(struct store *s, int64_t since_ms,

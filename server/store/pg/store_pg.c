@@ -124,6 +124,8 @@ static const struct pg_stmt writer_stmts[] = {
                    "updated_ms) VALUES ($1, $2, $3) ON CONFLICT (pid) "
                    "DO UPDATE SET settings = excluded.settings, "
                    "updated_ms = excluded.updated_ms"},
+    {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
+               "VALUES ($1, $2, $3, $4, $5, $6)"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -150,6 +152,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
     {"r_is_account", "SELECT 1 FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
+    {"r_chat", "SELECT pid, name, text, at_ms FROM chat_lines "
+               "WHERE gid = $1 AND room = $2 ORDER BY id DESC LIMIT $3"},
     {"r_history", "SELECT ended_ms, rating, rd FROM rating_history "
                   "WHERE pid = $1 AND category = $2 "
                   "ORDER BY ended_ms DESC, gid DESC LIMIT $3"},
@@ -496,6 +500,7 @@ const struct store_backend store__pg = {
     .get_settings = pg__get_settings,
     .is_account = pg__is_account,
     .rating_history = pg__rating_history,
+    .chat_lines = pg__chat_lines,
     .leaderboard = pg__leaderboard,
     .rated_ends = pg__rated_ends,
     .get_game = pg__get_game,

@@ -31,7 +31,7 @@ struct sqlite_be {
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
-    sqlite3_stmt *w_settings;
+    sqlite3_stmt *w_settings, *w_chat;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -39,7 +39,7 @@ struct sqlite_be {
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends;
-    sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids;
+    sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids, *r_chat;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -121,6 +121,8 @@ int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int sq__is_account(struct store *s, const char *pid);
 int sq__get_settings(struct store *s, const char *pid, char **out);
+int sq__chat_lines(struct store *s, const char *gid, const char *room,
+                   int limit, struct store_chat_line *v, size_t *n);
 int sq__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
 int sq__rated_ends(struct store *s, int64_t since_ms,

@@ -134,6 +134,8 @@ static const struct stmt_def writer_stmts[] = {
                     "updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (pid) "
                     "DO UPDATE SET settings = excluded.settings, "
                     "updated_ms = excluded.updated_ms"),
+    DEF(w_chat, "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -151,6 +153,8 @@ static const struct stmt_def reader_stmts[] = {
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
     DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
+    DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
+                "WHERE gid = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
@@ -677,6 +681,7 @@ const struct store_backend store__sqlite = {
     .get_rating = sq__get_rating,
     .player_ratings = sq__player_ratings,
     .get_settings = sq__get_settings,
+    .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
