@@ -182,8 +182,8 @@ struct proto_msg {
     int level;                    /* computer: 1-8 (0 when absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
-    enum proto_room room;                /* chat */
-    char text[PROTO_CHAT_BYTES + 1];     /* chat: checked (proto_chat_text) */
+    enum proto_room room;            /* chat */
+    char text[PROTO_CHAT_BYTES + 1]; /* chat: checked (proto_chat_text) */
 };
 
 struct proto_error {

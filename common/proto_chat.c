@@ -66,8 +66,8 @@ int proto_chat_text(const char *s, size_t len, struct proto_error *e)
         return -1;
     }
     if (n > PROTO_CHAT_CHARS) {
-        snprintf(e->msg, sizeof e->msg,
-                 "text: %zu characters, at most 140", n);
+        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most 140",
+                 n);
         return -1;
     }
     e->code = PROTO_OK;
@@ -115,7 +115,7 @@ char *proto_render_chat_history(const char *gid, enum proto_room room,
 
 char *proto_render_chat_muted(int64_t until_ms)
 {
-    return proto_json_finish(json_pack("{s:s,s:I}", "t", "chat_muted", "until",
-                                       (json_int_t)until_ms),
+    return proto_json_finish(json_pack("{s:s,s:I}", "t", "chat_muted",
+                                       "until", (json_int_t)until_ms),
                              NULL);
 }

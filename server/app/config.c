@@ -339,6 +339,10 @@ static const struct key keys[] = {
     INT_KEY(chat_per_min, NULL, 1, 6000, 12,
             "chat lines one player may send a minute"),
     INT_KEY(chat_burst, NULL, 1, 1000, 5, "chat lines in one burst"),
+    /* 200 spectators cannot make a room unreadable, nor its fan-out cost
+     * a game more than this; a room takes 4 s of it in one burst. */
+    INT_KEY(chat_room_per_s, NULL, 1, 10000, 5,
+            "chat lines one game's rooms take a second"),
     /* Long enough to cool a flood, short enough to forgive one. */
     INT_KEY(chat_mute_s, NULL, 1, 86400, 300,
             "seconds a player who flooded a chat is muted"),

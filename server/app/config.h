@@ -116,6 +116,7 @@ struct config {
     int max_computer_games_per_player; /* live games against it */
     int max_computer_games_per_ip;     /* ... of one address's players */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
+    int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last

@@ -40,6 +40,7 @@ struct game_chat {
 struct chatter {
     char pid[PROTO_KEY_MAX + 1];
     struct chat_meter meter;
+    int64_t until_wall; /* the mute's end, Unix epoch ms, as told */
 };
 
 struct chat {
@@ -116,8 +117,10 @@ static void game_chat_free(struct game_chat *gc)
     free(gc);
 }
 
-static struct game_chat *game_chat_get(struct chat *c, const char *gid)
+static struct game_chat *game_chat_get(struct hub *h, const char *gid)
 {
+    struct chat *c = C(h);
+    int rate = h->cfg.chat_room_per_s;
     struct game_chat *gc = table_get(&c->games, gid);
 
     if (gc)
@@ -125,7 +128,7 @@ static struct game_chat *game_chat_get(struct chat *c, const char *gid)
     if (!(gc = calloc(1, sizeof *gc)))
         return NULL;
     snprintf(gc->gid, sizeof gc->gid, "%s", gid);
-    bucket_init(&gc->rate, CHAT_ROOM_BURST);
+    bucket_init(&gc->rate, CHAT_ROOM_BURST_S * rate);
     if (table_put(&c->games, gc->gid, gc) < 0) {
         free(gc);
         return NULL;
@@ -135,39 +138,50 @@ static struct game_chat *game_chat_get(struct chat *c, const char *gid)
 
 /* ---- who hears a room ---------------------------------------------------- */
 
-/* True when subscriber s of g hears room: a player's fan the players'
- * room (and the spectators' once g has ended), any other subscriber the
- * spectators'; never a player whose chat is off. */
-static bool hears(const struct game *g, const struct session *s,
-                  enum proto_room room)
+/* True when subscriber s of g hears the spectators' room: any but a
+ * player's fan (the players read it once g has ended: to_players),
+ * never a player whose chat is off. */
+static bool hears(const struct session *s)
 {
     bool fan = s->player && s == &s->player->fan;
 
-    if (s->player && s->player->chat_off)
-        return false;
-    if (room == PROTO_ROOM_PLAYER)
-        return fan && game_color_of(g, s->player->pid) >= 0;
-    return !fan || game_status(g) == GAME_ENDED;
+    return !fan && !(s->player && s->player->chat_off);
 }
 
-/* Sends text (taken) to every subscriber of g that hears room, once seq
- * has committed. */
+/* b to both players of g here (their fans: every connection) whose
+ * chat is on, once seq has committed. */
+static void to_players(struct hub *h, struct game *g, struct msgbuf *b,
+                       uint64_t seq)
+{
+    for (int c = 0; c < 2; c++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, c));
+        if (p && !p->chat_off)
+            hub_env_send(h, &p->fan, b, seq);
+    }
+}
+
+/* Sends text (taken) to every connection that hears g's room, once seq
+ * has committed: the players' (their fans: every connection, also after
+ * the end) for the players' room; the spectators', and the players' once
+ * g has ended, for the spectators'. */
 static void send_room(struct hub *h, struct game *g, enum proto_room room,
                       char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
-    size_t n = game_subscriptions(g), k;
+    size_t n = room == PROTO_ROOM_SPECTATOR ? game_subscriptions(g) : 0, k;
     struct session **subs = n ? malloc(n * sizeof *subs) : NULL;
 
-    if (!b || !subs) {
+    if (!b || (n && !subs)) {
         msgbuf_unref(b);
         free(subs);
         return;
     }
-    k = game_subscribers(g, subs, n);
+    k = subs ? game_subscribers(g, subs, n) : 0;
     for (size_t i = 0; i < k; i++)
-        if (hears(g, subs[i], room))
+        if (hears(subs[i]))
             hub_env_send(h, subs[i], b, seq);
+    if (room == PROTO_ROOM_PLAYER || game_status(g) == GAME_ENDED)
+        to_players(h, g, b, seq);
     msgbuf_unref(b);
     free(subs);
 }
@@ -281,7 +295,9 @@ static int admit(struct session *s, const struct proto_msg *m, int64_t now)
                          h->cfg.chat_mute_ms, now);
     if (a == CHAT_PASS)
         return 0;
-    until = hub_wall_ms(h) + (ch->meter.muted_until - now);
+    if (a == CHAT_FLOODED)
+        ch->until_wall = hub_wall_ms(h) + h->cfg.chat_mute_ms;
+    until = ch->until_wall;
     snprintf(why, sizeof why,
              a == CHAT_FLOODED
                  ? "too many chat lines: muted for %lld s"
@@ -291,8 +307,8 @@ static int admit(struct session *s, const struct proto_msg *m, int64_t now)
                    why, &m->id);
     hub_send_text(s, proto_render_chat_muted(until), 0);
     if (a == CHAT_FLOODED)
-        log_info("event=chat_muted pid=%s game=%s for_ms=%lld", s->player->pid,
-                 m->game, (long long)h->cfg.chat_mute_ms);
+        log_info("event=chat_muted pid=%s game=%s for_ms=%lld",
+                 s->player->pid, m->game, (long long)h->cfg.chat_mute_ms);
     return -1;
 }
 
@@ -308,11 +324,12 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
 
     if (may_write(s, g, m) < 0 || admit(s, m, now) < 0)
         return;
-    if (!(gc = game_chat_get(C(h), m->game))) {
+    if (!(gc = game_chat_get(h, m->game))) {
         hub_busy(s, &m->id);
         return;
     }
-    if (!bucket_take(&gc->rate, CHAT_ROOM_PER_S, CHAT_ROOM_BURST, now)) {
+    if (!bucket_take(&gc->rate, h->cfg.chat_room_per_s,
+                     CHAT_ROOM_BURST_S * h->cfg.chat_room_per_s, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "the game's chat is busy: try again in a moment",
                        &m->id);
@@ -401,7 +418,7 @@ static void lines_answer(struct hub_read *r, int rc)
     }
     if (!table_get(&h->games, q->gid) || (!q->n[0] && !q->n[1]))
         return; /* gone meanwhile, or nothing said */
-    if (!(gc = game_chat_get(C(h), q->gid)))
+    if (!(gc = game_chat_get(h, q->gid)))
         return;
     for (int k = 0; k < PROTO_ROOMS; k++)
         merge(&gc->rooms[k], q->v[k], q->n[k]);
@@ -420,7 +437,12 @@ static void game_hosted(struct hub *h, struct game *g, int64_t now)
     q->r.run = lines_run;
     q->r.answer = lines_answer;
     q->r.clear = lines_clear;
-    if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
+    q->r.h = h;
+    if (h->restoring) { /* (the loop does not serve yet: read now) */
+        lines_answer(&q->r, lines_run(h->store, &q->r));
+        lines_clear(&q->r);
+        free(q);
+    } else if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
         log_warn("event=chat_read_refused game=%s", q->gid);
 }
 
@@ -437,11 +459,8 @@ static void game_ended(struct hub *h, struct game *g)
     char *text = gc ? history_of(gc, PROTO_ROOM_SPECTATOR, &seq) : NULL;
     struct msgbuf *b = text ? msgbuf_take(text) : NULL;
 
-    for (int c = 0; b && c < 2; c++) {
-        struct player *p = table_get(&h->players, game_seat_pid(g, c));
-        if (p && !p->chat_off)
-            hub_env_send(h, &p->fan, b, seq);
-    }
+    if (b)
+        to_players(h, g, b, seq);
     msgbuf_unref(b);
 }
 

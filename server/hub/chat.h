@@ -14,7 +14,7 @@
  * gets its rooms' lines read off the loop.
  *
  * Limits: a token bucket per player (chat_per_min, chat_burst: over all
- * its games and connections) and per room (CHAT_ROOM_PER_S, CHAT_ROOM_BURST);
+ * its games and connections) and per game (chat_room_per_s, CHAT_ROOM_BURST_S);
  * the line past the player's bucket is answered rate_limited and mutes
  * the player for chat_mute_ms (every line until then: muted, and the
  * player is told until when with chat_muted). Guests may not chat unless
@@ -31,10 +31,9 @@
 
 /* Lines of a room kept in memory and replayed to a late joiner. */
 #define CHAT_REPLAY 50
-/* Lines one room takes a second, after a burst: 200 spectators cannot
- * make a room unreadable, nor a game's fan-out cost more than this. */
-#define CHAT_ROOM_PER_S 5
-#define CHAT_ROOM_BURST 20
+/* A game's rooms take chat_room_per_s lines a second, after a burst of
+ * this many seconds' worth. */
+#define CHAT_ROOM_BURST_S 4
 
 /* One player's chat budget. */
 struct chat_meter {

@@ -125,6 +125,7 @@ struct hub_config {
     int max_computer_games_per_ip;     /* ... of one address's players */
     bool chat_guests;                  /* guests may chat (hub/chat.h) */
     int chat_per_min, chat_burst;      /* one player's chat lines */
+    int chat_room_per_s;               /* one game's rooms' lines */
     int64_t chat_mute_ms;              /* a flood's mute */
 };
 

@@ -15,7 +15,9 @@ extern const struct hub_module hub_takeback_module; /* takeback.c */
 extern const struct hub_module hub_chat_module;     /* chat.c */
 
 const struct hub_module *const hub_modules[] = {
-    &hub_core_module,     &hub_play_module,     &hub_lobby_module,
-    &hub_account_module,  &hub_prefs_module,    &hub_rematch_module,
-    &hub_computer_module, &hub_takeback_module, &hub_chat_module, NULL,
+    &hub_core_module,     &hub_play_module,
+    &hub_lobby_module,    &hub_account_module,
+    &hub_prefs_module,    &hub_rematch_module,
+    &hub_computer_module, &hub_takeback_module,
+    &hub_chat_module,     NULL,
 };

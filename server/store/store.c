@@ -80,10 +80,10 @@ static struct store *new_store(const struct store_backend *be,
     assert(be && be->name && be->commit && be->close && be->location);
     assert(be->find_player_by_token && be->find_player && be->find_account &&
            be->find_account_token && be->get_rating && be->player_ratings &&
-           be->get_settings && be->chat_lines && be->is_account && be->rating_history &&
-           be->leaderboard && be->rated_ends && be->get_game &&
-           be->load_live && be->list_player_games && be->player_live_games &&
-           be->live_gids);
+           be->get_settings && be->chat_lines && be->is_account &&
+           be->rating_history && be->leaderboard && be->rated_ends &&
+           be->get_game && be->load_live && be->list_player_games &&
+           be->player_live_games && be->live_gids);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;
