@@ -84,15 +84,11 @@ static json_t *j_line(const struct proto_chat_line *l)
 char *proto_render_chat(const char *gid, enum proto_room room,
                         const struct proto_chat_line *l)
 {
-    json_t *o = j_line(l);
-
-    if (o && json_object_set_new(o, "t", json_string("chat")) == 0 &&
-        json_object_set_new(o, "game", json_string(gid)) == 0 &&
-        json_object_set_new(o, "room", json_string(proto_room_name(room))) ==
-            0)
-        return proto_json_finish(o, NULL);
-    json_decref(o);
-    return NULL;
+    return proto_json_finish(
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I}", "t", "chat", "game", gid,
+                  "room", proto_room_name(room), "pid", l->pid, "name",
+                  l->name, "text", l->text, "at", (json_int_t)l->at_ms),
+        NULL);
 }
 
 char *proto_render_chat_history(const char *gid, enum proto_room room,

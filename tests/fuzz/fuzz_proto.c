@@ -58,6 +58,7 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {{"game"}, {"game"}},
     [PROTO_T_TAKEBACK_DECLINE] = {{"game"}, {"game"}},
     [PROTO_T_GIVE_TIME] = {{"game"}, {"game"}},
+    [PROTO_T_CHAT] = {{"game", "room", "text"}, {"game", "room", "text"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,
