@@ -205,6 +205,11 @@ function onMessage(msg) {
     case 'time_given':
         game.takeback.onMessage(msg);
         break;
+    case 'chat':
+    case 'chat_history':
+    case 'chat_muted':
+        game.chat.onMessage(msg);
+        break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
         break;

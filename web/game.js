@@ -22,6 +22,7 @@ import { MoveList } from './movelist.js';
 import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import { TakebackPanel } from './takeback.js';
+import { ChatPanel } from './chat.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
@@ -45,6 +46,7 @@ export class GameView {
         this.endPanel = new EndPanel(this);
         this.keyMove = new KeyMove(this);
         this.takeback = new TakebackPanel(this);
+        this.chat = new ChatPanel(this);
         this.bind();
     }
 
@@ -105,6 +107,7 @@ export class GameView {
             this.flipped = false;
             this.watching = false;
             this.missing = false;
+            this.chat.reset();
             $('claim-with-move').checked = false;
         }
         this.section.hidden = false;
@@ -366,6 +369,10 @@ export class GameView {
     // An error caused by a request this view sent (`req` is what was sent).
     onError(req, msg) {
         const g = this.g;
+        if (req.t === 'chat') {
+            this.chat.onError(msg);
+            return;
+        }
         if (req.t === 'move' || req.t === 'draw_claim') {
             if (g) {
                 g.pendingMove = null;
@@ -601,6 +608,7 @@ export class GameView {
             : 'Your opponent offers a draw.');
         $('offer-buttons').hidden = !theirs;
         this.takeback.render(g, online, started);
+        this.chat.render();
         const watchers = $('watchers');
         watchers.hidden = !g.watchers || g.status === 'ended';
         setText(watchers, W.watchersText(g.watchers));
