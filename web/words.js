@@ -344,6 +344,8 @@ const ERRORS = {
                           'preference).',
     give_time_not_allowed: 'Time cannot be given in this game now',
     give_time_capped: 'You have given all the time a game allows (60 s).',
+    chat_not_allowed: 'You cannot chat here',
+    muted: 'You are muted for a while after too many chat lines',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -364,7 +366,8 @@ export function errorText(code, msg) {
         return msg ? `Error: ${msg}` : `Error (${code}).`;
     const full = (code === 'bad_field' || code === 'bad_clock' ||
                   code === 'no_rematch' || code === 'rating_out_of_range' ||
-                  code === 'give_time_not_allowed') &&
+                  code === 'give_time_not_allowed' ||
+                  code === 'chat_not_allowed') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
     if (code === 'too_many_games' && /computer/.test(msg || ''))
