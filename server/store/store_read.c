@@ -220,6 +220,22 @@ static int do_get_settings(struct store *s, const char *pid, char **out)
     return rc;
 }
 
+/* Reverses the k rows of `size` bytes at v in place (a backend reads the
+ * newest first, as its LIMIT keeps them; callers get the oldest first). */
+static void reverse_rows(void *v, size_t k, size_t size)
+{
+    unsigned char *p = v;
+
+    for (size_t i = 0; i < k / 2; i++) {
+        unsigned char *x = p + i * size, *y = p + (k - 1 - i) * size;
+        for (size_t b = 0; b < size; b++) {
+            unsigned char t = x[b];
+            x[b] = y[b];
+            y[b] = t;
+        }
+    }
+}
+
 static int do_rating_history(struct store *s, const char *pid,
                              const char *category, int limit,
                              struct store_rating_point **out, size_t *n)
@@ -238,12 +254,7 @@ static int do_rating_history(struct store *s, const char *pid,
         free(v);
         return -1;
     }
-    /* read newest first (the limit keeps the newest): oldest first out */
-    for (size_t i = 0; i < k / 2; i++) {
-        struct store_rating_point t = v[i];
-        v[i] = v[k - 1 - i];
-        v[k - 1 - i] = t;
-    }
+    reverse_rows(v, k, sizeof *v);
     if (!k) {
         free(v);
         v = NULL;
@@ -270,11 +281,7 @@ static int do_chat_lines(struct store *s, const char *gid, const char *room,
         free(v);
         return -1;
     }
-    for (size_t i = 0; i < k / 2; i++) { /* newest first: oldest first out */
-        struct store_chat_line t = v[i];
-        v[i] = v[k - 1 - i];
-        v[k - 1 - i] = t;
-    }
+    reverse_rows(v, k, sizeof *v);
     if (!k) {
         free(v);
         v = NULL;

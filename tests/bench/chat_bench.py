@@ -32,12 +32,6 @@ CONFIG = {"chat_guests": 1, "chat_per_min": 6000, "chat_burst": 1000,
           "max_games_per_ip": 100000, "max_invites_per_ip": 100000}
 
 
-def cpu_times():
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return sum(v), v[7] if len(v) > 7 else 0
-
-
 def proc_cpu(pid):
     """The process's user + system CPU, seconds."""
     with open("/proc/%d/stat" % pid) as f:
@@ -110,19 +104,6 @@ def fanout(harness, srv, spectators, lines):
     harness.close_all(watchers + [a, b])
 
 
-def drain(socks, stop, got):
-    sel = selectors.DefaultSelector()
-    for s in socks:
-        s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ)
-    while not stop.is_set():
-        for key, _ in sel.select(timeout=0.05):
-            try:
-                got[0] += key.fileobj.recv(65536).count(b'"t":"chat"')
-            except (BlockingIOError, OSError):
-                pass
-
-
 def loop_cost(harness, srv, games, rate, seconds):
     players = []
     for _ in range(games):
@@ -136,18 +117,13 @@ def loop_cost(harness, srv, games, rate, seconds):
     idle = proc_cpu(pid) - c0
     stop, got, rtts = threading.Event(), [0], []
 
-    def ping():
-        while not stop.is_set():
-            t = time.monotonic()
-            pinger.request({"t": "ping"}, "pong")
-            rtts.append((time.monotonic() - t) * 1000)
-            time.sleep(0.1)
-
-    drainer = threading.Thread(target=drain, args=(socks, stop, got))
-    pinger_t = threading.Thread(target=ping)
+    drainer = threading.Thread(target=benchlib.drain,
+                               args=(socks, stop, b'"t":"chat"', got))
+    pinger_t = threading.Thread(target=benchlib.ping,
+                                args=(pinger, stop, rtts))
     drainer.start()
     pinger_t.start()
-    total0, steal0 = cpu_times()
+    total0, steal0 = benchlib.cpu_times()
     load0 = os.getloadavg()[0]
     c0 = proc_cpu(pid)
     sent, t0 = 0, time.monotonic()
@@ -169,7 +145,7 @@ def loop_cost(harness, srv, games, rate, seconds):
     stop.set()
     pinger_t.join()
     drainer.join()
-    total1, steal1 = cpu_times()
+    total1, steal1 = benchlib.cpu_times()
     took = time.monotonic() - t0
     print("loop games=%d lines=%d in %.1f s (%.0f/s) delivered=%d "
           "cpu_s=%.2f idle_cpu_s=%.2f us_per_line=%.1f ping_ms p50=%.2f "
