@@ -211,7 +211,7 @@ static void replay(struct hub *h, struct game *g, struct session *s,
                    enum proto_room room)
 {
     struct game_chat *gc = table_get(&C(h)->games, game_gid(g));
-    uint64_t seq;
+    uint64_t seq = 0;
     char *text = gc ? history_of(gc, room, &seq) : NULL;
 
     if (text)
@@ -406,22 +406,33 @@ static void merge(struct room *r, const struct store_chat_line *v, size_t n)
     room_clear(&old);
 }
 
+/* The game's stored lines are in: each room that had some is replayed
+ * to whoever hears it now (a connection that watched or synced while
+ * the read was on its way got no history then; one that had lines said
+ * since gets them again in the history, which replaces what it shows). */
 static void lines_answer(struct hub_read *r, int rc)
 {
     struct lines_read *q = (struct lines_read *)r;
     struct hub *h = r->h;
+    struct game *g = table_get(&h->games, q->gid);
     struct game_chat *gc;
+    uint64_t seq;
 
     if (rc < 0) {
         log_warn("event=chat_read_failed game=%s", q->gid);
         return;
     }
-    if (!table_get(&h->games, q->gid) || (!q->n[0] && !q->n[1]))
+    if (!g || (!q->n[0] && !q->n[1]))
         return; /* gone meanwhile, or nothing said */
     if (!(gc = game_chat_get(h, q->gid)))
         return;
-    for (int k = 0; k < PROTO_ROOMS; k++)
+    for (int k = 0; k < PROTO_ROOMS; k++) {
         merge(&gc->rooms[k], q->v[k], q->n[k]);
+        if (q->n[k] && !h->restoring) {
+            char *text = history_of(gc, k, &seq); /* (seq: set here) */
+            send_room(h, g, k, text, seq);
+        }
+    }
 }
 
 /* ---- the module ------------------------------------------------------------ */
