@@ -55,6 +55,10 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_TAKEBACK_NOT_ALLOWED] = "takeback_not_allowed",
     [PROTO_GIVE_TIME_NOT_ALLOWED] = "give_time_not_allowed",
     [PROTO_GIVE_TIME_CAPPED] = "give_time_capped",
+    [PROTO_NO_SUCH_PLAYER] = "no_such_player",
+    [PROTO_NO_SUCH_CHALLENGE] = "no_such_challenge",
+    [PROTO_TOO_MANY_CHALLENGES] = "too_many_challenges",
+    [PROTO_CHALLENGE_UNAVAILABLE] = "challenge_unavailable",
     [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
     [PROTO_MUTED] = "muted",
 };

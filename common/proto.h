@@ -66,6 +66,12 @@ enum proto_code {
     PROTO_GIVE_TIME_NOT_ALLOWED, /* give_time: per-move clock, no clock
                                     running yet */
     PROTO_GIVE_TIME_CAPPED,      /* give_time: the game's cap reached */
+    PROTO_NO_SUCH_PLAYER,        /* challenge: nobody of that name or PID is
+                                    online */
+    PROTO_NO_SUCH_CHALLENGE,     /* challenge_*: none pending with that id
+                                    for you */
+    PROTO_TOO_MANY_CHALLENGES,   /* challenge: a cap on pending ones */
+    PROTO_CHALLENGE_UNAVAILABLE, /* challenge: not served in a cluster */
     PROTO_CHAT_NOT_ALLOWED,      /* chat: a guest, chat off, not watching */
     PROTO_MUTED,                 /* chat: muted after a flood, until ... */
     PROTO_CODE_COUNT
@@ -105,8 +111,30 @@ enum proto_type {
     PROTO_T_TAKEBACK_ACCEPT,
     PROTO_T_TAKEBACK_DECLINE,
     PROTO_T_GIVE_TIME,
+    PROTO_T_CHALLENGE,
+    PROTO_T_CHALLENGE_ACCEPT,
+    PROTO_T_CHALLENGE_DECLINE,
+    PROTO_T_CHALLENGE_CANCEL,
+    PROTO_T_CHALLENGES,
     PROTO_T_CHAT,
     PROTO_T_COUNT
+};
+
+/* Why a challenge was declined: lichess's keys (proto_decline_name),
+ * in its order. */
+enum proto_decline {
+    PROTO_DECLINE_GENERIC = 0,
+    PROTO_DECLINE_LATER,
+    PROTO_DECLINE_TOO_FAST,
+    PROTO_DECLINE_TOO_SLOW,
+    PROTO_DECLINE_TIME_CONTROL,
+    PROTO_DECLINE_RATED,
+    PROTO_DECLINE_CASUAL,
+    PROTO_DECLINE_STANDARD,
+    PROTO_DECLINE_VARIANT,
+    PROTO_DECLINE_NO_BOT,
+    PROTO_DECLINE_ONLY_BOT,
+    PROTO_DECLINE_COUNT
 };
 
 /* Colour wishes of seek and invite. */
@@ -180,6 +208,10 @@ struct proto_msg {
     int range_lo, range_hi;       /* ... its bounds, inclusive */
     char seek[PROTO_KEY_MAX + 1]; /* accept: the SID */
     int level;                    /* computer: 1-8 (0 when absent) */
+    char to[PROTO_KEY_MAX + 1];   /* challenge: a PID or a name */
+    char challenge[PROTO_KEY_MAX + 1]; /* challenge_*: its id */
+    int reason; /* challenge_decline: enum proto_decline (generic when
+                   absent) */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
     enum proto_room room;            /* chat */
@@ -380,6 +412,7 @@ struct proto_game_summary {
     bool rated;
     bool changed;                      /* rated, with a rating change: */
     struct proto_rating_change change; /* ... the change */
+    const char *eco, *opening; /* the opening reached; NULL: none named */
 };
 
 /* One point of a rating history (GET /api/players/PID/ratings/CAT). */
@@ -510,6 +543,46 @@ struct proto_lobby_game {
  * "ply"}...]}, in the order given. */
 char *proto_render_lobby(const struct proto_lobby_seek *seeks, size_t ns,
                          const struct proto_lobby_game *games, size_t ng);
+/* A challenge (PROTOCOL.md, "Challenges"), as both of its players and,
+ * later, the HTTP API and bots see it. */
+struct proto_challenge {
+    const char *id;
+    const char *status; /* "created", "accepted", "declined", "canceled",
+                           "expired" */
+    struct proto_player challenger, dest;
+    struct clock_spec clock;
+    int color; /* enum proto_color: the challenger's wish */
+    bool rated;
+    int decline;        /* enum proto_decline when declined, else -1 */
+    const char *game;   /* accepted: the game's GID, else NULL */
+    int64_t expires_ms; /* Unix ms it lapses at, 0: not lapsing (its
+                           challenger is connected) */
+};
+
+/* The key of reason r ("generic", "tooFast", ...), and the sentence
+ * lichess shows with it. NULL for a reason out of range. */
+const char *proto_decline_name(int r);
+const char *proto_decline_text(int r);
+/* The reason whose key is s, or -1. */
+int proto_decline_parse(const char *s);
+/* {"t":"challenge","challenge":C}: a challenge made or changed. */
+char *proto_render_challenge(const struct proto_challenge *c,
+                             const struct proto_id *id);
+/* {"t":"challenges","in":[C...],"out":[C...]}: the pending challenges to
+ * and from the player. */
+char *proto_render_challenges(const struct proto_challenge *in, size_t nin,
+                              const struct proto_challenge *out, size_t nout,
+                              const struct proto_id *id);
+/* c as lichess's ChallengeJson (lichess-org/api, lichess-api.yaml): id,
+ * url (base_url "/" id), status, challenger, destUser, variant, rated,
+ * speed, timeControl, color, finalColor (when accepted: the
+ * challenger's), perf, direction ("in" when incoming), and
+ * declineReason/declineReasonKey when declined. For the HTTP API and
+ * the bots that will serve the same object. */
+char *proto_render_challenge_lichess(const struct proto_challenge *c,
+                                     const char *base_url, bool incoming,
+                                     int final_color);
+
 /* HTTP API: {"error":code}. */
 char *proto_render_api_error(const char *code);
 /* HTTP API: {"games":[...],"next":GID|null}. */

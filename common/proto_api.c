@@ -26,6 +26,12 @@ char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
                               (json_int_t)g->ended_ms, "rated", g->rated);
         if (o && g->rated && g->changed)
             json_object_set_new(o, "ratings", proto_json_change(&g->change));
+        if (o)
+            json_object_set_new(o, "opening",
+                                g->eco && g->opening
+                                    ? json_pack("{s:s,s:s}", "eco", g->eco,
+                                                "name", g->opening)
+                                    : json_null());
         json_array_append_new(a, o);
     }
     return proto_json_finish(

@@ -33,8 +33,11 @@ enum {
     F_SETTINGS = 1 << 13,
     F_SEEK = 1 << 14,
     F_LEVEL = 1 << 15,
-    F_ROOM = 1 << 16,
-    F_TEXT = 1 << 17
+    F_TO = 1 << 16,
+    F_CHALLENGE = 1 << 17,
+    F_REASON = 1 << 18,
+    F_ROOM = 1 << 19,
+    F_TEXT = 1 << 20
 };
 
 static const struct {
@@ -79,6 +82,15 @@ static const struct {
     [PROTO_T_TAKEBACK_ACCEPT] = {"takeback_accept", F_GAME, F_GAME},
     [PROTO_T_TAKEBACK_DECLINE] = {"takeback_decline", F_GAME, F_GAME},
     [PROTO_T_GIVE_TIME] = {"give_time", F_GAME, F_GAME},
+    [PROTO_T_CHALLENGE] = {"challenge", F_TO | F_CLOCK | F_COLOR | F_RATED,
+                           F_TO | F_CLOCK},
+    [PROTO_T_CHALLENGE_ACCEPT] = {"challenge_accept", F_CHALLENGE,
+                                  F_CHALLENGE},
+    [PROTO_T_CHALLENGE_DECLINE] = {"challenge_decline",
+                                   F_CHALLENGE | F_REASON, F_CHALLENGE},
+    [PROTO_T_CHALLENGE_CANCEL] = {"challenge_cancel", F_CHALLENGE,
+                                  F_CHALLENGE},
+    [PROTO_T_CHALLENGES] = {"challenges", 0, 0},
     [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
                       F_GAME | F_ROOM | F_TEXT},
 };
@@ -103,6 +115,9 @@ static const struct {
     {"settings", F_SETTINGS},
     {"seek", F_SEEK},
     {"level", F_LEVEL},
+    {"to", F_TO},
+    {"challenge", F_CHALLENGE},
+    {"reason", F_REASON},
     {"room", F_ROOM},
     {"text", F_TEXT},
 };
@@ -442,6 +457,38 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* to, challenge, reason. */
+static int parse_challenge_fields(json_t *root, struct proto_msg *m,
+                                  unsigned present, struct proto_error *e)
+{
+    char reason[16];
+
+    if (present & F_TO) {
+        if (get_string(root, "to", m->to, sizeof m->to, e) < 0 ||
+            !proto_key_valid(m->to))
+            return fail(
+                e, PROTO_BAD_FIELD, "%s",
+                "to: a player's PID or name, 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_CHALLENGE) {
+        if (get_string(root, "challenge", m->challenge, sizeof m->challenge,
+                       e) < 0 ||
+            !proto_key_valid(m->challenge))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "challenge: 1-32 of A-Z a-z 0-9 _ -");
+    }
+    if (present & F_REASON) {
+        json_t *v = json_object_get(root, "reason");
+        if (!json_is_string(v) || json_string_length(v) >= sizeof reason ||
+            (m->reason = proto_decline_parse(json_string_value(v))) < 0)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "reason: generic, later, tooFast, tooSlow, "
+                        "timeControl, rated, casual, standard, variant, "
+                        "noBot or onlyBot");
+    }
+    return 0;
+}
+
 /* room, text (chat). */
 static int parse_chat_fields(json_t *root, struct proto_msg *m,
                              unsigned present, struct proto_error *e)
@@ -485,6 +532,7 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_move_fields(root, m, present, e) < 0 ||
         parse_account_fields(root, m, present, e) < 0 ||
         parse_seek_fields(root, m, present, e) < 0 ||
+        parse_challenge_fields(root, m, present, e) < 0 ||
         parse_chat_fields(root, m, present, e) < 0)
         return -1;
     return 0;

@@ -4,6 +4,7 @@
 // views, and shows toasts, confirmations and the connection status.
 
 import { AccountView } from './account.js';
+import { ChallengeView } from './challenge.js';
 import { Connection } from './net.js';
 import { GameView, setPremoveCount } from './game.js';
 import { LeaderboardView } from './leaderboard.js';
@@ -36,6 +37,7 @@ function clearRestartNotice() {
 }
 
 let conn, game, lobby, leaderboard, player, account, announcer, sound;
+let challenges;
 
 const ctx = {
     send(msg, req) {
@@ -87,6 +89,7 @@ function route(stateComing) {
         player.hide();
         lobby.show();
     }
+    challenges.showPlayer(p ? p[1] : null);
     dockToasts();
 }
 
@@ -122,6 +125,7 @@ function onMessage(msg) {
         game.resync();
         player.onWelcome();
         leaderboard.onWelcome();
+        challenges.onWelcome();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -156,6 +160,12 @@ function onMessage(msg) {
         break;
     case 'seek_cancelled':
         lobby.onSeekCancelled(msg);
+        break;
+    case 'challenge':
+        challenges.onChallenge(msg);
+        break;
+    case 'challenges':
+        challenges.onList(msg);
         break;
     case 'invited':
         lobby.games.set(msg.game, { gid: msg.game });
@@ -519,6 +529,7 @@ function start() {
     leaderboard = new LeaderboardView(() => state.me);
     player = new PlayerView(ctx);
     account = new AccountView(ctx);
+    challenges = new ChallengeView(ctx);
     conn = new Connection(onMessage, onStatus);
     bindDialogs();
 

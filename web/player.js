@@ -6,7 +6,9 @@
 // the game and its PGN.
 //
 // Wins, draws and losses are not counted here: the listed pages are not
-// all the games.
+// all the games. The filters (speed, rated, result, opponent) go to the
+// server, which looks at 1,000 games a page at most: a filtered page may
+// come short, even empty, with "More games" to look further.
 
 import { renderRatings } from './ratings.js';
 import * as W from './words.js';
@@ -14,6 +16,9 @@ import * as W from './words.js';
 const $ = (id) => document.getElementById(id);
 const LIMIT_DEFAULT = 20;
 const LIMIT_MAX = 100;
+// The filters' fields and their query words.
+const FILTERS = [['pf-speed', 'speed'], ['pf-rated', 'rated'],
+                 ['pf-result', 'result'], ['pf-vs', 'vs']];
 
 const DATE = new Intl.DateTimeFormat(undefined, {
     year: 'numeric', month: 'short', day: 'numeric',
@@ -35,6 +40,34 @@ export class PlayerView {
         $('player-more').addEventListener('click', () => this.load(true));
         $('player-retry').addEventListener('click', () =>
             this.load(this.loaded));
+        for (const [id] of FILTERS)
+            $(id).addEventListener('change', () => this.reload());
+        $('player-filters').addEventListener('submit', (ev) => {
+            ev.preventDefault();
+            this.reload();
+        });
+    }
+
+    // The filters' query ('' when none is set).
+    query() {
+        let q = '';
+        for (const [id, word] of FILTERS) {
+            const v = $(id).value.trim();
+            if (v)
+                q += `&${word}=${encodeURIComponent(v)}`;
+        }
+        return q;
+    }
+
+    // The list again from the newest game, with the filters as they are.
+    reload() {
+        if (this.section.hidden || !this.pid)
+            return;
+        this.games = [];
+        this.next = null;
+        this.loaded = false;
+        $('player-games').replaceChildren();
+        this.load(false);
     }
 
     // Shows player `pid`'s games, `limit` (from the page's ?limit=) a page.
@@ -48,8 +81,11 @@ export class PlayerView {
             this.render();
             return;
         }
-        if (pid !== this.pid)
+        if (pid !== this.pid) {
             renderRatings($('player-ratings'), pid);
+            for (const [id] of FILTERS) /* another player: all games */
+                $(id).value = '';
+        }
         this.pid = pid;
         this.limit = lim;
         this.games = [];
@@ -75,8 +111,9 @@ export class PlayerView {
     async load(more) {
         const seq = ++this.seq;
         const pid = this.pid;
+        this.filtered = this.query() !== '';
         let url = `/api/players/${encodeURIComponent(pid)}/games?limit=${
-            this.limit}`;
+            this.limit}${this.query()}`;
         if (more && this.next)
             url += `&before=${encodeURIComponent(this.next)}`;
         this.loading = true;
@@ -90,6 +127,9 @@ export class PlayerView {
             if (r.status === 429)
                 error = 'Too many requests at once: wait a moment, then ' +
                     'try again.';
+            else if (r.status === 400 && (await r.json()).error === 'bad_vs')
+                error = 'An opponent is named by letters, digits, _ and - ' +
+                    'only.';
             else if (!r.ok)
                 error = `The games could not be loaded (${r.status}).`;
             else
@@ -148,8 +188,12 @@ export class PlayerView {
             return;
         this.renderHead();
         const status = this.loading ? 'Loading games…'
+            : this.loaded && this.games.length === 0 && this.next
+                ? 'No game matches among the latest: "More games" looks ' +
+                  'further.'
             : this.loaded && this.games.length === 0
-                ? 'No finished games yet.'
+                ? this.filtered ? 'No game matches.'
+                    : 'No finished games yet.'
                 : this.loaded && !this.next
                     ? `${this.games.length} game${
                         this.games.length === 1 ? '' : 's'}, all listed.`
@@ -201,6 +245,7 @@ export class PlayerView {
         meta.className = 'hmeta';
         const when = g.ended_ms ? new Date(g.ended_ms) : null;
         const parts = [W.clockLabel(g.clock), W.clockSpeed(g.clock),
+                       g.rated ? 'Rated' : 'Casual',
                        W.reasonShort(g.reason)].filter(Boolean);
         const score = document.createElement('span');
         score.className = 'hscore';
@@ -212,7 +257,24 @@ export class PlayerView {
             time.textContent = DATE.format(when);
             meta.append(' · ', time);
         }
-        main.append(vs, meta);
+        const change = g.ratings && g.ratings[color];
+        if (change) { /* the player's rating before and after, as +N/-N */
+            const d = change.after - change.before;
+            const delta = document.createElement('span');
+            delta.className = `hdelta ${d > 0 ? 'up' : d < 0 ? 'down' : ''}`;
+            delta.textContent = `${change.after} (${d > 0 ? '+' : d < 0
+                ? '\u2212' : '±'}${Math.abs(d)})`;
+            delta.title = `Rating ${change.before} before this game`;
+            meta.append(' · ', delta);
+        }
+        if (g.opening) {
+            const op = document.createElement('span');
+            op.className = 'hopening';
+            op.textContent = `${g.opening.eco} ${g.opening.name}`;
+            main.append(vs, op, meta);
+        } else {
+            main.append(vs, meta);
+        }
 
         const links = document.createElement('span');
         links.className = 'hlinks';

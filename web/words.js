@@ -343,6 +343,11 @@ const ERRORS = {
     takeback_not_allowed: 'Takebacks are off in this game (a player\'s ' +
                           'preference).',
     give_time_not_allowed: 'Time cannot be given in this game now',
+    no_such_player: 'Nobody of that name is online',
+    no_such_challenge: 'That challenge is no longer pending.',
+    too_many_challenges: 'Too many pending challenges',
+    challenge_unavailable: 'This server does not take challenges: send ' +
+                           'an invitation link instead.',
     give_time_capped: 'You have given all the time a game allows (60 s).',
     chat_not_allowed: 'You cannot chat here',
     muted: 'You are muted for a while after too many chat lines',
@@ -367,6 +372,8 @@ export function errorText(code, msg) {
     const full = (code === 'bad_field' || code === 'bad_clock' ||
                   code === 'no_rematch' || code === 'rating_out_of_range' ||
                   code === 'give_time_not_allowed' ||
+                  code === 'no_such_player' ||
+                  code === 'too_many_challenges') &&
                   code === 'chat_not_allowed') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)

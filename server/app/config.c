@@ -331,6 +331,15 @@ static const struct key keys[] = {
      * game's moves want an engine a second at level 8). */
     INT_KEY(max_computer_games_per_ip, NULL, 1, 100000, 16,
             "live games against the computer of one address's players"),
+    /* Challenges (PROTOCOL.md, "Challenges"): a few out per player, as
+     * lichess allows; more in, so that a popular player is not silenced,
+     * but bounded, since each is a notice on every page of theirs. */
+    INT_KEY(max_challenges_out, NULL, 1, 1000, 3,
+            "pending challenges one player may have sent"),
+    INT_KEY(max_challenges_in, NULL, 1, 1000, 20,
+            "pending challenges one player may have received"),
+    INT_KEY(challenge_lapse_s, NULL, 1, 3600, 20,
+            "seconds a challenge outlives its challenger's last connection"),
     /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
      * as lichess keeps anonymous players out of its chats. */
     INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),

@@ -115,6 +115,10 @@ struct config {
     int engine_queue;         /* engine requests waiting, at most */
     int max_computer_games_per_player; /* live games against it */
     int max_computer_games_per_ip;     /* ... of one address's players */
+    int max_challenges_out; /* pending challenges a player has sent */
+    int max_challenges_in;  /* ... and has received */
+    int challenge_lapse_s;  /* a challenge outlives its challenger's last
+                               connection so long */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */

@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,37 @@ struct lag_args {
     int games;
 };
 
+/* This command's options are long ones only, so a word that starts with
+ * one '-' is no option: it is a player id (a guest's id may start with
+ * '-', one in 64). Takes the first such word out of argv (shifting the
+ * rest down, so getopt never sees it) and returns it, or NULL. Words
+ * that are the value of an option given apart ("--db -x") stay. */
+static const char *take_dash_word(int *argc, char **argv)
+{
+    static const char *const with_value[] = {"--db", "--postgres", "--config",
+                                             "--games"};
+    for (int i = 1; i < *argc; i++) {
+        const char *w = argv[i];
+        bool value_next = false;
+
+        if (strcmp(w, "--") == 0)
+            return NULL;
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+            value_next |= strcmp(w, with_value[k]) == 0;
+        if (value_next) {
+            i++;
+            continue;
+        }
+        if (w[0] == '-' && w[1] != '-' && w[1] != '\0') {
+            memmove(&argv[i], &argv[i + 1],
+                    (size_t)(*argc - i - 1) * sizeof *argv);
+            (*argc)--;
+            return w;
+        }
+    }
+    return NULL;
+}
+
 /* Parses argv into *a: 0, or 2 (usage error, said) or -1 (--help). */
 static int parse(int argc, char **argv, struct lag_args *a)
 {
@@ -53,6 +85,7 @@ static int parse(int argc, char **argv, struct lag_args *a)
     int c;
 
     *a = (struct lag_args){.games = GAMES_DEFAULT};
+    a->player = take_dash_word(&argc, argv);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -83,12 +116,14 @@ static int parse(int argc, char **argv, struct lag_args *a)
             return 2;
         }
     }
-    if (optind != argc - 1 || !*argv[optind] ||
+    if (optind != argc - (a->player ? 0 : 1) ||
+        (!a->player && !*argv[optind]) ||
         (!a->db && !a->postgres && !a->config) || (a->db && a->postgres)) {
         fprintf(stderr, "E: %s", usage_line);
         return 2;
     }
-    a->player = argv[optind];
+    if (!a->player)
+        a->player = argv[optind];
     return 0;
 }
 

@@ -37,19 +37,13 @@ static struct {
 
 const char *ready_why(int64_t now)
 {
-    struct store_read_stats reads;
-
     if (!rd.h)
         return "starting";
     if (net_draining())
         return "draining";
     if (hub_metrics(rd.h)->db_file_lost)
         return "database_lost";
-    store_read_stats(hub_store(rd.h), &reads);
-    if (now - store_last_commit_ms(hub_store(rd.h)) >=
-            LIMIT_HEALTH_WRITER_STALL_MS ||
-        (reads.busy_since &&
-         now - reads.busy_since >= LIMIT_HEALTH_READER_STALL_MS))
+    if (store_stalled(hub_store(rd.h), now))
         return "store";
     if (rd.cl && !cluster_ready(rd.cl))
         return "cluster";

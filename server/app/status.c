@@ -16,6 +16,7 @@
 
 #include "app/build_commit.h"
 #include "engine/pool.h"
+#include "hub/challenge.h"
 #include "hub/hub.h"
 #include "hub/metrics.h"
 #include "lib/tunables.h"
@@ -331,6 +332,7 @@ static void put_store(struct out *o, const struct metrics_store *st)
 /* The hub's gauges that are counted when rendered. */
 struct metrics_sizes {
     size_t live_games, open_seeks, subscriptions;
+    size_t challenges;
 };
 
 /* The process's version and the gauges of the hub. */
@@ -367,6 +369,12 @@ static void put_gauges(struct out *o, const struct metrics *m,
         "# TYPE chess_game_subscriptions gauge\n"
         "chess_game_subscriptions %zu\n",
         s->subscriptions);
+    put(o,
+        "# HELP chess_challenges_pending Challenges sent and not yet "
+        "accepted, declined, canceled or expired.\n"
+        "# TYPE chess_challenges_pending gauge\n"
+        "chess_challenges_pending %zu\n",
+        s->challenges);
 }
 
 /* The hub's counters by reason and code, and the store's failures. */
@@ -771,15 +779,8 @@ static int reply(struct http_reply *r, int status, const char *type,
  * database file is still where it was opened. */
 static void healthz(struct hub *h, int64_t now, struct http_reply *r)
 {
-    struct store *st = hub_store(h);
-    struct store_read_stats rd;
-    int ok;
-
-    store_read_stats(st, &rd);
-    ok = now - store_last_commit_ms(st) < LIMIT_HEALTH_WRITER_STALL_MS &&
-         (!rd.busy_since ||
-          now - rd.busy_since < LIMIT_HEALTH_READER_STALL_MS) &&
-         !hub_metrics(h)->db_file_lost;
+    int ok = !store_stalled(hub_store(h), now) &&
+             !hub_metrics(h)->db_file_lost;
 
     reply(r, ok ? 200 : 503, "application/json",
           proto_render_health(ok, (int64_t)hub_live_games(h),
@@ -804,7 +805,7 @@ static void metrics_page(struct hub *h, struct http_reply *r)
     for (int i = 0; i < STORE_FAIL_KINDS; i++)
         st.failures[i] = store_failures(s, (enum store_failure)i);
     struct metrics_sizes sizes = {hub_live_games(h), hub_open_seeks(h),
-                                  hub_subscriptions(h)};
+                                  hub_subscriptions(h), challenge_count(h)};
     struct engine_pool_stats engines = {0};
 
     if (hub_engines(h))

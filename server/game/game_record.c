@@ -150,6 +150,11 @@ void game_fill_row(const struct game *g, struct store_game *r, int64_t now)
     r->black_ms = clock_left(&g->clock, BLACK, now);
     r->rated = g->rated;
     game_lag_totals(g, r->lag_ms);
+    if (g->opening) {
+        snprintf(r->eco, sizeof r->eco, "%s", opening_eco(g->opening));
+        snprintf(r->opening, sizeof r->opening, "%s",
+                 opening_name(g->opening));
+    }
     if (g->rated_end)
         for (int c = 0; c < 2; c++) {
             r->rating_before[c] = g->before[c];

@@ -61,6 +61,10 @@ struct store_game {
     /* The lag credit each side's moves received in all ([0] White's, [1]
      * Black's): the sums of its moves' lag_ms (0009_lag_totals.sql). */
     int64_t lag_ms[2];
+    /* The opening the game reached (common/opening.h, as its PGN's [ECO]
+     * and [Opening]): "" when none is named (0010_opening.sql). */
+    char eco[4];
+    char opening[112];
 };
 
 /* Ratings (migrations/0004_ratings.sql). A player's rating in one

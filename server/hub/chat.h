@@ -6,7 +6,7 @@
  * players' (the two players) and the spectators' (the spectators; the
  * players read it once the game has ended). A tournament's room will be
  * another kind keyed by the tournament instead of the game. Each line is
- * written through the store's writer (migrations/0010_chat.sql) and sent
+ * written through the store's writer (migrations/0011_chat.sql) and sent
  * to every connection of its room once committed, behind the game's
  * messages; the last CHAT_REPLAY of each room are kept in memory with the
  * game and replayed to a connection that watches or syncs the game. A

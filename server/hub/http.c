@@ -17,6 +17,7 @@
 #include "game/game.h"
 #include "hub/metrics.h"
 #include "proto.h"
+#include "hub/history.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -132,6 +133,8 @@ struct api_read {
     struct store_rating_point *points;
     struct store_leader *leaders;
     struct store_game_list list;
+    struct history_filter filter;
+    char next[33];
 };
 
 static void api_clear(struct hub_read *r)
@@ -286,8 +289,8 @@ static int games_run(struct store *st, struct hub_read *r)
 {
     struct api_read *q = (struct api_read *)r;
 
-    return store_list_player_games(st, q->id, q->before[0] ? q->before : NULL,
-                                   q->limit, &q->list);
+    return history_read(st, q->id, q->before[0] ? q->before : NULL, q->limit,
+                        &q->filter, &q->list, q->next);
 }
 
 static int games_done(struct hub *h, struct api_read *q, int rc,
@@ -316,6 +319,8 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
             /* its rating change (an RD is never 0; none: aborted, or
              * the ratings could not be read at its end) */
             .changed = g->rated && g->rd_before[0] > 0,
+            .eco = g->eco[0] && g->opening[0] ? g->eco : NULL,
+            .opening = g->eco[0] && g->opening[0] ? g->opening : NULL,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);
@@ -323,10 +328,7 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
         }
     }
     reply(r, 200, JSON_TYPE,
-          proto_render_game_list(sum, list->n,
-                                 list->has_more && list->n
-                                     ? list->games[list->n - 1].gid
-                                     : NULL));
+          proto_render_game_list(sum, list->n, q->next[0] ? q->next : NULL));
     free(sum);
     return 0;
 }
@@ -337,6 +339,10 @@ static int player_games(struct hub *h, const char *pid,
 {
     const char *before = arg(args, nargs, "before");
     const char *lim = arg(args, nargs, "limit");
+    struct history_filter filter;
+    const char *bad = history_parse(
+        &filter, arg(args, nargs, "speed"), arg(args, nargs, "rated"),
+        arg(args, nargs, "result"), arg(args, nargs, "vs"));
     struct api_read *q;
     long limit = 20;
     char *end;
@@ -350,8 +356,11 @@ static int player_games(struct hub *h, const char *pid,
         if (!*lim || *end || limit < 1 || limit > 100)
             return api_error(r, 400, "bad_limit");
     }
+    if (bad)
+        return api_error(r, 400, bad);
     if (!(q = api_new(r)))
         return 0;
+    q->filter = filter;
     snprintf(q->id, sizeof q->id, "%s", pid);
     snprintf(q->before, sizeof q->before, "%s", before ? before : "");
     q->limit = (int)limit;

@@ -123,10 +123,14 @@ struct hub_config {
                               long (PROTOCOL.md, "Seeks") */
     int max_computer_games_per_player; /* live games against the computer */
     int max_computer_games_per_ip;     /* ... of one address's players */
-    bool chat_guests;                  /* guests may chat (hub/chat.h) */
-    int chat_per_min, chat_burst;      /* one player's chat lines */
-    int chat_room_per_s;               /* one game's rooms' lines */
-    int64_t chat_mute_ms;              /* a flood's mute */
+    int max_challenges_out;       /* pending challenges a player has sent */
+    int max_challenges_in;        /* ... and has received (challenge.c) */
+    int64_t challenge_lapse_ms;   /* ... outlives its challenger's last
+                                   connection so long */
+    bool chat_guests;             /* guests may chat (hub/chat.h) */
+    int chat_per_min, chat_burst; /* one player's chat lines */
+    int chat_room_per_s;          /* one game's rooms' lines */
+    int64_t chat_mute_ms;         /* a flood's mute */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

@@ -4,20 +4,27 @@
  */
 #include "hub/module.h"
 
-extern const struct hub_module hub_core_module;     /* ping: hub.c */
-extern const struct hub_module hub_play_module;     /* a game's: play.c */
-extern const struct hub_module hub_lobby_module;    /* seeks.c */
-extern const struct hub_module hub_account_module;  /* hello.c, account.c */
-extern const struct hub_module hub_prefs_module;    /* prefs.c */
-extern const struct hub_module hub_rematch_module;  /* rematch.c */
-extern const struct hub_module hub_computer_module; /* computer.c */
-extern const struct hub_module hub_takeback_module; /* takeback.c */
-extern const struct hub_module hub_chat_module;     /* chat.c */
+extern const struct hub_module hub_core_module;      /* ping: hub.c */
+extern const struct hub_module hub_play_module;      /* a game's: play.c */
+extern const struct hub_module hub_lobby_module;     /* seeks.c */
+extern const struct hub_module hub_account_module;   /* hello.c, account.c */
+extern const struct hub_module hub_prefs_module;     /* prefs.c */
+extern const struct hub_module hub_rematch_module;   /* rematch.c */
+extern const struct hub_module hub_computer_module;  /* computer.c */
+extern const struct hub_module hub_takeback_module;  /* takeback.c */
+extern const struct hub_module hub_challenge_module; /* challenge.c */
+extern const struct hub_module hub_chat_module;      /* chat.c */
 
 const struct hub_module *const hub_modules[] = {
-    &hub_core_module,     &hub_play_module,
-    &hub_lobby_module,    &hub_account_module,
-    &hub_prefs_module,    &hub_rematch_module,
-    &hub_computer_module, &hub_takeback_module,
-    &hub_chat_module,     NULL,
+    &hub_core_module,
+    &hub_play_module,
+    &hub_lobby_module,
+    &hub_account_module,
+    &hub_prefs_module,
+    &hub_rematch_module,
+    &hub_computer_module,
+    &hub_takeback_module,
+    &hub_challenge_module,
+    &hub_chat_module,
+    NULL,
 };

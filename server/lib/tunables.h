@@ -230,6 +230,11 @@
 #define LIMIT_RATING_HISTORY 500
 #define LIMIT_LEADERBOARD 100
 
+/* A filtered page of a player's games (hub/history.c) looks at this many
+ * of its games at most: ten reads of 100 rows on the reader; the page
+ * then ends short, with the cursor to go on from. */
+#define LIMIT_HISTORY_SCAN 1000
+
 /* Rating farming (hub/fairplay.c). An account's last this many rated
  * games counted are its window; once full, it is flagged for
  * moderators when at least LIMIT_SUSPECT_MOSTLY of them (80 %) were

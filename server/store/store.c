@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "lib/errtext.h"
+#include "lib/tunables.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -301,6 +302,18 @@ size_t store_queue_depth(const struct store *s)
 int64_t store_last_commit_ms(const struct store *s)
 {
     return atomic_load(&s->last_commit_ms);
+}
+
+const char *store_stalled(struct store *s, int64_t now)
+{
+    struct store_read_stats rd;
+
+    store_read_stats(s, &rd);
+    if (rd.busy_since && now - rd.busy_since >= LIMIT_HEALTH_READER_STALL_MS)
+        return "reader";
+    if (now - store_last_commit_ms(s) >= LIMIT_HEALTH_WRITER_STALL_MS)
+        return "writer";
+    return NULL;
 }
 
 uint64_t store_failures(const struct store *s, enum store_failure kind)

@@ -292,7 +292,7 @@ uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
 uint64_t store_revoke_tokens(struct store *s, const char *pid);
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
-/* A chat line of a game's room (migrations/0010_chat.sql, hub/chat.h):
+/* A chat line of a game's room (migrations/0011_chat.sql, hub/chat.h):
  * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
  * hub checked it). */
 #define STORE_CHAT_TEXT_MAX 560 /* bytes: 140 code points of up to 4 */
@@ -351,6 +351,13 @@ size_t store_queue_depth(const struct store *s);
  * commits a heartbeat about once a second even when idle, so an old value
  * means the database refuses writes). */
 int64_t store_last_commit_ms(const struct store *s);
+/* Why the store cannot serve at now (CLOCK_MONOTONIC ms), from what its
+ * threads publish (no query): "reader" (one read has run for
+ * LIMIT_HEALTH_READER_STALL_MS: the database answers no read), "writer"
+ * (nothing committed, not even the heartbeat, for
+ * LIMIT_HEALTH_WRITER_STALL_MS), the reader's first, or NULL. For
+ * /healthz and /readyz; any thread. */
+const char *store_stalled(struct store *s, int64_t now);
 /* Database operations that failed, by kind, since store_open: a
  * transaction rolled back (it is retried: disk full, locked, I/O, a lost
  * connection), one write dropped as invalid, a batch given up at close, a

@@ -64,7 +64,7 @@
 #define STORE_SLOW_COMMIT_US 10000
 
 /* SQL both backends share. The game columns in the order both the upserts
- * bind them (parameters 1..30) and the reads return them (0..29); the
+ * bind them (parameters 1..32) and the reads return them (0..31); the
  * update of an upsert of a game row; a move's columns (journal, moves);
  * a rating's. */
 #define STORE_GAME_COLS                                                   \
@@ -73,8 +73,8 @@
     "result, reason, final_fen, draw_offer, created_ms, started_ms, "     \
     "ended_ms, white_ms, black_ms, rated, white_before, white_after, "    \
     "black_before, black_after, white_rd, black_rd, white_lag_ms, "       \
-    "black_lag_ms"
-#define STORE_GAME_N_COLS 30
+    "black_lag_ms, eco, opening"
+#define STORE_GAME_N_COLS 32
 #define STORE_GAME_UPDATE                                                  \
     "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
     "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \
@@ -92,7 +92,8 @@
     "black_before = excluded.black_before, "                               \
     "black_after = excluded.black_after, white_rd = excluded.white_rd, "   \
     "black_rd = excluded.black_rd, white_lag_ms = excluded.white_lag_ms, " \
-    "black_lag_ms = excluded.black_lag_ms"
+    "black_lag_ms = excluded.black_lag_ms, eco = excluded.eco, "           \
+    "opening = excluded.opening"
 #define STORE_MOVE_COLS "ply, uci, san, white_ms, black_ms, wall_ms, lag_ms"
 #define STORE_RATING_COLS                                                 \
     "pid, category, rating, rd, volatility, games, wins, draws, losses, " \

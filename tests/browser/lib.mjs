@@ -280,12 +280,16 @@ export async function logWebSocket(page) {
     await page.addInitScript(() => {
         const log = [];
         window.wsLog = log;
+        // `during`: the index of the incoming message whose event was
+        // being handled when a message went out (null: another task).
+        // This listener runs first; a timeout of 0 ends the event's task.
+        let during = null;
         const Native = window.WebSocket;
         const send = Native.prototype.send;
         Native.prototype.send = function (data) {
             const at = performance.now();
             try {
-                log.push({ dir: 'out', at, msg: JSON.parse(data) });
+                log.push({ dir: 'out', at, during, msg: JSON.parse(data) });
             } catch {
                 /* not JSON */
             }
@@ -296,6 +300,8 @@ export async function logWebSocket(page) {
                 super(...args);
                 this.addEventListener('message', (ev) => {
                     const at = performance.now();
+                    during = log.length;
+                    setTimeout(() => { during = null; }, 0);
                     try {
                         log.push({ dir: 'in', at, msg: JSON.parse(ev.data) });
                     } catch {
@@ -309,8 +315,10 @@ export async function logWebSocket(page) {
 
 // The page's WebSocket log (logWebSocket), messages of type `t` only.
 export async function wsMessages(page, dir, t) {
-    return page.evaluate(([d, type]) => window.wsLog.filter((e) =>
-        e.dir === d && e.msg.t === type), [dir, t]);
+    // (each with its index in the whole log, as `during` counts)
+    return page.evaluate(([d, type]) => window.wsLog
+        .map((e, index) => ({ ...e, index }))
+        .filter((e) => e.dir === d && e.msg.t === type), [dir, t]);
 }
 
 async function waitPlayed(page, before) {

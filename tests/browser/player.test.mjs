@@ -1,8 +1,8 @@
 // A player's page (/p/PID): the finished games from the HTTP API, newest
 // first, a page at a time ("More games"), each with the opponent (a link
 // to their page), colour, result, reason, clock and date, and links to the
-// game and its PGN; the names on a game page link back to it. Viewed at
-// phone width.
+// game and its PGN; the names on a game page link back to it; the filters
+// by result and opponent. Viewed at phone width.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -154,7 +154,7 @@ test('a player\'s games page by page, with links to games, PGN and players',
         const result = g.outcome === 'Draw' ? '1/2-1/2'
             : (g.outcome === 'Won') === (g.color === 'white') ? '1-0'
                 : '0-1';
-        assert.match(r.meta, new RegExp(`^5\\+3 · Blitz · ${reason} · ${
+        assert.match(r.meta, new RegExp(`^5\\+3 · Blitz · Casual · ${reason} · ${
             result.replace(/[/]/g, '\\/')} · \\S`), g.game);
     }
     const pgn = await fetch(server.base + rows[0].pgn);
@@ -191,6 +191,24 @@ test('a player\'s games page by page, with links to games, PGN and players',
     assert.equal(rowsB[0].oppHref, `/p/${made.a}`);
     assert.equal(await page.evaluate(() => window.notReloaded), true,
                  'links change the page without reloading it');
+
+    // The filters: Hist_B's wins are Hist_A's losses; a draw; nobody.
+    await page.selectOption('#pf-result', 'win');
+    const lostByA = newest.filter((g) => g.outcome === 'Lost');
+    await waitCount(page, lostByA.length);
+    assert.deepEqual((await listed(page)).map((r) => r.game),
+                     lostByA.map((g) => g.game));
+    await page.selectOption('#pf-result', 'draw');
+    await waitCount(page, newest.filter((g) => g.outcome === 'Draw').length);
+    await page.fill('#pf-vs', 'nobody');
+    await page.press('#pf-vs', 'Enter');
+    await waitCount(page, 0);
+    await waitText(page, '#player-status', /^No game matches\.$/);
+    await page.fill('#pf-vs', 'hist_a');   // a name, in any case
+    await page.press('#pf-vs', 'Enter');
+    await waitCount(page, newest.filter((g) => g.outcome === 'Draw').length);
+    await page.selectOption('#pf-result', '');
+    await waitCount(page, 5);
 
     // Back and forward: the history of the page works.
     await page.goBack();

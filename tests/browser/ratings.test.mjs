@@ -209,5 +209,18 @@ sys.exit(0 if n == 1 else 1)`, server.db, pa], { encoding: 'utf8' });
     assert.equal(await own.locator('svg[role="img"] circle').count(), 2);
     await b.page.locator('#player-games li').first().waitFor();
     assert.equal(await b.page.locator('#player-games li').count(), 2);
+    // each game of the list is marked rated, with alice's rating after it
+    // and the change (the newest first: the rematch)
+    const deltas = await b.page.locator('#player-games .hdelta')
+        .allTextContents();
+    const signed = (d) => `${d > 0 ? '+' : d < 0 ? '\u2212' : '±'}${
+        Math.abs(d)}`;
+    assert.deepEqual(deltas, [`${ra2.rating} (${signed(ra2.rating - ra.rating)})`,
+                              `${ra.rating} (${signed(ra.rating - 1500)})`]);
+    assert.match(await b.page.locator('#player-games .hmeta').first()
+        .textContent(), / · Rated · /);
+    // and the opening each reached (1. d4 d5, then 1. e4 e5)
+    assert.deepEqual(await b.page.locator('#player-games .hopening')
+        .allTextContents(), ['D00 Queen\'s Pawn Game', 'C20 King\'s Pawn Game']);
     assertClean(t, a, b);
 });

@@ -70,8 +70,10 @@ test('few requests, gzip-compressed, and a small repeat visit',
         assert.ok(r.status === 304 || r.status === 200, seen);
         assert.ok(r.bytes > 0 && r.bytes < 1024, seen);
     }
+    // (each module of the page costs its 304, about 436 bytes: 24 files
+    // since challenge.js)
     const bytes = p.meter.bytes();
-    assert.ok(bytes < 10 * 1024, `repeat visit: ${bytes} bytes: ${seen}`);
+    assert.ok(bytes < 11 * 1024, `repeat visit: ${bytes} bytes: ${seen}`);
     console.log(`# first visit: ${first.length} requests, ${
         first.reduce((n, r) => n + r.bytes, 0)} bytes; repeat: ${
         repeat.length} requests, ${bytes} bytes`);

@@ -286,6 +286,45 @@ START_TEST(test_lag_totals_filled_from_moves)
 }
 END_TEST
 
+/* A database at pg/0004 (before the openings): pg/0005 takes each
+ * finished game's ECO code and opening name from its PGN's tags, as
+ * SQLite's 0010 does; a game whose PGN has none gets none. */
+START_TEST(test_openings_filled_from_pgn)
+{
+    PGconn *c = connect_db();
+
+    ck_assert_int_ge((int)migrations_pg_count, 5);
+    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
+                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
+                 "bigint NOT NULL)");
+    for (int i = 0; i < 4; i++) {
+        char sql[128];
+        exec_ok(obs, migrations_pg_list[i].sql);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
+                 migrations_pg_list[i].version);
+        exec_ok(obs, sql);
+    }
+    exec_ok(obs, "INSERT INTO players VALUES ('pidW', 'W', sha256('w'), 1), "
+                 "('pidB', 'B', sha256('b'), 1)");
+    exec_ok(obs, LAG_ROWS_GAMES);
+    exec_ok(obs, "UPDATE games SET pgn = E'[Event \"Casual game\"]\\n"
+                 "[ECO \"C44\"]\\n[Opening \"King''s Pawn Game: Tayler "
+                 "Opening\"]\\n\\n1. e4 e5 1-0\\n' WHERE gid = 'w1'");
+    exec_ok(obs, "UPDATE games SET pgn = E'[Event \"Casual game\"]\\n\\n"
+                 "1... Kd7 1/2-1/2\\n' WHERE gid = 'b1'");
+    migrate_ok(c);
+    ck_assert_int_eq(query_ll(obs, "SELECT count(*) FROM games WHERE "
+                                   "gid = 'w1' AND eco = 'C44' AND opening "
+                                   "= 'King''s Pawn Game: Tayler Opening'"),
+                     1);
+    ck_assert_int_eq(query_ll(obs, "SELECT count(*) FROM games WHERE "
+                                   "eco IS NOT NULL OR opening IS NOT NULL"),
+                     1);
+    PQfinish(c);
+}
+END_TEST
+
 /* The schema's constraints came across: a few that SQLite enforces. */
 START_TEST(test_constraints)
 {
@@ -789,6 +828,7 @@ static Suite *pgstore_suite(void)
     tcase_add_test(tc, test_fresh_then_noop);
     tcase_add_test(tc, test_constraints);
     tcase_add_test(tc, test_lag_totals_filled_from_moves);
+    tcase_add_test(tc, test_openings_filled_from_pgn);
     tcase_add_test(tc, test_same_as_sqlite);
     tcase_add_loop_test(tc, test_concurrent_apply, 0, 2);
     tcase_add_test(tc, test_newer_refused);

@@ -11,8 +11,8 @@ import subprocess
 import time
 
 import metricsdoc
-from harness import (CLUSTER, POSTGRES, WAIT, FreshServerTest, ServerTest,
-                     one_node, wait_until)
+from harness import (CLUSTER, FISCHER_5_0, POSTGRES, WAIT, FreshServerTest,
+                     ServerTest, one_node, wait_until)
 
 # A cluster node's families and their types (docs/PROTOCOL.md).
 CLUSTER_FAMILIES = (
@@ -788,6 +788,96 @@ class HttpTest(ServerTest):
         self.assertEqual(h.get("content-encoding"), "gzip")
         self.assertGreater(len(body), 16384)
         self.assertEqual(gzip.decompress(body), big.encode())
+
+
+class HistoryTest(FreshServerTest):
+    """A player's list of games (GET /api/players/PID/games): its filters
+    and openings, on a server of its own whose API limit lets a test ask
+    as often as it needs."""
+
+    def setUp(self):
+        super().setUp()
+        self.srv = self.server(config={"http_rate_per_s": 1000,
+                                       "http_burst": 1000})
+
+    def test_player_games_name_their_openings(self):
+        """Each listed game names the opening it reached, as its PGN's
+        [ECO] and [Opening] tags do; a game without a named position has
+        none."""
+        w, b, gid = self.start_game(self.srv)
+        for ply, uci in enumerate("f2f3 e7e5 g2g4 d8h4".split()):
+            (w, b)[ply % 2].move(gid, uci, ply)
+            w.expect("moved", game=gid, ply=ply + 1)
+        b.expect("game_end", game=gid)
+        status, _, body = self.srv.http("/api/games/%s/pgn" % gid)
+        tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]$', body.decode(), re.M))
+        self.assertIn("ECO", tags)
+        status, page = self.srv.http_json("/api/players/%s/games" % w.pid)
+        self.assertEqual(page["games"][0]["game"], gid)
+        self.assertEqual(page["games"][0]["opening"],
+                         {"eco": tags["ECO"], "name": tags["Opening"]})
+        gid2 = w.request({"t": "invite", "clock": FISCHER_5_0,
+                          "color": "white"}, "invited")["game"]
+        b.send({"t": "join", "game": gid2})
+        b.expect("game_start", game=gid2)
+        b.send({"t": "resign", "game": gid2})
+        w.expect("game_end", game=gid2)
+        status, page = self.srv.http_json("/api/players/%s/games" % w.pid)
+        self.assertEqual(page["games"][0]["game"], gid2)
+        self.assertIsNone(page["games"][0]["opening"])
+
+    def test_player_games_filtered(self):
+        """The player page's filters: speed, rated, result and opponent
+        (its PID, or its name in any case), each alone; a bad value is a
+        400 naming it; a filtered page goes on from the last game it
+        looked at."""
+        w, b, c = self.client(self.srv), self.client(self.srv), self.client(self.srv)
+
+        def game(white, black, clock, loser):
+            gid = white.request({"t": "invite", "clock": clock,
+                                 "color": "white"}, "invited")["game"]
+            black.send({"t": "join", "game": gid})
+            black.expect("game_start", game=gid)
+            loser.send({"t": "resign", "game": gid})
+            white.expect("game_end", game=gid)
+            time.sleep(0.005)  # the next ends a later ms: newest first
+            return gid
+        g1 = game(w, b, {"type": "per_move", "per_move_s": 30}, w)
+        g2 = game(w, b, FISCHER_5_0, b)
+        g3 = game(w, c, {"type": "fischer", "initial_s": 60,
+                         "increment_s": 0}, c)
+
+        def listed(pid, query):
+            status, page = self.srv.http_json(
+                "/api/players/%s/games?%s" % (pid, query))
+            self.assertEqual(status, 200, page)
+            return [g["game"] for g in page["games"]], page["next"]
+        self.assertEqual(listed(b.pid, "speed=per_move")[0], [g1])
+        self.assertEqual(listed(b.pid, "speed=blitz")[0], [g2])
+        self.assertEqual(listed(w.pid, "speed=bullet")[0], [g3])
+        self.assertEqual(listed(b.pid, "result=win")[0], [g1])
+        self.assertEqual(listed(b.pid, "result=loss")[0], [g2])
+        self.assertEqual(listed(b.pid, "result=draw")[0], [])
+        self.assertEqual(listed(b.pid, "rated=true")[0], [])
+        self.assertEqual(listed(b.pid, "rated=false")[0], [g2, g1])
+        self.assertEqual(listed(w.pid, "vs=" + c.pid)[0], [g3])
+        self.assertEqual(listed(w.pid, "vs=" + b.player["name"].upper())[0],
+                         [g2, g1])
+        self.assertEqual(listed(w.pid, "vs=nobody")[0], [])
+        # w's wins, one a page: g3, then g2 (the scan stopped there), then
+        # an empty last page (g1 is a loss)
+        self.assertEqual(listed(w.pid, "result=win&limit=1"), ([g3], g3))
+        self.assertEqual(listed(w.pid, "result=win&limit=1&before=" + g3),
+                         ([g2], g2))
+        self.assertEqual(listed(w.pid, "result=win&limit=1&before=" + g2),
+                         ([], None))
+        for query, error in (("speed=turbo", "bad_speed"),
+                             ("rated=yes", "bad_rated"),
+                             ("result=won", "bad_result"),
+                             ("vs=a%20b", "bad_vs")):
+            status, body = self.srv.http_json(
+                "/api/players/%s/games?%s" % (w.pid, query))
+            self.assertEqual((status, body), (400, {"error": error}), query)
 
 
 class ApiRateLimitTest(FreshServerTest):

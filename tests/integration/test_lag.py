@@ -186,6 +186,12 @@ class LagTest(LagGame):
         r = self.lag("no-such-player")
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("no account or player named no-such-player", r.stderr)
+        # a player id that begins with "-" is no option, even without "--"
+        r = subprocess.run([SERVER, "lag", "-No_such"] +
+                           db_args(self.srv.dir, self.srv.db),
+                           capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no account or player named -No_such", r.stderr)
         r = self.lag(pid, "--games", "0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--games takes 1 to 100", r.stderr)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/tunables.h"
 #include "sysclock.h"
 
 static const struct store_harness *H;
@@ -182,6 +183,11 @@ START_TEST(a_running_read_past_its_deadline_is_answered_without_waiting)
         sleep_ms(1);
     store_read_stats(s, &st);
     ck_assert_int_gt(st.busy_since, 0);
+    /* /healthz and /readyz: a reader in one read this long is a stall */
+    ck_assert_ptr_null(store_stalled(s, st.busy_since));
+    ck_assert_str_eq(
+        store_stalled(s, st.busy_since + LIMIT_HEALTH_READER_STALL_MS),
+        "reader");
     t0 = sysclock_ms(CLOCK_MONOTONIC);
     store_read_collect(s, 100); /* a is due while it runs */
     ck_assert_int_lt(sysclock_ms(CLOCK_MONOTONIC) - t0, 50);
@@ -194,6 +200,12 @@ START_TEST(a_running_read_past_its_deadline_is_answered_without_waiting)
     collect_until(s, 100, &released, 2);
     ck_assert_int_eq(b.end, STORE_READ_RAN);
     ck_assert_int_eq(atomic_load(&b.dones), 1);
+    store_read_stats(s, &st); /* idle again: only the writer's age counts */
+    ck_assert_int_eq(st.busy_since, 0);
+    ck_assert_ptr_null(store_stalled(s, store_last_commit_ms(s)));
+    ck_assert_str_eq(store_stalled(s, store_last_commit_ms(s) +
+                                          LIMIT_HEALTH_WRITER_STALL_MS),
+                     "writer");
     store_close(s);
 }
 END_TEST

@@ -23,23 +23,12 @@
 #include "engine/pool.h"
 #include "engine/uciproc.h"
 #include "tmpdir.h"
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int wakes;
+#include "wakeup.h"
 
 #define MAXA 16
 static struct engine_answer got[MAXA];
 static char got_pv[MAXA][UCI_PV_MAX], got_name[MAXA][UCI_NAME_MAX];
 static int ngot;
-
-static void wake(void)
-{
-    pthread_mutex_lock(&mu);
-    wakes++;
-    pthread_cond_signal(&cv);
-    pthread_mutex_unlock(&mu);
-}
 
 static void done(void *arg, const struct engine_answer *a)
 {
@@ -57,18 +46,7 @@ static void await_answers(struct engine_pool *p, int n, int64_t ms)
     int64_t until = uciproc_now_ms() + ms;
 
     while (ngot < n && uciproc_now_ms() < until) {
-        struct timespec ts;
-        pthread_mutex_lock(&mu);
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 20 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        if (!wakes)
-            pthread_cond_timedwait(&cv, &mu, &ts);
-        wakes = 0;
-        pthread_mutex_unlock(&mu);
+        wakeup_wait(20);
         engine_pool_collect(p);
     }
     ck_assert_int_eq(ngot, n);
@@ -101,7 +79,7 @@ static struct engine_pool *pool_of(int engines, size_t queue)
         .path = fake,
         .engines = engines,
         .queue = queue,
-        .wake = wake,
+        .wake = wakeup_signal,
         .start_ms = 1000,
         .slack_ms = 300,
         .stop_ms = 200,

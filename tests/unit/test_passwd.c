@@ -15,26 +15,16 @@
 
 #include "check_main.h"
 #include "hub/passwd.h"
+#include "wakeup.h"
 
 #define MAXA 16
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int wakes;
 static struct {
     long tag;
     bool hashed, ok;
     char encoded[PASSWD_ENCODED_MAX];
 } got[MAXA];
 static int ngot;
-
-static void wake(void)
-{
-    pthread_mutex_lock(&mu);
-    wakes++;
-    pthread_cond_signal(&cv);
-    pthread_mutex_unlock(&mu);
-}
 
 static void answer(void *arg, const struct passwd_answer *a)
 {
@@ -53,13 +43,7 @@ static void collect(struct passwd *pw, int n)
     time_t give_up = time(NULL) + 60;
 
     while (ngot < n && time(NULL) < give_up) {
-        pthread_mutex_lock(&mu);
-        while (!wakes && time(NULL) < give_up) {
-            struct timespec ts = {time(NULL) + 1, 0};
-            pthread_cond_timedwait(&cv, &mu, &ts);
-        }
-        wakes = 0;
-        pthread_mutex_unlock(&mu);
+        wakeup_wait(1000);
         passwd_collect(pw, answer, NULL);
     }
     ck_assert_int_eq(ngot, n);
@@ -68,12 +52,12 @@ static void collect(struct passwd *pw, int n)
 static void reset(void)
 {
     ngot = 0;
-    wakes = 0;
+    wakeup_reset();
 }
 
 START_TEST(hash_then_verify)
 {
-    struct passwd *pw = passwd_start(wake, 1, 4, 0);
+    struct passwd *pw = passwd_start(wakeup_signal, 1, 4, 0);
     char encoded[PASSWD_ENCODED_MAX], want[64];
 
     reset();
@@ -117,7 +101,7 @@ END_TEST
 
 START_TEST(queue_is_bounded)
 {
-    struct passwd *pw = passwd_start(wake, 2, 3, 0);
+    struct passwd *pw = passwd_start(wakeup_signal, 2, 3, 0);
 
     reset();
     ck_assert_ptr_nonnull(pw);
@@ -150,7 +134,7 @@ END_TEST
  * (ASan and valgrind see any leak). */
 START_TEST(stop_drops_pending)
 {
-    struct passwd *pw = passwd_start(wake, 1, 8, 0);
+    struct passwd *pw = passwd_start(wakeup_signal, 1, 8, 0);
     time_t give_up = time(NULL) + 60;
 
     reset();

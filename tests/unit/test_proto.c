@@ -306,6 +306,89 @@ START_TEST(rematch_messages)
 }
 END_TEST
 
+START_TEST(challenge_messages)
+{
+    ck_assert_int_eq(
+        parse("{\"t\":\"challenge\",\"to\":\"Bob\",\"clock\":{\"type\":"
+              "\"fischer\",\"initial_s\":180,\"increment_s\":2},\"color\":"
+              "\"black\",\"rated\":true}",
+              true),
+        0);
+    ck_assert_int_eq(m.type, PROTO_T_CHALLENGE);
+    ck_assert_str_eq(m.to, "Bob");
+    ck_assert_int_eq(m.color, PROTO_BLACK);
+    ck_assert(m.rated);
+    FAILS("{\"t\":\"challenge\",\"to\":\"Bob\"}", true, PROTO_BAD_FIELD,
+          "clock: missing");
+    FAILS("{\"t\":\"challenge\",\"to\":\"a b\",\"clock\":{}}", true,
+          PROTO_BAD_FIELD, "to:");
+    ck_assert_int_eq(
+        parse("{\"t\":\"challenge_decline\",\"challenge\":\"c1\"}", true), 0);
+    ck_assert_int_eq(m.reason, PROTO_DECLINE_GENERIC);
+    ck_assert_int_eq(parse("{\"t\":\"challenge_decline\",\"challenge\":"
+                           "\"c1\",\"reason\":\"tooFast\"}",
+                           true),
+                     0);
+    ck_assert_int_eq(m.reason, PROTO_DECLINE_TOO_FAST);
+    FAILS("{\"t\":\"challenge_decline\",\"challenge\":\"c1\",\"reason\":"
+          "\"toofast\"}",
+          true, PROTO_BAD_FIELD, "reason:");
+    FAILS("{\"t\":\"challenge_cancel\",\"challenge\":\"c1\",\"reason\":"
+          "\"later\"}",
+          true, PROTO_BAD_FIELD, "'reason'");
+    FAILS("{\"t\":\"challenge_accept\"}", true, PROTO_BAD_FIELD,
+          "challenge: missing");
+    ck_assert_int_eq(parse("{\"t\":\"challenges\"}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_CHALLENGES);
+    for (int r = 0; r < PROTO_DECLINE_COUNT; r++)
+        ck_assert_int_eq(proto_decline_parse(proto_decline_name(r)), r);
+
+    struct proto_challenge c = {
+        .id = "c1",
+        .status = "declined",
+        .challenger = {.id = "pa", .name = "Al", .has_account = true},
+        .dest = {.id = "pb",
+                 .name = "Bo",
+                 .has_account = true,
+                 .account = true},
+        .clock = {.initial_s = 180, .increment_s = 2},
+        .color = PROTO_WHITE,
+        .decline = PROTO_DECLINE_LATER,
+    };
+    char *s = proto_render_challenge(&c, NULL);
+    ck_assert_str_eq(
+        s, "{\"t\":\"challenge\",\"challenge\":{\"id\":\"c1\",\"status\":"
+           "\"declined\",\"challenger\":{\"id\":\"pa\",\"name\":\"Al\","
+           "\"account\":false},\"dest\":{\"id\":\"pb\",\"name\":\"Bo\","
+           "\"account\":true},\"clock\":{\"type\":\"fischer\","
+           "\"initial_s\":180,\"increment_s\":2},\"color\":\"white\","
+           "\"rated\":false,\"decline_reason\":\"later\",\"game\":null,"
+           "\"expires_ms\":null}}");
+    free(s);
+    /* lichess's ChallengeJson of the same challenge */
+    json_t *o = load(
+        proto_render_challenge_lichess(&c, "https://x.org", true, -1));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "url")),
+                     "https://x.org/c1");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "speed")), "blitz");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "direction")),
+                     "in");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(o, "declineReasonKey")), "later");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(o, "declineReason")),
+        "This is not the right time for me, please ask again later.");
+    json_t *tc = json_object_get(o, "timeControl");
+    ck_assert_str_eq(json_string_value(json_object_get(tc, "show")), "3+2");
+    ck_assert_int_eq(json_integer_value(json_object_get(tc, "limit")), 180);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(o, "destUser"), "name")),
+                     "Bo");
+    ck_assert_ptr_null(json_object_get(o, "finalColor"));
+    json_decref(o);
+}
+END_TEST
+
 /* proto_write_moved's text, malloc'ed: in a buffer of exactly
  * proto_moved_size bytes (ASan and valgrind see a write past it), which
  * the text and its terminator must fit. */
@@ -1176,6 +1259,7 @@ int main(void)
     tcase_add_test(tc, render_error_echoes_id);
     tcase_add_test(tc, render_store_stall);
     tcase_add_test(tc, rematch_messages);
+    tcase_add_test(tc, challenge_messages);
     tcase_add_test(tc, render_state_and_moved);
     tcase_add_test(tc, moved_matches_jansson);
     tcase_add_test(tc, move_shortcut_matches_jansson);

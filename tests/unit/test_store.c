@@ -761,6 +761,44 @@ START_TEST(version_8_database_gets_lag_totals)
 }
 END_TEST
 
+/* A database of schema version 9 (before the openings): migration 0010
+ * takes each finished game's ECO code and opening name from its PGN's
+ * tags; a game whose PGN has none, and a live one, get none. */
+START_TEST(version_9_database_gets_openings)
+{
+    sqlite3 *db = raw_open(db_path);
+    struct store_game g;
+
+    ck_assert_int_ge((int)migrations_count, 10);
+    raw_exec(db, "PRAGMA journal_mode = WAL");
+    for (int i = 0; i < 9; i++)
+        raw_exec(db, migrations_list[i].sql);
+    raw_exec(db, "PRAGMA user_version = 9");
+    raw_exec(db, "INSERT INTO players VALUES ('pidW', 'white', x'" Z31
+                 "01', 1700000000000), ('pidB', 'black', x'" Z31
+                 "02', 1700000000001)");
+    raw_exec(db, LAG_ROWS_GAMES);
+    raw_exec(db, "UPDATE games SET pgn = '[Event \"Casual game\"]\n"
+                 "[ECO \"C44\"]\n[Opening \"King''s Pawn Game: Tayler "
+                 "Opening\"]\n\n1. e4 e5 1-0\n' WHERE gid = 'w1'");
+    raw_exec(db, "UPDATE games SET pgn = '[Event \"Casual game\"]\n\n"
+                 "1... Kd7 1/2-1/2\n' WHERE gid = 'b1'");
+    sqlite3_close(db);
+
+    struct store *s = open_store(db_path);
+    ck_assert_int_eq(store_schema_version(s), (int)migrations_count);
+    ck_assert_int_eq(store_get_game(s, "w1", &g, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(g.eco, "C44");
+    ck_assert_str_eq(g.opening, "King's Pawn Game: Tayler Opening");
+    ck_assert_int_eq(store_get_game(s, "b1", &g, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(g.eco, "");
+    ck_assert_str_eq(g.opening, "");
+    ck_assert_int_eq(store_get_game(s, "live", &g, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(g.eco, "");
+    store_close(s);
+}
+END_TEST
+
 /* A reader never creates a database nor migrates one: a missing file and
  * a schema older than this binary's are refused, each with what to do,
  * and the file is left as it was. */
@@ -825,6 +863,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, backup_copies_a_live_database);
     tcase_add_test(tc, version_2_database_upgrades_in_place);
     tcase_add_test(tc, version_8_database_gets_lag_totals);
+    tcase_add_test(tc, version_9_database_gets_openings);
     tcase_add_test(tc, reader_refuses_what_it_cannot_read);
     tcase_add_test(tc, leaderboard_reads_its_index);
     tcase_add_test(tc, wal_stays_within_its_cap_under_back_to_back_commits);

@@ -15,25 +15,15 @@
 #include "movegen.h"
 #include "game/verdict.h"
 #include "check_main.h"
+#include "wakeup.h"
 
 #define MAXQ 128
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int wakes;
 static struct {
     char gid[16];
     struct verdict a;
 } got[MAXQ];
 static int ngot;
-
-static void wake(void)
-{
-    pthread_mutex_lock(&mu);
-    wakes++;
-    pthread_cond_signal(&cv);
-    pthread_mutex_unlock(&mu);
-}
 
 static void answer(void *arg, const struct verdict *a)
 {
@@ -51,13 +41,8 @@ static void collect(struct verdicts *v, int n)
     time_t give_up = time(NULL) + 60;
 
     while (ngot < n) {
-        pthread_mutex_lock(&mu);
-        while (!wakes && time(NULL) < give_up) {
-            struct timespec ts = {time(NULL) + 1, 0};
-            pthread_cond_timedwait(&cv, &mu, &ts);
-        }
-        wakes = 0;
-        pthread_mutex_unlock(&mu);
+        while (!wakeup_wait(1000) && time(NULL) < give_up)
+            ;
         ck_assert_msg(time(NULL) < give_up, "answers missing");
         verdicts_collect(v, answer, NULL);
     }
@@ -76,7 +61,7 @@ static struct board fen(const char *f)
 
 START_TEST(lone_fortress_is_proven)
 {
-    struct verdicts *v = verdicts_start(wake, 0);
+    struct verdicts *v = verdicts_start(wakeup_signal, 0);
     struct board b = fen(FORTRESS);
 
     ngot = 0;
@@ -120,7 +105,7 @@ static struct board random_position(unsigned long long *seed, int plies)
 START_TEST(burst_answers_within_the_window)
 {
     const long window = 100000;
-    struct verdicts *v = verdicts_start(wake, window);
+    struct verdicts *v = verdicts_start(wakeup_signal, window);
     unsigned long long seed = 7;
     long total = 0;
     char gid[16];
@@ -147,7 +132,7 @@ START_TEST(burst_answers_within_the_window)
     ck_assert_str_eq(got[n - 1].gid, "F"); /* in order */
     ck_assert(!got[n - 1].a.can_mate);
     /* without the shares these searches alone exceed the window */
-    struct verdicts *full = verdicts_start(wake, 40L * 1000 * 1000);
+    struct verdicts *full = verdicts_start(wakeup_signal, 40L * 1000 * 1000);
     int before = ngot;
     seed = 7;
     for (int i = 0; i < 40; i++) {

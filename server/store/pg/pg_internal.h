@@ -22,7 +22,7 @@
  * store_close waits, before it drops the connection. */
 #define STORE_PG_RECONNECT_MS 1000
 #define STORE_PG_STOP_MS STORE_BUSY_MS
-#define PGP_MAX 32
+#define PGP_MAX 40
 
 /* Parameters of one statement, in libpq's arrays: text, except bytea
  * (binary). */

@@ -136,6 +136,8 @@ void pgp_game(struct pgp *p, const struct store_game *g, const char *status)
         pgp_real_if(p, rated_end, g->rd_before[c]);
     for (int c = 0; c < 2; c++)
         pgp_int(p, g->lag_ms[c]);
+    pgp_text_or_null(p, g->eco);
+    pgp_text_or_null(p, g->opening);
 }
 
 /* gid and m as a journal or moves insert's parameters 1..8. */
@@ -207,7 +209,7 @@ void pg__row_player(const PGresult *r, int i, struct store_player *p)
     p->created_ms = pg__col_int(r, i, 3);
 }
 
-/* Fills g from columns 0..29 (STORE_GAME_COLS order). */
+/* Fills g from columns 0..31 (STORE_GAME_COLS order). */
 void pg__row_game(const PGresult *r, int i, struct store_game *g)
 {
     int c = 0;
@@ -243,6 +245,8 @@ void pg__row_game(const PGresult *r, int i, struct store_game *g)
         g->rd_before[k] = pg__col_real(r, i, c++);
     for (int k = 0; k < 2; k++)
         g->lag_ms[k] = pg__col_int(r, i, c++);
+    pg__col_str(r, i, c++, g->eco, sizeof g->eco);
+    pg__col_str(r, i, c++, g->opening, sizeof g->opening);
 }
 
 /* Fills m from columns c.. of row i (STORE_MOVE_COLS). */

@@ -48,7 +48,7 @@ struct pg_stmt {
 #define GAME_PARAMS                                                      \
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, " \
     "$16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, "  \
-    "$29, $30"
+    "$29, $30, $31, $32"
 #define MOVE_PARAMS "$1, $2, $3, $4, $5, $6, $7, $8"
 
 static const struct pg_stmt writer_stmts[] = {
@@ -63,7 +63,7 @@ static const struct pg_stmt writer_stmts[] = {
                ") ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE},
     {"w_finish",
      "INSERT INTO games (" STORE_GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-     ", $31) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
+     ", $33) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
      ", pgn = excluded.pgn"},
     {"w_check", "SELECT epoch_check($1, $2)"},
     {"w_take", "SELECT epoch_take($1, $2)"},

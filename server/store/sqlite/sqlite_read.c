@@ -22,7 +22,7 @@ static void row_player(sqlite3_stmt *st, struct store_player *p)
     p->created_ms = sqlite3_column_int64(st, 3);
 }
 
-/* Fills g from columns 0..29 (STORE_GAME_COLS order). */
+/* Fills g from columns 0..31 (STORE_GAME_COLS order). */
 static void row_game(sqlite3_stmt *st, struct store_game *g)
 {
     int i = 0;
@@ -58,6 +58,8 @@ static void row_game(sqlite3_stmt *st, struct store_game *g)
         g->rd_before[c] = sqlite3_column_double(st, i++);
     for (int c = 0; c < 2; c++)
         g->lag_ms[c] = sqlite3_column_int64(st, i++);
+    sq_col_str(st, i++, g->eco, sizeof g->eco);
+    sq_col_str(st, i++, g->opening, sizeof g->opening);
 }
 
 /* Fills m from columns col.. of st's row (STORE_MOVE_COLS). */

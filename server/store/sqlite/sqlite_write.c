@@ -60,7 +60,7 @@ static int bind_real_if(sqlite3_stmt *st, int i, bool set, double v)
     return set ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
-/* Binds the STORE_GAME_COLS parameters ?1..?30. Returns SQLITE_OK (0), or
+/* Binds the STORE_GAME_COLS parameters ?1..?32. Returns SQLITE_OK (0), or
  * non-zero when any bind failed (the codes are OR-ed together). */
 static int bind_game(sqlite3_stmt *st, const struct store_game *g,
                      const char *status)
@@ -97,6 +97,8 @@ static int bind_game(sqlite3_stmt *st, const struct store_game *g,
         rc |= bind_real_if(st, 27 + c, rated_end, g->rd_before[c]);
         rc |= sqlite3_bind_int64(st, 29 + c, g->lag_ms[c]);
     }
+    rc |= bind_text_or_null(st, 31, g->eco);
+    rc |= bind_text_or_null(st, 32, g->opening);
     return rc;
 }
 
@@ -270,7 +272,7 @@ static int apply_finish(struct store *s, const struct op *op)
     if ((rc = sq_step_once(b->w_savepoint)) != SQLITE_DONE)
         return rc;
     if (bind_game(st, &op->u.game, "ended") != SQLITE_OK ||
-        sqlite3_bind_text(st, 31, op->pgn, -1, SQLITE_STATIC) != SQLITE_OK) {
+        sqlite3_bind_text(st, 33, op->pgn, -1, SQLITE_STATIC) != SQLITE_OK) {
         sqlite3_clear_bindings(st);
         rc = SQLITE_RANGE;
         goto undo;

@@ -43,7 +43,7 @@
 #define GAME_PARAMS                                                      \
     "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, " \
     "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "  \
-    "?29, ?30"
+    "?29, ?30, ?31, ?32"
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
@@ -75,7 +75,7 @@ static const struct stmt_def writer_stmts[] = {
                 ") ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE),
     DEF(w_finish,
         "INSERT INTO games (" STORE_GAME_COLS ", pgn) VALUES (" GAME_PARAMS
-        ", ?31) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
+        ", ?33) ON CONFLICT (gid) DO UPDATE SET " STORE_GAME_UPDATE
         ", pgn = excluded.pgn"),
     DEF(w_move, "INSERT INTO journal (gid, " STORE_MOVE_COLS ") "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),

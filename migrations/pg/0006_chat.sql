@@ -1,5 +1,5 @@
--- pg/0005_chat.sql - the chat lines of games: the same table as SQLite's
--- migration 0010 (see there). (Reserved number 0011: renumber at merge.)
+-- pg/0006_chat.sql - the chat lines of games: the same table as SQLite's
+-- migration 0011 (see there).
 CREATE TABLE chat_lines (
     id     bigserial PRIMARY KEY,
     gid    text NOT NULL REFERENCES games (gid) ON DELETE CASCADE,

@@ -1,5 +1,4 @@
--- 0010_chat.sql - the chat lines of games (issue 30; PROTOCOL.md "Chat").
--- (Reserved number 0011 for this branch: renumber at merge.)
+-- 0011_chat.sql - the chat lines of games (issue 30; PROTOCOL.md "Chat").
 --
 -- One row per line said in a game's room: room is 'player' (the two
 -- players) or 'spectator' (the spectators; the players read it once the

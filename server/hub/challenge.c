@@ -1,0 +1,566 @@
+/*
+ * challenge.c - challenges to a named player (see challenge.h,
+ * PROTOCOL.md "Challenges").
+ *
+ * A challenge lives in this module's memory only: it is pending, then
+ * it is gone (accepted, declined, canceled or expired), and both
+ * players hear that once, in a `challenge` message with its last status.
+ * Nothing is stored: a restart forgets the pending ones, as lichess's
+ * real-time challenges (the challenger's page keeps them) are forgotten
+ * when the page goes.
+ *
+ * Each challenge is named by its id in `byid` and listed with both of
+ * its players in `parties` (pid -> struct party), which count what
+ * each player has sent and received (the caps) and list their
+ * challenges for `challenges` and for the lapse. A challenge's lapse is
+ * armed when its challenger's last connection goes (player_gone) and,
+ * when it rings, ends the challenge unless the challenger is back.
+ *
+ * On one node only: in a cluster the two players may be on different
+ * nodes, and the challenge would need the nodes' bus (router.h's tell)
+ * both ways; `challenge` is answered challenge_unavailable there
+ * (docs/cluster.md).
+ */
+#include "hub/challenge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hub/hub_internal.h"
+#include "game/lobby.h"
+#include "lib/grow.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "lib/msgbuf.h"
+#include "lib/ratelimit.h"
+
+/* The random bytes of an id: 8 base64url characters. */
+#define CHALLENGE_ID_BYTES 6
+/* Challenges one player may ask for a minute, refused or not, beyond
+ * the cap on pending ones: a make and cancel loop would put a notice on
+ * every page of the challenged player's, and a name is looked up through
+ * every player in memory. */
+#define CHALLENGE_RATE_PER_MIN 20
+#define CHALLENGE_BURST 10
+/* Players the rate remembers (each a bucket). */
+#define CHALLENGE_RATE_KEYS 100000
+
+struct challenge {
+    struct hub *h;
+    char id[PROTO_KEY_MAX + 1];
+    char from[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
+    char to[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
+    bool from_account, to_account;
+    struct clock_spec clock;
+    int color; /* enum proto_color: the challenger's wish */
+    bool rated;
+    struct hub_alarm *lapse; /* armed while the challenger is away */
+    int64_t lapse_wall;      /* then: when it lapses (Unix ms), else 0 */
+};
+
+/* A player's side of the challenges: those it sent and received. */
+struct party {
+    char pid[PROTO_KEY_MAX + 1];
+    struct challenge **v;
+    size_t n, cap;
+    int out, in;
+};
+
+struct challenges {
+    struct table byid;    /* id -> struct challenge */
+    struct table parties; /* pid -> struct party */
+    struct ratelimit *made;
+};
+
+extern const struct hub_module hub_challenge_module;
+
+static struct challenges *C(struct hub *h)
+{
+    return hub_module_state(h, &hub_challenge_module);
+}
+
+static struct party *party_get(struct challenges *cs, const char *pid)
+{
+    struct party *p = table_get(&cs->parties, pid);
+
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->pid, sizeof p->pid, "%s", pid);
+    if (table_put(&cs->parties, p->pid, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int party_add(struct party *p, struct challenge *c)
+{
+    struct challenge **v = grow_array(p->v, &p->cap, p->n, sizeof *v, 4);
+
+    if (!v)
+        return -1;
+    p->v = v;
+    p->v[p->n++] = c;
+    return 0;
+}
+
+/* c leaves pid's side; the party goes with its last challenge. */
+static void party_drop(struct challenges *cs, const char *pid,
+                       struct challenge *c)
+{
+    struct party *p = table_get(&cs->parties, pid);
+
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->v[i] == c) {
+            memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof *p->v);
+            p->n--;
+            break;
+        }
+    if (!strcmp(c->from, pid))
+        p->out--;
+    else
+        p->in--;
+    if (p->n == 0) {
+        table_del(&cs->parties, p->pid);
+        free(p->v);
+        free(p);
+    }
+}
+
+const struct challenge *challenge_find(struct hub *h, const char *id)
+{
+    return table_get(&C(h)->byid, id);
+}
+
+size_t challenge_count(struct hub *h)
+{
+    return C(h)->byid.n;
+}
+
+void challenge_view(struct hub *h, const struct challenge *c,
+                    struct proto_challenge *out)
+{
+    (void)h;
+    *out = (struct proto_challenge){
+        .id = c->id,
+        .status = "created",
+        .challenger = {.id = c->from,
+                       .name = c->from_name,
+                       .has_account = true,
+                       .account = c->from_account},
+        .dest = {.id = c->to,
+                 .name = c->to_name,
+                 .has_account = true,
+                 .account = c->to_account},
+        .clock = c->clock,
+        .color = c->color,
+        .rated = c->rated,
+        .decline = -1,
+        .expires_ms = c->lapse_wall,
+    };
+}
+
+/* b to every connection of pid here (none: nothing). */
+static void send_player(struct hub *h, const char *pid, struct msgbuf *b,
+                        const struct session *except)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    for (size_t i = 0; p && i < p->nconns; i++)
+        if (p->conns[i] != except)
+            hub_session_send(p->conns[i], b, 0);
+    for (size_t i = 0; p && i < p->nremotes; i++)
+        if (p->remotes[i] != except)
+            hub_session_send(p->remotes[i], b, 0);
+}
+
+/* Both players hear c as v shows it; s (NULL: none) gets it with the id
+ * of its command, its player's other connections without. */
+static void tell(struct hub *h, const struct challenge *c,
+                 const struct proto_challenge *v, struct session *s,
+                 const struct proto_id *id)
+{
+    struct msgbuf *b = msgbuf_take(proto_render_challenge(v, NULL));
+
+    if (!b)
+        return;
+    send_player(h, c->from, b, s);
+    send_player(h, c->to, b, s);
+    msgbuf_unref(b);
+    if (s)
+        hub_send_text(s, proto_render_challenge(v, id), 0);
+}
+
+/* c ends with status (and the reason of a decline, the game of an
+ * accept): both players hear it, and it is freed. */
+static void finish(struct hub *h, struct challenge *c, const char *status,
+                   int decline, const char *game, struct session *s,
+                   const struct proto_id *id)
+{
+    struct challenges *cs = C(h);
+    struct proto_challenge v;
+
+    challenge_view(h, c, &v);
+    v.status = status;
+    v.decline = decline;
+    v.game = game;
+    v.expires_ms = 0;
+    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
+             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
+             decline >= 0 ? proto_decline_name(decline) : "");
+    tell(h, c, &v, s, id);
+    table_del(&cs->byid, c->id);
+    party_drop(cs, c->from, c);
+    party_drop(cs, c->to, c);
+    hub_alarm_free(h, c->lapse);
+    free(c);
+}
+
+/* The lapse rang: the challenger is still away (else it is kept). */
+static void lapse(void *arg)
+{
+    struct challenge *c = arg;
+    struct hub *h = c->h;
+    struct player *p = table_get(&h->players, c->from);
+
+    if (p && hub_player_present(p)) {
+        c->lapse_wall = 0;
+        return;
+    }
+    finish(h, c, "expired", -1, NULL, NULL, NULL);
+}
+
+/* The present player that `to` names: its PID, else its name (any case;
+ * an account first; NULL when several guests share it, or nobody). */
+static struct player *find_dest(struct hub *h, const char *to)
+{
+    struct player *p = table_get(&h->players, to), *found = NULL;
+    int guests = 0;
+
+    if (p && hub_player_present(p))
+        return p;
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *q = h->players.slots[i].value;
+        if (!q || !hub_player_present(q) || strcasecmp(q->name, to))
+            continue;
+        if (q->account)
+            return q;
+        found = q;
+        guests++;
+    }
+    return guests == 1 ? found : NULL;
+}
+
+/* The checks of `challenge` in PROTOCOL.md's order, then the challenge
+ * is made and both players hear it. */
+static void do_challenge(struct session *s, const struct proto_msg *m,
+                         int64_t now)
+{
+    struct hub *h = s->hub;
+    struct challenges *cs = C(h);
+    struct player *me = s->player, *dest;
+    struct party *mine, *theirs;
+    struct challenge *c;
+    struct proto_challenge v;
+    char msg[PROTO_MSG_MAX];
+
+    if (h->router.ops != &hub_local_router) {
+        hub_send_error(s, PROTO_CHALLENGE_UNAVAILABLE,
+                       "challenges are not served in a cluster yet: send an "
+                       "invitation link",
+                       &m->id);
+        return;
+    }
+    /* (first: a name is looked up through every player here) */
+    if (!ratelimit_take(cs->made, me->pid, now)) {
+        hub_send_error(s, PROTO_RATE_LIMITED,
+                       "too many challenges; try again in a minute", &m->id);
+        return;
+    }
+    if (!strcmp(m->to, me->pid) || !strcasecmp(m->to, me->name)) {
+        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
+                       &m->id);
+        return;
+    }
+    dest = find_dest(h, m->to);
+    if (!dest) {
+        snprintf(msg, sizeof msg,
+                 "no player named %s (or with that PID) is online", m->to);
+        hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &m->id);
+        return;
+    }
+    if (dest == me) { /* (a guest named as its own PID) */
+        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
+                       &m->id);
+        return;
+    }
+    if (m->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (m->rated && !dest->account) {
+        snprintf(msg, sizeof msg,
+                 "%s is a guest: rated games are for accounts", dest->name);
+        hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
+        return;
+    }
+    mine = table_get(&cs->parties, me->pid);
+    theirs = table_get(&cs->parties, dest->pid);
+    if (mine && mine->out >= h->cfg.max_challenges_out) {
+        snprintf(msg, sizeof msg,
+                 "you have %d pending challenges: the most there may be",
+                 h->cfg.max_challenges_out);
+        hub_send_error(s, PROTO_TOO_MANY_CHALLENGES, msg, &m->id);
+        return;
+    }
+    if (theirs && theirs->in >= h->cfg.max_challenges_in) {
+        snprintf(msg, sizeof msg,
+                 "%s has %d pending challenges: the most there may be",
+                 dest->name, h->cfg.max_challenges_in);
+        hub_send_error(s, PROTO_TOO_MANY_CHALLENGES, msg, &m->id);
+        return;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0)
+        goto oom;
+    c->h = h;
+    snprintf(c->from, sizeof c->from, "%s", me->pid);
+    snprintf(c->from_name, sizeof c->from_name, "%s", me->name);
+    snprintf(c->to, sizeof c->to, "%s", dest->pid);
+    snprintf(c->to_name, sizeof c->to_name, "%s", dest->name);
+    c->from_account = me->account;
+    c->to_account = dest->account;
+    c->clock = m->clock;
+    c->color = m->color;
+    c->rated = m->rated;
+    c->lapse = hub_alarm_new(h, lapse, c);
+    mine = party_get(cs, me->pid);
+    theirs = mine ? party_get(cs, dest->pid) : NULL;
+    if (!c->lapse || !theirs || table_put(&cs->byid, c->id, c) < 0)
+        goto oom;
+    if (party_add(mine, c) < 0) {
+        table_del(&cs->byid, c->id);
+        goto oom;
+    }
+    mine->out++;
+    if (party_add(theirs, c) < 0) {
+        theirs->in++; /* (party_drop counts it back) */
+        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+        hub_busy(s, &m->id);
+        return;
+    }
+    theirs->in++;
+    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
+             c->from, c->to);
+    challenge_view(h, c, &v);
+    tell(h, c, &v, s, &m->id);
+    return;
+oom:
+    if (c)
+        hub_alarm_free(h, c->lapse);
+    free(c);
+    /* (an empty party made here goes with the next challenge's end) */
+    hub_busy(s, &m->id);
+}
+
+/* The pending challenge m->challenge whose `role` (its challenger, or
+ * the challenged) s's player is, or NULL when s was answered
+ * no_such_challenge. */
+static struct challenge *mine(struct session *s, const struct proto_msg *m,
+                              bool challenger)
+{
+    struct challenge *c = table_get(&C(s->hub)->byid, m->challenge);
+
+    if (c && !strcmp(challenger ? c->from : c->to, s->player->pid))
+        return c;
+    hub_send_error(s, PROTO_NO_SUCH_CHALLENGE,
+                   challenger ? "you have sent no pending challenge with "
+                                "that id"
+                              : "you have received no pending challenge "
+                                "with that id",
+                   &m->id);
+    return NULL;
+}
+
+/* The game of an accepted challenge: the checks a paired seek's taker
+ * has (PROTOCOL.md's order), then it starts. */
+static void do_accept(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    struct challenge *c = mine(s, m, false);
+    struct player *from;
+    struct game_seat_init seats[2];
+    struct board start;
+    struct game *g;
+    const char *pid;
+    int color;
+
+    if (!c)
+        return;
+    pid = c->from;
+    /* both players' facts (their games): read, and m runs again then */
+    if (!hub_facts_want(s, m, &pid, 1, hub_facts_since(h, c->rated, now)))
+        return;
+    if (c->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (hub_player_full(s, false, &m->id))
+        return;
+    from = table_get(&h->players, c->from);
+    if (from && from->ngames + (size_t)lobby_has(h->lobby, from->pid) >=
+                    (size_t)h->cfg.max_games_per_player) {
+        hub_send_error(s, PROTO_TOO_MANY_GAMES,
+                       "the challenger holds as many live games, "
+                       "invitations and seeks as there may be",
+                       &m->id);
+        return;
+    }
+    if (hub_games_refused(s, c->from, true, &m->id))
+        return;
+    /* colour: the challenger's wish, else a coin */
+    color = c->color == PROTO_WHITE   ? 0
+            : c->color == PROTO_BLACK ? 1
+                                      : (int)(ids_random_byte() & 1);
+    seats[color] = (struct game_seat_init){c->from, c->from_name};
+    seats[1 - color] = (struct game_seat_init){s->player->pid,
+                                               s->player->name};
+    board_from_fen(&start, FEN_START);
+    g = hub_start_game(h, &c->clock, &start, seats, NULL, c->rated, now);
+    if (!g) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
+                       &m->id);
+        return;
+    }
+    finish(h, c, "accepted", -1, game_gid(g), s, &m->id);
+    game_announce_start(g, now);
+}
+
+static void do_decline(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct challenge *c = mine(s, m, false);
+
+    (void)now;
+    if (c)
+        finish(s->hub, c, "declined", m->reason, NULL, s, &m->id);
+}
+
+static void do_cancel(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct challenge *c = mine(s, m, true);
+
+    (void)now;
+    if (c)
+        finish(s->hub, c, "canceled", -1, NULL, s, &m->id);
+}
+
+/* challenges: those pending to and from s's player, oldest first. */
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct party *p = table_get(&C(h)->parties, s->player->pid);
+    size_t n = p ? p->n : 0, nin = 0, nout = 0;
+    struct proto_challenge *in = calloc(n + 1, sizeof *in);
+    struct proto_challenge *out = calloc(n + 1, sizeof *out);
+
+    (void)now;
+    if (!in || !out) {
+        free(in);
+        free(out);
+        hub_busy(s, &m->id);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool sent = !strcmp(p->v[i]->from, p->pid);
+        challenge_view(h, p->v[i], sent ? &out[nout++] : &in[nin++]);
+    }
+    hub_send_text(s, proto_render_challenges(in, nin, out, nout, &m->id), 0);
+    free(in);
+    free(out);
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+/* p's last connection went: its challenges lapse challenge_lapse_ms
+ * later unless it comes back. */
+static void player_gone(struct hub *h, struct player *p)
+{
+    struct party *pa = table_get(&C(h)->parties, p->pid);
+    int64_t now = hub_now_ms(h), wall = hub_wall_ms(h);
+
+    for (size_t i = 0; pa && i < pa->n; i++) {
+        struct challenge *c = pa->v[i];
+        if (strcmp(c->from, p->pid))
+            continue;
+        c->lapse_wall = wall + h->cfg.challenge_lapse_ms;
+        hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
+    }
+}
+
+static int init(struct hub *h)
+{
+    struct challenges *cs = calloc(1, sizeof *cs);
+
+    if (!cs)
+        return -1;
+    table_init(&cs->byid);
+    table_init(&cs->parties);
+    cs->made = ratelimit_new(CHALLENGE_RATE_PER_MIN / 60.0, CHALLENGE_BURST,
+                             CHALLENGE_RATE_KEYS);
+    if (!cs->made) {
+        free(cs);
+        return -1;
+    }
+    hub_module_set_state(h, &hub_challenge_module, cs);
+    return 0;
+}
+
+static void fini(struct hub *h)
+{
+    struct challenges *cs = C(h);
+
+    if (!cs)
+        return;
+    for (size_t i = 0; i < cs->byid.cap; i++) {
+        struct challenge *c = cs->byid.slots[i].value;
+        if (c) {
+            hub_alarm_free(h, c->lapse);
+            free(c);
+        }
+    }
+    for (size_t i = 0; i < cs->parties.cap; i++) {
+        struct party *p = cs->parties.slots[i].value;
+        if (p) {
+            free(p->v);
+            free(p);
+        }
+    }
+    table_clear(&cs->byid);
+    table_clear(&cs->parties);
+    ratelimit_free(cs->made);
+    free(cs);
+    hub_module_set_state(h, &hub_challenge_module, NULL);
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_CHALLENGE, do_challenge, false},
+    {PROTO_T_CHALLENGE_ACCEPT, do_accept, false},
+    {PROTO_T_CHALLENGE_DECLINE, do_decline, false},
+    {PROTO_T_CHALLENGE_CANCEL, do_cancel, false},
+    {PROTO_T_CHALLENGES, do_list, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_challenge_module = {
+    .name = "challenge",
+    .init = init,
+    .free = fini,
+    .player_gone = player_gone,
+    .commands = commands,
+};
