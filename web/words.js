@@ -373,7 +373,7 @@ export function errorText(code, msg) {
                   code === 'no_rematch' || code === 'rating_out_of_range' ||
                   code === 'give_time_not_allowed' ||
                   code === 'no_such_player' ||
-                  code === 'too_many_challenges') &&
+                  code === 'too_many_challenges' ||
                   code === 'chat_not_allowed') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
