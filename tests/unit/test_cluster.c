@@ -203,6 +203,16 @@ static const char *last_chat(const struct fconn *c, const char *room)
     return text;
 }
 
+/* c sends a chat line in gid's room. */
+static void say(struct fconn *c, const char *gid, const char *room,
+                const char *text)
+{
+    fake_say(c,
+             "{\"t\":\"chat\",\"game\":\"%s\",\"room\":\"%s\","
+             "\"text\":\"%s\"}",
+             gid, room, text);
+}
+
 /* Chat in a cluster: a line goes to the game's host, which sends it to
  * every connection of its room, on either node; the rooms stay apart;
  * a spectator on the other node gets the last lines when it watches. */
@@ -216,26 +226,17 @@ START_TEST(chat_lines_reach_the_room_on_every_node)
     for (int i = 0; i < 2; i++) /* (guests chat in this test) */
         fake_nodes[i].hub->cfg.chat_guests = true;
     game_from_a(&x, &y, gid);
-    fake_say(y,
-             "{\"t\":\"chat\",\"game\":\"%s\",\"room\":\"player\","
-             "\"text\":\"from b\"}",
-             gid);
+    say(y, gid, "player", "from b");
     ck_assert_str_eq(last_chat(x, "player"), "from b");
     ck_assert_str_eq(last_chat(y, "player"), "from b");
     fake_hello(z, "Zed", NULL, NULL);
     fake_say(z, "{\"t\":\"watch\",\"game\":\"%s\"}", gid);
     ck_assert_int_eq(fake_count(z, "chat_history"), 0); /* not the players' */
-    fake_say(z,
-             "{\"t\":\"chat\",\"game\":\"%s\",\"room\":\"spectator\","
-             "\"text\":\"from the stands\"}",
-             gid);
+    say(z, gid, "spectator", "from the stands");
     ck_assert_str_eq(last_chat(z, "spectator"), "from the stands");
     ck_assert_str_eq(last_chat(x, "spectator"), "");
     ck_assert_str_eq(last_chat(y, "spectator"), "");
-    fake_say(z,
-             "{\"t\":\"chat\",\"game\":\"%s\",\"room\":\"player\","
-             "\"text\":\"sneaky\"}",
-             gid);
+    say(z, gid, "player", "sneaky");
     ck_assert_str_eq(fake_error(z), "not_a_player");
     ck_assert_str_eq(last_chat(x, "player"), "from b");
     w = fake_connect_to(b, "10.0.0.4"); /* a late spectator on b */
