@@ -70,6 +70,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_PAUSED] = "paused",
     [PROTO_EVENTS_FULL] = "events_full",
     [PROTO_NO_TOURNAMENTS] = "no_tournaments",
+    [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
+    [PROTO_MUTED] = "muted",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -74,15 +74,17 @@ enum proto_code {
     PROTO_CHALLENGE_UNAVAILABLE, /* challenge: not served in a cluster */
     PROTO_NOT_FINISHED,          /* analyse: the game is not over */
     PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
-    PROTO_NO_SUCH_TOKEN,   /* token_revoke: the account has no such token */
-    PROTO_TOO_MANY_TOKENS, /* token_create: the account holds the most */
-    PROTO_NO_SUCH_EVENT,   /* arena_*: no event has that id */
-    PROTO_EVENT_OVER,      /* arena_join, arena_withdraw: it ended */
-    PROTO_ALREADY_JOINED,  /* arena_join: playing in it already */
-    PROTO_NOT_JOINED,      /* arena_withdraw: not playing in it */
-    PROTO_PAUSED,          /* arena_join: a withdrawal's pause runs */
-    PROTO_EVENTS_FULL,     /* arena_create: the server's cap */
-    PROTO_NO_TOURNAMENTS,  /* arena_create: creation is off here */
+    PROTO_NO_SUCH_TOKEN,    /* token_revoke: the account has no such token */
+    PROTO_TOO_MANY_TOKENS,  /* token_create: the account holds the most */
+    PROTO_NO_SUCH_EVENT,    /* arena_*: no event has that id */
+    PROTO_EVENT_OVER,       /* arena_join, arena_withdraw: it ended */
+    PROTO_ALREADY_JOINED,   /* arena_join: playing in it already */
+    PROTO_NOT_JOINED,       /* arena_withdraw: not playing in it */
+    PROTO_PAUSED,           /* arena_join: a withdrawal's pause runs */
+    PROTO_EVENTS_FULL,      /* arena_create: the server's cap */
+    PROTO_NO_TOURNAMENTS,   /* arena_create: creation is off here */
+    PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
+    PROTO_MUTED,            /* chat: muted after a flood, until ... */
     PROTO_CODE_COUNT
 };
 
@@ -138,6 +140,7 @@ enum proto_type {
     PROTO_T_ARENA_LIST,
     PROTO_T_ARENA_WATCH,
     PROTO_T_ARENA_UNWATCH,
+    PROTO_T_CHAT,
     PROTO_T_COUNT
 };
 
@@ -198,6 +201,16 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
 
+/* chat: "text" is 1 to PROTO_CHAT_CHARS code points (PROTOCOL.md "Chat");
+ * at most PROTO_CHAT_BYTES bytes of UTF-8 then. */
+#define PROTO_CHAT_CHARS 140
+#define PROTO_CHAT_BYTES (4 * PROTO_CHAT_CHARS)
+
+/* A chat room's kind (m->room): a game's players' or spectators'. A
+ * tournament's room will be another kind, with its key in place of the
+ * game's. */
+enum proto_room { PROTO_ROOM_PLAYER = 0, PROTO_ROOM_SPECTATOR, PROTO_ROOMS };
+
 /* A client's "id", kept to be echoed. */
 struct proto_id {
     int kind;                   /* 0 absent (or invalid), 1 string, 2 int */
@@ -242,9 +255,11 @@ struct proto_msg {
     char description[PROTO_DESCRIPTION_MAX + 1];
     unsigned scopes;
     char token_id[PROTO_TOKEN_ID_MAX + 1];
-    char event[PROTO_KEY_MAX + 1]; /* arena_*: the event's id */
-    int duration_s;                /* arena_create: its length */
-    int start_in_s;                /* arena_create: 0 when absent */
+    char event[PROTO_KEY_MAX + 1];   /* arena_*: the event's id */
+    int duration_s;                  /* arena_create: its length */
+    int start_in_s;                  /* arena_create: 0 when absent */
+    enum proto_room room;            /* chat */
+    char text[PROTO_CHAT_BYTES + 1]; /* chat: checked (proto_chat_text) */
 };
 
 struct proto_error {
@@ -270,6 +285,16 @@ int proto_ai_level(const char *pid);
 /* The PID and name of the computer at level (1 to PROTO_AI_LEVELS) into
  * pid (PROTO_KEY_MAX + 1 bytes) and name (PROTO_NAME_MAX + 1). */
 void proto_ai_player(int level, char *pid, char *name);
+
+/* The protocol's name of a room ("player", "spectator"). */
+const char *proto_room_name(enum proto_room room);
+
+/* Checks a chat line's len bytes at s (PROTOCOL.md "Chat"): valid UTF-8,
+ * 1 to PROTO_CHAT_CHARS code points, no control character (C0, DEL, C1,
+ * the line and paragraph separators, the bidirectional embeddings,
+ * overrides and isolates), not only spaces. 0, or -1 with e set to
+ * bad_field and the reason. Any thread. */
+int proto_chat_text(const char *s, size_t len, struct proto_error *e);
 
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
@@ -568,6 +593,21 @@ struct proto_my_game {
 /* {"t":"my_games","games":[...]} of g[0..n-1], in that order. */
 char *proto_render_my_games(const struct proto_my_game *g, size_t n,
                             const struct proto_id *id);
+/* One chat line as `chat` and `chat_history` show it. */
+struct proto_chat_line {
+    const char *pid, *name, *text;
+    int64_t at_ms; /* Unix epoch ms */
+};
+/* {"t":"chat","game":GID,"room":R,"pid":P,"name":N,"text":T,"at":MS}. */
+char *proto_render_chat(const char *gid, enum proto_room room,
+                        const struct proto_chat_line *l);
+/* {"t":"chat_history","game":GID,"room":R,"lines":[{"pid","name","text",
+ * "at"}...]}, oldest first. */
+char *proto_render_chat_history(const char *gid, enum proto_room room,
+                                const struct proto_chat_line *l, size_t n);
+/* {"t":"chat_muted","until":MS}: the player's chat lines are refused
+ * until MS (Unix epoch ms). */
+char *proto_render_chat_muted(int64_t until_ms);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

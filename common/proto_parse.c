@@ -43,7 +43,9 @@ enum {
     F_ADVANCE = 1 << 22,
     F_EVENT = 1 << 23,
     F_DURATION = 1 << 24,
-    F_START_IN = 1 << 25
+    F_START_IN = 1 << 25,
+    F_ROOM = 1 << 26,
+    F_TEXT = 1 << 27
 };
 
 static const struct {
@@ -113,6 +115,8 @@ static const struct {
     [PROTO_T_ARENA_LIST] = {"arena_list", 0, 0},
     [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
+    [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
+                      F_GAME | F_ROOM | F_TEXT},
 };
 
 static const struct {
@@ -145,6 +149,8 @@ static const struct {
     {"event", F_EVENT},
     {"duration_s", F_DURATION},
     {"start_in_s", F_START_IN},
+    {"room", F_ROOM},
+    {"text", F_TEXT},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -612,6 +618,38 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
+/* room, text (chat). */
+static int parse_chat_fields(json_t *root, struct proto_msg *m,
+                             unsigned present, struct proto_error *e)
+{
+    json_t *v;
+    const char *room;
+
+    if (present & F_ROOM) {
+        room = json_string_value(json_object_get(root, "room"));
+        if (room && !strcmp(room, "player"))
+            m->room = PROTO_ROOM_PLAYER;
+        else if (room && !strcmp(room, "spectator"))
+            m->room = PROTO_ROOM_SPECTATOR;
+        else
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "room: \"player\" or \"spectator\"");
+    }
+    if (present & F_TEXT) {
+        v = json_object_get(root, "text");
+        if (!json_is_string(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
+        if (json_string_length(v) > PROTO_CHAT_BYTES)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "text: at most 140 characters");
+        if (proto_chat_text(json_string_value(v), json_string_length(v), e) <
+            0)
+            return -1;
+        memcpy(m->text, json_string_value(v), json_string_length(v) + 1);
+    }
+    return 0;
+}
+
 /* Every field of m's type, checked in the protocol's order. */
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
@@ -625,7 +663,8 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_seek_fields(root, m, present, e) < 0 ||
         parse_challenge_fields(root, m, present, e) < 0 ||
         parse_token_fields(root, m, present, e) < 0 ||
-        parse_arena_fields(root, m, present, e) < 0)
+        parse_arena_fields(root, m, present, e) < 0 ||
+        parse_chat_fields(root, m, present, e) < 0)
         return -1;
     return 0;
 }

@@ -286,6 +286,10 @@ function onMessage(msg) {
     case 'analysis_progress':
         if (game.analysis)
             game.analysis.onMessage(msg);
+    case 'chat':
+    case 'chat_history':
+    case 'chat_muted':
+        game.chat.onMessage(msg);
         break;
     case 'rematch_offered':
         game.onRematchOffered(msg);

@@ -23,6 +23,7 @@ import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import { askToNotify } from './mygames.js';
 import { TakebackPanel } from './takeback.js';
+import { ChatPanel } from './chat.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
@@ -50,6 +51,7 @@ export class GameView {
         // to the lobby or a live game does not fetch it)
         this.analysis = null;
         this.analysisLoading = false;
+        this.chat = new ChatPanel(this);
         this.bind();
     }
 
@@ -113,6 +115,7 @@ export class GameView {
             this.flipped = false;
             this.watching = false;
             this.missing = false;
+            this.chat.reset();
             $('claim-with-move').checked = false;
         }
         this.section.hidden = false;
@@ -374,6 +377,10 @@ export class GameView {
     // An error caused by a request this view sent (`req` is what was sent).
     onError(req, msg) {
         const g = this.g;
+        if (req.t === 'chat') {
+            this.chat.onError(msg);
+            return;
+        }
         if (req.t === 'move' || req.t === 'draw_claim') {
             if (g) {
                 g.pendingMove = null;
@@ -627,6 +634,7 @@ export class GameView {
             : 'Your opponent offers a draw.');
         $('offer-buttons').hidden = !theirs;
         this.takeback.render(g, online, started);
+        this.chat.render();
         const watchers = $('watchers');
         watchers.hidden = !g.watchers || g.status === 'ended';
         setText(watchers, W.watchersText(g.watchers));

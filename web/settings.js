@@ -39,6 +39,9 @@ export const SETTINGS = {
     // the server reads it from an account's settings (PROTOCOL.md,
     // Takebacks and time given)
     takeback: { def: 'casual', values: ['never', 'casual', 'always'] },
+    // the games' chat rooms; "off": no line seen or sent (the server
+    // reads it from an account's settings: PROTOCOL.md, Chat)
+    chat: { def: 'on', values: ['on', 'off'] },
 };
 
 // How long a piece slides for each `animation` value (ms).

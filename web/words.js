@@ -366,6 +366,8 @@ const ERRORS = {
     challenge_unavailable: 'This server does not take challenges: send ' +
                            'an invitation link instead.',
     give_time_capped: 'You have given all the time a game allows (60 s).',
+    chat_not_allowed: 'You cannot chat here',
+    muted: 'You are muted for a while after too many chat lines',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -388,7 +390,8 @@ export function errorText(code, msg) {
                   code === 'no_rematch' || code === 'rating_out_of_range' ||
                   code === 'give_time_not_allowed' ||
                   code === 'no_such_player' ||
-                  code === 'too_many_challenges') &&
+                  code === 'too_many_challenges' ||
+                  code === 'chat_not_allowed') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
     if (code === 'too_many_games' && /computer/.test(msg || ''))

@@ -357,6 +357,21 @@ static const struct key keys[] = {
             "who creates arena tournaments: 0 nobody, 1 accounts, 2 anyone"),
     INT_KEY(max_arenas, NULL, 1, 100, 10,
             "arena tournaments open or running at once"),
+    /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
+     * as lichess keeps anonymous players out of its chats. */
+    INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),
+    /* About one line every 5 s, after a burst of 5: a conversation, not
+     * a flood. */
+    INT_KEY(chat_per_min, NULL, 1, 6000, 12,
+            "chat lines one player may send a minute"),
+    INT_KEY(chat_burst, NULL, 1, 1000, 5, "chat lines in one burst"),
+    /* 200 spectators cannot make a room unreadable, nor its fan-out cost
+     * a game more than this; a room takes 4 s of it in one burst. */
+    INT_KEY(chat_room_per_s, NULL, 1, 10000, 5,
+            "chat lines one game's rooms take a second"),
+    /* Long enough to cool a flood, short enough to forgive one. */
+    INT_KEY(chat_mute_s, NULL, 1, 86400, 300,
+            "seconds a player who flooded a chat is muted"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

@@ -124,7 +124,9 @@ struct config {
     int analyses_per_day;   /* one player's analyses in 24 h */
     int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
     int max_arenas;         /* tournaments open or running */
-    int http_rate_per_s;    /* HTTP API requests per address a second */
+    int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
+    int chat_room_per_s;
+    int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;
     int ping_interval_s; /* WebSocket ping this long after the last
                                 pong (or the opening) */

@@ -607,6 +607,11 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .test_clock = test_clock_on,
         .arena_create = cfg->arena_create,
         .max_arenas = cfg->max_arenas,
+        .chat_guests = cfg->chat_guests != 0,
+        .chat_per_min = cfg->chat_per_min,
+        .chat_burst = cfg->chat_burst,
+        .chat_room_per_s = cfg->chat_room_per_s,
+        .chat_mute_ms = (int64_t)cfg->chat_mute_s * 1000,
     };
 }
 

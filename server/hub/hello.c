@@ -78,6 +78,7 @@ void hub_welcome(struct session *s, const char *token,
     const char **gids;
     struct msgbuf *b = NULL;
 
+    prefs_note(p, settings);
     if (p->ngames + 8 > max) /* (a restart restores what it finds) */
         max = p->ngames + 8;
     if (p->facts && p->facts->n_live + 8 > max)

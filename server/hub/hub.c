@@ -666,6 +666,13 @@ void hub_modules_game_left(struct hub *h, struct game *g, const char *pid)
             hub_modules[i]->game_left(h, g, pid);
 }
 
+void hub_modules_watched(struct hub *h, struct game *g, struct session *s)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->watched)
+            hub_modules[i]->watched(h, g, s);
+}
+
 void hub_modules_player_gone(struct hub *h, struct player *p)
 {
     for (size_t i = 0; hub_modules[i]; i++)

@@ -67,6 +67,9 @@ struct hub_module {
     /* The side to move's turn has begun in g (game_env's turn: never
      * call g back inside it). */
     void (*turn)(struct hub *h, struct game *g, int64_t now);
+    /* s was sent g's state for a watch or a sync (g in memory): what a
+     * late joiner needs besides (chat.c: the rooms' last lines). */
+    void (*watched)(struct hub *h, struct game *g, struct session *s);
     /* Player pid sent leave for g (g has ended). */
     void (*game_left)(struct hub *h, struct game *g, const char *pid);
     /* Another node told player p this module's payload (router.h's
@@ -92,6 +95,7 @@ void hub_modules_game_ended(struct hub *h, struct game *g);
 void hub_modules_game_hosted(struct hub *h, struct game *g, int64_t now);
 void hub_modules_turn(struct hub *h, struct game *g, int64_t now);
 void hub_modules_game_left(struct hub *h, struct game *g, const char *pid);
+void hub_modules_watched(struct hub *h, struct game *g, struct session *s);
 void hub_modules_player_gone(struct hub *h, struct player *p);
 void hub_modules_session_closed(struct hub *h, struct session *s);
 

@@ -74,6 +74,7 @@ void hub_do_state(struct session *s, const struct proto_msg *m, int64_t now,
         if (watch && game_color_of(g, s->player->pid) < 0)
             hub_watch_add(s, g);
         game_send_state(g, s, &m->id, now);
+        hub_modules_watched(h, g, s);
         return;
     }
     hub_stored_read(s, m, STORED_RENDER);

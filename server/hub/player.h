@@ -50,6 +50,8 @@ struct player {
                            login, or with its facts: a player restored
                            from a game's seat may not know yet) */
     bool registering;   /* a register of the player's is being hashed */
+    bool chat_off;      /* its settings say "chat":"off" (prefs.h): it gets no
+                      chat line (chat.c) */
     struct session fan; /* subscribed to the live games for every
                                connection of the player */
 };

@@ -6,6 +6,7 @@
 
 #include <assert.h>
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,12 +142,22 @@ void prefs_tell(struct hub *h, struct player *p, struct session *except,
 {
     struct msgbuf *b = msgbuf_take(proto_render_settings_changed(json));
 
+    prefs_note(p, json);
     if (!b)
         return;
     for (size_t i = 0; i < p->nconns; i++)
         if (p->conns[i] != except)
             h->env.send(p->conns[i]->conn, b, seq);
     msgbuf_unref(b);
+}
+
+void prefs_note(struct player *p, const char *json)
+{
+    json_t *o = json ? json_loads(json, 0, NULL) : NULL;
+    const char *v = json_string_value(json_object_get(o, "chat"));
+
+    p->chat_off = v && !strcmp(v, "off");
+    json_decref(o);
 }
 
 char *prefs_get(struct hub *h, const char *pid, const char *stored,

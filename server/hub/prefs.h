@@ -41,6 +41,10 @@ void prefs_command(struct session *s, const struct proto_msg *m, int64_t now);
 void prefs_tell(struct hub *h, struct player *p, struct session *except,
                 const char *json, uint64_t seq);
 
+/* Notes in p what the hub keeps of its settings json (NULL: none): its
+ * chat is off when they say "chat":"off". */
+void prefs_note(struct player *p, const char *json);
+
 /* Account pid's settings as JSON object text: the newest save of this
  * node's that a read which saw the writes up to seen may have missed
  * (reads.h), else stored (what that read found; NULL: none). Malloc'ed

@@ -335,6 +335,21 @@ uint64_t store_put_api_token(struct store *s,
                              const struct store_api_token *t);
 uint64_t store_revoke_api_token(struct store *s, const char *id,
                                 const char *pid);
+/* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
+ * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
+ * hub checked it). */
+#define STORE_CHAT_TEXT_MAX 560 /* bytes: 140 code points of up to 4 */
+struct store_chat_line {
+    char gid[33];
+    char room[10];
+    char pid[33];
+    char name[21];
+    char text[STORE_CHAT_TEXT_MAX + 1];
+    int64_t at_ms; /* Unix epoch ms */
+};
+/* Appends l to its room (copied). A sequence number, or 0 as the other
+ * writes (also for an empty gid, room or text). */
+uint64_t store_put_chat(struct store *s, const struct store_chat_line *l);
 
 /* Account pid's settings (migrations/0006_account_settings.sql): json, a
  * JSON object of 2 to STORE_SETTINGS_MAX bytes (copied; the caller has
@@ -553,6 +568,11 @@ int store_count_analyses(struct store *s, const char *pid, int64_t since_ms,
  * many. 0, or -1 on a database error. */
 int store_queued_analyses(struct store *s, struct store_analysis *out,
                           size_t max, size_t *n);
+/* The last `limit` (>= 1) lines of gid's room, oldest first: *out
+ * malloc'ed (the caller frees; NULL when none), *n how many. 0, or -1 on
+ * a database error. */
+int store_chat_lines(struct store *s, const char *gid, const char *room,
+                     int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
 /* The last `limit` points of pid's history in category, oldest first:

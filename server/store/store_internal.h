@@ -120,6 +120,7 @@ enum op_kind {
     OP_API_TOKEN_PUT,
     OP_API_TOKEN_REVOKE,
     OP_ARENA,
+    OP_CHAT,
     OP_KINDS
 };
 
@@ -176,6 +177,10 @@ struct op {
             char event[33];
             int64_t seq, ms;
         } arena;
+        struct { /* OP_CHAT (the text is op->text) */
+            char gid[33], room[10], pid[33], name[21];
+            int64_t at_ms;
+        } chat;
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -184,7 +189,7 @@ struct op {
                                      and black's, owned; else NULL */
     char (*keep)[33];             /* OP_PURGE only, owned, sorted by strcmp */
     char *text; /* OP_SETTINGS, OP_ANALYSIS: the JSON; OP_ARENA: the call;
-                   owned */
+                   OP_CHAT: the line; owned */
 };
 
 /* What one attempt at a batch came to (struct store_backend's commit). */
@@ -269,6 +274,9 @@ struct store_backend {
     int (*player_ratings)(struct store *s, const char *pid,
                           struct store_rating *out, size_t max, size_t *n);
     int (*get_settings)(struct store *s, const char *pid, char **out);
+    /* The newest `limit` lines into v (room for limit), newest first. */
+    int (*chat_lines)(struct store *s, const char *gid, const char *room,
+                      int limit, struct store_chat_line *v, size_t *n);
     int (*is_account)(struct store *s, const char *pid);
     /* store_get_analysis, store_count_analyses, store_queued_analyses
      * (v: room for max). */

@@ -394,6 +394,26 @@ uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,
     return enqueue(s, op);
 }
 
+uint64_t store_put_chat(struct store *s, const struct store_chat_line *l)
+{
+    struct op *op;
+
+    if (!s || !l || !*l->gid || !*l->room || !*l->text)
+        return 0;
+    if (!(op = op_new(OP_CHAT)))
+        return 0;
+    strcopy(op->u.chat.gid, sizeof op->u.chat.gid, l->gid);
+    strcopy(op->u.chat.room, sizeof op->u.chat.room, l->room);
+    strcopy(op->u.chat.pid, sizeof op->u.chat.pid, l->pid);
+    strcopy(op->u.chat.name, sizeof op->u.chat.name, l->name);
+    op->u.chat.at_ms = l->at_ms;
+    if (!(op->text = strdup(l->text))) {
+        store__op_free(op);
+        return 0;
+    }
+    return enqueue(s, op);
+}
+
 uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
                          const char *call, int64_t at_ms)
 {

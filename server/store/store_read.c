@@ -220,6 +220,22 @@ static int do_get_settings(struct store *s, const char *pid, char **out)
     return rc;
 }
 
+/* Reverses the k rows of `size` bytes at v in place (a backend reads the
+ * newest first, as its LIMIT keeps them; callers get the oldest first). */
+static void reverse_rows(void *v, size_t k, size_t size)
+{
+    unsigned char *p = v;
+
+    for (size_t i = 0; i < k / 2; i++) {
+        unsigned char *x = p + i * size, *y = p + (k - 1 - i) * size;
+        for (size_t b = 0; b < size; b++) {
+            unsigned char t = x[b];
+            x[b] = y[b];
+            y[b] = t;
+        }
+    }
+}
+
 static int do_rating_history(struct store *s, const char *pid,
                              const char *category, int limit,
                              struct store_rating_point **out, size_t *n)
@@ -238,12 +254,34 @@ static int do_rating_history(struct store *s, const char *pid,
         free(v);
         return -1;
     }
-    /* read newest first (the limit keeps the newest): oldest first out */
-    for (size_t i = 0; i < k / 2; i++) {
-        struct store_rating_point t = v[i];
-        v[i] = v[k - 1 - i];
-        v[k - 1 - i] = t;
+    reverse_rows(v, k, sizeof *v);
+    if (!k) {
+        free(v);
+        v = NULL;
     }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+static int do_chat_lines(struct store *s, const char *gid, const char *room,
+                         int limit, struct store_chat_line **out, size_t *n)
+{
+    struct store_chat_line *v;
+    size_t k = 0;
+
+    assert(out && n);
+    *out = NULL;
+    *n = 0;
+    if (!gid || !room || limit < 1)
+        return -1;
+    if (!(v = malloc((size_t)limit * sizeof *v)))
+        return -1;
+    if (s->be->chat_lines(s, gid, room, limit, v, &k) < 0) {
+        free(v);
+        return -1;
+    }
+    reverse_rows(v, k, sizeof *v);
     if (!k) {
         free(v);
         v = NULL;
@@ -573,6 +611,17 @@ int store_rating_history(struct store *s, const char *pid,
 
     store__read_enter(s);
     rc = do_rating_history(s, pid, category, limit, out, n);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_chat_lines(struct store *s, const char *gid, const char *room,
+                     int limit, struct store_chat_line **out, size_t *n)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_chat_lines(s, gid, room, limit, out, n);
     store__read_leave(s);
     return rc;
 }

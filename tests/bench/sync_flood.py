@@ -18,7 +18,6 @@ against any build: before issue 26 the reads were the loop's."""
 import os
 import random
 import re
-import selectors
 import statistics
 import string
 import sys
@@ -31,32 +30,12 @@ import wsclient  # (tests/integration, on the path by benchlib)
 CONNS = 200
 
 
-def cpu_times():
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return sum(v), v[7] if len(v) > 7 else 0
-
-
 def reads(srv):
     """The store reads of the server (0 for a build without the
     metric)."""
     _, _, body = srv.http("/metrics")
     return sum(int(float(v)) for v in re.findall(
         r'^chess_store_reads_total\{[^}]*\} (\S+)$', body.decode(), re.M))
-
-
-def drain(socks, stop):
-    """Reads and drops what the flood's connections receive."""
-    sel = selectors.DefaultSelector()
-    for s in socks:
-        s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ)
-    while not stop.is_set():
-        for key, _ in sel.select(timeout=0.05):
-            try:
-                key.fileobj.recv(65536)
-            except (BlockingIOError, OSError):
-                pass
 
 
 def gid():
@@ -71,18 +50,12 @@ def run(folder, harness, rate, seconds):
     stop = threading.Event()
     rtts = []
 
-    def ping():
-        while not stop.is_set():
-            t = time.monotonic()
-            pinger.request({"t": "ping"}, "pong")
-            rtts.append((time.monotonic() - t) * 1000)
-            time.sleep(0.1)
-
-    drainer = threading.Thread(target=drain, args=(socks, stop))
+    drainer = threading.Thread(target=benchlib.drain, args=(socks, stop))
     drainer.start()
-    pinger_t = threading.Thread(target=ping)
+    pinger_t = threading.Thread(target=benchlib.ping,
+                                args=(pinger, stop, rtts))
     before = reads(srv)
-    total0, steal0 = cpu_times()
+    total0, steal0 = benchlib.cpu_times()
     load0 = os.getloadavg()[0]
     pinger_t.start()
     sent, t0 = 0, time.monotonic()
@@ -102,7 +75,7 @@ def run(folder, harness, rate, seconds):
     stop.set()
     pinger_t.join()
     drainer.join()
-    total1, steal1 = cpu_times()
+    total1, steal1 = benchlib.cpu_times()
     took = time.monotonic() - t0
     made = reads(srv) - before
     q = sorted(rtts)

@@ -207,7 +207,8 @@ test('every protocol error code has a human message', () => {
                    'bad_username', 'name_taken', 'weak_password',
                    'already_registered', 'bad_credentials',
                    'no_such_seek', 'rating_out_of_range', 'address_full',
-                   'server_full', 'busy', 'no_engine'];
+                   'server_full', 'busy', 'no_engine', 'chat_not_allowed',
+                   'muted'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);
@@ -427,18 +428,19 @@ test('settings: defaults, and a saved value used only when valid', () => {
                             volume: 70, autoQueen: false, hints: true,
                             coords: true, premoves: 1, confirmMoves: false,
                             boardSize: 100, animation: 'normal',
-                            zen: false, takeback: 'casual' });
+                            zen: false, takeback: 'casual', chat: 'on' });
     assert.deepEqual(Object.keys(def), Object.keys(SETTINGS));
     assert.deepEqual(normalize('junk'), def);
     const mine = { theme: 'light', board: 'purple', sound: false, volume: 35,
                    autoQueen: true, hints: false, coords: false, premoves: 4,
                    confirmMoves: true, boardSize: 80, animation: 'slow',
-                   zen: true, takeback: 'always' };
+                   zen: true, takeback: 'always', chat: 'off' };
     assert.deepEqual(normalize({ ...mine, other: 1 }), mine);
     assert.deepEqual(normalize({ theme: 'pink', board: 7, sound: 'no',
                                  hints: 0, premoves: 11, volume: 101,
                                  boardSize: 82, animation: 'warp',
-                                 zen: 'yes', takeback: 'sometimes' }), def);
+                                 zen: 'yes', takeback: 'sometimes',
+                                 chat: false }), def);
     assert.equal(normalize({ premoves: 0 }).premoves, 0);
     assert.equal(normalize({ premoves: 1.5 }).premoves, 1);
     assert.equal(normalize({ premoves: -1 }).premoves, 1);

@@ -67,6 +67,7 @@ static const struct {
     [PROTO_T_ARENA_LIST] = {{NULL}, {NULL}},
     [PROTO_T_ARENA_WATCH] = {{"event"}, {"event"}},
     [PROTO_T_ARENA_UNWATCH] = {{NULL}, {NULL}},
+    [PROTO_T_CHAT] = {{"game", "room", "text"}, {"game", "room", "text"}},
 };
 
 static bool in_list(const char *const *list, size_t n, const char *key,

@@ -234,8 +234,52 @@ class ClusterTest(OnNodes, FreshServerTest):
     def setUp(self):
         super().setUp()
         self.srv = self.server({"max_connections_per_ip": 5000,
-                                "max_invites_per_ip": 5000})
+                                "max_invites_per_ip": 5000,
+                                "chat_guests": 1})
         self.keep = []  # clients kept open (their invitations with them)
+
+    def test_chat_across_nodes_and_after_a_kill_of_the_host(self):
+        """Chat lines go to the game's host and back to every connection
+        of the room, on any node, in order; the rooms stay apart; after
+        kill -9 of the host, the node that adopts the game reads its
+        lines and replays them (PROTOCOL.md "Chat")."""
+        w, b, gid = self.game_on(0, 1)
+        s = self.client_on(2)
+        s.request({"t": "watch", "game": gid}, "state")
+        for i in range(4):
+            (w, b)[i % 2].send({"t": "chat", "game": gid, "room": "player",
+                                "text": "line %d" % i})
+        # each connection of the room in the order the host took them
+        # (white's on the host and black's through Redis may cross), each
+        # sender's own in the order sent
+        order = []
+        for c in (w, b):
+            got = [c.expect("chat", game=gid)["text"] for _ in range(4)]
+            self.assertEqual(sorted(got), ["line %d" % i for i in range(4)])
+            for mine in (["line 0", "line 2"], ["line 1", "line 3"]):
+                self.assertEqual([t for t in got if t in mine], mine)
+            order.append(got)
+        self.assertEqual(order[0], order[1])
+        s.send({"t": "chat", "game": gid, "room": "spectator",
+                "text": "from node 2"})
+        line = s.expect("chat", game=gid)
+        self.assertEqual((line["room"], line["text"]),
+                         ("spectator", "from node 2"))
+        for c in (w, b, s):  # nobody got a line of the other room
+            self.assertEqual([m for m in c.backlog if m["t"] == "chat"], [])
+        self.srv.nodes[0].kill()
+        w2 = self.reconnect(w, 2)
+        w2.send({"t": "sync", "game": gid})
+        hist = w2.expect("chat_history", game=gid, room="player",
+                         timeout=LEASE_S + 5)
+        self.assertEqual([x["text"] for x in hist["lines"]], order[0])
+        s2 = self.client_on(1)
+        s2.send({"t": "watch", "game": gid})
+        hist = s2.expect("chat_history", game=gid, room="spectator")
+        self.assertEqual([x["text"] for x in hist["lines"]], ["from node 2"])
+        b.send({"t": "chat", "game": gid, "room": "player",
+                "text": "still here"})
+        w2.expect("chat", game=gid, text="still here")
 
     def test_players_on_two_nodes_spectator_on_the_third(self):
         w, b, gid = self.game_on(0, 1)

@@ -149,6 +149,10 @@ const struct hub_config fake_hub_defaults = {
     .ipv6_limit_prefix = 64,
     .password_threads = 1,
     .password_queue = 64,
+    .chat_per_min = 12,
+    .chat_burst = 5,
+    .chat_room_per_s = 5,
+    .chat_mute_ms = 300 * 1000,
 };
 
 /* cfg with every field it leaves 0 at the setting's default, as main.c
@@ -183,6 +187,10 @@ static struct hub_config with_defaults(const struct hub_config *cfg)
     DEFAULT(ipv6_limit_prefix);
     DEFAULT(password_threads);
     DEFAULT(password_queue);
+    DEFAULT(chat_per_min);
+    DEFAULT(chat_burst);
+    DEFAULT(chat_room_per_s);
+    DEFAULT(chat_mute_ms);
 #undef DEFAULT
     return h;
 }

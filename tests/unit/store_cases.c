@@ -1065,7 +1065,7 @@ START_TEST(account_settings_saved_and_replaced)
 }
 END_TEST
 
-/* API tokens (migration 0010): stored with their hash, found by hash
+/* API tokens (migration 0012): stored with their hash, found by hash
  * and by id with the account's name, listed oldest first, revoked by id
  * (by their account, or by anyone: the operator's); one of an id or
  * hash already stored, or of no account, is dropped; across a reopen. */
@@ -1146,6 +1146,55 @@ START_TEST(api_tokens_stored_found_listed_revoked)
     wait_committed(s, store_revoke_api_token(s, "tokB", NULL));
     ck_assert_int_eq(store_list_api_tokens(s, "pidT", list, 4, &n), 0);
     ck_assert_uint_eq(n, 0);
+    store_close(s);
+}
+END_TEST
+
+/* Chat lines: the last `limit` of a room, oldest first, rooms apart, a
+ * line of no game dropped (the foreign key), bad arguments refused. */
+START_TEST(chat_lines_by_room_newest_kept)
+{
+    struct store *s = H->open();
+    struct store_player a = player("pidA", "ann", 1);
+    struct store_game g = game("g1", "pidA", "", "waiting", 5000);
+    struct store_chat_line l = {
+        .gid = "g1", .room = "player", .pid = "pidA", .name = "ann"};
+    struct store_chat_line *v = NULL;
+    size_t n = 9;
+    uint64_t seq = 0;
+
+    store_put_player(s, &a);
+    store_put_game(s, &g);
+    for (int i = 0; i < 5; i++) {
+        snprintf(l.text, sizeof l.text, "line %d \u00e9", i);
+        l.at_ms = 1000 + i;
+        seq = store_put_chat(s, &l);
+    }
+    snprintf(l.room, sizeof l.room, "spectator");
+    snprintf(l.text, sizeof l.text, "from the stands");
+    wait_committed(s, store_put_chat(s, &l));
+    ck_assert_uint_gt(seq, 0);
+    ck_assert_int_eq(store_chat_lines(s, "g1", "player", 3, &v, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(v[0].text, "line 2 \u00e9");
+    ck_assert_str_eq(v[2].text, "line 4 \u00e9");
+    ck_assert_str_eq(v[2].name, "ann");
+    ck_assert_int_eq(v[2].at_ms, 1004);
+    free(v);
+    ck_assert_int_eq(store_chat_lines(s, "g1", "spectator", 50, &v, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v[0].text, "from the stands");
+    free(v);
+    ck_assert_int_eq(store_chat_lines(s, "g2", "player", 50, &v, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(v);
+    snprintf(l.gid, sizeof l.gid, "nogame");
+    wait_committed(s, store_put_chat(s, &l));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    l.text[0] = '\0';
+    ck_assert_uint_eq(store_put_chat(s, &l), 0);
+    ck_assert_uint_eq(store_put_chat(s, NULL), 0);
+    ck_assert_int_eq(store_chat_lines(s, "g1", "player", 0, &v, &n), -1);
     store_close(s);
 }
 END_TEST
@@ -1551,6 +1600,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, account_settings_saved_and_replaced);
     tcase_add_test(tc, api_tokens_stored_found_listed_revoked);
+    tcase_add_test(tc, chat_lines_by_room_newest_kept);
     tcase_add_test(tc, purge_keeps_accounts);
     tcase_add_test(tc, analysis_rows);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);

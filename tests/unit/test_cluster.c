@@ -20,6 +20,7 @@
 #include "check_main.h"
 #include "cluster/cluster.h"
 #include "game/game.h"
+#include "hub/hub_internal.h"
 #include "hub/router.h"
 #include "hubfake.h"
 
@@ -179,6 +180,76 @@ START_TEST(commands_are_forwarded_to_the_host)
     ck_assert_uint_eq(hub_metrics(a->hub)->commit.count, 2);
     ck_assert_uint_eq(hub_metrics(b->hub)->move.count, 0);
     ck_assert_uint_eq(hub_metrics(b->hub)->commit.count, 0);
+}
+END_TEST
+
+/* The "text" of c's last `chat` of room, or "" (a static copy). */
+static const char *last_chat(const struct fconn *c, const char *room)
+{
+    static char text[256];
+    json_t *j = NULL;
+
+    text[0] = '\0';
+    for (size_t i = c->n; i-- > 0 && !text[0];) {
+        const char *t, *r;
+        j = json_loads(c->msg[i], 0, NULL);
+        t = json_string_value(json_object_get(j, "t"));
+        r = json_string_value(json_object_get(j, "room"));
+        if (t && r && !strcmp(t, "chat") && !strcmp(r, room))
+            snprintf(text, sizeof text, "%s",
+                     json_string_value(json_object_get(j, "text")));
+        json_decref(j);
+    }
+    return text;
+}
+
+/* c sends a chat line in gid's room. */
+static void say(struct fconn *c, const char *gid, const char *room,
+                const char *text)
+{
+    fake_say(c,
+             "{\"t\":\"chat\",\"game\":\"%s\",\"room\":\"%s\","
+             "\"text\":\"%s\"}",
+             gid, room, text);
+}
+
+/* Chat in a cluster: a line goes to the game's host, which sends it to
+ * every connection of its room, on either node; the rooms stay apart;
+ * a spectator on the other node gets the last lines when it watches. */
+START_TEST(chat_lines_reach_the_room_on_every_node)
+{
+    struct fnode *b = &fake_nodes[1];
+    struct fconn *x, *y, *w, *z = fake_connect_to(b, "10.0.0.3");
+    char gid[64];
+    json_t *hist;
+
+    for (int i = 0; i < 2; i++) /* (guests chat in this test) */
+        fake_nodes[i].hub->cfg.chat_guests = true;
+    game_from_a(&x, &y, gid);
+    say(y, gid, "player", "from b");
+    ck_assert_str_eq(last_chat(x, "player"), "from b");
+    ck_assert_str_eq(last_chat(y, "player"), "from b");
+    fake_hello(z, "Zed", NULL, NULL);
+    fake_say(z, "{\"t\":\"watch\",\"game\":\"%s\"}", gid);
+    ck_assert_int_eq(fake_count(z, "chat_history"), 0); /* not the players' */
+    say(z, gid, "spectator", "from the stands");
+    ck_assert_str_eq(last_chat(z, "spectator"), "from the stands");
+    ck_assert_str_eq(last_chat(x, "spectator"), "");
+    ck_assert_str_eq(last_chat(y, "spectator"), "");
+    say(z, gid, "player", "sneaky");
+    ck_assert_str_eq(fake_error(z), "not_a_player");
+    ck_assert_str_eq(last_chat(x, "player"), "from b");
+    w = fake_connect_to(b, "10.0.0.4"); /* a late spectator on b */
+    fake_hello(w, "Wes", NULL, NULL);
+    fake_say(w, "{\"t\":\"watch\",\"game\":\"%s\"}", gid);
+    ck_assert_str_eq(fake_last_t(w), "chat_history");
+    hist = fake_find(w, "chat_history");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(hist, "lines"), 0), "text")),
+        "from the stands");
+    json_decref(hist);
+    ck_assert_ptr_null(hub_game(b->hub, gid)); /* all of it on a */
 }
 END_TEST
 
@@ -550,6 +621,7 @@ int main(void)
     TCase *tc = tcase_create("two nodes");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, commands_are_forwarded_to_the_host);
+    tcase_add_test(tc, chat_lines_reach_the_room_on_every_node);
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
     tcase_add_test(tc, the_most_loaded_node_hands_games_over_until_balanced);

@@ -105,6 +105,11 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.guests_per_ip_per_min, 30);
     ck_assert_int_eq(cfg.http_rate_per_s, 10);
     ck_assert_int_eq(cfg.http_burst, 30);
+    ck_assert_int_eq(cfg.chat_guests, 0);
+    ck_assert_int_eq(cfg.chat_per_min, 12);
+    ck_assert_int_eq(cfg.chat_burst, 5);
+    ck_assert_int_eq(cfg.chat_room_per_s, 5);
+    ck_assert_int_eq(cfg.chat_mute_s, 300);
     ck_assert_int_eq(cfg.ping_interval_s, 30);
     ck_assert_int_eq(cfg.ping_timeout_s, 60);
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
@@ -352,6 +357,11 @@ START_TEST(bad_values)
          "'max_computer_games_per_player'", "from 1 to 100000, not 0"},
         {"{\"max_computer_games_per_ip\": 100001}",
          "'max_computer_games_per_ip'", "not 100001"},
+        {"{\"chat_guests\": 2}", "'chat_guests'", "from 0 to 1, not 2"},
+        {"{\"chat_per_min\": 0}", "'chat_per_min'", "from 1 to 6000, not 0"},
+        {"{\"chat_burst\": 1001}", "'chat_burst'", "not 1001"},
+        {"{\"chat_room_per_s\": 0}", "'chat_room_per_s'", "not 0"},
+        {"{\"chat_mute_s\": 86401}", "'chat_mute_s'", "not 86401"},
         {"{\"max_invites_per_ip\": \"9\"}", "'max_invites_per_ip'",
          "not a string"},
         {"{\"guests_per_ip_per_min\": -5}", "'guests_per_ip_per_min'",

@@ -268,6 +268,11 @@ START_TEST(fake_defaults_are_the_settings)
     ck_assert_int_eq(d->ipv6_limit_prefix, c.ipv6_limit_prefix);
     ck_assert_int_eq(d->password_threads, c.password_threads);
     ck_assert_int_eq(d->password_queue, c.password_queue);
+    ck_assert_int_eq(d->chat_guests, c.chat_guests != 0);
+    ck_assert_int_eq(d->chat_per_min, c.chat_per_min);
+    ck_assert_int_eq(d->chat_burst, c.chat_burst);
+    ck_assert_int_eq(d->chat_room_per_s, c.chat_room_per_s);
+    ck_assert_int_eq(d->chat_mute_ms, (int64_t)c.chat_mute_s * 1000);
     config_clear(&c);
 }
 END_TEST

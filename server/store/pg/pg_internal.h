@@ -146,6 +146,8 @@ int pg__count_analyses(struct store *s, const char *pid, int64_t since_ms,
                        int64_t *n);
 int pg__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
                         size_t *n);
+int pg__chat_lines(struct store *s, const char *gid, const char *room,
+                   int limit, struct store_chat_line *v, size_t *n);
 int pg__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
 int pg__load_arena(struct store *s, store_arena_fn fn, void *ctx);

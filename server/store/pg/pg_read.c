@@ -333,6 +333,32 @@ int pg__rating_history(struct store *s, const char *pid, const char *category,
     return 0;
 }
 
+int pg__chat_lines(struct store *s, const char *gid, const char *room,
+                   int limit, struct store_chat_line *v, size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_text(&p, gid);
+    pgp_text(&p, room);
+    pgp_int(&p, limit);
+    if (!(r = rd(s, "r_chat", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < (size_t)limit; i++) {
+        struct store_chat_line *l = &v[(*n)++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->gid, sizeof l->gid, "%s", gid);
+        snprintf(l->room, sizeof l->room, "%s", room);
+        pg__col_str(r, i, 0, l->pid, sizeof l->pid);
+        pg__col_str(r, i, 1, l->name, sizeof l->name);
+        pg__col_str(r, i, 2, l->text, sizeof l->text);
+        l->at_ms = pg__col_int(r, i, 3);
+    }
+    PQclear(r);
+    return 0;
+}
+
 int pg__rated_ends(struct store *s, int64_t since_ms,
                    struct store_rated_end *v, size_t max, size_t *n)
 {

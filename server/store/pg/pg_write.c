@@ -304,6 +304,15 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->text);
         pgp_int(&p, op->u.arena.ms);
         break;
+    case OP_CHAT:
+        name = "w_chat";
+        pgp_text(&p, op->u.chat.gid);
+        pgp_text(&p, op->u.chat.room);
+        pgp_text(&p, op->u.chat.pid);
+        pgp_text(&p, op->u.chat.name);
+        pgp_text(&p, op->text);
+        pgp_int(&p, op->u.chat.at_ms);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

@@ -135,6 +135,8 @@ static const struct pg_stmt writer_stmts[] = {
                    "result = excluded.result"},
     {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
                 "VALUES ($1, $2, $3, $4)"},
+    {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
+               "VALUES ($1, $2, $3, $4, $5, $6)"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -178,6 +180,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_api_id", API_TOKEN_SELECT "t.id = $1"},
     {"r_api_pid", API_TOKEN_SELECT "t.pid = $1 "
                                    "ORDER BY t.created_ms, t.id LIMIT $2"},
+    {"r_chat", "SELECT pid, name, text, at_ms FROM chat_lines "
+               "WHERE gid = $1 AND room = $2 ORDER BY id DESC LIMIT $3"},
     {"r_history", "SELECT ended_ms, rating, rd FROM rating_history "
                   "WHERE pid = $1 AND category = $2 "
                   "ORDER BY ended_ms DESC, gid DESC LIMIT $3"},
@@ -529,6 +533,7 @@ const struct store_backend store__pg = {
     .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
     .rating_history = pg__rating_history,
+    .chat_lines = pg__chat_lines,
     .leaderboard = pg__leaderboard,
     .rated_ends = pg__rated_ends,
     .load_arena = pg__load_arena,

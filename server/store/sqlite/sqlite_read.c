@@ -307,6 +307,29 @@ int sq__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
     return rows_end(s, st, rc);
 }
 
+int sq__chat_lines(struct store *s, const char *gid, const char *room,
+                   int limit, struct store_chat_line *v, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_chat;
+    int rc;
+
+    sqlite3_bind_text(st, 1, gid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, room, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)limit) {
+        struct store_chat_line *l = &v[(*n)++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->gid, sizeof l->gid, "%s", gid);
+        snprintf(l->room, sizeof l->room, "%s", room);
+        sq_col_str(st, 0, l->pid, sizeof l->pid);
+        sq_col_str(st, 1, l->name, sizeof l->name);
+        sq_col_str(st, 2, l->text, sizeof l->text);
+        l->at_ms = sqlite3_column_int64(st, 3);
+    }
+    return rows_end(s, st, rc);
+}
+
 int sq__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n)
 {

@@ -359,6 +359,15 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_text(st, 3, op->text, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 4, op->u.arena.ms);
         break;
+    case OP_CHAT:
+        st = b->w_chat;
+        rc |= sqlite3_bind_text(st, 1, op->u.chat.gid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.chat.room, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 3, op->u.chat.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 4, op->u.chat.name, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 5, op->text, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 6, op->u.chat.at_ms);
+        break;
     case OP_PLAYER:
         st = b->w_player;
         rc |= sqlite3_bind_text(st, 1, op->u.player.pid, -1, SQLITE_STATIC);

@@ -151,6 +151,8 @@ static const struct stmt_def writer_stmts[] = {
                     "result = excluded.result"),
     DEF(w_arena, "INSERT INTO arena_calls (event, seq, call, at_ms) "
                  "VALUES (?1, ?2, ?3, ?4)"),
+    DEF(w_chat, "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -179,6 +181,8 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_api_id, API_TOKEN_SELECT "t.id = ?1"),
     DEF(r_api_pid, API_TOKEN_SELECT "t.pid = ?1 "
                                     "ORDER BY t.created_ms, t.id LIMIT ?2"),
+    DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
+                "WHERE gid = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
@@ -710,6 +714,7 @@ const struct store_backend store__sqlite = {
     .get_analysis = sq__get_analysis,
     .count_analyses = sq__count_analyses,
     .queued_analyses = sq__queued_analyses,
+    .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,

@@ -1,0 +1,117 @@
+/*
+ * proto_chat.c - chat lines on the wire (see proto.h, PROTOCOL.md
+ * "Chat"): the check of a line's text, the rooms' names and the server's
+ * chat messages.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+#include "proto_internal.h"
+
+const char *proto_room_name(enum proto_room room)
+{
+    return room == PROTO_ROOM_SPECTATOR ? "spectator" : "player";
+}
+
+/* The code point at s[*i] (valid UTF-8 already), *i past it. */
+static uint32_t next_cp(const unsigned char *s, size_t *i)
+{
+    uint32_t c = s[(*i)++];
+    int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+
+    c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
+    while (more-- > 0)
+        c = (c << 6) | (s[(*i)++] & 0x3F);
+    return c;
+}
+
+/* A control character a chat line may not carry: C0, DEL, C1, the line
+ * and paragraph separators, and the bidirectional controls that would
+ * reorder the text around the line (embeddings, overrides, isolates). */
+static bool is_control(uint32_t c)
+{
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 ||
+           c == 0x2029 || (c >= 0x202A && c <= 0x202E) ||
+           (c >= 0x2066 && c <= 0x2069);
+}
+
+int proto_chat_text(const char *s, size_t len, struct proto_error *e)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, n = 0;
+    bool blank = true;
+
+    e->code = PROTO_BAD_FIELD;
+    if (proto_utf8_prefix(s, len) != len) {
+        snprintf(e->msg, sizeof e->msg, "text: invalid UTF-8 at byte %zu",
+                 proto_utf8_prefix(s, len));
+        return -1;
+    }
+    while (i < len) {
+        uint32_t c = next_cp(u, &i);
+        if (is_control(c)) {
+            snprintf(e->msg, sizeof e->msg,
+                     "text: control character U+%04X at character %zu",
+                     (unsigned)c, n + 1);
+            return -1;
+        }
+        blank = blank && c == ' ';
+        n++;
+    }
+    if (n == 0 || blank) {
+        snprintf(e->msg, sizeof e->msg, "%s", "text: empty");
+        return -1;
+    }
+    if (n > PROTO_CHAT_CHARS) {
+        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most 140",
+                 n);
+        return -1;
+    }
+    e->code = PROTO_OK;
+    e->msg[0] = '\0';
+    return 0;
+}
+
+static json_t *j_line(const struct proto_chat_line *l)
+{
+    return json_pack("{s:s,s:s,s:s,s:I}", "pid", l->pid, "name", l->name,
+                     "text", l->text, "at", (json_int_t)l->at_ms);
+}
+
+char *proto_render_chat(const char *gid, enum proto_room room,
+                        const struct proto_chat_line *l)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I}", "t", "chat", "game", gid,
+                  "room", proto_room_name(room), "pid", l->pid, "name",
+                  l->name, "text", l->text, "at", (json_int_t)l->at_ms),
+        NULL);
+}
+
+char *proto_render_chat_history(const char *gid, enum proto_room room,
+                                const struct proto_chat_line *l, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, j_line(&l[i])) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    if (!a)
+        return NULL;
+    return proto_json_finish(json_pack("{s:s,s:s,s:s,s:o}", "t",
+                                       "chat_history", "game", gid, "room",
+                                       proto_room_name(room), "lines", a),
+                             NULL);
+}
+
+char *proto_render_chat_muted(int64_t until_ms)
+{
+    return proto_json_finish(json_pack("{s:s,s:I}", "t", "chat_muted",
+                                       "until", (json_int_t)until_ms),
+                             NULL);
+}
