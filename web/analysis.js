@@ -185,6 +185,8 @@ export class AnalysisPanel {
             if (!p) {
                 if (span)
                     span.remove();
+                if (b.dataset.label !== undefined)
+                    b.setAttribute('aria-label', b.dataset.label);
                 continue;
             }
             if (!span) {
@@ -195,10 +197,14 @@ export class AnalysisPanel {
             const glyph = p.judgement ? GLYPH[p.judgement] : '';
             span.textContent = `${glyph} ${evalText(p)}`.trim();
             span.dataset.judgement = p.judgement || '';
-            const label = (b.getAttribute('aria-label') || '')
-                .replace(/, (inaccuracy|mistake|blunder)$/, '');
+            // the name holds the text shown ("Nf6?? #1"), and the
+            // judgement in words (the list's label was "3… Nf6")
+            if (b.dataset.label === undefined)
+                b.dataset.label = b.getAttribute('aria-label') || '';
+            const san = b.firstChild ? b.firstChild.textContent : '';
+            const name = b.dataset.label.replace(san, b.textContent);
             b.setAttribute('aria-label',
-                           p.judgement ? `${label}, ${p.judgement}` : label);
+                           p.judgement ? `${name}, ${p.judgement}` : name);
         }
     }
 }

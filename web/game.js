@@ -23,13 +23,36 @@ import { fenAt, parseFen, squareIndex } from './position.js';
 import * as Settings from './settings.js';
 import { askToNotify } from './mygames.js';
 import { TakebackPanel } from './takeback.js';
-import { ChatPanel } from './chat.js';
 import * as W from './words.js';
 
 export { setPremoveCount } from './gameboard.js';
 
 const $ = (id) => document.getElementById(id);
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+// The chat panel (chat.js), loaded when a game is first opened (a visit
+// to the lobby does not fetch it: static.test.mjs counts the repeat
+// visit's requests): until it has come, the calls made to it wait, in
+// order (a chat_history may come with the game's first state).
+function lazyChat(view) {
+    let panel = null;
+    const waiting = [];
+    const call = (name, args) => {
+        if (panel) {
+            panel[name](...args);
+            return;
+        }
+        waiting.push([name, args]);
+        if (waiting.length === 1)
+            import('./chat.js').then((m) => {
+                panel = new m.ChatPanel(view);
+                for (const [n, a] of waiting.splice(0))
+                    panel[n](...a);
+            }, (e) => console.warn(`chat.js: ${e}`));
+    };
+    return Object.fromEntries(['reset', 'onMessage', 'onError', 'render']
+        .map((name) => [name, (...args) => call(name, args)]));
+}
 
 export class GameView {
     // ctx: send(msg) -> id or 0, me() -> PLAYER or null, online() -> bool,
@@ -51,7 +74,7 @@ export class GameView {
         // to the lobby or a live game does not fetch it)
         this.analysis = null;
         this.analysisLoading = false;
-        this.chat = new ChatPanel(this);
+        this.chat = lazyChat(this);
         this.bind();
     }
 
