@@ -246,6 +246,25 @@ START_TEST(test_fresh_then_noop)
 }
 END_TEST
 
+/* The database as the first n migrations left it, each recorded as
+ * pgmigrate.c records them (a later migration is then tested on rows
+ * written at that version). */
+static void migrated_to(int n)
+{
+    ck_assert_int_gt((int)migrations_pg_count, n);
+    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
+                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
+                 "bigint NOT NULL)");
+    for (int i = 0; i < n; i++) {
+        char sql[128];
+        exec_ok(obs, migrations_pg_list[i].sql);
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
+                 migrations_pg_list[i].version);
+        exec_ok(obs, sql);
+    }
+}
+
 /* A database at pg/0003 (before the lag totals): pg/0004 sums each
  * finished game's lag credits by side from its moves (White's the odd
  * plies of a game White started, the even ones of a game Black started),
@@ -254,18 +273,7 @@ START_TEST(test_lag_totals_filled_from_moves)
 {
     PGconn *c = connect_db();
 
-    ck_assert_int_ge((int)migrations_pg_count, 4);
-    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
-                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
-                 "bigint NOT NULL)");
-    for (int i = 0; i < 3; i++) {
-        char sql[128];
-        exec_ok(obs, migrations_pg_list[i].sql);
-        snprintf(sql, sizeof sql,
-                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
-                 migrations_pg_list[i].version);
-        exec_ok(obs, sql);
-    }
+    migrated_to(3);
     exec_ok(obs, "INSERT INTO players VALUES ('pidW', 'W', sha256('w'), 1), "
                  "('pidB', 'B', sha256('b'), 1)");
     exec_ok(obs, LAG_ROWS_GAMES);
@@ -293,18 +301,7 @@ START_TEST(test_openings_filled_from_pgn)
 {
     PGconn *c = connect_db();
 
-    ck_assert_int_ge((int)migrations_pg_count, 5);
-    exec_ok(obs, "CREATE TABLE schema_version (version integer PRIMARY KEY "
-                 "CHECK (version >= 1), name text NOT NULL, applied_ms "
-                 "bigint NOT NULL)");
-    for (int i = 0; i < 4; i++) {
-        char sql[128];
-        exec_ok(obs, migrations_pg_list[i].sql);
-        snprintf(sql, sizeof sql,
-                 "INSERT INTO schema_version VALUES (%d, 'x', 1)",
-                 migrations_pg_list[i].version);
-        exec_ok(obs, sql);
-    }
+    migrated_to(4);
     exec_ok(obs, "INSERT INTO players VALUES ('pidW', 'W', sha256('w'), 1), "
                  "('pidB', 'B', sha256('b'), 1)");
     exec_ok(obs, LAG_ROWS_GAMES);
