@@ -2,7 +2,7 @@
  * config.h - the server's settings: defaults, the JSON config file
  * (--config PATH, read with jansson) and command-line overrides.
  *
- * Every setting has one key and one row in config.c's table, from which
+ * Every setting has one key and one row in config_keys.c's table, from which
  * its default, its checks, its flag and its --help line are derived; the
  * file is one JSON object of keys. An
  * unknown key, a duplicate key or a value of the wrong type or range is
@@ -137,7 +137,7 @@ struct config {
 };
 
 /* One setting as the command line and the docs name it: a row of the
- * table in config.c, which holds every setting (key, flag, kind, range,
+ * table in config_keys.c, which holds every setting (key, flag, kind, range,
  * default, help). Static storage, read-only. */
 struct config_setting {
     const char *key;  /* the JSON key, "grace_s" */

@@ -12,7 +12,7 @@
  *                            PATH) [--games N]
  *
  * Settings come from the defaults, then the config file, then the flags
- * (config.h; the flags and their --help lines come from config.c's table
+ * (config.h; the flags and their --help lines come from config_keys.c's table
  * of settings). Start-up order: open the log, lock the database file
  * (SQLite; with `postgres` set the database is PostgreSQL's and several
  * nodes may share it: nothing to lock), listen, open the store
@@ -116,7 +116,7 @@ static void usage(FILE *f)
             backup_help, lagreport_help, tokencli_help);
 }
 
-/* getopt_long's value for the i-th setting of config.c's table. */
+/* getopt_long's value for the i-th setting of config_keys.c's table. */
 #define OPT_SETTING 256
 
 static void parse_args(int argc, char **argv, struct args *a)

@@ -94,7 +94,7 @@ struct hub_env {
 };
 
 /* The hub's settings, from struct config (main.c copies them; their
- * defaults and ranges are config.c's table: every one is set, > 0). */
+ * defaults and ranges are config_keys.c's table: every one is set, > 0). */
 struct hub_config {
     int64_t grace_ms;
     int64_t first_move_ms;

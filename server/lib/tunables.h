@@ -6,7 +6,7 @@
  * where its name is used.
  *
  * Not here: the settings an operator can change (their defaults, ranges
- * and reasons are the table in config.c), and a module's own mechanics
+ * and reasons are the table in config_keys.c), and a module's own mechanics
  * (the store's queue and WAL sizes, net.c's timer ticks), which stay
  * beside their code.
  * (Not named limits.h: server/ is on the include path, and that name would

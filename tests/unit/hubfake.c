@@ -124,7 +124,7 @@ static void on_commit(void *arg)
     (void)arg;
 }
 
-/* The settings' defaults (config.c's table; test_status checks that
+/* The settings' defaults (config_keys.c's table; test_status checks that
  * they agree), so the hub's tests link nothing above the hub. */
 const struct hub_config fake_hub_defaults = {
     .grace_ms = 60 * 1000,

@@ -814,7 +814,7 @@ static void trim_cell(const char *p, size_t n, char *out, size_t len)
 }
 
 /* Compares docs/operator.md's table of settings (the rows under the header
- * "| key | flag | default | meaning |") with config.c's table: the same
+ * "| key | flag | default | meaning |") with config_keys.c's table: the same
  * keys, each once, with the same flag and default. Returns how many
  * differences; the first few are described in why. */
 static int readme_diff(const char *text, char *why, size_t len)
