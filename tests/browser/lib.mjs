@@ -643,6 +643,15 @@ export async function axeSerious(page) {
     if (!await page.evaluate(() => !!window.axe))
         await page.evaluate(source);
     const violations = await page.evaluate(async () => {
+        // the colours as they stay: a toast fading in (0.18 s) is checked
+        // once it is opaque (its contrast mid-way is not what one reads);
+        // endless animations (a spinner) are not waited for
+        const finite = document.getAnimations().filter((a) =>
+            a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+        await Promise.race([
+            Promise.all(finite.map((a) => a.finished.catch(() => null))),
+            new Promise((ok) => setTimeout(ok, 2000)),
+        ]);
         const r = await window.axe.run(document, {
             resultTypes: ['violations'],
         });
