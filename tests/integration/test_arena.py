@@ -7,8 +7,9 @@ survives a kill -9 mid-event with its standings and its live game; bad
 input (unknown event, joined twice, not joined, over, the caps, the
 creation policy) is refused and changes nothing."""
 import time
+import unittest
 
-from harness import FreshServerTest
+from harness import CLUSTER, FreshServerTest, not_in_cluster
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -27,6 +28,7 @@ def standing(st, pid):
     return next(r for r in st["standings"] if r["id"] == pid)
 
 
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
 class ArenaTest(FreshServerTest):
     def players(self, srv, n=2, event=None):
         cs = [self.client(srv) for _ in range(n)]
@@ -274,3 +276,17 @@ class ArenaTest(FreshServerTest):
         self.assertEqual(err["code"], "no_tournaments")
         self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
                          ["events"], [])
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's refusal")
+class ClusterArenaTest(FreshServerTest):
+    def test_a_cluster_refuses_tournaments(self):
+        """A node of a cluster creates no event, whoever may create one,
+        and lists none."""
+        c = self.client(self.server(OPEN))
+        err = c.request({"t": "arena_create", "name": "X", "clock": CLOCK,
+                         "duration_s": 60}, "error")
+        self.assertEqual(err["code"], "no_tournaments")
+        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
+                         ["events"], [])
+
