@@ -606,7 +606,7 @@ struct req_read {
     int found;
     struct store_analysis arow;
     char *result;
-    int64_t today;
+    int64_t today, week; /* the requester's analyses in 24 h, in 7 days */
 };
 
 static int req_run(struct store *st, struct hub_read *r)
@@ -618,7 +618,9 @@ static int req_run(struct store *st, struct hub_read *r)
         return -1;
     if (rc == 1 || q->m.type == PROTO_T_ANALYSIS)
         return rc;
-    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0)
+    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0 ||
+        store_count_analyses(st, q->pid, q->since_ms - 6 * ANALYSIS_DAY_MS,
+                             &q->week) < 0)
         return -1;
     q->found = store_get_game(st, q->m.game, &q->row, &q->moves, &q->n, NULL);
     return q->found < 0 ? -1 : 0;
@@ -694,11 +696,22 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, why, &q->m.id);
         return;
     }
-    if (q->today >= h->cfg.analyses_per_day) {
+    switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
+                           h->cfg.analyses_per_week)) {
+    case ANALYSIS_LIMIT_OK:
+        break;
+    case ANALYSIS_LIMIT_DAY:
         snprintf(msg, sizeof msg,
-                 "you have asked for %d analyses in 24 hours: the most there "
+                 "you have asked for %lld analyses in 24 hours: the most "
+                 "there may be now",
+                 (long long)q->today);
+        hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
+        return;
+    case ANALYSIS_LIMIT_WEEK:
+        snprintf(msg, sizeof msg,
+                 "you have asked for %lld analyses in 7 days: the most there "
                  "may be",
-                 h->cfg.analyses_per_day);
+                 (long long)q->week);
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
         return;
     }

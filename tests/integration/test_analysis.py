@@ -106,6 +106,40 @@ class StockfishAnalysisTest(AnalysisBase):
         b3.request({"t": "analyse", "game": gid3}, "analysis")
         self.done(b3, gid3)
 
+    def test_a_week_of_analyses(self):
+        """3 a day and 4 in 7 days: past two thirds of the week (2) the
+        day's limit is 2; the 7 days' limit holds on later days; 7 days
+        after the first ones, the week is free again (test time)."""
+        srv = self.server(config=dict(TINY, analyses_per_day=3,
+                                      analyses_per_week=4),
+                          env={"CHESS_TEST_CLOCK_MS": "0"})
+        games = [self.finished_game(srv, source="127.0.1.%d" % i)
+                 for i in range(1, 6)]
+        asker = self.client(srv, source="127.0.0.7")
+
+        def ask(i, code=None):
+            gid = games[i][2]
+            if code:
+                return asker.request({"t": "analyse", "game": gid}, "error")
+            asker.request({"t": "analyse", "game": gid}, "analysis")
+            self.done(asker, gid)
+
+        def advance(seconds):
+            asker.request({"t": "test_clock", "advance_s": seconds}, "pong")
+
+        ask(0)
+        ask(1)
+        r = ask(2, "error")  # the week at 2 of 4: the day's 3 is now 2
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("2 analyses in 24 hours", r["msg"])
+        advance(25 * 3600)
+        ask(2)
+        ask(3)
+        r = ask(4, "error")
+        self.assertIn("4 analyses in 7 days", r["msg"])
+        advance(6 * 24 * 3600)  # 7 days and 1 h after the first two
+        ask(4)
+
 
 @not_in_cluster("the fake engine's environment is one process's")
 class FakeEngineAnalysisTest(AnalysisBase):
