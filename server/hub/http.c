@@ -339,6 +339,7 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
             .changed = g->rated && g->rd_before[0] > 0,
             .eco = g->eco[0] && g->opening[0] ? g->eco : NULL,
             .opening = g->eco[0] && g->opening[0] ? g->opening : NULL,
+            .analysed = g->analysed != 0,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);

@@ -2,7 +2,8 @@
 // "Request computer analysis" button, the progress the server pushes, the
 // evaluation graph, the blunder marked in the move list with the best
 // move instead, each side's accuracy and the engine line; axe-core with
-// it all shown. Debian's Stockfish at a tiny node budget.
+// it all shown; the game marked "Analysed" in the player's finished games.
+// Debian's Stockfish at a tiny node budget.
 
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
@@ -19,7 +20,7 @@ test('request an analysis, see its progress, graph and blunder',
     const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-analysis-'));
     const config = pathJoin(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ analysis_nodes: 2000 }));
-    const { a, b } = await twoPlayers(t, {
+    const { server, a, b } = await twoPlayers(t, {
         server: { extra: ['--config', config] },
         a: { beforeGoto: logWebSocket },
     });
@@ -50,7 +51,11 @@ test('request an analysis, see its progress, graph and blunder',
     await b.page.reload();
     await waitText(b.page, '#analysis-black', /1 blunders/);
     assert.ok(await b.page.locator('#analysis-btn').isHidden());
+    // and the opponent's finished games mark the game analysed
     assert.deepEqual(await axeSerious(a.page), [], 'analysis shown');
     await screenshot(a.page, 'analysis.png');
+    await b.page.goto(`${server.base}/`);
+    await b.page.click('#my-history');
+    await waitText(b.page, '#player-games .hanalysed', /^Analysed$/);
     assertClean(t, a, b);
 });

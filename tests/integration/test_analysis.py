@@ -9,10 +9,11 @@ engine (tests/unit/fake_uci.c), an engine that crashes once is re-asked
 and one that always crashes reports its positions failed; and a job
 under way when the server is killed is queued again after the restart.
 """
+import json
 import os
 import time
 
-from harness import (WAIT, FreshServerTest, not_in_cluster)
+from harness import (WAIT, FreshServerTest, not_in_cluster, wait_until)
 
 FAKE = os.environ.get("CHESS_FAKE_UCI", "")
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -28,6 +29,12 @@ def play(w, b, gid, moves):
         players[ply % 2].move(gid, uci, ply)
         for c in players:
             c.expect("moved", game=gid, ply=ply + 1)
+
+
+def analysed(srv, c):
+    """The `analysed` marks of c's finished games, newest first."""
+    body = srv.http("/api/players/%s/games" % c.pid)[2]
+    return [g["analysed"] for g in json.loads(body)["games"]]
 
 
 class AnalysisBase(FreshServerTest):
@@ -52,12 +59,16 @@ class StockfishAnalysisTest(AnalysisBase):
     def test_blunder_marked_progress_and_stored_once(self):
         srv = self.server(config=TINY)
         w, b, gid = self.finished_game(srv, BLUNDER_GAME)
+        self.assertEqual(analysed(srv, b), [False])
         first = w.request({"t": "analyse", "game": gid}, "analysis")
         self.assertIn(first["status"], ("queued", "running"))
         self.assertEqual(first["total"], 8)
         progress = w.expect("analysis_progress", game=gid)
         self.assertEqual(progress["total"], 8)
         a = self.done(w, gid)
+        # the players' lists, once the result is committed (it is sent
+        # before: an analysis acknowledges no one's action)
+        wait_until(lambda: analysed(srv, b) == [True], "analysed in list")
         pos = a["positions"]
         self.assertEqual(len(pos), 8)
         self.assertEqual(pos[7], {"checkmate": True})  # (no engine asked)
