@@ -152,6 +152,7 @@ export class AnalysisBoardView {
                 if (!r.ok)
                     throw new Error(String(r.status));
                 await this.open(await r.text());
+                this.go(this.lineEnd(0));   /* as the game ended */
             } catch {
                 this.fail('That game could not be read.');
             }

@@ -162,6 +162,13 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     const refused = a.problems.filter((p) => /status of 400/.test(p));
     assert.equal(refused.length, 2, a.problems.join('\n'));
     a.problems = a.problems.filter((p) => !refused.includes(p));
+    // continue from here with a friend: the lobby's invitation form, the
+    // FEN filled in
+    await page.click('#aboard-friend');
+    await waitText(page, '#seek-btn', /^Create the invitation$/);
+    assert.equal(await page.inputValue('#fen'),
+                 '4k3/8/8/8/8/8/8/4K2R w K - 0 1');
+    assert.ok(await page.locator('#fen').isVisible());
     assertClean(t, a);
 });
 
