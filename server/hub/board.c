@@ -49,7 +49,8 @@ static void answer(struct http_reply *r, int status, json_t *o)
 }
 
 /* 400 {"error":code,"message":message}. */
-static void refuse(struct http_reply *r, const char *code, const char *message)
+static void refuse(struct http_reply *r, const char *code,
+                   const char *message)
 {
     json_t *o = json_object();
 
@@ -114,8 +115,8 @@ static int trimmed(const struct http_request *q, char *buf, size_t cap)
 
     while (s < e && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
         s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-                     e[-1] == '\n'))
+    while (e > s &&
+           (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
         e--;
     if ((size_t)(e - s) >= cap)
         return -1;
@@ -217,8 +218,8 @@ static void board_pgn(const struct http_request *q, struct http_reply *r)
 
     if (!t.nodes || !t.tags || !t.comments || !boards) {
         answer(r, 500, NULL);
-    } else if (pgnread_game(q->body ? q->body : "", q->body_len, 0, &lim,
-                            &t, &err) < 0) {
+    } else if (pgnread_game(q->body ? q->body : "", q->body_len, 0, &lim, &t,
+                            &err) < 0) {
         pgnread_message(&err, msg, sizeof msg);
         refuse(r, "bad_pgn", msg);
     } else {
