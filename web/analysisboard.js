@@ -37,6 +37,39 @@ async function post(path, text) {
     return { ok: r.ok, status: r.status, body };
 }
 
+// The PGN without its comments ({...} and ; to the end of the line),
+// each replaced by the line ends it held so that the server's line
+// numbers stay those of the text pasted: a game exported with its clocks
+// and evaluations may be over the body's limit with them, and the board
+// shows no comments. Tag lines are left as they are.
+function stripComments(text) {
+    let out = '', i = 0;
+    while (i < text.length) {
+        const c = text[i];
+        const lineStart = i === 0 || text[i - 1] === '\n';
+        if (lineStart && c === '[') {         /* a tag pair: its line whole */
+            const end = text.indexOf('\n', i);
+            const stop = end < 0 ? text.length : end;
+            out += text.slice(i, stop);
+            i = stop;
+        } else if (c === '{') {
+            const end = text.indexOf('}', i);
+            if (end < 0)                       /* unclosed: the server says */
+                return out + text.slice(i);
+            out += ' ' + '\n'.repeat(
+                text.slice(i, end).split('\n').length - 1);
+            i = end + 1;
+        } else if (c === ';') {
+            const end = text.indexOf('\n', i);
+            i = end < 0 ? text.length : end;
+        } else {
+            out += c;
+            i++;
+        }
+    }
+    return out;
+}
+
 // A FEN rather than a PGN: one line, six fields, a placement of 8 ranks.
 function looksLikeFen(text) {
     return !text.includes('\n') && /^[1-8pnbrqkPNBRQK]+(\/[1-8pnbrqkPNBRQK]+){7}\s/
@@ -180,19 +213,23 @@ export class AnalysisBoardView {
 
     // Opens a pasted PGN or FEN; a bad one is named, the board unchanged.
     async open(raw) {
-        const text = raw.trim();
+        let text = raw.trim();
         this.fail('');
         if (!text) {
             this.fail('Paste a PGN or a FEN first.');
             return;
         }
-        const bytes = new TextEncoder().encode(text).length;
-        if (bytes > TEXT_MAX) {
-            this.fail(`The text has ${bytes} bytes; the board reads at most ${
-                TEXT_MAX}. Remove its comments or some variations.`);
+        const fen = looksLikeFen(text);
+        const size = (x) => new TextEncoder().encode(x).length;
+        const bytes = size(text);
+        if (!fen && bytes > TEXT_MAX)
+            text = stripComments(text);
+        if (size(text) > TEXT_MAX) {
+            this.fail(`The text has ${size(text)} bytes without its ` +
+                      `comments (${bytes} with them); the board reads at ` +
+                      `most ${TEXT_MAX}. Remove some variations.`);
             return;
         }
-        const fen = looksLikeFen(text);
         let r;
         try {
             r = await post(fen ? '/api/board/fen' : '/api/board/pgn', text);

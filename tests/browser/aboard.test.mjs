@@ -147,6 +147,21 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     await page.click('#aboard-open');
     await waitText(page, '#aboard-error', /^PGN: Line 2, column 4: .*Ke3/);
     assert.equal((await shown(page)).fen, d5);
+    // a PGN over the body's limit with its comments opens without them
+    // (their line ends kept: the second line's problem is still line 2)
+    await page.fill('#aboard-text', `1. e4 {${'x'.repeat(5000)}} e5 *`);
+    await page.click('#aboard-open');
+    await waitShown(page, null);
+    assert.equal(await page.locator('#aboard-tree .aboard-move').count(), 2);
+    await page.fill('#aboard-text',
+                    `1. e4 {${'x\n'.repeat(2500)}} e5\n2. Ke3 *`);
+    await page.click('#aboard-open');
+    await waitText(page, '#aboard-error', /^PGN: Line 2502, column 4: .*Ke3/);
+    // over it without them: the page says so (nothing sent)
+    await page.fill('#aboard-text', '1. Nf3 Nf6 2. Ng1 Ng8 '.repeat(200));
+    await page.click('#aboard-open');
+    await waitText(page, '#aboard-error',
+                   /^The text has 4399 bytes without its comments .*at most 4096/);
     // a bad FEN
     await page.fill('#aboard-text', '8/8/8/8/8/8/8/8 w - - 0 1');
     await page.click('#aboard-open');
@@ -158,9 +173,9 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     assert.equal(await page.textContent('#aboard-error'), '');
     assert.deepEqual(await axeSerious(page), [], 'analysis board');
     await screenshot(page, 'aboard.png');
-    // the browser logs each 400 it was answered: the bad PGN's and FEN's
+    // the browser logs each 400 it was answered: the bad PGNs' and FEN's
     const refused = a.problems.filter((p) => /status of 400/.test(p));
-    assert.equal(refused.length, 2, a.problems.join('\n'));
+    assert.equal(refused.length, 3, a.problems.join('\n'));
     a.problems = a.problems.filter((p) => !refused.includes(p));
     // continue from here with a friend: the lobby's invitation form, the
     // FEN filled in
