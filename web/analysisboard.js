@@ -2,7 +2,7 @@
 // "Analysis board"): a position or a game's moves as a tree, variations
 // entered by moving pieces, navigation by keys (arrows, Home, End) and by
 // clicks, the current FEN to copy, flip, arrows and circles drawn with
-// the right mouse button, a PGN or a FEN pasted to open it, and "continue
+// the right mouse button (each position its own), a PGN or a FEN pasted to open it, and "continue
 // from here" against the computer or a friend (the lobby's form with the
 // FEN filled in). Loaded the first time /analysis is opened.
 //
@@ -101,6 +101,8 @@ export class AnalysisBoardView {
         this.board = new Board(root, (uci) => this.play(uci));
         this.shapes = new Shapes(this.board, 'user');
         this.shapes.listen();
+        // each position keeps its own drawing, as on lichess
+        this.shapes.onChange = (s) => { this.nodes[this.cur].shapes = s; };
         this.bestShapes = null;
 
         const side = el('div', 'side aboard-side');
@@ -270,7 +272,7 @@ export class AnalysisBoardView {
         if (id === this.cur || id < 0 || id >= this.nodes.length)
             return;
         this.cur = id;
-        this.shapes.set([]);
+        this.shapes.set(this.nodes[id].shapes || []);
         this.render();
     }
 

@@ -33,6 +33,7 @@ export class Shapes {
         this.svg.append(defs);
         board.root.parentElement.append(this.svg);
         this.shapes = [];  /* {from, to}: an arrow, or from === to: circle */
+        this.onChange = null;  /* (shapes): the player drew or cleared */
     }
 
     // Sets the shapes (squares 0..63) and draws them.
@@ -99,15 +100,23 @@ export class Shapes {
                 start = this.board.cellAt(e.clientX, e.clientY);
             } else if (e.button === 0 && this.shapes.length) {
                 this.set([]);
+                this.changed();
             }
         });
         root.addEventListener('pointerup', (e) => {
             if (e.button !== 2 || start < 0)
                 return;
             const end = this.board.cellAt(e.clientX, e.clientY);
-            if (end >= 0)
+            if (end >= 0) {
                 this.toggle(start, end);
+                this.changed();
+            }
             start = -1;
         });
+    }
+
+    changed() {
+        if (this.onChange)
+            this.onChange(this.shapes.slice());
     }
 }

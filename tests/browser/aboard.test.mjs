@@ -137,6 +137,15 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     assert.equal(await arrows.getAttribute('data-to'), '28');
     assert.equal(await circles.count(), 1);
     assert.ok(await page.locator('#aboard .shapes.user').isVisible());
+    // each position keeps its drawing: gone one move back, back after
+    await page.locator('#aboard-status').click();
+    await page.keyboard.press('ArrowLeft');
+    await waitShown(page, '1. e4');
+    assert.equal(await arrows.count(), 0);
+    await page.click('#aboard-tree button[aria-label="1… d5"]');
+    await waitShown(page, '1… d5');
+    assert.equal(await arrows.count(), 1);
+    assert.equal(await circles.count(), 1);
     await page.click(cell('d4'), { button: 'right' });
     assert.equal(await circles.count(), 0);
     await page.click(cell('a5'));
