@@ -40,6 +40,14 @@ async function waitShown(page, san) {
     }, san, { timeout: 5000, polling: 50 });
 }
 
+// Puts a long text in the box at once (page.fill of thousands of lines
+// is slow).
+async function paste(page, text) {
+    await page.evaluate((t) => {
+        document.getElementById('aboard-text').value = t;
+    }, text);
+}
+
 // The centre of a square of the analysis board, in page pixels.
 async function centre(page, name) {
     const b = await page.locator(cell(name)).boundingBox();
@@ -158,16 +166,15 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     assert.equal((await shown(page)).fen, d5);
     // a PGN over the body's limit with its comments opens without them
     // (their line ends kept: the second line's problem is still line 2)
-    await page.fill('#aboard-text', `1. e4 {${'x'.repeat(5000)}} e5 *`);
+    await paste(page, `1. e4 {${'x'.repeat(5000)}} e5 *`);
     await page.click('#aboard-open');
     await waitShown(page, null);
     assert.equal(await page.locator('#aboard-tree .aboard-move').count(), 2);
-    await page.fill('#aboard-text',
-                    `1. e4 {${'x\n'.repeat(2500)}} e5\n2. Ke3 *`);
+    await paste(page, `1. e4 {${'x\n'.repeat(2500)}} e5\n2. Ke3 *`);
     await page.click('#aboard-open');
     await waitText(page, '#aboard-error', /^PGN: Line 2502, column 4: .*Ke3/);
     // over it without them: the page says so (nothing sent)
-    await page.fill('#aboard-text', '1. Nf3 Nf6 2. Ng1 Ng8 '.repeat(200));
+    await paste(page, '1. Nf3 Nf6 2. Ng1 Ng8 '.repeat(200));
     await page.click('#aboard-open');
     await waitText(page, '#aboard-error',
                    /^The text has 4399 bytes without its comments .*at most 4096/);
@@ -206,6 +213,12 @@ test('a finished game opens on the board; the phone size',
     await clickMove(a.page, 'f2f3');
     assert.ok(await a.page.locator('#analysis-link').isHidden());
     assert.ok(await b.page.locator('#analysis-link').isHidden());
+    // a spectator has it while they play
+    const c = await openPlayer(browser, link);
+    await waitText(c.page, '#analysis-link', /^Analysis board$/);
+    assert.equal(await c.page.getAttribute('#analysis-link', 'href'),
+                 `/analysis?game=${gid}`);
+    await c.ctx.close();
     for (const [p, m] of [[b, 'e7e5'], [a, 'g2g4'], [b, 'd8h4']])
         await clickMove(p.page, m);
     await waitText(a.page, '#end-title', /^You lost$/);
