@@ -68,43 +68,74 @@ static const char *position_status(const struct board *b, int n_legal)
     return board_in_check(b) ? "checkmate" : "stalemate";
 }
 
-/* The position's FEN, status and legal moves as an object (NULL: out of
- * memory). */
-static json_t *position_json(const struct board *b)
+/* A move's object, {"uci":U,"san":S,"fen":F} with "parent":P first when
+ * parent > -2, at out (BOARD_MOVE_JSON bytes free); returns the end. FEN,
+ * SAN and UCI need no escapes (board.h, notation.h). */
+#define BOARD_MOVE_JSON (40 + UCI_MAX + SAN_MAX + FEN_MAX)
+static char *move_put(char *out, int parent, move_t m, const char *san,
+                      const struct board *after)
+{
+    char uci[UCI_MAX];
+
+    notation_uci(m, uci);
+    if (parent > -2)
+        out += sprintf(out, "{\"parent\":%d,", parent);
+    else
+        *out++ = '{';
+    out += sprintf(out, "\"uci\":\"%s\",\"san\":\"%s\",\"fen\":\"", uci, san);
+    out += board_to_fen(after, out);
+    memcpy(out, "\"}", 2);
+    return out + 2;
+}
+
+/* Hands the buffer (len bytes written) to *r as a 200 answer. */
+static void answer_text(struct http_reply *r, char *body, char *end)
+{
+    *end = '\0';
+    r->status = 200;
+    r->type = JSON_TYPE;
+    r->body = body;
+    r->len = (size_t)(end - body);
+}
+
+/* The position's FEN, status and legal moves, written by hand into one
+ * buffer (the answer of every move the board shows: no allocation per
+ * move). */
+static void position_answer(const struct board *b, struct http_reply *r)
 {
     struct movelist *ml = malloc(sizeof *ml);
-    json_t *o = json_object(), *moves = json_array();
-    char fen[FEN_MAX], san[SAN_MAX], uci[UCI_MAX];
+    char san[SAN_MAX], *body, *p;
 
-    if (!ml || !o || !moves) {
-        free(ml);
-        json_decref(o);
-        json_decref(moves);
-        return NULL;
+    if (!ml) {
+        answer(r, 500, NULL);
+        return;
     }
     movegen_legal(b, ml);
     notation_sort_uci(ml->moves, ml->n);
-    board_to_fen(b, fen);
-    json_object_set_new(o, "fen", json_string(fen));
-    json_object_set_new(o, "check", json_boolean(board_in_check(b)));
-    json_object_set_new(o, "status", json_string(position_status(b, ml->n)));
+    body = malloc(128 + FEN_MAX + (size_t)ml->n * BOARD_MOVE_JSON);
+    if (!body) {
+        free(ml);
+        answer(r, 500, NULL);
+        return;
+    }
+    p = body + sprintf(body, "{\"fen\":\"");
+    p += board_to_fen(b, p);
+    p += sprintf(p, "\",\"check\":%s,\"status\":\"%s\",\"moves\":[",
+                 board_in_check(b) ? "true" : "false",
+                 position_status(b, ml->n));
     for (int i = 0; i < ml->n; i++) {
         struct board next = *b;
         struct board_undo u;
-        json_t *m = json_object();
 
-        notation_uci(ml->moves[i], uci);
         notation_san_in(b, ml->moves, ml->n, ml->moves[i], san);
         board_make(&next, ml->moves[i], &u);
-        board_to_fen(&next, fen);
-        json_object_set_new(m, "uci", json_string(uci));
-        json_object_set_new(m, "san", json_string(san));
-        json_object_set_new(m, "fen", json_string(fen));
-        json_array_append_new(moves, m);
+        if (i)
+            *p++ = ',';
+        p = move_put(p, -2, ml->moves[i], san, &next);
     }
+    memcpy(p, "]}", 2);
     free(ml);
-    json_object_set_new(o, "moves", moves);
-    return o;
+    answer_text(r, body, p + 2);
 }
 
 /* The body without the spaces around it, as a string in buf (cap bytes);
@@ -148,53 +179,64 @@ static void board_fen(const struct http_request *q, struct http_reply *r)
         refuse(r, "bad_fen", msg);
         return;
     }
-    answer(r, 200, position_json(&b));
+    position_answer(&b, r);
 }
 
-/* The tree read: its tags, start, result and each node's move with the
- * FEN it leads to (boards: the caller's scratch, one a node). */
-static json_t *tree_json(const char *text, const struct pgnread_tree *t,
-                         struct board *boards)
+/* The tree read: its tags and result (through jansson: their text
+ * needs escapes), its start, and each node's move with the FEN it leads
+ * to, by hand (boards: the caller's scratch, one a node). */
+static void tree_answer(const char *text, const struct pgnread_tree *t,
+                        struct board *boards, struct http_reply *r)
 {
-    json_t *o = json_object(), *tags = json_object(), *nodes = json_array();
-    char fen[FEN_MAX], uci[UCI_MAX], value[256], name[64];
+    json_t *head = json_object(), *tags = json_object();
+    char value[256], name[64], *h = NULL, *body = NULL, *p;
+    size_t hlen;
 
-    if (!o || !tags || !nodes) {
-        json_decref(o);
-        json_decref(tags);
-        json_decref(nodes);
-        return NULL;
-    }
-    for (int i = 0; i < t->n_tags; i++) {
+    for (int i = 0; head && tags && i < t->n_tags; i++) {
         const struct pgnread_tag *g = &t->tags[i];
         snprintf(name, sizeof name, "%.*s", (int)g->name.len,
                  text + g->name.off);
         pgnread_unescape(text, g->value, value, sizeof value);
         json_object_set_new(tags, name, json_string(value));
     }
-    board_to_fen(&t->start, fen);
-    json_object_set_new(o, "start", json_string(fen));
-    json_object_set_new(o, "tags", tags);
     snprintf(value, sizeof value, "%.*s", (int)t->result.len,
              text + t->result.off);
-    json_object_set_new(o, "result", json_string(value));
+    if (head && tags) {
+        json_object_set(head, "tags", tags);
+        json_object_set_new(head, "result", json_string(value));
+        h = json_dumps(head, JSON_COMPACT);
+    }
+    json_decref(tags);
+    json_decref(head);
+    if (h)
+        body = malloc(strlen(h) + 64 + FEN_MAX +
+                      (size_t)t->n_nodes * BOARD_MOVE_JSON);
+    if (!body) {
+        free(h);
+        answer(r, 500, NULL);
+        return;
+    }
+    /* {"start":F,"tags":...,"result":R,"nodes":[...]} */
+    hlen = strlen(h);
+    p = body + sprintf(body, "{\"start\":\"");
+    p += board_to_fen(&t->start, p);
+    p += sprintf(p, "\",");
+    memcpy(p, h + 1, hlen - 2); /* the object's members, braces off */
+    p += hlen - 2;
+    p += sprintf(p, ",\"nodes\":[");
+    free(h);
     for (int i = 0; i < t->n_nodes; i++) {
         const struct pgnread_node *n = &t->nodes[i];
         struct board_undo u;
-        json_t *m = json_object();
 
         boards[i] = n->parent < 0 ? t->start : boards[n->parent];
         board_make(&boards[i], n->move, &u);
-        board_to_fen(&boards[i], fen);
-        notation_uci(n->move, uci);
-        json_object_set_new(m, "parent", json_integer(n->parent));
-        json_object_set_new(m, "uci", json_string(uci));
-        json_object_set_new(m, "san", json_string(n->san));
-        json_object_set_new(m, "fen", json_string(fen));
-        json_array_append_new(nodes, m);
+        if (i)
+            *p++ = ',';
+        p = move_put(p, n->parent, n->move, n->san, &boards[i]);
     }
-    json_object_set_new(o, "nodes", nodes);
-    return o;
+    memcpy(p, "]}", 2);
+    answer_text(r, body, p + 2);
 }
 
 static void board_pgn(const struct http_request *q, struct http_reply *r)
@@ -223,7 +265,7 @@ static void board_pgn(const struct http_request *q, struct http_reply *r)
         pgnread_message(&err, msg, sizeof msg);
         refuse(r, "bad_pgn", msg);
     } else {
-        answer(r, 200, tree_json(q->body, &t, boards));
+        tree_answer(q->body, &t, boards, r);
     }
     free(t.nodes);
     free(t.tags);
