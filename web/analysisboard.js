@@ -171,7 +171,10 @@ export class AnalysisBoardView {
             e.preventDefault();
             this.open(this.text.value);
         });
-        side.append(this.status, this.tree, nav, fenRow, cont, form);
+        this.head = el('p', 'aboard-head');
+        this.head.id = 'aboard-head';
+        side.append(this.head, this.status, this.tree, nav, fenRow, cont,
+                    form);
         this.section.append(play, side);
     }
 
@@ -247,6 +250,7 @@ export class AnalysisBoardView {
                 what.charAt(0).toUpperCase()}${what.slice(1)}`);
             return;
         }
+        this.head.textContent = fen ? '' : this.headText(r.body);
         if (fen) {
             this.reset(r.body.fen);
             this.legal.set(r.body.fen, r.body);
@@ -264,6 +268,17 @@ export class AnalysisBoardView {
         this.shapes.set([]);
         this.render();
         this.ctx.announce(fen ? 'Position opened.' : 'Game opened.');
+    }
+
+    // "White – Black, 1-0" from a PGN's tags ('' without names).
+    headText(t) {
+        const name = (tag) => t.tags[tag] && t.tags[tag] !== '?'
+            ? t.tags[tag] : null;
+        const w = name('White'), b = name('Black');
+        if (!w && !b)
+            return '';
+        const res = t.result && t.result !== '*' ? `, ${t.result}` : '';
+        return `${w || '?'} – ${b || '?'}${res}`;
     }
 
     // ---- navigation ----------------------------------------------------

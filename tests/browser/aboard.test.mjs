@@ -66,7 +66,8 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
 
     // a PGN with a variation
     await page.fill('#aboard-text',
-                    '[White "A"]\n\n1. e4 e5 (1... c5 2. Nf3) 2. Nf3 Nc6 *');
+                    '[White "A"]\n[Black "B"]\n\n' +
+                    '1. e4 e5 (1... c5 2. Nf3) 2. Nf3 Nc6 *');
     await page.click('#aboard-open');
     await page.waitForFunction(() => document.querySelectorAll(
         '#aboard-tree .aboard-move').length === 6);
@@ -83,6 +84,7 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     await page.locator('#aboard-status').click();
     await page.keyboard.press('End');
     await waitShown(page, '2… Nc6');
+    assert.equal(await page.textContent('#aboard-head'), 'A – B');
     await page.keyboard.press('Home');
     await waitShown(page, null);
     assert.equal((await shown(page)).fen, START);
@@ -154,6 +156,14 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     await waitShown(page, '1… d5');
     assert.equal(await arrows.count(), 1);
     assert.equal(await circles.count(), 1);
+    // flipped (f): the board and the arrow turn (e2's centre, x 4.5 of 8,
+    // is 3.5 from Black's side)
+    assert.equal(await arrows.getAttribute('x1'), '4.5');
+    await page.keyboard.press('f');
+    await page.waitForSelector('#aboard-board.flipped');
+    assert.equal(await arrows.getAttribute('x1'), '3.5');
+    await page.click('#aboard-flip');
+    await page.waitForSelector('#aboard-board:not(.flipped)');
     await page.click(cell('d4'), { button: 'right' });
     assert.equal(await circles.count(), 0);
     await page.click(cell('a5'));
@@ -229,6 +239,7 @@ test('a finished game opens on the board; the phone size',
     await a.page.locator('#aboard-status').click();
     await a.page.keyboard.press('End');
     await waitText(a.page, '#aboard-status', /^Checkmate: Black wins$/);
+    await waitText(a.page, '#aboard-head', /^Guest-\S+ – Guest-\S+, 0-1$/);
 
     // a phone: the board and the moves fit the width; axe clean
     const phone = await openPlayer(browser,
