@@ -12,6 +12,7 @@
  */
 #include "hub/board.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,12 @@ static const char *position_status(const struct board *b, int n_legal)
 /* A move's object, {"uci":U,"san":S,"fen":F} with "parent":P first when
  * parent > -2, at out (BOARD_MOVE_JSON bytes free); returns the end. FEN,
  * SAN and UCI need no escapes (board.h, notation.h). */
-#define BOARD_MOVE_JSON (40 + UCI_MAX + SAN_MAX + FEN_MAX)
+/* {"parent":NNNN,"uci":"","san":"","fen":""}, (44) and the texts */
+#define BOARD_MOVE_JSON (48 + UCI_MAX + SAN_MAX + FEN_MAX)
+/* An answer's text besides its moves: {"fen":"","check":false,
+ * "status":"checkmate","moves":[]} or {"start":"",,"nodes":[]} and the
+ * tags' object, with the terminator, and a FEN. */
+#define BOARD_HEAD_JSON (96 + FEN_MAX)
 static char *move_put(char *out, int parent, move_t m, const char *san,
                       const struct board *after)
 {
@@ -88,9 +94,11 @@ static char *move_put(char *out, int parent, move_t m, const char *san,
     return out + 2;
 }
 
-/* Hands the buffer (len bytes written) to *r as a 200 answer. */
-static void answer_text(struct http_reply *r, char *body, char *end)
+/* Hands body (cap bytes, written up to end) to *r as a 200 answer. */
+static void answer_text(struct http_reply *r, char *body, char *end,
+                        size_t cap)
 {
+    assert(end >= body && (size_t)(end - body) < cap);
     *end = '\0';
     r->status = 200;
     r->type = JSON_TYPE;
@@ -105,6 +113,7 @@ static void position_answer(const struct board *b, struct http_reply *r)
 {
     struct movelist *ml = malloc(sizeof *ml);
     char san[SAN_MAX], *body, *p;
+    size_t cap;
 
     if (!ml) {
         answer(r, 500, NULL);
@@ -112,7 +121,8 @@ static void position_answer(const struct board *b, struct http_reply *r)
     }
     movegen_legal(b, ml);
     notation_sort_uci(ml->moves, ml->n);
-    body = malloc(128 + FEN_MAX + (size_t)ml->n * BOARD_MOVE_JSON);
+    cap = BOARD_HEAD_JSON + (size_t)ml->n * BOARD_MOVE_JSON;
+    body = malloc(cap);
     if (!body) {
         free(ml);
         answer(r, 500, NULL);
@@ -135,7 +145,7 @@ static void position_answer(const struct board *b, struct http_reply *r)
     }
     memcpy(p, "]}", 2);
     free(ml);
-    answer_text(r, body, p + 2);
+    answer_text(r, body, p + 2, cap);
 }
 
 /* The body without the spaces around it, as a string in buf (cap bytes);
@@ -190,7 +200,7 @@ static void tree_answer(const char *text, const struct pgnread_tree *t,
 {
     json_t *head = json_object(), *tags = json_object();
     char value[256], name[64], *h = NULL, *body = NULL, *p;
-    size_t hlen;
+    size_t hlen, cap = 0;
 
     for (int i = 0; head && tags && i < t->n_tags; i++) {
         const struct pgnread_tag *g = &t->tags[i];
@@ -208,9 +218,11 @@ static void tree_answer(const char *text, const struct pgnread_tree *t,
     }
     json_decref(tags);
     json_decref(head);
-    if (h)
-        body = malloc(strlen(h) + 64 + FEN_MAX +
-                      (size_t)t->n_nodes * BOARD_MOVE_JSON);
+    if (h) {
+        cap = strlen(h) + BOARD_HEAD_JSON +
+              (size_t)t->n_nodes * BOARD_MOVE_JSON;
+        body = malloc(cap);
+    }
     if (!body) {
         free(h);
         answer(r, 500, NULL);
@@ -236,7 +248,7 @@ static void tree_answer(const char *text, const struct pgnread_tree *t,
         p = move_put(p, n->parent, n->move, n->san, &boards[i]);
     }
     memcpy(p, "]}", 2);
-    answer_text(r, body, p + 2);
+    answer_text(r, body, p + 2, cap);
 }
 
 static void board_pgn(const struct http_request *q, struct http_reply *r)

@@ -94,6 +94,28 @@ class BoardTest(ServerTest):
         status, _ = call(self.server, "POST", "/api/board/pgn",
                          "1. e4 " + " " * 4100)
         self.assertEqual(status, 413)
+        # the largest answers: 218 legal moves; the longest PGN a body
+        # holds (4,079 bytes of knight moves, 644 plies)
+        status, p = call(self.server, "POST", "/api/board/fen",
+                         "3Q4/1Q4Q1/4Q3/2Q4R/Q4Q2/3Q4/1Q4Rp/1K1BBNNk "
+                         "w - - 0 1")
+        self.assertEqual((status, len(p["moves"])), (200, 218))
+        text, n = "", 1
+        while len(text) + 24 < 4095:
+            text += "%d. Nf3 Nf6 %d. Ng1 Ng8 " % (n, n + 1)
+            n += 2
+        status, t = call(self.server, "POST", "/api/board/pgn", text + "*")
+        self.assertEqual((status, len(t["nodes"])), (200, 2 * (n - 1)))
+        self.assertEqual(t["nodes"][-1]["fen"].split()[0], START.split()[0])
+        # more moves than 1,000 in all (variations included) is refused
+        # (SAN without move numbers: 4 bytes a ply; the reader merges a
+        # variation that repeats a move, so each must be new)
+        status, e = call(self.server, "POST", "/api/board/pgn",
+                         "Nf3 Nf6 Ng1 Ng8 " * 255 + "*")
+        self.assertEqual((status, e["error"]), (400, "bad_pgn"))
+        status, t = call(self.server, "POST", "/api/board/pgn",
+                         "Nf3 Nf6 Ng1 Ng8 " * 250 + "*")
+        self.assertEqual((status, len(t["nodes"])), (200, 1000))
         # variations deeper than 16
         deep = "1. e4 e5 " + "(1... c5 " * 17 + ")" * 17 + " *"
         status, e = call(self.server, "POST", "/api/board/pgn", deep)
