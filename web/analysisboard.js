@@ -1,15 +1,17 @@
-// analysisboard.js - the analysis board at /analysis (PROTOCOL.md,
-// "Analysis board"): a position or a game's moves as a tree, variations
-// entered by moving pieces, navigation by keys (arrows, Home, End) and by
-// clicks, the current FEN to copy, flip, arrows and circles drawn with
-// the right mouse button (each position its own), a PGN or a FEN pasted to open it, and "continue
+// analysisboard.js - the analysis board at /analysis: a position or a
+// game's moves as a tree, variations entered by moving pieces, navigation
+// by keys (arrows, Home, End) and by clicks, the current FEN to copy,
+// flip, arrows and circles drawn with the right mouse button (each
+// position its own), a PGN or a FEN pasted to open it, and "continue
 // from here" against the computer or a friend (the lobby's form with the
-// FEN filled in). Loaded the first time /analysis is opened.
+// FEN filled in). Loaded the first time /analysis is opened
+// (static.test.mjs: the lobby's visits never fetch it).
 //
 // It knows no rules: each position's legal moves, their SAN and the FEN
-// each leads to come from the server (POST /api/board/fen), a PGN's tree
-// from POST /api/board/pgn. /analysis?game=GID opens a game's PGN (GET
-// /api/games/GID/pgn), /analysis?fen=FEN a position. Nothing is stored.
+// each leads to come from the server (POST /api/board/fen, PROTOCOL.md
+// section 9, "Analysis board"), a PGN's tree from POST /api/board/pgn.
+// /analysis?game=GID opens a game's PGN (GET /api/games/GID/pgn),
+// /analysis?fen=FEN a position. Nothing is stored.
 
 import { Board } from './board.js';
 import { Shapes } from './arrows.js';

@@ -1,5 +1,5 @@
 /*
- * board.h - the analysis board's HTTP API (PROTOCOL.md, "Analysis
+ * board.h - the analysis board's HTTP API (PROTOCOL.md section 9, "Analysis
  * board"): POST /api/board/fen answers a position's legal moves with their
  * SAN and the FEN each leads to; POST /api/board/pgn answers a PGN's first
  * game as a move tree with each move's UCI, SAN and FEN. Nothing is

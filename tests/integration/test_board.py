@@ -1,8 +1,9 @@
-"""The analysis board's HTTP API (PROTOCOL.md, "Analysis board"): POST
-/api/board/fen (a position's legal moves, their SAN and the FEN each
-leads to) and POST /api/board/pgn (a PGN's first game as a move tree):
-good input, a bad FEN and a bad PGN named with their problem and line,
-the limits (a body over 4096 bytes, a wrong method), nothing stored."""
+"""The analysis board's HTTP API (PROTOCOL.md section 9, "Analysis
+board"): POST /api/board/fen (a position's legal moves, their SAN and
+the FEN each leads to) and POST /api/board/pgn (a PGN's first game as a
+move tree): good input, a bad FEN and a bad PGN named with their problem
+and line, the limits (a body over 4096 bytes, the largest answers, the
+node cap, the nesting, a wrong method), nothing stored."""
 import http.client
 import json
 
