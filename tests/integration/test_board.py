@@ -3,7 +3,7 @@ board"): POST /api/board/fen (a position's legal moves, their SAN and
 the FEN each leads to) and POST /api/board/pgn (a PGN's first game as a
 move tree): good input, a bad FEN and a bad PGN named with their problem
 and line, the limits (a body over 4096 bytes, the largest answers, the
-node cap, the nesting, a wrong method), nothing stored."""
+node cap, the nesting, a wrong method)."""
 import http.client
 import json
 
