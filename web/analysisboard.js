@@ -137,6 +137,16 @@ export class AnalysisBoardView {
                    () => this.go(this.lineEnd(this.cur))),
             button('aboard-flip', '⇅', 'Flip the board (f)', () => this.flip()));
 
+        // the line shown: made the main line, or taken out of the tree
+        const edit = el('div', 'aboard-edit');
+        this.promoteBtn = button('aboard-promote', 'Make main line',
+                                 'Make the line shown the main line',
+                                 () => this.promote());
+        this.deleteBtn = button('aboard-delete', 'Delete from here',
+                                'Delete this move and what follows it',
+                                () => this.remove());
+        edit.append(this.promoteBtn, this.deleteBtn);
+
         const fenRow = el('div', 'copy-row');
         this.fen = el('input');
         this.fen.id = 'aboard-fen';
@@ -175,8 +185,8 @@ export class AnalysisBoardView {
         });
         this.head = el('p', 'aboard-head');
         this.head.id = 'aboard-head';
-        side.append(this.head, this.status, this.tree, nav, fenRow, cont,
-                    form);
+        side.append(this.head, this.status, this.tree, nav, edit, fenRow,
+                    cont, form);
         this.section.append(play, side);
     }
 
@@ -309,6 +319,34 @@ export class AnalysisBoardView {
         return id;
     }
 
+    // Puts the line of the move shown first at every fork above it.
+    promote() {
+        for (let id = this.cur; id > 0; id = this.nodes[id].parent) {
+            const c = this.nodes[this.nodes[id].parent].children;
+            c.splice(c.indexOf(id), 1);
+            c.unshift(id);
+        }
+        this.render();
+    }
+
+    // Takes the move shown and its continuations out of the tree.
+    remove() {
+        const node = this.nodes[this.cur];
+        if (node.parent < 0)
+            return;
+        const c = this.nodes[node.parent].children;
+        c.splice(c.indexOf(node.id), 1);
+        this.go(node.parent);
+    }
+
+    // True when the move shown is off the main line.
+    inVariation() {
+        for (let id = this.cur; id > 0; id = this.nodes[id].parent)
+            if (this.nodes[this.nodes[id].parent].children[0] !== id)
+                return true;
+        return false;
+    }
+
     flip() {
         this.orientation = this.orientation === 'white' ? 'black' : 'white';
         this.render();
@@ -408,6 +446,8 @@ export class AnalysisBoardView {
                 : pos.status === 'stalemate' ? 'Stalemate: a draw'
                     : `${side} to move`;
         this.fen.value = node.fen;
+        this.promoteBtn.disabled = !this.inVariation();
+        this.deleteBtn.disabled = this.cur === 0;
         const q = encodeURIComponent(node.fen);
         this.vsComputer.href = `/?with=computer&fen=${q}`;
         this.vsFriend.href = `/?with=friend&fen=${q}`;

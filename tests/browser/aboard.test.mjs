@@ -120,6 +120,22 @@ test('the analysis board: tree, keys, variation, FEN, PGN, arrows',
     await waitShown(page, '1… d5');
     assert.equal(await page.locator('#aboard-tree .aboard-move').count(), 7);
 
+    // made the main line, then deleted: the tree as before it
+    assert.ok(await page.isEnabled('#aboard-promote'));
+    await page.click('#aboard-promote');
+    assert.deepEqual(await page.locator('#aboard-tree > .aboard-move')
+        .evaluateAll((bs) => bs.map((b) => b.textContent)), ['1. e4', 'd5']);
+    assert.ok(await page.isDisabled('#aboard-promote'));
+    await page.click('#aboard-delete');
+    await waitShown(page, '1. e4');
+    assert.deepEqual(await page.locator('#aboard-tree > .aboard-move')
+        .evaluateAll((bs) => bs.map((b) => b.textContent)),
+    ['1. e4', 'e5', '2. Nf3', 'Nc6']);
+    assert.equal(await page.locator('#aboard-tree .aboard-move').count(), 6);
+    await page.click(cell('d7'));
+    await page.click(cell('d5'));
+    await waitShown(page, '1… d5');
+
     // the FEN copied
     await page.evaluate(() => navigator.clipboard.writeText(''));
     await page.click('#aboard-copy-fen');
