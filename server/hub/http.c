@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "hub/history.h"
 #include "hub/apitokens.h"
+#include "hub/board.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -578,6 +579,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
     memset(r, 0, sizeof *r);
     /* a token's routes (hub/apitoken.c) */
     if (apitoken_http(h, q, now, later, r))
+        return;
+    /* the analysis board's positions and PGNs (hub/board.c) */
+    if (board_http(q, r))
         return;
     if (strcmp(q->method, "GET")) {
         api_error(r, 405, "method_not_allowed");

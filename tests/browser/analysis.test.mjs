@@ -47,6 +47,23 @@ test('request an analysis, see its progress, graph and blunder',
     await nf6.click();
     await waitText(a.page, '#analysis-best',
                    /^Blunder: Nf6\. Best was [A-Za-z0-9+#=-]+\.$/);
+    // and draws it as an arrow on the board, to the square its SAN names
+    const best = (await a.page.textContent('#analysis-best'))
+        .match(/Best was (.+)\.$/)[1];
+    const arrow = a.page.locator('#game .shapes.best line.arrow');
+    assert.equal(await arrow.count(), 1);
+    const to = Number(await arrow.getAttribute('data-to'));
+    const square = 'abcdefgh'[to % 8] + String(Math.floor(to / 8) + 1);
+    if (!best.startsWith('O-O'))
+        assert.equal(square, best.replace(/(=[QRBN])?[+#]?$/, '').slice(-2));
+    assert.ok(await a.page.locator('#game .shapes.best').isVisible());
+    // a move not marked: no arrow
+    await a.page.click('#moves button[data-ply="7"]');
+    await a.page.waitForFunction(() => !document.querySelector(
+        '#game .shapes.best line.arrow'), null, { timeout: 5000 });
+    await nf6.click();
+    await a.page.waitForSelector('#game .shapes.best line.arrow',
+                                 { state: 'attached' });
     // the opponent's page, opened afterwards, reads the stored analysis
     await b.page.reload();
     await waitText(b.page, '#analysis-black', /1 blunders/);
