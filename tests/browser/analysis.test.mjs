@@ -61,6 +61,9 @@ test('request an analysis, see its progress, graph and blunder',
     await a.page.click('#moves button[data-ply="7"]');
     await a.page.waitForFunction(() => !document.querySelector(
         '#game .shapes.best line.arrow'), null, { timeout: 5000 });
+    // the current move's evaluation readable on its highlight (#1, the
+    // mate, was not)
+    assert.deepEqual(await axeSerious(a.page), [], 'the mate shown');
     await nf6.click();
     await a.page.waitForSelector('#game .shapes.best line.arrow',
                                  { state: 'attached' });
