@@ -1,8 +1,8 @@
 // lichess's playban in the lobby (PROTOCOL.md "Playban"; web/lobby.js):
 // an account aborts five games while its opponent is there (through
 // WebSockets of the page's own, the lobby's forms are not the subject);
-// the open lobby shows the ban with its end at once, again after a
-// reload, and a seek from the lobby is refused with the end in a toast.
+// the lobby shows the ban with its end (`playban` after welcome), and a
+// seek from the lobby is refused with the end in a toast.
 // axe-core finds nothing serious on the lobby with the notice.
 
 import assert from 'node:assert/strict';
@@ -53,11 +53,11 @@ test('the lobby shows a playban and its end', { timeout: 120000 },
     await register(a.page, 'aborter');
     assert.ok(await a.page.locator('#playban').isHidden());
     await abortFive(a.page);
-    const notice = /too many games: you may start a new one at .* \(a ban of 10 min\)/;
-    await waitText(a.page, '#playban', notice);
-    await a.page.reload();
+    // (the page followed its account's games: back to the lobby)
+    await a.page.goto(`${server.base}/`);
     await waitText(a.page, '#conn-text', /^Online$/);
-    await waitText(a.page, '#playban', notice);
+    await waitText(a.page, '#playban',
+                   /too many games: you may start a new one at .* \(a ban of 10 min\)/);
     assert.deepEqual(await axeSerious(a.page), []);
     await a.page.click('#presets label:has-text("3+0")');
     await waitText(a.page, '#toasts', /no new game for 10 min, until/);
