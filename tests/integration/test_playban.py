@@ -100,9 +100,13 @@ class PlaybanTest(FreshServerTest):
             return  # (test time is one process's clock)
         b.send({"t": "abort", "game": gid})
         b.expect("game_end", game=gid)
-        # challenges (refused in a cluster anyway)
+        # challenges and tournaments (refused in a cluster anyway)
         self.refused(a, {"t": "challenge", "to": "patient",
                          "clock": FISCHER_5_0})
+        event = b.request({"t": "arena_create", "name": "Blitz",
+                           "clock": FISCHER_5_0, "duration_s": 600,
+                           "start_in_s": 0}, "arena_created")["arena"]["event"]
+        self.refused(a, {"t": "arena_join", "event": event})
         # 10 minutes later, free again
         a.request({"t": "test_clock", "advance_s": 601}, "pong")
         a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
