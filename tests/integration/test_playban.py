@@ -143,7 +143,7 @@ class PlaybanTest(FreshServerTest):
             b = self.client(srv, name="gone")
             gid = self.game(a, b)
             b.close()
-            time.sleep(0.2)
+            a.expect("opponent_gone", game=gid)
             a.send({"t": "abort", "game": gid})
             a.expect("game_end", game=gid)
         a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
