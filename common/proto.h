@@ -85,6 +85,7 @@ enum proto_code {
     PROTO_NO_TOURNAMENTS,   /* arena_create: creation is off here */
     PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
     PROTO_MUTED,            /* chat: muted after a flood, until ... */
+    PROTO_PLAYBAN, /* a new game while a playban holds (hub/playban.c) */
     PROTO_CODE_COUNT
 };
 

@@ -366,6 +366,9 @@ function onMessage(msg) {
     case 'arena_game':
         withArena((a) => a.onGame(msg));
         break;
+    case 'playban':
+        lobby.onPlayban(msg);
+        break;
     case 'error':
         onError(msg);
         break;

@@ -320,7 +320,25 @@ export class LobbyView {
 
     // ---- server messages -----------------------------------------------
 
+    // lichess's playban (PROTOCOL.md "Playban"): until it ends, the
+    // lobby says why no game starts, and when one may.
+    onPlayban(msg) {
+        const p = $('playban');
+        const left = msg.until - Date.now();
+        clearTimeout(this.banTimer);
+        p.hidden = left <= 0;
+        if (p.hidden)
+            return;
+        const at = new Date(msg.until).toLocaleTimeString([], {
+            hour: '2-digit', minute: '2-digit' });
+        setText(p, 'You aborted or left too many games: you may start a ' +
+                `new one at ${at} (a ban of ${msg.minutes} min).`);
+        this.banTimer = setTimeout(() => { p.hidden = true; },
+                                   Math.min(left, 0x7fffffff));
+    }
+
     onWelcome(msg) {
+        this.onPlayban({ until: 0 }); /* (a ban held follows welcome) */
         this.watching = false; /* a new connection: watch again */
         this.watch();
         const keep = new Map();

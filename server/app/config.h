@@ -126,6 +126,7 @@ struct config {
     int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
     int max_arenas;         /* tournaments open or running */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
+    int playban; /* hub/playban.c */
     int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;

@@ -326,6 +326,9 @@ const struct key config__keys[] = {
     /* Long enough to cool a flood, short enough to forgive one. */
     INT_KEY(chat_mute_s, NULL, 1, 86400, 300,
             "seconds a player who flooded a chat is muted"),
+    /* lichess's playban (hub/playban.c): on, as lichess has it. */
+    INT_KEY(playban, NULL, 0, 1, 1,
+            "1: players who abort or leave games get lichess's playbans"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

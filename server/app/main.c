@@ -613,6 +613,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .chat_burst = cfg->chat_burst,
         .chat_room_per_s = cfg->chat_room_per_s,
         .chat_mute_ms = (int64_t)cfg->chat_mute_s * 1000,
+        .playban = cfg->playban != 0,
     };
 }
 

@@ -161,6 +161,7 @@ struct game *game_alloc(const struct game_env *env, const char *gid,
     board_to_fen(start, g->initial_fen);
     g->draw_offer = -1;
     g->takeback = -1;
+    g->actor = -1;
     g->flagged = -1;
     g->n_legal = -1;
     g->first_deadline = g->invite_deadline = CLOCK_NEVER;
@@ -441,6 +442,7 @@ int game_resign(struct game *g, const char *pid, int64_t now,
     game_tick(g, now);
     if (game_check_player(g, pid, &c, err) < 0)
         return -1;
+    g->actor = c;
     game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
     game_rearm(g);
     return 0;
@@ -459,6 +461,7 @@ int game_leave(struct game *g, const char *pid, struct session *s,
     } else if (g->status == GAME_WAITING) {
         game_conclude(g, ENDING_CANCELLED, -1, now);
     } else {
+        g->actor = c;
         game_conclude(g, ENDING_RESIGNATION, 1 - c, now);
     }
     game_rearm(g);
@@ -480,6 +483,7 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     if (g->status == GAME_STARTED && g->rec.n >= 2)
         return game_set_err(err, PROTO_ABORT_NOT_ALLOWED,
                             "both sides have moved: resign or offer a draw");
+    g->actor = c;
     game_conclude(
         g, g->status == GAME_WAITING ? ENDING_CANCELLED : ENDING_ABORTED, -1,
         now);

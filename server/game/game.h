@@ -318,6 +318,12 @@ int game_resign(struct game *g, const char *pid, int64_t now,
  * otherwise it only unsubscribes s. */
 int game_leave(struct game *g, const char *pid, struct session *s,
                int64_t now, struct proto_error *err);
+/* Ended g as lichess's playban rules see it (playban.h), at now (the
+ * game's clock) and wall (Unix ms): who aborted, resigned or left, who
+ * was there, the clock, each side's last move (game_playban.c). */
+struct playban_game;
+void game_playban_view(const struct game *g, int64_t now, int64_t wall,
+                       struct playban_game *out);
 int game_abort(struct game *g, const char *pid, int64_t now,
                struct proto_error *err);
 int game_draw_offer(struct game *g, const char *pid, int64_t now,

@@ -22,6 +22,7 @@
 #include "ending.h"
 #include "game/game.h"
 #include "movegen.h"
+#include "playban.h"
 #include "proto.h"
 #include "record.h"
 
@@ -97,6 +98,7 @@ struct game {
     int takebacks;        /* accepted in this game */
     struct gift gifts[GAME_GIFTS_MAX];
     int n_gifts;
+    int actor;   /* colour that aborted, resigned or left, or -1 */
     int flagged; /* colour whose time ran out while the verdict
                               is computed (the game is over for commands,
                               not yet ended), or -1 */

@@ -458,6 +458,7 @@ static int restore_end(struct game *g, const struct store_game *row,
     g->clock.left_ms[WHITE] = row->white_ms;
     g->clock.left_ms[BLACK] = row->black_ms;
     g->draw_offer = -1;
+    g->actor = -1;
     g->linger_until = now + LIMIT_ENDED_LINGER_MS;
     if (g->rated && row->rd_before[0] > 0) {
         g->rated_end = true;

@@ -603,7 +603,7 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
     int p;
 
     (void)now;
-    if (!e)
+    if (!e || hub_playban_refused(s, &m->id))
         return;
     p = entrant_of(e, s->player->pid);
     if (p >= 0) {

@@ -289,6 +289,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
+    if (hub_playban_refused(s, &m->id))
+        return;
     dest = find_dest(h, m->to);
     if (!dest) {
         snprintf(msg, sizeof msg,

@@ -51,6 +51,8 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
         return;
     row->account = rc == 1;
     row->n_ratings = n;
+    if (row->account && hub_playban_read(st, pid, &row->playban) < 0)
+        return;
     if (max_live) { /* (a cluster's: every node's live games) */
         row->live = malloc(max_live * sizeof *row->live);
         if (!row->live || store_player_live_games(st, pid, row->live,
@@ -112,6 +114,10 @@ void hub_facts_apply(struct hub *h, struct player *p,
     f->with_live = row->with_live && (f->live || !row->n_live);
     if (row->account)
         p->account = true;
+    /* a record only gains versions: one of this node's newer than the
+     * read (an end it wrote meanwhile) stays */
+    if (row->playban.version >= f->playban.version)
+        f->playban = row->playban;
     /* a record nobody speaks for (a seat, a pin) takes the stored name */
     if (row->known && !hub_player_present(p))
         snprintf(p->name, sizeof p->name, "%s", row->name);

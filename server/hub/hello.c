@@ -91,6 +91,8 @@ void hub_welcome(struct session *s, const char *token,
         hub_busy(s, id);
     else /* (in a cluster, once s follows those games at their hosts) */
         h->router.ops->welcome(h->router.ctx, s, gids, n, b, seq);
+    if (b)
+        hub_playban_welcomed(s);
     msgbuf_unref(b);
     free(gids);
     free(buf);

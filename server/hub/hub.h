@@ -139,6 +139,7 @@ struct hub_config {
     int chat_per_min, chat_burst; /* one player's chat lines */
     int chat_room_per_s;          /* one game's rooms' lines */
     int64_t chat_mute_ms;         /* a flood's mute */
+    bool playban; /* lichess's playbans are given (hub/playban.c) */
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

@@ -23,6 +23,7 @@
 #include "hub/router.h"
 #include "hub/seekbook.h"
 #include "hub/metrics.h"
+#include "playban.h"
 #include "proto.h"
 #include "game/rating.h"
 #include "lib/addrkey.h"
@@ -252,6 +253,18 @@ void hub_invite_closed(struct hub *h, struct game *g);
 bool hub_games_refused(struct session *s, const char *other, bool fresh,
                        const struct proto_id *id);
 
+/* ---- playban.c: lichess's playbans ---- */
+
+/* Reader thread (a read's run): account pid's stored record into *r
+ * (empty when none). 0, or -1 on a database error. */
+int hub_playban_read(struct store *st, const char *pid,
+                     struct playban_record *r);
+/* True when a playban of s's player holds (hub_games_refused checks it
+ * first): s was answered playban with id, then sent `playban`. */
+bool hub_playban_refused(struct session *s, const struct proto_id *id);
+/* s was welcomed: it is sent `playban` when a ban of its player holds. */
+void hub_playban_welcomed(struct session *s);
+
 /* g (new, restored or adopted, not ended) counts in the node's live
  * games. 0, or -1 when out of memory (its host record). */
 int hub_games_live(struct hub *h, struct game *g);
@@ -320,7 +333,8 @@ struct player_facts {
     char (*live)[PROTO_KEY_MAX + 1]; /* a cluster's: its live games on
                                         every node (malloc'ed) */
     size_t n_live;
-    bool with_live; /* live was read */
+    bool with_live;                /* live was read */
+    struct playban_record playban; /* an account's (hub/playban.c) */
 };
 
 /* What one read found about one player (hub_facts_read). */
@@ -335,6 +349,7 @@ struct facts_row {
     bool with_live;                  /* live games were read */
     char (*live)[PROTO_KEY_MAX + 1]; /* malloc'ed (hub_facts_row_clear) */
     size_t n_live;
+    struct playban_record playban; /* an account's stored one */
 };
 
 /* Reader thread (inside a read's run): pid's facts into row, with at

@@ -47,6 +47,8 @@ bool hub_games_refused(struct session *s, const char *other, bool fresh,
     struct player *o = other && other[0] ? table_get(&h->players, other)
                                          : NULL;
 
+    if (hub_playban_refused(s, id))
+        return true;
     if (fresh && h->nlive >= (size_t)h->cfg.max_live_games) {
         log_warn("event=live_games_full live=%zu", h->nlive);
         hub_send_error(s, PROTO_SERVER_FULL,

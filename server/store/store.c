@@ -42,7 +42,7 @@ const char *store__op_name(enum op_kind k)
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
         "epoch",        "analysis",      "api_token_put", "api_token_revoke",
-        "arena",        "chat"};
+        "arena",        "chat",          "playban"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -82,12 +82,12 @@ static struct store *new_store(const struct store_backend *be,
     assert(be && be->name && be->commit && be->close && be->location);
     assert(be->find_player_by_token && be->find_player && be->find_account &&
            be->find_account_token && be->get_rating && be->player_ratings &&
-           be->get_settings && be->is_account && be->rating_history &&
-           be->leaderboard && be->rated_ends && be->get_game &&
-           be->load_live && be->list_player_games && be->player_live_games &&
-           be->live_gids && be->get_analysis && be->count_analyses &&
-           be->queued_analyses && be->api_token && be->api_tokens &&
-           be->load_arena && be->chat_lines);
+           be->get_settings && be->get_playban && be->is_account &&
+           be->rating_history && be->leaderboard && be->rated_ends &&
+           be->get_game && be->load_live && be->list_player_games &&
+           be->player_live_games && be->live_gids && be->get_analysis &&
+           be->count_analyses && be->queued_analyses && be->api_token &&
+           be->api_tokens && be->load_arena && be->chat_lines);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

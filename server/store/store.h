@@ -361,6 +361,15 @@ uint64_t store_put_chat(struct store *s, const struct store_chat_line *l);
 uint64_t store_put_settings(struct store *s, const char *pid,
                             const char *json, int64_t now_ms);
 
+/* Account pid's playban record (migrations/0015_playban.sql): text, as
+ * common/playban.h encodes it (5 to STORE_PLAYBAN_MAX bytes, copied),
+ * replaces what was stored, at now_ms. A sequence number, or 0 as the
+ * other writes (also for an empty pid or a text out of that size). A
+ * pid that is no account is dropped by the writer (logged). */
+#define STORE_PLAYBAN_MAX 1024
+uint64_t store_put_playban(struct store *s, const char *pid, const char *text,
+                           int64_t now_ms);
+
 /*
  * Fencing (the top of this file). A queued write that makes this node the
  * fenced writer of game gid at epoch (>= 1, the lease's number in Redis):
@@ -555,6 +564,8 @@ int store_player_ratings(struct store *s, const char *pid,
  * the caller frees), 0 when it has none stored, -1 on a database error
  * or out of memory (*out NULL then). */
 int store_get_settings(struct store *s, const char *pid, char **out);
+/* Account pid's stored playban record, as store_get_settings. */
+int store_get_playban(struct store *s, const char *pid, char **out);
 /* Game gid's analysis row: 1 with *out and *result (its JSON, malloc'ed,
  * the caller frees), 0 when none, -1 on a database error (*result NULL
  * then). */

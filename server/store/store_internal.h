@@ -126,6 +126,7 @@ enum op_kind {
     OP_API_TOKEN_REVOKE,
     OP_ARENA,
     OP_CHAT,
+    OP_PLAYBAN,
     OP_KINDS
 };
 
@@ -169,7 +170,7 @@ struct op {
             uint8_t hash[32];
             int64_t ms;
         } token;
-        struct { /* OP_SETTINGS */
+        struct { /* OP_SETTINGS, OP_PLAYBAN */
             char pid[33];
             int64_t ms;
         } settings;
@@ -279,6 +280,7 @@ struct store_backend {
     int (*player_ratings)(struct store *s, const char *pid,
                           struct store_rating *out, size_t max, size_t *n);
     int (*get_settings)(struct store *s, const char *pid, char **out);
+    int (*get_playban)(struct store *s, const char *pid, char **out);
     /* The newest `limit` lines into v (room for limit), newest first. */
     int (*chat_lines)(struct store *s, const char *gid, const char *room,
                       int limit, struct store_chat_line *v, size_t *n);

@@ -353,15 +353,17 @@ uint64_t store_expire_tokens(struct store *s, int64_t before_ms)
     return token_op(s, OP_TOKENS_EXPIRE, NULL, NULL, before_ms);
 }
 
-uint64_t store_put_settings(struct store *s, const char *pid,
-                            const char *json, int64_t now_ms)
+/* An account's text (OP_SETTINGS, OP_PLAYBAN) of lo to hi bytes. */
+static uint64_t account_text(struct store *s, enum op_kind k, const char *pid,
+                             const char *json, size_t lo, size_t hi,
+                             int64_t now_ms)
 {
     struct op *op;
     size_t n = json ? strlen(json) : 0;
 
-    if (!s || !pid || !*pid || n < 2 || n > STORE_SETTINGS_MAX)
+    if (!s || !pid || !*pid || n < lo || n > hi)
         return 0;
-    if (!(op = op_new(OP_SETTINGS)))
+    if (!(op = op_new(k)))
         return 0;
     strcopy(op->u.settings.pid, sizeof op->u.settings.pid, pid);
     op->u.settings.ms = now_ms;
@@ -370,6 +372,20 @@ uint64_t store_put_settings(struct store *s, const char *pid,
         return 0;
     }
     return enqueue(s, op);
+}
+
+uint64_t store_put_settings(struct store *s, const char *pid,
+                            const char *json, int64_t now_ms)
+{
+    return account_text(s, OP_SETTINGS, pid, json, 2, STORE_SETTINGS_MAX,
+                        now_ms);
+}
+
+uint64_t store_put_playban(struct store *s, const char *pid, const char *text,
+                           int64_t now_ms)
+{
+    return account_text(s, OP_PLAYBAN, pid, text, 5, STORE_PLAYBAN_MAX,
+                        now_ms);
 }
 
 uint64_t store_put_analysis(struct store *s, const struct store_analysis *a,

@@ -204,7 +204,9 @@ static int do_is_account(struct store *s, const char *pid)
     return pid ? s->be->is_account(s, pid) : 0;
 }
 
-static int do_get_settings(struct store *s, const char *pid, char **out)
+/* An account's text through get (get_settings, get_playban). */
+static int do_get_text(struct store *s, const char *pid, char **out,
+                       int (*get)(struct store *, const char *, char **))
 {
     int rc;
 
@@ -212,7 +214,7 @@ static int do_get_settings(struct store *s, const char *pid, char **out)
     *out = NULL;
     if (!pid)
         return 0;
-    rc = s->be->get_settings(s, pid, out);
+    rc = get(s, pid, out);
     if (rc != 1) {
         free(*out);
         *out = NULL;
@@ -552,7 +554,17 @@ int store_get_settings(struct store *s, const char *pid, char **out)
     int rc;
 
     store__read_enter(s);
-    rc = do_get_settings(s, pid, out);
+    rc = do_get_text(s, pid, out, s->be->get_settings);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_get_playban(struct store *s, const char *pid, char **out)
+{
+    int rc;
+
+    store__read_enter(s);
+    rc = do_get_text(s, pid, out, s->be->get_playban);
     store__read_leave(s);
     return rc;
 }

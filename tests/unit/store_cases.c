@@ -1065,6 +1065,55 @@ START_TEST(account_settings_saved_and_replaced)
 }
 END_TEST
 
+/* An account's playban record (migration 0015): none until written, the
+ * last write replaces it, across a reopen; a pid that is no account is
+ * dropped, and texts out of bounds are refused at once. */
+START_TEST(account_playban_saved_and_replaced)
+{
+    struct store *s = H->open();
+    const int64_t now = 1800000000000;
+    struct store_player g = player("pidB", "guest", 1);
+    struct store_account a = account("pidB", "bea", now);
+    uint8_t dead[32], t1[32];
+    char big[1026], *text = NULL;
+
+    fill(dead, 0xd6);
+    fill(t1, 0x56);
+    ck_assert_uint_gt(store_put_player(s, &g), 0);
+    wait_committed(s, store_register(s, &a, dead, t1));
+    ck_assert_int_eq(store_get_playban(s, "pidB", &text), 0);
+    ck_assert_ptr_null(text);
+    ck_assert_uint_gt(store_put_playban(s, "pidB", "1:1::0", now), 0);
+    wait_committed(
+        s, store_put_playban(s, "pidB", "2::1800000000000+10:0", now));
+    ck_assert_int_eq(store_get_playban(s, "pidB", &text), 1);
+    ck_assert_str_eq(text, "2::1800000000000+10:0");
+    free(text);
+    /* the settings are another table */
+    ck_assert_int_eq(store_get_settings(s, "pidB", &text), 0);
+    /* a guest's row, or none: dropped, nothing stored */
+    wait_committed(s, store_put_playban(s, "pidX", "1:1::0", now));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    ck_assert_int_eq(store_get_playban(s, "pidX", &text), 0);
+    /* 1024 bytes pass, 1025 and fewer than 5 do not */
+    memset(big, '1', sizeof big);
+    big[1024] = '\0';
+    wait_committed(s, store_put_playban(s, "pidB", big, now));
+    big[1024] = '1';
+    big[1025] = '\0';
+    ck_assert_uint_eq(store_put_playban(s, "pidB", big, now), 0);
+    ck_assert_uint_eq(store_put_playban(s, "pidB", "1::0", now), 0);
+    ck_assert_uint_eq(store_put_playban(s, "", "1:1::0", now), 0);
+    ck_assert_uint_eq(store_put_playban(s, "pidB", NULL, now), 0);
+    store_close(s);
+    s = H->open();
+    ck_assert_int_eq(store_get_playban(s, "pidB", &text), 1);
+    ck_assert_uint_eq(strlen(text), 1024);
+    free(text);
+    store_close(s);
+}
+END_TEST
+
 /* API tokens (migration 0012): stored with their hash, found by hash
  * and by id with the account's name, listed oldest first, revoked by id
  * (by their account, or by anyone: the operator's); one of an id or
@@ -1599,6 +1648,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, accounts_register_tokens_and_expiry);
     tcase_add_test(tc, register_is_all_or_nothing);
     tcase_add_test(tc, account_settings_saved_and_replaced);
+    tcase_add_test(tc, account_playban_saved_and_replaced);
     tcase_add_test(tc, api_tokens_stored_found_listed_revoked);
     tcase_add_test(tc, chat_lines_by_room_newest_kept);
     tcase_add_test(tc, purge_keeps_accounts);

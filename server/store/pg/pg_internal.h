@@ -140,6 +140,7 @@ int pg__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int pg__is_account(struct store *s, const char *pid);
 int pg__get_settings(struct store *s, const char *pid, char **out);
+int pg__get_playban(struct store *s, const char *pid, char **out);
 int pg__get_analysis(struct store *s, const char *gid,
                      struct store_analysis *out, char **result);
 int pg__count_analyses(struct store *s, const char *pid, int64_t since_ms,

@@ -253,6 +253,11 @@ int pg__get_settings(struct store *s, const char *pid, char **out)
     return rd_one_text(s, "r_settings", pid, fill_text, out);
 }
 
+int pg__get_playban(struct store *s, const char *pid, char **out)
+{
+    return rd_one_text(s, "r_playban", pid, fill_text, out);
+}
+
 /* Row i's analysis columns (gid, pid, requested_ms, status). */
 static void row_analysis(const PGresult *r, int i, struct store_analysis *a)
 {

@@ -270,7 +270,8 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_int(&p, op->u.token.ms);
         break;
     case OP_SETTINGS:
-        name = "w_settings";
+    case OP_PLAYBAN:
+        name = op->kind == OP_SETTINGS ? "w_settings" : "w_playban";
         pgp_text(&p, op->u.settings.pid);
         pgp_text(&p, op->text);
         pgp_int(&p, op->u.settings.ms);

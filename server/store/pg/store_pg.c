@@ -137,6 +137,10 @@ static const struct pg_stmt writer_stmts[] = {
                 "VALUES ($1, $2, $3, $4)"},
     {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                "VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"w_playban", "INSERT INTO account_playban (pid, record, updated_ms) "
+                  "VALUES ($1, $2, $3) ON CONFLICT (pid) DO UPDATE SET "
+                  "record = excluded.record, "
+                  "updated_ms = excluded.updated_ms"},
 };
 
 /* A player's finished, non-aborted games as seen from one seat, strictly
@@ -170,6 +174,7 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
     {"r_is_account", "SELECT 1 FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
+    {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
                    "FROM analyses WHERE gid = $1"},
     {"r_analyses_by", "SELECT count(*) FROM analyses "
@@ -529,6 +534,7 @@ const struct store_backend store__pg = {
     .get_rating = pg__get_rating,
     .player_ratings = pg__player_ratings,
     .get_settings = pg__get_settings,
+    .get_playban = pg__get_playban,
     .get_analysis = pg__get_analysis,
     .count_analyses = pg__count_analyses,
     .queued_analyses = pg__queued_analyses,

@@ -40,7 +40,8 @@ struct sqlite_be {
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends, *r_arena, *r_chat;
-    sqlite3_stmt *r_settings, *r_seat_live, *r_live_gids;
+    sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
+        *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
         *r_api_id, *r_api_pid;
 
@@ -124,6 +125,7 @@ int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int sq__is_account(struct store *s, const char *pid);
 int sq__get_settings(struct store *s, const char *pid, char **out);
+int sq__get_playban(struct store *s, const char *pid, char **out);
 int sq__get_analysis(struct store *s, const char *gid,
                      struct store_analysis *out, char **result);
 int sq__count_analyses(struct store *s, const char *pid, int64_t since_ms,

@@ -229,10 +229,10 @@ int sq__is_account(struct store *s, const char *pid)
     return row_end(s, st, sqlite3_step(st));
 }
 
-int sq__get_settings(struct store *s, const char *pid, char **out)
+/* An account's one text column by st (r_settings, r_playban). */
+static int get_text(struct store *s, sqlite3_stmt *st, const char *pid,
+                    char **out)
 {
-    struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_settings;
     const char *text;
     int rc;
 
@@ -244,6 +244,18 @@ int sq__get_settings(struct store *s, const char *pid, char **out)
             rc = SQLITE_NOMEM;
     }
     return row_end(s, st, rc);
+}
+
+int sq__get_settings(struct store *s, const char *pid, char **out)
+{
+    return get_text(s, ((struct sqlite_be *)s->be_state)->r_settings, pid,
+                    out);
+}
+
+int sq__get_playban(struct store *s, const char *pid, char **out)
+{
+    return get_text(s, ((struct sqlite_be *)s->be_state)->r_playban, pid,
+                    out);
 }
 
 /* An analysis row's first four columns (gid, pid, requested_ms, status). */

@@ -338,7 +338,8 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_int64(st, 1, op->u.token.ms);
         break;
     case OP_SETTINGS:
-        st = b->w_settings;
+    case OP_PLAYBAN:
+        st = op->kind == OP_SETTINGS ? b->w_settings : b->w_playban;
         rc |= sqlite3_bind_text(st, 1, op->u.settings.pid, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_text(st, 2, op->text, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 3, op->u.settings.ms);

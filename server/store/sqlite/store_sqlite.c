@@ -154,6 +154,10 @@ static const struct stmt_def writer_stmts[] = {
                  "VALUES (?1, ?2, ?3, ?4)"),
     DEF(w_chat, "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_playban, "INSERT INTO account_playban (pid, record, updated_ms) "
+                   "VALUES (?1, ?2, ?3) ON CONFLICT (pid) DO UPDATE SET "
+                   "record = excluded.record, "
+                   "updated_ms = excluded.updated_ms"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -171,6 +175,7 @@ static const struct stmt_def reader_stmts[] = {
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
     DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
+    DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
                     "FROM analyses WHERE gid = ?1"),
     DEF(r_analyses_by, "SELECT count(*) FROM analyses "
@@ -712,6 +717,7 @@ const struct store_backend store__sqlite = {
     .get_rating = sq__get_rating,
     .player_ratings = sq__player_ratings,
     .get_settings = sq__get_settings,
+    .get_playban = sq__get_playban,
     .get_analysis = sq__get_analysis,
     .count_analyses = sq__count_analyses,
     .queued_analyses = sq__queued_analyses,

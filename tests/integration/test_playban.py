@@ -1,0 +1,170 @@
+"""lichess's playban (PROTOCOL.md "Playban") over the real server: an
+account that aborts five games in a row while its opponent is there is
+banned for 10 minutes (common/playban.c, lila's rules), told so at once
+and at every welcome, refused `playban` with the end when it seeks,
+invites, joins, challenges or plays the computer, on every connection
+(in a cluster on every node), and free again once the ban ends (test
+time: PROTOCOL.md "Test time"). A lost game is a good outcome and is not
+counted as bad; correspondence games are exempt; `playban: 0` turns it
+off; the ban is stored and holds across a restart."""
+import time
+
+from harness import CLUSTER, FISCHER_5_0, FreshServerTest, not_in_cluster
+
+PASSWORD = "correct horse battery"
+BAN_MS = 10 * 60 * 1000
+
+
+class PlaybanTest(FreshServerTest):
+    def account(self, srv, username, **kw):
+        c = self.client(srv, **kw)
+        c.token = c.request({"t": "register", "username": username,
+                             "password": PASSWORD}, "registered")["token"]
+        return c
+
+    def game(self, a, b, clock=FISCHER_5_0):
+        """a invites, b joins: the started game's id."""
+        gid = a.request({"t": "invite", "clock": clock, "color": "white"},
+                        "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (a, b):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+        return gid
+
+    def abort(self, a, b, clock=FISCHER_5_0):
+        gid = self.game(a, b, clock)
+        a.send({"t": "abort", "game": gid})
+        for c in (a, b):
+            self.assertEqual(c.expect("game_end", game=gid)["reason"],
+                             "aborted")
+
+    def lose_by_mate(self, a, b):
+        """a (white) is mated in 2: a lost game, a good outcome."""
+        gid = self.game(a, b)
+        for ply, (who, uci) in enumerate(((a, "f2f3"), (b, "e7e5"),
+                                          (a, "g2g4"), (b, "d8h4"))):
+            who.move(gid, uci, ply)
+            (b if who is a else a).expect("moved", game=gid, ply=ply + 1)
+        for c in (a, b):
+            self.assertEqual(c.expect("game_end", game=gid)["reason"],
+                             "checkmate")
+
+    def refused(self, c, msg):
+        c.send(msg)
+        e = c.expect_error("playban")
+        self.assertIn("until", e["msg"])
+        ban = c.expect("playban")
+        self.assertNotIn("id", ban)
+        return ban
+
+    def banned_after_five_aborts(self, srv):
+        a = self.account(srv, "aborter")
+        b = self.account(srv, "patient")
+        for _ in range(4):
+            self.abort(a, b)
+        # no ban yet: 4 aborts score 3.2 < 4 (a playban would come first)
+        a.request({"t": "ping"}, "pong")
+        self.assertFalse([m for m in a.backlog if m["t"] == "playban"])
+        # another connection of the account (in a cluster, on another
+        # node) is told too, at once
+        a2 = self.client(srv, token=a.token)
+        t0 = time.time() * 1000
+        self.abort(a, b)
+        ban = a.expect("playban")
+        self.assertEqual(ban["minutes"], 10)
+        self.assertAlmostEqual(ban["until"], t0 + BAN_MS, delta=60000)
+        self.assertEqual(a2.expect("playban")["until"], ban["until"])
+        return a, a2, b, ban
+
+    def test_banned_refused_everywhere_then_free(self):
+        # (test time is one process's clock: one server only)
+        srv = self.server(**({} if CLUSTER else
+                             {"env": {"CHESS_TEST_CLOCK_MS": "0"}}))
+        a, a2, b, ban = self.banned_after_five_aborts(srv)
+        # a connection that comes later is told after its welcome
+        a3 = self.client(srv, token=a.token)
+        self.assertEqual(a3.expect("playban")["until"], ban["until"])
+        for c, msg in ((a, {"t": "seek", "clock": FISCHER_5_0}),
+                       (a2, {"t": "invite", "clock": FISCHER_5_0}),
+                       (a, {"t": "computer", "level": 1,
+                            "clock": FISCHER_5_0, "color": "white"})):
+            self.assertEqual(self.refused(c, msg)["until"], ban["until"])
+        # joining another's invitation too; the other is not banned
+        gid = b.request({"t": "invite", "clock": FISCHER_5_0},
+                        "invited")["game"]
+        a.send({"t": "join", "game": gid})
+        a.expect_error("playban")
+        a.expect("playban")
+        if CLUSTER:
+            return  # (test time is one process's clock)
+        b.send({"t": "abort", "game": gid})
+        b.expect("game_end", game=gid)
+        # challenges and tournaments (refused in a cluster anyway)
+        self.refused(a, {"t": "challenge", "to": "patient",
+                         "clock": FISCHER_5_0})
+        event = b.request({"t": "arena_create", "name": "Blitz",
+                           "clock": FISCHER_5_0, "duration_s": 600,
+                           "start_in_s": 0}, "arena_created")["arena"]["event"]
+        self.refused(a, {"t": "arena_join", "event": event})
+        # 10 minutes later, free again
+        a.request({"t": "test_clock", "advance_s": 601}, "pong")
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
+    def test_a_lost_game_is_good(self):
+        srv = self.server()
+        a = self.account(srv, "loser")
+        b = self.account(srv, "winner")
+        for _ in range(4):
+            self.abort(a, b)
+        self.lose_by_mate(a, b)  # the 5th outcome is good: no ban
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        # (and the winner has nothing recorded; the next abort of a's is
+        # its 5th bad outcome of 6, 4.0 >= max(0.4 * 6, 4): banned)
+
+    def test_correspondence_and_guests_exempt(self):
+        srv = self.server()
+        a = self.account(srv, "corr")
+        b = self.account(srv, "corr2")
+        for _ in range(5):
+            self.abort(a, b, {"type": "per_move", "per_move_s": 86400})
+        g = self.client(srv, name="guest")
+        for _ in range(5):
+            self.abort(g, b)
+        for c in (a, g):
+            c.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
+    def test_abort_alone_is_not_counted(self):
+        """An abort while the opponent was not there (left, dropped)
+        costs nothing (lila's isOnGame)."""
+        srv = self.server()
+        a = self.account(srv, "lonely")
+        for _ in range(5):
+            b = self.client(srv, name="gone")
+            gid = self.game(a, b)
+            b.close()
+            a.expect("opponent_gone", game=gid)
+            a.send({"t": "abort", "game": gid})
+            a.expect("game_end", game=gid)
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
+    @not_in_cluster("one server's setting and restart")
+    def test_off(self):
+        srv = self.server({"playban": 0})
+        a = self.account(srv, "free")
+        b = self.account(srv, "free2")
+        for _ in range(6):
+            self.abort(a, b)
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
+    @not_in_cluster("one server's restart")
+    def test_kept_across_restart(self):
+        srv = self.server()
+        a, _, _, ban = self.banned_after_five_aborts(srv)
+        srv.stop()
+        srv = self.server()
+        c = self.client(srv, hello=False)
+        c.send({"t": "hello", "token": a.token})
+        c.expect("welcome")
+        self.assertEqual(c.expect("playban")["until"], ban["until"])
+        self.refused(c, {"t": "invite", "clock": FISCHER_5_0})
