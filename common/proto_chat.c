@@ -40,6 +40,12 @@ static bool is_control(uint32_t c)
 
 int proto_chat_text(const char *s, size_t len, struct proto_error *e)
 {
+    return proto_text_check(s, len, PROTO_CHAT_CHARS, e);
+}
+
+int proto_text_check(const char *s, size_t len, size_t max_chars,
+                     struct proto_error *e)
+{
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0, n = 0;
     bool blank = true;
@@ -65,9 +71,9 @@ int proto_chat_text(const char *s, size_t len, struct proto_error *e)
         snprintf(e->msg, sizeof e->msg, "%s", "text: empty");
         return -1;
     }
-    if (n > PROTO_CHAT_CHARS) {
-        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most 140",
-                 n);
+    if (n > max_chars) {
+        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most %zu",
+                 n, max_chars);
         return -1;
     }
     e->code = PROTO_OK;
@@ -114,4 +120,40 @@ char *proto_render_chat_muted(int64_t until_ms)
     return proto_json_finish(json_pack("{s:s,s:I}", "t", "chat_muted",
                                        "until", (json_int_t)until_ms),
                              NULL);
+}
+
+/* ---- blocks and reports ------------------------------------------------- */
+
+const char *proto_report_reason_name(int reason)
+{
+    static const char *const names[PROTO_REPORT_REASONS] = {
+        "cheat", "stall", "boost", "abuse", "spam", "username", "other"};
+
+    return reason >= 0 && reason < PROTO_REPORT_REASONS ? names[reason]
+                                                        : NULL;
+}
+
+char *proto_render_blocks(const struct proto_block *v, size_t n,
+                          const struct proto_id *id)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(
+                a, json_pack("{s:s,s:s,s:I}", "pid", v[i].pid, "name",
+                             v[i].name, "at", (json_int_t)v[i].at_ms))) {
+            json_decref(a);
+            a = NULL;
+        }
+    return proto_json_finish(
+        a ? json_pack("{s:s,s:o}", "t", "blocks", "blocks", a) : NULL, id);
+}
+
+char *proto_render_reported(const char *pid, const char *name,
+                            const char *reason, const struct proto_id *id)
+{
+    return proto_json_finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "reported",
+                                       "pid", pid, "name", name, "reason",
+                                       reason),
+                             id);
 }
