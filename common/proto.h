@@ -647,6 +647,14 @@ struct proto_block {
 /* {"t":"blocks","blocks":[{"pid","name","at"}...]} (oldest first). */
 char *proto_render_blocks(const struct proto_block *v, size_t n,
                           const struct proto_id *id);
+/* What a reader who hides some speakers (hide(ctx, pid) true) gets of
+ * the message text (len bytes): 0, text as it is (not a chat line, or
+ * none hidden); 1, nothing (a hidden speaker's chat line, or a history
+ * of theirs only); 2, *out instead (malloc'ed: a chat_history without
+ * their lines). Any thread. */
+int proto_chat_filter(const char *text, size_t len,
+                      bool (*hide)(void *ctx, const char *pid), void *ctx,
+                      char **out);
 /* {"t":"reported","pid":P,"name":N,"reason":R}. */
 char *proto_render_reported(const char *pid, const char *name,
                             const char *reason, const struct proto_id *id);

@@ -157,3 +157,40 @@ char *proto_render_reported(const char *pid, const char *name,
                                        reason),
                              id);
 }
+
+int proto_chat_filter(const char *text, size_t len,
+                      bool (*hide)(void *ctx, const char *pid), void *ctx,
+                      char **out)
+{
+    static const char prefix[] = "{\"t\":\"chat";
+    json_t *o, *lines;
+    const char *t;
+    int rc = 0;
+    size_t i = 0;
+
+    *out = NULL;
+    if (len < sizeof prefix || memcmp(text, prefix, sizeof prefix - 1) ||
+        !(o = json_loadb(text, len, 0, NULL)))
+        return 0;
+    t = json_string_value(json_object_get(o, "t"));
+    lines = json_object_get(o, "lines");
+    if (t && !strcmp(t, "chat")) {
+        t = json_string_value(json_object_get(o, "pid"));
+        rc = t && hide(ctx, t);
+    } else if (t && !strcmp(t, "chat_history") && json_is_array(lines)) {
+        while (i < json_array_size(lines)) {
+            json_t *l = json_array_get(lines, i);
+            t = json_string_value(json_object_get(l, "pid"));
+            if (t && hide(ctx, t) && !json_array_remove(lines, i))
+                rc = 2;
+            else
+                i++;
+        }
+        if (rc == 2 && !json_array_size(lines))
+            rc = 1;
+        else if (rc == 2 && !(*out = json_dumps(o, JSON_COMPACT)))
+            rc = 0; /* (out of memory: as it is) */
+    }
+    json_decref(o);
+    return rc;
+}

@@ -11,7 +11,6 @@
 
 #include "hub/hub_internal.h"
 #include "hub/reads.h"
-#include "hub/relation.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
@@ -149,59 +148,15 @@ static bool hears(const struct session *s)
     return !fan && !(s->player && s->player->chat_off);
 }
 
-/* What send_room sends: a line said by `from` (the reader who blocked
- * from does not get it), or the history of a room of gc (a reader who
- * blocked one of its speakers gets it without their lines). */
-struct said {
-    const char *from;           /* a line's speaker; NULL: a history */
-    const struct game_chat *gc; /* a history's rooms */
-    enum proto_room room;
-};
-
-static char *history_of(const struct game_chat *gc, enum proto_room room,
-                        uint64_t *seq, const struct player *reader);
-
-/* True when reader blocked a speaker of room's lines in gc. */
-static bool blocks_some(const struct game_chat *gc, enum proto_room room,
-                        const struct player *reader)
-{
-    const struct room *r = &gc->rooms[room];
-
-    if (!reader || !reader->facts || !reader->facts->n_blocks)
-        return false;
-    for (size_t i = 0; i < r->n; i++)
-        if (relation_blocks(reader, r->v[(r->head + i) % CHAT_REPLAY].pid))
-            return true;
-    return false;
-}
-
-/* b (what w says) to s, whose player is p (NULL: none), once seq has
- * committed. */
-static void deliver(struct hub *h, struct session *s, const struct player *p,
-                    struct msgbuf *b, uint64_t seq, const struct said *w)
-{
-    uint64_t own;
-    char *text;
-
-    if (w->from && relation_blocks(p, w->from))
-        return;
-    if (!w->from && blocks_some(w->gc, w->room, p)) {
-        if ((text = history_of(w->gc, w->room, &own, p)) != NULL)
-            hub_send_text(s, text, seq > own ? seq : own);
-        return;
-    }
-    hub_env_send(h, s, b, seq);
-}
-
 /* b to both players of g here (their fans: every connection) whose
  * chat is on, once seq has committed. */
 static void to_players(struct hub *h, struct game *g, struct msgbuf *b,
-                       uint64_t seq, const struct said *w)
+                       uint64_t seq)
 {
     for (int c = 0; c < 2; c++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, c));
         if (p && !p->chat_off)
-            deliver(h, &p->fan, p, b, seq, w);
+            hub_env_send(h, &p->fan, b, seq);
     }
 }
 
@@ -210,7 +165,7 @@ static void to_players(struct hub *h, struct game *g, struct msgbuf *b,
  * the end) for the players' room; the spectators', and the players' once
  * g has ended, for the spectators'. */
 static void send_room(struct hub *h, struct game *g, enum proto_room room,
-                      char *text, uint64_t seq, const struct said *w)
+                      char *text, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(text);
     size_t n = room == PROTO_ROOM_SPECTATOR ? game_subscriptions(g) : 0, k;
@@ -224,33 +179,31 @@ static void send_room(struct hub *h, struct game *g, enum proto_room room,
     k = subs ? game_subscribers(g, subs, n) : 0;
     for (size_t i = 0; i < k; i++)
         if (hears(subs[i]))
-            deliver(h, subs[i], subs[i]->player, b, seq, w);
+            hub_env_send(h, subs[i], b, seq);
     if (room == PROTO_ROOM_PLAYER || game_status(g) == GAME_ENDED)
-        to_players(h, g, b, seq, w);
+        to_players(h, g, b, seq);
     msgbuf_unref(b);
     free(subs);
 }
 
-/* Renders room's lines as chat_history (NULL when it has none, or none
- * that reader, when not NULL, did not block the speaker of); *seq the
+/* Renders room's lines as chat_history (NULL when it has none); *seq the
  * newest line's write. */
 static char *history_of(const struct game_chat *gc, enum proto_room room,
-                        uint64_t *seq, const struct player *reader)
+                        uint64_t *seq)
 {
     const struct room *r = &gc->rooms[room];
     struct proto_chat_line v[CHAT_REPLAY];
-    size_t n = 0;
 
     *seq = 0;
+    if (!r->n)
+        return NULL;
     for (size_t i = 0; i < r->n; i++) {
         const struct line *l = &r->v[(r->head + i) % CHAT_REPLAY];
+        v[i] = (struct proto_chat_line){l->pid, l->name, l->text, l->at_ms};
         if (l->seq > *seq)
             *seq = l->seq;
-        if (!relation_blocks(reader, l->pid))
-            v[n++] = (struct proto_chat_line){l->pid, l->name, l->text,
-                                              l->at_ms};
     }
-    return n ? proto_render_chat_history(gc->gid, room, v, n) : NULL;
+    return proto_render_chat_history(gc->gid, room, v, r->n);
 }
 
 /* s (a subscriber of g, or a connection of one) gets room's last lines. */
@@ -259,7 +212,7 @@ static void replay(struct hub *h, struct game *g, struct session *s,
 {
     struct game_chat *gc = table_get(&C(h)->games, game_gid(g));
     uint64_t seq = 0;
-    char *text = gc ? history_of(gc, room, &seq, s->player) : NULL;
+    char *text = gc ? history_of(gc, room, &seq) : NULL;
 
     if (text)
         hub_send_text(s, text, seq);
@@ -397,8 +350,7 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
         return;
     }
     l = (struct proto_chat_line){p->pid, p->name, m->text, row.at_ms};
-    send_room(h, g, m->room, proto_render_chat(m->game, m->room, &l), seq,
-              &(struct said){p->pid, gc, m->room});
+    send_room(h, g, m->room, proto_render_chat(m->game, m->room, &l), seq);
 }
 
 static void chat_command(struct session *s, const struct proto_msg *m,
@@ -479,8 +431,8 @@ static void lines_answer(struct hub_read *r, int rc)
     for (int k = 0; k < PROTO_ROOMS; k++) {
         merge(&gc->rooms[k], q->v[k], q->n[k]);
         if (q->n[k] && !h->restoring) {
-            char *text = history_of(gc, k, &seq, NULL); /* (seq: set) */
-            send_room(h, g, k, text, seq, &(struct said){NULL, gc, k});
+            char *text = history_of(gc, k, &seq); /* (seq: set here) */
+            send_room(h, g, k, text, seq);
         }
     }
 }
@@ -517,12 +469,11 @@ static void game_ended(struct hub *h, struct game *g)
 {
     struct game_chat *gc = table_get(&C(h)->games, game_gid(g));
     uint64_t seq;
-    char *text = gc ? history_of(gc, PROTO_ROOM_SPECTATOR, &seq, NULL) : NULL;
+    char *text = gc ? history_of(gc, PROTO_ROOM_SPECTATOR, &seq) : NULL;
     struct msgbuf *b = text ? msgbuf_take(text) : NULL;
 
     if (b)
-        to_players(h, g, b, seq,
-                   &(struct said){NULL, gc, PROTO_ROOM_SPECTATOR});
+        to_players(h, g, b, seq);
     msgbuf_unref(b);
 }
 

@@ -354,6 +354,13 @@ void hub_facts_row_clear(struct facts_row *row);
 int hub_relation_read(struct store *st, const char *pid,
                       struct facts_row *row);
 void hub_relation_apply(struct player_facts *f, const struct facts_row *row);
+/* relation.c: whether b may not go as it is to s, a local connection
+ * whose player blocked someone: true with *out NULL (a blocked player's
+ * chat line: nothing goes) or *out to send instead (a chat history
+ * without their lines; the caller unrefs it). hub_session_send's. */
+struct msgbuf;
+bool hub_relation_filter(const struct session *s, struct msgbuf *b,
+                         struct msgbuf **out);
 /* How many live games a facts read asks for: 0 on a node alone (its
  * memory has them all). */
 size_t hub_facts_max_live(struct hub *h);

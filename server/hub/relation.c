@@ -37,6 +37,7 @@
 #include "hub/hub_internal.h"
 #include "hub/reads.h"
 #include "lib/log.h"
+#include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
 #include "lib/tunables.h"
 
@@ -160,6 +161,31 @@ bool relation_apart(struct hub *h, const char *a, const char *b)
 static bool lobby_apart(void *ctx, const char *a, const char *b)
 {
     return relation_apart(ctx, a, b);
+}
+
+static bool hidden(void *ctx, const char *pid)
+{
+    return relation_blocks(ctx, pid);
+}
+
+bool hub_relation_filter(const struct session *s, struct msgbuf *b,
+                         struct msgbuf **out)
+{
+    const struct player *p = s->player;
+    char *text;
+
+    *out = NULL;
+    if (!p || !p->facts || !p->facts->n_blocks || s->ops != s->hub->local_ops)
+        return false;
+    switch (proto_chat_filter(b->data, b->len, hidden, (void *)p, &text)) {
+    case 1:
+        return true;
+    case 2:
+        *out = msgbuf_take(text); /* (NULL: dropped, out of memory) */
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* Adds (on) or removes pid's block in f. 0, or -1 when out of memory. */
