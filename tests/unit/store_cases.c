@@ -1162,8 +1162,8 @@ START_TEST(blocks_and_the_report_queue)
     const char *names[] = {"ann", "bob", "cat", "dan"};
     struct store_block v[4];
     struct store_report_entry q[4];
-    struct store_report r = {.reason = "cheat", .text = "engine \u265e",
-                             .score = 20};
+    struct store_report r = {
+        .reason = "cheat", .text = "engine \u265e", .score = 20};
     uint8_t dead[32], tok[32];
     size_t n = 9;
     int total = -1, of = -1;
@@ -1242,14 +1242,12 @@ START_TEST(blocks_and_the_report_queue)
     ck_assert_int_eq(q[3].score, 20);
     ck_assert_int_eq(store_report_queue(s, q, 2, &n), 0);
     ck_assert_uint_eq(n, 2);
-    ck_assert_int_eq(store_report_counts(s, "pidA", "pidB", 10000, &total,
-                                         &of),
-                     0);
+    ck_assert_int_eq(
+        store_report_counts(s, "pidA", "pidB", 10000, &total, &of), 0);
     ck_assert_int_eq(total, 2); /* bob's at 10000 and cat's at 12000 */
     ck_assert_int_eq(of, 1);
-    ck_assert_int_eq(store_report_counts(s, "pidA", "pidB", 10001, &total,
-                                         &of),
-                     0);
+    ck_assert_int_eq(
+        store_report_counts(s, "pidA", "pidB", 10001, &total, &of), 0);
     ck_assert_int_eq(total, 1);
     ck_assert_int_eq(of, 0);
     /* refused: a report of one's self, an unknown reason, no text */
