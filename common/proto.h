@@ -655,6 +655,12 @@ char *proto_render_blocks(const struct proto_block *v, size_t n,
 int proto_chat_filter(const char *text, size_t len,
                       bool (*hide)(void *ctx, const char *pid), void *ctx,
                       char **out);
+/* The lobby snapshot text (len bytes, proto_render_lobby's) without the
+ * seeks whose player's id hide(ctx, id) hides: a new text (malloc'ed),
+ * or NULL when it hides none (or text is not one, or out of memory).
+ * Any thread. */
+char *proto_lobby_filter(const char *text, size_t len,
+                         bool (*hide)(void *ctx, const char *pid), void *ctx);
 /* {"t":"reported","pid":P,"name":N,"reason":R}. */
 char *proto_render_reported(const char *pid, const char *name,
                             const char *reason, const struct proto_id *id);

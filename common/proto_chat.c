@@ -194,3 +194,26 @@ int proto_chat_filter(const char *text, size_t len,
     json_decref(o);
     return rc;
 }
+
+char *proto_lobby_filter(const char *text, size_t len,
+                         bool (*hide)(void *ctx, const char *pid), void *ctx)
+{
+    json_t *o = json_loadb(text, len, 0, NULL);
+    json_t *seeks = o ? json_object_get(o, "seeks") : NULL;
+    bool cut = false;
+    size_t i = 0;
+    char *out = NULL;
+
+    while (json_is_array(seeks) && i < json_array_size(seeks)) {
+        json_t *player = json_object_get(json_array_get(seeks, i), "player");
+        const char *id = json_string_value(json_object_get(player, "id"));
+        if (id && hide(ctx, id) && !json_array_remove(seeks, i))
+            cut = true;
+        else
+            i++;
+    }
+    if (cut)
+        out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return out;
+}

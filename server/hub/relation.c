@@ -35,6 +35,7 @@
 
 #include "game/lobby.h"
 #include "hub/hub_internal.h"
+#include "hub/lobbyfeed.h"
 #include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -59,9 +60,20 @@ struct reporter {
     size_t n;
 };
 
+/* The lobby's seekers of the last snapshot seen (lobby_filter), those
+ * of them who block someone apart: only they, and a watcher who blocks
+ * someone, make a watcher's snapshot its own. */
+struct seekers {
+    struct msgbuf *snap; /* the snapshot (a reference held) */
+    char (*pids)[PROTO_KEY_MAX + 1];
+    size_t n;
+    size_t blockers; /* of them, with blocks here */
+};
+
 struct relation {
     struct ratelimit *writes; /* blocks, unblocks, reports per account */
     struct table reporters;   /* pid -> struct reporter */
+    struct seekers seekers;   /* lobby_filter's */
 };
 
 extern const struct hub_module hub_relation_module; /* (below) */
@@ -186,6 +198,71 @@ bool hub_relation_filter(const struct session *s, struct msgbuf *b,
     default:
         return false;
     }
+}
+
+static void seekers_clear(struct seekers *k)
+{
+    msgbuf_unref(k->snap);
+    free(k->pids);
+    memset(k, 0, sizeof *k);
+}
+
+static bool collect(void *ctx, const char *pid)
+{
+    struct seekers *k = ctx;
+    char(*v)[PROTO_KEY_MAX + 1] = realloc(k->pids,
+                                          (k->n + 1) * sizeof *k->pids);
+
+    if (v && proto_key_valid(pid)) {
+        k->pids = v;
+        snprintf(k->pids[k->n++], sizeof *k->pids, "%s", pid);
+    } else if (v) {
+        k->pids = v;
+    }
+    return false;
+}
+
+struct lobby_reader {
+    struct hub *h;
+    const struct player *p;
+};
+
+static bool apart_from(void *ctx, const char *pid)
+{
+    const struct lobby_reader *r = ctx;
+
+    return relation_apart(r->h, pid, r->p->pid);
+}
+
+static struct msgbuf *lobby_filter(void *ctx, const struct session *s,
+                                   struct msgbuf *snap, bool *cut)
+{
+    struct hub *h = ctx;
+    struct seekers *k = &R(h)->seekers;
+    const struct player *p = s->player;
+    struct lobby_reader r = {h, p};
+    bool any = false;
+    char *text;
+
+    *cut = false;
+    if (k->snap != snap) { /* a new snapshot: its seekers, once */
+        seekers_clear(k);
+        k->snap = msgbuf_ref(snap);
+        free(proto_lobby_filter(snap->data, snap->len, collect, k));
+        for (size_t i = 0; i < k->n; i++) {
+            const struct player *q = table_get(&h->players, k->pids[i]);
+            k->blockers += q && q->facts && q->facts->n_blocks;
+        }
+    }
+    if (!p || (!k->blockers && !(p->facts && p->facts->n_blocks)))
+        return NULL;
+    for (size_t i = 0; i < k->n && !any; i++)
+        any = relation_apart(h, k->pids[i], p->pid);
+    if (!any)
+        return NULL;
+    text = proto_lobby_filter(snap->data, snap->len, apart_from, &r);
+    *cut = !text;
+    return text ? msgbuf_take(text) : NULL;
 }
 
 /* Adds (on) or removes pid's block in f. 0, or -1 when out of memory. */
@@ -591,6 +668,8 @@ static void fini(struct hub *h)
     if (!r)
         return;
     lobby_set_apart(h->lobby, NULL, NULL);
+    lobbyfeed_set_filter(h->feed, NULL, NULL);
+    seekers_clear(&r->seekers);
     for (size_t i = 0; i < r->reporters.cap; i++)
         free(r->reporters.slots[i].value);
     table_clear(&r->reporters);
@@ -615,6 +694,7 @@ static int init(struct hub *h)
         return -1;
     }
     lobby_set_apart(h->lobby, lobby_apart, h);
+    lobbyfeed_set_filter(h->feed, lobby_filter, h);
     return 0;
 }
 

@@ -2,7 +2,7 @@
 blocks another by name or PID, lists and unblocks; the block is stored,
 read again by a new connection (on any node of a cluster), and keeps the
 two apart: no challenge either way, no pairing of their seeks nor accept
-of one's seek by the other, no chat line of the blocked seen by the
+of one's seek by the other, the other's seeks left out of the lobby, no chat line of the blocked seen by the
 blocker (live or replayed). A report is stored with its reason, text and
 lila's score; a player may report a given player once a day and make 20
 reports a day; every refusal is its precise error and stores nothing."""
@@ -96,7 +96,24 @@ class RelationTest(FreshServerTest):
         srv = self.server()
         a, b, c = (self.account(srv, n) for n in ("alice", "bob", "carol"))
         b.request({"t": "block", "to": "alice"}, "blocks")
+        for w in (b, c):
+            w.send({"t": "lobby_watch"})
+            w.expect("lobby")
         sid = a.request({"t": "seek", "clock": CLOCK}, "seeking")["seek"]
+        # carol's lobby lists alice's seek; bob's never does
+        for _ in range(50):
+            if sid in [k["seek"] for k in c.expect("lobby")["seeks"]]:
+                break
+        else:
+            self.fail("carol never saw alice's seek")
+        try:
+            while True:
+                m = b.next(0.5)
+                if m["t"] == "lobby":
+                    self.assertNotIn(sid, [k["seek"] for k in m["seeks"]])
+        except OSError:  # (socket.timeout: nothing more came)
+            pass
+        b.backlog.clear()
         b.send({"t": "accept", "seek": sid})  # the blocker takes it: no
         self.assertIn("no open seek", b.expect_error("no_such_seek")["msg"])
         a.request({"t": "cancel_seek"}, "seek_cancelled")  # (it was open)
