@@ -73,6 +73,9 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
     [PROTO_MUTED] = "muted",
     [PROTO_PLAYBAN] = "playban",
+    [PROTO_BLOCKED] = "blocked",
+    [PROTO_TOO_MANY_BLOCKS] = "too_many_blocks",
+    [PROTO_ALREADY_REPORTED] = "already_reported",
 };
 
 const char *proto_code_name(enum proto_code code)

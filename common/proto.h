@@ -86,6 +86,9 @@ enum proto_code {
     PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
     PROTO_MUTED,            /* chat: muted after a flood, until ... */
     PROTO_PLAYBAN, /* a new game while a playban holds (hub/playban.c) */
+    PROTO_BLOCKED,          /* challenge, accept: a block between them */
+    PROTO_TOO_MANY_BLOCKS,  /* block: the account holds the most */
+    PROTO_ALREADY_REPORTED, /* report: this player, within a day */
     PROTO_CODE_COUNT
 };
 
@@ -142,6 +145,10 @@ enum proto_type {
     PROTO_T_ARENA_WATCH,
     PROTO_T_ARENA_UNWATCH,
     PROTO_T_CHAT,
+    PROTO_T_BLOCK,
+    PROTO_T_UNBLOCK,
+    PROTO_T_BLOCKS,
+    PROTO_T_REPORT,
     PROTO_T_COUNT
 };
 
@@ -207,6 +214,25 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
 #define PROTO_CHAT_CHARS 140
 #define PROTO_CHAT_BYTES (4 * PROTO_CHAT_CHARS)
 
+/* report: "text" is 1 to PROTO_REPORT_CHARS code points, checked as a
+ * chat line's (proto_text_check); m->text holds either. */
+#define PROTO_REPORT_CHARS 500
+#define PROTO_REPORT_BYTES (4 * PROTO_REPORT_CHARS)
+
+/* report: lichess's reasons (m->reason), in its order. */
+enum proto_report_reason {
+    PROTO_REPORT_CHEAT = 0,
+    PROTO_REPORT_STALL,
+    PROTO_REPORT_BOOST,
+    PROTO_REPORT_ABUSE,
+    PROTO_REPORT_SPAM,
+    PROTO_REPORT_USERNAME,
+    PROTO_REPORT_OTHER,
+    PROTO_REPORT_REASONS
+};
+/* The wire name of a report reason ("cheat", ...); NULL out of range. */
+const char *proto_report_reason_name(int reason);
+
 /* A chat room's kind (m->room): a game's players' or spectators'. A
  * tournament's room will be another kind, with its key in place of the
  * game's. */
@@ -246,7 +272,7 @@ struct proto_msg {
     char to[PROTO_KEY_MAX + 1];   /* challenge: a PID or a name */
     char challenge[PROTO_KEY_MAX + 1]; /* challenge_*: its id */
     int reason;    /* challenge_decline: enum proto_decline (generic when
-                   absent) */
+                   absent); report: enum proto_report_reason */
     int advance_s; /* test_clock: 1..PROTO_TEST_ADVANCE_MAX_S */
     /* settings: the object as compact JSON (PROTO_SETTINGS_MAX) */
     char settings[PROTO_SETTINGS_MAX + 1];
@@ -256,11 +282,12 @@ struct proto_msg {
     char description[PROTO_DESCRIPTION_MAX + 1];
     unsigned scopes;
     char token_id[PROTO_TOKEN_ID_MAX + 1];
-    char event[PROTO_KEY_MAX + 1];   /* arena_*: the event's id */
-    int duration_s;                  /* arena_create: its length */
-    int start_in_s;                  /* arena_create: 0 when absent */
-    enum proto_room room;            /* chat */
-    char text[PROTO_CHAT_BYTES + 1]; /* chat: checked (proto_chat_text) */
+    char event[PROTO_KEY_MAX + 1]; /* arena_*: the event's id */
+    int duration_s;                /* arena_create: its length */
+    int start_in_s;                /* arena_create: 0 when absent */
+    enum proto_room room;          /* chat */
+    /* chat, report: checked (proto_text_check) */
+    char text[PROTO_REPORT_BYTES + 1];
 };
 
 struct proto_error {
@@ -296,6 +323,9 @@ const char *proto_room_name(enum proto_room room);
  * overrides and isolates), not only spaces. 0, or -1 with e set to
  * bad_field and the reason. Any thread. */
 int proto_chat_text(const char *s, size_t len, struct proto_error *e);
+/* The same check with at most max_chars code points (a report's text). */
+int proto_text_check(const char *s, size_t len, size_t max_chars,
+                     struct proto_error *e);
 
 /* True when s is a valid player name: 1-20 of [A-Za-z0-9_-]. */
 bool proto_name_valid(const char *s);
@@ -610,6 +640,32 @@ char *proto_render_chat_history(const char *gid, enum proto_room room,
 /* {"t":"chat_muted","until":MS}: the player's chat lines are refused
  * until MS (Unix epoch ms). */
 char *proto_render_chat_muted(int64_t until_ms);
+
+/* One of an account's blocks as `blocks` lists it. */
+struct proto_block {
+    const char *pid, *name;
+    int64_t at_ms;
+};
+/* {"t":"blocks","blocks":[{"pid","name","at"}...]} (oldest first). */
+char *proto_render_blocks(const struct proto_block *v, size_t n,
+                          const struct proto_id *id);
+/* What a reader who hides some speakers (hide(ctx, pid) true) gets of
+ * the message text (len bytes): 0, text as it is (not a chat line, or
+ * none hidden); 1, nothing (a hidden speaker's chat line, or a history
+ * of theirs only); 2, *out instead (malloc'ed: a chat_history without
+ * their lines). Any thread. */
+int proto_chat_filter(const char *text, size_t len,
+                      bool (*hide)(void *ctx, const char *pid), void *ctx,
+                      char **out);
+/* The lobby snapshot text (len bytes, proto_render_lobby's) without the
+ * seeks whose player's id hide(ctx, id) hides: a new text (malloc'ed),
+ * or NULL when it hides none (or text is not one, or out of memory).
+ * Any thread. */
+char *proto_lobby_filter(const char *text, size_t len,
+                         bool (*hide)(void *ctx, const char *pid), void *ctx);
+/* {"t":"reported","pid":P,"name":N,"reason":R}. */
+char *proto_render_reported(const char *pid, const char *name,
+                            const char *reason, const struct proto_id *id);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

@@ -40,6 +40,12 @@ static bool is_control(uint32_t c)
 
 int proto_chat_text(const char *s, size_t len, struct proto_error *e)
 {
+    return proto_text_check(s, len, PROTO_CHAT_CHARS, e);
+}
+
+int proto_text_check(const char *s, size_t len, size_t max_chars,
+                     struct proto_error *e)
+{
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0, n = 0;
     bool blank = true;
@@ -65,9 +71,9 @@ int proto_chat_text(const char *s, size_t len, struct proto_error *e)
         snprintf(e->msg, sizeof e->msg, "%s", "text: empty");
         return -1;
     }
-    if (n > PROTO_CHAT_CHARS) {
-        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most 140",
-                 n);
+    if (n > max_chars) {
+        snprintf(e->msg, sizeof e->msg, "text: %zu characters, at most %zu",
+                 n, max_chars);
         return -1;
     }
     e->code = PROTO_OK;
@@ -114,4 +120,100 @@ char *proto_render_chat_muted(int64_t until_ms)
     return proto_json_finish(json_pack("{s:s,s:I}", "t", "chat_muted",
                                        "until", (json_int_t)until_ms),
                              NULL);
+}
+
+/* ---- blocks and reports ------------------------------------------------- */
+
+const char *proto_report_reason_name(int reason)
+{
+    static const char *const names[PROTO_REPORT_REASONS] = {
+        "cheat", "stall", "boost", "abuse", "spam", "username", "other"};
+
+    return reason >= 0 && reason < PROTO_REPORT_REASONS ? names[reason]
+                                                        : NULL;
+}
+
+char *proto_render_blocks(const struct proto_block *v, size_t n,
+                          const struct proto_id *id)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(
+                a, json_pack("{s:s,s:s,s:I}", "pid", v[i].pid, "name",
+                             v[i].name, "at", (json_int_t)v[i].at_ms))) {
+            json_decref(a);
+            a = NULL;
+        }
+    return proto_json_finish(
+        a ? json_pack("{s:s,s:o}", "t", "blocks", "blocks", a) : NULL, id);
+}
+
+char *proto_render_reported(const char *pid, const char *name,
+                            const char *reason, const struct proto_id *id)
+{
+    return proto_json_finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "reported",
+                                       "pid", pid, "name", name, "reason",
+                                       reason),
+                             id);
+}
+
+int proto_chat_filter(const char *text, size_t len,
+                      bool (*hide)(void *ctx, const char *pid), void *ctx,
+                      char **out)
+{
+    static const char prefix[] = "{\"t\":\"chat";
+    json_t *o, *lines;
+    const char *t;
+    int rc = 0;
+    size_t i = 0;
+
+    *out = NULL;
+    if (len < sizeof prefix || memcmp(text, prefix, sizeof prefix - 1) ||
+        !(o = json_loadb(text, len, 0, NULL)))
+        return 0;
+    t = json_string_value(json_object_get(o, "t"));
+    lines = json_object_get(o, "lines");
+    if (t && !strcmp(t, "chat")) {
+        t = json_string_value(json_object_get(o, "pid"));
+        rc = t && hide(ctx, t);
+    } else if (t && !strcmp(t, "chat_history") && json_is_array(lines)) {
+        while (i < json_array_size(lines)) {
+            json_t *l = json_array_get(lines, i);
+            t = json_string_value(json_object_get(l, "pid"));
+            if (t && hide(ctx, t) && !json_array_remove(lines, i))
+                rc = 2;
+            else
+                i++;
+        }
+        if (rc == 2 && !json_array_size(lines))
+            rc = 1;
+        else if (rc == 2 && !(*out = json_dumps(o, JSON_COMPACT)))
+            rc = 0; /* (out of memory: as it is) */
+    }
+    json_decref(o);
+    return rc;
+}
+
+char *proto_lobby_filter(const char *text, size_t len,
+                         bool (*hide)(void *ctx, const char *pid), void *ctx)
+{
+    json_t *o = json_loadb(text, len, 0, NULL);
+    json_t *seeks = o ? json_object_get(o, "seeks") : NULL;
+    bool cut = false;
+    size_t i = 0;
+    char *out = NULL;
+
+    while (json_is_array(seeks) && i < json_array_size(seeks)) {
+        json_t *player = json_object_get(json_array_get(seeks, i), "player");
+        const char *id = json_string_value(json_object_get(player, "id"));
+        if (id && hide(ctx, id) && !json_array_remove(seeks, i))
+            cut = true;
+        else
+            i++;
+    }
+    if (cut)
+        out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return out;
 }

@@ -117,6 +117,11 @@ static const struct {
     [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
     [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
                       F_GAME | F_ROOM | F_TEXT},
+    [PROTO_T_BLOCK] = {"block", F_TO, F_TO},
+    [PROTO_T_UNBLOCK] = {"unblock", F_TO, F_TO},
+    [PROTO_T_BLOCKS] = {"blocks", 0, 0},
+    [PROTO_T_REPORT] = {"report", F_TO | F_REASON | F_TEXT,
+                        F_TO | F_REASON | F_TEXT},
 };
 
 static const struct {
@@ -523,6 +528,16 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "challenge: 1-32 of A-Z a-z 0-9 _ -");
     }
+    if ((present & F_REASON) && m->type == PROTO_T_REPORT) {
+        const char *r = json_string_value(json_object_get(root, "reason"));
+        for (m->reason = 0; r && m->reason < PROTO_REPORT_REASONS;
+             m->reason++)
+            if (!strcmp(r, proto_report_reason_name(m->reason)))
+                return 0;
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "reason: cheat, stall, boost, abuse, spam, username or "
+                    "other");
+    }
     if (present & F_REASON) {
         json_t *v = json_object_get(root, "reason");
         if (!json_is_string(v) || json_string_length(v) >= sizeof reason ||
@@ -639,11 +654,16 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
         v = json_object_get(root, "text");
         if (!json_is_string(v))
             return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
-        if (json_string_length(v) > PROTO_CHAT_BYTES)
-            return fail(e, PROTO_BAD_FIELD, "%s",
-                        "text: at most 140 characters");
-        if (proto_chat_text(json_string_value(v), json_string_length(v), e) <
-            0)
+        size_t chars = m->type == PROTO_T_REPORT ? PROTO_REPORT_CHARS
+                                                 : PROTO_CHAT_CHARS;
+        if (json_string_length(v) > 4 * chars)
+            return fail(e, PROTO_BAD_FIELD,
+                        m->type == PROTO_T_REPORT
+                            ? "text: at most 500 characters%s"
+                            : "text: at most 140 characters%s",
+                        "");
+        if (proto_text_check(json_string_value(v), json_string_length(v),
+                             chars, e) < 0)
             return -1;
         memcpy(m->text, json_string_value(v), json_string_length(v) + 1);
     }

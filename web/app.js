@@ -50,6 +50,26 @@ let myGames;
 // The tournaments' view (arena.js), loaded the first time it is needed:
 // a visit that never opens it does not fetch it (static.test.mjs counts).
 let arena = null, arenaLoading = null;
+// Block and Report on a player's page (relation.js): loaded the first
+// time an account opens another player's page.
+let relation = null, relationLoading = null, relationPid = null;
+
+function showRelation(pid) {
+    relationPid = pid;
+    if (relation || relationLoading || !pid || !state.me ||
+        !state.me.account || state.me.id === pid) {
+        if (relation)
+            relation.show(pid);
+        return;
+    }
+    relationLoading = import('./relation.js').then((m) => {
+        relation = new m.RelationView(ctx);
+        relation.show(relationPid);
+    }).catch((e) => {
+        relationLoading = null; // (offline: the next page tries again)
+        console.warn(`relation.js: ${e}`);
+    });
+}
 
 function withArena(run) {
     if (arena)
@@ -161,6 +181,7 @@ function route(stateComing) {
         lobby.show();
     }
     challenges.showPlayer(p ? p[1] : null);
+    showRelation(p ? p[1] : null);
     dockToasts();
 }
 
@@ -202,6 +223,10 @@ function onMessage(msg) {
         player.onWelcome();
         leaderboard.onWelcome();
         challenges.onWelcome();
+        if (relation)
+            relation.onWelcome();
+        else
+            showRelation(relationPid);
         if (arena)
             arena.refresh();
         break;
@@ -216,6 +241,7 @@ function onMessage(msg) {
         account.onRegistered(msg);
         lobby.renderRated(); // an account may play rated games now
         player.onWelcome();
+        showRelation(relationPid);
         break;
     case 'logged_out':
         if (msg.id !== undefined)
@@ -255,6 +281,11 @@ function onMessage(msg) {
         break;
     case 'challenges':
         challenges.onList(msg);
+        break;
+    case 'blocks':
+    case 'reported':
+        if (relation)
+            relation.onMessage(msg);
         break;
     case 'invited':
         lobby.games.set(msg.game, { gid: msg.game });
@@ -398,6 +429,7 @@ function onError(msg) {
         if (req.t === 'settings')
             Settings.onSaveError(msg);
     } else if (!(tokens && tokens.onError(req, msg)) &&
+               !(relation && relation.onError(req, msg)) &&
                !account.onError(req, msg)) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }

@@ -368,6 +368,9 @@ const ERRORS = {
     give_time_capped: 'You have given all the time a game allows (60 s).',
     chat_not_allowed: 'You cannot chat here',
     muted: 'You are muted for a while after too many chat lines',
+    blocked: 'A block keeps you apart',
+    too_many_blocks: 'You block as many players as there may be',
+    already_reported: 'You reported this player less than a day ago',
 };
 
 // The same for the answers to `register` and `login`: a refusal there is
@@ -391,7 +394,7 @@ export function errorText(code, msg) {
                   code === 'give_time_not_allowed' ||
                   code === 'no_such_player' ||
                   code === 'too_many_challenges' ||
-                  code === 'chat_not_allowed') &&
+                  code === 'chat_not_allowed' || code === 'blocked') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
     if (code === 'too_many_games' && /computer/.test(msg || ''))

@@ -19,7 +19,19 @@ struct lobby {
     struct node *head, *tail;
     size_t n;
     unsigned long version; /* lobby_version */
+    bool (*apart)(void *ctx, const char *a, const char *b); /* or NULL */
+    void *apart_ctx;
 };
+
+void lobby_set_apart(struct lobby *l,
+                     bool (*apart)(void *ctx, const char *a, const char *b),
+                     void *ctx)
+{
+    if (!l)
+        return;
+    l->apart = apart;
+    l->apart_ctx = ctx;
+}
 
 struct lobby *lobby_new(void)
 {
@@ -78,7 +90,8 @@ int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
         const struct lobby_seek *o = &n->seek;
         if (strcmp(o->pid, s->pid) &&
             clock_spec_equal(&o->clock, &s->clock) &&
-            colors_fit(o->color, s->color) && ratings_fit(o, s))
+            colors_fit(o->color, s->color) && ratings_fit(o, s) &&
+            !(l->apart && l->apart(l->apart_ctx, o->pid, s->pid)))
             break;
     }
     if (n) {

@@ -57,6 +57,12 @@ void lobby_free(struct lobby *l);
 int lobby_seek(struct lobby *l, const struct lobby_seek *s, int coin,
                struct lobby_seek *match, int *s_color);
 
+/* Two players apart(ctx, a, b) (their PIDs) never pair (a block
+ * between them: hub/relation.c); NULL: any two may. */
+void lobby_set_apart(struct lobby *l,
+                     bool (*apart)(void *ctx, const char *a, const char *b),
+                     void *ctx);
+
 /* Removes pid's open seek. Returns 1 when there was one, else 0. */
 int lobby_cancel(struct lobby *l, const char *pid);
 

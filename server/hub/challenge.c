@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "hub/hub_internal.h"
+#include "hub/relation.h"
 #include "game/lobby.h"
 #include "lib/grow.h"
 #include "lib/ids.h"
@@ -258,6 +259,28 @@ static struct player *find_dest(struct hub *h, const char *to)
     return guests == 1 ? found : NULL;
 }
 
+/* True (s answered `blocked`) when a block keeps me and other apart:
+ * me's own block is named; other's is not (as lichess, which says only
+ * that the challenge cannot be: relation.h). */
+static bool blocked(struct session *s, const struct player *me,
+                    const struct player *other, const struct proto_id *id)
+{
+    char msg[PROTO_MSG_MAX];
+
+    if (!other)
+        return false;
+    if (relation_blocks(me, other->pid))
+        snprintf(msg, sizeof msg,
+                 "you have blocked %s: unblock them to play them",
+                 other->name);
+    else if (relation_blocks(other, me->pid))
+        snprintf(msg, sizeof msg, "you cannot challenge %s", other->name);
+    else
+        return false;
+    hub_send_error(s, PROTO_BLOCKED, msg, id);
+    return true;
+}
+
 /* The checks of `challenge` in PROTOCOL.md's order, then the challenge
  * is made and both players hear it. */
 static void do_challenge(struct session *s, const struct proto_msg *m,
@@ -303,6 +326,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
                        &m->id);
         return;
     }
+    if (blocked(s, me, dest, &m->id))
+        return;
     if (m->rated && hub_rated_refused(s, &m->id))
         return;
     if (m->rated && !dest->account) {
@@ -409,11 +434,13 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     /* both players' facts (their games): read, and m runs again then */
     if (!hub_facts_want(s, m, &pid, 1, hub_facts_since(h, c->rated, now)))
         return;
+    from = table_get(&h->players, c->from);
+    if (blocked(s, s->player, from, &m->id))
+        return;
     if (c->rated && hub_rated_refused(s, &m->id))
         return;
     if (hub_player_full(s, false, &m->id))
         return;
-    from = table_get(&h->players, c->from);
     if (from && from->ngames + (size_t)lobby_has(h->lobby, from->pid) >=
                     (size_t)h->cfg.max_games_per_player) {
         hub_send_error(s, PROTO_TOO_MANY_GAMES,

@@ -339,7 +339,9 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
     snprintf(row.room, sizeof row.room, "%s", proto_room_name(m->room));
     snprintf(row.pid, sizeof row.pid, "%s", p->pid);
     snprintf(row.name, sizeof row.name, "%s", p->name);
-    snprintf(row.text, sizeof row.text, "%s", m->text);
+    /* (a chat line's text fits: proto_parse checked 140 characters) */
+    snprintf(row.text, sizeof row.text, "%.*s", (int)sizeof row.text - 1,
+             m->text);
     row.at_ms = hub_wall_ms(h);
     if (!(seq = store_put_chat(h->store, &row)) ||
         room_add(&gc->rooms[m->room], p->pid, p->name, m->text, row.at_ms,

@@ -39,6 +39,9 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
     if (pid != row->pid) /* (a job's row names its player already) */
         snprintf(row->pid, sizeof row->pid, "%s", pid);
     row->rc = -1;
+    row->blocks = NULL;
+    row->n_blocks = 0;
+    row->with_blocks = false;
     rc = store_find_player(st, pid, &sp);
     if (rc < 0)
         return;
@@ -60,6 +63,8 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
             return;
         row->with_live = true;
     }
+    if (row->account && hub_relation_read(st, pid, row) < 0)
+        return;
     row->rc = 0;
 }
 
@@ -67,6 +72,8 @@ void hub_facts_row_clear(struct facts_row *row)
 {
     free(row->live);
     row->live = NULL;
+    free(row->blocks);
+    row->blocks = NULL;
 }
 
 /* ---- the loop's side --------------------------------------------------- */
@@ -112,6 +119,8 @@ void hub_facts_apply(struct hub *h, struct player *p,
         f->n_live = row->n_live;
     }
     f->with_live = row->with_live && (f->live || !row->n_live);
+    if (row->with_blocks)
+        hub_relation_apply(f, row);
     if (row->account)
         p->account = true;
     /* a record only gains versions: one of this node's newer than the
@@ -148,8 +157,10 @@ void hub_facts_game_gone(struct player *p, const char *gid)
 
 void hub_facts_free(struct player *p)
 {
-    if (p->facts)
+    if (p->facts) {
         free(p->facts->live);
+        free(p->facts->blocks);
+    }
     free(p->facts);
     p->facts = NULL;
 }

@@ -130,10 +130,27 @@ static void local_close(struct session *s, int code, const char *reason)
 static const struct session_ops local_ops = {local_send, local_rtt_ms,
                                              local_close};
 
+static void session_send(struct session *s, struct msgbuf *b, uint64_t seq);
+
+/* What a connection's player blocked is left out where it is delivered
+ * (relation.c): on the node of the connection, which keeps the blocks
+ * of its player current, whichever node hosts the game. */
 void hub_session_send(struct session *s, struct msgbuf *b, uint64_t seq)
 {
+    struct msgbuf *own;
+
     assert(s->ops); /* a fan's messages go to its player's sessions */
-    if (s->hold) {  /* nothing before the held first message */
+    if (!hub_relation_filter(s, b, &own)) {
+        session_send(s, b, seq);
+    } else if (own) {
+        session_send(s, own, seq);
+        msgbuf_unref(own);
+    }
+}
+
+static void session_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    if (s->hold) { /* nothing before the held first message */
         struct held_msg *m = malloc(sizeof *m);
         if (!m) { /* a message lost: the client must not go on without it */
             log_error("event=send_dropped why=out_of_memory what=held");

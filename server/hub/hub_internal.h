@@ -335,6 +335,9 @@ struct player_facts {
     size_t n_live;
     bool with_live;                /* live was read */
     struct playban_record playban; /* an account's (hub/playban.c) */
+    /* an account's blocks (relation.c), sorted by pid (malloc'ed) */
+    struct store_block *blocks;
+    size_t n_blocks;
 };
 
 /* What one read found about one player (hub_facts_read). */
@@ -350,6 +353,9 @@ struct facts_row {
     char (*live)[PROTO_KEY_MAX + 1]; /* malloc'ed (hub_facts_row_clear) */
     size_t n_live;
     struct playban_record playban; /* an account's stored one */
+    bool with_blocks;           /* an account's blocks were read ... */
+    struct store_block *blocks; /* ... sorted by pid, malloc'ed */
+    size_t n_blocks;
 };
 
 /* Reader thread (inside a read's run): pid's facts into row, with at
@@ -357,6 +363,19 @@ struct facts_row {
 void hub_facts_read(struct store *st, const char *pid, size_t max_live,
                     struct facts_row *row);
 void hub_facts_row_clear(struct facts_row *row);
+/* relation.c: account pid's blocks into row (reader thread, within
+ * hub_facts_read): 0, or -1 on a database error or out of memory. Then
+ * f takes row's blocks (loop thread, hub_facts_apply). */
+int hub_relation_read(struct store *st, const char *pid,
+                      struct facts_row *row);
+void hub_relation_apply(struct player_facts *f, const struct facts_row *row);
+/* relation.c: whether b may not go as it is to s, a local connection
+ * whose player blocked someone: true with *out NULL (a blocked player's
+ * chat line: nothing goes) or *out to send instead (a chat history
+ * without their lines; the caller unrefs it). hub_session_send's. */
+struct msgbuf;
+bool hub_relation_filter(const struct session *s, struct msgbuf *b,
+                         struct msgbuf **out);
 /* How many live games a facts read asks for: 0 on a node alone (its
  * memory has them all). */
 size_t hub_facts_max_live(struct hub *h);

@@ -36,7 +36,24 @@ struct lobbyfeed {
     void (*fetch)(void *arg, struct lobbyfeed *f);
     void *fetch_arg;
     bool fetching; /* a fetch has not answered yet */
+    /* what a watcher may not see of a snapshot (lobbyfeed_set_filter) */
+    struct msgbuf *(*filter)(void *ctx, const struct session *s,
+                             struct msgbuf *snap, bool *cut);
+    void *filter_ctx;
 };
+
+void lobbyfeed_set_filter(struct lobbyfeed *f,
+                          struct msgbuf *(*filter)(void *ctx,
+                                                   const struct session *s,
+                                                   struct msgbuf *snap,
+                                                   bool *cut),
+                          void *ctx)
+{
+    if (!f)
+        return;
+    f->filter = filter;
+    f->filter_ctx = ctx;
+}
 
 static void tick(void *arg);
 
@@ -223,7 +240,16 @@ static bool held(const struct lobbyfeed *f)
 
 static void send_to(struct lobbyfeed *f, struct session *s)
 {
-    f->env->send(s->conn, f->snap, f->snap_seq);
+    bool cut = false;
+    struct msgbuf *own = f->filter
+                             ? f->filter(f->filter_ctx, s, f->snap, &cut)
+                             : NULL;
+
+    if (own)
+        f->env->send(s->conn, own, f->snap_seq);
+    else if (!cut)
+        f->env->send(s->conn, f->snap, f->snap_seq);
+    msgbuf_unref(own);
 }
 
 static void broadcast(struct lobbyfeed *f)

@@ -46,6 +46,18 @@ struct lobbyfeed *lobbyfeed_new(const struct hub_env *env,
                                 const struct lobby *lobby,
                                 const struct table *games, int64_t *gauge);
 
+/* filter(ctx, s, snap, &cut): what watcher s gets of snapshot snap: a
+ * message of its own (the feed sends it and unrefs it), or NULL: snap
+ * itself, unless it set cut (out of memory: nothing). NULL: snap to
+ * everyone. (relation.c: a blocked player's seeks.) */
+struct msgbuf;
+void lobbyfeed_set_filter(struct lobbyfeed *f,
+                          struct msgbuf *(*filter)(void *ctx,
+                                                   const struct session *s,
+                                                   struct msgbuf *snap,
+                                                   bool *cut),
+                          void *ctx);
+
 /* Frees the feed, its timer and its last snapshot (the watchers are the
  * hub's sessions). NULL is a no-op. */
 void lobbyfeed_free(struct lobbyfeed *f);

@@ -20,6 +20,7 @@ extern const struct hub_module hub_testtime_module;  /* testtime.c */
 extern const struct hub_module hub_arena_module;     /* arena_director.c */
 extern const struct hub_module hub_chat_module;      /* chat.c */
 extern const struct hub_module hub_playban_module;   /* playban.c */
+extern const struct hub_module hub_relation_module;  /* relation.c */
 
 const struct hub_module *const hub_modules[] = {
     &hub_core_module,
@@ -38,5 +39,6 @@ const struct hub_module *const hub_modules[] = {
     &hub_arena_module,
     &hub_chat_module,
     &hub_playban_module,
+    &hub_relation_module,
     NULL,
 };

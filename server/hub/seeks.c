@@ -3,6 +3,7 @@
  * limits on live games, invitations and seeks they share.
  */
 #include "hub/hub_internal.h"
+#include "hub/relation.h"
 
 #include <openssl/crypto.h>
 #include <stdio.h>
@@ -220,6 +221,14 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
         return true;
     if (!strcmp(k->pid, s->player->pid)) {
         hub_send_error(s, PROTO_OWN_GAME, "this is your own seek", id);
+        return true;
+    }
+    /* a block between them: the seek is not the taker's to see (lila
+     * hides it), so it is answered as one that is gone */
+    if (relation_apart(h, k->pid, s->player->pid)) {
+        hub_send_error(s, PROTO_NO_SUCH_SEEK,
+                       "no open seek has that id (taken, cancelled or gone)",
+                       id);
         return true;
     }
     if (k->rated && hub_rated_refused(s, id))

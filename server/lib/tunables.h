@@ -302,4 +302,19 @@
  * its lease lapses, as after a crash. */
 #define LIMIT_SHUTDOWN_HANDOVER_MS 5000
 
+/* Blocks and reports (server/hub/relation.c). An account blocks at most
+ * LIMIT_BLOCKS others (lichess's relation maxBlock; lichess then drops
+ * the oldest, this server refuses the next). Blocks, unblocks and
+ * reports, each a database write, are LIMIT_RELATION_WRITES_BURST at
+ * once then LIMIT_RELATION_WRITES_PER_MIN a minute per account
+ * (LIMIT_RELATION_KEYS buckets at most). An account reports a given
+ * player once in LIMIT_REPORT_WINDOW_MS and at most
+ * LIMIT_REPORTS_PER_DAY players in that window. */
+#define LIMIT_BLOCKS 500
+#define LIMIT_RELATION_WRITES_BURST 10
+#define LIMIT_RELATION_WRITES_PER_MIN 20
+#define LIMIT_RELATION_KEYS 65536
+#define LIMIT_REPORT_WINDOW_MS (24LL * 3600 * 1000)
+#define LIMIT_REPORTS_PER_DAY 20
+
 #endif

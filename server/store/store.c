@@ -42,7 +42,8 @@ const char *store__op_name(enum op_kind k)
         "purge",        "register",      "token_put",     "token_touch",
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
         "epoch",        "analysis",      "api_token_put", "api_token_revoke",
-        "arena",        "chat",          "playban"};
+        "arena",        "chat",          "playban",       "block",
+        "report"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -87,7 +88,8 @@ static struct store *new_store(const struct store_backend *be,
            be->get_game && be->load_live && be->list_player_games &&
            be->player_live_games && be->live_gids && be->get_analysis &&
            be->count_analyses && be->queued_analyses && be->api_token &&
-           be->api_tokens && be->load_arena && be->chat_lines);
+           be->api_tokens && be->load_arena && be->chat_lines &&
+           be->blocks && be->report_counts && be->report_queue);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

@@ -335,6 +335,32 @@ uint64_t store_put_api_token(struct store *s,
                              const struct store_api_token *t);
 uint64_t store_revoke_api_token(struct store *s, const char *id,
                                 const char *pid);
+/* Blocks and reports between accounts (migrations/0016_relations.sql,
+ * hub/relation.c). A block: account pid blocks account blocked since
+ * at_ms (reads fill name with blocked's username). A report: reporter
+ * reports suspect for reason ("cheat", "stall", "boost", "abuse",
+ * "spam", "username", "other") with text (1-500 code points of UTF-8,
+ * checked by the hub) and score (0-100, lila's atom score). */
+#define STORE_REPORT_TEXT_MAX 2000 /* bytes: 500 code points of up to 4 */
+struct store_block {
+    char pid[33];
+    char name[21];
+    int64_t at_ms;
+};
+struct store_report {
+    char reporter[33], suspect[33];
+    char reason[10];
+    char text[STORE_REPORT_TEXT_MAX + 1];
+    int score;
+    int64_t at_ms;
+};
+/* Queues pid's block of blocked (on) / its end (!on; at_ms ignored): a
+ * block already there, or an end of none, changes nothing. Sequence
+ * numbers as the other writes (0 also for an empty pid). */
+uint64_t store_put_block(struct store *s, const char *pid,
+                         const char *blocked, bool on, int64_t at_ms);
+/* Queues report r (copied). 0 also for an empty reporter or suspect. */
+uint64_t store_put_report(struct store *s, const struct store_report *r);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
  * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
  * hub checked it). */
@@ -552,6 +578,30 @@ int store_get_api_token(struct store *s, const char *id,
                         struct store_api_token *out);
 int store_list_api_tokens(struct store *s, const char *pid,
                           struct store_api_token *out, size_t max, size_t *n);
+/* Account pid's blocks, oldest first, at most max into out (each the
+ * blocked account's pid, username and when), *n how many: 0, or -1. */
+int store_list_blocks(struct store *s, const char *pid,
+                      struct store_block *out, size_t max, size_t *n);
+/* The reports reporter made at since_ms or later: *total of them, and
+ * *of_suspect of them about suspect. 0, or -1. */
+int store_report_counts(struct store *s, const char *reporter,
+                        const char *suspect, int64_t since_ms, int *total,
+                        int *of_suspect);
+/* One entry of the moderators' queue: the open reports of one suspect
+ * for one reason (lila's report with its atoms): the sum of their
+ * scores capped at 100, how many, the newest's time. */
+struct store_report_entry {
+    char suspect[33];
+    char name[21]; /* the suspect's username */
+    char reason[10];
+    int score;
+    int atoms;
+    int64_t last_ms;
+};
+/* The queue, the worst first (score, then the newest), at most max into
+ * out, *n how many: 0, or -1. */
+int store_report_queue(struct store *s, struct store_report_entry *out,
+                       size_t max, size_t *n);
 /* Ratings. pid's rating in category: 1 with *out filled, 0 when pid has
  * none there (no rated game in it yet), -1 on a database error. */
 int store_get_rating(struct store *s, const char *pid, const char *category,

@@ -127,6 +127,8 @@ enum op_kind {
     OP_ARENA,
     OP_CHAT,
     OP_PLAYBAN,
+    OP_BLOCK,
+    OP_REPORT,
     OP_KINDS
 };
 
@@ -187,6 +189,12 @@ struct op {
             char gid[33], room[10], pid[33], name[21];
             int64_t at_ms;
         } chat;
+        struct { /* OP_BLOCK */
+            char pid[33], blocked[33];
+            bool on;
+            int64_t at_ms;
+        } block;
+        struct store_report report; /* OP_REPORT */
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -329,6 +337,14 @@ struct store_backend {
                      struct store_api_token *out);
     int (*api_tokens)(struct store *s, const char *pid,
                       struct store_api_token *v, size_t max, size_t *n);
+    /* Blocks and reports (store.h's store_list_blocks ...). */
+    int (*blocks)(struct store *s, const char *pid, struct store_block *v,
+                  size_t max, size_t *n);
+    int (*report_counts)(struct store *s, const char *reporter,
+                         const char *suspect, int64_t since_ms, int *total,
+                         int *of_suspect);
+    int (*report_queue)(struct store *s, struct store_report_entry *v,
+                        size_t max, size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

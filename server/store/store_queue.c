@@ -482,6 +482,38 @@ uint64_t store_revoke_api_token(struct store *s, const char *id,
     return enqueue(s, op);
 }
 
+uint64_t store_put_block(struct store *s, const char *pid,
+                         const char *blocked, bool on, int64_t at_ms)
+{
+    struct op *op;
+
+    if (!s || !pid || !*pid || !blocked || !*blocked)
+        return 0;
+    if (!(op = op_new(OP_BLOCK)))
+        return 0;
+    strcopy(op->u.block.pid, sizeof op->u.block.pid, pid);
+    strcopy(op->u.block.blocked, sizeof op->u.block.blocked, blocked);
+    op->u.block.on = on;
+    op->u.block.at_ms = at_ms;
+    return enqueue(s, op);
+}
+
+uint64_t store_put_report(struct store *s, const struct store_report *r)
+{
+    struct op *op;
+
+    if (!s || !r || !*r->reporter || !*r->suspect || !*r->text)
+        return 0;
+    if (!(op = op_new(OP_REPORT)))
+        return 0;
+    op->u.report = *r;
+    STORE_TERMINATE(op->u.report.reporter);
+    STORE_TERMINATE(op->u.report.suspect);
+    STORE_TERMINATE(op->u.report.reason);
+    STORE_TERMINATE(op->u.report.text);
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

@@ -750,3 +750,55 @@ int store_list_api_tokens(struct store *s, const char *pid,
         *n = 0;
     return rc < 0 ? -1 : 0;
 }
+
+/* ---- blocks and reports -------------------------------------------------- */
+
+int store_list_blocks(struct store *s, const char *pid,
+                      struct store_block *out, size_t max, size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!pid || !*pid || !max)
+        return pid && out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->blocks(s, pid, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}
+
+int store_report_counts(struct store *s, const char *reporter,
+                        const char *suspect, int64_t since_ms, int *total,
+                        int *of_suspect)
+{
+    int rc;
+
+    *total = *of_suspect = 0;
+    if (!reporter || !*reporter || !suspect)
+        return -1;
+    store__read_enter(s);
+    rc = s->be->report_counts(s, reporter, suspect, since_ms, total,
+                              of_suspect);
+    store__read_leave(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_report_queue(struct store *s, struct store_report_entry *out,
+                       size_t max, size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!max)
+        return out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->report_queue(s, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}

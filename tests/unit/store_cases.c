@@ -1199,6 +1199,125 @@ START_TEST(api_tokens_stored_found_listed_revoked)
 }
 END_TEST
 
+/* Blocks and reports (migration 0016): a block stored once, listed
+ * oldest first with the blocked account's name, ended; one of no
+ * account dropped. Reports counted per reporter since a time, and the
+ * moderators' queue: the open reports of a suspect and reason summed
+ * (lila's atoms), capped at 100, the worst first, then the newest. */
+START_TEST(blocks_and_the_report_queue)
+{
+    struct store *s = H->open();
+    const char *pids[] = {"pidA", "pidB", "pidC", "pidD"};
+    const char *names[] = {"ann", "bob", "cat", "dan"};
+    struct store_block v[4];
+    struct store_report_entry q[4];
+    struct store_report r = {
+        .reason = "cheat", .text = "engine \u265e", .score = 20};
+    uint8_t dead[32], tok[32];
+    size_t n = 9;
+    int total = -1, of = -1;
+
+    for (int i = 0; i < 4; i++) {
+        struct store_player g = player(pids[i], "guest", 1);
+        struct store_account a = account(pids[i], names[i], 1000);
+        fill(dead, (uint8_t)(0x10 + i));
+        fill(tok, (uint8_t)(0x20 + i));
+        store_put_player(s, &g);
+        wait_committed(s, store_register(s, &a, dead, tok));
+    }
+    ck_assert_uint_gt(store_put_block(s, "pidA", "pidC", true, 2000), 0);
+    ck_assert_uint_gt(store_put_block(s, "pidA", "pidB", true, 3000), 0);
+    ck_assert_uint_gt(store_put_block(s, "pidA", "pidB", true, 4000), 0);
+    wait_committed(s, store_put_block(s, "pidB", "pidA", true, 5000));
+    ck_assert_int_eq(store_list_blocks(s, "pidA", v, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v[0].pid, "pidC");
+    ck_assert_str_eq(v[0].name, "cat");
+    ck_assert_int_eq(v[0].at_ms, 2000);
+    ck_assert_str_eq(v[1].pid, "pidB");
+    ck_assert_int_eq(v[1].at_ms, 3000); /* (the first one stays) */
+    ck_assert_int_eq(store_list_blocks(s, "pidA", v, 1, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    wait_committed(s, store_put_block(s, "pidA", "pidC", false, 0));
+    ck_assert_int_eq(store_list_blocks(s, "pidA", v, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v[0].pid, "pidB");
+    wait_committed(s, store_put_block(s, "pidA", "nobody", true, 1));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    ck_assert_uint_eq(store_put_block(s, "", "pidB", true, 1), 0);
+
+    /* bob: two cheat atoms (40) and a username one (50); cat: abuse
+     * (20); dan: six cheat atoms (120, shown 100) */
+    const struct {
+        const char *reporter, *suspect, *reason;
+        int score;
+        int64_t at;
+    } rows[] = {{"pidA", "pidB", "cheat", 20, 10000},
+                {"pidC", "pidB", "cheat", 20, 11000},
+                {"pidD", "pidB", "username", 50, 9000},
+                {"pidA", "pidC", "abuse", 20, 12000},
+                {"pidA", "pidD", "cheat", 20, 1000},
+                {"pidB", "pidD", "cheat", 20, 1000},
+                {"pidC", "pidD", "cheat", 20, 1000},
+                {"pidB", "pidD", "cheat", 20, 1000},
+                {"pidC", "pidD", "cheat", 20, 1000},
+                {"pidB", "pidD", "cheat", 20, 1000}};
+    uint64_t seq = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        snprintf(r.reporter, sizeof r.reporter, "%s", rows[i].reporter);
+        snprintf(r.suspect, sizeof r.suspect, "%s", rows[i].suspect);
+        snprintf(r.reason, sizeof r.reason, "%s", rows[i].reason);
+        r.score = rows[i].score;
+        r.at_ms = rows[i].at;
+        seq = store_put_report(s, &r);
+        ck_assert_uint_gt(seq, 0);
+    }
+    wait_committed(s, seq);
+    ck_assert_int_eq(store_report_queue(s, q, 4, &n), 0);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(q[0].suspect, "pidD");
+    ck_assert_str_eq(q[0].name, "dan");
+    ck_assert_int_eq(q[0].score, 100);
+    ck_assert_int_eq(q[0].atoms, 6);
+    ck_assert_str_eq(q[1].suspect, "pidB");
+    ck_assert_str_eq(q[1].reason, "username");
+    ck_assert_int_eq(q[1].score, 50);
+    ck_assert_str_eq(q[2].suspect, "pidB");
+    ck_assert_str_eq(q[2].reason, "cheat");
+    ck_assert_int_eq(q[2].score, 40);
+    ck_assert_int_eq(q[2].atoms, 2);
+    ck_assert_int_eq(q[2].last_ms, 11000);
+    ck_assert_str_eq(q[3].suspect, "pidC");
+    ck_assert_int_eq(q[3].score, 20);
+    ck_assert_int_eq(store_report_queue(s, q, 2, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(
+        store_report_counts(s, "pidA", "pidB", 10000, &total, &of), 0);
+    ck_assert_int_eq(total, 2); /* bob's at 10000 and cat's at 12000 */
+    ck_assert_int_eq(of, 1);
+    ck_assert_int_eq(
+        store_report_counts(s, "pidA", "pidB", 10001, &total, &of), 0);
+    ck_assert_int_eq(total, 1);
+    ck_assert_int_eq(of, 0);
+    /* refused: a report of one's self, an unknown reason, no text */
+    snprintf(r.suspect, sizeof r.suspect, "%s", r.reporter);
+    wait_committed(s, store_put_report(s, &r));
+    snprintf(r.suspect, sizeof r.suspect, "pidA");
+    snprintf(r.reason, sizeof r.reason, "rude");
+    wait_committed(s, store_put_report(s, &r));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 3);
+    r.text[0] = '\0';
+    ck_assert_uint_eq(store_put_report(s, &r), 0);
+    store_close(s);
+    s = H->open(); /* (kept) */
+    ck_assert_int_eq(store_report_queue(s, q, 4, &n), 0);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_int_eq(store_list_blocks(s, "pidB", v, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    store_close(s);
+}
+END_TEST
+
 /* Chat lines: the last `limit` of a room, oldest first, rooms apart, a
  * line of no game dropped (the foreign key), bad arguments refused. */
 START_TEST(chat_lines_by_room_newest_kept)
@@ -1659,4 +1778,5 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, take_epoch_is_a_write);
     tcase_add_test(tc, lag_totals_go_with_the_game_row);
     tcase_add_test(tc, a_reader_reads_beside_the_server);
+    tcase_add_test(tc, blocks_and_the_report_queue);
 }

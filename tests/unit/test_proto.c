@@ -1033,6 +1033,81 @@ END_TEST
  * other field checks; what passes is kept as compact JSON in the
  * sender's key order. */
 /* arena_create, arena_join ...: event, duration_s, start_in_s. */
+static bool hide_x(void *ctx, const char *pid)
+{
+    (void)ctx;
+    return !strcmp(pid, "X");
+}
+
+/* block, unblock, blocks, report: their fields; a report's text up to
+ * 500 characters, checked as a chat line; a blocked speaker's chat line
+ * and history lines, and seeks in a lobby snapshot, filtered out. */
+START_TEST(relation_fields_and_filters)
+{
+    char buf[4096], text[2100], *out = NULL;
+
+    ck_assert_int_eq(parse("{\"t\":\"block\",\"to\":\"Bob\"}", true), 0);
+    ck_assert_int_eq(m.type, PROTO_T_BLOCK);
+    ck_assert_str_eq(m.to, "Bob");
+    ck_assert_int_eq(parse("{\"t\":\"blocks\"}", true), 0);
+    FAILS("{\"t\":\"unblock\"}", true, PROTO_BAD_FIELD, "to");
+    ck_assert_int_eq(parse("{\"t\":\"report\",\"to\":\"b\",\"reason\":"
+                           "\"username\",\"text\":\"rude\"}",
+                           true),
+                     0);
+    ck_assert_int_eq(m.reason, PROTO_REPORT_USERNAME);
+    ck_assert_str_eq(m.text, "rude");
+    FAILS("{\"t\":\"report\",\"to\":\"b\",\"reason\":\"later\",\"text\":"
+          "\"x\"}",
+          true, PROTO_BAD_FIELD, "reason: cheat, stall");
+    memset(text, 'a', 500);
+    text[500] = '\0';
+    snprintf(buf, sizeof buf,
+             "{\"t\":\"report\",\"to\":\"b\",\"reason\":\"spam\","
+             "\"text\":\"%s\"}",
+             text);
+    ck_assert_int_eq(parse(buf, true), 0);
+    ck_assert_uint_eq(strlen(m.text), 500);
+    snprintf(buf, sizeof buf,
+             "{\"t\":\"report\",\"to\":\"b\",\"reason\":\"spam\","
+             "\"text\":\"%sa\"}",
+             text);
+    FAILS(buf, true, PROTO_BAD_FIELD, "501 characters, at most 500");
+    FAILS("{\"t\":\"chat\",\"game\":\"g\",\"room\":\"player\",\"text\":"
+          "\""
+          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+          "aaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+          true, PROTO_BAD_FIELD, "141 characters, at most 140");
+
+    const char *line =
+        "{\"t\":\"chat\",\"game\":\"g\",\"room\":\"player\","
+        "\"pid\":\"X\",\"name\":\"x\",\"text\":\"hi\",\"at\":1}";
+    ck_assert_int_eq(
+        proto_chat_filter(line, strlen(line), hide_x, NULL, &out), 1);
+    const char *hist = "{\"t\":\"chat_history\",\"game\":\"g\",\"room\":"
+                       "\"player\",\"lines\":[{\"pid\":\"X\",\"name\":\"x\","
+                       "\"text\":\"a\",\"at\":1},{\"pid\":\"Y\",\"name\":"
+                       "\"y\",\"text\":\"b\",\"at\":2}]}";
+    ck_assert_int_eq(
+        proto_chat_filter(hist, strlen(hist), hide_x, NULL, &out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "\"text\":\"b\""));
+    ck_assert_ptr_null(strstr(out, "\"text\":\"a\""));
+    free(out);
+    const char *other = "{\"t\":\"moved\",\"pid\":\"X\"}";
+    ck_assert_int_eq(
+        proto_chat_filter(other, strlen(other), hide_x, NULL, &out), 0);
+    const char *lobby = "{\"t\":\"lobby\",\"seeks\":[{\"seek\":\"s1\","
+                        "\"player\":{\"id\":\"X\"}},{\"seek\":\"s2\","
+                        "\"player\":{\"id\":\"Y\"}}],\"games\":[]}";
+    out = proto_lobby_filter(lobby, strlen(lobby), hide_x, NULL);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_ptr_null(strstr(out, "s1"));
+    ck_assert_ptr_nonnull(strstr(out, "s2"));
+    free(out);
+}
+END_TEST
+
 START_TEST(arena_fields)
 {
     ck_assert_int_eq(
@@ -1420,6 +1495,7 @@ int main(void)
     tcase_add_test(tc, arena_fields);
     tcase_add_test(tc, render_settings);
     tcase_add_test(tc, api_token_scopes);
+    tcase_add_test(tc, relation_fields_and_filters);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

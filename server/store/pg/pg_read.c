@@ -634,3 +634,70 @@ int pg__api_tokens(struct store *s, const char *pid,
     PQclear(r);
     return 0;
 }
+
+/* ---- blocks and reports -------------------------------------------------- */
+
+int pg__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_blocks", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_block *x = &v[(*n)++];
+        pg__col_str(r, i, 0, x->pid, sizeof x->pid);
+        pg__col_str(r, i, 1, x->name, sizeof x->name);
+        x->at_ms = pg__col_int(r, i, 2);
+    }
+    PQclear(r);
+    return 0;
+}
+
+int pg__report_counts(struct store *s, const char *reporter,
+                      const char *suspect, int64_t since_ms, int *total,
+                      int *of_suspect)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_text(&p, reporter);
+    pgp_text(&p, suspect);
+    pgp_int(&p, since_ms);
+    if (!(r = rd(s, "r_report_counts", NULL, &p, false)))
+        return -1;
+    if (PQntuples(r) == 1) {
+        *total = (int)pg__col_int(r, 0, 0);
+        *of_suspect = (int)pg__col_int(r, 0, 1);
+    }
+    PQclear(r);
+    return 0;
+}
+
+int pg__report_queue(struct store *s, struct store_report_entry *v,
+                     size_t max, size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_report_queue", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_report_entry *e = &v[(*n)++];
+        pg__col_str(r, i, 0, e->suspect, sizeof e->suspect);
+        pg__col_str(r, i, 1, e->name, sizeof e->name);
+        pg__col_str(r, i, 2, e->reason, sizeof e->reason);
+        e->score = (int)pg__col_int(r, i, 3);
+        e->atoms = (int)pg__col_int(r, i, 4);
+        e->last_ms = pg__col_int(r, i, 5);
+    }
+    PQclear(r);
+    return 0;
+}

@@ -314,6 +314,22 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->text);
         pgp_int(&p, op->u.chat.at_ms);
         break;
+    case OP_BLOCK:
+        name = op->u.block.on ? "w_block" : "w_unblock";
+        pgp_text(&p, op->u.block.pid);
+        pgp_text(&p, op->u.block.blocked);
+        if (op->u.block.on)
+            pgp_int(&p, op->u.block.at_ms);
+        break;
+    case OP_REPORT:
+        name = "w_report";
+        pgp_text(&p, op->u.report.reporter);
+        pgp_text(&p, op->u.report.suspect);
+        pgp_text(&p, op->u.report.reason);
+        pgp_text(&p, op->u.report.text);
+        pgp_int(&p, op->u.report.score);
+        pgp_int(&p, op->u.report.at_ms);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

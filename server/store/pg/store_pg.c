@@ -135,6 +135,11 @@ static const struct pg_stmt writer_stmts[] = {
                    "result = excluded.result"},
     {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
                 "VALUES ($1, $2, $3, $4)"},
+    {"w_block", "INSERT INTO blocks (pid, blocked, at_ms) VALUES ($1, $2, "
+                "$3) ON CONFLICT DO NOTHING"},
+    {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
+    {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
+                 "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
     {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                "VALUES ($1, $2, $3, $4, $5, $6)"},
     {"w_playban", "INSERT INTO account_playban (pid, record, updated_ms) "
@@ -186,6 +191,18 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_api_id", API_TOKEN_SELECT "t.id = $1"},
     {"r_api_pid", API_TOKEN_SELECT "t.pid = $1 "
                                    "ORDER BY t.created_ms, t.id LIMIT $2"},
+    {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
+                 "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = $1 "
+                 "ORDER BY b.at_ms, b.blocked LIMIT $2"},
+    {"r_report_counts", "SELECT count(*), count(*) FILTER (WHERE suspect = "
+                        "$2) FROM reports WHERE reporter = $1 "
+                        "AND at_ms >= $3"},
+    {"r_report_queue",
+     "SELECT r.suspect, a.username, r.reason, LEAST(sum(r.score), 100) AS "
+     "sc, count(*), max(r.at_ms) AS last FROM reports r JOIN accounts a ON "
+     "a.pid = r.suspect WHERE r.closed_ms IS NULL GROUP BY r.suspect, "
+     "a.username, r.reason ORDER BY sc DESC, last DESC, r.suspect, r.reason "
+     "LIMIT $1"},
     {"r_chat", "SELECT pid, name, text, at_ms FROM chat_lines "
                "WHERE gid = $1 AND room = $2 ORDER BY id DESC LIMIT $3"},
     {"r_history", "SELECT ended_ms, rating, rd FROM rating_history "
@@ -552,4 +569,7 @@ const struct store_backend store__pg = {
     .live_gids = pg__live_gids,
     .api_token = pg__api_token,
     .api_tokens = pg__api_tokens,
+    .blocks = pg__blocks,
+    .report_counts = pg__report_counts,
+    .report_queue = pg__report_queue,
 };

@@ -32,7 +32,7 @@ struct sqlite_be {
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke,
-        *w_arena, *w_chat;
+        *w_arena, *w_chat, *w_block, *w_unblock, *w_report;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -43,7 +43,7 @@ struct sqlite_be {
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
-        *r_api_id, *r_api_pid;
+        *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -153,6 +153,13 @@ int sq__api_token(struct store *s, const uint8_t *hash, const char *id,
                   struct store_api_token *out);
 int sq__api_tokens(struct store *s, const char *pid,
                    struct store_api_token *v, size_t max, size_t *n);
+int sq__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n);
+int sq__report_counts(struct store *s, const char *reporter,
+                      const char *suspect, int64_t since_ms, int *total,
+                      int *of_suspect);
+int sq__report_queue(struct store *s, struct store_report_entry *v,
+                     size_t max, size_t *n);
 int sq__live_gids(struct store *s, const char *after, int64_t before_ms,
                   char (*gids)[33], size_t max, size_t *n);
 

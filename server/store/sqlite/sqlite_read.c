@@ -670,3 +670,62 @@ int sq__api_tokens(struct store *s, const char *pid,
         api_row(st, &v[(*n)++]);
     return rows_end(s, st, rc);
 }
+
+/* ---- blocks and reports -------------------------------------------------- */
+
+int sq__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_blocks;
+    int rc;
+
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_block *x = &v[(*n)++];
+        col_text(st, 0, x->pid, sizeof x->pid);
+        col_text(st, 1, x->name, sizeof x->name);
+        x->at_ms = sqlite3_column_int64(st, 2);
+    }
+    return rows_end(s, st, rc);
+}
+
+int sq__report_counts(struct store *s, const char *reporter,
+                      const char *suspect, int64_t since_ms, int *total,
+                      int *of_suspect)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_report_counts;
+    int rc;
+
+    sqlite3_bind_text(st, 1, reporter, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, suspect, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, since_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *total = sqlite3_column_int(st, 0);
+        *of_suspect = sqlite3_column_int(st, 1);
+    }
+    return row_end(s, st, rc) < 0 ? -1 : 0;
+}
+
+int sq__report_queue(struct store *s, struct store_report_entry *v,
+                     size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_report_queue;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_report_entry *e = &v[(*n)++];
+        col_text(st, 0, e->suspect, sizeof e->suspect);
+        col_text(st, 1, e->name, sizeof e->name);
+        col_text(st, 2, e->reason, sizeof e->reason);
+        e->score = sqlite3_column_int(st, 3);
+        e->atoms = sqlite3_column_int(st, 4);
+        e->last_ms = sqlite3_column_int64(st, 5);
+    }
+    return rows_end(s, st, rc);
+}

@@ -402,6 +402,26 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_text(st, 1, op->u.api.id, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_text(st, 2, op->u.api.pid, -1, SQLITE_STATIC);
         break;
+    case OP_BLOCK:
+        st = op->u.block.on ? b->w_block : b->w_unblock;
+        rc |= sqlite3_bind_text(st, 1, op->u.block.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.block.blocked, -1,
+                                SQLITE_STATIC);
+        if (op->u.block.on)
+            rc |= sqlite3_bind_int64(st, 3, op->u.block.at_ms);
+        break;
+    case OP_REPORT:
+        st = b->w_report;
+        rc |= sqlite3_bind_text(st, 1, op->u.report.reporter, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.report.suspect, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 3, op->u.report.reason, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 4, op->u.report.text, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int(st, 5, op->u.report.score);
+        rc |= sqlite3_bind_int64(st, 6, op->u.report.at_ms);
+        break;
     case OP_EPOCH: /* one node: nobody to fence */
         return SQLITE_DONE;
     default:

@@ -60,6 +60,16 @@
     "t.scopes, t.created_ms FROM api_tokens t JOIN accounts a ON a.pid = " \
     "t.pid WHERE "
 
+/* The moderators' queue (store_report_queue): lila's reports, the open
+ * atoms of a suspect and reason together, the worst first. */
+#define STORE_REPORT_QUEUE                                              \
+    "SELECT r.suspect, a.username, r.reason, CASE WHEN sum(r.score) > " \
+    "100 THEN 100 ELSE sum(r.score) END AS sc, count(*), "              \
+    "max(r.at_ms) AS last FROM reports r JOIN accounts a ON a.pid = "   \
+    "r.suspect WHERE r.closed_ms IS NULL GROUP BY r.suspect, "          \
+    "a.username, r.reason ORDER BY sc DESC, last DESC, r.suspect, "     \
+    "r.reason LIMIT "
+
 struct stmt_def {
     size_t offset; /* of the sqlite3_stmt * in struct store */
     const char *sql;
@@ -158,6 +168,11 @@ static const struct stmt_def writer_stmts[] = {
                    "VALUES (?1, ?2, ?3) ON CONFLICT (pid) DO UPDATE SET "
                    "record = excluded.record, "
                    "updated_ms = excluded.updated_ms"),
+    DEF(w_block, "INSERT OR IGNORE INTO blocks (pid, blocked, at_ms) "
+                 "VALUES (?1, ?2, ?3)"),
+    DEF(w_unblock, "DELETE FROM blocks WHERE pid = ?1 AND blocked = ?2"),
+    DEF(w_report, "INSERT INTO reports (reporter, suspect, reason, text, "
+                  "score, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -187,6 +202,12 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_api_id, API_TOKEN_SELECT "t.id = ?1"),
     DEF(r_api_pid, API_TOKEN_SELECT "t.pid = ?1 "
                                     "ORDER BY t.created_ms, t.id LIMIT ?2"),
+    DEF(r_blocks, "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
+                  "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = ?1 "
+                  "ORDER BY b.at_ms, b.blocked LIMIT ?2"),
+    DEF(r_report_counts, "SELECT count(*), coalesce(sum(suspect = ?2), 0) "
+                         "FROM reports WHERE reporter = ?1 AND at_ms >= ?3"),
+    DEF(r_report_queue, STORE_REPORT_QUEUE "?1"),
     DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
                 "WHERE gid = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
@@ -735,6 +756,9 @@ const struct store_backend store__sqlite = {
     .live_gids = sq__live_gids,
     .api_token = sq__api_token,
     .api_tokens = sq__api_tokens,
+    .blocks = sq__blocks,
+    .report_counts = sq__report_counts,
+    .report_queue = sq__report_queue,
 };
 
 /* ---- backup ----------------------------------------------------------- */
