@@ -23,6 +23,10 @@
 /* ---- HTTP -------------------------------------------------------------- */
 
 #define MAX_ARGS 8
+/* The bytes of one query argument, decoded, with its name: room for
+ * GET /api/users/status's ids, 100 usernames of 20 bytes and their
+ * commas (hub/lichessapi.c). A longer one is not handed on. */
+#define ARG_MAX 2112
 
 /* A URL path that names a file under the web folder: no "..", no hidden
  * files, only ordinary characters. */
@@ -379,7 +383,7 @@ static void bearer_of(struct lws *wsi, char *buf, size_t len)
 static int http_dispatch(struct lws *wsi, struct http_pss *pss,
                          const char *uri)
 {
-    char argbuf[MAX_ARGS][128], bearer[160], ip[64], key[ADDRKEY_MAX];
+    char argbuf[MAX_ARGS][ARG_MAX], bearer[160], ip[64], key[ADDRKEY_MAX];
     const char *args[MAX_ARGS];
     struct net_reply r;
     size_t nargs = 0;
