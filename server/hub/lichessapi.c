@@ -146,12 +146,62 @@ static int decode(const char *in, size_t n, char *out, size_t len)
     return 0;
 }
 
-/* Parses body into *f: NULL, or the error's words. */
+/* A JSON object's fields as a form's (lichess-bot posts its challenges
+ * as JSON): strings, numbers and booleans as their text; null left out.
+ * NULL, or the error's words. */
+static const char *form_json(struct form *f, const char *body, size_t len)
+{
+    json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL), *v;
+    const char *key, *bad = NULL;
+
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return "malformed JSON body: an object expected";
+    }
+    json_object_foreach(o, key, v)
+    {
+        char *val = f->value[f->n];
+        size_t cap = sizeof f->value[0];
+        if (json_is_null(v))
+            continue;
+        if (f->n == FORM_FIELDS) {
+            bad = "too many fields";
+            break;
+        }
+        if (strlen(key) >= sizeof f->key[0] ||
+            (json_is_string(v) && json_string_length(v) >= cap)) {
+            bad = "a field too long";
+            break;
+        }
+        snprintf(f->key[f->n], sizeof f->key[0], "%s", key);
+        if (json_is_string(v))
+            snprintf(val, cap, "%s", json_string_value(v));
+        else if (json_is_integer(v))
+            snprintf(val, cap, "%lld", (long long)json_integer_value(v));
+        else if (json_is_boolean(v))
+            snprintf(val, cap, "%s", json_is_true(v) ? "true" : "false");
+        else {
+            bad = "fields are strings, integers or booleans";
+            break;
+        }
+        f->n++;
+    }
+    json_decref(o);
+    return bad;
+}
+
+/* Parses body, a form (application/x-www-form-urlencoded) or a JSON
+ * object, into *f: NULL, or the error's words. */
 static const char *form_parse(struct form *f, const char *body, size_t len)
 {
     size_t i = 0;
 
     memset(f, 0, sizeof *f);
+    while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r'))
+        i++;
+    if (i < len && body[i] == '{')
+        return form_json(f, body, len);
+    i = 0;
     while (i < len) {
         const char *p = body + i;
         size_t n = strcspn(p, "&"), k;
@@ -208,9 +258,10 @@ struct create {
 };
 
 /* A challenge's fields (lichess's names): NULL and *c filled, or the
- * error's words. Only what this server plays: standard chess from the
+ * error's words (a constant, or why's len bytes). Only what this server plays: standard chess from the
  * start, a Fischer clock or days per move. */
-static const char *create_parse(const struct form *f, struct create *c)
+static const char *create_parse(const struct form *f, struct create *c,
+                                char *why, size_t len)
 {
     const char *rated = form_get(f, "rated"), *color = form_get(f, "color");
     const char *limit = form_get(f, "clock.limit");
@@ -221,14 +272,18 @@ static const char *create_parse(const struct form *f, struct create *c)
 
     for (size_t k = 0; k < f->n; k++) {
         static const char *const known[] = {
-            "rated",   "clock.limit", "clock.increment", "days",  "color",
-            "variant", "fen",         "keepAliveStream", "rules", "message"};
+            "rated",   "clock.limit", "clock.increment", "days", "color",
+            "variant", "fen",         "keepAliveStream", "rules"};
         bool ok = false;
         for (size_t j = 0; j < sizeof known / sizeof *known; j++)
             ok |= !strcmp(f->key[k], known[j]);
-        if (!ok)
-            return "unknown field";
+        if (!ok) {
+            snprintf(why, len, "unknown field '%s'", f->key[k]);
+            return why;
+        }
     }
+    if (form_get(f, "rules") && *form_get(f, "rules"))
+        return "rules: none is served here";
     if (rated && strcmp(rated, "true") && strcmp(rated, "false"))
         return "rated: true or false";
     c->rated = rated && !strcmp(rated, "true");
@@ -321,6 +376,7 @@ static void challenge_create(struct hub *h, const struct http_request *q,
     struct form f;
     struct create *c;
     const char *bad;
+    char why[64];
 
     if (!username_valid(name, strlen(name))) {
         error(r, 404, "No such user");
@@ -334,7 +390,7 @@ static void challenge_create(struct hub *h, const struct http_request *q,
         error(r, 500, "out_of_memory");
         return;
     }
-    if ((bad = create_parse(&f, c))) {
+    if ((bad = create_parse(&f, c, why, sizeof why))) {
         free(c);
         error(r, 400, bad);
         return;

@@ -58,6 +58,27 @@ def raw(server, method, path, token=None, form=None):
     return status, fields.get("content-type", ""), content
 
 
+def post_json(server, path, token, obj):
+    """(status, JSON) of a POST with a JSON body, as lichess-bot sends its
+    challenges (requests' json=)."""
+    body = json.dumps(obj).encode()
+    head = ["POST %s HTTP/1.1" % path, "Host: 127.0.0.1",
+            "Connection: close", "Authorization: Bearer " + token,
+            "Content-Type: application/json",
+            "Content-Length: %d" % len(body)]
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    header, _, content = data.partition(b"\r\n\r\n")
+    return int(header.split()[1]), json.loads(content)
+
+
 def call(server, method, path, token=None, form=None):
     """(status, JSON) of a request."""
     status, _, body = raw(server, method, path, token, form)
@@ -201,7 +222,12 @@ class LichessApiTest(FreshServerTest):
             (dict(BLITZ, color="green"), "color: random, white or black"),
             (dict(BLITZ, rated="yes"), "rated: true or false"),
             (dict(BLITZ, days="3"), "days: not with a clock"),
-            (dict(BLITZ, colour="white"), "unknown field"),
+            (dict(BLITZ, colour="white"), "unknown field 'colour'"),
+            (dict(BLITZ, rules="noAbort"), "rules: none is served here"),
+            ('{"clock.limit": 60', "malformed JSON body: an object "
+             "expected"),
+            ('{"clock.limit": 60.5, "clock.increment": 0}',
+             "fields are strings, integers or booleans"),
             ({"clock.limit": "x", "clock.increment": "1"},
              "clock.limit (0-10800) and clock.increment (0-60) both"),
             ("clock.limit=%zz", "malformed form body"),
@@ -211,6 +237,17 @@ class LichessApiTest(FreshServerTest):
         for form, words in cases:
             self.assertEqual(call(srv, "POST", "/api/challenge/bad_bob",
                                   a.api, form), (400, {"error": words}), form)
+        # a JSON body, as lichess-bot's matchmaking posts
+        status, ch = post_json(srv, "/api/challenge/bad_bob", a.api, {
+            "rated": False, "clock.limit": 60, "clock.increment": 1,
+            "variant": "standard", "color": "black", "days": None})
+        self.assertEqual(status, 200, ch)
+        self.assertEqual((ch["timeControl"]["show"], ch["color"],
+                          ch["speed"]), ("1+1", "black", "bullet"))
+        b.expect("challenge")
+        self.assertEqual(call(srv, "POST", "/api/challenge/%s/cancel"
+                              % ch["id"], a.api), (200, {"ok": True}))
+        b.expect("challenge")
         # days per move, a correspondence challenge
         status, ch = call(srv, "POST", "/api/challenge/bad_bob", a.api,
                           {"days": "3"})
