@@ -8,9 +8,11 @@ pages see), GET /api/account/playing, /api/users/status, /api/user/{name},
 (501, docs/cluster.md); the rest is served there too."""
 import json
 import socket
+import time
 import urllib.parse
 
-from harness import CLUSTER, FreshServerTest, not_in_cluster, one_node
+from harness import (CLUSTER, FreshServerTest, not_in_cluster, one_node,
+                     wait_until)
 
 PASSWORD = "correct horse battery"
 PLAY = "challenge:write"
@@ -369,6 +371,9 @@ class LichessApiTest(FreshServerTest):
             b.send({"t": "resign", "game": gid})
             w.expect("game_end", game=gid)
             gids.append(gid)
+            time.sleep(0.01)  # (ended_ms apart: the order is theirs)
+        wait_until(lambda: raw(srv, "GET", "/api/games/user/pgn_white")[2]
+                   .count(b"[Event ") == 3, "the 3 games stored")
         status, kind, body = raw(srv, "GET", "/api/games/user/PGN_WHITE")
         self.assertEqual((status, kind), (200, "application/x-chess-pgn"))
         text = body.decode()
