@@ -80,6 +80,18 @@ static void answer_json(struct hub *h, uint64_t later, char *body)
     hub_http_answer(h, later, &out);
 }
 
+/* True (r answered 501) in a cluster: who is online and which games a
+ * player plays are each node's memory, not shared (docs/cluster.md). */
+static bool node_local(struct hub *h, struct http_reply *r)
+{
+    if (h->router.ops == &hub_local_router)
+        return false;
+    error(r, 501,
+          "not served in a cluster yet: who is online and "
+          "playing is each node's");
+    return true;
+}
+
 static void lower(const char *in, char *out, size_t len)
 {
     size_t i = 0;
@@ -517,24 +529,56 @@ static json_t *playing_one(struct game *g, int color, int64_t now)
     return j;
 }
 
+/* One of nowPlaying before it is written: its game and seat, and what
+ * its order is by (lichess: the most urgent first; here my_games's:
+ * my turn first, then the least time left). */
+struct playing {
+    struct game *g;
+    int color;
+    bool turn;
+    int64_t left;
+};
+
+static int by_urgency(const void *pa, const void *pb)
+{
+    const struct playing *a = pa, *b = pb;
+
+    if (a->turn != b->turn)
+        return a->turn ? -1 : 1;
+    return (a->left > b->left) - (a->left < b->left);
+}
+
 static void playing_then(struct hub *h, const struct apitoken_who *who,
                          int rc, void *arg, uint64_t later)
 {
     struct player *p = table_get(&h->players, who->pid);
-    int nb = *(int *)arg, mine = 0, shown = 0;
+    size_t n = p ? p->ngames : 0, k = 0;
+    struct playing *v = calloc(n ? n : 1, sizeof *v);
+    int nb = *(int *)arg, mine = 0;
     json_t *list = json_array();
     int64_t now = hub_now_ms(h);
 
     (void)rc;
-    for (size_t i = 0; p && list && i < p->ngames && shown < nb; i++) {
+    for (size_t i = 0; v && i < n; i++) {
         struct game *g = hub_game(h, p->games[i].gid);
         int c = g ? game_color_of(g, who->pid) : -1;
         if (!g || c < 0 || game_status(g) != GAME_STARTED)
-            continue;
-        mine += game_side_to_move(g) == c;
-        json_array_append_new(list, playing_one(g, c, now));
-        shown++;
+            continue; /* an invitation */
+        v[k] = (struct playing){g, c, game_side_to_move(g) == c,
+                                game_turn_left(g, now)};
+        mine += v[k++].turn;
     }
+    if (v)
+        qsort(v, k, sizeof *v, by_urgency);
+    for (size_t i = 0; v && list && i < k && i < (size_t)nb; i++)
+        json_array_append_new(list, playing_one(v[i].g, v[i].color, now));
+    if (!v || !list) {
+        free(v);
+        json_decref(list);
+        answer_error(h, later, 500, "out_of_memory");
+        return;
+    }
+    free(v);
     answer_json(
         h, later,
         dump(json_pack("{s:o,s:i}", "nowPlaying", list, "nbMyTurn", mine)));
@@ -554,6 +598,8 @@ static void account_playing(struct hub *h, const struct http_request *q,
         error(r, 400, "nb: 1-50");
         return;
     }
+    if (node_local(h, r))
+        return;
     if (!(arg = malloc(sizeof *arg))) {
         error(r, 500, "out_of_memory");
         return;
@@ -648,9 +694,11 @@ static void users_answer(struct hub_read *r, int rc)
         }
         lower(a->username, id, sizeof id);
         presence(h, a->pid, &online, &playing);
-        out = json_pack("{s:s,s:s,s:o,s:I,s:b}", "id", id, "username",
+        out = json_pack("{s:s,s:s,s:o,s:I}", "id", id, "username",
                         a->username, "perfs", perfs(q), "createdAt",
-                        (json_int_t)a->created_ms, "online", online);
+                        (json_int_t)a->created_ms);
+        if (out && h->router.ops == &hub_local_router) /* (node_local) */
+            json_object_set_new(out, "online", json_boolean(online));
         answer_json(h, q->later, dump(out));
         return;
     }
@@ -695,6 +743,8 @@ static void users_status(struct hub *h, const struct http_request *hq,
         error(r, 400, "ids: a list of usernames separated by commas");
         return;
     }
+    if (node_local(h, r))
+        return;
     if (!(q = calloc(1, sizeof *q))) {
         error(r, 500, "out_of_memory");
         return;

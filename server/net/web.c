@@ -23,10 +23,10 @@
 /* ---- HTTP -------------------------------------------------------------- */
 
 #define MAX_ARGS 8
-/* The bytes of one query argument, decoded, with its name: room for
- * GET /api/users/status's ids, 100 usernames of 20 bytes and their
- * commas (hub/lichessapi.c). A longer one is not handed on. */
-#define ARG_MAX 2112
+/* The bytes of one query argument, decoded, with its name: as long as
+ * a request line (frames.h), so that none is dropped (GET
+ * /api/users/status's ids: hub/lichessapi.c). */
+#define ARG_MAX (FRAMES_LINE_MAX + 1)
 
 /* A URL path that names a file under the web folder: no "..", no hidden
  * files, only ordinary characters. */

@@ -11,8 +11,7 @@ import socket
 import time
 import urllib.parse
 
-from harness import (CLUSTER, FreshServerTest, not_in_cluster, one_node,
-                     wait_until)
+from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
 
 PASSWORD = "correct horse battery"
 PLAY = "challenge:write"
@@ -326,18 +325,29 @@ class LichessApiTest(FreshServerTest):
         self.assertIn(429, statuses)
         self.assertEqual(statuses[0], 200)
 
-    @one_node
-    def test_users(self):
+    def test_user(self):
         srv = self.server(config=self.CONFIG)
         self.account(srv, "Usr_Alice")
         status, u = call(srv, "GET", "/api/user/usr_ALICE")
         self.assertEqual(status, 200, u)
-        self.assertEqual((u["id"], u["username"], u["perfs"], u["online"]),
-                         ("usr_alice", "Usr_Alice", {}, True))
+        self.assertEqual((u["id"], u["username"], u["perfs"]),
+                         ("usr_alice", "Usr_Alice", {}))
+        self.assertEqual(u.get("online"), None if CLUSTER else True)
         self.assertIsInstance(u["createdAt"], int)
         for name in ("nobody_here", "bad!name", "x"):
             self.assertEqual(call(srv, "GET", "/api/user/" + name),
                              (404, {"error": "Not found."}), name)
+        self.assertEqual(call(srv, "GET", "/game/export/nosuchgame")[0], 404)
+        self.assertEqual(call(srv, "GET", "/api/account/playing")[0],
+                         501 if CLUSTER else 401)
+        self.assertEqual(call(srv, "POST", "/api/users/status", form="")[0],
+                         405)
+        self.assertEqual(call(srv, "GET", "/api/users/status")[0], 400)
+
+    @not_in_cluster("refused in a cluster (test below)")
+    def test_users_status(self):
+        srv = self.server(config=self.CONFIG)
+        self.account(srv, "Usr_Alice")
         self.assertEqual(call(srv, "GET", "/api/users/status?ids="
                               "usr_alice"),
                          (200, [{"id": "usr_alice", "name": "Usr_Alice",
@@ -347,57 +357,68 @@ class LichessApiTest(FreshServerTest):
                          (400, {"error": "ids: at most 100"}))
         self.assertEqual(call(srv, "GET", "/api/users/status?ids=" +
                               ids[:ids.rindex(",")]), (200, []))
-        self.assertEqual(call(srv, "GET", "/api/users/status")[0], 400)
-        self.assertEqual(call(srv, "POST", "/api/users/status", form="")[0],
-                         405)
-        self.assertEqual(call(srv, "GET", "/game/export/nosuchgame")[0], 404)
-        self.assertEqual(call(srv, "GET", "/api/account/playing"),
-                         (401, {"error": "No such token"}))
+        # one argument as long as a request line may be (511 bytes),
+        # names of 20 characters: none is dropped
+        names = ["usr_alice", "abcd"] + ["n%019d" % i for i in range(22)]
+        path = "/api/users/status?ids=" + ",".join(names)
+        self.assertEqual(len("GET %s HTTP/1.1" % path), 511)
+        self.assertEqual(call(srv, "GET", path)[1],
+                         [{"id": "usr_alice", "name": "Usr_Alice",
+                           "online": True}])
+        self.assertEqual(raw(srv, "GET", path + ",u")[0], 414)
 
-    def test_games_of_a_user_as_pgn(self):
+    @not_in_cluster("refused in a cluster (test below)")
+    def test_playing_and_status_of_an_invitations_game(self):
         srv = self.server(config=self.CONFIG)
-        w = self.account(srv, "pgn_white")
-        b = self.account(srv, "pgn_black")
+        w = self.account(srv, "inv_white", ("board:play",))
+        b = self.account(srv, "inv_black", ())
         gids = []
-        for _ in range(3):
+        for initial in (600, 900):  # two games, the second's clock longer
             gid = w.request({"t": "invite", "clock": {
-                "type": "fischer", "initial_s": 300, "increment_s": 0},
+                "type": "fischer", "initial_s": initial, "increment_s": 5},
                 "color": "white"}, "invited")["game"]
             b.send({"t": "join", "game": gid})
             for c in (w, b):
                 c.expect("game_start", game=gid)
-            w.move(gid, "e2e4", 0)
-            b.expect("moved", game=gid, ply=1)
-            b.send({"t": "resign", "game": gid})
-            w.expect("game_end", game=gid)
             gids.append(gid)
-            time.sleep(0.01)  # (ended_ms apart: the order is theirs)
-        wait_until(lambda: raw(srv, "GET", "/api/games/user/pgn_white")[2]
-                   .count(b"[Event ") == 3, "the 3 games stored")
-        status, kind, body = raw(srv, "GET", "/api/games/user/PGN_WHITE")
-        self.assertEqual((status, kind), (200, "application/x-chess-pgn"))
-        text = body.decode()
-        self.assertEqual(text.count('[White "pgn_white"]'), 3)
-        # newest first
-        sites = [text.index(g) for g in reversed(gids)]
-        self.assertEqual(sites, sorted(sites))
-        status, _, one = raw(srv, "GET", "/api/games/user/pgn_white?max=1")
-        self.assertEqual(one.decode().count("[Event "), 1)
-        self.assertIn(gids[-1], one.decode())
-        for q in ("max=0", "max=101", "max=x"):
-            self.assertEqual(call(srv, "GET", "/api/games/user/pgn_white?"
-                                  + q), (400, {"error": "max: 1-100"}), q)
-        self.assertEqual(call(srv, "GET", "/api/games/user/nobody_here"),
-                         (404, {"error": "No such user"}))
-        self.assertEqual(raw(srv, "GET", "/api/games/user/pgn_none")[0], 404)
+        w.move(gids[1], "d2d4", 0)
+        w.expect("moved", game=gids[1], ply=1)
+        # the most urgent first: my turn, then the least time left
+        expect = {w: [(gids[0], "white", True, 60), (gids[1], "white",
+                                                     False, 90)],
+                  b: [(gids[1], "black", True, 90), (gids[0], "black",
+                                                     False, 60)]}
+        for c in (w, b):
+            status, playing = call(srv, "GET", "/api/account/playing", c.api)
+            self.assertEqual(status, 200, playing)
+            self.assertEqual([(g["gameId"], g["color"], g["isMyTurn"],
+                               g["secondsLeft"] // 10)
+                              for g in playing["nowPlaying"]], expect[c])
+            self.assertEqual(playing["nbMyTurn"], 1)
+            status, one = call(srv, "GET", "/api/account/playing?nb=1",
+                               c.api)
+            self.assertEqual([g["gameId"] for g in one["nowPlaying"]],
+                             [expect[c][0][0]])
+            self.assertEqual(one["nbMyTurn"], 1)
+        status, users = call(srv, "GET", "/api/users/status?ids="
+                             "inv_white,inv_black")
+        self.assertEqual(users, [
+            {"id": "inv_white", "name": "inv_white", "online": True,
+             "playing": True},
+            {"id": "inv_black", "name": "inv_black", "online": True,
+             "playing": True}])
 
-    def test_challenges_refused_in_a_cluster(self):
+    def test_presence_refused_in_a_cluster(self):
         if not CLUSTER:
             self.skipTest("a cluster's refusal")
         srv = self.server(config=self.CONFIG)
-        a = self.account(srv, "cl_alice")
-        self.account(srv, "cl_bob")
-        self.assertEqual(call(srv, "POST", "/api/challenge/cl_bob", a.api,
-                              BLITZ),
-                         (501, {"error": "challenges are not served in a "
-                                "cluster yet"}))
+        a = self.account(srv, "pr_alice")
+        words = {"error": "not served in a cluster yet: who is online and "
+                 "playing is each node's"}
+        self.assertEqual(call(srv, "GET", "/api/account/playing", a.api),
+                         (501, words))
+        self.assertEqual(call(srv, "GET", "/api/users/status?ids=pr_alice"),
+                         (501, words))
+        status, u = call(srv, "GET", "/api/user/pr_alice")
+        self.assertEqual((status, u["id"]), (200, "pr_alice"))
+        self.assertNotIn("online", u)
