@@ -446,9 +446,10 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         web_status(wsi, 405); /* (files and probes are read, not posted) */
         return http_done(wsi);
     }
-    if (!strncmp(uri, "/api/", 5)) {
-        /* by the client's key: behind a trusted proxy the address it
-         * names, not the proxy's (one bucket for the whole site) */
+    if (!strncmp(uri, "/api/", 5) || !strncmp(uri, "/game/export/", 13)) {
+        /* (the API's, and lichess's path of a game's PGN) by the
+         * client's key: behind a trusted proxy the address it names,
+         * not the proxy's (one bucket for the whole site) */
         char ip[64], key[ADDRKEY_MAX];
         tcp_client_ip(wsi, ip, sizeof ip);
         tcp_key(ip, key);

@@ -367,6 +367,63 @@ class LichessApiTest(FreshServerTest):
                            "online": True}])
         self.assertEqual(raw(srv, "GET", path + ",u")[0], 414)
 
+    def test_games_of_a_user_as_pgn(self):
+        srv = self.server(config=self.CONFIG)
+        w = self.account(srv, "pgn_white")
+        b = self.account(srv, "pgn_black")
+        gids = []
+        for _ in range(3):
+            gid = w.request({"t": "invite", "clock": {
+                "type": "fischer", "initial_s": 300, "increment_s": 0},
+                "color": "white"}, "invited")["game"]
+            b.send({"t": "join", "game": gid})
+            for c in (w, b):
+                c.expect("game_start", game=gid)
+            w.move(gid, "e2e4", 0)
+            b.expect("moved", game=gid, ply=1)
+            b.send({"t": "resign", "game": gid})
+            w.expect("game_end", game=gid)
+            gids.append(gid)
+            time.sleep(0.01)  # (ended_ms apart: the order is theirs)
+        wait_until(lambda: raw(srv, "GET", "/api/games/user/pgn_white")[2]
+                   .count(b"[Event ") == 3, "the 3 games stored")
+        status, kind, body = raw(srv, "GET", "/api/games/user/PGN_WHITE")
+        self.assertEqual((status, kind), (200, "application/x-chess-pgn"))
+        text = body.decode()
+        self.assertEqual(text.count('[White "pgn_white"]'), 3)
+        # newest first
+        sites = [text.index(g) for g in reversed(gids)]
+        self.assertEqual(sites, sorted(sites))
+        status, _, one = raw(srv, "GET", "/api/games/user/pgn_white?max=1")
+        self.assertEqual(one.decode().count("[Event "), 1)
+        self.assertIn(gids[-1], one.decode())
+        for q in ("max=0", "max=101", "max=x"):
+            self.assertEqual(call(srv, "GET", "/api/games/user/pgn_white?"
+                                  + q), (400, {"error": "max: 1-100"}), q)
+        self.assertEqual(call(srv, "GET", "/api/games/user/nobody_here"),
+                         (404, {"error": "No such user"}))
+        self.assertEqual(raw(srv, "GET", "/api/games/user/pgn_none")[0], 404)
+
+    def test_challenges_refused_in_a_cluster(self):
+        if not CLUSTER:
+            self.skipTest("a cluster's refusal")
+        srv = self.server(config=self.CONFIG)
+        a = self.account(srv, "cl_alice")
+        self.account(srv, "cl_bob")
+        self.assertEqual(call(srv, "POST", "/api/challenge/cl_bob", a.api,
+                              BLITZ),
+                         (501, {"error": "challenges are not served in a "
+                                "cluster yet"}))
+
+    def test_game_export_is_within_the_address_bucket(self):
+        srv = self.server(config={"http_rate_per_s": 1, "http_burst": 3})
+        statuses = [raw(srv, "GET", "/api/user/nobody_here")[0]
+                    for _ in range(4)]
+        self.assertEqual(statuses[-1], 429, statuses)
+        # lichess's path of a PGN draws on the same bucket as /api/...
+        self.assertEqual(call(srv, "GET", "/game/export/nosuchgame"),
+                         (429, {"error": "rate_limited"}))
+
     @not_in_cluster("refused in a cluster (test below)")
     def test_playing_and_status_of_an_invitations_game(self):
         srv = self.server(config=self.CONFIG)
