@@ -281,7 +281,7 @@ static int account_run(struct store *st, struct hub_read *r)
                : 1;
 }
 
-static void lower(const char *in, char *out, size_t len)
+void apitoken_user_id(const char *in, char *out, size_t len)
 {
     size_t i = 0;
 
@@ -316,7 +316,7 @@ static void account_answer(struct hub_read *r, int rc)
                     .provisional = x->rd > RATING_RD_PROVISIONAL,
                 };
         }
-        lower(q->a.username, id, sizeof id);
+        apitoken_user_id(q->a.username, id, sizeof id);
         struct proto_account a = {
             id, q->a.username, NULL, q->a.created_ms, shown, n};
         reply(&out, 200, proto_render_account(&a));
@@ -417,7 +417,7 @@ static void test_answer(struct hub_read *r, int rc)
             v[i].text = q->texts[i];
             if (q->found[i] != 1)
                 continue;
-            lower(q->rows[i].username, ids[i], sizeof ids[i]);
+            apitoken_user_id(q->rows[i].username, ids[i], sizeof ids[i]);
             v[i].user_id = ids[i];
             if (apitoken_scopes_parse(q->rows[i].scopes, &mask, why,
                                       sizeof why) == 0)

@@ -18,6 +18,7 @@
 #define SERVER_HUB_APITOKENS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "apitoken.h"
@@ -41,6 +42,10 @@ int apitoken_make(const char *pid, const char *description, unsigned scopes,
  * when q is another route's. */
 bool apitoken_http(struct hub *h, const struct http_request *q, int64_t now,
                    uint64_t later, struct http_reply *r);
+
+/* lichess's id of a username into out (len bytes): the name in lower
+ * case. */
+void apitoken_user_id(const char *username, char *out, size_t len);
 
 /* Who a request's token opened: its account and scopes. */
 struct apitoken_who {

@@ -92,15 +92,6 @@ static bool node_local(struct hub *h, struct http_reply *r)
     return true;
 }
 
-static void lower(const char *in, char *out, size_t len)
-{
-    size_t i = 0;
-
-    for (; in[i] && i + 1 < len; i++)
-        out[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] + 32 : in[i]);
-    out[i] = '\0';
-}
-
 /* True when s is a username's shape: 2-20 of A-Z a-z 0-9 _ -. */
 static bool username_valid(const char *s, size_t n)
 {
@@ -508,7 +499,7 @@ static json_t *playing_one(struct game *g, int color, int64_t now)
 
     game_fen(g, fen);
     me = game_seat_player(g, color);
-    lower(op.name ? op.name : "", opp, sizeof opp);
+    apitoken_user_id(op.name ? op.name : "", opp, sizeof opp);
     j = json_pack(
         "{s:s,s:s,s:s,s:s,s:b,s:b,s:s,s:{s:s,s:s},s:s,s:s,s:b,s:{s:s,s:s},"
         "s:I,s:s,s:{s:i,s:s}}",
@@ -692,7 +683,7 @@ static void users_answer(struct hub_read *r, int rc)
             answer_error(h, q->later, 404, "Not found.");
             return;
         }
-        lower(a->username, id, sizeof id);
+        apitoken_user_id(a->username, id, sizeof id);
         presence(h, a->pid, &online, &playing);
         out = json_pack("{s:s,s:s,s:o,s:I}", "id", id, "username",
                         a->username, "perfs", perfs(q), "createdAt",
@@ -707,7 +698,7 @@ static void users_answer(struct hub_read *r, int rc)
         json_t *u;
         if (q->found[i] != 1)
             continue; /* (lichess leaves out who does not exist) */
-        lower(q->rows[i].username, id, sizeof id);
+        apitoken_user_id(q->rows[i].username, id, sizeof id);
         presence(h, q->rows[i].pid, &online, &playing);
         u = json_pack("{s:s,s:s}", "id", id, "name", q->rows[i].username);
         if (u && online)

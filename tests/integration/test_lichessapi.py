@@ -17,19 +17,11 @@ PASSWORD = "correct horse battery"
 PLAY = "challenge:write"
 
 
-def raw(server, method, path, token=None, form=None):
-    """(status, content type, body bytes) of one request written by hand:
-    HTTP/1.1, Connection: close, a form body urlencoded."""
-    body = b""
-    head = ["%s %s HTTP/1.1" % (method, path), "Host: 127.0.0.1",
-            "Connection: close"]
-    if token:
-        head.append("Authorization: Bearer " + token)
-    if form is not None:
-        body = (form if isinstance(form, str)
-                else urllib.parse.urlencode(form)).encode()
-        head.append("Content-Type: application/x-www-form-urlencoded")
-    if method == "POST":
+def exchange(server, head, body=b""):
+    """(status, header fields, body bytes) of one request written by hand
+    (HTTP/1.1, Connection: close): head's lines, then body."""
+    head = head + ["Host: 127.0.0.1", "Connection: close"]
+    if head[0].startswith("POST "):
         head.append("Content-Length: %d" % len(body))
     s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
@@ -42,7 +34,6 @@ def raw(server, method, path, token=None, form=None):
     s.close()
     header, _, content = data.partition(b"\r\n\r\n")
     lines = header.decode().split("\r\n")
-    status = int(lines[0].split()[1])
     fields = {}
     for line in lines[1:]:
         k, _, v = line.partition(":")
@@ -56,28 +47,30 @@ def raw(server, method, path, token=None, form=None):
                 break
             out, rest = out + rest[:n], rest[n + 2:]
         content = out
+    return int(lines[0].split()[1]), fields, content
+
+
+def raw(server, method, path, token=None, form=None):
+    """(status, content type, body bytes) of one request; a form body
+    urlencoded."""
+    head, body = ["%s %s HTTP/1.1" % (method, path)], b""
+    if token:
+        head.append("Authorization: Bearer " + token)
+    if form is not None:
+        body = (form if isinstance(form, str)
+                else urllib.parse.urlencode(form)).encode()
+        head.append("Content-Type: application/x-www-form-urlencoded")
+    status, fields, content = exchange(server, head, body)
     return status, fields.get("content-type", ""), content
 
 
 def post_json(server, path, token, obj):
     """(status, JSON) of a POST with a JSON body, as lichess-bot sends its
     challenges (requests' json=)."""
-    body = json.dumps(obj).encode()
-    head = ["POST %s HTTP/1.1" % path, "Host: 127.0.0.1",
-            "Connection: close", "Authorization: Bearer " + token,
-            "Content-Type: application/json",
-            "Content-Length: %d" % len(body)]
-    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    header, _, content = data.partition(b"\r\n\r\n")
-    return int(header.split()[1]), json.loads(content)
+    status, _, content = exchange(
+        server, ["POST %s HTTP/1.1" % path, "Authorization: Bearer " + token,
+                 "Content-Type: application/json"], json.dumps(obj).encode())
+    return status, json.loads(content)
 
 
 def call(server, method, path, token=None, form=None):
