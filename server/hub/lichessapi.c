@@ -410,23 +410,91 @@ struct verdict {
     int decline; /* accept: -2; cancel: -1; decline: its reason */
 };
 
+/* An accept waiting for its players' facts (facts.c: their ratings to
+ * start a rated game from, their live games to count). */
+struct accept {
+    char id[PROTO_KEY_MAX + 1];
+    struct apitoken_who who;
+    uint64_t later;
+};
+
+static void accept_now(struct hub *h, const struct accept *a)
+{
+    struct challenge_who me = {a->who.pid, a->who.username, true};
+    char msg[160];
+    int code = challenge_api_accept(h, a->id, &me, hub_now_ms(h), msg,
+                                    sizeof msg);
+
+    if (code)
+        answer_error(h, a->later, refusal_status(code),
+                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
+    else
+        answer_json(h, a->later, strdup("{\"ok\":true}"));
+}
+
+static void accept_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct accept *a = arg;
+
+    (void)who;
+    if (ok) /* (every check made again, on the state of now) */
+        accept_now(h, a);
+    else
+        answer_error(h, a->later, 503, "busy");
+    free(a);
+}
+
+/* The challenge's players' facts read unless fresh, then accept_now. */
+static void accept(struct hub *h, const struct apitoken_who *who,
+                   const char *id, uint64_t later)
+{
+    const struct challenge *c = challenge_find(h, id);
+    struct proto_challenge v;
+    struct accept *a = calloc(1, sizeof *a);
+    const char *pids[2];
+    int rc;
+
+    if (!a) {
+        answer_error(h, later, 500, "out_of_memory");
+        return;
+    }
+    snprintf(a->id, sizeof a->id, "%s", id);
+    a->who = *who;
+    a->later = later;
+    if (!c) { /* (answered Not found.) */
+        accept_now(h, a);
+        free(a);
+        return;
+    }
+    challenge_view(h, c, &v);
+    pids[0] = v.challenger.id;
+    pids[1] = who->pid;
+    rc = hub_facts_then(h, pids, 2,
+                        hub_facts_since(h, v.rated, hub_now_ms(h)), NULL,
+                        NULL, accept_read, a);
+    if (rc == 0)
+        return; /* (accept_read frees a) */
+    if (rc > 0)
+        accept_now(h, a);
+    else
+        answer_error(h, later, 503, "busy");
+    free(a);
+}
+
 static void verdict_then(struct hub *h, const struct apitoken_who *who,
                          int rc, void *arg, uint64_t later)
 {
     struct verdict *v = arg;
-    struct challenge_who me = {who->pid, who->username, true};
-    char msg[160] = "Not found.";
     int code;
 
     (void)rc;
-    if (v->decline == -2)
-        code = challenge_api_accept(h, v->id, &me, hub_now_ms(h), msg,
-                                    sizeof msg);
-    else
-        code = challenge_api_end(h, v->id, who->pid, v->decline);
+    if (v->decline == -2) {
+        accept(h, who, v->id, later);
+        return;
+    }
+    code = challenge_api_end(h, v->id, who->pid, v->decline);
     if (code)
-        answer_error(h, later, refusal_status(code),
-                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
+        answer_error(h, later, refusal_status(code), "Not found.");
     else
         answer_json(h, later, strdup("{\"ok\":true}"));
 }

@@ -417,6 +417,53 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(call(srv, "GET", "/game/export/nosuchgame"),
                          (429, {"error": "rate_limited"}))
 
+    @not_in_cluster("challenges are refused in a cluster (test below)")
+    def test_rated_accept_starts_from_the_stored_ratings(self):
+        srv = self.server(config=self.CONFIG)
+        w = self.account(srv, "rt_white")
+        b = self.account(srv, "rt_black")
+        gid = w.request({"t": "invite", "clock": {
+            "type": "fischer", "initial_s": 300, "increment_s": 0},
+            "color": "white", "rated": True}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        self.play(w, b, gid, "e2e4 e7e5")
+        b.send({"t": "resign", "game": gid})
+        end = w.expect("game_end", game=gid)
+        after = end["ratings"]["white"]["after"]
+        self.assertGreater(after, 1500)
+        tokens = (w.api, b.api)
+        srv.stop()
+        # started again: white's account is in no memory but the store's
+        srv = self.server(config=self.CONFIG)
+        b = self.client(srv)  # black's page, white's none
+        b.request({"t": "login", "username": "rt_black",
+                   "password": PASSWORD}, "welcome")
+        status, ch = call(srv, "POST", "/api/challenge/rt_white", tokens[1],
+                          dict(BLITZ, rated="true", color="black"))
+        self.assertEqual(status, 200, ch)
+        b.expect("challenge")
+        self.assertEqual(call(srv, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], tokens[0]), (200, {"ok": True}))
+        # the game starts from white's stored rating, shown at once
+        start = b.expect("game_start")
+        self.assertEqual((start["rated"], start["white"].get("rating")),
+                         (True, after))
+        status, playing = call(srv, "GET", "/api/account/playing", tokens[1])
+        g = playing["nowPlaying"][0]
+        self.assertEqual((g["rated"], g["color"], g["opponent"]["id"]),
+                         (True, "black", "rt_white"))
+        self.assertEqual(g["opponent"]["rating"], after)
+
+    def play(self, white, black, gid, moves):
+        ply, players = 0, [white, black]
+        for uci in moves.split():
+            players[ply % 2].move(gid, uci, ply)
+            ply += 1
+            for c in players:
+                c.expect("moved", game=gid, ply=ply)
+
     @not_in_cluster("refused in a cluster (test below)")
     def test_playing_and_status_of_an_invitations_game(self):
         srv = self.server(config=self.CONFIG)
