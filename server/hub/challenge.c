@@ -35,9 +35,11 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
+#include "lib/tunables.h"
 
-/* The random bytes of an id: 8 base64url characters. */
-#define CHALLENGE_ID_BYTES 6
+/* The random bytes of an id: a GID's (its game has its id, as
+ * lichess's; lib/tunables.h). */
+#define CHALLENGE_ID_BYTES LIMIT_GID_BYTES
 /* Challenges one player may ask for a minute, refused or not, beyond
  * the cap on pending ones: a make and cancel loop would put a notice on
  * every page of the challenged player's, and a name is looked up through
@@ -427,7 +429,8 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
     seats[color] = (struct game_seat_init){c->from, c->from_name};
     seats[1 - color] = (struct game_seat_init){pid, name};
     board_from_fen(&board, FEN_START);
-    g = hub_start_game(h, &c->clock, &board, seats, NULL, c->rated, now);
+    g = hub_start_game_as(h, c->id, &c->clock, &board, seats, NULL, c->rated,
+                          now);
     if (!g) {
         if (s)
             hub_send_error(s, PROTO_RATE_LIMITED,

@@ -500,5 +500,12 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
                             const struct board *start,
                             const struct game_seat_init seats[2],
                             const char *creator, bool rated, int64_t now);
+/* The same with the GID gid (a challenge's id: lichess's game has its
+ * challenge's id); NULL too when a game here has it. */
+struct game *hub_start_game_as(struct hub *h, const char *gid,
+                               const struct clock_spec *clock,
+                               const struct board *start,
+                               const struct game_seat_init seats[2],
+                               const char *creator, bool rated, int64_t now);
 
 #endif

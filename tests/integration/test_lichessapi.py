@@ -122,6 +122,9 @@ class LichessApiTest(FreshServerTest):
                           b.api)
         self.assertEqual((status, ok), (200, {"ok": True}))
         gid = a.expect("challenge", timeout=5)["challenge"]["game"]
+        # the game has its challenge's id, as lichess's (lichess-bot's
+        # matchmaking knows its game by it)
+        self.assertEqual(gid, ch["id"])
         self.assertEqual(b.expect("challenge")["challenge"]["status"],
                          "accepted")
         start = a.expect("game_start", game=gid)
