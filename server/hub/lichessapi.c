@@ -1,7 +1,7 @@
 /*
  * lichessapi.c - the plain (not streamed) endpoints of lichess's API
  * that lichess-bot and the Board API's clients call (see lichessapi.h,
- * PROTOCOL.md "HTTP API: lichess's endpoints").
+ * PROTOCOL.md section 9, "lichess's endpoints").
  *
  * What a client costs. Every route is under the HTTP API's bucket per
  * address (http_rate_per_s); one with a token also pays from the
@@ -10,8 +10,11 @@
  * challenge, the challenged account's row; for /api/users/status at
  * most LICHESS_STATUS_IDS account rows by their unique key; for
  * /api/user/{name} one account's row and its ratings (one row per
- * category). What is live (who is online, who plays, the challenges)
- * is read from the loop's memory once the read is back.
+ * category); for /api/games/user/{username} the account's row, one
+ * page of at most LICHESS_EXPORT_MAX games and each one's row; an
+ * accept also reads its two players' facts (facts.c) unless fresh.
+ * What is live (who is online, who plays, the challenges) is read from
+ * the loop's memory once the read is back.
  */
 #include "hub/lichessapi.h"
 
@@ -23,6 +26,7 @@
 #include "apitoken.h"
 #include "game/game.h"
 #include "game/rating.h"
+#include "hub/apiform.h"
 #include "hub/apitokens.h"
 #include "hub/challenge.h"
 #include "hub/history.h"
@@ -106,135 +110,6 @@ static bool username_valid(const char *s, size_t n)
     return true;
 }
 
-/* ---- a form body (application/x-www-form-urlencoded) -------------------- */
-
-#define FORM_FIELDS 16
-#define FORM_VALUE_MAX 128
-
-struct form {
-    size_t n;
-    char key[FORM_FIELDS][32];
-    char value[FORM_FIELDS][FORM_VALUE_MAX];
-};
-
-static int hex(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-/* Decodes in[0..n) ('+' a space, %XX a byte) into out (len bytes): 0,
- * or -1 when malformed, too long or not printable. */
-static int decode(const char *in, size_t n, char *out, size_t len)
-{
-    size_t o = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        int c = (unsigned char)in[i];
-        if (c == '+')
-            c = ' ';
-        else if (c == '%') {
-            if (i + 2 >= n || hex(in[i + 1]) < 0 || hex(in[i + 2]) < 0)
-                return -1;
-            c = hex(in[i + 1]) * 16 + hex(in[i + 2]);
-            i += 2;
-        }
-        if (c < 0x20 || c == 0x7f || o + 1 >= len)
-            return -1;
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return 0;
-}
-
-/* A JSON object's fields as a form's (lichess-bot posts its challenges
- * as JSON): strings, numbers and booleans as their text; null left out.
- * NULL, or the error's words. */
-static const char *form_json(struct form *f, const char *body, size_t len)
-{
-    json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL), *v;
-    const char *key, *bad = NULL;
-
-    if (!json_is_object(o)) {
-        json_decref(o);
-        return "malformed JSON body: an object expected";
-    }
-    json_object_foreach(o, key, v)
-    {
-        char *val = f->value[f->n];
-        size_t cap = sizeof f->value[0];
-        if (json_is_null(v))
-            continue;
-        if (f->n == FORM_FIELDS) {
-            bad = "too many fields";
-            break;
-        }
-        if (strlen(key) >= sizeof f->key[0] ||
-            (json_is_string(v) && json_string_length(v) >= cap)) {
-            bad = "a field too long";
-            break;
-        }
-        snprintf(f->key[f->n], sizeof f->key[0], "%s", key);
-        if (json_is_string(v))
-            snprintf(val, cap, "%s", json_string_value(v));
-        else if (json_is_integer(v))
-            snprintf(val, cap, "%lld", (long long)json_integer_value(v));
-        else if (json_is_boolean(v))
-            snprintf(val, cap, "%s", json_is_true(v) ? "true" : "false");
-        else {
-            bad = "fields are strings, integers or booleans";
-            break;
-        }
-        f->n++;
-    }
-    json_decref(o);
-    return bad;
-}
-
-/* Parses body, a form (application/x-www-form-urlencoded) or a JSON
- * object, into *f: NULL, or the error's words. */
-static const char *form_parse(struct form *f, const char *body, size_t len)
-{
-    size_t i = 0;
-
-    memset(f, 0, sizeof *f);
-    while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r'))
-        i++;
-    if (i < len && body[i] == '{')
-        return form_json(f, body, len);
-    i = 0;
-    while (i < len) {
-        const char *p = body + i;
-        size_t n = strcspn(p, "&"), k;
-        if (i + n > len)
-            n = len - i;
-        k = strcspn(p, "=");
-        if (n > 0) {
-            if (f->n == FORM_FIELDS)
-                return "too many fields";
-            if (k > n)
-                k = n;
-            if (decode(p, k, f->key[f->n], sizeof f->key[0]) < 0 ||
-                decode(p + k + (k < n), n - k - (k < n), f->value[f->n],
-                       sizeof f->value[0]) < 0)
-                return "malformed form body";
-            f->n++;
-        }
-        i += n + 1;
-    }
-    return NULL;
-}
-
-static const char *form_get(const struct form *f, const char *key)
-{
-    for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->key[i], key))
-            return f->value[i];
-    return NULL;
-}
-
 static bool int_in(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -263,14 +138,16 @@ struct create {
 /* A challenge's fields (lichess's names): NULL and *c filled, or the
  * error's words (a constant, or why's len bytes). Only what this server plays: standard chess from the
  * start, a Fischer clock or days per move. */
-static const char *create_parse(const struct form *f, struct create *c,
+static const char *create_parse(const struct api_form *f, struct create *c,
                                 char *why, size_t len)
 {
-    const char *rated = form_get(f, "rated"), *color = form_get(f, "color");
-    const char *limit = form_get(f, "clock.limit");
-    const char *inc = form_get(f, "clock.increment");
-    const char *days = form_get(f, "days"), *variant = form_get(f, "variant");
-    const char *fen = form_get(f, "fen");
+    const char *rated = api_form_get(f, "rated"),
+               *color = api_form_get(f, "color");
+    const char *limit = api_form_get(f, "clock.limit");
+    const char *inc = api_form_get(f, "clock.increment");
+    const char *days = api_form_get(f, "days"),
+               *variant = api_form_get(f, "variant");
+    const char *fen = api_form_get(f, "fen");
     long l, i, d;
 
     for (size_t k = 0; k < f->n; k++) {
@@ -285,7 +162,7 @@ static const char *create_parse(const struct form *f, struct create *c,
             return why;
         }
     }
-    if (form_get(f, "rules") && *form_get(f, "rules"))
+    if (api_form_get(f, "rules") && *api_form_get(f, "rules"))
         return "rules: none is served here";
     if (rated && strcmp(rated, "true") && strcmp(rated, "false"))
         return "rated: true or false";
@@ -300,8 +177,8 @@ static const char *create_parse(const struct form *f, struct create *c,
         return "variant: only standard is played here";
     if (fen && *fen)
         return "fen: only games from the start position are played here";
-    if (form_get(f, "keepAliveStream") &&
-        strcmp(form_get(f, "keepAliveStream"), "false"))
+    if (api_form_get(f, "keepAliveStream") &&
+        strcmp(api_form_get(f, "keepAliveStream"), "false"))
         return "keepAliveStream is not served here";
     if (limit || inc) {
         if (days)
@@ -376,7 +253,7 @@ static void challenge_create(struct hub *h, const struct http_request *q,
                              const char *name, int64_t now, uint64_t later,
                              struct http_reply *r)
 {
-    struct form f;
+    struct api_form f;
     struct create *c;
     const char *bad;
     char why[64];
@@ -385,7 +262,7 @@ static void challenge_create(struct hub *h, const struct http_request *q,
         error(r, 404, "No such user");
         return;
     }
-    if ((bad = form_parse(&f, q->body ? q->body : "", q->body_len))) {
+    if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
         error(r, 400, bad);
         return;
     }
@@ -504,7 +381,7 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
                               uint64_t later, struct http_reply *r)
 {
     struct verdict *v;
-    struct form f;
+    struct api_form f;
     const char *bad, *reason;
     int decline = !strcmp(what, "accept")   ? -2
                   : !strcmp(what, "cancel") ? -1
@@ -514,11 +391,11 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
         error(r, 404, "Not found.");
         return;
     }
-    if ((bad = form_parse(&f, q->body ? q->body : "", q->body_len))) {
+    if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
         error(r, 400, bad);
         return;
     }
-    reason = form_get(&f, "reason");
+    reason = api_form_get(&f, "reason");
     if (reason && decline >= 0 &&
         (decline = proto_decline_parse(reason)) < 0) {
         error(r, 400,

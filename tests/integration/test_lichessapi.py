@@ -227,7 +227,8 @@ class LichessApiTest(FreshServerTest):
              "fields are strings, integers or booleans"),
             ({"clock.limit": "x", "clock.increment": "1"},
              "clock.limit (0-10800) and clock.increment (0-60) both"),
-            ("clock.limit=%zz", "malformed form body"),
+            ("clock.limit=%zz", "malformed form body (or a field over 127 "
+             "bytes)"),
             (dict(BLITZ, fen="8/8/8/8/8/8/8/K6k w - - 0 1"),
              "fen: only games from the start position are played here"),
         ]
