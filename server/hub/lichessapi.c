@@ -338,12 +338,13 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     snprintf(a->id, sizeof a->id, "%s", id);
     a->who = *who;
     a->later = later;
-    if (!c) { /* (answered Not found.) */
+    if (c)
+        challenge_view(h, c, &v);
+    if (!c || strcmp(v.dest.id, who->pid)) { /* (answered Not found.) */
         accept_now(h, a);
         free(a);
         return;
     }
-    challenge_view(h, c, &v);
     pids[0] = v.challenger.id;
     pids[1] = who->pid;
     rc = hub_facts_then(h, pids, 2,
