@@ -67,6 +67,15 @@ static char *dump(json_t *o)
     return s;
 }
 
+/* Submits the read q (its run, answer and request set): r says later,
+ * or 503 when the reader's queue is full (q freed). */
+static void submit(struct hub *h, struct hub_read *q, struct http_reply *r)
+{
+    r->status = 0; /* later */
+    if (hub_read_submit(h, q, NULL, NULL) < 0)
+        error(r, 503, "busy");
+}
+
 static void answer_error(struct hub *h, uint64_t later, int status,
                          const char *words)
 {
@@ -662,9 +671,7 @@ static void users_submit(struct hub *h, struct users_read *q, uint64_t later,
     q->r.run = users_run;
     q->r.answer = users_answer;
     q->later = later;
-    r->status = 0; /* later */
-    if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
-        error(r, 503, "busy");
+    submit(h, &q->r, r);
 }
 
 static void users_status(struct hub *h, const struct http_request *hq,
@@ -840,9 +847,7 @@ static void games_export(struct hub *h, const struct http_request *hq,
     q->r.answer = export_answer;
     q->r.clear = export_clear;
     q->later = later;
-    r->status = 0; /* later */
-    if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
-        error(r, 503, "busy");
+    submit(h, &q->r, r);
 }
 
 /* ---- the routes --------------------------------------------------------- */
