@@ -21,6 +21,7 @@
 #include "hub/history.h"
 #include "hub/apitokens.h"
 #include "hub/lichessapi.h"
+#include "hub/board.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -341,6 +342,7 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
             .changed = g->rated && g->rd_before[0] > 0,
             .eco = g->eco[0] && g->opening[0] ? g->eco : NULL,
             .opening = g->eco[0] && g->opening[0] ? g->opening : NULL,
+            .analysed = g->analysed != 0,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);
@@ -588,6 +590,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
         return;
     /* lichess's plain endpoints (hub/lichessapi.c) */
     if (lichessapi_http(h, q, now, later, r))
+        return;
+    /* the analysis board's positions and PGNs (hub/board.c) */
+    if (board_http(q, r))
         return;
     if (strcmp(q->method, "GET")) {
         api_error(r, 405, "method_not_allowed");
