@@ -86,7 +86,7 @@ enum proto_code {
     PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
     PROTO_MUTED,            /* chat: muted after a flood, until ... */
     PROTO_PLAYBAN, /* a new game while a playban holds (hub/playban.c) */
-    PROTO_BLOCKED,          /* challenge, accept: a block between them */
+    PROTO_BLOCKED, /* challenge, accept: a block between them */
     PROTO_TOO_MANY_BLOCKS,  /* block: the account holds the most */
     PROTO_ALREADY_REPORTED, /* report: this player, within a day */
     PROTO_CODE_COUNT

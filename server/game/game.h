@@ -218,6 +218,8 @@ int64_t game_created_ms(const struct game *g);
  * game was created with; both owned by g. */
 const struct clock_spec *game_clock_spec(const struct game *g);
 const char *game_initial_fen(const struct game *g);
+/* The position now as FEN into fen (FEN_MAX bytes). */
+void game_fen(const struct game *g, char fen[FEN_MAX]);
 /* Whether the game is rated. */
 bool game_rated(const struct game *g);
 /* Makes a waiting game (an invitation, not yet joined) rated or casual:

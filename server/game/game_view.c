@@ -483,3 +483,8 @@ void game_send_state(struct game *g, struct session *s,
     g->env.send(g->env.ctx, s, b, g->seq);
     msgbuf_unref(b);
 }
+
+void game_fen(const struct game *g, char fen[FEN_MAX])
+{
+    board_to_fen(&g->rec.cur, fen);
+}

@@ -281,7 +281,7 @@ static int account_run(struct store *st, struct hub_read *r)
                : 1;
 }
 
-static void lower(const char *in, char *out, size_t len)
+void apitoken_user_id(const char *in, char *out, size_t len)
 {
     size_t i = 0;
 
@@ -316,7 +316,7 @@ static void account_answer(struct hub_read *r, int rc)
                     .provisional = x->rd > RATING_RD_PROVISIONAL,
                 };
         }
-        lower(q->a.username, id, sizeof id);
+        apitoken_user_id(q->a.username, id, sizeof id);
         struct proto_account a = {
             id, q->a.username, NULL, q->a.created_ms, shown, n};
         reply(&out, 200, proto_render_account(&a));
@@ -417,7 +417,7 @@ static void test_answer(struct hub_read *r, int rc)
             v[i].text = q->texts[i];
             if (q->found[i] != 1)
                 continue;
-            lower(q->rows[i].username, ids[i], sizeof ids[i]);
+            apitoken_user_id(q->rows[i].username, ids[i], sizeof ids[i]);
             v[i].user_id = ids[i];
             if (apitoken_scopes_parse(q->rows[i].scopes, &mask, why,
                                       sizeof why) == 0)
@@ -475,6 +475,96 @@ static int token_test(struct hub *h, const struct http_request *hq,
         p += n + (p[n] == ',');
     }
     return submit(h, q, test_run, test_answer, later, r);
+}
+
+/* ---- another module's authenticated requests ---------------------------- */
+
+struct auth_read {
+    struct http_read base; /* (first: its hub_read) */
+    unsigned any;
+    int rc; /* run's */
+    struct apitoken_who who;
+    int (*run)(struct store *, const struct apitoken_who *, void *);
+    void (*then)(struct hub *, const struct apitoken_who *, int, void *,
+                 uint64_t);
+    void *arg;
+};
+
+static void auth_clear(struct hub_read *r)
+{
+    free(((struct auth_read *)r)->arg);
+}
+
+static int auth_run(struct store *st, struct hub_read *r)
+{
+    struct auth_read *q = (struct auth_read *)r;
+    int rc = store_find_api_token(st, q->base.hash, &q->base.t);
+    unsigned mask = 0;
+    char why[8];
+
+    if (rc != 1)
+        return rc;
+    snprintf(q->who.pid, sizeof q->who.pid, "%s", q->base.t.pid);
+    snprintf(q->who.username, sizeof q->who.username, "%s",
+             q->base.t.username);
+    if (apitoken_scopes_parse(q->base.t.scopes, &mask, why, sizeof why) == 0)
+        q->who.scopes = mask;
+    if (q->run && (!q->any || (q->who.scopes & q->any)))
+        q->rc = q->run(st, &q->who, q->arg);
+    return 1;
+}
+
+static void auth_answer(struct hub_read *r, int rc)
+{
+    struct auth_read *q = (struct auth_read *)r;
+    struct http_reply out = {0};
+
+    if (rc == 1 && r->h) /* (a token that opened something) */
+        ratelimit_give(T(r->h)->fails, q->base.addr);
+    if (rc < 0 || q->rc < 0)
+        error(&out, 500, "database_error");
+    else if (rc == 0)
+        error(&out, 401, NO_SUCH_TOKEN);
+    else if (q->any && !(q->who.scopes & q->any))
+        error(&out, 403, "Missing scope");
+    else {
+        q->then(r->h, &q->who, q->rc, q->arg, q->base.later);
+        return;
+    }
+    hub_http_answer(r->h, q->base.later, &out);
+}
+
+void apitoken_auth(struct hub *h, const struct http_request *hq, int64_t now,
+                   uint64_t later, unsigned any,
+                   int (*run)(struct store *st,
+                              const struct apitoken_who *who, void *arg),
+                   void (*then)(struct hub *h, const struct apitoken_who *who,
+                                int rc, void *arg, uint64_t later),
+                   void *arg, struct http_reply *r)
+{
+    struct auth_read *q = calloc(1, sizeof *q);
+
+    memset(r, 0, sizeof *r);
+    if (!q) {
+        free(arg);
+        error(r, 500, "out_of_memory");
+        return;
+    }
+    q->any = any;
+    q->run = run;
+    q->then = then;
+    q->arg = arg;
+    if (bearer(h, hq, now, &q->base, r) < 0) {
+        free(arg);
+        free(q);
+        return;
+    }
+    q->base.r.run = auth_run;
+    q->base.r.answer = auth_answer;
+    q->base.r.clear = auth_clear;
+    q->base.later = later;
+    if (hub_read_submit(h, &q->base.r, NULL, NULL) < 0)
+        error(r, 503, "busy");
 }
 
 bool apitoken_http(struct hub *h, const struct http_request *q, int64_t now,

@@ -18,6 +18,7 @@
 #define SERVER_HUB_APITOKENS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "apitoken.h"
@@ -41,5 +42,34 @@ int apitoken_make(const char *pid, const char *description, unsigned scopes,
  * when q is another route's. */
 bool apitoken_http(struct hub *h, const struct http_request *q, int64_t now,
                    uint64_t later, struct http_reply *r);
+
+/* lichess's id of a username into out (len bytes): the name in lower
+ * case. */
+void apitoken_user_id(const char *username, char *out, size_t len);
+
+/* Who a request's token opened: its account and scopes. */
+struct apitoken_who {
+    char pid[33];
+    char username[21];
+    unsigned scopes;
+};
+
+/* An authenticated request of another module (lichessapi.c): q's Bearer
+ * token is charged to its buckets now (401 or 429 into *r at once);
+ * then one read off the loop finds its row and, when found, runs
+ * run(st, &who, arg) there too (NULL: nothing; its result, -1 a
+ * database error, is handed on). Back on the loop: a token not found is
+ * 401, one with none of the scopes `any` (0: none needed) 403
+ * {"error":"Missing scope"}, else then(h, &who, rc, arg, later) answers
+ * the request (hub_http_answer). arg (malloc'ed) is the callee's from
+ * the call on: freed with free() once then ran or the request failed.
+ * r->status is 0 when the answer comes later. */
+void apitoken_auth(struct hub *h, const struct http_request *q, int64_t now,
+                   uint64_t later, unsigned any,
+                   int (*run)(struct store *st,
+                              const struct apitoken_who *who, void *arg),
+                   void (*then)(struct hub *h, const struct apitoken_who *who,
+                                int rc, void *arg, uint64_t later),
+                   void *arg, struct http_reply *r);
 
 #endif

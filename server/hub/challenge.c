@@ -36,9 +36,11 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 #include "lib/ratelimit.h"
+#include "lib/tunables.h"
 
-/* The random bytes of an id: 8 base64url characters. */
-#define CHALLENGE_ID_BYTES 6
+/* The random bytes of an id: a GID's (its game has its id, as
+ * lichess's; lib/tunables.h). */
+#define CHALLENGE_ID_BYTES LIMIT_GID_BYTES
 /* Challenges one player may ask for a minute, refused or not, beyond
  * the cap on pending ones: a make and cancel loop would put a notice on
  * every page of the challenged player's, and a name is looked up through
@@ -281,6 +283,72 @@ static bool blocked(struct session *s, const struct player *me,
     return true;
 }
 
+/* The caps on pending challenges, then the challenge is made (*out);
+ * nobody is told yet. 0, or an enum proto_error with msg (PROTO_BUSY:
+ * out of memory). */
+static int make(struct hub *h, const struct challenge_who *from,
+                const struct challenge_who *to,
+                const struct clock_spec *clock, int color, bool rated,
+                const struct challenge **out, char *msg, size_t len)
+{
+    struct challenges *cs = C(h);
+    struct party *mine = table_get(&cs->parties, from->pid);
+    struct party *theirs = table_get(&cs->parties, to->pid);
+    struct challenge *c;
+
+    if (mine && mine->out >= h->cfg.max_challenges_out) {
+        snprintf(msg, len,
+                 "you have %d pending challenges: the most there may be",
+                 h->cfg.max_challenges_out);
+        return PROTO_TOO_MANY_CHALLENGES;
+    }
+    if (theirs && theirs->in >= h->cfg.max_challenges_in) {
+        snprintf(msg, len,
+                 "%s has %d pending challenges: the most there may be",
+                 to->name, h->cfg.max_challenges_in);
+        return PROTO_TOO_MANY_CHALLENGES;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0)
+        goto oom;
+    c->h = h;
+    snprintf(c->from, sizeof c->from, "%s", from->pid);
+    snprintf(c->from_name, sizeof c->from_name, "%s", from->name);
+    snprintf(c->to, sizeof c->to, "%s", to->pid);
+    snprintf(c->to_name, sizeof c->to_name, "%s", to->name);
+    c->from_account = from->account;
+    c->to_account = to->account;
+    c->clock = *clock;
+    c->color = color;
+    c->rated = rated;
+    c->lapse = hub_alarm_new(h, lapse, c);
+    mine = party_get(cs, from->pid);
+    theirs = mine ? party_get(cs, to->pid) : NULL;
+    if (!c->lapse || !theirs || table_put(&cs->byid, c->id, c) < 0)
+        goto oom;
+    if (party_add(mine, c) < 0) {
+        table_del(&cs->byid, c->id);
+        goto oom;
+    }
+    mine->out++;
+    if (party_add(theirs, c) < 0) {
+        theirs->in++; /* (party_drop counts it back) */
+        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+        return PROTO_BUSY;
+    }
+    theirs->in++;
+    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
+             c->from, c->to);
+    *out = c;
+    return 0;
+oom:
+    if (c)
+        hub_alarm_free(h, c->lapse);
+    free(c);
+    /* (an empty party made here goes with the next challenge's end) */
+    return PROTO_BUSY;
+}
+
 /* The checks of `challenge` in PROTOCOL.md's order, then the challenge
  * is made and both players hear it. */
 static void do_challenge(struct session *s, const struct proto_msg *m,
@@ -289,8 +357,6 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct challenges *cs = C(h);
     struct player *me = s->player, *dest;
-    struct party *mine, *theirs;
-    struct challenge *c;
     struct proto_challenge v;
     char msg[PROTO_MSG_MAX];
 
@@ -336,63 +402,20 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
         return;
     }
-    mine = table_get(&cs->parties, me->pid);
-    theirs = table_get(&cs->parties, dest->pid);
-    if (mine && mine->out >= h->cfg.max_challenges_out) {
-        snprintf(msg, sizeof msg,
-                 "you have %d pending challenges: the most there may be",
-                 h->cfg.max_challenges_out);
-        hub_send_error(s, PROTO_TOO_MANY_CHALLENGES, msg, &m->id);
-        return;
-    }
-    if (theirs && theirs->in >= h->cfg.max_challenges_in) {
-        snprintf(msg, sizeof msg,
-                 "%s has %d pending challenges: the most there may be",
-                 dest->name, h->cfg.max_challenges_in);
-        hub_send_error(s, PROTO_TOO_MANY_CHALLENGES, msg, &m->id);
-        return;
-    }
-    c = calloc(1, sizeof *c);
-    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0)
-        goto oom;
-    c->h = h;
-    snprintf(c->from, sizeof c->from, "%s", me->pid);
-    snprintf(c->from_name, sizeof c->from_name, "%s", me->name);
-    snprintf(c->to, sizeof c->to, "%s", dest->pid);
-    snprintf(c->to_name, sizeof c->to_name, "%s", dest->name);
-    c->from_account = me->account;
-    c->to_account = dest->account;
-    c->clock = m->clock;
-    c->color = m->color;
-    c->rated = m->rated;
-    c->lapse = hub_alarm_new(h, lapse, c);
-    mine = party_get(cs, me->pid);
-    theirs = mine ? party_get(cs, dest->pid) : NULL;
-    if (!c->lapse || !theirs || table_put(&cs->byid, c->id, c) < 0)
-        goto oom;
-    if (party_add(mine, c) < 0) {
-        table_del(&cs->byid, c->id);
-        goto oom;
-    }
-    mine->out++;
-    if (party_add(theirs, c) < 0) {
-        theirs->in++; /* (party_drop counts it back) */
-        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+    struct challenge_who from = {me->pid, me->name, me->account};
+    struct challenge_who to = {dest->pid, dest->name, dest->account};
+    const struct challenge *made;
+    int code = make(h, &from, &to, &m->clock, m->color, m->rated, &made, msg,
+                    sizeof msg);
+
+    if (code == PROTO_BUSY)
         hub_busy(s, &m->id);
-        return;
+    else if (code)
+        hub_send_error(s, code, msg, &m->id);
+    else {
+        challenge_view(h, made, &v);
+        tell(h, made, &v, s, &m->id);
     }
-    theirs->in++;
-    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
-             c->from, c->to);
-    challenge_view(h, c, &v);
-    tell(h, c, &v, s, &m->id);
-    return;
-oom:
-    if (c)
-        hub_alarm_free(h, c->lapse);
-    free(c);
-    /* (an empty party made here goes with the next challenge's end) */
-    hub_busy(s, &m->id);
 }
 
 /* The pending challenge m->challenge whose `role` (its challenger, or
@@ -414,6 +437,38 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
     return NULL;
 }
 
+/* c accepted by its challenged player (pid, name): its game starts and
+ * both players hear it (s, NULL for none, with id). The game's GID, or
+ * NULL when the server is busy (c stays pending; s answered). */
+static const char *start(struct hub *h, struct challenge *c, const char *pid,
+                         const char *name, struct session *s,
+                         const struct proto_id *id, int64_t now)
+{
+    struct game_seat_init seats[2];
+    struct board board;
+    struct game *g;
+    int color;
+
+    /* colour: the challenger's wish, else a coin */
+    color = c->color == PROTO_WHITE   ? 0
+            : c->color == PROTO_BLACK ? 1
+                                      : (int)(ids_random_byte() & 1);
+    seats[color] = (struct game_seat_init){c->from, c->from_name};
+    seats[1 - color] = (struct game_seat_init){pid, name};
+    board_from_fen(&board, FEN_START);
+    g = hub_start_game_as(h, c->id, &c->clock, &board, seats, NULL, c->rated,
+                          now);
+    if (!g) {
+        if (s)
+            hub_send_error(s, PROTO_RATE_LIMITED,
+                           "the server is busy; try again", id);
+        return NULL;
+    }
+    finish(h, c, "accepted", -1, game_gid(g), s, id);
+    game_announce_start(g, now);
+    return game_gid(g);
+}
+
 /* The game of an accepted challenge: the checks a paired seek's taker
  * has (PROTOCOL.md's order), then it starts. */
 static void do_accept(struct session *s, const struct proto_msg *m,
@@ -422,11 +477,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct challenge *c = mine(s, m, false);
     struct player *from;
-    struct game_seat_init seats[2];
-    struct board start;
-    struct game *g;
     const char *pid;
-    int color;
 
     if (!c)
         return;
@@ -451,22 +502,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     }
     if (hub_games_refused(s, c->from, true, &m->id))
         return;
-    /* colour: the challenger's wish, else a coin */
-    color = c->color == PROTO_WHITE   ? 0
-            : c->color == PROTO_BLACK ? 1
-                                      : (int)(ids_random_byte() & 1);
-    seats[color] = (struct game_seat_init){c->from, c->from_name};
-    seats[1 - color] = (struct game_seat_init){s->player->pid,
-                                               s->player->name};
-    board_from_fen(&start, FEN_START);
-    g = hub_start_game(h, &c->clock, &start, seats, NULL, c->rated, now);
-    if (!g) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy; try again",
-                       &m->id);
-        return;
-    }
-    finish(h, c, "accepted", -1, game_gid(g), s, &m->id);
-    game_announce_start(g, now);
+    start(h, c, s->player->pid, s->player->name, s, &m->id, now);
 }
 
 static void do_decline(struct session *s, const struct proto_msg *m,
@@ -512,6 +548,137 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
     hub_send_text(s, proto_render_challenges(in, nin, out, nout, &m->id), 0);
     free(in);
     free(out);
+}
+
+/* ---- the HTTP API's ways in (lichessapi.c) ------------------------------ */
+
+/* The checks of a new game between pid (asking) and other that the
+ * WebSocket's paths make through the session: pid's playban, then a block
+ * either way (of the players in memory: a stream or page keeps one
+ * there). 0, or an enum proto_code with msg. */
+static int api_may_play(struct hub *h, const char *pid, const char *other,
+                        const char *other_name, char *msg, size_t len)
+{
+    const struct player *me = table_get(&h->players, pid);
+    const struct player *them = table_get(&h->players, other);
+
+    if (hub_playban_until(h, me, msg, len))
+        return PROTO_PLAYBAN;
+    if ((me && relation_blocks(me, other)) ||
+        (them && relation_blocks(them, pid))) {
+        snprintf(msg, len, "you cannot challenge %s", other_name);
+        return PROTO_BLOCKED;
+    }
+    return 0;
+}
+
+int challenge_api_create(struct hub *h, const struct challenge_who *from,
+                         const struct challenge_who *to,
+                         const struct clock_spec *clock, int color,
+                         bool rated, int64_t now, char **json, char *msg,
+                         size_t len)
+{
+    struct player *p;
+    const struct challenge *made;
+    struct proto_challenge v;
+    int code;
+
+    *json = NULL;
+    if (h->router.ops != &hub_local_router) {
+        snprintf(msg, len, "challenges are not served in a cluster yet");
+        return PROTO_CHALLENGE_UNAVAILABLE;
+    }
+    if (!ratelimit_take(C(h)->made, from->pid, now)) {
+        snprintf(msg, len, "too many challenges; try again in a minute");
+        return PROTO_RATE_LIMITED;
+    }
+    if (!strcmp(from->pid, to->pid)) {
+        snprintf(msg, len, "you cannot challenge yourself");
+        return PROTO_OWN_GAME;
+    }
+    if ((code = api_may_play(h, from->pid, to->pid, to->name, msg, len)))
+        return code;
+    code = make(h, from, to, clock, color, rated, &made, msg, len);
+    if (code)
+        return code;
+    /* a challenger with no page open here: it lapses as one whose last
+     * page went (lichess: 20 s unless kept alive) */
+    p = table_get(&h->players, from->pid);
+    if (!p || !hub_player_present(p)) {
+        struct challenge *c = (struct challenge *)made;
+        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
+        hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
+    }
+    challenge_view(h, made, &v);
+    tell(h, made, &v, NULL, NULL);
+    *json = proto_render_challenge_lichess(&v, "", false, -1);
+    if (!*json) {
+        snprintf(msg, len, "out of memory");
+        return PROTO_BUSY;
+    }
+    return 0;
+}
+
+/* The pending challenge id sent (challenger) or received by pid. */
+static struct challenge *api_mine(struct hub *h, const char *id,
+                                  const char *pid, bool challenger)
+{
+    struct challenge *c = table_get(&C(h)->byid, id);
+
+    return c && !strcmp(challenger ? c->from : c->to, pid) ? c : NULL;
+}
+
+/* True when pid holds as many live games and seeks as it may. */
+static bool api_full(struct hub *h, const char *pid)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    return p && p->ngames + (size_t)lobby_has(h->lobby, p->pid) >=
+                    (size_t)h->cfg.max_games_per_player;
+}
+
+int challenge_api_accept(struct hub *h, const char *id,
+                         const struct challenge_who *me, int64_t now,
+                         char *msg, size_t len)
+{
+    struct challenge *c = api_mine(h, id, me->pid, false);
+    int code;
+
+    if (!c) {
+        snprintf(msg, len, "Not found.");
+        return PROTO_NO_SUCH_CHALLENGE;
+    }
+    if ((code = api_may_play(h, me->pid, c->from, c->from_name, msg, len)))
+        return code;
+    if (api_full(h, c->to) || api_full(h, c->from)) {
+        snprintf(msg, len,
+                 "%s holds as many live games and seeks as there may be",
+                 api_full(h, c->to) ? "you" : "the challenger");
+        return PROTO_TOO_MANY_GAMES;
+    }
+    if (h->nlive >= (size_t)h->cfg.max_live_games) {
+        snprintf(msg, len, "the server holds as many live games as it may");
+        return PROTO_SERVER_FULL;
+    }
+    if (!start(h, c, me->pid, me->name, NULL, NULL, now)) {
+        snprintf(msg, len, "the server is busy; try again");
+        return PROTO_BUSY;
+    }
+    return 0;
+}
+
+int challenge_api_end(struct hub *h, const char *id, const char *pid,
+                      int decline)
+{
+    struct challenge *c = api_mine(h, id, pid, decline < 0);
+
+    if (!c)
+        return PROTO_NO_SUCH_CHALLENGE;
+    if (decline < 0)
+        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+    else
+        finish(h, c, "declined", decline, NULL, NULL, NULL);
+    return 0;
 }
 
 /* ---- the module ---------------------------------------------------------- */

@@ -31,4 +31,35 @@ void challenge_view(struct hub *h, const struct challenge *c,
 /* How many challenges are pending on this node. */
 size_t challenge_count(struct hub *h);
 
+/* One side of a challenge made through the HTTP API. */
+struct challenge_who {
+    const char *pid, *name;
+    bool account;
+};
+
+/* POST /api/challenge/{username}: from challenges to (an account, not
+ * necessarily online) as a page's `challenge` would, after the same
+ * rate and caps (not in a cluster); both players' pages hear it. A
+ * challenger with no page open lapses challenge_lapse_ms later. 0 and
+ * *json (lichess's ChallengeJson, malloc'ed), or an enum proto_code
+ * with a sentence in msg. */
+int challenge_api_create(struct hub *h, const struct challenge_who *from,
+                         const struct challenge_who *to,
+                         const struct clock_spec *clock, int color,
+                         bool rated, int64_t now, char **json, char *msg,
+                         size_t len);
+
+/* POST /api/challenge/{id}/accept by me, its challenged player: the
+ * game starts (the games' caps checked). 0, or an enum proto_code with
+ * msg (PROTO_NO_SUCH_CHALLENGE: none pending to me with that id). */
+int challenge_api_accept(struct hub *h, const char *id,
+                         const struct challenge_who *me, int64_t now,
+                         char *msg, size_t len);
+
+/* POST /api/challenge/{id}/decline (decline: enum proto_decline) by its
+ * challenged player pid, or /cancel (decline -1) by its challenger. 0,
+ * or PROTO_NO_SUCH_CHALLENGE. */
+int challenge_api_end(struct hub *h, const char *id, const char *pid,
+                      int decline);
+
 #endif

@@ -479,9 +479,22 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
                             const char *creator, bool rated, int64_t now)
 {
     char gid[PROTO_KEY_MAX + 1];
-    struct game *g;
 
     if (ids_random(gid, LIMIT_GID_BYTES) < 0)
+        return NULL;
+    return hub_start_game_as(h, gid, clock, start, seats, creator, rated,
+                             now);
+}
+
+struct game *hub_start_game_as(struct hub *h, const char *gid,
+                               const struct clock_spec *clock,
+                               const struct board *start,
+                               const struct game_seat_init seats[2],
+                               const char *creator, bool rated, int64_t now)
+{
+    struct game *g;
+
+    if (table_get(&h->games, gid))
         return NULL;
     /* (in a cluster the game's epoch is taken before its row is written) */
     if (h->router.ops->game_new(h->router.ctx, gid) < 0)

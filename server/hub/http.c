@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "hub/history.h"
 #include "hub/apitokens.h"
+#include "hub/lichessapi.h"
 #include "hub/board.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
@@ -32,7 +33,8 @@
 
 int http_wants(const char *path)
 {
-    return !strncmp(path, "/api/", 5) || !strcmp(path, "/healthz") ||
+    return !strncmp(path, "/api/", 5) ||
+           !strncmp(path, "/game/export/", 13) || !strcmp(path, "/healthz") ||
            !strcmp(path, "/readyz") || !strcmp(path, "/metrics");
 }
 
@@ -570,6 +572,12 @@ static int route(struct hub *h, const char *path, const char *const *args,
     }
     if (!strncmp(path, "/api/leaderboard/", 17))
         return api_ratings(h, NULL, path + 17, later, r);
+    /* lichess's GET /game/export/{id}: the game's PGN */
+    if (!strncmp(path, "/game/export/", 13)) {
+        if (!proto_key_valid(path + 13))
+            return api_error(r, 404, "no_such_game");
+        return api_game_pgn(h, path + 13, later, r);
+    }
     return api_error(r, 404, "not_found");
 }
 
@@ -579,6 +587,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
     memset(r, 0, sizeof *r);
     /* a token's routes (hub/apitoken.c) */
     if (apitoken_http(h, q, now, later, r))
+        return;
+    /* lichess's plain endpoints (hub/lichessapi.c) */
+    if (lichessapi_http(h, q, now, later, r))
         return;
     /* the analysis board's positions and PGNs (hub/board.c) */
     if (board_http(q, r))

@@ -262,6 +262,10 @@ int hub_playban_read(struct store *st, const char *pid,
 /* True when a playban of s's player holds (hub_games_refused checks it
  * first): s was answered playban with id, then sent `playban`. */
 bool hub_playban_refused(struct session *s, const struct proto_id *id);
+/* The end (wall ms) of p's playban (NULL p: none), with the refusal's
+ * words in msg; 0 when none holds. Loop thread. */
+int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
+                          size_t len);
 /* s was welcomed: it is sent `playban` when a ban of its player holds. */
 void hub_playban_welcomed(struct session *s);
 
@@ -353,8 +357,8 @@ struct facts_row {
     char (*live)[PROTO_KEY_MAX + 1]; /* malloc'ed (hub_facts_row_clear) */
     size_t n_live;
     struct playban_record playban; /* an account's stored one */
-    bool with_blocks;           /* an account's blocks were read ... */
-    struct store_block *blocks; /* ... sorted by pid, malloc'ed */
+    bool with_blocks;              /* an account's blocks were read ... */
+    struct store_block *blocks;    /* ... sorted by pid, malloc'ed */
     size_t n_blocks;
 };
 
@@ -534,5 +538,12 @@ struct game *hub_start_game(struct hub *h, const struct clock_spec *clock,
                             const struct board *start,
                             const struct game_seat_init seats[2],
                             const char *creator, bool rated, int64_t now);
+/* The same with the GID gid (a challenge's id: lichess's game has its
+ * challenge's id); NULL too when a game here has it. */
+struct game *hub_start_game_as(struct hub *h, const char *gid,
+                               const struct clock_spec *clock,
+                               const struct board *start,
+                               const struct game_seat_init seats[2],
+                               const char *creator, bool rated, int64_t now);
 
 #endif

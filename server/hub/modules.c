@@ -23,22 +23,10 @@ extern const struct hub_module hub_playban_module;   /* playban.c */
 extern const struct hub_module hub_relation_module;  /* relation.c */
 
 const struct hub_module *const hub_modules[] = {
-    &hub_core_module,
-    &hub_play_module,
-    &hub_lobby_module,
-    &hub_account_module,
-    &hub_prefs_module,
-    &hub_rematch_module,
-    &hub_computer_module,
-    &hub_takeback_module,
-    &hub_challenge_module,
-    &hub_analysis_module,
-    &hub_apitoken_module,
-    &hub_mygames_module,
-    &hub_testtime_module,
-    &hub_arena_module,
-    &hub_chat_module,
-    &hub_playban_module,
-    &hub_relation_module,
-    NULL,
+    &hub_core_module,     &hub_play_module,     &hub_lobby_module,
+    &hub_account_module,  &hub_prefs_module,    &hub_rematch_module,
+    &hub_computer_module, &hub_takeback_module, &hub_challenge_module,
+    &hub_analysis_module, &hub_apitoken_module, &hub_mygames_module,
+    &hub_testtime_module, &hub_arena_module,    &hub_chat_module,
+    &hub_playban_module,  &hub_relation_module, NULL,
 };

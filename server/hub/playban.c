@@ -106,24 +106,37 @@ static void tell_conns(struct hub *h, struct player *p, int64_t until,
     msgbuf_unref(b);
 }
 
-bool hub_playban_refused(struct session *s, const struct proto_id *id)
+int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
+                          size_t len)
 {
-    struct hub *h = s->hub;
     int64_t wall = hub_wall_ms(h), end;
     int mins = 0;
-    char msg[160], at[32];
+    char at[32];
     time_t t;
     struct tm tm;
 
-    if (!(end = ban_end(h, s->player, wall, &mins)))
-        return false;
+    if (!p || !(end = ban_end(h, p, wall, &mins)))
+        return 0;
     t = (time_t)(end / 1000);
     gmtime_r(&t, &tm);
     strftime(at, sizeof at, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    snprintf(msg, sizeof msg,
+    snprintf(msg, len,
              "you aborted or left too many games: no new game for %lld "
              "min, until %s",
              (long long)((end - wall + 59999) / 60000), at);
+    return end;
+}
+
+bool hub_playban_refused(struct session *s, const struct proto_id *id)
+{
+    struct hub *h = s->hub;
+    int64_t end;
+    int mins = 0;
+    char msg[160];
+
+    if (!(end = hub_playban_until(h, s->player, msg, sizeof msg)))
+        return false;
+    ban_end(h, s->player, hub_wall_ms(h), &mins);
     hub_send_error(s, PROTO_PLAYBAN, msg, id);
     hub_send_text(s, render(end, mins), 0);
     log_info("event=playban_refused player=%s until_ms=%" PRId64,

@@ -23,6 +23,10 @@
 /* ---- HTTP -------------------------------------------------------------- */
 
 #define MAX_ARGS 8
+/* The bytes of one query argument, decoded, with its name: as long as
+ * a request line (frames.h), so that none is dropped (GET
+ * /api/users/status's ids: hub/lichessapi.c). */
+#define ARG_MAX (FRAMES_LINE_MAX + 1)
 
 /* A URL path that names a file under the web folder: no "..", no hidden
  * files, only ordinary characters. */
@@ -379,7 +383,7 @@ static void bearer_of(struct lws *wsi, char *buf, size_t len)
 static int http_dispatch(struct lws *wsi, struct http_pss *pss,
                          const char *uri)
 {
-    char argbuf[MAX_ARGS][128], bearer[160], ip[64], key[ADDRKEY_MAX];
+    char argbuf[MAX_ARGS][ARG_MAX], bearer[160], ip[64], key[ADDRKEY_MAX];
     const char *args[MAX_ARGS];
     struct net_reply r;
     size_t nargs = 0;
@@ -442,9 +446,10 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         web_status(wsi, 405); /* (files and probes are read, not posted) */
         return http_done(wsi);
     }
-    if (!strncmp(uri, "/api/", 5)) {
-        /* by the client's key: behind a trusted proxy the address it
-         * names, not the proxy's (one bucket for the whole site) */
+    if (!strncmp(uri, "/api/", 5) || !strncmp(uri, "/game/export/", 13)) {
+        /* (the API's, and lichess's path of a game's PGN) by the
+         * client's key: behind a trusted proxy the address it names,
+         * not the proxy's (one bucket for the whole site) */
         char ip[64], key[ADDRKEY_MAX];
         tcp_client_ip(wsi, ip, sizeof ip);
         tcp_key(ip, key);
