@@ -1,0 +1,776 @@
+/*
+ * botapi.c - the streaming half of lichess's Bot and Board APIs (see
+ * botapi.h; docs/PROTOCOL.md, "The lichess Bot and Board API").
+ *
+ * Each open stream is a session of its account's player, opened with
+ * hub_remote_open over this file's session_ops: the player is present
+ * while a stream is open (as on lichess, where a bot with its event
+ * stream open is online), and every message the hub sends the player's
+ * connections reaches send() below with its store sequence number. send
+ * reads the message's type and game and writes what lichess would: the
+ * event stream gameStart and gameFinish, a game stream gameState (from
+ * the game in memory) and chatLine. The line keeps the message's seq:
+ * it is written once the journal has committed what it reports.
+ *
+ * The POST actions run as the WebSocket commands do: a command's text is
+ * handed to hub_on_text on one of the account's stream sessions (or on
+ * one opened for the request alone), so they take the same checks, rate
+ * limits, journal and replies. An error sent back during that call is
+ * the HTTP answer (400); otherwise {"ok":true} is answered once the
+ * store has committed the game's sequence number, as a move's `moved`
+ * is released only after its commit.
+ */
+#include "hub/botapi.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apitoken.h"
+#include "hub/apitokens.h"
+#include "hub/hub_internal.h"
+#include "lib/msgbuf.h"
+#include "lib/log.h"
+
+#define JSON_TYPE "application/json"
+
+/* One open stream: the event stream (gid "") or a game's. */
+struct api_stream {
+    struct hub *h;
+    struct session *s; /* its session (hub_remote_open) */
+    void *net;         /* the environment's stream; NULL once ended */
+    char pid[PROTO_KEY_MAX + 1];
+    char token[65]; /* hex SHA-256 of its token */
+    char gid[PROTO_KEY_MAX + 1];
+    bool capture;  /* a POST's command runs on it: errors are the answer */
+    char err[200]; /* ... the error it got ("": none) */
+    bool done;     /* ended: its session is closed at the next wake */
+    struct api_stream *prev, *next;
+};
+
+/* A POST's {"ok":true}, answered once the store committed seq. */
+struct pending {
+    uint64_t later, seq;
+    struct pending *next;
+};
+
+struct botapi {
+    struct api_stream *streams;
+    struct pending *pending;
+};
+
+/* What a request asked, kept through its token's read. */
+enum route { R_EVENTS, R_GAME_STREAM, R_MOVE, R_RESIGN, R_ABORT, R_DRAW };
+struct ask {
+    enum route route;
+    bool bot;  /* /api/bot/ (else /api/board/) */
+    bool flag; /* draw yes; a move's offeringDraw */
+    char gid[PROTO_KEY_MAX + 1];
+    char uci[8];
+};
+
+static struct botapi *B(struct hub *h)
+{
+    return hub_module_state(h, &hub_botapi_module);
+}
+
+static void answer(struct hub *h, uint64_t later, int status, char *body)
+{
+    struct http_reply r = {body ? status : 500,
+                           body ? JSON_TYPE : "text/plain", body,
+                           body ? strlen(body) : 0};
+
+    hub_http_answer(h, later, &r);
+}
+
+/* lichess's error shape, {"error":"..."}. */
+static char *error_body(const char *words)
+{
+    json_t *o = json_pack("{s:s}", "error", words);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    return text;
+}
+
+/* The loop is to run this module's wake soon (a stream ended, a POST
+ * waits for a commit). */
+static void hub_wake_soon(struct hub *h)
+{
+    h->env.wake();
+}
+
+static void fail(struct hub *h, uint64_t later, int status, const char *words)
+{
+    answer(h, later, status, error_body(words));
+}
+
+/* ---- lichess's JSON ------------------------------------------------------ */
+
+/* lichess's status name of g (gameState's `status`). */
+static const char *status_name(struct game *g)
+{
+    if (game_status(g) != GAME_ENDED)
+        return "started";
+    switch (game_ending(g)) {
+    case ENDING_CHECKMATE:
+        return "mate";
+    case ENDING_RESIGNATION:
+    case ENDING_ABANDONED:
+        return "resign";
+    case ENDING_TIMEOUT:
+        return "outoftime";
+    case ENDING_STALEMATE:
+        return "stalemate";
+    case ENDING_ABORTED:
+    case ENDING_CANCELLED:
+        return "aborted";
+    case ENDING_NO_START:
+        return "noStart";
+    default:
+        return "draw"; /* agreement, repetition, 50/75 moves, dead, ... */
+    }
+}
+
+static json_t *winner(struct game *g)
+{
+    if (game_status(g) != GAME_ENDED)
+        return NULL;
+    if (game_result(g) == ENDING_WHITE_WINS)
+        return json_string("white");
+    if (game_result(g) == ENDING_BLACK_WINS)
+        return json_string("black");
+    return NULL;
+}
+
+/* gameState of g at now. */
+static json_t *game_state(struct game *g, int64_t now)
+{
+    const struct clock_spec *c = game_clock_spec(g);
+    int64_t inc = c->per_move ? 0 : (int64_t)c->increment_s * 1000;
+    size_t cap = (size_t)game_ply(g) * 6 + 1, at = 0;
+    char *moves = malloc(cap);
+    json_t *o, *w;
+
+    if (!moves)
+        return NULL;
+    moves[0] = '\0';
+    for (int i = 0; i < game_ply(g); i++)
+        at += (size_t)snprintf(moves + at, cap - at, "%s%s", i ? " " : "",
+                               game_move_uci(g, i));
+    o = json_pack(
+        "{s:s,s:s,s:I,s:I,s:I,s:I,s:s,s:b,s:b,s:b,s:b}", "type", "gameState",
+        "moves", moves, "wtime", (json_int_t)game_time_left(g, 0, now),
+        "btime", (json_int_t)game_time_left(g, 1, now), "winc",
+        (json_int_t)inc, "binc", (json_int_t)inc, "status", status_name(g),
+        "wdraw", 0, "bdraw", 0, "wtakeback", 0, "btakeback", 0);
+    free(moves);
+    if (o && (w = winner(g)))
+        json_object_set_new(o, "winner", w);
+    return o;
+}
+
+static json_t *lichess_player(struct game *g, int color)
+{
+    char id[PROTO_NAME_MAX + 1];
+    const char *name = game_seat_name(g, color);
+    struct proto_player p = game_seat_player(g, color);
+    size_t i = 0;
+
+    for (; name[i] && i + 1 < sizeof id; i++)
+        id[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32
+                                                        : name[i]);
+    id[i] = '\0';
+    return json_pack("{s:s,s:s,s:n,s:I,s:b}", "id", id, "name", name, "title",
+                     "rating", (json_int_t)(p.has_rating ? p.rating : 1500),
+                     "provisional", p.has_rating ? p.provisional : 1);
+}
+
+/* lichess's speed of a clock (its estimate: initial + 40 increments). */
+static const char *speed(const struct clock_spec *c)
+{
+    int est = c->initial_s + 40 * c->increment_s;
+
+    if (c->per_move)
+        return "correspondence";
+    return est < 30     ? "ultraBullet"
+           : est < 180  ? "bullet"
+           : est < 480  ? "blitz"
+           : est < 1500 ? "rapid"
+                        : "classical";
+}
+
+static json_t *clock_json(const struct clock_spec *c)
+{
+    if (c->per_move)
+        return json_null();
+    return json_pack("{s:I,s:I}", "initial", (json_int_t)c->initial_s * 1000,
+                     "increment", (json_int_t)c->increment_s * 1000);
+}
+
+/* gameFull of g. */
+static json_t *game_full(struct game *g, int64_t now)
+{
+    const struct clock_spec *c = game_clock_spec(g);
+    const char *fen = game_initial_fen(g);
+    const char *sp = speed(c);
+    char perf[16];
+
+    snprintf(perf, sizeof perf, "%c%s", sp[0] - 32, sp + 1);
+    return json_pack(
+        "{s:s,s:s,s:b,s:{s:s,s:s,s:s},s:o,s:s,s:{s:s},s:I,s:o,s:o,s:s,s:o}",
+        "type", "gameFull", "id", game_gid(g), "rated", game_rated(g),
+        "variant", "key", "standard", "name", "Standard", "short", "Std",
+        "clock", clock_json(c), "speed", sp, "perf", "name", perf,
+        "createdAt", (json_int_t)game_created_ms(g), "white",
+        lichess_player(g, 0), "black", lichess_player(g, 1), "initialFen",
+        fen && fen[0] ? fen : "startpos", "state", game_state(g, now));
+}
+
+/* gameStart or gameFinish of g for pid (the event stream's). */
+static json_t *game_event(struct game *g, const char *type, const char *pid,
+                          int64_t now)
+{
+    int me = game_color_of(g, pid);
+    const struct clock_spec *c = game_clock_spec(g);
+    json_t *opp = lichess_player(g, !me);
+    bool mine = game_status(g) == GAME_STARTED && game_side_to_move(g) == me;
+
+    if (!opp)
+        return NULL;
+    json_object_set(opp, "username", json_object_get(opp, "name"));
+    return json_pack(
+        "{s:s,s:{s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:s,s:b,s:I,s:s,s:{s:I,s:s},"
+        "s:s,s:{s:s,s:s},s:{s:b,s:b},s:s}}",
+        "type", type, "game", "gameId", game_gid(g), "fullId", game_gid(g),
+        "id", game_gid(g), "color", me == 0 ? "white" : "black", "hasMoved",
+        game_ply(g) > me, "isMyTurn", mine, "opponent", opp, "perf", speed(c),
+        "rated", game_rated(g), "secondsLeft",
+        (json_int_t)(game_time_left(g, me, now) / 1000), "source", "friend",
+        "status", "id", (json_int_t)(game_status(g) == GAME_ENDED ? 30 : 20),
+        "name", status_name(g), "speed", speed(c), "variant", "key",
+        "standard", "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
+        game_initial_fen(g) && game_initial_fen(g)[0]
+            ? game_initial_fen(g)
+            : "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - "
+              "0 1");
+}
+
+/* Queues the JSON value o (taken) as a line on st behind seq. */
+static void put(struct api_stream *st, json_t *o, uint64_t seq)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    struct msgbuf *b;
+
+    json_decref(o);
+    if (!line) {
+        free(text);
+        return;
+    }
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    if (!(b = msgbuf_take(line)))
+        return;
+    if (st->net)
+        st->h->env.stream_send(st->net, b, seq);
+    msgbuf_unref(b);
+}
+
+/* ---- the streams' sessions ---------------------------------------------- */
+
+/* Ends st's stream (what it queued goes out first); its session is closed
+ * at the next wake (not now: a game may be calling send). */
+static void end_stream(struct api_stream *st)
+{
+    if (st->net)
+        st->h->env.stream_close(st->net);
+    st->net = NULL;
+    st->done = true;
+    hub_wake_soon(st->h);
+}
+
+static void on_message(struct api_stream *st, const char *t, const char *gid,
+                       json_t *m, uint64_t seq)
+{
+    struct hub *h = st->h;
+    struct game *g = gid ? table_get(&h->games, gid) : NULL;
+    int64_t now = hub_now_ms(h);
+
+    if (!st->gid[0]) { /* the event stream */
+        if (g && !strcmp(t, "game_start"))
+            put(st, game_event(g, "gameStart", st->pid, now), seq);
+        else if (g && !strcmp(t, "game_end"))
+            put(st, game_event(g, "gameFinish", st->pid, now), seq);
+        return;
+    }
+    if (!gid || strcmp(gid, st->gid))
+        return;
+    if (!strcmp(t, "chat")) {
+        const char *room = json_string_value(json_object_get(m, "room"));
+        put(st,
+            json_pack("{s:s,s:s,s:O,s:O}", "type", "chatLine", "room",
+                      room && !strncmp(room, "spect", 5) ? "spectator"
+                                                         : "player",
+                      "username", json_object_get(m, "name"), "text",
+                      json_object_get(m, "text")),
+            seq);
+    } else if (g && (!strcmp(t, "moved") || !strcmp(t, "game_end") ||
+                     strstr(t, "draw") || strstr(t, "takeback"))) {
+        json_t *state = game_state(g, now);
+        if (state && (strstr(t, "draw") || strstr(t, "takeback"))) {
+            json_t *o = json_object_get(m, "by");
+            const char *by = json_string_value(o);
+            bool offered = strstr(t, "offer") != NULL;
+            if (by && offered)
+                json_object_set_new(
+                    state,
+                    !strcmp(by, "white")
+                        ? (strstr(t, "draw") ? "wdraw" : "wtakeback")
+                        : (strstr(t, "draw") ? "bdraw" : "btakeback"),
+                    json_true());
+        }
+        put(st, state, seq);
+        if (!strcmp(t, "game_end"))
+            end_stream(st);
+    }
+}
+
+static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    struct api_stream *st = s->ext;
+    json_t *m = json_loadb(b->data, b->len, 0, NULL);
+    const char *t = json_string_value(json_object_get(m, "t"));
+    const char *gid = json_string_value(json_object_get(m, "game"));
+
+    if (t && st->capture && !strcmp(t, "error")) {
+        const char *words = json_string_value(json_object_get(m, "message"));
+        const char *code = json_string_value(json_object_get(m, "code"));
+        snprintf(st->err, sizeof st->err, "%s",
+                 words  ? words
+                 : code ? code
+                        : "error");
+    } else if (t && !st->done) {
+        on_message(st, t, gid, m, seq);
+    }
+    json_decref(m);
+}
+
+static int64_t ops_rtt(const struct session *s)
+{
+    (void)s;
+    return 0; /* (no pings: no lag credit, as lichess gives a bot none) */
+}
+
+static void ops_close(struct session *s, int code, const char *reason)
+{
+    (void)code;
+    (void)reason;
+    end_stream(s->ext);
+}
+
+static const struct session_ops api_ops = {ops_send, ops_rtt, ops_close};
+
+static void stream_free(struct hub *h, struct api_stream *st)
+{
+    struct botapi *b = B(h);
+
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        b->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    if (st->s)
+        hub_remote_close(h, st->s, hub_now_ms(h));
+    free(st);
+}
+
+void botapi_stream_closed(struct hub *h, void *owner)
+{
+    struct api_stream *st = owner;
+
+    st->net = NULL;
+    st->done = true;
+    if (B(h))
+        hub_wake_soon(h);
+}
+
+/* A new stream of token t (gid "": the event stream), opened on the
+ * request later; NULL when it was not (answered). */
+static struct api_stream *stream_new(struct hub *h, uint64_t later,
+                                     const struct store_api_token *t,
+                                     const char *gid)
+{
+    struct api_stream *st = calloc(1, sizeof *st);
+    struct player *p;
+    int status;
+
+    if (!st) {
+        fail(h, later, 500, "out of memory");
+        return NULL;
+    }
+    st->h = h;
+    snprintf(st->pid, sizeof st->pid, "%s", t->pid);
+    hub_hex(t->hash, 32, st->token);
+    snprintf(st->gid, sizeof st->gid, "%s", gid);
+    st->net = h->env.stream_open(later, t->pid, st, &status);
+    if (!st->net) {
+        free(st);
+        return NULL;
+    }
+    p = hub_player_get(h, t->pid, t->username);
+    if (p)
+        p->account = true;
+    if (!p || !(st->s = hub_remote_open(h, &api_ops, st, p))) {
+        h->env.stream_close(st->net);
+        free(st);
+        return NULL;
+    }
+    st->next = B(h)->streams;
+    if (st->next)
+        st->next->prev = st;
+    B(h)->streams = st;
+    return st;
+}
+
+/* ---- the routes ---------------------------------------------------------- */
+
+static void open_events(struct hub *h, uint64_t later,
+                        const struct store_api_token *t)
+{
+    struct api_stream *st;
+    char token[65];
+    size_t n;
+    struct game_ref *gs;
+
+    /* one event stream per token: a new one ends the old */
+    hub_hex(t->hash, 32, token);
+    for (st = B(h)->streams; st; st = st->next)
+        if (!st->gid[0] && !st->done && !strcmp(st->token, token))
+            end_stream(st);
+    if (!(st = stream_new(h, later, t, "")))
+        return;
+    gs = hub_games_snapshot(st->s->player, &n);
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g && game_status(g) == GAME_STARTED)
+            put(st, game_event(g, "gameStart", st->pid, hub_now_ms(h)), 0);
+    }
+    free(gs);
+}
+
+static void open_game(struct hub *h, uint64_t later,
+                      const struct store_api_token *t, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+    struct api_stream *st;
+
+    if (!g || game_color_of(g, t->pid) < 0) {
+        fail(h, later, 404, "No such game");
+        return;
+    }
+    if (!(st = stream_new(h, later, t, gid)))
+        return;
+    put(st, game_full(g, hub_now_ms(h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
+/* Runs the command text on a session of t's account, returning the
+ * error it got into err ("": none). */
+static void run_command(struct hub *h, const struct store_api_token *t,
+                        const char *text, char *err, size_t errlen)
+{
+    struct api_stream *st = B(h)->streams, tmp = {0};
+    struct player *p;
+
+    while (st && (st->done || strcmp(st->pid, t->pid)))
+        st = st->next;
+    if (!st) { /* a session for this request alone */
+        st = &tmp;
+        tmp.h = h;
+        snprintf(tmp.pid, sizeof tmp.pid, "%s", t->pid);
+        tmp.gid[0] = '\0';
+        p = hub_player_get(h, t->pid, t->username);
+        if (p)
+            p->account = true;
+        if (!p || !(tmp.s = hub_remote_open(h, &api_ops, &tmp, p))) {
+            snprintf(err, errlen, "out of memory");
+            return;
+        }
+        tmp.done = true; /* (it streams nothing) */
+    }
+    st->capture = true;
+    st->err[0] = '\0';
+    hub_on_text(h, st->s, text, strlen(text), hub_now_ms(h));
+    st->capture = false;
+    snprintf(err, errlen, "%s", st->err);
+    if (st == &tmp)
+        hub_remote_close(h, tmp.s, hub_now_ms(h));
+}
+
+static void act(struct hub *h, uint64_t later,
+                const struct store_api_token *t, const struct ask *a)
+{
+    struct game *g = table_get(&h->games, a->gid);
+    char text[256], err[200];
+    int me;
+    struct pending *pd;
+
+    if (!g || (me = game_color_of(g, t->pid)) < 0) {
+        fail(h, later, 404, "No such game");
+        return;
+    }
+    switch (a->route) {
+    case R_MOVE:
+        snprintf(text, sizeof text,
+                 "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
+                 "\"ply\":%d}",
+                 a->gid, a->uci, game_ply(g));
+        break;
+    case R_RESIGN:
+        snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}",
+                 a->gid);
+        break;
+    case R_ABORT:
+        snprintf(text, sizeof text, "{\"t\":\"abort\",\"game\":\"%s\"}",
+                 a->gid);
+        break;
+    default: /* R_DRAW: yes offers or accepts, no declines */
+        snprintf(text, sizeof text, "{\"t\":\"%s\",\"game\":\"%s\"}",
+                 a->flag ? "draw_offer" : "draw_decline", a->gid);
+        break;
+    }
+    run_command(h, t, text, err, sizeof err);
+    if (!err[0] && a->route == R_MOVE && a->flag &&
+        (g = table_get(&h->games, a->gid)) &&
+        game_status(g) == GAME_STARTED) {
+        snprintf(text, sizeof text, "{\"t\":\"draw_offer\",\"game\":\"%s\"}",
+                 a->gid);
+        run_command(h, t, text, err, sizeof err);
+        err[0] = '\0'; /* (the move stands; an offer refused is no error) */
+    }
+    if (err[0]) {
+        fail(h, later, 400, err);
+        return;
+    }
+    g = table_get(&h->games, a->gid);
+    if (!(pd = calloc(1, sizeof *pd))) {
+        fail(h, later, 500, "out of memory");
+        return;
+    }
+    pd->later = later;
+    pd->seq = g ? game_seq(g) : 0;
+    pd->next = B(h)->pending;
+    B(h)->pending = pd;
+    hub_wake_soon(h);
+}
+
+static void then(struct hub *h, uint64_t later,
+                 const struct store_api_token *t, void *arg)
+{
+    struct ask *a = arg;
+    unsigned mask = 0;
+    char why[8];
+    const char *need = a->bot ? "bot:play" : "board:play";
+
+    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
+        !(mask & apitoken_scope_bit(need, strlen(need)))) {
+        char words[64];
+        snprintf(words, sizeof words, "Missing scope: %s", need);
+        fail(h, later, 403, words);
+    } else if (a->route == R_EVENTS) {
+        open_events(h, later, t);
+    } else if (a->route == R_GAME_STREAM) {
+        open_game(h, later, t, a->gid);
+    } else {
+        act(h, later, t, a);
+    }
+    free(a);
+}
+
+/* The event stream: either scope opens it. */
+static void then_events(struct hub *h, uint64_t later,
+                        const struct store_api_token *t, void *arg)
+{
+    unsigned mask = 0;
+    char why[8];
+
+    free(arg);
+    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
+        !(mask & (apitoken_scope_bit("bot:play", 8) |
+                  apitoken_scope_bit("board:play", 10)))) {
+        fail(h, later, 403, "Missing scope: bot:play or board:play");
+        return;
+    }
+    open_events(h, later, t);
+}
+
+/* Parses /api/(bot|board)/game/... into a; false when it is no route of
+ * ours. */
+static bool parse_game_path(const char *rest, bool post, struct ask *a)
+{
+    size_t n;
+
+    if (!post && !strncmp(rest, "stream/", 7)) {
+        rest += 7;
+        a->route = R_GAME_STREAM;
+        return snprintf(a->gid, sizeof a->gid, "%s", rest) <
+                   (int)sizeof a->gid &&
+               proto_key_valid(a->gid);
+    }
+    if (!post)
+        return false;
+    n = strcspn(rest, "/");
+    if (!n || n >= sizeof a->gid)
+        return false;
+    memcpy(a->gid, rest, n);
+    a->gid[n] = '\0';
+    rest += n;
+    if (!proto_key_valid(a->gid))
+        return false;
+    if (!strncmp(rest, "/move/", 6) && strlen(rest + 6) < sizeof a->uci &&
+        strlen(rest + 6) >= 4) {
+        a->route = R_MOVE;
+        snprintf(a->uci, sizeof a->uci, "%s", rest + 6);
+        for (const char *c = a->uci; *c; c++)
+            if (!((*c >= 'a' && *c <= 'h') || (*c >= '1' && *c <= '8') ||
+                  strchr("qrbn", *c)))
+                return false;
+        return true;
+    }
+    if (!strcmp(rest, "/resign"))
+        return (a->route = R_RESIGN), true;
+    if (!strcmp(rest, "/abort"))
+        return (a->route = R_ABORT), true;
+    if (!strcmp(rest, "/draw/yes") || !strcmp(rest, "/draw/no")) {
+        a->route = R_DRAW;
+        a->flag = !strcmp(rest, "/draw/yes");
+        return true;
+    }
+    return false;
+}
+
+bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
+                 uint64_t later, struct http_reply *r)
+{
+    bool post = !strcmp(q->method, "POST");
+    struct ask a = {0};
+    struct ask *copy;
+    const char *rest = NULL;
+
+    if (!strcmp(q->path, "/api/stream/event")) {
+        a.route = R_EVENTS;
+        a.bot = false; /* (either scope opens it: checked below) */
+    } else if (!strncmp(q->path, "/api/bot/game/", 14)) {
+        a.bot = true;
+        rest = q->path + 14;
+    } else if (!strncmp(q->path, "/api/board/game/", 16)) {
+        rest = q->path + 16;
+    } else {
+        return false;
+    }
+    if ((rest && !parse_game_path(rest, post, &a)) || (!rest && post)) {
+        r->status = rest ? 404 : 405;
+        r->type = JSON_TYPE;
+        r->body = error_body(rest ? "Not found" : "Method not allowed");
+        r->len = r->body ? strlen(r->body) : 0;
+        if (!r->body)
+            r->status = 500;
+        return true;
+    }
+    for (size_t i = 0; i < q->nargs; i++)
+        if (!strcmp(q->args[i], "offeringDraw=true"))
+            a.flag = true;
+    if (hub_shared_store(h)) { /* (docs/cluster.md: not yet) */
+        r->status = 501;
+        r->type = JSON_TYPE;
+        r->body = error_body("The Bot and Board API's streams are not "
+                             "served by a cluster yet");
+        r->len = r->body ? strlen(r->body) : 0;
+        return true;
+    }
+    if (!(copy = malloc(sizeof *copy))) {
+        r->status = 500;
+        return true;
+    }
+    *copy = a;
+    apitoken_auth(h, q, now, later, r,
+                  a.route == R_EVENTS ? then_events : then, copy);
+    return true;
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+/* Answers the POSTs whose game's seq the store has committed, and
+ * closes the sessions of the streams that ended. */
+static void wake(struct hub *h)
+{
+    struct botapi *b = B(h);
+    uint64_t committed = store_committed(h->store);
+    struct pending **pp = &b->pending;
+
+    while (*pp) {
+        struct pending *pd = *pp;
+        if (pd->seq > committed) {
+            pp = &pd->next;
+            continue;
+        }
+        *pp = pd->next;
+        answer(h, pd->later, 200, strdup("{\"ok\":true}"));
+        free(pd);
+    }
+    for (struct api_stream *st = b->streams, *next; st; st = next) {
+        next = st->next;
+        if (st->done)
+            stream_free(h, st);
+    }
+}
+
+static void sweep(struct hub *h, int64_t now)
+{
+    (void)now;
+    wake(h);
+}
+
+static void fini(struct hub *h)
+{
+    struct botapi *b = B(h);
+
+    if (!b)
+        return;
+    while (b->pending) {
+        struct pending *pd = b->pending;
+        b->pending = pd->next;
+        free(pd);
+    }
+    while (b->streams) { /* (their connections close with net's stop) */
+        struct api_stream *st = b->streams;
+        b->streams = st->next;
+        free(st);
+    }
+    free(b);
+    hub_module_set_state(h, &hub_botapi_module, NULL);
+}
+
+static int init(struct hub *h)
+{
+    struct botapi *b = calloc(1, sizeof *b);
+
+    hub_module_set_state(h, &hub_botapi_module, b);
+    return b ? 0 : -1;
+}
+
+static const struct hub_command commands[] = {{PROTO_T_NONE, NULL, false}};
+
+const struct hub_module hub_botapi_module = {
+    .name = "botapi",
+    .init = init,
+    .free = fini,
+    .wake = wake,
+    .sweep = sweep,
+    .commands = commands,
+};
