@@ -214,6 +214,8 @@ static json_t *game_full(struct game *g, int64_t now)
 {
     const struct clock_spec *c = game_clock_spec(g);
     const char *fen = game_initial_fen(g);
+    static const char start[] =
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     const char *sp = speed(c);
     char perf[16];
 
@@ -225,7 +227,8 @@ static json_t *game_full(struct game *g, int64_t now)
         "clock", clock_json(c), "speed", sp, "perf", "name", perf,
         "createdAt", (json_int_t)game_created_ms(g), "white",
         lichess_player(g, 0), "black", lichess_player(g, 1), "initialFen",
-        fen && fen[0] ? fen : "startpos", "state", game_state(g, now));
+        fen && fen[0] && strcmp(fen, start) ? fen : "startpos", "state",
+        game_state(g, now));
 }
 
 /* gameStart or gameFinish of g for pid (the event stream's). */

@@ -1,0 +1,237 @@
+"""The lichess Bot and Board API's streams and game actions (PROTOCOL.md,
+"The lichess Bot and Board API"), spoken here in raw HTTP/1.1 from the
+lichess documentation, sharing no code with the server: two tokens play
+a game through their event and game streams and POSTs to checkmate; the
+errors; one event stream per token; the caps per account and per
+address."""
+import json
+import socket
+
+from harness import FreshServerTest, not_in_cluster
+
+PASSWORD = "correct horse battery"
+BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+STREAMS_PER_ACCOUNT = 8  # LIMIT_STREAMS_PER_ACCOUNT (server/lib/tunables.h)
+STREAMS_PER_IP = 12      # LIMIT_STREAMS_PER_IP
+
+
+class Stream:
+    """An NDJSON answer read off a raw socket: chunked framing decoded
+    here."""
+
+    def __init__(self, port, path, token):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n"
+                           "Authorization: Bearer %s\r\n\r\n"
+                           % (path, token)).encode())
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        self.status = int(lines[0].split()[1])
+        self.headers = {k.lower(): v.strip() for k, v in
+                        (x.split(":", 1) for x in lines[1:] if x)}
+        self.data = b""
+        self.eof = False
+
+    def _fill(self):
+        got = self.sock.recv(65536)
+        if not got:
+            raise EOFError
+        self.buf += got
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            self._fill()
+        i = self.buf.index(sep)
+        out, self.buf = self.buf[:i], self.buf[i + len(sep):]
+        return out
+
+    def _chunk(self):
+        size = int(self._until(b"\r\n"), 16)
+        if size == 0:
+            self.eof = True
+            return
+        while len(self.buf) < size + 2:
+            self._fill()
+        self.data += self.buf[:size]
+        assert self.buf[size:size + 2] == b"\r\n"
+        self.buf = self.buf[size + 2:]
+
+    def line(self, keepalive=False):
+        """The next JSON line (empty keep-alive lines skipped unless
+        asked for: then None)."""
+        while True:
+            while b"\n" not in self.data:
+                if self.eof:
+                    raise EOFError
+                self._chunk()
+            i = self.data.index(b"\n")
+            text, self.data = self.data[:i], self.data[i + 1:]
+            if text.strip():
+                return json.loads(text)
+            if keepalive:
+                return None
+
+    def until(self, kind):
+        while True:
+            m = self.line()
+            if m.get("type") == kind:
+                return m
+
+    def close(self):
+        self.sock.close()
+
+
+def post(port, path, token, body=b""):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+               "Content-Type: application/x-www-form-urlencoded\r\n"
+               "Content-Length: %d\r\nConnection: close\r\n\r\n"
+               % (path, token, len(body))).encode() + body)
+    data = b""
+    while True:
+        got = s.recv(65536)
+        if not got:
+            break
+        data += got
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body) if body.strip() else None
+
+
+class BotApiTest(FreshServerTest):
+    def server(self):
+        return super().server(extra=["--registers-per-ip-per-min", "1000"])
+
+    def account(self, srv, username, scopes=("board:play", "bot:play")):
+        c = self.client(srv, name=username)
+        c.request({"t": "register", "username": username,
+                   "password": PASSWORD}, "registered")
+        t = c.request({"t": "token_create", "scopes": list(scopes)},
+                      "token_created")
+        c.api = t["token"]
+        c.name = username
+        return c
+
+    def token(self, c):
+        return c.request({"t": "token_create", "scopes": ["board:play"]},
+                         "token_created")["token"]
+
+    def start_game(self, a, b):
+        a.send({"t": "challenge", "to": b.name, "clock": BLITZ,
+                "color": "white"})
+        ch = b.expect("challenge")["challenge"]
+        b.send({"t": "challenge_accept", "challenge": ch["id"]})
+        return b.expect("challenge", timeout=10)
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_two_tokens_play_to_mate(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        self.assertEqual(ea.status, 200)
+        self.assertEqual(ea.headers["content-type"], "application/x-ndjson")
+        self.assertEqual(ea.headers["transfer-encoding"], "chunked")
+        self.start_game(a, b)
+        sa, sb = ea.until("gameStart"), eb.until("gameStart")
+        gid = sa["game"]["gameId"]
+        self.assertEqual(sb["game"]["gameId"], gid)
+        self.assertEqual(sa["game"]["color"], "white")
+        self.assertEqual(sb["game"]["color"], "black")
+        self.assertTrue(sa["game"]["isMyTurn"])
+        self.assertEqual(sa["game"]["opponent"]["username"], "bobbot")
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/board/game/stream/" + gid, b.api)
+        full = ga.line()
+        self.assertEqual(full["type"], "gameFull")
+        self.assertEqual(full["id"], gid)
+        self.assertEqual(full["white"]["name"], "alicebot")
+        self.assertEqual(full["black"]["id"], "bobbot")
+        self.assertEqual(full["initialFen"], "startpos")
+        self.assertEqual(full["clock"], {"initial": 180000,
+                                         "increment": 2000})
+        self.assertEqual(full["state"]["moves"], "")
+        self.assertEqual(full["state"]["status"], "started")
+        self.assertEqual(gb.line()["type"], "gameFull")
+        # the errors, which change nothing
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e7e5" % gid,
+                              a.api)[0], 400)  # not this side's move
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e5" % gid,
+                              a.api)[0], 400)  # illegal
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e4" % gid,
+                              "lip_" + "x" * 20), (401, {"error":
+                                                         "No such token"}))
+        c = self.account(srv, "carolbot")
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e4" % gid,
+                              c.api)[0], 404)  # someone else's game
+        self.assertEqual(post(srv.port, "/api/bot/game/nosuch/resign",
+                              a.api)[0], 404)
+        # fool's mate, every move acknowledged and streamed to both
+        moves = ["f2f3", "e7e5", "g2g4", "d8h4"]
+        for i, uci in enumerate(moves):
+            who = a if i % 2 == 0 else b
+            status, body = post(srv.port, "/api/board/game/%s/move/%s"
+                                % (gid, uci), who.api)
+            self.assertEqual((status, body), (200, {"ok": True}), uci)
+            for s in (ga, gb):
+                st = s.until("gameState")
+                self.assertEqual(st["moves"], " ".join(moves[:i + 1]))
+                self.assertIsInstance(st["wtime"], int)
+                self.assertEqual(st["winc"], 2000)
+        for s in (ga, gb):  # the end's gameState, then the stream ends
+            st = s.until("gameState")
+            self.assertEqual((st["status"], st["winner"]), ("mate", "black"))
+            with self.assertRaises(EOFError):
+                s.line()
+        fin = ea.until("gameFinish")
+        self.assertEqual(fin["game"]["gameId"], gid)
+        self.assertEqual(fin["game"]["status"]["name"], "mate")
+        # a second event stream of the token closes the first
+        ea2 = Stream(srv.port, "/api/stream/event", a.api)
+        self.assertEqual(ea2.status, 200)
+        with self.assertRaises(EOFError):
+            while True:
+                ea.line()
+        for s in (ea2, eb):
+            s.close()
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_resign_and_scope(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        b = self.account(srv, "bobbot", scopes=["challenge:read"])
+        self.assertEqual(Stream(srv.port, "/api/stream/event",
+                                b.api).status, 403)
+        b.api = self.token(b)
+        self.start_game(a, b)
+        ga = None
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        gid = eb.until("gameStart")["game"]["gameId"]
+        ga = Stream(srv.port, "/api/board/game/stream/" + gid, a.api)
+        self.assertEqual(ga.line()["type"], "gameFull")
+        self.assertEqual(post(srv.port, "/api/board/game/%s/resign" % gid,
+                              b.api), (200, {"ok": True}))
+        st = ga.until("gameState")
+        self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_caps_per_account_and_per_address(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        tokens = [a.api] + [self.token(a) for _ in range(STREAMS_PER_ACCOUNT)]
+        open_ = [Stream(srv.port, "/api/stream/event", t)
+                 for t in tokens[:STREAMS_PER_ACCOUNT]]
+        self.assertEqual([s.status for s in open_],
+                         [200] * STREAMS_PER_ACCOUNT)
+        over = Stream(srv.port, "/api/stream/event", tokens[-1])
+        self.assertEqual(over.status, 429)
+        # another account, same address: up to the address's cap
+        b = self.account(srv, "bobbot")
+        more = STREAMS_PER_IP - STREAMS_PER_ACCOUNT
+        btokens = [b.api] + [self.token(b) for _ in range(more)]
+        for t in btokens[:more]:
+            open_.append(Stream(srv.port, "/api/stream/event", t))
+            self.assertEqual(open_[-1].status, 200)
+        self.assertEqual(Stream(srv.port, "/api/stream/event",
+                                btokens[-1]).status, 429)
