@@ -23,9 +23,12 @@
  */
 #include "net/net_internal.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "lib/msgbuf.h"
 #include "lib/netstats.h"
@@ -43,6 +46,7 @@ struct net_stream {
     bool ending;       /* net_stream_close: end once the queue is out */
     bool killed;       /* cut: nothing more is written */
     int64_t last_ms;   /* the last write (monotonic) */
+    ev_io hup;         /* the socket readable: the client left? */
     char account[64];
     char addr[ADDRKEY_MAX];
     struct net_stream *prev, *next; /* in streams */
@@ -62,6 +66,8 @@ int net_streams_open(void)
 
 static void unlink_stream(struct net_stream *s)
 {
+    if (net.attached)
+        net.stats->streams--;
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -71,28 +77,65 @@ static void unlink_stream(struct net_stream *s)
     streams.n--;
 }
 
+/* Takes n bytes of s's queue off the queued bytes' gauge. */
+static void unqueued(struct net_stream *s, size_t n)
+{
+    s->qbytes -= n;
+    if (net.attached)
+        net.stats->out_queue_bytes -= n;
+}
+
 static void queue_free(struct net_stream *s)
 {
     while (s->head) {
         struct qnode *q = s->head;
         s->head = q->next;
+        unqueued(s, q->b->len);
         msgbuf_unref(q->b);
         free(q);
     }
     s->tail = NULL;
-    s->qbytes = 0;
 }
 
-/* Cuts s: its connection is killed; its owner hears it from
- * CLOSED_HTTP (ndjson_closed). */
+/* Cuts s: nothing more is written, and its next WRITEABLE closes the
+ * connection (a callback's -1: lws's asynchronous kill is not seen on an
+ * HTTP answer in progress); its owner hears it from CLOSED_HTTP
+ * (ndjson_closed). */
 static void cut(struct net_stream *s, const char *why)
 {
     if (s->killed)
         return;
     s->killed = true;
     queue_free(s);
-    log_info("event=stream_cut why=%s account=%s", why, s->account);
-    lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    if (net.attached && !strcmp(why, "slow_reader"))
+        net.stats->closed_overflow++;
+    ev_io_stop(net.loop, &s->hup);
+    if (strcmp(why, "gone"))
+        log_info("event=stream_cut why=%s account=%s", why, s->account);
+    lws_callback_on_writable(s->wsi);
+}
+
+/* The stream's socket is readable. lws reads nothing more of a request
+ * whose answer is not complete, so a client that leaves would be seen
+ * only when a write fails (the second after its FIN: up to two
+ * keep-alives); a peek sees the FIN at once. A client that sends more (a
+ * pipelined request, a TLS record) is not read here: the watcher stops,
+ * and its leaving is seen by the writes. */
+static void on_readable(struct ev_loop *l, ev_io *w, int revents)
+{
+    struct net_stream *s =
+        (struct net_stream *)((char *)w - offsetof(struct net_stream, hup));
+    char b[1];
+    ssize_t n = recv(w->fd, b, sizeof b, MSG_PEEK | MSG_DONTWAIT);
+
+    (void)revents;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    ev_io_stop(l, w);
+    if (n <= 0) { /* (CLOSED_HTTP runs before this returns: s is freed) */
+        cut(s, "gone");
+        lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+    }
 }
 
 static bool ready(const struct net_stream *s)
@@ -176,12 +219,16 @@ struct net_stream *net_stream_open(uint64_t later, const char *account,
         s->next->prev = s;
     streams.head = s;
     streams.n++;
+    if (net.attached)
+        net.stats->streams++;
     if (!streams.ticking) {
         ev_timer_init(&streams.tick, keepalive, KEEPALIVE_TICK_S,
                       KEEPALIVE_TICK_S);
         ev_timer_start(net.loop, &streams.tick);
         streams.ticking = true;
     }
+    ev_io_init(&s->hup, on_readable, lws_get_socket_fd(wsi), EV_READ);
+    ev_io_start(net.loop, &s->hup);
     *status = 200;
     lws_callback_on_writable(wsi);
     return s;
@@ -208,6 +255,8 @@ void net_stream_send(struct net_stream *s, struct msgbuf *b, uint64_t seq)
         s->head = q;
     s->tail = q;
     s->qbytes += b->len;
+    if (net.attached)
+        net.stats->out_queue_bytes += b->len;
     if (ready(s))
         lws_callback_on_writable(s->wsi);
 }
@@ -266,7 +315,7 @@ int ndjson_writeable(struct lws *wsi, struct http_pss *pss)
         struct qnode *q = s->head;
         memcpy(data + n, q->b->data, q->b->len);
         n += q->b->len;
-        s->qbytes -= q->b->len;
+        unqueued(s, q->b->len);
         s->head = q->next;
         if (!s->head)
             s->tail = NULL;
@@ -303,6 +352,7 @@ void ndjson_closed(struct http_pss *pss)
     void *owner = s->owner;
 
     pss->stream = NULL;
+    ev_io_stop(net.loop, &s->hup);
     unlink_stream(s);
     queue_free(s);
     free(s);

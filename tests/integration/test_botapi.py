@@ -5,7 +5,10 @@ a game through their event and game streams and POSTs to checkmate; the
 errors; one event stream per token; the caps per account and per
 address."""
 import json
+import random
+import re
 import socket
+import time
 
 from harness import FreshServerTest, not_in_cluster
 
@@ -19,8 +22,12 @@ class Stream:
     """An NDJSON answer read off a raw socket: chunked framing decoded
     here."""
 
-    def __init__(self, port, path, token):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    def __init__(self, port, path, token, rcvbuf=None):
+        self.sock = socket.socket()
+        if rcvbuf:  # (before connecting: the window is agreed then)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(10)
+        self.sock.connect(("127.0.0.1", port))
         self.sock.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n"
                            "Authorization: Bearer %s\r\n\r\n"
                            % (path, token)).encode())
@@ -99,9 +106,16 @@ def post(port, path, token, body=b""):
     return int(head.split()[1]), json.loads(body) if body.strip() else None
 
 
+def cut_slow(srv):
+    text = srv.http("/metrics")[2].decode()
+    return int(re.search(r'chess_connections_cut_total\{why="slow_reader"\} '
+                         r'(\d+)', text).group(1))
+
+
 class BotApiTest(FreshServerTest):
-    def server(self):
-        return super().server(extra=["--registers-per-ip-per-min", "1000"])
+    def server(self, config=None):
+        return super().server(config,
+                              extra=["--registers-per-ip-per-min", "1000"])
 
     def account(self, srv, username, scopes=("board:play", "bot:play")):
         c = self.client(srv, name=username)
@@ -122,7 +136,7 @@ class BotApiTest(FreshServerTest):
                 "color": "white"})
         ch = b.expect("challenge")["challenge"]
         b.send({"t": "challenge_accept", "challenge": ch["id"]})
-        return b.expect("challenge", timeout=10)
+        return b.expect("challenge", timeout=10)["challenge"]["game"]
 
     @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_two_tokens_play_to_mate(self):
@@ -235,3 +249,45 @@ class BotApiTest(FreshServerTest):
             self.assertEqual(open_[-1].status, 200)
         self.assertEqual(Stream(srv.port, "/api/stream/event",
                                 btokens[-1]).status, 429)
+        # a stream closed makes room at once (its FIN is seen)
+        open_[0].close()
+        deadline = time.monotonic() + 5
+        while True:
+            s = Stream(srv.port, "/api/stream/event", btokens[-1])
+            if s.status == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(s.status, 200)
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_a_reader_that_does_not_read_is_cut(self):
+        """A game stream nobody reads, with small socket buffers on both
+        sides, while its game is played fast over the WebSocket: its
+        gameState lines (the whole game's moves each) pile up past
+        LIMIT_STREAM_QUEUE_BYTES and it is cut; the players play on."""
+        rng = random.Random(11)
+        srv = self.server({"send_buffer_bytes": 4096, "move_rate_per_s": 1000,
+                           "move_burst": 1000})
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        before = cut_slow(srv)
+        deadline = time.monotonic() + 60
+        while cut_slow(srv) == before:
+            self.assertLess(time.monotonic(), deadline, "never cut")
+            gid = self.start_game(a, b)
+            silent = Stream(srv.port, "/api/board/game/stream/" + gid,
+                            a.api, rcvbuf=2048)
+            legal = a.request({"t": "sync", "game": gid}, "state")["legal"]
+            ply = 0
+            while legal and cut_slow(srv) == before:
+                (a, b)[ply % 2].send({"t": "move", "game": gid, "ply": ply,
+                                      "uci": rng.choice(legal)})
+                ply += 1
+                for c in (a, b):
+                    legal = c.expect("moved", game=gid, ply=ply)["legal"]
+                    c.backlog.clear()
+            if legal:  # cut mid-game: the players are not
+                (a, b)[ply % 2].send({"t": "resign", "game": gid})
+            for c in (a, b):
+                c.expect("game_end", game=gid)
+            silent.close()
+        self.assertEqual(cut_slow(srv), before + 1)
