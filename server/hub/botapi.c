@@ -58,16 +58,30 @@ struct pending {
 struct botapi {
     struct api_stream *streams;
     struct pending *pending;
+    bool limited; /* the error a POST's command got was rate_limited */
 };
 
 /* What a request asked, kept through its token's read. */
-enum route { R_EVENTS, R_GAME_STREAM, R_MOVE, R_RESIGN, R_ABORT, R_DRAW };
+enum route {
+    R_EVENTS,
+    R_GAME_STREAM,
+    R_MOVE,
+    R_RESIGN,
+    R_ABORT,
+    R_DRAW,
+    R_TAKEBACK,
+    R_CLAIM,
+    R_CHAT,
+};
 struct ask {
     enum route route;
     bool bot;  /* /api/bot/ (else /api/board/) */
     bool flag; /* draw yes; a move's offeringDraw */
     char gid[PROTO_KEY_MAX + 1];
     char uci[8];
+    char room[16];  /* chat: "player" or "spectator" */
+    char text[600]; /* chat: the line, decoded (at most 140 characters:
+                       the chat module checks) */
 };
 
 static struct botapi *B(struct hub *h)
@@ -295,6 +309,120 @@ static void end_stream(struct api_stream *st)
     hub_wake_soon(st->h);
 }
 
+/* A player of our protocol's JSON as struct proto_player (pointers into
+ * o). */
+static void player_of(json_t *o, struct proto_player *p)
+{
+    json_t *r = json_object_get(o, "rating");
+
+    p->id = json_string_value(json_object_get(o, "id"));
+    p->name = json_string_value(json_object_get(o, "name"));
+    if (json_is_integer(r)) {
+        p->has_rating = true;
+        p->rating = (long)json_integer_value(r);
+        p->provisional = json_is_true(json_object_get(o, "provisional"));
+    }
+}
+
+/* Our protocol's challenge object c as lichess's ChallengeJson for pid
+ * (common/proto_challenge.c), or NULL. */
+static json_t *challenge_json(json_t *c, const char *pid)
+{
+    struct proto_challenge x = {.decline = -1, .color = PROTO_RANDOM};
+    json_t *k = json_object_get(c, "clock");
+    const char *color = json_string_value(json_object_get(c, "color"));
+    const char *why = json_string_value(json_object_get(c, "decline_reason"));
+    const char *ktype = json_string_value(json_object_get(k, "type"));
+    char *text;
+    json_t *o;
+
+    x.id = json_string_value(json_object_get(c, "id"));
+    x.status = json_string_value(json_object_get(c, "status"));
+    if (!x.id || !x.status)
+        return NULL;
+    player_of(json_object_get(c, "challenger"), &x.challenger);
+    player_of(json_object_get(c, "dest"), &x.dest);
+    if (!x.challenger.id || !x.dest.id)
+        return NULL;
+    x.clock.per_move = ktype && !strcmp(ktype, "per_move");
+    x.clock.initial_s = (int)json_integer_value(
+        json_object_get(k, "initial_s"));
+    x.clock.increment_s = (int)json_integer_value(
+        json_object_get(k, "increment_s"));
+    x.clock.per_move_s = (int)json_integer_value(
+        json_object_get(k, "per_move_s"));
+    if (color && !strcmp(color, "white"))
+        x.color = PROTO_WHITE;
+    else if (color && !strcmp(color, "black"))
+        x.color = PROTO_BLACK;
+    x.rated = json_is_true(json_object_get(c, "rated"));
+    x.decline = why ? proto_decline_parse(why) : -1;
+    x.game = json_string_value(json_object_get(c, "game"));
+    text = proto_render_challenge_lichess(&x, "", !strcmp(x.dest.id, pid),
+                                          -1);
+    o = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    return o;
+}
+
+/* The event stream's line for a challenge c (our protocol's object):
+ * challenge, challengeCanceled or challengeDeclined. */
+static void challenge_event(struct api_stream *st, json_t *c, uint64_t seq)
+{
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *type = !status                       ? NULL
+                       : !strcmp(status, "created")  ? "challenge"
+                       : !strcmp(status, "declined") ? "challengeDeclined"
+                       : !strcmp(status, "canceled") ||
+                               !strcmp(status, "expired")
+                           ? "challengeCanceled"
+                           : NULL; /* accepted: gameStart follows */
+    json_t *o;
+
+    if (!type || !(o = challenge_json(c, st->pid)))
+        return;
+    put(st, json_pack("{s:s,s:o}", "type", type, "challenge", o), seq);
+}
+
+/* The event stream's lines for a message t of our protocol. */
+static void on_event(struct api_stream *st, const char *t, struct game *g,
+                     json_t *m, uint64_t seq)
+{
+    int64_t now = hub_now_ms(st->h);
+
+    if (g && !strcmp(t, "game_start"))
+        put(st, game_event(g, "gameStart", st->pid, now), seq);
+    else if (g && !strcmp(t, "game_end"))
+        put(st, game_event(g, "gameFinish", st->pid, now), seq);
+    else if (!strcmp(t, "challenge"))
+        challenge_event(st, json_object_get(m, "challenge"), seq);
+    else if (!strcmp(t, "challenges")) { /* (asked for at the opening) */
+        const char *dir[2] = {"in", "out"};
+        for (int d = 0; d < 2; d++) {
+            json_t *a = json_object_get(m, dir[d]), *c;
+            size_t i;
+            json_array_foreach(a, i, c) challenge_event(st, c, seq);
+        }
+    }
+}
+
+/* gameState of g after a message t of our protocol, with the offer it
+ * tells (draw_offered, takeback_requested: by "color"). */
+static json_t *state_after(struct game *g, const char *t, json_t *m,
+                           int64_t now)
+{
+    json_t *state = game_state(g, now);
+    const char *by = json_string_value(json_object_get(m, "color"));
+    bool white = by && !strcmp(by, "white");
+
+    if (state && by && !strcmp(t, "draw_offered"))
+        json_object_set_new(state, white ? "wdraw" : "bdraw", json_true());
+    if (state && by && !strcmp(t, "takeback_requested"))
+        json_object_set_new(state, white ? "wtakeback" : "btakeback",
+                            json_true());
+    return state;
+}
+
 static void on_message(struct api_stream *st, const char *t, const char *gid,
                        json_t *m, uint64_t seq)
 {
@@ -302,40 +430,39 @@ static void on_message(struct api_stream *st, const char *t, const char *gid,
     struct game *g = gid ? table_get(&h->games, gid) : NULL;
     int64_t now = hub_now_ms(h);
 
-    if (!st->gid[0]) { /* the event stream */
-        if (g && !strcmp(t, "game_start"))
-            put(st, game_event(g, "gameStart", st->pid, now), seq);
-        else if (g && !strcmp(t, "game_end"))
-            put(st, game_event(g, "gameFinish", st->pid, now), seq);
+    if (!st->gid[0]) {
+        on_event(st, t, g, m, seq);
         return;
     }
     if (!gid || strcmp(gid, st->gid))
         return;
     if (!strcmp(t, "chat")) {
-        const char *room = json_string_value(json_object_get(m, "room"));
         put(st,
-            json_pack("{s:s,s:s,s:O,s:O}", "type", "chatLine", "room",
-                      room && !strncmp(room, "spect", 5) ? "spectator"
-                                                         : "player",
-                      "username", json_object_get(m, "name"), "text",
+            json_pack("{s:s,s:O,s:O,s:O}", "type", "chatLine", "room",
+                      json_object_get(m, "room"), "username",
+                      json_object_get(m, "name"), "text",
                       json_object_get(m, "text")),
             seq);
+    } else if (g &&
+               (!strcmp(t, "opponent_gone") || !strcmp(t, "opponent_back"))) {
+        const char *c = json_string_value(json_object_get(m, "color"));
+        int color = c && !strcmp(c, "white") ? 0 : 1;
+        bool gone = !strcmp(t, "opponent_gone");
+        json_t *o;
+        if (color == game_color_of(g, st->pid))
+            return; /* (about this player: not its opponent) */
+        o = json_pack("{s:s,s:b}", "type", "opponentGone", "gone", gone);
+        if (o && gone)
+            json_object_set_new(
+                o, "claimWinInSeconds",
+                json_integer(
+                    json_integer_value(json_object_get(m, "grace_ms")) /
+                    1000));
+        put(st, o, seq);
     } else if (g && (!strcmp(t, "moved") || !strcmp(t, "game_end") ||
-                     strstr(t, "draw") || strstr(t, "takeback"))) {
-        json_t *state = game_state(g, now);
-        if (state && (strstr(t, "draw") || strstr(t, "takeback"))) {
-            json_t *o = json_object_get(m, "by");
-            const char *by = json_string_value(o);
-            bool offered = strstr(t, "offer") != NULL;
-            if (by && offered)
-                json_object_set_new(
-                    state,
-                    !strcmp(by, "white")
-                        ? (strstr(t, "draw") ? "wdraw" : "wtakeback")
-                        : (strstr(t, "draw") ? "bdraw" : "btakeback"),
-                    json_true());
-        }
-        put(st, state, seq);
+                     strstr(t, "draw") || strstr(t, "takeback") ||
+                     !strcmp(t, "taken_back") || !strcmp(t, "time_given"))) {
+        put(st, state_after(g, t, m, now), seq);
         if (!strcmp(t, "game_end"))
             end_stream(st);
     }
@@ -349,7 +476,7 @@ static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
     const char *gid = json_string_value(json_object_get(m, "game"));
 
     if (t && st->capture && !strcmp(t, "error")) {
-        const char *words = json_string_value(json_object_get(m, "message"));
+        const char *words = json_string_value(json_object_get(m, "msg"));
         const char *code = json_string_value(json_object_get(m, "code"));
         snprintf(st->err, sizeof st->err, "%s",
                  words  ? words
@@ -456,6 +583,9 @@ static void open_events(struct hub *h, uint64_t later,
             end_stream(st);
     if (!(st = stream_new(h, later, t, "")))
         return;
+    /* the open challenges: the challenge module's answer to its
+     * `challenges` command, which send() turns into lines */
+    hub_on_text(h, st->s, "{\"t\":\"challenges\"}", 16, hub_now_ms(h));
     gs = hub_games_snapshot(st->s->player, &n);
     for (size_t i = 0; i < n; i++) {
         struct game *g = table_get(&h->games, gs[i].gid);
@@ -515,49 +645,122 @@ static void run_command(struct hub *h, const struct store_api_token *t,
         hub_remote_close(h, tmp.s, hub_now_ms(h));
 }
 
+/* Our protocol's command for game gid: {"t":t,"game":gid} and, when
+ * given, one more string field. Malloc'ed, or NULL. */
+static char *command(const char *t, const char *gid, const char *k,
+                     const char *v, const char *k2, const char *v2)
+{
+    json_t *o = json_pack("{s:s,s:s}", "t", t, "game", gid);
+    char *text;
+
+    if (o && k)
+        json_object_set_new(o, k, json_string(v));
+    if (o && k2)
+        json_object_set_new(o, k2, json_string(v2));
+    text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+/* Runs our protocol's command t on game gid for t's account: its error
+ * into err ("": none). */
+static void run(struct hub *h, const struct store_api_token *tok,
+                const char *t, const char *gid, const char *k, const char *v,
+                const char *k2, const char *v2, char *err, size_t errlen)
+{
+    char *text = command(t, gid, k, v, k2, v2);
+
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return;
+    }
+    run_command(h, tok, text, err, errlen);
+    free(text);
+}
+
+/* A yes: accepts the opponent's offer when there is one, else offers
+ * (lichess's /draw/yes and /takeback/yes); a no declines. */
+static void answer_offer(struct hub *h, const struct store_api_token *t,
+                         const char *gid, const char *what, bool yes,
+                         char *err, size_t errlen)
+{
+    char accept[32], offer[32];
+
+    snprintf(accept, sizeof accept, "%s_%s", what,
+             yes ? "accept" : "decline");
+    run(h, t, accept, gid, NULL, NULL, NULL, NULL, err, errlen);
+    if (!yes || !err[0])
+        return;
+    snprintf(offer, sizeof offer, "%s%s", what,
+             !strcmp(what, "draw") ? "_offer" : "");
+    run(h, t, offer, gid, NULL, NULL, NULL, NULL, err, errlen);
+}
+
+/* POST /claim-victory: the server ends a game its opponent left at the
+ * end of the grace period by itself (abandoned), so a claim holds when
+ * the game is over and won by the claimer. */
+static void claim(struct game *g, int me, char *err, size_t errlen)
+{
+    enum ending_result won = me == 0 ? ENDING_WHITE_WINS : ENDING_BLACK_WINS;
+
+    if (game_status(g) != GAME_ENDED)
+        snprintf(err, errlen,
+                 "The opponent has not left long enough; "
+                 "the game ends by itself when they have");
+    else if (game_result(g) != won)
+        snprintf(err, errlen, "The game is over");
+}
+
 static void act(struct hub *h, uint64_t later,
                 const struct store_api_token *t, const struct ask *a)
 {
     struct game *g = table_get(&h->games, a->gid);
-    char text[256], err[200];
+    char ply[16], err[200] = "";
     int me;
     struct pending *pd;
 
+    B(h)->limited = false;
     if (!g || (me = game_color_of(g, t->pid)) < 0) {
         fail(h, later, 404, "No such game");
         return;
     }
+    snprintf(ply, sizeof ply, "%d", game_ply(g));
     switch (a->route) {
-    case R_MOVE:
+    case R_MOVE: { /* (ply as a number: the command's text by hand) */
+        char text[160];
         snprintf(text, sizeof text,
                  "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
-                 "\"ply\":%d}",
-                 a->gid, a->uci, game_ply(g));
-        break;
-    case R_RESIGN:
-        snprintf(text, sizeof text, "{\"t\":\"resign\",\"game\":\"%s\"}",
-                 a->gid);
-        break;
-    case R_ABORT:
-        snprintf(text, sizeof text, "{\"t\":\"abort\",\"game\":\"%s\"}",
-                 a->gid);
-        break;
-    default: /* R_DRAW: yes offers or accepts, no declines */
-        snprintf(text, sizeof text, "{\"t\":\"%s\",\"game\":\"%s\"}",
-                 a->flag ? "draw_offer" : "draw_decline", a->gid);
-        break;
-    }
-    run_command(h, t, text, err, sizeof err);
-    if (!err[0] && a->route == R_MOVE && a->flag &&
-        (g = table_get(&h->games, a->gid)) &&
-        game_status(g) == GAME_STARTED) {
-        snprintf(text, sizeof text, "{\"t\":\"draw_offer\",\"game\":\"%s\"}",
-                 a->gid);
+                 "\"ply\":%s}",
+                 a->gid, a->uci, ply);
         run_command(h, t, text, err, sizeof err);
-        err[0] = '\0'; /* (the move stands; an offer refused is no error) */
+        if (!err[0] && a->flag && (g = table_get(&h->games, a->gid)) &&
+            game_status(g) == GAME_STARTED) {
+            char ignored[200];
+            run(h, t, "draw_offer", a->gid, NULL, NULL, NULL, NULL, ignored,
+                sizeof ignored); /* (the move stands either way) */
+        }
+        break;
     }
-    if (err[0]) {
-        fail(h, later, 400, err);
+    case R_RESIGN:
+    case R_ABORT:
+        run(h, t, a->route == R_RESIGN ? "resign" : "abort", a->gid, NULL,
+            NULL, NULL, NULL, err, sizeof err);
+        break;
+    case R_DRAW:
+    case R_TAKEBACK:
+        answer_offer(h, t, a->gid, a->route == R_DRAW ? "draw" : "takeback",
+                     a->flag, err, sizeof err);
+        break;
+    case R_CLAIM:
+        claim(g, me, err, sizeof err);
+        break;
+    default: /* R_CHAT */
+        run(h, t, "chat", a->gid, "room", a->room, "text", a->text, err,
+            sizeof err);
+        break;
+    }
+    if (err[0]) { /* (a flood's answer is 429, as every other's) */
+        fail(h, later, B(h)->limited ? 429 : 400, err);
         return;
     }
     g = table_get(&h->games, a->gid);
@@ -654,6 +857,52 @@ static bool parse_game_path(const char *rest, bool post, struct ask *a)
         a->flag = !strcmp(rest, "/draw/yes");
         return true;
     }
+    if (!strcmp(rest, "/takeback/yes") || !strcmp(rest, "/takeback/no")) {
+        a->route = R_TAKEBACK;
+        a->flag = !strcmp(rest, "/takeback/yes");
+        return true;
+    }
+    if (!strcmp(rest, "/claim-victory"))
+        return (a->route = R_CLAIM), true;
+    if (!strcmp(rest, "/chat"))
+        return (a->route = R_CHAT), true;
+    return false;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The value of field name of a form body (application/x-www-form-
+ * urlencoded: '+' a space, %XX a byte) into out; false when it is
+ * missing, malformed or longer than out. */
+static bool form_field(const char *body, const char *name, char *out,
+                       size_t len)
+{
+    size_t n = strlen(name), at = 0;
+
+    for (const char *p = body; p && *p; p = strchr(p, '&'), p = p ? p + 1 : p)
+        if (!strncmp(p, name, n) && p[n] == '=') {
+            for (p += n + 1; *p && *p != '&'; p++) {
+                int c = *p == '+' ? ' ' : *p;
+                if (*p == '%') {
+                    int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+                    if (lo < 0)
+                        return false;
+                    c = hi * 16 + lo;
+                    p += 2;
+                }
+                if (at + 1 >= len)
+                    return false;
+                out[at++] = (char)c;
+            }
+            out[at] = '\0';
+            return true;
+        }
     return false;
 }
 
@@ -688,6 +937,18 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
     for (size_t i = 0; i < q->nargs; i++)
         if (!strcmp(q->args[i], "offeringDraw=true"))
             a.flag = true;
+    if (a.route == R_CHAT &&
+        (!form_field(q->body, "room", a.room, sizeof a.room) ||
+         !form_field(q->body, "text", a.text, sizeof a.text) ||
+         (strcmp(a.room, "player") && strcmp(a.room, "spectator")))) {
+        r->status = 400;
+        r->type = JSON_TYPE;
+        r->body = error_body("room=player|spectator and text are needed");
+        r->len = r->body ? strlen(r->body) : 0;
+        if (!r->body)
+            r->status = 500;
+        return true;
+    }
     if (hub_shared_store(h)) { /* (docs/cluster.md: not yet) */
         r->status = 501;
         r->type = JSON_TYPE;
