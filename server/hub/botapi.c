@@ -585,7 +585,10 @@ static void open_events(struct hub *h, uint64_t later,
         return;
     /* the open challenges: the challenge module's answer to its
      * `challenges` command, which send() turns into lines */
-    hub_on_text(h, st->s, "{\"t\":\"challenges\"}", 16, hub_now_ms(h));
+    {
+        static const char ask[] = "{\"t\":\"challenges\"}";
+        hub_on_text(h, st->s, ask, sizeof ask - 1, hub_now_ms(h));
+    }
     gs = hub_games_snapshot(st->s->player, &n);
     for (size_t i = 0; i < n; i++) {
         struct game *g = table_get(&h->games, gs[i].gid);
@@ -949,7 +952,8 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
             r->status = 500;
         return true;
     }
-    if (hub_shared_store(h)) { /* (docs/cluster.md: not yet) */
+    if (hub_shared_store(h) || !h->env.stream_open) {
+        /* (docs/cluster.md: not yet; and an environment without streams) */
         r->status = 501;
         r->type = JSON_TYPE;
         r->body = error_body("The Bot and Board API's streams are not "

@@ -291,3 +291,85 @@ class BotApiTest(FreshServerTest):
                 c.expect("game_end", game=gid)
             silent.close()
         self.assertEqual(cut_slow(srv), before + 1)
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_challenges_on_the_event_stream(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ,
+                "color": "white"})
+        ch = eb.until("challenge")["challenge"]
+        self.assertEqual((ch["status"], ch["direction"], ch["color"]),
+                         ("created", "in", "white"))
+        self.assertEqual(ch["challenger"]["name"], "alicebot")
+        self.assertEqual(ch["destUser"]["name"], "bobbot")
+        self.assertEqual(ch["timeControl"]["limit"], 180)
+        self.assertEqual(ea.until("challenge")["challenge"]["direction"],
+                         "out")
+        b.send({"t": "challenge_decline", "challenge": ch["id"],
+                "reason": "tooFast"})
+        for s in (ea, eb):
+            got = s.until("challengeDeclined")["challenge"]
+            self.assertEqual((got["id"], got["declineReasonKey"]),
+                             (ch["id"], "tooFast"))
+        a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ})
+        ch2 = eb.until("challenge")["challenge"]
+        # a new event stream opens with the open challenges
+        eb2 = Stream(srv.port, "/api/stream/event", b.api)
+        self.assertEqual(eb2.until("challenge")["challenge"]["id"],
+                         ch2["id"])
+        a.send({"t": "challenge_cancel", "challenge": ch2["id"]})
+        self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
+                         ch2["id"])
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_chat_draw_abort_and_opponent_gone(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        gid = self.start_game(a, b)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        for s in (ga, gb):
+            s.until("gameFull")
+        base = "/api/bot/game/%s/" % gid
+        self.assertEqual(post(srv.port, base + "chat", a.api,
+                              b"room=player&text=good+luck%21"),
+                         (200, {"ok": True}))
+        line = gb.until("chatLine")
+        self.assertEqual((line["room"], line["username"], line["text"]),
+                         ("player", "alicebot", "good luck!"))
+        self.assertEqual(post(srv.port, base + "chat", a.api,
+                              b"room=lobby&text=x")[0], 400)
+        self.assertEqual(post(srv.port, base + "claim-victory", a.api)[0],
+                         400)  # the opponent is here
+        self.assertEqual(post(srv.port, base + "takeback/no", a.api)[0],
+                         400)  # nothing asked
+        # a move with a draw offer, accepted
+        self.assertEqual(post(srv.port, base + "move/e2e4?offeringDraw=true",
+                              a.api), (200, {"ok": True}))
+        self.assertTrue(gb.until("gameState")["moves"] == "e2e4")
+        offered = gb.until("gameState")
+        self.assertTrue(offered["wdraw"])
+        self.assertEqual(post(srv.port, base + "draw/yes", b.api),
+                         (200, {"ok": True}))
+        end = ga.until("gameState")
+        while end["status"] == "started":
+            end = ga.until("gameState")
+        self.assertEqual(end["status"], "draw")
+        self.assertNotIn("winner", end)
+        # an abort, and a player who leaves
+        gid = self.start_game(a, b)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        ga.until("gameFull")
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        gb.until("gameFull")
+        b.ws.sock.close()  # bob is present by his stream alone now
+        gb.close()
+        gone = ga.until("opponentGone")
+        self.assertTrue(gone["gone"])
+        self.assertIsInstance(gone["claimWinInSeconds"], int)
+        self.assertEqual(post(srv.port, "/api/board/game/%s/abort" % gid,
+                              a.api), (200, {"ok": True}))
+        self.assertEqual(ga.until("gameState")["status"], "aborted")
