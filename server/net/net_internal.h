@@ -1,6 +1,7 @@
 /*
  * net_internal.h - what the parts of the network glue share, and no one
- * else sees (only net.c, conn.c, tcp.c, web.c and lwslog.c include it):
+ * else sees (only net.c, conn.c, tcp.c, web.c, ndjson.c and lwslog.c
+ * include it):
  *
  *   net.c     the loop: libev and the lws context, start and stop, the
  *             wake-ups, the net timers, keepalive's tick, the loop-lag
@@ -12,6 +13,8 @@
  *             count, request timeouts, the reserve descriptor for EMFILE
  *   web.c     HTTP: static files, the API's answers, status answers, the
  *             common headers and their Date, the plain-HTTP redirect
+ *   ndjson.c  the API's NDJSON streams: answers held open, their queues,
+ *             caps and keep-alive
  *   lwslog.c  lws's log lines into log.h, repeats collapsed
  *
  * Everything here runs on the event-loop thread, except where a field

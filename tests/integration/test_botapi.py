@@ -10,7 +10,9 @@ import re
 import socket
 import time
 
-from harness import FreshServerTest, not_in_cluster
+import unittest
+
+from harness import CLUSTER, FreshServerTest, not_in_cluster
 
 PASSWORD = "correct horse battery"
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -373,3 +375,13 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(post(srv.port, "/api/board/game/%s/abort" % gid,
                               a.api), (200, {"ok": True}))
         self.assertEqual(ga.until("gameState")["status"], "aborted")
+
+    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
+    def test_cluster_refuses(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        s = Stream(srv.port, "/api/stream/event", a.api)
+        self.assertEqual(s.status, 501)
+        status, body = post(srv.port, "/api/bot/game/abcdefgh/resign", a.api)
+        self.assertEqual(status, 501)
+        self.assertIn("cluster", body["error"])
