@@ -144,6 +144,7 @@ static bool ready(const struct net_stream *s)
 }
 
 static void keepalive(struct ev_loop *l, ev_timer *w, int revents);
+static void keepalive_line(struct net_stream *s);
 
 /* Counts the open streams of account and of addr. */
 static void count(const char *account, const char *addr, int *of_account,
@@ -230,7 +231,10 @@ struct net_stream *net_stream_open(uint64_t later, const char *account,
     ev_io_init(&s->hup, on_readable, lws_get_socket_fd(wsi), EV_READ);
     ev_io_start(net.loop, &s->hup);
     *status = 200;
-    lws_callback_on_writable(wsi);
+    /* (no timeout of lws's while the stream is open: its life is its
+     * client's, and a reader gone is seen above or by the writes) */
+    lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+    keepalive_line(s); /* (lws sends the head with the first body bytes) */
     return s;
 }
 
@@ -371,29 +375,33 @@ void ndjson_on_commits(void)
             lws_callback_on_writable(s->wsi);
 }
 
+/* Queues an empty line on s. */
+static void keepalive_line(struct net_stream *s)
+{
+    char *text = strdup("\n");
+    struct msgbuf *nl = msgbuf_take(text);
+
+    if (!nl) {
+        cut(s, "out_of_memory");
+        return;
+    }
+    s->last_ms = net_now_ms(); /* (again in 7 s if this one waits) */
+    net_stream_send(s, nl, 0);
+    msgbuf_unref(nl);
+}
+
 /* Every second: an empty line to each stream silent for
  * LIMIT_STREAM_KEEPALIVE_MS (lichess's keep-alive), which also finds a
  * reader gone without a FIN. */
 static void keepalive(struct ev_loop *l, ev_timer *w, int revents)
 {
     int64_t now = net_now_ms();
-    struct msgbuf *nl = NULL;
 
     (void)l;
     (void)w;
     (void)revents;
-    for (struct net_stream *s = streams.head; s; s = s->next) {
-        if (s->killed || s->ending || s->head ||
-            now - s->last_ms < LIMIT_STREAM_KEEPALIVE_MS)
-            continue;
-        if (!nl) {
-            char *text = strdup("\n");
-            if (!(nl = msgbuf_take(text)))
-                return;
-        }
-        s->last_ms = now; /* (again in 7 s if this one waits) */
-        net_stream_send(s, nl, 0);
-    }
-    if (nl)
-        msgbuf_unref(nl);
+    for (struct net_stream *s = streams.head; s; s = s->next)
+        if (!s->killed && !s->ending && !s->head &&
+            now - s->last_ms >= LIMIT_STREAM_KEEPALIVE_MS)
+            keepalive_line(s);
 }

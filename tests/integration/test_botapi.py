@@ -385,3 +385,18 @@ class BotApiTest(FreshServerTest):
         status, body = post(srv.port, "/api/bot/game/abcdefgh/resign", a.api)
         self.assertEqual(status, 501)
         self.assertIn("cluster", body["error"])
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_keepalive_line_every_7_s(self):
+        """A silent stream gets an empty line at its opening and after
+        every 7 s of silence, and stays open (lws's own timeouts do not
+        end it): 8 s of test time."""
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        s = Stream(srv.port, "/api/stream/event", a.api)
+        t0 = time.monotonic()
+        self.assertIsNone(s.line(keepalive=True))  # at the opening
+        self.assertIsNone(s.line(keepalive=True))
+        self.assertGreater(time.monotonic() - t0, 6.5)
+        self.assertLess(time.monotonic() - t0, 9)
+        s.close()
