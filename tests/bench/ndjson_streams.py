@@ -82,18 +82,15 @@ def run(folder, harness, n):
               "bytes_per_stream=%d chess_api_streams=%d"
               % (n, opened_s, before, after, (after - before) * 1024 // n,
                  held))
-        # every stream's keep-alive: an empty line (a chunk "1\r\n\n\r\n")
-        t0 = time.monotonic()
-        waiting = {i for i, (_, rest) in enumerate(streams)
-                   if b"\n\r\n" not in rest}
+        # every stream's keep-alives: an empty line (a chunk
+        # "1\r\n\n\r\n") at the opening, then one after 7 s of silence
         last = 0.0
-        for i in sorted(waiting):
-            s, rest = streams[i]
-            while b"1\r\n\n\r\n" not in rest:
+        for s, rest in streams:
+            while rest.count(b"1\r\n\n\r\n") < 2:
                 rest += s.recv(4096)
             last = time.monotonic() - t0
-        print("keepalive_all_received_after_s=%.2f (7 s of silence each)"
-              % last)
+        print("second_keepalive_all_received_s_after_first_open=%.2f "
+              "(7 s of silence each)" % last)
     finally:
         for s, _ in streams:
             s.close()
