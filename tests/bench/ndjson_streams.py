@@ -24,14 +24,6 @@ import benchlib
 PER_ACCOUNT, PER_ADDR = 8, 12
 
 
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
-
-
 def open_stream(port, token, source):
     s = socket.socket()
     s.bind((source, 0))
@@ -67,14 +59,14 @@ def run(folder, harness, n):
                                          "scopes": ["bot:play"]},
                                         "token_created")["token"])
         time.sleep(0.5)
-        before = rss_kb(srv.proc.pid)
+        before = benchlib.rss_kb(srv.proc.pid)
         t0 = time.monotonic()
         for i in range(n):
             source = "127.0.3.%d" % (i // PER_ADDR + 1)
             streams.append(open_stream(srv.port, tokens[i], source))
         opened_s = time.monotonic() - t0
         time.sleep(1)
-        after = rss_kb(srv.proc.pid)
+        after = benchlib.rss_kb(srv.proc.pid)
         text = srv.http("/metrics")[2].decode()
         held = int(re.search(r"^chess_api_streams (\d+)", text,
                              re.M).group(1))
