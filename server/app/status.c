@@ -432,6 +432,11 @@ static void put_net(struct out *o, const struct metrics *m,
         "# TYPE chess_out_queue_bytes gauge\nchess_out_queue_bytes %llu\n",
         (unsigned long long)m->net.out_queue_bytes);
     put(o,
+        "# HELP chess_api_streams Open NDJSON streams of the lichess Bot "
+        "and Board API.\n"
+        "# TYPE chess_api_streams gauge\nchess_api_streams %llu\n",
+        (unsigned long long)m->net.streams);
+    put(o,
         "# HELP chess_connections_cut_total Connections closed by the "
         "server for misbehaviour.\n"
         "# TYPE chess_connections_cut_total counter\n"

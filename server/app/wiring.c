@@ -12,6 +12,7 @@
 
 #include "app/ready.h"
 #include "app/status.h"
+#include "hub/botapi.h"
 #include "hub/http.h"
 #include "hub/hub.h"
 #include "net/net.h"
@@ -127,6 +128,27 @@ static void env_http_answer(uint64_t later, int status, const char *type,
     net_http_answer(later, &r);
 }
 
+static void *env_stream_open(uint64_t later, const char *account, void *owner,
+                             int *status)
+{
+    return net_stream_open(later, account, owner, status);
+}
+
+static void env_stream_send(void *stream, struct msgbuf *b, uint64_t seq)
+{
+    net_stream_send(stream, b, seq);
+}
+
+static void env_stream_close(void *stream)
+{
+    net_stream_close(stream);
+}
+
+static void on_stream_closed(void *ctx, void *owner)
+{
+    botapi_stream_closed(ctx, owner);
+}
+
 static void on_http_too_many(struct net_reply *r)
 {
     struct http_reply hr;
@@ -156,6 +178,9 @@ struct hub *wiring_start_hub(struct store *st, struct engine_pool *engines,
         .wall_ms = net_wall_ms,
         .wake = net_wake,
         .http_answer = env_http_answer,
+        .stream_open = env_stream_open,
+        .stream_send = env_stream_send,
+        .stream_close = env_stream_close,
     };
     struct hub *h = hub_new(&env, hc);
     const struct net_handlers hd = {
@@ -173,6 +198,7 @@ struct hub *wiring_start_hub(struct store *st, struct engine_pool *engines,
         .http_route = on_http_route,
         .http = on_http,
         .http_too_many = on_http_too_many,
+        .stream_closed = on_stream_closed,
     };
 
     if (h)

@@ -71,5 +71,17 @@ void apitoken_auth(struct hub *h, const struct http_request *q, int64_t now,
                    void (*then)(struct hub *h, const struct apitoken_who *who,
                                 int rc, void *arg, uint64_t later),
                    void *arg, struct http_reply *r);
+/* What runs once a request's token opened (apitoken_bearer): t is its row;
+ * arg is the caller's (malloc'ed, now then's to free); the request
+ * `later` is then's to answer (hub_http_answer, or a stream). */
+typedef void (*apitoken_then)(struct hub *h, uint64_t later,
+                              const struct store_api_token *t, void *arg);
+
+/* Checks q's `Authorization: Bearer` token against its buckets and reads
+ * it off the loop: *r says later, and then(..., arg) runs when it opened;
+ * otherwise the request is answered (401, 429, 500) and arg freed. */
+int apitoken_bearer(struct hub *h, const struct http_request *q, int64_t now,
+                    uint64_t later, struct http_reply *r, apitoken_then then,
+                    void *arg);
 
 #endif

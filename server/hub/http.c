@@ -22,6 +22,7 @@
 #include "hub/apitokens.h"
 #include "hub/lichessapi.h"
 #include "hub/board.h"
+#include "hub/botapi.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -585,6 +586,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r)
 {
     memset(r, 0, sizeof *r);
+    /* the Bot and Board API's streams and actions (hub/botapi.c) */
+    if (botapi_http(h, q, now, later, r))
+        return;
     /* a token's routes (hub/apitoken.c) */
     if (apitoken_http(h, q, now, later, r))
         return;

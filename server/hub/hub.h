@@ -91,6 +91,14 @@ struct hub_env {
      * (net_http_answer): status, type, body (taken; malloc'ed). */
     void (*http_answer)(uint64_t later, int status, const char *type,
                         char *body, size_t len);
+    /* NDJSON streams (net.h's net_stream_*): answers the request `later`
+     * with a stream for owner counted under account, or NULL with
+     * *status (0: gone; 429: a cap, answered); a line behind seq; the
+     * end. NULL stream_open: no streams (tests' environments). */
+    void *(*stream_open)(uint64_t later, const char *account, void *owner,
+                         int *status);
+    void (*stream_send)(void *stream, struct msgbuf *b, uint64_t seq);
+    void (*stream_close)(void *stream);
 };
 
 /* The hub's settings, from struct config (main.c copies them; their

@@ -36,6 +36,7 @@ enum netstats_route {
 struct net_stats {
     uint64_t out_queue_bytes; /* bytes waiting in all outbound queues */
     uint64_t closed_overflow; /* connections cut for not reading */
+    uint64_t streams;         /* open NDJSON streams (net/ndjson.c) */
     /* WebSocket upgrades refused: Origin not allowed (403), server full
      * (503), too many from one address (429) */
     uint64_t refused_origin, refused_full, refused_per_ip;

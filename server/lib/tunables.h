@@ -316,5 +316,17 @@
 #define LIMIT_RELATION_KEYS 65536
 #define LIMIT_REPORT_WINDOW_MS (24LL * 3600 * 1000)
 #define LIMIT_REPORTS_PER_DAY 20
+/* The HTTP API's NDJSON streams (server/net/ndjson.c): bytes one stream
+ * may have queued beyond what its socket took before its reader is taken
+ * for one that stopped reading and cut (a lichess line is at most a few
+ * KB: a gameState of a long game); streams open at once per account
+ * (lichess-bot: an event stream and one per game it plays) and per
+ * client address (an IPv6 /64 is one), each at most LIMIT_HTTP_CONNS_PER_IP
+ * so that the cap answers 429 before the TCP cap cuts; and the empty
+ * keep-alive line an idle stream gets (lichess: every 7 s). */
+#define LIMIT_STREAM_QUEUE_BYTES (64 * 1024)
+#define LIMIT_STREAMS_PER_ACCOUNT 8
+#define LIMIT_STREAMS_PER_IP 12
+#define LIMIT_STREAM_KEEPALIVE_MS 7000
 
 #endif

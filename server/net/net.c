@@ -301,6 +301,7 @@ void net_woken(void)
     if (net.attached) {
         net.hd.wake(net.hd.ctx);
         conn_on_commits();
+        ndjson_on_commits();
     }
     if (net.reopen_requested) {
         net.reopen_requested = 0;

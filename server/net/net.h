@@ -145,6 +145,9 @@ struct net_handlers {
                  uint64_t later, struct net_reply *r);
     /* The answer to an address over its API request rate (429). */
     void (*http_too_many)(struct net_reply *r);
+    /* The NDJSON stream whose owner this is (net_stream_open) is gone:
+     * its client left, or it was cut. The handle is no longer valid. */
+    void (*stream_closed)(void *ctx, void *owner);
 };
 
 /* net_handlers.http's status for an answer to come (net_http_answer). */
@@ -154,6 +157,35 @@ struct net_handlers {
  * later: r's body is taken (freed here when the request's connection
  * went meanwhile: the answer is dropped). Loop thread. */
 void net_http_answer(uint64_t later, struct net_reply *r);
+
+/* ---- NDJSON streams (ndjson.c) ----
+ *
+ * An answer that stays open: `200`, `Content-Type: application/x-ndjson`,
+ * chunked, one JSON value a line, held on the loop (no thread per
+ * client) until either side ends it. An empty line goes out whenever a
+ * stream was silent for LIMIT_STREAM_KEEPALIVE_MS. A stream whose
+ * reader lets more than LIMIT_STREAM_QUEUE_BYTES pile up is cut. */
+struct net_stream;
+
+/* Answers the request `later` (whose handler said NET_REPLY_LATER) with
+ * a stream for owner, counted under account (at most
+ * LIMIT_STREAMS_PER_ACCOUNT) and the request's address key (at most
+ * LIMIT_STREAMS_PER_IP). Returns the stream; or NULL with *status 0
+ * when the request's connection went meanwhile, 429 when a cap refused
+ * it (the request is then answered 429 with a JSON error) or 500. */
+struct net_stream *net_stream_open(uint64_t later, const char *account,
+                                   void *owner, int *status);
+
+/* Queues the line b (a JSON value and its newline; a reference taken)
+ * on s, to be written once the store has committed seq (0: at once). */
+void net_stream_send(struct net_stream *s, struct msgbuf *b, uint64_t seq);
+
+/* Ends s once what it queued is written; its owner is not called back
+ * (the handle is invalid from now on). */
+void net_stream_close(struct net_stream *s);
+
+/* Open streams (for /metrics and the tests' figures). */
+int net_streams_open(void);
 
 /* The loop, after net_start (for a Redis connection on it: redis.h). */
 struct ev_loop *net_ev_loop(void);

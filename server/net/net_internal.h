@@ -1,6 +1,7 @@
 /*
  * net_internal.h - what the parts of the network glue share, and no one
- * else sees (only net.c, conn.c, tcp.c, web.c and lwslog.c include it):
+ * else sees (only net.c, conn.c, tcp.c, web.c, ndjson.c and lwslog.c
+ * include it):
  *
  *   net.c     the loop: libev and the lws context, start and stop, the
  *             wake-ups, the net timers, keepalive's tick, the loop-lag
@@ -12,6 +13,8 @@
  *             count, request timeouts, the reserve descriptor for EMFILE
  *   web.c     HTTP: static files, the API's answers, status answers, the
  *             common headers and their Date, the plain-HTTP redirect
+ *   ndjson.c  the API's NDJSON streams: answers held open, their queues,
+ *             caps and keep-alive
  *   lwslog.c  lws's log lines into log.h, repeats collapsed
  *
  * Everything here runs on the event-loop thread, except where a field
@@ -129,6 +132,7 @@ struct http_pss {
     bool ready;
     int status;
     const char *type;
+    struct net_stream *stream; /* an NDJSON answer (ndjson.c); NULL */
     /* A POST to the API: its path while its body arrives (malloc'ed),
      * and the body so far (malloc'ed, NUL-terminated; rx_len bytes). */
     char *post_uri;
@@ -325,6 +329,16 @@ extern const struct lws_http_mount web_mount;
 extern const struct lws_protocol_vhost_options web_headers;
 extern const struct lws_protocol_vhost_options web_headers_hsts;
 extern const struct lws_protocols web_redirect_protocols[];
+
+/* ---- NDJSON streams (ndjson.c) ---- */
+
+/* The request on wsi (its pss) is a stream's: WRITEABLE writes what it
+ * may; returns the callback's result. */
+int ndjson_writeable(struct lws *wsi, struct http_pss *pss);
+/* The stream's connection is gone (CLOSED_HTTP): its owner is told. */
+void ndjson_closed(struct http_pss *pss);
+/* Store commits arrived: streams whose head waited may write. */
+void ndjson_on_commits(void);
 
 /* ---- lws's log (lwslog.c) ---- */
 

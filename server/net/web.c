@@ -584,9 +584,13 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         return http_body_done(wsi, pss);
     case LWS_CALLBACK_HTTP_WRITEABLE:
+        if (pss && pss->stream)
+            return ndjson_writeable(wsi, pss);
         return http_write(wsi, pss);
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        if (pss && pss->stream)
+            ndjson_closed(pss);
         if (pss) {
             free(pss->body);
             pss->body = NULL;

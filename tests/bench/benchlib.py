@@ -47,6 +47,15 @@ def server(harness, folder, config):
     return harness.Server(datadir=folder, extra=["--config", path])
 
 
+def rss_kb(pid):
+    """The resident memory of process pid in kB (VmRSS)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
 def cpu_times():
     """The machine's CPU time and its steal so far (/proc/stat, ticks)."""
     with open("/proc/stat") as f:

@@ -1,0 +1,836 @@
+/*
+ * botapi.c - the streaming half of lichess's Bot and Board APIs (see
+ * botapi.h; docs/PROTOCOL.md, "The lichess Bot and Board API").
+ *
+ * Each open stream is a session of its account's player, opened with
+ * hub_remote_open over this file's session_ops: the player is present
+ * while a stream is open (as on lichess, where a bot with its event
+ * stream open is online), and every message the hub sends the player's
+ * connections reaches send() below with its store sequence number. send
+ * reads the message's type and game and writes what lichess would: the
+ * event stream gameStart and gameFinish, a game stream gameState (from
+ * the game in memory) and chatLine. The line keeps the message's seq:
+ * it is written once the journal has committed what it reports.
+ *
+ * The POST actions run as the WebSocket commands do: a command's text is
+ * handed to hub_on_text on one of the account's stream sessions (or on
+ * one opened for the request alone), so they take the same checks, rate
+ * limits, journal and replies. An error sent back during that call is
+ * the HTTP answer (400); otherwise {"ok":true} is answered once the
+ * store has committed the game's sequence number, as a move's `moved`
+ * is released only after its commit.
+ */
+#include "hub/botapi.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apitoken.h"
+#include "hub/apitokens.h"
+#include "hub/botapi_json.h"
+#include "hub/hub_internal.h"
+#include "lib/msgbuf.h"
+#include "lib/log.h"
+
+#define JSON_TYPE "application/json"
+
+/* One open stream: the event stream (gid "") or a game's. */
+struct api_stream {
+    struct hub *h;
+    struct session *s; /* its session (hub_remote_open) */
+    void *net;         /* the environment's stream; NULL once ended */
+    char pid[PROTO_KEY_MAX + 1];
+    char token[65]; /* hex SHA-256 of its token */
+    char gid[PROTO_KEY_MAX + 1];
+    bool capture;  /* a POST's command runs on it: errors are the answer */
+    char err[200]; /* ... the error it got ("": none) */
+    bool done;     /* ended: its session is closed at the next wake */
+    struct api_stream *prev, *next;
+};
+
+/* A POST's {"ok":true}, answered once the store committed seq. */
+struct pending {
+    uint64_t later, seq;
+    struct pending *next;
+};
+
+struct botapi {
+    struct api_stream *streams;
+    struct pending *pending;
+    bool limited; /* the error a POST's command got was rate_limited */
+};
+
+/* What a request asked, kept through its token's read. */
+enum route {
+    R_EVENTS,
+    R_GAME_STREAM,
+    R_MOVE,
+    R_RESIGN,
+    R_ABORT,
+    R_DRAW,
+    R_TAKEBACK,
+    R_CLAIM,
+    R_CHAT,
+};
+struct ask {
+    enum route route;
+    bool bot;  /* /api/bot/ (else /api/board/) */
+    bool flag; /* draw yes; a move's offeringDraw */
+    char gid[PROTO_KEY_MAX + 1];
+    char uci[8];
+    char room[16];  /* chat: "player" or "spectator" */
+    char text[600]; /* chat: the line, decoded (at most 140 characters:
+                       the chat module checks) */
+};
+
+static struct botapi *B(struct hub *h)
+{
+    return hub_module_state(h, &hub_botapi_module);
+}
+
+static void answer(struct hub *h, uint64_t later, int status, char *body)
+{
+    struct http_reply r = {body ? status : 500,
+                           body ? JSON_TYPE : "text/plain", body,
+                           body ? strlen(body) : 0};
+
+    hub_http_answer(h, later, &r);
+}
+
+/* lichess's error shape, {"error":"..."}. */
+static char *error_body(const char *words)
+{
+    json_t *o = json_pack("{s:s}", "error", words);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    return text;
+}
+
+/* The loop is to run this module's wake soon (a stream ended, a POST
+ * waits for a commit). */
+static void hub_wake_soon(struct hub *h)
+{
+    h->env.wake();
+}
+
+static void fail(struct hub *h, uint64_t later, int status, const char *words)
+{
+    answer(h, later, status, error_body(words));
+}
+
+/* Queues the JSON value o (taken) as a line on st behind seq. */
+static void put(struct api_stream *st, json_t *o, uint64_t seq)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    struct msgbuf *b;
+
+    json_decref(o);
+    if (!line) {
+        free(text);
+        return;
+    }
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    if (!(b = msgbuf_take(line)))
+        return;
+    if (st->net)
+        st->h->env.stream_send(st->net, b, seq);
+    msgbuf_unref(b);
+}
+
+/* ---- the streams' sessions ---------------------------------------------- */
+
+/* Ends st's stream (what it queued goes out first); its session is closed
+ * at the next wake (not now: a game may be calling send). */
+static void end_stream(struct api_stream *st)
+{
+    if (st->net)
+        st->h->env.stream_close(st->net);
+    st->net = NULL;
+    st->done = true;
+    hub_wake_soon(st->h);
+}
+
+/* The event stream's line for a challenge c (our protocol's object):
+ * challenge, challengeCanceled or challengeDeclined. */
+static void challenge_event(struct api_stream *st, json_t *c, uint64_t seq)
+{
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *type = !status                       ? NULL
+                       : !strcmp(status, "created")  ? "challenge"
+                       : !strcmp(status, "declined") ? "challengeDeclined"
+                       : !strcmp(status, "canceled") ||
+                               !strcmp(status, "expired")
+                           ? "challengeCanceled"
+                           : NULL; /* accepted: gameStart follows */
+    json_t *o;
+
+    if (!type || !(o = botapi_challenge_json(c, st->pid)))
+        return;
+    put(st, json_pack("{s:s,s:o}", "type", type, "challenge", o), seq);
+}
+
+/* The event stream's lines for a message t of our protocol. */
+static void on_event(struct api_stream *st, const char *t, struct game *g,
+                     json_t *m, uint64_t seq)
+{
+    int64_t now = hub_now_ms(st->h);
+
+    if (g && !strcmp(t, "game_start"))
+        put(st, botapi_game_event(g, "gameStart", st->pid, now), seq);
+    else if (g && !strcmp(t, "game_end"))
+        put(st, botapi_game_event(g, "gameFinish", st->pid, now), seq);
+    else if (!strcmp(t, "challenge"))
+        challenge_event(st, json_object_get(m, "challenge"), seq);
+    else if (!strcmp(t, "challenges")) { /* (asked for at the opening) */
+        const char *dir[2] = {"in", "out"};
+        for (int d = 0; d < 2; d++) {
+            json_t *a = json_object_get(m, dir[d]), *c;
+            size_t i;
+            json_array_foreach(a, i, c) challenge_event(st, c, seq);
+        }
+    }
+}
+
+/* gameState of g after a message t of our protocol, with the offer it
+ * tells (draw_offered, takeback_requested: by "color"). */
+static json_t *state_after(struct game *g, const char *t, json_t *m,
+                           int64_t now)
+{
+    json_t *state = botapi_game_state(g, now);
+    const char *by = json_string_value(json_object_get(m, "color"));
+    bool white = by && !strcmp(by, "white");
+
+    if (state && by && !strcmp(t, "draw_offered"))
+        json_object_set_new(state, white ? "wdraw" : "bdraw", json_true());
+    if (state && by && !strcmp(t, "takeback_requested"))
+        json_object_set_new(state, white ? "wtakeback" : "btakeback",
+                            json_true());
+    return state;
+}
+
+static void on_message(struct api_stream *st, const char *t, const char *gid,
+                       json_t *m, uint64_t seq)
+{
+    struct hub *h = st->h;
+    struct game *g = gid ? table_get(&h->games, gid) : NULL;
+    int64_t now = hub_now_ms(h);
+
+    if (!st->gid[0]) {
+        on_event(st, t, g, m, seq);
+        return;
+    }
+    if (!gid || strcmp(gid, st->gid))
+        return;
+    if (!strcmp(t, "chat")) {
+        put(st,
+            json_pack("{s:s,s:O,s:O,s:O}", "type", "chatLine", "room",
+                      json_object_get(m, "room"), "username",
+                      json_object_get(m, "name"), "text",
+                      json_object_get(m, "text")),
+            seq);
+    } else if (g &&
+               (!strcmp(t, "opponent_gone") || !strcmp(t, "opponent_back"))) {
+        const char *c = json_string_value(json_object_get(m, "color"));
+        int color = c && !strcmp(c, "white") ? 0 : 1;
+        bool gone = !strcmp(t, "opponent_gone");
+        json_t *o;
+        if (color == game_color_of(g, st->pid))
+            return; /* (about this player: not its opponent) */
+        o = json_pack("{s:s,s:b}", "type", "opponentGone", "gone", gone);
+        if (o && gone)
+            json_object_set_new(
+                o, "claimWinInSeconds",
+                json_integer(
+                    json_integer_value(json_object_get(m, "grace_ms")) /
+                    1000));
+        put(st, o, seq);
+    } else if (g && (!strcmp(t, "moved") || !strcmp(t, "game_end") ||
+                     strstr(t, "draw") || strstr(t, "takeback") ||
+                     !strcmp(t, "taken_back") || !strcmp(t, "time_given"))) {
+        put(st, state_after(g, t, m, now), seq);
+        if (!strcmp(t, "game_end"))
+            end_stream(st);
+    }
+}
+
+static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
+{
+    struct api_stream *st = s->ext;
+    json_t *m = json_loadb(b->data, b->len, 0, NULL);
+    const char *t = json_string_value(json_object_get(m, "t"));
+    const char *gid = json_string_value(json_object_get(m, "game"));
+
+    if (t && st->capture && !strcmp(t, "error")) {
+        const char *words = json_string_value(json_object_get(m, "msg"));
+        const char *code = json_string_value(json_object_get(m, "code"));
+        snprintf(st->err, sizeof st->err, "%s",
+                 words  ? words
+                 : code ? code
+                        : "error");
+    } else if (t && !st->done) {
+        on_message(st, t, gid, m, seq);
+    }
+    json_decref(m);
+}
+
+static int64_t ops_rtt(const struct session *s)
+{
+    (void)s;
+    return 0; /* (no pings: no lag credit, as lichess gives a bot none) */
+}
+
+static void ops_close(struct session *s, int code, const char *reason)
+{
+    (void)code;
+    (void)reason;
+    end_stream(s->ext);
+}
+
+static const struct session_ops api_ops = {ops_send, ops_rtt, ops_close};
+
+static void stream_free(struct hub *h, struct api_stream *st)
+{
+    struct botapi *b = B(h);
+
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        b->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    if (st->s)
+        hub_remote_close(h, st->s, hub_now_ms(h));
+    free(st);
+}
+
+void botapi_stream_closed(struct hub *h, void *owner)
+{
+    struct api_stream *st = owner;
+
+    st->net = NULL;
+    st->done = true;
+    if (B(h))
+        hub_wake_soon(h);
+}
+
+/* A new stream of token t (gid "": the event stream), opened on the
+ * request later; NULL when it was not (answered). */
+static struct api_stream *stream_new(struct hub *h, uint64_t later,
+                                     const struct store_api_token *t,
+                                     const char *gid)
+{
+    struct api_stream *st = calloc(1, sizeof *st);
+    struct player *p;
+    int status;
+
+    if (!st) {
+        fail(h, later, 500, "out of memory");
+        return NULL;
+    }
+    st->h = h;
+    snprintf(st->pid, sizeof st->pid, "%s", t->pid);
+    hub_hex(t->hash, 32, st->token);
+    snprintf(st->gid, sizeof st->gid, "%s", gid);
+    st->net = h->env.stream_open(later, t->pid, st, &status);
+    if (!st->net) {
+        free(st);
+        return NULL;
+    }
+    p = hub_player_get(h, t->pid, t->username);
+    if (p)
+        p->account = true;
+    if (!p || !(st->s = hub_remote_open(h, &api_ops, st, p))) {
+        h->env.stream_close(st->net);
+        free(st);
+        return NULL;
+    }
+    st->next = B(h)->streams;
+    if (st->next)
+        st->next->prev = st;
+    B(h)->streams = st;
+    return st;
+}
+
+/* ---- the routes ---------------------------------------------------------- */
+
+static void open_events(struct hub *h, uint64_t later,
+                        const struct store_api_token *t)
+{
+    struct api_stream *st;
+    char token[65];
+    size_t n;
+    struct game_ref *gs;
+
+    /* one event stream per token: a new one ends the old */
+    hub_hex(t->hash, 32, token);
+    for (st = B(h)->streams; st; st = st->next)
+        if (!st->gid[0] && !st->done && !strcmp(st->token, token))
+            end_stream(st);
+    if (!(st = stream_new(h, later, t, "")))
+        return;
+    /* the open challenges: the challenge module's answer to its
+     * `challenges` command, which send() turns into lines */
+    {
+        static const char ask[] = "{\"t\":\"challenges\"}";
+        hub_on_text(h, st->s, ask, sizeof ask - 1, hub_now_ms(h));
+    }
+    gs = hub_games_snapshot(st->s->player, &n);
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g && game_status(g) == GAME_STARTED)
+            put(st, botapi_game_event(g, "gameStart", st->pid, hub_now_ms(h)),
+                0);
+    }
+    free(gs);
+}
+
+static void open_game(struct hub *h, uint64_t later,
+                      const struct store_api_token *t, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+    struct api_stream *st;
+
+    if (!g || game_color_of(g, t->pid) < 0) {
+        fail(h, later, 404, "No such game");
+        return;
+    }
+    if (!(st = stream_new(h, later, t, gid)))
+        return;
+    put(st, botapi_game_full(g, hub_now_ms(h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
+/* Runs the command text on a session of t's account, returning the
+ * error it got into err ("": none). */
+static void run_command(struct hub *h, const struct store_api_token *t,
+                        const char *text, char *err, size_t errlen)
+{
+    struct api_stream *st = B(h)->streams, tmp = {0};
+    struct player *p;
+
+    while (st && (st->done || strcmp(st->pid, t->pid)))
+        st = st->next;
+    if (!st) { /* a session for this request alone */
+        st = &tmp;
+        tmp.h = h;
+        snprintf(tmp.pid, sizeof tmp.pid, "%s", t->pid);
+        tmp.gid[0] = '\0';
+        p = hub_player_get(h, t->pid, t->username);
+        if (p)
+            p->account = true;
+        if (!p || !(tmp.s = hub_remote_open(h, &api_ops, &tmp, p))) {
+            snprintf(err, errlen, "out of memory");
+            return;
+        }
+        tmp.done = true; /* (it streams nothing) */
+    }
+    st->capture = true;
+    st->err[0] = '\0';
+    hub_on_text(h, st->s, text, strlen(text), hub_now_ms(h));
+    st->capture = false;
+    snprintf(err, errlen, "%s", st->err);
+    if (st == &tmp)
+        hub_remote_close(h, tmp.s, hub_now_ms(h));
+}
+
+/* Our protocol's command for game gid: {"t":t,"game":gid} and, when
+ * given, one more string field. Malloc'ed, or NULL. */
+static char *command(const char *t, const char *gid, const char *k,
+                     const char *v, const char *k2, const char *v2)
+{
+    json_t *o = json_pack("{s:s,s:s}", "t", t, "game", gid);
+    char *text;
+
+    if (o && k)
+        json_object_set_new(o, k, json_string(v));
+    if (o && k2)
+        json_object_set_new(o, k2, json_string(v2));
+    text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+/* Runs our protocol's command t on game gid for t's account: its error
+ * into err ("": none). */
+static void run(struct hub *h, const struct store_api_token *tok,
+                const char *t, const char *gid, const char *k, const char *v,
+                const char *k2, const char *v2, char *err, size_t errlen)
+{
+    char *text = command(t, gid, k, v, k2, v2);
+
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return;
+    }
+    run_command(h, tok, text, err, errlen);
+    free(text);
+}
+
+/* A yes: accepts the opponent's offer when there is one, else offers
+ * (lichess's /draw/yes and /takeback/yes); a no declines. */
+static void answer_offer(struct hub *h, const struct store_api_token *t,
+                         const char *gid, const char *what, bool yes,
+                         char *err, size_t errlen)
+{
+    char accept[32], offer[32];
+
+    snprintf(accept, sizeof accept, "%s_%s", what,
+             yes ? "accept" : "decline");
+    run(h, t, accept, gid, NULL, NULL, NULL, NULL, err, errlen);
+    if (!yes || !err[0])
+        return;
+    snprintf(offer, sizeof offer, "%s%s", what,
+             !strcmp(what, "draw") ? "_offer" : "");
+    run(h, t, offer, gid, NULL, NULL, NULL, NULL, err, errlen);
+}
+
+/* POST /claim-victory: the server ends a game its opponent left at the
+ * end of the grace period by itself (abandoned), so a claim holds when
+ * the game is over and won by the claimer. */
+static void claim(struct game *g, int me, char *err, size_t errlen)
+{
+    enum ending_result won = me == 0 ? ENDING_WHITE_WINS : ENDING_BLACK_WINS;
+
+    if (game_status(g) != GAME_ENDED)
+        snprintf(err, errlen,
+                 "The opponent has not left long enough; "
+                 "the game ends by itself when they have");
+    else if (game_result(g) != won)
+        snprintf(err, errlen, "The game is over");
+}
+
+static void act(struct hub *h, uint64_t later,
+                const struct store_api_token *t, const struct ask *a)
+{
+    struct game *g = table_get(&h->games, a->gid);
+    char ply[16], err[200] = "";
+    int me;
+    struct pending *pd;
+
+    B(h)->limited = false;
+    if (!g || (me = game_color_of(g, t->pid)) < 0) {
+        fail(h, later, 404, "No such game");
+        return;
+    }
+    snprintf(ply, sizeof ply, "%d", game_ply(g));
+    switch (a->route) {
+    case R_MOVE: { /* (ply as a number: the command's text by hand) */
+        char text[160];
+        snprintf(text, sizeof text,
+                 "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
+                 "\"ply\":%s}",
+                 a->gid, a->uci, ply);
+        run_command(h, t, text, err, sizeof err);
+        if (!err[0] && a->flag && (g = table_get(&h->games, a->gid)) &&
+            game_status(g) == GAME_STARTED) {
+            char ignored[200];
+            run(h, t, "draw_offer", a->gid, NULL, NULL, NULL, NULL, ignored,
+                sizeof ignored); /* (the move stands either way) */
+        }
+        break;
+    }
+    case R_RESIGN:
+    case R_ABORT:
+        run(h, t, a->route == R_RESIGN ? "resign" : "abort", a->gid, NULL,
+            NULL, NULL, NULL, err, sizeof err);
+        break;
+    case R_DRAW:
+    case R_TAKEBACK:
+        answer_offer(h, t, a->gid, a->route == R_DRAW ? "draw" : "takeback",
+                     a->flag, err, sizeof err);
+        break;
+    case R_CLAIM:
+        claim(g, me, err, sizeof err);
+        break;
+    default: /* R_CHAT */
+        run(h, t, "chat", a->gid, "room", a->room, "text", a->text, err,
+            sizeof err);
+        break;
+    }
+    if (err[0]) { /* (a flood's answer is 429, as every other's) */
+        fail(h, later, B(h)->limited ? 429 : 400, err);
+        return;
+    }
+    g = table_get(&h->games, a->gid);
+    if (!(pd = calloc(1, sizeof *pd))) {
+        fail(h, later, 500, "out of memory");
+        return;
+    }
+    pd->later = later;
+    pd->seq = g ? game_seq(g) : 0;
+    pd->next = B(h)->pending;
+    B(h)->pending = pd;
+    hub_wake_soon(h);
+}
+
+static void then(struct hub *h, uint64_t later,
+                 const struct store_api_token *t, void *arg)
+{
+    struct ask *a = arg;
+    unsigned mask = 0;
+    char why[8];
+    const char *need = a->bot ? "bot:play" : "board:play";
+
+    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
+        !(mask & apitoken_scope_bit(need, strlen(need)))) {
+        char words[64];
+        snprintf(words, sizeof words, "Missing scope: %s", need);
+        fail(h, later, 403, words);
+    } else if (a->route == R_EVENTS) {
+        open_events(h, later, t);
+    } else if (a->route == R_GAME_STREAM) {
+        open_game(h, later, t, a->gid);
+    } else {
+        act(h, later, t, a);
+    }
+    free(a);
+}
+
+/* The event stream: either scope opens it. */
+static void then_events(struct hub *h, uint64_t later,
+                        const struct store_api_token *t, void *arg)
+{
+    unsigned mask = 0;
+    char why[8];
+
+    free(arg);
+    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
+        !(mask & (apitoken_scope_bit("bot:play", 8) |
+                  apitoken_scope_bit("board:play", 10)))) {
+        fail(h, later, 403, "Missing scope: bot:play or board:play");
+        return;
+    }
+    open_events(h, later, t);
+}
+
+/* Parses /api/(bot|board)/game/... into a; false when it is no route of
+ * ours. */
+static bool parse_game_path(const char *rest, bool post, struct ask *a)
+{
+    size_t n;
+
+    if (!post && !strncmp(rest, "stream/", 7)) {
+        rest += 7;
+        a->route = R_GAME_STREAM;
+        return snprintf(a->gid, sizeof a->gid, "%s", rest) <
+                   (int)sizeof a->gid &&
+               proto_key_valid(a->gid);
+    }
+    if (!post)
+        return false;
+    n = strcspn(rest, "/");
+    if (!n || n >= sizeof a->gid)
+        return false;
+    memcpy(a->gid, rest, n);
+    a->gid[n] = '\0';
+    rest += n;
+    if (!proto_key_valid(a->gid))
+        return false;
+    if (!strncmp(rest, "/move/", 6) && strlen(rest + 6) < sizeof a->uci &&
+        strlen(rest + 6) >= 4) {
+        a->route = R_MOVE;
+        snprintf(a->uci, sizeof a->uci, "%s", rest + 6);
+        for (const char *c = a->uci; *c; c++)
+            if (!((*c >= 'a' && *c <= 'h') || (*c >= '1' && *c <= '8') ||
+                  strchr("qrbn", *c)))
+                return false;
+        return true;
+    }
+    if (!strcmp(rest, "/resign"))
+        return (a->route = R_RESIGN), true;
+    if (!strcmp(rest, "/abort"))
+        return (a->route = R_ABORT), true;
+    if (!strcmp(rest, "/draw/yes") || !strcmp(rest, "/draw/no")) {
+        a->route = R_DRAW;
+        a->flag = !strcmp(rest, "/draw/yes");
+        return true;
+    }
+    if (!strcmp(rest, "/takeback/yes") || !strcmp(rest, "/takeback/no")) {
+        a->route = R_TAKEBACK;
+        a->flag = !strcmp(rest, "/takeback/yes");
+        return true;
+    }
+    if (!strcmp(rest, "/claim-victory"))
+        return (a->route = R_CLAIM), true;
+    if (!strcmp(rest, "/chat"))
+        return (a->route = R_CHAT), true;
+    return false;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The value of field name of a form body (application/x-www-form-
+ * urlencoded: '+' a space, %XX a byte) into out; false when it is
+ * missing, malformed or longer than out. */
+static bool form_field(const char *body, const char *name, char *out,
+                       size_t len)
+{
+    size_t n = strlen(name), at = 0;
+
+    for (const char *p = body; p && *p; p = strchr(p, '&'), p = p ? p + 1 : p)
+        if (!strncmp(p, name, n) && p[n] == '=') {
+            for (p += n + 1; *p && *p != '&'; p++) {
+                int c = *p == '+' ? ' ' : *p;
+                if (*p == '%') {
+                    int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+                    if (lo < 0)
+                        return false;
+                    c = hi * 16 + lo;
+                    p += 2;
+                }
+                if (at + 1 >= len)
+                    return false;
+                out[at++] = (char)c;
+            }
+            out[at] = '\0';
+            return true;
+        }
+    return false;
+}
+
+bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
+                 uint64_t later, struct http_reply *r)
+{
+    bool post = !strcmp(q->method, "POST");
+    struct ask a = {0};
+    struct ask *copy;
+    const char *rest = NULL;
+
+    if (!strcmp(q->path, "/api/stream/event")) {
+        a.route = R_EVENTS;
+        a.bot = false; /* (either scope opens it: checked below) */
+    } else if (!strncmp(q->path, "/api/bot/game/", 14)) {
+        a.bot = true;
+        rest = q->path + 14;
+    } else if (!strncmp(q->path, "/api/board/game/", 16)) {
+        rest = q->path + 16;
+    } else {
+        return false;
+    }
+    if ((rest && !parse_game_path(rest, post, &a)) || (!rest && post)) {
+        r->status = rest ? 404 : 405;
+        r->type = JSON_TYPE;
+        r->body = error_body(rest ? "Not found" : "Method not allowed");
+        r->len = r->body ? strlen(r->body) : 0;
+        if (!r->body)
+            r->status = 500;
+        return true;
+    }
+    for (size_t i = 0; i < q->nargs; i++)
+        if (!strcmp(q->args[i], "offeringDraw=true"))
+            a.flag = true;
+    if (a.route == R_CHAT &&
+        (!form_field(q->body, "room", a.room, sizeof a.room) ||
+         !form_field(q->body, "text", a.text, sizeof a.text) ||
+         (strcmp(a.room, "player") && strcmp(a.room, "spectator")))) {
+        r->status = 400;
+        r->type = JSON_TYPE;
+        r->body = error_body("room=player|spectator and text are needed");
+        r->len = r->body ? strlen(r->body) : 0;
+        if (!r->body)
+            r->status = 500;
+        return true;
+    }
+    if (hub_shared_store(h) || !h->env.stream_open) {
+        /* (docs/cluster.md: not yet; and an environment without streams) */
+        r->status = 501;
+        r->type = JSON_TYPE;
+        r->body = error_body("The Bot and Board API's streams are not "
+                             "served by a cluster yet");
+        r->len = r->body ? strlen(r->body) : 0;
+        return true;
+    }
+    if (!(copy = malloc(sizeof *copy))) {
+        r->status = 500;
+        return true;
+    }
+    *copy = a;
+    apitoken_bearer(h, q, now, later, r,
+                    a.route == R_EVENTS ? then_events : then, copy);
+    return true;
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+/* Answers the POSTs whose game's seq the store has committed, and
+ * closes the sessions of the streams that ended. */
+static void wake(struct hub *h)
+{
+    struct botapi *b = B(h);
+    uint64_t committed = store_committed(h->store);
+    struct pending **pp = &b->pending;
+
+    while (*pp) {
+        struct pending *pd = *pp;
+        if (pd->seq > committed) {
+            pp = &pd->next;
+            continue;
+        }
+        *pp = pd->next;
+        answer(h, pd->later, 200, strdup("{\"ok\":true}"));
+        free(pd);
+    }
+    for (struct api_stream *st = b->streams, *next; st; st = next) {
+        next = st->next;
+        if (st->done)
+            stream_free(h, st);
+    }
+}
+
+static void sweep(struct hub *h, int64_t now)
+{
+    (void)now;
+    wake(h);
+}
+
+static void fini(struct hub *h)
+{
+    struct botapi *b = B(h);
+
+    if (!b)
+        return;
+    while (b->pending) {
+        struct pending *pd = b->pending;
+        b->pending = pd->next;
+        free(pd);
+    }
+    while (b->streams) { /* (their connections close with net's stop) */
+        struct api_stream *st = b->streams;
+        b->streams = st->next;
+        free(st);
+    }
+    free(b);
+    hub_module_set_state(h, &hub_botapi_module, NULL);
+}
+
+static int init(struct hub *h)
+{
+    struct botapi *b = calloc(1, sizeof *b);
+
+    hub_module_set_state(h, &hub_botapi_module, b);
+    return b ? 0 : -1;
+}
+
+static const struct hub_command commands[] = {{PROTO_T_NONE, NULL, false}};
+
+const struct hub_module hub_botapi_module = {
+    .name = "botapi",
+    .init = init,
+    .free = fini,
+    .wake = wake,
+    .sweep = sweep,
+    .commands = commands,
+};

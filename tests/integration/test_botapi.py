@@ -1,0 +1,405 @@
+"""The lichess Bot and Board API's streams and game actions (PROTOCOL.md,
+"The lichess Bot and Board API"), spoken here in raw HTTP/1.1 from the
+lichess documentation, sharing no code with the server: two tokens play
+a game through their event and game streams and POSTs to checkmate; the
+errors; one event stream per token; the caps per account and per
+address."""
+import json
+import random
+import re
+import socket
+import time
+
+import unittest
+
+from harness import CLUSTER, FreshServerTest, not_in_cluster
+
+PASSWORD = "correct horse battery"
+BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+STREAMS_PER_ACCOUNT = 8  # LIMIT_STREAMS_PER_ACCOUNT (server/lib/tunables.h)
+STREAMS_PER_IP = 12      # LIMIT_STREAMS_PER_IP
+
+
+class Stream:
+    """An NDJSON answer read off a raw socket: chunked framing decoded
+    here."""
+
+    def __init__(self, port, path, token, rcvbuf=None):
+        self.sock = socket.socket()
+        if rcvbuf:  # (before connecting: the window is agreed then)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(10)
+        self.sock.connect(("127.0.0.1", port))
+        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n"
+                           "Authorization: Bearer %s\r\n\r\n"
+                           % (path, token)).encode())
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        self.status = int(lines[0].split()[1])
+        self.headers = {k.lower(): v.strip() for k, v in
+                        (x.split(":", 1) for x in lines[1:] if x)}
+        self.data = b""
+        self.eof = False
+
+    def _fill(self):
+        got = self.sock.recv(65536)
+        if not got:
+            raise EOFError
+        self.buf += got
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            self._fill()
+        i = self.buf.index(sep)
+        out, self.buf = self.buf[:i], self.buf[i + len(sep):]
+        return out
+
+    def _chunk(self):
+        size = int(self._until(b"\r\n"), 16)
+        if size == 0:
+            self.eof = True
+            return
+        while len(self.buf) < size + 2:
+            self._fill()
+        self.data += self.buf[:size]
+        assert self.buf[size:size + 2] == b"\r\n"
+        self.buf = self.buf[size + 2:]
+
+    def line(self, keepalive=False):
+        """The next JSON line (empty keep-alive lines skipped unless
+        asked for: then None)."""
+        while True:
+            while b"\n" not in self.data:
+                if self.eof:
+                    raise EOFError
+                self._chunk()
+            i = self.data.index(b"\n")
+            text, self.data = self.data[:i], self.data[i + 1:]
+            if text.strip():
+                return json.loads(text)
+            if keepalive:
+                return None
+
+    def until(self, kind):
+        while True:
+            m = self.line()
+            if m.get("type") == kind:
+                return m
+
+    def close(self):
+        self.sock.close()
+
+
+def post(port, path, token, body=b""):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+               "Content-Type: application/x-www-form-urlencoded\r\n"
+               "Content-Length: %d\r\nConnection: close\r\n\r\n"
+               % (path, token, len(body))).encode() + body)
+    data = b""
+    while True:
+        got = s.recv(65536)
+        if not got:
+            break
+        data += got
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body) if body.strip() else None
+
+
+def cut_slow(srv):
+    text = srv.http("/metrics")[2].decode()
+    return int(re.search(r'chess_connections_cut_total\{why="slow_reader"\} '
+                         r'(\d+)', text).group(1))
+
+
+class BotApiTest(FreshServerTest):
+    def server(self, config=None):
+        return super().server(config,
+                              extra=["--registers-per-ip-per-min", "1000"])
+
+    def account(self, srv, username, scopes=("board:play", "bot:play")):
+        c = self.client(srv, name=username)
+        c.request({"t": "register", "username": username,
+                   "password": PASSWORD}, "registered")
+        t = c.request({"t": "token_create", "scopes": list(scopes)},
+                      "token_created")
+        c.api = t["token"]
+        c.name = username
+        return c
+
+    def token(self, c):
+        return c.request({"t": "token_create", "scopes": ["board:play"]},
+                         "token_created")["token"]
+
+    def start_game(self, a, b):
+        a.send({"t": "challenge", "to": b.name, "clock": BLITZ,
+                "color": "white"})
+        ch = b.expect("challenge")["challenge"]
+        b.send({"t": "challenge_accept", "challenge": ch["id"]})
+        return b.expect("challenge", timeout=10)["challenge"]["game"]
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_two_tokens_play_to_mate(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        self.assertEqual(ea.status, 200)
+        self.assertEqual(ea.headers["content-type"], "application/x-ndjson")
+        self.assertEqual(ea.headers["transfer-encoding"], "chunked")
+        self.start_game(a, b)
+        sa, sb = ea.until("gameStart"), eb.until("gameStart")
+        gid = sa["game"]["gameId"]
+        self.assertEqual(sb["game"]["gameId"], gid)
+        self.assertEqual(sa["game"]["color"], "white")
+        self.assertEqual(sb["game"]["color"], "black")
+        self.assertTrue(sa["game"]["isMyTurn"])
+        self.assertEqual(sa["game"]["opponent"]["username"], "bobbot")
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/board/game/stream/" + gid, b.api)
+        full = ga.line()
+        self.assertEqual(full["type"], "gameFull")
+        self.assertEqual(full["id"], gid)
+        self.assertEqual(full["white"]["name"], "alicebot")
+        self.assertEqual(full["black"]["id"], "bobbot")
+        self.assertEqual(full["initialFen"], "startpos")
+        self.assertEqual(full["clock"], {"initial": 180000,
+                                         "increment": 2000})
+        self.assertEqual(full["state"]["moves"], "")
+        self.assertEqual(full["state"]["status"], "started")
+        self.assertEqual(gb.line()["type"], "gameFull")
+        # the errors, which change nothing
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e7e5" % gid,
+                              a.api)[0], 400)  # not this side's move
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e5" % gid,
+                              a.api)[0], 400)  # illegal
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e4" % gid,
+                              "lip_" + "x" * 20), (401, {"error":
+                                                         "No such token"}))
+        c = self.account(srv, "carolbot")
+        self.assertEqual(post(srv.port, "/api/bot/game/%s/move/e2e4" % gid,
+                              c.api)[0], 404)  # someone else's game
+        self.assertEqual(post(srv.port, "/api/bot/game/nosuch/resign",
+                              a.api)[0], 404)
+        # fool's mate, every move acknowledged and streamed to both
+        moves = ["f2f3", "e7e5", "g2g4", "d8h4"]
+        for i, uci in enumerate(moves):
+            who = a if i % 2 == 0 else b
+            status, body = post(srv.port, "/api/board/game/%s/move/%s"
+                                % (gid, uci), who.api)
+            self.assertEqual((status, body), (200, {"ok": True}), uci)
+            for s in (ga, gb):
+                st = s.until("gameState")
+                self.assertEqual(st["moves"], " ".join(moves[:i + 1]))
+                self.assertIsInstance(st["wtime"], int)
+                self.assertEqual(st["winc"], 2000)
+        for s in (ga, gb):  # the end's gameState, then the stream ends
+            st = s.until("gameState")
+            self.assertEqual((st["status"], st["winner"]), ("mate", "black"))
+            with self.assertRaises(EOFError):
+                s.line()
+        fin = ea.until("gameFinish")
+        self.assertEqual(fin["game"]["gameId"], gid)
+        self.assertEqual(fin["game"]["status"]["name"], "mate")
+        # a second event stream of the token closes the first
+        ea2 = Stream(srv.port, "/api/stream/event", a.api)
+        self.assertEqual(ea2.status, 200)
+        with self.assertRaises(EOFError):
+            while True:
+                ea.line()
+        for s in (ea2, eb):
+            s.close()
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_resign_and_scope(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        b = self.account(srv, "bobbot", scopes=["challenge:read"])
+        self.assertEqual(Stream(srv.port, "/api/stream/event",
+                                b.api).status, 403)
+        b.api = self.token(b)
+        self.start_game(a, b)
+        ga = None
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        gid = eb.until("gameStart")["game"]["gameId"]
+        ga = Stream(srv.port, "/api/board/game/stream/" + gid, a.api)
+        self.assertEqual(ga.line()["type"], "gameFull")
+        self.assertEqual(post(srv.port, "/api/board/game/%s/resign" % gid,
+                              b.api), (200, {"ok": True}))
+        st = ga.until("gameState")
+        self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_caps_per_account_and_per_address(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        tokens = [a.api] + [self.token(a) for _ in range(STREAMS_PER_ACCOUNT)]
+        open_ = [Stream(srv.port, "/api/stream/event", t)
+                 for t in tokens[:STREAMS_PER_ACCOUNT]]
+        self.assertEqual([s.status for s in open_],
+                         [200] * STREAMS_PER_ACCOUNT)
+        over = Stream(srv.port, "/api/stream/event", tokens[-1])
+        self.assertEqual(over.status, 429)
+        # another account, same address: up to the address's cap
+        b = self.account(srv, "bobbot")
+        more = STREAMS_PER_IP - STREAMS_PER_ACCOUNT
+        btokens = [b.api] + [self.token(b) for _ in range(more)]
+        for t in btokens[:more]:
+            open_.append(Stream(srv.port, "/api/stream/event", t))
+            self.assertEqual(open_[-1].status, 200)
+        self.assertEqual(Stream(srv.port, "/api/stream/event",
+                                btokens[-1]).status, 429)
+        # a stream closed makes room at once (its FIN is seen)
+        open_[0].close()
+        deadline = time.monotonic() + 5
+        while True:
+            s = Stream(srv.port, "/api/stream/event", btokens[-1])
+            if s.status == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(s.status, 200)
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_a_reader_that_does_not_read_is_cut(self):
+        """A game stream nobody reads, with small socket buffers on both
+        sides, while its game is played fast over the WebSocket: its
+        gameState lines (the whole game's moves each) pile up past
+        LIMIT_STREAM_QUEUE_BYTES and it is cut; the players play on."""
+        rng = random.Random(11)
+        srv = self.server({"send_buffer_bytes": 4096, "move_rate_per_s": 1000,
+                           "move_burst": 1000})
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        before = cut_slow(srv)
+        deadline = time.monotonic() + 60
+        while cut_slow(srv) == before:
+            self.assertLess(time.monotonic(), deadline, "never cut")
+            gid = self.start_game(a, b)
+            silent = Stream(srv.port, "/api/board/game/stream/" + gid,
+                            a.api, rcvbuf=2048)
+            legal = a.request({"t": "sync", "game": gid}, "state")["legal"]
+            ply = 0
+            while legal and cut_slow(srv) == before:
+                (a, b)[ply % 2].send({"t": "move", "game": gid, "ply": ply,
+                                      "uci": rng.choice(legal)})
+                ply += 1
+                for c in (a, b):
+                    legal = c.expect("moved", game=gid, ply=ply)["legal"]
+                    c.backlog.clear()
+            if legal:  # cut mid-game: the players are not
+                (a, b)[ply % 2].send({"t": "resign", "game": gid})
+            for c in (a, b):
+                c.expect("game_end", game=gid)
+            silent.close()
+        self.assertEqual(cut_slow(srv), before + 1)
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_challenges_on_the_event_stream(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ,
+                "color": "white"})
+        ch = eb.until("challenge")["challenge"]
+        self.assertEqual((ch["status"], ch["direction"], ch["color"]),
+                         ("created", "in", "white"))
+        self.assertEqual(ch["challenger"]["name"], "alicebot")
+        self.assertEqual(ch["destUser"]["name"], "bobbot")
+        self.assertEqual(ch["timeControl"]["limit"], 180)
+        self.assertEqual(ea.until("challenge")["challenge"]["direction"],
+                         "out")
+        b.send({"t": "challenge_decline", "challenge": ch["id"],
+                "reason": "tooFast"})
+        for s in (ea, eb):
+            got = s.until("challengeDeclined")["challenge"]
+            self.assertEqual((got["id"], got["declineReasonKey"]),
+                             (ch["id"], "tooFast"))
+        a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ})
+        ch2 = eb.until("challenge")["challenge"]
+        # a new event stream opens with the open challenges
+        eb2 = Stream(srv.port, "/api/stream/event", b.api)
+        self.assertEqual(eb2.until("challenge")["challenge"]["id"],
+                         ch2["id"])
+        a.send({"t": "challenge_cancel", "challenge": ch2["id"]})
+        self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
+                         ch2["id"])
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_chat_draw_abort_and_opponent_gone(self):
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        gid = self.start_game(a, b)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        for s in (ga, gb):
+            s.until("gameFull")
+        base = "/api/bot/game/%s/" % gid
+        self.assertEqual(post(srv.port, base + "chat", a.api,
+                              b"room=player&text=good+luck%21"),
+                         (200, {"ok": True}))
+        line = gb.until("chatLine")
+        self.assertEqual((line["room"], line["username"], line["text"]),
+                         ("player", "alicebot", "good luck!"))
+        self.assertEqual(post(srv.port, base + "chat", a.api,
+                              b"room=lobby&text=x")[0], 400)
+        self.assertEqual(post(srv.port, base + "claim-victory", a.api)[0],
+                         400)  # the opponent is here
+        self.assertEqual(post(srv.port, base + "takeback/no", a.api)[0],
+                         400)  # nothing asked
+        # a move with a draw offer, accepted
+        self.assertEqual(post(srv.port, base + "move/e2e4?offeringDraw=true",
+                              a.api), (200, {"ok": True}))
+        self.assertTrue(gb.until("gameState")["moves"] == "e2e4")
+        offered = gb.until("gameState")
+        self.assertTrue(offered["wdraw"])
+        self.assertEqual(post(srv.port, base + "draw/yes", b.api),
+                         (200, {"ok": True}))
+        end = ga.until("gameState")
+        while end["status"] == "started":
+            end = ga.until("gameState")
+        self.assertEqual(end["status"], "draw")
+        self.assertNotIn("winner", end)
+        # an abort, and a player who leaves
+        gid = self.start_game(a, b)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        ga.until("gameFull")
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        gb.until("gameFull")
+        b.ws.sock.close()  # bob is present by his stream alone now
+        gb.close()
+        gone = ga.until("opponentGone")
+        self.assertTrue(gone["gone"])
+        self.assertIsInstance(gone["claimWinInSeconds"], int)
+        self.assertEqual(post(srv.port, "/api/board/game/%s/abort" % gid,
+                              a.api), (200, {"ok": True}))
+        self.assertEqual(ga.until("gameState")["status"], "aborted")
+
+    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
+    def test_cluster_refuses(self):
+        srv = self.server()
+        a = self.account(srv, "alicebot")
+        s = Stream(srv.port, "/api/stream/event", a.api)
+        self.assertEqual(s.status, 501)
+        status, body = post(srv.port, "/api/bot/game/abcdefgh/resign", a.api)
+        self.assertEqual(status, 501)
+        self.assertIn("cluster", body["error"])
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_keepalive_line_every_7_s(self):
+        """A silent stream gets an empty line at its opening and after
+        7 s of silence, and stays open past lws's own timeouts (it ended
+        such a stream after 7 s): 7.5 s of test time."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        s = Stream(srv.port, "/api/stream/event", a.api)
+        t0 = time.monotonic()
+        self.assertIsNone(s.line(keepalive=True))  # at the opening
+        self.assertIsNone(s.line(keepalive=True))  # after 7 s
+        self.assertGreater(time.monotonic() - t0, 6.5)
+        time.sleep(0.5)
+        b.send({"t": "challenge", "to": "alicebot", "clock": BLITZ})
+        self.assertEqual(s.until("challenge")["challenge"]["direction"],
+                         "in")
+        s.close()
