@@ -72,6 +72,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_NO_TOURNAMENTS] = "no_tournaments",
     [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
     [PROTO_MUTED] = "muted",
+    [PROTO_NOT_ORGANISER] = "not_organiser",
+    [PROTO_EVENT_STARTED] = "event_started",
 };
 
 const char *proto_code_name(enum proto_code code)

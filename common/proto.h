@@ -85,6 +85,8 @@ enum proto_code {
     PROTO_NO_TOURNAMENTS,   /* arena_create: creation is off here */
     PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
     PROTO_MUTED,            /* chat: muted after a flood, until ... */
+    PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator */
+    PROTO_EVENT_STARTED,    /* swiss_start: started already */
     PROTO_CODE_COUNT
 };
 
@@ -141,6 +143,14 @@ enum proto_type {
     PROTO_T_ARENA_WATCH,
     PROTO_T_ARENA_UNWATCH,
     PROTO_T_CHAT,
+    PROTO_T_SWISS_CREATE,
+    PROTO_T_SWISS_JOIN,
+    PROTO_T_SWISS_WITHDRAW,
+    PROTO_T_SWISS_LIST,
+    PROTO_T_SWISS_WATCH,
+    PROTO_T_SWISS_UNWATCH,
+    PROTO_T_SWISS_START,
+    PROTO_T_SWISS_TRF,
     PROTO_T_COUNT
 };
 
@@ -200,6 +210,10 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
  * a week. */
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
+/* swiss_create: "rounds" from 1 to PROTO_SWISS_ROUNDS_MAX,
+ * "interval_s" between rounds from 0 to an hour. */
+#define PROTO_SWISS_ROUNDS_MAX 30
+#define PROTO_SWISS_INTERVAL_MAX 3600
 
 /* chat: "text" is 1 to PROTO_CHAT_CHARS code points (PROTOCOL.md "Chat");
  * at most PROTO_CHAT_BYTES bytes of UTF-8 then. */
@@ -257,7 +271,9 @@ struct proto_msg {
     char token_id[PROTO_TOKEN_ID_MAX + 1];
     char event[PROTO_KEY_MAX + 1];   /* arena_*: the event's id */
     int duration_s;                  /* arena_create: its length */
-    int start_in_s;                  /* arena_create: 0 when absent */
+    int start_in_s;                  /* arena_create: 0 when absent;
+                                        swiss_create: -1 (manual start) */
+    int rounds, interval_s;          /* swiss_create (interval 0 absent) */
     enum proto_room room;            /* chat */
     char text[PROTO_CHAT_BYTES + 1]; /* chat: checked (proto_chat_text) */
 };

@@ -124,6 +124,7 @@ struct config {
     int analyses_per_day;   /* one player's analyses in 24 h */
     int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
     int max_arenas;         /* tournaments open or running */
+    int max_swiss;          /* Swiss tournaments open or running */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */

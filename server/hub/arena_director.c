@@ -18,6 +18,7 @@
 
 #include "arena/arena.h"
 #include "hub/hub_internal.h"
+#include "hub/tourney.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -96,21 +97,6 @@ static void event_free(struct event *e)
     free(e);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    void *nv;
-    size_t ncap;
-
-    if (n < *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 8;
-    if (!(nv = realloc(*v, ncap * size)))
-        return -1;
-    *v = nv;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- Calls: journal lines, applied live and on replay ------------------
  *
  *   new BASE INC START END SEED CREATOR NAME
@@ -146,7 +132,8 @@ static int apply(struct event *e, const char *line)
     int64_t t;
 
     if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4) {
-        if (grow((void **)&e->players, &e->pcap, e->np, sizeof *e->players))
+        if (tourney_grow((void **)&e->players, &e->pcap, e->np,
+                         sizeof *e->players))
             return -1;
         if (arena_join(e->a, x, t) != (int)e->np)
             return -1;
@@ -165,7 +152,8 @@ static int apply(struct event *e, const char *line)
         return arena_rejoin(e->a, x, t) == ARENA_OK ? 0 : -1;
     if (sscanf(line, "start %32s %d %d %" SCNd64, a, &x, &y, &t) == 4 &&
         x >= 0 && y >= 0 && x < (int)e->np && y < (int)e->np && x != y) {
-        if (grow((void **)&e->gids, &e->gcap, e->ng, sizeof *e->gids) ||
+        if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
+                         sizeof *e->gids) ||
             arena_game_start(e->a, x, y, t) != (int)e->ng)
             return -1;
         strcopy(e->gids[e->ng++], sizeof e->gids[0], a);
@@ -226,29 +214,13 @@ static struct event *event_new(const char *id, const char *line)
 
 static int director_add(struct director *d, struct event *e)
 {
-    if (grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
+    if (tourney_grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
         return -1;
     d->ev[d->n++] = e;
     return 0;
 }
 
 /* ---- rendering --------------------------------------------------------- */
-
-/* o with "id" (when m has one), as compact JSON (malloc'ed); takes o. */
-static char *finish(json_t *o, const struct proto_id *id)
-{
-    char *text;
-
-    if (!o)
-        return NULL;
-    if (id && id->kind == 1)
-        json_object_set_new(o, "id", json_stringn(id->str, id->len));
-    else if (id && id->kind == 2)
-        json_object_set_new(o, "id", json_integer(id->num));
-    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
-    return text;
-}
 
 static json_t *event_summary(const struct event *e, int64_t wall)
 {
@@ -322,32 +294,16 @@ static char *render_standings(const struct event *e, int64_t wall,
     free(order);
     json_object_set_new(o, "t", json_string("arena_standings"));
     json_object_set_new(o, "standings", rows);
-    return finish(o, id);
-}
-
-static void send_to(struct session *s, json_t *o, const struct proto_id *id,
-                    uint64_t seq)
-{
-    char *text = finish(o, id);
-
-    if (text)
-        hub_send_text(s, text, seq);
+    return tourney_finish(o, id);
 }
 
 /* Pushes e's standings to its watchers (one render, the same bytes). */
 static void push_standings(struct hub *h, struct event *e, int64_t wall)
 {
-    char *text;
-    struct msgbuf *b;
-
     e->dirty = false;
-    if (!e->nw || !(text = render_standings(e, wall, NULL)))
-        return;
-    if (!(b = msgbuf_take(text)))
-        return;
-    for (size_t i = 0; i < e->nw; i++)
-        hub_env_send(h, e->watchers[i], b, e->seq);
-    msgbuf_unref(b);
+    if (e->nw)
+        tourney_push(h, render_standings(e, wall, NULL), e->watchers, e->nw,
+                     e->seq);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
@@ -365,20 +321,12 @@ static void start_pairing(struct hub *h, struct event *e,
                           const struct arena_pairing *pr, int64_t wall)
 {
     const struct arena_config *c = arena_config(e->a);
-    struct clock_spec clock = {.initial_s = c->base_s,
-                               .increment_s = c->inc_s};
     struct game_seat_init seats[2] = {
         {e->players[pr->white].pid, e->players[pr->white].name},
         {e->players[pr->black].pid, e->players[pr->black].name}};
-    struct board start;
-    struct game *g;
-    struct msgbuf *b;
+    struct game *g = tourney_game(h, c->base_s, c->inc_s, seats);
     char line[128];
-    int64_t now = hub_now_ms(h);
 
-    if (board_from_fen(&start, FEN_START) != FEN_OK)
-        return;
-    g = hub_start_game(h, &clock, &start, seats, NULL, false, now);
     if (!g) {
         log_error("event=arena_game_refused arena=%s", e->id);
         return;
@@ -386,22 +334,16 @@ static void start_pairing(struct hub *h, struct event *e,
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
     if (call(h, e, line, wall) < 0) {
-        game_abort(g, game_seat_pid(g, 0), now, NULL);
+        game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
         return;
     }
     log_info("event=arena_pairing arena=%s game=%s white=%s black=%s", e->id,
              game_gid(g), seats[0].pid, seats[1].pid);
-    game_announce_start(g, now);
-    b = msgbuf_take(
-        finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game", "event",
-                         e->id, "name", e->name, "game", game_gid(g)),
-               NULL));
-    for (int side = 0; b && side < 2; side++) {
-        struct player *p = table_get(&h->players, seats[side].pid);
-        if (p)
-            hub_env_send(h, &p->fan, b, e->seq);
-    }
-    msgbuf_unref(b);
+    tourney_announce(h, g,
+                     json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game",
+                               "event", e->id, "name", e->name, "game",
+                               game_gid(g)),
+                     e->seq);
 }
 
 /* One tick of e: presence, pairings, the end. */
@@ -458,20 +400,6 @@ static void tick(void *arg)
 
 /* ---- commands ---------------------------------------------------------- */
 
-/* p's rating in e's category as the player's facts have it (read with
- * its hello), rounded; 1500 (a new player's) when unknown. */
-static int rating_now(const struct event *e, const struct player *p)
-{
-    const struct arena_config *c = arena_config(e->a);
-    struct clock_spec clock = {.initial_s = c->base_s,
-                               .increment_s = c->inc_s};
-    enum rating_category cat = rating_category(&clock);
-
-    if (p->facts && p->facts->has[cat])
-        return (int)(p->facts->ratings[cat].rating + 0.5);
-    return 1500;
-}
-
 /* The events not finished, of creator pid (NULL: anyone's). */
 static size_t events_open(const struct director *d, const char *pid)
 {
@@ -494,24 +422,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct event *e;
 
     (void)now;
-    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
-        hub_send_error(s, PROTO_NO_TOURNAMENTS,
-                       h->router.ops != &hub_local_router
-                           ? "a node of a cluster runs no tournaments"
-                           : "this server runs no tournaments",
-                       &m->id);
+    if (!tourney_may_create(s, m))
         return;
-    }
-    if (h->cfg.arena_create == 1 && !s->player->account) {
-        hub_send_error(s, PROTO_NEEDS_ACCOUNT,
-                       "only an account may create a tournament", &m->id);
-        return;
-    }
-    if (m->clock.per_move) {
-        hub_send_error(s, PROTO_BAD_CLOCK,
-                       "a tournament plays a fischer clock", &m->id);
-        return;
-    }
     if (events_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
         events_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
         hub_send_error(s, PROTO_EVENTS_FULL,
@@ -548,10 +460,10 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
-    send_to(s,
-            json_pack("{s:s,s:o}", "t", "arena_created", "arena",
-                      event_summary(e, wall)),
-            &m->id, e->seq);
+    tourney_send(s,
+                 json_pack("{s:s,s:o}", "t", "arena_created", "arena",
+                           event_summary(e, wall)),
+                 &m->id, e->seq);
     arm(h, d);
 }
 
@@ -590,8 +502,8 @@ static void answer_call(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
-    send_to(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id), &m->id,
-            e->seq);
+    tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id),
+                 &m->id, e->seq);
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
@@ -631,7 +543,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
             return;
         }
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
-                 s->player->name, rating_now(e, s->player), wall);
+                 s->player->name,
+                 tourney_rating(s->player, arena_config(e->a)->base_s,
+                                arena_config(e->a)->inc_s),
+                 wall);
     }
     answer_call(s, m, e, line, "arena_joined", wall);
 }
@@ -674,8 +589,8 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
             continue;
         json_array_append_new(list, event_summary(d->ev[i], wall));
     }
-    send_to(s, json_pack("{s:s,s:o}", "t", "arena_list", "events", list),
-            &m->id, 0);
+    tourney_send(s, json_pack("{s:s,s:o}", "t", "arena_list", "events", list),
+                 &m->id, 0);
 }
 
 static void unwatch(struct director *d, struct session *s)
@@ -705,7 +620,8 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     if (!(e = event_of(s, m)))
         return;
     unwatch(d, s); /* one event at a time */
-    if (grow((void **)&e->watchers, &e->wcap, e->nw, sizeof *e->watchers) ||
+    if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
+                     sizeof *e->watchers) ||
         !(text = render_standings(e, hub_wall_ms(s->hub), &m->id))) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
@@ -765,17 +681,14 @@ static void game_ended(struct hub *h, struct game *g)
  * says how. (Reads at once: hub_restore's time.) */
 static void restore_end(struct hub *h, struct event *e, size_t k)
 {
-    struct store_game row;
-    struct store_move *moves = NULL;
-    size_t n = 0;
     enum ending_result r;
+    bool no_start;
+    int plies, to_move;
+    int64_t at;
 
-    if (store_get_game(h->store, e->gids[k], &row, &moves, &n, NULL) == 1 &&
-        !strcmp(row.status, "ended") &&
-        ending_result_find(row.result, &r) == 0)
-        report_end(h, e, k, r, !strcmp(row.reason, "no_start"), (int)n,
-                   (int)(n % 2), row.ended_ms);
-    free(moves);
+    if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
+                           &at))
+        report_end(h, e, k, r, no_start, plies, to_move, at);
 }
 
 static void session_closed(struct hub *h, struct session *s)

@@ -568,6 +568,8 @@ static int route(struct hub *h, const char *path, const char *const *args,
     }
     if (!strncmp(path, "/api/leaderboard/", 17))
         return api_ratings(h, NULL, path + 17, later, r);
+    if (!strncmp(path, "/api/swiss/", 11))
+        return hub_swiss_http(h, path + 11, r);
     return api_error(r, 404, "not_found");
 }
 
