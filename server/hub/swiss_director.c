@@ -342,6 +342,20 @@ static json_t *pairings_of(const struct event *e)
     return a;
 }
 
+static json_t *standing_row(const struct event *e, int p,
+                            const struct tour_standing *st)
+{
+    return json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
+                     st ? st->rank : 0, "sn", e->t.p[p].sn, "id",
+                     e->players[p].pid, "name", e->players[p].name, "rating",
+                     e->t.p[p].rating, "points", st ? st->score / 10.0 : 0.0,
+                     "sb", st ? st->sb / 100.0 : 0.0, "performance",
+                     st ? st->performance : 0, "withdrawn",
+                     e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
+}
+
+/* e's standings message (malloc'ed): the ranked players, then those who
+ * joined since the last pairing (rank 0), and the last round's boards. */
 static char *render_standings(const struct event *e, int64_t wall,
                               const struct proto_id *id)
 {
@@ -355,17 +369,13 @@ static char *render_standings(const struct event *e, int64_t wall,
         json_decref(rows);
         return NULL;
     }
-    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++) {
-        int p = st[i].player;
-        json_array_append_new(
-            rows,
-            json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
-                      st[i].rank, "sn", e->t.p[p].sn, "id", e->players[p].pid,
-                      "name", e->players[p].name, "rating", e->t.p[p].rating,
-                      "points", st[i].score / 10.0, "sb", st[i].sb / 100.0,
-                      "performance", st[i].performance, "withdrawn",
-                      e->t.p[p].withdrawn, "sheet", sheet_of(e, p)));
-    }
+    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++)
+        json_array_append_new(rows, standing_row(e, st[i].player, &st[i]));
+    for (size_t p = 0; p < e->np && n < SWISS_STANDINGS_SHOWN; p++)
+        if (!e->t.p[p].sn && !e->t.p[p].withdrawn) {
+            json_array_append_new(rows, standing_row(e, (int)p, NULL));
+            n++;
+        }
     free(st);
     json_object_set_new(o, "t", json_string("swiss_standings"));
     json_object_set_new(o, "standings", rows);
