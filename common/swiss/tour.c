@@ -179,12 +179,19 @@ int tour_pair(struct tour *t, struct tour_board **out, int *n)
     *n = 0;
     if (!tour_round_over(t) || t->rounds >= t->total_rounds)
         return TOUR_EBAD;
+    if (!(by = malloc(2 * (size_t)(t->np ? t->np : 1) * sizeof *by)))
+        return TOUR_ENOMEM;
+    /* numbers for the engine only, undone: tour_add_round gives them, so
+     * that a pairing not journaled leaves no trace */
+    for (int i = 0; i < t->np; i++)
+        by[t->np + i] = t->p[i].sn;
     number(t);
-    if (!(by = malloc((size_t)(t->np ? t->np : 1) * sizeof *by)))
-        return TOUR_ENOMEM;
-    if (build(t, t->rounds, &ev, by) < 0) {
+    rc = build(t, t->rounds, &ev, by) < 0 ? TOUR_ENOMEM : TOUR_OK;
+    for (int i = 0; i < t->np; i++)
+        t->p[i].sn = by[t->np + i];
+    if (rc != TOUR_OK) {
         free(by);
-        return TOUR_ENOMEM;
+        return rc;
     }
     if (!(pairs = malloc(((size_t)ev.players / 2 + 1) * sizeof *pairs)) ||
         !(*out = malloc(((size_t)ev.players / 2 + 1) * sizeof **out)))

@@ -102,9 +102,10 @@ bool tour_round_over(const struct tour *t);
 int tour_round(const struct tour *t, int r, const struct tour_board **first);
 
 /* The next round's pairing by the Dutch system into *out (malloc'ed, the
- * caller frees; the bye last, with black -1) and *n. Numbers the players
- * who have no starting number yet. TOUR_OK, TOUR_UNPAIRABLE, TOUR_EBAD
- * (the last round is not over, or every round is paired), TOUR_ENOMEM. */
+ * caller frees; the bye last, with black -1) and *n, numbering the
+ * players as tour_add_round will (t is as it was after). TOUR_OK,
+ * TOUR_UNPAIRABLE, TOUR_EBAD (the last round is not over, or every round
+ * is paired), TOUR_ENOMEM. */
 int tour_pair(struct tour *t, struct tour_board **out, int *n);
 
 /* Adds the next round: its n boards (results 0, the bye's 'U' set here).
