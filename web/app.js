@@ -337,6 +337,12 @@ function onMessage(msg) {
     case 'arena_game':
         withArena((a) => a.onGame(msg));
         break;
+    case 'swiss_list':
+    case 'swiss_created':
+    case 'swiss_standings':
+    case 'swiss_game':
+        withArena((a) => a.onSwiss(msg));
+        break;
     case 'error':
         onError(msg);
         break;
