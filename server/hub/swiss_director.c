@@ -5,7 +5,7 @@
  *
  * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
  * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
- * /api/swiss/EID/trf. Every SWISS_TICK_MS it starts the first round at
+ * /api/swiss/EID/trf. Every TOURNEY_TICK_MS it starts the first round at
  * the start (or when the creator says), and each next one once every game
  * of the last has ended and the interval has run: the round is paired by
  * the Dutch engine, journaled as one call, and its games started through
@@ -42,7 +42,6 @@
 #include "strcopy.h"
 #include "tour.h"
 
-#define SWISS_TICK_MS 1000
 /* Players of one event (a round's pairing is one journal call of at most
  * STORE_ARENA_CALL_MAX bytes), events one player may have open, finished
  * events listed, standings rows shown. */
@@ -59,9 +58,7 @@ struct entrant {
 };
 
 struct event {
-    char id[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-    char creator[PROTO_KEY_MAX + 1];
+    struct tourney_event head; /* first: tourney.c sees it */
     int base_s, inc_s, interval_s;
     int64_t start_ms; /* -1 until the creator starts it */
     struct tour t;
@@ -71,32 +68,15 @@ struct event {
     char (*gids)[PROTO_KEY_MAX + 1]; /* board index -> GID, "" if none */
     size_t ng, gcap;
     int64_t last_ms; /* the last pairing or result: the interval's start */
-    int64_t next_call;
-    uint64_t seq;
-    bool finished, dirty;
-    struct session **watchers;
-    size_t nw, wcap;
 };
 
-struct director {
-    struct event **ev;
-    size_t n, cap;
-    struct hub_alarm *tick;
-    bool armed;
-};
-
-static struct director *state(struct hub *h)
+static struct tourney_director *state(struct hub *h)
 {
     return hub_module_state(h, &hub_swiss_module);
 }
 
-static struct event *event_find(struct director *d, const char *id)
-{
-    for (size_t i = 0; i < d->n; i++)
-        if (!strcmp(d->ev[i]->id, id))
-            return d->ev[i];
-    return NULL;
-}
+/* The director\'s event of a tourney.c head. */
+#define EV(t) ((struct event *)(t))
 
 static int entrant_of(const struct event *e, const char *pid)
 {
@@ -108,7 +88,7 @@ static int entrant_of(const struct event *e, const char *pid)
 
 static const char *event_status(const struct event *e, int64_t wall)
 {
-    if (e->finished)
+    if (e->head.finished)
         return "finished";
     return e->start_ms < 0 || wall < e->start_ms ? "open" : "running";
 }
@@ -121,7 +101,7 @@ static void event_free(struct event *e)
     free(e->players);
     free(e->names);
     free(e->gids);
-    free(e->watchers);
+    free(e->head.watchers);
     free(e);
 }
 
@@ -130,15 +110,16 @@ static void event_free(struct event *e)
 static int journal(struct hub *h, struct event *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_swiss(h->store, e->id, e->next_call, line, wall);
+    uint64_t seq = store_put_swiss(h->store, e->head.id, e->head.next_call,
+                                   line, wall);
 
     if (!seq) {
-        log_error("event=swiss_journal_full swiss=%s", e->id);
+        log_error("event=swiss_journal_full swiss=%s", e->head.id);
         return -1;
     }
-    e->next_call++;
-    e->seq = seq;
-    e->dirty = true;
+    e->head.next_call++;
+    e->head.seq = seq;
+    e->head.dirty = true;
     return 0;
 }
 
@@ -218,7 +199,7 @@ static int apply(struct event *e, const char *line)
         return 0;
     }
     if (sscanf(line, "finish %" SCNd64, &t) == 1) {
-        e->finished = true;
+        e->head.finished = true;
         return 0;
     }
     (void)y;
@@ -231,8 +212,8 @@ static int call(struct hub *h, struct event *e, const char *line,
     if (journal(h, e, line, wall) < 0)
         return -1;
     if (apply(e, line) < 0) {
-        log_error("event=swiss_call_refused swiss=%s call=\"%.80s\"", e->id,
-                  line);
+        log_error("event=swiss_call_refused swiss=%s call=\"%.80s\"",
+                  e->head.id, line);
         return -1;
     }
     return 0;
@@ -248,24 +229,16 @@ static struct event *event_new(const char *id, const char *line)
         return NULL;
     if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s",
                &e->base_s, &e->inc_s, &rounds, &e->start_ms, &e->interval_s,
-               &seed, e->creator, e->name) != 8 ||
+               &seed, e->head.creator, e->head.name) != 8 ||
         rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX) {
         free(e);
         return NULL;
     }
     tour_init(&e->t, rounds, seed & 1 ? 'b' : 'w');
-    strcopy(e->id, sizeof e->id, id);
-    e->next_call = 1;
-    e->dirty = true;
+    strcopy(e->head.id, sizeof e->head.id, id);
+    e->head.next_call = 1;
+    e->head.dirty = true;
     return e;
-}
-
-static int director_add(struct director *d, struct event *e)
-{
-    if (tourney_grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
-        return -1;
-    d->ev[d->n++] = e;
-    return 0;
 }
 
 /* ---- rendering ---------------------------------------------------------- */
@@ -278,12 +251,17 @@ static json_t *event_summary(const struct event *e, int64_t wall)
         listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
     return json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i}", "event",
-        e->id, "name", e->name, "creator", e->creator, "status",
-        event_status(e, wall), "start_ms",
+        e->head.id, "name", e->head.name, "creator", e->head.creator,
+        "status", event_status(e, wall), "start_ms",
         e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
         "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
         "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
         e->interval_s, "players", (int)listed);
+}
+
+static json_t *summary_of(const struct tourney_event *e, int64_t wall)
+{
+    return event_summary((const struct event *)e, wall);
 }
 
 static json_t *sheet_of(const struct event *e, int p)
@@ -385,21 +363,13 @@ static char *render_standings(const struct event *e, int64_t wall,
 
 static void push_standings(struct hub *h, struct event *e, int64_t wall)
 {
-    e->dirty = false;
-    if (e->nw)
-        tourney_push(h, render_standings(e, wall, NULL), e->watchers, e->nw,
-                     e->seq);
+    e->head.dirty = false;
+    if (e->head.nw)
+        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
+                     e->head.nw, e->head.seq);
 }
 
 /* ---- the tick ----------------------------------------------------------- */
-
-static void arm(struct hub *h, struct director *d)
-{
-    if (!d->armed && d->tick) {
-        d->armed = true;
-        hub_alarm_arm(h, d->tick, hub_now_ms(h) + SWISS_TICK_MS);
-    }
-}
 
 /* Starts board k's game, journaled before it is announced. */
 static void start_board(struct hub *h, struct event *e, size_t k,
@@ -413,7 +383,7 @@ static void start_board(struct hub *h, struct event *e, size_t k,
     char line[96];
 
     if (!g) {
-        log_error("event=swiss_game_refused swiss=%s", e->id);
+        log_error("event=swiss_game_refused swiss=%s", e->head.id);
         return;
     }
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
@@ -423,12 +393,13 @@ static void start_board(struct hub *h, struct event *e, size_t k,
     }
     log_info("event=swiss_pairing swiss=%s round=%d game=%s white=%s "
              "black=%s",
-             e->id, e->t.rounds, game_gid(g), seats[0].pid, seats[1].pid);
+             e->head.id, e->t.rounds, game_gid(g), seats[0].pid,
+             seats[1].pid);
     tourney_announce(h, g,
                      json_pack("{s:s,s:s,s:s,s:i,s:s}", "t", "swiss_game",
-                               "event", e->id, "name", e->name, "round",
-                               e->t.rounds, "game", game_gid(g)),
-                     e->seq);
+                               "event", e->head.id, "name", e->head.name,
+                               "round", e->t.rounds, "game", game_gid(g)),
+                     e->head.seq);
 }
 
 /* Pairs the next round and journals it as one call; finishes the event
@@ -449,7 +420,7 @@ static void pair_round(struct hub *h, struct event *e, int64_t wall)
     }
     if (rc != TOUR_OK) {
         snprintf(line, cap, "finish %" PRId64, wall);
-        log_info("event=swiss_finished swiss=%s rounds=%d", e->id,
+        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
                  e->t.rounds);
     } else {
         len = (size_t)snprintf(line, cap, "pair %" PRId64, wall);
@@ -483,43 +454,17 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
         }
     }
 push:
-    if (e->dirty)
+    if (e->head.dirty)
         push_standings(h, e, wall);
 }
 
-static void tick(void *arg)
-{
-    struct hub *h = arg;
-    struct director *d = state(h);
-    int64_t wall = hub_wall_ms(h);
-    bool open = false;
-
-    d->armed = false;
-    for (size_t i = 0; i < d->n; i++)
-        if (!d->ev[i]->finished) {
-            event_tick(h, d->ev[i], wall);
-            open = true;
-        }
-    if (open)
-        arm(h, d);
-}
-
 /* ---- commands ----------------------------------------------------------- */
-
-static size_t events_open(const struct director *d, const char *pid)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < d->n; i++)
-        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
-    return n;
-}
 
 static void do_create(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     struct hub *h = s->hub;
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     char id[PROTO_KEY_MAX + 1], line[192];
     struct event *e;
@@ -527,10 +472,10 @@ static void do_create(struct session *s, const struct proto_msg *m,
     (void)now;
     if (!tourney_may_create(s, m))
         return;
-    if (events_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
-        events_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {
+    if (tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
+        tourney_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {
         hub_send_error(s, PROTO_EVENTS_FULL,
-                       events_open(d, NULL) >= (size_t)h->cfg.max_swiss
+                       tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss
                            ? "the server holds as many open Swiss "
                              "tournaments as it may"
                            : "you have created as many open tournaments as "
@@ -548,12 +493,12 @@ static void do_create(struct session *s, const struct proto_msg *m,
                                : wall + (int64_t)m->start_in_s * 1000,
              m->interval_s, (unsigned)ids_random_byte(), s->player->pid,
              m->name);
-    if (!(e = event_new(id, line)) || director_add(d, e) < 0) {
+    if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
-    e->next_call = 0;
+    e->head.next_call = 0;
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -564,18 +509,18 @@ static void do_create(struct session *s, const struct proto_msg *m,
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
                            event_summary(e, wall)),
-                 &m->id, e->seq);
-    arm(h, d);
+                 &m->id, e->head.seq);
+    tourney_arm(h, d);
 }
 
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
-    struct event *e = event_find(state(s->hub), m->event);
+    struct event *e = EV(tourney_find(state(s->hub), m->event));
 
     if (!e)
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
                        &m->id);
-    else if (e->finished && m->type != PROTO_T_SWISS_WATCH &&
+    else if (e->head.finished && m->type != PROTO_T_SWISS_WATCH &&
              m->type != PROTO_T_SWISS_TRF) {
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
         return NULL;
@@ -590,8 +535,8 @@ static void answer_call(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
-    tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id),
-                 &m->id, e->seq);
+    tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
+                 &m->id, e->head.seq);
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
@@ -659,7 +604,7 @@ static void do_start(struct session *s, const struct proto_msg *m,
     (void)now;
     if (!e)
         return;
-    if (strcmp(e->creator, s->player->pid)) {
+    if (strcmp(e->head.creator, s->player->pid)) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        "only its creator starts a tournament", &m->id);
         return;
@@ -675,56 +620,35 @@ static void do_start(struct session *s, const struct proto_msg *m,
 
 static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
 {
-    struct director *d = state(s->hub);
-    int64_t wall = hub_wall_ms(s->hub);
-    json_t *list = json_array();
-    size_t finished = 0;
+    json_t *list = tourney_list(state(s->hub), hub_wall_ms(s->hub),
+                                SWISS_FINISHED_LISTED, summary_of);
 
     (void)now;
-    for (size_t i = d->n; i-- > 0;) {
-        if (d->ev[i]->finished && finished++ >= SWISS_FINISHED_LISTED)
-            continue;
-        json_array_append_new(list, event_summary(d->ev[i], wall));
-    }
     tourney_send(s, json_pack("{s:s,s:o}", "t", "swiss_list", "events", list),
                  &m->id, 0);
-}
-
-static void unwatch(struct director *d, struct session *s)
-{
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
-        for (size_t j = 0; j < e->nw; j++)
-            if (e->watchers[j] == s) {
-                e->watchers[j] = e->watchers[--e->nw];
-                return;
-            }
-    }
 }
 
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
-    struct director *d = state(s->hub);
+    struct tourney_director *d = state(s->hub);
     struct event *e;
     char *text;
 
     (void)now;
     if (m->type == PROTO_T_SWISS_UNWATCH) {
-        unwatch(d, s);
+        tourney_unwatch(d, s);
         return;
     }
     if (!(e = event_of(s, m)))
         return;
-    unwatch(d, s);
-    if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
-                     sizeof *e->watchers) ||
-        !(text = render_standings(e, hub_wall_ms(s->hub), &m->id))) {
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
+        tourney_watch(d, &e->head, s) < 0) {
+        free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
-    e->watchers[e->nw++] = s;
-    hub_send_text(s, text, e->seq);
+    hub_send_text(s, text, e->head.seq);
 }
 
 static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
@@ -735,13 +659,13 @@ static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
     (void)now;
     if (!e)
         return;
-    if (!(trf = tour_trf(&e->t, e->name, e->names))) {
+    if (!(trf = tour_trf(&e->t, e->head.name, e->names))) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
     tourney_send(s,
-                 json_pack("{s:s,s:s,s:s}", "t", "swiss_trf", "event", e->id,
-                           "trf", trf),
+                 json_pack("{s:s,s:s,s:s}", "t", "swiss_trf", "event",
+                           e->head.id, "trf", trf),
                  &m->id, 0);
     free(trf);
 }
@@ -750,16 +674,16 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
 {
     char id[PROTO_KEY_MAX + 1];
     size_t n = strcspn(rest, "/");
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
     struct event *e = NULL;
 
     if (n && n < sizeof id && !strcmp(rest + n, "/trf")) {
         memcpy(id, rest, n);
         id[n] = '\0';
-        e = d ? event_find(d, id) : NULL;
+        e = d ? EV(tourney_find(d, id)) : NULL;
     }
     r->type = e ? "text/plain; charset=utf-8" : "application/json";
-    r->body = e ? tour_trf(&e->t, e->name, e->names)
+    r->body = e ? tour_trf(&e->t, e->head.name, e->names)
                 : proto_render_api_error("no_such_event");
     r->status = !r->body ? 500 : e ? 200 : 404;
     r->len = r->body ? strlen(r->body) : 0;
@@ -785,7 +709,7 @@ static void report_end(struct hub *h, struct event *e, size_t k,
               : r == ENDING_BLACK_WINS ? '0'
                                        : '=';
     snprintf(line, sizeof line, "end %zu %c %" PRId64, k, res, at);
-    log_info("event=swiss_game_end swiss=%s game=%s result=%c", e->id,
+    log_info("event=swiss_game_end swiss=%s game=%s result=%c", e->head.id,
              e->gids[k], res);
     if (call(h, e, line, at) < 0 || !no_start)
         return;
@@ -796,11 +720,11 @@ static void report_end(struct hub *h, struct event *e, size_t k,
 
 static void game_ended(struct hub *h, struct game *g)
 {
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
 
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
-        for (size_t k = e->ng; !e->finished && k-- > 0;)
+        struct event *e = EV(d->ev[i]);
+        for (size_t k = e->ng; !e->head.finished && k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
                 report_end(h, e, k, game_result(g),
                            game_ending(g) == ENDING_NO_START,
@@ -812,35 +736,32 @@ static void game_ended(struct hub *h, struct game *g)
 
 static void session_closed(struct hub *h, struct session *s)
 {
-    unwatch(state(h), s);
+    tourney_unwatch(state(h), s);
+}
+
+static struct tourney_event *make(const char *id, const char *line)
+{
+    struct event *e = event_new(id, line);
+
+    return e ? &e->head : NULL;
+}
+
+static int apply_row(struct tourney_event *e, const char *line)
+{
+    return apply(EV(e), line);
 }
 
 static void replay_row(void *ctx, const char *id, int64_t seq,
                        const char *line)
 {
-    struct hub *h = ctx;
-    struct director *d = state(h);
-    struct event *e = event_find(d, id);
-
-    if (seq == 0) {
-        if (e || !proto_key_valid(id) || !(e = event_new(id, line)) ||
-            director_add(d, e) < 0) {
-            event_free(e);
-            log_error("event=swiss_replay_refused swiss=%s seq=0", id);
-        }
-        return;
-    }
-    if (!e || seq != e->next_call || apply(e, line) < 0) {
+    if (tourney_replay(state(ctx), id, seq, line, make, apply_row) < 0)
         log_error("event=swiss_replay_refused swiss=%s seq=%" PRId64, id,
                   seq);
-        return;
-    }
-    e->next_call++;
 }
 
 int hub_swiss_restore(struct hub *h)
 {
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
     size_t open = 0;
 
     if (!d)
@@ -848,8 +769,8 @@ int hub_swiss_restore(struct hub *h)
     if (store_load_swiss(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
-        for (size_t k = 0; k < e->ng && !e->finished; k++) {
+        struct event *e = EV(d->ev[i]);
+        for (size_t k = 0; k < e->ng && !e->head.finished; k++) {
             struct game *gm;
             enum ending_result r;
             bool no_start;
@@ -867,37 +788,38 @@ int hub_swiss_restore(struct hub *h)
                            game_side_to_move(gm), hub_wall_ms(h));
             }
         }
-        open += !e->finished;
+        open += !e->head.finished;
     }
     log_info("event=swiss_restored events=%zu open=%zu", d->n, open);
     if (open)
-        arm(h, d);
+        tourney_arm(h, d);
     return 0;
+}
+
+static void tick_event(struct hub *h, struct tourney_event *e, int64_t wall)
+{
+    event_tick(h, EV(e), wall);
+}
+
+static void free_event(struct tourney_event *e)
+{
+    event_free(EV(e));
 }
 
 static int init(struct hub *h)
 {
-    struct director *d = calloc(1, sizeof *d);
+    struct tourney_director *d = tourney_director_new(h, tick_event,
+                                                      free_event);
 
-    if (!d || !(d->tick = hub_alarm_new(h, tick, h))) {
-        free(d);
+    if (!d)
         return -1;
-    }
     hub_module_set_state(h, &hub_swiss_module, d);
     return 0;
 }
 
 static void director_free(struct hub *h)
 {
-    struct director *d = state(h);
-
-    if (!d)
-        return;
-    for (size_t i = 0; i < d->n; i++)
-        event_free(d->ev[i]);
-    free(d->ev);
-    hub_alarm_free(h, d->tick);
-    free(d);
+    tourney_director_free(h, state(h));
 }
 
 static const struct hub_command commands[] = {

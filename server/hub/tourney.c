@@ -141,3 +141,147 @@ int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
     free(moves);
     return ended;
 }
+
+/* ---- the directors' events ---------------------------------------------- */
+
+static void tick(void *arg)
+{
+    struct tourney_director *d = arg;
+    int64_t wall = hub_wall_ms(d->hub);
+    bool open = false;
+
+    d->armed = false;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->ev[i]->finished) {
+            d->tick_event(d->hub, d->ev[i], wall);
+            open = true;
+        }
+    if (open)
+        tourney_arm(d->hub, d);
+}
+
+struct tourney_director *tourney_director_new(
+    struct hub *h,
+    void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall),
+    void (*free_event)(struct tourney_event *e))
+{
+    struct tourney_director *d = calloc(1, sizeof *d);
+
+    if (!d)
+        return NULL;
+    d->hub = h;
+    d->tick_event = tick_event;
+    d->free_event = free_event;
+    if (!(d->tick = hub_alarm_new(h, tick, d))) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void tourney_director_free(struct hub *h, struct tourney_director *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n; i++)
+        d->free_event(d->ev[i]);
+    free(d->ev);
+    hub_alarm_free(h, d->tick);
+    free(d);
+}
+
+void tourney_arm(struct hub *h, struct tourney_director *d)
+{
+    if (!d->armed && d->tick) {
+        d->armed = true;
+        hub_alarm_arm(h, d->tick, hub_now_ms(h) + TOURNEY_TICK_MS);
+    }
+}
+
+struct tourney_event *tourney_find(const struct tourney_director *d,
+                                   const char *id)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->ev[i]->id, id))
+            return d->ev[i];
+    return NULL;
+}
+
+int tourney_add(struct tourney_director *d, struct tourney_event *e)
+{
+    if (tourney_grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
+        return -1;
+    d->ev[d->n++] = e;
+    return 0;
+}
+
+size_t tourney_open(const struct tourney_director *d, const char *pid)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < d->n; i++)
+        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
+    return n;
+}
+
+void tourney_unwatch(struct tourney_director *d, struct session *s)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        struct tourney_event *e = d->ev[i];
+        for (size_t j = 0; j < e->nw; j++)
+            if (e->watchers[j] == s) {
+                e->watchers[j] = e->watchers[--e->nw];
+                return;
+            }
+    }
+}
+
+int tourney_watch(struct tourney_director *d, struct tourney_event *e,
+                  struct session *s)
+{
+    tourney_unwatch(d, s); /* one event at a time */
+    if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
+                     sizeof *e->watchers))
+        return -1;
+    e->watchers[e->nw++] = s;
+    return 0;
+}
+
+json_t *tourney_list(const struct tourney_director *d, int64_t wall,
+                     size_t max_finished,
+                     json_t *(*summary)(const struct tourney_event *e,
+                                        int64_t wall))
+{
+    json_t *list = json_array();
+    size_t finished = 0;
+
+    for (size_t i = d->n; list && i-- > 0;) { /* newest first */
+        if (d->ev[i]->finished && finished++ >= max_finished)
+            continue;
+        json_array_append_new(list, summary(d->ev[i], wall));
+    }
+    return list;
+}
+
+int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
+                   const char *line,
+                   struct tourney_event *(*make)(const char *id,
+                                                 const char *line),
+                   int (*apply)(struct tourney_event *e, const char *line))
+{
+    struct tourney_event *e = tourney_find(d, id);
+
+    if (seq == 0) {
+        if (e || !proto_key_valid(id) || !(e = make(id, line)))
+            return -1;
+        if (tourney_add(d, e) < 0) {
+            d->free_event(e);
+            return -1;
+        }
+        return 0;
+    }
+    if (!e || seq != e->next_call || apply(e, line) < 0)
+        return -1;
+    e->next_call++;
+    return 0;
+}

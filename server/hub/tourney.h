@@ -15,6 +15,71 @@
 
 #include "hub/hub_internal.h"
 
+/* How often a director ticks (pairs, pushes standings). */
+#define TOURNEY_TICK_MS 1000
+
+/* The head of a director's event (its own struct starts with it). */
+struct tourney_event {
+    char id[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char creator[PROTO_KEY_MAX + 1];
+    int64_t next_call; /* the journal's next seq */
+    uint64_t seq;      /* the store seq of its last call */
+    bool finished;     /* over: not ticked any more */
+    bool dirty;        /* the standings may have changed */
+    struct session **watchers;
+    size_t nw, wcap;
+};
+
+/* A director's events and its tick. */
+struct tourney_director {
+    struct tourney_event **ev; /* oldest first */
+    size_t n, cap;
+    struct hub_alarm *tick;
+    bool armed;
+    struct hub *hub;
+    void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
+    void (*free_event)(struct tourney_event *e);
+};
+
+/* A director ticking each of its events not finished every second with
+ * tick_event (wall: hub_wall_ms); NULL when out of memory. */
+struct tourney_director *tourney_director_new(
+    struct hub *h,
+    void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall),
+    void (*free_event)(struct tourney_event *e));
+void tourney_director_free(struct hub *h, struct tourney_director *d);
+
+/* Arms d's tick, one second from now, unless it is armed. */
+void tourney_arm(struct hub *h, struct tourney_director *d);
+
+struct tourney_event *tourney_find(const struct tourney_director *d,
+                                   const char *id);
+/* Adds e (taken on success): 0, or -1 when out of memory. */
+int tourney_add(struct tourney_director *d, struct tourney_event *e);
+/* The events not finished, of creator pid (NULL: anyone's). */
+size_t tourney_open(const struct tourney_director *d, const char *pid);
+
+/* s watches e (and no other event of d): 0, or -1 when out of memory. */
+int tourney_watch(struct tourney_director *d, struct tourney_event *e,
+                  struct session *s);
+void tourney_unwatch(struct tourney_director *d, struct session *s);
+
+/* The summaries (summary(e, wall)) of d's events, newest first: those
+ * not finished and the newest max_finished finished ones. */
+json_t *tourney_list(const struct tourney_director *d, int64_t wall,
+                     size_t max_finished,
+                     json_t *(*summary)(const struct tourney_event *e,
+                                        int64_t wall));
+
+/* Replays one journal row of event id: seq 0 makes it (make), others
+ * apply in order. 0, or -1 when refused (the caller logs it). */
+int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
+                   const char *line,
+                   struct tourney_event *(*make)(const char *id,
+                                                 const char *line),
+                   int (*apply)(struct tourney_event *e, const char *line));
+
 /* Makes room for one more of n elements of size in *v (capacity *cap):
  * 0, or -1 when out of memory (nothing changed). */
 int tourney_grow(void **v, size_t *cap, size_t n, size_t size);
