@@ -1,1 +1,2 @@
 -- PLACEHOLDER (i31-swiss): stands for another helper's migration pg/0010 so that 0013 applies; the lead drops it at merge.
+SELECT 1;
