@@ -45,7 +45,7 @@
 /* Players of one event (a round's pairing is one journal call of at most
  * STORE_ARENA_CALL_MAX bytes), events one player may have open, finished
  * events listed, standings rows shown. */
-#define SWISS_PLAYERS_MAX 400
+#define SWISS_PLAYERS_MAX 200
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_STANDINGS_SHOWN 200
