@@ -261,6 +261,25 @@ class SwissTest(FreshServerTest):
         self.watch_until(guest, ev, lambda s: s["status"] == "finished")
 
 
+    def test_two_open_events_per_creator_and_off(self):
+        srv = self.server(OPEN)
+        a, b = self.client(srv), self.client(srv)
+        create(a)
+        create(a, start_in_s=600)
+        err = a.request({"t": "swiss_create", "name": "Z", "clock": CLOCK,
+                         "rounds": 3}, "error")
+        self.assertEqual(err["code"], "events_full")
+        self.assertIn("one player", err["msg"])
+        create(b)
+        self.assertEqual(len(b.request({"t": "swiss_list"}, "swiss_list")
+                             ["events"]), 3)
+        srv.kill()
+        c = self.client(self.server({"arena_create": 0}))
+        err = c.request({"t": "swiss_create", "name": "X", "clock": CLOCK,
+                         "rounds": 3}, "error")
+        self.assertEqual(err["code"], "no_tournaments")
+
+
 @unittest.skipUnless(CLUSTER, "a cluster's refusal")
 class ClusterSwissTest(FreshServerTest):
     def test_a_cluster_refuses_swiss(self):
