@@ -126,10 +126,14 @@ static int journal(struct hub *h, struct event *e, const char *line,
 static int apply_join(struct event *e, const char *pid, const char *name,
                       int rating)
 {
+    const char **names;
+
     if (tourney_grow((void **)&e->players, &e->pcap, e->np,
                      sizeof *e->players) ||
-        !(e->names = realloc(e->names, e->pcap * sizeof *e->names)) ||
-        tour_join(&e->t, rating) != (int)e->np)
+        !(names = realloc(e->names, e->pcap * sizeof *e->names)))
+        return -1;
+    e->names = names;
+    if (tour_join(&e->t, rating) != (int)e->np)
         return -1;
     strcopy(e->players[e->np].pid, sizeof e->players[0].pid, pid);
     strcopy(e->players[e->np].name, sizeof e->players[0].name, name);
@@ -169,7 +173,7 @@ static int apply_pair(struct event *e, const char *rest)
 static int apply(struct event *e, const char *line)
 {
     char a[PROTO_KEY_MAX + 1], b[PROTO_NAME_MAX + 1], r;
-    int x, y, used;
+    int x, used;
     int64_t t;
 
     if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4)
@@ -202,7 +206,6 @@ static int apply(struct event *e, const char *line)
         e->head.finished = true;
         return 0;
     }
-    (void)y;
     return -1;
 }
 
