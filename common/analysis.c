@@ -174,3 +174,17 @@ const char *analysis_judgement_name(enum analysis_judgement j)
 
     return name[j];
 }
+
+enum analysis_limit analysis_limit(int64_t today, int64_t week, int per_day,
+                                   int per_week)
+{
+    int day_cap = per_day;
+
+    if (week >= per_week)
+        return ANALYSIS_LIMIT_WEEK;
+    /* FishnetLimiter.perDayCheck: maxPerDay * 2 / 3 past two thirds of
+     * the week's, in integers as lila's. */
+    if (week >= per_week * 2 / 3)
+        day_cap = per_day * 2 / 3 > 0 ? per_day * 2 / 3 : 1;
+    return today >= day_cap ? ANALYSIS_LIMIT_DAY : ANALYSIS_LIMIT_OK;
+}

@@ -9,10 +9,13 @@
  * modules/tree/src/main/WinPercent.scala, modules/analyse/src/main/
  * AccuracyPercent.scala, modules/tree/src/main/Advice.scala,
  * modules/common/src/main/Maths.scala and modules/tree/src/main/eval.scala
- * (Eval.forceAsCp). docs/analysis.md states them.
+ * (Eval.forceAsCp); the limits on requests are modules/fishnet/src/main/
+ * FishnetLimiter.scala's. docs/analysis.md states them.
  */
 #ifndef COMMON_ANALYSIS_H
 #define COMMON_ANALYSIS_H
+
+#include <stdint.h>
 
 /* lila's Cp.CEILING: scores are clamped to +-1000 for win percentages. */
 #define ANALYSIS_CP_CEILING 1000
@@ -66,6 +69,19 @@ enum analysis_judgement analysis_judge(struct analysis_score prev,
  * accuracies. 0, or -1 when a side made no move (out untouched). */
 int analysis_game_accuracy(const struct analysis_score *after, int n,
                            int start, double out[2]);
+
+/* What lila's FishnetLimiter answers a player who asked for `today`
+ * analyses in the last 24 hours and `week` in the last 7 days, with the
+ * limits per_day and per_week: ANALYSIS_LIMIT_OK, _WEEK when week reached
+ * per_week, _DAY when today reached the day's limit, which is two thirds of
+ * per_day (at least 1) once week reached two thirds of per_week. */
+enum analysis_limit {
+    ANALYSIS_LIMIT_OK,
+    ANALYSIS_LIMIT_DAY,
+    ANALYSIS_LIMIT_WEEK,
+};
+enum analysis_limit analysis_limit(int64_t today, int64_t week, int per_day,
+                                   int per_week);
 
 /* "?!", "?", "??", or "" for ANALYSIS_GOOD. */
 const char *analysis_judgement_glyph(enum analysis_judgement j);

@@ -473,6 +473,7 @@ struct proto_game_summary {
     bool changed;                      /* rated, with a rating change: */
     struct proto_rating_change change; /* ... the change */
     const char *eco, *opening; /* the opening reached; NULL: none named */
+    bool analysed;             /* a computer analysis of it is done */
 };
 
 /* One point of a rating history (GET /api/players/PID/ratings/CAT). */

@@ -20,12 +20,13 @@ char *proto_render_game_list(const struct proto_game_summary *games, size_t n,
 
     for (size_t i = 0; a && i < n; i++) {
         const struct proto_game_summary *g = &games[i];
-        json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:s,s:s,s:I,s:b}", "game",
+        json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:s,s:s,s:I,s:b,s:b}", "game",
                               g->game, "white", proto_json_player(&g->white),
                               "black", proto_json_player(&g->black), "clock",
                               proto_json_clock(&g->clock), "result",
                               g->result, "reason", g->reason, "ended_ms",
-                              (json_int_t)g->ended_ms, "rated", g->rated);
+                              (json_int_t)g->ended_ms, "rated", g->rated,
+                              "analysed", g->analysed);
         if (o && g->rated && g->changed)
             json_object_set_new(o, "ratings", proto_json_change(&g->change));
         if (o)

@@ -4,7 +4,11 @@
 // evaluation graph, each side's accuracy and counts of inaccuracies,
 // mistakes and blunders, the engine line, and in the move list each
 // move's mark (?!, ?, ??) and evaluation; the move shown, when marked,
-// says the engine's best move instead.
+// says the engine's best move instead, in words and as an arrow on the
+// board (arrows.js).
+
+import { Shapes } from './arrows.js';
+import { squareIndex } from './position.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -77,6 +81,8 @@ export class AnalysisPanel {
         const panel = $('analysis-panel');
         if (!g || g.status !== 'ended') {
             panel.hidden = true;
+            if (this.arrow)
+                this.arrow.set([]);
             return;
         }
         if (this.gid !== this.view.gid) {
@@ -167,10 +173,18 @@ export class AnalysisPanel {
         const cur = g.viewPly === null ? g.ply : g.viewPly;
         const p = positions && positions[cur];
         const before = positions && cur > 0 && positions[cur - 1];
+        if (!this.arrow)
+            this.arrow = new Shapes(this.view.play.board, 'best');
         if (!p || !p.judgement || !before || !before.best_san) {
             el.hidden = true;
+            this.arrow.set([]);
             return;
         }
+        // the arrow of the best move, on the position before the move
+        // marked: drawn over the board showing the move played
+        if (before.best)
+            this.arrow.set([{ from: squareIndex(before.best.slice(0, 2)),
+                              to: squareIndex(before.best.slice(2, 4)) }]);
         el.hidden = false;
         el.textContent = `${NAME[p.judgement]}: ${g.san[cur - 1]}. ` +
             `Best was ${before.best_san}.`;

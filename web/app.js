@@ -22,6 +22,7 @@ const LEADERBOARD_PATH = '/leaderboard';
 const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
 const ARENAS_PATH = '/tournaments';
 const ARENA_PATH = /^\/t\/([A-Za-z0-9_-]{1,32})\/?$/;
+const ANALYSIS_PATH = '/analysis';
 const TOAST_MS = 7000;
 
 const state = {
@@ -59,6 +60,20 @@ function withArena(run) {
             return arena;
         });
     arenaLoading.then(run);
+}
+
+// The analysis board (analysisboard.js), loaded when /analysis is opened.
+let aboard = null, aboardLoading = null;
+
+function withAnalysisBoard(run) {
+    if (aboard)
+        return run(aboard);
+    if (!aboardLoading)
+        aboardLoading = import('./analysisboard.js').then((m) => {
+            aboard = new m.AnalysisBoardView(ctx);
+            return aboard;
+        });
+    aboardLoading.then(run);
 }
 
 const ctx = {
@@ -101,6 +116,20 @@ function route(stateComing) {
     const t = location.pathname.match(ARENA_PATH);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
+    if (aboard && location.pathname !== ANALYSIS_PATH)
+        aboard.hide();
+    if (location.pathname === ANALYSIS_PATH) {
+        lobby.hide();
+        game.close();
+        player.hide();
+        if (arena)
+            arena.hide();
+        challenges.showPlayer(null);
+        withAnalysisBoard((b) => b.show(
+            new URLSearchParams(location.search)));
+        dockToasts();
+        return;
+    }
     if (t || location.pathname === ARENAS_PATH) {
         lobby.hide();
         game.close();

@@ -14,6 +14,14 @@ const $ = (id) => document.getElementById(id);
 const MATERIAL_GLYPHS = { Q: '\u265b', R: '\u265c', B: '\u265d',
                           N: '\u265e', P: '\u265f\ufe0e' };
 
+// Whether a game's clocks can show hours or days (1:05:09, 2d 23h): such
+// faces are set smaller on a phone, both alike for the whole game, so that
+// the names keep their room.
+function longFaces(clock) {
+    return !!clock && (clock.type === 'per_move' ?
+        clock.per_move_s >= 3600 : clock.initial_s >= 3600);
+}
+
 export class Clocks {
     // view: the GameView whose game the bars show.
     constructor(view) {
@@ -233,7 +241,8 @@ export class Clocks {
             const ms = this.clockMs(color, now);
             setText(clockEl, W.formatClock(ms));
             const running = g.clocks.running === color;
-            const cls = `clock${running ? ' running' : ''}${
+            const cls = `clock${longFaces(g.clock) ? ' long' : ''}${
+                running ? ' running' : ''}${
                 ms <= low && g.status === 'started' ? ' low' : ''}${
                 ms <= 0 ? ' flagged' : ''}`;
             if (clockEl.className !== cls)

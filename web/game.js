@@ -588,6 +588,10 @@ export class GameView {
         this.renderPanels();
         this.moveList.render();
         this.renderAnalysis(g);
+        // the analysis board: after the game, or for a spectator
+        const board = $('analysis-link');
+        board.hidden = !(g.status === 'ended' || !g.you);
+        board.href = `/analysis?game=${encodeURIComponent(this.gid)}`;
         this.keyMove.render();
         this.section.classList.toggle('playing', !!(g.you &&
                                                     g.status === 'started'));

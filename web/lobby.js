@@ -77,6 +77,15 @@ export class LobbyView {
 
     show() {
         this.section.hidden = false;
+        // "continue from here" of the analysis board: /?with=computer or
+        // friend&fen=FEN opens the form with the position filled in
+        const q = new URLSearchParams(location.search);
+        if (q.get('fen') && /^(computer|friend)$/.test(q.get('with'))) {
+            $('fen').value = q.get('fen');
+            $('fen-box').open = true;
+            this.computing = q.get('with') === 'computer';
+            this.inviting = !this.computing;
+        }
         this.watch();
         this.render();
         this.refreshRatings();

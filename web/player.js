@@ -277,6 +277,12 @@ export class PlayerView {
             delta.title = `Rating ${change.before} before this game`;
             meta.append(' · ', delta);
         }
+        if (g.analysed) { /* a computer analysis to read on the game page */
+            const mark = document.createElement('span');
+            mark.className = 'hanalysed';
+            mark.textContent = 'Analysed';
+            meta.append(' · ', mark);
+        }
         if (g.opening) {
             const op = document.createElement('span');
             op.className = 'hopening';

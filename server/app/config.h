@@ -122,6 +122,7 @@ struct config {
     int analysis_nodes;     /* nodes per position analysed */
     int analysis_queue;     /* analyses that may wait */
     int analyses_per_day;   /* one player's analyses in 24 h */
+    int analyses_per_week;  /* and in 7 days */
     int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
     int max_arenas;         /* tournaments open or running */
     int max_swiss;          /* Swiss tournaments open or running */

@@ -303,6 +303,8 @@ const struct key config__keys[] = {
             "game analyses that may wait for the engines"),
     INT_KEY(analyses_per_day, NULL, 1, 100000, 25,
             "game analyses one player may ask for in 24 hours"),
+    INT_KEY(analyses_per_week, NULL, 1, 1000000, 125,
+            "game analyses one player may ask for in 7 days"),
     /* Arena tournaments (arena_director.c): who may create one, and how
      * many may be open or running at once (each pairs every second). */
     INT_KEY(arena_create, NULL, 0, 2, 1,

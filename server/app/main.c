@@ -604,6 +604,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .analysis_nodes = cfg->analysis_nodes,
         .analysis_queue = cfg->analysis_queue,
         .analyses_per_day = cfg->analyses_per_day,
+        .analyses_per_week = cfg->analyses_per_week,
         .test_clock = test_clock_on,
         .arena_create = cfg->arena_create,
         .max_arenas = cfg->max_arenas,

@@ -65,6 +65,9 @@ struct store_game {
      * and [Opening]): "" when none is named (0010_opening.sql). */
     char eco[4];
     char opening[112];
+    /* 1 when the game has a finished computer analysis (0011_analysis.sql);
+     * set by store_list_player_games only. */
+    int analysed;
 };
 
 /* Ratings (migrations/0004_ratings.sql). A player's rating in one

@@ -85,6 +85,7 @@ struct job {
     bool own;                    /* the requester plays in it */
     uint64_t serial;             /* the pool's cookies name it */
     int64_t requested_ms;        /* wall */
+    uint64_t queued_seq;         /* its "queued" row's write (0: older) */
     char fen[94];                /* the start position */
     int start;                   /* 0 White moves first, 1 Black */
     int n;                       /* positions: plies + 1 */
@@ -100,11 +101,14 @@ struct job {
 };
 
 /* A finished job's result whose row the store has not committed yet: a
- * read until then finds the row "queued" (or none), so this answers. */
+ * read until then finds the row "queued" (or none), so this answers; and
+ * a count of the requester's analyses may have missed its row. Kept until
+ * every read in flight has seen it (hub_reads_horizon). */
 struct recent {
     struct recent *next;
     char gid[PROTO_KEY_MAX + 1];
-    uint64_t seq;
+    char pid[PROTO_KEY_MAX + 1];
+    uint64_t seq, queued_seq; /* the "done" row's write; the "queued" one's */
     char *text;
 };
 
@@ -259,10 +263,11 @@ static void broadcast(struct job *j, json_t *o)
     free(text);
 }
 
-/* Forgets the results the store has committed (its reads find them). */
+/* Forgets the results the store has committed and every read in flight
+ * has seen. */
 static void recent_prune(struct analyses *a)
 {
-    uint64_t committed = store_committed(a->h->store);
+    uint64_t committed = hub_reads_horizon(a->h);
 
     for (struct recent **r = &a->recent; *r;) {
         struct recent *x = *r;
@@ -519,7 +524,9 @@ static void finish(struct analyses *a, struct job *j)
     json_decref(o);
     if (r && seq) { /* (kept until the row is committed) */
         snprintf(r->gid, sizeof r->gid, "%s", j->gid);
+        snprintf(r->pid, sizeof r->pid, "%s", j->pid);
         r->seq = seq;
+        r->queued_seq = j->queued_seq;
         r->text = text;
         r->next = a->recent;
         a->recent = r;
@@ -606,7 +613,7 @@ struct req_read {
     int found;
     struct store_analysis arow;
     char *result;
-    int64_t today;
+    int64_t today, week; /* the requester's analyses in 24 h, in 7 days */
 };
 
 static int req_run(struct store *st, struct hub_read *r)
@@ -618,7 +625,9 @@ static int req_run(struct store *st, struct hub_read *r)
         return -1;
     if (rc == 1 || q->m.type == PROTO_T_ANALYSIS)
         return rc;
-    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0)
+    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0 ||
+        store_count_analyses(st, q->pid, q->since_ms - 6 * ANALYSIS_DAY_MS,
+                             &q->week) < 0)
         return -1;
     q->found = store_get_game(st, q->m.game, &q->row, &q->moves, &q->n, NULL);
     return q->found < 0 ? -1 : 0;
@@ -694,11 +703,29 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, why, &q->m.id);
         return;
     }
-    if (q->today >= h->cfg.analyses_per_day) {
+    /* the requester's finished analyses whose rows the count may have
+     * missed (written after its read began): counted, to be sure */
+    for (struct recent *r = a->recent; r; r = r->next)
+        if (!strcmp(r->pid, q->pid) && r->queued_seq > q->r.seen) {
+            q->today++;
+            q->week++;
+        }
+    switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
+                           h->cfg.analyses_per_week)) {
+    case ANALYSIS_LIMIT_OK:
+        break;
+    case ANALYSIS_LIMIT_DAY:
         snprintf(msg, sizeof msg,
-                 "you have asked for %d analyses in 24 hours: the most there "
+                 "you have asked for %lld analyses in 24 hours: the most "
+                 "there may be now",
+                 (long long)q->today);
+        hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
+        return;
+    case ANALYSIS_LIMIT_WEEK:
+        snprintf(msg, sizeof msg,
+                 "you have asked for %lld analyses in 7 days: the most there "
                  "may be",
-                 h->cfg.analyses_per_day);
+                 (long long)q->week);
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
         return;
     }
@@ -717,7 +744,7 @@ static void request(struct session *s, struct req_read *q)
     snprintf(row.gid, sizeof row.gid, "%s", j->gid);
     snprintf(row.pid, sizeof row.pid, "%s", j->pid);
     snprintf(row.status, sizeof row.status, "queued");
-    if (!store_put_analysis(h->store, &row, "{}"))
+    if (!(j->queued_seq = store_put_analysis(h->store, &row, "{}")))
         log_error("event=analysis_not_stored game=%s", j->gid);
     log_info("event=analysis_queued game=%s requester=%s own=%d queued=%d",
              j->gid, j->pid, (int)j->own, a->nq);

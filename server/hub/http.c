@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "hub/history.h"
 #include "hub/apitokens.h"
+#include "hub/board.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
@@ -339,6 +340,7 @@ static int games_done(struct hub *h, struct api_read *q, int rc,
             .changed = g->rated && g->rd_before[0] > 0,
             .eco = g->eco[0] && g->opening[0] ? g->eco : NULL,
             .opening = g->eco[0] && g->opening[0] ? g->opening : NULL,
+            .analysed = g->analysed != 0,
         };
         for (int c = 0; c < 2; c++) {
             sum[i].change.before[c] = rating_round(g->rating_before[c]);
@@ -579,6 +581,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
     memset(r, 0, sizeof *r);
     /* a token's routes (hub/apitoken.c) */
     if (apitoken_http(h, q, now, later, r))
+        return;
+    /* the analysis board's positions and PGNs (hub/board.c) */
+    if (board_http(q, r))
         return;
     if (strcmp(q->method, "GET")) {
         api_error(r, 405, "method_not_allowed");

@@ -130,6 +130,7 @@ struct hub_config {
     int64_t analysis_nodes;     /* an analysis's nodes per position */
     int analysis_queue;         /* analyses that may wait (analysis.c) */
     int analyses_per_day;       /* analyses one player asks for in 24 h */
+    int analyses_per_week;      /* and in 7 days (common/analysis.h) */
     bool test_clock;  /* test_clock is taken (testtime.c): tests only */
     int arena_create; /* who creates tournaments: 0 nobody, 1 accounts,
                          2 anyone */

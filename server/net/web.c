@@ -278,7 +278,7 @@ static int serve_file(struct lws *wsi, struct http_pss *pss, const char *uri)
 
     if (!strncmp(uri, "/g/", 3) || !strncmp(uri, "/p/", 3) ||
         !strncmp(uri, "/t/", 3) || !strcmp(uri, "/leaderboard") ||
-        !strcmp(uri, "/tournaments"))
+        !strcmp(uri, "/tournaments") || !strcmp(uri, "/analysis"))
         uri = "/index.html";
     if (!safe_path(uri) ||
         snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,

@@ -75,6 +75,11 @@
     "black_before, black_after, white_rd, black_rd, white_lag_ms, "       \
     "black_lag_ms, eco, opening"
 #define STORE_GAME_N_COLS 32
+/* After a game's columns in a player's list (store_list_player_games):
+ * whether it has a finished analysis, 1 or 0. */
+#define STORE_LIST_ANALYSED                                       \
+    ", CASE WHEN EXISTS (SELECT 1 FROM analyses a WHERE a.gid = " \
+    "games.gid AND a.status = 'done') THEN 1 ELSE 0 END"
 #define STORE_GAME_UPDATE                                                  \
     "white_pid = excluded.white_pid, white_name = excluded.white_name, "   \
     "black_pid = excluded.black_pid, black_name = excluded.black_name, "   \

@@ -2,7 +2,8 @@
 // "Request computer analysis" button, the progress the server pushes, the
 // evaluation graph, the blunder marked in the move list with the best
 // move instead, each side's accuracy and the engine line; axe-core with
-// it all shown. Debian's Stockfish at a tiny node budget.
+// it all shown; the game marked "Analysed" in the player's finished games.
+// Debian's Stockfish at a tiny node budget.
 
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
@@ -19,7 +20,7 @@ test('request an analysis, see its progress, graph and blunder',
     const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-analysis-'));
     const config = pathJoin(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ analysis_nodes: 2000 }));
-    const { a, b } = await twoPlayers(t, {
+    const { server, a, b } = await twoPlayers(t, {
         server: { extra: ['--config', config] },
         a: { beforeGoto: logWebSocket },
     });
@@ -46,11 +47,35 @@ test('request an analysis, see its progress, graph and blunder',
     await nf6.click();
     await waitText(a.page, '#analysis-best',
                    /^Blunder: Nf6\. Best was [A-Za-z0-9+#=-]+\.$/);
+    // and draws it as an arrow on the board, to the square its SAN names
+    const best = (await a.page.textContent('#analysis-best'))
+        .match(/Best was (.+)\.$/)[1];
+    const arrow = a.page.locator('#game .shapes.best line.arrow');
+    assert.equal(await arrow.count(), 1);
+    const to = Number(await arrow.getAttribute('data-to'));
+    const square = 'abcdefgh'[to % 8] + String(Math.floor(to / 8) + 1);
+    if (!best.startsWith('O-O'))
+        assert.equal(square, best.replace(/(=[QRBN])?[+#]?$/, '').slice(-2));
+    assert.ok(await a.page.locator('#game .shapes.best').isVisible());
+    // a move not marked: no arrow
+    await a.page.click('#moves button[data-ply="7"]');
+    await a.page.waitForFunction(() => !document.querySelector(
+        '#game .shapes.best line.arrow'), null, { timeout: 5000 });
+    // the current move's evaluation readable on its highlight (#1, the
+    // mate, was not)
+    assert.deepEqual(await axeSerious(a.page), [], 'the mate shown');
+    await nf6.click();
+    await a.page.waitForSelector('#game .shapes.best line.arrow',
+                                 { state: 'attached' });
     // the opponent's page, opened afterwards, reads the stored analysis
     await b.page.reload();
     await waitText(b.page, '#analysis-black', /1 blunders/);
     assert.ok(await b.page.locator('#analysis-btn').isHidden());
+    // and the opponent's finished games mark the game analysed
     assert.deepEqual(await axeSerious(a.page), [], 'analysis shown');
     await screenshot(a.page, 'analysis.png');
+    await b.page.goto(`${server.base}/`);
+    await b.page.click('#my-history');
+    await waitText(b.page, '#player-games .hanalysed', /^Analysed$/);
     assertClean(t, a, b);
 });

@@ -9,10 +9,11 @@ engine (tests/unit/fake_uci.c), an engine that crashes once is re-asked
 and one that always crashes reports its positions failed; and a job
 under way when the server is killed is queued again after the restart.
 """
+import json
 import os
 import time
 
-from harness import (WAIT, FreshServerTest, not_in_cluster)
+from harness import (WAIT, FreshServerTest, not_in_cluster, wait_until)
 
 FAKE = os.environ.get("CHESS_FAKE_UCI", "")
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -28,6 +29,12 @@ def play(w, b, gid, moves):
         players[ply % 2].move(gid, uci, ply)
         for c in players:
             c.expect("moved", game=gid, ply=ply + 1)
+
+
+def analysed(srv, c):
+    """The `analysed` marks of c's finished games, newest first."""
+    body = srv.http("/api/players/%s/games" % c.pid)[2]
+    return [g["analysed"] for g in json.loads(body)["games"]]
 
 
 class AnalysisBase(FreshServerTest):
@@ -52,12 +59,16 @@ class StockfishAnalysisTest(AnalysisBase):
     def test_blunder_marked_progress_and_stored_once(self):
         srv = self.server(config=TINY)
         w, b, gid = self.finished_game(srv, BLUNDER_GAME)
+        self.assertEqual(analysed(srv, b), [False])
         first = w.request({"t": "analyse", "game": gid}, "analysis")
         self.assertIn(first["status"], ("queued", "running"))
         self.assertEqual(first["total"], 8)
         progress = w.expect("analysis_progress", game=gid)
         self.assertEqual(progress["total"], 8)
         a = self.done(w, gid)
+        # the players' lists, once the result is committed (it is sent
+        # before: an analysis acknowledges no one's action)
+        wait_until(lambda: analysed(srv, b) == [True], "analysed in list")
         pos = a["positions"]
         self.assertEqual(len(pos), 8)
         self.assertEqual(pos[7], {"checkmate": True})  # (no engine asked)
@@ -105,6 +116,40 @@ class StockfishAnalysisTest(AnalysisBase):
         # someone else's day is not w's: b3 asks for its own game
         b3.request({"t": "analyse", "game": gid3}, "analysis")
         self.done(b3, gid3)
+
+    def test_a_week_of_analyses(self):
+        """3 a day and 4 in 7 days: past two thirds of the week (2) the
+        day's limit is 2; the 7 days' limit holds on later days; 7 days
+        after the first ones, the week is free again (test time)."""
+        srv = self.server(config=dict(TINY, analyses_per_day=3,
+                                      analyses_per_week=4),
+                          env={"CHESS_TEST_CLOCK_MS": "0"})
+        games = [self.finished_game(srv, source="127.0.1.%d" % i)
+                 for i in range(1, 6)]
+        asker = self.client(srv, source="127.0.0.7")
+
+        def ask(i, code=None):
+            gid = games[i][2]
+            if code:
+                return asker.request({"t": "analyse", "game": gid}, "error")
+            asker.request({"t": "analyse", "game": gid}, "analysis")
+            self.done(asker, gid)
+
+        def advance(seconds):
+            asker.request({"t": "test_clock", "advance_s": seconds}, "pong")
+
+        ask(0)
+        ask(1)
+        r = ask(2, "error")  # the week at 2 of 4: the day's 3 is now 2
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("2 analyses in 24 hours", r["msg"])
+        advance(25 * 3600)
+        ask(2)
+        ask(3)
+        r = ask(4, "error")
+        self.assertIn("4 analyses in 7 days", r["msg"])
+        advance(6 * 24 * 3600)  # 7 days and 1 h after the first two
+        ask(4)
 
 
 @not_in_cluster("the fake engine's environment is one process's")

@@ -112,6 +112,23 @@ START_TEST(game_accuracy)
 }
 END_TEST
 
+/* lila's FishnetLimiter with its own figures (40 a day, 200 a week): the
+ * day's limit falls to 26 once the week reaches 133; the week's ends all. */
+START_TEST(request_limits)
+{
+    ck_assert_int_eq(analysis_limit(0, 0, 40, 200), ANALYSIS_LIMIT_OK);
+    ck_assert_int_eq(analysis_limit(39, 132, 40, 200), ANALYSIS_LIMIT_OK);
+    ck_assert_int_eq(analysis_limit(40, 40, 40, 200), ANALYSIS_LIMIT_DAY);
+    ck_assert_int_eq(analysis_limit(25, 133, 40, 200), ANALYSIS_LIMIT_OK);
+    ck_assert_int_eq(analysis_limit(26, 133, 40, 200), ANALYSIS_LIMIT_DAY);
+    ck_assert_int_eq(analysis_limit(0, 200, 40, 200), ANALYSIS_LIMIT_WEEK);
+    ck_assert_int_eq(analysis_limit(40, 250, 40, 200), ANALYSIS_LIMIT_WEEK);
+    /* a day's limit of 1 stays 1 past two thirds of the week */
+    ck_assert_int_eq(analysis_limit(0, 2, 1, 3), ANALYSIS_LIMIT_OK);
+    ck_assert_int_eq(analysis_limit(1, 2, 1, 3), ANALYSIS_LIMIT_DAY);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("analysis");
@@ -121,6 +138,7 @@ static Suite *suite(void)
     tcase_add_test(tc, move_accuracies);
     tcase_add_test(tc, judgements);
     tcase_add_test(tc, game_accuracy);
+    tcase_add_test(tc, request_limits);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -535,6 +535,7 @@ int pg__list_player_games(struct store *s, const char *pid,
             return store__read_failed(s, "out of memory");
         }
         pg__row_game(r, i, g);
+        g->analysed = (int)pg__col_int(r, i, STORE_GAME_N_COLS);
     }
     PQclear(r);
     return 0;

@@ -144,9 +144,10 @@ static const struct pg_stmt writer_stmts[] = {
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than the cursor c in (ended_ms, gid) order; the seat's partial
  * index serves it in that order. */
-#define LIST_SEAT(seat, other)                                          \
-    "SELECT " STORE_GAME_COLS " FROM games, c WHERE " seat " = $1 AND " \
-    "status = 'ended' AND result <> '*' AND (ended_ms, gid) < (c.ms, "  \
+#define LIST_SEAT(seat, other)                                         \
+    "SELECT " STORE_GAME_COLS STORE_LIST_ANALYSED                      \
+    " FROM games, c WHERE " seat " = $1 AND "                          \
+    "status = 'ended' AND result <> '*' AND (ended_ms, gid) < (c.ms, " \
     "c.g)" other
 
 /* An API token with its account's name (pg_read.c's api_row). */

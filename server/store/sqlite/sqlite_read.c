@@ -560,6 +560,7 @@ int sq__list_player_games(struct store *s, const char *pid,
             break;
         }
         row_game(st, g);
+        g->analysed = sqlite3_column_int(st, STORE_GAME_N_COLS);
     }
     if (rc != SQLITE_DONE) {
         read_failed(s, st);

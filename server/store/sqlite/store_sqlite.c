@@ -48,9 +48,10 @@
 /* A player's finished, non-aborted games as seen from one seat, strictly
  * older than (?2, ?3) in (ended_ms, gid) order; the seat's partial index
  * serves it in that order. */
-#define LIST_SEAT(seat, other)                                       \
-    "SELECT " STORE_GAME_COLS " FROM games WHERE " seat " = ?1 AND " \
-    "status = 'ended' AND result <> '*' AND "                        \
+#define LIST_SEAT(seat, other)                                              \
+    "SELECT " STORE_GAME_COLS STORE_LIST_ANALYSED " FROM games WHERE " seat \
+    " = ?1 AND "                                                            \
+    "status = 'ended' AND result <> '*' AND "                               \
     "(ended_ms, gid) < (?2, ?3)" other
 
 /* An API token with its account's name (sqlite_read.c's api_row). */
