@@ -23,6 +23,30 @@ function timeText(ms) {
                                                  minute: '2-digit' });
 }
 
+// A tournament's creation form (kind: arena or swiss), empty, titled.
+export function createForm(kind, title) {
+    const f = el('form', 'arena-create');
+    f.id = `${kind}-create`;
+    f.noValidate = true;
+    const h = el('h2', null, title);
+    h.id = `${kind}-create-title`;
+    f.setAttribute('aria-labelledby', h.id);
+    f.append(h);
+    return f;
+}
+
+// A labelled input of a creation form.
+export function field(id, label, attrs) {
+    const p = el('p', 'arena-field');
+    const l = el('label', null, label);
+    l.htmlFor = id;
+    const i = el('input');
+    i.id = id;
+    Object.assign(i, attrs);
+    p.append(l, i);
+    return p;
+}
+
 export class ArenaView {
     // ctx: app.js's (send, me, navigate, toast).
     constructor(ctx) {
@@ -61,27 +85,11 @@ export class ArenaView {
     }
 
     buildForm() {
-        const f = el('form', 'arena-create');
-        f.id = 'arena-create';
-        f.noValidate = true;
-        const h = el('h2', null, 'Create an arena');
-        h.id = 'arena-create-title';
-        f.setAttribute('aria-labelledby', h.id);
-        const field = (id, label, attrs) => {
-            const p = el('p', 'arena-field');
-            const l = el('label', null, label);
-            l.htmlFor = id;
-            const i = el('input');
-            i.id = id;
-            Object.assign(i, attrs);
-            p.append(l, i);
-            return p;
-        };
+        const f = createForm('arena', 'Create an arena');
         const go = el('button', null, 'Create');
         go.type = 'submit';
         go.id = 'arena-create-btn';
-        f.append(h,
-                 field('arena-name', 'Name (letters, digits, _ and -)',
+        f.append(field('arena-name', 'Name (letters, digits, _ and -)',
                        { type: 'text', maxLength: 20, value: 'Arena',
                          pattern: '[A-Za-z0-9_-]{1,20}' }),
                  field('arena-minutes', 'Clock: minutes each',

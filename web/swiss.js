@@ -5,6 +5,7 @@
 // and score sheets, and the TRF). Loaded by arena.js when the
 // Tournaments page is first opened.
 
+import { createForm, field } from './arena.js';
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -31,27 +32,11 @@ export class SwissView {
     }
 
     buildForm() {
-        const f = el('form', 'arena-create');
-        f.id = 'swiss-create';
-        f.noValidate = true;
-        const h = el('h2', null, 'Create a Swiss');
-        h.id = 'swiss-create-title';
-        f.setAttribute('aria-labelledby', h.id);
-        const field = (id, label, attrs) => {
-            const p = el('p', 'arena-field');
-            const l = el('label', null, label);
-            l.htmlFor = id;
-            const i = el('input');
-            i.id = id;
-            Object.assign(i, attrs);
-            p.append(l, i);
-            return p;
-        };
+        const f = createForm('swiss', 'Create a Swiss');
         const go = el('button', null, 'Create');
         go.type = 'submit';
         go.id = 'swiss-create-btn';
-        f.append(h,
-                 field('swiss-name', 'Name (letters, digits, _ and -)',
+        f.append(field('swiss-name', 'Name (letters, digits, _ and -)',
                        { type: 'text', maxLength: 20, value: 'Swiss',
                          pattern: '[A-Za-z0-9_-]{1,20}' }),
                  field('swiss-minutes', 'Clock: minutes each',
