@@ -76,6 +76,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_BLOCKED] = "blocked",
     [PROTO_TOO_MANY_BLOCKS] = "too_many_blocks",
     [PROTO_ALREADY_REPORTED] = "already_reported",
+    [PROTO_NOT_ORGANISER] = "not_organiser",
+    [PROTO_EVENT_STARTED] = "event_started",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -89,6 +89,8 @@ enum proto_code {
     PROTO_BLOCKED, /* challenge, accept: a block between them */
     PROTO_TOO_MANY_BLOCKS,  /* block: the account holds the most */
     PROTO_ALREADY_REPORTED, /* report: this player, within a day */
+    PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator */
+    PROTO_EVENT_STARTED,    /* swiss_start: started already */
     PROTO_CODE_COUNT
 };
 
@@ -149,6 +151,14 @@ enum proto_type {
     PROTO_T_UNBLOCK,
     PROTO_T_BLOCKS,
     PROTO_T_REPORT,
+    PROTO_T_SWISS_CREATE,
+    PROTO_T_SWISS_JOIN,
+    PROTO_T_SWISS_WITHDRAW,
+    PROTO_T_SWISS_LIST,
+    PROTO_T_SWISS_WATCH,
+    PROTO_T_SWISS_UNWATCH,
+    PROTO_T_SWISS_START,
+    PROTO_T_SWISS_TRF,
     PROTO_T_COUNT
 };
 
@@ -208,6 +218,10 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
  * a week. */
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
+/* swiss_create: "rounds" from 1 to PROTO_SWISS_ROUNDS_MAX,
+ * "interval_s" between rounds from 0 to an hour. */
+#define PROTO_SWISS_ROUNDS_MAX 30
+#define PROTO_SWISS_INTERVAL_MAX 3600
 
 /* chat: "text" is 1 to PROTO_CHAT_CHARS code points (PROTOCOL.md "Chat");
  * at most PROTO_CHAT_BYTES bytes of UTF-8 then. */
@@ -282,9 +296,11 @@ struct proto_msg {
     char description[PROTO_DESCRIPTION_MAX + 1];
     unsigned scopes;
     char token_id[PROTO_TOKEN_ID_MAX + 1];
-    char event[PROTO_KEY_MAX + 1]; /* arena_*: the event's id */
+    char event[PROTO_KEY_MAX + 1]; /* arena_*, swiss_*: the event's id */
     int duration_s;                /* arena_create: its length */
-    int start_in_s;                /* arena_create: 0 when absent */
+    int start_in_s;                /* arena_create: 0 when absent;
+                                      swiss_create: -1 (manual start) */
+    int rounds, interval_s;        /* swiss_create (interval 0 absent) */
     enum proto_room room;          /* chat */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];

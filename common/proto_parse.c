@@ -45,7 +45,9 @@ enum {
     F_DURATION = 1 << 24,
     F_START_IN = 1 << 25,
     F_ROOM = 1 << 26,
-    F_TEXT = 1 << 27
+    F_TEXT = 1 << 27,
+    F_ROUNDS = 1 << 28,
+    F_INTERVAL = 1 << 29
 };
 
 static const struct {
@@ -122,6 +124,17 @@ static const struct {
     [PROTO_T_BLOCKS] = {"blocks", 0, 0},
     [PROTO_T_REPORT] = {"report", F_TO | F_REASON | F_TEXT,
                         F_TO | F_REASON | F_TEXT},
+    [PROTO_T_SWISS_CREATE] = {"swiss_create",
+                              F_NAME | F_CLOCK | F_ROUNDS | F_INTERVAL |
+                                  F_START_IN,
+                              F_NAME | F_CLOCK | F_ROUNDS},
+    [PROTO_T_SWISS_JOIN] = {"swiss_join", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_WITHDRAW] = {"swiss_withdraw", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_LIST] = {"swiss_list", 0, 0},
+    [PROTO_T_SWISS_WATCH] = {"swiss_watch", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_UNWATCH] = {"swiss_unwatch", 0, 0},
+    [PROTO_T_SWISS_START] = {"swiss_start", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_TRF] = {"swiss_trf", F_EVENT, F_EVENT},
 };
 
 static const struct {
@@ -156,6 +169,8 @@ static const struct {
     {"start_in_s", F_START_IN},
     {"room", F_ROOM},
     {"text", F_TEXT},
+    {"rounds", F_ROUNDS},
+    {"interval_s", F_INTERVAL},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -602,7 +617,32 @@ static int parse_token_fields(json_t *root, struct proto_msg *m,
     return 0;
 }
 
-/* event, duration_s, start_in_s (the arena's). */
+/* rounds, interval_s (swiss_create). */
+static int parse_swiss_fields(json_t *root, struct proto_msg *m,
+                              unsigned present, struct proto_error *e)
+{
+    json_t *v;
+
+    if (present & F_ROUNDS) {
+        v = json_object_get(root, "rounds");
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > PROTO_SWISS_ROUNDS_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "rounds: an integer from 1 to 30");
+        m->rounds = (int)json_integer_value(v);
+    }
+    if (present & F_INTERVAL) {
+        v = json_object_get(root, "interval_s");
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > PROTO_SWISS_INTERVAL_MAX)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "interval_s: an integer from 0 to 3600");
+        m->interval_s = (int)json_integer_value(v);
+    }
+    return 0;
+}
+
+/* event, duration_s, start_in_s (the arena's and the Swiss's). */
 static int parse_arena_fields(json_t *root, struct proto_msg *m,
                               unsigned present, struct proto_error *e)
 {
@@ -629,8 +669,10 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "start_in_s: an integer from 0 to 604800");
         m->start_in_s = (int)json_integer_value(v);
+    } else if (m->type == PROTO_T_SWISS_CREATE) {
+        m->start_in_s = -1; /* the creator starts it */
     }
-    return 0;
+    return parse_swiss_fields(root, m, present, e);
 }
 
 /* room, text (chat). */

@@ -399,6 +399,11 @@ function onMessage(msg) {
         break;
     case 'playban':
         lobby.onPlayban(msg);
+    case 'swiss_list':
+    case 'swiss_created':
+    case 'swiss_standings':
+    case 'swiss_game':
+        withArena((a) => a.onSwiss(msg));
         break;
     case 'error':
         onError(msg);

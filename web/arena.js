@@ -3,7 +3,9 @@
 // and a form to create one) and an event's page (/t/EID: join or
 // withdraw, and the standings the server pushes while the page is open).
 // A game of an event shows the event's name with a link back (the
-// game page's #game-arena, from the server's arena_game).
+// game page's #game-arena, from the server's arena_game). Swiss events
+// (swiss.js, loaded with the page) list beside them; their page is
+// /t/EID?swiss.
 
 import { el } from './ratings.js';
 
@@ -21,6 +23,30 @@ function timeText(ms) {
                                                  minute: '2-digit' });
 }
 
+// A tournament's creation form (kind: arena or swiss), empty, titled.
+export function createForm(kind, title) {
+    const f = el('form', 'arena-create');
+    f.id = `${kind}-create`;
+    f.noValidate = true;
+    const h = el('h2', null, title);
+    h.id = `${kind}-create-title`;
+    f.setAttribute('aria-labelledby', h.id);
+    f.append(h);
+    return f;
+}
+
+// A labelled input of a creation form.
+export function field(id, label, attrs) {
+    const p = el('p', 'arena-field');
+    const l = el('label', null, label);
+    l.htmlFor = id;
+    const i = el('input');
+    i.id = id;
+    Object.assign(i, attrs);
+    p.append(l, i);
+    return p;
+}
+
 export class ArenaView {
     // ctx: app.js's (send, me, navigate, toast).
     constructor(ctx) {
@@ -29,6 +55,22 @@ export class ArenaView {
         this.eid = null;       /* the event page's, or null: the list */
         this.games = new Map(); /* GID -> {event, name}: arena_game */
         this.build();
+        this.swiss = null;
+        this.swissLoading = import('./swiss.js').then((m) => {
+            this.swiss = new m.SwissView(ctx, this.section);
+            return this.swiss;
+        });
+    }
+
+    withSwiss(run) {
+        this.swissLoading.then(run);
+    }
+
+    // A swiss_* message from the server (app.js).
+    onSwiss(msg) {
+        if (msg.t === 'swiss_game')
+            this.onGame({ ...msg, swiss: true });
+        this.withSwiss((s) => s.onMessage(msg));
     }
 
     build() {
@@ -43,27 +85,11 @@ export class ArenaView {
     }
 
     buildForm() {
-        const f = el('form', 'arena-create');
-        f.id = 'arena-create';
-        f.noValidate = true;
-        const h = el('h2', null, 'Create an arena');
-        h.id = 'arena-create-title';
-        f.setAttribute('aria-labelledby', h.id);
-        const field = (id, label, attrs) => {
-            const p = el('p', 'arena-field');
-            const l = el('label', null, label);
-            l.htmlFor = id;
-            const i = el('input');
-            i.id = id;
-            Object.assign(i, attrs);
-            p.append(l, i);
-            return p;
-        };
+        const f = createForm('arena', 'Create an arena');
         const go = el('button', null, 'Create');
         go.type = 'submit';
         go.id = 'arena-create-btn';
-        f.append(h,
-                 field('arena-name', 'Name (letters, digits, _ and -)',
+        f.append(field('arena-name', 'Name (letters, digits, _ and -)',
                        { type: 'text', maxLength: 20, value: 'Arena',
                          pattern: '[A-Za-z0-9_-]{1,20}' }),
                  field('arena-minutes', 'Clock: minutes each',
@@ -92,13 +118,17 @@ export class ArenaView {
 
     // The list (eid null) or an event's page.
     show(eid) {
+        const swiss = !!eid && new URLSearchParams(location.search)
+            .has('swiss');
         this.section.hidden = false;
         if (this.eid && this.eid !== eid)
             this.ctx.send({ t: 'arena_unwatch' }, { t: 'arena_unwatch',
                                                    quiet: true });
-        this.eid = eid;
+        const sid = swiss ? eid : null, hideSwiss = !!eid && !swiss;
+        this.withSwiss((s) => s.show(sid, hideSwiss));
+        this.eid = swiss ? null : eid;
         this.listBox.hidden = this.form.hidden = !!eid;
-        this.page.hidden = !eid;
+        this.page.hidden = !this.eid;
         this.title.textContent = eid ? 'Tournament' : 'Tournaments';
         document.title = 'Tournaments · Chess';
         this.refresh();
@@ -110,12 +140,16 @@ export class ArenaView {
                                                    quiet: true });
         this.section.hidden = true;
         this.eid = null;
+        if (this.swiss)
+            this.swiss.hide();
     }
 
     // Asks again for what the page shows (also after a reconnection).
     refresh() {
         if (this.section.hidden)
             return;
+        if (this.swiss)
+            this.swiss.refresh();
         if (this.eid)
             this.ctx.send({ t: 'arena_watch', event: this.eid },
                           { t: 'arena_watch' });
@@ -208,7 +242,8 @@ export class ArenaView {
 
     // A game of an event starts: the game page links back to it.
     onGame(msg) {
-        this.games.set(msg.game, { event: msg.event, name: msg.name });
+        this.games.set(msg.game, { event: msg.event, name: msg.name,
+                                   swiss: msg.swiss });
         this.showOnGame(msg.game);
     }
 
@@ -219,11 +254,13 @@ export class ArenaView {
         if (!a)
             return;
         const link = el('a', null, a.name);
-        link.href = `/t/${a.event}`;
+        link.href = `/t/${a.event}${a.swiss ? '?swiss' : ''}`;
         box.replaceChildren('Tournament: ', link);
     }
 
     onError(req, msg) {
+        if (this.swiss)
+            this.swiss.onError(req, msg);
         if (req && req.t === 'arena_watch' && msg.code === 'no_such_event')
             this.page.replaceChildren(el('p', 'arena-empty',
                                          'No tournament has that address.'));

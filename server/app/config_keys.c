@@ -311,6 +311,10 @@ const struct key config__keys[] = {
             "who creates arena tournaments: 0 nobody, 1 accounts, 2 anyone"),
     INT_KEY(max_arenas, NULL, 1, 100, 10,
             "arena tournaments open or running at once"),
+    /* Swiss tournaments (swiss_director.c): arena_create says who may
+     * create one too. */
+    INT_KEY(max_swiss, NULL, 1, 100, 10,
+            "Swiss tournaments open or running at once"),
     /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
      * as lichess keeps anonymous players out of its chats. */
     INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),

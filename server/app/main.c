@@ -608,6 +608,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .test_clock = test_clock_on,
         .arena_create = cfg->arena_create,
         .max_arenas = cfg->max_arenas,
+        .max_swiss = cfg->max_swiss,
         .chat_guests = cfg->chat_guests != 0,
         .chat_per_min = cfg->chat_per_min,
         .chat_burst = cfg->chat_burst,

@@ -18,6 +18,7 @@
 
 #include "arena/arena.h"
 #include "hub/hub_internal.h"
+#include "hub/tourney.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -29,42 +30,22 @@ struct entrant {
 };
 
 struct event {
-    char id[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-    char creator[PROTO_KEY_MAX + 1];
+    struct tourney_event head; /* first: tourney.c sees it */
     struct arena *a;
     struct entrant *players;
     size_t np, pcap;
     char (*gids)[PROTO_KEY_MAX + 1]; /* game index -> GID */
     size_t ng, gcap;
-    int64_t next_call; /* the journal's next seq */
-    uint64_t seq;      /* the store seq of its last call */
-    bool finished;     /* over, its last game ended */
     const char *status_shown;
-    struct session **watchers;
-    size_t nw, wcap;
-    bool dirty; /* the standings may have changed */
 };
 
-struct director {
-    struct event **ev; /* oldest first */
-    size_t n, cap;
-    struct hub_alarm *tick;
-    bool armed;
-};
-
-static struct director *state(struct hub *h)
+static struct tourney_director *state(struct hub *h)
 {
     return hub_module_state(h, &hub_arena_module);
 }
 
-static struct event *event_find(struct director *d, const char *id)
-{
-    for (size_t i = 0; i < d->n; i++)
-        if (!strcmp(d->ev[i]->id, id))
-            return d->ev[i];
-    return NULL;
-}
+/* The director\'s event of a tourney.c head. */
+#define EV(t) ((struct event *)(t))
 
 static int entrant_of(const struct event *e, const char *pid)
 {
@@ -78,7 +59,7 @@ static const char *event_status(const struct event *e, int64_t wall)
 {
     const struct arena_config *c = arena_config(e->a);
 
-    if (e->finished)
+    if (e->head.finished)
         return "finished";
     if (wall < c->start_ms)
         return "open";
@@ -92,23 +73,8 @@ static void event_free(struct event *e)
     arena_free(e->a);
     free(e->players);
     free(e->gids);
-    free(e->watchers);
+    free(e->head.watchers);
     free(e);
-}
-
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    void *nv;
-    size_t ncap;
-
-    if (n < *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 8;
-    if (!(nv = realloc(*v, ncap * size)))
-        return -1;
-    *v = nv;
-    *cap = ncap;
-    return 0;
 }
 
 /* ---- Calls: journal lines, applied live and on replay ------------------
@@ -125,15 +91,16 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 static int journal(struct hub *h, struct event *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_arena(h->store, e->id, e->next_call, line, wall);
+    uint64_t seq = store_put_arena(h->store, e->head.id, e->head.next_call,
+                                   line, wall);
 
     if (!seq) {
-        log_error("event=arena_journal_full arena=%s", e->id);
+        log_error("event=arena_journal_full arena=%s", e->head.id);
         return -1;
     }
-    e->next_call++;
-    e->seq = seq;
-    e->dirty = true;
+    e->head.next_call++;
+    e->head.seq = seq;
+    e->head.dirty = true;
     return 0;
 }
 
@@ -146,7 +113,8 @@ static int apply(struct event *e, const char *line)
     int64_t t;
 
     if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4) {
-        if (grow((void **)&e->players, &e->pcap, e->np, sizeof *e->players))
+        if (tourney_grow((void **)&e->players, &e->pcap, e->np,
+                         sizeof *e->players))
             return -1;
         if (arena_join(e->a, x, t) != (int)e->np)
             return -1;
@@ -165,7 +133,8 @@ static int apply(struct event *e, const char *line)
         return arena_rejoin(e->a, x, t) == ARENA_OK ? 0 : -1;
     if (sscanf(line, "start %32s %d %d %" SCNd64, a, &x, &y, &t) == 4 &&
         x >= 0 && y >= 0 && x < (int)e->np && y < (int)e->np && x != y) {
-        if (grow((void **)&e->gids, &e->gcap, e->ng, sizeof *e->gids) ||
+        if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
+                         sizeof *e->gids) ||
             arena_game_start(e->a, x, y, t) != (int)e->ng)
             return -1;
         strcopy(e->gids[e->ng++], sizeof e->gids[0], a);
@@ -187,7 +156,7 @@ static int call(struct hub *h, struct event *e, const char *line,
     if (journal(h, e, line, wall) < 0)
         return -1;
     if (apply(e, line) < 0) { /* (not expected: the checks came first) */
-        log_error("event=arena_call_refused arena=%s call=\"%s\"", e->id,
+        log_error("event=arena_call_refused arena=%s call=\"%s\"", e->head.id,
                   line);
         return -1;
     }
@@ -206,8 +175,8 @@ static struct event *event_new(const char *id, const char *line)
         return NULL;
     if (sscanf(line,
                "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s",
-               &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed, e->creator,
-               e->name) != 7) {
+               &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed,
+               e->head.creator, e->head.name) != 7) {
         free(e);
         return NULL;
     }
@@ -218,37 +187,13 @@ static struct event *event_new(const char *id, const char *line)
         free(e);
         return NULL;
     }
-    strcopy(e->id, sizeof e->id, id);
-    e->next_call = 1;
-    e->dirty = true;
+    strcopy(e->head.id, sizeof e->head.id, id);
+    e->head.next_call = 1;
+    e->head.dirty = true;
     return e;
 }
 
-static int director_add(struct director *d, struct event *e)
-{
-    if (grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
-        return -1;
-    d->ev[d->n++] = e;
-    return 0;
-}
-
 /* ---- rendering --------------------------------------------------------- */
-
-/* o with "id" (when m has one), as compact JSON (malloc'ed); takes o. */
-static char *finish(json_t *o, const struct proto_id *id)
-{
-    char *text;
-
-    if (!o)
-        return NULL;
-    if (id && id->kind == 1)
-        json_object_set_new(o, "id", json_stringn(id->str, id->len));
-    else if (id && id->kind == 2)
-        json_object_set_new(o, "id", json_integer(id->num));
-    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
-    return text;
-}
 
 static json_t *event_summary(const struct event *e, int64_t wall)
 {
@@ -261,11 +206,11 @@ static json_t *event_summary(const struct event *e, int64_t wall)
         listed += st.rank > 0;
     }
     return json_pack("{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i}", "event",
-                     e->id, "name", e->name, "status", event_status(e, wall),
-                     "start_ms", (json_int_t)c->start_ms, "end_ms",
-                     (json_int_t)c->end_ms, "clock", "type", "fischer",
-                     "initial_s", c->base_s, "increment_s", c->inc_s,
-                     "players", (int)listed);
+                     e->head.id, "name", e->head.name, "status",
+                     event_status(e, wall), "start_ms",
+                     (json_int_t)c->start_ms, "end_ms", (json_int_t)c->end_ms,
+                     "clock", "type", "fischer", "initial_s", c->base_s,
+                     "increment_s", c->inc_s, "players", (int)listed);
 }
 
 static const char *kind_name(int k)
@@ -322,86 +267,48 @@ static char *render_standings(const struct event *e, int64_t wall,
     free(order);
     json_object_set_new(o, "t", json_string("arena_standings"));
     json_object_set_new(o, "standings", rows);
-    return finish(o, id);
-}
-
-static void send_to(struct session *s, json_t *o, const struct proto_id *id,
-                    uint64_t seq)
-{
-    char *text = finish(o, id);
-
-    if (text)
-        hub_send_text(s, text, seq);
+    return tourney_finish(o, id);
 }
 
 /* Pushes e's standings to its watchers (one render, the same bytes). */
 static void push_standings(struct hub *h, struct event *e, int64_t wall)
 {
-    char *text;
-    struct msgbuf *b;
-
-    e->dirty = false;
-    if (!e->nw || !(text = render_standings(e, wall, NULL)))
-        return;
-    if (!(b = msgbuf_take(text)))
-        return;
-    for (size_t i = 0; i < e->nw; i++)
-        hub_env_send(h, e->watchers[i], b, e->seq);
-    msgbuf_unref(b);
+    e->head.dirty = false;
+    if (e->head.nw)
+        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
+                     e->head.nw, e->head.seq);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
-
-static void arm(struct hub *h, struct director *d)
-{
-    if (!d->armed && d->tick) {
-        d->armed = true;
-        hub_alarm_arm(h, d->tick, hub_now_ms(h) + ARENA_TICK_MS);
-    }
-}
 
 /* Starts pairing pr of e as a game, journaled before it is announced. */
 static void start_pairing(struct hub *h, struct event *e,
                           const struct arena_pairing *pr, int64_t wall)
 {
     const struct arena_config *c = arena_config(e->a);
-    struct clock_spec clock = {.initial_s = c->base_s,
-                               .increment_s = c->inc_s};
     struct game_seat_init seats[2] = {
         {e->players[pr->white].pid, e->players[pr->white].name},
         {e->players[pr->black].pid, e->players[pr->black].name}};
-    struct board start;
-    struct game *g;
-    struct msgbuf *b;
+    struct game *g = tourney_game(h, c->base_s, c->inc_s, seats);
     char line[128];
-    int64_t now = hub_now_ms(h);
 
-    if (board_from_fen(&start, FEN_START) != FEN_OK)
-        return;
-    g = hub_start_game(h, &clock, &start, seats, NULL, false, now);
     if (!g) {
-        log_error("event=arena_game_refused arena=%s", e->id);
+        log_error("event=arena_game_refused arena=%s", e->head.id);
         return;
     }
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
     if (call(h, e, line, wall) < 0) {
-        game_abort(g, game_seat_pid(g, 0), now, NULL);
+        game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
         return;
     }
-    log_info("event=arena_pairing arena=%s game=%s white=%s black=%s", e->id,
-             game_gid(g), seats[0].pid, seats[1].pid);
-    game_announce_start(g, now);
-    b = msgbuf_take(
-        finish(json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game", "event",
-                         e->id, "name", e->name, "game", game_gid(g)),
-               NULL));
-    for (int side = 0; b && side < 2; side++) {
-        struct player *p = table_get(&h->players, seats[side].pid);
-        if (p)
-            hub_env_send(h, &p->fan, b, e->seq);
-    }
-    msgbuf_unref(b);
+    log_info("event=arena_pairing arena=%s game=%s white=%s black=%s",
+             e->head.id, game_gid(g), seats[0].pid, seats[1].pid);
+    tourney_announce(h, g,
+                     json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game",
+                               "event", e->head.id, "name", e->head.name,
+                               "game", game_gid(g)),
+                     e->head.seq);
 }
 
 /* One tick of e: presence, pairings, the end. */
@@ -424,69 +331,28 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
             start_pairing(h, e, &prs[i], wall);
     }
     free(prs);
-    if (wall >= c->end_ms && !e->finished) {
+    if (wall >= c->end_ms && !e->head.finished) {
         bool running = false;
         for (size_t g = 0; g < e->ng && !running; g++)
             running = !arena_game(e->a, (int)g)->over;
-        e->finished = !running;
+        e->head.finished = !running;
     }
     status = event_status(e, wall);
     if (status != e->status_shown) {
         e->status_shown = status;
-        e->dirty = true;
+        e->head.dirty = true;
     }
-    if (e->dirty)
+    if (e->head.dirty)
         push_standings(h, e, wall);
 }
 
-static void tick(void *arg)
-{
-    struct hub *h = arg;
-    struct director *d = state(h);
-    int64_t wall = hub_wall_ms(h);
-    bool open = false;
-
-    d->armed = false;
-    for (size_t i = 0; i < d->n; i++)
-        if (!d->ev[i]->finished) {
-            event_tick(h, d->ev[i], wall);
-            open = true;
-        }
-    if (open)
-        arm(h, d);
-}
-
 /* ---- commands ---------------------------------------------------------- */
-
-/* p's rating in e's category as the player's facts have it (read with
- * its hello), rounded; 1500 (a new player's) when unknown. */
-static int rating_now(const struct event *e, const struct player *p)
-{
-    const struct arena_config *c = arena_config(e->a);
-    struct clock_spec clock = {.initial_s = c->base_s,
-                               .increment_s = c->inc_s};
-    enum rating_category cat = rating_category(&clock);
-
-    if (p->facts && p->facts->has[cat])
-        return (int)(p->facts->ratings[cat].rating + 0.5);
-    return 1500;
-}
-
-/* The events not finished, of creator pid (NULL: anyone's). */
-static size_t events_open(const struct director *d, const char *pid)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < d->n; i++)
-        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
-    return n;
-}
 
 static void do_create(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     struct hub *h = s->hub;
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     int64_t start = wall + (int64_t)m->start_in_s * 1000;
     char id[PROTO_KEY_MAX + 1], line[160];
@@ -494,28 +360,12 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct event *e;
 
     (void)now;
-    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
-        hub_send_error(s, PROTO_NO_TOURNAMENTS,
-                       h->router.ops != &hub_local_router
-                           ? "a node of a cluster runs no tournaments"
-                           : "this server runs no tournaments",
-                       &m->id);
+    if (!tourney_may_create(s, m))
         return;
-    }
-    if (h->cfg.arena_create == 1 && !s->player->account) {
-        hub_send_error(s, PROTO_NEEDS_ACCOUNT,
-                       "only an account may create a tournament", &m->id);
-        return;
-    }
-    if (m->clock.per_move) {
-        hub_send_error(s, PROTO_BAD_CLOCK,
-                       "a tournament plays a fischer clock", &m->id);
-        return;
-    }
-    if (events_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
-        events_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
+    if (tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
+        tourney_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
         hub_send_error(s, PROTO_EVENTS_FULL,
-                       events_open(d, NULL) >= (size_t)h->cfg.max_arenas
+                       tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas
                            ? "the server holds as many open tournaments as "
                              "it may"
                            : "you have created as many open tournaments as "
@@ -535,12 +385,12 @@ static void do_create(struct session *s, const struct proto_msg *m,
              m->clock.initial_s, m->clock.increment_s, start,
              (int64_t)(start + m->duration_s * 1000LL), seed, s->player->pid,
              m->name);
-    if (!(e = event_new(id, line)) || director_add(d, e) < 0) {
+    if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
-    e->next_call = 0;
+    e->head.next_call = 0;
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -548,17 +398,17 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
-    send_to(s,
-            json_pack("{s:s,s:o}", "t", "arena_created", "arena",
-                      event_summary(e, wall)),
-            &m->id, e->seq);
-    arm(h, d);
+    tourney_send(s,
+                 json_pack("{s:s,s:o}", "t", "arena_created", "arena",
+                           event_summary(e, wall)),
+                 &m->id, e->head.seq);
+    tourney_arm(h, d);
 }
 
 /* The event m->event, or NULL with no_such_event sent. */
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
-    struct event *e = event_find(state(s->hub), m->event);
+    struct event *e = EV(tourney_find(state(s->hub), m->event));
 
     if (!e)
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
@@ -590,8 +440,8 @@ static void answer_call(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
-    send_to(s, json_pack("{s:s,s:s}", "t", reply, "event", e->id), &m->id,
-            e->seq);
+    tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
+                 &m->id, e->head.seq);
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
@@ -631,7 +481,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
             return;
         }
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
-                 s->player->name, rating_now(e, s->player), wall);
+                 s->player->name,
+                 tourney_rating(s->player, arena_config(e->a)->base_s,
+                                arena_config(e->a)->inc_s),
+                 wall);
     }
     answer_call(s, m, e, line, "arena_joined", wall);
 }
@@ -661,57 +514,42 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
     answer_call(s, m, e, line, "arena_withdrawn", wall);
 }
 
-static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+static json_t *summary_of(const struct tourney_event *e, int64_t wall)
 {
-    struct director *d = state(s->hub);
-    int64_t wall = hub_wall_ms(s->hub);
-    json_t *list = json_array();
-    size_t finished = 0;
-
-    (void)now;
-    for (size_t i = d->n; i-- > 0;) { /* newest first */
-        if (d->ev[i]->finished && finished++ >= ARENA_FINISHED_LISTED)
-            continue;
-        json_array_append_new(list, event_summary(d->ev[i], wall));
-    }
-    send_to(s, json_pack("{s:s,s:o}", "t", "arena_list", "events", list),
-            &m->id, 0);
+    return event_summary((const struct event *)e, wall);
 }
 
-static void unwatch(struct director *d, struct session *s)
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
-        for (size_t j = 0; j < e->nw; j++)
-            if (e->watchers[j] == s) {
-                e->watchers[j] = e->watchers[--e->nw];
-                return;
-            }
-    }
+    json_t *list = tourney_list(state(s->hub), hub_wall_ms(s->hub),
+                                ARENA_FINISHED_LISTED, summary_of);
+
+    (void)now;
+    tourney_send(s, json_pack("{s:s,s:o}", "t", "arena_list", "events", list),
+                 &m->id, 0);
 }
 
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
-    struct director *d = state(s->hub);
+    struct tourney_director *d = state(s->hub);
     struct event *e;
     char *text;
 
     (void)now;
     if (m->type == PROTO_T_ARENA_UNWATCH) {
-        unwatch(d, s);
+        tourney_unwatch(d, s);
         return;
     }
     if (!(e = event_of(s, m)))
         return;
-    unwatch(d, s); /* one event at a time */
-    if (grow((void **)&e->watchers, &e->wcap, e->nw, sizeof *e->watchers) ||
-        !(text = render_standings(e, hub_wall_ms(s->hub), &m->id))) {
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
+        tourney_watch(d, &e->head, s) < 0) {
+        free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
-    e->watchers[e->nw++] = s;
-    hub_send_text(s, text, e->seq);
+    hub_send_text(s, text, e->head.seq);
 }
 
 /* ---- hooks ------------------------------------------------------------- */
@@ -736,18 +574,18 @@ static void report_end(struct hub *h, struct event *e, size_t k,
              : r == ENDING_BLACK_WINS ? ARENA_BLACK_WINS
                                       : ARENA_DRAWN,
              plies, no_start, at);
-    log_info("event=arena_game_end arena=%s game=%s result=%s", e->id,
+    log_info("event=arena_game_end arena=%s game=%s result=%s", e->head.id,
              e->gids[k], ending_result_name(r));
     call(h, e, line, at);
 }
 
 static void game_ended(struct hub *h, struct game *g)
 {
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
 
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
-        if (e->finished)
+        struct event *e = EV(d->ev[i]);
+        if (e->head.finished)
             continue;
         for (size_t k = e->ng; k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) &&
@@ -765,51 +603,45 @@ static void game_ended(struct hub *h, struct game *g)
  * says how. (Reads at once: hub_restore's time.) */
 static void restore_end(struct hub *h, struct event *e, size_t k)
 {
-    struct store_game row;
-    struct store_move *moves = NULL;
-    size_t n = 0;
     enum ending_result r;
+    bool no_start;
+    int plies, to_move;
+    int64_t at;
 
-    if (store_get_game(h->store, e->gids[k], &row, &moves, &n, NULL) == 1 &&
-        !strcmp(row.status, "ended") &&
-        ending_result_find(row.result, &r) == 0)
-        report_end(h, e, k, r, !strcmp(row.reason, "no_start"), (int)n,
-                   (int)(n % 2), row.ended_ms);
-    free(moves);
+    if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
+                           &at))
+        report_end(h, e, k, r, no_start, plies, to_move, at);
 }
 
 static void session_closed(struct hub *h, struct session *s)
 {
-    unwatch(state(h), s);
+    tourney_unwatch(state(h), s);
+}
+
+static struct tourney_event *make(const char *id, const char *line)
+{
+    struct event *e = event_new(id, line);
+
+    return e ? &e->head : NULL;
+}
+
+static int apply_row(struct tourney_event *e, const char *line)
+{
+    return apply(EV(e), line);
 }
 
 /* The journal's rows, one event after another (store_load_arena). */
 static void replay_row(void *ctx, const char *id, int64_t seq,
                        const char *line)
 {
-    struct hub *h = ctx;
-    struct director *d = state(h);
-    struct event *e = event_find(d, id);
-
-    if (seq == 0) {
-        if (e || !proto_key_valid(id) || !(e = event_new(id, line)) ||
-            director_add(d, e) < 0) {
-            event_free(e);
-            log_error("event=arena_replay_refused arena=%s seq=0", id);
-        }
-        return;
-    }
-    if (!e || seq != e->next_call || apply(e, line) < 0) {
+    if (tourney_replay(state(ctx), id, seq, line, make, apply_row) < 0)
         log_error("event=arena_replay_refused arena=%s seq=%" PRId64, id,
                   seq);
-        return;
-    }
-    e->next_call++;
 }
 
 int hub_arena_restore(struct hub *h)
 {
-    struct director *d = state(h);
+    struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     size_t open = 0;
 
@@ -818,7 +650,7 @@ int hub_arena_restore(struct hub *h)
     if (store_load_arena(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = d->ev[i];
+        struct event *e = EV(d->ev[i]);
         bool running = false;
         for (size_t g = 0; g < e->ng; g++) {
             if (arena_game(e->a, (int)g)->over)
@@ -832,38 +664,39 @@ int hub_arena_restore(struct hub *h)
                            game_side_to_move(gm), wall);
             running |= !arena_game(e->a, (int)g)->over;
         }
-        e->finished = wall >= arena_config(e->a)->end_ms && !running;
-        open += !e->finished;
+        e->head.finished = wall >= arena_config(e->a)->end_ms && !running;
+        open += !e->head.finished;
     }
     log_info("event=arena_restored events=%zu open=%zu", d->n, open);
     if (open)
-        arm(h, d);
+        tourney_arm(h, d);
     return 0;
+}
+
+static void tick_event(struct hub *h, struct tourney_event *e, int64_t wall)
+{
+    event_tick(h, EV(e), wall);
+}
+
+static void free_event(struct tourney_event *e)
+{
+    event_free(EV(e));
 }
 
 static int init(struct hub *h)
 {
-    struct director *d = calloc(1, sizeof *d);
+    struct tourney_director *d = tourney_director_new(h, tick_event,
+                                                      free_event);
 
-    if (!d || !(d->tick = hub_alarm_new(h, tick, h))) {
-        free(d);
+    if (!d)
         return -1;
-    }
     hub_module_set_state(h, &hub_arena_module, d);
     return 0;
 }
 
 static void director_free(struct hub *h)
 {
-    struct director *d = state(h);
-
-    if (!d)
-        return;
-    for (size_t i = 0; i < d->n; i++)
-        event_free(d->ev[i]);
-    free(d->ev);
-    hub_alarm_free(h, d->tick);
-    free(d);
+    tourney_director_free(h, state(h));
 }
 
 static const struct hub_command commands[] = {

@@ -4,7 +4,7 @@
  * core for every event of this node.
  *
  * It answers arena_create, arena_join, arena_withdraw, arena_list,
- * arena_watch and arena_unwatch. Every ARENA_TICK_MS while an event is
+ * arena_watch and arena_unwatch. Every TOURNEY_TICK_MS while an event is
  * open it tells the core who is waiting (connected, in no live game),
  * asks for the pairings and starts each as a game through the hub's
  * hub_start_game, with the event's clock; each game's end is reported
@@ -24,8 +24,6 @@
 
 #include "hub/module.h"
 
-/* How often the director pairs and pushes standings. */
-#define ARENA_TICK_MS 1000
 /* Players of one event, events open or running at once on a node (the
  * operator's max_arenas is at most this), and finished events listed. */
 #define ARENA_PLAYERS_MAX 2000

@@ -351,7 +351,7 @@ int hub_restore(struct hub *h, int64_t now)
      * facts could not be read is read again by the sweep) */
     h->restoring = true;
     ret = store_load_live(h->store, restore_one, &rc);
-    if (ret >= 0 && hub_arena_restore(h) < 0)
+    if (ret >= 0 && (hub_arena_restore(h) < 0 || hub_swiss_restore(h) < 0))
         ret = -1;
     h->restoring = false;
     return ret < 0 ? -1 : rc.n;

@@ -579,6 +579,8 @@ static int route(struct hub *h, const char *path, const char *const *args,
             return api_error(r, 404, "no_such_game");
         return api_game_pgn(h, path + 13, later, r);
     }
+    if (!strncmp(path, "/api/swiss/", 11))
+        return hub_swiss_http(h, path + 11, r);
     return api_error(r, 404, "not_found");
 }
 

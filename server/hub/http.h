@@ -54,4 +54,8 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
  * requests than http_rate_per_s and http_burst allow. */
 void http_too_many(struct http_reply *r);
 
+/* GET /api/swiss/REST (REST: "EID/trf"; swiss_director.c): the event's
+ * TRF into *r, or a 404 no_such_event. Returns 0. */
+int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r);
+
 #endif

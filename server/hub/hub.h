@@ -143,6 +143,7 @@ struct hub_config {
     int arena_create; /* who creates tournaments: 0 nobody, 1 accounts,
                          2 anyone */
     int max_arenas;   /* tournaments open or running at once */
+    int max_swiss;    /* Swiss tournaments open or running at once */
     bool chat_guests; /* guests may chat (hub/chat.h) */
     int chat_per_min, chat_burst; /* one player's chat lines */
     int chat_room_per_s;          /* one game's rooms' lines */

@@ -514,6 +514,8 @@ void hub_move_played(struct hub *h, uint64_t seq);
  * at start on a node alone, after its live games. 0, or -1 on a
  * database error. */
 int hub_arena_restore(struct hub *h);
+/* The same for the Swiss tournaments (swiss_director.c). */
+int hub_swiss_restore(struct hub *h);
 
 /* The local router (local.c). */
 extern const struct router_ops hub_local_router;

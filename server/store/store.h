@@ -661,8 +661,12 @@ int store_rated_ends(struct store *s, int64_t since_ms,
 /* An arena's journal (migration 0010, arena_director.c): call, a line
  * of 1 to STORE_ARENA_CALL_MAX bytes (copied), is event's seq-th call
  * (0 up), made at at_ms. Queued like any write; 0 when refused. */
-#define STORE_ARENA_CALL_MAX 512
+#define STORE_ARENA_CALL_MAX 4096
 uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
+                         const char *call, int64_t at_ms);
+/* The same for a Swiss event's journal (migration 0017, swiss_calls,
+ * swiss_director.c). */
+uint64_t store_put_swiss(struct store *s, const char *event, int64_t seq,
                          const char *call, int64_t at_ms);
 
 /* Every arena call stored, by event then seq, to fn(ctx, event, seq,
@@ -671,6 +675,8 @@ uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
 typedef void (*store_arena_fn)(void *ctx, const char *event, int64_t seq,
                                const char *call);
 int store_load_arena(struct store *s, store_arena_fn fn, void *ctx);
+/* The same for the Swiss events' journal. */
+int store_load_swiss(struct store *s, store_arena_fn fn, void *ctx);
 
 /* Fills *g and, when moves is not NULL, *moves (malloc'ed, caller frees)
  * with its moves in ply order; *pgn likewise (NULL while live). The moves

@@ -184,6 +184,7 @@ struct op {
         struct {                        /* OP_ARENA (the call is text) */
             char event[33];
             int64_t seq, ms;
+            bool swiss; /* swiss_calls, not arena_calls */
         } arena;
         struct { /* OP_CHAT (the text is op->text) */
             char gid[33], room[10], pid[33], name[21];
@@ -309,7 +310,8 @@ struct store_backend {
     int (*rated_ends)(struct store *s, int64_t since_ms,
                       struct store_rated_end *v, size_t max, size_t *n);
     /* store_load_arena. */
-    int (*load_arena)(struct store *s, store_arena_fn fn, void *ctx);
+    int (*load_arena)(struct store *s, bool swiss, store_arena_fn fn,
+                      void *ctx);
     /* The best `limit` into v (room for limit), best first. */
     int (*leaderboard)(struct store *s, const char *category, int limit,
                        struct store_leader *v, size_t *n);

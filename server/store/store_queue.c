@@ -430,8 +430,8 @@ uint64_t store_put_chat(struct store *s, const struct store_chat_line *l)
     return enqueue(s, op);
 }
 
-uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
-                         const char *call, int64_t at_ms)
+static uint64_t put_call(struct store *s, bool swiss, const char *event,
+                         int64_t seq, const char *call, int64_t at_ms)
 {
     struct op *op;
     size_t n = call ? strlen(call) : 0;
@@ -444,11 +444,24 @@ uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
     strcopy(op->u.arena.event, sizeof op->u.arena.event, event);
     op->u.arena.seq = seq;
     op->u.arena.ms = at_ms;
+    op->u.arena.swiss = swiss;
     if (!(op->text = strdup(call))) {
         store__op_free(op);
         return 0;
     }
     return enqueue(s, op);
+}
+
+uint64_t store_put_arena(struct store *s, const char *event, int64_t seq,
+                         const char *call, int64_t at_ms)
+{
+    return put_call(s, false, event, seq, call, at_ms);
+}
+
+uint64_t store_put_swiss(struct store *s, const char *event, int64_t seq,
+                         const char *call, int64_t at_ms)
+{
+    return put_call(s, true, event, seq, call, at_ms);
 }
 
 uint64_t store_put_api_token(struct store *s, const struct store_api_token *t)

@@ -660,14 +660,25 @@ int store_rated_ends(struct store *s, int64_t since_ms,
     return rc;
 }
 
-int store_load_arena(struct store *s, store_arena_fn fn, void *ctx)
+static int load_calls(struct store *s, bool swiss, store_arena_fn fn,
+                      void *ctx)
 {
     int rc;
 
     store__read_enter(s);
-    rc = s->be->load_arena(s, fn, ctx);
+    rc = s->be->load_arena(s, swiss, fn, ctx);
     store__read_leave(s);
     return rc;
+}
+
+int store_load_arena(struct store *s, store_arena_fn fn, void *ctx)
+{
+    return load_calls(s, false, fn, ctx);
+}
+
+int store_load_swiss(struct store *s, store_arena_fn fn, void *ctx)
+{
+    return load_calls(s, true, fn, ctx);
 }
 
 int store_get_game(struct store *s, const char *gid, struct store_game *g,

@@ -1367,6 +1367,47 @@ START_TEST(chat_lines_by_room_newest_kept)
 }
 END_TEST
 
+/* The tournaments' journals (migrations 0013, 0017): each call read back
+ * in its table by event then seq, the arena's and the Swiss's apart; a
+ * call too long, empty, or a seq used twice is refused. */
+struct call_row {
+    char text[64];
+    int n;
+};
+
+static void collect_call(void *ctx, const char *event, int64_t seq,
+                         const char *call)
+{
+    struct call_row *r = ctx;
+
+    snprintf(r->text + strlen(r->text), sizeof r->text - strlen(r->text),
+             "%s/%lld:%s;", event, (long long)seq, call);
+    r->n++;
+}
+
+START_TEST(tournament_journals_apart)
+{
+    struct store *s = H->open();
+    struct call_row arena = {"", 0}, swiss = {"", 0};
+    static char longer[STORE_ARENA_CALL_MAX + 2];
+
+    ck_assert_uint_gt(store_put_swiss(s, "sB", 1, "join x", 20), 0);
+    ck_assert_uint_gt(store_put_swiss(s, "sB", 0, "new", 10), 0);
+    ck_assert_uint_gt(store_put_swiss(s, "sA", 0, "new a", 5), 0);
+    wait_committed(s, store_put_arena(s, "aA", 0, "new arena", 1));
+    memset(longer, 'x', sizeof longer - 1);
+    ck_assert_uint_eq(store_put_swiss(s, "sA", 1, longer, 6), 0);
+    ck_assert_uint_eq(store_put_swiss(s, "sA", 1, "", 6), 0);
+    ck_assert_int_eq(store_load_swiss(s, collect_call, &swiss), 0);
+    ck_assert_str_eq(swiss.text, "sA/0:new a;sB/0:new;sB/1:join x;");
+    ck_assert_int_eq(store_load_arena(s, collect_call, &arena), 0);
+    ck_assert_str_eq(arena.text, "aA/0:new arena;");
+    wait_committed(s, store_put_swiss(s, "sA", 0, "again", 7));
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 1);
+    store_close(s);
+}
+END_TEST
+
 /* The purge of guests that never played leaves accounts alone, however
  * old and idle. */
 /* A game's analysis (migration 0011): none until asked; the request's row,
@@ -1770,6 +1811,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, account_playban_saved_and_replaced);
     tcase_add_test(tc, api_tokens_stored_found_listed_revoked);
     tcase_add_test(tc, chat_lines_by_room_newest_kept);
+    tcase_add_test(tc, tournament_journals_apart);
     tcase_add_test(tc, purge_keeps_accounts);
     tcase_add_test(tc, analysis_rows);
     tcase_add_test(tc, rated_end_stores_ratings_with_the_end);

@@ -151,7 +151,7 @@ int pg__chat_lines(struct store *s, const char *gid, const char *room,
                    int limit, struct store_chat_line *v, size_t *n);
 int pg__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
-int pg__load_arena(struct store *s, store_arena_fn fn, void *ctx);
+int pg__load_arena(struct store *s, bool swiss, store_arena_fn fn, void *ctx);
 int pg__rated_ends(struct store *s, int64_t since_ms,
                    struct store_rated_end *v, size_t max, size_t *n);
 int pg__leaderboard(struct store *s, const char *category, int limit,

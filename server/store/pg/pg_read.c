@@ -385,13 +385,13 @@ int pg__rated_ends(struct store *s, int64_t since_ms,
     return 0;
 }
 
-int pg__load_arena(struct store *s, store_arena_fn fn, void *ctx)
+int pg__load_arena(struct store *s, bool swiss, store_arena_fn fn, void *ctx)
 {
     struct pgp p;
     PGresult *r;
 
     pgp_init(&p);
-    if (!(r = rd(s, "r_arena", NULL, &p, false)))
+    if (!(r = rd(s, swiss ? "r_swiss" : "r_arena", NULL, &p, false)))
         return -1;
     for (int i = 0; i < PQntuples(r); i++) {
         char event[33], call[STORE_ARENA_CALL_MAX + 1];

@@ -299,7 +299,7 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->u.api.pid);
         break;
     case OP_ARENA:
-        name = "w_arena";
+        name = op->u.arena.swiss ? "w_swiss" : "w_arena";
         pgp_text(&p, op->u.arena.event);
         pgp_int(&p, op->u.arena.seq);
         pgp_text(&p, op->text);

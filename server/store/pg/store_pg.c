@@ -140,6 +140,8 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
     {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
+                "VALUES ($1, $2, $3, $4)"},
     {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                "VALUES ($1, $2, $3, $4, $5, $6)"},
     {"w_playban", "INSERT INTO account_playban (pid, record, updated_ms) "
@@ -215,6 +217,8 @@ static const struct pg_stmt reader_stmts[] = {
                 "ORDER BY r.rating DESC, r.pid LIMIT $2"},
     /* through games_rated_ended, which holds only these games */
     {"r_arena", "SELECT event, seq, call FROM arena_calls "
+                "ORDER BY event, seq"},
+    {"r_swiss", "SELECT event, seq, call FROM swiss_calls "
                 "ORDER BY event, seq"},
     {"r_rated_ends", "SELECT white_pid, black_pid, ended_ms FROM games "
                      "WHERE ended_ms >= $1 AND white_rd > 0 "

@@ -32,14 +32,14 @@ struct sqlite_be {
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke,
-        *w_arena, *w_chat, *w_block, *w_unblock, *w_report;
+        *w_arena, *w_swiss, *w_chat, *w_block, *w_unblock, *w_report;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
-    sqlite3_stmt *r_rated_ends, *r_arena, *r_chat;
+    sqlite3_stmt *r_rated_ends, *r_arena, *r_swiss, *r_chat;
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
@@ -136,7 +136,7 @@ int sq__chat_lines(struct store *s, const char *gid, const char *room,
                    int limit, struct store_chat_line *v, size_t *n);
 int sq__rating_history(struct store *s, const char *pid, const char *category,
                        int limit, struct store_rating_point *v, size_t *n);
-int sq__load_arena(struct store *s, store_arena_fn fn, void *ctx);
+int sq__load_arena(struct store *s, bool swiss, store_arena_fn fn, void *ctx);
 int sq__rated_ends(struct store *s, int64_t since_ms,
                    struct store_rated_end *v, size_t max, size_t *n);
 int sq__leaderboard(struct store *s, const char *category, int limit,

@@ -379,10 +379,10 @@ int sq__rated_ends(struct store *s, int64_t since_ms,
     return rows_end(s, st, rc);
 }
 
-int sq__load_arena(struct store *s, store_arena_fn fn, void *ctx)
+int sq__load_arena(struct store *s, bool swiss, store_arena_fn fn, void *ctx)
 {
     struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_arena;
+    sqlite3_stmt *st = swiss ? b->r_swiss : b->r_arena;
     int rc;
 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

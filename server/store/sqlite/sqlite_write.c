@@ -354,7 +354,7 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_text(st, 5, op->text, -1, SQLITE_STATIC);
         break;
     case OP_ARENA:
-        st = b->w_arena;
+        st = op->u.arena.swiss ? b->w_swiss : b->w_arena;
         rc |= sqlite3_bind_text(st, 1, op->u.arena.event, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 2, op->u.arena.seq);
         rc |= sqlite3_bind_text(st, 3, op->text, -1, SQLITE_STATIC);

@@ -162,6 +162,8 @@ static const struct stmt_def writer_stmts[] = {
                     "result = excluded.result"),
     DEF(w_arena, "INSERT INTO arena_calls (event, seq, call, at_ms) "
                  "VALUES (?1, ?2, ?3, ?4)"),
+    DEF(w_swiss, "INSERT INTO swiss_calls (event, seq, call, at_ms) "
+                 "VALUES (?1, ?2, ?3, ?4)"),
     DEF(w_chat, "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     DEF(w_playban, "INSERT INTO account_playban (pid, record, updated_ms) "
@@ -221,6 +223,8 @@ static const struct stmt_def reader_stmts[] = {
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     /* through games_rated_ended, which holds only these games */
     DEF(r_arena, "SELECT event, seq, call FROM arena_calls "
+                 "ORDER BY event, seq"),
+    DEF(r_swiss, "SELECT event, seq, call FROM swiss_calls "
                  "ORDER BY event, seq"),
     DEF(r_rated_ends, "SELECT white_pid, black_pid, ended_ms FROM games "
                       "WHERE ended_ms >= ?1 AND white_rd > 0 "

@@ -1,0 +1,847 @@
+/*
+ * swiss_director.c - the Swiss tournaments' director (PROTOCOL.md "Swiss
+ * tournaments"): the hub module that drives common/swiss's tour.h for
+ * every Swiss event of this node, as arena_director.c does an arena's.
+ *
+ * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
+ * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
+ * /api/swiss/EID/trf. Every TOURNEY_TICK_MS it starts the first round at
+ * the start (or when the creator says), and each next one once every game
+ * of the last has ended and the interval has run: the round is paired by
+ * the Dutch engine, journaled as one call, and its games started through
+ * hub_start_game. The watchers get the standings, the same bytes to each,
+ * at most once a tick and only when they changed.
+ *
+ * An event is its calls; the journal line of each (below) is both what
+ * is stored (migration swiss_calls) and what replay parses:
+ *
+ *   new BASE INC ROUNDS START INTERVAL SEED CREATOR NAME   (START -1: manual)
+ *   join PID NAME RATING T
+ *   withdraw P T          rejoin P T
+ *   start T               (the creator's start)
+ *   pair T W B W B ...    (a round's boards by player index; B -1: bye)
+ *   game K GID T          (board K's game)
+ *   end K RESULT T        (RESULT: 1 0 = + -)
+ *   finish T              (no round can be paired: the event ends)
+ *
+ * A board whose game was not started before a kill -9 is started at the
+ * next tick. A node of a cluster directs no event (no_tournaments). Only
+ * the event-loop thread calls it.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub/http.h"
+#include "hub/hub_internal.h"
+#include "hub/tourney.h"
+#include "lib/ids.h"
+#include "lib/log.h"
+#include "strcopy.h"
+#include "tour.h"
+
+/* Players of one event (a round's pairing is one journal call of at most
+ * STORE_ARENA_CALL_MAX bytes), events one player may have open, finished
+ * events listed, standings rows shown. */
+#define SWISS_PLAYERS_MAX 200
+#define SWISS_EVENTS_PER_CREATOR 2
+#define SWISS_FINISHED_LISTED 50
+#define SWISS_STANDINGS_SHOWN 200
+
+extern const struct hub_module hub_swiss_module;
+
+struct entrant {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+};
+
+struct event {
+    struct tourney_event head; /* first: tourney.c sees it */
+    int base_s, inc_s, interval_s;
+    int64_t start_ms; /* -1 until the creator starts it */
+    struct tour t;
+    struct entrant *players;
+    const char **names; /* players[i].name, for tour_trf */
+    size_t np, pcap;
+    char (*gids)[PROTO_KEY_MAX + 1]; /* board index -> GID, "" if none */
+    size_t ng, gcap;
+    int64_t last_ms; /* the last pairing or result: the interval's start */
+};
+
+static struct tourney_director *state(struct hub *h)
+{
+    return hub_module_state(h, &hub_swiss_module);
+}
+
+/* The director\'s event of a tourney.c head. */
+#define EV(t) ((struct event *)(t))
+
+static int entrant_of(const struct event *e, const char *pid)
+{
+    for (size_t i = 0; i < e->np; i++)
+        if (!strcmp(e->players[i].pid, pid))
+            return (int)i;
+    return -1;
+}
+
+static const char *event_status(const struct event *e, int64_t wall)
+{
+    if (e->head.finished)
+        return "finished";
+    return e->start_ms < 0 || wall < e->start_ms ? "open" : "running";
+}
+
+static void event_free(struct event *e)
+{
+    if (!e)
+        return;
+    tour_free(&e->t);
+    free(e->players);
+    free(e->names);
+    free(e->gids);
+    free(e->head.watchers);
+    free(e);
+}
+
+/* ---- calls -------------------------------------------------------------- */
+
+static int journal(struct hub *h, struct event *e, const char *line,
+                   int64_t wall)
+{
+    uint64_t seq = store_put_swiss(h->store, e->head.id, e->head.next_call,
+                                   line, wall);
+
+    if (!seq) {
+        log_error("event=swiss_journal_full swiss=%s", e->head.id);
+        return -1;
+    }
+    e->head.next_call++;
+    e->head.seq = seq;
+    e->head.dirty = true;
+    return 0;
+}
+
+static int apply_join(struct event *e, const char *pid, const char *name,
+                      int rating)
+{
+    const char **names;
+
+    if (tourney_grow((void **)&e->players, &e->pcap, e->np,
+                     sizeof *e->players) ||
+        !(names = realloc(e->names, e->pcap * sizeof *e->names)))
+        return -1;
+    e->names = names;
+    if (tour_join(&e->t, rating) != (int)e->np)
+        return -1;
+    strcopy(e->players[e->np].pid, sizeof e->players[0].pid, pid);
+    strcopy(e->players[e->np].name, sizeof e->players[0].name, name);
+    for (size_t i = 0; i <= e->np; i++)
+        e->names[i] = e->players[i].name;
+    e->np++;
+    return 0;
+}
+
+/* A round's boards from "pair T W B ...": 0, or -1. */
+static int apply_pair(struct event *e, const char *rest)
+{
+    struct tour_board *b = malloc((e->np / 2 + 1) * sizeof *b);
+    int n = 0, w, k, used, rc = -1;
+
+    while (b && sscanf(rest, "%d %d%n", &w, &k, &used) == 2 &&
+           n < (int)(e->np / 2 + 1)) {
+        b[n++] = (struct tour_board){w, k, 0};
+        rest += used;
+    }
+    if (b && tour_add_round(&e->t, b, n) == TOUR_OK) {
+        rc = 0;
+        while (rc == 0 && e->ng < (size_t)e->t.nb) {
+            if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
+                             sizeof *e->gids))
+                rc = -1;
+            else
+                e->gids[e->ng++][0] = '\0';
+        }
+    }
+    free(b);
+    return rc;
+}
+
+/* Applies one call other than new: 0, or -1 when it does not parse or
+ * fit (a replay then stops that event). */
+static int apply(struct event *e, const char *line)
+{
+    char a[PROTO_KEY_MAX + 1], b[PROTO_NAME_MAX + 1], r;
+    int x, used;
+    int64_t t;
+
+    if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4)
+        return apply_join(e, a, b, x);
+    if ((sscanf(line, "withdraw %d %" SCNd64, &x, &t) == 2 ||
+         sscanf(line, "rejoin %d %" SCNd64, &x, &t) == 2) &&
+        x >= 0 && x < (int)e->np) {
+        tour_withdraw(&e->t, x, line[0] == 'w');
+        return 0;
+    }
+    if (sscanf(line, "start %" SCNd64, &t) == 1 && e->start_ms < 0) {
+        e->start_ms = t;
+        return 0;
+    }
+    if (sscanf(line, "pair %" SCNd64 "%n", &t, &used) == 1) {
+        e->last_ms = t;
+        return apply_pair(e, line + used);
+    }
+    if (sscanf(line, "game %d %32s %" SCNd64, &x, a, &t) == 3 && x >= 0 &&
+        x < (int)e->ng) {
+        strcopy(e->gids[x], sizeof e->gids[0], a);
+        return 0;
+    }
+    if (sscanf(line, "end %d %c %" SCNd64, &x, &r, &t) == 3 &&
+        tour_result(&e->t, x, r) == TOUR_OK) {
+        e->last_ms = t;
+        return 0;
+    }
+    if (sscanf(line, "finish %" SCNd64, &t) == 1) {
+        e->head.finished = true;
+        return 0;
+    }
+    return -1;
+}
+
+static int call(struct hub *h, struct event *e, const char *line,
+                int64_t wall)
+{
+    if (journal(h, e, line, wall) < 0)
+        return -1;
+    if (apply(e, line) < 0) {
+        log_error("event=swiss_call_refused swiss=%s call=\"%.80s\"",
+                  e->head.id, line);
+        return -1;
+    }
+    return 0;
+}
+
+static struct event *event_new(const char *id, const char *line)
+{
+    struct event *e = calloc(1, sizeof *e);
+    int rounds;
+    uint64_t seed;
+
+    if (!e)
+        return NULL;
+    if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s",
+               &e->base_s, &e->inc_s, &rounds, &e->start_ms, &e->interval_s,
+               &seed, e->head.creator, e->head.name) != 8 ||
+        rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX) {
+        free(e);
+        return NULL;
+    }
+    tour_init(&e->t, rounds, seed & 1 ? 'b' : 'w');
+    strcopy(e->head.id, sizeof e->head.id, id);
+    e->head.next_call = 1;
+    e->head.dirty = true;
+    return e;
+}
+
+/* ---- rendering ---------------------------------------------------------- */
+
+static json_t *event_summary(const struct event *e, int64_t wall)
+{
+    size_t listed = 0;
+
+    for (size_t i = 0; i < e->np; i++)
+        listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
+    return json_pack(
+        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i}", "event",
+        e->head.id, "name", e->head.name, "creator", e->head.creator,
+        "status", event_status(e, wall), "start_ms",
+        e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
+        "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
+        "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
+        e->interval_s, "players", (int)listed);
+}
+
+static json_t *summary_of(const struct tourney_event *e, int64_t wall)
+{
+    return event_summary((const struct event *)e, wall);
+}
+
+static json_t *sheet_of(const struct event *e, int p)
+{
+    json_t *a = json_array();
+
+    for (int r = 1; r <= e->t.rounds; r++) {
+        struct swiss_game g = tour_entry(&e->t, p, r);
+        char code[2] = {g.result, 0}, colour[2] = {g.colour, 0};
+        json_array_append_new(a, json_pack("{s:i,s:s,s:s}", "opp", g.opp,
+                                           "colour", colour, "result", code));
+    }
+    return a;
+}
+
+static const char *result_name(char r)
+{
+    switch (r) {
+    case '1':
+        return "1-0";
+    case '0':
+        return "0-1";
+    case '=':
+        return "1/2-1/2";
+    case '+':
+        return "+--";
+    case '-':
+        return "--+";
+    case 'U':
+        return "bye";
+    default:
+        return NULL;
+    }
+}
+
+/* The last round's boards. */
+static json_t *pairings_of(const struct event *e)
+{
+    json_t *a = json_array();
+    const struct tour_board *b;
+    int n = e->t.rounds ? tour_round(&e->t, e->t.rounds, &b) : 0;
+    size_t first = n ? (size_t)(b - e->t.b) : 0;
+
+    for (int i = 0; i < n; i++) {
+        const char *res = result_name(b[i].result);
+        const char *gid = e->gids[first + (size_t)i];
+        json_array_append_new(
+            a, json_pack("{s:s,s:o,s:o,s:o}", "white",
+                         e->players[b[i].white].pid, "black",
+                         b[i].black < 0
+                             ? json_null()
+                             : json_string(e->players[b[i].black].pid),
+                         "game", *gid ? json_string(gid) : json_null(),
+                         "result", res ? json_string(res) : json_null()));
+    }
+    return a;
+}
+
+static json_t *standing_row(const struct event *e, int p,
+                            const struct tour_standing *st)
+{
+    return json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
+                     st ? st->rank : 0, "sn", e->t.p[p].sn, "id",
+                     e->players[p].pid, "name", e->players[p].name, "rating",
+                     e->t.p[p].rating, "points", st ? st->score / 10.0 : 0.0,
+                     "sb", st ? st->sb / 100.0 : 0.0, "performance",
+                     st ? st->performance : 0, "withdrawn",
+                     e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
+}
+
+/* e's standings message (malloc'ed): the ranked players, then those who
+ * joined since the last pairing (rank 0), and the last round's boards. */
+static char *render_standings(const struct event *e, int64_t wall,
+                              const struct proto_id *id)
+{
+    struct tour_standing *st = malloc((e->np ? e->np : 1) * sizeof *st);
+    json_t *o = event_summary(e, wall), *rows = json_array();
+    int n;
+
+    if (!st || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
+        free(st);
+        json_decref(o);
+        json_decref(rows);
+        return NULL;
+    }
+    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++)
+        json_array_append_new(rows, standing_row(e, st[i].player, &st[i]));
+    for (size_t p = 0; p < e->np && n < SWISS_STANDINGS_SHOWN; p++)
+        if (!e->t.p[p].sn && !e->t.p[p].withdrawn) {
+            json_array_append_new(rows, standing_row(e, (int)p, NULL));
+            n++;
+        }
+    free(st);
+    json_object_set_new(o, "t", json_string("swiss_standings"));
+    json_object_set_new(o, "standings", rows);
+    json_object_set_new(o, "pairings", pairings_of(e));
+    return tourney_finish(o, id);
+}
+
+static void push_standings(struct hub *h, struct event *e, int64_t wall)
+{
+    e->head.dirty = false;
+    if (e->head.nw)
+        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
+                     e->head.nw, e->head.seq);
+}
+
+/* ---- the tick ----------------------------------------------------------- */
+
+/* Starts board k's game, journaled before it is announced. */
+static void start_board(struct hub *h, struct event *e, size_t k,
+                        int64_t wall)
+{
+    const struct tour_board *b = &e->t.b[k];
+    struct game_seat_init seats[2] = {
+        {e->players[b->white].pid, e->players[b->white].name},
+        {e->players[b->black].pid, e->players[b->black].name}};
+    struct game *g = tourney_game(h, e->base_s, e->inc_s, seats);
+    char line[96];
+
+    if (!g) {
+        log_error("event=swiss_game_refused swiss=%s", e->head.id);
+        return;
+    }
+    snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
+    if (call(h, e, line, wall) < 0) {
+        game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
+        return;
+    }
+    log_info("event=swiss_pairing swiss=%s round=%d game=%s white=%s "
+             "black=%s",
+             e->head.id, e->t.rounds, game_gid(g), seats[0].pid,
+             seats[1].pid);
+    tourney_announce(h, g,
+                     json_pack("{s:s,s:s,s:s,s:i,s:s}", "t", "swiss_game",
+                               "event", e->head.id, "name", e->head.name,
+                               "round", e->t.rounds, "game", game_gid(g)),
+                     e->head.seq);
+}
+
+/* Pairs the next round and journals it as one call; finishes the event
+ * when it cannot be paired (fewer than two players, or no pairing). */
+static void pair_round(struct hub *h, struct event *e, int64_t wall)
+{
+    struct tour_board *b = NULL;
+    int n = 0, present = 0, rc;
+    size_t cap = 32 + e->np * 12, len;
+    char *line;
+
+    for (size_t i = 0; i < e->np; i++)
+        present += !e->t.p[i].withdrawn;
+    rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&e->t, &b, &n);
+    if (rc == TOUR_ENOMEM || !(line = malloc(cap))) {
+        free(b);
+        return;
+    }
+    if (rc != TOUR_OK) {
+        snprintf(line, cap, "finish %" PRId64, wall);
+        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
+                 e->t.rounds);
+    } else {
+        len = (size_t)snprintf(line, cap, "pair %" PRId64, wall);
+        for (int i = 0; i < n; i++)
+            len += (size_t)snprintf(line + len, cap - len, " %d %d",
+                                    b[i].white, b[i].black);
+    }
+    free(b);
+    call(h, e, line, wall);
+    free(line);
+}
+
+static void event_tick(struct hub *h, struct event *e, int64_t wall)
+{
+    if (e->start_ms < 0 || wall < e->start_ms || h->shutting_down)
+        goto push;
+    for (size_t k = 0; k < e->ng; k++) /* (boards paired, not started) */
+        if (!e->gids[k][0] && e->t.b[k].black >= 0 && !e->t.b[k].result)
+            start_board(h, e, k, wall);
+    if (tour_round_over(&e->t) &&
+        (!e->t.rounds || wall >= e->last_ms + e->interval_s * 1000LL)) {
+        if (e->t.rounds >= e->t.total_rounds) {
+            char line[64];
+            snprintf(line, sizeof line, "finish %" PRId64, wall);
+            call(h, e, line, wall);
+        } else {
+            pair_round(h, e, wall);
+            for (size_t k = 0; k < e->ng; k++)
+                if (!e->gids[k][0] && e->t.b[k].black >= 0)
+                    start_board(h, e, k, wall);
+        }
+    }
+push:
+    if (e->head.dirty)
+        push_standings(h, e, wall);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static void do_create(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    struct hub *h = s->hub;
+    struct tourney_director *d = state(h);
+    int64_t wall = hub_wall_ms(h);
+    char id[PROTO_KEY_MAX + 1], line[192];
+    struct event *e;
+
+    (void)now;
+    if (!tourney_may_create(s, m))
+        return;
+    if (tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
+        tourney_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {
+        hub_send_error(s, PROTO_EVENTS_FULL,
+                       tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss
+                           ? "the server holds as many open Swiss "
+                             "tournaments as it may"
+                           : "you have created as many open tournaments as "
+                             "one player may",
+                       &m->id);
+        return;
+    }
+    if (ids_random(id, 6) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s",
+             m->clock.initial_s, m->clock.increment_s, m->rounds,
+             m->start_in_s < 0 ? (int64_t)-1
+                               : wall + (int64_t)m->start_in_s * 1000,
+             m->interval_s, (unsigned)ids_random_byte(), s->player->pid,
+             m->name);
+    if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
+        event_free(e);
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    e->head.next_call = 0;
+    if (journal(h, e, line, wall) < 0) {
+        d->n--;
+        event_free(e);
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    log_info("event=swiss_created swiss=%s by=%s", id, s->player->pid);
+    tourney_send(s,
+                 json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
+                           event_summary(e, wall)),
+                 &m->id, e->head.seq);
+    tourney_arm(h, d);
+}
+
+static struct event *event_of(struct session *s, const struct proto_msg *m)
+{
+    struct event *e = EV(tourney_find(state(s->hub), m->event));
+
+    if (!e)
+        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
+                       &m->id);
+    else if (e->head.finished && m->type != PROTO_T_SWISS_WATCH &&
+             m->type != PROTO_T_SWISS_TRF) {
+        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return NULL;
+    }
+    return e;
+}
+
+static void answer_call(struct session *s, const struct proto_msg *m,
+                        struct event *e, const char *line, const char *reply)
+{
+    if (call(s->hub, e, line, hub_wall_ms(s->hub)) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
+        return;
+    }
+    tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
+                 &m->id, e->head.seq);
+}
+
+static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct event *e = event_of(s, m);
+    int64_t wall = hub_wall_ms(s->hub);
+    char line[160];
+    int p;
+
+    (void)now;
+    if (!e)
+        return;
+    if (e->t.rounds >= e->t.total_rounds) {
+        hub_send_error(s, PROTO_EVENT_OVER, "every round has been paired",
+                       &m->id);
+        return;
+    }
+    p = entrant_of(e, s->player->pid);
+    if (p >= 0 && !e->t.p[p].withdrawn) {
+        hub_send_error(s, PROTO_ALREADY_JOINED,
+                       "you play in this tournament already", &m->id);
+        return;
+    }
+    if (p >= 0)
+        snprintf(line, sizeof line, "rejoin %d %" PRId64, p, wall);
+    else if (e->np >= SWISS_PLAYERS_MAX) {
+        hub_send_error(s, PROTO_EVENTS_FULL,
+                       "the tournament has as many players as it may",
+                       &m->id);
+        return;
+    } else
+        snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
+                 s->player->name,
+                 tourney_rating(s->player, e->base_s, e->inc_s), wall);
+    answer_call(s, m, e, line, "swiss_joined");
+}
+
+static void do_withdraw(struct session *s, const struct proto_msg *m,
+                        int64_t now)
+{
+    struct event *e = event_of(s, m);
+    char line[64];
+    int p;
+
+    (void)now;
+    if (!e)
+        return;
+    p = entrant_of(e, s->player->pid);
+    if (p < 0 || e->t.p[p].withdrawn) {
+        hub_send_error(s, PROTO_NOT_JOINED,
+                       "you do not play in this tournament", &m->id);
+        return;
+    }
+    snprintf(line, sizeof line, "withdraw %d %" PRId64, p,
+             hub_wall_ms(s->hub));
+    answer_call(s, m, e, line, "swiss_withdrawn");
+}
+
+static void do_start(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct event *e = event_of(s, m);
+    char line[64];
+
+    (void)now;
+    if (!e)
+        return;
+    if (strcmp(e->head.creator, s->player->pid)) {
+        hub_send_error(s, PROTO_NOT_ORGANISER,
+                       "only its creator starts a tournament", &m->id);
+        return;
+    }
+    if (e->start_ms >= 0) {
+        hub_send_error(s, PROTO_EVENT_STARTED,
+                       "the tournament starts at its time", &m->id);
+        return;
+    }
+    snprintf(line, sizeof line, "start %" PRId64, hub_wall_ms(s->hub));
+    answer_call(s, m, e, line, "swiss_started");
+}
+
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    json_t *list = tourney_list(state(s->hub), hub_wall_ms(s->hub),
+                                SWISS_FINISHED_LISTED, summary_of);
+
+    (void)now;
+    tourney_send(s, json_pack("{s:s,s:o}", "t", "swiss_list", "events", list),
+                 &m->id, 0);
+}
+
+static void do_watch(struct session *s, const struct proto_msg *m,
+                     int64_t now)
+{
+    struct tourney_director *d = state(s->hub);
+    struct event *e;
+    char *text;
+
+    (void)now;
+    if (m->type == PROTO_T_SWISS_UNWATCH) {
+        tourney_unwatch(d, s);
+        return;
+    }
+    if (!(e = event_of(s, m)))
+        return;
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
+        tourney_watch(d, &e->head, s) < 0) {
+        free(text);
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    hub_send_text(s, text, e->head.seq);
+}
+
+static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct event *e = event_of(s, m);
+    char *trf;
+
+    (void)now;
+    if (!e)
+        return;
+    if (!(trf = tour_trf(&e->t, e->head.name, e->names))) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    tourney_send(s,
+                 json_pack("{s:s,s:s,s:s}", "t", "swiss_trf", "event",
+                           e->head.id, "trf", trf),
+                 &m->id, 0);
+    free(trf);
+}
+
+int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
+{
+    char id[PROTO_KEY_MAX + 1];
+    size_t n = strcspn(rest, "/");
+    struct tourney_director *d = state(h);
+    struct event *e = NULL;
+
+    if (n && n < sizeof id && !strcmp(rest + n, "/trf")) {
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        e = d ? EV(tourney_find(d, id)) : NULL;
+    }
+    r->type = e ? "text/plain; charset=utf-8" : "application/json";
+    r->body = e ? tour_trf(&e->t, e->head.name, e->names)
+                : proto_render_api_error("no_such_event");
+    r->status = !r->body ? 500 : e ? 200 : 404;
+    r->len = r->body ? strlen(r->body) : 0;
+    return 0;
+}
+
+/* ---- hooks -------------------------------------------------------------- */
+
+/* Journals board k's end: r after the game; no_start, the side to move
+ * never made his first move: he loses by forfeit and is withdrawn (he may
+ * rejoin). An aborted game is lost by forfeit by the side to move. */
+static void report_end(struct hub *h, struct event *e, size_t k,
+                       enum ending_result r, bool no_start, int to_move,
+                       int64_t at)
+{
+    char line[96];
+    char res;
+
+    if (r == ENDING_NO_RESULT || no_start)
+        res = to_move ? '+' : '-';
+    else
+        res = r == ENDING_WHITE_WINS   ? '1'
+              : r == ENDING_BLACK_WINS ? '0'
+                                       : '=';
+    snprintf(line, sizeof line, "end %zu %c %" PRId64, k, res, at);
+    log_info("event=swiss_game_end swiss=%s game=%s result=%c", e->head.id,
+             e->gids[k], res);
+    if (call(h, e, line, at) < 0 || !no_start)
+        return;
+    snprintf(line, sizeof line, "withdraw %d %" PRId64,
+             to_move ? e->t.b[k].black : e->t.b[k].white, at);
+    call(h, e, line, at);
+}
+
+static void game_ended(struct hub *h, struct game *g)
+{
+    struct tourney_director *d = state(h);
+
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = EV(d->ev[i]);
+        for (size_t k = e->ng; !e->head.finished && k-- > 0;)
+            if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
+                report_end(h, e, k, game_result(g),
+                           game_ending(g) == ENDING_NO_START,
+                           game_side_to_move(g), hub_wall_ms(h));
+                return;
+            }
+    }
+}
+
+static void session_closed(struct hub *h, struct session *s)
+{
+    tourney_unwatch(state(h), s);
+}
+
+static struct tourney_event *make(const char *id, const char *line)
+{
+    struct event *e = event_new(id, line);
+
+    return e ? &e->head : NULL;
+}
+
+static int apply_row(struct tourney_event *e, const char *line)
+{
+    return apply(EV(e), line);
+}
+
+static void replay_row(void *ctx, const char *id, int64_t seq,
+                       const char *line)
+{
+    if (tourney_replay(state(ctx), id, seq, line, make, apply_row) < 0)
+        log_error("event=swiss_replay_refused swiss=%s seq=%" PRId64, id,
+                  seq);
+}
+
+int hub_swiss_restore(struct hub *h)
+{
+    struct tourney_director *d = state(h);
+    size_t open = 0;
+
+    if (!d)
+        return 0;
+    if (store_load_swiss(h->store, replay_row, h) < 0)
+        return -1;
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = EV(d->ev[i]);
+        for (size_t k = 0; k < e->ng && !e->head.finished; k++) {
+            struct game *gm;
+            enum ending_result r;
+            bool no_start;
+            int plies, to_move;
+            int64_t at;
+            if (!e->gids[k][0] || e->t.b[k].result)
+                continue;
+            if (!(gm = table_get(&h->games, e->gids[k]))) {
+                if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies,
+                                       &to_move, &at))
+                    report_end(h, e, k, r, no_start, to_move, at);
+            } else if (game_status(gm) == GAME_ENDED) {
+                report_end(h, e, k, game_result(gm),
+                           game_ending(gm) == ENDING_NO_START,
+                           game_side_to_move(gm), hub_wall_ms(h));
+            }
+        }
+        open += !e->head.finished;
+    }
+    log_info("event=swiss_restored events=%zu open=%zu", d->n, open);
+    if (open)
+        tourney_arm(h, d);
+    return 0;
+}
+
+static void tick_event(struct hub *h, struct tourney_event *e, int64_t wall)
+{
+    event_tick(h, EV(e), wall);
+}
+
+static void free_event(struct tourney_event *e)
+{
+    event_free(EV(e));
+}
+
+static int init(struct hub *h)
+{
+    struct tourney_director *d = tourney_director_new(h, tick_event,
+                                                      free_event);
+
+    if (!d)
+        return -1;
+    hub_module_set_state(h, &hub_swiss_module, d);
+    return 0;
+}
+
+static void director_free(struct hub *h)
+{
+    tourney_director_free(h, state(h));
+}
+
+static const struct hub_command commands[] = {
+    {PROTO_T_SWISS_CREATE, do_create, false},
+    {PROTO_T_SWISS_JOIN, do_join, false},
+    {PROTO_T_SWISS_WITHDRAW, do_withdraw, false},
+    {PROTO_T_SWISS_START, do_start, false},
+    {PROTO_T_SWISS_LIST, do_list, false},
+    {PROTO_T_SWISS_WATCH, do_watch, false},
+    {PROTO_T_SWISS_UNWATCH, do_watch, false},
+    {PROTO_T_SWISS_TRF, do_trf, false},
+    {PROTO_T_NONE, NULL, false},
+};
+
+const struct hub_module hub_swiss_module = {
+    .name = "swiss",
+    .init = init,
+    .free = director_free,
+    .session_closed = session_closed,
+    .game_ended = game_ended,
+    .commands = commands,
+};

@@ -1,0 +1,287 @@
+/*
+ * tourney.c - what the tournament directors share (see tourney.h).
+ */
+#include "hub/tourney.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/msgbuf.h"
+
+int tourney_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    void *nv;
+    size_t ncap;
+
+    if (n < *cap)
+        return 0;
+    ncap = *cap ? *cap * 2 : 8;
+    if (!(nv = realloc(*v, ncap * size)))
+        return -1;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
+char *tourney_finish(json_t *o, const struct proto_id *id)
+{
+    char *text;
+
+    if (!o)
+        return NULL;
+    if (id && id->kind == 1)
+        json_object_set_new(o, "id", json_stringn(id->str, id->len));
+    else if (id && id->kind == 2)
+        json_object_set_new(o, "id", json_integer(id->num));
+    text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+void tourney_send(struct session *s, json_t *o, const struct proto_id *id,
+                  uint64_t seq)
+{
+    char *text = tourney_finish(o, id);
+
+    if (text)
+        hub_send_text(s, text, seq);
+}
+
+void tourney_push(struct hub *h, char *text, struct session *const *watchers,
+                  size_t n, uint64_t seq)
+{
+    struct msgbuf *b;
+
+    if (!text || !(b = msgbuf_take(text)))
+        return;
+    for (size_t i = 0; i < n; i++)
+        hub_env_send(h, watchers[i], b, seq);
+    msgbuf_unref(b);
+}
+
+bool tourney_may_create(struct session *s, const struct proto_msg *m)
+{
+    struct hub *h = s->hub;
+
+    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
+        hub_send_error(s, PROTO_NO_TOURNAMENTS,
+                       h->router.ops != &hub_local_router
+                           ? "a node of a cluster runs no tournaments"
+                           : "this server runs no tournaments",
+                       &m->id);
+        return false;
+    }
+    if (h->cfg.arena_create == 1 && !s->player->account) {
+        hub_send_error(s, PROTO_NEEDS_ACCOUNT,
+                       "only an account may create a tournament", &m->id);
+        return false;
+    }
+    if (m->clock.per_move) {
+        hub_send_error(s, PROTO_BAD_CLOCK,
+                       "a tournament plays a fischer clock", &m->id);
+        return false;
+    }
+    return true;
+}
+
+int tourney_rating(const struct player *p, int base_s, int inc_s)
+{
+    struct clock_spec clock = {.initial_s = base_s, .increment_s = inc_s};
+    enum rating_category cat = rating_category(&clock);
+
+    if (p->facts && p->facts->has[cat])
+        return (int)(p->facts->ratings[cat].rating + 0.5);
+    return 1500;
+}
+
+struct game *tourney_game(struct hub *h, int base_s, int inc_s,
+                          const struct game_seat_init seats[2])
+{
+    struct clock_spec clock = {.initial_s = base_s, .increment_s = inc_s};
+    struct board start;
+
+    if (board_from_fen(&start, FEN_START) != FEN_OK)
+        return NULL;
+    return hub_start_game(h, &clock, &start, seats, NULL, false,
+                          hub_now_ms(h));
+}
+
+void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq)
+{
+    struct msgbuf *b;
+
+    game_announce_start(g, hub_now_ms(h));
+    b = msgbuf_take(tourney_finish(o, NULL));
+    for (int side = 0; b && side < 2; side++) {
+        struct player *p = table_get(&h->players, game_seat_pid(g, side));
+        if (p)
+            hub_env_send(h, &p->fan, b, seq);
+    }
+    msgbuf_unref(b);
+}
+
+int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
+                       bool *no_start, int *plies, int *to_move,
+                       int64_t *ended_ms)
+{
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+    int ended = 0;
+
+    if (store_get_game(h->store, gid, &row, &moves, &n, NULL) == 1 &&
+        !strcmp(row.status, "ended") &&
+        ending_result_find(row.result, r) == 0) {
+        *no_start = !strcmp(row.reason, "no_start");
+        *plies = (int)n;
+        *to_move = (int)(n % 2);
+        *ended_ms = row.ended_ms;
+        ended = 1;
+    }
+    free(moves);
+    return ended;
+}
+
+/* ---- the directors' events ---------------------------------------------- */
+
+static void tick(void *arg)
+{
+    struct tourney_director *d = arg;
+    int64_t wall = hub_wall_ms(d->hub);
+    bool open = false;
+
+    d->armed = false;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->ev[i]->finished) {
+            d->tick_event(d->hub, d->ev[i], wall);
+            open = true;
+        }
+    if (open)
+        tourney_arm(d->hub, d);
+}
+
+struct tourney_director *tourney_director_new(
+    struct hub *h,
+    void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall),
+    void (*free_event)(struct tourney_event *e))
+{
+    struct tourney_director *d = calloc(1, sizeof *d);
+
+    if (!d)
+        return NULL;
+    d->hub = h;
+    d->tick_event = tick_event;
+    d->free_event = free_event;
+    if (!(d->tick = hub_alarm_new(h, tick, d))) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void tourney_director_free(struct hub *h, struct tourney_director *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n; i++)
+        d->free_event(d->ev[i]);
+    free(d->ev);
+    hub_alarm_free(h, d->tick);
+    free(d);
+}
+
+void tourney_arm(struct hub *h, struct tourney_director *d)
+{
+    if (!d->armed && d->tick) {
+        d->armed = true;
+        hub_alarm_arm(h, d->tick, hub_now_ms(h) + TOURNEY_TICK_MS);
+    }
+}
+
+struct tourney_event *tourney_find(const struct tourney_director *d,
+                                   const char *id)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->ev[i]->id, id))
+            return d->ev[i];
+    return NULL;
+}
+
+int tourney_add(struct tourney_director *d, struct tourney_event *e)
+{
+    if (tourney_grow((void **)&d->ev, &d->cap, d->n, sizeof *d->ev))
+        return -1;
+    d->ev[d->n++] = e;
+    return 0;
+}
+
+size_t tourney_open(const struct tourney_director *d, const char *pid)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < d->n; i++)
+        n += !d->ev[i]->finished && (!pid || !strcmp(d->ev[i]->creator, pid));
+    return n;
+}
+
+void tourney_unwatch(struct tourney_director *d, struct session *s)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        struct tourney_event *e = d->ev[i];
+        for (size_t j = 0; j < e->nw; j++)
+            if (e->watchers[j] == s) {
+                e->watchers[j] = e->watchers[--e->nw];
+                return;
+            }
+    }
+}
+
+int tourney_watch(struct tourney_director *d, struct tourney_event *e,
+                  struct session *s)
+{
+    tourney_unwatch(d, s); /* one event at a time */
+    if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
+                     sizeof *e->watchers))
+        return -1;
+    e->watchers[e->nw++] = s;
+    return 0;
+}
+
+json_t *tourney_list(const struct tourney_director *d, int64_t wall,
+                     size_t max_finished,
+                     json_t *(*summary)(const struct tourney_event *e,
+                                        int64_t wall))
+{
+    json_t *list = json_array();
+    size_t finished = 0;
+
+    for (size_t i = d->n; list && i-- > 0;) { /* newest first */
+        if (d->ev[i]->finished && finished++ >= max_finished)
+            continue;
+        json_array_append_new(list, summary(d->ev[i], wall));
+    }
+    return list;
+}
+
+int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
+                   const char *line,
+                   struct tourney_event *(*make)(const char *id,
+                                                 const char *line),
+                   int (*apply)(struct tourney_event *e, const char *line))
+{
+    struct tourney_event *e = tourney_find(d, id);
+
+    if (seq == 0) {
+        if (e || !proto_key_valid(id) || !(e = make(id, line)))
+            return -1;
+        if (tourney_add(d, e) < 0) {
+            d->free_event(e);
+            return -1;
+        }
+        return 0;
+    }
+    if (!e || seq != e->next_call || apply(e, line) < 0)
+        return -1;
+    e->next_call++;
+    return 0;
+}

@@ -1,0 +1,291 @@
+"""Swiss tournaments (PROTOCOL.md "Swiss tournaments"): five players over
+three rounds, started by the creator; each round is paired by the Dutch
+engine once the last round's games have all ended, the odd player out
+gets the bye (1 point), results and Sonneborn-Berger are pushed to the
+watchers; the TRF export (WebSocket and GET /api/swiss/EID/trf) re-paired
+by chess-cli gives the server's next round; a kill -9 during a round keeps
+its live games and one between rounds pairs the next round after the
+restart; bad input and the caps are refused and change nothing."""
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+from harness import CLUSTER, SERVER, FreshServerTest, not_in_cluster
+
+CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
+OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
+CLI = os.path.join(os.path.dirname(os.path.dirname(SERVER or ".")),
+                   "common", "cli", "chess-cli")
+
+
+def create(c, rounds=3, **kw):
+    msg = dict({"t": "swiss_create", "name": "Club", "clock": CLOCK,
+                "rounds": rounds}, **kw)
+    return c.request(msg, "swiss_created")["swiss"]["event"]
+
+
+def pair_with_cli(trf):
+    """chess-cli pair's answer for a TRF: [(white SN, black SN)]."""
+    with tempfile.NamedTemporaryFile("w", suffix=".trf", delete=False) as f:
+        f.write(trf)
+    try:
+        out = subprocess.run([CLI, "pair", f.name], capture_output=True,
+                             text=True, timeout=30)
+    finally:
+        os.unlink(f.name)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    return [tuple(int(x) for x in ln.split()) for ln in
+            lines[1:1 + int(lines[0])]]
+
+
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+class SwissTest(FreshServerTest):
+    def round_games(self, players, w, event, rnd):
+        """Round rnd as watcher w sees it paired, and its swiss_game
+        messages: ({gid: [client, client]}, standings)."""
+        st = self.watch_until(w, event, lambda s: s["round"] == rnd)
+        by_pid = {c.pid: c for c in players}
+        games = {}
+        for b in st["pairings"]:
+            if b["black"] is None:
+                continue
+            cs = [by_pid[b["white"]], by_pid[b["black"]]]
+            for c in cs:
+                self.assertEqual(c.expect("swiss_game", event=event,
+                                          round=rnd)["game"], b["game"])
+            games[b["game"]] = cs
+        return games, st
+
+    def watch_until(self, w, event, pred):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            st = w.expect("swiss_standings", timeout=20, event=event)
+            if pred(st):
+                return st
+        self.fail("no standings as expected")
+
+    def white_resigns(self, games):
+        """In each game its white resigns (black wins)."""
+        for gid, cs in games.items():
+            start = cs[0].expect("game_start", game=gid)
+            white = cs[0] if start["white"]["id"] == cs[0].pid else cs[1]
+            white.send({"t": "resign", "game": gid})
+            white.expect("game_end", game=gid)
+
+    def sns(self, st):
+        return {r["id"]: r["sn"] for r in st["standings"]}
+
+    def pairs_of(self, st):
+        sn = self.sns(st)
+        return sorted((sn[b["white"]], sn[b["black"]] if b["black"] else 0)
+                      for b in st["pairings"])
+
+    def test_five_players_three_rounds_with_kills(self):
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org, interval_s=3)
+        ps = [self.client(srv) for _ in range(5)]
+        for p in ps:
+            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        w = self.client(srv)
+        st = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        self.assertEqual((st["status"], st["round"], len(st["standings"])),
+                         ("open", 0, 5))
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        games, st = self.round_games(ps, w, ev, 1)
+        self.assertEqual(len(games), 2)  # and one bye
+        byes = [b for b in st["pairings"] if b["black"] is None]
+        self.assertEqual([b["result"] for b in byes], ["bye"])
+        self.white_resigns(games)
+        st = self.watch_until(w, ev, lambda s: s["round"] == 1 and all(
+            b["result"] for b in s["pairings"]))
+        # the TRF after round 1, re-paired by chess-cli, is round 2
+        trf = org.request({"t": "swiss_trf", "event": ev}, "swiss_trf")["trf"]
+        status, ctype, body = srv.http("/api/swiss/%s/trf" % ev)
+        self.assertEqual((status, body.decode()), (200, trf))
+        self.assertTrue(ctype.startswith("text/plain"))
+        expect2 = sorted(pair_with_cli(trf))
+        games, st = self.round_games(ps, w, ev, 2)
+        self.assertEqual(self.pairs_of(st), expect2)
+        # kill -9 during round 2: one game ended, the other live
+        first, live = sorted(games)
+        self.white_resigns({first: games[first]})
+        self.watch_until(w, ev, lambda s: any(
+            b["game"] == first and b["result"] for b in s["pairings"]))
+        srv.kill()
+        srv = self.server(OPEN)
+        w = self.client(srv)
+        st = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        self.assertEqual((st["round"], st["status"]), (2, "running"))
+        by_game = {b["game"]: b for b in st["pairings"]}
+        self.assertTrue(by_game[first]["result"])
+        self.assertIsNone(by_game[live]["result"])
+        ps = [self.client(srv, token=p.token) for p in ps]
+        live_players = [p for p in ps
+                        if p.pid in (by_game[live]["white"],
+                                     by_game[live]["black"])]
+        # the live game goes on: its white resigns it
+        white = next(p for p in live_players
+                     if p.pid == by_game[live]["white"])
+        white.send({"t": "resign", "game": live})
+        white.expect("game_end", game=live)
+        self.watch_until(w, ev, lambda s: all(b["result"]
+                                              for b in s["pairings"]))
+        # kill -9 between rounds (the 3 s interval runs): round 3 after
+        trf = w.request({"t": "swiss_trf", "event": ev}, "swiss_trf")["trf"]
+        expect3 = sorted(pair_with_cli(trf))
+        srv.kill()
+        srv = self.server(OPEN)
+        ps = [self.client(srv, token=p.token) for p in ps]
+        w = self.client(srv)
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        games, st = self.round_games(ps, w, ev, 3)
+        self.assertEqual(self.pairs_of(st), expect3)
+        self.white_resigns(games)
+        st = self.watch_until(w, ev, lambda s: s["status"] == "finished")
+        rows = st["standings"]
+        # 3 rounds of 2 games and a bye: 9 points, 3 different byes
+        self.assertEqual(sum(r["points"] for r in rows), 9)
+        self.assertEqual(sum(1 for r in rows for e in r["sheet"]
+                             if e["result"] == "U"), 3)
+        self.assertEqual(max(sum(e["result"] == "U" for e in r["sheet"])
+                             for r in rows), 1)
+        self.assertEqual([r["rank"] for r in rows], [1, 2, 3, 4, 5])
+        keys = [(r["points"], r["sb"], r["performance"]) for r in rows]
+        self.assertEqual(keys, sorted(keys, reverse=True))
+        # Sonneborn-Berger from the sheets: opponents beaten, a bye at
+        # one's own score
+        score = {r["sn"]: r["points"] for r in rows}
+        for r in rows:
+            sb = sum(score[e["opp"]] if e["result"] == "1" else
+                     score[e["opp"]] / 2 if e["result"] == "=" else
+                     r["points"] if e["result"] == "U" else 0
+                     for e in r["sheet"])
+            self.assertAlmostEqual(r["sb"], sb, msg=r)
+        err = ps[0].request({"t": "swiss_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "event_over")
+
+    def test_late_joiner_half_point_bye_and_withdrawal(self):
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org, rounds=3, start_in_s=0)
+        a, b = self.client(srv), self.client(srv)
+        w = self.client(srv)
+        for p in (a, b):
+            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        games, st = self.round_games([a, b], w, ev, 1)
+        late = self.client(srv)
+        late.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        st = self.watch_until(w, ev, lambda s: len(s["standings"]) == 3)
+        row = {r["id"]: r for r in st["standings"]}
+        self.assertEqual((row[late.pid]["rank"], row[late.pid]["sn"],
+                          row[late.pid]["points"]), (0, 0, 0))
+        b.request({"t": "swiss_withdraw", "event": ev}, "swiss_withdrawn")
+        self.white_resigns(games)  # b's game goes on and ends
+        # round 2: a meets the late joiner, b is absent
+        games, st = self.round_games([a, late], w, ev, 2)
+        self.assertEqual(len(st["pairings"]), 1)
+        row = {r["id"]: r for r in st["standings"]}
+        self.assertEqual([e["result"] for e in row[late.pid]["sheet"]],
+                         ["H", " "])  # a half-point bye for round 1
+        self.assertEqual(row[late.pid]["sn"], 3)
+        self.assertEqual(row[b.pid]["sheet"][1]["result"], "Z")
+        self.assertTrue(row[b.pid]["withdrawn"])
+        trf = late.request({"t": "swiss_trf", "event": ev},
+                           "swiss_trf")["trf"]
+        self.assertIn("XXR 3", trf)
+        self.assertEqual(len([ln for ln in trf.split("\n")
+                              if ln.startswith("001")]), 3)
+        # b may come back: paired again in round 3
+        b.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        self.white_resigns(games)
+        games, st = self.round_games([a, b, late], w, ev, 3)
+        self.assertEqual(len(st["pairings"]), 2)  # a game and a bye
+
+    def test_bad_input_changes_nothing(self):
+        srv = self.server({"arena_create": 1, "max_swiss": 1})
+        guest = self.client(srv)
+        err = guest.request({"t": "swiss_create", "name": "X",
+                             "clock": CLOCK, "rounds": 3}, "error")
+        self.assertEqual(err["code"], "needs_account")
+        acct = self.client(srv)
+        acct.request({"t": "register", "username": "organiser",
+                      "password": "correct horse"}, "registered")
+        for bad, code in (
+                ({"rounds": 0}, "bad_field"),
+                ({"rounds": 31}, "bad_field"),
+                ({"rounds": "3"}, "bad_field"),
+                ({"interval_s": -1}, "bad_field"),
+                ({"interval_s": 3601}, "bad_field"),
+                ({"start_in_s": -1}, "bad_field"),
+                ({"duration_s": 60}, "bad_field"),
+                ({"clock": {"type": "per_move", "per_move_s": 30}},
+                 "bad_clock"),
+                ({"name": "has space"}, "bad_field")):
+            msg = dict({"t": "swiss_create", "name": "X", "clock": CLOCK,
+                        "rounds": 3}, **bad)
+            self.assertEqual(acct.request(msg, "error")["code"], code, bad)
+        err = acct.request({"t": "swiss_create", "name": "X",
+                            "clock": CLOCK}, "error")
+        self.assertEqual(err["code"], "bad_field")  # rounds missing
+        ev = create(acct)
+        err = acct.request({"t": "swiss_create", "name": "Y", "clock": CLOCK,
+                            "rounds": 3}, "error")
+        self.assertEqual(err["code"], "events_full")
+        for t in ("swiss_join", "swiss_withdraw", "swiss_watch",
+                  "swiss_start", "swiss_trf"):
+            err = guest.request({"t": t, "event": "nosuchevent"}, "error")
+            self.assertEqual(err["code"], "no_such_event")
+        status, body = srv.http_json("/api/swiss/nosuchevent/trf")
+        self.assertEqual(status, 404)
+        err = guest.request({"t": "swiss_start", "event": ev}, "error")
+        self.assertEqual(err["code"], "not_organiser")
+        err = guest.request({"t": "swiss_withdraw", "event": ev}, "error")
+        self.assertEqual(err["code"], "not_joined")
+        guest.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        err = guest.request({"t": "swiss_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "already_joined")
+        ls = guest.request({"t": "swiss_list"}, "swiss_list")["events"]
+        self.assertEqual([(e["event"], e["status"], e["players"],
+                           e["rounds"]) for e in ls], [(ev, "open", 1, 3)])
+        # one player alone: the start pairs nobody, the event finishes
+        acct.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        err = acct.request({"t": "swiss_start", "event": ev}, "error")
+        self.assertEqual(err["code"], "event_started")
+        st = guest.request({"t": "swiss_watch", "event": ev},
+                           "swiss_standings")
+        self.watch_until(guest, ev, lambda s: s["status"] == "finished")
+
+
+    def test_two_open_events_per_creator_and_off(self):
+        srv = self.server(OPEN)
+        a, b = self.client(srv), self.client(srv)
+        create(a)
+        create(a, start_in_s=600)
+        err = a.request({"t": "swiss_create", "name": "Z", "clock": CLOCK,
+                         "rounds": 3}, "error")
+        self.assertEqual(err["code"], "events_full")
+        self.assertIn("one player", err["msg"])
+        create(b)
+        self.assertEqual(len(b.request({"t": "swiss_list"}, "swiss_list")
+                             ["events"]), 3)
+        srv.kill()
+        c = self.client(self.server({"arena_create": 0}))
+        err = c.request({"t": "swiss_create", "name": "X", "clock": CLOCK,
+                         "rounds": 3}, "error")
+        self.assertEqual(err["code"], "no_tournaments")
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's refusal")
+class ClusterSwissTest(FreshServerTest):
+    def test_a_cluster_refuses_swiss(self):
+        c = self.client(self.server(OPEN))
+        err = c.request({"t": "swiss_create", "name": "X", "clock": CLOCK,
+                         "rounds": 3}, "error")
+        self.assertEqual(err["code"], "no_tournaments")
+        self.assertEqual(c.request({"t": "swiss_list"}, "swiss_list")
+                         ["events"], [])

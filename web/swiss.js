@@ -1,0 +1,239 @@
+// swiss.js - Swiss tournaments (PROTOCOL.md "Swiss tournaments") on the
+// Tournaments page: their list and a form to create one (with its rounds),
+// and an event's page (/t/EID?swiss: join or withdraw, the creator's
+// start, the last round's pairings, the standings with their tie-breaks
+// and score sheets, and the TRF). Loaded by arena.js when the
+// Tournaments page is first opened.
+
+import { createForm, field } from './arena.js';
+import { el } from './ratings.js';
+
+const $ = (id) => document.getElementById(id);
+
+const STATUS = { open: 'Starts soon', running: 'Running',
+                 finished: 'Finished' };
+
+function clockText(c) {
+    return `${Math.round(c.initial_s / 60 * 10) / 10}+${c.increment_s}`;
+}
+
+export class SwissView {
+    // ctx: app.js's (send, me, navigate, toast); section: arena.js's.
+    constructor(ctx, section) {
+        this.ctx = ctx;
+        this.eid = null;
+        this.listBox = el('div', 'arena-list');
+        this.listBox.id = 'swiss-list';
+        this.form = this.buildForm();
+        this.page = el('div', 'arena-event');
+        this.page.id = 'swiss-event';
+        section.append(this.listBox, this.form, this.page);
+        this.games = new Map(); /* GID -> {event, name, round} */
+    }
+
+    buildForm() {
+        const f = createForm('swiss', 'Create a Swiss');
+        const go = el('button', null, 'Create');
+        go.type = 'submit';
+        go.id = 'swiss-create-btn';
+        f.append(field('swiss-name', 'Name (letters, digits, _ and -)',
+                       { type: 'text', maxLength: 20, value: 'Swiss',
+                         pattern: '[A-Za-z0-9_-]{1,20}' }),
+                 field('swiss-minutes', 'Clock: minutes each',
+                       { type: 'number', min: 1, max: 180, value: 5 }),
+                 field('swiss-inc', 'Increment (seconds)',
+                       { type: 'number', min: 0, max: 60, value: 3 }),
+                 field('swiss-rounds', 'Rounds',
+                       { type: 'number', min: 1, max: 30, value: 5 }),
+                 field('swiss-interval', 'Seconds between rounds',
+                       { type: 'number', min: 0, max: 3600, value: 30 }),
+                 field('swiss-start', 'Starts in (minutes; empty: when ' +
+                       'you start it)',
+                       { type: 'number', min: 0, max: 10080, value: '' }),
+                 go);
+        f.addEventListener('submit', (e) => {
+            e.preventDefault();
+            const n = (id) => Number($(id).value);
+            const msg = {
+                t: 'swiss_create', name: $('swiss-name').value,
+                clock: { type: 'fischer',
+                         initial_s: Math.round(n('swiss-minutes') * 60),
+                         increment_s: n('swiss-inc') },
+                rounds: n('swiss-rounds'), interval_s: n('swiss-interval'),
+            };
+            if ($('swiss-start').value !== '')
+                msg.start_in_s = Math.round(n('swiss-start') * 60);
+            this.ctx.send(msg, { t: 'swiss_create' });
+        });
+        return f;
+    }
+
+    // The list (eid null; arena.js shows its own beside it), an event's
+    // page (eid), or nothing (hidden: an arena's page).
+    show(eid, hidden) {
+        if (this.eid && this.eid !== eid)
+            this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
+                                                   quiet: true });
+        this.eid = hidden ? null : eid;
+        this.listBox.hidden = this.form.hidden = hidden || !!eid;
+        this.page.hidden = hidden || !eid;
+        this.refresh();
+    }
+
+    hide() {
+        if (this.eid)
+            this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
+                                                   quiet: true });
+        this.eid = null;
+    }
+
+    refresh() {
+        if (this.eid)
+            this.ctx.send({ t: 'swiss_watch', event: this.eid },
+                          { t: 'swiss_watch' });
+        else if (!this.listBox.hidden)
+            this.ctx.send({ t: 'swiss_list' }, { t: 'swiss_list',
+                                                quiet: true });
+    }
+
+    onMessage(msg) {
+        if (msg.t === 'swiss_list')
+            this.onList(msg);
+        else if (msg.t === 'swiss_created')
+            this.ctx.navigate(`/t/${msg.swiss.event}?swiss`);
+        else if (msg.t === 'swiss_standings')
+            this.onStandings(msg);
+        else if (msg.t === 'swiss_game')
+            this.games.set(msg.game, msg);
+    }
+
+    onList(msg) {
+        if (this.listBox.hidden)
+            return;
+        const h = el('h2', null, 'Swiss tournaments');
+        if (!msg.events.length) {
+            this.listBox.replaceChildren(h, el('p', 'arena-empty',
+                                               'No Swiss tournaments yet.'));
+            return;
+        }
+        const ul = el('ul', 'arena-events');
+        for (const e of msg.events) {
+            const li = el('li');
+            const a = el('a', null, e.name);
+            a.href = `/t/${e.event}?swiss`;
+            li.append(a, el('span', 'arena-meta',
+                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
+                            ` · round ${e.round} of ${e.rounds}` +
+                            ` · ${e.players} players`));
+            ul.append(li);
+        }
+        this.listBox.replaceChildren(h, ul);
+    }
+
+    head(msg, mine) {
+        const me = this.ctx.me();
+        const head = el('div', 'arena-head');
+        const h = el('h2', null, msg.name);
+        h.id = 'swiss-name-shown';
+        const meta = el('p', 'arena-meta',
+                        `Swiss · ${clockText(msg.clock)} · ` +
+                        `${STATUS[msg.status]} · round ${msg.round} of ` +
+                        `${msg.rounds}`);
+        meta.id = 'swiss-status';
+        head.append(h, meta);
+        const button = (id, text, cls, send) => {
+            const b = el('button', cls, text);
+            b.type = 'button';
+            b.id = id;
+            b.addEventListener('click', send);
+            head.append(b);
+        };
+        if (msg.status !== 'finished' && msg.round < msg.rounds) {
+            const joined = mine && !mine.withdrawn;
+            button('swiss-join-btn', joined ? 'Withdraw' : 'Join',
+                   joined ? null : 'primary', () => this.ctx.send(
+                       { t: joined ? 'swiss_withdraw' : 'swiss_join',
+                         event: msg.event }, { t: 'swiss_join' }));
+        }
+        if (me && msg.creator === me.id && msg.start_ms === null &&
+            msg.status === 'open')
+            button('swiss-start-btn', 'Start', 'primary', () =>
+                this.ctx.send({ t: 'swiss_start', event: msg.event },
+                              { t: 'swiss_start' }));
+        const trf = el('a', null, 'TRF');
+        trf.href = `/api/swiss/${msg.event}/trf`;
+        trf.id = 'swiss-trf';
+        trf.download = `${msg.name}.trf`;
+        head.append(trf);
+        return head;
+    }
+
+    pairings(msg) {
+        const name = new Map(msg.standings.map((r) => [r.id, r.name]));
+        const ol = el('ol', 'swiss-pairings');
+        ol.id = 'swiss-pairings';
+        for (const b of msg.pairings) {
+            const li = el('li');
+            const who = b.black === null
+                ? `${name.get(b.white) || b.white}: bye`
+                : `${name.get(b.white) || b.white} – ` +
+                  `${name.get(b.black) || b.black}`;
+            if (b.game) {
+                const a = el('a', null, who);
+                a.href = `/g/${b.game}`;
+                li.append(a);
+            } else {
+                li.append(who);
+            }
+            li.append(` ${b.result && b.black !== null ? b.result
+                                                       : b.game ? '(playing)'
+                                                                : ''}`);
+            ol.append(li);
+        }
+        return ol;
+    }
+
+    onStandings(msg) {
+        if (msg.event !== this.eid)
+            return;
+        const me = this.ctx.me();
+        const mine = me && msg.standings.find((r) => r.id === me.id);
+        const parts = [this.head(msg, mine)];
+        if (msg.round) {
+            parts.push(el('h3', null, `Round ${msg.round}`),
+                       this.pairings(msg));
+        }
+        const table = el('table', 'lb-table arena-standings');
+        table.id = 'swiss-standings';
+        const thead = el('thead');
+        const tr = el('tr');
+        for (const c of ['Rank', 'Player', 'Points', 'SB', 'Perf.',
+                         'Rounds'])
+            tr.append(Object.assign(el('th', null, c), { scope: 'col' }));
+        thead.append(tr);
+        const body = el('tbody');
+        for (const r of msg.standings) {
+            const row = el('tr', me && r.id === me.id ? 'mine' : null);
+            const sheet = r.sheet.map((s) => s.opp
+                ? `${s.result}${s.colour}${s.opp}` : s.result).join(' ');
+            row.append(el('td', null, r.rank ? String(r.rank) : '–'),
+                       el('td', null, r.name +
+                          (r.withdrawn ? ' (withdrawn)' : '')),
+                       el('td', 'arena-score', String(r.points)),
+                       el('td', null, String(r.sb)),
+                       el('td', null, String(r.performance)),
+                       el('td', 'arena-sheet', sheet));
+            body.append(row);
+        }
+        table.append(el('caption', 'sr-only', 'Standings'), thead, body);
+        parts.push(msg.standings.length ? table
+            : el('p', 'arena-empty', 'Nobody has joined yet.'));
+        this.page.replaceChildren(...parts);
+    }
+
+    onError(req, msg) {
+        if (req && req.t === 'swiss_watch' && msg.code === 'no_such_event')
+            this.page.replaceChildren(el('p', 'arena-empty',
+                                         'No tournament has that address.'));
+    }
+}
