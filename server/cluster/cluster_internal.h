@@ -207,6 +207,7 @@ struct cluster {
     int balance_per_s;     /* games it may hand over a second to balance
                               the load; 0: none (cluster_set_balance) */
     bool balance_asked;    /* the nodes' loads asked, not yet answered */
+    bool trace;            /* cluster_trace: a line per command's step */
     bool balancing;        /* moving games: the most loaded, over the mark */
     size_t balance_moving; /* its balance's handovers in flight */
     int64_t balance_settle_at; /* the loads are asked again from then on */
@@ -597,6 +598,21 @@ void seeks_cards_tick(struct cluster *c);
 /* The lobby feed's source (lobbyfeed_set_source): a snapshot of every
  * node's seeks and the first live games, from the bus. */
 void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
+
+/* ---- trace.c: the command trace (cluster_trace) ------------------------ */
+
+/* One line `event=cmd_trace` for a step of a client command (text[0..len),
+ * or NULL) about gid from connection conn of node from (NULL: this node),
+ * with fmt's key=value fields after it. Call it through TRACE_CMD: off,
+ * a step costs one test. Loop thread. */
+void trace_cmd(const struct cluster *c, const char *step, const char *gid,
+               const char *from, uint64_t conn, const char *text, size_t len,
+               const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+#define TRACE_CMD(c, ...)                                                  \
+    do {                                                                   \
+        if ((c)->trace)                                                    \
+            trace_cmd((c), __VA_ARGS__);                                   \
+    } while (0)
 
 extern const struct router_ops cluster_router;
 extern const struct seekbook_ops cluster_seekbook;

@@ -51,6 +51,9 @@ measured what it claims: every game in play when the window opened
 game given up, or lost move; else `clean=no` and what was not.
 
 BENCH_KEEP=1 keeps the nodes' folders (their logs) and names them.
+BENCH_NODE_ARGS adds options to every node's command line (e.g.
+`--cluster-trace 1`: each command's steps in the logs, docs/cluster.md
+"Tracing a command").
 Everything shares the machine's cores with the load generator: compare
 figures of one run with each other, not with another machine's.
 """
@@ -205,6 +208,7 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
     db = None
     base = ["--config", config, "--log-level", "info", "--listen",
             "127.0.0.1", "--web", web]
+    base += os.environ.get("BENCH_NODE_ARGS", "").split()
     if setup == "sqlite":
         base += ["--db", os.path.join(folder, "chess.db")]
     else:
