@@ -133,7 +133,7 @@ const struct key config__keys[] = {
      * store on the new host: 10 a second is nothing to either, and
      * evens out a node that rejoined with 1,000 games to take in under
      * two minutes. */
-    INT_KEY(balance_games_per_s, NULL, 0, 1000, 10,
+    INT_KEY(balance_games_per_s, "--balance-games-per-s", 0, 1000, 10,
             "games a node of a cluster hands over a second to balance the "
             "load; 0: none"),
     INT_KEY(cluster_trace, "--cluster-trace", 0, 1, 0,

@@ -158,9 +158,11 @@ void edge_busy(struct cluster *c, uint64_t sid, enum codec_kind kind,
     struct session *s = cluster_local_session(c, sid);
     struct proto_id id;
 
+    if (kind == CODEC_COMMAND)
+        TRACE_CMD(c, "edge_busy", NULL, NULL, sid, text, len, "gone=%d",
+                  !s || !s->player);
     if (!s || !s->player || kind != CODEC_COMMAND)
         return;
-    TRACE_CMD(c, "edge_busy", NULL, NULL, sid, text, len, NULL);
     edge_command_id(text, len, &id);
     hub_busy(s, &id);
 }

@@ -126,6 +126,8 @@ int handover_start(struct cluster *c, const char *gid, const char *to,
         return -1;
     }
     cluster_follow(c, "cmd", gid, false);
+    TRACE_CMD(c, "handover_out", gid, NULL, 0, NULL, 0, "to=%s why=%s", to,
+              balance ? "balance" : "shutdown");
     if (send_handover(c, ho) < 0) {
         cluster_follow(c, "cmd", gid, true);
         table_del(&c->handing_over, ho->gid);

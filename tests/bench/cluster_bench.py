@@ -4,7 +4,7 @@
     tests/bench/cluster_bench.py BUILD [--runs N] [--setups LIST]
                                  [--scenarios LIST] [--open-games N]
                                  [--closed-games N] [--duration-s S]
-                                 [--redis-shards LIST]
+                                 [--redis-shards LIST] [--edge-nodes K]
 
 Setups (default all, in this order): `sqlite` (one node on SQLite: the
 server as `sh deploy/run.sh` runs it), `pg` (one node on PostgreSQL, no
@@ -49,6 +49,11 @@ the nodes have stopped (tests/bench/acked.py). `clean=yes` when the run
 measured what it claims: every game in play when the window opened
 (`ramp_games`), and no error, stall, cut connection, failed connection,
 game given up, or lost move; else `clean=no` and what was not.
+
+--edge-nodes K (2 or more): the players connect to the first K nodes
+only, so the others start empty and the balance hands them games
+throughout the run (handovers under moves; with BENCH_NODE_ARGS
+`--balance-games-per-s 50` it is 50 a second).
 
 BENCH_KEEP=1 keeps the nodes' folders (their logs) and names them.
 BENCH_NODE_ARGS adds options to every node's command line (e.g.
@@ -239,8 +244,8 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
         lg = [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
               "--duration-s", str(a.duration_s), "--seed", str(run_no),
               "--server-pid", str(nodes[0].pid)]
-        if n > 1:
-            lg += ["--ports", ",".join(map(str, ports))]
+        if n > 1:  # (--edge-nodes: the players on the first ones only)
+            lg += ["--ports", ",".join(map(str, ports[:a.edge_nodes or n]))]
         if scenario == "open":
             lg += ["--games", str(a.open_games), "--move-interval-ms",
                    "2000", "--procs", "2"]
@@ -375,6 +380,7 @@ def main():
     ap.add_argument("--closed-games", type=int, default=200)
     ap.add_argument("--duration-s", type=int, default=20)
     ap.add_argument("--redis-shards", default="1")
+    ap.add_argument("--edge-nodes", type=int, default=0)
     a = ap.parse_args()
     counts = [int(k) for k in a.redis_shards.split(",")]
     tmp = tempfile.mkdtemp(prefix="chess-cluster-bench-")
