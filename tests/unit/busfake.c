@@ -309,8 +309,10 @@ static void deliver(struct event *e)
     case EV_REPLY:
         e->fn(e->arg, e->v, e->err);
         break;
-    case EV_MESSAGE: /* (none after an unsubscribe, nor while down) */
-        if (c->up && c->on_message && follows(c, e->channel))
+    case EV_MESSAGE: /* (its receivers counted as it was published, as
+                        Redis does: even after an unsubscribe since; none
+                        while down) */
+        if (c->up && c->on_message)
             c->on_message(c->arg, e->channel, e->msg, e->len);
         break;
     case EV_STATE:
