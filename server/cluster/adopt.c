@@ -215,7 +215,8 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     if (a) {
         if (p)
             TRACE_CMD(c, "adopt_pending", gid, NULL, p->sid, p->text, p->len,
-                      "stage=%d handover=%d", (int)a->stage, (int)a->handover);
+                      "stage=%d handover=%d", (int)a->stage,
+                      (int)a->handover);
         if (p) {
             if (a->tail)
                 a->tail->next = p;
@@ -238,9 +239,9 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     a->c = c;
     a->head = a->tail = p;
     a->seen_ms = seen_ms;
-    TRACE_CMD(c, "adopt_start", gid, NULL, p ? p->sid : 0,
-              p ? p->text : NULL, p ? p->len : 0, "epoch=%lld from=%s",
-              (long long)epoch, from && from[0] ? from : "-");
+    TRACE_CMD(c, "adopt_start", gid, NULL, p ? p->sid : 0, p ? p->text : NULL,
+              p ? p->len : 0, "epoch=%lld from=%s", (long long)epoch,
+              from && from[0] ? from : "-");
     if (epoch > 0) {
         a->handover = true;
         a->epoch = epoch;

@@ -385,8 +385,7 @@ static bool forward(void *ctx, struct session *s, const struct proto_msg *m,
     struct cluster *c = ctx;
 
     if (hub_game(c->h, m->game) && !cluster_handing_over(c, m->game)) {
-        TRACE_CMD(c, "local", m->game, NULL, edge_of(s)->id, text, len,
-                  NULL);
+        TRACE_CMD(c, "local", m->game, NULL, edge_of(s)->id, text, len, NULL);
         return false;
     }
     cluster_forward(c, s, m, text, len, now);

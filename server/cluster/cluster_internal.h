@@ -608,10 +608,10 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
 void trace_cmd(const struct cluster *c, const char *step, const char *gid,
                const char *from, uint64_t conn, const char *text, size_t len,
                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-#define TRACE_CMD(c, ...)                                                  \
-    do {                                                                   \
-        if ((c)->trace)                                                    \
-            trace_cmd((c), __VA_ARGS__);                                   \
+#define TRACE_CMD(c, ...)                \
+    do {                                 \
+        if ((c)->trace)                  \
+            trace_cmd((c), __VA_ARGS__); \
     } while (0)
 
 extern const struct router_ops cluster_router;

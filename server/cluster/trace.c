@@ -51,7 +51,7 @@ void trace_cmd(const struct cluster *c, const char *step, const char *gid,
     log_info("event=cmd_trace node=%s step=%s game=%s from=%s conn=%llu "
              "t=%s ply=%d id=%s%s",
              c->node, step,
-             gid && gid[0]             ? gid
+             gid && gid[0]              ? gid
              : text && len && m.game[0] ? m.game
                                         : "-",
              from && from[0] ? from : c->node, (unsigned long long)conn, type,
