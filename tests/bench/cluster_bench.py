@@ -20,7 +20,9 @@ chess-loadgen.
 
 One line per run: setup, scenario, the load generator's figures (moves
 a second, opponent latency p50/p99/p99.9 in microseconds, errors by
-code, stalls, the games in play when the window opened, the load
+code, stalls, `unanswered`: the moves still waiting 5 s or more for
+their `moved` as the window ends, which the 20 s stall watchdog has not
+counted yet, the games in play when the window opened, the load
 average) and the CPU time each component spent per move over the
 window: the nodes
 together (`node_us_per_move`), redis-server (`redis_us_per_move`) and
@@ -47,8 +49,8 @@ were shown (chess-loadgen --acked: each game's highest ply in a `moved`
 or `state`) that the store does not have, read from the database once
 the nodes have stopped (tests/bench/acked.py). `clean=yes` when the run
 measured what it claims: every game in play when the window opened
-(`ramp_games`), and no error, stall, cut connection, failed connection,
-game given up, or lost move; else `clean=no` and what was not.
+(`ramp_games`), and no error, stall, unanswered move, cut connection,
+failed connection, game given up, or lost move; else `clean=no` and what was not.
 
 --edge-nodes K (2 or more): the players connect to the first K nodes
 only, so the others start empty and the balance hands them games
@@ -284,7 +286,8 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
     games = a.open_games if scenario == "open" else a.closed_games
     keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
             "commit_p99_us", "errors", "errors_by_code", "unexpected_closes",
-            "connect_failures", "stalls", "resets", "ramp_games", "ramp_s",
+            "connect_failures", "stalls", "unanswered", "resets",
+            "ramp_games", "ramp_s",
             "loadavg_1m", "machine_steal_pct")
     during, after = warnings(folder, ended)
     print("setup=%s scenario=%s run=%d nodes=%d redis_shards=%d %s "
@@ -362,7 +365,7 @@ def clean(got, games, lost, rc):
     if got.get("ramp_games") != str(games):
         bad.append("ramp_games")
     for k in ("errors", "unexpected_closes", "connect_failures", "stalls",
-              "resets", "failed_procs"):
+              "unanswered", "resets", "failed_procs"):
         if got.get(k, "0") != "0":
             bad.append(k)
     if lost:
