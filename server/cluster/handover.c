@@ -63,6 +63,7 @@ static void handed(struct cluster *c, struct handover *ho, struct game *g,
              ho->gid, ho->to, epoch, ho->balance ? "balance" : "shutdown",
              settled ? 1 : 0);
     c->m.handed_over++;
+    relay_handed(c, ho->gid);
     host_drop(c, ho->gid, !settled);
 }
 

@@ -474,10 +474,18 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
             remote_unfollow(c, rs, m->gid);
         return;
     }
-    if (!g || cluster_handing_over(c, m->gid)) {
-        /* no longer ours (it ended and left memory, or is being handed
-         * over, as the command crossed the unsubscribe): refused busy; the
-         * client's next try finds its host, or the store's answer */
+    if ((g && cluster_handing_over(c, m->gid)) ||
+        (!g && relay_was_handed(c, m->gid))) {
+        /* it crossed the unsubscribe of a handover: sent on to the new
+         * host (relay.c), or refused busy when out of memory */
+        if (!relay_add(c, m))
+            host_refuse(c, m);
+        return;
+    }
+    if (!g) {
+        /* no longer ours (it ended and left memory, or was fenced):
+         * refused busy; the client's next try finds its host, or the
+         * store's answer */
         host_refuse(c, m);
         return;
     }

@@ -753,6 +753,22 @@ static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
         }
         return;
     }
+    if (p->st == PS_PLAYING && m->started && m->ply > p->ply &&
+        m->white_to_move >= 0 && m->nlegal) {
+        /* a state ahead of the moveds this pair read: a connection that
+         * attached to the game's new host after a move there (a
+         * handover) is sent the game as it is, not the moved it missed
+         * (PROTOCOL.md: a state replaces what the client knew) */
+        p->ply = m->ply;
+        p->progress_us = now_us();
+        p->mover = p->conns[0].white == (m->white_to_move == 1)
+                       ? &p->conns[0]
+                       : &p->conns[1];
+        timerq_cancel(&p->run->tq, &p->timer);
+        pick_move(p, m);
+        pair_turn(p, false);
+        return;
+    }
     if (p->st != PS_JOINING || ++p->joined < 2)
         return;
     if (!m->started || !m->nlegal || m->white_to_move < 0) {
