@@ -16,10 +16,12 @@ began to stop are left out: the run is over), and prints:
   `edge_run_here` (run where it came in once adopted there), the
   refusals (`edge_busy`, `adopt_refused`), and any other last step, which
   is a command that went nowhere;
-- the handovers (`handover_out` to `cluster_adopted` of the same game
-  on its new host) during which a move of the game came in or was on
-  its way, each with its outcome, and a line for each move with no
-  outcome (`I: lost: ...`).
+- the balance handovers (`handover_out` to `cluster_adopted` of the
+  same game on its new host), the moves of their games that came in
+  during one (or up to 0.2 s before), how each ended and the detours
+  they took (`host_relay`: sent on by the old host, `host_refused`,
+  `host_held`, `edge_retry`, `adopt_pending`/`adopt_start`), and a line
+  for each command with no end (`I: lost: ...`).
 """
 import collections
 import glob
@@ -31,6 +33,10 @@ from datetime import datetime
 LINE = re.compile(r"^(\S+) \S+ event=(\S+) (.*)$")
 KV = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 DONE = {"host_ran", "local", "edge_run_here", "edge_busy", "adopt_refused"}
+# the detours worth counting: sent on by the old host, refused busy,
+# held, sent again by the edge, waited for an adoption
+PATHS = {"host_relay", "host_refused", "host_held", "edge_retry",
+         "adopt_pending", "adopt_start"}
 
 
 def stamp(s):
@@ -62,6 +68,7 @@ def report(folder):
     outs = {}   # game -> t of its handover_out (in flight)
     spans = []  # (game, t_out, t_adopted)
     skip = set()
+    paths = collections.defaultdict(set)  # the detours each command took
     stop = min([t for t, ev, _ in events if ev == "shutdown_begin"] or [0])
     stop = stop - 3.0 if stop else 0  # (the moves the load's end cut)
     for t, ev, kv in events:
@@ -80,7 +87,7 @@ def report(folder):
             continue
         if kv.get("t", "-") in ("-", "ping"):
             continue
-        if step in ("host_in", "host_ran", "host_refused", "host_held"):
+        if step.startswith(("host_", "relay_")):
             origin = kv["from"]
         else:
             origin = kv["node"]
@@ -90,6 +97,8 @@ def report(folder):
         if key in skip:
             continue
         first.setdefault(key, t)
+        if step in PATHS:
+            paths[key].add(step)
         prev = last.get(key)
         # (a refusal by the old host is followed by the edge's busy)
         if prev and prev[1] in DONE and step not in DONE:
@@ -104,14 +113,22 @@ def report(folder):
         print("I: lost: from=%s conn=%s game=%s t=%s ply=%s last=%s at %s" % (
             k[0], k[1], k[2], k[3], k[4], step,
             datetime.utcfromtimestamp(t).strftime("%H:%M:%S.%f")[:-3]))
-    moving = collections.Counter()
+    moving, via = collections.Counter(), collections.Counter()
+    by_game = collections.defaultdict(list)
+    for k, t in first.items():
+        if k[3] == "move":
+            by_game[k[2]].append((t, k))
     for game, t0, t1 in spans:
-        for k, t in first.items():
-            if k[2] == game and k[3] == "move" and t0 - 0.2 <= t <= t1:
+        for t, k in by_game.get(game, ()):
+            if t0 - 0.2 <= t <= t1:
                 moving[last[k][1]] += 1
-    print("  balance handovers=%d moves_in_flight=%d %s" % (
-        len(spans), sum(moving.values()),
-        " ".join("%s=%d" % kv for kv in sorted(moving.items()))))
+                for p in paths.get(k, ()):
+                    via[p] += 1
+    print("  balance handovers=%d moves_in_flight=%d ended: %s; by way of: "
+          "%s" % (len(spans), sum(moving.values()),
+                  " ".join("%s=%d" % kv for kv in sorted(moving.items())),
+                  " ".join("%s=%d" % kv for kv in sorted(via.items()))
+                  or "-"))
     return len(lost)
 
 
