@@ -489,8 +489,8 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
               hub_game(c->h, f->gid) != NULL,
               cluster_handing_over(c, f->gid));
 
-    if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
-        retry_later(c, f);
+    if (cluster_handing_over(c, f->gid) || relay_was_handed(c, f->gid)) {
+        retry_later(c, f); /* (to its new host, which adopts it now) */
         return;
     }
     if (hub_game(c->h, f->gid)) { /* adopted meanwhile */

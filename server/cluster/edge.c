@@ -76,13 +76,22 @@ void edge_follow_drop(struct cluster *c, struct session *s, const char *gid)
     }
 }
 
-/* s follows gid from now on, or is closed (it follows too many games:
- * it reconnects and resyncs). */
+static void send_kind(struct cluster *c, struct session *s, const char *gid,
+                      enum codec_kind kind);
+
+/* s follows gid from now on and attaches at its new host, or is closed
+ * (it follows too many games: it reconnects and resyncs). The new host
+ * says it hosts the game on game:G, but this node's SUBSCRIBE to it may
+ * reach Redis after that (another connection): so the resync goes now,
+ * and again every CLUSTER_RETRY_MS until the new host follows cmd:G
+ * (adopt_no_host: a game handed over a moment ago). */
 static void follow_or_close(struct cluster *c, struct session *s,
                             const char *gid)
 {
     if (follow_add(c, s, gid) < 0)
         hub_session_close(s, 1012, "the game moved; reconnect");
+    else
+        send_kind(c, s, gid, CODEC_RESYNC);
 }
 
 void edge_follow_away(struct cluster *c, struct game *g)

@@ -50,8 +50,8 @@ static void handed(struct cluster *c, struct handover *ho, struct game *g,
      * and is refused: what it sent must then never be released */
     bool settled = game_seq(g) <= store_committed(c->store);
 
-    /* (they follow it first: the new host's word that it hosts the game,
-     * CODEC_HOSTED, comes after the adoption's commit) */
+    /* (they follow it first, and attach at the new host: edge.c) */
+    relay_handed(c, ho->gid);
     if (settled)
         edge_follow_away(c, g);
     snprintf(h.to, sizeof h.to, "%s", ho->to);
@@ -63,7 +63,6 @@ static void handed(struct cluster *c, struct handover *ho, struct game *g,
              ho->gid, ho->to, epoch, ho->balance ? "balance" : "shutdown",
              settled ? 1 : 0);
     c->m.handed_over++;
-    relay_handed(c, ho->gid);
     host_drop(c, ho->gid, !settled);
 }
 
