@@ -561,6 +561,35 @@ START_TEST(a_command_crossing_a_handover_is_played_by_the_new_host)
 }
 END_TEST
 
+/* A handover whose new host says it hosts the game (game:G) before the
+ * old host's SUBSCRIBE to game:G reached Redis (its pub/sub connection
+ * is not its commands'): the old host's player, following the game now,
+ * attaches at the new host all the same (its resync, sent again until
+ * the new host follows cmd:G), and sees its opponent's next move.
+ * Before, it waited for the word it missed and never saw a move again
+ * (traced in cluster_bench.py --edge-nodes 2, issue 26). */
+START_TEST(the_old_hosts_player_attaches_at_the_new_host)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y;
+    char gid[64];
+
+    game_from_a(&x, &y, gid); /* x on a (the host), y on b: y to move */
+    busfake_hold_subscribes(a->busc, true);
+    ck_assert_int_eq(handover_start(a->cluster, gid, b->id, false), 0);
+    fake_settle(); /* handed over; b hosts it, and says so to nobody */
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid));
+    busfake_hold_subscribes(a->busc, false);
+    for (int i = 0; i < 3; i++)
+        fake_advance(CLUSTER_RETRY_MS);
+    fake_move(y, gid, "e7e5", 1); /* y plays, at b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+    ck_assert_int_eq(last_moved_ply(x, gid), 2); /* x sees it */
+    fake_move(x, gid, "g1f3", 2);                /* and plays on, through b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 3);
+}
+END_TEST
+
 /* An edge that cannot forward a command (its Redis is down) answers it
  * busy with the command's id, so the client knows which one failed. */
 START_TEST(an_edge_without_its_bus_refuses_with_the_id)
@@ -664,6 +693,7 @@ int main(void)
     tcase_add_test(tc, a_command_held_for_a_fenced_game_is_refused_busy);
     tcase_add_test(tc,
                    a_command_crossing_a_handover_is_played_by_the_new_host);
+    tcase_add_test(tc, the_old_hosts_player_attaches_at_the_new_host);
     tcase_add_test(tc, an_edge_without_its_bus_refuses_with_the_id);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, a_new_game_is_not_adopted_from_under_its_creator);
