@@ -431,10 +431,10 @@ static void remote_command(struct cluster *c, struct remote *rs,
         return;
     }
     hub_run(rs->s, &pm, m->body, m->len, cluster_now(c));
+    /* (rs may be gone: the command ended the game) */
     TRACE_CMD(c, "host_ran", m->gid, m->node, m->conn, m->body, m->len,
-              "ply_now=%d waiting=%d",
-              hub_game(c->h, m->gid) ? game_ply(hub_game(c->h, m->gid)) : -1,
-              (int)rs->s->waiting);
+              "ply_now=%d",
+              hub_game(c->h, m->gid) ? game_ply(hub_game(c->h, m->gid)) : -1);
     if (pm.type == PROTO_T_UNWATCH && game_color_of(g, p->pid) < 0 &&
         hub_game(c->h, m->gid)) {
         tell_unfollowed(c, rs, m->gid);
