@@ -55,6 +55,7 @@ struct config {
     char *cluster_key_file;         /* the nodes' shared signing key */
     int balance_games_per_s;        /* a cluster's balance: games handed over
                                     a second; 0: none */
+    int cluster_trace;              /* 1: a log line per command's step */
     int store_read_timeout_ms;      /* a store read's deadline */
     int postgres_connect_timeout_s; /* libpq's connect_timeout */
     int postgres_statement_timeout_ms;  /* SET statement_timeout; 0: none */

@@ -133,9 +133,12 @@ const struct key config__keys[] = {
      * store on the new host: 10 a second is nothing to either, and
      * evens out a node that rejoined with 1,000 games to take in under
      * two minutes. */
-    INT_KEY(balance_games_per_s, NULL, 0, 1000, 10,
+    INT_KEY(balance_games_per_s, "--balance-games-per-s", 0, 1000, 10,
             "games a node of a cluster hands over a second to balance the "
             "load; 0: none"),
+    INT_KEY(cluster_trace, "--cluster-trace", 0, 1, 0,
+            "1: a log line per step of each command about a game of the "
+            "cluster (event=cmd_trace)"),
     STR_KEY(web_root, "--web", "DIR", K_PATH, false, "./web",
             "static files of the browser client"),
     INT_KEY(grace_s, "--grace-s", 1, 86400, 60,

@@ -671,8 +671,10 @@ static int start_node(struct node *n)
         start_failed("out of memory");
         return -1;
     }
-    if (n->cl)
+    if (n->cl) {
         cluster_set_balance(n->cl, n->cfg.balance_games_per_s);
+        cluster_set_trace(n->cl, n->cfg.cluster_trace != 0);
+    }
     db_watch.hub = n->h;
     db_watch.timer = n->pg ? NULL : net_timer_new(db_watch_tick, NULL);
     if (db_watch.timer)

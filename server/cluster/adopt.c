@@ -48,8 +48,11 @@ static void adoption_free(struct cluster *c, struct adoption *a)
  * busy (the client tries again), and it is freed. */
 static void adoption_refuse(struct cluster *c, struct adoption *a)
 {
-    for (struct pending *p = a->head; p; p = p->next)
+    for (struct pending *p = a->head; p; p = p->next) {
+        TRACE_CMD(c, "adopt_refused", a->gid, NULL, p->sid, p->text, p->len,
+                  NULL);
         edge_busy(c, p->sid, p->kind, p->text, p->len);
+    }
     adoption_free(c, a);
 }
 
@@ -57,6 +60,8 @@ static void retry_later(struct cluster *c, struct fwd *f)
 {
     struct retry *r, **pp;
 
+    TRACE_CMD(c, "edge_retry", f->gid, NULL, f->sid, f->text, f->len,
+              "tries=%d", f->tries + 1);
     if (++f->tries > CLUSTER_RETRIES || !(r = malloc(sizeof *r))) {
         edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
@@ -93,6 +98,8 @@ static void adoption_resend(struct cluster *c, struct adoption *a)
     for (struct pending *p = a->head; p; p = p->next) {
         struct session *s = cluster_local_session(c, p->sid);
         struct fwd *f;
+        TRACE_CMD(c, "adopt_resend", a->gid, NULL, p->sid, p->text, p->len,
+                  "session=%d", s != NULL);
         if (!s)
             continue;
         f = edge_fwd_new(c, s, a->gid, p->kind, p->text, p->len);
@@ -108,6 +115,9 @@ static void adoption_run_here(struct cluster *c, struct adoption *a)
     for (struct pending *p = a->head; p; p = p->next)
         if (p->kind == CODEC_COMMAND)
             edge_run_here(c, p->sid, p->text, p->len);
+        else
+            TRACE_CMD(c, "adopt_pending_dropped", a->gid, NULL, p->sid, NULL,
+                      0, "kind=%d", (int)p->kind);
 }
 
 /* A read of the cluster's about one game (its epoch; its row and
@@ -203,6 +213,10 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     struct adoption *a = table_get(&c->adopting, gid);
 
     if (a) {
+        if (p)
+            TRACE_CMD(c, "adopt_pending", gid, NULL, p->sid, p->text, p->len,
+                      "stage=%d handover=%d", (int)a->stage,
+                      (int)a->handover);
         if (p) {
             if (a->tail)
                 a->tail->next = p;
@@ -225,6 +239,9 @@ static void adopt(struct cluster *c, const char *gid, int64_t epoch,
     a->c = c;
     a->head = a->tail = p;
     a->seen_ms = seen_ms;
+    TRACE_CMD(c, "adopt_start", gid, NULL, p ? p->sid : 0, p ? p->text : NULL,
+              p ? p->len : 0, "epoch=%lld from=%s", (long long)epoch,
+              from && from[0] ? from : "-");
     if (epoch > 0) {
         a->handover = true;
         a->epoch = epoch;
@@ -404,6 +421,13 @@ static void no_host_answer(struct hub_read *r, int rc)
     struct session *s;
 
     q->f = NULL; /* (f is this function's now) */
+    TRACE_CMD(c, "edge_store", f->gid, NULL, f->sid, f->text, f->len,
+              "rc=%d status=%s age_ms=%lld tries=%d hosted=%d handing=%d", rc,
+              rc == 1 ? q->row.status : "-",
+              rc == 1 ? (long long)(hub_wall_ms(c->h) - q->row.created_ms)
+                      : -1LL,
+              f->tries, hub_game(c->h, f->gid) != NULL,
+              cluster_handing_over(c, f->gid));
     if (rc != 0) /* (only a game nobody has spends the address's rate) */
         hub_read_refund(r);
     if (hub_game(c->h, f->gid) || cluster_handing_over(c, f->gid)) {
@@ -460,8 +484,13 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
     struct session *s;
     bool command = f->kind == CODEC_COMMAND;
 
-    if (cluster_handing_over(c, f->gid)) { /* to its new host, soon */
-        retry_later(c, f);
+    TRACE_CMD(c, "edge_no_host", f->gid, NULL, f->sid, f->text, f->len,
+              "kind=%d hosted=%d handing=%d", (int)f->kind,
+              hub_game(c->h, f->gid) != NULL,
+              cluster_handing_over(c, f->gid));
+
+    if (cluster_handing_over(c, f->gid) || relay_was_handed(c, f->gid)) {
+        retry_later(c, f); /* (to its new host, which adopts it now) */
         return;
     }
     if (hub_game(c->h, f->gid)) { /* adopted meanwhile */
@@ -495,6 +524,10 @@ void adopt_no_host(struct cluster *c, struct fwd *f)
 
 void adopt_handed_over(struct cluster *c, const struct codec_msg *m)
 {
+    TRACE_CMD(c, "handover_in", m->gid, m->node, 0, NULL, 0,
+              "epoch=%lld hosted=%d adopting=%d", (long long)m->epoch,
+              hub_game(c->h, m->gid) != NULL,
+              table_get(&c->adopting, m->gid) != NULL);
     if (!hub_game(c->h, m->gid))
         adopt_game(c, m->gid, m->epoch, m->wall_ms, NULL);
 }

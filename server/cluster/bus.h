@@ -103,8 +103,9 @@ struct bus_ops {
     /* Follows channel (copied) from now on, again after every loss;
      * following it twice is following it once. 0, or -1. */
     int (*subscribe)(void *impl, int shard, const char *channel);
-    /* No message of channel arrives after this call. 0, or -1 when it
-     * was not followed. */
+    /* Stops following channel: a message published before the bus had
+     * this (its publisher counted this node) still arrives, none after.
+     * 0, or -1 when it was not followed. */
     int (*unsubscribe)(void *impl, int shard, const char *channel);
     /* Runs script s with nkeys keys and nargs arguments (copied). */
     int (*eval)(void *impl, int shard, enum bus_script s, int nkeys,

@@ -255,7 +255,9 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
     c->flusher = hub_alarm_new(h, host_on_flush, c);
     c->retry_alarm = hub_alarm_new(h, adopt_on_retry, c);
     c->handover_alarm = hub_alarm_new(h, handover_tick, c);
-    if (!c->tick || !c->flusher || !c->retry_alarm || !c->handover_alarm) {
+    c->relay_alarm = hub_alarm_new(h, relay_on_alarm, c);
+    if (!c->tick || !c->flusher || !c->retry_alarm || !c->handover_alarm ||
+        !c->relay_alarm) {
         cluster_free(c);
         return NULL;
     }
@@ -323,6 +325,7 @@ void cluster_free(struct cluster *c)
     }
     table_clear(&c->locals);
     held_free(c);
+    relay_free(c);
     host_outqs_free(c);
     while (c->defer) {
         struct deferred *d = c->defer;
@@ -339,6 +342,7 @@ void cluster_free(struct cluster *c)
     hub_alarm_free(c->h, c->flusher);
     hub_alarm_free(c->h, c->retry_alarm);
     hub_alarm_free(c->h, c->handover_alarm);
+    hub_alarm_free(c->h, c->relay_alarm);
     free(c);
 }
 
@@ -384,8 +388,10 @@ static bool forward(void *ctx, struct session *s, const struct proto_msg *m,
 {
     struct cluster *c = ctx;
 
-    if (hub_game(c->h, m->game) && !cluster_handing_over(c, m->game))
+    if (hub_game(c->h, m->game) && !cluster_handing_over(c, m->game)) {
+        TRACE_CMD(c, "local", m->game, NULL, edge_of(s)->id, text, len, NULL);
         return false;
+    }
     cluster_forward(c, s, m, text, len, now);
     return true;
 }

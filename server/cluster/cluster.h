@@ -82,6 +82,10 @@ const char *cluster_node(const struct cluster *c);
  * nodes are out of balance; 0 (cluster_new's): never. */
 void cluster_set_balance(struct cluster *c, int per_s);
 
+/* cluster_trace: a log line per step of each command about a game
+ * (trace.c; docs/cluster.md, "Tracing a command"). */
+void cluster_set_trace(struct cluster *c, bool on);
+
 /* True when Redis is up and this node holds its lease. */
 bool cluster_ready(const struct cluster *c);
 

@@ -36,6 +36,10 @@ struct player;
  * sent again this often, this many times, before it is refused busy. */
 #define CLUSTER_RETRY_MS 100
 #define CLUSTER_RETRIES 50
+/* The games a node remembers it handed over (relay.c): a command that
+ * crossed the handover and comes after it is sent on to the new host
+ * for CLUSTER_LEASE_MS after. */
+#define CLUSTER_HANDED_RING 256
 /* The sweep adopts at most this many of a dead node's games a tick; the
  * games of a node dead for less than CLUSTER_SHARE_MS are shared by
  * load (nodes_dead.lua): each live node adopts its share. */
@@ -185,6 +189,13 @@ struct cluster {
     struct table adopting; /* gid -> struct adoption */
     struct table epochs;   /* gid -> int64_t*: the epoch of a hosted game */
     struct retry *retries; /* commands to send again, oldest first */
+    struct relay *relays;  /* crossed a handover: published again (relay.c) */
+    struct hub_alarm *relay_alarm;
+    struct {                         /* the last games handed over */
+        char gid[PROTO_KEY_MAX + 1]; /* ("": none) */
+        int64_t at;                  /* (monotonic ms) */
+    } handed[CLUSTER_HANDED_RING];
+    size_t handed_next;
     struct deferred *defer, *defer_tail; /* in seq order */
     struct hub_alarm *retry_alarm;
     struct node_load peers[CLUSTER_NODES_MAX]; /* the other live nodes,
@@ -207,6 +218,7 @@ struct cluster {
     int balance_per_s;     /* games it may hand over a second to balance
                               the load; 0: none (cluster_set_balance) */
     bool balance_asked;    /* the nodes' loads asked, not yet answered */
+    bool trace;            /* cluster_trace: a line per command's step */
     bool balancing;        /* moving games: the most loaded, over the mark */
     size_t balance_moving; /* its balance's handovers in flight */
     int64_t balance_settle_at; /* the loads are asked again from then on */
@@ -597,6 +609,34 @@ void seeks_cards_tick(struct cluster *c);
 /* The lobby feed's source (lobbyfeed_set_source): a snapshot of every
  * node's seeks and the first live games, from the bus. */
 void cluster_lobby_fetch(void *arg, struct lobbyfeed *f);
+
+/* ---- relay.c: commands that crossed a handover ------------------------- */
+
+/* m (a command for a game this node is handing over, or just handed
+ * over) is published again on cmd:G until the game's new host hears it,
+ * then refused busy after CLUSTER_RETRIES tries: true; false when m is
+ * no command, or out of memory (the caller refuses it). */
+bool relay_add(struct cluster *c, const struct codec_msg *m);
+/* gid was handed over now; whether it was a moment ago. */
+void relay_handed(struct cluster *c, const char *gid);
+bool relay_was_handed(const struct cluster *c, const char *gid);
+void relay_on_alarm(void *arg); /* (relay_alarm's) */
+void relay_free(struct cluster *c);
+
+/* ---- trace.c: the command trace (cluster_trace) ------------------------ */
+
+/* One line `event=cmd_trace` for a step of a client command (text[0..len),
+ * or NULL) about gid from connection conn of node from (NULL: this node),
+ * with fmt's key=value fields after it. Call it through TRACE_CMD: off,
+ * a step costs one test. Loop thread. */
+void trace_cmd(const struct cluster *c, const char *step, const char *gid,
+               const char *from, uint64_t conn, const char *text, size_t len,
+               const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+#define TRACE_CMD(c, ...)                \
+    do {                                 \
+        if ((c)->trace)                  \
+            trace_cmd((c), __VA_ARGS__); \
+    } while (0)
 
 extern const struct router_ops cluster_router;
 extern const struct seekbook_ops cluster_seekbook;

@@ -76,13 +76,22 @@ void edge_follow_drop(struct cluster *c, struct session *s, const char *gid)
     }
 }
 
-/* s follows gid from now on, or is closed (it follows too many games:
- * it reconnects and resyncs). */
+static void send_kind(struct cluster *c, struct session *s, const char *gid,
+                      enum codec_kind kind);
+
+/* s follows gid from now on and attaches at its new host, or is closed
+ * (it follows too many games: it reconnects and resyncs). The new host
+ * says it hosts the game on game:G, but this node's SUBSCRIBE to it may
+ * reach Redis after that (another connection): so the resync goes now,
+ * and again every CLUSTER_RETRY_MS until the new host follows cmd:G
+ * (adopt_no_host: a game handed over a moment ago). */
 static void follow_or_close(struct cluster *c, struct session *s,
                             const char *gid)
 {
     if (follow_add(c, s, gid) < 0)
         hub_session_close(s, 1012, "the game moved; reconnect");
+    else
+        send_kind(c, s, gid, CODEC_RESYNC);
 }
 
 void edge_follow_away(struct cluster *c, struct game *g)
@@ -158,6 +167,9 @@ void edge_busy(struct cluster *c, uint64_t sid, enum codec_kind kind,
     struct session *s = cluster_local_session(c, sid);
     struct proto_id id;
 
+    if (kind == CODEC_COMMAND)
+        TRACE_CMD(c, "edge_busy", NULL, NULL, sid, text, len, "gone=%d",
+                  !s || !s->player);
     if (!s || !s->player || kind != CODEC_COMMAND)
         return;
     edge_command_id(text, len, &id);
@@ -175,6 +187,8 @@ void edge_send(struct cluster *c, struct fwd *f)
         return;
     }
     envelope(c, f, s, &m);
+    TRACE_CMD(c, "edge_publish", f->gid, NULL, f->sid, f->text, f->len,
+              "kind=%d tries=%d", (int)f->kind, f->tries);
     if (cluster_send(c, &m, on_forwarded, f) < 0) {
         edge_busy(c, f->sid, f->kind, f->text, f->len);
         if (f->welcome)
@@ -225,6 +239,9 @@ static void on_forwarded(void *arg, const struct bus_value *v,
         f->welcome = false;
         attach_answered(cluster_local_session(c, f->sid));
     }
+    TRACE_CMD(c, "edge_published", f->gid, NULL, f->sid, f->text, f->len,
+              "kind=%d receivers=%lld error=%s", (int)f->kind,
+              err ? -1LL : (long long)bus_int(v, -1), err ? "yes" : "no");
     if (!err && bus_int(v, 0) > 0) { /* (a receiver: its host) */
         free(f);
         return;
@@ -254,12 +271,17 @@ void edge_run_here(struct cluster *c, uint64_t sid, const char *text,
     struct proto_msg m;
     struct proto_error e;
 
-    if (!s || !s->player)
+    if (!s || !s->player) {
+        TRACE_CMD(c, "edge_run_here", NULL, NULL, sid, text, len, "gone=1");
         return;
+    }
     if (proto_parse(text, len, true, &m, &e) != 0) {
         hub_send_error(s, e.code, e.msg, &m.id);
         return;
     }
+    TRACE_CMD(c, "edge_run_here", m.game, NULL, sid, text, len,
+              "waiting=%d hosted=%d", (int)s->waiting,
+              hub_game(c->h, m.game) != NULL);
     hub_run(s, &m, text, len, cluster_now(c));
 }
 
@@ -275,6 +297,8 @@ void cluster_forward(struct cluster *c, struct session *s,
                        "this connection follows too many games", &m->id);
         return;
     }
+    TRACE_CMD(c, "edge_in", m->game, NULL, edge_of(s)->id, text, len,
+              "follows=%zu", edge_of(s)->rgames.n);
     f = edge_fwd_new(c, s, m->game, CODEC_COMMAND, text, len);
     if (!f) {
         hub_busy(s, &m->id);
@@ -419,6 +443,15 @@ static void deliver(struct cluster *c, const struct codec_msg *m)
     }
     memcpy(text, m->body, m->len);
     text[m->len] = '\0';
+    if (c->trace) { /* (the message's start: its type, game, ply) */
+        char q[120], start[72];
+        snprintf(start, sizeof start, "%s", text);
+        for (size_t at = 0; codec_next_conn(m, &at, &id);)
+            trace_cmd(c, "edge_deliver", NULL, m->node, id, NULL, 0,
+                      "local=%d text=%s",
+                      cluster_local_session(c, id) != NULL,
+                      log_quote(q, sizeof q, start));
+    }
     b = msgbuf_take(text);
     while (codec_next_conn(m, &pos, &id)) {
         struct session *s = cluster_local_session(c, id);

@@ -50,8 +50,8 @@ static void handed(struct cluster *c, struct handover *ho, struct game *g,
      * and is refused: what it sent must then never be released */
     bool settled = game_seq(g) <= store_committed(c->store);
 
-    /* (they follow it first: the new host's word that it hosts the game,
-     * CODEC_HOSTED, comes after the adoption's commit) */
+    /* (they follow it first, and attach at the new host: edge.c) */
+    relay_handed(c, ho->gid);
     if (settled)
         edge_follow_away(c, g);
     snprintf(h.to, sizeof h.to, "%s", ho->to);
@@ -126,6 +126,8 @@ int handover_start(struct cluster *c, const char *gid, const char *to,
         return -1;
     }
     cluster_follow(c, "cmd", gid, false);
+    TRACE_CMD(c, "handover_out", gid, NULL, 0, NULL, 0, "to=%s why=%s", to,
+              balance ? "balance" : "shutdown");
     if (send_handover(c, ho) < 0) {
         cluster_follow(c, "cmd", gid, true);
         table_del(&c->handing_over, ho->gid);

@@ -56,6 +56,9 @@ void held_add(struct cluster *c, const struct codec_msg *m)
         host_refuse(c, m);
         return;
     }
+    TRACE_CMD(c, "host_held", m->gid, m->node, m->conn,
+              m->kind == CODEC_COMMAND ? m->body : NULL, m->len, "n=%zu",
+              c->n_held);
     h->next = NULL;
     h->at = cluster_now(c);
     h->m = *m;

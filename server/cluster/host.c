@@ -109,6 +109,9 @@ void host_refuse(struct cluster *c, const struct codec_msg *m)
     struct proto_id id;
     struct msgbuf *b;
 
+    TRACE_CMD(c, "host_refused", m->gid, m->node, m->conn,
+              m->kind == CODEC_COMMAND ? m->body : NULL, m->len, "kind=%d",
+              (int)m->kind);
     if (m->kind != CODEC_COMMAND)
         return; /* (an attach or a resync: the edge makes it again when
                    the game's new host says so, or Redis is back) */
@@ -428,6 +431,10 @@ static void remote_command(struct cluster *c, struct remote *rs,
         return;
     }
     hub_run(rs->s, &pm, m->body, m->len, cluster_now(c));
+    /* (rs may be gone: the command ended the game) */
+    TRACE_CMD(c, "host_ran", m->gid, m->node, m->conn, m->body, m->len,
+              "ply_now=%d",
+              hub_game(c->h, m->gid) ? game_ply(hub_game(c->h, m->gid)) : -1);
     if (pm.type == PROTO_T_UNWATCH && game_color_of(g, p->pid) < 0 &&
         hub_game(c->h, m->gid)) {
         tell_unfollowed(c, rs, m->gid);
@@ -455,6 +462,11 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
     struct player *p;
     struct game *g = hub_game(c->h, m->gid);
 
+    TRACE_CMD(c, "host_in", m->gid, m->node, m->conn,
+              m->kind == CODEC_COMMAND ? m->body : NULL, m->len,
+              "kind=%d hosted=%d handing=%d leased=%d held=%d", (int)m->kind,
+              g != NULL, cluster_handing_over(c, m->gid), cluster_leased(c),
+              held_has(c, m->gid));
     if (m->kind == CODEC_DETACH) {
         remote_key(m, key, sizeof key);
         rs = table_get(&c->remotes, key);
@@ -462,10 +474,18 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
             remote_unfollow(c, rs, m->gid);
         return;
     }
-    if (!g || cluster_handing_over(c, m->gid)) {
-        /* no longer ours (it ended and left memory, or is being handed
-         * over, as the command crossed the unsubscribe): refused busy; the
-         * client's next try finds its host, or the store's answer */
+    if ((g && cluster_handing_over(c, m->gid)) ||
+        (!g && relay_was_handed(c, m->gid))) {
+        /* it crossed the unsubscribe of a handover: sent on to the new
+         * host (relay.c), or refused busy when out of memory */
+        if (!relay_add(c, m))
+            host_refuse(c, m);
+        return;
+    }
+    if (!g) {
+        /* no longer ours (it ended and left memory, or was fenced):
+         * refused busy; the client's next try finds its host, or the
+         * store's answer */
         host_refuse(c, m);
         return;
     }

@@ -383,8 +383,9 @@ static void on_sub(struct conn *k, redisReply *rep)
     name = rep->element[1]->str;
     c = chan_find(r, name);
     if (!strcmp(kind, "message")) {
-        if (c && c->wanted && r->on_message &&
-            rep->element[2]->type == REDIS_REPLY_STRING)
+        /* (unwanted too: its UNSUBSCRIBE on its way, Redis counted this
+         * node as a receiver, and its publisher takes it as delivered) */
+        if (c && r->on_message && rep->element[2]->type == REDIS_REPLY_STRING)
             on_message(r, c, rep->element[2]);
     } else if (!strcmp(kind, "subscribe")) {
         if (c && c->state == CHAN_SUBSCRIBING) {

@@ -167,9 +167,13 @@ int redis_eval(struct redis *r, int script, redis_reply_fn *fn, void *arg,
  * caller counts its followers). Returns 0, or -1 when out of memory. */
 int redis_subscribe(struct redis *r, const char *channel);
 
-/* Stops following channel: no message of it reaches on_message after
- * this call, even one already on its way. Returns 0, or -1 when it was
- * not followed. */
+/* Stops following channel: once Redis has the UNSUBSCRIBE, no message
+ * of it reaches on_message. One published before (on its way, or
+ * published while the UNSUBSCRIBE is) still does: Redis counted this
+ * node among its receivers, and its publisher takes it as delivered,
+ * so the caller must answer it (a node's command for a game no longer
+ * hosted here is refused busy). Returns 0, or -1 when it was not
+ * followed. */
 int redis_unsubscribe(struct redis *r, const char *channel);
 
 /* Why the last attempt failed or the connection was lost ("" while up

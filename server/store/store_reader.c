@@ -18,7 +18,13 @@
  *
  *   QUEUED -> RUNNING -> ANSWERED -> (done, release on the loop)
  *   QUEUED -> (late: done, release on the loop)
- *   RUNNING -> ABANDONED (late: done on the loop) -> (release on the reader)
+ *   RUNNING -> ABANDONING (late: done on the loop) -> ABANDONED
+ *           -> (release on the reader)
+ *   RUNNING -> ABANDONING -> (run returned first: RAN_ABANDONING) ->
+ *           (release on the loop, once its done returned)
+ *
+ * (The loop calls a late job's done without the lock: until it has
+ * returned, the reader must not release the job.)
  *
  * One deadline after submission for every job, so the queue is also in
  * deadline order and the job being run is due first.
@@ -35,7 +41,7 @@
 #include "fifo.h"
 #include "sysclock.h"
 
-enum { QUEUED = 1, RUNNING, ANSWERED, ABANDONED };
+enum { QUEUED = 1, RUNNING, ANSWERED, ABANDONING, RAN_ABANDONING, ABANDONED };
 
 static int64_t mono_ms(void)
 {
@@ -98,6 +104,10 @@ static void *reader_main(void *arg)
             pthread_mutex_unlock(&s->rd.mu);
             r->release(r);
             pthread_mutex_lock(&s->rd.mu);
+            continue;
+        }
+        if (r->state == ABANDONING) { /* its done is running: the loop's */
+            r->state = RAN_ABANDONING;
             continue;
         }
         r->rc = rc;
@@ -256,7 +266,7 @@ void store_read_collect(struct store *s, int64_t now)
     if (s->rd.running && s->rd.running->state == RUNNING &&
         s->rd.running->deadline <= now) {
         abandoned = s->rd.running;
-        abandoned->state = ABANDONED; /* the reader releases it */
+        abandoned->state = ABANDONING; /* (done first, then released) */
         abandoned->end = STORE_READ_LATE;
         s->rd.stats.late++;
     }
@@ -265,7 +275,17 @@ void store_read_collect(struct store *s, int64_t now)
     if (abandoned) {
         assert(s->rd.pending > 0);
         s->rd.pending--;
-        abandoned->done(abandoned); /* (not released: the reader has it) */
+        abandoned->done(abandoned);
+        /* the reader releases it once run returns; if it has already,
+         * it left it here (it was released under the done running) */
+        pthread_mutex_lock(&s->rd.mu);
+        if (abandoned->state == RAN_ABANDONING) {
+            pthread_mutex_unlock(&s->rd.mu);
+            abandoned->release(abandoned);
+        } else {
+            abandoned->state = ABANDONED;
+            pthread_mutex_unlock(&s->rd.mu);
+        }
     }
     answer_all(s, late);
 }

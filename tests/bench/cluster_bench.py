@@ -4,7 +4,7 @@
     tests/bench/cluster_bench.py BUILD [--runs N] [--setups LIST]
                                  [--scenarios LIST] [--open-games N]
                                  [--closed-games N] [--duration-s S]
-                                 [--redis-shards LIST]
+                                 [--redis-shards LIST] [--edge-nodes K]
 
 Setups (default all, in this order): `sqlite` (one node on SQLite: the
 server as `sh deploy/run.sh` runs it), `pg` (one node on PostgreSQL, no
@@ -20,7 +20,9 @@ chess-loadgen.
 
 One line per run: setup, scenario, the load generator's figures (moves
 a second, opponent latency p50/p99/p99.9 in microseconds, errors by
-code, stalls, the games in play when the window opened, the load
+code, stalls, `unanswered`: the moves still waiting 5 s or more for
+their `moved` as the window ends, which the 20 s stall watchdog has not
+counted yet, the games in play when the window opened, the load
 average) and the CPU time each component spent per move over the
 window: the nodes
 together (`node_us_per_move`), redis-server (`redis_us_per_move`) and
@@ -47,10 +49,18 @@ were shown (chess-loadgen --acked: each game's highest ply in a `moved`
 or `state`) that the store does not have, read from the database once
 the nodes have stopped (tests/bench/acked.py). `clean=yes` when the run
 measured what it claims: every game in play when the window opened
-(`ramp_games`), and no error, stall, cut connection, failed connection,
-game given up, or lost move; else `clean=no` and what was not.
+(`ramp_games`), and no error, stall, unanswered move, cut connection,
+failed connection, game given up, or lost move; else `clean=no` and what was not.
+
+--edge-nodes K (2 or more): the players connect to the first K nodes
+only, so the others start empty and the balance hands them games
+throughout the run (handovers under moves; with BENCH_NODE_ARGS
+`--balance-games-per-s 50` it is 50 a second).
 
 BENCH_KEEP=1 keeps the nodes' folders (their logs) and names them.
+BENCH_NODE_ARGS adds options to every node's command line (e.g.
+`--cluster-trace 1`: each command's steps in the logs, docs/cluster.md
+"Tracing a command").
 Everything shares the machine's cores with the load generator: compare
 figures of one run with each other, not with another machine's.
 """
@@ -205,6 +215,7 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
     db = None
     base = ["--config", config, "--log-level", "info", "--listen",
             "127.0.0.1", "--web", web]
+    base += os.environ.get("BENCH_NODE_ARGS", "").split()
     if setup == "sqlite":
         base += ["--db", os.path.join(folder, "chess.db")]
     else:
@@ -235,8 +246,8 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
         lg = [loadgen, "--url", "ws://127.0.0.1:%d/ws" % ports[0],
               "--duration-s", str(a.duration_s), "--seed", str(run_no),
               "--server-pid", str(nodes[0].pid)]
-        if n > 1:
-            lg += ["--ports", ",".join(map(str, ports))]
+        if n > 1:  # (--edge-nodes: the players on the first ones only)
+            lg += ["--ports", ",".join(map(str, ports[:a.edge_nodes or n]))]
         if scenario == "open":
             lg += ["--games", str(a.open_games), "--move-interval-ms",
                    "2000", "--procs", "2"]
@@ -275,7 +286,8 @@ def run_one(build, servers, shards, setup, scenario, a, run_no, tmp):
     games = a.open_games if scenario == "open" else a.closed_games
     keys = ("moves_per_s", "opp_p50_us", "opp_p99_us", "opp_p999_us",
             "commit_p99_us", "errors", "errors_by_code", "unexpected_closes",
-            "connect_failures", "stalls", "resets", "ramp_games", "ramp_s",
+            "connect_failures", "stalls", "unanswered", "resets",
+            "ramp_games", "ramp_s",
             "loadavg_1m", "machine_steal_pct")
     during, after = warnings(folder, ended)
     print("setup=%s scenario=%s run=%d nodes=%d redis_shards=%d %s "
@@ -353,7 +365,7 @@ def clean(got, games, lost, rc):
     if got.get("ramp_games") != str(games):
         bad.append("ramp_games")
     for k in ("errors", "unexpected_closes", "connect_failures", "stalls",
-              "resets", "failed_procs"):
+              "unanswered", "resets", "failed_procs"):
         if got.get(k, "0") != "0":
             bad.append(k)
     if lost:
@@ -371,6 +383,7 @@ def main():
     ap.add_argument("--closed-games", type=int, default=200)
     ap.add_argument("--duration-s", type=int, default=20)
     ap.add_argument("--redis-shards", default="1")
+    ap.add_argument("--edge-nodes", type=int, default=0)
     a = ap.parse_args()
     counts = [int(k) for k in a.redis_shards.split(",")]
     tmp = tempfile.mkdtemp(prefix="chess-cluster-bench-")

@@ -796,10 +796,12 @@ static void report(const struct options *o, const struct lg_stats *t,
             any = true;
         }
     printf("%s unexpected_closes=%llu connect_failures=%llu stalls=%llu "
-           "client_queue_full=%llu shutdowns=%llu failed_procs=%d",
+           "unanswered=%llu client_queue_full=%llu shutdowns=%llu "
+           "failed_procs=%d",
            any ? "" : "none", (unsigned long long)t->unexpected_closes,
            (unsigned long long)t->connect_failures,
-           (unsigned long long)t->stalls, (unsigned long long)t->queue_full,
+           (unsigned long long)t->stalls, (unsigned long long)t->unanswered,
+           (unsigned long long)t->queue_full,
            (unsigned long long)t->shutdowns, failed);
     if (c->mode == LG_MODE_PLAY || c->mode == LG_MODE_IDLE)
         printf(" resets=%llu", (unsigned long long)t->resets);
@@ -943,6 +945,7 @@ int main(int argc, char **argv)
         total->unexpected_closes += s->unexpected_closes;
         total->connect_failures += s->connect_failures;
         total->stalls += s->stalls;
+        total->unanswered += s->unanswered;
         total->late_moves += s->late_moves;
         total->queue_full += s->queue_full;
         total->shutdowns += s->shutdowns;

@@ -49,6 +49,7 @@
 #define QBYTES 224
 #define RESTART_US 200000       /* a failed slot reconnects after this */
 #define RETRY_US 250000         /* a rate-limited move is sent again */
+#define UNANSWERED_US 5000000   /* a move unanswered that long: lost */
 #define SETUP_STALL_US 30000000 /* a slot stuck before its game starts */
 #define CTL_POLL_US 20000
 #define RESYNC_US 5000000   /* --resume: a move this long without moved */
@@ -552,6 +553,7 @@ static void pair_send_move(struct pair *p)
 }
 
 static void window_end(struct timerq_timer *t);
+static void stall_report(const struct pair *p, int64_t now);
 
 /* --plies: p has played its moves and goes silent; the window ends with
  * the last slot's. */
@@ -749,6 +751,22 @@ static void on_state(struct pair *p, struct conn *c, const struct lg_msg *m)
             conn_send(&p->conns[1], false, 0,
                       "{\"t\":\"join\",\"game\":\"%s\"}", p->gid);
         }
+        return;
+    }
+    if (p->st == PS_PLAYING && m->started && m->ply > p->ply &&
+        m->white_to_move >= 0 && m->nlegal) {
+        /* a state ahead of the moveds this pair read: a connection that
+         * attached to the game's new host after a move there (a
+         * handover) is sent the game as it is, not the moved it missed
+         * (PROTOCOL.md: a state replaces what the client knew) */
+        p->ply = m->ply;
+        p->progress_us = now_us();
+        p->mover = p->conns[0].white == (m->white_to_move == 1)
+                       ? &p->conns[0]
+                       : &p->conns[1];
+        timerq_cancel(&p->run->tq, &p->timer);
+        pick_move(p, m);
+        pair_turn(p, false);
         return;
     }
     if (p->st != PS_JOINING || ++p->joined < 2)
@@ -1114,12 +1132,33 @@ static const struct lws_protocols protocols[] = {
 
 /* ---- the window -------------------------------------------------------- */
 
+/* The games whose move has waited UNANSWERED_US or more for its moved
+ * as the window ends: a stall the watchdog, 20 s at a move every 2 s,
+ * has not seen yet (a 15 s window never would). --verbose names them. */
+static uint64_t unanswered(const struct run *r, int64_t now)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; i < r->npairs; i++) {
+        const struct pair *p = &r->pairs[i];
+        long next = p->ply + 1, slot = next % SENT_RING;
+        if (p->st != PS_PLAYING || p->sent_ply[slot] != next ||
+            now - p->sent_us[slot] < UNANSWERED_US)
+            continue;
+        n++;
+        if (r->cfg->verbose && n <= 10)
+            stall_report(p, now);
+    }
+    return n;
+}
+
 static void window_end(struct timerq_timer *t)
 {
     struct run *r = lws_container_of(t, struct run, end_timer);
 
     if (r->reported)
         return;
+    r->st.unanswered = unanswered(r, now_us());
     r->st.window_s = (double)(now_us() - r->t_go_us) / 1e6;
     r->st.cpu_us = (uint64_t)(cpu_us() - r->cpu_go_us);
     r->st.connections = (uint64_t)r->established;

@@ -77,6 +77,7 @@ struct lg_stats {
     uint64_t unexpected_closes; /* established connections the server cut */
     uint64_t connect_failures;  /* attempts that never got established */
     uint64_t stalls;            /* games without progress, restarted */
+    uint64_t unanswered;        /* moves waiting 5 s or more at the end */
     uint64_t late_moves;        /* open loop: moves sent after their time */
     uint64_t queue_full;        /* client-side outbound ring overflowed */
     uint64_t shutdowns;         /* {"t":"shutdown"} received */

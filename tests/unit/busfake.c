@@ -48,6 +48,9 @@ struct busfake_client {
     char **chans;
     size_t nchans, capchans;
     bool up, paused;
+    bool subs_held; /* busfake_hold_subscribes */
+    char *held[64]; /* its SUBSCRIBEs on their way, while held */
+    size_t nheld;
 };
 
 struct busfake {
@@ -309,8 +312,10 @@ static void deliver(struct event *e)
     case EV_REPLY:
         e->fn(e->arg, e->v, e->err);
         break;
-    case EV_MESSAGE: /* (none after an unsubscribe, nor while down) */
-        if (c->up && c->on_message && follows(c, e->channel))
+    case EV_MESSAGE: /* (its receivers counted as it was published, as
+                        Redis does: even after an unsubscribe since; none
+                        while down) */
+        if (c->up && c->on_message)
             c->on_message(c->arg, e->channel, e->msg, e->len);
         break;
     case EV_STATE:
@@ -735,6 +740,11 @@ static int c_subscribe(void *impl, int shard, const char *channel)
     ck_assert(shard == 0 || shard == BUS_EVERY);
     if (follows(c, channel))
         return 0;
+    if (c->subs_held) { /* (on its way: in effect once released) */
+        ck_assert_uint_lt(c->nheld, sizeof c->held / sizeof c->held[0]);
+        c->held[c->nheld++] = xstrdup(channel);
+        return 0;
+    }
     if (c->nchans == c->capchans) {
         c->capchans = c->capchans ? 2 * c->capchans : 8;
         c->chans = realloc(c->chans, c->capchans * sizeof *c->chans);
@@ -749,6 +759,12 @@ static int c_unsubscribe(void *impl, int shard, const char *channel)
     struct busfake_client *c = impl;
 
     ck_assert(shard == 0 || shard == BUS_EVERY);
+    for (size_t i = 0; i < c->nheld; i++)
+        if (!strcmp(c->held[i], channel)) {
+            free(c->held[i]);
+            c->held[i] = c->held[--c->nheld];
+            return 0;
+        }
     for (size_t i = 0; i < c->nchans; i++)
         if (!strcmp(c->chans[i], channel)) {
             free(c->chans[i]);
@@ -756,6 +772,18 @@ static int c_unsubscribe(void *impl, int shard, const char *channel)
             return 0;
         }
     return -1;
+}
+
+void busfake_hold_subscribes(struct busfake_client *c, bool held)
+{
+    c->subs_held = held;
+    if (held)
+        return;
+    for (size_t i = 0; i < c->nheld; i++) {
+        c_subscribe(c, 0, c->held[i]);
+        free(c->held[i]);
+    }
+    c->nheld = 0;
 }
 
 static int c_eval(void *impl, int shard, enum bus_script s, int nkeys,
@@ -890,6 +918,8 @@ void busfake_free(struct busfake *f)
         f->clients = c->next;
         for (size_t i = 0; i < c->nchans; i++)
             free(c->chans[i]);
+        for (size_t i = 0; i < c->nheld; i++)
+            free(c->held[i]);
         free(c->chans);
         free(c);
     }

@@ -45,6 +45,11 @@ size_t busfake_pump(struct busfake *f);
  * stopped: what is sent to it waits in its socket). */
 void busfake_pause(struct busfake_client *c, bool paused);
 
+/* While held, c's SUBSCRIBEs are on their way: messages published on
+ * those channels miss c (another of its connections got there first).
+ * Released, they take effect. */
+void busfake_hold_subscribes(struct busfake_client *c, bool held);
+
 /* The client's connection goes down (its calls fail, what was queued
  * for it is lost, it hears state false) or comes back (state true; its
  * channels followed again). */

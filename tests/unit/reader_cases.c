@@ -31,6 +31,8 @@ struct job {
     int order;               /* the run's rank */
     atomic_int *gate;        /* run waits while *gate is 0 (NULL: no) */
     atomic_int runs, dones;  /* how often each was called */
+    atomic_int ran;          /* its run returned */
+    int released_in_done;    /* late_done: released under its done */
     atomic_int *released;    /* incremented by release */
     enum store_read_end end; /* as done saw it */
     int rc;
@@ -48,7 +50,23 @@ static int job_run(struct store *s, struct store_read *r)
     while (j->gate && !atomic_load(j->gate))
         sleep_ms(1);
     j->found = store_find_player(s, j->pid, &j->p);
+    atomic_store(&j->ran, 1);
     return j->found;
+}
+
+/* A late job's done that lets its run return and waits for the reader
+ * to be through with it: the reader must not release it meanwhile. */
+static void late_done(struct store_read *r)
+{
+    struct job *j = (struct job *)r;
+
+    atomic_fetch_add(&j->dones, 1);
+    j->end = r->end;
+    atomic_store(j->gate, 1);
+    while (!atomic_load(&j->ran))
+        sleep_ms(1);
+    sleep_ms(30); /* (the reader's end of the job) */
+    j->released_in_done = atomic_load(j->released);
 }
 
 static void job_done(struct store_read *r)
@@ -210,6 +228,34 @@ START_TEST(a_running_read_past_its_deadline_is_answered_without_waiting)
 }
 END_TEST
 
+/* A running read past its deadline whose run returns while the loop
+ * answers it late: the reader left it to the loop, which releases it
+ * once its done has returned. Before, the reader released (freed) it
+ * under the done: a node crashed so under load (cluster_bench.py, a
+ * core dump's store_read_collect calling a freed job's done). */
+START_TEST(a_late_read_is_not_released_under_its_done)
+{
+    struct store *s = H->open();
+    atomic_int gate = 0, released = 0;
+    struct job a;
+
+    store_read_configure(s, 100, 16);
+    job_init(&a, "pa", &released);
+    a.gate = &gate;
+    a.r.done = late_done;
+    ck_assert_int_eq(store_read_submit(s, &a.r, 0), 0);
+    while (!atomic_load(&a.runs)) /* the reader took it, and waits */
+        sleep_ms(1);
+    store_read_collect(s, 100); /* due while it runs: late_done */
+    ck_assert_int_eq(atomic_load(&a.dones), 1);
+    ck_assert_int_eq(a.end, STORE_READ_LATE);
+    ck_assert_int_eq(a.released_in_done, 0);
+    collect_until(s, 100, &released, 1); /* released once, after */
+    ck_assert_int_eq(atomic_load(&a.dones), 1);
+    store_close(s);
+}
+END_TEST
+
 START_TEST(a_full_queue_refuses_and_keeps_nothing)
 {
     struct store *s = H->open();
@@ -285,6 +331,7 @@ void reader_cases_add(TCase *tc, const struct store_harness *h)
                    a_queued_read_past_its_deadline_is_answered_late_unrun);
     tcase_add_test(
         tc, a_running_read_past_its_deadline_is_answered_without_waiting);
+    tcase_add_test(tc, a_late_read_is_not_released_under_its_done);
     tcase_add_test(tc, a_full_queue_refuses_and_keeps_nothing);
     tcase_add_test(tc, close_answers_what_is_left);
 #ifndef NDEBUG /* (an assertion) */

@@ -19,6 +19,7 @@
 #include "busfake.h"
 #include "check_main.h"
 #include "cluster/cluster.h"
+#include "cluster/cluster_internal.h" /* (handover_start) */
 #include "game/game.h"
 #include "hub/hub_internal.h"
 #include "hub/router.h"
@@ -528,6 +529,67 @@ START_TEST(a_command_held_for_a_fenced_game_is_refused_busy)
 }
 END_TEST
 
+/* A command that crosses a handover: published while the host still
+ * follows cmd:G (Redis counts it a receiver, so its edge takes it as
+ * delivered), it reaches the host after the handover's unsubscribe. The
+ * host sends it on to the new host, which plays it: no error, played
+ * once. Before, the message was dropped in silence on its way
+ * (redis.c), and the player waited for ever (cluster_bench.py's stall
+ * after a balance handover, issue 26). */
+START_TEST(a_command_crossing_a_handover_is_played_by_the_new_host)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y;
+    char gid[64];
+
+    game_from_a(&x, &y, gid);
+    busfake_pause(a->busc, true);     /* a runs; what Redis sends it waits */
+    black_move_with_id(y, gid, "m1"); /* b publishes: a is its receiver */
+    ck_assert_int_eq(handover_start(a->cluster, gid, b->id, true), 0);
+    busfake_pause(a->busc, false);
+    fake_settle(); /* a: the move (sent on), the handover's answer */
+    for (int i = 0; i < 10 && last_moved_ply(y, gid) < 2; i++)
+        fake_advance(CLUSTER_RETRY_MS); /* (until b follows cmd:G) */
+    ck_assert_ptr_null(hub_game(a->hub, gid));
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid)); /* handed over */
+    ck_assert_int_eq(fake_count(y, "error"), 0);
+    ck_assert_int_eq(last_moved_ply(y, gid), 2); /* played at b, once */
+    ck_assert_int_eq(last_moved_ply(x, gid), 2);
+    ck_assert_int_eq(game_ply(hub_game(b->hub, gid)), 2);
+    fake_move(x, gid, "g1f3", 2); /* and the game goes on there */
+    ck_assert_int_eq(last_moved_ply(y, gid), 3);
+}
+END_TEST
+
+/* A handover whose new host says it hosts the game (game:G) before the
+ * old host's SUBSCRIBE to game:G reached Redis (its pub/sub connection
+ * is not its commands'): the old host's player, following the game now,
+ * attaches at the new host all the same (its resync, sent again until
+ * the new host follows cmd:G), and sees its opponent's next move.
+ * Before, it waited for the word it missed and never saw a move again
+ * (traced in cluster_bench.py --edge-nodes 2, issue 26). */
+START_TEST(the_old_hosts_player_attaches_at_the_new_host)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y;
+    char gid[64];
+
+    game_from_a(&x, &y, gid); /* x on a (the host), y on b: y to move */
+    busfake_hold_subscribes(a->busc, true);
+    ck_assert_int_eq(handover_start(a->cluster, gid, b->id, false), 0);
+    fake_settle(); /* handed over; b hosts it, and says so to nobody */
+    ck_assert_ptr_nonnull(hub_game(b->hub, gid));
+    busfake_hold_subscribes(a->busc, false);
+    for (int i = 0; i < 3; i++)
+        fake_advance(CLUSTER_RETRY_MS);
+    fake_move(y, gid, "e7e5", 1); /* y plays, at b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 2);
+    ck_assert_int_eq(last_moved_ply(x, gid), 2); /* x sees it */
+    fake_move(x, gid, "g1f3", 2);                /* and plays on, through b */
+    ck_assert_int_eq(last_moved_ply(y, gid), 3);
+}
+END_TEST
+
 /* An edge that cannot forward a command (its Redis is down) answers it
  * busy with the command's id, so the client knows which one failed. */
 START_TEST(an_edge_without_its_bus_refuses_with_the_id)
@@ -629,6 +691,9 @@ int main(void)
     tcase_add_test(tc, a_game_taken_back_from_a_dead_node_is_read_again);
     tcase_add_test(tc, a_command_waits_while_the_lease_is_in_doubt);
     tcase_add_test(tc, a_command_held_for_a_fenced_game_is_refused_busy);
+    tcase_add_test(tc,
+                   a_command_crossing_a_handover_is_played_by_the_new_host);
+    tcase_add_test(tc, the_old_hosts_player_attaches_at_the_new_host);
     tcase_add_test(tc, an_edge_without_its_bus_refuses_with_the_id);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, a_new_game_is_not_adopted_from_under_its_creator);
