@@ -565,6 +565,7 @@ struct proto_account {
     int64_t created_ms;
     const struct proto_rating *ratings;
     size_t n_ratings;
+    bool bot; /* a bot account: "title":"BOT" */
 };
 char *proto_render_account(const struct proto_account *a);
 

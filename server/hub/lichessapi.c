@@ -643,6 +643,8 @@ static void users_answer(struct hub_read *r, int rc)
         out = json_pack("{s:s,s:s,s:o,s:I}", "id", id, "username",
                         a->username, "perfs", perfs(q), "createdAt",
                         (json_int_t)a->created_ms);
+        if (out && a->bot)
+            json_object_set_new(out, "title", json_string("BOT"));
         if (out && h->router.ops == &hub_local_router) /* (node_local) */
             json_object_set_new(out, "online", json_boolean(online));
         answer_json(h, q->later, dump(out));
@@ -656,6 +658,8 @@ static void users_answer(struct hub_read *r, int rc)
         apitoken_user_id(q->rows[i].username, id, sizeof id);
         presence(h, q->rows[i].pid, &online, &playing);
         u = json_pack("{s:s,s:s}", "id", id, "name", q->rows[i].username);
+        if (u && q->rows[i].bot)
+            json_object_set_new(u, "title", json_string("BOT"));
         if (u && online)
             json_object_set_new(u, "online", json_true());
         if (u && playing)
