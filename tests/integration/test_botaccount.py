@@ -1,0 +1,68 @@
+"""Bot accounts (PROTOCOL.md, "Bot accounts"), spoken in raw HTTP/1.1
+from lichess's documentation as lichess-bot calls it: an account with no
+game upgrades itself with POST /api/bot/account/upgrade and is then
+"title":"BOT" in GET /api/account (what lichess-bot checks before it
+plays), /api/user/{name} and /api/users/status; an account that played
+cannot; the scope bot:play is needed."""
+from harness import FreshServerTest, wait_until
+from test_lichessapi import PASSWORD, call
+
+UPGRADE = "/api/bot/account/upgrade"
+
+
+class BotAccountTest(FreshServerTest):
+    CONFIG = {"http_rate_per_s": 1000, "http_burst": 1000}
+
+    def account(self, srv, username, scopes=("challenge:write",)):
+        """A registered page of username's and a token of its."""
+        c = self.client(srv, name=username)
+        c.request({"t": "register", "username": username,
+                   "password": PASSWORD}, "registered")
+        c.api = c.request({"t": "token_create", "scopes": list(scopes)},
+                          "token_created")["token"]
+        return c
+
+    def test_upgrade_marks_the_account_bot_everywhere(self):
+        srv = self.server(config=self.CONFIG)
+        a = self.account(srv, "Robo_One", scopes=("bot:play",))
+        status, me = call(srv, "GET", "/api/account", a.api)
+        self.assertEqual(status, 200)
+        self.assertNotIn("title", me)
+        self.assertEqual(call(srv, "GET", UPGRADE, a.api)[0], 405)
+        self.assertEqual(call(srv, "POST", UPGRADE, a.api),
+                         (200, {"ok": True}))
+        # (the flag is the account's row: seen once written, at once)
+        wait_until(lambda: call(srv, "GET", "/api/account",
+                                a.api)[1].get("title") == "BOT",
+                   "the title BOT in /api/account")
+        self.assertEqual(call(srv, "GET", "/api/user/robo_one")[1]["title"],
+                         "BOT")
+        status, users = call(srv, "GET",
+                             "/api/users/status?ids=robo_one")
+        if status == 200:  # (501 in a cluster: presence is each node's)
+            self.assertEqual(users[0]["title"], "BOT")
+        # again: it is one already, nothing changes
+        self.assertEqual(call(srv, "POST", UPGRADE, a.api),
+                         (200, {"ok": True}))
+
+    def test_upgrade_needs_the_scope_and_no_game(self):
+        srv = self.server(config=self.CONFIG)
+        a = self.account(srv, "Human_One")  # challenge:write only
+        self.assertEqual(call(srv, "POST", UPGRADE, a.api),
+                         (403, {"error": "Missing scope"}))
+        self.assertEqual(call(srv, "POST", UPGRADE, "lip_" + "x" * 20)[0],
+                         401)
+        # an account with a game (here a live one) may not
+        b = self.account(srv, "Human_Two", scopes=("bot:play",))
+        c = self.account(srv, "Human_Three")
+        b.send({"t": "challenge", "to": "Human_Three",
+                "clock": {"type": "fischer", "initial_s": 180,
+                          "increment_s": 2}, "color": "white"})
+        ch = c.expect("challenge")["challenge"]
+        c.send({"t": "challenge_accept", "challenge": ch["id"]})
+        b.expect("challenge", timeout=10)
+        status, body = call(srv, "POST", UPGRADE, b.api)
+        self.assertEqual(status, 400)
+        self.assertIn("played games", body["error"])
+        self.assertNotIn("title", call(srv, "GET", "/api/account",
+                                       b.api)[1])
