@@ -389,6 +389,7 @@ struct proto_player {
     bool provisional;
     bool has_account; /* "account" shown (live games, the lobby) ... */
     bool account;     /* ... true for an account, false for a guest */
+    bool bot;         /* a bot account: "bot":true */
 };
 
 /* A player's rating in one category as shown to players: rounded

@@ -56,6 +56,7 @@ struct challenge {
     char from[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
     char to[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
     bool from_account, to_account;
+    bool from_bot, to_bot; /* bot accounts ("bot", "title":"BOT") */
     struct clock_spec clock;
     int color; /* enum proto_color: the challenger's wish */
     bool rated;
@@ -157,11 +158,13 @@ void challenge_view(struct hub *h, const struct challenge *c,
         .challenger = {.id = c->from,
                        .name = c->from_name,
                        .has_account = true,
-                       .account = c->from_account},
+                       .account = c->from_account,
+                       .bot = c->from_bot},
         .dest = {.id = c->to,
                  .name = c->to_name,
                  .has_account = true,
-                 .account = c->to_account},
+                 .account = c->to_account,
+                 .bot = c->to_bot},
         .clock = c->clock,
         .color = c->color,
         .rated = c->rated,
@@ -286,6 +289,14 @@ static bool blocked(struct session *s, const struct player *me,
 /* The caps on pending challenges, then the challenge is made (*out);
  * nobody is told yet. 0, or an enum proto_error with msg (PROTO_BUSY:
  * out of memory). */
+/* Whether pid's record here knows it a bot account (its facts). */
+static bool player_bot(struct hub *h, const char *pid)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    return p && p->facts && p->facts->bot;
+}
+
 static int make(struct hub *h, const struct challenge_who *from,
                 const struct challenge_who *to,
                 const struct clock_spec *clock, int color, bool rated,
@@ -318,6 +329,8 @@ static int make(struct hub *h, const struct challenge_who *from,
     snprintf(c->to_name, sizeof c->to_name, "%s", to->name);
     c->from_account = from->account;
     c->to_account = to->account;
+    c->from_bot = from->bot || player_bot(h, from->pid);
+    c->to_bot = to->bot || player_bot(h, to->pid);
     c->clock = *clock;
     c->color = color;
     c->rated = rated;
@@ -402,8 +415,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
         return;
     }
-    struct challenge_who from = {me->pid, me->name, me->account};
-    struct challenge_who to = {dest->pid, dest->name, dest->account};
+    struct challenge_who from = {me->pid, me->name, me->account, false};
+    struct challenge_who to = {dest->pid, dest->name, dest->account, false};
     const struct challenge *made;
     int code = make(h, &from, &to, &m->clock, m->color, m->rated, &made, msg,
                     sizeof msg);

@@ -4,7 +4,8 @@ game upgrades itself with POST /api/bot/account/upgrade and is then
 "title":"BOT" in GET /api/account (what lichess-bot checks before it
 plays), /api/user/{name} and /api/users/status; an account that played
 cannot; the scope bot:play is needed."""
-from harness import FreshServerTest, wait_until
+from harness import FreshServerTest, not_in_cluster, wait_until
+from test_botapi import Stream
 from test_lichessapi import PASSWORD, call
 
 UPGRADE = "/api/bot/account/upgrade"
@@ -66,3 +67,40 @@ class BotAccountTest(FreshServerTest):
         self.assertIn("played games", body["error"])
         self.assertNotIn("title", call(srv, "GET", "/api/account",
                                        b.api)[1])
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_bot_is_marked_in_challenges_and_games(self):
+        srv = self.server(config=self.CONFIG)
+        bot = self.account(srv, "Robo_Two", scopes=("bot:play",))
+        human = self.account(srv, "Human_Four")
+        self.assertEqual(call(srv, "POST", UPGRADE, bot.api),
+                         (200, {"ok": True}))
+        wait_until(lambda: call(srv, "GET", "/api/account",
+                                bot.api)[1].get("title") == "BOT",
+                   "the upgrade written")
+        events = Stream(srv.port, "/api/stream/event", bot.api)
+        form = {"clock.limit": "180", "clock.increment": "2",
+                "color": "white", "rated": "false"}
+        status, ch = call(srv, "POST", "/api/challenge/human_four", bot.api,
+                          form)
+        self.assertEqual(status, 200, ch)
+        # lichess's ChallengeJson: the bot's title, none for a human
+        self.assertEqual(ch["challenger"]["title"], "BOT")
+        self.assertNotIn("title", ch["destUser"])
+        self.assertEqual(events.until("challenge")["challenge"]
+                         ["challenger"]["title"], "BOT")
+        # the page's challenge and game: PLAYER's "bot"
+        got = human.expect("challenge")["challenge"]
+        self.assertIs(got["challenger"].get("bot"), True)
+        self.assertNotIn("bot", got["dest"])
+        human.send({"t": "challenge_accept", "challenge": ch["id"]})
+        start = human.expect("game_start", game=ch["id"], timeout=10)
+        self.assertIs(start["white"].get("bot"), True)
+        self.assertNotIn("bot", start["black"])
+        game = Stream(srv.port, "/api/bot/game/stream/" + ch["id"], bot.api)
+        full = game.line()
+        self.assertEqual(full["type"], "gameFull")
+        self.assertEqual(full["white"]["title"], "BOT")
+        self.assertIsNone(full["black"]["title"])
+        for s in (events, game):
+            s.close()
