@@ -13,14 +13,20 @@
  */
 #include "hub/botaccount.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apitoken.h"
+#include "game/rating.h"
 #include "hub/apitokens.h"
 #include "hub/hub_internal.h"
 #include "lib/log.h"
 #include "store/store.h"
+
+/* GET /api/bot/online's nb: lichess's default; our most. */
+#define BOT_ONLINE_DEFAULT 50
+#define BOT_ONLINE_MAX 300
 
 #define NO_GAMES_ONLY                                                     \
     "No longer allowed to upgrade to BOT: this account has played games " \
@@ -95,19 +101,119 @@ static void upgrade_then(struct hub *h, const struct apitoken_who *who,
     }
 }
 
+static void reply(struct http_reply *r, int status, const char *type,
+                  char *body)
+{
+    r->status = body ? status : 500;
+    r->type = body ? type : "text/plain";
+    r->body = body;
+    r->len = body ? strlen(body) : 0;
+}
+
+/* One bot as lichess's User: id, username, title, perfs, online. */
+static json_t *online_user(const struct player *p)
+{
+    char id[sizeof p->name];
+    json_t *perfs = json_object(), *o;
+
+    apitoken_user_id(p->name, id, sizeof id);
+    for (int c = 0; perfs && c < RATING_CATEGORIES; c++) {
+        const struct store_rating *x = &p->facts->ratings[c];
+        if (p->facts->has[c] && x->games > 0)
+            json_object_set_new(
+                perfs, rating_category_name((enum rating_category)c),
+                json_pack("{s:i,s:i,s:i,s:i,s:b}", "games", x->games,
+                          "rating", rating_round(x->rating), "rd",
+                          rating_round(x->rd), "prog", 0, "prov",
+                          x->rd > RATING_RD_PROVISIONAL));
+    }
+    o = json_pack("{s:s,s:s,s:s,s:o,s:b}", "id", id, "username", p->name,
+                  "title", "BOT", "perfs", perfs ? perfs : json_object(),
+                  "online", 1);
+    return o;
+}
+
+/* GET /api/bot/online: the bot accounts with a page or stream open here,
+ * one User a line, at most nb (1-BOT_ONLINE_MAX, default
+ * BOT_ONLINE_DEFAULT). One walk of the players in memory, no read. */
+static void bot_online(struct hub *h, const struct http_request *q,
+                       struct http_reply *r)
+{
+    long nb = BOT_ONLINE_DEFAULT;
+    size_t len = 0, cap = 256, n = 0;
+    char *out = malloc(cap), *end;
+
+    for (size_t i = 0; i < q->nargs; i++)
+        if (!strncmp(q->args[i], "nb=", 3)) {
+            nb = strtol(q->args[i] + 3, &end, 10);
+            if (!q->args[i][3] || *end || nb < 1 || nb > BOT_ONLINE_MAX) {
+                free(out);
+                reply(r, 400, "application/json",
+                      strdup("{\"error\":\"nb: a number of 1 to 300\"}"));
+                return;
+            }
+        }
+    if (h->router.ops != &hub_local_router) { /* (presence: each node's) */
+        free(out);
+        reply(r, 501, "application/json",
+              strdup("{\"error\":\"not served in a cluster yet: who is "
+                     "online is each node's\"}"));
+        return;
+    }
+    if (out)
+        out[0] = '\0';
+    for (size_t i = 0; out && i < h->players.cap && n < (size_t)nb; i++) {
+        const struct player *p = h->players.slots[i].value;
+        char *line;
+        size_t k;
+        json_t *u;
+        if (!p || !p->facts || !p->facts->bot || !hub_player_present(p))
+            continue;
+        u = online_user(p);
+        line = u ? json_dumps(u, JSON_COMPACT) : NULL;
+        json_decref(u);
+        if (!line)
+            continue;
+        k = strlen(line);
+        if (len + k + 2 > cap) {
+            char *grown = realloc(out, (cap = 2 * (len + k + 2)));
+            if (!grown) {
+                free(line);
+                free(out);
+                out = NULL;
+                break;
+            }
+            out = grown;
+        }
+        memcpy(out + len, line, k);
+        out[len += k] = '\n';
+        out[++len] = '\0';
+        free(line);
+        n++;
+    }
+    reply(r, 200, "application/x-ndjson", out);
+}
+
 bool botaccount_http(struct hub *h, const struct http_request *q, int64_t now,
                      uint64_t later, struct http_reply *r)
 {
     struct upgrade *u;
 
+    if (!strcmp(q->path, "/api/bot/online")) {
+        memset(r, 0, sizeof *r);
+        if (strcmp(q->method, "GET"))
+            reply(r, 405, "application/json",
+                  strdup("{\"error\":\"method_not_allowed\"}"));
+        else
+            bot_online(h, q, r);
+        return true;
+    }
     if (strcmp(q->path, "/api/bot/account/upgrade"))
         return false;
     memset(r, 0, sizeof *r);
     if (strcmp(q->method, "POST")) {
-        r->status = 405;
-        r->type = "application/json";
-        r->body = strdup("{\"error\":\"method_not_allowed\"}");
-        r->len = r->body ? strlen(r->body) : 0;
+        reply(r, 405, "application/json",
+              strdup("{\"error\":\"method_not_allowed\"}"));
         return true;
     }
     if (!(u = calloc(1, sizeof *u))) {

@@ -4,9 +4,11 @@ game upgrades itself with POST /api/bot/account/upgrade and is then
 "title":"BOT" in GET /api/account (what lichess-bot checks before it
 plays), /api/user/{name} and /api/users/status; an account that played
 cannot; the scope bot:play is needed."""
+import json
+
 from harness import FreshServerTest, not_in_cluster, wait_until
 from test_botapi import Stream
-from test_lichessapi import PASSWORD, call
+from test_lichessapi import PASSWORD, call, raw
 
 UPGRADE = "/api/bot/account/upgrade"
 
@@ -104,3 +106,30 @@ class BotAccountTest(FreshServerTest):
         self.assertIsNone(full["black"]["title"])
         for s in (events, game):
             s.close()
+
+    @not_in_cluster("who is online is each node's (501 in a cluster)")
+    def test_bot_online_lists_the_bots_connected(self):
+        srv = self.server(config=self.CONFIG)
+        bots = [self.account(srv, "Robo_%d" % i, scopes=("bot:play",))
+                for i in range(3)]
+        self.account(srv, "Human_Five")  # online, not a bot: not listed
+        for b in bots:
+            self.assertEqual(call(srv, "POST", UPGRADE, b.api)[0], 200)
+
+        def online(query=""):
+            status, kind, body = raw(srv, "GET", "/api/bot/online" + query)
+            self.assertEqual((status, kind), (200, "application/x-ndjson"))
+            return [json.loads(x) for x in body.decode().splitlines()]
+        wait_until(lambda: len(online()) == 3, "three bots online")
+        users = online()
+        self.assertEqual(sorted(u["username"] for u in users),
+                         ["Robo_0", "Robo_1", "Robo_2"])
+        for u in users:
+            self.assertEqual((u["id"], u["title"], u["online"]),
+                             (u["username"].lower(), "BOT", True))
+        self.assertEqual(len(online("?nb=2")), 2)
+        self.assertEqual(call(srv, "GET", "/api/bot/online?nb=0")[0], 400)
+        self.assertEqual(call(srv, "POST", "/api/bot/online")[0], 405)
+        # a bot that leaves is no longer listed
+        bots[0].close()
+        wait_until(lambda: len(online()) == 2, "a bot gone")
