@@ -101,6 +101,32 @@ static void upgrade_then(struct hub *h, const struct apitoken_who *who,
     }
 }
 
+bool botaccount_refused(struct session *s, const struct proto_msg *m)
+{
+    const struct player *p = s->player;
+
+    switch (m->type) {
+    case PROTO_T_SEEK:
+    case PROTO_T_ACCEPT:
+    case PROTO_T_INVITE:
+    case PROTO_T_JOIN:
+    case PROTO_T_REMATCH:
+    case PROTO_T_COMPUTER:
+    case PROTO_T_CHALLENGE:
+    case PROTO_T_CHALLENGE_ACCEPT:
+        break;
+    default:
+        return false;
+    }
+    if (!p || !p->facts || !p->facts->bot)
+        return false;
+    hub_send_error(s, PROTO_BOT_API_ONLY,
+                   "a bot account plays through the Bot API only "
+                   "(challenges: POST /api/challenge/{username})",
+                   &m->id);
+    return true;
+}
+
 static void reply(struct http_reply *r, int status, const char *type,
                   char *body)
 {

@@ -18,4 +18,13 @@ struct hub;
 bool botaccount_http(struct hub *h, const struct http_request *q, int64_t now,
                      uint64_t later, struct http_reply *r);
 
+struct session;
+struct proto_msg;
+
+/* True (s answered bot_api_only) when m would start a game (seek,
+ * accept, invite, join, rematch, computer, challenge, challenge_accept)
+ * and s's player is a bot account: a bot plays through the API only.
+ * Loop thread (the hub's dispatch). */
+bool botaccount_refused(struct session *s, const struct proto_msg *m);
+
 #endif

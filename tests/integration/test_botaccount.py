@@ -133,3 +133,30 @@ class BotAccountTest(FreshServerTest):
         # a bot that leaves is no longer listed
         bots[0].close()
         wait_until(lambda: len(online()) == 2, "a bot gone")
+
+    def test_a_bot_starts_no_game_from_a_page(self):
+        srv = self.server(config=self.CONFIG)
+        bot = self.account(srv, "Robo_Page", scopes=("bot:play",))
+        human = self.account(srv, "Human_Six")
+        self.assertEqual(call(srv, "POST", UPGRADE, bot.api)[0], 200)
+        clock = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+        for msg in ({"t": "seek", "clock": clock},
+                    {"t": "invite", "clock": clock, "color": "white"},
+                    {"t": "computer", "level": 1, "clock": clock,
+                     "color": "white"},
+                    {"t": "challenge", "to": "Human_Six", "clock": clock,
+                     "color": "white"}):
+            bot.send(dict(msg, id=7))
+            err = bot.expect_error("bot_api_only")
+            self.assertEqual(err.get("id"), 7, msg)
+        # a human may challenge the bot; the bot answers through the API
+        human.send({"t": "challenge", "to": "Robo_Page", "clock": clock,
+                    "color": "black"})
+        ch = human.expect("challenge")["challenge"]
+        bot.send({"t": "challenge_accept", "challenge": ch["id"], "id": 8})
+        self.assertEqual(bot.expect_error("bot_api_only").get("id"), 8)
+        self.assertEqual(call(srv, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], bot.api), (200, {"ok": True}))
+        self.assertEqual(human.expect("game_start", game=ch["id"],
+                                      timeout=10)["black"]["name"],
+                         "Human_Six")
