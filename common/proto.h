@@ -92,6 +92,7 @@ enum proto_code {
     PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator */
     PROTO_EVENT_STARTED,    /* swiss_start: started already */
     PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
+    PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
     PROTO_CODE_COUNT
 };
 

@@ -292,6 +292,10 @@ const struct key config__keys[] = {
             "pending challenges one player may have received"),
     INT_KEY(challenge_lapse_s, NULL, 1, 3600, 20,
             "seconds a challenge outlives its challenger's last connection"),
+    /* Bot accounts (hub/botaccount.c): a rated game between a bot and a
+     * human only where the operator allows it. */
+    INT_KEY(bot_rated_vs_humans, NULL, 0, 1, 0,
+            "1: a bot and a human may play rated games"),
     /* Computer analysis (hub/analysis.c): each position of a game is
      * searched this many nodes on one thread (docs/performance.md: about
      * a fifth of a second with Debian's Stockfish); a game's analysis

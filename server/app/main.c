@@ -601,6 +601,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_challenges_out = cfg->max_challenges_out,
         .max_challenges_in = cfg->max_challenges_in,
         .challenge_lapse_ms = (int64_t)cfg->challenge_lapse_s * 1000,
+        .bot_rated_vs_humans = cfg->bot_rated_vs_humans != 0,
         .analysis_nodes = cfg->analysis_nodes,
         .analysis_queue = cfg->analysis_queue,
         .analyses_per_day = cfg->analyses_per_day,

@@ -306,7 +306,15 @@ static int make(struct hub *h, const struct challenge_who *from,
     struct party *mine = table_get(&cs->parties, from->pid);
     struct party *theirs = table_get(&cs->parties, to->pid);
     struct challenge *c;
+    bool from_bot = from->bot || player_bot(h, from->pid),
+         to_bot = to->bot || player_bot(h, to->pid);
 
+    if (rated && from_bot != to_bot && !h->cfg.bot_rated_vs_humans) {
+        snprintf(msg, len,
+                 "rated games between a bot and a human are off on this "
+                 "server: challenge casual");
+        return PROTO_BOT_RATED;
+    }
     if (mine && mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
@@ -329,8 +337,8 @@ static int make(struct hub *h, const struct challenge_who *from,
     snprintf(c->to_name, sizeof c->to_name, "%s", to->name);
     c->from_account = from->account;
     c->to_account = to->account;
-    c->from_bot = from->bot || player_bot(h, from->pid);
-    c->to_bot = to->bot || player_bot(h, to->pid);
+    c->from_bot = from_bot;
+    c->to_bot = to_bot;
     c->clock = *clock;
     c->color = color;
     c->rated = rated;

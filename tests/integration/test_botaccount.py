@@ -160,3 +160,37 @@ class BotAccountTest(FreshServerTest):
         self.assertEqual(human.expect("game_start", game=ch["id"],
                                       timeout=10)["black"]["name"],
                          "Human_Six")
+
+    def rated_challenge(self, srv, config):
+        bot = self.account(srv, "Robo_Rated", scopes=("bot:play",))
+        human = self.account(srv, "Human_Rated")
+        self.assertEqual(call(srv, "POST", UPGRADE, bot.api)[0], 200)
+        wait_until(lambda: call(srv, "GET", "/api/account",
+                                bot.api)[1].get("title") == "BOT",
+                   "the upgrade written")
+        form = {"clock.limit": "180", "clock.increment": "2",
+                "rated": "true"}
+        return bot, human, call(srv, "POST", "/api/challenge/human_rated",
+                                bot.api, form)
+
+    def test_no_rated_game_between_a_bot_and_a_human_by_default(self):
+        srv = self.server(config=self.CONFIG)
+        bot, human, (status, body) = self.rated_challenge(srv, self.CONFIG)
+        self.assertEqual(status, 400, body)
+        self.assertIn("rated games between a bot and a human", body["error"])
+        human.send({"t": "challenge", "to": "Robo_Rated", "rated": True,
+                    "clock": {"type": "fischer", "initial_s": 180,
+                              "increment_s": 2}, "id": 3})
+        self.assertEqual(human.expect_error("bot_rated").get("id"), 3)
+        # casual is played
+        self.assertEqual(call(srv, "POST", "/api/challenge/human_rated",
+                              bot.api, {"clock.limit": "180",
+                                        "clock.increment": "2",
+                                        "rated": "false"})[0], 200)
+
+    def test_bot_rated_vs_humans_allows_them(self):
+        config = dict(self.CONFIG, bot_rated_vs_humans=1)
+        srv = self.server(config=config)
+        _, _, (status, body) = self.rated_challenge(srv, config)
+        self.assertEqual(status, 200, body)
+        self.assertIs(body["rated"], True)
