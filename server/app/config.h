@@ -120,6 +120,8 @@ struct config {
     int challenge_lapse_s;   /* a challenge outlives its challenger's last
                                connection so long */
     int bot_rated_vs_humans; /* 1: rated games between a bot and a human */
+    int bot_max_games;       /* a bot's live games at once */
+    int bot_games_per_day;   /* a bot's games against bots a day */
     int analysis_nodes;      /* nodes per position analysed */
     int analysis_queue;      /* analyses that may wait */
     int analyses_per_day;    /* one player's analyses in 24 h */

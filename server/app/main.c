@@ -602,6 +602,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_challenges_in = cfg->max_challenges_in,
         .challenge_lapse_ms = (int64_t)cfg->challenge_lapse_s * 1000,
         .bot_rated_vs_humans = cfg->bot_rated_vs_humans != 0,
+        .bot_max_games = cfg->bot_max_games,
+        .bot_games_per_day = cfg->bot_games_per_day,
         .analysis_nodes = cfg->analysis_nodes,
         .analysis_queue = cfg->analysis_queue,
         .analyses_per_day = cfg->analyses_per_day,

@@ -14,11 +14,14 @@
 #include "hub/botaccount.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apitoken.h"
 #include "game/rating.h"
+#include "lib/ratelimit.h"
+#include "lib/tunables.h"
 #include "hub/apitokens.h"
 #include "hub/hub_internal.h"
 #include "lib/log.h"
@@ -126,6 +129,92 @@ bool botaccount_refused(struct session *s, const struct proto_msg *m)
                    &m->id);
     return true;
 }
+
+/* ---- the caps ----------------------------------------------------------- */
+
+struct botaccounts {
+    struct ratelimit *day; /* each bot's bot-vs-bot games, per pid */
+};
+
+static struct botaccounts *B(struct hub *h)
+{
+    return hub_module_state(h, &hub_botaccount_module);
+}
+
+static int too_busy(struct hub *h, const char *pid, char *msg, size_t len)
+{
+    const struct player *p = table_get(&h->players, pid);
+
+    if (!p || p->ngames < (size_t)h->cfg.bot_max_games)
+        return 0;
+    snprintf(msg, len, "%s plays %d games: the most a bot plays at once",
+             p->name, h->cfg.bot_max_games);
+    return PROTO_TOO_MANY_GAMES;
+}
+
+int botaccount_may_play(struct hub *h, const char *a, bool a_bot,
+                        const char *b, bool b_bot, int64_t now, char *msg,
+                        size_t len)
+{
+    struct ratelimit *day = B(h)->day;
+    int code;
+
+    if ((a_bot && (code = too_busy(h, a, msg, len))) ||
+        (b_bot && (code = too_busy(h, b, msg, len))))
+        return code;
+    if (!a_bot || !b_bot)
+        return 0;
+    for (int i = 0; i < 2; i++) { /* (a token taken and given back) */
+        const char *pid = i ? b : a;
+        if (!ratelimit_take(day, pid, now)) {
+            snprintf(msg, len,
+                     "a bot plays %d games against bots a day: no more "
+                     "today",
+                     h->cfg.bot_games_per_day);
+            return PROTO_TOO_MANY_GAMES;
+        }
+        ratelimit_give(day, pid);
+    }
+    return 0;
+}
+
+void botaccount_started(struct hub *h, const char *a, bool a_bot,
+                        const char *b, bool b_bot, int64_t now)
+{
+    if (!a_bot || !b_bot)
+        return;
+    ratelimit_take(B(h)->day, a, now);
+    ratelimit_take(B(h)->day, b, now);
+}
+
+static int init(struct hub *h)
+{
+    struct botaccounts *b = calloc(1, sizeof *b);
+
+    hub_module_set_state(h, &hub_botaccount_module, b);
+    if (!b)
+        return -1;
+    b->day = ratelimit_new(h->cfg.bot_games_per_day / 86400.0,
+                           h->cfg.bot_games_per_day, LIMIT_BOT_DAY_KEYS);
+    return b->day ? 0 : -1;
+}
+
+static void fini(struct hub *h)
+{
+    struct botaccounts *b = B(h);
+
+    if (b) {
+        ratelimit_free(b->day);
+        free(b);
+    }
+    hub_module_set_state(h, &hub_botaccount_module, NULL);
+}
+
+const struct hub_module hub_botaccount_module = {
+    .name = "botaccount",
+    .init = init,
+    .free = fini,
+};
 
 static void reply(struct http_reply *r, int status, const char *type,
                   char *body)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hub/botaccount.h"
 #include "hub/hub_internal.h"
 #include "hub/relation.h"
 #include "game/lobby.h"
@@ -315,6 +316,10 @@ static int make(struct hub *h, const struct challenge_who *from,
                  "server: challenge casual");
         return PROTO_BOT_RATED;
     }
+    int code = botaccount_may_play(h, from->pid, from_bot, to->pid, to_bot,
+                                   hub_now_ms(h), msg, len);
+    if (code)
+        return code;
     if (mine && mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
@@ -485,6 +490,7 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
                            "the server is busy; try again", id);
         return NULL;
     }
+    botaccount_started(h, c->from, c->from_bot, c->to, c->to_bot, now);
     finish(h, c, "accepted", -1, game_gid(g), s, id);
     game_announce_start(g, now);
     return game_gid(g);
@@ -523,6 +529,13 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     }
     if (hub_games_refused(s, c->from, true, &m->id))
         return;
+    char msg[160];
+    int code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
+                                   now, msg, sizeof msg);
+    if (code) {
+        hub_send_error(s, code, msg, &m->id);
+        return;
+    }
     start(h, c, s->player->pid, s->player->name, s, &m->id, now);
 }
 
@@ -681,6 +694,9 @@ int challenge_api_accept(struct hub *h, const char *id,
         snprintf(msg, len, "the server holds as many live games as it may");
         return PROTO_SERVER_FULL;
     }
+    if ((code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
+                                    now, msg, len)))
+        return code;
     if (!start(h, c, me->pid, me->name, NULL, NULL, now)) {
         snprintf(msg, len, "the server is busy; try again");
         return PROTO_BUSY;

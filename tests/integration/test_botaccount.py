@@ -194,3 +194,52 @@ class BotAccountTest(FreshServerTest):
         _, _, (status, body) = self.rated_challenge(srv, config)
         self.assertEqual(status, 200, body)
         self.assertIs(body["rated"], True)
+
+    def bot(self, srv, name):
+        b = self.account(srv, name, scopes=("bot:play",))
+        self.assertEqual(call(srv, "POST", UPGRADE, b.api)[0], 200)
+        wait_until(lambda: call(srv, "GET", "/api/account",
+                                b.api)[1].get("title") == "BOT",
+                   "the upgrade written")
+        return b
+
+    CASUAL = {"clock.limit": "180", "clock.increment": "2",
+              "rated": "false"}
+
+    @not_in_cluster("challenges are refused in a cluster")
+    def test_bot_max_games_caps_a_bots_games_at_once(self):
+        srv = self.server(config=dict(self.CONFIG, bot_max_games=1))
+        bot = self.bot(srv, "Robo_Busy")
+        h1 = self.account(srv, "Human_A")
+        h2 = self.account(srv, "Human_B")
+        status, ch = call(srv, "POST", "/api/challenge/human_a", bot.api,
+                          self.CASUAL)
+        self.assertEqual(status, 200, ch)
+        h1.send({"t": "challenge_accept", "challenge": ch["id"]})
+        h1.expect("game_start", game=ch["id"], timeout=10)
+        status, body = call(srv, "POST", "/api/challenge/human_b", bot.api,
+                            self.CASUAL)
+        self.assertEqual(status, 400, body)
+        self.assertIn("the most a bot plays at once", body["error"])
+        h2.send({"t": "challenge", "to": "Robo_Busy", "id": 4,
+                 "clock": {"type": "fischer", "initial_s": 180,
+                           "increment_s": 2}})
+        self.assertEqual(h2.expect_error("too_many_games").get("id"), 4)
+
+    @not_in_cluster("challenges are refused in a cluster")
+    def test_bot_games_per_day_caps_games_between_bots(self):
+        srv = self.server(config=dict(self.CONFIG, bot_games_per_day=1))
+        a, b = self.bot(srv, "Robo_A"), self.bot(srv, "Robo_B")
+        status, ch = call(srv, "POST", "/api/challenge/robo_b", a.api,
+                          self.CASUAL)
+        self.assertEqual(status, 200, ch)
+        self.assertEqual(call(srv, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], b.api), (200, {"ok": True}))
+        status, body = call(srv, "POST", "/api/challenge/robo_b", a.api,
+                            self.CASUAL)
+        self.assertEqual(status, 400, body)
+        self.assertIn("against bots a day", body["error"])
+        # a human is no bot's day
+        self.account(srv, "Human_C")
+        self.assertEqual(call(srv, "POST", "/api/challenge/human_c", a.api,
+                              self.CASUAL)[0], 200)
