@@ -3,12 +3,17 @@ from lichess's documentation as lichess-bot calls it: an account with no
 game upgrades itself with POST /api/bot/account/upgrade and is then
 "title":"BOT" in GET /api/account (what lichess-bot checks before it
 plays), /api/user/{name} and /api/users/status; an account that played
-cannot; the scope bot:play is needed."""
+cannot; the scope bot:play is needed. Then the bot is marked in
+challenges and games (ChallengeJson's title, gameFull's, PLAYER's bot),
+listed by /api/bot/online, starts no game from a page (bot_api_only),
+plays no rated game with a human unless bot_rated_vs_humans, and is held
+to bot_max_games at once and bot_games_per_day against bots."""
 import json
 
 from harness import FreshServerTest, not_in_cluster, wait_until
 from test_botapi import Stream
-from test_lichessapi import PASSWORD, call, raw
+import test_lichessapi
+from test_lichessapi import call, raw
 
 UPGRADE = "/api/bot/account/upgrade"
 
@@ -18,12 +23,8 @@ class BotAccountTest(FreshServerTest):
 
     def account(self, srv, username, scopes=("challenge:write",)):
         """A registered page of username's and a token of its."""
-        c = self.client(srv, name=username)
-        c.request({"t": "register", "username": username,
-                   "password": PASSWORD}, "registered")
-        c.api = c.request({"t": "token_create", "scopes": list(scopes)},
-                          "token_created")["token"]
-        return c
+        return test_lichessapi.LichessApiTest.account(self, srv, username,
+                                                      scopes)
 
     def test_upgrade_marks_the_account_bot_everywhere(self):
         srv = self.server(config=self.CONFIG)
@@ -58,12 +59,11 @@ class BotAccountTest(FreshServerTest):
         # an account with a game (here a live one) may not
         b = self.account(srv, "Human_Two", scopes=("bot:play",))
         c = self.account(srv, "Human_Three")
-        b.send({"t": "challenge", "to": "Human_Three",
-                "clock": {"type": "fischer", "initial_s": 180,
-                          "increment_s": 2}, "color": "white"})
-        ch = c.expect("challenge")["challenge"]
-        c.send({"t": "challenge_accept", "challenge": ch["id"]})
-        b.expect("challenge", timeout=10)
+        gid = b.request({"t": "invite", "color": "white",
+                         "clock": {"type": "fischer", "initial_s": 180,
+                                   "increment_s": 2}}, "invited")["game"]
+        c.send({"t": "join", "game": gid})
+        b.expect("game_start", game=gid, timeout=10)
         status, body = call(srv, "POST", UPGRADE, b.api)
         self.assertEqual(status, 400)
         self.assertIn("played games", body["error"])
@@ -134,6 +134,7 @@ class BotAccountTest(FreshServerTest):
         bots[0].close()
         wait_until(lambda: len(online()) == 2, "a bot gone")
 
+    @not_in_cluster("challenges are refused in a cluster")
     def test_a_bot_starts_no_game_from_a_page(self):
         srv = self.server(config=self.CONFIG)
         bot = self.account(srv, "Robo_Page", scopes=("bot:play",))
@@ -173,6 +174,7 @@ class BotAccountTest(FreshServerTest):
         return bot, human, call(srv, "POST", "/api/challenge/human_rated",
                                 bot.api, form)
 
+    @not_in_cluster("challenges are refused in a cluster")
     def test_no_rated_game_between_a_bot_and_a_human_by_default(self):
         srv = self.server(config=self.CONFIG)
         bot, human, (status, body) = self.rated_challenge(srv, self.CONFIG)
@@ -188,6 +190,7 @@ class BotAccountTest(FreshServerTest):
                                         "clock.increment": "2",
                                         "rated": "false"})[0], 200)
 
+    @not_in_cluster("challenges are refused in a cluster")
     def test_bot_rated_vs_humans_allows_them(self):
         config = dict(self.CONFIG, bot_rated_vs_humans=1)
         srv = self.server(config=config)
