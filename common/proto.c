@@ -78,6 +78,8 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_ALREADY_REPORTED] = "already_reported",
     [PROTO_NOT_ORGANISER] = "not_organiser",
     [PROTO_EVENT_STARTED] = "event_started",
+    [PROTO_BOT_API_ONLY] = "bot_api_only",
+    [PROTO_BOT_RATED] = "bot_rated",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -91,6 +91,8 @@ enum proto_code {
     PROTO_ALREADY_REPORTED, /* report: this player, within a day */
     PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator */
     PROTO_EVENT_STARTED,    /* swiss_start: started already */
+    PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
+    PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
     PROTO_CODE_COUNT
 };
 
@@ -389,6 +391,7 @@ struct proto_player {
     bool provisional;
     bool has_account; /* "account" shown (live games, the lobby) ... */
     bool account;     /* ... true for an account, false for a guest */
+    bool bot;         /* a bot account: "bot":true */
 };
 
 /* A player's rating in one category as shown to players: rounded
@@ -565,6 +568,7 @@ struct proto_account {
     int64_t created_ms;
     const struct proto_rating *ratings;
     size_t n_ratings;
+    bool bot; /* a bot account: "title":"BOT" */
 };
 char *proto_render_account(const struct proto_account *a);
 

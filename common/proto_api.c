@@ -144,5 +144,7 @@ char *proto_render_account(const struct proto_account *a)
         json_object_set_new(o, "perfs", perfs);
     else
         json_decref(perfs);
+    if (o && a->bot)
+        json_object_set_new(o, "title", json_string("BOT"));
     return proto_json_finish(o, NULL);
 }

@@ -137,12 +137,15 @@ static int speed_of(const struct clock_spec *k)
     return est < 30 ? 0 : est < 180 ? 1 : est < 480 ? 2 : est < 1500 ? 3 : 4;
 }
 
-/* ChallengeUser: id, name, rating, provisional, online. */
+/* ChallengeUser: id, name, title (a bot's "BOT"), rating, provisional,
+ * online. */
 static json_t *j_user(const struct proto_player *p)
 {
     json_t *o = json_pack("{s:s,s:s,s:b}", "id", p->id, "name", p->name,
                           "online", true);
 
+    if (o && p->bot)
+        json_object_set_new(o, "title", json_string("BOT"));
     if (o && p->has_rating) {
         json_object_set_new(o, "rating", json_integer(p->rating));
         if (p->provisional)

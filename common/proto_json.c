@@ -33,6 +33,10 @@ json_t *proto_json_player(const struct proto_player *p)
         json_decref(o);
         return NULL;
     }
+    if (o && p->bot && json_object_set_new(o, "bot", json_true()) < 0) {
+        json_decref(o);
+        return NULL;
+    }
     if (o && proto_ai_level(p->id) &&
         json_object_set_new(o, "ai", json_integer(proto_ai_level(p->id))) <
             0) {

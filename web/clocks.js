@@ -66,11 +66,19 @@ export class Clocks {
             const el = bar.querySelector('.name');
             // A player's name links to their page of games; the element is
             // rebuilt only when it changes (a focused link stays).
-            const key = p ? `${p.id} ${p.name} ${you}` : g && g.status ===
+            const key = p ? `${p.id} ${p.name} ${you} ${!!p.bot}` : g &&
+                g.status ===
                 'waiting' ? 'waiting' : '';
             if (el.dataset.key !== key) {
                 el.dataset.key = key;
                 el.replaceChildren();
+                if (p && p.bot) { // a bot account: "BOT" before it, as lichess
+                    const t = document.createElement('span');
+                    t.className = 'ptitle';
+                    t.title = 'A bot account: a program plays';
+                    t.textContent = 'BOT';
+                    el.append(t, ' ');
+                }
                 if (p) {
                     const a = document.createElement('a');
                     a.href = `/p/${p.id}`;

@@ -116,17 +116,20 @@ struct config {
     int engine_queue;         /* engine requests waiting, at most */
     int max_computer_games_per_player; /* live games against it */
     int max_computer_games_per_ip;     /* ... of one address's players */
-    int max_challenges_out; /* pending challenges a player has sent */
-    int max_challenges_in;  /* ... and has received */
-    int challenge_lapse_s;  /* a challenge outlives its challenger's last
+    int max_challenges_out;  /* pending challenges a player has sent */
+    int max_challenges_in;   /* ... and has received */
+    int challenge_lapse_s;   /* a challenge outlives its challenger's last
                                connection so long */
-    int analysis_nodes;     /* nodes per position analysed */
-    int analysis_queue;     /* analyses that may wait */
-    int analyses_per_day;   /* one player's analyses in 24 h */
-    int analyses_per_week;  /* and in 7 days */
-    int arena_create;       /* 0 nobody, 1 accounts, 2 anyone */
-    int max_arenas;         /* tournaments open or running */
-    int max_swiss;          /* Swiss tournaments open or running */
+    int bot_rated_vs_humans; /* 1: rated games between a bot and a human */
+    int bot_max_games;       /* a bot's live games at once */
+    int bot_games_per_day;   /* a bot's games against bots a day */
+    int analysis_nodes;      /* nodes per position analysed */
+    int analysis_queue;      /* analyses that may wait */
+    int analyses_per_day;    /* one player's analyses in 24 h */
+    int analyses_per_week;   /* and in 7 days */
+    int arena_create;        /* 0 nobody, 1 accounts, 2 anyone */
+    int max_arenas;          /* tournaments open or running */
+    int max_swiss;           /* Swiss tournaments open or running */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int playban; /* hub/playban.c */
     int chat_room_per_s;

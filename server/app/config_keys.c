@@ -295,6 +295,16 @@ const struct key config__keys[] = {
             "pending challenges one player may have received"),
     INT_KEY(challenge_lapse_s, NULL, 1, 3600, 20,
             "seconds a challenge outlives its challenger's last connection"),
+    /* Bot accounts (hub/botaccount.c): a rated game between a bot and a
+     * human only where the operator allows it. */
+    INT_KEY(bot_rated_vs_humans, NULL, 0, 1, 0,
+            "1: a bot and a human may play rated games"),
+    /* lichess: 100 games between bots a day for each bot (lila's
+     * BotLimit); games at once are each bot's choice there, a cap here */
+    INT_KEY(bot_max_games, NULL, 1, 1000, 10,
+            "live games one bot account may play at once"),
+    INT_KEY(bot_games_per_day, NULL, 1, 100000, 100,
+            "games against bots one bot account may start a day"),
     /* Computer analysis (hub/analysis.c): each position of a game is
      * searched this many nodes on one thread (docs/performance.md: about
      * a fifth of a second with Debian's Stockfish); a game's analysis

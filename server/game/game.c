@@ -357,6 +357,12 @@ void game_set_account(struct game *g, int color, bool account)
         return;
     g->seat[color].account = account;
 }
+void game_set_bot(struct game *g, int color, bool bot)
+{
+    if (color < 0 || color > 1)
+        return;
+    g->seat[color].bot = bot;
+}
 void *game_user(const struct game *g)
 {
     return g->user;

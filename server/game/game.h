@@ -234,6 +234,9 @@ struct proto_player game_seat_player(const struct game *g, int color);
  * PLAYER of the game shows it ("account"); a seat is a guest's until
  * the host says (when the seat is taken, or the game restored). */
 void game_set_account(struct game *g, int color, bool account);
+/* Marks seat `color`'s player a bot account (PLAYER's "bot", the Bot
+ * API's "title":"BOT"), as game_set_account. */
+void game_set_bot(struct game *g, int color, bool bot);
 /* The rating (and its RD) of the player in seat color shown with a rated
  * game's game_start and state until it ends; the host sets it when the
  * seat is taken (or the game restored). Ignored for a casual game. */

@@ -35,6 +35,7 @@ struct seat {
     char pid[PROTO_KEY_MAX + 1]; /* "" when empty */
     char name[PROTO_NAME_MAX + 1];
     bool account;       /* the player is an account (game_set_account) */
+    bool bot;           /* ... a bot account (game_set_account) */
     bool present;       /* a connection of the player is here */
     int64_t gone_since; /* when its grace period (re)started */
     int64_t rtt_ms;     /* the round trip of the connection of its last

@@ -184,7 +184,8 @@ struct proto_player game_seat_player(const struct game *g, int c)
                              0,
                              false,
                              true,
-                             g->seat[c].account};
+                             g->seat[c].account,
+                             g->seat[c].bot};
 
     if (!g->rated)
         return p;
@@ -369,9 +370,9 @@ char *game_render_stored(const struct store_game *row,
                                                        row->rating_after);
     struct proto_player seat[2] = {
         {row->white_pid[0] ? row->white_pid : NULL, row->white_name, false, 0,
-         false, true, account[0]},
+         false, true, account[0], false},
         {row->black_pid[0] ? row->black_pid : NULL, row->black_name, false, 0,
-         false, true, account[1]}};
+         false, true, account[1], false}};
     for (int c = 0; changed && c < 2; c++) {
         seat[c].has_rating = true;
         seat[c].rating = change.before[c];

@@ -322,7 +322,7 @@ static void account_answer(struct hub_read *r, int rc)
         }
         apitoken_user_id(q->a.username, id, sizeof id);
         struct proto_account a = {
-            id, q->a.username, NULL, q->a.created_ms, shown, n};
+            id, q->a.username, NULL, q->a.created_ms, shown, n, q->a.bot};
         reply(&out, 200, proto_render_account(&a));
     }
     hub_http_answer(r->h, q->later, &out);

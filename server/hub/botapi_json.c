@@ -88,8 +88,9 @@ static json_t *lichess_player(struct game *g, int color)
         id[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32
                                                         : name[i]);
     id[i] = '\0';
-    return json_pack("{s:s,s:s,s:n,s:I,s:b}", "id", id, "name", name, "title",
-                     "rating", (json_int_t)(p.has_rating ? p.rating : 1500),
+    return json_pack("{s:s,s:s,s:o,s:I,s:b}", "id", id, "name", name, "title",
+                     p.bot ? json_string("BOT") : json_null(), "rating",
+                     (json_int_t)(p.has_rating ? p.rating : 1500),
                      "provisional", p.has_rating ? p.provisional : 1);
 }
 
@@ -174,6 +175,7 @@ static void player_of(json_t *o, struct proto_player *p)
 
     p->id = json_string_value(json_object_get(o, "id"));
     p->name = json_string_value(json_object_get(o, "name"));
+    p->bot = json_is_true(json_object_get(o, "bot"));
     if (json_is_integer(r)) {
         p->has_rating = true;
         p->rating = (long)json_integer_value(r);

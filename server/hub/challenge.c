@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hub/botaccount.h"
 #include "hub/hub_internal.h"
 #include "hub/relation.h"
 #include "game/lobby.h"
@@ -56,6 +57,7 @@ struct challenge {
     char from[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
     char to[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
     bool from_account, to_account;
+    bool from_bot, to_bot; /* bot accounts ("bot", "title":"BOT") */
     struct clock_spec clock;
     int color; /* enum proto_color: the challenger's wish */
     bool rated;
@@ -157,11 +159,13 @@ void challenge_view(struct hub *h, const struct challenge *c,
         .challenger = {.id = c->from,
                        .name = c->from_name,
                        .has_account = true,
-                       .account = c->from_account},
+                       .account = c->from_account,
+                       .bot = c->from_bot},
         .dest = {.id = c->to,
                  .name = c->to_name,
                  .has_account = true,
-                 .account = c->to_account},
+                 .account = c->to_account,
+                 .bot = c->to_bot},
         .clock = c->clock,
         .color = c->color,
         .rated = c->rated,
@@ -286,6 +290,14 @@ static bool blocked(struct session *s, const struct player *me,
 /* The caps on pending challenges, then the challenge is made (*out);
  * nobody is told yet. 0, or an enum proto_error with msg (PROTO_BUSY:
  * out of memory). */
+/* Whether pid's record here knows it a bot account (its facts). */
+static bool player_bot(struct hub *h, const char *pid)
+{
+    struct player *p = table_get(&h->players, pid);
+
+    return p && p->facts && p->facts->bot;
+}
+
 static int make(struct hub *h, const struct challenge_who *from,
                 const struct challenge_who *to,
                 const struct clock_spec *clock, int color, bool rated,
@@ -295,7 +307,19 @@ static int make(struct hub *h, const struct challenge_who *from,
     struct party *mine = table_get(&cs->parties, from->pid);
     struct party *theirs = table_get(&cs->parties, to->pid);
     struct challenge *c;
+    bool from_bot = from->bot || player_bot(h, from->pid),
+         to_bot = to->bot || player_bot(h, to->pid);
 
+    if (rated && from_bot != to_bot && !h->cfg.bot_rated_vs_humans) {
+        snprintf(msg, len,
+                 "rated games between a bot and a human are off on this "
+                 "server: challenge casual");
+        return PROTO_BOT_RATED;
+    }
+    int code = botaccount_may_play(h, from->pid, from_bot, to->pid, to_bot,
+                                   hub_now_ms(h), msg, len);
+    if (code)
+        return code;
     if (mine && mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
@@ -318,6 +342,8 @@ static int make(struct hub *h, const struct challenge_who *from,
     snprintf(c->to_name, sizeof c->to_name, "%s", to->name);
     c->from_account = from->account;
     c->to_account = to->account;
+    c->from_bot = from_bot;
+    c->to_bot = to_bot;
     c->clock = *clock;
     c->color = color;
     c->rated = rated;
@@ -402,8 +428,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
         return;
     }
-    struct challenge_who from = {me->pid, me->name, me->account};
-    struct challenge_who to = {dest->pid, dest->name, dest->account};
+    struct challenge_who from = {me->pid, me->name, me->account, false};
+    struct challenge_who to = {dest->pid, dest->name, dest->account, false};
     const struct challenge *made;
     int code = make(h, &from, &to, &m->clock, m->color, m->rated, &made, msg,
                     sizeof msg);
@@ -464,6 +490,7 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
                            "the server is busy; try again", id);
         return NULL;
     }
+    botaccount_started(h, c->from, c->from_bot, c->to, c->to_bot, now);
     finish(h, c, "accepted", -1, game_gid(g), s, id);
     game_announce_start(g, now);
     return game_gid(g);
@@ -502,6 +529,13 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     }
     if (hub_games_refused(s, c->from, true, &m->id))
         return;
+    char msg[160];
+    int code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
+                                   now, msg, sizeof msg);
+    if (code) {
+        hub_send_error(s, code, msg, &m->id);
+        return;
+    }
     start(h, c, s->player->pid, s->player->name, s, &m->id, now);
 }
 
@@ -660,6 +694,9 @@ int challenge_api_accept(struct hub *h, const char *id,
         snprintf(msg, len, "the server holds as many live games as it may");
         return PROTO_SERVER_FULL;
     }
+    if ((code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
+                                    now, msg, len)))
+        return code;
     if (!start(h, c, me->pid, me->name, NULL, NULL, now)) {
         snprintf(msg, len, "the server is busy; try again");
         return PROTO_BUSY;

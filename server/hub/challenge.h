@@ -35,6 +35,7 @@ size_t challenge_count(struct hub *h);
 struct challenge_who {
     const char *pid, *name;
     bool account;
+    bool bot; /* a bot account (also known from its player's facts) */
 };
 
 /* POST /api/challenge/{username}: from challenges to (an account, not

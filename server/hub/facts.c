@@ -54,6 +54,13 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
         return;
     row->account = rc == 1;
     row->n_ratings = n;
+    row->bot = false;
+    if (row->account) { /* (its name is its username) */
+        struct store_account a;
+        if ((rc = store_find_account(st, sp.name, &a)) < 0)
+            return;
+        row->bot = rc == 1 && a.bot;
+    }
     if (row->account && hub_playban_read(st, pid, &row->playban) < 0)
         return;
     if (max_live) { /* (a cluster's: every node's live games) */
@@ -123,6 +130,7 @@ void hub_facts_apply(struct hub *h, struct player *p,
         hub_relation_apply(f, row);
     if (row->account)
         p->account = true;
+    f->bot = f->bot || row->bot; /* (irreversible: a read never unsets it) */
     /* a record only gains versions: one of this node's newer than the
      * read (an end it wrote meanwhile) stays */
     if (row->playban.version >= f->playban.version)

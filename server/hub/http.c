@@ -22,6 +22,7 @@
 #include "hub/apitokens.h"
 #include "hub/lichessapi.h"
 #include "hub/board.h"
+#include "hub/botaccount.h"
 #include "hub/botapi.h"
 #include "hub/hub.h"
 #include "hub/reads.h"
@@ -588,6 +589,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r)
 {
     memset(r, 0, sizeof *r);
+    /* a bot account's upgrade (hub/botaccount.c) */
+    if (botaccount_http(h, q, now, later, r))
+        return;
     /* the Bot and Board API's streams and actions (hub/botapi.c) */
     if (botapi_http(h, q, now, later, r))
         return;

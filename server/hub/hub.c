@@ -49,6 +49,7 @@
 
 #include "game/lobby.h"
 #include "game/verdict.h"
+#include "hub/botaccount.h"
 #include "hub/hub_internal.h"
 #include "hub/lobbyfeed.h"
 #include "hub/reads.h"
@@ -521,6 +522,9 @@ static bool dispatch(struct session *s, const struct proto_msg *m,
     if (cmd->game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return false;
+    /* a bot account starts its games through the API only */
+    if (botaccount_refused(s, m))
+        return true;
     const char *was_text = h->cur_text;
     size_t was_len = h->cur_len;
     h->msg_at_us = at_us;

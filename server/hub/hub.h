@@ -135,6 +135,9 @@ struct hub_config {
     int max_challenges_in;      /* ... and has received (challenge.c) */
     int64_t challenge_lapse_ms; /* ... outlives its challenger's last
                                    connection so long */
+    bool bot_rated_vs_humans;   /* rated bot-human games (challenge.c) */
+    int bot_max_games;          /* a bot's live games (botaccount.c) */
+    int bot_games_per_day;      /* a bot's games against bots a day */
     int64_t analysis_nodes;     /* an analysis's nodes per position */
     int analysis_queue;         /* analyses that may wait (analysis.c) */
     int analyses_per_day;       /* analyses one player asks for in 24 h */

@@ -339,6 +339,7 @@ struct player_facts {
     size_t n_live;
     bool with_live;                /* live was read */
     struct playban_record playban; /* an account's (hub/playban.c) */
+    bool bot;                      /* a bot account (botaccount.c) */
     /* an account's blocks (relation.c), sorted by pid (malloc'ed) */
     struct store_block *blocks;
     size_t n_blocks;
@@ -351,6 +352,7 @@ struct facts_row {
     bool known; /* its players row exists */
     char name[PROTO_NAME_MAX + 1];
     bool account;
+    bool bot; /* a bot account (its row's flag) */
     struct store_rating ratings[RATING_CATEGORIES];
     size_t n_ratings;
     bool with_live;                  /* live games were read */

@@ -142,6 +142,7 @@ struct create {
     bool rated;
     struct store_account dest;
     int found;
+    bool bot; /* the challenger is a bot account */
 };
 
 /* A challenge's fields (lichess's names): NULL and *c filled, or the
@@ -212,10 +213,12 @@ static int create_run(struct store *st, const struct apitoken_who *who,
                       void *arg)
 {
     struct create *c = arg;
+    struct store_account me;
+    int rc = store_find_account(st, who->username, &me);
 
-    (void)who;
+    c->bot = rc == 1 && me.bot;
     c->found = store_find_account(st, c->to, &c->dest);
-    return c->found < 0 ? -1 : 0;
+    return c->found < 0 || rc < 0 ? -1 : 0;
 }
 
 /* The HTTP status of a challenge's refusal (enum proto_code). */
@@ -240,8 +243,9 @@ static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
                         void *arg, uint64_t later)
 {
     struct create *c = arg;
-    struct challenge_who from = {who->pid, who->username, true};
-    struct challenge_who to = {c->dest.pid, c->dest.username, true};
+    struct challenge_who from = {who->pid, who->username, true, c->bot};
+    struct challenge_who to = {c->dest.pid, c->dest.username, true,
+                               c->dest.bot};
     char msg[160], *json;
     int code;
 
@@ -306,7 +310,7 @@ struct accept {
 
 static void accept_now(struct hub *h, const struct accept *a)
 {
-    struct challenge_who me = {a->who.pid, a->who.username, true};
+    struct challenge_who me = {a->who.pid, a->who.username, true, false};
     char msg[160];
     int code = challenge_api_accept(h, a->id, &me, hub_now_ms(h), msg,
                                     sizeof msg);
@@ -643,6 +647,8 @@ static void users_answer(struct hub_read *r, int rc)
         out = json_pack("{s:s,s:s,s:o,s:I}", "id", id, "username",
                         a->username, "perfs", perfs(q), "createdAt",
                         (json_int_t)a->created_ms);
+        if (out && a->bot)
+            json_object_set_new(out, "title", json_string("BOT"));
         if (out && h->router.ops == &hub_local_router) /* (node_local) */
             json_object_set_new(out, "online", json_boolean(online));
         answer_json(h, q->later, dump(out));
@@ -656,6 +662,8 @@ static void users_answer(struct hub_read *r, int rc)
         apitoken_user_id(q->rows[i].username, id, sizeof id);
         presence(h, q->rows[i].pid, &online, &playing);
         u = json_pack("{s:s,s:s}", "id", id, "name", q->rows[i].username);
+        if (u && q->rows[i].bot)
+            json_object_set_new(u, "title", json_string("BOT"));
         if (u && online)
             json_object_set_new(u, "online", json_true());
         if (u && playing)

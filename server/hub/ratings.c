@@ -120,6 +120,8 @@ void hub_show_seat(struct hub *h, struct game *g, int color)
     p = table_get(&h->players, pid);
     if (p && (p->facts || hub_player_present(p)))
         game_set_account(g, color, p->account);
+    if (p && p->facts)
+        game_set_bot(g, color, p->facts->bot);
     if (game_rated(g) && hub_rating_of(h, pid, cat, &r) == 0)
         game_set_rating(g, color, r.rating, r.rd);
     if (!p || !p->facts)

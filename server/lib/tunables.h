@@ -234,6 +234,9 @@
 #define LIMIT_API_AUTH_FAILS_BURST 10
 #define LIMIT_API_AUTH_FAILS_PER_MIN 30
 #define LIMIT_API_TOKEN_KEYS 65536
+/* Bot accounts (hub/botaccount.c): the bots whose games of the day one
+ * node counts (a bucket each, the oldest dropped past it). */
+#define LIMIT_BOT_DAY_KEYS 65536
 #define LIMIT_API_TOKEN_TEST 50
 
 /* A turn held this long for the store's commit of the move that begins

@@ -37,13 +37,17 @@ const char *store__op_gid(const struct op *op)
 
 const char *store__op_name(enum op_kind k)
 {
-    static const char *const names[] = {
-        "player",       "game",          "move",          "finish",
-        "purge",        "register",      "token_put",     "token_touch",
-        "token_revoke", "tokens_revoke", "tokens_expire", "settings",
-        "epoch",        "analysis",      "api_token_put", "api_token_revoke",
-        "arena",        "chat",          "playban",       "block",
-        "report"};
+    static const char *const names[] = {"player",        "game",
+                                        "move",          "finish",
+                                        "purge",         "register",
+                                        "token_put",     "token_touch",
+                                        "token_revoke",  "tokens_revoke",
+                                        "tokens_expire", "settings",
+                                        "epoch",         "analysis",
+                                        "api_token_put", "api_token_revoke",
+                                        "arena",         "chat",
+                                        "playban",       "block",
+                                        "report",        "bot"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);

@@ -81,6 +81,7 @@ struct store_account {
                                 regard to case */
     char password_hash[160]; /* Argon2id's encoded string */
     int64_t created_ms;
+    bool bot; /* upgraded to a bot account (migrations/0018_bot.sql) */
 };
 
 /* One point of a rating history: the rating and RD after the rated game
@@ -308,6 +309,9 @@ uint64_t store_touch_token(struct store *s, const uint8_t hash[32],
                            int64_t now_ms);
 uint64_t store_revoke_token(struct store *s, const uint8_t hash[32]);
 uint64_t store_revoke_tokens(struct store *s, const char *pid);
+/* Queues account pid's upgrade to a bot account (irreversible; the hub
+ * checked that it played no game). */
+uint64_t store_put_bot(struct store *s, const char *pid);
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms);
 
 /* An account's API token (migrations/0012_api_tokens.sql): its id (what

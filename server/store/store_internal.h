@@ -129,6 +129,7 @@ enum op_kind {
     OP_PLAYBAN,
     OP_BLOCK,
     OP_REPORT,
+    OP_BOT, /* u.token.pid */
     OP_KINDS
 };
 

@@ -348,6 +348,11 @@ uint64_t store_revoke_tokens(struct store *s, const char *pid)
     return pid ? token_op(s, OP_TOKENS_REVOKE, pid, NULL, 0) : 0;
 }
 
+uint64_t store_put_bot(struct store *s, const char *pid)
+{
+    return pid && *pid ? token_op(s, OP_BOT, pid, NULL, 0) : 0;
+}
+
 uint64_t store_expire_tokens(struct store *s, int64_t before_ms)
 {
     return token_op(s, OP_TOKENS_EXPIRE, NULL, NULL, before_ms);

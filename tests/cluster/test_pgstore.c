@@ -331,9 +331,9 @@ START_TEST(test_constraints)
     migrate_ok(c);
     exec_ok(c, "INSERT INTO players VALUES ('p1', 'Ann', sha256('a'), 1), "
                "('p2', 'Bob', sha256('b'), 1)");
-    exec_ok(c, "INSERT INTO accounts VALUES ('p1', 'Ann_1', 'h', 1)");
+    exec_ok(c, "INSERT INTO accounts VALUES ('p1', 'Ann_1', 'h', 1, 0)");
     /* usernames are unique without regard to case */
-    r = PQexec(c, "INSERT INTO accounts VALUES ('p2', 'aNN_1', 'h', 1)");
+    r = PQexec(c, "INSERT INTO accounts VALUES ('p2', 'aNN_1', 'h', 1, 0)");
     ck_assert_str_eq(PQresultErrorField(r, PG_DIAG_SQLSTATE), "23505");
     PQclear(r);
     /* a token hash is 32 bytes */

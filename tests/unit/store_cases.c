@@ -905,6 +905,40 @@ END_TEST
  * and its first account token works; usernames are found without regard
  * to case; tokens are added, used, revoked one by one or all, and expire
  * by their last use. */
+/* A bot account (migrations/0018_bot.sql): an account is none until
+ * store_put_bot, then reads as one; another account stays none; an
+ * empty pid queues nothing. */
+START_TEST(bot_flag_is_read_with_the_account)
+{
+    struct store *s = H->open();
+    const int64_t now = 1800000000000;
+    struct store_player ga = player("pidA", "Guest-a", 1),
+                        gb = player("pidB", "Guest-b", 2);
+    struct store_account a = account("pidA", "Robo_1", now),
+                         b = account("pidB", "Human_1", now), got;
+    uint8_t dead[32], dead2[32], t1[32], t2[32];
+
+    fill(dead, 0xd0);
+    fill(dead2, 0xd2);
+    fill(t1, 0x11);
+    fill(t2, 0x22);
+    ck_assert_uint_gt(store_put_player(s, &ga), 0);
+    ck_assert_uint_gt(store_put_player(s, &gb), 0);
+    ck_assert_uint_gt(store_register(s, &a, dead, t1), 0);
+    wait_committed(s, store_register(s, &b, dead2, t2));
+    ck_assert_int_eq(store_find_account(s, "robo_1", &got), 1);
+    ck_assert(!got.bot);
+    ck_assert_uint_eq(store_put_bot(s, ""), 0);
+    wait_committed(s, store_put_bot(s, "pidA"));
+    ck_assert_int_eq(store_find_account(s, "robo_1", &got), 1);
+    ck_assert(got.bot);
+    ck_assert_int_eq(store_find_account(s, "human_1", &got), 1);
+    ck_assert(!got.bot);
+    ck_assert_uint_eq(store_failures(s, STORE_FAIL_WRITE_DROPPED), 0);
+    store_close(s);
+}
+END_TEST
+
 START_TEST(accounts_register_tokens_and_expiry)
 {
     struct store *s = H->open();
@@ -1807,6 +1841,7 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, purge_deletes_only_old_guests_that_never_played);
     tcase_add_test(tc, accounts_register_tokens_and_expiry);
     tcase_add_test(tc, register_is_all_or_nothing);
+    tcase_add_test(tc, bot_flag_is_read_with_the_account);
     tcase_add_test(tc, account_settings_saved_and_replaced);
     tcase_add_test(tc, account_playban_saved_and_replaced);
     tcase_add_test(tc, api_tokens_stored_found_listed_revoked);

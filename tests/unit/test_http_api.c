@@ -243,7 +243,7 @@ static void raw_player(const char *pid, const char *name, bool account)
     raw(sql);
     if (account) {
         snprintf(sql, sizeof sql,
-                 "INSERT INTO accounts VALUES ('%s', '%s', 'h', 1)", pid,
+                 "INSERT INTO accounts VALUES ('%s', '%s', 'h', 1, 0)", pid,
                  name);
         raw(sql);
     }

@@ -1327,8 +1327,10 @@ START_TEST(render_ratings)
         {"rapid", 1662, 80, 30, false, true, 20, 4, 6}};
     struct proto_me me = {"PID", "alice", true, r, 1, NULL};
     struct proto_rating_change c = {{1500, 1662}, {1480, 1600}};
-    struct proto_player w = {"W", "white", true, 1500, true, false, false};
-    struct proto_player b = {"B", "black", true, 1662, false, false, false};
+    struct proto_player w = {"W",  "white", true,  1500,
+                             true, false,   false, false};
+    struct proto_player b = {"B",   "black", true,  1662,
+                             false, false,   false, false};
     struct clock_spec blitz = {0, 180, 2, 0};
     char *t;
 

@@ -135,6 +135,7 @@ static int fill_account(struct store *s, const PGresult *r, void *out)
     pg__col_str(r, 0, 1, a->username, sizeof a->username);
     pg__col_str(r, 0, 2, a->password_hash, sizeof a->password_hash);
     a->created_ms = pg__col_int(r, 0, 3);
+    a->bot = pg__col_int(r, 0, 4) != 0;
     return 0;
 }
 

@@ -262,7 +262,8 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_bytes(&p, op->u.token.hash, 32);
         break;
     case OP_TOKENS_REVOKE:
-        name = "w_tokens_revoke";
+    case OP_BOT:
+        name = op->kind == OP_BOT ? "w_bot" : "w_tokens_revoke";
         pgp_text(&p, op->u.token.pid);
         break;
     case OP_TOKENS_EXPIRE:

@@ -106,6 +106,7 @@ static const struct pg_stmt writer_stmts[] = {
                       "WHERE token_hash = $1"},
     {"w_token_revoke", "DELETE FROM account_tokens WHERE token_hash = $1"},
     {"w_tokens_revoke", "DELETE FROM account_tokens WHERE pid = $1"},
+    {"w_bot", "UPDATE accounts SET bot = 1 WHERE pid = $1"},
     {"w_tokens_expire", "DELETE FROM account_tokens WHERE last_used_ms < $1"},
     {"w_rating", "INSERT INTO ratings (" STORE_RATING_COLS ") "
                  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
@@ -170,7 +171,7 @@ static const struct pg_stmt reader_stmts[] = {
                 "WHERE token_hash = $1"},
     {"r_player", "SELECT pid, name, token_hash, created_ms FROM players "
                  "WHERE pid = $1"},
-    {"r_account", "SELECT pid, username, password_hash, created_ms "
+    {"r_account", "SELECT pid, username, password_hash, created_ms, bot "
                   "FROM accounts WHERE lower(username) = lower($1)"},
     {"r_account_token", "SELECT a.pid, a.username, a.created_ms, "
                         "t.last_used_ms FROM account_tokens t "

@@ -30,6 +30,7 @@ struct sqlite_be {
     sqlite3_stmt *w_savepoint, *w_release, *w_rollback_to;
     sqlite3_stmt *w_account, *w_player_account, *w_token_put;
     sqlite3_stmt *w_token_touch, *w_token_revoke, *w_tokens_revoke;
+    sqlite3_stmt *w_bot;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke,
         *w_arena, *w_swiss, *w_chat, *w_block, *w_unblock, *w_report;

@@ -165,6 +165,7 @@ int sq__find_account(struct store *s, const char *username,
         sq_col_str(st, 1, out->username, sizeof out->username);
         sq_col_str(st, 2, out->password_hash, sizeof out->password_hash);
         out->created_ms = sqlite3_column_int64(st, 3);
+        out->bot = sqlite3_column_int(st, 4) != 0;
     }
     return row_end(s, st, rc);
 }

@@ -330,7 +330,8 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_blob(st, 1, op->u.token.hash, 32, SQLITE_STATIC);
         break;
     case OP_TOKENS_REVOKE:
-        st = b->w_tokens_revoke;
+    case OP_BOT:
+        st = op->kind == OP_BOT ? b->w_bot : b->w_tokens_revoke;
         rc |= sqlite3_bind_text(st, 1, op->u.token.pid, -1, SQLITE_STATIC);
         break;
     case OP_TOKENS_EXPIRE:

@@ -133,6 +133,7 @@ static const struct stmt_def writer_stmts[] = {
                        "WHERE token_hash = ?1"),
     DEF(w_token_revoke, "DELETE FROM account_tokens WHERE token_hash = ?1"),
     DEF(w_tokens_revoke, "DELETE FROM account_tokens WHERE pid = ?1"),
+    DEF(w_bot, "UPDATE accounts SET bot = 1 WHERE pid = ?1"),
     DEF(w_tokens_expire, "DELETE FROM account_tokens "
                          "WHERE last_used_ms < ?1"),
     DEF(w_rating, "INSERT INTO ratings (pid, category, rating, rd, "
@@ -261,7 +262,7 @@ static const struct stmt_def reader_stmts[] = {
                     "black_pid",
                     " AND white_pid IS NOT ?1") " ORDER BY ended_ms DESC, "
                                                 "gid DESC LIMIT ?4"),
-    DEF(r_account, "SELECT pid, username, password_hash, created_ms "
+    DEF(r_account, "SELECT pid, username, password_hash, created_ms, bot "
                    "FROM accounts WHERE username = ?1"),
     DEF(r_account_token, "SELECT a.pid, a.username, a.created_ms, "
                          "t.last_used_ms FROM account_tokens t "
