@@ -213,6 +213,51 @@ class BotApiTest(FreshServerTest):
             s.close()
 
     @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_takebacks_asked_declined_and_accepted(self):
+        """lichess's /takeback/yes asks (or accepts the opponent's ask),
+        /takeback/no declines; the opponent's stream shows the ask
+        (wtakeback), and an accepted one takes the plies back."""
+        srv = self.server()
+        a, b = self.account(srv, "tb_alice"), self.account(srv, "tb_bob")
+        gid = self.start_game(a, b)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/board/game/stream/" + gid, b.api)
+        for s in (ga, gb):
+            s.until("gameFull")
+        base = "/api/board/game/%s/" % gid
+
+        def move(who, uci):
+            self.assertEqual(post(srv.port, base + "move/" + uci, who.api),
+                             (200, {"ok": True}))
+            for s in (ga, gb):
+                s.until("gameState")
+
+        move(a, "e2e4")
+        move(b, "e7e5")
+        # White asks on its turn (the last two plies), Black declines
+        self.assertEqual(post(srv.port, base + "takeback/yes", a.api),
+                         (200, {"ok": True}))
+        self.assertTrue(gb.until("gameState")["wtakeback"])
+        self.assertEqual(post(srv.port, base + "takeback/no", b.api),
+                         (200, {"ok": True}))
+        self.assertFalse(gb.until("gameState")["wtakeback"])
+        move(a, "g1f3")
+        move(b, "b8c6")
+        # asked again after a move, and accepted: back to 1. e4 e5
+        self.assertEqual(post(srv.port, base + "takeback/yes", a.api),
+                         (200, {"ok": True}))
+        self.assertTrue(gb.until("gameState")["wtakeback"])
+        self.assertEqual(post(srv.port, base + "takeback/yes", b.api),
+                         (200, {"ok": True}))
+        st = ga.until("gameState")
+        while st["moves"] != "e2e4 e7e5":
+            st = ga.until("gameState")
+        self.assertEqual(st["status"], "started")
+        move(a, "d2d4")  # and play goes on from there
+        for s in (ga, gb):
+            s.close()
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_resign_and_scope(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
