@@ -47,6 +47,11 @@ struct api_stream {
     bool capture;  /* a POST's command runs on it: errors are the answer */
     char err[200]; /* ... the error it got ("": none) */
     bool done;     /* ended: its session is closed at the next wake */
+    /* a POST whose command waits for a read (a takeback's preferences):
+     * answered by wake once the session no longer waits */
+    bool held;
+    uint64_t held_later;
+    char held_gid[PROTO_KEY_MAX + 1];
     struct api_stream *prev, *next;
 };
 
@@ -60,6 +65,11 @@ struct botapi {
     struct api_stream *streams;
     struct pending *pending;
     bool limited; /* the error a POST's command got was rate_limited */
+    /* the POST being acted on (act): its request, its game; held when
+     * its command waits for a read */
+    uint64_t later;
+    const char *gid;
+    bool held;
 };
 
 /* What a request asked, kept through its token's read. */
@@ -273,9 +283,13 @@ static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
                  words  ? words
                  : code ? code
                         : "error");
+        if (code && !strcmp(code, "rate_limited"))
+            B(st->h)->limited = true;
     } else if (t && !st->done) {
         on_message(st, t, gid, m, seq);
     }
+    if (st->held) /* (its command may have run on: wake answers) */
+        hub_wake_soon(st->h);
     json_decref(m);
 }
 
@@ -412,32 +426,58 @@ static void open_game(struct hub *h, uint64_t later,
 static void run_command(struct hub *h, const struct store_api_token *t,
                         const char *text, char *err, size_t errlen)
 {
-    struct api_stream *st = B(h)->streams, tmp = {0};
+    struct botapi *b = B(h);
+    struct api_stream *st = b->streams, *tmp = NULL;
     struct player *p;
 
     while (st && (st->done || strcmp(st->pid, t->pid)))
         st = st->next;
+    if (st && st->held) { /* (its session holds what comes next) */
+        snprintf(err, errlen, "a request of yours still runs: try again");
+        b->limited = true;
+        return;
+    }
     if (!st) { /* a session for this request alone */
-        st = &tmp;
-        tmp.h = h;
-        snprintf(tmp.pid, sizeof tmp.pid, "%s", t->pid);
-        tmp.gid[0] = '\0';
         p = hub_player_get(h, t->pid, t->username);
         if (p)
             p->account = true;
-        if (!p || !(tmp.s = hub_remote_open(h, &api_ops, &tmp, p))) {
+        if (!p || !(st = tmp = calloc(1, sizeof *tmp))) {
             snprintf(err, errlen, "out of memory");
             return;
         }
-        tmp.done = true; /* (it streams nothing) */
+        tmp->h = h;
+        snprintf(tmp->pid, sizeof tmp->pid, "%s", t->pid);
+        tmp->done = true; /* (it streams nothing) */
+        if (!(tmp->s = hub_remote_open(h, &api_ops, tmp, p))) {
+            free(tmp);
+            snprintf(err, errlen, "out of memory");
+            return;
+        }
     }
     st->capture = true;
     st->err[0] = '\0';
     hub_on_text(h, st->s, text, strlen(text), hub_now_ms(h));
+    if (!st->err[0] && st->s->waiting && b->gid) {
+        /* the command waits for a read: the answer waits too (wake) */
+        st->held = true;
+        st->held_later = b->later;
+        snprintf(st->held_gid, sizeof st->held_gid, "%s", b->gid);
+        b->held = true;
+        err[0] = '\0';
+        if (tmp) { /* (kept, in the list, until then) */
+            tmp->next = b->streams;
+            if (b->streams)
+                b->streams->prev = tmp;
+            b->streams = tmp;
+        }
+        return;
+    }
     st->capture = false;
     snprintf(err, errlen, "%s", st->err);
-    if (st == &tmp)
-        hub_remote_close(h, tmp.s, hub_now_ms(h));
+    if (tmp) {
+        hub_remote_close(h, tmp->s, hub_now_ms(h));
+        free(tmp);
+    }
 }
 
 /* Our protocol's command for game gid: {"t":t,"game":gid} and, when
@@ -506,15 +546,19 @@ static void claim(struct game *g, int me, char *err, size_t errlen)
         snprintf(err, errlen, "The game is over");
 }
 
+static void ok_after(struct hub *h, uint64_t later, const char *gid);
+
 static void act(struct hub *h, uint64_t later,
                 const struct store_api_token *t, const struct ask *a)
 {
     struct game *g = table_get(&h->games, a->gid);
     char ply[16], err[200] = "";
     int me;
-    struct pending *pd;
 
     B(h)->limited = false;
+    B(h)->held = false;
+    B(h)->later = later;
+    B(h)->gid = a->gid;
     if (!g || (me = game_color_of(g, t->pid)) < 0) {
         fail(h, later, 404, "No such game");
         return;
@@ -554,11 +598,22 @@ static void act(struct hub *h, uint64_t later,
             sizeof err);
         break;
     }
+    B(h)->gid = NULL;
+    if (B(h)->held) /* (answered once its read is: wake) */
+        return;
     if (err[0]) { /* (a flood's answer is 429, as every other's) */
         fail(h, later, B(h)->limited ? 429 : 400, err);
         return;
     }
-    g = table_get(&h->games, a->gid);
+    ok_after(h, later, a->gid);
+}
+
+/* A POST's {"ok":true} once the store committed its game's seq now. */
+static void ok_after(struct hub *h, uint64_t later, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+    struct pending *pd;
+
     if (!(pd = calloc(1, sizeof *pd))) {
         fail(h, later, 500, "out of memory");
         return;
@@ -785,7 +840,15 @@ static void wake(struct hub *h)
     }
     for (struct api_stream *st = b->streams, *next; st; st = next) {
         next = st->next;
-        if (st->done)
+        if (st->held && !st->s->waiting) { /* its command ran on */
+            st->held = false;
+            st->capture = false;
+            if (st->err[0])
+                fail(h, st->held_later, b->limited ? 429 : 400, st->err);
+            else
+                ok_after(h, st->held_later, st->held_gid);
+        }
+        if (st->done && !st->held)
             stream_free(h, st);
     }
 }

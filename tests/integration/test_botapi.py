@@ -233,6 +233,11 @@ class BotApiTest(FreshServerTest):
                 s.until("gameState")
 
         move(a, "e2e4")
+        # too soon: refused once the players' preferences are read (the
+        # answer waits for that read: it was ok, and the refusal lost)
+        status, body = post(srv.port, base + "takeback/yes", a.api)
+        self.assertEqual((status, body["error"]),
+                         (400, "both sides must have moved"))
         move(b, "e7e5")
         # White asks on its turn (the last two plies), Black declines
         self.assertEqual(post(srv.port, base + "takeback/yes", a.api),
