@@ -43,7 +43,7 @@ const char *store__op_name(enum op_kind k)
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
         "epoch",        "analysis",      "api_token_put", "api_token_revoke",
         "arena",        "chat",          "playban",       "block",
-        "report"};
+        "report",       "moderator"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -89,7 +89,7 @@ static struct store *new_store(const struct store_backend *be,
            be->player_live_games && be->live_gids && be->get_analysis &&
            be->count_analyses && be->queued_analyses && be->api_token &&
            be->api_tokens && be->load_arena && be->chat_lines && be->blocks &&
-           be->report_counts && be->report_queue);
+           be->moderators && be->report_counts && be->report_queue);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

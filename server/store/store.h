@@ -361,6 +361,10 @@ uint64_t store_put_block(struct store *s, const char *pid,
                          const char *blocked, bool on, int64_t at_ms);
 /* Queues report r (copied). 0 also for an empty reporter or suspect. */
 uint64_t store_put_report(struct store *s, const struct store_report *r);
+/* Queues the grant (on) / the revocation (!on) of the moderator role to
+ * account pid (migrations/0019_moderators.sql; no account: no change).
+ * Sequence numbers as the other writes (0 also for an empty pid). */
+uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
  * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
  * hub checked it). */
@@ -582,6 +586,10 @@ int store_list_api_tokens(struct store *s, const char *pid,
  * blocked account's pid, username and when), *n how many: 0, or -1. */
 int store_list_blocks(struct store *s, const char *pid,
                       struct store_block *out, size_t max, size_t *n);
+/* The moderators' accounts by username, at most max into out (pid,
+ * username, the account's creation in at_ms), *n how many: 0, or -1. */
+int store_list_moderators(struct store *s, struct store_block *out,
+                          size_t max, size_t *n);
 /* The reports reporter made at since_ms or later: *total of them, and
  * *of_suspect of them about suspect. 0, or -1. */
 int store_report_counts(struct store *s, const char *reporter,
@@ -636,6 +644,8 @@ int store_chat_lines(struct store *s, const char *gid, const char *room,
                      int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
+/* As store_is_account, but 2 for a moderator's account. */
+int store_account_role(struct store *s, const char *pid);
 /* The last `limit` points of pid's history in category, oldest first:
  * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
  * a database error or limit < 1. */

@@ -129,6 +129,7 @@ enum op_kind {
     OP_PLAYBAN,
     OP_BLOCK,
     OP_REPORT,
+    OP_MODERATOR,
     OP_KINDS
 };
 
@@ -196,6 +197,10 @@ struct op {
             int64_t at_ms;
         } block;
         struct store_report report; /* OP_REPORT */
+        struct {                    /* OP_MODERATOR */
+            char pid[33];
+            bool on;
+        } role;
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -293,6 +298,7 @@ struct store_backend {
     /* The newest `limit` lines into v (room for limit), newest first. */
     int (*chat_lines)(struct store *s, const char *gid, const char *room,
                       int limit, struct store_chat_line *v, size_t *n);
+    /* 0 none, 1 an account, 2 a moderator's account, -1 an error. */
     int (*is_account)(struct store *s, const char *pid);
     /* store_get_analysis, store_count_analyses, store_queued_analyses
      * (v: room for max). */
@@ -347,6 +353,9 @@ struct store_backend {
                          int *of_suspect);
     int (*report_queue)(struct store *s, struct store_report_entry *v,
                         size_t max, size_t *n);
+    /* store_list_moderators */
+    int (*moderators)(struct store *s, struct store_block *v, size_t max,
+                      size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

@@ -139,6 +139,8 @@ int pg__get_rating(struct store *s, const char *pid, const char *category,
 int pg__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int pg__is_account(struct store *s, const char *pid);
+int pg__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n);
 int pg__get_settings(struct store *s, const char *pid, char **out);
 int pg__get_playban(struct store *s, const char *pid, char **out);
 int pg__get_analysis(struct store *s, const char *gid,

@@ -245,7 +245,10 @@ int pg__player_ratings(struct store *s, const char *pid,
 
 int pg__is_account(struct store *s, const char *pid)
 {
-    return rd_one_text(s, "r_is_account", pid, NULL, NULL);
+    int64_t mod = 0;
+    int rc = rd_one_text(s, "r_is_account", pid, fill_int, &mod);
+
+    return rc == 1 ? 1 + (mod == 1) : rc;
 }
 
 int pg__get_settings(struct store *s, const char *pid, char **out)
@@ -647,6 +650,26 @@ int pg__blocks(struct store *s, const char *pid, struct store_block *v,
     pgp_text(&p, pid);
     pgp_int(&p, (int64_t)max);
     if (!(r = rd(s, "r_blocks", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_block *x = &v[(*n)++];
+        pg__col_str(r, i, 0, x->pid, sizeof x->pid);
+        pg__col_str(r, i, 1, x->name, sizeof x->name);
+        x->at_ms = pg__col_int(r, i, 2);
+    }
+    PQclear(r);
+    return 0;
+}
+
+int pg__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_moderators", NULL, &p, false)))
         return -1;
     for (int i = 0; i < PQntuples(r) && *n < max; i++) {
         struct store_block *x = &v[(*n)++];

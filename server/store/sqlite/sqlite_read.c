@@ -224,9 +224,14 @@ int sq__is_account(struct store *s, const char *pid)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_is_account;
+    int rc, mod = 0;
 
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
-    return row_end(s, st, sqlite3_step(st));
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        mod = sqlite3_column_int(st, 0) == 1;
+    rc = row_end(s, st, rc);
+    return rc == 1 ? 1 + mod : rc;
 }
 
 /* An account's one text column by st (r_settings, r_playban). */
@@ -682,6 +687,23 @@ int sq__blocks(struct store *s, const char *pid, struct store_block *v,
 
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_block *x = &v[(*n)++];
+        col_text(st, 0, x->pid, sizeof x->pid);
+        col_text(st, 1, x->name, sizeof x->name);
+        x->at_ms = sqlite3_column_int64(st, 2);
+    }
+    return rows_end(s, st, rc);
+}
+
+int sq__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_moderators;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, (int64_t)max);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
         struct store_block *x = &v[(*n)++];
         col_text(st, 0, x->pid, sizeof x->pid);
