@@ -43,7 +43,7 @@ const char *store__op_name(enum op_kind k)
         "token_revoke", "tokens_revoke", "tokens_expire", "settings",
         "epoch",        "analysis",      "api_token_put", "api_token_revoke",
         "arena",        "chat",          "playban",       "block",
-        "report",       "moderator"};
+        "report",       "moderator",     "mod_action"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);

@@ -130,6 +130,7 @@ enum op_kind {
     OP_BLOCK,
     OP_REPORT,
     OP_MODERATOR,
+    OP_MOD_ACTION,
     OP_KINDS
 };
 
@@ -201,6 +202,7 @@ struct op {
             char pid[33];
             bool on;
         } role;
+        struct store_mod_action mod; /* OP_MOD_ACTION */
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -298,8 +300,9 @@ struct store_backend {
     /* The newest `limit` lines into v (room for limit), newest first. */
     int (*chat_lines)(struct store *s, const char *gid, const char *room,
                       int limit, struct store_chat_line *v, size_t *n);
-    /* 0 none, 1 an account, 2 a moderator's account, -1 an error. */
-    int (*is_account)(struct store *s, const char *pid);
+    /* 0 none, 1 an account, 2 a moderator's account, -1 an error;
+     * *muted_until (unless NULL) the account's chat mute. */
+    int (*is_account)(struct store *s, const char *pid, int64_t *muted_until);
     /* store_get_analysis, store_count_analyses, store_queued_analyses
      * (v: room for max). */
     int (*get_analysis)(struct store *s, const char *gid,

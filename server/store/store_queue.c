@@ -540,6 +540,24 @@ uint64_t store_put_moderator(struct store *s, const char *pid, bool on)
     return enqueue(s, op);
 }
 
+uint64_t store_put_mod_action(struct store *s,
+                              const struct store_mod_action *a)
+{
+    struct op *op;
+
+    if (!s || !a || !*a->moderator || !*a->target || !*a->text)
+        return 0;
+    if (!(op = op_new(OP_MOD_ACTION)))
+        return 0;
+    op->u.mod = *a;
+    STORE_TERMINATE(op->u.mod.moderator);
+    STORE_TERMINATE(op->u.mod.target);
+    STORE_TERMINATE(op->u.mod.action);
+    STORE_TERMINATE(op->u.mod.reason);
+    STORE_TERMINATE(op->u.mod.text);
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

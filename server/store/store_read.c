@@ -201,7 +201,7 @@ static int do_player_ratings(struct store *s, const char *pid,
 
 static int do_is_account(struct store *s, const char *pid)
 {
-    return pid ? s->be->is_account(s, pid) : 0;
+    return pid ? s->be->is_account(s, pid, NULL) : 0;
 }
 
 /* An account's text through get (get_settings, get_playban). */
@@ -549,12 +549,14 @@ int store_is_account(struct store *s, const char *pid)
     return rc > 1 ? 1 : rc;
 }
 
-int store_account_role(struct store *s, const char *pid)
+int store_account_role(struct store *s, const char *pid, int64_t *muted_until)
 {
     int rc;
 
+    if (muted_until)
+        *muted_until = 0;
     store__read_enter(s);
-    rc = do_is_account(s, pid);
+    rc = pid ? s->be->is_account(s, pid, muted_until) : 0;
     store__read_leave(s);
     return rc;
 }

@@ -243,12 +243,24 @@ int pg__player_ratings(struct store *s, const char *pid,
     return 0;
 }
 
-int pg__is_account(struct store *s, const char *pid)
+static int fill_role(struct store *s, const PGresult *r, void *out)
 {
-    int64_t mod = 0;
-    int rc = rd_one_text(s, "r_is_account", pid, fill_int, &mod);
+    int64_t *v = out;
 
-    return rc == 1 ? 1 + (mod == 1) : rc;
+    (void)s;
+    v[0] = pg__col_int(r, 0, 0);
+    v[1] = pg__col_int(r, 0, 1);
+    return 0;
+}
+
+int pg__is_account(struct store *s, const char *pid, int64_t *muted_until)
+{
+    int64_t v[2] = {0, 0};
+    int rc = rd_one_text(s, "r_is_account", pid, fill_role, v);
+
+    if (rc == 1 && muted_until)
+        *muted_until = v[1];
+    return rc == 1 ? 1 + (v[0] == 1) : rc;
 }
 
 int pg__get_settings(struct store *s, const char *pid, char **out)

@@ -140,6 +140,9 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
     {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
+                     "reason, text, until_ms, at_ms) "
+                     "VALUES ($1, $2, $3, $4, $5, $6, $7)"},
     {"w_moderator", "UPDATE accounts SET moderator = ($2 = 1) "
                     "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
@@ -181,7 +184,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_is_account", "SELECT moderator::int FROM accounts WHERE pid = $1"},
+    {"r_is_account", "SELECT moderator::int, chat_muted_until "
+                     "FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "

@@ -220,7 +220,7 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
-int sq__is_account(struct store *s, const char *pid)
+int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_is_account;
@@ -230,6 +230,8 @@ int sq__is_account(struct store *s, const char *pid)
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         mod = sqlite3_column_int(st, 0) == 1;
+    if (rc == SQLITE_ROW && muted_until)
+        *muted_until = sqlite3_column_int64(st, 1);
     rc = row_end(s, st, rc);
     return rc == 1 ? 1 + mod : rc;
 }

@@ -176,6 +176,9 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_report, "INSERT INTO reports (reporter, suspect, reason, text, "
                   "score, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     DEF(w_moderator, "UPDATE accounts SET moderator = ?2 WHERE pid = ?1"),
+    DEF(w_mod_action, "INSERT INTO mod_actions (moderator, target, action, "
+                      "reason, text, until_ms, at_ms) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -191,7 +194,8 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
-    DEF(r_is_account, "SELECT moderator FROM accounts WHERE pid = ?1"),
+    DEF(r_is_account, "SELECT moderator, chat_muted_until FROM accounts "
+                      "WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
     DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
