@@ -251,6 +251,7 @@ enum proto_report_reason {
 const char *proto_report_reason_name(int reason);
 /* mod_action: what a moderator does (m->action), and its wire name
  * ("warn", ...; NULL out of range). */
+#define PROTO_MOD_TEXTS 5 /* mod_reports: an entry's newest texts */
 enum proto_mod_action {
     PROTO_MOD_WARN = 0,
     PROTO_MOD_MUTE,
@@ -697,14 +698,22 @@ char *proto_lobby_filter(const char *text, size_t len,
 /* {"t":"reported","pid":P,"name":N,"reason":R}. */
 char *proto_render_reported(const char *pid, const char *name,
                             const char *reason, const struct proto_id *id);
-/* One entry of the moderators' queue (mod_reports). */
+/* One entry of the moderators' queue (mod_reports), with its newest
+ * reports' texts. */
+struct proto_mod_text {
+    const char *by, *text;
+    int64_t at_ms;
+};
 struct proto_mod_report {
     const char *pid, *name, *reason;
     int score, atoms;
     int64_t last_ms;
+    struct proto_mod_text texts[PROTO_MOD_TEXTS];
+    size_t n_texts;
 };
 /* {"t":"mod_reports","reports":[{"pid","name","reason","score","atoms",
- * "last"}...]}: the queue, in the order given. */
+ * "last","texts":[{"by","text","at"}...]}...]}: the queue, in the order
+ * given. */
 char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
                                const struct proto_id *id);
 /* {"t":"mod_done","action":A,"pid":P,"name":N,"until":MS|null}: the

@@ -22,15 +22,26 @@ char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
 {
     json_t *a = json_array();
 
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(
-                a, json_pack("{s:s,s:s,s:s,s:i,s:i,s:I}", "pid", v[i].pid,
+    for (size_t i = 0; a && i < n; i++) {
+        json_t *t = json_array();
+        for (size_t k = 0; t && k < v[i].n_texts; k++)
+            if (json_array_append_new(
+                    t, json_pack("{s:s,s:s,s:I}", "by", v[i].texts[k].by,
+                                 "text", v[i].texts[k].text, "at",
+                                 (json_int_t)v[i].texts[k].at_ms)) < 0) {
+                json_decref(t);
+                t = NULL;
+            }
+        if (!t ||
+            json_array_append_new(
+                a, json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:o}", "pid", v[i].pid,
                              "name", v[i].name, "reason", v[i].reason,
                              "score", v[i].score, "atoms", v[i].atoms, "last",
-                             (json_int_t)v[i].last_ms)) < 0) {
+                             (json_int_t)v[i].last_ms, "texts", t)) < 0) {
             json_decref(a);
             return NULL;
         }
+    }
     return proto_json_finish(
         a ? json_pack("{s:s,s:o}", "t", "mod_reports", "reports", a) : NULL,
         id);

@@ -12,8 +12,9 @@
  * and, through the router's tell, on its other nodes.
  *
  * What a client costs. Each command is one read (the asker's role; then
- * the queue, at most MOD_QUEUE_MAX entries, or the target's account
- * row) within the connection's read budget, and an action one write;
+ * the queue, at most MOD_QUEUE_MAX entries, and the newest
+ * MOD_TEXTS_MAX open reports for their texts, about 1 MB for the read's
+ * time; or the target's account row) within the connection's read budget, and an action one write;
  * both are held to LIMIT_MOD_PER_MIN a minute per account (shared by a
  * cluster's nodes), moderators or not, so a non-moderator's tries cost a
  * read each at most that often.
@@ -35,7 +36,8 @@
 /* The tag of this module's tells (module.h): "ACTION\tUNTIL\tAT\tBY\tTEXT"
  * to the target's nodes. */
 #define MOD_TELL 'O'
-#define MOD_QUEUE_MAX 50 /* entries of mod_reports */
+#define MOD_QUEUE_MAX 50  /* entries of mod_reports */
+#define MOD_TEXTS_MAX 500 /* open reports read for their texts */
 #define LIMIT_MOD_PER_MIN 30
 #define LIMIT_MOD_BURST 10
 #define LIMIT_MOD_KEYS 1024
@@ -137,7 +139,14 @@ struct mod_read {
     char to_pid[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
     struct store_report_entry v[MOD_QUEUE_MAX];
     size_t n;
+    struct store_report *texts; /* the open reports, newest first */
+    size_t n_texts;
 };
+
+static void mod_clear(struct hub_read *r)
+{
+    free(((struct mod_read *)r)->texts);
+}
 
 static int mod_run(struct store *st, struct hub_read *r)
 {
@@ -150,8 +159,12 @@ static int mod_run(struct store *st, struct hub_read *r)
         return -1;
     if (q->role != 2)
         return 0;
-    if (q->m.type == PROTO_T_MOD_REPORTS)
-        return store_report_queue(st, q->v, MOD_QUEUE_MAX, &q->n);
+    if (q->m.type == PROTO_T_MOD_REPORTS) {
+        if (store_report_queue(st, q->v, MOD_QUEUE_MAX, &q->n) < 0 ||
+            !(q->texts = malloc(MOD_TEXTS_MAX * sizeof *q->texts)))
+            return -1;
+        return store_open_reports(st, q->texts, MOD_TEXTS_MAX, &q->n_texts);
+    }
     if ((rc = store_find_account(st, q->m.to, &a)) < 0)
         return -1;
     if (rc == 0) { /* (or a PID) */
@@ -172,10 +185,23 @@ static void send_queue(struct session *s, struct mod_read *q)
 {
     struct proto_mod_report v[MOD_QUEUE_MAX];
 
-    for (size_t i = 0; i < q->n; i++)
-        v[i] = (struct proto_mod_report){q->v[i].suspect, q->v[i].name,
-                                         q->v[i].reason,  q->v[i].score,
-                                         q->v[i].atoms,   q->v[i].last_ms};
+    for (size_t i = 0; i < q->n; i++) {
+        struct proto_mod_report *e = &v[i];
+        memset(e, 0, sizeof *e);
+        e->pid = q->v[i].suspect;
+        e->name = q->v[i].name;
+        e->reason = q->v[i].reason;
+        e->score = q->v[i].score;
+        e->atoms = q->v[i].atoms;
+        e->last_ms = q->v[i].last_ms;
+        for (size_t k = 0; k < q->n_texts && e->n_texts < PROTO_MOD_TEXTS;
+             k++) {
+            const struct store_report *t = &q->texts[k];
+            if (!strcmp(t->suspect, e->pid) && !strcmp(t->reason, e->reason))
+                e->texts[e->n_texts++] = (struct proto_mod_text){
+                    t->reporter, t->text, t->at_ms};
+        }
+    }
     hub_send_text(s, proto_render_mod_reports(v, q->n, &q->m.id), 0);
 }
 
@@ -280,6 +306,7 @@ static void mod_command(struct session *s, const struct proto_msg *m,
     }
     q->r.run = mod_run;
     q->r.answer = mod_answer;
+    q->r.clear = mod_clear;
     q->m = *m;
     snprintf(q->pid, sizeof q->pid, "%s", p->pid);
     if (hub_read_submit_for(s, &q->r, &m->id, 0) == 0)

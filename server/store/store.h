@@ -603,6 +603,10 @@ int store_list_api_tokens(struct store *s, const char *pid,
  * blocked account's pid, username and when), *n how many: 0, or -1. */
 int store_list_blocks(struct store *s, const char *pid,
                       struct store_block *out, size_t max, size_t *n);
+/* The open reports, the newest first, at most max into out (reporter
+ * holds the reporter's username; score 0): 0, or -1. */
+int store_open_reports(struct store *s, struct store_report *out, size_t max,
+                       size_t *n);
 /* The moderators' accounts by username, at most max into out (pid,
  * username, the account's creation in at_ms), *n how many: 0, or -1. */
 int store_list_moderators(struct store *s, struct store_block *out,

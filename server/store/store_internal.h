@@ -356,6 +356,9 @@ struct store_backend {
                          int *of_suspect);
     int (*report_queue)(struct store *s, struct store_report_entry *v,
                         size_t max, size_t *n);
+    /* store_open_reports */
+    int (*open_reports)(struct store *s, struct store_report *v, size_t max,
+                        size_t *n);
     /* store_list_moderators */
     int (*moderators)(struct store *s, struct store_block *v, size_t max,
                       size_t *n);

@@ -793,6 +793,23 @@ int store_list_blocks(struct store *s, const char *pid,
     return rc < 0 ? -1 : 0;
 }
 
+int store_open_reports(struct store *s, struct store_report *out, size_t max,
+                       size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!out || !max)
+        return out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->open_reports(s, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}
+
 int store_list_moderators(struct store *s, struct store_block *out,
                           size_t max, size_t *n)
 {

@@ -76,6 +76,9 @@ class ModerationTest(FreshServerTest):
                          [(m.pid, "Mona", "username", 50, 1),
                           (bob.pid, "bob", "spam", 20, 1)])
         self.assertIsInstance(q[0]["last"], int)
+        self.assertEqual([(t["by"], t["text"]) for t in q[1]["texts"]],
+                         [("carol", "links every move")])
+        self.assertIsInstance(q[1]["texts"][0]["at"], int)
         # warn: the player is told the moderator's text
         r = m.request({"t": "mod_action", "to": "BOB", "action": "warn",
                        "text": "no links, please"}, "mod_done")

@@ -1853,6 +1853,7 @@ START_TEST(mod_actions_mute_and_close)
                                  .until_ms = 9000,
                                  .at_ms = 5000};
     struct store_report_entry q[4];
+    static struct store_report open[4];
     uint8_t dead[32], tok[32];
     int64_t muted = -1;
     size_t n = 9;
@@ -1869,6 +1870,13 @@ START_TEST(mod_actions_mute_and_close)
     store_put_report(s, &r);
     snprintf(r.reason, sizeof r.reason, "abuse");
     wait_committed(s, store_put_report(s, &r));
+    ck_assert_int_eq(store_open_reports(s, open, 4, &n), 0);
+    ck_assert_uint_eq(n, 2); /* the newest first, by the reporter's name */
+    ck_assert_str_eq(open[0].reason, "abuse");
+    ck_assert_str_eq(open[0].reporter, "mia");
+    ck_assert_str_eq(open[0].suspect, "pidN");
+    ck_assert_str_eq(open[0].text, "ads");
+    ck_assert_int_eq(open[0].at_ms, 2000);
     wait_committed(s, store_put_mod_action(s, &a));
     ck_assert_int_eq(store_account_role(s, "pidN", &muted), 1);
     ck_assert_int_eq(muted, 9000);
@@ -1889,6 +1897,8 @@ START_TEST(mod_actions_mute_and_close)
     a.reason[0] = '\0'; /* every reason */
     wait_committed(s, store_put_mod_action(s, &a));
     ck_assert_int_eq(store_report_queue(s, q, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(store_open_reports(s, open, 4, &n), 0);
     ck_assert_uint_eq(n, 0);
     store_close(s);
 }

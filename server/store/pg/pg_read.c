@@ -693,6 +693,29 @@ int pg__moderators(struct store *s, struct store_block *v, size_t max,
     return 0;
 }
 
+int pg__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_open_reports", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_report *x = &v[(*n)++];
+        memset(x, 0, sizeof *x);
+        pg__col_str(r, i, 0, x->suspect, sizeof x->suspect);
+        pg__col_str(r, i, 1, x->reason, sizeof x->reason);
+        pg__col_str(r, i, 2, x->reporter, sizeof x->reporter);
+        pg__col_str(r, i, 3, x->text, sizeof x->text);
+        x->at_ms = pg__col_int(r, i, 4);
+    }
+    PQclear(r);
+    return 0;
+}
+
 int pg__report_counts(struct store *s, const char *reporter,
                       const char *suspect, int64_t since_ms, int *total,
                       int *of_suspect)

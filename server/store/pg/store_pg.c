@@ -199,6 +199,10 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_api_id", API_TOKEN_SELECT "t.id = $1"},
     {"r_api_pid", API_TOKEN_SELECT "t.pid = $1 "
                                    "ORDER BY t.created_ms, t.id LIMIT $2"},
+    {"r_open_reports",
+     "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
+     "FROM reports r JOIN accounts a ON a.pid = r.reporter "
+     "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT $1"},
     {"r_moderators", "SELECT pid, username, created_ms FROM accounts "
                      "WHERE moderator ORDER BY username LIMIT $1"},
     {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
@@ -583,6 +587,7 @@ const struct store_backend store__pg = {
     .api_tokens = pg__api_tokens,
     .blocks = pg__blocks,
     .moderators = pg__moderators,
+    .open_reports = pg__open_reports,
     .report_counts = pg__report_counts,
     .report_queue = pg__report_queue,
 };

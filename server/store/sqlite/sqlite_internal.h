@@ -45,7 +45,7 @@ struct sqlite_be {
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
         *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue,
-        *r_moderators;
+        *r_moderators, *r_open_reports;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -126,6 +126,8 @@ int sq__get_rating(struct store *s, const char *pid, const char *category,
 int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
 int sq__is_account(struct store *s, const char *pid, int64_t *muted_until);
+int sq__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n);
 int sq__moderators(struct store *s, struct store_block *v, size_t max,
                    size_t *n);
 int sq__get_settings(struct store *s, const char *pid, char **out);

@@ -715,6 +715,26 @@ int sq__moderators(struct store *s, struct store_block *v, size_t max,
     return rows_end(s, st, rc);
 }
 
+int sq__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_open_reports;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_report *x = &v[(*n)++];
+        memset(x, 0, sizeof *x);
+        col_text(st, 0, x->suspect, sizeof x->suspect);
+        col_text(st, 1, x->reason, sizeof x->reason);
+        col_text(st, 2, x->reporter, sizeof x->reporter);
+        col_text(st, 3, x->text, sizeof x->text);
+        x->at_ms = sqlite3_column_int64(st, 4);
+    }
+    return rows_end(s, st, rc);
+}
+
 int sq__report_counts(struct store *s, const char *reporter,
                       const char *suspect, int64_t since_ms, int *total,
                       int *of_suspect)

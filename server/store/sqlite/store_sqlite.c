@@ -215,6 +215,11 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_report_counts, "SELECT count(*), coalesce(sum(suspect = ?2), 0) "
                          "FROM reports WHERE reporter = ?1 AND at_ms >= ?3"),
     DEF(r_report_queue, STORE_REPORT_QUEUE "?1"),
+    DEF(r_open_reports,
+        "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
+        "FROM reports r JOIN accounts a ON a.pid = r.reporter "
+        "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT "
+        "?1"),
     DEF(r_moderators, "SELECT pid, username, created_ms FROM accounts "
                       "WHERE moderator = 1 ORDER BY username LIMIT ?1"),
     DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
@@ -769,6 +774,7 @@ const struct store_backend store__sqlite = {
     .api_tokens = sq__api_tokens,
     .blocks = sq__blocks,
     .moderators = sq__moderators,
+    .open_reports = sq__open_reports,
     .report_counts = sq__report_counts,
     .report_queue = sq__report_queue,
 };
