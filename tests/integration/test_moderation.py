@@ -136,3 +136,23 @@ class ModerationTest(FreshServerTest):
         m.send({"t": "mod_reports"})
         m.expect_error("not_moderator")
         self.assertEqual(self.mod(srv, "list")[:2], (0, ""))
+
+    def test_unknown_target_and_the_cap(self):
+        srv = self.server()
+        m, bob = self.account(srv, "mona"), self.account(srv, "bob")
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        m.send({"t": "mod_action", "to": "nobody", "action": "warn",
+                "text": "x"})
+        self.assertIn("no account named nobody",
+                      m.expect_error("no_such_player")["msg"])
+        m.send({"t": "mod_action", "to": "bob", "action": "warn",
+                "text": ""})
+        m.expect_error("bad_field")
+        # 10 at once per account, moderator or not, then rate_limited
+        for _ in range(10):
+            bob.send({"t": "mod_reports"})
+            bob.expect_error("not_moderator")
+        bob.send({"t": "mod_reports"})
+        self.assertIn("too many moderation commands",
+                      bob.expect_error("rate_limited")["msg"])
+        self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
