@@ -652,16 +652,13 @@ int pg__api_tokens(struct store *s, const char *pid,
 
 /* ---- blocks and reports -------------------------------------------------- */
 
-int pg__blocks(struct store *s, const char *pid, struct store_block *v,
-               size_t max, size_t *n)
+/* Rows of (pid, name, ms) by statement name with p into v. */
+static int block_rows(struct store *s, const char *name, struct pgp *p,
+                      struct store_block *v, size_t max, size_t *n)
 {
-    struct pgp p;
     PGresult *r;
 
-    pgp_init(&p);
-    pgp_text(&p, pid);
-    pgp_int(&p, (int64_t)max);
-    if (!(r = rd(s, "r_blocks", NULL, &p, false)))
+    if (!(r = rd(s, name, NULL, p, false)))
         return -1;
     for (int i = 0; i < PQntuples(r) && *n < max; i++) {
         struct store_block *x = &v[(*n)++];
@@ -673,24 +670,25 @@ int pg__blocks(struct store *s, const char *pid, struct store_block *v,
     return 0;
 }
 
+int pg__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max);
+    return block_rows(s, "r_blocks", &p, v, max, n);
+}
+
 int pg__moderators(struct store *s, struct store_block *v, size_t max,
                    size_t *n)
 {
     struct pgp p;
-    PGresult *r;
 
     pgp_init(&p);
     pgp_int(&p, (int64_t)max);
-    if (!(r = rd(s, "r_moderators", NULL, &p, false)))
-        return -1;
-    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
-        struct store_block *x = &v[(*n)++];
-        pg__col_str(r, i, 0, x->pid, sizeof x->pid);
-        pg__col_str(r, i, 1, x->name, sizeof x->name);
-        x->at_ms = pg__col_int(r, i, 2);
-    }
-    PQclear(r);
-    return 0;
+    return block_rows(s, "r_moderators", &p, v, max, n);
 }
 
 int pg__open_reports(struct store *s, struct store_report *v, size_t max,

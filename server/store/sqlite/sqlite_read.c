@@ -680,15 +680,12 @@ int sq__api_tokens(struct store *s, const char *pid,
 
 /* ---- blocks and reports -------------------------------------------------- */
 
-int sq__blocks(struct store *s, const char *pid, struct store_block *v,
-               size_t max, size_t *n)
+/* Rows of (pid, name, ms) of st (bound) into v. */
+static int block_rows(struct store *s, sqlite3_stmt *st,
+                      struct store_block *v, size_t max, size_t *n)
 {
-    struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_blocks;
     int rc;
 
-    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (int64_t)max);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
         struct store_block *x = &v[(*n)++];
         col_text(st, 0, x->pid, sizeof x->pid);
@@ -698,21 +695,23 @@ int sq__blocks(struct store *s, const char *pid, struct store_block *v,
     return rows_end(s, st, rc);
 }
 
+int sq__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+
+    sqlite3_bind_text(b->r_blocks, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(b->r_blocks, 2, (int64_t)max);
+    return block_rows(s, b->r_blocks, v, max, n);
+}
+
 int sq__moderators(struct store *s, struct store_block *v, size_t max,
                    size_t *n)
 {
     struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_moderators;
-    int rc;
 
-    sqlite3_bind_int64(st, 1, (int64_t)max);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
-        struct store_block *x = &v[(*n)++];
-        col_text(st, 0, x->pid, sizeof x->pid);
-        col_text(st, 1, x->name, sizeof x->name);
-        x->at_ms = sqlite3_column_int64(st, 2);
-    }
-    return rows_end(s, st, rc);
+    sqlite3_bind_int64(b->r_moderators, 1, (int64_t)max);
+    return block_rows(s, b->r_moderators, v, max, n);
 }
 
 int sq__open_reports(struct store *s, struct store_report *v, size_t max,
