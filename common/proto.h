@@ -432,6 +432,8 @@ struct proto_me {
     const struct proto_rating *ratings;
     size_t n_ratings;
     const char *settings;
+    bool moderator; /* welcome: the player's "moderator":true (absent when
+                       false) */
 };
 
 /* A rated game's rating changes: each colour's rating before and after

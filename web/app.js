@@ -515,6 +515,17 @@ function loadTokens() {
 
 function renderMe() {
     account.render();
+    // a moderator's link to the moderation page (/mod)
+    let link = $('mod-link');
+    if (!link && state.me && state.me.moderator) {
+        link = document.createElement('a');
+        link.id = 'mod-link';
+        link.href = MOD_PATH;
+        link.textContent = 'Moderation';
+        document.querySelector('.topnav').append(' ', link);
+    }
+    if (link)
+        link.hidden = !(state.me && state.me.moderator);
 }
 
 // ---- connection status --------------------------------------------------

@@ -34,6 +34,9 @@ test('a moderator warns a reported player from /mod', { timeout: 90000 },
     await p.click('#mod-refresh');
     await waitText(p, '#mod-queue', /bob · spam · score 20/);
     await waitText(p, '#mod-queue', /links in every chat/);
+    await p.reload(); // (the welcome says moderator: the link shows)
+    await waitText(p, '#mod-link', /^Moderation$/);
+    await waitText(p, '#mod-queue', /links in every chat/);
     assert.deepEqual(await axeSerious(p), [], 'the moderation page');
     await p.fill(`#mod-why-${bob}-spam`, 'no links, please');
     await p.click('.mod-warn');

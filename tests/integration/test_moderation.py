@@ -69,6 +69,10 @@ class ModerationTest(FreshServerTest):
         rc, out, err = self.mod(srv, "grant", "mona")
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.mod(srv, "list")[:2], (0, "Mona\n"))
+        # read with the account's facts: a new connection's welcome says so
+        m2 = self.client(srv, token=m.token)
+        self.assertIs(m2.player.get("moderator"), True)
+        self.assertNotIn("moderator", bob.player)
         # the queue, worst first (a username's report scores 50)
         q = m.request({"t": "mod_reports"}, "mod_reports")["reports"]
         self.assertEqual([(x["pid"], x["name"], x["reason"], x["score"],
