@@ -1,6 +1,7 @@
 -- pg/0014_moderators.sql - the moderator role: the same column as
 -- SQLite's migration 0019 (see there).
-ALTER TABLE accounts ADD COLUMN moderator boolean NOT NULL DEFAULT false;
+ALTER TABLE accounts ADD COLUMN moderator integer NOT NULL DEFAULT 0
+    CHECK (moderator IN (0, 1));
 
 ALTER TABLE accounts ADD COLUMN chat_muted_until bigint NOT NULL DEFAULT 0;
 

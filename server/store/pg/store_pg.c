@@ -143,7 +143,7 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
                      "reason, text, until_ms, at_ms) "
                      "VALUES ($1, $2, $3, $4, $5, $6, $7)"},
-    {"w_moderator", "UPDATE accounts SET moderator = ($2 = 1) "
+    {"w_moderator", "UPDATE accounts SET moderator = $2 "
                     "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
                 "VALUES ($1, $2, $3, $4)"},
@@ -184,7 +184,7 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_is_account", "SELECT moderator::int, chat_muted_until "
+    {"r_is_account", "SELECT moderator, chat_muted_until "
                      "FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
@@ -204,7 +204,7 @@ static const struct pg_stmt reader_stmts[] = {
      "FROM reports r JOIN accounts a ON a.pid = r.reporter "
      "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT $1"},
     {"r_moderators", "SELECT pid, username, created_ms FROM accounts "
-                     "WHERE moderator ORDER BY username LIMIT $1"},
+                     "WHERE moderator = 1 ORDER BY username LIMIT $1"},
     {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
                  "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = $1 "
                  "ORDER BY b.at_ms, b.blocked LIMIT $2"},
