@@ -8,7 +8,7 @@ not_moderator and nothing is stored."""
 import subprocess
 
 from harness import (FISCHER_5_0, SERVER, FreshServerTest, db_args,
-                     wait_until, write_json)
+                     not_in_cluster, wait_until, write_json)
 
 PASSWORD = "correct horse battery"
 
@@ -160,3 +160,21 @@ class ModerationTest(FreshServerTest):
         self.assertIn("too many moderation commands",
                       bob.expect_error("rate_limited")["msg"])
         self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+
+    @not_in_cluster("a restart of the one process")
+    def test_mute_outlives_a_restart(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        until = m.request({"t": "mod_action", "to": "bob", "action": "mute",
+                           "duration_s": 3600, "text": "cool off"},
+                          "mod_done")["until"]
+        srv.kill()
+        srv2 = self.server()
+        bob2 = self.client(srv2, token=bob.token)
+        carol2 = self.client(srv2, token=carol.token)
+        gid = self.game(bob2, carol2)
+        bob2.send({"t": "chat", "game": gid, "room": "player", "text": "hi"})
+        bob2.expect_error("muted")
+        self.assertEqual(bob2.expect("chat_muted")["until"], until)
