@@ -93,6 +93,7 @@ enum proto_code {
     PROTO_EVENT_STARTED,    /* swiss_start: started already */
     PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
     PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
+    PROTO_NOT_MODERATOR,    /* mod_*: the account is no moderator */
     PROTO_CODE_COUNT
 };
 
@@ -161,6 +162,8 @@ enum proto_type {
     PROTO_T_SWISS_UNWATCH,
     PROTO_T_SWISS_START,
     PROTO_T_SWISS_TRF,
+    PROTO_T_MOD_REPORTS,
+    PROTO_T_MOD_ACTION,
     PROTO_T_COUNT
 };
 
@@ -248,6 +251,17 @@ enum proto_report_reason {
 };
 /* The wire name of a report reason ("cheat", ...); NULL out of range. */
 const char *proto_report_reason_name(int reason);
+/* mod_action: what a moderator does (m->action), and its wire name
+ * ("warn", ...; NULL out of range). */
+#define PROTO_MOD_TEXTS 5 /* mod_reports: an entry's newest texts */
+enum proto_mod_action {
+    PROTO_MOD_WARN = 0,
+    PROTO_MOD_MUTE,
+    PROTO_MOD_UNMUTE,
+    PROTO_MOD_CLOSE,
+    PROTO_MOD_ACTIONS
+};
+const char *proto_mod_action_name(int action);
 
 /* A chat room's kind (m->room): a game's players' or spectators'. A
  * tournament's room will be another kind, with its key in place of the
@@ -304,6 +318,8 @@ struct proto_msg {
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
     enum proto_room room;          /* chat */
+    int action; /* mod_action: enum proto_mod_action; its reason (close:
+                   the reports' reason, -1 when absent) is m->reason */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
 };
@@ -419,6 +435,8 @@ struct proto_me {
     const struct proto_rating *ratings;
     size_t n_ratings;
     const char *settings;
+    bool moderator; /* welcome: the player's "moderator":true (absent when
+                       false) */
 };
 
 /* A rated game's rating changes: each colour's rating before and after
@@ -686,6 +704,34 @@ char *proto_lobby_filter(const char *text, size_t len,
 /* {"t":"reported","pid":P,"name":N,"reason":R}. */
 char *proto_render_reported(const char *pid, const char *name,
                             const char *reason, const struct proto_id *id);
+/* One entry of the moderators' queue (mod_reports), with its newest
+ * reports' texts. */
+struct proto_mod_text {
+    const char *by, *text;
+    int64_t at_ms;
+};
+struct proto_mod_report {
+    const char *pid, *name, *reason;
+    int score, atoms;
+    int64_t last_ms;
+    struct proto_mod_text texts[PROTO_MOD_TEXTS];
+    size_t n_texts;
+};
+/* {"t":"mod_reports","reports":[{"pid","name","reason","score","atoms",
+ * "last","texts":[{"by","text","at"}...]}...]}: the queue, in the order
+ * given. */
+char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
+                               const struct proto_id *id);
+/* {"t":"mod_done","action":A,"pid":P,"name":N,"until":MS|null}: the
+ * moderator's action was stored. */
+char *proto_render_mod_done(const char *action, const char *pid,
+                            const char *name, int64_t until_ms,
+                            const struct proto_id *id);
+/* {"t":"mod_notice","action":A,"text":WHY,"by":MODERATOR,"until":MS|null,
+ * "at":MS}: a moderator's action on the player who reads it. */
+char *proto_render_mod_notice(const char *action, const char *text,
+                              const char *by, int64_t until_ms,
+                              int64_t at_ms);
 /* {"t":"watchers","game":GID,"n":N}: the game has N spectators now. */
 char *proto_render_watchers(const char *gid, size_t n);
 /* One open seek in a lobby snapshot: its SID, the seeker (with the

@@ -63,6 +63,8 @@ static json_t *j_me(const struct proto_me *p)
     if (o && p->account)
         json_object_set_new(o, "ratings",
                             proto_json_ratings(p->ratings, p->n_ratings));
+    if (o && p->moderator)
+        json_object_set_new(o, "moderator", json_true());
     return o;
 }
 

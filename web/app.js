@@ -23,6 +23,7 @@ const PLAYER_PATH = /^\/p\/([A-Za-z0-9_-]{1,32})\/?$/;
 const ARENAS_PATH = '/tournaments';
 const ARENA_PATH = /^\/t\/([A-Za-z0-9_-]{1,32})\/?$/;
 const ANALYSIS_PATH = '/analysis';
+const MOD_PATH = '/mod';
 const TOAST_MS = 7000;
 
 const state = {
@@ -82,6 +83,20 @@ function withArena(run) {
     arenaLoading.then(run);
 }
 
+// The moderation page (mod.js), loaded when /mod is opened.
+let modView = null, modLoading = null;
+
+function withMod(run) {
+    if (modView)
+        return run(modView);
+    if (!modLoading)
+        modLoading = import('./mod.js').then((m) => {
+            modView = new m.ModView(ctx);
+            return modView;
+        });
+    modLoading.then(run);
+}
+
 // The analysis board (analysisboard.js), loaded when /analysis is opened.
 let aboard = null, aboardLoading = null;
 
@@ -138,6 +153,19 @@ function route(stateComing) {
         leaderboard.hide();
     if (aboard && location.pathname !== ANALYSIS_PATH)
         aboard.hide();
+    if (modView && location.pathname !== MOD_PATH)
+        modView.hide();
+    if (location.pathname === MOD_PATH) {
+        lobby.hide();
+        game.close();
+        player.hide();
+        if (arena)
+            arena.hide();
+        challenges.showPlayer(null);
+        withMod((v) => v.show());
+        dockToasts();
+        return;
+    }
     if (location.pathname === ANALYSIS_PATH) {
         lobby.hide();
         game.close();
@@ -223,6 +251,8 @@ function onMessage(msg) {
         player.onWelcome();
         leaderboard.onWelcome();
         challenges.onWelcome();
+        if (modView && location.pathname === MOD_PATH)
+            modView.ask();
         if (relation)
             relation.onWelcome();
         else
@@ -405,7 +435,21 @@ function onMessage(msg) {
     case 'swiss_game':
         withArena((a) => a.onSwiss(msg));
         break;
+    case 'mod_reports':
+    case 'mod_done':
+        withMod((v) => v.onMessage(msg));
+        break;
+    case 'mod_notice':
+        toast(`A moderator (${msg.by}) ${{ warn: 'warns you',
+            mute: 'muted your chat', unmute: 'lifted your chat mute' }[
+            msg.action] || msg.action}` + (msg.until ? ` until ${new Date(
+            msg.until).toLocaleString()}` : '') + `: ${msg.text}`,
+        msg.action === 'unmute' ? 'info' : 'error');
+        break;
     case 'error':
+        if (modView && location.pathname === MOD_PATH &&
+            (msg.code === 'not_moderator' || msg.code === 'no_such_player'))
+            modView.onMessage(msg);
         onError(msg);
         break;
     default:
@@ -471,6 +515,17 @@ function loadTokens() {
 
 function renderMe() {
     account.render();
+    // a moderator's link to the moderation page (/mod)
+    let link = $('mod-link');
+    if (!link && state.me && state.me.moderator) {
+        link = document.createElement('a');
+        link.id = 'mod-link';
+        link.href = MOD_PATH;
+        link.textContent = 'Moderation';
+        document.querySelector('.topnav').append(' ', link);
+    }
+    if (link)
+        link.hidden = !(state.me && state.me.moderator);
 }
 
 // ---- connection status --------------------------------------------------

@@ -42,6 +42,7 @@
 #include "app/build_commit.h"
 #include "app/clusterconf.h"
 #include "app/lagreport.h"
+#include "app/modcli.h"
 #include "app/tokencli.h"
 #include "app/config.h"
 #include "app/wiring.h"
@@ -98,6 +99,8 @@ static void usage(FILE *f)
         "                        (--db PATH | --config PATH)\n"
         "       chess-server token list USERNAME | revoke ID (--db PATH | "
         "--config PATH)\n"
+        "       chess-server mod grant|revoke USERNAME | list (--db PATH | "
+        "--config PATH)\n"
         "  --config PATH      JSON settings file (docs/operator.md); the "
         "options\n"
         "                     below override it\n"
@@ -112,8 +115,8 @@ static void usage(FILE *f)
     config_help(f); /* a line per flag, then the settings only in files */
     fprintf(f,
             "SIGHUP reopens the log file and reloads the TLS "
-            "certificate.\n%s%s%s",
-            backup_help, lagreport_help, tokencli_help);
+            "certificate.\n%s%s%s%s",
+            backup_help, lagreport_help, tokencli_help, modcli_help);
 }
 
 /* getopt_long's value for the i-th setting of config_keys.c's table. */
@@ -818,6 +821,8 @@ int main(int argc, char **argv)
         return lagreport_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "token"))
         return tokencli_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "mod"))
+        return modcli_main(argc - 1, argv + 1);
     parse_args(argc, argv, &a);
     load_config(&a, &n.cfg);
     if (a.check)

@@ -102,22 +102,20 @@ static int parse(int argc, char **argv, struct token_args *a)
     return 0;
 }
 
-/* The database's place: --db, else the config file's database or
- * postgres (into *db / *pg, owned by *cfg). 0, or 2 (said). */
-static int where(const struct token_args *a, struct config *cfg,
-                 const char **db, const char **pg)
+int tokencli_where(const char *db_opt, const char *config, struct config *cfg,
+                   const char **db, const char **pg)
 {
     char err[600];
 
-    *db = a->db;
+    *db = db_opt;
     *pg = NULL;
-    if (a->db)
+    if (db_opt)
         return 0;
     if (config_init(cfg) < 0) {
         fprintf(stderr, "E: out of memory\n");
         return 2;
     }
-    if (config_load_file(cfg, a->config, err, sizeof err) < 0) {
+    if (config_load_file(cfg, config, err, sizeof err) < 0) {
         fprintf(stderr, "E: %s\n", err);
         return 2;
     }
@@ -131,11 +129,9 @@ static void nothing(void *arg)
     (void)arg;
 }
 
-/* Opens the database for one write, queues it (write), waits for its
- * commit and closes. 0, or 1 (said). */
-static int write_one(const char *db, const char *pg,
-                     uint64_t (*write)(struct store *, const void *),
-                     const void *arg)
+int tokencli_write_one(const char *db, const char *pg,
+                       uint64_t (*write)(struct store *, const void *),
+                       const void *arg)
 {
     struct store *s;
     char err[600];
@@ -147,18 +143,18 @@ static int write_one(const char *db, const char *pg,
              ? store_open_pg(&s, pg, "token-cli", NULL, nothing, NULL, err,
                              sizeof err)
              : store_open(&s, db, nothing, NULL, err, sizeof err)) < 0) {
-        fprintf(stderr, "E: token: %s\n", err);
+        fprintf(stderr, "E: %s\n", err);
         return 1;
     }
     if (!(seq = write(s, arg))) {
-        fprintf(stderr, "E: token: the write was refused\n");
+        fprintf(stderr, "E: the write was refused\n");
         rc = 1;
     }
     while (!rc && store_committed(s) < seq) {
         struct timespec ts = {0, 10 * 1000000L};
         if (sysclock_ms(CLOCK_MONOTONIC) > until ||
             store_failures(s, STORE_FAIL_WRITE_DROPPED)) {
-            fprintf(stderr, "E: token: the database did not take the write "
+            fprintf(stderr, "E: the database did not take the write "
                             "(see the server's log)\n");
             rc = 1;
             break;
@@ -234,7 +230,7 @@ static int create(struct store *r, const struct token_args *a, const char *db,
         fprintf(stderr, "E: token: no random bytes\n");
         return 1;
     }
-    if (write_one(db, pg, put, &row) != 0)
+    if (tokencli_write_one(db, pg, put, &row) != 0)
         return 1;
     printf("%s\n", text);
     return 0;
@@ -282,7 +278,7 @@ static int revoke_id(struct store *r, const struct token_args *a,
         fprintf(stderr, "E: token: no token with id '%s'\n", a->words[0]);
         return 2;
     }
-    if (write_one(db, pg, revoke, t.id) != 0)
+    if (tokencli_write_one(db, pg, revoke, t.id) != 0)
         return 1;
     fprintf(stderr, "revoked %s (of %s)\n", t.id, t.username);
     return 0;
@@ -299,7 +295,7 @@ int tokencli_main(int argc, char **argv)
 
     if (rc)
         return rc < 0 ? 0 : rc;
-    if ((rc = where(&a, &cfg, &db, &pg)) != 0) {
+    if ((rc = tokencli_where(a.db, a.config, &cfg, &db, &pg)) != 0) {
         if (!a.db)
             config_clear(&cfg);
         return rc;

@@ -10,6 +10,8 @@
 #ifndef SERVER_APP_TOKENCLI_H
 #define SERVER_APP_TOKENCLI_H
 
+#include <stdint.h>
+
 /* The subcommand's lines of --help. */
 extern const char tokencli_help[];
 
@@ -17,5 +19,18 @@ extern const char tokencli_help[];
  * when the database cannot be opened, read or written; 2 for a usage
  * error, an unknown user, scope or id). */
 int tokencli_main(int argc, char **argv);
+
+struct config;
+struct store;
+/* Shared with modcli.c. The database's place: db_opt (--db), else the
+ * config file's database or postgres (into *db / *pg, owned by *cfg,
+ * which the caller clears). 0, or 2 (said). */
+int tokencli_where(const char *db_opt, const char *config, struct config *cfg,
+                   const char **db, const char **pg);
+/* Opens the database for one write, queues it (write), waits for its
+ * commit and closes. 0, or 1 (said). */
+int tokencli_write_one(const char *db, const char *pg,
+                       uint64_t (*write)(struct store *, const void *),
+                       const void *arg);
 
 #endif

@@ -515,7 +515,8 @@ static void register_done(struct hub *h, struct auth_job *j,
                           true,
                           ratings,
                           hub_ratings_shown(h, p->pid, ratings, false),
-                          NULL}; /* (none stored yet: settings null) */
+                          NULL, /* (none stored yet: settings null) */
+                          false};
     hub_send_text(s, proto_render_registered(&me, token, &j->id), seq);
     note_pair(h, s, p->pid, hub_now_ms(h));
     log_info("event=registered player=%s username=%s", p->pid,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hub/hub_internal.h"
+#include "hub/moderation.h"
 #include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -322,7 +323,8 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
     uint64_t seq;
     struct proto_chat_line l;
 
-    if (may_write(s, g, m) < 0 || admit(s, m, now) < 0)
+    if (may_write(s, g, m) < 0 || moderation_chat_refused(s, m) ||
+        admit(s, m, now) < 0)
         return;
     if (!(gc = game_chat_get(h, m->game))) {
         hub_busy(s, &m->id);

@@ -48,11 +48,12 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
     row->known = rc == 1;
     if (row->known)
         snprintf(row->name, sizeof row->name, "%s", sp.name);
-    rc = store_is_account(st, pid);
+    rc = store_account_role(st, pid, &row->chat_muted_until);
     if (rc < 0 || store_player_ratings(st, pid, row->ratings,
                                        RATING_CATEGORIES, &n) < 0)
         return;
-    row->account = rc == 1;
+    row->account = rc >= 1;
+    row->moderator = rc == 2;
     row->n_ratings = n;
     row->bot = false;
     if (row->account) { /* (its name is its username) */
@@ -131,6 +132,8 @@ void hub_facts_apply(struct hub *h, struct player *p,
     if (row->account)
         p->account = true;
     f->bot = f->bot || row->bot; /* (irreversible: a read never unsets it) */
+    f->moderator = row->moderator;
+    f->chat_muted_until = row->chat_muted_until;
     /* a record only gains versions: one of this node's newer than the
      * read (an end it wrote meanwhile) stays */
     if (row->playban.version >= f->playban.version)

@@ -28,11 +28,13 @@ static struct msgbuf *welcome_of(struct session *s, const char *token,
 {
     struct player *p = s->player;
     struct proto_rating ratings[RATING_CATEGORIES];
-    struct proto_me pp = {p->pid, p->name, p->account, ratings, 0, NULL};
+    struct proto_me pp = {p->pid, p->name, p->account, ratings,
+                          0,      NULL,    false};
 
     if (p->account) {
         pp.n_ratings = hub_ratings_shown(s->hub, p->pid, ratings, false);
         pp.settings = settings;
+        pp.moderator = p->facts && p->facts->moderator;
     }
     return msgbuf_take(proto_render_welcome(&pp, token, gids, n, id));
 }

@@ -439,8 +439,8 @@ static int profile_done(struct hub *h, struct api_read *q, int rc,
                 };
         }
     }
-    struct proto_me me = {q->p.pid, q->p.name, q->account == 1,
-                          shown,    n,         NULL};
+    struct proto_me me = {q->p.pid, q->p.name, q->account == 1, shown, n,
+                          NULL,     false};
     return reply(r, 200, JSON_TYPE, proto_render_profile(&me));
 }
 

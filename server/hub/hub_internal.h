@@ -343,6 +343,8 @@ struct player_facts {
     /* an account's blocks (relation.c), sorted by pid (malloc'ed) */
     struct store_block *blocks;
     size_t n_blocks;
+    bool moderator;           /* an account's role (moderation.c) */
+    int64_t chat_muted_until; /* a moderator's mute (Unix ms; 0 none) */
 };
 
 /* What one read found about one player (hub_facts_read). */
@@ -352,7 +354,9 @@ struct facts_row {
     bool known; /* its players row exists */
     char name[PROTO_NAME_MAX + 1];
     bool account;
-    bool bot; /* a bot account (its row's flag) */
+    bool bot;                 /* a bot account (its row's flag) */
+    bool moderator;           /* the account's role */
+    int64_t chat_muted_until; /* a moderator's mute of its chat */
     struct store_rating ratings[RATING_CATEGORIES];
     size_t n_ratings;
     bool with_live;                  /* live games were read */

@@ -260,7 +260,8 @@ static int serve_gzip(struct lws *wsi, struct http_pss *pss, const char *type,
 
 /* Static files of the client; /g/GID is the client's page for a game,
  * /p/PID its page for a player (games and ratings), /leaderboard its
- * leaderboard, /tournaments and /t/EID its tournaments' pages.
+ * leaderboard, /tournaments and /t/EID its tournaments' pages, /mod the
+ * moderation page.
  * (lws 4.1's file mounts never answer a missing file, so this callback
  * serves the folder itself and says 404.) Every file carries an ETag
  * (its size and modification time) and `Cache-Control: no-cache`: a
@@ -282,7 +283,8 @@ static int serve_file(struct lws *wsi, struct http_pss *pss, const char *uri)
 
     if (!strncmp(uri, "/g/", 3) || !strncmp(uri, "/p/", 3) ||
         !strncmp(uri, "/t/", 3) || !strcmp(uri, "/leaderboard") ||
-        !strcmp(uri, "/tournaments") || !strcmp(uri, "/analysis"))
+        !strcmp(uri, "/tournaments") || !strcmp(uri, "/analysis") ||
+        !strcmp(uri, "/mod"))
         uri = "/index.html";
     if (!safe_path(uri) ||
         snprintf(path, sizeof path, "%s%s%s", net.web_dir, uri,

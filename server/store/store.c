@@ -37,17 +37,13 @@ const char *store__op_gid(const struct op *op)
 
 const char *store__op_name(enum op_kind k)
 {
-    static const char *const names[] = {"player",        "game",
-                                        "move",          "finish",
-                                        "purge",         "register",
-                                        "token_put",     "token_touch",
-                                        "token_revoke",  "tokens_revoke",
-                                        "tokens_expire", "settings",
-                                        "epoch",         "analysis",
-                                        "api_token_put", "api_token_revoke",
-                                        "arena",         "chat",
-                                        "playban",       "block",
-                                        "report",        "bot"};
+    static const char *const names[] = {
+        "player",       "game",          "move",          "finish",
+        "purge",        "register",      "token_put",     "token_touch",
+        "token_revoke", "tokens_revoke", "tokens_expire", "settings",
+        "epoch",        "analysis",      "api_token_put", "api_token_revoke",
+        "arena",        "chat",          "playban",       "block",
+        "report",       "bot",           "moderator",     "mod_action"};
     _Static_assert(sizeof names / sizeof *names == OP_KINDS,
                    "a name for every op kind");
     assert((unsigned)k < OP_KINDS);
@@ -93,7 +89,8 @@ static struct store *new_store(const struct store_backend *be,
            be->player_live_games && be->live_gids && be->get_analysis &&
            be->count_analyses && be->queued_analyses && be->api_token &&
            be->api_tokens && be->load_arena && be->chat_lines && be->blocks &&
-           be->report_counts && be->report_queue);
+           be->moderators && be->open_reports && be->report_counts &&
+           be->report_queue);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

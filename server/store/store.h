@@ -365,6 +365,27 @@ uint64_t store_put_block(struct store *s, const char *pid,
                          const char *blocked, bool on, int64_t at_ms);
 /* Queues report r (copied). 0 also for an empty reporter or suspect. */
 uint64_t store_put_report(struct store *s, const struct store_report *r);
+/* Queues the grant (on) / the revocation (!on) of the moderator role to
+ * account pid (migrations/0019_moderators.sql; no account: no change).
+ * Sequence numbers as the other writes (0 also for an empty pid). */
+uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
+/* A moderator's action (migrations/0019_moderators.sql, hub/moderation.c):
+ * moderator acts on target: action "warn", "mute" (until until_ms),
+ * "unmute" or "close" (target's open reports of reason, "" every
+ * reason), with text (why: 1-500 code points of UTF-8, checked by the
+ * hub) at at_ms. */
+struct store_mod_action {
+    char moderator[33], target[33];
+    char action[8];
+    char reason[10];
+    char text[STORE_REPORT_TEXT_MAX + 1];
+    int64_t until_ms, at_ms;
+};
+/* Queues action a (copied): the row, and what it changes (a close closes
+ * the reports, a mute or an unmute sets the account's chat mute), in one
+ * transaction. 0 also for an empty moderator, target or text. */
+uint64_t store_put_mod_action(struct store *s,
+                              const struct store_mod_action *a);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
  * room is "player" or "spectator"; text 1-140 code points of UTF-8 (the
  * hub checked it). */
@@ -586,6 +607,14 @@ int store_list_api_tokens(struct store *s, const char *pid,
  * blocked account's pid, username and when), *n how many: 0, or -1. */
 int store_list_blocks(struct store *s, const char *pid,
                       struct store_block *out, size_t max, size_t *n);
+/* The open reports, the newest first, at most max into out (reporter
+ * holds the reporter's username; score 0): 0, or -1. */
+int store_open_reports(struct store *s, struct store_report *out, size_t max,
+                       size_t *n);
+/* The moderators' accounts by username, at most max into out (pid,
+ * username, the account's creation in at_ms), *n how many: 0, or -1. */
+int store_list_moderators(struct store *s, struct store_block *out,
+                          size_t max, size_t *n);
 /* The reports reporter made at since_ms or later: *total of them, and
  * *of_suspect of them about suspect. 0, or -1. */
 int store_report_counts(struct store *s, const char *reporter,
@@ -640,6 +669,11 @@ int store_chat_lines(struct store *s, const char *gid, const char *room,
                      int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
+/* As store_is_account, but 2 for a moderator's account, and *muted_until
+ * (unless NULL) the account's chat mute by a moderator (Unix epoch ms; 0
+ * when none). */
+int store_account_role(struct store *s, const char *pid,
+                       int64_t *muted_until);
 /* The last `limit` points of pid's history in category, oldest first:
  * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
  * a database error or limit < 1. */

@@ -130,6 +130,8 @@ enum op_kind {
     OP_BLOCK,
     OP_REPORT,
     OP_BOT, /* u.token.pid */
+    OP_MODERATOR,
+    OP_MOD_ACTION,
     OP_KINDS
 };
 
@@ -197,6 +199,11 @@ struct op {
             int64_t at_ms;
         } block;
         struct store_report report; /* OP_REPORT */
+        struct {                    /* OP_MODERATOR */
+            char pid[33];
+            bool on;
+        } role;
+        struct store_mod_action mod; /* OP_MOD_ACTION */
     } u;
     char *pgn;                /* OP_FINISH only, owned */
     struct store_move *moves; /* OP_FINISH only: the game's, owned */
@@ -294,7 +301,9 @@ struct store_backend {
     /* The newest `limit` lines into v (room for limit), newest first. */
     int (*chat_lines)(struct store *s, const char *gid, const char *room,
                       int limit, struct store_chat_line *v, size_t *n);
-    int (*is_account)(struct store *s, const char *pid);
+    /* 0 none, 1 an account, 2 a moderator's account, -1 an error;
+     * *muted_until (unless NULL) the account's chat mute. */
+    int (*is_account)(struct store *s, const char *pid, int64_t *muted_until);
     /* store_get_analysis, store_count_analyses, store_queued_analyses
      * (v: room for max). */
     int (*get_analysis)(struct store *s, const char *gid,
@@ -348,6 +357,12 @@ struct store_backend {
                          int *of_suspect);
     int (*report_queue)(struct store *s, struct store_report_entry *v,
                         size_t max, size_t *n);
+    /* store_open_reports */
+    int (*open_reports)(struct store *s, struct store_report *v, size_t max,
+                        size_t *n);
+    /* store_list_moderators */
+    int (*moderators)(struct store *s, struct store_block *v, size_t max,
+                      size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

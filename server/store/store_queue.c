@@ -532,6 +532,37 @@ uint64_t store_put_report(struct store *s, const struct store_report *r)
     return enqueue(s, op);
 }
 
+uint64_t store_put_moderator(struct store *s, const char *pid, bool on)
+{
+    struct op *op;
+
+    if (!s || !pid || !*pid)
+        return 0;
+    if (!(op = op_new(OP_MODERATOR)))
+        return 0;
+    strcopy(op->u.role.pid, sizeof op->u.role.pid, pid);
+    op->u.role.on = on;
+    return enqueue(s, op);
+}
+
+uint64_t store_put_mod_action(struct store *s,
+                              const struct store_mod_action *a)
+{
+    struct op *op;
+
+    if (!s || !a || !*a->moderator || !*a->target || !*a->text)
+        return 0;
+    if (!(op = op_new(OP_MOD_ACTION)))
+        return 0;
+    op->u.mod = *a;
+    STORE_TERMINATE(op->u.mod.moderator);
+    STORE_TERMINATE(op->u.mod.target);
+    STORE_TERMINATE(op->u.mod.action);
+    STORE_TERMINATE(op->u.mod.reason);
+    STORE_TERMINATE(op->u.mod.text);
+    return enqueue(s, op);
+}
+
 uint64_t store_take_epoch(struct store *s, const char *gid, int64_t epoch)
 {
     struct op *op;

@@ -201,7 +201,7 @@ static int do_player_ratings(struct store *s, const char *pid,
 
 static int do_is_account(struct store *s, const char *pid)
 {
-    return pid ? s->be->is_account(s, pid) : 0;
+    return pid ? s->be->is_account(s, pid, NULL) : 0;
 }
 
 /* An account's text through get (get_settings, get_playban). */
@@ -546,6 +546,18 @@ int store_is_account(struct store *s, const char *pid)
     store__read_enter(s);
     rc = do_is_account(s, pid);
     store__read_leave(s);
+    return rc > 1 ? 1 : rc;
+}
+
+int store_account_role(struct store *s, const char *pid, int64_t *muted_until)
+{
+    int rc;
+
+    if (muted_until)
+        *muted_until = 0;
+    store__read_enter(s);
+    rc = pid ? s->be->is_account(s, pid, muted_until) : 0;
+    store__read_leave(s);
     return rc;
 }
 
@@ -775,6 +787,40 @@ int store_list_blocks(struct store *s, const char *pid,
         return pid && out ? 0 : -1;
     store__read_enter(s);
     rc = s->be->blocks(s, pid, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}
+
+int store_open_reports(struct store *s, struct store_report *out, size_t max,
+                       size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!out || !max)
+        return out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->open_reports(s, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}
+
+int store_list_moderators(struct store *s, struct store_block *out,
+                          size_t max, size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!out || !max)
+        return out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->moderators(s, out, max, n);
     store__read_leave(s);
     if (rc < 0)
         *n = 0;

@@ -1822,6 +1822,122 @@ START_TEST(a_reader_reads_beside_the_server)
 }
 END_TEST
 
+/* The moderator role (migration 0019): granted, read with the account
+ * (store_account_role 2, store_is_account still 1), listed, revoked; a
+ * player who is no account gains nothing. */
+START_TEST(moderator_role_granted_listed_revoked)
+{
+    struct store *s = H->open();
+    const char *pids[] = {"pidM", "pidN"};
+    const char *names[] = {"mia", "ned"};
+    struct store_block v[4];
+    uint8_t dead[32], tok[32];
+    size_t n = 9;
+
+    for (int i = 0; i < 2; i++) {
+        struct store_player g = player(pids[i], "guest", 1);
+        struct store_account a = account(pids[i], names[i], 1000 + i);
+        fill(dead, (uint8_t)(0x30 + i));
+        fill(tok, (uint8_t)(0x40 + i));
+        store_put_player(s, &g);
+        wait_committed(s, store_register(s, &a, dead, tok));
+    }
+    ck_assert_int_eq(store_account_role(s, "pidM", NULL), 1);
+    ck_assert_int_eq(store_list_moderators(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_uint_eq(store_put_moderator(s, "", true), 0);
+    wait_committed(s, store_put_moderator(s, "pidM", true));
+    wait_committed(s, store_put_moderator(s, "nobody", true));
+    ck_assert_int_eq(store_account_role(s, "pidM", NULL), 2);
+    ck_assert_int_eq(store_is_account(s, "pidM"), 1);
+    ck_assert_int_eq(store_account_role(s, "pidN", NULL), 1);
+    ck_assert_int_eq(store_account_role(s, "nobody", NULL), 0);
+    ck_assert_int_eq(store_list_moderators(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v[0].pid, "pidM");
+    ck_assert_str_eq(v[0].name, "mia");
+    ck_assert_int_eq(v[0].at_ms, 1000);
+    wait_committed(s, store_put_moderator(s, "pidN", true));
+    wait_committed(s, store_put_moderator(s, "pidM", false));
+    ck_assert_int_eq(store_account_role(s, "pidM", NULL), 1);
+    ck_assert_int_eq(store_list_moderators(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v[0].name, "ned");
+    store_close(s);
+}
+END_TEST
+
+/* A moderator's action (migration 0019): stored with who, when and why;
+ * a mute sets the account's mute (read with its role), an unmute clears
+ * it, a close closes the target's open reports of its reason only. */
+START_TEST(mod_actions_mute_and_close)
+{
+    struct store *s = H->open();
+    const char *pids[] = {"pidM", "pidN"};
+    const char *names[] = {"mia", "ned"};
+    struct store_report r = {.reporter = "pidM",
+                             .suspect = "pidN",
+                             .reason = "spam",
+                             .text = "ads",
+                             .score = 30};
+    struct store_mod_action a = {.moderator = "pidM",
+                                 .target = "pidN",
+                                 .action = "mute",
+                                 .text = "calm down",
+                                 .until_ms = 9000,
+                                 .at_ms = 5000};
+    struct store_report_entry q[4];
+    static struct store_report open[4];
+    uint8_t dead[32], tok[32];
+    int64_t muted = -1;
+    size_t n = 9;
+
+    for (int i = 0; i < 2; i++) {
+        struct store_player g = player(pids[i], "guest", 1);
+        struct store_account acc = account(pids[i], names[i], 1000 + i);
+        fill(dead, (uint8_t)(0x50 + i));
+        fill(tok, (uint8_t)(0x60 + i));
+        store_put_player(s, &g);
+        wait_committed(s, store_register(s, &acc, dead, tok));
+    }
+    r.at_ms = 2000;
+    store_put_report(s, &r);
+    snprintf(r.reason, sizeof r.reason, "abuse");
+    wait_committed(s, store_put_report(s, &r));
+    ck_assert_int_eq(store_open_reports(s, open, 4, &n), 0);
+    ck_assert_uint_eq(n, 2); /* the newest first, by the reporter's name */
+    ck_assert_str_eq(open[0].reason, "abuse");
+    ck_assert_str_eq(open[0].reporter, "mia");
+    ck_assert_str_eq(open[0].suspect, "pidN");
+    ck_assert_str_eq(open[0].text, "ads");
+    ck_assert_int_eq(open[0].at_ms, 2000);
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_account_role(s, "pidN", &muted), 1);
+    ck_assert_int_eq(muted, 9000);
+    a.text[0] = '\0';
+    ck_assert_uint_eq(store_put_mod_action(s, &a), 0);
+    snprintf(a.text, sizeof a.text, "ok now");
+    snprintf(a.action, sizeof a.action, "unmute");
+    a.until_ms = 0;
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_account_role(s, "pidN", &muted), 1);
+    ck_assert_int_eq(muted, 0);
+    snprintf(a.action, sizeof a.action, "close");
+    snprintf(a.reason, sizeof a.reason, "spam");
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_report_queue(s, q, 4, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(q[0].reason, "abuse");
+    a.reason[0] = '\0'; /* every reason */
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_report_queue(s, q, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(store_open_reports(s, open, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    store_close(s);
+}
+END_TEST
+
 void store_cases_add(TCase *tc, const struct store_harness *h)
 {
     H = h;
@@ -1856,4 +1972,6 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, lag_totals_go_with_the_game_row);
     tcase_add_test(tc, a_reader_reads_beside_the_server);
     tcase_add_test(tc, blocks_and_the_report_queue);
+    tcase_add_test(tc, moderator_role_granted_listed_revoked);
+    tcase_add_test(tc, mod_actions_mute_and_close);
 }

@@ -243,8 +243,9 @@ static void raw_player(const char *pid, const char *name, bool account)
     raw(sql);
     if (account) {
         snprintf(sql, sizeof sql,
-                 "INSERT INTO accounts VALUES ('%s', '%s', 'h', 1, 0)", pid,
-                 name);
+                 "INSERT INTO accounts (pid, username, password_hash, "
+                 "created_ms) VALUES ('%s', '%s', 'h', 1)",
+                 pid, name);
         raw(sql);
     }
 }

@@ -934,7 +934,7 @@ END_TEST
 
 START_TEST(render_account_messages)
 {
-    struct proto_me me = {"PID", "alice", true, NULL, 0, NULL};
+    struct proto_me me = {"PID", "alice", true, NULL, 0, NULL, false};
     struct proto_id id = {1, 2, "r1", 0};
     const char *games[] = {"G1"};
     char *t;
@@ -1325,7 +1325,7 @@ START_TEST(render_ratings)
     struct proto_rating r[2] = {
         {"blitz", 1500, 350, 1, true, false, 1, 0, 0},
         {"rapid", 1662, 80, 30, false, true, 20, 4, 6}};
-    struct proto_me me = {"PID", "alice", true, r, 1, NULL};
+    struct proto_me me = {"PID", "alice", true, r, 1, NULL, false};
     struct proto_rating_change c = {{1500, 1662}, {1480, 1600}};
     struct proto_player w = {"W",  "white", true,  1500,
                              true, false,   false, false};

@@ -244,9 +244,24 @@ int pg__player_ratings(struct store *s, const char *pid,
     return 0;
 }
 
-int pg__is_account(struct store *s, const char *pid)
+static int fill_role(struct store *s, const PGresult *r, void *out)
 {
-    return rd_one_text(s, "r_is_account", pid, NULL, NULL);
+    int64_t *v = out;
+
+    (void)s;
+    v[0] = pg__col_int(r, 0, 0);
+    v[1] = pg__col_int(r, 0, 1);
+    return 0;
+}
+
+int pg__is_account(struct store *s, const char *pid, int64_t *muted_until)
+{
+    int64_t v[2] = {0, 0};
+    int rc = rd_one_text(s, "r_is_account", pid, fill_role, v);
+
+    if (rc == 1 && muted_until)
+        *muted_until = v[1];
+    return rc == 1 ? 1 + (v[0] == 1) : rc;
 }
 
 int pg__get_settings(struct store *s, const char *pid, char **out)
@@ -638,22 +653,63 @@ int pg__api_tokens(struct store *s, const char *pid,
 
 /* ---- blocks and reports -------------------------------------------------- */
 
-int pg__blocks(struct store *s, const char *pid, struct store_block *v,
-               size_t max, size_t *n)
+/* Rows of (pid, name, ms) by statement name with p into v. */
+static int block_rows(struct store *s, const char *name, struct pgp *p,
+                      struct store_block *v, size_t max, size_t *n)
 {
-    struct pgp p;
     PGresult *r;
 
-    pgp_init(&p);
-    pgp_text(&p, pid);
-    pgp_int(&p, (int64_t)max);
-    if (!(r = rd(s, "r_blocks", NULL, &p, false)))
+    if (!(r = rd(s, name, NULL, p, false)))
         return -1;
     for (int i = 0; i < PQntuples(r) && *n < max; i++) {
         struct store_block *x = &v[(*n)++];
         pg__col_str(r, i, 0, x->pid, sizeof x->pid);
         pg__col_str(r, i, 1, x->name, sizeof x->name);
         x->at_ms = pg__col_int(r, i, 2);
+    }
+    PQclear(r);
+    return 0;
+}
+
+int pg__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max);
+    return block_rows(s, "r_blocks", &p, v, max, n);
+}
+
+int pg__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    return block_rows(s, "r_moderators", &p, v, max, n);
+}
+
+int pg__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_open_reports", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_report *x = &v[(*n)++];
+        memset(x, 0, sizeof *x);
+        pg__col_str(r, i, 0, x->suspect, sizeof x->suspect);
+        pg__col_str(r, i, 1, x->reason, sizeof x->reason);
+        pg__col_str(r, i, 2, x->reporter, sizeof x->reporter);
+        pg__col_str(r, i, 3, x->text, sizeof x->text);
+        x->at_ms = pg__col_int(r, i, 4);
     }
     PQclear(r);
     return 0;

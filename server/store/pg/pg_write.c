@@ -331,6 +331,21 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_int(&p, op->u.report.score);
         pgp_int(&p, op->u.report.at_ms);
         break;
+    case OP_MODERATOR:
+        name = "w_moderator";
+        pgp_text(&p, op->u.role.pid);
+        pgp_int(&p, op->u.role.on);
+        break;
+    case OP_MOD_ACTION:
+        name = "w_mod_action";
+        pgp_text(&p, op->u.mod.moderator);
+        pgp_text(&p, op->u.mod.target);
+        pgp_text(&p, op->u.mod.action);
+        pgp_text(&p, op->u.mod.reason);
+        pgp_text(&p, op->u.mod.text);
+        pgp_int(&p, op->u.mod.until_ms);
+        pgp_int(&p, op->u.mod.at_ms);
+        break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);
         pgp_int(&p, op->epoch);

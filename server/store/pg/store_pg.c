@@ -141,6 +141,11 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
     {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
+                     "reason, text, until_ms, at_ms) "
+                     "VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {"w_moderator", "UPDATE accounts SET moderator = $2 "
+                    "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
                 "VALUES ($1, $2, $3, $4)"},
     {"w_chat", "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
@@ -180,7 +185,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_is_account", "SELECT 1 FROM accounts WHERE pid = $1"},
+    {"r_is_account", "SELECT moderator, chat_muted_until "
+                     "FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
@@ -194,6 +200,12 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_api_id", API_TOKEN_SELECT "t.id = $1"},
     {"r_api_pid", API_TOKEN_SELECT "t.pid = $1 "
                                    "ORDER BY t.created_ms, t.id LIMIT $2"},
+    {"r_open_reports",
+     "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
+     "FROM reports r JOIN accounts a ON a.pid = r.reporter "
+     "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT $1"},
+    {"r_moderators", "SELECT pid, username, created_ms FROM accounts "
+                     "WHERE moderator = 1 ORDER BY username LIMIT $1"},
     {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
                  "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = $1 "
                  "ORDER BY b.at_ms, b.blocked LIMIT $2"},
@@ -575,6 +587,8 @@ const struct store_backend store__pg = {
     .api_token = pg__api_token,
     .api_tokens = pg__api_tokens,
     .blocks = pg__blocks,
+    .moderators = pg__moderators,
+    .open_reports = pg__open_reports,
     .report_counts = pg__report_counts,
     .report_queue = pg__report_queue,
 };

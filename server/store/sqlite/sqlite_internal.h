@@ -33,7 +33,8 @@ struct sqlite_be {
     sqlite3_stmt *w_bot;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke,
-        *w_arena, *w_swiss, *w_chat, *w_block, *w_unblock, *w_report;
+        *w_arena, *w_swiss, *w_chat, *w_block, *w_unblock, *w_report,
+        *w_moderator, *w_mod_action;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
@@ -44,7 +45,8 @@ struct sqlite_be {
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
-        *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue;
+        *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue,
+        *r_moderators, *r_open_reports;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -124,7 +126,11 @@ int sq__get_rating(struct store *s, const char *pid, const char *category,
                    struct store_rating *out);
 int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
-int sq__is_account(struct store *s, const char *pid);
+int sq__is_account(struct store *s, const char *pid, int64_t *muted_until);
+int sq__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n);
+int sq__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n);
 int sq__get_settings(struct store *s, const char *pid, char **out);
 int sq__get_playban(struct store *s, const char *pid, char **out);
 int sq__get_analysis(struct store *s, const char *gid,

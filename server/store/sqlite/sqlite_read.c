@@ -221,13 +221,20 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
-int sq__is_account(struct store *s, const char *pid)
+int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_is_account;
+    int rc, mod = 0;
 
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
-    return row_end(s, st, sqlite3_step(st));
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        mod = sqlite3_column_int(st, 0) == 1;
+    if (rc == SQLITE_ROW && muted_until)
+        *muted_until = sqlite3_column_int64(st, 1);
+    rc = row_end(s, st, rc);
+    return rc == 1 ? 1 + mod : rc;
 }
 
 /* An account's one text column by st (r_settings, r_playban). */
@@ -674,20 +681,56 @@ int sq__api_tokens(struct store *s, const char *pid,
 
 /* ---- blocks and reports -------------------------------------------------- */
 
-int sq__blocks(struct store *s, const char *pid, struct store_block *v,
-               size_t max, size_t *n)
+/* Rows of (pid, name, ms) of st (bound) into v. */
+static int block_rows(struct store *s, sqlite3_stmt *st,
+                      struct store_block *v, size_t max, size_t *n)
 {
-    struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_blocks;
     int rc;
 
-    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (int64_t)max);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
         struct store_block *x = &v[(*n)++];
         col_text(st, 0, x->pid, sizeof x->pid);
         col_text(st, 1, x->name, sizeof x->name);
         x->at_ms = sqlite3_column_int64(st, 2);
+    }
+    return rows_end(s, st, rc);
+}
+
+int sq__blocks(struct store *s, const char *pid, struct store_block *v,
+               size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+
+    sqlite3_bind_text(b->r_blocks, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(b->r_blocks, 2, (int64_t)max);
+    return block_rows(s, b->r_blocks, v, max, n);
+}
+
+int sq__moderators(struct store *s, struct store_block *v, size_t max,
+                   size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+
+    sqlite3_bind_int64(b->r_moderators, 1, (int64_t)max);
+    return block_rows(s, b->r_moderators, v, max, n);
+}
+
+int sq__open_reports(struct store *s, struct store_report *v, size_t max,
+                     size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_open_reports;
+    int rc;
+
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_report *x = &v[(*n)++];
+        memset(x, 0, sizeof *x);
+        col_text(st, 0, x->suspect, sizeof x->suspect);
+        col_text(st, 1, x->reason, sizeof x->reason);
+        col_text(st, 2, x->reporter, sizeof x->reporter);
+        col_text(st, 3, x->text, sizeof x->text);
+        x->at_ms = sqlite3_column_int64(st, 4);
     }
     return rows_end(s, st, rc);
 }

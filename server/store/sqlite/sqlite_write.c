@@ -423,6 +423,22 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_int(st, 5, op->u.report.score);
         rc |= sqlite3_bind_int64(st, 6, op->u.report.at_ms);
         break;
+    case OP_MODERATOR:
+        st = b->w_moderator;
+        rc |= sqlite3_bind_text(st, 1, op->u.role.pid, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int(st, 2, op->u.role.on);
+        break;
+    case OP_MOD_ACTION:
+        st = b->w_mod_action;
+        rc |= sqlite3_bind_text(st, 1, op->u.mod.moderator, -1,
+                                SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 2, op->u.mod.target, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 3, op->u.mod.action, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 4, op->u.mod.reason, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 5, op->u.mod.text, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 6, op->u.mod.until_ms);
+        rc |= sqlite3_bind_int64(st, 7, op->u.mod.at_ms);
+        break;
     case OP_EPOCH: /* one node: nobody to fence */
         return SQLITE_DONE;
     default:

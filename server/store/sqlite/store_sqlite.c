@@ -176,6 +176,10 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_unblock, "DELETE FROM blocks WHERE pid = ?1 AND blocked = ?2"),
     DEF(w_report, "INSERT INTO reports (reporter, suspect, reason, text, "
                   "score, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_moderator, "UPDATE accounts SET moderator = ?2 WHERE pid = ?1"),
+    DEF(w_mod_action, "INSERT INTO mod_actions (moderator, target, action, "
+                      "reason, text, until_ms, at_ms) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -191,7 +195,8 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
-    DEF(r_is_account, "SELECT 1 FROM accounts WHERE pid = ?1"),
+    DEF(r_is_account, "SELECT moderator, chat_muted_until FROM accounts "
+                      "WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
     DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
@@ -211,6 +216,13 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_report_counts, "SELECT count(*), coalesce(sum(suspect = ?2), 0) "
                          "FROM reports WHERE reporter = ?1 AND at_ms >= ?3"),
     DEF(r_report_queue, STORE_REPORT_QUEUE "?1"),
+    DEF(r_open_reports,
+        "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
+        "FROM reports r JOIN accounts a ON a.pid = r.reporter "
+        "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT "
+        "?1"),
+    DEF(r_moderators, "SELECT pid, username, created_ms FROM accounts "
+                      "WHERE moderator = 1 ORDER BY username LIMIT ?1"),
     DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
                 "WHERE gid = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
@@ -762,6 +774,8 @@ const struct store_backend store__sqlite = {
     .api_token = sq__api_token,
     .api_tokens = sq__api_tokens,
     .blocks = sq__blocks,
+    .moderators = sq__moderators,
+    .open_reports = sq__open_reports,
     .report_counts = sq__report_counts,
     .report_queue = sq__report_queue,
 };

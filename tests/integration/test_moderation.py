@@ -1,0 +1,180 @@
+"""Moderators (PROTOCOL.md "Moderation"): the operator grants the role
+with `chess-server mod grant` beside the running server; a moderator
+reads the report queue (worst first) and acts on an account: warn (the
+player told the moderator's text), mute for a time (chat lines refused
+with the mute's end, the player told), unmute, close the reports. Each
+action is a row of mod_actions and a log line; anyone else gets
+not_moderator and nothing is stored."""
+import subprocess
+
+from harness import (FISCHER_5_0, SERVER, FreshServerTest, db_args,
+                     not_in_cluster, wait_until, write_json)
+
+PASSWORD = "correct horse battery"
+
+
+class ModerationTest(FreshServerTest):
+    def account(self, srv, username):
+        c = self.client(srv, name=username)
+        r = c.request({"t": "register", "username": username,
+                       "password": PASSWORD}, "registered")
+        c.player, c.token = r["player"], r["token"]
+        return c
+
+    def mod(self, srv, *args):
+        """chess-server mod ARGS beside srv (its database by a config)."""
+        if not hasattr(self, "_cfg"):
+            where = db_args(self.dir, srv.db)
+            self._cfg = write_json(
+                self.path("mod.json"),
+                {where[0][2:].replace("db", "database"): where[1]})
+        p = subprocess.run([SERVER, "mod"] + list(args) +
+                           ["--config", self._cfg],
+                           capture_output=True, text=True, timeout=30)
+        return p.returncode, p.stdout, p.stderr
+
+    def game(self, w, b):
+        gid = w.request({"t": "invite", "clock": FISCHER_5_0,
+                         "color": "white"}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+            c.expect("state", game=gid)
+        return gid
+
+    def test_role_queue_and_actions(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("Mona", "bob", "carol"))
+        carol.request({"t": "report", "to": "bob", "reason": "spam",
+                       "text": "links every move"}, "reported")
+        carol.request({"t": "report", "to": "mona", "reason": "username",
+                       "text": "rude name"}, "reported")
+        # nobody is a moderator yet: a precise error, nothing stored
+        for c in (m, bob):
+            c.send({"t": "mod_reports"})
+            self.assertIn("only a moderator", c.expect_error(
+                "not_moderator")["msg"])
+        m.send({"t": "mod_action", "to": "bob", "action": "warn",
+                "text": "stop"})
+        m.expect_error("not_moderator")
+        g = self.client(srv)
+        g.send({"t": "mod_reports"})
+        g.expect_error("not_moderator")
+        self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+        # the CLI: an unknown user is exit 2, then a grant, listed
+        rc, out, err = self.mod(srv, "grant", "nobody")
+        self.assertEqual((rc, out), (2, ""))
+        self.assertIn("no account named 'nobody'", err)
+        rc, out, err = self.mod(srv, "grant", "mona")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.mod(srv, "list")[:2], (0, "Mona\n"))
+        # read with the account's facts: a new connection's welcome says so
+        m2 = self.client(srv, token=m.token)
+        self.assertIs(m2.player.get("moderator"), True)
+        self.assertNotIn("moderator", bob.player)
+        # the queue, worst first (a username's report scores 50)
+        q = m.request({"t": "mod_reports"}, "mod_reports")["reports"]
+        self.assertEqual([(x["pid"], x["name"], x["reason"], x["score"],
+                           x["atoms"]) for x in q],
+                         [(m.pid, "Mona", "username", 50, 1),
+                          (bob.pid, "bob", "spam", 20, 1)])
+        self.assertIsInstance(q[0]["last"], int)
+        self.assertEqual([(t["by"], t["text"]) for t in q[1]["texts"]],
+                         [("carol", "links every move")])
+        self.assertIsInstance(q[1]["texts"][0]["at"], int)
+        # warn: the player is told the moderator's text
+        r = m.request({"t": "mod_action", "to": "BOB", "action": "warn",
+                       "text": "no links, please"}, "mod_done")
+        self.assertEqual((r["action"], r["pid"], r["name"], r["until"]),
+                         ("warn", bob.pid, "bob", None))
+        n = bob.expect("mod_notice")
+        self.assertEqual((n["action"], n["text"], n["by"], n["until"]),
+                         ("warn", "no links, please", "Mona", None))
+        # mute: chat lines refused with the mute's end, the player told
+        gid = self.game(bob, carol)
+        r = m.request({"t": "mod_action", "to": bob.pid, "action": "mute",
+                       "duration_s": 600, "text": "cool off"}, "mod_done")
+        until = r["until"]
+        self.assertEqual(bob.expect("mod_notice", action="mute")["until"],
+                         until)
+        bob.send({"t": "chat", "game": gid, "room": "player",
+                  "text": "hello"})
+        e = bob.expect_error("muted")
+        self.assertRegex(e["msg"], r"muted by a moderator until "
+                         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
+        self.assertEqual(bob.expect("chat_muted")["until"], until)
+        # a mute needs its length
+        m.send({"t": "mod_action", "to": "bob", "action": "mute",
+                "text": "x"})
+        self.assertIn("duration_s", m.expect_error("bad_field")["msg"])
+        m.send({"t": "mod_action", "to": "bob", "action": "ban",
+                "text": "x"})
+        self.assertIn("warn, mute, unmute or close",
+                      m.expect_error("bad_field")["msg"])
+        # unmute: the lines go again
+        m.request({"t": "mod_action", "to": "bob", "action": "unmute",
+                   "text": "ok"}, "mod_done")
+        bob.expect("mod_notice", action="unmute")
+        bob.send({"t": "chat", "game": gid, "room": "player",
+                  "text": "sorry"})
+        self.assertEqual(carol.expect("chat", game=gid)["text"], "sorry")
+        # close: bob's spam report leaves the queue
+        m.request({"t": "mod_action", "to": "bob", "action": "close",
+                   "reason": "spam", "text": "dealt with"}, "mod_done")
+        q = m.request({"t": "mod_reports"}, "mod_reports")["reports"]
+        self.assertEqual([x["pid"] for x in q], [m.pid])
+        # every action stored (who, on whom, what, why) and logged
+        self.assertEqual(
+            srv.sql("SELECT moderator, target, action, reason, text "
+                    "FROM mod_actions ORDER BY id"),
+            [(m.pid, bob.pid, "warn", "", "no links, please"),
+             (m.pid, bob.pid, "mute", "", "cool off"),
+             (m.pid, bob.pid, "unmute", "", "ok"),
+             (m.pid, bob.pid, "close", "spam", "dealt with")])
+        wait_until(lambda: "event=mod_action moderator=%s target=%s "
+                   "action=close reason=spam" % (m.pid, bob.pid)
+                   in srv.log_text(), "the log line")
+        # revoked: refused at once
+        self.assertEqual(self.mod(srv, "revoke", "Mona")[0], 0)
+        m.send({"t": "mod_reports"})
+        m.expect_error("not_moderator")
+        self.assertEqual(self.mod(srv, "list")[:2], (0, ""))
+
+    def test_unknown_target_and_the_cap(self):
+        srv = self.server()
+        m, bob = self.account(srv, "mona"), self.account(srv, "bob")
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        m.send({"t": "mod_action", "to": "nobody", "action": "warn",
+                "text": "x"})
+        self.assertIn("no account named nobody",
+                      m.expect_error("no_such_player")["msg"])
+        m.send({"t": "mod_action", "to": "bob", "action": "warn",
+                "text": ""})
+        m.expect_error("bad_field")
+        # 10 at once per account, moderator or not, then rate_limited
+        for _ in range(10):
+            bob.send({"t": "mod_reports"})
+            bob.expect_error("not_moderator")
+        bob.send({"t": "mod_reports"})
+        self.assertIn("too many moderation commands",
+                      bob.expect_error("rate_limited")["msg"])
+        self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+
+    @not_in_cluster("a restart of the one process")
+    def test_mute_outlives_a_restart(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        until = m.request({"t": "mod_action", "to": "bob", "action": "mute",
+                           "duration_s": 3600, "text": "cool off"},
+                          "mod_done")["until"]
+        srv.kill()
+        srv2 = self.server()
+        bob2 = self.client(srv2, token=bob.token)
+        carol2 = self.client(srv2, token=carol.token)
+        gid = self.game(bob2, carol2)
+        bob2.send({"t": "chat", "game": gid, "room": "player", "text": "hi"})
+        bob2.expect_error("muted")
+        self.assertEqual(bob2.expect("chat_muted")["until"], until)
