@@ -10,7 +10,7 @@
 
 #include "engine/pool.h"
 
-/* Levels 1-3: tests/bench/engine_levels.py, 40 games a pair (README.md,
+/* Levels 1-3: tests/bench/engine_levels.py, 40 games a pair (docs/players.md,
  * "Playing the computer"). Levels 4-8 choose as Stockfish does by
  * itself (4 moves below Skill Level 20, 1 at 20). */
 static const struct engine_level levels[] = {

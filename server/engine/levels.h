@@ -4,8 +4,8 @@
  * move time of 50 to 1000 ms; a depth cap of 5, 5, 5, 5, 5, 8, 13, 22)
  * on Debian's Stockfish 15.1, whose Skill Level stops at 0: the levels
  * below it are Skill Level 0 choosing among more moves (MultiPV), as
- * tests/bench/engine_levels.py calibrated them (README.md, "Playing the
- * computer", has the figures, and why neither UCI_Elo nor a node budget
+ * tests/bench/engine_levels.py calibrated them (docs/players.md, "Playing
+ * the computer", has the figures, and why neither UCI_Elo nor a node budget
  * goes below Skill Level 0). Pure data; any thread may read it.
  */
 #ifndef SERVER_ENGINE_LEVELS_H

@@ -3,7 +3,7 @@
 fixed node count: how levels 1-3 (Skill Level 0 choosing among more
 moves, MultiPV, on Debian's Stockfish 15.1, whose Skill Level stops at
 0) were calibrated below level 4 (Skill Level 3, as lichess's), and that
-every level beats the one below it (README.md, "Playing the computer").
+every level beats the one below it (docs/players.md, "Playing the computer").
 
 Each level plays with the limits of server/engine/levels.c (read from
 that file: Skill Level, move time, depth, MultiPV; no clock), as the
