@@ -319,9 +319,10 @@ static void send_blocks(struct session *s, const struct proto_id *id,
         hub_busy(s, id);
         return;
     }
-    if (n)
+    if (n) { /* (qsort takes no NULL, even of 0 blocks) */
         memcpy(v, f->blocks, n * sizeof *v);
-    qsort(v, n, sizeof *v, by_time);
+        qsort(v, n, sizeof *v, by_time);
+    }
     for (size_t i = 0; i < n; i++)
         out[i] = (struct proto_block){v[i].pid, v[i].name, v[i].at_ms};
     hub_send_text(s, proto_render_blocks(out, n, id), seq);
