@@ -6,6 +6,7 @@
  * checks that need game state (no_such_game onwards) belong to the server.
  */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,45 +17,45 @@
 #include "proto.h"
 #include "proto_internal.h"
 
-/* Which optional fields each type takes, beyond "t" and "id". */
-enum {
-    F_NAME = 1 << 0,
-    F_TOKEN = 1 << 1,
-    F_CLOCK = 1 << 2,
-    F_COLOR = 1 << 3,
-    F_GAME = 1 << 4,
-    F_UCI = 1 << 5,
-    F_PLY = 1 << 6,
-    F_FEN = 1 << 7,
-    F_USERNAME = 1 << 8,
-    F_PASSWORD = 1 << 9,
-    F_EVERYWHERE = 1 << 10,
-    F_RATED = 1 << 11,
-    F_RATING_RANGE = 1 << 12,
-    F_SETTINGS = 1 << 13,
-    F_SEEK = 1 << 14,
-    F_LEVEL = 1 << 15,
-    F_TO = 1 << 16,
-    F_CHALLENGE = 1 << 17,
-    F_REASON = 1 << 18,
-    F_DESCRIPTION = 1 << 19,
-    F_SCOPES = 1 << 20,
-    F_TOKEN_ID = 1 << 21,
-    F_ADVANCE = 1 << 22,
-    F_EVENT = 1 << 23,
-    F_DURATION = 1 << 24,
-    F_START_IN = 1 << 25,
-    F_ROOM = 1 << 26,
-    F_TEXT = 1 << 27,
-    F_ROUNDS = 1 << 28,
-    F_INTERVAL = 1 << 29,
-    F_ACTION = 1 << 30 /* (i30-mod's bit: the lead keeps flags distinct) */
-};
+/* Which optional fields each type takes, beyond "t" and "id": one bit
+ * each in a field set (64 bits: room for new fields). */
+typedef uint64_t field_set;
+#define F_NAME ((field_set)1 << 0)
+#define F_TOKEN ((field_set)1 << 1)
+#define F_CLOCK ((field_set)1 << 2)
+#define F_COLOR ((field_set)1 << 3)
+#define F_GAME ((field_set)1 << 4)
+#define F_UCI ((field_set)1 << 5)
+#define F_PLY ((field_set)1 << 6)
+#define F_FEN ((field_set)1 << 7)
+#define F_USERNAME ((field_set)1 << 8)
+#define F_PASSWORD ((field_set)1 << 9)
+#define F_EVERYWHERE ((field_set)1 << 10)
+#define F_RATED ((field_set)1 << 11)
+#define F_RATING_RANGE ((field_set)1 << 12)
+#define F_SETTINGS ((field_set)1 << 13)
+#define F_SEEK ((field_set)1 << 14)
+#define F_LEVEL ((field_set)1 << 15)
+#define F_TO ((field_set)1 << 16)
+#define F_CHALLENGE ((field_set)1 << 17)
+#define F_REASON ((field_set)1 << 18)
+#define F_DESCRIPTION ((field_set)1 << 19)
+#define F_SCOPES ((field_set)1 << 20)
+#define F_TOKEN_ID ((field_set)1 << 21)
+#define F_ADVANCE ((field_set)1 << 22)
+#define F_EVENT ((field_set)1 << 23)
+#define F_DURATION ((field_set)1 << 24)
+#define F_START_IN ((field_set)1 << 25)
+#define F_ROOM ((field_set)1 << 26)
+#define F_TEXT ((field_set)1 << 27)
+#define F_ROUNDS ((field_set)1 << 28)
+#define F_INTERVAL ((field_set)1 << 29)
+#define F_ACTION ((field_set)1 << 30)
 
 static const struct {
     const char *name;
-    unsigned allowed;  /* fields it may carry */
-    unsigned required; /* fields it must carry */
+    field_set allowed;  /* fields it may carry */
+    field_set required; /* fields it must carry */
 } types[PROTO_T_COUNT] = {
     [PROTO_T_NONE] = {"", 0, 0},
     [PROTO_T_HELLO] = {"hello", F_NAME | F_TOKEN, 0},
@@ -144,7 +145,7 @@ static const struct {
 
 static const struct {
     const char *key;
-    unsigned flag;
+    field_set flag;
 } field_keys[] = {
     {"name", F_NAME},
     {"token", F_TOKEN},
@@ -322,10 +323,10 @@ static bool str_is(json_t *v, const char *s)
 /* The fields present (*present: their flags): every one allowed for
  * m's type, every required one there. 0, or -1 with *e. */
 static int check_keys(json_t *root, const struct proto_msg *m, bool id_ok,
-                      unsigned *present, struct proto_error *e)
+                      field_set *present, struct proto_error *e)
 {
-    unsigned allowed = types[m->type].allowed;
-    unsigned required = types[m->type].required;
+    field_set allowed = types[m->type].allowed;
+    field_set required = types[m->type].required;
     const char *key;
     json_t *v;
 
@@ -336,7 +337,7 @@ static int check_keys(json_t *root, const struct proto_msg *m, bool id_ok,
                     "integer of magnitude below 2^53");
     json_object_foreach(root, key, v)
     {
-        unsigned flag = 0;
+        field_set flag = 0;
         if (!strcmp(key, "t") || !strcmp(key, "id"))
             continue;
         for (size_t i = 0; i < sizeof field_keys / sizeof *field_keys; i++)
@@ -356,7 +357,7 @@ static int check_keys(json_t *root, const struct proto_msg *m, bool id_ok,
 
 /* name, token, color, game: in that order. */
 static int parse_who_and_where(json_t *root, struct proto_msg *m,
-                               unsigned present, struct proto_error *e)
+                               field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -398,7 +399,7 @@ static int parse_who_and_where(json_t *root, struct proto_msg *m,
 
 /* uci, ply, fen. */
 static int parse_move_fields(json_t *root, struct proto_msg *m,
-                             unsigned present, struct proto_error *e)
+                             field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -428,7 +429,7 @@ static int parse_move_fields(json_t *root, struct proto_msg *m,
 
 /* username, password, everywhere. */
 static int parse_account_fields(json_t *root, struct proto_msg *m,
-                                unsigned present, struct proto_error *e)
+                                field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -480,7 +481,7 @@ static int int_field(json_t *root, const char *key, int max, int *out,
 
 /* rated, rating_range, settings, seek, level, advance_s. */
 static int parse_seek_fields(json_t *root, struct proto_msg *m,
-                             unsigned present, struct proto_error *e)
+                             field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -531,7 +532,7 @@ static int parse_seek_fields(json_t *root, struct proto_msg *m,
 
 /* to, challenge, reason. */
 static int parse_challenge_fields(json_t *root, struct proto_msg *m,
-                                  unsigned present, struct proto_error *e)
+                                  field_set present, struct proto_error *e)
 {
     char reason[16];
 
@@ -617,7 +618,7 @@ static int take_scopes(json_t *v, struct proto_msg *m, struct proto_error *e)
 
 /* description, scopes, token_id. */
 static int parse_token_fields(json_t *root, struct proto_msg *m,
-                              unsigned present, struct proto_error *e)
+                              field_set present, struct proto_error *e)
 {
     if ((present & F_DESCRIPTION) &&
         get_string(root, "description", m->description, sizeof m->description,
@@ -637,7 +638,7 @@ static int parse_token_fields(json_t *root, struct proto_msg *m,
 
 /* rounds, interval_s (swiss_create). */
 static int parse_swiss_fields(json_t *root, struct proto_msg *m,
-                              unsigned present, struct proto_error *e)
+                              field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -662,7 +663,7 @@ static int parse_swiss_fields(json_t *root, struct proto_msg *m,
 
 /* event, duration_s, start_in_s (the arena's and the Swiss's). */
 static int parse_arena_fields(json_t *root, struct proto_msg *m,
-                              unsigned present, struct proto_error *e)
+                              field_set present, struct proto_error *e)
 {
     json_t *v;
 
@@ -695,7 +696,7 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
 
 /* room, text (chat). */
 static int parse_chat_fields(json_t *root, struct proto_msg *m,
-                             unsigned present, struct proto_error *e)
+                             field_set present, struct proto_error *e)
 {
     json_t *v;
     const char *room;
@@ -734,7 +735,7 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
 static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
                         struct proto_error *e)
 {
-    unsigned present;
+    field_set present;
 
     if (check_keys(root, m, id_ok, &present, e) < 0 ||
         parse_who_and_where(root, m, present, e) < 0 ||
