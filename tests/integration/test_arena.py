@@ -9,6 +9,7 @@ creation policy) is refused and changes nothing."""
 import time
 import unittest
 
+import harness
 from harness import CLUSTER, FreshServerTest, not_in_cluster
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
@@ -289,4 +290,17 @@ class ClusterArenaTest(FreshServerTest):
         self.assertEqual(err["code"], "no_tournaments")
         self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
                          ["events"], [])
+
+    def test_a_node_does_not_rebuild_a_single_servers_event(self):
+        """An event a single server left in the database is not rebuilt,
+        nor paired, by a node of a cluster on that database."""
+        config = harness.write_json(self.path("open.json"), OPEN)
+        one = harness.SingleServer(datadir=self.dir,
+                                   extra=["--config", config])
+        create(self.client(one), start_in_s=600)
+        self.assertEqual(one.terminate(), 0)
+        c = self.client(self.server(OPEN))
+        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
+                         ["events"], [])
+        self.assertNotIn("event=arena_restored", self.servers[-1].log_text())
 
