@@ -102,9 +102,10 @@ void botapi_seek_free(struct api_stream *st);
  * (cancelled from a page, replaced by a WebSocket seek): every second. */
 void botapi_seek_sweep(struct hub *h);
 
-/* Ends every stream of the token whose hash is hex (botapi_tokens.c);
- * returns how many. */
-int botapi_token_gone(struct hub *h, const char *hex);
+/* Ends every stream of the token whose hash is hex (botapi_tokens.c),
+ * logged with why (revoked here, or gone at the re-read); returns how
+ * many. */
+int botapi_token_gone(struct hub *h, const char *hex, const char *why);
 
 /* Starts the tokens' re-read timer, and stops it (init and free). */
 int botapi_tokens_init(struct hub *h);

@@ -29,7 +29,7 @@
  * revocation from the command line ends them at most this late. */
 #define TOKENS_RECHECK_MS 1000
 
-int botapi_token_gone(struct hub *h, const char *hex)
+int botapi_token_gone(struct hub *h, const char *hex, const char *why)
 {
     struct botapi *b = botapi_state(h);
     int n = 0;
@@ -45,7 +45,7 @@ int botapi_token_gone(struct hub *h, const char *hex)
         n++;
     }
     if (n)
-        log_info("event=api_token_streams_closed streams=%d", n);
+        log_info("event=api_token_streams_closed streams=%d why=%s", n, why);
     return n;
 }
 
@@ -54,7 +54,7 @@ void botapi_token_revoked(struct hub *h, const uint8_t hash[32])
     char hex[65];
 
     hub_hex(hash, 32, hex);
-    botapi_token_gone(h, hex);
+    botapi_token_gone(h, hex, "revoked");
 }
 
 /* ---- the re-read ------------------------------------------------------- */
@@ -101,7 +101,7 @@ static void recheck_answer(struct hub_read *r, int rc)
         b->rechecking = false;
     for (size_t i = 0; rc == 0 && i < q->n; i++)
         if (q->found[i] == 0)
-            botapi_token_gone(r->h, q->hex[i]);
+            botapi_token_gone(r->h, q->hex[i], "reread");
 }
 
 /* The distinct tokens of the open streams into q: how many. */
