@@ -45,20 +45,6 @@ struct seek_ask {
     char ip[ADDRKEY_MAX];
 };
 
-static bool int_in(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v;
-
-    if (!s || !*s)
-        return false;
-    v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* The clock of the form: a Fischer clock from `time` (minutes, a number:
  * 0.5 is 30 s) and `increment` (s), or days a move; into *c as our
  * protocol's CLOCK. NULL, or the error's words. */
@@ -76,7 +62,7 @@ static const char *clock_of(const struct api_form *f, char *c, size_t len,
     if (d && (time || inc))
         return "days: not with time and increment";
     if (d) {
-        if (!int_in(d, 1, 14, &n) ||
+        if (!api_form_int(d, 1, 14, &n) ||
             (n > 3 && n != 5 && n != 7 && n != 10 && n != 14))
             return "days: 1, 2, 3, 5, 7, 10 or 14";
         *days = true;
@@ -90,7 +76,7 @@ static const char *clock_of(const struct api_form *f, char *c, size_t len,
     if (!*time || *end || !(m >= 0 && m <= 180) ||
         fabs(m * 60 - floor(m * 60 + 0.5)) > 1e-9)
         return "time: minutes, 0-180, a whole number of seconds";
-    if (!int_in(inc, 0, 180, &i))
+    if (!api_form_int(inc, 0, 180, &i))
         return "increment: seconds, 0-180";
     snprintf(c, len,
              "{\"type\":\"fischer\",\"initial_s\":%ld,\"increment_s\":%ld",
@@ -113,15 +99,8 @@ static const char *seek_parse(const struct api_form *f, struct seek_ask *a,
     char clock[96], extra[48] = "";
     long lo, hi;
 
-    for (size_t k = 0; k < f->n; k++) {
-        bool ok = false;
-        for (size_t j = 0; j < sizeof known / sizeof *known; j++)
-            ok |= !strcmp(f->key[k], known[j]);
-        if (!ok) {
-            snprintf(why, len, "unknown field '%s'", f->key[k]);
-            return why;
-        }
-    }
+    if (api_form_unknown(f, known, sizeof known / sizeof *known, why, len))
+        return why;
     if (rated && strcmp(rated, "true") && strcmp(rated, "false"))
         return "rated: true or false";
     if (color && strcmp(color, "random") && strcmp(color, "white") &&
@@ -138,7 +117,8 @@ static const char *seek_parse(const struct api_form *f, struct seek_ask *a,
             return "ratingRange: LOW-HIGH, as 1500-1800";
         snprintf(lo_s, sizeof lo_s, "%.*s", (int)(dash - range), range);
         snprintf(hi_s, sizeof hi_s, "%s", dash + 1);
-        if (!int_in(lo_s, 0, 4000, &lo) || !int_in(hi_s, lo, 4000, &hi))
+        if (!api_form_int(lo_s, 0, 4000, &lo) ||
+            !api_form_int(hi_s, lo, 4000, &hi))
             return "ratingRange: LOW-HIGH, 0-4000, as 1500-1800";
         if (rated && !strcmp(rated, "true")) /* (a casual seek has none) */
             snprintf(extra, sizeof extra, ",\"rating_range\":[%ld,%ld]", lo,
