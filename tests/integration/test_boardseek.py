@@ -255,8 +255,9 @@ class RevokeTest(ApiTest):
                             "--db", srv.db], capture_output=True, text=True,
                            timeout=30)
         self.assertEqual(p.returncode, 0, p.stderr)
-        took = self.assert_all_end((ev, game, seek), within=3)
-        self.assertLess(took, 2.5)
+        # (a re-read a second: the slack is for a loaded machine)
+        took = self.assert_all_end((ev, game, seek), within=5)
+        self.assertLess(took, 3)
         self.assertIn("event=api_token_streams_closed streams=3 "
                       "why=reread", srv.log_text())
 
