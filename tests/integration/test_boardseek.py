@@ -186,6 +186,18 @@ class BoardSeekTest(ApiTest):
         self.assertFalse(held.ended(timeout=0.5))
 
     @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    def test_a_block_keeps_two_api_seeks_apart(self):
+        srv = self.server()
+        a, b = self.account(srv, "alice"), self.account(srv, "bob")
+        a.request({"t": "block", "to": "bob"}, "blocks")
+        sa = SeekStream(srv.port, a.api, "time=3&increment=2")
+        sb = SeekStream(srv.port, b.api, "time=3&increment=2")
+        self.assertEqual((sa.status, sb.status), (200, 200))
+        guest = self.client(srv)
+        self.lobby_until(guest, lambda s: len(s) == 2, "paired, or none")
+        self.assertFalse(sa.ended(timeout=0.5) or sb.ended(timeout=0.5))
+
+    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_correspondence_seek(self):
         srv = self.server()
         a = self.account(srv, "alice")
