@@ -6,8 +6,10 @@ import json
 import socket
 import subprocess
 import time
+import unittest
 
-from harness import SERVER, FreshServerTest, not_in_cluster, sqlite_only
+from harness import (CLUSTER, SERVER, FreshServerTest, not_in_cluster,
+                     sqlite_only)
 from test_botapi import PASSWORD, Stream, post
 
 SEEK = "/api/board/seek"
@@ -184,6 +186,14 @@ class BoardSeekTest(ApiTest):
         seeks = self.lobby(a)
         self.assertEqual([x["player"]["name"] for x in seeks], ["alice"])
         self.assertFalse(held.ended(timeout=0.5))
+
+    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
+    def test_cluster_refuses(self):
+        srv = self.server()
+        a = self.account(srv, "alice")
+        s = SeekStream(srv.port, a.api, "time=3&increment=2")
+        self.assertEqual(s.status, 501)
+        self.assertIn("cluster", s.body()["error"])
 
     @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_a_block_keeps_two_api_seeks_apart(self):
