@@ -288,6 +288,15 @@ char *proto_render_time_given(const char *gid, int color, int64_t ms,
         NULL);
 }
 
+char *proto_render_berserk(const char *gid, int color,
+                           const struct proto_clocks *clocks)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s,s:s,s:o}", "t", "berserk", "game", gid, "color",
+                  proto_color_name(color), "clocks", j_clocks(clocks)),
+        NULL);
+}
+
 char *proto_render_taken_back(const char *gid, int color, int ply)
 {
     return proto_json_finish(json_pack("{s:s,s:s,s:s,s:i}", "t", "taken_back",
