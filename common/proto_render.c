@@ -218,6 +218,10 @@ char *proto_render_state(const struct proto_state *s,
     if (!o)
         return NULL;
     json_object_set_new(o, "takeback", j_color_or_null(s->takeback));
+    if (s->berserk[0] || s->berserk[1])
+        json_object_set_new(o, "berserk",
+                            json_pack("{s:b,s:b}", "white", s->berserk[0],
+                                      "black", s->berserk[1]));
     if (s->lags) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n; i++)

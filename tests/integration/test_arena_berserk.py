@@ -65,6 +65,7 @@ class BerserkTest(FreshServerTest):
         self.assertEqual(err["code"], "not_a_player")
         self.play(white, black, gid, " ".join(ITALIAN.split()[2:]), 2)
         st = black.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual(st["berserk"], {"white": True, "black": False})
         # ten moves each: black got ten increments, white none
         self.assertLessEqual(st["clocks"]["white_ms"], 30000)
         self.assertGreater(st["clocks"]["black_ms"], 60000)
@@ -74,6 +75,7 @@ class BerserkTest(FreshServerTest):
         b2 = self.client(srv2, token=black.token)
         st = w2.request({"t": "sync", "game": gid}, "state")
         self.assertLessEqual(st["clocks"]["white_ms"], 30000)
+        self.assertEqual(st["berserk"], {"white": True, "black": False})
         self.play(w2, b2, gid, "a4a5 b7b5", 20)  # after the restart too
         st = w2.request({"t": "sync", "game": gid}, "state")
         self.assertLessEqual(st["clocks"]["white_ms"], 30000)
@@ -91,6 +93,30 @@ class BerserkTest(FreshServerTest):
                                          "berserk": "valid"}])
         self.assertNotIn("berserk", standing(st, black.pid)["sheet"][0])
 
+    def test_a_short_berserk_game_earns_nothing_more(self):
+        """Both berserk; black wins in 3 plies: 2 points and the berserk
+        marked invalid on both sheets (fewer than 14 plies)."""
+        srv = self.server(OPEN)
+        ev = create(self.client(srv))["event"]
+        white, black, gid = self.pair(srv, ev)
+        for c in (black, white):
+            c.send({"t": "berserk", "game": gid})
+            for d in (white, black):
+                d.expect("berserk", game=gid)
+        self.play(white, black, gid, "e2e4 e7e5 d1h5")
+        white.send({"t": "resign", "game": gid})
+        black.expect("game_end", game=gid)
+        w = self.client(srv)
+        st = w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        while standing(st, white.pid)["sheet"] == []:
+            st = w.expect("arena_standings", timeout=10, event=ev)
+        self.assertEqual(standing(st, black.pid)["sheet"],
+                         [{"kind": "win", "points": 2, "flag": "streak",
+                           "berserk": "invalid"}])
+        self.assertEqual(standing(st, white.pid)["sheet"],
+                         [{"kind": "loss", "points": 0, "flag": "normal",
+                           "berserk": "invalid"}])
+
     def test_berserk_refused_where_forbidden_or_not_an_arena(self):
         srv = self.server(OPEN)
         ev = create(self.client(srv), berserk=False)
@@ -99,6 +125,8 @@ class BerserkTest(FreshServerTest):
         err = white.request({"t": "berserk", "game": gid}, "error")
         self.assertEqual(err["code"], "berserk_refused")
         self.assertIn("forbids", err["msg"])
+        self.assertNotIn("berserk", white.request(
+            {"t": "sync", "game": gid}, "state"))
         w, b, casual = self.start_game(srv)
         err = w.request({"t": "berserk", "game": casual}, "error")
         self.assertEqual((err["code"], err["msg"]),
