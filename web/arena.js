@@ -227,10 +227,21 @@ export class ArenaView {
                 a.href = `/g/${r.game}`;
                 name.append(a);
             }
-            const sheet = r.sheet.map((s) => s.points).join(' ');
+            // each game's points; ⚔ a berserk game (struck out when it
+            // was too short to earn its point)
+            const sheet = el('td', 'arena-sheet');
+            for (const s of r.sheet) {
+                if (sheet.childNodes.length)
+                    sheet.append(' ');
+                const x = el(s.berserk === 'invalid' ? 's' : 'span', null,
+                             String(s.points) + (s.berserk ? '⚔' : ''));
+                if (s.berserk)
+                    x.title = s.berserk === 'valid'
+                        ? 'berserk: one more point' : 'berserk, too short';
+                sheet.append(x);
+            }
             row.append(el('td', null, String(r.rank)), name,
-                       el('td', 'arena-score', String(r.score)),
-                       el('td', 'arena-sheet', sheet));
+                       el('td', 'arena-score', String(r.score)), sheet);
             body.append(row);
         }
         table.append(cap, thead, body);
@@ -243,7 +254,8 @@ export class ArenaView {
     // A game of an event starts: the game page links back to it.
     onGame(msg) {
         this.games.set(msg.game, { event: msg.event, name: msg.name,
-                                   swiss: msg.swiss });
+                                   swiss: msg.swiss,
+                                   berserk: !msg.swiss && !!msg.berserk });
         this.showOnGame(msg.game);
     }
 
@@ -255,7 +267,36 @@ export class ArenaView {
             return;
         const link = el('a', null, a.name);
         link.href = `/t/${a.event}${a.swiss ? '?swiss' : ''}`;
-        box.replaceChildren('Tournament: ', link);
+        const marks = el('span', 'berserk-marks');
+        marks.id = 'game-berserk';
+        const b = el('button', 'berserk-btn', 'Berserk');
+        b.type = 'button';
+        b.id = 'berserk-btn';
+        b.hidden = true;
+        b.title = 'Half your time and no increment, for one more point ' +
+            'if you win in 7 moves or more';
+        b.addEventListener('click', () => this.ctx.send(
+            { t: 'berserk', game: gid }, { t: 'berserk', game: gid }));
+        box.replaceChildren('Tournament: ', link, marks, ' ', b);
+        const shown = this.ctx.gameState(gid);
+        if (shown)
+            this.renderGame(gid, shown);
+    }
+
+    // The game page drew game gid as g: who went berserk, and the
+    // Berserk button for a player who may still (before his first move,
+    // once, where the event allows it).
+    renderGame(gid, g) {
+        const a = this.games.get(gid), marks = $('game-berserk'),
+            b = $('berserk-btn');
+        if (!a || !marks || !b || !g.berserk)
+            return;
+        const who = ['white', 'black'].filter((c) => g.berserk[c]);
+        marks.textContent = who.length ? ` · ⚔ ${who.map((c) =>
+            c[0].toUpperCase() + c.slice(1)).join(' and ')} berserk` : '';
+        b.hidden = !(a.berserk && g.you && g.status === 'started' &&
+                     !g.berserk[g.you] &&
+                     g.ply < (g.you === 'white' ? 1 : 2));
     }
 
     onError(req, msg) {

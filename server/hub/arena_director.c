@@ -344,11 +344,13 @@ static void start_pairing(struct hub *h, struct event *e,
     }
     log_info("event=arena_pairing arena=%s game=%s white=%s black=%s",
              e->head.id, game_gid(g), seats[0].pid, seats[1].pid);
-    tourney_announce(h, g,
-                     json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game",
-                               "event", e->head.id, "name", e->head.name,
-                               "game", game_gid(g)),
-                     e->head.seq);
+    tourney_announce(
+        h, g,
+        json_pack("{s:s,s:s,s:s,s:s,s:b}", "t", "arena_game", "event",
+                  e->head.id, "name", e->head.name, "game", game_gid(g),
+                  "berserk",
+                  c->berserk && arena_berserkable(c->base_s, c->inc_s)),
+        e->head.seq);
 }
 
 /* One tick of e: presence, pairings, the end. */

@@ -1,7 +1,9 @@
 // Arena tournaments: A creates one from the Tournaments page, A and B join
 // it on its page and see each other in the standings, are paired (the
-// game page names the event with a link back), B resigns, and the
-// standings show A's 2 points live. The pages are axe-clean.
+// game page names the event with a link back), A berserks before his
+// first move (both game pages mark it; his button goes), B resigns, and
+// the standings show A's 2 points live with the berserk mark (struck: too
+// short for its point). The pages are axe-clean.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -56,6 +58,12 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await waitText(a.page, '#game-arena', /Tournament: Club_arena/);
     assert.equal(new URL(await a.page.getAttribute('#game-arena a', 'href'),
                          url).href, url);
+    // A berserks: half his time, no increment; B's page marks it too
+    await a.page.click('#berserk-btn');
+    await waitText(b.page, '#game-berserk', /⚔ (White|Black) berserk/);
+    await waitText(a.page, '#game-berserk', /⚔ (White|Black) berserk/);
+    assert.equal(await a.page.isHidden('#berserk-btn'), true);
+    assert.equal(await b.page.isVisible('#berserk-btn'), true);
     // a move each (before them the game offers abort, not resign)
     await waitText(a.page, '#status', /Your move|Waiting for your opponent/);
     const aWhite = /Your move/.test(await a.page.textContent('#status'));
@@ -73,6 +81,9 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await waitText(c.page,
                    '#arena-standings tbody tr:first-child .arena-score',
                    /^2$/);
+    await waitText(c.page,
+                   '#arena-standings tbody tr:first-child .arena-sheet',
+                   /^2⚔$/);
     await waitText(c.page,
                    '#arena-standings tbody tr:nth-child(2) .arena-sheet',
                    /^0$/);
