@@ -1,5 +1,7 @@
-// Arena tournaments: A creates one from the Tournaments page, A and B join
-// it on its page and see each other in the standings, are paired (the
+// Arena tournaments: A creates one from the Tournaments page with a
+// password (an entry condition the event's page shows), B is refused
+// without it, A and B join with it on its page and see each other in the
+// standings, are paired (the
 // game page names the event with a link back), A berserks before his
 // first move (both game pages mark it; his button goes), B resigns, and
 // the standings show A's 2 points live with the berserk mark (struck: too
@@ -33,11 +35,13 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await a.page.fill('#arena-inc', '0');
     await a.page.fill('#arena-duration', '2');
     await a.page.fill('#arena-start', '0');
+    await a.page.fill('#arena-pw', 'club-7');
     await a.page.click('#arena-create-btn');
     await a.page.waitForURL(/\/t\/[A-Za-z0-9_-]+$/);
     const url = a.page.url();
     await waitText(a.page, '#arena-name-shown', /Club_arena/);
     await waitText(a.page, '#arena-event', /Nobody has joined yet/);
+    await waitText(a.page, '#arena-conditions', /To join: a password\./);
 
     // C watches from the list; B opens the event's page, both join
     const c = await openPlayer(browser, `${server.base}/tournaments`);
@@ -46,9 +50,14 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await c.page.waitForURL(url);
     await waitText(c.page, '#arena-event', /Nobody has joined yet/);
     await b.page.goto(url);
+    await b.page.fill('#arena-join-pw', 'wrong');
+    await b.page.click('#arena-join-btn');
+    await waitText(b.page, '#toasts', /password: not this tournament's/);
+    await b.page.fill('#arena-join-pw', 'club-7');
     await b.page.click('#arena-join-btn');
     await waitText(a.page, '#arena-standings', new RegExp(nameB));
     assert.deepEqual(await axeSerious(a.page), [], 'event page');
+    await a.page.fill('#arena-join-pw', 'club-7');
     await a.page.click('#arena-join-btn');
     await waitText(c.page, '#arena-standings', new RegExp(nameA));
 
