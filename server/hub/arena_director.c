@@ -652,8 +652,10 @@ static void run_berserk(struct session *s, struct game *g,
                           ? "no berserk with a base time of 0"
                           : NULL;
 
-    if (side < 0) {
-        hub_send_error(s, PROTO_NOT_A_PLAYER, "you hold no seat in this game",
+    if (side < 0 || game_status(g) == GAME_ENDED) { /* (steps 8, 9) */
+        hub_send_error(s, side < 0 ? PROTO_NOT_A_PLAYER : PROTO_GAME_OVER,
+                       side < 0 ? "you hold no seat in this game"
+                                : "the game is over",
                        &m->id);
         return;
     }
