@@ -23,11 +23,18 @@
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "lib/table.h"
 #include "strcopy.h"
 
 struct entrant {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
+};
+
+/* A game of an event not over yet, by its GID (event.running). */
+struct running {
+    char gid[PROTO_KEY_MAX + 1];
+    size_t k; /* its index */
 };
 
 struct event {
@@ -39,6 +46,9 @@ struct event {
     size_t ng, gcap;
     const char *status_shown;
     struct proto_entry entry; /* the entry conditions */
+    struct table running;     /* GID -> struct running (owned): the games
+                                 not over, found at once by a berserk
+                                 and by any game's end */
 };
 
 static struct tourney_director *state(struct hub *h)
@@ -73,6 +83,9 @@ static void event_free(struct event *e)
     if (!e)
         return;
     arena_free(e->a);
+    for (size_t i = 0; i < e->running.cap; i++)
+        free(e->running.slots[i].value); /* (NULL in free slots) */
+    table_clear(&e->running);
     free(e->players);
     free(e->gids);
     free(e->head.watchers);
@@ -140,10 +153,20 @@ static int apply(struct event *e, const char *line)
         return arena_rejoin(e->a, x, t) == ARENA_OK ? 0 : -1;
     if (sscanf(line, "start %32s %d %d %" SCNd64, a, &x, &y, &t) == 4 &&
         x >= 0 && y >= 0 && x < (int)e->np && y < (int)e->np && x != y) {
-        if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
-                         sizeof *e->gids) ||
-            arena_game_start(e->a, x, y, t) != (int)e->ng)
+        struct running *r = calloc(1, sizeof *r);
+        if (!r || tourney_grow((void **)&e->gids, &e->gcap, e->ng,
+                               sizeof *e->gids)) {
+            free(r);
             return -1;
+        }
+        strcopy(r->gid, sizeof r->gid, a);
+        r->k = e->ng;
+        if (table_put(&e->running, r->gid, r) < 0 ||
+            arena_game_start(e->a, x, y, t) != (int)e->ng) {
+            table_del(&e->running, r->gid);
+            free(r);
+            return -1;
+        }
         strcopy(e->gids[e->ng++], sizeof e->gids[0], a);
         return 0;
     }
@@ -154,6 +177,7 @@ static int apply(struct event *e, const char *line)
         x >= 0 && x < (int)e->ng && r >= ARENA_WHITE_WINS &&
         r <= ARENA_DRAWN && y >= 0 && !arena_game(e->a, x)->over) {
         arena_game_end(e->a, x, (enum arena_result)r, y, z != 0, t);
+        free(table_del(&e->running, e->gids[x]));
         return 0;
     }
     return -1;
@@ -202,6 +226,7 @@ static struct event *event_new(const char *id, const char *line)
 
     if (!e)
         return NULL;
+    table_init(&e->running);
     if (sscanf(line,
                "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s%n",
                &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed,
@@ -601,7 +626,8 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     hub_send_text(s, text, e->head.seq);
 }
 
-/* The open event of which g is a game (its index in *k), or NULL. */
+/* The event of which g is a game not over (its index in *k), or NULL:
+ * a lookup in each event not finished. */
 static struct event *event_of_game(struct hub *h, const struct game *g,
                                    size_t *k)
 {
@@ -609,11 +635,13 @@ static struct event *event_of_game(struct hub *h, const struct game *g,
 
     for (size_t i = 0; i < d->n; i++) {
         struct event *e = EV(d->ev[i]);
-        for (size_t j = e->ng; !e->head.finished && j-- > 0;)
-            if (!strcmp(e->gids[j], game_gid(g))) {
-                *k = j;
-                return e;
-            }
+        const struct running *r = e->head.finished
+                                      ? NULL
+                                      : table_get(&e->running, game_gid(g));
+        if (r) {
+            *k = r->k;
+            return e;
+        }
     }
     return NULL;
 }
@@ -706,21 +734,12 @@ static void report_end(struct hub *h, struct event *e, size_t k,
 
 static void game_ended(struct hub *h, struct game *g)
 {
-    struct tourney_director *d = state(h);
+    size_t k;
+    struct event *e = event_of_game(h, g, &k);
 
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
-        if (e->head.finished)
-            continue;
-        for (size_t k = e->ng; k-- > 0;)
-            if (!strcmp(e->gids[k], game_gid(g)) &&
-                !arena_game(e->a, (int)k)->over) {
-                report_end(h, e, k, game_result(g),
-                           game_ending(g) == ENDING_NO_START, game_ply(g),
-                           game_side_to_move(g), hub_wall_ms(h));
-                return;
-            }
-    }
+    if (e)
+        report_end(h, e, k, game_result(g), game_ending(g) == ENDING_NO_START,
+                   game_ply(g), game_side_to_move(g), hub_wall_ms(h));
 }
 
 /* e's game k is not in memory after a restart: it ended while its end
