@@ -201,15 +201,18 @@ class EntryConditionsTest(FreshServerTest):
                           "arena_standings")
         self.assertEqual([r["id"] for r in st["standings"]], [acct.pid])
         # kept across a restart: the journal's first line has them
+        before = {e["event"]: e["conditions"] for e in acct.request(
+            {"t": "arena_list"}, "arena_list")["events"]}
+        self.assertEqual(len(before), 4)
         srv.kill()
         srv2 = self.server(OPEN)
         g2 = self.client(srv2, token=guest.token)
         self.assertIn("accounts_only", self.refused(g2, ev,
                                                     password="club-7"))
         ls = g2.request({"t": "arena_list"}, "arena_list")["events"]
-        self.assertEqual(next(e for e in ls if e["event"] == ev)
-                         ["conditions"],
-                         {"accounts_only": True, "password": True})
+        self.assertEqual({e["event"]: e["conditions"] for e in ls}, before)
+        self.assertEqual(self.refused(g2, ev, password="club-8"),
+                         "accounts_only: only an account may join")
 
     def test_bad_conditions_are_refused(self):
         srv = self.server(OPEN)
