@@ -66,6 +66,44 @@ static uint64_t journal_event(struct game *g, const char *what, int ply,
     return g->env.put_move(g->env.ctx, g->gid, &ev);
 }
 
+/* A clock's change for color (time given to it, its berserk): the row
+ * `what` (san: the colour) with the clock nc journaled at now, then nc
+ * is the game's. 0, or -1 (busy: nothing changed). */
+static int put_clock(struct game *g, const char *what, int color,
+                     const struct clock *nc, int64_t now,
+                     struct proto_error *err)
+{
+    uint64_t seq = journal_event(g, what, (int)g->rec.n + 1,
+                                 proto_color_name(color), nc, now);
+
+    if (!seq)
+        return game_busy(err);
+    game_set_seq(g, seq);
+    g->clock = *nc;
+    return 0;
+}
+
+/* The checks a clock's change starts with: pid's seat (colour in *c),
+ * the game on, and a Fischer clock (else code with per_move_msg). */
+static int clock_change_allowed(struct game *g, const char *pid, int64_t now,
+                                enum proto_code code,
+                                const char *per_move_msg, int *c,
+                                struct proto_error *err)
+{
+    game_tick(g, now);
+    if (game_check_player(g, pid, c, err) < 0)
+        return -1;
+    if (g->clock.spec.per_move)
+        return game_set_err(err, code, per_move_msg);
+    return 0;
+}
+
+/* The colour a row's san names, or -1. */
+static int color_named(const char *san)
+{
+    return !strcmp(san, "white") ? WHITE : !strcmp(san, "black") ? BLACK : -1;
+}
+
 /* requester's pending request is accepted: its last move (two plies when
  * it is its turn) is taken back, journaled, and everyone gets taken_back
  * and the new state. */
@@ -176,15 +214,12 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
 {
     struct clock nc = g->clock;
     struct proto_clocks clocks;
-    uint64_t seq;
     int c;
 
-    game_tick(g, now);
-    if (game_check_player(g, pid, &c, err) < 0)
+    if (clock_change_allowed(g, pid, now, PROTO_GIVE_TIME_NOT_ALLOWED,
+                             "a per-move clock takes no time given", &c,
+                             err) < 0)
         return -1;
-    if (g->clock.spec.per_move)
-        return game_set_err(err, PROTO_GIVE_TIME_NOT_ALLOWED,
-                            "a per-move clock takes no time given");
     if (g->rec.n < 2)
         return game_set_err(err, PROTO_GIVE_TIME_NOT_ALLOWED,
                             "the clocks start after both sides' first moves");
@@ -193,12 +228,8 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
                             "you have given your opponent all the time a "
                             "game allows (60 s)");
     nc.left_ms[1 - c] += GAME_GIVE_MS;
-    seq = journal_event(g, STORE_JOURNAL_GIVE, (int)g->rec.n + 1,
-                        proto_color_name(1 - c), &nc, now);
-    if (!seq)
-        return game_busy(err);
-    game_set_seq(g, seq);
-    g->clock = nc;
+    if (put_clock(g, STORE_JOURNAL_GIVE, 1 - c, &nc, now, err) < 0)
+        return -1;
     assert(g->n_gifts < GAME_GIFTS_MAX);
     g->gifts[g->n_gifts++] = (struct gift){(int)g->rec.n, 1 - c};
     clocks = game_clocks_at(g, now);
@@ -236,15 +267,11 @@ int game_berserk(struct game *g, const char *pid, int64_t left_ms,
 {
     struct clock nc = g->clock;
     struct proto_clocks clocks;
-    uint64_t seq;
     int c;
 
-    game_tick(g, now);
-    if (game_check_player(g, pid, &c, err) < 0)
+    if (clock_change_allowed(g, pid, now, PROTO_BERSERK_REFUSED,
+                             "a per-move clock has no berserk", &c, err) < 0)
         return -1;
-    if (g->clock.spec.per_move)
-        return game_set_err(err, PROTO_BERSERK_REFUSED,
-                            "a per-move clock has no berserk");
     if (has_moved(g, c))
         return game_set_err(err, PROTO_BERSERK_REFUSED,
                             "you have moved: berserk comes before your "
@@ -255,12 +282,8 @@ int game_berserk(struct game *g, const char *pid, int64_t left_ms,
     /* (no clock runs before both sides' first moves) */
     assert(nc.running != c && left_ms >= 0);
     clock_set_side(&nc, c, left_ms, 0);
-    seq = journal_event(g, STORE_JOURNAL_BERSERK, (int)g->rec.n + 1,
-                        proto_color_name(c), &nc, now);
-    if (!seq)
-        return game_busy(err);
-    game_set_seq(g, seq);
-    g->clock = nc;
+    if (put_clock(g, STORE_JOURNAL_BERSERK, c, &nc, now, err) < 0)
+        return -1;
     g->berserk[c] = true;
     clocks = game_clocks_at(g, now);
     game_broadcast(g, proto_render_berserk(g->gid, c, &clocks));
@@ -282,9 +305,7 @@ int game_replay_event(struct game *g, const struct store_move *m)
         return 1;
     }
     if (!strcmp(m->uci, STORE_JOURNAL_GIVE)) {
-        int color = !strcmp(m->san, "white")   ? WHITE
-                    : !strcmp(m->san, "black") ? BLACK
-                                               : -1;
+        int color = color_named(m->san);
         if (color < 0 || g->n_gifts == GAME_GIFTS_MAX ||
             game_given_by(g, 1 - color) + GAME_GIVE_MS > GAME_GIVE_CAP_MS)
             return -1;
@@ -292,9 +313,7 @@ int game_replay_event(struct game *g, const struct store_move *m)
         return 1;
     }
     if (!strcmp(m->uci, STORE_JOURNAL_BERSERK)) {
-        int color = !strcmp(m->san, "white")   ? WHITE
-                    : !strcmp(m->san, "black") ? BLACK
-                                               : -1;
+        int color = color_named(m->san);
         if (color < 0 || g->berserk[color] || has_moved(g, color) ||
             g->clock.spec.per_move ||
             (color == WHITE ? m->white_ms : m->black_ms) < 0)
