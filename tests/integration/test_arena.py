@@ -11,6 +11,7 @@ import unittest
 
 import harness
 from harness import CLUSTER, FreshServerTest, not_in_cluster
+from test_correspondence import TestTime
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -234,7 +235,9 @@ class ArenaTest(FreshServerTest):
         guest.request({"t": "arena_join", "event": ev}, "arena_joined")
 
     def test_abort_scores_nothing_and_a_missed_first_move_loses(self):
-        srv = self.server(OPEN, first_move_s=3)
+        # (test time: an arena game's first move has 16 s at 1+0)
+        tt = TestTime()
+        srv = self.server(OPEN, env=tt.env())
         ev = create(self.client(srv))
         a, b = self.players(srv, 2, ev)
         w = self.client(srv)
@@ -248,6 +251,7 @@ class ArenaTest(FreshServerTest):
                               r["withdrawn"]), ("quick_draw", 0, False))
         # next game: white never moves, loses on no_start, is withdrawn
         white, black, gid = self.paired(a, b, ev)
+        tt.advance(w, 17)
         white.expect("game_end", timeout=10, game=gid)
         st = self.watch_until(w, ev, lambda s: all(
             len(r["sheet"]) == 2 for r in s["standings"]))
