@@ -49,6 +49,7 @@
 #include "analysis.h"
 #include "engine/pool.h"
 #include "hub/analysis_pgn.h"
+#include "hub/analysis_relay.h"
 #include "hub/reads.h"
 #include "lib/addrkey.h"
 #include "lib/log.h"
@@ -58,8 +59,6 @@
 /* The positions of a game analysed at most: the start and this many
  * plies (a longer game's last ones are left out). */
 #define ANALYSIS_PLY_MAX 600
-/* Connections that hear one job's progress. */
-#define ANALYSIS_SUBS_MAX 64
 /* A request the pool's queue refused is asked again this much later. */
 #define ANALYSIS_RETRY_MS 200
 /* How long one position may take, its wait in the pool's queue included. */
@@ -100,21 +99,9 @@ struct job {
     int nsubs;
 };
 
-/* A finished job's result whose row the store has not committed yet: a
- * read until then finds the row "queued" (or none), so this answers; and
- * a count of the requester's analyses may have missed its row. Kept until
- * every read in flight has seen it (hub_reads_horizon). */
-struct recent {
-    struct recent *next;
-    char gid[PROTO_KEY_MAX + 1];
-    char pid[PROTO_KEY_MAX + 1];
-    uint64_t seq, queued_seq; /* the "done" row's write; the "queued" one's */
-    char *text;
-};
-
 struct analyses {
     struct hub *h;
-    struct recent *recent;
+    struct analysis_relay *relay;
     struct job **q; /* the queue, the running one included, in order */
     int nq, capq;
     uint64_t serial;
@@ -130,24 +117,6 @@ static struct analyses *state(struct hub *h)
 }
 
 /* ---- messages ------------------------------------------------------- */
-
-static void set_id(json_t *o, const struct proto_id *id)
-{
-    if (id && id->kind == 1)
-        json_object_set_new(o, "id", json_stringn(id->str, id->len));
-    else if (id && id->kind == 2)
-        json_object_set_new(o, "id", json_integer(id->num));
-}
-
-/* Sends o (consumed) to s. */
-static void send_json(struct session *s, json_t *o)
-{
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-
-    json_decref(o);
-    if (text)
-        hub_send_text(s, text, 0);
-}
 
 /* A position's object: its score ({"cp":N}, {"mate":N} or
  * {"checkmate":true}, White's point of view), or {"failed":true}; its
@@ -250,8 +219,9 @@ static void subscribe(struct job *j, struct session *s)
         j->subs[j->nsubs++] = s;
 }
 
-/* Sends o (a reference taken per listener) to j's listeners. */
-static void broadcast(struct job *j, json_t *o)
+/* Sends o (a reference taken per listener) to j's listeners, and to
+ * the other nodes' (done: o is the end). */
+static void broadcast(struct analyses *a, struct job *j, json_t *o, bool done)
 {
     char *text = json_dumps(o, JSON_COMPACT);
 
@@ -260,45 +230,9 @@ static void broadcast(struct job *j, json_t *o)
         if (copy)
             hub_send_text(j->subs[i], copy, 0);
     }
+    if (text)
+        analysis_relay_tell(a->relay, j->gid, text, done);
     free(text);
-}
-
-/* Forgets the results the store has committed and every read in flight
- * has seen. */
-static void recent_prune(struct analyses *a)
-{
-    uint64_t committed = hub_reads_horizon(a->h);
-
-    for (struct recent **r = &a->recent; *r;) {
-        struct recent *x = *r;
-        if (x->seq <= committed) {
-            *r = x->next;
-            free(x->text);
-            free(x);
-        } else {
-            r = &x->next;
-        }
-    }
-}
-
-/* Sends s the result of gid finished and not yet committed: true, or
- * false when there is none. */
-static bool recent_send(struct analyses *a, struct session *s,
-                        const char *gid, const struct proto_id *id)
-{
-    json_t *o;
-
-    recent_prune(a);
-    for (struct recent *r = a->recent; r; r = r->next) {
-        if (strcmp(r->gid, gid))
-            continue;
-        if ((o = json_loads(r->text, 0, NULL)) == NULL)
-            return false;
-        set_id(o, id);
-        send_json(s, o);
-        return true;
-    }
-    return false;
 }
 
 /* ---- jobs ------------------------------------------------------------ */
@@ -503,7 +437,6 @@ static void finish(struct analyses *a, struct job *j)
 {
     struct hub *h = a->h;
     struct store_analysis row = {.requested_ms = j->requested_ms};
-    struct recent *r = calloc(1, sizeof *r);
     uint64_t seq = 0;
     json_t *o;
     char *text;
@@ -520,20 +453,13 @@ static void finish(struct analyses *a, struct job *j)
     snprintf(row.status, sizeof row.status, "done");
     if (!text || !(seq = store_put_analysis(h->store, &row, text)))
         log_error("event=analysis_not_stored game=%s", j->gid);
-    broadcast(j, o);
+    broadcast(a, j, o, true);
     json_decref(o);
-    if (r && seq) { /* (kept until the row is committed) */
-        snprintf(r->gid, sizeof r->gid, "%s", j->gid);
-        snprintf(r->pid, sizeof r->pid, "%s", j->pid);
-        r->seq = seq;
-        r->queued_seq = j->queued_seq;
-        r->text = text;
-        r->next = a->recent;
-        a->recent = r;
-    } else {
-        free(r);
+    if (seq) /* (kept until the row is committed) */
+        analysis_relay_done(a->relay, j->gid, j->pid, seq, j->queued_seq,
+                            text);
+    else
         free(text);
-    }
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
              j->n, j->engine);
     dequeue(a, j);
@@ -590,7 +516,7 @@ static void on_answer(void *arg, const struct engine_answer *ans)
     json_object_set_new(o, "done", json_integer(j->done));
     json_object_set_new(o, "total", json_integer(j->n));
     json_object_set_new(o, "score", pos_json(j, i));
-    broadcast(j, o);
+    broadcast(a, j, o, false);
     json_decref(o);
     if (j->done >= j->n)
         finish(a, j);
@@ -650,8 +576,7 @@ static void send_stored(struct session *s, const struct req_read *q)
         hub_busy(s, &q->m.id);
         return;
     }
-    set_id(o, &q->m.id);
-    send_json(s, o);
+    analysis_send_json(s, o, &q->m.id);
 }
 
 /* A job's state to s (subscribed). */
@@ -661,8 +586,7 @@ static void send_job(struct session *s, struct job *j,
     json_t *o = job_json(s->hub, j, j->running ? "running" : "queued");
 
     subscribe(j, s);
-    set_id(o, id);
-    send_json(s, o);
+    analysis_send_json(s, o, id);
 }
 
 /* Why pid (at address addr) may not have another job now: a message, or
@@ -705,11 +629,8 @@ static void request(struct session *s, struct req_read *q)
     }
     /* the requester's finished analyses whose rows the count may have
      * missed (written after its read began): counted, to be sure */
-    for (struct recent *r = a->recent; r; r = r->next)
-        if (!strcmp(r->pid, q->pid) && r->queued_seq > q->r.seen) {
-            q->today++;
-            q->week++;
-        }
+    q->today += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
+    q->week += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
     switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
                            h->cfg.analyses_per_week)) {
     case ANALYSIS_LIMIT_OK:
@@ -764,21 +685,23 @@ static void req_answer(struct hub_read *r, int rc)
         hub_read_refund(r);
     if (j) { /* (made meanwhile) */
         send_job(s, j, &q->m.id);
-    } else if (recent_send(a, s, q->m.game, &q->m.id)) {
+    } else if (analysis_relay_send(a->relay, s, q->m.game, &q->m.id)) {
         /* (finished meanwhile: its row not committed yet) */
     } else if (rc < 0) {
         hub_busy(s, &q->m.id);
     } else if (rc == 1 && !strcmp(q->arow.status, "done")) {
         send_stored(s, q);
     } else if (rc == 1 || q->m.type == PROTO_T_ANALYSIS) {
-        /* none, or queued in the store and not yet back in the queue */
+        /* none, or queued in the store: on another node, or not yet back
+         * in the queue (its progress and end come as they are told) */
+        if (rc == 1)
+            analysis_relay_listen(a->relay, s, q->m.game);
         o = json_object();
         json_object_set_new(o, "t", json_string("analysis"));
         json_object_set_new(o, "game", json_string(q->m.game));
         json_object_set_new(o, "status",
                             json_string(rc == 1 ? "queued" : "none"));
-        set_id(o, &q->m.id);
-        send_json(s, o);
+        analysis_send_json(s, o, &q->m.id);
     } else {
         request(s, q);
     }
@@ -802,7 +725,7 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
         send_job(s, j, &m->id);
         return;
     }
-    if (recent_send(a, s, m->game, &m->id))
+    if (analysis_relay_send(a->relay, s, m->game, &m->id))
         return;
     hub_addr_key(h, s->ip, addr);
     if (m->type == PROTO_T_ANALYSE) {
@@ -939,13 +862,7 @@ const char *hub_analysis_recent(struct hub *h, const char *gid)
 {
     struct analyses *a = state(h);
 
-    if (!a)
-        return NULL;
-    recent_prune(a);
-    for (struct recent *r = a->recent; r; r = r->next)
-        if (!strcmp(r->gid, gid))
-            return r->text;
-    return NULL;
+    return a ? analysis_relay_result(a->relay, gid) : NULL;
 }
 
 /* ---- the module's hooks ------------------------------------------------ */
@@ -963,7 +880,7 @@ static void sweep(struct hub *h, int64_t now)
     struct analyses *a = state(h);
 
     requeue(a);
-    recent_prune(a);
+    analysis_relay_sweep(a->relay, now);
     pump(a, now);
 }
 
@@ -982,6 +899,13 @@ static void session_closed(struct hub *h, struct session *s)
             if (j->subs[k] == s)
                 j->subs[k--] = j->subs[--j->nsubs];
     }
+    analysis_relay_closed(a->relay, s);
+}
+
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    analysis_relay_told(state(h)->relay, payload, len, now);
 }
 
 static int init(struct hub *h)
@@ -992,7 +916,11 @@ static int init(struct hub *h)
         return -1;
     a->h = h;
     a->tick = hub_alarm_new(h, tick, a);
-    if (!a->tick) {
+    a->relay = analysis_relay_new(h);
+    if (!a->tick || !a->relay) {
+        if (a->tick)
+            hub_alarm_free(h, a->tick);
+        analysis_relay_free(a->relay);
         free(a);
         return -1;
     }
@@ -1010,12 +938,7 @@ static void free_state(struct hub *h)
     for (int i = 0; i < a->nq; i++)
         job_free(a->q[i]);
     free(a->q);
-    while (a->recent) {
-        struct recent *r = a->recent;
-        a->recent = r->next;
-        free(r->text);
-        free(r);
-    }
+    analysis_relay_free(a->relay);
     hub_alarm_free(h, a->tick);
     free(a);
 }
@@ -1033,5 +956,7 @@ const struct hub_module hub_analysis_module = {
     .wake = wake,
     .sweep = sweep,
     .session_closed = session_closed,
+    .tell_tag = ANALYSIS_TELL,
+    .told_all = told_all,
     .commands = commands,
 };

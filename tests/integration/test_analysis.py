@@ -12,8 +12,10 @@ under way when the server is killed is queued again after the restart.
 import json
 import os
 import time
+import unittest
 
-from harness import (WAIT, FreshServerTest, not_in_cluster, wait_until)
+from harness import (CLUSTER, WAIT, FreshServerTest, not_in_cluster,
+                     wait_until)
 
 FAKE = os.environ.get("CHESS_FAKE_UCI", "")
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -236,3 +238,55 @@ class FakeEngineAnalysisTest(AnalysisBase):
         self.assertFalse([p for p in a["positions"] if "failed" in p])
         self.assertIn("event=analysis_requeued game=%s" % gid,
                       srv.log_text())
+
+
+def node_log(srv, i):
+    return srv.nodes[i].log_text()
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's (test_analysis_cluster)")
+class ClusterAnalysisTest(AnalysisBase):
+    """Two nodes with the fake engine (slow): the job runs on one node,
+    its page is open on the other (docs/cluster.md, "Computer analysis")."""
+
+    def cluster(self, delay_ms=300, node_extra=None, config=None):
+        if not FAKE:
+            self.skipTest("CHESS_FAKE_UCI not set")
+        return self.server(nodes=2, config=config,
+                           extra=["--engine-path", FAKE, "--engines", "1"],
+                           env={"FAKE_UCI_MODE": "slow",
+                                "FAKE_UCI_DELAY_MS": str(delay_ms)},
+                           node_extra=node_extra)
+
+    def test_progress_and_result_reach_the_other_node(self):
+        srv = self.cluster()
+        srv.pin(0)
+        w, b, gid = self.finished_game(srv, "e2e4 e7e5 g1f3 b8c6")
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        w.expect("analysis_progress", game=gid, timeout=WAIT * 2)
+        srv.pin(1)  # a spectator's page on the other node
+        page = self.client(srv, source="127.0.0.7")
+        first = page.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual(first["status"], "queued")
+        heard = []
+        while True:
+            m = page.next(timeout=WAIT * 2)
+            if m.get("game") != gid:
+                continue
+            if m["t"] == "analysis":
+                break
+            if m["t"] == "analysis_progress":
+                heard.append(m["done"])
+        self.assertTrue(heard, "no progress heard on the other node")
+        self.assertEqual(heard, sorted(heard))  # in order
+        self.assertEqual(m["status"], "done")
+        mine = self.done(w, gid)
+        self.assertEqual(m["positions"], mine["positions"])
+        self.assertEqual(len(m["positions"]), 5)
+        # the job ran on node 1 alone; a late joiner on node 2 gets it
+        self.assertIn("event=analysis_start game=" + gid, node_log(srv, 0))
+        self.assertNotIn("event=analysis_start", node_log(srv, 1))
+        late = self.client(srv, source="127.0.0.8")
+        got = late.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual((got["status"], got["positions"]),
+                         ("done", mine["positions"]))
