@@ -520,14 +520,21 @@ static int analysis_queue(void *ctx, const char *const *args, int nargs,
                           router_words_fn *fn, void *arg)
 {
     struct cluster *c = ctx;
+    const char *v[8];
     struct words_call *w;
 
-    if (!c->up || !(w = malloc(sizeof *w)))
+    if (nargs < 1 || nargs > 8 || !c->up || !(w = malloc(sizeof *w)))
         return -1;
     w->fn = fn;
     w->arg = arg;
+    /* take and renew: args[1] is this node */
+    for (int i = 0; i < nargs; i++)
+        v[i] = i == 1 &&
+                       (!strcmp(args[0], "take") || !strcmp(args[0], "renew"))
+                   ? c->node
+                   : args[i];
     if (cluster_eval(c, BUS_ANALYSIS_QUEUE, on_words, w, 4, analysis_keys,
-                     nargs, args) < 0) {
+                     nargs, v) < 0) {
         free(w);
         return -1;
     }

@@ -50,6 +50,7 @@
 #include "engine/pool.h"
 #include "hub/analysis_pgn.h"
 #include "hub/analysis_relay.h"
+#include "hub/analysis_shared.h"
 #include "hub/reads.h"
 #include "lib/addrkey.h"
 #include "lib/log.h"
@@ -94,6 +95,7 @@ struct job {
     int next;        /* the first position not asked */
     int done, inflight;
     bool running;
+    bool shared; /* the cluster's queue gave it to this node */
     char engine[UCI_NAME_MAX];
     struct session *subs[ANALYSIS_SUBS_MAX];
     int nsubs;
@@ -102,6 +104,7 @@ struct job {
 struct analyses {
     struct hub *h;
     struct analysis_relay *relay;
+    struct analysis_shared *shared; /* (used in a cluster) */
     struct job **q; /* the queue, the running one included, in order */
     int nq, capq;
     uint64_t serial;
@@ -462,6 +465,8 @@ static void finish(struct analyses *a, struct job *j)
         free(text);
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
              j->n, j->engine);
+    if (j->shared)
+        analysis_shared_done(a->shared, j->gid);
     dequeue(a, j);
     job_free(j);
 }
@@ -596,10 +601,9 @@ static const char *limited(struct analyses *a, const char *pid,
 {
     for (int i = 0; i < a->nq; i++) {
         if (!strcmp(a->q[i]->pid, pid))
-            return "you have an analysis queued or running: one at a time";
+            return ANALYSIS_MSG_PLAYER;
         if (addr[0] && !strcmp(a->q[i]->addr, addr))
-            return "your address has an analysis queued or running: one "
-                   "at a time";
+            return ANALYSIS_MSG_ADDRESS;
     }
     return NULL;
 }
@@ -650,9 +654,17 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
         return;
     }
+    if (analysis_shared_on(h)) { /* (a cluster's: any node's pool) */
+        int total = (int)(q->n < ANALYSIS_PLY_MAX ? q->n : ANALYSIS_PLY_MAX);
+        analysis_shared_put(a->shared, s, &q->m.id, q->row.gid, q->pid,
+                            q->addr,
+                            !strcmp(q->pid, q->row.white_pid) ||
+                                !strcmp(q->pid, q->row.black_pid),
+                            row.requested_ms, total + 1);
+        return;
+    }
     if (a->nq > h->cfg.analysis_queue) {
-        hub_send_error(s, PROTO_BUSY, "the analysis queue is full: try later",
-                       &q->m.id);
+        hub_send_error(s, PROTO_BUSY, ANALYSIS_MSG_FULL, &q->m.id);
         return;
     }
     j = job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
@@ -729,7 +741,7 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
         return;
     hub_addr_key(h, s->ip, addr);
     if (m->type == PROTO_T_ANALYSE) {
-        if (!h->env.engines) {
+        if (!h->env.engines && !analysis_shared_on(h)) {
             hub_send_error(s, PROTO_NO_ENGINE,
                            "this server runs no engine: no analysis", &m->id);
             return;
@@ -808,9 +820,18 @@ static void requeue_answer(struct hub_read *r, int rc)
         return;
     }
     for (size_t i = 0; i < q->n; i++) {
+        const struct store_game *g = &q->games[i];
         struct job *j;
-        if (job_of(a, q->rows[i].gid) || !q->games[i].gid[0])
+        if (job_of(a, q->rows[i].gid) || !g->gid[0])
             continue;
+        if (analysis_shared_on(r->h)) { /* (into the cluster's queue) */
+            analysis_shared_put(a->shared, NULL, NULL, g->gid, q->rows[i].pid,
+                                "",
+                                !strcmp(q->rows[i].pid, g->white_pid) ||
+                                    !strcmp(q->rows[i].pid, g->black_pid),
+                                q->rows[i].requested_ms, 0);
+            continue;
+        }
         j = job_new(&q->games[i], q->moves[i], q->nmoves[i], q->rows[i].pid,
                     q->rows[i].requested_ms);
         if (!j || enqueue(a, j) < 0) {
@@ -865,6 +886,77 @@ const char *hub_analysis_recent(struct hub *h, const char *gid)
     return a ? analysis_relay_result(a->relay, gid) : NULL;
 }
 
+/* ---- what the shared queue asks (analysis_shared.h) ------------------- */
+
+struct analysis_relay *analysis_relay_of(struct hub *h)
+{
+    return state(h)->relay;
+}
+
+struct analysis_shared *analysis_shared_of(struct hub *h)
+{
+    struct analyses *a = state(h);
+
+    return a ? a->shared : NULL;
+}
+
+int analysis_jobs_here(struct hub *h)
+{
+    return state(h)->nq;
+}
+
+int analysis_run_shared(struct hub *h, const struct store_game *row,
+                        const struct store_move *moves, size_t n,
+                        const char *pid, const char *addr,
+                        int64_t requested_ms)
+{
+    struct analyses *a = state(h);
+    struct job *j;
+
+    if (job_of(a, row->gid))
+        return 0;
+    j = job_new(row, moves, n, pid, requested_ms);
+    if (!j || enqueue(a, j) < 0) {
+        job_free(j);
+        return -1;
+    }
+    j->shared = true;
+    snprintf(j->addr, sizeof j->addr, "%s", addr);
+    pump(a, hub_now_ms(h));
+    return 0;
+}
+
+int analysis_shared_jobs(struct hub *h, const char **gids, const char **pids,
+                         const char **addrs, int max)
+{
+    struct analyses *a = state(h);
+    int n = 0;
+
+    for (int i = 0; i < a->nq && n < max; i++)
+        if (a->q[i]->shared) {
+            gids[n] = a->q[i]->gid;
+            pids[n] = a->q[i]->pid;
+            addrs[n++] = a->q[i]->addr;
+        }
+    return n;
+}
+
+void analysis_drop_job(struct hub *h, const char *gid)
+{
+    struct analyses *a = state(h);
+    struct job *j = job_of(a, gid);
+
+    if (j) {
+        dequeue(a, j);
+        job_free(j);
+    }
+}
+
+void analysis_requeue_soon(struct hub *h)
+{
+    state(h)->restarted = false;
+}
+
 /* ---- the module's hooks ------------------------------------------------ */
 
 static void tick(void *arg)
@@ -900,6 +992,7 @@ static void session_closed(struct hub *h, struct session *s)
                 j->subs[k--] = j->subs[--j->nsubs];
     }
     analysis_relay_closed(a->relay, s);
+    analysis_shared_closed(a->shared, s);
 }
 
 static void told_all(struct hub *h, const char *payload, size_t len,
@@ -917,10 +1010,12 @@ static int init(struct hub *h)
     a->h = h;
     a->tick = hub_alarm_new(h, tick, a);
     a->relay = analysis_relay_new(h);
-    if (!a->tick || !a->relay) {
+    a->shared = analysis_shared_new(h);
+    if (!a->tick || !a->relay || !a->shared) {
         if (a->tick)
             hub_alarm_free(h, a->tick);
         analysis_relay_free(a->relay);
+        analysis_shared_free(a->shared);
         free(a);
         return -1;
     }
@@ -939,6 +1034,7 @@ static void free_state(struct hub *h)
         job_free(a->q[i]);
     free(a->q);
     analysis_relay_free(a->relay);
+    analysis_shared_free(a->shared);
     hub_alarm_free(h, a->tick);
     free(a);
 }

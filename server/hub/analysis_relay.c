@@ -195,6 +195,9 @@ int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
 
 /* ---- far jobs ------------------------------------------------------------ */
 
+static void deliver(struct analysis_relay *r, const char *gid,
+                    const char *text, bool done, int64_t now);
+
 void analysis_relay_tell(struct analysis_relay *r, const char *gid,
                          const char *text, bool done)
 {
@@ -202,6 +205,8 @@ void analysis_relay_tell(struct analysis_relay *r, const char *gid,
     size_t n = strlen(gid) + strlen(text) + 4;
     char *payload;
 
+    /* (a job taken up here, its listeners asked while it ran elsewhere) */
+    deliver(r, gid, text, done, hub_now_ms(h));
     if (!h->router.ops->tell_all || !(payload = malloc(n)))
         return;
     snprintf(payload, n, "%c %s\n%s", done ? 'D' : 'P', gid, text);
@@ -251,13 +256,32 @@ void analysis_relay_listen(struct analysis_relay *r, struct session *s,
         f->subs[f->nsubs++] = s;
 }
 
+/* text about gid to this node's listeners of it elsewhere (done: the
+ * end, after which they are forgotten). */
+static void deliver(struct analysis_relay *r, const char *gid,
+                    const char *text, bool done, int64_t now)
+{
+    struct far *f = far_of(r, gid);
+
+    if (!f)
+        return;
+    f->heard_ms = now;
+    for (int i = 0; i < f->nsubs; i++) {
+        char *copy = strdup(text);
+        if (copy)
+            hub_send_text(f->subs[i], copy, 0);
+    }
+    if (done)
+        far_drop(r, f);
+}
+
 void analysis_relay_told(struct analysis_relay *r, const char *payload,
                          size_t len, int64_t now)
 {
     const char *nl = payload ? memchr(payload, '\n', len) : NULL;
     char gid[PROTO_KEY_MAX + 1], *text;
     size_t glen = nl ? (size_t)(nl - payload) : 0;
-    struct far *f;
+    struct result *x;
 
     if (glen < 3 || glen - 2 > PROTO_KEY_MAX || payload[1] != ' ' ||
         (payload[0] != 'P' && payload[0] != 'D')) {
@@ -268,27 +292,13 @@ void analysis_relay_told(struct analysis_relay *r, const char *payload,
     gid[glen - 2] = '\0';
     if (!proto_key_valid(gid) || !(text = strndup(nl + 1, len - glen - 1)))
         return;
-    if ((f = far_of(r, gid)) != NULL) {
-        f->heard_ms = now;
-        for (int i = 0; i < f->nsubs; i++) {
-            char *copy = strdup(text);
-            if (copy)
-                hub_send_text(f->subs[i], copy, 0);
-        }
-    }
-    if (payload[0] == 'P') {
-        free(text);
-        return;
-    }
-    if (f)
-        far_drop(r, f);
+    deliver(r, gid, text, payload[0] == 'D', now);
     results_prune(r);
-    if (r->nforeign >= ANALYSIS_RELAY_RESULTS) {
+    if (payload[0] == 'P' || r->nforeign >= ANALYSIS_RELAY_RESULTS) {
         free(text);
         return;
     }
-    struct result *x = result_add(r, gid, "", text);
-    if (x) {
+    if ((x = result_add(r, gid, "", text)) != NULL) {
         x->until_ms = now + ANALYSIS_RELAY_KEEP_MS;
         r->nforeign++;
     }

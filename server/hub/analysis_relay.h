@@ -49,7 +49,8 @@ int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
 
 /* text (an analysis_progress about gid, or with done its finished
  * analysis) to every other node, whose listeners of gid hear it
- * (router.h's tell_all; a node alone: nothing). */
+ * (router.h's tell_all; a node alone: nothing), and to this node's (a
+ * job taken up here after it ran elsewhere). */
 void analysis_relay_tell(struct analysis_relay *r, const char *gid,
                          const char *text, bool done);
 

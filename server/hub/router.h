@@ -102,7 +102,8 @@ struct router_ops {
     void (*tell_all)(void *ctx, char tag, const char *payload, size_t len);
     /* Runs an operation of the cluster's queue of analyses
      * (cluster/lua/analysis_queue.lua: args[0] the operation, then its
-     * arguments); fn gets the answer once, later. 0, or -1 when it was
+     * arguments, at most 8 in all; take's and renew's NODE, args[1], is
+     * this node, filled in here); fn gets the answer once, later. 0, or -1 when it was
      * not sent (fn not called). NULL on a node alone. */
     int (*analysis_queue)(void *ctx, const char *const *args, int nargs,
                           router_words_fn *fn, void *arg);

@@ -290,3 +290,64 @@ class ClusterAnalysisTest(AnalysisBase):
         got = late.request({"t": "analysis", "game": gid}, "analysis")
         self.assertEqual((got["status"], got["positions"]),
                          ("done", mine["positions"]))
+
+    def test_a_node_without_engines_has_its_jobs_run_elsewhere(self):
+        """Node 1 runs no engine: its players' analyses run on node 2's
+        pool; the limits and the queue's bound hold over both nodes."""
+        srv = self.cluster(node_extra={0: ["--engine-path", ""]},
+                           config={"analysis_queue": 1})
+        srv.pin(0)
+        w1, b1, g1 = self.finished_game(srv, source="127.0.0.2")
+        w3, b3, g3 = self.finished_game(srv, source="127.0.0.3")
+        w4, b4, g4 = self.finished_game(srv, source="127.0.0.4")
+        first = w1.request({"t": "analyse", "game": g1}, "analysis")
+        self.assertEqual((first["status"], len(first["positions"])),
+                         ("queued", 3))
+        w1.expect("analysis_progress", game=g1, timeout=WAIT * 2)
+        # one at a time per player and per address, asked on node 2
+        srv.pin(1)
+        again = self.client(srv, token=w1.token, source="127.0.0.2")
+        r = again.request({"t": "analyse", "game": g3}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("you have", r["msg"])
+        r = self.client(srv, source="127.0.0.2").request(
+            {"t": "analyse", "game": g3}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("address", r["msg"])
+        # g3 waits (node 2 runs g1), and the queue of 1 is full
+        q = w3.request({"t": "analyse", "game": g3}, "analysis")
+        self.assertEqual(q["status"], "queued")
+        r = w4.request({"t": "analyse", "game": g4}, "error")
+        self.assertEqual((r["code"], r["msg"]),
+                         ("busy", "the analysis queue is full: try later"))
+        a = self.done(w1, g1, timeout=WAIT * 4)
+        self.assertEqual(len(a["positions"]), 3)
+        self.done(w3, g3, timeout=WAIT * 4)
+        self.assertNotIn("event=analysis_start", node_log(srv, 0))
+        starts = node_log(srv, 1).count("event=analysis_start")
+        self.assertEqual(starts, 2)
+
+    def test_a_job_whose_node_dies_is_taken_up_by_another(self):
+        srv = self.cluster(delay_ms=400)
+        srv.pin(0)
+        w, b, gid = self.finished_game(srv, "e2e4 e7e5 g1f3 b8c6")
+        srv.pin(1)
+        page = self.client(srv, source="127.0.0.7")
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        w.expect("analysis_progress", game=gid, timeout=WAIT * 2)
+        page.request({"t": "analysis", "game": gid}, "analysis")
+        runner = next(i for i in (0, 1) if "event=analysis_start game=" +
+                      gid in node_log(srv, i))
+        survivor = 1 - runner
+        srv.nodes[runner].kill()
+        watcher = (w, page)[survivor]
+        a = self.done(watcher, gid, timeout=WAIT * 4)
+        self.assertEqual(len(a["positions"]), 5)
+        self.assertFalse([p for p in a["positions"] if "failed" in p])
+        log = node_log(srv, survivor)
+        self.assertIn("event=analysis_taken game=%s how=again" % gid, log)
+        # stored once, done: a new page on the survivor reads it
+        c = self.client(srv, source="127.0.0.8")
+        got = c.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual((got["status"], got["positions"]),
+                         ("done", a["positions"]))
