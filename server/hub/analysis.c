@@ -48,6 +48,7 @@
 
 #include "analysis.h"
 #include "engine/pool.h"
+#include "hub/analysis_job.h"
 #include "hub/analysis_pgn.h"
 #include "hub/analysis_relay.h"
 #include "hub/analysis_shared.h"
@@ -57,49 +58,12 @@
 #include "movegen.h"
 #include "notation.h"
 
-/* The positions of a game analysed at most: the start and this many
- * plies (a longer game's last ones are left out). */
-#define ANALYSIS_PLY_MAX 600
 /* A request the pool's queue refused is asked again this much later. */
 #define ANALYSIS_RETRY_MS 200
 /* How long one position may take, its wait in the pool's queue included. */
 #define ANALYSIS_POSITION_MS (120LL * 1000)
 /* 24 hours, for analyses_per_day. */
 #define ANALYSIS_DAY_MS (24LL * 3600 * 1000)
-
-/* One position of a job. */
-struct pos {
-    struct analysis_score s;
-    bool have;                 /* s is known */
-    bool failed;               /* the engine did not answer it */
-    bool asked;                /* sent to the pool, or known without it */
-    char best[6];              /* the engine's best move there ("" none) */
-    char san[10];              /* ... in SAN */
-    enum analysis_judgement j; /* of the move that led here */
-};
-
-struct job {
-    char gid[PROTO_KEY_MAX + 1];
-    char pid[PROTO_KEY_MAX + 1]; /* who asked */
-    char addr[ADDRKEY_MAX];      /* its address ("": re-queued) */
-    bool own;                    /* the requester plays in it */
-    uint64_t serial;             /* the pool's cookies name it */
-    int64_t requested_ms;        /* wall */
-    uint64_t queued_seq;         /* its "queued" row's write (0: older) */
-    char fen[94];                /* the start position */
-    int start;                   /* 0 White moves first, 1 Black */
-    int n;                       /* positions: plies + 1 */
-    char (*uci)[6];              /* the plies, [n - 1] */
-    char (*san)[10];
-    struct pos *pos; /* [n] */
-    int next;        /* the first position not asked */
-    int done, inflight;
-    bool running;
-    bool shared; /* the cluster's queue gave it to this node */
-    char engine[UCI_NAME_MAX];
-    struct session *subs[ANALYSIS_SUBS_MAX];
-    int nsubs;
-};
 
 struct analyses {
     struct hub *h;
@@ -120,96 +84,6 @@ static struct analyses *state(struct hub *h)
 }
 
 /* ---- messages ------------------------------------------------------- */
-
-/* A position's object: its score ({"cp":N}, {"mate":N} or
- * {"checkmate":true}, White's point of view), or {"failed":true}; its
- * best move; the judgement of the move that led to it. */
-static json_t *pos_json(const struct job *j, int i)
-{
-    const struct pos *p = &j->pos[i];
-    json_t *o = json_object();
-
-    if (p->failed)
-        json_object_set_new(o, "failed", json_true());
-    else if (p->s.kind == ANALYSIS_CP)
-        json_object_set_new(o, "cp", json_integer(p->s.value));
-    else if (p->s.kind == ANALYSIS_MATE)
-        json_object_set_new(o, "mate", json_integer(p->s.value));
-    else
-        json_object_set_new(o, "checkmate", json_true());
-    if (p->best[0]) {
-        json_object_set_new(o, "best", json_string(p->best));
-        json_object_set_new(o, "best_san", json_string(p->san));
-    }
-    if (p->j != ANALYSIS_GOOD)
-        json_object_set_new(o, "judgement",
-                            json_string(analysis_judgement_name(p->j)));
-    return o;
-}
-
-/* The options every position is searched with (engine_ask's and the
- * result's): one thread, a small hash, full strength, one line. */
-static const struct engine_option OPTIONS[ENGINE_OPTIONS_MAX] = {
-    {"Threads", "1"},
-    {"Hash", "16"},
-    {"Skill Level", "20"},
-    {"MultiPV", "1"},
-};
-
-/* The job as an `analysis` message: status, the positions known so far
- * (null for those not yet), and when done the accuracies and counts. */
-static json_t *job_json(const struct hub *h, const struct job *j,
-                        const char *status)
-{
-    json_t *o = json_object(), *v = json_array(), *opt = json_object();
-
-    json_object_set_new(o, "t", json_string("analysis"));
-    json_object_set_new(o, "game", json_string(j->gid));
-    json_object_set_new(o, "status", json_string(status));
-    json_object_set_new(o, "done", json_integer(j->done));
-    json_object_set_new(o, "total", json_integer(j->n));
-    json_object_set_new(o, "engine", json_string(j->engine));
-    json_object_set_new(o, "nodes", json_integer(h->cfg.analysis_nodes));
-    for (int i = 0; i < ENGINE_OPTIONS_MAX; i++)
-        json_object_set_new(opt, OPTIONS[i].name,
-                            json_string(OPTIONS[i].value));
-    json_object_set_new(o, "options", opt);
-    for (int i = 0; i < j->n; i++)
-        json_array_append_new(v, j->pos[i].have || j->pos[i].failed
-                                     ? pos_json(j, i)
-                                     : json_null());
-    json_object_set_new(o, "positions", v);
-    return o;
-}
-
-/* Adds the figures of a finished job to o: each side's accuracy (null
- * when a side made no move, or a position failed) and its counts of
- * inaccuracies, mistakes and blunders. */
-static void add_figures(json_t *o, const struct job *j)
-{
-    static const char *const side[2] = {"white", "black"};
-    struct analysis_score s[ANALYSIS_PLY_MAX];
-    json_t *acc = json_object(), *counts = json_object();
-    double a[2];
-    int c[2][4] = {{0}}, ok = 1;
-
-    for (int i = 1; i < j->n; i++) {
-        s[i - 1] = j->pos[i].s;
-        ok &= j->pos[i].have;
-        c[(j->start + i - 1) % 2][j->pos[i].j]++;
-    }
-    ok = ok && analysis_game_accuracy(s, j->n - 1, j->start, a) == 0;
-    for (int k = 0; k < 2; k++) {
-        json_t *ck = json_object();
-        json_object_set_new(acc, side[k], ok ? json_real(a[k]) : json_null());
-        for (int x = ANALYSIS_INACCURACY; x <= ANALYSIS_BLUNDER; x++)
-            json_object_set_new(ck, analysis_judgement_name(x),
-                                json_integer(c[k][x]));
-        json_object_set_new(counts, side[k], ck);
-    }
-    json_object_set_new(o, "accuracy", acc);
-    json_object_set_new(o, "counts", counts);
-}
 
 /* Adds s to j's listeners (nothing when it is one, or when they are
  * ANALYSIS_SUBS_MAX: it reads the end with `analysis`). */
@@ -240,16 +114,6 @@ static void broadcast(struct analyses *a, struct job *j, json_t *o, bool done)
 
 /* ---- jobs ------------------------------------------------------------ */
 
-static void job_free(struct job *j)
-{
-    if (!j)
-        return;
-    free(j->uci);
-    free(j->san);
-    free(j->pos);
-    free(j);
-}
-
 /* The job of gid in the queue, or NULL. */
 static struct job *job_of(struct analyses *a, const char *gid)
 {
@@ -257,67 +121,6 @@ static struct job *job_of(struct analyses *a, const char *gid)
         if (!strcmp(a->q[i]->gid, gid))
             return a->q[i];
     return NULL;
-}
-
-/* Position i's board into *b (replaying j's plies from its start). */
-static void board_at(const struct job *j, int i, struct board *b)
-{
-    struct board_undo u;
-    move_t m;
-
-    board_from_fen(b, j->fen);
-    for (int k = 0; k < i; k++)
-        if (notation_parse_uci(b, j->uci[k], &m) == 0)
-            board_make(b, m, &u);
-}
-
-/* A job for a stored game: its plies replayed from its start (those
- * the rules refuse, and any past ANALYSIS_PLY_MAX, end it), and the
- * positions it ended in scored. NULL when out of memory or its start is
- * unusable. */
-static struct job *job_new(const struct store_game *row,
-                           const struct store_move *moves, size_t n,
-                           const char *pid, int64_t requested_ms)
-{
-    struct job *j = calloc(1, sizeof *j);
-    struct board b;
-    struct board_undo u;
-    size_t plies = n < ANALYSIS_PLY_MAX ? n : ANALYSIS_PLY_MAX;
-    move_t m;
-
-    if (!j || board_from_fen(&b, row->initial_fen) != 0) {
-        free(j);
-        return NULL;
-    }
-    snprintf(j->gid, sizeof j->gid, "%s", row->gid);
-    snprintf(j->pid, sizeof j->pid, "%s", pid);
-    snprintf(j->fen, sizeof j->fen, "%s", row->initial_fen);
-    j->own = !strcmp(pid, row->white_pid) || !strcmp(pid, row->black_pid);
-    j->requested_ms = requested_ms;
-    j->start = b.side == WHITE ? 0 : 1;
-    j->uci = calloc(plies + 1, sizeof *j->uci);
-    j->san = calloc(plies + 1, sizeof *j->san);
-    j->pos = calloc(plies + 1, sizeof *j->pos);
-    if (!j->uci || !j->san || !j->pos) {
-        job_free(j);
-        return NULL;
-    }
-    for (j->n = 1; (size_t)j->n <= plies; j->n++) {
-        const struct store_move *mv = &moves[j->n - 1];
-        if (notation_parse_uci(&b, mv->uci, &m) != 0)
-            break;
-        snprintf(j->uci[j->n - 1], sizeof j->uci[0], "%s", mv->uci);
-        snprintf(j->san[j->n - 1], sizeof j->san[0], "%s", mv->san);
-        board_make(&b, m, &u);
-    }
-    if (!movegen_has_legal(&b)) { /* the game ended in it */
-        struct pos *p = &j->pos[j->n - 1];
-        p->s.kind = board_in_check(&b) ? ANALYSIS_MATED : ANALYSIS_CP;
-        p->s.value = p->s.kind == ANALYSIS_CP ? 0 : b.side == WHITE ? -1 : 1;
-        p->have = p->asked = true;
-        j->done = 1;
-    }
-    return j;
 }
 
 /* Takes j into the queue (its row is written "queued" by the caller).
@@ -391,7 +194,7 @@ static int ask(struct analyses *a, struct job *j, int i, int64_t now)
     snprintf(tag, sizeof tag, "a%d.%.20s", i & 0xfffff, j->gid);
     q.tag = tag;
     q.moves = moves;
-    memcpy(q.options, OPTIONS, sizeof OPTIONS);
+    memcpy(q.options, analysis_options, sizeof q.options);
     q.budget.nodes = h->cfg.analysis_nodes;
     rc = engine_pool_ask(h->env.engines, &q);
     free(moves);
@@ -444,12 +247,8 @@ static void finish(struct analyses *a, struct job *j)
     json_t *o;
     char *text;
 
-    for (int i = 1; i < j->n; i++)
-        if (j->pos[i - 1].have && j->pos[i].have)
-            j->pos[i].j = analysis_judge(j->pos[i - 1].s, j->pos[i].s,
-                                         (j->start + i - 1) % 2);
-    o = job_json(h, j, "done");
-    add_figures(o, j);
+    o = analysis_job_json(j, "done", h->cfg.analysis_nodes);
+    analysis_job_figures(o, j);
     text = json_dumps(o, JSON_COMPACT);
     snprintf(row.gid, sizeof row.gid, "%s", j->gid);
     snprintf(row.pid, sizeof row.pid, "%s", j->pid);
@@ -468,34 +267,7 @@ static void finish(struct analyses *a, struct job *j)
     if (j->shared)
         analysis_shared_done(a->shared, j->gid);
     dequeue(a, j);
-    job_free(j);
-}
-
-/* The engine's score of position i (the side to move's point of view)
- * into White's, and its best move into SAN. */
-static void take_answer(struct job *j, int i, const struct engine_answer *ans)
-{
-    struct pos *p = &j->pos[i];
-    int pov = (j->start + i) % 2 == 0 ? 1 : -1;
-    struct board b;
-    move_t m;
-
-    if (ans->status != ENGINE_OK || !ans->info.has_score) {
-        p->failed = true;
-        log_warn("event=analysis_position_failed game=%s position=%d "
-                 "status=%d fault=%s",
-                 j->gid, i, (int)ans->status, engine_fault_name(ans->fault));
-        return;
-    }
-    p->s.kind = ans->info.mate ? ANALYSIS_MATE : ANALYSIS_CP;
-    p->s.value = ans->info.score * pov;
-    p->have = true;
-    snprintf(p->best, sizeof p->best, "%s", ans->bestmove);
-    board_at(j, i, &b);
-    if (notation_parse_uci(&b, p->best, &m) == 0)
-        notation_san(&b, m, p->san);
-    if (ans->engine && ans->engine[0])
-        snprintf(j->engine, sizeof j->engine, "%s", ans->engine);
+    analysis_job_free(j);
 }
 
 static void on_answer(void *arg, const struct engine_answer *ans)
@@ -512,7 +284,7 @@ static void on_answer(void *arg, const struct engine_answer *ans)
     if (!j || i >= j->n)
         return;
     j->inflight--;
-    take_answer(j, i, ans);
+    analysis_job_take(j, i, ans);
     j->done++;
     o = json_object();
     json_object_set_new(o, "t", json_string("analysis_progress"));
@@ -520,7 +292,7 @@ static void on_answer(void *arg, const struct engine_answer *ans)
     json_object_set_new(o, "position", json_integer(i));
     json_object_set_new(o, "done", json_integer(j->done));
     json_object_set_new(o, "total", json_integer(j->n));
-    json_object_set_new(o, "score", pos_json(j, i));
+    json_object_set_new(o, "score", analysis_pos_json(j, i));
     broadcast(a, j, o, false);
     json_decref(o);
     if (j->done >= j->n)
@@ -588,7 +360,8 @@ static void send_stored(struct session *s, const struct req_read *q)
 static void send_job(struct session *s, struct job *j,
                      const struct proto_id *id)
 {
-    json_t *o = job_json(s->hub, j, j->running ? "running" : "queued");
+    json_t *o = analysis_job_json(j, j->running ? "running" : "queued",
+                                  s->hub->cfg.analysis_nodes);
 
     subscribe(j, s);
     analysis_send_json(s, o, id);
@@ -667,9 +440,9 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_BUSY, ANALYSIS_MSG_FULL, &q->m.id);
         return;
     }
-    j = job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
+    j = analysis_job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
     if (!j || enqueue(a, j) < 0) {
-        job_free(j);
+        analysis_job_free(j);
         hub_busy(s, &q->m.id);
         return;
     }
@@ -832,10 +605,10 @@ static void requeue_answer(struct hub_read *r, int rc)
                                 q->rows[i].requested_ms, 0);
             continue;
         }
-        j = job_new(&q->games[i], q->moves[i], q->nmoves[i], q->rows[i].pid,
-                    q->rows[i].requested_ms);
+        j = analysis_job_new(&q->games[i], q->moves[i], q->nmoves[i],
+                             q->rows[i].pid, q->rows[i].requested_ms);
         if (!j || enqueue(a, j) < 0) {
-            job_free(j);
+            analysis_job_free(j);
             continue;
         }
         log_info("event=analysis_requeued game=%s requester=%s", j->gid,
@@ -915,9 +688,9 @@ int analysis_run_shared(struct hub *h, const struct store_game *row,
 
     if (job_of(a, row->gid))
         return 0;
-    j = job_new(row, moves, n, pid, requested_ms);
+    j = analysis_job_new(row, moves, n, pid, requested_ms);
     if (!j || enqueue(a, j) < 0) {
-        job_free(j);
+        analysis_job_free(j);
         return -1;
     }
     j->shared = true;
@@ -948,7 +721,7 @@ void analysis_drop_job(struct hub *h, const char *gid)
 
     if (j) {
         dequeue(a, j);
-        job_free(j);
+        analysis_job_free(j);
     }
 }
 
@@ -1031,7 +804,7 @@ static void free_state(struct hub *h)
     if (!a)
         return;
     for (int i = 0; i < a->nq; i++)
-        job_free(a->q[i]);
+        analysis_job_free(a->q[i]);
     free(a->q);
     analysis_relay_free(a->relay);
     analysis_shared_free(a->shared);
