@@ -247,6 +247,7 @@ static void finish(struct analyses *a, struct job *j)
     json_t *o;
     char *text;
 
+    analysis_job_judge(j);
     o = analysis_job_json(j, "done", h->cfg.analysis_nodes);
     analysis_job_figures(o, j);
     text = json_dumps(o, JSON_COMPACT);

@@ -15,6 +15,14 @@
 /* A position's object: its score ({"cp":N}, {"mate":N} or
  * {"checkmate":true}, White's point of view), or {"failed":true}; its
  * best move; the judgement of the move that led to it. */
+void analysis_job_judge(struct job *j)
+{
+    for (int i = 1; i < j->n; i++)
+        if (j->pos[i - 1].have && j->pos[i].have)
+            j->pos[i].j = analysis_judge(j->pos[i - 1].s, j->pos[i].s,
+                                         (j->start + i - 1) % 2);
+}
+
 json_t *analysis_pos_json(const struct job *j, int i)
 {
     const struct pos *p = &j->pos[i];
@@ -73,17 +81,13 @@ json_t *analysis_job_json(const struct job *j, const char *status,
     return o;
 }
 
-void analysis_job_figures(json_t *o, struct job *j)
+void analysis_job_figures(json_t *o, const struct job *j)
 {
     static const char *const side[2] = {"white", "black"};
     struct analysis_score s[ANALYSIS_PLY_MAX];
     json_t *acc = json_object(), *counts = json_object();
     double a[2];
     int c[2][4] = {{0}}, ok = 1;
-    for (int i = 1; i < j->n; i++)
-        if (j->pos[i - 1].have && j->pos[i].have)
-            j->pos[i].j = analysis_judge(j->pos[i - 1].s, j->pos[i].s,
-                                         (j->start + i - 1) % 2);
 
     for (int i = 1; i < j->n; i++) {
         s[i - 1] = j->pos[i].s;

@@ -89,9 +89,12 @@ json_t *analysis_pos_json(const struct job *j, int i);
 json_t *analysis_job_json(const struct job *j, const char *status,
                           int64_t nodes);
 
-/* The end's figures of j into o: each move's judgement, each side's
- * accuracy (null when a side made no move, or a position failed) and its
- * counts of inaccuracies, mistakes and blunders. */
-void analysis_job_figures(json_t *o, struct job *j);
+/* Each move of j judged (once every position is in: lichess's Advice). */
+void analysis_job_judge(struct job *j);
+
+/* The end's figures of j (judged) into o: each side's accuracy (null
+ * when a side made no move, or a position failed) and its counts of
+ * inaccuracies, mistakes and blunders. */
+void analysis_job_figures(json_t *o, const struct job *j);
 
 #endif
