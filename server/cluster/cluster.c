@@ -20,6 +20,10 @@
  *                                               handed over at WALL
  *   player:P  host -> P's edges     N GID  P has a new game
  *   game:G    new host -> followers M NODE  G is hosted at NODE now
+ *   limits:all node -> every node   L NAME NODE\nKEY  a shared limit's
+ *                                               token taken
+ *                                   TAG NODE\nPAYLOAD  a module's word
+ *                                               to every node
  *
  * Redis delivers one subscriber's messages in the order they were
  * published, over every channel, on one connection. With several Redis

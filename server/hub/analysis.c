@@ -33,10 +33,11 @@
  * pool's retry) or whose deadline passed is reported failed: the job
  * never hangs.
  *
- * Not done here: a cluster's nodes each run their own jobs (progress
- * reaches the connections of the node that runs it; a restart of
- * several nodes re-queues a row on each). Loop thread only, but the
- * reads' run (the reader).
+ * In a cluster the queue is the cluster's (analysis_shared.c): a request
+ * is put there, and this node runs the jobs it takes from it; progress
+ * and ends reach the other nodes' connections through the relay
+ * (analysis_relay.c). A job's own data and messages are analysis_job.c's.
+ * Loop thread only, but the reads' run (the reader).
  */
 #include "hub/hub_internal.h"
 
