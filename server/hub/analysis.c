@@ -366,6 +366,7 @@ static void send_job(struct session *s, struct job *j,
                                   s->hub->cfg.analysis_nodes);
 
     subscribe(j, s);
+    analysis_relay_forget(state(s->hub)->relay, s, j->gid);
     analysis_send_json(s, o, id);
 }
 

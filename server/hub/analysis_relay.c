@@ -304,12 +304,27 @@ void analysis_relay_told(struct analysis_relay *r, const char *payload,
     }
 }
 
+/* s no longer hears f. */
+static void far_unsub(struct far *f, struct session *s)
+{
+    for (int k = 0; k < f->nsubs; k++)
+        if (f->subs[k] == s)
+            f->subs[k--] = f->subs[--f->nsubs];
+}
+
+void analysis_relay_forget(struct analysis_relay *r, struct session *s,
+                           const char *gid)
+{
+    struct far *f = far_of(r, gid);
+
+    if (f)
+        far_unsub(f, s);
+}
+
 void analysis_relay_closed(struct analysis_relay *r, struct session *s)
 {
     for (struct far *f = r->far; f; f = f->next)
-        for (int k = 0; k < f->nsubs; k++)
-            if (f->subs[k] == s)
-                f->subs[k--] = f->subs[--f->nsubs];
+        far_unsub(f, s);
 }
 
 void analysis_relay_sweep(struct analysis_relay *r, int64_t now)

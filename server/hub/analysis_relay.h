@@ -61,6 +61,10 @@ void analysis_relay_tell(struct analysis_relay *r, const char *gid,
 void analysis_relay_listen(struct analysis_relay *r, struct session *s,
                            const char *gid);
 
+/* s hears gid's job here now (analysis.c's listeners): not twice. */
+void analysis_relay_forget(struct analysis_relay *r, struct session *s,
+                           const char *gid);
+
 /* What another node told (hub_told_all). */
 void analysis_relay_told(struct analysis_relay *r, const char *payload,
                          size_t len, int64_t now);
