@@ -351,3 +351,21 @@ class ClusterAnalysisTest(AnalysisBase):
         got = c.request({"t": "analysis", "game": gid}, "analysis")
         self.assertEqual((got["status"], got["positions"]),
                          ("done", a["positions"]))
+
+    def test_a_busy_node_s_request_runs_on_the_other(self):
+        """Two requests on node 1: node 1 runs one, node 2 the other (a
+        node runs one job at a time, and node 2 takes the next job within
+        a second, long before node 1 is done); each requester hears its
+        own."""
+        srv = self.cluster(delay_ms=500)
+        srv.pin(0)
+        moves = "e2e4 e7e5 g1f3 b8c6"
+        w1, b1, g1 = self.finished_game(srv, moves, source="127.0.0.2")
+        w2, b2, g2 = self.finished_game(srv, moves, source="127.0.0.3")
+        w1.request({"t": "analyse", "game": g1}, "analysis")
+        w2.request({"t": "analyse", "game": g2}, "analysis")
+        for c, g in ((w1, g1), (w2, g2)):
+            self.done(c, g, timeout=WAIT * 4)
+        ran = [sum(node_log(srv, i).count("event=analysis_start game=" + g)
+                   for g in (g1, g2)) for i in (0, 1)]
+        self.assertEqual(ran, [1, 1])
