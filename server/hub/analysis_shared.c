@@ -142,7 +142,8 @@ static void on_put(struct analysis_shared *q, struct call *c,
     const char *answer = n > 0 ? w[0] : "";
     struct store_analysis row = {.requested_ms = c->requested_ms};
 
-    if (!strcmp(answer, "queued") && c->s) { /* (a row read back: stored) */
+    /* a request's row is written now; a row read back is stored */
+    if (!strcmp(answer, "queued") && c->s) {
         snprintf(row.gid, sizeof row.gid, "%s", c->gid);
         snprintf(row.pid, sizeof row.pid, "%s", c->pid);
         snprintf(row.status, sizeof row.status, "queued");
