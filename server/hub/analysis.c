@@ -266,9 +266,9 @@ static void finish(struct analyses *a, struct job *j)
         free(text);
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
              j->n, j->engine);
-    if (j->shared)
-        analysis_shared_done(a->shared, j->gid);
     dequeue(a, j);
+    if (j->shared) /* (this node is free: it takes the next) */
+        analysis_shared_done(a->shared, j->gid);
     analysis_job_free(j);
 }
 

@@ -335,6 +335,7 @@ void analysis_shared_done(struct analysis_shared *q, const char *gid)
 
     if (c)
         call_send(c, args, 2);
+    take(q); /* (after the done: Redis runs one connection's in order) */
 }
 
 /* Every answer of the queue. */

@@ -50,7 +50,8 @@ void analysis_shared_put(struct analysis_shared *q, struct session *s,
                          const char *pid, const char *addr, bool own,
                          int64_t requested_ms, int total);
 
-/* gid's job here ended: it leaves the shared queue. */
+/* gid's job here ended (or cannot run): it leaves the shared queue,
+ * and this node takes the next when it has no other. */
 void analysis_shared_done(struct analysis_shared *q, const char *gid);
 
 /* s closes: nothing is answered to it any more. */
