@@ -147,6 +147,8 @@ struct hub_config {
                          2 anyone */
     int max_arenas;   /* tournaments open or running at once */
     int max_swiss;    /* Swiss tournaments open or running at once */
+    int swiss_players;        /* players one Swiss tournament takes */
+    int swiss_pair_delay_ms;  /* tests only: each pairing waits so long */
     bool chat_guests; /* guests may chat (hub/chat.h) */
     int chat_per_min, chat_burst; /* one player's chat lines */
     int chat_room_per_s;          /* one game's rooms' lines */
