@@ -332,7 +332,7 @@ struct proto_msg {
      * second "" for a bye) */
     char pairs[PROTO_SWISS_PAIRS_MAX][2][PROTO_KEY_MAX + 1];
     int npairs;
-    enum proto_room room;          /* chat */
+    enum proto_room room; /* chat */
     int action; /* mod_action: enum proto_mod_action; its reason (close:
                    the reports' reason, -1 when absent) is m->reason */
     /* chat, report: checked (proto_text_check) */

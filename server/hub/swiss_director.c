@@ -151,8 +151,8 @@ static int journal(struct hub *h, struct swiss_tourney *e, const char *line,
     return 0;
 }
 
-static int apply_join(struct swiss_tourney *e, const char *pid, const char *name,
-                      int rating)
+static int apply_join(struct swiss_tourney *e, const char *pid,
+                      const char *name, int rating)
 {
     const char **names;
 
@@ -165,6 +165,7 @@ static int apply_join(struct swiss_tourney *e, const char *pid, const char *name
         return -1;
     strcopy(e->players[e->np].pid, sizeof e->players[0].pid, pid);
     strcopy(e->players[e->np].name, sizeof e->players[0].name, name);
+    e->players[e->np].removed = false;
     for (size_t i = 0; i <= e->np; i++)
         e->names[i] = e->players[i].name;
     e->np++;
@@ -282,14 +283,14 @@ int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
         return -1;
     while (rc == 0) {
         /* the boards that fit one row ("-1 9999": 12 bytes a board) */
-        for (first = i, room = 0; i < n && room < SWISS_ROW_BYTES - 12;
-             i++)
+        for (first = i, room = 0; i < n && room < SWISS_ROW_BYTES - 12; i++)
             room += 12;
         len = (size_t)(i < n ? snprintf(line, 32, "boards %d", part++)
                              : snprintf(line, 32, "pair %" PRId64, wall));
         for (int j = first; j < i; j++)
-            len += (size_t)snprintf(line + len, STORE_ARENA_CALL_MAX + 1 - len,
-                                    " %d %d", b[j].white, b[j].black);
+            len += (size_t)snprintf(line + len,
+                                    STORE_ARENA_CALL_MAX + 1 - len, " %d %d",
+                                    b[j].white, b[j].black);
         rc = swiss_call(h, e, line, wall);
         if (i >= n)
             break;
@@ -440,7 +441,8 @@ static char *render_standings(const struct swiss_tourney *e, int64_t wall,
     return tourney_finish(o, id);
 }
 
-static void push_standings(struct hub *h, struct swiss_tourney *e, int64_t wall)
+static void push_standings(struct hub *h, struct swiss_tourney *e,
+                           int64_t wall)
 {
     e->head.dirty = false;
     if (e->head.nw)
@@ -535,16 +537,14 @@ static void pair_round(struct hub *h, struct swiss_tourney *e)
 
     if (!j || tour_copy(&j->t, &e->t) != TOUR_OK) {
         free(j);
-        log_error("event=swiss_pair_refused swiss=%s why=memory",
-                  e->head.id);
+        log_error("event=swiss_pair_refused swiss=%s why=memory", e->head.id);
         return;
     }
     strcopy(j->id, sizeof j->id, e->head.id);
     j->gen = e->gen;
     j->delay_ms = sd->delay_ms;
     if (workers_submit(sd->pool, &j->link) < 0) { /* (released) */
-        log_error("event=swiss_pair_refused swiss=%s why=queue",
-                  e->head.id);
+        log_error("event=swiss_pair_refused swiss=%s why=queue", e->head.id);
         return;
     }
     e->pairing = true;
@@ -558,7 +558,7 @@ static void pair_answer(void *arg, struct workers_job *link)
     struct hub *h = arg;
     struct pair_job *j = job_of(link);
     struct swiss_tourney *e = (struct swiss_tourney *)tourney_find(state(h),
-                                                               j->id);
+                                                                   j->id);
     int64_t wall = hub_wall_ms(h);
     char line[64];
 
@@ -577,10 +577,10 @@ static void pair_answer(void *arg, struct workers_job *link)
         log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
                  e->t.rounds);
         swiss_call(h, e, line, wall);
-        return;
-    }
-    if (swiss_journal_round(h, e, j->b, j->n, wall) == 0)
+    } else if (swiss_journal_round(h, e, j->b, j->n, wall) == 0) {
         swiss_start_boards(h, e, wall);
+    }
+    push_standings(h, e, wall); /* (a finished event is ticked no more) */
 }
 
 static void wake(struct hub *h)
@@ -668,7 +668,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
 }
 
 struct swiss_tourney *swiss_tourney_of(struct session *s,
-                                   const struct proto_msg *m)
+                                       const struct proto_msg *m)
 {
     struct swiss_tourney *e = EV(tourney_find(state(s->hub), m->event));
 
@@ -693,6 +693,8 @@ void swiss_answer_call(struct session *s, const struct proto_msg *m,
     }
     tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
                  &m->id, e->head.seq);
+    if (e->head.finished) /* (ticked no more) */
+        push_standings(s->hub, e, hub_wall_ms(s->hub));
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)

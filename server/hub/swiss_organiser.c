@@ -15,9 +15,8 @@
 #include "lib/log.h"
 
 /* m's event when s's player organises it; else NULL, the error sent. */
-static struct swiss_tourney *organised(struct session *s,
-                                     const struct proto_msg *m,
-                                     const char *what)
+static struct swiss_tourney *
+organised(struct session *s, const struct proto_msg *m, const char *what)
 {
     struct swiss_tourney *e = swiss_tourney_of(s, m);
     char msg[PROTO_MSG_MAX];
@@ -56,17 +55,16 @@ int swiss_apply_organiser(struct swiss_tourney *e, const char *line)
             n++;
             line += used;
         }
-        return n % 2 == 0 && tour_forbid(&e->t, v, n / 2) == TOUR_OK ? 1
-                                                                     : -1;
+        return n % 2 == 0 && tour_forbid(&e->t, v, n / 2) == TOUR_OK ? 1 : -1;
     }
     return 0;
 }
 
-void swiss_do_pause(struct session *s, const struct proto_msg *m,
-                    int64_t now)
+void swiss_do_pause(struct session *s, const struct proto_msg *m, int64_t now)
 {
     bool pause = m->type == PROTO_T_SWISS_PAUSE;
-    struct swiss_tourney *e = organised(s, m, pause ? "pause it" : "resume it");
+    struct swiss_tourney *e = organised(s, m,
+                                        pause ? "pause it" : "resume it");
     char line[64];
 
     (void)now;
@@ -84,7 +82,8 @@ void swiss_do_pause(struct session *s, const struct proto_msg *m,
              hub_wall_ms(s->hub));
     log_info("event=swiss_%s swiss=%s", pause ? "paused" : "resumed",
              e->head.id);
-    swiss_answer_call(s, m, e, line, pause ? "swiss_paused" : "swiss_resumed");
+    swiss_answer_call(s, m, e, line,
+                      pause ? "swiss_paused" : "swiss_resumed");
 }
 
 void swiss_do_terminate(struct session *s, const struct proto_msg *m,
@@ -133,12 +132,11 @@ void swiss_do_remove(struct session *s, const struct proto_msg *m,
     if (!e || (p = named(s, m, e, m->to, "", PROTO_NOT_JOINED)) < 0)
         return;
     if (e->players[p].removed) {
-        hub_send_error(s, PROTO_NOT_JOINED,
-                       "that player was removed already", &m->id);
+        hub_send_error(s, PROTO_NOT_JOINED, "that player was removed already",
+                       &m->id);
         return;
     }
-    snprintf(line, sizeof line, "remove %d %" PRId64, p,
-             hub_wall_ms(s->hub));
+    snprintf(line, sizeof line, "remove %d %" PRId64, p, hub_wall_ms(s->hub));
     log_info("event=swiss_removed swiss=%s player=%s", e->head.id,
              e->players[p].pid);
     swiss_answer_call(s, m, e, line, "swiss_removed");
@@ -188,8 +186,7 @@ void swiss_do_forbid(struct session *s, const struct proto_msg *m,
     swiss_answer_call(s, m, e, line, "swiss_forbidden");
 }
 
-void swiss_do_pair(struct session *s, const struct proto_msg *m,
-                   int64_t now)
+void swiss_do_pair(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct swiss_tourney *e = organised(s, m, "pair a round");
     int v[2 * PROTO_SWISS_PAIRS_MAX], n = 0, bye = -1;

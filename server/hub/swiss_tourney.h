@@ -58,7 +58,7 @@ void swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall);
 /* m's event, or NULL with the error sent (no_such_event; event_over when
  * finished, unless m only reads it). */
 struct swiss_tourney *swiss_tourney_of(struct session *s,
-                                   const struct proto_msg *m);
+                                       const struct proto_msg *m);
 
 /* Player pid's index in e, -1 if he never joined. */
 int swiss_entrant_of(const struct swiss_tourney *e, const char *pid);
@@ -77,8 +77,7 @@ void swiss_do_pause(struct session *s, const struct proto_msg *m,
                     int64_t now);
 void swiss_do_forbid(struct session *s, const struct proto_msg *m,
                      int64_t now);
-void swiss_do_pair(struct session *s, const struct proto_msg *m,
-                   int64_t now);
+void swiss_do_pair(struct session *s, const struct proto_msg *m, int64_t now);
 void swiss_do_remove(struct session *s, const struct proto_msg *m,
                      int64_t now);
 void swiss_do_terminate(struct session *s, const struct proto_msg *m,
