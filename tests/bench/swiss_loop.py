@@ -2,10 +2,12 @@
 """swiss_loop.py - a large Swiss event over the real protocol
 (docs/performance.md, "Swiss pairings"):
 
-    python3 tests/bench/swiss_loop.py BUILD_DIR [PLAYERS] [ROUNDS]   (1000 3)
+    python3 tests/bench/swiss_loop.py BUILD_DIR [PLAYERS] [ROUNDS] [SEED]
+                                                         (1000 3 1)
 
 PLAYERS guests join one Swiss event of ROUNDS rounds; each round, once
-paired, every white resigns, and the next round is paired. Prints per
+paired, one player of each game resigns (white or black, at random by
+SEED), and the next round is paired. Prints per
 round the pairing's time on the director's worker (the server's
 event=swiss_paired line) and, while the round was being paired, the
 round trip of a ping sent every 20 ms by other clients: what the event
@@ -16,7 +18,8 @@ with the same pairings. With the machine's load average.
 
 A fresh chess-server on SQLite, guests allowed to create (arena_create 2),
 swiss_players PLAYERS."""
-import os
+import calendar
+import random
 import re
 import statistics
 import sys
@@ -25,7 +28,7 @@ import time
 
 import benchlib
 
-PLAYERS, ROUNDS = benchlib.args(__doc__, 1000, 3)
+PLAYERS, ROUNDS, SEED = benchlib.args(__doc__, 1000, 3, 1)
 import harness  # noqa: E402  (after benchlib.args set CHESS_SERVER)
 
 CLOCK = {"type": "fischer", "initial_s": 600, "increment_s": 0}
@@ -39,11 +42,27 @@ def pinger(clients, stop, out):
     client in turn (one connection's message rate allows 10 a second)."""
     i = 0
     while not stop.is_set():
-        t = time.monotonic()
+        t, wall = time.monotonic(), time.time()
         clients[i % len(clients)].request({"t": "ping"}, "pong")
         i += 1
-        out.append((t, (time.monotonic() - t) * 1000))
+        out.append((wall, (time.monotonic() - t) * 1000))
         time.sleep(0.02)
+
+
+def paired_at(log, ev, rnd):
+    """The used pairing of round rnd in the server's log: (its end as
+    Unix seconds, its ms on the worker), or None."""
+    m = re.findall(r"^(\S+)Z info event=swiss_paired swiss=%s round=%d "
+                   r"players=\d+ ms=(\d+) used=1" % (ev, rnd), log, re.M)
+    if not m:
+        return None
+    end = calendar.timegm(time.strptime(m[-1][0][:19], "%Y-%m-%dT%H:%M:%S"))
+    return end + float("0" + m[-1][0][19:]), int(m[-1][1])
+
+
+def stats(v):
+    return "(%d) p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (
+        len(v), pct(v, .5), pct(v, .99), max(v) if v else 0.0)
 
 
 def pct(v, p):
@@ -82,31 +101,28 @@ def run(folder):
     th.start()
     time.sleep(2)
     base = [r for _, r in rtts]
-    print("idle pings: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d)" % (
-        pct(base, .5), pct(base, .99), max(base), len(base)))
+    print("idle pings:", stats(base))
     seen = {}
+    rng = random.Random(SEED)
     try:
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
         for rnd in range(1, ROUNDS + 1):
-            t_ask = time.monotonic()
             st = wait_round(w, ev, rnd)
-            t_got = time.monotonic()
             seen[rnd] = pairs(st)
-            m = re.findall(r"event=swiss_paired swiss=%s round=%d "
-                           r"players=(\d+) ms=(\d+) used=1" % (ev, rnd),
-                           srv.log_text())
-            during = [r for t, r in rtts if t_ask <= t <= t_got]
-            print("round %d: %d boards, paired in %s ms on the worker; "
-                  "pings meanwhile (%d): p50 %.1f ms, p99 %.1f ms, "
-                  "max %.1f ms" % (
-                      rnd, len(st["pairings"]), m[-1][1] if m else "?",
-                      len(during), pct(during, .5), pct(during, .99),
-                      max(during) if during else 0))
+            time.sleep(2)  # (the pings while its games start)
+            end, ms = paired_at(srv.log_text(), ev, rnd)
+            pairing = [r for t, r in rtts if end - ms / 1000 <= t < end]
+            after = [r for t, r in rtts if end <= t < end + 2]
+            print("round %d: %d boards, paired in %d ms on the worker; "
+                  "pings while it paired %s; in the 2 s after (the "
+                  "round journaled, its games started) %s" % (
+                      rnd, len(st["pairings"]), ms, stats(pairing),
+                      stats(after)))
             if rnd < ROUNDS:
                 for b in st["pairings"]:
                     if b["black"] and b["game"]:
-                        ps[b["white"]].send({"t": "resign",
-                                             "game": b["game"]})
+                        loser = b[rng.choice(("white", "black"))]
+                        ps[loser].send({"t": "resign", "game": b["game"]})
     finally:
         stop.set()
         th.join()
