@@ -150,6 +150,8 @@ static const struct {
                               F_EVENT | F_PAIRS},
     [PROTO_T_SWISS_PAIR] = {"swiss_pair", F_EVENT | F_PAIRS,
                             F_EVENT | F_PAIRS},
+    [PROTO_T_ARENA_START] = {"arena_start", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_TERMINATE] = {"arena_terminate", F_EVENT, F_EVENT},
 };
 
 static const struct {

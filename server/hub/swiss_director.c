@@ -87,7 +87,7 @@ struct pair_job {
     struct tour t;
     struct tour_board *b;
     int n, rc;
-    int64_t us; /* the pairing's time on the worker */
+    int64_t us, cpu_us; /* the pairing's time on the worker, its CPU */
 };
 
 static struct tourney_director *state(struct hub *h)
@@ -513,10 +513,12 @@ static void job_run(void *ctx, struct workers_job *link)
                                      j->delay_ms % 1000 * 1000000L},
                   NULL);
     t0 = sysclock_us(CLOCK_MONOTONIC);
+    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID);
     for (int i = 0; i < j->t.np; i++)
         present += !j->t.p[i].withdrawn;
     j->rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&j->t, &j->b, &j->n);
     j->us = sysclock_us(CLOCK_MONOTONIC) - t0;
+    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID) - j->cpu_us;
 }
 
 static void job_release(void *ctx, struct workers_job *link)
@@ -566,9 +568,9 @@ static void pair_answer(void *arg, struct workers_job *link)
         return;
     e->pairing = false;
     log_info("event=swiss_paired swiss=%s round=%d players=%d ms=%" PRId64
-             " used=%d",
+             " cpu_ms=%" PRId64 " used=%d",
              e->head.id, e->t.rounds + 1, j->t.np, j->us / 1000,
-             j->gen == e->gen && !e->head.finished);
+             j->cpu_us / 1000, j->gen == e->gen && !e->head.finished);
     if (j->gen != e->gen || e->head.finished || h->shutting_down ||
         j->rc == TOUR_ENOMEM)
         return;

@@ -51,13 +51,14 @@ def pinger(clients, stop, out):
 
 def paired_at(log, ev, rnd):
     """The used pairing of round rnd in the server's log: (its end as
-    Unix seconds, its ms on the worker), or None."""
+    Unix seconds, its ms on the worker, its CPU ms), or None."""
     m = re.findall(r"^(\S+)Z info event=swiss_paired swiss=%s round=%d "
-                   r"players=\d+ ms=(\d+) used=1" % (ev, rnd), log, re.M)
+                   r"players=\d+ ms=(\d+) cpu_ms=(\d+) used=1" % (ev, rnd),
+                   log, re.M)
     if not m:
         return None
     end = calendar.timegm(time.strptime(m[-1][0][:19], "%Y-%m-%dT%H:%M:%S"))
-    return end + float("0" + m[-1][0][19:]), int(m[-1][1])
+    return end + float("0" + m[-1][0][19:]), int(m[-1][1]), int(m[-1][2])
 
 
 def stats(v):
@@ -110,13 +111,14 @@ def run(folder):
             st = wait_round(w, ev, rnd)
             seen[rnd] = pairs(st)
             time.sleep(2)  # (the pings while its games start)
-            end, ms = paired_at(srv.log_text(), ev, rnd)
+            end, ms, cpu = paired_at(srv.log_text(), ev, rnd)
             pairing = [r for t, r in rtts if end - ms / 1000 <= t < end]
             after = [r for t, r in rtts if end <= t < end + 2]
-            print("round %d: %d boards, paired in %d ms on the worker; "
+            print("round %d: %d boards, paired in %d ms on the worker "
+                  "(%d ms of its CPU); "
                   "pings while it paired %s; in the 2 s after (the "
                   "round journaled, its games started) %s" % (
-                      rnd, len(st["pairings"]), ms, stats(pairing),
+                      rnd, len(st["pairings"]), ms, cpu, stats(pairing),
                       stats(after)))
             if rnd < ROUNDS:
                 for b in st["pairings"]:

@@ -1,9 +1,10 @@
-"""Swiss tournaments, the organiser's side (PROTOCOL.md "Swiss
-tournaments"): the players' cap (swiss_players), the organiser's commands
-(pause and resume, forbidden pairs honoured by the Dutch engine, a round
-paired by hand and checked, a player removed, the event ended, an early
-start) refused to anyone else, and what joins and withdrawals do while a
-round is being paired off the loop."""
+"""Tournaments, the organiser's side (PROTOCOL.md "Swiss tournaments",
+"Arena tournaments"): a Swiss event's players' cap (swiss_players), its
+organiser's commands (pause and resume, forbidden pairs honoured by the
+Dutch engine, a round paired by hand and checked, a player removed, the
+event ended, an early start) refused to anyone else, and what joins and
+withdrawals do while a round is being paired off the loop; an arena's
+early start and termination."""
 import time
 
 from harness import FreshServerTest, not_in_cluster
@@ -201,6 +202,62 @@ class SwissOrganiserTest(FreshServerTest):
         self.assertEqual(self.pairs(st), [tuple(sorted((ps[0].pid,
                                                         ps[1].pid)))])
         log = srv.log_text()
-        self.assertIn("used=0", log)
+        self.assertIn("used=0", log)  # the first, dropped
         self.assertIn("used=1", log)
+        self.assertNotIn("swiss_call_refused", log)
         ps[3].request({"t": "swiss_join", "event": ev}, "swiss_joined")
+
+
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+class ArenaOrganiserTest(FreshServerTest):
+    def standings(self, w, ev, pred):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            st = w.expect("arena_standings", timeout=20, event=ev)
+            if pred(st):
+                return st
+        self.fail("no standings as expected")
+
+    def test_start_early_and_terminate(self):
+        srv = self.server(OPEN)
+        org, other = self.client(srv), self.client(srv)
+        a = org.request({"t": "arena_create", "name": "Blitz",
+                         "clock": CLOCK, "duration_s": 600,
+                         "start_in_s": 3600}, "arena_created")["arena"]
+        ev = a["event"]
+        for t, what in (("arena_start", "start it"),
+                        ("arena_terminate", "end it")):
+            err = error(other, {"t": t, "event": ev})
+            self.assertEqual((err["code"], err["msg"]), (
+                "not_organiser", "only the tournament's organiser (its "
+                "creator) may " + what))
+        ps = [self.client(srv) for _ in range(2)]
+        for p in ps:
+            p.request({"t": "arena_join", "event": ev}, "arena_joined")
+        w = self.client(srv)
+        st = w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        self.assertEqual(st["status"], "open")
+        before = time.time() * 1000
+        org.request({"t": "arena_start", "event": ev}, "arena_started")
+        st = self.standings(w, ev, lambda s: s["status"] == "running")
+        self.assertLess(abs(st["start_ms"] - before), 5000)
+        self.assertEqual(st["end_ms"] - st["start_ms"], 600 * 1000)
+        err = error(org, {"t": "arena_start", "event": ev})
+        self.assertEqual(err["code"], "event_started")
+        gid = ps[0].expect("arena_game", event=ev)["game"]
+        ps[1].expect("arena_game", event=ev, game=gid)
+        # ended with a game in play: it goes on, but does not count
+        org.request({"t": "arena_terminate", "event": ev},
+                    "arena_terminated")
+        self.standings(w, ev, lambda s: s["status"] == "ending")
+        err = error(ps[0], {"t": "arena_join", "event": ev})
+        self.assertEqual(err["code"], "event_over")
+        ps[0].send({"t": "resign", "game": gid})
+        st = self.standings(w, ev, lambda s: s["status"] == "finished")
+        self.assertEqual([r["sheet"] for r in st["standings"]], [[], []])
+        srv.kill()
+        w = self.client(self.server(OPEN))
+        st = w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        if st["status"] != "finished":  # (the first tick finishes it)
+            st = self.standings(w, ev, lambda s: s["status"] == "finished")
+        self.assertLess(st["end_ms"] - st["start_ms"], 600 * 1000)
