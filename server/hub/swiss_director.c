@@ -330,13 +330,13 @@ static json_t *event_summary(const struct swiss_tourney *e, int64_t wall)
     for (size_t i = 0; i < e->np; i++)
         listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
     return json_pack(
-        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i}", "event",
+        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b}", "event",
         e->head.id, "name", e->head.name, "creator", e->head.creator,
         "status", event_status(e, wall), "start_ms",
         e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
         "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
         "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
-        e->interval_s, "players", (int)listed);
+        e->interval_s, "players", (int)listed, "paused", e->paused);
 }
 
 static json_t *summary_of(const struct tourney_event *e, int64_t wall)
