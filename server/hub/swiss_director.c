@@ -179,9 +179,9 @@ static int take_boards(struct swiss_tourney *e, const char *rest)
     int w, k, used;
 
     while (sscanf(rest, "%d %d%n", &w, &k, &used) == 2) {
-        if (e->npend >= (int)(e->np / 2 + 1) ||
-            tourney_grow((void **)&e->pend, (size_t *)&e->pendcap,
-                         (size_t)e->npend, sizeof *e->pend))
+        if (e->npend >= e->np / 2 + 1 ||
+            tourney_grow((void **)&e->pend, &e->pendcap, e->npend,
+                         sizeof *e->pend))
             return -1;
         e->pend[e->npend++] = (struct tour_board){w, k, 0};
         rest += used;
@@ -195,7 +195,7 @@ static int apply_pair(struct swiss_tourney *e, const char *rest)
     int rc = -1;
 
     if (take_boards(e, rest) == 0 &&
-        tour_add_round(&e->t, e->pend, e->npend) == TOUR_OK) {
+        tour_add_round(&e->t, e->pend, (int)e->npend) == TOUR_OK) {
         rc = 0;
         while (rc == 0 && e->ng < (size_t)e->t.nb) {
             if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,

@@ -36,7 +36,7 @@ struct swiss_tourney {
     bool pairing;    /* a pairing job is out (swiss_director.c) */
     unsigned gen;    /* calls applied: a pairing of an older one is void */
     struct tour_board *pend; /* a round's boards journaled in parts */
-    int npend, pendcap;
+    size_t npend, pendcap;
 };
 
 /* The director's events (the module's state): NULL before its init. */
