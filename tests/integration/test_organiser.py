@@ -3,7 +3,8 @@
 organiser's commands (pause and resume, forbidden pairs honoured by the
 Dutch engine, a round paired by hand and checked, a player removed, the
 event ended, an early start) refused to anyone else, and what joins and
-withdrawals do while a round is being paired off the loop; an arena's
+withdrawals do while a round is being paired off the loop, a round of
+700 players journaled in parts and replayed; an arena's
 early start and termination."""
 import time
 
@@ -206,6 +207,28 @@ class SwissOrganiserTest(FreshServerTest):
         self.assertIn("used=1", log)
         self.assertNotIn("swiss_call_refused", log)
         ps[3].request({"t": "swiss_join", "event": ev}, "swiss_joined")
+
+    def test_a_round_of_700_journaled_in_parts(self):
+        # 350 boards are more than one journal row (4096 bytes) holds
+        conf = dict(OPEN, max_connections_per_ip=1000)
+        srv = self.server(conf)
+        org = self.client(srv)
+        ev = create(org, rounds=2)
+        ps = [self.client(srv) for _ in range(700)]
+        self.join_all(ev, ps)
+        w = self.client(srv)
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        st = self.standings(w, ev, lambda s: s["round"] == 1)
+        self.assertEqual(len(st["pairings"]), 350)
+        self.assertIn("used=1", srv.log_text())
+        srv.kill()
+        srv = self.server(conf)
+        w = self.client(srv)
+        st2 = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        self.assertEqual((st2["round"], self.pairs(st2)),
+                         (1, self.pairs(st)))
+        self.assertNotIn("replay_refused", srv.log_text())
 
 
 @not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
