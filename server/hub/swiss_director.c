@@ -61,8 +61,8 @@
 #include "tour.h"
 
 /* Events one player may have open, finished events listed, standings rows
- * shown; a journal row of a round's boards (STORE_ARENA_CALL_MAX bytes,
- * less the room of one more board). */
+ * shown; the bytes of a round's boards in one journal row (of at most
+ * STORE_ARENA_CALL_MAX, with the row's head). */
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_STANDINGS_SHOWN 200
@@ -95,11 +95,6 @@ static struct tourney_director *state(struct hub *h)
     struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
 
     return sd ? sd->d : NULL;
-}
-
-struct tourney_director *swiss_events(struct hub *h)
-{
-    return state(h);
 }
 
 /* The director\'s event of a tourney.c head. */

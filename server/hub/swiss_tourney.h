@@ -39,9 +39,6 @@ struct swiss_tourney {
     size_t npend, pendcap;
 };
 
-/* The director's events (the module's state): NULL before its init. */
-struct tourney_director *swiss_events(struct hub *h);
-
 /* Journals line as e's next call and applies it: 0, or -1 (logged). */
 int swiss_call(struct hub *h, struct swiss_tourney *e, const char *line,
                int64_t wall);
