@@ -537,7 +537,7 @@ static void do_schedule(struct session *s, const struct proto_msg *m,
     if (!e)
         return;
     c = arena_config(e->a);
-    if (strcmp(e->head.creator, s->player->pid)) {
+    if (!tourney_organiser(&e->head, s->player)) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        start ? "only the tournament's organiser (its "
                                "creator) may start it"

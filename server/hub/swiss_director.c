@@ -775,7 +775,7 @@ static void do_start(struct session *s, const struct proto_msg *m,
     (void)now;
     if (!e)
         return;
-    if (strcmp(e->head.creator, s->player->pid)) {
+    if (!tourney_organiser(&e->head, s->player)) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        "only its creator starts a tournament", &m->id);
         return;

@@ -4,7 +4,8 @@
  * pairing, list the pairs that must not meet, pair the next round by
  * hand, remove a player, end it. Each is a call of the event's journal
  * (swiss_director.c's list), journaled before it is answered; anyone
- * else gets not_organiser. Only the event-loop thread calls it.
+ * else but a moderator (the operator's role) gets not_organiser. Only the
+ * event-loop thread calls it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ organised(struct session *s, const struct proto_msg *m, const char *what)
     struct swiss_tourney *e = swiss_tourney_of(s, m);
     char msg[PROTO_MSG_MAX];
 
-    if (e && strcmp(e->head.creator, s->player->pid)) {
+    if (e && !tourney_organiser(&e->head, s->player)) {
         snprintf(msg, sizeof msg,
                  "only the tournament's organiser (its creator) may %s",
                  what);

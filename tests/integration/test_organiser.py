@@ -5,10 +5,13 @@ Dutch engine, a round paired by hand and checked, a player removed, the
 event ended, an early start) refused to anyone else, and what joins and
 withdrawals do while a round is being paired off the loop, a round of
 700 players journaled in parts and replayed; an arena's
-early start and termination."""
+early start and termination; a moderator (the operator's role) may act
+as any event's organiser."""
+import subprocess
 import time
 
-from harness import FreshServerTest, not_in_cluster
+from harness import (SERVER, FreshServerTest, db_args, not_in_cluster,
+                     write_json)
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -284,3 +287,34 @@ class ArenaOrganiserTest(FreshServerTest):
         if st["status"] != "finished":  # (the first tick finishes it)
             st = self.standings(w, ev, lambda s: s["status"] == "finished")
         self.assertLess(st["end_ms"] - st["start_ms"], 600 * 1000)
+
+
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+class ModeratorOrganiserTest(FreshServerTest):
+    def test_a_moderator_may(self):
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org)
+        arena = org.request({"t": "arena_create", "name": "Blitz",
+                             "clock": CLOCK, "duration_s": 600},
+                            "arena_created")["arena"]["event"]
+        mona = self.client(srv, name="Mona")
+        r = mona.request({"t": "register", "username": "Mona",
+                          "password": "correct horse battery"},
+                         "registered")
+        err = error(mona, {"t": "swiss_pause", "event": ev})
+        self.assertEqual(err["code"], "not_organiser")
+        where = db_args(self.dir, srv.db)
+        cfg = write_json(self.path("mod.json"), {
+            where[0][2:].replace("db", "database"): where[1]})
+        p = subprocess.run([SERVER, "mod", "grant", "mona", "--config",
+                            cfg], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        mod = self.client(srv, token=r["token"])  # (the role read at login)
+        self.assertIs(mod.player.get("moderator"), True)
+        mod.request({"t": "swiss_pause", "event": ev}, "swiss_paused")
+        mod.request({"t": "swiss_terminate", "event": ev},
+                    "swiss_terminated")
+        mod.request({"t": "arena_terminate", "event": arena},
+                    "arena_terminated")
