@@ -330,15 +330,15 @@ struct proto_msg {
     int start_in_s;                /* arena_create: 0 when absent;
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
-    /* swiss_forbid, swiss_pair: npairs pairs of PIDs (swiss_pair: the
-     * second "" for a bye) */
-    char pairs[PROTO_SWISS_PAIRS_MAX][2][PROTO_KEY_MAX + 1];
-    int npairs;
-    enum proto_room room; /* chat */
+    enum proto_room room;          /* chat */
     int action; /* mod_action: enum proto_mod_action; its reason (close:
                    the reports' reason, -1 when absent) is m->reason */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
+    /* swiss_forbid, swiss_pair: npairs pairs of PIDs (swiss_pair: the
+     * second "" for a bye) */
+    char pairs[PROTO_SWISS_PAIRS_MAX][2][PROTO_KEY_MAX + 1];
+    int npairs;
 };
 
 struct proto_error {

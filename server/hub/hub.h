@@ -142,18 +142,19 @@ struct hub_config {
     int analysis_queue;         /* analyses that may wait (analysis.c) */
     int analyses_per_day;       /* analyses one player asks for in 24 h */
     int analyses_per_week;      /* and in 7 days (common/analysis.h) */
-    bool test_clock;   /* test_clock is taken (testtime.c): tests only */
-    int arena_create;  /* who creates tournaments: 0 nobody, 1 accounts,
+    bool test_clock;  /* test_clock is taken (testtime.c): tests only */
+    int arena_create; /* who creates tournaments: 0 nobody, 1 accounts,
                          2 anyone */
-    int max_arenas;    /* tournaments open or running at once */
-    int max_swiss;     /* Swiss tournaments open or running at once */
-    int swiss_players; /* players one Swiss tournament takes */
-    int swiss_pair_delay_ms;      /* tests only: each pairing waits so long */
-    bool chat_guests;             /* guests may chat (hub/chat.h) */
+    int max_arenas;   /* tournaments open or running at once */
+    int max_swiss;    /* Swiss tournaments open or running at once */
+    bool chat_guests; /* guests may chat (hub/chat.h) */
     int chat_per_min, chat_burst; /* one player's chat lines */
     int chat_room_per_s;          /* one game's rooms' lines */
     int64_t chat_mute_ms;         /* a flood's mute */
     bool playban; /* lichess's playbans are given (hub/playban.c) */
+    /* Swiss tournaments (swiss_director.c): players one takes; tests
+     * only, how long each pairing waits on its worker */
+    int swiss_players, swiss_pair_delay_ms;
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out
