@@ -83,6 +83,9 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_EVENT_STARTED] = "event_started",
     [PROTO_BOT_API_ONLY] = "bot_api_only",
     [PROTO_BOT_RATED] = "bot_rated",
+    [PROTO_PAIRING] = "pairing",
+    [PROTO_REMOVED] = "removed",
+    [PROTO_BAD_PAIRINGS] = "bad_pairings",
 };
 
 const char *proto_code_name(enum proto_code code)

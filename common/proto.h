@@ -96,6 +96,9 @@ enum proto_code {
     PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
     PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
     PROTO_NOT_MODERATOR,    /* mod_*: the account is no moderator */
+    PROTO_PAIRING,          /* swiss_join: a round is being paired */
+    PROTO_REMOVED,          /* swiss_join: the organiser removed him */
+    PROTO_BAD_PAIRINGS,     /* swiss_pair, swiss_forbid: refused */
     PROTO_CODE_COUNT
 };
 
@@ -167,6 +170,14 @@ enum proto_type {
     PROTO_T_SWISS_TRF,
     PROTO_T_MOD_REPORTS,
     PROTO_T_MOD_ACTION,
+    PROTO_T_SWISS_PAUSE,
+    PROTO_T_SWISS_RESUME,
+    PROTO_T_SWISS_TERMINATE,
+    PROTO_T_SWISS_REMOVE,
+    PROTO_T_SWISS_FORBID,
+    PROTO_T_SWISS_PAIR,
+    PROTO_T_ARENA_START,
+    PROTO_T_ARENA_TERMINATE,
     PROTO_T_COUNT
 };
 
@@ -243,6 +254,8 @@ struct proto_entry {
  * "interval_s" between rounds from 0 to an hour. */
 #define PROTO_SWISS_ROUNDS_MAX 30
 #define PROTO_SWISS_INTERVAL_MAX 3600
+/* swiss_forbid, swiss_pair: "pairs" has at most this many pairs. */
+#define PROTO_SWISS_PAIRS_MAX 64
 
 /* chat: "text" is 1 to PROTO_CHAT_CHARS code points (PROTOCOL.md "Chat");
  * at most PROTO_CHAT_BYTES bytes of UTF-8 then. */
@@ -340,6 +353,10 @@ struct proto_msg {
                    the reports' reason, -1 when absent) is m->reason */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
+    /* swiss_forbid, swiss_pair: npairs pairs of PIDs (swiss_pair: the
+     * second "" for a bye) */
+    char pairs[PROTO_SWISS_PAIRS_MAX][2][PROTO_KEY_MAX + 1];
+    int npairs;
 };
 
 struct proto_error {

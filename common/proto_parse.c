@@ -53,6 +53,7 @@ typedef uint64_t field_set;
 #define F_ACTION ((field_set)1 << 30)
 #define F_BERSERK ((field_set)1 << 34)
 #define F_CONDITIONS ((field_set)1 << 35)
+#define F_PAIRS ((field_set)1 << 38)
 
 static const struct {
     const char *name;
@@ -145,6 +146,16 @@ static const struct {
     [PROTO_T_MOD_ACTION] = {"mod_action",
                             F_TO | F_ACTION | F_TEXT | F_DURATION | F_REASON,
                             F_TO | F_ACTION | F_TEXT},
+    [PROTO_T_SWISS_PAUSE] = {"swiss_pause", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_RESUME] = {"swiss_resume", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_TERMINATE] = {"swiss_terminate", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_REMOVE] = {"swiss_remove", F_EVENT | F_TO, F_EVENT | F_TO},
+    [PROTO_T_SWISS_FORBID] = {"swiss_forbid", F_EVENT | F_PAIRS,
+                              F_EVENT | F_PAIRS},
+    [PROTO_T_SWISS_PAIR] = {"swiss_pair", F_EVENT | F_PAIRS,
+                            F_EVENT | F_PAIRS},
+    [PROTO_T_ARENA_START] = {"arena_start", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_TERMINATE] = {"arena_terminate", F_EVENT, F_EVENT},
 };
 
 static const struct {
@@ -184,6 +195,7 @@ static const struct {
     {"action", F_ACTION},
     {"berserk", F_BERSERK},
     {"conditions", F_CONDITIONS},
+    {"pairs", F_PAIRS},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -643,6 +655,36 @@ static int parse_token_fields(json_t *root, struct proto_msg *m,
 }
 
 /* rounds, interval_s (swiss_create). */
+/* "pairs": [[PID, PID]...], at most PROTO_SWISS_PAIRS_MAX; in swiss_pair
+ * the second may be null (a bye). */
+static int take_pairs(json_t *v, struct proto_msg *m, struct proto_error *e)
+{
+    bool bye = m->type == PROTO_T_SWISS_PAIR;
+    size_t i;
+    json_t *p;
+
+    if (!json_is_array(v) || json_array_size(v) > PROTO_SWISS_PAIRS_MAX)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "pairs: an array of at most 64 pairs");
+    json_array_foreach(v, i, p)
+    {
+        json_t *a = json_array_get(p, 0), *b = json_array_get(p, 1);
+        const char *x = json_string_value(a), *y = json_string_value(b);
+        if (!json_is_array(p) || json_array_size(p) != 2 || !x ||
+            !proto_key_valid(x) || (y && !proto_key_valid(y)) ||
+            (!y && !(bye && json_is_null(b))))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        bye ? "pairs: each [PID, PID or null], a PID 1-32 "
+                              "of A-Z a-z 0-9 _ -"
+                            : "pairs: each [PID, PID], a PID 1-32 of A-Z "
+                              "a-z 0-9 _ -");
+        snprintf(m->pairs[i][0], sizeof m->pairs[i][0], "%s", x);
+        snprintf(m->pairs[i][1], sizeof m->pairs[i][1], "%s", y ? y : "");
+    }
+    m->npairs = (int)i;
+    return 0;
+}
+
 static int parse_swiss_fields(json_t *root, struct proto_msg *m,
                               field_set present, struct proto_error *e)
 {
@@ -664,6 +706,8 @@ static int parse_swiss_fields(json_t *root, struct proto_msg *m,
                         "interval_s: an integer from 0 to 3600");
         m->interval_s = (int)json_integer_value(v);
     }
+    if (present & F_PAIRS)
+        return take_pairs(json_object_get(root, "pairs"), m, e);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 // swiss.js - Swiss tournaments (PROTOCOL.md "Swiss tournaments") on the
 // Tournaments page: their list and a form to create one (with its rounds),
 // and an event's page (/t/EID?swiss: join or withdraw, the creator's
-// start, the last round's pairings, the standings with their tie-breaks
+// start (or early start), pause and resume, the last round's pairings, the standings with their tie-breaks
 // and score sheets, and the TRF). Loaded by arena.js when the
 // Tournaments page is first opened.
 
@@ -138,7 +138,7 @@ export class SwissView {
         const meta = el('p', 'arena-meta',
                         `Swiss · ${clockText(msg.clock)} · ` +
                         `${STATUS[msg.status]} · round ${msg.round} of ` +
-                        `${msg.rounds}`);
+                        `${msg.rounds}` + (msg.paused ? ' · paused' : ''));
         meta.id = 'swiss-status';
         head.append(h, meta);
         const button = (id, text, cls, send) => {
@@ -155,11 +155,19 @@ export class SwissView {
                        { t: joined ? 'swiss_withdraw' : 'swiss_join',
                          event: msg.event }, { t: 'swiss_join' }));
         }
-        if (me && msg.creator === me.id && msg.start_ms === null &&
-            msg.status === 'open')
-            button('swiss-start-btn', 'Start', 'primary', () =>
-                this.ctx.send({ t: 'swiss_start', event: msg.event },
-                              { t: 'swiss_start' }));
+        const organiser = me && msg.creator === me.id &&
+              msg.status !== 'finished';
+        if (organiser && msg.status === 'open')
+            button('swiss-start-btn',
+                   msg.start_ms === null ? 'Start' : 'Start now', 'primary',
+                   () => this.ctx.send({ t: 'swiss_start', event: msg.event },
+                                       { t: 'swiss_start' }));
+        // the organiser's pause: no new round starts until resumed
+        if (organiser) {
+            const t = msg.paused ? 'swiss_resume' : 'swiss_pause';
+            button('swiss-pause-btn', msg.paused ? 'Resume' : 'Pause', null,
+                   () => this.ctx.send({ t, event: msg.event }, { t }));
+        }
         const trf = el('a', null, 'TRF');
         trf.href = `/api/swiss/${msg.event}/trf`;
         trf.id = 'swiss-trf';

@@ -23,7 +23,63 @@ void tour_free(struct tour *t)
     free(t->p);
     free(t->b);
     free(t->round_at);
+    free(t->forbid);
     memset(t, 0, sizeof *t);
+}
+
+/* A copy of n elements of size at v (NULL when n is 0): 0, or -1. */
+static int dup_array(void **out, const void *v, int n, size_t size)
+{
+    *out = NULL;
+    if (n <= 0)
+        return 0;
+    if (!(*out = malloc((size_t)n * size)))
+        return -1;
+    memcpy(*out, v, (size_t)n * size);
+    return 0;
+}
+
+int tour_copy(struct tour *dst, const struct tour *src)
+{
+    *dst = *src;
+    dst->pcap = src->np;
+    dst->bcap = src->nb;
+    dst->rcap = src->rounds;
+    if (dup_array((void **)&dst->p, src->p, src->np, sizeof *src->p) |
+        dup_array((void **)&dst->b, src->b, src->nb, sizeof *src->b) |
+        dup_array((void **)&dst->round_at, src->round_at, src->rounds,
+                  sizeof *src->round_at) |
+        dup_array((void **)&dst->forbid, src->forbid, 2 * src->nforbid,
+                  sizeof *src->forbid)) {
+        tour_free(dst);
+        return TOUR_ENOMEM;
+    }
+    return TOUR_OK;
+}
+
+int tour_forbid(struct tour *t, const int *pairs, int n)
+{
+    int *v = NULL;
+
+    for (int i = 0; i < 2 * n; i++)
+        if (pairs[i] < 0 || pairs[i] >= t->np ||
+            (i % 2 && pairs[i] == pairs[i - 1]))
+            return TOUR_EBAD;
+    if (dup_array((void **)&v, pairs, 2 * n, sizeof *pairs) < 0)
+        return TOUR_ENOMEM;
+    free(t->forbid);
+    t->forbid = v;
+    t->nforbid = n;
+    return TOUR_OK;
+}
+
+static bool forbidden(const struct tour *t, int a, int b)
+{
+    for (int f = 0; f < t->nforbid; f++)
+        if ((t->forbid[2 * f] == a && t->forbid[2 * f + 1] == b) ||
+            (t->forbid[2 * f] == b && t->forbid[2 * f + 1] == a))
+            return true;
+    return false;
 }
 
 static int grow(void **v, int *cap, int n, size_t size)
@@ -187,6 +243,19 @@ int tour_pair(struct tour *t, struct tour_board **out, int *n)
         by[t->np + i] = t->p[i].sn;
     number(t);
     rc = build(t, t->rounds, &ev, by) < 0 ? TOUR_ENOMEM : TOUR_OK;
+    if (rc == TOUR_OK && t->nforbid &&
+        !(ev.forbidden = malloc(2 * (size_t)t->nforbid * sizeof(int)))) {
+        free(ev.games);
+        free(ev.absent);
+        rc = TOUR_ENOMEM;
+    }
+    for (int f = 0; rc == TOUR_OK && f < t->nforbid; f++) {
+        int a = t->p[t->forbid[2 * f]].sn, b = t->p[t->forbid[2 * f + 1]].sn;
+        if (a && b) { /* (a player not numbered is not paired) */
+            ev.forbidden[2 * ev.n_forbidden] = a;
+            ev.forbidden[2 * ev.n_forbidden++ + 1] = b;
+        }
+    }
     for (int i = 0; i < t->np; i++)
         t->p[i].sn = by[t->np + i];
     if (rc != TOUR_OK) {
@@ -213,7 +282,60 @@ int tour_pair(struct tour *t, struct tour_board **out, int *n)
     free(pairs);
     free(ev.games);
     free(ev.absent);
+    free(ev.forbidden);
     free(by);
+    return rc;
+}
+
+int tour_check_manual(const struct tour *t, const struct tour_board *b, int n,
+                      char *why, int whylen)
+{
+    char *seen = calloc((size_t)(t->np ? t->np : 1), 1);
+    int present = 0, rc = TOUR_EBAD;
+
+    if (!seen) {
+        snprintf(why, (size_t)whylen, "out of memory");
+        return TOUR_ENOMEM;
+    }
+    for (int i = 0; i < t->np; i++)
+        present += !t->p[i].withdrawn;
+    for (int i = 0; i < n; i++) {
+        int w = b[i].white, k = b[i].black;
+        if (w < 0 || w >= t->np || k < -1 || k >= t->np || w == k ||
+            t->p[w].withdrawn || (k >= 0 && t->p[k].withdrawn)) {
+            snprintf(why, (size_t)whylen,
+                     "board %d: a player who is not in the round", i + 1);
+            goto out;
+        }
+        if (seen[w] || (k >= 0 && seen[k])) {
+            snprintf(why, (size_t)whylen, "board %d: a player paired twice",
+                     i + 1);
+            goto out;
+        }
+        if (k < 0 && (i != n - 1 || present % 2 == 0)) {
+            snprintf(why, (size_t)whylen,
+                     "board %d: a bye, but only the last board of an odd "
+                     "number of players is one",
+                     i + 1);
+            goto out;
+        }
+        if (k >= 0 && forbidden(t, w, k)) {
+            snprintf(why, (size_t)whylen, "board %d: a forbidden pair",
+                     i + 1);
+            goto out;
+        }
+        seen[w] = 1;
+        seen[k >= 0 ? k : w] = 1;
+    }
+    if (2 * n - (n && b[n - 1].black < 0) != present) {
+        snprintf(why, (size_t)whylen,
+                 "%d players are in the round, the boards pair %d", present,
+                 2 * n - (n && b[n - 1].black < 0));
+        goto out;
+    }
+    rc = TOUR_OK;
+out:
+    free(seen);
     return rc;
 }
 

@@ -74,6 +74,8 @@ struct tour {
     int *round_at; /* round r's (1-based) boards start at b[round_at[r-1]] */
     int rounds;    /* rounds paired */
     int rcap;
+    int *forbid; /* the organiser's forbidden pairs: 2 * nforbid indices */
+    int nforbid;
 };
 
 /* A player's standing. Scores in tenths of a point, Sonneborn-Berger in
@@ -86,6 +88,23 @@ struct tour_standing {
 
 void tour_init(struct tour *t, int total_rounds, char first_colour);
 void tour_free(struct tour *t);
+
+/* *dst becomes a copy of src (for a pairing on another thread):
+ * TOUR_OK, or TOUR_ENOMEM (*dst then empty). Free it with tour_free. */
+int tour_copy(struct tour *dst, const struct tour *src);
+
+/* The pairs that must not meet from the next pairing on (C.04.3 C1, an
+ * absolute criterion; tour_pair honours them, a manual pairing must):
+ * n pairs of player indices, replacing the list. TOUR_OK, TOUR_EBAD (an
+ * index out of range, or a player paired with himself), TOUR_ENOMEM. */
+int tour_forbid(struct tour *t, const int *pairs, int n);
+
+/* Whether the n boards are a valid next round as an organiser gives it:
+ * every player present exactly once and nobody else, no forbidden
+ * pair, the bye (black -1) only when the players present are an odd
+ * number, and last. TOUR_OK, or TOUR_EBAD with a sentence in why. */
+int tour_check_manual(const struct tour *t, const struct tour_board *b, int n,
+                      char *why, int whylen);
 
 /* A new player of rating: his index, or TOUR_ENOMEM. */
 int tour_join(struct tour *t, int rating);

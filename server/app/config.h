@@ -130,6 +130,7 @@ struct config {
     int arena_create;        /* 0 nobody, 1 accounts, 2 anyone */
     int max_arenas;          /* tournaments open or running */
     int max_swiss;           /* Swiss tournaments open or running */
+    int swiss_players;       /* players of one Swiss tournament */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int playban; /* hub/playban.c */
     int chat_room_per_s;

@@ -328,6 +328,10 @@ const struct key config__keys[] = {
      * create one too. */
     INT_KEY(max_swiss, NULL, 1, 100, 10,
             "Swiss tournaments open or running at once"),
+    /* Paired off the loop (a round of 1,000 in about a second of one
+     * worker's CPU: docs/performance.md). */
+    INT_KEY(swiss_players, NULL, 2, 5000, 1000,
+            "players one Swiss tournament takes"),
     /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
      * as lichess keeps anonymous players out of its chats. */
     INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),

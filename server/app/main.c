@@ -574,6 +574,19 @@ static void test_clock_start(void)
 #endif
 }
 
+/* Tests only (CHESS_TEST_SWISS_PAIR_MS=N with test time on): each Swiss
+ * pairing waits N ms on its worker, so that a test meets it running. */
+static int test_swiss_pair_ms(void)
+{
+#ifdef CHESS_TEST_CLOCK
+    const char *v = getenv("CHESS_TEST_SWISS_PAIR_MS");
+
+    if (test_clock_on && v)
+        return (int)strtol(v, NULL, 10);
+#endif
+    return 0;
+}
+
 static struct hub_config hub_config_of(const struct config *cfg)
 {
     return (struct hub_config){
@@ -615,6 +628,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .arena_create = cfg->arena_create,
         .max_arenas = cfg->max_arenas,
         .max_swiss = cfg->max_swiss,
+        .swiss_players = cfg->swiss_players,
+        .swiss_pair_delay_ms = test_swiss_pair_ms(),
         .chat_guests = cfg->chat_guests != 0,
         .chat_per_min = cfg->chat_per_min,
         .chat_burst = cfg->chat_burst,

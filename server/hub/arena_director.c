@@ -101,6 +101,7 @@ static void event_free(struct event *e)
  *   start GID WHITE BLACK T
  *   berserk G SIDE PLIES T
  *   end G RESULT PLIES NOSTART T
+ *   schedule START END T  (the organiser's early start or termination)
  *
  * new's options, each KEY=VALUE: berserk=0 (forbidden) and the entry
  * conditions (tourney_entry_format). An event journaled before they
@@ -130,7 +131,7 @@ static int apply(struct event *e, const char *line)
 {
     char a[PROTO_KEY_MAX + 1], b[PROTO_NAME_MAX + 1];
     int x, y, z, r;
-    int64_t t;
+    int64_t t, s0, s1;
 
     if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4) {
         if (tourney_grow((void **)&e->players, &e->pcap, e->np,
@@ -174,6 +175,12 @@ static int apply(struct event *e, const char *line)
         x >= 0 && x < (int)e->ng && (y == 0 || y == 1)) {
         /* one the core refuses changed nothing live: nor on replay */
         arena_berserk(e->a, x, y, z);
+        return 0;
+    }
+    if (sscanf(line, "schedule %" SCNd64 " %" SCNd64 " %" SCNd64, &s0, &s1,
+               &t) == 3 &&
+        s0 < s1) {
+        arena_schedule(e->a, s0, s1);
         return 0;
     }
     if (sscanf(line, "end %d %d %d %d %" SCNd64, &x, &r, &y, &z, &t) == 5 &&
@@ -591,6 +598,47 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
     answer_call(s, m, e, line, "arena_withdrawn", wall);
 }
 
+/* The organiser's arena_start (the start moved to now, the same length)
+ * and arena_terminate (the end moved to now: no more pairings, the games
+ * in play do not count, the event finishes when they have ended). */
+static void do_schedule(struct session *s, const struct proto_msg *m,
+                        int64_t now)
+{
+    int64_t wall = hub_wall_ms(s->hub);
+    struct event *e = event_not_over(s, m, wall);
+    bool start = m->type == PROTO_T_ARENA_START;
+    const struct arena_config *c;
+    char line[96];
+
+    (void)now;
+    if (!e)
+        return;
+    c = arena_config(e->a);
+    if (!tourney_organiser(&e->head, s->player)) {
+        hub_send_error(s, PROTO_NOT_ORGANISER,
+                       start ? "only the tournament's organiser (its "
+                               "creator) may start it"
+                             : "only the tournament's organiser (its "
+                               "creator) may end it",
+                       &m->id);
+        return;
+    }
+    if (start && wall >= c->start_ms) {
+        hub_send_error(s, PROTO_EVENT_STARTED,
+                       "the tournament has started already", &m->id);
+        return;
+    }
+    snprintf(line, sizeof line, "schedule %" PRId64 " %" PRId64 " %" PRId64,
+             start                ? wall
+             : c->start_ms < wall ? c->start_ms
+                                  : wall - 1,
+             start ? wall + (c->end_ms - c->start_ms) : wall, wall);
+    log_info("event=arena_%s arena=%s", start ? "started" : "terminated",
+             e->head.id);
+    answer_call(s, m, e, line, start ? "arena_started" : "arena_terminated",
+                wall);
+}
+
 static json_t *summary_of(const struct tourney_event *e, int64_t wall)
 {
     return event_summary((const struct event *)e, wall);
@@ -872,6 +920,8 @@ static const struct hub_command commands[] = {
     {PROTO_T_ARENA_WATCH, do_watch, false},
     {PROTO_T_ARENA_UNWATCH, do_watch, false},
     {PROTO_T_BERSERK, do_berserk, true},
+    {PROTO_T_ARENA_START, do_schedule, false},
+    {PROTO_T_ARENA_TERMINATE, do_schedule, false},
     {PROTO_T_NONE, NULL, false},
 };
 

@@ -152,6 +152,9 @@ struct hub_config {
     int chat_room_per_s;          /* one game's rooms' lines */
     int64_t chat_mute_ms;         /* a flood's mute */
     bool playban; /* lichess's playbans are given (hub/playban.c) */
+    /* Swiss tournaments (swiss_director.c): players one takes; tests
+     * only, how long each pairing waits on its worker */
+    int swiss_players, swiss_pair_delay_ms;
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

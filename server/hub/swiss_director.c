@@ -5,12 +5,20 @@
  *
  * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
  * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
- * /api/swiss/EID/trf. Every TOURNEY_TICK_MS it starts the first round at
- * the start (or when the creator says), and each next one once every game
- * of the last has ended and the interval has run: the round is paired by
- * the Dutch engine, journaled as one call, and its games started through
- * hub_start_game. The watchers get the standings, the same bytes to each,
- * at most once a tick and only when they changed.
+ * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c).
+ * Every TOURNEY_TICK_MS it starts the first round at the start (or when
+ * the creator says), and each next one once every game of the last has
+ * ended and the interval has run, unless the organiser paused the event:
+ * the round is paired by the Dutch engine off the loop, on the
+ * director's worker thread (lib/workers.h), over a copy of the event
+ * (tour_copy). The answer comes back to the loop (the module's wake),
+ * which journals the round and starts its games through hub_start_game,
+ * unless a call was applied to the event since the copy (a withdrawal, a
+ * removal, forbidden pairs, the organiser's own pairing, a pause): that
+ * pairing is dropped and the round paired again at the next tick. Joins
+ * and rejoins wait while a round is paired (`pairing`). The watchers get
+ * the standings, the same bytes to each, at most once a tick and only
+ * when they changed.
  *
  * An event is its calls; the journal line of each (below) is both what
  * is stored (migration swiss_calls) and what replay parses:
@@ -20,6 +28,12 @@
  *   withdraw P T          rejoin P T
  *   start T               (the creator's start)
  *   pair T W B W B ...    (a round's boards by player index; B -1: bye)
+ *   boards K W B W B ...  (part K, from 0, of the boards of the pair
+ *                          call that follows: a round of more than a
+ *                          journal row; any other call drops them)
+ *   pause T   resume T    (the organiser's, swiss_organiser.c)
+ *   forbid T A B A B ...  (the forbidden pairs, by player index)
+ *   remove P T            (withdrawn by the organiser, for good)
  *   game K GID T          (board K's game)
  *   end K RESULT T        (RESULT: 1 0 = + -)
  *   finish T              (no round can be paired: the event ends)
@@ -33,52 +47,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hub/http.h"
 #include "hub/hub_internal.h"
+#include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
 #include "lib/ids.h"
 #include "lib/log.h"
+#include "lib/workers.h"
 #include "strcopy.h"
+#include "sysclock.h"
 #include "tour.h"
 
-/* Players of one event (a round's pairing is one journal call of at most
- * STORE_ARENA_CALL_MAX bytes), events one player may have open, finished
- * events listed, standings rows shown. */
-#define SWISS_PLAYERS_MAX 200
+/* Events one player may have open, finished events listed, standings rows
+ * shown; the bytes of a round's boards in one journal row (of at most
+ * STORE_ARENA_CALL_MAX, with the row's head). */
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_STANDINGS_SHOWN 200
+#define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
 
 extern const struct hub_module hub_swiss_module;
 
-struct entrant {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
+/* The module's state: the events, and the worker that pairs them. */
+struct swiss_director {
+    struct tourney_director *d;
+    struct workers *pool;
+    int delay_ms; /* tests: each pairing waits so long */
 };
 
-struct event {
-    struct tourney_event head; /* first: tourney.c sees it */
-    int base_s, inc_s, interval_s;
-    int64_t start_ms; /* -1 until the creator starts it */
+/* A round to pair, on the worker: a copy of the event's state in, the
+ * boards (or why none) out. */
+struct pair_job {
+    struct workers_job link;
+    char id[PROTO_KEY_MAX + 1];
+    unsigned gen; /* the event's when copied */
+    int delay_ms;
     struct tour t;
-    struct entrant *players;
-    const char **names; /* players[i].name, for tour_trf */
-    size_t np, pcap;
-    char (*gids)[PROTO_KEY_MAX + 1]; /* board index -> GID, "" if none */
-    size_t ng, gcap;
-    int64_t last_ms; /* the last pairing or result: the interval's start */
+    struct tour_board *b;
+    int n, rc;
+    int64_t us, cpu_us; /* the pairing's time on the worker, its CPU */
 };
 
 static struct tourney_director *state(struct hub *h)
 {
-    return hub_module_state(h, &hub_swiss_module);
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+
+    return sd ? sd->d : NULL;
 }
 
 /* The director\'s event of a tourney.c head. */
-#define EV(t) ((struct event *)(t))
+#define EV(t) ((struct swiss_tourney *)(t))
 
-static int entrant_of(const struct event *e, const char *pid)
+int swiss_entrant_of(const struct swiss_tourney *e, const char *pid)
 {
     for (size_t i = 0; i < e->np; i++)
         if (!strcmp(e->players[i].pid, pid))
@@ -86,14 +108,14 @@ static int entrant_of(const struct event *e, const char *pid)
     return -1;
 }
 
-static const char *event_status(const struct event *e, int64_t wall)
+static const char *event_status(const struct swiss_tourney *e, int64_t wall)
 {
     if (e->head.finished)
         return "finished";
     return e->start_ms < 0 || wall < e->start_ms ? "open" : "running";
 }
 
-static void event_free(struct event *e)
+static void event_free(struct swiss_tourney *e)
 {
     if (!e)
         return;
@@ -101,13 +123,14 @@ static void event_free(struct event *e)
     free(e->players);
     free(e->names);
     free(e->gids);
+    free(e->pend);
     free(e->head.watchers);
     free(e);
 }
 
 /* ---- calls -------------------------------------------------------------- */
 
-static int journal(struct hub *h, struct event *e, const char *line,
+static int journal(struct hub *h, struct swiss_tourney *e, const char *line,
                    int64_t wall)
 {
     uint64_t seq = store_put_swiss(h->store, e->head.id, e->head.next_call,
@@ -123,8 +146,8 @@ static int journal(struct hub *h, struct event *e, const char *line,
     return 0;
 }
 
-static int apply_join(struct event *e, const char *pid, const char *name,
-                      int rating)
+static int apply_join(struct swiss_tourney *e, const char *pid,
+                      const char *name, int rating)
 {
     const char **names;
 
@@ -137,24 +160,37 @@ static int apply_join(struct event *e, const char *pid, const char *name,
         return -1;
     strcopy(e->players[e->np].pid, sizeof e->players[0].pid, pid);
     strcopy(e->players[e->np].name, sizeof e->players[0].name, name);
+    e->players[e->np].removed = false;
     for (size_t i = 0; i <= e->np; i++)
         e->names[i] = e->players[i].name;
     e->np++;
     return 0;
 }
 
-/* A round's boards from "pair T W B ...": 0, or -1. */
-static int apply_pair(struct event *e, const char *rest)
+/* Appends the boards "W B W B ..." of rest to e->pend: 0, or -1 when
+ * they do not parse or are more than a round has. */
+static int take_boards(struct swiss_tourney *e, const char *rest)
 {
-    struct tour_board *b = malloc((e->np / 2 + 1) * sizeof *b);
-    int n = 0, w, k, used, rc = -1;
+    int w, k, used;
 
-    while (b && sscanf(rest, "%d %d%n", &w, &k, &used) == 2 &&
-           n < (int)(e->np / 2 + 1)) {
-        b[n++] = (struct tour_board){w, k, 0};
+    while (sscanf(rest, "%d %d%n", &w, &k, &used) == 2) {
+        if (e->npend >= e->np / 2 + 1 ||
+            tourney_grow((void **)&e->pend, &e->pendcap, e->npend,
+                         sizeof *e->pend))
+            return -1;
+        e->pend[e->npend++] = (struct tour_board){w, k, 0};
         rest += used;
     }
-    if (b && tour_add_round(&e->t, b, n) == TOUR_OK) {
+    return 0;
+}
+
+/* A round's boards: e->pend then those of "pair T W B ...": 0, or -1. */
+static int apply_pair(struct swiss_tourney *e, const char *rest)
+{
+    int rc = -1;
+
+    if (take_boards(e, rest) == 0 &&
+        tour_add_round(&e->t, e->pend, (int)e->npend) == TOUR_OK) {
         rc = 0;
         while (rc == 0 && e->ng < (size_t)e->t.nb) {
             if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
@@ -164,18 +200,29 @@ static int apply_pair(struct event *e, const char *rest)
                 e->gids[e->ng++][0] = '\0';
         }
     }
-    free(b);
+    e->npend = 0;
     return rc;
 }
 
 /* Applies one call other than new: 0, or -1 when it does not parse or
  * fit (a replay then stops that event). */
-static int apply(struct event *e, const char *line)
+static int apply(struct swiss_tourney *e, const char *line)
 {
     char a[PROTO_KEY_MAX + 1], b[PROTO_NAME_MAX + 1], r;
-    int x, used;
+    int x, used, rc;
     int64_t t;
 
+    e->gen++; /* (a pairing of the state before is void) */
+    if (sscanf(line, "boards %d%n", &x, &used) == 1) {
+        if (x == 0)
+            e->npend = 0;
+        return take_boards(e, line + used);
+    }
+    if (sscanf(line, "pair %" SCNd64 "%n", &t, &used) == 1) {
+        e->last_ms = t;
+        return apply_pair(e, line + used);
+    }
+    e->npend = 0; /* (the parts of a round not journaled whole) */
     if (sscanf(line, "join %32s %20s %d %" SCNd64, a, b, &x, &t) == 4)
         return apply_join(e, a, b, x);
     if ((sscanf(line, "withdraw %d %" SCNd64, &x, &t) == 2 ||
@@ -184,13 +231,10 @@ static int apply(struct event *e, const char *line)
         tour_withdraw(&e->t, x, line[0] == 'w');
         return 0;
     }
-    if (sscanf(line, "start %" SCNd64, &t) == 1 && e->start_ms < 0) {
+    if (sscanf(line, "start %" SCNd64, &t) == 1 &&
+        (e->start_ms < 0 || t < e->start_ms)) { /* (or early) */
         e->start_ms = t;
         return 0;
-    }
-    if (sscanf(line, "pair %" SCNd64 "%n", &t, &used) == 1) {
-        e->last_ms = t;
-        return apply_pair(e, line + used);
     }
     if (sscanf(line, "game %d %32s %" SCNd64, &x, a, &t) == 3 && x >= 0 &&
         x < (int)e->ng) {
@@ -206,11 +250,12 @@ static int apply(struct event *e, const char *line)
         e->head.finished = true;
         return 0;
     }
-    return -1;
+    rc = swiss_apply_organiser(e, line);
+    return rc > 0 ? 0 : -1;
 }
 
-static int call(struct hub *h, struct event *e, const char *line,
-                int64_t wall)
+int swiss_call(struct hub *h, struct swiss_tourney *e, const char *line,
+               int64_t wall)
 {
     if (journal(h, e, line, wall) < 0)
         return -1;
@@ -222,9 +267,36 @@ static int call(struct hub *h, struct event *e, const char *line,
     return 0;
 }
 
-static struct event *event_new(const char *id, const char *line)
+int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
+                        const struct tour_board *b, int n, int64_t wall)
 {
-    struct event *e = calloc(1, sizeof *e);
+    char *line = malloc(STORE_ARENA_CALL_MAX + 1);
+    int part = 0, i = 0, first, rc = 0;
+    size_t len, room;
+
+    if (!line)
+        return -1;
+    while (rc == 0) {
+        /* the boards that fit one row ("-1 9999": 12 bytes a board) */
+        for (first = i, room = 0; i < n && room < SWISS_ROW_BYTES - 12; i++)
+            room += 12;
+        len = (size_t)(i < n ? snprintf(line, 32, "boards %d", part++)
+                             : snprintf(line, 32, "pair %" PRId64, wall));
+        for (int j = first; j < i; j++)
+            len += (size_t)snprintf(line + len,
+                                    STORE_ARENA_CALL_MAX + 1 - len, " %d %d",
+                                    b[j].white, b[j].black);
+        rc = swiss_call(h, e, line, wall);
+        if (i >= n)
+            break;
+    }
+    free(line);
+    return rc;
+}
+
+static struct swiss_tourney *event_new(const char *id, const char *line)
+{
+    struct swiss_tourney *e = calloc(1, sizeof *e);
     int rounds;
     uint64_t seed;
 
@@ -246,28 +318,28 @@ static struct event *event_new(const char *id, const char *line)
 
 /* ---- rendering ---------------------------------------------------------- */
 
-static json_t *event_summary(const struct event *e, int64_t wall)
+static json_t *event_summary(const struct swiss_tourney *e, int64_t wall)
 {
     size_t listed = 0;
 
     for (size_t i = 0; i < e->np; i++)
         listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
     return json_pack(
-        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i}", "event",
+        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b}", "event",
         e->head.id, "name", e->head.name, "creator", e->head.creator,
         "status", event_status(e, wall), "start_ms",
         e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
         "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
         "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
-        e->interval_s, "players", (int)listed);
+        e->interval_s, "players", (int)listed, "paused", e->paused);
 }
 
 static json_t *summary_of(const struct tourney_event *e, int64_t wall)
 {
-    return event_summary((const struct event *)e, wall);
+    return event_summary((const struct swiss_tourney *)e, wall);
 }
 
-static json_t *sheet_of(const struct event *e, int p)
+static json_t *sheet_of(const struct swiss_tourney *e, int p)
 {
     json_t *a = json_array();
 
@@ -301,7 +373,7 @@ static const char *result_name(char r)
 }
 
 /* The last round's boards. */
-static json_t *pairings_of(const struct event *e)
+static json_t *pairings_of(const struct swiss_tourney *e)
 {
     json_t *a = json_array();
     const struct tour_board *b;
@@ -323,7 +395,7 @@ static json_t *pairings_of(const struct event *e)
     return a;
 }
 
-static json_t *standing_row(const struct event *e, int p,
+static json_t *standing_row(const struct swiss_tourney *e, int p,
                             const struct tour_standing *st)
 {
     return json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
@@ -337,7 +409,7 @@ static json_t *standing_row(const struct event *e, int p,
 
 /* e's standings message (malloc'ed): the ranked players, then those who
  * joined since the last pairing (rank 0), and the last round's boards. */
-static char *render_standings(const struct event *e, int64_t wall,
+static char *render_standings(const struct swiss_tourney *e, int64_t wall,
                               const struct proto_id *id)
 {
     struct tour_standing *st = malloc((e->np ? e->np : 1) * sizeof *st);
@@ -364,7 +436,8 @@ static char *render_standings(const struct event *e, int64_t wall,
     return tourney_finish(o, id);
 }
 
-static void push_standings(struct hub *h, struct event *e, int64_t wall)
+static void push_standings(struct hub *h, struct swiss_tourney *e,
+                           int64_t wall)
 {
     e->head.dirty = false;
     if (e->head.nw)
@@ -375,7 +448,7 @@ static void push_standings(struct hub *h, struct event *e, int64_t wall)
 /* ---- the tick ----------------------------------------------------------- */
 
 /* Starts board k's game, journaled before it is announced. */
-static void start_board(struct hub *h, struct event *e, size_t k,
+static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
                         int64_t wall)
 {
     const struct tour_board *b = &e->t.b[k];
@@ -390,7 +463,7 @@ static void start_board(struct hub *h, struct event *e, size_t k,
         return;
     }
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
-    if (call(h, e, line, wall) < 0) {
+    if (swiss_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
         return;
     }
@@ -405,55 +478,130 @@ static void start_board(struct hub *h, struct event *e, size_t k,
                      e->head.seq);
 }
 
-/* Pairs the next round and journals it as one call; finishes the event
- * when it cannot be paired (fewer than two players, or no pairing). */
-static void pair_round(struct hub *h, struct event *e, int64_t wall)
+void swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
 {
-    struct tour_board *b = NULL;
-    int n = 0, present = 0, rc;
-    size_t cap = 32 + e->np * 12, len;
-    char *line;
-
-    for (size_t i = 0; i < e->np; i++)
-        present += !e->t.p[i].withdrawn;
-    rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&e->t, &b, &n);
-    if (rc == TOUR_ENOMEM || !(line = malloc(cap))) {
-        free(b);
+    if (e->start_ms < 0 || wall < e->start_ms || e->paused ||
+        e->head.finished || h->shutting_down)
         return;
-    }
-    if (rc != TOUR_OK) {
-        snprintf(line, cap, "finish %" PRId64, wall);
-        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
-                 e->t.rounds);
-    } else {
-        len = (size_t)snprintf(line, cap, "pair %" PRId64, wall);
-        for (int i = 0; i < n; i++)
-            len += (size_t)snprintf(line + len, cap - len, " %d %d",
-                                    b[i].white, b[i].black);
-    }
-    free(b);
-    call(h, e, line, wall);
-    free(line);
-}
-
-static void event_tick(struct hub *h, struct event *e, int64_t wall)
-{
-    if (e->start_ms < 0 || wall < e->start_ms || h->shutting_down)
-        goto push;
     for (size_t k = 0; k < e->ng; k++) /* (boards paired, not started) */
         if (!e->gids[k][0] && e->t.b[k].black >= 0 && !e->t.b[k].result)
             start_board(h, e, k, wall);
+}
+
+/* ---- the pairing, off the loop ------------------------------------------ */
+
+static struct pair_job *job_of(struct workers_job *link)
+{
+    return workers_container(link, struct pair_job, link);
+}
+
+/* The worker's run: pairs the copy. */
+static void job_run(void *ctx, struct workers_job *link)
+{
+    struct pair_job *j = job_of(link);
+    int present = 0;
+    int64_t t0;
+
+    (void)ctx;
+    if (j->delay_ms > 0)
+        nanosleep(&(struct timespec){j->delay_ms / 1000,
+                                     j->delay_ms % 1000 * 1000000L},
+                  NULL);
+    t0 = sysclock_us(CLOCK_MONOTONIC);
+    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < j->t.np; i++)
+        present += !j->t.p[i].withdrawn;
+    j->rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&j->t, &j->b, &j->n);
+    j->us = sysclock_us(CLOCK_MONOTONIC) - t0;
+    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID) - j->cpu_us;
+}
+
+static void job_release(void *ctx, struct workers_job *link)
+{
+    struct pair_job *j = job_of(link);
+
+    (void)ctx;
+    tour_free(&j->t);
+    free(j->b);
+    free(j);
+}
+
+/* Sends e's next round to the worker; e->pairing while it is out. */
+static void pair_round(struct hub *h, struct swiss_tourney *e)
+{
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+    struct pair_job *j = calloc(1, sizeof *j);
+
+    if (!j || tour_copy(&j->t, &e->t) != TOUR_OK) {
+        free(j);
+        log_error("event=swiss_pair_refused swiss=%s why=memory", e->head.id);
+        return;
+    }
+    strcopy(j->id, sizeof j->id, e->head.id);
+    j->gen = e->gen;
+    j->delay_ms = sd->delay_ms;
+    if (workers_submit(sd->pool, &j->link) < 0) { /* (released) */
+        log_error("event=swiss_pair_refused swiss=%s why=queue", e->head.id);
+        return;
+    }
+    e->pairing = true;
+}
+
+/* The loop takes a pairing back: journals it, or the event's end when no
+ * round can be paired; a pairing of a state changed since is dropped
+ * (the tick pairs again). */
+static void pair_answer(void *arg, struct workers_job *link)
+{
+    struct hub *h = arg;
+    struct pair_job *j = job_of(link);
+    struct swiss_tourney *e = (struct swiss_tourney *)tourney_find(state(h),
+                                                                   j->id);
+    int64_t wall = hub_wall_ms(h);
+    char line[64];
+
+    if (!e)
+        return;
+    e->pairing = false;
+    log_info("event=swiss_paired swiss=%s round=%d players=%d ms=%" PRId64
+             " cpu_ms=%" PRId64 " used=%d",
+             e->head.id, e->t.rounds + 1, j->t.np, j->us / 1000,
+             j->cpu_us / 1000, j->gen == e->gen && !e->head.finished);
+    if (j->gen != e->gen || e->head.finished || h->shutting_down ||
+        j->rc == TOUR_ENOMEM)
+        return;
+    if (j->rc != TOUR_OK) {
+        snprintf(line, sizeof line, "finish %" PRId64, wall);
+        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
+                 e->t.rounds);
+        swiss_call(h, e, line, wall);
+    } else if (swiss_journal_round(h, e, j->b, j->n, wall) == 0) {
+        swiss_start_boards(h, e, wall);
+    }
+    push_standings(h, e, wall); /* (a finished event is ticked no more) */
+}
+
+static void wake(struct hub *h)
+{
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+
+    if (sd)
+        workers_collect(sd->pool, pair_answer, h);
+}
+
+static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
+{
+    if (e->start_ms < 0 || wall < e->start_ms || h->shutting_down ||
+        e->paused || e->pairing)
+        goto push;
+    swiss_start_boards(h, e, wall);
     if (tour_round_over(&e->t) &&
         (!e->t.rounds || wall >= e->last_ms + e->interval_s * 1000LL)) {
         if (e->t.rounds >= e->t.total_rounds) {
             char line[64];
             snprintf(line, sizeof line, "finish %" PRId64, wall);
-            call(h, e, line, wall);
+            swiss_call(h, e, line, wall);
         } else {
-            pair_round(h, e, wall);
-            for (size_t k = 0; k < e->ng; k++)
-                if (!e->gids[k][0] && e->t.b[k].black >= 0)
-                    start_board(h, e, k, wall);
+            pair_round(h, e);
         }
     }
 push:
@@ -470,7 +618,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     char id[PROTO_KEY_MAX + 1], line[192];
-    struct event *e;
+    struct swiss_tourney *e;
 
     (void)now;
     if (!tourney_may_create(s, m))
@@ -516,9 +664,10 @@ static void do_create(struct session *s, const struct proto_msg *m,
     tourney_arm(h, d);
 }
 
-static struct event *event_of(struct session *s, const struct proto_msg *m)
+struct swiss_tourney *swiss_tourney_of(struct session *s,
+                                       const struct proto_msg *m)
 {
-    struct event *e = EV(tourney_find(state(s->hub), m->event));
+    struct swiss_tourney *e = EV(tourney_find(state(s->hub), m->event));
 
     if (!e)
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
@@ -531,20 +680,23 @@ static struct event *event_of(struct session *s, const struct proto_msg *m)
     return e;
 }
 
-static void answer_call(struct session *s, const struct proto_msg *m,
-                        struct event *e, const char *line, const char *reply)
+void swiss_answer_call(struct session *s, const struct proto_msg *m,
+                       struct swiss_tourney *e, const char *line,
+                       const char *reply)
 {
-    if (call(s->hub, e, line, hub_wall_ms(s->hub)) < 0) {
+    if (swiss_call(s->hub, e, line, hub_wall_ms(s->hub)) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
     tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
                  &m->id, e->head.seq);
+    if (e->head.finished) /* (ticked no more) */
+        push_standings(s->hub, e, hub_wall_ms(s->hub));
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
 {
-    struct event *e = event_of(s, m);
+    struct swiss_tourney *e = swiss_tourney_of(s, m);
     int64_t wall = hub_wall_ms(s->hub);
     char line[160];
     int p;
@@ -557,37 +709,53 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
-    p = entrant_of(e, s->player->pid);
+    p = swiss_entrant_of(e, s->player->pid);
     if (p >= 0 && !e->t.p[p].withdrawn) {
         hub_send_error(s, PROTO_ALREADY_JOINED,
                        "you play in this tournament already", &m->id);
         return;
     }
+    if (p >= 0 && e->players[p].removed) {
+        hub_send_error(s, PROTO_REMOVED,
+                       "the organiser removed you from this tournament",
+                       &m->id);
+        return;
+    }
+    if (e->pairing) { /* (the round is paired without him: he waits) */
+        snprintf(line, sizeof line,
+                 "round %d is being paired: join again when its pairings "
+                 "are out, in a few seconds",
+                 e->t.rounds + 1);
+        hub_send_error(s, PROTO_PAIRING, line, &m->id);
+        return;
+    }
     if (p >= 0)
         snprintf(line, sizeof line, "rejoin %d %" PRId64, p, wall);
-    else if (e->np >= SWISS_PLAYERS_MAX) {
-        hub_send_error(s, PROTO_EVENTS_FULL,
-                       "the tournament has as many players as it may",
-                       &m->id);
+    else if (e->np >= (size_t)s->hub->cfg.swiss_players) {
+        snprintf(line, sizeof line,
+                 "the tournament has %zu players, the most one may have "
+                 "on this server",
+                 e->np);
+        hub_send_error(s, PROTO_EVENTS_FULL, line, &m->id);
         return;
     } else
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
                  s->player->name,
                  tourney_rating(s->player, e->base_s, e->inc_s), wall);
-    answer_call(s, m, e, line, "swiss_joined");
+    swiss_answer_call(s, m, e, line, "swiss_joined");
 }
 
 static void do_withdraw(struct session *s, const struct proto_msg *m,
                         int64_t now)
 {
-    struct event *e = event_of(s, m);
+    struct swiss_tourney *e = swiss_tourney_of(s, m);
     char line[64];
     int p;
 
     (void)now;
     if (!e)
         return;
-    p = entrant_of(e, s->player->pid);
+    p = swiss_entrant_of(e, s->player->pid);
     if (p < 0 || e->t.p[p].withdrawn) {
         hub_send_error(s, PROTO_NOT_JOINED,
                        "you do not play in this tournament", &m->id);
@@ -595,30 +763,30 @@ static void do_withdraw(struct session *s, const struct proto_msg *m,
     }
     snprintf(line, sizeof line, "withdraw %d %" PRId64, p,
              hub_wall_ms(s->hub));
-    answer_call(s, m, e, line, "swiss_withdrawn");
+    swiss_answer_call(s, m, e, line, "swiss_withdrawn");
 }
 
 static void do_start(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
-    struct event *e = event_of(s, m);
+    struct swiss_tourney *e = swiss_tourney_of(s, m);
     char line[64];
 
     (void)now;
     if (!e)
         return;
-    if (strcmp(e->head.creator, s->player->pid)) {
+    if (!tourney_organiser(&e->head, s->player)) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        "only its creator starts a tournament", &m->id);
         return;
     }
-    if (e->start_ms >= 0) {
+    if (e->start_ms >= 0 && e->start_ms <= hub_wall_ms(s->hub)) {
         hub_send_error(s, PROTO_EVENT_STARTED,
-                       "the tournament starts at its time", &m->id);
+                       "the tournament has started already", &m->id);
         return;
     }
     snprintf(line, sizeof line, "start %" PRId64, hub_wall_ms(s->hub));
-    answer_call(s, m, e, line, "swiss_started");
+    swiss_answer_call(s, m, e, line, "swiss_started");
 }
 
 static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
@@ -635,7 +803,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
     struct tourney_director *d = state(s->hub);
-    struct event *e;
+    struct swiss_tourney *e;
     char *text;
 
     (void)now;
@@ -643,7 +811,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
-    if (!(e = event_of(s, m)))
+    if (!(e = swiss_tourney_of(s, m)))
         return;
     if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
         tourney_watch(d, &e->head, s) < 0) {
@@ -656,7 +824,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
 
 static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
 {
-    struct event *e = event_of(s, m);
+    struct swiss_tourney *e = swiss_tourney_of(s, m);
     char *trf;
 
     (void)now;
@@ -678,7 +846,7 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
     char id[PROTO_KEY_MAX + 1];
     size_t n = strcspn(rest, "/");
     struct tourney_director *d = state(h);
-    struct event *e = NULL;
+    struct swiss_tourney *e = NULL;
 
     if (n && n < sizeof id && !strcmp(rest + n, "/trf")) {
         memcpy(id, rest, n);
@@ -698,7 +866,7 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
 /* Journals board k's end: r after the game; no_start, the side to move
  * never made his first move: he loses by forfeit and is withdrawn (he may
  * rejoin). An aborted game is lost by forfeit by the side to move. */
-static void report_end(struct hub *h, struct event *e, size_t k,
+static void report_end(struct hub *h, struct swiss_tourney *e, size_t k,
                        enum ending_result r, bool no_start, int to_move,
                        int64_t at)
 {
@@ -714,11 +882,11 @@ static void report_end(struct hub *h, struct event *e, size_t k,
     snprintf(line, sizeof line, "end %zu %c %" PRId64, k, res, at);
     log_info("event=swiss_game_end swiss=%s game=%s result=%c", e->head.id,
              e->gids[k], res);
-    if (call(h, e, line, at) < 0 || !no_start)
+    if (swiss_call(h, e, line, at) < 0 || !no_start)
         return;
     snprintf(line, sizeof line, "withdraw %d %" PRId64,
              to_move ? e->t.b[k].black : e->t.b[k].white, at);
-    call(h, e, line, at);
+    swiss_call(h, e, line, at);
 }
 
 static void game_ended(struct hub *h, struct game *g)
@@ -726,7 +894,7 @@ static void game_ended(struct hub *h, struct game *g)
     struct tourney_director *d = state(h);
 
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
+        struct swiss_tourney *e = EV(d->ev[i]);
         for (size_t k = e->ng; !e->head.finished && k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
                 report_end(h, e, k, game_result(g),
@@ -744,7 +912,7 @@ static void session_closed(struct hub *h, struct session *s)
 
 static struct tourney_event *make(const char *id, const char *line)
 {
-    struct event *e = event_new(id, line);
+    struct swiss_tourney *e = event_new(id, line);
 
     return e ? &e->head : NULL;
 }
@@ -772,7 +940,7 @@ int hub_swiss_restore(struct hub *h)
     if (store_load_swiss(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
+        struct swiss_tourney *e = EV(d->ev[i]);
         for (size_t k = 0; k < e->ng && !e->head.finished; k++) {
             struct game *gm;
             enum ending_result r;
@@ -809,20 +977,41 @@ static void free_event(struct tourney_event *e)
     event_free(EV(e));
 }
 
+/* One worker: the events' rounds are paired one after another, each
+ * event with at most one pairing out (max_swiss in all). */
 static int init(struct hub *h)
 {
-    struct tourney_director *d = tourney_director_new(h, tick_event,
-                                                      free_event);
+    struct swiss_director *sd = calloc(1, sizeof *sd);
 
-    if (!d)
+    if (!sd)
         return -1;
-    hub_module_set_state(h, &hub_swiss_module, d);
+    sd->delay_ms = h->cfg.swiss_pair_delay_ms;
+    sd->d = tourney_director_new(h, tick_event, free_event);
+    sd->pool = workers_start(&(struct workers_conf){
+        .threads = 1,
+        .cap = (size_t)(h->cfg.max_swiss > 0 ? h->cfg.max_swiss : 1),
+        .wake = h->env.wake,
+        .run = job_run,
+        .release = job_release});
+    if (!sd->d || !sd->pool) {
+        tourney_director_free(h, sd->d);
+        workers_stop(sd->pool);
+        free(sd);
+        return -1;
+    }
+    hub_module_set_state(h, &hub_swiss_module, sd);
     return 0;
 }
 
 static void director_free(struct hub *h)
 {
-    tourney_director_free(h, state(h));
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+
+    if (!sd)
+        return;
+    workers_stop(sd->pool); /* (the pairing being run ends first) */
+    tourney_director_free(h, sd->d);
+    free(sd);
 }
 
 static const struct hub_command commands[] = {
@@ -834,6 +1023,12 @@ static const struct hub_command commands[] = {
     {PROTO_T_SWISS_WATCH, do_watch, false},
     {PROTO_T_SWISS_UNWATCH, do_watch, false},
     {PROTO_T_SWISS_TRF, do_trf, false},
+    {PROTO_T_SWISS_PAUSE, swiss_do_pause, false},
+    {PROTO_T_SWISS_RESUME, swiss_do_pause, false},
+    {PROTO_T_SWISS_TERMINATE, swiss_do_terminate, false},
+    {PROTO_T_SWISS_REMOVE, swiss_do_remove, false},
+    {PROTO_T_SWISS_FORBID, swiss_do_forbid, false},
+    {PROTO_T_SWISS_PAIR, swiss_do_pair, false},
     {PROTO_T_NONE, NULL, false},
 };
 
@@ -841,6 +1036,7 @@ const struct hub_module hub_swiss_module = {
     .name = "swiss",
     .init = init,
     .free = director_free,
+    .wake = wake,
     .session_closed = session_closed,
     .game_ended = game_ended,
     .commands = commands,

@@ -285,3 +285,8 @@ int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
     e->next_call++;
     return 0;
 }
+
+bool tourney_organiser(const struct tourney_event *e, const struct player *p)
+{
+    return !strcmp(e->creator, p->pid) || (p->facts && p->facts->moderator);
+}

@@ -101,6 +101,10 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
  * a node of a cluster or when off, needs_account, bad_clock). */
 bool tourney_may_create(struct session *s, const struct proto_msg *m);
 
+/* True when p may act as e's organiser: its creator, or a moderator (the
+ * operator's role, as p's facts read at login have it). */
+bool tourney_organiser(const struct tourney_event *e, const struct player *p);
+
 /* p's rating for a base + inc clock as the player's facts have it,
  * rounded; 1500 (a new player's) when unknown. */
 int tourney_rating(const struct player *p, int base_s, int inc_s);

@@ -43,6 +43,13 @@ test('create, join, start, play a round, see the standings',
     await a.page.click('#swiss-join-btn');
     await waitText(c.page, '#swiss-standings', new RegExp(nameA));
     assert.deepEqual(await axeSerious(a.page), [], 'event page');
+    // the organiser's pause, seen by everyone; only he has the button
+    await a.page.click('#swiss-pause-btn');
+    await waitText(c.page, '#swiss-status', /round 0 of 1 · paused/);
+    assert.equal(await c.page.$('#swiss-pause-btn'), null);
+    await waitText(a.page, '#swiss-pause-btn', /Resume/);
+    await a.page.click('#swiss-pause-btn');
+    await waitText(c.page, '#swiss-status', /round 0 of 1$/);
     await a.page.click('#swiss-start-btn');
 
     await a.page.waitForURL(/\/g\/[A-Za-z0-9_-]+$/);

@@ -2,7 +2,8 @@
  * test_tour.c - a running Swiss event (common/swiss/tour.h): starting
  * numbers, the pairing and its bye, late joiners' and withdrawn players'
  * entries, forfeits, the standings' tie-breaks, bad rounds refused, and
- * the TRF read back by trf.h.
+ * the TRF read back by trf.h; the organiser's forbidden pairs and manual
+ * rounds, and the copy a pairing thread works on.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -206,6 +207,126 @@ START_TEST(trf_reads_back)
 }
 END_TEST
 
+/* Four players 2000, 1900, 1800, 1700 (indices 0-3 are numbers 1-4). */
+static void four(struct tour *t)
+{
+    tour_init(t, 3, 'w');
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(tour_join(t, 2000 - 100 * i), i);
+}
+
+/* Whether a and b meet in the last round. */
+static bool met(const struct tour *t, int a, int b)
+{
+    const struct tour_board *x;
+    int n = tour_round(t, t->rounds, &x);
+
+    for (int i = 0; i < n; i++)
+        if ((x[i].white == a && x[i].black == b) ||
+            (x[i].white == b && x[i].black == a))
+            return true;
+    return false;
+}
+
+START_TEST(forbidden_pairs_honoured)
+{
+    struct tour t;
+    int pairs[] = {0, 2}, self[] = {1, 1}, out[] = {0, 4};
+
+    four(&t);
+    ck_assert_int_eq(tour_forbid(&t, self, 1), TOUR_EBAD);
+    ck_assert_int_eq(tour_forbid(&t, out, 1), TOUR_EBAD);
+    ck_assert_int_eq(t.nforbid, 0);
+    ck_assert_int_eq(tour_forbid(&t, pairs, 1), TOUR_OK);
+    ck_assert_int_eq(next_round(&t), 2);
+    /* C.04.3 would pair 1-3 and 2-4: 1-3 is forbidden, so 1-4, 2-3 */
+    ck_assert(!met(&t, 0, 2));
+    ck_assert(met(&t, 0, 3));
+    ck_assert(met(&t, 1, 2));
+    tour_free(&t);
+    /* without the list, the rules' pairing */
+    four(&t);
+    ck_assert_int_eq(next_round(&t), 2);
+    ck_assert(met(&t, 0, 2));
+    tour_free(&t);
+}
+END_TEST
+
+START_TEST(forbidden_pairs_unpairable)
+{
+    struct tour t;
+    int pairs[] = {0, 1};
+    struct tour_board *b;
+    int n;
+
+    tour_init(&t, 3, 'w');
+    tour_join(&t, 1900);
+    tour_join(&t, 1800);
+    ck_assert_int_eq(tour_forbid(&t, pairs, 1), TOUR_OK);
+    ck_assert_int_eq(tour_pair(&t, &b, &n), TOUR_UNPAIRABLE);
+    tour_free(&t);
+}
+END_TEST
+
+START_TEST(manual_rounds_checked)
+{
+    struct tour t;
+    int pairs[] = {0, 1};
+    char why[160];
+    struct tour_board ok[] = {{0, 2, 0}, {1, 3, 0}};
+    struct tour_board twice[] = {{0, 2, 0}, {0, 3, 0}};
+    struct tour_board missing[] = {{0, 2, 0}};
+    struct tour_board bye_even[] = {{0, 2, 0}, {1, -1, 0}, {3, -1, 0}};
+    struct tour_board banned[] = {{0, 1, 0}, {2, 3, 0}};
+
+    four(&t);
+    ck_assert_int_eq(tour_forbid(&t, pairs, 1), TOUR_OK);
+    ck_assert_int_eq(tour_check_manual(&t, ok, 2, why, sizeof why), TOUR_OK);
+    ck_assert_int_eq(tour_check_manual(&t, twice, 2, why, sizeof why),
+                     TOUR_EBAD);
+    ck_assert_str_eq(why, "board 2: a player paired twice");
+    ck_assert_int_eq(tour_check_manual(&t, missing, 1, why, sizeof why),
+                     TOUR_EBAD);
+    ck_assert_str_eq(why, "4 players are in the round, the boards pair 2");
+    ck_assert_int_eq(tour_check_manual(&t, bye_even, 3, why, sizeof why),
+                     TOUR_EBAD);
+    ck_assert_int_eq(tour_check_manual(&t, banned, 2, why, sizeof why),
+                     TOUR_EBAD);
+    ck_assert_str_eq(why, "board 1: a forbidden pair");
+    /* a withdrawn player is not in the round; three get a bye */
+    tour_withdraw(&t, 3, true);
+    struct tour_board odd[] = {{0, 2, 0}, {1, -1, 0}};
+    ck_assert_int_eq(tour_check_manual(&t, odd, 2, why, sizeof why), TOUR_OK);
+    ck_assert_int_eq(tour_check_manual(&t, ok, 2, why, sizeof why),
+                     TOUR_EBAD);
+    ck_assert_int_eq(tour_add_round(&t, odd, 2), TOUR_OK);
+    tour_free(&t);
+}
+END_TEST
+
+START_TEST(copy_is_deep)
+{
+    struct tour t, c;
+    int pairs[] = {0, 2};
+
+    four(&t);
+    ck_assert_int_eq(tour_forbid(&t, pairs, 1), TOUR_OK);
+    next_round(&t);
+    ck_assert_int_eq(tour_copy(&c, &t), TOUR_OK);
+    tour_free(&t); /* (the copy owns its arrays) */
+    ck_assert_int_eq(c.np, 4);
+    ck_assert_int_eq(c.rounds, 1);
+    ck_assert_int_eq(c.nforbid, 1);
+    ck_assert_int_eq(c.forbid[1], 2);
+    for (int k = 0; k < 2; k++)
+        ck_assert_int_eq(tour_result(&c, k, '='), TOUR_OK);
+    ck_assert_int_eq(next_round(&c), 2); /* it grows from its own caps */
+    ck_assert_int_eq(tour_join(&c, 1500), 4);
+    ck_assert(!met(&c, 0, 2));
+    tour_free(&c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tour");
@@ -215,6 +336,10 @@ int main(void)
     tcase_add_test(tc, bad_rounds_refused);
     tcase_add_test(tc, standings_tie_breaks);
     tcase_add_test(tc, trf_reads_back);
+    tcase_add_test(tc, forbidden_pairs_honoured);
+    tcase_add_test(tc, forbidden_pairs_unpairable);
+    tcase_add_test(tc, manual_rounds_checked);
+    tcase_add_test(tc, copy_is_deep);
     suite_add_tcase(s, tc);
     return check_main(s);
 }

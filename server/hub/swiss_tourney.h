@@ -1,0 +1,83 @@
+/*
+ * swiss_tourney.h - what the Swiss director's files share (swiss_director.c:
+ * the module, its calls, the tick and the pairing off the loop;
+ * swiss_organiser.c: the organiser's commands). Not for other files.
+ * Only the event-loop thread calls these functions.
+ */
+#ifndef SERVER_HUB_SWISS_TOURNEY_H
+#define SERVER_HUB_SWISS_TOURNEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hub/hub_internal.h"
+#include "hub/tourney.h"
+#include "tour.h"
+
+struct swiss_entrant {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    bool removed; /* by the organiser: may not rejoin */
+};
+
+struct swiss_tourney {
+    struct tourney_event head; /* first: tourney.c sees it */
+    int base_s, inc_s, interval_s;
+    int64_t start_ms; /* -1 until the creator starts it */
+    struct tour t;
+    struct swiss_entrant *players;
+    const char **names; /* players[i].name, for tour_trf */
+    size_t np, pcap;
+    char (*gids)[PROTO_KEY_MAX + 1]; /* board index -> GID, "" if none */
+    size_t ng, gcap;
+    int64_t last_ms; /* the last pairing or result: the interval's start */
+    bool paused;     /* the organiser's pause: no round starts */
+    bool pairing;    /* a pairing job is out (swiss_director.c) */
+    unsigned gen;    /* calls applied: a pairing of an older one is void */
+    struct tour_board *pend; /* a round's boards journaled in parts */
+    size_t npend, pendcap;
+};
+
+/* Journals line as e's next call and applies it: 0, or -1 (logged). */
+int swiss_call(struct hub *h, struct swiss_tourney *e, const char *line,
+               int64_t wall);
+
+/* Journals a round's n boards (in parts of at most a journal row each)
+ * and applies them: 0, or -1 (nothing applied). */
+int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
+                        const struct tour_board *b, int n, int64_t wall);
+
+/* Starts the games of the last round's boards that have none, unless
+ * the event has not started or is paused. */
+void swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall);
+
+/* m's event, or NULL with the error sent (no_such_event; event_over when
+ * finished, unless m only reads it). */
+struct swiss_tourney *swiss_tourney_of(struct session *s,
+                                       const struct proto_msg *m);
+
+/* Player pid's index in e, -1 if he never joined. */
+int swiss_entrant_of(const struct swiss_tourney *e, const char *pid);
+
+/* Journals line for m and answers {"t":reply,"event":EID}. */
+void swiss_answer_call(struct session *s, const struct proto_msg *m,
+                       struct swiss_tourney *e, const char *line,
+                       const char *reply);
+
+/* swiss_organiser.c: applies an organiser's call (pause, resume, forbid,
+ * remove): 1 applied, 0 not one of those, -1 when it does not fit. */
+int swiss_apply_organiser(struct swiss_tourney *e, const char *line);
+
+/* swiss_organiser.c: the organiser's commands (PROTOCOL.md). */
+void swiss_do_pause(struct session *s, const struct proto_msg *m,
+                    int64_t now);
+void swiss_do_forbid(struct session *s, const struct proto_msg *m,
+                     int64_t now);
+void swiss_do_pair(struct session *s, const struct proto_msg *m, int64_t now);
+void swiss_do_remove(struct session *s, const struct proto_msg *m,
+                     int64_t now);
+void swiss_do_terminate(struct session *s, const struct proto_msg *m,
+                        int64_t now);
+
+#endif
