@@ -616,6 +616,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_arenas = cfg->max_arenas,
         .max_swiss = cfg->max_swiss,
         .chat_guests = cfg->chat_guests != 0,
+        .lobby_chat = cfg->lobby_chat != 0,
         .chat_per_min = cfg->chat_per_min,
         .chat_burst = cfg->chat_burst,
         .chat_room_per_s = cfg->chat_room_per_s,

@@ -110,6 +110,7 @@ static int message_shard(const struct cluster *c, const struct codec_msg *m)
     case CODEC_NEW_GAME:
     case CODEC_TOLD:
     case CODEC_LIMIT:
+    case CODEC_ROOM:
         return BUS_FIRST;
     default:
         return cluster_game_shard(c, m->gid);
@@ -221,6 +222,9 @@ static void on_message(void *arg, const char *channel, const char *msg,
     case CODEC_LIMIT:
         on_limit(c, &m);
         break;
+    case CODEC_ROOM: /* (this node's own lines too: one order for all) */
+        hub_room_heard(c->h, m.body, m.len);
+        break;
     default:
         edge_on_message(c, &m);
         break;
@@ -266,6 +270,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
     c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
     cluster_follow(c, "node", c->node, true);
     cluster_follow(c, "limits", "all", true);
+    cluster_follow(c, "rooms", "all", true);
     hub_alarm_arm(h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
     hub_set_router(h, &(struct router){&cluster_router, c});
     hub_set_seekbook(h, &(struct seekbook){&cluster_seekbook, c});
@@ -466,6 +471,18 @@ static void limit_taken(void *ctx, const char *name, const char *key)
     cluster_send(c, &m, NULL, NULL);
 }
 
+/* A line of the lobby's room: through Redis to every node, this one
+ * too (while Redis is down, each node hears its own). */
+static bool room_line(void *ctx, const char *text, size_t len, uint64_t seq)
+{
+    struct cluster *c = ctx;
+
+    if (!c->up)
+        return false;
+    cluster_room_line(c, text, len, seq);
+    return true;
+}
+
 /* The counters, the gauges as they are now, and the bus's. */
 static void metrics(void *ctx, struct cluster_metrics *out)
 {
@@ -504,6 +521,7 @@ const struct router_ops cluster_router = {
     .stoppable = stoppable,
     .metrics = metrics,
     .limit_taken = limit_taken,
+    .room_line = room_line,
 };
 
 static void seek_place(void *ctx, struct session *s,

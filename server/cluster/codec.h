@@ -34,6 +34,9 @@
  *                        limit NAME for KEY (sharedlimits.c; KEY at most
  *                        RATELIMIT_KEY_MAX printable bytes: an address
  *                        key, a username)
+ *   rooms:all  every node -> every node (the sender too)
+ *     R  CODEC_ROOM      R NODE\nTEXT: a line of the lobby's chat room,
+ *                        TEXT its chat message (hub/rooms.c)
  *
  * Pure: no I/O, no globals; any thread.
  */
@@ -62,6 +65,7 @@ enum codec_kind {
     CODEC_TOLD,
     CODEC_HOSTED,
     CODEC_LIMIT,
+    CODEC_ROOM,
     CODEC_KINDS
 };
 
@@ -72,7 +76,7 @@ enum codec_kind {
 /* A message. Which fields a kind uses is in the table above: the
  * envelope's are node, inc, conn, rtt_ms, account, pid, name (and gid,
  * the channel's); node is also HANDOVER's FROM, TOLD's teller and
- * HOSTED's host and LIMIT's taker; pid is PAIRED's and the player
+ * HOSTED's host, LIMIT's taker and ROOM's sender; pid is PAIRED's and the player
  * channel's. */
 struct codec_msg {
     enum codec_kind kind;
@@ -94,7 +98,8 @@ struct codec_msg {
     size_t nconns;
     const char *conn_list;
     size_t conn_list_len;
-    /* COMMAND's message, DELIVER's text, TOLD's payload, LIMIT's key (not copied:
+    /* COMMAND's message, DELIVER's text, TOLD's payload, LIMIT's key,
+     * ROOM's text (not copied:
      * the encoder's input, or the decoded message's bytes). */
     const char *body;
     size_t len;

@@ -92,6 +92,12 @@ struct router_ops {
      * valid for the call): the other nodes take one too, through
      * hub_limit_charge (sharedlimits.c). NULL on a node alone. */
     void (*limit_taken)(void *ctx, const char *name, const char *key);
+    /* A line of the lobby's chat room (text: len bytes, its chat
+     * message): every node, this one too, gets it through
+     * hub_room_heard once seq has committed, all in one order. False:
+     * not taken (Redis is down): the hub delivers it here. NULL on a
+     * node alone. */
+    bool (*room_line)(void *ctx, const char *text, size_t len, uint64_t seq);
 };
 
 struct router {
@@ -188,6 +194,10 @@ void hub_notice_all(struct hub *h, struct msgbuf *b);
  * tag gets the payload. */
 void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
               size_t len, int64_t now);
+
+/* A line of the lobby's chat room from router_ops.room_line (text: len
+ * bytes, its chat message): this node's lobby watchers get it (rooms.c). */
+void hub_room_heard(struct hub *h, const char *text, size_t len);
 
 /* The store, the clocks (monotonic and Unix ms) and the timers of the
  * hub's environment (hub.h). */
