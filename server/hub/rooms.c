@@ -55,7 +55,8 @@ struct room {
     enum proto_room kind;        /* PROTO_ROOM_LOBBY or PROTO_ROOM_EVENT */
     struct chat_room lines;
     struct bucket rate;
-    bool read; /* its stored lines were asked for */
+    bool read;   /* its stored lines were asked for */
+    bool loaded; /* ... and are in: a reader gets its history at once */
 };
 
 struct rooms {
@@ -106,13 +107,15 @@ static void room_free(struct room *r)
 
 static void load(struct hub *h, struct room *r);
 
-/* The room, made (and its stored lines asked for) when missing; NULL
- * when out of memory. */
+/* The room, made when missing, its stored lines asked for unless they
+ * were; NULL when out of memory. */
 static struct room *room_get(struct hub *h, enum proto_room kind,
                              const char *key)
 {
     struct room *r = room_find(h, kind, key);
 
+    if (r && !r->read)
+        load(h, r); /* (a read refused or failed: again) */
     if (r)
         return r;
     if (!(r = calloc(1, sizeof *r)))
@@ -155,24 +158,26 @@ static void send_all(struct hub *h, const struct room *r, struct msgbuf *b,
             hub_session_send(v[i], b, seq);
 }
 
-/* r's lines as chat_history (NULL when none); *seq the newest's write. */
+/* r's lines as chat_history (also none: "lines":[]; NULL when out of
+ * memory); *seq the newest's write. */
 static char *history_of(const struct room *r, uint64_t *seq)
 {
     struct proto_chat_line v[CHAT_REPLAY];
     size_t n = chat_room_view(&r->lines, v, seq);
 
-    return n ? proto_render_chat_history(r->key, r->kind, v, n) : NULL;
+    return proto_render_chat_history(r->key, r->kind, v, n);
 }
 
-/* s starts reading r: its last lines. */
+/* s starts reading r: its last lines, even none (a client learns that
+ * the room is there: the lobby's is the operator's choice). */
 static void replay(struct hub *h, struct room *r, struct session *s)
 {
     uint64_t seq;
     char *text;
 
     (void)h;
-    if (s->player && s->player->chat_off)
-        return;
+    if (!r->loaded || (s->player && s->player->chat_off))
+        return; /* (lines_answer sends it) */
     if ((text = history_of(r, &seq)) != NULL)
         hub_send_text(s, text, seq);
 }
@@ -202,7 +207,8 @@ static void lines_clear(struct hub_read *r)
 }
 
 /* The stored lines go before those said since; whoever reads the room
- * gets its history again (it replaces what a client shows). */
+ * gets its history (again, for one that has seen lines said since: it
+ * replaces what a client shows). */
 static void lines_answer(struct hub_read *r, int rc)
 {
     struct lines_read *q = (struct lines_read *)r;
@@ -212,13 +218,15 @@ static void lines_answer(struct hub_read *r, int rc)
     char *text;
     struct msgbuf *b;
 
+    if (!room)
+        return;
     if (rc < 0) {
         log_warn("event=room_read_failed room=%s key=%s",
                  proto_room_name(q->kind), q->key);
+        room->read = false; /* (asked again with its next reader) */
         return;
     }
-    if (!room || !q->n)
-        return;
+    room->loaded = true;
     chat_room_merge(&room->lines, q->v, q->n);
     if ((text = history_of(room, &seq)) && (b = msgbuf_take(text))) {
         send_all(h, room, b, seq);

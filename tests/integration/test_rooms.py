@@ -40,13 +40,20 @@ class RoomsTest(FreshServerTest):
     def on_lobby(self, c):
         c.send({"t": "lobby_watch"})
         c.expect("lobby")
+        if self.lobby_chat:  # the room is there, empty
+            self.assertEqual(c.expect("chat_history", room="lobby")["lines"],
+                             [])
         return c
 
+    lobby_chat = True
+
     def test_lobby_off_by_default(self):
+        self.lobby_chat = False
         srv = self.server()
         a = self.on_lobby(self.account(srv, "alice"))
         say(a, "hello", room="lobby")
         self.assertIn("no chat room", a.expect_error("chat_not_allowed")["msg"])
+        no_chat(a)  # no history either: no room
         self.assertEqual(srv.sql("SELECT count(*) FROM room_lines")[0][0], 0)
 
     def test_lobby_room(self):
@@ -112,6 +119,8 @@ class RoomsTest(FreshServerTest):
                        "arena_created")["arena"]["event"]
         for c in (a, b):
             c.request({"t": "arena_watch", "event": ev}, "arena_standings")
+            self.assertEqual(c.expect("chat_history", room="event",
+                                      event=ev)["lines"], [])
         say(a, "good luck all", room="event", event=ev)
         for c in (a, b):
             line = c.expect("chat", room="event", event=ev)
