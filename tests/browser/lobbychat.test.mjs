@@ -1,7 +1,8 @@
 // The lobby's chat room (lobby_chat on): two accounts on the lobby page
 // see each other's lines, each sender's name linking to /p/PID; a guest
 // reads but cannot write (the refusal shown in the room); a phone keeps
-// the room behind a tab; axe-core clean on both.
+// the room behind a tab; axe-core clean on both. A tournament's room on
+// its page: two visitors talk there, and the lobby's room is not shown.
 
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
@@ -54,6 +55,7 @@ test('the lobby room: two accounts talk, a guest reads only',
                  'text, never HTML');
     assert.equal(await b.page.getAttribute(
         '#lobby-chat-log .chat-line:first-child a', 'href'), `/p/${aPid}`);
+    await screenshot(a.page, 'lobby-chat-desktop.png');
     assert.deepEqual(await axeSerious(a.page), [], 'desktop');
 
     // A guest on a phone: the room behind its tab; reads, may not write.
@@ -72,4 +74,28 @@ test('the lobby room: two accounts talk, a guest reads only',
     await g.page.click('#lobby-chat-tab-games');
     await g.page.waitForSelector('#open-seeks', { state: 'visible' });
     assertClean(t, a, b, g);
+});
+
+test('a tournament\'s room on its page', { timeout: 120000 }, async (t) => {
+    const dir = mkdtempSync(pathJoin(tmpdir(), 'chess-eventchat-'));
+    const cfg = pathJoin(dir, 'event.json');
+    writeFileSync(cfg, JSON.stringify({ arena_create: 2, chat_guests: 1 }));
+    const { server, browser } = await serverAndBrowser(
+        t, { extra: ['--config', cfg] });
+    const a = await openPlayer(browser, `${server.base}/tournaments`);
+    await a.page.fill('#arena-name', 'Club');
+    await a.page.fill('#arena-start', '60');
+    await a.page.click('#arena-create-btn');
+    await a.page.waitForURL(/\/t\/[A-Za-z0-9_-]+$/);
+    const b = await openPlayer(browser, a.page.url());
+    for (const p of [a, b])
+        await p.page.waitForSelector('#event-chat', { state: 'visible' });
+    await a.page.fill('#event-chat-input', 'welcome to the club');
+    await a.page.click('#event-chat-send');
+    await waitText(b.page, '#event-chat-log', /welcome to the club/);
+    assert.match(await b.page.getAttribute(
+        '#event-chat-log .chat-line a', 'href'), /^\/p\/[A-Za-z0-9_-]+$/);
+    assert.equal(await b.page.isVisible('#lobby-chat'), false);
+    assert.deepEqual(await axeSerious(b.page), [], 'event page');
+    assertClean(t, a, b);
 });
