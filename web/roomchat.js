@@ -3,20 +3,12 @@
 // room's chat_history on lobby_watch), and a tournament's on its page.
 // Each line's sender links to /p/PID; text is shown as text, never HTML;
 // the "chat off" setting hides the room. On a phone the lobby's room is
-// behind a tab ("Games" / "Chat"), as the game page keeps its rooms.
+// behind a tab ("Games" / "Chat") over the seeks and live games.
 
+import { el } from './ratings.js';
 import * as Settings from './settings.js';
 
 const KEEP = 200; // lines kept on the page
-
-function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls)
-        e.className = cls;
-    if (text !== undefined)
-        e.textContent = text;
-    return e;
-}
 
 export class RoomChat {
     // ctx: app.js's (send, me); room: 'lobby' or 'event'; parent: the

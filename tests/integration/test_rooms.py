@@ -6,9 +6,8 @@ limit, the last lines replayed to a late joiner (also after a restart:
 stored in room_lines). In a cluster (test_rooms_cluster) the clients
 alternate between the nodes: the lobby's lines reach every node's
 watchers, all in one order."""
-import socket
-
 from harness import FreshServerTest, not_in_cluster
+from test_chat import no_chat
 
 PASSWORD = "correct horse"
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
@@ -17,17 +16,6 @@ LOBBY = {"lobby_chat": 1, "chat_per_min": 6000, "chat_burst": 1000}
 
 def say(c, text, **key):
     c.send(dict({"t": "chat", "text": text}, **key))
-
-
-def no_chat(c, timeout=0.3):
-    for m in c.backlog:
-        assert m["t"] not in ("chat", "chat_history"), m
-    try:
-        while True:
-            m = c._next(timeout)
-            assert m["t"] not in ("chat", "chat_history"), m
-    except socket.timeout:
-        pass
 
 
 class RoomsTest(FreshServerTest):
