@@ -49,11 +49,13 @@ extern const struct hub_module hub_rooms_module; /* (below) */
 
 /* A room of the lobby or of an event. */
 struct room {
-    char tkey[PROTO_KEY_MAX +
-              4]; /* its key in the table: "L/lobby", "E/EID" */
-    char key[PROTO_KEY_MAX + 1]; /* "lobby", or the event's id */
-    enum proto_room kind;        /* PROTO_ROOM_LOBBY or PROTO_ROOM_EVENT */
+    char tkey[PROTO_KEY_MAX + 4]; /* the table's key: "L/lobby", "E/EID" */
+    char key[PROTO_KEY_MAX + 1];  /* "lobby", or the event's id */
+    enum proto_room kind;         /* PROTO_ROOM_LOBBY or PROTO_ROOM_EVENT */
     struct chat_room lines;
+    struct msgbuf *hist; /* its chat_history, rendered once for every
+                            late joiner until the next line (or NULL) */
+    uint64_t hist_seq;
     struct bucket rate;
     bool read;   /* its stored lines were asked for */
     bool loaded; /* ... and are in: a reader gets its history at once */
@@ -100,8 +102,10 @@ static struct room *room_find(struct hub *h, enum proto_room kind,
 
 static void room_free(struct room *r)
 {
-    if (r)
+    if (r) {
         chat_room_clear(&r->lines);
+        msgbuf_unref(r->hist);
+    }
     free(r);
 }
 
@@ -158,28 +162,41 @@ static void send_all(struct hub *h, const struct room *r, struct msgbuf *b,
             hub_session_send(v[i], b, seq);
 }
 
-/* r's lines as chat_history (also none: "lines":[]; NULL when out of
- * memory); *seq the newest's write. */
-static char *history_of(const struct room *r, uint64_t *seq)
+/* r's lines as chat_history (also none: "lines":[]), rendered when
+ * its lines changed since the last time (r->hist_seq: the newest's
+ * write); NULL when out of memory. Not a new reference. */
+static struct msgbuf *history_of(struct room *r)
 {
     struct proto_chat_line v[CHAT_REPLAY];
-    size_t n = chat_room_view(&r->lines, v, seq);
+    size_t n;
 
-    return proto_render_chat_history(r->key, r->kind, v, n);
+    if (!r->hist) {
+        n = chat_room_view(&r->lines, v, &r->hist_seq);
+        r->hist = msgbuf_take(
+            proto_render_chat_history(r->key, r->kind, v, n));
+    }
+    return r->hist;
+}
+
+/* r's lines changed. */
+static void history_stale(struct room *r)
+{
+    msgbuf_unref(r->hist);
+    r->hist = NULL;
 }
 
 /* s starts reading r: its last lines, even none (a client learns that
- * the room is there: the lobby's is the operator's choice). */
+ * the room is there: the lobby's is the operator's choice), the same
+ * bytes for every late joiner. */
 static void replay(struct hub *h, struct room *r, struct session *s)
 {
-    uint64_t seq;
-    char *text;
+    struct msgbuf *b;
 
     (void)h;
     if (!r->loaded || (s->player && s->player->chat_off))
         return; /* (lines_answer sends it) */
-    if ((text = history_of(r, &seq)) != NULL)
-        hub_send_text(s, text, seq);
+    if ((b = history_of(r)) != NULL)
+        hub_session_send(s, b, r->hist_seq);
 }
 
 /* ---- a room's lines from the store ------------------------------------- */
@@ -214,8 +231,6 @@ static void lines_answer(struct hub_read *r, int rc)
     struct lines_read *q = (struct lines_read *)r;
     struct hub *h = r->h;
     struct room *room = room_find(h, q->kind, q->key);
-    uint64_t seq;
-    char *text;
     struct msgbuf *b;
 
     if (!room)
@@ -228,10 +243,9 @@ static void lines_answer(struct hub_read *r, int rc)
     }
     room->loaded = true;
     chat_room_merge(&room->lines, q->v, q->n);
-    if ((text = history_of(room, &seq)) && (b = msgbuf_take(text))) {
-        send_all(h, room, b, seq);
-        msgbuf_unref(b);
-    }
+    history_stale(room);
+    if ((b = history_of(room)) != NULL)
+        send_all(h, room, b, room->hist_seq);
 }
 
 static void load(struct hub *h, struct room *r)
@@ -306,6 +320,7 @@ static void deliver(struct hub *h, struct room *r, const char *pid,
     if (!b || chat_room_add(&r->lines, pid, name, line, at_ms, seq) < 0)
         log_warn("event=room_line_dropped why=out_of_memory room=%s",
                  proto_room_name(r->kind));
+    history_stale(r);
     if (b)
         send_all(h, r, b, seq);
     msgbuf_unref(b);

@@ -98,6 +98,23 @@ class RoomsTest(FreshServerTest):
         self.assertIn("busy", a.expect_error("rate_limited")["msg"])
         self.assertEqual(srv.sql("SELECT count(*) FROM room_lines")[0][0], 4)
 
+    def test_lobby_flood_mutes(self):
+        # the player's budget is game chat's: the line past it mutes
+        srv = self.server({"lobby_chat": 1, "chat_burst": 2,
+                           "chat_per_min": 1})
+        a = self.on_lobby(self.account(srv, "alice"))
+        for text in ("one", "two"):
+            say(a, text, room="lobby")
+            a.expect("chat", room="lobby", text=text)
+        say(a, "three", room="lobby")
+        self.assertIn("muted for", a.expect_error("rate_limited")["msg"])
+        self.assertGreater(a.expect("chat_muted")["until"], 0)
+        say(a, "four", room="lobby")
+        a.expect_error("muted")
+        self.assertEqual(srv.sql("SELECT count(*) FROM room_lines")[0][0], 2)
+        self.assertIn("event=chat_muted pid=%s room=lobby" % a.pid,
+                      srv.log_text())
+
     @not_in_cluster("a node of a cluster runs no tournaments")
     def test_event_room(self):
         srv = self.server({"arena_create": 2, "chat_guests": 1})
