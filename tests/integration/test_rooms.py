@@ -98,6 +98,25 @@ class RoomsTest(FreshServerTest):
         self.assertIn("busy", a.expect_error("rate_limited")["msg"])
         self.assertEqual(srv.sql("SELECT count(*) FROM room_lines")[0][0], 4)
 
+    def test_lobby_history_bounded(self):
+        # the store keeps a room's last 500 lines; 50 are replayed
+        srv = self.server(dict(LOBBY, chat_room_per_s=10000,
+                               msg_rate_per_s=10000, msg_burst=10000))
+        a = self.on_lobby(self.account(srv, "alice"))
+        for i in range(505):
+            say(a, "line %d" % i, room="lobby")
+        a.expect("chat", room="lobby", text="line 504", timeout=30)
+        self.assertEqual(srv.sql("SELECT count(*) FROM room_lines")[0][0],
+                         500)
+        self.assertEqual(srv.sql("SELECT count(*) FROM room_lines "
+                                 "WHERE text IN ('line 4', 'line 5')"),
+                         [(1,)])  # line 4 went, line 5 stays
+        late = self.client(srv)
+        late.send({"t": "lobby_watch"})
+        hist = late.expect("chat_history", room="lobby")
+        self.assertEqual([x["text"] for x in hist["lines"]],
+                         ["line %d" % i for i in range(455, 505)])
+
     def test_lobby_flood_mutes(self):
         # the player's budget is game chat's: the line past it mutes
         srv = self.server({"lobby_chat": 1, "chat_burst": 2,
