@@ -223,7 +223,7 @@ static void on_message(void *arg, const char *channel, const char *msg,
         on_limit(c, &m);
         break;
     case CODEC_ROOM: /* (this node's own lines too: one order for all) */
-        hub_room_heard(c->h, m.body, m.len);
+        hub_room_heard(c->h, m.body, m.len, !strcmp(m.node, c->node));
         break;
     default:
         edge_on_message(c, &m);

@@ -373,7 +373,7 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
     deliver(h, r, p->pid, p->name, m->text, row.at_ms, text, seq);
 }
 
-void hub_room_heard(struct hub *h, const char *text, size_t len)
+void hub_room_heard(struct hub *h, const char *text, size_t len, bool own)
 {
     json_t *o = h->cfg.lobby_chat ? json_loadb(text, len, 0, NULL) : NULL;
     const char *pid = json_string_value(json_object_get(o, "pid"));
@@ -387,8 +387,13 @@ void hub_room_heard(struct hub *h, const char *text, size_t len)
     if (pid && name && line && json_is_integer(at) && room &&
         !strcmp(room, "lobby") &&
         (r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) &&
-        (copy = strndup(text, len)))
+        (copy = strndup(text, len))) {
+        if (!own) /* (empty: spent already) */
+            (void)bucket_take(&r->rate, h->cfg.chat_room_per_s,
+                              CHAT_ROOM_BURST_S * h->cfg.chat_room_per_s,
+                              hub_now_ms(h));
         deliver(h, r, pid, name, line, json_integer_value(at), copy, 0);
+    }
     json_decref(o);
 }
 

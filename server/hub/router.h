@@ -196,8 +196,10 @@ void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
               size_t len, int64_t now);
 
 /* A line of the lobby's chat room from router_ops.room_line (text: len
- * bytes, its chat message): this node's lobby watchers get it (rooms.c). */
-void hub_room_heard(struct hub *h, const char *text, size_t len);
+ * bytes, its chat message): this node's lobby watchers get it (rooms.c);
+ * another node's (own false) takes a token of this node's bucket of the
+ * room too, so the room's rate is the cluster's. */
+void hub_room_heard(struct hub *h, const char *text, size_t len, bool own);
 
 /* The store, the clocks (monotonic and Unix ms) and the timers of the
  * hub's environment (hub.h). */
