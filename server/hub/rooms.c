@@ -22,7 +22,9 @@
  * goes through the router (router.h, room_line) to every node, this one
  * too, once stored, and each node delivers it to its own watchers as it
  * arrives (hub_room_heard): one Redis channel, so every node delivers
- * the lines in the same order. Tournaments are a node alone's.
+ * the lines in the same order; another node's line takes a token of this
+ * node's bucket of the room, so the room's rate is the cluster's.
+ * Tournaments are a node alone's.
  * Only the event-loop thread calls these.
  */
 #include <assert.h>
