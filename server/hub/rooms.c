@@ -190,11 +190,10 @@ static void history_stale(struct room *r)
 /* s starts reading r: its last lines, even none (a client learns that
  * the room is there: the lobby's is the operator's choice), the same
  * bytes for every late joiner. */
-static void replay(struct hub *h, struct room *r, struct session *s)
+static void replay(struct room *r, struct session *s)
 {
     struct msgbuf *b;
 
-    (void)h;
     if (!r->loaded || (s->player && s->player->chat_off))
         return; /* (lines_answer sends it) */
     if ((b = history_of(r)) != NULL)
@@ -407,7 +406,7 @@ void rooms_lobby_watched(struct session *s)
     struct room *r;
 
     if (h->cfg.lobby_chat && (r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY)))
-        replay(h, r, s);
+        replay(r, s);
 }
 
 void rooms_event_watched(struct session *s, const char *eid)
@@ -415,7 +414,7 @@ void rooms_event_watched(struct session *s, const char *eid)
     struct room *r = room_get(s->hub, PROTO_ROOM_EVENT, eid);
 
     if (r)
-        replay(s->hub, r, s);
+        replay(r, s);
 }
 
 /* ---- the module -------------------------------------------------------- */
