@@ -177,3 +177,13 @@ class RoomsTest(FreshServerTest):
         rows = srv.sql("SELECT room, key, text FROM room_lines")
         self.assertEqual([tuple(r) for r in rows],
                          [("event", ev, "good luck all")])
+        # a Swiss event's room alike, apart from the arena's
+        sw = a.request({"t": "swiss_create", "name": "Club", "clock": CLOCK,
+                        "rounds": 3}, "swiss_created")["swiss"]["event"]
+        b.request({"t": "swiss_watch", "event": sw}, "swiss_standings")
+        self.assertEqual(b.expect("chat_history", room="event",
+                                  event=sw)["lines"], [])
+        say(b, "round one soon?", room="event", event=sw)
+        self.assertEqual(b.expect("chat", room="event", event=sw)["text"],
+                         "round one soon?")
+        no_chat(a)  # a is on the arena's page, not the Swiss's
