@@ -292,10 +292,16 @@ enum proto_mod_action {
 };
 const char *proto_mod_action_name(int action);
 
-/* A chat room's kind (m->room): a game's players' or spectators'. A
- * tournament's room will be another kind, with its key in place of the
- * game's. */
-enum proto_room { PROTO_ROOM_PLAYER = 0, PROTO_ROOM_SPECTATOR, PROTO_ROOMS };
+/* A chat room's kind (m->room): a game's players' or spectators' (the
+ * PROTO_ROOMS rooms of a game, keyed by m->game), the lobby's (no key)
+ * or a tournament's (keyed by m->event). */
+enum proto_room {
+    PROTO_ROOM_PLAYER = 0,
+    PROTO_ROOM_SPECTATOR,
+    PROTO_ROOMS,
+    PROTO_ROOM_LOBBY = PROTO_ROOMS,
+    PROTO_ROOM_EVENT
+};
 
 /* A client's "id", kept to be echoed. */
 struct proto_id {
@@ -383,7 +389,8 @@ int proto_ai_level(const char *pid);
  * pid (PROTO_KEY_MAX + 1 bytes) and name (PROTO_NAME_MAX + 1). */
 void proto_ai_player(int level, char *pid, char *name);
 
-/* The protocol's name of a room ("player", "spectator"). */
+/* The protocol's name of a room ("player", "spectator", "lobby",
+ * "event"). */
 const char *proto_room_name(enum proto_room room);
 
 /* Checks a chat line's len bytes at s (PROTOCOL.md "Chat"): valid UTF-8,
@@ -708,12 +715,14 @@ struct proto_chat_line {
     const char *pid, *name, *text;
     int64_t at_ms; /* Unix epoch ms */
 };
-/* {"t":"chat","game":GID,"room":R,"pid":P,"name":N,"text":T,"at":MS}. */
-char *proto_render_chat(const char *gid, enum proto_room room,
+/* {"t":"chat","game":GID,"room":R,"pid":P,"name":N,"text":T,"at":MS}; key
+ * is the game's GID for a game's room, the event's id ("event":EID) for
+ * PROTO_ROOM_EVENT, none for the lobby's (key ignored). */
+char *proto_render_chat(const char *key, enum proto_room room,
                         const struct proto_chat_line *l);
 /* {"t":"chat_history","game":GID,"room":R,"lines":[{"pid","name","text",
- * "at"}...]}, oldest first. */
-char *proto_render_chat_history(const char *gid, enum proto_room room,
+ * "at"}...]}, oldest first; key as proto_render_chat's. */
+char *proto_render_chat_history(const char *key, enum proto_room room,
                                 const struct proto_chat_line *l, size_t n);
 /* {"t":"chat_muted","until":MS}: the player's chat lines are refused
  * until MS (Unix epoch ms). */

@@ -13,7 +13,11 @@
 
 const char *proto_room_name(enum proto_room room)
 {
-    return room == PROTO_ROOM_SPECTATOR ? "spectator" : "player";
+    static const char *const names[] = {"player", "spectator", "lobby",
+                                        "event"};
+
+    return (unsigned)room < sizeof names / sizeof *names ? names[room]
+                                                         : "player";
 }
 
 /* The code point at s[*i] (valid UTF-8 already), *i past it. */
@@ -81,23 +85,46 @@ int proto_text_check(const char *s, size_t len, size_t max_chars,
     return 0;
 }
 
+/* The key's field of a room's messages: "game", "event" or none. */
+static const char *key_field(enum proto_room room)
+{
+    return room == PROTO_ROOM_LOBBY   ? NULL
+           : room == PROTO_ROOM_EVENT ? "event"
+                                      : "game";
+}
+
+/* {"t":t,KEY:key,"room":R} (the key's field as key_field says) with
+ * rest's fields after them (rest taken); NULL when out of memory. */
+static json_t *head(const char *t, const char *key, enum proto_room room,
+                    json_t *rest)
+{
+    const char *f = key_field(room);
+    json_t *o = json_pack("{s:s}", "t", t);
+
+    if (o && f && json_object_set_new(o, f, json_string(key)) < 0)
+        o = (json_decref(o), NULL);
+    if (o && json_object_set_new(o, "room",
+                                 json_string(proto_room_name(room))) < 0)
+        o = (json_decref(o), NULL);
+    if (o && (!rest || json_object_update(o, rest) < 0))
+        o = (json_decref(o), NULL);
+    json_decref(rest);
+    return o;
+}
+
 static json_t *j_line(const struct proto_chat_line *l)
 {
     return json_pack("{s:s,s:s,s:s,s:I}", "pid", l->pid, "name", l->name,
                      "text", l->text, "at", (json_int_t)l->at_ms);
 }
 
-char *proto_render_chat(const char *gid, enum proto_room room,
+char *proto_render_chat(const char *key, enum proto_room room,
                         const struct proto_chat_line *l)
 {
-    return proto_json_finish(
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I}", "t", "chat", "game", gid,
-                  "room", proto_room_name(room), "pid", l->pid, "name",
-                  l->name, "text", l->text, "at", (json_int_t)l->at_ms),
-        NULL);
+    return proto_json_finish(head("chat", key, room, j_line(l)), NULL);
 }
 
-char *proto_render_chat_history(const char *gid, enum proto_room room,
+char *proto_render_chat_history(const char *key, enum proto_room room,
                                 const struct proto_chat_line *l, size_t n)
 {
     json_t *a = json_array();
@@ -109,10 +136,9 @@ char *proto_render_chat_history(const char *gid, enum proto_room room,
         }
     if (!a)
         return NULL;
-    return proto_json_finish(json_pack("{s:s,s:s,s:s,s:o}", "t",
-                                       "chat_history", "game", gid, "room",
-                                       proto_room_name(room), "lines", a),
-                             NULL);
+    return proto_json_finish(
+        head("chat_history", key, room, json_pack("{s:o}", "lines", a)),
+        NULL);
 }
 
 char *proto_render_chat_muted(int64_t until_ms)

@@ -124,8 +124,8 @@ static const struct {
     [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
     [PROTO_T_BERSERK] = {"berserk", F_GAME, F_GAME},
-    [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
-                      F_GAME | F_ROOM | F_TEXT},
+    [PROTO_T_CHAT] = {"chat", F_GAME | F_EVENT | F_ROOM | F_TEXT,
+                      F_ROOM | F_TEXT},
     [PROTO_T_BLOCK] = {"block", F_TO, F_TO},
     [PROTO_T_UNBLOCK] = {"unblock", F_TO, F_TO},
     [PROTO_T_BLOCKS] = {"blocks", 0, 0},
@@ -830,9 +830,27 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
             m->room = PROTO_ROOM_PLAYER;
         else if (room && !strcmp(room, "spectator"))
             m->room = PROTO_ROOM_SPECTATOR;
+        else if (room && !strcmp(room, "lobby"))
+            m->room = PROTO_ROOM_LOBBY;
+        else if (room && !strcmp(room, "event"))
+            m->room = PROTO_ROOM_EVENT;
         else
             return fail(e, PROTO_BAD_FIELD, "%s",
-                        "room: \"player\" or \"spectator\"");
+                        "room: \"player\", \"spectator\", \"lobby\" or "
+                        "\"event\"");
+        /* a game's room is keyed by game, an event's by event, the
+         * lobby's by neither */
+        field_set key = m->room == PROTO_ROOM_LOBBY   ? 0
+                        : m->room == PROTO_ROOM_EVENT ? F_EVENT
+                                                      : F_GAME;
+        if ((key & F_GAME) && !(present & F_GAME))
+            return fail(e, PROTO_BAD_FIELD, "%s", "game: missing");
+        if ((key & F_EVENT) && !(present & F_EVENT))
+            return fail(e, PROTO_BAD_FIELD, "%s", "event: missing");
+        if ((present & (F_GAME | F_EVENT)) & ~key)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        present & F_GAME & ~key ? "game: not in this room"
+                                                : "event: not in this room");
     }
     if (present & F_TEXT) {
         v = json_object_get(root, "text");

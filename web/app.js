@@ -83,6 +83,39 @@ function withArena(run) {
     arenaLoading.then(run);
 }
 
+// The lobby's and the tournaments' chat rooms (roomchat.js), loaded with
+// their first message; roomKeys: the rooms the page shows now.
+let rooms = null, roomsLoading = null;
+const roomKeys = { lobby: null, event: null };
+
+function withRooms(run) {
+    if (rooms)
+        return run(rooms);
+    if (!roomsLoading)
+        roomsLoading = import('./roomchat.js').then((m) => {
+            rooms = {
+                lobby: new m.RoomChat(ctx, 'lobby',
+                                      document.querySelector('.lobby-side'),
+                                      true),
+                event: new m.RoomChat(ctx, 'event', $('arena'), false),
+            };
+            showRooms();
+            return rooms;
+        });
+    roomsLoading.then(run);
+}
+
+function showRooms(lobbyShown, eid) {
+    if (lobbyShown !== undefined) {
+        roomKeys.lobby = lobbyShown ? 'lobby' : null;
+        roomKeys.event = eid;
+    }
+    if (rooms) {
+        rooms.lobby.show(roomKeys.lobby);
+        rooms.event.show(roomKeys.event);
+    }
+}
+
 // The moderation page (mod.js), loaded when /mod is opened.
 let modView = null, modLoading = null;
 
@@ -156,6 +189,9 @@ function route(stateComing) {
     const m = location.pathname.match(GAME_PATH);
     const p = location.pathname.match(PLAYER_PATH);
     const t = location.pathname.match(ARENA_PATH);
+    showRooms(!m && !p && !t && ![MOD_PATH, ANALYSIS_PATH, ARENAS_PATH,
+                                   LEADERBOARD_PATH]
+                  .includes(location.pathname), t ? t[1] : null);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
     if (aboard && location.pathname !== ANALYSIS_PATH)
@@ -389,7 +425,12 @@ function onMessage(msg) {
     case 'chat':
     case 'chat_history':
     case 'chat_muted':
-        game.chat.onMessage(msg);
+        if (msg.room === 'lobby' || msg.room === 'event' ||
+            (msg.t === 'chat_muted' && rooms))
+            withRooms((r) => r.lobby.onMessage(msg) ||
+                      r.event.onMessage(msg));
+        if (msg.room !== 'lobby' && msg.room !== 'event')
+            game.chat.onMessage(msg);
         break;
     case 'rematch_offered':
         game.onRematchOffered(msg);
@@ -493,6 +534,8 @@ function onError(msg) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
     if (req) {
+        if (rooms && req.t === 'chat')
+            rooms.lobby.onError(req, msg) || rooms.event.onError(req, msg);
         lobby.onError(req, msg);
         if (arena)
             arena.onError(req, msg);

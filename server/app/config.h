@@ -132,6 +132,7 @@ struct config {
     int max_swiss;           /* Swiss tournaments open or running */
     int swiss_players;       /* players of one Swiss tournament */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
+    int lobby_chat;                                         /* rooms.c */
     int playban; /* hub/playban.c */
     int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */

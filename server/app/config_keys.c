@@ -335,6 +335,9 @@ const struct key config__keys[] = {
     /* Chat (hub/chat.c). A guest costs nothing to make: off by default,
      * as lichess keeps anonymous players out of its chats. */
     INT_KEY(chat_guests, NULL, 0, 1, 0, "1: guests may chat too"),
+    /* The lobby's room (hub/rooms.c): off, as the issue asks (a room
+     * everyone reads is the operator's to open). */
+    INT_KEY(lobby_chat, NULL, 0, 1, 0, "1: the lobby has a chat room"),
     /* About one line every 5 s, after a burst of 5: a conversation, not
      * a flood. */
     INT_KEY(chat_per_min, NULL, 1, 6000, 12,

@@ -631,6 +631,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .swiss_players = cfg->swiss_players,
         .swiss_pair_delay_ms = test_swiss_pair_ms(),
         .chat_guests = cfg->chat_guests != 0,
+        .lobby_chat = cfg->lobby_chat != 0,
         .chat_per_min = cfg->chat_per_min,
         .chat_burst = cfg->chat_burst,
         .chat_room_per_s = cfg->chat_room_per_s,

@@ -115,6 +115,7 @@ static int message_shard(const struct cluster *c, const struct codec_msg *m)
     case CODEC_TOLD:
     case CODEC_LIMIT:
     case CODEC_ALL:
+    case CODEC_ROOM:
         return BUS_FIRST;
     default:
         return cluster_game_shard(c, m->gid);
@@ -230,6 +231,9 @@ static void on_message(void *arg, const char *channel, const char *msg,
         if (strcmp(m.node, c->node))
             hub_told_all(c->h, m.tag, m.body, m.len, cluster_now(c));
         break;
+    case CODEC_ROOM: /* (this node's own lines too: one order for all) */
+        hub_room_heard(c->h, m.body, m.len, !strcmp(m.node, c->node));
+        break;
     default:
         edge_on_message(c, &m);
         break;
@@ -275,6 +279,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
     c->bus.ops->set_handlers(c->bus.impl, lease_on_state, on_message, c);
     cluster_follow(c, "node", c->node, true);
     cluster_follow(c, "limits", "all", true);
+    cluster_follow(c, "rooms", "all", true);
     hub_alarm_arm(h, c->tick, cluster_now(c) + CLUSTER_TICK_MS);
     hub_set_router(h, &(struct router){&cluster_router, c});
     hub_set_seekbook(h, &(struct seekbook){&cluster_seekbook, c});
@@ -545,6 +550,18 @@ static int analysis_queue(void *ctx, const char *const *args, int nargs,
     return 0;
 }
 
+/* A line of the lobby's room: through Redis to every node, this one
+ * too (while Redis is down, each node hears its own). */
+static bool room_line(void *ctx, const char *text, size_t len, uint64_t seq)
+{
+    struct cluster *c = ctx;
+
+    if (!c->up)
+        return false;
+    cluster_room_line(c, text, len, seq);
+    return true;
+}
+
 /* The counters, the gauges as they are now, and the bus's. */
 static void metrics(void *ctx, struct cluster_metrics *out)
 {
@@ -585,6 +602,7 @@ const struct router_ops cluster_router = {
     .limit_taken = limit_taken,
     .tell_all = tell_all,
     .analysis_queue = analysis_queue,
+    .room_line = room_line,
 };
 
 static void seek_place(void *ctx, struct session *s,

@@ -351,6 +351,10 @@ void host_outqs_free(struct cluster *c);
 
 /* Tells the player's connections on other nodes a module's payload, once
  * the store has committed seq (router_ops.tell). */
+/* A line of the lobby's chat room (text: len bytes) to every node, this
+ * one too, once the store has committed seq (rooms:all). */
+void cluster_room_line(struct cluster *c, const char *text, size_t len,
+                       uint64_t seq);
 void cluster_tell_player(struct cluster *c, const char *pid, char kind,
                          const char *payload, size_t len, uint64_t seq);
 

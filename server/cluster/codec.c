@@ -22,7 +22,7 @@ static const char *const kind_names[CODEC_KINDS] = {
     [CODEC_HANDOVER] = "handover", [CODEC_PAIRED] = "paired",
     [CODEC_NEW_GAME] = "new_game", [CODEC_TOLD] = "told",
     [CODEC_HOSTED] = "hosted",     [CODEC_LIMIT] = "limit",
-    [CODEC_ALL] = "all",
+    [CODEC_ALL] = "all",           [CODEC_ROOM] = "room",
 };
 
 /* The envelope's letters, CODEC_COMMAND .. CODEC_DETACH in order. */
@@ -43,6 +43,8 @@ void codec_channel(const struct codec_msg *m, char *out, size_t cap)
         snprintf(out, cap, "player:%s", m->pid);
     else if (m->kind == CODEC_HOSTED)
         snprintf(out, cap, "game:%s", m->gid);
+    else if (m->kind == CODEC_ROOM)
+        snprintf(out, cap, "rooms:all");
     else
         snprintf(out, cap, "limits:all");
 }
@@ -121,8 +123,11 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
     case CODEC_ALL:
         return proto_key_valid(m->node) && m->tag > ' ' && m->tag != 'L' &&
                        m->tag <= '~'
-                   ? snprintf(out, cap, "%c %s", m->tag, m->node)
-                   : -1;
+                   ? snprintf(out, cap, "%c %s", m->tag,
+                              m->node) case CODEC_ROOM
+                   : return proto_key_valid(m->node) && m->body && m->len
+                                ? snprintf(out, cap, "R %s", m->node)
+                                : -1;
     case CODEC_KINDS:
         break;
     }
@@ -134,7 +139,7 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
 static bool has_body(enum codec_kind k)
 {
     return k <= CODEC_DETACH || k == CODEC_DELIVER || k == CODEC_TOLD ||
-           k == CODEC_LIMIT || k == CODEC_ALL;
+           k == CODEC_LIMIT || k == CODEC_ALL || k == CODEC_ROOM;
 }
 
 char *codec_encode(const struct codec_msg *m, size_t *len)
@@ -369,6 +374,13 @@ int codec_decode(const char *channel, const char *msg, size_t len,
                        limit_key_valid(out->body, out->len)
                    ? 0
                    : fail(why, "a bad limit message");
+    }
+    if (!strcmp(channel, "rooms:all")) {
+        out->kind = CODEC_ROOM;
+        return n == 2 && t[0].n == 1 && t[0].p[0] == 'R' &&
+                       key(t[1], out->node) && out->len
+                   ? 0
+                   : fail(why, "a bad room message");
     }
     if (!strncmp(channel, "game:", 5)) {
         out->kind = CODEC_HOSTED;

@@ -36,6 +36,9 @@
  *                        key, a username)
  *     *  CODEC_ALL       TAG NODE\n[PAYLOAD]: a module's word to every
  *                        node (router.h's tell_all), TAG any other letter
+ *   rooms:all  every node -> every node (the sender too)
+ *     R  CODEC_ROOM      R NODE\nTEXT: a line of the lobby's chat room,
+ *                        TEXT its chat message (hub/rooms.c)
  *
  * Pure: no I/O, no globals; any thread.
  */
@@ -65,6 +68,7 @@ enum codec_kind {
     CODEC_HOSTED,
     CODEC_LIMIT,
     CODEC_ALL,
+    CODEC_ROOM,
     CODEC_KINDS
 };
 
@@ -75,7 +79,8 @@ enum codec_kind {
 /* A message. Which fields a kind uses is in the table above: the
  * envelope's are node, inc, conn, rtt_ms, account, pid, name (and gid,
  * the channel's); node is also HANDOVER's FROM, TOLD's teller and
- * HOSTED's host, LIMIT's taker and ALL's teller; pid is PAIRED's and the player
+ * HOSTED's host, LIMIT's taker, ALL's teller and ROOM's sender; pid is
+ * PAIRED's and the player
  * channel's. */
 struct codec_msg {
     enum codec_kind kind;
@@ -98,7 +103,7 @@ struct codec_msg {
     const char *conn_list;
     size_t conn_list_len;
     /* COMMAND's message, DELIVER's text, TOLD's and ALL's payload,
-     * LIMIT's key (not copied:
+     * LIMIT's key, ROOM's text (not copied:
      * the encoder's input, or the decoded message's bytes). */
     const char *body;
     size_t len;

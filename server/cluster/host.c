@@ -26,28 +26,27 @@ void host_flush_soon(struct cluster *c)
     hub_alarm_arm(c->h, c->flusher, cluster_now(c));
 }
 
-void cluster_tell_player(struct cluster *c, const char *pid, char kind,
-                         const char *payload, size_t len, uint64_t seq)
+/* m (from this node) published once the store has committed seq, in
+ * the order deferred. */
+static void defer(struct cluster *c, struct codec_msg *m, uint64_t seq)
 {
-    struct codec_msg m = {
-        .kind = CODEC_TOLD, .tag = kind, .body = payload, .len = len};
     size_t n;
     char *text;
     struct deferred *d;
 
-    snprintf(m.pid, sizeof m.pid, "%s", pid);
-    snprintf(m.node, sizeof m.node, "%s", c->node);
-    text = codec_encode(&m, &n);
+    snprintf(m->node, sizeof m->node, "%s", c->node);
+    text = codec_encode(m, &n);
     d = text ? malloc(sizeof *d + n) : NULL;
     if (!d) {
-        log_error("event=cluster_unsent kind=told player=%s why=%s", pid,
+        log_error("event=cluster_unsent kind=%s player=%s why=%s",
+                  codec_kind_name(m->kind), m->pid,
                   text ? "out_of_memory" : "encode");
         free(text);
         return;
     }
     d->next = NULL;
     d->seq = seq;
-    codec_channel(&m, d->channel, sizeof d->channel);
+    codec_channel(m, d->channel, sizeof d->channel);
     memcpy(d->payload, text, n);
     d->len = n;
     free(text);
@@ -57,6 +56,24 @@ void cluster_tell_player(struct cluster *c, const char *pid, char kind,
         c->defer = d;
     c->defer_tail = d;
     host_flush_soon(c);
+}
+
+void cluster_tell_player(struct cluster *c, const char *pid, char kind,
+                         const char *payload, size_t len, uint64_t seq)
+{
+    struct codec_msg m = {
+        .kind = CODEC_TOLD, .tag = kind, .body = payload, .len = len};
+
+    snprintf(m.pid, sizeof m.pid, "%s", pid);
+    defer(c, &m, seq);
+}
+
+void cluster_room_line(struct cluster *c, const char *text, size_t len,
+                       uint64_t seq)
+{
+    struct codec_msg m = {.kind = CODEC_ROOM, .body = text, .len = len};
+
+    defer(c, &m, seq);
 }
 
 /* b for connection conn of node, published once the store has committed

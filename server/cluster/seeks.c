@@ -13,6 +13,7 @@
 #include "game/lobby.h"
 #include "hub/lobbyfeed.h"
 #include "hub/player.h"
+#include "hub/relation.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/tunables.h"
@@ -140,7 +141,7 @@ void cluster_seek(struct cluster *c, struct session *s,
     struct seek_call *sc = calloc(1, sizeof *sc);
     const char *sid = k->sid;
     char clock[32], rating_s[16], lo[16], hi[16], coin[4], created[24],
-        max_addr[16];
+        max_addr[16], *blocks;
     const char *color = m->color == PROTO_WHITE   ? "white"
                         : m->color == PROTO_BLACK ? "black"
                                                   : "random";
@@ -162,21 +163,27 @@ void cluster_seek(struct cluster *c, struct session *s,
     snprintf(hi, sizeof hi, "%d", m->range_hi);
     snprintf(coin, sizeof coin, "%d", (int)(ids_random_byte() & 1));
     snprintf(created, sizeof created, "%lld", (long long)hub_wall_ms(c->h));
+    if (!(blocks = relation_block_list(s->player))) {
+        free(sc);
+        hub_busy(s, &m->id);
+        return;
+    }
     if (cluster_eval(
             c, BUS_SEEK_PLACE, on_placed, sc, 6,
             (const char *[]){LOBBY_SEEKS, LOBBY_QUEUE, LOBBY_ALL,
                              "lobby:{lobby}:seq", LOBBY_SEEKERS, LOBBY_ADDRS},
-            16,
+            17,
             (const char *[]){clock, sid, s->player->pid, c->node, color,
                              m->rated ? "1" : "0", m->rated ? rating_s : "",
                              m->rated && m->has_range ? lo : "",
                              m->rated && m->has_range ? hi : "", coin,
                              created, s->player->name,
                              k->provisional ? "1" : "0", k->addr, max_addr,
-                             k->account ? "1" : "0"}) < 0) {
+                             k->account ? "1" : "0", blocks}) < 0) {
         free(sc);
         hub_busy(s, &m->id);
     }
+    free(blocks); /* (the bus copied it) */
 }
 
 static void on_cancelled(void *arg, const struct bus_value *v,

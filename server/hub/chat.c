@@ -15,25 +15,10 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
-/* A line as a room keeps it. */
-struct line {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-    char *text; /* owned */
-    int64_t at_ms;
-    uint64_t seq; /* its write (0: read from the store) */
-};
-
-/* The last CHAT_REPLAY lines of a room, a ring oldest first from head. */
-struct room {
-    struct line v[CHAT_REPLAY];
-    size_t head, n;
-};
-
 /* A game's rooms, made with its first line (or its stored ones). */
 struct game_chat {
     char gid[PROTO_KEY_MAX + 1];
-    struct room rooms[PROTO_ROOMS];
+    struct chat_room rooms[PROTO_ROOMS];
     struct bucket rate; /* the rooms' lines together */
 };
 
@@ -73,18 +58,16 @@ enum chat_admit chat_meter_admit(struct chat_meter *cm, int per_min,
 
 /* ---- rooms ---------------------------------------------------------------- */
 
-static struct line *room_at(struct room *r, size_t i)
+static struct chat_line *room_at(struct chat_room *r, size_t i)
 {
     return &r->v[(r->head + i) % CHAT_REPLAY];
 }
 
-/* Appends a line (its text copied); the oldest goes past CHAT_REPLAY.
- * 0, or -1 when out of memory. */
-static int room_add(struct room *r, const char *pid, const char *name,
-                    const char *text, int64_t at_ms, uint64_t seq)
+int chat_room_add(struct chat_room *r, const char *pid, const char *name,
+                  const char *text, int64_t at_ms, uint64_t seq)
 {
     char *t = strdup(text);
-    struct line *l;
+    struct chat_line *l;
 
     if (!t)
         return -1;
@@ -102,11 +85,24 @@ static int room_add(struct room *r, const char *pid, const char *name,
     return 0;
 }
 
-static void room_clear(struct room *r)
+void chat_room_clear(struct chat_room *r)
 {
     for (size_t i = 0; i < r->n; i++)
         free(room_at(r, i)->text);
     r->head = r->n = 0;
+}
+
+size_t chat_room_view(const struct chat_room *r, struct proto_chat_line *v,
+                      uint64_t *seq)
+{
+    *seq = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct chat_line *l = &r->v[(r->head + i) % CHAT_REPLAY];
+        v[i] = (struct proto_chat_line){l->pid, l->name, l->text, l->at_ms};
+        if (l->seq > *seq)
+            *seq = l->seq;
+    }
+    return r->n;
 }
 
 static void game_chat_free(struct game_chat *gc)
@@ -114,7 +110,7 @@ static void game_chat_free(struct game_chat *gc)
     if (!gc)
         return;
     for (int k = 0; k < PROTO_ROOMS; k++)
-        room_clear(&gc->rooms[k]);
+        chat_room_clear(&gc->rooms[k]);
     free(gc);
 }
 
@@ -192,19 +188,10 @@ static void send_room(struct hub *h, struct game *g, enum proto_room room,
 static char *history_of(const struct game_chat *gc, enum proto_room room,
                         uint64_t *seq)
 {
-    const struct room *r = &gc->rooms[room];
     struct proto_chat_line v[CHAT_REPLAY];
+    size_t n = chat_room_view(&gc->rooms[room], v, seq);
 
-    *seq = 0;
-    if (!r->n)
-        return NULL;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct line *l = &r->v[(r->head + i) % CHAT_REPLAY];
-        v[i] = (struct proto_chat_line){l->pid, l->name, l->text, l->at_ms};
-        if (l->seq > *seq)
-            *seq = l->seq;
-    }
-    return proto_render_chat_history(gc->gid, room, v, r->n);
+    return n ? proto_render_chat_history(gc->gid, room, v, n) : NULL;
 }
 
 /* s (a subscriber of g, or a connection of one) gets room's last lines. */
@@ -278,9 +265,7 @@ static struct chatter *chatter_get(struct hub *h, const struct player *p)
     return ch;
 }
 
-/* The player's meter at now: 0 when the line may go, else -1 answered
- * (rate_limited or muted, then chat_muted with the mute's end). */
-static int admit(struct session *s, const struct proto_msg *m, int64_t now)
+int chat_admit(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct hub *h = s->hub;
     struct chatter *ch = chatter_get(h, s->player);
@@ -308,8 +293,10 @@ static int admit(struct session *s, const struct proto_msg *m, int64_t now)
                    why, &m->id);
     hub_send_text(s, proto_render_chat_muted(until), 0);
     if (a == CHAT_FLOODED)
-        log_info("event=chat_muted pid=%s game=%s for_ms=%lld",
-                 s->player->pid, m->game, (long long)h->cfg.chat_mute_ms);
+        log_info("event=chat_muted pid=%s room=%s key=%s for_ms=%lld",
+                 s->player->pid, proto_room_name(m->room),
+                 m->room == PROTO_ROOM_EVENT ? m->event : m->game,
+                 (long long)h->cfg.chat_mute_ms);
     return -1;
 }
 
@@ -324,7 +311,7 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
     struct proto_chat_line l;
 
     if (may_write(s, g, m) < 0 || moderation_chat_refused(s, m) ||
-        admit(s, m, now) < 0)
+        chat_admit(s, m, now) < 0)
         return;
     if (!(gc = game_chat_get(h, m->game))) {
         hub_busy(s, &m->id);
@@ -346,8 +333,8 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
              m->text);
     row.at_ms = hub_wall_ms(h);
     if (!(seq = store_put_chat(h->store, &row)) ||
-        room_add(&gc->rooms[m->room], p->pid, p->name, m->text, row.at_ms,
-                 seq) < 0) {
+        chat_room_add(&gc->rooms[m->room], p->pid, p->name, m->text,
+                      row.at_ms, seq) < 0) {
         hub_busy(s, &m->id);
         return;
     }
@@ -358,7 +345,10 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
 static void chat_command(struct session *s, const struct proto_msg *m,
                          int64_t now)
 {
-    hub_run_game_command(s, m, now, run);
+    if (m->room == PROTO_ROOM_LOBBY || m->room == PROTO_ROOM_EVENT)
+        rooms_chat(s, m, now);
+    else
+        hub_run_game_command(s, m, now, run);
 }
 
 /* ---- a game's lines from the store ---------------------------------------- */
@@ -389,25 +379,25 @@ static void lines_clear(struct hub_read *r)
         free(q->v[k]);
 }
 
-/* The stored lines of a room go before those said since the read was
- * asked (a line both have is the stored one). */
-static void merge(struct room *r, const struct store_chat_line *v, size_t n)
+void chat_room_merge(struct chat_room *r, const struct store_chat_line *v,
+                     size_t n)
 {
-    struct room old = *r;
+    struct chat_room old = *r;
 
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < n; i++)
-        (void)room_add(r, v[i].pid, v[i].name, v[i].text, v[i].at_ms, 0);
+        (void)chat_room_add(r, v[i].pid, v[i].name, v[i].text, v[i].at_ms, 0);
     for (size_t i = 0; i < old.n; i++) {
-        struct line *l = room_at(&old, i);
+        struct chat_line *l = room_at(&old, i);
         bool dup = false;
         for (size_t j = 0; j < n && !dup; j++)
             dup = v[j].at_ms == l->at_ms && !strcmp(v[j].pid, l->pid) &&
                   !strcmp(v[j].text, l->text);
         if (!dup)
-            (void)room_add(r, l->pid, l->name, l->text, l->at_ms, l->seq);
+            (void)chat_room_add(r, l->pid, l->name, l->text, l->at_ms,
+                                l->seq);
     }
-    room_clear(&old);
+    chat_room_clear(&old);
 }
 
 /* The game's stored lines are in: each room that had some is replayed
@@ -431,7 +421,7 @@ static void lines_answer(struct hub_read *r, int rc)
     if (!(gc = game_chat_get(h, q->gid)))
         return;
     for (int k = 0; k < PROTO_ROOMS; k++) {
-        merge(&gc->rooms[k], q->v[k], q->n[k]);
+        chat_room_merge(&gc->rooms[k], q->v[k], q->n[k]);
         if (q->n[k] && !h->restoring) {
             char *text = history_of(gc, k, &seq); /* (seq: set here) */
             send_room(h, g, k, text, seq);

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "lib/bucket.h"
+#include "proto.h"
 
 /* Lines of a room kept in memory and replayed to a late joiner. */
 #define CHAT_REPLAY 50
@@ -50,5 +51,55 @@ enum chat_admit {
 };
 enum chat_admit chat_meter_admit(struct chat_meter *cm, int per_min,
                                  int burst, int64_t mute_ms, int64_t now);
+
+/* ---- what the other rooms share (rooms.c: the lobby's, an event's) ---- */
+
+struct proto_msg;
+struct proto_chat_line;
+struct session;
+
+/* A line as a room keeps it. */
+struct chat_line {
+    char pid[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    char *text; /* owned */
+    int64_t at_ms;
+    uint64_t seq; /* its write (0: read from the store) */
+};
+
+/* The last CHAT_REPLAY lines of a room, a ring oldest first from head
+ * (all zero: empty). */
+struct chat_room {
+    struct chat_line v[CHAT_REPLAY];
+    size_t head, n;
+};
+
+/* Appends a line (its text copied); the oldest goes past CHAT_REPLAY.
+ * 0, or -1 when out of memory. */
+int chat_room_add(struct chat_room *r, const char *pid, const char *name,
+                  const char *text, int64_t at_ms, uint64_t seq);
+/* Frees r's lines (r is empty then). */
+void chat_room_clear(struct chat_room *r);
+/* Puts the stored lines v[0..n) (oldest first) before those r has (a
+ * line both have is the stored one). */
+struct store_chat_line;
+void chat_room_merge(struct chat_room *r, const struct store_chat_line *v,
+                     size_t n);
+/* r's lines into v (room for CHAT_REPLAY; pointers into r), oldest
+ * first: how many; *seq the newest line's write. */
+size_t chat_room_view(const struct chat_room *r, struct proto_chat_line *v,
+                      uint64_t *seq);
+
+/* s's player's budget at now, for m (any room): 0 when the line may go,
+ * else -1 answered (rate_limited, or muted; then chat_muted). */
+int chat_admit(struct session *s, const struct proto_msg *m, int64_t now);
+
+/* The lobby's and events' rooms (rooms.c): the command chat for m->room
+ * PROTO_ROOM_LOBBY or PROTO_ROOM_EVENT. */
+void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now);
+/* s watches the lobby from now on (lobby_watch; it did not before), or
+ * event eid (arena_watch, swiss_watch): the room's last lines. */
+void rooms_lobby_watched(struct session *s);
+void rooms_event_watched(struct session *s, const char *eid);
 
 #endif

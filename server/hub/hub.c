@@ -511,15 +511,17 @@ static bool dispatch(struct session *s, const struct proto_msg *m,
     const struct hub_command *cmd = h->commands[m->type];
 
     assert(cmd); /* (proto_parse knows only the types the table has) */
+    /* (chat is a game's command only in a game's room) */
+    bool game = cmd->game && m->game[0];
     /* a game the store did not have a moment ago: no read, no forward */
-    if (cmd->game && !table_get(&h->games, m->game) &&
+    if (game && !table_get(&h->games, m->game) &&
         hub_unknown_game(h, m->game)) {
         hub_send_error(s, PROTO_NO_SUCH_GAME, "no such game", &m->id);
         return true;
     }
     /* a game of another node's (or of none) is its host's to run: the
      * router's to forward (router.h) */
-    if (cmd->game && !local_only && s->conn &&
+    if (game && !local_only && s->conn &&
         h->router.ops->forward(h->router.ctx, s, m, text, len, now))
         return false;
     /* a bot account starts its games through the API only */

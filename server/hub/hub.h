@@ -148,6 +148,7 @@ struct hub_config {
     int max_arenas;   /* tournaments open or running at once */
     int max_swiss;    /* Swiss tournaments open or running at once */
     bool chat_guests; /* guests may chat (hub/chat.h) */
+    bool lobby_chat;  /* the lobby has a chat room (hub/rooms.c) */
     int chat_per_min, chat_burst; /* one player's chat lines */
     int chat_room_per_s;          /* one game's rooms' lines */
     int64_t chat_mute_ms;         /* a flood's mute */

@@ -95,6 +95,12 @@ size_t lobbyfeed_watchers(const struct lobbyfeed *f)
     return f->n;
 }
 
+struct session *const *lobbyfeed_list(const struct lobbyfeed *f, size_t *n)
+{
+    *n = f->n;
+    return f->watchers;
+}
+
 void lobbyfeed_touch(struct lobbyfeed *f)
 {
     f->touched = true;

@@ -78,6 +78,9 @@ void lobbyfeed_unwatch(struct lobbyfeed *f, struct session *s);
 void lobbyfeed_touch(struct lobbyfeed *f);
 
 size_t lobbyfeed_watchers(const struct lobbyfeed *f);
+/* The watchers, *n of them (valid until the next watch or unwatch):
+ * the lobby's chat room's readers (rooms.c). */
+struct session *const *lobbyfeed_list(const struct lobbyfeed *f, size_t *n);
 
 /* Takes the snapshots from fetch instead (a cluster: every node's seeks
  * and games are in Redis): asked every tick while anyone watches, at

@@ -20,12 +20,14 @@ extern const struct hub_module hub_testtime_module;   /* testtime.c */
 extern const struct hub_module hub_arena_module;      /* arena_director.c */
 extern const struct hub_module hub_swiss_module;      /* swiss_director.c */
 extern const struct hub_module hub_chat_module;       /* chat.c */
+extern const struct hub_module hub_rooms_module;      /* rooms.c */
 extern const struct hub_module hub_playban_module;    /* playban.c */
 extern const struct hub_module hub_relation_module;   /* relation.c */
 extern const struct hub_module hub_botapi_module;     /* botapi.c */
 extern const struct hub_module hub_botaccount_module; /* botaccount.c */
 extern const struct hub_module hub_moderation_module; /* moderation.c */
 
+/* clang-format off */
 const struct hub_module *const hub_modules[] = {
     &hub_core_module,       &hub_play_module,
     &hub_lobby_module,      &hub_account_module,
@@ -37,5 +39,7 @@ const struct hub_module *const hub_modules[] = {
     &hub_swiss_module,      &hub_chat_module,
     &hub_playban_module,    &hub_relation_module,
     &hub_botapi_module,     &hub_botaccount_module,
-    &hub_moderation_module, NULL,
+    &hub_moderation_module, &hub_rooms_module,
+    NULL,
 };
+/* clang-format on */

@@ -168,6 +168,20 @@ bool relation_apart(struct hub *h, const char *a, const char *b)
            relation_blocks(table_get(&h->players, b), a);
 }
 
+char *relation_block_list(const struct player *p)
+{
+    const struct player_facts *f = p ? p->facts : NULL;
+    size_t n = f ? f->n_blocks : 0, at = 0;
+    char *out = malloc(n * (PROTO_KEY_MAX + 1) + 1);
+
+    for (size_t i = 0; out && i < n; i++)
+        at += (size_t)sprintf(out + at, "%s%s", i ? " " : "",
+                              f->blocks[i].pid);
+    if (out)
+        out[at] = '\0';
+    return out;
+}
+
 /* The lobby's apart (lobby.h): two seeks whose players are apart never
  * pair. */
 static bool lobby_apart(void *ctx, const char *a, const char *b)

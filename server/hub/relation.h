@@ -30,4 +30,9 @@ bool relation_blocks(const struct player *p, const char *pid);
  * nobody). */
 bool relation_apart(struct hub *h, const char *a, const char *b);
 
+/* The PIDs p blocks, separated by spaces ("" for none, or facts not
+ * read), malloc'ed: a cluster's seek carries them to Redis's pairing
+ * (cluster/lua/seek_place.lua). NULL when out of memory. */
+char *relation_block_list(const struct player *p);
+
 #endif

@@ -107,6 +107,12 @@ struct router_ops {
      * not sent (fn not called). NULL on a node alone. */
     int (*analysis_queue)(void *ctx, const char *const *args, int nargs,
                           router_words_fn *fn, void *arg);
+    /* A line of the lobby's chat room (text: len bytes, its chat
+     * message): every node, this one too, gets it through
+     * hub_room_heard once seq has committed, all in one order. False:
+     * not taken (Redis is down): the hub delivers it here. NULL on a
+     * node alone. */
+    bool (*room_line)(void *ctx, const char *text, size_t len, uint64_t seq);
 };
 
 struct router {
@@ -208,6 +214,11 @@ void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
  * tag gets the payload. */
 void hub_told_all(struct hub *h, char tag, const char *payload, size_t len,
                   int64_t now);
+/* A line of the lobby's chat room from router_ops.room_line (text: len
+ * bytes, its chat message): this node's lobby watchers get it (rooms.c);
+ * another node's (own false) takes a token of this node's bucket of the
+ * room too, so the room's rate is the cluster's. */
+void hub_room_heard(struct hub *h, const char *text, size_t len, bool own);
 
 /* The store, the clocks (monotonic and Unix ms) and the timers of the
  * hub's environment (hub.h). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "game/lobby.h"
+#include "hub/chat.h"
 #include "hub/lobbyfeed.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -461,8 +462,12 @@ static void do_cancel_seek(struct session *s, const struct proto_msg *m,
 static void do_lobby_watch(struct session *s, const struct proto_msg *m,
                            int64_t now)
 {
+    bool was = s->lobby_slot != 0;
+
     if (lobbyfeed_watch(s->hub->feed, s, now) < 0)
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+    else if (!was)
+        rooms_lobby_watched(s); /* (the lobby's chat room) */
 }
 
 static void do_lobby_unwatch(struct session *s, const struct proto_msg *m,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/chat.h"
 #include "lib/msgbuf.h"
 
 int tourney_grow(void **v, size_t *cap, size_t n, size_t size)
@@ -244,6 +245,7 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
                      sizeof *e->watchers))
         return -1;
     e->watchers[e->nw++] = s;
+    rooms_event_watched(s, e->id); /* (the event's chat room) */
     return 0;
 }
 

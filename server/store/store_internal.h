@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "store/store.h"
 #include "lib/table.h"
@@ -214,6 +215,13 @@ struct op {
     char *text; /* OP_SETTINGS, OP_ANALYSIS: the JSON; OP_ARENA: the call;
                    OP_CHAT: the line; owned */
 };
+
+/* True for a room whose lines are room_lines' (migrations/0020_rooms.sql:
+ * the lobby's, an event's; keyed by the op's gid), not chat_lines'. */
+static inline bool store_keyed_room(const char *room)
+{
+    return !strcmp(room, "lobby") || !strcmp(room, "event");
+}
 
 /* What one attempt at a batch came to (struct store_backend's commit). */
 enum store_batch {

@@ -160,6 +160,7 @@ START_TEST(test_acl_refuses)
         {"!NOPERM", "SET other v"},
         {"!NOPERM", "PUBLISH other x"},
         {"!NOPERM", "PUBLISH limits:other x"}, /* (limits:all only) */
+        {"!NOPERM", "PUBLISH rooms:other x"},  /* (rooms:all only) */
     };
     struct redis_config cfg = {
         .address = NULL, .user = REDISPROC_USER, .password = PASSWORD};
@@ -173,6 +174,7 @@ START_TEST(test_acl_refuses)
     assert_cmd(r, "OK", "SET node:n1:alive i1");
     assert_cmd(r, "0", "PUBLISH cmd:g1 x");
     assert_cmd(r, "0", "PUBLISH limits:all x"); /* (sharedlimits.c's) */
+    assert_cmd(r, "0", "PUBLISH rooms:all x");  /* (the lobby's chat) */
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         assert_cmd(r, refused[i][0], refused[i][1]);
     /* a script runs with the user's rights, on every key it touches */

@@ -6,7 +6,7 @@ of one's seek by the other, the other's seeks left out of the lobby, no chat lin
 blocker (live or replayed). A report is stored with its reason, text and
 lila's score; a player may report a given player once a day and make 20
 reports a day; every refusal is its precise error and stores nothing."""
-from harness import CLUSTER, FISCHER_5_0, FreshServerTest, not_in_cluster
+from harness import FISCHER_5_0, FreshServerTest, not_in_cluster
 
 PASSWORD = "correct horse battery"
 CLOCK = {"type": "fischer", "initial_s": 300, "increment_s": 3}
@@ -117,17 +117,22 @@ class RelationTest(FreshServerTest):
         b.send({"t": "accept", "seek": sid})  # the blocker takes it: no
         self.assertIn("no open seek", b.expect_error("no_such_seek")["msg"])
         a.request({"t": "cancel_seek"}, "seek_cancelled")  # (it was open)
-        if CLUSTER:
-            return  # (two seeks pair in Redis: docs/cluster.md)
+        # two seeks never pair their players apart, whichever blocks (in
+        # a cluster too: each seek carries its player's blocks to Redis)
+        d = self.account(srv, "dave")
+        b.request({"t": "block", "to": "dave"}, "blocks")
         a.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
         b.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
         c.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
         gid = c.expect("game_start")["game"]  # carol meets alice's ...
         a.expect("game_start", game=gid)
         b.quiet(0.3)  # ... never bob's: bob still waits
-        self.assertEqual(srv.sql(
-            "SELECT count(*) FROM games WHERE ? IN (white_pid, black_pid)",
-            b.pid), [(0,)])
+        d.request({"t": "seek", "clock": FISCHER_5_0}, "seeking")
+        d.quiet(0.3)  # nor does dave meet bob's waiting seek
+        for p in (b, d):
+            self.assertEqual(srv.sql(
+                "SELECT count(*) FROM games WHERE ? IN (white_pid, black_pid)",
+                p.pid), [(0,)])
 
     def test_blocked_player_chat_unseen(self):
         srv = self.server()

@@ -83,7 +83,35 @@ START_TEST(chat_message_parsed_and_rendered)
     ck_assert_str_eq(m.text, "h\xc3\xa9");
     ok = "{\"t\":\"chat\",\"game\":\"G1\",\"room\":\"lobby\",\"text\":\"x\"}";
     ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), -1);
-    ck_assert_str_eq(e.msg, "room: \"player\" or \"spectator\"");
+    ck_assert_str_eq(e.msg, "game: not in this room");
+    ok = "{\"t\":\"chat\",\"game\":\"G1\",\"room\":\"hall\",\"text\":\"x\"}";
+    ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), -1);
+    ck_assert_str_eq(e.msg, "room: \"player\", \"spectator\", \"lobby\" or "
+                            "\"event\"");
+    ok = "{\"t\":\"chat\",\"room\":\"player\",\"text\":\"x\"}";
+    ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), -1);
+    ck_assert_str_eq(e.msg, "game: missing");
+    ok = "{\"t\":\"chat\",\"room\":\"event\",\"text\":\"x\"}";
+    ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), -1);
+    ck_assert_str_eq(e.msg, "event: missing");
+    ok = "{\"t\":\"chat\",\"room\":\"lobby\",\"text\":\"hi\"}";
+    ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), 0);
+    ck_assert_int_eq(m.room, PROTO_ROOM_LOBBY);
+    ok = "{\"t\":\"chat\",\"room\":\"event\",\"event\":\"E1\",\"text\":"
+         "\"hi\"}";
+    ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), 0);
+    ck_assert_int_eq(m.room, PROTO_ROOM_EVENT);
+    ck_assert_str_eq(m.event, "E1");
+    t = proto_render_chat("lobby", PROTO_ROOM_LOBBY, &l[0]);
+    ck_assert_str_eq(t, "{\"t\":\"chat\",\"room\":\"lobby\",\"pid\":"
+                        "\"P1\",\"name\":\"ann\",\"text\":\"<i>x</i>\","
+                        "\"at\":5}");
+    free(t);
+    t = proto_render_chat_history("E1", PROTO_ROOM_EVENT, l, 1);
+    ck_assert_str_eq(t, "{\"t\":\"chat_history\",\"event\":\"E1\","
+                        "\"room\":\"event\",\"lines\":[{\"pid\":\"P1\","
+                        "\"name\":\"ann\",\"text\":\"<i>x</i>\",\"at\":5}]}");
+    free(t);
     ok = "{\"t\":\"chat\",\"game\":\"G1\",\"room\":\"player\",\"text\":\"\"}";
     ck_assert_int_eq(proto_parse(ok, strlen(ok), true, &m, &e), -1);
     ck_assert_str_eq(e.msg, "text: empty");

@@ -201,6 +201,15 @@ START_TEST(player_and_game_messages_round_trip)
     ck_assert_str_eq(d.node, "n3");
     ck_assert_uint_eq(d.len, 7);
     ck_assert(!memcmp(d.body, "P g1\n{}", 7));
+    /* a line of the lobby's chat room, its text any bytes */
+    m = (struct codec_msg){
+        .kind = CODEC_ROOM, .body = "{\"t\":\"chat\"}", .len = 12};
+    strcpy(m.node, "n2");
+    text = round_trip(&m, &d, channel, sizeof channel);
+    ck_assert_str_eq(channel, "rooms:all");
+    ck_assert_str_eq(text, "R n2\n{\"t\":\"chat\"}");
+    ck_assert_str_eq(d.node, "n2");
+    ck_assert_uint_eq(d.len, 12);
     free(text);
 }
 END_TEST
@@ -277,6 +286,9 @@ START_TEST(malformed_messages_are_refused)
                        "0123456789012345678901234567890123456789"
                        "0123456789012345678901234567890123456789"
                        "0123456789012345"}, /* 96 bytes: too long */
+        {"rooms:all", "R n2\n"},            /* a room's line without text */
+        {"rooms:all", "R\nx"},              /* no node */
+        {"rooms:all", "X n2\nx"},           /* not R */
         {"lobby:x", "M n2"},                /* no such channel */
         {"nochannel", "M n2"},
         {"node:n1", ""},

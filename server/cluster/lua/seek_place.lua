@@ -34,13 +34,17 @@
 -- ({'too_many'}, nothing changed) when the players of that address hold
 -- that many open seeks other than the placing player's (its entry in
 -- KEYS[6], checked against KEYS[1]: a seek gone by any path is not
--- counted), ARGV[16] whether the player is an account (1 or 0).
+-- counted), ARGV[16] whether the player is an account (1 or 0),
+-- ARGV[17] the players the seeker blocks, their PIDs separated by
+-- spaces (optional; kept with the seek as its blocks).
 --
 -- The player's open seek, if any, is removed first (one open seek per
 -- player). Two seeks pair when their clocks are equal, their colours
 -- fit (random fits anything, white fits black), they belong to
--- different players, both are rated or both casual, and for rated ones
--- each range (when given) holds the other's rating, bounds included.
+-- different players, neither of whom blocks the other (each seek's
+-- blocks as its player placed it), both are rated or both casual, and
+-- for rated ones each range (when given) holds the other's rating,
+-- bounds included.
 --
 -- Returns {'paired', sid, pid, node, colour, rating, created}: the
 -- oldest compatible seek (removed; its fields) and the new seeker's
@@ -127,8 +131,23 @@ if old then
     end
 end
 
+-- the players the seeker blocks
+local blocked = {}
+for b in string.gmatch(ARGV[17] or '', '%S+') do
+    blocked[b] = true
+end
+
+-- true when list (PIDs separated by spaces) names who
+local function names(list, who)
+    return string.find(' ' .. (list or '') .. ' ', ' ' .. who .. ' ', 1,
+                       true) ~= nil
+end
+
 local function fits(o)
     if o.pid == pid or o.rated ~= rated then
+        return false
+    end
+    if blocked[o.pid] or names(o.blocks, pid) then
         return false
     end
     if o.color ~= 'random' and color ~= 'random' and o.color == color then
@@ -174,7 +193,8 @@ redis.call('HSET', SEEKS, sid, cjson.encode({
     pid = pid, node = node, clock = clock, q = q, color = color,
     rated = rated, rating = ARGV[7], lo = ARGV[8], hi = ARGV[9],
     created = ARGV[11] or '0', name = ARGV[12] or '',
-    prov = ARGV[13] or '0', addr = addr, acct = ARGV[16] or '0'}))
+    prov = ARGV[13] or '0', addr = addr, acct = ARGV[16] or '0',
+    blocks = ARGV[17] or ''}))
 if addr ~= '' then
     local sids = addr_sids(addr)
     sids[#sids + 1] = sid

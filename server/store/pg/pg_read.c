@@ -364,7 +364,8 @@ int pg__chat_lines(struct store *s, const char *gid, const char *room,
     pgp_text(&p, gid);
     pgp_text(&p, room);
     pgp_int(&p, limit);
-    if (!(r = rd(s, "r_chat", NULL, &p, false)))
+    if (!(r = rd(s, store_keyed_room(room) ? "r_room" : "r_chat", NULL, &p,
+                 false)))
         return -1;
     for (int i = 0; i < PQntuples(r) && *n < (size_t)limit; i++) {
         struct store_chat_line *l = &v[(*n)++];

@@ -307,7 +307,7 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_int(&p, op->u.arena.ms);
         break;
     case OP_CHAT:
-        name = "w_chat";
+        name = store_keyed_room(op->u.chat.room) ? "w_room" : "w_chat";
         pgp_text(&p, op->u.chat.gid);
         pgp_text(&p, op->u.chat.room);
         pgp_text(&p, op->u.chat.pid);

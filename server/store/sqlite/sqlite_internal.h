@@ -33,7 +33,7 @@ struct sqlite_be {
     sqlite3_stmt *w_bot;
     sqlite3_stmt *w_tokens_expire, *w_rating, *w_rating_point;
     sqlite3_stmt *w_settings, *w_analysis, *w_api_token, *w_api_revoke,
-        *w_arena, *w_swiss, *w_chat, *w_block, *w_unblock, *w_report,
+        *w_arena, *w_swiss, *w_chat, *w_room, *w_block, *w_unblock, *w_report,
         *w_moderator, *w_mod_action;
     /* reader statements */
     sqlite3_stmt *r_begin, *r_end;
@@ -41,7 +41,7 @@ struct sqlite_be {
     sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
     sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
-    sqlite3_stmt *r_rated_ends, *r_arena, *r_swiss, *r_chat;
+    sqlite3_stmt *r_rated_ends, *r_arena, *r_swiss, *r_chat, *r_room;
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,

@@ -331,7 +331,7 @@ int sq__chat_lines(struct store *s, const char *gid, const char *room,
                    int limit, struct store_chat_line *v, size_t *n)
 {
     struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_chat;
+    sqlite3_stmt *st = store_keyed_room(room) ? b->r_room : b->r_chat;
     int rc;
 
     sqlite3_bind_text(st, 1, gid, -1, SQLITE_STATIC);

@@ -362,7 +362,7 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_int64(st, 4, op->u.arena.ms);
         break;
     case OP_CHAT:
-        st = b->w_chat;
+        st = store_keyed_room(op->u.chat.room) ? b->w_room : b->w_chat;
         rc |= sqlite3_bind_text(st, 1, op->u.chat.gid, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_text(st, 2, op->u.chat.room, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_text(st, 3, op->u.chat.pid, -1, SQLITE_STATIC);

@@ -168,6 +168,8 @@ static const struct stmt_def writer_stmts[] = {
                  "VALUES (?1, ?2, ?3, ?4)"),
     DEF(w_chat, "INSERT INTO chat_lines (gid, room, pid, name, text, at_ms) "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    DEF(w_room, "INSERT INTO room_lines (key, room, pid, name, text, at_ms) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     DEF(w_playban, "INSERT INTO account_playban (pid, record, updated_ms) "
                    "VALUES (?1, ?2, ?3) ON CONFLICT (pid) DO UPDATE SET "
                    "record = excluded.record, "
@@ -226,6 +228,8 @@ static const struct stmt_def reader_stmts[] = {
                       "WHERE moderator = 1 ORDER BY username LIMIT ?1"),
     DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
                 "WHERE gid = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
+    DEF(r_room, "SELECT pid, name, text, at_ms FROM room_lines "
+                "WHERE key = ?1 AND room = ?2 ORDER BY id DESC LIMIT ?3"),
     DEF(r_history, "SELECT ended_ms, rating, rd FROM rating_history "
                    "WHERE pid = ?1 AND category = ?2 "
                    "ORDER BY ended_ms DESC, gid DESC LIMIT ?3"),
