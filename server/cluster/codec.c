@@ -123,11 +123,12 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
     case CODEC_ALL:
         return proto_key_valid(m->node) && m->tag > ' ' && m->tag != 'L' &&
                        m->tag <= '~'
-                   ? snprintf(out, cap, "%c %s", m->tag,
-                              m->node) case CODEC_ROOM
-                   : return proto_key_valid(m->node) && m->body && m->len
-                                ? snprintf(out, cap, "R %s", m->node)
-                                : -1;
+                   ? snprintf(out, cap, "%c %s", m->tag, m->node)
+                   : -1;
+    case CODEC_ROOM:
+        return proto_key_valid(m->node) && m->body && m->len
+                   ? snprintf(out, cap, "R %s", m->node)
+                   : -1;
     case CODEC_KINDS:
         break;
     }

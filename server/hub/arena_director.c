@@ -56,6 +56,11 @@ static struct tourney_director *state(struct hub *h)
     return hub_module_state(h, &hub_arena_module);
 }
 
+struct tourney_director *hub_arena_director(struct hub *h)
+{
+    return state(h);
+}
+
 /* The director\'s event of a tourney.c head. */
 #define EV(t) ((struct event *)(t))
 

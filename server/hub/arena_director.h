@@ -36,4 +36,10 @@
 
 extern const struct hub_module hub_arena_module;
 
+struct tourney_director;
+/* The arena's and the Swiss events' directors (tourney.h), NULL while
+ * their module has none. Loop thread. */
+struct tourney_director *hub_arena_director(struct hub *h);
+struct tourney_director *hub_swiss_director(struct hub *h);
+
 #endif

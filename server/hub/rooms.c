@@ -44,7 +44,6 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
-extern const struct hub_module hub_swiss_module; /* swiss_director.c */
 extern const struct hub_module hub_rooms_module; /* (below) */
 
 #define LOBBY_KEY "lobby"
@@ -78,8 +77,8 @@ static struct rooms *R(struct hub *h)
 /* The event eid of this node (an arena's or a Swiss'), or NULL. */
 static struct tourney_event *event_of(struct hub *h, const char *eid)
 {
-    struct tourney_director *a = hub_module_state(h, &hub_arena_module);
-    struct tourney_director *s = hub_module_state(h, &hub_swiss_module);
+    struct tourney_director *a = hub_arena_director(h);
+    struct tourney_director *s = hub_swiss_director(h);
     struct tourney_event *e = a ? tourney_find(a, eid) : NULL;
 
     return e ? e : s ? tourney_find(s, eid) : NULL;

@@ -50,6 +50,7 @@
 #include <time.h>
 
 #include "hub/http.h"
+#include "hub/arena_director.h"
 #include "hub/hub_internal.h"
 #include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
@@ -95,6 +96,11 @@ static struct tourney_director *state(struct hub *h)
     struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
 
     return sd ? sd->d : NULL;
+}
+
+struct tourney_director *hub_swiss_director(struct hub *h)
+{
+    return state(h);
 }
 
 /* The director\'s event of a tourney.c head. */
