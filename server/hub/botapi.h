@@ -22,6 +22,11 @@ extern const struct hub_module hub_botapi_module;
 bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r);
 
+/* True when s is a session of this module's (a stream's, or one a POST
+ * runs on): a player through the Bot or Board API. */
+struct session;
+bool botapi_session(const struct session *s);
+
 /* The stream whose owner this is went (its client left, or it was cut):
  * net_handlers.stream_closed. */
 void botapi_stream_closed(struct hub *h, void *owner);

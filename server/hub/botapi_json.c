@@ -50,7 +50,8 @@ static json_t *winner(struct game *g)
     return NULL;
 }
 
-/* gameState of g at now. */
+/* gameState of g at now: wdraw, bdraw, wtakeback and btakeback true
+ * while that side's offer or request is pending (lichess's). */
 json_t *botapi_game_state(struct game *g, int64_t now)
 {
     const struct clock_spec *c = game_clock_spec(g);
@@ -65,12 +66,15 @@ json_t *botapi_game_state(struct game *g, int64_t now)
     for (int i = 0; i < game_ply(g); i++)
         at += (size_t)snprintf(moves + at, cap - at, "%s%s", i ? " " : "",
                                game_move_uci(g, i));
-    o = json_pack(
-        "{s:s,s:s,s:I,s:I,s:I,s:I,s:s,s:b,s:b,s:b,s:b}", "type", "gameState",
-        "moves", moves, "wtime", (json_int_t)game_time_left(g, 0, now),
-        "btime", (json_int_t)game_time_left(g, 1, now), "winc",
-        (json_int_t)inc, "binc", (json_int_t)inc, "status", status_name(g),
-        "wdraw", 0, "bdraw", 0, "wtakeback", 0, "btakeback", 0);
+    o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:s,s:b,s:b,s:b,s:b}", "type",
+                  "gameState", "moves", moves, "wtime",
+                  (json_int_t)game_time_left(g, 0, now), "btime",
+                  (json_int_t)game_time_left(g, 1, now), "winc",
+                  (json_int_t)inc, "binc", (json_int_t)inc, "status",
+                  status_name(g), "wdraw", game_draw_offered_by(g) == 0,
+                  "bdraw", game_draw_offered_by(g) == 1, "wtakeback",
+                  game_takeback_asked_by(g) == 0, "btakeback",
+                  game_takeback_asked_by(g) == 1);
     free(moves);
     if (o && (w = winner(g)))
         json_object_set_new(o, "winner", w);

@@ -398,12 +398,14 @@ class BotApiTest(FreshServerTest):
                          400)  # the opponent is here
         self.assertEqual(post(srv.port, base + "takeback/no", a.api)[0],
                          400)  # nothing asked
-        # a move with a draw offer, accepted
+        # a move with a draw offer (made first, as lichess's: the move's
+        # own gameState shows it, as lichess-bot reads it), accepted
         self.assertEqual(post(srv.port, base + "move/e2e4?offeringDraw=true",
                               a.api), (200, {"ok": True}))
-        self.assertTrue(gb.until("gameState")["moves"] == "e2e4")
         offered = gb.until("gameState")
-        self.assertTrue(offered["wdraw"])
+        while offered["moves"] != "e2e4":
+            offered = gb.until("gameState")
+        self.assertEqual((offered["wdraw"], offered["bdraw"]), (True, False))
         self.assertEqual(post(srv.port, base + "draw/yes", b.api),
                          (200, {"ok": True}))
         end = ga.until("gameState")
