@@ -352,6 +352,9 @@ static struct api_stream *stream_new(struct hub *h, uint64_t later,
         free(st);
         return NULL;
     }
+    /* its facts (a bot's mark, its ratings), which a page's hello reads:
+     * GET /api/bot/online lists a bot by them */
+    hub_facts_background(h, t->pid);
     st->next = B(h)->streams;
     if (st->next)
         st->next->prev = st;
@@ -608,10 +611,8 @@ static void act(struct hub *h, uint64_t later,
     ok_after(h, later, a->gid);
 }
 
-/* A POST's {"ok":true} once the store committed its game's seq now. */
-static void ok_after(struct hub *h, uint64_t later, const char *gid)
+void botapi_ok_after(struct hub *h, uint64_t later, uint64_t seq)
 {
-    struct game *g = table_get(&h->games, gid);
     struct pending *pd;
 
     if (!(pd = calloc(1, sizeof *pd))) {
@@ -619,10 +620,18 @@ static void ok_after(struct hub *h, uint64_t later, const char *gid)
         return;
     }
     pd->later = later;
-    pd->seq = g ? game_seq(g) : 0;
+    pd->seq = seq;
     pd->next = B(h)->pending;
     B(h)->pending = pd;
     hub_wake_soon(h);
+}
+
+/* A POST's {"ok":true} once the store committed its game's seq now. */
+static void ok_after(struct hub *h, uint64_t later, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+
+    botapi_ok_after(h, later, g ? game_seq(g) : 0);
 }
 
 static void then(struct hub *h, uint64_t later,

@@ -647,7 +647,7 @@ static json_t *perfs(const struct users_read *q)
                       "prog", 0);
         if (p && x->rd > RATING_RD_PROVISIONAL)
             json_object_set_new(p, "prov", json_true());
-        json_object_set_new(o, x->category, p);
+        json_object_set_new(o, apitoken_perf_key(x->category), p);
     }
     return o;
 }

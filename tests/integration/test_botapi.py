@@ -115,9 +115,10 @@ def cut_slow(srv):
 
 
 class BotApiTest(FreshServerTest):
-    def server(self, config=None):
+    def server(self, config=None, **kw):
         return super().server(config,
-                              extra=["--registers-per-ip-per-min", "1000"])
+                              extra=["--registers-per-ip-per-min", "1000"],
+                              **kw)
 
     def account(self, srv, username, scopes=("board:play", "bot:play")):
         c = self.client(srv, name=username)
@@ -427,6 +428,56 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(post(srv.port, "/api/board/game/%s/abort" % gid,
                               a.api), (200, {"ok": True}))
         self.assertEqual(ga.until("gameState")["status"], "aborted")
+
+    @not_in_cluster("test time is one process's clock")
+    def test_a_bot_that_does_not_move_loses_on_time(self):
+        """A flag: both sides make their first move, then White's bot
+        waits. The server (started with CHESS_TEST_CLOCK_MS, so that
+        test_clock moves its clock 61 s on at once) flags it: both game
+        streams end with gameState status outoftime, winner black and
+        White's clock at 0; both event streams get gameFinish; a move
+        after it is refused and changes nothing."""
+        srv = self.server(env={"CHESS_TEST_CLOCK_MS": "0"})
+        a, b = self.account(srv, "flag_alice"), self.account(srv, "flag_bob")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        a.send({"t": "challenge", "to": b.name, "color": "white",
+                "clock": {"type": "fischer", "initial_s": 60,
+                          "increment_s": 0}})
+        ch = eb.until("challenge")["challenge"]
+        self.assertEqual(post(srv.port, "/api/challenge/%s/accept"
+                              % ch["id"], b.api), (200, {"ok": True}))
+        gid = ea.until("gameStart")["game"]["gameId"]
+        self.assertEqual(eb.until("gameStart")["game"]["gameId"], gid)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        for s in (ga, gb):
+            self.assertEqual(s.line()["clock"], {"initial": 60000,
+                                                 "increment": 0})
+        base = "/api/bot/game/%s/" % gid
+        for who, uci in ((a, "e2e4"), (b, "e7e5")):
+            self.assertEqual(post(srv.port, base + "move/" + uci, who.api),
+                             (200, {"ok": True}))
+        a.request({"t": "test_clock", "advance_s": 61}, "pong")
+        for s in (ga, gb):
+            st = s.until("gameState")
+            while st["status"] == "started":
+                st = s.until("gameState")
+            self.assertEqual((st["status"], st.get("winner"), st["moves"]),
+                             ("outoftime", "black", "e2e4 e7e5"))
+            self.assertEqual(st["wtime"], 0)
+            self.assertGreater(st["btime"], 50000)
+            with self.assertRaises(EOFError):  # the stream ends there
+                s.line()
+        for s, color in ((ea, "white"), (eb, "black")):
+            fin = s.until("gameFinish")["game"]
+            self.assertEqual((fin["gameId"], fin["color"]), (gid, color))
+            self.assertEqual(fin["status"]["name"], "outoftime")
+        status, body = post(srv.port, base + "move/g1f3", a.api)
+        self.assertIn(status, (400, 404))
+        self.assertIn("error", body)
+        for s in (ea, eb):
+            s.close()
 
     @unittest.skipUnless(CLUSTER, "a cluster's refusal")
     def test_cluster_refuses(self):
