@@ -16,7 +16,7 @@ import http.client
 import json
 import urllib.parse
 
-from harness import FreshServerTest, not_in_cluster
+from harness import FreshServerTest, not_in_cluster, wait_until
 
 PASSWORD = "correct horse battery"
 UA = "lichess-bot/2025.3.31.1 user:?"
@@ -227,8 +227,13 @@ class LichessBotTest(FreshServerTest):
         a, b = self.bot(srv, "lb_alpha"), self.bot(srv, "lb_beta")
         # matchmaking: the online bots, a public profile, the challenge
         # (a JSON body), its cancel after 25 s unanswered
-        status, text = a.request("GET", "/api/bot/online")
-        bots = [json.loads(x) for x in text.decode().split("\n") if x]
+        def online():
+            text = a.request("GET", "/api/bot/online")[1].decode()
+            return [json.loads(x) for x in text.split("\n") if x]
+        # (listed once the bot's facts, read when its stream opened, are
+        # back: milliseconds; matchmaking asks minutes later)
+        wait_until(lambda: len(online()) == 2, "both bots online")
+        bots = online()
         self.assertEqual({x["username"] for x in bots},
                          {"lb_alpha", "lb_beta"})
         for x in bots:
@@ -298,6 +303,8 @@ class LichessBotTest(FreshServerTest):
         self.assertEqual(full["white"]["title"], "BOT")
         self.assertEqual(full["state"]["status"], "started")
         base = "/api/bot/game/%s/" % gid
+        spectator = self.client(srv)
+        spectator.request({"t": "watch", "game": gid}, "state")
         for room in ("player", "spectator"):
             white.post(base + "chat", urllib.parse.urlencode(
                 {"room": room, "text": "Hi! I'm a bot."}).encode(),
@@ -306,7 +313,14 @@ class LichessBotTest(FreshServerTest):
         while line.get("type") != "chatLine":
             line = sbk.next()
         self.check(line, CHAT_LINE, "chatLine")
-        self.assertEqual(line["room"], "player")
+        self.assertEqual((line["room"], line["text"]),
+                         ("player", "Hi! I'm a bot."))
+        # the spectators hear the bot's greeting (its opponent reads
+        # their room once the game is over: PROTOCOL.md "Chat")
+        said = spectator.expect("chat", game=gid)
+        self.assertEqual((said["room"], said["name"], said["text"]),
+                         ("spectator", full["white"]["name"],
+                          "Hi! I'm a bot."))
         moves = ["e2e4", "e7e5", "g1f3", "b8c6"]
         for i, uci in enumerate(moves):
             mover, stream = (white, sw) if i % 2 == 0 else (black, sbk)
