@@ -97,6 +97,15 @@ class Lichess:
         status, data = self.request("POST", path, body, ctype, check)
         return status, json.loads(data)
 
+    def challenge(self, username, **fields):
+        """matchmaking's create_challenge: a JSON body (requests' json=),
+        its answer read whatever its status."""
+        body = dict({"rated": False, "variant": "standard",
+                     "clock.limit": 60, "clock.increment": 1}, **fields)
+        return self.post("/api/challenge/" + username,
+                         json.dumps(body).encode(), "application/json",
+                         check=False)
+
     def stream(self, path):
         """get_event_stream / get_game_stream: a connection of its own,
         read line by line (iter_lines), 15 s of read timeout."""
@@ -241,11 +250,7 @@ class LichessBotTest(FreshServerTest):
             for perf in x["perfs"].values():
                 self.check(perf, PERF, "bot/online perfs")
         self.assertIsInstance(a.get_json("/api/user/lb_beta"), dict)
-        _, made = a.post("/api/challenge/lb_beta",
-                         json.dumps({"rated": False, "variant": "standard",
-                                     "clock.limit": 60,
-                                     "clock.increment": 1}).encode(),
-                         "application/json", check=False)
+        _, made = a.challenge("lb_beta")
         self.assertIsInstance(made.get("id"), str, made)
         got = b.events.until("challenge")["challenge"]
         self.check(got, CHALLENGE, "challenge event")
@@ -259,11 +264,7 @@ class LichessBotTest(FreshServerTest):
         self.assertEqual(status, 200)
         # handle_challenge: its ongoing games, then a decline (a form,
         # raise_for_status off) which the challenger's matchmaking reads
-        _, made = a.post("/api/challenge/lb_beta",
-                         json.dumps({"rated": False, "variant": "standard",
-                                     "clock.limit": 60,
-                                     "clock.increment": 1}).encode(),
-                         "application/json", check=False)
+        _, made = a.challenge("lb_beta")
         got = b.events.until("challenge")["challenge"]
         self.check(got, CHALLENGE, "challenge event")
         self.playing(b)
@@ -275,11 +276,7 @@ class LichessBotTest(FreshServerTest):
         self.check(declined, DECLINED, "challengeDeclined")
         self.assertIn(declined["declineReasonKey"].lower(), DECLINE_KEYS)
         # another, accepted: gameStart on both event streams
-        _, made = a.post("/api/challenge/lb_beta",
-                         json.dumps({"rated": False, "variant": "standard",
-                                     "clock.limit": 60,
-                                     "clock.increment": 1}).encode(),
-                         "application/json", check=False)
+        _, made = a.challenge("lb_beta")
         got = b.events.until("challenge")["challenge"]
         self.assertEqual(got["id"], made["id"])
         b.post("/api/challenge/%s/accept" % got["id"])
@@ -367,9 +364,7 @@ class LichessBotTest(FreshServerTest):
         srv = self.server(self.TWO_BOTS,
                           extra=["--registers-per-ip-per-min", "1000"])
         a, b = self.bot(srv, "lb_gamma"), self.bot(srv, "lb_delta")
-        _, made = a.post("/api/challenge/lb_delta", json.dumps(
-            {"rated": False, "color": "white", "clock.limit": 60,
-             "clock.increment": 0}).encode(), "application/json")
+        _, made = a.challenge("lb_delta", color="white")
         b.events.until("challenge")
         b.post("/api/challenge/%s/accept" % made["id"])
         gid = made["id"]
@@ -406,12 +401,9 @@ class LichessBotTest(FreshServerTest):
         li = Lichess(self, srv.port, c.request(
             {"t": "token_create", "scopes": ["bot:play"]},
             "token_created")["token"])
-        body = json.dumps({"rated": False, "clock.limit": 60,
-                           "clock.increment": 1}).encode()
         seen = []
         for _ in range(5):
-            status, got = li.post("/api/challenge/nobody_here", body,
-                                  "application/json", check=False)
+            status, got = li.challenge("nobody_here")
             seen.append(status)
             if status == 429:
                 self.assertEqual(got, {"error": "rate_limited"})
