@@ -243,6 +243,12 @@ static void on_message(struct api_stream *st, const char *t, const char *gid,
                     json_integer_value(json_object_get(m, "grace_ms")) /
                     1000));
         put(st, o, seq);
+    } else if (g && !strcmp(t, "moved") &&
+               json_is_array(json_object_get(m, "legal")) &&
+               !json_array_size(json_object_get(m, "legal"))) {
+        /* the move ended the game: its game_end's gameState, next, is
+         * the move's (lichess sends one, with the ending: lichess-bot
+         * would search a finished game's position and post a move) */
     } else if (g && (!strcmp(t, "moved") || !strcmp(t, "game_end") ||
                      strstr(t, "draw") || strstr(t, "takeback") ||
                      !strcmp(t, "taken_back") || !strcmp(t, "time_given"))) {

@@ -39,6 +39,22 @@ static const char *status_name(struct game *g)
     }
 }
 
+/* lichess's status id of a status name (its GameStatus). */
+static int status_id(const char *name)
+{
+    static const struct {
+        const char *name;
+        int id;
+    } ids[] = {{"started", 20},   {"aborted", 25},   {"mate", 30},
+               {"resign", 31},    {"stalemate", 32}, {"draw", 34},
+               {"outoftime", 35}, {"noStart", 37}};
+
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        if (!strcmp(ids[i].name, name))
+            return ids[i].id;
+    return 38; /* unknownFinish */
+}
+
 static json_t *winner(struct game *g)
 {
     if (game_status(g) != GAME_ENDED)
@@ -162,9 +178,9 @@ json_t *botapi_game_event(struct game *g, const char *type, const char *pid,
         game_ply(g) > me, "isMyTurn", mine, "opponent", opp, "perf", speed(c),
         "rated", game_rated(g), "secondsLeft",
         (json_int_t)(game_time_left(g, me, now) / 1000), "source", "friend",
-        "status", "id", (json_int_t)(game_status(g) == GAME_ENDED ? 30 : 20),
-        "name", status_name(g), "speed", speed(c), "variant", "key",
-        "standard", "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
+        "status", "id", (json_int_t)status_id(status_name(g)), "name",
+        status_name(g), "speed", speed(c), "variant", "key", "standard",
+        "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
         game_initial_fen(g) && game_initial_fen(g)[0]
             ? game_initial_fen(g)
             : "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - "
