@@ -483,6 +483,9 @@ class LichessApiTest(FreshServerTest):
                               BLITZ),
                          (501, {"error": "challenges are not served in a "
                                 "cluster yet"}))
+        self.assertEqual(call(srv, "GET", "/api/challenge", a.api),
+                         (501, {"error": "challenges are not served in a "
+                                "cluster yet"}))
 
     def test_game_export_is_within_the_address_bucket(self):
         srv = self.server(config={"http_rate_per_s": 1, "http_burst": 3})
