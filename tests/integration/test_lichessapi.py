@@ -535,6 +535,33 @@ class LichessApiTest(FreshServerTest):
                          (True, "black", "rt_white"))
         self.assertEqual(g["opponent"]["rating"], after)
 
+    def test_perfs_keys_are_lichess_s(self):
+        """A rated game of a time per move is lichess's correspondence in
+        every lichess-shaped perfs (/api/account, /api/user/{name}):
+        lichess-bot's matchmaking looks its ratings up by lichess's
+        keys."""
+        srv = self.server(config=self.CONFIG)
+        w = self.account(srv, "pk_white")
+        b = self.account(srv, "pk_black")
+        gid = w.request({"t": "invite", "clock": {
+            "type": "per_move", "per_move_s": 86400},
+            "color": "white", "rated": True}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        self.play(w, b, gid, "e2e4 e7e5")
+        b.send({"t": "resign", "game": gid})
+        w.expect("game_end", game=gid)
+
+        def perfs():
+            account = call(srv, "GET", "/api/account", w.api)[1]["perfs"]
+            user = call(srv, "GET", "/api/user/pk_white")[1]["perfs"]
+            return account, user
+        wait_until(lambda: perfs()[0], "the rated game's rating stored")
+        for got in perfs():
+            self.assertEqual(list(got), ["correspondence"])
+            self.assertEqual(got["correspondence"]["games"], 1)
+
     def play(self, white, black, gid, moves):
         ply, players = 0, [white, black]
         for uci in moves.split():
