@@ -840,12 +840,17 @@ char *proto_render_challenge(const struct proto_challenge *c,
 char *proto_render_challenges(const struct proto_challenge *in, size_t nin,
                               const struct proto_challenge *out, size_t nout,
                               const struct proto_id *id);
+/* The challenger's side in c's game (0 white, 1 black): its wish, or
+ * for a random colour a coin its id names (a random id: a fair coin),
+ * decided when the challenge is made, as lichess's finalColor. */
+int proto_challenge_side(const struct proto_challenge *c);
 /* c as lichess's ChallengeJson (lichess-org/api, lichess-api.yaml): id,
  * url (base_url "/" id), status, challenger, destUser, variant, rated,
- * speed, timeControl, color, finalColor (when accepted: the
- * challenger's), perf, direction ("in" when incoming), and
- * declineReason/declineReasonKey when declined. For the HTTP API and
- * the bots that will serve the same object. */
+ * speed, timeControl, color, finalColor (the challenger's side:
+ * final_color, or when it is < 0 proto_challenge_side's), perf,
+ * direction ("in" when incoming), and declineReason/declineReasonKey
+ * when declined. For the HTTP API and the bots that will serve the same
+ * object. */
 char *proto_render_challenge_lichess(const struct proto_challenge *c,
                                      const char *base_url, bool incoming,
                                      int final_color);

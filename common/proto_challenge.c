@@ -180,6 +180,21 @@ static json_t *j_time_control(const struct clock_spec *k)
                      k->initial_s, "increment", k->increment_s, "show", show);
 }
 
+/* The base64url alphabet of ids (server/lib/ids.c). */
+static const char id_chars[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int proto_challenge_side(const struct proto_challenge *c)
+{
+    const char *at = c->id && c->id[0] ? strchr(id_chars, c->id[0]) : NULL;
+
+    if (c->color == PROTO_WHITE || c->color == PROTO_BLACK)
+        return c->color == PROTO_BLACK;
+    /* the id's first character holds 6 random bits: the lowest is the
+     * coin (any other character: white) */
+    return at ? (int)((at - id_chars) & 1) : 0;
+}
+
 char *proto_render_challenge_lichess(const struct proto_challenge *c,
                                      const char *base_url, bool incoming,
                                      int final_color)
@@ -197,9 +212,11 @@ char *proto_render_challenge_lichess(const struct proto_challenge *c,
         c->rated, "speed", speeds[speed][0], "timeControl",
         j_time_control(&c->clock), "color", color_name(c->color), "perf",
         "name", speeds[speed][1], "direction", incoming ? "in" : "out");
-    if (o && final_color >= 0)
-        json_object_set_new(o, "finalColor",
-                            json_string(proto_color_name(final_color)));
+    if (o)
+        json_object_set_new(
+            o, "finalColor",
+            json_string(proto_color_name(
+                final_color >= 0 ? final_color : proto_challenge_side(c))));
     if (o && c->decline >= 0 && proto_decline_name(c->decline)) {
         json_object_set_new(o, "declineReason",
                             json_string(proto_decline_text(c->decline)));

@@ -311,6 +311,14 @@ int64_t game_turn_left(const struct game *g, int64_t now)
         return first;
     return clock_left(&g->clock, side_to_move(g), now);
 }
+int game_draw_offered_by(const struct game *g)
+{
+    return g->status == GAME_STARTED ? g->draw_offer : -1;
+}
+int game_takeback_asked_by(const struct game *g)
+{
+    return g->status == GAME_STARTED ? g->takeback : -1;
+}
 uint64_t game_seq(const struct game *g)
 {
     return g->seq;

@@ -204,6 +204,10 @@ int64_t game_turn_left(const struct game *g, int64_t now);
  * move's check and SAN, and generates them only when it has not (a new
  * or restored game). Returns how many. */
 int game_legal_moves(struct game *g, move_t out[MOVES_MAX]);
+/* The colour whose draw offer, and whose takeback request, is pending
+ * in g (started), or -1 (as `state`'s draw_offer and takeback). */
+int game_draw_offered_by(const struct game *g);
+int game_takeback_asked_by(const struct game *g);
 /* The sequence number of the game's last store write. */
 uint64_t game_seq(const struct game *g);
 /* True when g could go to another host (restored there from its stored

@@ -292,6 +292,11 @@ void apitoken_user_id(const char *in, char *out, size_t len)
     out[i] = '\0';
 }
 
+const char *apitoken_perf_key(const char *category)
+{
+    return strcmp(category, "per_move") ? category : "correspondence";
+}
+
 static void account_answer(struct hub_read *r, int rc)
 {
     struct http_read *q = (struct http_read *)r;
@@ -311,7 +316,7 @@ static void account_answer(struct hub_read *r, int rc)
             const struct store_rating *x = &q->ratings[i];
             if (x->games > 0)
                 shown[n++] = (struct proto_rating){
-                    .category = x->category,
+                    .category = apitoken_perf_key(x->category),
                     .rating = rating_round(x->rating),
                     .rd = rating_round(x->rd),
                     .games = x->games,

@@ -46,6 +46,9 @@ bool apitoken_http(struct hub *h, const struct http_request *q, int64_t now,
 /* lichess's id of a username into out (len bytes): the name in lower
  * case. */
 void apitoken_user_id(const char *username, char *out, size_t len);
+/* lichess's perf key of a rating category (rating_category_name's):
+ * per_move is lichess's correspondence, the others the same; static. */
+const char *apitoken_perf_key(const char *category);
 
 /* Who a request's token opened: its account and scopes. */
 struct apitoken_who {

@@ -23,6 +23,7 @@
 #include "lib/ratelimit.h"
 #include "lib/tunables.h"
 #include "hub/apitokens.h"
+#include "hub/botapi.h"
 #include "hub/hub_internal.h"
 #include "lib/log.h"
 #include "store/store.h"
@@ -81,6 +82,7 @@ static void upgrade_then(struct hub *h, const struct apitoken_who *who,
 {
     struct upgrade *u = arg;
     struct player *p;
+    uint64_t seq;
 
     if (!h) /* (the hub is going) */
         return;
@@ -94,13 +96,14 @@ static void upgrade_then(struct hub *h, const struct apitoken_who *who,
     } else if (u->games || (p && p->ngames > 0)) {
         /* (a game of this node not written yet counts too) */
         answer(h, later, 400, "{\"error\":\"" NO_GAMES_ONLY "\"}");
-    } else if (!store_put_bot(h->store, who->pid)) {
+    } else if (!(seq = store_put_bot(h->store, who->pid))) {
         answer(h, later, 503, "{\"error\":\"busy\"}");
     } else {
         if (p && p->facts)
             p->facts->bot = true;
         log_info("event=bot_upgrade pid=%s name=%s", who->pid, who->username);
-        answer(h, later, 200, "{\"ok\":true}");
+        /* (once committed: lichess-bot -u reads its profile next) */
+        botapi_ok_after(h, later, seq);
     }
 }
 
@@ -236,7 +239,9 @@ static json_t *online_user(const struct player *p)
         const struct store_rating *x = &p->facts->ratings[c];
         if (p->facts->has[c] && x->games > 0)
             json_object_set_new(
-                perfs, rating_category_name((enum rating_category)c),
+                perfs,
+                apitoken_perf_key(
+                    rating_category_name((enum rating_category)c)),
                 json_pack("{s:i,s:i,s:i,s:i,s:b}", "games", x->games,
                           "rating", rating_round(x->rating), "rd",
                           rating_round(x->rd), "prog", 0, "prov",

@@ -172,23 +172,6 @@ static void on_event(struct api_stream *st, const char *t, struct game *g,
     }
 }
 
-/* gameState of g after a message t of our protocol, with the offer it
- * tells (draw_offered, takeback_requested: by "color"). */
-static json_t *state_after(struct game *g, const char *t, json_t *m,
-                           int64_t now)
-{
-    json_t *state = botapi_game_state(g, now);
-    const char *by = json_string_value(json_object_get(m, "color"));
-    bool white = by && !strcmp(by, "white");
-
-    if (state && by && !strcmp(t, "draw_offered"))
-        json_object_set_new(state, white ? "wdraw" : "bdraw", json_true());
-    if (state && by && !strcmp(t, "takeback_requested"))
-        json_object_set_new(state, white ? "wtakeback" : "btakeback",
-                            json_true());
-    return state;
-}
-
 static void on_message(struct api_stream *st, const char *t, const char *gid,
                        json_t *m, uint64_t seq)
 {
@@ -225,10 +208,16 @@ static void on_message(struct api_stream *st, const char *t, const char *gid,
                     json_integer_value(json_object_get(m, "grace_ms")) /
                     1000));
         put(st, o, seq);
+    } else if (g && !strcmp(t, "moved") &&
+               json_is_array(json_object_get(m, "legal")) &&
+               !json_array_size(json_object_get(m, "legal"))) {
+        /* the move ended the game: its game_end's gameState, next, is
+         * the move's (lichess sends one, with the ending: lichess-bot
+         * would search a finished game's position and post a move) */
     } else if (g && (!strcmp(t, "moved") || !strcmp(t, "game_end") ||
                      strstr(t, "draw") || strstr(t, "takeback") ||
                      !strcmp(t, "taken_back") || !strcmp(t, "time_given"))) {
-        put(st, state_after(g, t, m, now), seq);
+        put(st, botapi_game_state(g, now), seq);
         if (!strcmp(t, "game_end"))
             end_stream(st);
     }
@@ -274,6 +263,11 @@ static void ops_close(struct session *s, int code, const char *reason)
 }
 
 static const struct session_ops api_ops = {ops_send, ops_rtt, ops_close};
+
+bool botapi_session(const struct session *s)
+{
+    return s->ops == &api_ops;
+}
 
 static void stream_free(struct hub *h, struct api_stream *st)
 {
@@ -373,6 +367,9 @@ static struct api_stream *stream_new(struct hub *h, uint64_t later,
         free(st);
         return NULL;
     }
+    /* its facts (a bot's mark, its ratings), which a page's hello reads:
+     * GET /api/bot/online lists a bot by them */
+    hub_facts_background(h, t->pid);
     return st;
 }
 
@@ -576,18 +573,23 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     snprintf(ply, sizeof ply, "%d", game_ply(g));
     switch (a->route) {
     case R_MOVE: { /* (ply as a number: the command's text by hand) */
-        char text[160];
+        char text[160], ignored[200];
+        /* offeringDraw: the offer first, as lichess makes it, so that the
+         * move's gameState shows it; one while the opponent's stands
+         * accepts it, and the drawn game takes no move */
+        if (a->flag && game_status(g) == GAME_STARTED &&
+            game_draw_offered_by(g) != me) {
+            run(h, t, "draw_offer", a->gid, NULL, NULL, NULL, NULL, ignored,
+                sizeof ignored); /* (refused or not, the move is asked) */
+            g = table_get(&h->games, a->gid);
+            if (!g || game_status(g) != GAME_STARTED)
+                break; /* (drawn: the request did what it asked) */
+        }
         snprintf(text, sizeof text,
                  "{\"t\":\"move\",\"game\":\"%s\",\"uci\":\"%s\","
                  "\"ply\":%s}",
                  a->gid, a->uci, ply);
         run_command(h, t, text, err, sizeof err);
-        if (!err[0] && a->flag && (g = table_get(&h->games, a->gid)) &&
-            game_status(g) == GAME_STARTED) {
-            char ignored[200];
-            run(h, t, "draw_offer", a->gid, NULL, NULL, NULL, NULL, ignored,
-                sizeof ignored); /* (the move stands either way) */
-        }
         break;
     }
     case R_RESIGN:
@@ -606,6 +608,13 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     default: /* R_CHAT */
         run(h, t, "chat", a->gid, "room", a->room, "text", a->text, err,
             sizeof err);
+        /* a line the chat refuses (a flood, a mute, chat off) is dropped
+         * and the request answered ok, as lichess's: lichess-bot takes a
+         * refused greeting for a failed turn and plays no move */
+        if (err[0])
+            log_info("event=api_chat_dropped game=%s pid=%s why=\"%s\"",
+                     a->gid, t->pid, err);
+        err[0] = '\0';
         break;
     }
     B(h)->gid = NULL;
@@ -618,10 +627,8 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     ok_after(h, later, a->gid);
 }
 
-/* A POST's {"ok":true} once the store committed its game's seq now. */
-static void ok_after(struct hub *h, uint64_t later, const char *gid)
+void botapi_ok_after(struct hub *h, uint64_t later, uint64_t seq)
 {
-    struct game *g = table_get(&h->games, gid);
     struct pending *pd;
 
     if (!(pd = calloc(1, sizeof *pd))) {
@@ -629,10 +636,18 @@ static void ok_after(struct hub *h, uint64_t later, const char *gid)
         return;
     }
     pd->later = later;
-    pd->seq = g ? game_seq(g) : 0;
+    pd->seq = seq;
     pd->next = B(h)->pending;
     B(h)->pending = pd;
     hub_wake_soon(h);
+}
+
+/* A POST's {"ok":true} once the store committed its game's seq now. */
+static void ok_after(struct hub *h, uint64_t later, const char *gid)
+{
+    struct game *g = table_get(&h->games, gid);
+
+    botapi_ok_after(h, later, g ? game_seq(g) : 0);
 }
 
 static void then(struct hub *h, const struct apitoken_who *t, int rc,
@@ -758,6 +773,20 @@ static bool form_field(const char *body, const char *name, char *out,
     return false;
 }
 
+/* The most characters of a chat line (lichess's; the chat's own). */
+#define CHAT_API_TEXT_MAX 140
+
+/* True when s holds lo to hi characters (UTF-8: continuation bytes not
+ * counted). */
+static bool utf8_chars_in(const char *s, size_t lo, size_t hi)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n >= lo && n <= hi;
+}
+
 bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r)
 {
@@ -796,10 +825,12 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
     if (a.route == R_CHAT &&
         (!form_field(q->body, "room", a.room, sizeof a.room) ||
          !form_field(q->body, "text", a.text, sizeof a.text) ||
-         (strcmp(a.room, "player") && strcmp(a.room, "spectator")))) {
+         (strcmp(a.room, "player") && strcmp(a.room, "spectator")) ||
+         !utf8_chars_in(a.text, 1, CHAT_API_TEXT_MAX))) {
         r->status = 400;
         r->type = JSON_TYPE;
-        r->body = error_body("room=player|spectator and text are needed");
+        r->body = error_body("room=player|spectator and text (1-140 "
+                             "characters) are needed");
         r->len = r->body ? strlen(r->body) : 0;
         if (!r->body)
             r->status = 500;

@@ -22,6 +22,16 @@ extern const struct hub_module hub_botapi_module;
 bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r);
 
+/* True when s is a session of this module's (a stream's, or one a POST
+ * runs on): a player through the Bot or Board API. */
+struct session;
+bool botapi_session(const struct session *s);
+
+/* Answers the request later 200 {"ok":true} once the store has
+ * committed its write seq (what the request did is then what every read
+ * sees). */
+void botapi_ok_after(struct hub *h, uint64_t later, uint64_t seq);
+
 /* The stream whose owner this is went (its client left, or it was cut):
  * net_handlers.stream_closed. */
 void botapi_stream_closed(struct hub *h, void *owner);

@@ -39,6 +39,22 @@ static const char *status_name(struct game *g)
     }
 }
 
+/* lichess's status id of a status name (its GameStatus). */
+static int status_id(const char *name)
+{
+    static const struct {
+        const char *name;
+        int id;
+    } ids[] = {{"started", 20},   {"aborted", 25},   {"mate", 30},
+               {"resign", 31},    {"stalemate", 32}, {"draw", 34},
+               {"outoftime", 35}, {"noStart", 37}};
+
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        if (!strcmp(ids[i].name, name))
+            return ids[i].id;
+    return 38; /* unknownFinish */
+}
+
 static json_t *winner(struct game *g)
 {
     if (game_status(g) != GAME_ENDED)
@@ -50,7 +66,8 @@ static json_t *winner(struct game *g)
     return NULL;
 }
 
-/* gameState of g at now. */
+/* gameState of g at now: wdraw, bdraw, wtakeback and btakeback true
+ * while that side's offer or request is pending (lichess's). */
 json_t *botapi_game_state(struct game *g, int64_t now)
 {
     const struct clock_spec *c = game_clock_spec(g);
@@ -65,12 +82,15 @@ json_t *botapi_game_state(struct game *g, int64_t now)
     for (int i = 0; i < game_ply(g); i++)
         at += (size_t)snprintf(moves + at, cap - at, "%s%s", i ? " " : "",
                                game_move_uci(g, i));
-    o = json_pack(
-        "{s:s,s:s,s:I,s:I,s:I,s:I,s:s,s:b,s:b,s:b,s:b}", "type", "gameState",
-        "moves", moves, "wtime", (json_int_t)game_time_left(g, 0, now),
-        "btime", (json_int_t)game_time_left(g, 1, now), "winc",
-        (json_int_t)inc, "binc", (json_int_t)inc, "status", status_name(g),
-        "wdraw", 0, "bdraw", 0, "wtakeback", 0, "btakeback", 0);
+    o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:s,s:b,s:b,s:b,s:b}", "type",
+                  "gameState", "moves", moves, "wtime",
+                  (json_int_t)game_time_left(g, 0, now), "btime",
+                  (json_int_t)game_time_left(g, 1, now), "winc",
+                  (json_int_t)inc, "binc", (json_int_t)inc, "status",
+                  status_name(g), "wdraw", game_draw_offered_by(g) == 0,
+                  "bdraw", game_draw_offered_by(g) == 1, "wtakeback",
+                  game_takeback_asked_by(g) == 0, "btakeback",
+                  game_takeback_asked_by(g) == 1);
     free(moves);
     if (o && (w = winner(g)))
         json_object_set_new(o, "winner", w);
@@ -158,9 +178,9 @@ json_t *botapi_game_event(struct game *g, const char *type, const char *pid,
         game_ply(g) > me, "isMyTurn", mine, "opponent", opp, "perf", speed(c),
         "rated", game_rated(g), "secondsLeft",
         (json_int_t)(game_time_left(g, me, now) / 1000), "source", "friend",
-        "status", "id", (json_int_t)(game_status(g) == GAME_ENDED ? 30 : 20),
-        "name", status_name(g), "speed", speed(c), "variant", "key",
-        "standard", "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
+        "status", "id", (json_int_t)status_id(status_name(g)), "name",
+        status_name(g), "speed", speed(c), "variant", "key", "standard",
+        "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
         game_initial_fen(g) && game_initial_fen(g)[0]
             ? game_initial_fen(g)
             : "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - "

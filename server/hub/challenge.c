@@ -475,10 +475,10 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
     struct game *g;
     int color;
 
-    /* colour: the challenger's wish, else a coin */
-    color = c->color == PROTO_WHITE   ? 0
-            : c->color == PROTO_BLACK ? 1
-                                      : (int)(ids_random_byte() & 1);
+    /* colour: the challenger's wish, else the coin its id names (the
+     * finalColor its ChallengeJson told both players) */
+    color = proto_challenge_side(
+        &(struct proto_challenge){.id = c->id, .color = c->color});
     seats[color] = (struct game_seat_init){c->from, c->from_name};
     seats[1 - color] = (struct game_seat_init){pid, name};
     board_from_fen(&board, FEN_START);
@@ -651,6 +651,53 @@ int challenge_api_create(struct hub *h, const struct challenge_who *from,
         return PROTO_BUSY;
     }
     return 0;
+}
+
+/* Appends text to *out (n bytes long): 0, or -1 when out of memory
+ * (*out freed and NULL). */
+static int append(char **out, size_t *n, const char *text)
+{
+    size_t k = strlen(text);
+    char *p = realloc(*out, *n + k + 1);
+
+    if (!p) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    memcpy(p + *n, text, k + 1);
+    *n += k;
+    *out = p;
+    return 0;
+}
+
+char *challenge_api_list(struct hub *h, const char *pid)
+{
+    struct party *p = table_get(&C(h)->parties, pid);
+    char *out = NULL, *text;
+    size_t n = 0;
+    struct proto_challenge v;
+
+    for (int sent = 0; sent < 2; sent++) {
+        bool first = true;
+        if (append(&out, &n, sent ? "],\"out\":[" : "{\"in\":[") < 0)
+            return NULL;
+        for (size_t i = 0; p && i < p->n; i++) {
+            if ((strcmp(p->v[i]->from, pid) == 0) != sent)
+                continue;
+            challenge_view(h, p->v[i], &v);
+            text = proto_render_challenge_lichess(&v, "", !sent, -1);
+            if (!text || (!first && append(&out, &n, ",") < 0) ||
+                append(&out, &n, text) < 0) {
+                free(text);
+                free(out);
+                return NULL;
+            }
+            free(text);
+            first = false;
+        }
+    }
+    return append(&out, &n, "]}") < 0 ? NULL : out;
 }
 
 /* The pending challenge id sent (challenger) or received by pid. */

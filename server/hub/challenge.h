@@ -57,6 +57,11 @@ int challenge_api_accept(struct hub *h, const char *id,
                          const struct challenge_who *me, int64_t now,
                          char *msg, size_t len);
 
+/* GET /api/challenge: pid's pending challenges as lichess's
+ * {"in":[ChallengeJson...],"out":[...]}, each list oldest first;
+ * malloc'ed, NULL when out of memory. */
+char *challenge_api_list(struct hub *h, const char *pid);
+
 /* POST /api/challenge/{id}/decline (decline: enum proto_decline) by its
  * challenged player pid, or /cancel (decline -1) by its challenger. 0,
  * or PROTO_NO_SUCH_CHALLENGE. */

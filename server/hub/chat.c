@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/botapi.h"
 #include "hub/hub_internal.h"
 #include "hub/moderation.h"
 #include "hub/reads.h"
@@ -234,9 +235,12 @@ static int may_write(struct session *s, struct game *g,
                game_status(g) == GAME_WAITING) {
         code = PROTO_NOT_STARTED;
         why = "the game has not started";
-    } else if (m->room == PROTO_ROOM_SPECTATOR && color >= 0) {
+    } else if (m->room == PROTO_ROOM_SPECTATOR && color >= 0 &&
+               !botapi_session(s)) {
+        /* (through lichess's Bot and Board API they may: its bots greet
+         * the spectators and answer them there) */
         why = "the game's players read its spectators' room, never write";
-    } else if (m->room == PROTO_ROOM_SPECTATOR &&
+    } else if (m->room == PROTO_ROOM_SPECTATOR && color < 0 &&
                !session_watches(s, m->game)) {
         why = "watch the game to write in its spectators' room";
     }

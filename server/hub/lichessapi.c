@@ -412,6 +412,34 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
                   verdict_then, v, r);
 }
 
+/* ---- GET /api/challenge ------------------------------------------------- */
+
+static void list_then(struct hub *h, const struct apitoken_who *who, int rc,
+                      void *arg, uint64_t later)
+{
+    char *json = challenge_api_list(h, who->pid);
+
+    (void)rc;
+    (void)arg;
+    if (json)
+        answer_json(h, later, json);
+    else
+        answer_error(h, later, 500, "out_of_memory");
+}
+
+/* lichess's: the token's account's pending challenges, both ways (scope
+ * challenge:read, as lichess asks). */
+static void challenge_list(struct hub *h, const struct http_request *q,
+                           int64_t now, uint64_t later, struct http_reply *r)
+{
+    if (h->router.ops != &hub_local_router) {
+        error(r, 501, "challenges are not served in a cluster yet");
+        return;
+    }
+    apitoken_auth(h, q, now, later, apitoken_scope_bit("challenge:read", 14),
+                  NULL, list_then, NULL, r);
+}
+
 /* ---- GET /api/account/playing ------------------------------------------- */
 
 static const char *speed_name(const struct clock_spec *k)
@@ -599,7 +627,7 @@ static json_t *perfs(const struct users_read *q)
                       "prog", 0);
         if (p && x->rd > RATING_RD_PROVISIONAL)
             json_object_set_new(p, "prov", json_true());
-        json_object_set_new(o, x->category, p);
+        json_object_set_new(o, apitoken_perf_key(x->category), p);
     }
     return o;
 }
@@ -855,6 +883,13 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
     char seg[64];
 
     memset(r, 0, sizeof *r);
+    if (!strcmp(path, "/api/challenge")) {
+        if (!get)
+            error(r, 405, "method_not_allowed");
+        else
+            challenge_list(h, q, now, later, r);
+        return true;
+    }
     if (!strncmp(path, "/api/challenge/", 15)) {
         const char *rest = path + 15;
         size_t n = strcspn(rest, "/");

@@ -45,6 +45,7 @@ struct net_stream {
     bool head_written; /* the status line and headers */
     bool ending;       /* net_stream_close: end once the queue is out */
     bool killed;       /* cut: nothing more is written */
+    bool opening;      /* only the opening's empty line queued, unwritten */
     int64_t last_ms;   /* the last write (monotonic) */
     ev_io hup;         /* the socket readable: the client left? */
     char account[64];
@@ -235,6 +236,7 @@ struct net_stream *net_stream_open(uint64_t later, const char *account,
      * client's, and a reader gone is seen above or by the writes) */
     lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
     keepalive_line(s); /* (lws sends the head with the first body bytes) */
+    s->opening = true;
     return s;
 }
 
@@ -244,6 +246,17 @@ void net_stream_send(struct net_stream *s, struct msgbuf *b, uint64_t seq)
 
     if (s->killed || s->ending)
         return;
+    if (s->opening) {
+        /* a line before the opening's empty one went out: it sends the
+         * head instead, and is the stream's first line (lichess's game
+         * stream opens with gameFull: lichess-bot parses that line) */
+        struct qnode *blank = s->head;
+        s->opening = false;
+        s->head = s->tail = NULL;
+        unqueued(s, blank->b->len);
+        msgbuf_unref(blank->b);
+        free(blank);
+    }
     if (s->qbytes + b->len > LIMIT_STREAM_QUEUE_BYTES) {
         cut(s, "slow_reader");
         return;
@@ -315,6 +328,7 @@ int ndjson_writeable(struct lws *wsi, struct http_pss *pss)
         lws_callback_on_writable(wsi);
         return 0;
     }
+    s->opening = false;
     while (ready(s) && n + s->head->b->len <= CHUNK_MAX) {
         struct qnode *q = s->head;
         memcpy(data + n, q->b->data, q->b->len);

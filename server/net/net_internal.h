@@ -136,6 +136,8 @@ struct http_pss {
     /* A POST to the API: its path while its body arrives (malloc'ed),
      * and the body so far (malloc'ed, NUL-terminated; rx_len bytes). */
     char *post_uri;
+    bool refused; /* its address's bucket refused it: 429 once its body
+                     is read (an answer before it would be cut) */
     char *rx;
     size_t rx_len;
 };

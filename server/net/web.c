@@ -429,10 +429,23 @@ static int http_dispatch(struct lws *wsi, struct http_pss *pss,
     return answer_now(wsi, pss, &r);
 }
 
+/* Answers 429 to a request its address's bucket refused. */
+static int too_many(struct lws *wsi, struct http_pss *pss, const char *uri)
+{
+    struct net_reply r;
+
+    pss->refused = false;
+    free(pss->rx);
+    pss->rx = NULL;
+    pss->rx_len = 0;
+    net.hd.http_too_many(&r);
+    count_http(uri, r.status);
+    return answer_now(wsi, pss, &r);
+}
+
 static int http_begin(struct lws *wsi, struct http_pss *pss)
 {
     char uri[512] = "";
-    struct net_reply r;
 
     if (lws_hdr_total_length(wsi, path_token(wsi)) >= (int)sizeof uri) {
         /* no path of ours is this long; say so rather than hang up */
@@ -457,19 +470,21 @@ static int http_begin(struct lws *wsi, struct http_pss *pss)
         tcp_key(ip, key);
         if (!ratelimit_take(net.api_limits, key, net_now_ms())) {
             net.stats->refused_http_rate++;
-            net.hd.http_too_many(&r);
-            count_http(uri, r.status);
-            return answer_now(wsi, pss, &r);
+            pss->refused = true;
         }
     }
     if (is_post(wsi) &&
         lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
-        /* its body first (LWS_CALLBACK_HTTP_BODY, then _COMPLETION) */
+        /* its body first (LWS_CALLBACK_HTTP_BODY, then _COMPLETION; a
+         * refused one's too: lws reads it before an answer goes out
+         * whole) */
         free(pss->post_uri);
         if (!(pss->post_uri = strdup(uri)))
             return -1;
         return 0;
     }
+    if (pss->refused)
+        return too_many(wsi, pss, uri);
     return http_dispatch(wsi, pss, uri);
 }
 
@@ -501,7 +516,8 @@ static int http_body_done(struct lws *wsi, struct http_pss *pss)
     if (!pss->rx && !(pss->rx = calloc(1, 1)))
         return -1;
     pss->post_uri = NULL;
-    rc = http_dispatch(wsi, pss, uri);
+    rc = pss->refused ? too_many(wsi, pss, uri)
+                      : http_dispatch(wsi, pss, uri);
     free(uri);
     return rc;
 }

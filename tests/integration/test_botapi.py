@@ -115,9 +115,10 @@ def cut_slow(srv):
 
 
 class BotApiTest(FreshServerTest):
-    def server(self, config=None):
+    def server(self, config=None, **kw):
         return super().server(config,
-                              extra=["--registers-per-ip-per-min", "1000"])
+                              extra=["--registers-per-ip-per-min", "1000"],
+                              **kw)
 
     def account(self, srv, username, scopes=("board:play", "bot:play")):
         c = self.client(srv, name=username)
@@ -183,7 +184,9 @@ class BotApiTest(FreshServerTest):
                               c.api)[0], 404)  # someone else's game
         self.assertEqual(post(srv.port, "/api/bot/game/nosuch/resign",
                               a.api)[0], 404)
-        # fool's mate, every move acknowledged and streamed to both
+        # fool's mate, every move acknowledged and streamed to both, the
+        # mating move's gameState the game's last, with its ending (one
+        # state, as lichess: none that says "started" after the mate)
         moves = ["f2f3", "e7e5", "g2g4", "d8h4"]
         for i, uci in enumerate(moves):
             who = a if i % 2 == 0 else b
@@ -195,14 +198,15 @@ class BotApiTest(FreshServerTest):
                 self.assertEqual(st["moves"], " ".join(moves[:i + 1]))
                 self.assertIsInstance(st["wtime"], int)
                 self.assertEqual(st["winc"], 2000)
-        for s in (ga, gb):  # the end's gameState, then the stream ends
-            st = s.until("gameState")
-            self.assertEqual((st["status"], st["winner"]), ("mate", "black"))
+                self.assertEqual((st["status"], st.get("winner")),
+                                 ("mate", "black") if i == 3
+                                 else ("started", None))
+        for s in (ga, gb):  # the end's gameState was the last
             with self.assertRaises(EOFError):
                 s.line()
         fin = ea.until("gameFinish")
         self.assertEqual(fin["game"]["gameId"], gid)
-        self.assertEqual(fin["game"]["status"]["name"], "mate")
+        self.assertEqual(fin["game"]["status"], {"id": 30, "name": "mate"})
         # a second event stream of the token closes the first
         ea2 = Stream(srv.port, "/api/stream/event", a.api)
         self.assertEqual(ea2.status, 200)
@@ -398,12 +402,14 @@ class BotApiTest(FreshServerTest):
                          400)  # the opponent is here
         self.assertEqual(post(srv.port, base + "takeback/no", a.api)[0],
                          400)  # nothing asked
-        # a move with a draw offer, accepted
+        # a move with a draw offer (made first, as lichess's: the move's
+        # own gameState shows it, as lichess-bot reads it), accepted
         self.assertEqual(post(srv.port, base + "move/e2e4?offeringDraw=true",
                               a.api), (200, {"ok": True}))
-        self.assertTrue(gb.until("gameState")["moves"] == "e2e4")
         offered = gb.until("gameState")
-        self.assertTrue(offered["wdraw"])
+        while offered["moves"] != "e2e4":
+            offered = gb.until("gameState")
+        self.assertEqual((offered["wdraw"], offered["bdraw"]), (True, False))
         self.assertEqual(post(srv.port, base + "draw/yes", b.api),
                          (200, {"ok": True}))
         end = ga.until("gameState")
@@ -425,6 +431,56 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(post(srv.port, "/api/board/game/%s/abort" % gid,
                               a.api), (200, {"ok": True}))
         self.assertEqual(ga.until("gameState")["status"], "aborted")
+
+    @not_in_cluster("test time is one process's clock")
+    def test_a_bot_that_does_not_move_loses_on_time(self):
+        """A flag: both sides make their first move, then White's bot
+        waits. The server (started with CHESS_TEST_CLOCK_MS, so that
+        test_clock moves its clock 61 s on at once) flags it: both game
+        streams end with gameState status outoftime, winner black and
+        White's clock at 0; both event streams get gameFinish; a move
+        after it is refused and changes nothing."""
+        srv = self.server(env={"CHESS_TEST_CLOCK_MS": "0"})
+        a, b = self.account(srv, "flag_alice"), self.account(srv, "flag_bob")
+        ea = Stream(srv.port, "/api/stream/event", a.api)
+        eb = Stream(srv.port, "/api/stream/event", b.api)
+        a.send({"t": "challenge", "to": b.name, "color": "white",
+                "clock": {"type": "fischer", "initial_s": 60,
+                          "increment_s": 0}})
+        ch = eb.until("challenge")["challenge"]
+        self.assertEqual(post(srv.port, "/api/challenge/%s/accept"
+                              % ch["id"], b.api), (200, {"ok": True}))
+        gid = ea.until("gameStart")["game"]["gameId"]
+        self.assertEqual(eb.until("gameStart")["game"]["gameId"], gid)
+        ga = Stream(srv.port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(srv.port, "/api/bot/game/stream/" + gid, b.api)
+        for s in (ga, gb):
+            self.assertEqual(s.line()["clock"], {"initial": 60000,
+                                                 "increment": 0})
+        base = "/api/bot/game/%s/" % gid
+        for who, uci in ((a, "e2e4"), (b, "e7e5")):
+            self.assertEqual(post(srv.port, base + "move/" + uci, who.api),
+                             (200, {"ok": True}))
+        a.request({"t": "test_clock", "advance_s": 61}, "pong")
+        for s in (ga, gb):
+            st = s.until("gameState")
+            while st["status"] == "started":
+                st = s.until("gameState")
+            self.assertEqual((st["status"], st.get("winner"), st["moves"]),
+                             ("outoftime", "black", "e2e4 e7e5"))
+            self.assertEqual(st["wtime"], 0)
+            self.assertGreater(st["btime"], 50000)
+            with self.assertRaises(EOFError):  # the stream ends there
+                s.line()
+        for s, color in ((ea, "white"), (eb, "black")):
+            fin = s.until("gameFinish")["game"]
+            self.assertEqual((fin["gameId"], fin["color"]), (gid, color))
+            self.assertEqual(fin["status"], {"id": 35, "name": "outoftime"})
+        status, body = post(srv.port, base + "move/g1f3", a.api)
+        self.assertIn(status, (400, 404))
+        self.assertIn("error", body)
+        for s in (ea, eb):
+            s.close()
 
     @unittest.skipUnless(CLUSTER, "a cluster's refusal")
     def test_cluster_refuses(self):

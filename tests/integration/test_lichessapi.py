@@ -205,6 +205,56 @@ class LichessApiTest(FreshServerTest):
                          "canceled")
 
     @not_in_cluster("challenges are refused in a cluster (test below)")
+    def test_list_of_challenges_both_ways(self):
+        """GET /api/challenge: the token's account's pending challenges,
+        {"in":[...],"out":[...]}, each lichess's ChallengeJson as the
+        event stream has it (its finalColor decided from the start, and
+        the colour the game gives); a bad token 401, a token without
+        challenge:read 403, and nothing listed once answered."""
+        srv = self.server(config=self.CONFIG)
+        a = self.account(srv, "list_alice", (PLAY, "challenge:read"))
+        b = self.account(srv, "list_bob", (PLAY, "challenge:read"))
+        c = self.account(srv, "list_carol")
+        self.assertEqual(call(srv, "GET", "/api/challenge", a.api),
+                         (200, {"in": [], "out": []}))
+        ab = call(srv, "POST", "/api/challenge/list_bob", a.api, BLITZ)[1]
+        ca = call(srv, "POST", "/api/challenge/list_alice", c.api,
+                  dict(BLITZ, color="black"))[1]
+        status, got = call(srv, "GET", "/api/challenge", a.api)
+        self.assertEqual(status, 200)
+        self.assertEqual([x["id"] for x in got["out"]], [ab["id"]])
+        self.assertEqual([x["id"] for x in got["in"]], [ca["id"]])
+        out, inn = got["out"][0], got["in"][0]
+        self.assertEqual((out["direction"], out["status"], out["color"]),
+                         ("out", "created", "random"))
+        self.assertIn(out["finalColor"], ("white", "black"))
+        self.assertEqual(out["finalColor"], ab["finalColor"])
+        self.assertEqual((inn["direction"], inn["color"], inn["finalColor"]),
+                         ("in", "black", "black"))
+        self.assertEqual(inn["challenger"]["name"], "list_carol")
+        self.assertEqual(inn["destUser"]["name"], "list_alice")
+        self.assertEqual(inn["timeControl"], {"type": "clock", "limit": 180,
+                                              "increment": 2, "show": "3+2"})
+        self.assertEqual(call(srv, "GET", "/api/challenge", b.api)[1],
+                         {"in": [dict(out, direction="in")], "out": []})
+        # the errors
+        self.assertEqual(call(srv, "GET", "/api/challenge", "lip_nosuch"),
+                         (401, {"error": "No such token"}))
+        self.assertEqual(call(srv, "GET", "/api/challenge"),
+                         (401, {"error": "No such token"}))
+        self.assertEqual(call(srv, "GET", "/api/challenge", c.api)[0], 403)
+        self.assertEqual(call(srv, "POST", "/api/challenge", a.api)[0], 405)
+        # accepted, the game gives the challenger its finalColor
+        self.assertEqual(call(srv, "POST", "/api/challenge/%s/accept"
+                              % ab["id"], b.api), (200, {"ok": True}))
+        start = a.expect("game_start", game=ab["id"], timeout=10)
+        self.assertEqual(start["you"], ab["finalColor"])
+        self.assertEqual(call(srv, "GET", "/api/challenge", b.api)[1],
+                         {"in": [], "out": []})
+        self.assertEqual(len(call(srv, "GET", "/api/challenge",
+                                  a.api)[1]["in"]), 1)
+
+    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_a_block_holds_over_http(self):
         """A block refuses the API's challenges either way, and the accept
         of one made before it, as the page's do (PROTOCOL.md, "Blocks")."""
@@ -433,6 +483,9 @@ class LichessApiTest(FreshServerTest):
                               BLITZ),
                          (501, {"error": "challenges are not served in a "
                                 "cluster yet"}))
+        self.assertEqual(call(srv, "GET", "/api/challenge", a.api),
+                         (501, {"error": "challenges are not served in a "
+                                "cluster yet"}))
 
     def test_game_export_is_within_the_address_bucket(self):
         srv = self.server(config={"http_rate_per_s": 1, "http_burst": 3})
@@ -481,6 +534,33 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual((g["rated"], g["color"], g["opponent"]["id"]),
                          (True, "black", "rt_white"))
         self.assertEqual(g["opponent"]["rating"], after)
+
+    def test_perfs_keys_are_lichess_s(self):
+        """A rated game of a time per move is lichess's correspondence in
+        every lichess-shaped perfs (/api/account, /api/user/{name}):
+        lichess-bot's matchmaking looks its ratings up by lichess's
+        keys."""
+        srv = self.server(config=self.CONFIG)
+        w = self.account(srv, "pk_white")
+        b = self.account(srv, "pk_black")
+        gid = w.request({"t": "invite", "clock": {
+            "type": "per_move", "per_move_s": 86400},
+            "color": "white", "rated": True}, "invited")["game"]
+        b.send({"t": "join", "game": gid})
+        for c in (w, b):
+            c.expect("game_start", game=gid)
+        self.play(w, b, gid, "e2e4 e7e5")
+        b.send({"t": "resign", "game": gid})
+        w.expect("game_end", game=gid)
+
+        def perfs():
+            account = call(srv, "GET", "/api/account", w.api)[1]["perfs"]
+            user = call(srv, "GET", "/api/user/pk_white")[1]["perfs"]
+            return account, user
+        wait_until(lambda: perfs()[0], "the rated game's rating stored")
+        for got in perfs():
+            self.assertEqual(list(got), ["correspondence"])
+            self.assertEqual(got["correspondence"]["games"], 1)
 
     def play(self, white, black, gid, moves):
         ply, players = 0, [white, black]

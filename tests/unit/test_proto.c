@@ -409,8 +409,22 @@ START_TEST(challenge_messages)
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(o, "destUser"), "name")),
                      "Bo");
-    ck_assert_ptr_null(json_object_get(o, "finalColor"));
+    /* finalColor: the challenger's wish, or the coin of a random one's
+     * id (its first character's lowest bit), decided from the start */
+    ck_assert_str_eq(json_string_value(json_object_get(o, "finalColor")),
+                     "white");
     json_decref(o);
+    c.color = PROTO_RANDOM;
+    for (int i = 0; i < 2; i++) {
+        c.id = i ? "Bxyz" : "Axyz";
+        ck_assert_int_eq(proto_challenge_side(&c), i);
+        o = load(proto_render_challenge_lichess(&c, "", false, -1));
+        ck_assert_str_eq(json_string_value(json_object_get(o, "color")),
+                         "random");
+        ck_assert_str_eq(json_string_value(json_object_get(o, "finalColor")),
+                         i ? "black" : "white");
+        json_decref(o);
+    }
 }
 END_TEST
 
