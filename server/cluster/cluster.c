@@ -504,6 +504,10 @@ const struct router_ops cluster_router = {
     .stoppable = stoppable,
     .metrics = metrics,
     .limit_taken = limit_taken,
+    .challenge_open = challenges_open,
+    .challenge_close = challenges_close,
+    .challenge_read = challenges_read,
+    .present = challenges_present,
 };
 
 static void seek_place(void *ctx, struct session *s,

@@ -216,6 +216,7 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
         log_info("event=cluster_node_dead node=%s", node);
         host_drop_node(c, node, NULL);
         seeks_drop_node(c, node);
+        challenges_drop_node(c, node);
         if (!c->handing) /* (a stopping node adopts none) */
             cluster_sweep_node(c, node, lately ? &share : NULL);
     }

@@ -16,13 +16,21 @@
  * armed when its challenger's last connection goes (player_gone) and,
  * when it rings, ends the challenge unless the challenger is back.
  *
- * On one node only: in a cluster the two players may be on different
- * nodes, and the challenge would need the nodes' bus (router.h's tell)
- * both ways; `challenge` is answered challenge_unavailable there
- * (docs/cluster.md).
+ * In a cluster (the router's challenge ops, router.h) a challenge is
+ * held by the node where it was made (`home`), which runs its lapse,
+ * and told to its two players' other nodes (router_ops.tell, tag
+ * CHALLENGE_TELL: 'O' and its record, then 'E' and how it ended), which
+ * keep a copy to show, list and answer. The caps are counted across the
+ * nodes and a challenge is ended once by the router (Redis's
+ * challenge.lua): any node that holds a copy, or reads one (fetch),
+ * accepts, declines or cancels it, and an accept starts the game there.
+ * The steps that wait for the router are ops (struct op); a WebSocket
+ * command waits with its session held (s->waiting), as for a read
+ * (docs/cluster.md, "Challenges across nodes").
  */
 #include "hub/challenge.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +38,7 @@
 
 #include "hub/botaccount.h"
 #include "hub/hub_internal.h"
+#include "hub/reads.h"
 #include "hub/relation.h"
 #include "game/lobby.h"
 #include "lib/grow.h"
@@ -63,6 +72,9 @@ struct challenge {
     bool rated;
     struct hub_alarm *lapse; /* armed while the challenger is away */
     int64_t lapse_wall;      /* then: when it lapses (Unix ms), else 0 */
+    bool home;               /* made here (its lapse runs here); false: a
+                                copy of another node's (a cluster) */
+    bool ending;             /* a close is on its way (cluster) */
 };
 
 /* A player's side of the challenges: those it sent and received. */
@@ -73,11 +85,22 @@ struct party {
     int out, in;
 };
 
+struct op;
+
 struct challenges {
     struct table byid;    /* id -> struct challenge */
     struct table parties; /* pid -> struct party */
     struct ratelimit *made;
+    struct op *ops; /* waiting for the router (a cluster's) */
+    size_t nops;
+    bool no_fetch; /* a fetched command runs again: no second fetch */
 };
+
+/* The tell of a challenge to its players' other nodes (module.h). */
+#define CHALLENGE_TELL 'X'
+/* Steps waiting for the router at once (a cluster): past them a command
+ * is answered busy. */
+#define CHALLENGE_OPS_MAX 10000
 
 extern const struct hub_module hub_challenge_module;
 
@@ -205,24 +228,123 @@ static void tell(struct hub *h, const struct challenge *c,
         hub_send_text(s, proto_render_challenge(v, id), 0);
 }
 
-/* c ends with status (and the reason of a decline, the game of an
- * accept): both players hear it, and it is freed. */
-static void finish(struct hub *h, struct challenge *c, const char *status,
-                   int decline, const char *game, struct session *s,
-                   const struct proto_id *id)
+/* True in a cluster: the router counts and ends the challenges. */
+static bool clustered(const struct hub *h)
+{
+    return h->router.ops->challenge_close != NULL;
+}
+
+/* Tells c's players' other nodes text (a cluster; nothing alone). */
+static void tell_nodes(struct hub *h, const struct challenge *c,
+                       const char *text)
+{
+    if (!clustered(h) || !text)
+        return;
+    h->router.ops->tell(h->router.ctx, c->from, CHALLENGE_TELL, text,
+                        strlen(text), 0);
+    h->router.ops->tell(h->router.ctx, c->to, CHALLENGE_TELL, text,
+                        strlen(text), 0);
+}
+
+/* c's record, what another node needs to show, list and start it
+ * (malloc'ed; NULL when out of memory): a line of its keys and numbers,
+ * then its players' names, a line each. */
+static char *record(const struct challenge *c)
+{
+    char *out = NULL;
+
+    if (asprintf(&out, "%s %s %s %d %d %d %d %d %d %d %d %d %d %lld\n%s\n%s",
+                 c->id, c->from, c->to, c->from_account, c->to_account,
+                 c->from_bot, c->to_bot, c->clock.per_move,
+                 c->clock.initial_s, c->clock.increment_s,
+                 c->clock.per_move_s, c->color, c->rated,
+                 (long long)c->lapse_wall, c->from_name, c->to_name) < 0)
+        return NULL;
+    return out;
+}
+
+static void lapse(void *arg);
+
+/* The challenge record text (len bytes) describes, a copy of another
+ * node's (malloc'ed, not listed; NULL when malformed or out of memory). */
+static struct challenge *unrecord(struct hub *h, const char *text,
+                                  size_t len)
+{
+    struct challenge *c = calloc(1, sizeof *c);
+    char line[256];
+    const char *n1 = memchr(text, '\n', len), *n2;
+    int fa, ta, fb, tb, rated, used = 0;
+    long long wall;
+    size_t k;
+
+    n2 = n1 ? memchr(n1 + 1, '\n', len - (size_t)(n1 + 1 - text)) : NULL;
+    if (!c || !n2 || (size_t)(n1 - text) >= sizeof line)
+        goto bad;
+    memcpy(line, text, (size_t)(n1 - text));
+    line[n1 - text] = '\0';
+    if (sscanf(line, "%32s %32s %32s %d %d %d %d %d %d %d %d %d %d %lld%n",
+               c->id, c->from, c->to, &fa, &ta, &fb, &tb, &c->clock.per_move,
+               &c->clock.initial_s, &c->clock.increment_s,
+               &c->clock.per_move_s, &c->color, &rated, &wall,
+               &used) != 14 ||
+        line[used] || !proto_key_valid(c->id) || !proto_key_valid(c->from) ||
+        !proto_key_valid(c->to) || !clock_spec_valid(&c->clock))
+        goto bad;
+    k = (size_t)(n2 - n1 - 1);
+    if (k > PROTO_NAME_MAX || len - (size_t)(n2 + 1 - text) > PROTO_NAME_MAX)
+        goto bad;
+    memcpy(c->from_name, n1 + 1, k);
+    memcpy(c->to_name, n2 + 1, len - (size_t)(n2 + 1 - text));
+    c->from_account = fa;
+    c->to_account = ta;
+    c->from_bot = fb;
+    c->to_bot = tb;
+    c->rated = rated;
+    c->lapse_wall = wall;
+    c->h = h;
+    if (!(c->lapse = hub_alarm_new(h, lapse, c)))
+        goto bad;
+    return c;
+bad:
+    free(c);
+    return NULL;
+}
+
+/* c joins the pending ones (byid, both parties): 0, or -1 when out of
+ * memory (c freed). */
+static int list_add(struct hub *h, struct challenge *c)
 {
     struct challenges *cs = C(h);
-    struct proto_challenge v;
+    struct party *mine = party_get(cs, c->from);
+    struct party *theirs = mine ? party_get(cs, c->to) : NULL;
 
-    challenge_view(h, c, &v);
-    v.status = status;
-    v.decline = decline;
-    v.game = game;
-    v.expires_ms = 0;
-    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
-             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
-             decline >= 0 ? proto_decline_name(decline) : "");
-    tell(h, c, &v, s, id);
+    if (!theirs || table_put(&cs->byid, c->id, c) < 0)
+        goto oom;
+    if (party_add(mine, c) < 0) {
+        table_del(&cs->byid, c->id);
+        goto oom;
+    }
+    mine->out++;
+    if (party_add(theirs, c) < 0) {
+        table_del(&cs->byid, c->id);
+        mine->n--;
+        mine->out--;
+        goto oom;
+    }
+    theirs->in++;
+    return 0;
+oom:
+    /* (an empty party made here goes with the next challenge's end) */
+    hub_alarm_free(h, c->lapse);
+    free(c);
+    return -1;
+}
+
+/* c leaves this node's memory, nobody told. */
+static void forget(struct hub *h, struct challenge *c)
+{
+    struct challenges *cs = C(h);
+
     table_del(&cs->byid, c->id);
     party_drop(cs, c->from, c);
     party_drop(cs, c->to, c);
@@ -230,19 +352,554 @@ static void finish(struct hub *h, struct challenge *c, const char *status,
     free(c);
 }
 
-/* The lapse rang: the challenger is still away (else it is kept). */
+/* c ends here with status (and the reason of a decline, the game of an
+ * accept): its players' connections here hear it, and it is freed. */
+static void end_here(struct hub *h, struct challenge *c, const char *status,
+                     int decline, const char *game, struct session *s,
+                     const struct proto_id *id)
+{
+    struct proto_challenge v;
+
+    challenge_view(h, c, &v);
+    v.status = status;
+    v.decline = decline;
+    v.game = game;
+    v.expires_ms = 0;
+    tell(h, c, &v, s, id);
+    forget(h, c);
+}
+
+/* c ends with status (and the reason of a decline, the game of an
+ * accept): both players hear it, on every node, and it is freed. */
+static void finish(struct hub *h, struct challenge *c, const char *status,
+                   int decline, const char *game, struct session *s,
+                   const struct proto_id *id)
+{
+    char *text = NULL;
+
+    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
+             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
+             decline >= 0 ? proto_decline_name(decline) : "");
+    if (clustered(h) && asprintf(&text, "E %s %s %d %s", c->id, status,
+                                 decline, game ? game : "-") < 0)
+        text = NULL;
+    tell_nodes(h, c, text);
+    free(text);
+    end_here(h, c, status, decline, game, s, id);
+}
+
+/* ---- waiting for the router (a cluster) -------------------------------- */
+
+enum op_kind { OP_OPEN, OP_CLOSE, OP_PROBE, OP_FETCH };
+
+/* A step that waits for the router's answer. Its session (a WebSocket
+ * command's) is held meanwhile (s->waiting: what it sends next waits);
+ * an HTTP call's end is done. */
+struct op {
+    struct hub *h;
+    struct op *next; /* in the module's list */
+    enum op_kind kind;
+    struct session *s;       /* NULL: none, or it closed */
+    struct proto_msg m;      /* s's command (its id; a fetch's runs again) */
+    challenge_done_fn *done; /* an HTTP call's end (NULL: none) */
+    uint64_t later;
+    struct challenge *c; /* OP_OPEN: made, not listed yet */
+    char cid[PROTO_KEY_MAX + 1];
+    const char *status; /* OP_CLOSE: how it ends ("accepted": it starts) */
+    int decline;
+    char pid[PROTO_KEY_MAX + 1], name[PROTO_NAME_MAX + 1]; /* the accepter */
+    void (*then)(struct hub *h, void *arg); /* OP_FETCH of a call */
+    void *arg;
+};
+
+static void op_answered(void *arg, long rc, const char *text, size_t len);
+
+/* A new op for s's command m (s NULL: none), listed. */
+static struct op *op_new(struct hub *h, enum op_kind kind, struct session *s,
+                         const struct proto_msg *m, const char *cid)
+{
+    struct op *o = C(h)->nops < CHALLENGE_OPS_MAX ? calloc(1, sizeof *o)
+                                                 : NULL;
+
+    if (!o)
+        return NULL;
+    o->h = h;
+    o->kind = kind;
+    o->s = s;
+    if (m)
+        o->m = *m;
+    snprintf(o->cid, sizeof o->cid, "%s", cid);
+    o->decline = -1;
+    return o;
+}
+
+/* Asks the router o's question (its ask already chosen by kind): true
+ * when asked (o listed, its session held); false when the router could
+ * not (o freed). */
+static bool op_ask(struct hub *h, struct op *o, const char *record)
+{
+    const struct router_ops *r = h->router.ops;
+    void *ctx = h->router.ctx;
+    struct challenges *cs = C(h);
+    int rc;
+
+    switch (o->kind) {
+    case OP_OPEN:
+        rc = r->challenge_open(ctx, o->cid, o->c->from, o->c->to, record,
+                               h->cfg.max_challenges_out,
+                               h->cfg.max_challenges_in, op_answered, o);
+        break;
+    case OP_CLOSE:
+        rc = r->challenge_close(ctx, o->cid, op_answered, o);
+        break;
+    case OP_PROBE:
+        rc = r->present(ctx, o->pid, op_answered, o);
+        break;
+    default:
+        rc = r->challenge_read(ctx, o->cid, op_answered, o);
+        break;
+    }
+    if (rc < 0) {
+        free(o);
+        return false;
+    }
+    o->next = cs->ops;
+    cs->ops = o;
+    cs->nops++;
+    if (o->s)
+        o->s->waiting = true;
+    return true;
+}
+
+/* o's refusal: code (PROTO_BUSY: the server is busy) with msg. */
+static void op_refuse(struct hub *h, const struct op *o, int code,
+                      const char *msg)
+{
+    if (o->s && code == PROTO_BUSY)
+        hub_busy(o->s, &o->m.id);
+    else if (o->s)
+        hub_send_error(o->s, code, msg, &o->m.id);
+    if (o->done)
+        o->done(h, o->later, code, msg, NULL);
+}
+
+/* ---- making one ----------------------------------------------------------- */
+
+/* c (made, not listed) is pending from now on: both players hear it (s,
+ * NULL for none, with id), an HTTP call's done gets its ChallengeJson. */
+static void made(struct hub *h, struct challenge *c, struct session *s,
+                 const struct proto_id *id, challenge_done_fn *done,
+                 uint64_t later)
+{
+    struct player *p = table_get(&h->players, c->from);
+    struct proto_challenge v;
+    char *text;
+
+    c->home = true;
+    if (!p || !hub_player_present(p)) {
+        /* a challenger with no page open here (the HTTP API): it lapses
+         * as one whose last page went (lichess: 20 s unless kept
+         * alive); in a cluster, unless it is connected elsewhere */
+        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
+        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+    }
+    text = clustered(h) ? record(c) : NULL;
+    if (list_add(h, c) < 0) {
+        free(text);
+        if (s)
+            hub_busy(s, id);
+        if (done)
+            done(h, later, PROTO_BUSY, "out of memory", NULL);
+        return;
+    }
+    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
+             c->from, c->to);
+    challenge_view(h, c, &v);
+    tell(h, c, &v, s, id);
+    if (text) {
+        char *o = NULL;
+        if (asprintf(&o, "O %s", text) >= 0)
+            tell_nodes(h, c, o);
+        free(o);
+        free(text);
+    }
+    if (done) {
+        char *json = proto_render_challenge_lichess(&v, "", false, -1);
+        if (json)
+            done(h, later, 0, NULL, json);
+        else
+            done(h, later, PROTO_BUSY, "out of memory", NULL);
+    }
+}
+
+/* The router's answer to c's opening (a cluster). */
+static void opened(struct hub *h, struct op *o, long rc)
+{
+    char msg[PROTO_MSG_MAX];
+
+    if (rc == 0) {
+        made(h, o->c, o->s, &o->m.id, o->done, o->later);
+        return;
+    }
+    if (rc == 1)
+        snprintf(msg, sizeof msg,
+                 "you have %d pending challenges: the most there may be",
+                 h->cfg.max_challenges_out);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s has %d pending challenges: the most there may be",
+                 o->c->to_name, h->cfg.max_challenges_in);
+    op_refuse(h, o, rc < 0 ? PROTO_BUSY : PROTO_TOO_MANY_CHALLENGES, msg);
+    hub_alarm_free(h, o->c->lapse);
+    free(o->c);
+}
+
+/* c (made, not listed) is opened: at once on a node alone, through the
+ * router in a cluster (the caps across nodes). */
+static void propose(struct hub *h, struct challenge *c, struct session *s,
+                    const struct proto_id *id, challenge_done_fn *done,
+                    uint64_t later)
+{
+    struct op *o;
+    char *text;
+
+    if (!clustered(h)) {
+        made(h, c, s, id, done, later);
+        return;
+    }
+    o = op_new(h, OP_OPEN, s, NULL, c->id);
+    text = o ? record(c) : NULL;
+    if (o) {
+        o->m.id = id ? *id : (struct proto_id){0};
+        o->done = done;
+        o->later = later;
+        o->c = c;
+    }
+    if (!text || !op_ask(h, o, text)) {
+        if (text == NULL)
+            free(o);
+        if (s)
+            hub_busy(s, id);
+        if (done)
+            done(h, later, PROTO_BUSY, "the server is busy; try again",
+                 NULL);
+        hub_alarm_free(h, c->lapse);
+        free(c);
+    }
+    free(text);
+}
+
+/* ---- ending one ----------------------------------------------------------- */
+
+static const char *start(struct hub *h, struct challenge *c, const char *pid,
+                         const char *name, struct session *s,
+                         const struct proto_id *id, int64_t now);
+
+/* The words of no_such_challenge for o's asker. */
+static const char *not_found(const struct op *o)
+{
+    if (o->done)
+        return "Not found.";
+    return o->m.type == PROTO_T_CHALLENGE_CANCEL
+               ? "you have sent no pending challenge with that id"
+               : "you have received no pending challenge with that id";
+}
+
+/* The router's answer to c's close (a cluster): 1, this node ends it. */
+static void closed(struct hub *h, struct op *o, long rc)
+{
+    struct challenge *c = table_get(&C(h)->byid, o->cid);
+
+    if (c)
+        c->ending = false;
+    if (rc < 0 || (rc == 1 && !c)) {
+        op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
+        return;
+    }
+    if (rc == 0) { /* another node ended it, and tells its players */
+        op_refuse(h, o, PROTO_NO_SUCH_CHALLENGE, not_found(o));
+        return;
+    }
+    if (!strcmp(o->status, "accepted")) {
+        if (!start(h, c, o->pid, o->name, o->s, &o->m.id, hub_now_ms(h))) {
+            finish(h, c, "canceled", -1, NULL, NULL, NULL);
+            op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
+            return;
+        }
+    } else {
+        finish(h, c, o->status, o->decline, NULL, o->s, &o->m.id);
+    }
+    if (o->done)
+        o->done(h, o->later, 0, NULL, NULL);
+}
+
+/* c ends with status (the reason decline, or the accepter pid, name):
+ * at once on a node alone; in a cluster once the router says this
+ * node ends it (of two nodes, one does). s (NULL: none) and id, or done
+ * and later, are answered. */
+static void end_ask(struct hub *h, struct challenge *c, const char *status,
+                int decline, const char *pid, const char *name,
+                struct session *s, const struct proto_msg *m,
+                challenge_done_fn *done, uint64_t later)
+{
+    struct op *o;
+
+    if (!clustered(h)) {
+        if (!strcmp(status, "accepted")) {
+            if (!start(h, c, pid, name, s, m ? &m->id : NULL,
+                       hub_now_ms(h))) {
+                if (done)
+                    done(h, later, PROTO_BUSY,
+                         "the server is busy; try again", NULL);
+                return;
+            }
+        } else {
+            finish(h, c, status, decline, NULL, s, m ? &m->id : NULL);
+        }
+        if (done)
+            done(h, later, 0, NULL, NULL);
+        return;
+    }
+    o = op_new(h, OP_CLOSE, s, m, c->id);
+    if (o) {
+        o->status = status;
+        o->decline = decline;
+        o->done = done;
+        o->later = later;
+        snprintf(o->pid, sizeof o->pid, "%s", pid ? pid : "");
+        snprintf(o->name, sizeof o->name, "%s", name ? name : "");
+    }
+    if (c->ending || !o || !op_ask(h, o, NULL)) {
+        if (c->ending)
+            free(o);
+        if (s)
+            hub_busy(s, m ? &m->id : NULL);
+        if (done)
+            done(h, later, PROTO_BUSY, "the server is busy; try again",
+                 NULL);
+        return;
+    }
+    c->ending = true;
+}
+
+/* The lapse rang: the challenger is still away (else it is kept). In a
+ * cluster the challenger may be connected to another node: asked; a
+ * copy of another node's challenge (fetched) is forgotten. */
 static void lapse(void *arg)
 {
     struct challenge *c = arg;
     struct hub *h = c->h;
     struct player *p = table_get(&h->players, c->from);
+    struct op *o;
 
+    if (!c->home) {
+        forget(h, c);
+        return;
+    }
     if (p && hub_player_present(p)) {
         c->lapse_wall = 0;
         return;
     }
-    finish(h, c, "expired", -1, NULL, NULL, NULL);
+    if (!clustered(h)) {
+        finish(h, c, "expired", -1, NULL, NULL, NULL);
+        return;
+    }
+    o = c->ending ? NULL : op_new(h, OP_PROBE, NULL, NULL, c->id);
+    if (o)
+        snprintf(o->pid, sizeof o->pid, "%s", c->from);
+    if (!c->ending && (!o || !op_ask(h, o, NULL))) /* (asked again later) */
+        hub_alarm_arm(h, c->lapse,
+                      hub_now_ms(h) + h->cfg.challenge_lapse_ms);
 }
+
+/* The router's answer to the lapse's question: is the challenger
+ * connected to a node? */
+static void probed(struct hub *h, struct op *o, long rc)
+{
+    struct challenge *c = table_get(&C(h)->byid, o->cid);
+
+    if (!c || c->ending)
+        return;
+    if (rc != 0) { /* (connected elsewhere, or unknown: asked again) */
+        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
+        hub_alarm_arm(h, c->lapse,
+                      hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        return;
+    }
+    end_ask(h, c, "expired", -1, NULL, NULL, NULL, NULL, NULL, 0);
+}
+
+/* ---- another node's challenge (a cluster) ------------------------------- */
+
+/* A copy of another node's challenge is kept this long when fetched
+ * (not told: its end may never be told here). */
+#define CHALLENGE_COPY_MS 60000
+
+static void do_accept(struct session *s, const struct proto_msg *m,
+                      int64_t now);
+static void do_decline(struct session *s, const struct proto_msg *m,
+                       int64_t now);
+static void do_cancel(struct session *s, const struct proto_msg *m,
+                      int64_t now);
+
+/* The router's answer to a fetch: the record (text, len bytes) is kept
+ * here as a copy, and what waited runs again. */
+static void fetched(struct hub *h, struct op *o, long rc, const char *text,
+                    size_t len)
+{
+    struct challenges *cs = C(h);
+    struct challenge *c;
+
+    if (rc == 1 && text && !table_get(&cs->byid, o->cid) &&
+        (c = unrecord(h, text, len)) != NULL) {
+        if (strcmp(c->id, o->cid) || list_add(h, c) < 0) {
+            if (!strcmp(c->id, o->cid))
+                c = NULL; /* (list_add freed it) */
+            if (c) {
+                hub_alarm_free(h, c->lapse);
+                free(c);
+            }
+        } else {
+            hub_alarm_arm(h, c->lapse, hub_now_ms(h) + CHALLENGE_COPY_MS);
+        }
+    }
+    if (o->s) {
+        cs->no_fetch = true;
+        if (o->m.type == PROTO_T_CHALLENGE_ACCEPT)
+            do_accept(o->s, &o->m, hub_now_ms(h));
+        else if (o->m.type == PROTO_T_CHALLENGE_DECLINE)
+            do_decline(o->s, &o->m, hub_now_ms(h));
+        else
+            do_cancel(o->s, &o->m, hub_now_ms(h));
+        cs->no_fetch = false;
+    }
+    if (o->then) {
+        cs->no_fetch = true;
+        o->then(h, o->arg);
+        cs->no_fetch = false;
+    }
+}
+
+/* In a cluster, a challenge id not in memory here may be another node's:
+ * its record is read (s's command m runs again then, or then(h, arg)).
+ * True when asked; false when there is nothing to ask (a node alone, a
+ * rerun) or the router could not (nothing called). */
+static bool fetch(struct hub *h, const char *id, struct session *s,
+                  const struct proto_msg *m,
+                  void (*then)(struct hub *h, void *arg), void *arg)
+{
+    struct challenges *cs = C(h);
+    struct op *o;
+
+    if (!clustered(h) || cs->no_fetch || !proto_key_valid(id))
+        return false;
+    o = op_new(h, OP_FETCH, s, m, id);
+    if (!o)
+        return false;
+    o->then = then;
+    o->arg = arg;
+    return op_ask(h, o, NULL);
+}
+
+static void op_answered(void *arg, long rc, const char *text, size_t len)
+{
+    struct op *o = arg, **pp;
+    struct hub *h = o->h;
+    struct challenges *cs = C(h);
+    struct session *s = o->s;
+
+    for (pp = &cs->ops; *pp && *pp != o; pp = &(*pp)->next)
+        ;
+    assert(*pp); /* (listed until answered) */
+    *pp = o->next;
+    cs->nops--;
+    if (s)
+        s->waiting = false; /* (the command runs on) */
+    switch (o->kind) {
+    case OP_OPEN:
+        opened(h, o, rc);
+        break;
+    case OP_CLOSE:
+        closed(h, o, rc);
+        break;
+    case OP_PROBE:
+        probed(h, o, rc);
+        break;
+    case OP_FETCH:
+        fetched(h, o, rc, text, len);
+        break;
+    }
+    if (s && !s->waiting) /* (unless it waits again) */
+        hub_session_replay(s);
+    free(o);
+}
+
+/* Another node told player p about a challenge: 'O' and its record (a
+ * new one: kept here as a copy, its players' connections here hear it),
+ * or 'E ID STATUS DECLINE GAME' (it ended: the copy goes, told). */
+static void told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now)
+{
+    struct challenges *cs = C(h);
+    struct challenge *c;
+    char id[PROTO_KEY_MAX + 1], status[16], game[PROTO_KEY_MAX + 1];
+    char line[128];
+    int decline;
+
+    (void)p;
+    (void)now;
+    if (len > 2 && !memcmp(payload, "O ", 2)) {
+        struct proto_challenge v;
+        c = unrecord(h, payload + 2, len - 2);
+        if (!c || table_get(&cs->byid, c->id)) {
+            if (c)
+                hub_alarm_free(h, c->lapse);
+            free(c);
+            return;
+        }
+        if (list_add(h, c) < 0)
+            return;
+        challenge_view(h, c, &v);
+        tell(h, c, &v, NULL, NULL);
+        return;
+    }
+    if (len < 2 || len >= sizeof line || memcmp(payload, "E ", 2))
+        return;
+    memcpy(line, payload, len);
+    line[len] = '\0';
+    if (sscanf(line, "E %32s %15s %d %32s", id, status, &decline, game) != 4 ||
+        !(c = table_get(&cs->byid, id)))
+        return;
+    if (decline < -1 || !proto_decline_name(decline < 0 ? 0 : decline))
+        decline = -1;
+    end_here(h, c,
+             !strcmp(status, "accepted")   ? "accepted"
+             : !strcmp(status, "declined") ? "declined"
+             : !strcmp(status, "expired")  ? "expired"
+                                           : "canceled",
+             decline, strcmp(game, "-") ? game : NULL, NULL, NULL);
+}
+
+void challenge_lost(struct hub *h, const char *id, const char *from,
+                    const char *to)
+{
+    struct challenge *c = table_get(&C(h)->byid, id);
+    struct challenge k = {0};
+    char *text = NULL;
+
+    if (c) {
+        finish(h, c, "expired", -1, NULL, NULL, NULL);
+        return;
+    }
+    /* (its players' other nodes hold a copy: told) */
+    snprintf(k.from, sizeof k.from, "%s", from);
+    snprintf(k.to, sizeof k.to, "%s", to);
+    if (asprintf(&text, "E %s expired -1 -", id) >= 0)
+        tell_nodes(h, &k, text);
+    free(text);
+}
+
+/* ---- the WebSocket's commands ------------------------------------------- */
 
 /* The present player that `to` names: its PID, else its name (any case;
  * an account first; NULL when several guests share it, or nobody). */
@@ -265,31 +922,27 @@ static struct player *find_dest(struct hub *h, const char *to)
     return guests == 1 ? found : NULL;
 }
 
-/* True (s answered `blocked`) when a block keeps me and other apart:
- * me's own block is named; other's is not (as lichess, which says only
- * that the challenge cannot be: relation.h). */
+/* True (s answered `blocked`) when a block keeps me and other (its PID
+ * and name; its record here, or NULL) apart: me's own block is named;
+ * other's is not (as lichess, which says only that the challenge cannot
+ * be: relation.h). */
 static bool blocked(struct session *s, const struct player *me,
+                    const char *pid, const char *name,
                     const struct player *other, const struct proto_id *id)
 {
     char msg[PROTO_MSG_MAX];
 
-    if (!other)
-        return false;
-    if (relation_blocks(me, other->pid))
+    if (relation_blocks(me, pid))
         snprintf(msg, sizeof msg,
-                 "you have blocked %s: unblock them to play them",
-                 other->name);
-    else if (relation_blocks(other, me->pid))
-        snprintf(msg, sizeof msg, "you cannot challenge %s", other->name);
+                 "you have blocked %s: unblock them to play them", name);
+    else if (other && relation_blocks(other, me->pid))
+        snprintf(msg, sizeof msg, "you cannot challenge %s", name);
     else
         return false;
     hub_send_error(s, PROTO_BLOCKED, msg, id);
     return true;
 }
 
-/* The caps on pending challenges, then the challenge is made (*out);
- * nobody is told yet. 0, or an enum proto_error with msg (PROTO_BUSY:
- * out of memory). */
 /* Whether pid's record here knows it a bot account (its facts). */
 static bool player_bot(struct hub *h, const char *pid)
 {
@@ -298,10 +951,15 @@ static bool player_bot(struct hub *h, const char *pid)
     return p && p->facts && p->facts->bot;
 }
 
+/* The checks of a challenge's players, then the challenge is made (*out,
+ * not listed: propose opens it); nobody is told yet. 0, or an enum
+ * proto_error with msg (PROTO_BUSY: out of memory). The caps on pending
+ * challenges are checked here on a node alone, by the router in a
+ * cluster. */
 static int make(struct hub *h, const struct challenge_who *from,
                 const struct challenge_who *to,
                 const struct clock_spec *clock, int color, bool rated,
-                const struct challenge **out, char *msg, size_t len)
+                struct challenge **out, char *msg, size_t len)
 {
     struct challenges *cs = C(h);
     struct party *mine = table_get(&cs->parties, from->pid);
@@ -320,21 +978,24 @@ static int make(struct hub *h, const struct challenge_who *from,
                                    hub_now_ms(h), msg, len);
     if (code)
         return code;
-    if (mine && mine->out >= h->cfg.max_challenges_out) {
+    if (!clustered(h) && mine && mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
                  h->cfg.max_challenges_out);
         return PROTO_TOO_MANY_CHALLENGES;
     }
-    if (theirs && theirs->in >= h->cfg.max_challenges_in) {
+    if (!clustered(h) && theirs && theirs->in >= h->cfg.max_challenges_in) {
         snprintf(msg, len,
                  "%s has %d pending challenges: the most there may be",
                  to->name, h->cfg.max_challenges_in);
         return PROTO_TOO_MANY_CHALLENGES;
     }
     c = calloc(1, sizeof *c);
-    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0)
-        goto oom;
+    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0 ||
+        !(c->lapse = hub_alarm_new(h, lapse, c))) {
+        free(c);
+        return PROTO_BUSY;
+    }
     c->h = h;
     snprintf(c->from, sizeof c->from, "%s", from->pid);
     snprintf(c->from_name, sizeof c->from_name, "%s", from->name);
@@ -347,32 +1008,103 @@ static int make(struct hub *h, const struct challenge_who *from,
     c->clock = *clock;
     c->color = color;
     c->rated = rated;
-    c->lapse = hub_alarm_new(h, lapse, c);
-    mine = party_get(cs, from->pid);
-    theirs = mine ? party_get(cs, to->pid) : NULL;
-    if (!c->lapse || !theirs || table_put(&cs->byid, c->id, c) < 0)
-        goto oom;
-    if (party_add(mine, c) < 0) {
-        table_del(&cs->byid, c->id);
-        goto oom;
-    }
-    mine->out++;
-    if (party_add(theirs, c) < 0) {
-        theirs->in++; /* (party_drop counts it back) */
-        finish(h, c, "canceled", -1, NULL, NULL, NULL);
-        return PROTO_BUSY;
-    }
-    theirs->in++;
-    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
-             c->from, c->to);
     *out = c;
     return 0;
-oom:
-    if (c)
-        hub_alarm_free(h, c->lapse);
-    free(c);
-    /* (an empty party made here goes with the next challenge's end) */
-    return PROTO_BUSY;
+}
+
+/* The checks of `challenge` once its challenged player is known (to; its
+ * record here, or NULL: another node's, read from the store), then the
+ * challenge is made and both players hear it. */
+static void challenge_to(struct session *s, const struct proto_msg *m,
+                         const struct challenge_who *to,
+                         const struct player *dest)
+{
+    struct hub *h = s->hub;
+    struct player *me = s->player;
+    struct challenge *made_one;
+    char msg[PROTO_MSG_MAX];
+
+    if (!strcmp(to->pid, me->pid)) { /* (a guest named as its own PID) */
+        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
+                       &m->id);
+        return;
+    }
+    if (blocked(s, me, to->pid, to->name, dest, &m->id))
+        return;
+    if (m->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (m->rated && !to->account) {
+        snprintf(msg, sizeof msg,
+                 "%s is a guest: rated games are for accounts", to->name);
+        hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
+        return;
+    }
+    struct challenge_who from = {me->pid, me->name, me->account, false};
+    int code = make(h, &from, to, &m->clock, m->color, m->rated, &made_one,
+                    msg, sizeof msg);
+
+    if (code == PROTO_BUSY)
+        hub_busy(s, &m->id);
+    else if (code)
+        hub_send_error(s, code, msg, &m->id);
+    else
+        propose(h, made_one, s, &m->id, NULL, 0);
+}
+
+/* In a cluster: the player `to` names, not connected here, read from the
+ * store (its PID, else an account's name). */
+struct dest_read {
+    struct hub_read r;
+    struct proto_msg m;
+    struct store_player pl;
+    struct store_account acct;
+    int found, account;
+};
+
+static int dest_run(struct store *st, struct hub_read *r)
+{
+    struct dest_read *d = (struct dest_read *)r;
+    int rc = store_find_player(st, d->m.to, &d->pl);
+
+    if (rc == 1) {
+        d->account = store_is_account(st, d->pl.pid);
+        if (d->account == 1 &&
+            store_find_account(st, d->pl.name, &d->acct) < 0)
+            return -1;
+        d->found = 1;
+        return d->account < 0 ? -1 : 0;
+    }
+    if (rc < 0 || (rc = store_find_account(st, d->m.to, &d->acct)) < 0)
+        return -1;
+    if (rc == 1) {
+        snprintf(d->pl.pid, sizeof d->pl.pid, "%s", d->acct.pid);
+        snprintf(d->pl.name, sizeof d->pl.name, "%s", d->acct.username);
+        d->account = 1;
+        d->found = 1;
+    }
+    return 0;
+}
+
+static void dest_answer(struct hub_read *r, int rc)
+{
+    struct dest_read *d = (struct dest_read *)r;
+    struct session *s = r->who;
+    char msg[PROTO_MSG_MAX];
+
+    s->waiting = false;
+    if (rc < 0) {
+        hub_busy(s, &d->m.id);
+    } else if (!d->found) {
+        snprintf(msg, sizeof msg, "no player named %s (or with that PID)",
+                 d->m.to);
+        hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &d->m.id);
+    } else {
+        struct challenge_who to = {d->pl.pid, d->pl.name, d->account == 1,
+                                   d->account == 1 && d->acct.bot};
+        challenge_to(s, &d->m, &to, table_get(&r->h->players, d->pl.pid));
+    }
+    if (!s->waiting)
+        hub_session_replay(s);
 }
 
 /* The checks of `challenge` in PROTOCOL.md's order, then the challenge
@@ -383,16 +1115,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct challenges *cs = C(h);
     struct player *me = s->player, *dest;
-    struct proto_challenge v;
     char msg[PROTO_MSG_MAX];
 
-    if (h->router.ops != &hub_local_router) {
-        hub_send_error(s, PROTO_CHALLENGE_UNAVAILABLE,
-                       "challenges are not served in a cluster yet: send an "
-                       "invitation link",
-                       &m->id);
-        return;
-    }
     /* (first: a name is looked up through every player here) */
     if (!ratelimit_take(cs->made, me->pid, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
@@ -407,46 +1131,32 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     if (hub_playban_refused(s, &m->id))
         return;
     dest = find_dest(h, m->to);
+    if (!dest && clustered(h)) { /* (connected to another node, maybe) */
+        struct dest_read *d = calloc(1, sizeof *d);
+        if (!d) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        d->m = *m;
+        d->r.run = dest_run;
+        d->r.answer = dest_answer;
+        if (hub_read_submit_for(s, &d->r, &m->id, 0) == 0)
+            s->waiting = true;
+        return;
+    }
     if (!dest) {
         snprintf(msg, sizeof msg,
                  "no player named %s (or with that PID) is online", m->to);
         hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &m->id);
         return;
     }
-    if (dest == me) { /* (a guest named as its own PID) */
-        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
-                       &m->id);
-        return;
-    }
-    if (blocked(s, me, dest, &m->id))
-        return;
-    if (m->rated && hub_rated_refused(s, &m->id))
-        return;
-    if (m->rated && !dest->account) {
-        snprintf(msg, sizeof msg,
-                 "%s is a guest: rated games are for accounts", dest->name);
-        hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
-        return;
-    }
-    struct challenge_who from = {me->pid, me->name, me->account, false};
     struct challenge_who to = {dest->pid, dest->name, dest->account, false};
-    const struct challenge *made;
-    int code = make(h, &from, &to, &m->clock, m->color, m->rated, &made, msg,
-                    sizeof msg);
-
-    if (code == PROTO_BUSY)
-        hub_busy(s, &m->id);
-    else if (code)
-        hub_send_error(s, code, msg, &m->id);
-    else {
-        challenge_view(h, made, &v);
-        tell(h, made, &v, s, &m->id);
-    }
+    challenge_to(s, m, &to, dest);
 }
 
 /* The pending challenge m->challenge whose `role` (its challenger, or
  * the challenged) s's player is, or NULL when s was answered
- * no_such_challenge. */
+ * no_such_challenge, or waits for it (another node's: fetch). */
 static struct challenge *mine(struct session *s, const struct proto_msg *m,
                               bool challenger)
 {
@@ -454,6 +1164,8 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
 
     if (c && !strcmp(challenger ? c->from : c->to, s->player->pid))
         return c;
+    if (!c && fetch(s->hub, m->challenge, s, m, NULL, NULL))
+        return NULL;
     hub_send_error(s, PROTO_NO_SUCH_CHALLENGE,
                    challenger ? "you have sent no pending challenge with "
                                 "that id"
@@ -463,9 +1175,9 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
     return NULL;
 }
 
-/* c accepted by its challenged player (pid, name): its game starts and
- * both players hear it (s, NULL for none, with id). The game's GID, or
- * NULL when the server is busy (c stays pending; s answered). */
+/* c accepted by its challenged player (pid, name): its game starts here
+ * and both players hear it (s, NULL for none, with id). The game's GID,
+ * or NULL when the server is busy (c stays pending; s answered). */
 static const char *start(struct hub *h, struct challenge *c, const char *pid,
                          const char *name, struct session *s,
                          const struct proto_id *id, int64_t now)
@@ -513,7 +1225,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     if (!hub_facts_want(s, m, &pid, 1, hub_facts_since(h, c->rated, now)))
         return;
     from = table_get(&h->players, c->from);
-    if (blocked(s, s->player, from, &m->id))
+    if (blocked(s, s->player, c->from, c->from_name, from, &m->id))
         return;
     if (c->rated && hub_rated_refused(s, &m->id))
         return;
@@ -536,7 +1248,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
         hub_send_error(s, code, msg, &m->id);
         return;
     }
-    start(h, c, s->player->pid, s->player->name, s, &m->id, now);
+    end_ask(h, c, "accepted", -1, s->player->pid, s->player->name, s, m, NULL,
+        0);
 }
 
 static void do_decline(struct session *s, const struct proto_msg *m,
@@ -546,7 +1259,7 @@ static void do_decline(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        finish(s->hub, c, "declined", m->reason, NULL, s, &m->id);
+        end_ask(s->hub, c, "declined", m->reason, NULL, NULL, s, m, NULL, 0);
 }
 
 static void do_cancel(struct session *s, const struct proto_msg *m,
@@ -556,7 +1269,7 @@ static void do_cancel(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        finish(s->hub, c, "canceled", -1, NULL, s, &m->id);
+        end_ask(s->hub, c, "canceled", -1, NULL, NULL, s, m, NULL, 0);
 }
 
 /* challenges: those pending to and from s's player, oldest first. */
@@ -606,51 +1319,36 @@ static int api_may_play(struct hub *h, const char *pid, const char *other,
     return 0;
 }
 
-int challenge_api_create(struct hub *h, const struct challenge_who *from,
-                         const struct challenge_who *to,
-                         const struct clock_spec *clock, int color,
-                         bool rated, int64_t now, char **json, char *msg,
-                         size_t len)
+void challenge_api_create(struct hub *h, const struct challenge_who *from,
+                          const struct challenge_who *to,
+                          const struct clock_spec *clock, int color,
+                          bool rated, int64_t now, challenge_done_fn *done,
+                          uint64_t later)
 {
-    struct player *p;
-    const struct challenge *made;
-    struct proto_challenge v;
+    struct challenge *c;
+    char msg[160];
     int code;
 
-    *json = NULL;
-    if (h->router.ops != &hub_local_router) {
-        snprintf(msg, len, "challenges are not served in a cluster yet");
-        return PROTO_CHALLENGE_UNAVAILABLE;
-    }
     if (!ratelimit_take(C(h)->made, from->pid, now)) {
-        snprintf(msg, len, "too many challenges; try again in a minute");
-        return PROTO_RATE_LIMITED;
+        done(h, later, PROTO_RATE_LIMITED,
+             "too many challenges; try again in a minute", NULL);
+        return;
     }
     if (!strcmp(from->pid, to->pid)) {
-        snprintf(msg, len, "you cannot challenge yourself");
-        return PROTO_OWN_GAME;
+        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself",
+             NULL);
+        return;
     }
-    if ((code = api_may_play(h, from->pid, to->pid, to->name, msg, len)))
-        return code;
-    code = make(h, from, to, clock, color, rated, &made, msg, len);
-    if (code)
-        return code;
-    /* a challenger with no page open here: it lapses as one whose last
-     * page went (lichess: 20 s unless kept alive) */
-    p = table_get(&h->players, from->pid);
-    if (!p || !hub_player_present(p)) {
-        struct challenge *c = (struct challenge *)made;
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
+    if ((code = api_may_play(h, from->pid, to->pid, to->name, msg,
+                             sizeof msg)) ||
+        (code = make(h, from, to, clock, color, rated, &c, msg,
+                     sizeof msg))) {
+        done(h, later, code,
+             code == PROTO_BUSY ? "the server is busy; try again" : msg,
+             NULL);
+        return;
     }
-    challenge_view(h, made, &v);
-    tell(h, made, &v, NULL, NULL);
-    *json = proto_render_challenge_lichess(&v, "", false, -1);
-    if (!*json) {
-        snprintf(msg, len, "out of memory");
-        return PROTO_BUSY;
-    }
-    return 0;
+    propose(h, c, NULL, NULL, done, later);
 }
 
 /* The pending challenge id sent (challenger) or received by pid. */
@@ -671,51 +1369,63 @@ static bool api_full(struct hub *h, const char *pid)
                     (size_t)h->cfg.max_games_per_player;
 }
 
-int challenge_api_accept(struct hub *h, const char *id,
-                         const struct challenge_who *me, int64_t now,
-                         char *msg, size_t len)
+void challenge_api_accept(struct hub *h, const char *id,
+                          const struct challenge_who *me, int64_t now,
+                          challenge_done_fn *done, uint64_t later)
 {
     struct challenge *c = api_mine(h, id, me->pid, false);
+    char msg[160];
     int code;
 
     if (!c) {
-        snprintf(msg, len, "Not found.");
-        return PROTO_NO_SUCH_CHALLENGE;
+        done(h, later, PROTO_NO_SUCH_CHALLENGE, "Not found.", NULL);
+        return;
     }
-    if ((code = api_may_play(h, me->pid, c->from, c->from_name, msg, len)))
-        return code;
+    if ((code = api_may_play(h, me->pid, c->from, c->from_name, msg,
+                             sizeof msg)))
+        goto refused;
     if (api_full(h, c->to) || api_full(h, c->from)) {
-        snprintf(msg, len,
+        snprintf(msg, sizeof msg,
                  "%s holds as many live games and seeks as there may be",
                  api_full(h, c->to) ? "you" : "the challenger");
-        return PROTO_TOO_MANY_GAMES;
+        code = PROTO_TOO_MANY_GAMES;
+        goto refused;
     }
     if (h->nlive >= (size_t)h->cfg.max_live_games) {
-        snprintf(msg, len, "the server holds as many live games as it may");
-        return PROTO_SERVER_FULL;
+        snprintf(msg, sizeof msg,
+                 "the server holds as many live games as it may");
+        code = PROTO_SERVER_FULL;
+        goto refused;
     }
     if ((code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
-                                    now, msg, len)))
-        return code;
-    if (!start(h, c, me->pid, me->name, NULL, NULL, now)) {
-        snprintf(msg, len, "the server is busy; try again");
-        return PROTO_BUSY;
-    }
-    return 0;
+                                    now, msg, sizeof msg)))
+        goto refused;
+    end_ask(h, c, "accepted", -1, me->pid, me->name, NULL, NULL, done, later);
+    return;
+refused:
+    done(h, later, code, msg, NULL);
 }
 
-int challenge_api_end(struct hub *h, const char *id, const char *pid,
-                      int decline)
+void challenge_api_end(struct hub *h, const char *id, const char *pid,
+                       int decline, challenge_done_fn *done, uint64_t later)
 {
     struct challenge *c = api_mine(h, id, pid, decline < 0);
 
     if (!c)
-        return PROTO_NO_SUCH_CHALLENGE;
-    if (decline < 0)
-        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+        done(h, later, PROTO_NO_SUCH_CHALLENGE, "Not found.", NULL);
+    else if (decline < 0)
+        end_ask(h, c, "canceled", -1, NULL, NULL, NULL, NULL, done, later);
     else
-        finish(h, c, "declined", decline, NULL, NULL, NULL);
-    return 0;
+        end_ask(h, c, "declined", decline, NULL, NULL, NULL, NULL, done,
+                later);
+}
+
+int challenge_fetch(struct hub *h, const char *id,
+                    void (*then)(struct hub *h, void *arg), void *arg)
+{
+    if (table_get(&C(h)->byid, id))
+        return 1;
+    return fetch(h, id, NULL, NULL, then, arg) ? 0 : -1;
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -729,11 +1439,19 @@ static void player_gone(struct hub *h, struct player *p)
 
     for (size_t i = 0; pa && i < pa->n; i++) {
         struct challenge *c = pa->v[i];
-        if (strcmp(c->from, p->pid))
+        if (strcmp(c->from, p->pid) || !c->home)
             continue;
         c->lapse_wall = wall + h->cfg.challenge_lapse_ms;
         hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
     }
+}
+
+/* s closes: the steps it waits for answer nobody. */
+static void session_closed(struct hub *h, struct session *s)
+{
+    for (struct op *o = C(h)->ops; o; o = o->next)
+        if (o->s == s)
+            o->s = NULL;
 }
 
 static int init(struct hub *h)
@@ -776,6 +1494,16 @@ static void fini(struct hub *h)
     }
     table_clear(&cs->byid);
     table_clear(&cs->parties);
+    /* (the bus answered every op before: main.c frees it first) */
+    while (cs->ops) {
+        struct op *o = cs->ops;
+        cs->ops = o->next;
+        if (o->kind == OP_OPEN) {
+            hub_alarm_free(h, o->c->lapse);
+            free(o->c);
+        }
+        free(o);
+    }
     ratelimit_free(cs->made);
     free(cs);
     hub_module_set_state(h, &hub_challenge_module, NULL);
@@ -795,5 +1523,8 @@ const struct hub_module hub_challenge_module = {
     .init = init,
     .free = fini,
     .player_gone = player_gone,
+    .session_closed = session_closed,
+    .tell_tag = CHALLENGE_TELL,
+    .told = told,
     .commands = commands,
 };

@@ -239,6 +239,17 @@ static int refusal_status(int code)
     }
 }
 
+/* A challenge call's end (challenge.h's challenge_done_fn). */
+static void challenge_done(struct hub *h, uint64_t later, int code,
+                           const char *msg, char *json)
+{
+    if (code)
+        answer_error(h, later, refusal_status(code),
+                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
+    else
+        answer_json(h, later, json ? json : strdup("{\"ok\":true}"));
+}
+
 static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
                         void *arg, uint64_t later)
 {
@@ -246,20 +257,14 @@ static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
     struct challenge_who from = {who->pid, who->username, true, c->bot};
     struct challenge_who to = {c->dest.pid, c->dest.username, true,
                                c->dest.bot};
-    char msg[160], *json;
-    int code;
 
     (void)rc;
     if (c->found != 1) {
         answer_error(h, later, 404, "No such user");
         return;
     }
-    code = challenge_api_create(h, &from, &to, &c->clock, c->color, c->rated,
-                                hub_now_ms(h), &json, msg, sizeof msg);
-    if (code)
-        answer_error(h, later, refusal_status(code), msg);
-    else
-        answer_json(h, later, json);
+    challenge_api_create(h, &from, &to, &c->clock, c->color, c->rated,
+                         hub_now_ms(h), challenge_done, later);
 }
 
 static void challenge_create(struct hub *h, const struct http_request *q,
@@ -301,25 +306,52 @@ struct verdict {
 };
 
 /* An accept waiting for its players' facts (facts.c: their ratings to
- * start a rated game from, their live games to count). */
+ * start a rated game from, their live games to count), or a verdict for
+ * its challenge's record (another node's: challenge_fetch). */
 struct accept {
     char id[PROTO_KEY_MAX + 1];
     struct apitoken_who who;
     uint64_t later;
+    int decline; /* as struct verdict's */
 };
 
 static void accept_now(struct hub *h, const struct accept *a)
 {
     struct challenge_who me = {a->who.pid, a->who.username, true, false};
-    char msg[160];
-    int code = challenge_api_accept(h, a->id, &me, hub_now_ms(h), msg,
-                                    sizeof msg);
 
-    if (code)
-        answer_error(h, a->later, refusal_status(code),
-                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
-    else
-        answer_json(h, a->later, strdup("{\"ok\":true}"));
+    challenge_api_accept(h, a->id, &me, hub_now_ms(h), challenge_done,
+                         a->later);
+}
+
+static void verdict_now(struct hub *h, const struct apitoken_who *who,
+                        const char *id, int decline, uint64_t later);
+
+/* The record of a's challenge is here (or none is pending): a runs. */
+static void verdict_fetched(struct hub *h, void *arg)
+{
+    struct accept *a = arg;
+
+    verdict_now(h, &a->who, a->id, a->decline, a->later);
+    free(a);
+}
+
+/* True when the verdict waits for its challenge's record (another
+ * node's, in a cluster: verdict_fetched runs it then). */
+static bool verdict_fetch(struct hub *h, const struct apitoken_who *who,
+                          const char *id, int decline, uint64_t later)
+{
+    struct accept *a;
+
+    if (challenge_find(h, id) || !(a = calloc(1, sizeof *a)))
+        return false;
+    snprintf(a->id, sizeof a->id, "%s", id);
+    a->who = *who;
+    a->later = later;
+    a->decline = decline;
+    if (challenge_fetch(h, id, verdict_fetched, a) == 0)
+        return true;
+    free(a);
+    return false;
 }
 
 static void accept_read(struct hub *h, void *who, void *arg, bool ok)
@@ -372,22 +404,24 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     free(a);
 }
 
+static void verdict_now(struct hub *h, const struct apitoken_who *who,
+                        const char *id, int decline, uint64_t later)
+{
+    if (verdict_fetch(h, who, id, decline, later))
+        return;
+    if (decline == -2)
+        accept(h, who, id, later);
+    else
+        challenge_api_end(h, id, who->pid, decline, challenge_done, later);
+}
+
 static void verdict_then(struct hub *h, const struct apitoken_who *who,
                          int rc, void *arg, uint64_t later)
 {
     struct verdict *v = arg;
-    int code;
 
     (void)rc;
-    if (v->decline == -2) {
-        accept(h, who, v->id, later);
-        return;
-    }
-    code = challenge_api_end(h, v->id, who->pid, v->decline);
-    if (code)
-        answer_error(h, later, refusal_status(code), "Not found.");
-    else
-        answer_json(h, later, strdup("{\"ok\":true}"));
+    verdict_now(h, who, v->id, v->decline, later);
 }
 
 static void challenge_verdict(struct hub *h, const struct http_request *q,

@@ -36,6 +36,11 @@ struct store;
 struct store_game;
 struct store_move;
 
+/* A router's answer to a question asked of other nodes (rc: the op's;
+ * text, len bytes: challenge_read's record, else NULL). */
+typedef void router_answer_fn(void *arg, long rc, const char *text,
+                              size_t len);
+
 /* The hub's questions. Each op gets the router's ctx. */
 struct router_ops {
     /* A local connection opened (0; -1 refuses it: out of memory) or
@@ -92,6 +97,24 @@ struct router_ops {
      * valid for the call): the other nodes take one too, through
      * hub_limit_charge (sharedlimits.c). NULL on a node alone. */
     void (*limit_taken)(void *ctx, const char *name, const char *key);
+    /* Challenges across nodes (challenge.c); NULL on a node alone, whose
+     * memory counts and ends them. Each answers fn(arg, rc) later, never
+     * within the call, or returns -1 (fn never called: not asked).
+     * challenge_open: rc 0 (opened, with its record: challenge.c's
+     * text), 1 (from has max_out pending on any node), 2 (to has max_in),
+     * -1 (failed). challenge_close: 1 (closed by this call: its caller
+     * ends it), 0 (ended already), -1. challenge_read: 1 with the
+     * record, 0 (none pending), -1. present: how many nodes hold a
+     * connection of pid (this one included), -1 (failed). */
+    int (*challenge_open)(void *ctx, const char *id, const char *from,
+                          const char *to, const char *record, int max_out,
+                          int max_in, router_answer_fn *fn, void *arg);
+    int (*challenge_close)(void *ctx, const char *id, router_answer_fn *fn,
+                           void *arg);
+    int (*challenge_read)(void *ctx, const char *id, router_answer_fn *fn,
+                          void *arg);
+    int (*present)(void *ctx, const char *pid, router_answer_fn *fn,
+                   void *arg);
 };
 
 struct router {
