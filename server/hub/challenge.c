@@ -75,6 +75,7 @@ struct challenge {
     bool home;               /* made here (its lapse runs here); false: a
                                 copy of another node's (a cluster) */
     bool ending;             /* a close is on its way (cluster) */
+    bool elsewhere; /* its lapse found the challenger on another node */
 };
 
 /* A player's side of the challenges: those it sent and received. */
@@ -720,7 +721,11 @@ static void probed(struct hub *h, struct op *o, long rc)
 
     if (!c || c->ending)
         return;
-    if (rc != 0) { /* (connected elsewhere, or unknown: asked again) */
+    /* connected elsewhere, or unknown: asked again a lapse later; gone
+     * since the last answer found it elsewhere: once more, so that it
+     * lapses a full lapse (at most two) after its last connection */
+    if (rc != 0 || c->elsewhere) {
+        c->elsewhere = rc > 0;
         c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
         hub_alarm_arm(h, c->lapse,
                       hub_now_ms(h) + h->cfg.challenge_lapse_ms);
