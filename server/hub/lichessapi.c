@@ -36,8 +36,10 @@
 #include "store/store.h"
 
 #define JSON_TYPE "application/json"
-/* GET /api/users/status: lichess's most ids a request. */
+/* GET /api/users/status: lichess's most ids a request; in a cluster the
+ * live games of each read to say whether it plays (rows by their key). */
 #define LICHESS_STATUS_IDS 100
+#define LICHESS_STATUS_GAMES 4
 /* The most nowPlaying games (lichess: nb, 1-50, default 9). */
 #define LICHESS_PLAYING_MAX 50
 #define LICHESS_PLAYING_DEFAULT 9
@@ -91,18 +93,6 @@ static void answer_json(struct hub *h, uint64_t later, char *body)
 
     reply(&out, 200, body);
     hub_http_answer(h, later, &out);
-}
-
-/* True (r answered 501) in a cluster: who is online and which games a
- * player plays are each node's memory, not shared (docs/cluster.md). */
-static bool node_local(struct hub *h, struct http_reply *r)
-{
-    if (h->router.ops == &hub_local_router)
-        return false;
-    error(r, 501,
-          "not served in a cluster yet: who is online and "
-          "playing is each node's");
-    return true;
 }
 
 /* True when s is a username's shape: 2-20 of A-Z a-z 0-9 _ -. */
@@ -532,20 +522,21 @@ static int by_urgency(const void *pa, const void *pb)
     return (a->left > b->left) - (a->left < b->left);
 }
 
-static void playing_then(struct hub *h, const struct apitoken_who *who,
-                         int rc, void *arg, uint64_t later)
+/* nowPlaying of pid from its games gs[0..n) (those it plays and that
+ * started), the most urgent first, at most nb. */
+static void playing_render(struct hub *h, const char *pid,
+                           struct game *const *gs, size_t n, int nb,
+                           uint64_t later)
 {
-    struct player *p = table_get(&h->players, who->pid);
-    size_t n = p ? p->ngames : 0, k = 0;
     struct playing *v = calloc(n ? n : 1, sizeof *v);
-    int nb = *(int *)arg, mine = 0;
+    size_t k = 0;
+    int mine = 0;
     json_t *list = json_array();
     int64_t now = hub_now_ms(h);
 
-    (void)rc;
     for (size_t i = 0; v && i < n; i++) {
-        struct game *g = hub_game(h, p->games[i].gid);
-        int c = g ? game_color_of(g, who->pid) : -1;
+        struct game *g = gs[i];
+        int c = g ? game_color_of(g, pid) : -1;
         if (!g || c < 0 || game_status(g) != GAME_STARTED)
             continue; /* an invitation */
         v[k] = (struct playing){g, c, game_side_to_move(g) == c,
@@ -568,6 +559,111 @@ static void playing_then(struct hub *h, const struct apitoken_who *who,
         dump(json_pack("{s:o,s:i}", "nowPlaying", list, "nbMyTurn", mine)));
 }
 
+/* In a cluster: the account's live games from the store (every node's,
+ * at most LICHESS_PLAYING_MAX), each a stand-in rebuilt from its row and
+ * journal unless it is in this node's memory. */
+struct playing_read {
+    struct hub_read r;
+    uint64_t later;
+    int nb;
+    char pid[33];
+    size_t n;
+    struct store_game rows[LICHESS_PLAYING_MAX];
+    struct store_move *moves[LICHESS_PLAYING_MAX];
+    size_t nmoves[LICHESS_PLAYING_MAX];
+};
+
+static int playing_run(struct store *st, struct hub_read *r)
+{
+    struct playing_read *q = (struct playing_read *)r;
+    char gids[LICHESS_PLAYING_MAX][33];
+    size_t n = 0;
+
+    if (store_player_live_games(st, q->pid, gids, LICHESS_PLAYING_MAX, &n) <
+        0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_load_game(st, gids[i], &q->rows[q->n],
+                                 &q->moves[q->n], &q->nmoves[q->n]);
+        if (rc < 0)
+            return -1;
+        if (rc == 1)
+            q->n++;
+    }
+    return 0;
+}
+
+static void playing_clear(struct hub_read *r)
+{
+    struct playing_read *q = (struct playing_read *)r;
+
+    for (size_t i = 0; i < q->n; i++)
+        free(q->moves[i]);
+}
+
+static void playing_answer(struct hub_read *r, int rc)
+{
+    struct playing_read *q = (struct playing_read *)r;
+    struct hub *h = r->h;
+    struct game *gs[LICHESS_PLAYING_MAX];
+    bool mute[LICHESS_PLAYING_MAX] = {0};
+    struct game_env env = hub_mute_env(h);
+    int64_t now = hub_now_ms(h);
+
+    if (rc < 0) {
+        answer_error(h, q->later, 500, "database_error");
+        return;
+    }
+    for (size_t i = 0; i < q->n; i++) {
+        gs[i] = hub_game(h, q->rows[i].gid);
+        if (!gs[i] && !strcmp(q->rows[i].status, "started")) {
+            /* (its clock charged up to now, as its host's runs) */
+            gs[i] = game_restore(&env, &q->rows[i], q->moves[i],
+                                 q->nmoves[i], hub_wall_ms(h), now, NULL);
+            mute[i] = true;
+        }
+    }
+    playing_render(h, q->pid, gs, q->n, q->nb, q->later);
+    for (size_t i = 0; i < q->n; i++)
+        if (mute[i])
+            game_free(gs[i]);
+}
+
+static void playing_then(struct hub *h, const struct apitoken_who *who,
+                         int rc, void *arg, uint64_t later)
+{
+    struct player *p = table_get(&h->players, who->pid);
+    size_t n = p ? p->ngames : 0;
+    struct game **gs;
+
+    (void)rc;
+    if (hub_shared_store(h)) { /* (a cluster: every node's games) */
+        struct playing_read *q = calloc(1, sizeof *q);
+        if (!q) {
+            answer_error(h, later, 500, "out_of_memory");
+            return;
+        }
+        q->later = later;
+        q->nb = *(int *)arg;
+        snprintf(q->pid, sizeof q->pid, "%s", who->pid);
+        q->r.run = playing_run;
+        q->r.answer = playing_answer;
+        q->r.clear = playing_clear;
+        if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
+            answer_error(h, later, 503, "busy");
+        return;
+    }
+    gs = calloc(n ? n : 1, sizeof *gs);
+    for (size_t i = 0; gs && i < n; i++)
+        gs[i] = hub_game(h, p->games[i].gid);
+    if (!gs) {
+        answer_error(h, later, 500, "out_of_memory");
+        return;
+    }
+    playing_render(h, who->pid, gs, n, *(int *)arg, later);
+    free(gs);
+}
+
 static void account_playing(struct hub *h, const struct http_request *q,
                             int64_t now, uint64_t later, struct http_reply *r)
 {
@@ -582,8 +678,6 @@ static void account_playing(struct hub *h, const struct http_request *q,
         error(r, 400, "nb: 1-50");
         return;
     }
-    if (node_local(h, r))
-        return;
     if (!(arg = malloc(sizeof *arg))) {
         error(r, 500, "out_of_memory");
         return;
@@ -601,6 +695,10 @@ struct users_read {
     char names[LICHESS_STATUS_IDS][21];
     struct store_account rows[LICHESS_STATUS_IDS];
     int found[LICHESS_STATUS_IDS];
+    /* a cluster's (shared: the store has every node's games): each has a
+     * started game among its first LICHESS_STATUS_GAMES live ones */
+    bool shared;
+    bool playing[LICHESS_STATUS_IDS];
     /* /api/user/{name}: its ratings */
     bool one;
     struct store_rating ratings[RATING_CATEGORIES];
@@ -611,10 +709,25 @@ static int users_run(struct store *st, struct hub_read *r)
 {
     struct users_read *q = (struct users_read *)r;
 
-    for (size_t i = 0; i < q->n; i++)
+    for (size_t i = 0; i < q->n; i++) {
+        char gids[LICHESS_STATUS_GAMES][33];
+        size_t n = 0;
+        struct store_game g;
         if ((q->found[i] = store_find_account(st, q->names[i], &q->rows[i])) <
             0)
             return -1;
+        if (!q->shared || q->one || q->found[i] != 1)
+            continue;
+        if (store_player_live_games(st, q->rows[i].pid, gids,
+                                    LICHESS_STATUS_GAMES, &n) < 0)
+            return -1;
+        for (size_t k = 0; k < n && !q->playing[i]; k++) {
+            int rc = store_get_game(st, gids[k], &g, NULL, NULL, NULL);
+            if (rc < 0)
+                return -1;
+            q->playing[i] = rc == 1 && !strcmp(g.status, "started");
+        }
+    }
     if (q->one && q->found[0] == 1 &&
         store_player_ratings(st, q->rows[0].pid, q->ratings,
                              RATING_CATEGORIES, &q->nratings) < 0)
@@ -658,6 +771,134 @@ static json_t *perfs(const struct users_read *q)
     return o;
 }
 
+/* In a cluster, /api/users/status's users while the nodes are asked
+ * who is online (router.h's present: the nodes that follow player:P). */
+struct status_wait {
+    struct hub *h;
+    uint64_t later;
+    size_t n, waiting;
+    struct {
+        char id[21], name[21];
+        bool bot, playing;
+        long online; /* nodes with a connection of its; -1: unknown */
+    } u[LICHESS_STATUS_IDS];
+};
+
+/* One user's presence answered. */
+struct status_ask {
+    struct status_wait *w;
+    size_t i;
+};
+
+static void status_render(struct status_wait *w)
+{
+    json_t *out = json_array();
+
+    for (size_t i = 0; out && i < w->n; i++) {
+        json_t *u = json_pack("{s:s,s:s}", "id", w->u[i].id, "name",
+                              w->u[i].name);
+        if (u && w->u[i].bot)
+            json_object_set_new(u, "title", json_string("BOT"));
+        if (u && w->u[i].online > 0)
+            json_object_set_new(u, "online", json_true());
+        if (u && w->u[i].playing)
+            json_object_set_new(u, "playing", json_true());
+        json_array_append_new(out, u);
+    }
+    answer_json(w->h, w->later, dump(out));
+    free(w);
+}
+
+static void status_answered(void *arg, long rc, const char *text, size_t len)
+{
+    struct status_ask *a = arg;
+    struct status_wait *w = a->w;
+
+    (void)text;
+    (void)len;
+    w->u[a->i].online = rc;
+    free(a);
+    if (--w->waiting == 0)
+        status_render(w);
+}
+
+/* users/status in a cluster: online is asked of the nodes for each user
+ * with no connection here; playing is the store's. */
+static void status_cluster(struct hub *h, const struct users_read *q)
+{
+    struct status_wait *w = calloc(1, sizeof *w);
+
+    if (!w) {
+        answer_error(h, q->later, 500, "out_of_memory");
+        return;
+    }
+    w->h = h;
+    w->later = q->later;
+    w->waiting = 1; /* (until every question is asked) */
+    for (size_t i = 0; i < q->n; i++) {
+        struct player *p;
+        struct status_ask *a;
+        size_t k = w->n;
+        if (q->found[i] != 1)
+            continue; /* (lichess leaves out who does not exist) */
+        w->n++;
+        apitoken_user_id(q->rows[i].username, w->u[k].id,
+                         sizeof w->u[k].id);
+        snprintf(w->u[k].name, sizeof w->u[k].name, "%s",
+                 q->rows[i].username);
+        w->u[k].bot = q->rows[i].bot;
+        w->u[k].playing = q->playing[i];
+        p = table_get(&h->players, q->rows[i].pid);
+        w->u[k].online = p && hub_player_present(p) ? 1 : -1;
+        if (w->u[k].online > 0 || !(a = malloc(sizeof *a)))
+            continue;
+        *a = (struct status_ask){w, k};
+        w->waiting++;
+        if (h->router.ops->present(h->router.ctx, q->rows[i].pid,
+                                   status_answered, a) < 0) {
+            w->waiting--;
+            free(a);
+        }
+    }
+    if (--w->waiting == 0)
+        status_render(w);
+}
+
+/* /api/user/{name} in a cluster, its player not connected here: out
+ * waits for the nodes' answer (online: one has a connection of its). */
+struct user_wait {
+    struct hub *h;
+    uint64_t later;
+    json_t *out;
+};
+
+static void user_online_answered(void *arg, long rc, const char *text,
+                                 size_t len)
+{
+    struct user_wait *w = arg;
+
+    (void)text;
+    (void)len;
+    if (rc >= 0) /* (unknown: left out) */
+        json_object_set_new(w->out, "online", json_boolean(rc > 0));
+    answer_json(w->h, w->later, dump(w->out));
+    free(w);
+}
+
+static void user_online_ask(struct hub *h, const char *pid, json_t *out,
+                            uint64_t later)
+{
+    struct user_wait *w = malloc(sizeof *w);
+
+    if (w)
+        *w = (struct user_wait){h, later, out};
+    if (!w || h->router.ops->present(h->router.ctx, pid,
+                                     user_online_answered, w) < 0) {
+        free(w);
+        answer_json(h, later, dump(out)); /* (online unknown: left out) */
+    }
+}
+
 static void users_answer(struct hub_read *r, int rc)
 {
     struct users_read *q = (struct users_read *)r;
@@ -683,9 +924,17 @@ static void users_answer(struct hub_read *r, int rc)
                         (json_int_t)a->created_ms);
         if (out && a->bot)
             json_object_set_new(out, "title", json_string("BOT"));
-        if (out && h->router.ops == &hub_local_router) /* (node_local) */
+        if (out && !online && h->router.ops->present) {
+            user_online_ask(h, a->pid, out, q->later);
+            return;
+        }
+        if (out)
             json_object_set_new(out, "online", json_boolean(online));
         answer_json(h, q->later, dump(out));
+        return;
+    }
+    if (q->shared && h->router.ops->present) {
+        status_cluster(h, q);
         return;
     }
     out = json_array();
@@ -713,6 +962,7 @@ static void users_submit(struct hub *h, struct users_read *q, uint64_t later,
     q->r.run = users_run;
     q->r.answer = users_answer;
     q->later = later;
+    q->shared = hub_shared_store(h);
     submit(h, &q->r, r);
 }
 
@@ -729,8 +979,6 @@ static void users_status(struct hub *h, const struct http_request *hq,
         error(r, 400, "ids: a list of usernames separated by commas");
         return;
     }
-    if (node_local(h, r))
-        return;
     if (!(q = calloc(1, sizeof *q))) {
         error(r, 500, "out_of_memory");
         return;
