@@ -41,6 +41,12 @@ struct store_move;
 typedef void router_answer_fn(void *arg, long rc, const char *text,
                               size_t len);
 
+/* The tag (module.h) of what the nodes tell a player's other nodes of
+ * its games (botapi.c's): "S GID" (a new game of the player's on
+ * another node: the router gives hub_told it when its NEW_GAME comes)
+ * and "F GID" (the game ended, told by its host). */
+#define ROUTER_TELL_GAME 'G'
+
 /* The hub's questions. Each op gets the router's ctx. */
 struct router_ops {
     /* A local connection opened (0; -1 refuses it: out of memory) or
@@ -153,6 +159,11 @@ void hub_player_release(struct hub *h, struct player *p);
 struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
                                 void *ext, struct player *p);
 void hub_remote_close(struct hub *h, struct session *s, int64_t now);
+/* A stream of the HTTP API (botapi.c: a remote session of p's) opens
+ * (on) or closes (before its hub_remote_close): while p has one here or
+ * a local connection, its player channel is followed (player_joined,
+ * player_left): what other nodes tell p reaches it. */
+void hub_stream_follow(struct hub *h, struct player *p, bool on);
 
 /* Runs message m (text: its len bytes) from s here: a remote session's
  * command, or a local one's whose game was adopted meanwhile or has no
