@@ -76,10 +76,10 @@ int challenges_open(void *ctx, const char *id, const char *from,
 
     snprintf(out, sizeof out, "%d", max_out);
     snprintf(in, sizeof in, "%d", max_in);
-    return eval(c, 8,
-                (const char *[]){"open", id, from, to, c->node, out, in,
-                                 record},
-                fn, arg);
+    return eval(
+        c, 8,
+        (const char *[]){"open", id, from, to, c->node, out, in, record}, fn,
+        arg);
 }
 
 int challenges_read(void *ctx, const char *id, router_answer_fn *fn,

@@ -1012,8 +1012,9 @@ static void event_retry(struct hub *h, const struct event_read *e)
     struct botapi *b = B(h);
     struct event_retry *r;
 
-    if (e->tries + 1 >= EVENT_TRIES || (!b->retry_at &&
-        !(b->retry_at = hub_alarm_new(h, event_retry_ring, h))) ||
+    if (e->tries + 1 >= EVENT_TRIES ||
+        (!b->retry_at &&
+         !(b->retry_at = hub_alarm_new(h, event_retry_ring, h))) ||
         !(r = calloc(1, sizeof *r)))
         return;
     snprintf(r->pid, sizeof r->pid, "%s", e->pid);

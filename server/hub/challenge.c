@@ -268,8 +268,7 @@ static void lapse(void *arg);
 
 /* The challenge record text (len bytes) describes, a copy of another
  * node's (malloc'ed, not listed; NULL when malformed or out of memory). */
-static struct challenge *unrecord(struct hub *h, const char *text,
-                                  size_t len)
+static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
 {
     struct challenge *c = calloc(1, sizeof *c);
     char line[256];
@@ -286,8 +285,7 @@ static struct challenge *unrecord(struct hub *h, const char *text,
     if (sscanf(line, "%32s %32s %32s %d %d %d %d %d %d %d %d %d %d %lld%n",
                c->id, c->from, c->to, &fa, &ta, &fb, &tb, &c->clock.per_move,
                &c->clock.initial_s, &c->clock.increment_s,
-               &c->clock.per_move_s, &c->color, &rated, &wall,
-               &used) != 14 ||
+               &c->clock.per_move_s, &c->color, &rated, &wall, &used) != 14 ||
         line[used] || !proto_key_valid(c->id) || !proto_key_valid(c->from) ||
         !proto_key_valid(c->to) || !clock_spec_valid(&c->clock))
         goto bad;
@@ -420,7 +418,7 @@ static struct op *op_new(struct hub *h, enum op_kind kind, struct session *s,
                          const struct proto_msg *m, const char *cid)
 {
     struct op *o = C(h)->nops < CHALLENGE_OPS_MAX ? calloc(1, sizeof *o)
-                                                 : NULL;
+                                                  : NULL;
 
     if (!o)
         return NULL;
@@ -582,8 +580,7 @@ static void propose(struct hub *h, struct challenge *c, struct session *s,
         if (s)
             hub_busy(s, id);
         if (done)
-            done(h, later, PROTO_BUSY, "the server is busy; try again",
-                 NULL);
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
         hub_alarm_free(h, c->lapse);
         free(c);
     }
@@ -639,9 +636,9 @@ static void closed(struct hub *h, struct op *o, long rc)
  * node ends it (of two nodes, one does). s (NULL: none) and id, or done
  * and later, are answered. */
 static void end_ask(struct hub *h, struct challenge *c, const char *status,
-                int decline, const char *pid, const char *name,
-                struct session *s, const struct proto_msg *m,
-                challenge_done_fn *done, uint64_t later)
+                    int decline, const char *pid, const char *name,
+                    struct session *s, const struct proto_msg *m,
+                    challenge_done_fn *done, uint64_t later)
 {
     struct op *o;
 
@@ -676,8 +673,7 @@ static void end_ask(struct hub *h, struct challenge *c, const char *status,
         if (s)
             hub_busy(s, m ? &m->id : NULL);
         if (done)
-            done(h, later, PROTO_BUSY, "the server is busy; try again",
-                 NULL);
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
         return;
     }
     c->ending = true;
@@ -709,8 +705,7 @@ static void lapse(void *arg)
     if (o)
         snprintf(o->pid, sizeof o->pid, "%s", c->from);
     if (!c->ending && (!o || !op_ask(h, o, NULL))) /* (asked again later) */
-        hub_alarm_arm(h, c->lapse,
-                      hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
 }
 
 /* The router's answer to the lapse's question: is the challenger
@@ -727,8 +722,7 @@ static void probed(struct hub *h, struct op *o, long rc)
     if (rc != 0 || c->elsewhere) {
         c->elsewhere = rc > 0;
         c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse,
-                      hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
         return;
     }
     end_ask(h, c, "expired", -1, NULL, NULL, NULL, NULL, NULL, 0);
@@ -872,7 +866,8 @@ static void told(struct hub *h, struct player *p, const char *payload,
         return;
     memcpy(line, payload, len);
     line[len] = '\0';
-    if (sscanf(line, "E %32s %15s %d %32s", id, status, &decline, game) != 4 ||
+    if (sscanf(line, "E %32s %15s %d %32s", id, status, &decline, game) !=
+            4 ||
         !(c = table_get(&cs->byid, id)))
         return;
     if (decline < -1 || !proto_decline_name(decline < 0 ? 0 : decline))
@@ -1254,7 +1249,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
         return;
     }
     end_ask(h, c, "accepted", -1, s->player->pid, s->player->name, s, m, NULL,
-        0);
+            0);
 }
 
 static void do_decline(struct session *s, const struct proto_msg *m,
@@ -1340,8 +1335,7 @@ void challenge_api_create(struct hub *h, const struct challenge_who *from,
         return;
     }
     if (!strcmp(from->pid, to->pid)) {
-        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself",
-             NULL);
+        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself", NULL);
         return;
     }
     if ((code = api_may_play(h, from->pid, to->pid, to->name, msg,

@@ -583,8 +583,8 @@ static int playing_run(struct store *st, struct hub_read *r)
         0)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        int rc = store_load_game(st, gids[i], &q->rows[q->n],
-                                 &q->moves[q->n], &q->nmoves[q->n]);
+        int rc = store_load_game(st, gids[i], &q->rows[q->n], &q->moves[q->n],
+                                 &q->nmoves[q->n]);
         if (rc < 0)
             return -1;
         if (rc == 1)
@@ -618,8 +618,8 @@ static void playing_answer(struct hub_read *r, int rc)
         gs[i] = hub_game(h, q->rows[i].gid);
         if (!gs[i] && !strcmp(q->rows[i].status, "started")) {
             /* (its clock charged up to now, as its host's runs) */
-            gs[i] = game_restore(&env, &q->rows[i], q->moves[i],
-                                 q->nmoves[i], hub_wall_ms(h), now, NULL);
+            gs[i] = game_restore(&env, &q->rows[i], q->moves[i], q->nmoves[i],
+                                 hub_wall_ms(h), now, NULL);
             mute[i] = true;
         }
     }
@@ -842,8 +842,7 @@ static void status_cluster(struct hub *h, const struct users_read *q)
         if (q->found[i] != 1)
             continue; /* (lichess leaves out who does not exist) */
         w->n++;
-        apitoken_user_id(q->rows[i].username, w->u[k].id,
-                         sizeof w->u[k].id);
+        apitoken_user_id(q->rows[i].username, w->u[k].id, sizeof w->u[k].id);
         snprintf(w->u[k].name, sizeof w->u[k].name, "%s",
                  q->rows[i].username);
         w->u[k].bot = q->rows[i].bot;
@@ -892,8 +891,8 @@ static void user_online_ask(struct hub *h, const char *pid, json_t *out,
 
     if (w)
         *w = (struct user_wait){h, later, out};
-    if (!w || h->router.ops->present(h->router.ctx, pid,
-                                     user_online_answered, w) < 0) {
+    if (!w || h->router.ops->present(h->router.ctx, pid, user_online_answered,
+                                     w) < 0) {
         free(w);
         answer_json(h, later, dump(out)); /* (online unknown: left out) */
     }
