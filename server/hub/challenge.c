@@ -1013,11 +1013,11 @@ static int make(struct hub *h, const struct challenge_who *from,
 }
 
 /* The checks of `challenge` once its challenged player is known (to; its
- * record here, or NULL: another node's, read from the store), then the
- * challenge is made and both players hear it. */
-static void challenge_to(struct session *s, const struct proto_msg *m,
-                         const struct challenge_who *to,
-                         const struct player *dest)
+ * record here, or NULL), then the challenge is made and both players
+ * hear it. */
+static void challenge_checked(struct session *s, const struct proto_msg *m,
+                              const struct challenge_who *to,
+                              const struct player *dest)
 {
     struct hub *h = s->hub;
     struct player *me = s->player;
@@ -1049,6 +1049,77 @@ static void challenge_to(struct session *s, const struct proto_msg *m,
         hub_send_error(s, code, msg, &m->id);
     else
         propose(h, made_one, s, &m->id, NULL, 0);
+}
+
+/* A challenge waiting for its players' facts (a cluster: their blocks,
+ * their games on every node, read from the store). */
+struct facts_wait {
+    struct proto_msg m;
+    char pid[PROTO_KEY_MAX + 1], name[PROTO_NAME_MAX + 1];
+    bool account, bot;
+    /* the HTTP API's */
+    struct challenge_who from;
+    char from_pid[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
+    struct clock_spec clock;
+    int color;
+    bool rated;
+    challenge_done_fn *done;
+    uint64_t later;
+};
+
+static void facts_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct facts_wait *w = arg;
+    struct session *s = who;
+    struct challenge_who to = {w->pid, w->name, w->account, w->bot};
+
+    if (s) {
+        s->waiting = false;
+        if (!ok)
+            hub_busy(s, &w->m.id);
+        else
+            challenge_checked(s, &w->m, &to, table_get(&h->players, w->pid));
+        if (!s->waiting)
+            hub_session_replay(s);
+    }
+    free(w);
+}
+
+/* challenge_checked, after a read of both players' facts in a cluster
+ * (their records here then know their blocks and every node's games). */
+static void challenge_to(struct session *s, const struct proto_msg *m,
+                         const struct challenge_who *to,
+                         const struct player *dest)
+{
+    struct hub *h = s->hub;
+    const char *pids[2] = {s->player->pid, to->pid};
+    struct facts_wait *w;
+    int rc;
+
+    if (!clustered(h)) {
+        challenge_checked(s, m, to, dest);
+        return;
+    }
+    if (!(w = calloc(1, sizeof *w))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    w->m = *m;
+    snprintf(w->pid, sizeof w->pid, "%s", to->pid);
+    snprintf(w->name, sizeof w->name, "%s", to->name);
+    w->account = to->account;
+    w->bot = to->bot;
+    rc = hub_facts_then(h, pids, 2, hub_facts_since(h, true, hub_now_ms(h)),
+                        &s->reads, s, facts_read, w);
+    if (rc == 0) {
+        s->waiting = true;
+        return;
+    }
+    free(w);
+    if (rc > 0)
+        challenge_checked(s, m, to, table_get(&h->players, to->pid));
+    else
+        hub_busy(s, &m->id);
 }
 
 /* In a cluster: the player `to` names, not connected here, read from the
@@ -1319,25 +1390,19 @@ static int api_may_play(struct hub *h, const char *pid, const char *other,
     return 0;
 }
 
-void challenge_api_create(struct hub *h, const struct challenge_who *from,
-                          const struct challenge_who *to,
-                          const struct clock_spec *clock, int color,
-                          bool rated, int64_t now, challenge_done_fn *done,
-                          uint64_t later)
+/* challenge_api_create's checks and challenge (its players' facts read
+ * in a cluster). */
+static void api_create_checked(struct hub *h,
+                               const struct challenge_who *from,
+                               const struct challenge_who *to,
+                               const struct clock_spec *clock, int color,
+                               bool rated, challenge_done_fn *done,
+                               uint64_t later)
 {
     struct challenge *c;
     char msg[160];
     int code;
 
-    if (!ratelimit_take(C(h)->made, from->pid, now)) {
-        done(h, later, PROTO_RATE_LIMITED,
-             "too many challenges; try again in a minute", NULL);
-        return;
-    }
-    if (!strcmp(from->pid, to->pid)) {
-        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself", NULL);
-        return;
-    }
     if ((code = api_may_play(h, from->pid, to->pid, to->name, msg,
                              sizeof msg)) ||
         (code = make(h, from, to, clock, color, rated, &c, msg,
@@ -1348,6 +1413,73 @@ void challenge_api_create(struct hub *h, const struct challenge_who *from,
         return;
     }
     propose(h, c, NULL, NULL, done, later);
+}
+
+static void api_facts_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct facts_wait *w = arg;
+    struct challenge_who to = {w->pid, w->name, w->account, w->bot};
+
+    (void)who;
+    w->from.pid = w->from_pid;
+    w->from.name = w->from_name;
+    if (ok)
+        api_create_checked(h, &w->from, &to, &w->clock, w->color, w->rated,
+                           w->done, w->later);
+    else
+        w->done(h, w->later, PROTO_BUSY, "the server is busy; try again",
+                NULL);
+    free(w);
+}
+
+void challenge_api_create(struct hub *h, const struct challenge_who *from,
+                          const struct challenge_who *to,
+                          const struct clock_spec *clock, int color,
+                          bool rated, int64_t now, challenge_done_fn *done,
+                          uint64_t later)
+{
+    const char *pids[2] = {from->pid, to->pid};
+    struct facts_wait *w;
+    int rc = 1;
+
+    if (!ratelimit_take(C(h)->made, from->pid, now)) {
+        done(h, later, PROTO_RATE_LIMITED,
+             "too many challenges; try again in a minute", NULL);
+        return;
+    }
+    if (!strcmp(from->pid, to->pid)) {
+        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself", NULL);
+        return;
+    }
+    if (clustered(h)) { /* (their blocks, every node's games) */
+        if (!(w = calloc(1, sizeof *w))) {
+            done(h, later, PROTO_BUSY, "out of memory", NULL);
+            return;
+        }
+        snprintf(w->pid, sizeof w->pid, "%s", to->pid);
+        snprintf(w->name, sizeof w->name, "%s", to->name);
+        w->account = to->account;
+        w->bot = to->bot;
+        w->from = *from;
+        snprintf(w->from_pid, sizeof w->from_pid, "%s", from->pid);
+        snprintf(w->from_name, sizeof w->from_name, "%s", from->name);
+        w->clock = *clock;
+        w->color = color;
+        w->rated = rated;
+        w->done = done;
+        w->later = later;
+        rc = hub_facts_then(h, pids, 2, hub_facts_since(h, true, now), NULL,
+                            NULL, api_facts_read, w);
+        if (rc != 0)
+            free(w);
+        if (rc < 0) {
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+            return;
+        }
+        if (rc == 0)
+            return;
+    }
+    api_create_checked(h, from, to, clock, color, rated, done, later);
 }
 
 /* The pending challenge id sent (challenger) or received by pid. */
@@ -1364,7 +1496,7 @@ static bool api_full(struct hub *h, const char *pid)
 {
     struct player *p = table_get(&h->players, pid);
 
-    return p && p->ngames + (size_t)lobby_has(h->lobby, p->pid) >=
+    return p && hub_live_held(p) + (size_t)lobby_has(h->lobby, p->pid) >=
                     (size_t)h->cfg.max_games_per_player;
 }
 

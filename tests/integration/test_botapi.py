@@ -143,7 +143,7 @@ class BotApiTest(FreshServerTest):
         b.send({"t": "challenge_accept", "challenge": ch["id"]})
         return b.expect("challenge", timeout=10)["challenge"]["game"]
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_two_tokens_play_to_mate(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -215,7 +215,7 @@ class BotApiTest(FreshServerTest):
         for s in (ea2, eb):
             s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_takebacks_asked_declined_and_accepted(self):
         """lichess's /takeback/yes asks (or accepts the opponent's ask),
         /takeback/no declines; the opponent's stream shows the ask
@@ -265,7 +265,7 @@ class BotApiTest(FreshServerTest):
         for s in (ga, gb):
             s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_resign_and_scope(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -284,7 +284,7 @@ class BotApiTest(FreshServerTest):
         st = ga.until("gameState")
         self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_caps_per_account_and_per_address(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -314,7 +314,7 @@ class BotApiTest(FreshServerTest):
             time.sleep(0.05)
         self.assertEqual(s.status, 200)
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_a_reader_that_does_not_read_is_cut(self):
         """A game stream nobody reads, with small socket buffers on both
         sides, while its game is played fast over the WebSocket: its
@@ -381,7 +381,7 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
                          ch2["id"])
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_chat_draw_abort_and_opponent_gone(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -472,7 +472,7 @@ class BotApiTest(FreshServerTest):
                              (gid, "resign"))
             s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_keepalive_line_every_7_s(self):
         """A silent stream gets an empty line at its opening and after
         7 s of silence, and stays open past lws's own timeouts (it ended
