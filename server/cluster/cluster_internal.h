@@ -205,7 +205,8 @@ struct cluster {
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
                                               games: where it is */
     bool orphans_scan;                     /* under way */
-    bool orphans_reading;                  /* a page's read is on its way */
+    bool joined;            /* it joined once (this process): lease.c */
+    bool orphans_reading;   /* a page's read is on its way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
     struct table handing_over;        /* gid -> struct handover: in flight */

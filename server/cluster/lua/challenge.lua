@@ -60,19 +60,15 @@ if what == 'open' then
     count('o:' .. from, 1)
     count('i:' .. to, 1)
     return 0
-elseif what == 'close' then
+elseif what == 'close' or what == 'read' then
     local rec = redis.call('HGET', ALL, ARGV[2])
     if not rec then
         return 0
+    elseif what == 'read' then
+        return string.match(rec, '\n(.*)$')
     end
     close(ARGV[2], rec)
     return 1
-elseif what == 'read' then
-    local rec = redis.call('HGET', ALL, ARGV[2])
-    if not rec then
-        return 0
-    end
-    return string.match(rec, '\n(.*)$')
 elseif what == 'node' then
     local all, out = redis.call('HGETALL', ALL), {}
     for i = 1, #all, 2 do
