@@ -37,6 +37,7 @@
 #include <strings.h>
 
 #include "hub/botaccount.h"
+#include "hub/challenge_internal.h"
 #include "hub/hub_internal.h"
 #include "hub/reads.h"
 #include "hub/relation.h"
@@ -60,24 +61,6 @@
 /* Players the rate remembers (each a bucket). */
 #define CHALLENGE_RATE_KEYS 100000
 
-struct challenge {
-    struct hub *h;
-    char id[PROTO_KEY_MAX + 1];
-    char from[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
-    char to[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
-    bool from_account, to_account;
-    bool from_bot, to_bot; /* bot accounts ("bot", "title":"BOT") */
-    struct clock_spec clock;
-    int color; /* enum proto_color: the challenger's wish */
-    bool rated;
-    struct hub_alarm *lapse; /* armed while the challenger is away */
-    int64_t lapse_wall;      /* then: when it lapses (Unix ms), else 0 */
-    bool home;               /* made here (its lapse runs here); false: a
-                                copy of another node's (a cluster) */
-    bool ending;             /* a close is on its way (cluster) */
-    bool elsewhere; /* its lapse found the challenger on another node */
-};
-
 /* A player's side of the challenges: those it sent and received. */
 struct party {
     char pid[PROTO_KEY_MAX + 1];
@@ -85,25 +68,6 @@ struct party {
     size_t n, cap;
     int out, in;
 };
-
-struct op;
-
-struct challenges {
-    struct table byid;    /* id -> struct challenge */
-    struct table parties; /* pid -> struct party */
-    struct ratelimit *made;
-    struct op *ops; /* waiting for the router (a cluster's) */
-    size_t nops;
-    bool no_fetch; /* a fetched command runs again: no second fetch */
-};
-
-/* The tell of a challenge to its players' other nodes (module.h). */
-#define CHALLENGE_TELL 'X'
-/* Steps waiting for the router at once (a cluster): past them a command
- * is answered busy. */
-#define CHALLENGE_OPS_MAX 10000
-
-extern const struct hub_module hub_challenge_module;
 
 static struct challenges *C(struct hub *h)
 {
@@ -214,9 +178,9 @@ static void send_player(struct hub *h, const char *pid, struct msgbuf *b,
 
 /* Both players hear c as v shows it; s (NULL: none) gets it with the id
  * of its command, its player's other connections without. */
-static void tell(struct hub *h, const struct challenge *c,
-                 const struct proto_challenge *v, struct session *s,
-                 const struct proto_id *id)
+void challenge_tell(struct hub *h, const struct challenge *c,
+                    const struct proto_challenge *v, struct session *s,
+                    const struct proto_id *id)
 {
     struct msgbuf *b = msgbuf_take(proto_render_challenge(v, NULL));
 
@@ -229,89 +193,9 @@ static void tell(struct hub *h, const struct challenge *c,
         hub_send_text(s, proto_render_challenge(v, id), 0);
 }
 
-/* True in a cluster: the router counts and ends the challenges. */
-static bool clustered(const struct hub *h)
-{
-    return h->router.ops->challenge_close != NULL;
-}
-
-/* Tells c's players' other nodes text (a cluster; nothing alone). */
-static void tell_nodes(struct hub *h, const struct challenge *c,
-                       const char *text)
-{
-    if (!clustered(h) || !text)
-        return;
-    h->router.ops->tell(h->router.ctx, c->from, CHALLENGE_TELL, text,
-                        strlen(text), 0);
-    h->router.ops->tell(h->router.ctx, c->to, CHALLENGE_TELL, text,
-                        strlen(text), 0);
-}
-
-/* c's record, what another node needs to show, list and start it
- * (malloc'ed; NULL when out of memory): a line of its keys and numbers,
- * then its players' names, a line each. */
-static char *record(const struct challenge *c)
-{
-    char *out = NULL;
-
-    if (asprintf(&out, "%s %s %s %d %d %d %d %d %d %d %d %d %d %lld\n%s\n%s",
-                 c->id, c->from, c->to, c->from_account, c->to_account,
-                 c->from_bot, c->to_bot, c->clock.per_move,
-                 c->clock.initial_s, c->clock.increment_s,
-                 c->clock.per_move_s, c->color, c->rated,
-                 (long long)c->lapse_wall, c->from_name, c->to_name) < 0)
-        return NULL;
-    return out;
-}
-
-static void lapse(void *arg);
-
-/* The challenge record text (len bytes) describes, a copy of another
- * node's (malloc'ed, not listed; NULL when malformed or out of memory). */
-static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
-{
-    struct challenge *c = calloc(1, sizeof *c);
-    char line[256];
-    const char *n1 = memchr(text, '\n', len), *n2;
-    int fa, ta, fb, tb, rated, used = 0;
-    long long wall;
-    size_t k;
-
-    n2 = n1 ? memchr(n1 + 1, '\n', len - (size_t)(n1 + 1 - text)) : NULL;
-    if (!c || !n2 || (size_t)(n1 - text) >= sizeof line)
-        goto bad;
-    memcpy(line, text, (size_t)(n1 - text));
-    line[n1 - text] = '\0';
-    if (sscanf(line, "%32s %32s %32s %d %d %d %d %d %d %d %d %d %d %lld%n",
-               c->id, c->from, c->to, &fa, &ta, &fb, &tb, &c->clock.per_move,
-               &c->clock.initial_s, &c->clock.increment_s,
-               &c->clock.per_move_s, &c->color, &rated, &wall, &used) != 14 ||
-        line[used] || !proto_key_valid(c->id) || !proto_key_valid(c->from) ||
-        !proto_key_valid(c->to) || !clock_spec_valid(&c->clock))
-        goto bad;
-    k = (size_t)(n2 - n1 - 1);
-    if (k > PROTO_NAME_MAX || len - (size_t)(n2 + 1 - text) > PROTO_NAME_MAX)
-        goto bad;
-    memcpy(c->from_name, n1 + 1, k);
-    memcpy(c->to_name, n2 + 1, len - (size_t)(n2 + 1 - text));
-    c->from_account = fa;
-    c->to_account = ta;
-    c->from_bot = fb;
-    c->to_bot = tb;
-    c->rated = rated;
-    c->lapse_wall = wall;
-    c->h = h;
-    if (!(c->lapse = hub_alarm_new(h, lapse, c)))
-        goto bad;
-    return c;
-bad:
-    free(c);
-    return NULL;
-}
-
 /* c joins the pending ones (byid, both parties): 0, or -1 when out of
  * memory (c freed). */
-static int list_add(struct hub *h, struct challenge *c)
+int challenge_list_add(struct hub *h, struct challenge *c)
 {
     struct challenges *cs = C(h);
     struct party *mine = party_get(cs, c->from);
@@ -340,7 +224,7 @@ oom:
 }
 
 /* c leaves this node's memory, nobody told. */
-static void forget(struct hub *h, struct challenge *c)
+void challenge_forget(struct hub *h, struct challenge *c)
 {
     struct challenges *cs = C(h);
 
@@ -353,9 +237,9 @@ static void forget(struct hub *h, struct challenge *c)
 
 /* c ends here with status (and the reason of a decline, the game of an
  * accept): its players' connections here hear it, and it is freed. */
-static void end_here(struct hub *h, struct challenge *c, const char *status,
-                     int decline, const char *game, struct session *s,
-                     const struct proto_id *id)
+void challenge_end_here(struct hub *h, struct challenge *c,
+                        const char *status, int decline, const char *game,
+                        struct session *s, const struct proto_id *id)
 {
     struct proto_challenge v;
 
@@ -364,539 +248,28 @@ static void end_here(struct hub *h, struct challenge *c, const char *status,
     v.decline = decline;
     v.game = game;
     v.expires_ms = 0;
-    tell(h, c, &v, s, id);
-    forget(h, c);
+    challenge_tell(h, c, &v, s, id);
+    challenge_forget(h, c);
 }
 
 /* c ends with status (and the reason of a decline, the game of an
  * accept): both players hear it, on every node, and it is freed. */
-static void finish(struct hub *h, struct challenge *c, const char *status,
-                   int decline, const char *game, struct session *s,
-                   const struct proto_id *id)
+void challenge_finish(struct hub *h, struct challenge *c, const char *status,
+                      int decline, const char *game, struct session *s,
+                      const struct proto_id *id)
 {
     char *text = NULL;
 
     log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
              c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
              decline >= 0 ? proto_decline_name(decline) : "");
-    if (clustered(h) && asprintf(&text, "E %s %s %d %s", c->id, status,
-                                 decline, game ? game : "-") < 0)
+    if (challenge_clustered(h) &&
+        asprintf(&text, "E %s %s %d %s", c->id, status, decline,
+                 game ? game : "-") < 0)
         text = NULL;
-    tell_nodes(h, c, text);
+    challenge_tell_nodes(h, c, text);
     free(text);
-    end_here(h, c, status, decline, game, s, id);
-}
-
-/* ---- waiting for the router (a cluster) -------------------------------- */
-
-enum op_kind { OP_OPEN, OP_CLOSE, OP_PROBE, OP_FETCH };
-
-/* A step that waits for the router's answer. Its session (a WebSocket
- * command's) is held meanwhile (s->waiting: what it sends next waits);
- * an HTTP call's end is done. */
-struct op {
-    struct hub *h;
-    struct op *next; /* in the module's list */
-    enum op_kind kind;
-    struct session *s;       /* NULL: none, or it closed */
-    struct proto_msg m;      /* s's command (its id; a fetch's runs again) */
-    challenge_done_fn *done; /* an HTTP call's end (NULL: none) */
-    uint64_t later;
-    struct challenge *c; /* OP_OPEN: made, not listed yet */
-    char cid[PROTO_KEY_MAX + 1];
-    const char *status; /* OP_CLOSE: how it ends ("accepted": it starts) */
-    int decline;
-    char pid[PROTO_KEY_MAX + 1], name[PROTO_NAME_MAX + 1]; /* the accepter */
-    void (*then)(struct hub *h, void *arg); /* OP_FETCH of a call */
-    void *arg;
-};
-
-static void op_answered(void *arg, long rc, const char *text, size_t len);
-
-/* A new op for s's command m (s NULL: none), listed. */
-static struct op *op_new(struct hub *h, enum op_kind kind, struct session *s,
-                         const struct proto_msg *m, const char *cid)
-{
-    struct op *o = C(h)->nops < CHALLENGE_OPS_MAX ? calloc(1, sizeof *o)
-                                                  : NULL;
-
-    if (!o)
-        return NULL;
-    o->h = h;
-    o->kind = kind;
-    o->s = s;
-    if (m)
-        o->m = *m;
-    snprintf(o->cid, sizeof o->cid, "%s", cid);
-    o->decline = -1;
-    return o;
-}
-
-/* Asks the router o's question (its ask already chosen by kind): true
- * when asked (o listed, its session held); false when the router could
- * not (o freed). */
-static bool op_ask(struct hub *h, struct op *o, const char *record)
-{
-    const struct router_ops *r = h->router.ops;
-    void *ctx = h->router.ctx;
-    struct challenges *cs = C(h);
-    int rc;
-
-    switch (o->kind) {
-    case OP_OPEN:
-        rc = r->challenge_open(ctx, o->cid, o->c->from, o->c->to, record,
-                               h->cfg.max_challenges_out,
-                               h->cfg.max_challenges_in, op_answered, o);
-        break;
-    case OP_CLOSE:
-        rc = r->challenge_close(ctx, o->cid, op_answered, o);
-        break;
-    case OP_PROBE:
-        rc = r->present(ctx, o->pid, op_answered, o);
-        break;
-    default:
-        rc = r->challenge_read(ctx, o->cid, op_answered, o);
-        break;
-    }
-    if (rc < 0) {
-        free(o);
-        return false;
-    }
-    o->next = cs->ops;
-    cs->ops = o;
-    cs->nops++;
-    if (o->s)
-        o->s->waiting = true;
-    return true;
-}
-
-/* o's refusal: code (PROTO_BUSY: the server is busy) with msg. */
-static void op_refuse(struct hub *h, const struct op *o, int code,
-                      const char *msg)
-{
-    if (o->s && code == PROTO_BUSY)
-        hub_busy(o->s, &o->m.id);
-    else if (o->s)
-        hub_send_error(o->s, code, msg, &o->m.id);
-    if (o->done)
-        o->done(h, o->later, code, msg, NULL);
-}
-
-/* ---- making one ----------------------------------------------------------- */
-
-/* c (made, not listed) is pending from now on: both players hear it (s,
- * NULL for none, with id), an HTTP call's done gets its ChallengeJson. */
-static void made(struct hub *h, struct challenge *c, struct session *s,
-                 const struct proto_id *id, challenge_done_fn *done,
-                 uint64_t later)
-{
-    struct player *p = table_get(&h->players, c->from);
-    struct proto_challenge v;
-    char *text;
-
-    c->home = true;
-    if (!p || !hub_player_present(p)) {
-        /* a challenger with no page open here (the HTTP API): it lapses
-         * as one whose last page went (lichess: 20 s unless kept
-         * alive); in a cluster, unless it is connected elsewhere */
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
-    }
-    text = clustered(h) ? record(c) : NULL;
-    if (list_add(h, c) < 0) {
-        free(text);
-        if (s)
-            hub_busy(s, id);
-        if (done)
-            done(h, later, PROTO_BUSY, "out of memory", NULL);
-        return;
-    }
-    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
-             c->from, c->to);
-    challenge_view(h, c, &v);
-    tell(h, c, &v, s, id);
-    if (text) {
-        char *o = NULL;
-        if (asprintf(&o, "O %s", text) >= 0)
-            tell_nodes(h, c, o);
-        free(o);
-        free(text);
-    }
-    if (done) {
-        char *json = proto_render_challenge_lichess(&v, "", false, -1);
-        if (json)
-            done(h, later, 0, NULL, json);
-        else
-            done(h, later, PROTO_BUSY, "out of memory", NULL);
-    }
-}
-
-/* The router's answer to c's opening (a cluster). */
-static void opened(struct hub *h, struct op *o, long rc)
-{
-    char msg[PROTO_MSG_MAX];
-
-    if (rc == 0) {
-        made(h, o->c, o->s, &o->m.id, o->done, o->later);
-        return;
-    }
-    if (rc == 1)
-        snprintf(msg, sizeof msg,
-                 "you have %d pending challenges: the most there may be",
-                 h->cfg.max_challenges_out);
-    else
-        snprintf(msg, sizeof msg,
-                 "%s has %d pending challenges: the most there may be",
-                 o->c->to_name, h->cfg.max_challenges_in);
-    op_refuse(h, o, rc < 0 ? PROTO_BUSY : PROTO_TOO_MANY_CHALLENGES, msg);
-    hub_alarm_free(h, o->c->lapse);
-    free(o->c);
-}
-
-/* c (made, not listed) is opened: at once on a node alone, through the
- * router in a cluster (the caps across nodes). */
-static void propose(struct hub *h, struct challenge *c, struct session *s,
-                    const struct proto_id *id, challenge_done_fn *done,
-                    uint64_t later)
-{
-    struct op *o;
-    char *text;
-
-    if (!clustered(h)) {
-        made(h, c, s, id, done, later);
-        return;
-    }
-    o = op_new(h, OP_OPEN, s, NULL, c->id);
-    text = o ? record(c) : NULL;
-    if (o) {
-        o->m.id = id ? *id : (struct proto_id){0};
-        o->done = done;
-        o->later = later;
-        o->c = c;
-    }
-    if (!text || !op_ask(h, o, text)) {
-        if (text == NULL)
-            free(o);
-        if (s)
-            hub_busy(s, id);
-        if (done)
-            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
-        hub_alarm_free(h, c->lapse);
-        free(c);
-    }
-    free(text);
-}
-
-/* ---- ending one ----------------------------------------------------------- */
-
-static const char *start(struct hub *h, struct challenge *c, const char *pid,
-                         const char *name, struct session *s,
-                         const struct proto_id *id, int64_t now);
-
-/* The words of no_such_challenge for o's asker. */
-static const char *not_found(const struct op *o)
-{
-    if (o->done)
-        return "Not found.";
-    return o->m.type == PROTO_T_CHALLENGE_CANCEL
-               ? "you have sent no pending challenge with that id"
-               : "you have received no pending challenge with that id";
-}
-
-/* The router's answer to c's close (a cluster): 1, this node ends it. */
-static void closed(struct hub *h, struct op *o, long rc)
-{
-    struct challenge *c = table_get(&C(h)->byid, o->cid);
-
-    if (c)
-        c->ending = false;
-    if (rc < 0 || (rc == 1 && !c)) {
-        op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
-        return;
-    }
-    if (rc == 0) { /* another node ended it, and tells its players */
-        op_refuse(h, o, PROTO_NO_SUCH_CHALLENGE, not_found(o));
-        return;
-    }
-    if (!strcmp(o->status, "accepted")) {
-        if (!start(h, c, o->pid, o->name, o->s, &o->m.id, hub_now_ms(h))) {
-            finish(h, c, "canceled", -1, NULL, NULL, NULL);
-            op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
-            return;
-        }
-    } else {
-        finish(h, c, o->status, o->decline, NULL, o->s, &o->m.id);
-    }
-    if (o->done)
-        o->done(h, o->later, 0, NULL, NULL);
-}
-
-/* c ends with status (the reason decline, or the accepter pid, name):
- * at once on a node alone; in a cluster once the router says this
- * node ends it (of two nodes, one does). s (NULL: none) and id, or done
- * and later, are answered. */
-static void end_ask(struct hub *h, struct challenge *c, const char *status,
-                    int decline, const char *pid, const char *name,
-                    struct session *s, const struct proto_msg *m,
-                    challenge_done_fn *done, uint64_t later)
-{
-    struct op *o;
-
-    if (!clustered(h)) {
-        if (!strcmp(status, "accepted")) {
-            if (!start(h, c, pid, name, s, m ? &m->id : NULL,
-                       hub_now_ms(h))) {
-                if (done)
-                    done(h, later, PROTO_BUSY,
-                         "the server is busy; try again", NULL);
-                return;
-            }
-        } else {
-            finish(h, c, status, decline, NULL, s, m ? &m->id : NULL);
-        }
-        if (done)
-            done(h, later, 0, NULL, NULL);
-        return;
-    }
-    o = op_new(h, OP_CLOSE, s, m, c->id);
-    if (o) {
-        o->status = status;
-        o->decline = decline;
-        o->done = done;
-        o->later = later;
-        snprintf(o->pid, sizeof o->pid, "%s", pid ? pid : "");
-        snprintf(o->name, sizeof o->name, "%s", name ? name : "");
-    }
-    if (c->ending || !o || !op_ask(h, o, NULL)) {
-        if (c->ending)
-            free(o);
-        if (s)
-            hub_busy(s, m ? &m->id : NULL);
-        if (done)
-            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
-        return;
-    }
-    c->ending = true;
-}
-
-/* The lapse rang: the challenger is still away (else it is kept). In a
- * cluster the challenger may be connected to another node: asked; a
- * copy of another node's challenge (fetched) is forgotten. */
-static void lapse(void *arg)
-{
-    struct challenge *c = arg;
-    struct hub *h = c->h;
-    struct player *p = table_get(&h->players, c->from);
-    struct op *o;
-
-    if (!c->home) {
-        forget(h, c);
-        return;
-    }
-    if (p && hub_player_present(p)) {
-        c->lapse_wall = 0;
-        return;
-    }
-    if (!clustered(h)) {
-        finish(h, c, "expired", -1, NULL, NULL, NULL);
-        return;
-    }
-    o = c->ending ? NULL : op_new(h, OP_PROBE, NULL, NULL, c->id);
-    if (o)
-        snprintf(o->pid, sizeof o->pid, "%s", c->from);
-    if (!c->ending && (!o || !op_ask(h, o, NULL))) /* (asked again later) */
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
-}
-
-/* The router's answer to the lapse's question: is the challenger
- * connected to a node? */
-static void probed(struct hub *h, struct op *o, long rc)
-{
-    struct challenge *c = table_get(&C(h)->byid, o->cid);
-
-    if (!c || c->ending)
-        return;
-    /* connected elsewhere, or unknown: asked again a lapse later; gone
-     * since the last answer found it elsewhere: once more, so that it
-     * lapses a full lapse (at most two) after its last connection */
-    if (rc != 0 || c->elsewhere) {
-        c->elsewhere = rc > 0;
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
-        return;
-    }
-    end_ask(h, c, "expired", -1, NULL, NULL, NULL, NULL, NULL, 0);
-}
-
-/* ---- another node's challenge (a cluster) ------------------------------- */
-
-/* A copy of another node's challenge is kept this long when fetched
- * (not told: its end may never be told here). */
-#define CHALLENGE_COPY_MS 60000
-
-static void do_accept(struct session *s, const struct proto_msg *m,
-                      int64_t now);
-static void do_decline(struct session *s, const struct proto_msg *m,
-                       int64_t now);
-static void do_cancel(struct session *s, const struct proto_msg *m,
-                      int64_t now);
-
-/* The router's answer to a fetch: the record (text, len bytes) is kept
- * here as a copy, and what waited runs again. */
-static void fetched(struct hub *h, struct op *o, long rc, const char *text,
-                    size_t len)
-{
-    struct challenges *cs = C(h);
-    struct challenge *c;
-
-    if (rc == 1 && text && !table_get(&cs->byid, o->cid) &&
-        (c = unrecord(h, text, len)) != NULL) {
-        if (strcmp(c->id, o->cid) || list_add(h, c) < 0) {
-            if (!strcmp(c->id, o->cid))
-                c = NULL; /* (list_add freed it) */
-            if (c) {
-                hub_alarm_free(h, c->lapse);
-                free(c);
-            }
-        } else {
-            hub_alarm_arm(h, c->lapse, hub_now_ms(h) + CHALLENGE_COPY_MS);
-        }
-    }
-    if (o->s) {
-        cs->no_fetch = true;
-        if (o->m.type == PROTO_T_CHALLENGE_ACCEPT)
-            do_accept(o->s, &o->m, hub_now_ms(h));
-        else if (o->m.type == PROTO_T_CHALLENGE_DECLINE)
-            do_decline(o->s, &o->m, hub_now_ms(h));
-        else
-            do_cancel(o->s, &o->m, hub_now_ms(h));
-        cs->no_fetch = false;
-    }
-    if (o->then) {
-        cs->no_fetch = true;
-        o->then(h, o->arg);
-        cs->no_fetch = false;
-    }
-}
-
-/* In a cluster, a challenge id not in memory here may be another node's:
- * its record is read (s's command m runs again then, or then(h, arg)).
- * True when asked; false when there is nothing to ask (a node alone, a
- * rerun) or the router could not (nothing called). */
-static bool fetch(struct hub *h, const char *id, struct session *s,
-                  const struct proto_msg *m,
-                  void (*then)(struct hub *h, void *arg), void *arg)
-{
-    struct challenges *cs = C(h);
-    struct op *o;
-
-    if (!clustered(h) || cs->no_fetch || !proto_key_valid(id))
-        return false;
-    o = op_new(h, OP_FETCH, s, m, id);
-    if (!o)
-        return false;
-    o->then = then;
-    o->arg = arg;
-    return op_ask(h, o, NULL);
-}
-
-static void op_answered(void *arg, long rc, const char *text, size_t len)
-{
-    struct op *o = arg, **pp;
-    struct hub *h = o->h;
-    struct challenges *cs = C(h);
-    struct session *s = o->s;
-
-    for (pp = &cs->ops; *pp && *pp != o; pp = &(*pp)->next)
-        ;
-    assert(*pp); /* (listed until answered) */
-    *pp = o->next;
-    cs->nops--;
-    if (s)
-        s->waiting = false; /* (the command runs on) */
-    switch (o->kind) {
-    case OP_OPEN:
-        opened(h, o, rc);
-        break;
-    case OP_CLOSE:
-        closed(h, o, rc);
-        break;
-    case OP_PROBE:
-        probed(h, o, rc);
-        break;
-    case OP_FETCH:
-        fetched(h, o, rc, text, len);
-        break;
-    }
-    if (s && !s->waiting) /* (unless it waits again) */
-        hub_session_replay(s);
-    free(o);
-}
-
-/* Another node told player p about a challenge: 'O' and its record (a
- * new one: kept here as a copy, its players' connections here hear it),
- * or 'E ID STATUS DECLINE GAME' (it ended: the copy goes, told). */
-static void told(struct hub *h, struct player *p, const char *payload,
-                 size_t len, int64_t now)
-{
-    struct challenges *cs = C(h);
-    struct challenge *c;
-    char id[PROTO_KEY_MAX + 1], status[16], game[PROTO_KEY_MAX + 1];
-    char line[128];
-    int decline;
-
-    (void)p;
-    (void)now;
-    if (len > 2 && !memcmp(payload, "O ", 2)) {
-        struct proto_challenge v;
-        c = unrecord(h, payload + 2, len - 2);
-        if (!c || table_get(&cs->byid, c->id)) {
-            if (c)
-                hub_alarm_free(h, c->lapse);
-            free(c);
-            return;
-        }
-        if (list_add(h, c) < 0)
-            return;
-        challenge_view(h, c, &v);
-        tell(h, c, &v, NULL, NULL);
-        return;
-    }
-    if (len < 2 || len >= sizeof line || memcmp(payload, "E ", 2))
-        return;
-    memcpy(line, payload, len);
-    line[len] = '\0';
-    if (sscanf(line, "E %32s %15s %d %32s", id, status, &decline, game) !=
-            4 ||
-        !(c = table_get(&cs->byid, id)))
-        return;
-    if (decline < -1 || !proto_decline_name(decline < 0 ? 0 : decline))
-        decline = -1;
-    end_here(h, c,
-             !strcmp(status, "accepted")   ? "accepted"
-             : !strcmp(status, "declined") ? "declined"
-             : !strcmp(status, "expired")  ? "expired"
-                                           : "canceled",
-             decline, strcmp(game, "-") ? game : NULL, NULL, NULL);
-}
-
-void challenge_lost(struct hub *h, const char *id, const char *from,
-                    const char *to)
-{
-    struct challenge *c = table_get(&C(h)->byid, id);
-    struct challenge k = {0};
-    char *text = NULL;
-
-    if (c) {
-        finish(h, c, "expired", -1, NULL, NULL, NULL);
-        return;
-    }
-    /* (its players' other nodes hold a copy: told) */
-    snprintf(k.from, sizeof k.from, "%s", from);
-    snprintf(k.to, sizeof k.to, "%s", to);
-    if (asprintf(&text, "E %s expired -1 -", id) >= 0)
-        tell_nodes(h, &k, text);
-    free(text);
+    challenge_end_here(h, c, status, decline, game, s, id);
 }
 
 /* ---- the WebSocket's commands ------------------------------------------- */
@@ -978,13 +351,15 @@ static int make(struct hub *h, const struct challenge_who *from,
                                    hub_now_ms(h), msg, len);
     if (code)
         return code;
-    if (!clustered(h) && mine && mine->out >= h->cfg.max_challenges_out) {
+    if (!challenge_clustered(h) && mine &&
+        mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
                  h->cfg.max_challenges_out);
         return PROTO_TOO_MANY_CHALLENGES;
     }
-    if (!clustered(h) && theirs && theirs->in >= h->cfg.max_challenges_in) {
+    if (!challenge_clustered(h) && theirs &&
+        theirs->in >= h->cfg.max_challenges_in) {
         snprintf(msg, len,
                  "%s has %d pending challenges: the most there may be",
                  to->name, h->cfg.max_challenges_in);
@@ -992,7 +367,7 @@ static int make(struct hub *h, const struct challenge_who *from,
     }
     c = calloc(1, sizeof *c);
     if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0 ||
-        !(c->lapse = hub_alarm_new(h, lapse, c))) {
+        !(c->lapse = hub_alarm_new(h, challenge_lapse, c))) {
         free(c);
         return PROTO_BUSY;
     }
@@ -1048,7 +423,7 @@ static void challenge_checked(struct session *s, const struct proto_msg *m,
     else if (code)
         hub_send_error(s, code, msg, &m->id);
     else
-        propose(h, made_one, s, &m->id, NULL, 0);
+        challenge_propose(h, made_one, s, &m->id, NULL, 0);
 }
 
 /* A challenge waiting for its players' facts (a cluster: their blocks,
@@ -1096,7 +471,7 @@ static void challenge_to(struct session *s, const struct proto_msg *m,
     struct facts_wait *w;
     int rc;
 
-    if (!clustered(h)) {
+    if (!challenge_clustered(h)) {
         challenge_checked(s, m, to, dest);
         return;
     }
@@ -1202,7 +577,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     if (hub_playban_refused(s, &m->id))
         return;
     dest = find_dest(h, m->to);
-    if (!dest && clustered(h)) { /* (connected to another node, maybe) */
+    if (!dest &&
+        challenge_clustered(h)) { /* (connected to another node, maybe) */
         struct dest_read *d = calloc(1, sizeof *d);
         if (!d) {
             hub_busy(s, &m->id);
@@ -1235,7 +611,7 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
 
     if (c && !strcmp(challenger ? c->from : c->to, s->player->pid))
         return c;
-    if (!c && fetch(s->hub, m->challenge, s, m, NULL, NULL))
+    if (!c && challenge_fetch_for(s->hub, m->challenge, s, m, NULL, NULL))
         return NULL;
     hub_send_error(s, PROTO_NO_SUCH_CHALLENGE,
                    challenger ? "you have sent no pending challenge with "
@@ -1249,9 +625,10 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
 /* c accepted by its challenged player (pid, name): its game starts here
  * and both players hear it (s, NULL for none, with id). The game's GID,
  * or NULL when the server is busy (c stays pending; s answered). */
-static const char *start(struct hub *h, struct challenge *c, const char *pid,
-                         const char *name, struct session *s,
-                         const struct proto_id *id, int64_t now)
+const char *challenge_start(struct hub *h, struct challenge *c,
+                            const char *pid, const char *name,
+                            struct session *s, const struct proto_id *id,
+                            int64_t now)
 {
     struct game_seat_init seats[2];
     struct board board;
@@ -1274,7 +651,7 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
         return NULL;
     }
     botaccount_started(h, c->from, c->from_bot, c->to, c->to_bot, now);
-    finish(h, c, "accepted", -1, game_gid(g), s, id);
+    challenge_finish(h, c, "accepted", -1, game_gid(g), s, id);
     game_announce_start(g, now);
     return game_gid(g);
 }
@@ -1319,8 +696,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
         hub_send_error(s, code, msg, &m->id);
         return;
     }
-    end_ask(h, c, "accepted", -1, s->player->pid, s->player->name, s, m, NULL,
-            0);
+    challenge_end_ask(h, c, "accepted", -1, s->player->pid, s->player->name,
+                      s, m, NULL, 0);
 }
 
 static void do_decline(struct session *s, const struct proto_msg *m,
@@ -1330,7 +707,8 @@ static void do_decline(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        end_ask(s->hub, c, "declined", m->reason, NULL, NULL, s, m, NULL, 0);
+        challenge_end_ask(s->hub, c, "declined", m->reason, NULL, NULL, s, m,
+                          NULL, 0);
 }
 
 static void do_cancel(struct session *s, const struct proto_msg *m,
@@ -1340,7 +718,8 @@ static void do_cancel(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        end_ask(s->hub, c, "canceled", -1, NULL, NULL, s, m, NULL, 0);
+        challenge_end_ask(s->hub, c, "canceled", -1, NULL, NULL, s, m, NULL,
+                          0);
 }
 
 /* challenges: those pending to and from s's player, oldest first. */
@@ -1412,7 +791,7 @@ static void api_create_checked(struct hub *h,
              NULL);
         return;
     }
-    propose(h, c, NULL, NULL, done, later);
+    challenge_propose(h, c, NULL, NULL, done, later);
 }
 
 static void api_facts_read(struct hub *h, void *who, void *arg, bool ok)
@@ -1451,7 +830,7 @@ void challenge_api_create(struct hub *h, const struct challenge_who *from,
         done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself", NULL);
         return;
     }
-    if (clustered(h)) { /* (their blocks, every node's games) */
+    if (challenge_clustered(h)) { /* (their blocks, every node's games) */
         if (!(w = calloc(1, sizeof *w))) {
             done(h, later, PROTO_BUSY, "out of memory", NULL);
             return;
@@ -1531,7 +910,8 @@ void challenge_api_accept(struct hub *h, const char *id,
     if ((code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
                                     now, msg, sizeof msg)))
         goto refused;
-    end_ask(h, c, "accepted", -1, me->pid, me->name, NULL, NULL, done, later);
+    challenge_end_ask(h, c, "accepted", -1, me->pid, me->name, NULL, NULL,
+                      done, later);
     return;
 refused:
     done(h, later, code, msg, NULL);
@@ -1545,18 +925,11 @@ void challenge_api_end(struct hub *h, const char *id, const char *pid,
     if (!c)
         done(h, later, PROTO_NO_SUCH_CHALLENGE, "Not found.", NULL);
     else if (decline < 0)
-        end_ask(h, c, "canceled", -1, NULL, NULL, NULL, NULL, done, later);
+        challenge_end_ask(h, c, "canceled", -1, NULL, NULL, NULL, NULL, done,
+                          later);
     else
-        end_ask(h, c, "declined", decline, NULL, NULL, NULL, NULL, done,
-                later);
-}
-
-int challenge_fetch(struct hub *h, const char *id,
-                    void (*then)(struct hub *h, void *arg), void *arg)
-{
-    if (table_get(&C(h)->byid, id))
-        return 1;
-    return fetch(h, id, NULL, NULL, then, arg) ? 0 : -1;
+        challenge_end_ask(h, c, "declined", decline, NULL, NULL, NULL, NULL,
+                          done, later);
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -1580,9 +953,7 @@ static void player_gone(struct hub *h, struct player *p)
 /* s closes: the steps it waits for answer nobody. */
 static void session_closed(struct hub *h, struct session *s)
 {
-    for (struct op *o = C(h)->ops; o; o = o->next)
-        if (o->s == s)
-            o->s = NULL;
+    challenge_ops_closed(h, s);
 }
 
 static int init(struct hub *h)
@@ -1625,16 +996,7 @@ static void fini(struct hub *h)
     }
     table_clear(&cs->byid);
     table_clear(&cs->parties);
-    /* (the bus answered every op before: main.c frees it first) */
-    while (cs->ops) {
-        struct op *o = cs->ops;
-        cs->ops = o->next;
-        if (o->kind == OP_OPEN) {
-            hub_alarm_free(h, o->c->lapse);
-            free(o->c);
-        }
-        free(o);
-    }
+    challenge_ops_free(h);
     ratelimit_free(cs->made);
     free(cs);
     hub_module_set_state(h, &hub_challenge_module, NULL);
@@ -1656,6 +1018,6 @@ const struct hub_module hub_challenge_module = {
     .player_gone = player_gone,
     .session_closed = session_closed,
     .tell_tag = CHALLENGE_TELL,
-    .told = told,
+    .told = challenge_told,
     .commands = commands,
 };
