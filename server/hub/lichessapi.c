@@ -31,6 +31,7 @@
 #include "hub/challenge.h"
 #include "hub/history.h"
 #include "hub/hub_internal.h"
+#include "hub/lichessapi_internal.h"
 #include "hub/reads.h"
 #include "hub/router.h"
 #include "store/store.h"
@@ -40,9 +41,6 @@
  * live games of each read to say whether it plays (rows by their key). */
 #define LICHESS_STATUS_IDS 100
 #define LICHESS_STATUS_GAMES 4
-/* The most nowPlaying games (lichess: nb, 1-50, default 9). */
-#define LICHESS_PLAYING_MAX 50
-#define LICHESS_PLAYING_DEFAULT 9
 /* GET /api/games/user/{username}: the most games an answer holds (its
  * `max`, 1-100; lichess has no cap, but every game is a row read). */
 #define LICHESS_EXPORT_MAX 100
@@ -56,12 +54,12 @@ static void reply(struct http_reply *r, int status, char *body)
 }
 
 /* {"error": words}, as lichess answers every refusal. */
-static void error(struct http_reply *r, int status, const char *words)
+void lichessapi_error(struct http_reply *r, int status, const char *words)
 {
     reply(r, status, proto_render_api_error(words));
 }
 
-static char *dump(json_t *o)
+char *lichessapi_dump(json_t *o)
 {
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
@@ -75,19 +73,19 @@ static void submit(struct hub *h, struct hub_read *q, struct http_reply *r)
 {
     r->status = 0; /* later */
     if (hub_read_submit(h, q, NULL, NULL) < 0)
-        error(r, 503, "busy");
+        lichessapi_error(r, 503, "busy");
 }
 
-static void answer_error(struct hub *h, uint64_t later, int status,
-                         const char *words)
+void lichessapi_answer_error(struct hub *h, uint64_t later, int status,
+                             const char *words)
 {
     struct http_reply out = {0};
 
-    error(&out, status, words);
+    lichessapi_error(&out, status, words);
     hub_http_answer(h, later, &out);
 }
 
-static void answer_json(struct hub *h, uint64_t later, char *body)
+void lichessapi_answer_json(struct hub *h, uint64_t later, char *body)
 {
     struct http_reply out = {0};
 
@@ -109,7 +107,7 @@ static bool username_valid(const char *s, size_t n)
     return true;
 }
 
-static bool int_in(const char *s, long lo, long hi, long *out)
+bool lichessapi_int_in(const char *s, long lo, long hi, long *out)
 {
     char *end;
     long v;
@@ -183,12 +181,13 @@ static const char *create_parse(const struct api_form *f, struct create *c,
     if (limit || inc) {
         if (days)
             return "days: not with a clock";
-        if (!int_in(limit, 0, 10800, &l) || !int_in(inc, 0, 60, &i))
+        if (!lichessapi_int_in(limit, 0, 10800, &l) ||
+            !lichessapi_int_in(inc, 0, 60, &i))
             return "clock.limit (0-10800) and clock.increment (0-60) "
                    "both";
         c->clock = (struct clock_spec){0, (int)l, (int)i, 0};
     } else if (days) {
-        if (!int_in(days, 1, 14, &d))
+        if (!lichessapi_int_in(days, 1, 14, &d))
             return "days: 1, 2, 3, 5, 7, 10 or 14";
         c->clock = (struct clock_spec){1, 0, 0, (int)d * 86400};
     } else {
@@ -234,10 +233,12 @@ static void challenge_done(struct hub *h, uint64_t later, int code,
                            const char *msg, char *json)
 {
     if (code)
-        answer_error(h, later, refusal_status(code),
-                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
+        lichessapi_answer_error(h, later, refusal_status(code),
+                                code == PROTO_NO_SUCH_CHALLENGE ? "Not found."
+                                                                : msg);
     else
-        answer_json(h, later, json ? json : strdup("{\"ok\":true}"));
+        lichessapi_answer_json(h, later,
+                               json ? json : strdup("{\"ok\":true}"));
 }
 
 static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
@@ -250,7 +251,7 @@ static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
 
     (void)rc;
     if (c->found != 1) {
-        answer_error(h, later, 404, "No such user");
+        lichessapi_answer_error(h, later, 404, "No such user");
         return;
     }
     challenge_api_create(h, &from, &to, &c->clock, c->color, c->rated,
@@ -267,20 +268,20 @@ static void challenge_create(struct hub *h, const struct http_request *q,
     char why[64];
 
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "No such user");
+        lichessapi_error(r, 404, "No such user");
         return;
     }
     if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     if (!(c = calloc(1, sizeof *c))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     if ((bad = create_parse(&f, c, why, sizeof why))) {
         free(c);
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     snprintf(c->to, sizeof c->to, "%s", name);
@@ -352,7 +353,7 @@ static void accept_read(struct hub *h, void *who, void *arg, bool ok)
     if (ok) /* (every check made again, on the state of now) */
         accept_now(h, a);
     else
-        answer_error(h, a->later, 503, "busy");
+        lichessapi_answer_error(h, a->later, 503, "busy");
     free(a);
 }
 
@@ -367,7 +368,7 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     int rc;
 
     if (!a) {
-        answer_error(h, later, 500, "out_of_memory");
+        lichessapi_answer_error(h, later, 500, "out_of_memory");
         return;
     }
     snprintf(a->id, sizeof a->id, "%s", id);
@@ -390,7 +391,7 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     if (rc > 0)
         accept_now(h, a);
     else
-        answer_error(h, later, 503, "busy");
+        lichessapi_answer_error(h, later, 503, "busy");
     free(a);
 }
 
@@ -426,264 +427,35 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
                                             : PROTO_DECLINE_GENERIC;
 
     if (decline == PROTO_DECLINE_GENERIC && strcmp(what, "decline")) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     reason = api_form_get(&f, "reason");
     if (reason && decline >= 0 &&
         (decline = proto_decline_parse(reason)) < 0) {
-        error(r, 400,
-              "reason: generic, later, tooFast, tooSlow, "
-              "timeControl, rated, casual, standard, variant, noBot "
-              "or onlyBot");
+        lichessapi_error(
+            r, 400,
+            "reason: generic, later, tooFast, tooSlow, "
+            "timeControl, rated, casual, standard, variant, noBot "
+            "or onlyBot");
         return;
     }
     if (!proto_key_valid(id)) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if (!(v = calloc(1, sizeof *v))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     snprintf(v->id, sizeof v->id, "%s", id);
     v->decline = decline;
     apitoken_auth(h, q, now, later, lichessapi_play_scopes(), NULL,
                   verdict_then, v, r);
-}
-
-/* ---- GET /api/account/playing ------------------------------------------- */
-
-static const char *speed_name(const struct clock_spec *k)
-{
-    int est = k->initial_s + 40 * k->increment_s;
-
-    if (k->per_move)
-        return "correspondence";
-    return est < 30     ? "ultraBullet"
-           : est < 180  ? "bullet"
-           : est < 480  ? "blitz"
-           : est < 1500 ? "rapid"
-                        : "classical";
-}
-
-/* One game of nowPlaying, from seat color's side. */
-static json_t *playing_one(struct game *g, int color, int64_t now)
-{
-    const struct clock_spec *k = game_clock_spec(g);
-    char fen[FEN_MAX], opp[PROTO_NAME_MAX + 1];
-    int ply = game_ply(g), o = 1 - color;
-    struct proto_player op = game_seat_player(g, o), me;
-    json_t *j;
-
-    game_fen(g, fen);
-    me = game_seat_player(g, color);
-    apitoken_user_id(op.name ? op.name : "", opp, sizeof opp);
-    j = json_pack(
-        "{s:s,s:s,s:s,s:s,s:b,s:b,s:s,s:{s:s,s:s},s:s,s:s,s:b,s:{s:s,s:s},"
-        "s:I,s:s,s:{s:i,s:s}}",
-        "gameId", game_gid(g), "fullId", game_gid(g), "color",
-        color ? "black" : "white", "fen", fen, "hasMoved", ply > color,
-        "isMyTurn", game_side_to_move(g) == color, "lastMove",
-        ply ? game_move_uci(g, ply - 1) : "", "variant", "key", "standard",
-        "name", "Standard", "speed", speed_name(k), "perf", speed_name(k),
-        "rated", game_rated(g), "opponent", "id", opp, "username",
-        op.name ? op.name : "", "secondsLeft",
-        (json_int_t)(game_time_left(g, color, now) / 1000), "source",
-        "friend", "status", "id", 20, "name", "started");
-    if (j && op.has_rating)
-        json_object_set_new(json_object_get(j, "opponent"), "rating",
-                            json_integer(op.rating));
-    if (j && me.has_rating)
-        json_object_set_new(j, "rating", json_integer(me.rating));
-    return j;
-}
-
-/* One of nowPlaying before it is written: its game and seat, and what
- * its order is by (lichess: the most urgent first; here my_games's:
- * my turn first, then the least time left). */
-struct playing {
-    struct game *g;
-    int color;
-    bool turn;
-    int64_t left;
-};
-
-static int by_urgency(const void *pa, const void *pb)
-{
-    const struct playing *a = pa, *b = pb;
-
-    if (a->turn != b->turn)
-        return a->turn ? -1 : 1;
-    return (a->left > b->left) - (a->left < b->left);
-}
-
-/* nowPlaying of pid from its games gs[0..n) (those it plays and that
- * started), the most urgent first, at most nb. */
-static void playing_render(struct hub *h, const char *pid,
-                           struct game *const *gs, size_t n, int nb,
-                           uint64_t later)
-{
-    struct playing *v = calloc(n ? n : 1, sizeof *v);
-    size_t k = 0;
-    int mine = 0;
-    json_t *list = json_array();
-    int64_t now = hub_now_ms(h);
-
-    for (size_t i = 0; v && i < n; i++) {
-        struct game *g = gs[i];
-        int c = g ? game_color_of(g, pid) : -1;
-        if (!g || c < 0 || game_status(g) != GAME_STARTED)
-            continue; /* an invitation */
-        v[k] = (struct playing){g, c, game_side_to_move(g) == c,
-                                game_turn_left(g, now)};
-        mine += v[k++].turn;
-    }
-    if (v)
-        qsort(v, k, sizeof *v, by_urgency);
-    for (size_t i = 0; v && list && i < k && i < (size_t)nb; i++)
-        json_array_append_new(list, playing_one(v[i].g, v[i].color, now));
-    if (!v || !list) {
-        free(v);
-        json_decref(list);
-        answer_error(h, later, 500, "out_of_memory");
-        return;
-    }
-    free(v);
-    answer_json(
-        h, later,
-        dump(json_pack("{s:o,s:i}", "nowPlaying", list, "nbMyTurn", mine)));
-}
-
-/* In a cluster: the account's live games from the store (every node's,
- * at most LICHESS_PLAYING_MAX), each a stand-in rebuilt from its row and
- * journal unless it is in this node's memory. */
-struct playing_read {
-    struct hub_read r;
-    uint64_t later;
-    int nb;
-    char pid[33];
-    size_t n;
-    struct store_game rows[LICHESS_PLAYING_MAX];
-    struct store_move *moves[LICHESS_PLAYING_MAX];
-    size_t nmoves[LICHESS_PLAYING_MAX];
-};
-
-static int playing_run(struct store *st, struct hub_read *r)
-{
-    struct playing_read *q = (struct playing_read *)r;
-    char gids[LICHESS_PLAYING_MAX][33];
-    size_t n = 0;
-
-    if (store_player_live_games(st, q->pid, gids, LICHESS_PLAYING_MAX, &n) <
-        0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        int rc = store_load_game(st, gids[i], &q->rows[q->n], &q->moves[q->n],
-                                 &q->nmoves[q->n]);
-        if (rc < 0)
-            return -1;
-        if (rc == 1)
-            q->n++;
-    }
-    return 0;
-}
-
-static void playing_clear(struct hub_read *r)
-{
-    struct playing_read *q = (struct playing_read *)r;
-
-    for (size_t i = 0; i < q->n; i++)
-        free(q->moves[i]);
-}
-
-static void playing_answer(struct hub_read *r, int rc)
-{
-    struct playing_read *q = (struct playing_read *)r;
-    struct hub *h = r->h;
-    struct game *gs[LICHESS_PLAYING_MAX];
-    bool mute[LICHESS_PLAYING_MAX] = {0};
-    struct game_env env = hub_mute_env(h);
-    int64_t now = hub_now_ms(h);
-
-    if (rc < 0) {
-        answer_error(h, q->later, 500, "database_error");
-        return;
-    }
-    for (size_t i = 0; i < q->n; i++) {
-        gs[i] = hub_game(h, q->rows[i].gid);
-        if (!gs[i] && !strcmp(q->rows[i].status, "started")) {
-            /* (its clock charged up to now, as its host's runs) */
-            gs[i] = game_restore(&env, &q->rows[i], q->moves[i], q->nmoves[i],
-                                 hub_wall_ms(h), now, NULL);
-            mute[i] = true;
-        }
-    }
-    playing_render(h, q->pid, gs, q->n, q->nb, q->later);
-    for (size_t i = 0; i < q->n; i++)
-        if (mute[i])
-            game_free(gs[i]);
-}
-
-static void playing_then(struct hub *h, const struct apitoken_who *who,
-                         int rc, void *arg, uint64_t later)
-{
-    struct player *p = table_get(&h->players, who->pid);
-    size_t n = p ? p->ngames : 0;
-    struct game **gs;
-
-    (void)rc;
-    if (hub_shared_store(h)) { /* (a cluster: every node's games) */
-        struct playing_read *q = calloc(1, sizeof *q);
-        if (!q) {
-            answer_error(h, later, 500, "out_of_memory");
-            return;
-        }
-        q->later = later;
-        q->nb = *(int *)arg;
-        snprintf(q->pid, sizeof q->pid, "%s", who->pid);
-        q->r.run = playing_run;
-        q->r.answer = playing_answer;
-        q->r.clear = playing_clear;
-        if (hub_read_submit(h, &q->r, NULL, NULL) < 0)
-            answer_error(h, later, 503, "busy");
-        return;
-    }
-    gs = calloc(n ? n : 1, sizeof *gs);
-    for (size_t i = 0; gs && i < n; i++)
-        gs[i] = hub_game(h, p->games[i].gid);
-    if (!gs) {
-        answer_error(h, later, 500, "out_of_memory");
-        return;
-    }
-    playing_render(h, who->pid, gs, n, *(int *)arg, later);
-    free(gs);
-}
-
-static void account_playing(struct hub *h, const struct http_request *q,
-                            int64_t now, uint64_t later, struct http_reply *r)
-{
-    const char *nb = NULL;
-    long v = LICHESS_PLAYING_DEFAULT;
-    int *arg;
-
-    for (size_t i = 0; i < q->nargs; i++)
-        if (!strncmp(q->args[i], "nb=", 3))
-            nb = q->args[i] + 3;
-    if (nb && !int_in(nb, 1, LICHESS_PLAYING_MAX, &v)) {
-        error(r, 400, "nb: 1-50");
-        return;
-    }
-    if (!(arg = malloc(sizeof *arg))) {
-        error(r, 500, "out_of_memory");
-        return;
-    }
-    *arg = (int)v;
-    apitoken_auth(h, q, now, later, 0, NULL, playing_then, arg, r);
 }
 
 /* ---- GET /api/users/status, GET /api/user/{name} ------------------------ */
@@ -805,7 +577,7 @@ static void status_render(struct status_wait *w)
             json_object_set_new(u, "playing", json_true());
         json_array_append_new(out, u);
     }
-    answer_json(w->h, w->later, dump(out));
+    lichessapi_answer_json(w->h, w->later, lichessapi_dump(out));
     free(w);
 }
 
@@ -829,7 +601,7 @@ static void status_cluster(struct hub *h, const struct users_read *q)
     struct status_wait *w = calloc(1, sizeof *w);
 
     if (!w) {
-        answer_error(h, q->later, 500, "out_of_memory");
+        lichessapi_answer_error(h, q->later, 500, "out_of_memory");
         return;
     }
     w->h = h;
@@ -880,7 +652,7 @@ static void user_online_answered(void *arg, long rc, const char *text,
     (void)len;
     if (rc >= 0) /* (unknown: left out) */
         json_object_set_new(w->out, "online", json_boolean(rc > 0));
-    answer_json(w->h, w->later, dump(w->out));
+    lichessapi_answer_json(w->h, w->later, lichessapi_dump(w->out));
     free(w);
 }
 
@@ -894,7 +666,8 @@ static void user_online_ask(struct hub *h, const char *pid, json_t *out,
     if (!w || h->router.ops->present(h->router.ctx, pid, user_online_answered,
                                      w) < 0) {
         free(w);
-        answer_json(h, later, dump(out)); /* (online unknown: left out) */
+        lichessapi_answer_json(
+            h, later, lichessapi_dump(out)); /* (online unknown: left out) */
     }
 }
 
@@ -907,13 +680,13 @@ static void users_answer(struct hub_read *r, int rc)
     bool online, playing;
 
     if (rc < 0) {
-        answer_error(h, q->later, 500, "database_error");
+        lichessapi_answer_error(h, q->later, 500, "database_error");
         return;
     }
     if (q->one) {
         const struct store_account *a = &q->rows[0];
         if (q->found[0] != 1) {
-            answer_error(h, q->later, 404, "Not found.");
+            lichessapi_answer_error(h, q->later, 404, "Not found.");
             return;
         }
         apitoken_user_id(a->username, id, sizeof id);
@@ -929,7 +702,7 @@ static void users_answer(struct hub_read *r, int rc)
         }
         if (out)
             json_object_set_new(out, "online", json_boolean(online));
-        answer_json(h, q->later, dump(out));
+        lichessapi_answer_json(h, q->later, lichessapi_dump(out));
         return;
     }
     if (q->shared && h->router.ops->present) {
@@ -952,7 +725,7 @@ static void users_answer(struct hub_read *r, int rc)
             json_object_set_new(u, "playing", json_true());
         json_array_append_new(out, u);
     }
-    answer_json(h, q->later, dump(out));
+    lichessapi_answer_json(h, q->later, lichessapi_dump(out));
 }
 
 static void users_submit(struct hub *h, struct users_read *q, uint64_t later,
@@ -975,11 +748,12 @@ static void users_status(struct hub *h, const struct http_request *hq,
         if (!strncmp(hq->args[i], "ids=", 4))
             ids = hq->args[i] + 4;
     if (!ids || !*ids) {
-        error(r, 400, "ids: a list of usernames separated by commas");
+        lichessapi_error(r, 400,
+                         "ids: a list of usernames separated by commas");
         return;
     }
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     for (p = ids; *p;) {
@@ -987,7 +761,7 @@ static void users_status(struct hub *h, const struct http_request *hq,
         if (n > 0) {
             if (q->n == LICHESS_STATUS_IDS) {
                 free(q);
-                error(r, 400, "ids: at most 100");
+                lichessapi_error(r, 400, "ids: at most 100");
                 return;
             }
             if (username_valid(p, n)) /* (else nobody: left out) */
@@ -1005,11 +779,11 @@ static void user_public(struct hub *h, const char *name, uint64_t later,
     struct users_read *q;
 
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     q->one = true;
@@ -1088,11 +862,11 @@ static void export_answer(struct hub_read *r, int rc)
     struct http_reply out = {0};
 
     if (rc < 0) {
-        answer_error(r->h, q->later, 500, "database_error");
+        lichessapi_answer_error(r->h, q->later, 500, "database_error");
         return;
     }
     if (q->found != 1) {
-        answer_error(r->h, q->later, 404, "No such user");
+        lichessapi_answer_error(r->h, q->later, 404, "No such user");
         return;
     }
     out.status = 200;
@@ -1101,7 +875,7 @@ static void export_answer(struct hub_read *r, int rc)
     out.len = q->pgn ? q->len : 0;
     q->pgn = NULL;
     if (!out.body) {
-        answer_error(r->h, q->later, 500, "out_of_memory");
+        lichessapi_answer_error(r->h, q->later, 500, "out_of_memory");
         return;
     }
     hub_http_answer(r->h, q->later, &out);
@@ -1117,17 +891,17 @@ static void games_export(struct hub *h, const struct http_request *hq,
     for (size_t i = 0; i < hq->nargs; i++) {
         const char *a = hq->args[i];
         if (!strncmp(a, "max=", 4) &&
-            !int_in(a + 4, 1, LICHESS_EXPORT_MAX, &max)) {
-            error(r, 400, "max: 1-100");
+            !lichessapi_int_in(a + 4, 1, LICHESS_EXPORT_MAX, &max)) {
+            lichessapi_error(r, 400, "max: 1-100");
             return;
         }
     }
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "No such user");
+        lichessapi_error(r, 404, "No such user");
         return;
     }
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     snprintf(q->name, sizeof q->name, "%s", name);
@@ -1160,11 +934,11 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         const char *rest = path + 15;
         size_t n = strcspn(rest, "/");
         if (!post) {
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
             return true;
         }
         if (n == 0 || n >= sizeof seg) {
-            error(r, 404, "Not found.");
+            lichessapi_error(r, 404, "Not found.");
             return true;
         }
         memcpy(seg, rest, n);
@@ -1172,14 +946,14 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         if (!rest[n])
             challenge_create(h, q, seg, now, later, r);
         else if (strchr(rest + n + 1, '/'))
-            error(r, 404, "Not found.");
+            lichessapi_error(r, 404, "Not found.");
         else
             challenge_verdict(h, q, seg, rest + n + 1, now, later, r);
         return true;
     }
     if (!strncmp(path, "/api/games/user/", 16)) {
         if (!get)
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
         else
             games_export(h, q, path + 16, later, r);
         return true;
@@ -1188,9 +962,9 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         !strcmp(path, "/api/users/status") ||
         !strncmp(path, "/api/user/", 10)) {
         if (!get)
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
         else if (path[5] == 'a')
-            account_playing(h, q, now, later, r);
+            lichessapi_playing(h, q, now, later, r);
         else if (path[9] == 's')
             users_status(h, q, later, r);
         else
