@@ -888,14 +888,16 @@ static void wake(struct hub *h)
 }
 
 /* g ended here: its players' event streams on other nodes hear it
- * (gameFinish) once its end is committed. */
+ * (gameFinish) once its end is committed; an account's only (a guest
+ * has no token, so no stream). Nothing on a node alone (the local
+ * router's tell). */
 static void game_ended(struct hub *h, struct game *g)
 {
     char text[PROTO_KEY_MAX + 3];
     int n = snprintf(text, sizeof text, "F %s", game_gid(g));
 
     for (int k = 0; k < 2; k++)
-        if (game_seat_pid(g, k)[0])
+        if (game_seat_pid(g, k)[0] && game_seat_player(g, k).account)
             h->router.ops->tell(h->router.ctx, game_seat_pid(g, k),
                                 ROUTER_TELL_GAME, text, (size_t)n,
                                 game_seq(g));
