@@ -15,7 +15,7 @@ import time
 
 import unittest
 
-from harness import CLUSTER, FreshServerTest, not_in_cluster
+from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
 
 PASSWORD = "correct horse battery"
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -443,7 +443,8 @@ class BotApiTest(FreshServerTest):
         ea = Stream(n[others[0]].port, "/api/stream/event", a.api)
         eb = Stream(n[others[-1]].port, "/api/stream/event", b.api)
         gid = self.start_game(a, b)
-        self.assertEqual(srv.host_of(gid), host)
+        wait_until(lambda: srv.host_of(gid) == host,  # (taken after its row)
+                   "the game hosted by the accepting node")
         for s, color in ((ea, "white"), (eb, "black")):
             g = s.until("gameStart")["game"]
             self.assertEqual((g["gameId"], g["color"]), (gid, color))
