@@ -14,6 +14,7 @@
 #include "apitoken.h"
 #include "game/game.h"
 #include "hub/apitokens.h"
+#include "hub/botapi_json.h"
 #include "hub/hub_internal.h"
 #include "hub/lichessapi_internal.h"
 #include "hub/reads.h"
@@ -24,19 +25,6 @@
 #define LICHESS_PLAYING_DEFAULT 9
 
 /* ---- GET /api/account/playing ------------------------------------------- */
-
-static const char *speed_name(const struct clock_spec *k)
-{
-    int est = k->initial_s + 40 * k->increment_s;
-
-    if (k->per_move)
-        return "correspondence";
-    return est < 30     ? "ultraBullet"
-           : est < 180  ? "bullet"
-           : est < 480  ? "blitz"
-           : est < 1500 ? "rapid"
-                        : "classical";
-}
 
 /* One game of nowPlaying, from seat color's side. */
 static json_t *playing_one(struct game *g, int color, int64_t now)
@@ -57,7 +45,7 @@ static json_t *playing_one(struct game *g, int color, int64_t now)
         color ? "black" : "white", "fen", fen, "hasMoved", ply > color,
         "isMyTurn", game_side_to_move(g) == color, "lastMove",
         ply ? game_move_uci(g, ply - 1) : "", "variant", "key", "standard",
-        "name", "Standard", "speed", speed_name(k), "perf", speed_name(k),
+        "name", "Standard", "speed", botapi_speed(k), "perf", botapi_speed(k),
         "rated", game_rated(g), "opponent", "id", opp, "username",
         op.name ? op.name : "", "secondsLeft",
         (json_int_t)(game_time_left(g, color, now) / 1000), "source",
