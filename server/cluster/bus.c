@@ -27,6 +27,7 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_NODE_FORGET] = "node_forget",
     [BUS_SHARD_MARK] = "shard_mark",
     [BUS_ANALYSIS_QUEUE] = "analysis_queue",
+    [BUS_CHALLENGE] = "challenge",
 };
 
 const char *bus_script_name(enum bus_script s)

@@ -88,6 +88,7 @@ enum bus_script {
     BUS_NODE_FORGET,
     BUS_SHARD_MARK,
     BUS_ANALYSIS_QUEUE,
+    BUS_CHALLENGE,
     BUS_SCRIPTS
 };
 

@@ -603,6 +603,10 @@ const struct router_ops cluster_router = {
     .tell_all = tell_all,
     .analysis_queue = analysis_queue,
     .room_line = room_line,
+    .challenge_open = challenges_open,
+    .challenge_close = challenges_close,
+    .challenge_read = challenges_read,
+    .present = challenges_present,
 };
 
 static void seek_place(void *ctx, struct session *s,

@@ -205,7 +205,8 @@ struct cluster {
     char orphans_after[PROTO_KEY_MAX + 1]; /* the scan of the store's live
                                               games: where it is */
     bool orphans_scan;                     /* under way */
-    bool orphans_reading;                  /* a page's read is on its way */
+    bool joined;            /* it joined once (this process): lease.c */
+    bool orphans_reading;   /* a page's read is on its way */
     int64_t orphans_before; /* ... of the games created before this (wall) */
     int64_t orphans_at;     /* ... from then on (monotonic ms) */
     struct table handing_over;        /* gid -> struct handover: in flight */
@@ -603,6 +604,20 @@ void cluster_accept(struct cluster *c, struct session *s,
 bool seeks_drop(struct cluster *c, struct session *s);
 /* Dead node's open seeks go (the sweep). */
 void seeks_drop_node(struct cluster *c, const char *node);
+
+/* challenges.c: the router's challenge ops (router.h), and a dead node's
+ * challenges closed, their players told (hub/challenge.h's
+ * challenge_lost). */
+int challenges_open(void *ctx, const char *id, const char *from,
+                    const char *to, const char *record, int max_out,
+                    int max_in, router_answer_fn *fn, void *arg);
+int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
+                     void *arg);
+int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
+                    void *arg);
+int challenges_present(void *ctx, const char *pid, router_answer_fn *fn,
+                       void *arg);
+void challenges_drop_node(struct cluster *c, const char *node);
 
 /* g's card in the lobby's list of live games (all its fields, or only
  * its ply), or its end; the tick's refresh of the first ones' plies. */

@@ -490,6 +490,12 @@ void edge_on_message(struct cluster *c, const struct codec_msg *m)
         break;
     case CODEC_NEW_GAME:
         new_game(c, hub_player(c->h, m->pid), m->gid);
+        if (!hub_game(c->h, m->gid)) { /* (its streams here: botapi.c) */
+            char text[PROTO_KEY_MAX + 3];
+            int n = snprintf(text, sizeof text, "S %s", m->gid);
+            hub_told(c->h, m->pid, ROUTER_TELL_GAME, text, (size_t)n,
+                     cluster_now(c));
+        }
         break;
     case CODEC_TOLD: /* a module's tell (router_ops.tell), unless ours */
         if (strcmp(m->node, c->node))

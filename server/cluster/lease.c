@@ -48,6 +48,10 @@ static void on_up(void *arg, const struct bus_value *v, const char *err)
     c->lease_until = cluster_now(c) + CLUSTER_LEASE_MS;
     c->renewed_at = cluster_now(c);
     log_info("event=cluster_joined node=%s incarnation=%s", c->node, c->inc);
+    if (!c->joined) { /* (a restart: its last run's challenges are gone) */
+        c->joined = true;
+        challenges_drop_node(c, c->node);
+    }
     if (!c->orphans_scan) { /* games nobody hosts: a cluster restarted */
         c->orphans_scan = true;
         c->orphans_after[0] = '\0';
@@ -216,6 +220,7 @@ static void on_swept(void *arg, const struct bus_value *v, const char *err)
         log_info("event=cluster_node_dead node=%s", node);
         host_drop_node(c, node, NULL);
         seeks_drop_node(c, node);
+        challenges_drop_node(c, node);
         if (!c->handing) /* (a stopping node adopts none) */
             cluster_sweep_node(c, node, lately ? &share : NULL);
     }

@@ -148,8 +148,8 @@ static int too_busy(struct hub *h, const char *pid, char *msg, size_t len)
 {
     const struct player *p = table_get(&h->players, pid);
 
-    if (!p || p->ngames < (size_t)h->cfg.bot_max_games)
-        return 0;
+    if (!p || hub_live_held(p) < (size_t)h->cfg.bot_max_games)
+        return 0; /* (every node's, in a cluster: its facts') */
     snprintf(msg, len, "%s plays %d games: the most a bot plays at once",
              p->name, h->cfg.bot_max_games);
     return PROTO_TOO_MANY_GAMES;

@@ -32,6 +32,8 @@ struct api_stream {
     bool capture;  /* a POST's command runs on it: errors are the answer */
     char err[200]; /* ... the error it got ("": none) */
     bool done;     /* ended: its session is closed at the next wake */
+    bool follows;  /* an event stream: its player followed across nodes
+                      (hub_stream_follow) */
     /* a POST whose command waits for a read (a takeback's preferences):
      * answered by wake once the session no longer waits */
     bool held;
@@ -54,8 +56,15 @@ struct pending {
     struct pending *next;
 };
 
+struct event_retry;
+
 struct botapi {
     struct api_stream *streams;
+    /* another node's new games whose row was not yet committed when
+     * read (gameStart: its NEW_GAME may outrun its commit), read again
+     * EVENT_RETRY_MS later */
+    struct event_retry *retries;
+    struct hub_alarm *retry_at;
     struct pending *pending;
     bool limited; /* the error a POST's command got was rate_limited */
     /* the POST being acted on (act): its request, its game; held when

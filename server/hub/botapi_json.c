@@ -115,7 +115,7 @@ static json_t *lichess_player(struct game *g, int color)
 }
 
 /* lichess's speed of a clock (its estimate: initial + 40 increments). */
-static const char *speed(const struct clock_spec *c)
+const char *botapi_speed(const struct clock_spec *c)
 {
     int est = c->initial_s + 40 * c->increment_s;
 
@@ -143,7 +143,7 @@ json_t *botapi_game_full(struct game *g, int64_t now)
     const char *fen = game_initial_fen(g);
     static const char start[] =
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-    const char *sp = speed(c);
+    const char *sp = botapi_speed(c);
     char perf[16];
 
     snprintf(perf, sizeof perf, "%c%s", sp[0] - 32, sp + 1);
@@ -175,12 +175,12 @@ json_t *botapi_game_event(struct game *g, const char *type, const char *pid,
         "s:s,s:{s:s,s:s},s:{s:b,s:b},s:s}}",
         "type", type, "game", "gameId", game_gid(g), "fullId", game_gid(g),
         "id", game_gid(g), "color", me == 0 ? "white" : "black", "hasMoved",
-        game_ply(g) > me, "isMyTurn", mine, "opponent", opp, "perf", speed(c),
-        "rated", game_rated(g), "secondsLeft",
+        game_ply(g) > me, "isMyTurn", mine, "opponent", opp, "perf",
+        botapi_speed(c), "rated", game_rated(g), "secondsLeft",
         (json_int_t)(game_time_left(g, me, now) / 1000), "source", "friend",
         "status", "id", (json_int_t)status_id(status_name(g)), "name",
-        status_name(g), "speed", speed(c), "variant", "key", "standard",
-        "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
+        status_name(g), "speed", botapi_speed(c), "variant", "key",
+        "standard", "name", "Standard", "compat", "bot", 1, "board", 1, "fen",
         game_initial_fen(g) && game_initial_fen(g)[0]
             ? game_initial_fen(g)
             : "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - "

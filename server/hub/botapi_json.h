@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+struct clock_spec;
 struct game;
 
 /* gameState of g at now (monotonic ms, for the clocks). */
@@ -28,5 +29,9 @@ json_t *botapi_game_event(struct game *g, const char *type, const char *pid,
  * lichess's ChallengeJson for pid (its direction), or NULL when c is
  * not one. */
 json_t *botapi_challenge_json(json_t *c, const char *pid);
+
+/* lichess's speed of a clock ("bullet", ...: its estimate, initial + 40
+ * increments; "correspondence" per move). */
+const char *botapi_speed(const struct clock_spec *c);
 
 #endif

@@ -16,20 +16,30 @@
  * armed when its challenger's last connection goes (player_gone) and,
  * when it rings, ends the challenge unless the challenger is back.
  *
- * On one node only: in a cluster the two players may be on different
- * nodes, and the challenge would need the nodes' bus (router.h's tell)
- * both ways; `challenge` is answered challenge_unavailable there
- * (docs/cluster.md).
+ * In a cluster (the router's challenge ops, router.h) a challenge is
+ * held by the node where it was made (`home`), which runs its lapse,
+ * and told to its two players' other nodes (router_ops.tell, tag
+ * CHALLENGE_TELL: 'O' and its record, then 'E' and how it ended), which
+ * keep a copy to show, list and answer. The caps are counted across the
+ * nodes and a challenge is ended once by the router (Redis's
+ * challenge.lua): any node that holds a copy, or reads one (fetch),
+ * accepts, declines or cancels it, and an accept starts the game there.
+ * The steps that wait for the router are ops (struct op); a WebSocket
+ * command waits with its session held (s->waiting), as for a read
+ * (docs/cluster.md, "Challenges across nodes").
  */
 #include "hub/challenge.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "hub/botaccount.h"
+#include "hub/challenge_internal.h"
 #include "hub/hub_internal.h"
+#include "hub/reads.h"
 #include "hub/relation.h"
 #include "game/lobby.h"
 #include "lib/grow.h"
@@ -51,20 +61,6 @@
 /* Players the rate remembers (each a bucket). */
 #define CHALLENGE_RATE_KEYS 100000
 
-struct challenge {
-    struct hub *h;
-    char id[PROTO_KEY_MAX + 1];
-    char from[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
-    char to[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
-    bool from_account, to_account;
-    bool from_bot, to_bot; /* bot accounts ("bot", "title":"BOT") */
-    struct clock_spec clock;
-    int color; /* enum proto_color: the challenger's wish */
-    bool rated;
-    struct hub_alarm *lapse; /* armed while the challenger is away */
-    int64_t lapse_wall;      /* then: when it lapses (Unix ms), else 0 */
-};
-
 /* A player's side of the challenges: those it sent and received. */
 struct party {
     char pid[PROTO_KEY_MAX + 1];
@@ -72,14 +68,6 @@ struct party {
     size_t n, cap;
     int out, in;
 };
-
-struct challenges {
-    struct table byid;    /* id -> struct challenge */
-    struct table parties; /* pid -> struct party */
-    struct ratelimit *made;
-};
-
-extern const struct hub_module hub_challenge_module;
 
 static struct challenges *C(struct hub *h)
 {
@@ -190,9 +178,9 @@ static void send_player(struct hub *h, const char *pid, struct msgbuf *b,
 
 /* Both players hear c as v shows it; s (NULL: none) gets it with the id
  * of its command, its player's other connections without. */
-static void tell(struct hub *h, const struct challenge *c,
-                 const struct proto_challenge *v, struct session *s,
-                 const struct proto_id *id)
+void challenge_tell(struct hub *h, const struct challenge *c,
+                    const struct proto_challenge *v, struct session *s,
+                    const struct proto_id *id)
 {
     struct msgbuf *b = msgbuf_take(proto_render_challenge(v, NULL));
 
@@ -205,24 +193,41 @@ static void tell(struct hub *h, const struct challenge *c,
         hub_send_text(s, proto_render_challenge(v, id), 0);
 }
 
-/* c ends with status (and the reason of a decline, the game of an
- * accept): both players hear it, and it is freed. */
-static void finish(struct hub *h, struct challenge *c, const char *status,
-                   int decline, const char *game, struct session *s,
-                   const struct proto_id *id)
+/* c joins the pending ones (byid, both parties): 0, or -1 when out of
+ * memory (c freed). */
+int challenge_list_add(struct hub *h, struct challenge *c)
 {
     struct challenges *cs = C(h);
-    struct proto_challenge v;
+    struct party *mine = party_get(cs, c->from);
+    struct party *theirs = mine ? party_get(cs, c->to) : NULL;
 
-    challenge_view(h, c, &v);
-    v.status = status;
-    v.decline = decline;
-    v.game = game;
-    v.expires_ms = 0;
-    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
-             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
-             decline >= 0 ? proto_decline_name(decline) : "");
-    tell(h, c, &v, s, id);
+    if (!theirs || table_put(&cs->byid, c->id, c) < 0)
+        goto oom;
+    if (party_add(mine, c) < 0) {
+        table_del(&cs->byid, c->id);
+        goto oom;
+    }
+    mine->out++;
+    if (party_add(theirs, c) < 0) {
+        table_del(&cs->byid, c->id);
+        mine->n--;
+        mine->out--;
+        goto oom;
+    }
+    theirs->in++;
+    return 0;
+oom:
+    /* (an empty party made here goes with the next challenge's end) */
+    hub_alarm_free(h, c->lapse);
+    free(c);
+    return -1;
+}
+
+/* c leaves this node's memory, nobody told. */
+void challenge_forget(struct hub *h, struct challenge *c)
+{
+    struct challenges *cs = C(h);
+
     table_del(&cs->byid, c->id);
     party_drop(cs, c->from, c);
     party_drop(cs, c->to, c);
@@ -230,19 +235,44 @@ static void finish(struct hub *h, struct challenge *c, const char *status,
     free(c);
 }
 
-/* The lapse rang: the challenger is still away (else it is kept). */
-static void lapse(void *arg)
+/* c ends here with status (and the reason of a decline, the game of an
+ * accept): its players' connections here hear it, and it is freed. */
+void challenge_end_here(struct hub *h, struct challenge *c,
+                        const char *status, int decline, const char *game,
+                        struct session *s, const struct proto_id *id)
 {
-    struct challenge *c = arg;
-    struct hub *h = c->h;
-    struct player *p = table_get(&h->players, c->from);
+    struct proto_challenge v;
 
-    if (p && hub_player_present(p)) {
-        c->lapse_wall = 0;
-        return;
-    }
-    finish(h, c, "expired", -1, NULL, NULL, NULL);
+    challenge_view(h, c, &v);
+    v.status = status;
+    v.decline = decline;
+    v.game = game;
+    v.expires_ms = 0;
+    challenge_tell(h, c, &v, s, id);
+    challenge_forget(h, c);
 }
+
+/* c ends with status (and the reason of a decline, the game of an
+ * accept): both players hear it, on every node, and it is freed. */
+void challenge_finish(struct hub *h, struct challenge *c, const char *status,
+                      int decline, const char *game, struct session *s,
+                      const struct proto_id *id)
+{
+    char *text = NULL;
+
+    log_info("event=challenge_ended challenge=%s status=%s from=%s to=%s%s%s",
+             c->id, status, c->from, c->to, decline >= 0 ? " reason=" : "",
+             decline >= 0 ? proto_decline_name(decline) : "");
+    if (challenge_clustered(h) &&
+        asprintf(&text, "E %s %s %d %s", c->id, status, decline,
+                 game ? game : "-") < 0)
+        text = NULL;
+    challenge_tell_nodes(h, c, text);
+    free(text);
+    challenge_end_here(h, c, status, decline, game, s, id);
+}
+
+/* ---- the WebSocket's commands ------------------------------------------- */
 
 /* The present player that `to` names: its PID, else its name (any case;
  * an account first; NULL when several guests share it, or nobody). */
@@ -265,31 +295,27 @@ static struct player *find_dest(struct hub *h, const char *to)
     return guests == 1 ? found : NULL;
 }
 
-/* True (s answered `blocked`) when a block keeps me and other apart:
- * me's own block is named; other's is not (as lichess, which says only
- * that the challenge cannot be: relation.h). */
+/* True (s answered `blocked`) when a block keeps me and other (its PID
+ * and name; its record here, or NULL) apart: me's own block is named;
+ * other's is not (as lichess, which says only that the challenge cannot
+ * be: relation.h). */
 static bool blocked(struct session *s, const struct player *me,
+                    const char *pid, const char *name,
                     const struct player *other, const struct proto_id *id)
 {
     char msg[PROTO_MSG_MAX];
 
-    if (!other)
-        return false;
-    if (relation_blocks(me, other->pid))
+    if (relation_blocks(me, pid))
         snprintf(msg, sizeof msg,
-                 "you have blocked %s: unblock them to play them",
-                 other->name);
-    else if (relation_blocks(other, me->pid))
-        snprintf(msg, sizeof msg, "you cannot challenge %s", other->name);
+                 "you have blocked %s: unblock them to play them", name);
+    else if (other && relation_blocks(other, me->pid))
+        snprintf(msg, sizeof msg, "you cannot challenge %s", name);
     else
         return false;
     hub_send_error(s, PROTO_BLOCKED, msg, id);
     return true;
 }
 
-/* The caps on pending challenges, then the challenge is made (*out);
- * nobody is told yet. 0, or an enum proto_error with msg (PROTO_BUSY:
- * out of memory). */
 /* Whether pid's record here knows it a bot account (its facts). */
 static bool player_bot(struct hub *h, const char *pid)
 {
@@ -298,10 +324,15 @@ static bool player_bot(struct hub *h, const char *pid)
     return p && p->facts && p->facts->bot;
 }
 
+/* The checks of a challenge's players, then the challenge is made (*out,
+ * not listed: propose opens it); nobody is told yet. 0, or an enum
+ * proto_error with msg (PROTO_BUSY: out of memory). The caps on pending
+ * challenges are checked here on a node alone, by the router in a
+ * cluster. */
 static int make(struct hub *h, const struct challenge_who *from,
                 const struct challenge_who *to,
                 const struct clock_spec *clock, int color, bool rated,
-                const struct challenge **out, char *msg, size_t len)
+                struct challenge **out, char *msg, size_t len)
 {
     struct challenges *cs = C(h);
     struct party *mine = table_get(&cs->parties, from->pid);
@@ -320,21 +351,26 @@ static int make(struct hub *h, const struct challenge_who *from,
                                    hub_now_ms(h), msg, len);
     if (code)
         return code;
-    if (mine && mine->out >= h->cfg.max_challenges_out) {
+    if (!challenge_clustered(h) && mine &&
+        mine->out >= h->cfg.max_challenges_out) {
         snprintf(msg, len,
                  "you have %d pending challenges: the most there may be",
                  h->cfg.max_challenges_out);
         return PROTO_TOO_MANY_CHALLENGES;
     }
-    if (theirs && theirs->in >= h->cfg.max_challenges_in) {
+    if (!challenge_clustered(h) && theirs &&
+        theirs->in >= h->cfg.max_challenges_in) {
         snprintf(msg, len,
                  "%s has %d pending challenges: the most there may be",
                  to->name, h->cfg.max_challenges_in);
         return PROTO_TOO_MANY_CHALLENGES;
     }
     c = calloc(1, sizeof *c);
-    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0)
-        goto oom;
+    if (!c || ids_random(c->id, CHALLENGE_ID_BYTES) < 0 ||
+        !(c->lapse = hub_alarm_new(h, challenge_lapse, c))) {
+        free(c);
+        return PROTO_BUSY;
+    }
     c->h = h;
     snprintf(c->from, sizeof c->from, "%s", from->pid);
     snprintf(c->from_name, sizeof c->from_name, "%s", from->name);
@@ -347,32 +383,174 @@ static int make(struct hub *h, const struct challenge_who *from,
     c->clock = *clock;
     c->color = color;
     c->rated = rated;
-    c->lapse = hub_alarm_new(h, lapse, c);
-    mine = party_get(cs, from->pid);
-    theirs = mine ? party_get(cs, to->pid) : NULL;
-    if (!c->lapse || !theirs || table_put(&cs->byid, c->id, c) < 0)
-        goto oom;
-    if (party_add(mine, c) < 0) {
-        table_del(&cs->byid, c->id);
-        goto oom;
-    }
-    mine->out++;
-    if (party_add(theirs, c) < 0) {
-        theirs->in++; /* (party_drop counts it back) */
-        finish(h, c, "canceled", -1, NULL, NULL, NULL);
-        return PROTO_BUSY;
-    }
-    theirs->in++;
-    log_info("event=challenge_created challenge=%s from=%s to=%s", c->id,
-             c->from, c->to);
     *out = c;
     return 0;
-oom:
-    if (c)
-        hub_alarm_free(h, c->lapse);
-    free(c);
-    /* (an empty party made here goes with the next challenge's end) */
-    return PROTO_BUSY;
+}
+
+/* The checks of `challenge` once its challenged player is known (to; its
+ * record here, or NULL), then the challenge is made and both players
+ * hear it. */
+static void challenge_checked(struct session *s, const struct proto_msg *m,
+                              const struct challenge_who *to,
+                              const struct player *dest)
+{
+    struct hub *h = s->hub;
+    struct player *me = s->player;
+    struct challenge *made_one;
+    char msg[PROTO_MSG_MAX];
+
+    if (!strcmp(to->pid, me->pid)) { /* (a guest named as its own PID) */
+        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
+                       &m->id);
+        return;
+    }
+    if (blocked(s, me, to->pid, to->name, dest, &m->id))
+        return;
+    if (m->rated && hub_rated_refused(s, &m->id))
+        return;
+    if (m->rated && !to->account) {
+        snprintf(msg, sizeof msg,
+                 "%s is a guest: rated games are for accounts", to->name);
+        hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
+        return;
+    }
+    struct challenge_who from = {me->pid, me->name, me->account, false};
+    int code = make(h, &from, to, &m->clock, m->color, m->rated, &made_one,
+                    msg, sizeof msg);
+
+    if (code == PROTO_BUSY)
+        hub_busy(s, &m->id);
+    else if (code)
+        hub_send_error(s, code, msg, &m->id);
+    else
+        challenge_propose(h, made_one, s, &m->id, NULL, 0);
+}
+
+/* A challenge waiting for its players' facts (a cluster: their blocks,
+ * their games on every node, read from the store). */
+struct facts_wait {
+    struct proto_msg m;
+    char pid[PROTO_KEY_MAX + 1], name[PROTO_NAME_MAX + 1];
+    bool account, bot;
+    /* the HTTP API's */
+    struct challenge_who from;
+    char from_pid[PROTO_KEY_MAX + 1], from_name[PROTO_NAME_MAX + 1];
+    struct clock_spec clock;
+    int color;
+    bool rated;
+    challenge_done_fn *done;
+    uint64_t later;
+};
+
+static void facts_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct facts_wait *w = arg;
+    struct session *s = who;
+    struct challenge_who to = {w->pid, w->name, w->account, w->bot};
+
+    if (s) {
+        s->waiting = false;
+        if (!ok)
+            hub_busy(s, &w->m.id);
+        else
+            challenge_checked(s, &w->m, &to, table_get(&h->players, w->pid));
+        if (!s->waiting)
+            hub_session_replay(s);
+    }
+    free(w);
+}
+
+/* challenge_checked, after a read of both players' facts in a cluster
+ * (their records here then know their blocks and every node's games). */
+static void challenge_to(struct session *s, const struct proto_msg *m,
+                         const struct challenge_who *to,
+                         const struct player *dest)
+{
+    struct hub *h = s->hub;
+    const char *pids[2] = {s->player->pid, to->pid};
+    struct facts_wait *w;
+    int rc;
+
+    if (!challenge_clustered(h)) {
+        challenge_checked(s, m, to, dest);
+        return;
+    }
+    if (!(w = calloc(1, sizeof *w))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    w->m = *m;
+    snprintf(w->pid, sizeof w->pid, "%s", to->pid);
+    snprintf(w->name, sizeof w->name, "%s", to->name);
+    w->account = to->account;
+    w->bot = to->bot;
+    rc = hub_facts_then(h, pids, 2, hub_facts_since(h, true, hub_now_ms(h)),
+                        &s->reads, s, facts_read, w);
+    if (rc == 0) {
+        s->waiting = true;
+        return;
+    }
+    free(w);
+    if (rc > 0)
+        challenge_checked(s, m, to, table_get(&h->players, to->pid));
+    else
+        hub_busy(s, &m->id);
+}
+
+/* In a cluster: the player `to` names, not connected here, read from the
+ * store (its PID, else an account's name). */
+struct dest_read {
+    struct hub_read r;
+    struct proto_msg m;
+    struct store_player pl;
+    struct store_account acct;
+    int found, account;
+};
+
+static int dest_run(struct store *st, struct hub_read *r)
+{
+    struct dest_read *d = (struct dest_read *)r;
+    int rc = store_find_player(st, d->m.to, &d->pl);
+
+    if (rc == 1) {
+        d->account = store_is_account(st, d->pl.pid);
+        if (d->account == 1 &&
+            store_find_account(st, d->pl.name, &d->acct) < 0)
+            return -1;
+        d->found = 1;
+        return d->account < 0 ? -1 : 0;
+    }
+    if (rc < 0 || (rc = store_find_account(st, d->m.to, &d->acct)) < 0)
+        return -1;
+    if (rc == 1) {
+        snprintf(d->pl.pid, sizeof d->pl.pid, "%s", d->acct.pid);
+        snprintf(d->pl.name, sizeof d->pl.name, "%s", d->acct.username);
+        d->account = 1;
+        d->found = 1;
+    }
+    return 0;
+}
+
+static void dest_answer(struct hub_read *r, int rc)
+{
+    struct dest_read *d = (struct dest_read *)r;
+    struct session *s = r->who;
+    char msg[PROTO_MSG_MAX];
+
+    s->waiting = false;
+    if (rc < 0) {
+        hub_busy(s, &d->m.id);
+    } else if (!d->found) {
+        snprintf(msg, sizeof msg, "no player named %s (or with that PID)",
+                 d->m.to);
+        hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &d->m.id);
+    } else {
+        struct challenge_who to = {d->pl.pid, d->pl.name, d->account == 1,
+                                   d->account == 1 && d->acct.bot};
+        challenge_to(s, &d->m, &to, table_get(&r->h->players, d->pl.pid));
+    }
+    if (!s->waiting)
+        hub_session_replay(s);
 }
 
 /* The checks of `challenge` in PROTOCOL.md's order, then the challenge
@@ -383,16 +561,8 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct challenges *cs = C(h);
     struct player *me = s->player, *dest;
-    struct proto_challenge v;
     char msg[PROTO_MSG_MAX];
 
-    if (h->router.ops != &hub_local_router) {
-        hub_send_error(s, PROTO_CHALLENGE_UNAVAILABLE,
-                       "challenges are not served in a cluster yet: send an "
-                       "invitation link",
-                       &m->id);
-        return;
-    }
     /* (first: a name is looked up through every player here) */
     if (!ratelimit_take(cs->made, me->pid, now)) {
         hub_send_error(s, PROTO_RATE_LIMITED,
@@ -407,46 +577,33 @@ static void do_challenge(struct session *s, const struct proto_msg *m,
     if (hub_playban_refused(s, &m->id))
         return;
     dest = find_dest(h, m->to);
+    if (!dest &&
+        challenge_clustered(h)) { /* (connected to another node, maybe) */
+        struct dest_read *d = calloc(1, sizeof *d);
+        if (!d) {
+            hub_busy(s, &m->id);
+            return;
+        }
+        d->m = *m;
+        d->r.run = dest_run;
+        d->r.answer = dest_answer;
+        if (hub_read_submit_for(s, &d->r, &m->id, 0) == 0)
+            s->waiting = true;
+        return;
+    }
     if (!dest) {
         snprintf(msg, sizeof msg,
                  "no player named %s (or with that PID) is online", m->to);
         hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &m->id);
         return;
     }
-    if (dest == me) { /* (a guest named as its own PID) */
-        hub_send_error(s, PROTO_OWN_GAME, "you cannot challenge yourself",
-                       &m->id);
-        return;
-    }
-    if (blocked(s, me, dest, &m->id))
-        return;
-    if (m->rated && hub_rated_refused(s, &m->id))
-        return;
-    if (m->rated && !dest->account) {
-        snprintf(msg, sizeof msg,
-                 "%s is a guest: rated games are for accounts", dest->name);
-        hub_send_error(s, PROTO_RATED_NEEDS_ACCOUNT, msg, &m->id);
-        return;
-    }
-    struct challenge_who from = {me->pid, me->name, me->account, false};
     struct challenge_who to = {dest->pid, dest->name, dest->account, false};
-    const struct challenge *made;
-    int code = make(h, &from, &to, &m->clock, m->color, m->rated, &made, msg,
-                    sizeof msg);
-
-    if (code == PROTO_BUSY)
-        hub_busy(s, &m->id);
-    else if (code)
-        hub_send_error(s, code, msg, &m->id);
-    else {
-        challenge_view(h, made, &v);
-        tell(h, made, &v, s, &m->id);
-    }
+    challenge_to(s, m, &to, dest);
 }
 
 /* The pending challenge m->challenge whose `role` (its challenger, or
  * the challenged) s's player is, or NULL when s was answered
- * no_such_challenge. */
+ * no_such_challenge, or waits for it (another node's: fetch). */
 static struct challenge *mine(struct session *s, const struct proto_msg *m,
                               bool challenger)
 {
@@ -454,6 +611,8 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
 
     if (c && !strcmp(challenger ? c->from : c->to, s->player->pid))
         return c;
+    if (!c && challenge_fetch_for(s->hub, m->challenge, s, m, NULL, NULL))
+        return NULL;
     hub_send_error(s, PROTO_NO_SUCH_CHALLENGE,
                    challenger ? "you have sent no pending challenge with "
                                 "that id"
@@ -463,12 +622,13 @@ static struct challenge *mine(struct session *s, const struct proto_msg *m,
     return NULL;
 }
 
-/* c accepted by its challenged player (pid, name): its game starts and
- * both players hear it (s, NULL for none, with id). The game's GID, or
- * NULL when the server is busy (c stays pending; s answered). */
-static const char *start(struct hub *h, struct challenge *c, const char *pid,
-                         const char *name, struct session *s,
-                         const struct proto_id *id, int64_t now)
+/* c accepted by its challenged player (pid, name): its game starts here
+ * and both players hear it (s, NULL for none, with id). The game's GID,
+ * or NULL when the server is busy (c stays pending; s answered). */
+const char *challenge_start(struct hub *h, struct challenge *c,
+                            const char *pid, const char *name,
+                            struct session *s, const struct proto_id *id,
+                            int64_t now)
 {
     struct game_seat_init seats[2];
     struct board board;
@@ -491,7 +651,7 @@ static const char *start(struct hub *h, struct challenge *c, const char *pid,
         return NULL;
     }
     botaccount_started(h, c->from, c->from_bot, c->to, c->to_bot, now);
-    finish(h, c, "accepted", -1, game_gid(g), s, id);
+    challenge_finish(h, c, "accepted", -1, game_gid(g), s, id);
     game_announce_start(g, now);
     return game_gid(g);
 }
@@ -513,7 +673,7 @@ static void do_accept(struct session *s, const struct proto_msg *m,
     if (!hub_facts_want(s, m, &pid, 1, hub_facts_since(h, c->rated, now)))
         return;
     from = table_get(&h->players, c->from);
-    if (blocked(s, s->player, from, &m->id))
+    if (blocked(s, s->player, c->from, c->from_name, from, &m->id))
         return;
     if (c->rated && hub_rated_refused(s, &m->id))
         return;
@@ -536,7 +696,8 @@ static void do_accept(struct session *s, const struct proto_msg *m,
         hub_send_error(s, code, msg, &m->id);
         return;
     }
-    start(h, c, s->player->pid, s->player->name, s, &m->id, now);
+    challenge_end_ask(h, c, "accepted", -1, s->player->pid, s->player->name,
+                      s, m, NULL, 0);
 }
 
 static void do_decline(struct session *s, const struct proto_msg *m,
@@ -546,7 +707,8 @@ static void do_decline(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        finish(s->hub, c, "declined", m->reason, NULL, s, &m->id);
+        challenge_end_ask(s->hub, c, "declined", m->reason, NULL, NULL, s, m,
+                          NULL, 0);
 }
 
 static void do_cancel(struct session *s, const struct proto_msg *m,
@@ -556,7 +718,8 @@ static void do_cancel(struct session *s, const struct proto_msg *m,
 
     (void)now;
     if (c)
-        finish(s->hub, c, "canceled", -1, NULL, s, &m->id);
+        challenge_end_ask(s->hub, c, "canceled", -1, NULL, NULL, s, m, NULL,
+                          0);
 }
 
 /* challenges: those pending to and from s's player, oldest first. */
@@ -606,51 +769,96 @@ static int api_may_play(struct hub *h, const char *pid, const char *other,
     return 0;
 }
 
-int challenge_api_create(struct hub *h, const struct challenge_who *from,
-                         const struct challenge_who *to,
-                         const struct clock_spec *clock, int color,
-                         bool rated, int64_t now, char **json, char *msg,
-                         size_t len)
+/* challenge_api_create's checks and challenge (its players' facts read
+ * in a cluster). */
+static void api_create_checked(struct hub *h,
+                               const struct challenge_who *from,
+                               const struct challenge_who *to,
+                               const struct clock_spec *clock, int color,
+                               bool rated, challenge_done_fn *done,
+                               uint64_t later)
 {
-    struct player *p;
-    const struct challenge *made;
-    struct proto_challenge v;
+    struct challenge *c;
+    char msg[160];
     int code;
 
-    *json = NULL;
-    if (h->router.ops != &hub_local_router) {
-        snprintf(msg, len, "challenges are not served in a cluster yet");
-        return PROTO_CHALLENGE_UNAVAILABLE;
+    if ((code = api_may_play(h, from->pid, to->pid, to->name, msg,
+                             sizeof msg)) ||
+        (code = make(h, from, to, clock, color, rated, &c, msg,
+                     sizeof msg))) {
+        done(h, later, code,
+             code == PROTO_BUSY ? "the server is busy; try again" : msg,
+             NULL);
+        return;
     }
+    challenge_propose(h, c, NULL, NULL, done, later);
+}
+
+static void api_facts_read(struct hub *h, void *who, void *arg, bool ok)
+{
+    struct facts_wait *w = arg;
+    struct challenge_who to = {w->pid, w->name, w->account, w->bot};
+
+    (void)who;
+    w->from.pid = w->from_pid;
+    w->from.name = w->from_name;
+    if (ok)
+        api_create_checked(h, &w->from, &to, &w->clock, w->color, w->rated,
+                           w->done, w->later);
+    else
+        w->done(h, w->later, PROTO_BUSY, "the server is busy; try again",
+                NULL);
+    free(w);
+}
+
+void challenge_api_create(struct hub *h, const struct challenge_who *from,
+                          const struct challenge_who *to,
+                          const struct clock_spec *clock, int color,
+                          bool rated, int64_t now, challenge_done_fn *done,
+                          uint64_t later)
+{
+    const char *pids[2] = {from->pid, to->pid};
+    struct facts_wait *w;
+    int rc = 1;
+
     if (!ratelimit_take(C(h)->made, from->pid, now)) {
-        snprintf(msg, len, "too many challenges; try again in a minute");
-        return PROTO_RATE_LIMITED;
+        done(h, later, PROTO_RATE_LIMITED,
+             "too many challenges; try again in a minute", NULL);
+        return;
     }
     if (!strcmp(from->pid, to->pid)) {
-        snprintf(msg, len, "you cannot challenge yourself");
-        return PROTO_OWN_GAME;
+        done(h, later, PROTO_OWN_GAME, "you cannot challenge yourself", NULL);
+        return;
     }
-    if ((code = api_may_play(h, from->pid, to->pid, to->name, msg, len)))
-        return code;
-    code = make(h, from, to, clock, color, rated, &made, msg, len);
-    if (code)
-        return code;
-    /* a challenger with no page open here: it lapses as one whose last
-     * page went (lichess: 20 s unless kept alive) */
-    p = table_get(&h->players, from->pid);
-    if (!p || !hub_player_present(p)) {
-        struct challenge *c = (struct challenge *)made;
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
+    if (challenge_clustered(h)) { /* (their blocks, every node's games) */
+        if (!(w = calloc(1, sizeof *w))) {
+            done(h, later, PROTO_BUSY, "out of memory", NULL);
+            return;
+        }
+        snprintf(w->pid, sizeof w->pid, "%s", to->pid);
+        snprintf(w->name, sizeof w->name, "%s", to->name);
+        w->account = to->account;
+        w->bot = to->bot;
+        w->from = *from;
+        snprintf(w->from_pid, sizeof w->from_pid, "%s", from->pid);
+        snprintf(w->from_name, sizeof w->from_name, "%s", from->name);
+        w->clock = *clock;
+        w->color = color;
+        w->rated = rated;
+        w->done = done;
+        w->later = later;
+        rc = hub_facts_then(h, pids, 2, hub_facts_since(h, true, now), NULL,
+                            NULL, api_facts_read, w);
+        if (rc != 0)
+            free(w);
+        if (rc < 0) {
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+            return;
+        }
+        if (rc == 0)
+            return;
     }
-    challenge_view(h, made, &v);
-    tell(h, made, &v, NULL, NULL);
-    *json = proto_render_challenge_lichess(&v, "", false, -1);
-    if (!*json) {
-        snprintf(msg, len, "out of memory");
-        return PROTO_BUSY;
-    }
-    return 0;
+    api_create_checked(h, from, to, clock, color, rated, done, later);
 }
 
 /* Appends text to *out (n bytes long): 0, or -1 when out of memory
@@ -714,55 +922,61 @@ static bool api_full(struct hub *h, const char *pid)
 {
     struct player *p = table_get(&h->players, pid);
 
-    return p && p->ngames + (size_t)lobby_has(h->lobby, p->pid) >=
+    return p && hub_live_held(p) + (size_t)lobby_has(h->lobby, p->pid) >=
                     (size_t)h->cfg.max_games_per_player;
 }
 
-int challenge_api_accept(struct hub *h, const char *id,
-                         const struct challenge_who *me, int64_t now,
-                         char *msg, size_t len)
+void challenge_api_accept(struct hub *h, const char *id,
+                          const struct challenge_who *me, int64_t now,
+                          challenge_done_fn *done, uint64_t later)
 {
     struct challenge *c = api_mine(h, id, me->pid, false);
+    char msg[160];
     int code;
 
     if (!c) {
-        snprintf(msg, len, "Not found.");
-        return PROTO_NO_SUCH_CHALLENGE;
+        done(h, later, PROTO_NO_SUCH_CHALLENGE, "Not found.", NULL);
+        return;
     }
-    if ((code = api_may_play(h, me->pid, c->from, c->from_name, msg, len)))
-        return code;
+    if ((code = api_may_play(h, me->pid, c->from, c->from_name, msg,
+                             sizeof msg)))
+        goto refused;
     if (api_full(h, c->to) || api_full(h, c->from)) {
-        snprintf(msg, len,
+        snprintf(msg, sizeof msg,
                  "%s holds as many live games and seeks as there may be",
                  api_full(h, c->to) ? "you" : "the challenger");
-        return PROTO_TOO_MANY_GAMES;
+        code = PROTO_TOO_MANY_GAMES;
+        goto refused;
     }
     if (h->nlive >= (size_t)h->cfg.max_live_games) {
-        snprintf(msg, len, "the server holds as many live games as it may");
-        return PROTO_SERVER_FULL;
+        snprintf(msg, sizeof msg,
+                 "the server holds as many live games as it may");
+        code = PROTO_SERVER_FULL;
+        goto refused;
     }
     if ((code = botaccount_may_play(h, c->from, c->from_bot, c->to, c->to_bot,
-                                    now, msg, len)))
-        return code;
-    if (!start(h, c, me->pid, me->name, NULL, NULL, now)) {
-        snprintf(msg, len, "the server is busy; try again");
-        return PROTO_BUSY;
-    }
-    return 0;
+                                    now, msg, sizeof msg)))
+        goto refused;
+    challenge_end_ask(h, c, "accepted", -1, me->pid, me->name, NULL, NULL,
+                      done, later);
+    return;
+refused:
+    done(h, later, code, msg, NULL);
 }
 
-int challenge_api_end(struct hub *h, const char *id, const char *pid,
-                      int decline)
+void challenge_api_end(struct hub *h, const char *id, const char *pid,
+                       int decline, challenge_done_fn *done, uint64_t later)
 {
     struct challenge *c = api_mine(h, id, pid, decline < 0);
 
     if (!c)
-        return PROTO_NO_SUCH_CHALLENGE;
-    if (decline < 0)
-        finish(h, c, "canceled", -1, NULL, NULL, NULL);
+        done(h, later, PROTO_NO_SUCH_CHALLENGE, "Not found.", NULL);
+    else if (decline < 0)
+        challenge_end_ask(h, c, "canceled", -1, NULL, NULL, NULL, NULL, done,
+                          later);
     else
-        finish(h, c, "declined", decline, NULL, NULL, NULL);
-    return 0;
+        challenge_end_ask(h, c, "declined", decline, NULL, NULL, NULL, NULL,
+                          done, later);
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -776,11 +990,17 @@ static void player_gone(struct hub *h, struct player *p)
 
     for (size_t i = 0; pa && i < pa->n; i++) {
         struct challenge *c = pa->v[i];
-        if (strcmp(c->from, p->pid))
+        if (strcmp(c->from, p->pid) || !c->home)
             continue;
         c->lapse_wall = wall + h->cfg.challenge_lapse_ms;
         hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
     }
+}
+
+/* s closes: the steps it waits for answer nobody. */
+static void session_closed(struct hub *h, struct session *s)
+{
+    challenge_ops_closed(h, s);
 }
 
 static int init(struct hub *h)
@@ -823,6 +1043,7 @@ static void fini(struct hub *h)
     }
     table_clear(&cs->byid);
     table_clear(&cs->parties);
+    challenge_ops_free(h);
     ratelimit_free(cs->made);
     free(cs);
     hub_module_set_state(h, &hub_challenge_module, NULL);
@@ -842,5 +1063,8 @@ const struct hub_module hub_challenge_module = {
     .init = init,
     .free = fini,
     .player_gone = player_gone,
+    .session_closed = session_closed,
+    .tell_tag = CHALLENGE_TELL,
+    .told = challenge_told,
     .commands = commands,
 };

@@ -38,24 +38,29 @@ struct challenge_who {
     bool bot; /* a bot account (also known from its player's facts) */
 };
 
+/* How an HTTP API call of this module ends: code 0 with json (malloc'ed,
+ * taken; NULL: {"ok":true}), or an enum proto_code with msg
+ * (PROTO_NO_SUCH_CHALLENGE: none pending for the caller with that id).
+ * Called once, within the call or later (a cluster's router answered),
+ * with later as given. */
+typedef void challenge_done_fn(struct hub *h, uint64_t later, int code,
+                               const char *msg, char *json);
+
 /* POST /api/challenge/{username}: from challenges to (an account, not
  * necessarily online) as a page's `challenge` would, after the same
- * rate and caps (not in a cluster); both players' pages hear it. A
- * challenger with no page open lapses challenge_lapse_ms later. 0 and
- * *json (lichess's ChallengeJson, malloc'ed), or an enum proto_code
- * with a sentence in msg. */
-int challenge_api_create(struct hub *h, const struct challenge_who *from,
-                         const struct challenge_who *to,
-                         const struct clock_spec *clock, int color,
-                         bool rated, int64_t now, char **json, char *msg,
-                         size_t len);
+ * rate and caps; both players' pages hear it (on every node); done
+ * gets the ChallengeJson. */
+void challenge_api_create(struct hub *h, const struct challenge_who *from,
+                          const struct challenge_who *to,
+                          const struct clock_spec *clock, int color,
+                          bool rated, int64_t now, challenge_done_fn *done,
+                          uint64_t later);
 
 /* POST /api/challenge/{id}/accept by me, its challenged player: the
- * game starts (the games' caps checked). 0, or an enum proto_code with
- * msg (PROTO_NO_SUCH_CHALLENGE: none pending to me with that id). */
-int challenge_api_accept(struct hub *h, const char *id,
-                         const struct challenge_who *me, int64_t now,
-                         char *msg, size_t len);
+ * game starts here (the games' caps checked). */
+void challenge_api_accept(struct hub *h, const char *id,
+                          const struct challenge_who *me, int64_t now,
+                          challenge_done_fn *done, uint64_t later);
 
 /* GET /api/challenge: pid's pending challenges as lichess's
  * {"in":[ChallengeJson...],"out":[...]}, each list oldest first;
@@ -63,9 +68,21 @@ int challenge_api_accept(struct hub *h, const char *id,
 char *challenge_api_list(struct hub *h, const char *pid);
 
 /* POST /api/challenge/{id}/decline (decline: enum proto_decline) by its
- * challenged player pid, or /cancel (decline -1) by its challenger. 0,
- * or PROTO_NO_SUCH_CHALLENGE. */
-int challenge_api_end(struct hub *h, const char *id, const char *pid,
-                      int decline);
+ * challenged player pid, or /cancel (decline -1) by its challenger. */
+void challenge_api_end(struct hub *h, const char *id, const char *pid,
+                       int decline, challenge_done_fn *done, uint64_t later);
+
+/* In a cluster, challenge id may be another node's: 1 when it is in
+ * this node's memory (then not called); 0 when its record is being read
+ * (then(h, arg) is called once it is here, or known not pending); -1
+ * when there is nothing to read (a node alone) or it cannot be asked. */
+int challenge_fetch(struct hub *h, const char *id,
+                    void (*then)(struct hub *h, void *arg), void *arg);
+
+/* A dead node's challenge id (from -> to) was closed by the router (a
+ * cluster's sweep): its copy here ends, expired, and its players' other
+ * nodes are told. */
+void challenge_lost(struct hub *h, const char *id, const char *from,
+                    const char *to);
 
 #endif

@@ -329,6 +329,11 @@ void hub_do_hello(struct session *s, const struct proto_msg *m, int64_t now);
 
 /* ---- facts.c: what the hub reads about a player ------------------------- */
 
+/* p's live games on every node (NULL: 0): in a cluster its facts'
+ * (the store's, read lately: facts.c, less those that ended here since)
+ * and those in memory here that they lack (made here since). */
+size_t hub_live_held(const struct player *p);
+
 /* A player's facts as kept with its record. */
 struct player_facts {
     int64_t at; /* hub_now_ms when read */

@@ -31,16 +31,16 @@
 #include "hub/challenge.h"
 #include "hub/history.h"
 #include "hub/hub_internal.h"
+#include "hub/lichessapi_internal.h"
 #include "hub/reads.h"
 #include "hub/router.h"
 #include "store/store.h"
 
 #define JSON_TYPE "application/json"
-/* GET /api/users/status: lichess's most ids a request. */
+/* GET /api/users/status: lichess's most ids a request; in a cluster the
+ * live games of each read to say whether it plays (rows by their key). */
 #define LICHESS_STATUS_IDS 100
-/* The most nowPlaying games (lichess: nb, 1-50, default 9). */
-#define LICHESS_PLAYING_MAX 50
-#define LICHESS_PLAYING_DEFAULT 9
+#define LICHESS_STATUS_GAMES 4
 /* GET /api/games/user/{username}: the most games an answer holds (its
  * `max`, 1-100; lichess has no cap, but every game is a row read). */
 #define LICHESS_EXPORT_MAX 100
@@ -54,12 +54,12 @@ static void reply(struct http_reply *r, int status, char *body)
 }
 
 /* {"error": words}, as lichess answers every refusal. */
-static void error(struct http_reply *r, int status, const char *words)
+void lichessapi_error(struct http_reply *r, int status, const char *words)
 {
     reply(r, status, proto_render_api_error(words));
 }
 
-static char *dump(json_t *o)
+char *lichessapi_dump(json_t *o)
 {
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
@@ -73,36 +73,24 @@ static void submit(struct hub *h, struct hub_read *q, struct http_reply *r)
 {
     r->status = 0; /* later */
     if (hub_read_submit(h, q, NULL, NULL) < 0)
-        error(r, 503, "busy");
+        lichessapi_error(r, 503, "busy");
 }
 
-static void answer_error(struct hub *h, uint64_t later, int status,
-                         const char *words)
+void lichessapi_answer_error(struct hub *h, uint64_t later, int status,
+                             const char *words)
 {
     struct http_reply out = {0};
 
-    error(&out, status, words);
+    lichessapi_error(&out, status, words);
     hub_http_answer(h, later, &out);
 }
 
-static void answer_json(struct hub *h, uint64_t later, char *body)
+void lichessapi_answer_json(struct hub *h, uint64_t later, char *body)
 {
     struct http_reply out = {0};
 
     reply(&out, 200, body);
     hub_http_answer(h, later, &out);
-}
-
-/* True (r answered 501) in a cluster: who is online and which games a
- * player plays are each node's memory, not shared (docs/cluster.md). */
-static bool node_local(struct hub *h, struct http_reply *r)
-{
-    if (h->router.ops == &hub_local_router)
-        return false;
-    error(r, 501,
-          "not served in a cluster yet: who is online and "
-          "playing is each node's");
-    return true;
 }
 
 /* True when s is a username's shape: 2-20 of A-Z a-z 0-9 _ -. */
@@ -219,6 +207,19 @@ static int refusal_status(int code)
     }
 }
 
+/* A challenge call's end (challenge.h's challenge_done_fn). */
+static void challenge_done(struct hub *h, uint64_t later, int code,
+                           const char *msg, char *json)
+{
+    if (code)
+        lichessapi_answer_error(h, later, refusal_status(code),
+                                code == PROTO_NO_SUCH_CHALLENGE ? "Not found."
+                                                                : msg);
+    else
+        lichessapi_answer_json(h, later,
+                               json ? json : strdup("{\"ok\":true}"));
+}
+
 static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
                         void *arg, uint64_t later)
 {
@@ -226,20 +227,14 @@ static void create_then(struct hub *h, const struct apitoken_who *who, int rc,
     struct challenge_who from = {who->pid, who->username, true, c->bot};
     struct challenge_who to = {c->dest.pid, c->dest.username, true,
                                c->dest.bot};
-    char msg[160], *json;
-    int code;
 
     (void)rc;
     if (c->found != 1) {
-        answer_error(h, later, 404, "No such user");
+        lichessapi_answer_error(h, later, 404, "No such user");
         return;
     }
-    code = challenge_api_create(h, &from, &to, &c->clock, c->color, c->rated,
-                                hub_now_ms(h), &json, msg, sizeof msg);
-    if (code)
-        answer_error(h, later, refusal_status(code), msg);
-    else
-        answer_json(h, later, json);
+    challenge_api_create(h, &from, &to, &c->clock, c->color, c->rated,
+                         hub_now_ms(h), challenge_done, later);
 }
 
 static void challenge_create(struct hub *h, const struct http_request *q,
@@ -252,20 +247,20 @@ static void challenge_create(struct hub *h, const struct http_request *q,
     char why[64];
 
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "No such user");
+        lichessapi_error(r, 404, "No such user");
         return;
     }
     if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     if (!(c = calloc(1, sizeof *c))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     if ((bad = create_parse(&f, c, why, sizeof why))) {
         free(c);
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     snprintf(c->to, sizeof c->to, "%s", name);
@@ -281,25 +276,52 @@ struct verdict {
 };
 
 /* An accept waiting for its players' facts (facts.c: their ratings to
- * start a rated game from, their live games to count). */
+ * start a rated game from, their live games to count), or a verdict for
+ * its challenge's record (another node's: challenge_fetch). */
 struct accept {
     char id[PROTO_KEY_MAX + 1];
     struct apitoken_who who;
     uint64_t later;
+    int decline; /* as struct verdict's */
 };
 
 static void accept_now(struct hub *h, const struct accept *a)
 {
     struct challenge_who me = {a->who.pid, a->who.username, true, false};
-    char msg[160];
-    int code = challenge_api_accept(h, a->id, &me, hub_now_ms(h), msg,
-                                    sizeof msg);
 
-    if (code)
-        answer_error(h, a->later, refusal_status(code),
-                     code == PROTO_NO_SUCH_CHALLENGE ? "Not found." : msg);
-    else
-        answer_json(h, a->later, strdup("{\"ok\":true}"));
+    challenge_api_accept(h, a->id, &me, hub_now_ms(h), challenge_done,
+                         a->later);
+}
+
+static void verdict_now(struct hub *h, const struct apitoken_who *who,
+                        const char *id, int decline, uint64_t later);
+
+/* The record of a's challenge is here (or none is pending): a runs. */
+static void verdict_fetched(struct hub *h, void *arg)
+{
+    struct accept *a = arg;
+
+    verdict_now(h, &a->who, a->id, a->decline, a->later);
+    free(a);
+}
+
+/* True when the verdict waits for its challenge's record (another
+ * node's, in a cluster: verdict_fetched runs it then). */
+static bool verdict_fetch(struct hub *h, const struct apitoken_who *who,
+                          const char *id, int decline, uint64_t later)
+{
+    struct accept *a;
+
+    if (challenge_find(h, id) || !(a = calloc(1, sizeof *a)))
+        return false;
+    snprintf(a->id, sizeof a->id, "%s", id);
+    a->who = *who;
+    a->later = later;
+    a->decline = decline;
+    if (challenge_fetch(h, id, verdict_fetched, a) == 0)
+        return true;
+    free(a);
+    return false;
 }
 
 static void accept_read(struct hub *h, void *who, void *arg, bool ok)
@@ -310,7 +332,7 @@ static void accept_read(struct hub *h, void *who, void *arg, bool ok)
     if (ok) /* (every check made again, on the state of now) */
         accept_now(h, a);
     else
-        answer_error(h, a->later, 503, "busy");
+        lichessapi_answer_error(h, a->later, 503, "busy");
     free(a);
 }
 
@@ -325,7 +347,7 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     int rc;
 
     if (!a) {
-        answer_error(h, later, 500, "out_of_memory");
+        lichessapi_answer_error(h, later, 500, "out_of_memory");
         return;
     }
     snprintf(a->id, sizeof a->id, "%s", id);
@@ -348,26 +370,28 @@ static void accept(struct hub *h, const struct apitoken_who *who,
     if (rc > 0)
         accept_now(h, a);
     else
-        answer_error(h, later, 503, "busy");
+        lichessapi_answer_error(h, later, 503, "busy");
     free(a);
+}
+
+static void verdict_now(struct hub *h, const struct apitoken_who *who,
+                        const char *id, int decline, uint64_t later)
+{
+    if (verdict_fetch(h, who, id, decline, later))
+        return;
+    if (decline == -2)
+        accept(h, who, id, later);
+    else
+        challenge_api_end(h, id, who->pid, decline, challenge_done, later);
 }
 
 static void verdict_then(struct hub *h, const struct apitoken_who *who,
                          int rc, void *arg, uint64_t later)
 {
     struct verdict *v = arg;
-    int code;
 
     (void)rc;
-    if (v->decline == -2) {
-        accept(h, who, v->id, later);
-        return;
-    }
-    code = challenge_api_end(h, v->id, who->pid, v->decline);
-    if (code)
-        answer_error(h, later, refusal_status(code), "Not found.");
-    else
-        answer_json(h, later, strdup("{\"ok\":true}"));
+    verdict_now(h, who, v->id, v->decline, later);
 }
 
 static void challenge_verdict(struct hub *h, const struct http_request *q,
@@ -382,28 +406,29 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
                                             : PROTO_DECLINE_GENERIC;
 
     if (decline == PROTO_DECLINE_GENERIC && strcmp(what, "decline")) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if ((bad = api_form_parse(&f, q->body ? q->body : "", q->body_len))) {
-        error(r, 400, bad);
+        lichessapi_error(r, 400, bad);
         return;
     }
     reason = api_form_get(&f, "reason");
     if (reason && decline >= 0 &&
         (decline = proto_decline_parse(reason)) < 0) {
-        error(r, 400,
-              "reason: generic, later, tooFast, tooSlow, "
-              "timeControl, rated, casual, standard, variant, noBot "
-              "or onlyBot");
+        lichessapi_error(
+            r, 400,
+            "reason: generic, later, tooFast, tooSlow, "
+            "timeControl, rated, casual, standard, variant, noBot "
+            "or onlyBot");
         return;
     }
     if (!proto_key_valid(id)) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if (!(v = calloc(1, sizeof *v))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     snprintf(v->id, sizeof v->id, "%s", id);
@@ -422,9 +447,9 @@ static void list_then(struct hub *h, const struct apitoken_who *who, int rc,
     (void)rc;
     (void)arg;
     if (json)
-        answer_json(h, later, json);
+        lichessapi_answer_json(h, later, json);
     else
-        answer_error(h, later, 500, "out_of_memory");
+        lichessapi_answer_error(h, later, 500, "out_of_memory");
 }
 
 /* lichess's: the token's account's pending challenges, both ways (scope
@@ -433,137 +458,12 @@ static void challenge_list(struct hub *h, const struct http_request *q,
                            int64_t now, uint64_t later, struct http_reply *r)
 {
     if (h->router.ops != &hub_local_router) {
-        error(r, 501, "challenges are not served in a cluster yet");
+        lichessapi_error(r, 501,
+                         "challenges are not served in a cluster yet");
         return;
     }
     apitoken_auth(h, q, now, later, apitoken_scope_bit("challenge:read", 14),
                   NULL, list_then, NULL, r);
-}
-
-/* ---- GET /api/account/playing ------------------------------------------- */
-
-static const char *speed_name(const struct clock_spec *k)
-{
-    int est = k->initial_s + 40 * k->increment_s;
-
-    if (k->per_move)
-        return "correspondence";
-    return est < 30     ? "ultraBullet"
-           : est < 180  ? "bullet"
-           : est < 480  ? "blitz"
-           : est < 1500 ? "rapid"
-                        : "classical";
-}
-
-/* One game of nowPlaying, from seat color's side. */
-static json_t *playing_one(struct game *g, int color, int64_t now)
-{
-    const struct clock_spec *k = game_clock_spec(g);
-    char fen[FEN_MAX], opp[PROTO_NAME_MAX + 1];
-    int ply = game_ply(g), o = 1 - color;
-    struct proto_player op = game_seat_player(g, o), me;
-    json_t *j;
-
-    game_fen(g, fen);
-    me = game_seat_player(g, color);
-    apitoken_user_id(op.name ? op.name : "", opp, sizeof opp);
-    j = json_pack(
-        "{s:s,s:s,s:s,s:s,s:b,s:b,s:s,s:{s:s,s:s},s:s,s:s,s:b,s:{s:s,s:s},"
-        "s:I,s:s,s:{s:i,s:s}}",
-        "gameId", game_gid(g), "fullId", game_gid(g), "color",
-        color ? "black" : "white", "fen", fen, "hasMoved", ply > color,
-        "isMyTurn", game_side_to_move(g) == color, "lastMove",
-        ply ? game_move_uci(g, ply - 1) : "", "variant", "key", "standard",
-        "name", "Standard", "speed", speed_name(k), "perf", speed_name(k),
-        "rated", game_rated(g), "opponent", "id", opp, "username",
-        op.name ? op.name : "", "secondsLeft",
-        (json_int_t)(game_time_left(g, color, now) / 1000), "source",
-        "friend", "status", "id", 20, "name", "started");
-    if (j && op.has_rating)
-        json_object_set_new(json_object_get(j, "opponent"), "rating",
-                            json_integer(op.rating));
-    if (j && me.has_rating)
-        json_object_set_new(j, "rating", json_integer(me.rating));
-    return j;
-}
-
-/* One of nowPlaying before it is written: its game and seat, and what
- * its order is by (lichess: the most urgent first; here my_games's:
- * my turn first, then the least time left). */
-struct playing {
-    struct game *g;
-    int color;
-    bool turn;
-    int64_t left;
-};
-
-static int by_urgency(const void *pa, const void *pb)
-{
-    const struct playing *a = pa, *b = pb;
-
-    if (a->turn != b->turn)
-        return a->turn ? -1 : 1;
-    return (a->left > b->left) - (a->left < b->left);
-}
-
-static void playing_then(struct hub *h, const struct apitoken_who *who,
-                         int rc, void *arg, uint64_t later)
-{
-    struct player *p = table_get(&h->players, who->pid);
-    size_t n = p ? p->ngames : 0, k = 0;
-    struct playing *v = calloc(n ? n : 1, sizeof *v);
-    int nb = *(int *)arg, mine = 0;
-    json_t *list = json_array();
-    int64_t now = hub_now_ms(h);
-
-    (void)rc;
-    for (size_t i = 0; v && i < n; i++) {
-        struct game *g = hub_game(h, p->games[i].gid);
-        int c = g ? game_color_of(g, who->pid) : -1;
-        if (!g || c < 0 || game_status(g) != GAME_STARTED)
-            continue; /* an invitation */
-        v[k] = (struct playing){g, c, game_side_to_move(g) == c,
-                                game_turn_left(g, now)};
-        mine += v[k++].turn;
-    }
-    if (v)
-        qsort(v, k, sizeof *v, by_urgency);
-    for (size_t i = 0; v && list && i < k && i < (size_t)nb; i++)
-        json_array_append_new(list, playing_one(v[i].g, v[i].color, now));
-    if (!v || !list) {
-        free(v);
-        json_decref(list);
-        answer_error(h, later, 500, "out_of_memory");
-        return;
-    }
-    free(v);
-    answer_json(
-        h, later,
-        dump(json_pack("{s:o,s:i}", "nowPlaying", list, "nbMyTurn", mine)));
-}
-
-static void account_playing(struct hub *h, const struct http_request *q,
-                            int64_t now, uint64_t later, struct http_reply *r)
-{
-    const char *nb = NULL;
-    long v = LICHESS_PLAYING_DEFAULT;
-    int *arg;
-
-    for (size_t i = 0; i < q->nargs; i++)
-        if (!strncmp(q->args[i], "nb=", 3))
-            nb = q->args[i] + 3;
-    if (nb && !api_form_int(nb, 1, LICHESS_PLAYING_MAX, &v)) {
-        error(r, 400, "nb: 1-50");
-        return;
-    }
-    if (node_local(h, r))
-        return;
-    if (!(arg = malloc(sizeof *arg))) {
-        error(r, 500, "out_of_memory");
-        return;
-    }
-    *arg = (int)v;
-    apitoken_auth(h, q, now, later, 0, NULL, playing_then, arg, r);
 }
 
 /* ---- GET /api/users/status, GET /api/user/{name} ------------------------ */
@@ -575,6 +475,10 @@ struct users_read {
     char names[LICHESS_STATUS_IDS][21];
     struct store_account rows[LICHESS_STATUS_IDS];
     int found[LICHESS_STATUS_IDS];
+    /* a cluster's (shared: the store has every node's games): each has a
+     * started game among its first LICHESS_STATUS_GAMES live ones */
+    bool shared;
+    bool playing[LICHESS_STATUS_IDS];
     /* /api/user/{name}: its ratings */
     bool one;
     struct store_rating ratings[RATING_CATEGORIES];
@@ -585,10 +489,25 @@ static int users_run(struct store *st, struct hub_read *r)
 {
     struct users_read *q = (struct users_read *)r;
 
-    for (size_t i = 0; i < q->n; i++)
+    for (size_t i = 0; i < q->n; i++) {
+        char gids[LICHESS_STATUS_GAMES][33];
+        size_t n = 0;
+        struct store_game g;
         if ((q->found[i] = store_find_account(st, q->names[i], &q->rows[i])) <
             0)
             return -1;
+        if (!q->shared || q->one || q->found[i] != 1)
+            continue;
+        if (store_player_live_games(st, q->rows[i].pid, gids,
+                                    LICHESS_STATUS_GAMES, &n) < 0)
+            return -1;
+        for (size_t k = 0; k < n && !q->playing[i]; k++) {
+            int rc = store_get_game(st, gids[k], &g, NULL, NULL, NULL);
+            if (rc < 0)
+                return -1;
+            q->playing[i] = rc == 1 && !strcmp(g.status, "started");
+        }
+    }
     if (q->one && q->found[0] == 1 &&
         store_player_ratings(st, q->rows[0].pid, q->ratings,
                              RATING_CATEGORIES, &q->nratings) < 0)
@@ -632,6 +551,134 @@ static json_t *perfs(const struct users_read *q)
     return o;
 }
 
+/* In a cluster, /api/users/status's users while the nodes are asked
+ * who is online (router.h's present: the nodes that follow player:P). */
+struct status_wait {
+    struct hub *h;
+    uint64_t later;
+    size_t n, waiting;
+    struct {
+        char id[21], name[21];
+        bool bot, playing;
+        long online; /* nodes with a connection of its; -1: unknown */
+    } u[LICHESS_STATUS_IDS];
+};
+
+/* One user's presence answered. */
+struct status_ask {
+    struct status_wait *w;
+    size_t i;
+};
+
+static void status_render(struct status_wait *w)
+{
+    json_t *out = json_array();
+
+    for (size_t i = 0; out && i < w->n; i++) {
+        json_t *u = json_pack("{s:s,s:s}", "id", w->u[i].id, "name",
+                              w->u[i].name);
+        if (u && w->u[i].bot)
+            json_object_set_new(u, "title", json_string("BOT"));
+        if (u && w->u[i].online > 0)
+            json_object_set_new(u, "online", json_true());
+        if (u && w->u[i].playing)
+            json_object_set_new(u, "playing", json_true());
+        json_array_append_new(out, u);
+    }
+    lichessapi_answer_json(w->h, w->later, lichessapi_dump(out));
+    free(w);
+}
+
+static void status_answered(void *arg, long rc, const char *text, size_t len)
+{
+    struct status_ask *a = arg;
+    struct status_wait *w = a->w;
+
+    (void)text;
+    (void)len;
+    w->u[a->i].online = rc;
+    free(a);
+    if (--w->waiting == 0)
+        status_render(w);
+}
+
+/* users/status in a cluster: online is asked of the nodes for each user
+ * with no connection here; playing is the store's. */
+static void status_cluster(struct hub *h, const struct users_read *q)
+{
+    struct status_wait *w = calloc(1, sizeof *w);
+
+    if (!w) {
+        lichessapi_answer_error(h, q->later, 500, "out_of_memory");
+        return;
+    }
+    w->h = h;
+    w->later = q->later;
+    w->waiting = 1; /* (until every question is asked) */
+    for (size_t i = 0; i < q->n; i++) {
+        struct player *p;
+        struct status_ask *a;
+        size_t k = w->n;
+        if (q->found[i] != 1)
+            continue; /* (lichess leaves out who does not exist) */
+        w->n++;
+        apitoken_user_id(q->rows[i].username, w->u[k].id, sizeof w->u[k].id);
+        snprintf(w->u[k].name, sizeof w->u[k].name, "%s",
+                 q->rows[i].username);
+        w->u[k].bot = q->rows[i].bot;
+        w->u[k].playing = q->playing[i];
+        p = table_get(&h->players, q->rows[i].pid);
+        w->u[k].online = p && hub_player_present(p) ? 1 : -1;
+        if (w->u[k].online > 0 || !(a = malloc(sizeof *a)))
+            continue;
+        *a = (struct status_ask){w, k};
+        w->waiting++;
+        if (h->router.ops->present(h->router.ctx, q->rows[i].pid,
+                                   status_answered, a) < 0) {
+            w->waiting--;
+            free(a);
+        }
+    }
+    if (--w->waiting == 0)
+        status_render(w);
+}
+
+/* /api/user/{name} in a cluster, its player not connected here: out
+ * waits for the nodes' answer (online: one has a connection of its). */
+struct user_wait {
+    struct hub *h;
+    uint64_t later;
+    json_t *out;
+};
+
+static void user_online_answered(void *arg, long rc, const char *text,
+                                 size_t len)
+{
+    struct user_wait *w = arg;
+
+    (void)text;
+    (void)len;
+    if (rc >= 0) /* (unknown: left out) */
+        json_object_set_new(w->out, "online", json_boolean(rc > 0));
+    lichessapi_answer_json(w->h, w->later, lichessapi_dump(w->out));
+    free(w);
+}
+
+static void user_online_ask(struct hub *h, const char *pid, json_t *out,
+                            uint64_t later)
+{
+    struct user_wait *w = malloc(sizeof *w);
+
+    if (w)
+        *w = (struct user_wait){h, later, out};
+    if (!w || h->router.ops->present(h->router.ctx, pid, user_online_answered,
+                                     w) < 0) {
+        free(w);
+        lichessapi_answer_json(
+            h, later, lichessapi_dump(out)); /* (online unknown: left out) */
+    }
+}
+
 static void users_answer(struct hub_read *r, int rc)
 {
     struct users_read *q = (struct users_read *)r;
@@ -641,13 +688,13 @@ static void users_answer(struct hub_read *r, int rc)
     bool online, playing;
 
     if (rc < 0) {
-        answer_error(h, q->later, 500, "database_error");
+        lichessapi_answer_error(h, q->later, 500, "database_error");
         return;
     }
     if (q->one) {
         const struct store_account *a = &q->rows[0];
         if (q->found[0] != 1) {
-            answer_error(h, q->later, 404, "Not found.");
+            lichessapi_answer_error(h, q->later, 404, "Not found.");
             return;
         }
         apitoken_user_id(a->username, id, sizeof id);
@@ -657,9 +704,17 @@ static void users_answer(struct hub_read *r, int rc)
                         (json_int_t)a->created_ms);
         if (out && a->bot)
             json_object_set_new(out, "title", json_string("BOT"));
-        if (out && h->router.ops == &hub_local_router) /* (node_local) */
+        if (out && !online && h->router.ops->present) {
+            user_online_ask(h, a->pid, out, q->later);
+            return;
+        }
+        if (out)
             json_object_set_new(out, "online", json_boolean(online));
-        answer_json(h, q->later, dump(out));
+        lichessapi_answer_json(h, q->later, lichessapi_dump(out));
+        return;
+    }
+    if (q->shared && h->router.ops->present) {
+        status_cluster(h, q);
         return;
     }
     out = json_array();
@@ -678,7 +733,7 @@ static void users_answer(struct hub_read *r, int rc)
             json_object_set_new(u, "playing", json_true());
         json_array_append_new(out, u);
     }
-    answer_json(h, q->later, dump(out));
+    lichessapi_answer_json(h, q->later, lichessapi_dump(out));
 }
 
 static void users_submit(struct hub *h, struct users_read *q, uint64_t later,
@@ -687,6 +742,7 @@ static void users_submit(struct hub *h, struct users_read *q, uint64_t later,
     q->r.run = users_run;
     q->r.answer = users_answer;
     q->later = later;
+    q->shared = hub_shared_store(h);
     submit(h, &q->r, r);
 }
 
@@ -700,13 +756,12 @@ static void users_status(struct hub *h, const struct http_request *hq,
         if (!strncmp(hq->args[i], "ids=", 4))
             ids = hq->args[i] + 4;
     if (!ids || !*ids) {
-        error(r, 400, "ids: a list of usernames separated by commas");
+        lichessapi_error(r, 400,
+                         "ids: a list of usernames separated by commas");
         return;
     }
-    if (node_local(h, r))
-        return;
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     for (p = ids; *p;) {
@@ -714,7 +769,7 @@ static void users_status(struct hub *h, const struct http_request *hq,
         if (n > 0) {
             if (q->n == LICHESS_STATUS_IDS) {
                 free(q);
-                error(r, 400, "ids: at most 100");
+                lichessapi_error(r, 400, "ids: at most 100");
                 return;
             }
             if (username_valid(p, n)) /* (else nobody: left out) */
@@ -732,11 +787,11 @@ static void user_public(struct hub *h, const char *name, uint64_t later,
     struct users_read *q;
 
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "Not found.");
+        lichessapi_error(r, 404, "Not found.");
         return;
     }
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     q->one = true;
@@ -815,11 +870,11 @@ static void export_answer(struct hub_read *r, int rc)
     struct http_reply out = {0};
 
     if (rc < 0) {
-        answer_error(r->h, q->later, 500, "database_error");
+        lichessapi_answer_error(r->h, q->later, 500, "database_error");
         return;
     }
     if (q->found != 1) {
-        answer_error(r->h, q->later, 404, "No such user");
+        lichessapi_answer_error(r->h, q->later, 404, "No such user");
         return;
     }
     out.status = 200;
@@ -828,7 +883,7 @@ static void export_answer(struct hub_read *r, int rc)
     out.len = q->pgn ? q->len : 0;
     q->pgn = NULL;
     if (!out.body) {
-        answer_error(r->h, q->later, 500, "out_of_memory");
+        lichessapi_answer_error(r->h, q->later, 500, "out_of_memory");
         return;
     }
     hub_http_answer(r->h, q->later, &out);
@@ -845,16 +900,16 @@ static void games_export(struct hub *h, const struct http_request *hq,
         const char *a = hq->args[i];
         if (!strncmp(a, "max=", 4) &&
             !api_form_int(a + 4, 1, LICHESS_EXPORT_MAX, &max)) {
-            error(r, 400, "max: 1-100");
+            lichessapi_error(r, 400, "max: 1-100");
             return;
         }
     }
     if (!username_valid(name, strlen(name))) {
-        error(r, 404, "No such user");
+        lichessapi_error(r, 404, "No such user");
         return;
     }
     if (!(q = calloc(1, sizeof *q))) {
-        error(r, 500, "out_of_memory");
+        lichessapi_error(r, 500, "out_of_memory");
         return;
     }
     snprintf(q->name, sizeof q->name, "%s", name);
@@ -885,7 +940,7 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
     memset(r, 0, sizeof *r);
     if (!strcmp(path, "/api/challenge")) {
         if (!get)
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
         else
             challenge_list(h, q, now, later, r);
         return true;
@@ -894,11 +949,11 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         const char *rest = path + 15;
         size_t n = strcspn(rest, "/");
         if (!post) {
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
             return true;
         }
         if (n == 0 || n >= sizeof seg) {
-            error(r, 404, "Not found.");
+            lichessapi_error(r, 404, "Not found.");
             return true;
         }
         memcpy(seg, rest, n);
@@ -906,14 +961,14 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         if (!rest[n])
             challenge_create(h, q, seg, now, later, r);
         else if (strchr(rest + n + 1, '/'))
-            error(r, 404, "Not found.");
+            lichessapi_error(r, 404, "Not found.");
         else
             challenge_verdict(h, q, seg, rest + n + 1, now, later, r);
         return true;
     }
     if (!strncmp(path, "/api/games/user/", 16)) {
         if (!get)
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
         else
             games_export(h, q, path + 16, later, r);
         return true;
@@ -922,9 +977,9 @@ bool lichessapi_http(struct hub *h, const struct http_request *q, int64_t now,
         !strcmp(path, "/api/users/status") ||
         !strncmp(path, "/api/user/", 10)) {
         if (!get)
-            error(r, 405, "method_not_allowed");
+            lichessapi_error(r, 405, "method_not_allowed");
         else if (path[5] == 'a')
-            account_playing(h, q, now, later, r);
+            lichessapi_playing(h, q, now, later, r);
         else if (path[9] == 's')
             users_status(h, q, later, r);
         else

@@ -34,6 +34,8 @@ struct player {
     struct session **remotes; /* connections of other nodes mirrored here
                                  (cluster.c): present like conns */
     size_t nremotes, remotecap;
+    size_t nstreams;        /* of remotes, the HTTP API's streams open here
+                        (hub_stream_follow): followed across nodes */
     struct game_ref *games; /* live games with a seat */
     size_t ngames, gamecap;
     struct game_ref *offers; /* ended games with a pending rematch offer

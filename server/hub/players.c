@@ -273,7 +273,7 @@ void hub_detach(struct hub *h, struct session *s, int64_t now)
     h->router.ops->session_detached(h->router.ctx, s);
     unlink_conn(p, s);
     s->player = NULL;
-    if (p->nconns == 0)
+    if (p->nconns == 0 && p->nstreams == 0)
         h->router.ops->player_left(h->router.ctx, p);
     if (hub_player_present(p))
         return;
@@ -302,6 +302,15 @@ struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
     if (p->nremotes == 1 && p->nconns == 0)
         hub_player_back(h, p, hub_now_ms(h));
     return s;
+}
+
+void hub_stream_follow(struct hub *h, struct player *p, bool on)
+{
+    assert(on || p->nstreams > 0);
+    p->nstreams += on ? 1 : (size_t)-1;
+    if (p->nconns == 0 && p->nstreams == (on ? 1u : 0u))
+        (on ? h->router.ops->player_joined
+            : h->router.ops->player_left)(h->router.ctx, p);
 }
 
 void hub_remote_close(struct hub *h, struct session *s, int64_t now)
@@ -359,7 +368,7 @@ int hub_attach(struct session *s, struct player *p)
     s->player = p;
     if (s->ip && s->ip[0])
         snprintf(p->ip, sizeof p->ip, "%s", s->ip);
-    if (p->nconns == 1)
+    if (p->nconns == 1 && p->nstreams == 0)
         s->hub->router.ops->player_joined(s->hub->router.ctx, p);
     return 0;
 }

@@ -39,6 +39,16 @@ struct store_move;
 /* A reply of the cluster's analysis queue: its words (n of them, valid
  * during the call; a number as its digits), or n -1 when it failed. */
 typedef void router_words_fn(void *arg, const char *const *words, int n);
+/* A router's answer to a question asked of other nodes (rc: the op's;
+ * text, len bytes: challenge_read's record, else NULL). */
+typedef void router_answer_fn(void *arg, long rc, const char *text,
+                              size_t len);
+
+/* The tag (module.h) of what the nodes tell a player's other nodes of
+ * its games (botapi.c's): "S GID" (a new game of the player's on
+ * another node: the router gives hub_told it when its NEW_GAME comes)
+ * and "F GID" (the game ended, told by its host). */
+#define ROUTER_TELL_GAME 'G'
 
 /* The hub's questions. Each op gets the router's ctx. */
 struct router_ops {
@@ -113,6 +123,24 @@ struct router_ops {
      * not taken (Redis is down): the hub delivers it here. NULL on a
      * node alone. */
     bool (*room_line)(void *ctx, const char *text, size_t len, uint64_t seq);
+    /* Challenges across nodes (challenge.c); NULL on a node alone, whose
+     * memory counts and ends them. Each answers fn(arg, rc) later, never
+     * within the call, or returns -1 (fn never called: not asked).
+     * challenge_open: rc 0 (opened, with its record: challenge.c's
+     * text), 1 (from has max_out pending on any node), 2 (to has max_in),
+     * -1 (failed). challenge_close: 1 (closed by this call: its caller
+     * ends it), 0 (ended already), -1. challenge_read: 1 with the
+     * record, 0 (none pending), -1. present: how many nodes hold a
+     * connection of pid (this one included), -1 (failed). */
+    int (*challenge_open)(void *ctx, const char *id, const char *from,
+                          const char *to, const char *record, int max_out,
+                          int max_in, router_answer_fn *fn, void *arg);
+    int (*challenge_close)(void *ctx, const char *id, router_answer_fn *fn,
+                           void *arg);
+    int (*challenge_read)(void *ctx, const char *id, router_answer_fn *fn,
+                          void *arg);
+    int (*present)(void *ctx, const char *pid, router_answer_fn *fn,
+                   void *arg);
 };
 
 struct router {
@@ -151,6 +179,11 @@ void hub_player_release(struct hub *h, struct player *p);
 struct session *hub_remote_open(struct hub *h, const struct session_ops *ops,
                                 void *ext, struct player *p);
 void hub_remote_close(struct hub *h, struct session *s, int64_t now);
+/* A stream of the HTTP API (botapi.c: a remote session of p's) opens
+ * (on) or closes (before its hub_remote_close): while p has one here or
+ * a local connection, its player channel is followed (player_joined,
+ * player_left): what other nodes tell p reaches it. */
+void hub_stream_follow(struct hub *h, struct player *p, bool on);
 
 /* Runs message m (text: its len bytes) from s here: a remote session's
  * command, or a local one's whose game was adopted meanwhile or has no

@@ -16,10 +16,7 @@
 #include "lib/log.h"
 #include "lib/tunables.h"
 
-/* p's live games on every node: in a cluster its facts' (the store's,
- * read lately: facts.c, less those that ended here since) and those in
- * memory here that they lack (made here since). */
-static size_t live_held(const struct player *p)
+size_t hub_live_held(const struct player *p)
 {
     const struct player_facts *f = p ? p->facts : NULL;
     size_t held = 0;
@@ -45,7 +42,7 @@ bool hub_player_full(struct session *s, bool seek, const struct proto_id *id)
 {
     struct hub *h = s->hub;
     struct player *p = s->player;
-    size_t max = (size_t)h->cfg.max_games_per_player, held = live_held(p);
+    size_t max = (size_t)h->cfg.max_games_per_player, held = hub_live_held(p);
     char msg[96];
 
     /* and the player's open seek */
@@ -256,7 +253,7 @@ bool hub_accept_refused(struct session *s, const struct lobby_seek *k,
     if (hub_player_full(s, true, id))
         return true;
     /* the seeker's games on every node */
-    held = live_held(table_get(&h->players, k->pid));
+    held = hub_live_held(table_get(&h->players, k->pid));
     if (held < max)
         return hub_games_refused(s, k->pid, true, id);
     hub_send_error(s, PROTO_TOO_MANY_GAMES,

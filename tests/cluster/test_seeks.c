@@ -7,7 +7,9 @@
  * once through three connections, each seeker paired at most once,
  * every pair compatible, and no two compatible seeks left waiting. Run
  * again on a Redis Cluster of one (seeks_cluster): each script keeps to
- * one hash slot.
+ * one hash slot. And the challenges' script (challenge.lua, in the same
+ * {lobby} slot): the caps per player across nodes, one close of each,
+ * a challenge's record, a dead node's challenges.
  */
 #include <check.h>
 #include <ev.h>
@@ -408,6 +410,51 @@ static const char *colour_of(const struct seek *p, const struct seek *w)
     return p->coin ? "black" : "white";
 }
 
+/* challenge.lua's keys, and a call of it whose answer is want. */
+static const char *const challenge_keys[2] = {"lobby:{lobby}:challenges",
+                                              "lobby:{lobby}:chcounts"};
+#define CHAL(want, ...)                                                     \
+    do {                                                                    \
+        const char *a_[] = {__VA_ARGS__};                                   \
+        char *g_ = redissync_eval(loop, rd, REDIS_LUA_CHALLENGE, 2,         \
+                                  challenge_keys,                           \
+                                  (int)(sizeof a_ / sizeof *a_), a_);       \
+        ck_assert_msg(!strcmp(g_, want), "%s %s: %s, not %s", a_[0], a_[1], \
+                      g_, want);                                            \
+        free(g_);                                                           \
+    } while (0)
+#define COUNT(want, field) \
+    expect_cmd(want, "HGET lobby:{lobby}:chcounts %s", field)
+
+START_TEST(test_challenges)
+{
+    /* the caps (2 out, 2 in), whichever node opens */
+    CHAL("0", "open", "c1", "A", "B", "n1", "2", "2", "rec\none");
+    CHAL("0", "open", "c2", "A", "C", "n2", "2", "2", "rec two");
+    CHAL("1", "open", "c3", "A", "D", "n3", "2", "2", "rec three");
+    CHAL("0", "open", "c4", "E", "B", "n2", "2", "2", "rec four");
+    CHAL("2", "open", "c5", "F", "B", "n1", "2", "2", "rec five");
+    COUNT("2", "o:A");
+    COUNT("2", "i:B");
+    /* its record, for any node */
+    CHAL("rec\none", "read", "c1");
+    CHAL("0", "read", "c3");
+    /* closed once: of two closers, the first */
+    CHAL("1", "close", "c1");
+    CHAL("0", "close", "c1");
+    CHAL("0", "read", "c1");
+    COUNT("1", "o:A");
+    CHAL("0", "open", "c6", "A", "D", "n1", "2", "2", "rec six");
+    /* a dead node's, answered; the others kept */
+    CHAL("[c2 A C,c4 E B]", "node", "n2");
+    CHAL("[]", "node", "n2");
+    COUNT("1", "o:A");
+    COUNT("nil", "o:E");
+    COUNT("nil", "i:B");
+    CHAL("rec six", "read", "c6");
+}
+END_TEST
+
 START_TEST(test_thousand_at_once)
 {
     struct redis *conns[CONNS];
@@ -532,6 +579,7 @@ static Suite *seeks_suite(void)
     tcase_add_test(tc, test_seeks_per_address);
     tcase_add_test(tc, test_dead_node_seeks);
     tcase_add_test(tc, test_read_and_take);
+    tcase_add_test(tc, test_challenges);
     tcase_add_test(tc, test_thousand_at_once);
     suite_add_tcase(s, tc);
     return s;

@@ -43,8 +43,7 @@ class BotAccountTest(FreshServerTest):
                          "BOT")
         status, users = call(srv, "GET",
                              "/api/users/status?ids=robo_one")
-        if status == 200:  # (501 in a cluster: presence is each node's)
-            self.assertEqual(users[0]["title"], "BOT")
+        self.assertEqual((status, users[0]["title"]), (200, "BOT"))
         # again: it is one already, nothing changes
         self.assertEqual(call(srv, "POST", UPGRADE, a.api),
                          (200, {"ok": True}))
@@ -70,7 +69,8 @@ class BotAccountTest(FreshServerTest):
         self.assertNotIn("title", call(srv, "GET", "/api/account",
                                        b.api)[1])
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream is its host's alone (test_botapi's "
+                    "test_event_streams_on_any_node_games_on_their_host)")
     def test_bot_is_marked_in_challenges_and_games(self):
         srv = self.server(config=self.CONFIG)
         bot = self.account(srv, "Robo_Two", scopes=("bot:play",))
@@ -107,7 +107,8 @@ class BotAccountTest(FreshServerTest):
         for s in (events, game):
             s.close()
 
-    @not_in_cluster("who is online is each node's (501 in a cluster)")
+    @not_in_cluster("/api/bot/online: who is online is each node's (501 in "
+                    "a cluster: docs/cluster.md)")
     def test_bot_online_lists_the_bots_connected(self):
         srv = self.server(config=self.CONFIG)
         bots = [self.account(srv, "Robo_%d" % i, scopes=("bot:play",))
@@ -134,7 +135,6 @@ class BotAccountTest(FreshServerTest):
         bots[0].close()
         wait_until(lambda: len(online()) == 2, "a bot gone")
 
-    @not_in_cluster("challenges are refused in a cluster")
     def test_a_bot_starts_no_game_from_a_page(self):
         srv = self.server(config=self.CONFIG)
         bot = self.account(srv, "Robo_Page", scopes=("bot:play",))
@@ -174,7 +174,6 @@ class BotAccountTest(FreshServerTest):
         return bot, human, call(srv, "POST", "/api/challenge/human_rated",
                                 bot.api, form)
 
-    @not_in_cluster("challenges are refused in a cluster")
     def test_no_rated_game_between_a_bot_and_a_human_by_default(self):
         srv = self.server(config=self.CONFIG)
         bot, human, (status, body) = self.rated_challenge(srv, self.CONFIG)
@@ -190,7 +189,6 @@ class BotAccountTest(FreshServerTest):
                                         "clock.increment": "2",
                                         "rated": "false"})[0], 200)
 
-    @not_in_cluster("challenges are refused in a cluster")
     def test_bot_rated_vs_humans_allows_them(self):
         config = dict(self.CONFIG, bot_rated_vs_humans=1)
         srv = self.server(config=config)
@@ -209,7 +207,6 @@ class BotAccountTest(FreshServerTest):
     CASUAL = {"clock.limit": "180", "clock.increment": "2",
               "rated": "false"}
 
-    @not_in_cluster("challenges are refused in a cluster")
     def test_bot_max_games_caps_a_bots_games_at_once(self):
         srv = self.server(config=dict(self.CONFIG, bot_max_games=1))
         bot = self.bot(srv, "Robo_Busy")
@@ -229,7 +226,6 @@ class BotAccountTest(FreshServerTest):
                            "increment_s": 2}})
         self.assertEqual(h2.expect_error("too_many_games").get("id"), 4)
 
-    @not_in_cluster("challenges are refused in a cluster")
     def test_bot_games_per_day_caps_games_between_bots(self):
         srv = self.server(config=dict(self.CONFIG, bot_games_per_day=1))
         a, b = self.bot(srv, "Robo_A"), self.bot(srv, "Robo_B")

@@ -3,7 +3,10 @@
 lichess documentation, sharing no code with the server: two tokens play
 a game through their event and game streams and POSTs to checkmate; the
 errors; one event stream per token; the caps per account and per
-address."""
+address. In a cluster (docs/cluster.md, "The Bot and Board API in a
+cluster") the event stream is served by every node, challenges and
+gameStart/gameFinish of games hosted elsewhere included; a game's stream
+and actions by the node that hosts it (501 elsewhere)."""
 import json
 import random
 import re
@@ -12,7 +15,7 @@ import time
 
 import unittest
 
-from harness import CLUSTER, FreshServerTest, not_in_cluster
+from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
 
 PASSWORD = "correct horse battery"
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -141,7 +144,7 @@ class BotApiTest(FreshServerTest):
         b.send({"t": "challenge_accept", "challenge": ch["id"]})
         return b.expect("challenge", timeout=10)["challenge"]["game"]
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_two_tokens_play_to_mate(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -216,7 +219,7 @@ class BotApiTest(FreshServerTest):
         for s in (ea2, eb):
             s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_takebacks_asked_declined_and_accepted(self):
         """lichess's /takeback/yes asks (or accepts the opponent's ask),
         /takeback/no declines; the opponent's stream shows the ask
@@ -266,7 +269,7 @@ class BotApiTest(FreshServerTest):
         for s in (ga, gb):
             s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_resign_and_scope(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -285,7 +288,7 @@ class BotApiTest(FreshServerTest):
         st = ga.until("gameState")
         self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_caps_per_account_and_per_address(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -315,7 +318,7 @@ class BotApiTest(FreshServerTest):
             time.sleep(0.05)
         self.assertEqual(s.status, 200)
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_a_reader_that_does_not_read_is_cut(self):
         """A game stream nobody reads, with small socket buffers on both
         sides, while its game is played fast over the WebSocket: its
@@ -348,12 +351,13 @@ class BotApiTest(FreshServerTest):
             silent.close()
         self.assertEqual(cut_slow(srv), before + 1)
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_challenges_on_the_event_stream(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
-        ea = Stream(srv.port, "/api/stream/event", a.api)
-        eb = Stream(srv.port, "/api/stream/event", b.api)
+        # in a cluster each stream on another node than its pages
+        ports = [n.port for n in srv.nodes] if CLUSTER else [srv.port] * 3
+        ea = Stream(ports[2], "/api/stream/event", a.api)
+        eb = Stream(ports[1], "/api/stream/event", b.api)
         a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ,
                 "color": "white"})
         ch = eb.until("challenge")["challenge"]
@@ -372,15 +376,16 @@ class BotApiTest(FreshServerTest):
                              (ch["id"], "tooFast"))
         a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ})
         ch2 = eb.until("challenge")["challenge"]
-        # a new event stream opens with the open challenges
-        eb2 = Stream(srv.port, "/api/stream/event", b.api)
+        # a new event stream opens with the open challenges (in a
+        # cluster, those its node holds: the challenger's)
+        eb2 = Stream(ports[0], "/api/stream/event", b.api)
         self.assertEqual(eb2.until("challenge")["challenge"]["id"],
                          ch2["id"])
         a.send({"t": "challenge_cancel", "challenge": ch2["id"]})
         self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
                          ch2["id"])
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_chat_draw_abort_and_opponent_gone(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -482,17 +487,49 @@ class BotApiTest(FreshServerTest):
         for s in (ea, eb):
             s.close()
 
-    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
-    def test_cluster_refuses(self):
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_event_streams_on_any_node_games_on_their_host(self):
         srv = self.server()
-        a = self.account(srv, "alicebot")
-        s = Stream(srv.port, "/api/stream/event", a.api)
-        self.assertEqual(s.status, 501)
-        status, body = post(srv.port, "/api/bot/game/abcdefgh/resign", a.api)
-        self.assertEqual(status, 501)
-        self.assertIn("cluster", body["error"])
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        n = srv.nodes
+        # bob accepts on his page's node: the game is hosted there; both
+        # event streams are on the other nodes
+        host = srv.node_of_port(b.port)
+        others = [i for i in range(len(n)) if i != host]
+        ea = Stream(n[others[0]].port, "/api/stream/event", a.api)
+        eb = Stream(n[others[-1]].port, "/api/stream/event", b.api)
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) == host,  # (taken after its row)
+                   "the game hosted by the accepting node")
+        for s, color in ((ea, "white"), (eb, "black")):
+            g = s.until("gameStart")["game"]
+            self.assertEqual((g["gameId"], g["color"]), (gid, color))
+            self.assertEqual(g["opponent"]["username"],
+                             "bobbot" if color == "white" else "alicebot")
+        # the game's stream and actions: 501 on another node, served by
+        # its host
+        words = ("In a cluster the Bot and Board API's game streams and "
+                 "game actions are served only by the node that hosts "
+                 "the game: this node does not host it (docs/cluster.md)")
+        away = n[others[0]].port
+        self.assertEqual(post(away, "/api/bot/game/%s/resign" % gid, a.api),
+                         (501, {"error": words}))
+        self.assertEqual(Stream(away, "/api/bot/game/stream/" + gid,
+                                a.api).status, 501)
+        ga = Stream(n[host].port, "/api/bot/game/stream/" + gid, a.api)
+        self.assertEqual(ga.until("gameFull")["id"], gid)
+        self.assertEqual(post(n[host].port, "/api/bot/game/%s/move/e2e4"
+                              % gid, a.api), (200, {"ok": True}))
+        self.assertEqual(ga.until("gameState")["moves"], "e2e4")
+        self.assertEqual(post(n[host].port, "/api/bot/game/%s/resign"
+                              % gid, b.api), (200, {"ok": True}))
+        for s in (ea, eb):
+            fin = s.until("gameFinish")["game"]
+            self.assertEqual((fin["gameId"], fin["status"]["name"]),
+                             (gid, "resign"))
+            s.close()
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_keepalive_line_every_7_s(self):
         """A silent stream gets an empty line at its opening and after
         7 s of silence, and stays open past lws's own timeouts (it ended

@@ -281,6 +281,30 @@ class ClusterTest(OnNodes, FreshServerTest):
                 "text": "still here"})
         w2.expect("chat", game=gid, text="still here")
 
+    def test_a_challenge_of_a_dead_node_expires_and_frees_its_caps(self):
+        """kill -9 of the node that holds a challenge: the node whose
+        sweep finds it dead closes it in Redis, its players on the other
+        nodes are told it expired, and the caps it held are free again
+        (docs/cluster.md, "Challenges across nodes")."""
+        a, b = self.client_on(0), self.client_on(1)
+        blitz = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+        cid = a.request({"t": "challenge", "to": b.pid, "clock": blitz},
+                        "challenge")["challenge"]["id"]
+        self.assertEqual(b.expect("challenge")["challenge"]["id"], cid)
+        self.srv.nodes[0].kill()
+        t0 = time.monotonic()
+        got = b.expect("challenge", timeout=LEASE_S + 5)["challenge"]
+        self.assertEqual((got["id"], got["status"]), (cid, "expired"))
+        print("\nchallenge of a dead node expired after %.2f s"
+              % (time.monotonic() - t0))
+        self.assertEqual(b.request({"t": "challenges"}, "challenges")["in"],
+                         [])
+        # the challenger, back on another node, may challenge again
+        a2 = self.reconnect(a, 2)
+        a2.request({"t": "challenge", "to": b.pid, "clock": blitz},
+                   "challenge")
+        b.expect("challenge")
+
     def test_players_on_two_nodes_spectator_on_the_third(self):
         w, b, gid = self.game_on(0, 1)
         s = self.client_on(2)

@@ -4,8 +4,10 @@ lichess's documentation (lichess-org/api): POST /api/challenge/{username}
 and /api/challenge/{id}/accept|decline|cancel (the same challenges the
 pages see), GET /api/account/playing, /api/users/status, /api/user/{name},
 /game/export/{id} and /api/games/user/{username}; their errors (401, 403,
-404, 400, 405) and limits (429). In a cluster the challenges are refused
-(501, docs/cluster.md); the rest is served there too."""
+404, 400, 405) and limits (429). In a cluster (the integration-cluster
+suite) every test runs too, the pages of its players on different nodes
+and its HTTP calls through the first; test_across_nodes sends them
+through every node (docs/cluster.md, "Challenges across nodes")."""
 import json
 import socket
 import time
@@ -94,7 +96,6 @@ class LichessApiTest(FreshServerTest):
                           "token_created")["token"]
         return c
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_challenge_accepted_over_http_is_the_pages_game(self):
         srv = self.server(config=self.CONFIG)
         a = self.account(srv, "Api_Alice")
@@ -169,7 +170,6 @@ class LichessApiTest(FreshServerTest):
         self.assertIn(b'[White "Api_Alice"]', pgn)
         self.assertIn(b"1. e4", pgn)
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_decline_and_cancel(self):
         srv = self.server(config=self.CONFIG)
         a = self.account(srv, "dec_alice")
@@ -204,7 +204,7 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(b.expect("challenge")["challenge"]["status"],
                          "canceled")
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
+    @not_in_cluster("GET /api/challenge is 501 in a cluster")
     def test_list_of_challenges_both_ways(self):
         """GET /api/challenge: the token's account's pending challenges,
         {"in":[...],"out":[...]}, each lichess's ChallengeJson as the
@@ -254,7 +254,6 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(len(call(srv, "GET", "/api/challenge",
                                   a.api)[1]["in"]), 1)
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_a_block_holds_over_http(self):
         """A block refuses the API's challenges either way, and the accept
         of one made before it, as the page's do (PROTOCOL.md, "Blocks")."""
@@ -276,7 +275,6 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(call(srv, "POST", "/api/challenge/%s/accept"
                               % ch["id"], a.api), (200, {"ok": True}))
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_bad_challenges_change_nothing(self):
         srv = self.server(config=self.CONFIG)
         a = self.account(srv, "bad_alice")
@@ -349,7 +347,6 @@ class LichessApiTest(FreshServerTest):
         r = b.request({"t": "challenges"}, "challenges")
         self.assertEqual([x["id"] for x in r["in"]], [ch["id"]])
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_challenges_are_capped_and_rate_limited(self):
         srv = self.server(config=dict(self.CONFIG, max_challenges_out=2))
         a = self.account(srv, "cap_alice")
@@ -370,7 +367,6 @@ class LichessApiTest(FreshServerTest):
                          (429, {"error": "too many challenges; try again "
                                 "in a minute"}))
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_an_api_challenger_without_a_page_lapses(self):
         srv = self.server(config=dict(self.CONFIG, challenge_lapse_s=1))
         a = self.account(srv, "lap_alice")
@@ -401,19 +397,17 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(status, 200, u)
         self.assertEqual((u["id"], u["username"], u["perfs"]),
                          ("usr_alice", "Usr_Alice", {}))
-        self.assertEqual(u.get("online"), None if CLUSTER else True)
+        self.assertEqual(u.get("online"), True)
         self.assertIsInstance(u["createdAt"], int)
         for name in ("nobody_here", "bad!name", "x"):
             self.assertEqual(call(srv, "GET", "/api/user/" + name),
                              (404, {"error": "Not found."}), name)
         self.assertEqual(call(srv, "GET", "/game/export/nosuchgame")[0], 404)
-        self.assertEqual(call(srv, "GET", "/api/account/playing")[0],
-                         501 if CLUSTER else 401)
+        self.assertEqual(call(srv, "GET", "/api/account/playing")[0], 401)
         self.assertEqual(call(srv, "POST", "/api/users/status", form="")[0],
                          405)
         self.assertEqual(call(srv, "GET", "/api/users/status")[0], 400)
 
-    @not_in_cluster("refused in a cluster (test below)")
     def test_users_status(self):
         srv = self.server(config=self.CONFIG)
         self.account(srv, "Usr_Alice")
@@ -473,16 +467,11 @@ class LichessApiTest(FreshServerTest):
                          (404, {"error": "No such user"}))
         self.assertEqual(raw(srv, "GET", "/api/games/user/pgn_none")[0], 404)
 
-    def test_challenges_refused_in_a_cluster(self):
+    def test_the_list_is_refused_in_a_cluster(self):
         if not CLUSTER:
             self.skipTest("a cluster's refusal")
         srv = self.server(config=self.CONFIG)
-        a = self.account(srv, "cl_alice")
-        self.account(srv, "cl_bob")
-        self.assertEqual(call(srv, "POST", "/api/challenge/cl_bob", a.api,
-                              BLITZ),
-                         (501, {"error": "challenges are not served in a "
-                                "cluster yet"}))
+        a = self.account(srv, "cl_alice", (PLAY, "challenge:read"))
         self.assertEqual(call(srv, "GET", "/api/challenge", a.api),
                          (501, {"error": "challenges are not served in a "
                                 "cluster yet"}))
@@ -496,7 +485,6 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(call(srv, "GET", "/game/export/nosuchgame"),
                          (429, {"error": "rate_limited"}))
 
-    @not_in_cluster("challenges are refused in a cluster (test below)")
     def test_rated_accept_starts_from_the_stored_ratings(self):
         srv = self.server(config=self.CONFIG)
         w = self.account(srv, "rt_white")
@@ -570,7 +558,6 @@ class LichessApiTest(FreshServerTest):
             for c in players:
                 c.expect("moved", game=gid, ply=ply)
 
-    @not_in_cluster("refused in a cluster (test below)")
     def test_playing_and_status_of_an_invitations_game(self):
         srv = self.server(config=self.CONFIG)
         w = self.account(srv, "inv_white", ("board:play",))
@@ -611,17 +598,77 @@ class LichessApiTest(FreshServerTest):
             {"id": "inv_black", "name": "inv_black", "online": True,
              "playing": True}])
 
-    def test_presence_refused_in_a_cluster(self):
+    def test_across_nodes(self):
+        """Each call through another node: a challenge made on one is
+        heard on the others' pages and event-less clients at once,
+        declined and accepted through nodes that hold no page of either
+        player; the caps count every node's; nowPlaying and users/status
+        see the games and pages of every node."""
         if not CLUSTER:
-            self.skipTest("a cluster's refusal")
-        srv = self.server(config=self.CONFIG)
-        a = self.account(srv, "pr_alice")
-        words = {"error": "not served in a cluster yet: who is online and "
-                 "playing is each node's"}
-        self.assertEqual(call(srv, "GET", "/api/account/playing", a.api),
-                         (501, words))
-        self.assertEqual(call(srv, "GET", "/api/users/status?ids=pr_alice"),
-                         (501, words))
-        status, u = call(srv, "GET", "/api/user/pr_alice")
-        self.assertEqual((status, u["id"]), (200, "pr_alice"))
-        self.assertNotIn("online", u)
+            self.skipTest("a cluster's nodes")
+        srv = self.server(config=dict(self.CONFIG, max_challenges_out=2))
+        n1, n2, n3 = srv.nodes[:3]
+        a = self.account(srv, "x_alice")
+        b = self.account(srv, "x_bob")
+        c = self.account(srv, "x_carl")
+        # made through node 1, declined through node 2, then node 3
+        status, ch = call(n1, "POST", "/api/challenge/x_bob", a.api, BLITZ)
+        self.assertEqual(status, 200, ch)
+        self.assertEqual(b.expect("challenge")["challenge"]["id"], ch["id"])
+        a.expect("challenge")
+        self.assertEqual(call(n2, "POST", "/api/challenge/%s/decline"
+                              % ch["id"], b.api, {"reason": "later"}),
+                         (200, {"ok": True}))
+        for x in (a, b):
+            got = x.expect("challenge")["challenge"]
+            self.assertEqual((got["id"], got["status"],
+                              got["decline_reason"]),
+                             (ch["id"], "declined", "later"))
+        self.assertEqual(call(n3, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], b.api),
+                         (404, {"error": "Not found."}))
+        # the caps: two pending through two nodes, the third refused on a
+        # third node
+        ids = []
+        for node, dest in ((n2, "x_bob"), (n3, "x_carl")):
+            status, ch = call(node, "POST", "/api/challenge/" + dest, a.api,
+                              BLITZ)
+            self.assertEqual(status, 200, ch)
+            ids.append(ch["id"])
+        self.assertEqual(call(n1, "POST", "/api/challenge/x_carl", a.api,
+                              BLITZ),
+                         (400, {"error": "you have 2 pending challenges: "
+                                "the most there may be"}))
+        # the page of its challenger cancels one made through another node
+        a.send({"t": "challenge_cancel", "challenge": ids[0]})
+        for x in (a, b):
+            got = x.expect("challenge", timeout=5)["challenge"]
+            while got["id"] != ids[0] or got["status"] != "canceled":
+                got = x.expect("challenge", timeout=5)["challenge"]
+        # accepted through node 1: the game starts there, its players'
+        # pages (on other nodes) attach to it
+        self.assertEqual(call(n1, "POST", "/api/challenge/%s/accept"
+                              % ids[1], c.api), (200, {"ok": True}))
+        gid = ids[1]
+        for x in (a, c):
+            x.expect("game_start", game=gid, timeout=5)
+        # nowPlaying and users/status through every node
+        for node in (n1, n2, n3):
+            status, playing = call(node, "GET", "/api/account/playing",
+                                   c.api)
+            self.assertEqual(status, 200, playing)
+            self.assertEqual([g["gameId"] for g in playing["nowPlaying"]],
+                             [gid])
+            status, users = call(node, "GET", "/api/users/status?ids="
+                                 "x_alice,x_bob,x_carl")
+            self.assertEqual(status, 200, users)
+            self.assertEqual([(u["id"], u.get("online"), u.get("playing"))
+                              for u in users],
+                             [("x_alice", True, True),
+                              ("x_bob", True, None),
+                              ("x_carl", True, True)])
+            self.assertEqual(call(node, "GET", "/api/user/x_bob")[1]
+                             .get("online"), True)
+        b.close()
+        wait_until(lambda: call(n2, "GET", "/api/users/status?ids=x_bob")[1]
+                   == [{"id": "x_bob", "name": "x_bob"}], "bob offline")

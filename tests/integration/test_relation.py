@@ -67,7 +67,6 @@ class RelationTest(FreshServerTest):
         self.assertEqual(srv.sql("SELECT pid, blocked FROM blocks"),
                          [(a.pid, b.pid)])
 
-    @not_in_cluster("challenges are refused in a cluster (test_challenge)")
     def test_block_stops_challenges_either_way(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")

@@ -691,15 +691,26 @@ static struct bus_value *no_seeks(struct busfake *f, const char *const *k,
 }
 
 static script_fn *const scripts[BUS_SCRIPTS] = {
-    [BUS_NODE_UP] = node_up,           [BUS_NODE_RENEW] = node_renew,
-    [BUS_GAME_TAKE] = game_take,       [BUS_GAME_HANDOVER] = game_handover,
-    [BUS_GAME_RELEASE] = game_release, [BUS_NODES_DEAD] = nodes_dead,
-    [BUS_LOBBY_SNAPSHOT] = snapshot,   [BUS_GAME_CARD] = one,
-    [BUS_SEEK_PLACE] = no_seeks,       [BUS_SEEK_CANCEL] = no_seeks,
-    [BUS_NODE_ALIVE] = node_alive,     [BUS_NODES] = nodes,
-    [BUS_GAMES_TOP] = empty,           [BUS_GAME_UNCARD] = one,
-    [BUS_SEEK_READ] = no_seeks,        [BUS_NODE_GAMES] = node_games,
-    [BUS_NODE_FORGET] = node_forget,   [BUS_SHARD_MARK] = shard_mark,
+    [BUS_NODE_UP] = node_up,
+    [BUS_NODE_RENEW] = node_renew,
+    [BUS_GAME_TAKE] = game_take,
+    [BUS_GAME_HANDOVER] = game_handover,
+    [BUS_GAME_RELEASE] = game_release,
+    [BUS_NODES_DEAD] = nodes_dead,
+    [BUS_LOBBY_SNAPSHOT] = snapshot,
+    [BUS_GAME_CARD] = one,
+    [BUS_SEEK_PLACE] = no_seeks,
+    [BUS_SEEK_CANCEL] = no_seeks,
+    [BUS_NODE_ALIVE] = node_alive,
+    [BUS_NODES] = nodes,
+    [BUS_GAMES_TOP] = empty,
+    [BUS_GAME_UNCARD] = one,
+    [BUS_SEEK_READ] = no_seeks,
+    [BUS_NODE_GAMES] = node_games,
+    [BUS_NODE_FORGET] = node_forget,
+    [BUS_SHARD_MARK] = shard_mark,
+    /* (no challenges: a dead node's are none; the others refused) */
+    [BUS_CHALLENGE] = empty,
 };
 
 /* ---- a client's bus ----------------------------------------------------- */

@@ -1,0 +1,83 @@
+#!lua
+-- challenge.lua - the pending challenges of the cluster (hub/challenge.c,
+-- cluster/challenges.c): their caps per player across nodes, and who
+-- ends one (of an accept, a decline, a cancel and a lapse on several
+-- nodes at once, one gets it).
+--
+-- KEYS[1] lobby:{lobby}:challenges (id -> 'FROM TO NODE' and a line
+--         'REC': its players, the node that holds it and its record,
+--         hub/challenge.c's), KEYS[2] lobby:{lobby}:chcounts
+--         ('o:PID' -> challenges PID sent and pending, 'i:PID' -> those
+--         it received)
+-- ARGV[1] what:
+--   'open'  ARGV[2..8] id, from, to, node, max_out, max_in, rec: 1 when
+--           from has max_out pending, 2 when to has max_in, else 0
+--           (opened)
+--   'close' ARGV[2] id: 1 when it was pending (now closed), else 0
+--   'read'  ARGV[2] id: its record (REC), or 0 when none is pending
+--   'node'  ARGV[2] node: every challenge the node held is closed (a
+--           dead node's: nobody is there to end them); answers them,
+--           each 'ID FROM TO'
+-- Cost: 'node' reads every pending challenge (a node's death is rare;
+-- the caps bound them to max_challenges_out a player).
+local ALL, COUNTS = KEYS[1], KEYS[2]
+local what = ARGV[1]
+
+local function count(field, by)
+    local n = tonumber(redis.call('HGET', COUNTS, field) or '0') + by
+    if n <= 0 then
+        redis.call('HDEL', COUNTS, field)
+    else
+        redis.call('HSET', COUNTS, field, n)
+    end
+    return n
+end
+
+-- challenge id (rec: 'FROM TO NODE') leaves every key
+local function close(id, rec)
+    local from, to = string.match(rec, '^(%S+) (%S+)')
+    redis.call('HDEL', ALL, id)
+    count('o:' .. from, -1)
+    count('i:' .. to, -1)
+    return from, to
+end
+
+if what == 'open' then
+    local id, from, to, node = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+    if tonumber(redis.call('HGET', COUNTS, 'o:' .. from) or '0') >=
+        tonumber(ARGV[6]) then
+        return 1
+    end
+    if tonumber(redis.call('HGET', COUNTS, 'i:' .. to) or '0') >=
+        tonumber(ARGV[7]) then
+        return 2
+    end
+    if redis.call('HEXISTS', ALL, id) == 1 then
+        return 0 -- (a repeat: the bus may send a script again)
+    end
+    redis.call('HSET', ALL, id,
+        from .. ' ' .. to .. ' ' .. node .. '\n' .. ARGV[8])
+    count('o:' .. from, 1)
+    count('i:' .. to, 1)
+    return 0
+elseif what == 'close' or what == 'read' then
+    local rec = redis.call('HGET', ALL, ARGV[2])
+    if not rec then
+        return 0
+    elseif what == 'read' then
+        return string.match(rec, '\n(.*)$')
+    end
+    close(ARGV[2], rec)
+    return 1
+elseif what == 'node' then
+    local all, out = redis.call('HGETALL', ALL), {}
+    for i = 1, #all, 2 do
+        local node = string.match(all[i + 1], '^%S+ %S+ (%S+)')
+        if node == ARGV[2] then
+            local from, to = close(all[i], all[i + 1])
+            out[#out + 1] = all[i] .. ' ' .. from .. ' ' .. to
+        end
+    end
+    return out
+end
+return redis.error_reply('ERR challenge: open, close, read or node')
