@@ -94,6 +94,7 @@ enum proto_code {
     PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
     PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
     PROTO_NOT_MODERATOR,    /* mod_*: the account is no moderator */
+    PROTO_ACCOUNT_CLOSED,   /* login, hello: closed by a moderator */
     PROTO_CODE_COUNT
 };
 
@@ -259,6 +260,11 @@ enum proto_mod_action {
     PROTO_MOD_MUTE,
     PROTO_MOD_UNMUTE,
     PROTO_MOD_CLOSE,
+    PROTO_MOD_ENGINE,         /* marks an engine */
+    PROTO_MOD_UNENGINE,       /* ... and takes the mark back */
+    PROTO_MOD_CLOSE_ACCOUNT,  /* closes the account */
+    PROTO_MOD_REOPEN_ACCOUNT, /* ... and opens it again */
+    PROTO_MOD_DISCONNECT,     /* ends the player's connections */
     PROTO_MOD_ACTIONS
 };
 const char *proto_mod_action_name(int action);

@@ -11,8 +11,9 @@
 
 const char *proto_mod_action_name(int action)
 {
-    static const char *const names[PROTO_MOD_ACTIONS] = {"warn", "mute",
-                                                         "unmute", "close"};
+    static const char *const names[PROTO_MOD_ACTIONS] = {
+        "warn",     "mute",          "unmute",         "close",     "engine",
+        "unengine", "close_account", "reopen_account", "disconnect"};
 
     return action >= 0 && action < PROTO_MOD_ACTIONS ? names[action] : NULL;
 }

@@ -559,7 +559,9 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
                 break;
         if (m->action == PROTO_MOD_ACTIONS || !a)
             return fail(e, PROTO_BAD_FIELD, "%s",
-                        "action: warn, mute, unmute or close");
+                        "action: warn, mute, unmute, close, engine, "
+                        "unengine, close_account, reopen_account or "
+                        "disconnect");
     }
     if ((present & F_REASON) &&
         (m->type == PROTO_T_REPORT || m->type == PROTO_T_MOD_ACTION)) {

@@ -6,7 +6,12 @@
  * (store_report_queue: lila's score order). mod_action acts on an
  * account: warn (the player is told the moderator's text), mute for
  * duration_s (its chat lines refused until then, the player told),
- * unmute, close (its open reports, of one reason or all). Each action is
+ * unmute, close (its open reports, of one reason or all), engine and
+ * unengine (its new games casual, off the leaderboards: hosting.c and
+ * the store's leaderboard read the mark), close_account and
+ * reopen_account (login refuses it, its tokens deleted, its connections
+ * end), disconnect (its connections end). Never on the moderator's own
+ * account. Each action is
  * a row of mod_actions (who, on whom, what, why, when), a log line
  * (event=mod_action) and a mod_notice to the player's connections here
  * and, through the router's tell, on its other nodes.
@@ -83,15 +88,38 @@ bool moderation_chat_refused(struct session *s, const struct proto_msg *m)
 
 /* ---- the player told ------------------------------------------------------ */
 
+/* An action's mark on p's facts here. */
+static void mark(struct player_facts *f, int action, int64_t until)
+{
+    switch (action) {
+    case PROTO_MOD_MUTE:
+    case PROTO_MOD_UNMUTE:
+        f->chat_muted_until = until;
+        break;
+    case PROTO_MOD_ENGINE:
+    case PROTO_MOD_UNENGINE:
+        f->engine = action == PROTO_MOD_ENGINE;
+        break;
+    case PROTO_MOD_CLOSE_ACCOUNT:
+    case PROTO_MOD_REOPEN_ACCOUNT:
+        f->closed = action == PROTO_MOD_CLOSE_ACCOUNT;
+        break;
+    default:
+        break;
+    }
+}
+
 /* An action's effect on p here, and its notice to p's connections here
- * (behind seq). */
+ * (behind seq); a disconnect or a close then ends them (net.c's staged
+ * close: the notice first). */
 static void apply(struct hub *h, struct player *p, int action, int64_t until,
                   int64_t at, const char *by, const char *text, uint64_t seq)
 {
     struct msgbuf *b;
+    const char *why;
 
-    if (p->facts && (action == PROTO_MOD_MUTE || action == PROTO_MOD_UNMUTE))
-        p->facts->chat_muted_until = until;
+    if (p->facts)
+        mark(p->facts, action, until);
     if (action == PROTO_MOD_CLOSE) /* (a player is not told of a close) */
         return;
     b = msgbuf_take(proto_render_mod_notice(proto_mod_action_name(action),
@@ -101,6 +129,17 @@ static void apply(struct hub *h, struct player *p, int action, int64_t until,
     for (size_t i = 0; i < p->nconns; i++)
         h->env.send(p->conns[i]->conn, b, seq);
     msgbuf_unref(b);
+    if (action != PROTO_MOD_DISCONNECT && action != PROTO_MOD_CLOSE_ACCOUNT)
+        return;
+    why = action == PROTO_MOD_DISCONNECT ? "disconnected by a moderator"
+                                         : "the account is closed";
+    for (size_t i = p->nconns; i-- > 0;) { /* (from the end: hub_detach) */
+        struct session *s = p->conns[i];
+        if (s->conn) /* (staged: what is queued first, the notice too) */
+            h->env.close(s->conn, 1008, why);
+        else
+            hub_session_close(s, 1008, why);
+    }
 }
 
 static void told(struct hub *h, struct player *p, const char *payload,
@@ -211,7 +250,7 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
     struct player *p = s->player, *target;
     struct store_mod_action row = {0};
     const char *action = proto_mod_action_name(m->action);
-    char tell[sizeof row.text + 128];
+    char tell[sizeof row.text + 128], why[2 * sizeof row.text + 3];
     uint64_t seq;
     int len;
 
@@ -249,9 +288,10 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
                                         row.until_ms, &m->id),
                   seq);
     log_info("event=mod_action moderator=%s target=%s action=%s reason=%s "
-             "until_ms=%lld",
+             "until_ms=%lld at_ms=%lld why=%s",
              p->pid, row.target, action, row.reason[0] ? row.reason : "-",
-             (long long)row.until_ms);
+             (long long)row.until_ms, (long long)row.at_ms,
+             log_quote(why, sizeof why, row.text));
 }
 
 /* The read answered: the command goes on, for the same account. */
@@ -275,6 +315,10 @@ static void mod_answer(struct hub_read *r, int rc)
         snprintf(msg, sizeof msg, "no account named %s (or with that PID)",
                  q->m.to);
         hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &q->m.id);
+    } else if (!strcmp(q->to_pid, q->pid)) {
+        hub_send_error(s, PROTO_BAD_FIELD,
+                       "to: a moderator may not act on their own account",
+                       &q->m.id);
     } else {
         do_action(r->h, s, q);
     }

@@ -369,21 +369,23 @@ uint64_t store_put_report(struct store *s, const struct store_report *r);
  * account pid (migrations/0019_moderators.sql; no account: no change).
  * Sequence numbers as the other writes (0 also for an empty pid). */
 uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
-/* A moderator's action (migrations/0019_moderators.sql, hub/moderation.c):
- * moderator acts on target: action "warn", "mute" (until until_ms),
- * "unmute" or "close" (target's open reports of reason, "" every
- * reason), with text (why: 1-500 code points of UTF-8, checked by the
+/* A moderator's action (migrations/0019_moderators.sql and 0020,
+ * hub/moderation.c): moderator acts on target: action "warn", "mute"
+ * (until until_ms), "unmute", "close" (target's open reports of reason,
+ * "" every reason), "engine", "unengine", "close_account",
+ * "reopen_account" or "disconnect", with text (why: 1-500 code points of UTF-8, checked by the
  * hub) at at_ms. */
 struct store_mod_action {
     char moderator[33], target[33];
-    char action[8];
+    char action[16];
     char reason[10];
     char text[STORE_REPORT_TEXT_MAX + 1];
     int64_t until_ms, at_ms;
 };
 /* Queues action a (copied): the row, and what it changes (a close closes
- * the reports, a mute or an unmute sets the account's chat mute), in one
- * transaction. 0 also for an empty moderator, target or text. */
+ * the reports, a mute or an unmute sets the account's chat mute, the
+ * marks set or clear engine and closed, a close_account deletes the
+ * account's tokens), in one transaction. 0 also for an empty moderator, target or text. */
 uint64_t store_put_mod_action(struct store *s,
                               const struct store_mod_action *a);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
@@ -669,11 +671,16 @@ int store_chat_lines(struct store *s, const char *gid, const char *room,
                      int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
-/* As store_is_account, but 2 for a moderator's account, and *muted_until
- * (unless NULL) the account's chat mute by a moderator (Unix epoch ms; 0
- * when none). */
+/* What moderators set on an account (migrations 0019, 0020). */
+struct store_account_marks {
+    int64_t chat_muted_until; /* Unix epoch ms; 0 when none */
+    bool engine;              /* marked as an engine */
+    bool closed;              /* closed by a moderator */
+};
+/* As store_is_account, but 2 for a moderator's account, and *marks
+ * (unless NULL; zeroed when none) what moderators set on it. */
 int store_account_role(struct store *s, const char *pid,
-                       int64_t *muted_until);
+                       struct store_account_marks *marks);
 /* The last `limit` points of pid's history in category, oldest first:
  * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
  * a database error or limit < 1. */

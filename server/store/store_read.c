@@ -549,14 +549,15 @@ int store_is_account(struct store *s, const char *pid)
     return rc > 1 ? 1 : rc;
 }
 
-int store_account_role(struct store *s, const char *pid, int64_t *muted_until)
+int store_account_role(struct store *s, const char *pid,
+                       struct store_account_marks *marks)
 {
     int rc;
 
-    if (muted_until)
-        *muted_until = 0;
+    if (marks)
+        memset(marks, 0, sizeof *marks);
     store__read_enter(s);
-    rc = pid ? s->be->is_account(s, pid, muted_until) : 0;
+    rc = pid ? s->be->is_account(s, pid, marks) : 0;
     store__read_leave(s);
     return rc;
 }

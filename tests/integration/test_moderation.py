@@ -7,8 +7,8 @@ action is a row of mod_actions and a log line; anyone else gets
 not_moderator and nothing is stored."""
 import subprocess
 
-from harness import (FISCHER_5_0, SERVER, FreshServerTest, db_args,
-                     not_in_cluster, wait_until, write_json)
+from harness import (FISCHER_5_0, SERVER, Closed, FreshServerTest,
+                     db_args, not_in_cluster, wait_until, write_json)
 
 PASSWORD = "correct horse battery"
 
@@ -110,7 +110,8 @@ class ModerationTest(FreshServerTest):
         self.assertIn("duration_s", m.expect_error("bad_field")["msg"])
         m.send({"t": "mod_action", "to": "bob", "action": "ban",
                 "text": "x"})
-        self.assertIn("warn, mute, unmute or close",
+        self.assertIn("warn, mute, unmute, close, engine, unengine, "
+                      "close_account, reopen_account or disconnect",
                       m.expect_error("bad_field")["msg"])
         # unmute: the lines go again
         m.request({"t": "mod_action", "to": "bob", "action": "unmute",
@@ -160,6 +161,111 @@ class ModerationTest(FreshServerTest):
         self.assertIn("too many moderation commands",
                       bob.expect_error("rate_limited")["msg"])
         self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+
+    def closed(self, c):
+        """The close code of c's connection, past what came before it."""
+        while True:
+            try:
+                c.next()
+            except Closed as e:
+                return e.code
+
+    def test_not_on_your_own_account(self):
+        srv = self.server()
+        m = self.account(srv, "mona")
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        for to in ("MONA", m.pid):
+            m.send({"t": "mod_action", "to": to, "action": "mute",
+                    "duration_s": 60, "text": "x"})
+            self.assertIn("a moderator may not act on their own account",
+                          m.expect_error("bad_field")["msg"])
+        self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+
+    def test_engine_mark_and_its_reversal(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        srv.sql("INSERT INTO ratings (pid, category, rating, rd, volatility, "
+                "games, wins, draws, losses, last_ms) VALUES "
+                "(?, 'blitz', 1700, 60, 0.06, 30, 15, 0, 15, 1)", bob.pid)
+
+        def board():
+            return [p["name"] for p in
+                    srv.http_json("/api/leaderboard/blitz")[1]["players"]]
+
+        def rated():
+            gid = bob.request({"t": "invite", "clock": FISCHER_5_0,
+                               "color": "white", "rated": True},
+                              "invited")["game"]
+            carol.send({"t": "join", "game": gid})
+            start = carol.expect("game_start", game=gid)
+            for c in (bob, carol):
+                c.expect("state", game=gid)
+            bob.send({"t": "abort", "game": gid})
+            for c in (bob, carol):
+                c.expect("game_end", game=gid)
+            return start["rated"]
+
+        self.assertEqual(board(), ["bob"])
+        m.request({"t": "mod_action", "to": "bob", "action": "engine",
+                   "text": "engine moves"}, "mod_done")
+        n = bob.expect("mod_notice", action="engine")
+        self.assertEqual((n["text"], n["by"]), ("engine moves", "mona"))
+        self.assertEqual(board(), [])
+        self.assertIs(rated(), False)
+        m.request({"t": "mod_action", "to": "bob", "action": "unengine",
+                   "text": "appeal granted"}, "mod_done")
+        bob.expect("mod_notice", action="unengine")
+        self.assertEqual(board(), ["bob"])
+        self.assertIs(rated(), True)
+        self.assertEqual(srv.sql("SELECT action, text FROM mod_actions "
+                                 "ORDER BY id"),
+                         [("engine", "engine moves"),
+                          ("unengine", "appeal granted")])
+        wait_until(lambda: "action=unengine reason=- until_ms=0 at_ms="
+                   in srv.log_text() and 'why="appeal granted"'
+                   in srv.log_text(), "the log line")
+
+    def test_disconnect_and_close_account(self):
+        srv = self.server()
+        m, bob = self.account(srv, "mona"), self.account(srv, "bob")
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        # every connection of the player (on every node of a cluster)
+        token = bob.token
+        bob2 = self.client(srv, token=token)
+        m.request({"t": "mod_action", "to": "bob", "action": "disconnect",
+                   "text": "reconnect, please"}, "mod_done")
+        for c in (bob, bob2):
+            c.expect("mod_notice", action="disconnect")
+            self.assertEqual(self.closed(c), 1008)
+        # it may come back; a close ends it and its tokens
+        bob = self.client(srv, token=token)
+        bob2 = self.client(srv, token=token)
+        m.request({"t": "mod_action", "to": "bob", "action": "close_account",
+                   "text": "abuse"}, "mod_done")
+        for c in (bob, bob2):
+            self.assertEqual(c.expect("mod_notice",
+                                      action="close_account")["text"],
+                             "abuse")
+            self.assertEqual(self.closed(c), 1008)
+        c = self.client(srv)
+        c.send({"t": "login", "username": "bob", "password": PASSWORD})
+        self.assertEqual(c.expect_error("account_closed")["msg"],
+                         "this account was closed by a moderator")
+        c = self.client(srv, hello=False)
+        c.send({"t": "hello", "token": token})
+        self.assertIn("unknown token", c.expect_error("bad_token")["msg"])
+        # reopened: it logs in again
+        m.request({"t": "mod_action", "to": bob.pid,
+                   "action": "reopen_account", "text": "appeal"}, "mod_done")
+        c = self.client(srv)
+        w = c.request({"t": "login", "username": "bob",
+                       "password": PASSWORD}, "welcome")
+        self.assertEqual(w["player"]["id"], bob.pid)
+        self.assertEqual(srv.sql("SELECT action FROM mod_actions ORDER BY id"),
+                         [("disconnect",), ("close_account",),
+                          ("reopen_account",)])
 
     @not_in_cluster("a restart of the one process")
     def test_mute_outlives_a_restart(self):

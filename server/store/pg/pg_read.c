@@ -251,16 +251,22 @@ static int fill_role(struct store *s, const PGresult *r, void *out)
     (void)s;
     v[0] = pg__col_int(r, 0, 0);
     v[1] = pg__col_int(r, 0, 1);
+    v[2] = pg__col_int(r, 0, 2);
+    v[3] = pg__col_int(r, 0, 3);
     return 0;
 }
 
-int pg__is_account(struct store *s, const char *pid, int64_t *muted_until)
+int pg__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks)
 {
-    int64_t v[2] = {0, 0};
+    int64_t v[4] = {0, 0, 0, 0};
     int rc = rd_one_text(s, "r_is_account", pid, fill_role, v);
 
-    if (rc == 1 && muted_until)
-        *muted_until = v[1];
+    if (rc == 1 && marks) {
+        marks->chat_muted_until = v[1];
+        marks->engine = v[2] == 1;
+        marks->closed = v[3] == 1;
+    }
     return rc == 1 ? 1 + (v[0] == 1) : rc;
 }
 

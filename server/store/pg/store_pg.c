@@ -185,8 +185,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_is_account", "SELECT moderator, chat_muted_until "
-                     "FROM accounts WHERE pid = $1"},
+    {"r_is_account", "SELECT moderator, chat_muted_until, engine, "
+                     "closed FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
@@ -226,7 +226,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_board", "SELECT r.pid, p.name, r.rating, r.rd, r.games "
                 "FROM ratings r JOIN players p ON p.pid = r.pid "
                 "WHERE r.category = $1 AND r.rd <= 110.0 "
-                "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid) "
+                "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid "
+                "AND a.engine = 0 AND a.closed = 0) "
                 "ORDER BY r.rating DESC, r.pid LIMIT $2"},
     /* through games_rated_ended, which holds only these games */
     {"r_arena", "SELECT event, seq, call FROM arena_calls "

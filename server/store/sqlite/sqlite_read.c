@@ -221,7 +221,8 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
-int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
+int sq__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_is_account;
@@ -231,8 +232,11 @@ int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         mod = sqlite3_column_int(st, 0) == 1;
-    if (rc == SQLITE_ROW && muted_until)
-        *muted_until = sqlite3_column_int64(st, 1);
+    if (rc == SQLITE_ROW && marks) {
+        marks->chat_muted_until = sqlite3_column_int64(st, 1);
+        marks->engine = sqlite3_column_int(st, 2) == 1;
+        marks->closed = sqlite3_column_int(st, 3) == 1;
+    }
     rc = row_end(s, st, rc);
     return rc == 1 ? 1 + mod : rc;
 }

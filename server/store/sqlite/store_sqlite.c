@@ -195,8 +195,8 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
-    DEF(r_is_account, "SELECT moderator, chat_muted_until FROM accounts "
-                      "WHERE pid = ?1"),
+    DEF(r_is_account, "SELECT moderator, chat_muted_until, engine, closed "
+                      "FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
     DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
@@ -232,7 +232,7 @@ static const struct stmt_def reader_stmts[] = {
                  "FROM ratings r JOIN players p ON p.pid = r.pid "
                  "WHERE r.category = ?1 AND r.rd <= 110.0 "
                  "AND EXISTS (SELECT 1 FROM accounts a "
-                 "WHERE a.pid = r.pid) "
+                 "WHERE a.pid = r.pid AND a.engine = 0 AND a.closed = 0) "
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     /* through games_rated_ended, which holds only these games */
     DEF(r_arena, "SELECT event, seq, call FROM arena_calls "

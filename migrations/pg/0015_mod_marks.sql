@@ -1,0 +1,35 @@
+-- pg/0015_mod_marks.sql - the moderators' marks on an account: the same
+-- columns and actions as SQLite's migration 0020 (see there).
+ALTER TABLE accounts ADD COLUMN engine integer NOT NULL DEFAULT 0
+    CHECK (engine IN (0, 1));
+ALTER TABLE accounts ADD COLUMN closed integer NOT NULL DEFAULT 0
+    CHECK (closed IN (0, 1));
+
+ALTER TABLE mod_actions DROP CONSTRAINT mod_actions_action_check;
+ALTER TABLE mod_actions ADD CONSTRAINT mod_actions_action_check
+    CHECK (action IN ('warn', 'mute', 'unmute', 'close', 'engine',
+                      'unengine', 'close_account', 'reopen_account',
+                      'disconnect'));
+
+CREATE OR REPLACE FUNCTION mod_actions_apply() RETURNS trigger AS $$
+BEGIN
+    IF NEW.action = 'close' THEN
+        UPDATE reports SET closed_ms = NEW.at_ms
+            WHERE suspect = NEW.target AND closed_ms IS NULL
+              AND (NEW.reason = '' OR reason = NEW.reason);
+    ELSIF NEW.action IN ('mute', 'unmute') THEN
+        UPDATE accounts SET chat_muted_until = NEW.until_ms
+            WHERE pid = NEW.target;
+    ELSIF NEW.action IN ('engine', 'unengine') THEN
+        UPDATE accounts SET engine = (NEW.action = 'engine')::integer
+            WHERE pid = NEW.target;
+    ELSIF NEW.action IN ('close_account', 'reopen_account') THEN
+        UPDATE accounts SET closed = (NEW.action = 'close_account')::integer
+            WHERE pid = NEW.target;
+        IF NEW.action = 'close_account' THEN
+            DELETE FROM account_tokens WHERE pid = NEW.target;
+            DELETE FROM api_tokens WHERE pid = NEW.target;
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$ LANGUAGE plpgsql;
