@@ -165,6 +165,7 @@ enum proto_type {
     PROTO_T_SWISS_TRF,
     PROTO_T_MOD_REPORTS,
     PROTO_T_MOD_ACTION,
+    PROTO_T_MOD_MAINTENANCE,
     PROTO_T_COUNT
 };
 
@@ -729,10 +730,16 @@ struct proto_mod_report {
 char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
                                const struct proto_id *id);
 /* {"t":"mod_done","action":A,"pid":P,"name":N,"until":MS|null}: the
- * moderator's action was stored. */
+ * moderator's action was stored (pid and name NULL: null, a
+ * maintenance's). */
 char *proto_render_mod_done(const char *action, const char *pid,
                             const char *name, int64_t until_ms,
                             const struct proto_id *id);
+/* {"t":"maintenance","at":MS|null,"text":T,"by":MODERATOR}: a
+ * maintenance announced for at_ms (0: the last one cancelled, "at"
+ * null). */
+char *proto_render_maintenance(int64_t at_ms, const char *text,
+                               const char *by);
 /* {"t":"mod_notice","action":A,"text":WHY,"by":MODERATOR,"until":MS|null,
  * "at":MS}: a moderator's action on the player who reads it. */
 char *proto_render_mod_notice(const char *action, const char *text,

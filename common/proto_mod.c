@@ -58,10 +58,20 @@ char *proto_render_mod_done(const char *action, const char *pid,
                             const char *name, int64_t until_ms,
                             const struct proto_id *id)
 {
-    return proto_json_finish(
-        json_pack("{s:s,s:s,s:s,s:s,s:o}", "t", "mod_done", "action", action,
-                  "pid", pid, "name", name, "until", until_json(until_ms)),
-        id);
+    return proto_json_finish(json_pack("{s:s,s:s,s:s?,s:s?,s:o}", "t",
+                                       "mod_done", "action", action, "pid",
+                                       pid, "name", name, "until",
+                                       until_json(until_ms)),
+                             id);
+}
+
+char *proto_render_maintenance(int64_t at_ms, const char *text,
+                               const char *by)
+{
+    return proto_json_finish(json_pack("{s:s,s:o,s:s,s:s}", "t",
+                                       "maintenance", "at", until_json(at_ms),
+                                       "text", text, "by", by),
+                             NULL);
 }
 
 char *proto_render_mod_notice(const char *action, const char *text,

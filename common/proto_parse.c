@@ -141,6 +141,8 @@ static const struct {
     [PROTO_T_MOD_ACTION] = {"mod_action",
                             F_TO | F_ACTION | F_TEXT | F_DURATION | F_REASON,
                             F_TO | F_ACTION | F_TEXT},
+    [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
+                                 F_TEXT},
 };
 
 static const struct {
@@ -690,8 +692,9 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "start_in_s: an integer from 0 to 604800");
         m->start_in_s = (int)json_integer_value(v);
-    } else if (m->type == PROTO_T_SWISS_CREATE) {
-        m->start_in_s = -1; /* the creator starts it */
+    } else if (m->type == PROTO_T_SWISS_CREATE ||
+               m->type == PROTO_T_MOD_MAINTENANCE) {
+        m->start_in_s = -1; /* the creator starts it; a cancel */
     }
     return parse_swiss_fields(root, m, present, e);
 }

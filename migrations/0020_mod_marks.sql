@@ -11,14 +11,18 @@ ALTER TABLE accounts ADD COLUMN closed INTEGER NOT NULL DEFAULT 0
     CHECK (closed IN (0, 1));
 
 -- mod_actions takes the new actions: SQLite cannot change a CHECK in
--- place, so the table is made again (nothing refers to it).
+-- place, so the table is made again (nothing refers to it). A
+-- maintenance (its time in until_ms, its banner in text) or its cancel
+-- is on nobody: its target is NULL; the newest such row is the banner
+-- every node shows (hub/maintenance.c), read by the partial index.
 CREATE TABLE mod_actions_new (
     id         INTEGER PRIMARY KEY,
     moderator  TEXT NOT NULL REFERENCES accounts (pid),
-    target     TEXT NOT NULL REFERENCES accounts (pid),
+    target     TEXT REFERENCES accounts (pid),
     action     TEXT NOT NULL CHECK (action IN ('warn', 'mute', 'unmute',
                    'close', 'engine', 'unengine', 'close_account',
-                   'reopen_account', 'disconnect')),
+                   'reopen_account', 'disconnect', 'maintenance',
+                   'maintenance_cancel')),
     reason     TEXT NOT NULL DEFAULT '',
     text       TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 500),
     until_ms   INTEGER NOT NULL DEFAULT 0,
@@ -28,6 +32,8 @@ INSERT INTO mod_actions_new SELECT * FROM mod_actions;
 DROP TABLE mod_actions;
 ALTER TABLE mod_actions_new RENAME TO mod_actions;
 CREATE INDEX mod_actions_target ON mod_actions (target, at_ms);
+CREATE INDEX mod_actions_maintenance ON mod_actions (id)
+    WHERE action IN ('maintenance', 'maintenance_cancel');
 
 CREATE TRIGGER mod_actions_apply AFTER INSERT ON mod_actions
 BEGIN

@@ -9,7 +9,10 @@ ALTER TABLE mod_actions DROP CONSTRAINT mod_actions_action_check;
 ALTER TABLE mod_actions ADD CONSTRAINT mod_actions_action_check
     CHECK (action IN ('warn', 'mute', 'unmute', 'close', 'engine',
                       'unengine', 'close_account', 'reopen_account',
-                      'disconnect'));
+                      'disconnect', 'maintenance', 'maintenance_cancel'));
+ALTER TABLE mod_actions ALTER COLUMN target DROP NOT NULL;
+CREATE INDEX mod_actions_maintenance ON mod_actions (id)
+    WHERE action IN ('maintenance', 'maintenance_cancel');
 
 CREATE OR REPLACE FUNCTION mod_actions_apply() RETURNS trigger AS $$
 BEGIN

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "hub/hub_internal.h"
+#include "hub/maintenance.h"
 #include "hub/reads.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
@@ -196,7 +197,7 @@ static int mod_run(struct store *st, struct hub_read *r)
 
     if ((q->role = store_account_role(st, q->pid, NULL)) < 0)
         return -1;
-    if (q->role != 2)
+    if (q->role != 2 || q->m.type == PROTO_T_MOD_MAINTENANCE)
         return 0;
     if (q->m.type == PROTO_T_MOD_REPORTS) {
         if (store_report_queue(st, q->v, MOD_QUEUE_MAX, &q->n) < 0 ||
@@ -294,6 +295,44 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
              log_quote(why, sizeof why, row.text));
 }
 
+/* mod_maintenance: a maintenance in start_in_s (-1: the last one
+ * cancelled) with its banner, stored, shown everywhere. */
+static void do_maintenance(struct hub *h, struct session *s,
+                           const struct proto_msg *m)
+{
+    struct player *p = s->player;
+    struct store_mod_action row = {0};
+    struct store_maintenance b = {0};
+    char why[2 * sizeof row.text + 3];
+    uint64_t seq;
+
+    snprintf(row.moderator, sizeof row.moderator, "%s", p->pid);
+    snprintf(row.action, sizeof row.action, "%s",
+             m->start_in_s < 0 ? "maintenance_cancel" : "maintenance");
+    snprintf(row.text, sizeof row.text, "%s", m->text);
+    row.at_ms = hub_wall_ms(h);
+    if (m->start_in_s >= 0)
+        row.until_ms = row.at_ms + (int64_t)m->start_in_s * 1000;
+    if (!(seq = store_put_mod_action(h->store, &row))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    b.cancelled = m->start_in_s < 0;
+    b.at_ms = row.until_ms;
+    b.made_ms = row.at_ms;
+    snprintf(b.by, sizeof b.by, "%s", p->name);
+    snprintf(b.text, sizeof b.text, "%s", row.text);
+    hub_maintenance_set(h, &b, seq);
+    hub_send_text(
+        s,
+        proto_render_mod_done(row.action, NULL, NULL, row.until_ms, &m->id),
+        seq);
+    log_info("event=mod_action moderator=%s target=- action=%s reason=- "
+             "until_ms=%lld at_ms=%lld why=%s",
+             p->pid, row.action, (long long)row.until_ms,
+             (long long)row.at_ms, log_quote(why, sizeof why, row.text));
+}
+
 /* The read answered: the command goes on, for the same account. */
 static void mod_answer(struct hub_read *r, int rc)
 {
@@ -311,6 +350,8 @@ static void mod_answer(struct hub_read *r, int rc)
                        &q->m.id);
     } else if (q->m.type == PROTO_T_MOD_REPORTS) {
         send_queue(s, q);
+    } else if (q->m.type == PROTO_T_MOD_MAINTENANCE) {
+        do_maintenance(r->h, s, &q->m);
     } else if (!q->found) {
         snprintf(msg, sizeof msg, "no account named %s (or with that PID)",
                  q->m.to);
@@ -389,6 +430,7 @@ static int init(struct hub *h)
 static const struct hub_command commands[] = {
     {PROTO_T_MOD_REPORTS, mod_command, false},
     {PROTO_T_MOD_ACTION, mod_command, false},
+    {PROTO_T_MOD_MAINTENANCE, mod_command, false},
     {PROTO_T_NONE, NULL, false},
 };
 

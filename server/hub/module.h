@@ -81,7 +81,7 @@ struct hub_module {
 };
 
 /* The table (modules.c), NULL-terminated; at most HUB_MODULES_MAX. */
-#define HUB_MODULES_MAX 24
+#define HUB_MODULES_MAX 40
 extern const struct hub_module *const hub_modules[];
 
 /* m's state in h (NULL before its init set it). */

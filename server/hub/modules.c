@@ -25,17 +25,30 @@ extern const struct hub_module hub_relation_module;   /* relation.c */
 extern const struct hub_module hub_botapi_module;     /* botapi.c */
 extern const struct hub_module hub_botaccount_module; /* botaccount.c */
 extern const struct hub_module hub_moderation_module; /* moderation.c */
+extern const struct hub_module hub_maintenance_module; /* maintenance.c */
 
 const struct hub_module *const hub_modules[] = {
-    &hub_core_module,       &hub_play_module,
-    &hub_lobby_module,      &hub_account_module,
-    &hub_prefs_module,      &hub_rematch_module,
-    &hub_computer_module,   &hub_takeback_module,
-    &hub_challenge_module,  &hub_analysis_module,
-    &hub_apitoken_module,   &hub_mygames_module,
-    &hub_testtime_module,   &hub_arena_module,
-    &hub_swiss_module,      &hub_chat_module,
-    &hub_playban_module,    &hub_relation_module,
-    &hub_botapi_module,     &hub_botaccount_module,
-    &hub_moderation_module, NULL,
+    &hub_core_module,
+    &hub_play_module,
+    &hub_lobby_module,
+    &hub_account_module,
+    &hub_prefs_module,
+    &hub_rematch_module,
+    &hub_computer_module,
+    &hub_takeback_module,
+    &hub_challenge_module,
+    &hub_analysis_module,
+    &hub_apitoken_module,
+    &hub_mygames_module,
+    &hub_testtime_module,
+    &hub_arena_module,
+    &hub_swiss_module,
+    &hub_chat_module,
+    &hub_playban_module,
+    &hub_relation_module,
+    &hub_botapi_module,
+    &hub_botaccount_module,
+    &hub_moderation_module,
+    &hub_maintenance_module,
+    NULL,
 };

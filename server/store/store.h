@@ -377,15 +377,28 @@ uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
  * hub) at at_ms. */
 struct store_mod_action {
     char moderator[33], target[33];
-    char action[16];
+    char action[20];
     char reason[10];
     char text[STORE_REPORT_TEXT_MAX + 1];
     int64_t until_ms, at_ms;
 };
+/* The newest maintenance announced (action "maintenance", at until_ms,
+ * its banner text) or its cancel ("maintenance_cancel"): the banner. */
+struct store_maintenance {
+    bool cancelled;
+    int64_t at_ms;   /* the maintenance's time (0: cancelled) */
+    int64_t made_ms; /* when announced or cancelled */
+    char by[33];     /* the moderator's username */
+    char text[STORE_REPORT_TEXT_MAX + 1];
+};
+/* *out the newest maintenance row: 1, 0 when there is none, -1 on a
+ * database error. */
+int store_maintenance(struct store *s, struct store_maintenance *out);
 /* Queues action a (copied): the row, and what it changes (a close closes
  * the reports, a mute or an unmute sets the account's chat mute, the
  * marks set or clear engine and closed, a close_account deletes the
- * account's tokens), in one transaction. 0 also for an empty moderator, target or text. */
+ * account's tokens), in one transaction. 0 also for an empty moderator,
+ * target (but for a maintenance's: none) or text. */
 uint64_t store_put_mod_action(struct store *s,
                               const struct store_mod_action *a);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):

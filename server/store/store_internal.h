@@ -303,6 +303,8 @@ struct store_backend {
                       int limit, struct store_chat_line *v, size_t *n);
     /* 0 none, 1 an account, 2 a moderator's account, -1 an error;
      * *muted_until (unless NULL) the account's chat mute. */
+    /* store_maintenance */
+    int (*maintenance)(struct store *s, struct store_maintenance *out);
     int (*is_account)(struct store *s, const char *pid,
                       struct store_account_marks *marks);
     /* store_get_analysis, store_count_analyses, store_queued_analyses

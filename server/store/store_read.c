@@ -562,6 +562,17 @@ int store_account_role(struct store *s, const char *pid,
     return rc;
 }
 
+int store_maintenance(struct store *s, struct store_maintenance *out)
+{
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    store__read_enter(s);
+    rc = s->be->maintenance(s, out);
+    store__read_leave(s);
+    return rc;
+}
+
 int store_get_settings(struct store *s, const char *pid, char **out)
 {
     int rc;

@@ -267,6 +267,45 @@ class ModerationTest(FreshServerTest):
                          [("disconnect",), ("close_account",),
                           ("reopen_account",)])
 
+    def test_maintenance_banner(self):
+        srv = self.server()
+        m, bob = self.account(srv, "mona"), self.account(srv, "bob")
+        guest = self.client(srv)
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        bob.send({"t": "mod_maintenance", "start_in_s": 60, "text": "x"})
+        bob.expect_error("not_moderator")
+        for bad, word in (({"start_in_s": -1, "text": "x"}, "start_in_s"),
+                          ({"start_in_s": 60}, "text")):
+            m.send(dict({"t": "mod_maintenance"}, **bad))
+            self.assertIn(word, m.expect_error("bad_field")["msg"])
+        self.assertEqual(srv.sql("SELECT count(*) FROM mod_actions"), [(0,)])
+        # every connection (on every node), the moderator's too
+        r = m.request({"t": "mod_maintenance", "start_in_s": 600,
+                       "text": "restart for an upgrade"}, "mod_done")
+        self.assertEqual((r["action"], r["pid"], r["name"]),
+                         ("maintenance", None, None))
+        at = r["until"]
+        for c in (m, bob, guest):
+            n = c.expect("maintenance")
+            self.assertEqual((n["at"], n["text"], n["by"]),
+                             (at, "restart for an upgrade", "mona"))
+        # a late joiner, until it passes
+        late = self.client(srv)
+        self.assertEqual(late.expect("maintenance")["at"], at)
+        # cancelled: told, and no longer shown
+        m.request({"t": "mod_maintenance", "text": "postponed"}, "mod_done")
+        for c in (m, bob, guest, late):
+            n = c.expect("maintenance")
+            self.assertEqual((n["at"], n["text"]), (None, "postponed"))
+        self.client(srv).quiet(0.3)
+        self.assertEqual(srv.sql("SELECT moderator, target, action, text "
+                                 "FROM mod_actions ORDER BY id"),
+                         [(m.pid, None, "maintenance",
+                           "restart for an upgrade"),
+                          (m.pid, None, "maintenance_cancel", "postponed")])
+        wait_until(lambda: "target=- action=maintenance_cancel"
+                   in srv.log_text(), "the log line")
+
     @not_in_cluster("a restart of the one process")
     def test_mute_outlives_a_restart(self):
         srv = self.server()
@@ -276,8 +315,12 @@ class ModerationTest(FreshServerTest):
         until = m.request({"t": "mod_action", "to": "bob", "action": "mute",
                            "duration_s": 3600, "text": "cool off"},
                           "mod_done")["until"]
+        # and a maintenance announced before shows after
+        at = m.request({"t": "mod_maintenance", "start_in_s": 3600,
+                        "text": "upgrade"}, "mod_done")["until"]
         srv.kill()
         srv2 = self.server()
+        self.assertEqual(self.client(srv2).expect("maintenance")["at"], at)
         bob2 = self.client(srv2, token=bob.token)
         carol2 = self.client(srv2, token=carol.token)
         gid = self.game(bob2, carol2)

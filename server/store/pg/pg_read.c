@@ -256,6 +256,26 @@ static int fill_role(struct store *s, const PGresult *r, void *out)
     return 0;
 }
 
+static int fill_maintenance(struct store *s, const PGresult *r, void *out)
+{
+    struct store_maintenance *m = out;
+    char action[24];
+
+    (void)s;
+    pg__col_str(r, 0, 0, action, sizeof action);
+    m->cancelled = strcmp(action, "maintenance") != 0;
+    m->at_ms = m->cancelled ? 0 : pg__col_int(r, 0, 1);
+    m->made_ms = pg__col_int(r, 0, 2);
+    pg__col_str(r, 0, 3, m->by, sizeof m->by);
+    pg__col_str(r, 0, 4, m->text, sizeof m->text);
+    return 0;
+}
+
+int pg__maintenance(struct store *s, struct store_maintenance *out)
+{
+    return rd_one(s, "r_maintenance", NULL, fill_maintenance, out);
+}
+
 int pg__is_account(struct store *s, const char *pid,
                    struct store_account_marks *marks)
 {

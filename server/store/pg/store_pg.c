@@ -143,7 +143,7 @@ static const struct pg_stmt writer_stmts[] = {
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
     {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
                      "reason, text, until_ms, at_ms) "
-                     "VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+                     "VALUES ($1, NULLIF($2, ''), $3, $4, $5, $6, $7)"},
     {"w_moderator", "UPDATE accounts SET moderator = $2 "
                     "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
@@ -185,6 +185,11 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
+    {"r_maintenance", "SELECT m.action, m.until_ms, m.at_ms, a.username, "
+                      "m.text FROM mod_actions m JOIN accounts a "
+                      "ON a.pid = m.moderator WHERE m.action IN "
+                      "('maintenance', 'maintenance_cancel') "
+                      "ORDER BY m.id DESC LIMIT 1"},
     {"r_is_account", "SELECT moderator, chat_muted_until, engine, "
                      "closed FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
@@ -574,6 +579,7 @@ const struct store_backend store__pg = {
     .count_analyses = pg__count_analyses,
     .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
+    .maintenance = pg__maintenance,
     .rating_history = pg__rating_history,
     .chat_lines = pg__chat_lines,
     .leaderboard = pg__leaderboard,

@@ -221,6 +221,23 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
+int sq__maintenance(struct store *s, struct store_maintenance *out)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_maintenance;
+    int rc = sqlite3_step(st);
+
+    if (rc == SQLITE_ROW) {
+        const char *action = (const char *)sqlite3_column_text(st, 0);
+        out->cancelled = !action || strcmp(action, "maintenance");
+        out->at_ms = out->cancelled ? 0 : sqlite3_column_int64(st, 1);
+        out->made_ms = sqlite3_column_int64(st, 2);
+        sq_col_str(st, 3, out->by, sizeof out->by);
+        sq_col_str(st, 4, out->text, sizeof out->text);
+    }
+    return row_end(s, st, rc);
+}
+
 int sq__is_account(struct store *s, const char *pid,
                    struct store_account_marks *marks)
 {

@@ -179,7 +179,7 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_moderator, "UPDATE accounts SET moderator = ?2 WHERE pid = ?1"),
     DEF(w_mod_action, "INSERT INTO mod_actions (moderator, target, action, "
                       "reason, text, until_ms, at_ms) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+                      "VALUES (?1, NULLIF(?2, ''), ?3, ?4, ?5, ?6, ?7)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -195,6 +195,12 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
+    /* (the partial index mod_actions_maintenance) */
+    DEF(r_maintenance, "SELECT m.action, m.until_ms, m.at_ms, a.username, "
+                       "m.text FROM mod_actions m JOIN accounts a "
+                       "ON a.pid = m.moderator WHERE m.action IN "
+                       "('maintenance', 'maintenance_cancel') "
+                       "ORDER BY m.id DESC LIMIT 1"),
     DEF(r_is_account, "SELECT moderator, chat_muted_until, engine, closed "
                       "FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
@@ -761,6 +767,7 @@ const struct store_backend store__sqlite = {
     .queued_analyses = sq__queued_analyses,
     .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
+    .maintenance = sq__maintenance,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
     .rated_ends = sq__rated_ends,
