@@ -48,9 +48,6 @@ let challenges;
 // (few ever make one; a visit does not fetch it).
 let tokens = null, tokensLoading = null;
 let myGames;
-// The tournaments' view (arena.js), loaded the first time it is needed:
-// a visit that never opens it does not fetch it (static.test.mjs counts).
-let arena = null, arenaLoading = null;
 // Block and Report on a player's page (relation.js): loaded the first
 // time an account opens another player's page.
 let relation = null, relationLoading = null, relationPid = null;
@@ -72,44 +69,29 @@ function showRelation(pid) {
     });
 }
 
-function withArena(run) {
-    if (arena)
-        return run(arena);
-    if (!arenaLoading)
-        arenaLoading = import('./arena.js').then((m) => {
-            arena = new m.ArenaView(ctx);
-            return arena;
-        });
-    arenaLoading.then(run);
+// A view in a module of its own, loaded the first time it is needed: a
+// visit that never needs it does not fetch it (static.test.mjs counts).
+// with(run) runs run(view) once it is loaded; with.view() is the view,
+// or null before.
+function lazyView(path, make) {
+    let view = null, loading = null;
+    const run = (fn) => {
+        if (view)
+            return fn(view);
+        if (!loading)
+            loading = import(path).then((m) => (view = make(m)));
+        loading.then(fn);
+    };
+    run.view = () => view;
+    return run;
 }
 
-// The moderation page (mod.js), loaded when /mod is opened.
-let modView = null, modLoading = null;
-
-function withMod(run) {
-    if (modView)
-        return run(modView);
-    if (!modLoading)
-        modLoading = import('./mod.js').then((m) => {
-            modView = new m.ModView(ctx);
-            return modView;
-        });
-    modLoading.then(run);
-}
-
-// The analysis board (analysisboard.js), loaded when /analysis is opened.
-let aboard = null, aboardLoading = null;
-
-function withAnalysisBoard(run) {
-    if (aboard)
-        return run(aboard);
-    if (!aboardLoading)
-        aboardLoading = import('./analysisboard.js').then((m) => {
-            aboard = new m.AnalysisBoardView(ctx);
-            return aboard;
-        });
-    aboardLoading.then(run);
-}
+// The tournaments' view, the analysis board (/analysis), the moderation
+// page (/mod).
+const withArena = lazyView('./arena.js', (m) => new m.ArenaView(ctx));
+const withAnalysisBoard = lazyView('./analysisboard.js',
+                                   (m) => new m.AnalysisBoardView(ctx));
+const withMod = lazyView('./mod.js', (m) => new m.ModView(ctx));
 
 const ctx = {
     send(msg, req) {
@@ -151,16 +133,15 @@ function route(stateComing) {
     const t = location.pathname.match(ARENA_PATH);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
-    if (aboard && location.pathname !== ANALYSIS_PATH)
-        aboard.hide();
-    if (modView && location.pathname !== MOD_PATH)
-        modView.hide();
+    if (withAnalysisBoard.view() && location.pathname !== ANALYSIS_PATH)
+        withAnalysisBoard.view().hide();
+    if (withMod.view() && location.pathname !== MOD_PATH)
+        withMod.view().hide();
     if (location.pathname === MOD_PATH) {
         lobby.hide();
         game.close();
         player.hide();
-        if (arena)
-            arena.hide();
+        withArena.view()?.hide();
         challenges.showPlayer(null);
         withMod((v) => v.show());
         dockToasts();
@@ -170,8 +151,7 @@ function route(stateComing) {
         lobby.hide();
         game.close();
         player.hide();
-        if (arena)
-            arena.hide();
+        withArena.view()?.hide();
         challenges.showPlayer(null);
         withAnalysisBoard((b) => b.show(
             new URLSearchParams(location.search)));
@@ -186,14 +166,12 @@ function route(stateComing) {
         dockToasts();
         return;
     }
-    if (arena)
-        arena.hide();
+    withArena.view()?.hide();
     if (m) {
         lobby.hide();
         player.hide();
         game.open(m[1], stateComing);
-        if (arena)
-            arena.showOnGame(m[1]);
+        withArena.view()?.showOnGame(m[1]);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
@@ -229,6 +207,7 @@ function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
         clearRestartNotice();
+        onMaintenance({}); // (one still to come follows the welcome)
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
@@ -251,13 +230,13 @@ function onMessage(msg) {
         player.onWelcome();
         leaderboard.onWelcome();
         challenges.onWelcome();
-        if (modView && location.pathname === MOD_PATH)
-            modView.ask();
+        if (withMod.view() && location.pathname === MOD_PATH)
+            withMod.view().ask();
         if (relation)
             relation.onWelcome();
         else
             showRelation(relationPid);
-        if (arena)
+        if (withArena.view())
             arena.refresh();
         break;
     case 'registered':
@@ -441,20 +420,45 @@ function onMessage(msg) {
         break;
     case 'mod_notice':
         toast(`A moderator (${msg.by}) ${{ warn: 'warns you',
-            mute: 'muted your chat', unmute: 'lifted your chat mute' }[
+            mute: 'muted your chat', unmute: 'lifted your chat mute',
+            engine: 'marked you as using an engine: your games are casual',
+            unengine: 'took back the engine mark',
+            close_account: 'closed your account',
+            reopen_account: 'reopened your account',
+            disconnect: 'disconnected you' }[
             msg.action] || msg.action}` + (msg.until ? ` until ${new Date(
             msg.until).toLocaleString()}` : '') + `: ${msg.text}`,
-        msg.action === 'unmute' ? 'info' : 'error');
+        /^(unmute|unengine|reopen_account)$/.test(msg.action) ? 'info'
+            : 'error');
+        break;
+    case 'maintenance':
+        onMaintenance(msg);
         break;
     case 'error':
-        if (modView && location.pathname === MOD_PATH &&
+        if (withMod.view() && location.pathname === MOD_PATH &&
             (msg.code === 'not_moderator' || msg.code === 'no_such_player'))
-            modView.onMessage(msg);
+            withMod.view().onMessage(msg);
         onError(msg);
         break;
     default:
         break;
     }
+}
+
+// A maintenance a moderator announced (PROTOCOL.md section 4,
+// "Moderation"): a banner until its time has passed or it is cancelled.
+let maintenanceEnd = 0;
+
+function onMaintenance(msg) {
+    const b = document.getElementById('maintenance');
+    clearTimeout(maintenanceEnd);
+    b.hidden = !msg.at || msg.at <= Date.now();
+    if (b.hidden)
+        return;
+    b.textContent = `Maintenance at ${new Date(msg.at).toLocaleString()} ` +
+        `(announced by ${msg.by}): ${msg.text}`;
+    maintenanceEnd = setTimeout(() => { b.hidden = true; },
+                                Math.min(msg.at - Date.now(), 2 ** 31 - 1));
 }
 
 function onError(msg) {
@@ -484,7 +488,7 @@ function onError(msg) {
     }
     if (req) {
         lobby.onError(req, msg);
-        if (arena)
+        if (withArena.view())
             arena.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
