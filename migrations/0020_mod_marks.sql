@@ -35,6 +35,9 @@ CREATE INDEX mod_actions_target ON mod_actions (target, at_ms);
 CREATE INDEX mod_actions_maintenance ON mod_actions (id)
     WHERE action IN ('maintenance', 'maintenance_cancel');
 
+-- A player's newest chat lines, for the moderators' page (mod_player).
+CREATE INDEX chat_lines_pid ON chat_lines (pid, id);
+
 CREATE TRIGGER mod_actions_apply AFTER INSERT ON mod_actions
 BEGIN
     UPDATE reports SET closed_ms = NEW.at_ms

@@ -14,6 +14,8 @@ ALTER TABLE mod_actions ALTER COLUMN target DROP NOT NULL;
 CREATE INDEX mod_actions_maintenance ON mod_actions (id)
     WHERE action IN ('maintenance', 'maintenance_cancel');
 
+CREATE INDEX chat_lines_pid ON chat_lines (pid, id);
+
 CREATE OR REPLACE FUNCTION mod_actions_apply() RETURNS trigger AS $$
 BEGIN
     IF NEW.action = 'close' THEN

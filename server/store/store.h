@@ -394,6 +394,16 @@ struct store_maintenance {
 /* *out the newest maintenance row: 1, 0 when there is none, -1 on a
  * database error. */
 int store_maintenance(struct store *s, struct store_maintenance *out);
+struct store_chat_line; /* (below) */
+/* What moderators read of account pid (mod_player): its newest chat
+ * lines, newest first, at most max_lines into lines (*n_lines), and the
+ * newest actions on it, at most max_acts into acts (*n_acts; each
+ * moderator field the moderator's username). 0, or -1 on a database
+ * error. */
+int store_mod_history(struct store *s, const char *pid,
+                      struct store_chat_line *lines, size_t max_lines,
+                      size_t *n_lines, struct store_mod_action *acts,
+                      size_t max_acts, size_t *n_acts);
 /* Queues action a (copied): the row, and what it changes (a close closes
  * the reports, a mute or an unmute sets the account's chat mute, the
  * marks set or clear engine and closed, a close_account deletes the

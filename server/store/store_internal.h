@@ -303,6 +303,11 @@ struct store_backend {
                       int limit, struct store_chat_line *v, size_t *n);
     /* 0 none, 1 an account, 2 a moderator's account, -1 an error;
      * *muted_until (unless NULL) the account's chat mute. */
+    /* store_mod_history */
+    int (*mod_history)(struct store *s, const char *pid,
+                       struct store_chat_line *lines, size_t max_lines,
+                       size_t *n_lines, struct store_mod_action *acts,
+                       size_t max_acts, size_t *n_acts);
     /* store_maintenance */
     int (*maintenance)(struct store *s, struct store_maintenance *out);
     int (*is_account)(struct store *s, const char *pid,

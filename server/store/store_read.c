@@ -562,6 +562,21 @@ int store_account_role(struct store *s, const char *pid,
     return rc;
 }
 
+int store_mod_history(struct store *s, const char *pid,
+                      struct store_chat_line *lines, size_t max_lines,
+                      size_t *n_lines, struct store_mod_action *acts,
+                      size_t max_acts, size_t *n_acts)
+{
+    int rc;
+
+    *n_lines = *n_acts = 0;
+    store__read_enter(s);
+    rc = s->be->mod_history(s, pid, lines, max_lines, n_lines, acts,
+                            max_acts, n_acts);
+    store__read_leave(s);
+    return rc;
+}
+
 int store_maintenance(struct store *s, struct store_maintenance *out)
 {
     int rc;

@@ -298,11 +298,12 @@ class ModerationTest(FreshServerTest):
             n = c.expect("maintenance")
             self.assertEqual((n["at"], n["text"]), (None, "postponed"))
         self.client(srv).quiet(0.3)
-        self.assertEqual(srv.sql("SELECT moderator, target, action, text "
-                                 "FROM mod_actions ORDER BY id"),
-                         [(m.pid, None, "maintenance",
+        self.assertEqual(srv.sql("SELECT moderator, coalesce(target, '-'), "
+                                 "action, text FROM mod_actions "
+                                 "ORDER BY id"),
+                         [(m.pid, "-", "maintenance",
                            "restart for an upgrade"),
-                          (m.pid, None, "maintenance_cancel", "postponed")])
+                          (m.pid, "-", "maintenance_cancel", "postponed")])
         wait_until(lambda: "target=- action=maintenance_cancel"
                    in srv.log_text(), "the log line")
 

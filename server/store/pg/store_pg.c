@@ -185,6 +185,13 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
+    {"r_pid_chat", "SELECT gid, room, name, text, at_ms FROM chat_lines "
+                   "WHERE pid = $1 ORDER BY id DESC LIMIT $2"},
+    {"r_mod_history", "SELECT a.username, m.action, m.reason, m.text, "
+                      "m.until_ms, m.at_ms FROM mod_actions m JOIN "
+                      "accounts a ON a.pid = m.moderator WHERE "
+                      "m.target = $1 ORDER BY m.at_ms DESC, m.id DESC "
+                      "LIMIT $2"},
     {"r_maintenance", "SELECT m.action, m.until_ms, m.at_ms, a.username, "
                       "m.text FROM mod_actions m JOIN accounts a "
                       "ON a.pid = m.moderator WHERE m.action IN "
@@ -580,6 +587,7 @@ const struct store_backend store__pg = {
     .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
     .maintenance = pg__maintenance,
+    .mod_history = pg__mod_history,
     .rating_history = pg__rating_history,
     .chat_lines = pg__chat_lines,
     .leaderboard = pg__leaderboard,

@@ -221,6 +221,46 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
+int sq__mod_history(struct store *s, const char *pid,
+                    struct store_chat_line *lines, size_t max_lines,
+                    size_t *n_lines, struct store_mod_action *acts,
+                    size_t max_acts, size_t *n_acts)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_pid_chat;
+    int rc;
+
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max_lines);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_lines < max_lines) {
+        struct store_chat_line *l = &lines[(*n_lines)++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->pid, sizeof l->pid, "%s", pid);
+        sq_col_str(st, 0, l->gid, sizeof l->gid);
+        sq_col_str(st, 1, l->room, sizeof l->room);
+        sq_col_str(st, 2, l->name, sizeof l->name);
+        sq_col_str(st, 3, l->text, sizeof l->text);
+        l->at_ms = sqlite3_column_int64(st, 4);
+    }
+    if (rows_end(s, st, rc) < 0)
+        return -1;
+    st = b->r_mod_history;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max_acts);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_acts < max_acts) {
+        struct store_mod_action *a = &acts[(*n_acts)++];
+        memset(a, 0, sizeof *a);
+        snprintf(a->target, sizeof a->target, "%s", pid);
+        sq_col_str(st, 0, a->moderator, sizeof a->moderator);
+        sq_col_str(st, 1, a->action, sizeof a->action);
+        sq_col_str(st, 2, a->reason, sizeof a->reason);
+        sq_col_str(st, 3, a->text, sizeof a->text);
+        a->until_ms = sqlite3_column_int64(st, 4);
+        a->at_ms = sqlite3_column_int64(st, 5);
+    }
+    return rows_end(s, st, rc);
+}
+
 int sq__maintenance(struct store *s, struct store_maintenance *out)
 {
     struct sqlite_be *b = s->be_state;

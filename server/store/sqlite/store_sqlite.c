@@ -195,6 +195,14 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
+    /* (the indexes chat_lines_pid and mod_actions_target) */
+    DEF(r_pid_chat, "SELECT gid, room, name, text, at_ms FROM chat_lines "
+                    "WHERE pid = ?1 ORDER BY id DESC LIMIT ?2"),
+    DEF(r_mod_history, "SELECT a.username, m.action, m.reason, m.text, "
+                       "m.until_ms, m.at_ms FROM mod_actions m JOIN "
+                       "accounts a ON a.pid = m.moderator WHERE "
+                       "m.target = ?1 ORDER BY m.at_ms DESC, m.id DESC "
+                       "LIMIT ?2"),
     /* (the partial index mod_actions_maintenance) */
     DEF(r_maintenance, "SELECT m.action, m.until_ms, m.at_ms, a.username, "
                        "m.text FROM mod_actions m JOIN accounts a "
@@ -768,6 +776,7 @@ const struct store_backend store__sqlite = {
     .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
     .maintenance = sq__maintenance,
+    .mod_history = sq__mod_history,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
     .rated_ends = sq__rated_ends,
