@@ -166,6 +166,7 @@ enum proto_type {
     PROTO_T_MOD_REPORTS,
     PROTO_T_MOD_ACTION,
     PROTO_T_MOD_MAINTENANCE,
+    PROTO_T_MOD_PLAYER,
     PROTO_T_COUNT
 };
 
@@ -735,6 +736,23 @@ char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
 char *proto_render_mod_done(const char *action, const char *pid,
                             const char *name, int64_t until_ms,
                             const struct proto_id *id);
+/* mod_player: a chat line of the player's, an action on it. */
+struct proto_mod_line {
+    const char *game, *room, *text;
+    int64_t at_ms;
+};
+struct proto_mod_past {
+    const char *action, *by, *reason, *text; /* reason "": none */
+    int64_t until_ms, at_ms;
+};
+/* {"t":"mod_player","pid","name","muted_until":MS|null,"engine":B,
+ * "closed":B,"chat":[{"game","room","text","at"}...],"actions":[{"action",
+ * "by","reason"?,"text","until":MS|null,"at"}...]}: newest first. */
+char *proto_render_mod_player(const char *pid, const char *name,
+                              int64_t muted_until, bool engine, bool closed,
+                              const struct proto_mod_line *chat, size_t nc,
+                              const struct proto_mod_past *acts, size_t na,
+                              const struct proto_id *id);
 /* {"t":"maintenance","at":MS|null,"text":T,"by":MODERATOR}: a
  * maintenance announced for at_ms (0: the last one cancelled, "at"
  * null). */

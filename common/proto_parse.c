@@ -143,6 +143,7 @@ static const struct {
                             F_TO | F_ACTION | F_TEXT},
     [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
                                  F_TEXT},
+    [PROTO_T_MOD_PLAYER] = {"mod_player", F_TO, F_TO},
 };
 
 static const struct {

@@ -47,6 +47,7 @@
 #define LIMIT_MOD_PER_MIN 30
 #define LIMIT_MOD_BURST 10
 #define LIMIT_MOD_KEYS 1024
+#define MOD_HISTORY_MAX 20 /* mod_player: chat lines, and actions */
 
 struct moderation {
     struct ratelimit *rate; /* commands per account */
@@ -181,11 +182,28 @@ struct mod_read {
     size_t n;
     struct store_report *texts; /* the open reports, newest first */
     size_t n_texts;
+    /* mod_player's: the target's marks, chat lines and past actions */
+    struct store_account_marks marks;
+    struct store_chat_line *lines; /* MOD_HISTORY_MAX, malloc'ed */
+    struct store_mod_action acts[MOD_HISTORY_MAX];
+    size_t n_lines, n_acts;
 };
 
 static void mod_clear(struct hub_read *r)
 {
     free(((struct mod_read *)r)->texts);
+    free(((struct mod_read *)r)->lines);
+}
+
+/* mod_player's reads of the target q->to_pid. */
+static int history_run(struct store *st, struct mod_read *q)
+{
+    if (store_account_role(st, q->to_pid, &q->marks) < 0 ||
+        !(q->lines = malloc(MOD_HISTORY_MAX * sizeof *q->lines)))
+        return -1;
+    return store_mod_history(st, q->to_pid, q->lines, MOD_HISTORY_MAX,
+                             &q->n_lines, q->acts, MOD_HISTORY_MAX,
+                             &q->n_acts);
 }
 
 static int mod_run(struct store *st, struct hub_read *r)
@@ -218,7 +236,8 @@ static int mod_run(struct store *st, struct hub_read *r)
         snprintf(q->to_pid, sizeof q->to_pid, "%s", a.pid);
         snprintf(q->to_name, sizeof q->to_name, "%s", a.username);
     }
-    return 0;
+    return q->found && q->m.type == PROTO_T_MOD_PLAYER ? history_run(st, q)
+                                                       : 0;
 }
 
 static void send_queue(struct session *s, struct mod_read *q)
@@ -295,6 +314,30 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
              log_quote(why, sizeof why, row.text));
 }
 
+/* mod_player: what the moderators know of the target. */
+static void send_player(struct session *s, struct mod_read *q)
+{
+    struct proto_mod_line c[MOD_HISTORY_MAX];
+    struct proto_mod_past a[MOD_HISTORY_MAX];
+
+    for (size_t i = 0; i < q->n_lines; i++)
+        c[i] = (struct proto_mod_line){q->lines[i].gid, q->lines[i].room,
+                                       q->lines[i].text, q->lines[i].at_ms};
+    for (size_t i = 0; i < q->n_acts; i++)
+        a[i] = (struct proto_mod_past){
+            q->acts[i].action, q->acts[i].moderator, q->acts[i].reason,
+            q->acts[i].text,   q->acts[i].until_ms,  q->acts[i].at_ms};
+    hub_send_text(s,
+                  proto_render_mod_player(q->to_pid, q->to_name,
+                                          q->marks.chat_muted_until >
+                                                  hub_wall_ms(s->hub)
+                                              ? q->marks.chat_muted_until
+                                              : 0,
+                                          q->marks.engine, q->marks.closed, c,
+                                          q->n_lines, a, q->n_acts, &q->m.id),
+                  0);
+}
+
 /* mod_maintenance: a maintenance in start_in_s (-1: the last one
  * cancelled) with its banner, stored, shown everywhere. */
 static void do_maintenance(struct hub *h, struct session *s,
@@ -356,6 +399,8 @@ static void mod_answer(struct hub_read *r, int rc)
         snprintf(msg, sizeof msg, "no account named %s (or with that PID)",
                  q->m.to);
         hub_send_error(s, PROTO_NO_SUCH_PLAYER, msg, &q->m.id);
+    } else if (q->m.type == PROTO_T_MOD_PLAYER) {
+        send_player(s, q);
     } else if (!strcmp(q->to_pid, q->pid)) {
         hub_send_error(s, PROTO_BAD_FIELD,
                        "to: a moderator may not act on their own account",
@@ -431,6 +476,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_MOD_REPORTS, mod_command, false},
     {PROTO_T_MOD_ACTION, mod_command, false},
     {PROTO_T_MOD_MAINTENANCE, mod_command, false},
+    {PROTO_T_MOD_PLAYER, mod_command, false},
     {PROTO_T_NONE, NULL, false},
 };
 

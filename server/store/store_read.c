@@ -571,8 +571,8 @@ int store_mod_history(struct store *s, const char *pid,
 
     *n_lines = *n_acts = 0;
     store__read_enter(s);
-    rc = s->be->mod_history(s, pid, lines, max_lines, n_lines, acts,
-                            max_acts, n_acts);
+    rc = s->be->mod_history(s, pid, lines, max_lines, n_lines, acts, max_acts,
+                            n_acts);
     store__read_leave(s);
     return rc;
 }

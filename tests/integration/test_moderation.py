@@ -267,6 +267,38 @@ class ModerationTest(FreshServerTest):
                          [("disconnect",), ("close_account",),
                           ("reopen_account",)])
 
+    def test_player_history(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        gid = self.game(bob, carol)
+        for text in ("hi", "spam spam"):
+            bob.send({"t": "chat", "game": gid, "room": "player",
+                      "text": text})
+            carol.expect("chat", text=text)
+        carol.send({"t": "mod_player", "to": "bob"})
+        carol.expect_error("not_moderator")
+        m.send({"t": "mod_player", "to": "nobody"})
+        m.expect_error("no_such_player")
+        m.request({"t": "mod_action", "to": "bob", "action": "warn",
+                   "text": "no spam"}, "mod_done")
+        until = m.request({"t": "mod_action", "to": "bob", "action": "mute",
+                           "duration_s": 600, "text": "cool off"},
+                          "mod_done")["until"]
+        r = m.request({"t": "mod_player", "to": "BOB"}, "mod_player")
+        self.assertEqual((r["pid"], r["name"], r["muted_until"], r["engine"],
+                          r["closed"]), (bob.pid, "bob", until, False, False))
+        self.assertEqual([(c["game"], c["room"], c["text"])
+                          for c in r["chat"]],
+                         [(gid, "player", "spam spam"),
+                          (gid, "player", "hi")])
+        self.assertEqual([(a["action"], a["by"], a["text"], a["until"])
+                          for a in r["actions"]],
+                         [("mute", "mona", "cool off", until),
+                          ("warn", "mona", "no spam", None)])
+        self.assertIsInstance(r["actions"][0]["at"], int)
+
     def test_maintenance_banner(self):
         srv = self.server()
         m, bob = self.account(srv, "mona"), self.account(srv, "bob")

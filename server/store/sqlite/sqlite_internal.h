@@ -40,8 +40,8 @@ struct sqlite_be {
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
-    sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_maintenance, *r_pid_chat, *r_mod_history,
-        *r_history, *r_board;
+    sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_maintenance,
+        *r_pid_chat, *r_mod_history, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends, *r_arena, *r_swiss, *r_chat;
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
