@@ -415,6 +415,7 @@ function onMessage(msg) {
         withArena((a) => a.onSwiss(msg));
         break;
     case 'mod_reports':
+    case 'mod_player':
     case 'mod_done':
         withMod((v) => v.onMessage(msg));
         break;
