@@ -236,8 +236,7 @@ function onMessage(msg) {
             relation.onWelcome();
         else
             showRelation(relationPid);
-        if (withArena.view())
-            arena.refresh();
+        withArena.view()?.refresh();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -489,8 +488,7 @@ function onError(msg) {
     }
     if (req) {
         lobby.onError(req, msg);
-        if (withArena.view())
-            arena.onError(req, msg);
+        withArena.view()?.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
         else if (req.t === 'analyse' && game.analysis)
