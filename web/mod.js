@@ -216,8 +216,8 @@ export class ModView {
 
     render(reports) {
         this.list.replaceChildren();
-        if (!reports.length)
-            this.say('No open reports.');
+        if (!reports.length) // (in the list: the status keeps what was done)
+            this.list.append(el('li', { textContent: 'No open reports.' }));
         for (const r of reports)
             this.list.append(this.entry(r));
     }
