@@ -167,6 +167,7 @@ enum proto_type {
     PROTO_T_MOD_ACTION,
     PROTO_T_MOD_MAINTENANCE,
     PROTO_T_MOD_PLAYER,
+    PROTO_T_MOD_CHAT_DELETE,
     PROTO_T_COUNT
 };
 
@@ -267,6 +268,7 @@ enum proto_mod_action {
     PROTO_MOD_CLOSE_ACCOUNT,  /* closes the account */
     PROTO_MOD_REOPEN_ACCOUNT, /* ... and opens it again */
     PROTO_MOD_DISCONNECT,     /* ends the player's connections */
+    PROTO_MOD_CHAT_DELETE,    /* mod_chat_delete's (not mod_action's) */
     PROTO_MOD_ACTIONS
 };
 const char *proto_mod_action_name(int action);
@@ -326,8 +328,10 @@ struct proto_msg {
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
     enum proto_room room;          /* chat */
-    int action; /* mod_action: enum proto_mod_action; its reason (close:
-                   the reports' reason, -1 when absent) is m->reason */
+    int action;    /* mod_action: enum proto_mod_action; its reason (close:
+                   the reports' reason, -1 when absent) is m->reason;
+                   mod_chat_delete: PROTO_MOD_CHAT_DELETE */
+    int64_t at_ms; /* mod_chat_delete: the line's `at` */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
 };

@@ -12,8 +12,9 @@
 const char *proto_mod_action_name(int action)
 {
     static const char *const names[PROTO_MOD_ACTIONS] = {
-        "warn",     "mute",          "unmute",         "close",     "engine",
-        "unengine", "close_account", "reopen_account", "disconnect"};
+        "warn",       "mute",       "unmute",        "close",
+        "engine",     "unengine",   "close_account", "reopen_account",
+        "disconnect", "chat_delete"};
 
     return action >= 0 && action < PROTO_MOD_ACTIONS ? names[action] : NULL;
 }

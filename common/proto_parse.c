@@ -51,6 +51,7 @@ typedef uint64_t field_set;
 #define F_ROUNDS ((field_set)1 << 28)
 #define F_INTERVAL ((field_set)1 << 29)
 #define F_ACTION ((field_set)1 << 30)
+#define F_AT ((field_set)1 << 31)
 
 static const struct {
     const char *name;
@@ -144,6 +145,9 @@ static const struct {
     [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
                                  F_TEXT},
     [PROTO_T_MOD_PLAYER] = {"mod_player", F_TO, F_TO},
+    [PROTO_T_MOD_CHAT_DELETE] = {"mod_chat_delete",
+                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT,
+                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT},
 };
 
 static const struct {
@@ -181,6 +185,7 @@ static const struct {
     {"rounds", F_ROUNDS},
     {"interval_s", F_INTERVAL},
     {"action", F_ACTION},
+    {"at", F_AT},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -555,12 +560,23 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
     }
     if (m->type == PROTO_T_MOD_ACTION && !(present & F_REASON))
         m->reason = -1;
+    if (m->type == PROTO_T_MOD_CHAT_DELETE)
+        m->action = PROTO_MOD_CHAT_DELETE;
+    if (present & F_AT) {
+        json_t *v = json_object_get(root, "at");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "at: a chat line's time, Unix ms");
+        m->at_ms = (int64_t)json_integer_value(v);
+    }
     if (present & F_ACTION) {
         const char *a = json_string_value(json_object_get(root, "action"));
-        for (m->action = 0; a && m->action < PROTO_MOD_ACTIONS; m->action++)
+        /* (a chat line's delete is a command of its own) */
+        for (m->action = 0; a && m->action < PROTO_MOD_CHAT_DELETE;
+             m->action++)
             if (!strcmp(a, proto_mod_action_name(m->action)))
                 break;
-        if (m->action == PROTO_MOD_ACTIONS || !a)
+        if (m->action == PROTO_MOD_CHAT_DELETE || !a)
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "action: warn, mute, unmute, close, engine, "
                         "unengine, close_account, reopen_account or "
@@ -722,7 +738,8 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
         if (!json_is_string(v))
             return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
         bool long_text = m->type == PROTO_T_REPORT ||
-                         m->type == PROTO_T_MOD_ACTION;
+                         m->type == PROTO_T_MOD_ACTION ||
+                         m->type == PROTO_T_MOD_CHAT_DELETE;
         size_t chars = long_text ? PROTO_REPORT_CHARS : PROTO_CHAT_CHARS;
         if (json_string_length(v) > 4 * chars)
             return fail(e, PROTO_BAD_FIELD,

@@ -21,14 +21,21 @@ CREATE TABLE mod_actions_new (
     target     TEXT REFERENCES accounts (pid),
     action     TEXT NOT NULL CHECK (action IN ('warn', 'mute', 'unmute',
                    'close', 'engine', 'unengine', 'close_account',
-                   'reopen_account', 'disconnect', 'maintenance',
-                   'maintenance_cancel')),
+                   'reopen_account', 'disconnect', 'chat_delete',
+                   'maintenance', 'maintenance_cancel')),
     reason     TEXT NOT NULL DEFAULT '',
     text       TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 500),
     until_ms   INTEGER NOT NULL DEFAULT 0,
-    at_ms      INTEGER NOT NULL
+    at_ms      INTEGER NOT NULL,
+    -- a chat_delete's line: the target's line of game's room at line_ms
+    game       TEXT,
+    room       TEXT,
+    line_ms    INTEGER NOT NULL DEFAULT 0
 );
-INSERT INTO mod_actions_new SELECT * FROM mod_actions;
+INSERT INTO mod_actions_new (id, moderator, target, action, reason, text,
+                             until_ms, at_ms)
+    SELECT id, moderator, target, action, reason, text, until_ms, at_ms
+    FROM mod_actions;
 DROP TABLE mod_actions;
 ALTER TABLE mod_actions_new RENAME TO mod_actions;
 CREATE INDEX mod_actions_target ON mod_actions (target, at_ms);
@@ -54,4 +61,7 @@ BEGIN
         WHERE NEW.action = 'close_account' AND pid = NEW.target;
     DELETE FROM api_tokens
         WHERE NEW.action = 'close_account' AND pid = NEW.target;
+    DELETE FROM chat_lines
+        WHERE NEW.action = 'chat_delete' AND gid = NEW.game
+          AND room = NEW.room AND pid = NEW.target AND at_ms = NEW.line_ms;
 END;

@@ -9,7 +9,11 @@ ALTER TABLE mod_actions DROP CONSTRAINT mod_actions_action_check;
 ALTER TABLE mod_actions ADD CONSTRAINT mod_actions_action_check
     CHECK (action IN ('warn', 'mute', 'unmute', 'close', 'engine',
                       'unengine', 'close_account', 'reopen_account',
-                      'disconnect', 'maintenance', 'maintenance_cancel'));
+                      'disconnect', 'chat_delete', 'maintenance',
+                      'maintenance_cancel'));
+ALTER TABLE mod_actions ADD COLUMN game text;
+ALTER TABLE mod_actions ADD COLUMN room text;
+ALTER TABLE mod_actions ADD COLUMN line_ms bigint NOT NULL DEFAULT 0;
 ALTER TABLE mod_actions ALTER COLUMN target DROP NOT NULL;
 CREATE INDEX mod_actions_maintenance ON mod_actions (id)
     WHERE action IN ('maintenance', 'maintenance_cancel');
@@ -35,6 +39,9 @@ BEGIN
             DELETE FROM account_tokens WHERE pid = NEW.target;
             DELETE FROM api_tokens WHERE pid = NEW.target;
         END IF;
+    ELSIF NEW.action = 'chat_delete' THEN
+        DELETE FROM chat_lines WHERE gid = NEW.game AND room = NEW.room
+            AND pid = NEW.target AND at_ms = NEW.line_ms;
     END IF;
     RETURN NULL;
 END $$ LANGUAGE plpgsql;

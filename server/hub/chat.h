@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "lib/bucket.h"
+#include "proto.h"
 
 /* Lines of a room kept in memory and replayed to a late joiner. */
 #define CHAT_REPLAY 50
@@ -50,5 +51,14 @@ enum chat_admit {
 };
 enum chat_admit chat_meter_admit(struct chat_meter *cm, int per_min,
                                  int burst, int64_t mute_ms, int64_t now);
+
+/* A moderator deleted pid's line of gid's room at at_ms (its row goes
+ * with the action's write, seq): it leaves the room's last lines here,
+ * and everyone who hears the room gets its new chat_history behind seq.
+ * How many lines it removed (0: none here, or the game is not in this
+ * node's memory). Loop thread. */
+struct hub;
+int chat_delete_line(struct hub *h, const char *gid, enum proto_room room,
+                     const char *pid, int64_t at_ms, uint64_t seq);
 
 #endif

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hub/chat.h"
 #include "hub/hub_internal.h"
 #include "hub/maintenance.h"
 #include "hub/reads.h"
@@ -290,10 +291,17 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
     row.at_ms = hub_wall_ms(h);
     if (m->action == PROTO_MOD_MUTE)
         row.until_ms = row.at_ms + (int64_t)m->duration_s * 1000;
+    if (m->action == PROTO_MOD_CHAT_DELETE) {
+        snprintf(row.game, sizeof row.game, "%s", m->game);
+        snprintf(row.room, sizeof row.room, "%s", proto_room_name(m->room));
+        row.line_ms = m->at_ms;
+    }
     if (!(seq = store_put_mod_action(h->store, &row))) {
         hub_busy(s, &m->id);
         return;
     }
+    if (m->action == PROTO_MOD_CHAT_DELETE) /* (this node hosts the game) */
+        chat_delete_line(h, m->game, m->room, row.target, m->at_ms, seq);
     if ((target = hub_player(h, row.target)) != NULL)
         apply(h, target, m->action, row.until_ms, row.at_ms, p->name,
               row.text, seq);
@@ -477,6 +485,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_MOD_ACTION, mod_command, false},
     {PROTO_T_MOD_MAINTENANCE, mod_command, false},
     {PROTO_T_MOD_PLAYER, mod_command, false},
+    {PROTO_T_MOD_CHAT_DELETE, mod_command, true},
     {PROTO_T_NONE, NULL, false},
 };
 

@@ -373,7 +373,8 @@ uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
  * hub/moderation.c): moderator acts on target: action "warn", "mute"
  * (until until_ms), "unmute", "close" (target's open reports of reason,
  * "" every reason), "engine", "unengine", "close_account",
- * "reopen_account" or "disconnect", with text (why: 1-500 code points of UTF-8, checked by the
+ * "reopen_account", "disconnect" or "chat_delete" (of game, room and
+ * line_ms), with text (why: 1-500 code points of UTF-8, checked by the
  * hub) at at_ms. */
 struct store_mod_action {
     char moderator[33], target[33];
@@ -381,6 +382,10 @@ struct store_mod_action {
     char reason[10];
     char text[STORE_REPORT_TEXT_MAX + 1];
     int64_t until_ms, at_ms;
+    /* a "chat_delete"'s line: target's line of game's room at line_ms
+     * (the trigger deletes it) */
+    char game[33], room[10];
+    int64_t line_ms;
 };
 /* The newest maintenance announced (action "maintenance", at until_ms,
  * its banner text) or its cancel ("maintenance_cancel"): the banner. */

@@ -561,6 +561,8 @@ uint64_t store_put_mod_action(struct store *s,
     STORE_TERMINATE(op->u.mod.action);
     STORE_TERMINATE(op->u.mod.reason);
     STORE_TERMINATE(op->u.mod.text);
+    STORE_TERMINATE(op->u.mod.game);
+    STORE_TERMINATE(op->u.mod.room);
     return enqueue(s, op);
 }
 

@@ -299,6 +299,42 @@ class ModerationTest(FreshServerTest):
                           ("warn", "mona", "no spam", None)])
         self.assertIsInstance(r["actions"][0]["at"], int)
 
+    def test_chat_line_deleted(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        gid = self.game(bob, carol)
+        for text in ("buy my links", "good luck"):
+            bob.send({"t": "chat", "game": gid, "room": "player",
+                      "text": text})
+        line = carol.expect("chat", text="buy my links")
+        carol.expect("chat", text="good luck")
+        bad = {"t": "mod_chat_delete", "game": gid, "room": "player",
+               "to": "bob", "at": line["at"], "text": "spam"}
+        carol.send(bad)
+        carol.expect_error("not_moderator")
+        m.send(dict(bad, at=-1))
+        self.assertIn("at:", m.expect_error("bad_field")["msg"])
+        r = m.request(bad, "mod_done")
+        self.assertEqual((r["action"], r["pid"]), ("chat_delete", bob.pid))
+        # gone from the room for everyone: its new history, live ...
+        for c in (bob, carol):
+            h = c.expect("chat_history", game=gid, room="player")
+            self.assertEqual([x["text"] for x in h["lines"]], ["good luck"])
+        self.assertEqual(bob.expect("mod_notice",
+                                    action="chat_delete")["text"], "spam")
+        # ... and replayed (a connection of carol's that syncs the game)
+        carol2 = self.client(srv, token=carol.token)
+        carol2.send({"t": "sync", "game": gid})
+        h = carol2.expect("chat_history", game=gid, room="player")
+        self.assertEqual([x["text"] for x in h["lines"]], ["good luck"])
+        self.assertEqual(srv.sql("SELECT text FROM chat_lines "
+                                 "WHERE gid = ?", gid), [("good luck",)])
+        self.assertEqual(srv.sql("SELECT action, game, room, line_ms "
+                                 "FROM mod_actions"),
+                         [("chat_delete", gid, "player", line["at"])])
+
     def test_maintenance_banner(self):
         srv = self.server()
         m, bob = self.account(srv, "mona"), self.account(srv, "bob")

@@ -141,9 +141,10 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
     {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
-    {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
-                     "reason, text, until_ms, at_ms) "
-                     "VALUES ($1, NULLIF($2, ''), $3, $4, $5, $6, $7)"},
+    {"w_mod_action",
+     "INSERT INTO mod_actions (moderator, target, action, reason, text, "
+     "until_ms, at_ms, game, room, line_ms) VALUES ($1, NULLIF($2, ''), $3, "
+     "$4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), $10)"},
     {"w_moderator", "UPDATE accounts SET moderator = $2 "
                     "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "

@@ -177,9 +177,10 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_report, "INSERT INTO reports (reporter, suspect, reason, text, "
                   "score, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     DEF(w_moderator, "UPDATE accounts SET moderator = ?2 WHERE pid = ?1"),
-    DEF(w_mod_action, "INSERT INTO mod_actions (moderator, target, action, "
-                      "reason, text, until_ms, at_ms) "
-                      "VALUES (?1, NULLIF(?2, ''), ?3, ?4, ?5, ?6, ?7)"),
+    DEF(w_mod_action,
+        "INSERT INTO mod_actions (moderator, target, action, reason, text, "
+        "until_ms, at_ms, game, room, line_ms) VALUES (?1, NULLIF(?2, ''), "
+        "?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''), NULLIF(?9, ''), ?10)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
