@@ -144,12 +144,32 @@ export class ModView {
                 if (!games.children.length)
                     games.append(el('li', { textContent: 'No games.' }));
             }).catch(() => {});
+        const why = el('input', { type: 'text', maxLength: 500,
+                                  id: 'mod-p-why' });
+        const said = () => {
+            if (why.value.trim())
+                return why.value.trim();
+            this.say('Say why first.');
+            why.focus();
+            return '';
+        };
         const chat = el('ul', { id: 'mod-chat' });
-        for (const c of r.chat)
+        for (const c of r.chat) {
+            const del = el('button', { type: 'button', textContent: 'Delete',
+                                       className: 'mod-p-chat-delete' });
+            del.addEventListener('click', () => {
+                const text = said();
+                if (!text)
+                    return;
+                this.looking = r.pid;
+                this.ctx.send({ t: 'mod_chat_delete', game: c.game,
+                                room: c.room, to: r.pid, at: c.at, text });
+            });
             chat.append(el('li', null, `${when(c.at)} `,
                            el('a', { href: `/g/${c.game}`,
                                      textContent: `${c.room} room` }),
-                           ': ', el('q', { textContent: c.text })));
+                           ': ', el('q', { textContent: c.text }), ' ', del));
+        }
         const past = el('ul', { id: 'mod-history' });
         for (const a of r.actions)
             past.append(el('li', { textContent: `${when(a.at)} ${a.by}: ` +
@@ -158,8 +178,6 @@ export class ModView {
         const marks = [r.muted_until && `muted until ${when(r.muted_until)}`,
                        r.engine && 'marked as engine',
                        r.closed && 'closed'].filter(Boolean);
-        const why = el('input', { type: 'text', maxLength: 500,
-                                  id: 'mod-p-why' });
         const mute = el('select', { id: 'mod-p-mute' });
         for (const [s, words] of MUTES)
             mute.append(el('option', { value: String(s),
@@ -168,13 +186,10 @@ export class ModView {
             const b = el('button', { type: 'button', textContent: words,
                                      className: `mod-p-${action}` });
             b.addEventListener('click', () => {
-                if (!why.value.trim()) {
-                    this.say('Say why first.');
-                    why.focus();
+                const text = said();
+                if (!text)
                     return;
-                }
-                const msg = { t: 'mod_action', to: r.pid, action,
-                              text: why.value.trim() };
+                const msg = { t: 'mod_action', to: r.pid, action, text };
                 if (action === 'mute')
                     msg.duration_s = Number(mute.value);
                 this.looking = r.pid;

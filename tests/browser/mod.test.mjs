@@ -3,7 +3,8 @@
 // operator grants the role (`chess-server mod grant`), the page shows the
 // report queue with the report's text, and a warning sent from it reaches
 // the warned player as a toast with the moderator's words. A player
-// looked up shows its chat lines; a mute from the page refuses the
+// looked up shows its chat lines, one deleted from the page leaves the
+// others' pages; a mute from the page refuses the
 // chatter's next line with the mute's words; a maintenance announced from
 // the page is a banner on another player's page (and after a reload),
 // until it is cancelled. axe-core finds nothing serious on the page.
@@ -82,6 +83,12 @@ test('a moderator mutes a chatter and announces a maintenance from /mod',
     await p.click('#mod-lookup');
     await waitText(p, '#mod-chat', /buy my links/);
     await waitText(p, '#mod-history', /None yet/);
+    // the line deleted: gone from the others' pages
+    await p.fill('#mod-p-why', 'spam');
+    await p.click('.mod-p-chat-delete');
+    await waitText(p, '#mod-chat', /No chat lines/);
+    await c.page.waitForFunction(() => !/buy my links/.test(
+        document.getElementById('chat-log').textContent));
     await p.fill('#mod-p-why', 'no spam');
     await p.click('.mod-p-mute');
     await waitText(p, '#mod-status', /Done: mute bob until/);
