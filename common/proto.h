@@ -168,6 +168,7 @@ enum proto_type {
     PROTO_T_MOD_MAINTENANCE,
     PROTO_T_MOD_PLAYER,
     PROTO_T_MOD_CHAT_DELETE,
+    PROTO_T_MOD_GAME,
     PROTO_T_COUNT
 };
 
@@ -332,6 +333,7 @@ struct proto_msg {
                    the reports' reason, -1 when absent) is m->reason;
                    mod_chat_delete: PROTO_MOD_CHAT_DELETE */
     int64_t at_ms; /* mod_chat_delete: the line's `at` */
+    int result;    /* mod_game: an enum ending_result */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
 };

@@ -13,6 +13,7 @@
 
 #include "apitoken.h"
 #include "dead.h"
+#include "ending.h"
 #include "movegen.h"
 #include "proto.h"
 #include "proto_internal.h"
@@ -52,6 +53,7 @@ typedef uint64_t field_set;
 #define F_INTERVAL ((field_set)1 << 29)
 #define F_ACTION ((field_set)1 << 30)
 #define F_AT ((field_set)1 << 31)
+#define F_RESULT ((field_set)1 << 32)
 
 static const struct {
     const char *name;
@@ -145,6 +147,8 @@ static const struct {
     [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
                                  F_TEXT},
     [PROTO_T_MOD_PLAYER] = {"mod_player", F_TO, F_TO},
+    [PROTO_T_MOD_GAME] = {"mod_game", F_GAME | F_RESULT | F_TEXT,
+                          F_GAME | F_RESULT | F_TEXT},
     [PROTO_T_MOD_CHAT_DELETE] = {"mod_chat_delete",
                                  F_GAME | F_ROOM | F_TO | F_AT | F_TEXT,
                                  F_GAME | F_ROOM | F_TO | F_AT | F_TEXT},
@@ -186,6 +190,7 @@ static const struct {
     {"interval_s", F_INTERVAL},
     {"action", F_ACTION},
     {"at", F_AT},
+    {"result", F_RESULT},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -562,6 +567,14 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
         m->reason = -1;
     if (m->type == PROTO_T_MOD_CHAT_DELETE)
         m->action = PROTO_MOD_CHAT_DELETE;
+    if (present & F_RESULT) {
+        enum ending_result r;
+        if (ending_result_find(
+                json_string_value(json_object_get(root, "result")), &r) < 0)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "result: \"1-0\", \"0-1\", \"1/2-1/2\" or \"*\"");
+        m->result = (int)r;
+    }
     if (present & F_AT) {
         json_t *v = json_object_get(root, "at");
         if (!json_is_integer(v) || json_integer_value(v) < 0)
@@ -739,7 +752,8 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
         bool long_text = m->type == PROTO_T_REPORT ||
                          m->type == PROTO_T_MOD_ACTION ||
-                         m->type == PROTO_T_MOD_CHAT_DELETE;
+                         m->type == PROTO_T_MOD_CHAT_DELETE ||
+                         m->type == PROTO_T_MOD_GAME;
         size_t chars = long_text ? PROTO_REPORT_CHARS : PROTO_CHAT_CHARS;
         if (json_string_length(v) > 4 * chars)
             return fail(e, PROTO_BAD_FIELD,

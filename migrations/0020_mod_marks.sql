@@ -22,12 +22,13 @@ CREATE TABLE mod_actions_new (
     action     TEXT NOT NULL CHECK (action IN ('warn', 'mute', 'unmute',
                    'close', 'engine', 'unengine', 'close_account',
                    'reopen_account', 'disconnect', 'chat_delete',
-                   'maintenance', 'maintenance_cancel')),
+                   'game_end', 'maintenance', 'maintenance_cancel')),
     reason     TEXT NOT NULL DEFAULT '',
     text       TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 500),
     until_ms   INTEGER NOT NULL DEFAULT 0,
     at_ms      INTEGER NOT NULL,
-    -- a chat_delete's line: the target's line of game's room at line_ms
+    -- a chat_delete's line: the target's line of game's room at line_ms;
+    -- a game_end's game (on nobody: its result in reason)
     game       TEXT,
     room       TEXT,
     line_ms    INTEGER NOT NULL DEFAULT 0

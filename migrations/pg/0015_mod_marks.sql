@@ -9,7 +9,7 @@ ALTER TABLE mod_actions DROP CONSTRAINT mod_actions_action_check;
 ALTER TABLE mod_actions ADD CONSTRAINT mod_actions_action_check
     CHECK (action IN ('warn', 'mute', 'unmute', 'close', 'engine',
                       'unengine', 'close_account', 'reopen_account',
-                      'disconnect', 'chat_delete', 'maintenance',
+                      'disconnect', 'chat_delete', 'game_end', 'maintenance',
                       'maintenance_cancel'));
 ALTER TABLE mod_actions ADD COLUMN game text;
 ALTER TABLE mod_actions ADD COLUMN room text;

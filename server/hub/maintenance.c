@@ -6,9 +6,9 @@
  * `maintenance`, and a connection that comes later gets it after its
  * welcome until the time has passed.
  *
- * Every node. The newest maintenance row is the banner. A node alone
- * reads it once at its start (a restart keeps the banner); a cluster's
- * nodes read it every MAINT_POLL_MS, and a node shows what changed to
+ * Every node. The newest maintenance row is the banner. A node reads it
+ * at its start, before its loop serves (a restart keeps the banner); a
+ * cluster's nodes read it again every MAINT_POLL_MS, and a node shows what changed to
  * its own connections, so an announcement reaches every node within
  * that. A read that may have missed this node's own newer write is
  * dropped (its seen is below the write's seq).
@@ -124,8 +124,9 @@ static void poll(void *arg)
     struct hub *h = st->h;
     struct maint_read *q;
 
-    if (h->router.ops->shared_store(h->router.ctx))
-        hub_alarm_arm(h, st->poll, hub_now_ms(h) + MAINT_POLL_MS);
+    if (!h->router.ops->shared_store(h->router.ctx))
+        return; /* (a node alone read it at its start) */
+    hub_alarm_arm(h, st->poll, hub_now_ms(h) + MAINT_POLL_MS);
     if (st->reading || !(q = calloc(1, sizeof *q)))
         return;
     q->r.run = poll_run;
@@ -150,17 +151,26 @@ static void fini(struct hub *h)
 static int init(struct hub *h)
 {
     struct maintenance *m = calloc(1, sizeof *m);
+    int rc;
 
     hub_module_set_state(h, &hub_maintenance_module, m);
     if (!m)
         return -1;
     m->h = h;
-    m->cur.cancelled = true;
     if (!(m->poll = hub_alarm_new(h, poll, m))) {
         fini(h);
         return -1;
     }
-    hub_alarm_arm(h, m->poll, hub_now_ms(h)); /* (the start's read) */
+    /* the start's read, before the loop serves (as a restore's): the
+     * banner outlives a restart */
+    rc = h->store ? store_maintenance(h->store, &m->cur) : 0;
+    if (rc < 0)
+        log_warn("event=maintenance_read_failed");
+    if (rc != 1) {
+        memset(&m->cur, 0, sizeof m->cur);
+        m->cur.cancelled = true;
+    }
+    hub_alarm_arm(h, m->poll, hub_now_ms(h) + MAINT_POLL_MS);
     return 0;
 }
 

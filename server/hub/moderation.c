@@ -216,7 +216,8 @@ static int mod_run(struct store *st, struct hub_read *r)
 
     if ((q->role = store_account_role(st, q->pid, NULL)) < 0)
         return -1;
-    if (q->role != 2 || q->m.type == PROTO_T_MOD_MAINTENANCE)
+    if (q->role != 2 || q->m.type == PROTO_T_MOD_MAINTENANCE ||
+        q->m.type == PROTO_T_MOD_GAME)
         return 0;
     if (q->m.type == PROTO_T_MOD_REPORTS) {
         if (store_report_queue(st, q->v, MOD_QUEUE_MAX, &q->n) < 0 ||
@@ -346,6 +347,47 @@ static void send_player(struct session *s, struct mod_read *q)
                   0);
 }
 
+/* mod_game, once g (in this node's memory) is found: the moderator
+ * ends it with m->result, then the row and the log line. */
+static void end_game(struct session *s, struct game *g,
+                     const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    struct player *p = s->player;
+    struct store_mod_action row = {0};
+    struct proto_error err = {0};
+    char why[2 * sizeof row.text + 3];
+    uint64_t seq;
+
+    if (game_color_of(g, p->pid) >= 0) {
+        hub_send_error(s, PROTO_BAD_FIELD,
+                       "game: a moderator may not end their own game",
+                       &m->id);
+        return;
+    }
+    if (game_adjudicate(g, (enum ending_result)m->result, now, &err) < 0) {
+        hub_send_error(s, err.code, err.msg, &m->id);
+        return;
+    }
+    snprintf(row.moderator, sizeof row.moderator, "%s", p->pid);
+    snprintf(row.action, sizeof row.action, "game_end");
+    snprintf(row.reason, sizeof row.reason, "%s",
+             ending_result_name((enum ending_result)m->result));
+    snprintf(row.game, sizeof row.game, "%s", m->game);
+    snprintf(row.text, sizeof row.text, "%s", m->text);
+    row.at_ms = hub_wall_ms(h);
+    if (!(seq = store_put_mod_action(h->store, &row))) {
+        hub_busy(s, &m->id);
+        return;
+    }
+    hub_send_text(s, proto_render_mod_done("game_end", NULL, NULL, 0, &m->id),
+                  seq);
+    log_info("event=mod_action moderator=%s target=- action=game_end "
+             "reason=%s game=%s until_ms=0 at_ms=%lld why=%s",
+             p->pid, row.reason, m->game, (long long)row.at_ms,
+             log_quote(why, sizeof why, row.text));
+}
+
 /* mod_maintenance: a maintenance in start_in_s (-1: the last one
  * cancelled) with its banner, stored, shown everywhere. */
 static void do_maintenance(struct hub *h, struct session *s,
@@ -403,6 +445,8 @@ static void mod_answer(struct hub_read *r, int rc)
         send_queue(s, q);
     } else if (q->m.type == PROTO_T_MOD_MAINTENANCE) {
         do_maintenance(r->h, s, &q->m);
+    } else if (q->m.type == PROTO_T_MOD_GAME) {
+        hub_run_game_command(s, &q->m, hub_now_ms(r->h), end_game);
     } else if (!q->found) {
         snprintf(msg, sizeof msg, "no account named %s (or with that PID)",
                  q->m.to);
@@ -486,6 +530,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_MOD_MAINTENANCE, mod_command, false},
     {PROTO_T_MOD_PLAYER, mod_command, false},
     {PROTO_T_MOD_CHAT_DELETE, mod_command, true},
+    {PROTO_T_MOD_GAME, mod_command, true},
     {PROTO_T_NONE, NULL, false},
 };
 

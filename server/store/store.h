@@ -413,7 +413,7 @@ int store_mod_history(struct store *s, const char *pid,
  * the reports, a mute or an unmute sets the account's chat mute, the
  * marks set or clear engine and closed, a close_account deletes the
  * account's tokens), in one transaction. 0 also for an empty moderator,
- * target (but for a maintenance's: none) or text. */
+ * target (but for a maintenance's or a game_end's: none) or text. */
 uint64_t store_put_mod_action(struct store *s,
                               const struct store_mod_action *a);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):

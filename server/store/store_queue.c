@@ -551,7 +551,8 @@ uint64_t store_put_mod_action(struct store *s,
     struct op *op;
 
     if (!s || !a || !*a->moderator || !*a->text ||
-        !*a->target != !strncmp(a->action, "maintenance", 11))
+        !*a->target != (!strncmp(a->action, "maintenance", 11) ||
+                        !strcmp(a->action, "game_end")))
         return 0;
     if (!(op = op_new(OP_MOD_ACTION)))
         return 0;

@@ -335,6 +335,59 @@ class ModerationTest(FreshServerTest):
                                  "FROM mod_actions"),
                          [("chat_delete", gid, "player", line["at"])])
 
+    def test_game_adjudicated_and_aborted(self):
+        srv = self.server()
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        gid = bob.request({"t": "invite", "clock": FISCHER_5_0,
+                           "color": "white", "rated": True},
+                          "invited")["game"]
+        carol.send({"t": "join", "game": gid})
+        for c in (bob, carol):
+            c.expect("state", game=gid)
+        bob.move(gid, "e2e4", 0)
+        carol.expect("moved", game=gid)
+        carol.move(gid, "e7e5", 1)
+        bob.expect("moved", game=gid, ply=1)
+        fan = self.client(srv)
+        fan.request({"t": "watch", "game": gid}, "state")
+        order = {"t": "mod_game", "game": gid, "result": "0-1",
+                 "text": "engine use"}
+        carol.send(order)
+        carol.expect_error("not_moderator")
+        m.send(dict(order, result="2-0"))
+        self.assertIn("result:", m.expect_error("bad_field")["msg"])
+        r = m.request(order, "mod_done")
+        self.assertEqual((r["action"], r["pid"]), ("game_end", None))
+        # both players and the spectators told; rated as any end
+        for c in (bob, carol, fan):
+            end = c.expect("game_end", game=gid)
+            self.assertEqual((end["result"], end["reason"]),
+                             ("0-1", "adjudicated"))
+        self.assertLess(end["ratings"]["white"]["after"],
+                        end["ratings"]["white"]["before"])
+        wait_until(lambda: srv.sql("SELECT count(*) FROM ratings") == [(2,)],
+                   "the ratings stored")
+        m.send(order)  # over: nothing more to do
+        self.assertIn("not in play", m.expect_error("game_over")["msg"])
+        # aborted: no result, no rating
+        gid2 = self.game(bob, carol)
+        bob.move(gid2, "d2d4", 0)
+        carol.expect("moved", game=gid2)
+        m.request({"t": "mod_game", "game": gid2, "result": "*",
+                   "text": "server trouble"}, "mod_done")
+        for c in (bob, carol):
+            end = c.expect("game_end", game=gid2)
+            self.assertEqual((end["result"], end["reason"]),
+                             ("*", "aborted"))
+        self.assertEqual(srv.sql("SELECT action, reason, game, text "
+                                 "FROM mod_actions ORDER BY id"),
+                         [("game_end", "0-1", gid, "engine use"),
+                          ("game_end", "*", gid2, "server trouble")])
+        wait_until(lambda: "action=game_end reason=0-1 game=%s" % gid
+                   in srv.log_text(), "the log line")
+
     def test_maintenance_banner(self):
         srv = self.server()
         m, bob = self.account(srv, "mona"), self.account(srv, "bob")
