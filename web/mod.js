@@ -2,6 +2,7 @@
 // section 4, "Moderation"): a maintenance to announce or cancel; the
 // report queue, the worst first, with each entry's texts, and the actions
 // on its player (warn, mute for a time, unmute, close the reports); a
+// game in play to end (a result or an abort); a
 // player looked up (from the queue or by name): its recent games, chat
 // lines and the moderators' past actions on it, with every action and
 // its reversal. Loaded by app.js the first time /mod is opened: a visit
@@ -45,7 +46,7 @@ export class ModView {
         this.section.append(el('h1', { id: 'mod-title',
                                        textContent: 'Moderation' }),
                             this.status, this.maintenanceForm(),
-                            this.lookupForm(), this.player,
+                            this.gameForm(), this.lookupForm(), this.player,
                             el('h2', { textContent: 'Reports' }),
                             refresh, this.list);
         this.section.hidden = true;
@@ -106,6 +107,35 @@ export class ModView {
             el('label', { htmlFor: text.id, textContent: 'Text' }), text,
             el('label', { htmlFor: when.id, textContent: 'When' }), when,
             el('div', { className: 'row' }, go, cancel));
+    }
+
+    // A game in play ended by a moderator: a result, or an abort.
+    gameForm() {
+        const gid = el('input', { type: 'text', id: 'mod-game-id',
+                                  maxLength: 200 }); // (a link too)
+        const result = el('select', { id: 'mod-game-result' });
+        for (const [r, words] of [['1-0', 'White wins'], ['0-1', 'Black wins'],
+                                  ['1/2-1/2', 'Draw'], ['*', 'Abort']])
+            result.append(el('option', { value: r, textContent: words }));
+        const why = el('input', { type: 'text', id: 'mod-game-why',
+                                  maxLength: 500 });
+        const go = el('button', { type: 'button', id: 'mod-game-end',
+                                  textContent: 'End the game' });
+        go.addEventListener('click', () => {
+            const game = gid.value.trim().replace(/^.*\/g\//, '');
+            if (!game || !why.value.trim()) {
+                this.say('Name the game and say why first.');
+                return;
+            }
+            this.ctx.send({ t: 'mod_game', game, result: result.value,
+                            text: why.value.trim() });
+        });
+        return el('fieldset', { className: 'mod-game' },
+            el('legend', { textContent: 'End a game in play' }),
+            el('label', { htmlFor: gid.id, textContent: 'Game (id or link)' }),
+            gid,
+            el('label', { htmlFor: result.id, textContent: 'Result' }), result,
+            el('label', { htmlFor: why.id, textContent: 'Why' }), why, go);
     }
 
     lookupForm() {
@@ -222,8 +252,11 @@ export class ModView {
         else if (msg.t === 'mod_done') {
             this.say(`Done: ${msg.action}${msg.name ? ' ' + msg.name : ''}` +
                      (msg.until ? ` until ${when(msg.until)}` : '') + '.');
-            this.ask();
-            if (this.looking && msg.pid)
+            // (read again only what changed: each read is one of the
+            // moderator's commands, 10 at once then 30 a minute)
+            if (msg.action === 'close')
+                this.ask();
+            else if (this.looking && msg.pid)
                 this.lookup(this.looking);
         } else if (msg.t === 'error')
             this.say(msg.msg);

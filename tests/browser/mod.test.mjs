@@ -7,7 +7,8 @@
 // others' pages; a mute from the page refuses the
 // chatter's next line with the mute's words; a maintenance announced from
 // the page is a banner on another player's page (and after a reload),
-// until it is cancelled. axe-core finds nothing serious on the page.
+// until it is cancelled; a game ended from the page tells both players
+// why. axe-core finds nothing serious on the page.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -111,5 +112,14 @@ test('a moderator mutes a chatter and announces a maintenance from /mod',
     await waitText(c.page, '#maintenance', /upgrade to 2\.0/);
     await p.click('#mod-maint-cancel');
     await c.page.waitForSelector('#maintenance', { state: 'hidden' });
+
+    // the game ended from the page: both players see why
+    await p.fill('#mod-game-id', link);
+    await p.selectOption('#mod-game-result', '0-1');
+    await p.fill('#mod-game-why', 'test');
+    await p.click('#mod-game-end');
+    await waitText(p, '#mod-status', /Done: game_end/);
+    for (const q of [b.page, c.page])
+        await waitText(q, '#end-reason', /A moderator gave the game/);
     assertClean(t, a, b, c);
 });
