@@ -3,6 +3,7 @@
  */
 #include "clock.h"
 
+#include <assert.h>
 #include <stddef.h>
 
 bool clock_spec_valid(const struct clock_spec *spec)
@@ -39,8 +40,20 @@ void clock_init(struct clock *c, const struct clock_spec *spec)
 {
     c->spec = *spec;
     c->left_ms[0] = c->left_ms[1] = clock_full_ms(spec);
+    c->inc_ms[0] = c->inc_ms[1] = spec->per_move
+                                      ? 0
+                                      : (int64_t)spec->increment_s * 1000;
     c->running = -1;
     c->since_ms = 0;
+}
+
+void clock_set_side(struct clock *c, int side, int64_t left_ms,
+                    int64_t inc_ms)
+{
+    assert((side == 0 || side == 1) && side != c->running);
+    assert(left_ms >= 0 && inc_ms >= 0);
+    c->left_ms[side] = left_ms;
+    c->inc_ms[side] = inc_ms;
 }
 
 void clock_start(struct clock *c, int side, int64_t now)
@@ -88,8 +101,7 @@ int64_t clock_press(struct clock *c, int64_t now)
     if (c->spec.per_move)
         c->left_ms[mover] = clock_full_ms(&c->spec);
     else
-        c->left_ms[mover] = clock_left(c, mover, now) +
-                            (int64_t)c->spec.increment_s * 1000;
+        c->left_ms[mover] = clock_left(c, mover, now) + c->inc_ms[mover];
     c->running = 1 - mover;
     c->since_ms = now;
     return c->left_ms[mover];

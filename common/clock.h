@@ -35,11 +35,14 @@ struct clock_spec {
 /*
  * A running clock. Invariant: left_ms[side] is what that side had when its
  * current turn began (or when the clock was last paused); while a side
- * runs, its remaining time is left_ms[side] - (now - since_ms).
+ * runs, its remaining time is left_ms[side] - (now - since_ms). Each side
+ * has its own increment (a Fischer clock's): both are the spec's until
+ * clock_set_side gives one side another (an arena's berserk).
  */
 struct clock {
     struct clock_spec spec;
     int64_t left_ms[2]; /* indexed by colour: 0 white, 1 black */
+    int64_t inc_ms[2];  /* Fischer: added to the mover's time on a press */
     int running;        /* colour whose time runs, or -1 */
     int64_t since_ms;   /* when the running side's time started to run */
 };
@@ -57,8 +60,15 @@ bool clock_spec_equal(const struct clock_spec *a, const struct clock_spec *b);
  * time, in milliseconds. */
 int64_t clock_full_ms(const struct clock_spec *spec);
 
-/* Sets *c to spec with both sides at their full budget, not running. */
+/* Sets *c to spec with both sides at their full budget and the spec's
+ * increment, not running. */
 void clock_init(struct clock *c, const struct clock_spec *spec);
+
+/* Gives side a time of its own, left_ms (>= 0) and inc_ms (>= 0) per
+ * move, while its time is not running (a berserk before its first move:
+ * the other side's clock is untouched). */
+void clock_set_side(struct clock *c, int side, int64_t left_ms,
+                    int64_t inc_ms);
 
 /* Starts (or resumes) side's time at now; the other side stops without
  * being charged. */
@@ -76,8 +86,8 @@ int64_t clock_deadline(const struct clock *c);
 /* True when the running side has no time left at now. */
 bool clock_flagged(const struct clock *c, int64_t now);
 
-/* Ends the running side's turn at now: charges it, adds the increment
- * (Fischer) or restores its budget (per move), and starts the other side.
+/* Ends the running side's turn at now: charges it, adds its increment
+ * (Fischer: inc_ms[side]) or restores its budget (per move), and starts the other side.
  * The caller checks clock_flagged first. Returns the mover's remaining
  * time after the move, or -1 when the clock was not running. */
 int64_t clock_press(struct clock *c, int64_t now);

@@ -74,17 +74,19 @@ enum proto_code {
     PROTO_CHALLENGE_UNAVAILABLE, /* challenge: not served in a cluster */
     PROTO_NOT_FINISHED,          /* analyse: the game is not over */
     PROTO_ANALYSIS_LIMIT,        /* analyse: one running, or the day's used */
-    PROTO_NO_SUCH_TOKEN,    /* token_revoke: the account has no such token */
-    PROTO_TOO_MANY_TOKENS,  /* token_create: the account holds the most */
-    PROTO_NO_SUCH_EVENT,    /* arena_*: no event has that id */
-    PROTO_EVENT_OVER,       /* arena_join, arena_withdraw: it ended */
-    PROTO_ALREADY_JOINED,   /* arena_join: playing in it already */
-    PROTO_NOT_JOINED,       /* arena_withdraw: not playing in it */
-    PROTO_PAUSED,           /* arena_join: a withdrawal's pause runs */
-    PROTO_EVENTS_FULL,      /* arena_create: the server's cap */
-    PROTO_NO_TOURNAMENTS,   /* arena_create: creation is off here */
-    PROTO_CHAT_NOT_ALLOWED, /* chat: a guest, chat off, not watching */
-    PROTO_MUTED,            /* chat: muted after a flood, until ... */
+    PROTO_NO_SUCH_TOKEN,     /* token_revoke: the account has no such token */
+    PROTO_TOO_MANY_TOKENS,   /* token_create: the account holds the most */
+    PROTO_NO_SUCH_EVENT,     /* arena_*: no event has that id */
+    PROTO_EVENT_OVER,        /* arena_join, arena_withdraw: it ended */
+    PROTO_ALREADY_JOINED,    /* arena_join: playing in it already */
+    PROTO_NOT_JOINED,        /* arena_withdraw: not playing in it */
+    PROTO_PAUSED,            /* arena_join: a withdrawal's pause runs */
+    PROTO_EVENTS_FULL,       /* arena_create: the server's cap */
+    PROTO_BERSERK_REFUSED,   /* berserk: not now, not here (msg: why) */
+    PROTO_CONDITION_NOT_MET, /* arena_join: an entry condition (msg) */
+    PROTO_NO_TOURNAMENTS,    /* arena_create: creation is off here */
+    PROTO_CHAT_NOT_ALLOWED,  /* chat: a guest, chat off, not watching */
+    PROTO_MUTED,             /* chat: muted after a flood, until ... */
     PROTO_PLAYBAN, /* a new game while a playban holds (hub/playban.c) */
     PROTO_BLOCKED, /* challenge, accept: a block between them */
     PROTO_TOO_MANY_BLOCKS,  /* block: the account holds the most */
@@ -150,6 +152,7 @@ enum proto_type {
     PROTO_T_ARENA_LIST,
     PROTO_T_ARENA_WATCH,
     PROTO_T_ARENA_UNWATCH,
+    PROTO_T_BERSERK,
     PROTO_T_CHAT,
     PROTO_T_BLOCK,
     PROTO_T_UNBLOCK,
@@ -228,6 +231,19 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
  * a week. */
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
+/* arena_create's "conditions": a rated-games minimum up to this, a
+ * password of 1 to PROTO_ENTRY_PASSWORD_MAX of A-Z a-z 0-9 _ -. */
+#define PROTO_ENTRY_GAMES_MAX 10000
+#define PROTO_ENTRY_PASSWORD_MAX 32
+
+/* arena_create's entry conditions (PROTOCOL.md "Entry conditions"): 0 or
+ * "" where absent. */
+struct proto_entry {
+    int rating_min, rating_max; /* 0: no bound */
+    int rated_games_min;
+    bool accounts_only;
+    char password[PROTO_ENTRY_PASSWORD_MAX + 1];
+};
 /* swiss_create: "rounds" from 1 to PROTO_SWISS_ROUNDS_MAX,
  * "interval_s" between rounds from 0 to an hour. */
 #define PROTO_SWISS_ROUNDS_MAX 30
@@ -328,6 +344,8 @@ struct proto_msg {
     int start_in_s;                /* arena_create: 0 when absent;
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
+    bool no_berserk;               /* arena_create: "berserk":false */
+    struct proto_entry entry;      /* arena_create: "conditions" */
     enum proto_room room;          /* chat */
     int action;    /* mod_action: enum proto_mod_action; its reason (close:
                    the reports' reason, -1 when absent) is m->reason;
@@ -483,6 +501,7 @@ struct proto_state {
     const char *status;    /* "waiting", "started", "ended" */
     int draw_offer;        /* colour, or -1 for null */
     int takeback;          /* colour whose request is pending, or -1 */
+    bool berserk[2];       /* an arena game's side went berserk */
     int64_t gone_ms[2];    /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
     size_t watchers;   /* the game's spectators now (0 for a stored one) */
@@ -652,6 +671,10 @@ char *proto_render_draw(const char *type, const char *gid, int color);
  * clock got MS more (give_time); clocks as they stand now. */
 char *proto_render_time_given(const char *gid, int color, int64_t ms,
                               const struct proto_clocks *clocks);
+/* {"t":"berserk","game":GID,"color":C,"clocks":{...}}: C went berserk
+ * (an arena game: half its time, no increment). */
+char *proto_render_berserk(const char *gid, int color,
+                           const struct proto_clocks *clocks);
 /* {"t":"taken_back","game":GID,"color":C,"ply":N}: C's takeback request
  * was accepted; the game is back at ply N (a `state` follows). */
 char *proto_render_taken_back(const char *gid, int color, int ply);

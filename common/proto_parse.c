@@ -54,6 +54,8 @@ typedef uint64_t field_set;
 #define F_ACTION ((field_set)1 << 30)
 #define F_AT ((field_set)1 << 31)
 #define F_RESULT ((field_set)1 << 32)
+#define F_BERSERK ((field_set)1 << 34)
+#define F_CONDITIONS ((field_set)1 << 35)
 
 static const struct {
     const char *name;
@@ -115,13 +117,15 @@ static const struct {
     [PROTO_T_MY_GAMES] = {"my_games", 0, 0},
     [PROTO_T_TEST_CLOCK] = {"test_clock", F_ADVANCE, F_ADVANCE},
     [PROTO_T_ARENA_CREATE] = {"arena_create",
-                              F_NAME | F_CLOCK | F_DURATION | F_START_IN,
+                              F_NAME | F_CLOCK | F_DURATION | F_START_IN |
+                                  F_BERSERK | F_CONDITIONS,
                               F_NAME | F_CLOCK | F_DURATION},
-    [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT | F_PASSWORD, F_EVENT},
     [PROTO_T_ARENA_WITHDRAW] = {"arena_withdraw", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_LIST] = {"arena_list", 0, 0},
     [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
+    [PROTO_T_BERSERK] = {"berserk", F_GAME, F_GAME},
     [PROTO_T_CHAT] = {"chat", F_GAME | F_ROOM | F_TEXT,
                       F_GAME | F_ROOM | F_TEXT},
     [PROTO_T_BLOCK] = {"block", F_TO, F_TO},
@@ -191,6 +195,8 @@ static const struct {
     {"action", F_ACTION},
     {"at", F_AT},
     {"result", F_RESULT},
+    {"berserk", F_BERSERK},
+    {"conditions", F_CONDITIONS},
 };
 
 /* Largest ply a client may name: far beyond any real game. */
@@ -729,6 +735,79 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
     return parse_swiss_fields(root, m, present, e);
 }
 
+/* A condition's integer: 0 (absent) or lo..hi. */
+static int entry_int(json_t *c, const char *key, int lo, int hi, int *out,
+                     struct proto_error *e)
+{
+    json_t *v = json_object_get(c, key);
+    char msg[80];
+
+    if (!v)
+        return 0;
+    snprintf(msg, sizeof msg, "conditions.%s: an integer from %d to %d", key,
+             lo, hi);
+    if (!json_is_integer(v) || json_integer_value(v) < lo ||
+        json_integer_value(v) > hi)
+        return fail(e, PROTO_BAD_FIELD, "%s", msg);
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+/* berserk, conditions (arena_create's). */
+static int parse_entry_fields(json_t *root, struct proto_msg *m,
+                              field_set present, struct proto_error *e)
+{
+    static const char *const keys[] = {"rating_min", "rating_max",
+                                       "rated_games_min", "accounts_only",
+                                       "password"};
+    struct proto_entry *x = &m->entry;
+    const char *key;
+    json_t *c, *v;
+
+    if (present & F_BERSERK) {
+        v = json_object_get(root, "berserk");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "berserk: true or false");
+        m->no_berserk = json_is_false(v);
+    }
+    if (!(present & F_CONDITIONS))
+        return 0;
+    c = json_object_get(root, "conditions");
+    if (!json_is_object(c))
+        return fail(e, PROTO_BAD_FIELD, "%s", "conditions: an object");
+    json_object_foreach(c, key, v)
+    {
+        size_t k = 0;
+        while (k < sizeof keys / sizeof *keys && strcmp(keys[k], key))
+            k++;
+        if (k == sizeof keys / sizeof *keys)
+            return fail(e, PROTO_BAD_FIELD, "conditions: unknown key %.40s",
+                        key);
+    }
+    if (entry_int(c, "rating_min", 1, PROTO_RATING_MAX, &x->rating_min, e) ||
+        entry_int(c, "rating_max", 1, PROTO_RATING_MAX, &x->rating_max, e))
+        return -1;
+    if (x->rating_min && x->rating_max && x->rating_min > x->rating_max)
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "conditions: rating_min and rating_max are integers "
+                    "from 1 to 4000, min <= max");
+    if (entry_int(c, "rated_games_min", 1, PROTO_ENTRY_GAMES_MAX,
+                  &x->rated_games_min, e))
+        return -1;
+    if ((v = json_object_get(c, "accounts_only"))) {
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "conditions.accounts_only: true or false");
+        x->accounts_only = json_is_true(v);
+    }
+    if (json_object_get(c, "password") &&
+        (get_string(c, "password", x->password, sizeof x->password, e) < 0 ||
+         !proto_key_valid(x->password)))
+        return fail(e, PROTO_BAD_FIELD, "%s",
+                    "conditions.password: 1-32 of A-Z a-z 0-9 _ -");
+    return 0;
+}
+
 /* room, text (chat). */
 static int parse_chat_fields(json_t *root, struct proto_msg *m,
                              field_set present, struct proto_error *e)
@@ -782,6 +861,7 @@ static int parse_fields(json_t *root, struct proto_msg *m, bool id_ok,
         parse_challenge_fields(root, m, present, e) < 0 ||
         parse_token_fields(root, m, present, e) < 0 ||
         parse_arena_fields(root, m, present, e) < 0 ||
+        parse_entry_fields(root, m, present, e) < 0 ||
         parse_chat_fields(root, m, present, e) < 0)
         return -1;
     return 0;

@@ -218,6 +218,10 @@ char *proto_render_state(const struct proto_state *s,
     if (!o)
         return NULL;
     json_object_set_new(o, "takeback", j_color_or_null(s->takeback));
+    if (s->berserk[0] || s->berserk[1])
+        json_object_set_new(o, "berserk",
+                            json_pack("{s:b,s:b}", "white", s->berserk[0],
+                                      "black", s->berserk[1]));
     if (s->lags) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n; i++)
@@ -285,6 +289,15 @@ char *proto_render_time_given(const char *gid, int color, int64_t ms,
         json_pack("{s:s,s:s,s:s,s:I,s:o}", "t", "time_given", "game", gid,
                   "color", proto_color_name(color), "ms", (json_int_t)ms,
                   "clocks", j_clocks(clocks)),
+        NULL);
+}
+
+char *proto_render_berserk(const char *gid, int color,
+                           const struct proto_clocks *clocks)
+{
+    return proto_json_finish(
+        json_pack("{s:s,s:s,s:s,s:o}", "t", "berserk", "game", gid, "color",
+                  proto_color_name(color), "clocks", j_clocks(clocks)),
         NULL);
 }
 

@@ -63,7 +63,12 @@ export class AnalysisPanel {
             return;
         if (msg.t === 'analysis') {
             this.a = msg;
-        } else if (this.a && this.a.positions) {
+        } else if (this.a) {
+            // (a job on another node of a cluster is answered without
+            // its positions: they come one by one)
+            if (!this.a.positions)
+                this.a.positions = new Array(msg.total).fill(null);
+            this.a.total = msg.total;
             this.a.positions[msg.position] = msg.score;
             this.a.done = msg.done;
             this.a.status = 'running';

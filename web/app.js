@@ -115,6 +115,13 @@ const ctx = {
     myGames: () => myGames.items(),
     isMyGame: (gid) => myGames.games.has(gid),
     shownGame: () => (game && game.gid) || null,
+    // the game page's state of gid (null: another game is shown)
+    gameState: (gid) => (game && game.gid === gid && game.g) || null,
+    // the game page drew g: an arena game's Berserk button follows it
+    gameRendered: (gid, g) => {
+        if (arena)
+            arena.renderGame(gid, g);
+    },
     changed: () => {
         lobby.renderMine();
         player.renderMine();
@@ -349,6 +356,9 @@ function onMessage(msg) {
     case 'taken_back':
     case 'time_given':
         game.takeback.onMessage(msg);
+        break;
+    case 'berserk':
+        game.onBerserk(msg);
         break;
     case 'analysis':
     case 'analysis_progress':

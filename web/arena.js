@@ -47,6 +47,25 @@ export function field(id, label, attrs) {
     return p;
 }
 
+// What an event asks of its players, in words ('' when nothing).
+function conditionsText(msg) {
+    const c = msg.conditions || {}, parts = [];
+    if (c.rating_min && c.rating_max)
+        parts.push(`rated ${c.rating_min}–${c.rating_max}`);
+    else if (c.rating_min)
+        parts.push(`rated ${c.rating_min} or more`);
+    else if (c.rating_max)
+        parts.push(`rated ${c.rating_max} or less`);
+    if (c.rated_games_min)
+        parts.push(`${c.rated_games_min} rated games or more`);
+    if (c.accounts_only)
+        parts.push('accounts only');
+    if (c.password)
+        parts.push('a password');
+    const entry = parts.length ? `To join: ${parts.join(', ')}.` : '';
+    return msg.berserk === false ? `${entry} No berserk.`.trim() : entry;
+}
+
 export class ArenaView {
     // ctx: app.js's (send, me, navigate, toast).
     constructor(ctx) {
@@ -100,20 +119,64 @@ export class ArenaView {
                        { type: 'number', min: 1, max: 1440, value: 30 }),
                  field('arena-start', 'Starts in (minutes)',
                        { type: 'number', min: 0, max: 10080, value: 5 }),
+                 field('arena-berserk', 'Berserk allowed',
+                       { type: 'checkbox', checked: true }),
+                 this.conditionsFields(),
                  go);
         f.addEventListener('submit', (e) => {
             e.preventDefault();
             const n = (id) => Number($(id).value);
-            this.ctx.send({
+            const msg = {
                 t: 'arena_create', name: $('arena-name').value,
                 clock: { type: 'fischer',
                          initial_s: Math.round(n('arena-minutes') * 60),
                          increment_s: n('arena-inc') },
                 duration_s: Math.round(n('arena-duration') * 60),
                 start_in_s: Math.round(n('arena-start') * 60),
-            }, { t: 'arena_create' });
+            };
+            if (!$('arena-berserk').checked)
+                msg.berserk = false;
+            const cond = this.conditions();
+            if (Object.keys(cond).length)
+                msg.conditions = cond;
+            this.ctx.send(msg, { t: 'arena_create' });
         });
         return f;
+    }
+
+    // The form's entry conditions (PROTOCOL.md "Entry conditions"), each
+    // optional.
+    conditionsFields() {
+        const box = el('fieldset', 'arena-conditions');
+        box.append(el('legend', null, 'Entry conditions (optional)'),
+                   field('arena-rmin', 'Minimum rating',
+                         { type: 'number', min: 1, max: 4000 }),
+                   field('arena-rmax', 'Maximum rating',
+                         { type: 'number', min: 1, max: 4000 }),
+                   field('arena-games', 'Minimum rated games',
+                         { type: 'number', min: 1, max: 10000 }),
+                   field('arena-accounts', 'Accounts only',
+                         { type: 'checkbox' }),
+                   field('arena-pw', 'Password (letters, digits, _ and -)',
+                         { type: 'text', maxLength: 32,
+                           autocomplete: 'off' }));
+        return box;
+    }
+
+    conditions() {
+        const c = {};
+        const num = (id, key) => {
+            if ($(id).value !== '')
+                c[key] = Number($(id).value);
+        };
+        num('arena-rmin', 'rating_min');
+        num('arena-rmax', 'rating_max');
+        num('arena-games', 'rated_games_min');
+        if ($('arena-accounts').checked)
+            c.accounts_only = true;
+        if ($('arena-pw').value)
+            c.password = $('arena-pw').value;
+        return c;
     }
 
     // The list (eid null) or an event's page.
@@ -198,15 +261,32 @@ export class ArenaView {
                         `${timeText(msg.start_ms)}–${timeText(msg.end_ms)}`);
         meta.id = 'arena-status';
         head.append(h, meta);
+        const rules = conditionsText(msg);
+        if (rules) {
+            const p = el('p', 'arena-meta', rules);
+            p.id = 'arena-conditions';
+            head.append(p);
+        }
         if (msg.status === 'open' || msg.status === 'running') {
             const joined = mine && !mine.withdrawn;
+            // (a password is asked of a first join only)
+            const pw = !mine && msg.conditions && msg.conditions.password
+                ? field('arena-join-pw', 'Password',
+                        { type: 'text', maxLength: 32, autocomplete: 'off' })
+                : null;
             const b = el('button', joined ? null : 'primary',
                          joined ? 'Withdraw' : 'Join');
             b.type = 'button';
             b.id = 'arena-join-btn';
-            b.addEventListener('click', () => this.ctx.send(
-                { t: joined ? 'arena_withdraw' : 'arena_join',
-                  event: msg.event }, { t: 'arena_join' }));
+            b.addEventListener('click', () => {
+                const m = { t: joined ? 'arena_withdraw' : 'arena_join',
+                            event: msg.event };
+                if (pw && $('arena-join-pw').value)
+                    m.password = $('arena-join-pw').value;
+                this.ctx.send(m, { t: 'arena_join' });
+            });
+            if (pw)
+                head.append(pw);
             head.append(b);
         }
         const table = el('table', 'lb-table arena-standings');
@@ -227,23 +307,42 @@ export class ArenaView {
                 a.href = `/g/${r.game}`;
                 name.append(a);
             }
-            const sheet = r.sheet.map((s) => s.points).join(' ');
+            // each game's points; ⚔ a berserk game (struck out when it
+            // was too short to earn its point)
+            const sheet = el('td', 'arena-sheet');
+            for (const s of r.sheet) {
+                if (sheet.childNodes.length)
+                    sheet.append(' ');
+                const x = el(s.berserk === 'invalid' ? 's' : 'span', null,
+                             String(s.points) + (s.berserk ? '⚔' : ''));
+                if (s.berserk)
+                    x.title = s.berserk === 'valid'
+                        ? 'berserk: one more point' : 'berserk, too short';
+                sheet.append(x);
+            }
             row.append(el('td', null, String(r.rank)), name,
-                       el('td', 'arena-score', String(r.score)),
-                       el('td', 'arena-sheet', sheet));
+                       el('td', 'arena-score', String(r.score)), sheet);
             body.append(row);
         }
         table.append(cap, thead, body);
         const parts = [head];
         parts.push(msg.standings.length ? table
             : el('p', 'arena-empty', 'Nobody has joined yet.'));
+        // (a push while the password is typed keeps it, and the focus)
+        const typed = $('arena-join-pw'), focused = document.activeElement;
         this.page.replaceChildren(...parts);
+        if (typed && $('arena-join-pw')) {
+            $('arena-join-pw').value = typed.value;
+            if (focused === typed)
+                $('arena-join-pw').focus();
+        }
     }
 
     // A game of an event starts: the game page links back to it.
     onGame(msg) {
         this.games.set(msg.game, { event: msg.event, name: msg.name,
-                                   swiss: msg.swiss });
+                                   swiss: msg.swiss,
+                                   berserk: !msg.swiss && !!msg.berserk });
         this.showOnGame(msg.game);
     }
 
@@ -255,7 +354,36 @@ export class ArenaView {
             return;
         const link = el('a', null, a.name);
         link.href = `/t/${a.event}${a.swiss ? '?swiss' : ''}`;
-        box.replaceChildren('Tournament: ', link);
+        const marks = el('span', 'berserk-marks');
+        marks.id = 'game-berserk';
+        const b = el('button', 'berserk-btn', 'Berserk');
+        b.type = 'button';
+        b.id = 'berserk-btn';
+        b.hidden = true;
+        b.title = 'Half your time and no increment, for one more point ' +
+            'if you win in 7 moves or more';
+        b.addEventListener('click', () => this.ctx.send(
+            { t: 'berserk', game: gid }, { t: 'berserk', game: gid }));
+        box.replaceChildren('Tournament: ', link, marks, ' ', b);
+        const shown = this.ctx.gameState(gid);
+        if (shown)
+            this.renderGame(gid, shown);
+    }
+
+    // The game page drew game gid as g: who went berserk, and the
+    // Berserk button for a player who may still (before his first move,
+    // once, where the event allows it).
+    renderGame(gid, g) {
+        const a = this.games.get(gid), marks = $('game-berserk'),
+            b = $('berserk-btn');
+        if (!a || !marks || !b || !g.berserk)
+            return;
+        const who = ['white', 'black'].filter((c) => g.berserk[c]);
+        marks.textContent = who.length ? ` · ⚔ ${who.map((c) =>
+            c[0].toUpperCase() + c.slice(1)).join(' and ')} berserk` : '';
+        b.hidden = !(a.berserk && g.you && g.status === 'started' &&
+                     !g.berserk[g.you] &&
+                     g.ply < (g.you === 'white' ? 1 : 2));
     }
 
     onError(req, msg) {

@@ -200,6 +200,9 @@ export class GameView {
             status: msg.status, drawOffer: msg.draw_offer || null,
             // the pending takeback request's colour, or null
             takeback: msg.takeback || null,
+            // an arena game's berserks (PROTOCOL.md "Berserk")
+            berserk: { white: !!(msg.berserk && msg.berserk.white),
+                       black: !!(msg.berserk && msg.berserk.black) },
             takebackDeclined: !!(old && old.takebackDeclined &&
                                  old.ply === msg.ply),
             rated: !!msg.rated,
@@ -375,6 +378,22 @@ export class GameView {
         if (msg.game !== this.gid || !g || typeof msg.n !== 'number')
             return false;
         g.watchers = msg.n;
+        this.render();
+        return true;
+    }
+
+    // A player of an arena game went berserk: half his time, no increment.
+    onBerserk(msg) {
+        const g = this.g;
+        if (msg.game !== this.gid || !g)
+            return false;
+        g.berserk[msg.color] = true;
+        if (msg.clocks) {
+            g.clocks = msg.clocks;
+            g.clocksAt = performance.now();
+        }
+        this.ctx.announce(`${W.colorName(msg.color)} went berserk: half ` +
+                          'the time, no increment.');
         this.render();
         return true;
     }
@@ -593,6 +612,8 @@ export class GameView {
         board.hidden = !(g.status === 'ended' || !g.you);
         board.href = `/analysis?game=${encodeURIComponent(this.gid)}`;
         this.keyMove.render();
+        if (this.ctx.gameRendered)
+            this.ctx.gameRendered(this.gid, g);
         this.section.classList.toggle('playing', !!(g.you &&
                                                     g.status === 'started'));
         document.title = g.status === 'started' && g.you === g.toMove

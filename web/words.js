@@ -363,6 +363,8 @@ const ERRORS = {
     takeback_not_allowed: 'Takebacks are off in this game (a player\'s ' +
                           'preference).',
     give_time_not_allowed: 'Time cannot be given in this game now',
+    berserk_refused: 'No berserk',
+    condition_not_met: 'You may not join this tournament',
     no_such_player: 'Nobody of that name is online',
     no_such_challenge: 'That challenge is no longer pending.',
     too_many_challenges: 'Too many pending challenges',
@@ -397,7 +399,9 @@ export function errorText(code, msg) {
                   code === 'give_time_not_allowed' ||
                   code === 'no_such_player' ||
                   code === 'too_many_challenges' ||
-                  code === 'chat_not_allowed' || code === 'blocked') &&
+                  code === 'chat_not_allowed' || code === 'blocked' ||
+                  code === 'berserk_refused' ||
+                  code === 'condition_not_met') &&
         msg ? `${base}: ${msg}` : base;
     // (one game against the computer at a time: the server says so)
     if (code === 'too_many_games' && /computer/.test(msg || ''))

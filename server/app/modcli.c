@@ -125,25 +125,14 @@ static int list(struct store *r)
 int modcli_main(int argc, char **argv)
 {
     struct mod_args a;
-    struct config cfg = {0};
-    struct store *r = NULL;
-    const char *db, *pg;
-    char err[600];
+    struct tokencli_db d;
     int rc = parse(argc, argv, &a);
 
     if (rc)
         return rc < 0 ? 0 : rc;
-    if ((rc = tokencli_where(a.db, a.config, &cfg, &db, &pg)) != 0)
-        goto out;
-    if (store_open_reader(&r, db, pg, err, sizeof err) < 0) {
-        fprintf(stderr, "E: mod: %s\n", err);
-        rc = 1;
-        goto out;
-    }
-    rc = !strcmp(a.verb, "list") ? list(r) : set_role(r, &a, db, pg);
-    store_close(r);
-out:
-    if (!a.db)
-        config_clear(&cfg);
+    if ((rc = tokencli_open(&d, a.db, a.config, "mod")) != 0)
+        return rc;
+    rc = !strcmp(a.verb, "list") ? list(d.r) : set_role(d.r, &a, d.db, d.pg);
+    tokencli_close(&d);
     return rc;
 }

@@ -102,8 +102,11 @@ static int parse(int argc, char **argv, struct token_args *a)
     return 0;
 }
 
-int tokencli_where(const char *db_opt, const char *config, struct config *cfg,
-                   const char **db, const char **pg)
+/* The database's place: db_opt, else the config file's database or
+ * postgres (into *db / *pg, owned by *cfg, which the caller clears).
+ * 0, or 2 (said). */
+static int where(const char *db_opt, const char *config, struct config *cfg,
+                 const char **db, const char **pg)
 {
     char err[600];
 
@@ -122,6 +125,34 @@ int tokencli_where(const char *db_opt, const char *config, struct config *cfg,
     *db = cfg->database;
     *pg = cfg->postgres;
     return 0;
+}
+
+int tokencli_open(struct tokencli_db *d, const char *db_opt,
+                  const char *config, const char *cmd)
+{
+    char err[600];
+    int rc;
+
+    memset(d, 0, sizeof *d);
+    d->own_cfg = !db_opt;
+    if ((rc = where(db_opt, config, &d->cfg, &d->db, &d->pg)) == 0 &&
+        store_open_reader(&d->r, d->db, d->pg, err, sizeof err) < 0) {
+        fprintf(stderr, "E: %s: %s\n", cmd, err);
+        rc = 1;
+    }
+    if (rc)
+        tokencli_close(d);
+    return rc;
+}
+
+void tokencli_close(struct tokencli_db *d)
+{
+    if (d->r)
+        store_close(d->r);
+    d->r = NULL;
+    if (d->own_cfg)
+        config_clear(&d->cfg);
+    d->own_cfg = false;
 }
 
 static void nothing(void *arg)
@@ -287,33 +318,19 @@ static int revoke_id(struct store *r, const struct token_args *a,
 int tokencli_main(int argc, char **argv)
 {
     struct token_args a;
-    struct config cfg = {0};
-    struct store *r = NULL;
-    const char *db, *pg;
-    char err[600];
+    struct tokencli_db d;
     int rc = parse(argc, argv, &a);
 
     if (rc)
         return rc < 0 ? 0 : rc;
-    if ((rc = tokencli_where(a.db, a.config, &cfg, &db, &pg)) != 0) {
-        if (!a.db)
-            config_clear(&cfg);
+    if ((rc = tokencli_open(&d, a.db, a.config, "token")) != 0)
         return rc;
-    }
-    if (store_open_reader(&r, db, pg, err, sizeof err) < 0) {
-        fprintf(stderr, "E: token: %s\n", err);
-        if (!a.db)
-            config_clear(&cfg);
-        return 1;
-    }
     if (!strcmp(a.verb, "create"))
-        rc = create(r, &a, db, pg);
+        rc = create(d.r, &a, d.db, d.pg);
     else if (!strcmp(a.verb, "list"))
-        rc = list(r, &a);
+        rc = list(d.r, &a);
     else
-        rc = revoke_id(r, &a, db, pg);
-    store_close(r);
-    if (!a.db)
-        config_clear(&cfg);
+        rc = revoke_id(d.r, &a, d.db, d.pg);
+    tokencli_close(&d);
     return rc;
 }

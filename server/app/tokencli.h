@@ -10,7 +10,10 @@
 #ifndef SERVER_APP_TOKENCLI_H
 #define SERVER_APP_TOKENCLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "app/config.h"
 
 /* The subcommand's lines of --help. */
 extern const char tokencli_help[];
@@ -20,13 +23,22 @@ extern const char tokencli_help[];
  * error, an unknown user, scope or id). */
 int tokencli_main(int argc, char **argv);
 
-struct config;
 struct store;
-/* Shared with modcli.c. The database's place: db_opt (--db), else the
- * config file's database or postgres (into *db / *pg, owned by *cfg,
- * which the caller clears). 0, or 2 (said). */
-int tokencli_where(const char *db_opt, const char *config, struct config *cfg,
-                   const char **db, const char **pg);
+/* Shared with modcli.c: the database that --db (db_opt) or the config
+ * file names, opened for reads (r); db and pg say where, for the writes
+ * (owned by cfg). */
+struct tokencli_db {
+    struct config cfg;
+    struct store *r;
+    const char *db, *pg;
+    bool own_cfg;
+};
+/* Opens *d; cmd names the subcommand in messages. 0, or the exit code
+ * (1 or 2, said on standard error) with nothing left to close. */
+int tokencli_open(struct tokencli_db *d, const char *db_opt,
+                  const char *config, const char *cmd);
+/* Closes what tokencli_open opened. */
+void tokencli_close(struct tokencli_db *d);
 /* Opens the database for one write, queues it (write), waits for its
  * commit and closes. 0, or 1 (said). */
 int tokencli_write_one(const char *db, const char *pg,

@@ -26,6 +26,7 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_NODE_GAMES] = "node_games",
     [BUS_NODE_FORGET] = "node_forget",
     [BUS_SHARD_MARK] = "shard_mark",
+    [BUS_ANALYSIS_QUEUE] = "analysis_queue",
 };
 
 const char *bus_script_name(enum bus_script s)

@@ -87,6 +87,7 @@ enum bus_script {
     BUS_NODE_GAMES,
     BUS_NODE_FORGET,
     BUS_SHARD_MARK,
+    BUS_ANALYSIS_QUEUE,
     BUS_SCRIPTS
 };
 

@@ -20,6 +20,10 @@
  *                                               handed over at WALL
  *   player:P  host -> P's edges     N GID  P has a new game
  *   game:G    new host -> followers M NODE  G is hosted at NODE now
+ *   limits:all node -> every node   L NAME NODE\nKEY  a shared limit's
+ *                                               token taken
+ *                                   TAG NODE\nPAYLOAD  a module's word
+ *                                               to every node
  *
  * Redis delivers one subscriber's messages in the order they were
  * published, over every channel, on one connection. With several Redis
@@ -110,6 +114,7 @@ static int message_shard(const struct cluster *c, const struct codec_msg *m)
     case CODEC_NEW_GAME:
     case CODEC_TOLD:
     case CODEC_LIMIT:
+    case CODEC_ALL:
         return BUS_FIRST;
     default:
         return cluster_game_shard(c, m->gid);
@@ -220,6 +225,10 @@ static void on_message(void *arg, const char *channel, const char *msg,
         break;
     case CODEC_LIMIT:
         on_limit(c, &m);
+        break;
+    case CODEC_ALL: /* (its own come back: skipped) */
+        if (strcmp(m.node, c->node))
+            hub_told_all(c->h, m.tag, m.body, m.len, cluster_now(c));
         break;
     default:
         edge_on_message(c, &m);
@@ -466,6 +475,76 @@ static void limit_taken(void *ctx, const char *name, const char *key)
     cluster_send(c, &m, NULL, NULL);
 }
 
+/* A module's word to every node (while Redis is down, nobody's). */
+static void tell_all(void *ctx, char tag, const char *payload, size_t len)
+{
+    struct cluster *c = ctx;
+    struct codec_msg m = {
+        .kind = CODEC_ALL, .tag = tag, .body = payload, .len = len};
+
+    if (!c->up)
+        return;
+    snprintf(m.node, sizeof m.node, "%s", c->node);
+    cluster_send(c, &m, NULL, NULL);
+}
+
+/* The cluster's queue of analyses (analysis_queue.lua's keys, one hash
+ * tag, on the first shard). */
+static const char *const analysis_keys[] = {
+    "analysis:{analysis}:jobs", "analysis:{analysis}:queue",
+    "analysis:{analysis}:who", "analysis:{analysis}:running"};
+
+struct words_call {
+    router_words_fn *fn;
+    void *arg;
+};
+
+static void on_words(void *arg, const struct bus_value *v, const char *err)
+{
+    struct words_call *w = arg;
+    const char *words[8];
+    char num[24];
+    int n = 0;
+
+    if (err || !v) {
+        w->fn(w->arg, NULL, -1);
+    } else if (bus_is(v, BUS_INT)) {
+        snprintf(num, sizeof num, "%lld", v->integer);
+        words[0] = num;
+        w->fn(w->arg, words, 1);
+    } else {
+        for (size_t i = 0; i < v->n && n < 8; i++)
+            words[n++] = bus_str(bus_at(v, i), "");
+        w->fn(w->arg, words, n);
+    }
+    free(w);
+}
+
+static int analysis_queue(void *ctx, const char *const *args, int nargs,
+                          router_words_fn *fn, void *arg)
+{
+    struct cluster *c = ctx;
+    const char *v[8];
+    struct words_call *w;
+
+    if (nargs < 1 || nargs > 8 || !c->up || !(w = malloc(sizeof *w)))
+        return -1;
+    w->fn = fn;
+    w->arg = arg;
+    /* take and renew: args[1] is this node */
+    for (int i = 0; i < nargs; i++)
+        v[i] = i == 1 &&
+                       (!strcmp(args[0], "take") || !strcmp(args[0], "renew"))
+                   ? c->node
+                   : args[i];
+    if (cluster_eval(c, BUS_ANALYSIS_QUEUE, on_words, w, 4, analysis_keys,
+                     nargs, v) < 0) {
+        free(w);
+        return -1;
+    }
+    return 0;
+}
+
 /* The counters, the gauges as they are now, and the bus's. */
 static void metrics(void *ctx, struct cluster_metrics *out)
 {
@@ -504,6 +583,8 @@ const struct router_ops cluster_router = {
     .stoppable = stoppable,
     .metrics = metrics,
     .limit_taken = limit_taken,
+    .tell_all = tell_all,
+    .analysis_queue = analysis_queue,
 };
 
 static void seek_place(void *ctx, struct session *s,

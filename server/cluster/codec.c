@@ -22,6 +22,7 @@ static const char *const kind_names[CODEC_KINDS] = {
     [CODEC_HANDOVER] = "handover", [CODEC_PAIRED] = "paired",
     [CODEC_NEW_GAME] = "new_game", [CODEC_TOLD] = "told",
     [CODEC_HOSTED] = "hosted",     [CODEC_LIMIT] = "limit",
+    [CODEC_ALL] = "all",
 };
 
 /* The envelope's letters, CODEC_COMMAND .. CODEC_DETACH in order. */
@@ -117,6 +118,11 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
                        limit_key_valid(m->body, m->len)
                    ? snprintf(out, cap, "L %s %s", m->limit, m->node)
                    : -1;
+    case CODEC_ALL:
+        return proto_key_valid(m->node) && m->tag > ' ' && m->tag != 'L' &&
+                       m->tag <= '~'
+                   ? snprintf(out, cap, "%c %s", m->tag, m->node)
+                   : -1;
     case CODEC_KINDS:
         break;
     }
@@ -128,7 +134,7 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
 static bool has_body(enum codec_kind k)
 {
     return k <= CODEC_DETACH || k == CODEC_DELIVER || k == CODEC_TOLD ||
-           k == CODEC_LIMIT;
+           k == CODEC_LIMIT || k == CODEC_ALL;
 }
 
 char *codec_encode(const struct codec_msg *m, size_t *len)
@@ -348,6 +354,14 @@ int codec_decode(const char *channel, const char *msg, size_t len,
     if (!strncmp(channel, "player:", 7))
         return key(ck, out->pid) ? decode_player(t, n, out, why)
                                  : fail(why, "a bad player");
+    if (!strcmp(channel, "limits:all") && n == 2 && t[0].n == 1 &&
+        t[0].p[0] != 'L') {
+        out->kind = CODEC_ALL;
+        out->tag = t[0].p[0];
+        return out->tag > ' ' && out->tag <= '~' && key(t[1], out->node)
+                   ? 0
+                   : fail(why, "a bad word to every node");
+    }
     if (!strcmp(channel, "limits:all")) {
         out->kind = CODEC_LIMIT;
         return n == 3 && t[0].n == 1 && t[0].p[0] == 'L' &&

@@ -34,6 +34,8 @@
  *                        limit NAME for KEY (sharedlimits.c; KEY at most
  *                        RATELIMIT_KEY_MAX printable bytes: an address
  *                        key, a username)
+ *     *  CODEC_ALL       TAG NODE\n[PAYLOAD]: a module's word to every
+ *                        node (router.h's tell_all), TAG any other letter
  *
  * Pure: no I/O, no globals; any thread.
  */
@@ -62,6 +64,7 @@ enum codec_kind {
     CODEC_TOLD,
     CODEC_HOSTED,
     CODEC_LIMIT,
+    CODEC_ALL,
     CODEC_KINDS
 };
 
@@ -72,7 +75,7 @@ enum codec_kind {
 /* A message. Which fields a kind uses is in the table above: the
  * envelope's are node, inc, conn, rtt_ms, account, pid, name (and gid,
  * the channel's); node is also HANDOVER's FROM, TOLD's teller and
- * HOSTED's host and LIMIT's taker; pid is PAIRED's and the player
+ * HOSTED's host, LIMIT's taker and ALL's teller; pid is PAIRED's and the player
  * channel's. */
 struct codec_msg {
     enum codec_kind kind;
@@ -86,7 +89,7 @@ struct codec_msg {
     int64_t rtt_ms;
     bool account;
     int64_t epoch, wall_ms;
-    char tag;              /* TOLD */
+    char tag;              /* TOLD, ALL */
     char limit[CODEC_KEY]; /* LIMIT: the limit's name (its key: body) */
     /* DELIVER, KILL: the connections. Encoding: conns[0..nconns).
      * Decoding: their text, read with codec_next_conn. */
@@ -94,7 +97,8 @@ struct codec_msg {
     size_t nconns;
     const char *conn_list;
     size_t conn_list_len;
-    /* COMMAND's message, DELIVER's text, TOLD's payload, LIMIT's key (not copied:
+    /* COMMAND's message, DELIVER's text, TOLD's and ALL's payload,
+     * LIMIT's key (not copied:
      * the encoder's input, or the decoded message's bytes). */
     const char *body;
     size_t len;

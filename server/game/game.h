@@ -374,6 +374,20 @@ int game_takeback_decline(struct game *g, const char *pid, int64_t now,
 int game_give_time(struct game *g, const char *pid, int64_t now,
                    struct proto_error *err);
 
+/* pid's side goes berserk before its first move (an arena's rule, which
+ * its director checks first): its clock becomes left_ms with no
+ * increment, journaled (STORE_JOURNAL_BERSERK), and everyone gets
+ * `berserk`. berserk_refused with a per-move clock, once the side has
+ * moved or when it has berserked already. */
+int game_berserk(struct game *g, const char *pid, int64_t left_ms,
+                 int64_t now, struct proto_error *err);
+/* Whether color went berserk in g. */
+bool game_berserked(const struct game *g, int color);
+/* The time for g's first moves from now on: ms (> 0) instead of the
+ * host's (game_env.first_move_ms); an arena's by speed. Not stored: the
+ * host sets it again on a restored game. */
+void game_set_first_move_ms(struct game *g, int64_t ms);
+
 /* A claim; uci "" for none, ply -1 for none. */
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err);

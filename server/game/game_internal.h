@@ -83,20 +83,22 @@ struct game {
      * at legal, owned. */
     move_t *legal;
     int n_legal, cap_legal;
-    int64_t lag_quota[2]; /* lag credit each colour may still get */
-    int64_t last_lag;     /* the credit of the last move played */
-    int draw_offer;       /* colour whose offer is pending, or -1 */
-    bool offered[2];      /* the colour offered a draw and has not moved
+    int64_t lag_quota[2];      /* lag credit each colour may still get */
+    int64_t last_lag;          /* the credit of the last move played */
+    int draw_offer;            /* colour whose offer is pending, or -1 */
+    bool offered[2];           /* the colour offered a draw and has not moved
                          since: in a rated game it may not offer again
                          (at most one offer per move of its own) */
-    bool declined[2];     /* the colour's offer was declined and it has
+    bool declined[2];          /* the colour's offer was declined and it has
                               not moved since: it may not offer again
                               (FIDE 11.5: no repeated offers) */
-    int takeback;         /* colour whose takeback request is pending,
+    int takeback;              /* colour whose takeback request is pending,
                              or -1 (not stored: a restart drops it) */
-    bool tb_declined[2];  /* the colour's request was declined and no
+    bool tb_declined[2];       /* the colour's request was declined and no
                              move was played since */
-    int takebacks;        /* accepted in this game */
+    int takebacks;             /* accepted in this game */
+    bool berserk[2];           /* the colour went berserk (game_berserk) */
+    int64_t first_move_own_ms; /* game_set_first_move_ms's, 0: the env's */
     struct gift gifts[GAME_GIFTS_MAX];
     int n_gifts;
     int actor;   /* colour that aborted, resigned or left, or -1 */
@@ -242,8 +244,9 @@ static inline bool game_corr(const struct game *g)
  * correspondence game's time per move. */
 static inline int64_t game_first_move_ms(const struct game *g)
 {
-    return game_corr(g) ? clock_full_ms(&g->clock.spec)
-                        : g->env.first_move_ms;
+    return game_corr(g)               ? clock_full_ms(&g->clock.spec)
+           : g->first_move_own_ms > 0 ? g->first_move_own_ms
+                                      : g->env.first_move_ms;
 }
 
 static inline int64_t game_first_move_left(const struct game *g, int64_t now)
@@ -332,8 +335,8 @@ struct store_move *game_journal(const struct game *g);
 
 /* ---- game_takeback.c: takebacks and time given -------------------------- */
 
-/* Replays journal row m when it is a takeback or time given (its uci
- * STORE_JOURNAL_UNDO or STORE_JOURNAL_GIVE): returns 1 when it was one, 0 when it
+/* Replays journal row m when it is a takeback, time given or a berserk
+ * (its uci STORE_JOURNAL_UNDO, _GIVE or _BERSERK): returns 1 when it was one, 0 when it
  * is a move, -1 when it is one that does not fit the game so far. */
 int game_replay_event(struct game *g, const struct store_move *m);
 /* The milliseconds `color` has given in g. */

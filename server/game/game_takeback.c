@@ -5,7 +5,8 @@
  * A request is a message, not a write: it is kept in g->takeback until
  * the opponent answers or a move is played (take_move lets it lapse),
  * and a restart drops it. What changes the game is written to the
- * journal as a row among the moves (STORE_JOURNAL_UNDO, STORE_JOURNAL_GIVE: rows.h), so a
+ * journal as a row among the moves (STORE_JOURNAL_UNDO, _GIVE, _BERSERK:
+ * rows.h), so a
  * restart's replay (game_replay_event) rebuilds the game as the players
  * last saw it, and the messages go out once that row has committed.
  *
@@ -63,6 +64,44 @@ static uint64_t journal_event(struct game *g, const char *what, int ply,
     ev.black_ms = clock_left(c, BLACK, now);
     ev.wall_ms = g->env.wall_ms(g->env.ctx);
     return g->env.put_move(g->env.ctx, g->gid, &ev);
+}
+
+/* A clock's change for color (time given to it, its berserk): the row
+ * `what` (san: the colour) with the clock nc journaled at now, then nc
+ * is the game's. 0, or -1 (busy: nothing changed). */
+static int put_clock(struct game *g, const char *what, int color,
+                     const struct clock *nc, int64_t now,
+                     struct proto_error *err)
+{
+    uint64_t seq = journal_event(g, what, (int)g->rec.n + 1,
+                                 proto_color_name(color), nc, now);
+
+    if (!seq)
+        return game_busy(err);
+    game_set_seq(g, seq);
+    g->clock = *nc;
+    return 0;
+}
+
+/* The checks a clock's change starts with: pid's seat (colour in *c),
+ * the game on, and a Fischer clock (else code with per_move_msg). */
+static int clock_change_allowed(struct game *g, const char *pid, int64_t now,
+                                enum proto_code code,
+                                const char *per_move_msg, int *c,
+                                struct proto_error *err)
+{
+    game_tick(g, now);
+    if (game_check_player(g, pid, c, err) < 0)
+        return -1;
+    if (g->clock.spec.per_move)
+        return game_set_err(err, code, per_move_msg);
+    return 0;
+}
+
+/* The colour a row's san names, or -1. */
+static int color_named(const char *san)
+{
+    return !strcmp(san, "white") ? WHITE : !strcmp(san, "black") ? BLACK : -1;
 }
 
 /* requester's pending request is accepted: its last move (two plies when
@@ -175,15 +214,12 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
 {
     struct clock nc = g->clock;
     struct proto_clocks clocks;
-    uint64_t seq;
     int c;
 
-    game_tick(g, now);
-    if (game_check_player(g, pid, &c, err) < 0)
+    if (clock_change_allowed(g, pid, now, PROTO_GIVE_TIME_NOT_ALLOWED,
+                             "a per-move clock takes no time given", &c,
+                             err) < 0)
         return -1;
-    if (g->clock.spec.per_move)
-        return game_set_err(err, PROTO_GIVE_TIME_NOT_ALLOWED,
-                            "a per-move clock takes no time given");
     if (g->rec.n < 2)
         return game_set_err(err, PROTO_GIVE_TIME_NOT_ALLOWED,
                             "the clocks start after both sides' first moves");
@@ -192,17 +228,65 @@ int game_give_time(struct game *g, const char *pid, int64_t now,
                             "you have given your opponent all the time a "
                             "game allows (60 s)");
     nc.left_ms[1 - c] += GAME_GIVE_MS;
-    seq = journal_event(g, STORE_JOURNAL_GIVE, (int)g->rec.n + 1,
-                        proto_color_name(1 - c), &nc, now);
-    if (!seq)
-        return game_busy(err);
-    game_set_seq(g, seq);
-    g->clock = nc;
+    if (put_clock(g, STORE_JOURNAL_GIVE, 1 - c, &nc, now, err) < 0)
+        return -1;
     assert(g->n_gifts < GAME_GIFTS_MAX);
     g->gifts[g->n_gifts++] = (struct gift){(int)g->rec.n, 1 - c};
     clocks = game_clocks_at(g, now);
     game_broadcast(
         g, proto_render_time_given(g->gid, 1 - c, GAME_GIVE_MS, &clocks));
+    game_rearm(g);
+    return 0;
+}
+
+/* Whether color has made a move in g (its first turn is ply 0 or 1). */
+static bool has_moved(const struct game *g, int color)
+{
+    return g->rec.n > (size_t)((color - g->rec.start.side + 2) % 2);
+}
+
+bool game_berserked(const struct game *g, int color)
+{
+    assert(is_color(color));
+    return g->berserk[color];
+}
+
+void game_set_first_move_ms(struct game *g, int64_t ms)
+{
+    int64_t old = game_first_move_ms(g);
+
+    assert(ms > 0);
+    g->first_move_own_ms = ms;
+    if (g->first_deadline != CLOCK_NEVER && !game_corr(g))
+        g->first_deadline += game_first_move_ms(g) - old;
+    game_rearm(g);
+}
+
+int game_berserk(struct game *g, const char *pid, int64_t left_ms,
+                 int64_t now, struct proto_error *err)
+{
+    struct clock nc = g->clock;
+    struct proto_clocks clocks;
+    int c;
+
+    if (clock_change_allowed(g, pid, now, PROTO_BERSERK_REFUSED,
+                             "a per-move clock has no berserk", &c, err) < 0)
+        return -1;
+    if (has_moved(g, c))
+        return game_set_err(err, PROTO_BERSERK_REFUSED,
+                            "you have moved: berserk comes before your "
+                            "first move");
+    if (g->berserk[c])
+        return game_set_err(err, PROTO_BERSERK_REFUSED,
+                            "you have gone berserk already");
+    /* (no clock runs before both sides' first moves) */
+    assert(nc.running != c && left_ms >= 0);
+    clock_set_side(&nc, c, left_ms, 0);
+    if (put_clock(g, STORE_JOURNAL_BERSERK, c, &nc, now, err) < 0)
+        return -1;
+    g->berserk[c] = true;
+    clocks = game_clocks_at(g, now);
+    game_broadcast(g, proto_render_berserk(g->gid, c, &clocks));
     game_rearm(g);
     return 0;
 }
@@ -221,13 +305,23 @@ int game_replay_event(struct game *g, const struct store_move *m)
         return 1;
     }
     if (!strcmp(m->uci, STORE_JOURNAL_GIVE)) {
-        int color = !strcmp(m->san, "white")   ? WHITE
-                    : !strcmp(m->san, "black") ? BLACK
-                                               : -1;
+        int color = color_named(m->san);
         if (color < 0 || g->n_gifts == GAME_GIFTS_MAX ||
             game_given_by(g, 1 - color) + GAME_GIVE_MS > GAME_GIVE_CAP_MS)
             return -1;
         g->gifts[g->n_gifts++] = (struct gift){(int)n, color};
+        return 1;
+    }
+    if (!strcmp(m->uci, STORE_JOURNAL_BERSERK)) {
+        int color = color_named(m->san);
+        if (color < 0 || g->berserk[color] || has_moved(g, color) ||
+            g->clock.spec.per_move ||
+            (color == WHITE ? m->white_ms : m->black_ms) < 0)
+            return -1;
+        g->berserk[color] = true;
+        /* (the last row's clocks are the game's: replay sets them) */
+        clock_set_side(&g->clock, color,
+                       color == WHITE ? m->white_ms : m->black_ms, 0);
         return 1;
     }
     return 0;

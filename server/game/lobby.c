@@ -155,6 +155,18 @@ int lobby_drop_owner(struct lobby *l, const void *owner)
     return dropped;
 }
 
+int lobby_disown(struct lobby *l, const void *owner)
+{
+    int n = 0;
+
+    for (struct node *x = l->head; x; x = x->next)
+        if (x->seek.owner == owner) {
+            x->seek.owner = NULL;
+            n++;
+        }
+    return n;
+}
+
 size_t lobby_count(const struct lobby *l)
 {
     return l->n;

@@ -72,6 +72,11 @@ int lobby_has(const struct lobby *l, const char *pid);
 /* Removes every seek that owner made. Returns how many. */
 int lobby_drop_owner(struct lobby *l, const void *owner);
 
+/* The seeks that owner made stay when it goes (a correspondence seek of
+ * the HTTP API's: it waits for a taker, not for a connection): owner
+ * NULL. Returns how many. */
+int lobby_disown(struct lobby *l, const void *owner);
+
 /* Open seeks. */
 size_t lobby_count(const struct lobby *l);
 

@@ -30,12 +30,14 @@ struct store_move {
 };
 
 /* The journal rows that are not moves, by their uci (game_takeback.c):
- * an accepted takeback (ply: the first ply taken back) and time given
- * (ply: the plies played + 1; san: the colour that got it). Both carry
- * the clocks they left. A live game's journal is read in the order it
+ * an accepted takeback (ply: the first ply taken back), time given
+ * (ply: the plies played + 1; san: the colour that got it) and a berserk
+ * (ply: the plies played + 1; san: the colour that went berserk). All
+ * carry the clocks they left. A live game's journal is read in the order it
  * was written, so a takeback's row follows the moves it takes back. */
 #define STORE_JOURNAL_UNDO "undo"
 #define STORE_JOURNAL_GIVE "give"
+#define STORE_JOURNAL_BERSERK "bsrk"
 
 struct store_game {
     char gid[33];

@@ -33,10 +33,11 @@
  * pool's retry) or whose deadline passed is reported failed: the job
  * never hangs.
  *
- * Not done here: a cluster's nodes each run their own jobs (progress
- * reaches the connections of the node that runs it; a restart of
- * several nodes re-queues a row on each). Loop thread only, but the
- * reads' run (the reader).
+ * In a cluster the queue is the cluster's (analysis_shared.c): a request
+ * is put there, and this node runs the jobs it takes from it; progress
+ * and ends reach the other nodes' connections through the relay
+ * (analysis_relay.c). A job's own data and messages are analysis_job.c's.
+ * Loop thread only, but the reads' run (the reader).
  */
 #include "hub/hub_internal.h"
 
@@ -48,18 +49,16 @@
 
 #include "analysis.h"
 #include "engine/pool.h"
+#include "hub/analysis_job.h"
 #include "hub/analysis_pgn.h"
+#include "hub/analysis_relay.h"
+#include "hub/analysis_shared.h"
 #include "hub/reads.h"
 #include "lib/addrkey.h"
 #include "lib/log.h"
 #include "movegen.h"
 #include "notation.h"
 
-/* The positions of a game analysed at most: the start and this many
- * plies (a longer game's last ones are left out). */
-#define ANALYSIS_PLY_MAX 600
-/* Connections that hear one job's progress. */
-#define ANALYSIS_SUBS_MAX 64
 /* A request the pool's queue refused is asked again this much later. */
 #define ANALYSIS_RETRY_MS 200
 /* How long one position may take, its wait in the pool's queue included. */
@@ -67,54 +66,10 @@
 /* 24 hours, for analyses_per_day. */
 #define ANALYSIS_DAY_MS (24LL * 3600 * 1000)
 
-/* One position of a job. */
-struct pos {
-    struct analysis_score s;
-    bool have;                 /* s is known */
-    bool failed;               /* the engine did not answer it */
-    bool asked;                /* sent to the pool, or known without it */
-    char best[6];              /* the engine's best move there ("" none) */
-    char san[10];              /* ... in SAN */
-    enum analysis_judgement j; /* of the move that led here */
-};
-
-struct job {
-    char gid[PROTO_KEY_MAX + 1];
-    char pid[PROTO_KEY_MAX + 1]; /* who asked */
-    char addr[ADDRKEY_MAX];      /* its address ("": re-queued) */
-    bool own;                    /* the requester plays in it */
-    uint64_t serial;             /* the pool's cookies name it */
-    int64_t requested_ms;        /* wall */
-    uint64_t queued_seq;         /* its "queued" row's write (0: older) */
-    char fen[94];                /* the start position */
-    int start;                   /* 0 White moves first, 1 Black */
-    int n;                       /* positions: plies + 1 */
-    char (*uci)[6];              /* the plies, [n - 1] */
-    char (*san)[10];
-    struct pos *pos; /* [n] */
-    int next;        /* the first position not asked */
-    int done, inflight;
-    bool running;
-    char engine[UCI_NAME_MAX];
-    struct session *subs[ANALYSIS_SUBS_MAX];
-    int nsubs;
-};
-
-/* A finished job's result whose row the store has not committed yet: a
- * read until then finds the row "queued" (or none), so this answers; and
- * a count of the requester's analyses may have missed its row. Kept until
- * every read in flight has seen it (hub_reads_horizon). */
-struct recent {
-    struct recent *next;
-    char gid[PROTO_KEY_MAX + 1];
-    char pid[PROTO_KEY_MAX + 1];
-    uint64_t seq, queued_seq; /* the "done" row's write; the "queued" one's */
-    char *text;
-};
-
 struct analyses {
     struct hub *h;
-    struct recent *recent;
+    struct analysis_relay *relay;
+    struct analysis_shared *shared; /* (used in a cluster) */
     struct job **q; /* the queue, the running one included, in order */
     int nq, capq;
     uint64_t serial;
@@ -131,114 +86,6 @@ static struct analyses *state(struct hub *h)
 
 /* ---- messages ------------------------------------------------------- */
 
-static void set_id(json_t *o, const struct proto_id *id)
-{
-    if (id && id->kind == 1)
-        json_object_set_new(o, "id", json_stringn(id->str, id->len));
-    else if (id && id->kind == 2)
-        json_object_set_new(o, "id", json_integer(id->num));
-}
-
-/* Sends o (consumed) to s. */
-static void send_json(struct session *s, json_t *o)
-{
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-
-    json_decref(o);
-    if (text)
-        hub_send_text(s, text, 0);
-}
-
-/* A position's object: its score ({"cp":N}, {"mate":N} or
- * {"checkmate":true}, White's point of view), or {"failed":true}; its
- * best move; the judgement of the move that led to it. */
-static json_t *pos_json(const struct job *j, int i)
-{
-    const struct pos *p = &j->pos[i];
-    json_t *o = json_object();
-
-    if (p->failed)
-        json_object_set_new(o, "failed", json_true());
-    else if (p->s.kind == ANALYSIS_CP)
-        json_object_set_new(o, "cp", json_integer(p->s.value));
-    else if (p->s.kind == ANALYSIS_MATE)
-        json_object_set_new(o, "mate", json_integer(p->s.value));
-    else
-        json_object_set_new(o, "checkmate", json_true());
-    if (p->best[0]) {
-        json_object_set_new(o, "best", json_string(p->best));
-        json_object_set_new(o, "best_san", json_string(p->san));
-    }
-    if (p->j != ANALYSIS_GOOD)
-        json_object_set_new(o, "judgement",
-                            json_string(analysis_judgement_name(p->j)));
-    return o;
-}
-
-/* The options every position is searched with (engine_ask's and the
- * result's): one thread, a small hash, full strength, one line. */
-static const struct engine_option OPTIONS[ENGINE_OPTIONS_MAX] = {
-    {"Threads", "1"},
-    {"Hash", "16"},
-    {"Skill Level", "20"},
-    {"MultiPV", "1"},
-};
-
-/* The job as an `analysis` message: status, the positions known so far
- * (null for those not yet), and when done the accuracies and counts. */
-static json_t *job_json(const struct hub *h, const struct job *j,
-                        const char *status)
-{
-    json_t *o = json_object(), *v = json_array(), *opt = json_object();
-
-    json_object_set_new(o, "t", json_string("analysis"));
-    json_object_set_new(o, "game", json_string(j->gid));
-    json_object_set_new(o, "status", json_string(status));
-    json_object_set_new(o, "done", json_integer(j->done));
-    json_object_set_new(o, "total", json_integer(j->n));
-    json_object_set_new(o, "engine", json_string(j->engine));
-    json_object_set_new(o, "nodes", json_integer(h->cfg.analysis_nodes));
-    for (int i = 0; i < ENGINE_OPTIONS_MAX; i++)
-        json_object_set_new(opt, OPTIONS[i].name,
-                            json_string(OPTIONS[i].value));
-    json_object_set_new(o, "options", opt);
-    for (int i = 0; i < j->n; i++)
-        json_array_append_new(v, j->pos[i].have || j->pos[i].failed
-                                     ? pos_json(j, i)
-                                     : json_null());
-    json_object_set_new(o, "positions", v);
-    return o;
-}
-
-/* Adds the figures of a finished job to o: each side's accuracy (null
- * when a side made no move, or a position failed) and its counts of
- * inaccuracies, mistakes and blunders. */
-static void add_figures(json_t *o, const struct job *j)
-{
-    static const char *const side[2] = {"white", "black"};
-    struct analysis_score s[ANALYSIS_PLY_MAX];
-    json_t *acc = json_object(), *counts = json_object();
-    double a[2];
-    int c[2][4] = {{0}}, ok = 1;
-
-    for (int i = 1; i < j->n; i++) {
-        s[i - 1] = j->pos[i].s;
-        ok &= j->pos[i].have;
-        c[(j->start + i - 1) % 2][j->pos[i].j]++;
-    }
-    ok = ok && analysis_game_accuracy(s, j->n - 1, j->start, a) == 0;
-    for (int k = 0; k < 2; k++) {
-        json_t *ck = json_object();
-        json_object_set_new(acc, side[k], ok ? json_real(a[k]) : json_null());
-        for (int x = ANALYSIS_INACCURACY; x <= ANALYSIS_BLUNDER; x++)
-            json_object_set_new(ck, analysis_judgement_name(x),
-                                json_integer(c[k][x]));
-        json_object_set_new(counts, side[k], ck);
-    }
-    json_object_set_new(o, "accuracy", acc);
-    json_object_set_new(o, "counts", counts);
-}
-
 /* Adds s to j's listeners (nothing when it is one, or when they are
  * ANALYSIS_SUBS_MAX: it reads the end with `analysis`). */
 static void subscribe(struct job *j, struct session *s)
@@ -250,8 +97,9 @@ static void subscribe(struct job *j, struct session *s)
         j->subs[j->nsubs++] = s;
 }
 
-/* Sends o (a reference taken per listener) to j's listeners. */
-static void broadcast(struct job *j, json_t *o)
+/* Sends o (a reference taken per listener) to j's listeners, and to
+ * the other nodes' (done: o is the end). */
+static void broadcast(struct analyses *a, struct job *j, json_t *o, bool done)
 {
     char *text = json_dumps(o, JSON_COMPACT);
 
@@ -260,58 +108,12 @@ static void broadcast(struct job *j, json_t *o)
         if (copy)
             hub_send_text(j->subs[i], copy, 0);
     }
+    if (text)
+        analysis_relay_tell(a->relay, j->gid, text, done);
     free(text);
 }
 
-/* Forgets the results the store has committed and every read in flight
- * has seen. */
-static void recent_prune(struct analyses *a)
-{
-    uint64_t committed = hub_reads_horizon(a->h);
-
-    for (struct recent **r = &a->recent; *r;) {
-        struct recent *x = *r;
-        if (x->seq <= committed) {
-            *r = x->next;
-            free(x->text);
-            free(x);
-        } else {
-            r = &x->next;
-        }
-    }
-}
-
-/* Sends s the result of gid finished and not yet committed: true, or
- * false when there is none. */
-static bool recent_send(struct analyses *a, struct session *s,
-                        const char *gid, const struct proto_id *id)
-{
-    json_t *o;
-
-    recent_prune(a);
-    for (struct recent *r = a->recent; r; r = r->next) {
-        if (strcmp(r->gid, gid))
-            continue;
-        if ((o = json_loads(r->text, 0, NULL)) == NULL)
-            return false;
-        set_id(o, id);
-        send_json(s, o);
-        return true;
-    }
-    return false;
-}
-
 /* ---- jobs ------------------------------------------------------------ */
-
-static void job_free(struct job *j)
-{
-    if (!j)
-        return;
-    free(j->uci);
-    free(j->san);
-    free(j->pos);
-    free(j);
-}
 
 /* The job of gid in the queue, or NULL. */
 static struct job *job_of(struct analyses *a, const char *gid)
@@ -320,67 +122,6 @@ static struct job *job_of(struct analyses *a, const char *gid)
         if (!strcmp(a->q[i]->gid, gid))
             return a->q[i];
     return NULL;
-}
-
-/* Position i's board into *b (replaying j's plies from its start). */
-static void board_at(const struct job *j, int i, struct board *b)
-{
-    struct board_undo u;
-    move_t m;
-
-    board_from_fen(b, j->fen);
-    for (int k = 0; k < i; k++)
-        if (notation_parse_uci(b, j->uci[k], &m) == 0)
-            board_make(b, m, &u);
-}
-
-/* A job for a stored game: its plies replayed from its start (those
- * the rules refuse, and any past ANALYSIS_PLY_MAX, end it), and the
- * positions it ended in scored. NULL when out of memory or its start is
- * unusable. */
-static struct job *job_new(const struct store_game *row,
-                           const struct store_move *moves, size_t n,
-                           const char *pid, int64_t requested_ms)
-{
-    struct job *j = calloc(1, sizeof *j);
-    struct board b;
-    struct board_undo u;
-    size_t plies = n < ANALYSIS_PLY_MAX ? n : ANALYSIS_PLY_MAX;
-    move_t m;
-
-    if (!j || board_from_fen(&b, row->initial_fen) != 0) {
-        free(j);
-        return NULL;
-    }
-    snprintf(j->gid, sizeof j->gid, "%s", row->gid);
-    snprintf(j->pid, sizeof j->pid, "%s", pid);
-    snprintf(j->fen, sizeof j->fen, "%s", row->initial_fen);
-    j->own = !strcmp(pid, row->white_pid) || !strcmp(pid, row->black_pid);
-    j->requested_ms = requested_ms;
-    j->start = b.side == WHITE ? 0 : 1;
-    j->uci = calloc(plies + 1, sizeof *j->uci);
-    j->san = calloc(plies + 1, sizeof *j->san);
-    j->pos = calloc(plies + 1, sizeof *j->pos);
-    if (!j->uci || !j->san || !j->pos) {
-        job_free(j);
-        return NULL;
-    }
-    for (j->n = 1; (size_t)j->n <= plies; j->n++) {
-        const struct store_move *mv = &moves[j->n - 1];
-        if (notation_parse_uci(&b, mv->uci, &m) != 0)
-            break;
-        snprintf(j->uci[j->n - 1], sizeof j->uci[0], "%s", mv->uci);
-        snprintf(j->san[j->n - 1], sizeof j->san[0], "%s", mv->san);
-        board_make(&b, m, &u);
-    }
-    if (!movegen_has_legal(&b)) { /* the game ended in it */
-        struct pos *p = &j->pos[j->n - 1];
-        p->s.kind = board_in_check(&b) ? ANALYSIS_MATED : ANALYSIS_CP;
-        p->s.value = p->s.kind == ANALYSIS_CP ? 0 : b.side == WHITE ? -1 : 1;
-        p->have = p->asked = true;
-        j->done = 1;
-    }
-    return j;
 }
 
 /* Takes j into the queue (its row is written "queued" by the caller).
@@ -454,7 +195,7 @@ static int ask(struct analyses *a, struct job *j, int i, int64_t now)
     snprintf(tag, sizeof tag, "a%d.%.20s", i & 0xfffff, j->gid);
     q.tag = tag;
     q.moves = moves;
-    memcpy(q.options, OPTIONS, sizeof OPTIONS);
+    memcpy(q.options, analysis_options, sizeof q.options);
     q.budget.nodes = h->cfg.analysis_nodes;
     rc = engine_pool_ask(h->env.engines, &q);
     free(moves);
@@ -503,68 +244,32 @@ static void finish(struct analyses *a, struct job *j)
 {
     struct hub *h = a->h;
     struct store_analysis row = {.requested_ms = j->requested_ms};
-    struct recent *r = calloc(1, sizeof *r);
     uint64_t seq = 0;
     json_t *o;
     char *text;
 
-    for (int i = 1; i < j->n; i++)
-        if (j->pos[i - 1].have && j->pos[i].have)
-            j->pos[i].j = analysis_judge(j->pos[i - 1].s, j->pos[i].s,
-                                         (j->start + i - 1) % 2);
-    o = job_json(h, j, "done");
-    add_figures(o, j);
+    analysis_job_judge(j);
+    o = analysis_job_json(j, "done", h->cfg.analysis_nodes);
+    analysis_job_figures(o, j);
     text = json_dumps(o, JSON_COMPACT);
     snprintf(row.gid, sizeof row.gid, "%s", j->gid);
     snprintf(row.pid, sizeof row.pid, "%s", j->pid);
     snprintf(row.status, sizeof row.status, "done");
     if (!text || !(seq = store_put_analysis(h->store, &row, text)))
         log_error("event=analysis_not_stored game=%s", j->gid);
-    broadcast(j, o);
+    broadcast(a, j, o, true);
     json_decref(o);
-    if (r && seq) { /* (kept until the row is committed) */
-        snprintf(r->gid, sizeof r->gid, "%s", j->gid);
-        snprintf(r->pid, sizeof r->pid, "%s", j->pid);
-        r->seq = seq;
-        r->queued_seq = j->queued_seq;
-        r->text = text;
-        r->next = a->recent;
-        a->recent = r;
-    } else {
-        free(r);
+    if (seq) /* (kept until the row is committed) */
+        analysis_relay_done(a->relay, j->gid, j->pid, seq, j->queued_seq,
+                            text);
+    else
         free(text);
-    }
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
              j->n, j->engine);
     dequeue(a, j);
-    job_free(j);
-}
-
-/* The engine's score of position i (the side to move's point of view)
- * into White's, and its best move into SAN. */
-static void take_answer(struct job *j, int i, const struct engine_answer *ans)
-{
-    struct pos *p = &j->pos[i];
-    int pov = (j->start + i) % 2 == 0 ? 1 : -1;
-    struct board b;
-    move_t m;
-
-    if (ans->status != ENGINE_OK || !ans->info.has_score) {
-        p->failed = true;
-        log_warn("event=analysis_position_failed game=%s position=%d "
-                 "status=%d fault=%s",
-                 j->gid, i, (int)ans->status, engine_fault_name(ans->fault));
-        return;
-    }
-    p->s.kind = ans->info.mate ? ANALYSIS_MATE : ANALYSIS_CP;
-    p->s.value = ans->info.score * pov;
-    p->have = true;
-    snprintf(p->best, sizeof p->best, "%s", ans->bestmove);
-    board_at(j, i, &b);
-    if (notation_parse_uci(&b, p->best, &m) == 0)
-        notation_san(&b, m, p->san);
-    if (ans->engine && ans->engine[0])
-        snprintf(j->engine, sizeof j->engine, "%s", ans->engine);
+    if (j->shared) /* (this node is free: it takes the next) */
+        analysis_shared_done(a->shared, j->gid);
+    analysis_job_free(j);
 }
 
 static void on_answer(void *arg, const struct engine_answer *ans)
@@ -581,7 +286,7 @@ static void on_answer(void *arg, const struct engine_answer *ans)
     if (!j || i >= j->n)
         return;
     j->inflight--;
-    take_answer(j, i, ans);
+    analysis_job_take(j, i, ans);
     j->done++;
     o = json_object();
     json_object_set_new(o, "t", json_string("analysis_progress"));
@@ -589,8 +294,8 @@ static void on_answer(void *arg, const struct engine_answer *ans)
     json_object_set_new(o, "position", json_integer(i));
     json_object_set_new(o, "done", json_integer(j->done));
     json_object_set_new(o, "total", json_integer(j->n));
-    json_object_set_new(o, "score", pos_json(j, i));
-    broadcast(j, o);
+    json_object_set_new(o, "score", analysis_pos_json(j, i));
+    broadcast(a, j, o, false);
     json_decref(o);
     if (j->done >= j->n)
         finish(a, j);
@@ -650,19 +355,19 @@ static void send_stored(struct session *s, const struct req_read *q)
         hub_busy(s, &q->m.id);
         return;
     }
-    set_id(o, &q->m.id);
-    send_json(s, o);
+    analysis_send_json(s, o, &q->m.id);
 }
 
 /* A job's state to s (subscribed). */
 static void send_job(struct session *s, struct job *j,
                      const struct proto_id *id)
 {
-    json_t *o = job_json(s->hub, j, j->running ? "running" : "queued");
+    json_t *o = analysis_job_json(j, j->running ? "running" : "queued",
+                                  s->hub->cfg.analysis_nodes);
 
     subscribe(j, s);
-    set_id(o, id);
-    send_json(s, o);
+    analysis_relay_forget(state(s->hub)->relay, s, j->gid);
+    analysis_send_json(s, o, id);
 }
 
 /* Why pid (at address addr) may not have another job now: a message, or
@@ -672,10 +377,9 @@ static const char *limited(struct analyses *a, const char *pid,
 {
     for (int i = 0; i < a->nq; i++) {
         if (!strcmp(a->q[i]->pid, pid))
-            return "you have an analysis queued or running: one at a time";
+            return ANALYSIS_MSG_PLAYER;
         if (addr[0] && !strcmp(a->q[i]->addr, addr))
-            return "your address has an analysis queued or running: one "
-                   "at a time";
+            return ANALYSIS_MSG_ADDRESS;
     }
     return NULL;
 }
@@ -705,11 +409,8 @@ static void request(struct session *s, struct req_read *q)
     }
     /* the requester's finished analyses whose rows the count may have
      * missed (written after its read began): counted, to be sure */
-    for (struct recent *r = a->recent; r; r = r->next)
-        if (!strcmp(r->pid, q->pid) && r->queued_seq > q->r.seen) {
-            q->today++;
-            q->week++;
-        }
+    q->today += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
+    q->week += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
     switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
                            h->cfg.analyses_per_week)) {
     case ANALYSIS_LIMIT_OK:
@@ -729,14 +430,22 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, msg, &q->m.id);
         return;
     }
-    if (a->nq > h->cfg.analysis_queue) {
-        hub_send_error(s, PROTO_BUSY, "the analysis queue is full: try later",
-                       &q->m.id);
+    if (analysis_shared_on(h)) { /* (a cluster's: any node's pool) */
+        int total = (int)(q->n < ANALYSIS_PLY_MAX ? q->n : ANALYSIS_PLY_MAX);
+        analysis_shared_put(a->shared, s, &q->m.id, q->row.gid, q->pid,
+                            q->addr,
+                            !strcmp(q->pid, q->row.white_pid) ||
+                                !strcmp(q->pid, q->row.black_pid),
+                            row.requested_ms, total + 1);
         return;
     }
-    j = job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
+    if (a->nq > h->cfg.analysis_queue) {
+        hub_send_error(s, PROTO_BUSY, ANALYSIS_MSG_FULL, &q->m.id);
+        return;
+    }
+    j = analysis_job_new(&q->row, q->moves, q->n, q->pid, row.requested_ms);
     if (!j || enqueue(a, j) < 0) {
-        job_free(j);
+        analysis_job_free(j);
         hub_busy(s, &q->m.id);
         return;
     }
@@ -764,21 +473,23 @@ static void req_answer(struct hub_read *r, int rc)
         hub_read_refund(r);
     if (j) { /* (made meanwhile) */
         send_job(s, j, &q->m.id);
-    } else if (recent_send(a, s, q->m.game, &q->m.id)) {
+    } else if (analysis_relay_send(a->relay, s, q->m.game, &q->m.id)) {
         /* (finished meanwhile: its row not committed yet) */
     } else if (rc < 0) {
         hub_busy(s, &q->m.id);
     } else if (rc == 1 && !strcmp(q->arow.status, "done")) {
         send_stored(s, q);
     } else if (rc == 1 || q->m.type == PROTO_T_ANALYSIS) {
-        /* none, or queued in the store and not yet back in the queue */
+        /* none, or queued in the store: on another node, or not yet back
+         * in the queue (its progress and end come as they are told) */
+        if (rc == 1)
+            analysis_relay_listen(a->relay, s, q->m.game);
         o = json_object();
         json_object_set_new(o, "t", json_string("analysis"));
         json_object_set_new(o, "game", json_string(q->m.game));
         json_object_set_new(o, "status",
                             json_string(rc == 1 ? "queued" : "none"));
-        set_id(o, &q->m.id);
-        send_json(s, o);
+        analysis_send_json(s, o, &q->m.id);
     } else {
         request(s, q);
     }
@@ -802,11 +513,11 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
         send_job(s, j, &m->id);
         return;
     }
-    if (recent_send(a, s, m->game, &m->id))
+    if (analysis_relay_send(a->relay, s, m->game, &m->id))
         return;
     hub_addr_key(h, s->ip, addr);
     if (m->type == PROTO_T_ANALYSE) {
-        if (!h->env.engines) {
+        if (!h->env.engines && !analysis_shared_on(h)) {
             hub_send_error(s, PROTO_NO_ENGINE,
                            "this server runs no engine: no analysis", &m->id);
             return;
@@ -885,13 +596,22 @@ static void requeue_answer(struct hub_read *r, int rc)
         return;
     }
     for (size_t i = 0; i < q->n; i++) {
+        const struct store_game *g = &q->games[i];
         struct job *j;
-        if (job_of(a, q->rows[i].gid) || !q->games[i].gid[0])
+        if (job_of(a, q->rows[i].gid) || !g->gid[0])
             continue;
-        j = job_new(&q->games[i], q->moves[i], q->nmoves[i], q->rows[i].pid,
-                    q->rows[i].requested_ms);
+        if (analysis_shared_on(r->h)) { /* (into the cluster's queue) */
+            analysis_shared_put(a->shared, NULL, NULL, g->gid, q->rows[i].pid,
+                                "",
+                                !strcmp(q->rows[i].pid, g->white_pid) ||
+                                    !strcmp(q->rows[i].pid, g->black_pid),
+                                q->rows[i].requested_ms, 0);
+            continue;
+        }
+        j = analysis_job_new(&q->games[i], q->moves[i], q->nmoves[i],
+                             q->rows[i].pid, q->rows[i].requested_ms);
         if (!j || enqueue(a, j) < 0) {
-            job_free(j);
+            analysis_job_free(j);
             continue;
         }
         log_info("event=analysis_requeued game=%s requester=%s", j->gid,
@@ -939,13 +659,78 @@ const char *hub_analysis_recent(struct hub *h, const char *gid)
 {
     struct analyses *a = state(h);
 
-    if (!a)
-        return NULL;
-    recent_prune(a);
-    for (struct recent *r = a->recent; r; r = r->next)
-        if (!strcmp(r->gid, gid))
-            return r->text;
-    return NULL;
+    return a ? analysis_relay_result(a->relay, gid) : NULL;
+}
+
+/* ---- what the shared queue asks (analysis_shared.h) ------------------- */
+
+struct analysis_relay *analysis_relay_of(struct hub *h)
+{
+    return state(h)->relay;
+}
+
+struct analysis_shared *analysis_shared_of(struct hub *h)
+{
+    struct analyses *a = state(h);
+
+    return a ? a->shared : NULL;
+}
+
+int analysis_jobs_here(struct hub *h)
+{
+    return state(h)->nq;
+}
+
+int analysis_run_shared(struct hub *h, const struct store_game *row,
+                        const struct store_move *moves, size_t n,
+                        const char *pid, const char *addr,
+                        int64_t requested_ms)
+{
+    struct analyses *a = state(h);
+    struct job *j;
+
+    if (job_of(a, row->gid))
+        return 0;
+    j = analysis_job_new(row, moves, n, pid, requested_ms);
+    if (!j || enqueue(a, j) < 0) {
+        analysis_job_free(j);
+        return -1;
+    }
+    j->shared = true;
+    snprintf(j->addr, sizeof j->addr, "%s", addr);
+    pump(a, hub_now_ms(h));
+    return 0;
+}
+
+int analysis_shared_jobs(struct hub *h, const char **gids, const char **pids,
+                         const char **addrs, int max)
+{
+    struct analyses *a = state(h);
+    int n = 0;
+
+    for (int i = 0; i < a->nq && n < max; i++)
+        if (a->q[i]->shared) {
+            gids[n] = a->q[i]->gid;
+            pids[n] = a->q[i]->pid;
+            addrs[n++] = a->q[i]->addr;
+        }
+    return n;
+}
+
+void analysis_drop_job(struct hub *h, const char *gid)
+{
+    struct analyses *a = state(h);
+    struct job *j = job_of(a, gid);
+
+    if (j) {
+        dequeue(a, j);
+        analysis_job_free(j);
+    }
+}
+
+void analysis_requeue_soon(struct hub *h)
+{
+    state(h)->restarted = false;
 }
 
 /* ---- the module's hooks ------------------------------------------------ */
@@ -963,7 +748,7 @@ static void sweep(struct hub *h, int64_t now)
     struct analyses *a = state(h);
 
     requeue(a);
-    recent_prune(a);
+    analysis_relay_sweep(a->relay, now);
     pump(a, now);
 }
 
@@ -982,6 +767,14 @@ static void session_closed(struct hub *h, struct session *s)
             if (j->subs[k] == s)
                 j->subs[k--] = j->subs[--j->nsubs];
     }
+    analysis_relay_closed(a->relay, s);
+    analysis_shared_closed(a->shared, s);
+}
+
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    analysis_relay_told(state(h)->relay, payload, len, now);
 }
 
 static int init(struct hub *h)
@@ -992,7 +785,13 @@ static int init(struct hub *h)
         return -1;
     a->h = h;
     a->tick = hub_alarm_new(h, tick, a);
-    if (!a->tick) {
+    a->relay = analysis_relay_new(h);
+    a->shared = analysis_shared_new(h);
+    if (!a->tick || !a->relay || !a->shared) {
+        if (a->tick)
+            hub_alarm_free(h, a->tick);
+        analysis_relay_free(a->relay);
+        analysis_shared_free(a->shared);
         free(a);
         return -1;
     }
@@ -1008,14 +807,10 @@ static void free_state(struct hub *h)
     if (!a)
         return;
     for (int i = 0; i < a->nq; i++)
-        job_free(a->q[i]);
+        analysis_job_free(a->q[i]);
     free(a->q);
-    while (a->recent) {
-        struct recent *r = a->recent;
-        a->recent = r->next;
-        free(r->text);
-        free(r);
-    }
+    analysis_relay_free(a->relay);
+    analysis_shared_free(a->shared);
     hub_alarm_free(h, a->tick);
     free(a);
 }
@@ -1033,5 +828,7 @@ const struct hub_module hub_analysis_module = {
     .wake = wake,
     .sweep = sweep,
     .session_closed = session_closed,
+    .tell_tag = ANALYSIS_TELL,
+    .told_all = told_all,
     .commands = commands,
 };

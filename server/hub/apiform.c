@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int hex(char c)
@@ -120,5 +121,35 @@ const char *api_form_get(const struct api_form *f, const char *key)
     for (size_t i = 0; i < f->n; i++)
         if (!strcmp(f->key[i], key))
             return f->value[i];
+    return NULL;
+}
+
+bool api_form_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+
+    if (!s || !*s)
+        return false;
+    v = strtol(s, &end, 10);
+    if (*end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+const char *api_form_unknown(const struct api_form *f,
+                             const char *const *known, size_t n, char *why,
+                             size_t len)
+{
+    for (size_t k = 0; k < f->n; k++) {
+        bool ok = false;
+        for (size_t j = 0; j < n; j++)
+            ok |= !strcmp(f->key[k], known[j]);
+        if (!ok) {
+            snprintf(why, len, "unknown field '%s'", f->key[k]);
+            return why;
+        }
+    }
     return NULL;
 }

@@ -8,6 +8,7 @@
 #ifndef SERVER_HUB_APIFORM_H
 #define SERVER_HUB_APIFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The most fields a body may have, and the bytes of a value (with its
@@ -24,6 +25,16 @@ struct api_form {
 /* Parses body[0..len) (NUL-terminated at len) into *f: NULL, or the
  * error's words (a constant). */
 const char *api_form_parse(struct api_form *f, const char *body, size_t len);
+
+/* True, with the value in *out, when s is a decimal integer in lo-hi
+ * (a field's value: NULL or "" is none). */
+bool api_form_int(const char *s, long lo, long hi, long *out);
+
+/* NULL when every field of f is one of the n names known; else the
+ * error's words, "unknown field 'NAME'", into why (len bytes). */
+const char *api_form_unknown(const struct api_form *f,
+                             const char *const *known, size_t n, char *why,
+                             size_t len);
 
 /* The value of field key (the first), or NULL. */
 const char *api_form_get(const struct api_form *f, const char *key);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "game/rating.h"
+#include "hub/botapi.h"
 #include "hub/hub_internal.h"
 #include "hub/reads.h"
 #include "lib/ids.h"
@@ -162,6 +163,7 @@ static void do_revoke(struct hub *h, struct session *s, struct cmd_read *q,
         return;
     }
     hub_send_text(s, proto_render_token_revoked(q->one.id, &q->m.id), seq);
+    botapi_token_revoked(h, q->one.hash); /* (its streams end now) */
     log_info("event=api_token_revoked player=%s token_id=%s", q->pid,
              q->one.id);
 }
@@ -253,9 +255,6 @@ struct http_read {
     char (*texts)[TEST_TEXT_MAX + 1];
     struct store_api_token *rows;
     int *found;
-    /* apitoken_bearer: what runs once the token opened, and its argument */
-    apitoken_then then;
-    void *arg;
 };
 
 static void http_clear(struct hub_read *r)
@@ -265,7 +264,6 @@ static void http_clear(struct hub_read *r)
     free(q->texts);
     free(q->rows);
     free(q->found);
-    free(q->arg);
 }
 
 /* GET /api/account's read: the token, its account, its ratings. */
@@ -511,6 +509,7 @@ static int auth_run(struct store *st, struct hub_read *r)
     snprintf(q->who.pid, sizeof q->who.pid, "%s", q->base.t.pid);
     snprintf(q->who.username, sizeof q->who.username, "%s",
              q->base.t.username);
+    memcpy(q->who.hash, q->base.hash, sizeof q->who.hash);
     if (apitoken_scopes_parse(q->base.t.scopes, &mask, why, sizeof why) == 0)
         q->who.scopes = mask;
     if (q->run && (!q->any || (q->who.scopes & q->any)))
@@ -569,55 +568,6 @@ void apitoken_auth(struct hub *h, const struct http_request *hq, int64_t now,
     q->base.later = later;
     if (hub_read_submit(h, &q->base.r, NULL, NULL) < 0)
         error(r, 503, "busy");
-}
-
-/* apitoken_bearer's read: the token's row. */
-static int bearer_run(struct store *st, struct hub_read *r)
-{
-    struct http_read *q = (struct http_read *)r;
-
-    return store_find_api_token(st, q->hash, &q->t);
-}
-
-static void bearer_answer(struct hub_read *r, int rc)
-{
-    struct http_read *q = (struct http_read *)r;
-    struct http_reply out = {0};
-
-    if (rc == 1 && r->h) {
-        void *arg = q->arg;
-        q->arg = NULL; /* (then's now) */
-        ratelimit_give(T(r->h)->fails, q->addr);
-        q->then(r->h, q->later, &q->t, arg);
-        return;
-    }
-    if (!r->h) /* (the hub is going: nothing to answer) */
-        return;
-    if (rc < 0)
-        error(&out, 500, "database_error");
-    else
-        error(&out, 401, NO_SUCH_TOKEN);
-    hub_http_answer(r->h, q->later, &out);
-}
-
-int apitoken_bearer(struct hub *h, const struct http_request *hq, int64_t now,
-                    uint64_t later, struct http_reply *r, apitoken_then then,
-                    void *arg)
-{
-    struct http_read *q = calloc(1, sizeof *q);
-
-    if (!q) {
-        free(arg);
-        return error(r, 500, "out_of_memory");
-    }
-    if (bearer(h, hq, now, q, r) < 0) {
-        free(q);
-        free(arg);
-        return 0;
-    }
-    q->then = then;
-    q->arg = arg; /* (freed with q unless then takes it) */
-    return submit(h, q, bearer_run, bearer_answer, later, r);
 }
 
 bool apitoken_http(struct hub *h, const struct http_request *q, int64_t now,

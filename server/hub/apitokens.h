@@ -52,9 +52,12 @@ struct apitoken_who {
     char pid[33];
     char username[21];
     unsigned scopes;
+    uint8_t
+        hash[32]; /* the token's SHA-256 (its key: one stream per token) */
 };
 
-/* An authenticated request of another module (lichessapi.c): q's Bearer
+/* An authenticated request of another module (lichessapi.c, botapi.c,
+ * botapi_seek.c): the one check of every route with a token. q's Bearer
  * token is charged to its buckets now (401 or 429 into *r at once);
  * then one read off the loop finds its row and, when found, runs
  * run(st, &who, arg) there too (NULL: nothing; its result, -1 a
@@ -71,17 +74,4 @@ void apitoken_auth(struct hub *h, const struct http_request *q, int64_t now,
                    void (*then)(struct hub *h, const struct apitoken_who *who,
                                 int rc, void *arg, uint64_t later),
                    void *arg, struct http_reply *r);
-/* What runs once a request's token opened (apitoken_bearer): t is its row;
- * arg is the caller's (malloc'ed, now then's to free); the request
- * `later` is then's to answer (hub_http_answer, or a stream). */
-typedef void (*apitoken_then)(struct hub *h, uint64_t later,
-                              const struct store_api_token *t, void *arg);
-
-/* Checks q's `Authorization: Bearer` token against its buckets and reads
- * it off the loop: *r says later, and then(..., arg) runs when it opened;
- * otherwise the request is answered (401, 429, 500) and arg freed. */
-int apitoken_bearer(struct hub *h, const struct http_request *q, int64_t now,
-                    uint64_t later, struct http_reply *r, apitoken_then then,
-                    void *arg);
-
 #endif

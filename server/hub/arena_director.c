@@ -19,14 +19,22 @@
 #include "arena/arena.h"
 #include "hub/hub_internal.h"
 #include "hub/tourney.h"
+#include "hub/tourney_entry.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/msgbuf.h"
+#include "lib/table.h"
 #include "strcopy.h"
 
 struct entrant {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
+};
+
+/* A game of an event not over yet, by its GID (event.running). */
+struct running {
+    char gid[PROTO_KEY_MAX + 1];
+    size_t k; /* its index */
 };
 
 struct event {
@@ -37,6 +45,10 @@ struct event {
     char (*gids)[PROTO_KEY_MAX + 1]; /* game index -> GID */
     size_t ng, gcap;
     const char *status_shown;
+    struct proto_entry entry; /* the entry conditions */
+    struct table running;     /* GID -> struct running (owned): the games
+                                 not over, found at once by a berserk
+                                 and by any game's end */
 };
 
 static struct tourney_director *state(struct hub *h)
@@ -71,6 +83,9 @@ static void event_free(struct event *e)
     if (!e)
         return;
     arena_free(e->a);
+    for (size_t i = 0; i < e->running.cap; i++)
+        free(e->running.slots[i].value); /* (NULL in free slots) */
+    table_clear(&e->running);
     free(e->players);
     free(e->gids);
     free(e->head.watchers);
@@ -79,12 +94,17 @@ static void event_free(struct event *e)
 
 /* ---- Calls: journal lines, applied live and on replay ------------------
  *
- *   new BASE INC START END SEED CREATOR NAME
+ *   new BASE INC START END SEED CREATOR NAME [OPTION ...]
  *   join PID NAME RATING T
  *   withdraw P T
  *   rejoin P T
  *   start GID WHITE BLACK T
+ *   berserk G SIDE PLIES T
  *   end G RESULT PLIES NOSTART T
+ *
+ * new's options, each KEY=VALUE: berserk=0 (forbidden) and the entry
+ * conditions (tourney_entry_format). An event journaled before they
+ * existed has none: berserk allowed, no condition.
  */
 
 /* Journals e's next call (line): 0, or -1 when the store refused it. */
@@ -133,17 +153,34 @@ static int apply(struct event *e, const char *line)
         return arena_rejoin(e->a, x, t) == ARENA_OK ? 0 : -1;
     if (sscanf(line, "start %32s %d %d %" SCNd64, a, &x, &y, &t) == 4 &&
         x >= 0 && y >= 0 && x < (int)e->np && y < (int)e->np && x != y) {
-        if (tourney_grow((void **)&e->gids, &e->gcap, e->ng,
-                         sizeof *e->gids) ||
-            arena_game_start(e->a, x, y, t) != (int)e->ng)
+        struct running *r = calloc(1, sizeof *r);
+        if (!r || tourney_grow((void **)&e->gids, &e->gcap, e->ng,
+                               sizeof *e->gids)) {
+            free(r);
             return -1;
+        }
+        strcopy(r->gid, sizeof r->gid, a);
+        r->k = e->ng;
+        if (table_put(&e->running, r->gid, r) < 0 ||
+            arena_game_start(e->a, x, y, t) != (int)e->ng) {
+            table_del(&e->running, r->gid);
+            free(r);
+            return -1;
+        }
         strcopy(e->gids[e->ng++], sizeof e->gids[0], a);
+        return 0;
+    }
+    if (sscanf(line, "berserk %d %d %d %" SCNd64, &x, &y, &z, &t) == 4 &&
+        x >= 0 && x < (int)e->ng && (y == 0 || y == 1)) {
+        /* one the core refuses changed nothing live: nor on replay */
+        arena_berserk(e->a, x, y, z);
         return 0;
     }
     if (sscanf(line, "end %d %d %d %d %" SCNd64, &x, &r, &y, &z, &t) == 5 &&
         x >= 0 && x < (int)e->ng && r >= ARENA_WHITE_WINS &&
         r <= ARENA_DRAWN && y >= 0 && !arena_game(e->a, x)->over) {
         arena_game_end(e->a, x, (enum arena_result)r, y, z != 0, t);
+        free(table_del(&e->running, e->gids[x]));
         return 0;
     }
     return -1;
@@ -163,20 +200,41 @@ static int call(struct hub *h, struct event *e, const char *line,
     return 0;
 }
 
+/* new's options (text: what follows its name) into e and *cfg: 0, or -1
+ * when one does not parse. */
+static int parse_options(struct event *e, struct arena_config *cfg,
+                         const char *text)
+{
+    char tok[64];
+    int n;
+
+    cfg->berserk = true;
+    while (sscanf(text, " %63s%n", tok, &n) == 1) {
+        text += n;
+        if (!strcmp(tok, "berserk=0"))
+            cfg->berserk = false;
+        else if (tourney_entry_parse(&e->entry, tok) != 1)
+            return -1;
+    }
+    return 0;
+}
+
 /* A new event from its first call (no journal); NULL when it does not
  * parse or out of memory. */
 static struct event *event_new(const char *id, const char *line)
 {
     struct arena_config cfg = {0};
     struct event *e = calloc(1, sizeof *e);
-    int base, inc;
+    int base, inc, at = 0;
 
     if (!e)
         return NULL;
+    table_init(&e->running);
     if (sscanf(line,
-               "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s",
+               "new %d %d %" SCNd64 " %" SCNd64 " %" SCNu64 " %32s %20s%n",
                &base, &inc, &cfg.start_ms, &cfg.end_ms, &cfg.seed,
-               e->head.creator, e->head.name) != 7) {
+               e->head.creator, e->head.name, &at) != 7 ||
+        parse_options(e, &cfg, line + at) < 0) {
         free(e);
         return NULL;
     }
@@ -205,12 +263,14 @@ static json_t *event_summary(const struct event *e, int64_t wall)
         arena_standing(e->a, (int)i, &st);
         listed += st.rank > 0;
     }
-    return json_pack("{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i}", "event",
-                     e->head.id, "name", e->head.name, "status",
-                     event_status(e, wall), "start_ms",
-                     (json_int_t)c->start_ms, "end_ms", (json_int_t)c->end_ms,
-                     "clock", "type", "fischer", "initial_s", c->base_s,
-                     "increment_s", c->inc_s, "players", (int)listed);
+    return json_pack(
+        "{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i,s:b,s:o*}", "event",
+        e->head.id, "name", e->head.name, "status", event_status(e, wall),
+        "start_ms", (json_int_t)c->start_ms, "end_ms", (json_int_t)c->end_ms,
+        "clock", "type", "fischer", "initial_s", c->base_s, "increment_s",
+        c->inc_s, "players", (int)listed, "berserk",
+        c->berserk && arena_berserkable(c->base_s, c->inc_s), "conditions",
+        tourney_entry_json(&e->entry));
 }
 
 static const char *kind_name(int k)
@@ -234,11 +294,18 @@ static json_t *standing_row(const struct event *e, int p)
     int g;
 
     arena_standing(e->a, p, &st);
-    for (int i = 0; i < n; i++)
-        json_array_append_new(sheet, json_pack("{s:s,s:i,s:s}", "kind",
-                                               kind_name(sc[i].kind),
-                                               "points", sc[i].points, "flag",
-                                               flag_name(sc[i].flag)));
+    for (int i = 0; i < n; i++) {
+        json_t *x = json_pack("{s:s,s:i,s:s}", "kind", kind_name(sc[i].kind),
+                              "points", sc[i].points, "flag",
+                              flag_name(sc[i].flag));
+        if (x && sc[i].berserk != ARENA_BERSERK_NO)
+            json_object_set_new(
+                x, "berserk",
+                json_string(sc[i].berserk == ARENA_BERSERK_VALID
+                                ? "valid"
+                                : "invalid"));
+        json_array_append_new(sheet, x);
+    }
     g = st.game;
     return json_pack("{s:i,s:s,s:s,s:i,s:i,s:b,s:b,s:o,s:o}", "rank", st.rank,
                      "id", e->players[p].pid, "name", e->players[p].name,
@@ -296,6 +363,7 @@ static void start_pairing(struct hub *h, struct event *e,
         log_error("event=arena_game_refused arena=%s", e->head.id);
         return;
     }
+    game_set_first_move_ms(g, arena_first_move_ms(c->base_s, c->inc_s));
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
     if (call(h, e, line, wall) < 0) {
@@ -304,11 +372,13 @@ static void start_pairing(struct hub *h, struct event *e,
     }
     log_info("event=arena_pairing arena=%s game=%s white=%s black=%s",
              e->head.id, game_gid(g), seats[0].pid, seats[1].pid);
-    tourney_announce(h, g,
-                     json_pack("{s:s,s:s,s:s,s:s}", "t", "arena_game",
-                               "event", e->head.id, "name", e->head.name,
-                               "game", game_gid(g)),
-                     e->head.seq);
+    tourney_announce(
+        h, g,
+        json_pack("{s:s,s:s,s:s,s:s,s:b}", "t", "arena_game", "event",
+                  e->head.id, "name", e->head.name, "game", game_gid(g),
+                  "berserk",
+                  c->berserk && arena_berserkable(c->base_s, c->inc_s)),
+        e->head.seq);
 }
 
 /* One tick of e: presence, pairings, the end. */
@@ -355,7 +425,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     int64_t start = wall + (int64_t)m->start_in_s * 1000;
-    char id[PROTO_KEY_MAX + 1], line[160];
+    char id[PROTO_KEY_MAX + 1], line[160 + TOURNEY_ENTRY_TEXT_MAX];
+    char options[TOURNEY_ENTRY_TEXT_MAX + 16];
     uint64_t seed;
     struct event *e;
 
@@ -380,11 +451,14 @@ static void do_create(struct session *s, const struct proto_msg *m,
     seed = 0;
     for (int i = 0; i < 8; i++)
         seed = seed << 8 | ids_random_byte();
+    tourney_entry_format(&m->entry, options, TOURNEY_ENTRY_TEXT_MAX);
+    if (m->no_berserk)
+        strcat(options, " berserk=0");
     snprintf(line, sizeof line,
-             "new %d %d %" PRId64 " %" PRId64 " %" PRIu64 " %s %s",
+             "new %d %d %" PRId64 " %" PRId64 " %" PRIu64 " %s %s%s",
              m->clock.initial_s, m->clock.increment_s, start,
              (int64_t)(start + m->duration_s * 1000LL), seed, s->player->pid,
-             m->name);
+             m->name, options);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
@@ -480,6 +554,9 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                            &m->id);
             return;
         }
+        if (!tourney_entry_admits(s, &e->entry, arena_config(e->a)->base_s,
+                                  arena_config(e->a)->inc_s, m))
+            return;
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
                  s->player->name,
                  tourney_rating(s->player, arena_config(e->a)->base_s,
@@ -552,6 +629,85 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     hub_send_text(s, text, e->head.seq);
 }
 
+/* The event of which g is a game not over (its index in *k), or NULL:
+ * a lookup in each event not finished. */
+static struct event *event_of_game(struct hub *h, const struct game *g,
+                                   size_t *k)
+{
+    struct tourney_director *d = state(h);
+
+    for (size_t i = 0; i < d->n; i++) {
+        struct event *e = EV(d->ev[i]);
+        const struct running *r = e->head.finished
+                                      ? NULL
+                                      : table_get(&e->running, game_gid(g));
+        if (r) {
+            *k = r->k;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Journals side's berserk in e's game k, plies played. */
+static void note_berserk(struct hub *h, struct event *e, size_t k, int side,
+                         int plies)
+{
+    char line[96];
+
+    snprintf(line, sizeof line, "berserk %zu %d %d %" PRId64, k, side, plies,
+             hub_wall_ms(h));
+    if (call(h, e, line, hub_wall_ms(h)) == 0)
+        log_info("event=arena_berserk arena=%s game=%s side=%d", e->head.id,
+                 e->gids[k], side);
+}
+
+/* berserk: the checks of the event (an arena game, allowed, a base
+ * time), then the game's (a player, before its first move, once), then
+ * the game's journal row and `berserk` to its players and spectators,
+ * then the event's call (the extra point). */
+static void run_berserk(struct session *s, struct game *g,
+                        const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    size_t k = 0;
+    struct event *e = event_of_game(h, g, &k);
+    const struct arena_config *c = e ? arena_config(e->a) : NULL;
+    int side = game_color_of(g, s->player->pid);
+    struct proto_error err = {PROTO_OK, ""};
+    int64_t base_ms, inc_ms;
+    const char *why = !e            ? "not an arena game"
+                      : !c->berserk ? "this tournament "
+                                      "forbids berserk"
+                      : !arena_berserkable(c->base_s, c->inc_s)
+                          ? "no berserk with a base time of 0"
+                          : NULL;
+
+    if (side < 0 || game_status(g) == GAME_ENDED) { /* (steps 8, 9) */
+        hub_send_error(s, side < 0 ? PROTO_NOT_A_PLAYER : PROTO_GAME_OVER,
+                       side < 0 ? "you hold no seat in this game"
+                                : "the game is over",
+                       &m->id);
+        return;
+    }
+    if (why) {
+        hub_send_error(s, PROTO_BERSERK_REFUSED, why, &m->id);
+        return;
+    }
+    arena_berserk_clock(c->base_s, c->inc_s, &base_ms, &inc_ms);
+    if (game_berserk(g, s->player->pid, base_ms, now, &err) < 0) {
+        hub_send_error(s, err.code, err.msg, &m->id);
+        return;
+    }
+    note_berserk(h, e, k, side, game_ply(g));
+}
+
+static void do_berserk(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    hub_run_game_command(s, m, now, run_berserk);
+}
+
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Journals and scores the end of e's game k: r after plies, to_move the
@@ -581,21 +737,12 @@ static void report_end(struct hub *h, struct event *e, size_t k,
 
 static void game_ended(struct hub *h, struct game *g)
 {
-    struct tourney_director *d = state(h);
+    size_t k;
+    struct event *e = event_of_game(h, g, &k);
 
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
-        if (e->head.finished)
-            continue;
-        for (size_t k = e->ng; k-- > 0;)
-            if (!strcmp(e->gids[k], game_gid(g)) &&
-                !arena_game(e->a, (int)k)->over) {
-                report_end(h, e, k, game_result(g),
-                           game_ending(g) == ENDING_NO_START, game_ply(g),
-                           game_side_to_move(g), hub_wall_ms(h));
-                return;
-            }
-    }
+    if (e)
+        report_end(h, e, k, game_result(g), game_ending(g) == ENDING_NO_START,
+                   game_ply(g), game_side_to_move(g), hub_wall_ms(h));
 }
 
 /* e's game k is not in memory after a restart: it ended while its end
@@ -611,6 +758,22 @@ static void restore_end(struct hub *h, struct event *e, size_t k)
     if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
                            &at))
         report_end(h, e, k, r, no_start, plies, to_move, at);
+}
+
+/* e's game k, gm, is in memory after a restart: its first-move time is
+ * the arena's again, and a berserk it journaled whose event call was
+ * lost (a kill between the two writes) is the event's too. */
+static void restore_game(struct hub *h, struct event *e, size_t k,
+                         struct game *gm)
+{
+    const struct arena_config *c = arena_config(e->a);
+
+    if (game_status(gm) == GAME_STARTED)
+        game_set_first_move_ms(gm, arena_first_move_ms(c->base_s, c->inc_s));
+    for (int side = 0; side < 2; side++)
+        if (game_berserked(gm, side) &&
+            !arena_game(e->a, (int)k)->berserk[side])
+            note_berserk(h, e, k, side, side);
 }
 
 static void session_closed(struct hub *h, struct session *s)
@@ -656,6 +819,8 @@ int hub_arena_restore(struct hub *h)
             if (arena_game(e->a, (int)g)->over)
                 continue;
             struct game *gm = table_get(&h->games, e->gids[g]);
+            if (gm)
+                restore_game(h, e, g, gm); /* (before its end is scored) */
             if (!gm)
                 restore_end(h, e, g);
             else if (game_status(gm) == GAME_ENDED) /* ended at restore */
@@ -706,6 +871,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_ARENA_LIST, do_list, false},
     {PROTO_T_ARENA_WATCH, do_watch, false},
     {PROTO_T_ARENA_UNWATCH, do_watch, false},
+    {PROTO_T_BERSERK, do_berserk, true},
     {PROTO_T_NONE, NULL, false},
 };
 

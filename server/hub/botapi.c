@@ -29,48 +29,13 @@
 
 #include "apitoken.h"
 #include "hub/apitokens.h"
+#include "hub/botapi_internal.h"
 #include "hub/botapi_json.h"
 #include "hub/hub_internal.h"
 #include "lib/msgbuf.h"
 #include "lib/log.h"
 
 #define JSON_TYPE "application/json"
-
-/* One open stream: the event stream (gid "") or a game's. */
-struct api_stream {
-    struct hub *h;
-    struct session *s; /* its session (hub_remote_open) */
-    void *net;         /* the environment's stream; NULL once ended */
-    char pid[PROTO_KEY_MAX + 1];
-    char token[65]; /* hex SHA-256 of its token */
-    char gid[PROTO_KEY_MAX + 1];
-    bool capture;  /* a POST's command runs on it: errors are the answer */
-    char err[200]; /* ... the error it got ("": none) */
-    bool done;     /* ended: its session is closed at the next wake */
-    /* a POST whose command waits for a read (a takeback's preferences):
-     * answered by wake once the session no longer waits */
-    bool held;
-    uint64_t held_later;
-    char held_gid[PROTO_KEY_MAX + 1];
-    struct api_stream *prev, *next;
-};
-
-/* A POST's {"ok":true}, answered once the store committed seq. */
-struct pending {
-    uint64_t later, seq;
-    struct pending *next;
-};
-
-struct botapi {
-    struct api_stream *streams;
-    struct pending *pending;
-    bool limited; /* the error a POST's command got was rate_limited */
-    /* the POST being acted on (act): its request, its game; held when
-     * its command waits for a read */
-    uint64_t later;
-    const char *gid;
-    bool held;
-};
 
 /* What a request asked, kept through its token's read. */
 enum route {
@@ -276,7 +241,9 @@ static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
     const char *t = json_string_value(json_object_get(m, "t"));
     const char *gid = json_string_value(json_object_get(m, "game"));
 
-    if (t && st->capture && !strcmp(t, "error")) {
+    if (t && st->seek && !st->done) {
+        botapi_seek_message(st, t, m);
+    } else if (t && st->capture && !strcmp(t, "error")) {
         const char *words = json_string_value(json_object_get(m, "msg"));
         const char *code = json_string_value(json_object_get(m, "code"));
         snprintf(st->err, sizeof st->err, "%s",
@@ -318,6 +285,8 @@ static void stream_free(struct hub *h, struct api_stream *st)
         b->streams = st->next;
     if (st->next)
         st->next->prev = st->prev;
+    if (st->seek)
+        botapi_seek_free(st);
     if (st->s)
         hub_remote_close(h, st->s, hub_now_ms(h));
     free(st);
@@ -333,15 +302,13 @@ void botapi_stream_closed(struct hub *h, void *owner)
         hub_wake_soon(h);
 }
 
-/* A new stream of token t (gid "": the event stream), opened on the
- * request later; NULL when it was not (answered). */
-static struct api_stream *stream_new(struct hub *h, uint64_t later,
-                                     const struct store_api_token *t,
-                                     const char *gid)
+/* A record of token t's (gid "": the event stream), neither in the list
+ * nor with a session yet; NULL when out of memory (later answered). */
+static struct api_stream *record_alloc(struct hub *h, uint64_t later,
+                                       const struct apitoken_who *t,
+                                       const char *gid)
 {
     struct api_stream *st = calloc(1, sizeof *st);
-    struct player *p;
-    int status;
 
     if (!st) {
         fail(h, later, 500, "out of memory");
@@ -351,30 +318,68 @@ static struct api_stream *stream_new(struct hub *h, uint64_t later,
     snprintf(st->pid, sizeof st->pid, "%s", t->pid);
     hub_hex(t->hash, 32, st->token);
     snprintf(st->gid, sizeof st->gid, "%s", gid);
+    return st;
+}
+
+/* st's session, and st in the list: 0, or -1 when out of memory. */
+static int record_attach(struct hub *h, struct api_stream *st,
+                         const struct apitoken_who *t)
+{
+    struct player *p = hub_player_get(h, t->pid, t->username);
+
+    if (p)
+        p->account = true;
+    if (!p || !(st->s = hub_remote_open(h, &api_ops, st, p)))
+        return -1;
+    st->next = B(h)->streams;
+    if (st->next)
+        st->next->prev = st;
+    B(h)->streams = st;
+    return 0;
+}
+
+struct api_stream *botapi_record_new(struct hub *h, uint64_t later,
+                                     const struct apitoken_who *t,
+                                     const char *gid)
+{
+    struct api_stream *st = record_alloc(h, later, t, gid);
+
+    if (st && record_attach(h, st, t) < 0) {
+        free(st);
+        fail(h, later, 500, "out of memory");
+        return NULL;
+    }
+    return st;
+}
+
+/* A new stream of token t (gid "": the event stream), opened on the
+ * request later; NULL when it was not (answered). */
+static struct api_stream *stream_new(struct hub *h, uint64_t later,
+                                     const struct apitoken_who *t,
+                                     const char *gid)
+{
+    struct api_stream *st = record_alloc(h, later, t, gid);
+    int status;
+
+    if (!st)
+        return NULL;
     st->net = h->env.stream_open(later, t->pid, st, &status);
     if (!st->net) {
         free(st);
         return NULL;
     }
-    p = hub_player_get(h, t->pid, t->username);
-    if (p)
-        p->account = true;
-    if (!p || !(st->s = hub_remote_open(h, &api_ops, st, p))) {
+    if (record_attach(h, st, t) < 0) {
         h->env.stream_close(st->net);
         free(st);
         return NULL;
     }
-    st->next = B(h)->streams;
-    if (st->next)
-        st->next->prev = st;
-    B(h)->streams = st;
     return st;
 }
 
 /* ---- the routes ---------------------------------------------------------- */
 
 static void open_events(struct hub *h, uint64_t later,
-                        const struct store_api_token *t)
+                        const struct apitoken_who *t)
 {
     struct api_stream *st;
     char token[65];
@@ -384,7 +389,8 @@ static void open_events(struct hub *h, uint64_t later,
     /* one event stream per token: a new one ends the old */
     hub_hex(t->hash, 32, token);
     for (st = B(h)->streams; st; st = st->next)
-        if (!st->gid[0] && !st->done && !strcmp(st->token, token))
+        if (!st->gid[0] && !st->done && !st->seek &&
+            !strcmp(st->token, token))
             end_stream(st);
     if (!(st = stream_new(h, later, t, "")))
         return;
@@ -405,12 +411,16 @@ static void open_events(struct hub *h, uint64_t later,
 }
 
 static void open_game(struct hub *h, uint64_t later,
-                      const struct store_api_token *t, const char *gid)
+                      const struct apitoken_who *t, const char *gid)
 {
     struct game *g = table_get(&h->games, gid);
     struct api_stream *st;
 
-    if (!g || game_color_of(g, t->pid) < 0) {
+    if (!g) { /* finished long ago, or before a restart: the store's */
+        botapi_stored_stream(h, later, t, gid);
+        return;
+    }
+    if (game_color_of(g, t->pid) < 0) {
         fail(h, later, 404, "No such game");
         return;
     }
@@ -423,14 +433,14 @@ static void open_game(struct hub *h, uint64_t later,
 
 /* Runs the command text on a session of t's account, returning the
  * error it got into err ("": none). */
-static void run_command(struct hub *h, const struct store_api_token *t,
+static void run_command(struct hub *h, const struct apitoken_who *t,
                         const char *text, char *err, size_t errlen)
 {
     struct botapi *b = B(h);
     struct api_stream *st = b->streams, *tmp = NULL;
     struct player *p;
 
-    while (st && (st->done || strcmp(st->pid, t->pid)))
+    while (st && (st->done || st->seek || strcmp(st->pid, t->pid)))
         st = st->next;
     if (st && st->held) { /* (its session holds what comes next) */
         snprintf(err, errlen, "a request of yours still runs: try again");
@@ -499,9 +509,9 @@ static char *command(const char *t, const char *gid, const char *k,
 
 /* Runs our protocol's command t on game gid for t's account: its error
  * into err ("": none). */
-static void run(struct hub *h, const struct store_api_token *tok,
-                const char *t, const char *gid, const char *k, const char *v,
-                const char *k2, const char *v2, char *err, size_t errlen)
+static void run(struct hub *h, const struct apitoken_who *tok, const char *t,
+                const char *gid, const char *k, const char *v, const char *k2,
+                const char *v2, char *err, size_t errlen)
 {
     char *text = command(t, gid, k, v, k2, v2);
 
@@ -515,7 +525,7 @@ static void run(struct hub *h, const struct store_api_token *tok,
 
 /* A yes: accepts the opponent's offer when there is one, else offers
  * (lichess's /draw/yes and /takeback/yes); a no declines. */
-static void answer_offer(struct hub *h, const struct store_api_token *t,
+static void answer_offer(struct hub *h, const struct apitoken_who *t,
                          const char *gid, const char *what, bool yes,
                          char *err, size_t errlen)
 {
@@ -548,8 +558,8 @@ static void claim(struct game *g, int me, char *err, size_t errlen)
 
 static void ok_after(struct hub *h, uint64_t later, const char *gid);
 
-static void act(struct hub *h, uint64_t later,
-                const struct store_api_token *t, const struct ask *a)
+static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
+                const struct ask *a)
 {
     struct game *g = table_get(&h->games, a->gid);
     char ply[16], err[200] = "";
@@ -625,40 +635,32 @@ static void ok_after(struct hub *h, uint64_t later, const char *gid)
     hub_wake_soon(h);
 }
 
-static void then(struct hub *h, uint64_t later,
-                 const struct store_api_token *t, void *arg)
+static void then(struct hub *h, const struct apitoken_who *t, int rc,
+                 void *arg, uint64_t later)
 {
-    struct ask *a = arg;
-    unsigned mask = 0;
-    char why[8];
+    const struct ask *a = arg;
     const char *need = a->bot ? "bot:play" : "board:play";
 
-    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
-        !(mask & apitoken_scope_bit(need, strlen(need)))) {
+    (void)rc;
+    if (!(t->scopes & apitoken_scope_bit(need, strlen(need)))) {
         char words[64];
         snprintf(words, sizeof words, "Missing scope: %s", need);
         fail(h, later, 403, words);
-    } else if (a->route == R_EVENTS) {
-        open_events(h, later, t);
     } else if (a->route == R_GAME_STREAM) {
         open_game(h, later, t, a->gid);
     } else {
         act(h, later, t, a);
     }
-    free(a);
 }
 
 /* The event stream: either scope opens it. */
-static void then_events(struct hub *h, uint64_t later,
-                        const struct store_api_token *t, void *arg)
+static void then_events(struct hub *h, const struct apitoken_who *t, int rc,
+                        void *arg, uint64_t later)
 {
-    unsigned mask = 0;
-    char why[8];
-
-    free(arg);
-    if (apitoken_scopes_parse(t->scopes, &mask, why, sizeof why) < 0 ||
-        !(mask & (apitoken_scope_bit("bot:play", 8) |
-                  apitoken_scope_bit("board:play", 10)))) {
+    (void)rc;
+    (void)arg;
+    if (!(t->scopes & (apitoken_scope_bit("bot:play", 8) |
+                       apitoken_scope_bit("board:play", 10)))) {
         fail(h, later, 403, "Missing scope: bot:play or board:play");
         return;
     }
@@ -764,6 +766,10 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
     struct ask *copy;
     const char *rest = NULL;
 
+    if (!strcmp(q->path, "/api/board/seek")) {
+        botapi_seek_http(h, q, now, later, r);
+        return true;
+    }
     if (!strcmp(q->path, "/api/stream/event")) {
         a.route = R_EVENTS;
         a.bot = false; /* (either scope opens it: checked below) */
@@ -813,9 +819,31 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
         return true;
     }
     *copy = a;
-    apitoken_bearer(h, q, now, later, r,
-                    a.route == R_EVENTS ? then_events : then, copy);
+    apitoken_auth(h, q, now, later, 0, NULL,
+                  a.route == R_EVENTS ? then_events : then, copy, r);
     return true;
+}
+
+/* ---- what the API's other files share (botapi_internal.h) --------------- */
+
+struct botapi *botapi_state(struct hub *h)
+{
+    return B(h);
+}
+
+void botapi_fail(struct hub *h, uint64_t later, int status, const char *words)
+{
+    fail(h, later, status, words);
+}
+
+void botapi_put(struct api_stream *st, json_t *o, uint64_t seq)
+{
+    put(st, o, seq);
+}
+
+void botapi_end(struct api_stream *st)
+{
+    end_stream(st);
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -865,6 +893,7 @@ static void fini(struct hub *h)
 
     if (!b)
         return;
+    botapi_tokens_fini(h);
     while (b->pending) {
         struct pending *pd = b->pending;
         b->pending = pd->next;
@@ -884,7 +913,7 @@ static int init(struct hub *h)
     struct botapi *b = calloc(1, sizeof *b);
 
     hub_module_set_state(h, &hub_botapi_module, b);
-    return b ? 0 : -1;
+    return b ? botapi_tokens_init(h) : -1;
 }
 
 static const struct hub_command commands[] = {{PROTO_T_NONE, NULL, false}};

@@ -26,4 +26,8 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
  * net_handlers.stream_closed. */
 void botapi_stream_closed(struct hub *h, void *owner);
 
+/* The token whose SHA-256 is hash was revoked here: every stream of it
+ * (event, game, board seek) ends now (botapi_tokens.c). */
+void botapi_token_revoked(struct hub *h, const uint8_t hash[32]);
+
 #endif

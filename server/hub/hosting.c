@@ -133,7 +133,8 @@ static uint64_t env_put_move(void *ctx, const char *gid,
     struct hub *h = ctx;
     uint64_t seq = store_put_move(h->store, gid, m);
     bool move = strcmp(m->uci, STORE_JOURNAL_UNDO) &&
-                strcmp(m->uci, STORE_JOURNAL_GIVE); /* not a takeback */
+                strcmp(m->uci, STORE_JOURNAL_GIVE) &&
+                strcmp(m->uci, STORE_JOURNAL_BERSERK); /* not an event */
 
     if (seq && move)
         h->metrics.moves++;

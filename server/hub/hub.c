@@ -602,6 +602,14 @@ void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
             hub_modules[i]->told(h, p, payload, len, now);
 }
 
+void hub_told_all(struct hub *h, char tag, const char *payload, size_t len,
+                  int64_t now)
+{
+    for (size_t i = 0; hub_modules[i]; i++)
+        if (hub_modules[i]->tell_tag == tag && hub_modules[i]->told_all)
+            hub_modules[i]->told_all(h, payload, len, now);
+}
+
 /* ---- the modules (module.h) ------------------------------------------- */
 
 static size_t modules_count(void)

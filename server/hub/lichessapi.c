@@ -119,20 +119,6 @@ static bool username_valid(const char *s, size_t n)
     return true;
 }
 
-static bool int_in(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v;
-
-    if (!s || !*s)
-        return false;
-    v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* ---- POST /api/challenge/{username} ------------------------------------- */
 
 struct create {
@@ -158,20 +144,13 @@ static const char *create_parse(const struct api_form *f, struct create *c,
     const char *days = api_form_get(f, "days"),
                *variant = api_form_get(f, "variant");
     const char *fen = api_form_get(f, "fen");
+    static const char *const known[] = {
+        "rated",   "clock.limit", "clock.increment", "days", "color",
+        "variant", "fen",         "keepAliveStream", "rules"};
     long l, i, d;
 
-    for (size_t k = 0; k < f->n; k++) {
-        static const char *const known[] = {
-            "rated",   "clock.limit", "clock.increment", "days", "color",
-            "variant", "fen",         "keepAliveStream", "rules"};
-        bool ok = false;
-        for (size_t j = 0; j < sizeof known / sizeof *known; j++)
-            ok |= !strcmp(f->key[k], known[j]);
-        if (!ok) {
-            snprintf(why, len, "unknown field '%s'", f->key[k]);
-            return why;
-        }
-    }
+    if (api_form_unknown(f, known, sizeof known / sizeof *known, why, len))
+        return why;
     if (api_form_get(f, "rules") && *api_form_get(f, "rules"))
         return "rules: none is served here";
     if (rated && strcmp(rated, "true") && strcmp(rated, "false"))
@@ -193,12 +172,13 @@ static const char *create_parse(const struct api_form *f, struct create *c,
     if (limit || inc) {
         if (days)
             return "days: not with a clock";
-        if (!int_in(limit, 0, 10800, &l) || !int_in(inc, 0, 60, &i))
+        if (!api_form_int(limit, 0, 10800, &l) ||
+            !api_form_int(inc, 0, 60, &i))
             return "clock.limit (0-10800) and clock.increment (0-60) "
                    "both";
         c->clock = (struct clock_spec){0, (int)l, (int)i, 0};
     } else if (days) {
-        if (!int_in(days, 1, 14, &d))
+        if (!api_form_int(days, 1, 14, &d))
             return "days: 1, 2, 3, 5, 7, 10 or 14";
         c->clock = (struct clock_spec){1, 0, 0, (int)d * 86400};
     } else {
@@ -544,7 +524,7 @@ static void account_playing(struct hub *h, const struct http_request *q,
     for (size_t i = 0; i < q->nargs; i++)
         if (!strncmp(q->args[i], "nb=", 3))
             nb = q->args[i] + 3;
-    if (nb && !int_in(nb, 1, LICHESS_PLAYING_MAX, &v)) {
+    if (nb && !api_form_int(nb, 1, LICHESS_PLAYING_MAX, &v)) {
         error(r, 400, "nb: 1-50");
         return;
     }
@@ -836,7 +816,7 @@ static void games_export(struct hub *h, const struct http_request *hq,
     for (size_t i = 0; i < hq->nargs; i++) {
         const char *a = hq->args[i];
         if (!strncmp(a, "max=", 4) &&
-            !int_in(a + 4, 1, LICHESS_EXPORT_MAX, &max)) {
+            !api_form_int(a + 4, 1, LICHESS_EXPORT_MAX, &max)) {
             error(r, 400, "max: 1-100");
             return;
         }

@@ -77,6 +77,10 @@ struct hub_module {
     char tell_tag; /* 0: it tells nothing */
     void (*told)(struct hub *h, struct player *p, const char *payload,
                  size_t len, int64_t now);
+    /* Another node told every node this module's payload (router.h's
+     * tell_all, with tell_tag). */
+    void (*told_all)(struct hub *h, const char *payload, size_t len,
+                     int64_t now);
     const struct hub_command *commands; /* ended by {PROTO_T_NONE} */
 };
 

@@ -36,6 +36,10 @@ struct store;
 struct store_game;
 struct store_move;
 
+/* A reply of the cluster's analysis queue: its words (n of them, valid
+ * during the call; a number as its digits), or n -1 when it failed. */
+typedef void router_words_fn(void *arg, const char *const *words, int n);
+
 /* The hub's questions. Each op gets the router's ctx. */
 struct router_ops {
     /* A local connection opened (0; -1 refuses it: out of memory) or
@@ -92,6 +96,17 @@ struct router_ops {
      * valid for the call): the other nodes take one too, through
      * hub_limit_charge (sharedlimits.c). NULL on a node alone. */
     void (*limit_taken)(void *ctx, const char *name, const char *key);
+    /* The payload (len bytes) of the module whose tag is tag (module.h)
+     * to every other node, now (hub_told_all there): at most once, in
+     * the order told. NULL on a node alone. */
+    void (*tell_all)(void *ctx, char tag, const char *payload, size_t len);
+    /* Runs an operation of the cluster's queue of analyses
+     * (cluster/lua/analysis_queue.lua: args[0] the operation, then its
+     * arguments, at most 8 in all; take's and renew's NODE, args[1], is
+     * this node, filled in here); fn gets the answer once, later. 0, or -1 when it was
+     * not sent (fn not called). NULL on a node alone. */
+    int (*analysis_queue)(void *ctx, const char *const *args, int nargs,
+                          router_words_fn *fn, void *arg);
 };
 
 struct router {
@@ -188,6 +203,11 @@ void hub_notice_all(struct hub *h, struct msgbuf *b);
  * tag gets the payload. */
 void hub_told(struct hub *h, const char *pid, char tag, const char *payload,
               size_t len, int64_t now);
+
+/* Another node told every node (router_ops.tell_all): the module tagged
+ * tag gets the payload. */
+void hub_told_all(struct hub *h, char tag, const char *payload, size_t len,
+                  int64_t now);
 
 /* The store, the clocks (monotonic and Unix ms) and the timers of the
  * hub's environment (hub.h). */

@@ -249,9 +249,9 @@ void net_woken(void);
 /* The "chess.v1" protocol's lws callback; user is the struct conn. */
 int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
                   void *user, void *in, size_t len);
-/* HTTP_CONFIRM_UPGRADE: 0 lets the WebSocket open; otherwise answered
+/* upgrade.c. HTTP_CONFIRM_UPGRADE: 0 lets the WebSocket open; otherwise answered
  * (404, 403, 503, 429) or refused, the callback's result. */
-int conn_confirm_upgrade(struct lws *wsi);
+int upgrade_confirm(struct lws *wsi);
 /* Store commits arrived: releases the connections whose head is durable
  * and times the moves they made durable. */
 void conn_on_commits(void);

@@ -573,7 +573,7 @@ int web_callback(struct lws *wsi, enum lws_callback_reasons reason,
         return rc;
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return conn_confirm_upgrade(wsi);
+        return upgrade_confirm(wsi);
     case LWS_CALLBACK_HTTP:
         tcp_request_done(wsi);
         return http_begin(wsi, pss);

@@ -32,7 +32,8 @@ int store__read_failed(struct store *s, const char *why)
 static bool is_event(const struct store_move *m)
 {
     return !strcmp(m->uci, STORE_JOURNAL_UNDO) ||
-           !strcmp(m->uci, STORE_JOURNAL_GIVE);
+           !strcmp(m->uci, STORE_JOURNAL_GIVE) ||
+           !strcmp(m->uci, STORE_JOURNAL_BERSERK);
 }
 
 int store__moves_add(struct store__moves *l, const struct store_move *m)

@@ -12,7 +12,9 @@ its own source address among 127.0.3.x (12 per address at most:
 LIMIT_STREAMS_PER_IP), and prints the server's RSS (VmRSS) before and
 after and the difference per stream; then waits for every stream's
 keep-alive line (7 s of silence) and prints how long the last one took
-and chess_api_streams."""
+and chess_api_streams; then the server's CPU per thread over 10 s of
+holding them (the tokens' re-read, a read of N tokens a second, runs
+on the store's reader thread)."""
 import os
 import re
 import socket
@@ -41,6 +43,20 @@ def open_stream(port, token, source):
     if status != 200:
         raise RuntimeError("status %d" % status)
     return s, head.split(b"\r\n\r\n", 1)[1]
+
+
+def thread_cpu(pid):
+    """The CPU time (user + system, ms) of each thread of pid."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(tid)] = (int(fields[11]) + int(fields[12])) * 1000.0 / tick
+    return out
 
 
 def run(folder, harness, n):
@@ -83,6 +99,18 @@ def run(folder, harness, n):
             last = time.monotonic() - t0
         print("second_keepalive_all_received_s_after_first_open=%.2f "
               "(7 s of silence each)" % last)
+        # the tokens' re-read (botapi_tokens.c): every second one read
+        # of the N tokens, on the store's reader thread; the server's CPU
+        # per thread over 10 s of holding them (the loop is the thread
+        # whose id is the process's)
+        t0, cpu0 = time.monotonic(), thread_cpu(srv.proc.pid)
+        time.sleep(10)
+        took, cpu1 = time.monotonic() - t0, thread_cpu(srv.proc.pid)
+        busy = sorted(((cpu1[t] - cpu0.get(t, 0)) / took, t) for t in cpu1)
+        print("cpu_ms_per_s holding %d streams: loop=%.1f others=%s"
+              % (n, (cpu1[srv.proc.pid] - cpu0[srv.proc.pid]) / took,
+                 ",".join("%.1f" % ms for ms, t in busy
+                          if t != srv.proc.pid and ms > 0.05) or "0"))
     finally:
         for s, _ in streams:
             s.close()

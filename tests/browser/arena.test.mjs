@@ -1,7 +1,11 @@
-// Arena tournaments: A creates one from the Tournaments page, A and B join
-// it on its page and see each other in the standings, are paired (the
-// game page names the event with a link back), B resigns, and the
-// standings show A's 2 points live. The pages are axe-clean.
+// Arena tournaments: A creates one from the Tournaments page with a
+// password (an entry condition the event's page shows), B is refused
+// without it, A and B join with it on its page and see each other in the
+// standings, are paired (the
+// game page names the event with a link back), A berserks before his
+// first move (both game pages mark it; his button goes), B resigns, and
+// the standings show A's 2 points live with the berserk mark (struck: too
+// short for its point). The pages are axe-clean.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -31,11 +35,13 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await a.page.fill('#arena-inc', '0');
     await a.page.fill('#arena-duration', '2');
     await a.page.fill('#arena-start', '0');
+    await a.page.fill('#arena-pw', 'club-7');
     await a.page.click('#arena-create-btn');
     await a.page.waitForURL(/\/t\/[A-Za-z0-9_-]+$/);
     const url = a.page.url();
     await waitText(a.page, '#arena-name-shown', /Club_arena/);
     await waitText(a.page, '#arena-event', /Nobody has joined yet/);
+    await waitText(a.page, '#arena-conditions', /To join: a password\./);
 
     // C watches from the list; B opens the event's page, both join
     const c = await openPlayer(browser, `${server.base}/tournaments`);
@@ -44,9 +50,14 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await c.page.waitForURL(url);
     await waitText(c.page, '#arena-event', /Nobody has joined yet/);
     await b.page.goto(url);
+    await b.page.fill('#arena-join-pw', 'wrong');
+    await b.page.click('#arena-join-btn');
+    await waitText(b.page, '#toasts', /password: not this tournament's/);
+    await b.page.fill('#arena-join-pw', 'club-7');
     await b.page.click('#arena-join-btn');
     await waitText(a.page, '#arena-standings', new RegExp(nameB));
     assert.deepEqual(await axeSerious(a.page), [], 'event page');
+    await a.page.fill('#arena-join-pw', 'club-7');
     await a.page.click('#arena-join-btn');
     await waitText(c.page, '#arena-standings', new RegExp(nameA));
 
@@ -56,6 +67,12 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await waitText(a.page, '#game-arena', /Tournament: Club_arena/);
     assert.equal(new URL(await a.page.getAttribute('#game-arena a', 'href'),
                          url).href, url);
+    // A berserks: half his time, no increment; B's page marks it too
+    await a.page.click('#berserk-btn');
+    await waitText(b.page, '#game-berserk', /⚔ (White|Black) berserk/);
+    await waitText(a.page, '#game-berserk', /⚔ (White|Black) berserk/);
+    assert.equal(await a.page.isHidden('#berserk-btn'), true);
+    assert.equal(await b.page.isVisible('#berserk-btn'), true);
     // a move each (before them the game offers abort, not resign)
     await waitText(a.page, '#status', /Your move|Waiting for your opponent/);
     const aWhite = /Your move/.test(await a.page.textContent('#status'));
@@ -73,6 +90,9 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await waitText(c.page,
                    '#arena-standings tbody tr:first-child .arena-score',
                    /^2$/);
+    await waitText(c.page,
+                   '#arena-standings tbody tr:first-child .arena-sheet',
+                   /^2⚔$/);
     await waitText(c.page,
                    '#arena-standings tbody tr:nth-child(2) .arena-sheet',
                    /^0$/);

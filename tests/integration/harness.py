@@ -338,7 +338,10 @@ class ClusterServer:
 
     def __init__(self, grace_s=60, first_move_s=30, datadir=None,
                  extra=(), guests_per_ip_per_min=Server.GUESTS_PER_IP_PER_MIN,
-                 nodes=None, tls=False, shards=None):
+                 nodes=None, tls=False, shards=None, env=None,
+                 node_extra=None):
+        # env: every node's environment; node_extra: node i's own flags
+        # (node_extra[i], after extra)
         self.own_dir = datadir is None
         self.dir = datadir or tempfile.mkdtemp(prefix="chess-cl-")
         self.db = os.path.join(self.dir, "db", "chess.db")
@@ -364,8 +367,8 @@ class ClusterServer:
                 grace_s=grace_s, first_move_s=first_move_s,
                 datadir=self.dir, name=node,
                 extra=self.redis_args() + ["--node-id", node] +
-                list(extra),
-                guests_per_ip_per_min=guests_per_ip_per_min))
+                list(extra) + list((node_extra or {}).get(i, ())),
+                guests_per_ip_per_min=guests_per_ip_per_min, env=env))
         self.pg = self.nodes[0].pg
         self.wait_ready()
 

@@ -12,8 +12,10 @@ under way when the server is killed is queued again after the restart.
 import json
 import os
 import time
+import unittest
 
-from harness import (WAIT, FreshServerTest, not_in_cluster, wait_until)
+from harness import (CLUSTER, WAIT, FreshServerTest, not_in_cluster,
+                     wait_until)
 
 FAKE = os.environ.get("CHESS_FAKE_UCI", "")
 BLITZ = {"type": "fischer", "initial_s": 180, "increment_s": 2}
@@ -236,3 +238,134 @@ class FakeEngineAnalysisTest(AnalysisBase):
         self.assertFalse([p for p in a["positions"] if "failed" in p])
         self.assertIn("event=analysis_requeued game=%s" % gid,
                       srv.log_text())
+
+
+def node_log(srv, i):
+    return srv.nodes[i].log_text()
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's (test_analysis_cluster)")
+class ClusterAnalysisTest(AnalysisBase):
+    """Two nodes with the fake engine (slow): the job runs on one node,
+    its page is open on the other (docs/cluster.md, "Computer analysis")."""
+
+    def cluster(self, delay_ms=300, node_extra=None, config=None):
+        if not FAKE:
+            self.skipTest("CHESS_FAKE_UCI not set")
+        return self.server(nodes=2, config=config,
+                           extra=["--engine-path", FAKE, "--engines", "1"],
+                           env={"FAKE_UCI_MODE": "slow",
+                                "FAKE_UCI_DELAY_MS": str(delay_ms)},
+                           node_extra=node_extra)
+
+    def test_progress_and_result_reach_the_other_node(self):
+        srv = self.cluster()
+        srv.pin(0)
+        w, b, gid = self.finished_game(srv, "e2e4 e7e5 g1f3 b8c6")
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        w.expect("analysis_progress", game=gid, timeout=WAIT * 2)
+        srv.pin(1)  # a spectator's page on the other node
+        page = self.client(srv, source="127.0.0.7")
+        first = page.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual(first["status"], "queued")
+        heard = []
+        while True:
+            m = page.next(timeout=WAIT * 2)
+            if m.get("game") != gid:
+                continue
+            if m["t"] == "analysis":
+                break
+            if m["t"] == "analysis_progress":
+                heard.append(m["done"])
+        self.assertTrue(heard, "no progress heard on the other node")
+        self.assertEqual(heard, sorted(heard))  # in order
+        self.assertEqual(m["status"], "done")
+        mine = self.done(w, gid)
+        self.assertEqual(m["positions"], mine["positions"])
+        self.assertEqual(len(m["positions"]), 5)
+        # the job ran on node 1 alone; a late joiner on node 2 gets it
+        self.assertIn("event=analysis_start game=" + gid, node_log(srv, 0))
+        self.assertNotIn("event=analysis_start", node_log(srv, 1))
+        late = self.client(srv, source="127.0.0.8")
+        got = late.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual((got["status"], got["positions"]),
+                         ("done", mine["positions"]))
+
+    def test_a_node_without_engines_has_its_jobs_run_elsewhere(self):
+        """Node 1 runs no engine: its players' analyses run on node 2's
+        pool; the limits and the queue's bound hold over both nodes."""
+        srv = self.cluster(node_extra={0: ["--engine-path", ""]},
+                           config={"analysis_queue": 1})
+        srv.pin(0)
+        w1, b1, g1 = self.finished_game(srv, source="127.0.0.2")
+        w3, b3, g3 = self.finished_game(srv, source="127.0.0.3")
+        w4, b4, g4 = self.finished_game(srv, source="127.0.0.4")
+        first = w1.request({"t": "analyse", "game": g1}, "analysis")
+        self.assertEqual((first["status"], len(first["positions"])),
+                         ("queued", 3))
+        w1.expect("analysis_progress", game=g1, timeout=WAIT * 2)
+        # one at a time per player and per address, asked on node 2
+        srv.pin(1)
+        again = self.client(srv, token=w1.token, source="127.0.0.2")
+        r = again.request({"t": "analyse", "game": g3}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("you have", r["msg"])
+        r = self.client(srv, source="127.0.0.2").request(
+            {"t": "analyse", "game": g3}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("address", r["msg"])
+        # g3 waits (node 2 runs g1), and the queue of 1 is full
+        q = w3.request({"t": "analyse", "game": g3}, "analysis")
+        self.assertEqual(q["status"], "queued")
+        r = w4.request({"t": "analyse", "game": g4}, "error")
+        self.assertEqual((r["code"], r["msg"]),
+                         ("busy", "the analysis queue is full: try later"))
+        a = self.done(w1, g1, timeout=WAIT * 4)
+        self.assertEqual(len(a["positions"]), 3)
+        self.done(w3, g3, timeout=WAIT * 4)
+        self.assertNotIn("event=analysis_start", node_log(srv, 0))
+        starts = node_log(srv, 1).count("event=analysis_start")
+        self.assertEqual(starts, 2)
+
+    def test_a_job_whose_node_dies_is_taken_up_by_another(self):
+        srv = self.cluster(delay_ms=400)
+        srv.pin(0)
+        w, b, gid = self.finished_game(srv, "e2e4 e7e5 g1f3 b8c6")
+        srv.pin(1)
+        page = self.client(srv, source="127.0.0.7")
+        w.request({"t": "analyse", "game": gid}, "analysis")
+        w.expect("analysis_progress", game=gid, timeout=WAIT * 2)
+        page.request({"t": "analysis", "game": gid}, "analysis")
+        runner = next(i for i in (0, 1) if "event=analysis_start game=" +
+                      gid in node_log(srv, i))
+        survivor = 1 - runner
+        srv.nodes[runner].kill()
+        watcher = (w, page)[survivor]
+        a = self.done(watcher, gid, timeout=WAIT * 4)
+        self.assertEqual(len(a["positions"]), 5)
+        self.assertFalse([p for p in a["positions"] if "failed" in p])
+        log = node_log(srv, survivor)
+        self.assertIn("event=analysis_taken game=%s how=again" % gid, log)
+        # stored once, done: a new page on the survivor reads it
+        c = self.client(srv, source="127.0.0.8")
+        got = c.request({"t": "analysis", "game": gid}, "analysis")
+        self.assertEqual((got["status"], got["positions"]),
+                         ("done", a["positions"]))
+
+    def test_a_busy_node_s_request_runs_on_the_other(self):
+        """Two requests on node 1: node 1 runs one, node 2 the other (a
+        node runs one job at a time, and node 2 takes the next job within
+        a second, long before node 1 is done); each requester hears its
+        own."""
+        srv = self.cluster(delay_ms=500)
+        srv.pin(0)
+        moves = "e2e4 e7e5 g1f3 b8c6"
+        w1, b1, g1 = self.finished_game(srv, moves, source="127.0.0.2")
+        w2, b2, g2 = self.finished_game(srv, moves, source="127.0.0.3")
+        w1.request({"t": "analyse", "game": g1}, "analysis")
+        w2.request({"t": "analyse", "game": g2}, "analysis")
+        for c, g in ((w1, g1), (w2, g2)):
+            self.done(c, g, timeout=WAIT * 4)
+        ran = [sum(node_log(srv, i).count("event=analysis_start game=" + g)
+                   for g in (g1, g2)) for i in (0, 1)]
+        self.assertEqual(ran, [1, 1])

@@ -9,7 +9,9 @@ creation policy) is refused and changes nothing."""
 import time
 import unittest
 
+import harness
 from harness import CLUSTER, FreshServerTest, not_in_cluster
+from test_correspondence import TestTime
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -233,7 +235,9 @@ class ArenaTest(FreshServerTest):
         guest.request({"t": "arena_join", "event": ev}, "arena_joined")
 
     def test_abort_scores_nothing_and_a_missed_first_move_loses(self):
-        srv = self.server(OPEN, first_move_s=3)
+        # (test time: an arena game's first move has 16 s at 1+0)
+        tt = TestTime()
+        srv = self.server(OPEN, env=tt.env())
         ev = create(self.client(srv))
         a, b = self.players(srv, 2, ev)
         w = self.client(srv)
@@ -247,6 +251,7 @@ class ArenaTest(FreshServerTest):
                               r["withdrawn"]), ("quick_draw", 0, False))
         # next game: white never moves, loses on no_start, is withdrawn
         white, black, gid = self.paired(a, b, ev)
+        tt.advance(w, 17)
         white.expect("game_end", timeout=10, game=gid)
         st = self.watch_until(w, ev, lambda s: all(
             len(r["sheet"]) == 2 for r in s["standings"]))
@@ -289,4 +294,17 @@ class ClusterArenaTest(FreshServerTest):
         self.assertEqual(err["code"], "no_tournaments")
         self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
                          ["events"], [])
+
+    def test_a_node_does_not_rebuild_a_single_servers_event(self):
+        """An event a single server left in the database is not rebuilt,
+        nor paired, by a node of a cluster on that database."""
+        config = harness.write_json(self.path("open.json"), OPEN)
+        one = harness.SingleServer(datadir=self.dir,
+                                   extra=["--config", config])
+        create(self.client(one), start_in_s=600)
+        self.assertEqual(one.terminate(), 0)
+        c = self.client(self.server(OPEN))
+        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
+                         ["events"], [])
+        self.assertNotIn("event=arena_restored", self.servers[-1].log_text())
 

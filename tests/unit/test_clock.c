@@ -83,6 +83,29 @@ START_TEST(fischer_press_adds_increment)
 }
 END_TEST
 
+/* A side given a clock of its own (an arena's berserk: half the base,
+ * no increment) keeps it; the other side keeps the spec's. */
+START_TEST(one_side_own_base_and_increment)
+{
+    struct clock c;
+    clock_init(&c, &blitz); /* 3+2 */
+    clock_set_side(&c, 1, 90000, 0);
+    ck_assert_int_eq(clock_left(&c, 0, 0), 180000);
+    ck_assert_int_eq(clock_left(&c, 1, 0), 90000);
+    clock_start(&c, 0, 1000);
+    ck_assert_int_eq(clock_press(&c, 6000), 177000); /* +2 s */
+    ck_assert_int_eq(clock_deadline(&c), 96000);
+    ck_assert_int_eq(clock_press(&c, 16000), 80000); /* no increment */
+    ck_assert_int_eq(clock_press(&c, 17000), 178000);
+    ck_assert_int_eq(clock_press(&c, 18000), 79000);
+    ck_assert_int_eq(c.inc_ms[0], 2000);
+    ck_assert_int_eq(c.inc_ms[1], 0);
+    /* the spec, which a game's row stores, is the event's */
+    ck_assert_int_eq(c.spec.initial_s, 180);
+    ck_assert_int_eq(c.spec.increment_s, 2);
+}
+END_TEST
+
 START_TEST(flag_exactly_at_deadline)
 {
     struct clock_spec s = {0, 1, 0, 0};
@@ -142,6 +165,7 @@ int main(void)
     tcase_add_test(tc, spec_equal);
     tcase_add_test(tc, not_running_until_started);
     tcase_add_test(tc, fischer_press_adds_increment);
+    tcase_add_test(tc, one_side_own_base_and_increment);
     tcase_add_test(tc, flag_exactly_at_deadline);
     tcase_add_test(tc, pause_charges_and_stops);
     tcase_add_test(tc, per_move_budget_resets);

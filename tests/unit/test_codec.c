@@ -189,6 +189,19 @@ START_TEST(player_and_game_messages_round_trip)
     ck_assert_uint_eq(d.len, 17);
     ck_assert(!memcmp(d.body, "2001:db8:1:2::/64", 17));
     free(text);
+
+    /* a module's word to every node, on the same channel */
+    m = (struct codec_msg){
+        .kind = CODEC_ALL, .tag = 'A', .body = "P g1\n{}", .len = 7};
+    strcpy(m.node, "n3");
+    text = round_trip(&m, &d, channel, sizeof channel);
+    ck_assert_str_eq(channel, "limits:all");
+    ck_assert_str_eq(text, "A n3\nP g1\n{}");
+    ck_assert_int_eq(d.tag, 'A');
+    ck_assert_str_eq(d.node, "n3");
+    ck_assert_uint_eq(d.len, 7);
+    ck_assert(!memcmp(d.body, "P g1\n{}", 7));
+    free(text);
 }
 END_TEST
 
@@ -257,6 +270,9 @@ START_TEST(malformed_messages_are_refused)
         {"limits:all", "L guests\n1.2.3.4"},     /* no node */
         {"limits:all", "X guests n2\n1.2.3.4"},  /* not L */
         {"limits:x", "L guests n2\n1.2.3.4"},    /* another channel */
+        {"limits:all", "A"},                     /* a word, no node */
+        {"limits:all", "AB n2\nx"},              /* a tag of two */
+        {"limits:all", "A n/2\nx"},              /* not a node */
         {"limits:all", "L guests n2\n"
                        "0123456789012345678901234567890123456789"
                        "0123456789012345678901234567890123456789"
@@ -330,6 +346,9 @@ START_TEST(bad_fields_do_not_encode)
     m.body = "1.2.3.4\n";
     m.len = 8;
     ck_assert_ptr_null(codec_encode(&m, &len)); /* a control byte */
+    m = (struct codec_msg){.kind = CODEC_ALL, .tag = 'L'};
+    strcpy(m.node, "n1");
+    ck_assert_ptr_null(codec_encode(&m, &len)); /* L is a limit's */
 }
 END_TEST
 

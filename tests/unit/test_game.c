@@ -1124,6 +1124,80 @@ START_TEST(takeback_and_time_given_replay)
 }
 END_TEST
 
+/* A berserk before one's first move gives that side its own clock (the
+ * time the arena's rule says, no increment): a journal row among the
+ * moves, `berserk` to everyone; refused twice or once the side has
+ * moved. A restart replays it: the same time, and still no increment. */
+START_TEST(berserk_gives_one_side_its_clock_and_replays)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0); /* 1+2 */
+    struct proto_error e;
+    ck_assert_int_eq(game_berserk(g, "pb", 30000, 10, &e), 0);
+    ck_assert_int_eq(F.nmoves, 1);
+    ck_assert_str_eq(F.moves[0].uci, STORE_JOURNAL_BERSERK);
+    ck_assert_str_eq(F.moves[0].san, "black");
+    ck_assert_int_eq(F.moves[0].ply, 1);
+    ck_assert_int_eq(F.moves[0].white_ms, 60000);
+    ck_assert_int_eq(F.moves[0].black_ms, 30000);
+    ck_assert_int_ge(find("{\"t\":\"berserk\",\"game\":\"G1\","
+                          "\"color\":\"black\""),
+                     0);
+    ck_assert(game_berserked(g, BLACK) && !game_berserked(g, WHITE));
+    ck_assert_int_eq(game_berserk(g, "pb", 30000, 20, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_BERSERK_REFUSED);
+    ck_assert_int_eq(game_berserk(g, "px", 30000, 20, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_NOT_A_PLAYER);
+    move_ok(g, "pw", "e2e4", 0, 100);
+    ck_assert_int_eq(game_berserk(g, "pw", 30000, 150, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_BERSERK_REFUSED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "moved"));
+    move_ok(g, "pb", "e7e5", 1, 200);
+    move_ok(g, "pw", "g1f3", 2, 1200);
+    move_ok(g, "pb", "b8c6", 3, 3200);
+    ck_assert_int_eq(F.moves[3].white_ms, 61000); /* +2 s */
+    ck_assert_int_eq(F.moves[4].black_ms, 28000); /* no increment */
+    game_free(g);
+    struct store_game row;
+    started_row(&row, "G1", (struct store_clock){0, 60, 2, 0}, FEN_START, "");
+    g = game_restore(&ENV, &row, F.moves, 5, 0, 5000, NULL);
+    ck_assert_ptr_nonnull(g);
+    ck_assert(game_berserked(g, BLACK) && !game_berserked(g, WHITE));
+    game_player_back(g, 0, 5000);
+    game_player_back(g, 1, 5000);
+    move_ok(g, "pw", "f1c4", 4, 6000);
+    move_ok(g, "pb", "g8f6", 5, 7000);
+    ck_assert_int_eq(F.moves[5].white_ms, 62000);
+    ck_assert_int_eq(F.moves[6].black_ms, 27000); /* still none */
+    game_free(g);
+    /* a berserk of a side that has moved does not fit the journal */
+    const char *why = NULL;
+    F.moves[1] = F.moves[0];
+    F.moves[0] = F.moves[2];
+    F.moves[0].ply = 1;
+    strcpy(F.moves[0].uci, "e2e4");
+    strcpy(F.moves[1].san, "white");
+    ck_assert_ptr_null(game_restore(&ENV, &row, F.moves, 2, 0, 5000, &why));
+    reset();
+}
+END_TEST
+
+/* An arena's first-move time replaces the host's, for a pending first
+ * move too. */
+START_TEST(own_first_move_time)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    ck_assert_int_eq(F.armed, 30000);
+    game_set_first_move_ms(g, 16000);
+    ck_assert_int_eq(F.armed, 16000);
+    game_on_timer(g, 16000);
+    ck_assert_int_eq(game_status(g), GAME_ENDED);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 /* At most GAME_TAKEBACKS_MAX takebacks a game: each is a journal row. */
 START_TEST(takebacks_are_capped)
 {
@@ -1387,6 +1461,8 @@ int main(void)
     tcase_add_test(tc, join_starts_and_arms_first_move);
     tcase_add_test(tc, draw_offers_are_not_repeated);
     tcase_add_test(tc, takeback_and_time_given_replay);
+    tcase_add_test(tc, berserk_gives_one_side_its_clock_and_replays);
+    tcase_add_test(tc, own_first_move_time);
     tcase_add_test(tc, takebacks_are_capped);
     tcase_add_test(tc, legal_list_in_byte_order);
     tcase_add_test(tc, kept_legal_moves_match_a_fresh_generation);

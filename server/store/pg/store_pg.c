@@ -130,10 +130,11 @@ static const struct pg_stmt writer_stmts[] = {
                    "updated_ms) VALUES ($1, $2, $3) ON CONFLICT (pid) "
                    "DO UPDATE SET settings = excluded.settings, "
                    "updated_ms = excluded.updated_ms"},
-    {"w_analysis", "INSERT INTO analyses (gid, pid, requested_ms, status, "
-                   "result) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (gid) "
-                   "DO UPDATE SET status = excluded.status, "
-                   "result = excluded.result"},
+    {"w_analysis",
+     "INSERT INTO analyses (gid, pid, requested_ms, status, "
+     "result) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (gid) "
+     "DO UPDATE SET status = excluded.status, "
+     "result = excluded.result WHERE analyses.status <> 'done'"},
     {"w_arena", "INSERT INTO arena_calls (event, seq, call, at_ms) "
                 "VALUES ($1, $2, $3, $4)"},
     {"w_block", "INSERT INTO blocks (pid, blocked, at_ms) VALUES ($1, $2, "

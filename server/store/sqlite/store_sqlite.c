@@ -157,10 +157,11 @@ static const struct stmt_def writer_stmts[] = {
                     "updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (pid) "
                     "DO UPDATE SET settings = excluded.settings, "
                     "updated_ms = excluded.updated_ms"),
-    DEF(w_analysis, "INSERT INTO analyses (gid, pid, requested_ms, status, "
-                    "result) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (gid) "
-                    "DO UPDATE SET status = excluded.status, "
-                    "result = excluded.result"),
+    DEF(w_analysis,
+        "INSERT INTO analyses (gid, pid, requested_ms, status, "
+        "result) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (gid) "
+        "DO UPDATE SET status = excluded.status, "
+        "result = excluded.result WHERE analyses.status <> 'done'"),
     DEF(w_arena, "INSERT INTO arena_calls (event, seq, call, at_ms) "
                  "VALUES (?1, ?2, ?3, ?4)"),
     DEF(w_swiss, "INSERT INTO swiss_calls (event, seq, call, at_ms) "
