@@ -119,8 +119,7 @@ const ctx = {
     gameState: (gid) => (game && game.gid === gid && game.g) || null,
     // the game page drew g: an arena game's Berserk button follows it
     gameRendered: (gid, g) => {
-        if (arena)
-            arena.renderGame(gid, g);
+        withArena.view()?.renderGame(gid, g);
     },
     changed: () => {
         lobby.renderMine();
