@@ -434,7 +434,8 @@ function onMessage(msg) {
             unengine: 'took back the engine mark',
             close_account: 'closed your account',
             reopen_account: 'reopened your account',
-            disconnect: 'disconnected you' }[
+            disconnect: 'disconnected you',
+            chat_delete: 'deleted a chat line of yours' }[
             msg.action] || msg.action}` + (msg.until ? ` until ${new Date(
             msg.until).toLocaleString()}` : '') + `: ${msg.text}`,
         /^(unmute|unengine|reopen_account)$/.test(msg.action) ? 'info'
