@@ -50,6 +50,11 @@ static const struct ending table[] = {
     ROW(ENDING_CANCELLED, "cancelled", ENDING_KIND_NONE, "unterminated",
         "an invitation nobody joined was withdrawn by its creator, or "
         "expired after 24 hours"),
+    ROW(ENDING_ADJUDICATED, "adjudicated", ENDING_KIND_WIN, "adjudication",
+        "a moderator gave the winner the game (section 4, \"Moderation\")"),
+    ROW(ENDING_ADJUDICATED_DRAW, "adjudicated_draw", ENDING_KIND_DRAW,
+        "adjudication",
+        "a moderator made the game a draw (section 4, \"Moderation\")"),
 };
 
 _Static_assert(sizeof table / sizeof table[0] == ENDING_REASONS,

@@ -41,12 +41,14 @@ enum ending_reason {
     ENDING_THREEFOLD,
     ENDING_FIFTY_MOVES,
     ENDING_AGREEMENT,
-    ENDING_ABORTED,   /* a player aborted, or (rated) any end before both
+    ENDING_ABORTED,     /* a player aborted, or (rated) any end before both
                          sides moved, or both players stayed away */
-    ENDING_NO_START,  /* a first move was not made in time */
-    ENDING_CANCELLED, /* an invitation withdrawn or expired, unjoined */
+    ENDING_NO_START,    /* a first move was not made in time */
+    ENDING_CANCELLED,   /* an invitation withdrawn or expired, unjoined */
+    ENDING_ADJUDICATED, /* a moderator gave one side the game */
+    ENDING_ADJUDICATED_DRAW, /* a moderator made it a draw */
 };
-#define ENDING_REASONS (ENDING_CANCELLED + 1)
+#define ENDING_REASONS (ENDING_ADJUDICATED_DRAW + 1)
 
 /* What a reason gives: a win for one side (which one is the game's
  * business), a draw, or no result. */

@@ -110,6 +110,7 @@ int playban_judge(const struct playban_game *g, int c, int64_t *forgiven_ms)
     case ENDING_TIMEOUT_VS_INSUFFICIENT: /* PlaybanApi.flag */
         return g->side_to_move == c ? judge_flag(g) : PLAYBAN_NONE;
     case ENDING_CANCELLED:
+    case ENDING_ADJUDICATED: /* (a moderator's, no player's doing) */
         return PLAYBAN_NONE;
     default: /* PlaybanApi.other: the loser only, so never a draw */
         return g->winner == 1 - c ? judge_other(g, c, forgiven_ms)

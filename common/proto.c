@@ -75,6 +75,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_CHAT_NOT_ALLOWED] = "chat_not_allowed",
     [PROTO_MUTED] = "muted",
     [PROTO_NOT_MODERATOR] = "not_moderator",
+    [PROTO_ACCOUNT_CLOSED] = "account_closed",
     [PROTO_PLAYBAN] = "playban",
     [PROTO_BLOCKED] = "blocked",
     [PROTO_TOO_MANY_BLOCKS] = "too_many_blocks",

@@ -99,6 +99,7 @@ enum proto_code {
     PROTO_PAIRING,          /* swiss_join: a round is being paired */
     PROTO_REMOVED,          /* swiss_join: the organiser removed him */
     PROTO_BAD_PAIRINGS,     /* swiss_pair, swiss_forbid: refused */
+    PROTO_ACCOUNT_CLOSED,   /* login, hello: closed by a moderator */
     PROTO_CODE_COUNT
 };
 
@@ -178,6 +179,10 @@ enum proto_type {
     PROTO_T_SWISS_PAIR,
     PROTO_T_ARENA_START,
     PROTO_T_ARENA_TERMINATE,
+    PROTO_T_MOD_MAINTENANCE,
+    PROTO_T_MOD_PLAYER,
+    PROTO_T_MOD_CHAT_DELETE,
+    PROTO_T_MOD_GAME,
     PROTO_T_COUNT
 };
 
@@ -288,6 +293,12 @@ enum proto_mod_action {
     PROTO_MOD_MUTE,
     PROTO_MOD_UNMUTE,
     PROTO_MOD_CLOSE,
+    PROTO_MOD_ENGINE,         /* marks an engine */
+    PROTO_MOD_UNENGINE,       /* ... and takes the mark back */
+    PROTO_MOD_CLOSE_ACCOUNT,  /* closes the account */
+    PROTO_MOD_REOPEN_ACCOUNT, /* ... and opens it again */
+    PROTO_MOD_DISCONNECT,     /* ends the player's connections */
+    PROTO_MOD_CHAT_DELETE,    /* mod_chat_delete's (not mod_action's) */
     PROTO_MOD_ACTIONS
 };
 const char *proto_mod_action_name(int action);
@@ -355,8 +366,11 @@ struct proto_msg {
     bool no_berserk;               /* arena_create: "berserk":false */
     struct proto_entry entry;      /* arena_create: "conditions" */
     enum proto_room room;          /* chat */
-    int action; /* mod_action: enum proto_mod_action; its reason (close:
-                   the reports' reason, -1 when absent) is m->reason */
+    int action;    /* mod_action: enum proto_mod_action; its reason (close:
+                   the reports' reason, -1 when absent) is m->reason;
+                   mod_chat_delete: PROTO_MOD_CHAT_DELETE */
+    int64_t at_ms; /* mod_chat_delete: the line's `at` */
+    int result;    /* mod_game: an enum ending_result */
     /* chat, report: checked (proto_text_check) */
     char text[PROTO_REPORT_BYTES + 1];
     /* swiss_forbid, swiss_pair: npairs pairs of PIDs (swiss_pair: the
@@ -772,10 +786,33 @@ struct proto_mod_report {
 char *proto_render_mod_reports(const struct proto_mod_report *v, size_t n,
                                const struct proto_id *id);
 /* {"t":"mod_done","action":A,"pid":P,"name":N,"until":MS|null}: the
- * moderator's action was stored. */
+ * moderator's action was stored (pid and name NULL: null, a
+ * maintenance's). */
 char *proto_render_mod_done(const char *action, const char *pid,
                             const char *name, int64_t until_ms,
                             const struct proto_id *id);
+/* mod_player: a chat line of the player's, an action on it. */
+struct proto_mod_line {
+    const char *game, *room, *text;
+    int64_t at_ms;
+};
+struct proto_mod_past {
+    const char *action, *by, *reason, *text; /* reason "": none */
+    int64_t until_ms, at_ms;
+};
+/* {"t":"mod_player","pid","name","muted_until":MS|null,"engine":B,
+ * "closed":B,"chat":[{"game","room","text","at"}...],"actions":[{"action",
+ * "by","reason"?,"text","until":MS|null,"at"}...]}: newest first. */
+char *proto_render_mod_player(const char *pid, const char *name,
+                              int64_t muted_until, bool engine, bool closed,
+                              const struct proto_mod_line *chat, size_t nc,
+                              const struct proto_mod_past *acts, size_t na,
+                              const struct proto_id *id);
+/* {"t":"maintenance","at":MS|null,"text":T,"by":MODERATOR}: a
+ * maintenance announced for at_ms (0: the last one cancelled, "at"
+ * null). */
+char *proto_render_maintenance(int64_t at_ms, const char *text,
+                               const char *by);
 /* {"t":"mod_notice","action":A,"text":WHY,"by":MODERATOR,"until":MS|null,
  * "at":MS}: a moderator's action on the player who reads it. */
 char *proto_render_mod_notice(const char *action, const char *text,

@@ -11,8 +11,10 @@
 
 const char *proto_mod_action_name(int action)
 {
-    static const char *const names[PROTO_MOD_ACTIONS] = {"warn", "mute",
-                                                         "unmute", "close"};
+    static const char *const names[PROTO_MOD_ACTIONS] = {
+        "warn",       "mute",       "unmute",        "close",
+        "engine",     "unengine",   "close_account", "reopen_account",
+        "disconnect", "chat_delete"};
 
     return action >= 0 && action < PROTO_MOD_ACTIONS ? names[action] : NULL;
 }
@@ -57,10 +59,64 @@ char *proto_render_mod_done(const char *action, const char *pid,
                             const char *name, int64_t until_ms,
                             const struct proto_id *id)
 {
+    return proto_json_finish(json_pack("{s:s,s:s,s:s?,s:s?,s:o}", "t",
+                                       "mod_done", "action", action, "pid",
+                                       pid, "name", name, "until",
+                                       until_json(until_ms)),
+                             id);
+}
+
+char *proto_render_mod_player(const char *pid, const char *name,
+                              int64_t muted_until, bool engine, bool closed,
+                              const struct proto_mod_line *chat, size_t nc,
+                              const struct proto_mod_past *acts, size_t na,
+                              const struct proto_id *id)
+{
+    json_t *c = json_array(), *a = json_array();
+
+    for (size_t i = 0; c && i < nc; i++)
+        if (json_array_append_new(
+                c, json_pack("{s:s,s:s,s:s,s:I}", "game", chat[i].game,
+                             "room", chat[i].room, "text", chat[i].text, "at",
+                             (json_int_t)chat[i].at_ms)) < 0) {
+            json_decref(c);
+            c = NULL;
+        }
+    for (size_t i = 0; a && i < na; i++) {
+        json_t *e = json_pack(
+            "{s:s,s:s,s:s,s:o,s:I}", "action", acts[i].action, "by",
+            acts[i].by, "text", acts[i].text, "until",
+            until_json(acts[i].until_ms), "at", (json_int_t)acts[i].at_ms);
+        if (e && acts[i].reason[0] &&
+            json_object_set_new(e, "reason", json_string(acts[i].reason))) {
+            json_decref(e);
+            e = NULL;
+        }
+        if (json_array_append_new(a, e) < 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    if (!c || !a) {
+        json_decref(c);
+        json_decref(a);
+        return NULL;
+    }
     return proto_json_finish(
-        json_pack("{s:s,s:s,s:s,s:s,s:o}", "t", "mod_done", "action", action,
-                  "pid", pid, "name", name, "until", until_json(until_ms)),
+        json_pack("{s:s,s:s,s:s,s:o,s:b,s:b,s:o,s:o}", "t", "mod_player",
+                  "pid", pid, "name", name, "muted_until",
+                  until_json(muted_until), "engine", engine, "closed", closed,
+                  "chat", c, "actions", a),
         id);
+}
+
+char *proto_render_maintenance(int64_t at_ms, const char *text,
+                               const char *by)
+{
+    return proto_json_finish(json_pack("{s:s,s:o,s:s,s:s}", "t",
+                                       "maintenance", "at", until_json(at_ms),
+                                       "text", text, "by", by),
+                             NULL);
 }
 
 char *proto_render_mod_notice(const char *action, const char *text,

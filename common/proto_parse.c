@@ -13,6 +13,7 @@
 
 #include "apitoken.h"
 #include "dead.h"
+#include "ending.h"
 #include "movegen.h"
 #include "proto.h"
 #include "proto_internal.h"
@@ -51,6 +52,8 @@ typedef uint64_t field_set;
 #define F_ROUNDS ((field_set)1 << 28)
 #define F_INTERVAL ((field_set)1 << 29)
 #define F_ACTION ((field_set)1 << 30)
+#define F_AT ((field_set)1 << 31)
+#define F_RESULT ((field_set)1 << 32)
 #define F_BERSERK ((field_set)1 << 34)
 #define F_CONDITIONS ((field_set)1 << 35)
 #define F_PAIRS ((field_set)1 << 38)
@@ -156,6 +159,14 @@ static const struct {
                             F_EVENT | F_PAIRS},
     [PROTO_T_ARENA_START] = {"arena_start", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_TERMINATE] = {"arena_terminate", F_EVENT, F_EVENT},
+    [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
+                                 F_TEXT},
+    [PROTO_T_MOD_PLAYER] = {"mod_player", F_TO, F_TO},
+    [PROTO_T_MOD_GAME] = {"mod_game", F_GAME | F_RESULT | F_TEXT,
+                          F_GAME | F_RESULT | F_TEXT},
+    [PROTO_T_MOD_CHAT_DELETE] = {"mod_chat_delete",
+                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT,
+                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT},
 };
 
 static const struct {
@@ -193,6 +204,8 @@ static const struct {
     {"rounds", F_ROUNDS},
     {"interval_s", F_INTERVAL},
     {"action", F_ACTION},
+    {"at", F_AT},
+    {"result", F_RESULT},
     {"berserk", F_BERSERK},
     {"conditions", F_CONDITIONS},
     {"pairs", F_PAIRS},
@@ -570,14 +583,35 @@ static int parse_challenge_fields(json_t *root, struct proto_msg *m,
     }
     if (m->type == PROTO_T_MOD_ACTION && !(present & F_REASON))
         m->reason = -1;
+    if (m->type == PROTO_T_MOD_CHAT_DELETE)
+        m->action = PROTO_MOD_CHAT_DELETE;
+    if (present & F_RESULT) {
+        enum ending_result r;
+        if (ending_result_find(
+                json_string_value(json_object_get(root, "result")), &r) < 0)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "result: \"1-0\", \"0-1\", \"1/2-1/2\" or \"*\"");
+        m->result = (int)r;
+    }
+    if (present & F_AT) {
+        json_t *v = json_object_get(root, "at");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "at: a chat line's time, Unix ms");
+        m->at_ms = (int64_t)json_integer_value(v);
+    }
     if (present & F_ACTION) {
         const char *a = json_string_value(json_object_get(root, "action"));
-        for (m->action = 0; a && m->action < PROTO_MOD_ACTIONS; m->action++)
+        /* (a chat line's delete is a command of its own) */
+        for (m->action = 0; a && m->action < PROTO_MOD_CHAT_DELETE;
+             m->action++)
             if (!strcmp(a, proto_mod_action_name(m->action)))
                 break;
-        if (m->action == PROTO_MOD_ACTIONS || !a)
+        if (m->action == PROTO_MOD_CHAT_DELETE || !a)
             return fail(e, PROTO_BAD_FIELD, "%s",
-                        "action: warn, mute, unmute or close");
+                        "action: warn, mute, unmute, close, engine, "
+                        "unengine, close_account, reopen_account or "
+                        "disconnect");
     }
     if ((present & F_REASON) &&
         (m->type == PROTO_T_REPORT || m->type == PROTO_T_MOD_ACTION)) {
@@ -738,8 +772,9 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "start_in_s: an integer from 0 to 604800");
         m->start_in_s = (int)json_integer_value(v);
-    } else if (m->type == PROTO_T_SWISS_CREATE) {
-        m->start_in_s = -1; /* the creator starts it */
+    } else if (m->type == PROTO_T_SWISS_CREATE ||
+               m->type == PROTO_T_MOD_MAINTENANCE) {
+        m->start_in_s = -1; /* the creator starts it; a cancel */
     }
     return parse_swiss_fields(root, m, present, e);
 }
@@ -857,7 +892,9 @@ static int parse_chat_fields(json_t *root, struct proto_msg *m,
         if (!json_is_string(v))
             return fail(e, PROTO_BAD_FIELD, "%s", "text: must be a string");
         bool long_text = m->type == PROTO_T_REPORT ||
-                         m->type == PROTO_T_MOD_ACTION;
+                         m->type == PROTO_T_MOD_ACTION ||
+                         m->type == PROTO_T_MOD_CHAT_DELETE ||
+                         m->type == PROTO_T_MOD_GAME;
         size_t chars = long_text ? PROTO_REPORT_CHARS : PROTO_CHAT_CHARS;
         if (json_string_length(v) > 4 * chars)
             return fail(e, PROTO_BAD_FIELD,

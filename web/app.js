@@ -48,9 +48,6 @@ let challenges;
 // (few ever make one; a visit does not fetch it).
 let tokens = null, tokensLoading = null;
 let myGames;
-// The tournaments' view (arena.js), loaded the first time it is needed:
-// a visit that never opens it does not fetch it (static.test.mjs counts).
-let arena = null, arenaLoading = null;
 // Block and Report on a player's page (relation.js): loaded the first
 // time an account opens another player's page.
 let relation = null, relationLoading = null, relationPid = null;
@@ -72,40 +69,39 @@ function showRelation(pid) {
     });
 }
 
-function withArena(run) {
-    if (arena)
-        return run(arena);
-    if (!arenaLoading)
-        arenaLoading = import('./arena.js').then((m) => {
-            arena = new m.ArenaView(ctx);
-            return arena;
-        });
-    arenaLoading.then(run);
+// A view in a module of its own, loaded the first time it is needed: a
+// visit that never needs it does not fetch it (static.test.mjs counts).
+// with(run) runs run(view) once it is loaded; with.view() is the view,
+// or null before.
+function lazyView(path, make) {
+    let view = null, loading = null;
+    const run = (fn) => {
+        if (view)
+            return fn(view);
+        if (!loading)
+            loading = import(path).then((m) => (view = make(m)));
+        loading.then(fn);
+    };
+    run.view = () => view;
+    return run;
 }
 
 // The lobby's and the tournaments' chat rooms (roomchat.js), loaded with
 // their first message; roomKeys: the rooms the page shows now.
-let rooms = null, roomsLoading = null;
 const roomKeys = { lobby: null, event: null };
-
-function withRooms(run) {
-    if (rooms)
-        return run(rooms);
-    if (!roomsLoading)
-        roomsLoading = import('./roomchat.js').then((m) => {
-            rooms = {
-                lobby: new m.RoomChat(ctx, 'lobby',
-                                      document.querySelector('.lobby-side'),
-                                      true),
-                event: new m.RoomChat(ctx, 'event', $('arena'), false),
-            };
-            showRooms();
-            return rooms;
-        });
-    roomsLoading.then(run);
-}
+const withRooms = lazyView('./roomchat.js', (m) => {
+    const r = {
+        lobby: new m.RoomChat(ctx, 'lobby',
+                              document.querySelector('.lobby-side'), true),
+        event: new m.RoomChat(ctx, 'event', $('arena'), false),
+    };
+    r.lobby.show(roomKeys.lobby);
+    r.event.show(roomKeys.event);
+    return r;
+});
 
 function showRooms(lobbyShown, eid) {
+    const rooms = withRooms.view();
     if (lobbyShown !== undefined) {
         roomKeys.lobby = lobbyShown ? 'lobby' : null;
         roomKeys.event = eid;
@@ -116,33 +112,12 @@ function showRooms(lobbyShown, eid) {
     }
 }
 
-// The moderation page (mod.js), loaded when /mod is opened.
-let modView = null, modLoading = null;
-
-function withMod(run) {
-    if (modView)
-        return run(modView);
-    if (!modLoading)
-        modLoading = import('./mod.js').then((m) => {
-            modView = new m.ModView(ctx);
-            return modView;
-        });
-    modLoading.then(run);
-}
-
-// The analysis board (analysisboard.js), loaded when /analysis is opened.
-let aboard = null, aboardLoading = null;
-
-function withAnalysisBoard(run) {
-    if (aboard)
-        return run(aboard);
-    if (!aboardLoading)
-        aboardLoading = import('./analysisboard.js').then((m) => {
-            aboard = new m.AnalysisBoardView(ctx);
-            return aboard;
-        });
-    aboardLoading.then(run);
-}
+// The tournaments' view, the analysis board (/analysis), the moderation
+// page (/mod).
+const withArena = lazyView('./arena.js', (m) => new m.ArenaView(ctx));
+const withAnalysisBoard = lazyView('./analysisboard.js',
+                                   (m) => new m.AnalysisBoardView(ctx));
+const withMod = lazyView('./mod.js', (m) => new m.ModView(ctx));
 
 const ctx = {
     send(msg, req) {
@@ -170,8 +145,7 @@ const ctx = {
     gameState: (gid) => (game && game.gid === gid && game.g) || null,
     // the game page drew g: an arena game's Berserk button follows it
     gameRendered: (gid, g) => {
-        if (arena)
-            arena.renderGame(gid, g);
+        withArena.view()?.renderGame(gid, g);
     },
     changed: () => {
         lobby.renderMine();
@@ -194,16 +168,15 @@ function route(stateComing) {
                   .includes(location.pathname), t ? t[1] : null);
     if (location.pathname !== LEADERBOARD_PATH)
         leaderboard.hide();
-    if (aboard && location.pathname !== ANALYSIS_PATH)
-        aboard.hide();
-    if (modView && location.pathname !== MOD_PATH)
-        modView.hide();
+    if (withAnalysisBoard.view() && location.pathname !== ANALYSIS_PATH)
+        withAnalysisBoard.view().hide();
+    if (withMod.view() && location.pathname !== MOD_PATH)
+        withMod.view().hide();
     if (location.pathname === MOD_PATH) {
         lobby.hide();
         game.close();
         player.hide();
-        if (arena)
-            arena.hide();
+        withArena.view()?.hide();
         challenges.showPlayer(null);
         withMod((v) => v.show());
         dockToasts();
@@ -213,8 +186,7 @@ function route(stateComing) {
         lobby.hide();
         game.close();
         player.hide();
-        if (arena)
-            arena.hide();
+        withArena.view()?.hide();
         challenges.showPlayer(null);
         withAnalysisBoard((b) => b.show(
             new URLSearchParams(location.search)));
@@ -229,14 +201,12 @@ function route(stateComing) {
         dockToasts();
         return;
     }
-    if (arena)
-        arena.hide();
+    withArena.view()?.hide();
     if (m) {
         lobby.hide();
         player.hide();
         game.open(m[1], stateComing);
-        if (arena)
-            arena.showOnGame(m[1]);
+        withArena.view()?.showOnGame(m[1]);
     } else if (location.pathname === LEADERBOARD_PATH) {
         lobby.hide();
         game.close();
@@ -272,6 +242,7 @@ function onMessage(msg) {
     switch (msg.t) {
     case 'welcome':
         clearRestartNotice();
+        onMaintenance({}); // (one still to come follows the welcome)
         if (msg.id !== undefined)
             state.requests.delete(msg.id);
         state.me = msg.player;
@@ -294,14 +265,13 @@ function onMessage(msg) {
         player.onWelcome();
         leaderboard.onWelcome();
         challenges.onWelcome();
-        if (modView && location.pathname === MOD_PATH)
-            modView.ask();
+        if (withMod.view() && location.pathname === MOD_PATH)
+            withMod.view().ask();
         if (relation)
             relation.onWelcome();
         else
             showRelation(relationPid);
-        if (arena)
-            arena.refresh();
+        withArena.view()?.refresh();
         break;
     case 'registered':
         if (msg.id !== undefined)
@@ -422,11 +392,12 @@ function onMessage(msg) {
     case 'analysis_progress':
         if (game.analysis)
             game.analysis.onMessage(msg);
+        break;
     case 'chat':
     case 'chat_history':
     case 'chat_muted':
         if (msg.room === 'lobby' || msg.room === 'event' ||
-            (msg.t === 'chat_muted' && rooms))
+            (msg.t === 'chat_muted' && withRooms.view()))
             withRooms((r) => r.lobby.onMessage(msg) ||
                       r.event.onMessage(msg));
         if (msg.room !== 'lobby' && msg.room !== 'event')
@@ -480,6 +451,7 @@ function onMessage(msg) {
         break;
     case 'playban':
         lobby.onPlayban(msg);
+        break;
     case 'swiss_list':
     case 'swiss_created':
     case 'swiss_standings':
@@ -487,25 +459,52 @@ function onMessage(msg) {
         withArena((a) => a.onSwiss(msg));
         break;
     case 'mod_reports':
+    case 'mod_player':
     case 'mod_done':
         withMod((v) => v.onMessage(msg));
         break;
     case 'mod_notice':
         toast(`A moderator (${msg.by}) ${{ warn: 'warns you',
-            mute: 'muted your chat', unmute: 'lifted your chat mute' }[
+            mute: 'muted your chat', unmute: 'lifted your chat mute',
+            engine: 'marked you as using an engine: your games are casual',
+            unengine: 'took back the engine mark',
+            close_account: 'closed your account',
+            reopen_account: 'reopened your account',
+            disconnect: 'disconnected you',
+            chat_delete: 'deleted a chat line of yours' }[
             msg.action] || msg.action}` + (msg.until ? ` until ${new Date(
             msg.until).toLocaleString()}` : '') + `: ${msg.text}`,
-        msg.action === 'unmute' ? 'info' : 'error');
+        /^(unmute|unengine|reopen_account)$/.test(msg.action) ? 'info'
+            : 'error');
+        break;
+    case 'maintenance':
+        onMaintenance(msg);
         break;
     case 'error':
-        if (modView && location.pathname === MOD_PATH &&
+        if (withMod.view() && location.pathname === MOD_PATH &&
             (msg.code === 'not_moderator' || msg.code === 'no_such_player'))
-            modView.onMessage(msg);
+            withMod.view().onMessage(msg);
         onError(msg);
         break;
     default:
         break;
     }
+}
+
+// A maintenance a moderator announced (PROTOCOL.md section 4,
+// "Moderation"): a banner until its time has passed or it is cancelled.
+let maintenanceEnd = 0;
+
+function onMaintenance(msg) {
+    const b = document.getElementById('maintenance');
+    clearTimeout(maintenanceEnd);
+    b.hidden = !msg.at || msg.at <= Date.now();
+    if (b.hidden)
+        return;
+    b.textContent = `Maintenance at ${new Date(msg.at).toLocaleString()} ` +
+        `(announced by ${msg.by}): ${msg.text}`;
+    maintenanceEnd = setTimeout(() => { b.hidden = true; },
+                                Math.min(msg.at - Date.now(), 2 ** 31 - 1));
 }
 
 function onError(msg) {
@@ -534,11 +533,11 @@ function onError(msg) {
         toast(W.errorText(msg.code, msg.msg), 'error');
     }
     if (req) {
+        const rooms = withRooms.view();
         if (rooms && req.t === 'chat')
             rooms.lobby.onError(req, msg) || rooms.event.onError(req, msg);
         lobby.onError(req, msg);
-        if (arena)
-            arena.onError(req, msg);
+        withArena.view()?.onError(req, msg);
         if (req.t === 'rematch' || req.t === 'rematch_decline')
             game.onRematchError(req, msg);
         else if (req.t === 'analyse' && game.analysis)

@@ -46,9 +46,13 @@ export class ChatPanel {
     onMessage(msg) {
         if (msg.t === 'chat_muted') {
             this.mutedUntil = msg.until;
-            this.note = 'You are muted until ' +
-                new Date(msg.until).toLocaleTimeString() +
-                ' for sending too many lines.';
+            // (after a line refused as muted, its error's words stay:
+            // a moderator's mute says so)
+            if (!this.mutedNote)
+                this.note = 'You are muted until ' +
+                    new Date(msg.until).toLocaleTimeString() +
+                    ' for sending too many lines.';
+            this.mutedNote = false;
             this.render();
             return true;
         }
@@ -69,8 +73,8 @@ export class ChatPanel {
 
     // A chat request refused (its error message).
     onError(msg) {
-        if (msg.code !== 'muted')
-            this.note = msg.msg || msg.code;
+        this.note = msg.msg || msg.code;
+        this.mutedNote = msg.code === 'muted';
         this.render();
     }
 

@@ -235,8 +235,11 @@ export function reasonText(result, reason, toMove) {
     case 'agreement':
         return 'Draw by agreement.';
     case 'aborted':
-        return 'The game was aborted before both sides had moved. ' +
-               'No result.';
+        return 'The game was aborted. No result.';
+    case 'adjudicated':
+        return 'A moderator gave the game to one side.';
+    case 'adjudicated_draw':
+        return 'A moderator made the game a draw.';
     case 'no_start':
         return flagged
             ? `${flagged} did not make the first move in time: no game, ` +
@@ -421,6 +424,8 @@ const REASON_SHORT = {
     fifty_moves: '50-move rule',
     agreement: 'Agreement',
     aborted: 'Aborted',
+    adjudicated: 'Moderator',
+    adjudicated_draw: 'Moderator',
     no_start: 'Not started',
     cancelled: 'Cancelled',
 };

@@ -505,6 +505,24 @@ int game_abort(struct game *g, const char *pid, int64_t now,
     return 0;
 }
 
+int game_adjudicate(struct game *g, enum ending_result result, int64_t now,
+                    struct proto_error *err)
+{
+    game_tick(g, now);
+    if (g->status != GAME_STARTED || g->flagged >= 0)
+        return game_set_err(err, PROTO_GAME_OVER, "the game is not in play");
+    g->actor = -1;
+    if (result == ENDING_NO_RESULT)
+        game_conclude(g, ENDING_ABORTED, -1, now);
+    else if (result == ENDING_DRAWN)
+        game_conclude(g, ENDING_ADJUDICATED_DRAW, -1, now);
+    else
+        game_conclude(g, ENDING_ADJUDICATED,
+                      result == ENDING_WHITE_WINS ? 0 : 1, now);
+    game_rearm(g);
+    return 0;
+}
+
 int game_draw_offer(struct game *g, const char *pid, int64_t now,
                     struct proto_error *err)
 {

@@ -335,6 +335,12 @@ void game_playban_view(const struct game *g, int64_t now, int64_t wall,
                        struct playban_game *out);
 int game_abort(struct game *g, const char *pid, int64_t now,
                struct proto_error *err);
+/* A moderator ends g in play (started, no flag pending) with result: a
+ * win or a draw `adjudicated` / `adjudicated_draw` (rated as any end),
+ * or `*` aborted; nobody is its actor. 0, or -1 with err (game_over: it
+ * is not in play). */
+int game_adjudicate(struct game *g, enum ending_result result, int64_t now,
+                    struct proto_error *err);
 int game_draw_offer(struct game *g, const char *pid, int64_t now,
                     struct proto_error *err);
 int game_draw_accept(struct game *g, const char *pid, int64_t now,

@@ -674,6 +674,12 @@ static void login_done(struct hub *h, struct auth_job *j,
                        &j->id);
         return;
     }
+    if (j->facts.rc == 0 && j->facts.closed) {
+        log_info("event=login_refused player=%s why=account_closed", j->pid);
+        hub_send_error(s, PROTO_ACCOUNT_CLOSED,
+                       "this account was closed by a moderator", &j->id);
+        return;
+    }
     if (ids_random(token, LIMIT_TOKEN_BYTES) < 0) {
         hub_busy(s, &j->id);
         return;

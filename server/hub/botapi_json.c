@@ -34,6 +34,9 @@ static const char *status_name(struct game *g)
         return "aborted";
     case ENDING_NO_START:
         return "noStart";
+    case ENDING_ADJUDICATED: /* (a moderator's: lichess's word for an end
+                                of no rule's) */
+        return "unknownFinish";
     default:
         return "draw"; /* agreement, repetition, 50/75 moves, dead, ... */
     }

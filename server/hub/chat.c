@@ -310,6 +310,7 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct player *p = s->player;
     struct game_chat *gc;
+    struct chat_room *r;
     struct store_chat_line row = {0};
     uint64_t seq;
     struct proto_chat_line l;
@@ -336,6 +337,10 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
     snprintf(row.text, sizeof row.text, "%.*s", (int)sizeof row.text - 1,
              m->text);
     row.at_ms = hub_wall_ms(h);
+    r = &gc->rooms[m->room];
+    if (r->n && room_at(r, r->n - 1)->at_ms >= row.at_ms)
+        row.at_ms = room_at(r, r->n - 1)->at_ms + 1; /* (at names a line:
+                                                        a moderator's delete) */
     if (!(seq = store_put_chat(h->store, &row)) ||
         chat_room_add(&gc->rooms[m->room], p->pid, p->name, m->text,
                       row.at_ms, seq) < 0) {
@@ -353,6 +358,39 @@ static void chat_command(struct session *s, const struct proto_msg *m,
         rooms_chat(s, m, now);
     else
         hub_run_game_command(s, m, now, run);
+}
+
+/* ---- a moderator's delete ------------------------------------------------- */
+
+int chat_delete_line(struct hub *h, const char *gid, enum proto_room room,
+                     const char *pid, int64_t at_ms, uint64_t seq)
+{
+    struct game_chat *gc = table_get(&C(h)->games, gid);
+    struct game *g = table_get(&h->games, gid);
+    struct chat_room *r, old;
+    uint64_t newest;
+    int n = 0;
+
+    if (!gc)
+        return 0;
+    r = &gc->rooms[room];
+    old = *r;
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < old.n; i++) {
+        struct chat_line *l = room_at(&old, i);
+        if (l->at_ms == at_ms && !strcmp(l->pid, pid))
+            n++;
+        else
+            (void)chat_room_add(r, l->pid, l->name, l->text, l->at_ms,
+                                l->seq);
+    }
+    chat_room_clear(&old);
+    if (g && n) /* (the history replaces what each shows) */
+        send_room(h, g, room,
+                  r->n ? history_of(gc, room, &newest)
+                       : proto_render_chat_history(gid, room, NULL, 0),
+                  seq);
+    return n;
 }
 
 /* ---- a game's lines from the store ---------------------------------------- */

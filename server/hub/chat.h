@@ -101,5 +101,13 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now);
  * event eid (arena_watch, swiss_watch): the room's last lines. */
 void rooms_lobby_watched(struct session *s);
 void rooms_event_watched(struct session *s, const char *eid);
+/* A moderator deleted pid's line of gid's room at at_ms (its row goes
+ * with the action's write, seq): it leaves the room's last lines here,
+ * and everyone who hears the room gets its new chat_history behind seq.
+ * How many lines it removed (0: none here, or the game is not in this
+ * node's memory). Loop thread. */
+struct hub;
+int chat_delete_line(struct hub *h, const char *gid, enum proto_room room,
+                     const char *pid, int64_t at_ms, uint64_t seq);
 
 #endif

@@ -33,6 +33,7 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
                     struct facts_row *row)
 {
     struct store_player sp;
+    struct store_account_marks marks;
     size_t n = 0;
     int rc;
 
@@ -48,7 +49,10 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
     row->known = rc == 1;
     if (row->known)
         snprintf(row->name, sizeof row->name, "%s", sp.name);
-    rc = store_account_role(st, pid, &row->chat_muted_until);
+    rc = store_account_role(st, pid, &marks);
+    row->chat_muted_until = marks.chat_muted_until;
+    row->engine = marks.engine;
+    row->closed = marks.closed;
     if (rc < 0 || store_player_ratings(st, pid, row->ratings,
                                        RATING_CATEGORIES, &n) < 0)
         return;
@@ -134,6 +138,8 @@ void hub_facts_apply(struct hub *h, struct player *p,
     f->bot = f->bot || row->bot; /* (irreversible: a read never unsets it) */
     f->moderator = row->moderator;
     f->chat_muted_until = row->chat_muted_until;
+    f->engine = row->engine;
+    f->closed = row->closed;
     /* a record only gains versions: one of this node's newer than the
      * read (an end it wrote meanwhile) stays */
     if (row->playban.version >= f->playban.version)

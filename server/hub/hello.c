@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hub/account.h"
+#include "hub/maintenance.h"
 #include "hub/prefs.h"
 #include "hub/reads.h"
 #include "lib/ids.h"
@@ -93,8 +94,10 @@ void hub_welcome(struct session *s, const char *token,
         hub_busy(s, id);
     else /* (in a cluster, once s follows those games at their hosts) */
         h->router.ops->welcome(h->router.ctx, s, gids, n, b, seq);
-    if (b)
+    if (b) {
         hub_playban_welcomed(s);
+        hub_maintenance_welcomed(s);
+    }
     msgbuf_unref(b);
     free(gids);
     free(buf);

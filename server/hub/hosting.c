@@ -504,6 +504,13 @@ struct game *hub_start_game_as(struct hub *h, const char *gid,
     if (rated && seats[0].pid && seats[1].pid &&
         hub_fair_pair_full(h, seats[0].pid, seats[1].pid, hub_wall_ms(h)))
         rated = false;
+    /* a seat marked as an engine by a moderator: played casual */
+    for (int c = 0; c < 2 && rated; c++) {
+        const struct player *p = seats[c].pid ? hub_player(h, seats[c].pid)
+                                              : NULL;
+        if (p && p->facts && p->facts->engine)
+            rated = false;
+    }
     g = game_new(&h->game_env, gid, clock, start, seats, creator, rated, now);
     if (!g || table_put(&h->games, game_gid(g), g) < 0 ||
         hub_games_live(h, g) < 0) {

@@ -350,6 +350,8 @@ struct player_facts {
     size_t n_blocks;
     bool moderator;           /* an account's role (moderation.c) */
     int64_t chat_muted_until; /* a moderator's mute (Unix ms; 0 none) */
+    bool engine;              /* marked as an engine: its games casual */
+    bool closed;              /* closed by a moderator */
 };
 
 /* What one read found about one player (hub_facts_read). */
@@ -362,6 +364,7 @@ struct facts_row {
     bool bot;                 /* a bot account (its row's flag) */
     bool moderator;           /* the account's role */
     int64_t chat_muted_until; /* a moderator's mute of its chat */
+    bool engine, closed;      /* a moderator's marks on it */
     struct store_rating ratings[RATING_CATEGORIES];
     size_t n_ratings;
     bool with_live;                  /* live games were read */

@@ -84,13 +84,13 @@ static struct store *new_store(const struct store_backend *be,
     assert(be->find_player_by_token && be->find_player && be->find_account &&
            be->find_account_token && be->get_rating && be->player_ratings &&
            be->get_settings && be->get_playban && be->is_account &&
-           be->rating_history && be->leaderboard && be->rated_ends &&
-           be->get_game && be->load_live && be->list_player_games &&
-           be->player_live_games && be->live_gids && be->get_analysis &&
-           be->count_analyses && be->queued_analyses && be->api_token &&
-           be->api_tokens && be->load_arena && be->chat_lines && be->blocks &&
-           be->moderators && be->open_reports && be->report_counts &&
-           be->report_queue);
+           be->maintenance && be->mod_history && be->rating_history &&
+           be->leaderboard && be->rated_ends && be->get_game &&
+           be->load_live && be->list_player_games && be->player_live_games &&
+           be->live_gids && be->get_analysis && be->count_analyses &&
+           be->queued_analyses && be->api_token && be->api_tokens &&
+           be->load_arena && be->chat_lines && be->blocks && be->moderators &&
+           be->open_reports && be->report_counts && be->report_queue);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

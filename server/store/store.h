@@ -369,21 +369,51 @@ uint64_t store_put_report(struct store *s, const struct store_report *r);
  * account pid (migrations/0019_moderators.sql; no account: no change).
  * Sequence numbers as the other writes (0 also for an empty pid). */
 uint64_t store_put_moderator(struct store *s, const char *pid, bool on);
-/* A moderator's action (migrations/0019_moderators.sql, hub/moderation.c):
- * moderator acts on target: action "warn", "mute" (until until_ms),
- * "unmute" or "close" (target's open reports of reason, "" every
- * reason), with text (why: 1-500 code points of UTF-8, checked by the
+/* A moderator's action (migrations/0019_moderators.sql and 0020,
+ * hub/moderation.c): moderator acts on target: action "warn", "mute"
+ * (until until_ms), "unmute", "close" (target's open reports of reason,
+ * "" every reason), "engine", "unengine", "close_account",
+ * "reopen_account", "disconnect" or "chat_delete" (of game, room and
+ * line_ms), with text (why: 1-500 code points of UTF-8, checked by the
  * hub) at at_ms. */
 struct store_mod_action {
     char moderator[33], target[33];
-    char action[8];
+    char action[20];
     char reason[10];
     char text[STORE_REPORT_TEXT_MAX + 1];
     int64_t until_ms, at_ms;
+    /* a "chat_delete"'s line: target's line of game's room at line_ms
+     * (the trigger deletes it) */
+    char game[33], room[10];
+    int64_t line_ms;
 };
+/* The newest maintenance announced (action "maintenance", at until_ms,
+ * its banner text) or its cancel ("maintenance_cancel"): the banner. */
+struct store_maintenance {
+    bool cancelled;
+    int64_t at_ms;   /* the maintenance's time (0: cancelled) */
+    int64_t made_ms; /* when announced or cancelled */
+    char by[33];     /* the moderator's username */
+    char text[STORE_REPORT_TEXT_MAX + 1];
+};
+/* *out the newest maintenance row: 1, 0 when there is none, -1 on a
+ * database error. */
+int store_maintenance(struct store *s, struct store_maintenance *out);
+struct store_chat_line; /* (below) */
+/* What moderators read of account pid (mod_player): its newest chat
+ * lines, newest first, at most max_lines into lines (*n_lines), and the
+ * newest actions on it, at most max_acts into acts (*n_acts; each
+ * moderator field the moderator's username). 0, or -1 on a database
+ * error. */
+int store_mod_history(struct store *s, const char *pid,
+                      struct store_chat_line *lines, size_t max_lines,
+                      size_t *n_lines, struct store_mod_action *acts,
+                      size_t max_acts, size_t *n_acts);
 /* Queues action a (copied): the row, and what it changes (a close closes
- * the reports, a mute or an unmute sets the account's chat mute), in one
- * transaction. 0 also for an empty moderator, target or text. */
+ * the reports, a mute or an unmute sets the account's chat mute, the
+ * marks set or clear engine and closed, a close_account deletes the
+ * account's tokens), in one transaction. 0 also for an empty moderator,
+ * target (but for a maintenance's or a game_end's: none) or text. */
 uint64_t store_put_mod_action(struct store *s,
                               const struct store_mod_action *a);
 /* A chat line of a game's room (migrations/0014_chat.sql, hub/chat.h):
@@ -669,11 +699,16 @@ int store_chat_lines(struct store *s, const char *gid, const char *room,
                      int limit, struct store_chat_line **out, size_t *n);
 /* 1 when pid is an account, 0 when not, -1 on a database error. */
 int store_is_account(struct store *s, const char *pid);
-/* As store_is_account, but 2 for a moderator's account, and *muted_until
- * (unless NULL) the account's chat mute by a moderator (Unix epoch ms; 0
- * when none). */
+/* What moderators set on an account (migrations 0019, 0020). */
+struct store_account_marks {
+    int64_t chat_muted_until; /* Unix epoch ms; 0 when none */
+    bool engine;              /* marked as an engine */
+    bool closed;              /* closed by a moderator */
+};
+/* As store_is_account, but 2 for a moderator's account, and *marks
+ * (unless NULL; zeroed when none) what moderators set on it. */
 int store_account_role(struct store *s, const char *pid,
-                       int64_t *muted_until);
+                       struct store_account_marks *marks);
 /* The last `limit` points of pid's history in category, oldest first:
  * *out malloc'ed (caller frees; NULL when none), *n how many. 0, or -1 on
  * a database error or limit < 1. */

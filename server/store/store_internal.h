@@ -311,7 +311,15 @@ struct store_backend {
                       int limit, struct store_chat_line *v, size_t *n);
     /* 0 none, 1 an account, 2 a moderator's account, -1 an error;
      * *muted_until (unless NULL) the account's chat mute. */
-    int (*is_account)(struct store *s, const char *pid, int64_t *muted_until);
+    /* store_mod_history */
+    int (*mod_history)(struct store *s, const char *pid,
+                       struct store_chat_line *lines, size_t max_lines,
+                       size_t *n_lines, struct store_mod_action *acts,
+                       size_t max_acts, size_t *n_acts);
+    /* store_maintenance */
+    int (*maintenance)(struct store *s, struct store_maintenance *out);
+    int (*is_account)(struct store *s, const char *pid,
+                      struct store_account_marks *marks);
     /* store_get_analysis, store_count_analyses, store_queued_analyses
      * (v: room for max). */
     int (*get_analysis)(struct store *s, const char *gid,

@@ -550,7 +550,9 @@ uint64_t store_put_mod_action(struct store *s,
 {
     struct op *op;
 
-    if (!s || !a || !*a->moderator || !*a->target || !*a->text)
+    if (!s || !a || !*a->moderator || !*a->text ||
+        !*a->target != (!strncmp(a->action, "maintenance", 11) ||
+                        !strcmp(a->action, "game_end")))
         return 0;
     if (!(op = op_new(OP_MOD_ACTION)))
         return 0;
@@ -560,6 +562,8 @@ uint64_t store_put_mod_action(struct store *s,
     STORE_TERMINATE(op->u.mod.action);
     STORE_TERMINATE(op->u.mod.reason);
     STORE_TERMINATE(op->u.mod.text);
+    STORE_TERMINATE(op->u.mod.game);
+    STORE_TERMINATE(op->u.mod.room);
     return enqueue(s, op);
 }
 

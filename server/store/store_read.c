@@ -550,14 +550,41 @@ int store_is_account(struct store *s, const char *pid)
     return rc > 1 ? 1 : rc;
 }
 
-int store_account_role(struct store *s, const char *pid, int64_t *muted_until)
+int store_account_role(struct store *s, const char *pid,
+                       struct store_account_marks *marks)
 {
     int rc;
 
-    if (muted_until)
-        *muted_until = 0;
+    if (marks)
+        memset(marks, 0, sizeof *marks);
     store__read_enter(s);
-    rc = pid ? s->be->is_account(s, pid, muted_until) : 0;
+    rc = pid ? s->be->is_account(s, pid, marks) : 0;
+    store__read_leave(s);
+    return rc;
+}
+
+int store_mod_history(struct store *s, const char *pid,
+                      struct store_chat_line *lines, size_t max_lines,
+                      size_t *n_lines, struct store_mod_action *acts,
+                      size_t max_acts, size_t *n_acts)
+{
+    int rc;
+
+    *n_lines = *n_acts = 0;
+    store__read_enter(s);
+    rc = s->be->mod_history(s, pid, lines, max_lines, n_lines, acts, max_acts,
+                            n_acts);
+    store__read_leave(s);
+    return rc;
+}
+
+int store_maintenance(struct store *s, struct store_maintenance *out)
+{
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    store__read_enter(s);
+    rc = s->be->maintenance(s, out);
     store__read_leave(s);
     return rc;
 }

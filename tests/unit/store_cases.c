@@ -1889,7 +1889,7 @@ START_TEST(mod_actions_mute_and_close)
     struct store_report_entry q[4];
     static struct store_report open[4];
     uint8_t dead[32], tok[32];
-    int64_t muted = -1;
+    struct store_account_marks mk = {.chat_muted_until = -1};
     size_t n = 9;
 
     for (int i = 0; i < 2; i++) {
@@ -1912,16 +1912,30 @@ START_TEST(mod_actions_mute_and_close)
     ck_assert_str_eq(open[0].text, "ads");
     ck_assert_int_eq(open[0].at_ms, 2000);
     wait_committed(s, store_put_mod_action(s, &a));
-    ck_assert_int_eq(store_account_role(s, "pidN", &muted), 1);
-    ck_assert_int_eq(muted, 9000);
+    ck_assert_int_eq(store_account_role(s, "pidN", &mk), 1);
+    ck_assert_int_eq(mk.chat_muted_until, 9000);
     a.text[0] = '\0';
     ck_assert_uint_eq(store_put_mod_action(s, &a), 0);
     snprintf(a.text, sizeof a.text, "ok now");
     snprintf(a.action, sizeof a.action, "unmute");
     a.until_ms = 0;
     wait_committed(s, store_put_mod_action(s, &a));
-    ck_assert_int_eq(store_account_role(s, "pidN", &muted), 1);
-    ck_assert_int_eq(muted, 0);
+    ck_assert_int_eq(store_account_role(s, "pidN", &mk), 1);
+    ck_assert_int_eq(mk.chat_muted_until, 0);
+    /* the marks: engine and closed, each set and reversed */
+    ck_assert(!mk.engine && !mk.closed);
+    snprintf(a.action, sizeof a.action, "engine");
+    wait_committed(s, store_put_mod_action(s, &a));
+    snprintf(a.action, sizeof a.action, "close_account");
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_account_role(s, "pidN", &mk), 1);
+    ck_assert(mk.engine && mk.closed);
+    snprintf(a.action, sizeof a.action, "unengine");
+    wait_committed(s, store_put_mod_action(s, &a));
+    snprintf(a.action, sizeof a.action, "reopen_account");
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_account_role(s, "pidN", &mk), 1);
+    ck_assert(!mk.engine && !mk.closed);
     snprintf(a.action, sizeof a.action, "close");
     snprintf(a.reason, sizeof a.reason, "spam");
     wait_committed(s, store_put_mod_action(s, &a));

@@ -138,7 +138,13 @@ int pg__get_rating(struct store *s, const char *pid, const char *category,
                    struct store_rating *out);
 int pg__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
-int pg__is_account(struct store *s, const char *pid, int64_t *muted_until);
+int pg__maintenance(struct store *s, struct store_maintenance *out);
+int pg__mod_history(struct store *s, const char *pid,
+                    struct store_chat_line *lines, size_t max_lines,
+                    size_t *n_lines, struct store_mod_action *acts,
+                    size_t max_acts, size_t *n_acts);
+int pg__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks);
 int pg__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n);
 int pg__moderators(struct store *s, struct store_block *v, size_t max,

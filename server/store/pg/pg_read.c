@@ -251,16 +251,86 @@ static int fill_role(struct store *s, const PGresult *r, void *out)
     (void)s;
     v[0] = pg__col_int(r, 0, 0);
     v[1] = pg__col_int(r, 0, 1);
+    v[2] = pg__col_int(r, 0, 2);
+    v[3] = pg__col_int(r, 0, 3);
     return 0;
 }
 
-int pg__is_account(struct store *s, const char *pid, int64_t *muted_until)
+static int fill_maintenance(struct store *s, const PGresult *r, void *out)
 {
-    int64_t v[2] = {0, 0};
+    struct store_maintenance *m = out;
+    char action[24];
+
+    (void)s;
+    pg__col_str(r, 0, 0, action, sizeof action);
+    m->cancelled = strcmp(action, "maintenance") != 0;
+    m->at_ms = m->cancelled ? 0 : pg__col_int(r, 0, 1);
+    m->made_ms = pg__col_int(r, 0, 2);
+    pg__col_str(r, 0, 3, m->by, sizeof m->by);
+    pg__col_str(r, 0, 4, m->text, sizeof m->text);
+    return 0;
+}
+
+int pg__mod_history(struct store *s, const char *pid,
+                    struct store_chat_line *lines, size_t max_lines,
+                    size_t *n_lines, struct store_mod_action *acts,
+                    size_t max_acts, size_t *n_acts)
+{
+    struct pgp p;
+    PGresult *r;
+
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max_lines);
+    if (!(r = rd(s, "r_pid_chat", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n_lines < max_lines; i++) {
+        struct store_chat_line *l = &lines[(*n_lines)++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->pid, sizeof l->pid, "%s", pid);
+        pg__col_str(r, i, 0, l->gid, sizeof l->gid);
+        pg__col_str(r, i, 1, l->room, sizeof l->room);
+        pg__col_str(r, i, 2, l->name, sizeof l->name);
+        pg__col_str(r, i, 3, l->text, sizeof l->text);
+        l->at_ms = pg__col_int(r, i, 4);
+    }
+    PQclear(r);
+    pgp_init(&p);
+    pgp_text(&p, pid);
+    pgp_int(&p, (int64_t)max_acts);
+    if (!(r = rd(s, "r_mod_history", NULL, &p, false)))
+        return -1;
+    for (int i = 0; i < PQntuples(r) && *n_acts < max_acts; i++) {
+        struct store_mod_action *a = &acts[(*n_acts)++];
+        memset(a, 0, sizeof *a);
+        snprintf(a->target, sizeof a->target, "%s", pid);
+        pg__col_str(r, i, 0, a->moderator, sizeof a->moderator);
+        pg__col_str(r, i, 1, a->action, sizeof a->action);
+        pg__col_str(r, i, 2, a->reason, sizeof a->reason);
+        pg__col_str(r, i, 3, a->text, sizeof a->text);
+        a->until_ms = pg__col_int(r, i, 4);
+        a->at_ms = pg__col_int(r, i, 5);
+    }
+    PQclear(r);
+    return 0;
+}
+
+int pg__maintenance(struct store *s, struct store_maintenance *out)
+{
+    return rd_one(s, "r_maintenance", NULL, fill_maintenance, out);
+}
+
+int pg__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks)
+{
+    int64_t v[4] = {0, 0, 0, 0};
     int rc = rd_one_text(s, "r_is_account", pid, fill_role, v);
 
-    if (rc == 1 && muted_until)
-        *muted_until = v[1];
+    if (rc == 1 && marks) {
+        marks->chat_muted_until = v[1];
+        marks->engine = v[2] == 1;
+        marks->closed = v[3] == 1;
+    }
     return rc == 1 ? 1 + (v[0] == 1) : rc;
 }
 

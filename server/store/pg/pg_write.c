@@ -345,6 +345,9 @@ static int send_op(struct store *s, struct pg_be *b, const struct op *op,
         pgp_text(&p, op->u.mod.text);
         pgp_int(&p, op->u.mod.until_ms);
         pgp_int(&p, op->u.mod.at_ms);
+        pgp_text(&p, op->u.mod.game);
+        pgp_text(&p, op->u.mod.room);
+        pgp_int(&p, op->u.mod.line_ms);
         break;
     case OP_EPOCH:
         pgp_text(&p, op->u.take.gid);

@@ -142,9 +142,10 @@ static const struct pg_stmt writer_stmts[] = {
     {"w_unblock", "DELETE FROM blocks WHERE pid = $1 AND blocked = $2"},
     {"w_report", "INSERT INTO reports (reporter, suspect, reason, text, "
                  "score, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"},
-    {"w_mod_action", "INSERT INTO mod_actions (moderator, target, action, "
-                     "reason, text, until_ms, at_ms) "
-                     "VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+    {"w_mod_action",
+     "INSERT INTO mod_actions (moderator, target, action, reason, text, "
+     "until_ms, at_ms, game, room, line_ms) VALUES ($1, NULLIF($2, ''), $3, "
+     "$4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), $10)"},
     {"w_moderator", "UPDATE accounts SET moderator = $2 "
                     "WHERE pid = $1"},
     {"w_swiss", "INSERT INTO swiss_calls (event, seq, call, at_ms) "
@@ -188,8 +189,20 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_is_account", "SELECT moderator, chat_muted_until "
-                     "FROM accounts WHERE pid = $1"},
+    {"r_pid_chat", "SELECT gid, room, name, text, at_ms FROM chat_lines "
+                   "WHERE pid = $1 ORDER BY id DESC LIMIT $2"},
+    {"r_mod_history", "SELECT a.username, m.action, m.reason, m.text, "
+                      "m.until_ms, m.at_ms FROM mod_actions m JOIN "
+                      "accounts a ON a.pid = m.moderator WHERE "
+                      "m.target = $1 ORDER BY m.at_ms DESC, m.id DESC "
+                      "LIMIT $2"},
+    {"r_maintenance", "SELECT m.action, m.until_ms, m.at_ms, a.username, "
+                      "m.text FROM mod_actions m JOIN accounts a "
+                      "ON a.pid = m.moderator WHERE m.action IN "
+                      "('maintenance', 'maintenance_cancel') "
+                      "ORDER BY m.id DESC LIMIT 1"},
+    {"r_is_account", "SELECT moderator, chat_muted_until, engine, "
+                     "closed FROM accounts WHERE pid = $1"},
     {"r_settings", "SELECT settings FROM account_settings WHERE pid = $1"},
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
@@ -231,7 +244,8 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_board", "SELECT r.pid, p.name, r.rating, r.rd, r.games "
                 "FROM ratings r JOIN players p ON p.pid = r.pid "
                 "WHERE r.category = $1 AND r.rd <= 110.0 "
-                "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid) "
+                "AND EXISTS (SELECT 1 FROM accounts a WHERE a.pid = r.pid "
+                "AND a.engine = 0 AND a.closed = 0) "
                 "ORDER BY r.rating DESC, r.pid LIMIT $2"},
     /* through games_rated_ended, which holds only these games */
     {"r_arena", "SELECT event, seq, call FROM arena_calls "
@@ -578,6 +592,8 @@ const struct store_backend store__pg = {
     .count_analyses = pg__count_analyses,
     .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
+    .maintenance = pg__maintenance,
+    .mod_history = pg__mod_history,
     .rating_history = pg__rating_history,
     .chat_lines = pg__chat_lines,
     .leaderboard = pg__leaderboard,

@@ -40,7 +40,8 @@ struct sqlite_be {
     sqlite3_stmt *r_token, *r_player, *r_game, *r_moves, *r_live;
     sqlite3_stmt *r_journal_game, *r_journal;
     sqlite3_stmt *r_ended, *r_list, *r_account, *r_account_token;
-    sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_history, *r_board;
+    sqlite3_stmt *r_rating, *r_ratings, *r_is_account, *r_maintenance,
+        *r_pid_chat, *r_mod_history, *r_history, *r_board;
     sqlite3_stmt *r_rated_ends, *r_arena, *r_swiss, *r_chat, *r_room;
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
@@ -126,7 +127,13 @@ int sq__get_rating(struct store *s, const char *pid, const char *category,
                    struct store_rating *out);
 int sq__player_ratings(struct store *s, const char *pid,
                        struct store_rating *out, size_t max, size_t *n);
-int sq__is_account(struct store *s, const char *pid, int64_t *muted_until);
+int sq__maintenance(struct store *s, struct store_maintenance *out);
+int sq__mod_history(struct store *s, const char *pid,
+                    struct store_chat_line *lines, size_t max_lines,
+                    size_t *n_lines, struct store_mod_action *acts,
+                    size_t max_acts, size_t *n_acts);
+int sq__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks);
 int sq__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n);
 int sq__moderators(struct store *s, struct store_block *v, size_t max,

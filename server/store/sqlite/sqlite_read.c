@@ -221,7 +221,65 @@ int sq__player_ratings(struct store *s, const char *pid,
     return rows_end(s, st, rc);
 }
 
-int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
+int sq__mod_history(struct store *s, const char *pid,
+                    struct store_chat_line *lines, size_t max_lines,
+                    size_t *n_lines, struct store_mod_action *acts,
+                    size_t max_acts, size_t *n_acts)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_pid_chat;
+    int rc;
+
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max_lines);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_lines < max_lines) {
+        struct store_chat_line *l = &lines[(*n_lines)++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->pid, sizeof l->pid, "%s", pid);
+        sq_col_str(st, 0, l->gid, sizeof l->gid);
+        sq_col_str(st, 1, l->room, sizeof l->room);
+        sq_col_str(st, 2, l->name, sizeof l->name);
+        sq_col_str(st, 3, l->text, sizeof l->text);
+        l->at_ms = sqlite3_column_int64(st, 4);
+    }
+    if (rows_end(s, st, rc) < 0)
+        return -1;
+    st = b->r_mod_history;
+    sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)max_acts);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_acts < max_acts) {
+        struct store_mod_action *a = &acts[(*n_acts)++];
+        memset(a, 0, sizeof *a);
+        snprintf(a->target, sizeof a->target, "%s", pid);
+        sq_col_str(st, 0, a->moderator, sizeof a->moderator);
+        sq_col_str(st, 1, a->action, sizeof a->action);
+        sq_col_str(st, 2, a->reason, sizeof a->reason);
+        sq_col_str(st, 3, a->text, sizeof a->text);
+        a->until_ms = sqlite3_column_int64(st, 4);
+        a->at_ms = sqlite3_column_int64(st, 5);
+    }
+    return rows_end(s, st, rc);
+}
+
+int sq__maintenance(struct store *s, struct store_maintenance *out)
+{
+    struct sqlite_be *b = s->be_state;
+    sqlite3_stmt *st = b->r_maintenance;
+    int rc = sqlite3_step(st);
+
+    if (rc == SQLITE_ROW) {
+        const char *action = (const char *)sqlite3_column_text(st, 0);
+        out->cancelled = !action || strcmp(action, "maintenance");
+        out->at_ms = out->cancelled ? 0 : sqlite3_column_int64(st, 1);
+        out->made_ms = sqlite3_column_int64(st, 2);
+        sq_col_str(st, 3, out->by, sizeof out->by);
+        sq_col_str(st, 4, out->text, sizeof out->text);
+    }
+    return row_end(s, st, rc);
+}
+
+int sq__is_account(struct store *s, const char *pid,
+                   struct store_account_marks *marks)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_is_account;
@@ -231,8 +289,11 @@ int sq__is_account(struct store *s, const char *pid, int64_t *muted_until)
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         mod = sqlite3_column_int(st, 0) == 1;
-    if (rc == SQLITE_ROW && muted_until)
-        *muted_until = sqlite3_column_int64(st, 1);
+    if (rc == SQLITE_ROW && marks) {
+        marks->chat_muted_until = sqlite3_column_int64(st, 1);
+        marks->engine = sqlite3_column_int(st, 2) == 1;
+        marks->closed = sqlite3_column_int(st, 3) == 1;
+    }
     rc = row_end(s, st, rc);
     return rc == 1 ? 1 + mod : rc;
 }

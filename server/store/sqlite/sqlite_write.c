@@ -438,6 +438,9 @@ static int apply_op(struct store *s, const struct op *op)
         rc |= sqlite3_bind_text(st, 5, op->u.mod.text, -1, SQLITE_STATIC);
         rc |= sqlite3_bind_int64(st, 6, op->u.mod.until_ms);
         rc |= sqlite3_bind_int64(st, 7, op->u.mod.at_ms);
+        rc |= sqlite3_bind_text(st, 8, op->u.mod.game, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_text(st, 9, op->u.mod.room, -1, SQLITE_STATIC);
+        rc |= sqlite3_bind_int64(st, 10, op->u.mod.line_ms);
         break;
     case OP_EPOCH: /* one node: nobody to fence */
         return SQLITE_DONE;

@@ -180,9 +180,10 @@ static const struct stmt_def writer_stmts[] = {
     DEF(w_report, "INSERT INTO reports (reporter, suspect, reason, text, "
                   "score, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     DEF(w_moderator, "UPDATE accounts SET moderator = ?2 WHERE pid = ?1"),
-    DEF(w_mod_action, "INSERT INTO mod_actions (moderator, target, action, "
-                      "reason, text, until_ms, at_ms) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+    DEF(w_mod_action,
+        "INSERT INTO mod_actions (moderator, target, action, reason, text, "
+        "until_ms, at_ms, game, room, line_ms) VALUES (?1, NULLIF(?2, ''), "
+        "?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''), NULLIF(?9, ''), ?10)"),
 };
 
 static const struct stmt_def reader_stmts[] = {
@@ -198,8 +199,22 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
-    DEF(r_is_account, "SELECT moderator, chat_muted_until FROM accounts "
-                      "WHERE pid = ?1"),
+    /* (the indexes chat_lines_pid and mod_actions_target) */
+    DEF(r_pid_chat, "SELECT gid, room, name, text, at_ms FROM chat_lines "
+                    "WHERE pid = ?1 ORDER BY id DESC LIMIT ?2"),
+    DEF(r_mod_history, "SELECT a.username, m.action, m.reason, m.text, "
+                       "m.until_ms, m.at_ms FROM mod_actions m JOIN "
+                       "accounts a ON a.pid = m.moderator WHERE "
+                       "m.target = ?1 ORDER BY m.at_ms DESC, m.id DESC "
+                       "LIMIT ?2"),
+    /* (the partial index mod_actions_maintenance) */
+    DEF(r_maintenance, "SELECT m.action, m.until_ms, m.at_ms, a.username, "
+                       "m.text FROM mod_actions m JOIN accounts a "
+                       "ON a.pid = m.moderator WHERE m.action IN "
+                       "('maintenance', 'maintenance_cancel') "
+                       "ORDER BY m.id DESC LIMIT 1"),
+    DEF(r_is_account, "SELECT moderator, chat_muted_until, engine, closed "
+                      "FROM accounts WHERE pid = ?1"),
     DEF(r_settings, "SELECT settings FROM account_settings WHERE pid = ?1"),
     DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
@@ -237,7 +252,7 @@ static const struct stmt_def reader_stmts[] = {
                  "FROM ratings r JOIN players p ON p.pid = r.pid "
                  "WHERE r.category = ?1 AND r.rd <= 110.0 "
                  "AND EXISTS (SELECT 1 FROM accounts a "
-                 "WHERE a.pid = r.pid) "
+                 "WHERE a.pid = r.pid AND a.engine = 0 AND a.closed = 0) "
                  "ORDER BY r.rating DESC, r.pid LIMIT ?2"),
     /* through games_rated_ended, which holds only these games */
     DEF(r_arena, "SELECT event, seq, call FROM arena_calls "
@@ -766,6 +781,8 @@ const struct store_backend store__sqlite = {
     .queued_analyses = sq__queued_analyses,
     .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
+    .maintenance = sq__maintenance,
+    .mod_history = sq__mod_history,
     .rating_history = sq__rating_history,
     .leaderboard = sq__leaderboard,
     .rated_ends = sq__rated_ends,
