@@ -168,3 +168,58 @@ class PlaybanTest(FreshServerTest):
         c.expect("welcome")
         self.assertEqual(c.expect("playban")["until"], ban["until"])
         self.refused(c, {"t": "invite", "clock": FISCHER_5_0})
+
+    @not_in_cluster("test time is one process's clock")
+    def test_the_ladder_through_three_bans(self):
+        """Banned, free once the ban is over, banned again: each ban of
+        the 72 hours after the last is longer (lila's TempBan), at most
+        3 days."""
+        srv = self.server(env={"CHESS_TEST_CLOCK_MS": "0"})
+        a = self.account(srv, "ladder")
+        b = self.account(srv, "ladder2")
+        bans = []
+        for _ in range(3):
+            for _ in range(12):  # aborts until the next ban
+                self.abort(a, b)
+                a.request({"t": "ping"}, "pong")
+                got = [m for m in a.backlog if m["t"] == "playban"]
+                if got:
+                    a.backlog = [m for m in a.backlog if m["t"] != "playban"]
+                    bans.append(got[-1]["minutes"])
+                    break
+            else:
+                self.fail("no ban after 12 aborts (bans so far: %s)" % bans)
+            self.refused(a, {"t": "invite", "clock": FISCHER_5_0})
+            a.request({"t": "test_clock", "advance_s": bans[-1] * 60 + 1},
+                      "pong")
+            a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertEqual(bans[0], 10)
+        self.assertLess(bans[0], bans[1])
+        self.assertLess(bans[1], bans[2])
+        self.assertLessEqual(bans[2], 3 * 24 * 60)
+
+    def test_a_dropped_connection_that_comes_back_is_not_counted(self):
+        """A player whose connection drops and who is back within the
+        grace period has not left: five such games, each then lost, give
+        no ban (five games left would)."""
+        srv = self.server()
+        a = self.account(srv, "flaky")
+        b = self.account(srv, "steady")
+        for _ in range(5):
+            gid = self.game(a, b)
+            a.close()
+            b.expect("opponent_gone", game=gid)
+            a = self.client(srv, token=a.token)
+            b.expect("opponent_back", game=gid)
+            for ply, (who, uci) in enumerate(((a, "f2f3"), (b, "e7e5"),
+                                              (a, "g2g4"), (b, "d8h4"))):
+                who.move(gid, uci, ply)
+                other = b if who is a else a
+                other.expect("moved", game=gid, ply=ply + 1)
+            for c in (a, b):
+                self.assertEqual(c.expect("game_end", game=gid)["reason"],
+                                 "checkmate")
+        a.request({"t": "ping"}, "pong")
+        self.assertFalse([m for m in a.backlog if m["t"] == "playban"])
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
