@@ -9,8 +9,14 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proto.h"
+
+/* Largest ply a client may name: far beyond any real game. */
+#define PLY_MAX 100000
+/* A message id's integer range: magnitude below 2^53. */
+#define ID_INT_LIMIT ((int64_t)1 << 53)
 
 /* True when s is 1 to max of [A-Za-z0-9_-] (keys, names, setting keys). */
 bool proto_key_chars(const char *s, size_t max);

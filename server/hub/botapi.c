@@ -963,140 +963,6 @@ static void game_gone(struct hub *h, struct game *g)
             end_stream(st);
 }
 
-/* Another node's game of a player with an event stream here: read from
- * the store, and its gameStart or gameFinish written. */
-#define EVENT_RETRY_MS 100
-#define EVENT_TRIES 30
-
-struct event_retry {
-    char pid[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
-    int tries;
-    struct event_retry *next;
-};
-
-struct event_read {
-    struct hub_read r;
-    char pid[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
-    bool finish;
-    int tries;
-    struct store_game row;
-    struct store_move *moves;
-    size_t n;
-};
-
-static int event_run(struct store *st, struct hub_read *r)
-{
-    struct event_read *e = (struct event_read *)r;
-
-    return store_get_game(st, e->gid, &e->row, &e->moves, &e->n, NULL) < 0
-               ? -1
-               : 0;
-}
-
-static void event_clear(struct hub_read *r)
-{
-    free(((struct event_read *)r)->moves);
-}
-
-static void event_retry(struct hub *h, const struct event_read *e);
-
-static void event_answer(struct hub_read *r, int rc)
-{
-    struct event_read *e = (struct event_read *)r;
-    struct hub *h = r->h;
-    struct game_env env = hub_mute_env(h);
-    int64_t now = hub_now_ms(h);
-    struct game *g;
-
-    if (rc == 0 && !e->finish && !strcmp(e->row.status, "")) {
-        event_retry(h, e); /* (not committed yet: read again) */
-        return;
-    }
-    if (rc < 0 || strcmp(e->row.gid, e->gid) ||
-        strcmp(e->row.status, e->finish ? "ended" : "started"))
-        return; /* (a waiting game: its gameStart comes with its join) */
-    g = game_restore(&env, &e->row, e->moves, e->n, hub_wall_ms(h), now,
-                     NULL);
-    for (struct api_stream *st = B(h)->streams; g && st; st = st->next)
-        if (!st->done && !st->gid[0] && !strcmp(st->pid, e->pid))
-            put(st,
-                botapi_game_event(g, e->finish ? "gameFinish" : "gameStart",
-                                  st->pid, now),
-                0);
-    game_free(g);
-}
-
-/* Reads game gid for pid's event streams here (tries: the reads so far). */
-static void event_submit(struct hub *h, const char *pid, const char *gid,
-                         bool finish, int tries)
-{
-    struct event_read *e = calloc(1, sizeof *e);
-
-    if (!e)
-        return;
-    snprintf(e->pid, sizeof e->pid, "%s", pid);
-    snprintf(e->gid, sizeof e->gid, "%s", gid);
-    e->finish = finish;
-    e->tries = tries;
-    e->r.run = event_run;
-    e->r.answer = event_answer;
-    e->r.clear = event_clear;
-    if (hub_read_submit(h, &e->r, NULL, NULL) < 0)
-        log_warn("event=botapi_event_unread game=%s why=busy", gid);
-}
-
-static void event_retry_ring(void *arg)
-{
-    struct hub *h = arg;
-    struct event_retry *r = B(h)->retries;
-
-    B(h)->retries = NULL;
-    while (r) {
-        struct event_retry *next = r->next;
-        event_submit(h, r->pid, r->gid, false, r->tries);
-        free(r);
-        r = next;
-    }
-}
-
-static void event_retry(struct hub *h, const struct event_read *e)
-{
-    struct botapi *b = B(h);
-    struct event_retry *r;
-
-    if (e->tries + 1 >= EVENT_TRIES ||
-        (!b->retry_at &&
-         !(b->retry_at = hub_alarm_new(h, event_retry_ring, h))) ||
-        !(r = calloc(1, sizeof *r)))
-        return;
-    snprintf(r->pid, sizeof r->pid, "%s", e->pid);
-    snprintf(r->gid, sizeof r->gid, "%s", e->gid);
-    r->tries = e->tries + 1;
-    r->next = b->retries;
-    b->retries = r;
-    hub_alarm_arm(h, b->retry_at, hub_now_ms(h) + EVENT_RETRY_MS);
-}
-
-static void told(struct hub *h, struct player *p, const char *payload,
-                 size_t len, int64_t now)
-{
-    struct api_stream *st;
-    char gid[PROTO_KEY_MAX + 1];
-
-    (void)now;
-    for (st = B(h)->streams; st; st = st->next)
-        if (!st->done && !st->gid[0] && !strcmp(st->pid, p->pid))
-            break;
-    if (!st || len < 3 || len - 2 > PROTO_KEY_MAX || payload[1] != ' ' ||
-        (payload[0] != 'S' && payload[0] != 'F'))
-        return; /* (no event stream of p's here) */
-    memcpy(gid, payload + 2, len - 2);
-    gid[len - 2] = '\0';
-    if (!proto_key_valid(gid) || table_get(&h->games, gid))
-        return; /* (hosted here: its fan told the streams) */
-    event_submit(h, p->pid, gid, payload[0] == 'F', 0);
-}
-
 static void sweep(struct hub *h, int64_t now)
 {
     (void)now;
@@ -1115,13 +981,7 @@ static void fini(struct hub *h)
         b->pending = pd->next;
         free(pd);
     }
-    while (b->retries) {
-        struct event_retry *r = b->retries;
-        b->retries = r->next;
-        free(r);
-    }
-    if (b->retry_at)
-        hub_alarm_free(h, b->retry_at);
+    botapi_nodes_fini(h);
     while (b->streams) { /* (their connections close with net's stop) */
         struct api_stream *st = b->streams;
         b->streams = st->next;
@@ -1150,6 +1010,6 @@ const struct hub_module hub_botapi_module = {
     .game_ended = game_ended,
     .game_gone = game_gone,
     .tell_tag = ROUTER_TELL_GAME,
-    .told = told,
+    .told = botapi_told,
     .commands = commands,
 };

@@ -126,4 +126,12 @@ void botapi_tokens_fini(struct hub *h);
 void botapi_stored_stream(struct hub *h, uint64_t later,
                           const struct apitoken_who *t, const char *gid);
 
+/* botapi_nodes.c: the module's told hook (another node's game of a
+ * player with an event stream here), and the retries' end at the
+ * module's free. */
+struct player;
+void botapi_told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now);
+void botapi_nodes_fini(struct hub *h);
+
 #endif
