@@ -57,6 +57,7 @@ typedef uint64_t field_set;
 #define F_BERSERK ((field_set)1 << 34)
 #define F_CONDITIONS ((field_set)1 << 35)
 #define F_PAIRS ((field_set)1 << 38)
+#define F_PAGE ((field_set)1 << 44)
 
 static const struct {
     const char *name;
@@ -124,7 +125,7 @@ static const struct {
     [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT | F_PASSWORD, F_EVENT},
     [PROTO_T_ARENA_WITHDRAW] = {"arena_withdraw", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_LIST] = {"arena_list", 0, 0},
-    [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_WATCH] = {"arena_watch", F_EVENT | F_PAGE, F_EVENT},
     [PROTO_T_ARENA_UNWATCH] = {"arena_unwatch", 0, 0},
     [PROTO_T_BERSERK] = {"berserk", F_GAME, F_GAME},
     [PROTO_T_CHAT] = {"chat", F_GAME | F_EVENT | F_ROOM | F_TEXT,
@@ -209,6 +210,7 @@ static const struct {
     {"berserk", F_BERSERK},
     {"conditions", F_CONDITIONS},
     {"pairs", F_PAIRS},
+    {"page", F_PAGE},
 };
 
 const char *proto_type_name(enum proto_type type)
@@ -771,6 +773,9 @@ static int parse_arena_fields(json_t *root, struct proto_msg *m,
                m->type == PROTO_T_MOD_MAINTENANCE) {
         m->start_in_s = -1; /* the creator starts it; a cancel */
     }
+    if ((present & F_PAGE) &&
+        int_field(root, "page", PROTO_STANDINGS_PAGES, &m->page, e) < 0)
+        return -1;
     return parse_swiss_fields(root, m, present, e);
 }
 

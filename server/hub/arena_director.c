@@ -94,6 +94,7 @@ static void event_free(struct event *e)
     free(e->players);
     free(e->gids);
     free(e->head.watchers);
+    free(e->head.pages);
     free(e);
 }
 
@@ -327,13 +328,15 @@ static json_t *standing_row(const struct event *e, int p)
                      sheet);
 }
 
-/* e's standings message (malloc'ed), NULL when out of memory. */
-static char *render_standings(const struct event *e, int64_t wall,
+/* e's standings message (malloc'ed), NULL when out of memory: page
+ * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", or (0)
+ * the best ARENA_STANDINGS_SHOWN. */
+static char *render_standings(const struct event *e, int64_t wall, int page,
                               const struct proto_id *id)
 {
     int *order = malloc((e->np ? e->np : 1) * sizeof *order);
     json_t *o = event_summary(e, wall), *rows = json_array();
-    int n;
+    int n, from = 0, to = ARENA_STANDINGS_SHOWN;
 
     if (!order || !o || !rows || (n = arena_standings(e->a, order)) < 0) {
         free(order);
@@ -341,7 +344,16 @@ static char *render_standings(const struct event *e, int64_t wall,
         json_decref(rows);
         return NULL;
     }
-    for (int i = 0; i < n && i < ARENA_STANDINGS_SHOWN; i++)
+    if (page > 0) {
+        from = (page - 1) * PROTO_STANDINGS_PAGE;
+        to = from + PROTO_STANDINGS_PAGE;
+        json_object_set_new(o, "page", json_integer(page));
+        json_object_set_new(o, "pages",
+                            json_integer(n ? (n + PROTO_STANDINGS_PAGE - 1) /
+                                                 PROTO_STANDINGS_PAGE
+                                           : 1));
+    }
+    for (int i = from; i < n && i < to; i++)
         json_array_append_new(rows, standing_row(e, order[i]));
     free(order);
     json_object_set_new(o, "t", json_string("arena_standings"));
@@ -349,13 +361,33 @@ static char *render_standings(const struct event *e, int64_t wall,
     return tourney_finish(o, id);
 }
 
-/* Pushes e's standings to its watchers (one render, the same bytes). */
+/* Pushes e's standings to its watchers: one render per page watched,
+ * the same bytes to every watcher of that page. */
 static void push_standings(struct hub *h, struct event *e, int64_t wall)
 {
-    e->head.dirty = false;
-    if (e->head.nw)
-        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
-                     e->head.nw, e->head.seq);
+    struct tourney_event *t = &e->head;
+    struct session **group;
+    bool *sent;
+
+    t->dirty = false;
+    if (!t->nw)
+        return;
+    group = malloc(t->nw * sizeof *group);
+    sent = calloc(t->nw, sizeof *sent);
+    for (size_t i = 0; group && sent && i < t->nw; i++) {
+        size_t n = 0;
+        if (sent[i])
+            continue;
+        for (size_t j = i; j < t->nw; j++)
+            if (!sent[j] && t->pages[j] == t->pages[i]) {
+                group[n++] = t->watchers[j];
+                sent[j] = true;
+            }
+        tourney_push(h, render_standings(e, wall, t->pages[i], NULL), group,
+                     n, t->seq);
+    }
+    free(group);
+    free(sent);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
@@ -673,8 +705,8 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     }
     if (!(e = event_of(s, m)))
         return;
-    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
-        tourney_watch(d, &e->head, s) < 0) {
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page, &m->id)) ||
+        tourney_watch(d, &e->head, s, m->page) < 0) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;

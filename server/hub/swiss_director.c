@@ -131,6 +131,7 @@ static void event_free(struct swiss_tourney *e)
     free(e->gids);
     free(e->pend);
     free(e->head.watchers);
+    free(e->head.pages);
     free(e);
 }
 
@@ -820,7 +821,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     if (!(e = swiss_tourney_of(s, m)))
         return;
     if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
-        tourney_watch(d, &e->head, s) < 0) {
+        tourney_watch(d, &e->head, s, 0) < 0) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;

@@ -231,19 +231,23 @@ void tourney_unwatch(struct tourney_director *d, struct session *s)
         struct tourney_event *e = d->ev[i];
         for (size_t j = 0; j < e->nw; j++)
             if (e->watchers[j] == s) {
-                e->watchers[j] = e->watchers[--e->nw];
+                e->nw--;
+                e->watchers[j] = e->watchers[e->nw];
+                e->pages[j] = e->pages[e->nw];
                 return;
             }
     }
 }
 
 int tourney_watch(struct tourney_director *d, struct tourney_event *e,
-                  struct session *s)
+                  struct session *s, int page)
 {
     tourney_unwatch(d, s); /* one event at a time */
     if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
-                     sizeof *e->watchers))
+                     sizeof *e->watchers) ||
+        tourney_grow((void **)&e->pages, &e->pgcap, e->nw, sizeof *e->pages))
         return -1;
+    e->pages[e->nw] = page;
     e->watchers[e->nw++] = s;
     rooms_event_watched(s, e->id); /* (the event's chat room) */
     return 0;

@@ -28,7 +28,8 @@ struct tourney_event {
     bool finished;     /* over: not ticked any more */
     bool dirty;        /* the standings may have changed */
     struct session **watchers;
-    size_t nw, wcap;
+    int *pages; /* each watcher's page (0: the event's own choice) */
+    size_t nw, wcap, pgcap;
 };
 
 /* A director's events and its tick. */
@@ -60,9 +61,10 @@ int tourney_add(struct tourney_director *d, struct tourney_event *e);
 /* The events not finished, of creator pid (NULL: anyone's). */
 size_t tourney_open(const struct tourney_director *d, const char *pid);
 
-/* s watches e (and no other event of d): 0, or -1 when out of memory. */
+/* s watches e (and no other event of d), its standings' page page (0:
+ * the director's default): 0, or -1 when out of memory. */
 int tourney_watch(struct tourney_director *d, struct tourney_event *e,
-                  struct session *s);
+                  struct session *s, int page);
 void tourney_unwatch(struct tourney_director *d, struct session *s);
 
 /* The summaries (summary(e, wall)) of d's events, newest first: those

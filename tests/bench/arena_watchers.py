@@ -2,13 +2,15 @@
 """arena_watchers.py - what WATCHERS of one arena's standings cost the
 server (issue 31, docs/performance.md):
 
-    python3 tests/bench/arena_watchers.py BUILD_DIR [WATCHERS] [PLAYERS] [SECONDS]
+    python3 tests/bench/arena_watchers.py BUILD_DIR [WATCHERS] [PLAYERS] [SECONDS] [PAGE]
 
 A fresh chess-server on SQLite runs one arena of PLAYERS (default 40)
 guests who play one-move games (White plays e2e4, Black resigns), so the
 standings change all the time and are pushed at most once a second.
 For SECONDS (default 10) with no watcher, then for SECONDS with
-WATCHERS (default 5000) connections watching (`arena_watch`), it counts
+WATCHERS (default 5000) connections watching (`arena_watch` of the
+standings' page PAGE, default 1: 10 players; 0 for no page, the best
+200 players with their sheets), it counts
 the server's CPU (/proc/PID/stat), the standings pushes each watcher
 received and their bytes, and the round trip of a ping client's pings
 every 100 ms from another process (p50, p99: what the pushes cost
@@ -105,7 +107,7 @@ def spell(srv, seconds, socks):
             "steal_pct": 100.0 * (s1 - s0) / max(1, m1 - m0)}
 
 
-def run(folder, harness, watchers, players, seconds):
+def run(folder, harness, watchers, players, seconds, page):
     srv = benchlib.server(harness, folder, {
         "arena_create": 2, "max_connections": watchers + players + 100,
         "max_connections_per_ip": watchers + players + 100})
@@ -133,10 +135,12 @@ def run(folder, harness, watchers, players, seconds):
         quiet["games"] = games[0] - g0
         ws = [harness.Client(srv) for _ in range(watchers)]
         clients += ws
-        size = len(json.dumps(ws[0].request(
-            {"t": "arena_watch", "event": event}, "arena_standings")))
+        watch = {"t": "arena_watch", "event": event}
+        if page:
+            watch["page"] = page
+        size = len(json.dumps(ws[0].request(watch, "arena_standings")))
         for w in ws[1:]:  # (no answer awaited: drained from here on)
-            w.send({"t": "arena_watch", "event": event})
+            w.send(watch)
         spell(srv, 3, [w.ws.sock for w in ws])  # what the watch queued
         g0 = games[0]
         busy = spell(srv, seconds, [w.ws.sock for w in ws])
@@ -155,11 +159,13 @@ def run(folder, harness, watchers, players, seconds):
 
 
 def main():
-    watchers, players, seconds = benchlib.args(__doc__, 5000, 40, 10)
+    watchers, players, seconds, page = benchlib.args(__doc__, 5000, 40, 10,
+                                                     1)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     import harness
-    benchlib.in_folder("chess-aw-", run, harness, watchers, players, seconds)
+    benchlib.in_folder("chess-aw-", run, harness, watchers, players, seconds,
+                       page)
 
 
 if __name__ == "__main__":

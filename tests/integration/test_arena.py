@@ -108,6 +108,42 @@ class ArenaTest(FreshServerTest):
         self.assertEqual(standing(st, a.pid)["score"], 10)
         self.assertEqual(standing(st, b.pid)["score"], 1)
 
+    def test_standings_by_page(self):
+        """arena_watch's page: PROTOCOL.md's 10 rows of that page, with
+        "page" and "pages", pushed again to that page's watchers alone;
+        without a page the best 200 as before; a bad page is bad_field."""
+        srv = self.server(OPEN)
+        ev = create(self.client(srv), start_in_s=600)
+        cs = self.players(srv, 12, ev)
+        w1, w2, w0 = self.client(srv), self.client(srv), self.client(srv)
+        p1 = w1.request({"t": "arena_watch", "event": ev, "page": 1},
+                        "arena_standings")
+        p2 = w2.request({"t": "arena_watch", "event": ev, "page": 2},
+                        "arena_standings")
+        top = w0.request({"t": "arena_watch", "event": ev},
+                         "arena_standings")
+        self.assertEqual((p1["page"], p1["pages"]), (1, 2))
+        self.assertEqual([r["rank"] for r in p1["standings"]],
+                         list(range(1, 11)))
+        self.assertEqual((p2["page"], p2["pages"]), (2, 2))
+        self.assertEqual([r["rank"] for r in p2["standings"]], [11, 12])
+        self.assertNotIn("page", top)
+        self.assertEqual(len(top["standings"]), 12)
+        # a 13th player: every watcher is pushed its own page
+        self.players(srv, 1, ev)
+        self.assertEqual([r["rank"] for r in w2.expect(
+            "arena_standings", event=ev)["standings"]], [11, 12, 13])
+        self.assertEqual(len(w1.expect("arena_standings",
+                                       event=ev)["standings"]), 10)
+        self.assertEqual(len(w0.expect("arena_standings",
+                                       event=ev)["standings"]), 13)
+        for page in (0, 201, "1"):
+            err = cs[0].request({"t": "arena_watch", "event": ev,
+                                 "page": page}, "error")
+            self.assertEqual((err["code"], err["msg"]),
+                             ("bad_field",
+                              "page: an integer from 1 to 200"))
+
     def play(self, white, black, gid, moves):
         ply = 0
         for uci in moves.split():
