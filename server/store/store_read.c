@@ -855,6 +855,23 @@ int store_list_moderators(struct store *s, struct store_block *out,
     return rc < 0 ? -1 : 0;
 }
 
+int store_list_bots(struct store *s, struct store_block *out, size_t max,
+                    size_t *n)
+{
+    int rc;
+
+    assert(n);
+    *n = 0;
+    if (!out || !max)
+        return out ? 0 : -1;
+    store__read_enter(s);
+    rc = s->be->bots(s, out, max, n);
+    store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
+    return rc < 0 ? -1 : 0;
+}
+
 int store_report_counts(struct store *s, const char *reporter,
                         const char *suspect, int64_t since_ms, int *total,
                         int *of_suspect)

@@ -107,9 +107,10 @@ class BotAccountTest(FreshServerTest):
         for s in (events, game):
             s.close()
 
-    @not_in_cluster("/api/bot/online: who is online is each node's (501 in "
-                    "a cluster: docs/cluster.md)")
     def test_bot_online_lists_the_bots_connected(self):
+        """GET /api/bot/online: the bot accounts with a page or stream
+        open, each lichess's User; in a cluster (its pages on other
+        nodes) the store's bots asked of every node."""
         srv = self.server(config=self.CONFIG)
         bots = [self.account(srv, "Robo_%d" % i, scopes=("bot:play",))
                 for i in range(3)]
