@@ -127,8 +127,8 @@ class BotAccountTest(FreshServerTest):
         self.assertEqual(sorted(u["username"] for u in users),
                          ["Robo_0", "Robo_1", "Robo_2"])
         for u in users:
-            self.assertEqual((u["id"], u["title"], u["online"]),
-                             (u["username"].lower(), "BOT", True))
+            self.assertEqual((u["id"], u["title"], u["online"], u["perfs"]),
+                             (u["username"].lower(), "BOT", True, {}))
         self.assertEqual(len(online("?nb=2")), 2)
         self.assertEqual(call(srv, "GET", "/api/bot/online?nb=0")[0], 400)
         self.assertEqual(call(srv, "POST", "/api/bot/online")[0], 405)
