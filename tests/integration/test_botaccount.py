@@ -10,7 +10,7 @@ plays no rated game with a human unless bot_rated_vs_humans, and is held
 to bot_max_games at once and bot_games_per_day against bots."""
 import json
 
-from harness import FreshServerTest, not_in_cluster, wait_until
+from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
 from test_botapi import Stream
 import test_lichessapi
 from test_lichessapi import call, raw
@@ -135,6 +135,46 @@ class BotAccountTest(FreshServerTest):
         # a bot that leaves is no longer listed
         bots[0].close()
         wait_until(lambda: len(online()) == 2, "a bot gone")
+
+    def test_bot_online_in_a_cluster_reads_the_ratings(self):
+        """In a cluster GET /api/bot/online gives each bot's perfs from
+        the store, through a node where the bot has no connection: two
+        bots play a rated game on the first node, the third lists
+        both with their blitz rating."""
+        if not CLUSTER:
+            self.skipTest("a cluster's nodes")
+        srv = self.server(config=self.CONFIG)
+        n1, n3 = srv.nodes[0], srv.nodes[2]
+        a = self.account(srv, "Robo_Ra", scopes=("bot:play",))
+        b = self.account(srv, "Robo_Rb", scopes=("bot:play",))
+        for x in (a, b):
+            self.assertEqual(call(n1, "POST", UPGRADE, x.api)[0], 200)
+        form = {"clock.limit": "180", "clock.increment": "2",
+                "color": "white", "rated": "true"}
+        status, ch = call(n1, "POST", "/api/challenge/robo_rb", a.api, form)
+        self.assertEqual(status, 200, ch)
+        self.assertEqual(call(n1, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], b.api), (200, {"ok": True}))
+        gid = ch["id"]
+        for x, uci in ((a, "e2e4"), (b, "e7e5")):
+            self.assertEqual(call(n1, "POST", "/api/bot/game/%s/move/%s"
+                                  % (gid, uci), x.api), (200, {"ok": True}))
+        self.assertEqual(call(n1, "POST", "/api/bot/game/%s/resign" % gid,
+                              b.api), (200, {"ok": True}))
+
+        def perfs():
+            status, _, body = raw(n3, "GET", "/api/bot/online")
+            self.assertEqual(status, 200)
+            return {u["username"]: u["perfs"] for u in
+                    map(json.loads, body.decode().splitlines())}
+        wait_until(lambda: all(p.get("blitz", {}).get("games") == 1
+                               for p in perfs().values())
+                   and len(perfs()) == 2, "both rated in blitz")
+        got = perfs()
+        self.assertGreater(got["Robo_Ra"]["blitz"]["rating"],
+                           got["Robo_Rb"]["blitz"]["rating"])
+        self.assertEqual(set(got["Robo_Ra"]["blitz"]),
+                         {"games", "rating", "rd", "prog", "prov"})
 
     def test_a_bot_starts_no_game_from_a_page(self):
         srv = self.server(config=self.CONFIG)
