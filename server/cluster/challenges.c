@@ -1,6 +1,6 @@
 /*
  * challenges.c - the challenges' part of the router in a cluster
- * (router.h's challenge_open, _close, _read and present; docs/cluster.md,
+ * (router.h's challenge_open, _close, _read, _list and present; docs/cluster.md,
  * "Challenges across nodes").
  *
  * A pending challenge is held in the memory of the node where it was
@@ -22,7 +22,9 @@
 #include "lib/log.h"
 
 static const char *const keys[] = {"lobby:{lobby}:challenges",
-                                   "lobby:{lobby}:chcounts"};
+                                   "lobby:{lobby}:chcounts",
+                                   "lobby:{lobby}:chby"};
+#define NKEYS ((int)(sizeof keys / sizeof *keys))
 
 /* The tag of the presence probe: no module's (module.h), so a node
  * that hears it does nothing. */
@@ -59,7 +61,7 @@ static int eval(struct cluster *c, int nargs, const char *const *args,
 {
     struct ask *a = ask_new(fn, arg);
 
-    if (!a || cluster_eval(c, BUS_CHALLENGE, on_answer, a, 2, keys, nargs,
+    if (!a || cluster_eval(c, BUS_CHALLENGE, on_answer, a, NKEYS, keys, nargs,
                            args) < 0) {
         free(a);
         return -1;
@@ -92,6 +94,47 @@ int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
                      void *arg)
 {
     return eval(ctx, 2, (const char *[]){"close", id}, fn, arg);
+}
+
+/* challenge.lua's list: its records, each ended by a NUL, in one text
+ * (rc: how many). */
+static void on_list(void *arg, const struct bus_value *v, const char *err)
+{
+    struct ask *a = arg;
+    size_t len = 0, n = 0;
+    char *text = NULL;
+
+    if (!err && bus_is(v, BUS_ARRAY)) {
+        for (size_t i = 0; i < v->n; i++)
+            len += strlen(bus_str(bus_at(v, i), "")) + 1;
+        text = malloc(len + 1);
+    }
+    for (size_t i = 0, at = 0; text && i < v->n; i++) {
+        const char *rec = bus_str(bus_at(v, i), "");
+        size_t k = strlen(rec) + 1;
+        memcpy(text + at, rec, k);
+        at += k;
+        n++;
+    }
+    if (text)
+        a->fn(a->arg, (long)n, text, len);
+    else
+        a->fn(a->arg, -1, NULL, 0);
+    free(text);
+    free(a);
+}
+
+int challenges_list(void *ctx, const char *pid, router_answer_fn *fn,
+                    void *arg)
+{
+    struct ask *a = ask_new(fn, arg);
+
+    if (!a || cluster_eval(ctx, BUS_CHALLENGE, on_list, a, NKEYS, keys, 2,
+                           (const char *[]){"list", pid}) < 0) {
+        free(a);
+        return -1;
+    }
+    return 0;
 }
 
 int challenges_present(void *ctx, const char *pid, router_answer_fn *fn,
@@ -132,6 +175,6 @@ static void on_dropped(void *arg, const struct bus_value *v, const char *err)
 
 void challenges_drop_node(struct cluster *c, const char *node)
 {
-    cluster_eval(c, BUS_CHALLENGE, on_dropped, c, 2, keys, 2,
+    cluster_eval(c, BUS_CHALLENGE, on_dropped, c, NKEYS, keys, 2,
                  (const char *[]){"node", node});
 }

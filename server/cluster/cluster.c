@@ -606,6 +606,7 @@ const struct router_ops cluster_router = {
     .challenge_open = challenges_open,
     .challenge_close = challenges_close,
     .challenge_read = challenges_read,
+    .challenge_list = challenges_list,
     .present = challenges_present,
 };
 

@@ -615,6 +615,8 @@ int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
                      void *arg);
 int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
                     void *arg);
+int challenges_list(void *ctx, const char *pid, router_answer_fn *fn,
+                    void *arg);
 int challenges_present(void *ctx, const char *pid, router_answer_fn *fn,
                        void *arg);
 void challenges_drop_node(struct cluster *c, const char *node);

@@ -879,22 +879,22 @@ static int append(char **out, size_t *n, const char *text)
     return 0;
 }
 
-char *challenge_api_list(struct hub *h, const char *pid)
+char *challenge_render_list(struct hub *h, const char *pid,
+                            struct challenge *const *v, size_t nv)
 {
-    struct party *p = table_get(&C(h)->parties, pid);
     char *out = NULL, *text;
     size_t n = 0;
-    struct proto_challenge v;
+    struct proto_challenge view;
 
     for (int sent = 0; sent < 2; sent++) {
         bool first = true;
         if (append(&out, &n, sent ? "],\"out\":[" : "{\"in\":[") < 0)
             return NULL;
-        for (size_t i = 0; p && i < p->n; i++) {
-            if ((strcmp(p->v[i]->from, pid) == 0) != sent)
+        for (size_t i = 0; i < nv; i++) {
+            if ((strcmp(v[i]->from, pid) == 0) != sent)
                 continue;
-            challenge_view(h, p->v[i], &v);
-            text = proto_render_challenge_lichess(&v, "", !sent, -1);
+            challenge_view(h, v[i], &view);
+            text = proto_render_challenge_lichess(&view, "", !sent, -1);
             if (!text || (!first && append(&out, &n, ",") < 0) ||
                 append(&out, &n, text) < 0) {
                 free(text);
@@ -906,6 +906,23 @@ char *challenge_api_list(struct hub *h, const char *pid)
         }
     }
     return append(&out, &n, "]}") < 0 ? NULL : out;
+}
+
+void challenge_api_list(struct hub *h, const char *pid,
+                        challenge_done_fn *done, uint64_t later)
+{
+    struct party *p = table_get(&C(h)->parties, pid);
+    char *json;
+
+    if (challenge_clustered(h)) { /* (this node holds copies of some) */
+        challenge_list_ask(h, pid, done, later);
+        return;
+    }
+    json = challenge_render_list(h, pid, p ? p->v : NULL, p ? p->n : 0);
+    if (json)
+        done(h, later, 0, NULL, json);
+    else
+        done(h, later, PROTO_BUSY, "out of memory", NULL);
 }
 
 /* The pending challenge id sent (challenger) or received by pid. */

@@ -63,9 +63,11 @@ void challenge_api_accept(struct hub *h, const char *id,
                           challenge_done_fn *done, uint64_t later);
 
 /* GET /api/challenge: pid's pending challenges as lichess's
- * {"in":[ChallengeJson...],"out":[...]}, each list oldest first;
- * malloc'ed, NULL when out of memory. */
-char *challenge_api_list(struct hub *h, const char *pid);
+ * {"in":[ChallengeJson...],"out":[...]}, each list oldest first, to
+ * done (at once on a node alone; in a cluster once the router has
+ * listed them, every node's: PROTO_BUSY when it could not). */
+void challenge_api_list(struct hub *h, const char *pid,
+                        challenge_done_fn *done, uint64_t later);
 
 /* POST /api/challenge/{id}/decline (decline: enum proto_decline) by its
  * challenged player pid, or /cancel (decline -1) by its challenger. */

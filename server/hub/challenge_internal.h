@@ -87,6 +87,11 @@ const char *challenge_start(struct hub *h, struct challenge *c,
                             struct session *s, const struct proto_id *id,
                             int64_t now);
 
+/* {"in":[...],"out":[...]} of pid's challenges v (nv of them), lichess's
+ * ChallengeJson each (malloc'ed; NULL when out of memory). */
+char *challenge_render_list(struct hub *h, const char *pid,
+                            struct challenge *const *v, size_t nv);
+
 /* ---- challenge_nodes.c ------------------------------------------------- */
 
 /* True in a cluster: the router counts and ends the challenges. */
@@ -114,6 +119,10 @@ void challenge_lapse(void *arg);
 bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
                          const struct proto_msg *m,
                          void (*then)(struct hub *h, void *arg), void *arg);
+/* In a cluster, pid's pending challenges on every node are read from the
+ * router and rendered (challenge_render_list) to done. */
+void challenge_list_ask(struct hub *h, const char *pid,
+                        challenge_done_fn *done, uint64_t later);
 /* The module's tell (module.h's told). */
 void challenge_told(struct hub *h, struct player *p, const char *payload,
                     size_t len, int64_t now);

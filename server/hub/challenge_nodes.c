@@ -63,11 +63,10 @@ static char *record(const struct challenge *c)
     return out;
 }
 
-/* The challenge record text (len bytes) describes, a copy of another
- * node's (malloc'ed, not listed; NULL when malformed or out of memory). */
-static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
+/* Reads the challenge record text (len bytes) into c (zeroed): false
+ * when malformed. */
+static bool parse_record(struct challenge *c, const char *text, size_t len)
 {
-    struct challenge *c = calloc(1, sizeof *c);
     char line[256];
     const char *n1 = memchr(text, '\n', len), *n2;
     int fa, ta, fb, tb, rated, used = 0;
@@ -75,8 +74,8 @@ static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
     size_t k;
 
     n2 = n1 ? memchr(n1 + 1, '\n', len - (size_t)(n1 + 1 - text)) : NULL;
-    if (!c || !n2 || (size_t)(n1 - text) >= sizeof line)
-        goto bad;
+    if (!n2 || (size_t)(n1 - text) >= sizeof line)
+        return false;
     memcpy(line, text, (size_t)(n1 - text));
     line[n1 - text] = '\0';
     if (sscanf(line, "%32s %32s %32s %d %d %d %d %d %d %d %d %d %d %lld%n",
@@ -85,10 +84,10 @@ static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
                &c->clock.per_move_s, &c->color, &rated, &wall, &used) != 14 ||
         line[used] || !proto_key_valid(c->id) || !proto_key_valid(c->from) ||
         !proto_key_valid(c->to) || !clock_spec_valid(&c->clock))
-        goto bad;
+        return false;
     k = (size_t)(n2 - n1 - 1);
     if (k > PROTO_NAME_MAX || len - (size_t)(n2 + 1 - text) > PROTO_NAME_MAX)
-        goto bad;
+        return false;
     memcpy(c->from_name, n1 + 1, k);
     memcpy(c->to_name, n2 + 1, len - (size_t)(n2 + 1 - text));
     c->from_account = fa;
@@ -97,6 +96,17 @@ static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
     c->to_bot = tb;
     c->rated = rated;
     c->lapse_wall = wall;
+    return true;
+}
+
+/* The challenge record text (len bytes) describes, a copy of another
+ * node's (malloc'ed, not listed; NULL when malformed or out of memory). */
+static struct challenge *unrecord(struct hub *h, const char *text, size_t len)
+{
+    struct challenge *c = calloc(1, sizeof *c);
+
+    if (!c || !parse_record(c, text, len))
+        goto bad;
     c->h = h;
     if (!(c->lapse = hub_alarm_new(h, challenge_lapse, c)))
         goto bad;
@@ -108,7 +118,7 @@ bad:
 
 /* ---- waiting for the router (a cluster) -------------------------------- */
 
-enum op_kind { OP_OPEN, OP_CLOSE, OP_PROBE, OP_FETCH };
+enum op_kind { OP_OPEN, OP_CLOSE, OP_PROBE, OP_FETCH, OP_LIST };
 
 /* A step that waits for the router's answer. Its session (a WebSocket
  * command's) is held meanwhile (s->waiting: what it sends next waits);
@@ -174,6 +184,9 @@ static bool op_ask(struct hub *h, struct challenge_op *o, const char *record)
         break;
     case OP_PROBE:
         rc = r->present(ctx, o->pid, op_answered, o);
+        break;
+    case OP_LIST:
+        rc = r->challenge_list(ctx, o->pid, op_answered, o);
         break;
     default:
         rc = r->challenge_read(ctx, o->cid, op_answered, o);
@@ -507,6 +520,47 @@ bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
     return op_ask(h, o, NULL);
 }
 
+/* The router's answer to a list: rc records in text, each ended by a
+ * NUL (challenge.lua's list). */
+static void listed(struct hub *h, struct challenge_op *o, long rc,
+                   const char *text, size_t len)
+{
+    struct challenge *v = rc > 0 ? calloc((size_t)rc, sizeof *v) : NULL;
+    struct challenge **pv = v ? calloc((size_t)rc, sizeof *pv) : NULL;
+    size_t n = 0;
+    char *json;
+
+    for (const char *at = text, *end = text + len; pv && at < end;) {
+        size_t k = strnlen(at, (size_t)(end - at));
+        if ((long)n < rc && parse_record(&v[n], at, k))
+            pv[n] = &v[n], n++;
+        at += k + 1;
+    }
+    json = rc >= 0 && (rc == 0 || pv)
+               ? challenge_render_list(h, o->pid, pv, n)
+               : NULL;
+    if (json)
+        o->done(h, o->later, 0, NULL, json);
+    else
+        op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
+    free(pv);
+    free(v);
+}
+
+void challenge_list_ask(struct hub *h, const char *pid,
+                        challenge_done_fn *done, uint64_t later)
+{
+    struct challenge_op *o = op_new(h, OP_LIST, NULL, NULL, "");
+
+    if (o) {
+        snprintf(o->pid, sizeof o->pid, "%s", pid);
+        o->done = done;
+        o->later = later;
+    }
+    if (!o || !op_ask(h, o, NULL))
+        done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+}
+
 static void op_answered(void *arg, long rc, const char *text, size_t len)
 {
     struct challenge_op *o = arg, **pp;
@@ -533,6 +587,9 @@ static void op_answered(void *arg, long rc, const char *text, size_t len)
         break;
     case OP_FETCH:
         fetched(h, o, rc, text, len);
+        break;
+    case OP_LIST:
+        listed(h, o, rc, text, len);
         break;
     }
     if (s && !s->waiting) /* (unless it waits again) */

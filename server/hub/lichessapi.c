@@ -442,14 +442,9 @@ static void challenge_verdict(struct hub *h, const struct http_request *q,
 static void list_then(struct hub *h, const struct apitoken_who *who, int rc,
                       void *arg, uint64_t later)
 {
-    char *json = challenge_api_list(h, who->pid);
-
     (void)rc;
     (void)arg;
-    if (json)
-        lichessapi_answer_json(h, later, json);
-    else
-        lichessapi_answer_error(h, later, 500, "out_of_memory");
+    challenge_api_list(h, who->pid, challenge_done, later);
 }
 
 /* lichess's: the token's account's pending challenges, both ways (scope
@@ -457,11 +452,6 @@ static void list_then(struct hub *h, const struct apitoken_who *who, int rc,
 static void challenge_list(struct hub *h, const struct http_request *q,
                            int64_t now, uint64_t later, struct http_reply *r)
 {
-    if (h->router.ops != &hub_local_router) {
-        lichessapi_error(r, 501,
-                         "challenges are not served in a cluster yet");
-        return;
-    }
     apitoken_auth(h, q, now, later, apitoken_scope_bit("challenge:read", 14),
                   NULL, list_then, NULL, r);
 }

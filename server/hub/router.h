@@ -130,7 +130,10 @@ struct router_ops {
      * text), 1 (from has max_out pending on any node), 2 (to has max_in),
      * -1 (failed). challenge_close: 1 (closed by this call: its caller
      * ends it), 0 (ended already), -1. challenge_read: 1 with the
-     * record, 0 (none pending), -1. present: how many nodes hold a
+     * record, 0 (none pending), -1. challenge_list: how many of pid's
+     * pending challenges (sent and received) there are, with their
+     * records in text, each ended by a NUL; -1. present: how many nodes
+     * hold a
      * connection of pid (this one included), -1 (failed). */
     int (*challenge_open)(void *ctx, const char *id, const char *from,
                           const char *to, const char *record, int max_out,
@@ -138,6 +141,8 @@ struct router_ops {
     int (*challenge_close)(void *ctx, const char *id, router_answer_fn *fn,
                            void *arg);
     int (*challenge_read)(void *ctx, const char *id, router_answer_fn *fn,
+                          void *arg);
+    int (*challenge_list)(void *ctx, const char *pid, router_answer_fn *fn,
                           void *arg);
     int (*present)(void *ctx, const char *pid, router_answer_fn *fn,
                    void *arg);

@@ -645,6 +645,12 @@ int store_open_reports(struct store *s, struct store_report *out, size_t max,
  * username, the account's creation in at_ms), *n how many: 0, or -1. */
 int store_list_moderators(struct store *s, struct store_block *out,
                           size_t max, size_t *n);
+/* The bot accounts (not closed) by username, at most max into out (pid,
+ * username, the account's creation in at_ms), *n how many: 0, or -1.
+ * An index holds them (migrations 0022, pg 0017): the read costs the
+ * rows it returns. */
+int store_list_bots(struct store *s, struct store_block *out, size_t max,
+                    size_t *n);
 /* The reports reporter made at since_ms or later: *total of them, and
  * *of_suspect of them about suspect. 0, or -1. */
 int store_report_counts(struct store *s, const char *reporter,

@@ -376,9 +376,11 @@ struct store_backend {
     /* store_open_reports */
     int (*open_reports)(struct store *s, struct store_report *v, size_t max,
                         size_t *n);
-    /* store_list_moderators */
+    /* store_list_moderators, store_list_bots */
     int (*moderators)(struct store *s, struct store_block *v, size_t max,
                       size_t *n);
+    int (*bots)(struct store *s, struct store_block *v, size_t max,
+                size_t *n);
 };
 
 /* The writer's record of a game it writes with an epoch (s->epochs). */

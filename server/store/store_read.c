@@ -838,8 +838,11 @@ int store_open_reports(struct store *s, struct store_report *out, size_t max,
     return rc < 0 ? -1 : 0;
 }
 
-int store_list_moderators(struct store *s, struct store_block *out,
-                          size_t max, size_t *n)
+/* A list of accounts (moderators, bots) by the backend's op into out. */
+static int account_list(struct store *s,
+                        int (*op)(struct store *s, struct store_block *v,
+                                  size_t max, size_t *n),
+                        struct store_block *out, size_t max, size_t *n)
 {
     int rc;
 
@@ -848,11 +851,23 @@ int store_list_moderators(struct store *s, struct store_block *out,
     if (!out || !max)
         return out ? 0 : -1;
     store__read_enter(s);
-    rc = s->be->moderators(s, out, max, n);
+    rc = op(s, out, max, n);
     store__read_leave(s);
     if (rc < 0)
         *n = 0;
     return rc < 0 ? -1 : 0;
+}
+
+int store_list_moderators(struct store *s, struct store_block *out,
+                          size_t max, size_t *n)
+{
+    return account_list(s, s->be->moderators, out, max, n);
+}
+
+int store_list_bots(struct store *s, struct store_block *out, size_t max,
+                    size_t *n)
+{
+    return account_list(s, s->be->bots, out, max, n);
 }
 
 int store_report_counts(struct store *s, const char *reporter,

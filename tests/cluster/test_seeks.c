@@ -411,12 +411,13 @@ static const char *colour_of(const struct seek *p, const struct seek *w)
 }
 
 /* challenge.lua's keys, and a call of it whose answer is want. */
-static const char *const challenge_keys[2] = {"lobby:{lobby}:challenges",
-                                              "lobby:{lobby}:chcounts"};
+static const char *const challenge_keys[3] = {"lobby:{lobby}:challenges",
+                                              "lobby:{lobby}:chcounts",
+                                              "lobby:{lobby}:chby"};
 #define CHAL(want, ...)                                                     \
     do {                                                                    \
         const char *a_[] = {__VA_ARGS__};                                   \
-        char *g_ = redissync_eval(loop, rd, REDIS_LUA_CHALLENGE, 2,         \
+        char *g_ = redissync_eval(loop, rd, REDIS_LUA_CHALLENGE, 3,         \
                                   challenge_keys,                           \
                                   (int)(sizeof a_ / sizeof *a_), a_);       \
         ck_assert_msg(!strcmp(g_, want), "%s %s: %s, not %s", a_[0], a_[1], \
@@ -436,6 +437,10 @@ START_TEST(test_challenges)
     CHAL("2", "open", "c5", "F", "B", "n1", "2", "2", "rec five");
     COUNT("2", "o:A");
     COUNT("2", "i:B");
+    /* each player's, both ways, whichever node holds them */
+    CHAL("[rec\none,rec two]", "list", "A");
+    CHAL("[rec\none,rec four]", "list", "B");
+    CHAL("[]", "list", "D");
     /* its record, for any node */
     CHAL("rec\none", "read", "c1");
     CHAL("0", "read", "c3");
@@ -443,6 +448,8 @@ START_TEST(test_challenges)
     CHAL("1", "close", "c1");
     CHAL("0", "close", "c1");
     CHAL("0", "read", "c1");
+    CHAL("[rec two]", "list", "A");
+    CHAL("[rec four]", "list", "B");
     COUNT("1", "o:A");
     CHAL("0", "open", "c6", "A", "D", "n1", "2", "2", "rec six");
     /* a dead node's, answered; the others kept */
@@ -452,6 +459,9 @@ START_TEST(test_challenges)
     COUNT("nil", "o:E");
     COUNT("nil", "i:B");
     CHAL("rec six", "read", "c6");
+    CHAL("[rec six]", "list", "A");
+    CHAL("[]", "list", "B");
+    expect_cmd("nil", "HGET lobby:{lobby}:chby %s", "C");
 }
 END_TEST
 

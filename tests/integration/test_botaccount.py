@@ -10,7 +10,7 @@ plays no rated game with a human unless bot_rated_vs_humans, and is held
 to bot_max_games at once and bot_games_per_day against bots."""
 import json
 
-from harness import FreshServerTest, not_in_cluster, wait_until
+from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
 from test_botapi import Stream
 import test_lichessapi
 from test_lichessapi import call, raw
@@ -107,9 +107,10 @@ class BotAccountTest(FreshServerTest):
         for s in (events, game):
             s.close()
 
-    @not_in_cluster("/api/bot/online: who is online is each node's (501 in "
-                    "a cluster: docs/cluster.md)")
     def test_bot_online_lists_the_bots_connected(self):
+        """GET /api/bot/online: the bot accounts with a page or stream
+        open, each lichess's User; in a cluster (its pages on other
+        nodes) the store's bots asked of every node."""
         srv = self.server(config=self.CONFIG)
         bots = [self.account(srv, "Robo_%d" % i, scopes=("bot:play",))
                 for i in range(3)]
@@ -126,14 +127,54 @@ class BotAccountTest(FreshServerTest):
         self.assertEqual(sorted(u["username"] for u in users),
                          ["Robo_0", "Robo_1", "Robo_2"])
         for u in users:
-            self.assertEqual((u["id"], u["title"], u["online"]),
-                             (u["username"].lower(), "BOT", True))
+            self.assertEqual((u["id"], u["title"], u["online"], u["perfs"]),
+                             (u["username"].lower(), "BOT", True, {}))
         self.assertEqual(len(online("?nb=2")), 2)
         self.assertEqual(call(srv, "GET", "/api/bot/online?nb=0")[0], 400)
         self.assertEqual(call(srv, "POST", "/api/bot/online")[0], 405)
         # a bot that leaves is no longer listed
         bots[0].close()
         wait_until(lambda: len(online()) == 2, "a bot gone")
+
+    def test_bot_online_in_a_cluster_reads_the_ratings(self):
+        """In a cluster GET /api/bot/online gives each bot's perfs from
+        the store, through a node where the bot has no connection: two
+        bots play a rated game on the first node, the third lists
+        both with their blitz rating."""
+        if not CLUSTER:
+            self.skipTest("a cluster's nodes")
+        srv = self.server(config=self.CONFIG)
+        n1, n3 = srv.nodes[0], srv.nodes[2]
+        a = self.account(srv, "Robo_Ra", scopes=("bot:play",))
+        b = self.account(srv, "Robo_Rb", scopes=("bot:play",))
+        for x in (a, b):
+            self.assertEqual(call(n1, "POST", UPGRADE, x.api)[0], 200)
+        form = {"clock.limit": "180", "clock.increment": "2",
+                "color": "white", "rated": "true"}
+        status, ch = call(n1, "POST", "/api/challenge/robo_rb", a.api, form)
+        self.assertEqual(status, 200, ch)
+        self.assertEqual(call(n1, "POST", "/api/challenge/%s/accept"
+                              % ch["id"], b.api), (200, {"ok": True}))
+        gid = ch["id"]
+        for x, uci in ((a, "e2e4"), (b, "e7e5")):
+            self.assertEqual(call(n1, "POST", "/api/bot/game/%s/move/%s"
+                                  % (gid, uci), x.api), (200, {"ok": True}))
+        self.assertEqual(call(n1, "POST", "/api/bot/game/%s/resign" % gid,
+                              b.api), (200, {"ok": True}))
+
+        def perfs():
+            status, _, body = raw(n3, "GET", "/api/bot/online")
+            self.assertEqual(status, 200)
+            return {u["username"]: u["perfs"] for u in
+                    map(json.loads, body.decode().splitlines())}
+        wait_until(lambda: all(p.get("blitz", {}).get("games") == 1
+                               for p in perfs().values())
+                   and len(perfs()) == 2, "both rated in blitz")
+        got = perfs()
+        self.assertGreater(got["Robo_Ra"]["blitz"]["rating"],
+                           got["Robo_Rb"]["blitz"]["rating"])
+        self.assertEqual(set(got["Robo_Ra"]["blitz"]),
+                         {"games", "rating", "rd", "prog", "prov"})
 
     def test_a_bot_starts_no_game_from_a_page(self):
         srv = self.server(config=self.CONFIG)

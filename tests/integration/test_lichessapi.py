@@ -7,7 +7,8 @@ pages see), GET /api/account/playing, /api/users/status, /api/user/{name},
 404, 400, 405) and limits (429). In a cluster (the integration-cluster
 suite) every test runs too, the pages of its players on different nodes
 and its HTTP calls through the first; test_across_nodes sends them
-through every node (docs/cluster.md, "Challenges across nodes")."""
+through every node (docs/cluster.md, "Challenges across nodes"), and
+GET /api/challenge lists every node's."""
 import json
 import socket
 import time
@@ -204,7 +205,6 @@ class LichessApiTest(FreshServerTest):
         self.assertEqual(b.expect("challenge")["challenge"]["status"],
                          "canceled")
 
-    @not_in_cluster("GET /api/challenge is 501 in a cluster")
     def test_list_of_challenges_both_ways(self):
         """GET /api/challenge: the token's account's pending challenges,
         {"in":[...],"out":[...]}, each lichess's ChallengeJson as the
@@ -467,14 +467,38 @@ class LichessApiTest(FreshServerTest):
                          (404, {"error": "No such user"}))
         self.assertEqual(raw(srv, "GET", "/api/games/user/pgn_none")[0], 404)
 
-    def test_the_list_is_refused_in_a_cluster(self):
+    def test_the_list_through_every_node(self):
+        """GET /api/challenge in a cluster: every node lists the pending
+        challenges of every node, both ways (challenge.lua's list), and
+        none once they ended, whichever node ended them."""
         if not CLUSTER:
-            self.skipTest("a cluster's refusal")
+            self.skipTest("a cluster's nodes")
         srv = self.server(config=self.CONFIG)
+        n1, n2, n3 = srv.nodes[:3]
         a = self.account(srv, "cl_alice", (PLAY, "challenge:read"))
-        self.assertEqual(call(srv, "GET", "/api/challenge", a.api),
-                         (501, {"error": "challenges are not served in a "
-                                "cluster yet"}))
+        b = self.account(srv, "cl_bob", (PLAY, "challenge:read"))
+        c = self.account(srv, "cl_carol", (PLAY, "challenge:read"))
+        ab = call(n1, "POST", "/api/challenge/cl_bob", a.api, BLITZ)[1]
+        ca = call(n2, "POST", "/api/challenge/cl_alice", c.api, BLITZ)[1]
+        for node in (n1, n2, n3):
+            status, got = call(node, "GET", "/api/challenge", a.api)
+            self.assertEqual(status, 200, got)
+            self.assertEqual(([x["id"] for x in got["in"]],
+                              [x["id"] for x in got["out"]]),
+                             ([ca["id"]], [ab["id"]]))
+            self.assertEqual(got["out"][0]["destUser"]["name"], "cl_bob")
+            self.assertEqual(got["in"][0]["challenger"]["name"], "cl_carol")
+            self.assertEqual(call(node, "GET", "/api/challenge", b.api)[1],
+                             {"in": [dict(got["out"][0], direction="in")],
+                              "out": []})
+        self.assertEqual(call(n3, "POST", "/api/challenge/%s/decline"
+                              % ab["id"], b.api), (200, {"ok": True}))
+        self.assertEqual(call(n3, "POST", "/api/challenge/%s/cancel"
+                              % ca["id"], c.api), (200, {"ok": True}))
+        for node in (n1, n2, n3):
+            for x in (a, b, c):
+                self.assertEqual(call(node, "GET", "/api/challenge", x.api),
+                                 (200, {"in": [], "out": []}))
 
     def test_game_export_is_within_the_address_bucket(self):
         srv = self.server(config={"http_rate_per_s": 1, "http_burst": 3})

@@ -1867,6 +1867,53 @@ START_TEST(moderator_role_granted_listed_revoked)
 }
 END_TEST
 
+/* The bot accounts (migrations 0018, 0022): listed by username without
+ * regard to case, at most max, a closed one left out. */
+START_TEST(bot_accounts_listed)
+{
+    struct store *s = H->open();
+    const char *pids[] = {"pidB1", "pidB2", "pidB3", "pidB4"};
+    const char *names[] = {"zed_bot", "Amy_bot", "human", "bob_bot"};
+    struct store_block v[4];
+    struct store_mod_action a = {.moderator = "pidB3",
+                                 .target = "pidB4",
+                                 .action = "close_account",
+                                 .text = "gone",
+                                 .at_ms = 5000};
+    uint8_t dead[32], tok[32];
+    size_t n = 9;
+
+    for (int i = 0; i < 4; i++) {
+        struct store_player g = player(pids[i], "guest", 1);
+        struct store_account acc = account(pids[i], names[i], 1000 + i);
+        fill(dead, (uint8_t)(0x50 + i));
+        fill(tok, (uint8_t)(0x60 + i));
+        store_put_player(s, &g);
+        wait_committed(s, store_register(s, &acc, dead, tok));
+    }
+    ck_assert_int_eq(store_list_bots(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    wait_committed(s, store_put_bot(s, "pidB1"));
+    wait_committed(s, store_put_bot(s, "pidB2"));
+    wait_committed(s, store_put_bot(s, "pidB4"));
+    ck_assert_int_eq(store_list_bots(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(v[0].name, "Amy_bot");
+    ck_assert_str_eq(v[0].pid, "pidB2");
+    ck_assert_int_eq(v[0].at_ms, 1001);
+    ck_assert_str_eq(v[1].name, "bob_bot");
+    ck_assert_str_eq(v[2].name, "zed_bot");
+    ck_assert_int_eq(store_list_bots(s, v, 2, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v[1].name, "bob_bot");
+    wait_committed(s, store_put_mod_action(s, &a));
+    ck_assert_int_eq(store_list_bots(s, v, 4, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v[1].name, "zed_bot");
+    store_close(s);
+}
+END_TEST
+
 /* A moderator's action (migration 0019): stored with who, when and why;
  * a mute sets the account's mute (read with its role), an unmute clears
  * it, a close closes the target's open reports of its reason only. */
@@ -1987,5 +2034,6 @@ void store_cases_add(TCase *tc, const struct store_harness *h)
     tcase_add_test(tc, a_reader_reads_beside_the_server);
     tcase_add_test(tc, blocks_and_the_report_queue);
     tcase_add_test(tc, moderator_role_granted_listed_revoked);
+    tcase_add_test(tc, bot_accounts_listed);
     tcase_add_test(tc, mod_actions_mute_and_close);
 }

@@ -8,19 +8,24 @@
 --         'REC': its players, the node that holds it and its record,
 --         hub/challenge.c's), KEYS[2] lobby:{lobby}:chcounts
 --         ('o:PID' -> challenges PID sent and pending, 'i:PID' -> those
---         it received)
+--         it received), KEYS[3] lobby:{lobby}:chby ('PID' -> the ids
+--         of the challenges PID sent or received and pending, separated
+--         by spaces)
 -- ARGV[1] what:
 --   'open'  ARGV[2..8] id, from, to, node, max_out, max_in, rec: 1 when
 --           from has max_out pending, 2 when to has max_in, else 0
 --           (opened)
 --   'close' ARGV[2] id: 1 when it was pending (now closed), else 0
 --   'read'  ARGV[2] id: its record (REC), or 0 when none is pending
+--   'list'  ARGV[2] pid: the records (REC) of pid's pending challenges,
+--           both ways, oldest first
 --   'node'  ARGV[2] node: every challenge the node held is closed (a
 --           dead node's: nobody is there to end them); answers them,
 --           each 'ID FROM TO'
 -- Cost: 'node' reads every pending challenge (a node's death is rare;
--- the caps bound them to max_challenges_out a player).
-local ALL, COUNTS = KEYS[1], KEYS[2]
+-- the caps bound them to max_challenges_out a player); 'list' reads at
+-- most max_challenges_out + max_challenges_in records.
+local ALL, COUNTS, BY = KEYS[1], KEYS[2], KEYS[3]
 local what = ARGV[1]
 
 local function count(field, by)
@@ -33,10 +38,39 @@ local function count(field, by)
     return n
 end
 
+-- the ids of pid's pending challenges (a table)
+local function ids(pid)
+    local out = {}
+    for id in string.gmatch(redis.call('HGET', BY, pid) or '', '%S+') do
+        out[#out + 1] = id
+    end
+    return out
+end
+
+-- id joins (add) or leaves pid's ids
+local function by(pid, id, add)
+    local keep = {}
+    for _, x in ipairs(ids(pid)) do
+        if x ~= id then
+            keep[#keep + 1] = x
+        end
+    end
+    if add then
+        keep[#keep + 1] = id
+    end
+    if #keep == 0 then
+        redis.call('HDEL', BY, pid)
+    else
+        redis.call('HSET', BY, pid, table.concat(keep, ' '))
+    end
+end
+
 -- challenge id (rec: 'FROM TO NODE') leaves every key
 local function close(id, rec)
     local from, to = string.match(rec, '^(%S+) (%S+)')
     redis.call('HDEL', ALL, id)
+    by(from, id, false)
+    by(to, id, false)
     count('o:' .. from, -1)
     count('i:' .. to, -1)
     return from, to
@@ -59,6 +93,8 @@ if what == 'open' then
         from .. ' ' .. to .. ' ' .. node .. '\n' .. ARGV[8])
     count('o:' .. from, 1)
     count('i:' .. to, 1)
+    by(from, id, true)
+    by(to, id, true)
     return 0
 elseif what == 'close' or what == 'read' then
     local rec = redis.call('HGET', ALL, ARGV[2])
@@ -69,6 +105,15 @@ elseif what == 'close' or what == 'read' then
     end
     close(ARGV[2], rec)
     return 1
+elseif what == 'list' then
+    local out = {}
+    for _, id in ipairs(ids(ARGV[2])) do
+        local rec = redis.call('HGET', ALL, id)
+        if rec then
+            out[#out + 1] = string.match(rec, '\n(.*)$')
+        end
+    end
+    return out
 elseif what == 'node' then
     local all, out = redis.call('HGETALL', ALL), {}
     for i = 1, #all, 2 do
@@ -80,4 +125,4 @@ elseif what == 'node' then
     end
     return out
 end
-return redis.error_reply('ERR challenge: open, close, read or node')
+return redis.error_reply('ERR challenge: open, close, read, list or node')

@@ -147,6 +147,7 @@ int pg__is_account(struct store *s, const char *pid,
                    struct store_account_marks *marks);
 int pg__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n);
+int pg__bots(struct store *s, struct store_block *v, size_t max, size_t *n);
 int pg__moderators(struct store *s, struct store_block *v, size_t max,
                    size_t *n);
 int pg__get_settings(struct store *s, const char *pid, char **out);

@@ -763,6 +763,15 @@ int pg__moderators(struct store *s, struct store_block *v, size_t max,
     return block_rows(s, "r_moderators", &p, v, max, n);
 }
 
+int pg__bots(struct store *s, struct store_block *v, size_t max, size_t *n)
+{
+    struct pgp p;
+
+    pgp_init(&p);
+    pgp_int(&p, (int64_t)max);
+    return block_rows(s, "r_bots", &p, v, max, n);
+}
+
 int pg__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n)
 {

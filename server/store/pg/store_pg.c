@@ -220,6 +220,9 @@ static const struct pg_stmt reader_stmts[] = {
      "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
      "FROM reports r JOIN accounts a ON a.pid = r.reporter "
      "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT $1"},
+    {"r_bots", "SELECT pid, username, created_ms FROM accounts "
+               "WHERE bot = 1 AND closed = 0 ORDER BY lower(username) "
+               "LIMIT $1"},
     {"r_moderators", "SELECT pid, username, created_ms FROM accounts "
                      "WHERE moderator = 1 ORDER BY username LIMIT $1"},
     {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
@@ -609,6 +612,7 @@ const struct store_backend store__pg = {
     .api_tokens = pg__api_tokens,
     .blocks = pg__blocks,
     .moderators = pg__moderators,
+    .bots = pg__bots,
     .open_reports = pg__open_reports,
     .report_counts = pg__report_counts,
     .report_queue = pg__report_queue,

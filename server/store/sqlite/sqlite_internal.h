@@ -47,7 +47,7 @@ struct sqlite_be {
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
         *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue,
-        *r_moderators, *r_open_reports;
+        *r_moderators, *r_open_reports, *r_bots;
 
     pthread_t ckpt_thread;
     bool ckpt_thread_started;
@@ -136,6 +136,7 @@ int sq__is_account(struct store *s, const char *pid,
                    struct store_account_marks *marks);
 int sq__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n);
+int sq__bots(struct store *s, struct store_block *v, size_t max, size_t *n);
 int sq__moderators(struct store *s, struct store_block *v, size_t max,
                    size_t *n);
 int sq__get_settings(struct store *s, const char *pid, char **out);

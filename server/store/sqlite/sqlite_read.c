@@ -776,6 +776,14 @@ int sq__moderators(struct store *s, struct store_block *v, size_t max,
     return block_rows(s, b->r_moderators, v, max, n);
 }
 
+int sq__bots(struct store *s, struct store_block *v, size_t max, size_t *n)
+{
+    struct sqlite_be *b = s->be_state;
+
+    sqlite3_bind_int64(b->r_bots, 1, (int64_t)max);
+    return block_rows(s, b->r_bots, v, max, n);
+}
+
 int sq__open_reports(struct store *s, struct store_report *v, size_t max,
                      size_t *n)
 {

@@ -239,6 +239,8 @@ static const struct stmt_def reader_stmts[] = {
         "FROM reports r JOIN accounts a ON a.pid = r.reporter "
         "WHERE r.closed_ms IS NULL ORDER BY r.at_ms DESC, r.id DESC LIMIT "
         "?1"),
+    DEF(r_bots, "SELECT pid, username, created_ms FROM accounts "
+                "WHERE bot = 1 AND closed = 0 ORDER BY username LIMIT ?1"),
     DEF(r_moderators, "SELECT pid, username, created_ms FROM accounts "
                       "WHERE moderator = 1 ORDER BY username LIMIT ?1"),
     DEF(r_chat, "SELECT pid, name, text, at_ms FROM chat_lines "
@@ -797,6 +799,7 @@ const struct store_backend store__sqlite = {
     .api_tokens = sq__api_tokens,
     .blocks = sq__blocks,
     .moderators = sq__moderators,
+    .bots = sq__bots,
     .open_reports = sq__open_reports,
     .report_counts = sq__report_counts,
     .report_queue = sq__report_queue,
