@@ -1,0 +1,223 @@
+"""Tournaments through a kill -9 (issue 31): a 40-player arena over ten
+minutes of test time and a 30-player Swiss of 7 rounds, each run twice
+on fresh servers with the same seed, once straight and once with a
+kill -9 in the middle and a restart on the same database (the clients
+coming back with their tokens): every game's players and result (the
+journal, by join order), every Swiss round's pairings and the final
+standings are the same in both runs.
+
+Determinism: the scripted players' results are a function of the
+pairing alone (who wins depends on the two join numbers); the event's
+seed is fixed (CHESS_TEST_EVENT_SEED); the arena's ticks come only from
+the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
+real time never reaches a tick), each step taken once every game of the
+last one has ended, so every tick sees all 40 players waiting. A Swiss
+round is paired from the results alone."""
+from harness import FreshServerTest, Server, not_in_cluster, pg_drop, \
+    write_json
+
+CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
+OPEN = {"arena_create": 2}
+SEED = "1234567"
+STEP_S = 60  # one arena tick per step of test time
+
+
+def loser(wi, bi):
+    """The scripted result of a game between join numbers wi (white) and
+    bi: the lower number wins unless their sum is a multiple of 3.
+    Returns the loser's number."""
+    lower_wins = (wi + bi) % 3 != 0
+    return bi if (wi < bi) == lower_wins else wi
+
+
+@not_in_cluster("test time is one process's clock")
+class TourneyKillTest(FreshServerTest):
+    def serve(self, run, offset_ms, stepped=True):
+        """A server of run's folder at test time offset_ms, with the
+        fixed seed; stepped: its tournaments tick at test_clock steps
+        only (else every second)."""
+        folder = self.path(run)
+        self.addCleanup(pg_drop, folder)
+        env = {"CHESS_TEST_CLOCK_MS": str(offset_ms),
+               "CHESS_TEST_EVENT_SEED": SEED}
+        if stepped:
+            env["CHESS_TEST_TOURNEY_TICK_MS"] = str(STEP_S * 1000)
+        s = Server(datadir=folder, name=run, env=env, extra=[
+            "--config", write_json(self.path("open.json"), OPEN)])
+        self.servers.append(s)
+        return s
+
+    def journal(self, srv, table, ev):
+        return [c for (c,) in srv.sql(
+            "SELECT call FROM %s WHERE event = ? ORDER BY seq" % table, ev)]
+
+    # ---- the arena ------------------------------------------------------
+
+    def arena_run(self, kill_step):
+        """One arena of 40 over 10 steps of 60 s; kill_step: the step in
+        whose middle the server is killed (None: a straight run).
+        Returns (the journal's games, the final standings by join
+        number)."""
+        run = "arena%s" % kill_step
+        offset = [0]
+        srv = self.serve(run, 0)
+        org = self.client(srv)
+        ev = org.request({"t": "arena_create", "name": "Kill",
+                          "clock": CLOCK, "duration_s": 600,
+                          "start_in_s": 0}, "arena_created")["arena"]["event"]
+        ps = [self.client(srv) for _ in range(40)]
+        for p in ps:
+            p.request({"t": "arena_join", "event": ev}, "arena_joined")
+        index = {p.pid: i for i, p in enumerate(ps)}
+        w = self.client(srv)
+        w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+
+        def advance():
+            w.request({"t": "test_clock", "advance_s": STEP_S}, "pong")
+            offset[0] += STEP_S * 1000
+
+        for step in range(10):
+            advance()
+            if step >= 9:  # pairings closed: under 30 s left at 9 steps
+                break
+            games = {}
+            for p in ps:
+                gid = p.expect("arena_game", event=ev)["game"]
+                games.setdefault(gid, []).append(p)
+            boards = []
+            for gid, two in games.items():
+                start = two[0].expect("game_start", game=gid)
+                white = two[0] if start["white"]["id"] == two[0].pid \
+                    else two[1]
+                black = two[1] if white is two[0] else two[0]
+                boards.append((gid, index[white.pid], index[black.pid]))
+            self.assertEqual(len(boards), 20)
+            boards.sort()
+            done = boards
+            if step == kill_step:
+                done, rest = boards[:10], boards[10:]
+            self.resign(ps, done)
+            if step == kill_step:
+                srv.kill()
+                srv = self.serve(run, offset[0])
+                ps = [self.client(srv, token=p.token) for p in ps]
+                w = self.client(srv)
+                st = w.request({"t": "arena_watch", "event": ev},
+                               "arena_standings")
+                live = {r["game"] for r in st["standings"] if r["game"]}
+                self.assertEqual(live, {gid for gid, _, _ in rest})
+                self.resign(ps, rest)
+        st = self.watch_until(w, "arena_standings", ev,
+                              lambda s: s["status"] == "finished")
+        rows = sorted((index[r["id"]], r["rank"], r["score"], r["fire"],
+                       r["performance"], [(x["kind"], x["points"], x["flag"])
+                                          for x in r["sheet"]])
+                      for r in st["standings"])
+        games, ends = [], set()
+        for call in self.journal(srv, "arena_calls", ev):
+            f = call.split()
+            if f[0] == "start":  # start GID WHITE BLACK T
+                games.append((int(f[2]), int(f[3])))
+            elif f[0] == "end":  # end G RESULT PLIES NOSTART T
+                ends.add(tuple(int(x) for x in f[1:5]))
+            else:
+                self.assertIn(f[0], ("new", "join"), call)
+        self.assertEqual(len(games), 9 * 20)
+        self.assertEqual(len(ends), len(games))
+        return games, sorted(ends), rows
+
+    def resign(self, ps, boards):
+        """Each board's scripted loser resigns (boards: (gid, white
+        number, black number))."""
+        for gid, wi, bi in boards:
+            lo = ps[loser(wi, bi)]
+            lo.send({"t": "resign", "game": gid})
+        for gid, wi, bi in boards:
+            ps[loser(wi, bi)].expect("game_end", game=gid)
+
+    def watch_until(self, w, t, ev, pred):
+        for _ in range(200):
+            st = w.expect(t, timeout=20, event=ev)
+            if pred(st):
+                return st
+        self.fail("no standings as expected")
+
+    def test_arena_40_players_kill_in_the_middle(self):
+        straight = self.arena_run(None)
+        killed = self.arena_run(4)
+        self.assertEqual(killed[0], straight[0])  # every game's players
+        self.assertEqual(killed[1], straight[1])  # and result
+        self.assertEqual(killed[2], straight[2])  # the standings
+        # the scripted results are not all alike: the table moved
+        self.assertGreater(len({r[2] for r in straight[2]}), 5)
+
+    # ---- the Swiss ------------------------------------------------------
+
+    def swiss_run(self, kill_round):
+        """A Swiss of 30 over 7 rounds; kill_round: the round in whose
+        middle the server is killed (None: straight). Returns (each
+        round's boards by join number with their results, the final
+        standings by join number)."""
+        run = "swiss%s" % kill_round
+        srv = self.serve(run, 0, stepped=False)
+        org = self.client(srv)
+        ev = org.request({"t": "swiss_create", "name": "Kill",
+                          "clock": CLOCK, "rounds": 7, "interval_s": 0},
+                         "swiss_created")["swiss"]["event"]
+        ps = [self.client(srv) for _ in range(30)]
+        for p in ps:
+            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        index = {p.pid: i for i, p in enumerate(ps)}
+        w = self.client(srv)
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        for rnd in range(1, 8):
+            st = self.watch_until(w, "swiss_standings", ev,
+                                  lambda s: s["round"] == rnd)
+            boards = sorted((b["game"], index[b["white"]],
+                             index[b["black"]]) for b in st["pairings"])
+            self.assertEqual(len(boards), 15)
+            done = boards
+            if rnd == kill_round:
+                done, rest = boards[:7], boards[7:]
+            self.resign(ps, done)
+            if rnd == kill_round:
+                self.watch_until(w, "swiss_standings", ev, lambda s: sum(
+                    b["result"] is not None for b in s["pairings"]) == 7)
+                srv.kill()
+                srv = self.serve(run, 0, stepped=False)
+                ps = [self.client(srv, token=p.token) for p in ps]
+                w = self.client(srv)
+                st = w.request({"t": "swiss_watch", "event": ev},
+                               "swiss_standings")
+                self.assertEqual(st["round"], rnd)
+                open_games = {b["game"] for b in st["pairings"]
+                              if b["result"] is None}
+                self.assertEqual(open_games, {g for g, _, _ in rest})
+                self.resign(ps, rest)
+        st = self.watch_until(w, "swiss_standings", ev,
+                              lambda s: s["status"] == "finished")
+        rows = sorted((index[r["id"]], r["rank"], r["sn"], r["points"],
+                       r["sb"], r["performance"],
+                       [(e["opp"], e["colour"], e["result"])
+                        for e in r["sheet"]]) for r in st["standings"])
+        rounds = []
+        for call in self.journal(srv, "swiss_calls", ev):
+            f = call.split()
+            if f[0] == "pair":  # pair T W B W B ...
+                rounds.append([tuple(f[2:]), set()])
+            elif f[0] == "end":  # end K RESULT T
+                rounds[-1][1].add((int(f[1]), f[2]))
+            else:
+                self.assertIn(f[0], ("new", "join", "start", "game",
+                                     "finish"), call)
+        self.assertEqual(len(rounds), 7)
+        return [(b, sorted(e)) for b, e in rounds], rows
+
+    def test_swiss_30_players_7_rounds_kill_in_the_middle(self):
+        straight = self.swiss_run(None)
+        killed = self.swiss_run(4)
+        self.assertEqual(killed[0], straight[0])  # pairings and results
+        self.assertEqual(killed[1], straight[1])  # the standings
+        self.assertGreater(len({r[3] for r in straight[1]}), 4)
+
