@@ -51,6 +51,21 @@ class TourneyKillTest(FreshServerTest):
         return [c for (c,) in srv.sql(
             "SELECT call FROM %s WHERE event = ? ORDER BY seq" % table, ev)]
 
+    def enrol(self, srv, kind, n, fields):
+        """A new event of kind (arena or swiss) with n players joined one
+        after the other and a watcher: (organiser, EID, players, {PID:
+        join number}, watcher)."""
+        org = self.client(srv)
+        ev = org.request(dict({"t": kind + "_create", "name": "Kill",
+                               "clock": CLOCK}, **fields),
+                         kind + "_created")[kind]["event"]
+        ps = [self.client(srv) for _ in range(n)]
+        for p in ps:
+            p.request({"t": kind + "_join", "event": ev}, kind + "_joined")
+        w = self.client(srv)
+        w.request({"t": kind + "_watch", "event": ev}, kind + "_standings")
+        return org, ev, ps, {p.pid: i for i, p in enumerate(ps)}, w
+
     # ---- the arena ------------------------------------------------------
 
     def arena_run(self, kill_step):
@@ -61,16 +76,8 @@ class TourneyKillTest(FreshServerTest):
         run = "arena%s" % kill_step
         offset = [0]
         srv = self.serve(run, 0)
-        org = self.client(srv)
-        ev = org.request({"t": "arena_create", "name": "Kill",
-                          "clock": CLOCK, "duration_s": 600,
-                          "start_in_s": 0}, "arena_created")["arena"]["event"]
-        ps = [self.client(srv) for _ in range(40)]
-        for p in ps:
-            p.request({"t": "arena_join", "event": ev}, "arena_joined")
-        index = {p.pid: i for i, p in enumerate(ps)}
-        w = self.client(srv)
-        w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        org, ev, ps, index, w = self.enrol(srv, "arena", 40, {
+            "duration_s": 600, "start_in_s": 0})
 
         def advance():
             w.request({"t": "test_clock", "advance_s": STEP_S}, "pong")
@@ -160,16 +167,8 @@ class TourneyKillTest(FreshServerTest):
         standings by join number)."""
         run = "swiss%s" % kill_round
         srv = self.serve(run, 0, stepped=False)
-        org = self.client(srv)
-        ev = org.request({"t": "swiss_create", "name": "Kill",
-                          "clock": CLOCK, "rounds": 7, "interval_s": 0},
-                         "swiss_created")["swiss"]["event"]
-        ps = [self.client(srv) for _ in range(30)]
-        for p in ps:
-            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
-        index = {p.pid: i for i, p in enumerate(ps)}
-        w = self.client(srv)
-        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        org, ev, ps, index, w = self.enrol(srv, "swiss", 30, {
+            "rounds": 7, "interval_s": 0})
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
         for rnd in range(1, 8):
             st = self.watch_until(w, "swiss_standings", ev,
