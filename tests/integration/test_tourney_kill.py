@@ -13,6 +13,8 @@ the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
 real time never reaches a tick), each step taken once every game of the
 last one has ended, so every tick sees all 40 players waiting. A Swiss
 round is paired from the results alone."""
+import time
+
 from harness import FreshServerTest, Server, not_in_cluster, pg_drop, \
     write_json
 
@@ -22,12 +24,40 @@ SEED = "1234567"
 STEP_S = 60  # one arena tick per step of test time
 
 
-def loser(wi, bi):
+def outcome(wi, bi):
     """The scripted result of a game between join numbers wi (white) and
-    bi: the lower number wins unless their sum is a multiple of 3.
-    Returns the loser's number."""
+    bi: "draw" (agreed at once) when wi + 2 bi is a multiple of 7, else
+    the loser's number: the lower number wins unless the sum is a
+    multiple of 3."""
+    if (wi + 2 * bi) % 7 == 0:
+        return "draw"
     lower_wins = (wi + bi) % 3 != 0
     return bi if (wi < bi) == lower_wins else wi
+
+
+def berserks(wi, bi):
+    """Whether the winner berserks first (arenas)."""
+    return (wi * bi) % 5 == 1
+
+
+def arena_rows(st, index):
+    """An arena's standings by join number, with each sheet and game."""
+    return sorted((index[r["id"]], r["rank"], r["score"], r["fire"],
+                   r["performance"], r["withdrawn"], r["game"],
+                   [(x["kind"], x["points"], x["flag"], x.get("berserk"))
+                    for x in r["sheet"]]) for r in st["standings"])
+
+
+def swiss_state(st, index):
+    """A Swiss event's standings by join number with each sheet, and its
+    round's boards with their games and results."""
+    rows = sorted((index[r["id"]], r["rank"], r["sn"], r["points"],
+                   r["sb"], r["performance"], r["withdrawn"],
+                   [(e["opp"], e["colour"], e["result"])
+                    for e in r["sheet"]]) for r in st["standings"])
+    boards = sorted((b["game"], index[b["white"]], index[b["black"]],
+                     b["result"]) for b in st["pairings"])
+    return rows, st["round"], boards
 
 
 @not_in_cluster("test time is one process's clock")
@@ -103,44 +133,70 @@ class TourneyKillTest(FreshServerTest):
             done = boards
             if step == kill_step:
                 done, rest = boards[:10], boards[10:]
-            self.resign(ps, done)
+            self.play_out(ps, done, berserk=True)
             if step == kill_step:
+                live = {gid for gid, _, _ in rest}
+                before = self.arena_snapshot(srv, ev, index, live)
                 srv.kill()
                 srv = self.serve(run, offset[0])
                 ps = [self.client(srv, token=p.token) for p in ps]
                 w = self.client(srv)
-                st = w.request({"t": "arena_watch", "event": ev},
-                               "arena_standings")
-                live = {r["game"] for r in st["standings"] if r["game"]}
-                self.assertEqual(live, {gid for gid, _, _ in rest})
-                self.resign(ps, rest)
+                w.request({"t": "arena_watch", "event": ev},
+                          "arena_standings")
+                # the state after the restart is the state at the kill
+                self.assertEqual(
+                    self.arena_snapshot(srv, ev, index, live), before)
+                self.play_out(ps, rest, berserk=True)
         st = self.watch_until(w, "arena_standings", ev,
                               lambda s: s["status"] == "finished")
-        rows = sorted((index[r["id"]], r["rank"], r["score"], r["fire"],
-                       r["performance"], [(x["kind"], x["points"], x["flag"])
-                                          for x in r["sheet"]])
-                      for r in st["standings"])
-        games, ends = [], set()
+        rows = arena_rows(st, index)
+        games, ends, berserked = [], set(), set()
         for call in self.journal(srv, "arena_calls", ev):
             f = call.split()
             if f[0] == "start":  # start GID WHITE BLACK T
                 games.append((int(f[2]), int(f[3])))
             elif f[0] == "end":  # end G RESULT PLIES NOSTART T
                 ends.add(tuple(int(x) for x in f[1:5]))
+            elif f[0] == "berserk":  # berserk G SIDE PLIES T
+                berserked.add(tuple(int(x) for x in f[1:4]))
             else:
                 self.assertIn(f[0], ("new", "join"), call)
         self.assertEqual(len(games), 9 * 20)
         self.assertEqual(len(ends), len(games))
-        return games, sorted(ends), rows
+        self.assertTrue(berserked)
+        return games, sorted(ends), sorted(berserked), rows
 
-    def resign(self, ps, boards):
-        """Each board's scripted loser resigns (boards: (gid, white
-        number, black number))."""
+    def arena_snapshot(self, srv, ev, index, live):
+        """The standings (arena_rows) once the games in play are live."""
+        for _ in range(100):
+            c = self.client(srv)
+            st = c.request({"t": "arena_watch", "event": ev},
+                           "arena_standings")
+            c.close()
+            if {r["game"] for r in st["standings"] if r["game"]} == live:
+                return arena_rows(st, index)
+            time.sleep(0.05)
+        self.fail("the games in play are not %r" % live)
+
+    def play_out(self, ps, boards, berserk=False):
+        """Ends each board as outcome() says (boards: (gid, white
+        number, black number)); berserk: the winner may berserk first."""
         for gid, wi, bi in boards:
-            lo = ps[loser(wi, bi)]
-            lo.send({"t": "resign", "game": gid})
+            lo = outcome(wi, bi)
+            if lo == "draw":
+                ps[wi].send({"t": "draw_offer", "game": gid})
+                continue
+            if berserk and berserks(wi, bi):
+                win = ps[wi + bi - lo]
+                win.send({"t": "berserk", "game": gid})
+                win.expect("berserk", game=gid)
+            ps[lo].send({"t": "resign", "game": gid})
         for gid, wi, bi in boards:
-            ps[loser(wi, bi)].expect("game_end", game=gid)
+            if outcome(wi, bi) == "draw":
+                ps[bi].expect("draw_offered", game=gid)
+                ps[bi].send({"t": "draw_accept", "game": gid})
+        for gid, wi, bi in boards:
+            ps[wi].expect("game_end", game=gid)
 
     def watch_until(self, w, t, ev, pred):
         for _ in range(200):
@@ -154,9 +210,12 @@ class TourneyKillTest(FreshServerTest):
         killed = self.arena_run(4)
         self.assertEqual(killed[0], straight[0])  # every game's players
         self.assertEqual(killed[1], straight[1])  # and result
-        self.assertEqual(killed[2], straight[2])  # the standings
+        self.assertEqual(killed[2], straight[2])  # berserks
+        self.assertEqual(killed[3], straight[3])  # the standings
         # the scripted results are not all alike: the table moved
-        self.assertGreater(len({r[2] for r in straight[2]}), 5)
+        self.assertGreater(len({r[2] for r in straight[3]}), 5)
+        kinds = {x[0] for r in straight[3] for x in r[-1]}
+        self.assertEqual(kinds, {"win", "loss", "quick_draw"})
 
     # ---- the Swiss ------------------------------------------------------
 
@@ -179,27 +238,27 @@ class TourneyKillTest(FreshServerTest):
             done = boards
             if rnd == kill_round:
                 done, rest = boards[:7], boards[7:]
-            self.resign(ps, done)
+            self.play_out(ps, done)
             if rnd == kill_round:
-                self.watch_until(w, "swiss_standings", ev, lambda s: sum(
-                    b["result"] is not None for b in s["pairings"]) == 7)
+                st = self.watch_until(
+                    w, "swiss_standings", ev, lambda s: sum(
+                        b["result"] is not None for b in s["pairings"]) == 7)
+                before = swiss_state(st, index)
                 srv.kill()
                 srv = self.serve(run, 0, stepped=False)
                 ps = [self.client(srv, token=p.token) for p in ps]
                 w = self.client(srv)
                 st = w.request({"t": "swiss_watch", "event": ev},
                                "swiss_standings")
-                self.assertEqual(st["round"], rnd)
+                # the state after the restart is the state at the kill
+                self.assertEqual(swiss_state(st, index), before)
                 open_games = {b["game"] for b in st["pairings"]
                               if b["result"] is None}
                 self.assertEqual(open_games, {g for g, _, _ in rest})
-                self.resign(ps, rest)
+                self.play_out(ps, rest)
         st = self.watch_until(w, "swiss_standings", ev,
                               lambda s: s["status"] == "finished")
-        rows = sorted((index[r["id"]], r["rank"], r["sn"], r["points"],
-                       r["sb"], r["performance"],
-                       [(e["opp"], e["colour"], e["result"])
-                        for e in r["sheet"]]) for r in st["standings"])
+        rows = swiss_state(st, index)[0]
         rounds = []
         for call in self.journal(srv, "swiss_calls", ev):
             f = call.split()
@@ -219,4 +278,6 @@ class TourneyKillTest(FreshServerTest):
         self.assertEqual(killed[0], straight[0])  # pairings and results
         self.assertEqual(killed[1], straight[1])  # the standings
         self.assertGreater(len({r[3] for r in straight[1]}), 4)
+        results = {e[2] for r in straight[1] for e in r[-1]}
+        self.assertEqual(results, {"1", "0", "="})
 
