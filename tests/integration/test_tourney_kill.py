@@ -6,8 +6,13 @@ coming back with their tokens): every game's players and result (the
 journal, by join order), every Swiss round's pairings and the final
 standings are the same in both runs.
 
+The state right after the restart equals the state at the kill, too.
+A broken replay fails it (a journal line kind dropped, or a winner
+swapped, on replay only).
+
 Determinism: the scripted players' results are a function of the
-pairing alone (who wins depends on the two join numbers); the event's
+pairing alone (a quick draw, a win or a loss, and in the arena the
+winner's berserk, all by the two join numbers); the event's
 seed is fixed (CHESS_TEST_EVENT_SEED); the arena's ticks come only from
 the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
 real time never reaches a tick), each step taken once every game of the
