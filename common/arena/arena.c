@@ -161,7 +161,8 @@ bool arena_pairings_closed(const struct arena *a, int64_t now)
 int arena_game_start(struct arena *a, int white, int black, int64_t now)
 {
     struct aplayer *w = player(a, white), *b = player(a, black);
-    assert(white != black && w->game < 0 && b->game < 0);
+    if (white == black || w->game >= 0 || b->game >= 0)
+        return ARENA_EREFUSED; /* (a journal that lost a line) */
     if (a->ng == a->capg) {
         int cap = a->capg ? 2 * a->capg : 64;
         struct arena_game *g = realloc(a->g, (size_t)cap * sizeof *g);

@@ -127,7 +127,7 @@ enum arena_status {
     ARENA_ENOMEM = -1,   /* out of memory; nothing changed */
     ARENA_EOVER = -2,    /* the event has ended */
     ARENA_EPAUSED = -3,  /* a pause is not over (arena_rejoin_wait_ms) */
-    ARENA_EREFUSED = -4, /* berserk not allowed now */
+    ARENA_EREFUSED = -4, /* berserk not allowed now; a player busy */
 };
 
 enum arena_result { ARENA_WHITE_WINS, ARENA_BLACK_WINS, ARENA_DRAWN };
@@ -236,9 +236,10 @@ bool arena_pairings_closed(const struct arena *a, int64_t now);
 int arena_pair(const struct arena *a, int64_t now,
                struct arena_pairing **out);
 
-/* Starts the game white - black at now: both must be players not in a
- * game. Each becomes the other's last opponent. Returns the game's index
- * or ARENA_ENOMEM. */
+/* Starts the game white - black at now. Each becomes the other's last
+ * opponent. Returns the game's index, ARENA_ENOMEM, or ARENA_EREFUSED
+ * (nothing changed) when they are one player or either is in a game
+ * (arena_pair pairs no such pair: a replayed journal may ask for one). */
 int arena_game_start(struct arena *a, int white, int black, int64_t now);
 
 /* side (0 white, 1 black) of running game g berserks, when plies have

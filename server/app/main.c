@@ -574,15 +574,22 @@ static void test_clock_start(void)
 #endif
 }
 
-/* Tests only (CHESS_TEST_SWISS_PAIR_MS=N with test time on): each Swiss
- * pairing waits N ms on its worker, so that a test meets it running. */
-static int test_swiss_pair_ms(void)
+/* Tests only: the number in environment variable name when test time
+ * is on, else 0. CHESS_TEST_SWISS_PAIR_MS=N: each Swiss pairing waits N
+ * ms on its worker, so that a test meets it running.
+ * CHESS_TEST_EVENT_SEED=N: every new tournament's seed is N (the same
+ * colours in two runs). CHESS_TEST_TOURNEY_TICK_MS=N: the tournament
+ * directors tick every N ms, so that a test's test_clock steps alone
+ * tick them (tests/integration/test_tourney_kill.py). */
+static long long test_env(const char *name)
 {
 #ifdef CHESS_TEST_CLOCK
-    const char *v = getenv("CHESS_TEST_SWISS_PAIR_MS");
+    const char *v = getenv(name);
 
     if (test_clock_on && v)
-        return (int)strtol(v, NULL, 10);
+        return strtoll(v, NULL, 10);
+#else
+    (void)name;
 #endif
     return 0;
 }
@@ -629,7 +636,9 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_arenas = cfg->max_arenas,
         .max_swiss = cfg->max_swiss,
         .swiss_players = cfg->swiss_players,
-        .swiss_pair_delay_ms = test_swiss_pair_ms(),
+        .swiss_pair_delay_ms = (int)test_env("CHESS_TEST_SWISS_PAIR_MS"),
+        .event_seed = (uint64_t)test_env("CHESS_TEST_EVENT_SEED"),
+        .tourney_tick_ms = test_env("CHESS_TEST_TOURNEY_TICK_MS"),
         .chat_guests = cfg->chat_guests != 0,
         .lobby_chat = cfg->lobby_chat != 0,
         .chat_per_min = cfg->chat_per_min,

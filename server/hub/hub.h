@@ -156,6 +156,10 @@ struct hub_config {
     /* Swiss tournaments (swiss_director.c): players one takes; tests
      * only, how long each pairing waits on its worker */
     int swiss_players, swiss_pair_delay_ms;
+    /* tests only (test time on): every new event's seed when not 0, and
+     * the directors' tick period when not 0 (else TOURNEY_TICK_MS) */
+    uint64_t event_seed;
+    int64_t tourney_tick_ms;
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

@@ -649,8 +649,10 @@ static void do_create(struct session *s, const struct proto_msg *m,
              m->clock.initial_s, m->clock.increment_s, m->rounds,
              m->start_in_s < 0 ? (int64_t)-1
                                : wall + (int64_t)m->start_in_s * 1000,
-             m->interval_s, (unsigned)ids_random_byte(), s->player->pid,
-             m->name);
+             m->interval_s,
+             h->cfg.event_seed ? (unsigned)(h->cfg.event_seed & 0xff)
+                               : (unsigned)ids_random_byte(),
+             s->player->pid, m->name);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);

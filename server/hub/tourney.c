@@ -195,7 +195,10 @@ void tourney_arm(struct hub *h, struct tourney_director *d)
 {
     if (!d->armed && d->tick) {
         d->armed = true;
-        hub_alarm_arm(h, d->tick, hub_now_ms(h) + TOURNEY_TICK_MS);
+        hub_alarm_arm(h, d->tick,
+                      hub_now_ms(h) + (h->cfg.tourney_tick_ms > 0
+                                           ? h->cfg.tourney_tick_ms
+                                           : TOURNEY_TICK_MS));
     }
 }
 

@@ -227,6 +227,29 @@ START_TEST(scores_after_end)
 }
 END_TEST
 
+/* A game of a player in a game, or against himself, is refused and
+ * changes nothing (a journal that lost its end line asks for one). */
+START_TEST(start_refuses_a_busy_player)
+{
+    struct arena *a = make(true, true, 180, 0);
+    join(a, 1500, 0);
+    join(a, 1500, 0);
+    join(a, 1500, 0);
+    int g = arena_game_start(a, 0, 1, 20 * S_MS);
+    ck_assert_int_eq(g, 0);
+    ck_assert_int_eq(arena_game_start(a, 2, 1, 21 * S_MS), ARENA_EREFUSED);
+    ck_assert_int_eq(arena_game_start(a, 0, 2, 21 * S_MS), ARENA_EREFUSED);
+    ck_assert_int_eq(arena_game_start(a, 2, 2, 21 * S_MS), ARENA_EREFUSED);
+    ck_assert_int_eq(arena_games(a), 1);
+    struct arena_standing st;
+    arena_standing(a, 2, &st);
+    ck_assert_int_eq(st.game, -1);
+    arena_game_end(a, g, ARENA_WHITE_WINS, 40, false, 30 * S_MS);
+    ck_assert_int_eq(arena_game_start(a, 2, 1, 31 * S_MS), 1);
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(performance_and_ranking)
 {
     struct arena *a = make(true, true, 180, 0);
@@ -670,6 +693,7 @@ int main(void)
     tcase_add_test(tc, scores_draws);
     tcase_add_test(tc, scores_fire_flag);
     tcase_add_test(tc, scores_after_end);
+    tcase_add_test(tc, start_refuses_a_busy_player);
     tcase_add_test(tc, performance_and_ranking);
     tcase_add_test(tc, clock_rules);
     tcase_add_test(tc, berserk_when);

@@ -1,0 +1,288 @@
+"""Tournaments through a kill -9 (issue 31): a 40-player arena over ten
+minutes of test time and a 30-player Swiss of 7 rounds, each run twice
+on fresh servers with the same seed, once straight and once with a
+kill -9 in the middle and a restart on the same database (the clients
+coming back with their tokens): every game's players and result (the
+journal, by join order), every Swiss round's pairings and the final
+standings are the same in both runs.
+
+The state right after the restart equals the state at the kill, too.
+A broken replay fails it (a journal line kind dropped, or a winner
+swapped, on replay only).
+
+Determinism: the scripted players' results are a function of the
+pairing alone (a quick draw, a win or a loss, and in the arena the
+winner's berserk, all by the two join numbers); the event's
+seed is fixed (CHESS_TEST_EVENT_SEED); the arena's ticks come only from
+the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
+real time never reaches a tick), each step taken once every game of the
+last one has ended, so every tick sees all 40 players waiting. A Swiss
+round is paired from the results alone."""
+import time
+
+from harness import FreshServerTest, Server, not_in_cluster, pg_drop, \
+    write_json
+
+CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
+OPEN = {"arena_create": 2}
+SEED = "1234567"
+STEP_S = 60  # one arena tick per step of test time
+
+
+def outcome(wi, bi):
+    """The scripted result of a game between join numbers wi (white) and
+    bi: "draw" (agreed at once) when wi + 2 bi is a multiple of 7, else
+    the loser's number: the lower number wins unless the sum is a
+    multiple of 3."""
+    if (wi + 2 * bi) % 7 == 0:
+        return "draw"
+    lower_wins = (wi + bi) % 3 != 0
+    return bi if (wi < bi) == lower_wins else wi
+
+
+def berserks(wi, bi):
+    """Whether the winner berserks first (arenas)."""
+    return (wi * bi) % 5 == 1
+
+
+def arena_rows(st, index):
+    """An arena's standings by join number, with each sheet and game."""
+    return sorted((index[r["id"]], r["rank"], r["score"], r["fire"],
+                   r["performance"], r["withdrawn"], r["game"],
+                   [(x["kind"], x["points"], x["flag"], x.get("berserk"))
+                    for x in r["sheet"]]) for r in st["standings"])
+
+
+def swiss_state(st, index):
+    """A Swiss event's standings by join number with each sheet, and its
+    round's boards with their games and results."""
+    rows = sorted((index[r["id"]], r["rank"], r["sn"], r["points"],
+                   r["sb"], r["performance"], r["withdrawn"],
+                   [(e["opp"], e["colour"], e["result"])
+                    for e in r["sheet"]]) for r in st["standings"])
+    boards = sorted((b["game"], index[b["white"]], index[b["black"]],
+                     b["result"]) for b in st["pairings"])
+    return rows, st["round"], boards
+
+
+@not_in_cluster("test time is one process's clock")
+class TourneyKillTest(FreshServerTest):
+    def serve(self, run, offset_ms, stepped=True):
+        """A server of run's folder at test time offset_ms, with the
+        fixed seed; stepped: its tournaments tick at test_clock steps
+        only (else every second)."""
+        folder = self.path(run)
+        self.addCleanup(pg_drop, folder)
+        env = {"CHESS_TEST_CLOCK_MS": str(offset_ms),
+               "CHESS_TEST_EVENT_SEED": SEED}
+        if stepped:
+            env["CHESS_TEST_TOURNEY_TICK_MS"] = str(STEP_S * 1000)
+        s = Server(datadir=folder, name=run, env=env, extra=[
+            "--config", write_json(self.path("open.json"), OPEN)])
+        self.servers.append(s)
+        return s
+
+    def journal(self, srv, table, ev):
+        return [c for (c,) in srv.sql(
+            "SELECT call FROM %s WHERE event = ? ORDER BY seq" % table, ev)]
+
+    def enrol(self, srv, kind, n, fields):
+        """A new event of kind (arena or swiss) with n players joined one
+        after the other and a watcher: (organiser, EID, players, {PID:
+        join number}, watcher)."""
+        org = self.client(srv)
+        ev = org.request(dict({"t": kind + "_create", "name": "Kill",
+                               "clock": CLOCK}, **fields),
+                         kind + "_created")[kind]["event"]
+        ps = [self.client(srv) for _ in range(n)]
+        for p in ps:
+            p.request({"t": kind + "_join", "event": ev}, kind + "_joined")
+        w = self.client(srv)
+        w.request({"t": kind + "_watch", "event": ev}, kind + "_standings")
+        return org, ev, ps, {p.pid: i for i, p in enumerate(ps)}, w
+
+    # ---- the arena ------------------------------------------------------
+
+    def arena_run(self, kill_step):
+        """One arena of 40 over 10 steps of 60 s; kill_step: the step in
+        whose middle the server is killed (None: a straight run).
+        Returns (the journal's games, the final standings by join
+        number)."""
+        run = "arena%s" % kill_step
+        offset = [0]
+        srv = self.serve(run, 0)
+        org, ev, ps, index, w = self.enrol(srv, "arena", 40, {
+            "duration_s": 600, "start_in_s": 0})
+
+        def advance():
+            w.request({"t": "test_clock", "advance_s": STEP_S}, "pong")
+            offset[0] += STEP_S * 1000
+
+        for step in range(10):
+            advance()
+            if step >= 9:  # pairings closed: under 30 s left at 9 steps
+                break
+            games = {}
+            for p in ps:
+                gid = p.expect("arena_game", event=ev)["game"]
+                games.setdefault(gid, []).append(p)
+            boards = []
+            for gid, two in games.items():
+                start = two[0].expect("game_start", game=gid)
+                white = two[0] if start["white"]["id"] == two[0].pid \
+                    else two[1]
+                black = two[1] if white is two[0] else two[0]
+                boards.append((gid, index[white.pid], index[black.pid]))
+            self.assertEqual(len(boards), 20)
+            boards.sort()
+            done = boards
+            if step == kill_step:
+                done, rest = boards[:10], boards[10:]
+            self.play_out(ps, done, berserk=True)
+            if step == kill_step:
+                live = {gid for gid, _, _ in rest}
+                before = self.arena_snapshot(srv, ev, index, live)
+                srv.kill()
+                srv = self.serve(run, offset[0])
+                ps = [self.client(srv, token=p.token) for p in ps]
+                w = self.client(srv)
+                w.request({"t": "arena_watch", "event": ev},
+                          "arena_standings")
+                # the state after the restart is the state at the kill
+                self.assertEqual(
+                    self.arena_snapshot(srv, ev, index, live), before)
+                self.play_out(ps, rest, berserk=True)
+        st = self.watch_until(w, "arena_standings", ev,
+                              lambda s: s["status"] == "finished")
+        rows = arena_rows(st, index)
+        games, ends, berserked = [], set(), set()
+        for call in self.journal(srv, "arena_calls", ev):
+            f = call.split()
+            if f[0] == "start":  # start GID WHITE BLACK T
+                games.append((int(f[2]), int(f[3])))
+            elif f[0] == "end":  # end G RESULT PLIES NOSTART T
+                ends.add(tuple(int(x) for x in f[1:5]))
+            elif f[0] == "berserk":  # berserk G SIDE PLIES T
+                berserked.add(tuple(int(x) for x in f[1:4]))
+            else:
+                self.assertIn(f[0], ("new", "join"), call)
+        self.assertEqual(len(games), 9 * 20)
+        self.assertEqual(len(ends), len(games))
+        self.assertTrue(berserked)
+        return games, sorted(ends), sorted(berserked), rows
+
+    def arena_snapshot(self, srv, ev, index, live):
+        """The standings (arena_rows) once the games in play are live."""
+        for _ in range(100):
+            c = self.client(srv)
+            st = c.request({"t": "arena_watch", "event": ev},
+                           "arena_standings")
+            c.close()
+            if {r["game"] for r in st["standings"] if r["game"]} == live:
+                return arena_rows(st, index)
+            time.sleep(0.05)
+        self.fail("the games in play are not %r" % live)
+
+    def play_out(self, ps, boards, berserk=False):
+        """Ends each board as outcome() says (boards: (gid, white
+        number, black number)); berserk: the winner may berserk first."""
+        for gid, wi, bi in boards:
+            lo = outcome(wi, bi)
+            if lo == "draw":
+                ps[wi].send({"t": "draw_offer", "game": gid})
+                continue
+            if berserk and berserks(wi, bi):
+                win = ps[wi + bi - lo]
+                win.send({"t": "berserk", "game": gid})
+                win.expect("berserk", game=gid)
+            ps[lo].send({"t": "resign", "game": gid})
+        for gid, wi, bi in boards:
+            if outcome(wi, bi) == "draw":
+                ps[bi].expect("draw_offered", game=gid)
+                ps[bi].send({"t": "draw_accept", "game": gid})
+        for gid, wi, bi in boards:
+            ps[wi].expect("game_end", game=gid)
+
+    def watch_until(self, w, t, ev, pred):
+        for _ in range(200):
+            st = w.expect(t, timeout=20, event=ev)
+            if pred(st):
+                return st
+        self.fail("no standings as expected")
+
+    def test_arena_40_players_kill_in_the_middle(self):
+        straight = self.arena_run(None)
+        killed = self.arena_run(4)
+        self.assertEqual(killed[0], straight[0])  # every game's players
+        self.assertEqual(killed[1], straight[1])  # and result
+        self.assertEqual(killed[2], straight[2])  # berserks
+        self.assertEqual(killed[3], straight[3])  # the standings
+        # the scripted results are not all alike: the table moved
+        self.assertGreater(len({r[2] for r in straight[3]}), 5)
+        kinds = {x[0] for r in straight[3] for x in r[-1]}
+        self.assertEqual(kinds, {"win", "loss", "quick_draw"})
+
+    # ---- the Swiss ------------------------------------------------------
+
+    def swiss_run(self, kill_round):
+        """A Swiss of 30 over 7 rounds; kill_round: the round in whose
+        middle the server is killed (None: straight). Returns (each
+        round's boards by join number with their results, the final
+        standings by join number)."""
+        run = "swiss%s" % kill_round
+        srv = self.serve(run, 0, stepped=False)
+        org, ev, ps, index, w = self.enrol(srv, "swiss", 30, {
+            "rounds": 7, "interval_s": 0})
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        for rnd in range(1, 8):
+            st = self.watch_until(w, "swiss_standings", ev,
+                                  lambda s: s["round"] == rnd)
+            boards = sorted((b["game"], index[b["white"]],
+                             index[b["black"]]) for b in st["pairings"])
+            self.assertEqual(len(boards), 15)
+            done = boards
+            if rnd == kill_round:
+                done, rest = boards[:7], boards[7:]
+            self.play_out(ps, done)
+            if rnd == kill_round:
+                st = self.watch_until(
+                    w, "swiss_standings", ev, lambda s: sum(
+                        b["result"] is not None for b in s["pairings"]) == 7)
+                before = swiss_state(st, index)
+                srv.kill()
+                srv = self.serve(run, 0, stepped=False)
+                ps = [self.client(srv, token=p.token) for p in ps]
+                w = self.client(srv)
+                st = w.request({"t": "swiss_watch", "event": ev},
+                               "swiss_standings")
+                # the state after the restart is the state at the kill
+                self.assertEqual(swiss_state(st, index), before)
+                open_games = {b["game"] for b in st["pairings"]
+                              if b["result"] is None}
+                self.assertEqual(open_games, {g for g, _, _ in rest})
+                self.play_out(ps, rest)
+        st = self.watch_until(w, "swiss_standings", ev,
+                              lambda s: s["status"] == "finished")
+        rows = swiss_state(st, index)[0]
+        rounds = []
+        for call in self.journal(srv, "swiss_calls", ev):
+            f = call.split()
+            if f[0] == "pair":  # pair T W B W B ...
+                rounds.append([tuple(f[2:]), set()])
+            elif f[0] == "end":  # end K RESULT T
+                rounds[-1][1].add((int(f[1]), f[2]))
+            else:
+                self.assertIn(f[0], ("new", "join", "start", "game",
+                                     "finish"), call)
+        self.assertEqual(len(rounds), 7)
+        return [(b, sorted(e)) for b, e in rounds], rows
+
+    def test_swiss_30_players_7_rounds_kill_in_the_middle(self):
+        straight = self.swiss_run(None)
+        killed = self.swiss_run(4)
+        self.assertEqual(killed[0], straight[0])  # pairings and results
+        self.assertEqual(killed[1], straight[1])  # the standings
+        self.assertGreater(len({r[3] for r in straight[1]}), 4)
+        results = {e[2] for r in straight[1] for e in r[-1]}
+        self.assertEqual(results, {"1", "0", "="})
+
