@@ -461,7 +461,7 @@ void cluster_lobby_fetch(void *arg, struct lobbyfeed *f)
 struct accept_call {
     struct cluster *c;
     uint64_t sid;
-    int64_t asked; /* hub_facts_since of a rated accept (facts.c) */
+    int64_t asked; /* hub_facts_since when the accept first asked */
     struct proto_id id;
     struct lobby_seek seek;
     char node[PROTO_KEY_MAX + 1]; /* the seek's */
@@ -540,10 +540,9 @@ static void on_seek_read(void *arg, const struct bus_value *reply,
     /* (the accept again, should the players' facts be read first) */
     struct proto_msg m = {.type = PROTO_T_ACCEPT, .id = a->id};
     snprintf(m.seek, sizeof m.seek, "%s", k->sid);
-    if (hub_accept_refused(
-            s, k, &m,
-            k->rated ? a->asked
-                     : hub_facts_since(c->h, false, cluster_now(c)))) {
+    /* (the facts read since the accept first asked: a rerun after
+     * their read asks since then too, or it would read again forever) */
+    if (hub_accept_refused(s, k, &m, a->asked)) {
         host_flush_soon(c);
         free(a);
         return;

@@ -19,6 +19,7 @@
 #include "hub/hub_internal.h"
 
 #include <assert.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,15 +99,29 @@ size_t hub_facts_max_live(struct hub *h)
                : 0;
 }
 
+/* The facts' clock (hub_facts_since, player_facts.at): microseconds on
+ * the monotonic clock, read when asked, not the loop's cached
+ * millisecond: a read asked earlier in the same millisecond as a command
+ * (before what the command's client saw had committed) must not pass for
+ * one asked after it. */
+static int64_t facts_clock(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 void hub_facts_apply(struct hub *h, struct player *p,
                      const struct facts_row *row)
 {
     struct player_facts *f = p->facts;
 
+    (void)h;
     assert(row->rc == 0 && !strcmp(row->pid, p->pid));
     if (!f && !(f = p->facts = calloc(1, sizeof *f)))
         return;
-    f->at = hub_now_ms(h);
+    f->at = facts_clock();
     for (int c = 0; c < RATING_CATEGORIES; c++) {
         const char *cat = rating_category_name((enum rating_category)c);
         for (size_t i = 0; i < row->n_ratings; i++) {
@@ -198,7 +213,8 @@ int64_t hub_facts_since(struct hub *h, bool rated, int64_t now)
      * would refuse, or a rated end be missed), once: a command run
      * again after its read asks since it first asked */
     (void)rated; /* (both, so far: the caps as the ratings) */
-    return h->rerun_since ? h->rerun_since : now;
+    (void)now;   /* (the facts' own, finer clock) */
+    return h->rerun_since ? h->rerun_since : facts_clock();
 }
 
 void hub_facts_rated(struct hub *h, const struct store_rating *r)
@@ -229,6 +245,7 @@ struct facts_job {
     size_t len;
     bool rerun;
     int64_t since; /* what it asked (hub_facts_since): its rerun's */
+    int64_t asked; /* facts_clock when it was asked: its facts' at */
     /* then */
     void (*cb)(struct hub *h, void *who, void *arg, bool ok);
     void *arg;
@@ -283,6 +300,10 @@ static void facts_answer(struct hub_read *r, int rc)
             p->facts_loading = false;
         if (p && rc == 0) {
             hub_facts_apply(h, p, &j->rows[i]);
+            /* (as of when the read was asked: it may have begun before
+             * a commit that was seen before its answer) */
+            if (p->facts)
+                p->facts->at = j->asked;
             hub_facts_reshow(h, p);
         }
     }
@@ -337,6 +358,7 @@ static struct facts_job *job_for(struct hub *h, const char *const *pids,
         j->r.clear = facts_clear;
         j->max_live = hub_facts_max_live(h);
         j->since = since;
+        j->asked = facts_clock();
     }
     return j;
 }

@@ -336,7 +336,7 @@ size_t hub_live_held(const struct player *p);
 
 /* A player's facts as kept with its record. */
 struct player_facts {
-    int64_t at; /* hub_now_ms when read */
+    int64_t at; /* when its read was asked (facts.c's clock, µs) */
     struct store_rating ratings[RATING_CATEGORIES];
     bool has[RATING_CATEGORIES];     /* ratings[c] is a stored row */
     char (*live)[PROTO_KEY_MAX + 1]; /* a cluster's: its live games on

@@ -89,7 +89,8 @@ struct game *hub_accept_start(struct session *s, const struct lobby_seek *k,
  * again after its read asks since the first time), so that what another
  * node changed a moment ago is seen: a rated end (the ratings a rated
  * start begins from), a game ended (the caps). rated: whether the start
- * is rated. now: the command's. */
+ * is rated. now: the command's (unused: the facts' own clock is
+ * facts.c's, microseconds when asked). */
 int64_t hub_facts_since(struct hub *h, bool rated, int64_t now);
 
 /* max_seeks_per_ip: the open seeks a book lets one address's players
