@@ -201,6 +201,8 @@ START_TEST(player_and_game_messages_round_trip)
     ck_assert_str_eq(d.node, "n3");
     ck_assert_uint_eq(d.len, 7);
     ck_assert(!memcmp(d.body, "P g1\n{}", 7));
+    free(text);
+
     /* a line of the lobby's chat room, its text any bytes */
     m = (struct codec_msg){
         .kind = CODEC_ROOM, .body = "{\"t\":\"chat\"}", .len = 12};
