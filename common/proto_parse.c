@@ -166,8 +166,9 @@ static const struct {
     [PROTO_T_MOD_GAME] = {"mod_game", F_GAME | F_RESULT | F_TEXT,
                           F_GAME | F_RESULT | F_TEXT},
     [PROTO_T_MOD_CHAT_DELETE] = {"mod_chat_delete",
-                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT,
-                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT},
+                                 F_GAME | F_EVENT | F_ROOM | F_TO | F_AT |
+                                     F_TEXT,
+                                 F_ROOM | F_TO | F_AT | F_TEXT},
 };
 
 static const struct {
