@@ -5,7 +5,8 @@
  *
  * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
  * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
- * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c).
+ * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c; the
+ * summary and standings as messages show them: swiss_render.c).
  * Every TOURNEY_TICK_MS it starts the first round at the start (or when
  * the creator says), and each next one once every game of the last has
  * ended and the interval has run, unless the organiser paused the event:
@@ -61,12 +62,10 @@
 #include "sysclock.h"
 #include "tour.h"
 
-/* Events one player may have open, finished events listed, standings rows
- * shown; the bytes of a round's boards in one journal row (of at most
+/* Events one player may have open, finished events listed; the bytes of a round's boards in one journal row (of at most
  * STORE_ARENA_CALL_MAX, with the row's head). */
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
-#define SWISS_STANDINGS_SHOWN 200
 #define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
 
 extern const struct hub_module hub_swiss_module;
@@ -112,13 +111,6 @@ int swiss_entrant_of(const struct swiss_tourney *e, const char *pid)
         if (!strcmp(e->players[i].pid, pid))
             return (int)i;
     return -1;
-}
-
-static const char *event_status(const struct swiss_tourney *e, int64_t wall)
-{
-    if (e->head.finished)
-        return "finished";
-    return e->start_ms < 0 || wall < e->start_ms ? "open" : "running";
 }
 
 static void event_free(struct swiss_tourney *e)
@@ -323,124 +315,9 @@ static struct swiss_tourney *event_new(const char *id, const char *line)
     return e;
 }
 
-/* ---- rendering ---------------------------------------------------------- */
-
-static json_t *event_summary(const struct swiss_tourney *e, int64_t wall)
-{
-    size_t listed = 0;
-
-    for (size_t i = 0; i < e->np; i++)
-        listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
-    return json_pack(
-        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b}", "event",
-        e->head.id, "name", e->head.name, "creator", e->head.creator,
-        "status", event_status(e, wall), "start_ms",
-        e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
-        "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
-        "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
-        e->interval_s, "players", (int)listed, "paused", e->paused);
-}
-
 static json_t *summary_of(const struct tourney_event *e, int64_t wall)
 {
-    return event_summary((const struct swiss_tourney *)e, wall);
-}
-
-static json_t *sheet_of(const struct swiss_tourney *e, int p)
-{
-    json_t *a = json_array();
-
-    for (int r = 1; r <= e->t.rounds; r++) {
-        struct swiss_game g = tour_entry(&e->t, p, r);
-        char code[2] = {g.result, 0}, colour[2] = {g.colour, 0};
-        json_array_append_new(a, json_pack("{s:i,s:s,s:s}", "opp", g.opp,
-                                           "colour", colour, "result", code));
-    }
-    return a;
-}
-
-static const char *result_name(char r)
-{
-    switch (r) {
-    case '1':
-        return "1-0";
-    case '0':
-        return "0-1";
-    case '=':
-        return "1/2-1/2";
-    case '+':
-        return "+--";
-    case '-':
-        return "--+";
-    case 'U':
-        return "bye";
-    default:
-        return NULL;
-    }
-}
-
-/* The last round's boards. */
-static json_t *pairings_of(const struct swiss_tourney *e)
-{
-    json_t *a = json_array();
-    const struct tour_board *b;
-    int n = e->t.rounds ? tour_round(&e->t, e->t.rounds, &b) : 0;
-    size_t first = n ? (size_t)(b - e->t.b) : 0;
-
-    for (int i = 0; i < n; i++) {
-        const char *res = result_name(b[i].result);
-        const char *gid = e->gids[first + (size_t)i];
-        json_array_append_new(
-            a, json_pack("{s:s,s:o,s:o,s:o}", "white",
-                         e->players[b[i].white].pid, "black",
-                         b[i].black < 0
-                             ? json_null()
-                             : json_string(e->players[b[i].black].pid),
-                         "game", *gid ? json_string(gid) : json_null(),
-                         "result", res ? json_string(res) : json_null()));
-    }
-    return a;
-}
-
-static json_t *standing_row(const struct swiss_tourney *e, int p,
-                            const struct tour_standing *st)
-{
-    return json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
-                     st ? st->rank : 0, "sn", e->t.p[p].sn, "id",
-                     e->players[p].pid, "name", e->players[p].name, "rating",
-                     e->t.p[p].rating, "points", st ? st->score / 10.0 : 0.0,
-                     "sb", st ? st->sb / 100.0 : 0.0, "performance",
-                     st ? st->performance : 0, "withdrawn",
-                     e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
-}
-
-/* e's standings message (malloc'ed): the ranked players, then those who
- * joined since the last pairing (rank 0), and the last round's boards. */
-static char *render_standings(const struct swiss_tourney *e, int64_t wall,
-                              const struct proto_id *id)
-{
-    struct tour_standing *st = malloc((e->np ? e->np : 1) * sizeof *st);
-    json_t *o = event_summary(e, wall), *rows = json_array();
-    int n;
-
-    if (!st || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
-        free(st);
-        json_decref(o);
-        json_decref(rows);
-        return NULL;
-    }
-    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++)
-        json_array_append_new(rows, standing_row(e, st[i].player, &st[i]));
-    for (size_t p = 0; p < e->np && n < SWISS_STANDINGS_SHOWN; p++)
-        if (!e->t.p[p].sn && !e->t.p[p].withdrawn) {
-            json_array_append_new(rows, standing_row(e, (int)p, NULL));
-            n++;
-        }
-    free(st);
-    json_object_set_new(o, "t", json_string("swiss_standings"));
-    json_object_set_new(o, "standings", rows);
-    json_object_set_new(o, "pairings", pairings_of(e));
-    return tourney_finish(o, id);
+    return swiss_summary((const struct swiss_tourney *)e, wall);
 }
 
 static void push_standings(struct hub *h, struct swiss_tourney *e,
@@ -448,8 +325,8 @@ static void push_standings(struct hub *h, struct swiss_tourney *e,
 {
     e->head.dirty = false;
     if (e->head.nw)
-        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
-                     e->head.nw, e->head.seq);
+        tourney_push(h, swiss_render_standings(e, wall, NULL),
+                     e->head.watchers, e->head.nw, e->head.seq);
 }
 
 /* ---- the tick ----------------------------------------------------------- */
@@ -668,7 +545,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     log_info("event=swiss_created swiss=%s by=%s", id, s->player->pid);
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
-                           event_summary(e, wall)),
+                           swiss_summary(e, wall)),
                  &m->id, e->head.seq);
     tourney_arm(h, d);
 }
@@ -822,7 +699,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     }
     if (!(e = swiss_tourney_of(s, m)))
         return;
-    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
+    if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
         tourney_watch(d, &e->head, s, 0) < 0) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
