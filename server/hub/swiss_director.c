@@ -24,7 +24,9 @@
  * An event is its calls; the journal line of each (below) is both what
  * is stored (migration swiss_calls) and what replay parses:
  *
- *   new BASE INC ROUNDS START INTERVAL SEED CREATOR NAME   (START -1: manual)
+ *   new BASE INC ROUNDS START INTERVAL SEED CREATOR NAME[ OPTIONS]
+ *                         (START -1: manual; OPTIONS: the entry
+ *                          conditions, tourney_entry_format's tokens)
  *   join PID NAME RATING T
  *   withdraw P T          rejoin P T
  *   start T               (the creator's start)
@@ -55,6 +57,7 @@
 #include "hub/hub_internal.h"
 #include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
+#include "hub/tourney_entry.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/workers.h"
@@ -67,6 +70,9 @@
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
+
+/* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
+#define SWISS_DRAW_FROM_PLY 60
 
 extern const struct hub_module hub_swiss_module;
 
@@ -293,18 +299,35 @@ int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
     return rc;
 }
 
+/* new's options (text: what follows its name): the entry conditions, 0;
+ * -1 when one does not parse (an event journaled before Swiss events had
+ * conditions has none). */
+static int parse_options(struct swiss_tourney *e, const char *text)
+{
+    char tok[64];
+    int n;
+
+    while (sscanf(text, " %63s%n", tok, &n) == 1) {
+        text += n;
+        if (tourney_entry_parse(&e->entry, tok) != 1)
+            return -1;
+    }
+    return 0;
+}
+
 static struct swiss_tourney *event_new(const char *id, const char *line)
 {
     struct swiss_tourney *e = calloc(1, sizeof *e);
-    int rounds;
+    int rounds, used = 0;
     uint64_t seed;
 
     if (!e)
         return NULL;
-    if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s",
+    if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s%n",
                &e->base_s, &e->inc_s, &rounds, &e->start_ms, &e->interval_s,
-               &seed, e->head.creator, e->head.name) != 8 ||
-        rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX) {
+               &seed, e->head.creator, e->head.name, &used) != 8 ||
+        rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX ||
+        parse_options(e, line + used) < 0) {
         free(e);
         return NULL;
     }
@@ -346,6 +369,7 @@ static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
         log_error("event=swiss_game_refused swiss=%s", e->head.id);
         return;
     }
+    game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
     if (swiss_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
@@ -501,7 +525,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
-    char id[PROTO_KEY_MAX + 1], line[192];
+    char id[PROTO_KEY_MAX + 1], line[192 + TOURNEY_ENTRY_TEXT_MAX];
+    char options[TOURNEY_ENTRY_TEXT_MAX];
     struct swiss_tourney *e;
 
     (void)now;
@@ -522,14 +547,15 @@ static void do_create(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
-    snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s",
+    tourney_entry_format(&m->entry, options, sizeof options);
+    snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s%s",
              m->clock.initial_s, m->clock.increment_s, m->rounds,
              m->start_in_s < 0 ? (int64_t)-1
                                : wall + (int64_t)m->start_in_s * 1000,
              m->interval_s,
              h->cfg.event_seed ? (unsigned)(h->cfg.event_seed & 0xff)
                                : (unsigned)ids_random_byte(),
-             s->player->pid, m->name);
+             s->player->pid, m->name, options);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
@@ -624,7 +650,9 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                  e->np);
         hub_send_error(s, PROTO_EVENTS_FULL, line, &m->id);
         return;
-    } else
+    } else if (!tourney_entry_admits(s, &e->entry, e->base_s, e->inc_s, m))
+        return;
+    else
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
                  s->player->name,
                  tourney_rating(s->player, e->base_s, e->inc_s), wall);
@@ -843,6 +871,8 @@ int hub_swiss_restore(struct hub *h)
                 report_end(h, e, k, game_result(gm),
                            game_ending(gm) == ENDING_NO_START,
                            game_side_to_move(gm), hub_wall_ms(h));
+            } else {
+                game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
             }
         }
         open += !e->head.finished;

@@ -10,6 +10,7 @@
 
 #include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
+#include "hub/tourney_entry.h"
 #include "tour.h"
 
 /* Standings rows shown (the ranked first). */
@@ -29,13 +30,14 @@ json_t *swiss_summary(const struct swiss_tourney *e, int64_t wall)
     for (size_t i = 0; i < e->np; i++)
         listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
     return json_pack(
-        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b}", "event",
-        e->head.id, "name", e->head.name, "creator", e->head.creator,
+        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b,s:o}",
+        "event", e->head.id, "name", e->head.name, "creator", e->head.creator,
         "status", event_status(e, wall), "start_ms",
         e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
         "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
         "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
-        e->interval_s, "players", (int)listed, "paused", e->paused);
+        e->interval_s, "players", (int)listed, "paused", e->paused,
+        "conditions", tourney_entry_json(&e->entry));
 }
 
 static json_t *sheet_of(const struct swiss_tourney *e, int p)

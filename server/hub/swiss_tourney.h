@@ -27,7 +27,8 @@ struct swiss_entrant {
 struct swiss_tourney {
     struct tourney_event head; /* first: tourney.c sees it */
     int base_s, inc_s, interval_s;
-    int64_t start_ms; /* -1 until the creator starts it */
+    struct proto_entry entry; /* the entry conditions (tourney_entry.h) */
+    int64_t start_ms;         /* -1 until the creator starts it */
     struct tour t;
     struct swiss_entrant *players;
     const char **names; /* players[i].name, for tour_trf */

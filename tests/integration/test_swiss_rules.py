@@ -1,0 +1,182 @@
+"""A Swiss event's own rules (PROTOCOL.md "Swiss tournaments", "Entry
+conditions"): no draw by agreement before move 30 (lichess's rule: a
+draw_offer before ply 60 is draw_too_early and changes nothing, one at
+ply 60 stands and is accepted; an arena game is not bound by it), and the
+arena's entry conditions on swiss_create, each refusing a first join
+with condition_not_met naming it, shown on the summary and kept across a
+kill -9."""
+from harness import FreshServerTest, ServerTest, not_in_cluster
+from test_arena import ITALIAN, OPEN
+from test_arena import create as arena_create
+
+CLOCK = {"type": "fischer", "initial_s": 300, "increment_s": 0}
+FAST = dict(OPEN, move_burst=40)  # 30 moves each at once
+
+# 40 plies after ITALIAN (20) without a fivefold: White's rook goes a1-b1
+# and back (2 moves), Black's queen e7-d8-e8-e7 (3): a position comes back
+# every 12 plies, at most 4 times in 40.
+SHUFFLE = " ".join(("a1b1", "b1a1")[i % 2] + " " +
+                   ("e7d8", "d8e8", "e8e7")[i % 3] for i in range(20))
+
+
+def create(c, **extra):
+    return c.request(dict({"t": "swiss_create", "name": "Rules",
+                           "clock": CLOCK, "rounds": 1}, **extra),
+                     "swiss_created")["swiss"]
+
+
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+class SwissDrawTest(FreshServerTest):
+    play = ServerTest.play
+
+    def swiss_game(self, srv):
+        """A 2-player Swiss started by its creator: (white, black, GID,
+        watcher, EID)."""
+        org, a, b, w = (self.client(srv) for _ in range(4))
+        ev = create(org)["event"]
+        for c in (a, b):
+            c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        gid = a.expect("swiss_game", event=ev)["game"]
+        start = a.expect("game_start", game=gid)
+        b.expect("game_start", game=gid)
+        for c in (a, b):
+            c.expect("state", game=gid)
+        white, black = (a, b) if start["white"]["id"] == a.pid else (b, a)
+        return white, black, gid, w, ev
+
+    def test_no_draw_offer_before_move_30(self):
+        srv = self.server(FAST)
+        white, black, gid, w, ev = self.swiss_game(srv)
+        ply = self.play(white, black, gid, ITALIAN)
+        self.assertEqual(ply, 20)  # move 10
+        err = white.request({"t": "draw_offer", "game": gid}, "error")
+        self.assertEqual(err["code"], "draw_too_early")
+        self.assertEqual(err["msg"], "no draw offers before move 30 in this "
+                         "tournament's games (20 of 60 plies played)")
+        # nothing changed: no offer shown, none to accept
+        st = black.request({"t": "sync", "game": gid}, "state")
+        self.assertIsNone(st["draw_offer"])
+        self.assertEqual(black.request({"t": "draw_accept", "game": gid},
+                                       "error")["code"], "no_draw_offer")
+        ply = self.play(white, black, gid, SHUFFLE[:-5], start_ply=ply)
+        self.assertEqual(ply, 59)  # one ply short: still refused
+        self.assertEqual(black.request({"t": "draw_offer", "game": gid},
+                                       "error")["code"], "draw_too_early")
+        ply = self.play(white, black, gid, SHUFFLE[-4:], start_ply=ply)
+        self.assertEqual(ply, 60)  # move 30 played by both
+        white.send({"t": "draw_offer", "game": gid})
+        self.assertEqual(black.expect("draw_offered", game=gid)["color"],
+                         "white")
+        black.send({"t": "draw_accept", "game": gid})
+        end = white.expect("game_end", game=gid)
+        self.assertEqual((end["result"], end["reason"]),
+                         ("1/2-1/2", "agreement"))
+        st = w.expect("swiss_standings", event=ev,
+                      status="finished")
+        self.assertEqual(st["pairings"][0]["result"], "1/2-1/2")
+
+    def test_restored_game_keeps_the_rule(self):
+        srv = self.server(OPEN)
+        white, black, gid, w, ev = self.swiss_game(srv)
+        self.play(white, black, gid, "e2e4 e7e5")
+        srv.kill()
+        srv = self.server(OPEN)
+        white = self.client(srv, token=white.token)
+        black = self.client(srv, token=black.token)
+        err = white.request({"t": "draw_offer", "game": gid}, "error")
+        self.assertEqual(err["code"], "draw_too_early")
+
+    def test_an_arena_game_draws_at_once(self):
+        srv = self.server(OPEN)
+        ev = arena_create(self.client(srv))
+        a, b = self.client(srv), self.client(srv)
+        for c in (a, b):
+            c.request({"t": "arena_join", "event": ev}, "arena_joined")
+        gid = a.expect("arena_game", event=ev)["game"]
+        for c in (a, b):
+            c.expect("state", game=gid)
+        a.send({"t": "draw_offer", "game": gid})
+        b.expect("draw_offered", game=gid)
+        b.send({"t": "draw_accept", "game": gid})
+        self.assertEqual(a.expect("game_end", game=gid)["reason"],
+                         "agreement")
+
+
+@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+class SwissEntryTest(FreshServerTest):
+    def refused(self, c, ev, **extra):
+        err = c.request(dict({"t": "swiss_join", "event": ev}, **extra),
+                        "error")
+        self.assertEqual(err["code"], "condition_not_met")
+        return err["msg"]
+
+    def test_each_condition_refuses_naming_it(self):
+        srv = self.server(OPEN)
+        guest, acct = self.client(srv), self.client(srv)
+
+        def org():  # two open events per creator: a creator each
+            return self.client(srv)
+        acct.request({"t": "register", "username": "member",
+                      "password": "correct horse"}, "registered")
+        ev = create(org(), conditions={"rating_min": 1600,
+                                       "rating_max": 2000})
+        self.assertEqual(ev["conditions"],
+                         {"rating_min": 1600, "rating_max": 2000})
+        self.assertEqual(self.refused(guest, ev["event"]),
+                         "rating_min: your blitz rating 1500 is under 1600")
+        ev = create(org(), conditions={"rating_max": 1400})["event"]
+        self.assertIn("rating_max", self.refused(guest, ev))
+        ev = create(org(), conditions={"rated_games_min": 5})["event"]
+        self.assertEqual(self.refused(acct, ev),
+                         "rated_games_min: you have played 0 rated blitz "
+                         "games of the 5 needed")
+        ev = create(org(), conditions={"accounts_only": True,
+                                       "password": "club-7"})
+        self.assertEqual(ev["conditions"],
+                         {"accounts_only": True, "password": True})
+        ev = ev["event"]
+        self.assertIn("accounts_only", self.refused(guest, ev,
+                                                    password="club-7"))
+        self.assertEqual(self.refused(acct, ev),
+                         "password: this tournament needs one")
+        self.assertEqual(self.refused(acct, ev, password="club-8"),
+                         "password: not this tournament's")
+        acct.request({"t": "swiss_join", "event": ev, "password": "club-7"},
+                     "swiss_joined")
+        st = acct.request({"t": "swiss_watch", "event": ev},
+                          "swiss_standings")
+        self.assertEqual([r["id"] for r in st["standings"]], [acct.pid])
+        self.assertEqual(st["conditions"],
+                         {"accounts_only": True, "password": True})
+        # a rejoin after a withdrawal is not checked again (the arena's)
+        acct.request({"t": "swiss_withdraw", "event": ev}, "swiss_withdrawn")
+        acct.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        # kept across a restart: the journal's first line has them
+        before = {e["event"]: e["conditions"] for e in acct.request(
+            {"t": "swiss_list"}, "swiss_list")["events"]}
+        self.assertEqual(len(before), 4)
+        self.assertEqual(before[ev], {"accounts_only": True,
+                                      "password": True})
+        srv.kill()
+        srv2 = self.server(OPEN)
+        g2 = self.client(srv2, token=guest.token)
+        ls = g2.request({"t": "swiss_list"}, "swiss_list")["events"]
+        self.assertEqual({e["event"]: e["conditions"] for e in ls}, before)
+        self.assertEqual(self.refused(g2, ev, password="club-8"),
+                         "accounts_only: only an account may join")
+
+    def test_bad_conditions_are_refused(self):
+        srv = self.server(OPEN)
+        c = self.client(srv)
+        for cond in ({"rating_min": 1800, "rating_max": 1700},
+                     {"rating_min": 0}, {"rated_games_min": -1},
+                     {"accounts_only": 1}, {"password": "has space"},
+                     {"password": ""}, {"elo": 3}, []):
+            err = c.request({"t": "swiss_create", "name": "X",
+                             "clock": CLOCK, "rounds": 3,
+                             "conditions": cond}, "error")
+            self.assertEqual(err["code"], "bad_field", cond)
+        self.assertEqual(c.request({"t": "swiss_list"}, "swiss_list")
+                         ["events"], [])
