@@ -178,5 +178,6 @@ class SwissEntryTest(FreshServerTest):
                              "clock": CLOCK, "rounds": 3,
                              "conditions": cond}, "error")
             self.assertEqual(err["code"], "bad_field", cond)
+            self.assertTrue(err["msg"].startswith("conditions"), err)
         self.assertEqual(c.request({"t": "swiss_list"}, "swiss_list")
                          ["events"], [])
