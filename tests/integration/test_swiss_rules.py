@@ -1,11 +1,14 @@
 """A Swiss event's own rules (PROTOCOL.md "Swiss tournaments", "Entry
 conditions"): no draw by agreement before move 30 (lichess's rule: a
-draw_offer before ply 60 is draw_too_early and changes nothing, one at
-ply 60 stands and is accepted; an arena game is not bound by it), and the
+draw_offer before ply 60 is draw_too_early and changes nothing, through
+the Board API's /draw/yes and offeringDraw too, and after a restart; one
+at ply 60 stands and is accepted; an arena game is not bound by it), and
+the
 arena's entry conditions on swiss_create, each refusing a first join
 with condition_not_met naming it, shown on the summary and kept across a
 kill -9."""
 from harness import FreshServerTest, ServerTest, not_in_cluster
+from test_botapi import post
 from test_arena import ITALIAN, OPEN
 from test_arena import create as arena_create
 
@@ -29,10 +32,11 @@ def create(c, **extra):
 class SwissDrawTest(FreshServerTest):
     play = ServerTest.play
 
-    def swiss_game(self, srv):
-        """A 2-player Swiss started by its creator: (white, black, GID,
-        watcher, EID)."""
-        org, a, b, w = (self.client(srv) for _ in range(4))
+    def swiss_game(self, srv, a=None, b=None):
+        """A 2-player Swiss (of a and b, else two guests) started by its
+        creator: (white, black, GID, watcher, EID)."""
+        org, w = self.client(srv), self.client(srv)
+        a, b = a or self.client(srv), b or self.client(srv)
         ev = create(org)["event"]
         for c in (a, b):
             c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
@@ -76,6 +80,30 @@ class SwissDrawTest(FreshServerTest):
         st = w.expect("swiss_standings", event=ev,
                       status="finished")
         self.assertEqual(st["pairings"][0]["result"], "1/2-1/2")
+
+    def test_board_api_draw_refused(self):
+        """/draw/yes and a move's offeringDraw go through draw_offer."""
+        srv = self.server(OPEN)
+        ab = []
+        for name in ("alice", "bob"):
+            c = self.client(srv, name=name)
+            c.request({"t": "register", "username": name,
+                       "password": "correct horse"}, "registered")
+            c.api = c.request({"t": "token_create",
+                               "scopes": ["board:play"]},
+                              "token_created")["token"]
+            ab.append(c)
+        white, black, gid, w, ev = self.swiss_game(srv, *ab)
+        base = "/api/board/game/%s/" % gid
+        self.assertEqual(post(srv.port, base + "move/e2e4?offeringDraw=true",
+                              white.api), (200, {"ok": True}))
+        m = black.expect("moved", game=gid, ply=1)
+        self.assertIsNone(m["draw_offer"])  # the move, not the offer
+        status, body = post(srv.port, base + "draw/yes", black.api)
+        self.assertEqual(status, 400)
+        self.assertIn("no draw offers before move 30", body["error"])
+        st = white.request({"t": "sync", "game": gid}, "state")
+        self.assertEqual((st["status"], st["draw_offer"]), ("started", None))
 
     def test_restored_game_keeps_the_rule(self):
         srv = self.server(OPEN)
