@@ -3,8 +3,7 @@ conditions"): no draw by agreement before move 30 (lichess's rule: a
 draw_offer before ply 60 is draw_too_early and changes nothing, through
 the Board API's /draw/yes and offeringDraw too, and after a restart; one
 at ply 60 stands and is accepted; an arena game is not bound by it), and
-the
-arena's entry conditions on swiss_create, each refusing a first join
+the arena's entry conditions on swiss_create, each refusing a first join
 with condition_not_met naming it, shown on the summary and kept across a
 kill -9."""
 from harness import FreshServerTest, ServerTest, not_in_cluster
