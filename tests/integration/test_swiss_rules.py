@@ -6,10 +6,11 @@ at ply 60 stands and is accepted; an arena game is not bound by it), and
 the arena's entry conditions on swiss_create, each refusing a first join
 with condition_not_met naming it, shown on the summary and kept across a
 kill -9."""
+import test_arena_berserk
 from harness import FreshServerTest, ServerTest, not_in_cluster
-from test_botapi import post
 from test_arena import ITALIAN, OPEN
 from test_arena import create as arena_create
+from test_botapi import post
 
 CLOCK = {"type": "fischer", "initial_s": 300, "increment_s": 0}
 FAST = dict(OPEN, move_burst=40)  # 30 moves each at once
@@ -132,79 +133,17 @@ class SwissDrawTest(FreshServerTest):
 
 
 @not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
-class SwissEntryTest(FreshServerTest):
-    def refused(self, c, ev, **extra):
-        err = c.request(dict({"t": "swiss_join", "event": ev}, **extra),
-                        "error")
-        self.assertEqual(err["code"], "condition_not_met")
-        return err["msg"]
+class SwissEntryTest(test_arena_berserk.EntryConditionsTest):
+    """The arena's entry conditions test on a Swiss event."""
+    KIND = "swiss"
+    CREATE = {"name": "Rules", "clock": CLOCK, "rounds": 3}
+    CATEGORY = "blitz"
 
-    def test_each_condition_refuses_naming_it(self):
-        srv = self.server(OPEN)
-        guest, acct = self.client(srv), self.client(srv)
-
-        def org():  # two open events per creator: a creator each
-            return self.client(srv)
-        acct.request({"t": "register", "username": "member",
-                      "password": "correct horse"}, "registered")
-        ev = create(org(), conditions={"rating_min": 1600,
-                                       "rating_max": 2000})
-        self.assertEqual(ev["conditions"],
-                         {"rating_min": 1600, "rating_max": 2000})
-        self.assertEqual(self.refused(guest, ev["event"]),
-                         "rating_min: your blitz rating 1500 is under 1600")
-        ev = create(org(), conditions={"rating_max": 1400})["event"]
-        self.assertIn("rating_max", self.refused(guest, ev))
-        ev = create(org(), conditions={"rated_games_min": 5})["event"]
-        self.assertEqual(self.refused(acct, ev),
-                         "rated_games_min: you have played 0 rated blitz "
-                         "games of the 5 needed")
-        ev = create(org(), conditions={"accounts_only": True,
-                                       "password": "club-7"})
-        self.assertEqual(ev["conditions"],
-                         {"accounts_only": True, "password": True})
-        ev = ev["event"]
-        self.assertIn("accounts_only", self.refused(guest, ev,
-                                                    password="club-7"))
-        self.assertEqual(self.refused(acct, ev),
-                         "password: this tournament needs one")
-        self.assertEqual(self.refused(acct, ev, password="club-8"),
-                         "password: not this tournament's")
-        acct.request({"t": "swiss_join", "event": ev, "password": "club-7"},
-                     "swiss_joined")
+    def joined(self, srv, acct, ev):
         st = acct.request({"t": "swiss_watch", "event": ev},
                           "swiss_standings")
-        self.assertEqual([r["id"] for r in st["standings"]], [acct.pid])
         self.assertEqual(st["conditions"],
                          {"accounts_only": True, "password": True})
         # a rejoin after a withdrawal is not checked again (the arena's)
         acct.request({"t": "swiss_withdraw", "event": ev}, "swiss_withdrawn")
         acct.request({"t": "swiss_join", "event": ev}, "swiss_joined")
-        # kept across a restart: the journal's first line has them
-        before = {e["event"]: e["conditions"] for e in acct.request(
-            {"t": "swiss_list"}, "swiss_list")["events"]}
-        self.assertEqual(len(before), 4)
-        self.assertEqual(before[ev], {"accounts_only": True,
-                                      "password": True})
-        srv.kill()
-        srv2 = self.server(OPEN)
-        g2 = self.client(srv2, token=guest.token)
-        ls = g2.request({"t": "swiss_list"}, "swiss_list")["events"]
-        self.assertEqual({e["event"]: e["conditions"] for e in ls}, before)
-        self.assertEqual(self.refused(g2, ev, password="club-8"),
-                         "accounts_only: only an account may join")
-
-    def test_bad_conditions_are_refused(self):
-        srv = self.server(OPEN)
-        c = self.client(srv)
-        for cond in ({"rating_min": 1800, "rating_max": 1700},
-                     {"rating_min": 0}, {"rated_games_min": -1},
-                     {"accounts_only": 1}, {"password": "has space"},
-                     {"password": ""}, {"elo": 3}, []):
-            err = c.request({"t": "swiss_create", "name": "X",
-                             "clock": CLOCK, "rounds": 3,
-                             "conditions": cond}, "error")
-            self.assertEqual(err["code"], "bad_field", cond)
-            self.assertTrue(err["msg"].startswith("conditions"), err)
-        self.assertEqual(c.request({"t": "swiss_list"}, "swiss_list")
-                         ["events"], [])
