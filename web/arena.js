@@ -48,7 +48,7 @@ export function field(id, label, attrs) {
 }
 
 // What an event asks of its players, in words ('' when nothing).
-function conditionsText(msg) {
+export function conditionsText(msg) {
     const c = msg.conditions || {}, parts = [];
     if (c.rating_min && c.rating_max)
         parts.push(`rated ${c.rating_min}–${c.rating_max}`);
@@ -64,6 +64,53 @@ function conditionsText(msg) {
         parts.push('a password');
     const entry = parts.length ? `To join: ${parts.join(', ')}.` : '';
     return msg.berserk === false ? `${entry} No berserk.`.trim() : entry;
+}
+
+// A creation form's entry conditions (PROTOCOL.md "Entry conditions"),
+// each optional; kind: arena or swiss (the fields' ids).
+export function conditionsFields(kind) {
+    const box = el('fieldset', 'arena-conditions');
+    box.append(el('legend', null, 'Entry conditions (optional)'),
+               field(`${kind}-rmin`, 'Minimum rating',
+                     { type: 'number', min: 1, max: 4000 }),
+               field(`${kind}-rmax`, 'Maximum rating',
+                     { type: 'number', min: 1, max: 4000 }),
+               field(`${kind}-games`, 'Minimum rated games',
+                     { type: 'number', min: 1, max: 10000 }),
+               field(`${kind}-accounts`, 'Accounts only',
+                     { type: 'checkbox' }),
+               field(`${kind}-pw`, 'Password (letters, digits, _ and -)',
+                     { type: 'text', maxLength: 32, autocomplete: 'off' }));
+    return box;
+}
+
+// The conditions conditionsFields(kind) holds, as create's "conditions".
+export function entryConditions(kind) {
+    const c = {};
+    const num = (id, key) => {
+        if ($(`${kind}-${id}`).value !== '')
+            c[key] = Number($(`${kind}-${id}`).value);
+    };
+    num('rmin', 'rating_min');
+    num('rmax', 'rating_max');
+    num('games', 'rated_games_min');
+    if ($(`${kind}-accounts`).checked)
+        c.accounts_only = true;
+    if ($(`${kind}-pw`).value)
+        c.password = $(`${kind}-pw`).value;
+    return c;
+}
+
+// box's children become parts; the input id (the join's password) keeps
+// what was typed in it, and the focus (a push while it is typed).
+export function replaceKeeping(box, parts, id) {
+    const typed = $(id), focused = document.activeElement;
+    box.replaceChildren(...parts);
+    if (typed && $(id)) {
+        $(id).value = typed.value;
+        if (focused === typed)
+            $(id).focus();
+    }
 }
 
 export class ArenaView {
@@ -121,7 +168,7 @@ export class ArenaView {
                        { type: 'number', min: 0, max: 10080, value: 5 }),
                  field('arena-berserk', 'Berserk allowed',
                        { type: 'checkbox', checked: true }),
-                 this.conditionsFields(),
+                 conditionsFields('arena'),
                  go);
         f.addEventListener('submit', (e) => {
             e.preventDefault();
@@ -136,47 +183,12 @@ export class ArenaView {
             };
             if (!$('arena-berserk').checked)
                 msg.berserk = false;
-            const cond = this.conditions();
+            const cond = entryConditions('arena');
             if (Object.keys(cond).length)
                 msg.conditions = cond;
             this.ctx.send(msg, { t: 'arena_create' });
         });
         return f;
-    }
-
-    // The form's entry conditions (PROTOCOL.md "Entry conditions"), each
-    // optional.
-    conditionsFields() {
-        const box = el('fieldset', 'arena-conditions');
-        box.append(el('legend', null, 'Entry conditions (optional)'),
-                   field('arena-rmin', 'Minimum rating',
-                         { type: 'number', min: 1, max: 4000 }),
-                   field('arena-rmax', 'Maximum rating',
-                         { type: 'number', min: 1, max: 4000 }),
-                   field('arena-games', 'Minimum rated games',
-                         { type: 'number', min: 1, max: 10000 }),
-                   field('arena-accounts', 'Accounts only',
-                         { type: 'checkbox' }),
-                   field('arena-pw', 'Password (letters, digits, _ and -)',
-                         { type: 'text', maxLength: 32,
-                           autocomplete: 'off' }));
-        return box;
-    }
-
-    conditions() {
-        const c = {};
-        const num = (id, key) => {
-            if ($(id).value !== '')
-                c[key] = Number($(id).value);
-        };
-        num('arena-rmin', 'rating_min');
-        num('arena-rmax', 'rating_max');
-        num('arena-games', 'rated_games_min');
-        if ($('arena-accounts').checked)
-            c.accounts_only = true;
-        if ($('arena-pw').value)
-            c.password = $('arena-pw').value;
-        return c;
     }
 
     // The list (eid null) or an event's page.
@@ -328,14 +340,7 @@ export class ArenaView {
         const parts = [head];
         parts.push(msg.standings.length ? table
             : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        // (a push while the password is typed keeps it, and the focus)
-        const typed = $('arena-join-pw'), focused = document.activeElement;
-        this.page.replaceChildren(...parts);
-        if (typed && $('arena-join-pw')) {
-            $('arena-join-pw').value = typed.value;
-            if (focused === typed)
-                $('arena-join-pw').focus();
-        }
+        replaceKeeping(this.page, parts, 'arena-join-pw');
     }
 
     // A game of an event starts: the game page links back to it.

@@ -1,11 +1,15 @@
 // swiss.js - Swiss tournaments (PROTOCOL.md "Swiss tournaments") on the
 // Tournaments page: their list and a form to create one (with its rounds),
 // and an event's page (/t/EID?swiss: join or withdraw, the creator's
-// start (or early start), pause and resume, the last round's pairings, the standings with their tie-breaks
-// and score sheets, and the TRF). Loaded by arena.js when the
+// start (or early start), pause and resume, the entry conditions (a
+// password asked at a first join), the last round's pairings, the
+// standings with their tie-breaks and score sheets, and the TRF). Loaded by arena.js when the
 // Tournaments page is first opened.
 
-import { createForm, field } from './arena.js';
+import {
+    conditionsFields, conditionsText, createForm, entryConditions, field,
+    replaceKeeping,
+} from './arena.js';
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -50,6 +54,7 @@ export class SwissView {
                  field('swiss-start', 'Starts in (minutes; empty: when ' +
                        'you start it)',
                        { type: 'number', min: 0, max: 10080, value: '' }),
+                 conditionsFields('swiss'),
                  go);
         f.addEventListener('submit', (e) => {
             e.preventDefault();
@@ -63,6 +68,9 @@ export class SwissView {
             };
             if ($('swiss-start').value !== '')
                 msg.start_in_s = Math.round(n('swiss-start') * 60);
+            const cond = entryConditions('swiss');
+            if (Object.keys(cond).length)
+                msg.conditions = cond;
             this.ctx.send(msg, { t: 'swiss_create' });
         });
         return f;
@@ -141,6 +149,10 @@ export class SwissView {
                         `${msg.rounds}` + (msg.paused ? ' · paused' : ''));
         meta.id = 'swiss-status';
         head.append(h, meta);
+        const rules = conditionsText(msg);
+        if (rules)
+            head.append(Object.assign(el('p', 'arena-meta', rules),
+                                      { id: 'swiss-conditions' }));
         const button = (id, text, cls, send) => {
             const b = el('button', cls, text);
             b.type = 'button';
@@ -150,10 +162,21 @@ export class SwissView {
         };
         if (msg.status !== 'finished' && msg.round < msg.rounds) {
             const joined = mine && !mine.withdrawn;
+            // (a password is asked of a first join only)
+            if (!mine && msg.conditions && msg.conditions.password)
+                head.append(field('swiss-join-pw', 'Password',
+                                  { type: 'text', maxLength: 32,
+                                    autocomplete: 'off' }));
             button('swiss-join-btn', joined ? 'Withdraw' : 'Join',
-                   joined ? null : 'primary', () => this.ctx.send(
-                       { t: joined ? 'swiss_withdraw' : 'swiss_join',
-                         event: msg.event }, { t: 'swiss_join' }));
+                   joined ? null : 'primary', () => {
+                       const m = { t: joined ? 'swiss_withdraw'
+                                             : 'swiss_join',
+                                   event: msg.event };
+                       const pw = $('swiss-join-pw');
+                       if (pw && pw.value)
+                           m.password = pw.value;
+                       this.ctx.send(m, { t: 'swiss_join' });
+                   });
         }
         const organiser = me && msg.creator === me.id &&
               msg.status !== 'finished';
@@ -236,7 +259,7 @@ export class SwissView {
         table.append(el('caption', 'sr-only', 'Standings'), thead, body);
         parts.push(msg.standings.length ? table
             : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        this.page.replaceChildren(...parts);
+        replaceKeeping(this.page, parts, 'swiss-join-pw');
     }
 
     onError(req, msg) {
