@@ -144,6 +144,36 @@ class ArenaTest(FreshServerTest):
                              ("bad_field",
                               "page: an integer from 1 to 200"))
 
+    def test_watch_answers_own_row(self):
+        """arena_watch's answer has "me", the watcher's own row whatever
+        page he watches (null when not listed: a watcher who never
+        joined, or withdrew before the start), and the pushes, the same
+        bytes for every watcher of a page, have none."""
+        srv = self.server(OPEN)
+        ev = create(self.client(srv), start_in_s=600)
+        cs = self.players(srv, 12, ev)
+        last, w = cs[11], self.client(srv)
+        p1 = last.request({"t": "arena_watch", "event": ev, "page": 1},
+                          "arena_standings")
+        self.assertNotIn(last.pid, [r["id"] for r in p1["standings"]])
+        self.assertEqual((p1["me"]["id"], p1["me"]["rank"],
+                          p1["me"]["withdrawn"]), (last.pid, 12, False))
+        top = last.request({"t": "arena_watch", "event": ev},
+                           "arena_standings")
+        self.assertEqual(top["me"], standing(top, last.pid))
+        self.assertIsNone(w.request({"t": "arena_watch", "event": ev,
+                                     "page": 2}, "arena_standings")["me"])
+        last.request({"t": "arena_watch", "event": ev, "page": 1},
+                     "arena_standings")
+        last.request({"t": "arena_withdraw", "event": ev},
+                     "arena_withdrawn")
+        pushed = w.expect("arena_standings", event=ev)
+        self.assertEqual([r["rank"] for r in pushed["standings"]], [11])
+        self.assertNotIn("me", pushed)
+        self.assertNotIn("me", last.expect("arena_standings", event=ev))
+        self.assertIsNone(last.request({"t": "arena_watch", "event": ev,
+                                        "page": 1}, "arena_standings")["me"])
+
     def play(self, white, black, gid, moves):
         ply = 0
         for uci in moves.split():
