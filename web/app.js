@@ -449,6 +449,10 @@ function onMessage(msg) {
     case 'arena_game':
         withArena((a) => a.onGame(msg));
         break;
+    case 'arena_joined':
+    case 'arena_withdrawn':
+        withArena((a) => a.onJoined(msg));
+        break;
     case 'playban':
         lobby.onPlayban(msg);
         break;

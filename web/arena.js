@@ -11,6 +11,8 @@ import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
 
+const PAGE_ROWS = 10; /* a standings page's players (PROTOCOL.md) */
+
 const STATUS = { open: 'Starts soon', running: 'Running',
                  ending: 'Finishing its last games', finished: 'Finished' };
 
@@ -73,6 +75,12 @@ export class ArenaView {
         this.section = $('arena');
         this.eid = null;       /* the event page's, or null: the list */
         this.games = new Map(); /* GID -> {event, name}: arena_game */
+        this.pageNo = 1;        /* the standings' page watched */
+        this.mine = null;       /* our own row (the watch's "me") */
+        this.opened = false;    /* the event's first "me" seen */
+        this.top = null;        /* the best three (page 1's) */
+        this.deadline = null;   /* {ms, what}: the countdown's */
+        this.timer = null;
         this.build();
         this.swiss = null;
         this.swissLoading = import('./swiss.js').then((m) => {
@@ -189,6 +197,8 @@ export class ArenaView {
                                                    quiet: true });
         const sid = swiss ? eid : null, hideSwiss = !!eid && !swiss;
         this.withSwiss((s) => s.show(sid, hideSwiss));
+        if ((swiss ? null : eid) !== this.eid)
+            this.forget();
         this.eid = swiss ? null : eid;
         this.listBox.hidden = this.form.hidden = !!eid;
         this.page.hidden = !this.eid;
@@ -197,12 +207,22 @@ export class ArenaView {
         this.refresh();
     }
 
+    // What the page knew of the event shown.
+    forget() {
+        this.pageNo = 1;
+        this.mine = this.top = this.deadline = null;
+        this.opened = false;
+        clearInterval(this.timer);
+        this.timer = null;
+    }
+
     hide() {
         if (!this.section.hidden && this.eid)
             this.ctx.send({ t: 'arena_unwatch' }, { t: 'arena_unwatch',
                                                    quiet: true });
         this.section.hidden = true;
         this.eid = null;
+        this.forget();
         if (this.swiss)
             this.swiss.hide();
     }
@@ -214,13 +234,14 @@ export class ArenaView {
         if (this.swiss)
             this.swiss.refresh();
         if (this.eid)
-            this.ctx.send({ t: 'arena_watch', event: this.eid },
-                          { t: 'arena_watch' });
+            this.watch(this.pageNo);
         else
             this.ctx.send({ t: 'arena_list' }, { t: 'arena_list',
                                                 quiet: true });
     }
 
+    // The events by status, as lichess's Tournaments page: starting
+    // soon, running (or finishing), finished.
     onList(msg) {
         if (this.section.hidden || this.eid)
             return;
@@ -230,29 +251,109 @@ export class ArenaView {
                                    'No tournaments yet.'));
             return;
         }
-        const ul = el('ul', 'arena-events');
-        for (const e of msg.events) {
-            const li = el('li');
-            const a = el('a', null, e.name);
-            a.href = `/t/${e.event}`;
-            li.append(a, el('span', 'arena-meta',
-                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
-                            ` · ${timeText(e.start_ms)}–` +
-                            `${timeText(e.end_ms)} · ${e.players} players`));
-            ul.append(li);
+        const groups = [['open', 'Starting soon', ['open']],
+                        ['running', 'Playing now', ['running', 'ending']],
+                        ['finished', 'Finished', ['finished']]];
+        for (const [key, title, statuses] of groups) {
+            const events = msg.events.filter((e) =>
+                statuses.includes(e.status));
+            if (!events.length)
+                continue;
+            const h = el('h2', null, title);
+            h.id = `arena-${key}-title`;
+            const ul = el('ul', 'arena-events');
+            ul.id = `arena-${key}`;
+            ul.setAttribute('aria-labelledby', h.id);
+            for (const e of events) {
+                const li = el('li');
+                const a = el('a', null, e.name);
+                a.href = `/t/${e.event}`;
+                li.append(a, el('span', 'arena-meta',
+                                ` ${clockText(e.clock)} · ` +
+                                `${STATUS[e.status]} · ` +
+                                `${timeText(e.start_ms)}–` +
+                                `${timeText(e.end_ms)} · ` +
+                                `${e.players} players`));
+                ul.append(li);
+            }
+            this.listBox.append(h, ul);
         }
-        this.listBox.append(ul);
     }
 
     onCreated(msg) {
         this.ctx.navigate(`/t/${msg.arena.event}`);
     }
 
+    // Watches page of the shown event's standings (PROTOCOL.md
+    // "arena_watch": 10 players a page, each page pushed to its own
+    // watchers).
+    watch(page) {
+        this.pageNo = page;
+        this.ctx.send({ t: 'arena_watch', event: this.eid, page },
+                      { t: 'arena_watch' });
+    }
+
+    // The page of rank r.
+    static pageOf(r) {
+        return Math.ceil(r / PAGE_ROWS);
+    }
+
+    // Our own join or withdrawal was answered: the watch's answer has
+    // our own row again (its "me"), whatever page is shown.
+    onJoined(msg) {
+        if (msg.event === this.eid && !this.section.hidden)
+            this.watch(this.pageNo);
+    }
+
     onStandings(msg) {
-        if (msg.event !== this.eid)
-            return;
+        if (msg.event !== this.eid || msg.page !== this.pageNo)
+            return; /* (a push of the page shown before) */
         const me = this.ctx.me();
-        const mine = me && msg.standings.find((r) => r.id === me.id);
+        const own = me && msg.standings.find((r) => r.id === me.id);
+        if ('me' in msg)
+            this.mine = msg.me;
+        else if (own)
+            this.mine = own;
+        // a player opens the event on his own page, as lichess does
+        if ('me' in msg && !this.opened) {
+            this.opened = true;
+            if (this.mine && msg.status !== 'finished' &&
+                ArenaView.pageOf(this.mine.rank) !== msg.page) {
+                this.watch(ArenaView.pageOf(this.mine.rank));
+                return;
+            }
+        }
+        if (msg.page === 1)
+            this.top = msg.standings.slice(0, 3);
+        this.deadline = msg.status === 'open'
+            ? { ms: msg.start_ms, what: 'starts' }
+            : msg.status === 'running' ? { ms: msg.end_ms, what: 'ends' }
+                : null;
+        const parts = [this.head(msg)];
+        if (msg.status === 'finished' && this.top && this.top.length)
+            parts.push(this.podium());
+        if (msg.standings.length)
+            parts.push(this.pager(msg), this.table(msg, me));
+        else
+            parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
+        // (a push while the password is typed keeps it, and the focus)
+        const typed = $('arena-join-pw'), focused = document.activeElement;
+        const focusedId = focused && focused.id;
+        this.page.replaceChildren(...parts);
+        if (typed && $('arena-join-pw')) {
+            $('arena-join-pw').value = typed.value;
+            if (focused === typed)
+                $('arena-join-pw').focus();
+        } else if (focusedId && focusedId.startsWith('arena-page-') &&
+                   $(focusedId) && !$(focusedId).disabled) {
+            $(focusedId).focus(); /* (paging with the keyboard) */
+        }
+        this.countdown();
+    }
+
+    // The event's name, clock, status, conditions and countdown, and
+    // the Join or Withdraw button (from our own row: this.mine).
+    head(msg) {
         const head = el('div', 'arena-head');
         const h = el('h2', null, msg.name);
         h.id = 'arena-name-shown';
@@ -260,6 +361,9 @@ export class ArenaView {
                         `${clockText(msg.clock)} · ${STATUS[msg.status]} · ` +
                         `${timeText(msg.start_ms)}–${timeText(msg.end_ms)}`);
         meta.id = 'arena-status';
+        const left = el('span', 'arena-countdown');
+        left.id = 'arena-countdown';
+        meta.append(left);
         head.append(h, meta);
         const rules = conditionsText(msg);
         if (rules) {
@@ -267,34 +371,84 @@ export class ArenaView {
             p.id = 'arena-conditions';
             head.append(p);
         }
-        if (msg.status === 'open' || msg.status === 'running') {
-            const joined = mine && !mine.withdrawn;
-            // (a password is asked of a first join only)
-            const pw = !mine && msg.conditions && msg.conditions.password
-                ? field('arena-join-pw', 'Password',
-                        { type: 'text', maxLength: 32, autocomplete: 'off' })
-                : null;
-            const b = el('button', joined ? null : 'primary',
-                         joined ? 'Withdraw' : 'Join');
-            b.type = 'button';
-            b.id = 'arena-join-btn';
-            b.addEventListener('click', () => {
-                const m = { t: joined ? 'arena_withdraw' : 'arena_join',
-                            event: msg.event };
-                if (pw && $('arena-join-pw').value)
-                    m.password = $('arena-join-pw').value;
-                this.ctx.send(m, { t: 'arena_join' });
-            });
-            if (pw)
-                head.append(pw);
-            head.append(b);
+        if (msg.status !== 'open' && msg.status !== 'running')
+            return head;
+        const mine = this.mine, joined = mine && !mine.withdrawn;
+        // (a password is asked of a first join only)
+        const pw = !mine && msg.conditions && msg.conditions.password
+            ? field('arena-join-pw', 'Password',
+                    { type: 'text', maxLength: 32, autocomplete: 'off' })
+            : null;
+        const b = el('button', joined ? null : 'primary',
+                     joined ? 'Withdraw' : 'Join');
+        b.type = 'button';
+        b.id = 'arena-join-btn';
+        b.addEventListener('click', () => {
+            const m = { t: joined ? 'arena_withdraw' : 'arena_join',
+                        event: msg.event };
+            if (pw && $('arena-join-pw').value)
+                m.password = $('arena-join-pw').value;
+            this.ctx.send(m, { t: 'arena_join' });
+        });
+        if (pw)
+            head.append(pw);
+        head.append(b);
+        return head;
+    }
+
+    // Time to the start (open) or to the end (running), each second.
+    countdown() {
+        const box = $('arena-countdown');
+        if (!box || !this.deadline) {
+            clearInterval(this.timer);
+            this.timer = null;
+            return;
         }
+        const s = Math.max(0, Math.ceil((this.deadline.ms - Date.now()) /
+                                        1000));
+        box.textContent = ` · ${this.deadline.what} in ` +
+            `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+        if (!this.timer)
+            this.timer = setInterval(() => this.countdown(), 1000);
+    }
+
+    // Previous and next pages, the first and the last, and ours.
+    pager(msg) {
+        const nav = el('nav', 'arena-pager');
+        nav.setAttribute('aria-label', 'Standings pages');
+        const go = (id, text, label, page) => {
+            const b = el('button', null, text);
+            b.type = 'button';
+            b.id = `arena-page-${id}`;
+            if (label)
+                b.setAttribute('aria-label', label);
+            b.disabled = page === msg.page || page < 1 || page > msg.pages;
+            b.addEventListener('click', () => this.watch(page));
+            nav.append(b);
+        };
+        go('first', '«', 'First page', 1);
+        go('prev', '‹', 'Previous page', msg.page - 1);
+        const at = el('span', 'arena-page-at',
+                      `Page ${msg.page} of ${msg.pages}`);
+        at.id = 'arena-page-shown';
+        nav.append(at);
+        go('next', '›', 'Next page', msg.page + 1);
+        go('last', '»', 'Last page', msg.pages);
+        if (this.mine)
+            go('mine', 'My page', null,
+               ArenaView.pageOf(this.mine.rank));
+        return nav;
+    }
+
+    // The page's rows: rank, player (on fire, withdrawn, his game in
+    // play to watch), score, performance and score sheet.
+    table(msg, me) {
         const table = el('table', 'lb-table arena-standings');
         table.id = 'arena-standings';
         const cap = el('caption', 'sr-only', 'Standings');
         const thead = el('thead');
         const tr = el('tr');
-        for (const c of ['Rank', 'Player', 'Score', 'Games'])
+        for (const c of ['Rank', 'Player', 'Score', 'Perf.', 'Games'])
             tr.append(Object.assign(el('th', null, c), { scope: 'col' }));
         thead.append(tr);
         const body = el('tbody');
@@ -307,35 +461,50 @@ export class ArenaView {
                 a.href = `/g/${r.game}`;
                 name.append(a);
             }
-            // each game's points; ⚔ a berserk game (struck out when it
-            // was too short to earn its point)
-            const sheet = el('td', 'arena-sheet');
-            for (const s of r.sheet) {
-                if (sheet.childNodes.length)
-                    sheet.append(' ');
-                const x = el(s.berserk === 'invalid' ? 's' : 'span', null,
-                             String(s.points) + (s.berserk ? '⚔' : ''));
-                if (s.berserk)
-                    x.title = s.berserk === 'valid'
-                        ? 'berserk: one more point' : 'berserk, too short';
-                sheet.append(x);
-            }
             row.append(el('td', null, String(r.rank)), name,
-                       el('td', 'arena-score', String(r.score)), sheet);
+                       el('td', 'arena-score', String(r.score)),
+                       el('td', 'arena-perf',
+                          r.sheet.length ? String(r.performance) : '–'),
+                       this.sheet(r));
             body.append(row);
         }
         table.append(cap, thead, body);
-        const parts = [head];
-        parts.push(msg.standings.length ? table
-            : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        // (a push while the password is typed keeps it, and the focus)
-        const typed = $('arena-join-pw'), focused = document.activeElement;
-        this.page.replaceChildren(...parts);
-        if (typed && $('arena-join-pw')) {
-            $('arena-join-pw').value = typed.value;
-            if (focused === typed)
-                $('arena-join-pw').focus();
+        return table;
+    }
+
+    // Each game's points; ⚔ a berserk game (struck out when it was too
+    // short to earn its point); a score on fire (doubled) is marked.
+    sheet(r) {
+        const sheet = el('td', 'arena-sheet');
+        for (const s of r.sheet) {
+            if (sheet.childNodes.length)
+                sheet.append(' ');
+            const x = el(s.berserk === 'invalid' ? 's' : 'span',
+                         s.flag === 'double' ? 'arena-double' : null,
+                         String(s.points) + (s.berserk ? '⚔' : ''));
+            if (s.berserk)
+                x.title = s.berserk === 'valid'
+                    ? 'berserk: one more point' : 'berserk, too short';
+            else if (s.flag === 'double')
+                x.title = 'on fire: double points';
+            sheet.append(x);
         }
+        return sheet;
+    }
+
+    // The best three of a finished event (from page 1, seen last).
+    podium() {
+        const ol = el('ol', 'arena-podium');
+        ol.id = 'arena-podium';
+        ol.setAttribute('aria-label', 'Podium');
+        for (const r of this.top) {
+            const li = el('li', null, r.name);
+            li.append(el('span', 'arena-meta',
+                         ` ${r.score} points · performance ` +
+                         `${r.performance}`));
+            ol.append(li);
+        }
+        return ol;
     }
 
     // A game of an event starts: the game page links back to it.

@@ -1,0 +1,97 @@
+// An arena's standings by page (PROTOCOL.md "arena_watch": 10 players a
+// page, each page pushed to its own watchers): A creates an event that
+// starts in 5 minutes (listed under "Starting soon", with a countdown),
+// 11 guests join it over WebSockets of their own, and A pages through
+// the standings (Page 1 of 2, then 2 of 2). A joins while page 1 shows:
+// his row (rank 12) is on page 2, yet his button says Withdraw at once
+// and "My page" takes him there; he withdraws and joins again from page
+// 1. Back on the event from the list, the page opens on his own page.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join as pathJoin } from 'node:path';
+import { test } from 'node:test';
+import { assertClean, axeSerious, myName, twoPlayers, waitText } from
+    './lib.mjs';
+
+// n guests that join event eid from page's origin; resolves when all are
+// in. Their sockets stay open with the page.
+function guestsJoin(page, eid, n) {
+    return page.evaluate(([eid, n]) => Promise.all(
+        Array.from({ length: n }, (_, i) => new Promise((ok, fail) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
+            (window.guests ||= []).push(ws);
+            ws.onopen = () => ws.send(JSON.stringify(
+                { t: 'hello', name: `g${String(i).padStart(2, '0')}` }));
+            ws.onmessage = (ev) => {
+                const m = JSON.parse(ev.data);
+                if (m.t === 'welcome')
+                    ws.send(JSON.stringify({ t: 'arena_join', event: eid }));
+                else if (m.t === 'arena_joined')
+                    ok();
+                else if (m.t === 'error')
+                    fail(new Error(m.msg));
+            };
+        }))), [eid, n]);
+}
+
+test('page through an arena\'s standings, join and withdraw on any page',
+     { timeout: 60000 }, async (t) => {
+    const conf = pathJoin(mkdtempSync(pathJoin(tmpdir(), 'chess-arenap-')),
+                          'config.json');
+    writeFileSync(conf, JSON.stringify({ arena_create: 2 }));
+    const { a } = await twoPlayers(t, {
+        server: { extra: ['--config', conf] }, b: null });
+    const page = a.page;
+    const nameA = await myName(page);
+
+    await page.click('#arena-link');
+    await page.fill('#arena-name', 'Paged');
+    await page.fill('#arena-start', '5');
+    await page.click('#arena-create-btn');
+    await page.waitForURL(/\/t\/[A-Za-z0-9_-]+$/);
+    const eid = new URL(page.url()).pathname.split('/')[2];
+    await waitText(page, '#arena-countdown', /starts in [45]:\d\d/);
+    await guestsJoin(page, eid, 11);
+
+    // 11 players: two pages, A on neither
+    await waitText(page, '#arena-page-shown', /^Page 1 of 2$/);
+    assert.equal(await page.locator('#arena-standings tbody tr').count(), 10);
+    assert.equal(await page.isDisabled('#arena-page-prev'), true);
+    assert.equal(await page.locator('#arena-page-mine').count(), 0);
+    await page.click('#arena-page-next');
+    await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
+    await waitText(page, '#arena-standings tbody', /^11g10/);
+    assert.equal(await page.isDisabled('#arena-page-next'), true);
+
+    // A joins from page 1: rank 12, on page 2, and Withdraw at once
+    await page.click('#arena-page-first');
+    await waitText(page, '#arena-page-shown', /^Page 1 of 2$/);
+    await page.click('#arena-join-btn');
+    await waitText(page, '#arena-join-btn', /^Withdraw$/);
+    await waitText(page, '#arena-page-shown', /^Page 1 of 2$/);
+    assert.equal(await page.locator('#arena-standings tr.mine').count(), 0);
+    await page.click('#arena-page-mine');
+    await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
+    await waitText(page, '#arena-standings tr.mine',
+                   new RegExp(`^12${nameA}`));
+    assert.deepEqual(await axeSerious(page), [], 'paged standings');
+
+    // withdrawn from page 1 (before the start: no longer listed), back in
+    await page.click('#arena-page-prev');
+    await waitText(page, '#arena-page-shown', /^Page 1 of 2$/);
+    await page.click('#arena-join-btn');
+    await waitText(page, '#arena-join-btn', /^Join$/);
+    assert.equal(await page.locator('#arena-page-mine').count(), 0);
+    await page.click('#arena-join-btn');
+    await waitText(page, '#arena-join-btn', /^Withdraw$/);
+
+    // the list shows it as starting soon; its page opens on A's own page
+    await page.click('#arena-link');
+    await waitText(page, '#arena-open', /Paged.*12 players/);
+    await page.click('#arena-open a');
+    await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
+    await waitText(page, '#arena-standings tr.mine', new RegExp(nameA));
+    assertClean(t, a);
+});
