@@ -371,33 +371,11 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
     return tourney_finish(o, id);
 }
 
-/* Pushes e's standings to its watchers: one render per page watched,
- * the same bytes to every watcher of that page. */
-static void push_standings(struct hub *h, struct event *e, int64_t wall)
+/* A push of e's page (tourney_push_pages). */
+static char *render_page(const struct tourney_event *e, int64_t wall,
+                         int page)
 {
-    struct tourney_event *t = &e->head;
-    struct session **group;
-    bool *sent;
-
-    t->dirty = false;
-    if (!t->nw)
-        return;
-    group = malloc(t->nw * sizeof *group);
-    sent = calloc(t->nw, sizeof *sent);
-    for (size_t i = 0; group && sent && i < t->nw; i++) {
-        size_t n = 0;
-        if (sent[i])
-            continue;
-        for (size_t j = i; j < t->nw; j++)
-            if (!sent[j] && t->pages[j] == t->pages[i]) {
-                group[n++] = t->watchers[j];
-                sent[j] = true;
-            }
-        tourney_push(h, render_standings(e, wall, t->pages[i], NULL, NULL),
-                     group, n, t->seq);
-    }
-    free(group);
-    free(sent);
+    return render_standings((const struct event *)e, wall, page, NULL, NULL);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
@@ -467,7 +445,7 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
         e->head.dirty = true;
     }
     if (e->head.dirty)
-        push_standings(h, e, wall);
+        tourney_push_pages(h, &e->head, wall, render_page);
 }
 
 /* ---- commands ---------------------------------------------------------- */

@@ -98,6 +98,13 @@ void tourney_send(struct session *s, json_t *o, const struct proto_id *id,
 void tourney_push(struct hub *h, char *text, struct session *const *watchers,
                   size_t n, uint64_t seq);
 
+/* Pushes e's standings to its watchers and clears e->dirty: one
+ * render(e, wall, page) (malloc'ed text, NULL: none) per page watched,
+ * its bytes to every watcher of that page. */
+void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
+                        char *(*render)(const struct tourney_event *e,
+                                        int64_t wall, int page));
+
 /* True when s may create an event by the operator's policy
  * (arena_create) and m's clock; else sends the error (no_tournaments on
  * a node of a cluster or when off, needs_account, bad_clock). */

@@ -137,12 +137,12 @@ class ArenaTest(FreshServerTest):
                                        event=ev)["standings"]), 10)
         self.assertEqual(len(w0.expect("arena_standings",
                                        event=ev)["standings"]), 13)
-        for page in (0, 201, "1"):
+        for page in (0, 501, "1"):
             err = cs[0].request({"t": "arena_watch", "event": ev,
                                  "page": page}, "error")
             self.assertEqual((err["code"], err["msg"]),
                              ("bad_field",
-                              "page: an integer from 1 to 200"))
+                              "page: an integer from 1 to 500"))
 
     def test_watch_answers_own_row(self):
         """arena_watch's answer has "me", the watcher's own row whatever
