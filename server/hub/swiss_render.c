@@ -82,14 +82,17 @@ static json_t *pairings_of(const struct swiss_tourney *e)
     for (int i = 0; i < n; i++) {
         const char *res = result_name(b[i].result);
         const char *gid = e->gids[first + (size_t)i];
+        bool bye = b[i].black < 0;
         json_array_append_new(
-            a, json_pack("{s:s,s:o,s:o,s:o}", "white",
-                         e->players[b[i].white].pid, "black",
-                         b[i].black < 0
-                             ? json_null()
-                             : json_string(e->players[b[i].black].pid),
-                         "game", *gid ? json_string(gid) : json_null(),
-                         "result", res ? json_string(res) : json_null()));
+            a,
+            json_pack(
+                "{s:s,s:o,s:s,s:o,s:o,s:o}", "white",
+                e->players[b[i].white].pid, "black",
+                bye ? json_null() : json_string(e->players[b[i].black].pid),
+                "white_name", e->players[b[i].white].name, "black_name",
+                bye ? json_null() : json_string(e->players[b[i].black].name),
+                "game", *gid ? json_string(gid) : json_null(), "result",
+                res ? json_string(res) : json_null()));
     }
     return a;
 }

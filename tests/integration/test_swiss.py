@@ -249,6 +249,13 @@ class SwissTest(FreshServerTest):
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
         st = self.watch_until(w, ev, lambda s: s["round"] == 1)
         self.assertEqual([r["rank"] for r in st["standings"]], [11])
+        # every board names its players, on any page
+        names = {c.pid: c.player["name"] for c in cs[1:]}
+        self.assertEqual(sorted((b["white"], b["white_name"], b["black"],
+                                 b["black_name"]) for b in st["pairings"]),
+                         sorted((b["white"], names[b["white"]], b["black"],
+                                 names.get(b["black"]))
+                                for b in st["pairings"]))
         me = last.request({"t": "swiss_watch", "event": ev, "page": 2},
                           "swiss_standings")["me"]
         self.assertEqual(me["id"], last.pid)
