@@ -460,6 +460,8 @@ function onMessage(msg) {
     case 'swiss_created':
     case 'swiss_standings':
     case 'swiss_game':
+    case 'swiss_joined':
+    case 'swiss_withdrawn':
         withArena((a) => a.onSwiss(msg));
         break;
     case 'mod_reports':

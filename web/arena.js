@@ -1,7 +1,10 @@
 // arena.js - arena tournaments (PROTOCOL.md "Arena tournaments"): the
-// Tournaments page (/tournaments: the events, open, running and finished,
-// and a form to create one) and an event's page (/t/EID: join or
-// withdraw, and the standings the server pushes while the page is open).
+// Tournaments page (/tournaments: the events, starting soon, playing now
+// and finished, and a form to create one) and an event's page (/t/EID:
+// a countdown, join or withdraw, and the standings the server pushes
+// while the page is open, by page of 10: only the page shown is
+// watched, so 5,000 watchers cost one render per page watched; the
+// podium once finished).
 // A game of an event shows the event's name with a link back (the
 // game page's #game-arena, from the server's arena_game). Swiss events
 // (swiss.js, loaded with the page) list beside them; their page is
@@ -47,6 +50,55 @@ export function field(id, label, attrs) {
     Object.assign(i, attrs);
     p.append(l, i);
     return p;
+}
+
+// The page of rank r (1 up).
+export function pageOf(r) {
+    return Math.ceil(r / PAGE_ROWS);
+}
+
+// A standings' pager (ids PREFIX-page-*): the first, previous, next and
+// last pages of msg's (PROTOCOL.md "arena_watch"), and "My page" (mine:
+// its number, null: none); watch(P) asks for page P.
+export function pager(prefix, msg, mine, watch) {
+    const nav = el('nav', 'arena-pager');
+    nav.setAttribute('aria-label', 'Standings pages');
+    const go = (id, text, label, page) => {
+        const b = el('button', null, text);
+        b.type = 'button';
+        b.id = `${prefix}-page-${id}`;
+        if (label)
+            b.setAttribute('aria-label', label);
+        b.disabled = page === msg.page || page < 1 || page > msg.pages;
+        b.addEventListener('click', () => watch(page));
+        nav.append(b);
+    };
+    go('first', '«', 'First page', 1);
+    go('prev', '‹', 'Previous page', msg.page - 1);
+    const at = el('span', 'arena-page-at', `Page ${msg.page} of ${msg.pages}`);
+    at.id = `${prefix}-page-shown`;
+    nav.append(at);
+    go('next', '›', 'Next page', msg.page + 1);
+    go('last', '»', 'Last page', msg.pages);
+    if (mine)
+        go('mine', 'My page', null, mine);
+    return nav;
+}
+
+// Puts parts in box, keeping what a push must not take: a password
+// being typed (id pw) and the focus of a pager's button.
+export function replaceKeeping(box, parts, pw) {
+    const typed = pw && $(pw), focused = document.activeElement;
+    const focusedId = focused && focused.id;
+    box.replaceChildren(...parts);
+    if (typed && $(pw)) {
+        $(pw).value = typed.value;
+        if (focused === typed)
+            $(pw).focus();
+    } else if (focusedId && /-page-/.test(focusedId) && $(focusedId) &&
+               !$(focusedId).disabled) {
+        $(focusedId).focus(); /* (paging with the keyboard) */
+    }
 }
 
 // What an event asks of its players, in words ('' when nothing).
@@ -293,11 +345,6 @@ export class ArenaView {
                       { t: 'arena_watch' });
     }
 
-    // The page of rank r.
-    static pageOf(r) {
-        return Math.ceil(r / PAGE_ROWS);
-    }
-
     // Our own join or withdrawal was answered: the watch's answer has
     // our own row again (its "me"), whatever page is shown.
     onJoined(msg) {
@@ -318,8 +365,8 @@ export class ArenaView {
         if ('me' in msg && !this.opened) {
             this.opened = true;
             if (this.mine && msg.status !== 'finished' &&
-                ArenaView.pageOf(this.mine.rank) !== msg.page) {
-                this.watch(ArenaView.pageOf(this.mine.rank));
+                pageOf(this.mine.rank) !== msg.page) {
+                this.watch(pageOf(this.mine.rank));
                 return;
             }
         }
@@ -336,18 +383,7 @@ export class ArenaView {
             parts.push(this.pager(msg), this.table(msg, me));
         else
             parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
-        // (a push while the password is typed keeps it, and the focus)
-        const typed = $('arena-join-pw'), focused = document.activeElement;
-        const focusedId = focused && focused.id;
-        this.page.replaceChildren(...parts);
-        if (typed && $('arena-join-pw')) {
-            $('arena-join-pw').value = typed.value;
-            if (focused === typed)
-                $('arena-join-pw').focus();
-        } else if (focusedId && focusedId.startsWith('arena-page-') &&
-                   $(focusedId) && !$(focusedId).disabled) {
-            $(focusedId).focus(); /* (paging with the keyboard) */
-        }
+        replaceKeeping(this.page, parts, 'arena-join-pw');
         this.countdown();
     }
 
@@ -412,32 +448,9 @@ export class ArenaView {
             this.timer = setInterval(() => this.countdown(), 1000);
     }
 
-    // Previous and next pages, the first and the last, and ours.
     pager(msg) {
-        const nav = el('nav', 'arena-pager');
-        nav.setAttribute('aria-label', 'Standings pages');
-        const go = (id, text, label, page) => {
-            const b = el('button', null, text);
-            b.type = 'button';
-            b.id = `arena-page-${id}`;
-            if (label)
-                b.setAttribute('aria-label', label);
-            b.disabled = page === msg.page || page < 1 || page > msg.pages;
-            b.addEventListener('click', () => this.watch(page));
-            nav.append(b);
-        };
-        go('first', '«', 'First page', 1);
-        go('prev', '‹', 'Previous page', msg.page - 1);
-        const at = el('span', 'arena-page-at',
-                      `Page ${msg.page} of ${msg.pages}`);
-        at.id = 'arena-page-shown';
-        nav.append(at);
-        go('next', '›', 'Next page', msg.page + 1);
-        go('last', '»', 'Last page', msg.pages);
-        if (this.mine)
-            go('mine', 'My page', null,
-               ArenaView.pageOf(this.mine.rank));
-        return nav;
+        return pager('arena', msg, this.mine && this.mine.rank
+            ? pageOf(this.mine.rank) : null, (p) => this.watch(p));
     }
 
     // The page's rows: rank, player (on fire, withdrawn, his game in

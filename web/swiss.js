@@ -1,11 +1,13 @@
 // swiss.js - Swiss tournaments (PROTOCOL.md "Swiss tournaments") on the
 // Tournaments page: their list and a form to create one (with its rounds),
 // and an event's page (/t/EID?swiss: join or withdraw, the creator's
-// start (or early start), pause and resume, the last round's pairings, the standings with their tie-breaks
-// and score sheets, and the TRF). Loaded by arena.js when the
-// Tournaments page is first opened.
+// start (or early start), pause and resume, the last round's pairings,
+// the standings with their tie-breaks and score sheets by page of 10
+// (arena.js's pager: only the page shown is watched), and the TRF).
+// Loaded by arena.js when the Tournaments page is first opened.
 
-import { createForm, field } from './arena.js';
+import { createForm, field, pageOf, pager, replaceKeeping } from
+    './arena.js';
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +31,9 @@ export class SwissView {
         this.page.id = 'swiss-event';
         section.append(this.listBox, this.form, this.page);
         this.games = new Map(); /* GID -> {event, name, round} */
+        this.pageNo = 1;     /* the standings' page watched */
+        this.mine = null;    /* our own row (the watch's "me") */
+        this.opened = false; /* the event's first "me" seen */
     }
 
     buildForm() {
@@ -74,6 +79,11 @@ export class SwissView {
         if (this.eid && this.eid !== eid)
             this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
                                                    quiet: true });
+        if ((hidden ? null : eid) !== this.eid) {
+            this.pageNo = 1;
+            this.mine = null;
+            this.opened = false;
+        }
         this.eid = hidden ? null : eid;
         this.listBox.hidden = this.form.hidden = hidden || !!eid;
         this.page.hidden = hidden || !eid;
@@ -87,10 +97,17 @@ export class SwissView {
         this.eid = null;
     }
 
+    // Watches page of the shown event's standings (PROTOCOL.md
+    // "swiss_watch").
+    watch(page) {
+        this.pageNo = page;
+        this.ctx.send({ t: 'swiss_watch', event: this.eid, page },
+                      { t: 'swiss_watch' });
+    }
+
     refresh() {
         if (this.eid)
-            this.ctx.send({ t: 'swiss_watch', event: this.eid },
-                          { t: 'swiss_watch' });
+            this.watch(this.pageNo);
         else if (!this.listBox.hidden)
             this.ctx.send({ t: 'swiss_list' }, { t: 'swiss_list',
                                                 quiet: true });
@@ -105,6 +122,9 @@ export class SwissView {
             this.onStandings(msg);
         else if (msg.t === 'swiss_game')
             this.games.set(msg.game, msg);
+        else if ((msg.t === 'swiss_joined' || msg.t === 'swiss_withdrawn') &&
+                 msg.event === this.eid)
+            this.watch(this.pageNo); /* (the answer has our row) */
     }
 
     onList(msg) {
@@ -130,8 +150,8 @@ export class SwissView {
         this.listBox.replaceChildren(h, ul);
     }
 
-    head(msg, mine) {
-        const me = this.ctx.me();
+    head(msg) {
+        const me = this.ctx.me(), mine = this.mine;
         const head = el('div', 'arena-head');
         const h = el('h2', null, msg.name);
         h.id = 'swiss-name-shown';
@@ -177,15 +197,12 @@ export class SwissView {
     }
 
     pairings(msg) {
-        const name = new Map(msg.standings.map((r) => [r.id, r.name]));
         const ol = el('ol', 'swiss-pairings');
         ol.id = 'swiss-pairings';
         for (const b of msg.pairings) {
             const li = el('li');
-            const who = b.black === null
-                ? `${name.get(b.white) || b.white}: bye`
-                : `${name.get(b.white) || b.white} – ` +
-                  `${name.get(b.black) || b.black}`;
+            const who = b.black === null ? `${b.white_name}: bye`
+                : `${b.white_name} – ${b.black_name}`;
             if (b.game) {
                 const a = el('a', null, who);
                 a.href = `/g/${b.game}`;
@@ -202,11 +219,25 @@ export class SwissView {
     }
 
     onStandings(msg) {
-        if (msg.event !== this.eid)
-            return;
+        if (msg.event !== this.eid || msg.page !== this.pageNo)
+            return; /* (a push of the page shown before) */
         const me = this.ctx.me();
-        const mine = me && msg.standings.find((r) => r.id === me.id);
-        const parts = [this.head(msg, mine)];
+        const own = me && msg.standings.find((r) => r.id === me.id);
+        if ('me' in msg)
+            this.mine = msg.me;
+        else if (own)
+            this.mine = own;
+        // (a player who joined since the last pairing has no rank yet)
+        const myPage = this.mine && this.mine.rank
+            ? pageOf(this.mine.rank) : null;
+        if ('me' in msg && !this.opened) {
+            this.opened = true;
+            if (myPage && myPage !== msg.page && msg.status !== 'finished') {
+                this.watch(myPage);
+                return;
+            }
+        }
+        const parts = [this.head(msg)];
         if (msg.round) {
             parts.push(el('h3', null, `Round ${msg.round}`),
                        this.pairings(msg));
@@ -234,9 +265,12 @@ export class SwissView {
             body.append(row);
         }
         table.append(el('caption', 'sr-only', 'Standings'), thead, body);
-        parts.push(msg.standings.length ? table
-            : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        this.page.replaceChildren(...parts);
+        if (msg.standings.length)
+            parts.push(pager('swiss', msg, myPage, (p) => this.watch(p)),
+                       table);
+        else
+            parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
+        replaceKeeping(this.page, parts, null);
     }
 
     onError(req, msg) {

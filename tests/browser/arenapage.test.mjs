@@ -6,6 +6,8 @@
 // his row (rank 12) is on page 2, yet his button says Withdraw at once
 // and "My page" takes him there; he withdraws and joins again from page
 // 1. Back on the event from the list, the page opens on his own page.
+// Then a Swiss's page (swiss_watch by page too): A joins on page 1, his
+// row is on page 2, and he withdraws from page 1.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,10 +17,10 @@ import { test } from 'node:test';
 import { assertClean, axeSerious, myName, twoPlayers, waitText } from
     './lib.mjs';
 
-// n guests that join event eid from page's origin; resolves when all are
-// in. Their sockets stay open with the page.
-function guestsJoin(page, eid, n) {
-    return page.evaluate(([eid, n]) => Promise.all(
+// n guests that join event eid (kind: arena or swiss) from page's
+// origin; resolves when all are in. Their sockets stay open with the page.
+function guestsJoin(page, eid, n, kind = 'arena') {
+    return page.evaluate(([eid, n, kind]) => Promise.all(
         Array.from({ length: n }, (_, i) => new Promise((ok, fail) => {
             const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
             (window.guests ||= []).push(ws);
@@ -27,13 +29,14 @@ function guestsJoin(page, eid, n) {
             ws.onmessage = (ev) => {
                 const m = JSON.parse(ev.data);
                 if (m.t === 'welcome')
-                    ws.send(JSON.stringify({ t: 'arena_join', event: eid }));
-                else if (m.t === 'arena_joined')
+                    ws.send(JSON.stringify({ t: `${kind}_join`,
+                                             event: eid }));
+                else if (m.t === `${kind}_joined`)
                     ok();
                 else if (m.t === 'error')
                     fail(new Error(m.msg));
             };
-        }))), [eid, n]);
+        }))), [eid, n, kind]);
 }
 
 test('page through an arena\'s standings, join and withdraw on any page',
@@ -93,5 +96,23 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await page.click('#arena-open a');
     await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
     await waitText(page, '#arena-standings tr.mine', new RegExp(nameA));
+
+    // a Swiss's standings page the same way (A, joined 12th, is listed
+    // after the 11 guests until the first pairing ranks him)
+    await page.click('#arena-link');
+    await page.click('#swiss-create-btn');
+    await page.waitForURL(/\/t\/[A-Za-z0-9_-]+\?swiss$/);
+    const sid = new URL(page.url()).pathname.split('/')[2];
+    await guestsJoin(page, sid, 11, 'swiss');
+    await waitText(page, '#swiss-page-shown', /^Page 1 of 2$/);
+    await page.click('#swiss-join-btn');
+    await waitText(page, '#swiss-join-btn', /^Withdraw$/);
+    await page.click('#swiss-page-next');
+    await waitText(page, '#swiss-page-shown', /^Page 2 of 2$/);
+    await waitText(page, '#swiss-standings tr.mine', new RegExp(nameA));
+    await page.click('#swiss-page-prev');
+    await waitText(page, '#swiss-page-shown', /^Page 1 of 2$/);
+    await page.click('#swiss-join-btn');
+    await waitText(page, '#swiss-join-btn', /^Join$/);
     assertClean(t, a);
 });
