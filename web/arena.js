@@ -101,6 +101,23 @@ export function replaceKeeping(box, parts, pw) {
     }
 }
 
+// view.deadline's countdown in box id (" · WHAT m:ss", deadline
+// {ms, what}), again each second on view.timer while the box is shown;
+// none when view.deadline is null.
+export function countdown(view, id) {
+    const box = $(id);
+    if (!box || !view.deadline) {
+        clearInterval(view.timer);
+        view.timer = null;
+        return;
+    }
+    const s = Math.max(0, Math.ceil((view.deadline.ms - Date.now()) / 1000));
+    box.textContent = ` · ${view.deadline.what} ` +
+        `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+    if (!view.timer)
+        view.timer = setInterval(() => countdown(view, id), 1000);
+}
+
 // What an event asks of its players, in words ('' when nothing).
 function conditionsText(msg) {
     const c = msg.conditions || {}, parts = [];
@@ -130,7 +147,6 @@ export class ArenaView {
         this.pageNo = 1;        /* the standings' page watched */
         this.mine = null;       /* our own row (the watch's "me") */
         this.opened = false;    /* the event's first "me" seen */
-        this.top = null;        /* the best three (page 1's) */
         this.deadline = null;   /* {ms, what}: the countdown's */
         this.timer = null;
         this.build();
@@ -262,7 +278,7 @@ export class ArenaView {
     // What the page knew of the event shown.
     forget() {
         this.pageNo = 1;
-        this.mine = this.top = this.deadline = null;
+        this.mine = this.deadline = null;
         this.opened = false;
         clearInterval(this.timer);
         this.timer = null;
@@ -370,15 +386,13 @@ export class ArenaView {
                 return;
             }
         }
-        if (msg.page === 1)
-            this.top = msg.standings.slice(0, 3);
         this.deadline = msg.status === 'open'
-            ? { ms: msg.start_ms, what: 'starts' }
-            : msg.status === 'running' ? { ms: msg.end_ms, what: 'ends' }
+            ? { ms: msg.start_ms, what: 'starts in' }
+            : msg.status === 'running' ? { ms: msg.end_ms, what: 'ends in' }
                 : null;
         const parts = [this.head(msg)];
-        if (msg.status === 'finished' && this.top && this.top.length)
-            parts.push(this.podium());
+        if (msg.podium && msg.podium.length)
+            parts.push(this.podium(msg.podium));
         if (msg.standings.length)
             parts.push(this.pager(msg), this.table(msg, me));
         else
@@ -429,23 +443,18 @@ export class ArenaView {
         if (pw)
             head.append(pw);
         head.append(b);
+        if (joined && mine.game) { /* (lichess's "You are playing") */
+            const a = el('a', 'button primary', 'Your game');
+            a.href = `/g/${mine.game}`;
+            a.id = 'arena-my-game';
+            head.append(a);
+        }
         return head;
     }
 
     // Time to the start (open) or to the end (running), each second.
     countdown() {
-        const box = $('arena-countdown');
-        if (!box || !this.deadline) {
-            clearInterval(this.timer);
-            this.timer = null;
-            return;
-        }
-        const s = Math.max(0, Math.ceil((this.deadline.ms - Date.now()) /
-                                        1000));
-        box.textContent = ` · ${this.deadline.what} in ` +
-            `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-        if (!this.timer)
-            this.timer = setInterval(() => this.countdown(), 1000);
+        countdown(this, 'arena-countdown');
     }
 
     pager(msg) {
@@ -505,12 +514,12 @@ export class ArenaView {
         return sheet;
     }
 
-    // The best three of a finished event (from page 1, seen last).
-    podium() {
+    // The best three of a finished event (the server's, on any page).
+    podium(top) {
         const ol = el('ol', 'arena-podium');
         ol.id = 'arena-podium';
         ol.setAttribute('aria-label', 'Podium');
-        for (const r of this.top) {
+        for (const r of top) {
             const li = el('li', null, r.name);
             li.append(el('span', 'arena-meta',
                          ` ${r.score} points · performance ` +

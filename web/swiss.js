@@ -6,8 +6,9 @@
 // (arena.js's pager: only the page shown is watched), and the TRF).
 // Loaded by arena.js when the Tournaments page is first opened.
 
-import { createForm, field, pageOf, pager, replaceKeeping } from
-    './arena.js';
+import {
+    countdown, createForm, field, pageOf, pager, replaceKeeping,
+} from './arena.js';
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -34,6 +35,8 @@ export class SwissView {
         this.pageNo = 1;     /* the standings' page watched */
         this.mine = null;    /* our own row (the watch's "me") */
         this.opened = false; /* the event's first "me" seen */
+        this.deadline = null; /* {ms, what}: the next round's countdown */
+        this.timer = null;
     }
 
     buildForm() {
@@ -94,7 +97,8 @@ export class SwissView {
         if (this.eid)
             this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
                                                    quiet: true });
-        this.eid = null;
+        this.eid = this.deadline = null;
+        countdown(this, 'swiss-countdown'); /* (stops it) */
     }
 
     // Watches page of the shown event's standings (PROTOCOL.md
@@ -160,7 +164,19 @@ export class SwissView {
                         `${STATUS[msg.status]} · round ${msg.round} of ` +
                         `${msg.rounds}` + (msg.paused ? ' · paused' : ''));
         meta.id = 'swiss-status';
+        const left = el('span', 'arena-countdown');
+        left.id = 'swiss-countdown';
+        meta.append(left);
         head.append(h, meta);
+        // our own board of the round, while it is played
+        const board = me && msg.pairings.find((b) => b.game && !b.result &&
+            (b.white === me.id || b.black === me.id));
+        if (board) {
+            const a = el('a', 'button primary', 'Your game');
+            a.href = `/g/${board.game}`;
+            a.id = 'swiss-my-game';
+            head.append(a);
+        }
         const button = (id, text, cls, send) => {
             const b = el('button', cls, text);
             b.type = 'button';
@@ -199,8 +215,10 @@ export class SwissView {
     pairings(msg) {
         const ol = el('ol', 'swiss-pairings');
         ol.id = 'swiss-pairings';
+        const me = this.ctx.me();
         for (const b of msg.pairings) {
-            const li = el('li');
+            const li = el('li', me && (b.white === me.id || b.black === me.id)
+                ? 'mine' : null);
             const who = b.black === null ? `${b.white_name}: bye`
                 : `${b.white_name} – ${b.black_name}`;
             if (b.game) {
@@ -237,6 +255,8 @@ export class SwissView {
                 return;
             }
         }
+        this.deadline = msg.next_ms
+            ? { ms: msg.next_ms, what: `round ${msg.round + 1} in` } : null;
         const parts = [this.head(msg)];
         if (msg.round) {
             parts.push(el('h3', null, `Round ${msg.round}`),
@@ -271,6 +291,7 @@ export class SwissView {
         else
             parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
         replaceKeeping(this.page, parts, null);
+        countdown(this, 'swiss-countdown');
     }
 
     onError(req, msg) {

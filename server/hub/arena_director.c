@@ -330,7 +330,8 @@ static json_t *standing_row(const struct event *e, int p)
 
 /* e's standings message (malloc'ed), NULL when out of memory: page
  * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", or (0)
- * the best ARENA_STANDINGS_SHOWN; with "me" (player me's own row, null
+ * the best ARENA_STANDINGS_SHOWN; once finished, with "podium" (the
+ * best ARENA_PODIUM rows, whatever the page); with "me" (player me's own row, null
  * when he is not listed) when me is not NULL: a watch's answer, never a
  * push (whose bytes every watcher of the page shares). */
 static char *render_standings(const struct event *e, int64_t wall, int page,
@@ -357,6 +358,12 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
     }
     for (int i = from; i < n && i < to; i++)
         json_array_append_new(rows, standing_row(e, order[i]));
+    if (e->head.finished) {
+        json_t *podium = json_array();
+        for (int i = 0; i < n && i < ARENA_PODIUM; i++)
+            json_array_append_new(podium, standing_row(e, order[i]));
+        json_object_set_new(o, "podium", podium);
+    }
     free(order);
     if (me) {
         int p = entrant_of(e, me);

@@ -109,6 +109,16 @@ static json_t *standing_row(const struct swiss_tourney *e, int p,
                      e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
 }
 
+/* When e's next round is due (Unix ms), or -1: none is (a round in
+ * play, the last one over, paused, or a manual start not given). */
+static int64_t next_round_ms(const struct swiss_tourney *e)
+{
+    if (e->head.finished || e->paused || e->start_ms < 0 ||
+        !tour_round_over(&e->t) || e->t.rounds >= e->t.total_rounds)
+        return -1;
+    return e->t.rounds ? e->last_ms + e->interval_s * 1000LL : e->start_ms;
+}
+
 /* Player me's listed row in e (st: its n ranked), or null. */
 static json_t *own_row(const struct swiss_tourney *e,
                        const struct tour_standing *st, int n, const char *me)
@@ -157,6 +167,9 @@ char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
     }
     if (me)
         json_object_set_new(o, "me", own_row(e, st, n, me));
+    json_object_set_new(
+        o, "next_ms",
+        next_round_ms(e) < 0 ? json_null() : json_integer(next_round_ms(e)));
     free(st);
     free(late);
     json_object_set_new(o, "t", json_string("swiss_standings"));

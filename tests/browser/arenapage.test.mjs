@@ -5,9 +5,11 @@
 // the standings (Page 1 of 2, then 2 of 2). A joins while page 1 shows:
 // his row (rank 12) is on page 2, yet his button says Withdraw at once
 // and "My page" takes him there; he withdraws and joins again from page
-// 1. Back on the event from the list, the page opens on his own page.
-// Then a Swiss's page (swiss_watch by page too): A joins on page 1, his
-// row is on page 2, and he withdraws from page 1.
+// 1. Back on the event from the list, the page opens on his own page;
+// when the organiser ends it, that page shows the podium.
+// Then a Swiss's page (swiss_watch by page too), with a countdown to its
+// first round: A joins on page 1, his row is on page 2, and he withdraws
+// from page 1.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -97,12 +99,33 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
     await waitText(page, '#arena-standings tr.mine', new RegExp(nameA));
 
+    // the organiser ends it: the podium on every page, no more Join
+    await page.evaluate((eid) => new Promise((ok, fail) => {
+        const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
+        ws.onopen = () => ws.send(JSON.stringify(
+            { t: 'hello', token: localStorage.getItem('chess.token') }));
+        ws.onmessage = (ev) => {
+            const m = JSON.parse(ev.data);
+            if (m.t === 'welcome')
+                ws.send(JSON.stringify({ t: 'arena_terminate', event: eid }));
+            else if (m.t === 'arena_terminated')
+                ok(ws.close());
+            else if (m.t === 'error')
+                fail(new Error(m.msg));
+        };
+    }), eid);
+    await waitText(page, '#arena-podium', /^g00.*g01.*g02/);
+    await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
+    assert.equal(await page.locator('#arena-join-btn').count(), 0);
+
     // a Swiss's standings page the same way (A, joined 12th, is listed
     // after the 11 guests until the first pairing ranks him)
     await page.click('#arena-link');
+    await page.fill('#swiss-start', '5');
     await page.click('#swiss-create-btn');
     await page.waitForURL(/\/t\/[A-Za-z0-9_-]+\?swiss$/);
     const sid = new URL(page.url()).pathname.split('/')[2];
+    await waitText(page, '#swiss-countdown', /round 1 in [45]:\d\d/);
     await guestsJoin(page, sid, 11, 'swiss');
     await waitText(page, '#swiss-page-shown', /^Page 1 of 2$/);
     await page.click('#swiss-join-btn');

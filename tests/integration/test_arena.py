@@ -148,9 +148,11 @@ class ArenaTest(FreshServerTest):
         """arena_watch's answer has "me", the watcher's own row whatever
         page he watches (null when not listed: a watcher who never
         joined, or withdrew before the start), and the pushes, the same
-        bytes for every watcher of a page, have none."""
+        bytes for every watcher of a page, have none. Once finished,
+        every page has the podium."""
         srv = self.server(OPEN)
-        ev = create(self.client(srv), start_in_s=600)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
         cs = self.players(srv, 12, ev)
         last, w = cs[11], self.client(srv)
         p1 = last.request({"t": "arena_watch", "event": ev, "page": 1},
@@ -173,6 +175,15 @@ class ArenaTest(FreshServerTest):
         self.assertNotIn("me", last.expect("arena_standings", event=ev))
         self.assertIsNone(last.request({"t": "arena_watch", "event": ev,
                                         "page": 1}, "arena_standings")["me"])
+        self.assertNotIn("podium", pushed)
+        w.request({"t": "arena_watch", "event": ev, "page": 2},
+                  "arena_standings")
+        org.request({"t": "arena_terminate", "event": ev},
+                    "arena_terminated")
+        end = self.watch_until(w, ev, lambda s: s["status"] == "finished")
+        self.assertEqual([r["rank"] for r in end["standings"]], [11])
+        self.assertEqual([(r["rank"], r["id"]) for r in end["podium"]],
+                         [(1, cs[0].pid), (2, cs[1].pid), (3, cs[2].pid)])
 
     def play(self, white, black, gid, moves):
         ply = 0

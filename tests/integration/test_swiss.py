@@ -224,6 +224,7 @@ class SwissTest(FreshServerTest):
                          (1, 2, 10))
         self.assertNotIn(last.pid, [r["id"] for r in p1["standings"]])
         self.assertEqual((p1["me"]["id"], p1["me"]["rank"]), (last.pid, 0))
+        self.assertIsNone(p1["next_ms"])  # (a manual start)
         p2 = w.request({"t": "swiss_watch", "event": ev, "page": 2},
                        "swiss_standings")
         self.assertEqual([r["id"] for r in p2["standings"]],
@@ -256,10 +257,16 @@ class SwissTest(FreshServerTest):
                          sorted((b["white"], names[b["white"]], b["black"],
                                  names.get(b["black"]))
                                 for b in st["pairings"]))
+        self.assertIsNone(st["next_ms"])  # (a round in play)
         me = last.request({"t": "swiss_watch", "event": ev, "page": 2},
                           "swiss_standings")["me"]
         self.assertEqual(me["id"], last.pid)
         self.assertGreater(me["sn"], 0)
+        # an event with a start time: its first round is due then
+        ev2 = create(org, start_in_s=600)
+        st = w.request({"t": "swiss_watch", "event": ev2},
+                       "swiss_standings")
+        self.assertEqual(st["next_ms"], st["start_ms"])
 
     def test_bad_input_changes_nothing(self):
         srv = self.server({"arena_create": 1, "max_swiss": 1})
