@@ -386,6 +386,10 @@ export class ArenaView {
                 return;
             }
         }
+        if (msg.page > msg.pages) { /* (players left: fewer pages) */
+            this.watch(msg.pages);
+            return;
+        }
         this.deadline = msg.status === 'open'
             ? { ms: msg.start_ms, what: 'starts in' }
             : msg.status === 'running' ? { ms: msg.end_ms, what: 'ends in' }

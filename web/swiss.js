@@ -255,6 +255,10 @@ export class SwissView {
                 return;
             }
         }
+        if (msg.page > msg.pages) { /* (players left: fewer pages) */
+            this.watch(msg.pages);
+            return;
+        }
         this.deadline = msg.next_ms
             ? { ms: msg.next_ms, what: `round ${msg.round + 1} in` } : null;
         const parts = [this.head(msg)];

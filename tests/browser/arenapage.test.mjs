@@ -9,7 +9,7 @@
 // when the organiser ends it, that page shows the podium.
 // Then a Swiss's page (swiss_watch by page too), with a countdown to its
 // first round: A joins on page 1, his row is on page 2, and he withdraws
-// from page 1.
+// from page 1; a guest leaves while page 2 shows: page 1 of 1 shows.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -137,5 +137,11 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await waitText(page, '#swiss-page-shown', /^Page 1 of 2$/);
     await page.click('#swiss-join-btn');
     await waitText(page, '#swiss-join-btn', /^Join$/);
+    // on page 2 when a guest leaves: 10 players, one page, shown
+    await page.click('#swiss-page-next');
+    await waitText(page, '#swiss-standings tbody', /g10/);
+    await page.evaluate((sid) => window.guests.at(-1).send(JSON.stringify(
+        { t: 'swiss_withdraw', event: sid })), sid);
+    await waitText(page, '#swiss-page-shown', /^Page 1 of 1$/);
     assertClean(t, a);
 });
