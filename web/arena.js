@@ -57,6 +57,17 @@ export function pageOf(r) {
     return Math.ceil(r / PAGE_ROWS);
 }
 
+// msg as page `page` of it when it has no pages (the best 200 of a
+// server, or a cluster's copy of an event, that does not page): its
+// rows sliced, "page" and "pages" set.
+export function pageOfList(msg, page) {
+    if (msg.page !== undefined)
+        return msg;
+    const pages = Math.max(1, Math.ceil(msg.standings.length / PAGE_ROWS));
+    return { ...msg, page, pages, standings: msg.standings.slice(
+        (page - 1) * PAGE_ROWS, page * PAGE_ROWS) };
+}
+
 // A standings' pager (ids PREFIX-page-*): the first, previous, next and
 // last pages of msg's (PROTOCOL.md "arena_watch"), and "My page" (mine:
 // its number, null: none); watch(P) asks for page P.
@@ -369,6 +380,7 @@ export class ArenaView {
     }
 
     onStandings(msg) {
+        msg = pageOfList(msg, this.pageNo);
         if (msg.event !== this.eid || msg.page !== this.pageNo)
             return; /* (a push of the page shown before) */
         const me = this.ctx.me();

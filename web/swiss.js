@@ -7,7 +7,7 @@
 // Loaded by arena.js when the Tournaments page is first opened.
 
 import {
-    countdown, createForm, field, pageOf, pager, replaceKeeping,
+    countdown, createForm, field, pageOf, pageOfList, pager, replaceKeeping,
 } from './arena.js';
 import { el } from './ratings.js';
 
@@ -237,6 +237,7 @@ export class SwissView {
     }
 
     onStandings(msg) {
+        msg = pageOfList(msg, this.pageNo);
         if (msg.event !== this.eid || msg.page !== this.pageNo)
             return; /* (a push of the page shown before) */
         const me = this.ctx.me();

@@ -6,7 +6,9 @@
 // his row (rank 12) is on page 2, yet his button says Withdraw at once
 // and "My page" takes him there; he withdraws and joins again from page
 // 1. Back on the event from the list, the page opens on his own page;
-// when the organiser ends it, that page shows the podium.
+// when the organiser ends it, that page shows the podium. A watcher
+// whose server does not page (its arena_watch's page dropped on the way)
+// still sees page 1 of 2, then page 2.
 // Then a Swiss's page (swiss_watch by page too), with a countdown to its
 // first round: A joins on page 1, his row is on page 2, and he withdraws
 // from page 1; a guest leaves while page 2 shows: page 1 of 1 shows.
@@ -16,8 +18,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as pathJoin } from 'node:path';
 import { test } from 'node:test';
-import { assertClean, axeSerious, myName, twoPlayers, waitText } from
-    './lib.mjs';
+import {
+    assertClean, axeSerious, myName, openPlayer, twoPlayers, waitText,
+} from './lib.mjs';
 
 // n guests that join event eid (kind: arena or swiss) from page's
 // origin; resolves when all are in. Their sockets stay open with the page.
@@ -46,7 +49,7 @@ test('page through an arena\'s standings, join and withdraw on any page',
     const conf = pathJoin(mkdtempSync(pathJoin(tmpdir(), 'chess-arenap-')),
                           'config.json');
     writeFileSync(conf, JSON.stringify({ arena_create: 2 }));
-    const { a } = await twoPlayers(t, {
+    const { server, browser, a } = await twoPlayers(t, {
         server: { extra: ['--config', conf] }, b: null });
     const page = a.page;
     const nameA = await myName(page);
@@ -118,6 +121,24 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await waitText(page, '#arena-page-shown', /^Page 2 of 2$/);
     assert.equal(await page.locator('#arena-join-btn').count(), 0);
 
+    // a server that does not page (as a cluster's copy of an event may
+    // answer): the page cuts its best 200 into pages itself
+    const c = await openPlayer(browser, `${server.base}/t/${eid}`, {
+        beforeGoto: (p) => p.routeWebSocket(/\/ws$/, (ws) => {
+            const up = ws.connectToServer();
+            ws.onMessage((m) => {
+                const msg = JSON.parse(m);
+                delete msg.page;
+                up.send(JSON.stringify(msg));
+            });
+        }) });
+    await waitText(c.page, '#arena-page-shown', /^Page 1 of 2$/);
+    await waitText(c.page, '#arena-podium', /^g00/);
+    assert.equal(await c.page.locator('#arena-standings tbody tr').count(),
+                 10);
+    await c.page.click('#arena-page-next');
+    await waitText(c.page, '#arena-standings tbody', /^11g10.*12/);
+
     // a Swiss's standings page the same way (A, joined 12th, is listed
     // after the 11 guests until the first pairing ranks him)
     await page.click('#arena-link');
@@ -143,5 +164,5 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await page.evaluate((sid) => window.guests.at(-1).send(JSON.stringify(
         { t: 'swiss_withdraw', event: sid })), sid);
     await waitText(page, '#swiss-page-shown', /^Page 1 of 1$/);
-    assertClean(t, a);
+    assertClean(t, a, c);
 });
