@@ -98,7 +98,7 @@ export function pager(prefix, msg, mine, watch) {
 
 // Puts parts in box, keeping what a push must not take: a password
 // being typed (id pw) and the focus of a pager's button.
-export function replaceKeeping(box, parts, pw) {
+export function replaceKeepingFocus(box, parts, pw) {
     const typed = pw && $(pw), focused = document.activeElement;
     const focusedId = focused && focused.id;
     box.replaceChildren(...parts);
@@ -413,7 +413,7 @@ export class ArenaView {
             parts.push(this.pager(msg), this.table(msg, me));
         else
             parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
-        replaceKeeping(this.page, parts, 'arena-join-pw');
+        replaceKeepingFocus(this.page, parts, 'arena-join-pw');
         this.countdown();
     }
 

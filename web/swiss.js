@@ -7,7 +7,8 @@
 // Loaded by arena.js when the Tournaments page is first opened.
 
 import {
-    countdown, createForm, field, pageOf, pageOfList, pager, replaceKeeping,
+    countdown, createForm, field, pageOf, pageOfList, pager,
+    replaceKeepingFocus,
 } from './arena.js';
 import { el } from './ratings.js';
 
@@ -295,7 +296,7 @@ export class SwissView {
                        table);
         else
             parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
-        replaceKeeping(this.page, parts, null);
+        replaceKeepingFocus(this.page, parts, null);
         countdown(this, 'swiss-countdown');
     }
 
