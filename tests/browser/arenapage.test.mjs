@@ -22,26 +22,31 @@ import {
     assertClean, axeSerious, myName, openPlayer, twoPlayers, waitText,
 } from './lib.mjs';
 
-// n guests that join event eid (kind: arena or swiss) from page's
-// origin; resolves when all are in. Their sockets stay open with the page.
+// n guests g00, g01... that join event eid (kind: arena or swiss) from
+// page's origin, one after the other (their ranks follow), each on a
+// socket of its own that stays open with the page.
 function guestsJoin(page, eid, n, kind = 'arena') {
-    return page.evaluate(([eid, n, kind]) => Promise.all(
-        Array.from({ length: n }, (_, i) => new Promise((ok, fail) => {
-            const ws = new WebSocket(`ws://${location.host}/ws`, 'chess.v1');
-            (window.guests ||= []).push(ws);
-            ws.onopen = () => ws.send(JSON.stringify(
-                { t: 'hello', name: `g${String(i).padStart(2, '0')}` }));
-            ws.onmessage = (ev) => {
-                const m = JSON.parse(ev.data);
-                if (m.t === 'welcome')
-                    ws.send(JSON.stringify({ t: `${kind}_join`,
-                                             event: eid }));
-                else if (m.t === `${kind}_joined`)
-                    ok();
-                else if (m.t === 'error')
-                    fail(new Error(m.msg));
-            };
-        }))), [eid, n, kind]);
+    return page.evaluate(async ([eid, n, kind]) => {
+        for (let i = 0; i < n; i++) {
+            await new Promise((ok, fail) => {
+                const ws = new WebSocket(`ws://${location.host}/ws`,
+                                         'chess.v1');
+                (window.guests ||= []).push(ws);
+                ws.onopen = () => ws.send(JSON.stringify(
+                    { t: 'hello', name: `g${String(i).padStart(2, '0')}` }));
+                ws.onmessage = (ev) => {
+                    const m = JSON.parse(ev.data);
+                    if (m.t === 'welcome')
+                        ws.send(JSON.stringify({ t: `${kind}_join`,
+                                                 event: eid }));
+                    else if (m.t === `${kind}_joined`)
+                        ok();
+                    else if (m.t === 'error')
+                        fail(new Error(m.msg));
+                };
+            });
+        }
+    }, [eid, n, kind]);
 }
 
 test('page through an arena\'s standings, join and withdraw on any page',
