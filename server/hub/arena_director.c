@@ -328,6 +328,9 @@ static json_t *standing_row(const struct event *e, int p)
                      sheet);
 }
 
+/* The best players a finished event's standings name on every page. */
+#define ARENA_PODIUM 3
+
 /* e's standings message (malloc'ed), NULL when out of memory: page
  * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", or (0)
  * the best ARENA_STANDINGS_SHOWN; once finished, with "podium" (the

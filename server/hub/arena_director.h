@@ -33,8 +33,6 @@
 #define ARENA_EVENTS_PER_CREATOR 2
 /* Players shown in a standings message, best first. */
 #define ARENA_STANDINGS_SHOWN 200
-/* The best players a finished event's standings name on every page. */
-#define ARENA_PODIUM 3
 
 extern const struct hub_module hub_arena_module;
 
