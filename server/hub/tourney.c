@@ -60,33 +60,6 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
     msgbuf_unref(b);
 }
 
-void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
-                        char *(*render)(const struct tourney_event *e,
-                                        int64_t wall, int page))
-{
-    struct session **group;
-    bool *sent;
-
-    e->dirty = false;
-    if (!e->nw)
-        return;
-    group = malloc(e->nw * sizeof *group);
-    sent = calloc(e->nw, sizeof *sent);
-    for (size_t i = 0; group && sent && i < e->nw; i++) {
-        size_t n = 0;
-        if (sent[i])
-            continue;
-        for (size_t j = i; j < e->nw; j++)
-            if (!sent[j] && e->pages[j] == e->pages[i]) {
-                group[n++] = e->watchers[j];
-                sent[j] = true;
-            }
-        tourney_push(h, render(e, wall, e->pages[i]), group, n, e->seq);
-    }
-    free(group);
-    free(sent);
-}
-
 bool tourney_may_create(struct session *s, const struct proto_msg *m)
 {
     struct hub *h = s->hub;
@@ -281,6 +254,33 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
     e->watchers[e->nw++] = s;
     rooms_event_watched(s, e->id); /* (the event's chat room) */
     return 0;
+}
+
+void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
+                        char *(*render)(const struct tourney_event *e,
+                                        int64_t wall, int page))
+{
+    struct session **group;
+    bool *sent;
+
+    e->dirty = false;
+    if (!e->nw)
+        return;
+    group = malloc(e->nw * sizeof *group);
+    sent = calloc(e->nw, sizeof *sent);
+    for (size_t i = 0; group && sent && i < e->nw; i++) {
+        size_t n = 0;
+        if (sent[i])
+            continue;
+        for (size_t j = i; j < e->nw; j++)
+            if (!sent[j] && e->pages[j] == e->pages[i]) {
+                group[n++] = e->watchers[j];
+                sent[j] = true;
+            }
+        tourney_push(h, render(e, wall, e->pages[i]), group, n, e->seq);
+    }
+    free(group);
+    free(sent);
 }
 
 json_t *tourney_list(const struct tourney_director *d, int64_t wall,

@@ -67,6 +67,13 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
                   struct session *s, int page);
 void tourney_unwatch(struct tourney_director *d, struct session *s);
 
+/* Pushes e's standings to its watchers and clears e->dirty: one
+ * render(e, wall, page) (malloc'ed text, NULL: none) per page watched,
+ * its bytes to every watcher of that page. */
+void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
+                        char *(*render)(const struct tourney_event *e,
+                                        int64_t wall, int page));
+
 /* The summaries (summary(e, wall)) of d's events, newest first: those
  * not finished and the newest max_finished finished ones. */
 json_t *tourney_list(const struct tourney_director *d, int64_t wall,
@@ -97,13 +104,6 @@ void tourney_send(struct session *s, json_t *o, const struct proto_id *id,
 /* Sends text (taken; NULL: nothing) to the n watchers, one buffer. */
 void tourney_push(struct hub *h, char *text, struct session *const *watchers,
                   size_t n, uint64_t seq);
-
-/* Pushes e's standings to its watchers and clears e->dirty: one
- * render(e, wall, page) (malloc'ed text, NULL: none) per page watched,
- * its bytes to every watcher of that page. */
-void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
-                        char *(*render)(const struct tourney_event *e,
-                                        int64_t wall, int page));
 
 /* True when s may create an event by the operator's policy
  * (arena_create) and m's clock; else sends the error (no_tournaments on
