@@ -388,6 +388,13 @@ static char *render_page(const struct tourney_event *e, int64_t wall,
     return render_standings((const struct event *)e, wall, page, NULL, NULL);
 }
 
+/* Pushes e's standings to its watchers: one render per page watched,
+ * the same bytes to every watcher of that page. */
+static void push_standings(struct hub *h, struct event *e, int64_t wall)
+{
+    tourney_push_pages(h, &e->head, wall, render_page);
+}
+
 /* ---- the tick ---------------------------------------------------------- */
 
 /* Starts pairing pr of e as a game, journaled before it is announced. */
@@ -455,7 +462,7 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
         e->head.dirty = true;
     }
     if (e->head.dirty)
-        tourney_push_pages(h, &e->head, wall, render_page);
+        push_standings(h, e, wall);
 }
 
 /* ---- commands ---------------------------------------------------------- */
