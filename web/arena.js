@@ -52,6 +52,36 @@ export function field(id, label, attrs) {
     return p;
 }
 
+// events as lichess's Tournaments page lists them: Starting soon,
+// Playing now, Finished, each a heading (tag: h2, h3) and a list of
+// links (ids PREFIX-open, -running, -finished); item(e) is [href, what].
+export function eventGroups(prefix, tag, events, item) {
+    const groups = [['open', 'Starting soon', ['open']],
+                    ['running', 'Playing now', ['running', 'ending']],
+                    ['finished', 'Finished', ['finished']]];
+    const parts = [];
+    for (const [key, title, statuses] of groups) {
+        const some = events.filter((e) => statuses.includes(e.status));
+        if (!some.length)
+            continue;
+        const h = el(tag, null, title);
+        h.id = `${prefix}-${key}-title`;
+        const ul = el('ul', 'arena-events');
+        ul.id = `${prefix}-${key}`;
+        ul.setAttribute('aria-labelledby', h.id);
+        for (const e of some) {
+            const [href, what] = item(e);
+            const a = el('a', null, e.name);
+            a.href = href;
+            const li = el('li');
+            li.append(a, el('span', 'arena-meta', ` ${what}`));
+            ul.append(li);
+        }
+        parts.push(h, ul);
+    }
+    return parts;
+}
+
 // The page of rank r (1 up).
 export function pageOf(r) {
     return Math.ceil(r / PAGE_ROWS);
@@ -330,33 +360,11 @@ export class ArenaView {
                                    'No tournaments yet.'));
             return;
         }
-        const groups = [['open', 'Starting soon', ['open']],
-                        ['running', 'Playing now', ['running', 'ending']],
-                        ['finished', 'Finished', ['finished']]];
-        for (const [key, title, statuses] of groups) {
-            const events = msg.events.filter((e) =>
-                statuses.includes(e.status));
-            if (!events.length)
-                continue;
-            const h = el('h2', null, title);
-            h.id = `arena-${key}-title`;
-            const ul = el('ul', 'arena-events');
-            ul.id = `arena-${key}`;
-            ul.setAttribute('aria-labelledby', h.id);
-            for (const e of events) {
-                const li = el('li');
-                const a = el('a', null, e.name);
-                a.href = `/t/${e.event}`;
-                li.append(a, el('span', 'arena-meta',
-                                ` ${clockText(e.clock)} · ` +
-                                `${STATUS[e.status]} · ` +
-                                `${timeText(e.start_ms)}–` +
-                                `${timeText(e.end_ms)} · ` +
-                                `${e.players} players`));
-                ul.append(li);
-            }
-            this.listBox.append(h, ul);
-        }
+        const item = (e) => [`/t/${e.event}`, `${clockText(e.clock)} · ` +
+            `${STATUS[e.status]} · ${timeText(e.start_ms)}–` +
+            `${timeText(e.end_ms)} · ${e.players} players`];
+        this.listBox.append(el('h2', null, 'Arenas'),
+                            ...eventGroups('arena', 'h3', msg.events, item));
     }
 
     onCreated(msg) {

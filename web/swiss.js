@@ -7,7 +7,7 @@
 // Loaded by arena.js when the Tournaments page is first opened.
 
 import {
-    countdown, createForm, field, pageOf, pageOfList, pager,
+    countdown, createForm, eventGroups, field, pageOf, pageOfList, pager,
     replaceKeepingFocus,
 } from './arena.js';
 import { el } from './ratings.js';
@@ -141,18 +141,12 @@ export class SwissView {
                                                'No Swiss tournaments yet.'));
             return;
         }
-        const ul = el('ul', 'arena-events');
-        for (const e of msg.events) {
-            const li = el('li');
-            const a = el('a', null, e.name);
-            a.href = `/t/${e.event}?swiss`;
-            li.append(a, el('span', 'arena-meta',
-                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
-                            ` · round ${e.round} of ${e.rounds}` +
-                            ` · ${e.players} players`));
-            ul.append(li);
-        }
-        this.listBox.replaceChildren(h, ul);
+        const item = (e) => [`/t/${e.event}?swiss`,
+                             `${clockText(e.clock)} · ${STATUS[e.status]} · ` +
+                             `round ${e.round} of ${e.rounds} · ` +
+                             `${e.players} players`];
+        this.listBox.replaceChildren(
+            h, ...eventGroups('swiss', 'h3', msg.events, item));
     }
 
     head(msg) {

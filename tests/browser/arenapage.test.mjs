@@ -12,6 +12,8 @@
 // Then a Swiss's page (swiss_watch by page too), with a countdown to its
 // first round: A joins on page 1, his row is on page 2, and he withdraws
 // from page 1; a guest leaves while page 2 shows: page 1 of 1 shows.
+// The Tournaments page lists the Swiss under Starting soon, the arena
+// under Finished.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -169,5 +171,8 @@ test('page through an arena\'s standings, join and withdraw on any page',
     await page.evaluate((sid) => window.guests.at(-1).send(JSON.stringify(
         { t: 'swiss_withdraw', event: sid })), sid);
     await waitText(page, '#swiss-page-shown', /^Page 1 of 1$/);
+    await page.click('#arena-link');
+    await waitText(page, '#swiss-open', /Swiss.*round 0 of 5.*10 players/);
+    await waitText(page, '#arena-finished', /Paged.*12 players/);
     assertClean(t, a, c);
 });
