@@ -85,8 +85,9 @@ export class SwissView {
                                                    quiet: true });
         if ((hidden ? null : eid) !== this.eid) {
             this.pageNo = 1;
-            this.mine = null;
+            this.mine = this.deadline = null;
             this.opened = false;
+            countdown(this, 'swiss-countdown'); /* (stops it) */
         }
         this.eid = hidden ? null : eid;
         this.listBox.hidden = this.form.hidden = hidden || !!eid;
