@@ -244,10 +244,11 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
  * a week. */
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
-/* arena_watch's page: PROTO_STANDINGS_PAGE rows each, at most
- * PROTO_STANDINGS_PAGES pages (an arena's 2,000 players). */
+/* arena_watch's and swiss_watch's page: PROTO_STANDINGS_PAGE rows each,
+ * at most PROTO_STANDINGS_PAGES pages (a Swiss's 5,000 players:
+ * operator.md's swiss_players at most). */
 #define PROTO_STANDINGS_PAGE 10
-#define PROTO_STANDINGS_PAGES 200
+#define PROTO_STANDINGS_PAGES 500
 /* arena_create's "conditions": a rated-games minimum up to this, a
  * password of 1 to PROTO_ENTRY_PASSWORD_MAX of A-Z a-z 0-9 _ -. */
 #define PROTO_ENTRY_GAMES_MAX 10000
@@ -369,7 +370,8 @@ struct proto_msg {
     int start_in_s;                /* arena_create: 0 when absent;
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
-    int page;                      /* arena_watch: 1 up (0 absent) */
+    int page;                      /* arena_watch, swiss_watch: 1 up
+                                      (0 absent) */
     bool no_berserk;               /* arena_create: "berserk":false */
     struct proto_entry entry;      /* arena_, swiss_create: "conditions" */
     enum proto_room room;          /* chat */

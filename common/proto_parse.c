@@ -142,7 +142,7 @@ static const struct {
     [PROTO_T_SWISS_JOIN] = {"swiss_join", F_EVENT | F_PASSWORD, F_EVENT},
     [PROTO_T_SWISS_WITHDRAW] = {"swiss_withdraw", F_EVENT, F_EVENT},
     [PROTO_T_SWISS_LIST] = {"swiss_list", 0, 0},
-    [PROTO_T_SWISS_WATCH] = {"swiss_watch", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_WATCH] = {"swiss_watch", F_EVENT | F_PAGE, F_EVENT},
     [PROTO_T_SWISS_UNWATCH] = {"swiss_unwatch", 0, 0},
     [PROTO_T_SWISS_START] = {"swiss_start", F_EVENT, F_EVENT},
     [PROTO_T_SWISS_TRF] = {"swiss_trf", F_EVENT, F_EVENT},

@@ -343,13 +343,18 @@ static json_t *summary_of(const struct tourney_event *e, int64_t wall)
     return swiss_summary((const struct swiss_tourney *)e, wall);
 }
 
+/* A push of e's page (tourney_push_pages). */
+static char *render_page(const struct tourney_event *e, int64_t wall,
+                         int page)
+{
+    return swiss_render_standings((const struct swiss_tourney *)e, wall, page,
+                                  NULL, NULL);
+}
+
 static void push_standings(struct hub *h, struct swiss_tourney *e,
                            int64_t wall)
 {
-    e->head.dirty = false;
-    if (e->head.nw)
-        tourney_push(h, swiss_render_standings(e, wall, NULL),
-                     e->head.watchers, e->head.nw, e->head.seq);
+    tourney_push_pages(h, &e->head, wall, render_page);
 }
 
 /* ---- the tick ----------------------------------------------------------- */
@@ -727,8 +732,9 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     }
     if (!(e = swiss_tourney_of(s, m)))
         return;
-    if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
-        tourney_watch(d, &e->head, s, 0) < 0) {
+    if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), m->page,
+                                        s->player->pid, &m->id)) ||
+        tourney_watch(d, &e->head, s, m->page) < 0) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;

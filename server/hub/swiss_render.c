@@ -84,14 +84,17 @@ static json_t *pairings_of(const struct swiss_tourney *e)
     for (int i = 0; i < n; i++) {
         const char *res = result_name(b[i].result);
         const char *gid = e->gids[first + (size_t)i];
+        bool bye = b[i].black < 0;
         json_array_append_new(
-            a, json_pack("{s:s,s:o,s:o,s:o}", "white",
-                         e->players[b[i].white].pid, "black",
-                         b[i].black < 0
-                             ? json_null()
-                             : json_string(e->players[b[i].black].pid),
-                         "game", *gid ? json_string(gid) : json_null(),
-                         "result", res ? json_string(res) : json_null()));
+            a,
+            json_pack(
+                "{s:s,s:o,s:s,s:o,s:o,s:o}", "white",
+                e->players[b[i].white].pid, "black",
+                bye ? json_null() : json_string(e->players[b[i].black].pid),
+                "white_name", e->players[b[i].white].name, "black_name",
+                bye ? json_null() : json_string(e->players[b[i].black].name),
+                "game", *gid ? json_string(gid) : json_null(), "result",
+                res ? json_string(res) : json_null()));
     }
     return a;
 }
@@ -108,27 +111,69 @@ static json_t *standing_row(const struct swiss_tourney *e, int p,
                      e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
 }
 
+/* When e's next round is due (Unix ms), or -1: none is (a round in
+ * play, the last one over, paused, or a manual start not given). */
+static int64_t next_round_ms(const struct swiss_tourney *e)
+{
+    if (e->head.finished || e->paused || e->start_ms < 0 ||
+        !tour_round_over(&e->t) || e->t.rounds >= e->t.total_rounds)
+        return -1;
+    return e->t.rounds ? e->last_ms + e->interval_s * 1000LL : e->start_ms;
+}
+
+/* Player me's listed row in e (st: its n ranked), or null. */
+static json_t *own_row(const struct swiss_tourney *e,
+                       const struct tour_standing *st, int n, const char *me)
+{
+    int p = swiss_entrant_of(e, me);
+
+    for (int i = 0; p >= 0 && i < n; i++)
+        if (st[i].player == p)
+            return standing_row(e, p, &st[i]);
+    return p >= 0 && !e->t.p[p].sn && !e->t.p[p].withdrawn
+               ? standing_row(e, p, NULL)
+               : json_null();
+}
+
 char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
+                             int page, const char *me,
                              const struct proto_id *id)
 {
     struct tour_standing *st = malloc((e->np ? e->np : 1) * sizeof *st);
+    int *late = malloc((e->np ? e->np : 1) * sizeof *late);
     json_t *o = swiss_summary(e, wall), *rows = json_array();
-    int n;
+    int n, nl = 0, from = page > 0 ? (page - 1) * PROTO_STANDINGS_PAGE : 0;
+    int to = page > 0 ? from + PROTO_STANDINGS_PAGE : SWISS_STANDINGS_SHOWN;
 
-    if (!st || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
+    if (!st || !late || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
         free(st);
+        free(late);
         json_decref(o);
         json_decref(rows);
         return NULL;
     }
-    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++)
-        json_array_append_new(rows, standing_row(e, st[i].player, &st[i]));
-    for (size_t p = 0; p < e->np && n < SWISS_STANDINGS_SHOWN; p++)
-        if (!e->t.p[p].sn && !e->t.p[p].withdrawn) {
-            json_array_append_new(rows, standing_row(e, (int)p, NULL));
-            n++;
-        }
+    for (size_t p = 0; p < e->np; p++) /* joined since the last pairing */
+        if (!e->t.p[p].sn && !e->t.p[p].withdrawn)
+            late[nl++] = (int)p;
+    for (int i = from; i < to && i < n + nl; i++)
+        json_array_append_new(rows,
+                              i < n ? standing_row(e, st[i].player, &st[i])
+                                    : standing_row(e, late[i - n], NULL));
+    if (page > 0) {
+        json_object_set_new(o, "page", json_integer(page));
+        json_object_set_new(
+            o, "pages",
+            json_integer(n + nl ? (n + nl + PROTO_STANDINGS_PAGE - 1) /
+                                      PROTO_STANDINGS_PAGE
+                                : 1));
+    }
+    if (me)
+        json_object_set_new(o, "me", own_row(e, st, n, me));
+    json_object_set_new(
+        o, "next_ms",
+        next_round_ms(e) < 0 ? json_null() : json_integer(next_round_ms(e)));
     free(st);
+    free(late);
     json_object_set_new(o, "t", json_string("swiss_standings"));
     json_object_set_new(o, "standings", rows);
     json_object_set_new(o, "pairings", pairings_of(e));
