@@ -123,8 +123,8 @@
 #define LIMIT_SWEEP_MS (10LL * 1000)
 
 /* The guests' playban records a node keeps, in each of its two tables
- * (by token, by address: hub/playban_guest.c), about 600 bytes each: at
- * most about 10 MB in all. A new one when full evicts the one changed
+ * (by token, by address: hub/playban_guest.c), about 650 bytes each with
+ * its table slot: at most about 11 MB in all. A new one when full evicts the one changed
  * least recently; each takes a game that counts, so filling a table
  * takes thousands of games. */
 #define LIMIT_GUESTBANS 8192
