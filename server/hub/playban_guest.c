@@ -152,6 +152,32 @@ static void seat_address(struct hub *h, struct game *g, int c,
         hub_addr_key(h, p->ip, key);
 }
 
+/* Logs outcome o (PLAYBAN_NONE: none) and ban (mins, 0: none) of g
+ * recorded under key (kind 't': a guest's PID, 'a': an address). */
+static void log_change(char kind, const char *key, const struct game *g,
+                       int o, int mins, int64_t until)
+{
+    const char *name = playban_outcome_name(o);
+
+    if (kind == 't') {
+        if (name)
+            log_info("event=playban_outcome guest=%s game=%s outcome=%s", key,
+                     game_gid(g), name);
+        if (mins)
+            log_info("event=playban guest=%s game=%s minutes=%d "
+                     "until_ms=%" PRId64,
+                     key, game_gid(g), mins, until);
+        return;
+    }
+    if (name)
+        log_info("event=playban_outcome address=%s game=%s outcome=%s", key,
+                 game_gid(g), name);
+    if (mins)
+        log_info("event=playban address=%s game=%s minutes=%d "
+                 "until_ms=%" PRId64,
+                 key, game_gid(g), mins, until);
+}
+
 /* Records v's outcome for seat c in table b under key (kind 't' or 'a'
  * for the log and the other nodes): the ban's minutes (0: none). */
 static int judge_key(struct hub *h, struct game *g,
@@ -170,18 +196,10 @@ static int judge_key(struct hub *h, struct game *g,
     if ((mins = hub_playban_note(&r, v, c, &o)) < 0)
         return 0;
     if (put(b, key, &r) < 0) {
-        log_warn("event=playban_unrecorded %s=%s game=%s",
-                 kind == 't' ? "guest" : "address", key, game_gid(g));
+        log_warn("event=playban_unrecorded key=%s game=%s", key, game_gid(g));
         return 0;
     }
-    if (o != PLAYBAN_NONE)
-        log_info("event=playban_outcome %s=%s game=%s outcome=%s",
-                 kind == 't' ? "guest" : "address", key, game_gid(g),
-                 playban_outcome_name(o));
-    if (mins)
-        log_info("event=playban %s=%s game=%s minutes=%d until_ms=%" PRId64,
-                 kind == 't' ? "guest" : "address", key, game_gid(g), mins,
-                 v->now_ms + (int64_t)mins * 60000);
+    log_change(kind, key, g, o, mins, v->now_ms + (int64_t)mins * 60000);
     n = snprintf(text, sizeof text, "%c %s\n", kind, key);
     n += (int)playban_encode(&r, text + n, sizeof text - (size_t)n);
     if (h->router.ops->tell_all)
