@@ -15,11 +15,12 @@
  * Guests are judged as `playban_guests` says (playban_guest.c: by
  * token, and by address too), with records in memory only.
  *
- * An account's record lives with the player's facts (facts.c): read with them at
- * hello and login and for a game's seats, so every node has it; this
- * node updates it at a game's end, writes it through the store's writer
- * (migration 0015) and tells the player's other nodes (router tell), and
- * a facts read of an older version never replaces it. A player whose
+ * An account's record lives with the player's facts (facts.c): read
+ * with them at hello and login and for a game's seats, so every node
+ * has it; this node updates it at a game's end, writes it through the
+ * store's writer (migration 0015) and tells the player's other nodes
+ * (router tell), and a facts read of an older version never replaces
+ * it. A player whose
  * connection dropped and who came back within the grace period has lost
  * nothing: only a grace period run out (abandoned) is a rage quit.
  * Only the event-loop thread runs this file, but hub_playban_read (the

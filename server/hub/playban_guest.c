@@ -26,6 +26,7 @@
  */
 #include "hub/hub_internal.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,13 +77,13 @@ static void bans_clear(struct bans *b)
 int hub_guestbans_init(struct hub *h)
 {
     struct guestbans *g = calloc(1, sizeof *g);
-    size_t max = (size_t)h->cfg.playban_guests_max;
+    int max = h->cfg.playban_guests_max;
 
     if (!g)
         return -1;
     table_init(&g->token.by_key);
     table_init(&g->address.by_key);
-    g->token.max = g->address.max = max ? max : LIMIT_GUESTBANS;
+    g->token.max = g->address.max = max > 0 ? (size_t)max : LIMIT_GUESTBANS;
     hub_module_set_state(h, &hub_playban_module, g);
     return 0;
 }
@@ -118,6 +119,7 @@ static int put(struct bans *b, const char *key,
         return 0;
     }
     if (b->n >= b->max) { /* (the one changed least recently goes) */
+        assert(b->order.head);
         e = lru_container(b->order.head, struct guestban, used);
         log_info("event=playban_guest_evicted key=%s", e->key);
         lru_remove(&b->order, &e->used);
