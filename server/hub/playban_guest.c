@@ -209,6 +209,23 @@ static int judge_key(struct hub *h, struct game *g,
     return mins;
 }
 
+/* Tells the guests connected here from address key (their latest
+ * connection's), but skip, the address's ban (until, mins). */
+static void tell_address(struct hub *h, const char *key,
+                         const struct player *skip, int64_t until, int mins)
+{
+    char k[ADDRKEY_MAX];
+
+    for (size_t i = 0; i < h->players.cap; i++) {
+        struct player *q = h->players.slots[i].value;
+        if (!q || q == skip || q->account || !q->nconns || !q->ip[0])
+            continue;
+        hub_addr_key(h, q->ip, k);
+        if (!strcmp(k, key))
+            hub_playban_tell(h, q, until, mins, 0);
+    }
+}
+
 void hub_guestbans_judge(struct hub *h, struct game *g,
                          const struct playban_game *v, int c,
                          struct player *p)
@@ -222,8 +239,10 @@ void hub_guestbans_judge(struct hub *h, struct game *g,
     mins = judge_key(h, g, v, c, &gb->token, 't', p->pid);
     if (h->cfg.playban_guests == HUB_GUESTBAN_ADDRESS) {
         seat_address(h, g, c, p, key);
-        if (key[0])
-            amins = judge_key(h, g, v, c, &gb->address, 'a', key);
+        if (key[0] &&
+            (amins = judge_key(h, g, v, c, &gb->address, 'a', key)) != 0)
+            tell_address(h, key, p, v->now_ms + (int64_t)amins * 60000,
+                         amins);
     }
     if (amins > mins)
         mins = amins;
@@ -273,7 +292,7 @@ void hub_guestbans_told(struct hub *h, const char *payload, size_t len)
     struct playban_record r;
     struct bans *b;
     struct player *p;
-    int64_t end;
+    int64_t end, wall = hub_wall_ms(h), was;
 
     if (!gb || len < 3 || len >= sizeof text)
         return;
@@ -284,12 +303,16 @@ void hub_guestbans_told(struct hub *h, const char *payload, size_t len)
         return;
     *nl = '\0';
     b = text[0] == 't' ? &gb->token : &gb->address;
-    if (playban_decode(nl + 1, &r) < 0 ||
-        ((old = get(b, text + 2)) && r.version < old->version) ||
+    old = get(b, text + 2);
+    was = old ? playban_ends(old, wall) : 0;
+    if (playban_decode(nl + 1, &r) < 0 || (old && r.version < old->version) ||
         put(b, text + 2, &r) < 0)
         return;
-    /* a guest's connections here hear its ban */
-    if (text[0] == 't' && (p = table_get(&h->players, text + 2)) &&
-        (end = playban_ends(&r, hub_wall_ms(h))) != 0)
+    /* a new ban: the guests it holds for here hear it */
+    if (!(end = playban_ends(&r, wall)) || end == was)
+        return;
+    if (text[0] == 'a')
+        tell_address(h, text + 2, NULL, end, r.ban[r.nbans - 1].mins);
+    else if ((p = table_get(&h->players, text + 2)))
         hub_playban_tell(h, p, end, r.ban[r.nbans - 1].mins, 0);
 }

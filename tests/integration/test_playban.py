@@ -167,17 +167,20 @@ class PlaybanTest(FreshServerTest):
 
     @one_node
     def test_an_address_ban_holds_for_its_guests_not_its_accounts(self):
-        """playban_guests: address: the guest's /64 is banned with it; a
-        fresh guest token from another address of that /64 is told and
-        refused; the next /64 and the accounts on the banned one are
-        not."""
+        """playban_guests: address: the guest's /64 is banned with it;
+        its guests are told, a fresh guest token from another address of
+        that /64 too, and refused; the next /64 and the accounts on the
+        banned one are not."""
         srv = self.server({"playban_guests": "address",
                            "trusted_proxies": ["127.0.0.2"]})
         neighbour = self.account(srv, "neighbour", **{
             "source": "127.0.0.2",
             "headers": {"X-Forwarded-For": "2001:db8:1:2::7"}})
+        sibling = self.guest(srv, "sibling", "2001:db8:1:2::2")
         _, _, b, ban = self.banned_after_five_aborts(
             srv, self.guest(srv, "leaver", "2001:db8:1:2::1"))
+        # a guest of that /64 connected already is told at once
+        self.assertEqual(sibling.expect("playban")["until"], ban["until"])
         fresh = self.guest(srv, "fresh", "2001:db8:1:2:ffff:1:2:3")
         self.assertEqual(fresh.expect("playban")["until"], ban["until"])
         self.assertEqual(self.refused(fresh, {"t": "seek",
@@ -186,6 +189,8 @@ class PlaybanTest(FreshServerTest):
         self.guest(srv, "next", "2001:db8:1:3::1").request(
             {"t": "invite", "clock": FISCHER_5_0}, "invited")
         neighbour.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertFalse([m for m in neighbour.backlog
+                          if m["t"] == "playban"])
         self.assertIn("event=playban address=2001:db8:1:2::/64",
                       srv.log_text())
 
