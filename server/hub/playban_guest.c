@@ -20,6 +20,10 @@
  * there (struct game_host's addr_of); a seat playing from another
  * node's connection is judged by token only.
  *
+ * A new ban is told to the guests it holds for: the token's connections,
+ * or every guest connected from the address (a scan of the players
+ * here: bans are rare, a scan is microseconds).
+ *
  * What travels (tag PLAYBAN_TELL through told_all): "t PID\nRECORD" or
  * "a KEY\nRECORD", RECORD as playban_encode writes it. Only the
  * event-loop thread runs this file.
