@@ -21,8 +21,8 @@
  * node's connection is judged by token only.
  *
  * A new ban is told to the guests it holds for: the token's connections,
- * or every guest connected from the address (a scan of the players
- * here: bans are rare, a scan is microseconds).
+ * or every guest connected from the address (one pass over the players
+ * here, once per ban given).
  *
  * What travels (tag PLAYBAN_TELL through told_all): "t PID\nRECORD" or
  * "a KEY\nRECORD", RECORD as playban_encode writes it. Only the
