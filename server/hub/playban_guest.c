@@ -303,7 +303,8 @@ void hub_guestbans_told(struct hub *h, const char *payload, size_t len)
     memcpy(text, payload, len);
     text[len] = '\0';
     if ((text[0] != 't' && text[0] != 'a') || text[1] != ' ' ||
-        !(nl = strchr(text + 2, '\n')) || nl - (text + 2) >= ADDRKEY_MAX)
+        !(nl = strchr(text + 2, '\n')) || nl == text + 2 ||
+        nl - (text + 2) >= ADDRKEY_MAX)
         return;
     *nl = '\0';
     b = text[0] == 't' ? &gb->token : &gb->address;
