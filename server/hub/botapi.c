@@ -73,6 +73,8 @@ static void answer(struct hub *h, uint64_t later, int status, char *body)
                            body ? JSON_TYPE : "text/plain", body,
                            body ? strlen(body) : 0};
 
+    if (botapi_remote_answer(h, later, status, body))
+        return; /* (another node's POST: told there) */
     hub_http_answer(h, later, &r);
 }
 
@@ -113,6 +115,11 @@ static void put(struct api_stream *st, json_t *o, uint64_t seq)
     }
     line[n] = '\n';
     line[n + 1] = '\0';
+    if (st->relay.host) { /* (its edge writes it) */
+        botapi_remote_line(st, line, n + 1, seq);
+        free(line);
+        return;
+    }
     if (!(b = msgbuf_take(line)))
         return;
     if (st->net)
@@ -126,6 +133,8 @@ static void put(struct api_stream *st, json_t *o, uint64_t seq)
  * at the next wake (not now: a game may be calling send). */
 static void end_stream(struct api_stream *st)
 {
+    if (st->relay.host && !st->done)
+        botapi_remote_end(st);
     if (st->net)
         st->h->env.stream_close(st->net);
     st->net = NULL;
@@ -232,7 +241,10 @@ static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
     const char *t = json_string_value(json_object_get(m, "t"));
     const char *gid = json_string_value(json_object_get(m, "game"));
 
-    if (t && st->seek && !st->done) {
+    if (st->relay.edge) {
+        /* (its lines are the host's: its player's messages here are
+         * another stream's business) */
+    } else if (t && st->seek && !st->done) {
         botapi_seek_message(st, t, m);
     } else if (t && st->capture && !strcmp(t, "error")) {
         const char *words = json_string_value(json_object_get(m, "msg"));
@@ -283,6 +295,8 @@ static void stream_free(struct hub *h, struct api_stream *st)
         st->next->prev = st->prev;
     if (st->seek)
         botapi_seek_free(st);
+    if (st->relay.edge)
+        botapi_remote_free(st);
     if (st->s && st->follows)
         hub_stream_follow(h, st->s->player, false);
     if (st->s)
@@ -415,18 +429,11 @@ static void open_events(struct hub *h, uint64_t later,
     free(gs);
 }
 
-/* True (later answered 501) when game gid is not in this node's memory
- * in a cluster: its stream and actions are served by the node that
- * hosts it alone (docs/cluster.md). */
-static bool elsewhere(struct hub *h, uint64_t later, const char *gid)
+/* True when game gid is not in this node's memory in a cluster: its
+ * stream and actions are its host's, relayed (botapi_remote.c). */
+static bool elsewhere(struct hub *h, const char *gid)
 {
-    if (!hub_shared_store(h) || table_get(&h->games, gid))
-        return false;
-    fail(h, later, 501,
-         "In a cluster the Bot and Board API's game streams and game "
-         "actions are served only by the node that hosts the game: this "
-         "node does not host it (docs/cluster.md)");
-    return true;
+    return hub_shared_store(h) && !table_get(&h->games, gid);
 }
 
 static void open_game(struct hub *h, uint64_t later,
@@ -435,8 +442,10 @@ static void open_game(struct hub *h, uint64_t later,
     struct game *g = table_get(&h->games, gid);
     struct api_stream *st;
 
-    if (elsewhere(h, later, gid))
+    if (elsewhere(h, gid)) {
+        botapi_remote_open(h, later, t, gid);
         return;
+    }
     if (!g) { /* finished long ago, or before a restart: the store's */
         botapi_stored_stream(h, later, t, gid);
         return;
@@ -579,6 +588,46 @@ static void claim(struct game *g, int me, char *err, size_t errlen)
 
 static void ok_after(struct hub *h, uint64_t later, const char *gid);
 
+/* a as text for another node (botapi_act_text), malloc'ed, or NULL. */
+static char *ask_text(const struct ask *a)
+{
+    json_t *o = json_pack("{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
+                          (int)a->route, "bot", a->bot, "flag", a->flag,
+                          "gid", a->gid, "uci", a->uci, "room", a->room,
+                          "text", a->text);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    return text;
+}
+
+/* ask_text's text back into *a: false when it is not one. */
+static bool ask_parse(const char *text, struct ask *a)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    int route = -1, bot = 0, flag = 0;
+    const char *gid = NULL, *uci = NULL, *room = NULL, *line = NULL;
+    bool ok = o &&
+              !json_unpack(o, "{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
+                           &route, "bot", &bot, "flag", &flag, "gid", &gid,
+                           "uci", &uci, "room", &room, "text", &line) &&
+              route > R_GAME_STREAM && route <= R_CHAT &&
+              strlen(gid) < sizeof a->gid && strlen(uci) < sizeof a->uci &&
+              strlen(room) < sizeof a->room && strlen(line) < sizeof a->text;
+
+    if (ok) {
+        a->route = (enum route)route;
+        a->bot = bot;
+        a->flag = flag;
+        snprintf(a->gid, sizeof a->gid, "%s", gid);
+        snprintf(a->uci, sizeof a->uci, "%s", uci);
+        snprintf(a->room, sizeof a->room, "%s", room);
+        snprintf(a->text, sizeof a->text, "%s", line);
+    }
+    json_decref(o);
+    return ok;
+}
+
 static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
                 const struct ask *a)
 {
@@ -590,8 +639,15 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     B(h)->held = false;
     B(h)->later = later;
     B(h)->gid = a->gid;
-    if (elsewhere(h, later, a->gid))
+    if (elsewhere(h, a->gid)) {
+        char *text = ask_text(a);
+        if (text)
+            botapi_remote_post(h, later, t, a->gid, text);
+        else
+            fail(h, later, 500, "out of memory");
+        free(text);
         return;
+    }
     if (!g || (me = game_color_of(g, t->pid)) < 0) {
         fail(h, later, 404, "No such game");
         return;
@@ -902,6 +958,47 @@ void botapi_end(struct api_stream *st)
     end_stream(st);
 }
 
+struct api_stream *botapi_relay_open(struct hub *h,
+                                     const struct apitoken_who *t,
+                                     const char *gid, int *status)
+{
+    struct game *g = table_get(&h->games, gid);
+    struct api_stream *st;
+
+    *status = !g ? 0 : game_color_of(g, t->pid) < 0 ? 404 : 500;
+    if (*status != 500 || !(st = record_alloc(h, 0, t, gid)))
+        return NULL;
+    if (record_attach(h, st, t) < 0) {
+        free(st);
+        return NULL;
+    }
+    st->relay.host = true;
+    return st;
+}
+
+void botapi_relay_full(struct api_stream *st)
+{
+    struct game *g = table_get(&st->h->games, st->gid);
+
+    if (!g)
+        return;
+    put(st, botapi_game_full(g, hub_now_ms(st->h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
+void botapi_act_text(struct hub *h, uint64_t later,
+                     const struct apitoken_who *t, const char *ask)
+{
+    struct ask a = {0};
+
+    if (!ask_parse(ask, &a)) {
+        fail(h, later, 400, "malformed request");
+        return;
+    }
+    act(h, later, t, &a);
+}
+
 /* ---- the module ---------------------------------------------------------- */
 
 /* Answers the POSTs whose game's seq the store has committed, and
@@ -955,12 +1052,14 @@ static void game_ended(struct hub *h, struct game *g)
 
 /* g left this node's memory (it ended, or moved to another node of a
  * cluster): its game streams here end (a client opens the next one
- * where the game is). */
+ * where the game is; a relayed one's edge is told why). */
 static void game_gone(struct hub *h, struct game *g)
 {
     for (struct api_stream *st = B(h)->streams; st; st = st->next)
-        if (!st->done && !strcmp(st->gid, game_gid(g)))
+        if (!st->done && !strcmp(st->gid, game_gid(g))) {
+            st->relay.moved = game_status(g) != GAME_ENDED;
             end_stream(st);
+        }
 }
 
 static void sweep(struct hub *h, int64_t now)
@@ -976,6 +1075,7 @@ static void fini(struct hub *h)
     if (!b)
         return;
     botapi_tokens_fini(h);
+    botapi_remote_fini(h);
     while (b->pending) {
         struct pending *pd = b->pending;
         b->pending = pd->next;
@@ -996,7 +1096,7 @@ static int init(struct hub *h)
     struct botapi *b = calloc(1, sizeof *b);
 
     hub_module_set_state(h, &hub_botapi_module, b);
-    return b ? botapi_tokens_init(h) : -1;
+    return b && botapi_tokens_init(h) == 0 ? botapi_remote_init(h) : -1;
 }
 
 static const struct hub_command commands[] = {{PROTO_T_NONE, NULL, false}};
@@ -1011,5 +1111,6 @@ const struct hub_module hub_botapi_module = {
     .game_gone = game_gone,
     .tell_tag = ROUTER_TELL_GAME,
     .told = botapi_told,
+    .told_all = botapi_remote_told_all,
     .commands = commands,
 };
