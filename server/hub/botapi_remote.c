@@ -38,6 +38,7 @@
 
 #include "hub/botapi_internal.h"
 #include "hub/hub_internal.h"
+#include "hub/reads.h"
 #include "hub/router.h"
 #include "lib/ids.h"
 #include "lib/log.h"
@@ -49,6 +50,7 @@
  * stream, and how long either side's silence ends a stream (ms). */
 #define REMOTE_OPEN_MS 3000
 #define REMOTE_POST_MS 5000
+#define REMOTE_PROBE_MS 1000 /* a POST not answered: the store asked */
 #define REMOTE_RESEND_MS 250
 #define REMOTE_KEEP_MS 5000
 #define REMOTE_SILENT_MS 15000
@@ -60,8 +62,20 @@
 struct edge_post { /* a POST sent to the host, not answered yet */
     unsigned long id;
     uint64_t later;
-    int64_t until;
+    int64_t until, probe; /* its deadline; when the store is asked (0:
+                             asked) */
+    bool ended;           /* the store's row says the game ended */
+    char pid[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
     struct edge_post *next;
+};
+
+/* The store's word on a POST's game that no host answered for. */
+struct probe_read {
+    struct hub_read r;
+    unsigned long id;
+    char pid[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
+    int found;
+    bool seat, ended;
 };
 
 struct host_post { /* another node's POST run here */
@@ -201,9 +215,17 @@ void botapi_remote_post(struct hub *h, uint64_t later,
         botapi_fail(h, later, 500, "out of memory");
         return;
     }
+    if (hub_unknown_game(h, gid)) { /* (a flood of made-up ids) */
+        free(p);
+        botapi_fail(h, later, 404, "No such game");
+        return;
+    }
     p->id = ++r->next_id;
     p->later = later;
     p->until = hub_now_ms(h) + REMOTE_POST_MS;
+    p->probe = hub_now_ms(h) + REMOTE_PROBE_MS;
+    snprintf(p->pid, sizeof p->pid, "%s", t->pid);
+    snprintf(p->gid, sizeof p->gid, "%s", gid);
     p->next = r->posts;
     r->posts = p;
     snprintf(head, sizeof head, "P %s %lu %s %s %s", r->node, p->id, t->pid,
@@ -212,22 +234,84 @@ void botapi_remote_post(struct hub *h, uint64_t later,
     arm(h);
 }
 
+/* The edge's POST numbered id, taken off the list; NULL: answered. */
+static struct edge_post *post_take(struct hub *h, unsigned long id)
+{
+    struct edge_post **pp = &R(h)->posts, *p;
+
+    while (*pp && (*pp)->id != id)
+        pp = &(*pp)->next;
+    if ((p = *pp) != NULL)
+        *pp = p->next;
+    return p;
+}
+
+static int probe_run(struct store *st, struct hub_read *r)
+{
+    struct probe_read *q = (struct probe_read *)r;
+    struct store_game row;
+    struct store_move *moves = NULL;
+    size_t n = 0;
+
+    q->found = store_get_game(st, q->gid, &row, &moves, &n, NULL);
+    free(moves);
+    if (q->found == 1) {
+        q->seat = !strcmp(row.white_pid, q->pid) ||
+                  !strcmp(row.black_pid, q->pid);
+        q->ended = !strcmp(row.status, "ended");
+    }
+    return q->found < 0 ? -1 : 0;
+}
+
+/* No such game, or not the account's: 404 now, as one node answers. An
+ * ended one waits for its host (its answer may be on its way: the POST
+ * that ended it) and is 404 at the deadline; a live one 504. */
+static void probe_answer(struct hub_read *r, int rc)
+{
+    struct probe_read *q = (struct probe_read *)r;
+    struct hub *h = r->h;
+    struct edge_post *p;
+
+    if (rc < 0 || !h)
+        return;
+    if (q->found == 0)
+        hub_unknown_game_note(h, q->gid);
+    if (q->found == 1 && q->seat) {
+        for (p = R(h)->posts; p; p = p->next)
+            if (p->id == q->id)
+                p->ended = q->ended;
+    } else if ((p = post_take(h, q->id)) != NULL) {
+        botapi_fail(h, p->later, 404, "No such game");
+        free(p);
+    }
+}
+
+static void probe(struct hub *h, struct edge_post *p)
+{
+    struct probe_read *q = calloc(1, sizeof *q);
+
+    p->probe = 0;
+    if (!q)
+        return; /* (the deadline answers) */
+    q->r.run = probe_run;
+    q->r.answer = probe_answer;
+    q->id = p->id;
+    snprintf(q->pid, sizeof q->pid, "%s", p->pid);
+    snprintf(q->gid, sizeof q->gid, "%s", p->gid);
+    (void)hub_read_submit(h, &q->r, NULL, NULL); /* (-1: freed) */
+}
+
 /* A POST's answer from its host: A TAG ID STATUS, body. */
 static void edge_answer(struct hub *h, const char *head, const char *body)
 {
     char node[16];
     unsigned long id;
     int status;
-    struct edge_post **pp = &R(h)->posts, *p;
+    struct edge_post *p;
 
     if (sscanf(head, "A %15s %lu %d", node, &id, &status) != 3 ||
-        strcmp(node, R(h)->node))
-        return;
-    while (*pp && (*pp)->id != id)
-        pp = &(*pp)->next;
-    if (!(p = *pp))
-        return; /* (answered 504 already) */
-    *pp = p->next;
+        strcmp(node, R(h)->node) || !(p = post_take(h, id)))
+        return; /* (another's, or answered at its deadline already) */
     {
         char *copy = strdup(body ? body : "");
         struct http_reply a = {copy ? status : 500, "application/json", copy,
@@ -509,12 +593,18 @@ static void tick(void *arg)
     for (struct edge_post **pp = &r->posts; *pp;) {
         struct edge_post *p = *pp;
         if (now < p->until) {
+            if (p->probe && now >= p->probe)
+                probe(h, p);
             pp = &p->next;
             continue;
         }
         *pp = p->next;
-        botapi_fail(h, p->later, 504,
-                    "The node that hosts the game did not answer in time");
+        if (p->ended)
+            botapi_fail(h, p->later, 404, "No such game");
+        else
+            botapi_fail(h, p->later, 504,
+                        "The node that hosts the game did not answer in "
+                        "time");
         free(p);
     }
     for (struct api_stream *st = botapi_state(h)->streams; st; st = st->next)

@@ -5,8 +5,8 @@ a game through their event and game streams and POSTs to checkmate; the
 errors; one event stream per token; the caps per account and per
 address. In a cluster (docs/cluster.md, "The Bot and Board API in a
 cluster") the event stream is served by every node, challenges and
-gameStart/gameFinish of games hosted elsewhere included; a game's stream
-and actions by the node that hosts it (501 elsewhere)."""
+gameStart/gameFinish of games hosted elsewhere included, and a game's
+stream and actions too, relayed from the node that hosts the game."""
 import json
 import random
 import re
@@ -158,7 +158,6 @@ class BotApiTest(FreshServerTest):
         b.send({"t": "challenge_accept", "challenge": ch["id"]})
         return b.expect("challenge", timeout=10)["challenge"]["game"]
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_two_tokens_play_to_mate(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -233,7 +232,6 @@ class BotApiTest(FreshServerTest):
         for s in (ea2, eb):
             s.close()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_takebacks_asked_declined_and_accepted(self):
         """lichess's /takeback/yes asks (or accepts the opponent's ask),
         /takeback/no declines; the opponent's stream shows the ask
@@ -283,7 +281,7 @@ class BotApiTest(FreshServerTest):
         for s in (ga, gb):
             s.close()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @not_in_cluster("an event stream opened after its game started lists only the games of its own node (docs/cluster.md, \"The Bot and Board API in a cluster\")")
     def test_resign_and_scope(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -302,7 +300,7 @@ class BotApiTest(FreshServerTest):
         st = ga.until("gameState")
         self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @not_in_cluster("the caps are each node's, the same code as one node's")
     def test_caps_per_account_and_per_address(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -332,7 +330,6 @@ class BotApiTest(FreshServerTest):
             time.sleep(0.05)
         self.assertEqual(s.status, 200)
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_a_reader_that_does_not_read_is_cut(self):
         """A game stream nobody reads, with small socket buffers on both
         sides, while its game is played fast over the WebSocket: its
@@ -399,7 +396,6 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
                          ch2["id"])
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_chat_draw_abort_and_opponent_gone(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -609,7 +605,7 @@ class BotApiTest(FreshServerTest):
         for s in (here, ga, gb):
             s.close()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @not_in_cluster("one node's keep-alive timer: 7.5 s of test time, once is enough")
     def test_keepalive_line_every_7_s(self):
         """A silent stream gets an empty line at its opening and after
         7 s of silence, and stays open past lws's own timeouts (it ended
