@@ -176,7 +176,7 @@ void botapi_remote_open(struct hub *h, uint64_t later,
     int64_t now = hub_now_ms(h);
 
     if (!st)
-        return; /* (answered) */
+        return;                                /* (answered) */
     hub_stream_follow(h, st->s->player, true); /* (the host's lines) */
     st->follows = true;
     st->relay.edge = true;
@@ -387,7 +387,9 @@ void botapi_remote_told(struct hub *h, const char *payload, size_t len)
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 87 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 87
+                                  : -1;
 }
 
 /* O: a stream of a game hosted here opens for node's edge (or, asked
