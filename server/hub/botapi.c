@@ -976,6 +976,28 @@ struct api_stream *botapi_relay_open(struct hub *h,
     return st;
 }
 
+void botapi_relay_here(struct api_stream *st, struct game *g)
+{
+    struct hub *h = st->h;
+    uint64_t later = st->relay.later;
+    bool full = st->relay.full;
+    int status;
+
+    st->relay = (struct api_relay){0};
+    if (full) {
+        put(st, botapi_game_state(g, hub_now_ms(h)), game_seq(g));
+        return;
+    }
+    /* (no line yet: its stream opens here, as open_game's) */
+    if (!(st->net = h->env.stream_open(later, st->pid, st, &status))) {
+        end_stream(st);
+        return;
+    }
+    put(st, botapi_game_full(g, hub_now_ms(h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
 void botapi_relay_full(struct api_stream *st)
 {
     struct game *g = table_get(&st->h->games, st->gid);
@@ -1062,6 +1084,12 @@ static void game_gone(struct hub *h, struct game *g)
         }
 }
 
+static void game_hosted(struct hub *h, struct game *g, int64_t now)
+{
+    (void)now;
+    botapi_remote_hosted(h, g);
+}
+
 static void sweep(struct hub *h, int64_t now)
 {
     (void)now;
@@ -1109,6 +1137,7 @@ const struct hub_module hub_botapi_module = {
     .sweep = sweep,
     .game_ended = game_ended,
     .game_gone = game_gone,
+    .game_hosted = game_hosted,
     .tell_tag = ROUTER_TELL_GAME,
     .told = botapi_told,
     .told_all = botapi_remote_told_all,

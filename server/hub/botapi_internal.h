@@ -27,7 +27,8 @@ struct hub_alarm;
 struct api_relay {
     bool edge, host;
     bool full;         /* edge: the gameFull came (its stream opened) */
-    bool moved;        /* host: the game left this node (game_gone) */
+    bool moved;        /* host: the game left this node (game_gone);
+                          edge: ... and no new host answered yet */
     bool quiet;        /* host: the edge closed it (no end told back) */
     char node[16];     /* the edge's tag (botapi_remote.c) */
     unsigned long id;  /* the edge's number of it */
@@ -185,7 +186,12 @@ void botapi_remote_end(struct api_stream *st);
 /* Edge: a relayed stream's record goes (the host told to forget it). */
 void botapi_remote_free(struct api_stream *st);
 
-/* What another node told: the player's node (L, E, k) or every node
+/* g came into this node's memory (adopted, handed over, restored): its
+ * relayed streams here are served here from now on, and its players'
+ * edges elsewhere ask for it again (H). */
+void botapi_remote_hosted(struct hub *h, struct game *g);
+
+/* What another node told: the player's node (L, E, k, H) or every node
  * (O, C, K, P, A). */
 void botapi_remote_told(struct hub *h, const char *payload, size_t len);
 void botapi_remote_told_all(struct hub *h, const char *payload, size_t len,
@@ -200,6 +206,10 @@ void botapi_remote_fini(struct hub *h);
 struct api_stream *botapi_relay_open(struct hub *h,
                                      const struct apitoken_who *t,
                                      const char *gid, int *status);
+/* An edge's stream st whose game g came here: served as this node's
+ * own from now on, the game's state its next line (or, not open yet,
+ * opened with its gameFull). */
+void botapi_relay_here(struct api_stream *st, struct game *g);
 /* A relayed stream's gameFull (again: its edge may have missed it). */
 void botapi_relay_full(struct api_stream *st);
 /* Runs a POST's ask (text) for t on a game here, answered to later. */

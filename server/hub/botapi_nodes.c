@@ -143,7 +143,7 @@ void botapi_told(struct hub *h, struct player *p, const char *payload,
     char gid[PROTO_KEY_MAX + 1];
 
     (void)now;
-    if (len && strchr("LEk", payload[0])) { /* (a relayed game stream's) */
+    if (len && strchr("LEkH", payload[0])) { /* (a relayed game stream's) */
         botapi_remote_told(h, payload, len);
         return;
     }

@@ -28,9 +28,12 @@
  * for the one before. The edge asks again (O) until a gameFull comes (a
  * line told before its SUBSCRIBE reached Redis is lost; a second
  * gameFull is dropped); after that the lines of one host come in order.
- * Silence ends a stream: the host's for REMOTE_SILENT_MS at the edge (it
- * died: the client opens the stream again and reaches the new host),
- * the edge's at the host. Event-loop thread only.
+ * A game that moves (E moved: a handover; or its host's silence for
+ * REMOTE_SILENT_MS: it died) is asked for again (O) for as long: the new
+ * host's gameFull goes on the stream as its state, a gameState, as
+ * lichess-bot reads a stream's lines after its first. A stream no host
+ * answers for that long ends, and so does the host's side of one whose
+ * edge is silent. Event-loop thread only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +325,26 @@ static void edge_answer(struct hub *h, const char *head, const char *body)
 }
 
 /* A line of the host's: the first a gameFull, which opens the stream. */
+/* A new host's gameFull (n bytes at line) as its state's gameState line,
+ * malloc'ed, or NULL. */
+static char *state_line(const char *line, size_t n)
+{
+    json_t *o = json_loadb(line, n, 0, NULL);
+    char *text = o ? json_dumps(json_object_get(o, "state"), JSON_COMPACT)
+                   : NULL;
+    size_t k = text ? strlen(text) : 0;
+    char *out = text ? realloc(text, k + 2) : NULL;
+
+    json_decref(o);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    out[k] = '\n';
+    out[k + 1] = '\0';
+    return out;
+}
+
 static void edge_line(struct api_stream *st, const char *line, size_t n)
 {
     struct hub *h = st->h;
@@ -330,7 +353,17 @@ static void edge_line(struct api_stream *st, const char *line, size_t n)
     char *copy;
     int status;
 
-    if (full == st->relay.full)
+    if (st->relay.moved && full) { /* its new host's: the stream goes on */
+        st->relay.moved = false;
+        st->relay.next = hub_now_ms(h) + REMOTE_KEEP_MS;
+        if ((copy = state_line(line, n)) != NULL &&
+            (b = msgbuf_take(copy)) != NULL) {
+            h->env.stream_send(st->net, b, 0);
+            msgbuf_unref(b);
+        }
+        return;
+    }
+    if (full == st->relay.full || st->relay.moved)
         return; /* (a line before the gameFull, or a second gameFull) */
     if (full) {
         st->net = h->env.stream_open(st->relay.later, st->pid, st, &status);
@@ -352,6 +385,40 @@ static void edge_line(struct api_stream *st, const char *line, size_t n)
     }
 }
 
+/* st's game left its host: its next host is asked from now on. */
+static void edge_moved(struct api_stream *st)
+{
+    int64_t now = hub_now_ms(st->h);
+
+    st->relay.moved = true;
+    st->relay.until = now + REMOTE_SILENT_MS;
+    st->relay.next = now;
+    log_info("event=api_relay_moved game=%s pid=%s", st->gid, st->pid);
+}
+
+void botapi_remote_hosted(struct hub *h, struct game *g)
+{
+    char text[PROTO_KEY_MAX + 3];
+    int n = snprintf(text, sizeof text, "H %s", game_gid(g));
+
+    for (struct api_stream *st = botapi_state(h)->streams; st; st = st->next)
+        if (!st->done && st->relay.edge && !strcmp(st->gid, game_gid(g)))
+            botapi_relay_here(st, g);
+    for (int k = 0; k < 2 && hub_shared_store(h); k++)
+        if (game_seat_pid(g, k)[0] && game_seat_player(g, k).account)
+            h->router.ops->tell(h->router.ctx, game_seat_pid(g, k),
+                                ROUTER_TELL_GAME, text, (size_t)n, 0);
+}
+
+/* H GID: GID has a new host; the streams of it here ask it. */
+static void edge_rehosted(struct hub *h, const char *gid)
+{
+    for (struct api_stream *st = botapi_state(h)->streams; st; st = st->next)
+        if (!st->done && st->relay.edge && st->relay.full &&
+            !st->relay.moved && !strcmp(st->gid, gid))
+            edge_moved(st);
+}
+
 void botapi_remote_told(struct hub *h, const char *payload, size_t len)
 {
     char head[128], node[16], why[16] = "";
@@ -364,10 +431,15 @@ void botapi_remote_told(struct hub *h, const char *payload, size_t len)
         return;
     memcpy(head, payload, k);
     head[k] = '\0';
+    if (head[0] == 'H') {
+        edge_rehosted(h, head + 2);
+        return;
+    }
     if (sscanf(head + 1, " %15s %lu %15s", node, &id, why) < 2 ||
         strcmp(node, R(h)->node) || !(st = find(h, true, node, id)))
         return; /* (another node's stream, or one ended) */
-    st->relay.until = hub_now_ms(h) + REMOTE_SILENT_MS;
+    if (!st->relay.moved)
+        st->relay.until = hub_now_ms(h) + REMOTE_SILENT_MS;
     if (head[0] == 'L' && body) {
         edge_line(st, body + 1, len - k - 1);
     } else if (head[0] == 'E' && !st->relay.full) {
@@ -376,7 +448,9 @@ void botapi_remote_told(struct hub *h, const char *payload, size_t len)
             st->relay.later = 0;
             botapi_end(st);
         }
-    } else if (head[0] == 'E') {
+    } else if (head[0] == 'E' && !strcmp(why, "moved")) {
+        edge_moved(st); /* (the new host is asked) */
+    } else if (head[0] == 'E' && !st->relay.moved) {
         log_info("event=api_relay_ended game=%s pid=%s why=%s", st->gid,
                  st->pid, why);
         botapi_end(st);
@@ -569,11 +643,14 @@ static void edge_tick(struct api_stream *st, int64_t now)
         botapi_stored_stream(h, st->relay.later, &who, st->gid);
         st->relay.later = 0;
         botapi_end(st);
+    } else if (now >= st->relay.until && !st->relay.moved) {
+        edge_moved(st); /* (its host died, or the bus is down) */
     } else if (now >= st->relay.until) {
-        log_info("event=api_relay_ended game=%s pid=%s why=host_silent",
-                 st->gid, st->pid);
+        log_info("event=api_relay_ended game=%s pid=%s why=no_host", st->gid,
+                 st->pid);
         botapi_end(st);
-    } else if (now >= st->relay.next && !st->relay.full) {
+    } else if (now >= st->relay.next &&
+               (!st->relay.full || st->relay.moved)) {
         st->relay.next = now + REMOTE_RESEND_MS;
         send_open(st);
     } else if (now >= st->relay.next) {

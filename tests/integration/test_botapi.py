@@ -605,6 +605,40 @@ class BotApiTest(FreshServerTest):
         for s in (here, ga, gb):
             s.close()
 
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_game_stream_on_another_node_outlives_a_handover(self):
+        """The game's host stops (SIGTERM: it hands the game over to
+        another node): the streams of both players, on the other two
+        nodes, go on with the new host's state, then its moves."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        n = srv.nodes
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
+        host = srv.host_of(gid)
+        edge, third = [i for i in range(len(n)) if i != host]
+        ga = Stream(n[edge].port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(n[third].port, "/api/board/game/stream/" + gid, b.api)
+        self.assertEqual((ga.line()["type"], gb.line()["type"]),
+                         ("gameFull", "gameFull"))
+        self.assertEqual(post(n[edge].port, "/api/bot/game/%s/move/e2e4"
+                              % gid, a.api), (200, {"ok": True}))
+        for s in (ga, gb):
+            self.assertEqual(s.until("gameState")["moves"], "e2e4")
+        self.assertEqual(n[host].terminate(), 0)
+        wait_until(lambda: srv.host_of(gid) in (edge, third),
+                   "the game handed over")
+        self.assertEqual(post(n[third].port, "/api/board/game/%s/move/"
+                              "e7e5" % gid, b.api), (200, {"ok": True}))
+        for s in (ga, gb):
+            st = s.until("gameState")
+            while st["moves"] != "e2e4 e7e5":  # (the new host's state)
+                self.assertEqual(st["moves"], "e2e4")
+                st = s.until("gameState")
+            self.assertEqual(st["status"], "started")
+        for s in (ga, gb):
+            s.close()
+
     @not_in_cluster("one node's keep-alive timer: 7.5 s of test time, once is enough")
     def test_keepalive_line_every_7_s(self):
         """A silent stream gets an empty line at its opening and after
