@@ -356,7 +356,7 @@ static void edge_line(struct api_stream *st, const char *line, size_t n)
     if (st->relay.moved && full) { /* its new host's: the stream goes on */
         st->relay.moved = false;
         st->relay.next = hub_now_ms(h) + REMOTE_KEEP_MS;
-        if ((copy = state_line(line, n)) != NULL &&
+        if (st->net && (copy = state_line(line, n)) != NULL &&
             (b = msgbuf_take(copy)) != NULL) {
             h->env.stream_send(st->net, b, 0);
             msgbuf_unref(b);
@@ -562,9 +562,10 @@ static void host_post(struct hub *h, const char *head, const char *body)
     if (!body ||
         !(p = calloc(1, sizeof *p))) /* (nothing: the edge answers 504) */
         return;
+    /* (a lease in doubt: another node may host it now, and answers) */
     if (sscanf(head, "P %15s %lu %32s %20s %32s", p->node, &p->id, who.pid,
                who.username, gid) != 5 ||
-        !hub_game(h, gid)) {
+        !hub_game(h, gid) || !h->router.ops->leased(h->router.ctx)) {
         free(p);
         return;
     }
