@@ -16,7 +16,7 @@ import http.client
 import json
 import urllib.parse
 
-from harness import FreshServerTest, not_in_cluster, wait_until
+from harness import FreshServerTest, wait_until
 
 PASSWORD = "correct horse battery"
 UA = "lichess-bot/2025.3.31.1 user:?"
