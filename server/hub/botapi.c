@@ -39,29 +39,6 @@
 
 #define JSON_TYPE "application/json"
 
-/* What a request asked, kept through its token's read. */
-enum route {
-    R_EVENTS,
-    R_GAME_STREAM,
-    R_MOVE,
-    R_RESIGN,
-    R_ABORT,
-    R_DRAW,
-    R_TAKEBACK,
-    R_CLAIM,
-    R_CHAT,
-};
-struct ask {
-    enum route route;
-    bool bot;  /* /api/bot/ (else /api/board/) */
-    bool flag; /* draw yes; a move's offeringDraw */
-    char gid[PROTO_KEY_MAX + 1];
-    char uci[8];
-    char room[16];  /* chat: "player" or "spectator" */
-    char text[600]; /* chat: the line, decoded (at most 140 characters:
-                       the chat module checks) */
-};
-
 static struct botapi *B(struct hub *h)
 {
     return hub_module_state(h, &hub_botapi_module);
@@ -588,47 +565,7 @@ static void claim(struct game *g, int me, char *err, size_t errlen)
 
 static void ok_after(struct hub *h, uint64_t later, const char *gid);
 
-/* a as text for another node (botapi_act_text), malloc'ed, or NULL. */
-static char *ask_text(const struct ask *a)
-{
-    json_t *o = json_pack("{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
-                          (int)a->route, "bot", a->bot, "flag", a->flag,
-                          "gid", a->gid, "uci", a->uci, "room", a->room,
-                          "text", a->text);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-
-    json_decref(o);
-    return text;
-}
-
-/* ask_text's text back into *a: false when it is not one. */
-static bool ask_parse(const char *text, struct ask *a)
-{
-    json_t *o = json_loads(text, 0, NULL);
-    int route = -1, bot = 0, flag = 0;
-    const char *gid = NULL, *uci = NULL, *room = NULL, *line = NULL;
-    bool ok = o &&
-              !json_unpack(o, "{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
-                           &route, "bot", &bot, "flag", &flag, "gid", &gid,
-                           "uci", &uci, "room", &room, "text", &line) &&
-              route > R_GAME_STREAM && route <= R_CHAT &&
-              strlen(gid) < sizeof a->gid && strlen(uci) < sizeof a->uci &&
-              strlen(room) < sizeof a->room && strlen(line) < sizeof a->text;
-
-    if (ok) {
-        a->route = (enum route)route;
-        a->bot = bot;
-        a->flag = flag;
-        snprintf(a->gid, sizeof a->gid, "%s", gid);
-        snprintf(a->uci, sizeof a->uci, "%s", uci);
-        snprintf(a->room, sizeof a->room, "%s", room);
-        snprintf(a->text, sizeof a->text, "%s", line);
-    }
-    json_decref(o);
-    return ok;
-}
-
-static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
+void botapi_act(struct hub *h, uint64_t later, const struct apitoken_who *t,
                 const struct ask *a)
 {
     struct game *g = table_get(&h->games, a->gid);
@@ -640,7 +577,7 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     B(h)->later = later;
     B(h)->gid = a->gid;
     if (elsewhere(h, a->gid)) {
-        char *text = ask_text(a);
+        char *text = botapi_ask_text(a);
         if (text)
             botapi_remote_post(h, later, t, a->gid, text);
         else
@@ -746,7 +683,7 @@ static void then(struct hub *h, const struct apitoken_who *t, int rc,
     } else if (a->route == R_GAME_STREAM) {
         open_game(h, later, t, a->gid);
     } else {
-        act(h, later, t, a);
+        botapi_act(h, later, t, a);
     }
 }
 
@@ -1007,18 +944,6 @@ void botapi_relay_full(struct api_stream *st)
     put(st, botapi_game_full(g, hub_now_ms(st->h)), game_seq(g));
     if (game_status(g) == GAME_ENDED)
         end_stream(st);
-}
-
-void botapi_act_text(struct hub *h, uint64_t later,
-                     const struct apitoken_who *t, const char *ask)
-{
-    struct ask a = {0};
-
-    if (!ask_parse(ask, &a)) {
-        fail(h, later, 400, "malformed request");
-        return;
-    }
-    act(h, later, t, &a);
 }
 
 /* ---- the module ---------------------------------------------------------- */

@@ -20,6 +20,30 @@
 struct hub;
 struct hub_alarm;
 
+/* What a request of a game's stream or action asked (botapi.c), kept
+ * through its token's read, and sent to the game's host in a cluster. */
+enum route {
+    R_EVENTS,
+    R_GAME_STREAM,
+    R_MOVE,
+    R_RESIGN,
+    R_ABORT,
+    R_DRAW,
+    R_TAKEBACK,
+    R_CLAIM,
+    R_CHAT,
+};
+struct ask {
+    enum route route;
+    bool bot;  /* /api/bot/ (else /api/board/) */
+    bool flag; /* draw yes; a move's offeringDraw */
+    char gid[PROTO_KEY_MAX + 1];
+    char uci[8];
+    char room[16];  /* chat: "player" or "spectator" */
+    char text[600]; /* chat: the line, decoded (at most 140 characters:
+                       the chat module checks) */
+};
+
 /* A game stream relayed between the nodes of a cluster (botapi_remote.c):
  * on the node that serves its HTTP stream (edge), the host's lines
  * written; on the node that hosts the game (host), the lines rendered
@@ -212,8 +236,12 @@ struct api_stream *botapi_relay_open(struct hub *h,
 void botapi_relay_here(struct api_stream *st, struct game *g);
 /* A relayed stream's gameFull (again: its edge may have missed it). */
 void botapi_relay_full(struct api_stream *st);
-/* Runs a POST's ask (text) for t on a game here, answered to later. */
-void botapi_act_text(struct hub *h, uint64_t later,
-                     const struct apitoken_who *t, const char *ask);
+/* Runs a POST's ask a for t on a game here, answered to later (or, for
+ * a game elsewhere in a cluster, sent to its host). */
+void botapi_act(struct hub *h, uint64_t later, const struct apitoken_who *t,
+                const struct ask *a);
+
+/* a as text for another node (botapi_remote.c), malloc'ed, or NULL. */
+char *botapi_ask_text(const struct ask *a);
 
 #endif

@@ -161,6 +161,45 @@ static struct api_stream *find(struct hub *h, bool edge, const char *node,
     return NULL;
 }
 
+char *botapi_ask_text(const struct ask *a)
+{
+    json_t *o = json_pack("{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
+                          (int)a->route, "bot", a->bot, "flag", a->flag,
+                          "gid", a->gid, "uci", a->uci, "room", a->room,
+                          "text", a->text);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    return text;
+}
+
+/* botapi_ask_text's text back into *a: false when it is not one. */
+static bool ask_parse(const char *text, struct ask *a)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    int route = -1, bot = 0, flag = 0;
+    const char *gid = NULL, *uci = NULL, *room = NULL, *line = NULL;
+    bool ok = o &&
+              !json_unpack(o, "{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
+                           &route, "bot", &bot, "flag", &flag, "gid", &gid,
+                           "uci", &uci, "room", &room, "text", &line) &&
+              route > R_GAME_STREAM && route <= R_CHAT &&
+              strlen(gid) < sizeof a->gid && strlen(uci) < sizeof a->uci &&
+              strlen(room) < sizeof a->room && strlen(line) < sizeof a->text;
+
+    if (ok) {
+        a->route = (enum route)route;
+        a->bot = bot;
+        a->flag = flag;
+        snprintf(a->gid, sizeof a->gid, "%s", gid);
+        snprintf(a->uci, sizeof a->uci, "%s", uci);
+        snprintf(a->room, sizeof a->room, "%s", room);
+        snprintf(a->text, sizeof a->text, "%s", line);
+    }
+    json_decref(o);
+    return ok;
+}
+
 /* ---- the edge ----------------------------------------------------------- */
 
 static void send_open(struct api_stream *st)
@@ -572,7 +611,13 @@ static void host_post(struct hub *h, const char *head, const char *body)
     p->later = REMOTE_LATER_BIT | ++r->next_later;
     p->next = r->runs;
     r->runs = p;
-    botapi_act_text(h, p->later, &who, body);
+    {
+        struct ask a = {0};
+        if (ask_parse(body, &a))
+            botapi_act(h, p->later, &who, &a);
+        else
+            botapi_fail(h, p->later, 400, "malformed request");
+    }
 }
 
 bool botapi_remote_answer(struct hub *h, uint64_t later, int status,
