@@ -54,6 +54,7 @@ struct api_relay {
     bool moved;        /* host: the game left this node (game_gone);
                           edge: ... and no new host answered yet */
     bool quiet;        /* host: the edge closed it (no end told back) */
+    bool probed;       /* edge: no host answered: the store asked */
     char node[16];     /* the edge's tag (botapi_remote.c) */
     unsigned long id;  /* the edge's number of it */
     char username[21]; /* its account's (the host's player record) */

@@ -47,11 +47,12 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
-/* The edge's wait for any host's first line before the store answers
- * (a finished game's gameFull, or 404), its wait for a POST's answer
- * before 504, how often it asks again for the gameFull and keeps its
- * stream, and how long either side's silence ends a stream (ms). */
-#define REMOTE_OPEN_MS 3000
+/* The edge's wait for any host's first line before it asks the store
+ * (no such game: 404; a finished game: its gameFull; a live one: asked
+ * on, up to REMOTE_SILENT_MS more), its wait for a POST's answer before
+ * 504, how often it asks again for the gameFull and keeps its stream,
+ * and how long either side's silence ends a stream (ms). */
+#define REMOTE_OPEN_MS 1000
 #define REMOTE_POST_MS 5000
 #define REMOTE_PROBE_MS 1000 /* a POST not answered: the store asked */
 #define REMOTE_RESEND_MS 250
@@ -75,6 +76,7 @@ struct edge_post { /* a POST sent to the host, not answered yet */
 /* The store's word on a POST's game that no host answered for. */
 struct probe_read {
     struct hub_read r;
+    bool stream; /* a stream's (else a POST's) */
     unsigned long id;
     char pid[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
     int found;
@@ -214,10 +216,14 @@ static void send_open(struct api_stream *st)
 void botapi_remote_open(struct hub *h, uint64_t later,
                         const struct apitoken_who *t, const char *gid)
 {
-    struct api_stream *st = botapi_record_new(h, later, t, gid);
+    struct api_stream *st;
     int64_t now = hub_now_ms(h);
 
-    if (!st)
+    if (hub_unknown_game(h, gid)) { /* (a flood of made-up ids) */
+        botapi_fail(h, later, 404, "No such game");
+        return;
+    }
+    if (!(st = botapi_record_new(h, later, t, gid)))
         return;                                /* (answered) */
     hub_stream_follow(h, st->s->player, true); /* (the host's lines) */
     st->follows = true;
@@ -305,9 +311,30 @@ static int probe_run(struct store *st, struct hub_read *r)
     return q->found < 0 ? -1 : 0;
 }
 
-/* No such game, or not the account's: 404 now, as one node answers. An
- * ended one waits for its host (its answer may be on its way: the POST
- * that ended it) and is 404 at the deadline; a live one 504. */
+/* A stream's: no such game, or not the account's, 404; an ended one the
+ * store's gameFull (as on one node); a live one waits for its host (an
+ * adoption) until its deadline. */
+static void probe_stream(struct hub *h, const struct probe_read *q)
+{
+    struct api_stream *st = find(h, true, R(h)->node, q->id);
+
+    if (!st || st->relay.full || (q->found == 1 && q->seat && !q->ended))
+        return;
+    if (q->found == 1 && q->seat) {
+        struct apitoken_who who = {0};
+        snprintf(who.pid, sizeof who.pid, "%s", st->pid);
+        botapi_stored_stream(h, st->relay.later, &who, st->gid);
+    } else {
+        botapi_fail(h, st->relay.later, 404, "No such game");
+    }
+    st->relay.later = 0;
+    botapi_end(st);
+}
+
+/* A POST's: no such game, or not the account's, 404 now, as one node
+ * answers. An ended one waits for its host (its answer may be on its
+ * way: the POST that ended it) and is 404 at the deadline; a live one
+ * 504. */
 static void probe_answer(struct hub_read *r, int rc)
 {
     struct probe_read *q = (struct probe_read *)r;
@@ -318,7 +345,9 @@ static void probe_answer(struct hub_read *r, int rc)
         return;
     if (q->found == 0)
         hub_unknown_game_note(h, q->gid);
-    if (q->found == 1 && q->seat) {
+    if (q->stream) {
+        probe_stream(h, q);
+    } else if (q->found == 1 && q->seat) {
         for (p = R(h)->posts; p; p = p->next)
             if (p->id == q->id)
                 p->ended = q->ended;
@@ -328,18 +357,22 @@ static void probe_answer(struct hub_read *r, int rc)
     }
 }
 
-static void probe(struct hub *h, struct edge_post *p)
+/* Asks the store about pid's game gid for the edge's request id (a
+ * stream's or a POST's); nothing when out of memory (the deadline
+ * answers). */
+static void probe(struct hub *h, bool stream, unsigned long id,
+                  const char *pid, const char *gid)
 {
     struct probe_read *q = calloc(1, sizeof *q);
 
-    p->probe = 0;
     if (!q)
-        return; /* (the deadline answers) */
+        return;
     q->r.run = probe_run;
     q->r.answer = probe_answer;
-    q->id = p->id;
-    snprintf(q->pid, sizeof q->pid, "%s", p->pid);
-    snprintf(q->gid, sizeof q->gid, "%s", p->gid);
+    q->stream = stream;
+    q->id = id;
+    snprintf(q->pid, sizeof q->pid, "%s", pid);
+    snprintf(q->gid, sizeof q->gid, "%s", gid);
     (void)hub_read_submit(h, &q->r, NULL, NULL); /* (-1: freed) */
 }
 
@@ -683,10 +716,13 @@ static void edge_tick(struct api_stream *st, int64_t now)
     struct hub *h = st->h;
     char head[96];
 
-    if (now >= st->relay.until && !st->relay.full) {
-        struct apitoken_who who = {0};
-        snprintf(who.pid, sizeof who.pid, "%s", st->pid);
-        botapi_stored_stream(h, st->relay.later, &who, st->gid);
+    if (now >= st->relay.until && !st->relay.full && !st->relay.probed) {
+        st->relay.probed = true; /* (asking on meanwhile: an adoption) */
+        st->relay.until = now + REMOTE_SILENT_MS;
+        probe(h, true, st->relay.id, st->pid, st->gid);
+    } else if (now >= st->relay.until && !st->relay.full) {
+        botapi_fail(h, st->relay.later, 504,
+                    "No node hosts the game now: try again");
         st->relay.later = 0;
         botapi_end(st);
     } else if (now >= st->relay.until && !st->relay.moved) {
@@ -718,8 +754,10 @@ static void tick(void *arg)
     for (struct edge_post **pp = &r->posts; *pp;) {
         struct edge_post *p = *pp;
         if (now < p->until) {
-            if (p->probe && now >= p->probe)
-                probe(h, p);
+            if (p->probe && now >= p->probe) {
+                p->probe = 0;
+                probe(h, false, p->id, p->pid, p->gid);
+            }
             pp = &p->next;
             continue;
         }

@@ -604,6 +604,9 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(ga.seen, here.seen)
         for s in (here, ga, gb):
             s.close()
+        # no such game: no node answers, the store says (1 s)
+        self.assertEqual(Stream(n[edge].port, "/api/bot/game/stream/nosuch",
+                                a.api).status, 404)
 
     @unittest.skipUnless(CLUSTER, "a cluster's nodes")
     def test_game_stream_on_another_node_outlives_a_handover(self):
