@@ -19,8 +19,9 @@
  * while its stream is open:
  *
  *   L TAG ID\nLINE                a line, written as it is
- *   E TAG ID WHY                  the end (over, moved, gone, 404)
+ *   E TAG ID WHY                  the end (over, moved, 404)
  *   k TAG ID                      the keep-alive's answer
+ *   H GID                         a new host took GID (an adoption)
  *
  * and a POST's answer, once the host has answered it as it answers its
  * own (after its commit), to every node: A TAG ID STATUS\nBODY. TAG is
@@ -28,12 +29,14 @@
  * for the one before. The edge asks again (O) until a gameFull comes (a
  * line told before its SUBSCRIBE reached Redis is lost; a second
  * gameFull is dropped); after that the lines of one host come in order.
- * A game that moves (E moved: a handover; or its host's silence for
- * REMOTE_SILENT_MS: it died) is asked for again (O) for as long: the new
- * host's gameFull goes on the stream as its state, a gameState, as
- * lichess-bot reads a stream's lines after its first. A stream no host
- * answers for that long ends, and so does the host's side of one whose
- * edge is silent. Event-loop thread only.
+ * A game that moves (E moved, or H: a handover, an adoption; or its
+ * host's silence for REMOTE_SILENT_MS: it died) is asked for again (O)
+ * for as long: the new host's gameFull goes on the stream as its state,
+ * a gameState, as lichess-bot reads a stream's lines after its first. A
+ * stream no host answers for that long ends, and so does the host's
+ * side of one whose edge is silent. A stream or POST no host answers
+ * at all asks the store (probe: no such game is 404 at once, as on one
+ * node). Event-loop thread only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +76,7 @@ struct edge_post { /* a POST sent to the host, not answered yet */
     struct edge_post *next;
 };
 
-/* The store's word on a POST's game that no host answered for. */
+/* The store's word on a stream's or POST's game no host answered for. */
 struct probe_read {
     struct hub_read r;
     bool stream; /* a stream's (else a POST's) */
