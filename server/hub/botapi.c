@@ -39,29 +39,6 @@
 
 #define JSON_TYPE "application/json"
 
-/* What a request asked, kept through its token's read. */
-enum route {
-    R_EVENTS,
-    R_GAME_STREAM,
-    R_MOVE,
-    R_RESIGN,
-    R_ABORT,
-    R_DRAW,
-    R_TAKEBACK,
-    R_CLAIM,
-    R_CHAT,
-};
-struct ask {
-    enum route route;
-    bool bot;  /* /api/bot/ (else /api/board/) */
-    bool flag; /* draw yes; a move's offeringDraw */
-    char gid[PROTO_KEY_MAX + 1];
-    char uci[8];
-    char room[16];  /* chat: "player" or "spectator" */
-    char text[600]; /* chat: the line, decoded (at most 140 characters:
-                       the chat module checks) */
-};
-
 static struct botapi *B(struct hub *h)
 {
     return hub_module_state(h, &hub_botapi_module);
@@ -73,6 +50,8 @@ static void answer(struct hub *h, uint64_t later, int status, char *body)
                            body ? JSON_TYPE : "text/plain", body,
                            body ? strlen(body) : 0};
 
+    if (botapi_remote_answer(h, later, status, body))
+        return; /* (another node's POST: told there) */
     hub_http_answer(h, later, &r);
 }
 
@@ -113,6 +92,11 @@ static void put(struct api_stream *st, json_t *o, uint64_t seq)
     }
     line[n] = '\n';
     line[n + 1] = '\0';
+    if (st->relay.host) { /* (its edge writes it) */
+        botapi_remote_line(st, line, n + 1, seq);
+        free(line);
+        return;
+    }
     if (!(b = msgbuf_take(line)))
         return;
     if (st->net)
@@ -126,6 +110,8 @@ static void put(struct api_stream *st, json_t *o, uint64_t seq)
  * at the next wake (not now: a game may be calling send). */
 static void end_stream(struct api_stream *st)
 {
+    if (st->relay.host && !st->done)
+        botapi_remote_end(st);
     if (st->net)
         st->h->env.stream_close(st->net);
     st->net = NULL;
@@ -232,7 +218,10 @@ static void ops_send(struct session *s, struct msgbuf *b, uint64_t seq)
     const char *t = json_string_value(json_object_get(m, "t"));
     const char *gid = json_string_value(json_object_get(m, "game"));
 
-    if (t && st->seek && !st->done) {
+    if (st->relay.edge) {
+        /* (its lines are the host's: its player's messages here are
+         * another stream's business) */
+    } else if (t && st->seek && !st->done) {
         botapi_seek_message(st, t, m);
     } else if (t && st->capture && !strcmp(t, "error")) {
         const char *words = json_string_value(json_object_get(m, "msg"));
@@ -283,6 +272,8 @@ static void stream_free(struct hub *h, struct api_stream *st)
         st->next->prev = st->prev;
     if (st->seek)
         botapi_seek_free(st);
+    if (st->relay.edge)
+        botapi_remote_free(st);
     if (st->s && st->follows)
         hub_stream_follow(h, st->s->player, false);
     if (st->s)
@@ -415,18 +406,11 @@ static void open_events(struct hub *h, uint64_t later,
     free(gs);
 }
 
-/* True (later answered 501) when game gid is not in this node's memory
- * in a cluster: its stream and actions are served by the node that
- * hosts it alone (docs/cluster.md). */
-static bool elsewhere(struct hub *h, uint64_t later, const char *gid)
+/* True when game gid is not in this node's memory in a cluster: its
+ * stream and actions are its host's, relayed (botapi_remote.c). */
+static bool elsewhere(struct hub *h, const char *gid)
 {
-    if (!hub_shared_store(h) || table_get(&h->games, gid))
-        return false;
-    fail(h, later, 501,
-         "In a cluster the Bot and Board API's game streams and game "
-         "actions are served only by the node that hosts the game: this "
-         "node does not host it (docs/cluster.md)");
-    return true;
+    return hub_shared_store(h) && !table_get(&h->games, gid);
 }
 
 static void open_game(struct hub *h, uint64_t later,
@@ -435,8 +419,10 @@ static void open_game(struct hub *h, uint64_t later,
     struct game *g = table_get(&h->games, gid);
     struct api_stream *st;
 
-    if (elsewhere(h, later, gid))
+    if (elsewhere(h, gid)) {
+        botapi_remote_open(h, later, t, gid);
         return;
+    }
     if (!g) { /* finished long ago, or before a restart: the store's */
         botapi_stored_stream(h, later, t, gid);
         return;
@@ -579,7 +565,7 @@ static void claim(struct game *g, int me, char *err, size_t errlen)
 
 static void ok_after(struct hub *h, uint64_t later, const char *gid);
 
-static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
+void botapi_act(struct hub *h, uint64_t later, const struct apitoken_who *t,
                 const struct ask *a)
 {
     struct game *g = table_get(&h->games, a->gid);
@@ -590,8 +576,15 @@ static void act(struct hub *h, uint64_t later, const struct apitoken_who *t,
     B(h)->held = false;
     B(h)->later = later;
     B(h)->gid = a->gid;
-    if (elsewhere(h, later, a->gid))
+    if (elsewhere(h, a->gid)) {
+        char *text = botapi_ask_text(a);
+        if (text)
+            botapi_remote_post(h, later, t, a->gid, text);
+        else
+            fail(h, later, 500, "out of memory");
+        free(text);
         return;
+    }
     if (!g || (me = game_color_of(g, t->pid)) < 0) {
         fail(h, later, 404, "No such game");
         return;
@@ -690,7 +683,7 @@ static void then(struct hub *h, const struct apitoken_who *t, int rc,
     } else if (a->route == R_GAME_STREAM) {
         open_game(h, later, t, a->gid);
     } else {
-        act(h, later, t, a);
+        botapi_act(h, later, t, a);
     }
 }
 
@@ -902,6 +895,57 @@ void botapi_end(struct api_stream *st)
     end_stream(st);
 }
 
+struct api_stream *botapi_relay_open(struct hub *h,
+                                     const struct apitoken_who *t,
+                                     const char *gid, int *status)
+{
+    struct game *g = table_get(&h->games, gid);
+    struct api_stream *st;
+
+    *status = !g ? 0 : game_color_of(g, t->pid) < 0 ? 404 : 500;
+    if (*status != 500 || !(st = record_alloc(h, 0, t, gid)))
+        return NULL;
+    if (record_attach(h, st, t) < 0) {
+        free(st);
+        return NULL;
+    }
+    st->relay.host = true;
+    return st;
+}
+
+void botapi_relay_here(struct api_stream *st, struct game *g)
+{
+    struct hub *h = st->h;
+    uint64_t later = st->relay.later;
+    bool full = st->relay.full;
+    int status;
+
+    st->relay = (struct api_relay){0};
+    if (full) {
+        put(st, botapi_game_state(g, hub_now_ms(h)), game_seq(g));
+        return;
+    }
+    /* (no line yet: its stream opens here, as open_game's) */
+    if (!(st->net = h->env.stream_open(later, st->pid, st, &status))) {
+        end_stream(st);
+        return;
+    }
+    put(st, botapi_game_full(g, hub_now_ms(h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
+void botapi_relay_full(struct api_stream *st)
+{
+    struct game *g = table_get(&st->h->games, st->gid);
+
+    if (!g)
+        return;
+    put(st, botapi_game_full(g, hub_now_ms(st->h)), game_seq(g));
+    if (game_status(g) == GAME_ENDED)
+        end_stream(st);
+}
+
 /* ---- the module ---------------------------------------------------------- */
 
 /* Answers the POSTs whose game's seq the store has committed, and
@@ -955,12 +999,20 @@ static void game_ended(struct hub *h, struct game *g)
 
 /* g left this node's memory (it ended, or moved to another node of a
  * cluster): its game streams here end (a client opens the next one
- * where the game is). */
+ * where the game is; a relayed one's edge is told why). */
 static void game_gone(struct hub *h, struct game *g)
 {
     for (struct api_stream *st = B(h)->streams; st; st = st->next)
-        if (!st->done && !strcmp(st->gid, game_gid(g)))
+        if (!st->done && !strcmp(st->gid, game_gid(g))) {
+            st->relay.moved = game_status(g) != GAME_ENDED;
             end_stream(st);
+        }
+}
+
+static void game_hosted(struct hub *h, struct game *g, int64_t now)
+{
+    (void)now;
+    botapi_remote_hosted(h, g);
 }
 
 static void sweep(struct hub *h, int64_t now)
@@ -976,6 +1028,7 @@ static void fini(struct hub *h)
     if (!b)
         return;
     botapi_tokens_fini(h);
+    botapi_remote_fini(h);
     while (b->pending) {
         struct pending *pd = b->pending;
         b->pending = pd->next;
@@ -996,7 +1049,7 @@ static int init(struct hub *h)
     struct botapi *b = calloc(1, sizeof *b);
 
     hub_module_set_state(h, &hub_botapi_module, b);
-    return b ? botapi_tokens_init(h) : -1;
+    return b && botapi_tokens_init(h) == 0 ? botapi_remote_init(h) : -1;
 }
 
 static const struct hub_command commands[] = {{PROTO_T_NONE, NULL, false}};
@@ -1009,7 +1062,9 @@ const struct hub_module hub_botapi_module = {
     .sweep = sweep,
     .game_ended = game_ended,
     .game_gone = game_gone,
+    .game_hosted = game_hosted,
     .tell_tag = ROUTER_TELL_GAME,
     .told = botapi_told,
+    .told_all = botapi_remote_told_all,
     .commands = commands,
 };

@@ -20,6 +20,51 @@
 struct hub;
 struct hub_alarm;
 
+/* What a request of a game's stream or action asked (botapi.c), kept
+ * through its token's read, and sent to the game's host in a cluster. */
+enum route {
+    R_EVENTS,
+    R_GAME_STREAM,
+    R_MOVE,
+    R_RESIGN,
+    R_ABORT,
+    R_DRAW,
+    R_TAKEBACK,
+    R_CLAIM,
+    R_CHAT,
+};
+struct ask {
+    enum route route;
+    bool bot;  /* /api/bot/ (else /api/board/) */
+    bool flag; /* draw yes; a move's offeringDraw */
+    char gid[PROTO_KEY_MAX + 1];
+    char uci[8];
+    char room[16];  /* chat: "player" or "spectator" */
+    char text[600]; /* chat: the line, decoded (at most 140 characters:
+                       the chat module checks) */
+};
+
+/* A game stream relayed between the nodes of a cluster (botapi_remote.c):
+ * on the node that serves its HTTP stream (edge), the host's lines
+ * written; on the node that hosts the game (host), the lines rendered
+ * and told to the edge. Zeroed: neither (a stream of this node alone). */
+struct api_relay {
+    bool edge, host;
+    bool full;         /* edge: the gameFull came (its stream opened) */
+    bool moved;        /* host: the game left this node (game_gone);
+                          edge: ... and no new host answered yet */
+    bool quiet;        /* host: the edge closed it (no end told back) */
+    bool probed;       /* edge: no host answered: the store asked */
+    char node[16];     /* the edge's tag (botapi_remote.c) */
+    unsigned long id;  /* the edge's number of it */
+    char username[21]; /* its account's (the host's player record) */
+    uint64_t later;    /* edge: its request, until its first line */
+    uint64_t seq;      /* host: the last line's store sequence */
+    int64_t until;     /* the other side's last word + its timeout */
+    int64_t next;      /* edge: its next open (before the gameFull) or
+                          keep-alive */
+};
+
 /* One open stream: the event stream (gid ""), a game's, or a board
  * seek's (seek). */
 struct api_stream {
@@ -47,6 +92,7 @@ struct api_stream {
     char sid[PROTO_KEY_MAX + 1];
     bool days;
     char ip[ADDRKEY_MAX];
+    struct api_relay relay;
     struct api_stream *prev, *next;
 };
 
@@ -57,6 +103,7 @@ struct pending {
 };
 
 struct event_retry;
+struct botapi_remote;
 
 struct botapi {
     struct api_stream *streams;
@@ -76,6 +123,7 @@ struct botapi {
      * re-read is out */
     struct hub_alarm *recheck;
     bool rechecking;
+    struct botapi_remote *remote; /* botapi_remote.c's */
 };
 
 struct botapi *botapi_state(struct hub *h);
@@ -133,5 +181,68 @@ struct player;
 void botapi_told(struct hub *h, struct player *p, const char *payload,
                  size_t len, int64_t now);
 void botapi_nodes_fini(struct hub *h);
+
+/* botapi_remote.c: a game's stream and POSTs on a node of a cluster
+ * that does not host it (docs/cluster.md, "The Bot and Board API in a
+ * cluster"). */
+
+/* Opens the stream of game gid (not in memory here) for t: relayed from
+ * the game's host, answered by its first line. */
+void botapi_remote_open(struct hub *h, uint64_t later,
+                        const struct apitoken_who *t, const char *gid);
+
+/* The POST later of t on game gid (not in memory here), its ask as
+ * text (botapi_ask_text): run by the host, answered with its answer. */
+void botapi_remote_post(struct hub *h, uint64_t later,
+                        const struct apitoken_who *t, const char *gid,
+                        const char *ask);
+
+/* True when later is a POST the host runs for another node: its answer
+ * (status, body taken) goes there. */
+bool botapi_remote_answer(struct hub *h, uint64_t later, int status,
+                          char *body);
+
+/* Host: a relayed stream's line (text, n bytes, with its '\n') behind
+ * seq; its end, told to its edge. */
+void botapi_remote_line(struct api_stream *st, const char *text, size_t n,
+                        uint64_t seq);
+void botapi_remote_end(struct api_stream *st);
+
+/* Edge: a relayed stream's record goes (the host told to forget it). */
+void botapi_remote_free(struct api_stream *st);
+
+/* g came into this node's memory (adopted, handed over, restored): its
+ * relayed streams here are served here from now on, and its players'
+ * edges elsewhere ask for it again (H). */
+void botapi_remote_hosted(struct hub *h, struct game *g);
+
+/* What another node told: the player's node (L, E, k, H) or every node
+ * (O, C, K, P, A). */
+void botapi_remote_told(struct hub *h, const char *payload, size_t len);
+void botapi_remote_told_all(struct hub *h, const char *payload, size_t len,
+                            int64_t now);
+int botapi_remote_init(struct hub *h);
+void botapi_remote_fini(struct hub *h);
+
+/* botapi.c, for botapi_remote.c: a stream of game gid for t relayed to
+ * another node (its record's relay filled by the caller), its gameFull
+ * put: the record, or NULL with *status (404: not t's game; 0: not in
+ * memory here; 500). */
+struct api_stream *botapi_relay_open(struct hub *h,
+                                     const struct apitoken_who *t,
+                                     const char *gid, int *status);
+/* An edge's stream st whose game g came here: served as this node's
+ * own from now on, the game's state its next line (or, not open yet,
+ * opened with its gameFull). */
+void botapi_relay_here(struct api_stream *st, struct game *g);
+/* A relayed stream's gameFull (again: its edge may have missed it). */
+void botapi_relay_full(struct api_stream *st);
+/* Runs a POST's ask a for t on a game here, answered to later (or, for
+ * a game elsewhere in a cluster, sent to its host). */
+void botapi_act(struct hub *h, uint64_t later, const struct apitoken_who *t,
+                const struct ask *a);
+
+/* a as text for another node (botapi_remote.c), malloc'ed, or NULL. */
+char *botapi_ask_text(const struct ask *a);
 
 #endif

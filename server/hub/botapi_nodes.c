@@ -143,6 +143,10 @@ void botapi_told(struct hub *h, struct player *p, const char *payload,
     char gid[PROTO_KEY_MAX + 1];
 
     (void)now;
+    if (len && strchr("LEkH", payload[0])) { /* (a relayed game stream's) */
+        botapi_remote_told(h, payload, len);
+        return;
+    }
     for (st = botapi_state(h)->streams; st; st = st->next)
         if (!st->done && !st->gid[0] && !strcmp(st->pid, p->pid))
             break;

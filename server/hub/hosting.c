@@ -333,6 +333,7 @@ void hub_drop_game(struct hub *h, struct game *g, bool cut)
         }
     }
     log_info("event=game_dropped game=%s cut=%d", game_gid(g), cut ? 1 : 0);
+    hub_modules_game_gone(h, g); /* (its API streams here end: botapi.c) */
     hub_invite_closed(h, g);
     hub_game_destroy(h, g);
     for (int c = 0; c < 2; c++) { /* (after: the game named them) */

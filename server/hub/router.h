@@ -47,7 +47,10 @@ typedef void router_answer_fn(void *arg, long rc, const char *text,
 /* The tag (module.h) of what the nodes tell a player's other nodes of
  * its games (botapi.c's): "S GID" (a new game of the player's on
  * another node: the router gives hub_told it when its NEW_GAME comes)
- * and "F GID" (the game ended, told by its host). */
+ * and "F GID" (the game ended, told by its host); and the relay of a
+ * game's API stream and POSTs between an edge and the host
+ * (botapi_remote.c: its header lists the words, to a player's nodes
+ * and, with tell_all, to every node). */
 #define ROUTER_TELL_GAME 'G'
 
 /* The hub's questions. Each op gets the router's ctx. */

@@ -10,7 +10,7 @@ plays no rated game with a human unless bot_rated_vs_humans, and is held
 to bot_max_games at once and bot_games_per_day against bots."""
 import json
 
-from harness import CLUSTER, FreshServerTest, not_in_cluster, wait_until
+from harness import CLUSTER, FreshServerTest, wait_until
 from test_botapi import Stream
 import test_lichessapi
 from test_lichessapi import call, raw
@@ -69,8 +69,6 @@ class BotAccountTest(FreshServerTest):
         self.assertNotIn("title", call(srv, "GET", "/api/account",
                                        b.api)[1])
 
-    @not_in_cluster("a game's stream is its host's alone (test_botapi's "
-                    "test_event_streams_on_any_node_games_on_their_host)")
     def test_bot_is_marked_in_challenges_and_games(self):
         srv = self.server(config=self.CONFIG)
         bot = self.account(srv, "Robo_Two", scopes=("bot:play",))

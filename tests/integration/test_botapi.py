@@ -5,8 +5,8 @@ a game through their event and game streams and POSTs to checkmate; the
 errors; one event stream per token; the caps per account and per
 address. In a cluster (docs/cluster.md, "The Bot and Board API in a
 cluster") the event stream is served by every node, challenges and
-gameStart/gameFinish of games hosted elsewhere included; a game's stream
-and actions by the node that hosts it (501 elsewhere)."""
+gameStart/gameFinish of games hosted elsewhere included, and a game's
+stream and actions too, relayed from the node that hosts the game."""
 import json
 import random
 import re
@@ -94,6 +94,20 @@ class Stream:
         self.sock.close()
 
 
+class Recorded(Stream):
+    """A stream that keeps every line it read."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.seen = []
+
+    def line(self, keepalive=False):
+        m = super().line(keepalive)
+        if m is not None:
+            self.seen.append(m)
+        return m
+
+
 def post(port, path, token, body=b""):
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
@@ -144,7 +158,6 @@ class BotApiTest(FreshServerTest):
         b.send({"t": "challenge_accept", "challenge": ch["id"]})
         return b.expect("challenge", timeout=10)["challenge"]["game"]
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_two_tokens_play_to_mate(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -219,7 +232,6 @@ class BotApiTest(FreshServerTest):
         for s in (ea2, eb):
             s.close()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_takebacks_asked_declined_and_accepted(self):
         """lichess's /takeback/yes asks (or accepts the opponent's ask),
         /takeback/no declines; the opponent's stream shows the ask
@@ -269,7 +281,7 @@ class BotApiTest(FreshServerTest):
         for s in (ga, gb):
             s.close()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @not_in_cluster("an event stream opened after its game started lists only the games of its own node (docs/cluster.md, \"The Bot and Board API in a cluster\")")
     def test_resign_and_scope(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -288,7 +300,7 @@ class BotApiTest(FreshServerTest):
         st = ga.until("gameState")
         self.assertEqual((st["status"], st["winner"]), ("resign", "white"))
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @not_in_cluster("the caps are each node's, the same code as one node's")
     def test_caps_per_account_and_per_address(self):
         srv = self.server()
         a = self.account(srv, "alicebot")
@@ -318,7 +330,6 @@ class BotApiTest(FreshServerTest):
             time.sleep(0.05)
         self.assertEqual(s.status, 200)
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_a_reader_that_does_not_read_is_cut(self):
         """A game stream nobody reads, with small socket buffers on both
         sides, while its game is played fast over the WebSocket: its
@@ -385,7 +396,6 @@ class BotApiTest(FreshServerTest):
         self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
                          ch2["id"])
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
     def test_chat_draw_abort_and_opponent_gone(self):
         srv = self.server()
         a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
@@ -506,21 +516,6 @@ class BotApiTest(FreshServerTest):
             self.assertEqual((g["gameId"], g["color"]), (gid, color))
             self.assertEqual(g["opponent"]["username"],
                              "bobbot" if color == "white" else "alicebot")
-        # the game's stream and actions: 501 on another node, served by
-        # its host
-        words = ("In a cluster the Bot and Board API's game streams and "
-                 "game actions are served only by the node that hosts "
-                 "the game: this node does not host it (docs/cluster.md)")
-        away = n[others[0]].port
-        self.assertEqual(post(away, "/api/bot/game/%s/resign" % gid, a.api),
-                         (501, {"error": words}))
-        self.assertEqual(Stream(away, "/api/bot/game/stream/" + gid,
-                                a.api).status, 501)
-        ga = Stream(n[host].port, "/api/bot/game/stream/" + gid, a.api)
-        self.assertEqual(ga.until("gameFull")["id"], gid)
-        self.assertEqual(post(n[host].port, "/api/bot/game/%s/move/e2e4"
-                              % gid, a.api), (200, {"ok": True}))
-        self.assertEqual(ga.until("gameState")["moves"], "e2e4")
         self.assertEqual(post(n[host].port, "/api/bot/game/%s/resign"
                               % gid, b.api), (200, {"ok": True}))
         for s in (ea, eb):
@@ -528,8 +523,137 @@ class BotApiTest(FreshServerTest):
             self.assertEqual((fin["gameId"], fin["status"]["name"]),
                              (gid, "resign"))
             s.close()
+        # a finished game's stream on a node that does not host it: the
+        # store's gameFull, then the end
+        done = Stream(n[others[0]].port, "/api/bot/game/stream/" + gid,
+                      a.api)
+        self.assertEqual(done.line()["state"]["status"], "resign")
+        with self.assertRaises(EOFError):
+            done.line()
 
-    @not_in_cluster("a game's stream and actions are its host's alone (test_event_streams_on_any_node_games_on_their_host)")
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_game_stream_and_posts_on_any_node(self):
+        """A game hosted on node H: alice's stream on node E (not H), her
+        POSTs alternating between H and E, bob's stream and POSTs on the
+        third node; the errors, a draw offered and declined, a chat line,
+        a resign. Alice's stream on E has every line, in order, of her
+        stream on H (the host renders, the edge relays: docs/cluster.md,
+        "The Bot and Board API in a cluster")."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        c = self.account(srv, "carolbot")
+        n = srv.nodes
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
+        host = srv.host_of(gid)
+        edge, third = [i for i in range(len(n)) if i != host][:2]
+        here = Recorded(n[host].port, "/api/bot/game/stream/" + gid, a.api)
+        ga = Recorded(n[edge].port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(n[third].port, "/api/board/game/stream/" + gid, b.api)
+        self.assertEqual((ga.status, gb.status), (200, 200))
+        full = ga.line()
+        self.assertEqual((full["type"], full["id"]), ("gameFull", gid))
+        self.assertEqual(full["white"]["name"], "alicebot")
+        self.assertEqual(gb.line()["type"], "gameFull")
+        self.assertEqual(here.line(), full)
+        ports = [n[host].port, n[edge].port]
+
+        def alice(i, path, body=b""):  # (i: her POST's node, H or E)
+            return post(ports[i % 2], "/api/bot/game/%s/%s" % (gid, path),
+                        a.api, body)
+
+        def bob(path, body=b""):
+            return post(n[third].port, "/api/board/game/%s/%s" % (gid, path),
+                        b.api, body)
+
+        moves = ["e2e4", "e7e5", "g1f3", "b8c6"]
+        for i, uci in enumerate(moves):
+            got = alice(i // 2, "move/" + uci) if i % 2 == 0 \
+                else bob("move/" + uci)
+            self.assertEqual(got, (200, {"ok": True}), uci)
+            for s in (ga, gb):
+                self.assertEqual(s.until("gameState")["moves"],
+                                 " ".join(moves[:i + 1]))
+        # the host's errors, as it answers them
+        self.assertEqual(alice(1, "move/e7e5")[0], 400)  # not her move
+        self.assertEqual(post(n[edge].port, "/api/bot/game/%s/resign" % gid,
+                              c.api), (404, {"error": "No such game"}))
+        # a draw offered from E, declined from the third node
+        self.assertEqual(alice(1, "draw/yes"), (200, {"ok": True}))
+        self.assertTrue(ga.until("gameState")["wdraw"])
+        self.assertTrue(gb.until("gameState")["wdraw"])
+        self.assertEqual(bob("draw/no"), (200, {"ok": True}))
+        self.assertFalse(ga.until("gameState")["wdraw"])
+        # a chat line from E, on both streams
+        self.assertEqual(alice(1, "chat", b"room=player&text=good+luck"),
+                         (200, {"ok": True}))
+        for s in (ga, gb):
+            line = s.until("chatLine")
+            self.assertEqual((line["username"], line["text"]),
+                             ("alicebot", "good luck"))
+        # resigned on E: the end's state, then each stream's end
+        self.assertEqual(alice(1, "resign"), (200, {"ok": True}))
+        for s in (ga, gb, here):
+            st = s.until("gameState")
+            while st["status"] == "started":
+                st = s.until("gameState")
+            self.assertEqual((st["status"], st["winner"]),
+                             ("resign", "black"))
+            with self.assertRaises(EOFError):
+                s.line()
+        # (each stream's clocks read when its line is written: the same
+        # millisecond but on a slow machine)
+        def apart(m):
+            st = dict(m.get("state", m))
+            times = [st.pop("wtime", 0), st.pop("btime", 0)]
+            rest = {k: v for k, v in m.items()
+                    if k not in ("state", "wtime", "btime")}
+            return rest, st, times
+        for x, y in zip(map(apart, ga.seen), map(apart, here.seen)):
+            self.assertEqual(x[:2], y[:2])
+            self.assertLess(max(abs(p - q) for p, q in zip(x[2], y[2])), 100)
+        self.assertEqual(len(ga.seen), len(here.seen))
+        for s in (here, ga, gb):
+            s.close()
+        # no such game: no node answers, the store says (1 s)
+        self.assertEqual(Stream(n[edge].port, "/api/bot/game/stream/nosuch",
+                                a.api).status, 404)
+
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_game_stream_on_another_node_outlives_a_handover(self):
+        """The game's host stops (SIGTERM: it hands the game over to
+        another node): the streams of both players, on the other two
+        nodes, go on with the new host's state, then its moves."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        n = srv.nodes
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
+        host = srv.host_of(gid)
+        edge, third = [i for i in range(len(n)) if i != host]
+        ga = Stream(n[edge].port, "/api/bot/game/stream/" + gid, a.api)
+        gb = Stream(n[third].port, "/api/board/game/stream/" + gid, b.api)
+        self.assertEqual((ga.line()["type"], gb.line()["type"]),
+                         ("gameFull", "gameFull"))
+        self.assertEqual(post(n[edge].port, "/api/bot/game/%s/move/e2e4"
+                              % gid, a.api), (200, {"ok": True}))
+        for s in (ga, gb):
+            self.assertEqual(s.until("gameState")["moves"], "e2e4")
+        self.assertEqual(n[host].terminate(), 0)
+        wait_until(lambda: srv.host_of(gid) in (edge, third),
+                   "the game handed over")
+        self.assertEqual(post(n[third].port, "/api/board/game/%s/move/"
+                              "e7e5" % gid, b.api), (200, {"ok": True}))
+        for s in (ga, gb):
+            st = s.until("gameState")
+            while st["moves"] != "e2e4 e7e5":  # (the new host's state)
+                self.assertEqual(st["moves"], "e2e4")
+                st = s.until("gameState")
+            self.assertEqual(st["status"], "started")
+        for s in (ga, gb):
+            s.close()
+
+    @not_in_cluster("one node's keep-alive timer: 7.5 s of test time, once is enough")
     def test_keepalive_line_every_7_s(self):
         """A silent stream gets an empty line at its opening and after
         7 s of silence, and stays open past lws's own timeouts (it ended

@@ -16,7 +16,7 @@ import http.client
 import json
 import urllib.parse
 
-from harness import FreshServerTest, not_in_cluster, wait_until
+from harness import FreshServerTest, wait_until
 
 PASSWORD = "correct horse battery"
 UA = "lichess-bot/2025.3.31.1 user:?"
@@ -229,7 +229,6 @@ class LichessBotTest(FreshServerTest):
             if m["moves"] == moves:
                 return m
 
-    @not_in_cluster("the Bot API's streams are refused in a cluster")
     def test_lichess_bot_start_challenge_and_game(self):
         srv = self.server(self.TWO_BOTS,
                           extra=["--registers-per-ip-per-min", "1000"])
@@ -355,7 +354,6 @@ class LichessBotTest(FreshServerTest):
         for s in (sa, sb):
             s.close()
 
-    @not_in_cluster("the Bot API's streams are refused in a cluster")
     def test_chat_never_costs_lichess_bot_its_move(self):
         """lichess-bot greets both rooms before its first move and takes
         an error answer for a failed turn: a flood of lines (past
@@ -387,7 +385,6 @@ class LichessBotTest(FreshServerTest):
             li.events.close()
         sa.close()
 
-    @not_in_cluster("the Bot API's streams are refused in a cluster")
     def test_a_refused_post_is_answered_whole(self):
         """Past its address's bucket a POST with a body (a move, a
         challenge's JSON) is answered 429 {"error":"rate_limited"} whole,
