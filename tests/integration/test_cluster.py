@@ -421,6 +421,9 @@ class ClusterTest(OnNodes, FreshServerTest):
         c.send({"t": "computer", "level": 8, "color": "white",
                 "clock": FISCHER_5_0})
         gid = c.expect("game_start")["game"]
+        # (the lease is taken in Redis after the game starts: CI once
+        # read none right after game_start)
+        wait_until(lambda: self.srv.host_of(gid) is not None, "a host")
         self.assertEqual(self.srv.host_of(gid), host)
         c.move(gid, "e2e4", 0)
         reply = c.expect("moved", game=gid, ply=2, timeout=WAIT * 2)
