@@ -1,8 +1,8 @@
 /*
- * challenge_internal.h - what challenge.c (the module: its commands, the
- * HTTP API's ways in) and challenge_nodes.c (the challenges across the
- * nodes of a cluster) share: the records and the steps each calls of
- * the other. Only the event-loop thread calls these functions.
+ * challenge_internal.h - what challenge.c (the module: its state and the
+ * WebSocket's commands), challenge_api.c (the HTTP API's ways in) and
+ * challenge_nodes.c (the challenges across the nodes of a cluster)
+ * share: the records and the steps each calls of the others. Only the event-loop thread calls these functions.
  */
 #ifndef SERVER_HUB_CHALLENGE_INTERNAL_H
 #define SERVER_HUB_CHALLENGE_INTERNAL_H
@@ -62,6 +62,18 @@ extern const struct hub_module hub_challenge_module;
 
 /* ---- challenge.c --------------------------------------------------------- */
 
+/* The checks of a challenge's players (from, to), then the challenge is
+ * made (*out, not listed: challenge_propose opens it); nobody is told
+ * yet. 0, or an enum proto_code with msg (PROTO_BUSY: out of memory). */
+int challenge_make(struct hub *h, const struct challenge_who *from,
+                   const struct challenge_who *to,
+                   const struct clock_spec *clock, int color, bool rated,
+                   struct challenge **out, char *msg, size_t len);
+/* pid's pending challenges in this node's memory, both ways, oldest
+ * first (*n of them; valid until the next change). */
+struct challenge *const *challenge_party(struct hub *h, const char *pid,
+                                         size_t *n);
+
 /* Both players' connections here hear c as v shows it; s (NULL: none)
  * gets it with id, its player's other connections without. */
 void challenge_tell(struct hub *h, const struct challenge *c,
@@ -86,6 +98,8 @@ const char *challenge_start(struct hub *h, struct challenge *c,
                             const char *pid, const char *name,
                             struct session *s, const struct proto_id *id,
                             int64_t now);
+
+/* ---- challenge_api.c ----------------------------------------------------- */
 
 /* {"in":[...],"out":[...]} of pid's challenges v (nv of them), lichess's
  * ChallengeJson each (malloc'ed; NULL when out of memory). */
