@@ -723,29 +723,46 @@ static void do_cancel(struct session *s, const struct proto_msg *m,
                           0);
 }
 
-/* challenges: those pending to and from s's player, oldest first. */
-static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+/* pid's challenges v (n of them, both ways, oldest first) to s as our
+ * protocol's `challenges`, with id. */
+void challenge_send_list(struct hub *h, struct session *s, const char *pid,
+                         struct challenge *const *v, size_t n,
+                         const struct proto_id *id)
 {
-    struct hub *h = s->hub;
-    struct party *p = table_get(&C(h)->parties, s->player->pid);
-    size_t n = p ? p->n : 0, nin = 0, nout = 0;
     struct proto_challenge *in = calloc(n + 1, sizeof *in);
     struct proto_challenge *out = calloc(n + 1, sizeof *out);
+    size_t nin = 0, nout = 0;
 
-    (void)now;
     if (!in || !out) {
         free(in);
         free(out);
-        hub_busy(s, &m->id);
+        hub_busy(s, id);
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        bool sent = !strcmp(p->v[i]->from, p->pid);
-        challenge_view(h, p->v[i], sent ? &out[nout++] : &in[nin++]);
+        bool sent = !strcmp(v[i]->from, pid);
+        challenge_view(h, v[i], sent ? &out[nout++] : &in[nin++]);
     }
-    hub_send_text(s, proto_render_challenges(in, nin, out, nout, &m->id), 0);
+    hub_send_text(s, proto_render_challenges(in, nin, out, nout, id), 0);
     free(in);
     free(out);
+}
+
+/* challenges: those pending to and from s's player, oldest first (in a
+ * cluster every node's, read from the router: s waits meanwhile). */
+static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
+{
+    struct hub *h = s->hub;
+    size_t n;
+    struct challenge *const *v;
+
+    (void)now;
+    if (challenge_clustered(h)) {
+        challenge_list_ask(h, s->player->pid, s, m, NULL, 0);
+        return;
+    }
+    v = challenge_party(h, s->player->pid, &n);
+    challenge_send_list(h, s, s->player->pid, v, n, &m->id);
 }
 
 /* ---- the module ---------------------------------------------------------- */

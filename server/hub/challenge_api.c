@@ -207,7 +207,7 @@ void challenge_api_list(struct hub *h, const char *pid,
     char *json;
 
     if (challenge_clustered(h)) { /* (this node holds copies of some) */
-        challenge_list_ask(h, pid, done, later);
+        challenge_list_ask(h, pid, NULL, NULL, done, later);
         return;
     }
     json = challenge_render_list(h, pid, v, n);

@@ -92,6 +92,11 @@ void challenge_end_here(struct hub *h, struct challenge *c,
 void challenge_finish(struct hub *h, struct challenge *c, const char *status,
                       int decline, const char *game, struct session *s,
                       const struct proto_id *id);
+/* pid's challenges v (n of them, both ways, oldest first) to s as our
+ * protocol's `challenges`, with id. */
+void challenge_send_list(struct hub *h, struct session *s, const char *pid,
+                         struct challenge *const *v, size_t n,
+                         const struct proto_id *id);
 /* c accepted by pid (name): its game starts here and c ends (finish).
  * The game's GID, or NULL when the server is busy (s answered). */
 const char *challenge_start(struct hub *h, struct challenge *c,
@@ -134,9 +139,11 @@ bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
                          const struct proto_msg *m,
                          void (*then)(struct hub *h, void *arg), void *arg);
 /* In a cluster, pid's pending challenges on every node are read from the
- * router and rendered (challenge_render_list) to done. */
-void challenge_list_ask(struct hub *h, const char *pid,
-                        challenge_done_fn *done, uint64_t later);
+ * router and sent to s (challenge_send_list, with m's id; s waits
+ * meanwhile), or rendered (challenge_render_list) to done. */
+void challenge_list_ask(struct hub *h, const char *pid, struct session *s,
+                        const struct proto_msg *m, challenge_done_fn *done,
+                        uint64_t later);
 /* The module's tell (module.h's told). */
 void challenge_told(struct hub *h, struct player *p, const char *payload,
                     size_t len, int64_t now);

@@ -521,14 +521,14 @@ bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
 }
 
 /* The router's answer to a list: rc records in text, each ended by a
- * NUL (challenge.lua's list). */
+ * NUL (challenge.lua's list), to o's session or done. */
 static void listed(struct hub *h, struct challenge_op *o, long rc,
                    const char *text, size_t len)
 {
     struct challenge *v = rc > 0 ? calloc((size_t)rc, sizeof *v) : NULL;
     struct challenge **pv = v ? calloc((size_t)rc, sizeof *pv) : NULL;
     size_t n = 0;
-    char *json;
+    char *json = NULL;
 
     for (const char *at = text, *end = text + len; pv && at < end;) {
         size_t k = strnlen(at, (size_t)(end - at));
@@ -536,29 +536,35 @@ static void listed(struct hub *h, struct challenge_op *o, long rc,
             pv[n] = &v[n], n++;
         at += k + 1;
     }
-    json = rc >= 0 && (rc == 0 || pv)
-               ? challenge_render_list(h, o->pid, pv, n)
-               : NULL;
-    if (json)
+    if (rc < 0 || (rc > 0 && !pv))
+        op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
+    else if (o->s)
+        challenge_send_list(h, o->s, o->pid, pv, n, &o->m.id);
+    else if (o->done && (json = challenge_render_list(h, o->pid, pv, n)))
         o->done(h, o->later, 0, NULL, json);
-    else
+    else if (o->done)
         op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
     free(pv);
     free(v);
 }
 
-void challenge_list_ask(struct hub *h, const char *pid,
-                        challenge_done_fn *done, uint64_t later)
+void challenge_list_ask(struct hub *h, const char *pid, struct session *s,
+                        const struct proto_msg *m, challenge_done_fn *done,
+                        uint64_t later)
 {
-    struct challenge_op *o = op_new(h, OP_LIST, NULL, NULL, "");
+    struct challenge_op *o = op_new(h, OP_LIST, s, m, "");
 
     if (o) {
         snprintf(o->pid, sizeof o->pid, "%s", pid);
         o->done = done;
         o->later = later;
     }
-    if (!o || !op_ask(h, o, NULL))
-        done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+    if (!o || !op_ask(h, o, NULL)) {
+        if (s)
+            hub_busy(s, m ? &m->id : NULL);
+        if (done)
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+    }
 }
 
 static void op_answered(void *arg, long rc, const char *text, size_t len)
