@@ -1,7 +1,7 @@
 /*
  * challenges.c - the challenges' part of the router in a cluster
- * (router.h's challenge_open, _close, _read, _list and present; docs/cluster.md,
- * "Challenges across nodes").
+ * (router.h's challenge_open, _close, _read, _update, _list and
+ * present; docs/cluster.md, "Challenges across nodes").
  *
  * A pending challenge is held in the memory of the node where it was
  * made (hub/challenge.c) and told to its two players' nodes on their
@@ -88,6 +88,12 @@ int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
                     void *arg)
 {
     return eval(ctx, 2, (const char *[]){"read", id}, fn, arg);
+}
+
+int challenges_update(void *ctx, const char *id, const char *record,
+                      router_answer_fn *fn, void *arg)
+{
+    return eval(ctx, 3, (const char *[]){"update", id, record}, fn, arg);
 }
 
 int challenges_close(void *ctx, const char *id, router_answer_fn *fn,

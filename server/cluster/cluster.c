@@ -607,6 +607,7 @@ const struct router_ops cluster_router = {
     .challenge_close = challenges_close,
     .challenge_read = challenges_read,
     .challenge_list = challenges_list,
+    .challenge_update = challenges_update,
     .present = challenges_present,
 };
 

@@ -613,6 +613,8 @@ int challenges_open(void *ctx, const char *id, const char *from,
                     int max_in, router_answer_fn *fn, void *arg);
 int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
                      void *arg);
+int challenges_update(void *ctx, const char *id, const char *record,
+                      router_answer_fn *fn, void *arg);
 int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
                     void *arg);
 int challenges_list(void *ctx, const char *pid, router_answer_fn *fn,

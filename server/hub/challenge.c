@@ -772,14 +772,12 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
 static void player_gone(struct hub *h, struct player *p)
 {
     struct party *pa = table_get(&C(h)->parties, p->pid);
-    int64_t now = hub_now_ms(h), wall = hub_wall_ms(h);
 
     for (size_t i = 0; pa && i < pa->n; i++) {
         struct challenge *c = pa->v[i];
         if (strcmp(c->from, p->pid) || !c->home)
             continue;
-        c->lapse_wall = wall + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, now + h->cfg.challenge_lapse_ms);
+        challenge_rearm(h, c, h->cfg.challenge_lapse_ms);
     }
 }
 

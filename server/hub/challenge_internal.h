@@ -131,6 +131,11 @@ void challenge_end_ask(struct hub *h, struct challenge *c, const char *status,
                        int decline, const char *pid, const char *name,
                        struct session *s, const struct proto_msg *m,
                        challenge_done_fn *done, uint64_t later);
+/* c's lapse (a home challenge's) rings ms from now (-1: not armed: its
+ * challenger is here, it is kept open), its lapse_wall with it; in a
+ * cluster its record in Redis says so too (one script, challenge.lua's
+ * update), so that another node's read or list sees when it expires. */
+void challenge_rearm(struct hub *h, struct challenge *c, int64_t ms);
 /* The lapse's alarm (arg: the challenge). */
 void challenge_lapse(void *arg);
 /* In a cluster, challenge id not in memory here is read from the router

@@ -411,6 +411,37 @@ void challenge_end_ask(struct hub *h, struct challenge *c, const char *status,
     c->ending = true;
 }
 
+/* The router's answer to a record's update: logged when it failed. */
+static void updated(void *arg, long rc, const char *text, size_t len)
+{
+    (void)text;
+    (void)len;
+    if (rc < 0)
+        log_warn("event=challenge_update_failed challenge=%s",
+                 (const char *)arg);
+    free(arg);
+}
+
+void challenge_rearm(struct hub *h, struct challenge *c, int64_t ms)
+{
+    const struct router_ops *r = h->router.ops;
+    char *text, *id;
+
+    c->lapse_wall = ms < 0 ? 0 : hub_wall_ms(h) + ms;
+    if (ms >= 0)
+        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + ms);
+    if (!challenge_clustered(h) || !c->home || !r->challenge_update)
+        return;
+    text = record(c);
+    id = text ? strdup(c->id) : NULL;
+    if (!id ||
+        r->challenge_update(h->router.ctx, c->id, text, updated, id) < 0) {
+        log_warn("event=challenge_update_failed challenge=%s", c->id);
+        free(id);
+    }
+    free(text);
+}
+
 /* The lapse rang: the challenger is still away (else it is kept). In a
  * cluster the challenger may be connected to another node: asked; a
  * copy of another node's challenge (fetched) is forgotten. */
@@ -426,7 +457,7 @@ void challenge_lapse(void *arg)
         return;
     }
     if (p && hub_player_present(p)) {
-        c->lapse_wall = 0;
+        challenge_rearm(h, c, -1); /* (kept open: no expiry) */
         return;
     }
     if (!challenge_clustered(h)) {
@@ -437,7 +468,7 @@ void challenge_lapse(void *arg)
     if (o)
         snprintf(o->pid, sizeof o->pid, "%s", c->from);
     if (!c->ending && (!o || !op_ask(h, o, NULL))) /* (asked again later) */
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        challenge_rearm(h, c, h->cfg.challenge_lapse_ms);
 }
 
 /* The router's answer to the lapse's question: is the challenger
@@ -453,8 +484,7 @@ static void probed(struct hub *h, struct challenge_op *o, long rc)
      * lapses a full lapse (at most two) after its last connection */
     if (rc != 0 || c->elsewhere) {
         c->elsewhere = rc > 0;
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        challenge_rearm(h, c, h->cfg.challenge_lapse_ms);
         return;
     }
     challenge_end_ask(h, c, "expired", -1, NULL, NULL, NULL, NULL, NULL, 0);

@@ -452,6 +452,13 @@ START_TEST(test_challenges)
     CHAL("[rec four]", "list", "B");
     COUNT("1", "o:A");
     CHAL("0", "open", "c6", "A", "D", "n1", "2", "2", "rec six");
+    /* its record updated (its lapse re-armed on its home node): read and
+     * listed so, still its home node's; none pending, nothing written */
+    CHAL("1", "update", "c6", "rec\nsix later");
+    CHAL("rec\nsix later", "read", "c6");
+    CHAL("0", "update", "c1", "rec gone");
+    CHAL("0", "read", "c1");
+    CHAL("1", "update", "c6", "rec six");
     /* a dead node's, answered; the others kept */
     CHAL("[c2 A C,c4 E B]", "node", "n2");
     CHAL("[]", "node", "n2");
@@ -462,6 +469,8 @@ START_TEST(test_challenges)
     CHAL("[rec six]", "list", "A");
     CHAL("[]", "list", "B");
     expect_cmd("nil", "HGET lobby:{lobby}:chby %s", "C");
+    /* the updated one is still its home node's: a dead n1's */
+    CHAL("[c6 A D]", "node", "n1");
 }
 END_TEST
 

@@ -17,6 +17,9 @@
 --           (opened)
 --   'close' ARGV[2] id: 1 when it was pending (now closed), else 0
 --   'read'  ARGV[2] id: its record (REC), or 0 when none is pending
+--   'update' ARGV[2..3] id, rec: its record is rec from now on (its
+--           home node re-armed or cleared its lapse: when it expires):
+--           1, or 0 when none is pending
 --   'list'  ARGV[2] pid: the records (REC) of pid's pending challenges,
 --           both ways, oldest first
 --   'node'  ARGV[2] node: every challenge the node held is closed (a
@@ -105,6 +108,14 @@ elseif what == 'close' or what == 'read' then
     end
     close(ARGV[2], rec)
     return 1
+elseif what == 'update' then
+    local rec = redis.call('HGET', ALL, ARGV[2])
+    if not rec then
+        return 0
+    end
+    redis.call('HSET', ALL, ARGV[2],
+        string.match(rec, '^[^\n]*') .. '\n' .. ARGV[3])
+    return 1
 elseif what == 'list' then
     local out = {}
     for _, id in ipairs(ids(ARGV[2])) do
@@ -125,4 +136,5 @@ elseif what == 'node' then
     end
     return out
 end
-return redis.error_reply('ERR challenge: open, close, read, list or node')
+return redis.error_reply(
+    'ERR challenge: open, close, read, update, list or node')
