@@ -318,6 +318,8 @@ void hub_remote_close(struct hub *h, struct session *s, int64_t now)
     struct player *p = s->player;
 
     assert(!s->conn);
+    /* (the modules' steps waiting with s: a stream's challenges read) */
+    hub_modules_session_closed(h, s);
     watch_clear(h, s);
     if (p) {
         size_t i = 0;
