@@ -183,6 +183,7 @@ struct cluster {
     bool flush_armed;
     uint64_t next_conn;
     struct table locals;   /* decimal session id -> local session */
+    struct table fans;     /* a session's address -> struct fan (seeks.c) */
     struct table remotes;  /* key -> struct remote */
     struct table follows;  /* gid -> struct follow */
     struct table outqs;    /* node -> struct outq */
@@ -602,6 +603,17 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 void cluster_accept(struct cluster *c, struct session *s,
                     const struct proto_msg *m);
 bool seeks_drop(struct cluster *c, struct session *s);
+/* True when s has an open seek in Redis (a local connection's, or a
+ * fan's: a session with no connection here, a Board API seek's). */
+bool seeks_has(struct cluster *c, const struct session *s);
+/* s no longer holds its seek, which stays in Redis until taken (a Board
+ * API correspondence seek); s's record here goes. */
+void seeks_disown(struct cluster *c, struct session *s);
+/* A seek of pid's placed here paired on another node (CODEC_PAIRED):
+ * pid's fans here no longer hold one (their streams end). */
+void seeks_paired(struct cluster *c, const char *pid);
+/* The fans' records freed (cluster_free). */
+void seeks_fans_free(struct cluster *c);
 /* Dead node's open seeks go (the sweep). */
 void seeks_drop_node(struct cluster *c, const char *node);
 

@@ -187,13 +187,38 @@ class BoardSeekTest(ApiTest):
         self.assertEqual([x["player"]["name"] for x in seeks], ["alice"])
         self.assertFalse(held.ended(timeout=0.5))
 
-    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
-    def test_cluster_refuses(self):
+    def test_two_players_on_two_nodes_pair(self):
+        """Two Board API players seek through two nodes (in a cluster;
+        the same server alone): each seek is the cluster's lobby's (in
+        Redis, cluster/seeks.c, held by its stream's session as a
+        WebSocket's by its connection), so a page on any node sees it and
+        the second pairs the first; both seek streams end (the waiting
+        one's node told of the pairing) and the game starts on both event
+        streams. A stream its client closes drops its seek from every
+        node's lobby."""
         srv = self.server()
-        a = self.account(srv, "alice")
-        s = SeekStream(srv.port, a.api, "time=3&increment=2")
-        self.assertEqual(s.status, 501)
-        self.assertIn("cluster", s.body()["error"])
+        a, b = self.account(srv, "alice"), self.account(srv, "bob")
+        pa, pb = ((srv.nodes[0].port, srv.nodes[1].port) if CLUSTER
+                  else (srv.port, srv.port))
+        ea = Stream(pa, "/api/stream/event", a.api)
+        eb = Stream(pb, "/api/stream/event", b.api)
+        sa = SeekStream(pa, a.api, "time=3&increment=2&color=white")
+        self.assertEqual(sa.status, 200)
+        seeks = self.lobby_until(b, lambda s: len(s) == 1, "no seek shown")
+        self.assertEqual(seeks[0]["player"]["name"], "alice")
+        sb = SeekStream(pb, b.api, "time=3&increment=2")
+        self.assertEqual(sb.status, 200)
+        self.assertTrue(sb.ended() and sa.ended())
+        ga, gb = ea.until("gameStart")["game"], eb.until("gameStart")["game"]
+        self.assertEqual(ga["gameId"], gb["gameId"])
+        self.assertEqual((ga["color"], gb["color"]), ("white", "black"))
+        self.lobby_until(a, lambda s: s == [], "a seek stayed")
+        # closed by its client: gone from the lobby
+        s2 = SeekStream(pb, b.api, "time=5&increment=0")
+        self.assertEqual(s2.status, 200)
+        self.lobby_until(a, lambda s: len(s) == 1, "no seek shown")
+        s2.close()
+        self.lobby_until(a, lambda s: s == [], "the seek stayed")
 
     @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_a_block_keeps_two_api_seeks_apart(self):
