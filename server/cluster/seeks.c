@@ -43,8 +43,12 @@ static void tell_seeker_node(struct cluster *c, const char *node,
 {
     struct codec_msg m = {.kind = CODEC_PAIRED};
 
-    if (!proto_key_valid(node) || !strcmp(node, c->node))
+    if (!proto_key_valid(node))
         return;
+    if (!strcmp(node, c->node)) { /* (a Board API seek's stream ends) */
+        seeks_paired(c, pid);
+        return;
+    }
     snprintf(m.to, sizeof m.to, "%s", node);
     snprintf(m.gid, sizeof m.gid, "%s", gid);
     snprintf(m.pid, sizeof m.pid, "%s", pid);

@@ -1,12 +1,14 @@
 """POST /api/board/seek, a revoked token's streams, and the streams of
 games only in the store (PROTOCOL.md, "The lichess Bot and Board API"),
 spoken in raw HTTP/1.1 from lichess's documentation (the NDJSON reader
-is test_botapi's, which shares no code with the server)."""
+is test_botapi's, which shares no code with the server). In a cluster
+(integration-cluster) every test but the restart's runs too: a board
+seek is the cluster's lobby's, in Redis (docs/cluster.md, "The Bot and
+Board API in a cluster")."""
 import json
 import socket
 import subprocess
 import time
-import unittest
 
 from harness import (CLUSTER, SERVER, FreshServerTest, not_in_cluster,
                      sqlite_only)
@@ -86,7 +88,6 @@ class ApiTest(FreshServerTest):
 
 
 class BoardSeekTest(ApiTest):
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_two_api_seeks_pair_and_a_browser_takes_one(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -122,7 +123,6 @@ class BoardSeekTest(ApiTest):
         self.assertTrue(sa2.ended())
         self.assertEqual(ea.until("gameStart")["game"]["gameId"], gid)
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_closing_drops_the_seek_and_one_seek_an_account(self):
         srv = self.server()
         a = self.account(srv, "alice")
@@ -141,7 +141,6 @@ class BoardSeekTest(ApiTest):
         s2.close()
         self.lobby_until(a, lambda s: s == [], "the seek stayed")
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_refusals(self):
         srv = self.server({"max_seeks_per_ip": 1})
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -220,7 +219,6 @@ class BoardSeekTest(ApiTest):
         s2.close()
         self.lobby_until(a, lambda s: s == [], "the seek stayed")
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_a_block_keeps_two_api_seeks_apart(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -232,7 +230,6 @@ class BoardSeekTest(ApiTest):
         self.lobby_until(guest, lambda s: len(s) == 2, "paired, or none")
         self.assertFalse(sa.ended(timeout=0.5) or sb.ended(timeout=0.5))
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_correspondence_seek(self):
         srv = self.server()
         a = self.account(srv, "alice")
@@ -274,7 +271,6 @@ class RevokeTest(ApiTest):
             self.assertTrue(SeekStream.ended(s, timeout=within), i)
         return time.monotonic() - t0
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_revoked_over_the_protocol_ends_its_streams_at_once(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -293,7 +289,6 @@ class RevokeTest(ApiTest):
         self.assertFalse(SeekStream.ended(kept, timeout=0.5))
 
     @sqlite_only("--db names the SQLite file")
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_revoked_from_the_command_line_ends_them_within_a_second(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -310,7 +305,7 @@ class RevokeTest(ApiTest):
 
 
 class StoredGameStreamTest(ApiTest):
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("restarts its one server (srv.start)")
     def test_a_game_finished_before_a_restart(self):
         srv = self.server()
         a, b = self.account(srv, "alice", scopes=("board:play", "bot:play")), \
