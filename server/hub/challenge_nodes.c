@@ -699,6 +699,31 @@ void challenge_lost(struct hub *h, const char *id, const char *from,
     free(text);
 }
 
+void challenge_adopt(struct hub *h, const char *record, size_t len)
+{
+    struct challenge *c = unrecord(h, record, len), *copy;
+    int64_t wall = hub_wall_ms(h), left;
+
+    if (!c)
+        return;
+    if ((copy = table_get(&C(h)->byid, c->id))) { /* (told, or fetched) */
+        copy->lapse_wall = c->lapse_wall;
+        hub_alarm_free(h, c->lapse);
+        free(c);
+        c = copy;
+    } else if (challenge_list_add(h, c) < 0) {
+        return;
+    }
+    c->home = true;
+    c->elsewhere = false;
+    left = c->lapse_wall > wall ? c->lapse_wall - wall
+                                : h->cfg.challenge_lapse_ms;
+    log_info(
+        "event=challenge_adopted challenge=%s from=%s to=%s lapse_ms=%lld",
+        c->id, c->from, c->to, (long long)left);
+    challenge_rearm(h, c, left);
+}
+
 int challenge_fetch(struct hub *h, const char *id,
                     void (*then)(struct hub *h, void *arg), void *arg)
 {
