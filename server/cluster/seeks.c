@@ -67,7 +67,7 @@ struct fan {
     uint64_t id;  /* from next_conn: an answer finds the session by both
                      (an address is reused) */
     struct session *s;
-    char seek_sid[33]; /* its open seek in Redis; "" none */
+    char seek_sid[PROTO_KEY_MAX + 1]; /* its open seek in Redis; "" none */
 };
 
 static void fan_key(const struct session *s, char k[24])
@@ -234,7 +234,7 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
     }
     slot = seek_slot(c, s);
     if (slot && !strcmp(state, "waiting"))
-        snprintf(slot, sizeof edge_of(s)->seek_sid, "%s", sc->seek);
+        snprintf(slot, PROTO_KEY_MAX + 1, "%s", sc->seek); /* (a SID) */
     else if (slot)
         slot[0] = '\0';
     hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
