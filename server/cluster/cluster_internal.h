@@ -184,6 +184,7 @@ struct cluster {
     uint64_t next_conn;
     struct table locals;   /* decimal session id -> local session */
     struct table fans;     /* a session's address -> struct fan (seeks.c) */
+    int fans_ticks;        /* ticks since the fans' seeks were looked up */
     struct table remotes;  /* key -> struct remote */
     struct table follows;  /* gid -> struct follow */
     struct table outqs;    /* node -> struct outq */
@@ -612,6 +613,9 @@ void seeks_disown(struct cluster *c, struct session *s);
 /* A seek of pid's placed here paired on another node (CODEC_PAIRED):
  * pid's fans here no longer hold one (their streams end). */
 void seeks_paired(struct cluster *c, const char *pid);
+/* Every few ticks: the fans' seeks looked up in Redis, those gone (replaced
+ * or cancelled through another node) no longer held. */
+void seeks_fans_tick(struct cluster *c);
 /* The fans' records freed (cluster_free). */
 void seeks_fans_free(struct cluster *c);
 /* Dead node's open seeks go (the sweep). */

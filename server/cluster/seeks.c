@@ -160,6 +160,48 @@ void seeks_paired(struct cluster *c, const char *pid)
     }
 }
 
+/* Every SEEKS_FANS_TICKS ticks each fan's seek is looked up in Redis: one
+ * replaced or cancelled through another node (which tells this one
+ * nothing) is gone, and so is the fan's (its stream ends). */
+#define SEEKS_FANS_TICKS 5
+
+struct fan_check {
+    struct cluster *c;
+    uint64_t id;
+    const struct session *fan; /* (its key) */
+    char sid[PROTO_KEY_MAX + 1];
+};
+
+static void on_fan_read(void *arg, const struct bus_value *v, const char *err)
+{
+    struct fan_check *k = arg;
+    struct session *s = session_of(k->c, k->id, k->fan);
+    char *slot = s ? seek_slot(k->c, s) : NULL;
+
+    if (!err && slot && !strcmp(slot, k->sid) && !bus_str(bus_at(v, 0), NULL))
+        slot[0] = '\0'; /* (gone from Redis: its stream ends) */
+    free(k);
+}
+
+void seeks_fans_tick(struct cluster *c)
+{
+    if (++c->fans_ticks < SEEKS_FANS_TICKS)
+        return;
+    c->fans_ticks = 0;
+    for (size_t i = 0; i < c->fans.cap; i++) {
+        struct fan *f = c->fans.slots[i].value;
+        struct fan_check *k;
+        if (!f || !f->seek_sid[0] || !(k = calloc(1, sizeof *k)))
+            continue;
+        *k = (struct fan_check){c, f->id, f->s, ""};
+        snprintf(k->sid, sizeof k->sid, "%s", f->seek_sid);
+        if (cluster_eval(c, BUS_SEEK_READ, on_fan_read, k, 1,
+                         (const char *[]){LOBBY_SEEKS}, 1,
+                         (const char *[]){k->sid}) < 0)
+            free(k);
+    }
+}
+
 void seeks_fans_free(struct cluster *c)
 {
     for (size_t i = 0; i < c->fans.cap; i++)

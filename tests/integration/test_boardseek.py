@@ -42,6 +42,22 @@ class SeekStream(Stream):
             self._fill()
         return json.loads(self.buf[:n])
 
+    def ended_within(self, seconds):
+        """True when the stream's last chunk comes within seconds, its
+        keep-alive lines read (ended's timeout starts again at each)."""
+        deadline = time.monotonic() + seconds
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.sock.settimeout(left)
+                self.line(keepalive=True)
+        except EOFError:
+            return True
+        except socket.timeout:
+            return False
+
     def ended(self, timeout=5):
         """True when the stream's last chunk comes within timeout (what
         it still sends before it read over)."""
@@ -194,7 +210,7 @@ class BoardSeekTest(ApiTest):
         the second pairs the first; both seek streams end (the waiting
         one's node told of the pairing) and the game starts on both event
         streams. A stream its client closes drops its seek from every
-        node's lobby."""
+        node's lobby; a seek cancelled from a page ends its stream."""
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
         pa, pb = ((srv.nodes[0].port, srv.nodes[1].port) if CLUSTER
@@ -218,6 +234,14 @@ class BoardSeekTest(ApiTest):
         self.lobby_until(a, lambda s: len(s) == 1, "no seek shown")
         s2.close()
         self.lobby_until(a, lambda s: s == [], "the seek stayed")
+        # cancelled from a page of its player, on whichever node: its
+        # stream ends (in a cluster within seconds: the stream's node
+        # looks its seek up in Redis every 5 s)
+        s3 = SeekStream(pb, b.api, "time=5&increment=0")
+        self.assertEqual(s3.status, 200)
+        self.lobby_until(a, lambda s: len(s) == 1, "no seek shown")
+        b.request({"t": "cancel_seek"}, "seek_cancelled")
+        self.assertTrue(s3.ended_within(10))
 
     def test_a_block_keeps_two_api_seeks_apart(self):
         srv = self.server()
