@@ -1,15 +1,16 @@
 /*
  * challenges.c - the challenges' part of the router in a cluster
- * (router.h's challenge_open, _close, _read, _list and present; docs/cluster.md,
- * "Challenges across nodes").
+ * (router.h's challenge_open, _close, _read, _update, _list and
+ * present; docs/cluster.md, "Challenges across nodes").
  *
  * A pending challenge is held in the memory of the node where it was
  * made (hub/challenge.c) and told to its two players' nodes on their
  * channels (router_ops.tell). What must be one across nodes is in
  * Redis, on the first shard (challenge.lua, keys of the tag {lobby}):
  * the caps per player, and who ends a challenge (the first close wins).
- * A dead node's challenges are closed by the sweep that finds it dead
- * (challenges_drop_node), which tells their players. Presence is the
+ * A dead node's challenges are taken over by the node whose sweep finds
+ * it dead (challenges_drop_node): those whose lapse had passed are
+ * closed and their players told, the others run their lapse there. Presence is the
  * count of the nodes that follow player:P (each node with a connection
  * of P does): a PUBLISH of a tell no module reads answers it.
  */
@@ -90,6 +91,12 @@ int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
     return eval(ctx, 2, (const char *[]){"read", id}, fn, arg);
 }
 
+int challenges_update(void *ctx, const char *id, const char *record,
+                      router_answer_fn *fn, void *arg)
+{
+    return eval(ctx, 3, (const char *[]){"update", id, record}, fn, arg);
+}
+
 int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
                      void *arg)
 {
@@ -164,10 +171,13 @@ static void on_dropped(void *arg, const struct bus_value *v, const char *err)
     for (size_t i = 0; i < v->n; i++) {
         char id[PROTO_KEY_MAX + 1], from[PROTO_KEY_MAX + 1],
             to[PROTO_KEY_MAX + 1];
-        const char *rec = bus_str(bus_at(v, i), "");
-        if (sscanf(rec, "%32s %32s %32s", id, from, to) == 3 &&
-            proto_key_valid(id) && proto_key_valid(from) &&
-            proto_key_valid(to))
+        const struct bus_value *x = bus_at(v, i);
+        const char *rec = bus_str(x, "");
+        if (!strncmp(rec, "K ", 2)) /* (its lapse runs here now) */
+            challenge_adopt(c->h, rec + 2, x->len - 2);
+        else if (sscanf(rec, "E %32s %32s %32s", id, from, to) == 3 &&
+                 proto_key_valid(id) && proto_key_valid(from) &&
+                 proto_key_valid(to))
             challenge_lost(c->h, id, from, to);
     }
     host_flush_soon(c);
@@ -175,6 +185,9 @@ static void on_dropped(void *arg, const struct bus_value *v, const char *err)
 
 void challenges_drop_node(struct cluster *c, const char *node)
 {
-    cluster_eval(c, BUS_CHALLENGE, on_dropped, c, NKEYS, keys, 2,
-                 (const char *[]){"node", node});
+    char now[24];
+
+    snprintf(now, sizeof now, "%lld", (long long)hub_wall_ms(c->h));
+    cluster_eval(c, BUS_CHALLENGE, on_dropped, c, NKEYS, keys, 4,
+                 (const char *[]){"node", node, c->node, now});
 }

@@ -258,6 +258,7 @@ struct cluster *cluster_new(struct hub *h, const struct bus *bus,
     snprintf(c->node, sizeof c->node, "%s", node_id);
     lease_new_incarnation(c);
     table_init(&c->locals);
+    table_init(&c->fans);
     table_init(&c->remotes);
     table_init(&c->follows);
     table_init(&c->outqs);
@@ -338,6 +339,7 @@ void cluster_free(struct cluster *c)
         }
     }
     table_clear(&c->locals);
+    seeks_fans_free(c);
     held_free(c);
     relay_free(c);
     host_outqs_free(c);
@@ -607,6 +609,7 @@ const struct router_ops cluster_router = {
     .challenge_close = challenges_close,
     .challenge_read = challenges_read,
     .challenge_list = challenges_list,
+    .challenge_update = challenges_update,
     .present = challenges_present,
 };
 
@@ -633,13 +636,17 @@ static void seek_accept(void *ctx, struct session *s,
 
 static bool seek_has(void *ctx, const struct session *s)
 {
-    (void)ctx; /* (another node's connection: its seek is its edge's) */
-    return s->conn && s->ext && edge_of(s)->seek_sid[0];
+    return seeks_has(ctx, s);
 }
 
 static bool seek_drop(void *ctx, struct session *s)
 {
     return seeks_drop(ctx, s);
+}
+
+static void seek_disown(void *ctx, struct session *s)
+{
+    seeks_disown(ctx, s);
 }
 
 /* The seeks are Redis's: this node holds none of its own. */
@@ -655,6 +662,7 @@ const struct seekbook_ops cluster_seekbook = {
     .accept = seek_accept,
     .has = seek_has,
     .drop = seek_drop,
+    .disown = seek_disown,
     .count = seek_count,
     .fetch = cluster_lobby_fetch,
 };

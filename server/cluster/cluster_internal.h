@@ -183,6 +183,8 @@ struct cluster {
     bool flush_armed;
     uint64_t next_conn;
     struct table locals;   /* decimal session id -> local session */
+    struct table fans;     /* a session's address -> struct fan (seeks.c) */
+    int fans_ticks;        /* ticks since the fans' seeks were looked up */
     struct table remotes;  /* key -> struct remote */
     struct table follows;  /* gid -> struct follow */
     struct table outqs;    /* node -> struct outq */
@@ -602,6 +604,20 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 void cluster_accept(struct cluster *c, struct session *s,
                     const struct proto_msg *m);
 bool seeks_drop(struct cluster *c, struct session *s);
+/* True when s has an open seek in Redis (a local connection's, or a
+ * fan's: a session with no connection here, a Board API seek's). */
+bool seeks_has(struct cluster *c, const struct session *s);
+/* s no longer holds its seek, which stays in Redis until taken (a Board
+ * API correspondence seek); s's record here goes. */
+void seeks_disown(struct cluster *c, struct session *s);
+/* A seek of pid's placed here paired on another node (CODEC_PAIRED):
+ * pid's fans here no longer hold one (their streams end). */
+void seeks_paired(struct cluster *c, const char *pid);
+/* Every few ticks: the fans' seeks looked up in Redis, those gone (replaced
+ * or cancelled through another node) no longer held. */
+void seeks_fans_tick(struct cluster *c);
+/* The fans' records freed (cluster_free). */
+void seeks_fans_free(struct cluster *c);
 /* Dead node's open seeks go (the sweep). */
 void seeks_drop_node(struct cluster *c, const char *node);
 
@@ -613,6 +629,8 @@ int challenges_open(void *ctx, const char *id, const char *from,
                     int max_in, router_answer_fn *fn, void *arg);
 int challenges_close(void *ctx, const char *id, router_answer_fn *fn,
                      void *arg);
+int challenges_update(void *ctx, const char *id, const char *record,
+                      router_answer_fn *fn, void *arg);
 int challenges_read(void *ctx, const char *id, router_answer_fn *fn,
                     void *arg);
 int challenges_list(void *ctx, const char *pid, router_answer_fn *fn,

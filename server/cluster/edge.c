@@ -477,6 +477,7 @@ void edge_on_message(struct cluster *c, const struct codec_msg *m)
         deliver(c, m);
         break;
     case CODEC_PAIRED: /* a seek of a player's here became a game */
+        seeks_paired(c, m->pid);
         new_game(c, hub_player(c->h, m->pid), m->gid);
         break;
     case CODEC_UNFOLLOW:

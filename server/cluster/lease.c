@@ -322,6 +322,7 @@ void lease_on_tick(void *arg)
     }
     lease_renew_now(c);
     seeks_cards_tick(c);
+    seeks_fans_tick(c);
     orphans_tick(c);
     snprintf(wall, sizeof wall, "%lld", (long long)hub_wall_ms(c->h));
     snprintf(share, sizeof share, "%d", CLUSTER_SHARE_MS);

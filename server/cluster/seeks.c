@@ -43,17 +43,178 @@ static void tell_seeker_node(struct cluster *c, const char *node,
 {
     struct codec_msg m = {.kind = CODEC_PAIRED};
 
-    if (!proto_key_valid(node) || !strcmp(node, c->node))
+    if (!proto_key_valid(node))
         return;
+    if (!strcmp(node, c->node)) { /* (a Board API seek's stream ends) */
+        seeks_paired(c, pid);
+        return;
+    }
     snprintf(m.to, sizeof m.to, "%s", node);
     snprintf(m.gid, sizeof m.gid, "%s", gid);
     snprintf(m.pid, sizeof m.pid, "%s", pid);
     cluster_send(c, &m, NULL, NULL);
 }
 
+/* ---- the sessions that seek ------------------------------------------- */
+
+/* A session that is no local connection's placed a seek: a Board API
+ * seek's stream (hub/botapi_seek.c), a session of the hub's own
+ * (hub_remote_open) with no edge. This is its record, as an edge is a
+ * connection's: in c->fans by the session's address, from its seek
+ * until the book drops it (seeks_drop, seeks_disown). */
+struct fan {
+    char key[24]; /* the session's address ("%p") */
+    uint64_t id;  /* from next_conn: an answer finds the session by both
+                     (an address is reused) */
+    struct session *s;
+    char seek_sid[PROTO_KEY_MAX + 1]; /* its open seek in Redis; "" none */
+};
+
+static void fan_key(const struct session *s, char k[24])
+{
+    snprintf(k, 24, "%p", (const void *)s);
+}
+
+static struct fan *fan_of(struct cluster *c, const struct session *s)
+{
+    char k[24];
+
+    fan_key(s, k);
+    return table_get(&c->fans, k);
+}
+
+/* The id an answer finds s by (a fan's record made for it when new): 0
+ * when out of memory. */
+static uint64_t session_id(struct cluster *c, struct session *s)
+{
+    struct fan *f;
+
+    if (s->conn)
+        return edge_of(s)->id;
+    if ((f = fan_of(c, s)))
+        return f->id;
+    if (!(f = calloc(1, sizeof *f)))
+        return 0;
+    fan_key(s, f->key);
+    f->id = ++c->next_conn;
+    f->s = s;
+    if (table_put(&c->fans, f->key, f) < 0) {
+        free(f);
+        return 0;
+    }
+    return f->id;
+}
+
+/* The session an answer is for (id; fan: the fan's session address, NULL
+ * for a local connection), or NULL when it went. */
+static struct session *session_of(struct cluster *c, uint64_t id,
+                                  const struct session *fan)
+{
+    struct fan *f = fan ? fan_of(c, fan) : NULL;
+
+    if (!fan)
+        return cluster_local_session(c, id);
+    return f && f->id == id ? f->s : NULL;
+}
+
+/* s's open seek's SID ("": none), or NULL: s has no record here. */
+static char *seek_slot(struct cluster *c, const struct session *s)
+{
+    struct fan *f;
+
+    if (s->conn)
+        return s->ext ? edge_of(s)->seek_sid : NULL;
+    f = fan_of(c, s);
+    return f ? f->seek_sid : NULL;
+}
+
+bool seeks_has(struct cluster *c, const struct session *s)
+{
+    const char *slot = seek_slot(c, s);
+
+    return slot && slot[0];
+}
+
+/* s's fan record goes (none: nothing). */
+static void fan_drop(struct cluster *c, const struct session *s)
+{
+    struct fan *f = s->conn ? NULL : fan_of(c, s);
+
+    if (f) {
+        table_del(&c->fans, f->key);
+        free(f);
+    }
+}
+
+void seeks_disown(struct cluster *c, struct session *s)
+{
+    fan_drop(c, s); /* (its seek stays in Redis, with nobody's session) */
+}
+
+void seeks_paired(struct cluster *c, const char *pid)
+{
+    for (size_t i = 0; i < c->fans.cap; i++) {
+        struct fan *f = c->fans.slots[i].value;
+        if (f && f->s->player && !strcmp(f->s->player->pid, pid))
+            f->seek_sid[0] = '\0'; /* (its stream ends: botapi_seek.c) */
+    }
+}
+
+/* Every SEEKS_FANS_TICKS ticks each fan's seek is looked up in Redis: one
+ * replaced or cancelled through another node (which tells this one
+ * nothing) is gone, and so is the fan's (its stream ends). */
+#define SEEKS_FANS_TICKS 5
+
+struct fan_check {
+    struct cluster *c;
+    uint64_t id;
+    const struct session *fan; /* (its key) */
+    char sid[PROTO_KEY_MAX + 1];
+};
+
+static void on_fan_read(void *arg, const struct bus_value *v, const char *err)
+{
+    struct fan_check *k = arg;
+    struct session *s = session_of(k->c, k->id, k->fan);
+    char *slot = s ? seek_slot(k->c, s) : NULL;
+
+    if (!err && slot && !strcmp(slot, k->sid) && !bus_str(bus_at(v, 0), NULL))
+        slot[0] = '\0'; /* (gone from Redis: its stream ends) */
+    free(k);
+}
+
+void seeks_fans_tick(struct cluster *c)
+{
+    if (++c->fans_ticks < SEEKS_FANS_TICKS)
+        return;
+    c->fans_ticks = 0;
+    for (size_t i = 0; i < c->fans.cap; i++) {
+        struct fan *f = c->fans.slots[i].value;
+        struct fan_check *k;
+        if (!f || !f->seek_sid[0] || !(k = calloc(1, sizeof *k)))
+            continue;
+        *k = (struct fan_check){c, f->id, f->s, ""};
+        snprintf(k->sid, sizeof k->sid, "%s", f->seek_sid);
+        if (cluster_eval(c, BUS_SEEK_READ, on_fan_read, k, 1,
+                         (const char *[]){LOBBY_SEEKS}, 1,
+                         (const char *[]){k->sid}) < 0)
+            free(k);
+    }
+}
+
+void seeks_fans_free(struct cluster *c)
+{
+    for (size_t i = 0; i < c->fans.cap; i++)
+        free(c->fans.slots[i].value);
+    table_clear(&c->fans);
+}
+
+/* ---- placing, cancelling ------------------------------------------------ */
+
 struct seek_call {
     struct cluster *c;
-    uint64_t sid; /* the local session */
+    uint64_t sid;              /* the session's (session_id) */
+    const struct session *fan; /* a fan's session (its key), else NULL */
     char seek[PROTO_KEY_MAX + 1];
     struct clock_spec clock;
     bool rated;
@@ -93,10 +254,11 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
 {
     struct seek_call *sc = arg;
     struct cluster *c = sc->c;
-    struct session *s = cluster_local_session(c, sc->sid);
+    struct session *s = session_of(c, sc->sid, sc->fan);
     const char *state = bus_str(bus_at(v, 0), NULL);
     const char *other = bus_str(bus_at(v, 2), NULL);
     const char *color = bus_str(bus_at(v, 4), NULL);
+    char *slot;
 
     if (!s || !s->player) {
         free(sc);
@@ -112,14 +274,17 @@ static void on_placed(void *arg, const struct bus_value *v, const char *err)
         free(sc);
         return;
     }
+    slot = seek_slot(c, s);
+    if (slot && !strcmp(state, "waiting"))
+        snprintf(slot, PROTO_KEY_MAX + 1, "%s", sc->seek); /* (a SID) */
+    else if (slot)
+        slot[0] = '\0';
     hub_send_text(s, proto_render_seeking(sc->seek, &sc->id), 0);
     if (!strcmp(state, "waiting")) {
-        snprintf(edge_of(s)->seek_sid, sizeof edge_of(s)->seek_sid, "%s",
-                 sc->seek);
+        /* (it waits in Redis: seek_sid) */
     } else if (other && color && proto_key_valid(other)) {
         const char *node = bus_str(bus_at(v, 3), NULL);
         struct pairing *pp = calloc(1, sizeof *pp);
-        edge_of(s)->seek_sid[0] = '\0';
         if (pp) {
             pp->c = c;
             snprintf(pp->node, sizeof pp->node, "%s", node ? node : "");
@@ -151,7 +316,12 @@ void cluster_seek(struct cluster *c, struct session *s,
         return;
     }
     sc->c = c;
-    sc->sid = edge_of(s)->id;
+    sc->fan = s->conn ? NULL : s;
+    if (!(sc->sid = session_id(c, s))) {
+        free(sc);
+        hub_busy(s, &m->id);
+        return;
+    }
     snprintf(sc->seek, sizeof sc->seek, "%s", sid);
     sc->clock = m->clock;
     sc->rated = m->rated;
@@ -190,7 +360,8 @@ static void on_cancelled(void *arg, const struct bus_value *v,
                          const char *err)
 {
     struct seek_call *sc = arg;
-    struct session *s = cluster_local_session(sc->c, sc->sid);
+    struct session *s = session_of(sc->c, sc->sid, sc->fan);
+    char *slot;
 
     if (s && s->player) {
         if (err || !bus_is(v, BUS_INT))
@@ -200,7 +371,8 @@ static void on_cancelled(void *arg, const struct bus_value *v,
         else
             hub_send_error(s, PROTO_NO_SEEK, "you have no open seek",
                            &sc->id);
-        edge_of(s)->seek_sid[0] = '\0';
+        if ((slot = seek_slot(sc->c, s)))
+            slot[0] = '\0';
         host_flush_soon(sc->c);
     }
     free(sc);
@@ -216,7 +388,8 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
         return;
     }
     sc->c = c;
-    sc->sid = edge_of(s)->id;
+    sc->fan = s->conn ? NULL : s;
+    sc->sid = session_id(c, s);
     sc->id = *id;
     if (cluster_eval(c, BUS_SEEK_CANCEL, on_cancelled, sc, 5, seek_keys, 3,
                      (const char *[]){"player", s->player->pid, ""}) < 0) {
@@ -228,15 +401,17 @@ void cluster_cancel_seek(struct cluster *c, struct session *s,
 /* s's open seek (it closes, or no longer speaks for its player) goes. */
 bool seeks_drop(struct cluster *c, struct session *s)
 {
-    struct edge *e = s->conn ? s->ext : NULL; /* (a local connection's) */
+    char *slot = seek_slot(c, s);
+    bool had = slot && slot[0] && s->player;
 
-    if (!e || !e->seek_sid[0] || !s->player)
-        return false;
-    cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply, (void *)"seek_cancel",
-                 5, seek_keys, 3,
-                 (const char *[]){"player", s->player->pid, e->seek_sid});
-    e->seek_sid[0] = '\0';
-    return true;
+    if (had)
+        cluster_eval(c, BUS_SEEK_CANCEL, cluster_log_reply,
+                     (void *)"seek_cancel", 5, seek_keys, 3,
+                     (const char *[]){"player", s->player->pid, slot});
+    if (slot)
+        slot[0] = '\0';
+    fan_drop(c, s); /* (a fan's record goes with its seek) */
+    return had;
 }
 
 void seeks_drop_node(struct cluster *c, const char *node)

@@ -138,6 +138,24 @@ static void challenge_event(struct api_stream *st, json_t *c, uint64_t seq)
     put(st, json_pack("{s:s,s:o}", "type", type, "challenge", o), seq);
 }
 
+/* The end of an event stream's opening, after its challenges: a
+ * gameStart for each game its player is playing. */
+static void opening_games(struct api_stream *st)
+{
+    struct hub *h = st->h;
+    size_t n;
+    struct game_ref *gs = hub_games_snapshot(st->s->player, &n);
+
+    st->opening = false;
+    for (size_t i = 0; i < n; i++) {
+        struct game *g = table_get(&h->games, gs[i].gid);
+        if (g && game_status(g) == GAME_STARTED)
+            put(st, botapi_game_event(g, "gameStart", st->pid, hub_now_ms(h)),
+                0);
+    }
+    free(gs);
+}
+
 /* The event stream's lines for a message t of our protocol. */
 static void on_event(struct api_stream *st, const char *t, struct game *g,
                      json_t *m, uint64_t seq)
@@ -157,6 +175,10 @@ static void on_event(struct api_stream *st, const char *t, struct game *g,
             size_t i;
             json_array_foreach(a, i, c) challenge_event(st, c, seq);
         }
+        if (st->opening)
+            opening_games(st);
+    } else if (!strcmp(t, "error") && st->opening) {
+        opening_games(st); /* (the challenges could not be read) */
     }
 }
 
@@ -379,8 +401,6 @@ static void open_events(struct hub *h, uint64_t later,
 {
     struct api_stream *st;
     char token[65];
-    size_t n;
-    struct game_ref *gs;
 
     /* one event stream per token: a new one ends the old */
     hub_hex(t->hash, 32, token);
@@ -391,19 +411,14 @@ static void open_events(struct hub *h, uint64_t later,
     if (!(st = stream_new(h, later, t, "")))
         return;
     /* the open challenges: the challenge module's answer to its
-     * `challenges` command, which send() turns into lines */
+     * `challenges` command, which send() turns into lines (at once on a
+     * node alone; in a cluster once the router has listed every node's),
+     * then the games (opening_games) */
     {
         static const char ask[] = "{\"t\":\"challenges\"}";
+        st->opening = true;
         hub_on_text(h, st->s, ask, sizeof ask - 1, hub_now_ms(h));
     }
-    gs = hub_games_snapshot(st->s->player, &n);
-    for (size_t i = 0; i < n; i++) {
-        struct game *g = table_get(&h->games, gs[i].gid);
-        if (g && game_status(g) == GAME_STARTED)
-            put(st, botapi_game_event(g, "gameStart", st->pid, hub_now_ms(h)),
-                0);
-    }
-    free(gs);
 }
 
 /* True when game gid is not in this node's memory in a cluster: its

@@ -79,6 +79,9 @@ struct api_stream {
     bool done;     /* ended: its session is closed at the next wake */
     bool follows;  /* an event stream: its player followed across nodes
                       (hub_stream_follow) */
+    bool opening;  /* an event stream waiting for its opening's challenges
+                      (in a cluster, read from the router): its games'
+                      gameStart lines follow them */
     /* a POST whose command waits for a read (a takeback's preferences):
      * answered by wake once the session no longer waits */
     bool held;

@@ -185,11 +185,10 @@ void botapi_seek_http(struct hub *h, const struct http_request *q,
         free(a);
         r->status = 400;
         r->body = proto_render_api_error(bad);
-    } else if (hub_shared_store(h) || !h->env.stream_open) {
-        free(a); /* (docs/cluster.md: not yet) */
+    } else if (!h->env.stream_open) {
+        free(a); /* (an embedder without streams) */
         r->status = 501;
-        r->body = proto_render_api_error("The Bot and Board API's streams "
-                                         "are not served by a cluster yet");
+        r->body = proto_render_api_error("no streams are served here");
     } else {
         snprintf(a->ip, sizeof a->ip, "%s", q->addr ? q->addr : "");
         apitoken_auth(h, q, now, later, 0, NULL, then, a, r);
@@ -242,7 +241,7 @@ static void answered(struct api_stream *st, const char *t, json_t *m)
                                body ? strlen(body) : 0};
         json_decref(o);
         hub_http_answer(h, later, &r);
-        lobby_disown(h->lobby, st->s);
+        h->seekbook.ops->disown(h->seekbook.ctx, st->s);
         botapi_end(st);
         return;
     }
@@ -251,11 +250,16 @@ static void answered(struct api_stream *st, const char *t, json_t *m)
         botapi_end(st);
 }
 
-/* True when st's seek is no longer in the lobby as its own. */
+/* True when st's seek is no longer in the lobby as its own (in a
+ * cluster: its session no longer holds one, cluster/seeks.c's fan). */
 static bool seek_gone(struct api_stream *st)
 {
-    const struct lobby_seek *k = lobby_find(st->h->lobby, st->sid);
+    struct hub *h = st->h;
+    const struct lobby_seek *k;
 
+    if (hub_shared_store(h))
+        return !h->seekbook.ops->has(h->seekbook.ctx, st->s);
+    k = lobby_find(h->lobby, st->sid);
     return !k || k->owner != st->s;
 }
 

@@ -87,4 +87,10 @@ int challenge_fetch(struct hub *h, const char *id,
 void challenge_lost(struct hub *h, const char *id, const char *from,
                     const char *to);
 
+/* A dead node's challenge (its record, len bytes), whose lapse had not
+ * passed, is this node's from now on (the router re-homed it: a
+ * cluster's sweep): held here as made here, its lapse armed (when it
+ * had none, its challenger was on the dead node: a full lapse). */
+void challenge_adopt(struct hub *h, const char *record, size_t len);
+
 #endif

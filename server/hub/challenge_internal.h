@@ -1,8 +1,8 @@
 /*
- * challenge_internal.h - what challenge.c (the module: its commands, the
- * HTTP API's ways in) and challenge_nodes.c (the challenges across the
- * nodes of a cluster) share: the records and the steps each calls of
- * the other. Only the event-loop thread calls these functions.
+ * challenge_internal.h - what challenge.c (the module: its state and the
+ * WebSocket's commands), challenge_api.c (the HTTP API's ways in) and
+ * challenge_nodes.c (the challenges across the nodes of a cluster)
+ * share: the records and the steps each calls of the others. Only the event-loop thread calls these functions.
  */
 #ifndef SERVER_HUB_CHALLENGE_INTERNAL_H
 #define SERVER_HUB_CHALLENGE_INTERNAL_H
@@ -62,6 +62,18 @@ extern const struct hub_module hub_challenge_module;
 
 /* ---- challenge.c --------------------------------------------------------- */
 
+/* The checks of a challenge's players (from, to), then the challenge is
+ * made (*out, not listed: challenge_propose opens it); nobody is told
+ * yet. 0, or an enum proto_code with msg (PROTO_BUSY: out of memory). */
+int challenge_make(struct hub *h, const struct challenge_who *from,
+                   const struct challenge_who *to,
+                   const struct clock_spec *clock, int color, bool rated,
+                   struct challenge **out, char *msg, size_t len);
+/* pid's pending challenges in this node's memory, both ways, oldest
+ * first (*n of them; valid until the next change). */
+struct challenge *const *challenge_party(struct hub *h, const char *pid,
+                                         size_t *n);
+
 /* Both players' connections here hear c as v shows it; s (NULL: none)
  * gets it with id, its player's other connections without. */
 void challenge_tell(struct hub *h, const struct challenge *c,
@@ -80,12 +92,19 @@ void challenge_end_here(struct hub *h, struct challenge *c,
 void challenge_finish(struct hub *h, struct challenge *c, const char *status,
                       int decline, const char *game, struct session *s,
                       const struct proto_id *id);
+/* pid's challenges v (n of them, both ways, oldest first) to s as our
+ * protocol's `challenges`, with id. */
+void challenge_send_list(struct hub *h, struct session *s, const char *pid,
+                         struct challenge *const *v, size_t n,
+                         const struct proto_id *id);
 /* c accepted by pid (name): its game starts here and c ends (finish).
  * The game's GID, or NULL when the server is busy (s answered). */
 const char *challenge_start(struct hub *h, struct challenge *c,
                             const char *pid, const char *name,
                             struct session *s, const struct proto_id *id,
                             int64_t now);
+
+/* ---- challenge_api.c ----------------------------------------------------- */
 
 /* {"in":[...],"out":[...]} of pid's challenges v (nv of them), lichess's
  * ChallengeJson each (malloc'ed; NULL when out of memory). */
@@ -112,6 +131,11 @@ void challenge_end_ask(struct hub *h, struct challenge *c, const char *status,
                        int decline, const char *pid, const char *name,
                        struct session *s, const struct proto_msg *m,
                        challenge_done_fn *done, uint64_t later);
+/* c's lapse (a home challenge's) rings ms from now (-1: not armed: its
+ * challenger is here, it is kept open), its lapse_wall with it; in a
+ * cluster its record in Redis says so too (one script, challenge.lua's
+ * update), so that another node's read or list sees when it expires. */
+void challenge_rearm(struct hub *h, struct challenge *c, int64_t ms);
 /* The lapse's alarm (arg: the challenge). */
 void challenge_lapse(void *arg);
 /* In a cluster, challenge id not in memory here is read from the router
@@ -120,9 +144,11 @@ bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
                          const struct proto_msg *m,
                          void (*then)(struct hub *h, void *arg), void *arg);
 /* In a cluster, pid's pending challenges on every node are read from the
- * router and rendered (challenge_render_list) to done. */
-void challenge_list_ask(struct hub *h, const char *pid,
-                        challenge_done_fn *done, uint64_t later);
+ * router and sent to s (challenge_send_list, with m's id; s waits
+ * meanwhile), or rendered (challenge_render_list) to done. */
+void challenge_list_ask(struct hub *h, const char *pid, struct session *s,
+                        const struct proto_msg *m, challenge_done_fn *done,
+                        uint64_t later);
 /* The module's tell (module.h's told). */
 void challenge_told(struct hub *h, struct player *p, const char *payload,
                     size_t len, int64_t now);

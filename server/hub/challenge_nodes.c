@@ -411,6 +411,37 @@ void challenge_end_ask(struct hub *h, struct challenge *c, const char *status,
     c->ending = true;
 }
 
+/* The router's answer to a record's update: logged when it failed. */
+static void updated(void *arg, long rc, const char *text, size_t len)
+{
+    (void)text;
+    (void)len;
+    if (rc < 0)
+        log_warn("event=challenge_update_failed challenge=%s",
+                 (const char *)arg);
+    free(arg);
+}
+
+void challenge_rearm(struct hub *h, struct challenge *c, int64_t ms)
+{
+    const struct router_ops *r = h->router.ops;
+    char *text, *id;
+
+    c->lapse_wall = ms < 0 ? 0 : hub_wall_ms(h) + ms;
+    if (ms >= 0)
+        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + ms);
+    if (!challenge_clustered(h) || !c->home || !r->challenge_update)
+        return;
+    text = record(c);
+    id = text ? strdup(c->id) : NULL;
+    if (!id ||
+        r->challenge_update(h->router.ctx, c->id, text, updated, id) < 0) {
+        log_warn("event=challenge_update_failed challenge=%s", c->id);
+        free(id);
+    }
+    free(text);
+}
+
 /* The lapse rang: the challenger is still away (else it is kept). In a
  * cluster the challenger may be connected to another node: asked; a
  * copy of another node's challenge (fetched) is forgotten. */
@@ -426,7 +457,7 @@ void challenge_lapse(void *arg)
         return;
     }
     if (p && hub_player_present(p)) {
-        c->lapse_wall = 0;
+        challenge_rearm(h, c, -1); /* (kept open: no expiry) */
         return;
     }
     if (!challenge_clustered(h)) {
@@ -437,7 +468,7 @@ void challenge_lapse(void *arg)
     if (o)
         snprintf(o->pid, sizeof o->pid, "%s", c->from);
     if (!c->ending && (!o || !op_ask(h, o, NULL))) /* (asked again later) */
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        challenge_rearm(h, c, h->cfg.challenge_lapse_ms);
 }
 
 /* The router's answer to the lapse's question: is the challenger
@@ -453,8 +484,7 @@ static void probed(struct hub *h, struct challenge_op *o, long rc)
      * lapses a full lapse (at most two) after its last connection */
     if (rc != 0 || c->elsewhere) {
         c->elsewhere = rc > 0;
-        c->lapse_wall = hub_wall_ms(h) + h->cfg.challenge_lapse_ms;
-        hub_alarm_arm(h, c->lapse, hub_now_ms(h) + h->cfg.challenge_lapse_ms);
+        challenge_rearm(h, c, h->cfg.challenge_lapse_ms);
         return;
     }
     challenge_end_ask(h, c, "expired", -1, NULL, NULL, NULL, NULL, NULL, 0);
@@ -521,14 +551,14 @@ bool challenge_fetch_for(struct hub *h, const char *id, struct session *s,
 }
 
 /* The router's answer to a list: rc records in text, each ended by a
- * NUL (challenge.lua's list). */
+ * NUL (challenge.lua's list), to o's session or done. */
 static void listed(struct hub *h, struct challenge_op *o, long rc,
                    const char *text, size_t len)
 {
     struct challenge *v = rc > 0 ? calloc((size_t)rc, sizeof *v) : NULL;
     struct challenge **pv = v ? calloc((size_t)rc, sizeof *pv) : NULL;
     size_t n = 0;
-    char *json;
+    char *json = NULL;
 
     for (const char *at = text, *end = text + len; pv && at < end;) {
         size_t k = strnlen(at, (size_t)(end - at));
@@ -536,29 +566,35 @@ static void listed(struct hub *h, struct challenge_op *o, long rc,
             pv[n] = &v[n], n++;
         at += k + 1;
     }
-    json = rc >= 0 && (rc == 0 || pv)
-               ? challenge_render_list(h, o->pid, pv, n)
-               : NULL;
-    if (json)
+    if (rc < 0 || (rc > 0 && !pv))
+        op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
+    else if (o->s)
+        challenge_send_list(h, o->s, o->pid, pv, n, &o->m.id);
+    else if (o->done && (json = challenge_render_list(h, o->pid, pv, n)))
         o->done(h, o->later, 0, NULL, json);
-    else
+    else if (o->done)
         op_refuse(h, o, PROTO_BUSY, "the server is busy; try again");
     free(pv);
     free(v);
 }
 
-void challenge_list_ask(struct hub *h, const char *pid,
-                        challenge_done_fn *done, uint64_t later)
+void challenge_list_ask(struct hub *h, const char *pid, struct session *s,
+                        const struct proto_msg *m, challenge_done_fn *done,
+                        uint64_t later)
 {
-    struct challenge_op *o = op_new(h, OP_LIST, NULL, NULL, "");
+    struct challenge_op *o = op_new(h, OP_LIST, s, m, "");
 
     if (o) {
         snprintf(o->pid, sizeof o->pid, "%s", pid);
         o->done = done;
         o->later = later;
     }
-    if (!o || !op_ask(h, o, NULL))
-        done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+    if (!o || !op_ask(h, o, NULL)) {
+        if (s)
+            hub_busy(s, m ? &m->id : NULL);
+        if (done)
+            done(h, later, PROTO_BUSY, "the server is busy; try again", NULL);
+    }
 }
 
 static void op_answered(void *arg, long rc, const char *text, size_t len)
@@ -661,6 +697,31 @@ void challenge_lost(struct hub *h, const char *id, const char *from,
     if (asprintf(&text, "E %s expired -1 -", id) >= 0)
         challenge_tell_nodes(h, &k, text);
     free(text);
+}
+
+void challenge_adopt(struct hub *h, const char *record, size_t len)
+{
+    struct challenge *c = unrecord(h, record, len), *copy;
+    int64_t wall = hub_wall_ms(h), left;
+
+    if (!c)
+        return;
+    if ((copy = table_get(&C(h)->byid, c->id))) { /* (told, or fetched) */
+        copy->lapse_wall = c->lapse_wall;
+        hub_alarm_free(h, c->lapse);
+        free(c);
+        c = copy;
+    } else if (challenge_list_add(h, c) < 0) {
+        return;
+    }
+    c->home = true;
+    c->elsewhere = false;
+    left = c->lapse_wall > wall ? c->lapse_wall - wall
+                                : h->cfg.challenge_lapse_ms;
+    log_info(
+        "event=challenge_adopted challenge=%s from=%s to=%s lapse_ms=%lld",
+        c->id, c->from, c->to, (long long)left);
+    challenge_rearm(h, c, left);
 }
 
 int challenge_fetch(struct hub *h, const char *id,

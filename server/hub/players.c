@@ -319,7 +319,8 @@ void hub_remote_close(struct hub *h, struct session *s, int64_t now)
 
     assert(!s->conn);
     /* (what a module keeps of s: an analysis's subscriber, a challenge
-     * op's asker, a tournament's watcher; a game command may have made
+     * op's asker, a tournament's watcher, a
+     * stream's challenges read; a game command may have made
      * it one) */
     hub_modules_session_closed(h, s);
     watch_clear(h, s);

@@ -133,7 +133,9 @@ struct router_ops {
      * text), 1 (from has max_out pending on any node), 2 (to has max_in),
      * -1 (failed). challenge_close: 1 (closed by this call: its caller
      * ends it), 0 (ended already), -1. challenge_read: 1 with the
-     * record, 0 (none pending), -1. challenge_list: how many of pid's
+     * record, 0 (none pending), -1. challenge_update: 1 (its record is
+     * record from now on: its lapse re-armed), 0 (none pending), -1.
+     * challenge_list: how many of pid's
      * pending challenges (sent and received) there are, with their
      * records in text, each ended by a NUL; -1. present: how many nodes
      * hold a
@@ -147,6 +149,8 @@ struct router_ops {
                           void *arg);
     int (*challenge_list)(void *ctx, const char *pid, router_answer_fn *fn,
                           void *arg);
+    int (*challenge_update)(void *ctx, const char *id, const char *record,
+                            router_answer_fn *fn, void *arg);
     int (*present)(void *ctx, const char *pid, router_answer_fn *fn,
                    void *arg);
 };

@@ -46,6 +46,10 @@ struct seekbook_ops {
     /* s closes, no longer speaks for its player, or is idle (seeks.c):
      * the seek s made goes. True when there was one. */
     bool (*drop)(void *ctx, struct session *s);
+    /* s lets its open seek go on without it: the seek stays in the book
+     * until taken, cancelled or replaced (a Board API correspondence
+     * seek: botapi_seek.c), and s's closing no longer drops it. */
+    void (*disown)(void *ctx, struct session *s);
     /* Open seeks this node holds (the metrics' gauge). */
     size_t (*count)(void *ctx);
     /* The lobby feed's snapshots (lobbyfeed_set_source), or NULL: the

@@ -430,6 +430,13 @@ static bool drop(void *ctx, struct session *s)
     return lobby_drop_owner(h->lobby, s) > 0;
 }
 
+static void disown(void *ctx, struct session *s)
+{
+    struct hub *h = ctx;
+
+    lobby_disown(h->lobby, s);
+}
+
 static size_t count(void *ctx)
 {
     struct hub *h = ctx;
@@ -443,6 +450,7 @@ static const struct seekbook_ops local_seekbook = {
     .accept = accept,
     .has = has,
     .drop = drop,
+    .disown = disown,
     .count = count,
     .fetch = NULL,
 };

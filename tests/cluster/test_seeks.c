@@ -452,16 +452,38 @@ START_TEST(test_challenges)
     CHAL("[rec four]", "list", "B");
     COUNT("1", "o:A");
     CHAL("0", "open", "c6", "A", "D", "n1", "2", "2", "rec six");
-    /* a dead node's, answered; the others kept */
-    CHAL("[c2 A C,c4 E B]", "node", "n2");
-    CHAL("[]", "node", "n2");
-    COUNT("1", "o:A");
-    COUNT("nil", "o:E");
-    COUNT("nil", "i:B");
+    /* its record updated (its lapse re-armed on its home node): read and
+     * listed so, still its home node's; none pending, nothing written */
+    CHAL("1", "update", "c6", "rec\nsix later");
+    CHAL("rec\nsix later", "read", "c6");
+    CHAL("0", "update", "c1", "rec gone");
+    CHAL("0", "read", "c1");
+    CHAL("1", "update", "c6", "rec six");
+    /* a dead node's: those whose lapse had passed by now (the 14th
+     * field of the record's first line, Unix ms; 0: none armed) closed,
+     * answered E; the others' records going to the heir, answered K */
+    CHAL("0", "open", "c7", "G", "H", "n2", "2", "2",
+         "c7 G H 1 1 0 0 0 180 2 0 2 0 1000\nG\nH");
+    CHAL("0", "open", "c8", "G", "I", "n2", "2", "2",
+         "c8 G I 1 1 0 0 0 180 2 0 2 0 3000\nG\nI");
+    CHAL("[K rec two,K rec four,E c7 G H,K c8 G I 1 1 0 0 0 180 2 0 2 0 "
+         "3000\nG\nI]",
+         "node", "n2", "n3", "2000");
+    CHAL("[]", "node", "n2", "n3", "2000");
+    COUNT("1", "o:G");
+    COUNT("nil", "i:H");
+    expect_cmd("nil", "HGET lobby:{lobby}:chby %s", "H");
+    CHAL("[c8 G I 1 1 0 0 0 180 2 0 2 0 3000\nG\nI]", "list", "G");
+    /* the heir's own death, later: c8's lapse has passed */
+    CHAL("[K rec two,K rec four,E c8 G I]", "node", "n3", "n1", "9000");
+    COUNT("nil", "o:G");
+    /* the updated one (c6) is still its home node's, n1, as are c2 and
+     * c4 now */
+    CHAL("[K rec two,K rec four,K rec six]", "node", "n1", "n2", "9000");
+    COUNT("2", "o:A");
     CHAL("rec six", "read", "c6");
-    CHAL("[rec six]", "list", "A");
-    CHAL("[]", "list", "B");
-    expect_cmd("nil", "HGET lobby:{lobby}:chby %s", "C");
+    CHAL("[rec two,rec six]", "list", "A");
+    CHAL("[rec four]", "list", "B");
 }
 END_TEST
 

@@ -1,12 +1,14 @@
 """POST /api/board/seek, a revoked token's streams, and the streams of
 games only in the store (PROTOCOL.md, "The lichess Bot and Board API"),
 spoken in raw HTTP/1.1 from lichess's documentation (the NDJSON reader
-is test_botapi's, which shares no code with the server)."""
+is test_botapi's, which shares no code with the server). In a cluster
+(integration-cluster) every test but the restart's runs too: a board
+seek is the cluster's lobby's, in Redis (docs/cluster.md, "The Bot and
+Board API in a cluster")."""
 import json
 import socket
 import subprocess
 import time
-import unittest
 
 from harness import (CLUSTER, SERVER, FreshServerTest, not_in_cluster,
                      sqlite_only)
@@ -39,6 +41,22 @@ class SeekStream(Stream):
         while len(self.buf) < n:
             self._fill()
         return json.loads(self.buf[:n])
+
+    def ended_within(self, seconds):
+        """True when the stream's last chunk comes within seconds, its
+        keep-alive lines read (ended's timeout starts again at each)."""
+        deadline = time.monotonic() + seconds
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.sock.settimeout(left)
+                self.line(keepalive=True)
+        except EOFError:
+            return True
+        except socket.timeout:
+            return False
 
     def ended(self, timeout=5):
         """True when the stream's last chunk comes within timeout (what
@@ -86,7 +104,6 @@ class ApiTest(FreshServerTest):
 
 
 class BoardSeekTest(ApiTest):
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_two_api_seeks_pair_and_a_browser_takes_one(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -122,7 +139,6 @@ class BoardSeekTest(ApiTest):
         self.assertTrue(sa2.ended())
         self.assertEqual(ea.until("gameStart")["game"]["gameId"], gid)
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_closing_drops_the_seek_and_one_seek_an_account(self):
         srv = self.server()
         a = self.account(srv, "alice")
@@ -141,7 +157,6 @@ class BoardSeekTest(ApiTest):
         s2.close()
         self.lobby_until(a, lambda s: s == [], "the seek stayed")
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_refusals(self):
         srv = self.server({"max_seeks_per_ip": 1})
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -187,15 +202,47 @@ class BoardSeekTest(ApiTest):
         self.assertEqual([x["player"]["name"] for x in seeks], ["alice"])
         self.assertFalse(held.ended(timeout=0.5))
 
-    @unittest.skipUnless(CLUSTER, "a cluster's refusal")
-    def test_cluster_refuses(self):
+    def test_two_players_on_two_nodes_pair(self):
+        """Two Board API players seek through two nodes (in a cluster;
+        the same server alone): each seek is the cluster's lobby's (in
+        Redis, cluster/seeks.c, held by its stream's session as a
+        WebSocket's by its connection), so a page on any node sees it and
+        the second pairs the first; both seek streams end (the waiting
+        one's node told of the pairing) and the game starts on both event
+        streams. A stream its client closes drops its seek from every
+        node's lobby; a seek cancelled from a page ends its stream."""
         srv = self.server()
-        a = self.account(srv, "alice")
-        s = SeekStream(srv.port, a.api, "time=3&increment=2")
-        self.assertEqual(s.status, 501)
-        self.assertIn("cluster", s.body()["error"])
+        a, b = self.account(srv, "alice"), self.account(srv, "bob")
+        pa, pb = ((srv.nodes[0].port, srv.nodes[1].port) if CLUSTER
+                  else (srv.port, srv.port))
+        ea = Stream(pa, "/api/stream/event", a.api)
+        eb = Stream(pb, "/api/stream/event", b.api)
+        sa = SeekStream(pa, a.api, "time=3&increment=2&color=white")
+        self.assertEqual(sa.status, 200)
+        seeks = self.lobby_until(b, lambda s: len(s) == 1, "no seek shown")
+        self.assertEqual(seeks[0]["player"]["name"], "alice")
+        sb = SeekStream(pb, b.api, "time=3&increment=2")
+        self.assertEqual(sb.status, 200)
+        self.assertTrue(sb.ended() and sa.ended())
+        ga, gb = ea.until("gameStart")["game"], eb.until("gameStart")["game"]
+        self.assertEqual(ga["gameId"], gb["gameId"])
+        self.assertEqual((ga["color"], gb["color"]), ("white", "black"))
+        self.lobby_until(a, lambda s: s == [], "a seek stayed")
+        # closed by its client: gone from the lobby
+        s2 = SeekStream(pb, b.api, "time=5&increment=0")
+        self.assertEqual(s2.status, 200)
+        self.lobby_until(a, lambda s: len(s) == 1, "no seek shown")
+        s2.close()
+        self.lobby_until(a, lambda s: s == [], "the seek stayed")
+        # cancelled from a page of its player, on whichever node: its
+        # stream ends (in a cluster within seconds: the stream's node
+        # looks its seek up in Redis every 5 s)
+        s3 = SeekStream(pb, b.api, "time=5&increment=0")
+        self.assertEqual(s3.status, 200)
+        self.lobby_until(a, lambda s: len(s) == 1, "no seek shown")
+        b.request({"t": "cancel_seek"}, "seek_cancelled")
+        self.assertTrue(s3.ended_within(10))
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_a_block_keeps_two_api_seeks_apart(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -207,7 +254,6 @@ class BoardSeekTest(ApiTest):
         self.lobby_until(guest, lambda s: len(s) == 2, "paired, or none")
         self.assertFalse(sa.ended(timeout=0.5) or sb.ended(timeout=0.5))
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_correspondence_seek(self):
         srv = self.server()
         a = self.account(srv, "alice")
@@ -249,7 +295,6 @@ class RevokeTest(ApiTest):
             self.assertTrue(SeekStream.ended(s, timeout=within), i)
         return time.monotonic() - t0
 
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_revoked_over_the_protocol_ends_its_streams_at_once(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -268,7 +313,6 @@ class RevokeTest(ApiTest):
         self.assertFalse(SeekStream.ended(kept, timeout=0.5))
 
     @sqlite_only("--db names the SQLite file")
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
     def test_revoked_from_the_command_line_ends_them_within_a_second(self):
         srv = self.server()
         a, b = self.account(srv, "alice"), self.account(srv, "bob")
@@ -285,7 +329,7 @@ class RevokeTest(ApiTest):
 
 
 class StoredGameStreamTest(ApiTest):
-    @not_in_cluster("the streams are refused in a cluster (docs/cluster.md)")
+    @not_in_cluster("restarts its one server (srv.start)")
     def test_a_game_finished_before_a_restart(self):
         srv = self.server()
         a, b = self.account(srv, "alice", scopes=("board:play", "bot:play")), \

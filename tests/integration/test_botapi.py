@@ -388,13 +388,47 @@ class BotApiTest(FreshServerTest):
         a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ})
         ch2 = eb.until("challenge")["challenge"]
         # a new event stream opens with the open challenges (in a
-        # cluster, those its node holds: the challenger's)
+        # cluster, every node's)
         eb2 = Stream(ports[0], "/api/stream/event", b.api)
         self.assertEqual(eb2.until("challenge")["challenge"]["id"],
                          ch2["id"])
         a.send({"t": "challenge_cancel", "challenge": ch2["id"]})
         self.assertEqual(eb2.until("challengeCanceled")["challenge"]["id"],
                          ch2["id"])
+
+    def test_event_stream_opens_with_every_pending_challenge(self):
+        """An event stream opens with a `challenge` line for each pending
+        challenge to and from its account, those received first, then
+        those sent, each oldest first, as lichess sends them on open.
+        In a cluster the stream opens on a node that holds neither (no
+        page of either player there): the lines are read from Redis
+        (challenge.lua's list), not from the node's memory."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        if CLUSTER:
+            home = srv.node_of_port(a.port)
+            away = next(n.port for i, n in enumerate(srv.nodes)
+                        if i not in (home, srv.node_of_port(b.port)))
+            made_on = srv.nodes[home].port
+        else:
+            away = made_on = srv.port
+        a.send({"t": "challenge", "to": "bobbot", "clock": BLITZ,
+                "color": "white"})
+        got_in = b.expect("challenge")["challenge"]
+        # the bot's own, made through the API on alice's node
+        status, out = post(made_on, "/api/challenge/alicebot", b.api,
+                           b"clock.limit=300&clock.increment=0")
+        self.assertEqual(status, 200, out)
+        eb = Stream(away, "/api/stream/event", b.api)
+        first, second = eb.line(), eb.line()
+        self.assertEqual((first["type"], first["challenge"]["id"],
+                          first["challenge"]["direction"]),
+                         ("challenge", got_in["id"], "in"))
+        self.assertEqual((second["type"], second["challenge"]["id"],
+                          second["challenge"]["direction"]),
+                         ("challenge", out["id"], "out"))
+        self.assertEqual(second["challenge"]["timeControl"]["limit"], 300)
+        eb.close()
 
     def test_chat_draw_abort_and_opponent_gone(self):
         srv = self.server()

@@ -139,6 +139,36 @@ class ChallengeTest(FreshServerTest):
         self.assertGreater(time.monotonic() - t0, 0.7)
         self.assertEqual(self.pending(b), ([], []))
 
+    def test_expires_ms_follows_the_lapse(self):
+        """A challenge's expires_ms is null while its challenger is
+        connected; once the challenger's last connection goes (its lapse
+        armed) it is when the challenge lapses, as the other player's
+        `challenges` lists it: in a cluster read from Redis, where the
+        home node rewrites the challenge's record when it arms the lapse
+        (challenge.lua's update), the challenged player on another
+        node."""
+        srv = self.server({"challenge_lapse_s": 5})
+        a = self.client(srv, name="al")
+        b = self.client(srv, name="bo")
+        a.send({"t": "challenge", "to": b.pid, "clock": BLITZ})
+        cid = a.expect("challenge")["challenge"]["id"]
+        b.expect("challenge")
+
+        def listed():
+            r = b.request({"t": "challenges"}, "challenges")
+            self.assertEqual([x["id"] for x in r["in"]], [cid])
+            return r["in"][0]["expires_ms"]
+        self.assertIsNone(listed())
+        gone = time.time() * 1000
+        a.close()
+        for _ in range(20):  # (the home node's update: milliseconds)
+            time.sleep(0.1)
+            if listed() is not None:
+                break
+        expires = listed()
+        self.assertIsNotNone(expires, "the lapse's expiry, seen by bob")
+        self.assertAlmostEqual(expires, gone + 5000, delta=1000)
+
     def test_caps(self):
         srv = self.server({"max_challenges_out": 2, "max_challenges_in": 3})
         a = self.client(srv, name="al")

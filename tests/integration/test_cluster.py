@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import acked  # noqa: E402
 
 LEASE_S = 3.0  # server/cluster/cluster.h: CLUSTER_LEASE_MS
+CHALLENGE_LAPSE_S = 2  # ClusterTest's challenge_lapse_s
 TICK_S = 1.0   # CLUSTER_TICK_MS
 # the balance moves balance_games_per_s (10) a tick: 200 games over
 # three nodes, one of them empty, are within the ratio in a few ticks
@@ -235,7 +236,8 @@ class ClusterTest(OnNodes, FreshServerTest):
         super().setUp()
         self.srv = self.server({"max_connections_per_ip": 5000,
                                 "max_invites_per_ip": 5000,
-                                "chat_guests": 1})
+                                "chat_guests": 1,
+                                "challenge_lapse_s": CHALLENGE_LAPSE_S})
         self.keep = []  # clients kept open (their invitations with them)
 
     def test_chat_across_nodes_and_after_a_kill_of_the_host(self):
@@ -282,23 +284,40 @@ class ClusterTest(OnNodes, FreshServerTest):
         w2.expect("chat", game=gid, text="still here")
 
     def test_a_challenge_of_a_dead_node_expires_and_frees_its_caps(self):
-        """kill -9 of the node that holds a challenge: the node whose
-        sweep finds it dead closes it in Redis, its players on the other
-        nodes are told it expired, and the caps it held are free again
-        (docs/cluster.md, "Challenges across nodes")."""
+        """kill -9 of the node that holds two challenges: the node whose
+        sweep finds it dead takes them over (challenge.lua's node) and
+        runs their lapse (docs/cluster.md, "Challenges across nodes").
+        One challenger had its only page on the dead node: its challenge
+        expires a lapse after the death, its players on the other nodes
+        told, and the caps it held are free again. The other keeps a
+        page open on another node: its challenge stays open past the
+        lapse and is accepted."""
         a, b = self.client_on(0), self.client_on(1)
+        k = self.client_on(0)
+        k2 = self.client_on(2, token=k.token)  # (k's page elsewhere)
         blitz = {"type": "fischer", "initial_s": 180, "increment_s": 2}
         cid = a.request({"t": "challenge", "to": b.pid, "clock": blitz},
                         "challenge")["challenge"]["id"]
         self.assertEqual(b.expect("challenge")["challenge"]["id"], cid)
+        kid = k.request({"t": "challenge", "to": b.pid, "clock": blitz},
+                        "challenge")["challenge"]["id"]
+        self.assertEqual(b.expect("challenge")["challenge"]["id"], kid)
         self.srv.nodes[0].kill()
         t0 = time.monotonic()
-        got = b.expect("challenge", timeout=LEASE_S + 5)["challenge"]
+        got = b.expect("challenge",
+                       timeout=LEASE_S + CHALLENGE_LAPSE_S + 5)["challenge"]
         self.assertEqual((got["id"], got["status"]), (cid, "expired"))
         print("\nchallenge of a dead node expired after %.2f s"
               % (time.monotonic() - t0))
-        self.assertEqual(b.request({"t": "challenges"}, "challenges")["in"],
-                         [])
+        self.assertGreater(time.monotonic() - t0, CHALLENGE_LAPSE_S)
+        # kept: its challenger is on node 2 (a lapse more, to be sure)
+        time.sleep(CHALLENGE_LAPSE_S + 0.5)
+        self.assertEqual([c["id"] for c in b.request(
+            {"t": "challenges"}, "challenges")["in"]], [kid])
+        b.send({"t": "challenge_accept", "challenge": kid})
+        game = b.expect("challenge")["challenge"]
+        self.assertEqual((game["id"], game["status"]), (kid, "accepted"))
+        self.assertEqual(k2.expect("game_start")["game"], game["game"])
         # the challenger, back on another node, may challenge again
         a2 = self.reconnect(a, 2)
         a2.request({"t": "challenge", "to": b.pid, "clock": blitz},

@@ -17,11 +17,17 @@
 --           (opened)
 --   'close' ARGV[2] id: 1 when it was pending (now closed), else 0
 --   'read'  ARGV[2] id: its record (REC), or 0 when none is pending
+--   'update' ARGV[2..3] id, rec: its record is rec from now on (its
+--           home node re-armed or cleared its lapse: when it expires):
+--           1, or 0 when none is pending
 --   'list'  ARGV[2] pid: the records (REC) of pid's pending challenges,
 --           both ways, oldest first
---   'node'  ARGV[2] node: every challenge the node held is closed (a
---           dead node's: nobody is there to end them); answers them,
---           each 'ID FROM TO'
+--   'node'  ARGV[2..4] node, heir, now: the challenges the node held (a
+--           dead node's: nobody is there to run their lapse) whose
+--           lapse had passed by now (Unix ms; REC's 14th field, 0 when
+--           its challenger was connected) are closed, each answered
+--           'E ID FROM TO'; the others go to the node heir, answered
+--           'K REC' (the heir runs their lapse from then on)
 -- Cost: 'node' reads every pending challenge (a node's death is rare;
 -- the caps bound them to max_challenges_out a player); 'list' reads at
 -- most max_challenges_out + max_challenges_in records.
@@ -105,6 +111,14 @@ elseif what == 'close' or what == 'read' then
     end
     close(ARGV[2], rec)
     return 1
+elseif what == 'update' then
+    local rec = redis.call('HGET', ALL, ARGV[2])
+    if not rec then
+        return 0
+    end
+    redis.call('HSET', ALL, ARGV[2],
+        string.match(rec, '^[^\n]*') .. '\n' .. ARGV[3])
+    return 1
 elseif what == 'list' then
     local out = {}
     for _, id in ipairs(ids(ARGV[2])) do
@@ -116,13 +130,29 @@ elseif what == 'list' then
     return out
 elseif what == 'node' then
     local all, out = redis.call('HGETALL', ALL), {}
+    local now = tonumber(ARGV[4])
     for i = 1, #all, 2 do
-        local node = string.match(all[i + 1], '^%S+ %S+ (%S+)')
+        local from, to, node, rec =
+            string.match(all[i + 1], '^(%S+) (%S+) (%S+)\n(.*)$')
         if node == ARGV[2] then
-            local from, to = close(all[i], all[i + 1])
-            out[#out + 1] = all[i] .. ' ' .. from .. ' ' .. to
+            local n, wall = 0, 0
+            for x in string.gmatch(string.match(rec, '^[^\n]*'), '%S+') do
+                n = n + 1
+                if n == 14 then
+                    wall = tonumber(x) or 0
+                end
+            end
+            if wall ~= 0 and wall <= now then
+                close(all[i], all[i + 1])
+                out[#out + 1] = 'E ' .. all[i] .. ' ' .. from .. ' ' .. to
+            else
+                redis.call('HSET', ALL, all[i],
+                    from .. ' ' .. to .. ' ' .. ARGV[3] .. '\n' .. rec)
+                out[#out + 1] = 'K ' .. rec
+            end
         end
     end
     return out
 end
-return redis.error_reply('ERR challenge: open, close, read, list or node')
+return redis.error_reply(
+    'ERR challenge: open, close, read, update, list or node')
