@@ -21,6 +21,9 @@ struct mw {
     wide *w2;       /* m: twice each edge's weight */
     int *endpoint;  /* 2m: the vertex at each endpoint */
     int *nbs, *nb;  /* CSR: remote endpoints of each vertex's edges */
+    int *nbv;       /* 2m: the vertex at nb[x] */
+    wide *nbw2;     /* 2m: w2 of nb[x]'s edge (nbv and nbw2: a scan of a
+                     * vertex's edges reads them in a row) */
     int *mate;      /* n: remote endpoint of the matched edge, or -1 */
     int *label;     /* 2n: 0 free, 1 S, 2 T (4 and 5: scan marks) */
     int *labelend;  /* 2n: the endpoint the label came through */
@@ -48,7 +51,7 @@ struct mw {
     int oom;
 };
 
-static wide slack(const struct mw *g, int k)
+static inline wide slack(const struct mw *g, int k)
 {
     const struct matching_edge *ed = &g->e[k];
     return wide_sub(wide_add(g->dual[ed->u], g->dual[ed->v]), g->w2[k]);
@@ -143,7 +146,8 @@ static void keep_best(struct mw *g, int *slot, int k)
 
 /* Makes edge k, of slack ks, owner's best edge if it is better; owner is
  * a free vertex (times 1) or an S-blossom (times 2). */
-static void keep_key(struct mw *g, int owner, int k, wide ks, int times)
+static inline void keep_key(struct mw *g, int owner, int k, wide ks,
+                            int times)
 {
     wide key = wide_add(ks, g->dsum);
     if (times == 2)
@@ -426,12 +430,12 @@ static void augment_matching(struct mw *g, int k)
 static int scan_vertex(struct mw *g, int v)
 {
     for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++) {
-        int p = g->nb[x], k = p / 2, w = g->endpoint[p];
+        int p = g->nb[x], k = p / 2, w = g->nbv[x];
         if (g->inblossom[v] == g->inblossom[w])
             continue;
         wide ks = wide_zero();
-        if (!g->allow[k]) {
-            ks = slack(g, k);
+        if (!g->allow[k]) { /* (slack(g, k), its data in a row) */
+            ks = wide_sub(wide_add(g->dual[v], g->dual[w]), g->nbw2[x]);
             if (!wide_neg(ks) && !wide_is_zero(ks))
                 goto not_tight;
             g->allow[k] = 1;
@@ -586,6 +590,8 @@ static void release(struct mw *g)
     free(g->endpoint);
     free(g->nbs);
     free(g->nb);
+    free(g->nbv);
+    free(g->nbw2);
     free(g->mate);
     free(g->label);
     free(g->labelend);
@@ -619,6 +625,8 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->endpoint = malloc(2 * mm * sizeof(int));
     g->nbs = calloc((size_t)n + 1, sizeof(int));
     g->nb = malloc(2 * mm * sizeof(int));
+    g->nbv = malloc(2 * mm * sizeof(int));
+    g->nbw2 = malloc(2 * mm * sizeof(wide));
     g->mate = malloc((size_t)n * sizeof(int));
     g->label = malloc(n2 * sizeof(int));
     g->labelend = malloc(n2 * sizeof(int));
@@ -641,11 +649,12 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->tmp_to = malloc(n2 * sizeof(int));
     g->tmp_path = malloc(((size_t)n + 1) * sizeof(int));
     g->tmp_endp = malloc(((size_t)n + 1) * sizeof(int));
-    if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->mate ||
-        !g->label || !g->labelend || !g->inblossom || !g->parent ||
-        !g->childs || !g->endps || !g->nchild || !g->base || !g->bestedge ||
-        !g->bbest || !g->nbbest || !g->unused || !g->dual || !g->allow ||
-        !g->queue || !g->buf || !g->tmp_to || !g->tmp_path || !g->tmp_endp)
+    if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->nbv || !g->nbw2 ||
+        !g->mate || !g->label || !g->labelend || !g->inblossom ||
+        !g->parent || !g->childs || !g->endps || !g->nchild || !g->base ||
+        !g->bestedge || !g->bbest || !g->nbbest || !g->unused || !g->dual ||
+        !g->allow || !g->queue || !g->buf || !g->tmp_to || !g->tmp_path ||
+        !g->tmp_endp)
         return -1;
     return 0;
 }
@@ -669,8 +678,13 @@ static void init(struct mw *g)
     for (int v = 0; v <= n; v++)
         fill[v] = g->nbs[v];
     for (int k = 0; k < m; k++) {
-        g->nb[fill[g->e[k].u]++] = 2 * k + 1;
-        g->nb[fill[g->e[k].v]++] = 2 * k;
+        int x = fill[g->e[k].u]++, y = fill[g->e[k].v]++;
+        g->nb[x] = 2 * k + 1;
+        g->nbv[x] = g->e[k].v;
+        g->nbw2[x] = g->w2[k];
+        g->nb[y] = 2 * k;
+        g->nbv[y] = g->e[k].u;
+        g->nbw2[y] = g->w2[k];
     }
     for (int v = 0; v < n; v++) {
         g->mate[v] = -1;
