@@ -47,6 +47,7 @@ struct mw {
     int *queue, nq, capq;     /* S-vertices to scan, a stack */
     int *buf;                 /* n: leaves */
     int *tmp_to;              /* 2n: scratch for add_blossom */
+    wide *tmp_slack;          /* 2n: the slack of each tmp_to's edge */
     int *tmp_path, *tmp_endp; /* n + 1 each */
     int oom;
 };
@@ -138,12 +139,6 @@ static int scan_blossom(struct mw *g, int v, int w)
     return base;
 }
 
-static void keep_best(struct mw *g, int *slot, int k)
-{
-    if (*slot == -1 || wide_cmp(slack(g, k), slack(g, *slot)) < 0)
-        *slot = k;
-}
-
 /* Makes edge k, of slack ks, owner's best edge if it is better; owner is
  * a free vertex (times 1) or an S-blossom (times 2). */
 static inline void keep_key(struct mw *g, int owner, int k, wide ks,
@@ -158,15 +153,14 @@ static inline void keep_key(struct mw *g, int owner, int k, wide ks,
     }
 }
 
-/* Keeps in to[] the least-slack edge k to each other S-blossom. */
-static void consider(struct mw *g, int b, int k, int *to)
+/* Keeps in tmp_to[bj] the least-slack edge to S-blossom bj: edge k, of
+ * slack ks, when it is less than the one kept. */
+static void keep_least(struct mw *g, int bj, int k, wide ks)
 {
-    int j = g->e[k].v;
-    if (g->inblossom[j] == b)
-        j = g->e[k].u;
-    int bj = g->inblossom[j];
-    if (bj != b && g->label[bj] == 1)
-        keep_best(g, &to[bj], k);
+    if (g->tmp_to[bj] == -1 || wide_cmp(ks, g->tmp_slack[bj]) < 0) {
+        g->tmp_to[bj] = k;
+        g->tmp_slack[bj] = ks;
+    }
 }
 
 /* The least-slack edges from the new blossom b to other S-blossoms. */
@@ -178,14 +172,25 @@ static void blossom_best_edges(struct mw *g, int b, int nc)
     for (int c = 0; c < nc; c++) {
         int bv = g->childs[b][c];
         if (g->bbest[bv]) {
-            for (int x = 0; x < g->nbbest[bv]; x++)
-                consider(g, b, g->bbest[bv][x], to);
+            for (int x = 0; x < g->nbbest[bv]; x++) {
+                int k = g->bbest[bv][x], j = g->e[k].v;
+                if (g->inblossom[j] == b)
+                    j = g->e[k].u;
+                int bj = g->inblossom[j];
+                if (bj != b && g->label[bj] == 1)
+                    keep_least(g, bj, k, slack(g, k));
+            }
         } else {
             int cnt = leaves(g, bv);
             for (int i = 0; i < cnt; i++) {
                 int v = g->buf[i];
-                for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++)
-                    consider(g, b, g->nb[x] / 2, to);
+                for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++) {
+                    int w = g->nbv[x], bw = g->inblossom[w];
+                    if (bw != b && g->label[bw] == 1) /* (slack, in a row) */
+                        keep_least(g, bw, g->nb[x] / 2,
+                                   wide_sub(wide_add(g->dual[v], g->dual[w]),
+                                            g->nbw2[x]));
+                }
             }
         }
         free(g->bbest[bv]);
@@ -206,7 +211,7 @@ static void blossom_best_edges(struct mw *g, int b, int nc)
         if (to[i] == -1)
             continue;
         g->bbest[b][g->nbbest[b]++] = to[i];
-        keep_key(g, b, to[i], slack(g, to[i]), 2);
+        keep_key(g, b, to[i], g->tmp_slack[i], 2);
     }
 }
 
@@ -611,6 +616,7 @@ static void release(struct mw *g)
     free(g->queue);
     free(g->buf);
     free(g->tmp_to);
+    free(g->tmp_slack);
     free(g->tmp_path);
     free(g->tmp_endp);
 }
@@ -647,14 +653,15 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->queue = malloc((size_t)g->capq * sizeof(int));
     g->buf = malloc((size_t)n * sizeof(int));
     g->tmp_to = malloc(n2 * sizeof(int));
+    g->tmp_slack = malloc(n2 * sizeof(wide));
     g->tmp_path = malloc(((size_t)n + 1) * sizeof(int));
     g->tmp_endp = malloc(((size_t)n + 1) * sizeof(int));
     if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->nbv || !g->nbw2 ||
         !g->mate || !g->label || !g->labelend || !g->inblossom ||
         !g->parent || !g->childs || !g->endps || !g->nchild || !g->base ||
         !g->bestedge || !g->bbest || !g->nbbest || !g->unused || !g->dual ||
-        !g->allow || !g->queue || !g->buf || !g->tmp_to || !g->tmp_path ||
-        !g->tmp_endp)
+        !g->allow || !g->queue || !g->buf || !g->tmp_to || !g->tmp_slack ||
+        !g->tmp_path || !g->tmp_endp)
         return -1;
     return 0;
 }
