@@ -85,15 +85,22 @@ class SwissTest(FreshServerTest):
         return sorted((sn[b["white"]], sn[b["black"]] if b["black"] else 0)
                       for b in st["pairings"])
 
-    def test_five_players_three_rounds_with_kills(self):
+    def joined_event(self, players, **kw):
+        """A fresh server, an event (create's kw) that players guests
+        joined, watched by one more: (srv, organiser, event, players,
+        watcher, its first standings)."""
         srv = self.server(OPEN)
         org = self.client(srv)
-        ev = create(org, interval_s=3)
-        ps = [self.client(srv) for _ in range(5)]
+        ev = create(org, **kw)
+        ps = [self.client(srv) for _ in range(players)]
         for p in ps:
             p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
         w = self.client(srv)
         st = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        return srv, org, ev, ps, w, st
+
+    def test_five_players_three_rounds_with_kills(self):
+        srv, org, ev, ps, w, st = self.joined_event(5, interval_s=3)
         self.assertEqual((st["status"], st["round"], len(st["standings"])),
                          ("open", 0, 5))
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
@@ -212,14 +219,7 @@ class SwissTest(FreshServerTest):
         # 50 players, 25 boards: the loop starts 20 games a turn, so the
         # standings pushed with the pairing show the first 20 boards'
         # games and the next turn starts the last 5, each game once
-        srv = self.server(OPEN)
-        org = self.client(srv)
-        ev = create(org, rounds=1)
-        ps = [self.client(srv) for _ in range(50)]
-        for p in ps:
-            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
-        w = self.client(srv)
-        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        srv, org, ev, ps, w, _ = self.joined_event(50, rounds=1)
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
         first = self.watch_until(w, ev, lambda s: s["round"] == 1)
         self.assertEqual([bool(b["game"]) for b in first["pairings"]],
