@@ -16,7 +16,8 @@ ping by its whole time), and in the 2 s after (the round journaled, its
 games started, the standings pushed: the worst ping there is about the
 loop's longest stall of the round's start). Then kill -9 and a restart:
 the rounds replay from the journal (a round of 1,000 players is more
-than one journal row) with the same pairings. With the machine's load
+than one journal row) with the same pairings. Before the kill, the time
+of GET /api/swiss/EID/trf (the TRF is written on the loop). With the machine's load
 average and CPU steal over the run.
 
 A fresh chess-server on SQLite, guests allowed to create (arena_create 2),
@@ -152,6 +153,14 @@ def run(folder):
     finally:
         stop.set()
         th.join()
+    trf_ms = []
+    for _ in range(5):  # (written on the loop: the event's TRF export)
+        t = time.monotonic()
+        status, _, body = srv.http("/api/swiss/%s/trf" % ev)
+        trf_ms.append((time.monotonic() - t) * 1000)
+    print("GET /api/swiss/%s/trf (%d bytes, status %d): mean %.1f ms, "
+          "max %.1f ms" % (ev, len(body), status, statistics.mean(trf_ms),
+                           max(trf_ms)))
     cpu1, steal1 = benchlib.cpu_times()
     with open("/proc/loadavg") as f:
         print("load average:", " ".join(f.read().split()[:3]),
