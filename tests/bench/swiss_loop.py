@@ -103,6 +103,14 @@ def wait_round(w, ev, rnd, started=False):
 
 def run(folder):
     srv = benchlib.server(harness, folder, CONFIG)
+    try:
+        return measure(folder, srv)
+    except BaseException:
+        srv.kill()  # (no server left running when the bench fails)
+        raise
+
+
+def measure(folder, srv):
     org = harness.Client(srv)
     ev = org.request({"t": "swiss_create", "name": "Big", "clock": CLOCK,
                       "rounds": ROUNDS}, "swiss_created")["swiss"]["event"]
